@@ -1,0 +1,167 @@
+"""The source and sink contracts every connector implements.
+
+Call order the runtime guarantees (one thread per job; never concurrently):
+
+Source: ``open(position)`` once → ``poll()`` repeatedly, interleaved with ``position()`` at
+each checkpoint barrier → ``close()``. ``poll`` never blocks longer than its timeout.
+``position()`` must describe the position *after* the last row returned by ``poll`` (for
+Kafka: the next offset to read per partition), so that a restore resumes exactly there.
+
+Sink: ``open()`` once → ``write(batch)`` repeatedly → at each barrier ``pre_commit(n)`` (flush:
+every row written so far is durable but, for a transactional sink, not yet visible) → when
+checkpoint n completes, ``commit(n)`` → ... → ``close()``. A sink that is not transactional
+makes rows visible in ``write`` or ``pre_commit`` and ignores ``commit``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pyarrow as pa
+
+from streamsql.catalog import TableDef
+from streamsql.runtime.elements import Batch
+from streamsql.types import Schema
+
+
+@dataclass
+class OptionSpec:
+    """One connector or format option.
+
+    Attributes:
+        key: the option key as in Flink (``'scan.startup.mode'``).
+        required: whether the table must set it.
+        default: the value used when unset (a string, as in DDL), or None.
+        choices: allowed values, or None for free text.
+        description: one line, shown by HELP and completion.
+    """
+
+    key: str
+    required: bool = False
+    default: str | None = None
+    choices: tuple[str, ...] | None = None
+    description: str = ""
+
+
+@dataclass
+class ConnectorContext:
+    """What a connector gets when the planner creates it.
+
+    Attributes:
+        table: the table definition (schema, options, primary key).
+        job_name: the job's ``'pipeline.name'`` (stable across restarts).
+        config: the engine configuration in force (``SET`` keys), string values.
+        task_index: index of this source/sink instance in the job (for ids, transactional ids).
+        metrics: counters the connector may bump, e.g. ``metrics['bad_records'] += 1``.
+    """
+
+    table: TableDef
+    job_name: str
+    config: dict[str, str]
+    task_index: int = 0
+    metrics: dict[str, int] = field(default_factory=dict)
+    services: dict[str, Any] = field(default_factory=dict)  # shared per job (e.g. Kafka producer)
+
+
+class Source(ABC):
+    """Reads a table's rows as batches (see module docstring for the call order).
+
+    Attributes:
+        schema: columns of every batch ``poll`` returns: the table's physical columns then its
+            metadata columns, in declaration order (computed columns are added by the runtime).
+        bounded: True when the source finishes by itself.
+        changelog: True when batches may carry -U/+U/-D rows (upsert-kafka, debezium-json).
+    """
+
+    schema: Schema
+    bounded: bool = False
+    changelog: bool = False
+
+    @abstractmethod
+    def open(self, position: dict | None) -> None:
+        """Start reading at ``position`` (from :meth:`position` of a restored checkpoint), or
+        where the table's startup options say when None."""
+
+    @abstractmethod
+    def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        """Return up to ``max_rows`` rows, or None when none arrived within ``timeout_s`` seconds.
+
+        Raises:
+            BadRecordError: for an undecodable record when the format is set to fail.
+        """
+
+    @abstractmethod
+    def position(self) -> dict:
+        """A JSON-serializable position just after the last row returned by ``poll``."""
+
+    def finished(self) -> bool:
+        """True once a bounded source has returned its last row."""
+        return False
+
+    def close(self) -> None:
+        """Release resources; called once, also after a failure."""
+
+
+class Sink(ABC):
+    """Writes a table's rows (see module docstring for the call order).
+
+    Attributes:
+        accepts_updates: False for an append-only sink (only +I rows); planning fails when an
+            updating result is written to it.
+        requires_primary_key: the sink needs ``PRIMARY KEY`` (upsert sinks).
+        transactional: rows become visible only at ``commit`` (two-phase commit).
+        guarantee_reason: one line for EXPLAIN on why the sink has the guarantee it has.
+    """
+
+    accepts_updates: bool = False
+    requires_primary_key: bool = False
+    transactional: bool = False
+    guarantee_reason: str = ""
+
+    def open(self) -> None:
+        """Prepare to write."""
+
+    @abstractmethod
+    def write(self, batch: Batch) -> None:
+        """Write rows (columns = the sink table's physical columns, in order)."""
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        """Flush at barrier ``checkpoint_id``: every row written so far must be durable."""
+
+    def commit(self, checkpoint_id: int) -> None:
+        """Make rows up to ``checkpoint_id`` visible (transactional sinks)."""
+
+    def finish(self) -> None:
+        """End of input: flush what is buffered (before the final checkpoint)."""
+
+    def close(self) -> None:
+        """Release resources; called once, also after a failure."""
+
+
+@dataclass
+class ConnectorSpec:
+    """A connector as the planner sees it.
+
+    Attributes:
+        name: the ``'connector'`` value (``'kafka'``, ``'print'``, ...).
+        options: the options it understands (format options are checked by the format).
+        create_source: factory ``(ctx) -> Source``, or None if it cannot be read.
+        create_sink: factory ``(ctx) -> Sink``, or None if it cannot be written.
+        option_prefixes: key prefixes passed through unchecked (e.g. ``'properties.'``).
+        description: one line for HELP.
+    """
+
+    name: str
+    options: list[OptionSpec]
+    create_source: Callable[[ConnectorContext], Source] | None = None
+    create_sink: Callable[[ConnectorContext], Sink] | None = None
+    option_prefixes: tuple[str, ...] = ()
+    description: str = ""
+    uses_format: bool = False
+
+
+def empty_table(schema: Schema) -> pa.Table:
+    """An Arrow table with ``schema``'s columns and no rows."""
+    return schema.to_arrow().empty_table()

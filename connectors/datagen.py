@@ -1,0 +1,327 @@
+"""The ``datagen`` connector (source only): generated rows, as Flink's datagen.
+
+Delivery guarantee: exactly-once. Every value is a pure function of (seed, column, row number),
+and :meth:`DataGenSource.position` is the number of rows emitted, so a restored source continues
+with exactly the rows it would have produced (sequences resume; random values are identical),
+whatever the batch sizes. Only TIMESTAMP/DATE random values depend on the wall clock (now minus
+a random past offset), as in Flink.
+
+Options (Flink's): ``'rows-per-second'`` (default 10000; poll never returns rows faster),
+``'number-of-rows'`` (bounded when set), ``'fields.<f>.kind'`` = ``random`` (default) or
+``sequence``; for sequences ``'fields.<f>.start'`` and ``'fields.<f>.end'`` (required; the
+source ends after the shortest sequence); for random ``'fields.<f>.min'``/``'fields.<f>.max'``
+(numbers), ``'fields.<f>.length'`` (STRING/BYTES, default 100), ``'fields.<f>.max-past'``
+(TIMESTAMP/DATE, ms, default 0), ``'fields.<f>.null-rate'`` (default 0). Extension: ``'seed'``
+(default 0).
+
+Generation is vectorized with numpy: a counter-based hash (splitmix64 of seed, column, row).
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal, InvalidOperation
+
+import numpy as np
+import pyarrow as pa
+
+from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Source
+from streamsql.connectors.registry import register, validate_options
+from streamsql.errors import ConfigError
+from streamsql.runtime.elements import Batch
+from streamsql.types import SqlType
+
+_FIELD_KEYS = ("kind", "start", "end", "min", "max", "length", "null-rate", "max-past", "var-len")
+_INT_BOUNDS = {"TINYINT": (-2**7, 2**7 - 1), "SMALLINT": (-2**15, 2**15 - 1),
+               "INT": (-2**31, 2**31 - 1), "BIGINT": (-2**63, 2**63 - 1)}
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer, vectorized (uint64 arithmetic wraps)."""
+    with np.errstate(over="ignore"):
+        z = x + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        return z ^ (z >> np.uint64(31))
+
+
+def _hash(seed: int, stream: int, rows: np.ndarray) -> np.ndarray:
+    """A uint64 per row, a pure function of (seed, stream, row)."""
+    key = _mix(np.array([(seed * 1_000_003 + stream) & (2**64 - 1)], dtype=np.uint64))[0]
+    with np.errstate(over="ignore"):
+        return _mix(rows.astype(np.uint64) ^ key)
+
+
+def _unit(h: np.ndarray) -> np.ndarray:
+    """Floats in [0, 1) from hashes."""
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+class _FieldGen:
+    """Generates one column for a range of row numbers."""
+
+    def __init__(self, table: str, name: str, t: SqlType, opts: dict[str, str], index: int, seed: int):
+        self.name, self.t, self.index, self.seed = name, t, index, seed
+        self.at = t.to_arrow()
+        pre = f"Table '{table}': "
+
+        def opt(key):
+            return opts.get(f"fields.{name}.{key}")
+
+        def num(key, default=None, conv=float):
+            v = opt(key)
+            if v is None:
+                return default
+            try:
+                return conv(v)
+            except (ValueError, InvalidOperation):
+                raise ConfigError(f"{pre}option 'fields.{name}.{key}' = '{v}' is not a valid number") from None
+
+        self.kind = (opt("kind") or "random").lower()
+        if self.kind not in ("random", "sequence"):
+            raise ConfigError(f"{pre}option 'fields.{name}.kind' = '{opt('kind')}' is not one of 'random', 'sequence'")
+        self.null_rate = num("null-rate", 0.0)
+        if not 0.0 <= self.null_rate <= 1.0:
+            raise ConfigError(f"{pre}option 'fields.{name}.null-rate' must be between 0 and 1")
+        n = t.name
+        self.rows_limit: int | None = None
+        if self.kind == "sequence":
+            if n not in _INT_BOUNDS and n not in ("STRING", "DECIMAL", "FLOAT", "DOUBLE"):
+                raise ConfigError(f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
+                                  "(supported: integer, decimal, floating, STRING)")
+            if opt("start") is None or opt("end") is None:
+                raise ConfigError(f"{pre}a sequence needs 'fields.{name}.start' and 'fields.{name}.end'")
+            self.start = num("start", conv=int)
+            self.end = num("end", conv=int)
+            if self.end < self.start:
+                raise ConfigError(f"{pre}'fields.{name}.end' ({self.end}) is less than 'fields.{name}.start' "
+                                  f"({self.start})")
+            lo, hi = _INT_BOUNDS.get(n, (-2**63, 2**63 - 1))
+            if self.start < lo or self.end > hi:
+                raise ConfigError(f"{pre}sequence of column '{name}' exceeds the range of {t.sql()}")
+            self.rows_limit = self.end - self.start + 1
+            return
+        for key in ("start", "end"):
+            if opt(key) is not None:
+                raise ConfigError(f"{pre}option 'fields.{name}.{key}' needs 'fields.{name}.kind' = 'sequence'")
+        if n in _INT_BOUNDS:
+            lo, hi = _INT_BOUNDS[n]
+            self.min, self.max = num("min", lo, int), num("max", hi, int)
+            if self.min < lo or self.max > hi:
+                raise ConfigError(f"{pre}'fields.{name}.min'/'max' exceed the range of {t.sql()}")
+        elif n in ("FLOAT", "DOUBLE"):
+            self.min, self.max = num("min", -3.4e38 if n == "FLOAT" else -1.7e308), \
+                num("max", 3.4e38 if n == "FLOAT" else 1.7e308)
+        elif n == "DECIMAL":
+            p, s = t.precision or 10, t.scale or 0
+            top = Decimal(10) ** (p - s) - Decimal(1).scaleb(-s)
+            self.min, self.max = num("min", -top, Decimal), num("max", top, Decimal)
+            self.scale = s
+        elif n in ("STRING", "BYTES"):
+            self.length = num("length", 100, int)
+            if self.length < 0:
+                raise ConfigError(f"{pre}option 'fields.{name}.length' must be >= 0")
+            self.var_len = (opt("var-len") or "false").lower() == "true"
+        elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
+            self.max_past = num("max-past", 0, int)
+        if n in _INT_BOUNDS or n in ("FLOAT", "DOUBLE", "DECIMAL"):
+            if self.min > self.max:
+                raise ConfigError(f"{pre}'fields.{name}.min' is greater than 'fields.{name}.max'")
+
+    def generate(self, first: int, count: int) -> pa.Array:
+        rows = np.arange(first, first + count, dtype=np.uint64)
+        n = self.t.name
+        if self.kind == "sequence":
+            seq = np.arange(self.start + first, self.start + first + count, dtype=np.int64)
+            if n == "STRING":
+                arr = pa.array(seq).cast(pa.string())
+            elif n == "DECIMAL":
+                arr = pa.array(seq).cast(pa.decimal128(38, 0)).cast(self.at)
+            else:
+                arr = pa.array(seq).cast(self.at)
+        else:
+            arr = self._random(rows, count)
+        if self.null_rate > 0:
+            nulls = _unit(_hash(self.seed, self.index * 16 + 15, rows)) < self.null_rate
+            arr = pa.compute.if_else(pa.array(nulls), pa.nulls(count, self.at), arr)
+        return arr
+
+    def _random(self, rows: np.ndarray, count: int) -> pa.Array:
+        n = self.t.name
+        h = _hash(self.seed, self.index * 16, rows)
+        if n in _INT_BOUNDS:
+            span = self.max - self.min + 1
+            if span >= 2**64:
+                vals = h.view(np.int64)
+            else:
+                with np.errstate(over="ignore"):
+                    vals = ((h % np.uint64(span)) + np.uint64(self.min & (2**64 - 1))).view(np.int64)
+            return pa.array(vals).cast(self.at)
+        if n in ("FLOAT", "DOUBLE"):
+            u = _unit(h)
+            vals = self.min + u * (self.max - self.min) if np.isfinite(self.max - self.min) else \
+                self.min * (1 - u) + self.max * u
+            return pa.array(vals.astype(np.float32 if n == "FLOAT" else np.float64))
+        if n == "DECIMAL":
+            s = self.scale
+            lo, hi = int(self.min.scaleb(s)), int(self.max.scaleb(s))
+            span = hi - lo + 1
+            if span < 2**63 and -2**63 <= lo and hi < 2**63:
+                unscaled = (h % np.uint64(span)).astype(np.int64) + np.int64(lo)
+                return _from_unscaled(unscaled, s, self.at)
+            # very wide range: exact Python ints
+            return pa.array([Decimal(lo + int(x) % span).scaleb(-s) for x in h.tolist()], self.at)
+        if n == "BOOLEAN":
+            return pa.array((h & np.uint64(1)).astype(bool))
+        if n in ("STRING", "BYTES"):
+            return self._strings(rows, count, h)
+        if n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
+            now_ms = int(time.time() * 1000)
+            past = (h % np.uint64(self.max_past + 1)).astype(np.int64) if self.max_past > 0 else np.zeros(count, np.int64)
+            ms = now_ms - past
+            if n == "DATE":
+                return pa.array((ms // 86_400_000).astype(np.int32)).cast(pa.date32())
+            unit = self.at.unit
+            vals = ms * 1000 if unit == "us" else ms
+            return pa.array(vals).cast(self.at)
+        raise ConfigError(f"datagen cannot generate random values of type {self.t.sql()}")
+
+    def _strings(self, rows: np.ndarray, count: int, h: np.ndarray) -> pa.Array:
+        L = self.length
+        lens = np.full(count, L, dtype=np.int64)
+        if self.var_len and L > 0:
+            lens = (h % np.uint64(L + 1)).astype(np.int64)
+        words = max(1, -(-L // 16))
+        if L > 0 and count > 0:
+            mat = np.empty((count, words), dtype=np.uint64)
+            for w in range(words):
+                mat[:, w] = _hash(self.seed, self.index * 16 + 1 + (w % 14), rows + np.uint64(w // 14) * np.uint64(2**40))
+            nib = np.empty((count, words * 16), dtype=np.uint8)
+            for k in range(16):
+                nib[:, k::16] = ((mat >> np.uint64(4 * k)) & np.uint64(15)).astype(np.uint8)
+            chars = _HEX[nib[:, :L]]
+        else:
+            chars = np.zeros((count, 0), dtype=np.uint8)
+        if self.var_len:
+            keep = np.arange(L)[None, :] < lens[:, None]
+            data = chars[keep]
+        else:
+            data = chars.reshape(-1)
+        offsets = np.zeros(count + 1, dtype=np.int32)
+        np.cumsum(lens, out=offsets[1:])
+        typ = pa.string() if self.t.name == "STRING" else pa.binary()
+        return pa.Array.from_buffers(typ, count, [None, pa.py_buffer(offsets.tobytes()),
+                                                  pa.py_buffer(np.ascontiguousarray(data).tobytes())])
+
+
+def _from_unscaled(unscaled: np.ndarray, s: int, at: pa.DataType) -> pa.Array:
+    """Build decimal128(38, s) directly from little-endian 128-bit unscaled integers."""
+    lo = unscaled.astype(np.int64)
+    hi = np.where(lo < 0, -1, 0).astype(np.int64)
+    buf = np.empty(len(lo) * 2, dtype=np.int64)
+    buf[0::2], buf[1::2] = lo, hi
+    arr = pa.Array.from_buffers(pa.decimal128(38, s), len(lo), [None, pa.py_buffer(buf.tobytes())])
+    return arr.cast(at)
+
+
+class DataGenSource(Source):
+    """See module docstring."""
+
+    def __init__(self, ctx: ConnectorContext):
+        table = ctx.table
+        opts = table.options
+        pre = f"Table '{table.name}': "
+        validate_options(SPEC, opts, table.name)
+        self.schema = table.physical_schema
+        if table.metadata_columns:
+            raise ConfigError(f"{pre}connector 'datagen' has no metadata columns")
+        try:
+            self.rps = float(opts.get("rows-per-second", "10000"))
+        except ValueError:
+            raise ConfigError(f"{pre}option 'rows-per-second' = '{opts['rows-per-second']}' is not a number") from None
+        if self.rps <= 0:
+            raise ConfigError(f"{pre}option 'rows-per-second' must be positive")
+        total = opts.get("number-of-rows")
+        try:
+            self.total = None if total is None else int(total)
+            self.seed = int(opts.get("seed", "0"))
+        except ValueError:
+            raise ConfigError(f"{pre}options 'number-of-rows' and 'seed' must be integers") from None
+        if self.total is not None and self.total < 0:
+            raise ConfigError(f"{pre}option 'number-of-rows' must be >= 0")
+        names = {f.name for f in self.schema}
+        for key in opts:
+            if key.startswith("fields."):
+                parts = key[len("fields."):].rsplit(".", 1)
+                if len(parts) != 2 or parts[1] not in _FIELD_KEYS:
+                    raise ConfigError(f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
+                                      f"with key one of {', '.join(_FIELD_KEYS)}")
+                if parts[0] not in names:
+                    raise ConfigError(f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}")
+        self.gens = [_FieldGen(table.name, f.name, f.type, opts, i, self.seed) for i, f in enumerate(self.schema)]
+        limits = [g.rows_limit for g in self.gens if g.rows_limit is not None]
+        if self.total is not None:
+            limits.append(self.total)
+        self.limit = min(limits) if limits else None
+        self.bounded = self.limit is not None
+        self.emitted = 0
+        self._tokens = 0.0
+        self._last = None
+
+    def open(self, position: dict | None) -> None:
+        self.emitted = int(position.get("rows", 0)) if position else 0
+        self._last = time.monotonic()
+        self._tokens = 0.0
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self._tokens = min(max(self.rps, 1.0), self._tokens + (now - self._last) * self.rps)
+        self._last = now
+
+    def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        if self.finished():
+            return None
+        self._refill()
+        if self._tokens < 1.0:
+            wait = (1.0 - self._tokens) / self.rps
+            if wait > timeout_s:
+                if timeout_s > 0:
+                    time.sleep(timeout_s)
+                self._refill()
+                return None
+            time.sleep(wait)
+            self._refill()
+        n = min(int(self._tokens), max_rows)
+        if self.limit is not None:
+            n = min(n, self.limit - self.emitted)
+        if n <= 0:
+            return None
+        self._tokens -= n
+        first = self.emitted
+        arrays = [g.generate(first, n) for g in self.gens]
+        self.emitted += n
+        return Batch(pa.Table.from_arrays(arrays, schema=self.schema.to_arrow()))
+
+    def position(self) -> dict:
+        return {"rows": self.emitted}
+
+    def finished(self) -> bool:
+        return self.limit is not None and self.emitted >= self.limit
+
+
+SPEC = register(ConnectorSpec(
+    name="datagen",
+    options=[
+        OptionSpec("connector", required=True, description="'datagen'"),
+        OptionSpec("rows-per-second", default="10000", description="rows generated per second"),
+        OptionSpec("number-of-rows", description="total rows to generate (bounded when set)"),
+        OptionSpec("seed", default="0", description="seed of random values (StreamSQL extension)"),
+    ],
+    create_source=DataGenSource,
+    option_prefixes=("fields.",),
+    description="generated rows (sequences and random values); exactly-once",
+))

@@ -1,0 +1,397 @@
+"""Shared machinery of the formats: the Decoder/Encoder contracts, option checking, per-value
+converters (used only on the slow path that locates bad records) and value renderers.
+
+Decoding is two-tier. Every decoder first tries a vectorized *fast path* over the whole list of
+payloads (Arrow's JSON or CSV reader). When it fails, or its result does not line up one row per
+payload, the decoder falls back to a per-record *slow path* that applies Flink's conversion rules
+value by value; that path either converts the record or names it as a bad record (skipped and
+counted, or raised as :class:`BadRecordError`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as _dt
+import decimal
+from abc import ABC, abstractmethod
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.connectors.base import OptionSpec
+from streamsql.errors import BadRecordError, ConfigError
+from streamsql.runtime.elements import Batch
+from streamsql.types import Schema, SqlType
+
+Where = Callable[[int], str]
+
+_EPOCH = _dt.datetime(1970, 1, 1)
+_EPOCH_DATE = _dt.date(1970, 1, 1)
+_DEC_CTX = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_UP)
+
+
+class RecordError(ValueError):
+    """Raised by the slow path for one undecodable record; the message is the reason."""
+
+
+# --------------------------------------------------------------------------------------------
+# contracts
+
+
+class Decoder(ABC):
+    """Turns message payloads into a :class:`Batch` with the schema's columns.
+
+    Attributes:
+        schema: the columns produced, in order.
+        skipped: bad records skipped so far (``'<format>.ignore-parse-errors' = 'true'``).
+        tombstones: None payloads skipped so far.
+        changelog: True when batches may carry -U/+U/-D rows (debezium-json).
+        source_index: after each :meth:`decode`, the int64 index into ``values`` of every
+            output row (lets a connector line up per-record metadata such as Kafka offsets).
+    """
+
+    changelog: bool = False
+
+    def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
+        self.schema = schema
+        self.options = options
+        self.table = table
+        self.arrow_schema = schema.to_arrow()
+        self.skipped = 0
+        self.tombstones = 0
+        self.source_index: np.ndarray = np.zeros(0, dtype=np.int64)
+
+    @abstractmethod
+    def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        """Decode ``values`` (one payload each; None = tombstone) into one batch.
+
+        Args:
+            where: ``where(i)`` names the i-th record's location for error messages.
+
+        Raises:
+            BadRecordError: naming location, reason and an excerpt of the first bad record,
+                unless the format ignores parse errors.
+        """
+
+    def empty(self) -> Batch:
+        """A batch with no rows."""
+        self.source_index = np.zeros(0, dtype=np.int64)
+        return Batch(self.arrow_schema.empty_table())
+
+
+class Encoder(ABC):
+    """Turns rows into message payloads, one per row.
+
+    Attributes:
+        accepts_updates: True when the format can carry -U/+U/-D rows (debezium-json).
+    """
+
+    accepts_updates: bool = False
+
+    def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
+        self.schema = schema
+        self.options = options
+        self.table = table
+
+    @abstractmethod
+    def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        """One payload per row of ``table`` (``kinds``: row kinds, for changelog formats)."""
+
+
+# --------------------------------------------------------------------------------------------
+# options
+
+
+def bool_option(options: dict[str, str], key: str, default: bool, table: str | None = None) -> bool:
+    """Parse a 'true'/'false' option.
+
+    Raises:
+        ConfigError: for another value, naming the option (and table when known).
+    """
+    v = options.get(key)
+    if v is None:
+        return default
+    low = v.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    raise ConfigError(f"{_table_prefix(table)}option '{key}' must be 'true' or 'false', got '{v}'")
+
+
+def check_options(specs: list[OptionSpec], options: dict[str, str], prefix: str, what: str,
+                  table: str | None = None) -> None:
+    """Check every option starting with ``prefix`` against ``specs`` (unknown key, bad choice).
+
+    Raises:
+        ConfigError: naming the table, the option and the supported keys.
+    """
+    known = {o.key: o for o in specs}
+    for key, value in options.items():
+        if not key.startswith(prefix):
+            continue
+        o = known.get(key)
+        if o is None:
+            raise ConfigError(f"{_table_prefix(table)}unknown option '{key}' for {what}; "
+                              f"supported: {', '.join(sorted(known))}")
+        if o.choices and value not in o.choices:
+            raise ConfigError(f"{_table_prefix(table)}option '{key}' = '{value}' is not one of "
+                              f"{', '.join(repr(c) for c in o.choices)}")
+        if o.choices == ("true", "false"):
+            bool_option(options, key, False, table)
+
+
+def _table_prefix(table: str | None) -> str:
+    return f"Table '{table}': " if table else ""
+
+
+# --------------------------------------------------------------------------------------------
+# errors and excerpts
+
+
+def excerpt(value: bytes | str | None, limit: int = 120) -> str:
+    """A short printable excerpt of a record for error messages."""
+    if value is None:
+        return "<null>"
+    text = value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else str(value)
+    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def bad_record(fmt: str, where: str, reason: str, value: bytes | str | None) -> BadRecordError:
+    """The error for one undecodable record."""
+    return BadRecordError(f"Cannot decode {fmt} record at {where}: {reason}; record: {excerpt(value)}")
+
+
+# --------------------------------------------------------------------------------------------
+# per-value converters (slow path), Flink's JSON/CSV conversion rules
+
+
+def _text(v: Any) -> str:
+    """The text of a JSON scalar as Jackson's asText()."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (dict, list)):
+        raise RecordError(f"expected a scalar, got a JSON {'object' if isinstance(v, dict) else 'array'}")
+    return str(v)
+
+
+def json_text(v: Any) -> str:
+    """Compact JSON text of a parsed value (numbers keep their exact text via Decimal)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        import json as _json
+
+        return _json.dumps(v, ensure_ascii=False)
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{json_text(k)}:{json_text(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(json_text(x) for x in v) + "]"
+    return str(v)
+
+
+_INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
+
+
+def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
+    """A function converting one parsed value (JSON value, or str when ``from_text``) to the
+    Python value Arrow builds ``t`` from (ints for timestamps/dates: epoch units/days).
+
+    Raises (from the returned function):
+        RecordError: with a reason naming the expected type.
+    """
+    n = t.name
+    if n == "STRING":
+        def conv(v):
+            if isinstance(v, str):
+                return v
+            if isinstance(v, (dict, list)):
+                return json_text(v)
+            return _text(v)
+        return conv
+    if n in _INT_RANGE:
+        lim = _INT_RANGE[n]
+
+        def conv(v):
+            if isinstance(v, bool):
+                raise RecordError(f"cannot convert {_text(v)} to {n}")
+            if isinstance(v, int):
+                x = v
+            elif isinstance(v, (float, decimal.Decimal)) and not from_text:
+                x = int(v)  # Jackson's intValue(): truncates
+            else:
+                try:
+                    x = int(_text(v).strip())
+                except ValueError:
+                    raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to {n}") from None
+            if not -lim <= x < lim:
+                raise RecordError(f"{x} is out of range for {n}")
+            return x
+        return conv
+    if n in ("FLOAT", "DOUBLE"):
+        def conv(v):
+            if isinstance(v, bool):
+                raise RecordError(f"cannot convert {_text(v)} to {n}")
+            if isinstance(v, (int, float, decimal.Decimal)):
+                return float(v)
+            try:
+                return float(_text(v).strip())
+            except ValueError:
+                raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to {n}") from None
+        return conv
+    if n == "BOOLEAN":
+        def conv(v):
+            if isinstance(v, bool):
+                return v
+            s = _text(v).strip().lower()
+            if s in ("true", "1"):
+                return True
+            if s in ("false", "0"):
+                return False
+            raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to BOOLEAN")
+        return conv
+    if n == "DECIMAL":
+        p, s = t.precision or 10, t.scale or 0
+        q = decimal.Decimal(1).scaleb(-s)
+        lim = decimal.Decimal(10) ** (p - s)
+
+        def conv(v):
+            if isinstance(v, bool):
+                raise RecordError(f"cannot convert {_text(v)} to {t.sql()}")
+            if isinstance(v, float):  # only when exact text was unavailable
+                v = repr(v)
+            try:
+                d = decimal.Decimal(v.strip() if isinstance(v, str) else v)
+            except (decimal.InvalidOperation, TypeError, ValueError):
+                raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to {t.sql()}") from None
+            if not d.is_finite():
+                raise RecordError(f"cannot convert {d} to {t.sql()}")
+            d = d.quantize(q, context=_DEC_CTX)
+            if abs(d) >= lim:
+                return None  # Flink: a value that does not fit the precision becomes NULL
+            return d
+        return conv
+    if n == "DATE":
+        def conv(v):
+            try:
+                return (_dt.date.fromisoformat(_text(v).strip()) - _EPOCH_DATE).days
+            except ValueError:
+                raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to DATE") from None
+        return conv
+    if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        us_unit = (t.precision or 0) > 3
+
+        def conv(v):
+            if isinstance(v, bool):
+                raise RecordError(f"cannot convert {_text(v)} to {t.sql()}")
+            if isinstance(v, (int, decimal.Decimal, float)) and not isinstance(v, bool):
+                ms = int(v)  # epoch milliseconds
+                return ms * 1000 if us_unit else ms
+            s = _text(v).strip()
+            if from_text and s.lstrip("-").isdigit():
+                ms = int(s)
+                return ms * 1000 if us_unit else ms
+            try:
+                d = _dt.datetime.fromisoformat(s)
+            except ValueError:
+                raise RecordError(f"cannot convert {excerpt(s, 40)!r} to {t.sql()}") from None
+            if d.tzinfo is not None:
+                d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            delta = d - _EPOCH
+            us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+            return us if us_unit else us // 1000
+        return conv
+    if n == "BYTES":
+        def conv(v):
+            if isinstance(v, str):
+                try:
+                    return base64.b64decode(v, validate=False) if not from_text else v.encode()
+                except binascii.Error:
+                    raise RecordError(f"cannot base64-decode {excerpt(v, 40)!r} to BYTES") from None
+            raise RecordError(f"cannot convert {_text(v)} to BYTES")
+        return conv
+    raise ConfigError(f"Unsupported type {t.sql()} for this format")
+
+
+def build_column(values: list, t: SqlType) -> pa.Array:
+    """An Arrow array of ``t`` from converter outputs (None = NULL)."""
+    at = t.to_arrow()
+    if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return pa.array(values, pa.int64()).cast(at)
+    if t.name == "DATE":
+        return pa.array(values, pa.int32()).cast(at)
+    return pa.array(values, at)
+
+
+def from_rows(rows: list[tuple], schema: Schema) -> pa.Table:
+    """A table of ``schema`` from converted rows (tuples in column order)."""
+    if not rows:
+        return schema.to_arrow().empty_table()
+    cols = list(zip(*rows))
+    arrays = [build_column(list(c), f.type) for c, f in zip(cols, schema.fields)]
+    return pa.Table.from_arrays(arrays, schema=schema.to_arrow())
+
+
+def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Base64-decode a string column into a binary column (Flink's JSON encoding of BYTES)."""
+    vals = arr.to_pylist()
+    return pa.array([None if v is None else base64.b64decode(v) for v in vals], pa.binary())
+
+
+def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
+    """Cast fast-path read types to the schema's Arrow types (timestamps are read in ns,
+    decimals with extra scale, and rounded HALF_UP as Flink's DecimalData.fromBigDecimal)."""
+    target = schema.to_arrow()
+    if table.schema.equals(target):
+        return table
+    cols = []
+    for i, f in enumerate(target):
+        c = table.column(i)
+        if c.type != f.type:
+            if pa.types.is_decimal(f.type) and pa.types.is_decimal(c.type):
+                c = pc.round(c, f.type.scale, round_mode="half_towards_infinity")
+                c = c.cast(f.type)
+            elif pa.types.is_timestamp(f.type):
+                c = c.cast(f.type, safe=False)  # truncates extra fractional digits
+            elif pa.types.is_binary(f.type) and pa.types.is_string(c.type):
+                c = base64_column(c)
+            else:
+                c = c.cast(f.type)
+        cols.append(c)
+    return pa.Table.from_arrays(cols, schema=target)
+
+
+# --------------------------------------------------------------------------------------------
+# rendering (encoders)
+
+
+def render_timestamp(arr: pa.Array | pa.ChunkedArray, precision: int, sep: str = " ",
+                     zulu: bool = False) -> pa.Array:
+    """Format a timestamp column as ``yyyy-MM-dd HH:mm:ss[.fff]`` with ``precision`` fraction
+    digits (``sep`` between date and time; ``zulu`` appends ``Z``)."""
+    text = pc.strftime(arr, f"%Y-%m-%d{sep}%H:%M:%S")  # %S includes the unit's fraction digits
+    unit_digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[arr.type.unit]
+    keep = 19 + (precision + 1 if precision > 0 else 0)
+    if precision < unit_digits:
+        text = pc.utf8_slice_codeunits(text, 0, keep)
+    if zulu:
+        text = pc.binary_join_element_wise(text, pa.scalar("Z"), "")
+    return text
+
+
+def render_decimal(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Plain-notation text of a decimal column with its scale (``10.000000``)."""
+    return pc.cast(arr, pa.string())
+
+
+def combine(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A single Array from a possibly chunked column."""
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr

@@ -1,0 +1,220 @@
+"""The ``csv`` format: one delimited record per message, columns by position, no header (as
+Flink's csv format).
+
+Decoding (vectorized): the payloads are joined with newlines and read by ``pyarrow.csv`` with
+explicit column types (decimals read from their text, exact, then rounded HALF_UP to the scale;
+timestamps read in ns then truncated to the column's unit; BYTES base64 as Flink). An empty field
+is NULL for non-STRING columns; for STRING it is the empty string unless ``'csv.null-literal'``
+says otherwise (the null literal is NULL in every column). A record with the wrong number of
+fields, or a value that does not convert, sends the batch to the per-record path (Python's csv
+module + Flink's conversion rules), which names the bad record: skipped and counted with
+``'csv.ignore-parse-errors' = 'true'``, else raised as ``BadRecordError``. Tombstones (None) are
+skipped and counted in ``tombstones``. ``'csv.allow-comments'`` skips records starting with ``#``.
+
+BOOLEAN accepts ``true``/``false``/``1``/``0`` (any case); other text is a bad record (Flink maps
+any other text to false).
+
+Encoding (vectorized with Arrow string kernels): values rendered as Flink's csv format writes them
+(DECIMAL plain with its scale, TIMESTAMP ``2024-05-01 10:00:00.000``, booleans ``true``/``false``),
+a STRING quoted only when it contains the delimiter, the quote character or a line break (quotes
+doubled), NULL as the null literal (default: empty field).
+"""
+
+from __future__ import annotations
+
+import csv as _csv
+import io
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from streamsql.connectors.base import OptionSpec
+from streamsql.connectors.formats.common import (
+    Decoder, Encoder, RecordError, Where, bad_record, bool_option, fix_types, from_rows,
+    make_converter, render_decimal, render_timestamp,
+)
+from streamsql.errors import ConfigError
+from streamsql.runtime.elements import Batch
+from streamsql.types import Schema, SqlType
+
+OPTIONS = [
+    OptionSpec("csv.field-delimiter", default=",", description="field delimiter, one character (\\t allowed)"),
+    OptionSpec("csv.quote-character", default='"', description="quote character enclosing field values"),
+    OptionSpec("csv.disable-quote-character", default="false", choices=("true", "false"),
+               description="disable quoting (the quote character is ordinary text)"),
+    OptionSpec("csv.allow-comments", default="false", choices=("true", "false"),
+               description="skip records starting with '#'"),
+    OptionSpec("csv.ignore-parse-errors", default="false", choices=("true", "false"),
+               description="skip records that cannot be decoded (counted) instead of failing"),
+    OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
+    OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
+]
+
+
+def _char(options: dict[str, str], key: str, default: str | None, table: str | None) -> str | None:
+    v = options.get(key, default)
+    if v is None:
+        return None
+    v = {"\\t": "\t", "\\n": "\n"}.get(v, v)
+    if len(v) != 1:
+        raise ConfigError(f"{'Table ' + repr(table) + ': ' if table else ''}option '{key}' must be a "
+                          f"single character, got '{v}'")
+    return v
+
+
+class _CsvOptions:
+    def __init__(self, options: dict[str, str], table: str | None):
+        self.delimiter = _char(options, "csv.field-delimiter", ",", table)
+        self.quote = None if bool_option(options, "csv.disable-quote-character", False, table) else \
+            _char(options, "csv.quote-character", '"', table)
+        self.escape = _char(options, "csv.escape-character", None, table)
+        self.null_literal = options.get("csv.null-literal")
+        self.allow_comments = bool_option(options, "csv.allow-comments", False, table)
+        self.ignore_errors = bool_option(options, "csv.ignore-parse-errors", False, table)
+
+
+def _read_type(t: SqlType) -> pa.DataType:
+    n = t.name
+    if n == "DECIMAL":
+        p, s = t.precision or 10, t.scale or 0
+        return pa.decimal128(38, max(s, 38 - (p - s)))
+    if n == "TIMESTAMP":
+        return pa.timestamp("ns")
+    if n == "TIMESTAMP_LTZ":
+        return pa.timestamp("ns", tz="UTC")
+    if n == "BYTES":
+        return pa.string()
+    return t.to_arrow()
+
+
+_TRUE = ["true", "True", "TRUE", "1"]
+_FALSE = ["false", "False", "FALSE", "0"]
+
+
+class CsvDecoder(Decoder):
+    """See module docstring."""
+
+    fmt = "csv"
+
+    def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
+        super().__init__(schema, options)
+        self.o = _CsvOptions(options, table)
+        self.convs = [make_converter(f.type, from_text=True) for f in schema]
+        names = schema.names
+        self._read_opts = pcsv.ReadOptions(column_names=names, autogenerate_column_names=False, use_threads=False)
+        self._parse_opts = pcsv.ParseOptions(
+            delimiter=self.o.delimiter, quote_char=self.o.quote or False, escape_char=self.o.escape or False,
+            double_quote=True, newlines_in_values=True, ignore_empty_lines=False)
+        nl = self.o.null_literal
+        self._convert_opts = pcsv.ConvertOptions(
+            column_types={f.name: _read_type(f.type) for f in schema},
+            null_values=[nl] if nl is not None else [""],
+            strings_can_be_null=nl is not None, quoted_strings_can_be_null=False,
+            true_values=_TRUE, false_values=_FALSE)
+
+    def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        if None in values or self.o.allow_comments:
+            idx = [i for i, v in enumerate(values) if v is not None and not (self.o.allow_comments and v[:1] == b"#")]
+            self.tombstones += sum(v is None for v in values)
+        else:
+            idx = None
+        payloads = values if idx is None else [values[i] for i in idx]
+        if not payloads:
+            return self.empty()
+        try:
+            table = self._fast(payloads)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            table = None
+        if table is not None:
+            self.source_index = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
+            return Batch(table)
+        return self._slow(values, range(len(values)) if idx is None else idx, where)
+
+    def _fast(self, payloads: list[bytes]) -> pa.Table | None:
+        stripped = [p[:-1] if p[-1:] == b"\n" else p for p in payloads] if any(p[-1:] == b"\n" for p in payloads) else payloads
+        data = b"\n".join(stripped) + b"\n"
+        table = pcsv.read_csv(io.BytesIO(data), read_options=self._read_opts, parse_options=self._parse_opts,
+                              convert_options=self._convert_opts)
+        if table.num_rows != len(payloads):
+            return None
+        return fix_types(table, self.schema)
+
+    def _parse_record(self, v: bytes) -> tuple:
+        try:
+            text = v.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RecordError(f"invalid UTF-8 ({e.reason} at byte {e.start})") from None
+        kw = {"delimiter": self.o.delimiter, "strict": True}
+        if self.o.quote:
+            kw["quotechar"] = self.o.quote
+        else:
+            kw["quoting"] = _csv.QUOTE_NONE
+        if self.o.escape:
+            kw["escapechar"] = self.o.escape
+        try:
+            fields = next(_csv.reader([text.rstrip("\r\n")], **kw), [])
+        except _csv.Error as e:
+            raise RecordError(f"malformed CSV ({e})") from None
+        if len(fields) != len(self.convs):
+            raise RecordError(f"row length mismatch: {len(self.convs)} fields expected but was {len(fields)}")
+        out = []
+        for f, conv, s in zip(self.schema.fields, self.convs, fields):
+            if (self.o.null_literal is not None and s == self.o.null_literal) or (s == "" and f.type.name != "STRING"):
+                out.append(None)
+                continue
+            try:
+                out.append(conv(s))
+            except RecordError as e:
+                raise RecordError(f"field '{f.name}': {e}") from None
+        return tuple(out)
+
+    def _slow(self, values, indices, where: Where) -> Batch:
+        rows, used = [], []
+        for i in indices:
+            v = values[i]
+            try:
+                rows.append(self._parse_record(v))
+                used.append(i)
+            except RecordError as e:
+                if not self.o.ignore_errors:
+                    raise bad_record(self.fmt, where(i), str(e), v) from None
+                self.skipped += 1
+        self.source_index = np.asarray(used, dtype=np.int64)
+        return Batch(from_rows(rows, self.schema))
+
+
+class CsvEncoder(Encoder):
+    """See module docstring."""
+
+    def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
+        super().__init__(schema, options)
+        self.o = _CsvOptions(options, table)
+
+    def _text(self, col, t: SqlType) -> pa.Array:
+        n = t.name
+        if n == "DECIMAL":
+            return render_decimal(col)
+        if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            return render_timestamp(col, t.precision or 0, " ", zulu=n == "TIMESTAMP_LTZ")
+        if n == "BYTES":
+            import base64
+
+            return pa.array([None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()], pa.string())
+        text = col.cast(pa.string())
+        if n == "STRING" and self.o.quote:
+            q = self.o.quote
+            pattern = "[" + "".join("\\" + c if c in "\\^]-[" else c for c in {self.o.delimiter, q, "\n", "\r"}) + "]"
+            need = pc.match_substring_regex(text, pattern)
+            quoted = pc.binary_join_element_wise(q, pc.replace_substring(text, q, q + q), q, "")
+            text = pc.if_else(need, quoted, text)
+        return text
+
+    def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        if table.num_rows == 0:
+            return []
+        null = self.o.null_literal or ""
+        cols = [pc.fill_null(self._text(c, f.type), null) for c, f in zip(table.columns, self.schema.fields)]
+        line = pc.binary_join_element_wise(*cols, self.o.delimiter) if len(cols) > 1 else cols[0]
+        return line.cast(pa.binary()).to_pylist()

@@ -1,0 +1,225 @@
+"""The ``debezium-json`` format: Debezium change events
+``{"before": {...}|null, "after": {...}|null, "op": "c"|"r"|"u"|"d"}`` as a changelog.
+
+Row kinds, as Flink: ``c``/``r`` → +I(after); ``u`` → -U(before), +U(after); ``d`` → -D(before).
+With ``'debezium-json.schema-include' = 'true'`` the event is wrapped as
+``{"schema": ..., "payload": {...}}``. Tombstones (None, Kafka's delete markers that follow a ``d``)
+are skipped and counted in ``tombstones``. An unknown ``op``, a missing ``after`` for c/r/u or a
+missing ``before`` for u/d (Postgres without ``REPLICA IDENTITY FULL``) is a bad record, as is
+undecodable JSON: skipped and counted with ``'debezium-json.ignore-parse-errors' = 'true'``, else
+``BadRecordError`` naming the location.
+
+Decoding is vectorized (``pyarrow.json`` with nested struct schemas; kinds and the row
+interleaving computed with numpy); values follow the json format's rules (exact decimals, ...),
+with the same per-record fallback. Encoding writes Flink's form: +I/+U → ``{"before":null,
+"after":row,"op":"c"}``, -U/-D → ``{"before":row,"after":null,"op":"d"}``.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json as _json
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.connectors.base import OptionSpec
+from streamsql.connectors.formats.common import (
+    Decoder, Encoder, RecordError, Where, bad_record, bool_option, combine, fix_types, from_rows,
+)
+from streamsql.connectors.formats.json import RowConverter, arrow_read, join_lines, python_columns, read_schema
+from streamsql.runtime.elements import Batch, RowKind
+from streamsql.types import Schema
+
+OPTIONS = [
+    OptionSpec("debezium-json.ignore-parse-errors", default="false", choices=("true", "false"),
+               description="skip events that cannot be decoded (counted) instead of failing"),
+    OptionSpec("debezium-json.schema-include", default="false", choices=("true", "false"),
+               description="events carry Debezium's {schema, payload} envelope"),
+    OptionSpec("debezium-json.timestamp-format.standard", default="SQL", choices=("SQL", "ISO-8601"),
+               description="timestamp text written: SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601"),
+]
+
+_REPLICA = ("the 'before' field of a {} event is null; for the Debezium Postgres connector set the "
+            "table's REPLICA IDENTITY to FULL")
+
+
+class DebeziumJsonDecoder(Decoder):
+    """See module docstring."""
+
+    fmt = "debezium-json"
+    changelog = True
+
+    def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
+        super().__init__(schema, options)
+        self.ignore_errors = bool_option(options, "debezium-json.ignore-parse-errors", False, table)
+        self.schema_include = bool_option(options, "debezium-json.schema-include", False, table)
+        row = pa.struct(list(read_schema(schema)))
+        env = pa.schema([("before", row), ("after", row), ("op", pa.string())])
+        self.read_schema = pa.schema([("payload", pa.struct(list(env)))]) if self.schema_include else env
+        self.converter = RowConverter(schema, False)
+        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
+
+    # ---------------------------------------------------------------------------------- fast
+
+    def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        if None in values:
+            idx = np.asarray([i for i, v in enumerate(values) if v is not None], dtype=np.int64)
+            self.tombstones += len(values) - len(idx)
+        else:
+            idx = np.arange(len(values), dtype=np.int64)
+        if len(idx) == 0:
+            return self.empty()
+        payloads = values if len(idx) == len(values) else [values[i] for i in idx]
+        try:
+            return self._fast(payloads, idx, values, where)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, _Fallback):
+            return self._slow(values, idx, where)
+
+    def _fast(self, payloads, idx, values, where) -> Batch:
+        t = arrow_read(join_lines(payloads), self.read_schema)
+        if t.num_rows != len(payloads):
+            raise _Fallback
+        if self.schema_include:
+            payload = combine(t.column("payload"))
+            if payload.null_count:
+                raise _Fallback
+            env = {n: payload.field(n) for n in ("before", "after", "op")}
+        else:
+            env = {n: combine(t.column(n)) for n in ("before", "after", "op")}
+        before, after, op = env["before"], env["after"], env["op"]
+        is_ins = pc.fill_null(pc.is_in(op, pa.array(["c", "r"])), False).to_numpy(zero_copy_only=False)
+        is_u = pc.fill_null(pc.equal(op, "u"), False).to_numpy(zero_copy_only=False)
+        is_d = pc.fill_null(pc.equal(op, "d"), False).to_numpy(zero_copy_only=False)
+        after_null = after.is_null().to_numpy(zero_copy_only=False)
+        before_null = before.is_null().to_numpy(zero_copy_only=False)
+        bad = ~(is_ins | is_u | is_d) | ((is_ins | is_u) & after_null) | ((is_u | is_d) & before_null)
+        keep = np.arange(len(payloads))
+        if bad.any():
+            if not self.ignore_errors:
+                j = int(np.flatnonzero(bad)[0])
+                raise bad_record(self.fmt, where(int(idx[j])), self._reason(op[j].as_py(), is_ins[j], is_u[j],
+                                                                           after_null[j], before_null[j]), payloads[j])
+            self.skipped += int(bad.sum())
+            keep = np.flatnonzero(~bad)
+            is_ins, is_u, is_d = is_ins[keep], is_u[keep], is_d[keep]
+        n = len(payloads)
+        rows = fix_types(pa.Table.from_arrays(after.flatten() , schema=pa.schema(list(after.type))), self.schema)
+        brows = fix_types(pa.Table.from_arrays(before.flatten(), schema=pa.schema(list(before.type))), self.schema)
+        both = pa.concat_tables([rows, brows])  # after rows 0..n-1, before rows n..2n-1
+        counts = 1 + is_u.astype(np.int64)
+        starts = np.cumsum(counts) - counts
+        total = int(counts.sum())
+        take = np.empty(total, dtype=np.int64)
+        kinds = np.empty(total, dtype=np.int8)
+        take[starts] = np.where(is_ins, keep, keep + n)
+        kinds[starts] = np.where(is_ins, RowKind.INSERT, np.where(is_u, RowKind.UPDATE_BEFORE, RowKind.DELETE))
+        us = starts[is_u] + 1
+        take[us] = keep[is_u]
+        kinds[us] = RowKind.UPDATE_AFTER
+        self.source_index = np.repeat(idx[keep], counts)
+        return Batch(both.take(pa.array(take)), kinds)
+
+    @staticmethod
+    def _reason(op, ins, u, after_null, before_null) -> str:
+        if not (ins or u or op == "d"):
+            return f"unknown \"op\" value {op!r} (expected c, r, u or d)" if op is not None else "missing \"op\""
+        if (ins or u) and after_null:
+            return f"the 'after' field of a {'UPDATE' if u else 'INSERT'} event is null"
+        return _REPLICA.format("UPDATE" if u else "DELETE")
+
+    # ---------------------------------------------------------------------------------- slow
+
+    def _parse(self, v: bytes) -> dict:
+        try:
+            obj = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            obj = None
+        if obj is None or self._needs_exact(obj):
+            try:
+                obj = _json.loads(v, parse_float=decimal.Decimal)
+            except (ValueError, UnicodeDecodeError) as e:
+                raise RecordError(f"invalid JSON ({e})") from None
+        if self.schema_include:
+            if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
+                raise RecordError("expected a {\"schema\", \"payload\"} envelope")
+            obj = obj["payload"]
+        if not isinstance(obj, dict):
+            raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+        for k in ("before", "after"):
+            if obj.get(k) is not None and not isinstance(obj[k], dict):
+                raise RecordError(f"'{k}' must be an object or null")
+        return obj
+
+    def _needs_exact(self, obj) -> bool:
+        if not isinstance(obj, dict):
+            return False
+        if self.schema_include:
+            obj = obj.get("payload")
+            if not isinstance(obj, dict):
+                return False
+        for k in ("before", "after"):
+            r = obj.get(k)
+            if isinstance(r, dict) and any(isinstance(r.get(c), float) for c in self.exact_cols):
+                return True
+        return False
+
+    def _slow(self, values, idx, where: Where) -> Batch:
+        rows, kinds, src = [], [], []
+        for i in idx:
+            v = values[i]
+            try:
+                obj = self._parse(v)
+                op = obj.get("op")
+                before, after = obj.get("before"), obj.get("after")
+                ins, u = op in ("c", "r"), op == "u"
+                reason = None
+                if not (ins or u or op == "d") or ((ins or u) and after is None) or ((u or op == "d") and before is None):
+                    reason = self._reason(op, ins, u, after is None, before is None)
+                if reason:
+                    raise RecordError(reason)
+                out = []
+                if ins:
+                    out.append((self.converter.convert(after), RowKind.INSERT))
+                elif u:
+                    out.append((self.converter.convert(before), RowKind.UPDATE_BEFORE))
+                    out.append((self.converter.convert(after), RowKind.UPDATE_AFTER))
+                else:
+                    out.append((self.converter.convert(before), RowKind.DELETE))
+            except RecordError as e:
+                if not self.ignore_errors:
+                    raise bad_record(self.fmt, where(int(i)), str(e), v) from None
+                self.skipped += 1
+                continue
+            for r, k in out:
+                rows.append(r)
+                kinds.append(k)
+                src.append(i)
+        self.source_index = np.asarray(src, dtype=np.int64)
+        return Batch(from_rows(rows, self.schema), np.asarray(kinds, dtype=np.int8))
+
+
+class _Fallback(Exception):
+    pass
+
+
+class DebeziumJsonEncoder(Encoder):
+    """See module docstring."""
+
+    accepts_updates = True
+
+    def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        names = self.schema.names
+        cols = python_columns(table, self.schema, self.options, prefix="debezium-json")
+        ks = np.zeros(table.num_rows, np.int8) if kinds is None else kinds
+        dumps = orjson.dumps
+        out = []
+        for row, k in zip(zip(*cols), ks.tolist()):
+            rec = dict(zip(names, row))
+            if k in (RowKind.INSERT, RowKind.UPDATE_AFTER):
+                out.append(dumps({"before": None, "after": rec, "op": "c"}))
+            else:
+                out.append(dumps({"before": rec, "after": None, "op": "d"}))
+        return out

@@ -1,0 +1,282 @@
+"""The ``json`` format: one JSON object per message, fields matched to columns by name.
+
+Decoding (vectorized): the payloads are joined with newlines and read by ``pyarrow.json`` with an
+explicit schema in one call. Measured on 10,000 records of 7 fields (BIGINT, STRING,
+DECIMAL(10,2), INT, TIMESTAMP(3), BOOLEAN, DOUBLE) on this machine: pyarrow.json ≈ 7.5 ms
+single-threaded / ≈ 4.5 ms with threads, orjson per record + ``pa.array`` per column ≈ 10-11 ms
+(and inexact: orjson parses every non-integer number to a binary float), stdlib ``json`` with
+``parse_float=Decimal`` ≈ 62 ms. Arrow reads JSON numbers into ``decimal128`` from their text,
+so DECIMAL is exact (``799.929496989092949698`` stays exact in DECIMAL(38, 18)).
+
+Decimals are read with the column's integer digits and as many fraction digits as fit in 38,
+then rounded HALF_UP to the column's scale (Flink's ``DecimalData.fromBigDecimal``); timestamps
+are read in ns (so ``"2024-05-01 10:00:00.000"``, ``"2024-05-01T10:00:00Z"`` and offsets all
+parse; extra fraction digits are truncated); DATE and BYTES (base64, as Flink) are read as strings
+and converted.
+
+When the fast path fails (a bad record, or a value whose JSON kind Arrow will not convert: a
+number into a STRING column, epoch millis into a TIMESTAMP, ``"12"`` into an INT ...), the batch
+is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL or
+STRING column holds a non-integer number, so no binary float ever reaches a DECIMAL), applying
+Flink's per-type conversion rules. That path names the bad record: skipped and counted in
+``skipped`` with ``'json.ignore-parse-errors' = 'true'``, else raised as ``BadRecordError``.
+
+Leniencies: raw newlines inside a payload are treated as whitespace.
+
+Encoding: orjson per row; DECIMAL as a JSON number in plain notation with its scale
+(``10.000000``), TIMESTAMP(p) as ``"2024-05-01 10:00:00.000"`` (p fraction digits),
+TIMESTAMP_LTZ as ``"2024-05-01 10:00:00.000Z"`` (``'json.timestamp-format.standard' =
+'ISO-8601'`` uses ``T``), DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json as _json
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.json as pj
+
+from streamsql.connectors.base import OptionSpec
+from streamsql.connectors.formats.common import (
+    Decoder, Encoder, RecordError, Where, bad_record, bool_option, combine, fix_types, from_rows,
+    make_converter, render_decimal, render_timestamp,
+)
+from streamsql.errors import ConfigError
+from streamsql.runtime.elements import Batch
+from streamsql.types import Schema, SqlType
+
+OPTIONS = [
+    OptionSpec("json.ignore-parse-errors", default="false", choices=("true", "false"),
+               description="skip records that cannot be decoded (counted) instead of failing"),
+    OptionSpec("json.fail-on-missing-field", default="false", choices=("true", "false"),
+               description="fail when a column's field is absent (else NULL)"),
+    OptionSpec("json.timestamp-format.standard", default="SQL", choices=("SQL", "ISO-8601"),
+               description="timestamp text written: 'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
+    OptionSpec("json.encode.decimal-as-plain-number", default="true", choices=("true", "false"),
+               description="accepted for compatibility; decimals are always written in plain notation"),
+]
+
+_MISSING = object()
+
+
+def read_type(t: SqlType) -> pa.DataType:
+    """The Arrow type the fast path reads a column as (before :func:`fix_types`)."""
+    n = t.name
+    if n == "DECIMAL":
+        p, s = t.precision or 10, t.scale or 0
+        return pa.decimal128(38, max(s, 38 - (p - s)))
+    if n == "TIMESTAMP":
+        return pa.timestamp("ns")
+    if n == "TIMESTAMP_LTZ":
+        return pa.timestamp("ns", tz="UTC")
+    if n in ("DATE", "BYTES"):
+        return pa.string()
+    return t.to_arrow()
+
+
+def read_schema(schema: Schema) -> pa.Schema:
+    """The explicit schema handed to ``pyarrow.json``."""
+    return pa.schema([pa.field(f.name, read_type(f.type)) for f in schema])
+
+
+def join_lines(payloads: list[bytes]) -> bytes:
+    """Newline-joined payloads, with newlines inside a payload turned into spaces."""
+    data = b"\n".join(payloads)
+    if data.count(b"\n") != len(payloads) - 1 or b"\r" in data:
+        data = b"\n".join(p.replace(b"\r", b" ").replace(b"\n", b" ") if (b"\n" in p or b"\r" in p) else p
+                          for p in payloads)
+    return data
+
+
+def arrow_read(data: bytes, schema: pa.Schema) -> pa.Table:
+    """``pyarrow.json.read_json`` over newline-delimited objects with an explicit schema."""
+    block = max(1 << 20, len(data) // 4 + 1)
+    return pj.read_json(
+        pa.py_buffer(data),
+        read_options=pj.ReadOptions(use_threads=len(data) > (1 << 20), block_size=block),
+        parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore"),
+    )
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"invalid JSON number {name}")
+
+
+class RecordParser:
+    """Slow path: one payload → one JSON object, numbers exact where exactness matters."""
+
+    def __init__(self, schema: Schema):
+        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
+
+    def parse(self, v: bytes) -> dict:
+        """The object in ``v``.
+
+        Raises:
+            RecordError: for invalid JSON or a top-level value that is not an object.
+        """
+        try:
+            obj = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            obj = self._exact(v)
+        else:
+            if isinstance(obj, dict) and any(isinstance(obj.get(c), float) for c in self.exact_cols):
+                obj = self._exact(v)
+        if not isinstance(obj, dict):
+            raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+        return obj
+
+    @staticmethod
+    def _exact(v: bytes):
+        try:
+            return _json.loads(v, parse_float=decimal.Decimal, parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise RecordError(f"invalid JSON ({e})") from None
+
+
+class RowConverter:
+    """Slow path: a parsed JSON object → a tuple of column values (Flink's conversion rules)."""
+
+    def __init__(self, schema: Schema, fail_on_missing: bool):
+        self.fields = [(f.name, f.type, make_converter(f.type)) for f in schema]
+        self.fail_on_missing = fail_on_missing
+
+    def convert(self, obj: dict) -> tuple:
+        out = []
+        for name, t, conv in self.fields:
+            v = obj.get(name, _MISSING)
+            if v is _MISSING:
+                if self.fail_on_missing:
+                    raise RecordError(f"field '{name}' is missing")
+                out.append(None)
+            elif v is None:
+                out.append(None)
+            else:
+                try:
+                    out.append(conv(v))
+                except RecordError as e:
+                    raise RecordError(f"field '{name}': {e}") from None
+        return tuple(out)
+
+
+class JsonDecoder(Decoder):
+    """See module docstring."""
+
+    fmt = "json"
+
+    def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
+        super().__init__(schema, options)
+        self.ignore_errors = bool_option(options, "json.ignore-parse-errors", False, table)
+        self.fail_on_missing = bool_option(options, "json.fail-on-missing-field", False, table)
+        if self.ignore_errors and self.fail_on_missing:
+            raise ConfigError(f"{'Table ' + repr(table) + ': ' if table else ''}'json.fail-on-missing-field' "
+                              "and 'json.ignore-parse-errors' cannot both be 'true'")
+        self.read_schema = read_schema(schema)
+        self.parser = RecordParser(schema)
+        self.converter = RowConverter(schema, self.fail_on_missing)
+        self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
+
+    def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        idx = self._present(values)
+        payloads = values if idx is None else [values[i] for i in idx]
+        if not payloads:
+            return self.empty()
+        table = None
+        if self._skip_fast > 0:
+            self._skip_fast -= 1
+        else:
+            try:
+                table = self._fast(payloads)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                table = None
+        if table is not None:
+            if self.fail_on_missing:
+                self._check_missing(table, payloads, idx, where)
+            self.source_index = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
+            return Batch(table)
+        return self._slow(values, idx if idx is not None else range(len(values)), where)
+
+    def _present(self, values: list[bytes | None]) -> list[int] | None:
+        """Indices of non-tombstone payloads, or None when there is no tombstone."""
+        if None not in values:
+            return None
+        idx = [i for i, v in enumerate(values) if v is not None]
+        self.tombstones += len(values) - len(idx)
+        return idx
+
+    def _fast(self, payloads: list[bytes]) -> pa.Table | None:
+        table = arrow_read(join_lines(payloads), self.read_schema)
+        if table.num_rows != len(payloads):  # empty payloads, several objects in one payload
+            return None
+        return fix_types(table, self.schema)
+
+    def _check_missing(self, table: pa.Table, payloads, idx, where: Where) -> None:
+        if not any(c.null_count for c in table.columns):
+            return
+        mask = None
+        for c in table.columns:
+            if c.null_count:
+                m = c.is_null()
+                mask = m if mask is None else pa.compute.or_(mask, m)
+        for j in np.flatnonzero(combine(mask).to_numpy(zero_copy_only=False)):
+            obj = self.parser.parse(payloads[j])
+            for f in self.schema:
+                if f.name not in obj:
+                    i = j if idx is None else idx[j]
+                    raise bad_record(self.fmt, where(i), f"field '{f.name}' is missing", payloads[j])
+
+    def _slow(self, values, indices, where: Where) -> Batch:
+        rows, used = [], []
+        bad = 0
+        for i in indices:
+            v = values[i]
+            try:
+                rows.append(self.converter.convert(self.parser.parse(v)))
+                used.append(i)
+            except RecordError as e:
+                if not self.ignore_errors:
+                    raise bad_record(self.fmt, where(i), str(e), v) from None
+                bad += 1
+        self.skipped += bad
+        if bad == 0:
+            self._skip_fast = 8  # the data needs lenient conversions; don't retry Arrow each batch
+        self.source_index = np.asarray(used, dtype=np.int64)
+        return Batch(from_rows(rows, self.schema))
+
+
+# --------------------------------------------------------------------------------------------
+# encoding
+
+
+def python_columns(table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json") -> list[list]:
+    """Per column, the Python values orjson serializes as Flink's JSON format writes them."""
+    iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
+    sep = "T" if iso else " "
+    cols = []
+    for f, col in zip(schema.fields, table.columns):
+        n = f.type.name
+        if n == "DECIMAL":
+            cols.append([None if s is None else orjson.Fragment(s) for s in render_decimal(col).to_pylist()])
+        elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            cols.append(render_timestamp(col, f.type.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ").to_pylist())
+        elif n == "DATE":
+            cols.append(col.cast(pa.string()).to_pylist())
+        elif n == "BYTES":
+            import base64
+
+            cols.append([None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()])
+        else:
+            cols.append(col.to_pylist())
+    return cols
+
+
+class JsonEncoder(Encoder):
+    """See module docstring."""
+
+    def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        names = self.schema.names
+        cols = python_columns(table, self.schema, self.options)
+        dumps = orjson.dumps
+        return [dumps(dict(zip(names, row))) for row in zip(*cols)] if names else [b"{}"] * table.num_rows

@@ -1,0 +1,167 @@
+"""The ``print`` connector (sink only): writes every row to stdout (or stderr) in Flink's print
+format, ``+I[1, AB, null]``, or ``ident> +I[...]`` with ``'print-identifier'``.
+
+Delivery guarantee: at-least-once. Rows are printed as they are written and flushed at each
+checkpoint and at the end; after a failure the rows since the last completed checkpoint are
+printed again. Accepts updating results (the row kind is printed).
+
+Value rendering follows ``Row.toString()`` of Flink's external types: NULL ``null``, STRING as
+is, BOOLEAN ``true``/``false``, DECIMAL in plain notation with its scale (``10.000000``),
+DOUBLE/FLOAT as Java's ``Double.toString`` (``123.456``, ``1.0``, ``1.0E10``), DATE
+``2024-05-01``, TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
+``2024-05-01T10:00:01``, ``2024-05-01T10:00:00.001``), TIMESTAMP_LTZ as ``Instant.toString()``
+(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``. Formatting is vectorized per column with
+Arrow kernels (floats and bytes per value).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink
+from streamsql.connectors.formats.common import bool_option, combine
+from streamsql.connectors.registry import register, validate_options
+from streamsql.runtime.elements import Batch
+from streamsql.types import Schema, SqlType
+
+_KIND_PREFIX = np.array(["+I[", "-U[", "+U[", "-D["], dtype=object)
+
+
+def java_double(x: float, single: bool = False) -> str:
+    """Java's ``Double.toString`` (``Float.toString`` when ``single``) for one value."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    text = np.format_float_scientific(np.float32(x) if single else x, unique=True, trim="-")
+    mant, exp = text.split("e")
+    e = int(exp)
+    neg = mant.startswith("-")
+    digits = mant.lstrip("-").replace(".", "")
+    if -3 <= e < 7:  # plain: 1.0E-3 <= |x| < 1.0E7
+        if e >= 0:
+            ip, fp = digits[: e + 1].ljust(e + 1, "0"), digits[e + 1:]
+        else:
+            ip, fp = "0", "0" * (-e - 1) + digits
+        s = f"{ip}.{fp or '0'}"
+    else:
+        s = f"{digits[0]}.{digits[1:] or '0'}E{e}"
+    return "-" + s if neg else s
+
+
+def _java_bytes(b: bytes) -> str:
+    return "[" + ", ".join(str(v - 256 if v > 127 else v) for v in b) + "]"
+
+
+def _lpad(arr, width: int) -> pa.Array:
+    return pc.utf8_lpad(arr.cast(pa.string()), width, "0")
+
+
+def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
+    """``LocalDateTime.toString()`` (``Instant.toString()`` when ``zulu``) of a timestamp column."""
+    unit = arr.type.unit
+    per_sec = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+    naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
+    v = naive.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    base = pc.strftime(naive.cast(pa.timestamp("s"), safe=False), "%Y-%m-%dT%H:%M")
+    v = np.nan_to_num(v).astype(np.int64) if v.dtype != np.int64 else v
+    sec = (v // per_sec) % 60
+    nanos = (v % per_sec) * (1_000_000_000 // per_sec)
+    ms3 = nanos % 1_000_000 == 0
+    us6 = nanos % 1000 == 0
+    frac_ms = pc.binary_join_element_wise(".", _lpad(pa.array(nanos // 1_000_000), 3), "")
+    frac_us = pc.binary_join_element_wise(".", _lpad(pa.array(nanos // 1000), 6), "")
+    frac_ns = pc.binary_join_element_wise(".", _lpad(pa.array(nanos), 9), "")
+    frac = pc.if_else(pa.array(nanos == 0), "", pc.if_else(pa.array(ms3), frac_ms, pc.if_else(pa.array(us6), frac_us, frac_ns)))
+    secs = pc.binary_join_element_wise(":", _lpad(pa.array(sec), 2), "")
+    show_sec = pa.array((sec != 0) | (nanos != 0) | zulu)
+    out = pc.binary_join_element_wise(base, pc.if_else(show_sec, secs, ""), frac, "Z" if zulu else "", "")
+    return pc.if_else(arr.is_null(), pa.scalar(None, pa.string()), out)
+
+
+def render_column(col, t: SqlType) -> pa.Array:
+    """Flink's print text of every value of ``col`` (NULL → ``null``)."""
+    col = combine(col)
+    n = t.name
+    if n in ("FLOAT", "DOUBLE"):
+        single = n == "FLOAT"
+        text = pa.array([None if x is None else java_double(x, single) for x in col.to_pylist()], pa.string())
+    elif n == "BYTES":
+        text = pa.array([None if b is None else _java_bytes(b) for b in col.to_pylist()], pa.string())
+    elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):
+        text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
+    else:
+        text = col.cast(pa.string())
+    return pc.fill_null(text, "null")
+
+
+def format_rows(batch: Batch, schema: Schema, identifier: str | None = None) -> list[str]:
+    """The printed lines of ``batch`` (``[ident> ]+I[v1, v2, ...]``)."""
+    n = batch.num_rows
+    if n == 0:
+        return []
+    cols = [render_column(c, f.type) for c, f in zip(batch.table.columns, schema.fields)]
+    body = pc.binary_join_element_wise(*cols, ", ") if cols else pa.array([""] * n)
+    if batch.kinds is None:
+        prefix = pa.array(["+I["] * n, pa.string())
+    else:
+        prefix = pa.array(_KIND_PREFIX[batch.kinds.astype(np.int64)], pa.string())
+    if identifier:
+        prefix = pc.binary_join_element_wise(f"{identifier}> ", prefix, "")
+    return pc.binary_join_element_wise(prefix, body, "]", "").to_pylist()
+
+
+class PrintSink(Sink):
+    """See module docstring."""
+
+    accepts_updates = True
+    guarantee_reason = "print writes rows as they arrive; rows after the last checkpoint repeat on recovery"
+
+    def __init__(self, ctx: ConnectorContext):
+        table = ctx.table
+        validate_options(SPEC, table.options, table.name)
+        self.schema = table.physical_schema
+        self.identifier = table.options.get("print-identifier")
+        self.stderr = bool_option(table.options, "standard-error", False, table.name)
+
+    def _stream(self):
+        return sys.stderr if self.stderr else sys.stdout  # looked up per call (redirection, capture)
+
+    def write(self, batch: Batch) -> None:
+        lines = format_rows(batch, self.schema, self.identifier)
+        if lines:
+            self._stream().write("\n".join(lines) + "\n")
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        self._stream().flush()
+
+    def finish(self) -> None:
+        self._stream().flush()
+
+    def close(self) -> None:
+        try:
+            self._stream().flush()
+        except ValueError:  # stream already closed
+            pass
+
+
+SPEC = register(ConnectorSpec(
+    name="print",
+    options=[
+        OptionSpec("connector", required=True, description="'print'"),
+        OptionSpec("print-identifier", description="prefix of every printed line ('ident> ')"),
+        OptionSpec("standard-error", default="false", choices=("true", "false"),
+                   description="print to stderr instead of stdout"),
+        OptionSpec("sink.parallelism", description="accepted for compatibility (ignored)"),
+    ],
+    create_sink=PrintSink,
+    description="prints rows to stdout as +I[...] (debugging); at-least-once",
+))

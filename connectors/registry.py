@@ -1,0 +1,71 @@
+"""The connector registry: ``'connector' = 'name'`` → :class:`ConnectorSpec`."""
+
+from __future__ import annotations
+
+import importlib
+
+from streamsql.connectors.base import ConnectorSpec
+from streamsql.errors import ConfigError
+
+_REGISTRY: dict[str, ConnectorSpec] = {}
+# Built-in connector modules, imported on first lookup so `import streamsql` stays light.
+_BUILTINS = ("kafka", "upsert_kafka", "datagen", "print_sink", "blackhole", "filesystem")
+
+
+def register(spec: ConnectorSpec) -> ConnectorSpec:
+    """Make ``spec`` findable by its name; returns it (usable at module level)."""
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def _load_builtins() -> None:
+    for mod in _BUILTINS:
+        try:
+            importlib.import_module(f"streamsql.connectors.{mod}")
+        except ModuleNotFoundError as e:  # a connector not written yet must not break the rest
+            if e.name != f"streamsql.connectors.{mod}":
+                raise
+
+
+def known_connectors() -> dict[str, ConnectorSpec]:
+    """All registered connectors by name."""
+    _load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_connector(name: str) -> ConnectorSpec:
+    """The connector called ``name``.
+
+    Raises:
+        ConfigError: for an unknown name, listing the known ones.
+    """
+    specs = known_connectors()
+    if name not in specs:
+        msg = f"Unknown connector '{name}'; available: {', '.join(specs)}"
+        raise ConfigError(msg)
+    return specs[name]
+
+
+def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, allowed_extra=()) -> None:
+    """Check a table's WITH options against the connector's declared options.
+
+    Raises:
+        ConfigError: for a missing required option, an unknown key (with the known keys
+            listed), or a value outside an option's choices.
+    """
+    known = {o.key: o for o in spec.options}
+    for o in spec.options:
+        if o.required and o.key not in options:
+            msg = f"Table '{table}': connector '{spec.name}' requires option '{o.key}' ({o.description})"
+            raise ConfigError(msg)
+    for key, value in options.items():
+        if key in known:
+            o = known[key]
+            if o.choices and value not in o.choices:
+                msg = (f"Table '{table}': option '{key}' = '{value}' is not one of "
+                       f"{', '.join(repr(c) for c in o.choices)}")
+                raise ConfigError(msg)
+        elif not key.startswith(tuple(spec.option_prefixes) + tuple(allowed_extra)):
+            msg = (f"Table '{table}': unknown option '{key}' for connector '{spec.name}'; "
+                   f"supported: {', '.join(sorted(known))}")
+            raise ConfigError(msg)

@@ -1,0 +1,214 @@
+"""The checkpoint coordinator (Flink's JobManager role) for one job.
+
+One checkpoint in flight at a time. Checkpoint n:
+
+1. **trigger** — each source records its position and injects barrier n (at its next turn,
+   so barriers really do arrive at different times on different inputs);
+2. **snapshot** — each task, once barrier n is aligned on its inputs, snapshots its
+   operator's keyed state into ``chk-n/<operator>/`` and acknowledges; sinks pre-commit;
+3. **complete** — when every task acknowledged: write ``chk-n/_metadata``;
+4. **commit** — the commit point: the job's committer commits (Kafka transaction with the
+   checkpoint marker, or ``_committed`` file);
+5. **notify** — sinks learn that n committed; old checkpoints are pruned.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Protocol
+
+from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.checkpoint.faults import fault_point
+from streamsql.errors import ExecutionError
+
+log = logging.getLogger(__name__)
+
+
+class Committer(Protocol):
+    """Decides and records which checkpoint is the last committed one."""
+
+    def last_committed(self) -> int | None:
+        """The id of the last committed checkpoint, or None."""
+
+    def commit(self, checkpoint_id: int, metadata: dict) -> None:
+        """Commit checkpoint ``checkpoint_id`` (the commit point of exactly-once)."""
+
+
+class LocalCommitter:
+    """Commits by atomically writing ``_committed`` (jobs without a transactional sink)."""
+
+    def __init__(self, storage: CheckpointStorage):
+        self.storage = storage
+
+    def last_committed(self) -> int | None:
+        """The id in ``_committed``."""
+        return self.storage.local_committed()
+
+    def commit(self, checkpoint_id: int, metadata: dict) -> None:
+        """Write ``_committed``."""
+        self.storage.mark_committed(checkpoint_id)
+
+
+@dataclass
+class CheckpointStats:
+    """What the job handle and CLI report about a checkpoint.
+
+    Attributes:
+        checkpoint_id: n.
+        trigger_time: ms since the epoch.
+        duration_ms: trigger → committed.
+        alignment_ms: first → last task acknowledgement (time barriers spent aligning).
+        state_bytes: snapshot size per operator id.
+        positions: source positions per source id.
+        status: in_progress, committed, failed.
+    """
+
+    checkpoint_id: int
+    trigger_time: int
+    duration_ms: int = 0
+    alignment_ms: int = 0
+    state_bytes: dict[str, int] = field(default_factory=dict)
+    positions: dict[str, Any] = field(default_factory=dict)
+    status: str = "in_progress"
+
+    @property
+    def size_bytes(self) -> int:
+        """Total snapshot size in bytes."""
+        return sum(self.state_bytes.values())
+
+    def summary(self) -> str:
+        """One line: ``#7 committed in 12 ms, 4.1 KiB, alignment 0 ms``."""
+        return (f"#{self.checkpoint_id} {self.status} in {self.duration_ms} ms, "
+                f"{self.size_bytes / 1024:.1f} KiB, alignment {self.alignment_ms} ms")
+
+
+class CheckpointCoordinator:
+    """Triggers, tracks and commits checkpoints of one job (see module docstring).
+
+    Args:
+        storage: the job's checkpoint folder.
+        committer: the commit point.
+        interval_ms: ``'execution.checkpointing.interval'`` (0 = only the final checkpoint).
+        min_pause_ms: least time between one checkpoint's end and the next trigger.
+        timeout_ms: a checkpoint not complete by then fails.
+        tolerable_failures: consecutive failed checkpoints tolerated before the job fails.
+        num_retained: committed checkpoints kept.
+        first_id: the next checkpoint id (continues after a restore).
+    """
+
+    def __init__(self, storage: CheckpointStorage, committer: Committer, interval_ms: int,
+                 min_pause_ms: int = 0, timeout_ms: int = 600_000, tolerable_failures: int = 0,
+                 num_retained: int = 1, first_id: int = 1):
+        self.storage = storage
+        self.committer = committer
+        self.interval_ms = interval_ms
+        self.min_pause_ms = min_pause_ms
+        self.timeout_ms = timeout_ms
+        self.tolerable_failures = tolerable_failures
+        self.num_retained = num_retained
+        self.next_id = first_id
+        self.pending: CheckpointStats | None = None
+        self.last_completed: CheckpointStats | None = None
+        self.history: list[CheckpointStats] = []
+        self._last_end = time.monotonic() * 1000
+        self._trigger_mono = 0.0
+        self._acks: set[str] = set()
+        self._first_ack = 0.0
+        self._failures = 0
+        self.tasks: list[Any] = []
+        self.sources: list[Any] = []
+        self.snapshotters: dict[str, Callable[[str], int]] = {}
+        self.on_commit: list[Callable[[int], None]] = []
+
+    # -- 1. trigger ---------------------------------------------------------------------------
+    def due(self) -> bool:
+        """True when a periodic checkpoint should start now."""
+        if self.pending is not None or self.interval_ms <= 0:
+            return False
+        now = time.monotonic() * 1000
+        return now - self._last_end >= max(self.interval_ms, self.min_pause_ms)
+
+    def trigger(self) -> int:
+        """Start checkpoint n: sources will inject barrier n at their next turn."""
+        n = self.next_id
+        self.next_id += 1
+        self.pending = CheckpointStats(n, int(time.time() * 1000))
+        self._trigger_mono = time.monotonic()
+        self._acks = set()
+        for s in self.sources:
+            s.request_barrier(n)
+        log.debug("checkpoint %d triggered", n)
+        return n
+
+    def record_position(self, checkpoint_id: int, source_id: str, position: Any) -> None:
+        """A source injected barrier ``checkpoint_id`` at ``position``."""
+        if self.pending and self.pending.checkpoint_id == checkpoint_id:
+            self.pending.positions[source_id] = position
+
+    # -- 2. snapshot ---------------------------------------------------------------------------
+    def acknowledge(self, checkpoint_id: int, task: Any) -> None:
+        """Task ``task`` aligned barrier ``checkpoint_id``: snapshot its state now."""
+        p = self.pending
+        if p is None or p.checkpoint_id != checkpoint_id:
+            return
+        if not self._acks:
+            self._first_ack = time.monotonic()
+        snap = self.snapshotters.get(task.task_id)
+        if snap is not None:
+            p.state_bytes[task.task_id] = snap(self.storage.operator_dir(checkpoint_id, task.task_id))
+        self._acks.add(task.task_id)
+        if len(self._acks) == len(self.tasks):
+            p.alignment_ms = int((time.monotonic() - self._first_ack) * 1000)
+
+    # -- 3..5. complete, commit, notify --------------------------------------------------------
+    def maybe_complete(self) -> CheckpointStats | None:
+        """Complete and commit the pending checkpoint if every task acknowledged it.
+
+        Raises:
+            ExecutionError: when more consecutive checkpoints failed than tolerated.
+        """
+        p = self.pending
+        if p is None:
+            return None
+        if len(self._acks) < len(self.tasks):
+            if (time.monotonic() - self._trigger_mono) * 1000 > self.timeout_ms:
+                self._fail(p, "timed out")
+            return None
+        n = p.checkpoint_id
+        # 3. metadata (durable before the commit point, so a committed id always has it)
+        self.storage.write_metadata(n, {"checkpoint_id": n, "trigger_time": p.trigger_time,
+                                        "positions": p.positions, "state_bytes": p.state_bytes})
+        fault_point("after_snapshot_before_commit")
+        # 4. the commit point
+        self.committer.commit(n, {"positions": p.positions})
+        fault_point("after_commit_before_bookkeeping")
+        # 5. notify and prune
+        for fn in self.on_commit:
+            fn(n)
+        self.storage.prune(n, self.num_retained)
+        p.status = "committed"
+        p.duration_ms = int((time.monotonic() - self._trigger_mono) * 1000)
+        self.last_completed = p
+        self.history = (self.history + [p])[-20:]
+        self.pending = None
+        self._failures = 0
+        self._last_end = time.monotonic() * 1000
+        log.info("checkpoint %s", p.summary())
+        return p
+
+    def _fail(self, p: CheckpointStats, why: str) -> None:
+        p.status = "failed"
+        self.history = (self.history + [p])[-20:]
+        self.pending = None
+        self._failures += 1
+        self._last_end = time.monotonic() * 1000
+        if self._failures > self.tolerable_failures:
+            msg = (f"Checkpoint {p.checkpoint_id} {why}; exceeded "
+                   f"'execution.checkpointing.tolerable-failed-checkpoints' = {self.tolerable_failures}")
+            raise ExecutionError(msg)
+
+    def stats(self) -> dict:
+        """The last completed checkpoint as a dict (for job handles and SHOW JOBS)."""
+        return asdict(self.last_completed) if self.last_completed else {}

@@ -1,0 +1,102 @@
+"""The ``streamsql`` command: ``run`` a SQL script, or open the interactive ``shell``.
+
+Exit codes: 0 success (all jobs finished), 1 a statement or job failed, 2 bad usage,
+130 interrupted (Ctrl-C: jobs are cancelled cleanly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+
+from streamsql.errors import StreamSQLError
+
+
+def _settings(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for p in pairs or []:
+        if "=" not in p:
+            sys.stderr.write(f"[ERROR] --set expects KEY=VALUE, got {p!r}\n")
+            sys.exit(2)
+        k, v = p.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a script: statements in order, then wait for every INSERT job."""
+    from streamsql.environment import StreamEnvironment
+    from streamsql.output import print_result
+
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            script = f.read()
+    except OSError as e:
+        sys.stderr.write(f"[ERROR] Cannot read {args.file}: {e.strerror}\n")
+        return 1
+    env = StreamEnvironment(_settings(args.set))
+    try:
+        from streamsql.sql.parser import split_statements
+
+        for st in split_statements(script):
+            try:
+                result = env.execute_sql(st.text)
+            except StreamSQLError as e:
+                from streamsql.errors import SqlError
+
+                if isinstance(e, SqlError):
+                    raise e.with_offset(script, st.line - 1, args.file) from None
+                raise type(e)(f"{args.file}:{st.line}: {e}") from None
+            print_result(result, sys.stdout)
+        env.wait_all()
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("\n[INFO] Interrupted; cancelling jobs.\n")
+        env.close()
+        return 130
+    except StreamSQLError as e:
+        sys.stderr.write(f"[ERROR] {e}\n")
+        if args.verbose:
+            import traceback
+
+            traceback.print_exc()
+        env.close()
+        return 1
+
+
+def cmd_shell(args: argparse.Namespace) -> int:
+    """Start the interactive shell."""
+    try:
+        from streamsql.shell.app import run_shell
+    except ImportError as e:
+        sys.stderr.write(f"[ERROR] The shell is not available: {e}\n")
+        return 1
+    return run_shell(init_file=args.init, settings=_settings(args.set))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``streamsql`` console script."""
+    parser = argparse.ArgumentParser(prog="streamsql", description="Streaming SQL over Kafka, exactly-once.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a SQL script; exits when all its jobs finish")
+    run.add_argument("file", help="the .sql script")
+    run.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
+    run.add_argument("--verbose", action="store_true", help="print stack traces of errors")
+    shell = sub.add_parser("shell", help="interactive SQL shell")
+    shell.add_argument("-i", "--init", help="a script of DDL and SET statements to run first")
+    shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "run":
+        # A second Ctrl-C while jobs are being cancelled exits at once.
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        return cmd_run(args)
+    return cmd_shell(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The exception hierarchy: one root, subclasses grouped by who is at fault.
+
+- :class:`SqlError` — the statement is wrong (syntax, unknown table/column, type); carries
+  line, column and a caret excerpt, as sqlglot's ParseError does.
+- :class:`PlanError` — the statement is valid SQL but cannot run as asked (e.g. an updating
+  result into an append-only sink).
+- :class:`ConfigError` — a bad connector or engine option.
+- :class:`BadRecordError` — input data that cannot be decoded; names topic/partition/offset
+  (or file/line).
+- :class:`ExecutionError` — the environment failed at run time (broker, disk, a job failure).
+- :class:`InternalError` — our bug.
+
+The CLI and shell print ``str(error)``; no user ever sees a bare traceback unless they ask
+for it (``SET 'sql-client.verbose' = 'true'``).
+"""
+
+from __future__ import annotations
+
+
+class StreamSQLError(Exception):
+    """Root of every error StreamSQL raises on purpose."""
+
+
+class SqlError(StreamSQLError):
+    """A statement that cannot be parsed or bound.
+
+    Attributes:
+        message: what is wrong, without position.
+        sql: the statement text (may be None).
+        line: 1-based line of the offending token (None if unknown).
+        col: 1-based column.
+    """
+
+    def __init__(self, message: str, sql: str | None = None, line: int | None = None, col: int | None = None,
+                 length: int = 1):
+        self.message = message
+        self.sql = sql
+        self.line = line
+        self.col = col
+        self.length = max(1, length)
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.line is None or self.sql is None:
+            return self.message
+        lines = self.sql.splitlines() or [""]
+        text = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
+        caret = " " * (max(self.col, 1) - 1) + "^" * self.length
+        return f"{self.message} (line {self.line}, column {self.col})\n  {text}\n  {caret}"
+
+    def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> SqlError:
+        """Return the same error positioned inside a larger script.
+
+        Args:
+            sql: the whole script text.
+            line_offset: lines that precede this statement in the script (0-based count).
+            file: the script's path, prefixed to the message when given.
+        """
+        msg = f"{file}: {self.message}" if file else self.message
+        line = None if self.line is None else self.line + line_offset
+        return SqlError(msg, sql, line, self.col, self.length)
+
+
+class PlanError(StreamSQLError):
+    """A valid statement that cannot be planned as asked."""
+
+
+class ConfigError(StreamSQLError):
+    """A bad connector, format or engine option (unknown key, bad value, missing option)."""
+
+
+class BadRecordError(StreamSQLError):
+    """A record that cannot be decoded under the table's format options.
+
+    The message names where the record is: ``topic[partition]@offset`` or ``file:line``.
+    """
+
+
+class ExecutionError(StreamSQLError):
+    """A failure at run time caused by the environment or by a job."""
+
+
+class InternalError(StreamSQLError):
+    """A bug in StreamSQL. Please report it with the statement that triggered it."""

@@ -1,0 +1,86 @@
+"""Compile SQL expressions once into DuckDB SQL that is evaluated over whole batches.
+
+Expressions stay sqlglot trees through planning (see DESIGN.md). Compiling one means:
+
+1. resolve every column reference against the input :class:`~streamsql.plan.scope.Scope`,
+   replacing it with the quoted internal column name of the input batch;
+2. rewrite the few Flink functions whose semantics differ from DuckDB's (table below);
+3. generate DuckDB SQL text.
+
+=================== =========================================================
+Flink               DuckDB spelling (why)
+=================== =========================================================
+CONCAT(a, b, ...)   ``a || b || ...`` (Flink: NULL if any argument is NULL)
+IF(c, a, b)         ``CASE WHEN c THEN a ELSE b END``
+CHAR_LENGTH(s)      ``length(s)``
+SUBSTR/SUBSTRING    same positions: 1-based, negative start counts from the end
+=================== =========================================================
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.errors import SqlError
+from streamsql.plan.scope import Scope, position_of
+
+AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg)
+
+
+def quote(name: str) -> str:
+    """A DuckDB-quoted identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def resolve_columns(node: exp.Expression, scope: Scope) -> exp.Expression:
+    """A copy of ``node`` with every column replaced by its input's internal column.
+
+    Raises:
+        SqlError: for an unknown or ambiguous column (positioned, listing the columns).
+    """
+
+    def fix(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
+            col = scope.resolve(n)
+            return exp.column(col.internal, quoted=True)
+        return n
+
+    return node.copy().transform(fix)
+
+
+def _rewrite_flink(n: exp.Expression) -> exp.Expression:
+    if isinstance(n, exp.Concat):
+        parts = n.expressions
+        out = parts[0]
+        for p in parts[1:]:
+            out = exp.DPipe(this=out, expression=p, safe=False)
+        return exp.paren(out) if len(parts) > 1 else out
+    return n
+
+
+def to_duckdb(node: exp.Expression) -> str:
+    """DuckDB SQL text for an already-resolved expression."""
+    return node.copy().transform(_rewrite_flink).sql(dialect="duckdb")
+
+
+def compile_expression(node: exp.Expression, scope: Scope) -> str:
+    """Resolve ``node`` against ``scope`` and return DuckDB SQL for it.
+
+    Raises:
+        SqlError: unknown columns; aggregate functions where none are allowed.
+    """
+    agg = node.find(*AGG_TYPES)
+    if agg is not None:
+        line, col, length = position_of(agg)
+        msg = f"Aggregate function {agg.sql()} is not allowed here"
+        raise SqlError(msg, scope.sql, line, col, length)
+    return to_duckdb(resolve_columns(node, scope))
+
+
+def output_name(node: exp.Expression, index: int) -> str:
+    """The column name Flink gives a SELECT item: its alias, its column name, or ``EXPR$i``."""
+    if isinstance(node, exp.Alias):
+        return node.alias
+    if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+        return node.name
+    return f"EXPR${index}"

@@ -1,0 +1,180 @@
+"""Physical plan nodes. Each knows its inputs, output schema and changelog mode, prints itself
+for EXPLAIN, declares whether it keeps state, and creates its runtime operator.
+
+Changelog modes, as Flink's planner:
+
+- ``insert-only`` — only +I rows;
+- ``retract`` — +I, -U, +U, -D (an updating result, e.g. GROUP BY without a window).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from streamsql.catalog import TableDef
+from streamsql.runtime.evaluator import BatchQuery
+from streamsql.types import Schema
+
+INSERT_ONLY = "insert-only"
+RETRACT = "retract"
+
+
+@dataclass(eq=False)
+class PlanNode:
+    """Base of all plan nodes.
+
+    Attributes:
+        inputs: upstream nodes.
+        schema: Arrow schema of the batches this node emits.
+        mode: changelog mode of its output (:data:`INSERT_ONLY` or :data:`RETRACT`).
+        id: stable, readable id assigned by the planner (``calc-3``); names operator state.
+    """
+
+    inputs: list[PlanNode]
+    schema: pa.Schema
+    mode: str = INSERT_ONLY
+    id: str = ""
+    kind: str = field(default="node", init=False)
+    stateful: bool = field(default=False, init=False)
+
+    @property
+    def sql_schema(self) -> Schema:
+        """The output columns as SQL types."""
+        return Schema.from_arrow(self.schema)
+
+    def describe(self) -> str:
+        """One line for EXPLAIN."""
+        return self.kind
+
+    def create_operator(self):
+        """The runtime operator for this node."""
+        raise NotImplementedError
+
+
+@dataclass(eq=False)
+class ScanNode(PlanNode):
+    """Reads a table through its connector's source."""
+
+    table: TableDef = None  # type: ignore[assignment]
+
+    def __post_init__(self):
+        self.kind = "scan"
+
+    def describe(self) -> str:
+        return f"TableSourceScan(table=[{self.table.name}], connector=[{self.table.connector}], fields=[{', '.join(self.schema.names)}])"
+
+
+@dataclass(eq=False)
+class CalcNode(PlanNode):
+    """Projection and filter in one batch query."""
+
+    query: BatchQuery = None  # type: ignore[assignment]
+    select_sql: list[str] = field(default_factory=list)
+    where_sql: str | None = None
+
+    def __post_init__(self):
+        self.kind = "calc"
+
+    def describe(self) -> str:
+        where = f", where=[{self.where_sql}]" if self.where_sql else ""
+        return f"Calc(select=[{', '.join(self.select_sql)}]{where})"
+
+    def create_operator(self):
+        from streamsql.runtime.operators.calc import CalcOperator
+
+        return CalcOperator(self.query)
+
+
+@dataclass(eq=False)
+class WatermarkAssignerNode(PlanNode):
+    """Generates watermarks from ``WATERMARK FOR col AS expr``."""
+
+    query: BatchQuery = None  # type: ignore[assignment]
+    rowtime: str = ""
+    expr_sql: str = ""
+
+    def __post_init__(self):
+        self.kind = "watermark"
+
+    def describe(self) -> str:
+        return f"WatermarkAssigner(rowtime=[{self.rowtime}], watermark=[{self.expr_sql}])"
+
+    def create_operator(self):
+        from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
+
+        return WatermarkAssignerOperator(self.query)
+
+
+@dataclass(eq=False)
+class GroupAggNode(PlanNode):
+    """GROUP BY aggregation without a window (updating output)."""
+
+    num_keys: int = 0
+    aggs: list = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.kind = "group-agg"
+        self.stateful = True
+
+    def describe(self) -> str:
+        keys = ", ".join(self.schema.names[: self.num_keys])
+        return f"GroupAggregate(groupBy=[{keys}], select=[{', '.join(self.labels)}], changelog=[{self.mode}])"
+
+    def create_operator(self):
+        from streamsql.runtime.operators.group_agg import GroupAggOperator
+
+        return GroupAggOperator(self.num_keys, self.aggs, self.inputs[0].schema, self.schema)
+
+
+@dataclass(eq=False)
+class UnionNode(PlanNode):
+    """UNION ALL of inputs with the same column types."""
+
+    def __post_init__(self):
+        self.kind = "union"
+
+    def describe(self) -> str:
+        return f"Union(all=[true], inputs=[{len(self.inputs)}])"
+
+    def create_operator(self):
+        from streamsql.runtime.operators.union import UnionOperator
+
+        return UnionOperator(self.schema)
+
+
+@dataclass(eq=False)
+class SinkNode(PlanNode):
+    """Writes into a table through its connector's sink."""
+
+    table: TableDef = None  # type: ignore[assignment]
+    guarantee: str = ""
+    guarantee_reason: str = ""
+
+    def __post_init__(self):
+        self.kind = "sink"
+
+    def describe(self) -> str:
+        return (f"Sink(table=[{self.table.name}], connector=[{self.table.connector}], "
+                f"fields=[{', '.join(self.schema.names)}], input=[{self.inputs[0].mode}], "
+                f"guarantee=[{self.guarantee}])")
+
+
+def walk(roots: list[PlanNode]) -> list[PlanNode]:
+    """All nodes reachable from ``roots``, inputs before the nodes that read them."""
+    seen: dict[int, PlanNode] = {}
+    order: list[PlanNode] = []
+
+    def visit(n: PlanNode) -> None:
+        if id(n) in seen:
+            return
+        seen[id(n)] = n
+        for i in n.inputs:
+            visit(i)
+        order.append(n)
+
+    for r in roots:
+        visit(r)
+    return order

@@ -1,0 +1,380 @@
+"""The planner: a bound SELECT or INSERT → a graph of physical plan nodes.
+
+Shape of the plans it builds (EXPLAIN prints them)::
+
+    Sink ← Calc (casts to the sink's types)
+         ← Calc (select list, HAVING)          only with GROUP BY
+         ← GroupAggregate (keys, aggregates)   only with GROUP BY
+         ← Calc (WHERE; keys and arguments, or the select list)
+         ← WatermarkAssigner                   if the table declares a watermark
+         ← Calc (computed columns)             if the table declares them
+         ← TableSourceScan
+
+Each node's changelog mode follows from its inputs; writing an updating result into an
+append-only sink is a :class:`~streamsql.errors.PlanError` raised here, before anything runs.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.catalog import Catalog, TableDef, ViewDef
+from streamsql.config import Config
+from streamsql.connectors.base import ConnectorContext
+from streamsql.connectors.registry import get_connector
+from streamsql.errors import PlanError, SqlError
+from streamsql.plan.expressions import AGG_TYPES, compile_expression, output_name, quote, resolve_columns, to_duckdb
+from streamsql.plan.nodes import (INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, SinkNode,
+                                  UnionNode, WatermarkAssignerNode, walk)
+from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.runtime.evaluator import BatchQuery
+from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
+from streamsql.types import Field, Schema, SqlType
+
+
+class Planner:
+    """Plans statements against a catalog and configuration.
+
+    Args:
+        catalog: tables and views.
+        config: engine settings (checkpointing mode decides sink guarantees).
+        sql: the statement text, for positioned errors.
+        job_name: the job's ``'pipeline.name'`` (passed to connectors).
+    """
+
+    def __init__(self, catalog: Catalog, config: Config, sql: str | None = None, job_name: str = "job"):
+        self.catalog = catalog
+        self.config = config
+        self.sql = sql
+        self.job_name = job_name
+
+    # -- statements ---------------------------------------------------------------------------
+    def plan_query(self, query: exp.Expression) -> PlanNode:
+        """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
+        node, _ = self._query(query)
+        assign_ids([node])
+        return node
+
+    def plan_insert(self, insert: exp.Insert) -> SinkNode:
+        """Plan ``INSERT INTO sink [(cols)] query``.
+
+        Raises:
+            SqlError: unknown sink, column count or name mismatch.
+            PlanError: an updating query into an append-only sink.
+        """
+        target = insert.this
+        cols = None
+        if isinstance(target, exp.Schema):
+            cols = [i.name for i in target.expressions]
+            target = target.this
+        table = self._table(target)
+        node, _ = self._query(insert.expression)
+        sink = self._sink(table, node, cols)
+        assign_ids([sink])
+        return sink
+
+    # -- queries -------------------------------------------------------------------------------
+    def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:
+        if isinstance(q, exp.Subquery):
+            return self._query(q.this)
+        if isinstance(q, exp.Union):
+            if q.args.get("distinct"):
+                self._fail(q, "UNION without ALL is not supported yet; use UNION ALL")
+            left, ls = self._query(q.this)
+            right, _ = self._query(q.expression)
+            lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
+            if len(lt) != len(rt):
+                self._fail(q, f"UNION ALL inputs have {len(lt)} and {len(rt)} columns")
+            if any(a.to_arrow() != b.to_arrow() for a, b in zip(lt, rt)):
+                right = self._cast(right, left.schema.names, lt)
+            mode = RETRACT if RETRACT in (left.mode, right.mode) else INSERT_ONLY
+            node = UnionNode([left, right], left.schema, mode)
+            return node, Scope([ScopeColumn(None, c.name, c.internal, c.type) for c in ls.columns], self.sql)
+        if isinstance(q, exp.Select):
+            return self._select(q)
+        if isinstance(q, exp.Values):
+            self._fail(q, "VALUES is supported only as INSERT INTO t VALUES (...)")
+        self._fail(q, f"Unsupported query: {q.key.upper()}")
+
+    def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
+        src = sel.args.get("from_")
+        if src is None:
+            self._fail(sel, "SELECT without FROM is not supported in a streaming query")
+        if sel.args.get("joins"):
+            self._fail(sel.args["joins"][0], "JOIN is not supported yet")
+        node, scope = self._from(src.this)
+        if sel.args.get("distinct"):
+            self._fail(sel, "SELECT DISTINCT is not supported yet; use GROUP BY")
+        for key in ("order", "limit"):
+            if sel.args.get(key):
+                self._fail(sel.args[key], f"{key.upper()} is not supported in a streaming query yet")
+        where = sel.args.get("where")
+        cond = compile_expression(where.this, scope) if where is not None else None
+        items = self._expand_star(sel.expressions, scope)
+        has_agg = sel.args.get("group") is not None or any(i.find(*AGG_TYPES) for i in items) \
+            or sel.args.get("having") is not None
+        if has_agg:
+            return self._aggregate(sel, items, node, scope, cond)
+        names = _unique([output_name(i, n) for n, i in enumerate(items)])
+        compiled = [compile_expression(i.unalias() if isinstance(i, exp.Alias) else i, scope) for i in items]
+        calc = self._calc(node, list(zip(names, compiled)), cond)
+        return calc, _scope_of(calc, None, self.sql)
+
+    def _expand_star(self, items: list[exp.Expression], scope: Scope) -> list[exp.Expression]:
+        out = []
+        for i in items:
+            if isinstance(i, exp.Star) or (isinstance(i, exp.Column) and isinstance(i.this, exp.Star)):
+                qual = i.table.lower() if isinstance(i, exp.Column) and i.table else None
+                cols = [c for c in scope.columns if qual is None or c.qualifier == qual]
+                if not cols:
+                    self._fail(i, f"Unknown table or alias '{i.table}' in '{i.sql()}'")
+                out += [exp.column(c.name, table=c.qualifier, quoted=True) for c in cols]
+            else:
+                out.append(i)
+        return out
+
+    def _from(self, src: exp.Expression) -> tuple[PlanNode, Scope]:
+        alias = src.alias_or_name if src.alias else None
+        if isinstance(src, exp.Table) and not isinstance(src.this, exp.Anonymous):
+            obj = self._lookup(src)
+            if isinstance(obj, ViewDef):
+                node, scope = self._query(obj.query)
+                return node, scope.requalify(alias or obj.name)
+            node = self._scan(obj)
+            return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'")
+        if isinstance(src, exp.Subquery):
+            node, scope = self._query(src.this)
+            return node, scope.requalify(alias)
+        self._fail(src, f"Unsupported FROM item: {src.sql()}")
+
+    def _scan(self, table: TableDef) -> PlanNode:
+        spec = get_connector(table.connector)
+        if spec.create_source is None:
+            msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
+            raise PlanError(msg)
+        readable = [c for c in table.columns if c.computed is None]
+        ordered = [c for c in readable if c.is_physical] + [c for c in readable if not c.is_physical]
+        scan_schema = Schema([Field(c.name, c.type) for c in ordered])
+        changelog = bool(getattr(spec, "changelog_source", False)) or _is_changelog_format(table)
+        node: PlanNode = ScanNode([], scan_schema.to_arrow(), RETRACT if changelog else INSERT_ONLY, table=table)
+        scope = _scope_of(node, table.name, self.sql, f"table '{table.name}'")
+        if ordered != readable or any(c.computed is not None for c in table.columns):
+            items = []
+            for c in table.columns:
+                expr = compile_expression(c.computed, scope) if c.computed is not None else quote(c.name)
+                items.append((c.name, expr))
+            node = self._calc(node, items, None)
+            for c in table.columns:  # computed columns get their inferred types
+                if c.computed is not None and c.type is None:
+                    c.type = SqlType.from_arrow(node.schema.field(c.name).type)
+            scope = _scope_of(node, table.name, self.sql, f"table '{table.name}'")
+        if table.watermark is not None:
+            col = table.column(table.watermark.column)
+            if col is None or not (col.type and col.type.is_time):
+                msg = (f"Table '{table.name}': WATERMARK FOR '{table.watermark.column}' needs a "
+                       f"TIMESTAMP(3) or TIMESTAMP_LTZ(3) column")
+                raise SqlError(msg)
+            wsql = compile_expression(table.watermark.expr, scope)
+            q = BatchQuery([("wm", wsql)], None, node.schema, self.sql)
+            node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name, expr_sql=wsql)
+        return node
+
+    def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None) -> CalcNode:
+        q = BatchQuery(items, cond, node.schema, self.sql)
+        return CalcNode([node], q.output_schema, node.mode, query=q,
+                        select_sql=[e if e == quote(n) else f"{e} AS {n}" for n, e in items], where_sql=cond)
+
+    def _cast(self, node: PlanNode, names: list[str], types: list[SqlType]) -> CalcNode:
+        items = [(n, f"CAST({quote(src)} AS {t.duckdb()})") for n, src, t in zip(names, node.schema.names, types)]
+        return self._calc(node, items, None)
+
+    # -- aggregation ---------------------------------------------------------------------------
+    def _aggregate(self, sel, items, node, scope, cond) -> tuple[PlanNode, Scope]:
+        group = sel.args.get("group")
+        keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
+        resolved = [resolve_columns(i, scope) for i in items]
+        having = sel.args.get("having")
+        having_r = resolve_columns(having.this, scope) if having is not None else None
+        calls: dict[str, exp.Expression] = {}
+        for e in resolved + ([having_r] if having_r is not None else []):
+            for call in e.find_all(*AGG_TYPES):
+                calls.setdefault(call.sql(), call)
+        pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
+        specs_raw = []
+        for call in calls.values():
+            func, arg = self._agg_call(call, node.mode)
+            if arg is not None:
+                pre.append((f"__a{len(specs_raw)}", to_duckdb(arg)))
+                specs_raw.append((func, len(pre) - 1))
+            else:
+                specs_raw.append((func, None))
+        if not pre:
+            pre.append(("__one", "1"))
+        pre_node = self._calc(node, pre, cond)
+        in_types = pre_node.sql_schema
+        specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))
+                 for f, a in specs_raw]
+        out_fields = [pre_node.schema.field(i) for i in range(len(keys))]
+        import pyarrow as pa
+
+        out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
+                                             for j, s in enumerate(specs)])
+        agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=len(keys), aggs=specs,
+                           labels=[c.sql() for c in calls.values()])
+        # Post-projection: aggregate calls and grouping expressions become columns of `agg`.
+        key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
+        call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
+
+        def to_agg_cols(n: exp.Expression) -> exp.Expression:
+            if n.sql() in call_col and isinstance(n, AGG_TYPES):
+                return exp.column(call_col[n.sql()], quoted=True)
+            if n.sql() in key_sql and not isinstance(n, exp.Alias):
+                return exp.column(key_sql[n.sql()], quoted=True)
+            return n
+
+        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type)) for f in out_schema],
+                           self.sql)
+        names = _unique([output_name(i, n) for n, i in enumerate(items)])
+        post = []
+        for name, r in zip(names, resolved):
+            expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
+            post.append((name, self._post_expr(expr, post_scope)))
+        post_cond = self._post_expr(having_r.transform(to_agg_cols), post_scope) if having_r is not None else None
+        calc = self._calc(agg, post, post_cond)
+        return calc, _scope_of(calc, None, self.sql)
+
+    def _post_expr(self, expr: exp.Expression, scope: Scope) -> str:
+        for col in expr.find_all(exp.Column):
+            if not col.name.startswith("__"):
+                line, c, length = position_of(col)
+                msg = (f"Column '{col.name}' must appear in the GROUP BY clause or be used in an "
+                       f"aggregate function")
+                raise SqlError(msg, self.sql, line, c, length)
+        return to_duckdb(expr)
+
+    def _agg_call(self, call: exp.Expression, mode: str) -> tuple[str, exp.Expression | None]:
+        updating = mode != INSERT_ONLY
+        if isinstance(call, exp.Count):
+            arg = call.this
+            if arg is None or isinstance(arg, exp.Star):
+                return "count_star", None
+            if isinstance(arg, exp.Distinct):
+                return "count_distinct", arg.expressions[0]
+            return "count", arg
+        if isinstance(call, (exp.Min, exp.Max)):
+            f = "min" if isinstance(call, exp.Min) else "max"
+            return (f + "_retract" if updating else f), call.this
+        if isinstance(call, exp.Distinct) or isinstance(call.this, exp.Distinct):
+            self._fail(call, f"{call.key.upper()}(DISTINCT ...) is not supported yet")
+        return ("sum" if isinstance(call, exp.Sum) else "avg"), call.this
+
+    # -- sinks ---------------------------------------------------------------------------------
+    def _sink(self, table: TableDef, node: PlanNode, cols: list[str] | None) -> SinkNode:
+        spec = get_connector(table.connector)
+        if spec.create_sink is None:
+            msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be written (source only)"
+            raise PlanError(msg)
+        writable = [c for c in table.columns if c.computed is None and not c.virtual]
+        target = writable
+        if cols is not None:
+            target = []
+            for name in cols:
+                c = table.column(name)
+                if c is None:
+                    msg = f"Column '{name}' not found in table '{table.name}'; columns: {', '.join(x.name for x in writable)}"
+                    raise SqlError(msg)
+                target.append(c)
+        if len(target) != len(node.schema.names):
+            msg = (f"INSERT INTO {table.name}: the query produces {len(node.schema.names)} columns "
+                   f"({', '.join(node.schema.names)}) but the sink has {len(target)} "
+                   f"({', '.join(c.name for c in target)})")
+            raise SqlError(msg, self.sql)
+        node = self._cast(node, [c.name for c in target], [c.type for c in target]) \
+            if [f.type for f in node.sql_schema] != [c.type for c in target] or \
+            node.schema.names != [c.name for c in target] else node
+        probe = spec.create_sink(ConnectorContext(table, self.job_name, self.config.as_dict()))
+        if node.mode != INSERT_ONLY and not probe.accepts_updates:
+            msg = (f"Table sink '{table.name}' (connector '{table.connector}') only accepts inserts, but the "
+                   f"query produces an updating result ({node.mode} changelog, e.g. from GROUP BY). Use "
+                   f"'connector' = 'upsert-kafka' with a PRIMARY KEY for an updating result.")
+            raise PlanError(msg)
+        if probe.requires_primary_key and not table.primary_key:
+            msg = f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) NOT ENFORCED"
+            raise PlanError(msg)
+        guarantee, reason = self._guarantee(probe)
+        return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee, guarantee_reason=reason)
+
+    def _guarantee(self, sink) -> tuple[str, str]:
+        interval = self.config.duration("execution.checkpointing.interval")
+        mode = (self.config.get("execution.checkpointing.mode") or "").upper()
+        if interval <= 0 and not sink.transactional:
+            return "none", "checkpointing is off ('execution.checkpointing.interval' = 0): at-most-once"
+        if sink.transactional and mode == "EXACTLY_ONCE":
+            return "exactly-once", sink.guarantee_reason or "writes in a Kafka transaction committed with each checkpoint"
+        return "at-least-once", sink.guarantee_reason or "the sink is not transactional: rows replayed after a failure appear again"
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _lookup(self, table: exp.Table) -> TableDef | ViewDef:
+        try:
+            return self.catalog.get(table.name)
+        except SqlError as e:
+            line, col, length = position_of(table)
+            raise SqlError(e.message, self.sql, line, col, length) from None
+
+    def _table(self, target: exp.Table) -> TableDef:
+        obj = self._lookup(target)
+        if not isinstance(obj, TableDef):
+            self._fail(target, f"'{obj.name}' is a view; INSERT needs a table")
+        return obj
+
+    def _fail(self, node: exp.Expression, message: str):
+        line, col, length = position_of(node)
+        raise SqlError(message, self.sql, line, col, length)
+
+
+def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str = "input") -> Scope:
+    q = qualifier.lower() if qualifier else None
+    cols = [ScopeColumn(q, f.name, f.name, SqlType.from_arrow(f.type)) for f in node.schema]
+    return Scope(cols, sql, what)
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        if n.lower() in seen:
+            seen[n.lower()] += 1
+            n = f"{n}{seen[n.lower()] - 1}"
+        seen.setdefault(n.lower(), 0)
+        out.append(n)
+    return out
+
+
+def _is_changelog_format(table: TableDef) -> bool:
+    fmt = table.options.get("format", table.options.get("value.format", ""))
+    return fmt in ("debezium-json", "canal-json", "maxwell-json") or table.connector == "upsert-kafka"
+
+
+def assign_ids(roots: list[PlanNode]) -> None:
+    """Give every node a stable, readable id (``scan-0``, ``calc-1``, ...) in plan order."""
+    for i, n in enumerate(walk(roots)):
+        if not n.id:
+            n.id = f"{n.kind}-{i}"
+
+
+def explain(roots: list[PlanNode]) -> str:
+    """The plan as an indented tree (sink first), then each sink's delivery guarantee."""
+    lines: list[str] = []
+
+    def show(n: PlanNode, depth: int) -> None:
+        lines.append("  " * depth + ("+- " if depth else "") + n.describe())
+        for i in n.inputs:
+            show(i, depth + 1)
+
+    for r in roots:
+        show(r, 0)
+    guarantees = [f"{r.table.name}: {r.guarantee} ({r.guarantee_reason})" for r in roots if isinstance(r, SinkNode)]
+    text = "== Physical Plan ==\n" + "\n".join(lines)
+    if guarantees:
+        text += "\n\n== Delivery guarantees ==\n" + "\n".join(guarantees)
+    return text

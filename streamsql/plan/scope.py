@@ -1,0 +1,83 @@
+"""Column resolution: which input column does ``t.col`` or ``col`` name?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from streamsql.errors import SqlError
+from streamsql.types import SqlType
+
+
+@dataclass(frozen=True)
+class ScopeColumn:
+    """A column visible to an expression.
+
+    Attributes:
+        qualifier: the table name or alias that may qualify it (lower case), or None.
+        name: the column name as declared.
+        internal: the column's name in the batches of the input edge.
+        type: its SQL type.
+    """
+
+    qualifier: str | None
+    name: str
+    internal: str
+    type: SqlType
+
+
+def position_of(node: exp.Expression) -> tuple[int | None, int | None, int]:
+    """(line, start column, length) of a node's first identifier, from sqlglot token metadata."""
+    for ident in [node] + list(node.find_all(exp.Identifier)):
+        meta = getattr(ident, "meta", None) or {}
+        if "line" in meta:
+            length = meta.get("end", 0) - meta.get("start", 0) + 1
+            return meta["line"], meta["col"] - length + 1, length
+    return None, None, 1
+
+
+class Scope:
+    """The columns an expression may reference, with error messages that list them."""
+
+    def __init__(self, columns: list[ScopeColumn], sql: str | None = None, what: str = "input"):
+        self.columns = columns
+        self.sql = sql
+        self.what = what
+
+    def resolve(self, col: exp.Column) -> ScopeColumn:
+        """The column ``col`` refers to.
+
+        Raises:
+            SqlError: unknown or ambiguous column, positioned at the reference, naming the
+                table and listing its columns.
+        """
+        name = col.name
+        qual = col.table.lower() if col.table else None
+        cands = [c for c in self.columns if c.name.lower() == name.lower()
+                 and (qual is None or c.qualifier == qual)]
+        if len(cands) > 1:
+            exact = [c for c in cands if c.name == name]
+            cands = exact if len(exact) == 1 else cands
+        if len(cands) == 1:
+            return cands[0]
+        line, colno, length = position_of(col)
+        if not cands:
+            if qual is not None and not any(c.qualifier == qual for c in self.columns):
+                quals = sorted({c.qualifier for c in self.columns if c.qualifier})
+                msg = f"Unknown table or alias '{col.table}' in '{col.sql()}'; in scope: {', '.join(quals) or 'none'}"
+            else:
+                visible = [c for c in self.columns if qual is None or c.qualifier == qual]
+                where = f"table '{visible[0].qualifier}'" if visible and visible[0].qualifier and \
+                    len({c.qualifier for c in visible}) == 1 else self.what
+                listing = ", ".join(c.name for c in visible)
+                msg = f"Column '{name}' not found in {where}; available columns: {listing}"
+        else:
+            msg = f"Column '{name}' is ambiguous; qualify it with one of: " + ", ".join(
+                sorted({c.qualifier or "?" for c in cands}))
+        raise SqlError(msg, self.sql, line, colno, length)
+
+    def requalify(self, qualifier: str | None) -> Scope:
+        """The same columns, all under one qualifier (a subquery or table alias)."""
+        q = qualifier.lower() if qualifier else None
+        return Scope([ScopeColumn(q, c.name, c.internal, c.type) for c in self.columns], self.sql, self.what)

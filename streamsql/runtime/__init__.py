@@ -1,0 +1,1 @@
+"""The runtime: tasks that run operators over stream elements (see :mod:`.elements`)."""

@@ -1,0 +1,76 @@
+"""Barrier alignment and watermark merging for tasks with several inputs.
+
+Both are small classes of their own (as Arroyo's CheckpointCounter and WatermarkHolder) so
+they can be tested without a job around them.
+"""
+
+from __future__ import annotations
+
+from streamsql.runtime.elements import MAX_WATERMARK
+
+
+class BarrierAligner:
+    """Tracks which inputs delivered barrier n; under EXACTLY_ONCE those inputs are blocked
+    (their later elements held back) until barrier n has arrived on every live input.
+
+    Args:
+        num_inputs: input channels of the task.
+        exactly_once: block inputs (True) or just count barriers (AT_LEAST_ONCE).
+    """
+
+    def __init__(self, num_inputs: int, exactly_once: bool = True):
+        self.num_inputs = num_inputs
+        self.exactly_once = exactly_once
+        self.pending: int | None = None  # checkpoint id being aligned
+        self.arrived: set[int] = set()
+        self.ended: set[int] = set()
+
+    def is_blocked(self, input_index: int) -> bool:
+        """True when elements from ``input_index`` must be held back."""
+        return self.exactly_once and self.pending is not None and input_index in self.arrived
+
+    def on_barrier(self, checkpoint_id: int, input_index: int) -> bool:
+        """Record barrier ``checkpoint_id`` on ``input_index``; True once it is aligned."""
+        if self.pending is None:
+            self.pending = checkpoint_id
+        self.arrived.add(input_index)
+        return self._complete()
+
+    def on_end(self, input_index: int) -> bool:
+        """An input finished; True if that completes a pending alignment."""
+        self.ended.add(input_index)
+        return self.pending is not None and self._complete()
+
+    def _complete(self) -> bool:
+        if len(self.arrived | self.ended) >= self.num_inputs:
+            self.pending = None
+            self.arrived = set()
+            return True
+        return False
+
+
+class WatermarkMerger:
+    """The combined watermark of several inputs: the minimum over inputs (finished inputs count
+    as +inf). Monotone: never returns a smaller value than before."""
+
+    def __init__(self, num_inputs: int):
+        self.values: list[int | None] = [None] * num_inputs
+        self.current: int | None = None
+
+    def update(self, input_index: int, timestamp: int) -> int | None:
+        """Input ``input_index`` reached ``timestamp`` (ms); the new combined watermark if it
+        advanced, else None."""
+        old = self.values[input_index]
+        if old is None or timestamp > old:
+            self.values[input_index] = timestamp
+        if any(v is None for v in self.values):
+            return None
+        low = min(self.values)  # type: ignore[type-var]
+        if self.current is None or low > self.current:
+            self.current = low
+            return low
+        return None
+
+    def end(self, input_index: int) -> int | None:
+        """Input ``input_index`` finished (its watermark becomes +inf)."""
+        return self.update(input_index, MAX_WATERMARK)

@@ -1,0 +1,49 @@
+"""The collect sink: where a SELECT's changelog goes so the caller can iterate it."""
+
+from __future__ import annotations
+
+import queue
+from dataclasses import dataclass
+
+from streamsql.connectors.base import Sink
+from streamsql.plan.nodes import PlanNode
+from streamsql.runtime.elements import Batch, RowKind
+from streamsql.runtime.operators.sink import SinkOperator
+
+END = object()
+
+
+class CollectSink(Sink):
+    """Puts ``(RowKind, row tuple)`` pairs on a bounded queue (back-pressure on the job)."""
+
+    accepts_updates = True
+
+    def __init__(self, maxsize: int = 100_000):
+        self.queue: queue.Queue = queue.Queue(maxsize)
+
+    def write(self, batch: Batch) -> None:
+        """Queue every row of ``batch`` with its kind."""
+        kinds = batch.kind_array()
+        cols = [c.to_pylist() for c in batch.table.columns]
+        for i, row in enumerate(zip(*cols)):
+            self.queue.put((RowKind(int(kinds[i])), row))
+
+    def finish(self) -> None:
+        """End of a bounded query."""
+        self.queue.put(END)
+
+
+@dataclass(eq=False)
+class CollectNode(PlanNode):
+    """Plan root of a SELECT: collects its changelog for the caller."""
+
+    sink: CollectSink = None  # type: ignore[assignment]
+
+    def __post_init__(self):
+        self.kind = "collect"
+
+    def describe(self) -> str:
+        return f"Collect(fields=[{', '.join(self.schema.names)}], changelog=[{self.inputs[0].mode}])"
+
+    def create_operator(self):
+        return SinkOperator(self.sink, "collect")

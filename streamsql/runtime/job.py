@@ -1,0 +1,325 @@
+"""Jobs: build tasks from a plan, run them under checkpoints, restart on failure.
+
+A job runs in one thread: its loop gives each source a turn (inject a requested barrier, then
+poll a batch and push it through the tasks below), completes checkpoints whose barriers have
+passed every task, and triggers the next one when due. A job whose sources are all bounded
+ends with: end of input (final watermark, operators flush) → a final checkpoint → commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
+from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.config import Config
+from streamsql.connectors.base import ConnectorContext
+from streamsql.connectors.registry import get_connector
+from streamsql.errors import ExecutionError, StreamSQLError
+from streamsql.plan.nodes import PlanNode, ScanNode, SinkNode, walk
+from streamsql.runtime.operators.base import OperatorContext
+from streamsql.runtime.operators.sink import SinkOperator
+from streamsql.runtime.source_driver import SourceDriver
+from streamsql.runtime.task import Task
+from streamsql.state.base import create_backend
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class JobGraph:
+    """The running instance of a plan: sources, tasks, sinks and state backends."""
+
+    sources: list[SourceDriver] = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
+    sinks: list[SinkOperator] = field(default_factory=list)
+    backends: dict[str, Any] = field(default_factory=dict)
+    services: dict[str, Any] = field(default_factory=dict)
+
+    def close(self) -> None:
+        """Close every source, operator, backend and shared service; never raises."""
+        for s in self.sources:
+            _quietly(s.source.close)
+        for t in self.tasks:
+            _quietly(t.operator.close)
+        for b in self.backends.values():
+            _quietly(b.close)
+        for svc in self.services.values():
+            if hasattr(svc, "close"):
+                _quietly(svc.close)
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:  # closing after a failure must not hide the failure
+        log.debug("error while closing", exc_info=True)
+
+
+class JobRunner:
+    """Runs one job to completion, cancellation or failure (see module docstring).
+
+    Args:
+        name: ``'pipeline.name'``; checkpoints and transactional ids derive from it.
+        roots: the plan's sink nodes.
+        config: engine settings in force when the job was submitted.
+    """
+
+    def __init__(self, name: str, roots: list[PlanNode], config: Config):
+        self.name = name
+        self.roots = roots
+        self.config = config
+        self.metrics: dict[str, Any] = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0}
+        self._cancel = threading.Event()
+        self._stop = threading.Event()
+        self.coordinator: CheckpointCoordinator | None = None
+        self.watermark: int | None = None
+        self.restored_from: int | None = None
+
+    # -- building ------------------------------------------------------------------------------
+    def _build(self) -> tuple[JobGraph, CheckpointCoordinator]:
+        cfg = self.config
+        graph = JobGraph()
+        storage = CheckpointStorage(cfg.get("execution.checkpointing.dir"), self.name)
+        exactly_once = (cfg.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
+        graph.services["job_name"] = self.name
+        nodes = walk(self.roots)
+        tasks: dict[int, Any] = {}
+        coord_ref: list[CheckpointCoordinator] = []
+
+        class _Listener:  # the coordinator is created after the committer is known
+            def acknowledge(self, n, task):
+                coord_ref[0].acknowledge(n, task)
+
+        listener = _Listener()
+        batch_rows = cfg.integer("execution.batch-size")
+        state_root = os.path.join(cfg.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
+        for node in nodes:
+            ctx = ConnectorContext(getattr(node, "table", None), self.name, cfg.as_dict(),
+                                   metrics=self.metrics, services=graph.services)
+            if isinstance(node, ScanNode):
+                src = get_connector(node.table.connector).create_source(ctx)
+                driver = SourceDriver(node.id, src, None, batch_rows)
+                graph.sources.append(driver)
+                tasks[id(node)] = driver
+                continue
+            if isinstance(node, SinkNode):
+                op = SinkOperator(get_connector(node.table.connector).create_sink(ctx), node.table.name)
+                graph.sinks.append(op)
+            else:
+                op = node.create_operator()
+            task = Task(node.id, op, len(node.inputs), listener, exactly_once)
+            state = None
+            if node.stateful:
+                backend = create_backend(cfg.get("state.backend.type"))
+                backend.open(os.path.join(state_root, node.id))
+                graph.backends[node.id] = backend
+                state = backend.keyed_state(node.id)
+            op.open(OperatorContext(node.id, state, cfg.as_dict(), self.metrics))
+            graph.tasks.append(task)
+            tasks[id(node)] = task
+            for idx, inp in enumerate(node.inputs):
+                tasks[id(inp)].connect(task, idx)
+        committer = graph.services.get("committer") or LocalCommitter(storage)
+        coord = CheckpointCoordinator(
+            storage, committer,
+            interval_ms=cfg.duration("execution.checkpointing.interval"),
+            min_pause_ms=cfg.duration("execution.checkpointing.min-pause"),
+            timeout_ms=cfg.duration("execution.checkpointing.timeout"),
+            tolerable_failures=cfg.integer("execution.checkpointing.tolerable-failed-checkpoints"),
+            num_retained=cfg.integer("execution.checkpointing.num-retained"))
+        coord_ref.append(coord)
+        coord.tasks = graph.tasks
+        coord.sources = graph.sources
+        for s in graph.sources:
+            s.coordinator = coord
+        for node_id, backend in graph.backends.items():
+            coord.snapshotters[node_id] = backend.snapshot
+        for sink in graph.sinks:
+            coord.on_commit.append(sink.sink.commit)
+        return graph, coord
+
+    def _restore(self, graph: JobGraph, coord: CheckpointCoordinator) -> dict[str, Any]:
+        n = coord.committer.last_committed()
+        storage = coord.storage
+        storage.discard_after(n)
+        if n is None:
+            return {}
+        meta = storage.read_metadata(n)
+        if meta is None:
+            msg = (f"Job '{self.name}': checkpoint {n} is committed but its files are missing under "
+                   f"{storage.dir}; cannot restore exactly-once")
+            raise ExecutionError(msg)
+        for node_id, backend in graph.backends.items():
+            d = storage.operator_dir(n, node_id)
+            if os.path.exists(d):
+                backend.restore(d)
+        coord.next_id = n + 1
+        coord.last_completed = None
+        self.restored_from = n
+        log.info("job %s restored checkpoint %d", self.name, n)
+        return meta.get("positions", {})
+
+    # -- running -------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Run until the job finishes, is cancelled or fails beyond the restart strategy.
+
+        Raises:
+            StreamSQLError: the failure that ended the job.
+        """
+        attempts = 0
+        strategy = (self.config.get("restart-strategy.type") or "none").lower()
+        max_attempts = self.config.integer("restart-strategy.fixed-delay.attempts")
+        delay = self.config.duration("restart-strategy.fixed-delay.delay") / 1000
+        while True:
+            try:
+                self._run_once()
+                return
+            except Exception as e:
+                if self._cancel.is_set():
+                    return
+                attempts += 1
+                if strategy not in ("fixed-delay", "fixeddelay") or attempts > max_attempts:
+                    raise
+                self.metrics["restarts"] = attempts
+                log.warning("job %s failed (%s); restart %d/%d in %.1f s", self.name, e, attempts,
+                            max_attempts, delay)
+                time.sleep(delay)
+
+    def _run_once(self) -> None:
+        graph, coord = self._build()
+        self.coordinator = coord
+        try:
+            positions = self._restore(graph, coord)
+            for s in graph.sources:
+                s.source.open(positions.get(s.source_id))
+            self._loop(graph, coord)
+        finally:
+            graph.close()
+
+    def _loop(self, graph: JobGraph, coord: CheckpointCoordinator) -> None:
+        sources = graph.sources
+        while not self._cancel.is_set():
+            busy = False
+            live = [s for s in sources if not s.ended]
+            for s in live:
+                busy |= s.step(0.0 if busy or len(live) > 1 else 0.05)
+            self.metrics["rows_in"] = sum(s.rows for s in sources)
+            coord.maybe_complete()
+            if all(s.ended for s in sources):
+                self._final_checkpoint(coord)
+                return
+            if self._stop.is_set():
+                self._final_checkpoint(coord)
+                return
+            if coord.due():
+                coord.trigger()
+            if not busy and len(live) > 1:
+                time.sleep(0.01)
+
+    def _final_checkpoint(self, coord: CheckpointCoordinator) -> None:
+        while coord.pending is not None:  # let the one in flight finish first
+            for s in coord.sources:
+                if s._barrier is not None:
+                    s.step(0.0)
+            if coord.maybe_complete() is None and coord.pending is not None:
+                coord._fail(coord.pending, "did not complete before the end of input")
+        coord.trigger()
+        for s in coord.sources:
+            if s._barrier is not None:
+                s._inject()
+        if coord.maybe_complete() is None:
+            msg = f"Job '{self.name}': the final checkpoint did not complete"
+            raise ExecutionError(msg)
+
+    def cancel(self) -> None:
+        """Stop as soon as possible, without a final checkpoint (Flink's cancel)."""
+        self._cancel.set()
+
+    def stop(self) -> None:
+        """Stop after a final checkpoint (Flink's stop-with-savepoint, without draining)."""
+        self._stop.set()
+
+
+class JobHandle:
+    """A submitted job: its status, metrics and checkpoints; wait on it, cancel or stop it.
+
+    Status values: RUNNING, FINISHED, CANCELED, FAILED (Flink's names).
+    """
+
+    def __init__(self, runner: JobRunner, job_id: str | None = None):
+        self.runner = runner
+        self.job_id = job_id or uuid.uuid4().hex[:12]
+        self.name = runner.name
+        self.status = "CREATED"
+        self.error: BaseException | None = None
+        self.error_trace: str | None = None
+        self.started = time.time()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._main, name=f"job-{self.name}", daemon=True)
+
+    def start(self) -> JobHandle:
+        """Start the job thread; returns self."""
+        self.status = "RUNNING"
+        self._thread.start()
+        return self
+
+    def _main(self) -> None:
+        try:
+            self.runner.run()
+            self.status = "CANCELED" if self.runner._cancel.is_set() else "FINISHED"
+        except BaseException as e:  # the handle reports every failure
+            self.error = e if isinstance(e, StreamSQLError) else ExecutionError(
+                f"Job '{self.name}' failed: {type(e).__name__}: {e}")
+            self.error_trace = traceback.format_exc()
+            self.status = "FAILED"
+        finally:
+            self._done.set()
+
+    def wait(self, timeout: float | None = None) -> str:
+        """Block until the job ends (or ``timeout`` seconds); return the status.
+
+        Raises:
+            StreamSQLError: the job's failure, if it failed.
+        """
+        self._done.wait(timeout)
+        if self.status == "FAILED" and self.error is not None:
+            raise self.error
+        return self.status
+
+    def cancel(self) -> None:
+        """Cancel without a final checkpoint and wait for the thread to end."""
+        self.runner.cancel()
+        self._done.wait(30)
+
+    def stop(self) -> None:
+        """Stop with a final checkpoint and wait for the thread to end."""
+        self.runner.stop()
+        self._done.wait(60)
+
+    @property
+    def done(self) -> bool:
+        """True once the job ended."""
+        return self._done.is_set()
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """rows_in, rows_out, restarts, bad_records (rows; counts)."""
+        return dict(self.runner.metrics)
+
+    @property
+    def last_checkpoint(self) -> dict:
+        """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ..."""
+        c = self.runner.coordinator
+        return c.stats() if c else {}
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)

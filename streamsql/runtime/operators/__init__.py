@@ -1,0 +1,1 @@
+"""Operators: one module per operator, each a subclass of :class:`.base.Operator`."""

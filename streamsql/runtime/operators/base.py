@@ -1,0 +1,62 @@
+"""The operator contract.
+
+Only :meth:`Operator.process_batch` is required. The runtime calls, in order, per operator:
+``open(ctx)`` once → any interleaving of ``process_batch`` and ``process_watermark`` →
+``snapshot_state(n)`` when barrier n has been aligned on all inputs (the operator's keyed state
+lives in the backend already; this hook is for what it buffers in memory) → ... →
+``finish()`` at end of input → ``close()``.
+A method returns the elements to send downstream, in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamsql.runtime.elements import Batch, Element, Watermark
+from streamsql.state.base import KeyedState
+
+
+@dataclass
+class OperatorContext:
+    """What an operator gets at open.
+
+    Attributes:
+        operator_id: stable id (also its state namespace), e.g. ``"group-agg-3"``.
+        state: the operator's keyed state, or None for stateless operators.
+        config: the engine configuration (string values).
+        metrics: counters shared with the job handle.
+    """
+
+    operator_id: str
+    state: KeyedState | None
+    config: dict[str, str]
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+class Operator:
+    """Transforms stream elements. Subclasses implement :meth:`process_batch`."""
+
+    stateful: bool = False
+
+    def open(self, ctx: OperatorContext) -> None:
+        """Called once before any element."""
+        self.ctx = ctx
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Process one batch from input ``input_index``; return output elements."""
+        raise NotImplementedError
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """The combined input watermark advanced; default: forward it."""
+        return [watermark]
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Barrier ``checkpoint_id`` is aligned: persist in-memory buffers into keyed state."""
+
+    def finish(self) -> list[Element]:
+        """End of all input (after the final watermark); return last outputs."""
+        return []
+
+    def close(self) -> None:
+        """Release resources; also called after a failure."""

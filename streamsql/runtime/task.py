@@ -1,0 +1,97 @@
+"""A task runs one operator: it aligns barriers, merges watermarks and forwards outputs.
+
+Tasks push elements downstream synchronously (one thread per job), so a task's ``receive``
+runs the whole pipeline below it for that element.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
+from streamsql.runtime.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
+from streamsql.runtime.operators.base import Operator
+
+
+class CheckpointListener(Protocol):
+    """Who learns that a task processed barrier n (the checkpoint coordinator)."""
+
+    def acknowledge(self, checkpoint_id: int, task: Task) -> None:
+        """Task ``task`` snapshotted its state for ``checkpoint_id``."""
+
+
+class Task:
+    """One operator plus its input handling.
+
+    Args:
+        task_id: the operator's stable id.
+        operator: what it runs.
+        num_inputs: input channels.
+        listener: told when the task has snapshotted for a barrier.
+        exactly_once: align barriers (EXACTLY_ONCE) or not (AT_LEAST_ONCE).
+    """
+
+    def __init__(self, task_id: str, operator: Operator, num_inputs: int, listener: CheckpointListener,
+                 exactly_once: bool = True):
+        self.task_id = task_id
+        self.operator = operator
+        self.num_inputs = max(1, num_inputs)
+        self.listener = listener
+        self.downstream: list[tuple[Task, int]] = []
+        self.aligner = BarrierAligner(self.num_inputs, exactly_once)
+        self.watermarks = WatermarkMerger(self.num_inputs)
+        self._held: list[tuple[Element, int]] = []
+        self._ended = 0
+        self.finished = False
+        self.rows_in = 0
+
+    def connect(self, target: Task, input_index: int) -> None:
+        """Send this task's output to ``target``'s input ``input_index``."""
+        self.downstream.append((target, input_index))
+
+    def emit(self, elements: list[Element]) -> None:
+        """Push ``elements`` to every downstream task, in order."""
+        for el in elements:
+            for target, idx in self.downstream:
+                target.receive(el, idx)
+
+    def receive(self, element: Element, input_index: int = 0) -> None:
+        """Process one element from input ``input_index``."""
+        if self.aligner.is_blocked(input_index):
+            self._held.append((element, input_index))
+            return
+        if isinstance(element, Batch):
+            self.rows_in += element.num_rows
+            self.emit(self.operator.process_batch(element, input_index))
+        elif isinstance(element, Watermark):
+            combined = self.watermarks.update(input_index, element.timestamp)
+            if combined is not None:
+                self.emit(self.operator.process_watermark(Watermark(combined)))
+        elif isinstance(element, Barrier):
+            if self.aligner.on_barrier(element.checkpoint_id, input_index):
+                self._checkpoint(element)
+        elif isinstance(element, EndOfInput):
+            self._end_input(input_index)
+
+    def _checkpoint(self, barrier: Barrier) -> None:
+        self.operator.snapshot_state(barrier.checkpoint_id)
+        self.listener.acknowledge(barrier.checkpoint_id, self)
+        self.emit([barrier])
+        held, self._held = self._held, []
+        for el, idx in held:
+            self.receive(el, idx)
+
+    def _end_input(self, input_index: int) -> None:
+        self._ended += 1
+        combined = self.watermarks.end(input_index)
+        pending = self.aligner.pending
+        if self.aligner.on_end(input_index) and pending is not None:
+            self._checkpoint(Barrier(pending, 0))
+        if combined is not None:
+            self.emit(self.operator.process_watermark(Watermark(combined)))
+        if self._ended >= self.num_inputs:
+            if combined != MAX_WATERMARK and self.watermarks.current != MAX_WATERMARK:
+                self.emit(self.operator.process_watermark(Watermark(MAX_WATERMARK)))
+            self.emit(self.operator.finish())
+            self.finished = True
+            self.emit([EndOfInput()])

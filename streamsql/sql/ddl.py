@@ -1,0 +1,240 @@
+"""From ``CREATE TABLE`` / ``CREATE VIEW`` trees to catalog entries, and back to DDL text.
+
+:func:`table_def_from_create` checks what the grammar cannot: unique column names, a single
+watermark and primary key that name declared columns, ``NOT ENFORCED`` keys and string
+options. Errors point at the offending name in the statement.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
+from streamsql.errors import SqlError
+from streamsql.sql.dialect import Flink
+from streamsql.sql.nodes import MetadataColumnConstraint
+from streamsql.sql.parser import error_at
+from streamsql.types import SqlType
+
+
+def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
+    """Build the catalog entry declared by a ``CREATE [TEMPORARY] TABLE`` statement.
+
+    Args:
+        create: the parsed statement (``create.kind == "TABLE"``).
+        sql: the statement text, used for error positions and kept as ``TableDef.sql``.
+
+    Returns:
+        the table definition. Primary-key columns are NOT NULL, as in Flink. ``IF NOT
+        EXISTS`` is not part of the definition: read ``create.args.get("exists")``.
+
+    Raises:
+        SqlError: for duplicate columns, an unknown type, a watermark or primary key on an
+            unknown column, several watermarks or primary keys, an ENFORCED key, a non-string
+            option or a duplicate option, and for ``LIKE`` (unsupported).
+    """
+    schema = create.this
+    if not isinstance(schema, exp.Schema):
+        msg = "CREATE TABLE needs a column list, e.g. CREATE TABLE t (a INT) WITH (...)"
+        raise error_at(schema, msg, sql)
+    if any(isinstance(p, exp.LikeProperty) for p in _properties(create)):
+        msg = "CREATE TABLE ... LIKE is not supported; list the columns"
+        raise error_at(schema, msg, sql)
+
+    columns: list[ColumnDef] = []
+    watermarks: list[exp.WatermarkColumnConstraint] = []
+    keys: list[tuple[exp.Expr, list[exp.Identifier]]] = []
+    for item in schema.expressions:
+        if isinstance(item, exp.ColumnDef):
+            columns.append(_column(item, sql, columns, keys))
+        elif isinstance(item, exp.WatermarkColumnConstraint):
+            watermarks.append(item)
+        else:
+            pk = item.find(exp.PrimaryKey)
+            if pk is None:
+                msg = f"Unsupported table constraint: {item.sql(Flink)}"
+                raise error_at(item, msg, sql)
+            _check_not_enforced(pk, sql)
+            keys.append((pk, list(pk.expressions)))
+
+    td = TableDef(
+        name=_table_name(schema.this),
+        columns=columns,
+        options=_options(create, sql),
+        watermark=_watermark(watermarks, columns, sql),
+        primary_key=_primary_key(keys, columns, sql),
+        temporary=any(isinstance(p, exp.TemporaryProperty) for p in _properties(create)),
+        sql=sql,
+    )
+    for name in td.primary_key:  # Flink makes primary-key columns NOT NULL
+        col = td.column(name)
+        if col is not None and col.type is not None:
+            col.type = SqlType(col.type.name, col.type.precision, col.type.scale, nullable=False)
+    return td
+
+
+def view_def_from_create(create: exp.Create, sql: str) -> ViewDef:
+    """Build the catalog entry declared by ``CREATE [TEMPORARY] VIEW v AS <query>``.
+
+    Returns:
+        the view definition; ``IF NOT EXISTS`` is ``create.args.get("exists")``.
+
+    Raises:
+        SqlError: for a view column list (``CREATE VIEW v (a, b) AS ...``, unsupported) or a
+            missing query.
+    """
+    if isinstance(create.this, exp.Schema):
+        msg = "View column lists are not supported; alias the columns in the query instead"
+        raise error_at(create.this.expressions[0] if create.this.expressions else create.this, msg, sql)
+    query = create.expression
+    if not isinstance(query, exp.Query):
+        msg = "CREATE VIEW needs AS <query>"
+        raise error_at(create.this, msg, sql)
+    temporary = any(isinstance(p, exp.TemporaryProperty) for p in _properties(create))
+    return ViewDef(name=_table_name(create.this), query=query, temporary=temporary, sql=sql)
+
+
+def show_create_table(td: TableDef) -> str:
+    """Flink-style DDL for a table, as ``SHOW CREATE TABLE`` prints it.
+
+    Returns:
+        a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
+        names, one column, watermark or key per line, and the options sorted by key.
+    """
+    lines = [f"  {_column_sql(c)}" for c in td.columns]
+    if td.watermark:
+        expr = td.watermark.expr.sql(Flink, identify=True)
+        lines.append(f"  WATERMARK FOR {_quote(td.watermark.column)} AS {expr}")
+    if td.primary_key:
+        lines.append(f"  PRIMARY KEY ({', '.join(map(_quote, td.primary_key))}) NOT ENFORCED")
+    options = [f"  {_string(k)} = {_string(v)}" for k, v in sorted(td.options.items())]
+    temporary = "TEMPORARY " if td.temporary else ""
+    name = ".".join(_quote(p) for p in td.name.split("."))
+    return f"CREATE {temporary}TABLE {name} (\n" + ",\n".join(lines) + "\n) WITH (\n" + ",\n".join(options) + "\n)"
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _properties(create: exp.Create) -> list[exp.Expr]:
+    props = create.args.get("properties")
+    return list(props.expressions) if props else []
+
+
+def _table_name(table: exp.Expr) -> str:
+    if isinstance(table, exp.Table):
+        return ".".join(p.name for p in table.parts)
+    return table.name
+
+
+def _column(item: exp.ColumnDef, sql: str, seen: list[ColumnDef], keys: list) -> ColumnDef:
+    name = item.name
+    if any(c.name.lower() == name.lower() for c in seen):
+        msg = f"Duplicate column '{name}'"
+        raise error_at(item.this, msg, sql)
+    kind = item.args.get("kind")
+    col = ColumnDef(name=name, type=None)
+    nullable = True
+    for constraint in item.constraints:
+        c = constraint.args.get("kind")
+        if isinstance(c, exp.ComputedColumnConstraint):
+            col.computed = c.this
+        elif isinstance(c, MetadataColumnConstraint):
+            col.metadata_key = c.name if c.this else name
+            col.virtual = bool(c.args.get("virtual"))
+        elif isinstance(c, exp.NotNullColumnConstraint):
+            nullable = bool(c.args.get("allow_null"))
+        elif isinstance(c, exp.PrimaryKeyColumnConstraint):
+            _check_not_enforced(c, sql, at=item.this)
+            keys.append((c, [item.this]))
+    if kind is not None:
+        try:
+            col.type = SqlType.parse(kind.sql(Flink))
+        except SqlError as e:
+            raise error_at(item.this, f"Column '{name}': {e.message}", sql) from e
+        if not nullable:
+            col.type = SqlType(col.type.name, col.type.precision, col.type.scale, nullable=False)
+    elif col.computed is None:
+        msg = f"Column '{name}' needs a type (or AS <expression> for a computed column)"
+        raise error_at(item.this, msg, sql)
+    return col
+
+
+def _check_not_enforced(pk: exp.Expr, sql: str, at: exp.Expr | None = None) -> None:
+    options = [o.name if isinstance(o, exp.Expr) else str(o) for o in pk.args.get("options") or []]
+    if not any(o.upper() == "NOT ENFORCED" for o in options):
+        msg = "Flink supports only PRIMARY KEY ... NOT ENFORCED (the key is not checked on the data)"
+        raise error_at(at or pk, msg, sql)
+
+
+def _resolve(ident: exp.Expr, columns: list[ColumnDef], what: str, sql: str) -> ColumnDef:
+    for c in columns:
+        if c.name.lower() == ident.name.lower():
+            return c
+    known = ", ".join(c.name for c in columns)
+    msg = f"{what} refers to unknown column '{ident.name}'; columns are: {known}"
+    raise error_at(ident, msg, sql)
+
+
+def _watermark(items: list[exp.WatermarkColumnConstraint], columns: list[ColumnDef], sql: str) -> WatermarkDef | None:
+    if not items:
+        return None
+    if len(items) > 1:
+        msg = "A table can have only one WATERMARK definition"
+        raise error_at(items[1].this, msg, sql)
+    wm = items[0]
+    col = _resolve(wm.this, columns, "WATERMARK FOR", sql)
+    if col.type is not None and not col.type.is_time:
+        msg = f"Watermark column '{col.name}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {col.type}"
+        raise error_at(wm.this, msg, sql)
+    return WatermarkDef(column=col.name, expr=wm.expression)
+
+
+def _primary_key(keys: list[tuple[exp.Expr, list[exp.Identifier]]], columns: list[ColumnDef], sql: str) -> list[str]:
+    if not keys:
+        return []
+    if len(keys) > 1:
+        msg = "A table can have only one PRIMARY KEY"
+        raise error_at(keys[1][1][0] if keys[1][1] else keys[1][0], msg, sql)
+    names = [_resolve(ident, columns, "PRIMARY KEY", sql).name for ident in keys[0][1]]
+    if len(set(n.lower() for n in names)) < len(names):
+        msg = "PRIMARY KEY lists a column twice"
+        raise error_at(keys[0][0], msg, sql)
+    return names
+
+
+def _options(create: exp.Create, sql: str) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for prop in _properties(create):
+        if type(prop) is not exp.Property:
+            continue
+        key, value = prop.this, prop.args.get("value")
+        if not (isinstance(key, exp.Literal) and key.is_string):
+            msg = f"Option keys must be quoted strings, e.g. 'connector' = 'kafka' (got {key.sql(Flink)})"
+            raise error_at(key, msg, sql)
+        if not isinstance(value, (exp.Literal, exp.Boolean)):
+            msg = f"Option '{key.name}' must have a literal value such as '...' (got {value.sql(Flink)})"
+            raise error_at(value, msg, sql)
+        if key.name in options:
+            msg = f"Duplicate option '{key.name}'"
+            raise error_at(key, msg, sql)
+        options[key.name] = value.name if isinstance(value, exp.Literal) else value.sql(Flink).lower()
+    return options
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _column_sql(c: ColumnDef) -> str:
+    if c.computed is not None:
+        return f"{_quote(c.name)} AS {c.computed.sql(Flink, identify=True)}"
+    text = f"{_quote(c.name)} {c.type.sql() if c.type else 'STRING'}"
+    if c.metadata_key is not None:
+        text += " METADATA" if c.metadata_key == c.name else f" METADATA FROM {_string(c.metadata_key)}"
+        text += " VIRTUAL" if c.virtual else ""
+    return text

@@ -1,0 +1,170 @@
+"""The Flink generator: turns syntax trees back into Flink SQL text.
+
+Only what differs from sqlglot's base generator is here: Flink type names (``STRING``,
+``BYTES``, ``TIMESTAMP_LTZ(p)``), ``WITH ('k' = 'v')`` options, ``COMMENT '...'``, and one
+``<node>_sql`` method per node in :mod:`streamsql.sql.nodes`.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp, generator
+from sqlglot.dialects.dialect import rename_func, trim_sql, unit_to_var
+
+from streamsql.sql import nodes
+
+
+class FlinkGenerator(generator.Generator):
+    """sqlglot's generator with Flink spellings and the custom statement nodes."""
+
+    TYPE_MAPPING = {
+        **generator.Generator.TYPE_MAPPING,
+        exp.DType.TEXT: "STRING",
+        exp.DType.BLOB: "BYTES",
+        exp.DType.TIMESTAMPLTZ: "TIMESTAMP_LTZ",
+    }
+
+    TRANSFORMS = {
+        **generator.Generator.TRANSFORMS,
+        exp.Length: rename_func("CHAR_LENGTH"),  # Flink has no LENGTH()
+        exp.SchemaCommentProperty: lambda self, e: self.naked_property(e),
+        exp.PartitionedByProperty: lambda self, e: f"PARTITIONED BY {self.sql(e, 'this')}",
+        exp.CurrentTimestamp: lambda *_: "CURRENT_TIMESTAMP",
+        exp.CurrentDate: lambda *_: "CURRENT_DATE",
+        exp.If: rename_func("IF"),
+        exp.Trim: trim_sql,  # TRIM(BOTH 'x' FROM s): Flink's LTRIM/RTRIM take one argument
+        exp.TimestampDiff: lambda self, e: self.func("TIMESTAMPDIFF", unit_to_var(e), e.expression, e.this),
+        exp.TimestampAdd: lambda self, e: self.func("TIMESTAMPADD", unit_to_var(e), e.expression, e.this),
+        # sqlglot finds `<key>_sql` methods only for its own classes; register ours explicitly.
+        **{cls: (lambda self, e: getattr(self, f"{e.key}_sql")(e)) for cls in nodes.NODE_CLASSES},
+    }
+
+    PROPERTIES_LOCATION = {
+        **generator.Generator.PROPERTIES_LOCATION,
+        exp.PartitionedByProperty: exp.Properties.Location.POST_SCHEMA,
+    }
+
+    # --- expressions whose base spelling is not Flink's -------------------------------------
+
+    def not_sql(self, expression: exp.Not) -> str:
+        """``a IS NOT NULL`` rather than the base generator's ``NOT a IS NULL``."""
+        inner = expression.this
+        if isinstance(inner, exp.Is):
+            return f"{self.sql(inner, 'this')} IS NOT {self.sql(inner, 'expression')}"
+        return super().not_sql(expression)
+
+    def version_sql(self, expression: exp.Version) -> str:
+        """``FOR SYSTEM_TIME AS OF t.proctime`` (lookup and temporal joins)."""
+        if expression.name == "TIMESTAMP":
+            return f"FOR SYSTEM_TIME {expression.text('kind')} {self.sql(expression, 'expression')}"
+        return super().version_sql(expression)
+
+    def strposition_sql(self, expression: exp.StrPosition) -> str:
+        """``POSITION(sub IN s)``, or ``LOCATE(sub, s[, from])`` (note the argument order)."""
+        substr, string = expression.args.get("substr"), expression.this
+        position = expression.args.get("position")
+        if position or self.function_name(expression).upper() == "LOCATE":
+            return self.func("LOCATE", substr, string, position)
+        return f"POSITION({self.sql(substr)} IN {self.sql(string)})"
+
+    # --- CREATE TABLE -----------------------------------------------------------------------
+
+    def property_sql(self, expression: exp.Property) -> str:
+        """``'key' = 'value'`` inside ``WITH (...)``: Flink option keys are string literals."""
+        if type(expression) is exp.Property:
+            return f"{self.property_name(expression, string_key=True)} = {self.sql(expression, 'value')}"
+        return super().property_sql(expression)
+
+    def metadatacolumnconstraint_sql(self, expression: nodes.MetadataColumnConstraint) -> str:
+        """``METADATA [FROM 'key'] [VIRTUAL]``."""
+        key = self.sql(expression, "this")
+        key = f" FROM {key}" if key else ""
+        virtual = " VIRTUAL" if expression.args.get("virtual") else ""
+        return f"METADATA{key}{virtual}"
+
+    # --- window TVFs ------------------------------------------------------------------------
+
+    def windowtvf_sql(self, expression: nodes.WindowTVF) -> str:
+        """``TUMBLE(TABLE t, DESCRIPTOR(ts), ...)`` and siblings, always with positional args."""
+        table = f"TABLE {self.sql(expression, 'this')}"
+        keys = expression.args.get("partition_by") or []
+        if len(keys) == 1:
+            table += f" PARTITION BY {self.sql(keys[0])}"
+        elif keys:
+            table += f" PARTITION BY ({self.expressions(expression, key='partition_by', flat=True)})"
+        descriptor = self.func("DESCRIPTOR", expression.args.get("time_col"))
+        rest = [expression.args.get(k) for k in expression.ARG_ORDER]
+        return self.func(expression.kind, table, descriptor, *rest)
+
+    tumble_sql = hop_sql = cumulate_sql = session_sql = windowtvf_sql
+
+    # --- client statements ------------------------------------------------------------------
+
+    def setoption_sql(self, expression: nodes.SetOption) -> str:
+        """``SET 'key' = 'value'`` or ``SET``."""
+        if not expression.this:
+            return "SET"
+        return f"SET {self.sql(expression, 'this')} = {self.sql(expression, 'expression')}"
+
+    def resetoption_sql(self, expression: nodes.ResetOption) -> str:
+        """``RESET 'key'`` or ``RESET``."""
+        key = self.sql(expression, "this")
+        return f"RESET {key}" if key else "RESET"
+
+    def showtables_sql(self, _: nodes.ShowTables) -> str:
+        """``SHOW TABLES``."""
+        return "SHOW TABLES"
+
+    def showviews_sql(self, _: nodes.ShowViews) -> str:
+        """``SHOW VIEWS``."""
+        return "SHOW VIEWS"
+
+    def showjobs_sql(self, _: nodes.ShowJobs) -> str:
+        """``SHOW JOBS``."""
+        return "SHOW JOBS"
+
+    def showcreatetable_sql(self, expression: nodes.ShowCreateTable) -> str:
+        """``SHOW CREATE TABLE t`` / ``SHOW CREATE VIEW v``."""
+        kind = "VIEW" if expression.args.get("view") else "TABLE"
+        return f"SHOW CREATE {kind} {self.sql(expression, 'this')}"
+
+    def describetable_sql(self, expression: nodes.DescribeTable) -> str:
+        """``DESCRIBE t`` (``DESC t`` is normalised to ``DESCRIBE``)."""
+        return f"DESCRIBE {self.sql(expression, 'this')}"
+
+    def explain_sql(self, expression: nodes.Explain) -> str:
+        """``EXPLAIN [PLAN FOR] [detail, ...] <statement>``."""
+        plan_for = " PLAN FOR" if expression.args.get("plan_for") else ""
+        details = self.expressions(expression, flat=True)
+        details = f" {details}" if details else ""
+        return f"EXPLAIN{plan_for}{details} {self.sql(expression, 'this')}"
+
+    def stopjob_sql(self, expression: nodes.StopJob) -> str:
+        """``STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN]``."""
+        savepoint = " WITH SAVEPOINT" if expression.args.get("savepoint") else ""
+        drain = " WITH DRAIN" if expression.args.get("drain") else ""
+        return f"STOP JOB {self.sql(expression, 'this')}{savepoint}{drain}"
+
+    def printtopic_sql(self, expression: nodes.PrintTopic) -> str:
+        """``PRINT TOPIC name [FROM BEGINNING] [LIMIT n]``."""
+        start = " FROM BEGINNING" if expression.args.get("from_beginning") else ""
+        limit = self.sql(expression, "limit")
+        limit = f" LIMIT {limit}" if limit else ""
+        return f"PRINT TOPIC {self.sql(expression, 'this')}{start}{limit}"
+
+    def statementset_sql(self, expression: nodes.StatementSet) -> str:
+        """``EXECUTE STATEMENT SET BEGIN <insert>; ... END``."""
+        sep = "\n" if self.pretty else " "
+        body = sep.join(f"{self.sql(e)};" for e in expression.expressions)
+        return f"EXECUTE STATEMENT SET{sep}BEGIN{sep}{body}{sep}END"
+
+    def beginstatementset_sql(self, _: nodes.BeginStatementSet) -> str:
+        """``BEGIN STATEMENT SET``."""
+        return "BEGIN STATEMENT SET"
+
+    def endstatementset_sql(self, _: nodes.EndStatementSet) -> str:
+        """``END``."""
+        return "END"
+
+    def clientcommand_sql(self, expression: nodes.ClientCommand) -> str:
+        """``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``."""
+        return expression.name

@@ -1,0 +1,359 @@
+"""The Flink parser: sqlglot's base parser plus hooks for the syntax Flink adds.
+
+Find a construct by its method name, ``_parse_<construct>``:
+
+- client statements (``SET``, ``SHOW ...``, ``EXPLAIN``, ``STOP JOB``, ``PRINT TOPIC``,
+  ``EXECUTE STATEMENT SET``, ``HELP`` ...) are dispatched on their first word by
+  :attr:`FlinkParser.FLINK_STATEMENTS` from :meth:`FlinkParser._parse_statement`;
+- column constraints ``METADATA [FROM 'k'] [VIRTUAL]`` and the schema item
+  ``WATERMARK FOR c AS expr`` come through ``CONSTRAINT_PARSERS``;
+- window TVFs ``TUMBLE/HOP/CUMULATE/SESSION(TABLE t, DESCRIPTOR(c), ...)`` come through
+  ``FUNCTION_PARSERS`` and ``TABLE(...)`` becomes ``exp.TableFromRows``.
+"""
+
+from __future__ import annotations
+
+import re
+import typing as t
+
+from sqlglot import exp, parser
+from sqlglot.dialects.dialect import build_date_delta
+from sqlglot.errors import ParseError
+from sqlglot.helper import seq_get
+from sqlglot.tokens import Token, TokenType
+
+from streamsql.sql import nodes
+
+# Flink's named TVF parameters mapped to node args.
+_TVF_PARAM_NAMES = {
+    "DATA": "this", "TIMECOL": "time_col", "SIZE": "size", "SLIDE": "slide", "STEP": "step",
+    "OFFSET": "offset", "GAP": "gap",
+}
+_EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
+_SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _unit_upper(node: exp.Expr) -> exp.Expr:
+    unit = node.args.get("unit")
+    node.set("unit", exp.var((unit.name if unit else "DAY").upper()))
+    return node
+
+
+def chunk_tokens(tokens: list[Token]) -> list[list[Token]]:
+    """Split a token stream into statements at ``;``.
+
+    Unlike sqlglot's default, the semicolons inside ``EXECUTE STATEMENT SET BEGIN ... END``
+    do not end the statement, so the whole block parses as one :class:`nodes.StatementSet`.
+
+    Returns:
+        one token list per statement (possibly empty lists for empty statements).
+    """
+    chunks: list[list[Token]] = [[]]
+    in_set = False
+    for i, token in enumerate(tokens):
+        chunk = chunks[-1]
+        if not in_set and [x.text.upper() for x in chunk] == ["EXECUTE", "STATEMENT", "SET", "BEGIN"]:
+            in_set = True
+        if in_set:
+            prev = chunk[-1] if chunk else None
+            # END closes the block only at a statement boundary (CASE ... END does not).
+            if token.text.upper() == "END" and prev and prev.token_type in (TokenType.SEMICOLON, TokenType.BEGIN):
+                in_set = False
+            chunk.append(token)
+        elif token.token_type == TokenType.SEMICOLON:
+            if token.comments:
+                chunk.append(token)
+            if i < len(tokens) - 1:
+                chunks.append([])
+        else:
+            chunk.append(token)
+    return chunks
+
+
+class FlinkParser(parser.Parser):
+    """sqlglot's parser with Flink's statements, column constraints and window TVFs."""
+
+    FUNCTIONS = {
+        **parser.Parser.FUNCTIONS,
+        # TIMESTAMPDIFF(unit, t1, t2) = t2 - t1, as in MySQL.
+        "TIMESTAMPDIFF": build_date_delta(exp.TimestampDiff),
+        "TIMESTAMPADD": lambda args: _unit_upper(build_date_delta(exp.TimestampAdd)(args)),
+        # FROM TABLE(<tvf>) — the base parser hoists alias/joins onto TableFromRows.
+        "TABLE": lambda args: exp.TableFromRows(this=seq_get(args, 0)),
+    }
+
+    # SESSION is a keyword token in sqlglot; Flink also uses it as the session window TVF.
+    FUNC_TOKENS = {*parser.Parser.FUNC_TOKENS, TokenType.SESSION}
+
+    FUNCTION_PARSERS = {
+        **parser.Parser.FUNCTION_PARSERS,
+        **{name: (lambda self, n=name: self._parse_window_tvf(n)) for name in nodes.WINDOW_TVFS},
+    }
+
+    CONSTRAINT_PARSERS = {
+        **parser.Parser.CONSTRAINT_PARSERS,
+        "METADATA": lambda self: self._parse_metadata_constraint(),
+        "WATERMARK": lambda self: self.expression(
+            exp.WatermarkColumnConstraint(
+                this=self._match(TokenType.FOR) and self._parse_column(),
+                expression=self._match(TokenType.ALIAS) and self._parse_disjunction(),
+            )
+        ),
+    }
+
+    SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
+
+    FLINK_STATEMENTS: t.ClassVar[dict[str, t.Callable[[FlinkParser], exp.Expr | None]]] = {
+        "SET": lambda self: self._parse_set_option(),
+        "RESET": lambda self: self.expression(nodes.ResetOption(this=self._parse_option_text(optional=True))),
+        "SHOW": lambda self: self._parse_show(),
+        "DESCRIBE": lambda self: self.expression(nodes.DescribeTable(this=self._parse_table_name())),
+        "DESC": lambda self: self.expression(nodes.DescribeTable(this=self._parse_table_name())),
+        "EXPLAIN": lambda self: self._parse_explain(),
+        "STOP": lambda self: self._parse_stop_job(),
+        "PRINT": lambda self: self._parse_print_topic(),
+        "EXECUTE": lambda self: self._parse_statement_set(),
+        "BEGIN": lambda self: self._parse_begin_statement_set(),
+        "END": lambda self: nodes.EndStatementSet(),
+        **{
+            name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
+            for name in nodes.CLIENT_COMMANDS
+        },
+    }
+    """Statements recognised by their first word (case-insensitive), checked before the
+    base parser's ``STATEMENT_PARSERS``. A hook returning None falls back to the base parser."""
+
+    def raise_error(self, message: str, token: Token | None = None) -> None:
+        """Raise (or record) a ParseError that also carries the token's character offsets.
+
+        sqlglot's error dict has ``line``/``col`` of the token's last character; we add
+        ``start``/``end`` so callers can point at the token's first character, and
+        ``at_end`` when the input ran out (the token is then the last one).
+        """
+        at_end = not token and not self._curr  # sqlglot uses a falsy sentinel token at the end
+        token = token or self._curr or self._prev or Token.string("")
+        where = {"start": token.start, "end": token.end, "at_end": at_end}
+        try:
+            super().raise_error(message, token)
+        except ParseError as e:
+            e.errors[0].update(where)
+            raise
+        if self.errors:
+            self.errors[-1].errors[0].update(where)
+
+    def _parse(self, parse_method, raw_tokens, sql=None):  # noqa: ANN001, ANN202 - sqlglot's signature
+        self.reset()
+        self.sql = sql or ""
+        self._chunks = chunk_tokens(raw_tokens)
+        return self._parse_batch_statements(parse_method=parse_method, sep_first_statement=False)
+
+    def _parse_statement(self) -> exp.Expr | None:
+        token = self._curr
+        hook = token and token.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) and (
+            self.FLINK_STATEMENTS.get(token.text.upper())
+        )
+        if hook:
+            index = self._index
+            self._advance()
+            stmt = hook(self)
+            if stmt is not None:
+                return stmt
+            self._retreat(index)
+        return super()._parse_statement()
+
+    # --- client statements ------------------------------------------------------------------
+
+    def _parse_option_text(self, optional: bool = False) -> exp.Literal | None:
+        """A ``'quoted'`` option key/value, or an unquoted one such as ``a.b-c`` (legacy)."""
+        if self._match(TokenType.STRING):
+            return exp.Literal.string(self._prev.text)
+        parts: list[str] = []
+        while self._curr and self._curr.token_type not in (TokenType.EQ, TokenType.SEMICOLON):
+            if parts and self._curr.start != self._prev.end + 1:
+                break  # whitespace ends an unquoted name
+            parts.append(self._curr.text)
+            self._advance()
+        if not parts:
+            if optional:
+                return None
+            self.raise_error("Expecting a quoted option such as 'parallelism.default'")
+        return exp.Literal.string("".join(parts))
+
+    def _parse_set_option(self) -> nodes.SetOption:
+        if not self._curr:
+            return self.expression(nodes.SetOption())
+        key = self._parse_option_text()
+        if not self._match(TokenType.EQ):
+            self.raise_error("Expecting = after the option key (SET 'key' = 'value')")
+        return self.expression(nodes.SetOption(this=key, expression=self._parse_option_text()))
+
+    def _parse_table_name(self) -> exp.Table:
+        table = self._parse_table_parts()
+        if not table or not table.name:
+            self.raise_error("Expecting a table name")
+        return table
+
+    def _parse_show(self) -> exp.Expr:
+        if self._match_texts(("TABLES", "VIEWS", "JOBS")):
+            kind = self._prev.text.upper()
+            cls = {"TABLES": nodes.ShowTables, "VIEWS": nodes.ShowViews, "JOBS": nodes.ShowJobs}[kind]
+            return self.expression(cls())
+        if self._match(TokenType.CREATE):
+            if self._match(TokenType.TABLE):
+                return self.expression(nodes.ShowCreateTable(this=self._parse_table_name()))
+            if self._match(TokenType.VIEW):
+                return self.expression(nodes.ShowCreateTable(this=self._parse_table_name(), view=True))
+            self.raise_error("Expecting TABLE or VIEW after SHOW CREATE")
+        self.raise_error("Expecting TABLES, VIEWS, JOBS or CREATE TABLE after SHOW")
+        return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
+
+    def _parse_explain(self) -> nodes.Explain:
+        plan_for = self._match_text_seq("PLAN", "FOR")
+        details = []
+        while self._match_texts(_EXPLAIN_DETAILS):
+            details.append(exp.var(self._prev.text.upper()))
+            self._match(TokenType.COMMA)
+        if not self._curr:
+            self.raise_error("Expecting a statement after EXPLAIN")
+        return self.expression(nodes.Explain(this=self._parse_statement(), plan_for=plan_for, expressions=details))
+
+    def _parse_stop_job(self) -> nodes.StopJob | None:
+        if not self._match_text_seq("JOB"):
+            return None
+        job = self._parse_string()
+        if not job:
+            self.raise_error("Expecting a quoted job id (STOP JOB 'id')")
+        savepoint = drain = False
+        while self._match(TokenType.WITH):
+            if self._match_text_seq("SAVEPOINT"):
+                savepoint = True
+            elif self._match_text_seq("DRAIN"):
+                drain = True
+            else:
+                self.raise_error("Expecting SAVEPOINT or DRAIN after WITH")
+        return self.expression(nodes.StopJob(this=job, savepoint=savepoint, drain=drain))
+
+    def _parse_print_topic(self) -> nodes.PrintTopic | None:
+        if not self._match_text_seq("TOPIC"):
+            return None
+        topic = self._parse_topic_name()
+        from_beginning = self._match_text_seq("FROM", "BEGINNING")
+        limit = None
+        if self._match(TokenType.LIMIT):
+            limit = self._parse_number()
+            if not limit:
+                self.raise_error("Expecting a number after LIMIT")
+        return self.expression(nodes.PrintTopic(this=topic, from_beginning=from_beginning, limit=limit))
+
+    def _parse_topic_name(self) -> exp.Expr:
+        """A topic name; adjacent tokens join so that ``orders.v1`` and ``my-topic`` work."""
+        if self._match(TokenType.STRING):
+            return exp.Literal.string(self._prev.text)
+        if self._match(TokenType.IDENTIFIER):
+            return exp.to_identifier(self._prev.text, quoted=True)
+        first = self._curr
+        parts: list[str] = []
+        while self._curr and self._curr.token_type not in (TokenType.SEMICOLON, TokenType.STRING):
+            if parts and self._curr.start != self._prev.end + 1:
+                break
+            parts.append(self._curr.text)
+            self._advance()
+        if not parts:
+            self.raise_error("Expecting a topic name after PRINT TOPIC")
+        name = "".join(parts)
+        ident = exp.to_identifier(name, quoted=not _SIMPLE_NAME.match(name))
+        return ident.update_positions(first)
+
+    def _parse_statement_set(self) -> nodes.StatementSet | None:
+        if not self._match_text_seq("STATEMENT", "SET"):
+            return None
+        if not self._match(TokenType.BEGIN):
+            self.raise_error("Expecting BEGIN after EXECUTE STATEMENT SET")
+        inserts = []
+        while not self._match_text_seq("END"):
+            if not self._curr:
+                self.raise_error("Expecting END to close the statement set")
+            start = self._curr
+            stmt = self._parse_statement()
+            if not isinstance(stmt, exp.Insert):
+                self.raise_error("Only INSERT statements are allowed inside a statement set", start)
+            inserts.append(stmt)
+            if not self._match(TokenType.SEMICOLON) and not self._match_text_seq("END", advance=False):
+                self.raise_error("Expecting ; after the INSERT statement")
+        if not inserts:
+            self.raise_error("A statement set needs at least one INSERT statement", self._prev)
+        return self.expression(nodes.StatementSet(expressions=inserts))
+
+    def _parse_begin_statement_set(self) -> nodes.BeginStatementSet | None:
+        if not self._match_text_seq("STATEMENT", "SET"):
+            return None  # plain BEGIN: leave it to the base parser
+        return self.expression(nodes.BeginStatementSet())
+
+    # --- CREATE TABLE -----------------------------------------------------------------------
+
+    def _parse_metadata_constraint(self) -> nodes.MetadataColumnConstraint:
+        key = None
+        if self._match(TokenType.FROM):
+            key = self._parse_string()
+            if not key:
+                self.raise_error("Expecting a quoted metadata key after METADATA FROM")
+        virtual = self._match_text_seq("VIRTUAL")
+        return self.expression(nodes.MetadataColumnConstraint(this=key, virtual=virtual))
+
+    # --- window TVFs ------------------------------------------------------------------------
+
+    def _parse_window_tvf(self, name: str) -> exp.Expr:
+        """Parse the arguments of TUMBLE/HOP/CUMULATE/SESSION after the ``(``.
+
+        Without a ``TABLE t`` (or ``DATA =>``) first argument this is not a TVF (e.g. the
+        legacy ``GROUP BY TUMBLE(ts, INTERVAL ...)``), so it becomes an ``exp.Anonymous``.
+        """
+        first_named = self._curr and self._next and self._next.token_type == TokenType.FARROW
+        if not (self._match(TokenType.TABLE, advance=False) or first_named):
+            return self.expression(exp.Anonymous(this=name, expressions=self._parse_function_args(alias=True)))
+
+        cls = nodes.WINDOW_TVFS[name]
+        positional = ["this", "time_col", *cls.ARG_ORDER]
+        args: dict[str, t.Any] = {}
+        index = 0
+        while True:
+            token = self._curr
+            key = None
+            if self._next and self._next.token_type == TokenType.FARROW:
+                key = _TVF_PARAM_NAMES.get(token.text.upper())
+                if key not in cls.arg_types:
+                    self.raise_error(f"{name} has no parameter {token.text}", token)
+                self._advance(2)
+            elif index < len(positional):
+                key = positional[index]
+            else:
+                self.raise_error(f"Too many arguments for {name}", token)
+            index += 1
+            args[key] = self._parse_tvf_arg(key, name, args)
+            if not self._match(TokenType.COMMA):
+                break
+        for required in cls.required_args:
+            if args.get(required) is None:
+                self.raise_error(f"{name} is missing its {required.replace('_', ' ')} argument")
+        return self.expression(cls(**args))
+
+    def _parse_tvf_arg(self, key: str, name: str, args: dict[str, t.Any]) -> exp.Expr | None:
+        if key == "this":
+            if not self._match(TokenType.TABLE):
+                self.raise_error(f"Expecting TABLE <name> as the first argument of {name}")
+            table = self._parse_table_name()
+            if self._match(TokenType.PARTITION_BY):
+                if name != "SESSION":
+                    self.raise_error(f"PARTITION BY is only allowed in SESSION, not {name}", self._prev)
+                # One key, or a parenthesised list: a bare comma already ends the argument.
+                wrapped = self._match(TokenType.L_PAREN, advance=False)
+                keys = self._parse_wrapped_csv(self._parse_column) if wrapped else [self._parse_column()]
+                args["partition_by"] = keys
+            return table
+        if key == "time_col":
+            if not (self._match_text_seq("DESCRIPTOR") and self._match(TokenType.L_PAREN)):
+                self.raise_error(f"Expecting DESCRIPTOR(<time column>) as the second argument of {name}")
+            column = self._parse_column()
+            self._match_r_paren()
+            return column
+        return self._parse_disjunction()

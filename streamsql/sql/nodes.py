@@ -1,0 +1,247 @@
+"""Syntax nodes for the Flink statements and clauses that sqlglot has no node for.
+
+Each class follows sqlglot's convention: ``arg_types`` names the children and says which are
+required (``True``); ``this`` is the main child and ``expression``/``expressions`` the others.
+The generator method for a node is ``<classname lower-case>_sql`` on
+:class:`streamsql.sql.generator.FlinkGenerator`; the parser hook that builds it lives in
+:mod:`streamsql.sql.grammar`.
+
+Standard statements are NOT wrapped: ``CREATE TABLE/VIEW`` is ``exp.Create``, ``DROP`` is
+``exp.Drop``, ``INSERT`` is ``exp.Insert``, queries are ``exp.Query`` subclasses.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+# --- column constraints inside CREATE TABLE -------------------------------------------------
+
+
+class MetadataColumnConstraint(exp.Expression, exp.ColumnConstraintKind):
+    """``METADATA [FROM 'key'] [VIRTUAL]`` on a column definition.
+
+    Args:
+        this: the metadata key as a string literal (None when ``FROM`` is omitted, in which
+            case the key is the column name).
+        virtual: True for ``VIRTUAL`` (read-only: never written by a sink).
+    """
+
+    arg_types = {"this": False, "virtual": False}
+
+
+# --- window table-valued functions ----------------------------------------------------------
+
+
+class WindowTVF(exp.Expression):
+    """Base of the windowing table-valued functions used as ``FROM TABLE(<tvf>)``.
+
+    In a query, ``FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) AS w``
+    parses to ``exp.TableFromRows(this=Tumble(...), alias=TableAlias(w))``.
+
+    Common args:
+        this: the input, an ``exp.Table`` (from ``TABLE t``).
+        time_col: the time attribute, an ``exp.Column`` (from ``DESCRIPTOR(ts)``).
+        offset: optional window offset (an ``exp.Interval``).
+
+    ``ARG_ORDER`` lists the positional argument order after ``TABLE t, DESCRIPTOR(c)``, which
+    is also Flink's named-argument name (upper-cased) for each.
+    """
+
+    ARG_ORDER: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """The function name: TUMBLE, HOP, CUMULATE or SESSION."""
+        return type(self).__name__.upper()
+
+
+class Tumble(WindowTVF):
+    """``TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])``."""
+
+    arg_types = {"this": True, "time_col": True, "size": True, "offset": False}
+    ARG_ORDER = ("size", "offset")
+
+
+class Hop(WindowTVF):
+    """``HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])``."""
+
+    arg_types = {"this": True, "time_col": True, "slide": True, "size": True, "offset": False}
+    ARG_ORDER = ("slide", "size", "offset")
+
+
+class Cumulate(WindowTVF):
+    """``CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset])``."""
+
+    arg_types = {"this": True, "time_col": True, "step": True, "size": True, "offset": False}
+    ARG_ORDER = ("step", "size", "offset")
+
+
+class Session(WindowTVF):
+    """``SESSION(TABLE t [PARTITION BY k, ...], DESCRIPTOR(ts), gap)``.
+
+    Args:
+        partition_by: list of ``exp.Column`` keys (may be empty).
+    """
+
+    arg_types = {"this": True, "partition_by": False, "time_col": True, "gap": True}
+    ARG_ORDER = ("gap",)
+
+
+WINDOW_TVFS: dict[str, type[WindowTVF]] = {
+    cls.__name__.upper(): cls for cls in (Tumble, Hop, Cumulate, Session)
+}
+
+# --- statements -----------------------------------------------------------------------------
+
+
+class SetOption(exp.Expression):
+    """``SET 'key' = 'value'``, or bare ``SET`` (list all options: both args None).
+
+    Args:
+        this: the key, a string literal.
+        expression: the value, a string literal.
+    """
+
+    arg_types = {"this": False, "expression": False}
+
+    @property
+    def option(self) -> str | None:
+        """The key as a plain string, or None for a bare ``SET``."""
+        return self.this.name if self.this else None
+
+    @property
+    def value(self) -> str | None:
+        """The value as a plain string, or None for a bare ``SET``."""
+        value = self.args.get("expression")
+        return value.name if value else None
+
+
+class ResetOption(exp.Expression):
+    """``RESET 'key'``, or bare ``RESET`` (reset all: ``this`` is None).
+
+    Args:
+        this: the key, a string literal.
+    """
+
+    arg_types = {"this": False}
+
+    @property
+    def option(self) -> str | None:
+        """The key as a plain string, or None for a bare ``RESET``."""
+        return self.this.name if self.this else None
+
+
+class ShowTables(exp.Expression):
+    """``SHOW TABLES``."""
+
+    arg_types: dict[str, bool] = {}
+
+
+class ShowViews(exp.Expression):
+    """``SHOW VIEWS``."""
+
+    arg_types: dict[str, bool] = {}
+
+
+class ShowJobs(exp.Expression):
+    """``SHOW JOBS``."""
+
+    arg_types: dict[str, bool] = {}
+
+
+class ShowCreateTable(exp.Expression):
+    """``SHOW CREATE TABLE t`` (``view`` is True for ``SHOW CREATE VIEW v``).
+
+    Args:
+        this: an ``exp.Table``.
+    """
+
+    arg_types = {"this": True, "view": False}
+
+
+class DescribeTable(exp.Expression):
+    """``DESCRIBE t`` or ``DESC t``.
+
+    Args:
+        this: an ``exp.Table``.
+    """
+
+    arg_types = {"this": True}
+
+
+class Explain(exp.Expression):
+    """``EXPLAIN [PLAN FOR] [detail, ...] <statement>``.
+
+    Args:
+        this: the explained statement (a query, ``exp.Insert`` or :class:`StatementSet`).
+        plan_for: True when written ``EXPLAIN PLAN FOR`` (kept for round-trip only).
+        expressions: Flink explain details such as ``CHANGELOG_MODE`` (``exp.Var``), if any.
+    """
+
+    arg_types = {"this": True, "plan_for": False, "expressions": False}
+
+
+class StopJob(exp.Expression):
+    """``STOP JOB 'id' [WITH SAVEPOINT] [WITH DRAIN]``.
+
+    Args:
+        this: the job id, a string literal.
+        savepoint: True for ``WITH SAVEPOINT``.
+        drain: True for ``WITH DRAIN``.
+    """
+
+    arg_types = {"this": True, "savepoint": False, "drain": False}
+
+
+class PrintTopic(exp.Expression):
+    """``PRINT TOPIC name [FROM BEGINNING] [LIMIT n]``.
+
+    Args:
+        this: the topic name, an ``exp.Identifier`` (or a string literal if quoted with ``'``).
+        from_beginning: True for ``FROM BEGINNING``.
+        limit: the row limit, a number literal.
+    """
+
+    arg_types = {"this": True, "from_beginning": False, "limit": False}
+
+
+class StatementSet(exp.Expression):
+    """``EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END``: one job, many INSERTs.
+
+    Args:
+        expressions: the ``exp.Insert`` statements in order.
+    """
+
+    arg_types = {"expressions": True}
+
+
+class BeginStatementSet(exp.Expression):
+    """``BEGIN STATEMENT SET``: the shell collects following INSERTs until ``END``."""
+
+    arg_types: dict[str, bool] = {}
+
+
+class EndStatementSet(exp.Expression):
+    """``END``: closes a ``BEGIN STATEMENT SET`` block in the shell."""
+
+    arg_types: dict[str, bool] = {}
+
+
+class ClientCommand(exp.Expression):
+    """A shell command: ``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``.
+
+    Args:
+        this: the command, an upper-case ``exp.Var``.
+    """
+
+    arg_types = {"this": True}
+
+
+CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
+
+NODE_CLASSES: tuple[type[exp.Expression], ...] = (
+    MetadataColumnConstraint, Tumble, Hop, Cumulate, Session, SetOption, ResetOption, ShowTables,
+    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, Explain, StopJob, PrintTopic,
+    StatementSet, BeginStatementSet, EndStatementSet, ClientCommand,
+)
+"""Every node defined here; the generator maps each to its ``<key>_sql`` method."""

@@ -1,0 +1,167 @@
+"""The SQL front end's public API: split scripts, parse statements, report positioned errors.
+
+Every failure is a :class:`~streamsql.errors.SqlError` whose ``line``/``col`` (1-based) point
+at the offending token, so ``str(error)`` shows the line with a caret under it::
+
+    Expecting ) near 'FROM' (line 3, column 1)
+      FROM t
+      ^^^^
+
+Functions:
+    split_statements, is_complete: see :mod:`streamsql.sql.split` (re-exported here).
+    parse_statement: one statement to a sqlglot tree.
+    parse_script: a whole script to ``(Statement, tree)`` pairs.
+    error_at: a SqlError pointing at a parsed node, for later phases (DDL checks, binding).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from streamsql.errors import InternalError, SqlError
+from streamsql.sql.dialect import Flink
+from streamsql.sql.split import Statement, _lex, _position, is_complete, split_statements
+
+__all__ = ["Statement", "error_at", "is_complete", "parse_script", "parse_statement", "split_statements"]
+
+_DIALECT = Flink()
+_UNTERMINATED = {"'": "string literal", "`": "quoted identifier", '"': "quoted identifier", "/": "comment"}
+_MISSING_ARG = re.compile(r"Required keyword: '\w+' missing for <class '[\w.]*?(\w+)'>")
+_CLAUSES = {"Where": "WHERE clause", "Having": "HAVING clause", "Group": "GROUP BY clause", "Order": "ORDER BY clause"}
+_DOUBLE_QUOTE_HINT = (
+    "Double quotes are not valid in Flink SQL: quote identifiers with backticks (`name`) "
+    "and strings with single quotes ('text')"
+)
+
+
+def parse_statement(text: str) -> exp.Expr:
+    """Parse one statement (a trailing ``;`` is allowed) with the Flink dialect.
+
+    Returns:
+        the syntax tree: ``exp.Create``, ``exp.Drop``, ``exp.Insert``, an ``exp.Query``, or
+        a node from :mod:`streamsql.sql.nodes` for Flink client statements.
+
+    Raises:
+        SqlError: for a syntax error, an empty input or more than one statement; positioned
+            (line/col relative to ``text``) at the offending token.
+        InternalError: if sqlglot fails in an unexpected way (our bug).
+    """
+    try:
+        tokens = _DIALECT.tokenize(text)
+    except TokenError as e:
+        raise _token_error(text) from e
+    try:
+        trees = [t for t in _DIALECT.parser().parse(tokens, text) if t is not None]
+    except ParseError as e:
+        raise _parse_error(e, text) from e
+    except (SqlError, InternalError):
+        raise
+    except Exception as e:  # a crash inside sqlglot on odd input is our bug, not the user's
+        msg = f"The SQL parser failed on this statement ({type(e).__name__}: {e})"
+        raise InternalError(msg) from e
+    trees = [t for t in trees if not isinstance(t, exp.Semicolon)]
+    if not trees:
+        msg = "Empty statement"
+        raise SqlError(msg)
+    if len(trees) > 1:
+        msg = "Expected one statement but found several; run them as a script"
+        raise error_at(trees[1], msg, text)
+    return trees[0]
+
+
+def parse_script(script: str) -> list[tuple[Statement, exp.Expr]]:
+    """Split a script and parse each statement.
+
+    Returns:
+        ``(statement, tree)`` pairs in script order.
+
+    Raises:
+        SqlError: for the first statement that does not parse, positioned in ``script``
+            (its ``sql`` is the whole script, so the caret line is the script's line).
+    """
+    result = []
+    for stmt in split_statements(script):
+        try:
+            tree = parse_statement(stmt.text)
+        except SqlError as e:
+            raise _shift(e, stmt, script) from e
+        result.append((stmt, tree))
+    return result
+
+
+def error_at(node: exp.Expr | None, message: str, sql: str | None) -> SqlError:
+    """A SqlError pointing at ``node`` (its first token that has a recorded position).
+
+    sqlglot records positions on identifiers and some other leaves; the first one found
+    walking ``node`` is used, underlined for its length. Without one, the error has no
+    position.
+
+    Returns:
+        the error, for the caller to raise.
+    """
+    if node is not None and sql is not None:
+        for sub in node.walk():
+            meta = sub._meta  # read without creating an empty dict on every node
+            if meta and meta.get("start") is not None:
+                start, end = meta["start"], meta.get("end", meta["start"])
+                line, col = _position(sql, start)
+                return SqlError(message, sql, line, col, _length(sql, start, end))
+    return SqlError(message, sql)
+
+
+def _length(sql: str, start: int, end: int) -> int:
+    newline = sql.find("\n", start)
+    stop = end + 1 if newline == -1 else min(end + 1, newline)
+    return max(1, stop - start)
+
+
+def _shift(error: SqlError, stmt: Statement, script: str) -> SqlError:
+    """Re-position an error in ``stmt.text`` into the whole script."""
+    if error.line is None:
+        return SqlError(error.message, script, stmt.line, stmt.col, 1) if error.sql else error
+    if error.line == 1:  # only the statement's first line is shifted sideways
+        return SqlError(error.message, script, stmt.line, error.col + stmt.col - 1, error.length)
+    return error.with_offset(script, stmt.line - 1)
+
+
+def _token_error(text: str) -> SqlError:
+    for lx in _lex(text):
+        if lx.kind == "open":
+            line, col = _position(text, lx.start)
+            msg = f"Unterminated {_UNTERMINATED.get(lx.text[0], 'token')}"
+            return SqlError(msg, text, line, col, 2 if lx.text.startswith("/*") else 1)
+    msg = "Cannot read this statement (invalid characters or number literal)"
+    return SqlError(msg, text)
+
+
+def _parse_error(error: ParseError, text: str) -> SqlError:
+    info = error.errors[0] if error.errors else {}
+    message = _describe(info.get("description") or str(error))
+    start, end = info.get("start"), info.get("end")
+    if start is None:  # not raised through FlinkParser.raise_error: use sqlglot's line/col
+        line, col = info.get("line"), info.get("col")
+        return SqlError(message, text if line else None, line, col)
+    token_text = text[start:end + 1]
+    if info.get("at_end"):
+        message, start, end = f"{message} at end of input", end + 1, end + 1
+    elif token_text.startswith('"'):
+        message = _DOUBLE_QUOTE_HINT
+    elif token_text:
+        quoted = token_text if token_text[0] == "'" else f"'{token_text}'"
+        message = f"{message} near {quoted}"
+    line, col = _position(text, start)
+    return SqlError(message, text, line, col, _length(text, start, end))
+
+
+def _describe(description: str) -> str:
+    """Reword sqlglot's internal messages for users."""
+    if description.startswith("Invalid expression / Unexpected token"):
+        return "Syntax error: unexpected token"
+    m = _MISSING_ARG.match(description)
+    if m:
+        name = m.group(1)
+        return f"Incomplete {_CLAUSES.get(name, name)}"
+    return description

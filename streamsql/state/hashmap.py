@@ -1,0 +1,334 @@
+"""The ``hashmap`` state backend: one Python dict per operator, snapshot by serialization.
+
+Fast and simple; state must fit in memory and each snapshot writes all of it (not incremental).
+
+Snapshot format (one file, ``hashmap.state``, little-endian)::
+
+    magic  b"SSQLHM01"
+    u32    number of operators
+    per operator:
+        u16 id length, id (UTF-8)
+        u64 n entries
+        u32[n] key lengths, u32[n] value lengths   (dict order, not sorted)
+        keys concatenated, values concatenated
+    u32    crc32 of everything above
+
+No pickle: restoring a snapshot never runs code, and a torn or corrupt file is detected by the
+checksum. The file is written as ``hashmap.state.tmp``, fsynced, renamed into place, and the
+directory fsynced, so a crash leaves either no snapshot file or a complete one.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+import zlib
+from array import array
+from collections.abc import Iterator
+from itertools import accumulate
+
+from streamsql.state.base import KeyedState, StateBackend
+from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
+
+SNAPSHOT_FILE = "hashmap.state"
+MAGIC = b"SSQLHM01"
+_U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+assert array("I").itemsize == 4, "the snapshot format needs a 4-byte array('I')"
+
+
+def fsync_dir(path: str) -> None:
+    """Fsync a directory so that renames and new entries in it survive a crash.
+
+    Raises:
+        OSError: if the directory cannot be opened (platforms that cannot fsync a directory,
+            such as Windows, are silently skipped).
+    """
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def validate_operator_id(operator_id: str) -> bytes:
+    r"""The namespace prefix of an operator: ``operator_id.encode() + b"\x00"``.
+
+    Raises:
+        StateError: if the id is empty, not a string, or contains NUL (it would make one
+            operator's range overlap another's).
+    """
+    if not isinstance(operator_id, str) or not operator_id or "\x00" in operator_id:
+        msg = f"Invalid operator id {operator_id!r}: must be a non-empty string without NUL"
+        raise StateError(msg)
+    return operator_id.encode() + b"\x00"
+
+
+def _lengths(items: list[bytes]) -> array:
+    lens = array("I", map(len, items))  # OverflowError for 4 GiB or more
+    if sys.byteorder == "big":  # pragma: no cover
+        lens.byteswap()
+    return lens
+
+
+def _split(raw: bytes, pos: int, lens: array) -> tuple[list[bytes], int]:
+    """Cut ``len(lens)`` consecutive byte strings out of ``raw`` from ``pos``; returns the end."""
+    offsets = list(accumulate(lens, initial=pos))
+    return [raw[a:b] for a, b in zip(offsets, offsets[1:])], offsets[-1]
+
+
+def _sorted_items(data: dict[bytes, bytes], keys: list[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    # Lazily: building a million tuples up front costs more in GC passes than the sort itself.
+    for key in keys:
+        value = data.get(key)
+        if value is not None:
+            yield key, value
+
+
+class HashMapKeyedState(KeyedState):
+    """One operator's keyed state in a dict (encoded key → value bytes)."""
+
+    def __init__(self, operator_id: str, data: dict[bytes, bytes]):
+        self.operator_id = operator_id
+        self._data: dict[bytes, bytes] | None = data
+
+    def _dict(self) -> dict[bytes, bytes]:
+        data = self._data
+        if data is None:
+            msg = f"Cannot use the state of operator '{self.operator_id}': the state backend is closed"
+            raise StateClosedError(msg)
+        return data
+
+    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
+        """Values for ``keys`` in order (None where absent).
+
+        Raises:
+            StateClosedError: after the backend was closed.
+        """
+        return list(map(self._dict().get, keys))
+
+    def write(self, puts: list[tuple[bytes, bytes]], deletes: list[bytes] = ()) -> None:
+        """Apply ``puts`` then ``deletes`` (a key in both ends up deleted, as in RocksDB).
+
+        Not checked for type: keys and values must be ``bytes`` (the snapshot fails otherwise).
+
+        Raises:
+            StateClosedError: after the backend was closed.
+        """
+        data = self._dict()
+        data.update(puts)
+        for key in deletes:
+            data.pop(key, None)
+
+    def items(self) -> Iterator[tuple[bytes, bytes]]:
+        """All (key, value) pairs in key order (hence key-group order).
+
+        The key set is taken at the call; a write made while iterating may or may not be seen.
+
+        Raises:
+            StateClosedError: after the backend was closed.
+        """
+        data = self._dict()
+        return _sorted_items(data, sorted(data))
+
+    def clear(self) -> None:
+        """Remove every entry of this operator.
+
+        Raises:
+            StateClosedError: after the backend was closed.
+        """
+        self._dict().clear()
+
+
+class HashMapStateBackend(StateBackend):
+    """Keyed state of every operator in memory; snapshots are one checksummed binary file.
+
+    ``KeyedState`` handles stay valid across ``restore()`` (the dicts are refilled in place).
+    """
+
+    name = "hashmap"
+
+    def __init__(self) -> None:
+        self._workdir: str | None = None
+        self._states: dict[str, HashMapKeyedState] = {}
+
+    def _check_open(self, action: str) -> None:
+        if self._workdir is None:
+            msg = f"Cannot {action}: the hashmap state backend is not open"
+            raise StateClosedError(msg)
+
+    def open(self, workdir: str) -> None:
+        """Start with empty state; ``workdir`` is created if missing (nothing is stored there).
+
+        Raises:
+            StateError: if ``workdir`` cannot be created.
+        """
+        try:
+            os.makedirs(workdir, exist_ok=True)
+        except OSError as e:
+            msg = f"Cannot create state directory '{workdir}': {e}"
+            raise StateError(msg) from e
+        self._workdir = workdir
+        for state in self._states.values():
+            state._data = {}
+
+    def keyed_state(self, operator_id: str) -> KeyedState:
+        """The state of operator ``operator_id`` (the same object on every call).
+
+        Raises:
+            StateError: for an empty id or one containing NUL.
+            StateClosedError: if the backend is not open.
+        """
+        self._check_open(f"get the state of operator {operator_id!r}")
+        state = self._states.get(operator_id)
+        if state is None:
+            validate_operator_id(operator_id)
+            state = self._states[operator_id] = HashMapKeyedState(operator_id, {})
+        return state
+
+    def snapshot(self, directory: str) -> int:
+        """Write all state to ``directory/hashmap.state`` (temp file, fsync, rename, fsync dir).
+
+        Args:
+            directory: must not exist; created along with missing parents.
+
+        Returns:
+            The snapshot's size in bytes.
+
+        Raises:
+            SnapshotError: if ``directory`` exists, cannot be written, or a key or value is not
+                ``bytes`` (or is 4 GiB or longer).
+            StateClosedError: if the backend is not open.
+        """
+        self._check_open("snapshot state")
+        try:
+            os.makedirs(directory)
+        except FileExistsError as e:
+            msg = f"Cannot snapshot state: '{directory}' already exists"
+            raise SnapshotError(msg) from e
+        except OSError as e:
+            msg = f"Cannot create snapshot directory '{directory}': {e}"
+            raise SnapshotError(msg) from e
+        final = os.path.join(directory, SNAPSHOT_FILE)
+        tmp = final + ".tmp"
+        try:
+            with open(tmp, "wb") as f:
+                size = self._write_to(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, final)
+            fsync_dir(directory)
+            fsync_dir(os.path.dirname(os.path.abspath(directory)))
+        except (OSError, TypeError, OverflowError, struct.error) as e:
+            msg = f"Cannot write state snapshot '{final}': {e}"
+            raise SnapshotError(msg) from e
+        return size
+
+    def _write_to(self, f) -> int:
+        crc = 0
+        size = 0
+
+        def out(chunk) -> None:
+            nonlocal crc, size
+            crc = zlib.crc32(chunk, crc)
+            size += len(chunk)
+            f.write(chunk)
+
+        out(MAGIC)
+        out(_U32.pack(len(self._states)))
+        for op, state in self._states.items():
+            data = state._dict()
+            keys = list(data)  # dict order: sequential, far cheaper than sorting
+            values = list(data.values())
+            op_bytes = op.encode()
+            out(_U16.pack(len(op_bytes)) + op_bytes + _U64.pack(len(keys)))
+            out(_lengths(keys).tobytes())
+            out(_lengths(values).tobytes())
+            out(b"".join(keys))
+            out(b"".join(values))
+        f.write(_U32.pack(crc))
+        return size + _U32.size
+
+    def restore(self, directory: str) -> None:
+        """Replace all state with the snapshot in ``directory``.
+
+        Operators absent from the snapshot end up empty; existing handles stay valid.
+
+        Raises:
+            SnapshotError: if the snapshot is missing, truncated, corrupt (checksum) or not a
+                hashmap snapshot.
+            StateClosedError: if the backend is not open.
+        """
+        self._check_open("restore state")
+        path = os.path.join(directory, SNAPSHOT_FILE)
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except FileNotFoundError as e:
+            msg = f"Cannot restore state: '{directory}' holds no hashmap snapshot ({SNAPSHOT_FILE})"
+            raise SnapshotError(msg) from e
+        except OSError as e:
+            msg = f"Cannot read state snapshot '{path}': {e}"
+            raise SnapshotError(msg) from e
+        try:
+            loaded = _decode(raw)
+        except (ValueError, struct.error, UnicodeDecodeError) as e:
+            msg = f"Corrupt state snapshot '{path}': {e}"
+            raise SnapshotError(msg) from e
+        for op, state in self._states.items():
+            data = state._dict()
+            data.clear()
+            data.update(loaded.pop(op, ()))
+        for op, data in loaded.items():
+            self._states[op] = HashMapKeyedState(op, data)
+
+    def close(self) -> None:
+        """Drop all state; handles raise :class:`StateClosedError` afterwards."""
+        for state in self._states.values():
+            state._data = None
+        self._states.clear()
+        self._workdir = None
+
+
+def _decode(raw: bytes) -> dict[str, dict[bytes, bytes]]:
+    if len(raw) < len(MAGIC) + _U32.size * 2 or not raw.startswith(MAGIC):
+        msg = "not a hashmap state snapshot (bad magic or too short)"
+        raise ValueError(msg)
+    body = memoryview(raw)[: -_U32.size]
+    (crc,) = _U32.unpack_from(raw, len(raw) - _U32.size)
+    if zlib.crc32(body) != crc:
+        msg = "checksum mismatch (truncated or corrupt file)"
+        raise ValueError(msg)
+    pos = len(MAGIC)
+    (n_ops,) = _U32.unpack_from(body, pos)
+    pos += _U32.size
+    result: dict[str, dict[bytes, bytes]] = {}
+    for _ in range(n_ops):
+        (id_len,) = _U16.unpack_from(body, pos)
+        pos += _U16.size
+        op = bytes(body[pos : pos + id_len]).decode()
+        pos += id_len
+        (n,) = _U64.unpack_from(body, pos)
+        pos += _U64.size
+        lens = []
+        for _part in range(2):
+            arr = array("I")
+            arr.frombytes(body[pos : pos + 4 * n])
+            if sys.byteorder == "big":  # pragma: no cover
+                arr.byteswap()
+            lens.append(arr)
+            pos += 4 * n
+        keys, pos = _split(raw, pos, lens[0])
+        values, pos = _split(raw, pos, lens[1])
+        if pos > len(body):
+            msg = "truncated operator section"
+            raise ValueError(msg)
+        result[op] = dict(zip(keys, values))
+    if pos != len(body):
+        msg = "trailing bytes after the last operator"
+        raise ValueError(msg)
+    return result

@@ -1,0 +1,98 @@
+"""Fixtures for tests that need a real Kafka broker.
+
+``kafka_bootstrap`` uses ``STREAMSQL_KAFKA_BOOTSTRAP`` when set; otherwise it
+runs ``scripts/kafka-local.sh start`` (idempotent, fetches Kafka via Maven on
+first use) and returns the local broker's address. The broker is left running
+after the session on purpose: it is shared by test runs and examples, and
+``scripts/kafka-local.sh stop`` stops it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+__all__ = ["kafka_admin", "kafka_bootstrap", "kafka_topic_factory"]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+KAFKA_SCRIPT = REPO_ROOT / "scripts" / "kafka-local.sh"
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> str:
+    """Bootstrap address of a running broker (starting the local one if needed)."""
+    env = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP")
+    if env:
+        return env
+    # PYTHON=this interpreter so the script's readiness probe can import confluent_kafka.
+    proc = subprocess.run(
+        ["bash", str(KAFKA_SCRIPT), "start"],
+        env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=900,  # first run downloads Kafka through Maven
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/kafka-local.sh start failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    lines = proc.stdout.strip().splitlines()
+    return lines[-1] if lines else "127.0.0.1:" + os.environ.get("KAFKA_PORT", "9092")
+
+
+@pytest.fixture(scope="session")
+def kafka_admin(kafka_bootstrap: str):
+    """A confluent_kafka AdminClient for the test broker."""
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({"bootstrap.servers": kafka_bootstrap})
+
+
+@pytest.fixture
+def kafka_topic_factory(kafka_admin) -> Iterator[Callable[..., str]]:
+    """Yield ``make(name_hint, partitions=1, config=None) -> topic_name``.
+
+    Each call creates a uniquely named topic and waits until every partition has
+    a leader, so it can be produced to immediately. Topics are deleted
+    (best effort) when the test ends.
+    """
+    from confluent_kafka.admin import NewTopic
+
+    created: list[str] = []
+
+    def make(name_hint: str = "t", partitions: int = 1, config: dict[str, str] | None = None) -> str:
+        hint = re.sub(r"[^A-Za-z0-9._-]", "-", name_hint)[:100] or "t"
+        name = f"{hint}-{uuid.uuid4().hex[:10]}"
+        new = NewTopic(name, num_partitions=partitions, replication_factor=1, config=dict(config or {}))
+        kafka_admin.create_topics([new], operation_timeout=30)[name].result(timeout=60)
+        created.append(name)
+        deadline = time.monotonic() + 30
+        while True:
+            md = kafka_admin.list_topics(topic=name, timeout=10).topics.get(name)
+            if (
+                md is not None
+                and md.error is None
+                and len(md.partitions) == partitions
+                and all(p.leader >= 0 for p in md.partitions.values())
+            ):
+                return name
+            if time.monotonic() > deadline:
+                msg = f"topic {name} not ready after 30s"
+                raise TimeoutError(msg)
+            time.sleep(0.1)
+
+    yield make
+
+    if created:
+        try:
+            for fut in kafka_admin.delete_topics(created, operation_timeout=10).values():
+                fut.result(timeout=15)
+        except Exception:  # noqa: BLE001  (cleanup only; a leftover test topic is harmless)
+            pass
