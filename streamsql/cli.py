@@ -57,8 +57,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stderr.write("\n[INFO] Interrupted; cancelling jobs.\n")
         env.close()
         return 130
-    except StreamSQLError as e:
-        sys.stderr.write(f"[ERROR] {e}\n")
+    except Exception as e:  # never a bare traceback: say what failed, trace only with --verbose
+        text = str(e) if isinstance(e, StreamSQLError) else f"Internal error ({type(e).__name__}): {e}"
+        sys.stderr.write(f"[ERROR] {text}\n")
         if args.verbose:
             import traceback
 
@@ -77,6 +78,10 @@ def cmd_shell(args: argparse.Namespace) -> int:
     return run_shell(init_file=args.init, settings=_settings(args.set))
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``streamsql`` console script."""
     parser = argparse.ArgumentParser(prog="streamsql", description="Streaming SQL over Kafka, exactly-once.")
@@ -92,8 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "run":
-        # A second Ctrl-C while jobs are being cancelled exits at once.
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops jobs as cleanly as Ctrl-C
         return cmd_run(args)
     return cmd_shell(args)
 

@@ -145,7 +145,9 @@ class Planner:
         if isinstance(src, exp.Subquery):
             node, scope = self._query(src.this)
             return node, scope.requalify(alias)
-        self._fail(src, f"Unsupported FROM item: {src.sql()}")
+        if isinstance(src, exp.TableFromRows):
+            self._fail(src, f"Window table-valued function {type(src.this).__name__.upper()} is not supported yet")
+        self._fail(src, f"Unsupported FROM item: {src.key.upper()}")
 
     def _scan(self, table: TableDef) -> PlanNode:
         spec = get_connector(table.connector)

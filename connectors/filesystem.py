@@ -1,0 +1,262 @@
+"""The ``filesystem`` connector: newline-delimited files in a format (json, csv, raw,
+debezium-json).
+
+Source (bounded): reads ``'path'`` — one file, or every file under a directory (recursively, in
+sorted order, skipping names starting with ``.`` or ``_`` as Flink does) — one record per line
+(blank lines are skipped), decoded in batches of at most ``max_rows`` lines. Delivery guarantee:
+exactly-once — :meth:`FileSystemSource.position` is ``{"file", "offset", "line"}`` just after the
+last line returned (``offset`` in bytes), and a restore seeks there. Bad records are located as
+``path:line``.
+
+Sink (append-only): encodes rows to lines and appends them to ``'path'`` — the file itself, or
+``part-<job>-<task>.<ext>`` inside it when ``'path'`` is a directory (or ends with ``/``). Rows
+are buffered and appended + fsynced at each checkpoint (``pre_commit``) and at the end, so they
+become visible at checkpoints. Delivery guarantee: at-least-once — rows appended after the last
+completed checkpoint are appended again after a restore (the sink contract has no state in which
+to record the committed file length). Only inserts, except with ``'format' = 'debezium-json'``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
+from streamsql.connectors.formats import make_decoder, make_encoder
+from streamsql.connectors.registry import register, validate_options
+from streamsql.errors import ConfigError, ExecutionError
+from streamsql.runtime.elements import Batch
+
+_CHUNK = 1 << 20
+_EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json"}
+
+
+def _format_of(ctx: ConnectorContext) -> tuple[str, dict[str, str]]:
+    table = ctx.table
+    fmt = (table.options.get("format") or "").strip().lower()
+    validate_options(SPEC, table.options, table.name, allowed_extra=(fmt + ".",) if fmt else ())
+    if fmt not in _EXT:
+        raise ConfigError(f"Table '{table.name}': option 'format' = '{fmt}' is not one of "
+                          f"{', '.join(repr(f) for f in _EXT)}")
+    if table.metadata_columns:
+        raise ConfigError(f"Table '{table.name}': connector 'filesystem' has no metadata columns")
+    return fmt, table.options
+
+
+def list_files(path: str) -> list[str]:
+    """The files a source reads at ``path``: itself, or the visible files under it, sorted by
+    their path relative to ``path``."""
+    if os.path.isfile(path):
+        return [path]
+    out = []
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        out.extend(os.path.join(root, f) for f in files if not f.startswith((".", "_")))
+    return sorted(out, key=lambda p: os.path.relpath(p, path))
+
+
+class FileSystemSource(Source):
+    """See module docstring."""
+
+    bounded = True
+
+    def __init__(self, ctx: ConnectorContext):
+        fmt, opts = _format_of(ctx)
+        self.ctx = ctx
+        self.path = opts["path"]
+        self.schema = ctx.table.physical_schema
+        self.decoder = make_decoder(fmt, self.schema, opts, ctx.table.name)
+        self.changelog = self.decoder.changelog
+        self._files: list[str] = []
+        self._i = 0
+        self._f = None
+        self._buf = b""
+        self._offset = 0
+        self._line = 0
+        self._eof = False
+        self._done = False
+
+    # ------------------------------------------------------------------------------ lifecycle
+
+    def open(self, position: dict | None) -> None:
+        if not os.path.exists(self.path):
+            raise ExecutionError(f"Table '{self.ctx.table.name}': path '{self.path}' does not exist")
+        self._files = list_files(self.path)
+        self._i, self._done = 0, False
+        if position:
+            if position.get("done"):
+                self._i = len(self._files)
+            elif position.get("file") is not None:
+                rel = [self._rel(f) for f in self._files]
+                name = position["file"]
+                while self._i < len(rel) and rel[self._i] < name:
+                    self._i += 1
+                if self._i < len(rel) and rel[self._i] == name:
+                    self._open_file(int(position.get("offset", 0)), int(position.get("line", 0)))
+        if self._i >= len(self._files):
+            self._done = True
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+    def _rel(self, f: str) -> str:
+        return os.path.basename(f) if os.path.isfile(self.path) else os.path.relpath(f, self.path)
+
+    def _open_file(self, offset: int = 0, line: int = 0) -> None:
+        self._f = open(self._files[self._i], "rb")  # noqa: SIM115 (closed in _next_file/close)
+        self._f.seek(offset)
+        self._offset, self._line, self._buf, self._eof = offset, line, b"", False
+        self._lines: list[bytes] = []
+        self._last_unterminated = False
+        self._has_cr = False
+
+    def _next_file(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+            self._i += 1
+        if self._i >= len(self._files):
+            self._done = True
+        else:
+            self._open_file()
+
+    # ------------------------------------------------------------------------------ reading
+
+    def _read_lines(self, max_rows: int) -> list[bytes]:
+        """Up to ``max_rows`` next lines of the current file (without their newline)."""
+        while len(self._lines) < max_rows and not self._eof:
+            chunk = self._f.read(_CHUNK)
+            if not chunk:
+                self._eof = True
+                if self._buf:  # a last line without a newline
+                    self._lines.append(self._buf)
+                    self._buf = b""
+                    self._last_unterminated = True
+                break
+            if b"\r" in chunk:
+                self._has_cr = True
+            parts = (self._buf + chunk).split(b"\n")
+            self._buf = parts.pop()
+            self._lines.extend(parts)
+        lines = self._lines[:max_rows]
+        del self._lines[:max_rows]
+        self._offset += sum(map(len, lines)) + len(lines)
+        if self._last_unterminated and not self._lines:
+            self._offset -= 1
+            self._last_unterminated = False
+        return lines
+
+    def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        while not self._done:
+            if self._f is None:
+                self._next_file()
+                continue
+            if self._eof and not self._lines:
+                self._next_file()
+                continue
+            first_line = self._line + 1
+            lines = self._read_lines(max(1, max_rows))
+            if not lines:
+                continue
+            self._line += len(lines)
+            numbers = None
+            if self._has_cr or b"" in lines:  # CRLF line ends, blank lines
+                keep = [(n, ln[:-1] if ln[-1:] == b"\r" else ln) for n, ln in enumerate(lines, first_line)]
+                keep = [(n, ln) for n, ln in keep if ln.strip()]
+                numbers = [n for n, _ in keep]
+                lines = [ln for _, ln in keep]
+                if not lines:
+                    continue
+            name = self._files[self._i]
+            where = (lambda i: f"{name}:{first_line + i}") if numbers is None else (lambda i: f"{name}:{numbers[i]}")
+            before = self.decoder.skipped
+            batch = self.decoder.decode(lines, where)
+            if self.decoder.skipped != before:
+                m = self.ctx.metrics
+                m["bad_records"] = m.get("bad_records", 0) + self.decoder.skipped - before
+            if batch.num_rows:
+                return batch
+        return None
+
+    def position(self) -> dict:
+        if self._done or self._i >= len(self._files):
+            return {"done": True}
+        return {"file": self._rel(self._files[self._i]), "offset": self._offset, "line": self._line}
+
+    def finished(self) -> bool:
+        return self._done
+
+
+class FileSystemSink(Sink):
+    """See module docstring."""
+
+    transactional = False
+    guarantee_reason = ("filesystem appends rows at each checkpoint; rows appended after the last completed "
+                        "checkpoint are appended again after a restore (at-least-once)")
+
+    def __init__(self, ctx: ConnectorContext):
+        fmt, opts = _format_of(ctx)
+        self.ctx = ctx
+        self.fmt = fmt
+        self.path = opts["path"]
+        self.schema = ctx.table.physical_schema
+        self.encoder = make_encoder(fmt, self.schema, opts, ctx.table.name)
+        self.accepts_updates = self.encoder.accepts_updates
+        self._pending: list[bytes] = []
+        self._f = None
+        self.target: str | None = None
+
+    def open(self) -> None:
+        p = self.path
+        if os.path.isdir(p) or p.endswith(("/", os.sep)):
+            os.makedirs(p, exist_ok=True)
+            job = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.ctx.job_name or "job")
+            self.target = os.path.join(p, f"part-{job}-{self.ctx.task_index}.{_EXT[self.fmt]}")
+        else:
+            parent = os.path.dirname(os.path.abspath(p))
+            os.makedirs(parent, exist_ok=True)
+            self.target = p
+        self._f = open(self.target, "ab")  # noqa: SIM115 (closed in close)
+
+    def write(self, batch: Batch) -> None:
+        if batch.num_rows == 0:
+            return
+        payloads = self.encoder.encode(batch.table, batch.kinds)
+        self._pending.extend(b"" if p is None else p for p in payloads)
+
+    def _flush(self) -> None:
+        if self._f is None:
+            self.open()
+        if self._pending:
+            self._f.write(b"\n".join(self._pending) + b"\n")
+            self._pending = []
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        self._flush()
+
+    def finish(self) -> None:
+        self._flush()
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+SPEC = register(ConnectorSpec(
+    name="filesystem",
+    options=[
+        OptionSpec("connector", required=True, description="'filesystem'"),
+        OptionSpec("path", required=True, description="a file, or a directory of files"),
+        OptionSpec("format", required=True, choices=tuple(_EXT), description="record format of each line"),
+        OptionSpec("source.monitor-interval", description="accepted for compatibility; the source is bounded"),
+    ],
+    create_source=FileSystemSource,
+    create_sink=FileSystemSink,
+    description="newline-delimited files (bounded source, append sink)",
+    uses_format=True,
+))

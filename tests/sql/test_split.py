@@ -1,0 +1,187 @@
+"""Statement splitting, the shell's completeness predicate, and positioned parse errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql.errors import SqlError
+from streamsql.sql import nodes
+from streamsql.sql.parser import Statement, is_complete, parse_script, parse_statement, split_statements
+
+
+def texts(script: str) -> list[str]:
+    return [s.text for s in split_statements(script)]
+
+
+# --- split_statements -----------------------------------------------------------------------
+
+
+def test_split_basic_positions():
+    script = "SELECT 1;\n  SELECT 2;\n\nSHOW TABLES"
+    assert split_statements(script) == [
+        Statement("SELECT 1", 1, 1, 0),
+        Statement("SELECT 2", 2, 3, 12),
+        Statement("SHOW TABLES", 4, 1, 23),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("SELECT ';' ; SELECT 2", ["SELECT ';'", "SELECT 2"]),
+        ("SELECT 'it''s; fine'; SELECT 2", ["SELECT 'it''s; fine'", "SELECT 2"]),
+        ("SELECT `a;b`, \"c;d\" FROM t; SELECT 2", ["SELECT `a;b`, \"c;d\" FROM t", "SELECT 2"]),
+        ("SELECT `a``;b` FROM t; X", ["SELECT `a``;b` FROM t", "X"]),
+        ("SELECT 1 /* ; */ + 1; X", ["SELECT 1 /* ; */ + 1", "X"]),
+        ("SELECT 1 -- trailing; comment\n+ 1; X", ["SELECT 1 -- trailing; comment\n+ 1", "X"]),
+        ("SELECT 1; -- trailing comment", ["SELECT 1"]),
+        ("SELECT 1; /* block */", ["SELECT 1"]),
+        ("-- header\n/* more */\nSELECT 1;", ["SELECT 1"]),
+        (";;  ;\n;", []),
+        ("", []),
+        ("-- only; a comment", []),
+        ("a;;b", ["a", "b"]),
+        ("SELECT 1", ["SELECT 1"]),
+        ("SELECT 1   \n\n", ["SELECT 1"]),
+    ],
+)
+def test_split_edge_cases(script, expected):
+    assert texts(script) == expected
+
+
+def test_statement_set_is_one_statement():
+    script = (
+        "SET 'a' = 'b';\n"
+        "EXECUTE STATEMENT SET\nBEGIN\n"
+        "  INSERT INTO x SELECT CASE WHEN a THEN 1 END FROM s;\n"
+        "  INSERT INTO y SELECT 2;\n"
+        "END;\n"
+        "SHOW JOBS;"
+    )
+    stmts = split_statements(script)
+    assert [s.line for s in stmts] == [1, 2, 7]
+    assert stmts[1].text.startswith("EXECUTE STATEMENT SET") and stmts[1].text.endswith("END")
+    assert isinstance(parse_statement(stmts[1].text), nodes.StatementSet)
+
+
+def test_begin_statement_set_is_split_for_the_shell():
+    assert texts("BEGIN STATEMENT SET; INSERT INTO a SELECT 1; END;") == [
+        "BEGIN STATEMENT SET", "INSERT INTO a SELECT 1", "END",
+    ]
+
+
+def test_unterminated_string_keeps_the_rest_together():
+    assert texts("SELECT 'abc; SELECT 2") == ["SELECT 'abc; SELECT 2"]
+
+
+# --- is_complete ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        ("SELECT 1;", True),
+        ("SELECT 1;  \n", True),
+        ("SELECT 1; -- done", True),
+        ("SELECT 1", False),
+        ("SELECT ';'", False),
+        ("SELECT 'abc;", False),
+        ("SELECT 1 /* ; */", False),
+        ("SELECT 1; /* open", False),
+        ("SELECT `a;", False),
+        ("SELECT 1 -- ;", False),
+        ("quit", True),
+        ("QUIT;", True),
+        ("exit", True),
+        ("HELP", True),
+        ("clear  ", True),
+        ("help me", False),
+        ("SHOW TABLES", False),
+        ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1;", False),
+        ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END", False),
+        ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;", True),
+        ("", True),
+        ("-- just a comment", True),
+    ],
+)
+def test_is_complete(text, complete):
+    assert is_complete(text) is complete
+
+
+# --- parse errors ---------------------------------------------------------------------------
+
+
+def test_error_on_line_three_has_line_column_and_caret():
+    sql = "SELECT a,\n       b\nFROM t WHERE a >> 1"
+    with pytest.raises(SqlError) as info:
+        parse_statement(sql)
+    err = info.value
+    assert (err.line, err.col) == (3, 16)
+    assert err.sql == sql
+    assert str(err).splitlines()[1:] == ["  FROM t WHERE a >> 1", "                 ^^"]
+
+
+def test_error_at_end_of_input_points_after_last_token():
+    with pytest.raises(SqlError) as info:
+        parse_statement("SELECT a FROM t\nWHERE (a > 1")
+    err = info.value
+    assert "at end of input" in err.message and (err.line, err.col) == (2, 13)
+
+
+@pytest.mark.parametrize(
+    ("sql", "line", "col", "fragment"),
+    [
+        ("INSERT INTO t SELEC 1", 1, 15, "unexpected token near 'SELEC'"),
+        ("SELECT \"a\" FROM t", 1, 8, "backticks"),
+        ("SELECT 'abc", 1, 8, "Unterminated string literal"),
+        ("SELECT 1 /* x", 1, 10, "Unterminated comment"),
+        ("SELECT `abc", 1, 8, "Unterminated quoted identifier"),
+        ("SHOW FOO", 1, 6, "Expecting TABLES, VIEWS, JOBS or CREATE TABLE"),
+        ("SET 'a' 'b'", 1, 9, "Expecting ="),
+        ("STOP JOB 1", 1, 10, "quoted job id"),
+        ("SELECT * FROM TABLE(TUMBLE(TABLE t, ts, INTERVAL '1' SECOND))", 1, 37, "DESCRIPTOR"),
+        ("SELECT * FROM TABLE(HOP(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND))", 1, 33,
+         "only allowed in SESSION"),
+        ("EXECUTE STATEMENT SET BEGIN SELECT 1; END", 1, 29, "Only INSERT"),
+        ("SELECT a FROM t WHERE", 1, 22, "Incomplete WHERE clause"),
+        ("SELECT 1; SELECT 2", 1, 18, "found several"),
+    ],
+)
+def test_error_positions(sql, line, col, fragment):
+    with pytest.raises(SqlError) as info:
+        parse_statement(sql)
+    assert fragment in info.value.message
+    assert (info.value.line, info.value.col) == (line, col)
+
+
+@pytest.mark.parametrize("sql", ["", "   ", "-- nothing"])
+def test_empty_statement(sql):
+    with pytest.raises(SqlError, match="Empty statement"):
+        parse_statement(sql)
+
+
+# --- parse_script ---------------------------------------------------------------------------
+
+
+def test_parse_script_pairs():
+    pairs = parse_script("SET 'a' = 'b';\nSELECT 1;\nQUIT")
+    assert [type(tree).__name__ for _, tree in pairs] == ["SetOption", "Select", "ClientCommand"]
+    assert [stmt.line for stmt, _ in pairs] == [1, 2, 3]
+
+
+def test_parse_script_error_is_positioned_in_the_script():
+    script = "SELECT 1;\n\nSELECT a\n  FROM t\n  WHERE a >> 1;\nSELECT 3;"
+    with pytest.raises(SqlError) as info:
+        parse_script(script)
+    err = info.value
+    assert (err.line, err.col) == (5, 11)
+    assert err.sql == script
+    assert str(err).splitlines()[1:] == ["    WHERE a >> 1;", "            ^^"]
+
+
+def test_parse_script_error_on_first_line_of_an_indented_statement():
+    script = "SELECT 1;   SELECT a FROM t WHERE;"
+    with pytest.raises(SqlError) as info:
+        parse_script(script)
+    assert (info.value.line, info.value.col) == (1, 29)
+    assert str(info.value).splitlines()[2] == " " * 30 + "^^^^^"
