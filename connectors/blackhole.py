@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink
 from streamsql.connectors.registry import register, validate_options
+
 from streamsql.runtime.elements import Batch
 
 
@@ -22,12 +23,15 @@ class BlackholeSink(Sink):
         self.rows = 0
 
     def write(self, batch: Batch) -> None:
+        """Write a batch (see :meth:`Sink.write`)."""
         self.rows += batch.num_rows
 
 
-SPEC = register(ConnectorSpec(
-    name="blackhole",
-    options=[OptionSpec("connector", required=True, description="'blackhole'")],
-    create_sink=BlackholeSink,
-    description="discards all rows",
-))
+SPEC = register(
+    ConnectorSpec(
+        name="blackhole",
+        options=[OptionSpec("connector", required=True, description="'blackhole'")],
+        create_sink=BlackholeSink,
+        description="discards all rows",
+    )
+)

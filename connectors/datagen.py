@@ -24,16 +24,20 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pyarrow as pa
-
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Source
 from streamsql.connectors.registry import register, validate_options
+
 from streamsql.errors import ConfigError
 from streamsql.runtime.elements import Batch
 from streamsql.types import SqlType
 
 _FIELD_KEYS = ("kind", "start", "end", "min", "max", "length", "null-rate", "max-past", "var-len")
-_INT_BOUNDS = {"TINYINT": (-2**7, 2**7 - 1), "SMALLINT": (-2**15, 2**15 - 1),
-               "INT": (-2**31, 2**31 - 1), "BIGINT": (-2**63, 2**63 - 1)}
+_INT_BOUNDS = {
+    "TINYINT": (-(2**7), 2**7 - 1),
+    "SMALLINT": (-(2**15), 2**15 - 1),
+    "INT": (-(2**31), 2**31 - 1),
+    "BIGINT": (-(2**63), 2**63 - 1),
+}
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -79,43 +83,57 @@ class _FieldGen:
             try:
                 return conv(v)
             except (ValueError, InvalidOperation):
-                raise ConfigError(f"{pre}option 'fields.{name}.{key}' = '{v}' is not a valid number") from None
+                msg = f"{pre}option 'fields.{name}.{key}' = '{v}' is not a valid number"
+                raise ConfigError(msg) from None
 
         self.kind = (opt("kind") or "random").lower()
         if self.kind not in ("random", "sequence"):
-            raise ConfigError(f"{pre}option 'fields.{name}.kind' = '{opt('kind')}' is not one of 'random', 'sequence'")
+            msg = f"{pre}option 'fields.{name}.kind' = '{opt('kind')}' is not one of 'random', 'sequence'"
+            raise ConfigError(msg)
         self.null_rate = num("null-rate", 0.0)
         if not 0.0 <= self.null_rate <= 1.0:
-            raise ConfigError(f"{pre}option 'fields.{name}.null-rate' must be between 0 and 1")
+            msg = f"{pre}option 'fields.{name}.null-rate' must be between 0 and 1"
+            raise ConfigError(msg)
         n = t.name
         self.rows_limit: int | None = None
         if self.kind == "sequence":
             if n not in _INT_BOUNDS and n not in ("STRING", "DECIMAL", "FLOAT", "DOUBLE"):
-                raise ConfigError(f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
-                                  "(supported: integer, decimal, floating, STRING)")
+                msg = (
+                    f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
+                    "(supported: integer, decimal, floating, STRING)"
+                )
+                raise ConfigError(msg)
             if opt("start") is None or opt("end") is None:
-                raise ConfigError(f"{pre}a sequence needs 'fields.{name}.start' and 'fields.{name}.end'")
+                msg = f"{pre}a sequence needs 'fields.{name}.start' and 'fields.{name}.end'"
+                raise ConfigError(msg)
             self.start = num("start", conv=int)
             self.end = num("end", conv=int)
             if self.end < self.start:
-                raise ConfigError(f"{pre}'fields.{name}.end' ({self.end}) is less than 'fields.{name}.start' "
-                                  f"({self.start})")
-            lo, hi = _INT_BOUNDS.get(n, (-2**63, 2**63 - 1))
+                msg = (
+                    f"{pre}'fields.{name}.end' ({self.end}) is less than 'fields.{name}.start' ({self.start})"
+                )
+                raise ConfigError(msg)
+            lo, hi = _INT_BOUNDS.get(n, (-(2**63), 2**63 - 1))
             if self.start < lo or self.end > hi:
-                raise ConfigError(f"{pre}sequence of column '{name}' exceeds the range of {t.sql()}")
+                msg = f"{pre}sequence of column '{name}' exceeds the range of {t.sql()}"
+                raise ConfigError(msg)
             self.rows_limit = self.end - self.start + 1
             return
         for key in ("start", "end"):
             if opt(key) is not None:
-                raise ConfigError(f"{pre}option 'fields.{name}.{key}' needs 'fields.{name}.kind' = 'sequence'")
+                msg = f"{pre}option 'fields.{name}.{key}' needs 'fields.{name}.kind' = 'sequence'"
+                raise ConfigError(msg)
         if n in _INT_BOUNDS:
             lo, hi = _INT_BOUNDS[n]
             self.min, self.max = num("min", lo, int), num("max", hi, int)
             if self.min < lo or self.max > hi:
-                raise ConfigError(f"{pre}'fields.{name}.min'/'max' exceed the range of {t.sql()}")
+                msg = f"{pre}'fields.{name}.min'/'max' exceed the range of {t.sql()}"
+                raise ConfigError(msg)
         elif n in ("FLOAT", "DOUBLE"):
-            self.min, self.max = num("min", -3.4e38 if n == "FLOAT" else -1.7e308), \
-                num("max", 3.4e38 if n == "FLOAT" else 1.7e308)
+            self.min, self.max = (
+                num("min", -3.4e38 if n == "FLOAT" else -1.7e308),
+                num("max", 3.4e38 if n == "FLOAT" else 1.7e308),
+            )
         elif n == "DECIMAL":
             p, s = t.precision or 10, t.scale or 0
             top = Decimal(10) ** (p - s) - Decimal(1).scaleb(-s)
@@ -124,13 +142,15 @@ class _FieldGen:
         elif n in ("STRING", "BYTES"):
             self.length = num("length", 100, int)
             if self.length < 0:
-                raise ConfigError(f"{pre}option 'fields.{name}.length' must be >= 0")
+                msg = f"{pre}option 'fields.{name}.length' must be >= 0"
+                raise ConfigError(msg)
             self.var_len = (opt("var-len") or "false").lower() == "true"
         elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
             self.max_past = num("max-past", 0, int)
         if n in _INT_BOUNDS or n in ("FLOAT", "DOUBLE", "DECIMAL"):
             if self.min > self.max:
-                raise ConfigError(f"{pre}'fields.{name}.min' is greater than 'fields.{name}.max'")
+                msg = f"{pre}'fields.{name}.min' is greater than 'fields.{name}.max'"
+                raise ConfigError(msg)
 
     def generate(self, first: int, count: int) -> pa.Array:
         rows = np.arange(first, first + count, dtype=np.uint64)
@@ -163,14 +183,17 @@ class _FieldGen:
             return pa.array(vals).cast(self.at)
         if n in ("FLOAT", "DOUBLE"):
             u = _unit(h)
-            vals = self.min + u * (self.max - self.min) if np.isfinite(self.max - self.min) else \
-                self.min * (1 - u) + self.max * u
+            vals = (
+                self.min + u * (self.max - self.min)
+                if np.isfinite(self.max - self.min)
+                else self.min * (1 - u) + self.max * u
+            )
             return pa.array(vals.astype(np.float32 if n == "FLOAT" else np.float64))
         if n == "DECIMAL":
             s = self.scale
             lo, hi = int(self.min.scaleb(s)), int(self.max.scaleb(s))
             span = hi - lo + 1
-            if span < 2**63 and -2**63 <= lo and hi < 2**63:
+            if span < 2**63 and -(2**63) <= lo and hi < 2**63:
                 unscaled = (h % np.uint64(span)).astype(np.int64) + np.int64(lo)
                 return _from_unscaled(unscaled, s, self.at)
             # very wide range: exact Python ints
@@ -181,14 +204,19 @@ class _FieldGen:
             return self._strings(rows, count, h)
         if n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
             now_ms = int(time.time() * 1000)
-            past = (h % np.uint64(self.max_past + 1)).astype(np.int64) if self.max_past > 0 else np.zeros(count, np.int64)
+            past = (
+                (h % np.uint64(self.max_past + 1)).astype(np.int64)
+                if self.max_past > 0
+                else np.zeros(count, np.int64)
+            )
             ms = now_ms - past
             if n == "DATE":
                 return pa.array((ms // 86_400_000).astype(np.int32)).cast(pa.date32())
             unit = self.at.unit
             vals = ms * 1000 if unit == "us" else ms
             return pa.array(vals).cast(self.at)
-        raise ConfigError(f"datagen cannot generate random values of type {self.t.sql()}")
+        msg = f"datagen cannot generate random values of type {self.t.sql()}"
+        raise ConfigError(msg)
 
     def _strings(self, rows: np.ndarray, count: int, h: np.ndarray) -> pa.Array:
         L = self.length
@@ -199,7 +227,9 @@ class _FieldGen:
         if L > 0 and count > 0:
             mat = np.empty((count, words), dtype=np.uint64)
             for w in range(words):
-                mat[:, w] = _hash(self.seed, self.index * 16 + 1 + (w % 14), rows + np.uint64(w // 14) * np.uint64(2**40))
+                mat[:, w] = _hash(
+                    self.seed, self.index * 16 + 1 + (w % 14), rows + np.uint64(w // 14) * np.uint64(2**40)
+                )
             nib = np.empty((count, words * 16), dtype=np.uint8)
             for k in range(16):
                 nib[:, k::16] = ((mat >> np.uint64(4 * k)) & np.uint64(15)).astype(np.uint8)
@@ -214,8 +244,11 @@ class _FieldGen:
         offsets = np.zeros(count + 1, dtype=np.int32)
         np.cumsum(lens, out=offsets[1:])
         typ = pa.string() if self.t.name == "STRING" else pa.binary()
-        return pa.Array.from_buffers(typ, count, [None, pa.py_buffer(offsets.tobytes()),
-                                                  pa.py_buffer(np.ascontiguousarray(data).tobytes())])
+        return pa.Array.from_buffers(
+            typ,
+            count,
+            [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(np.ascontiguousarray(data).tobytes())],
+        )
 
 
 def _from_unscaled(unscaled: np.ndarray, s: int, at: pa.DataType) -> pa.Array:
@@ -238,31 +271,42 @@ class DataGenSource(Source):
         validate_options(SPEC, opts, table.name)
         self.schema = table.physical_schema
         if table.metadata_columns:
-            raise ConfigError(f"{pre}connector 'datagen' has no metadata columns")
+            msg = f"{pre}connector 'datagen' has no metadata columns"
+            raise ConfigError(msg)
         try:
             self.rps = float(opts.get("rows-per-second", "10000"))
         except ValueError:
-            raise ConfigError(f"{pre}option 'rows-per-second' = '{opts['rows-per-second']}' is not a number") from None
+            msg = f"{pre}option 'rows-per-second' = '{opts['rows-per-second']}' is not a number"
+            raise ConfigError(msg) from None
         if self.rps <= 0:
-            raise ConfigError(f"{pre}option 'rows-per-second' must be positive")
+            msg = f"{pre}option 'rows-per-second' must be positive"
+            raise ConfigError(msg)
         total = opts.get("number-of-rows")
         try:
             self.total = None if total is None else int(total)
             self.seed = int(opts.get("seed", "0"))
         except ValueError:
-            raise ConfigError(f"{pre}options 'number-of-rows' and 'seed' must be integers") from None
+            msg = f"{pre}options 'number-of-rows' and 'seed' must be integers"
+            raise ConfigError(msg) from None
         if self.total is not None and self.total < 0:
-            raise ConfigError(f"{pre}option 'number-of-rows' must be >= 0")
+            msg = f"{pre}option 'number-of-rows' must be >= 0"
+            raise ConfigError(msg)
         names = {f.name for f in self.schema}
         for key in opts:
             if key.startswith("fields."):
-                parts = key[len("fields."):].rsplit(".", 1)
+                parts = key[len("fields.") :].rsplit(".", 1)
                 if len(parts) != 2 or parts[1] not in _FIELD_KEYS:
-                    raise ConfigError(f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
-                                      f"with key one of {', '.join(_FIELD_KEYS)}")
+                    msg = (
+                        f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
+                        f"with key one of {', '.join(_FIELD_KEYS)}"
+                    )
+                    raise ConfigError(msg)
                 if parts[0] not in names:
-                    raise ConfigError(f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}")
-        self.gens = [_FieldGen(table.name, f.name, f.type, opts, i, self.seed) for i, f in enumerate(self.schema)]
+                    msg = f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}"
+                    raise ConfigError(msg)
+        self.gens = [
+            _FieldGen(table.name, f.name, f.type, opts, i, self.seed) for i, f in enumerate(self.schema)
+        ]
         limits = [g.rows_limit for g in self.gens if g.rows_limit is not None]
         if self.total is not None:
             limits.append(self.total)
@@ -273,6 +317,7 @@ class DataGenSource(Source):
         self._last = None
 
     def open(self, position: dict | None) -> None:
+        """See :meth:`Source.open` / :meth:`Sink.open`."""
         self.emitted = int(position.get("rows", 0)) if position else 0
         self._last = time.monotonic()
         self._tokens = 0.0
@@ -283,6 +328,7 @@ class DataGenSource(Source):
         self._last = now
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        """Return the next rows, at most ``max_rows`` (see :meth:`Source.poll`)."""
         if self.finished():
             return None
         self._refill()
@@ -307,21 +353,25 @@ class DataGenSource(Source):
         return Batch(pa.Table.from_arrays(arrays, schema=self.schema.to_arrow()))
 
     def position(self) -> dict:
+        """The position just after the last row returned (see :meth:`Source.position`)."""
         return {"rows": self.emitted}
 
     def finished(self) -> bool:
+        """True once the last row has been returned."""
         return self.limit is not None and self.emitted >= self.limit
 
 
-SPEC = register(ConnectorSpec(
-    name="datagen",
-    options=[
-        OptionSpec("connector", required=True, description="'datagen'"),
-        OptionSpec("rows-per-second", default="10000", description="rows generated per second"),
-        OptionSpec("number-of-rows", description="total rows to generate (bounded when set)"),
-        OptionSpec("seed", default="0", description="seed of random values (StreamSQL extension)"),
-    ],
-    create_source=DataGenSource,
-    option_prefixes=("fields.",),
-    description="generated rows (sequences and random values); exactly-once",
-))
+SPEC = register(
+    ConnectorSpec(
+        name="datagen",
+        options=[
+            OptionSpec("connector", required=True, description="'datagen'"),
+            OptionSpec("rows-per-second", default="10000", description="rows generated per second"),
+            OptionSpec("number-of-rows", description="total rows to generate (bounded when set)"),
+            OptionSpec("seed", default="0", description="seed of random values (StreamSQL extension)"),
+        ],
+        create_source=DataGenSource,
+        option_prefixes=("fields.",),
+        description="generated rows (sequences and random values); exactly-once",
+    )
+)

@@ -1,5 +1,4 @@
-"""The ``filesystem`` connector: newline-delimited files in a format (json, csv, raw,
-debezium-json).
+"""The ``filesystem`` connector: newline-delimited files in json, csv, raw or debezium-json.
 
 Source (bounded): reads ``'path'`` — one file, or every file under a directory (recursively, in
 sorted order, skipping names starting with ``.`` or ``_`` as Flink does) — one record per line
@@ -24,6 +23,7 @@ import re
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.formats import make_decoder, make_encoder
 from streamsql.connectors.registry import register, validate_options
+
 from streamsql.errors import ConfigError, ExecutionError
 from streamsql.runtime.elements import Batch
 
@@ -36,16 +36,19 @@ def _format_of(ctx: ConnectorContext) -> tuple[str, dict[str, str]]:
     fmt = (table.options.get("format") or "").strip().lower()
     validate_options(SPEC, table.options, table.name, allowed_extra=(fmt + ".",) if fmt else ())
     if fmt not in _EXT:
-        raise ConfigError(f"Table '{table.name}': option 'format' = '{fmt}' is not one of "
-                          f"{', '.join(repr(f) for f in _EXT)}")
+        msg = (
+            f"Table '{table.name}': option 'format' = '{fmt}' is not one of "
+            f"{', '.join(repr(f) for f in _EXT)}"
+        )
+        raise ConfigError(msg)
     if table.metadata_columns:
-        raise ConfigError(f"Table '{table.name}': connector 'filesystem' has no metadata columns")
+        msg = f"Table '{table.name}': connector 'filesystem' has no metadata columns"
+        raise ConfigError(msg)
     return fmt, table.options
 
 
 def list_files(path: str) -> list[str]:
-    """The files a source reads at ``path``: itself, or the visible files under it, sorted by
-    their path relative to ``path``."""
+    """The files a source reads at ``path``: itself, or the visible files under it, sorted."""
     if os.path.isfile(path):
         return [path]
     out = []
@@ -79,8 +82,10 @@ class FileSystemSource(Source):
     # ------------------------------------------------------------------------------ lifecycle
 
     def open(self, position: dict | None) -> None:
+        """See :meth:`Source.open` / :meth:`Sink.open`."""
         if not os.path.exists(self.path):
-            raise ExecutionError(f"Table '{self.ctx.table.name}': path '{self.path}' does not exist")
+            msg = f"Table '{self.ctx.table.name}': path '{self.path}' does not exist"
+            raise ExecutionError(msg)
         self._files = list_files(self.path)
         self._i, self._done = 0, False
         if position:
@@ -97,6 +102,7 @@ class FileSystemSource(Source):
             self._done = True
 
     def close(self) -> None:
+        """Release the open file or stream."""
         if self._f is not None:
             self._f.close()
             self._f = None
@@ -149,6 +155,7 @@ class FileSystemSource(Source):
         return lines
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        """Return the next rows, at most ``max_rows`` (see :meth:`Source.poll`)."""
         while not self._done:
             if self._f is None:
                 self._next_file()
@@ -170,7 +177,11 @@ class FileSystemSource(Source):
                 if not lines:
                     continue
             name = self._files[self._i]
-            where = (lambda i: f"{name}:{first_line + i}") if numbers is None else (lambda i: f"{name}:{numbers[i]}")
+            where = (
+                (lambda i: f"{name}:{first_line + i}")
+                if numbers is None
+                else (lambda i: f"{name}:{numbers[i]}")
+            )
             before = self.decoder.skipped
             batch = self.decoder.decode(lines, where)
             if self.decoder.skipped != before:
@@ -181,11 +192,13 @@ class FileSystemSource(Source):
         return None
 
     def position(self) -> dict:
+        """The position just after the last row returned (see :meth:`Source.position`)."""
         if self._done or self._i >= len(self._files):
             return {"done": True}
         return {"file": self._rel(self._files[self._i]), "offset": self._offset, "line": self._line}
 
     def finished(self) -> bool:
+        """True once the last row has been returned."""
         return self._done
 
 
@@ -193,8 +206,10 @@ class FileSystemSink(Sink):
     """See module docstring."""
 
     transactional = False
-    guarantee_reason = ("filesystem appends rows at each checkpoint; rows appended after the last completed "
-                        "checkpoint are appended again after a restore (at-least-once)")
+    guarantee_reason = (
+        "filesystem appends rows at each checkpoint; rows appended after the last completed "
+        "checkpoint are appended again after a restore (at-least-once)"
+    )
 
     def __init__(self, ctx: ConnectorContext):
         fmt, opts = _format_of(ctx)
@@ -209,6 +224,7 @@ class FileSystemSink(Sink):
         self.target: str | None = None
 
     def open(self) -> None:
+        """See :meth:`Source.open` / :meth:`Sink.open`."""
         p = self.path
         if os.path.isdir(p) or p.endswith(("/", os.sep)):
             os.makedirs(p, exist_ok=True)
@@ -221,6 +237,7 @@ class FileSystemSink(Sink):
         self._f = open(self.target, "ab")  # noqa: SIM115 (closed in close)
 
     def write(self, batch: Batch) -> None:
+        """Write a batch (see :meth:`Sink.write`)."""
         if batch.num_rows == 0:
             return
         payloads = self.encoder.encode(batch.table, batch.kinds)
@@ -236,27 +253,36 @@ class FileSystemSink(Sink):
         os.fsync(self._f.fileno())
 
     def pre_commit(self, checkpoint_id: int) -> None:
+        """Flush at a checkpoint barrier: rows written so far become durable and visible."""
         self._flush()
 
     def finish(self) -> None:
+        """End of input: flush."""
         self._flush()
 
     def close(self) -> None:
+        """Release the open file or stream."""
         if self._f is not None:
             self._f.close()
             self._f = None
 
 
-SPEC = register(ConnectorSpec(
-    name="filesystem",
-    options=[
-        OptionSpec("connector", required=True, description="'filesystem'"),
-        OptionSpec("path", required=True, description="a file, or a directory of files"),
-        OptionSpec("format", required=True, choices=tuple(_EXT), description="record format of each line"),
-        OptionSpec("source.monitor-interval", description="accepted for compatibility; the source is bounded"),
-    ],
-    create_source=FileSystemSource,
-    create_sink=FileSystemSink,
-    description="newline-delimited files (bounded source, append sink)",
-    uses_format=True,
-))
+SPEC = register(
+    ConnectorSpec(
+        name="filesystem",
+        options=[
+            OptionSpec("connector", required=True, description="'filesystem'"),
+            OptionSpec("path", required=True, description="a file, or a directory of files"),
+            OptionSpec(
+                "format", required=True, choices=tuple(_EXT), description="record format of each line"
+            ),
+            OptionSpec(
+                "source.monitor-interval", description="accepted for compatibility; the source is bounded"
+            ),
+        ],
+        create_source=FileSystemSource,
+        create_sink=FileSystemSink,
+        description="newline-delimited files (bounded source, append sink)",
+        uses_format=True,
+    )
+)

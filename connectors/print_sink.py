@@ -1,5 +1,6 @@
-"""The ``print`` connector (sink only): writes every row to stdout (or stderr) in Flink's print
-format, ``+I[1, AB, null]``, or ``ident> +I[...]`` with ``'print-identifier'``.
+"""The ``print`` connector (sink only): rows to stdout (or stderr) in Flink's print format.
+
+Lines look like ``+I[1, AB, null]``, or ``ident> +I[...]`` with ``'print-identifier'``.
 
 Delivery guarantee: at-least-once. Rows are printed as they are written and flushed at each
 checkpoint and at the end; after a failure the rows since the last completed checkpoint are
@@ -18,15 +19,14 @@ from __future__ import annotations
 
 import math
 import sys
-from decimal import Decimal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink
-from streamsql.connectors.formats.common import bool_option, combine
+from streamsql.connectors.formats.common import bool_option, combine, render_decimal
 from streamsql.connectors.registry import register, validate_options
+
 from streamsql.runtime.elements import Batch
 from streamsql.types import Schema, SqlType
 
@@ -41,6 +41,10 @@ def java_double(x: float, single: bool = False) -> str:
         return "Infinity" if x > 0 else "-Infinity"
     if x == 0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if not single and 1e-3 <= abs(x) < 1e7:
+        r = repr(x)  # shortest digits, plain in this range ("123.456", "100.0")
+        if "e" not in r:
+            return r
     text = np.format_float_scientific(np.float32(x) if single else x, unique=True, trim="-")
     mant, exp = text.split("e")
     e = int(exp)
@@ -48,7 +52,7 @@ def java_double(x: float, single: bool = False) -> str:
     digits = mant.lstrip("-").replace(".", "")
     if -3 <= e < 7:  # plain: 1.0E-3 <= |x| < 1.0E7
         if e >= 0:
-            ip, fp = digits[: e + 1].ljust(e + 1, "0"), digits[e + 1:]
+            ip, fp = digits[: e + 1].ljust(e + 1, "0"), digits[e + 1 :]
         else:
             ip, fp = "0", "0" * (-e - 1) + digits
         s = f"{ip}.{fp or '0'}"
@@ -70,9 +74,11 @@ def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
     unit = arr.type.unit
     per_sec = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
     naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
-    v = naive.cast(pa.int64()).to_numpy(zero_copy_only=False)
-    base = pc.strftime(naive.cast(pa.timestamp("s"), safe=False), "%Y-%m-%dT%H:%M")
-    v = np.nan_to_num(v).astype(np.int64) if v.dtype != np.int64 else v
+    v = pc.fill_null(naive.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    floor_s = (
+        pa.array(v // per_sec, pa.int64()).cast(pa.timestamp("s")).cast(pa.string())
+    )  # yyyy-MM-dd HH:mm:ss
+    base = pc.utf8_replace_slice(pc.utf8_slice_codeunits(floor_s, 0, 16), 10, 11, "T")
     sec = (v // per_sec) % 60
     nanos = (v % per_sec) * (1_000_000_000 // per_sec)
     ms3 = nanos % 1_000_000 == 0
@@ -80,7 +86,11 @@ def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
     frac_ms = pc.binary_join_element_wise(".", _lpad(pa.array(nanos // 1_000_000), 3), "")
     frac_us = pc.binary_join_element_wise(".", _lpad(pa.array(nanos // 1000), 6), "")
     frac_ns = pc.binary_join_element_wise(".", _lpad(pa.array(nanos), 9), "")
-    frac = pc.if_else(pa.array(nanos == 0), "", pc.if_else(pa.array(ms3), frac_ms, pc.if_else(pa.array(us6), frac_us, frac_ns)))
+    frac = pc.if_else(
+        pa.array(nanos == 0),
+        "",
+        pc.if_else(pa.array(ms3), frac_ms, pc.if_else(pa.array(us6), frac_us, frac_ns)),
+    )
     secs = pc.binary_join_element_wise(":", _lpad(pa.array(sec), 2), "")
     show_sec = pa.array((sec != 0) | (nanos != 0) | zulu)
     out = pc.binary_join_element_wise(base, pc.if_else(show_sec, secs, ""), frac, "Z" if zulu else "", "")
@@ -96,6 +106,8 @@ def render_column(col, t: SqlType) -> pa.Array:
         text = pa.array([None if x is None else java_double(x, single) for x in col.to_pylist()], pa.string())
     elif n == "BYTES":
         text = pa.array([None if b is None else _java_bytes(b) for b in col.to_pylist()], pa.string())
+    elif n == "DECIMAL":
+        text = render_decimal(col)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):
         text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
     else:
@@ -136,32 +148,42 @@ class PrintSink(Sink):
         return sys.stderr if self.stderr else sys.stdout  # looked up per call (redirection, capture)
 
     def write(self, batch: Batch) -> None:
+        """Write a batch (see :meth:`Sink.write`)."""
         lines = format_rows(batch, self.schema, self.identifier)
         if lines:
             self._stream().write("\n".join(lines) + "\n")
 
     def pre_commit(self, checkpoint_id: int) -> None:
+        """Flush at a checkpoint barrier: rows written so far become durable and visible."""
         self._stream().flush()
 
     def finish(self) -> None:
+        """End of input: flush."""
         self._stream().flush()
 
     def close(self) -> None:
+        """Release the open file or stream."""
         try:
             self._stream().flush()
         except ValueError:  # stream already closed
             pass
 
 
-SPEC = register(ConnectorSpec(
-    name="print",
-    options=[
-        OptionSpec("connector", required=True, description="'print'"),
-        OptionSpec("print-identifier", description="prefix of every printed line ('ident> ')"),
-        OptionSpec("standard-error", default="false", choices=("true", "false"),
-                   description="print to stderr instead of stdout"),
-        OptionSpec("sink.parallelism", description="accepted for compatibility (ignored)"),
-    ],
-    create_sink=PrintSink,
-    description="prints rows to stdout as +I[...] (debugging); at-least-once",
-))
+SPEC = register(
+    ConnectorSpec(
+        name="print",
+        options=[
+            OptionSpec("connector", required=True, description="'print'"),
+            OptionSpec("print-identifier", description="prefix of every printed line ('ident> ')"),
+            OptionSpec(
+                "standard-error",
+                default="false",
+                choices=("true", "false"),
+                description="print to stderr instead of stdout",
+            ),
+            OptionSpec("sink.parallelism", description="accepted for compatibility (ignored)"),
+        ],
+        create_sink=PrintSink,
+        description="prints rows to stdout as +I[...] (debugging); at-least-once",
+    )
+)

@@ -39,16 +39,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     env = StreamEnvironment(_settings(args.set))
     try:
-        from streamsql.sql.parser import split_statements
+        from streamsql.errors import SqlError
+        from streamsql.sql.parser import error_in_script, split_statements
 
         for st in split_statements(script):
             try:
                 result = env.execute_sql(st.text)
+            except SqlError as e:
+                raise error_in_script(e, st, script, args.file) from None
             except StreamSQLError as e:
-                from streamsql.errors import SqlError
-
-                if isinstance(e, SqlError):
-                    raise e.with_offset(script, st.line - 1, args.file) from None
                 raise type(e)(f"{args.file}:{st.line}: {e}") from None
             print_result(result, sys.stdout)
         env.wait_all()

@@ -129,7 +129,7 @@ class StreamEnvironment:
             return self._create(tree, sql)
         if isinstance(tree, exp.Drop):
             kind = TableDef if (tree.args.get("kind") or "").upper() == "TABLE" else ViewDef
-            self.catalog.drop(tree.this.name, bool(tree.args.get("exists")), kind)
+            self.catalog.drop(tree.args["tables"][0].name, bool(tree.args.get("exists")), kind)
             return TableResult("ok", message=f"[INFO] {kind.__name__[:-3]} has been removed.")
         if isinstance(tree, exp.Insert):
             return self._submit([tree], sql)
@@ -274,14 +274,14 @@ class StreamEnvironment:
         Raises:
             SqlError: the first failing statement, positioned in the script (file:line:column).
         """
-        from streamsql.sql.parser import split_statements
+        from streamsql.sql.parser import error_in_script, split_statements
 
         results = []
         for st in split_statements(script):
             try:
                 results.append(self.execute_sql(st.text))
             except SqlError as e:
-                raise e.with_offset(script, st.line - 1, file) from None
+                raise error_in_script(e, st, script, file) from None
         return results
 
     def wait_all(self) -> None:

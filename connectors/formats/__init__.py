@@ -19,11 +19,19 @@ from __future__ import annotations
 
 from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import Decoder, Encoder, check_options
+
 from streamsql.errors import ConfigError
 from streamsql.types import Schema
 
-__all__ = ["Decoder", "Encoder", "format_options", "known_formats", "make_decoder", "make_encoder",
-           "validate_format_options"]
+__all__ = [
+    "Decoder",
+    "Encoder",
+    "format_options",
+    "known_formats",
+    "make_decoder",
+    "make_encoder",
+    "validate_format_options",
+]
 
 
 def _formats():
@@ -33,8 +41,11 @@ def _formats():
         "json": (json.OPTIONS, json.JsonDecoder, json.JsonEncoder),
         "csv": (csv.OPTIONS, csv.CsvDecoder, csv.CsvEncoder),
         "raw": (raw.OPTIONS, raw.RawDecoder, raw.RawEncoder),
-        "debezium-json": (debezium_json.OPTIONS, debezium_json.DebeziumJsonDecoder,
-                          debezium_json.DebeziumJsonEncoder),
+        "debezium-json": (
+            debezium_json.OPTIONS,
+            debezium_json.DebeziumJsonDecoder,
+            debezium_json.DebeziumJsonEncoder,
+        ),
     }
 
 
@@ -47,7 +58,8 @@ def _get(format_name: str, table: str | None):
     f = _formats().get((format_name or "").strip().lower())
     if f is None:
         pre = f"Table '{table}': " if table else ""
-        raise ConfigError(f"{pre}unknown format '{format_name}'; available: {', '.join(known_formats())}")
+        msg = f"{pre}unknown format '{format_name}'; available: {', '.join(known_formats())}"
+        raise ConfigError(msg)
     return f
 
 
@@ -70,7 +82,9 @@ def validate_format_options(format_name: str, options: dict[str, str], table: st
     check_options(_get(name, table)[0], options, name + ".", f"format '{name}'", table)
 
 
-def make_decoder(format_name: str, schema: Schema, options: dict[str, str], table: str | None = None) -> Decoder:
+def make_decoder(
+    format_name: str, schema: Schema, options: dict[str, str], table: str | None = None
+) -> Decoder:
     """A decoder of ``format_name`` for ``schema`` (the physical columns).
 
     Raises:
@@ -81,7 +95,9 @@ def make_decoder(format_name: str, schema: Schema, options: dict[str, str], tabl
     return dec(schema, options, table)
 
 
-def make_encoder(format_name: str, schema: Schema, options: dict[str, str], table: str | None = None) -> Encoder:
+def make_encoder(
+    format_name: str, schema: Schema, options: dict[str, str], table: str | None = None
+) -> Encoder:
     """An encoder of ``format_name`` for ``schema``.
 
     Raises:

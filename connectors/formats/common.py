@@ -1,5 +1,6 @@
-"""Shared machinery of the formats: the Decoder/Encoder contracts, option checking, per-value
-converters (used only on the slow path that locates bad records) and value renderers.
+"""Shared machinery of the formats: Decoder/Encoder contracts, options, converters, renderers.
+
+The per-value converters are used only on the slow path that locates bad records.
 
 Decoding is two-tier. Every decoder first tries a vectorized *fast path* over the whole list of
 payloads (Arrow's JSON or CSV reader). When it fails, or its result does not line up one row per
@@ -20,8 +21,8 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from streamsql.connectors.base import OptionSpec
+
 from streamsql.errors import BadRecordError, ConfigError
 from streamsql.runtime.elements import Batch
 from streamsql.types import Schema, SqlType
@@ -69,6 +70,7 @@ class Decoder(ABC):
         """Decode ``values`` (one payload each; None = tombstone) into one batch.
 
         Args:
+            values: the payloads.
             where: ``where(i)`` names the i-th record's location for error messages.
 
         Raises:
@@ -101,6 +103,57 @@ class Encoder(ABC):
         """One payload per row of ``table`` (``kinds``: row kinds, for changelog formats)."""
 
 
+Piece = tuple[Batch, np.ndarray]
+"""A decoded part of a batch and the input index of each of its rows."""
+
+_LEAF = 64  # below this many records a failed fast path goes per record
+
+
+def decode_bisect(
+    n: int, fast: Callable[[int, int], Piece | None], slow: Callable[[int, int], Piece], leaf: int = _LEAF
+) -> tuple[Batch, np.ndarray, int]:
+    """Decode records ``[0, n)``: fast path first, bisecting failed ranges down to per record.
+
+    The fast path runs on the whole range, and where it fails, on halves recursively, down to
+    ``leaf`` records that go per record. A few bad records in a large batch thus cost a few extra
+    fast passes, not a per-record pass over the batch.
+
+    Args:
+        n: number of records.
+        leaf: ranges this small go per record after a failure.
+        fast: ``fast(lo, hi)`` → piece, or None when the range needs the slow path.
+        slow: ``slow(lo, hi)`` → piece (raises for a bad record unless errors are ignored).
+
+    Returns:
+        The batch, the input index of every row, and how many records went per record.
+    """
+    pieces: list[Piece] = []
+    slow_records = 0
+    stack = [(0, n)]
+    while stack:
+        lo, hi = stack.pop()
+        if hi <= lo:
+            continue
+        piece = fast(lo, hi) if hi - lo > leaf or (lo, hi) == (0, n) else None
+        if piece is None and hi - lo > leaf:
+            mid = (lo + hi) // 2
+            stack.append((mid, hi))
+            stack.append((lo, mid))  # left first: the earliest bad record is reported first
+            continue
+        if piece is None:
+            piece = slow(lo, hi)
+            slow_records += hi - lo
+        pieces.append(piece)
+    if len(pieces) == 1:
+        return pieces[0][0], pieces[0][1], slow_records
+    table = pa.concat_tables([p[0].table for p in pieces])
+    kinds = None
+    if any(p[0].kinds is not None for p in pieces):
+        kinds = np.concatenate([p[0].kind_array() for p in pieces]).astype(np.int8)
+    src = np.concatenate([p[1] for p in pieces]).astype(np.int64)
+    return Batch(table, kinds), src, slow_records
+
+
 # --------------------------------------------------------------------------------------------
 # options
 
@@ -117,11 +170,13 @@ def bool_option(options: dict[str, str], key: str, default: bool, table: str | N
     low = v.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    raise ConfigError(f"{_table_prefix(table)}option '{key}' must be 'true' or 'false', got '{v}'")
+    msg = f"{_table_prefix(table)}option '{key}' must be 'true' or 'false', got '{v}'"
+    raise ConfigError(msg)
 
 
-def check_options(specs: list[OptionSpec], options: dict[str, str], prefix: str, what: str,
-                  table: str | None = None) -> None:
+def check_options(
+    specs: list[OptionSpec], options: dict[str, str], prefix: str, what: str, table: str | None = None
+) -> None:
     """Check every option starting with ``prefix`` against ``specs`` (unknown key, bad choice).
 
     Raises:
@@ -133,11 +188,17 @@ def check_options(specs: list[OptionSpec], options: dict[str, str], prefix: str,
             continue
         o = known.get(key)
         if o is None:
-            raise ConfigError(f"{_table_prefix(table)}unknown option '{key}' for {what}; "
-                              f"supported: {', '.join(sorted(known))}")
+            msg = (
+                f"{_table_prefix(table)}unknown option '{key}' for {what}; "
+                f"supported: {', '.join(sorted(known))}"
+            )
+            raise ConfigError(msg)
         if o.choices and value not in o.choices:
-            raise ConfigError(f"{_table_prefix(table)}option '{key}' = '{value}' is not one of "
-                              f"{', '.join(repr(c) for c in o.choices)}")
+            msg = (
+                f"{_table_prefix(table)}option '{key}' = '{value}' is not one of "
+                f"{', '.join(repr(c) for c in o.choices)}"
+            )
+            raise ConfigError(msg)
         if o.choices == ("true", "false"):
             bool_option(options, key, False, table)
 
@@ -175,7 +236,8 @@ def _text(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (dict, list)):
-        raise RecordError(f"expected a scalar, got a JSON {'object' if isinstance(v, dict) else 'array'}")
+        msg = f"expected a scalar, got a JSON {'object' if isinstance(v, dict) else 'array'}"
+        raise RecordError(msg)
     return str(v)
 
 
@@ -200,27 +262,32 @@ _INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
 
 
 def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
-    """A function converting one parsed value (JSON value, or str when ``from_text``) to the
-    Python value Arrow builds ``t`` from (ints for timestamps/dates: epoch units/days).
+    """A function converting one parsed value to the Python value Arrow builds ``t`` from.
+
+    The input is a JSON value (or a str when ``from_text``); timestamps and dates come out as ints
+    (epoch units / days).
 
     Raises (from the returned function):
         RecordError: with a reason naming the expected type.
     """
     n = t.name
     if n == "STRING":
+
         def conv(v):
             if isinstance(v, str):
                 return v
             if isinstance(v, (dict, list)):
                 return json_text(v)
             return _text(v)
+
         return conv
     if n in _INT_RANGE:
         lim = _INT_RANGE[n]
 
         def conv(v):
             if isinstance(v, bool):
-                raise RecordError(f"cannot convert {_text(v)} to {n}")
+                msg = f"cannot convert {_text(v)} to {n}"
+                raise RecordError(msg)
             if isinstance(v, int):
                 x = v
             elif isinstance(v, (float, decimal.Decimal)) and not from_text:
@@ -229,23 +296,31 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
                 try:
                     x = int(_text(v).strip())
                 except ValueError:
-                    raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to {n}") from None
+                    msg = f"cannot convert {excerpt(_text(v), 40)!r} to {n}"
+                    raise RecordError(msg) from None
             if not -lim <= x < lim:
-                raise RecordError(f"{x} is out of range for {n}")
+                msg = f"{x} is out of range for {n}"
+                raise RecordError(msg)
             return x
+
         return conv
     if n in ("FLOAT", "DOUBLE"):
+
         def conv(v):
             if isinstance(v, bool):
-                raise RecordError(f"cannot convert {_text(v)} to {n}")
+                msg = f"cannot convert {_text(v)} to {n}"
+                raise RecordError(msg)
             if isinstance(v, (int, float, decimal.Decimal)):
                 return float(v)
             try:
                 return float(_text(v).strip())
             except ValueError:
-                raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to {n}") from None
+                msg = f"cannot convert {excerpt(_text(v), 40)!r} to {n}"
+                raise RecordError(msg) from None
+
         return conv
     if n == "BOOLEAN":
+
         def conv(v):
             if isinstance(v, bool):
                 return v
@@ -254,7 +329,9 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
                 return True
             if s in ("false", "0"):
                 return False
-            raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to BOOLEAN")
+            msg = f"cannot convert {excerpt(_text(v), 40)!r} to BOOLEAN"
+            raise RecordError(msg)
+
         return conv
     if n == "DECIMAL":
         p, s = t.precision or 10, t.scale or 0
@@ -263,33 +340,41 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
 
         def conv(v):
             if isinstance(v, bool):
-                raise RecordError(f"cannot convert {_text(v)} to {t.sql()}")
+                msg = f"cannot convert {_text(v)} to {t.sql()}"
+                raise RecordError(msg)
             if isinstance(v, float):  # only when exact text was unavailable
                 v = repr(v)
             try:
                 d = decimal.Decimal(v.strip() if isinstance(v, str) else v)
             except (decimal.InvalidOperation, TypeError, ValueError):
-                raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to {t.sql()}") from None
+                msg = f"cannot convert {excerpt(_text(v), 40)!r} to {t.sql()}"
+                raise RecordError(msg) from None
             if not d.is_finite():
-                raise RecordError(f"cannot convert {d} to {t.sql()}")
+                msg = f"cannot convert {d} to {t.sql()}"
+                raise RecordError(msg)
             d = d.quantize(q, context=_DEC_CTX)
             if abs(d) >= lim:
                 return None  # Flink: a value that does not fit the precision becomes NULL
             return d
+
         return conv
     if n == "DATE":
+
         def conv(v):
             try:
                 return (_dt.date.fromisoformat(_text(v).strip()) - _EPOCH_DATE).days
             except ValueError:
-                raise RecordError(f"cannot convert {excerpt(_text(v), 40)!r} to DATE") from None
+                msg = f"cannot convert {excerpt(_text(v), 40)!r} to DATE"
+                raise RecordError(msg) from None
+
         return conv
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         us_unit = (t.precision or 0) > 3
 
         def conv(v):
             if isinstance(v, bool):
-                raise RecordError(f"cannot convert {_text(v)} to {t.sql()}")
+                msg = f"cannot convert {_text(v)} to {t.sql()}"
+                raise RecordError(msg)
             if isinstance(v, (int, decimal.Decimal, float)) and not isinstance(v, bool):
                 ms = int(v)  # epoch milliseconds
                 return ms * 1000 if us_unit else ms
@@ -300,23 +385,30 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
             try:
                 d = _dt.datetime.fromisoformat(s)
             except ValueError:
-                raise RecordError(f"cannot convert {excerpt(s, 40)!r} to {t.sql()}") from None
+                msg = f"cannot convert {excerpt(s, 40)!r} to {t.sql()}"
+                raise RecordError(msg) from None
             if d.tzinfo is not None:
                 d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
             delta = d - _EPOCH
             us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
             return us if us_unit else us // 1000
+
         return conv
     if n == "BYTES":
+
         def conv(v):
             if isinstance(v, str):
                 try:
                     return base64.b64decode(v, validate=False) if not from_text else v.encode()
                 except binascii.Error:
-                    raise RecordError(f"cannot base64-decode {excerpt(v, 40)!r} to BYTES") from None
-            raise RecordError(f"cannot convert {_text(v)} to BYTES")
+                    msg = f"cannot base64-decode {excerpt(v, 40)!r} to BYTES"
+                    raise RecordError(msg) from None
+            msg = f"cannot convert {_text(v)} to BYTES"
+            raise RecordError(msg)
+
         return conv
-    raise ConfigError(f"Unsupported type {t.sql()} for this format")
+    msg = f"Unsupported type {t.sql()} for this format"
+    raise ConfigError(msg)
 
 
 def build_column(values: list, t: SqlType) -> pa.Array:
@@ -345,8 +437,11 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
-    """Cast fast-path read types to the schema's Arrow types (timestamps are read in ns,
-    decimals with extra scale, and rounded HALF_UP as Flink's DecimalData.fromBigDecimal)."""
+    """Cast fast-path read types to the schema's Arrow types.
+
+    Timestamps are read in ns (truncated to the unit); decimals with extra scale are rounded
+    HALF_UP, as Flink's ``DecimalData.fromBigDecimal``.
+    """
     target = schema.to_arrow()
     if table.schema.equals(target):
         return table
@@ -371,23 +466,39 @@ def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
 # rendering (encoders)
 
 
-def render_timestamp(arr: pa.Array | pa.ChunkedArray, precision: int, sep: str = " ",
-                     zulu: bool = False) -> pa.Array:
-    """Format a timestamp column as ``yyyy-MM-dd HH:mm:ss[.fff]`` with ``precision`` fraction
-    digits (``sep`` between date and time; ``zulu`` appends ``Z``)."""
-    text = pc.strftime(arr, f"%Y-%m-%d{sep}%H:%M:%S")  # %S includes the unit's fraction digits
-    unit_digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[arr.type.unit]
-    keep = 19 + (precision + 1 if precision > 0 else 0)
+def render_timestamp(
+    arr: pa.Array | pa.ChunkedArray, precision: int, sep: str = " ", zulu: bool = False
+) -> pa.Array:
+    """Format a timestamp column as ``yyyy-MM-dd HH:mm:ss[.fff]`` with ``precision`` digits.
+
+    ``sep`` goes between date and time; ``zulu`` appends ``Z``; tz-aware columns print in UTC.
+    """
+    unit = arr.type.unit
+    naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
+    text = naive.cast(pa.string())  # "yyyy-MM-dd HH:mm:ss" + the unit's fraction digits
+    unit_digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[unit]
     if precision < unit_digits:
-        text = pc.utf8_slice_codeunits(text, 0, keep)
+        text = pc.utf8_slice_codeunits(text, 0, 19 + (precision + 1 if precision > 0 else 0))
+    if sep != " ":
+        text = pc.utf8_replace_slice(text, 10, 11, sep)
     if zulu:
         text = pc.binary_join_element_wise(text, pa.scalar("Z"), "")
     return text
 
 
 def render_decimal(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """Plain-notation text of a decimal column with its scale (``10.000000``)."""
-    return pc.cast(arr, pa.string())
+    """Plain-notation text of a decimal column with its scale (``10.000000``, ``0.00000001``)."""
+    text = combine(pc.cast(arr, pa.string()))
+    sci = pc.match_substring(text, "E")  # Arrow writes e.g. 1E-8 for small values
+    if not pc.any(sci).as_py():
+        return text
+    return pa.array(
+        [
+            None if t is None else (format(decimal.Decimal(t), "f") if "E" in t else t)
+            for t in text.to_pylist()
+        ],
+        pa.string(),
+    )
 
 
 def combine(arr: pa.ChunkedArray | pa.Array) -> pa.Array:

@@ -1,5 +1,4 @@
-"""The ``csv`` format: one delimited record per message, columns by position, no header (as
-Flink's csv format).
+"""The ``csv`` format: one delimited record per message, by position, no header (as Flink).
 
 Decoding (vectorized): the payloads are joined with newlines and read by ``pyarrow.csv`` with
 explicit column types (decimals read from their text, exact, then rounded HALF_UP to the scale;
@@ -29,25 +28,49 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
-
 from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import (
-    Decoder, Encoder, RecordError, Where, bad_record, bool_option, fix_types, from_rows,
-    make_converter, render_decimal, render_timestamp,
+    Decoder,
+    Encoder,
+    RecordError,
+    Where,
+    bad_record,
+    bool_option,
+    decode_bisect,
+    fix_types,
+    from_rows,
+    make_converter,
+    render_decimal,
+    render_timestamp,
 )
+
 from streamsql.errors import ConfigError
 from streamsql.runtime.elements import Batch
 from streamsql.types import Schema, SqlType
 
 OPTIONS = [
-    OptionSpec("csv.field-delimiter", default=",", description="field delimiter, one character (\\t allowed)"),
+    OptionSpec(
+        "csv.field-delimiter", default=",", description="field delimiter, one character (\\t allowed)"
+    ),
     OptionSpec("csv.quote-character", default='"', description="quote character enclosing field values"),
-    OptionSpec("csv.disable-quote-character", default="false", choices=("true", "false"),
-               description="disable quoting (the quote character is ordinary text)"),
-    OptionSpec("csv.allow-comments", default="false", choices=("true", "false"),
-               description="skip records starting with '#'"),
-    OptionSpec("csv.ignore-parse-errors", default="false", choices=("true", "false"),
-               description="skip records that cannot be decoded (counted) instead of failing"),
+    OptionSpec(
+        "csv.disable-quote-character",
+        default="false",
+        choices=("true", "false"),
+        description="disable quoting (the quote character is ordinary text)",
+    ),
+    OptionSpec(
+        "csv.allow-comments",
+        default="false",
+        choices=("true", "false"),
+        description="skip records starting with '#'",
+    ),
+    OptionSpec(
+        "csv.ignore-parse-errors",
+        default="false",
+        choices=("true", "false"),
+        description="skip records that cannot be decoded (counted) instead of failing",
+    ),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
     OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
 ]
@@ -59,16 +82,22 @@ def _char(options: dict[str, str], key: str, default: str | None, table: str | N
         return None
     v = {"\\t": "\t", "\\n": "\n"}.get(v, v)
     if len(v) != 1:
-        raise ConfigError(f"{'Table ' + repr(table) + ': ' if table else ''}option '{key}' must be a "
-                          f"single character, got '{v}'")
+        msg = (
+            f"{'Table ' + repr(table) + ': ' if table else ''}option '{key}' must be a "
+            f"single character, got '{v}'"
+        )
+        raise ConfigError(msg)
     return v
 
 
 class _CsvOptions:
     def __init__(self, options: dict[str, str], table: str | None):
         self.delimiter = _char(options, "csv.field-delimiter", ",", table)
-        self.quote = None if bool_option(options, "csv.disable-quote-character", False, table) else \
-            _char(options, "csv.quote-character", '"', table)
+        self.quote = (
+            None
+            if bool_option(options, "csv.disable-quote-character", False, table)
+            else _char(options, "csv.quote-character", '"', table)
+        )
         self.escape = _char(options, "csv.escape-character", None, table)
         self.null_literal = options.get("csv.null-literal")
         self.allow_comments = bool_option(options, "csv.allow-comments", False, table)
@@ -103,49 +132,84 @@ class CsvDecoder(Decoder):
         self.o = _CsvOptions(options, table)
         self.convs = [make_converter(f.type, from_text=True) for f in schema]
         names = schema.names
-        self._read_opts = pcsv.ReadOptions(column_names=names, autogenerate_column_names=False, use_threads=False)
+        self._read_opts = pcsv.ReadOptions(
+            column_names=names, autogenerate_column_names=False, use_threads=False
+        )
         self._parse_opts = pcsv.ParseOptions(
-            delimiter=self.o.delimiter, quote_char=self.o.quote or False, escape_char=self.o.escape or False,
-            double_quote=True, newlines_in_values=True, ignore_empty_lines=False)
+            delimiter=self.o.delimiter,
+            quote_char=self.o.quote or False,
+            escape_char=self.o.escape or False,
+            double_quote=True,
+            newlines_in_values=True,
+            ignore_empty_lines=False,
+        )
         nl = self.o.null_literal
         self._convert_opts = pcsv.ConvertOptions(
             column_types={f.name: _read_type(f.type) for f in schema},
             null_values=[nl] if nl is not None else [""],
-            strings_can_be_null=nl is not None, quoted_strings_can_be_null=False,
-            true_values=_TRUE, false_values=_FALSE)
+            strings_can_be_null=nl is not None,
+            quoted_strings_can_be_null=False,
+            true_values=_TRUE,
+            false_values=_FALSE,
+        )
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
         if None in values or self.o.allow_comments:
-            idx = [i for i, v in enumerate(values) if v is not None and not (self.o.allow_comments and v[:1] == b"#")]
+            idx = [
+                i
+                for i, v in enumerate(values)
+                if v is not None and not (self.o.allow_comments and v[:1] == b"#")
+            ]
             self.tombstones += sum(v is None for v in values)
         else:
             idx = None
         payloads = values if idx is None else [values[i] for i in idx]
         if not payloads:
             return self.empty()
-        try:
-            table = self._fast(payloads)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            table = None
-        if table is not None:
-            self.source_index = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
-            return Batch(table)
-        return self._slow(values, range(len(values)) if idx is None else idx, where)
+        pos = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
+
+        def fast(lo: int, hi: int):
+            try:
+                table = self._fast(payloads[lo:hi])
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                return None
+            return None if table is None else (Batch(table), pos[lo:hi])
+
+        batch, self.source_index, _ = decode_bisect(
+            len(payloads), fast, lambda lo, hi: self._slow(payloads, pos, lo, hi, where)
+        )
+        return batch
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
-        stripped = [p[:-1] if p[-1:] == b"\n" else p for p in payloads] if any(p[-1:] == b"\n" for p in payloads) else payloads
+        stripped = (
+            [p[:-1] if p[-1:] == b"\n" else p for p in payloads]
+            if any(p[-1:] == b"\n" for p in payloads)
+            else payloads
+        )
         data = b"\n".join(stripped) + b"\n"
-        table = pcsv.read_csv(io.BytesIO(data), read_options=self._read_opts, parse_options=self._parse_opts,
-                              convert_options=self._convert_opts)
+        table = pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=self._read_opts,
+            parse_options=self._parse_opts,
+            convert_options=self._convert_opts,
+        )
         if table.num_rows != len(payloads):
             return None
+        for i, f in enumerate(self.schema):
+            if f.type.name == "BYTES":  # read as text (base64): an empty field is NULL
+                c = table.column(i)
+                table = table.set_column(
+                    i, f.name, pc.if_else(pc.equal(c, ""), pa.scalar(None, pa.string()), c)
+                )
         return fix_types(table, self.schema)
 
     def _parse_record(self, v: bytes) -> tuple:
         try:
             text = v.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise RecordError(f"invalid UTF-8 ({e.reason} at byte {e.start})") from None
+            msg = f"invalid UTF-8 ({e.reason} at byte {e.start})"
+            raise RecordError(msg) from None
         kw = {"delimiter": self.o.delimiter, "strict": True}
         if self.o.quote:
             kw["quotechar"] = self.o.quote
@@ -156,33 +220,37 @@ class CsvDecoder(Decoder):
         try:
             fields = next(_csv.reader([text.rstrip("\r\n")], **kw), [])
         except _csv.Error as e:
-            raise RecordError(f"malformed CSV ({e})") from None
+            msg = f"malformed CSV ({e})"
+            raise RecordError(msg) from None
         if len(fields) != len(self.convs):
-            raise RecordError(f"row length mismatch: {len(self.convs)} fields expected but was {len(fields)}")
+            msg = f"row length mismatch: {len(self.convs)} fields expected but was {len(fields)}"
+            raise RecordError(msg)
         out = []
         for f, conv, s in zip(self.schema.fields, self.convs, fields):
-            if (self.o.null_literal is not None and s == self.o.null_literal) or (s == "" and f.type.name != "STRING"):
+            if (self.o.null_literal is not None and s == self.o.null_literal) or (
+                s == "" and f.type.name != "STRING"
+            ):
                 out.append(None)
                 continue
             try:
                 out.append(conv(s))
             except RecordError as e:
-                raise RecordError(f"field '{f.name}': {e}") from None
+                msg = f"field '{f.name}': {e}"
+                raise RecordError(msg) from None
         return tuple(out)
 
-    def _slow(self, values, indices, where: Where) -> Batch:
+    def _slow(self, payloads, pos, lo: int, hi: int, where: Where):
         rows, used = [], []
-        for i in indices:
-            v = values[i]
+        for j in range(lo, hi):
+            v = payloads[j]
             try:
                 rows.append(self._parse_record(v))
-                used.append(i)
+                used.append(pos[j])
             except RecordError as e:
                 if not self.o.ignore_errors:
-                    raise bad_record(self.fmt, where(i), str(e), v) from None
+                    raise bad_record(self.fmt, where(int(pos[j])), str(e), v) from None
                 self.skipped += 1
-        self.source_index = np.asarray(used, dtype=np.int64)
-        return Batch(from_rows(rows, self.schema))
+        return Batch(from_rows(rows, self.schema)), np.asarray(used, dtype=np.int64)
 
 
 class CsvEncoder(Encoder):
@@ -201,17 +269,24 @@ class CsvEncoder(Encoder):
         if n == "BYTES":
             import base64
 
-            return pa.array([None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()], pa.string())
+            return pa.array(
+                [None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()], pa.string()
+            )
         text = col.cast(pa.string())
         if n == "STRING" and self.o.quote:
             q = self.o.quote
-            pattern = "[" + "".join("\\" + c if c in "\\^]-[" else c for c in {self.o.delimiter, q, "\n", "\r"}) + "]"
+            pattern = (
+                "["
+                + "".join("\\" + c if c in "\\^]-[" else c for c in {self.o.delimiter, q, "\n", "\r"})
+                + "]"
+            )
             need = pc.match_substring_regex(text, pattern)
             quoted = pc.binary_join_element_wise(q, pc.replace_substring(text, q, q + q), q, "")
             text = pc.if_else(need, quoted, text)
         return text
 
     def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        """One payload per row (see :meth:`Encoder.encode`)."""
         if table.num_rows == 0:
             return []
         null = self.o.null_literal or ""

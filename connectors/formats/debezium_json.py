@@ -1,5 +1,6 @@
-"""The ``debezium-json`` format: Debezium change events
-``{"before": {...}|null, "after": {...}|null, "op": "c"|"r"|"u"|"d"}`` as a changelog.
+"""The ``debezium-json`` format: Debezium change events as a changelog.
+
+Events are ``{"before": {...}|null, "after": {...}|null, "op": "c"|"r"|"u"|"d"}`` as a changelog.
 
 Row kinds, as Flink: ``c``/``r`` → +I(after); ``u`` → -U(before), +U(after); ``d`` → -D(before).
 With ``'debezium-json.schema-include' = 'true'`` the event is wrapped as
@@ -24,26 +25,55 @@ import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import (
-    Decoder, Encoder, RecordError, Where, bad_record, bool_option, combine, fix_types, from_rows,
+    Decoder,
+    Encoder,
+    RecordError,
+    Where,
+    bad_record,
+    bool_option,
+    combine,
+    decode_bisect,
+    fix_types,
+    from_rows,
 )
-from streamsql.connectors.formats.json import RowConverter, arrow_read, join_lines, python_columns, read_schema
+from streamsql.connectors.formats.json import (
+    RowConverter,
+    arrow_read,
+    join_lines,
+    python_columns,
+    read_schema,
+)
+
 from streamsql.runtime.elements import Batch, RowKind
 from streamsql.types import Schema
 
 OPTIONS = [
-    OptionSpec("debezium-json.ignore-parse-errors", default="false", choices=("true", "false"),
-               description="skip events that cannot be decoded (counted) instead of failing"),
-    OptionSpec("debezium-json.schema-include", default="false", choices=("true", "false"),
-               description="events carry Debezium's {schema, payload} envelope"),
-    OptionSpec("debezium-json.timestamp-format.standard", default="SQL", choices=("SQL", "ISO-8601"),
-               description="timestamp text written: SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601"),
+    OptionSpec(
+        "debezium-json.ignore-parse-errors",
+        default="false",
+        choices=("true", "false"),
+        description="skip events that cannot be decoded (counted) instead of failing",
+    ),
+    OptionSpec(
+        "debezium-json.schema-include",
+        default="false",
+        choices=("true", "false"),
+        description="events carry Debezium's {schema, payload} envelope",
+    ),
+    OptionSpec(
+        "debezium-json.timestamp-format.standard",
+        default="SQL",
+        choices=("SQL", "ISO-8601"),
+        description="timestamp text written: SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601",
+    ),
 ]
 
-_REPLICA = ("the 'before' field of a {} event is null; for the Debezium Postgres connector set the "
-            "table's REPLICA IDENTITY to FULL")
+_REPLICA = (
+    "the 'before' field of a {} event is null; for the Debezium Postgres connector set the "
+    "table's REPLICA IDENTITY to FULL"
+)
 
 
 class DebeziumJsonDecoder(Decoder):
@@ -65,6 +95,7 @@ class DebeziumJsonDecoder(Decoder):
     # ---------------------------------------------------------------------------------- fast
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
         if None in values:
             idx = np.asarray([i for i, v in enumerate(values) if v is not None], dtype=np.int64)
             self.tombstones += len(values) - len(idx)
@@ -73,12 +104,19 @@ class DebeziumJsonDecoder(Decoder):
         if len(idx) == 0:
             return self.empty()
         payloads = values if len(idx) == len(values) else [values[i] for i in idx]
-        try:
-            return self._fast(payloads, idx, values, where)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, _Fallback):
-            return self._slow(values, idx, where)
 
-    def _fast(self, payloads, idx, values, where) -> Batch:
+        def fast(lo: int, hi: int):
+            try:
+                return self._fast(payloads[lo:hi], idx[lo:hi], where)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, _Fallback):
+                return None
+
+        batch, self.source_index, _ = decode_bisect(
+            len(payloads), fast, lambda lo, hi: self._slow(payloads, idx, lo, hi, where)
+        )
+        return batch
+
+    def _fast(self, payloads, idx, where):
         t = arrow_read(join_lines(payloads), self.read_schema)
         if t.num_rows != len(payloads):
             raise _Fallback
@@ -100,14 +138,22 @@ class DebeziumJsonDecoder(Decoder):
         if bad.any():
             if not self.ignore_errors:
                 j = int(np.flatnonzero(bad)[0])
-                raise bad_record(self.fmt, where(int(idx[j])), self._reason(op[j].as_py(), is_ins[j], is_u[j],
-                                                                           after_null[j], before_null[j]), payloads[j])
+                raise bad_record(
+                    self.fmt,
+                    where(int(idx[j])),
+                    self._reason(op[j].as_py(), is_ins[j], is_u[j], after_null[j], before_null[j]),
+                    payloads[j],
+                )
             self.skipped += int(bad.sum())
             keep = np.flatnonzero(~bad)
             is_ins, is_u, is_d = is_ins[keep], is_u[keep], is_d[keep]
         n = len(payloads)
-        rows = fix_types(pa.Table.from_arrays(after.flatten() , schema=pa.schema(list(after.type))), self.schema)
-        brows = fix_types(pa.Table.from_arrays(before.flatten(), schema=pa.schema(list(before.type))), self.schema)
+        rows = fix_types(
+            pa.Table.from_arrays(after.flatten(), schema=pa.schema(list(after.type))), self.schema
+        )
+        brows = fix_types(
+            pa.Table.from_arrays(before.flatten(), schema=pa.schema(list(before.type))), self.schema
+        )
         both = pa.concat_tables([rows, brows])  # after rows 0..n-1, before rows n..2n-1
         counts = 1 + is_u.astype(np.int64)
         starts = np.cumsum(counts) - counts
@@ -115,17 +161,18 @@ class DebeziumJsonDecoder(Decoder):
         take = np.empty(total, dtype=np.int64)
         kinds = np.empty(total, dtype=np.int8)
         take[starts] = np.where(is_ins, keep, keep + n)
-        kinds[starts] = np.where(is_ins, RowKind.INSERT, np.where(is_u, RowKind.UPDATE_BEFORE, RowKind.DELETE))
+        kinds[starts] = np.where(
+            is_ins, RowKind.INSERT, np.where(is_u, RowKind.UPDATE_BEFORE, RowKind.DELETE)
+        )
         us = starts[is_u] + 1
         take[us] = keep[is_u]
         kinds[us] = RowKind.UPDATE_AFTER
-        self.source_index = np.repeat(idx[keep], counts)
-        return Batch(both.take(pa.array(take)), kinds)
+        return Batch(both.take(pa.array(take)), kinds), np.repeat(idx[keep], counts)
 
     @staticmethod
     def _reason(op, ins, u, after_null, before_null) -> str:
         if not (ins or u or op == "d"):
-            return f"unknown \"op\" value {op!r} (expected c, r, u or d)" if op is not None else "missing \"op\""
+            return f'unknown "op" value {op!r} (expected c, r, u or d)' if op is not None else 'missing "op"'
         if (ins or u) and after_null:
             return f"the 'after' field of a {'UPDATE' if u else 'INSERT'} event is null"
         return _REPLICA.format("UPDATE" if u else "DELETE")
@@ -141,16 +188,20 @@ class DebeziumJsonDecoder(Decoder):
             try:
                 obj = _json.loads(v, parse_float=decimal.Decimal)
             except (ValueError, UnicodeDecodeError) as e:
-                raise RecordError(f"invalid JSON ({e})") from None
+                msg = f"invalid JSON ({e})"
+                raise RecordError(msg) from None
         if self.schema_include:
             if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
-                raise RecordError("expected a {\"schema\", \"payload\"} envelope")
+                msg = 'expected a {"schema", "payload"} envelope'
+                raise RecordError(msg)
             obj = obj["payload"]
         if not isinstance(obj, dict):
-            raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+            msg = f"expected a JSON object, got {type(obj).__name__}"
+            raise RecordError(msg)
         for k in ("before", "after"):
             if obj.get(k) is not None and not isinstance(obj[k], dict):
-                raise RecordError(f"'{k}' must be an object or null")
+                msg = f"'{k}' must be an object or null"
+                raise RecordError(msg)
         return obj
 
     def _needs_exact(self, obj) -> bool:
@@ -162,21 +213,27 @@ class DebeziumJsonDecoder(Decoder):
                 return False
         for k in ("before", "after"):
             r = obj.get(k)
-            if isinstance(r, dict) and any(isinstance(r.get(c), float) for c in self.exact_cols):
+            if isinstance(r, dict) and any(
+                isinstance(r.get(c), (float, dict, list)) for c in self.exact_cols
+            ):
                 return True
         return False
 
-    def _slow(self, values, idx, where: Where) -> Batch:
+    def _slow(self, payloads, idx, lo: int, hi: int, where: Where):
         rows, kinds, src = [], [], []
-        for i in idx:
-            v = values[i]
+        for j in range(lo, hi):
+            v, i = payloads[j], int(idx[j])
             try:
                 obj = self._parse(v)
                 op = obj.get("op")
                 before, after = obj.get("before"), obj.get("after")
                 ins, u = op in ("c", "r"), op == "u"
                 reason = None
-                if not (ins or u or op == "d") or ((ins or u) and after is None) or ((u or op == "d") and before is None):
+                if (
+                    not (ins or u or op == "d")
+                    or ((ins or u) and after is None)
+                    or ((u or op == "d") and before is None)
+                ):
                     reason = self._reason(op, ins, u, after is None, before is None)
                 if reason:
                     raise RecordError(reason)
@@ -190,15 +247,16 @@ class DebeziumJsonDecoder(Decoder):
                     out.append((self.converter.convert(before), RowKind.DELETE))
             except RecordError as e:
                 if not self.ignore_errors:
-                    raise bad_record(self.fmt, where(int(i)), str(e), v) from None
+                    raise bad_record(self.fmt, where(i), str(e), v) from None
                 self.skipped += 1
                 continue
             for r, k in out:
                 rows.append(r)
                 kinds.append(k)
                 src.append(i)
-        self.source_index = np.asarray(src, dtype=np.int64)
-        return Batch(from_rows(rows, self.schema), np.asarray(kinds, dtype=np.int8))
+        return Batch(from_rows(rows, self.schema), np.asarray(kinds, dtype=np.int8)), np.asarray(
+            src, dtype=np.int64
+        )
 
 
 class _Fallback(Exception):
@@ -211,6 +269,7 @@ class DebeziumJsonEncoder(Encoder):
     accepts_updates = True
 
     def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        """One payload per row (see :meth:`Encoder.encode`)."""
         names = self.schema.names
         cols = python_columns(table, self.schema, self.options, prefix="debezium-json")
         ks = np.zeros(table.num_rows, np.int8) if kinds is None else kinds

@@ -37,26 +37,54 @@ import json as _json
 import numpy as np
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pj
-
 from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import (
-    Decoder, Encoder, RecordError, Where, bad_record, bool_option, combine, fix_types, from_rows,
-    make_converter, render_decimal, render_timestamp,
+    Decoder,
+    Encoder,
+    RecordError,
+    Where,
+    bad_record,
+    bool_option,
+    combine,
+    decode_bisect,
+    fix_types,
+    from_rows,
+    make_converter,
+    render_decimal,
+    render_timestamp,
 )
+
 from streamsql.errors import ConfigError
 from streamsql.runtime.elements import Batch
 from streamsql.types import Schema, SqlType
 
 OPTIONS = [
-    OptionSpec("json.ignore-parse-errors", default="false", choices=("true", "false"),
-               description="skip records that cannot be decoded (counted) instead of failing"),
-    OptionSpec("json.fail-on-missing-field", default="false", choices=("true", "false"),
-               description="fail when a column's field is absent (else NULL)"),
-    OptionSpec("json.timestamp-format.standard", default="SQL", choices=("SQL", "ISO-8601"),
-               description="timestamp text written: 'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
-    OptionSpec("json.encode.decimal-as-plain-number", default="true", choices=("true", "false"),
-               description="accepted for compatibility; decimals are always written in plain notation"),
+    OptionSpec(
+        "json.ignore-parse-errors",
+        default="false",
+        choices=("true", "false"),
+        description="skip records that cannot be decoded (counted) instead of failing",
+    ),
+    OptionSpec(
+        "json.fail-on-missing-field",
+        default="false",
+        choices=("true", "false"),
+        description="fail when a column's field is absent (else NULL)",
+    ),
+    OptionSpec(
+        "json.timestamp-format.standard",
+        default="SQL",
+        choices=("SQL", "ISO-8601"),
+        description="timestamp text written: 'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)",
+    ),
+    OptionSpec(
+        "json.encode.decimal-as-plain-number",
+        default="true",
+        choices=("true", "false"),
+        description="accepted for compatibility; decimals are always written in plain notation",
+    ),
 ]
 
 _MISSING = object()
@@ -86,8 +114,9 @@ def join_lines(payloads: list[bytes]) -> bytes:
     """Newline-joined payloads, with newlines inside a payload turned into spaces."""
     data = b"\n".join(payloads)
     if data.count(b"\n") != len(payloads) - 1 or b"\r" in data:
-        data = b"\n".join(p.replace(b"\r", b" ").replace(b"\n", b" ") if (b"\n" in p or b"\r" in p) else p
-                          for p in payloads)
+        data = b"\n".join(
+            p.replace(b"\r", b" ").replace(b"\n", b" ") if (b"\n" in p or b"\r" in p) else p for p in payloads
+        )
     return data
 
 
@@ -102,7 +131,8 @@ def arrow_read(data: bytes, schema: pa.Schema) -> pa.Table:
 
 
 def _reject_constant(name: str):
-    raise ValueError(f"invalid JSON number {name}")
+    msg = f"invalid JSON number {name}"
+    raise ValueError(msg)
 
 
 class RecordParser:
@@ -122,10 +152,13 @@ class RecordParser:
         except orjson.JSONDecodeError:
             obj = self._exact(v)
         else:
-            if isinstance(obj, dict) and any(isinstance(obj.get(c), float) for c in self.exact_cols):
+            if isinstance(obj, dict) and any(
+                isinstance(obj.get(c), (float, dict, list)) for c in self.exact_cols
+            ):
                 obj = self._exact(v)
         if not isinstance(obj, dict):
-            raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+            msg = f"expected a JSON object, got {type(obj).__name__}"
+            raise RecordError(msg)
         return obj
 
     @staticmethod
@@ -133,7 +166,8 @@ class RecordParser:
         try:
             return _json.loads(v, parse_float=decimal.Decimal, parse_constant=_reject_constant)
         except (ValueError, UnicodeDecodeError) as e:
-            raise RecordError(f"invalid JSON ({e})") from None
+            msg = f"invalid JSON ({e})"
+            raise RecordError(msg) from None
 
 
 class RowConverter:
@@ -144,12 +178,14 @@ class RowConverter:
         self.fail_on_missing = fail_on_missing
 
     def convert(self, obj: dict) -> tuple:
+        """The row tuple of a parsed JSON object (Flink's conversion rules)."""
         out = []
         for name, t, conv in self.fields:
             v = obj.get(name, _MISSING)
             if v is _MISSING:
                 if self.fail_on_missing:
-                    raise RecordError(f"field '{name}' is missing")
+                    msg = f"field '{name}' is missing"
+                    raise RecordError(msg)
                 out.append(None)
             elif v is None:
                 out.append(None)
@@ -157,7 +193,8 @@ class RowConverter:
                 try:
                     out.append(conv(v))
                 except RecordError as e:
-                    raise RecordError(f"field '{name}': {e}") from None
+                    msg = f"field '{name}': {e}"
+                    raise RecordError(msg) from None
         return tuple(out)
 
 
@@ -171,32 +208,47 @@ class JsonDecoder(Decoder):
         self.ignore_errors = bool_option(options, "json.ignore-parse-errors", False, table)
         self.fail_on_missing = bool_option(options, "json.fail-on-missing-field", False, table)
         if self.ignore_errors and self.fail_on_missing:
-            raise ConfigError(f"{'Table ' + repr(table) + ': ' if table else ''}'json.fail-on-missing-field' "
-                              "and 'json.ignore-parse-errors' cannot both be 'true'")
+            msg = (
+                f"{'Table ' + repr(table) + ': ' if table else ''}'json.fail-on-missing-field' "
+                "and 'json.ignore-parse-errors' cannot both be 'true'"
+            )
+            raise ConfigError(msg)
         self.read_schema = read_schema(schema)
         self.parser = RecordParser(schema)
         self.converter = RowConverter(schema, self.fail_on_missing)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
+        """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
         idx = self._present(values)
         payloads = values if idx is None else [values[i] for i in idx]
         if not payloads:
             return self.empty()
-        table = None
+        pos = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
+
+        def fast(lo: int, hi: int):
+            try:
+                table = self._fast(payloads[lo:hi])
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                return None
+            if table is None:
+                return None
+            if self.fail_on_missing:
+                self._check_missing(table, payloads, pos, lo, where)
+            return Batch(table), pos[lo:hi]
+
+        def slow(lo: int, hi: int):
+            return self._slow(payloads, pos, lo, hi, where)
+
         if self._skip_fast > 0:
             self._skip_fast -= 1
-        else:
-            try:
-                table = self._fast(payloads)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                table = None
-        if table is not None:
-            if self.fail_on_missing:
-                self._check_missing(table, payloads, idx, where)
-            self.source_index = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
-            return Batch(table)
-        return self._slow(values, idx if idx is not None else range(len(values)), where)
+            batch, self.source_index = slow(0, len(payloads))
+            return batch
+        skipped = self.skipped
+        batch, self.source_index, n_slow = decode_bisect(len(payloads), fast, slow)
+        if n_slow * 2 > len(payloads) and self.skipped == skipped:
+            self._skip_fast = 8  # the data needs lenient conversions: don't retry Arrow every batch
+        return batch
 
     def _present(self, values: list[bytes | None]) -> list[int] | None:
         """Indices of non-tombstone payloads, or None when there is no tombstone."""
@@ -212,45 +264,44 @@ class JsonDecoder(Decoder):
             return None
         return fix_types(table, self.schema)
 
-    def _check_missing(self, table: pa.Table, payloads, idx, where: Where) -> None:
-        if not any(c.null_count for c in table.columns):
-            return
+    def _check_missing(self, table: pa.Table, payloads, pos, lo: int, where: Where) -> None:
+        """Fail on the first row whose NULL comes from an absent field (fast path)."""
         mask = None
         for c in table.columns:
             if c.null_count:
                 m = c.is_null()
-                mask = m if mask is None else pa.compute.or_(mask, m)
+                mask = m if mask is None else pc.or_(mask, m)
+        if mask is None:
+            return
         for j in np.flatnonzero(combine(mask).to_numpy(zero_copy_only=False)):
-            obj = self.parser.parse(payloads[j])
+            obj = self.parser.parse(payloads[lo + j])
             for f in self.schema:
                 if f.name not in obj:
-                    i = j if idx is None else idx[j]
-                    raise bad_record(self.fmt, where(i), f"field '{f.name}' is missing", payloads[j])
+                    raise bad_record(
+                        self.fmt, where(int(pos[lo + j])), f"field '{f.name}' is missing", payloads[lo + j]
+                    )
 
-    def _slow(self, values, indices, where: Where) -> Batch:
+    def _slow(self, payloads, pos, lo: int, hi: int, where: Where):
         rows, used = [], []
-        bad = 0
-        for i in indices:
-            v = values[i]
+        for j in range(lo, hi):
+            v = payloads[j]
             try:
                 rows.append(self.converter.convert(self.parser.parse(v)))
-                used.append(i)
+                used.append(pos[j])
             except RecordError as e:
                 if not self.ignore_errors:
-                    raise bad_record(self.fmt, where(i), str(e), v) from None
-                bad += 1
-        self.skipped += bad
-        if bad == 0:
-            self._skip_fast = 8  # the data needs lenient conversions; don't retry Arrow each batch
-        self.source_index = np.asarray(used, dtype=np.int64)
-        return Batch(from_rows(rows, self.schema))
+                    raise bad_record(self.fmt, where(int(pos[j])), str(e), v) from None
+                self.skipped += 1
+        return Batch(from_rows(rows, self.schema)), np.asarray(used, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------------------------
 # encoding
 
 
-def python_columns(table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json") -> list[list]:
+def python_columns(
+    table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
+) -> list[list]:
     """Per column, the Python values orjson serializes as Flink's JSON format writes them."""
     iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
     sep = "T" if iso else " "
@@ -260,7 +311,9 @@ def python_columns(table: pa.Table, schema: Schema, options: dict[str, str], pre
         if n == "DECIMAL":
             cols.append([None if s is None else orjson.Fragment(s) for s in render_decimal(col).to_pylist()])
         elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            cols.append(render_timestamp(col, f.type.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ").to_pylist())
+            cols.append(
+                render_timestamp(col, f.type.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ").to_pylist()
+            )
         elif n == "DATE":
             cols.append(col.cast(pa.string()).to_pylist())
         elif n == "BYTES":
@@ -276,6 +329,7 @@ class JsonEncoder(Encoder):
     """See module docstring."""
 
     def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
+        """One payload per row (see :meth:`Encoder.encode`)."""
         names = self.schema.names
         cols = python_columns(table, self.schema, self.options)
         dumps = orjson.dumps

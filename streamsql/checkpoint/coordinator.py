@@ -30,10 +30,12 @@ class Committer(Protocol):
     """Decides and records which checkpoint is the last committed one."""
 
     def last_committed(self) -> int | None:
-        """The id of the last committed checkpoint, or None."""
+        """The id of the last committed checkpoint to resume from, or None (none, or the last
+        one was the final checkpoint of a finished job: a new run starts afresh)."""
 
     def commit(self, checkpoint_id: int, metadata: dict) -> None:
-        """Commit checkpoint ``checkpoint_id`` (the commit point of exactly-once)."""
+        """Commit checkpoint ``checkpoint_id`` (the commit point of exactly-once).
+        ``metadata["final"]`` is True for the last checkpoint of a job that finished."""
 
 
 class LocalCommitter:
@@ -43,12 +45,12 @@ class LocalCommitter:
         self.storage = storage
 
     def last_committed(self) -> int | None:
-        """The id in ``_committed``."""
+        """The id in ``_committed`` (None after a finished job)."""
         return self.storage.local_committed()
 
     def commit(self, checkpoint_id: int, metadata: dict) -> None:
         """Write ``_committed``."""
-        self.storage.mark_committed(checkpoint_id)
+        self.storage.mark_committed(checkpoint_id, bool(metadata.get("final")))
 
 
 @dataclass
@@ -163,8 +165,11 @@ class CheckpointCoordinator:
             p.alignment_ms = int((time.monotonic() - self._first_ack) * 1000)
 
     # -- 3..5. complete, commit, notify --------------------------------------------------------
-    def maybe_complete(self) -> CheckpointStats | None:
+    def maybe_complete(self, final: bool = False) -> CheckpointStats | None:
         """Complete and commit the pending checkpoint if every task acknowledged it.
+
+        Args:
+            final: this is the last checkpoint of a finished job (a rerun starts afresh).
 
         Raises:
             ExecutionError: when more consecutive checkpoints failed than tolerated.
@@ -182,7 +187,7 @@ class CheckpointCoordinator:
                                         "positions": p.positions, "state_bytes": p.state_bytes})
         fault_point("after_snapshot_before_commit")
         # 4. the commit point
-        self.committer.commit(n, {"positions": p.positions})
+        self.committer.commit(n, {"positions": p.positions, "final": final})
         fault_point("after_commit_before_bookkeeping")
         # 5. notify and prune
         for fn in self.on_commit:

@@ -66,18 +66,22 @@ class CheckpointStorage:
                 out.append(int(name[4:]))
         return sorted(out)
 
-    def mark_committed(self, checkpoint_id: int) -> None:
-        """The commit point when no transactional sink exists: ``_committed`` names the id."""
-        atomic_write(os.path.join(self.dir, "_committed"), str(checkpoint_id).encode())
+    def mark_committed(self, checkpoint_id: int, final: bool = False) -> None:
+        """The commit point when no transactional sink exists: ``_committed`` names the id
+        (followed by `` final`` for the last checkpoint of a finished job)."""
+        text = f"{checkpoint_id}{' final' if final else ''}"
+        atomic_write(os.path.join(self.dir, "_committed"), text.encode())
 
     def local_committed(self) -> int | None:
-        """The id in ``_committed``, or None."""
+        """The id in ``_committed`` to resume from, or None (absent, or final)."""
         path = os.path.join(self.dir, "_committed")
         if not os.path.exists(path):
             return None
         with open(path) as f:
-            text = f.read().strip()
-        return int(text) if text.isdigit() else None
+            parts = f.read().split()
+        if not parts or not parts[0].isdigit() or "final" in parts[1:]:
+            return None
+        return int(parts[0])
 
     def prune(self, committed: int, num_retained: int) -> None:
         """Delete checkpoints older than the newest ``num_retained`` committed ones, and every

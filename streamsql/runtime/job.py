@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 import time
 import traceback
@@ -42,6 +43,7 @@ class JobGraph:
     sinks: list[SinkOperator] = field(default_factory=list)
     backends: dict[str, Any] = field(default_factory=dict)
     services: dict[str, Any] = field(default_factory=dict)
+    workdir: str | None = None  # this attempt's working state (snapshots live elsewhere)
 
     def close(self) -> None:
         """Close every source, operator, backend and shared service; never raises."""
@@ -51,9 +53,11 @@ class JobGraph:
             _quietly(t.operator.close)
         for b in self.backends.values():
             _quietly(b.close)
-        for svc in self.services.values():
+        for svc in {id(v): v for v in self.services.values()}.values():  # one service may serve twice
             if hasattr(svc, "close"):
                 _quietly(svc.close)
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 def _quietly(fn: Callable[[], Any]) -> None:
@@ -101,6 +105,7 @@ class JobRunner:
         listener = _Listener()
         batch_rows = cfg.integer("execution.batch-size")
         state_root = os.path.join(cfg.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
+        graph.workdir = state_root
         for node in nodes:
             ctx = ConnectorContext(getattr(node, "table", None), self.name, cfg.as_dict(),
                                    metrics=self.metrics, services=graph.services)
@@ -214,28 +219,25 @@ class JobRunner:
             self.metrics["rows_in"] = sum(s.rows for s in sources)
             coord.maybe_complete()
             if all(s.ended for s in sources):
-                self._final_checkpoint(coord)
+                self._final_checkpoint(coord, final=True)
                 return
             if self._stop.is_set():
-                self._final_checkpoint(coord)
+                self._final_checkpoint(coord, final=False)
                 return
             if coord.due():
                 coord.trigger()
             if not busy and len(live) > 1:
                 time.sleep(0.01)
 
-    def _final_checkpoint(self, coord: CheckpointCoordinator) -> None:
-        while coord.pending is not None:  # let the one in flight finish first
+    def _final_checkpoint(self, coord: CheckpointCoordinator, final: bool) -> None:
+        if coord.pending is not None:  # let the one in flight finish first
             for s in coord.sources:
-                if s._barrier is not None:
-                    s.step(0.0)
-            if coord.maybe_complete() is None and coord.pending is not None:
-                coord._fail(coord.pending, "did not complete before the end of input")
+                s.inject_barrier()
+            coord.maybe_complete()
         coord.trigger()
         for s in coord.sources:
-            if s._barrier is not None:
-                s._inject()
-        if coord.maybe_complete() is None:
+            s.inject_barrier()
+        if coord.maybe_complete(final=final) is None:
             msg = f"Job '{self.name}': the final checkpoint did not complete"
             raise ExecutionError(msg)
 

@@ -42,6 +42,16 @@ class SourceDriver:
         if self.ended:
             self._inject()
 
+    @property
+    def barrier_requested(self) -> bool:
+        """True while a requested barrier has not been injected yet."""
+        return self._barrier is not None
+
+    def inject_barrier(self) -> None:
+        """Inject the requested barrier now (used by the final checkpoint)."""
+        if self._barrier is not None:
+            self._inject()
+
     def _inject(self) -> None:
         n, self._barrier = self._barrier, None
         fault_point("before_barrier")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from streamsql.checkpoint.faults import fault_point
 from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
 from streamsql.runtime.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
 from streamsql.runtime.operators.base import Operator
@@ -44,6 +45,7 @@ class Task:
         self._ended = 0
         self.finished = False
         self.rows_in = 0
+        self._last_barrier = 0
 
     def connect(self, target: Task, input_index: int) -> None:
         """Send this task's output to ``target``'s input ``input_index``."""
@@ -58,6 +60,7 @@ class Task:
     def receive(self, element: Element, input_index: int = 0) -> None:
         """Process one element from input ``input_index``."""
         if self.aligner.is_blocked(input_index):
+            fault_point("during_alignment")
             self._held.append((element, input_index))
             return
         if isinstance(element, Batch):
@@ -68,12 +71,15 @@ class Task:
             if combined is not None:
                 self.emit(self.operator.process_watermark(Watermark(combined)))
         elif isinstance(element, Barrier):
+            if element.checkpoint_id <= self._last_barrier:
+                return  # already aligned (a finished input completed it); forward once only
             if self.aligner.on_barrier(element.checkpoint_id, input_index):
                 self._checkpoint(element)
         elif isinstance(element, EndOfInput):
             self._end_input(input_index)
 
     def _checkpoint(self, barrier: Barrier) -> None:
+        self._last_barrier = barrier.checkpoint_id
         self.operator.snapshot_state(barrier.checkpoint_id)
         self.listener.acknowledge(barrier.checkpoint_id, self)
         self.emit([barrier])

@@ -3,7 +3,8 @@
 Where things live:
 
 - :mod:`~streamsql.sql.parser` — the public API: :func:`parse_statement`,
-  :func:`parse_script`, :func:`split_statements`, :func:`is_complete`, :func:`error_at`.
+  :func:`parse_script`, :func:`split_statements`, :func:`is_complete`, :func:`error_at`,
+  :func:`error_in_script`.
 - :mod:`~streamsql.sql.split` — statement splitting and the shell's completeness check.
 - :mod:`~streamsql.sql.dialect` — the ``Flink`` sqlglot dialect (tokenizer settings).
 - :mod:`~streamsql.sql.grammar` — parser hooks, one ``_parse_<construct>`` per construct.
@@ -18,6 +19,17 @@ generator, and a ``validate_identity`` case to ``tests/sql/test_dialect.py``.
 """
 
 from streamsql.sql.dialect import Flink
-from streamsql.sql.parser import Statement, error_at, is_complete, parse_script, parse_statement, split_statements
+from streamsql.sql.parser import (
+    Statement,
+    error_at,
+    error_in_script,
+    is_complete,
+    parse_script,
+    parse_statement,
+    split_statements,
+)
 
-__all__ = ["Flink", "Statement", "error_at", "is_complete", "parse_script", "parse_statement", "split_statements"]
+__all__ = [
+    "Flink", "Statement", "error_at", "error_in_script", "is_complete", "parse_script", "parse_statement",
+    "split_statements",
+]

@@ -110,7 +110,8 @@ def show_create_table(td: TableDef) -> str:
     options = [f"  {_string(k)} = {_string(v)}" for k, v in sorted(td.options.items())]
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
-    return f"CREATE {temporary}TABLE {name} (\n" + ",\n".join(lines) + "\n) WITH (\n" + ",\n".join(options) + "\n)"
+    body, with_ = ",\n".join(lines), ",\n".join(options)
+    return f"CREATE {temporary}TABLE {name} (\n{body}\n) WITH (\n{with_}\n)"
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -176,7 +177,9 @@ def _resolve(ident: exp.Expr, columns: list[ColumnDef], what: str, sql: str) -> 
     raise error_at(ident, msg, sql)
 
 
-def _watermark(items: list[exp.WatermarkColumnConstraint], columns: list[ColumnDef], sql: str) -> WatermarkDef | None:
+def _watermark(
+    items: list[exp.WatermarkColumnConstraint], columns: list[ColumnDef], sql: str
+) -> WatermarkDef | None:
     if not items:
         return None
     if len(items) > 1:
@@ -190,7 +193,9 @@ def _watermark(items: list[exp.WatermarkColumnConstraint], columns: list[ColumnD
     return WatermarkDef(column=col.name, expr=wm.expression)
 
 
-def _primary_key(keys: list[tuple[exp.Expr, list[exp.Identifier]]], columns: list[ColumnDef], sql: str) -> list[str]:
+def _primary_key(
+    keys: list[tuple[exp.Expr, list[exp.Identifier]]], columns: list[ColumnDef], sql: str
+) -> list[str]:
     if not keys:
         return []
     if len(keys) > 1:

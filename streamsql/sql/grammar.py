@@ -30,6 +30,7 @@ _TVF_PARAM_NAMES = {
     "OFFSET": "offset", "GAP": "gap",
 }
 _EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
+_SET_PREFIX = ["EXECUTE", "STATEMENT", "SET", "BEGIN"]
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -52,17 +53,18 @@ def chunk_tokens(tokens: list[Token]) -> list[list[Token]]:
     in_set = False
     for i, token in enumerate(tokens):
         chunk = chunks[-1]
-        if not in_set and [x.text.upper() for x in chunk] == ["EXECUTE", "STATEMENT", "SET", "BEGIN"]:
+        if len(chunk) == len(_SET_PREFIX) and [x.text.upper() for x in chunk] == _SET_PREFIX:
             in_set = True
         if in_set:
             prev = chunk[-1] if chunk else None
             # END closes the block only at a statement boundary (CASE ... END does not).
-            if token.text.upper() == "END" and prev and prev.token_type in (TokenType.SEMICOLON, TokenType.BEGIN):
+            at_boundary = prev and prev.token_type in (TokenType.SEMICOLON, TokenType.BEGIN)
+            if token.text.upper() == "END" and at_boundary:
                 in_set = False
             chunk.append(token)
         elif token.token_type == TokenType.SEMICOLON:
-            if token.comments:
-                chunk.append(token)
+            if token.comments:  # as sqlglot does: keep the comment as its own exp.Semicolon
+                chunks.append([token])
             if i < len(tokens) - 1:
                 chunks.append([])
         else:
@@ -93,12 +95,7 @@ class FlinkParser(parser.Parser):
     CONSTRAINT_PARSERS = {
         **parser.Parser.CONSTRAINT_PARSERS,
         "METADATA": lambda self: self._parse_metadata_constraint(),
-        "WATERMARK": lambda self: self.expression(
-            exp.WatermarkColumnConstraint(
-                this=self._match(TokenType.FOR) and self._parse_column(),
-                expression=self._match(TokenType.ALIAS) and self._parse_disjunction(),
-            )
-        ),
+        "WATERMARK": lambda self: self._parse_watermark(),
     }
 
     SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
@@ -141,7 +138,13 @@ class FlinkParser(parser.Parser):
         if self.errors:
             self.errors[-1].errors[0].update(where)
 
-    def _parse(self, parse_method, raw_tokens, sql=None):  # noqa: ANN001, ANN202 - sqlglot's signature
+    def _warn_unsupported(self) -> None:
+        # sqlglot logs a warning before falling back to exp.Command; parse_statement rejects
+        # unsupported statements with a positioned SqlError instead, so stay quiet.
+        return
+
+    def _parse(self, parse_method, raw_tokens, sql=None):  # noqa: D102 - sqlglot's private hook
+        # Same as sqlglot's, but chunked by chunk_tokens() so statement sets stay whole.
         self.reset()
         self.sql = sql or ""
         self._chunks = chunk_tokens(raw_tokens)
@@ -215,7 +218,8 @@ class FlinkParser(parser.Parser):
             self._match(TokenType.COMMA)
         if not self._curr:
             self.raise_error("Expecting a statement after EXPLAIN")
-        return self.expression(nodes.Explain(this=self._parse_statement(), plan_for=plan_for, expressions=details))
+        stmt = self._parse_statement()
+        return self.expression(nodes.Explain(this=stmt, plan_for=plan_for, expressions=details))
 
     def _parse_stop_job(self) -> nodes.StopJob | None:
         if not self._match_text_seq("JOB"):
@@ -291,6 +295,16 @@ class FlinkParser(parser.Parser):
 
     # --- CREATE TABLE -----------------------------------------------------------------------
 
+    def _parse_watermark(self) -> exp.WatermarkColumnConstraint:
+        """``WATERMARK FOR col AS expr`` (a schema item, as in sqlglot's RisingWave parser)."""
+        if not self._match(TokenType.FOR):
+            self.raise_error("Expecting WATERMARK FOR <column> AS <expression>")
+        column = self._parse_column()
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expecting AS <expression> after WATERMARK FOR <column>")
+        expression = self._parse_disjunction()
+        return self.expression(exp.WatermarkColumnConstraint(this=column, expression=expression))
+
     def _parse_metadata_constraint(self) -> nodes.MetadataColumnConstraint:
         key = None
         if self._match(TokenType.FROM):
@@ -310,7 +324,8 @@ class FlinkParser(parser.Parser):
         """
         first_named = self._curr and self._next and self._next.token_type == TokenType.FARROW
         if not (self._match(TokenType.TABLE, advance=False) or first_named):
-            return self.expression(exp.Anonymous(this=name, expressions=self._parse_function_args(alias=True)))
+            args = self._parse_function_args(alias=True)
+            return self.expression(exp.Anonymous(this=name, expressions=args))
 
         cls = nodes.WINDOW_TVFS[name]
         positional = ["this", "time_col", *cls.ARG_ORDER]

@@ -3,15 +3,16 @@
 Every failure is a :class:`~streamsql.errors.SqlError` whose ``line``/``col`` (1-based) point
 at the offending token, so ``str(error)`` shows the line with a caret under it::
 
-    Expecting ) near 'FROM' (line 3, column 1)
-      FROM t
-      ^^^^
+    Syntax error: unexpected token near 'key' (line 3, column 14)
+      FROM t GROUP key
+                   ^^^
 
 Functions:
     split_statements, is_complete: see :mod:`streamsql.sql.split` (re-exported here).
     parse_statement: one statement to a sqlglot tree.
     parse_script: a whole script to ``(Statement, tree)`` pairs.
     error_at: a SqlError pointing at a parsed node, for later phases (DDL checks, binding).
+    error_in_script: re-position a statement's SqlError inside its script.
 """
 
 from __future__ import annotations
@@ -22,15 +23,33 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from streamsql.errors import InternalError, SqlError
+from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
-from streamsql.sql.split import Statement, _lex, _position, is_complete, split_statements
+from streamsql.sql.split import Statement, is_complete, lexemes, line_col, split_statements
 
-__all__ = ["Statement", "error_at", "is_complete", "parse_script", "parse_statement", "split_statements"]
+__all__ = [
+    "Statement", "error_at", "error_in_script", "is_complete", "parse_script", "parse_statement",
+    "split_statements",
+]
 
 _DIALECT = Flink()
+# Statement trees parse_statement accepts (CREATE/DROP also need kind TABLE or VIEW).
+_STATEMENTS = (
+    exp.Query, exp.Insert, nodes.SetOption, nodes.ResetOption, nodes.ShowTables, nodes.ShowViews,
+    nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.Explain, nodes.StopJob,
+    nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
+    nodes.ClientCommand,
+)
+_SUPPORTED = (
+    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW, SET, RESET, SHOW, DESCRIBE, EXPLAIN, STOP JOB, "
+    "PRINT TOPIC, EXECUTE STATEMENT SET, HELP, QUIT"
+)
 _UNTERMINATED = {"'": "string literal", "`": "quoted identifier", '"': "quoted identifier", "/": "comment"}
 _MISSING_ARG = re.compile(r"Required keyword: '\w+' missing for <class '[\w.]*?(\w+)'>")
-_CLAUSES = {"Where": "WHERE clause", "Having": "HAVING clause", "Group": "GROUP BY clause", "Order": "ORDER BY clause"}
+_CLAUSES = {
+    "Where": "WHERE clause", "Having": "HAVING clause",
+    "Group": "GROUP BY clause", "Order": "ORDER BY clause",
+}
 _DOUBLE_QUOTE_HINT = (
     "Double quotes are not valid in Flink SQL: quote identifiers with backticks (`name`) "
     "and strings with single quotes ('text')"
@@ -45,10 +64,12 @@ def parse_statement(text: str) -> exp.Expr:
         a node from :mod:`streamsql.sql.nodes` for Flink client statements.
 
     Raises:
-        SqlError: for a syntax error, an empty input or more than one statement; positioned
-            (line/col relative to ``text``) at the offending token.
+        SqlError: for a syntax error, an empty input, more than one statement, or a statement
+            StreamSQL does not run (UPDATE, ALTER, CREATE FUNCTION ...); positioned (line/col
+            relative to ``text``) at the offending token.
         InternalError: if sqlglot fails in an unexpected way (our bug).
     """
+    _reject_double_quotes(text)
     try:
         tokens = _DIALECT.tokenize(text)
     except TokenError as e:
@@ -69,6 +90,7 @@ def parse_statement(text: str) -> exp.Expr:
     if len(trees) > 1:
         msg = "Expected one statement but found several; run them as a script"
         raise error_at(trees[1], msg, text)
+    _check_supported(trees[0], text)
     return trees[0]
 
 
@@ -87,7 +109,7 @@ def parse_script(script: str) -> list[tuple[Statement, exp.Expr]]:
         try:
             tree = parse_statement(stmt.text)
         except SqlError as e:
-            raise _shift(e, stmt, script) from e
+            raise error_in_script(e, stmt, script) from e
         result.append((stmt, tree))
     return result
 
@@ -104,10 +126,10 @@ def error_at(node: exp.Expr | None, message: str, sql: str | None) -> SqlError:
     """
     if node is not None and sql is not None:
         for sub in node.walk():
-            meta = sub._meta  # read without creating an empty dict on every node
-            if meta and meta.get("start") is not None:
+            meta = sub.meta
+            if meta.get("start") is not None:
                 start, end = meta["start"], meta.get("end", meta["start"])
-                line, col = _position(sql, start)
+                line, col = line_col(sql, start)
                 return SqlError(message, sql, line, col, _length(sql, start, end))
     return SqlError(message, sql)
 
@@ -118,19 +140,59 @@ def _length(sql: str, start: int, end: int) -> int:
     return max(1, stop - start)
 
 
-def _shift(error: SqlError, stmt: Statement, script: str) -> SqlError:
-    """Re-position an error in ``stmt.text`` into the whole script."""
+def error_in_script(error: SqlError, stmt: Statement, script: str, file: str | None = None) -> SqlError:
+    """Re-position an error raised for ``stmt.text`` inside the whole script.
+
+    Unlike ``SqlError.with_offset`` (lines only), this also shifts the column when the error
+    is on the statement's first line and the statement does not start at column 1. An
+    error without a position is placed at the statement's start.
+
+    Returns:
+        the re-positioned error (``file``, when given, prefixes the message).
+    """
+    message = f"{file}: {error.message}" if file else error.message
     if error.line is None:
-        return SqlError(error.message, script, stmt.line, stmt.col, 1) if error.sql else error
-    if error.line == 1:  # only the statement's first line is shifted sideways
-        return SqlError(error.message, script, stmt.line, error.col + stmt.col - 1, error.length)
-    return error.with_offset(script, stmt.line - 1)
+        return SqlError(message, script, stmt.line, stmt.col, 1)
+    if error.line == 1:
+        return SqlError(message, script, stmt.line, error.col + stmt.col - 1, error.length)
+    return error.with_offset(script, stmt.line - 1, file)
+
+
+def _check_supported(tree: exp.Expr, text: str) -> None:
+    """Reject what sqlglot parses but StreamSQL does not run (e.g. UPDATE, CREATE FUNCTION)."""
+    if isinstance(tree, nodes.Explain):
+        if not isinstance(tree.this, (exp.Query, exp.Insert, nodes.StatementSet)):
+            msg = "EXPLAIN supports SELECT, INSERT and EXECUTE STATEMENT SET"
+            raise error_at(tree.this, msg, text)
+        return
+    if isinstance(tree, _STATEMENTS):
+        return
+    if isinstance(tree, exp.Drop) and len(tree.args.get("tables") or []) > 1:
+        msg = "DROP one table or view at a time"
+        raise error_at(tree.args["tables"][1], msg, text)
+    if isinstance(tree, (exp.Create, exp.Drop)) and (tree.kind or "").upper() in ("TABLE", "VIEW"):
+        return
+    first = next((lx for lx in lexemes(text) if lx.kind not in ("ws", "comment")), None)
+    words = [lx.text for lx in lexemes(text) if lx.kind == "word"][:2]
+    what = " ".join(words) if words else "this statement"
+    line, col = line_col(text, first.start) if first else (None, None)
+    msg = f"Unsupported statement '{what} ...'; supported: {_SUPPORTED}"
+    raise SqlError(msg, text if line else None, line, col)
+
+
+def _reject_double_quotes(text: str) -> None:
+    # sqlglot's tokenizer would see stray '"' characters and report a confusing error.
+    for lx in lexemes(text):
+        if lx.kind in ("ident", "open") and lx.text.startswith('"'):
+            line, col = line_col(text, lx.start)
+            length = _length(text, lx.start, lx.start + len(lx.text) - 1)
+            raise SqlError(_DOUBLE_QUOTE_HINT, text, line, col, length)
 
 
 def _token_error(text: str) -> SqlError:
-    for lx in _lex(text):
+    for lx in lexemes(text):
         if lx.kind == "open":
-            line, col = _position(text, lx.start)
+            line, col = line_col(text, lx.start)
             msg = f"Unterminated {_UNTERMINATED.get(lx.text[0], 'token')}"
             return SqlError(msg, text, line, col, 2 if lx.text.startswith("/*") else 1)
     msg = "Cannot read this statement (invalid characters or number literal)"
@@ -147,12 +209,10 @@ def _parse_error(error: ParseError, text: str) -> SqlError:
     token_text = text[start:end + 1]
     if info.get("at_end"):
         message, start, end = f"{message} at end of input", end + 1, end + 1
-    elif token_text.startswith('"'):
-        message = _DOUBLE_QUOTE_HINT
     elif token_text:
         quoted = token_text if token_text[0] == "'" else f"'{token_text}'"
         message = f"{message} near {quoted}"
-    line, col = _position(text, start)
+    line, col = line_col(text, start)
     return SqlError(message, text, line, col, _length(text, start, end))
 
 
@@ -163,5 +223,7 @@ def _describe(description: str) -> str:
     m = _MISSING_ARG.match(description)
     if m:
         name = m.group(1)
+        if isinstance(getattr(exp, name, None), type) and issubclass(getattr(exp, name), exp.Binary):
+            return "Missing operand"
         return f"Incomplete {_CLAUSES.get(name, name)}"
     return description

@@ -1,10 +1,10 @@
-"""Splitting a script into statements, and deciding whether shell input is complete.
+r"""Splitting a script into statements, and deciding whether shell input is complete.
 
 Works on raw text with a tiny lexer (strings, quoted identifiers, comments, words), so a
 script with one bad statement still splits and the other statements keep their positions.
 
 Example:
-    >>> [s.text for s in split_statements("SELECT ';'; -- done\\nSHOW TABLES;")]
+    >>> [s.text for s in split_statements("SELECT ';'; -- done\nSHOW TABLES;")]
     ["SELECT ';'", 'SHOW TABLES']
 """
 
@@ -59,12 +59,14 @@ class _Lexeme:
     start: int
 
 
-def _lex(script: str) -> Iterator[_Lexeme]:
+def lexemes(script: str) -> Iterator[_Lexeme]:
+    """The script as lexemes (kinds: ws, comment, string, ident, open, word, semi, other)."""
     for m in _LEXEME.finditer(script):
         yield _Lexeme(m.lastgroup or "other", m.group(), m.start())
 
 
-def _position(script: str, offset: int) -> tuple[int, int]:
+def line_col(script: str, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of a 0-based character offset."""
     line = script.count("\n", 0, offset) + 1
     col = offset - (script.rfind("\n", 0, offset) + 1) + 1
     return line, col
@@ -79,7 +81,7 @@ class _Splitter:
         self.pending: str | None = None  # text after the last ';', if not only comments
         self.open_quote = False  # the input ends inside a string, identifier or comment
         self._reset()
-        for lx in _lex(script):
+        for lx in lexemes(script):
             self._feed(lx)
         if self._start is not None:
             self.pending = script[self._start:].rstrip()
@@ -118,7 +120,7 @@ class _Splitter:
     def _emit(self, end: int) -> None:
         assert self._start is not None
         text = self.script[self._start:end].rstrip()
-        line, col = _position(self.script, self._start)
+        line, col = line_col(self.script, self._start)
         self.statements.append(Statement(text, line, col, self._start))
 
 

@@ -59,7 +59,8 @@ def test_ddl_identity(sql):
 def test_flink_type_spellings():
     V.validate_identity("CREATE TABLE t (l TIMESTAMP(3) WITH LOCAL TIME ZONE) WITH ('k' = 'v')",
                         "CREATE TABLE t (l TIMESTAMP_LTZ(3)) WITH ('k' = 'v')")
-    V.validate_identity("SELECT CAST(a AS INTEGER), CAST(b AS BYTES)", "SELECT CAST(a AS INT), CAST(b AS BYTES)")
+    V.validate_identity("SELECT CAST(a AS INTEGER), CAST(b AS BYTES)",
+                        "SELECT CAST(a AS INT), CAST(b AS BYTES)")
 
 
 def test_view_and_drop_trees():
@@ -92,7 +93,8 @@ def test_view_and_drop_trees():
         "SELECT a FROM t WHERE s LIKE 'x%' AND b IS NOT NULL AND c IN (1, 2) AND d BETWEEN 1 AND 2",
         "SELECT `select`, `a b` FROM `t`",
         "SELECT CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME(), DATE_FORMAT(ts, 'yyyy-MM-dd')",
-        "SELECT EXTRACT(HOUR FROM ts), FLOOR(ts TO HOUR), TIMESTAMPDIFF(SECOND, a, b), TIMESTAMPADD(HOUR, 1, ts)",
+        "SELECT EXTRACT(HOUR FROM ts), FLOOR(ts TO HOUR), CEIL(ts TO DAY)",
+        "SELECT TIMESTAMPDIFF(SECOND, a, b), TIMESTAMPADD(HOUR, 1, ts)",
         "SELECT a, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM t",
         "SELECT * FROM o JOIN c FOR SYSTEM_TIME AS OF o.pt AS c2 ON o.id = c2.id",
         "SELECT * FROM a LEFT JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' HOUR AND a.ts",
@@ -253,7 +255,8 @@ def test_client_statement_args():
     topic = V.validate_identity("PRINT TOPIC orders FROM BEGINNING LIMIT 10")
     assert topic.name == "orders" and topic.args["from_beginning"] and topic.args["limit"].name == "10"
     sset = V.validate_identity(
-        "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT CASE WHEN x THEN 1 END FROM b; INSERT INTO c SELECT 1; END"
+        "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT CASE WHEN x THEN 1 END FROM b; "
+        "INSERT INTO c SELECT 1; END"
     )
     assert [i.this.name for i in sset.expressions] == ["a", "c"]
     assert all(isinstance(i, exp.Insert) for i in sset.expressions)
@@ -261,5 +264,6 @@ def test_client_statement_args():
 
 
 def test_dialect_parse_handles_statement_sets_in_scripts():
-    trees = Flink().parse("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END; SHOW JOBS")
+    script = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END; SHOW JOBS"
+    trees = Flink().parse(script)
     assert [type(t) for t in trees] == [nodes.StatementSet, nodes.ShowJobs]

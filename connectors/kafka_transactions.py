@@ -1,0 +1,311 @@
+"""Exactly-once Kafka writes: one transactional producer per job, committed with each checkpoint.
+
+:class:`KafkaTransactions` is the job's **Committer** (see
+:mod:`streamsql.checkpoint.coordinator`) whenever the job has an exactly-once Kafka sink
+(``'sink.delivery-guarantee' = 'exactly-once'`` on ``kafka``, or ``upsert-kafka`` in an
+EXACTLY_ONCE job). Every exactly-once sink of the job writes into its one open transaction.
+
+Protocol (checkpoint n):
+
+1. **open** — ``init_transactions()`` (fences any zombie with the same transactional id and
+   aborts, or completes if it was already prepared, its in-doubt transaction), create the
+   progress topic if missing, ``begin_transaction()``.
+2. **pre-commit** (barrier n, per sink) — ``flush()``: every record of epoch n is acknowledged
+   by the broker but not visible to ``read_committed`` consumers. From its pre-commit until the
+   commit, a sink *holds* new rows in memory (they belong to epoch n+1).
+3. **commit** (:meth:`commit`, the commit point) — produce the marker
+   ``{"job", "checkpoint_id": n, "positions", ...}`` keyed by the job name to the compacted
+   progress topic (``'sink.progress-topic'``, default ``_streamsql_progress``) *inside* the
+   transaction, ``fault_point("during_commit")``, ``commit_transaction()``, then
+   ``begin_transaction()`` for epoch n+1. Data and marker become visible atomically, so "the
+   last marker" is exactly "the last checkpoint whose output is visible".
+4. **restart** — :meth:`last_committed` first makes sure ``init_transactions()`` ran (so the
+   zombie's transaction is resolved and the last stable offset of the progress topic is final),
+   then reads the progress topic with a ``read_committed`` consumer from the beginning to its end
+   and returns the checkpoint id of this job's last marker. Reading *before* fencing could miss a
+   marker whose commit the broker completes during fencing (a transaction already in
+   PREPARE_COMMIT is completed, not aborted), and restoring an older checkpoint then would
+   duplicate that epoch's output.
+
+The transactional id is ``f"{prefix}-{job_name}-{task_index}"`` (prefix:
+``'sink.transactional-id-prefix'``, default ``streamsql``): stable across restarts so fencing
+works, distinct per task so tasks of a scaled-out job never fence one another.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import orjson
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from streamsql.checkpoint.faults import fault_point
+from streamsql.connectors.base import ConnectorContext
+from streamsql.connectors.kafka_common import (
+    METADATA_TIMEOUT_S, ProducerHandle, execution_error, librdkafka_props,
+)
+from streamsql.errors import ConfigError, ExecutionError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PREFIX = "streamsql"
+DEFAULT_PROGRESS_TOPIC = "_streamsql_progress"
+SERVICE_KEY = "kafka_transactions"
+#: Timeout of init/commit/abort transaction calls.
+TXN_TIMEOUT_S = 60.0
+
+
+class KafkaTransactions:
+    """The job's transactional producer and Committer (see module docstring).
+
+    Args:
+        props: librdkafka properties (``bootstrap.servers`` and the table's ``properties.*``).
+        job_name: the job's stable name.
+        task_index: the task's index (part of the transactional id).
+        prefix: transactional id prefix.
+        progress_topic: the compacted topic holding the checkpoint markers.
+    """
+
+    def __init__(self, props: dict[str, Any], job_name: str, task_index: int = 0,
+                 prefix: str = DEFAULT_PREFIX, progress_topic: str = DEFAULT_PROGRESS_TOPIC):
+        self.props = dict(props)
+        self.bootstrap = str(self.props.get("bootstrap.servers", ""))
+        self.job_name = job_name
+        self.task_index = task_index
+        self.prefix = prefix
+        self.transactional_id = f"{prefix}-{job_name}-{task_index}"
+        self.progress_topic = progress_topic
+        self.what = f"Job '{job_name}' (Kafka transaction '{self.transactional_id}')"
+        self.handle: ProducerHandle | None = None
+        self.in_txn = False
+        self.users = 0
+        self.last_commit: int | None = None
+        self._closed = False
+
+    # -- creation --------------------------------------------------------------------------------
+    @classmethod
+    def for_context(cls, ctx: ConnectorContext) -> KafkaTransactions:
+        """Get or create the job's instance in ``ctx.services`` and make it the job's committer.
+
+        Cheap: nothing connects before :meth:`open`.
+
+        Raises:
+            ConfigError: when two exactly-once sinks of the job disagree on the brokers, the
+                transactional id prefix or the progress topic.
+        """
+        o = ctx.table.options
+        props = librdkafka_props(o)
+        prefix = o.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
+        topic = o.get("sink.progress-topic") or DEFAULT_PROGRESS_TOPIC
+        txn = ctx.services.get(SERVICE_KEY)
+        if txn is None:
+            txn = cls(props, ctx.job_name, ctx.task_index, prefix, topic)
+            ctx.services[SERVICE_KEY] = txn
+            ctx.services["committer"] = txn
+            return txn
+        for what, mine, theirs in (("'properties.bootstrap.servers'", props.get("bootstrap.servers"),
+                                    txn.bootstrap), ("'sink.transactional-id-prefix'", prefix, txn.prefix),
+                                   ("'sink.progress-topic'", topic, txn.progress_topic)):
+            if str(mine) != str(theirs):
+                raise ConfigError(
+                    f"Table '{ctx.table.name}': all exactly-once Kafka sinks of a job share one transaction, "
+                    f"but its {what} = '{mine}' differs from another sink's '{theirs}'")
+        return txn
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Fence zombies and begin the first transaction (idempotent).
+
+        Raises:
+            ExecutionError: when the brokers cannot be reached or the transaction cannot start.
+        """
+        if self.handle is not None:
+            return
+        props = dict(self.props)
+        props["transactional.id"] = self.transactional_id
+        props.setdefault("transaction.timeout.ms", 900_000)
+        props["enable.idempotence"] = True
+        self.handle = ProducerHandle(props, self.what)
+        try:
+            self.handle.producer.init_transactions(TXN_TIMEOUT_S)
+        except KafkaException as e:
+            self.handle = None
+            raise execution_error(f"{self.what}: init_transactions", e, self.bootstrap) from None
+        self._ensure_progress_topic()
+        self._begin()
+
+    def _begin(self) -> None:
+        try:
+            self.handle.producer.begin_transaction()
+        except KafkaException as e:
+            raise execution_error(f"{self.what}: begin_transaction", e, self.bootstrap) from None
+        self.in_txn = True
+
+    def _ensure_progress_topic(self) -> None:
+        admin = AdminClient({k: v for k, v in self.props.items()
+                             if k not in ("transactional.id", "enable.idempotence", "transaction.timeout.ms",
+                                          "linger.ms", "acks", "partitioner", "compression.type")})
+        md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
+        if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
+            return
+        new = NewTopic(self.progress_topic, num_partitions=1, replication_factor=-1,
+                       config={"cleanup.policy": "compact"})
+        try:
+            admin.create_topics([new], operation_timeout=30)[self.progress_topic].result(timeout=60)
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
+                raise execution_error(f"{self.what}: creating progress topic '{self.progress_topic}'", e,
+                                      self.bootstrap) from None
+
+    @property
+    def producer(self):
+        """The confluent_kafka Producer (after :meth:`open`)."""
+        return self.handle.producer
+
+    def acquire(self) -> ProducerHandle:
+        """A sink starts using the transaction: open it if needed and return the producer handle."""
+        self.open()
+        self.users += 1
+        return self.handle
+
+    def release(self) -> None:
+        """A sink is done; the last one closes the producer."""
+        self.users -= 1
+        if self.users <= 0:
+            self.close()
+
+    # -- Committer -------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Pre-commit: wait until every record of the open transaction is acknowledged.
+
+        Raises:
+            ExecutionError: for failed deliveries (the transaction cannot commit then).
+        """
+        self.open()
+        self.handle.flush()
+
+    def commit(self, checkpoint_id: int, metadata: dict) -> None:
+        """Commit the open transaction as checkpoint ``checkpoint_id`` and begin the next one.
+
+        Raises:
+            ExecutionError: when the commit fails (producer fenced, transaction timed out,
+                brokers unreachable); the transaction is then aborted where possible.
+        """
+        self.open()
+        h = self.handle
+        p = h.producer
+        marker = orjson.dumps({
+            "job": self.job_name, "checkpoint_id": checkpoint_id, "transactional_id": self.transactional_id,
+            "positions": metadata.get("positions", {}), "committed_at": int(time.time() * 1000),
+        })
+        h.produce_many(self.progress_topic, [self.job_name.encode()], [marker])
+        fault_point("during_commit")
+        try:
+            h.flush()
+            p.commit_transaction(TXN_TIMEOUT_S)
+        except KafkaException as e:
+            self._fail_commit(checkpoint_id, e)
+        except ExecutionError as e:
+            self._abort_quietly()
+            raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}") from None
+        self.in_txn = False
+        self.last_commit = checkpoint_id
+        log.debug("%s: committed checkpoint %d", self.what, checkpoint_id)
+        self._begin()
+
+    def _fail_commit(self, checkpoint_id: int, e: KafkaException) -> None:
+        err = e.args[0] if e.args else None
+        why = err.str() if isinstance(err, KafkaError) else str(e)
+        if isinstance(err, KafkaError) and err.code() in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED,
+                                                          KafkaError.INVALID_PRODUCER_EPOCH):
+            why = (f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
+                   f"started ({why})")
+        elif isinstance(err, KafkaError) and err.txn_requires_abort():
+            self._abort_quietly()
+        self.in_txn = False
+        raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {why}") from None
+
+    def _abort_quietly(self) -> None:
+        try:
+            self.handle.producer.abort_transaction(TXN_TIMEOUT_S)
+        except KafkaException:
+            pass
+        self.in_txn = False
+
+    def last_committed(self) -> int | None:
+        """The checkpoint id of this job's last committed marker, or None.
+
+        Runs ``init_transactions()`` first (via :meth:`open`) so an in-doubt transaction of a
+        previous incarnation is resolved before the progress topic is read.
+
+        Raises:
+            ExecutionError: when the progress topic cannot be read.
+        """
+        self.open()
+        marker = read_last_marker(self.props, self.progress_topic, self.job_name)
+        return None if marker is None else int(marker["checkpoint_id"])
+
+    def close(self) -> None:
+        """Abort the open transaction (uncommitted rows are never visible) and close; idempotent."""
+        if self.handle is None or self._closed:
+            return
+        self._closed = True
+        if self.in_txn:
+            self._abort_quietly()
+        self.handle.close(flush=True)
+
+
+def read_last_marker(props: dict[str, Any], topic: str, job_name: str, timeout_s: float = 60.0) -> dict | None:
+    """Read ``topic`` (read_committed) from the beginning to its end; return the last marker of
+    ``job_name`` as a dict, or None.
+
+    Raises:
+        ExecutionError: when the topic cannot be read within ``timeout_s``.
+    """
+    cfg = {k: v for k, v in props.items() if k not in ("transactional.id", "enable.idempotence",
+                                                          "transaction.timeout.ms", "linger.ms", "acks",
+                                                          "partitioner", "compression.type")}
+    cfg.update({"group.id": f"streamsql-progress-reader-{job_name}", "enable.auto.commit": False,
+                "isolation.level": "read_committed", "enable.partition.eof": True,
+                "auto.offset.reset": "earliest"})
+    c = Consumer(cfg)
+    what = f"Job '{job_name}': reading progress topic '{topic}'"
+    try:
+        md = c.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
+        tm = md.topics.get(topic)
+        if tm is None or tm.error is not None or not tm.partitions:
+            return None
+        remaining = set()
+        assign = []
+        for p in tm.partitions:
+            low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=METADATA_TIMEOUT_S, cached=False)
+            if high > low:
+                remaining.add(p)
+                assign.append(TopicPartition(topic, p, low))
+        if not assign:
+            return None
+        c.assign(assign)
+        key = job_name.encode()
+        last = None
+        deadline = time.monotonic() + timeout_s
+        while remaining:
+            if time.monotonic() > deadline:
+                raise ExecutionError(f"{what}: did not reach its end within {timeout_s:.0f} s")
+            for m in c.consume(num_messages=1000, timeout=0.5):
+                err = m.error()
+                if err is not None:
+                    if err.code() == KafkaError._PARTITION_EOF:
+                        remaining.discard(m.partition())
+                        continue
+                    raise ExecutionError(f"{what}: {err.str()}")
+                if m.key() == key and m.value() is not None:
+                    last = orjson.loads(m.value())  # log order: the newest marker wins
+        return last
+    except KafkaException as e:
+        raise execution_error(what, e, str(props.get("bootstrap.servers", ""))) from None
+    finally:
+        c.close()

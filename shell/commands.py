@@ -1,0 +1,164 @@
+"""Client commands: a decorator-based registry (as litecli's ``special`` package) from which
+HELP is generated.
+
+A command is a function ``(shell, arg) -> bool`` registered with :func:`command`; it returns
+False to end the shell. ``arg`` is the rest of the line after the command word, without a
+trailing ``;``. Example::
+
+    @command("CLEAR", description="Clears the screen.")
+    def clear(shell, arg):
+        shell.clear_screen()
+        return True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from streamsql.shell.app import Shell
+
+
+@dataclass(frozen=True)
+class Command:
+    """One registered client command."""
+
+    name: str
+    aliases: tuple[str, ...]
+    usage: str
+    description: str
+    handler: Callable[[Shell, str], bool]
+
+
+COMMANDS: dict[str, Command] = {}
+"""Every command by its name and by each alias (upper case)."""
+
+#: The SQL statements HELP lists: (syntax, what it does).
+SQL_STATEMENTS: tuple[tuple[str, str], ...] = (
+    ("CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t (...) WITH (...)", "Declares a table over a connector."),
+    ("CREATE [TEMPORARY] VIEW v AS query", "Declares a view."),
+    ("DROP TABLE|VIEW [IF EXISTS] name", "Removes a table or view."),
+    ("SELECT ...", "Runs a continuous query and shows its result (see 'sql-client.execution.result-mode')."),
+    ("INSERT INTO t SELECT ...", "Submits a job that writes a query into a table; prints its id."),
+    ("EXECUTE STATEMENT SET BEGIN INSERT ...; ...; END", "Submits several INSERTs as one job."),
+    ("BEGIN STATEMENT SET; INSERT ...; END", "The same, one statement per input."),
+    ("SET ['key' = 'value']", "Sets a configuration option, or lists them all."),
+    ("RESET ['key']", "Resets one option, or all of them."),
+    ("SHOW TABLES | SHOW VIEWS", "Lists tables or views."),
+    ("SHOW CREATE TABLE t", "Prints the DDL of a table."),
+    ("DESCRIBE t", "Prints a table's columns."),
+    ("EXPLAIN statement", "Prints the operator graph and each sink's delivery guarantee."),
+    ("SHOW JOBS", "Lists the jobs started in this shell with their status."),
+    ("STOP JOB 'id'", "Stops a job after a final checkpoint."),
+    ("PRINT TOPIC name [FROM BEGINNING] [LIMIT n]", "Shows a Kafka topic's raw records."),
+)
+
+#: Keys worth knowing, shown at the end of HELP.
+KEYS_HELP = (
+    "Enter runs the input once it ends with ';' (outside strings and comments); otherwise it starts\n"
+    "a new line. Tab completes; Ctrl-R searches the history; Ctrl-C clears the input or stops a running\n"
+    "query; Ctrl-D or QUIT leaves the shell."
+)
+
+
+def command(name: str, *aliases: str, usage: str | None = None, description: str = ""):
+    """Register the decorated function as the client command ``name`` (and ``aliases``)."""
+
+    def register(fn: Callable[[Shell, str], bool]) -> Callable[[Shell, str], bool]:
+        cmd = Command(name.upper(), tuple(a.upper() for a in aliases), usage or name.upper(), description, fn)
+        for key in (cmd.name, *cmd.aliases):
+            COMMANDS[key] = cmd
+        return fn
+
+    return register
+
+
+def find_command(text: str) -> tuple[Command, str] | None:
+    """The command that ``text`` invokes and its argument, or None when it is SQL.
+
+    ``text`` is one statement: its first word names the command (any case); a trailing ``;``
+    is dropped from the argument.
+    """
+    words = text.strip().rstrip(";").strip().split(None, 1)
+    if not words or words[0].upper() not in COMMANDS:
+        return None
+    return COMMANDS[words[0].upper()], (words[1].strip() if len(words) > 1 else "")
+
+
+def unique_commands() -> list[Command]:
+    """Each command once, sorted by name."""
+    return sorted({c.name: c for c in COMMANDS.values()}.values(), key=lambda c: c.name)
+
+
+def help_text() -> str:
+    """HELP's text: the client commands, then the SQL statements, then the keys."""
+    cmds = [(", ".join((c.usage, *c.aliases)), c.description) for c in unique_commands()]
+    width = max(len(u) for u, _ in cmds)
+    out = ["The following commands are available:", ""]
+    out += [f"{u:<{width}}  {d}" for u, d in cmds]
+    out += ["", "SQL statements (end each with ';'):", ""]
+    for syntax, what in SQL_STATEMENTS:
+        out += [syntax, f"    {what}"]
+    out += ["", KEYS_HELP]
+    return "\n".join(out)
+
+
+def connector_help(name: str) -> str | None:
+    """HELP for one connector (its options), ``connectors`` for the list; None if unknown."""
+    from streamsql.connectors.registry import known_connectors
+
+    specs = known_connectors()
+    if name.lower() in ("connector", "connectors"):
+        width = max(len(n) for n in specs)
+        lines = ["Connectors (HELP <name> lists its options):", ""]
+        lines += [f"{n:<{width}}  {s.description}".rstrip() for n, s in specs.items()]
+        return "\n".join(lines)
+    spec = specs.get(name.strip("'`").lower())
+    if spec is None:
+        return None
+    lines = [f"Connector '{spec.name}'" + (f": {spec.description}" if spec.description else ""), ""]
+    width = max([len(o.key) for o in spec.options] + [10])
+    for o in spec.options:
+        notes = []
+        if o.required:
+            notes.append("required")
+        if o.default is not None:
+            notes.append(f"default '{o.default}'")
+        if o.choices:
+            notes.append("one of " + ", ".join(o.choices))
+        extra = f" ({'; '.join(notes)})" if notes else ""
+        lines.append(f"'{o.key}'".ljust(width + 2) + f"  {o.description}{extra}")
+    for prefix in spec.option_prefixes:
+        lines.append(f"'{prefix}*'".ljust(width + 2) + "  passed through")
+    if spec.uses_format:
+        lines.append("Formats: 'format' = json | csv | raw | debezium-json, with their '<format>.*' options.")
+    return "\n".join(lines)
+
+
+# -- the built-in commands -------------------------------------------------------------------
+
+
+@command("HELP", usage="HELP [connectors | <connector>]",
+         description="Prints this help; HELP connectors lists connectors, HELP kafka a connector's options.")
+def _help(shell: Shell, arg: str) -> bool:
+    if arg:
+        text = connector_help(arg)
+        if text is None:
+            shell.error(f"No help for '{arg}'; try HELP connectors")
+            return True
+        shell.write(text + "\n")
+        return True
+    shell.write(help_text() + "\n")
+    return True
+
+
+@command("QUIT", "EXIT", description="Quits the shell (running jobs are cancelled).")
+def _quit(shell: Shell, arg: str) -> bool:
+    return False
+
+
+@command("CLEAR", description="Clears the screen.")
+def _clear(shell: Shell, arg: str) -> bool:
+    shell.clear_screen()
+    return True

@@ -1,0 +1,148 @@
+"""``PRINT TOPIC name [FROM BEGINNING] [LIMIT n]``: a Kafka topic's raw records.
+
+Records are read with a throw-away consumer (no group offsets committed) and shown as rows of
+key, value, partition, offset and timestamp. Reading stops at the LIMIT, on Ctrl-C, or — for
+``FROM BEGINNING`` without a LIMIT — once every partition is caught up with the end it had when
+the statement started. Without ``FROM BEGINNING`` only new records are shown.
+
+The broker is ``SET 'properties.bootstrap.servers'``, else ``$STREAMSQL_KAFKA_BOOTSTRAP``,
+else ``127.0.0.1:9092``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from streamsql.errors import ExecutionError
+
+COLUMNS = ["key", "value", "partition", "offset", "timestamp"]
+DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
+
+
+@dataclass
+class TopicRequest:
+    """What to print: the topic, whether from the beginning, and an optional row limit."""
+
+    topic: str
+    from_beginning: bool = False
+    limit: int | None = None
+
+
+def bootstrap_servers(config_value: str | None) -> str:
+    """The broker address to use (see module docstring)."""
+    return config_value or os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP
+
+
+def request_from_tree(tree) -> TopicRequest:
+    """A :class:`TopicRequest` from a parsed ``PrintTopic`` node."""
+    limit = tree.args.get("limit")
+    return TopicRequest(tree.this.name, bool(tree.args.get("from_beginning")),
+                        int(limit.name) if limit is not None else None)
+
+
+def _text(b: bytes | None) -> str | None:
+    if b is None:
+        return None
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return "0x" + b.hex()
+
+
+def _timestamp(ts: tuple[int, int]) -> str | None:
+    kind, ms = ts
+    if ms is None or ms < 0 or kind == 0:  # TIMESTAMP_NOT_AVAILABLE
+        return None
+    return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+class TopicReader:
+    """Iterates ``(None, (key, value, partition, offset, timestamp))`` for a topic's records.
+
+    Raises:
+        ExecutionError: when the broker cannot be reached or the topic does not exist.
+    """
+
+    def __init__(self, request: TopicRequest, bootstrap: str, timeout_s: float = 10.0):
+        self.request = request
+        self.bootstrap = bootstrap
+        self.timeout_s = timeout_s
+        self._stop = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop reading (from another thread); the iterator ends at its next poll."""
+        self._stop.set()
+
+    def _open(self):
+        from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, TopicPartition
+
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"streamsql-print-{uuid.uuid4().hex}",
+                             "enable.auto.commit": False, "enable.partition.eof": True,
+                             "isolation.level": "read_committed", "socket.timeout.ms": 10000})
+        try:
+            md = consumer.list_topics(self.request.topic, timeout=self.timeout_s)
+        except Exception as e:
+            consumer.close()
+            msg = f"Cannot reach Kafka at {self.bootstrap} ({e}); set 'properties.bootstrap.servers'"
+            raise ExecutionError(msg) from None
+        t = md.topics.get(self.request.topic)
+        if t is None or t.error is not None or not t.partitions:
+            consumer.close()
+            msg = f"Topic '{self.request.topic}' not found on {self.bootstrap}"
+            raise ExecutionError(msg)
+        parts = sorted(t.partitions)
+        start = OFFSET_BEGINNING if self.request.from_beginning else OFFSET_END
+        ends = {}
+        for p in parts:
+            low, high = consumer.get_watermark_offsets(TopicPartition(self.request.topic, p),
+                                                       timeout=self.timeout_s, cached=False)
+            ends[p] = high if self.request.from_beginning else None
+            if self.request.from_beginning and high <= low:
+                ends[p] = -1  # empty: caught up already
+        consumer.assign([TopicPartition(self.request.topic, p, start) for p in parts])
+        return consumer, ends
+
+    def __iter__(self) -> Iterator[tuple[None, tuple]]:
+        from confluent_kafka import KafkaError
+
+        req = self.request
+        if req.limit is not None and req.limit <= 0:
+            return
+        consumer, ends = self._open()
+        # FROM BEGINNING without a LIMIT stops when caught up with the ends seen at the start.
+        stop_at_end = req.from_beginning and req.limit is None
+        caught_up = {p for p, e in ends.items() if e == -1}
+        n = 0
+        try:
+            while not self._stop.is_set():
+                if stop_at_end and len(caught_up) == len(ends):
+                    return
+                msg = consumer.poll(0.2)
+                if msg is None:
+                    continue
+                if msg.error() is not None:
+                    if msg.error().code() == KafkaError._PARTITION_EOF:
+                        caught_up.add(msg.partition())
+                        continue
+                    if msg.error().fatal():
+                        msg_ = f"Reading topic '{req.topic}' failed: {msg.error().str()}"
+                        raise ExecutionError(msg_)
+                    continue
+                p, off = msg.partition(), msg.offset()
+                end = ends.get(p)
+                if stop_at_end and end is not None and off >= end:
+                    caught_up.add(p)
+                    continue
+                yield None, (_text(msg.key()), _text(msg.value()), p, off, _timestamp(msg.timestamp()))
+                n += 1
+                if req.limit is not None and n >= req.limit:
+                    return
+                if stop_at_end and end is not None and off + 1 >= end:
+                    caught_up.add(p)
+        finally:
+            consumer.close()

@@ -1,0 +1,401 @@
+"""Showing a query's result while it runs, per ``'sql-client.execution.result-mode'``:
+
+- ``tableau``: rows printed inline as they arrive, with an ``op`` column (+I/-U/+U/-D),
+  header first; the query ends with ``Received a total of N rows``;
+- ``changelog``: the changelog as a stream of ``+I[a, b]`` lines (as the print sink writes);
+- ``table``: a full-screen materialized view, updated in place from the changelog; on leaving
+  (Q or Ctrl-C) the final table is printed inline with ``N rows in set``.
+
+While rows stream, a status line at the bottom shows rows received, rows/s and the job's last
+checkpoint; Ctrl-C stops the query (its job is cancelled) and returns to the prompt. The same
+views show ``PRINT TOPIC`` records (no op column, no job).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.input.typeahead import store_typeahead
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+
+from streamsql.output import format_value, tableau
+from streamsql.runtime.elements import RowKind
+
+if TYPE_CHECKING:
+    from streamsql.runtime.job import JobHandle
+    from streamsql.shell.app import Shell
+
+RESULT_MODES = ("tableau", "changelog", "table")
+
+
+@dataclass
+class Stream:
+    """Rows to show while they arrive.
+
+    Attributes:
+        columns: column names.
+        rows: ``(kind, row)`` pairs; ``kind`` is a RowKind, or None for plain records.
+        cancel: stops the producer (cancels the job); called on Ctrl-C.
+        job: the query's job, for the status line (None for PRINT TOPIC).
+        what: the noun for the summary ("rows", "records").
+    """
+
+    columns: list[str]
+    rows: Iterable[tuple[RowKind | None, tuple]]
+    cancel: Callable[[], None]
+    job: JobHandle | None = None
+    what: str = "rows"
+
+
+@dataclass
+class Outcome:
+    """How showing a stream ended."""
+
+    count: int
+    interrupted: bool
+    error: BaseException | None
+
+
+class _Pump:
+    """Reads the stream in a background thread into a buffer the view drains."""
+
+    def __init__(self, stream: Stream):
+        self.stream = stream
+        self.lock = threading.Lock()
+        self.pending: list[tuple[RowKind | None, tuple]] = []
+        self.count = 0
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.stopping = False
+        self._samples: deque[tuple[float, int]] = deque([(time.monotonic(), 0)])
+        self.thread = threading.Thread(target=self._run, name="shell-result-pump", daemon=True)
+
+    def start(self) -> _Pump:
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            for item in self.stream.rows:
+                with self.lock:
+                    self.pending.append(item)
+                    self.count += 1
+                if self.stopping:
+                    break
+        except BaseException as e:  # shown by the view once it has drained the rows before it
+            if not self.stopping:
+                self.error = e
+        finally:
+            self.done.set()
+
+    def take(self) -> tuple[list[tuple[RowKind | None, tuple]], bool]:
+        """The rows received since the last call, and whether the stream has ended."""
+        done = self.done.is_set()
+        with self.lock:
+            out, self.pending = self.pending, []
+        return out, done
+
+    def rate(self) -> float:
+        """Rows per second over about the last two seconds."""
+        now = time.monotonic()
+        self._samples.append((now, self.count))
+        while len(self._samples) > 2 and now - self._samples[0][0] > 2.0:
+            self._samples.popleft()
+        t0, c0 = self._samples[0]
+        return (self.count - c0) / (now - t0) if now > t0 else 0.0
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.stream.cancel()
+        self.done.wait(5)
+
+
+def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = "rows",
+                hint: str = "Ctrl-C to stop") -> str:
+    """``42 rows received, 10.0 rows/s, last checkpoint #3 (12 ms), RUNNING — Ctrl-C to stop``."""
+    parts = [f"{pump.count} {what} received", f"{pump.rate():.1f} {what}/s"]
+    cp = job.last_checkpoint if job is not None else {}
+    if cp and cp.get("checkpoint_id") is not None:
+        parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp.get('duration_ms', '?')} ms)")
+    parts.append("FINISHED" if finished else (job.status if job is not None else "RUNNING"))
+    return " " + ", ".join(parts) + (f" — {hint}" if hint else "")
+
+
+# -- formatting ------------------------------------------------------------------------------
+
+
+def _cell(v: Any, width: int) -> str:
+    s = format_value(v).replace("\n", " ")
+    return s if len(s) <= width else s[: max(width - 3, 1)] + "..."
+
+
+class TableauPrinter:
+    """Streams a boxed table: the header once (widths from the first rows), then row lines."""
+
+    def __init__(self, columns: list[str], with_op: bool, max_width: int = 30):
+        self.headers = (["op"] if with_op else []) + list(columns)
+        self.with_op = with_op
+        self.max_width = max_width
+        self.widths: list[int] | None = None
+
+    def _cells(self, kind: RowKind | None, row: tuple) -> list[Any]:
+        return ([kind.short] if self.with_op else []) + list(row)
+
+    def header(self, first: list[tuple[RowKind | None, tuple]]) -> str:
+        cells = [self._cells(k, r) for k, r in first]
+        self.widths = [min(self.max_width, max([len(h)] + [len(format_value(c[i])) for c in cells] + [4]))
+                       for i, h in enumerate(self.headers)]
+        return "\n".join([self.border(), self._line(self.headers), self.border()]) + "\n"
+
+    def border(self) -> str:
+        assert self.widths is not None
+        return "+" + "+".join("-" * (w + 2) for w in self.widths) + "+"
+
+    def _line(self, cells: list[Any]) -> str:
+        assert self.widths is not None
+        return "|" + "|".join(f" {_cell(c, w):>{w}} " for c, w in zip(cells, self.widths)) + "|"
+
+    def rows(self, items: list[tuple[RowKind | None, tuple]]) -> str:
+        out = "" if self.widths is not None else self.header(items)
+        return out + "".join(self._line(self._cells(k, r)) + "\n" for k, r in items)
+
+
+def changelog_line(kind: RowKind | None, row: tuple) -> str:
+    """A changelog row as the print sink writes it: ``+I[1, abc]``."""
+    return f"{kind.short if kind is not None else ''}[{', '.join(format_value(v) for v in row)}]"
+
+
+class MaterializedTable:
+    """A query result folded from its changelog: +I/+U add a row, -U/-D remove one."""
+
+    def __init__(self) -> None:
+        self._rows: dict[Any, list] = {}  # key -> [row, count], in first-insert order
+
+    @staticmethod
+    def _key(row: tuple) -> Any:
+        try:
+            hash(row)
+            return row
+        except TypeError:
+            return repr(row)
+
+    def apply(self, kind: RowKind | None, row: tuple) -> None:
+        key = self._key(row)
+        if kind in (None, RowKind.INSERT, RowKind.UPDATE_AFTER):
+            self._rows.setdefault(key, [row, 0])[1] += 1
+            return
+        entry = self._rows.get(key)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] <= 0:
+                del self._rows[key]
+
+    def rows(self) -> list[tuple]:
+        return [row for row, n in self._rows.values() for _ in range(n)]
+
+    def __len__(self) -> int:
+        return sum(n for _, n in self._rows.values())
+
+
+# -- the views -------------------------------------------------------------------------------
+
+
+def show_stream(shell: Shell, stream: Stream, mode: str) -> Outcome:
+    """Show ``stream`` in ``mode`` until it ends or the user stops it; print the summary."""
+    mode = (mode or "tableau").lower()
+    if mode not in RESULT_MODES:
+        shell.write(f"[WARNING] Unknown 'sql-client.execution.result-mode' = '{mode}' "
+                    f"(one of {', '.join(RESULT_MODES)}); using tableau.\n")
+        mode = "tableau"
+    with_op = stream.job is not None
+    max_width = _int(shell.env.config.get("sql-client.display.max-column-width"), 30)
+    pump = _Pump(stream).start()
+    if mode == "table":
+        return _table_view(shell, stream, pump)
+    printer = TableauPrinter(stream.columns, with_op, max_width)
+
+    def render(items: list[tuple[RowKind | None, tuple]]) -> str:
+        if mode == "changelog":
+            return "".join(changelog_line(k, r) + "\n" for k, r in items)
+        return printer.rows(items)
+
+    outcome = _live(shell, pump, stream, render)
+    if mode == "tableau":
+        if printer.widths is None:
+            shell.write("Empty set\n" if not outcome.interrupted else "")
+        else:
+            shell.write(printer.border() + "\n")
+    _summary(shell, stream, outcome)
+    return outcome
+
+
+def _summary(shell: Shell, stream: Stream, outcome: Outcome) -> None:
+    if outcome.error is not None:
+        shell.report(outcome.error)
+        return
+    if outcome.interrupted:
+        shell.write(f"Query terminated, received a total of {outcome.count} {stream.what}\n")
+    else:
+        shell.write(f"Received a total of {outcome.count} {stream.what}\n")
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return max(4, int(value)) if value else default
+    except ValueError:
+        return default
+
+
+def _keep_typeahead(kb: KeyBindings) -> None:
+    """Keys typed while a view runs are kept for the next prompt instead of being lost."""
+
+    @kb.add(Keys.Any)
+    def _save(event) -> None:
+        store_typeahead(event.app.input, list(event.key_sequence))
+
+
+def _live(shell: Shell, pump: _Pump, stream: Stream, render: Callable[[list], str]) -> Outcome:
+    """Print rows above a one-line status bar until the stream ends or Ctrl-C."""
+    if not shell.interactive:
+        return _plain(shell, pump, render)
+    state = {"interrupted": False, "shown": 0}
+    kb = KeyBindings()
+
+    @kb.add("c-c")
+    @kb.add("c-d")
+    def _stop(event) -> None:
+        state["interrupted"] = True
+        event.app.exit()
+
+    _keep_typeahead(kb)
+    status = FormattedTextControl(lambda: [("class:status", status_line(pump, stream.job, pump.done.is_set(),
+                                                                          stream.what))])
+    app: Application = Application(layout=Layout(Window(status, height=1, style="class:status")),
+                                   key_bindings=kb, style=shell.style, input=shell.input, output=shell.output,
+                                   refresh_interval=0.5, erase_when_done=True)
+
+    async def pump_rows() -> None:
+        while True:
+            items, done = pump.take()
+            if items:
+                text = render(items)
+                state["shown"] += len(items)
+                await run_in_terminal(lambda: shell.write(text))
+            if done and not pump.pending:
+                app.exit()
+                return
+            await asyncio.sleep(0.05 if items else 0.1)
+
+    app.run(pre_run=lambda: app.create_background_task(pump_rows()), handle_sigint=False)
+    if state["interrupted"]:
+        pump.stop()
+        return Outcome(state["shown"], True, None)
+    return Outcome(state["shown"], False, pump.error)
+
+
+def _plain(shell: Shell, pump: _Pump, render: Callable[[list], str]) -> Outcome:
+    """Without a terminal: print rows as they come; Ctrl-C (SIGINT) stops."""
+    shown = 0
+    try:
+        while True:
+            items, done = pump.take()
+            if items:
+                shell.write(render(items))
+                shown += len(items)
+            if done and not pump.pending:
+                return Outcome(shown, False, pump.error)
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        pump.stop()
+        return Outcome(shown, True, None)
+
+
+def _table_view(shell: Shell, stream: Stream, pump: _Pump) -> Outcome:
+    """A full-screen materialized view; Q or Ctrl-C returns and prints the final table."""
+    table = MaterializedTable()
+    state = {"interrupted": False, "offset": 0}
+
+    def fold() -> None:
+        items, _ = pump.take()
+        for k, r in items:
+            table.apply(k, r)
+
+    if not shell.interactive:
+        def fold_items(items: list) -> str:
+            for k, r in items:
+                table.apply(k, r)
+            return ""
+
+        outcome = _plain(shell, pump, fold_items)
+    else:
+        kb = KeyBindings()
+
+        @kb.add("c-c")
+        @kb.add("q")
+        @kb.add("Q")
+        def _quit(event) -> None:
+            state["interrupted"] = not pump.done.is_set()
+            event.app.exit()
+
+        @kb.add("down")
+        def _down(event) -> None:
+            state["offset"] += 1
+
+        @kb.add("up")
+        def _up(event) -> None:
+            state["offset"] = max(0, state["offset"] - 1)
+
+        @kb.add("pagedown")
+        def _pgdn(event) -> None:
+            state["offset"] += 20
+
+        @kb.add("pageup")
+        def _pgup(event) -> None:
+            state["offset"] = max(0, state["offset"] - 20)
+
+        def body() -> str:
+            fold()
+            rows = table.rows()
+            height = max(1, shell.output.get_size().rows - 6)
+            state["offset"] = min(state["offset"], max(0, len(rows) - height))
+            off = state["offset"]
+            shown = rows[off: off + height]
+            more = f"\nrows {off + 1}-{off + len(shown)} of {len(rows)} (Up/Down/PgUp/PgDn scroll)" \
+                if len(rows) > len(shown) else f"\n{len(rows)} rows"
+            return tableau(stream.columns, shown) + more
+
+        def status() -> list:
+            done = pump.done.is_set()
+            hint = "Q to return" if done else "Q or Ctrl-C to stop"
+            return [("class:status", status_line(pump, stream.job, done, stream.what, hint))]
+
+        layout = Layout(HSplit([Window(FormattedTextControl(body)),
+                                Window(FormattedTextControl(status), height=1, style="class:status")]))
+        app: Application = Application(layout=layout, key_bindings=kb, style=shell.style, input=shell.input,
+                                       output=shell.output, full_screen=True, refresh_interval=0.25)
+        app.run(handle_sigint=False)
+        if state["interrupted"]:
+            pump.stop()
+        fold()
+        outcome = Outcome(pump.count, state["interrupted"], None if state["interrupted"] else pump.error)
+    if outcome.error is not None:
+        shell.report(outcome.error)
+        return outcome
+    rows = table.rows()
+    if rows:
+        shell.write(tableau(stream.columns, rows) + f"\n{len(rows)} rows in set\n")
+    else:
+        shell.write("Empty set\n")
+    if outcome.interrupted:
+        shell.write(f"Query terminated after {outcome.count} changes.\n")
+    return outcome

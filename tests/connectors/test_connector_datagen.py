@@ -1,0 +1,178 @@
+"""datagen: sequences, random bounds, determinism across restores, rate limiting, options."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from conftest import table_of
+from streamsql.connectors.base import ConnectorContext
+from streamsql.connectors.registry import get_connector
+
+from streamsql.errors import ConfigError
+
+FAST = {"connector": "datagen", "rows-per-second": "1000000000"}
+
+
+def source(options, **cols):
+    src = get_connector("datagen").create_source(
+        ConnectorContext(table_of("gen", {**FAST, **options}, **cols), "job", {})
+    )
+    return src
+
+
+def drain(src, max_rows=1000, limit=10**6):
+    out = []
+    while not src.finished() and sum(t.num_rows for t in out) < limit:
+        b = src.poll(max_rows, 0.5)
+        if b is not None:
+            out.append(b.table)
+    return pa.concat_tables(out) if out else None
+
+
+def test_sequence_is_bounded_by_its_end():
+    src = source(
+        {
+            "fields.id.kind": "sequence",
+            "fields.id.start": "5",
+            "fields.id.end": "1004",
+            "fields.s.kind": "sequence",
+            "fields.s.start": "1",
+            "fields.s.end": "5000",
+        },
+        id="BIGINT",
+        s="STRING",
+        v="INT",
+    )
+    assert src.bounded
+    src.open(None)
+    t = drain(src, max_rows=333)
+    assert t.column("id").to_pylist() == list(range(5, 1005))
+    assert t.column("s").to_pylist()[:3] == ["1", "2", "3"]
+    assert src.finished() and src.position() == {"rows": 1000}
+    assert src.poll(10, 0) is None
+
+
+def test_number_of_rows_and_unbounded():
+    src = source({"number-of-rows": "42"}, v="INT")
+    src.open(None)
+    assert drain(src).num_rows == 42
+    unb = source({}, v="INT")
+    assert not unb.bounded
+    unb.open(None)
+    assert unb.poll(10, 0.5).num_rows == 10 and not unb.finished()
+
+
+def test_restore_continues_sequence_and_random_values_identically():
+    opts = {
+        "number-of-rows": "500",
+        "fields.id.kind": "sequence",
+        "fields.id.start": "1",
+        "fields.id.end": "1000",
+        "fields.r.min": "0",
+        "fields.r.max": "1000000",
+        "fields.name.length": "7",
+        "fields.name.null-rate": "0.2",
+    }
+    cols = dict(id="INT", r="BIGINT", name="STRING", d="DOUBLE", p="DECIMAL(10, 3)", b="BOOLEAN")
+    whole = source(opts, **cols)
+    whole.open(None)
+    expected = drain(whole, max_rows=500)
+    first = source(opts, **cols)
+    first.open(None)
+    part = drain(first, max_rows=70, limit=140)
+    pos = first.position()
+    assert pos == {"rows": 140}
+    second = source(opts, **cols)
+    second.open(pos)
+    rest = drain(second, max_rows=123)
+    assert pa.concat_tables([part, rest]).equals(expected)
+
+
+def test_random_bounds_lengths_null_rate():
+    src = source(
+        {
+            "number-of-rows": "20000",
+            "fields.i.min": "-5",
+            "fields.i.max": "5",
+            "fields.s.length": "20",
+            "fields.d.min": "1.5",
+            "fields.d.max": "2.5",
+            "fields.p.min": "-1.25",
+            "fields.p.max": "1.25",
+            "fields.n.null-rate": "0.25",
+            "fields.t.min": "100",
+            "fields.t.max": "101",
+            "fields.v.length": "8",
+            "fields.v.var-len": "true",
+        },
+        i="INT",
+        s="STRING",
+        d="DOUBLE",
+        p="DECIMAL(5, 2)",
+        n="BIGINT",
+        t="TINYINT",
+        v="STRING",
+        b="BOOLEAN",
+        big="BIGINT",
+    )
+    src.open(None)
+    t = drain(src, max_rows=20000)
+    i = t.column("i").to_pylist()
+    assert min(i) == -5 and max(i) == 5
+    s = t.column("s").to_pylist()
+    assert {len(x) for x in s} == {20} and set("".join(s)) <= set("0123456789abcdef")
+    d = t.column("d").to_pylist()
+    assert 1.5 <= min(d) and max(d) <= 2.5
+    p = t.column("p").to_pylist()
+    assert (
+        min(p) == Decimal("-1.25") and max(p) == Decimal("1.25") and t.column("p").type == pa.decimal128(5, 2)
+    )
+    assert 0.22 < t.column("n").null_count / 20000 < 0.28
+    assert set(t.column("t").to_pylist()) == {100, 101}
+    assert {len(x) for x in t.column("v").to_pylist()} == set(range(9))
+    assert 0.45 < sum(t.column("b").to_pylist()) / 20000 < 0.55
+    assert t.column("big").null_count == 0 and len(set(t.column("big").to_pylist())) == 20000
+
+
+def test_seed_changes_values_deterministically():
+    def first_values(seed):
+        src = source({"seed": seed, "number-of-rows": "50"}, v="BIGINT")
+        src.open(None)
+        return drain(src).column("v").to_pylist()
+
+    assert first_values("1") == first_values("1")
+    assert first_values("1") != first_values("2")
+
+
+def test_rate_limit():
+    src = get_connector("datagen").create_source(
+        ConnectorContext(
+            table_of("gen", {"connector": "datagen", "rows-per-second": "200"}, v="INT"), "job", {}
+        )
+    )
+    src.open(None)
+    t0 = time.monotonic()
+    n = 0
+    while time.monotonic() - t0 < 0.5:
+        b = src.poll(1000, 0.05)
+        n += 0 if b is None else b.num_rows
+    elapsed = time.monotonic() - t0
+    assert 40 <= n <= 200 * elapsed + 2
+
+
+def test_option_errors_name_table_and_option():
+    with pytest.raises(ConfigError, match=r"Table 'gen'.*'fields.nope.kind'.*names no column"):
+        source({"fields.nope.kind": "random"}, v="INT")
+    with pytest.raises(ConfigError, match=r"Table 'gen'.*sequence needs 'fields.v.start' and 'fields.v.end'"):
+        source({"fields.v.kind": "sequence", "fields.v.start": "1"}, v="INT")
+    with pytest.raises(ConfigError, match=r"'fields.v.kind' = 'cyclic'"):
+        source({"fields.v.kind": "cyclic"}, v="INT")
+    with pytest.raises(ConfigError, match=r"unknown option 'rows-per-sec'"):
+        source({"rows-per-sec": "1"}, v="INT")
+    with pytest.raises(ConfigError, match=r"'fields.v.min' is greater"):
+        source({"fields.v.min": "3", "fields.v.max": "1"}, v="INT")
+    with pytest.raises(ConfigError, match=r"exceed the range of TINYINT"):
+        source({"fields.v.max": "1000"}, v="TINYINT")

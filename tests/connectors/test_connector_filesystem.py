@@ -1,0 +1,208 @@
+"""filesystem: bounded source (files, directories, resume from a position, bad records located by
+line), append sink (visible at pre_commit), round trip."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import table_of
+from streamsql.connectors.base import ConnectorContext
+from streamsql.connectors.registry import get_connector
+
+from streamsql.errors import BadRecordError, ConfigError, PlanError  # noqa: F401
+from streamsql.runtime.elements import Batch, RowKind
+
+
+def src_of(path, fmt="json", extra=None, **cols):
+    cols = cols or {"id": "INT", "name": "STRING"}
+    t = table_of(
+        "files", {"connector": "filesystem", "path": str(path), "format": fmt, **(extra or {})}, **cols
+    )
+    ctx = ConnectorContext(t, "job", {})
+    return get_connector("filesystem").create_source(ctx), ctx
+
+
+def read_all(src, max_rows=1000):
+    out = []
+    while not src.finished():
+        b = src.poll(max_rows, 0.1)
+        if b is not None:
+            out.extend(b.table.to_pylist())
+    return out
+
+
+def write_json(path, ids):
+    path.write_text("".join(json.dumps({"id": i, "name": f"n{i}"}) + "\n" for i in ids))
+
+
+def test_reads_a_file_in_chunks(tmp_path):
+    f = tmp_path / "a.jsonl"
+    write_json(f, range(25))
+    src, _ = src_of(f)
+    assert src.bounded and not src.changelog
+    src.open(None)
+    sizes = []
+    rows = []
+    while not src.finished():
+        b = src.poll(10, 0.1)
+        if b is not None:
+            sizes.append(b.num_rows)
+            rows.extend(b.table.to_pylist())
+    assert sizes == [10, 10, 5]
+    assert [r["id"] for r in rows] == list(range(25))
+    assert src.position() == {"done": True}
+
+
+def test_directory_sorted_recursive_skips_hidden(tmp_path):
+    write_json(tmp_path / "b.json", [3, 4])
+    write_json(tmp_path / "a.json", [1, 2])
+    (tmp_path / "sub").mkdir()
+    write_json(tmp_path / "sub" / "c.json", [5])
+    write_json(tmp_path / ".hidden.json", [99])
+    write_json(tmp_path / "_SUCCESS", [98])
+    src, _ = src_of(tmp_path)
+    src.open(None)
+    assert [r["id"] for r in read_all(src, 3)] == [1, 2, 3, 4, 5]
+
+
+def test_resume_from_position_reads_exactly_the_rest(tmp_path):
+    write_json(tmp_path / "a.json", range(0, 7))
+    (tmp_path / "b.json").write_bytes(
+        b'{"id": 7, "name": "n7"}\r\n\r\n{"id": 8, "name": "n8"}\r\n{"id": 9, "name": "n9"}'
+    )
+    expected = list(range(10))
+    for k in range(1, 10):
+        src, _ = src_of(tmp_path)
+        src.open(None)
+        seen = []
+        while len(seen) < k:
+            b = src.poll(min(3, k - len(seen)), 0.1)
+            seen.extend(r["id"] for r in b.table.to_pylist())
+        pos = json.loads(json.dumps(src.position()))  # JSON-serializable
+        src.close()
+        again, _ = src_of(tmp_path)
+        again.open(pos)
+        assert seen + [r["id"] for r in read_all(again, 2)] == expected, (k, pos)
+
+
+def test_position_offsets_are_byte_exact(tmp_path):
+    f = tmp_path / "a.json"
+    f.write_bytes(b'{"id": 1, "name": "\xc3\xa9"}\n{"id": 2, "name": "x"}\n{"id": 3, "name": "y"}')
+    src, _ = src_of(f)
+    src.open(None)
+    src.poll(2, 0.1)
+    pos = src.position()
+    assert pos == {
+        "file": "a.json",
+        "offset": len(b'{"id": 1, "name": "\xc3\xa9"}\n{"id": 2, "name": "x"}\n'),
+        "line": 2,
+    }
+    src.poll(5, 0.1)
+    assert src.position()["offset"] == f.stat().st_size
+
+
+def test_bad_record_names_file_and_line(tmp_path):
+    f = tmp_path / "a.json"
+    f.write_text('{"id": 1}\n\n{"id": 2}\n{"id": "two"}\n')
+    src, ctx = src_of(f)
+    src.open(None)
+    with pytest.raises(BadRecordError, match=rf"{f}:4: field 'id'"):
+        src.poll(100, 0.1)
+    src, ctx = src_of(f, extra={"json.ignore-parse-errors": "true"})
+    src.open(None)
+    assert [r["id"] for r in read_all(src)] == [1, 2]
+    assert ctx.metrics["bad_records"] == 1
+
+
+def test_csv_and_debezium_sources(tmp_path):
+    f = tmp_path / "a.csv"
+    f.write_text('1,"x, y",799.929496989092949698\n2,,\n')
+    src, _ = src_of(f, "csv", id="INT", name="STRING", v="DECIMAL(38, 18)")
+    src.open(None)
+    assert read_all(src) == [
+        {"id": 1, "name": "x, y", "v": Decimal("799.929496989092949698")},
+        {"id": 2, "name": "", "v": None},
+    ]
+    d = tmp_path / "cdc.json"
+    d.write_text(
+        '{"before": null, "after": {"id": 1, "name": "a"}, "op": "c"}\n'
+        '{"before": {"id": 1, "name": "a"}, "after": {"id": 1, "name": "b"}, "op": "u"}\n'
+    )
+    src, _ = src_of(d, "debezium-json")
+    assert src.changelog
+    src.open(None)
+    b = src.poll(10, 0.1)
+    assert b.kinds.tolist() == [RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER]
+
+
+def test_sink_appends_at_pre_commit_and_round_trips(tmp_path):
+    out = tmp_path / "out"
+    t = table_of(
+        "sink",
+        {"connector": "filesystem", "path": str(out) + "/", "format": "json"},
+        id="INT",
+        price="DECIMAL(10, 6)",
+    )
+    sink = get_connector("filesystem").create_sink(ConnectorContext(t, "my job", {}, task_index=0))
+    assert not sink.accepts_updates
+    sink.open()
+    data = pa.table(
+        {"id": pa.array([1, 2], pa.int32()), "price": pa.array([Decimal(10), None], pa.decimal128(10, 6))}
+    )
+    sink.write(Batch(data))
+    target = out / "part-my_job-0.json"
+    assert target.read_bytes() == b""  # not visible before the checkpoint
+    sink.pre_commit(1)
+    assert target.read_bytes() == b'{"id":1,"price":10.000000}\n{"id":2,"price":null}\n'
+    sink.write(Batch(data.slice(0, 1)))
+    sink.finish()
+    sink.close()
+    src, _ = src_of(out, id="INT", price="DECIMAL(10, 6)")
+    src.open(None)
+    assert read_all(src) == [
+        {"id": 1, "price": Decimal("10.000000")},
+        {"id": 2, "price": None},
+        {"id": 1, "price": Decimal("10.000000")},
+    ]
+
+
+def test_sink_to_file_csv_and_debezium_accepts_updates(tmp_path):
+    f = tmp_path / "deep" / "out.csv"
+    t = table_of("sink", {"connector": "filesystem", "path": str(f), "format": "csv"}, id="INT", s="STRING")
+    sink = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    sink.open()
+    sink.write(Batch(pa.table({"id": pa.array([1], pa.int32()), "s": ["a,b"]})))
+    sink.finish()
+    assert f.read_text() == '1,"a,b"\n'
+    t = table_of(
+        "cdc",
+        {"connector": "filesystem", "path": str(tmp_path / "cdc.json"), "format": "debezium-json"},
+        id="INT",
+    )
+    cdc = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    assert cdc.accepts_updates
+    cdc.open()
+    cdc.write(Batch(pa.table({"id": pa.array([1], pa.int32())}), np.array([RowKind.DELETE], np.int8)))
+    cdc.pre_commit(1)
+    assert (tmp_path / "cdc.json").read_text() == '{"before":{"id":1},"after":null,"op":"d"}\n'
+
+
+def test_option_errors(tmp_path):
+    def make(opts):
+        t = table_of("files", {"connector": "filesystem", **opts}, id="INT")
+        return get_connector("filesystem").create_source(ConnectorContext(t, "job", {}))
+
+    with pytest.raises(ConfigError, match=r"Table 'files'.*requires option 'path'"):
+        make({"format": "json"})
+    with pytest.raises(ConfigError, match=r"Table 'files'.*'format' = 'avro'"):
+        make({"path": str(tmp_path), "format": "avro"})
+    with pytest.raises(
+        ConfigError, match=r"Table 'files'.*unknown option 'json.ignore-errors'.*json.ignore-parse-errors"
+    ):
+        make({"path": str(tmp_path), "format": "json", "json.ignore-errors": "true"})
+    with pytest.raises(ConfigError, match=r"Table 'files'.*unknown option 'csv.field-delimiter'"):
+        make({"path": str(tmp_path), "format": "json", "csv.field-delimiter": ";"})

@@ -1,0 +1,188 @@
+"""Helpers for the DuckDB oracle tests: generate rows, run a query through StreamSQL and fold
+its changelog, run the same query through DuckDB as a batch, compare the two multisets."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+from streamsql import StreamEnvironment
+from streamsql.runtime.elements import RowKind
+
+#: The oracle table: (name, Flink type, DuckDB type).
+COLUMNS = [
+    ("id", "INT", "INTEGER"),
+    ("g", "STRING", "VARCHAR"),
+    ("k", "INT", "INTEGER"),
+    ("x", "INT", "INTEGER"),
+    ("b", "BIGINT", "BIGINT"),
+    ("d", "DECIMAL(10,2)", "DECIMAL(10,2)"),
+    ("f", "DOUBLE", "DOUBLE"),
+    ("s", "STRING", "VARCHAR"),
+]
+
+WORDS = ["apple", "Banana", "cherry", "date", "elder berry", "fig", "Grape", "", "ünïcode", "a'quote"]
+
+
+def gen_rows(seed: int, n: int) -> list[dict]:
+    """Seeded rows with NULLs in every nullable column, negatives, decimals and strings."""
+    rnd = random.Random(seed)
+
+    def maybe(v, p=0.15):
+        return None if rnd.random() < p else v
+
+    rows = []
+    for i in range(n):
+        rows.append({
+            "id": i,
+            "g": maybe(rnd.choice(["a", "b", "c", "d", "e"]), 0.1),
+            "k": maybe(rnd.randint(-3, 3), 0.1),
+            "x": maybe(rnd.randint(-1000, 1000)),
+            "b": maybe(rnd.randint(-10**12, 10**12)),
+            "d": maybe(Decimal(rnd.randint(-99999, 99999)).scaleb(-2)),
+            "f": maybe(round(rnd.uniform(-1e3, 1e3), 3)),
+            "s": maybe(rnd.choice(WORDS)),
+        })
+    return rows
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    """One JSON object per line; DECIMALs as JSON numbers with exactly their digits."""
+    lines = []
+    for r in rows:
+        parts = []
+        for k, v in r.items():
+            val = str(v) if isinstance(v, Decimal) else json.dumps(v, ensure_ascii=False)
+            parts.append(f"{json.dumps(k)}: {val}")
+        lines.append("{" + ", ".join(parts) + "}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_debezium(path: Path, events: list[tuple[str, dict | None, dict | None]]) -> Path:
+    """Debezium events (op, before, after), one per line."""
+    def row(r):
+        if r is None:
+            return "null"
+        return "{" + ", ".join(f"{json.dumps(k)}: {str(v) if isinstance(v, Decimal) else json.dumps(v)}"
+                               for k, v in r.items()) + "}"
+    lines = [f'{{"before": {row(b)}, "after": {row(a)}, "op": "{op}"}}' for op, b, a in events]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def make_env(tmp_path: Path, backend: str = "hashmap", batch_size: int | None = None) -> StreamEnvironment:
+    cfg = {
+        "state.backend.type": backend,
+        "state.dir": str(tmp_path / "state"),
+        "execution.checkpointing.dir": str(tmp_path / "checkpoints"),
+    }
+    if batch_size is not None:
+        cfg["execution.batch-size"] = str(batch_size)
+    return StreamEnvironment(cfg)
+
+
+def create_table(env: StreamEnvironment, name: str, path: Path, fmt: str = "json",
+                 columns=COLUMNS) -> None:
+    cols = ", ".join(f"{c} {t}" for c, t, _ in columns)
+    env.execute_sql(f"CREATE TABLE {name} ({cols}) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = '{fmt}')")
+
+
+def fold(changelog) -> Counter:
+    """Fold (kind, row) pairs into a multiset; a retraction of an absent row fails."""
+    state: Counter = Counter()
+    for i, (kind, row) in enumerate(changelog):
+        row = tuple(row)
+        if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER):
+            state[row] += 1
+        elif kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE):
+            if state[row] <= 0:
+                raise AssertionError(f"changelog entry #{i}: {kind.short}{row} retracts a row that is not "
+                                     f"in the result")
+            state[row] -= 1
+            if state[row] == 0:
+                del state[row]
+        else:  # pragma: no cover
+            raise AssertionError(f"unknown row kind {kind!r}")
+    return state
+
+
+def stream_rows(env: StreamEnvironment, sql: str, timeout: float = 30) -> Counter:
+    """Run ``sql`` as a streaming query; the folded changelog (the job must finish)."""
+    res = env.execute_sql(sql)
+    assert res.kind == "query", res.kind
+    changelog = list(res.collect(timeout=timeout))
+    assert res.job.done, f"query did not finish within {timeout} s of silence: {sql}"
+    return fold(changelog)
+
+
+def duck_con(tables: dict[str, Path], columns=COLUMNS) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with a view per JSON-lines file (explicit column types)."""
+    con = duckdb.connect()
+    spec = "{" + ", ".join(f"'{c}': '{t}'" for c, _, t in columns) + "}"
+    for name, path in tables.items():
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_json('{path}', "
+                    f"format = 'newline_delimited', columns = {spec})")
+    return con
+
+
+def duck_rows(con, sql: str) -> Counter:
+    return Counter(tuple(r) for r in con.execute(sql).fetchall())
+
+
+# -- comparison ------------------------------------------------------------------------------
+
+def _norm(v):
+    if isinstance(v, float):
+        return ("n", round(v, 4))
+    if isinstance(v, Decimal):
+        return ("n", round(float(v), 4))
+    if isinstance(v, bool):
+        return ("b", v)
+    if isinstance(v, int):
+        return ("n", float(v))
+    if v is None:
+        return ("0", 0)
+    return ("s", v)
+
+
+def _close(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, (float, Decimal)) or isinstance(b, (float, Decimal)):
+        if isinstance(a, Decimal) and isinstance(b, Decimal):
+            return a == b  # exact decimal arithmetic on both sides
+        if isinstance(a, (bool, str)) or isinstance(b, (bool, str)):
+            return False
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-6)
+    if type(a) is bool or type(b) is bool:
+        return a == b and type(a) is type(b)
+    return a == b
+
+
+def _expand(c: Counter) -> list[tuple]:
+    return sorted((r for r, n in c.items() for _ in range(n)), key=lambda r: tuple(_norm(v) for v in r))
+
+
+def assert_same(actual: Counter, expected: Counter, sql: str = "") -> None:
+    """The two multisets hold the same rows (floats approximately, decimals exactly)."""
+    a, e = _expand(actual), _expand(expected)
+    problems = []
+    if len(a) != len(e):
+        problems.append(f"{len(a)} rows from StreamSQL, {len(e)} from DuckDB")
+    for ra, re_ in zip(a, e):
+        if len(ra) != len(re_) or not all(_close(x, y) for x, y in zip(ra, re_)):
+            problems.append(f"first difference: StreamSQL {ra!r} vs DuckDB {re_!r}")
+            break
+    if problems:
+        def show(rows):
+            return "\n    ".join(map(repr, rows[:40])) + ("\n    ..." if len(rows) > 40 else "")
+        raise AssertionError(f"{sql}\n  " + "\n  ".join(problems) + f"\n  StreamSQL:\n    {show(a)}"
+                             f"\n  DuckDB:\n    {show(e)}")

@@ -1,0 +1,178 @@
+"""CREATE TABLE/VIEW to catalog definitions, their errors, and SHOW CREATE TABLE text."""
+
+from __future__ import annotations
+
+import pytest
+from sqlglot import exp
+
+from streamsql.catalog import TableDef
+from streamsql.errors import SqlError
+from streamsql.sql.ddl import show_create_table, table_def_from_create, view_def_from_create
+from streamsql.sql.dialect import Flink
+from streamsql.sql.parser import parse_statement
+from streamsql.types import SqlType
+
+ORDERS = """CREATE TEMPORARY TABLE orders (
+  id BIGINT,
+  s STRING,
+  v VARCHAR(10),
+  ok BOOLEAN NOT NULL,
+  f FLOAT,
+  d DOUBLE,
+  price DECIMAL(10, 2),
+  dt DATE,
+  ts TIMESTAMP(3),
+  lt TIMESTAMP_LTZ(3),
+  total AS price * 2 /* computed */,
+  kafka_ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  `partition` INT METADATA VIRTUAL,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND,
+  PRIMARY KEY (id) NOT ENFORCED
+) COMMENT 'orders' WITH ('connector' = 'kafka', 'topic' = 'orders', 'it''s' = 'quoted')"""
+
+
+def table(sql: str) -> TableDef:
+    return table_def_from_create(parse_statement(sql), sql)
+
+
+def test_table_def_fields():
+    td = table(ORDERS)
+    assert td.name == "orders" and td.temporary and td.sql == ORDERS
+    assert [c.name for c in td.columns] == [
+        "id", "s", "v", "ok", "f", "d", "price", "dt", "ts", "lt", "total", "kafka_ts", "partition",
+    ]
+    types = {c.name: c.type for c in td.columns}
+    assert types["id"] == SqlType("BIGINT", nullable=False)  # primary-key columns are NOT NULL
+    assert types["s"] == SqlType("STRING")
+    assert types["v"] == SqlType("STRING", 10)
+    assert types["ok"] == SqlType("BOOLEAN", nullable=False)
+    assert types["price"] == SqlType("DECIMAL", 10, 2)
+    assert types["ts"] == SqlType("TIMESTAMP", 3)
+    assert types["lt"] == SqlType("TIMESTAMP_LTZ", 3)
+    assert types["total"] is None
+
+
+def test_computed_metadata_and_virtual_columns():
+    td = table(ORDERS)
+    total = td.column("total")
+    assert isinstance(total.computed, exp.Mul) and total.computed.sql(Flink).startswith("price * 2")
+    assert not total.is_physical
+    assert (td.column("kafka_ts").metadata_key, td.column("kafka_ts").virtual) == ("timestamp", False)
+    part = td.column("partition")
+    assert (part.metadata_key, part.virtual) == ("partition", True)  # no FROM: key = column name
+    assert [c.name for c in td.metadata_columns] == ["kafka_ts", "partition"]
+    assert td.physical_schema.names == ["id", "s", "v", "ok", "f", "d", "price", "dt", "ts", "lt"]
+
+
+def test_watermark_primary_key_and_options():
+    td = table(ORDERS)
+    assert td.watermark.column == "ts"
+    assert td.watermark.expr.sql(Flink) == "ts - INTERVAL '5' SECOND"
+    assert td.primary_key == ["id"]
+    assert td.options == {"connector": "kafka", "topic": "orders", "it's": "quoted"}
+    assert td.connector == "kafka"
+
+
+def test_minimal_and_inline_key():
+    td = table("CREATE TABLE t (A INT PRIMARY KEY NOT ENFORCED, `b c` STRING) WITH ('connector' = 'x')")
+    assert td.primary_key == ["A"] and not td.temporary and td.watermark is None
+    assert [c.name for c in td.columns] == ["A", "b c"]
+
+
+def test_watermark_resolves_case_insensitively_to_declared_name():
+    td = table("CREATE TABLE t (Ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'x')")
+    assert td.watermark.column == "Ts"
+
+
+def test_watermark_on_computed_column():
+    td = table("CREATE TABLE t (s BIGINT, ts AS TO_TIMESTAMP_LTZ(s, 3), WATERMARK FOR ts AS ts)")
+    assert td.watermark.column == "ts"
+
+
+@pytest.mark.parametrize(
+    ("sql", "fragment", "line", "col"),
+    [
+        ("CREATE TABLE t (\n  a INT,\n  b INT,\n  A STRING\n) WITH ('k' = 'v')", "Duplicate column", 4, 3),
+        ("CREATE TABLE t (\n  a INT,\n  WATERMARK FOR ts AS ts\n) WITH ('k' = 'v')",
+         "WATERMARK FOR refers to unknown column 'ts'", 3, 17),
+        ("CREATE TABLE t (a INT, PRIMARY KEY (b) NOT ENFORCED) WITH ('k' = 'v')",
+         "PRIMARY KEY refers to unknown column 'b'", 1, 37),
+        ("CREATE TABLE t (a INT, PRIMARY KEY (a)) WITH ('k' = 'v')", "NOT ENFORCED", 1, 37),
+        ("CREATE TABLE t (a INT, b INT PRIMARY KEY NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED)",
+         "only one PRIMARY KEY", 1, 69),
+        ("CREATE TABLE t (a INT, WATERMARK FOR a AS a) WITH ('k' = 'v')", "must be TIMESTAMP(3)", 1, 38),
+        ("CREATE TABLE t (a FOO) WITH ('k' = 'v')", "Unknown type 'FOO'", 1, 17),
+        ("CREATE TABLE t (a INT) WITH ('k' = '1', 'k' = '2')", "Duplicate option 'k'", 1, 41),
+    ],
+)
+def test_ddl_errors_are_positioned(sql, fragment, line, col):
+    with pytest.raises(SqlError) as info:
+        table(sql)
+    assert fragment in info.value.message
+    assert (info.value.line, info.value.col) == (line, col)
+    assert info.value.sql == sql
+
+
+def test_multiple_watermarks_and_like_are_rejected():
+    with pytest.raises(SqlError, match="only one WATERMARK"):
+        table("CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS ts, WATERMARK FOR ts AS ts)")
+    with pytest.raises(SqlError, match="LIKE is not supported"):
+        table("CREATE TABLE t (a INT) LIKE other")
+
+
+def test_view_def():
+    sql = "CREATE TEMPORARY VIEW IF NOT EXISTS v AS SELECT a FROM t"
+    create = parse_statement(sql)
+    vd = view_def_from_create(create, sql)
+    assert vd.name == "v" and vd.temporary and vd.sql == sql
+    assert isinstance(vd.query, exp.Select) and vd.query.sql(Flink) == "SELECT a FROM t"
+    assert create.args["exists"]
+    plain = view_def_from_create(parse_statement("CREATE VIEW w AS SELECT 1"), "CREATE VIEW w AS SELECT 1")
+    assert not plain.temporary
+
+
+def test_view_column_list_is_rejected():
+    sql = "CREATE VIEW v (x) AS SELECT 1"
+    with pytest.raises(SqlError, match="View column lists") as info:
+        view_def_from_create(parse_statement(sql), sql)
+    assert (info.value.line, info.value.col) == (1, 16)
+
+
+def _unquoted(e: exp.Expr) -> str:
+    return e.transform(lambda n: exp.to_identifier(n.name) if isinstance(n, exp.Identifier) else n).sql(Flink)
+
+
+def test_show_create_table_text():
+    text = show_create_table(table(ORDERS))
+    assert text == """CREATE TEMPORARY TABLE `orders` (
+  `id` BIGINT NOT NULL,
+  `s` STRING,
+  `v` VARCHAR(10),
+  `ok` BOOLEAN NOT NULL,
+  `f` FLOAT,
+  `d` DOUBLE,
+  `price` DECIMAL(10, 2),
+  `dt` DATE,
+  `ts` TIMESTAMP(3),
+  `lt` TIMESTAMP_LTZ(3),
+  `total` AS `price` * 2 /* computed */,
+  `kafka_ts` TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  `partition` INT METADATA VIRTUAL,
+  WATERMARK FOR `ts` AS `ts` - INTERVAL '5' SECOND,
+  PRIMARY KEY (`id`) NOT ENFORCED
+) WITH (
+  'connector' = 'kafka',
+  'it''s' = 'quoted',
+  'topic' = 'orders'
+)"""
+
+
+def test_show_create_table_reparses_to_the_same_definition():
+    td = table(ORDERS)
+    again = table(show_create_table(td))
+    assert [(c.name, c.type, c.metadata_key, c.virtual) for c in again.columns] == [
+        (c.name, c.type, c.metadata_key, c.virtual) for c in td.columns
+    ]
+    assert _unquoted(again.column("total").computed) == _unquoted(td.column("total").computed)
+    assert _unquoted(again.watermark.expr) == _unquoted(td.watermark.expr)
+    assert (again.primary_key, again.options, again.temporary) == (td.primary_key, td.options, td.temporary)
