@@ -31,6 +31,8 @@ from streamsql.runtime.elements import Batch
 from streamsql.types import Field, Schema, SqlType
 
 log = logging.getLogger(__name__)
+#: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr.
+RDKAFKA_LOG = logging.getLogger("streamsql.kafka.librdkafka")
 
 #: How long "all brokers down" may last before a source or sink fails with ExecutionError.
 BROKER_DOWN_TIMEOUT_S = 30.0
@@ -285,10 +287,25 @@ class ErrorLatch:
                                  f"{BROKER_DOWN_TIMEOUT_S:.0f} s ({self.down_reason})")
 
 
+_FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+
+
+def unwrap(e: BaseException) -> BaseException:
+    """The KafkaException behind ``e``: confluent-kafka surfaces a fatal error raised while serving
+    callbacks as a SystemError whose cause is the KafkaException."""
+    if isinstance(e, SystemError) and isinstance(e.__cause__ or e.__context__, KafkaException):
+        return e.__cause__ or e.__context__
+    return e
+
+
 def execution_error(what: str, e: BaseException, bootstrap: str) -> ExecutionError:
     """An ExecutionError for a KafkaException raised by a client call."""
+    e = unwrap(e)
     err = e.args[0] if isinstance(e, KafkaException) and e.args else e
     text = err.str() if isinstance(err, KafkaError) else str(err)
+    if isinstance(err, KafkaError) and err.code() in _FENCED_CODES:
+        return ExecutionError(f"{what}: producer fenced: another instance with the same transactional.id "
+                              f"started ({text})")
     if isinstance(err, KafkaError) and err.code() in (KafkaError._TRANSPORT, KafkaError._TIMED_OUT,
                                                       KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE):
         return ExecutionError(f"{what}: cannot reach Kafka at {bootstrap}: {text}")
@@ -424,6 +441,7 @@ class KafkaReader:
             "isolation.level": "read_committed",
             "enable.partition.eof": True,
             "error_cb": self.latch,
+            "logger": RDKAFKA_LOG,
         }
         cfg.update(librdkafka_props(self.table.options))
         cfg["enable.auto.commit"] = False
@@ -740,6 +758,7 @@ class ProducerHandle:
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
             "linger.ms": 5,
             "delivery.report.only.error": True,
+            "logger": RDKAFKA_LOG,
         }
         cfg.update(props)
         cfg["error_cb"] = self.latch
@@ -794,7 +813,7 @@ class ProducerHandle:
                     continue
                 finally:
                     p.poll(0)
-        except KafkaException as e:
+        except (KafkaException, SystemError) as e:
             raise execution_error(self.what, e, self.bootstrap) from None
         self.check()
 
@@ -808,7 +827,7 @@ class ProducerHandle:
         while True:
             try:
                 left = p.flush(1.0)
-            except KafkaException as e:
+            except (KafkaException, SystemError) as e:
                 raise execution_error(self.what, e, self.bootstrap) from None
             self.check()
             if left == 0:

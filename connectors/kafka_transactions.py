@@ -45,7 +45,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from streamsql.checkpoint.faults import fault_point
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.kafka_common import (
-    METADATA_TIMEOUT_S, ProducerHandle, execution_error, librdkafka_props,
+    _FENCED_CODES, METADATA_TIMEOUT_S, RDKAFKA_LOG, ProducerHandle, execution_error, librdkafka_props, unwrap,
 )
 from streamsql.errors import ConfigError, ExecutionError
 
@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 DEFAULT_PREFIX = "streamsql"
 DEFAULT_PROGRESS_TOPIC = "_streamsql_progress"
 SERVICE_KEY = "kafka_transactions"
+_PRODUCER_ONLY = ("transactional.id", "enable.idempotence", "transaction.timeout.ms", "linger.ms", "acks",
+                  "partitioner", "compression.type", "batch.size", "retries", "delivery.timeout.ms")
 #: Timeout of init/commit/abort transaction calls.
 TXN_TIMEOUT_S = 60.0
 
@@ -145,9 +147,8 @@ class KafkaTransactions:
         self.in_txn = True
 
     def _ensure_progress_topic(self) -> None:
-        admin = AdminClient({k: v for k, v in self.props.items()
-                             if k not in ("transactional.id", "enable.idempotence", "transaction.timeout.ms",
-                                          "linger.ms", "acks", "partitioner", "compression.type")})
+        admin = AdminClient({**{k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY},
+                             "logger": RDKAFKA_LOG})
         md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
             return
@@ -202,14 +203,19 @@ class KafkaTransactions:
             "job": self.job_name, "checkpoint_id": checkpoint_id, "transactional_id": self.transactional_id,
             "positions": metadata.get("positions", {}), "committed_at": int(time.time() * 1000),
         })
-        h.produce_many(self.progress_topic, [self.job_name.encode()], [marker])
+        try:
+            h.produce_many(self.progress_topic, [self.job_name.encode()], [marker])
+        except ExecutionError as e:
+            self._abort_quietly()
+            raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}") from None
         fault_point("during_commit")
         try:
-            h.flush()
+            p.flush(TXN_TIMEOUT_S)
+            h.check()
             p.commit_transaction(TXN_TIMEOUT_S)
-        except KafkaException as e:
-            self._fail_commit(checkpoint_id, e)
-        except ExecutionError as e:
+        except (KafkaException, SystemError) as e:
+            self._fail_commit(checkpoint_id, unwrap(e))
+        except ExecutionError as e:  # failed deliveries: this transaction must not commit
             self._abort_quietly()
             raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}") from None
         self.in_txn = False
@@ -217,11 +223,10 @@ class KafkaTransactions:
         log.debug("%s: committed checkpoint %d", self.what, checkpoint_id)
         self._begin()
 
-    def _fail_commit(self, checkpoint_id: int, e: KafkaException) -> None:
-        err = e.args[0] if e.args else None
+    def _fail_commit(self, checkpoint_id: int, e: BaseException) -> None:
+        err = e.args[0] if isinstance(e, KafkaException) and e.args else None
         why = err.str() if isinstance(err, KafkaError) else str(e)
-        if isinstance(err, KafkaError) and err.code() in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED,
-                                                          KafkaError.INVALID_PRODUCER_EPOCH):
+        if isinstance(err, KafkaError) and err.code() in _FENCED_CODES:
             why = (f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
                    f"started ({why})")
         elif isinstance(err, KafkaError) and err.txn_requires_abort():
@@ -266,10 +271,9 @@ def read_last_marker(props: dict[str, Any], topic: str, job_name: str, timeout_s
     Raises:
         ExecutionError: when the topic cannot be read within ``timeout_s``.
     """
-    cfg = {k: v for k, v in props.items() if k not in ("transactional.id", "enable.idempotence",
-                                                          "transaction.timeout.ms", "linger.ms", "acks",
-                                                          "partitioner", "compression.type")}
+    cfg = {k: v for k, v in props.items() if k not in _PRODUCER_ONLY}
     cfg.update({"group.id": f"streamsql-progress-reader-{job_name}", "enable.auto.commit": False,
+                "logger": RDKAFKA_LOG,
                 "isolation.level": "read_committed", "enable.partition.eof": True,
                 "auto.offset.reset": "earliest"})
     c = Consumer(cfg)

@@ -232,7 +232,7 @@ def show_stream(shell: Shell, stream: Stream, mode: str) -> Outcome:
     outcome = _live(shell, pump, stream, render)
     if mode == "tableau":
         if printer.widths is None:
-            shell.write("Empty set\n" if not outcome.interrupted else "")
+            shell.write("Empty set\n" if not outcome.interrupted and outcome.error is None else "")
         else:
             shell.write(printer.border() + "\n")
     _summary(shell, stream, outcome)

@@ -42,10 +42,36 @@ def resolve_columns(node: exp.Expression, scope: Scope) -> exp.Expression:
     def fix(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
             col = scope.resolve(n)
-            return exp.column(col.internal, quoted=True)
+            new = exp.column(col.internal, quoted=True)
+            new.this.meta.update(n.this.meta)  # keep the source position for later errors
+            return new
         return n
 
     return node.copy().transform(fix)
+
+
+_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
+                  exp.DataType.Type.BIGINT}
+_FRACTIONAL = ("DECIMAL", "DOUBLE", "FLOAT", "REAL")
+
+
+def truncate_integer_casts(node: exp.Expression, type_of) -> exp.Expression:
+    """Flink's CAST of a DECIMAL/DOUBLE to an integer type truncates toward zero; DuckDB rounds.
+
+    Args:
+        node: a resolved expression.
+        type_of: ``(DuckDB SQL) -> DuckDB type name`` of a sub-expression over the input.
+    """
+
+    def fix(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
+            inner = n.this
+            if type_of(inner.sql(dialect="duckdb")).upper().startswith(_FRACTIONAL):
+                n = n.copy()
+                n.set("this", exp.func("trunc", inner))
+        return n
+
+    return node.transform(fix)
 
 
 def _rewrite_flink(n: exp.Expression) -> exp.Expression:
@@ -74,7 +100,10 @@ def compile_expression(node: exp.Expression, scope: Scope) -> str:
         line, col, length = position_of(agg)
         msg = f"Aggregate function {agg.sql()} is not allowed here"
         raise SqlError(msg, scope.sql, line, col, length)
-    return to_duckdb(resolve_columns(node, scope))
+    resolved = resolve_columns(node, scope)
+    if resolved.find(exp.Cast):
+        resolved = truncate_integer_casts(resolved, scope.type_of)
+    return to_duckdb(resolved)
 
 
 def output_name(node: exp.Expression, index: int) -> str:

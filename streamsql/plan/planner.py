@@ -309,10 +309,12 @@ class Planner:
     def _guarantee(self, sink) -> tuple[str, str]:
         interval = self.config.duration("execution.checkpointing.interval")
         mode = (self.config.get("execution.checkpointing.mode") or "").upper()
-        if interval <= 0 and not sink.transactional:
-            return "none", "checkpointing is off ('execution.checkpointing.interval' = 0): at-most-once"
+        if interval <= 0:
+            return "none", "checkpointing is off ('execution.checkpointing.interval' = 0): nothing is replayed after a failure"
         if sink.transactional and mode == "EXACTLY_ONCE":
             return "exactly-once", sink.guarantee_reason or "writes in a Kafka transaction committed with each checkpoint"
+        if sink.transactional:
+            return "at-least-once", "'execution.checkpointing.mode' = 'AT_LEAST_ONCE': barriers are not aligned"
         return "at-least-once", sink.guarantee_reason or "the sink is not transactional: rows replayed after a failure appear again"
 
     # -- helpers -------------------------------------------------------------------------------

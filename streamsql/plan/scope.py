@@ -77,6 +77,25 @@ class Scope:
                 sorted({c.qualifier or "?" for c in cands}))
         raise SqlError(msg, self.sql, line, colno, length)
 
+    def type_of(self, duckdb_sql: str) -> str:
+        """The DuckDB type name of an expression over these columns (planning time only).
+
+        Returns ``""`` when DuckDB cannot type it (the real compile reports the error).
+        """
+        import duckdb
+        import pyarrow as pa
+
+        seen, fields = set(), []
+        for c in self.columns:
+            if c.internal not in seen:
+                seen.add(c.internal)
+                fields.append(pa.field(c.internal, c.type.to_arrow()))
+        empty = pa.schema(fields).empty_table()  # noqa: F841  (read by DuckDB by name)
+        try:
+            return str(duckdb.sql(f"DESCRIBE SELECT {duckdb_sql} FROM empty").fetchall()[0][1])
+        except Exception:  # typing is best effort here; compilation reports real errors
+            return ""
+
     def requalify(self, qualifier: str | None) -> Scope:
         """The same columns, all under one qualifier (a subquery or table alias)."""
         q = qualifier.lower() if qualifier else None

@@ -1,21 +1,11 @@
-"""Helpers for connector tests: build schemas and table definitions from short specs."""
+"""Fixtures for connector tests."""
 
 from __future__ import annotations
 
 import pytest
 
-from streamsql.catalog import ColumnDef, TableDef
-from streamsql.types import Field, Schema, SqlType
-
-
-def schema_of(**cols: str) -> Schema:
-    return Schema([Field(n, SqlType.parse(t)) for n, t in cols.items()])
-
-
-def table_of(name: str, options: dict[str, str], /, **cols: str) -> TableDef:
-    return TableDef(name, [ColumnDef(n, SqlType.parse(t)) for n, t in cols.items()], dict(options))
-
 
 @pytest.fixture
 def loc():
+    """A record locator as a Kafka source would pass: ``topic[2]@<offset>``."""
     return lambda i: f"topic[2]@{1234 + i}"

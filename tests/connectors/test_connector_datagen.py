@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
-from conftest import table_of
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 
 from streamsql.errors import ConfigError
+from tests.connectors.helpers import table_of
 
 FAST = {"connector": "datagen", "rows-per-second": "1000000000"}
 
@@ -176,3 +176,34 @@ def test_option_errors_name_table_and_option():
         source({"fields.v.min": "3", "fields.v.max": "1"}, v="INT")
     with pytest.raises(ConfigError, match=r"exceed the range of TINYINT"):
         source({"fields.v.max": "1000"}, v="TINYINT")
+
+
+def test_other_types_sequence_and_random():
+    src = source(
+        {
+            "number-of-rows": "100",
+            "fields.d.kind": "sequence",
+            "fields.d.start": "1",
+            "fields.d.end": "100",
+            "fields.x.kind": "sequence",
+            "fields.x.start": "-5",
+            "fields.x.end": "1000",
+            "fields.ts.max-past": "60000",
+            "fields.raw.length": "3",
+        },
+        d="DECIMAL(10, 2)",
+        x="DOUBLE",
+        ts="TIMESTAMP(3)",
+        lt="TIMESTAMP_LTZ(3)",
+        day="DATE",
+        raw="BYTES",
+    )
+    before = time.time()
+    src.open(None)
+    t = drain(src)
+    assert t.column("d").to_pylist()[:2] == [Decimal("1.00"), Decimal("2.00")]
+    assert t.column("x").to_pylist()[:2] == [-5.0, -4.0]
+    ts = [v.timestamp() for v in t.column("lt").to_pylist()]
+    assert all(before - 61 <= v <= time.time() + 1 for v in ts)
+    assert {len(b) for b in t.column("raw").to_pylist()} == {3}
+    assert t.schema.field("ts").type == pa.timestamp("ms") and t.column("day").null_count == 0

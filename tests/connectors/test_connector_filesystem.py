@@ -9,12 +9,12 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import table_of
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 
 from streamsql.errors import BadRecordError, ConfigError, PlanError  # noqa: F401
 from streamsql.runtime.elements import Batch, RowKind
+from tests.connectors.helpers import table_of
 
 
 def src_of(path, fmt="json", extra=None, **cols):

@@ -9,11 +9,11 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import schema_of
 from streamsql.connectors.formats import format_options, make_decoder, make_encoder, validate_format_options
 
 from streamsql.errors import BadRecordError, ConfigError
 from streamsql.runtime.elements import RowKind
+from tests.connectors.helpers import schema_of
 
 UTC = dt.timezone.utc
 
@@ -431,4 +431,6 @@ def test_json_timestamp_precision_and_iso_standard():
         b'{"t0":"2024-05-01 10:00:01","t6":"2024-05-01 10:00:00.123456","lt":"2024-05-01 10:00:00.000Z"}'
     ]
     iso = make_encoder("json", s, {"json.timestamp-format.standard": "ISO-8601"}).encode(t)
-    assert iso == [b'{"t0":"2024-05-01T10:00:01","t6":"2024-05-01T10:00:00.123456","lt":"2024-05-01T10:00:00.000Z"}']
+    assert iso == [
+        b'{"t0":"2024-05-01T10:00:01","t6":"2024-05-01T10:00:00.123456","lt":"2024-05-01T10:00:00.000Z"}'
+    ]

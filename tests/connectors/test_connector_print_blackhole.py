@@ -8,13 +8,13 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import schema_of, table_of
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.print_sink import format_rows, java_double
 from streamsql.connectors.registry import get_connector, known_connectors
 
 from streamsql.errors import ConfigError
 from streamsql.runtime.elements import Batch, RowKind
+from tests.connectors.helpers import schema_of, table_of
 
 UTC = dt.timezone.utc
 

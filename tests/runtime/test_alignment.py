@@ -256,3 +256,35 @@ def test_union_forwards_rows_unchanged(exactly_once):
     task.receive(batch(1, 2), 0)
     task.receive(batch(3), 1)
     assert [v for k, v in rec.seen if k == "batch"] == [[1, 2], [3]]
+
+
+class Collector:
+    """A stand-in downstream task that records the elements pushed to it."""
+
+    def __init__(self):
+        self.elements: list = []
+
+    def receive(self, element, input_index=0):
+        self.elements.append(element)
+
+
+def test_task_forwards_the_barrier_it_received():
+    task, union, rec, listener = make_tasks(exactly_once=True)
+    out = Collector()
+    task.connect(out, 0)
+    b = Barrier(4, 1_700_000_000_000, then_stop=True)
+    task.receive(b, 1)
+    task.receive(Barrier(4, 1_700_000_000_000, then_stop=True), 0)
+    assert [e for e in out.elements if isinstance(e, Barrier)] == [b]
+
+
+@pytest.mark.xfail(strict=True, reason="Task._end_input forwards Barrier(pending, 0): the trigger timestamp "
+                                       "and then_stop of the pending barrier are lost")
+def test_task_forwards_the_pending_barrier_when_an_input_ends_during_alignment():
+    task, union, rec, listener = make_tasks(exactly_once=True)
+    out = Collector()
+    task.connect(out, 0)
+    b = Barrier(4, 1_700_000_000_000, then_stop=True)
+    task.receive(b, 0)
+    task.receive(EndOfInput(), 1)  # completes the alignment of checkpoint 4
+    assert [e for e in out.elements if isinstance(e, Barrier)] == [b]

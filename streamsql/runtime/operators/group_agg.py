@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import duckdb
 import numpy as np
@@ -237,5 +237,5 @@ class GroupAggOperator(Operator):
 
 def _avg(total, n: int, out_type: SqlType):
     if out_type.name == "DECIMAL":
-        return (Decimal(total) / n).quantize(Decimal(1).scaleb(-(out_type.scale or 0)))
+        return (Decimal(total) / n).quantize(Decimal(1).scaleb(-(out_type.scale or 0)), rounding=ROUND_HALF_UP)
     return float(total) / n

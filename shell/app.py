@@ -1,0 +1,342 @@
+"""The interactive shell: read statements, run them, show results, never die on an error.
+
+``streamsql shell [-i INIT.sql]`` calls :func:`run_shell`. The prompt is ``streamsql> `` and a
+statement continues over lines (``-> ``) until a ``;`` outside strings and comments; client
+commands (HELP, QUIT, EXIT, CLEAR) need no ``;``. History is kept in ``~/.streamsql_history``
+(``$STREAMSQL_HISTORY`` overrides it); Ctrl-R searches it.
+
+Example (tests drive it the same way)::
+
+    from prompt_toolkit.input import create_pipe_input
+    with create_pipe_input() as inp:
+        inp.send_text("SHOW TABLES;\\nQUIT\\n")
+        run_shell(input=inp, output=some_output)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output, create_output
+from prompt_toolkit.patch_stdout import patch_stdout
+from sqlglot import exp
+
+from streamsql.environment import StreamEnvironment, TableResult
+from streamsql.errors import SqlError, StreamSQLError
+from streamsql.output import tableau
+from streamsql.shell import commands
+from streamsql.shell.buffer import input_is_multiline
+from streamsql.shell.completer import SqlCompleter
+from streamsql.shell.keys import shell_key_bindings
+from streamsql.shell.results import Stream, show_stream
+from streamsql.shell.style import shell_style, sql_lexer
+from streamsql.shell.toolbar import create_toolbar
+from streamsql.sql import nodes as n
+from streamsql.sql.parser import parse_statement, split_statements
+
+PROMPT = "streamsql> "
+CONTINUATION = "-> "
+BANNER = """\
+StreamSQL shell — Flink SQL over Kafka, exactly-once.
+End statements with ';' (they may span lines). HELP; lists commands and statements, QUIT; leaves.
+"""
+
+#: Statements an init file (``-i``) may contain: DDL and SET/RESET.
+INIT_STATEMENTS = (exp.Create, exp.Drop, n.SetOption, n.ResetOption)
+
+
+def history_path() -> str:
+    """Where the history is kept: ``$STREAMSQL_HISTORY`` or ``~/.streamsql_history``."""
+    return os.environ.get("STREAMSQL_HISTORY") or os.path.join(os.path.expanduser("~"), ".streamsql_history")
+
+
+def _history() -> History:
+    path = history_path()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+        return FileHistory(path)
+    except OSError:  # a read-only home must not stop the shell
+        return InMemoryHistory()
+
+
+class Shell:
+    """One shell session over a :class:`StreamEnvironment`.
+
+    Args:
+        env: the environment statements run in.
+        input: prompt-toolkit input (None: the terminal).
+        output: prompt-toolkit output (None: the terminal).
+        interactive: False to read statements from a non-terminal stream (no prompt, no
+            live views): used when stdin is a pipe or file.
+        stdout: where non-interactive output goes (default ``sys.stdout``).
+    """
+
+    def __init__(self, env: StreamEnvironment, input: Input | None = None, output: Output | None = None,
+                 interactive: bool = True, stdout: TextIO | None = None):
+        self.env = env
+        self.interactive = interactive
+        self.statement_set: list[str] | None = None  # INSERT texts between BEGIN STATEMENT SET and END
+        self.style = shell_style()
+        self._stdout = stdout or sys.stdout
+        self.session: PromptSession | None = None
+        if interactive:
+            self.session = PromptSession(
+                input=input, output=output or create_output(), history=_history(), lexer=sql_lexer(),
+                completer=SqlCompleter(env), complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(),
+                multiline=input_is_multiline(), prompt_continuation=self._continuation,
+                key_bindings=shell_key_bindings(), style=self.style, include_default_pygments_style=False,
+                bottom_toolbar=create_toolbar(self), search_ignore_case=True, enable_open_in_editor=True)
+
+    # -- terminal ------------------------------------------------------------------------------
+    @property
+    def input(self) -> Input | None:
+        """The prompt-toolkit input (interactive mode)."""
+        return self.session.input if self.session else None
+
+    @property
+    def output(self) -> Output | None:
+        """The prompt-toolkit output (interactive mode)."""
+        return self.session.output if self.session else None
+
+    def write(self, text: str) -> None:
+        """Print text (not during a prompt)."""
+        if self.session is None:
+            self._stdout.write(text)
+            self._stdout.flush()
+            return
+        self.session.output.write_raw(text)
+        self.session.output.flush()
+
+    def info(self, text: str) -> None:
+        """Print an ``[INFO]`` line."""
+        self.write(f"[INFO] {text}\n")
+
+    def error(self, text: str) -> None:
+        """Print an ``[ERROR]`` message (may span lines)."""
+        self.write(f"[ERROR] {text}\n")
+
+    def report(self, e: BaseException) -> None:
+        """Print an exception as users see errors; a stack trace only in verbose mode."""
+        if isinstance(e, StreamSQLError):
+            self.error(str(e))
+        else:
+            self.error(f"Internal error: {type(e).__name__}: {e}\n"
+                       "This is a bug in StreamSQL; SET 'sql-client.verbose' = 'true' shows the stack trace.")
+        if self._verbose():
+            self.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+
+    def _verbose(self) -> bool:
+        try:
+            return self.env.config.boolean("sql-client.verbose")
+        except StreamSQLError:
+            return False
+
+    def clear_screen(self) -> None:
+        """Clear the terminal (CLEAR)."""
+        if self.session is not None:
+            self.session.output.erase_screen()
+            self.session.output.cursor_goto(0, 0)
+            self.session.output.flush()
+
+    @staticmethod
+    def _continuation(width: int, line_number: int, is_soft_wrap: bool) -> list[tuple[str, str]]:
+        return [("class:continuation", CONTINUATION.rjust(width))]
+
+    # -- the loop ------------------------------------------------------------------------------
+    def loop(self) -> int:
+        """Prompt, run, repeat until QUIT/EXIT or Ctrl-D; returns the exit code (0)."""
+        assert self.session is not None
+        # Rows a job prints to stdout (the print connector) appear above the prompt, not in it.
+        with create_app_session(input=self.input, output=self.output), patch_stdout(raw=True):
+            return self._loop()
+
+    def _loop(self) -> int:
+        assert self.session is not None
+        self.write(BANNER)
+        while True:
+            try:
+                text = self.session.prompt([("class:prompt", PROMPT)])
+            except KeyboardInterrupt:  # Ctrl-C at the prompt clears the input
+                continue
+            except EOFError:  # Ctrl-D
+                self.write("\n")
+                break
+            if not self.run_input(text):
+                break
+        self.shutdown()
+        return 0
+
+    def run_input(self, text: str) -> bool:
+        """Run every statement of ``text``; False once one asks the shell to end."""
+        for st in split_statements(text):
+            if not self.run_statement(st.text):
+                return False
+        return True
+
+    def run_statement(self, sql: str) -> bool:
+        """Run one statement (or client command), printing its result or error; never raises
+        (except SystemExit). Returns False for QUIT/EXIT."""
+        before = set(self.env.jobs)
+        try:
+            found = commands.find_command(sql)
+            if found is not None:
+                cmd, arg = found
+                return cmd.handler(self, arg)
+            self.dispatch(parse_statement(sql), sql)
+        except KeyboardInterrupt:  # e.g. Ctrl-C while an INSERT waits ('table.dml-sync' = 'true')
+            started = [j for k, j in self.env.jobs.items() if k not in before and not j.done]
+            for job in started:
+                job.cancel()
+            self.write("\n")
+            self.info("Interrupted" + (f"; cancelled job {', '.join(j.job_id for j in started)}." if started else "."))
+        except Exception as e:  # an error never ends the shell
+            self.report(e)
+        return True
+
+    def dispatch(self, tree: exp.Expression, sql: str) -> None:
+        """Run a parsed statement: shell-level ones here, the rest in the environment."""
+        if isinstance(tree, n.BeginStatementSet):
+            if self.statement_set is not None:
+                raise SqlError("A statement set is already open; END; runs it", sql)
+            self.statement_set = []
+            self.info("Begin a statement set.")
+            return
+        if isinstance(tree, n.EndStatementSet):
+            self._end_statement_set(sql)
+            return
+        if self.statement_set is not None:
+            if not isinstance(tree, exp.Insert):
+                msg = "Only INSERT statements can be added to a statement set; END; runs it"
+                raise SqlError(msg, sql)
+            self.statement_set.append(sql)
+            self.info("Add SQL update statement to the statement set.")
+            return
+        if isinstance(tree, n.PrintTopic):
+            self._print_topic(tree)
+            return
+        if isinstance(tree, n.ClientCommand):  # parsed, but not in the registry
+            raise SqlError(f"Unknown command {tree.this.name}; HELP lists commands", sql)
+        self.show(self.env.execute_parsed(tree, sql))
+
+    def _end_statement_set(self, sql: str) -> None:
+        if self.statement_set is None:
+            raise SqlError("No statement set is open; BEGIN STATEMENT SET; starts one", sql)
+        inserts, self.statement_set = self.statement_set, None
+        if not inserts:
+            self.info("The statement set was empty; nothing was submitted.")
+            return
+        block = "EXECUTE STATEMENT SET\nBEGIN\n" + "".join(f"{s};\n" for s in inserts) + "END"
+        self.show(self.env.execute_sql(block))
+
+    def show(self, result: TableResult) -> None:
+        """Print a statement's result; queries are shown live."""
+        if result.kind == "query":
+            job = result.job
+            stream = Stream(result.columns, result.collect(), job.cancel if job else (lambda: None), job)
+            show_stream(self, stream, self.env.config.get("sql-client.execution.result-mode") or "tableau")
+        elif result.kind == "rows":
+            if result.rows:
+                self.write(tableau(result.columns, result.rows) + f"\n{len(result.rows)} rows in set\n")
+            else:
+                self.write("Empty set\n")
+        elif result.message:
+            self.write(result.message.rstrip("\n") + "\n")
+
+    def _print_topic(self, tree: n.PrintTopic) -> None:
+        from streamsql.shell.print_topic import COLUMNS, TopicReader, bootstrap_servers, request_from_tree
+
+        req = request_from_tree(tree)
+        reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")))
+        show_stream(self, Stream(COLUMNS, reader, reader.cancel, None, "records"), "tableau")
+
+    # -- init file and exit --------------------------------------------------------------------
+    def run_init(self, path: str) -> bool:
+        """Run an init script of DDL and SET statements; False (with a message) on any problem."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                script = f.read()
+        except OSError as e:
+            self.error(f"Cannot read init file {path}: {e.strerror}")
+            return False
+        count = 0
+        for st in split_statements(script):
+            try:
+                tree = parse_statement(st.text)
+                if not isinstance(tree, INIT_STATEMENTS):
+                    kind = st.text.split()[0].upper()
+                    self.error(f"{path}:{st.line}: {kind} statements are not allowed in an init file; "
+                               "it may hold only DDL (CREATE, DROP) and SET/RESET statements")
+                    return False
+                self.env.execute_parsed(tree, st.text)
+            except SqlError as e:
+                self.error(str(e.with_offset(script, st.line - 1, path)))
+                return False
+            except Exception as e:
+                text = str(e) if isinstance(e, StreamSQLError) else f"Internal error: {type(e).__name__}: {e}"
+                self.error(f"{path}:{st.line}: {text}")
+                return False
+            count += 1
+        self.info(f"Executed {count} statement{'s' if count != 1 else ''} from {path}.")
+        return True
+
+    def shutdown(self) -> None:
+        """Cancel the jobs still running (they live in this process) and say goodbye."""
+        running = [j for j in self.env.jobs.values() if not j.done]
+        if running:
+            self.info(f"Cancelling {len(running)} running job{'s' if len(running) > 1 else ''}: "
+                      + ", ".join(j.job_id for j in running))
+        self.env.close()
+        self.write("Goodbye!\n")
+
+
+def run_script_stream(shell: Shell, text: str) -> int:
+    """Non-interactive mode (stdin is not a terminal): run every statement of ``text``, then
+    wait for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them)."""
+    for st in split_statements(text):
+        if not shell.run_statement(st.text):
+            break
+    code = 0
+    try:
+        shell.env.wait_all()
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as e:
+        shell.report(e)
+        code = 1
+    shell.shutdown()
+    return code
+
+
+def run_shell(init_file: str | None = None, settings: dict[str, str] | None = None,
+              input: Input | None = None, output: Output | None = None,
+              env: StreamEnvironment | None = None) -> int:
+    """Run the interactive shell until QUIT, EXIT or Ctrl-D.
+
+    Args:
+        init_file: a script of DDL and SET statements to run first (``-i``).
+        settings: initial configuration (``--set KEY=VALUE``).
+        input: prompt-toolkit input (tests pass ``create_pipe_input()``); None: the terminal.
+        output: prompt-toolkit output; None: the terminal.
+        env: the environment to use (default: a new one with ``settings``).
+
+    Returns:
+        0 when the user quits; 1 when the init file fails.
+    """
+    env = env or StreamEnvironment(settings)
+    interactive = input is not None or sys.stdin.isatty()
+    shell = Shell(env, input=input, output=output, interactive=interactive)
+    if init_file and not shell.run_init(init_file):
+        env.close()
+        return 1
+    if not interactive:
+        return run_script_stream(shell, sys.stdin.read())
+    return shell.loop()

@@ -1,0 +1,46 @@
+"""PRINT TOPIC against the real broker: raw records with key, value, partition, offset, time."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+
+@pytest.fixture
+def topic_with_records(kafka_bootstrap, kafka_topic_factory):
+    from confluent_kafka import Producer
+
+    topic = kafka_topic_factory("shell-print", partitions=2)
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i in range(5):
+        p.produce(topic, key=f"k{i}".encode(), value=f'{{"n": {i}}}'.encode(), partition=i % 2,
+                  timestamp=1_700_000_000_000 + i)
+    p.produce(topic, key=None, value=b"\xff\xfe", partition=0)  # not UTF-8: shown as hex
+    assert p.flush(10) == 0
+    return topic
+
+
+def test_print_topic_from_beginning_stops_when_caught_up(shell, monkeypatch, kafka_bootstrap, topic_with_records):
+    monkeypatch.setenv("STREAMSQL_KAFKA_BOOTSTRAP", kafka_bootstrap)
+    sh = shell()
+    m = sh.mark()
+    sh.send(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING;\n")
+    sh.expect(r"Received a total of 6 records", after=m, timeout=20)
+    out = sh.screen()[m:]
+    assert re.search(r"\|\s+key \|\s+value \|\s+partition \|\s+offset \|\s+timestamp \|", out), out
+    for i in range(5):
+        assert re.search(rf"\|\s+k{i} \|\s+\{{\"n\": {i}\}} \|\s+{i % 2} \|\s+{i // 2} \|"
+                         rf"\s+2023-11-14 22:13:20\.00{i} \|", out), out
+    assert re.search(r"\|\s+<NULL> \|\s+0xfffe \|\s+0 \|\s+3 \|", out), out
+
+
+def test_print_topic_limit_and_bootstrap_from_set(shell, kafka_bootstrap, topic_with_records):
+    sh = shell()
+    sh.send(f"SET 'properties.bootstrap.servers' = '{kafka_bootstrap}';\n")
+    m = sh.mark()
+    sh.send(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING LIMIT 2;\n")
+    sh.expect(r"Received a total of 2 records", after=m, timeout=20)
+    m = sh.mark()
+    sh.send("PRINT TOPIC `no-such-topic-here` FROM BEGINNING;\n")
+    sh.expect(r"\[ERROR\] Topic 'no-such-topic-here' not found", after=m, timeout=20)
