@@ -630,7 +630,7 @@ class KafkaReader:
                 if m.offset() > self.next.get(tp, -1):
                     if out:  # earlier messages of this batch come first
                         self._advance(out)
-                    self.next[tp] = m.offset()
+                    self.next[tp] = min(m.offset(), self.stop[tp]) if self.stop else m.offset()
                     self._check_done(tp)
                 continue
             if err.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION,
@@ -683,11 +683,6 @@ class KafkaReader:
             except (KafkaException, RuntimeError):
                 pass
             self.consumer = None
-
-
-def where_fn(topics: list[str], parts: list[int], offs: list[int]) -> Callable[[int], str]:
-    """``where(i)`` → ``topic[partition]@offset`` of message i."""
-    return lambda i: f"{topics[i]}[{parts[i]}]@{offs[i]}"
 
 
 def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> list[pa.Array]:

@@ -3,8 +3,10 @@
 Event time (``sched_dep``) is the scheduled departure in local New York time, built from
 year/month/day and ``sched_dep_time`` (HHMM). The message timestamp is the same instant.
 
+It also creates the result topic of examples/flights/delays.sql (compacted).
+
 usage: python examples/flights/replay.py [--bootstrap 127.0.0.1:9092] [--topic flights]
-                                         [--partitions 3] [--limit N]
+                                         [--partitions 3] [--limit N] [--output-topic flight_delays]
 """
 
 from __future__ import annotations
@@ -39,23 +41,33 @@ def flight_records(limit: int | None = None) -> list[dict]:
     return out
 
 
-def replay(bootstrap: str, topic: str, partitions: int = 3, limit: int | None = None) -> int:
-    """Create ``topic`` (if missing) and produce every flight, keyed by tail number.
-
-    Returns:
-        The number of records produced (all acknowledged by the broker).
-    """
-    from confluent_kafka import Producer
+def create_topics(bootstrap: str, topic: str, partitions: int, output_topic: str | None) -> None:
+    """Create the input topic and the (compacted) result topic; existing topics are kept."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(topic, partitions, 1)])
-    for f in futures.values():
+    new = [NewTopic(topic, partitions, 1)]
+    if output_topic:
+        new.append(NewTopic(output_topic, 1, 1, config={"cleanup.policy": "compact"}))
+    for f in admin.create_topics(new).values():
         try:
             f.result()
         except Exception as e:  # an existing topic is fine: we append
             if "TOPIC_ALREADY_EXISTS" not in str(e):
                 raise
+
+
+def replay(bootstrap: str, topic: str, partitions: int = 3, limit: int | None = None,
+           output_topic: str | None = "flight_delays") -> int:
+    """Create ``topic`` and ``output_topic`` (if missing) and produce every flight to ``topic``,
+    keyed by tail number.
+
+    Returns:
+        The number of records produced (all acknowledged by the broker).
+    """
+    from confluent_kafka import Producer
+
+    create_topics(bootstrap, topic, partitions, output_topic)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "compression.type": "lz4",
                          "enable.idempotence": True})
     records = flight_records(limit)
@@ -82,6 +94,7 @@ if __name__ == "__main__":
     ap.add_argument("--topic", default="flights")
     ap.add_argument("--partitions", type=int, default=3)
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--output-topic", default="flight_delays", help="result topic to create (compacted)")
     a = ap.parse_args()
-    n = replay(a.bootstrap, a.topic, a.partitions, a.limit)
+    n = replay(a.bootstrap, a.topic, a.partitions, a.limit, a.output_topic)
     print(f"produced {n} flights to {a.topic}")

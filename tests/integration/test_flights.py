@@ -55,7 +55,7 @@ def fold_upserts(records: list) -> dict:
 def test_flights_delays_match_duckdb(kafka_bootstrap, tmp_path):
     suffix = uuid.uuid4().hex[:8]
     src, out = f"flights_{suffix}", f"flight_delays_{suffix}"
-    n = replay.replay(kafka_bootstrap, src, partitions=3)
+    n = replay.replay(kafka_bootstrap, src, partitions=3, output_topic=out)
     assert n == 336_776
 
     sql = (ROOT / "examples" / "flights" / "delays.sql").read_text()
