@@ -33,15 +33,38 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
-
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.kafka_common import (
-    FORMATS, METADATA_TIMEOUT_S, OPT_BOOTSTRAP, OPT_BOUNDED, OPT_BOUNDED_SPECIFIC, OPT_BOUNDED_TS,
-    OPT_FIELDS_INCLUDE, OPT_GROUP, OPT_GUARANTEE, OPT_KEY_FORMAT, OPT_PROGRESS, OPT_TOPIC, OPT_TXN_PREFIX,
-    OPT_VALUE_FORMAT, FormatSetup, KafkaReader, ProducerHandle, assemble, check_metadata, format_setup,
-    librdkafka_props, metadata_arrays, resolve_guarantee, source_schema, table_prefix, topics_of, validate_table,
+    FORMATS,
+    METADATA_TIMEOUT_S,
+    OPT_BOOTSTRAP,
+    OPT_BOUNDED,
+    OPT_BOUNDED_SPECIFIC,
+    OPT_BOUNDED_TS,
+    OPT_FIELDS_INCLUDE,
+    OPT_GROUP,
+    OPT_GUARANTEE,
+    OPT_KEY_FORMAT,
+    OPT_PROGRESS,
+    OPT_TOPIC,
+    OPT_TXN_PREFIX,
+    OPT_VALUE_FORMAT,
+    FormatSetup,
+    KafkaReader,
+    ProducerHandle,
+    assemble,
+    check_metadata,
+    format_setup,
+    librdkafka_props,
+    metadata_arrays,
+    resolve_guarantee,
+    source_schema,
+    table_prefix,
+    topics_of,
+    validate_table,
 )
 from streamsql.connectors.registry import register
+
 from streamsql.errors import ConfigError, ExecutionError
 from streamsql.runtime.elements import Batch
 
@@ -55,19 +78,32 @@ OPTIONS = [
     OPT_KEY_FORMAT,
     OptionSpec("key.fields", description="columns of the message key, separated by ';'"),
     OPT_FIELDS_INCLUDE,
-    OptionSpec("scan.startup.mode", default="group-offsets",
-               choices=("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
-               description="where reading starts"),
+    OptionSpec(
+        "scan.startup.mode",
+        default="group-offsets",
+        choices=("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
+        description="where reading starts",
+    ),
     OptionSpec("scan.startup.timestamp-millis", description="start timestamp (ms) for 'timestamp' startup"),
-    OptionSpec("scan.startup.specific-offsets",
-               description="start offsets 'partition:0,offset:42;...' for 'specific-offsets' startup"),
+    OptionSpec(
+        "scan.startup.specific-offsets",
+        description="start offsets 'partition:0,offset:42;...' for 'specific-offsets' startup",
+    ),
     OPT_BOUNDED,
     OPT_BOUNDED_TS,
     OPT_BOUNDED_SPECIFIC,
-    OptionSpec("sink.partitioner", default="default", choices=("default", "fixed"),
-               description="default: by key hash (murmur2, as Java), keyless rows spread; fixed: one partition per task"),
-    OptionSpec("sink.delivery-guarantee", default="at-least-once", choices=OPT_GUARANTEE.choices,
-               description=OPT_GUARANTEE.description),
+    OptionSpec(
+        "sink.partitioner",
+        default="default",
+        choices=("default", "fixed"),
+        description="default: by key hash (murmur2, as Java), keyless rows spread; fixed: one partition per task",
+    ),
+    OptionSpec(
+        "sink.delivery-guarantee",
+        default="at-least-once",
+        choices=OPT_GUARANTEE.choices,
+        description=OPT_GUARANTEE.description,
+    ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
 ]
@@ -90,8 +126,11 @@ def decode_keys(kdec, keys: list[bytes | None], where) -> tuple[pa.Table, np.nda
         return kb.table, np.asarray(kdec.source_index, dtype=np.int64)
     sub = [keys[j] for j in present]
     kb = kdec.decode(sub, lambda q: where(present[q]))
-    ok = np.asarray(present, dtype=np.int64)[np.asarray(kdec.source_index, dtype=np.int64)] if present \
+    ok = (
+        np.asarray(present, dtype=np.int64)[np.asarray(kdec.source_index, dtype=np.int64)]
+        if present
         else np.zeros(0, np.int64)
+    )
     none_rows = np.asarray([j for j, k in enumerate(keys) if k is None], dtype=np.int64)
     kept = np.sort(np.concatenate([ok, none_rows]))
     pos = {int(r): q for q, r in enumerate(ok)}
@@ -188,12 +227,13 @@ def sink_topic(table) -> str:
     """
     topics = topics_of(table)
     if len(topics) != 1 or table.options.get("topic-pattern"):
-        raise ConfigError(f"{table_prefix(table)}a Kafka sink needs exactly one topic in 'topic'")
+        msg = f"{table_prefix(table)}a Kafka sink needs exactly one topic in 'topic'"
+        raise ConfigError(msg)
     return topics[0]
 
 
 def producer_props(table, guarantee: str) -> dict:
-    """librdkafka properties of a non-transactional sink producer."""
+    """Librdkafka properties of a non-transactional sink producer."""
     props = {"acks": "all" if guarantee != "none" else "1"}
     props.update(librdkafka_props(table.options))
     return props
@@ -214,10 +254,11 @@ def check_topic(handle: ProducerHandle, topic: str, table) -> int:
         raise execution_error(handle.what, e, handle.bootstrap) from None
     tm = md.topics.get(topic)
     if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
-        raise ConfigError(f"{table_prefix(table)}topic '{topic}' does not exist on {handle.bootstrap}; create it "
-                          "first")
+        msg = f"{table_prefix(table)}topic '{topic}' does not exist on {handle.bootstrap}; create it first"
+        raise ConfigError(msg)
     if tm.error is not None and tm.error.code() != KafkaError.LEADER_NOT_AVAILABLE:
-        raise ExecutionError(f"{handle.what}: topic '{topic}': {tm.error.str()}")
+        msg = f"{handle.what}: topic '{topic}': {tm.error.str()}"
+        raise ExecutionError(msg)
     return max(1, len(tm.partitions))
 
 
@@ -263,8 +304,9 @@ class KafkaSink(Sink):
         if self.txn is not None:
             self.handle = self.txn.acquire()
         else:
-            self.handle = ProducerHandle(producer_props(self.table, self.guarantee),
-                                         f"Table '{self.table.name}' (kafka sink)")
+            self.handle = ProducerHandle(
+                producer_props(self.table, self.guarantee), f"Table '{self.table.name}' (kafka sink)"
+            )
         n = check_topic(self.handle, self.topic, self.table)
         if self.fixed:
             self.partition = self.task_index % n
@@ -276,8 +318,11 @@ class KafkaSink(Sink):
             ExecutionError: for an updating row or a Kafka delivery failure.
         """
         if not batch.insert_only:
-            raise ExecutionError(f"Table '{self.table.name}' (kafka sink) is append-only but received "
-                                 "update/delete rows; use 'upsert-kafka' with a PRIMARY KEY")
+            msg = (
+                f"Table '{self.table.name}' (kafka sink) is append-only but received "
+                "update/delete rows; use 'upsert-kafka' with a PRIMARY KEY"
+            )
+            raise ExecutionError(msg)
         if batch.num_rows == 0:
             return
         if self._holding:
@@ -342,17 +387,23 @@ def _reason(guarantee: str) -> str:
     if guarantee == "exactly-once":
         return "writes in a Kafka transaction committed with each checkpoint ('sink.delivery-guarantee' = 'exactly-once')"
     if guarantee == "none":
-        return "'sink.delivery-guarantee' = 'none': not flushed at checkpoints; rows may be lost or duplicated"
-    return ("'sink.delivery-guarantee' = 'at-least-once': flushed at each checkpoint; rows written after the "
-            "last checkpoint are written again after a failure")
+        return (
+            "'sink.delivery-guarantee' = 'none': not flushed at checkpoints; rows may be lost or duplicated"
+        )
+    return (
+        "'sink.delivery-guarantee' = 'at-least-once': flushed at each checkpoint; rows written after the "
+        "last checkpoint are written again after a failure"
+    )
 
 
-KAFKA = register(ConnectorSpec(
-    name="kafka",
-    options=OPTIONS,
-    create_source=KafkaSource,
-    create_sink=KafkaSink,
-    option_prefixes=("properties.",),
-    description="Apache Kafka topic (append-only): source with exact positions, sink at-least-once or exactly-once",
-    uses_format=True,
-))
+KAFKA = register(
+    ConnectorSpec(
+        name="kafka",
+        options=OPTIONS,
+        create_source=KafkaSource,
+        create_sink=KafkaSink,
+        option_prefixes=("properties.",),
+        description="Apache Kafka topic (append-only): source with exact positions, sink at-least-once or exactly-once",
+        uses_format=True,
+    )
+)

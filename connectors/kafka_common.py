@@ -18,16 +18,15 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+from streamsql.connectors.base import OptionSpec
 
 from streamsql.catalog import TableDef
-from streamsql.connectors.base import OptionSpec
-from streamsql.errors import BadRecordError, ConfigError, ExecutionError, StreamSQLError
-from streamsql.runtime.elements import Batch
+from streamsql.errors import ConfigError, ExecutionError, StreamSQLError
 from streamsql.types import Field, Schema, SqlType
 
 log = logging.getLogger(__name__)
@@ -45,32 +44,55 @@ METADATA_TIMEOUT_S = 10.0
 FORMATS = ("json", "csv", "raw", "debezium-json")
 
 OPT_TOPIC = OptionSpec("topic", description="topic name, or several separated by ';'")
-OPT_BOOTSTRAP = OptionSpec("properties.bootstrap.servers", required=True,
-                           description="Kafka bootstrap servers, host:port[,host:port...]")
-OPT_GROUP = OptionSpec("properties.group.id",
-                       description="consumer group (for 'group-offsets'; default streamsql-<job>-<table>)")
+OPT_BOOTSTRAP = OptionSpec(
+    "properties.bootstrap.servers",
+    required=True,
+    description="Kafka bootstrap servers, host:port[,host:port...]",
+)
+OPT_GROUP = OptionSpec(
+    "properties.group.id", description="consumer group (for 'group-offsets'; default streamsql-<job>-<table>)"
+)
 OPT_KEY_FORMAT = OptionSpec("key.format", choices=FORMATS, description="format of the message key")
 OPT_VALUE_FORMAT = OptionSpec("value.format", choices=FORMATS, description="format of the message value")
-OPT_FIELDS_INCLUDE = OptionSpec("value.fields-include", default="ALL", choices=("ALL", "EXCEPT_KEY"),
-                                description="whether the value also carries the key fields")
-OPT_GUARANTEE = OptionSpec("sink.delivery-guarantee", choices=("none", "at-least-once", "exactly-once"),
-                           description="none | at-least-once | exactly-once (Kafka transactions)")
-OPT_TXN_PREFIX = OptionSpec("sink.transactional-id-prefix", default="streamsql",
-                            description="prefix of the transactional id (exactly-once)")
-OPT_PROGRESS = OptionSpec("sink.progress-topic", default="_streamsql_progress",
-                          description="compacted topic holding the committed-checkpoint markers (exactly-once)")
-OPT_BOUNDED = OptionSpec("scan.bounded.mode", default="unbounded",
-                         choices=("unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
-                         description="when a bounded read ends: unbounded | latest-offset | ...")
-OPT_BOUNDED_TS = OptionSpec("scan.bounded.timestamp-millis",
-                            description="end timestamp (ms) for 'scan.bounded.mode' = 'timestamp'")
-OPT_BOUNDED_SPECIFIC = OptionSpec("scan.bounded.specific-offsets",
-                                  description="end offsets 'partition:0,offset:42;...' for 'specific-offsets'")
+OPT_FIELDS_INCLUDE = OptionSpec(
+    "value.fields-include",
+    default="ALL",
+    choices=("ALL", "EXCEPT_KEY"),
+    description="whether the value also carries the key fields",
+)
+OPT_GUARANTEE = OptionSpec(
+    "sink.delivery-guarantee",
+    choices=("none", "at-least-once", "exactly-once"),
+    description="none | at-least-once | exactly-once (Kafka transactions)",
+)
+OPT_TXN_PREFIX = OptionSpec(
+    "sink.transactional-id-prefix",
+    default="streamsql",
+    description="prefix of the transactional id (exactly-once)",
+)
+OPT_PROGRESS = OptionSpec(
+    "sink.progress-topic",
+    default="_streamsql_progress",
+    description="compacted topic holding the committed-checkpoint markers (exactly-once)",
+)
+OPT_BOUNDED = OptionSpec(
+    "scan.bounded.mode",
+    default="unbounded",
+    choices=("unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
+    description="when a bounded read ends: unbounded | latest-offset | ...",
+)
+OPT_BOUNDED_TS = OptionSpec(
+    "scan.bounded.timestamp-millis", description="end timestamp (ms) for 'scan.bounded.mode' = 'timestamp'"
+)
+OPT_BOUNDED_SPECIFIC = OptionSpec(
+    "scan.bounded.specific-offsets",
+    description="end offsets 'partition:0,offset:42;...' for 'specific-offsets'",
+)
 
 
 def librdkafka_props(options: dict[str, str]) -> dict[str, Any]:
     """The ``'properties.*'`` options with the prefix stripped (passed to librdkafka as is)."""
-    return {k[len("properties."):]: v for k, v in options.items() if k.startswith("properties.")}
+    return {k[len("properties.") :]: v for k, v in options.items() if k.startswith("properties.")}
 
 
 def table_prefix(table: TableDef) -> str:
@@ -158,16 +180,18 @@ class FormatSetup:
 
 def _strip(options: dict[str, str], fmt: str, prefix: str) -> dict[str, str]:
     """Format options for ``fmt``: ``'<prefix><fmt>.x'`` keys become ``'<fmt>.x'``; with an empty
-    prefix the ``'<fmt>.x'`` keys are taken as they are."""
+    prefix the ``'<fmt>.x'`` keys are taken as they are.
+    """
     out = {}
     for k, v in options.items():
         if k.startswith(prefix + fmt + "."):
-            out[k[len(prefix):]] = v
+            out[k[len(prefix) :]] = v
     return out
 
 
-def format_setup(table: TableDef, key_fields: list[str] | None = None, default_key_format: str | None = None
-                 ) -> FormatSetup:
+def format_setup(
+    table: TableDef, key_fields: list[str] | None = None, default_key_format: str | None = None
+) -> FormatSetup:
     """Resolve the key/value formats of ``table``.
 
     Args:
@@ -181,10 +205,12 @@ def format_setup(table: TableDef, key_fields: list[str] | None = None, default_k
     o = table.options
     pre = table_prefix(table)
     if "format" in o and "value.format" in o:
-        raise ConfigError(f"{pre}set either 'format' or 'value.format', not both")
+        msg = f"{pre}set either 'format' or 'value.format', not both"
+        raise ConfigError(msg)
     vfmt = (o.get("value.format") or o.get("format") or "").strip().lower()
     if not vfmt:
-        raise ConfigError(f"{pre}option 'format' (or 'value.format') is required: one of {', '.join(FORMATS)}")
+        msg = f"{pre}option 'format' (or 'value.format') is required: one of {', '.join(FORMATS)}"
+        raise ConfigError(msg)
     vopts = _strip(o, vfmt, "value.") if "value.format" in o else _strip(o, vfmt, "")
     if "value.format" in o:  # be lenient: unprefixed format options apply to the value too
         vopts = {**_strip(o, vfmt, ""), **vopts}
@@ -192,9 +218,11 @@ def format_setup(table: TableDef, key_fields: list[str] | None = None, default_k
     if key_fields is None:
         key_fields = [k.strip() for k in o.get("key.fields", "").split(";") if k.strip()]
         if key_fields and "key.format" not in o:
-            raise ConfigError(f"{pre}'key.fields' needs 'key.format'")
+            msg = f"{pre}'key.fields' needs 'key.format'"
+            raise ConfigError(msg)
         if "key.format" in o and not key_fields:
-            raise ConfigError(f"{pre}'key.format' needs 'key.fields' (columns separated by ';')")
+            msg = f"{pre}'key.format' needs 'key.fields' (columns separated by ';')"
+            raise ConfigError(msg)
     kfmt = (o.get("key.format") or (default_key_format if key_fields else "") or "").strip().lower() or None
     key_schema = None
     if kfmt:
@@ -202,8 +230,10 @@ def format_setup(table: TableDef, key_fields: list[str] | None = None, default_k
         for name in key_fields:
             f = physical.find(name)
             if f is None:
-                raise ConfigError(f"{pre}key field '{name}' is not a physical column; columns: "
-                                  f"{', '.join(physical.names)}")
+                msg = (
+                    f"{pre}key field '{name}' is not a physical column; columns: {', '.join(physical.names)}"
+                )
+                raise ConfigError(msg)
             fields.append(f)
         key_schema = Schema(fields)
     include = o.get("value.fields-include", "ALL").upper()
@@ -261,11 +291,18 @@ class ErrorLatch:
                 self.down_reason = err.str()
             if code == KafkaError._ALL_BROKERS_DOWN and self.down_since is None:
                 self.down_since = time.monotonic()
-        elif code in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
-                      KafkaError._SSL, KafkaError.TOPIC_AUTHORIZATION_FAILED,
-                      KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED,
-                      KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED):
-            self.pending = ExecutionError(f"{self.what}: Kafka at {self.bootstrap} refused access: {err.str()}")
+        elif code in (
+            KafkaError._AUTHENTICATION,
+            KafkaError.SASL_AUTHENTICATION_FAILED,
+            KafkaError._SSL,
+            KafkaError.TOPIC_AUTHORIZATION_FAILED,
+            KafkaError.GROUP_AUTHORIZATION_FAILED,
+            KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+            KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+        ):
+            self.pending = ExecutionError(
+                f"{self.what}: Kafka at {self.bootstrap} refused access: {err.str()}"
+            )
         else:
             log.warning("%s: Kafka error event: %s", self.what, err.str())
 
@@ -283,8 +320,11 @@ class ErrorLatch:
             e, self.pending = self.pending, None
             raise e
         if self.down_since is not None and time.monotonic() - self.down_since > BROKER_DOWN_TIMEOUT_S:
-            raise ExecutionError(f"{self.what}: Kafka brokers at {self.bootstrap} unreachable for more than "
-                                 f"{BROKER_DOWN_TIMEOUT_S:.0f} s ({self.down_reason})")
+            msg = (
+                f"{self.what}: Kafka brokers at {self.bootstrap} unreachable for more than "
+                f"{BROKER_DOWN_TIMEOUT_S:.0f} s ({self.down_reason})"
+            )
+            raise ExecutionError(msg)
 
 
 _FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
@@ -292,7 +332,8 @@ _FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVA
 
 def unwrap(e: BaseException) -> BaseException:
     """The KafkaException behind ``e``: confluent-kafka surfaces a fatal error raised while serving
-    callbacks as a SystemError whose cause is the KafkaException."""
+    callbacks as a SystemError whose cause is the KafkaException.
+    """
     if isinstance(e, SystemError) and isinstance(e.__cause__ or e.__context__, KafkaException):
         return e.__cause__ or e.__context__
     return e
@@ -304,10 +345,15 @@ def execution_error(what: str, e: BaseException, bootstrap: str) -> ExecutionErr
     err = e.args[0] if isinstance(e, KafkaException) and e.args else e
     text = err.str() if isinstance(err, KafkaError) else str(err)
     if isinstance(err, KafkaError) and err.code() in _FENCED_CODES:
-        return ExecutionError(f"{what}: producer fenced: another instance with the same transactional.id "
-                              f"started ({text})")
-    if isinstance(err, KafkaError) and err.code() in (KafkaError._TRANSPORT, KafkaError._TIMED_OUT,
-                                                      KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE):
+        return ExecutionError(
+            f"{what}: producer fenced: another instance with the same transactional.id started ({text})"
+        )
+    if isinstance(err, KafkaError) and err.code() in (
+        KafkaError._TRANSPORT,
+        KafkaError._TIMED_OUT,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError._RESOLVE,
+    ):
         return ExecutionError(f"{what}: cannot reach Kafka at {bootstrap}: {text}")
     return ExecutionError(f"{what}: Kafka error: {text}")
 
@@ -329,8 +375,11 @@ def parse_specific_offsets(text: str, option: str, table: TableDef) -> dict[int,
             continue
         m = re.fullmatch(r"\s*partition\s*:\s*(\d+)\s*,\s*offset\s*:\s*(\d+)\s*", part)
         if not m:
-            raise ConfigError(f"{table_prefix(table)}option '{option}' = '{text}' is malformed; expected "
-                              "'partition:0,offset:42;partition:1,offset:300'")
+            msg = (
+                f"{table_prefix(table)}option '{option}' = '{text}' is malformed; expected "
+                "'partition:0,offset:42;partition:1,offset:300'"
+            )
+            raise ConfigError(msg)
         out[int(m.group(1))] = int(m.group(2))
     return out
 
@@ -344,12 +393,14 @@ def int_option(table: TableDef, key: str, required: bool = False) -> int | None:
     v = table.options.get(key)
     if v is None:
         if required:
-            raise ConfigError(f"{table_prefix(table)}option '{key}' is required here")
+            msg = f"{table_prefix(table)}option '{key}' is required here"
+            raise ConfigError(msg)
         return None
     try:
         return int(v)
     except ValueError:
-        raise ConfigError(f"{table_prefix(table)}option '{key}' = '{v}' is not an integer") from None
+        msg = f"{table_prefix(table)}option '{key}' = '{v}' is not an integer"
+        raise ConfigError(msg) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,8 +422,11 @@ def check_metadata(table: TableDef) -> None:
     """Raise ConfigError for a metadata column the Kafka source cannot produce."""
     for c in table.metadata_columns:
         if c.metadata_key not in READABLE_METADATA:
-            raise ConfigError(f"{table_prefix(table)}metadata column '{c.name}' reads unknown key "
-                              f"'{c.metadata_key}'; Kafka provides: {', '.join(READABLE_METADATA)}")
+            msg = (
+                f"{table_prefix(table)}metadata column '{c.name}' reads unknown key "
+                f"'{c.metadata_key}'; Kafka provides: {', '.join(READABLE_METADATA)}"
+            )
+            raise ConfigError(msg)
 
 
 def source_schema(table: TableDef) -> Schema:
@@ -400,8 +454,13 @@ class KafkaReader:
         bounded_mode: ``'scan.bounded.mode'``.
     """
 
-    def __init__(self, table: TableDef, job_name: str, startup_default: str = "group-offsets",
-                 bounded_mode: str = "unbounded"):
+    def __init__(
+        self,
+        table: TableDef,
+        job_name: str,
+        startup_default: str = "group-offsets",
+        bounded_mode: str = "unbounded",
+    ):
         self.table = table
         o = table.options
         self.bootstrap = o.get("properties.bootstrap.servers", "")
@@ -409,20 +468,23 @@ class KafkaReader:
         self.pattern = o.get("topic-pattern")
         pre = table_prefix(table)
         if bool(self.topics) == bool(self.pattern):
-            raise ConfigError(f"{pre}set exactly one of 'topic' and 'topic-pattern'")
+            msg = f"{pre}set exactly one of 'topic' and 'topic-pattern'"
+            raise ConfigError(msg)
         if self.pattern:
             try:
                 self._regex = re.compile(self.pattern)
             except re.error as e:
-                raise ConfigError(f"{pre}option 'topic-pattern' = '{self.pattern}' is not a regex: {e}") from None
+                msg = f"{pre}option 'topic-pattern' = '{self.pattern}' is not a regex: {e}"
+                raise ConfigError(msg) from None
         self.single_topic = len(self.topics) == 1
         self.startup = o.get("scan.startup.mode", startup_default)
         self.bounded_mode = bounded_mode
         if self.startup == "timestamp":
             int_option(table, "scan.startup.timestamp-millis", required=True)
         if self.startup == "specific-offsets":
-            parse_specific_offsets(o.get("scan.startup.specific-offsets", ""), "scan.startup.specific-offsets",
-                                   table)
+            parse_specific_offsets(
+                o.get("scan.startup.specific-offsets", ""), "scan.startup.specific-offsets", table
+            )
         if bounded_mode == "timestamp":
             int_option(table, "scan.bounded.timestamp-millis", required=True)
         self.group_id = o.get("properties.group.id") or f"streamsql-{job_name}-{table.name}"
@@ -460,7 +522,8 @@ class KafkaReader:
         try:
             self.consumer = Consumer(self._consumer_config())
         except KafkaException as e:
-            raise ConfigError(f"{self.what}: bad Kafka properties: {e.args[0].str() if e.args else e}") from None
+            msg = f"{self.what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
+            raise ConfigError(msg) from None
         c = self.consumer
         parts = self._partitions()
         restored = self._parse_position(position, parts) if position else {}
@@ -485,17 +548,21 @@ class KafkaReader:
         if self.pattern:
             names = sorted(t for t in md.topics if self._regex.fullmatch(t))
             if not names:
-                raise ConfigError(f"{self.what}: no topic matches 'topic-pattern' = '{self.pattern}' on "
-                                  f"{self.bootstrap}")
+                msg = f"{self.what}: no topic matches 'topic-pattern' = '{self.pattern}' on {self.bootstrap}"
+                raise ConfigError(msg)
             self.topics = names
         out = []
         for t in self.topics:
             tm = md.topics.get(t)
             if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
-                raise ConfigError(f"{self.what}: topic '{t}' does not exist on {self.bootstrap} "
-                                  "(option 'topic'); create it first")
+                msg = (
+                    f"{self.what}: topic '{t}' does not exist on {self.bootstrap} "
+                    "(option 'topic'); create it first"
+                )
+                raise ConfigError(msg)
             if tm.error is not None:
-                raise ExecutionError(f"{self.what}: topic '{t}': {tm.error.str()}")
+                msg = f"{self.what}: topic '{t}': {tm.error.str()}"
+                raise ExecutionError(msg)
             out += [(t, p) for p in sorted(tm.partitions)]
         return out
 
@@ -516,8 +583,9 @@ class KafkaReader:
 
     def _watermarks(self, tp: tuple[str, int]) -> tuple[int, int]:
         try:
-            return self.consumer.get_watermark_offsets(TopicPartition(*tp), timeout=METADATA_TIMEOUT_S,
-                                                       cached=False)
+            return self.consumer.get_watermark_offsets(
+                TopicPartition(*tp), timeout=METADATA_TIMEOUT_S, cached=False
+            )
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
 
@@ -525,8 +593,9 @@ class KafkaReader:
         if not tps:
             return {}
         try:
-            res = self.consumer.offsets_for_times([TopicPartition(t, p, ts) for t, p in tps],
-                                                  timeout=METADATA_TIMEOUT_S)
+            res = self.consumer.offsets_for_times(
+                [TopicPartition(t, p, ts) for t, p in tps], timeout=METADATA_TIMEOUT_S
+            )
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
         out = {}
@@ -552,8 +621,9 @@ class KafkaReader:
         if mode == "timestamp":
             return self._for_times(rest, int(o["scan.startup.timestamp-millis"]))
         if mode == "specific-offsets":
-            spec = parse_specific_offsets(o.get("scan.startup.specific-offsets", ""),
-                                          "scan.startup.specific-offsets", self.table)
+            spec = parse_specific_offsets(
+                o.get("scan.startup.specific-offsets", ""), "scan.startup.specific-offsets", self.table
+            )
             for tp in list(rest):
                 if tp[1] in spec:
                     out[tp] = spec[tp[1]]
@@ -578,8 +648,9 @@ class KafkaReader:
         out: dict[tuple[str, int], int] = {}
         rest = list(parts)
         if m == "specific-offsets":
-            spec = parse_specific_offsets(o.get("scan.bounded.specific-offsets", ""),
-                                          "scan.bounded.specific-offsets", self.table)
+            spec = parse_specific_offsets(
+                o.get("scan.bounded.specific-offsets", ""), "scan.bounded.specific-offsets", self.table
+            )
             for tp in list(rest):
                 if tp[1] in spec:
                     out[tp] = spec[tp[1]]
@@ -633,11 +704,16 @@ class KafkaReader:
                     self.next[tp] = min(m.offset(), self.stop[tp]) if self.stop else m.offset()
                     self._check_done(tp)
                 continue
-            if err.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION,
-                              KafkaError._UNKNOWN_TOPIC):
-                raise ExecutionError(f"{self.what}: topic {m.topic()}[{m.partition()}] is gone: {err.str()}")
+            if err.code() in (
+                KafkaError.UNKNOWN_TOPIC_OR_PART,
+                KafkaError._UNKNOWN_PARTITION,
+                KafkaError._UNKNOWN_TOPIC,
+            ):
+                msg = f"{self.what}: topic {m.topic()}[{m.partition()}] is gone: {err.str()}"
+                raise ExecutionError(msg)
             if err.fatal() or not err.retriable():
-                raise ExecutionError(f"{self.what}: Kafka error on {m.topic()}[{m.partition()}]: {err.str()}")
+                msg = f"{self.what}: Kafka error on {m.topic()}[{m.partition()}]: {err.str()}"
+                raise ExecutionError(msg)
             log.warning("%s: %s", self.what, err.str())
         return out
 
@@ -668,8 +744,11 @@ class KafkaReader:
 
     def finished(self) -> bool:
         """A bounded read reached the end offset of every partition."""
-        return bool(self.stop) and len(self.done) == len(self.stop) or (
-            self.bounded_mode != "unbounded" and not self.stop and self.consumer is not None)
+        return (
+            bool(self.stop)
+            and len(self.done) == len(self.stop)
+            or (self.bounded_mode != "unbounded" and not self.stop and self.consumer is not None)
+        )
 
     def position(self) -> dict[str, int]:
         """``{"<partition>": next_offset}`` (``"<topic>:<partition>"`` keys for several topics)."""
@@ -700,7 +779,9 @@ def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> li
                 arr = pa.array([msgs[i].offset() for i in idx], pa.int64())
             elif key == "timestamp":
                 ts = [msgs[i].timestamp() for i in idx]
-                arr = pa.array([t[1] if t[0] else None for t in ts], pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
+                arr = pa.array([t[1] if t[0] else None for t in ts], pa.int64()).cast(
+                    pa.timestamp("ms", tz="UTC")
+                )
             else:  # timestamp-type
                 arr = pa.array([_TS_TYPES[msgs[i].timestamp()[0]] for i in idx], pa.string())
             cache[key] = arr
@@ -710,10 +791,17 @@ def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> li
     return out
 
 
-def assemble(table: TableDef, schema: Schema, fs: FormatSetup, value_tbl: pa.Table, key_tbl: pa.Table | None,
-             meta: list[pa.Array]) -> pa.Table:
+def assemble(
+    table: TableDef,
+    schema: Schema,
+    fs: FormatSetup,
+    value_tbl: pa.Table,
+    key_tbl: pa.Table | None,
+    meta: list[pa.Array],
+) -> pa.Table:
     """The output table: physical columns (key fields from the key unless the value carries them)
-    then metadata columns."""
+    then metadata columns.
+    """
     cols = []
     vnames = {n.lower(): i for i, n in enumerate(value_tbl.column_names)}
     knames = {n.lower(): i for i, n in enumerate(key_tbl.column_names)} if key_tbl is not None else {}
@@ -761,7 +849,8 @@ class ProducerHandle:
         try:
             self.producer = Producer(cfg)
         except KafkaException as e:
-            raise ConfigError(f"{what}: bad Kafka properties: {e.args[0].str() if e.args else e}") from None
+            msg = f"{what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
+            raise ConfigError(msg) from None
 
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
         if err is not None:
@@ -774,11 +863,13 @@ class ProducerHandle:
         if self.failed:
             n, first = len(self.failed), self.failed[0]
             self.failed = []
-            raise ExecutionError(f"{self.what}: {n} message(s) could not be delivered to Kafka, first: {first}")
+            msg = f"{self.what}: {n} message(s) could not be delivered to Kafka, first: {first}"
+            raise ExecutionError(msg)
         self.latch.check()
 
-    def produce_many(self, topic: str, keys: list[bytes | None] | None, values: list[bytes | None],
-                     partition: int = -1) -> None:
+    def produce_many(
+        self, topic: str, keys: list[bytes | None] | None, values: list[bytes | None], partition: int = -1
+    ) -> None:
         """Produce one message per value (with ``keys[i]`` when given); never raises BufferError.
 
         Raises:

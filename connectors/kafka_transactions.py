@@ -41,12 +41,18 @@ from typing import Any
 import orjson
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-
-from streamsql.checkpoint.faults import fault_point
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.kafka_common import (
-    _FENCED_CODES, METADATA_TIMEOUT_S, RDKAFKA_LOG, ProducerHandle, execution_error, librdkafka_props, unwrap,
+    _FENCED_CODES,
+    METADATA_TIMEOUT_S,
+    RDKAFKA_LOG,
+    ProducerHandle,
+    execution_error,
+    librdkafka_props,
+    unwrap,
 )
+
+from streamsql.checkpoint.faults import fault_point
 from streamsql.errors import ConfigError, ExecutionError
 
 log = logging.getLogger(__name__)
@@ -54,8 +60,18 @@ log = logging.getLogger(__name__)
 DEFAULT_PREFIX = "streamsql"
 DEFAULT_PROGRESS_TOPIC = "_streamsql_progress"
 SERVICE_KEY = "kafka_transactions"
-_PRODUCER_ONLY = ("transactional.id", "enable.idempotence", "transaction.timeout.ms", "linger.ms", "acks",
-                  "partitioner", "compression.type", "batch.size", "retries", "delivery.timeout.ms")
+_PRODUCER_ONLY = (
+    "transactional.id",
+    "enable.idempotence",
+    "transaction.timeout.ms",
+    "linger.ms",
+    "acks",
+    "partitioner",
+    "compression.type",
+    "batch.size",
+    "retries",
+    "delivery.timeout.ms",
+)
 #: Timeout of init/commit/abort transaction calls.
 TXN_TIMEOUT_S = 60.0
 
@@ -71,8 +87,14 @@ class KafkaTransactions:
         progress_topic: the compacted topic holding the checkpoint markers.
     """
 
-    def __init__(self, props: dict[str, Any], job_name: str, task_index: int = 0,
-                 prefix: str = DEFAULT_PREFIX, progress_topic: str = DEFAULT_PROGRESS_TOPIC):
+    def __init__(
+        self,
+        props: dict[str, Any],
+        job_name: str,
+        task_index: int = 0,
+        prefix: str = DEFAULT_PREFIX,
+        progress_topic: str = DEFAULT_PROGRESS_TOPIC,
+    ):
         self.props = dict(props)
         self.bootstrap = str(self.props.get("bootstrap.servers", ""))
         self.job_name = job_name
@@ -108,13 +130,17 @@ class KafkaTransactions:
             ctx.services[SERVICE_KEY] = txn
             ctx.services["committer"] = txn
             return txn
-        for what, mine, theirs in (("'properties.bootstrap.servers'", props.get("bootstrap.servers"),
-                                    txn.bootstrap), ("'sink.transactional-id-prefix'", prefix, txn.prefix),
-                                   ("'sink.progress-topic'", topic, txn.progress_topic)):
+        for what, mine, theirs in (
+            ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
+            ("'sink.transactional-id-prefix'", prefix, txn.prefix),
+            ("'sink.progress-topic'", topic, txn.progress_topic),
+        ):
             if str(mine) != str(theirs):
-                raise ConfigError(
+                msg = (
                     f"Table '{ctx.table.name}': all exactly-once Kafka sinks of a job share one transaction, "
-                    f"but its {what} = '{mine}' differs from another sink's '{theirs}'")
+                    f"but its {what} = '{mine}' differs from another sink's '{theirs}'"
+                )
+                raise ConfigError(msg)
         return txn
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -135,7 +161,8 @@ class KafkaTransactions:
             self.handle.producer.init_transactions(TXN_TIMEOUT_S)
         except KafkaException as e:
             self.handle = None
-            raise execution_error(f"{self.what}: init_transactions", e, self.bootstrap) from None
+            msg = f"{self.what}: init_transactions"
+            raise execution_error(msg, e, self.bootstrap) from None
         self._ensure_progress_topic()
         self._begin()
 
@@ -143,24 +170,27 @@ class KafkaTransactions:
         try:
             self.handle.producer.begin_transaction()
         except KafkaException as e:
-            raise execution_error(f"{self.what}: begin_transaction", e, self.bootstrap) from None
+            msg = f"{self.what}: begin_transaction"
+            raise execution_error(msg, e, self.bootstrap) from None
         self.in_txn = True
 
     def _ensure_progress_topic(self) -> None:
-        admin = AdminClient({**{k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY},
-                             "logger": RDKAFKA_LOG})
+        admin = AdminClient(
+            {**{k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}, "logger": RDKAFKA_LOG}
+        )
         md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
             return
-        new = NewTopic(self.progress_topic, num_partitions=1, replication_factor=-1,
-                       config={"cleanup.policy": "compact"})
+        new = NewTopic(
+            self.progress_topic, num_partitions=1, replication_factor=-1, config={"cleanup.policy": "compact"}
+        )
         try:
             admin.create_topics([new], operation_timeout=30)[self.progress_topic].result(timeout=60)
         except KafkaException as e:
             err = e.args[0] if e.args else None
             if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
-                raise execution_error(f"{self.what}: creating progress topic '{self.progress_topic}'", e,
-                                      self.bootstrap) from None
+                msg = f"{self.what}: creating progress topic '{self.progress_topic}'"
+                raise execution_error(msg, e, self.bootstrap) from None
 
     @property
     def producer(self):
@@ -199,15 +229,22 @@ class KafkaTransactions:
         self.open()
         h = self.handle
         p = h.producer
-        marker = orjson.dumps({
-            "job": self.job_name, "checkpoint_id": checkpoint_id, "transactional_id": self.transactional_id,
-            "positions": metadata.get("positions", {}), "committed_at": int(time.time() * 1000),
-        })
+        marker = orjson.dumps(
+            {
+                "job": self.job_name,
+                "checkpoint_id": checkpoint_id,
+                "transactional_id": self.transactional_id,
+                "positions": metadata.get("positions", {}),
+                "final": bool(metadata.get("final")),
+                "committed_at": int(time.time() * 1000),
+            }
+        )
         try:
             h.produce_many(self.progress_topic, [self.job_name.encode()], [marker])
         except ExecutionError as e:
             self._abort_quietly()
-            raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}") from None
+            msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
+            raise ExecutionError(msg) from None
         fault_point("during_commit")
         try:
             p.flush(TXN_TIMEOUT_S)
@@ -217,7 +254,8 @@ class KafkaTransactions:
             self._fail_commit(checkpoint_id, unwrap(e))
         except ExecutionError as e:  # failed deliveries: this transaction must not commit
             self._abort_quietly()
-            raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}") from None
+            msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
+            raise ExecutionError(msg) from None
         self.in_txn = False
         self.last_commit = checkpoint_id
         log.debug("%s: committed checkpoint %d", self.what, checkpoint_id)
@@ -227,12 +265,15 @@ class KafkaTransactions:
         err = e.args[0] if isinstance(e, KafkaException) and e.args else None
         why = err.str() if isinstance(err, KafkaError) else str(e)
         if isinstance(err, KafkaError) and err.code() in _FENCED_CODES:
-            why = (f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
-                   f"started ({why})")
+            why = (
+                f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
+                f"started ({why})"
+            )
         elif isinstance(err, KafkaError) and err.txn_requires_abort():
             self._abort_quietly()
         self.in_txn = False
-        raise ExecutionError(f"{self.what}: cannot commit checkpoint {checkpoint_id}: {why}") from None
+        msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {why}"
+        raise ExecutionError(msg) from None
 
     def _abort_quietly(self) -> None:
         try:
@@ -252,7 +293,9 @@ class KafkaTransactions:
         """
         self.open()
         marker = read_last_marker(self.props, self.progress_topic, self.job_name)
-        return None if marker is None else int(marker["checkpoint_id"])
+        if marker is None or marker.get("final"):
+            return None  # nothing committed, or the last run finished: a new run starts afresh
+        return int(marker["checkpoint_id"])
 
     def close(self) -> None:
         """Abort the open transaction (uncommitted rows are never visible) and close; idempotent."""
@@ -264,7 +307,9 @@ class KafkaTransactions:
         self.handle.close(flush=True)
 
 
-def read_last_marker(props: dict[str, Any], topic: str, job_name: str, timeout_s: float = 60.0) -> dict | None:
+def read_last_marker(
+    props: dict[str, Any], topic: str, job_name: str, timeout_s: float = 60.0
+) -> dict | None:
     """Read ``topic`` (read_committed) from the beginning to its end; return the last marker of
     ``job_name`` as a dict, or None.
 
@@ -272,10 +317,16 @@ def read_last_marker(props: dict[str, Any], topic: str, job_name: str, timeout_s
         ExecutionError: when the topic cannot be read within ``timeout_s``.
     """
     cfg = {k: v for k, v in props.items() if k not in _PRODUCER_ONLY}
-    cfg.update({"group.id": f"streamsql-progress-reader-{job_name}", "enable.auto.commit": False,
-                "logger": RDKAFKA_LOG,
-                "isolation.level": "read_committed", "enable.partition.eof": True,
-                "auto.offset.reset": "earliest"})
+    cfg.update(
+        {
+            "group.id": f"streamsql-progress-reader-{job_name}",
+            "enable.auto.commit": False,
+            "logger": RDKAFKA_LOG,
+            "isolation.level": "read_committed",
+            "enable.partition.eof": True,
+            "auto.offset.reset": "earliest",
+        }
+    )
     c = Consumer(cfg)
     what = f"Job '{job_name}': reading progress topic '{topic}'"
     try:
@@ -286,7 +337,9 @@ def read_last_marker(props: dict[str, Any], topic: str, job_name: str, timeout_s
         remaining = set()
         assign = []
         for p in tm.partitions:
-            low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=METADATA_TIMEOUT_S, cached=False)
+            low, high = c.get_watermark_offsets(
+                TopicPartition(topic, p), timeout=METADATA_TIMEOUT_S, cached=False
+            )
             if high > low:
                 remaining.add(p)
                 assign.append(TopicPartition(topic, p, low))
@@ -298,14 +351,16 @@ def read_last_marker(props: dict[str, Any], topic: str, job_name: str, timeout_s
         deadline = time.monotonic() + timeout_s
         while remaining:
             if time.monotonic() > deadline:
-                raise ExecutionError(f"{what}: did not reach its end within {timeout_s:.0f} s")
+                msg = f"{what}: did not reach its end within {timeout_s:.0f} s"
+                raise ExecutionError(msg)
             for m in c.consume(num_messages=1000, timeout=0.5):
                 err = m.error()
                 if err is not None:
                     if err.code() == KafkaError._PARTITION_EOF:
                         remaining.discard(m.partition())
                         continue
-                    raise ExecutionError(f"{what}: {err.str()}")
+                    msg = f"{what}: {err.str()}"
+                    raise ExecutionError(msg)
                 if m.key() == key and m.value() is not None:
                     last = orjson.loads(m.value())  # log order: the newest marker wins
         return last

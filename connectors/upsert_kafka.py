@@ -33,17 +33,33 @@ import time
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
-
-from streamsql.catalog import TableDef
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.kafka import check_topic, decode_keys, producer_props, sink_topic
 from streamsql.connectors.kafka_common import (
-    FORMATS, OPT_BOOTSTRAP, OPT_FIELDS_INCLUDE, OPT_GROUP, OPT_GUARANTEE, OPT_PROGRESS,
-    OPT_TOPIC, OPT_TXN_PREFIX, KafkaReader, ProducerHandle, assemble, check_metadata, execution_error,
-    format_setup, metadata_arrays, resolve_guarantee, source_schema, table_prefix, validate_table,
+    FORMATS,
+    OPT_BOOTSTRAP,
+    OPT_FIELDS_INCLUDE,
+    OPT_GROUP,
+    OPT_GUARANTEE,
+    OPT_PROGRESS,
+    OPT_TOPIC,
+    OPT_TXN_PREFIX,
+    KafkaReader,
+    ProducerHandle,
+    assemble,
+    check_metadata,
+    execution_error,
+    format_setup,
+    metadata_arrays,
+    resolve_guarantee,
+    source_schema,
+    table_prefix,
+    validate_table,
 )
-from streamsql.config import duration_ms
 from streamsql.connectors.registry import register
+
+from streamsql.catalog import TableDef
+from streamsql.config import duration_ms
 from streamsql.errors import ConfigError, ExecutionError
 from streamsql.runtime.elements import Batch, RowKind
 
@@ -51,18 +67,36 @@ OPTIONS = [
     OPT_TOPIC,
     OPT_BOOTSTRAP,
     OPT_GROUP,
-    OptionSpec("key.format", default="json", choices=FORMATS, description="format of the message key (the PRIMARY KEY)"),
+    OptionSpec(
+        "key.format",
+        default="json",
+        choices=FORMATS,
+        description="format of the message key (the PRIMARY KEY)",
+    ),
     OptionSpec("value.format", choices=FORMATS, description="format of the message value"),
     OptionSpec("format", choices=FORMATS, description="alias of 'value.format'"),
     OPT_FIELDS_INCLUDE,
-    OptionSpec("scan.bounded.mode", default="unbounded", choices=("unbounded", "latest-offset"),
-               description="unbounded | latest-offset (stop at each partition's last stable offset at open)"),
-    OptionSpec("sink.buffer-flush.max-rows", default="100000",
-               description="buffered rows that trigger an early compact-and-write (0: only at checkpoints)"),
-    OptionSpec("sink.buffer-flush.interval", default="1 s",
-               description="non-transactional sink: longest time rows wait in the buffer (0: only at checkpoints)"),
-    OptionSpec("sink.delivery-guarantee", choices=OPT_GUARANTEE.choices,
-               description="default: exactly-once in an EXACTLY_ONCE job, else at-least-once"),
+    OptionSpec(
+        "scan.bounded.mode",
+        default="unbounded",
+        choices=("unbounded", "latest-offset"),
+        description="unbounded | latest-offset (stop at each partition's last stable offset at open)",
+    ),
+    OptionSpec(
+        "sink.buffer-flush.max-rows",
+        default="100000",
+        description="buffered rows that trigger an early compact-and-write (0: only at checkpoints)",
+    ),
+    OptionSpec(
+        "sink.buffer-flush.interval",
+        default="1 s",
+        description="non-transactional sink: longest time rows wait in the buffer (0: only at checkpoints)",
+    ),
+    OptionSpec(
+        "sink.delivery-guarantee",
+        choices=OPT_GUARANTEE.choices,
+        description="default: exactly-once in an EXACTLY_ONCE job, else at-least-once",
+    ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
 ]
@@ -72,8 +106,11 @@ _ROW = "__streamsql_row__"
 
 def _primary_key(table: TableDef) -> list[str]:
     if not table.primary_key:
-        raise ConfigError(f"{table_prefix(table)}'upsert-kafka' needs PRIMARY KEY (...) NOT ENFORCED; its columns "
-                          "are the message key")
+        msg = (
+            f"{table_prefix(table)}'upsert-kafka' needs PRIMARY KEY (...) NOT ENFORCED; its columns "
+            "are the message key"
+        )
+        raise ConfigError(msg)
     return list(table.primary_key)
 
 
@@ -82,7 +119,8 @@ def _int_opt(table: TableDef, key: str, default: str) -> int:
     try:
         return int(v)
     except ValueError:
-        raise ConfigError(f"{table_prefix(table)}option '{key}' = '{v}' is not an integer") from None
+        msg = f"{table_prefix(table)}option '{key}' = '{v}' is not an integer"
+        raise ConfigError(msg) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,13 +164,16 @@ class UpsertKafkaSink(Sink):
         self.transactional = self.guarantee == "exactly-once"
         self.guarantee_reason = (
             "writes compacted upserts in a Kafka transaction committed with each checkpoint"
-            if self.transactional else
-            f"'sink.delivery-guarantee' = '{self.guarantee}': changes after the last checkpoint are written "
-            "again after a failure (the last value per key still wins)")
+            if self.transactional
+            else f"'sink.delivery-guarantee' = '{self.guarantee}': changes after the last checkpoint are written "
+            "again after a failure (the last value per key still wins)"
+        )
         self.venc, self.kenc = self.fs.make_encoders(t)
         self.max_rows = _int_opt(t, "sink.buffer-flush.max-rows", "100000")
-        self.interval_s = duration_ms(t.options.get("sink.buffer-flush.interval", "1 s"),
-                                      "sink.buffer-flush.interval") / 1000
+        self.interval_s = (
+            duration_ms(t.options.get("sink.buffer-flush.interval", "1 s"), "sink.buffer-flush.interval")
+            / 1000
+        )
         self.txn = None
         if self.transactional:
             from streamsql.connectors.kafka_transactions import KafkaTransactions
@@ -157,8 +198,9 @@ class UpsertKafkaSink(Sink):
         if self.txn is not None:
             self.handle = self.txn.acquire()
         else:
-            self.handle = ProducerHandle(producer_props(self.table, self.guarantee),
-                                         f"Table '{self.table.name}' (upsert-kafka sink)")
+            self.handle = ProducerHandle(
+                producer_props(self.table, self.guarantee), f"Table '{self.table.name}' (upsert-kafka sink)"
+            )
         check_topic(self.handle, self.topic, self.table)
 
     def write(self, batch: Batch) -> None:
@@ -187,8 +229,11 @@ class UpsertKafkaSink(Sink):
             return
         if self.max_rows > 0 and self._rows >= self.max_rows:
             self._flush_buffer()
-        elif (not self.transactional and self.interval_s > 0
-              and time.monotonic() - self._last_flush >= self.interval_s):
+        elif (
+            not self.transactional
+            and self.interval_s > 0
+            and time.monotonic() - self._last_flush >= self.interval_s
+        ):
             self._flush_buffer()
 
     def _flush_buffer(self) -> None:
@@ -304,7 +349,8 @@ class UpsertKafkaSource(Source):
             deadline = time.monotonic() + 300
             while left:
                 if time.monotonic() > deadline:
-                    raise ExecutionError(f"{r.what}: rebuilding the upsert state timed out")
+                    msg = f"{r.what}: rebuilding the upsert state timed out"
+                    raise ExecutionError(msg)
                 for m in c.consume(num_messages=10000, timeout=0.5):
                     tp = (m.topic(), m.partition())
                     if tp not in left:
@@ -314,7 +360,8 @@ class UpsertKafkaSource(Source):
                         if err.code() == KafkaError._PARTITION_EOF and m.offset() >= left[tp]:
                             del left[tp]
                         elif err.code() != KafkaError._PARTITION_EOF:
-                            raise ExecutionError(f"{r.what}: {err.str()}")
+                            msg = f"{r.what}: {err.str()}"
+                            raise ExecutionError(msg)
                         continue
                     if m.offset() >= left[tp]:
                         del left[tp]
@@ -393,7 +440,9 @@ class UpsertKafkaSource(Source):
         vb = self.vdec.decode(vals, where)
         idx = np.asarray(self.vdec.source_index, dtype=np.int64)  # into vals
         vt = vb.table
-        kt, kept = decode_keys(self.kdec, [msgs[int(src[j])].key() for j in idx], lambda q: where(int(idx[q])))
+        kt, kept = decode_keys(
+            self.kdec, [msgs[int(src[j])].key() for j in idx], lambda q: where(int(idx[q]))
+        )
         if len(kept) != len(idx):
             vt = vt.take(pa.array(kept))
             idx = idx[kept]
@@ -414,12 +463,14 @@ class UpsertKafkaSource(Source):
         self.reader.close()
 
 
-UPSERT_KAFKA = register(ConnectorSpec(
-    name="upsert-kafka",
-    options=OPTIONS,
-    create_source=UpsertKafkaSource,
-    create_sink=UpsertKafkaSink,
-    option_prefixes=("properties.",),
-    description="Kafka topic as an upsert changelog keyed by the PRIMARY KEY (tombstones delete)",
-    uses_format=True,
-))
+UPSERT_KAFKA = register(
+    ConnectorSpec(
+        name="upsert-kafka",
+        options=OPTIONS,
+        create_source=UpsertKafkaSource,
+        create_sink=UpsertKafkaSink,
+        option_prefixes=("properties.",),
+        description="Kafka topic as an upsert changelog keyed by the PRIMARY KEY (tombstones delete)",
+        uses_format=True,
+    )
+)

@@ -91,7 +91,8 @@ class Shell:
         if interactive:
             self.session = PromptSession(
                 input=input, output=output or create_output(), history=_history(), lexer=sql_lexer(),
-                completer=SqlCompleter(env), complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(),
+                completer=SqlCompleter(env), complete_while_typing=False,
+                auto_suggest=AutoSuggestFromHistory(),
                 multiline=input_is_multiline(), prompt_continuation=self._continuation,
                 key_bindings=shell_key_bindings(), style=self.style, include_default_pygments_style=False,
                 bottom_toolbar=create_toolbar(self), search_ignore_case=True, enable_open_in_editor=True)
@@ -197,7 +198,8 @@ class Shell:
             for job in started:
                 job.cancel()
             self.write("\n")
-            self.info("Interrupted" + (f"; cancelled job {', '.join(j.job_id for j in started)}." if started else "."))
+            ids = ", ".join(j.job_id for j in started)
+            self.info(f"Interrupted; cancelled job {ids}." if started else "Interrupted.")
         except Exception as e:  # an error never ends the shell
             self.report(e)
         return True

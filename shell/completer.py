@@ -127,8 +127,9 @@ class SqlCompleter(Completer):
         if _TABLE_CONTEXT.search(head):
             yield from _matching(word, self.table_names(), "table")
             return
-        mentioned = [t for t in self.table_names()
-                     if re.search(rf"\b{re.escape(t)}\b", _mask(statement), re.I) and t.lower() != word.lower()]
+        masked_statement = _mask(statement)
+        mentioned = [t for t in self.table_names() if t.lower() != word.lower()
+                     and re.search(rf"\b{re.escape(t)}\b", masked_statement, re.I)]
         seen: set[str] = set()
         for t in mentioned:
             for c in self.columns_of(t):
@@ -145,8 +146,8 @@ class SqlCompleter(Completer):
         start = -len(partial)
         if re.search(r"'connector'\s*=\s*$", head, re.I):
             specs = known_connectors()
-            return _matching(partial, list(specs), "connector", metas={n: s.description for n, s in specs.items()},
-                             start=start)
+            metas = {n: s.description for n, s in specs.items()}
+            return _matching(partial, list(specs), "connector", metas=metas, start=start)
         if re.search(r"'(?:key\.|value\.)?format'\s*=\s*$", head, re.I):
             from streamsql.connectors.formats import known_formats
 

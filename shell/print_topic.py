@@ -81,7 +81,8 @@ class TopicReader:
     def _open(self):
         from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, TopicPartition
 
-        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"streamsql-print-{uuid.uuid4().hex}",
+        consumer = Consumer({"bootstrap.servers": self.bootstrap,
+                             "group.id": f"streamsql-print-{uuid.uuid4().hex}",
                              "enable.auto.commit": False, "enable.partition.eof": True,
                              "isolation.level": "read_committed", "socket.timeout.ms": 10000})
         try:

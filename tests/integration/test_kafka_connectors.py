@@ -14,14 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-
-from streamsql.catalog import ColumnDef, TableDef
 from streamsql.connectors import kafka_common
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.kafka import KafkaSink, KafkaSource
 from streamsql.connectors.kafka_transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector
 from streamsql.connectors.upsert_kafka import UpsertKafkaSink, UpsertKafkaSource
+
+from streamsql.catalog import ColumnDef, TableDef
 from streamsql.errors import BadRecordError, ConfigError, ExecutionError
 from streamsql.runtime.elements import Batch, RowKind
 from streamsql.types import SqlType
@@ -51,8 +51,15 @@ def produce(bootstrap, topic, records):
 
 def read_all(bootstrap, topic, isolation="read_committed", timeout=20):
     """Every message of every partition up to the end, as (partition, offset, key, value)."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"t-{uuid.uuid4().hex}", "enable.auto.commit": False,
-                  "isolation.level": isolation, "enable.partition.eof": True})
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"t-{uuid.uuid4().hex}",
+            "enable.auto.commit": False,
+            "isolation.level": isolation,
+            "enable.partition.eof": True,
+        }
+    )
     try:
         md = c.list_topics(topic, timeout=10).topics[topic]
         c.assign([TopicPartition(topic, p, 0) for p in md.partitions])
@@ -97,8 +104,13 @@ COLS = [("id", "BIGINT"), ("name", "STRING")]
 
 
 def src_opts(bootstrap, topic, **extra):
-    o = {"connector": "kafka", "topic": topic, "properties.bootstrap.servers": bootstrap, "format": "json",
-         "scan.startup.mode": "earliest-offset"}
+    o = {
+        "connector": "kafka",
+        "topic": topic,
+        "properties.bootstrap.servers": bootstrap,
+        "format": "json",
+        "scan.startup.mode": "earliest-offset",
+    }
     o.update({k.replace("_", "."): v for k, v in extra.items()})
     return o
 
@@ -109,9 +121,17 @@ def src_opts(bootstrap, topic, **extra):
 def test_source_bounded_latest_offset_three_partitions(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("src3", partitions=3)
     produce(kafka_bootstrap, topic, [(i % 3, None, jrec(i)) for i in range(30)])
-    t = table("src", COLS, {**src_opts(kafka_bootstrap, topic), "scan.bounded.mode": "latest-offset"},
-              meta=[("part", "INT", "partition"), ("off", "BIGINT", "offset"),
-                    ("ts", "TIMESTAMP_LTZ(3)", "timestamp"), ("tp", "STRING", "topic")])
+    t = table(
+        "src",
+        COLS,
+        {**src_opts(kafka_bootstrap, topic), "scan.bounded.mode": "latest-offset"},
+        meta=[
+            ("part", "INT", "partition"),
+            ("off", "BIGINT", "offset"),
+            ("ts", "TIMESTAMP_LTZ(3)", "timestamp"),
+            ("tp", "STRING", "topic"),
+        ],
+    )
     src = KafkaSource(ctx(t))
     assert src.bounded and src.schema.names == ["id", "name", "part", "off", "ts", "tp"]
     src.open(None)
@@ -129,7 +149,9 @@ def test_source_bounded_latest_offset_three_partitions(kafka_bootstrap, kafka_to
 
 def test_source_bounded_empty_topic_finishes(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("empty", partitions=2)
-    src = KafkaSource(ctx(table("e", COLS, {**src_opts(kafka_bootstrap, topic), "scan.bounded.mode": "latest-offset"})))
+    src = KafkaSource(
+        ctx(table("e", COLS, {**src_opts(kafka_bootstrap, topic), "scan.bounded.mode": "latest-offset"}))
+    )
     src.open(None)
     assert src.finished()
     assert src.poll(10, 0.1) is None
@@ -167,7 +189,9 @@ def test_position_skips_transaction_markers(kafka_bootstrap, kafka_topic_factory
     for i in range(3):
         p.produce(topic, jrec(i).encode())
     p.commit_transaction(30)
-    src = KafkaSource(ctx(table("x", COLS, {**src_opts(kafka_bootstrap, topic), "scan.bounded.mode": "latest-offset"})))
+    src = KafkaSource(
+        ctx(table("x", COLS, {**src_opts(kafka_bootstrap, topic), "scan.bounded.mode": "latest-offset"}))
+    )
     src.open(None)
     rows, _ = drain(src, timeout=10)
     src.close()
@@ -202,10 +226,18 @@ def test_bad_record_skipped_with_ignore_parse_errors(kafka_bootstrap, kafka_topi
 
 def test_key_fields_and_specific_offsets(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("keyed")
-    produce(kafka_bootstrap, topic, [(0, json.dumps({"id": i}), json.dumps({"name": f"n{i}"})) for i in range(5)])
-    opts = {**src_opts(kafka_bootstrap, topic), "key.format": "json", "key.fields": "id",
-            "value.fields-include": "EXCEPT_KEY", "scan.startup.mode": "specific-offsets",
-            "scan.startup.specific-offsets": "partition:0,offset:2", "scan.bounded.mode": "latest-offset"}
+    produce(
+        kafka_bootstrap, topic, [(0, json.dumps({"id": i}), json.dumps({"name": f"n{i}"})) for i in range(5)]
+    )
+    opts = {
+        **src_opts(kafka_bootstrap, topic),
+        "key.format": "json",
+        "key.fields": "id",
+        "value.fields-include": "EXCEPT_KEY",
+        "scan.startup.mode": "specific-offsets",
+        "scan.startup.specific-offsets": "partition:0,offset:2",
+        "scan.bounded.mode": "latest-offset",
+    }
     opts["value.format"] = opts.pop("format")
     src = KafkaSource(ctx(table("k", COLS, opts)))
     src.open(None)
@@ -232,12 +264,25 @@ def test_option_validation(kafka_bootstrap):
     with pytest.raises(ConfigError, match="unknown option 'scan.startup.mod'"):
         KafkaSource(ctx(table("v", COLS, {**src_opts(kafka_bootstrap, "t"), "scan.startup.mod": "x"})))
     with pytest.raises(ConfigError, match="json.ignore-parse-error"):
-        KafkaSource(ctx(table("v", COLS, {**src_opts(kafka_bootstrap, "t"), "json.ignore-parse-error": "true"})))
+        KafkaSource(
+            ctx(table("v", COLS, {**src_opts(kafka_bootstrap, "t"), "json.ignore-parse-error": "true"}))
+        )
     with pytest.raises(ConfigError, match="requires option 'properties.bootstrap.servers'"):
         KafkaSource(ctx(table("v", COLS, {"connector": "kafka", "topic": "t", "format": "json"})))
     with pytest.raises(ConfigError, match="malformed"):
-        KafkaSource(ctx(table("v", COLS, {**src_opts(kafka_bootstrap, "t"), "scan.startup.mode": "specific-offsets",
-                                          "scan.startup.specific-offsets": "p0=1"})))
+        KafkaSource(
+            ctx(
+                table(
+                    "v",
+                    COLS,
+                    {
+                        **src_opts(kafka_bootstrap, "t"),
+                        "scan.startup.mode": "specific-offsets",
+                        "scan.startup.specific-offsets": "p0=1",
+                    },
+                )
+            )
+        )
     spec = get_connector("kafka")
     assert "scan.startup.mode" in {o.key for o in spec.options} and spec.option_prefixes == ("properties.",)
 
@@ -247,8 +292,10 @@ def test_option_validation(kafka_bootstrap):
 
 def batch(rows, kinds=None, cols=COLS):
     names = [c for c, _ in cols]
-    t = pa.Table.from_pylist([dict(zip(names, r)) for r in rows],
-                             schema=pa.schema([(n, SqlType.parse(ty).to_arrow()) for n, ty in cols]))
+    t = pa.Table.from_pylist(
+        [dict(zip(names, r)) for r in rows],
+        schema=pa.schema([(n, SqlType.parse(ty).to_arrow()) for n, ty in cols]),
+    )
     return Batch(t, None if kinds is None else np.asarray(kinds, dtype=np.int8))
 
 
@@ -260,7 +307,9 @@ def sink_opts(bootstrap, topic, **extra):
 
 def test_sink_at_least_once_with_key(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("sinkal", partitions=2)
-    s = KafkaSink(ctx(table("s", COLS, {**sink_opts(kafka_bootstrap, topic), "key.format": "json", "key.fields": "id"})))
+    s = KafkaSink(
+        ctx(table("s", COLS, {**sink_opts(kafka_bootstrap, topic), "key.format": "json", "key.fields": "id"}))
+    )
     assert not s.transactional and not s.accepts_updates
     s.open()
     s.write(batch([(i, f"n{i}") for i in range(100)]))
@@ -279,9 +328,15 @@ def progress_topic(factory):
 
 
 def eo_opts(bootstrap, topic, progress):
-    return sink_opts(bootstrap, topic, **{"sink.delivery-guarantee": "exactly-once",
-                                          "sink.progress-topic": progress,
-                                          "sink.transactional-id-prefix": "test"})
+    return sink_opts(
+        bootstrap,
+        topic,
+        **{
+            "sink.delivery-guarantee": "exactly-once",
+            "sink.progress-topic": progress,
+            "sink.transactional-id-prefix": "test",
+        },
+    )
 
 
 def test_exactly_once_holds_rows_between_pre_commit_and_commit(kafka_bootstrap, kafka_topic_factory):
@@ -321,8 +376,17 @@ def test_two_sinks_share_one_transaction(kafka_bootstrap, kafka_topic_factory):
     s2 = KafkaSink(ctx(table("s2", COLS, eo_opts(kafka_bootstrap, t2, progress)), job, services))
     assert s1.txn is s2.txn
     with pytest.raises(ConfigError, match="share one transaction"):
-        KafkaSink(ctx(table("s3", COLS, {**eo_opts(kafka_bootstrap, t2, progress),
-                                         "sink.transactional-id-prefix": "other"}), job, services))
+        KafkaSink(
+            ctx(
+                table(
+                    "s3",
+                    COLS,
+                    {**eo_opts(kafka_bootstrap, t2, progress), "sink.transactional-id-prefix": "other"},
+                ),
+                job,
+                services,
+            )
+        )
     s1.open()
     s2.open()
     s1.write(batch([(1, "a")]))
@@ -363,8 +427,11 @@ def test_aborted_transaction_never_visible_and_zombie_fenced(kafka_bootstrap, ka
     s2.commit(2)
     assert [json.loads(v)["name"] for *_, v in read_all(kafka_bootstrap, topic)] == ["committed", "new"]
     # read_uncommitted shows the aborted records are physically there
-    assert "zombie" in [json.loads(v)["name"] for *_, v in read_all(kafka_bootstrap, topic, "read_uncommitted")
-                        if v and v.startswith(b"{")]
+    assert "zombie" in [
+        json.loads(v)["name"]
+        for *_, v in read_all(kafka_bootstrap, topic, "read_uncommitted")
+        if v and v.startswith(b"{")
+    ]
     assert sv2["committer"].last_committed() == 2
     s2.close()
     s1.close()
@@ -405,7 +472,9 @@ def test_progress_topic_created_compacted(kafka_bootstrap, kafka_admin):
     from confluent_kafka.admin import ConfigResource
 
     name = f"_progress-{uuid.uuid4().hex[:8]}"
-    txn = KafkaTransactions({"bootstrap.servers": kafka_bootstrap}, f"j-{uuid.uuid4().hex[:6]}", 0, "test", name)
+    txn = KafkaTransactions(
+        {"bootstrap.servers": kafka_bootstrap}, f"j-{uuid.uuid4().hex[:6]}", 0, "test", name
+    )
     try:
         txn.commit(1, {})
         res = ConfigResource(ConfigResource.Type.TOPIC, name)
@@ -421,16 +490,29 @@ def test_progress_topic_created_compacted(kafka_bootstrap, kafka_admin):
 
 
 def upsert_opts(bootstrap, topic, **extra):
-    o = {"connector": "upsert-kafka", "topic": topic, "properties.bootstrap.servers": bootstrap,
-         "key.format": "json", "value.format": "json"}
+    o = {
+        "connector": "upsert-kafka",
+        "topic": topic,
+        "properties.bootstrap.servers": bootstrap,
+        "key.format": "json",
+        "value.format": "json",
+    }
     o.update(extra)
     return o
 
 
 def test_upsert_sink_writes_real_tombstones(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("upsert")
-    s = UpsertKafkaSink(ctx(table("u", COLS, upsert_opts(kafka_bootstrap, topic, **{
-        "sink.delivery-guarantee": "at-least-once"}), pk=["id"])))
+    s = UpsertKafkaSink(
+        ctx(
+            table(
+                "u",
+                COLS,
+                upsert_opts(kafka_bootstrap, topic, **{"sink.delivery-guarantee": "at-least-once"}),
+                pk=["id"],
+            )
+        )
+    )
     assert s.accepts_updates and s.requires_primary_key and not s.transactional
     s.open()
     s.write(batch([(1, "a"), (2, "b")]))
@@ -440,13 +522,28 @@ def test_upsert_sink_writes_real_tombstones(kafka_bootstrap, kafka_topic_factory
     s.close()
     msgs = read_all(kafka_bootstrap, topic)
     assert [(json.loads(k), v) for _, _, k, v in msgs] == [
-        ({"id": 1}, b'{"id":1,"name":"a"}'), ({"id": 2}, b'{"id":2,"name":"b"}'), ({"id": 2}, None)]
+        ({"id": 1}, b'{"id":1,"name":"a"}'),
+        ({"id": 2}, b'{"id":2,"name":"b"}'),
+        ({"id": 2}, None),
+    ]
 
 
 def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("compact")
-    s = UpsertKafkaSink(ctx(table("u", COLS, upsert_opts(kafka_bootstrap, topic, **{
-        "sink.delivery-guarantee": "at-least-once", "sink.buffer-flush.interval": "0"}), pk=["id"])))
+    s = UpsertKafkaSink(
+        ctx(
+            table(
+                "u",
+                COLS,
+                upsert_opts(
+                    kafka_bootstrap,
+                    topic,
+                    **{"sink.delivery-guarantee": "at-least-once", "sink.buffer-flush.interval": "0"},
+                ),
+                pk=["id"],
+            )
+        )
+    )
     s.open()
     I, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
     s.write(batch([(1, "a"), (2, "x")], [I, I]))
@@ -464,9 +561,16 @@ def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_facto
 def test_upsert_sink_exactly_once_by_default(kafka_bootstrap, kafka_topic_factory):
     topic, progress = kafka_topic_factory("ueo"), progress_topic(kafka_topic_factory)
     services = {}
-    s = UpsertKafkaSink(ctx(table("u", COLS, upsert_opts(kafka_bootstrap, topic, **{"sink.progress-topic": progress}),
-                                  pk=["id"]), f"job-{uuid.uuid4().hex[:8]}", services,
-                            config={"execution.checkpointing.mode": "EXACTLY_ONCE"}))
+    s = UpsertKafkaSink(
+        ctx(
+            table(
+                "u", COLS, upsert_opts(kafka_bootstrap, topic, **{"sink.progress-topic": progress}), pk=["id"]
+            ),
+            f"job-{uuid.uuid4().hex[:8]}",
+            services,
+            config={"execution.checkpointing.mode": "EXACTLY_ONCE"},
+        )
+    )
     assert s.transactional and services["committer"] is s.txn
     s.open()
     s.write(batch([(1, "a")]))
@@ -477,24 +581,45 @@ def test_upsert_sink_exactly_once_by_default(kafka_bootstrap, kafka_topic_factor
     assert [v for *_, v in read_all(kafka_bootstrap, topic)] == [b'{"id":1,"name":"a"}']
     s.close()  # epoch 2 never committed
     assert [v for *_, v in read_all(kafka_bootstrap, topic)] == [b'{"id":1,"name":"a"}']
-    at_least = UpsertKafkaSink(ctx(table("u", COLS, upsert_opts(kafka_bootstrap, topic), pk=["id"]),
-                                   config={"execution.checkpointing.mode": "AT_LEAST_ONCE"}))
+    at_least = UpsertKafkaSink(
+        ctx(
+            table("u", COLS, upsert_opts(kafka_bootstrap, topic), pk=["id"]),
+            config={"execution.checkpointing.mode": "AT_LEAST_ONCE"},
+        )
+    )
     assert not at_least.transactional
 
 
 def test_upsert_source_changelog_and_restore(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("usrc", config={"cleanup.policy": "compact"})
     k = lambda i: json.dumps({"id": i})  # noqa: E731
-    produce(kafka_bootstrap, topic, [(0, k(1), jrec(1, "a")), (0, k(2), jrec(2, "x")), (0, k(1), jrec(1, "b")),
-                                     (0, k(2), None), (0, k(1), jrec(1, "b")), (0, k(3), None)])
-    t = table("u", COLS, upsert_opts(kafka_bootstrap, topic, **{"scan.bounded.mode": "latest-offset"}), pk=["id"])
+    produce(
+        kafka_bootstrap,
+        topic,
+        [
+            (0, k(1), jrec(1, "a")),
+            (0, k(2), jrec(2, "x")),
+            (0, k(1), jrec(1, "b")),
+            (0, k(2), None),
+            (0, k(1), jrec(1, "b")),
+            (0, k(3), None),
+        ],
+    )
+    t = table(
+        "u", COLS, upsert_opts(kafka_bootstrap, topic, **{"scan.bounded.mode": "latest-offset"}), pk=["id"]
+    )
     src = UpsertKafkaSource(ctx(t))
     assert src.changelog
     src.open(None)
     rows, kinds = drain(src)
     src.close()
     assert list(zip(kinds, [(r["id"], r["name"]) for r in rows])) == [
-        ("+I", (1, "a")), ("+I", (2, "x")), ("-U", (1, "a")), ("+U", (1, "b")), ("-D", (2, "x"))]
+        ("+I", (1, "a")),
+        ("+I", (2, "x")),
+        ("-U", (1, "a")),
+        ("+U", (1, "b")),
+        ("-D", (2, "x")),
+    ]
     assert src.position() == {"0": 6}
     # restore after the first two records: the state before is rebuilt from the topic
     src2 = UpsertKafkaSource(ctx(t))
@@ -502,7 +627,10 @@ def test_upsert_source_changelog_and_restore(kafka_bootstrap, kafka_topic_factor
     rows, kinds = drain(src2)
     src2.close()
     assert list(zip(kinds, [(r["id"], r["name"]) for r in rows])) == [
-        ("-U", (1, "a")), ("+U", (1, "b")), ("-D", (2, "x"))]
+        ("-U", (1, "a")),
+        ("+U", (1, "b")),
+        ("-D", (2, "x")),
+    ]
 
 
 def test_upsert_requires_primary_key(kafka_bootstrap):

@@ -71,7 +71,8 @@ class PipeShell(_Expect):
 
     def __init__(self, **kwargs) -> None:
         self.buf = _Recorder()
-        self.output = Vt100_Output(self.buf, lambda: Size(rows=40, columns=160), term="xterm", enable_cpr=False)
+        self.output = Vt100_Output(self.buf, lambda: Size(rows=40, columns=160), term="xterm",
+                                   enable_cpr=False)
         self._cm = create_pipe_input()
         self.input = self._cm.__enter__()
         self.rc: int | None = None
@@ -131,7 +132,8 @@ class PtyShell(_Expect):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
         exe = os.path.join(os.path.dirname(sys.executable), "streamsql")
-        cmd = [exe, "shell", *args] if os.path.exists(exe) else [sys.executable, "-m", "streamsql.cli", "shell", *args]
+        cmd = [exe, "shell", *args] if os.path.exists(exe) else \
+            [sys.executable, "-m", "streamsql.cli", "shell", *args]
         self.proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
                                      env={**os.environ, "TERM": "xterm", **(env or {})},
                                      start_new_session=True, preexec_fn=_controlling_tty)

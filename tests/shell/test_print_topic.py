@@ -21,7 +21,8 @@ def topic_with_records(kafka_bootstrap, kafka_topic_factory):
     return topic
 
 
-def test_print_topic_from_beginning_stops_when_caught_up(shell, monkeypatch, kafka_bootstrap, topic_with_records):
+def test_print_topic_from_beginning_stops_when_caught_up(shell, monkeypatch, kafka_bootstrap,
+                                                        topic_with_records):
     monkeypatch.setenv("STREAMSQL_KAFKA_BOOTSTRAP", kafka_bootstrap)
     sh = shell()
     m = sh.mark()

@@ -122,8 +122,8 @@ def test_statement_sets_submit_one_job(shell):
     sh.send("CREATE TABLE a (id INT) WITH ('connector' = 'blackhole');\n"
             "CREATE TABLE b (id INT) WITH ('connector' = 'blackhole');\n")
     m = sh.mark()
-    sh.send("EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT id FROM nums;\nINSERT INTO b SELECT id FROM nums;\n"
-            "END;\n")
+    sh.send("EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT id FROM nums;\n"
+            "INSERT INTO b SELECT id FROM nums;\nEND;\n")
     sh.expect(r"Job ID: \w+", after=m)
     m = sh.mark()
     sh.send("BEGIN STATEMENT SET;\n")
@@ -170,7 +170,8 @@ def test_internal_errors_never_end_the_shell_and_verbose_adds_the_trace(shell):
     sh.send("SET 'sql-client.verbose' = 'true';\n")
     m = sh.mark()
     sh.send("SHOW CREATE TABLE boom;\n")
-    sh.expect(r"Internal error: ValueError: boom.*Traceback \(most recent call last\).*ValueError: boom", after=m)
+    sh.expect(r"Internal error: ValueError: boom.*Traceback \(most recent call last\).*ValueError: boom",
+              after=m)
     sh.send("EXIT\n")
     assert sh.wait() == 0
 

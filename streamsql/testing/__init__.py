@@ -1,0 +1,1 @@
+"""Testing tools shipped with the engine: the crash campaign (:mod:`.chaos`)."""
