@@ -96,7 +96,7 @@ OPTIONS = [
         "sink.partitioner",
         default="default",
         choices=("default", "fixed"),
-        description="default: by key hash (murmur2, as Java), keyless rows spread; fixed: one partition per task",
+        description="default: by key hash (murmur2, as Java); fixed: one partition per task",
     ),
     OptionSpec(
         "sink.delivery-guarantee",
@@ -385,7 +385,10 @@ class KafkaSink(Sink):
 
 def _reason(guarantee: str) -> str:
     if guarantee == "exactly-once":
-        return "writes in a Kafka transaction committed with each checkpoint ('sink.delivery-guarantee' = 'exactly-once')"
+        return (
+            "writes in a Kafka transaction committed with each checkpoint "
+            "('sink.delivery-guarantee' = 'exactly-once')"
+        )
     if guarantee == "none":
         return (
             "'sink.delivery-guarantee' = 'none': not flushed at checkpoints; rows may be lost or duplicated"
@@ -403,7 +406,7 @@ KAFKA = register(
         create_source=KafkaSource,
         create_sink=KafkaSink,
         option_prefixes=("properties.",),
-        description="Apache Kafka topic (append-only): source with exact positions, sink at-least-once or exactly-once",
+        description="Apache Kafka topic (append-only); the sink is at-least-once or exactly-once",
         uses_format=True,
     )
 )

@@ -1,7 +1,8 @@
-"""Shared machinery of the Kafka connectors (``kafka``, ``upsert-kafka``) and the transactional
-producer: option specs, librdkafka properties, key/value format set-up, error translation, the
-consumer-side reader (assignment, startup and bounded offsets, positions, metadata columns) and a
-batched producer.
+"""Shared machinery of the Kafka connectors and of the transactional producer.
+
+Used by ``kafka``, ``upsert-kafka`` and :mod:`.kafka_transactions`: option specs, librdkafka
+properties, key/value format set-up, error translation, the consumer-side reader (assignment,
+startup and bounded offsets, positions, metadata columns) and a batched producer.
 
 librdkafka reports trouble in three ways, all turned into StreamSQL errors here:
 
@@ -179,9 +180,7 @@ class FormatSetup:
 
 
 def _strip(options: dict[str, str], fmt: str, prefix: str) -> dict[str, str]:
-    """Format options for ``fmt``: ``'<prefix><fmt>.x'`` keys become ``'<fmt>.x'``; with an empty
-    prefix the ``'<fmt>.x'`` keys are taken as they are.
-    """
+    """Format options for ``fmt``: ``'<prefix><fmt>.x'`` keys become ``'<fmt>.x'``."""
     out = {}
     for k, v in options.items():
         if k.startswith(prefix + fmt + "."):
@@ -195,6 +194,7 @@ def format_setup(
     """Resolve the key/value formats of ``table``.
 
     Args:
+        table: the table.
         key_fields: key columns imposed by the connector (upsert-kafka: the PRIMARY KEY); None
             to use ``'key.fields'``.
         default_key_format: key format when ``'key.format'`` is unset but a key is needed.
@@ -331,8 +331,10 @@ _FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVA
 
 
 def unwrap(e: BaseException) -> BaseException:
-    """The KafkaException behind ``e``: confluent-kafka surfaces a fatal error raised while serving
-    callbacks as a SystemError whose cause is the KafkaException.
+    """The KafkaException behind ``e``.
+
+    confluent-kafka surfaces a fatal error raised while serving callbacks as a SystemError whose
+    cause is the KafkaException.
     """
     if isinstance(e, SystemError) and isinstance(e.__cause__ or e.__context__, KafkaException):
         return e.__cause__ or e.__context__
@@ -665,8 +667,10 @@ class KafkaReader:
 
     # -- reading --------------------------------------------------------------------------------
     def consume(self, max_rows: int, timeout_s: float) -> list[Message]:
-        """Up to ``max_rows`` data messages (errors raised, EOF events and messages past a
-        bounded end dropped; positions of EOF events applied).
+        """Up to ``max_rows`` data messages.
+
+        Errors are raised, EOF events and messages past a bounded end dropped; EOF events move
+        the positions past skipped control records.
 
         Raises:
             ExecutionError, ConfigError: for Kafka errors (see module docstring).
@@ -799,8 +803,9 @@ def assemble(
     key_tbl: pa.Table | None,
     meta: list[pa.Array],
 ) -> pa.Table:
-    """The output table: physical columns (key fields from the key unless the value carries them)
-    then metadata columns.
+    """The output table: physical columns, then metadata columns.
+
+    Key fields come from the key unless the value carries them too.
     """
     cols = []
     vnames = {n.lower(): i for i, n in enumerate(value_tbl.column_names)}

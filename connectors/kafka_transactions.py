@@ -310,8 +310,9 @@ class KafkaTransactions:
 def read_last_marker(
     props: dict[str, Any], topic: str, job_name: str, timeout_s: float = 60.0
 ) -> dict | None:
-    """Read ``topic`` (read_committed) from the beginning to its end; return the last marker of
-    ``job_name`` as a dict, or None.
+    """The last marker of ``job_name`` in ``topic`` as a dict, or None.
+
+    Reads the topic with ``read_committed`` from the beginning to its end.
 
     Raises:
         ExecutionError: when the topic cannot be read within ``timeout_s``.

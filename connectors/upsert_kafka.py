@@ -165,8 +165,8 @@ class UpsertKafkaSink(Sink):
         self.guarantee_reason = (
             "writes compacted upserts in a Kafka transaction committed with each checkpoint"
             if self.transactional
-            else f"'sink.delivery-guarantee' = '{self.guarantee}': changes after the last checkpoint are written "
-            "again after a failure (the last value per key still wins)"
+            else f"'sink.delivery-guarantee' = '{self.guarantee}': changes after the last checkpoint "
+            "are written again after a failure (the last value per key still wins)"
         )
         self.venc, self.kenc = self.fs.make_encoders(t)
         self.max_rows = _int_opt(t, "sink.buffer-flush.max-rows", "100000")

@@ -127,12 +127,13 @@ class Shell:
 
     def report(self, e: BaseException) -> None:
         """Print an exception as users see errors; a stack trace only in verbose mode."""
+        verbose = self._verbose()
         if isinstance(e, StreamSQLError):
             self.error(str(e))
         else:
-            self.error(f"Internal error: {type(e).__name__}: {e}\n"
-                       "This is a bug in StreamSQL; SET 'sql-client.verbose' = 'true' shows the stack trace.")
-        if self._verbose():
+            hint = "" if verbose else "\nSET 'sql-client.verbose' = 'true' shows the stack trace."
+            self.error(f"Internal error: {type(e).__name__}: {e}{hint}")
+        if verbose:
             self.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
 
     def _verbose(self) -> bool:

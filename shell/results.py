@@ -14,6 +14,7 @@ views show ``PRINT TOPIC`` records (no op column, no job).
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import threading
 import time
 from collections import deque
@@ -134,6 +135,21 @@ def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = 
 # -- formatting ------------------------------------------------------------------------------
 
 
+def _width_for(v: Any) -> int:
+    """A column width that fits ``v`` and, for numbers and times, any later value of its type
+    (the header is printed before later rows are known)."""
+    text = len(format_value(v))
+    if isinstance(v, bool):
+        return max(text, 5)
+    if isinstance(v, int):
+        return max(text, 11 if -(2**31) <= v < 2**31 else 20)
+    if isinstance(v, float):
+        return max(text, 12)
+    if isinstance(v, (_dt.date, _dt.time)):
+        return max(text, 23)
+    return text
+
+
 def _cell(v: Any, width: int) -> str:
     s = format_value(v).replace("\n", " ")
     return s if len(s) <= width else s[: max(width - 3, 1)] + "..."
@@ -153,7 +169,7 @@ class TableauPrinter:
 
     def header(self, first: list[tuple[RowKind | None, tuple]]) -> str:
         cells = [self._cells(k, r) for k, r in first]
-        self.widths = [min(self.max_width, max([len(h)] + [len(format_value(c[i])) for c in cells] + [4]))
+        self.widths = [min(self.max_width, max([len(h), 4] + [_width_for(c[i]) for c in cells]))
                        for i, h in enumerate(self.headers)]
         return "\n".join([self.border(), self._line(self.headers), self.border()]) + "\n"
 

@@ -215,7 +215,7 @@ class JobRunner:
             busy = False
             live = [s for s in sources if not s.ended]
             for s in live:
-                busy |= s.step(0.0 if busy or len(live) > 1 else 0.05)
+                busy |= s.step(0.0 if busy else (0.01 if len(live) > 1 else 0.05))
             self.metrics["rows_in"] = sum(s.rows for s in sources)
             coord.maybe_complete()
             if all(s.ended for s in sources):

@@ -465,7 +465,11 @@ def test_last_committed_returns_last_marker_of_the_job(kafka_bootstrap, kafka_to
     txo.close()
     again = KafkaTransactions({"bootstrap.servers": kafka_bootstrap}, job, 0, "test", progress)
     assert again.last_committed() == 3
+    again.commit(4, {"positions": {}, "final": True})  # the job finished: a new run starts afresh
     again.close()
+    fresh = KafkaTransactions({"bootstrap.servers": kafka_bootstrap}, job, 0, "test", progress)
+    assert fresh.last_committed() is None
+    fresh.close()
 
 
 def test_progress_topic_created_compacted(kafka_bootstrap, kafka_admin):
@@ -545,9 +549,9 @@ def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_facto
         )
     )
     s.open()
-    I, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
-    s.write(batch([(1, "a"), (2, "x")], [I, I]))
-    s.write(batch([(1, "a"), (1, "b"), (3, "y")], [UB, UA, I]))
+    INS, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+    s.write(batch([(1, "a"), (2, "x")], [INS, INS]))
+    s.write(batch([(1, "a"), (1, "b"), (3, "y")], [UB, UA, INS]))
     s.write(batch([(1, "b"), (1, "c"), (2, "x")], [UB, UA, D]))
     assert read_all(kafka_bootstrap, topic, "read_uncommitted") == []  # buffered until the checkpoint
     s.pre_commit(1)

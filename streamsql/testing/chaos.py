@@ -1,0 +1,233 @@
+"""The crash campaign: kill a running job again and again, then check the committed output.
+
+A producer feeds a 3-partition topic while a job (a subprocess running ``streamsql run``)
+consumes it under checkpoints; the campaign ``kill -9``s the job at random times and makes it
+die at each fault-injection point (``STREAMSQL_FAULT``, see
+:mod:`streamsql.checkpoint.faults`), restarting it each time with the same ``pipeline.name``.
+Finally a bounded run drains the topic and finishes. The output is read with a
+``read_committed`` consumer and compared with DuckDB over every produced record:
+
+- ``agg``: ``GROUP BY k`` count/sum into ``upsert-kafka``, folded by key;
+- ``filter``: a filter/projection into an exactly-once ``kafka`` sink, compared as a multiset.
+
+Both queries read the input through a UNION ALL of two scans so that barrier alignment (and
+its fault point) is exercised.
+
+usage::
+
+    python -m streamsql.testing.chaos --records 200000 --kills 20 --query agg --backend rocksdb
+    python -m streamsql.testing.chaos --mode AT_LEAST_ONCE ...   # reports duplicates it saw
+
+Prints kills, restarts, records, lost and duplicated; exits 1 on any difference (under
+AT_LEAST_ONCE only a loss is a difference).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+import duckdb
+import orjson
+
+POINTS = ("before_barrier", "during_alignment", "after_snapshot_before_commit", "during_commit",
+          "after_commit_before_bookkeeping")
+
+_SQL = """
+SET 'pipeline.name' = '{job}';
+SET 'execution.checkpointing.interval' = '{interval}';
+SET 'execution.checkpointing.mode' = '{mode}';
+SET 'state.backend.type' = '{backend}';
+CREATE TABLE src (id BIGINT, k INT, v INT) WITH (
+  'connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{bounded});
+{sink}
+"""
+_AGG_SINK = """
+CREATE TABLE out_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+  'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'key.format' = 'json', 'value.format' = 'json');
+INSERT INTO out_t SELECT k, COUNT(*), SUM(v) FROM (
+  SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1) GROUP BY k;
+"""
+_FILTER_SINK = """
+CREATE TABLE out_t (id BIGINT, k INT, v2 INT) WITH (
+  'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'format' = 'json', 'sink.delivery-guarantee' = '{guarantee}');
+INSERT INTO out_t SELECT id, k, v * 2 FROM (
+  SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1) WHERE MOD(v, 3) <> 0;
+"""
+
+
+def _records(n: int) -> list[dict]:
+    rnd = random.Random(7)
+    return [{"id": i, "k": rnd.randrange(500), "v": rnd.randrange(1000)} for i in range(n)]
+
+
+def _create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(t, p, 1, config=c) for t, p, c in topics]).values():
+        f.result()
+
+
+def _produce(bootstrap: str, topic: str, records: list[dict], seconds: float, done: threading.Event) -> None:
+    from confluent_kafka import Producer
+
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 10})
+    chunk = max(1, len(records) // max(1, int(seconds * 10)))
+    for start in range(0, len(records), chunk):
+        for r in records[start:start + chunk]:
+            while True:
+                try:
+                    p.produce(topic, orjson.dumps(r), partition=r["id"] % 3)
+                    break
+                except BufferError:
+                    p.poll(0.05)
+        p.poll(0)
+        time.sleep(0.1)
+    if p.flush(60):
+        raise RuntimeError("producer could not deliver every record")
+    done.set()
+
+
+def read_committed(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes | None]]:
+    """Every committed record of ``topic``, read to the end with ``read_committed``."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"chaos-check-{uuid.uuid4().hex}",
+                  "isolation.level": "read_committed", "enable.auto.commit": False})
+    parts = [TopicPartition(topic, p, 0) for p in c.list_topics(topic, timeout=10).topics[topic].partitions]
+    ends = {p.partition: c.get_watermark_offsets(p, timeout=10)[1] for p in parts}
+    c.assign(parts)
+    out: list = []
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        for m in c.consume(5000, timeout=0.5):
+            if not m.error():
+                out.append((m.key(), m.value()))
+        if all(tp.offset >= ends[tp.partition] or ends[tp.partition] == 0 for tp in c.position(parts)):
+            break
+    c.close()
+    return out
+
+
+def _run_job(script: str, cwd: str, env: dict, kill_after: float | None, log) -> int:
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", "run", script], cwd=cwd, env=env,
+                            stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        return proc.wait(timeout=kill_after)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        return -9
+
+
+def campaign(a: argparse.Namespace) -> int:
+    """Run one campaign (see module docstring); returns the exit code."""
+    run = uuid.uuid4().hex[:8]
+    src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
+    cfg = {"cleanup.policy": "compact"} if a.query == "agg" else {}
+    _create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
+    records = _records(a.records)
+    done = threading.Event()
+    feeder = threading.Thread(target=_produce, args=(a.bootstrap, src, records, a.feed_seconds, done), daemon=True)
+    feeder.start()
+    work = tempfile.mkdtemp(prefix="streamsql-chaos-")
+    sink = (_AGG_SINK if a.query == "agg" else _FILTER_SINK).format(
+        out=out, bootstrap=a.bootstrap, guarantee="exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once")
+    params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src, bootstrap=a.bootstrap)
+    unbounded = os.path.join(work, "job.sql")
+    bounded = os.path.join(work, "final.sql")
+    with open(unbounded, "w") as f:
+        f.write(_SQL.format(bounded="", sink=sink, **params))
+    with open(bounded, "w") as f:
+        f.write(_SQL.format(bounded=", 'scan.bounded.mode' = 'latest-offset'", sink=sink, **params))
+    rnd = random.Random(a.seed)
+    plan = [("point", p) for p in POINTS] + [("random", None)] * max(0, a.kills - len(POINTS))
+    rnd.shuffle(plan)
+    kills = restarts = 0
+    log = open(os.path.join(work, "jobs.log"), "ab")
+    for kind, point in plan:
+        env = dict(os.environ)
+        if kind == "point":
+            env["STREAMSQL_FAULT"] = f"{point}:{rnd.randint(1, 3)}"
+            rc = _run_job(unbounded, work, env, a.max_run_seconds, log)
+            how = f"fault {point}" if rc == 137 else f"fault {point} not reached; kill -9"
+        else:
+            env.pop("STREAMSQL_FAULT", None)
+            rc = _run_job(unbounded, work, env, rnd.uniform(a.min_kill, a.max_kill), log)
+            how = "kill -9"
+        if rc not in (137, -9):
+            print(f"job exited by itself with code {rc}; see {work}/jobs.log", flush=True)
+            return 1
+        kills += 1
+        restarts += 1
+        print(f"kill {kills}: {how}", flush=True)
+    done.wait()
+    rc = _run_job(bounded, work, dict(os.environ), None, log)
+    if rc != 0:
+        print(f"final bounded run failed with code {rc}; see {work}/jobs.log", flush=True)
+        return 1
+    lost, dup = _compare(a, records, read_committed(a.bootstrap, out))
+    print(f"kills={kills} restarts={restarts} records={len(records)} lost={lost} duplicated={dup}", flush=True)
+    if lost or (dup and a.mode == "EXACTLY_ONCE"):
+        print("DIFFERENCE: the committed output does not match DuckDB over the input", flush=True)
+        return 1
+    return 0
+
+
+def _compare(a, records: list[dict], output: list) -> tuple[int, int]:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE r (id BIGINT, k INT, v INT)")
+    con.executemany("INSERT INTO r VALUES (?, ?, ?)", [(r["id"], r["k"], r["v"]) for r in records])
+    if a.query == "agg":
+        expected = {k: (n, s) for k, n, s in con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall()}
+        actual = {}
+        for key, value in output:
+            k = orjson.loads(key)["k"]
+            if value is None:
+                actual.pop(k, None)
+            else:
+                row = orjson.loads(value)
+                actual[k] = (row["n"], row["s"])
+        lost = sum(max(0, n - actual.get(k, (0, 0))[0]) for k, (n, _) in expected.items())
+        dup = sum(max(0, n - expected.get(k, (0, 0))[0]) for k, (n, _) in actual.items())
+        wrong_sums = sum(1 for k in expected if k in actual and actual[k][0] == expected[k][0]
+                         and actual[k][1] != expected[k][1])
+        return lost + wrong_sums, dup
+    expected = collections.Counter(con.execute("SELECT id, k, v * 2 FROM r WHERE v % 3 <> 0").fetchall())
+    actual = collections.Counter((r["id"], r["k"], r["v2"]) for r in (orjson.loads(v) for _, v in output))
+    return sum((expected - actual).values()), sum((actual - expected).values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (see module docstring)."""
+    ap = argparse.ArgumentParser(description="Kill a StreamSQL job repeatedly; check exactly-once.")
+    ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
+    ap.add_argument("--records", type=int, default=200_000)
+    ap.add_argument("--kills", type=int, default=20, help="at least 5: one per fault point, the rest random")
+    ap.add_argument("--query", choices=("agg", "filter"), default="agg")
+    ap.add_argument("--backend", choices=("rocksdb", "hashmap"), default="rocksdb")
+    ap.add_argument("--mode", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), default="EXACTLY_ONCE")
+    ap.add_argument("--interval", default="300 ms", help="checkpoint interval")
+    ap.add_argument("--feed-seconds", type=float, default=20.0, help="spread the input over this long")
+    ap.add_argument("--min-kill", type=float, default=1.0)
+    ap.add_argument("--max-kill", type=float, default=4.0)
+    ap.add_argument("--max-run-seconds", type=float, default=20.0, help="a fault point not reached by then: kill -9")
+    ap.add_argument("--seed", type=int, default=1)
+    return campaign(ap.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
