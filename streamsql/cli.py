@@ -51,6 +51,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise type(e)(f"{args.file}:{st.line}: {e}") from None
             print_result(result, sys.stdout)
         env.wait_all()
+        for job in env.jobs.values():
+            m, cp = job.metrics, job.last_checkpoint
+            last = (f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
+                    f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)") if cp else "no checkpoint"
+            sys.stderr.write(f"[INFO] Job '{job.name}' {job.status}: {m['rows_in']} rows in, "
+                             f"{m['rows_out']} rows out, {last}\n")
         return 0
     except KeyboardInterrupt:
         sys.stderr.write("\n[INFO] Interrupted; cancelling jobs.\n")

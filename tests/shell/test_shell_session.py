@@ -257,14 +257,24 @@ def test_tab_completes_a_table_name_in_the_prompt(shell):
     sh.expect(r"order_id.*amount.*2 rows in set", after=m)
 
 
-def test_print_sink_rows_appear_above_the_prompt(shell):
-    sh = shell()
-    create_nums(sh)
-    sh.send("CREATE TABLE out (id INT) WITH ('connector' = 'print', 'print-identifier' = 'seen');\n")
-    m = sh.mark()
-    sh.send("INSERT INTO out SELECT id * 7 FROM nums;\n")
-    sh.expect(r"Job ID: \w+", after=m)
-    sh.expect(r"seen> \+I\[42\]", after=m)
-    m = sh.mark()
-    sh.send("SHOW JOBS;\n")
-    sh.expect(r"insert-into_out \|\s+FINISHED", after=m)
+def test_print_sink_rows_appear_above_the_prompt(workdir):
+    # Started here, not in a fixture: pytest swaps sys.stdout between a test's phases, which
+    # would undo the shell's redirection of job output (the print connector writes to sys.stdout).
+    from tests.shell.terminal import PipeShell
+
+    sh = PipeShell()
+    try:
+        sh.expect(r"streamsql> ")
+        create_nums(sh)
+        sh.send("CREATE TABLE out (id INT) WITH ('connector' = 'print', 'print-identifier' = 'seen');\n")
+        m = sh.mark()
+        sh.send("INSERT INTO out SELECT id * 7 FROM nums;\n")
+        sh.expect(r"Job ID: \w+", after=m)
+        sh.expect(r"seen> \+I\[42\]", after=m)
+        m = sh.mark()
+        sh.send("SHOW JOBS;\n")
+        sh.expect(r"insert-into_out \|\s+FINISHED", after=m)
+        sh.send("QUIT\n")
+        assert sh.wait() == 0
+    finally:
+        sh.close()
