@@ -52,6 +52,8 @@ from streamsql.connectors.kafka_common import (
     FormatSetup,
     KafkaReader,
     ProducerHandle,
+    ProducerSinkMixin,
+    ReaderSourceMixin,
     assemble,
     check_metadata,
     format_setup,
@@ -138,7 +140,7 @@ def decode_keys(kdec, keys: list[bytes | None], where) -> tuple[pa.Table, np.nda
     return kb.table.take(take), kept
 
 
-class KafkaSource(Source):
+class KafkaSource(ReaderSourceMixin, Source):
     """Reads a Kafka topic (see module docstring).
 
     Args:
@@ -202,18 +204,6 @@ class KafkaSource(Source):
         meta = metadata_arrays(self.table, msgs, idx) if self.table.metadata_columns else []
         return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds)
 
-    def position(self) -> dict:
-        """``{"<partition>": next_offset}``: the offset after the last record returned."""
-        return self.reader.position()
-
-    def finished(self) -> bool:
-        """True once a bounded read reached every partition's end offset."""
-        return self.bounded and self.reader.finished()
-
-    def close(self) -> None:
-        """Close the consumer."""
-        self.reader.close()
-
 
 # --------------------------------------------------------------------------------------------
 # the sink
@@ -262,7 +252,7 @@ def check_topic(handle: ProducerHandle, topic: str, table) -> int:
     return max(1, len(tm.partitions))
 
 
-class KafkaSink(Sink):
+class KafkaSink(ProducerSinkMixin, Sink):
     """Writes +I rows to a Kafka topic (see module docstring for the guarantees).
 
     Args:
@@ -283,12 +273,7 @@ class KafkaSink(Sink):
         self.venc, self.kenc = self.fs.make_encoders(t)
         self.fixed = t.options.get("sink.partitioner", "default") == "fixed"
         self.task_index = ctx.task_index
-        self.txn = None
-        if self.transactional:
-            from streamsql.connectors.kafka_transactions import KafkaTransactions
-
-            self.txn = KafkaTransactions.for_context(ctx)
-        self.handle: ProducerHandle | None = None
+        self._init_producer(ctx)
         self.partition = -1
         self._holding = False
         self._held: list[pa.Table] = []
@@ -301,12 +286,9 @@ class KafkaSink(Sink):
             ConfigError: when the topic does not exist.
             ExecutionError: when the brokers cannot be reached.
         """
-        if self.txn is not None:
-            self.handle = self.txn.acquire()
-        else:
-            self.handle = ProducerHandle(
-                producer_props(self.table, self.guarantee), f"Table '{self.table.name}' (kafka sink)"
-            )
+        self._acquire_handle(
+            lambda: producer_props(self.table, self.guarantee), f"Table '{self.table.name}' (kafka sink)"
+        )
         n = check_topic(self.handle, self.topic, self.table)
         if self.fixed:
             self.partition = self.task_index % n
@@ -352,13 +334,7 @@ class KafkaSink(Sink):
         """
         if self._held:  # an earlier checkpoint failed before committing: its rows join this one
             self._release()
-        if self.guarantee == "none":
-            self.handle.producer.poll(0)
-            self.handle.check()
-        else:
-            self.handle.flush()
-        if self.transactional:
-            self._holding = True
+        self._flush_producer()
 
     def commit(self, checkpoint_id: int) -> None:
         """The job's transaction committed: rows held since the pre-commit go into the next one."""
@@ -370,17 +346,6 @@ class KafkaSink(Sink):
         """End of input: flush (the final checkpoint commits a transactional sink)."""
         if not self.transactional and self.handle is not None:
             self.handle.flush()
-
-    def close(self) -> None:
-        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
-        if self._released:
-            return
-        self._released = True
-        if self.txn is not None:
-            if self.handle is not None:
-                self.txn.release()
-        elif self.handle is not None:
-            self.handle.close(flush=True)
 
 
 def _reason(guarantee: str) -> str:

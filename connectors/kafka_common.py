@@ -931,3 +931,62 @@ class ProducerHandle:
                 self.producer.flush(10)
             except (KafkaException, RuntimeError):
                 pass
+
+
+class ProducerSinkMixin:
+    """Producer lifecycle shared by the kafka and upsert-kafka sinks.
+
+    Expects ``self.table``, ``self.guarantee`` and ``self.transactional`` to be set first.
+    """
+
+    def _init_producer(self, ctx) -> None:
+        self.txn = None
+        if self.transactional:
+            from streamsql.connectors.kafka_transactions import KafkaTransactions
+
+            self.txn = KafkaTransactions.for_context(ctx)
+        self.handle: ProducerHandle | None = None
+
+    def _acquire_handle(self, props, what: str) -> None:
+        """Join the job's transaction, or open a producer from ``props()`` labelled ``what``."""
+        if self.txn is not None:
+            self.handle = self.txn.acquire()
+        else:
+            self.handle = ProducerHandle(props(), what)
+
+    def _flush_producer(self) -> None:
+        """Poll (guarantee none) or flush the producer; a transactional sink then holds its rows."""
+        if self.guarantee == "none":
+            self.handle.producer.poll(0)
+            self.handle.check()
+        else:
+            self.handle.flush()
+        if self.transactional:
+            self._holding = True
+
+    def close(self) -> None:
+        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
+        if self._released:
+            return
+        self._released = True
+        if self.txn is not None:
+            if self.handle is not None:
+                self.txn.release()
+        elif self.handle is not None:
+            self.handle.close(flush=True)
+
+
+class ReaderSourceMixin:
+    """Position, end and close of a source reading through ``self.reader`` (a :class:`KafkaReader`)."""
+
+    def position(self) -> dict:
+        """``{"<partition>": next_offset}``: the offset after the last record returned."""
+        return self.reader.position()
+
+    def finished(self) -> bool:
+        """True once a bounded read reached every partition's end offset."""
+        return self.bounded and self.reader.finished()
+
+    def close(self) -> None:
+        """Close the consumer."""
+        self.reader.close()

@@ -36,6 +36,8 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.kafka import check_topic, decode_keys, producer_props, sink_topic
 from streamsql.connectors.kafka_common import (
+    ProducerSinkMixin,
+    ReaderSourceMixin,
     FORMATS,
     OPT_BOOTSTRAP,
     OPT_FIELDS_INCLUDE,
@@ -45,7 +47,6 @@ from streamsql.connectors.kafka_common import (
     OPT_TOPIC,
     OPT_TXN_PREFIX,
     KafkaReader,
-    ProducerHandle,
     assemble,
     check_metadata,
     execution_error,
@@ -143,7 +144,7 @@ def last_per_key(table: pa.Table, key_names: list[str], key_bytes=None) -> np.nd
         return np.sort(np.fromiter(last.values(), dtype=np.int64, count=len(last)))
 
 
-class UpsertKafkaSink(Sink):
+class UpsertKafkaSink(ProducerSinkMixin, Sink):
     """Writes a changelog as upserts and tombstones keyed by the PRIMARY KEY (see module docstring).
 
     Args:
@@ -174,12 +175,7 @@ class UpsertKafkaSink(Sink):
             duration_ms(t.options.get("sink.buffer-flush.interval", "1 s"), "sink.buffer-flush.interval")
             / 1000
         )
-        self.txn = None
-        if self.transactional:
-            from streamsql.connectors.kafka_transactions import KafkaTransactions
-
-            self.txn = KafkaTransactions.for_context(ctx)
-        self.handle: ProducerHandle | None = None
+        self._init_producer(ctx)
         self._buf: list[tuple[pa.Table, np.ndarray]] = []
         self._rows = 0
         self._holding = False
@@ -195,12 +191,10 @@ class UpsertKafkaSink(Sink):
             ExecutionError: when the brokers cannot be reached.
         """
         _primary_key(self.table)
-        if self.txn is not None:
-            self.handle = self.txn.acquire()
-        else:
-            self.handle = ProducerHandle(
-                producer_props(self.table, self.guarantee), f"Table '{self.table.name}' (upsert-kafka sink)"
-            )
+        self._acquire_handle(
+            lambda: producer_props(self.table, self.guarantee),
+            f"Table '{self.table.name}' (upsert-kafka sink)",
+        )
         check_topic(self.handle, self.topic, self.table)
 
     def write(self, batch: Batch) -> None:
@@ -268,13 +262,7 @@ class UpsertKafkaSink(Sink):
             ExecutionError: for failed deliveries.
         """
         self._flush_buffer()
-        if self.guarantee == "none":
-            self.handle.producer.poll(0)
-            self.handle.check()
-        else:
-            self.handle.flush()
-        if self.transactional:
-            self._holding = True
+        self._flush_producer()
 
     def commit(self, checkpoint_id: int) -> None:
         """The transaction committed: buffered rows may be written into the next one again."""
@@ -286,23 +274,12 @@ class UpsertKafkaSink(Sink):
             self._flush_buffer()
             self.handle.flush()
 
-    def close(self) -> None:
-        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
-        if self._released:
-            return
-        self._released = True
-        if self.txn is not None:
-            if self.handle is not None:
-                self.txn.release()
-        elif self.handle is not None:
-            self.handle.close(flush=True)
-
 
 # --------------------------------------------------------------------------------------------
 # source
 
 
-class UpsertKafkaSource(Source):
+class UpsertKafkaSource(ReaderSourceMixin, Source):
     """Reads an upsert topic as a changelog (+I, -U/+U, -D; see module docstring).
 
     Args:
@@ -449,18 +426,6 @@ class UpsertKafkaSource(Source):
         msg_idx = src[idx]
         meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
         return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds[idx])
-
-    def position(self) -> dict:
-        """``{"<partition>": next_offset}``."""
-        return self.reader.position()
-
-    def finished(self) -> bool:
-        """True once a bounded read reached every partition's end offset."""
-        return self.bounded and self.reader.finished()
-
-    def close(self) -> None:
-        """Close the consumer."""
-        self.reader.close()
 
 
 UPSERT_KAFKA = register(

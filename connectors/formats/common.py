@@ -506,3 +506,75 @@ def combine(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
     if isinstance(arr, pa.ChunkedArray):
         return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     return arr
+
+
+def flag_option(key: str, description: str) -> OptionSpec:
+    """A ``'true'``/``'false'`` format option that defaults to ``'false'``."""
+    return OptionSpec(key, default="false", choices=("true", "false"), description=description)
+
+
+def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataType:
+    """The Arrow type a fast path reads a column as (before :func:`fix_types`).
+
+    Decimals get the column's integer digits and as many fraction digits as fit in 38; timestamps
+    are read in ns; the types in ``text_types`` are read as strings and converted later.
+    """
+    n = t.name
+    if n == "DECIMAL":
+        p, s = t.precision or 10, t.scale or 0
+        return pa.decimal128(38, max(s, 38 - (p - s)))
+    if n == "TIMESTAMP":
+        return pa.timestamp("ns")
+    if n == "TIMESTAMP_LTZ":
+        return pa.timestamp("ns", tz="UTC")
+    if n in text_types:
+        return pa.string()
+    return t.to_arrow()
+
+
+def base64_text(col: pa.Array | pa.ChunkedArray) -> list:
+    """Base64-encode a binary column into Python strings (Flink's encoding of BYTES)."""
+    return [None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()]
+
+
+def decode_records(
+    decoder: Decoder,
+    payloads,
+    pos,
+    lo: int,
+    hi: int,
+    where: Where,
+    parse: Callable[[bytes], tuple],
+    ignore_errors: bool,
+) -> tuple[Batch, np.ndarray]:
+    """Slow path: ``parse`` each payload in ``[lo, hi)`` into a row; a bad one is skipped and
+    counted in ``decoder.skipped`` when ``ignore_errors``, else raised as :class:`BadRecordError`."""
+    rows, used = [], []
+    for j in range(lo, hi):
+        v = payloads[j]
+        try:
+            rows.append(parse(v))
+            used.append(pos[j])
+        except RecordError as e:
+            if not ignore_errors:
+                raise bad_record(decoder.fmt, where(int(pos[j])), str(e), v) from None
+            decoder.skipped += 1
+    return Batch(from_rows(rows, decoder.schema)), np.asarray(used, dtype=np.int64)
+
+
+ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+
+
+def select_payloads(values: list[bytes | None], idx: list[int] | None) -> tuple[list, np.ndarray]:
+    """The payloads at ``idx`` (all when None) and their positions in ``values``."""
+    payloads = values if idx is None else [values[i] for i in idx]
+    pos = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
+    return payloads, pos
+
+
+def try_fast(read: Callable[[list], pa.Table | None], payloads: list) -> pa.Table | None:
+    """``read(payloads)``, or None when Arrow cannot read or convert them."""
+    try:
+        return read(payloads)
+    except ARROW_ERRORS:
+        return None

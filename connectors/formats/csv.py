@@ -34,14 +34,18 @@ from streamsql.connectors.formats.common import (
     Encoder,
     RecordError,
     Where,
-    bad_record,
+    base64_text,
     bool_option,
     decode_bisect,
+    decode_records,
     fix_types,
-    from_rows,
+    flag_option,
     make_converter,
+    read_type,
     render_decimal,
     render_timestamp,
+    select_payloads,
+    try_fast,
 )
 
 from streamsql.errors import ConfigError
@@ -53,24 +57,9 @@ OPTIONS = [
         "csv.field-delimiter", default=",", description="field delimiter, one character (\\t allowed)"
     ),
     OptionSpec("csv.quote-character", default='"', description="quote character enclosing field values"),
-    OptionSpec(
-        "csv.disable-quote-character",
-        default="false",
-        choices=("true", "false"),
-        description="disable quoting (the quote character is ordinary text)",
-    ),
-    OptionSpec(
-        "csv.allow-comments",
-        default="false",
-        choices=("true", "false"),
-        description="skip records starting with '#'",
-    ),
-    OptionSpec(
-        "csv.ignore-parse-errors",
-        default="false",
-        choices=("true", "false"),
-        description="skip records that cannot be decoded (counted) instead of failing",
-    ),
+    flag_option("csv.disable-quote-character", "disable quoting (the quote character is ordinary text)"),
+    flag_option("csv.allow-comments", "skip records starting with '#'"),
+    flag_option("csv.ignore-parse-errors", "skip records that cannot be decoded (counted) instead of failing"),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
     OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
 ]
@@ -104,20 +93,6 @@ class _CsvOptions:
         self.ignore_errors = bool_option(options, "csv.ignore-parse-errors", False, table)
 
 
-def _read_type(t: SqlType) -> pa.DataType:
-    n = t.name
-    if n == "DECIMAL":
-        p, s = t.precision or 10, t.scale or 0
-        return pa.decimal128(38, max(s, 38 - (p - s)))
-    if n == "TIMESTAMP":
-        return pa.timestamp("ns")
-    if n == "TIMESTAMP_LTZ":
-        return pa.timestamp("ns", tz="UTC")
-    if n == "BYTES":
-        return pa.string()
-    return t.to_arrow()
-
-
 _TRUE = ["true", "True", "TRUE", "1"]
 _FALSE = ["false", "False", "FALSE", "0"]
 
@@ -145,7 +120,7 @@ class CsvDecoder(Decoder):
         )
         nl = self.o.null_literal
         self._convert_opts = pcsv.ConvertOptions(
-            column_types={f.name: _read_type(f.type) for f in schema},
+            column_types={f.name: read_type(f.type) for f in schema},
             null_values=[nl] if nl is not None else [""],
             strings_can_be_null=nl is not None,
             quoted_strings_can_be_null=False,
@@ -164,16 +139,12 @@ class CsvDecoder(Decoder):
             self.tombstones += sum(v is None for v in values)
         else:
             idx = None
-        payloads = values if idx is None else [values[i] for i in idx]
+        payloads, pos = select_payloads(values, idx)
         if not payloads:
             return self.empty()
-        pos = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
 
         def fast(lo: int, hi: int):
-            try:
-                table = self._fast(payloads[lo:hi])
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                return None
+            table = try_fast(self._fast, payloads[lo:hi])
             return None if table is None else (Batch(table), pos[lo:hi])
 
         batch, self.source_index, _ = decode_bisect(
@@ -240,17 +211,7 @@ class CsvDecoder(Decoder):
         return tuple(out)
 
     def _slow(self, payloads, pos, lo: int, hi: int, where: Where):
-        rows, used = [], []
-        for j in range(lo, hi):
-            v = payloads[j]
-            try:
-                rows.append(self._parse_record(v))
-                used.append(pos[j])
-            except RecordError as e:
-                if not self.o.ignore_errors:
-                    raise bad_record(self.fmt, where(int(pos[j])), str(e), v) from None
-                self.skipped += 1
-        return Batch(from_rows(rows, self.schema)), np.asarray(used, dtype=np.int64)
+        return decode_records(self, payloads, pos, lo, hi, where, self._parse_record, self.o.ignore_errors)
 
 
 class CsvEncoder(Encoder):
@@ -267,11 +228,7 @@ class CsvEncoder(Encoder):
         if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return render_timestamp(col, t.precision or 0, " ", zulu=n == "TIMESTAMP_LTZ")
         if n == "BYTES":
-            import base64
-
-            return pa.array(
-                [None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()], pa.string()
-            )
+            return pa.array(base64_text(col), pa.string())
         text = col.cast(pa.string())
         if n == "STRING" and self.o.quote:
             q = self.o.quote

@@ -36,6 +36,7 @@ from streamsql.connectors.formats.common import (
     combine,
     decode_bisect,
     fix_types,
+    flag_option,
     from_rows,
 )
 from streamsql.connectors.formats.json import (
@@ -50,18 +51,8 @@ from streamsql.runtime.elements import Batch, RowKind
 from streamsql.types import Schema
 
 OPTIONS = [
-    OptionSpec(
-        "debezium-json.ignore-parse-errors",
-        default="false",
-        choices=("true", "false"),
-        description="skip events that cannot be decoded (counted) instead of failing",
-    ),
-    OptionSpec(
-        "debezium-json.schema-include",
-        default="false",
-        choices=("true", "false"),
-        description="events carry Debezium's {schema, payload} envelope",
-    ),
+    flag_option("debezium-json.ignore-parse-errors", "skip events that cannot be decoded (counted) instead of failing"),
+    flag_option("debezium-json.schema-include", "events carry Debezium's {schema, payload} envelope"),
     OptionSpec(
         "debezium-json.timestamp-format.standard",
         default="SQL",

@@ -46,33 +46,28 @@ from streamsql.connectors.formats.common import (
     RecordError,
     Where,
     bad_record,
+    base64_text,
     bool_option,
     combine,
     decode_bisect,
+    decode_records,
     fix_types,
-    from_rows,
+    flag_option,
     make_converter,
     render_decimal,
     render_timestamp,
+    select_payloads,
+    try_fast,
 )
+from streamsql.connectors.formats.common import read_type as _read_type
 
 from streamsql.errors import ConfigError
 from streamsql.runtime.elements import Batch
 from streamsql.types import Schema, SqlType
 
 OPTIONS = [
-    OptionSpec(
-        "json.ignore-parse-errors",
-        default="false",
-        choices=("true", "false"),
-        description="skip records that cannot be decoded (counted) instead of failing",
-    ),
-    OptionSpec(
-        "json.fail-on-missing-field",
-        default="false",
-        choices=("true", "false"),
-        description="fail when a column's field is absent (else NULL)",
-    ),
+    flag_option("json.ignore-parse-errors", "skip records that cannot be decoded (counted) instead of failing"),
+    flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
     OptionSpec(
         "json.timestamp-format.standard",
         default="SQL",
@@ -92,17 +87,7 @@ _MISSING = object()
 
 def read_type(t: SqlType) -> pa.DataType:
     """The Arrow type the fast path reads a column as (before :func:`fix_types`)."""
-    n = t.name
-    if n == "DECIMAL":
-        p, s = t.precision or 10, t.scale or 0
-        return pa.decimal128(38, max(s, 38 - (p - s)))
-    if n == "TIMESTAMP":
-        return pa.timestamp("ns")
-    if n == "TIMESTAMP_LTZ":
-        return pa.timestamp("ns", tz="UTC")
-    if n in ("DATE", "BYTES"):
-        return pa.string()
-    return t.to_arrow()
+    return _read_type(t, ("DATE", "BYTES"))
 
 
 def read_schema(schema: Schema) -> pa.Schema:
@@ -221,16 +206,12 @@ class JsonDecoder(Decoder):
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
         """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
         idx = self._present(values)
-        payloads = values if idx is None else [values[i] for i in idx]
+        payloads, pos = select_payloads(values, idx)
         if not payloads:
             return self.empty()
-        pos = np.arange(len(values), dtype=np.int64) if idx is None else np.asarray(idx, np.int64)
 
         def fast(lo: int, hi: int):
-            try:
-                table = self._fast(payloads[lo:hi])
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                return None
+            table = try_fast(self._fast, payloads[lo:hi])
             if table is None:
                 return None
             if self.fail_on_missing:
@@ -282,17 +263,12 @@ class JsonDecoder(Decoder):
                     )
 
     def _slow(self, payloads, pos, lo: int, hi: int, where: Where):
-        rows, used = [], []
-        for j in range(lo, hi):
-            v = payloads[j]
-            try:
-                rows.append(self.converter.convert(self.parser.parse(v)))
-                used.append(pos[j])
-            except RecordError as e:
-                if not self.ignore_errors:
-                    raise bad_record(self.fmt, where(int(pos[j])), str(e), v) from None
-                self.skipped += 1
-        return Batch(from_rows(rows, self.schema)), np.asarray(used, dtype=np.int64)
+        return decode_records(
+            self, payloads, pos, lo, hi, where, self._parse_row, self.ignore_errors
+        )
+
+    def _parse_row(self, v: bytes) -> tuple:
+        return self.converter.convert(self.parser.parse(v))
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,9 +293,7 @@ def python_columns(
         elif n == "DATE":
             cols.append(col.cast(pa.string()).to_pylist())
         elif n == "BYTES":
-            import base64
-
-            cols.append([None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()])
+            cols.append(base64_text(col))
         else:
             cols.append(col.to_pylist())
     return cols
