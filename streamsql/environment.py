@@ -15,10 +15,11 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from sqlglot import exp
 
@@ -54,6 +55,11 @@ class TableResult:
     job: JobHandle | None = None
     message: str = ""
     _sink: CollectSink | None = None
+    _ended: bool = field(default=False, repr=False)
+
+    def __iter__(self) -> Iterator[tuple[RowKind, tuple]]:
+        """Same as :meth:`collect` without a timeout: ``for kind, row in result: ...``."""
+        return self.collect()
 
     def collect(self, timeout: float | None = None) -> Iterator[tuple[RowKind, tuple]]:
         """Iterate ``(row kind, row)`` pairs: a query's changelog until it ends (bounded) or
@@ -94,6 +100,104 @@ class TableResult:
             if not self.job.done:
                 self.job.cancel()
 
+    def poll(self, max_rows: int = 1000, timeout: float = 0.1) -> list[tuple[RowKind, tuple]] | None:
+        """Take the ``(row kind, row)`` pairs of a query that are ready, without iterating.
+
+        Waits at most ``timeout`` seconds for the first row, then takes up to ``max_rows`` rows
+        already queued. Unlike :meth:`collect`, it never cancels the job: call
+        ``result.job.cancel()`` when done with an unbounded query.
+
+        Returns:
+            A list of rows (empty: none arrived within ``timeout``), or None once the query has
+            ended and every row was taken. For ``"rows"`` results: all rows, then None.
+
+        Raises:
+            StreamSQLError: when the query's job fails.
+        """
+        if self._ended:
+            return None
+        if self._sink is None:
+            self._ended = True
+            return [(RowKind.INSERT, r) for r in self.rows] if self.kind == "rows" else None
+        q = self._sink.queue
+        out: list[tuple[RowKind, tuple]] = []
+        try:
+            item = q.get(timeout=timeout) if timeout > 0 else q.get_nowait()
+        except queue.Empty:
+            if self.job.done and q.empty():
+                self._ended = True
+                self.job.wait(0)  # raises the job's failure
+                return None
+            return out
+        while True:
+            if item is END:
+                self._ended = True
+                self.job.wait(5)
+                return out or None
+            out.append(item)
+            if len(out) >= max_rows:
+                return out
+            try:
+                item = q.get_nowait()
+            except queue.Empty:
+                return out
+
+    async def collect_async(self, timeout: float | None = None,
+                            max_rows: int = 1000) -> AsyncIterator[tuple[RowKind, tuple]]:
+        """Asynchronously iterate ``(row kind, row)`` pairs, as :meth:`collect` does.
+
+        The blocking queue reads run in a worker thread (:func:`asyncio.to_thread`), a fraction of
+        a second at a time, so the event loop stays free and cancelling the consuming task works
+        promptly. Use ``async for kind, row in result.collect_async(): ...``; leaving the loop
+        early (or cancelling) cancels the query's job once the generator is closed (wrap it in
+        :func:`contextlib.aclosing` to close it at once).
+
+        Args:
+            timeout: stop after this many seconds without a row (None: wait).
+            max_rows: rows taken from the queue per thread hop.
+
+        Raises:
+            StreamSQLError: when the query's job fails.
+        """
+        if self._sink is None:  # "rows" results (SHOW, DESCRIBE ...): ready, no job
+            for r in self.rows if self.kind == "rows" else []:
+                yield RowKind.INSERT, r
+            return
+        last = time.monotonic()
+        try:
+            while True:
+                chunk = await asyncio.to_thread(self.poll, max_rows, 0.1)
+                if chunk is None:
+                    return
+                if not chunk:
+                    if timeout is not None and time.monotonic() - last > timeout:
+                        return
+                    continue
+                last = time.monotonic()
+                for item in chunk:
+                    yield item
+        finally:
+            if self.job is not None and not self.job.done:
+                await asyncio.to_thread(self.job.cancel)
+
+    def wait(self, timeout: float | None = None) -> str | None:
+        """Block until the job of an INSERT, statement set or query ends (Flink's ``await()``).
+
+        Returns:
+            The job's final status (``FINISHED``, ``CANCELED``; ``RUNNING`` after a timeout), or
+            None for results without a job.
+
+        Raises:
+            StreamSQLError: the job's failure, if it failed.
+        """
+        return self.job.wait(timeout) if self.job is not None else None
+
+    async def wait_async(self, timeout: float | None = None) -> str | None:
+        """``await`` the end of this result's job without blocking the event loop; see :meth:`wait`."""
+        if self.job is None:
+            return None
+        return await _wait_job_async(self.job, timeout)
+
 
 class StreamEnvironment:
     """Runs Flink SQL statements: DDL into the catalog, queries and INSERT jobs on the runtime.
@@ -107,6 +211,14 @@ class StreamEnvironment:
         self.catalog = Catalog()
         self.config = Config(config)
         self.jobs: dict[str, JobHandle] = {}
+        self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)
+
+    def __enter__(self) -> StreamEnvironment:
+        """``with StreamEnvironment() as env:`` — :meth:`close` at the end of the block."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- statements ---------------------------------------------------------------------------
     def execute_sql(self, statement: str) -> TableResult:
@@ -258,6 +370,7 @@ class StreamEnvironment:
         cfg = self.config.copy()
         cfg.settings.setdefault("execution.checkpointing.interval", "0")  # a query commits nothing
         handle = JobHandle(JobRunner(name, [node], cfg)).start()
+        self._query_jobs = [j for j in self._query_jobs if not j.done] + [handle]
         return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink)
 
     def _job_row(self, j: JobHandle) -> tuple:
@@ -289,11 +402,99 @@ class StreamEnvironment:
         for j in list(self.jobs.values()):
             j.wait()
 
+    def create_statement_set(self) -> StatementSet:
+        """A :class:`StatementSet`: add INSERTs, then run them all as one job (Flink's API)."""
+        return StatementSet(self)
+
+    async def wait_async(self, job: JobHandle | TableResult, timeout: float | None = None) -> str:
+        """``await`` the end of a job (a :class:`JobHandle` or a result with one), loop unblocked.
+
+        Returns:
+            The job's status: ``FINISHED``, ``CANCELED`` (``RUNNING`` after a timeout).
+
+        Raises:
+            StreamSQLError: the job's failure, if it failed.
+        """
+        handle = job.job if isinstance(job, TableResult) else job
+        if handle is None:
+            msg = "This result has no job to wait for"
+            raise ValueError(msg)
+        return await _wait_job_async(handle, timeout)
+
     def close(self) -> None:
-        """Cancel running jobs."""
-        for j in self.jobs.values():
+        """Cancel running jobs (INSERTs, statement sets and queries)."""
+        for j in [*self.jobs.values(), *self._query_jobs]:
             if not j.done:
                 j.cancel()
+
+
+class StatementSet:
+    """Several INSERTs run as one job with one checkpoint cycle (Flink's ``StatementSet``).
+
+    The same as ``EXECUTE STATEMENT SET BEGIN ... END``.
+
+    Create one with :meth:`StreamEnvironment.create_statement_set`::
+
+        stmts = env.create_statement_set()
+        stmts.add_insert_sql("INSERT INTO a SELECT ...")
+        stmts.add_insert_sql("INSERT INTO b SELECT ...")
+        result = stmts.execute()      # kind "job"; result.job is the JobHandle
+    """
+
+    def __init__(self, env: StreamEnvironment):
+        self._env = env
+        self._sqls: list[str] = []
+
+    def add_insert_sql(self, statement: str) -> StatementSet:
+        """Add one ``INSERT INTO ... SELECT ...``; it is parsed and planned now, so errors show here.
+
+        Returns:
+            self, to chain calls.
+
+        Raises:
+            SqlError: bad SQL, or a statement that is not an INSERT.
+            PlanError: an INSERT that cannot run as asked.
+        """
+        tree = parse_statement(statement)
+        if not isinstance(tree, exp.Insert):
+            msg = f"A statement set takes only INSERT statements, not {type(tree).__name__}"
+            raise SqlError(msg, statement)
+        Planner(self._env.catalog, self._env.config, statement).plan_insert(tree)
+        self._sqls.append(statement.strip().rstrip(";").rstrip())
+        return self
+
+    def _text(self) -> str:
+        if not self._sqls:
+            msg = "The statement set is empty: add INSERTs with add_insert_sql() first"
+            raise SqlError(msg)
+        body = "".join(f"{s};\n" for s in self._sqls)
+        return f"EXECUTE STATEMENT SET\nBEGIN\n{body}END"
+
+    def explain(self) -> str:
+        """EXPLAIN text of the job the statement set would run."""
+        text = self._text()
+        return self._env.explain(parse_statement(text), text)
+
+    def execute(self) -> TableResult:
+        """Submit every added INSERT as one job, then empty the set.
+
+        Returns:
+            A :class:`TableResult` of kind ``"job"``; ``result.job`` is the :class:`JobHandle`.
+        """
+        text = self._text()
+        result = self._env.execute_sql(text)
+        self._sqls.clear()
+        return result
+
+
+async def _wait_job_async(job: JobHandle, timeout: float | None) -> str:
+    """Poll ``job`` from the event loop (no thread left blocked if the awaiting task is cancelled)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not job.done:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(0.05)
+    return job.wait(0)
 
 
 def _target_name(insert: exp.Insert) -> str:

@@ -6,7 +6,7 @@ year/month/day and ``sched_dep_time`` (HHMM). The message timestamp is the same 
 It also creates the result topic of examples/flights/delays.sql (compacted).
 
 usage: python examples/flights/replay.py [--bootstrap 127.0.0.1:9092] [--topic flights]
-                                         [--partitions 3] [--limit N] [--output-topic flight_delays]
+                                         [--partitions 3] [--limit N] [--output-topic flight_delays] [--append]
 """
 
 from __future__ import annotations
@@ -57,8 +57,22 @@ def create_topics(bootstrap: str, topic: str, partitions: int, output_topic: str
                 raise
 
 
+def topic_size(bootstrap: str, topic: str) -> int:
+    """Records currently in ``topic`` (sum of partition high watermarks; 0 if it doesn't exist)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "streamsql-replay-probe"})
+    try:
+        meta = c.list_topics(topic, timeout=10).topics.get(topic)
+        if meta is None or meta.error is not None:
+            return 0
+        return sum(c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in meta.partitions)
+    finally:
+        c.close()
+
+
 def replay(bootstrap: str, topic: str, partitions: int = 3, limit: int | None = None,
-           output_topic: str | None = "flight_delays") -> int:
+           output_topic: str | None = "flight_delays", append: bool = True) -> int:
     """Create ``topic`` and ``output_topic`` (if missing) and produce every flight to ``topic``,
     keyed by tail number.
 
@@ -67,6 +81,10 @@ def replay(bootstrap: str, topic: str, partitions: int = 3, limit: int | None = 
     """
     from confluent_kafka import Producer
 
+    if not append and topic_size(bootstrap, topic):
+        msg = (f"topic '{topic}' already holds records: replaying again would count every flight twice. "
+               f"Use --topic NEW_NAME, or --append to add them anyway.")
+        raise SystemExit(msg)
     create_topics(bootstrap, topic, partitions, output_topic)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "compression.type": "lz4",
                          "enable.idempotence": True})
@@ -95,6 +113,7 @@ if __name__ == "__main__":
     ap.add_argument("--partitions", type=int, default=3)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--output-topic", default="flight_delays", help="result topic to create (compacted)")
+    ap.add_argument("--append", action="store_true", help="add the flights even if the topic holds records")
     a = ap.parse_args()
-    n = replay(a.bootstrap, a.topic, a.partitions, a.limit, a.output_topic)
+    n = replay(a.bootstrap, a.topic, a.partitions, a.limit, a.output_topic, append=a.append)
     print(f"produced {n} flights to {a.topic}")

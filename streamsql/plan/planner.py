@@ -27,6 +27,7 @@ from streamsql.plan.expressions import AGG_TYPES, compile_expression, output_nam
 from streamsql.plan.nodes import (INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, SinkNode,
                                   UnionNode, WatermarkAssignerNode, walk)
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
 from streamsql.types import Field, Schema, SqlType
@@ -115,6 +116,7 @@ class Planner:
             or sel.args.get("having") is not None
         if has_agg:
             return self._aggregate(sel, items, node, scope, cond)
+        check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
         names = _unique([output_name(i, n) for n, i in enumerate(items)])
         compiled = [compile_expression(i.unalias() if isinstance(i, exp.Alias) else i, scope) for i in items]
         calc = self._calc(node, list(zip(names, compiled)), cond)
@@ -145,8 +147,8 @@ class Planner:
         if isinstance(src, exp.Subquery):
             node, scope = self._query(src.this)
             return node, scope.requalify(alias)
-        if isinstance(src, exp.TableFromRows):
-            self._fail(src, f"Window table-valued function {type(src.this).__name__.upper()} is not supported yet")
+        if isinstance(src, exp.TableFromRows):  # window TVF hook (plan/windows.py)
+            return plan_window_tvf(self, src)
         self._fail(src, f"Unsupported FROM item: {src.key.upper()}")
 
     def _scan(self, table: TableDef) -> PlanNode:
@@ -154,6 +156,9 @@ class Planner:
         if spec.create_source is None:
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
             raise PlanError(msg)
+        # Constructing a source validates its options (cheap: nothing connects before open), so a
+        # bad option fails here, with the statement's position, rather than after submission.
+        spec.create_source(ConnectorContext(table, self.job_name, self.config.as_dict()))
         readable = [c for c in table.columns if c.computed is None]
         ordered = [c for c in readable if c.is_physical] + [c for c in readable if not c.is_physical]
         scan_schema = Schema([Field(c.name, c.type) for c in ordered])
@@ -192,6 +197,9 @@ class Planner:
 
     # -- aggregation ---------------------------------------------------------------------------
     def _aggregate(self, sel, items, node, scope, cond) -> tuple[PlanNode, Scope]:
+        windowed = plan_window_aggregate(self, sel, items, node, scope, cond)  # window TVF hook (plan/windows.py)
+        if windowed is not None:
+            return windowed
         group = sel.args.get("group")
         keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
         resolved = [resolve_columns(i, scope) for i in items]

@@ -46,6 +46,7 @@ class Task:
         self.finished = False
         self.rows_in = 0
         self._last_barrier = 0
+        self._pending_barrier: Barrier | None = None
 
     def connect(self, target: Task, input_index: int) -> None:
         """Send this task's output to ``target``'s input ``input_index``."""
@@ -73,6 +74,7 @@ class Task:
         elif isinstance(element, Barrier):
             if element.checkpoint_id <= self._last_barrier:
                 return  # already aligned (a finished input completed it); forward once only
+            self._pending_barrier = element
             if self.aligner.on_barrier(element.checkpoint_id, input_index):
                 self._checkpoint(element)
         elif isinstance(element, EndOfInput):
@@ -92,7 +94,7 @@ class Task:
         combined = self.watermarks.end(input_index)
         pending = self.aligner.pending
         if self.aligner.on_end(input_index) and pending is not None:
-            self._checkpoint(Barrier(pending, 0))
+            self._checkpoint(self._pending_barrier)  # forward the barrier as it arrived
         if combined is not None:
             self.emit(self.operator.process_watermark(Watermark(combined)))
         if self._ended >= self.num_inputs:

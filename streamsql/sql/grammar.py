@@ -53,7 +53,12 @@ def chunk_tokens(tokens: list[Token]) -> list[list[Token]]:
     in_set = False
     for i, token in enumerate(tokens):
         chunk = chunks[-1]
-        if len(chunk) == len(_SET_PREFIX) and [x.text.upper() for x in chunk] == _SET_PREFIX:
+        words = [x.text.upper() for x in chunk]
+        if words and words[0] == "EXPLAIN":  # EXPLAIN [PLAN FOR] EXECUTE STATEMENT SET BEGIN ...
+            words = [w for w in words[1:] if w not in ("PLAN", "FOR")]
+            if words[:2] == ["STATEMENT", "SET"]:
+                words = ["EXECUTE"] + words
+        if not in_set and words == _SET_PREFIX:
             in_set = True
         if in_set:
             prev = chunk[-1] if chunk else None
@@ -218,7 +223,10 @@ class FlinkParser(parser.Parser):
             self._match(TokenType.COMMA)
         if not self._curr:
             self.raise_error("Expecting a statement after EXPLAIN")
-        stmt = self._parse_statement()
+        if self._curr.text.upper() == "STATEMENT":  # Flink's EXPLAIN STATEMENT SET BEGIN ... END
+            stmt = self._parse_statement_set()
+        else:
+            stmt = self._parse_statement()
         return self.expression(nodes.Explain(this=stmt, plan_for=plan_for, expressions=details))
 
     def _parse_stop_job(self) -> nodes.StopJob | None:

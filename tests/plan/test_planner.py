@@ -240,8 +240,6 @@ def test_explain_transactional_sink_without_checkpointing_is_not_exactly_once(en
     assert "kx: exactly-once" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="EXPLAIN EXECUTE STATEMENT SET BEGIN ...; ...; END fails to parse "
-                                       "('Expecting ; after the INSERT statement')")
 def test_explain_statement_set_lists_every_sink(env):
     text = env.execute_sql("EXPLAIN EXECUTE STATEMENT SET BEGIN "
                            "INSERT INTO print_out SELECT g, COUNT(*) FROM src GROUP BY g; "

@@ -278,8 +278,6 @@ def test_task_forwards_the_barrier_it_received():
     assert [e for e in out.elements if isinstance(e, Barrier)] == [b]
 
 
-@pytest.mark.xfail(strict=True, reason="Task._end_input forwards Barrier(pending, 0): the trigger timestamp "
-                                       "and then_stop of the pending barrier are lost")
 def test_task_forwards_the_pending_barrier_when_an_input_ends_during_alignment():
     task, union, rec, listener = make_tasks(exactly_once=True)
     out = Collector()

@@ -1,0 +1,86 @@
+"""Shared helpers of the benchmark harness: Kafka admin, topic end offsets, result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+
+BOOTSTRAP = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+PARTITIONS = 4
+ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results"
+
+
+def admin(bootstrap: str = BOOTSTRAP):
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({"bootstrap.servers": bootstrap})
+
+
+def create_topic(name: str, partitions: int = PARTITIONS, compacted: bool = False,
+                 bootstrap: str = BOOTSTRAP) -> str:
+    """Create ``name`` (deleting an older one of that name) and wait for its leaders."""
+    from confluent_kafka.admin import NewTopic
+
+    a = admin(bootstrap)
+    cfg = {"cleanup.policy": "compact"} if compacted else {}
+    fut = a.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1, config=cfg)])
+    for f in fut.values():
+        f.result(30)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        md = a.list_topics(name, timeout=10).topics.get(name)
+        if md and md.error is None and len(md.partitions) == partitions and all(
+                p.leader >= 0 for p in md.partitions.values()):
+            return name
+        time.sleep(0.1)
+    raise RuntimeError(f"topic {name} has no leaders after 30 s")
+
+
+def delete_topics(names: list[str], bootstrap: str = BOOTSTRAP) -> None:
+    """Best-effort delete."""
+    if not names:
+        return
+    try:
+        for f in admin(bootstrap).delete_topics(list(names), operation_timeout=30).values():
+            try:
+                f.result(30)
+            except Exception:  # noqa: BLE001
+                pass
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def end_offsets(topic: str, bootstrap: str = BOOTSTRAP) -> dict[int, int]:
+    """High watermark (read_committed: last stable offset) per partition."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": unique("bench-eo"),
+                  "isolation.level": "read_committed", "enable.auto.commit": False})
+    try:
+        md = c.list_topics(topic, timeout=10).topics[topic]
+        return {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+                for p in sorted(md.partitions)}
+    finally:
+        c.close()
+
+
+def write_json(path: str | Path, obj) -> None:
+    p = Path(path)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1, default=str))
+    os.replace(tmp, p)
+
+
+def peak_rss_bytes() -> int:
+    """Peak RSS of this process (Linux: ru_maxrss in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

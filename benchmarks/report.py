@@ -1,0 +1,135 @@
+"""Results → ``results.md`` (markdown tables), ``results.json``, ``throughput.png``, ``scaling.png``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def _f(v, fmt="{:,.0f}", none="–"):
+    return none if v is None else fmt.format(v)
+
+
+def _mib(b):
+    return None if not b else b / 2**20
+
+
+def _mean(xs):
+    return sum(xs) / len(xs) if xs else None
+
+
+def table(rows: list[dict]) -> str:
+    by = {(r["workload"], r["contender"]): r for r in rows}
+    lines = ["| workload | contender | events/s | × raw | × quix | p50 latency ms | p99 latency ms | peak RSS MiB "
+             "| mean checkpoint ms | output records (expected) |",
+             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in rows:
+        w, c = r["workload"], r["contender"]
+        if r.get("not_supported"):
+            lines.append(f"| {w} | {c} | not supported | | | | | | | {r['error'][:120]} |")
+            continue
+        if r.get("error"):
+            lines.append(f"| {w} | {c} | failed | | | | | | | {r['error'].splitlines()[0][:120]} |")
+            continue
+        eps = r.get("events_per_s")
+        raw = (by.get((w, "raw")) or {}).get("events_per_s")
+        quix = (by.get((w, "quix")) or {}).get("events_per_s")
+        exp = r.get("expected")
+        out = r.get("out_records")
+        if r.get("out_keys"):
+            out = f"{out:,} ({r['out_keys']:,} keys)"
+        elif out is not None:
+            out = f"{out:,}"
+        lines.append(
+            f"| {w} | {c} | {_f(eps)} | {_f(eps / raw if eps and raw else None, '{:.2f}')} "
+            f"| {_f(eps / quix if eps and quix else None, '{:.2f}')} | {_f(r.get('p50_ms'))} | {_f(r.get('p99_ms'))} "
+            f"| {_f(_mib(r.get('peak_rss')))} | {_f(_mean(r.get('checkpoint_ms') or []), '{:,.1f}')} "
+            f"| {out} ({_f(exp)}) |")
+    return "\n".join(lines)
+
+
+def scaling_table(srows: list[dict]) -> str:
+    if not srows:
+        return ""
+    out = ["| figure | contender | distinct keys | interval ms | events | events/s | peak RSS MiB | mean checkpoint ms |",
+           "|---|---|--:|--:|--:|--:|--:|--:|"]
+    for r in srows:
+        out.append(f"| {r['figure']} | {r['contender']} | {_f(r.get('keys'))} | {_f(r.get('interval_ms'))} "
+                   f"| {_f(r['events'])} | {_f(r.get('events_per_s')) if not r.get('error') else 'failed'} "
+                   f"| {_f(_mib(r.get('peak_rss')))} | {_f(_mean(r.get('checkpoint_ms') or []), '{:,.1f}')} |")
+    return "\n".join(out)
+
+
+def charts(rows: list[dict], srows: list[dict], out_dir: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    contenders = list(dict.fromkeys(r["contender"] for r in rows))
+    by = {(r["workload"], r["contender"]): r for r in rows}
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    width = 0.8 / max(1, len(contenders))
+    for k, (metric, title, scale) in enumerate([("events_per_s", "throughput (events/s, log)", "log"),
+                                                ("p99_ms", "p99 end-to-end latency (ms, log)", "log"),
+                                                ("peak_rss", "peak RSS (MiB)", "linear")]):
+        ax = axes[k]
+        for j, c in enumerate(contenders):
+            vals = []
+            for w in workloads:
+                v = (by.get((w, c)) or {}).get(metric)
+                vals.append((v / 2**20 if metric == "peak_rss" else v) if v else 0)
+            ax.bar([i + j * width for i in range(len(workloads))], vals, width, label=c)
+        ax.set_xticks([i + width * (len(contenders) - 1) / 2 for i in range(len(workloads))])
+        ax.set_xticklabels(workloads)
+        ax.set_yscale(scale)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(out_dir / "throughput.png", dpi=110)
+    plt.close(fig)
+    files.append("throughput.png")
+    if srows:
+        fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+        for c in dict.fromkeys(r["contender"] for r in srows):
+            ks = [r for r in srows if r["figure"] == "keys" and r["contender"] == c and r.get("events_per_s")]
+            axes[0].plot([r["keys"] for r in ks], [r["events_per_s"] for r in ks], "o-", label=c)
+            axes[1].plot([r["keys"] for r in ks], [r["peak_rss"] / 2**20 for r in ks], "o-", label=c)
+            iv = [r for r in srows if r["figure"] == "interval" and r["contender"] == c and r.get("events_per_s")]
+            axes[2].plot([r["interval_ms"] for r in iv], [r["events_per_s"] for r in iv], "o-", label=c)
+        for ax, t in zip(axes, ["AGG events/s vs distinct keys", "AGG peak RSS (MiB) vs distinct keys",
+                                "AGG10k events/s vs checkpoint interval (ms)"]):
+            ax.set_xscale("log")
+            ax.set_title(t)
+            ax.grid(alpha=0.3)
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(out_dir / "scaling.png", dpi=110)
+        plt.close(fig)
+        files.append("scaling.png")
+    return files
+
+
+def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(json.dumps({"meta": meta, "rows": rows, "scaling": srows}, indent=1,
+                                                     default=str))
+    try:
+        files = charts(rows, srows, out_dir)
+    except Exception as e:  # noqa: BLE001  (no matplotlib: the table still gets written)
+        files = []
+        print(f"charts skipped: {e}")
+    ds = ", ".join(f"{d['events']:,} events / {d['keys']:,} auctions" for d in meta.get("datasets", []))
+    md = [f"# Benchmark results ({meta['date']}, {meta['machine']}{', smoke' if meta['smoke'] else ''})", "",
+          f"Data sets: {ds}. Commit/checkpoint interval {meta['interval_ms']} ms. Latency phase: "
+          f"{meta['latency_rate']:,} events/s for {meta['latency_seconds']:.0f} s. Run took {meta['minutes']:.1f} min.",
+          "", table(rows), ""]
+    if srows:
+        md += ["## Scaling (AGG)", "", scaling_table(srows), ""]
+    md += [f"![{f}]({f})" for f in files]
+    p = out_dir / "results.md"
+    p.write_text("\n".join(md) + "\n")
+    return p

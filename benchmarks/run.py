@@ -1,0 +1,332 @@
+"""The benchmark: ``python -m benchmarks.run [--events N] [--smoke] [--only Q0,AGG10k] [--contenders ...]``.
+
+Loads seeded Nexmark-style bids into 4-partition topics on the local broker, then runs every
+workload on every contender, one after another, on the same data, and writes
+``benchmarks/results/results.md`` (+ ``results.json``, ``throughput.png``, ``scaling.png``).
+See ``benchmarks/README.md``.
+
+Each (workload, contender) has two phases:
+
+1. **throughput** — the input topic holds the whole data set (a backlog); the contender runs as a
+   subprocess until it reached the end offsets and committed. events/s = input records / (last
+   commit − first record consumed), both logged by the contender. Peak RSS = the child's
+   ``ru_maxrss``. Checkpoint duration = mean of the contender's commits (streamsql: trigger →
+   committed; raw: send_offsets + commit_transaction; quix: ``Checkpoint.commit``). The output
+   is then read back with ``read_committed`` and counted against the expected size.
+2. **latency** — a fresh input topic is fed at a fixed rate (``--latency-rate`` events/s for
+   ``--latency-seconds``), event time = record timestamp = the wall clock at production, while
+   the contender runs; a reader thread consumes the output with ``read_committed`` and records
+   visible time − the input timestamp carried in the output record (``date_time``; AGG: the
+   key's ``MAX(date_time)``; WIN: ``window_end``). The first ``--latency-warmup`` seconds of
+   input are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import datagen
+from benchmarks.common import BOOTSTRAP, RESULTS, create_topic, delete_topics, end_offsets, unique, write_json
+from benchmarks.contenders import base_workload
+
+CONTENDERS = ["raw", "streamsql", "quix"]
+# workload → distinct auctions of its data set
+WORKLOADS = {"Q0": 10_000, "Q1": 10_000, "Q2": 10_000, "AGG10k": 10_000, "AGG1M": 1_000_000, "WIN": 10_000}
+TS_FIELD = {"Q0": "date_time", "Q1": "date_time", "Q2": "date_time", "AGG": "last_ts", "WIN": "window_end"}
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# reading the output back
+
+
+def _consumer(group_hint: str):
+    from confluent_kafka import Consumer
+
+    return Consumer({"bootstrap.servers": BOOTSTRAP, "group.id": unique(group_hint),
+                     "isolation.level": "read_committed", "enable.auto.commit": False,
+                     "enable.partition.eof": True, "auto.offset.reset": "earliest",
+                     "fetch.wait.max.ms": 10})
+
+
+def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[int, int]:
+    """(records, distinct keys) visible to a read_committed consumer."""
+    from confluent_kafka import KafkaError, TopicPartition
+
+    ends = end_offsets(topic)
+    c = _consumer("bench-count")
+    c.assign([TopicPartition(topic, p, 0) for p in ends])
+    pending = {p for p, e in ends.items() if e > 0}
+    n, seen = 0, set()
+    deadline = time.time() + timeout
+    while pending and time.time() < deadline:
+        for m in c.consume(10_000, 0.5):
+            if m.error() is not None:
+                if m.error().code() == KafkaError._PARTITION_EOF:
+                    pending.discard(m.partition())
+                continue
+            n += 1
+            if keys:
+                seen.add(m.key())
+            if m.offset() + 1 >= ends[m.partition()]:
+                pending.discard(m.partition())
+    c.close()
+    return n, len(seen)
+
+
+class LatencyReader(threading.Thread):
+    """Consumes ``topic`` (read_committed) and records visible time − input time per record."""
+
+    def __init__(self, topic: str, field: str):
+        super().__init__(daemon=True)
+        self.topic, self.field = topic, field
+        self.samples: list[tuple[float, float]] = []  # (input ts ms, latency ms)
+        self.stop = threading.Event()
+        self.c = _consumer("bench-lat")
+        self.c.subscribe([topic])
+
+    def run(self) -> None:
+        import orjson
+
+        parse, field, out = datagen.parse_ts, self.field, self.samples
+        while not self.stop.is_set():
+            msgs = self.c.consume(5_000, 0.05)
+            now = time.time() * 1000
+            for m in msgs:
+                if m.error() is not None or m.value() is None:
+                    continue
+                try:
+                    ts = parse(orjson.loads(m.value())[field])
+                except Exception:  # noqa: BLE001
+                    continue
+                out.append((ts, now - ts))
+        self.c.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# running one contender
+
+
+def run_contender(contender: str, workload: str, input_topic: str, ends: dict[int, int], interval_ms: int,
+                  timeout_s: float, profile: str | None = None, paced: dict | None = None,
+                  compacted: bool = False, extra: dict | None = None) -> dict:
+    """Run one contender on ``input_topic`` into a fresh output topic; returns its result dict."""
+    out = create_topic(unique(f"bench-out-{workload.lower()}-{contender}"), compacted=compacted)
+    group = unique(f"bench-{contender}-{workload.lower()}")
+    work = Path(tempfile.mkdtemp(prefix=f"bench-{contender}-"))
+    spec = {"contender": contender, "workload": workload, "input": input_topic, "output": out,
+            "ends": {str(k): v for k, v in ends.items()}, "interval_ms": interval_ms, "group": group,
+            "bootstrap": BOOTSTRAP, "workdir": str(work), "result": str(work / "result.json"),
+            "ready": str(work / "ready") if paced else None, "paced": bool(paced), **(extra or {})}
+    (work / "spec.json").write_text(json.dumps(spec))
+    cmd = [sys.executable, "-m", "benchmarks.contenders", str(work / "spec.json")]
+    if profile:
+        RESULTS.joinpath("profiles").mkdir(parents=True, exist_ok=True)
+        prof = RESULTS / "profiles" / f"{contender}-{workload}.txt"
+        cmd = [shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy"), "record",
+               "--format", "raw", "-r", "97", "--nonblocking", "-o", str(prof), "--"] + cmd
+    log(f"  {contender:9} {workload:7} {'latency' if paced else 'throughput'} → {out}")
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    stdout = open(work / "stdout.txt", "w")
+    proc = subprocess.Popen(cmd, cwd=work, stdout=stdout, stderr=subprocess.STDOUT, env=env)
+    reader = None
+    try:
+        if paced:
+            reader = LatencyReader(out, TS_FIELD[base_workload(workload)])
+            reader.start()
+            deadline = time.time() + 120
+            while not os.path.exists(spec["ready"]) and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.05)
+            time.sleep(2.0)  # let the consumer settle (quix: group join, state recovery)
+            if proc.poll() is None:
+                paced["t0_ms"] = time.time() * 1000
+                datagen.load_paced(input_topic, paced["events"], paced["keys"], paced["rate"], BOOTSTRAP)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    finally:
+        stdout.close()
+    if reader is not None:
+        time.sleep(1.0)  # last commit visible
+        reader.stop.set()
+        reader.join(10)
+    try:
+        res = json.loads(Path(spec["result"]).read_text())
+    except (OSError, ValueError):
+        tail = (work / "stdout.txt").read_text()[-2000:]
+        res = {"error": f"no result (exit {proc.returncode}, timeout {timeout_s}s?): {tail}", "not_supported": False,
+               "events": 0, "produced": 0, "checkpoint_ms": [], "t_first": None, "t_end": None, "peak_rss": None}
+    res["output_topic"] = out
+    if res.get("t_first") and res.get("t_end"):
+        res["seconds"] = res["t_end"] - res["t_first"]
+        res["events_per_s"] = res["events"] / res["seconds"] if res["seconds"] > 0 else None
+    if reader is not None:
+        res["latency_samples"] = reader.samples
+    if not res.get("error") and not paced:
+        res["out_records"], res["out_keys"] = count_output(out, keys=compacted)
+    if res.get("error"):
+        log(f"    ! {res['error'].splitlines()[0][:300]}")
+    delete_topics([out] + list(res.get("changelog_topics") or []))
+    shutil.rmtree(work, ignore_errors=True)
+    return res
+
+
+def latency_stats(samples: list[tuple[float, float]], t_from: float, t_to: float | None) -> dict:
+    lat = np.array([la for ts, la in samples if ts >= t_from and (t_to is None or ts <= t_to)])
+    if not len(lat):
+        return {"p50_ms": None, "p99_ms": None, "latency_n": 0}
+    return {"p50_ms": float(np.percentile(lat, 50)), "p99_ms": float(np.percentile(lat, 99)),
+            "latency_n": int(len(lat))}
+
+
+def expected_count(workload: str, contender: str, ds: datagen.DataSet) -> int | None:
+    if contender == "raw":
+        return ds.events  # the limit copies every record on every workload
+    w = base_workload(workload)
+    return {"Q0": ds.events, "Q1": ds.events, "Q2": ds.q2_matches, "AGG": ds.distinct_auctions}.get(w)
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--events", type=int, help="events per data set (default 1,000,000; --smoke 20,000)")
+    ap.add_argument("--smoke", action="store_true", help="small data, no scaling, short latency phase (CI)")
+    ap.add_argument("--only", help="comma-separated workloads: " + ",".join(WORKLOADS))
+    ap.add_argument("--contenders", default=",".join(CONTENDERS))
+    ap.add_argument("--interval-ms", type=int, default=1000, help="checkpoint / commit interval")
+    ap.add_argument("--latency-rate", type=int, default=5000, help="events/s of the paced latency phase")
+    ap.add_argument("--latency-seconds", type=float, default=12.0)
+    ap.add_argument("--latency-warmup", type=float, default=2.0)
+    ap.add_argument("--no-latency", action="store_true")
+    ap.add_argument("--scaling", default="auto", choices=["auto", "yes", "no"],
+                    help="AGG key/interval scaling figures (auto: not with --smoke/--only)")
+    ap.add_argument("--scaling-keys", default="10000,100000,1000000,10000000")
+    ap.add_argument("--scaling-intervals", default="100,1000,10000")
+    ap.add_argument("--profile", action="store_true", help="py-spy each streamsql run (results/profiles/)")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
+    ap.add_argument("--out", default=str(RESULTS), help="results folder")
+    a = ap.parse_args(argv)
+
+    events = a.events or (20_000 if a.smoke else 1_000_000)
+    if a.smoke:
+        a.latency_seconds = min(a.latency_seconds, 4.0)
+        a.latency_rate = min(a.latency_rate, 2000)
+        a.latency_warmup = min(a.latency_warmup, 1.0)
+    workloads = a.only.split(",") if a.only else list(WORKLOADS)
+    contenders = a.contenders.split(",")
+    scaling = a.scaling == "yes" or (a.scaling == "auto" and not a.smoke and not a.only)
+    timeout = a.timeout or (180 if a.smoke else 900)
+    out_dir = Path(a.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t_run = time.time()
+    created: list[str] = []
+
+    datasets: dict[int, datagen.DataSet] = {}
+
+    def dataset(keys: int, n: int) -> datagen.DataSet:
+        if (keys, n) not in datasets:
+            topic = create_topic(unique(f"bench-bids-{keys}k-{n}"))
+            created.append(topic)
+            log(f"loading {n:,} bids ({keys:,} auctions) into {topic}")
+            ds = datagen.load(topic, n, keys, BOOTSTRAP)
+            ds.end_offsets = end_offsets(topic)
+            log(f"  loaded in {ds.load_seconds:.1f} s ({n / ds.load_seconds:,.0f}/s)")
+            datasets[(keys, n)] = ds
+        return datasets[(keys, n)]
+
+    rows = []
+    try:
+        for w in workloads:
+            keys = WORKLOADS[w]
+            ds = dataset(keys, events)
+            for c in contenders:
+                res = run_contender(c, w, ds.topic, ds.end_offsets, a.interval_ms, timeout,
+                                    profile="pyspy" if a.profile and c == "streamsql" else None,
+                                    compacted=base_workload(w) == "AGG")
+                row = {"workload": w, "contender": c, "events": ds.events, "keys": ds.keys,
+                       "expected": expected_count(w, c, ds), **{k: v for k, v in res.items() if k != "latency_samples"}}
+                if not a.no_latency and not res.get("error"):
+                    ptopic = create_topic(unique(f"bench-paced-{w.lower()}-{c}"))
+                    created.append(ptopic)
+                    n = int(a.latency_rate * a.latency_seconds)
+                    pk = min(keys, n) if base_workload(w) != "AGG" else keys
+                    paced = {"events": n, "keys": pk, "rate": a.latency_rate}
+                    lres = run_contender(c, w, ptopic, datagen.paced_offsets(n, pk, 43), a.interval_ms, timeout,
+                                         paced=paced, compacted=base_workload(w) == "AGG")
+                    delete_topics([ptopic])
+                    if lres.get("error"):
+                        row["latency_error"] = lres["error"].splitlines()[0]
+                    elif "t0_ms" in paced:
+                        t_from = paced["t0_ms"] + a.latency_warmup * 1000
+                        # WIN: windows closed by the end of input (not by time) would count as early
+                        t_to = paced["t0_ms"] + a.latency_seconds * 1000 - 1000 if w == "WIN" else None
+                        row.update(latency_stats(lres.get("latency_samples", []), t_from, t_to))
+                rows.append(row)
+                eps = row.get("events_per_s")
+                log(f"    {c} {w}: " + (f"{eps:,.0f} ev/s, out {row.get('out_records')} (exp {row['expected']}), "
+                                       f"p50 {row.get('p50_ms')}, p99 {row.get('p99_ms')}, "
+                                       f"rss {(row.get('peak_rss') or 0) / 2**20:.0f} MiB" if eps else "failed"))
+        scaling_rows = []
+        if scaling:
+            scaling_rows = run_scaling(a, events, dataset, timeout, [c for c in contenders if c != "raw"])
+    finally:
+        delete_topics(created)
+    from benchmarks.report import write_report
+
+    meta = {"events": events, "interval_ms": a.interval_ms, "smoke": a.smoke, "latency_rate": a.latency_rate,
+            "latency_seconds": a.latency_seconds, "minutes": (time.time() - t_run) / 60,
+            "date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{os.cpu_count()} cores",
+            "datasets": [asdict(d) for d in datasets.values()]}
+    write_report(rows, scaling_rows, meta, out_dir)
+    log(f"done in {meta['minutes']:.1f} min → {out_dir / 'results.md'}")
+    return 0 if all(not r.get("error") or r.get("not_supported") for r in rows) else 1
+
+
+def run_scaling(a, events: int, dataset, timeout: float, contenders: list[str]) -> list[dict]:
+    """AGG throughput + RSS per distinct-key count; throughput per checkpoint interval."""
+    out = []
+    for keys in [int(k) for k in a.scaling_keys.split(",")]:
+        n = max(events, keys)
+        ds = dataset(keys, n)
+        for c in contenders:
+            if c == "quix" and n > events:
+                continue  # the slowest contender would blow the time budget on the 10M-key data set
+            res = run_contender(c, f"AGG{keys}", ds.topic, ds.end_offsets, a.interval_ms, timeout * 2, compacted=True)
+            out.append({"figure": "keys", "contender": c, "keys": keys, "events": n,
+                        "events_per_s": res.get("events_per_s"), "peak_rss": res.get("peak_rss"),
+                        "checkpoint_ms": res.get("checkpoint_ms"), "error": res.get("error")})
+            log(f"    scaling keys={keys:,} {c}: {res.get('events_per_s') or 0:,.0f} ev/s, "
+                f"rss {(res.get('peak_rss') or 0) / 2**20:.0f} MiB")
+    ds = dataset(10_000, events)
+    for iv in [int(x) for x in a.scaling_intervals.split(",")]:
+        for c in contenders:
+            res = run_contender(c, "AGG10k", ds.topic, ds.end_offsets, iv, timeout, compacted=True)
+            out.append({"figure": "interval", "contender": c, "interval_ms": iv, "events": events,
+                        "events_per_s": res.get("events_per_s"), "peak_rss": res.get("peak_rss"),
+                        "checkpoint_ms": res.get("checkpoint_ms"), "error": res.get("error")})
+            log(f"    scaling interval={iv} ms {c}: {res.get('events_per_s') or 0:,.0f} ev/s")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,382 @@
+"""Window table-valued functions and window aggregation, as Flink's window TVFs.
+
+``FROM TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), ...))``
+yields the columns of ``t`` plus ``window_start``, ``window_end`` (``TIMESTAMP(3)``) and
+``window_time`` (``window_end - 1 ms``; ``TIMESTAMP(3)``, or ``TIMESTAMP_LTZ(3)`` when the time
+attribute is one). The descriptor column must be a time attribute: the rowtime column of a
+``WATERMARK FOR`` (passed through views and projections unchanged), or the ``window_time`` of an
+earlier window aggregate.
+
+Plans built here (called from :class:`~streamsql.plan.planner.Planner` by two hooks):
+
+- :func:`plan_window_tvf` (the ``FROM`` hook): a :class:`WindowTableFunctionNode` over the
+  input. Read directly it expands each row by its windows (TUMBLE, HOP, CUMULATE;
+  insert-only).
+- :func:`plan_window_aggregate` (the ``GROUP BY`` hook): ``GROUP BY window_start, window_end
+  [, keys]`` over that node becomes, as Flink's ``WindowAggregate``::
+
+      Calc (select list, HAVING)
+        ← WindowAggregate (keys, window, aggregates)     insert-only: +I once per window
+        ← Calc (WHERE; keys, rowtime, arguments)         over the TVF's input
+        ← input of the window TVF
+
+  A GROUP BY over a TUMBLE/HOP/CUMULATE without both ``window_start`` and ``window_end`` is a
+  plain (updating) GroupAggregate over the TVF's rows, as in Flink.
+
+Interval arguments are literals: ``INTERVAL '10' SECOND``, plural units (``SECONDS``), MINUTE,
+HOUR, DAY, MILLISECOND, and spans such as ``INTERVAL '1:30' MINUTE TO SECOND``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.plan.expressions import AGG_TYPES, output_name, quote, resolve_columns, to_duckdb
+from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, UnionNode, WatermarkAssignerNode
+from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
+from streamsql.runtime.operators.window_agg import WindowSpec
+from streamsql.sql import nodes as tvf
+from streamsql.types import SqlType
+
+WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+_UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
+_SPAN_ORDER = ["DAY", "HOUR", "MINUTE", "SECOND"]
+
+
+# -- plan nodes -------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class WindowTableFunctionNode(PlanNode):
+    """A window TVF: the input's columns plus window_start, window_end, window_time.
+
+    Attributes:
+        spec: the window (ms).
+        rowtime: the time attribute column of the input.
+        partition_by: SESSION's PARTITION BY columns (input names).
+    """
+
+    spec: WindowSpec = None  # type: ignore[assignment]
+    rowtime: str = ""
+    partition_by: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.kind = "window-tvf"
+
+    def describe(self) -> str:
+        part = f", partitionBy=[{', '.join(self.partition_by)}]" if self.partition_by else ""
+        return f"WindowTableFunction(window=[{self.spec.describe(self.rowtime)}]{part})"
+
+    def create_operator(self):
+        from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
+
+        return WindowTableFunctionOperator(self.spec, self.inputs[0].schema.get_field_index(self.rowtime), self.schema)
+
+
+@dataclass(eq=False)
+class WindowAggNode(PlanNode):
+    """Window aggregation (insert-only output: one +I per window when the watermark passes it).
+
+    Input columns: ``num_keys`` keys, the rowtime at ``ts_index``, then aggregate arguments.
+    Output: keys, ``__ws``, ``__we``, ``__wt``, ``__agg0``...
+    """
+
+    spec: WindowSpec = None  # type: ignore[assignment]
+    num_keys: int = 0
+    ts_index: int = 0
+    aggs: list = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    rowtime: str = ""
+
+    def __post_init__(self):
+        self.kind = "window-agg"
+        self.stateful = True
+
+    def describe(self) -> str:
+        keys = ", ".join(self.schema.names[: self.num_keys])
+        return (f"WindowAggregate(groupBy=[{keys}], window=[{self.spec.describe(self.rowtime)}], "
+                f"select=[{', '.join(self.labels)}], changelog=[{self.mode}])")
+
+    def create_operator(self):
+        args = (self.spec, self.num_keys, self.ts_index, self.aggs, self.inputs[0].schema, self.schema)
+        if self.spec.kind == "SESSION":
+            from streamsql.runtime.operators.session_window import SessionWindowAggOperator
+
+            return SessionWindowAggOperator(*args)
+        from streamsql.runtime.operators.window_agg import WindowAggOperator
+
+        return WindowAggOperator(*args)
+
+
+# -- time attributes -------------------------------------------------------------------------------
+
+
+def time_attributes(node: PlanNode) -> set[str]:
+    """Columns of ``node``'s output that are event-time attributes (watermarked rowtimes).
+
+    A ``WATERMARK FOR`` column stays one through projections that pass it unchanged, window TVFs
+    (which add ``window_time``), window aggregates (``window_time`` of the output) and UNION ALL
+    (where every input has one at that position).
+    """
+    if isinstance(node, WatermarkAssignerNode):
+        return {node.rowtime} | time_attributes(node.inputs[0])
+    if isinstance(node, CalcNode):
+        inner = time_attributes(node.inputs[0])
+        return {name for name, e in node.query.items if any(e == quote(c) for c in inner)}
+    if isinstance(node, WindowTableFunctionNode):
+        return time_attributes(node.inputs[0]) | {"window_time"}
+    if isinstance(node, WindowAggNode):
+        return {"__wt"}
+    if isinstance(node, UnionNode):
+        sets = [[n in time_attributes(i) for n in i.schema.names] for i in node.inputs]
+        return {n for j, n in enumerate(node.schema.names) if all(s[j] for s in sets)}
+    return set()
+
+
+# -- intervals --------------------------------------------------------------------------------------
+
+
+def interval_ms(node: exp.Expression | None, what: str, planner, positive: bool = True) -> int:
+    """An ``INTERVAL`` literal as milliseconds.
+
+    Raises:
+        SqlError: not an interval literal, an unsupported unit (MONTH, YEAR), or a non-positive
+            value where ``positive``; positioned at the argument.
+    """
+    if not isinstance(node, exp.Interval):
+        where = node if node is not None else None
+        planner._fail(where or exp.Null(), f"The {what} of a window must be an INTERVAL literal, e.g. "
+                                            f"INTERVAL '10' SECOND; got {node.sql() if node is not None else 'nothing'}")
+    text = node.this.name if node.this is not None else ""
+    unit = node.args.get("unit")
+    try:
+        if isinstance(unit, exp.IntervalSpan):
+            ms = _span_ms(text, _unit(unit.this.name), _unit(unit.expression.name))
+        else:
+            if unit is None:  # INTERVAL '10 SECONDS'
+                m = re.fullmatch(r"\s*(-?[\d.]+)\s+([A-Za-z]+)\s*", text)
+                if not m:
+                    raise ValueError(text)
+                text, uname = m.group(1), m.group(2)
+            else:
+                uname = unit.name
+            ms = Decimal(text.strip()) * _UNIT_MS[_unit(uname)]
+            if ms != ms.to_integral_value():
+                raise ValueError("sub-millisecond")
+            ms = int(ms)
+    except (ValueError, KeyError, InvalidOperation, AttributeError):
+        planner._fail(node, f"Unsupported {what} {node.sql(dialect='duckdb')}: use an INTERVAL of "
+                            f"MILLISECOND, SECOND, MINUTE, HOUR or DAY, e.g. INTERVAL '10' SECOND")
+    if positive and ms <= 0:
+        planner._fail(node, f"The {what} of a window must be positive, got {ms} ms")
+    return ms
+
+
+def _unit(name: str) -> str:
+    u = name.upper()
+    u = u[:-1] if u.endswith("S") else u
+    if u not in _UNIT_MS:
+        raise KeyError(u)
+    return u
+
+
+def _span_ms(text: str, first: str, last: str) -> int:
+    """``'1 02:03:04.5'`` DAY TO SECOND and the like → ms."""
+    units = _SPAN_ORDER[_SPAN_ORDER.index(first): _SPAN_ORDER.index(last) + 1]
+    sign = -1 if text.strip().startswith("-") else 1
+    parts = re.split(r"[ :]", text.strip().lstrip("-"))
+    if len(parts) != len(units):
+        raise ValueError(text)
+    total = sum(Decimal(p) * _UNIT_MS[u] for p, u in zip(parts, units))
+    if total != total.to_integral_value():
+        raise ValueError(text)
+    return sign * int(total)
+
+
+# -- FROM TABLE(<window TVF>) ---------------------------------------------------------------------
+
+
+def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
+    """Plan ``TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)) [AS alias]`` (the ``_from`` hook).
+
+    Raises:
+        SqlError: the time column is not a time attribute (positioned at the DESCRIPTOR
+            column), bad intervals, a window column name clash, a table-valued function that is
+            not a window TVF.
+    """
+    call = src.this
+    if not isinstance(call, tvf.WindowTVF):
+        planner._fail(src, f"Unsupported table function in FROM TABLE(...): {call.sql()[:60]}")
+    name = call.kind
+    table = call.this
+    node, scope = planner._from(table)
+    time_col = call.args["time_col"]
+    col = scope.resolve(time_col)
+    attrs = time_attributes(node)
+    if col.internal not in attrs or not col.type.is_time:
+        known = sorted(c.name for c in scope.columns if c.internal in attrs)
+        hint = f"; time attributes of '{table.name}': {', '.join(known)}" if known else \
+            f"; '{table.name}' has none: declare one with WATERMARK FOR <column> AS ..."
+        line, c, length = position_of(time_col)
+        from streamsql.errors import SqlError
+
+        raise SqlError(f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be an "
+                       f"event-time attribute (a column with a WATERMARK){hint}", planner.sql, line, c, length)
+    for c in scope.columns:
+        if c.name.lower() in WINDOW_COLUMNS:
+            planner._fail(table, f"{name}: the input '{table.name}' already has a column named '{c.name}'; "
+                                 f"the window TVF adds window_start, window_end and window_time")
+    offset = interval_ms(call.args.get("offset"), "offset", planner, positive=False) \
+        if call.args.get("offset") is not None else 0
+    partition: list[str] = []
+    if isinstance(call, tvf.Tumble):
+        spec = WindowSpec("TUMBLE", size=interval_ms(call.args["size"], "size", planner), offset=offset)
+    elif isinstance(call, (tvf.Hop, tvf.Cumulate)):
+        step_name = "slide" if isinstance(call, tvf.Hop) else "step"
+        step = interval_ms(call.args[step_name], step_name, planner)
+        size = interval_ms(call.args["size"], "size", planner)
+        if size % step:
+            planner._fail(call.args["size"], f"{name} table function based aggregate requires size must be an "
+                                             f"integral multiple of {step_name}, but got size {size} ms and "
+                                             f"{step_name} {step} ms")
+        spec = WindowSpec(name, size=size, slide=step, offset=offset)
+    else:
+        spec = WindowSpec("SESSION", gap=interval_ms(call.args["gap"], "gap", planner))
+        partition = [scope.resolve(p).internal for p in call.args.get("partition_by") or []]
+    ts_type = col.type
+    wt_type = SqlType("TIMESTAMP_LTZ" if ts_type.name == "TIMESTAMP_LTZ" else "TIMESTAMP", 3)
+    fields = list(node.schema) + [pa.field("window_start", pa.timestamp("ms")),
+                                  pa.field("window_end", pa.timestamp("ms")),
+                                  pa.field("window_time", wt_type.to_arrow())]
+    out = WindowTableFunctionNode([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
+                                  partition_by=partition)
+    qual = (src.alias_or_name if src.alias else table.name).lower()
+    cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
+    cols += [ScopeColumn(qual, n, n, SqlType.from_arrow(f.type)) for n, f in zip(WINDOW_COLUMNS, fields[-3:])]
+    return out, Scope(cols, planner.sql, f"window TVF {name}")
+
+
+def check_unaggregated(planner, node: PlanNode, sel: exp.Select) -> None:
+    """A window TVF read without aggregation must be one whose rows can be emitted at once.
+
+    Raises:
+        SqlError: SESSION without a window aggregate (not supported yet).
+    """
+    if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
+        planner._fail(sel.args["from_"].this, "SESSION window TVF is supported only with a window aggregation: "
+                                              "GROUP BY window_start, window_end [, keys]")
+
+
+# -- GROUP BY window_start, window_end -------------------------------------------------------------
+
+
+def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression], node: PlanNode, scope: Scope,
+                          cond: str | None) -> tuple[PlanNode, Scope] | None:
+    """Plan a window aggregation (the ``_aggregate`` hook), or None for a plain GROUP BY.
+
+    Returns None when ``node`` is not a window TVF, or when GROUP BY lacks window_start or
+    window_end over TUMBLE/HOP/CUMULATE (then it is a plain GroupAggregate over the TVF's rows).
+
+    Raises:
+        SqlError: SESSION without both window columns in GROUP BY; window columns used other
+            than as grouping keys (in WHERE, other keys, aggregate arguments); PARTITION BY keys
+            missing from GROUP BY; an updating input.
+    """
+    if not isinstance(node, WindowTableFunctionNode):
+        return None
+    from streamsql.plan.planner import _scope_of, _unique
+
+    group = sel.args.get("group")
+    keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
+    wkeys = {k.name for k in keys if _is_window_col(k)}
+    if not {"window_start", "window_end"} <= wkeys:
+        if node.spec.kind == "SESSION":
+            planner._fail(group or sel, "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
+        return None
+    if node.mode != INSERT_ONLY:
+        planner._fail(sel.args["from_"].this, "Window aggregation over an updating input is not supported yet")
+    other = [k for k in keys if not _is_window_col(k)]
+    where = sel.args.get("where")
+    _no_window_cols(planner, [k for k in other] + ([resolve_columns(where.this, scope)] if where else []),
+                    "WHERE and non-window GROUP BY keys")
+    if node.partition_by:
+        names = {k.name for k in other if isinstance(k, exp.Column)}
+        missing = [p for p in node.partition_by if p not in names]
+        if missing:
+            planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
+                                 f"{', '.join(missing)}")
+    resolved = [resolve_columns(i, scope) for i in items]
+    having = sel.args.get("having")
+    having_r = resolve_columns(having.this, scope) if having is not None else None
+    calls: dict[str, exp.Expression] = {}
+    for e in resolved + ([having_r] if having_r is not None else []):
+        for c in e.find_all(*AGG_TYPES):
+            calls.setdefault(c.sql(), c)
+    _no_window_cols(planner, list(calls.values()), "aggregate arguments")
+
+    source = node.inputs[0]
+    pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(other)]
+    pre.append(("__ts", quote(node.rowtime)))
+    specs_raw = []
+    for c in calls.values():
+        func, arg = planner._agg_call(c, INSERT_ONLY)
+        if arg is not None:
+            pre.append((f"__a{len(specs_raw)}", to_duckdb(arg)))
+            specs_raw.append((func, len(pre) - 1))
+        else:
+            specs_raw.append((func, None))
+    pre_node = planner._calc(source, pre, cond)
+    in_types = pre_node.sql_schema
+    specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))
+             for f, a in specs_raw]
+    wt_type = node.schema.field("window_time").type
+    out_schema = pa.schema([pre_node.schema.field(i) for i in range(len(other))]
+                           + [pa.field("__ws", pa.timestamp("ms")), pa.field("__we", pa.timestamp("ms")),
+                              pa.field("__wt", wt_type)]
+                           + [pa.field(f"__agg{j}", s.out_type.to_arrow()) for j, s in enumerate(specs)])
+    agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=node.spec, num_keys=len(other),
+                        ts_index=len(other), aggs=specs, labels=[c.sql() for c in calls.values()],
+                        rowtime=node.rowtime)
+
+    # Post-projection over the aggregate's columns.
+    key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(other)}
+    window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
+    call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
+
+    def to_agg_cols(n: exp.Expression) -> exp.Expression:
+        if n.sql() in call_col and isinstance(n, AGG_TYPES):
+            return exp.column(call_col[n.sql()], quoted=True)
+        if _is_window_col(n):
+            return exp.column(window_col[n.name], quoted=True)
+        if n.sql() in key_sql and not isinstance(n, exp.Alias):
+            return exp.column(key_sql[n.sql()], quoted=True)
+        return n
+
+    post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type)) for f in out_schema],
+                       planner.sql)
+    names = _unique([output_name(i, n) for n, i in enumerate(items)])
+    post = []
+    for name, r in zip(names, resolved):
+        e = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
+        post.append((name, planner._post_expr(e, post_scope)))
+    post_cond = planner._post_expr(having_r.transform(to_agg_cols), post_scope) if having_r is not None else None
+    calc = planner._calc(agg, post, post_cond)
+    return calc, _scope_of(calc, None, planner.sql)
+
+
+def _is_window_col(n: exp.Expression) -> bool:
+    return isinstance(n, exp.Column) and not isinstance(n.this, exp.Star) and n.name in WINDOW_COLUMNS
+
+
+def _no_window_cols(planner, exprs: list[exp.Expression], where: str) -> None:
+    for e in exprs:
+        for c in e.find_all(exp.Column):
+            if _is_window_col(c):
+                planner._fail(c, f"'{c.name}' can be used only as a GROUP BY key (or in the SELECT list) of a "
+                                 f"window aggregation, not in {where}")

@@ -1,0 +1,189 @@
+"""Session window aggregation, as Flink's ``SESSION`` window TVF with a window aggregate.
+
+Semantics (times in **milliseconds**): each row opens the window ``[ts, ts + gap)``; windows of
+the same grouping key that intersect — Flink's ``TimeWindow.intersects``, inclusive:
+``a.start <= b.end and a.end >= b.start``, so rows exactly ``gap`` apart share a session — are
+merged into one session ``[first ts, last ts + gap)``. A session **fires** when the watermark
+reaches ``end - 1``: one ``+I`` row ``(keys..., window_start, window_end, window_time = end - 1,
+aggregates...)``; its state is deleted. Output is insert-only: a session that is still open is
+never emitted, so a late-but-allowed row that falls between two open sessions merges them and
+only the merged session reaches the sink. The result does not depend on arrival order within the
+watermark bound.
+
+A row is late when its own window has fired (``ts + gap - 1 <= watermark``) and it does not
+merge into a session that is still open: it is dropped and counted in ``late_records``. Within a
+batch, rows of one key are merged among themselves first (DuckDB, gaps-and-islands), then with
+the open sessions, so the batch behaves as if its rows had arrived in the most favourable order.
+Rows with a NULL rowtime are dropped.
+
+Per batch: DuckDB assigns batch-local sessions (``lag`` over the key ordered by time) and
+partially aggregates each; Python then merges each batch-local session with the key's open
+sessions (per distinct key and session, never per row). State is read and written once per
+distinct key per batch.
+
+State layout (``kg`` = key group of the grouping key):
+
+=========================================== ===========================================
+``kg + pickle(keys)``                        the key's open sessions: ``[[start, end, accs]]``
+                                             sorted by start
+``kg + b"\\x00T" + end(8) + pickle(keys)``    the event-time timer of each open session
+``b"\\xff\\xff\\x00W"``                        the watermark at the last checkpoint
+=========================================== ===========================================
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from streamsql.runtime.elements import Batch, Element, Watermark
+from streamsql.runtime.operators.group_agg import AggSpec
+from streamsql.runtime.operators.window_agg import (Accumulators, WindowOperatorBase, WindowSpec, _rows_to_table,
+                                                    add_late, rowtimes)
+from streamsql.state.base import key_group
+from streamsql.types import SqlType
+
+
+class SessionWindowAggOperator(WindowOperatorBase):
+    """Aggregates per (key, session) (see module docstring).
+
+    Args:
+        spec: a SESSION spec (``gap`` in ms).
+        num_keys: the first ``num_keys`` input columns are the grouping key.
+        ts_index: the rowtime column of the input.
+        aggs: aggregate calls over input columns.
+        input_schema: Arrow schema of the input.
+        output_schema: ``keys..., window_start, window_end, window_time, aggregates...``.
+    """
+
+    def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
+                 input_schema: pa.Schema, output_schema: pa.Schema):
+        self.spec = spec
+        self.num_keys = num_keys
+        self.ts_index = ts_index
+        self.output_schema = output_schema
+        names = list(input_schema.names)
+        types = [SqlType.from_arrow(f.type) for f in input_schema]
+        self.acc = Accumulators(aggs, names, types)
+        q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
+        keys = [q(i) for i in range(num_keys)]
+        part = f"PARTITION BY {', '.join(keys)} " if keys else ""
+        # Gaps and islands: a new batch-local session starts where the gap to the previous row
+        # of the key exceeds `gap` (rows exactly `gap` apart intersect, as Flink's windows do).
+        self._islands_sql = (
+            f"SELECT * EXCLUDE (__brk), sum(__brk) OVER ({part}ORDER BY __t ROWS UNBOUNDED PRECEDING) AS __sid "
+            f"FROM (SELECT *, CASE WHEN __t - lag(__t) OVER ({part}ORDER BY __t) <= {int(spec.gap)} "
+            f"THEN 0 ELSE 1 END AS __brk FROM __in)")
+        group = keys + ['"__sid"']
+        items = group + ["min(__t)", "max(__t)", "count(*)::BIGINT"] + self.acc.partial_columns()
+        self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY ALL"
+        self._distinct_sql = self.acc.distinct_queries(group, "__in")
+        self._con = duckdb.connect()
+
+    def _query(self, sql: str, table: pa.Table) -> pa.Table:
+        self._con.register("__in", table)
+        try:
+            return self._con.sql(sql).to_arrow_table()
+        finally:
+            self._con.unregister("__in")
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Build batch-local sessions, merge them into the keys' open sessions."""
+        self._ensure_loaded()
+        table = batch.table
+        ts, valid = rowtimes(table.column(self.ts_index))
+        if valid is not None:
+            keep = np.flatnonzero(valid)
+            table, ts = table.take(pa.array(keep)), ts[keep]
+        if table.num_rows == 0:
+            return []
+        islands = self._query(self._islands_sql, table.append_column("__t", pa.array(ts, pa.int64())))
+        cols = [c.to_pylist() for c in self._query(self._partial_sql, islands).columns]
+        nk = self.num_keys
+        groups = list(zip(*cols[: nk + 1]))  # (keys..., sid)
+        news = [self.acc.new() for _ in groups]
+        self.acc.fold(news, cols, nk + 4)
+        if self._distinct_sql:
+            index = {g: i for i, g in enumerate(groups)}
+            for ai, sql in self._distinct_sql.items():
+                d = [c.to_pylist() for c in self._query(sql, islands).columns]
+                for g, v in zip(zip(*d[: nk + 1]), d[nk + 1]):
+                    news[index[g]][ai].add(v)
+        gap = self.spec.gap
+        # Batch-local sessions per key, in start order.
+        by_key: dict[tuple, list] = {}
+        for g, first, last, n, acc in zip(groups, cols[nk + 1], cols[nk + 2], cols[nk + 3], news):
+            by_key.setdefault(g[:nk], []).append([first, last + gap, acc, n])
+        keys = list(by_key)
+        state_keys = []
+        for k in keys:
+            enc = pickle.dumps(k, protocol=5)
+            state_keys.append(key_group(enc).to_bytes(2, "big") + enc)
+        olds = self.ctx.state.get_many(state_keys)
+        wm = self.watermark
+        puts: list = []
+        deletes: list = []
+        late = 0
+        for k, skey, old in zip(keys, state_keys, olds):
+            sessions: list = pickle.loads(old) if old is not None else []
+            before = {s[1] for s in sessions}
+            for start, end, acc, n in sorted(by_key[k], key=lambda s: s[0]):
+                hit = [s for s in sessions if s[0] <= end and s[1] >= start]
+                if not hit and wm is not None and end - 1 <= wm:
+                    late += n  # its session already fired (or would fire at once): drop
+                    continue
+                for s in hit:
+                    start, end = min(start, s[0]), max(end, s[1])
+                    acc = self.acc.merge(acc, s[2])
+                sessions = [s for s in sessions if not any(s is h for h in hit)]
+                sessions.append([start, end, acc])
+                sessions.sort(key=lambda s: s[0])
+            after = {s[1] for s in sessions}
+            for end in before - after:
+                self.timers.remove(end, skey, deletes)
+            for end in after - before:
+                self.timers.add(end, skey, puts)
+            if sessions:
+                puts.append((skey, pickle.dumps(sessions, protocol=5)))
+            elif old is not None:
+                deletes.append(skey)
+        add_late(self.ctx.metrics, late)
+        self.ctx.state.write(puts, deletes)
+        return []
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Fire every session with ``end - 1 <= watermark``, then forward the watermark."""
+        wm = self._advance(watermark)
+        deletes: list = []
+        due = self.timers.pop_due(wm, deletes)
+        out: list[Element] = []
+        if due:
+            skeys = list(dict.fromkeys(k for _, k in due))
+            values = self.ctx.state.get_many(skeys)
+            rows, puts = [], []
+            for skey, v in zip(skeys, values):
+                if v is None:
+                    continue
+                key = pickle.loads(skey[2:])
+                sessions = pickle.loads(v)
+                rest = []
+                for start, end, acc in sessions:
+                    if end - 1 <= wm:
+                        rows.append((end, key + (start, end, end - 1) + self.acc.result(acc)))
+                    else:
+                        rest.append([start, end, acc])
+                if rest:
+                    puts.append((skey, pickle.dumps(rest, protocol=5)))
+                else:
+                    deletes.append(skey)
+            self.ctx.state.write(puts, deletes)
+            if rows:
+                rows.sort(key=lambda r: r[0])
+                out.append(Batch(_rows_to_table([r for _, r in rows], self.output_schema, self.num_keys)))
+        else:
+            self.ctx.state.write([], deletes)
+        out.append(watermark)
+        return out

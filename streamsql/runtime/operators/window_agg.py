@@ -1,0 +1,543 @@
+"""Window aggregation over Flink's window table-valued functions (TUMBLE, HOP, CUMULATE), and
+the window TVF without aggregation.
+
+Semantics, as Flink's window TVFs and its window aggregate (``WindowAggregate`` /
+``SlicingWindowOperator``); every time is in **milliseconds since the epoch** (the rowtime as
+a UTC wall clock for ``TIMESTAMP(3)``, the instant for ``TIMESTAMP_LTZ(3)``):
+
+- **TUMBLE(size, offset)**: each row belongs to the one window
+  ``[start, start + size)`` with ``start = ts - ((ts - offset) mod size)`` (floor, so negative
+  times work too).
+- **HOP(slide, size, offset)**: each row belongs to ``size / slide`` windows of length
+  ``size`` starting every ``slide`` (``size`` must be a multiple of ``slide``, as Flink's
+  slicing requires).
+- **CUMULATE(step, size, offset)**: windows ``[base, base + k * step)`` for ``k = 1 ..
+  size / step`` where ``base`` is the row's tumbling window start; a row belongs to each of
+  them whose end is after it.
+
+A window ``[start, end)`` **fires** when the watermark reaches ``end - 1`` (Flink's timer
+at ``window.maxTimestamp()``): it emits one ``+I`` row ``(keys..., window_start,
+window_end, window_time = end - 1, aggregates...)`` and its state is deleted; output is
+insert-only. A row whose window already fired (``end - 1 <= watermark``) is late: for HOP /
+CUMULATE the row still counts in its windows that have not fired; a row none of whose
+windows is left is dropped and counted in the job metric ``late_records``. Rows with a NULL
+rowtime are dropped (as Flink does).
+
+Per batch (never per row in Python): the rowtime is read as an int64 array, windows are
+assigned with numpy (HOP/CUMULATE expand the row indices), DuckDB computes one partial
+aggregate per (key, window), and keyed state is read (multi-get) and written (one write batch)
+once per distinct (key, window) in the batch.
+
+State layout (keyed state of the operator; ``kg`` = the 2-byte key group of the *grouping key*,
+so all windows of a key share its key group):
+
+======================================== ==============================================
+``kg + pickle((keys..., start, end))``   the window's accumulators
+``kg + b"\\x00T" + end(8) + pickle(...)`` an event-time timer: (key, window) pending at
+                                         ``end`` (``end`` big-endian, offset by 2^63)
+``b"\\xff\\xff\\x00W"``                     the operator's watermark at the last checkpoint
+======================================== ==============================================
+
+Timers are state, so a snapshot holds the pending windows and their timers; after a restore
+the in-memory timer index (a sorted set of pending window ends, each with the keys to fire) is
+rebuilt from the timer entries before the first element.
+"""
+
+from __future__ import annotations
+
+import heapq
+import pickle
+import struct
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.group_agg import AggSpec, _avg
+from streamsql.state.base import KeyedState, key_group
+from streamsql.types import SqlType
+
+_TIMER_TAG = b"\x00T"
+_WM_KEY = b"\xff\xff\x00W"
+_OFFSET = 2**63
+_BE = struct.Struct(">Q")
+_SIGNED = struct.Struct(">q")
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """A window TVF's parameters, all in milliseconds.
+
+    Attributes:
+        kind: TUMBLE, HOP, CUMULATE or SESSION.
+        size: window length (TUMBLE, HOP), max length (CUMULATE); 0 for SESSION.
+        slide: HOP's slide, CUMULATE's step; 0 otherwise.
+        offset: shift of window starts (TUMBLE, HOP, CUMULATE).
+        gap: SESSION's gap; 0 otherwise.
+    """
+
+    kind: str
+    size: int = 0
+    slide: int = 0
+    offset: int = 0
+    gap: int = 0
+
+    def describe(self, time_col: str) -> str:
+        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""
+        def d(ms: int) -> str:
+            return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
+
+        parts = [f"time_col=[{time_col}]"]
+        if self.kind == "TUMBLE":
+            parts.append(f"size=[{d(self.size)}]")
+        elif self.kind == "HOP":
+            parts += [f"size=[{d(self.size)}]", f"slide=[{d(self.slide)}]"]
+        elif self.kind == "CUMULATE":
+            parts += [f"max_size=[{d(self.size)}]", f"step=[{d(self.slide)}]"]
+        else:
+            parts.append(f"gap=[{d(self.gap)}]")
+        if self.offset:
+            parts.append(f"offset=[{d(self.offset)}]")
+        return f"{self.kind}({', '.join(parts)})"
+
+
+def assign_windows(ts: np.ndarray, spec: WindowSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The windows of each rowtime, vectorized.
+
+    Args:
+        ts: int64 rowtimes (ms), no NULLs.
+        spec: a TUMBLE, HOP or CUMULATE spec.
+
+    Returns:
+        ``(rows, starts, ends)``: for each (row, window) pair, the row's index in ``ts`` and the
+        window's ``[start, end)`` in ms. Pairs of one row are adjacent, in ascending window end.
+    """
+    ts = ts.astype(np.int64, copy=False)
+    n = len(ts)
+    if spec.kind == "TUMBLE":
+        starts = ts - np.mod(ts - spec.offset, spec.size)
+        return np.arange(n, dtype=np.int64), starts, starts + spec.size
+    if spec.kind == "HOP":
+        per = spec.size // spec.slide
+        last = ts - np.mod(ts - spec.offset, spec.slide)           # latest window start <= ts
+        k = np.arange(per - 1, -1, -1, dtype=np.int64)              # oldest window first
+        starts = (last[:, None] - k[None, :] * spec.slide).reshape(-1)
+        rows = np.repeat(np.arange(n, dtype=np.int64), per)
+        return rows, starts, starts + spec.size
+    if spec.kind == "CUMULATE":
+        per = spec.size // spec.slide
+        base = ts - np.mod(ts - spec.offset, spec.size)
+        ends = base[:, None] + np.arange(1, per + 1, dtype=np.int64)[None, :] * spec.slide
+        keep = ends > ts[:, None]
+        rows = np.repeat(np.arange(n, dtype=np.int64), per).reshape(n, per)[keep]
+        return rows, np.repeat(base, per).reshape(n, per)[keep], ends[keep]
+    msg = f"assign_windows: {spec.kind} windows are not aligned"
+    raise ValueError(msg)
+
+
+def rowtimes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | None]:
+    """A timestamp column as int64 ms, plus a mask of its non-NULL rows (None if no NULLs)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    t = column.type
+    if pa.types.is_timestamp(t) and t.unit != "ms":
+        column = column.cast(pa.timestamp("ms", tz=t.tz), safe=False)
+    ints = column.view(pa.int64()) if pa.types.is_timestamp(column.type) else column.cast(pa.int64())
+    if ints.null_count:
+        valid = pc.is_valid(ints).to_numpy(zero_copy_only=False)
+        return pc.fill_null(ints, 0).to_numpy(zero_copy_only=False), valid
+    return ints.to_numpy(zero_copy_only=False), None
+
+
+def ms_array(values, arrow_type: pa.DataType) -> pa.Array:
+    """Int ms values as an Arrow timestamp array of ``arrow_type``."""
+    return pa.array(values, pa.int64()).cast(arrow_type)
+
+
+def add_late(metrics: dict, n: int) -> None:
+    """Count ``n`` dropped late rows in the job metric ``late_records``."""
+    if n:
+        metrics["late_records"] = metrics.get("late_records", 0) + int(n)
+
+
+# -- accumulators ---------------------------------------------------------------------------------
+
+
+class Accumulators:
+    """Insert-only aggregate accumulators, partially aggregated by DuckDB per group.
+
+    One accumulator per aggregate call: COUNT(*) / COUNT(x) an int, SUM/AVG ``[sum, n]``,
+    MIN/MAX the extreme, COUNT(DISTINCT x) a set of values. Accumulators merge (sessions).
+
+    Args:
+        aggs: the calls (``arg`` = index of the argument column in the input).
+        names: the input column names.
+        types: the input column SQL types.
+    """
+
+    def __init__(self, aggs: list[AggSpec], names: list[str], types: list[SqlType]):
+        self.aggs = aggs
+        self._q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
+        self._types = types
+
+    def partial_columns(self) -> list[str]:
+        """DuckDB select items of the partial aggregate, in :meth:`fold` order."""
+        cols = []
+        for a in self.aggs:
+            if a.func == "count_star":
+                cols.append("count(*)::BIGINT")
+            elif a.func == "count":
+                cols.append(f"count({self._q(a.arg)})::BIGINT")
+            elif a.func in ("sum", "avg"):
+                t = self._types[a.arg]
+                cast = "" if t.name == "DECIMAL" else ("::DOUBLE" if t.name in ("FLOAT", "DOUBLE") else "::BIGINT")
+                cols += [f"sum({self._q(a.arg)}){cast}", f"count({self._q(a.arg)})::BIGINT"]
+            elif a.func in ("min", "max"):
+                cols.append(f"{a.func}({self._q(a.arg)})")
+        return cols
+
+    def distinct_queries(self, group: list[str], source: str) -> dict[int, str]:
+        """Per COUNT(DISTINCT x): the query of the distinct (group..., x) of a batch."""
+        return {i: f"SELECT {', '.join(group + [self._q(a.arg)])} FROM {source} "
+                   f"WHERE {self._q(a.arg)} IS NOT NULL GROUP BY ALL"
+                for i, a in enumerate(self.aggs) if a.func == "count_distinct"}
+
+    def new(self) -> list:
+        """An empty accumulator list."""
+        out: list = []
+        for a in self.aggs:
+            if a.func in ("count_star", "count"):
+                out.append(0)
+            elif a.func in ("sum", "avg"):
+                out.append([None, 0])
+            elif a.func == "count_distinct":
+                out.append(set())
+            else:
+                out.append(None)
+        return out
+
+    def fold(self, accs: list[list], cols: list[list], first: int) -> None:
+        """Add partial columns ``cols[first:]`` (one row per accumulator) into ``accs``."""
+        c = first
+        for ai, a in enumerate(self.aggs):
+            f = a.func
+            if f in ("count_star", "count"):
+                for acc, v in zip(accs, cols[c]):
+                    acc[ai] += v
+                c += 1
+            elif f in ("sum", "avg"):
+                for acc, s, n in zip(accs, cols[c], cols[c + 1]):
+                    cur = acc[ai]
+                    if s is not None:
+                        cur[0] = s if cur[0] is None else cur[0] + s
+                    cur[1] += n
+                c += 2
+            elif f in ("min", "max"):
+                pick = min if f == "min" else max
+                for acc, v in zip(accs, cols[c]):
+                    if v is not None:
+                        acc[ai] = v if acc[ai] is None else pick(acc[ai], v)
+                c += 1
+
+    def merge(self, into: list, other: list) -> list:
+        """Merge accumulator list ``other`` into ``into`` (returned)."""
+        for ai, a in enumerate(self.aggs):
+            f, v = a.func, other[ai]
+            if f in ("count_star", "count"):
+                into[ai] += v
+            elif f in ("sum", "avg"):
+                cur = into[ai]
+                if v[0] is not None:
+                    cur[0] = v[0] if cur[0] is None else cur[0] + v[0]
+                cur[1] += v[1]
+            elif f == "count_distinct":
+                into[ai] |= v
+            elif v is not None:
+                pick = min if f == "min" else max
+                into[ai] = v if into[ai] is None else pick(into[ai], v)
+        return into
+
+    def result(self, acc: list) -> tuple:
+        """The aggregate values of an accumulator list."""
+        out = []
+        for a, v in zip(self.aggs, acc):
+            f = a.func
+            if f == "sum":
+                out.append(None if v[1] == 0 else v[0])
+            elif f == "avg":
+                out.append(None if v[1] == 0 else _avg(v[0], v[1], a.out_type))
+            elif f == "count_distinct":
+                out.append(len(v))
+            else:
+                out.append(v)
+        return tuple(out)
+
+
+# -- event-time timers ----------------------------------------------------------------------------
+
+
+class EventTimeTimers:
+    """Event-time timers kept in keyed state, with an in-memory index to fire them.
+
+    A timer is (end, state key): "the window or session stored under this key fires when the
+    watermark reaches ``end - 1``". Each is persisted as its own entry (``kg + 0x00 'T' +
+    end + key``) so that it belongs to its key's key group and is part of every snapshot; the
+    index (a heap of pending ends, each with its keys) is rebuilt from those entries by
+    :meth:`load` after open/restore.
+    """
+
+    def __init__(self) -> None:
+        self._keys: dict[int, set[bytes]] = {}
+        self._heap: list[int] = []
+
+    @staticmethod
+    def entry(end: int, state_key: bytes) -> bytes:
+        """The state key of the timer (end, ``state_key``)."""
+        return state_key[:2] + _TIMER_TAG + _BE.pack(end + _OFFSET) + state_key[2:]
+
+    def load(self, state: KeyedState) -> int | None:
+        """Rebuild the index from ``state``; returns the checkpointed watermark (or None)."""
+        self._keys.clear()
+        self._heap.clear()
+        wm = None
+        for k, v in state.items():
+            if k[2:4] == _TIMER_TAG:
+                end = _BE.unpack_from(k, 4)[0] - _OFFSET
+                self._add(end, k[:2] + k[12:])
+            elif k == _WM_KEY:
+                wm = _SIGNED.unpack(v)[0]
+        return wm
+
+    def _add(self, end: int, state_key: bytes) -> None:
+        keys = self._keys.get(end)
+        if keys is None:
+            keys = self._keys[end] = set()
+            heapq.heappush(self._heap, end)
+        keys.add(state_key)
+
+    def add(self, end: int, state_key: bytes, puts: list) -> None:
+        """Register timer (end, key); its state entry is appended to ``puts``."""
+        self._add(end, state_key)
+        puts.append((self.entry(end, state_key), b""))
+
+    def remove(self, end: int, state_key: bytes, deletes: list) -> None:
+        """Drop timer (end, key); its state entry is appended to ``deletes``."""
+        keys = self._keys.get(end)
+        if keys is not None:
+            keys.discard(state_key)
+            if not keys:
+                del self._keys[end]  # the heap entry goes stale and is skipped
+        deletes.append(self.entry(end, state_key))
+
+    def pop_due(self, watermark: int, deletes: list) -> list[tuple[int, bytes]]:
+        """Remove every timer with ``end - 1 <= watermark``; returns (end, key) in end order.
+
+        Their state entries are appended to ``deletes``.
+        """
+        due: list[tuple[int, bytes]] = []
+        while self._heap and (self._heap[0] - 1 <= watermark or watermark == MAX_WATERMARK):
+            end = heapq.heappop(self._heap)
+            keys = self._keys.pop(end, None)
+            if not keys:
+                continue
+            for k in sorted(keys):
+                due.append((end, k))
+                deletes.append(self.entry(end, k))
+        return due
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._keys.values())
+
+
+def watermark_entry(watermark: int) -> tuple[bytes, bytes]:
+    """The state entry that checkpoints an operator's watermark."""
+    return _WM_KEY, _SIGNED.pack(watermark)
+
+
+# -- operators ------------------------------------------------------------------------------------
+
+
+class WindowOperatorBase(Operator):
+    """Shared by the window aggregates: watermark tracking, timers, lazy index rebuild."""
+
+    stateful = True
+
+    def open(self, ctx) -> None:
+        """Called once; the timer index is built at the first element (after any restore)."""
+        super().open(ctx)
+        self.timers = EventTimeTimers()
+        self.watermark: int | None = None
+        self._loaded = False
+
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            wm = self.timers.load(self.ctx.state)
+            if wm is not None and (self.watermark is None or wm > self.watermark):
+                self.watermark = wm
+            self._loaded = True
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Persist the current watermark (pending windows and timers are already in state)."""
+        self._ensure_loaded()
+        if self.watermark is not None:
+            self.ctx.state.write([watermark_entry(self.watermark)])
+
+    def _advance(self, watermark: Watermark) -> int:
+        self._ensure_loaded()
+        wm = watermark.timestamp
+        if self.watermark is None or wm > self.watermark:
+            self.watermark = wm
+        return self.watermark
+
+
+class WindowAggOperator(WindowOperatorBase):
+    """Aggregates per (key, window) of a TUMBLE / HOP / CUMULATE window (module docstring).
+
+    Args:
+        spec: the window.
+        num_keys: the first ``num_keys`` input columns are the grouping key (without window).
+        ts_index: the input column of the rowtime.
+        aggs: aggregate calls over input columns.
+        input_schema: Arrow schema of the input.
+        output_schema: ``keys..., window_start, window_end, window_time, aggregates...``.
+    """
+
+    def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
+                 input_schema: pa.Schema, output_schema: pa.Schema):
+        self.spec = spec
+        self.num_keys = num_keys
+        self.ts_index = ts_index
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        names = list(input_schema.names)
+        types = [SqlType.from_arrow(f.type) for f in input_schema]
+        self.acc = Accumulators(aggs, names, types)
+        self._keep = [i for i in range(len(names)) if i != ts_index]
+        q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
+        group = [q(i) for i in range(num_keys)] + ['"__ws"', '"__we"']
+        self._partial_sql = f"SELECT {', '.join(group + self.acc.partial_columns())} FROM __in GROUP BY ALL"
+        self._distinct_sql = self.acc.distinct_queries(group, "__in")
+        self._con = duckdb.connect()
+
+    def _query(self, sql: str, table: pa.Table) -> list[list]:
+        self._con.register("__in", table)
+        try:
+            res = self._con.sql(sql).to_arrow_table()
+        finally:
+            self._con.unregister("__in")
+        return [c.to_pylist() for c in res.columns]
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Assign windows, drop late pairs, fold per (key, window) into state."""
+        self._ensure_loaded()
+        table = batch.table
+        ts, valid = rowtimes(table.column(self.ts_index))
+        idx = np.arange(len(ts)) if valid is None else np.flatnonzero(valid)
+        rows, starts, ends = assign_windows(ts[idx], self.spec)
+        rows = idx[rows]
+        if self.watermark is not None:
+            keep = ends - 1 > self.watermark
+            if not keep.all():
+                alive = np.zeros(len(ts), bool)
+                alive[rows[keep]] = True
+                add_late(self.ctx.metrics, len(np.unique(rows)) - int(alive.sum()))
+                rows, starts, ends = rows[keep], starts[keep], ends[keep]
+        if len(rows) == 0:
+            return []
+        expanded = table.take(pa.array(rows))
+        expanded = expanded.append_column("__ws", pa.array(starts, pa.int64()))
+        expanded = expanded.append_column("__we", pa.array(ends, pa.int64()))
+        cols = self._query(self._partial_sql, expanded)
+        nk = self.num_keys
+        groups = list(zip(*cols[: nk + 2]))
+        state_keys = []
+        for g in groups:
+            kg = key_group(pickle.dumps(g[:nk], protocol=5)).to_bytes(2, "big")
+            state_keys.append(kg + pickle.dumps(g, protocol=5))
+        olds = self.ctx.state.get_many(state_keys)
+        accs = [self.acc.new() if v is None else pickle.loads(v) for v in olds]
+        self.acc.fold(accs, cols, nk + 2)
+        if self._distinct_sql:
+            index = {g: i for i, g in enumerate(groups)}
+            for ai, sql in self._distinct_sql.items():
+                d = self._query(sql, expanded)
+                for g, v in zip(zip(*d[: nk + 2]), d[nk + 2]):
+                    accs[index[g]][ai].add(v)
+        puts: list = []
+        for key, old, acc, g in zip(state_keys, olds, accs, groups):
+            puts.append((key, pickle.dumps(acc, protocol=5)))
+            if old is None:
+                self.timers.add(g[-1], key, puts)
+        self.ctx.state.write(puts)
+        return []
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Fire every window with ``end - 1 <= watermark``, then forward the watermark."""
+        wm = self._advance(watermark)
+        deletes: list = []
+        due = self.timers.pop_due(wm, deletes)
+        out: list[Element] = []
+        if due:
+            keys = [k for _, k in due]
+            values = self.ctx.state.get_many(keys)
+            rows = []
+            for k, v in zip(keys, values):
+                if v is None:
+                    continue
+                g = pickle.loads(k[2:])
+                rows.append(g + (g[-1] - 1,) + self.acc.result(pickle.loads(v)))
+            deletes += keys
+            self.ctx.state.write([], deletes)
+            if rows:
+                out.append(Batch(_rows_to_table(rows, self.output_schema, self.num_keys)))
+        out.append(watermark)
+        return out
+
+
+def _rows_to_table(rows: list[tuple], schema: pa.Schema, num_keys: int) -> pa.Table:
+    """Output rows ``(keys..., start, end, time, aggs...)`` (times as int ms) → Arrow."""
+    columns = list(zip(*rows))
+    arrays = []
+    for i, (col, f) in enumerate(zip(columns, schema)):
+        if num_keys <= i < num_keys + 3:
+            arrays.append(ms_array(list(col), f.type))
+        else:
+            arrays.append(pa.array(list(col), type=f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+class WindowTableFunctionOperator(Operator):
+    """The window TVF without aggregation, as Flink's ``WindowTableFunction``: each row is sent
+    once per window it belongs to, with ``window_start``, ``window_end`` and ``window_time``
+    (``end - 1`` ms) appended; insert-only, stateless. Rows with a NULL rowtime are dropped;
+    late rows are not (Flink does not drop them either).
+
+    Args:
+        spec: a TUMBLE, HOP or CUMULATE window.
+        ts_index: the rowtime column of the input.
+        output_schema: the input columns, then window_start, window_end, window_time.
+    """
+
+    def __init__(self, spec: WindowSpec, ts_index: int, output_schema: pa.Schema):
+        self.spec = spec
+        self.ts_index = ts_index
+        self.output_schema = output_schema
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Expand ``batch`` by its windows (vectorized)."""
+        table = batch.table
+        ts, valid = rowtimes(table.column(self.ts_index))
+        idx = np.arange(len(ts)) if valid is None else np.flatnonzero(valid)
+        rows, starts, ends = assign_windows(ts[idx], self.spec)
+        if len(rows) == 0:
+            return []
+        out = table.take(pa.array(idx[rows]))
+        n = len(self.output_schema) - 3
+        for f, values in zip(list(self.output_schema)[n:], (starts, ends, ends - 1)):
+            out = out.append_column(f, pa.array(values, pa.int64()).cast(f.type))
+        kinds = None if batch.kinds is None else batch.kinds[idx[rows]]
+        return [Batch(out, kinds)]
