@@ -8,6 +8,10 @@ n-th time (default first) the process reaches ``<point>``. Points:
 - ``after_snapshot_before_commit`` — metadata written, transaction not committed;
 - ``during_commit`` — between the marker/offsets and the Kafka commit;
 - ``after_commit_before_bookkeeping`` — committed, sinks not yet notified, nothing pruned.
+
+``STREAMSQL_FAULT_RAISE=<point>[:<n>]`` raises an :class:`~streamsql.errors.ExecutionError` there
+instead (once, the n-th time): an operator failure inside a running job, which the restart
+strategy (``'restart-strategy.type' = 'fixed-delay'``) recovers from.
 """
 
 from __future__ import annotations
@@ -18,16 +22,31 @@ import sys
 _counts: dict[str, int] = {}
 
 
-def fault_point(name: str) -> None:
-    """Die here when ``STREAMSQL_FAULT`` names this point (see module docstring)."""
-    spec = os.environ.get("STREAMSQL_FAULT")
+def _reached(variable: str, name: str) -> bool:
+    spec = os.environ.get(variable)
     if not spec:
-        return
+        return False
     point, _, nth = spec.partition(":")
     if point != name:
-        return
-    _counts[name] = _counts.get(name, 0) + 1
-    if _counts[name] >= int(nth or 1):
+        return False
+    key = f"{variable}:{name}"
+    _counts[key] = _counts.get(key, 0) + 1
+    return _counts[key] == int(nth or 1) if variable == "STREAMSQL_FAULT_RAISE" else _counts[key] >= int(nth or 1)
+
+
+def fault_point(name: str) -> None:
+    """Die (or raise) here when ``STREAMSQL_FAULT`` (``STREAMSQL_FAULT_RAISE``) names this point."""
+    if _reached("STREAMSQL_FAULT", name):
         sys.stderr.write(f"[fault injection] dying at {name}\n")
         sys.stderr.flush()
         os._exit(137)
+    if _reached("STREAMSQL_FAULT_RAISE", name):
+        from streamsql.errors import ExecutionError
+
+        msg = f"injected failure at {name}"
+        raise ExecutionError(msg)
+
+
+def reset_counts() -> None:
+    """Forget how often each point was reached (tests run several jobs in one process)."""
+    _counts.clear()

@@ -1,0 +1,62 @@
+"""An operator failure inside a running job triggers the restart strategy without losing or
+duplicating data; with restart-strategy 'none' the job fails with a clear error."""
+
+import uuid
+
+import orjson
+import pytest
+from confluent_kafka import Producer
+
+from streamsql.checkpoint.faults import reset_counts
+from streamsql.environment import StreamEnvironment
+from streamsql.errors import ExecutionError
+from tests.integration.test_flights import fold_upserts, read_committed
+
+
+def _load(bootstrap, topic, n):
+    p = Producer({"bootstrap.servers": bootstrap})
+    for i in range(n):
+        p.produce(topic, orjson.dumps({"k": i % 10, "v": i}), partition=i % 3)
+    p.flush(30)
+
+
+def _job(env, bootstrap, src, out):
+    env.execute_sql(f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+        'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')""")
+    env.execute_sql(f"""CREATE TABLE out_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    return env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").job
+
+
+@pytest.mark.parametrize("point", ["during_commit", "after_snapshot_before_commit", "before_barrier"])
+def test_fixed_delay_restart_recovers_exactly_once(kafka_bootstrap, kafka_topic_factory, tmp_path, monkeypatch,
+                                                   point):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("STREAMSQL_FAULT_RAISE", f"{point}:1")
+    reset_counts()
+    src, out = kafka_topic_factory("restart_in", partitions=3), kafka_topic_factory("restart_out")
+    _load(kafka_bootstrap, src, 3000)
+    env = StreamEnvironment({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.delay": "100 ms",
+                             "pipeline.name": f"restart-{uuid.uuid4().hex[:6]}"})
+    job = _job(env, kafka_bootstrap, src, out)
+    assert job.wait(120) == "FINISHED"
+    assert job.metrics["restarts"] == 1
+    result = fold_upserts(read_committed(kafka_bootstrap, out))
+    expected = {(k,): {"k": k, "n": 300, "s": sum(range(k, 3000, 10))} for k in range(10)}
+    assert result == expected
+
+
+def test_no_restart_strategy_fails_the_job(kafka_bootstrap, kafka_topic_factory, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("STREAMSQL_FAULT_RAISE", "during_commit:1")
+    reset_counts()
+    src, out = kafka_topic_factory("norestart_in", partitions=3), kafka_topic_factory("norestart_out")
+    _load(kafka_bootstrap, src, 100)
+    env = StreamEnvironment({"pipeline.name": f"norestart-{uuid.uuid4().hex[:6]}"})
+    job = _job(env, kafka_bootstrap, src, out)
+    with pytest.raises(ExecutionError, match="injected failure at during_commit"):
+        job.wait(60)
+    assert job.status == "FAILED"
+    assert read_committed(kafka_bootstrap, out) == []
