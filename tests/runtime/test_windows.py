@@ -1,0 +1,418 @@
+"""Window TVFs and window aggregation, checked against DuckDB over the same rows.
+
+The streaming side reads a JSON-lines file through a ``filesystem`` table with
+``WATERMARK FOR ts AS ts - INTERVAL '5' SECOND``; rows arrive out of order but never by more
+than the watermark delay, so no row is late and DuckDB, computing the windows with floor
+arithmetic on ``epoch_ms(ts)``, must give exactly the same multiset. Small
+``'execution.batch-size'`` values make windows and sessions span many batches. Late rows are
+checked on hand-made inputs; snapshot → restore is checked at the operator level against an
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from streamsql.errors import SqlError
+from streamsql.runtime.elements import MAX_WATERMARK, Batch, Watermark
+from streamsql.runtime.operators.base import OperatorContext
+from streamsql.runtime.operators.group_agg import AggSpec
+from streamsql.runtime.operators.session_window import SessionWindowAggOperator
+from streamsql.runtime.operators.window_agg import WindowAggOperator, WindowSpec, assign_windows
+from streamsql.state.base import create_backend
+from streamsql.types import SqlType
+from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
+
+BACKENDS = ["hashmap", "rocksdb"]
+BASE = 1714521600000  # 2024-05-01 00:00:00 UTC, ms
+COLS = [("id", "INT", "INTEGER"), ("k", "STRING", "VARCHAR"), ("v", "INT", "INTEGER"),
+        ("ts", "TIMESTAMP(3)", "TIMESTAMP")]
+AGGS = "COUNT(*) AS n, COUNT(v) AS nv, SUM(v) AS s, MIN(v) AS lo, MAX(v) AS hi, AVG(v) AS av, COUNT(DISTINCT v) AS d"
+
+
+def _fmt(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return (dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=ms)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def write_events(path: Path, events: list[tuple]) -> Path:
+    """Rows (id, k, v, ts_ms) as JSON lines."""
+    with path.open("w") as f:
+        for i, k, v, ts in events:
+            f.write(json.dumps({"id": i, "k": k, "v": v, "ts": _fmt(ts)}) + "\n")
+    return path
+
+
+def gen_events(seed: int, n: int, max_disorder: int = 4000) -> list[tuple]:
+    """Rows with keys (some NULL), values (some NULL), a few NULL rowtimes, and rowtimes out of
+    order by at most ``max_disorder`` ms (less than the 5 s watermark delay: nothing is late)."""
+    rnd = random.Random(seed)
+    t = BASE + rnd.randint(0, 9999)
+    out = []
+    for i in range(n):
+        t += rnd.choice([0, 200, 700, 1500, 2500, 9000]) if rnd.random() > 0.02 else 40_000
+        ts = t - rnd.randint(0, max_disorder)
+        k = rnd.choice(["a", "b", "c", None]) if rnd.random() > 0.05 else None
+        v = rnd.randint(-20, 100) if rnd.random() > 0.1 else None
+        out.append((i, k, v, None if rnd.random() < 0.01 else ts))
+    return out
+
+
+@pytest.fixture(scope="module")
+def events(tmp_path_factory) -> Path:
+    return write_events(tmp_path_factory.mktemp("windows") / "ev.json", gen_events(20240501, 400))
+
+
+def ddl(path: Path, delay: str = "5") -> str:
+    cols = ", ".join(f"{c} {t}" for c, t, _ in COLS)
+    return (f"CREATE TABLE ev ({cols}, WATERMARK FOR ts AS ts - INTERVAL '{delay}' SECOND) WITH ("
+            f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
+
+
+def run(tmp_path, path: Path, sql: str, backend="hashmap", batch_size=None, delay="5"):
+    env = make_env(tmp_path, backend, batch_size)
+    env.execute_sql(ddl(path, delay))
+    res = env.execute_sql(sql)
+    changelog = list(res.collect(timeout=30))
+    assert res.job.done
+    assert all(kind.short == "+I" for kind, _ in changelog), "a window aggregate is insert-only"
+    return fold(changelog), res.job.metrics
+
+
+def duck(path: Path, sql: str) -> Counter:
+    con = duck_con({"raw": path}, COLS)
+    con.execute("CREATE VIEW ev AS SELECT *, epoch_ms(ts) AS ms FROM raw WHERE ts IS NOT NULL")
+    return duck_rows(con, sql)
+
+
+def check(tmp_path, path, sql, duck_sql, backend="hashmap", batch_size=None):
+    actual, metrics = run(tmp_path, path, sql, backend, batch_size)
+    assert_same(actual, duck(path, duck_sql), sql)
+    assert metrics.get("late_records", 0) == 0
+    return actual
+
+
+# -- assignment -----------------------------------------------------------------------------------
+
+def test_assign_windows_vectorized():
+    ts = np.array([0, 4999, 5000, 12_345, -1], dtype=np.int64)
+    rows, s, e = assign_windows(ts, WindowSpec("TUMBLE", size=10_000))
+    assert list(s) == [0, 0, 0, 10_000, -10_000] and list(e - s) == [10_000] * 5 and list(rows) == list(range(5))
+    rows, s, e = assign_windows(ts, WindowSpec("HOP", size=10_000, slide=5000))
+    assert list(rows) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert list(s) == [-5000, 0, -5000, 0, 0, 5000, 5000, 10_000, -10_000, -5000]
+    rows, s, e = assign_windows(np.array([0, 3999, 9999]), WindowSpec("CUMULATE", size=10_000, slide=2000))
+    assert list(zip(rows, s, e)) == [(0, 0, 2000), (0, 0, 4000), (0, 0, 6000), (0, 0, 8000), (0, 0, 10_000),
+                                     (1, 0, 4000), (1, 0, 6000), (1, 0, 8000), (1, 0, 10_000), (2, 0, 10_000)]
+    _, s, _ = assign_windows(np.array([7]), WindowSpec("TUMBLE", size=10, offset=3))
+    assert list(s) == [3]
+
+
+# -- oracle comparisons ---------------------------------------------------------------------------
+
+TUMBLE_DUCK = (f"SELECT k, epoch_ms(ms // 10000 * 10000), epoch_ms(ms // 10000 * 10000 + 10000), {AGGS} "
+               f"FROM ev GROUP BY ALL")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("batch_size", [1, 7, None])
+def test_tumble_per_key(tmp_path, events, backend, batch_size):
+    sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
+           f"INTERVAL '10' SECONDS)) GROUP BY k, window_start, window_end")
+    check(tmp_path, events, sql, TUMBLE_DUCK, backend, batch_size)
+
+
+def test_tumble_window_time_having_where_alias(tmp_path, events):
+    sql = ("SELECT w.window_start, w.window_time, k, SUM(v) * 2 AS s2 FROM TABLE(TUMBLE(TABLE ev, "
+           "DESCRIPTOR(ts), INTERVAL '1' MINUTE)) AS w WHERE v > 0 GROUP BY w.window_start, w.window_end, k "
+           "HAVING COUNT(*) > 1")
+    duck_sql = ("SELECT epoch_ms(ms // 60000 * 60000), epoch_ms(ms // 60000 * 60000 + 59999), k, SUM(v) * 2 "
+                "FROM ev WHERE v > 0 GROUP BY ALL HAVING COUNT(*) > 1")
+    check(tmp_path, events, sql, duck_sql, batch_size=5)
+
+
+def test_tumble_with_offset(tmp_path, events):
+    sql = ("SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
+           "INTERVAL '10' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end")
+    duck_sql = ("SELECT epoch_ms((ms - 3000) // 10000 * 10000 + 3000), epoch_ms((ms - 3000) // 10000 * 10000 + 13000), "
+                "COUNT(*) FROM ev GROUP BY ALL")
+    check(tmp_path, events, sql, duck_sql, batch_size=9)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hop(tmp_path, events, backend):
+    sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
+           f"INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k")
+    duck_sql = (f"SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), "
+                f"{AGGS} FROM ev, range(0, 2) r(i) GROUP BY ALL")
+    check(tmp_path, events, sql, duck_sql, backend, batch_size=6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cumulate(tmp_path, events, backend):
+    sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(CUMULATE(TABLE ev, DESCRIPTOR(ts), "
+           f"INTERVAL '2' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
+    duck_sql = (f"SELECT k, epoch_ms(ms // 10000 * 10000), epoch_ms(ms // 10000 * 10000 + j * 2000), {AGGS} "
+                f"FROM ev, range(1, 6) r(j) WHERE ms // 10000 * 10000 + j * 2000 > ms GROUP BY ALL")
+    check(tmp_path, events, sql, duck_sql, backend, batch_size=4)
+
+
+SESSION_DUCK = f"""
+WITH b AS (SELECT *, CASE WHEN ms - lag(ms) OVER (PARTITION BY k ORDER BY ms) <= 3000 THEN 0 ELSE 1 END AS brk
+           FROM ev),
+     s AS (SELECT *, sum(brk) OVER (PARTITION BY k ORDER BY ms ROWS UNBOUNDED PRECEDING) AS sid FROM b)
+SELECT k, epoch_ms(min(ms)), epoch_ms(max(ms) + 3000), {AGGS} FROM s GROUP BY k, sid
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("batch_size", [1, 5, None])
+def test_session(tmp_path, events, backend, batch_size):
+    sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
+           f"DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end")
+    check(tmp_path, events, sql, SESSION_DUCK, backend, batch_size)
+
+
+def test_session_without_partition_global(tmp_path, events):
+    sql = ("SELECT window_start, window_end, COUNT(*) FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(ts), "
+           "INTERVAL '3' SECOND)) GROUP BY window_start, window_end")
+    duck_sql = SESSION_DUCK.replace("PARTITION BY k ", "").replace(
+        f"SELECT k, epoch_ms(min(ms)), epoch_ms(max(ms) + 3000), {AGGS} FROM s GROUP BY k, sid",
+        "SELECT epoch_ms(min(ms)), epoch_ms(max(ms) + 3000), COUNT(*) FROM s GROUP BY sid")
+    check(tmp_path, events, sql, duck_sql, batch_size=3)
+
+
+def test_tumble_without_aggregation(tmp_path, events):
+    sql = "SELECT * FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+    duck_sql = ("SELECT id, k, v, ts, epoch_ms(ms // 10000 * 10000), epoch_ms(ms // 10000 * 10000 + 10000), "
+                "epoch_ms(ms // 10000 * 10000 + 9999) FROM ev")
+    check(tmp_path, events, sql, duck_sql, batch_size=7)
+
+
+def test_hop_without_aggregation(tmp_path, events):
+    sql = "SELECT id, window_start, window_end FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))"
+    duck_sql = ("SELECT id, epoch_ms(ms // 5000 * 5000 - i * 5000), epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000) "
+                "FROM ev, range(0, 2) r(i)")
+    check(tmp_path, events, sql, duck_sql, batch_size=7)
+
+
+def test_window_tvf_over_view_and_cascade(tmp_path, events):
+    """A view passing the rowtime through keeps it a time attribute; the window_time of a window
+    aggregate is one too (cascading windows, as Flink)."""
+    env = make_env(tmp_path, "hashmap", 8)
+    env.execute_sql(ddl(events))
+    env.execute_sql("CREATE VIEW v1 AS SELECT k, v, ts AS rt FROM ev WHERE v IS NOT NULL")
+    env.execute_sql("CREATE VIEW per5 AS SELECT k, window_time AS wt, SUM(v) AS s FROM TABLE(TUMBLE(TABLE v1, "
+                    "DESCRIPTOR(rt), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end")
+    sql = ("SELECT k, window_start, SUM(s) FROM TABLE(TUMBLE(TABLE per5, DESCRIPTOR(wt), INTERVAL '20' SECOND)) "
+           "GROUP BY k, window_start, window_end")
+    actual = fold(env.execute_sql(sql).collect(timeout=30))
+    expected = duck(events, "SELECT k, epoch_ms(ms // 20000 * 20000), SUM(v) FROM ev WHERE v IS NOT NULL GROUP BY ALL")
+    assert_same(actual, expected, sql)
+
+
+# -- late rows ------------------------------------------------------------------------------------
+
+S = 1000
+
+
+def test_late_rows_dropped_and_counted(tmp_path):
+    # watermark = max ts - 2 s; batch size 1, so each row is followed by its watermark.
+    ev = [(1, "a", 1, BASE + 0), (2, "a", 1, BASE + 12 * S),   # wm 10 s: fires [0, 10)
+          (3, "a", 1, BASE + 3 * S),                             # late: [0, 10) fired → dropped
+          (4, "a", 1, BASE + 11 * S), (5, "b", 1, BASE + 9500),  # 9.5 s late (other key, same window)
+          (6, "a", 1, BASE + 25 * S)]
+    path = write_events(tmp_path / "late.json", ev)
+    sql = ("SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+           "GROUP BY k, window_start, window_end")
+    for backend in BACKENDS:
+        actual, metrics = run(tmp_path / backend, path, sql, backend, batch_size=1, delay="2")
+        w = lambda s: dt.datetime(2024, 5, 1) + dt.timedelta(seconds=s)  # noqa: E731
+        assert actual == Counter({("a", w(0), 1): 1, ("a", w(10), 2): 1, ("a", w(20), 1): 1})
+        assert metrics["late_records"] == 2
+
+
+def test_hop_late_row_counts_in_open_windows_only(tmp_path):
+    # wm 10 s fires [0, 10) (and [-5, 5)); a row at 8 s then still belongs to [5, 15).
+    ev = [(1, "a", 1, BASE + 1 * S), (2, "a", 1, BASE + 12 * S), (3, "a", 1, BASE + 8 * S),
+          (4, "a", 1, BASE + 2 * S)]  # 2 s: its windows [-5,5) and [0,10) fired → dropped
+    path = write_events(tmp_path / "late.json", ev)
+    sql = ("SELECT window_start, COUNT(*) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '5' SECOND, "
+           "INTERVAL '10' SECOND)) GROUP BY window_start, window_end")
+    actual, metrics = run(tmp_path, path, sql, batch_size=1, delay="2")
+    w = lambda s: dt.datetime(2024, 5, 1) + dt.timedelta(seconds=s)  # noqa: E731
+    assert actual == Counter({(w(-5), 1): 1, (w(0), 1): 1, (w(5), 2): 1, (w(10), 1): 1})
+    assert metrics["late_records"] == 1
+
+
+def test_session_late_row_bridges_open_sessions(tmp_path):
+    """The shared case session_merge, one row per batch: the 00:20 row arrives after 00:45 and
+    merges [00:00, 00:30) and [00:45, 01:15); a row whose session already fired is dropped."""
+    ev = [(1, "a", 1, BASE), (2, "a", 1, BASE + 45 * S), (3, "a", 1, BASE + 20 * S),
+          (4, "a", 1, BASE + 500 * S),          # wm 440 s: fires [0, 75 s)
+          (5, "a", 1, BASE + 10 * S),           # late: would be [10, 40) → dropped
+          (6, "a", 1, BASE + 470 * S)]          # late alone ([470, 500)) but merges with [500, 530)
+    path = write_events(tmp_path / "s.json", ev)
+    sql = ("SELECT k, window_start, window_end, COUNT(*) FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
+           "DESCRIPTOR(ts), INTERVAL '30' SECOND)) GROUP BY k, window_start, window_end")
+    for bs in (1, 2, None):
+        actual, metrics = run(tmp_path / str(bs), path, sql, batch_size=bs, delay="60")
+        w = lambda s: dt.datetime(2024, 5, 1) + dt.timedelta(seconds=s)  # noqa: E731
+        # In one batch the watermark has not advanced yet: 00:10 is not late, it joins the session.
+        first = 4 if bs is None else 3
+        assert actual == Counter({("a", w(0), w(75), first): 1, ("a", w(470), w(530), 2): 1}), bs
+        assert metrics.get("late_records", 0) == (0 if bs is None else 1)
+
+
+# -- planning errors ------------------------------------------------------------------------------
+
+def test_descriptor_must_be_time_attribute(tmp_path, events):
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(events))
+    env.execute_sql(f"CREATE TABLE plain (k STRING, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{events}', 'format' = 'json')")
+    sql = "SELECT * FROM TABLE(TUMBLE(TABLE plain, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+    with pytest.raises(SqlError) as e:
+        env.execute_sql(sql)
+    assert "time column 'ts'" in e.value.message and "WATERMARK" in e.value.message
+    assert (e.value.line, e.value.col) == (1, sql.index("DESCRIPTOR(ts)") + len("DESCRIPTOR(") + 1)
+    with pytest.raises(SqlError, match="time column 'k'.*time attributes of 'ev': ts"):
+        env.execute_sql("SELECT * FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(k), INTERVAL '10' SECOND))")
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    ("SELECT * FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '3' SECOND, INTERVAL '10' SECOND))",
+     "integral multiple of slide"),
+    ("SELECT * FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MONTH))", "Unsupported size"),
+    ("SELECT * FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), 10))", "must be an INTERVAL"),
+    ("SELECT * FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND))",
+     "SESSION window TVF is supported only with a window aggregation"),
+    ("SELECT k, COUNT(*) FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
+     "GROUP BY k, window_start", "must GROUP BY window_start, window_end"),
+    ("SELECT COUNT(*) FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
+     "GROUP BY window_start, window_end", "PARTITION BY keys must be GROUP BY keys"),
+    ("SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE window_start > ts "
+     "GROUP BY window_start, window_end", "not in WHERE"),
+])
+def test_planning_errors(tmp_path, events, sql, message):
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(events))
+    with pytest.raises(SqlError, match=message):
+        env.execute_sql(sql)
+
+
+def test_interval_spellings(tmp_path, events):
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(events))
+    for interval, text in [("INTERVAL '1' HOUR", "3600 s"), ("INTERVAL '90' SECONDS", "90 s"),
+                           ("INTERVAL '2' MINUTES", "120 s"), ("INTERVAL '1:30' MINUTE TO SECOND", "90 s"),
+                           ("INTERVAL '1' DAY", "86400 s"), ("INTERVAL '1.5' SECOND", "1500 ms")]:
+        plan = env.execute_sql(f"EXPLAIN SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), {interval})) "
+                               f"GROUP BY window_start, window_end").message
+        assert f"WindowAggregate(groupBy=[], window=[TUMBLE(time_col=[ts], size=[{text}])]" in plan, plan
+        assert "changelog=[insert-only]" in plan
+
+
+def test_window_aggregate_into_append_only_sink(tmp_path, events):
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(events))
+    env.execute_sql(f"CREATE TABLE out (k STRING, ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path / 'out.json'}', 'format' = 'json')")
+    plan = env.execute_sql("EXPLAIN INSERT INTO out SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, "
+                           "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end").message
+    assert "input=[insert-only]" in plan
+
+
+# -- snapshot → restore (operator level) ----------------------------------------------------------
+
+IN_SCHEMA = pa.schema([("__k0", pa.string()), ("__ts", pa.timestamp("ms")), ("__a1", pa.int32())])
+OUT_SCHEMA = pa.schema([("__k0", pa.string()), ("__ws", pa.timestamp("ms")), ("__we", pa.timestamp("ms")),
+                        ("__wt", pa.timestamp("ms")), ("__agg0", pa.int64()), ("__agg1", pa.int64()),
+                        ("__agg2", pa.int64())])
+OP_AGGS = [AggSpec("count_star", None, SqlType("BIGINT")), AggSpec("sum", 2, SqlType("BIGINT")),
+           AggSpec("count_distinct", 2, SqlType("BIGINT"))]
+
+
+def _batch(rows):
+    k, ts, v = zip(*rows)
+    return Batch(pa.Table.from_arrays([pa.array(k, pa.string()), pa.array(ts, pa.int64()).cast(pa.timestamp("ms")),
+                                       pa.array(v, pa.int32())], schema=IN_SCHEMA))
+
+
+def _operator(kind, backend_name, workdir, metrics):
+    if kind == "SESSION":
+        op = SessionWindowAggOperator(WindowSpec("SESSION", gap=3000), 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
+    else:
+        spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 2000 if kind == "CUMULATE" else 0)
+        op = WindowAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
+    backend = create_backend(backend_name)
+    backend.open(str(workdir))
+    op.open(OperatorContext("window-agg-1", backend.keyed_state("window-agg-1"), {}, metrics))
+    return op, backend
+
+
+def _rows(elements):
+    out = []
+    for el in elements:
+        if isinstance(el, Batch):
+            out += [tuple(r.values()) for r in el.table.to_pylist()]
+    return out
+
+
+def _script(seed):
+    rnd = random.Random(seed)
+    t, steps = 0, []
+    for _ in range(30):
+        rows = []
+        for _ in range(rnd.randint(1, 6)):
+            t += rnd.randint(0, 1500)
+            rows.append((rnd.choice("xyz"), BASE + t - rnd.randint(0, 2000), rnd.randint(0, 5)))
+        steps.append(("batch", rows))
+        steps.append(("wm", BASE + t - 2500))
+    steps.append(("batch", [("x", BASE, 1)]))  # late for every window kind by now
+    steps.append(("wm", MAX_WATERMARK))
+    return steps
+
+
+def _play(op, steps):
+    out = []
+    for what, arg in steps:
+        out += op.process_batch(_batch(arg), 0) if what == "batch" else op.process_watermark(Watermark(arg))
+    return out
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+@pytest.mark.parametrize("kind", ["TUMBLE", "HOP", "CUMULATE", "SESSION"])
+def test_snapshot_restore_keeps_pending_windows_and_timers(tmp_path, backend_name, kind):
+    steps = _script(7)
+    cut = 31  # after 15 batches and 15 watermarks, plus one more batch: windows are pending
+    ref_metrics: dict = {}
+    ref, ref_backend = _operator(kind, backend_name, tmp_path / "ref", ref_metrics)
+    expected = _rows(_play(ref, steps))
+    ref_backend.close()
+
+    metrics: dict = {}
+    first, b1 = _operator(kind, backend_name, tmp_path / "first", metrics)
+    before = _rows(_play(first, steps[:cut]))
+    assert len(first.timers) > 0, "the cut must leave windows pending"
+    first.snapshot_state(1)
+    b1.snapshot(str(tmp_path / "snap"))
+    _play(first, steps[cut:])  # the first attempt goes on, then "fails": its later output is lost
+    b1.close()
+
+    second, b2 = _operator(kind, backend_name, tmp_path / "second", metrics)  # open, then restore
+    b2.restore(str(tmp_path / "snap"))
+    after = _rows(_play(second, steps[cut:]))
+    b2.close()
+    assert Counter(before + after) == Counter(expected)
+    assert len(expected) > 5
+    assert ref_metrics.get("late_records", 0) >= 1
