@@ -26,7 +26,9 @@ def create_topic(name: str, partitions: int = PARTITIONS, compacted: bool = Fals
     from confluent_kafka.admin import NewTopic
 
     a = admin(bootstrap)
-    cfg = {"cleanup.policy": "compact"} if compacted else {}
+    # retention.ms -1: the bids carry 2023 event times as record timestamps; time-based retention
+    # would otherwise delete them (segment by segment) while the benchmark runs
+    cfg = {"cleanup.policy": "compact"} if compacted else {"retention.ms": "-1"}
     fut = a.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1, config=cfg)])
     for f in fut.values():
         f.result(30)

@@ -75,16 +75,16 @@ def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[
     n, seen = 0, set()
     deadline = time.time() + timeout
     while pending and time.time() < deadline:
-        for m in c.consume(10_000, 0.5):
+        for m in c.consume(10_000, 0.2):
             if m.error() is not None:
-                if m.error().code() == KafkaError._PARTITION_EOF:
-                    pending.discard(m.partition())
                 continue
             n += 1
             if keys:
                 seen.add(m.key())
-            if m.offset() + 1 >= ends[m.partition()]:
-                pending.discard(m.partition())
+        # done when the position (past control records too) reached the end offset
+        for tp in c.position([TopicPartition(topic, p) for p in list(pending)]):
+            if tp.offset >= ends[tp.partition]:
+                pending.discard(tp.partition)
     c.close()
     return n, len(seen)
 
@@ -148,7 +148,7 @@ def run_contender(contender: str, workload: str, input_topic: str, ends: dict[in
     reader = None
     try:
         if paced:
-            reader = LatencyReader(out, TS_FIELD[base_workload(workload)])
+            reader = LatencyReader(out, "date_time" if contender == "raw" else TS_FIELD[base_workload(workload)])
             reader.start()
             deadline = time.time() + 120
             while not os.path.exists(spec["ready"]) and proc.poll() is None and time.time() < deadline:
@@ -222,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="AGG key/interval scaling figures (auto: not with --smoke/--only)")
     ap.add_argument("--scaling-keys", default="10000,100000,1000000,10000000")
     ap.add_argument("--scaling-intervals", default="100,1000,10000")
+    ap.add_argument("--scaling-contenders", default="streamsql",
+                    help="contenders of the scaling figures (quix at 5-10k ev/s would take ~3 min per point)")
     ap.add_argument("--profile", action="store_true", help="py-spy each streamsql run (results/profiles/)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
@@ -270,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
                     created.append(ptopic)
                     n = int(a.latency_rate * a.latency_seconds)
                     pk = min(keys, n) if base_workload(w) != "AGG" else keys
+                    if w == "WIN" and not a.smoke:  # a 10 s window must close by time before the end
+                        n = int(a.latency_rate * max(a.latency_seconds, 25))
                     paced = {"events": n, "keys": pk, "rate": a.latency_rate}
                     lres = run_contender(c, w, ptopic, datagen.paced_offsets(n, pk, 43), a.interval_ms, timeout,
                                          paced=paced, compacted=base_workload(w) == "AGG")
@@ -279,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                     elif "t0_ms" in paced:
                         t_from = paced["t0_ms"] + a.latency_warmup * 1000
                         # WIN: windows closed by the end of input (not by time) would count as early
-                        t_to = paced["t0_ms"] + a.latency_seconds * 1000 - 1000 if w == "WIN" else None
+                        t_to = paced["t0_ms"] + n / a.latency_rate * 1000 - 1500 if w == "WIN" else None
                         row.update(latency_stats(lres.get("latency_samples", []), t_from, t_to))
                 rows.append(row)
                 eps = row.get("events_per_s")
@@ -288,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                                        f"rss {(row.get('peak_rss') or 0) / 2**20:.0f} MiB" if eps else "failed"))
         scaling_rows = []
         if scaling:
-            scaling_rows = run_scaling(a, events, dataset, timeout, [c for c in contenders if c != "raw"])
+            scaling_rows = run_scaling(a, events, dataset, timeout, a.scaling_contenders.split(","), rows)
     finally:
         delete_topics(created)
     from benchmarks.report import write_report
@@ -302,25 +306,34 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(not r.get("error") or r.get("not_supported") for r in rows) else 1
 
 
-def run_scaling(a, events: int, dataset, timeout: float, contenders: list[str]) -> list[dict]:
-    """AGG throughput + RSS per distinct-key count; throughput per checkpoint interval."""
+def run_scaling(a, events: int, dataset, timeout: float, contenders: list[str], rows: list[dict]) -> list[dict]:
+    """AGG throughput + RSS per distinct-key count; throughput per checkpoint interval.
+
+    Points the main run already measured (AGG10k, AGG1M at the main interval) are reused.
+    """
+    main = {(r["workload"], r["contender"]): r for r in rows if not r.get("error")}
+
+    def point(c, keys, n, iv):
+        w = {10_000: "AGG10k", 1_000_000: "AGG1M"}.get(keys)
+        r = main.get((w, c))
+        if r and r["events"] == n and iv == a.interval_ms:
+            return r
+        ds = dataset(keys, n)
+        return run_contender(c, f"AGG{keys}", ds.topic, ds.end_offsets, iv, timeout * 2, compacted=True)
+
     out = []
     for keys in [int(k) for k in a.scaling_keys.split(",")]:
         n = max(events, keys)
-        ds = dataset(keys, n)
         for c in contenders:
-            if c == "quix" and n > events:
-                continue  # the slowest contender would blow the time budget on the 10M-key data set
-            res = run_contender(c, f"AGG{keys}", ds.topic, ds.end_offsets, a.interval_ms, timeout * 2, compacted=True)
+            res = point(c, keys, n, a.interval_ms)
             out.append({"figure": "keys", "contender": c, "keys": keys, "events": n,
                         "events_per_s": res.get("events_per_s"), "peak_rss": res.get("peak_rss"),
                         "checkpoint_ms": res.get("checkpoint_ms"), "error": res.get("error")})
             log(f"    scaling keys={keys:,} {c}: {res.get('events_per_s') or 0:,.0f} ev/s, "
                 f"rss {(res.get('peak_rss') or 0) / 2**20:.0f} MiB")
-    ds = dataset(10_000, events)
     for iv in [int(x) for x in a.scaling_intervals.split(",")]:
         for c in contenders:
-            res = run_contender(c, "AGG10k", ds.topic, ds.end_offsets, iv, timeout, compacted=True)
+            res = point(c, 10_000, events, iv)
             out.append({"figure": "interval", "contender": c, "interval_ms": iv, "events": events,
                         "events_per_s": res.get("events_per_s"), "peak_rss": res.get("peak_rss"),
                         "checkpoint_ms": res.get("checkpoint_ms"), "error": res.get("error")})

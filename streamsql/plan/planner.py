@@ -197,7 +197,8 @@ class Planner:
 
     # -- aggregation ---------------------------------------------------------------------------
     def _aggregate(self, sel, items, node, scope, cond) -> tuple[PlanNode, Scope]:
-        windowed = plan_window_aggregate(self, sel, items, node, scope, cond)  # window TVF hook (plan/windows.py)
+        # window TVF hook (plan/windows.py): GROUP BY window_start, window_end → WindowAggregate
+        windowed = plan_window_aggregate(self, sel, items, node, scope, cond)
         if windowed is not None:
             return windowed
         group = sel.args.get("group")

@@ -70,13 +70,16 @@ class WindowTableFunctionNode(PlanNode):
         self.kind = "window-tvf"
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         part = f", partitionBy=[{', '.join(self.partition_by)}]" if self.partition_by else ""
         return f"WindowTableFunction(window=[{self.spec.describe(self.rowtime)}]{part})"
 
     def create_operator(self):
+        """A :class:`~streamsql.runtime.operators.window_agg.WindowTableFunctionOperator`."""
         from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
 
-        return WindowTableFunctionOperator(self.spec, self.inputs[0].schema.get_field_index(self.rowtime), self.schema)
+        ts_index = self.inputs[0].schema.get_field_index(self.rowtime)
+        return WindowTableFunctionOperator(self.spec, ts_index, self.schema)
 
 
 @dataclass(eq=False)
@@ -99,11 +102,13 @@ class WindowAggNode(PlanNode):
         self.stateful = True
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         keys = ", ".join(self.schema.names[: self.num_keys])
         return (f"WindowAggregate(groupBy=[{keys}], window=[{self.spec.describe(self.rowtime)}], "
                 f"select=[{', '.join(self.labels)}], changelog=[{self.mode}])")
 
     def create_operator(self):
+        """The aligned (TUMBLE/HOP/CUMULATE) or the session window aggregate operator."""
         args = (self.spec, self.num_keys, self.ts_index, self.aggs, self.inputs[0].schema, self.schema)
         if self.spec.kind == "SESSION":
             from streamsql.runtime.operators.session_window import SessionWindowAggOperator
@@ -150,9 +155,10 @@ def interval_ms(node: exp.Expression | None, what: str, planner, positive: bool 
             value where ``positive``; positioned at the argument.
     """
     if not isinstance(node, exp.Interval):
-        where = node if node is not None else None
-        planner._fail(where or exp.Null(), f"The {what} of a window must be an INTERVAL literal, e.g. "
-                                            f"INTERVAL '10' SECOND; got {node.sql() if node is not None else 'nothing'}")
+        got = node.sql() if node is not None else "nothing"
+        planner._fail(node if node is not None else exp.Null(),
+                      f"The {what} of a window must be an INTERVAL literal, e.g. "
+                      f"INTERVAL '10' SECOND; got {got}")
     text = node.this.name if node.this is not None else ""
     unit = node.args.get("unit")
     try:
@@ -168,7 +174,7 @@ def interval_ms(node: exp.Expression | None, what: str, planner, positive: bool 
                 uname = unit.name
             ms = Decimal(text.strip()) * _UNIT_MS[_unit(uname)]
             if ms != ms.to_integral_value():
-                raise ValueError("sub-millisecond")
+                raise ValueError(text)
             ms = int(ms)
     except (ValueError, KeyError, InvalidOperation, AttributeError):
         planner._fail(node, f"Unsupported {what} {node.sql(dialect='duckdb')}: use an INTERVAL of "
@@ -226,8 +232,9 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
         line, c, length = position_of(time_col)
         from streamsql.errors import SqlError
 
-        raise SqlError(f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be an "
-                       f"event-time attribute (a column with a WATERMARK){hint}", planner.sql, line, c, length)
+        msg = (f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be an "
+               f"event-time attribute (a column with a WATERMARK){hint}")
+        raise SqlError(msg, planner.sql, line, c, length)
     for c in scope.columns:
         if c.name.lower() in WINDOW_COLUMNS:
             planner._fail(table, f"{name}: the input '{table.name}' already has a column named '{c.name}'; "
@@ -242,9 +249,9 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
         step = interval_ms(call.args[step_name], step_name, planner)
         size = interval_ms(call.args["size"], "size", planner)
         if size % step:
-            planner._fail(call.args["size"], f"{name} table function based aggregate requires size must be an "
-                                             f"integral multiple of {step_name}, but got size {size} ms and "
-                                             f"{step_name} {step} ms")
+            msg = (f"{name} table function based aggregate requires size must be an integral multiple of "
+                   f"{step_name}, but got size {size} ms and {step_name} {step} ms")
+            planner._fail(call.args["size"], msg)
         spec = WindowSpec(name, size=size, slide=step, offset=offset)
     else:
         spec = WindowSpec("SESSION", gap=interval_ms(call.args["gap"], "gap", planner))
@@ -269,8 +276,8 @@ def check_unaggregated(planner, node: PlanNode, sel: exp.Select) -> None:
         SqlError: SESSION without a window aggregate (not supported yet).
     """
     if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
-        planner._fail(sel.args["from_"].this, "SESSION window TVF is supported only with a window aggregation: "
-                                              "GROUP BY window_start, window_end [, keys]")
+        planner._fail(sel.args["from_"].this, "SESSION window TVF is supported only with a window "
+                                              "aggregation: GROUP BY window_start, window_end [, keys]")
 
 
 # -- GROUP BY window_start, window_end -------------------------------------------------------------
@@ -297,10 +304,12 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     wkeys = {k.name for k in keys if _is_window_col(k)}
     if not {"window_start", "window_end"} <= wkeys:
         if node.spec.kind == "SESSION":
-            planner._fail(group or sel, "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
+            planner._fail(group or sel,
+                          "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
         return None
     if node.mode != INSERT_ONLY:
-        planner._fail(sel.args["from_"].this, "Window aggregation over an updating input is not supported yet")
+        planner._fail(sel.args["from_"].this,
+                      "Window aggregation over an updating input is not supported yet")
     other = [k for k in keys if not _is_window_col(k)]
     where = sel.args.get("where")
     _no_window_cols(planner, [k for k in other] + ([resolve_columns(where.this, scope)] if where else []),
@@ -365,7 +374,9 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     for name, r in zip(names, resolved):
         e = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
         post.append((name, planner._post_expr(e, post_scope)))
-    post_cond = planner._post_expr(having_r.transform(to_agg_cols), post_scope) if having_r is not None else None
+    post_cond = None
+    if having_r is not None:
+        post_cond = planner._post_expr(having_r.transform(to_agg_cols), post_scope)
     calc = planner._calc(agg, post, post_cond)
     return calc, _scope_of(calc, None, planner.sql)
 
@@ -378,5 +389,5 @@ def _no_window_cols(planner, exprs: list[exp.Expression], where: str) -> None:
     for e in exprs:
         for c in e.find_all(exp.Column):
             if _is_window_col(c):
-                planner._fail(c, f"'{c.name}' can be used only as a GROUP BY key (or in the SELECT list) of a "
-                                 f"window aggregation, not in {where}")
+                planner._fail(c, f"'{c.name}' can be used only as a GROUP BY key (or in the SELECT list) "
+                                 f"of a window aggregation, not in {where}")

@@ -35,7 +35,8 @@ BACKENDS = ["hashmap", "rocksdb"]
 BASE = 1714521600000  # 2024-05-01 00:00:00 UTC, ms
 COLS = [("id", "INT", "INTEGER"), ("k", "STRING", "VARCHAR"), ("v", "INT", "INTEGER"),
         ("ts", "TIMESTAMP(3)", "TIMESTAMP")]
-AGGS = "COUNT(*) AS n, COUNT(v) AS nv, SUM(v) AS s, MIN(v) AS lo, MAX(v) AS hi, AVG(v) AS av, COUNT(DISTINCT v) AS d"
+AGGS = ("COUNT(*) AS n, COUNT(v) AS nv, SUM(v) AS s, MIN(v) AS lo, MAX(v) AS hi, AVG(v) AS av, "
+        "COUNT(DISTINCT v) AS d")
 
 
 def _fmt(ms: int | None) -> str | None:
@@ -106,7 +107,8 @@ def check(tmp_path, path, sql, duck_sql, backend="hashmap", batch_size=None):
 def test_assign_windows_vectorized():
     ts = np.array([0, 4999, 5000, 12_345, -1], dtype=np.int64)
     rows, s, e = assign_windows(ts, WindowSpec("TUMBLE", size=10_000))
-    assert list(s) == [0, 0, 0, 10_000, -10_000] and list(e - s) == [10_000] * 5 and list(rows) == list(range(5))
+    assert list(s) == [0, 0, 0, 10_000, -10_000] and list(e - s) == [10_000] * 5
+    assert list(rows) == list(range(5))
     rows, s, e = assign_windows(ts, WindowSpec("HOP", size=10_000, slide=5000))
     assert list(rows) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
     assert list(s) == [-5000, 0, -5000, 0, 0, 5000, 5000, 10_000, -10_000, -5000]
@@ -143,8 +145,8 @@ def test_tumble_window_time_having_where_alias(tmp_path, events):
 def test_tumble_with_offset(tmp_path, events):
     sql = ("SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
            "INTERVAL '10' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end")
-    duck_sql = ("SELECT epoch_ms((ms - 3000) // 10000 * 10000 + 3000), epoch_ms((ms - 3000) // 10000 * 10000 + 13000), "
-                "COUNT(*) FROM ev GROUP BY ALL")
+    duck_sql = ("SELECT epoch_ms((ms - 3000) // 10000 * 10000 + 3000), "
+                "epoch_ms((ms - 3000) // 10000 * 10000 + 13000), COUNT(*) FROM ev GROUP BY ALL")
     check(tmp_path, events, sql, duck_sql, batch_size=9)
 
 
@@ -152,8 +154,9 @@ def test_tumble_with_offset(tmp_path, events):
 def test_hop(tmp_path, events, backend):
     sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
            f"INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k")
-    duck_sql = (f"SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), "
-                f"{AGGS} FROM ev, range(0, 2) r(i) GROUP BY ALL")
+    duck_sql = (f"SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), "
+                f"epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), {AGGS} "
+                f"FROM ev, range(0, 2) r(i) GROUP BY ALL")
     check(tmp_path, events, sql, duck_sql, backend, batch_size=6)
 
 
@@ -199,9 +202,10 @@ def test_tumble_without_aggregation(tmp_path, events):
 
 
 def test_hop_without_aggregation(tmp_path, events):
-    sql = "SELECT id, window_start, window_end FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))"
-    duck_sql = ("SELECT id, epoch_ms(ms // 5000 * 5000 - i * 5000), epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000) "
-                "FROM ev, range(0, 2) r(i)")
+    sql = ("SELECT id, window_start, window_end FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
+           "INTERVAL '5' SECOND, INTERVAL '10' SECOND))")
+    duck_sql = ("SELECT id, epoch_ms(ms // 5000 * 5000 - i * 5000), "
+                "epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000) FROM ev, range(0, 2) r(i)")
     check(tmp_path, events, sql, duck_sql, batch_size=7)
 
 
@@ -211,12 +215,13 @@ def test_window_tvf_over_view_and_cascade(tmp_path, events):
     env = make_env(tmp_path, "hashmap", 8)
     env.execute_sql(ddl(events))
     env.execute_sql("CREATE VIEW v1 AS SELECT k, v, ts AS rt FROM ev WHERE v IS NOT NULL")
-    env.execute_sql("CREATE VIEW per5 AS SELECT k, window_time AS wt, SUM(v) AS s FROM TABLE(TUMBLE(TABLE v1, "
-                    "DESCRIPTOR(rt), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end")
-    sql = ("SELECT k, window_start, SUM(s) FROM TABLE(TUMBLE(TABLE per5, DESCRIPTOR(wt), INTERVAL '20' SECOND)) "
-           "GROUP BY k, window_start, window_end")
+    env.execute_sql("CREATE VIEW per5 AS SELECT k, window_time AS wt, SUM(v) AS s FROM TABLE(TUMBLE("
+                    "TABLE v1, DESCRIPTOR(rt), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end")
+    sql = ("SELECT k, window_start, SUM(s) FROM TABLE(TUMBLE(TABLE per5, DESCRIPTOR(wt), "
+           "INTERVAL '20' SECOND)) GROUP BY k, window_start, window_end")
     actual = fold(env.execute_sql(sql).collect(timeout=30))
-    expected = duck(events, "SELECT k, epoch_ms(ms // 20000 * 20000), SUM(v) FROM ev WHERE v IS NOT NULL GROUP BY ALL")
+    expected = duck(events, "SELECT k, epoch_ms(ms // 20000 * 20000), SUM(v) FROM ev WHERE v IS NOT NULL "
+                            "GROUP BY ALL")
     assert_same(actual, expected, sql)
 
 
@@ -232,8 +237,8 @@ def test_late_rows_dropped_and_counted(tmp_path):
           (4, "a", 1, BASE + 11 * S), (5, "b", 1, BASE + 9500),  # 9.5 s late (other key, same window)
           (6, "a", 1, BASE + 25 * S)]
     path = write_events(tmp_path / "late.json", ev)
-    sql = ("SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
-           "GROUP BY k, window_start, window_end")
+    sql = ("SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
+           "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
     for backend in BACKENDS:
         actual, metrics = run(tmp_path / backend, path, sql, backend, batch_size=1, delay="2")
         w = lambda s: dt.datetime(2024, 5, 1) + dt.timedelta(seconds=s)  # noqa: E731
@@ -300,8 +305,8 @@ def test_descriptor_must_be_time_attribute(tmp_path, events):
      "GROUP BY k, window_start", "must GROUP BY window_start, window_end"),
     ("SELECT COUNT(*) FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
      "GROUP BY window_start, window_end", "PARTITION BY keys must be GROUP BY keys"),
-    ("SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE window_start > ts "
-     "GROUP BY window_start, window_end", "not in WHERE"),
+    ("SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
+     "WHERE window_start > ts GROUP BY window_start, window_end", "not in WHERE"),
 ])
 def test_planning_errors(tmp_path, events, sql, message):
     env = make_env(tmp_path)
@@ -316,8 +321,8 @@ def test_interval_spellings(tmp_path, events):
     for interval, text in [("INTERVAL '1' HOUR", "3600 s"), ("INTERVAL '90' SECONDS", "90 s"),
                            ("INTERVAL '2' MINUTES", "120 s"), ("INTERVAL '1:30' MINUTE TO SECOND", "90 s"),
                            ("INTERVAL '1' DAY", "86400 s"), ("INTERVAL '1.5' SECOND", "1500 ms")]:
-        plan = env.execute_sql(f"EXPLAIN SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), {interval})) "
-                               f"GROUP BY window_start, window_end").message
+        plan = env.execute_sql(f"EXPLAIN SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
+                               f"{interval})) GROUP BY window_start, window_end").message
         assert f"WindowAggregate(groupBy=[], window=[TUMBLE(time_col=[ts], size=[{text}])]" in plan, plan
         assert "changelog=[insert-only]" in plan
 
@@ -325,10 +330,11 @@ def test_interval_spellings(tmp_path, events):
 def test_window_aggregate_into_append_only_sink(tmp_path, events):
     env = make_env(tmp_path)
     env.execute_sql(ddl(events))
-    env.execute_sql(f"CREATE TABLE out (k STRING, ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'filesystem', "
-                    f"'path' = '{tmp_path / 'out.json'}', 'format' = 'json')")
-    plan = env.execute_sql("EXPLAIN INSERT INTO out SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, "
-                           "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end").message
+    env.execute_sql(f"CREATE TABLE out (k STRING, ws TIMESTAMP(3), n BIGINT) WITH ("
+                    f"'connector' = 'filesystem', 'path' = '{tmp_path / 'out.json'}', 'format' = 'json')")
+    plan = env.execute_sql("EXPLAIN INSERT INTO out SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE("
+                           "TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, "
+                           "window_end").message
     assert "input=[insert-only]" in plan
 
 
@@ -344,15 +350,17 @@ OP_AGGS = [AggSpec("count_star", None, SqlType("BIGINT")), AggSpec("sum", 2, Sql
 
 def _batch(rows):
     k, ts, v = zip(*rows)
-    return Batch(pa.Table.from_arrays([pa.array(k, pa.string()), pa.array(ts, pa.int64()).cast(pa.timestamp("ms")),
-                                       pa.array(v, pa.int32())], schema=IN_SCHEMA))
+    times = pa.array(ts, pa.int64()).cast(pa.timestamp("ms"))
+    arrays = [pa.array(k, pa.string()), times, pa.array(v, pa.int32())]
+    return Batch(pa.Table.from_arrays(arrays, schema=IN_SCHEMA))
 
 
 def _operator(kind, backend_name, workdir, metrics):
     if kind == "SESSION":
         op = SessionWindowAggOperator(WindowSpec("SESSION", gap=3000), 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
     else:
-        spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 2000 if kind == "CUMULATE" else 0)
+        slide = {"HOP": 5000, "CUMULATE": 2000}.get(kind, 0)
+        spec = WindowSpec(kind, size=10_000, slide=slide)
         op = WindowAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
     backend = create_backend(backend_name)
     backend.open(str(workdir))
@@ -416,3 +424,76 @@ def test_snapshot_restore_keeps_pending_windows_and_timers(tmp_path, backend_nam
     assert Counter(before + after) == Counter(expected)
     assert len(expected) > 5
     assert ref_metrics.get("late_records", 0) >= 1
+
+
+# -- kill -9 and restart (job level, Kafka) -------------------------------------------------------
+
+_CHILD = """
+import sys
+from streamsql.environment import StreamEnvironment
+bs, src, dst, d, name, backend = sys.argv[1:7]
+env = StreamEnvironment({"execution.checkpointing.dir": d + "/chk", "state.dir": d + "/state",
+                         "pipeline.name": name, "execution.checkpointing.interval": "50 ms",
+                         "execution.batch-size": "20", "state.backend.type": backend})
+env.execute_sql(f"CREATE TABLE s (id BIGINT, k INT, v INT, ts TIMESTAMP(3), "
+                f"WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ('connector'='kafka', 'topic'='{src}', "
+                f"'properties.bootstrap.servers'='{bs}', 'format'='json', "
+                f"'scan.startup.mode'='earliest-offset', 'scan.bounded.mode'='latest-offset')")
+env.execute_sql(f"CREATE TABLE d (ws TIMESTAMP(3), k INT, n BIGINT, s BIGINT) WITH ('connector'='kafka', "
+                f"'topic'='{dst}', 'properties.bootstrap.servers'='{bs}', 'format'='json', "
+                f"'sink.delivery-guarantee'='exactly-once')")
+env.execute_sql("INSERT INTO d SELECT window_start, k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE s, "
+                "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k")
+env.wait_all()
+"""
+
+
+@pytest.mark.parametrize(("fault", "backend"), [("after_snapshot_before_commit", "rocksdb"),
+                                                 ("during_commit", "hashmap")])
+def test_kill_and_restart_window_aggregate_is_exactly_once(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                            fault, backend):
+    """A job killed (-9) at a checkpoint's commit resumes from the last committed checkpoint: its
+    pending windows and their timers come back with the state, and every window is committed
+    exactly once (compared with the windows computed over the input)."""
+    import os
+    import subprocess
+    import sys
+    import uuid
+
+    from confluent_kafka import Producer
+
+    from streamsql.testing.chaos import read_committed
+
+    src, dst = kafka_topic_factory("win-src"), kafka_topic_factory("win-dst")
+    rnd = random.Random(3)
+    events = [(i, rnd.randrange(3), rnd.randrange(100), BASE + i * 100 - rnd.randint(0, 1500))
+              for i in range(3000)]
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i, k, v, ts in events:
+        p.produce(src, json.dumps({"id": i, "k": k, "v": v, "ts": _fmt(ts)}).encode())
+    assert p.flush(30) == 0
+    name = f"win-{uuid.uuid4().hex[:8]}"
+    root = Path(__file__).resolve().parents[2]
+    args = [sys.executable, "-c", _CHILD, kafka_bootstrap, src, dst, str(tmp_path), name, backend]
+    env = {**os.environ, "PYTHONPATH": str(root), "STREAMSQL_FAULT": f"{fault}:4"}
+    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert r.returncode == 137, r.stderr[-2000:]
+    committed_before = len(read_committed(kafka_bootstrap, dst))
+    env.pop("STREAMSQL_FAULT")
+    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    actual = Counter()
+    for _, value in read_committed(kafka_bootstrap, dst):
+        row = json.loads(value)
+        ws = dt.datetime.fromisoformat(row["ws"].replace("T", " ").rstrip("Z"))
+        actual[(ws, row["k"], row["n"], row["s"])] += 1
+    expected = Counter()
+    windows: dict = {}
+    for _, k, v, ts in events:
+        w = windows.setdefault((ts // 10_000 * 10_000, k), [0, 0])
+        w[0] += 1
+        w[1] += v
+    for (ws, k), (n, s) in windows.items():
+        expected[(dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=ws), k, n, s)] += 1
+    assert actual == expected
+    assert 0 < committed_before < len(expected), "the kill must fall between windows firing"

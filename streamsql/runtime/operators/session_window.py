@@ -1,4 +1,4 @@
-"""Session window aggregation, as Flink's ``SESSION`` window TVF with a window aggregate.
+r"""Session window aggregation, as Flink's ``SESSION`` window TVF with a window aggregate.
 
 Semantics (times in **milliseconds**): each row opens the window ``[ts, ts + gap)``; windows of
 the same grouping key that intersect — Flink's ``TimeWindow.intersects``, inclusive:
@@ -41,8 +41,14 @@ import pyarrow as pa
 
 from streamsql.runtime.elements import Batch, Element, Watermark
 from streamsql.runtime.operators.group_agg import AggSpec
-from streamsql.runtime.operators.window_agg import (Accumulators, WindowOperatorBase, WindowSpec, _rows_to_table,
-                                                    add_late, rowtimes)
+from streamsql.runtime.operators.window_agg import (
+    Accumulators,
+    WindowOperatorBase,
+    WindowSpec,
+    _rows_to_table,
+    add_late,
+    rowtimes,
+)
 from streamsql.state.base import key_group
 from streamsql.types import SqlType
 
@@ -68,13 +74,13 @@ class SessionWindowAggOperator(WindowOperatorBase):
         names = list(input_schema.names)
         types = [SqlType.from_arrow(f.type) for f in input_schema]
         self.acc = Accumulators(aggs, names, types)
-        q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
-        keys = [q(i) for i in range(num_keys)]
+        keys = ['"' + names[i].replace('"', '""') + '"' for i in range(num_keys)]
         part = f"PARTITION BY {', '.join(keys)} " if keys else ""
         # Gaps and islands: a new batch-local session starts where the gap to the previous row
         # of the key exceeds `gap` (rows exactly `gap` apart intersect, as Flink's windows do).
         self._islands_sql = (
-            f"SELECT * EXCLUDE (__brk), sum(__brk) OVER ({part}ORDER BY __t ROWS UNBOUNDED PRECEDING) AS __sid "
+            f"SELECT * EXCLUDE (__brk), "
+            f"sum(__brk) OVER ({part}ORDER BY __t ROWS UNBOUNDED PRECEDING) AS __sid "
             f"FROM (SELECT *, CASE WHEN __t - lag(__t) OVER ({part}ORDER BY __t) <= {int(spec.gap)} "
             f"THEN 0 ELSE 1 END AS __brk FROM __in)")
         group = keys + ['"__sid"']

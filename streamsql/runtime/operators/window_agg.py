@@ -1,5 +1,4 @@
-"""Window aggregation over Flink's window table-valued functions (TUMBLE, HOP, CUMULATE), and
-the window TVF without aggregation.
+r"""Window aggregation over Flink's window TVFs TUMBLE, HOP, CUMULATE; the TVF without aggregation.
 
 Semantics, as Flink's window TVFs and its window aggregate (``WindowAggregate`` /
 ``SlicingWindowOperator``); every time is in **milliseconds since the epoch** (the rowtime as
@@ -194,7 +193,8 @@ class Accumulators:
                 cols.append(f"count({self._q(a.arg)})::BIGINT")
             elif a.func in ("sum", "avg"):
                 t = self._types[a.arg]
-                cast = "" if t.name == "DECIMAL" else ("::DOUBLE" if t.name in ("FLOAT", "DOUBLE") else "::BIGINT")
+                cast = "::DOUBLE" if t.name in ("FLOAT", "DOUBLE") else "::BIGINT"
+                cast = "" if t.name == "DECIMAL" else cast
                 cols += [f"sum({self._q(a.arg)}){cast}", f"count({self._q(a.arg)})::BIGINT"]
             elif a.func in ("min", "max"):
                 cols.append(f"{a.func}({self._q(a.arg)})")
@@ -511,9 +511,10 @@ def _rows_to_table(rows: list[tuple], schema: pa.Schema, num_keys: int) -> pa.Ta
 
 
 class WindowTableFunctionOperator(Operator):
-    """The window TVF without aggregation, as Flink's ``WindowTableFunction``: each row is sent
-    once per window it belongs to, with ``window_start``, ``window_end`` and ``window_time``
-    (``end - 1`` ms) appended; insert-only, stateless. Rows with a NULL rowtime are dropped;
+    """The window TVF without aggregation, as Flink's ``WindowTableFunction``.
+
+    Each row is sent once per window it belongs to, with ``window_start``, ``window_end`` and
+    ``window_time`` (``end - 1`` ms) appended; insert-only, stateless. Rows with a NULL rowtime are dropped;
     late rows are not (Flink does not drop them either).
 
     Args:
