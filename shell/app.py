@@ -36,7 +36,7 @@ from streamsql.shell import commands
 from streamsql.shell.buffer import input_is_multiline
 from streamsql.shell.completer import SqlCompleter
 from streamsql.shell.keys import shell_key_bindings
-from streamsql.shell.results import Stream, show_stream
+from streamsql.shell.results import Stream, counted, show_stream
 from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 from streamsql.sql import nodes as n
@@ -248,7 +248,7 @@ class Shell:
             show_stream(self, stream, self.env.config.get("sql-client.execution.result-mode") or "tableau")
         elif result.kind == "rows":
             if result.rows:
-                self.write(tableau(result.columns, result.rows) + f"\n{len(result.rows)} rows in set\n")
+                self.write(tableau(result.columns, result.rows) + f"\n{counted(len(result.rows), 'rows')} in set\n")
             else:
                 self.write("Empty set\n")
         elif result.message:

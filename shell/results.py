@@ -91,7 +91,9 @@ class _Pump:
                 with self.lock:
                     self.pending.append(item)
                     self.count += 1
-                if self.stopping:
+                # An update arrives as a -U/+U pair: once asked to stop, read on to the +U that
+                # completes a -U (the stream ends soon after its job is cancelled).
+                if self.stopping and item[0] is not RowKind.UPDATE_BEFORE:
                     break
         except BaseException as e:  # shown by the view once it has drained the rows before it
             if not self.stopping:
@@ -124,7 +126,7 @@ class _Pump:
 def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = "rows",
                 hint: str = "Ctrl-C to stop") -> str:
     """``42 rows received, 10.0 rows/s, last checkpoint #3 (12 ms), RUNNING — Ctrl-C to stop``."""
-    parts = [f"{pump.count} {what} received", f"{pump.rate():.1f} {what}/s"]
+    parts = [f"{counted(pump.count, what)} received", f"{pump.rate():.1f} {what}/s"]
     cp = job.last_checkpoint if job is not None else {}
     if cp and cp.get("checkpoint_id") is not None:
         parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp.get('duration_ms', '?')} ms)")
@@ -133,6 +135,12 @@ def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = 
 
 
 # -- formatting ------------------------------------------------------------------------------
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` with a plural noun made singular for one: ``1 row``, ``2 rows``, ``0 rows``."""
+    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
+
 
 
 def _width_for(v: Any) -> int:
@@ -192,10 +200,36 @@ def changelog_line(kind: RowKind | None, row: tuple) -> str:
 
 
 class MaterializedTable:
-    """A query result folded from its changelog: +I/+U add a row, -U/-D remove one."""
+    """A query result folded from its changelog: +I/+U add a row, -U/-D remove one.
+
+    :meth:`feed` never leaves the table between the two halves of an update: a -U is held back
+    until the change that follows it (its +U) arrives, and both are applied together.
+    """
 
     def __init__(self) -> None:
         self._rows: dict[Any, list] = {}  # key -> [row, count], in first-insert order
+        self._held: list[tuple[RowKind | None, tuple]] = []  # trailing -U rows awaiting their +U
+
+    def feed(self, items: Iterable[tuple[RowKind | None, tuple]]) -> None:
+        """Apply changes in order, holding back trailing -U rows until what follows them."""
+        for kind, row in items:
+            if kind is RowKind.UPDATE_BEFORE:
+                self._held.append((kind, row))
+                continue
+            for held in self._held:
+                self.apply(*held)
+            self._held.clear()
+            self.apply(kind, row)
+
+    def finish(self, complete: bool) -> None:
+        """The changelog has ended. When it ran to its end (``complete``), a trailing -U is a
+        retraction in its own right (e.g. its +U was filtered out) and is applied; when the
+        query was stopped, it is the first half of an update that was cut off, and is dropped:
+        the table stays as it was before that update."""
+        if complete:
+            for held in self._held:
+                self.apply(*held)
+        self._held.clear()
 
     @staticmethod
     def _key(row: tuple) -> Any:
@@ -260,9 +294,9 @@ def _summary(shell: Shell, stream: Stream, outcome: Outcome) -> None:
         shell.report(outcome.error)
         return
     if outcome.interrupted:
-        shell.write(f"Query terminated, received a total of {outcome.count} {stream.what}\n")
+        shell.write(f"Query terminated, received a total of {counted(outcome.count, stream.what)}\n")
     else:
-        shell.write(f"Received a total of {outcome.count} {stream.what}\n")
+        shell.write(f"Received a total of {counted(outcome.count, stream.what)}\n")
 
 
 def _int(value: str | None, default: int) -> int:
@@ -343,16 +377,15 @@ def _table_view(shell: Shell, stream: Stream, pump: _Pump) -> Outcome:
 
     def fold() -> None:
         items, _ = pump.take()
-        for k, r in items:
-            table.apply(k, r)
+        table.feed(items)
 
     if not shell.interactive:
         def fold_items(items: list) -> str:
-            for k, r in items:
-                table.apply(k, r)
+            table.feed(items)
             return ""
 
         outcome = _plain(shell, pump, fold_items)
+        fold()  # what arrived after the last take (e.g. the +U read after Ctrl-C)
     else:
         kb = KeyBindings()
 
@@ -387,7 +420,7 @@ def _table_view(shell: Shell, stream: Stream, pump: _Pump) -> Outcome:
             off = state["offset"]
             shown = rows[off: off + height]
             more = f"\nrows {off + 1}-{off + len(shown)} of {len(rows)} (Up/Down/PgUp/PgDn scroll)" \
-                if len(rows) > len(shown) else f"\n{len(rows)} rows"
+                if len(rows) > len(shown) else f"\n{counted(len(rows), 'rows')}"
             return tableau(stream.columns, shown) + more
 
         def status() -> list:
@@ -401,17 +434,18 @@ def _table_view(shell: Shell, stream: Stream, pump: _Pump) -> Outcome:
                                        output=shell.output, full_screen=True, refresh_interval=0.25)
         app.run(handle_sigint=False)
         if state["interrupted"]:
-            pump.stop()
+            pump.stop()  # reads on to the +U of a -U already received
         fold()
         outcome = Outcome(pump.count, state["interrupted"], None if state["interrupted"] else pump.error)
+    table.finish(complete=not outcome.interrupted and outcome.error is None)
     if outcome.error is not None:
         shell.report(outcome.error)
         return outcome
     rows = table.rows()
     if rows:
-        shell.write(tableau(stream.columns, rows) + f"\n{len(rows)} rows in set\n")
+        shell.write(tableau(stream.columns, rows) + f"\n{counted(len(rows), 'rows')} in set\n")
     else:
         shell.write("Empty set\n")
     if outcome.interrupted:
-        shell.write(f"Query terminated after {outcome.count} changes.\n")
+        shell.write(f"Query terminated after {counted(outcome.count, 'changes')}.\n")
     return outcome

@@ -92,7 +92,7 @@ def test_ctrl_c_stops_a_running_query_and_returns_to_the_prompt(shell):
     sh.expect(r"Query terminated, received a total of \d+ rows", after=m)
     m = sh.mark()
     sh.send("SHOW TABLES;\n")
-    sh.expect(r"endless.*1 rows in set", after=m)
+    sh.expect(r"endless.*1 row in set", after=m)
 
 
 def test_insert_show_jobs_and_stop_job(shell):
@@ -104,7 +104,7 @@ def test_insert_show_jobs_and_stop_job(shell):
     job_id = sh.expect(r"Job ID: (\w+)", after=m).group(1)
     m = sh.mark()
     sh.send("SHOW JOBS;\n")
-    sh.expect(rf"\|\s+{job_id} \|\s+insert-into_sink \|\s+RUNNING \|.*1 rows in set", after=m)
+    sh.expect(rf"\|\s+{job_id} \|\s+insert-into_sink \|\s+RUNNING \|.*1 row in set", after=m)
     m = sh.mark()
     sh.send(f"STOP JOB '{job_id}';\n")
     sh.expect(rf"Job {job_id} stopped \(FINISHED\)", after=m)
@@ -150,7 +150,7 @@ def test_errors_show_the_caret_and_the_shell_continues(shell):
     sh.expect(r"\[ERROR\] .*\n.*SELEC 1\n\s+\^", after=m)
     m = sh.mark()
     sh.send("SHOW TABLES;\n")
-    sh.expect(r"nums.*1 rows in set", after=m)
+    sh.expect(r"nums.*1 row in set", after=m)
 
 
 def test_internal_errors_never_end_the_shell_and_verbose_adds_the_trace(shell):
@@ -193,7 +193,7 @@ def test_typed_ahead_statements_survive_a_running_query(shell):
     sh = shell()
     # Everything typed at once: the SHOW TABLES typed while the query runs is not lost.
     sh.send(BOUNDED + "SELECT id FROM nums;\nSHOW TABLES;\nQUIT\n")
-    sh.expect(r"Received a total of 6 rows.*nums.*1 rows in set.*Goodbye!")
+    sh.expect(r"Received a total of 6 rows.*nums.*1 row in set.*Goodbye!")
     assert sh.wait() == 0
 
 
