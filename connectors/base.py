@@ -45,6 +45,15 @@ class OptionSpec:
     description: str = ""
 
 
+#: Flink's ``'scan.watermark.idle-timeout'``: a split (Kafka partition) without rows for this
+#: long (processing time) stops holding the table's watermark back until it has rows again.
+#: Overrides the engine key ``'table.exec.source.idle-timeout'``; unset / ``0`` = never idle.
+OPT_WATERMARK_IDLE = OptionSpec(
+    "scan.watermark.idle-timeout",
+    description="a partition without rows for this long stops holding the watermark back ('0' = never)",
+)
+
+
 @dataclass
 class ConnectorContext:
     """What a connector gets when the planner creates it.
@@ -73,11 +82,20 @@ class Source(ABC):
             metadata columns, in declaration order (computed columns are added by the runtime).
         bounded: True when the source finishes by itself.
         changelog: True when batches may carry -U/+U/-D rows (upsert-kafka, debezium-json).
+        split_names: the source's splits (Kafka: one per assigned partition, named like its
+            position key), valid after :meth:`open` and fixed until :meth:`close`. A batch's
+            :attr:`Batch.splits <streamsql.runtime.elements.Batch.splits>` are indices into
+            this list. Empty (the default) for a single-split source, whose batches carry
+            ``splits = None``. Watermarks are generated per split and combined as the minimum
+            over splits that are neither idle nor finished (Flink's per-split watermarks), so
+            the names must be stable across restarts (they key the checkpointed per-split
+            watermark state).
     """
 
     schema: Schema
     bounded: bool = False
     changelog: bool = False
+    split_names: list[str] = []
 
     @abstractmethod
     def open(self, position: dict | None) -> None:
@@ -99,6 +117,11 @@ class Source(ABC):
     def finished(self) -> bool:
         """True once a bounded source has returned its last row."""
         return False
+
+    def finished_splits(self) -> set[int]:
+        """Indices (into :attr:`split_names`) of the splits that will return no more rows (a
+        bounded read reached their end); they no longer hold the watermark back."""
+        return set()
 
     def close(self) -> None:
         """Release resources; called once, also after a failure."""

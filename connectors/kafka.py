@@ -14,6 +14,12 @@ policy). Bounded reads: ``'scan.bounded.mode'`` = ``latest-offset`` (each partit
 stable offset at open) | ``timestamp`` | ``specific-offsets`` | ``group-offsets``. Partitions
 added to the topic after open are not picked up.
 
+Each partition is a split (:attr:`Source.split_names`) and every row is tagged with its
+partition's split (``Batch.splits``), so a table's ``WATERMARK`` is generated per partition and
+the minimum over partitions is emitted, as Flink's Kafka source does; a partition without rows
+for ``'scan.watermark.idle-timeout'`` stops holding it back until it has rows again, and a
+partition whose bounded read is complete stops holding it back for good.
+
 Sink — delivery guarantee by ``'sink.delivery-guarantee'``:
 
 - ``at-least-once`` (default, as Flink): every row is acknowledged by the brokers at each
@@ -33,7 +39,14 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
-from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
+from streamsql.connectors.base import (
+    OPT_WATERMARK_IDLE,
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    Source,
+)
 from streamsql.connectors.kafka_common import (
     FORMATS,
     METADATA_TIMEOUT_S,
@@ -94,6 +107,7 @@ OPTIONS = [
     OPT_BOUNDED,
     OPT_BOUNDED_TS,
     OPT_BOUNDED_SPECIFIC,
+    OPT_WATERMARK_IDLE,
     OptionSpec(
         "sink.partitioner",
         default="default",
@@ -202,7 +216,8 @@ class KafkaSource(ReaderSourceMixin, Source):
         elif self.kdec is not None:
             kt = self.fs.key_schema.to_arrow().empty_table()
         meta = metadata_arrays(self.table, msgs, idx) if self.table.metadata_columns else []
-        return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds)
+        splits = self.reader.split_ids(msgs, idx)  # idx: the message of each surviving row
+        return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds, splits)
 
 
 # --------------------------------------------------------------------------------------------

@@ -496,6 +496,8 @@ class KafkaReader:
         self.next: dict[tuple[str, int], int] = {}
         self.stop: dict[tuple[str, int], int] = {}  # bounded: end offsets (exclusive)
         self.done: set[tuple[str, int]] = set()
+        self.parts: list[tuple[str, int]] = []  # the splits, in order (set at open)
+        self._split_of: dict[tuple[str, int], int] = {}
 
     # -- open -----------------------------------------------------------------------------------
     def _consumer_config(self) -> dict[str, Any]:
@@ -528,6 +530,8 @@ class KafkaReader:
             raise ConfigError(msg) from None
         c = self.consumer
         parts = self._partitions()
+        self.parts = parts
+        self._split_of = {tp: i for i, tp in enumerate(parts)}
         restored = self._parse_position(position, parts) if position else {}
         starts = self._startup_offsets([tp for tp in parts if tp not in restored])
         starts.update(restored)
@@ -745,6 +749,24 @@ class KafkaReader:
                 self.consumer.pause([TopicPartition(*tp)])
             except KafkaException:
                 pass
+
+    # -- splits (one per partition, for per-partition watermarks) -------------------------------
+    def split_names(self) -> list[str]:
+        """One split per assigned partition, named by its position key (``"0"``, ``"t:0"``)."""
+        return [self._key(tp) for tp in self.parts]
+
+    def split_ids(self, msgs: list[Message], idx: np.ndarray) -> np.ndarray | None:
+        """The split (index into :meth:`split_names`) of each message ``msgs[i]`` for ``i`` in
+        ``idx``, as int32; None when there is a single partition (every row is split 0)."""
+        if len(self.parts) <= 1:
+            return None
+        split_of = self._split_of
+        per_msg = np.fromiter((split_of[(m.topic(), m.partition())] for m in msgs), np.int32, len(msgs))
+        return per_msg[np.asarray(idx, dtype=np.int64)]
+
+    def finished_split_ids(self) -> set[int]:
+        """Splits whose bounded read reached its end offset."""
+        return {self._split_of[tp] for tp in self.done if tp in self._split_of}
 
     def finished(self) -> bool:
         """A bounded read reached the end offset of every partition."""
@@ -986,6 +1008,15 @@ class ReaderSourceMixin:
     def finished(self) -> bool:
         """True once a bounded read reached every partition's end offset."""
         return self.bounded and self.reader.finished()
+
+    @property
+    def split_names(self) -> list[str]:
+        """One split per partition (see :meth:`KafkaReader.split_names`); valid after open."""
+        return self.reader.split_names()
+
+    def finished_splits(self) -> set[int]:
+        """Partitions whose bounded read is complete."""
+        return self.reader.finished_split_ids()
 
     def close(self) -> None:
         """Close the consumer."""

@@ -33,7 +33,14 @@ import time
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
-from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
+from streamsql.connectors.base import (
+    OPT_WATERMARK_IDLE,
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    Source,
+)
 from streamsql.connectors.kafka import check_topic, decode_keys, producer_props, sink_topic
 from streamsql.connectors.kafka_common import (
     ProducerSinkMixin,
@@ -77,6 +84,7 @@ OPTIONS = [
     OptionSpec("value.format", choices=FORMATS, description="format of the message value"),
     OptionSpec("format", choices=FORMATS, description="alias of 'value.format'"),
     OPT_FIELDS_INCLUDE,
+    OPT_WATERMARK_IDLE,
     OptionSpec(
         "scan.bounded.mode",
         default="unbounded",
@@ -425,7 +433,8 @@ class UpsertKafkaSource(ReaderSourceMixin, Source):
             idx = idx[kept]
         msg_idx = src[idx]
         meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
-        return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds[idx])
+        splits = self.reader.split_ids(msgs, msg_idx)
+        return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds[idx], splits)
 
 
 UPSERT_KAFKA = register(

@@ -248,7 +248,8 @@ class Shell:
             show_stream(self, stream, self.env.config.get("sql-client.execution.result-mode") or "tableau")
         elif result.kind == "rows":
             if result.rows:
-                self.write(tableau(result.columns, result.rows) + f"\n{counted(len(result.rows), 'rows')} in set\n")
+                summary = f"{counted(len(result.rows), 'rows')} in set"
+                self.write(tableau(result.columns, result.rows) + f"\n{summary}\n")
             else:
                 self.write("Empty set\n")
         elif result.message:
@@ -259,7 +260,8 @@ class Shell:
 
         req = request_from_tree(tree)
         reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")))
-        show_stream(self, Stream(COLUMNS, reader, reader.cancel, None, "records"), "tableau")
+        stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide="value", left_text=True)
+        show_stream(self, stream, "tableau")
 
     # -- init file and exit --------------------------------------------------------------------
     def run_init(self, path: str) -> bool:

@@ -2,7 +2,8 @@
 
 - ``tableau``: rows printed inline as they arrive, with an ``op`` column (+I/-U/+U/-D),
   header first; the query ends with ``Received a total of N rows``;
-- ``changelog``: the changelog as a stream of ``+I[a, b]`` lines (as the print sink writes);
+- ``changelog``: the changelog as a stream of ``+I[a, b]`` lines (as the print sink writes),
+  under an ``op[col_a, col_b]`` header;
 - ``table``: a full-screen materialized view, updated in place from the changelog; on leaving
   (Q or Ctrl-C) the final table is printed inline with ``N rows in set``.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import shutil
 import threading
 import time
 from collections import deque
@@ -49,6 +51,9 @@ class Stream:
         cancel: stops the producer (cancels the job); called on Ctrl-C.
         job: the query's job, for the status line (None for PRINT TOPIC).
         what: the noun for the summary ("rows", "records").
+        wide: a column that takes the rest of the terminal's width instead of being cut at
+            ``'sql-client.display.max-column-width'`` (PRINT TOPIC's ``value``).
+        left_text: left-align text columns (records' keys and JSON values read better so).
     """
 
     columns: list[str]
@@ -56,6 +61,8 @@ class Stream:
     cancel: Callable[[], None]
     job: JobHandle | None = None
     what: str = "rows"
+    wide: str | None = None
+    left_text: bool = False
 
 
 @dataclass
@@ -164,21 +171,37 @@ def _cell(v: Any, width: int) -> str:
 
 
 class TableauPrinter:
-    """Streams a boxed table: the header once (widths from the first rows), then row lines."""
+    """Streams a boxed table: the header once (widths from the first rows), then row lines.
 
-    def __init__(self, columns: list[str], with_op: bool, max_width: int = 30):
+    Columns are cut at ``max_width``, except ``wide``, which gets what is left of
+    ``total_width`` (the terminal's width). With ``left_text``, columns whose first values are
+    text are left-aligned; the rest are right-aligned, as Flink's tableau does.
+    """
+
+    def __init__(self, columns: list[str], with_op: bool, max_width: int = 30, wide: str | None = None,
+                 total_width: int = 80, left_text: bool = False):
         self.headers = (["op"] if with_op else []) + list(columns)
         self.with_op = with_op
         self.max_width = max_width
+        self.wide = self.headers.index(wide) if wide in self.headers else None
+        self.total_width = total_width
+        self.left_text = left_text
         self.widths: list[int] | None = None
+        self.left: list[bool] = [False] * len(self.headers)
 
     def _cells(self, kind: RowKind | None, row: tuple) -> list[Any]:
         return ([kind.short] if self.with_op else []) + list(row)
 
     def header(self, first: list[tuple[RowKind | None, tuple]]) -> str:
         cells = [self._cells(k, r) for k, r in first]
-        self.widths = [min(self.max_width, max([len(h), 4] + [_width_for(c[i]) for c in cells]))
-                       for i, h in enumerate(self.headers)]
+        natural = [max([len(h), 4] + [_width_for(c[i]) for c in cells]) for i, h in enumerate(self.headers)]
+        self.widths = [min(self.max_width, w) for w in natural]
+        if self.wide is not None:
+            others = sum(w for i, w in enumerate(self.widths) if i != self.wide)
+            rest = self.total_width - others - 3 * len(self.widths) - 1  # borders and padding
+            self.widths[self.wide] = max(self.widths[self.wide], rest)
+        if self.left_text:
+            self.left = [any(isinstance(c[i], str) for c in cells) for i in range(len(self.headers))]
         return "\n".join([self.border(), self._line(self.headers), self.border()]) + "\n"
 
     def border(self) -> str:
@@ -187,11 +210,17 @@ class TableauPrinter:
 
     def _line(self, cells: list[Any]) -> str:
         assert self.widths is not None
-        return "|" + "|".join(f" {_cell(c, w):>{w}} " for c, w in zip(cells, self.widths)) + "|"
+        return "|" + "|".join(f" {_cell(c, w):{'<' if left else '>'}{w}} "
+                              for c, w, left in zip(cells, self.widths, self.left)) + "|"
 
     def rows(self, items: list[tuple[RowKind | None, tuple]]) -> str:
         out = "" if self.widths is not None else self.header(items)
         return out + "".join(self._line(self._cells(k, r)) + "\n" for k, r in items)
+
+
+def changelog_header(columns: list[str], with_op: bool) -> str:
+    """The line above changelog rows, in their shape: ``op[id, name]``."""
+    return f"{'op' if with_op else ''}[{', '.join(columns)}]"
 
 
 def changelog_line(kind: RowKind | None, row: tuple) -> str:
@@ -272,11 +301,15 @@ def show_stream(shell: Shell, stream: Stream, mode: str) -> Outcome:
     pump = _Pump(stream).start()
     if mode == "table":
         return _table_view(shell, stream, pump)
-    printer = TableauPrinter(stream.columns, with_op, max_width)
+    printer = TableauPrinter(stream.columns, with_op, max_width, stream.wide, _terminal_width(shell),
+                             stream.left_text)
+    headed = []
 
     def render(items: list[tuple[RowKind | None, tuple]]) -> str:
         if mode == "changelog":
-            return "".join(changelog_line(k, r) + "\n" for k, r in items)
+            head = "" if headed else changelog_header(stream.columns, with_op) + "\n"
+            headed.append(True)
+            return head + "".join(changelog_line(k, r) + "\n" for k, r in items)
         return printer.rows(items)
 
     outcome = _live(shell, pump, stream, render)
@@ -297,6 +330,12 @@ def _summary(shell: Shell, stream: Stream, outcome: Outcome) -> None:
         shell.write(f"Query terminated, received a total of {counted(outcome.count, stream.what)}\n")
     else:
         shell.write(f"Received a total of {counted(outcome.count, stream.what)}\n")
+
+
+def _terminal_width(shell: Shell) -> int:
+    if shell.output is not None:
+        return shell.output.get_size().columns
+    return shutil.get_terminal_size().columns
 
 
 def _int(value: str | None, default: int) -> int:

@@ -37,14 +37,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as e:
         sys.stderr.write(f"[ERROR] Cannot read {args.file}: {e.strerror}\n")
         return 1
+    except UnicodeDecodeError as e:
+        sys.stderr.write(f"[ERROR] {args.file} is not UTF-8 text (byte {e.start}: {e.reason})\n")
+        return 1
     env = StreamEnvironment(_settings(args.set))
     try:
         from streamsql.errors import SqlError
-        from streamsql.sql.parser import error_in_script, split_statements
+        from streamsql.sql.parser import error_in_script, parse_script
 
-        for st in split_statements(script):
+        # Parse the whole script first: a syntax error at the end must not leave jobs running.
+        statements = parse_script(script, args.file)
+        for st, tree in statements:
             try:
-                result = env.execute_sql(st.text)
+                result = env.execute_parsed(tree, st.text)
             except SqlError as e:
                 raise error_in_script(e, st, script, args.file) from None
             except StreamSQLError as e:
@@ -52,11 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print_result(result, sys.stdout)
         env.wait_all()
         for job in env.jobs.values():
-            m, cp = job.metrics, job.last_checkpoint
-            last = (f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
-                    f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)") if cp else "no checkpoint"
-            sys.stderr.write(f"[INFO] Job '{job.name}' {job.status}: {m['rows_in']} rows in, "
-                             f"{m['rows_out']} rows out, {last}\n")
+            sys.stderr.write(job_summary(job) + "\n")
         return 0
     except KeyboardInterrupt:
         sys.stderr.write("\n[INFO] Interrupted; cancelling jobs.\n")
@@ -71,6 +72,22 @@ def cmd_run(args: argparse.Namespace) -> int:
             traceback.print_exc()
         env.close()
         return 1
+
+
+def job_summary(job) -> str:
+    """One line about a finished job: rows, bad records, the checkpoint it resumed from, the last one."""
+    m, cp = job.metrics, job.last_checkpoint
+    parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
+    if m.get("bad_records"):
+        parts.append(f"{m['bad_records']} bad records skipped")
+    if m.get("late_records"):
+        parts.append(f"{m['late_records']} late records dropped")
+    if job.runner.restored_from is not None:
+        parts.append(f"resumed from checkpoint #{job.runner.restored_from}")
+    if cp:
+        parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
+                     f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)")
+    return f"[INFO] Job '{job.name}' {job.status}: " + ", ".join(parts)
 
 
 def cmd_shell(args: argparse.Namespace) -> int:

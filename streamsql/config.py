@@ -26,6 +26,8 @@ DEFAULTS: dict[str, str] = {
     "restart-strategy.fixed-delay.attempts": "3",
     "restart-strategy.fixed-delay.delay": "1 s",
     "execution.batch-size": "10000",
+    "pipeline.auto-watermark-interval": "200 ms",
+    "table.exec.source.idle-timeout": "0 ms",
     "sql-client.execution.result-mode": "tableau",
     "sql-client.verbose": "false",
     "table.dml-sync": "false",
@@ -51,6 +53,63 @@ def duration_ms(value: str, key: str = "duration") -> int:
         msg = f"'{key}' = '{value}' is not a duration (e.g. '10 s', '500 ms', '1 min')"
         raise ConfigError(msg)
     return int(m.group(1)) * _UNITS[m.group(2).lower() or "ms"]
+
+
+#: How each engine key's value is checked when it is SET: "duration", "int>=0", "int>=1",
+#: "bool", or a tuple of allowed values (case-insensitive).
+KINDS: dict[str, object] = {
+    "execution.checkpointing.interval": "duration",
+    "execution.checkpointing.mode": ("EXACTLY_ONCE", "AT_LEAST_ONCE"),
+    "execution.checkpointing.min-pause": "duration",
+    "execution.checkpointing.timeout": "duration",
+    "execution.checkpointing.tolerable-failed-checkpoints": "int>=0",
+    "execution.checkpointing.num-retained": "int>=1",
+    "state.backend.type": ("rocksdb", "hashmap"),
+    "restart-strategy.type": ("none", "fixed-delay", "fixeddelay", "disable", "off"),
+    "restart-strategy.fixed-delay.attempts": "int>=0",
+    "restart-strategy.fixed-delay.delay": "duration",
+    "execution.batch-size": "int>=1",
+    "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
+    "sql-client.verbose": "bool",
+    "table.dml-sync": "bool",
+}
+#: Keys with no default that the engine or its tools read.
+OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",
+              "table.exec.source.idle-timeout")
+
+
+def check_setting(key: str, value: str) -> str | None:
+    """Validate ``SET key = value``.
+
+    Returns:
+        None, or a warning for an unknown key (with the closest known key suggested).
+
+    Raises:
+        ConfigError: a known key with a bad value.
+    """
+    kind = KINDS.get(key)
+    if kind == "duration":
+        duration_ms(value, key)
+    elif isinstance(kind, str) and kind.startswith("int"):
+        low = int(kind[-1])
+        if not re.fullmatch(r"\s*-?\d+\s*", value) or int(value) < low:
+            msg = f"'{key}' = '{value}' must be an integer >= {low}"
+            raise ConfigError(msg)
+    elif kind == "bool":
+        if value.strip().lower() not in ("true", "false"):
+            msg = f"'{key}' = '{value}' must be 'true' or 'false'"
+            raise ConfigError(msg)
+    elif isinstance(kind, tuple):
+        if value.strip().lower() not in {c.lower() for c in kind}:
+            msg = f"'{key}' = '{value}' is not one of {', '.join(repr(c) for c in kind)}"
+            raise ConfigError(msg)
+    elif key not in OTHER_KEYS and not key.startswith(("sql-client.", "table.", "pipeline.")):
+        import difflib
+
+        close = difflib.get_close_matches(key, list(KINDS) + list(OTHER_KEYS), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return f"[WARNING] '{key}' is not a key StreamSQL reads{hint}"
+    return None
 
 
 class Config:

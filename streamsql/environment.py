@@ -253,8 +253,11 @@ class StreamEnvironment:
             if tree.option is None:
                 all_ = self.config.as_dict()
                 return TableResult("rows", ["key", "value"], sorted(all_.items()))
+            from streamsql.config import check_setting
+
+            warning = check_setting(tree.option, tree.value)
             self.config.settings[tree.option] = tree.value
-            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+            return TableResult("ok", message=warning or "[INFO] Execute statement succeeded.")
         if isinstance(tree, n.ResetOption):
             if tree.option is None:
                 self.config.settings.clear()
@@ -376,6 +379,8 @@ class StreamEnvironment:
     def _job_row(self, j: JobHandle) -> tuple:
         cp = j.last_checkpoint
         last = f"#{cp['checkpoint_id']} ({cp['duration_ms']} ms)" if cp else "-"
+        if j.metrics.get("bad_records"):
+            last += f"; {j.metrics['bad_records']} bad records skipped"
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(j.started))
         m = j.metrics
         return (j.job_id, j.name, j.status, started, m.get("rows_in", 0), m.get("rows_out", 0), last)

@@ -11,6 +11,7 @@ Expressions stay sqlglot trees through planning (see DESIGN.md). Compiling one m
 Flink               DuckDB spelling (why)
 =================== =========================================================
 CONCAT(a, b, ...)   ``a || b || ...`` (Flink: NULL if any argument is NULL)
+CONCAT_WS(sep, ...) ``concat_ws(sep, ...)`` (NULL arguments skipped, NULL separator → NULL)
 IF(c, a, b)         ``CASE WHEN c THEN a ELSE b END``
 CHAR_LENGTH(s)      ``length(s)``
 SUBSTR/SUBSTRING    same positions: 1-based, negative start counts from the end
@@ -75,7 +76,9 @@ def truncate_integer_casts(node: exp.Expression, type_of) -> exp.Expression:
 
 
 def _rewrite_flink(n: exp.Expression) -> exp.Expression:
-    if isinstance(n, exp.Concat):
+    if isinstance(n, exp.ConcatWs):  # Flink skips NULL arguments, as DuckDB's concat_ws does
+        return exp.Anonymous(this="concat_ws", expressions=list(n.expressions))
+    if type(n) is exp.Concat:
         parts = n.expressions
         out = parts[0]
         for p in parts[1:]:

@@ -89,22 +89,31 @@ class CalcNode(PlanNode):
 
 @dataclass(eq=False)
 class WatermarkAssignerNode(PlanNode):
-    """Generates watermarks from ``WATERMARK FOR col AS expr``."""
+    """Generates watermarks from ``WATERMARK FOR col AS expr``, per source split (Kafka
+    partition); stateful: the per-split progress is checkpointed.
+
+    Attributes:
+        idle_timeout_ms: a split without rows for this long is idle (0 = never):
+            ``'scan.watermark.idle-timeout'``, else ``'table.exec.source.idle-timeout'``.
+    """
 
     query: BatchQuery = None  # type: ignore[assignment]
     rowtime: str = ""
     expr_sql: str = ""
+    idle_timeout_ms: int = 0
 
     def __post_init__(self):
         self.kind = "watermark"
+        self.stateful = True
 
     def describe(self) -> str:
-        return f"WatermarkAssigner(rowtime=[{self.rowtime}], watermark=[{self.expr_sql}])"
+        idle = f", idleTimeout=[{self.idle_timeout_ms} ms]" if self.idle_timeout_ms > 0 else ""
+        return f"WatermarkAssigner(rowtime=[{self.rowtime}], watermark=[{self.expr_sql}]{idle})"
 
     def create_operator(self):
         from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 
-        return WatermarkAssignerOperator(self.query)
+        return WatermarkAssignerOperator(self.query, self.idle_timeout_ms)
 
 
 @dataclass(eq=False)

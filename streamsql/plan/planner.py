@@ -19,13 +19,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.catalog import Catalog, TableDef, ViewDef
-from streamsql.config import Config
+from streamsql.config import Config, duration_ms
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
-from streamsql.errors import PlanError, SqlError
+from streamsql.errors import ConfigError, PlanError, SqlError
 from streamsql.plan.expressions import AGG_TYPES, compile_expression, output_name, quote, resolve_columns, to_duckdb
 from streamsql.plan.nodes import (INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, SinkNode,
                                   UnionNode, WatermarkAssignerNode, walk)
+from streamsql.plan.joins import plan_joins
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 from streamsql.runtime.evaluator import BatchQuery
@@ -101,16 +102,17 @@ class Planner:
         src = sel.args.get("from_")
         if src is None:
             self._fail(sel, "SELECT without FROM is not supported in a streaming query")
-        if sel.args.get("joins"):
-            self._fail(sel.args["joins"][0], "JOIN is not supported yet")
-        node, scope = self._from(src.this)
+        where = sel.args["where"].this if sel.args.get("where") is not None else None
+        if sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
+            node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
+        else:
+            node, scope = self._from(src.this)
         if sel.args.get("distinct"):
             self._fail(sel, "SELECT DISTINCT is not supported yet; use GROUP BY")
         for key in ("order", "limit"):
             if sel.args.get(key):
                 self._fail(sel.args[key], f"{key.upper()} is not supported in a streaming query yet")
-        where = sel.args.get("where")
-        cond = compile_expression(where.this, scope) if where is not None else None
+        cond = compile_expression(where, scope) if where is not None else None
         items = self._expand_star(sel.expressions, scope)
         has_agg = sel.args.get("group") is not None or any(i.find(*AGG_TYPES) for i in items) \
             or sel.args.get("having") is not None
@@ -183,8 +185,25 @@ class Planner:
                 raise SqlError(msg)
             wsql = compile_expression(table.watermark.expr, scope)
             q = BatchQuery([("wm", wsql)], None, node.schema, self.sql)
-            node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name, expr_sql=wsql)
+            node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name, expr_sql=wsql,
+                                         idle_timeout_ms=self._idle_timeout(table))
         return node
+
+    def _idle_timeout(self, table: TableDef) -> int:
+        """ms after which a split without rows stops holding the watermark back (0 = never).
+
+        Raises:
+            ConfigError: for a value that is not a duration.
+        """
+        key = "scan.watermark.idle-timeout"
+        value = table.options.get(key)
+        if value is None:
+            key = "table.exec.source.idle-timeout"
+            value = self.config.get(key) or "0"
+        ms = duration_ms(value, key)
+        if ms < 0:
+            raise ConfigError(f"'{key}' = '{value}' must not be negative")
+        return ms
 
     def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None) -> CalcNode:
         q = BatchQuery(items, cond, node.schema, self.sql)

@@ -2,7 +2,8 @@
 
 Three kinds, as in Flink and Arroyo:
 
-1. :class:`Batch` — a columnar record batch (Arrow) plus a row-kind per row (+I/-U/+U/-D);
+1. :class:`Batch` — a columnar record batch (Arrow) plus a row-kind per row (+I/-U/+U/-D) and,
+   from a source with several splits (Kafka partitions), the split each row was read from;
 2. :class:`Watermark` — event-time progress in ms since the epoch, monotone per channel;
 3. :class:`Barrier` — the marker of checkpoint n.
 
@@ -41,16 +42,23 @@ MAX_WATERMARK = 2**63 - 1
 
 @dataclass
 class Batch:
-    """A columnar batch of rows with their row kinds.
+    """A columnar batch of rows with their row kinds (and source splits).
 
     Attributes:
         table: the rows, an Arrow table (columns = the edge's schema).
         kinds: an int8 numpy array of :class:`RowKind` values, one per row, or None when every
             row is +I (the common insert-only case carries no kinds at all).
+        splits: an int32 numpy array, one per row: the index, into the source's
+            :attr:`~streamsql.connectors.base.Source.split_names`, of the split (Kafka
+            partition) the row was read from; None when every row comes from split 0 (always so
+            for a single-split source) or splits do not matter. Set by sources, kept aligned by the Calc that
+            computes columns between the scan and the WatermarkAssigner (per-split watermarks),
+            and dropped by the assigner: operators downstream of it always see None.
     """
 
     table: pa.Table
     kinds: np.ndarray | None = None
+    splits: np.ndarray | None = None
 
     @property
     def num_rows(self) -> int:

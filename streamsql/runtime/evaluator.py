@@ -1,7 +1,8 @@
 """Batch evaluation of compiled expressions with DuckDB (our vectorized workhorse).
 
 A :class:`BatchQuery` is ``SELECT items FROM batch [WHERE condition]`` compiled once and run
-over each Arrow batch; row kinds ride along as a hidden column so a filter keeps them aligned.
+over each Arrow batch; row kinds and source split ids (``Batch.splits``) ride along as hidden
+columns so a filter keeps them aligned with the rows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from streamsql.types import Schema
 
 _IN = "__in"
 _KIND = "__kind"
+_SPLIT = "__split"
 
 
 class BatchQuery:
@@ -41,7 +43,8 @@ class BatchQuery:
         select = ", ".join(f"{expr} AS {_quote(name)}" for name, expr in items) or "1 AS __dummy"
         where = f" WHERE {condition}" if condition else ""
         self._plain = f"SELECT {select} FROM {_IN}{where}"
-        self._with_kind = f"SELECT {select}, {_KIND} FROM {_IN}{where}"
+        self._select, self._where = select, where
+        self._hidden: dict[tuple[str, ...], str] = {(): self._plain}
         try:
             result = self._run_sql(self._plain, input_schema.empty_table())
         except duckdb.Error as e:
@@ -65,23 +68,38 @@ class BatchQuery:
         """
         from streamsql.errors import ExecutionError
 
+        table = batch.table
+        hidden: list[str] = []
+        if batch.kinds is not None:
+            table = table.append_column(_KIND, pa.array(batch.kinds, pa.int8()))
+            hidden.append(_KIND)
+        if batch.splits is not None:
+            table = table.append_column(_SPLIT, pa.array(batch.splits, pa.int32()))
+            hidden.append(_SPLIT)
         try:
-            if batch.kinds is None:
-                out = self._run_sql(self._plain, batch.table)
-                kinds = None
-            else:
-                table = batch.table.append_column(_KIND, pa.array(batch.kinds, pa.int8()))
-                out = self._run_sql(self._with_kind, table)
-                kinds = out.column(_KIND).to_numpy().astype(np.int8)
-                out = out.drop_columns([_KIND])
+            out = self._run_sql(self._query_with(tuple(hidden)), table)
         except duckdb.Error as e:
             msg = f"Expression evaluation failed: {_duck_message(e)}"
             raise ExecutionError(msg) from None
+        kinds = splits = None
+        if hidden:
+            if batch.kinds is not None:
+                kinds = out.column(_KIND).to_numpy().astype(np.int8)
+            if batch.splits is not None:
+                splits = out.column(_SPLIT).to_numpy().astype(np.int32)
+            out = out.drop_columns(hidden)
         if not self.items:
             out = out.drop_columns(["__dummy"])
         if out.schema != self.output_schema:
             out = out.cast(self.output_schema)
-        return Batch(out, kinds)
+        return Batch(out, kinds, splits)
+
+    def _query_with(self, hidden: tuple[str, ...]) -> str:
+        """The query that also selects the hidden columns ``hidden`` (cached per combination)."""
+        q = self._hidden.get(hidden)
+        if q is None:
+            q = self._hidden[hidden] = f"SELECT {self._select}, {', '.join(hidden)} FROM {_IN}{self._where}"
+        return q
 
 
 def _quote(name: str) -> str:

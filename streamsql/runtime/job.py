@@ -24,7 +24,7 @@ from streamsql.config import Config
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 from streamsql.errors import ExecutionError, StreamSQLError
-from streamsql.plan.nodes import PlanNode, ScanNode, SinkNode, walk
+from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode, walk
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.source_driver import SourceDriver
@@ -58,6 +58,15 @@ class JobGraph:
                 _quietly(svc.close)
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _scan_below(node: PlanNode) -> ScanNode | None:
+    """The scan feeding a WatermarkAssigner (through the computed-columns Calc, if any)."""
+    while not isinstance(node, ScanNode):
+        if not isinstance(node, (CalcNode, WatermarkAssignerNode)) or len(node.inputs) != 1:
+            return None
+        node = node.inputs[0]
+    return node
 
 
 def _quietly(fn: Callable[[], Any]) -> None:
@@ -120,6 +129,10 @@ class JobRunner:
                 graph.sinks.append(op)
             else:
                 op = node.create_operator()
+            if isinstance(node, WatermarkAssignerNode):  # per-split watermarks: who has the splits
+                scan = _scan_below(node)
+                if scan is not None:
+                    op.bind_source(tasks[id(scan)].source)
             task = Task(node.id, op, len(node.inputs), listener, exactly_once)
             state = None
             if node.stateful:
@@ -211,11 +224,18 @@ class JobRunner:
 
     def _loop(self, graph: JobGraph, coord: CheckpointCoordinator) -> None:
         sources = graph.sources
+        tickers = [t for t in graph.tasks if t.operator.wants_ticks]
+        tick_s = max(1, self.config.duration("pipeline.auto-watermark-interval")) / 1000
+        next_tick = time.monotonic() + tick_s
         while not self._cancel.is_set():
             busy = False
             live = [s for s in sources if not s.ended]
             for s in live:
                 busy |= s.step(0.0 if busy else (0.01 if len(live) > 1 else 0.05))
+            if tickers and time.monotonic() >= next_tick:  # processing-time work (idle splits)
+                for t in tickers:
+                    t.tick()
+                next_tick = time.monotonic() + tick_s
             self.metrics["rows_in"] = sum(s.rows for s in sources)
             coord.maybe_complete()
             if all(s.ended for s in sources):

@@ -80,6 +80,14 @@ class Task:
         elif isinstance(element, EndOfInput):
             self._end_input(input_index)
 
+    def tick(self) -> None:
+        """Let the operator act on processing time (see :meth:`Operator.on_tick`); skipped
+        while an input is held for alignment (its state must stay as of the barrier) and after
+        end of input."""
+        if self.finished or self._held or self.aligner.pending is not None:
+            return
+        self.emit(self.operator.on_tick())
+
     def _checkpoint(self, barrier: Barrier) -> None:
         self._last_barrier = barrier.checkpoint_id
         self.operator.snapshot_state(barrier.checkpoint_id)

@@ -94,8 +94,8 @@ def parse_statement(text: str) -> exp.Expr:
     return trees[0]
 
 
-def parse_script(script: str) -> list[tuple[Statement, exp.Expr]]:
-    """Split a script and parse each statement.
+def parse_script(script: str, file: str | None = None) -> list[tuple[Statement, exp.Expr]]:
+    """Split a script and parse each statement (``file``, when given, prefixes error messages).
 
     Returns:
         ``(statement, tree)`` pairs in script order.
@@ -109,7 +109,7 @@ def parse_script(script: str) -> list[tuple[Statement, exp.Expr]]:
         try:
             tree = parse_statement(stmt.text)
         except SqlError as e:
-            raise error_in_script(e, stmt, script) from e
+            raise error_in_script(e, stmt, script, file) from e
         result.append((stmt, tree))
     return result
 

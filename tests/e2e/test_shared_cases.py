@@ -13,8 +13,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CASES = pathlib.Path(os.environ.get("STREAMSQL_CASES", ROOT.parent / "shared" / "cases"))
-# Cases that need operators of later issues (interval joins).
-LATER = {"interval_join_bounds": "interval joins"}
+# Cases that need operators of later issues.
+LATER: dict[str, str] = {}
 
 case_dirs = sorted(p for p in CASES.glob("*/") if (p / "case.sql").exists()) if CASES.exists() else []
 

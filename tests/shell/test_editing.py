@@ -51,7 +51,7 @@ def test_enter_does_not_add_indentation_to_what_is_typed(shell, workdir):
     sh = shell()
     m = sh.mark()
     sh.send("SELECT\n  1 AS a,\n  2 AS b,\n    3 AS c\n;\n")
-    sh.expect(r"1 row in set", after=m)
+    sh.expect(r"\[ERROR\] SELECT without FROM", after=m)  # ran (as typed, indentation and all)
     sh.send("QUIT\n")
     assert sh.wait() == 0
     text = (workdir / "history").read_text()

@@ -7,6 +7,11 @@ import re
 import pytest
 
 
+def _value(i: int) -> str:
+    """Small JSON values, and one longer than a column's usual 30 characters."""
+    return f'{{"n": {i}, "note": "{"long " * 12}end"}}' if i == 4 else f'{{"n": {i}}}'
+
+
 @pytest.fixture
 def topic_with_records(kafka_bootstrap, kafka_topic_factory):
     from confluent_kafka import Producer
@@ -14,7 +19,7 @@ def topic_with_records(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("shell-print", partitions=2)
     p = Producer({"bootstrap.servers": kafka_bootstrap})
     for i in range(5):
-        p.produce(topic, key=f"k{i}".encode(), value=f'{{"n": {i}}}'.encode(), partition=i % 2,
+        p.produce(topic, key=f"k{i}".encode(), value=_value(i).encode(), partition=i % 2,
                   timestamp=1_700_000_000_000 + i)
     p.produce(topic, key=None, value=b"\xff\xfe", partition=0)  # not UTF-8: shown as hex
     assert p.flush(10) == 0
@@ -29,19 +34,24 @@ def test_print_topic_from_beginning_stops_when_caught_up(shell, monkeypatch, kaf
     sh.send(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING;\n")
     sh.expect(r"Received a total of 6 records", after=m, timeout=20)
     out = sh.screen()[m:]
-    assert re.search(r"\|\s+key \|\s+value \|\s+partition \|\s+offset \|\s+timestamp \|", out), out
+    # Text (keys, JSON values, times) is left-aligned, numbers right-aligned; the value column
+    # takes the terminal's width (160 here), so values are not cut at 30 characters.
+    assert re.search(r"\| key\s+\| value\s+\|\s+partition \|\s+offset \| timestamp\s+\|", out), out
     for i in range(5):
-        assert re.search(rf"\|\s+k{i} \|\s+\{{\"n\": {i}\}} \|\s+{i % 2} \|\s+{i // 2} \|"
-                         rf"\s+2023-11-14 22:13:20\.00{i} \|", out), out
-    assert re.search(r"\|\s+<NULL> \|\s+0xfffe \|\s+0 \|\s+3 \|", out), out
+        value = re.escape(_value(i))
+        assert re.search(rf"\| k{i}\s+\| {value}\s+\|\s+{i % 2} \|\s+{i // 2} \|"
+                         rf" 2023-11-14 22:13:20\.00{i} \|", out), out
+    assert re.search(r"\| <NULL> \| 0xfffe\s+\|\s+0 \|\s+3 \|", out), out
+    widths = {len(line) for line in out.splitlines() if line.startswith(("|", "+"))}
+    assert widths == {160}, widths  # as wide as the terminal, and no wider
 
 
 def test_print_topic_limit_and_bootstrap_from_set(shell, kafka_bootstrap, topic_with_records):
     sh = shell()
     sh.send(f"SET 'properties.bootstrap.servers' = '{kafka_bootstrap}';\n")
     m = sh.mark()
-    sh.send(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING LIMIT 2;\n")
-    sh.expect(r"Received a total of 2 records", after=m, timeout=20)
+    sh.send(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING LIMIT 1;\n")
+    sh.expect(r"Received a total of 1 record\n", after=m, timeout=20)  # not "1 records"
     m = sh.mark()
     sh.send("PRINT TOPIC `no-such-topic-here` FROM BEGINNING;\n")
     sh.expect(r"\[ERROR\] Topic 'no-such-topic-here' not found", after=m, timeout=20)

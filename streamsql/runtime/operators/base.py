@@ -5,6 +5,10 @@ Only :meth:`Operator.process_batch` is required. The runtime calls, in order, pe
 ``snapshot_state(n)`` when barrier n has been aligned on all inputs (the operator's keyed state
 lives in the backend already; this hook is for what it buffers in memory) → ... →
 ``finish()`` at end of input → ``close()``.
+An operator with ``wants_ticks`` also gets ``on_tick()`` about every
+``'pipeline.auto-watermark-interval'`` (processing time; never while its input is held for
+barrier alignment, never after end of input) — for work driven by the clock rather than by
+elements, like declaring an idle Kafka partition.
 A method returns the elements to send downstream, in order.
 """
 
@@ -38,6 +42,7 @@ class Operator:
     """Transforms stream elements. Subclasses implement :meth:`process_batch`."""
 
     stateful: bool = False
+    wants_ticks: bool = False  # call on_tick() periodically (read after open)
 
     def open(self, ctx: OperatorContext) -> None:
         """Called once before any element."""
@@ -50,6 +55,10 @@ class Operator:
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """The combined input watermark advanced; default: forward it."""
         return [watermark]
+
+    def on_tick(self) -> list[Element]:
+        """Processing time passed (only when ``wants_ticks``); return output elements."""
+        return []
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Barrier ``checkpoint_id`` is aligned: persist in-memory buffers into keyed state."""

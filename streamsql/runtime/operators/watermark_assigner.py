@@ -1,38 +1,188 @@
-"""WatermarkAssigner: ``WATERMARK FOR ts AS expr`` → watermarks after each batch.
+"""WatermarkAssigner: ``WATERMARK FOR ts AS expr`` → watermarks, per source split.
 
-As Flink's bounded-out-of-orderness strategy: the watermark is the largest value of ``expr``
-seen so far (ms since the epoch), emitted after the batch that advanced it, so every row of a
-batch is ahead of the watermark that follows it.
+As Flink's bounded-out-of-orderness strategy with per-split watermarks (the Kafka source
+generates one watermark per partition and emits their minimum):
+
+- per split (``Batch.splits``: the Kafka partition of each row; None = every row from split 0),
+  the split's watermark is the largest value of ``expr`` seen so far (ms since the epoch; NULLs
+  are ignored);
+- the operator's watermark is the **minimum** over the splits that are neither idle nor
+  finished, emitted after the batch (or tick) that advanced it — so a partition that runs ahead
+  in event time does not make the rows of a lagging partition late;
+- every split the source declares (:attr:`Source.split_names`) counts from the start: a
+  partition that has had no row yet holds the watermark back (as Flink), unless it is idle;
+- **idle**: with ``idle_timeout_ms > 0`` (``'scan.watermark.idle-timeout'`` or
+  ``'table.exec.source.idle-timeout'``), a split without rows for that long (processing time)
+  is left out until it has rows again. Idleness is checked on every batch and on the job's
+  periodic tick (``'pipeline.auto-watermark-interval'``), so an empty partition stops blocking
+  even when no more rows arrive at all. If every split is idle, no watermark is emitted;
+- **finished**: a split whose bounded read is complete (:meth:`Source.finished_splits`) is
+  left out for good; at end of input the final watermark (+inf) comes from the runtime anyway.
+
+Watermarks only move forward: a split that comes back from idleness behind the others does not
+pull the emitted watermark back. Split ids stop here: batches leave with ``splits = None``.
+
+State (why it is checkpointed): after a restore the sources resume *after* the checkpointed
+positions, so the rows that built each split's maximum are not replayed. Recomputing from the
+replay would therefore lose progress: a partition with no row after the restore would hold the
+watermark back forever (no idle timeout) or at least give a lower watermark than an
+uninterrupted run, letting through rows the uninterrupted run drops as late. So each split's
+maximum is written to keyed state at every barrier (operator-wide entries, outside any key
+group, as the window operators' watermark):
+
+================================ ===========================================================
+``b"\\xff\\xff\\x00S" + name``      the split's largest ``expr`` value (8-byte signed, big-endian)
+================================ ===========================================================
+
+and read back, by split *name* (Kafka: the position key ``"0"`` / ``"topic:0"``), before the
+first element after a restore. Idleness is processing time and is not checkpointed: after a
+restore every split starts as active.
 """
 
 from __future__ import annotations
 
+import struct
+import time
+from typing import Callable
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from streamsql.runtime.elements import Batch, Element, Watermark
+from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.base import Operator, OperatorContext
+
+_SPLIT_KEY = b"\xff\xff\x00S"
+_SIGNED = struct.Struct(">q")
+NO_DATA = np.iinfo(np.int64).min  # a split's maximum before its first row
+
+
+def _monotonic_ms() -> float:
+    return time.monotonic() * 1000
 
 
 class WatermarkAssignerOperator(Operator):
-    """Forwards batches and emits a watermark whenever the max of the watermark expression grows."""
+    """Forwards batches; emits the minimum of the per-split watermarks when it advances.
 
-    def __init__(self, query: BatchQuery):
-        self.query = query  # one item: the watermark expression
-        self.current: int | None = None
+    Args:
+        query: one item, the watermark expression, over the input's columns.
+        idle_timeout_ms: a split without rows for this long is idle (0 = never).
+        clock: processing time in ms (monotonic); for tests.
+    """
 
+    stateful = True
+
+    def __init__(self, query: BatchQuery, idle_timeout_ms: int = 0,
+                 clock: Callable[[], float] | None = None):
+        self.query = query
+        self.idle_timeout_ms = idle_timeout_ms
+        self.wants_ticks = idle_timeout_ms > 0
+        self.clock = clock or _monotonic_ms
+        self.source = None  # who declares the splits (set by the runtime; None: learnt from batches)
+        self.current: int | None = None  # the last watermark emitted
+        self.names: list[str] = []
+        self.maxes = np.empty(0, np.int64)
+        self.last_rows = np.empty(0, np.float64)  # processing time of each split's last row
+        self._restored: dict[str, int] = {}
+        self._started = False
+        self.ctx = None
+
+    def bind_source(self, source) -> None:
+        """Take the splits from ``source`` (:attr:`Source.split_names`, read at the first
+        element, i.e. after the source is open)."""
+        self.source = source
+
+    def open(self, ctx: OperatorContext) -> None:
+        """Called once; the per-split state is read at the first element (after any restore).
+        Idleness of the declared splits counts from here."""
+        super().open(ctx)
+        self._opened_at = self.clock()
+
+    # -- splits -----------------------------------------------------------------------------------
+    def _start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        state = getattr(self.ctx, "state", None)
+        if state is not None:
+            for k, v in state.items():
+                if k.startswith(_SPLIT_KEY):
+                    self._restored[k[len(_SPLIT_KEY):].decode()] = _SIGNED.unpack(v)[0]
+        names = list(getattr(self.source, "split_names", None) or [])
+        self._grow(max(1, len(names)), names, getattr(self, "_opened_at", None))
+
+    def _grow(self, n: int, names: list[str] | None = None, since: float | None = None) -> None:
+        """Make sure splits ``0 .. n-1`` exist (new ones: no data yet, idle counted ``since``,
+        default now)."""
+        old = len(self.names)
+        if n <= old:
+            return
+        new = [(names[i] if names and i < len(names) else ("" if i == 0 else str(i))) for i in range(old, n)]
+        self.names += new
+        self.maxes = np.concatenate([self.maxes, [self._restored.get(nm, NO_DATA) for nm in new]]).astype(np.int64)
+        since = self.clock() if since is None else since
+        self.last_rows = np.concatenate([self.last_rows, np.full(n - old, since)])
+
+    # -- elements ---------------------------------------------------------------------------------
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Forward ``batch``, then a watermark if it advanced."""
-        out: list[Element] = [batch]
-        values = self.query.run(Batch(batch.table)).table.column(0)
-        if len(values):
-            top = pc.max(values.cast(pa.timestamp("ms", tz=values.type.tz))).value
-            if top is not None and (self.current is None or top > self.current):
-                self.current = top
-                out.append(Watermark(top))
-        return out
+        """Fold the batch's rows into their splits' maxima; forward it (without split ids), then
+        a watermark if the minimum over live splits advanced."""
+        self._start()
+        n = batch.num_rows
+        if n:
+            ids = batch.splits if batch.splits is not None else np.zeros(n, np.int32)
+            self._grow(int(ids.max()) + 1)
+            values = self.query.run(Batch(batch.table)).table.column(0)
+            ms = values.cast(pa.timestamp("ms", tz=values.type.tz)).cast(pa.int64())
+            v = pc.fill_null(ms, NO_DATA).to_numpy()
+            np.maximum.at(self.maxes, ids, v)  # NULLs are NO_DATA: no effect
+            self.last_rows[np.bincount(ids, minlength=len(self.names)) > 0] = self.clock()
+        out: list[Element] = [batch if batch.splits is None else Batch(batch.table, batch.kinds)]
+        return out + self._advance()
+
+    def on_tick(self) -> list[Element]:
+        """Processing time passed: a split may have become idle, releasing the watermark."""
+        self._start()
+        return self._advance()
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Upstream watermarks are replaced by this table's own (only the final one passes)."""
-        return [watermark] if watermark.timestamp == 2**63 - 1 else []
+        return [watermark] if watermark.timestamp == MAX_WATERMARK else []
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Persist each split's maximum (by split name)."""
+        state = getattr(self.ctx, "state", None)
+        if state is None or not self._started:
+            return  # not started: the state restored, if any, is still in the backend unchanged
+        puts = [(_SPLIT_KEY + nm.encode(), _SIGNED.pack(int(m)))
+                for nm, m in zip(self.names, self.maxes) if m != NO_DATA]
+        if puts:
+            state.write(puts)
+
+    # -- the combined watermark -------------------------------------------------------------------
+    def live_splits(self) -> np.ndarray:
+        """Mask of the splits that count: neither idle nor finished."""
+        live = np.ones(len(self.names), dtype=bool)
+        if self.idle_timeout_ms > 0:
+            live &= self.clock() - self.last_rows < self.idle_timeout_ms
+        done = self.source.finished_splits() if self.source is not None else ()
+        for i in done:
+            if i < len(live):
+                live[i] = False
+        return live
+
+    def combined(self) -> int | None:
+        """The minimum of the live splits' maxima; None while one has no data or none is live."""
+        live = self.live_splits()
+        if not live.any():
+            return None
+        low = int(self.maxes[live].min())
+        return None if low == NO_DATA else low
+
+    def _advance(self) -> list[Element]:
+        wm = self.combined()
+        if wm is not None and (self.current is None or wm > self.current):
+            self.current = wm
+            return [Watermark(wm)]
+        return []

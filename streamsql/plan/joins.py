@@ -1,0 +1,466 @@
+"""Joins in FROM: regular equi-joins and event-time interval joins, as Flink plans them.
+
+Called from :meth:`~streamsql.plan.planner.Planner._select` by one hook,
+:func:`plan_joins`, for ``FROM a, b [, ...] WHERE ...`` and ``FROM a [INNER|LEFT|RIGHT|FULL
+[OUTER]] JOIN b ON ...``. Joins are planned left-deep, in FROM order. For each join:
+
+1. the condition is split into conjuncts: the ``ON`` conjuncts, plus — for an inner (or comma)
+   join not followed by a RIGHT or FULL join — the ``WHERE`` conjuncts that only name columns
+   of the tables joined so far (the rest of WHERE stays a filter after all joins);
+2. ``left_expr = right_expr`` conjuncts, one side over each input, are the **equi-keys**
+   (key expressions that are not plain columns, or whose types differ, are computed into extra
+   columns of the input by a Calc); a join without one is an error, as in Flink;
+3. with insert-only inputs, comparisons between the **time attributes** of the two inputs with
+   constant interval offsets (``s.ts > o.ts - INTERVAL '1' HOUR``, ``o.ts >= s.ts``,
+   ``s.ts BETWEEN o.ts - INTERVAL '5' MINUTE AND o.ts``) are rearranged into
+   ``lower <= o.ts - s.ts <= upper`` (ms; a strict bound moves by 1 ms). With both a lower and
+   an upper bound the join is an :class:`IntervalJoinNode` (insert-only output, state cleaned
+   up by the watermark); otherwise those comparisons are ordinary conditions;
+4. conjuncts over one input only are pushed below the join as a filter of that input (for an
+   outer join only on its NULL-supplying side); the remaining conjuncts are a filter after the
+   join (inner), or the join's residual condition (outer joins: a pair matches only if it holds).
+
+Output columns: the left columns, then the right columns; a right column whose name is taken
+gets a numeric suffix (``id`` → ``id0``), as Flink names them. ``o.id`` / ``s.id`` and table
+aliases resolve through the join's scope, ``SELECT *`` lists all of them.
+
+Changelog mode: an interval join and an inner join of insert-only inputs are insert-only; any
+other regular join is a retract changelog (see :mod:`streamsql.runtime.operators.join`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.errors import SqlError
+from streamsql.plan.expressions import compile_expression, quote, resolve_columns
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
+from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.windows import interval_ms, time_attributes
+from streamsql.runtime.evaluator import BatchQuery
+from streamsql.runtime.operators.join import FULL, INNER, LEFT, RIGHT
+
+_FLINK_NAMES = {INNER: "InnerJoin", LEFT: "LeftOuterJoin", RIGHT: "RightOuterJoin", FULL: "FullOuterJoin"}
+NO_EQUALITY = "a streaming join needs an equality condition between the two inputs"
+
+
+# -- plan nodes -------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class JoinNode(PlanNode):
+    """A regular equi-join (Flink's ``Join``): keeps every row of both sides in state.
+
+    Attributes:
+        join_type: INNER, LEFT, RIGHT or FULL.
+        left_keys, right_keys: key column indexes in each input's schema.
+        residual: DuckDB SQL of the non-equi ON condition over the output columns (outer joins).
+        condition: the join condition, for EXPLAIN.
+    """
+
+    join_type: str = INNER
+    left_keys: list[int] = field(default_factory=list)
+    right_keys: list[int] = field(default_factory=list)
+    residual: str | None = None
+    condition: str = ""
+
+    def __post_init__(self):
+        self.kind = "join"
+        self.stateful = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN."""
+        return (f"Join(joinType=[{_FLINK_NAMES[self.join_type]}], where=[{self.condition}], "
+                f"select=[{', '.join(self.schema.names)}], changelog=[{self.mode}])")
+
+    def _residual_query(self) -> BatchQuery | None:
+        return BatchQuery([("__ok", self.residual)], None, self.schema) if self.residual else None
+
+    def create_operator(self):
+        """A :class:`~streamsql.runtime.operators.join.StreamingJoinOperator`."""
+        from streamsql.runtime.operators.join import StreamingJoinOperator
+
+        return StreamingJoinOperator(self.join_type, self.left_keys, self.right_keys, self.inputs[0].schema,
+                                     self.inputs[1].schema, self.schema, self._residual_query(),
+                                     insert_only=self.mode == INSERT_ONLY)
+
+
+@dataclass(eq=False)
+class IntervalJoinNode(JoinNode):
+    """An event-time interval join (Flink's ``IntervalJoin``): ``lower <= l.ts - r.ts <= upper``.
+
+    Attributes:
+        left_time, right_time: the time attribute column index in each input.
+        lower, upper: inclusive bounds in ms.
+        out_time_attributes: output columns that stay time attributes.
+    """
+
+    left_time: int = 0
+    right_time: int = 0
+    lower: int = 0
+    upper: int = 0
+    out_time_attributes: set = field(default_factory=set)
+
+    def __post_init__(self):
+        self.kind = "interval-join"
+        self.stateful = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN."""
+        return (f"IntervalJoin(joinType=[{_FLINK_NAMES[self.join_type]}], windowBounds=[isRowTime=true, "
+                f"leftLowerBound={self.lower}, leftUpperBound={self.upper}, leftTimeIndex={self.left_time}, "
+                f"rightTimeIndex={self.right_time}], where=[{self.condition}], "
+                f"select=[{', '.join(self.schema.names)}])")
+
+    def time_attributes(self) -> set[str]:
+        """Both inputs' time attributes stay time attributes (the output watermark is held back)."""
+        return set(self.out_time_attributes)
+
+    def create_operator(self):
+        """An :class:`~streamsql.runtime.operators.join.IntervalJoinOperator`."""
+        from streamsql.runtime.operators.join import IntervalJoinOperator
+
+        return IntervalJoinOperator(self.join_type, self.left_keys, self.right_keys, self.left_time,
+                                    self.right_time, self.lower, self.upper, self.inputs[0].schema,
+                                    self.inputs[1].schema, self.schema, self._residual_query())
+
+
+# -- planning ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Side:
+    node: PlanNode
+    scope: Scope
+
+
+def plan_joins(planner, first: exp.Expression, joins: list[exp.Join],
+               where: exp.Expression | None) -> tuple[PlanNode, Scope, exp.Expression | None]:
+    """Plan ``FROM first <joins>`` (the ``_select`` hook).
+
+    Args:
+        planner: the :class:`~streamsql.plan.planner.Planner`.
+        first: the first FROM item.
+        joins: the sqlglot ``Join`` nodes that follow it.
+        where: the WHERE condition, or None.
+
+    Returns:
+        ``(node, scope, rest)``: the joined input, its scope, and the part of WHERE not used by
+        the joins (to be applied after them), or None.
+
+    Raises:
+        SqlError: a join without an equality condition between its inputs, USING / NATURAL joins,
+            unknown or ambiguous columns.
+    """
+    node, scope = planner._from(first)
+    pending = _conjuncts(where)
+    types = [_join_type(planner, j) for j in joins]
+    for i, (j, jt) in enumerate(zip(joins, types)):
+        right, right_scope = planner._from(j.this)
+        conds = _conjuncts(j.args.get("on"))
+        if jt == INNER and all(t in (INNER, LEFT) for t in types[i + 1:]):
+            combined, _ = _combine(node, scope, right, right_scope, planner.sql)
+            usable = []
+            for c in pending:
+                try:
+                    resolve_columns(c, combined)
+                except SqlError:
+                    continue  # names a table joined later (or is wrong: reported after the joins)
+                usable.append(c)
+            pending = [c for c in pending if not any(c is u for u in usable)]
+            conds += usable
+        node, scope = _plan_one(planner, j, jt, node, scope, right, right_scope, conds)
+    rest = None
+    for c in pending:
+        rest = c if rest is None else exp.and_(rest, c)
+    return node, scope, rest
+
+
+def _join_type(planner, j: exp.Join) -> str:
+    if j.args.get("using"):
+        planner._fail(j, "JOIN ... USING is not supported yet; write the condition with ON")
+    if j.args.get("method") or (j.kind or "").upper() in ("NATURAL",):
+        planner._fail(j, "NATURAL JOIN is not supported; write the condition with ON")
+    kind = (j.kind or "").upper()
+    if kind in ("SEMI", "ANTI"):
+        planner._fail(j, f"{kind} JOIN is not supported yet")
+    side = (j.side or "").upper()
+    if side in (LEFT, RIGHT, FULL):
+        if j.args.get("on") is None:
+            planner._fail(j, f"{side} JOIN needs an ON condition")
+        return side
+    if kind == "CROSS" and j.args.get("on") is None:
+        planner._fail(j, f"CROSS JOIN: {NO_EQUALITY}")
+    return INNER
+
+
+def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+    if e is None:
+        return []
+    while isinstance(e, exp.Paren):
+        e = e.this
+    if isinstance(e, exp.And):
+        return _conjuncts(e.this) + _conjuncts(e.expression)
+    return [e]
+
+
+def _unparen(e: exp.Expression) -> exp.Expression:
+    while isinstance(e, exp.Paren):
+        e = e.this
+    return e
+
+
+def _rename(right: PlanNode, taken: set[str]) -> dict[str, str]:
+    """Right column → output name: kept unless taken (case-insensitively), else ``name0``, ..."""
+    out = {}
+    for name in right.schema.names:
+        new, i = name, 0
+        while new.lower() in taken:
+            new, i = f"{name}{i}", i + 1
+        taken.add(new.lower())
+        out[name] = new
+    return out
+
+
+def _combine(left: PlanNode, ls: Scope, right: PlanNode, rs: Scope, sql) -> tuple[Scope, dict[str, str]]:
+    rename = _rename(right, {n.lower() for n in left.schema.names})
+    cols = list(ls.columns) + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type) for c in rs.columns]
+    return Scope(cols, sql, "join"), rename
+
+
+def _sides(e: exp.Expression, combined: Scope, left_names: set[str]) -> set[int]:
+    """Which inputs (0 left, 1 right) the columns of ``e`` come from."""
+    out = set()
+    for col in e.find_all(exp.Column):
+        if isinstance(col.this, exp.Star):
+            continue
+        out.add(0 if combined.resolve(col).internal in left_names else 1)
+    return out
+
+
+def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: PlanNode, rs: Scope,
+              conds: list[exp.Expression]) -> tuple[PlanNode, Scope]:
+    combined, _ = _combine(left, ls, right, rs, planner.sql)
+    left_names = set(left.schema.names)
+    sides = [_sides(c, combined, left_names) for c in conds]
+    lo, ro = jt in (LEFT, FULL), jt in (RIGHT, FULL)
+
+    # 1. equi-keys
+    keys: list[tuple[exp.Expression, exp.Expression]] = []
+    rest: list[tuple[exp.Expression, set[int]]] = []
+    for c, s in zip(conds, sides):
+        u = _unparen(c)
+        if isinstance(u, exp.EQ) and s == {0, 1}:
+            a, b = _sides(u.this, combined, left_names), _sides(u.expression, combined, left_names)
+            if a == {0} and b == {1}:
+                keys.append((u.this, u.expression))
+                continue
+            if a == {1} and b == {0}:
+                keys.append((u.expression, u.this))
+                continue
+        rest.append((c, s))
+    if not keys:
+        planner._fail(j, f"{NO_EQUALITY} (e.g. ON a.id = b.id); found none in: "
+                         f"{' AND '.join(c.sql() for c in conds) or 'no condition'}")
+
+    # 2. pushdown of one-input conditions (not onto an outer join's preserved side)
+    push: tuple[list, list] = ([], [])
+    keep = []
+    for c, s in rest:
+        if s == {0} and not lo:
+            push[0].append(c)
+        elif s == {1} and not ro:
+            push[1].append(c)
+        else:
+            keep.append((c, s))
+    # key expressions and casts
+    lkeys, rkeys = [], []
+    lextra, rextra = [], []
+    taken = {n.lower() for n in list(left.schema.names) + list(right.schema.names)}
+    for n, (le, re_) in enumerate(keys):
+        lsql, rsql = compile_expression(le, ls), compile_expression(re_, rs)
+        lt, rt = ls.type_of(lsql), rs.type_of(rsql)
+        if lt and rt and lt != rt:
+            common = _supertype(lt, rt)
+            if common is None:
+                planner._fail(le, f"Cannot join on {le.sql()} = {re_.sql()}: types {lt} and {rt} are not comparable")
+            lsql = lsql if lt == common else f"CAST({lsql} AS {common})"
+            rsql = rsql if rt == common else f"CAST({rsql} AS {common})"
+        lkeys.append(_key_column(lsql, left, lextra, taken))
+        rkeys.append(_key_column(rsql, right, rextra, taken))
+    left = _prepare(planner, left, ls, push[0], lextra)
+    right = _prepare(planner, right, rs, push[1], rextra)
+    lki = [left.schema.get_field_index(k) for k in lkeys]
+    rki = [right.schema.get_field_index(k) for k in rkeys]
+
+    # output schema and scope (extra key columns are in the schema but not in the scope)
+    rename = _rename(right, {n.lower() for n in left.schema.names})
+    out_schema = pa.schema(list(left.schema) + [pa.field(rename[f.name], f.type) for f in right.schema])
+    scope = Scope(list(ls.columns) + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type)
+                                      for c in rs.columns], planner.sql, "join")
+    cond_text = " AND ".join([f"({quote(lsch)} = {quote(rename[rsch])})" for lsch, rsch in zip(lkeys, rkeys)])
+
+    # 3. time bounds → interval join
+    bounds = None
+    if left.mode == INSERT_ONLY and right.mode == INSERT_ONLY:
+        bounds = _time_bounds(planner, keep, scope, left, right, rename)
+    if bounds is not None:
+        lower, upper, lt_name, rt_name, used = bounds
+        keep = [(c, s) for c, s in keep if not any(c is u for u in used)]
+    residual = None
+    post = None
+    if keep:
+        conj = keep[0][0]
+        for c, _ in keep[1:]:
+            conj = exp.and_(conj, c)
+        sql = compile_expression(conj, scope)
+        cond_text += f" AND ({sql})"
+        if jt == INNER:
+            post = sql
+        else:
+            residual = sql
+    if bounds is not None:
+        attrs = time_attributes(left) | {rename[a] for a in time_attributes(right)}
+        node = IntervalJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt, left_keys=lki,
+                                right_keys=rki, residual=residual, condition=cond_text,
+                                left_time=left.schema.get_field_index(lt_name),
+                                right_time=right.schema.get_field_index(rt_name), lower=lower, upper=upper,
+                                out_time_attributes=attrs)
+    else:
+        mode = INSERT_ONLY if jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY else RETRACT
+        node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
+                        residual=residual, condition=cond_text)
+    if post is not None:
+        node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)
+    return node, scope
+
+
+def _supertype(a: str, b: str) -> str | None:
+    import duckdb
+
+    try:
+        rows = duckdb.sql(f"DESCRIBE SELECT * FROM (SELECT NULL::{a} AS x UNION ALL SELECT NULL::{b} AS x)").fetchall()
+    except Exception:
+        return None
+    return str(rows[0][1])
+
+
+def _key_column(sql: str, node: PlanNode, extra: list[tuple[str, str]], taken: set[str]) -> str:
+    """The input column holding key expression ``sql``: an existing column, or a new extra one."""
+    for name in node.schema.names:
+        if sql == quote(name):
+            return name
+    for name, e in extra:
+        if e == sql:
+            return name
+    i = 0
+    while f"__jk{i}" in taken:
+        i += 1
+    name = f"__jk{i}"
+    taken.add(name)
+    extra.append((name, sql))
+    return name
+
+
+def _prepare(planner, node: PlanNode, scope: Scope, filters: list[exp.Expression],
+             extra: list[tuple[str, str]]) -> PlanNode:
+    """``node`` with pushed-down filters and extra key columns (one Calc), or ``node`` itself."""
+    if not filters and not extra:
+        return node
+    cond = None
+    if filters:
+        conj = filters[0]
+        for f in filters[1:]:
+            conj = exp.and_(conj, f)
+        cond = compile_expression(conj, scope)
+    return planner._calc(node, [(n, quote(n)) for n in node.schema.names] + extra, cond)
+
+
+# -- time bounds --------------------------------------------------------------------------------------
+
+_FLIP = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}
+
+
+def _linear(planner, e: exp.Expression, scope: Scope) -> tuple[ScopeColumn | None, int] | None:
+    """``e`` as (column or None) + constant ms, or None if it is not of that form."""
+    e = _unparen(e)
+    if isinstance(e, exp.Column) and not isinstance(e.this, exp.Star):
+        return scope.resolve(e), 0
+    if isinstance(e, exp.Interval):
+        try:
+            return None, interval_ms(e, "bound", planner, positive=False)
+        except SqlError:
+            return None
+    if isinstance(e, exp.Neg):
+        inner = _linear(planner, e.this, scope)
+        return (None, -inner[1]) if inner is not None and inner[0] is None else None
+    if isinstance(e, (exp.Add, exp.Sub)):
+        a, b = _linear(planner, e.this, scope), _linear(planner, e.expression, scope)
+        if a is None or b is None:
+            return None
+        if isinstance(e, exp.Sub):
+            if b[0] is not None:
+                return None
+            return a[0], a[1] - b[1]
+        if a[0] is not None and b[0] is not None:
+            return None
+        return a[0] or b[0], a[1] + b[1]
+    return None
+
+
+def _comparisons(c: exp.Expression) -> list[tuple[type, exp.Expression, exp.Expression]] | None:
+    u = _unparen(c)
+    if isinstance(u, (exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        return [(type(u), u.this, u.expression)]
+    if isinstance(u, exp.Between):
+        return [(exp.GTE, u.this, u.args["low"]), (exp.LTE, u.this, u.args["high"])]
+    return None
+
+
+def _time_bounds(planner, conds: list[tuple[exp.Expression, set[int]]], scope: Scope, left: PlanNode,
+                 right: PlanNode, rename: dict[str, str]):
+    """``(lower, upper, left time col, right time col, used conjuncts)`` or None."""
+    lattrs = time_attributes(left)
+    rattrs = {rename[a]: a for a in time_attributes(right)}
+    lower = upper = None
+    pair = None
+    used = []
+    for c, s in conds:
+        if s != {0, 1}:
+            continue
+        comps = _comparisons(c)
+        if comps is None:
+            continue
+        found = []
+        for op, a, b in comps:
+            la, lb = _linear(planner, a, scope), _linear(planner, b, scope)
+            if la is None or lb is None or la[0] is None or lb[0] is None:
+                break
+            ca, cb = la[0].internal, lb[0].internal
+            if ca in lattrs and cb in rattrs:
+                lcol, rcol, c_ = ca, rattrs[cb], lb[1] - la[1]        # l - r OP c_
+            elif ca in rattrs and cb in lattrs:
+                lcol, rcol, c_, op = cb, rattrs[ca], la[1] - lb[1], _FLIP[op]  # r - l OP' ... → l - r
+            else:
+                break
+            found.append((op, lcol, rcol, c_))
+        else:
+            if not found or (pair is not None and any((f[1], f[2]) != pair for f in found)):
+                continue
+            pair = (found[0][1], found[0][2])
+            for op, _, _, k in found:
+                if op is exp.GT:
+                    lower = k + 1 if lower is None else max(lower, k + 1)
+                elif op is exp.GTE:
+                    lower = k if lower is None else max(lower, k)
+                elif op is exp.LT:
+                    upper = k - 1 if upper is None else min(upper, k - 1)
+                else:
+                    upper = k if upper is None else min(upper, k)
+            used.append(c)
+    if lower is None or upper is None:
+        return None
+    return lower, upper, pair[0], pair[1], used

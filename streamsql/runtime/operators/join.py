@@ -1,0 +1,384 @@
+r"""Stream joins, as Flink's ``StreamingJoinOperator`` (regular joins) and
+``RowTimeIntervalJoin`` (interval joins).
+
+Both are two-input operators: input 0 is the left side, input 1 the right side. Output rows are
+the left columns followed by the right columns; the side without a match is padded with NULLs.
+Join keys are input columns (the planner computes key expressions into extra columns first).
+Rows whose key has a NULL never match (SQL equality), but outer sides still emit them padded.
+
+**Regular join** (:class:`StreamingJoinOperator`) — INNER, LEFT, RIGHT, FULL over insert-only or
+changelog inputs. State per side and join key: a multiset of that side's rows,
+``{row: [count, associations]}`` (``associations`` — how many rows of the other side match it
+— is kept only where that side is outer: it decides when a NULL-padded row must be retracted or
+re-emitted). Changelog, as Flink's (see ``StreamingJoinOperator.processElement``):
+
+- inner join: each joined row carries the input row's kind (+I/+U for an accumulate, -U/-D for a
+  retraction); insert-only inputs give an insert-only output;
+- outer join: only +I and -D. An outer row without a match emits ``+I[row, NULL...]``; when
+  its first match arrives that becomes ``-D[row, NULL...]`` then ``+I[row, match]``; when its
+  last match is retracted, ``-D[row, match]`` then ``+I[row, NULL...]`` again.
+
+**Interval join** (:class:`IntervalJoinOperator`) — insert-only inputs with event-time
+attributes and the bound ``lower <= l.ts - r.ts <= upper`` (ms, inclusive: the planner turns a
+strict bound into an inclusive one by 1 ms). A left row at ``t`` matches right rows at
+``u ∈ [t - upper, t - lower]``. Each row is kept in state until the watermark shows that no
+row of the other side can still match it — left rows until ``wm > t - lower``, right rows until
+``wm > u + upper`` — then it is removed by an event-time timer (one timer per side and key, at
+the earliest expiry of its rows); an outer side's row that never matched is emitted padded with
+NULLs at that moment. Output is insert-only; the output watermark is held back by
+``max(-lower, upper) + 1`` ms, as Flink's ``KeyedCoProcessOperatorWithWatermarkDelay``, so
+the rowtimes of the output stay time attributes.
+
+Per batch (both operators): the key columns are read once, keyed state is read with one
+multi-get of both sides' entries for the batch's distinct keys and written with one write
+batch; a residual (non-equi) ``ON`` condition of an outer join is evaluated by DuckDB over all
+candidate pairs of the batch at once. Matching within a key, and building output rows, is
+Python over the key's rows.
+
+State layout (``kg`` = 2-byte key group of the pickled join key, shared by both sides)::
+
+    kg + b"L" + pickle(key)      left rows of the key     (b"R": right rows)
+    kg + b"\x00T" + end + ...    interval join: cleanup timer (window_agg.EventTimeTimers)
+    b"\xff\xff\x00W"             interval join: watermark at the last checkpoint
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pyarrow as pa
+
+from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
+from streamsql.runtime.evaluator import BatchQuery
+from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes
+from streamsql.state.base import key_group
+
+_SIDE = (b"L", b"R")
+_ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
+INNER, LEFT, RIGHT, FULL = "INNER", "LEFT", "RIGHT", "FULL"
+
+
+def outer_sides(join_type: str) -> tuple[bool, bool]:
+    """(left is outer, right is outer) for a join type."""
+    return join_type in (LEFT, FULL), join_type in (RIGHT, FULL)
+
+
+def rows_of(table: pa.Table) -> list[tuple]:
+    """The rows of ``table`` as Python tuples."""
+    return list(zip(*[c.to_pylist() for c in table.columns])) if table.num_columns else []
+
+
+def table_of(rows: list[tuple], schema: pa.Schema) -> pa.Table:
+    """Python tuples → an Arrow table of ``schema``."""
+    cols = list(zip(*rows)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(cols, schema)], schema=schema)
+
+
+class _JoinBase:
+    """Shared by both joins: key reading, state keys, residual filtering, output building."""
+
+    def _setup(self, join_type: str, left_keys: list[int], right_keys: list[int], left_schema: pa.Schema,
+               right_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None) -> None:
+        self.join_type = join_type
+        self.keys = (list(left_keys), list(right_keys))
+        self.widths = (len(left_schema), len(right_schema))
+        self.outer = outer_sides(join_type)
+        self.output_schema = output_schema
+        self.residual = residual
+
+    def _joined(self, side: int, x: tuple, y: tuple) -> tuple:
+        return x + y if side == 0 else y + x
+
+    def _pad_mine(self, side: int, x: tuple) -> tuple:
+        """``x`` (a row of ``side``) with the other side's columns NULL."""
+        return self._joined(side, x, (None,) * self.widths[1 - side])
+
+    def _keys(self, rows: list[tuple], side: int) -> tuple[list[tuple], list[tuple], list[bytes], list[bytes]]:
+        """Per row key, the distinct keys, and their state keys on this side and the other."""
+        idx = self.keys[side]
+        keys = [tuple(r[i] for i in idx) for r in rows]
+        distinct = list(dict.fromkeys(keys))
+        mine, theirs = [], []
+        for k in distinct:
+            enc = pickle.dumps(k, protocol=5)
+            kg = key_group(enc).to_bytes(2, "big")
+            mine.append(kg + _SIDE[side] + enc)
+            theirs.append(kg + _SIDE[1 - side] + enc)
+        return keys, distinct, mine, theirs
+
+    def _filter(self, side: int, rows: list[tuple], cands: list[list]) -> list[list]:
+        """Keep the candidates ``(y, entry)`` of each row for which the residual condition holds."""
+        if self.residual is None:
+            return cands
+        pairs, where = [], []
+        for i, (x, cs) in enumerate(zip(rows, cands)):
+            for j, (y, _) in enumerate(cs):
+                pairs.append(self._joined(side, x, y))
+                where.append((i, j))
+        if not pairs:
+            return cands
+        ok = self.residual.run(Batch(table_of(pairs, self.output_schema))).table.column(0).to_pylist()
+        out: list[list] = [[] for _ in rows]
+        for (i, j), good in zip(where, ok):
+            if good:
+                out[i].append(cands[i][j])
+        return out
+
+    def _output(self, rows: list[tuple], kinds: list[int], insert_only: bool) -> list[Element]:
+        if not rows:
+            return []
+        k = None if insert_only else np.array(kinds, np.int8)
+        return [Batch(table_of(rows, self.output_schema), k)]
+
+
+class StreamingJoinOperator(_JoinBase, Operator):
+    """A regular (unbounded-state) equi-join (module docstring).
+
+    Args:
+        join_type: INNER, LEFT, RIGHT or FULL.
+        left_keys, right_keys: the join key columns of each input (same length, same types).
+        left_schema, right_schema: the inputs' Arrow schemas.
+        output_schema: left columns then right columns.
+        residual: for outer joins, the non-equi part of ``ON`` as one boolean item over
+            ``output_schema`` (a NULL result does not match); None if there is none.
+        insert_only: the output is insert-only (inner join of insert-only inputs).
+    """
+
+    stateful = True
+
+    def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_schema: pa.Schema,
+                 right_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None = None,
+                 insert_only: bool = False):
+        self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
+        self.insert_only = insert_only
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Join ``batch`` (from side ``input_index``) with the other side's state; update state."""
+        side, other = input_index, 1 - input_index
+        rows = rows_of(batch.table)
+        if not rows:
+            return []
+        kinds = batch.kind_array().tolist()
+        keys, distinct, mine_keys, their_keys = self._keys(rows, side)
+        n = len(distinct)
+        values = self.ctx.state.get_many(mine_keys + their_keys)
+        mine = {k: (pickle.loads(v) if v is not None else {}) for k, v in zip(distinct, values[:n])}
+        theirs = {k: (pickle.loads(v) if v is not None else {}) for k, v in zip(distinct, values[n:])}
+        matchable = {k: None not in k for k in distinct}
+        cands = [list(theirs[k].items()) if matchable[k] else [] for k in keys]
+        matches = self._filter(side, rows, cands)
+
+        my_outer, their_outer = self.outer[side], self.outer[other]
+        inner = not (my_outer or their_outer)
+        out_rows: list[tuple] = []
+        out_kinds: list[int] = []
+        touched_theirs: set = set()
+        for x, kind, k, m in zip(rows, kinds, keys, matches):
+            st = mine[k]
+            if kind in _ACCUMULATE:
+                out_kind = kind if inner else RowKind.INSERT
+                if not m and my_outer:
+                    out_rows.append(self._pad_mine(side, x))
+                    out_kinds.append(RowKind.INSERT)
+                total = 0
+                for y, e in m:
+                    c = e[0]
+                    total += c
+                    if their_outer:
+                        if e[1] == 0:  # y was emitted padded: retract that
+                            out_rows += [self._pad_mine(other, y)] * c
+                            out_kinds += [RowKind.DELETE] * c
+                        e[1] += 1
+                        touched_theirs.add(k)
+                    out_rows += [self._joined(side, x, y)] * c
+                    out_kinds += [out_kind] * c
+                ent = st.get(x)
+                if ent is None:
+                    st[x] = [1, total]
+                else:
+                    ent[0] += 1
+                    ent[1] = total
+            else:
+                out_kind = kind if inner else RowKind.DELETE
+                ent = st.get(x)
+                if ent is not None:
+                    ent[0] -= 1
+                    if ent[0] <= 0:
+                        del st[x]
+                if not m and my_outer:
+                    out_rows.append(self._pad_mine(side, x))
+                    out_kinds.append(RowKind.DELETE)
+                for y, e in m:
+                    c = e[0]
+                    out_rows += [self._joined(side, x, y)] * c
+                    out_kinds += [out_kind] * c
+                    if their_outer:
+                        if e[1] == 1:  # y's last match is gone: it is emitted padded again
+                            out_rows += [self._pad_mine(other, y)] * c
+                            out_kinds += [RowKind.INSERT] * c
+                        e[1] -= 1
+                        touched_theirs.add(k)
+
+        puts, deletes = [], []
+        for k, sk in zip(distinct, mine_keys):
+            if mine[k]:
+                puts.append((sk, pickle.dumps(mine[k], protocol=5)))
+            else:
+                deletes.append(sk)
+        for k, sk in zip(distinct, their_keys):
+            if k in touched_theirs:
+                puts.append((sk, pickle.dumps(theirs[k], protocol=5)))
+        self.ctx.state.write(puts, deletes)
+        return self._output(out_rows, out_kinds, self.insert_only)
+
+
+class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
+    """An event-time interval join (module docstring).
+
+    Args:
+        join_type: INNER, LEFT, RIGHT or FULL.
+        left_keys, right_keys: the join key columns of each input.
+        left_time, right_time: the rowtime column of each input.
+        lower, upper: ``lower <= l.ts - r.ts <= upper`` (ms, inclusive).
+        left_schema, right_schema, output_schema: as :class:`StreamingJoinOperator`.
+        residual: the rest of the join condition (outer joins), or None.
+    """
+
+    stateful = True
+
+    def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_time: int,
+                 right_time: int, lower: int, upper: int, left_schema: pa.Schema, right_schema: pa.Schema,
+                 output_schema: pa.Schema, residual: BatchQuery | None = None):
+        self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
+        self.times = (left_time, right_time)
+        self.lower, self.upper = lower, upper
+        self.delay = max(-lower, upper, 0) + 1
+
+    def expires_at(self, side: int, t: int) -> int:
+        """The watermark from which a row of ``side`` at ``t`` can no longer match (1 ms of slack
+        for rows at exactly the watermark)."""
+        return t - self.lower + 1 if side == 0 else t + self.upper + 1
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Join ``batch`` with the other side's live rows; keep its rows until they expire."""
+        self._ensure_loaded()
+        side, other = input_index, 1 - input_index
+        rows = rows_of(batch.table)
+        if not rows:
+            return []
+        ts, valid = rowtimes(batch.table.column(self.times[side]))
+        ts = ts.tolist()
+        if valid is not None:
+            ts = [t if ok else None for t, ok in zip(ts, valid.tolist())]
+        keys, distinct, mine_keys, their_keys = self._keys(rows, side)
+        n = len(distinct)
+        values = self.ctx.state.get_many(mine_keys + their_keys)
+        mine = {k: (pickle.loads(v) if v is not None else None) for k, v in zip(distinct, values[:n])}
+        theirs = {k: (pickle.loads(v) if v is not None else None) for k, v in zip(distinct, values[n:])}
+        cands = []
+        for k, t in zip(keys, ts):
+            st = theirs[k]
+            if st is None or t is None or None in k:
+                cands.append([])
+                continue
+            lo, hi = (t - self.upper, t - self.lower) if side == 0 else (t + self.lower, t + self.upper)
+            cands.append([(y, e) for y, e in st["rows"].items() if lo <= e[2] <= hi])
+        matches = self._filter(side, rows, cands)
+
+        wm = self.watermark
+        my_outer, their_outer = self.outer[side], self.outer[other]
+        out_rows: list[tuple] = []
+        touched_theirs: set = set()
+        old_timer = {k: (st["timer"] if st is not None else None) for k, st in mine.items()}
+        for x, t, k, m in zip(rows, ts, keys, matches):
+            for y, e in m:
+                out_rows += [self._joined(side, x, y)] * e[0]
+                if their_outer and not e[1]:
+                    e[1] = True
+                    touched_theirs.add(k)
+            if t is None or None in k:
+                if my_outer:
+                    out_rows.append(self._pad_mine(side, x))
+                continue
+            dead = self.expires_at(side, t)
+            if wm is not None and wm >= dead:  # nothing of the other side can still come
+                if my_outer and not m:
+                    out_rows.append(self._pad_mine(side, x))
+                continue
+            st = mine[k]
+            if st is None:
+                st = mine[k] = {"rows": {}, "timer": None}
+            ent = st["rows"].get(x)
+            if ent is None:
+                st["rows"][x] = [1, bool(m), t]
+            else:
+                ent[0] += 1
+                ent[1] = ent[1] or bool(m)
+            if st["timer"] is None or dead < st["timer"]:
+                st["timer"] = dead
+
+        puts: list = []
+        deletes: list = []
+        for k, sk in zip(distinct, mine_keys):
+            st = mine[k]
+            if st is None:
+                continue
+            if st["timer"] != old_timer[k]:
+                if old_timer[k] is not None:
+                    self.timers.remove(old_timer[k] + 1, sk, deletes)
+                self.timers.add(st["timer"] + 1, sk, puts)
+            puts.append((sk, pickle.dumps(st, protocol=5)))
+        for k, sk in zip(distinct, their_keys):
+            if k in touched_theirs:
+                puts.append((sk, pickle.dumps(theirs[k], protocol=5)))
+        self.ctx.state.write(puts, deletes)
+        return self._output(out_rows, [], True)
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Drop rows that can no longer match (emitting an outer side's unmatched rows padded),
+        then forward the watermark held back by the join's maximum time distance."""
+        wm = self._advance(watermark)
+        deletes: list = []
+        due = self.timers.pop_due(wm, deletes)
+        out: list[Element] = []
+        if due:
+            skeys = list(dict.fromkeys(k for _, k in due))
+            puts: list = []
+            padded: list[tuple] = []
+            for sk, v in zip(skeys, self.ctx.state.get_many(skeys)):
+                if v is None:
+                    continue
+                side = 0 if sk[2:3] == _SIDE[0] else 1
+                st = pickle.loads(v)
+                remain = {}
+                for x, e in st["rows"].items():
+                    if self.expires_at(side, e[2]) <= wm:
+                        if self.outer[side] and not e[1]:
+                            padded += [self._pad_mine(side, x)] * e[0]
+                    else:
+                        remain[x] = e
+                if remain:
+                    st = {"rows": remain, "timer": min(self.expires_at(side, e[2]) for e in remain.values())}
+                    self.timers.add(st["timer"] + 1, sk, puts)
+                    puts.append((sk, pickle.dumps(st, protocol=5)))
+                else:
+                    deletes.append(sk)
+            self.ctx.state.write(puts, deletes)
+            out += self._output(padded, [], True)
+        elif deletes:
+            self.ctx.state.write([], deletes)
+        if watermark.timestamp == MAX_WATERMARK:
+            out.append(watermark)
+        else:
+            out.append(Watermark(wm - self.delay))
+        return out
+
+    def live_rows(self) -> int:
+        """Rows currently kept in state, both sides (for tests and metrics)."""
+        total = 0
+        for k, v in self.ctx.state.items():
+            if k[2:3] in _SIDE:
+                total += sum(e[0] for e in pickle.loads(v)["rows"].values())
+        return total
