@@ -5,7 +5,8 @@ sorted order, skipping names starting with ``.`` or ``_`` as Flink does) — one
 (blank lines are skipped), decoded in batches of at most ``max_rows`` lines. Delivery guarantee:
 exactly-once — :meth:`FileSystemSource.position` is ``{"file", "offset", "line"}`` just after the
 last line returned (``offset`` in bytes), and a restore seeks there. Bad records are located as
-``path:line``.
+``path:line``. One split (``split_names`` empty, batches without split ids): files are read one
+after another, so a table's watermark follows the largest rowtime read so far across files.
 
 Sink (append-only): encodes rows to lines and appends them to ``'path'`` — the file itself, or
 ``part-<job>-<task>.<ext>`` inside it when ``'path'`` is a directory (or ends with ``/``). Rows
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import os
 import re
+
+import numpy as np
 
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.formats import make_decoder, make_encoder
@@ -45,6 +48,18 @@ def _format_of(ctx: ConnectorContext) -> tuple[str, dict[str, str]]:
         msg = f"Table '{table.name}': connector 'filesystem' has no metadata columns"
         raise ConfigError(msg)
     return fmt, table.options
+
+
+def _maybe_blank_line(data: bytes) -> bool:
+    """True when a line of ``data`` (which starts at a line start) is empty or starts with
+    whitespace or a control byte, i.e. may be blank (vectorized: the byte after every newline)."""
+    if not data:
+        return False
+    if data[0] <= 0x20:
+        return True
+    a = np.frombuffer(data, np.uint8)
+    nl = np.flatnonzero(a[:-1] == 10)  # a newline ending the data starts no line (yet)
+    return bool(nl.size) and bool((a[nl + 1] <= 0x20).any())
 
 
 def list_files(path: str) -> list[str]:
@@ -117,6 +132,7 @@ class FileSystemSource(Source):
         self._lines: list[bytes] = []
         self._last_unterminated = False
         self._has_cr = False
+        self._blank = False  # a line of this file may be blank or whitespace-only
 
     def _next_file(self) -> None:
         if self._f is not None:
@@ -143,7 +159,10 @@ class FileSystemSource(Source):
                 break
             if b"\r" in chunk:
                 self._has_cr = True
-            parts = (self._buf + chunk).split(b"\n")
+            data = self._buf + chunk
+            if not self._blank:
+                self._blank = _maybe_blank_line(data)
+            parts = data.split(b"\n")
             self._buf = parts.pop()
             self._lines.extend(parts)
         lines = self._lines[:max_rows]
@@ -169,7 +188,7 @@ class FileSystemSource(Source):
                 continue
             self._line += len(lines)
             numbers = None
-            if self._has_cr or b"" in lines:  # CRLF line ends, blank lines
+            if self._has_cr or self._blank:  # CRLF line ends, blank or whitespace-only lines
                 keep = [(n, ln[:-1] if ln[-1:] == b"\r" else ln) for n, ln in enumerate(lines, first_line)]
                 keep = [(n, ln) for n, ln in keep if ln.strip()]
                 numbers = [n for n, _ in keep]

@@ -69,6 +69,8 @@ KINDS: dict[str, object] = {
     "restart-strategy.fixed-delay.attempts": "int>=0",
     "restart-strategy.fixed-delay.delay": "duration",
     "execution.batch-size": "int>=1",
+    "pipeline.auto-watermark-interval": "duration",
+    "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
     "sql-client.verbose": "bool",
     "table.dml-sync": "bool",

@@ -212,12 +212,28 @@ def _table_prefix(table: str | None) -> str:
 
 
 def excerpt(value: bytes | str | None, limit: int = 120) -> str:
-    """A short printable excerpt of a record for error messages."""
+    """A short printable excerpt of a record for error messages.
+
+    Non-printable characters are escaped as ``repr`` does (``\\n``, ``\\x00``, ``\\u2028``) and
+    bytes that are not UTF-8 show as ``\\xff``, so no control byte reaches a terminal or log.
+    """
     if value is None:
         return "<null>"
-    text = value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else str(value)
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value[: limit * 4 + 4])  # enough for ``limit`` characters
+        text = value.decode("utf-8", "backslashreplace")
+    else:
+        text = str(value)[: limit * 4 + 4]
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def quoted(value: str, limit: int = 40) -> str:
+    """``excerpt`` in quotes, for a value inside a reason (escaped once, unlike ``repr(excerpt)``)."""
+    text = excerpt(value, limit)
+    q = '"' if "'" in text and '"' not in text else "'"
+    return q + text + q
 
 
 def bad_record(fmt: str, where: str, reason: str, value: bytes | str | None) -> BadRecordError:
@@ -296,7 +312,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
                 try:
                     x = int(_text(v).strip())
                 except ValueError:
-                    msg = f"cannot convert {excerpt(_text(v), 40)!r} to {n}"
+                    msg = f"cannot convert {quoted(_text(v))} to {n}"
                     raise RecordError(msg) from None
             if not -lim <= x < lim:
                 msg = f"{x} is out of range for {n}"
@@ -315,7 +331,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
             try:
                 return float(_text(v).strip())
             except ValueError:
-                msg = f"cannot convert {excerpt(_text(v), 40)!r} to {n}"
+                msg = f"cannot convert {quoted(_text(v))} to {n}"
                 raise RecordError(msg) from None
 
         return conv
@@ -329,7 +345,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
                 return True
             if s in ("false", "0"):
                 return False
-            msg = f"cannot convert {excerpt(_text(v), 40)!r} to BOOLEAN"
+            msg = f"cannot convert {quoted(_text(v))} to BOOLEAN"
             raise RecordError(msg)
 
         return conv
@@ -347,7 +363,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
             try:
                 d = decimal.Decimal(v.strip() if isinstance(v, str) else v)
             except (decimal.InvalidOperation, TypeError, ValueError):
-                msg = f"cannot convert {excerpt(_text(v), 40)!r} to {t.sql()}"
+                msg = f"cannot convert {quoted(_text(v))} to {t.sql()}"
                 raise RecordError(msg) from None
             if not d.is_finite():
                 msg = f"cannot convert {d} to {t.sql()}"
@@ -364,7 +380,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
             try:
                 return (_dt.date.fromisoformat(_text(v).strip()) - _EPOCH_DATE).days
             except ValueError:
-                msg = f"cannot convert {excerpt(_text(v), 40)!r} to DATE"
+                msg = f"cannot convert {quoted(_text(v))} to DATE"
                 raise RecordError(msg) from None
 
         return conv
@@ -385,7 +401,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
             try:
                 d = _dt.datetime.fromisoformat(s)
             except ValueError:
-                msg = f"cannot convert {excerpt(s, 40)!r} to {t.sql()}"
+                msg = f"cannot convert {quoted(s)} to {t.sql()}"
                 raise RecordError(msg) from None
             if d.tzinfo is not None:
                 d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
@@ -401,7 +417,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
                 try:
                     return base64.b64decode(v, validate=False) if not from_text else v.encode()
                 except binascii.Error:
-                    msg = f"cannot base64-decode {excerpt(v, 40)!r} to BYTES"
+                    msg = f"cannot base64-decode {quoted(v)} to BYTES"
                     raise RecordError(msg) from None
             msg = f"cannot convert {_text(v)} to BYTES"
             raise RecordError(msg)

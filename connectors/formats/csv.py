@@ -9,6 +9,8 @@ fields, or a value that does not convert, sends the batch to the per-record path
 module + Flink's conversion rules), which names the bad record: skipped and counted with
 ``'csv.ignore-parse-errors' = 'true'``, else raised as ``BadRecordError``. Tombstones (None) are
 skipped and counted in ``tombstones``. ``'csv.allow-comments'`` skips records starting with ``#``.
+A payload with a line break inside (a quoted multi-line value, or a malformed payload) is decoded
+per record: one message is one record, never split or merged with its neighbours.
 
 BOOLEAN accepts ``true``/``false``/``1``/``0`` (any case); other text is a bad record (Flink maps
 any other text to false).
@@ -153,12 +155,15 @@ class CsvDecoder(Decoder):
         return batch
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
-        stripped = (
-            [p[:-1] if p[-1:] == b"\n" else p for p in payloads]
-            if any(p[-1:] == b"\n" for p in payloads)
-            else payloads
-        )
-        data = b"\n".join(stripped) + b"\n"
+        data = b"\n".join(payloads) + b"\n"
+        if data.count(b"\n") != len(payloads) or b"\r" in data:
+            # One message is one record: a line break inside a payload (other than a trailing one,
+            # dropped as the slow path does) could merge or split records in Arrow's reader and
+            # shift every later row onto the wrong message, so such payloads go per record.
+            stripped = [p.rstrip(b"\r\n") for p in payloads]
+            if any(b"\n" in p or b"\r" in p for p in stripped):
+                return None
+            data = b"\n".join(stripped) + b"\n"
         table = pcsv.read_csv(
             io.BytesIO(data),
             read_options=self._read_opts,

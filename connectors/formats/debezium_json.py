@@ -12,14 +12,12 @@ undecodable JSON: skipped and counted with ``'debezium-json.ignore-parse-errors'
 
 Decoding is vectorized (``pyarrow.json`` with nested struct schemas; kinds and the row
 interleaving computed with numpy); values follow the json format's rules (exact decimals, ...),
-with the same per-record fallback. Encoding writes Flink's form: +I/+U → ``{"before":null,
+with the same per-record fallback (and the same guards that the fast path reads exactly one row
+per payload from valid UTF-8: see :mod:`.json`). Encoding writes Flink's form: +I/+U → ``{"before":null,
 "after":row,"op":"c"}``, -U/-D → ``{"before":row,"after":null,"op":"d"}``.
 """
 
 from __future__ import annotations
-
-import decimal
-import json as _json
 
 import numpy as np
 import orjson
@@ -41,9 +39,9 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.formats.json import (
     RowConverter,
-    arrow_read,
-    join_lines,
+    loads_exact,
     python_columns,
+    read_rows,
     read_schema,
 )
 
@@ -108,8 +106,8 @@ class DebeziumJsonDecoder(Decoder):
         return batch
 
     def _fast(self, payloads, idx, where):
-        t = arrow_read(join_lines(payloads), self.read_schema)
-        if t.num_rows != len(payloads):
+        t = read_rows(payloads, self.read_schema)  # None unless one row per payload, valid UTF-8
+        if t is None:
             raise _Fallback
         if self.schema_include:
             payload = combine(t.column("payload"))
@@ -176,11 +174,10 @@ class DebeziumJsonDecoder(Decoder):
         except orjson.JSONDecodeError:
             obj = None
         if obj is None or self._needs_exact(obj):
-            try:
-                obj = _json.loads(v, parse_float=decimal.Decimal)
-            except (ValueError, UnicodeDecodeError) as e:
-                msg = f"invalid JSON ({e})"
-                raise RecordError(msg) from None
+            if not v.strip():
+                msg = "empty record"
+                raise RecordError(msg)
+            obj = loads_exact(v, reject_constants=False)
         if self.schema_include:
             if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
                 msg = 'expected a {"schema", "payload"} envelope'

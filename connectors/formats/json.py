@@ -21,6 +21,13 @@ STRING column holds a non-integer number, so no binary float ever reaches a DECI
 Flink's per-type conversion rules. That path names the bad record: skipped and counted in
 ``skipped`` with ``'json.ignore-parse-errors' = 'true'``, else raised as ``BadRecordError``.
 
+The fast path only accepts a batch it can prove is one row per payload: every payload starts
+with ``{`` (after whitespace) and the joined text holds no NUL byte — so each payload yields at
+least one row or an Arrow error, and the row count equal to the payload count then means exactly
+one each — and the text is valid UTF-8 (Arrow does not validate strings). An empty or
+whitespace-only payload, several JSON values in one payload, a top-level ``null`` (which crashes
+Arrow) or invalid UTF-8 thus go to the slow path, where they are bad records.
+
 Leniencies: raw newlines inside a payload are treated as whitespace.
 
 Encoding: orjson per row; DECIMAL as a JSON number in plain notation with its scale
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 import decimal
 import json as _json
+import re
 
 import numpy as np
 import orjson
@@ -105,6 +113,82 @@ def join_lines(payloads: list[bytes]) -> bytes:
     return data
 
 
+_JSON_WS = b" \t\r\n"
+
+
+def objects_only(data: bytes, payloads: list[bytes]) -> bool:
+    """True when every payload starts with ``{`` (after JSON whitespace) and ``data`` has no NUL.
+
+    ``data`` is ``join_lines(payloads)``: one line per payload. Arrow's reader skips blank lines,
+    reads every value of a line as a row, stops silently at a NUL byte and crashes on a top-level
+    ``null``; a payload that starts with ``{`` yields at least one row or an error, so with this
+    check a row count equal to ``len(payloads)`` means exactly one row per payload.
+    """
+    if b"\x00" in data:
+        return False
+    if data[:1] == b"{" and data[-1:] != b"\n":  # vectorized: the byte after every separator
+        a = np.frombuffer(data, np.uint8)
+        nl = np.flatnonzero(a == 10)
+        if len(nl) == len(payloads) - 1 and bool((a[nl + 1] == 123).all()):
+            return True
+    return all(p.lstrip(_JSON_WS)[:1] == b"{" for p in payloads)
+
+
+def valid_utf8(data: bytes) -> bool:
+    """True when ``data`` is valid UTF-8 (Arrow's JSON reader copies invalid strings through)."""
+    if data.isascii():
+        return True
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
+    arr = pa.Array.from_buffers(pa.large_string(), 1, [None, offsets, pa.py_buffer(data)])
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def read_rows(payloads: list[bytes], schema: pa.Schema) -> pa.Table | None:
+    """Fast path: one row per payload read by Arrow, or None when that is not guaranteed.
+
+    None when a payload is not a lone JSON object (see :func:`objects_only`), the text is not
+    valid UTF-8, or the row count differs; raises Arrow's error for invalid JSON.
+    """
+    data = join_lines(payloads)
+    if not objects_only(data, payloads) or not valid_utf8(data):
+        return None
+    table = arrow_read(data, schema)
+    return table if table.num_rows == len(payloads) else None
+
+
+def loads_exact(v: bytes, reject_constants: bool = True):
+    """Parse ``v`` with stdlib json, non-integer numbers as Decimal.
+
+    Strict UTF-8 (the stdlib lets UTF-8-encoded surrogates through) and no lone surrogate
+    escapes (``"\\ud800"``), which no Arrow string can hold.
+
+    Raises:
+        RecordError: for invalid JSON or text.
+    """
+    try:
+        text = v.decode(_json.detect_encoding(v)) if isinstance(v, (bytes, bytearray)) else v
+        obj = _json.loads(
+            text, parse_float=decimal.Decimal, parse_constant=_reject_constant if reject_constants else None
+        )
+    except (ValueError, UnicodeDecodeError) as e:
+        msg = f"invalid JSON ({e})"
+        raise RecordError(msg) from None
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            _json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8")
+        except UnicodeEncodeError:
+            msg = "invalid JSON (lone surrogate escape in a string)"
+            raise RecordError(msg) from None
+    return obj
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\[uU][dD][89a-fA-F]")
+
+
 def arrow_read(data: bytes, schema: pa.Schema) -> pa.Table:
     """``pyarrow.json.read_json`` over newline-delimited objects with an explicit schema."""
     block = max(1 << 20, len(data) // 4 + 1)
@@ -148,11 +232,10 @@ class RecordParser:
 
     @staticmethod
     def _exact(v: bytes):
-        try:
-            return _json.loads(v, parse_float=decimal.Decimal, parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError) as e:
-            msg = f"invalid JSON ({e})"
-            raise RecordError(msg) from None
+        if not v.strip():
+            msg = "empty record"
+            raise RecordError(msg)
+        return loads_exact(v)
 
 
 class RowConverter:
@@ -240,10 +323,8 @@ class JsonDecoder(Decoder):
         return idx
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
-        table = arrow_read(join_lines(payloads), self.read_schema)
-        if table.num_rows != len(payloads):  # empty payloads, several objects in one payload
-            return None
-        return fix_types(table, self.schema)
+        table = read_rows(payloads, self.read_schema)
+        return None if table is None else fix_types(table, self.schema)
 
     def _check_missing(self, table: pa.Table, payloads, pos, lo: int, where: Where) -> None:
         """Fail on the first row whose NULL comes from an absent field (fast path)."""

@@ -227,7 +227,8 @@ def _rename(right: PlanNode, taken: set[str]) -> dict[str, str]:
 
 def _combine(left: PlanNode, ls: Scope, right: PlanNode, rs: Scope, sql) -> tuple[Scope, dict[str, str]]:
     rename = _rename(right, {n.lower() for n in left.schema.names})
-    cols = list(ls.columns) + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type) for c in rs.columns]
+    cols = list(ls.columns) + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type)
+                               for c in rs.columns]
     return Scope(cols, sql, "join"), rename
 
 
@@ -286,7 +287,8 @@ def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: P
         if lt and rt and lt != rt:
             common = _supertype(lt, rt)
             if common is None:
-                planner._fail(le, f"Cannot join on {le.sql()} = {re_.sql()}: types {lt} and {rt} are not comparable")
+                planner._fail(le, f"Cannot join on {le.sql()} = {re_.sql()}: types {lt} and {rt} are "
+                                  f"not comparable")
             lsql = lsql if lt == common else f"CAST({lsql} AS {common})"
             rsql = rsql if rt == common else f"CAST({rsql} AS {common})"
         lkeys.append(_key_column(lsql, left, lextra, taken))
@@ -330,7 +332,8 @@ def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: P
                                 right_time=right.schema.get_field_index(rt_name), lower=lower, upper=upper,
                                 out_time_attributes=attrs)
     else:
-        mode = INSERT_ONLY if jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY else RETRACT
+        insert_only = jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
+        mode = INSERT_ONLY if insert_only else RETRACT
         node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
                         residual=residual, condition=cond_text)
     if post is not None:
@@ -342,7 +345,8 @@ def _supertype(a: str, b: str) -> str | None:
     import duckdb
 
     try:
-        rows = duckdb.sql(f"DESCRIBE SELECT * FROM (SELECT NULL::{a} AS x UNION ALL SELECT NULL::{b} AS x)").fetchall()
+        q = f"DESCRIBE SELECT * FROM (SELECT NULL::{a} AS x UNION ALL SELECT NULL::{b} AS x)"
+        rows = duckdb.sql(q).fetchall()
     except Exception:
         return None
     return str(rows[0][1])

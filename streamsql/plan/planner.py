@@ -24,9 +24,9 @@ from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 from streamsql.errors import ConfigError, PlanError, SqlError
 from streamsql.plan.expressions import AGG_TYPES, compile_expression, output_name, quote, resolve_columns, to_duckdb
+from streamsql.plan.joins import plan_joins
 from streamsql.plan.nodes import (INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, SinkNode,
                                   UnionNode, WatermarkAssignerNode, walk)
-from streamsql.plan.joins import plan_joins
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 from streamsql.runtime.evaluator import BatchQuery

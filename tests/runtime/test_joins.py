@@ -29,8 +29,10 @@ from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_en
 BACKENDS = ["hashmap", "rocksdb"]
 BASE = 1714521600000  # 2024-05-01 00:00:00 UTC, ms
 
-L_COLS = [("id", "INT", "INTEGER"), ("k", "INT", "INTEGER"), ("v", "INT", "INTEGER"), ("s", "STRING", "VARCHAR")]
-R_COLS = [("id", "INT", "INTEGER"), ("k", "BIGINT", "BIGINT"), ("w", "INT", "INTEGER"), ("t", "STRING", "VARCHAR")]
+L_COLS = [("id", "INT", "INTEGER"), ("k", "INT", "INTEGER"), ("v", "INT", "INTEGER"),
+          ("s", "STRING", "VARCHAR")]
+R_COLS = [("id", "INT", "INTEGER"), ("k", "BIGINT", "BIGINT"), ("w", "INT", "INTEGER"),
+          ("t", "STRING", "VARCHAR")]
 
 
 def _rows(seed: int, n: int, cols) -> list[dict]:
@@ -48,7 +50,8 @@ def _rows(seed: int, n: int, cols) -> list[dict]:
 
 def _table(env, name: str, path: Path, cols, fmt: str = "json", extra: str = "") -> None:
     spec = ", ".join(f"{c} {t}" for c, t, _ in cols)
-    env.execute_sql(f"CREATE TABLE {name} ({spec}{extra}) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+    env.execute_sql(f"CREATE TABLE {name} ({spec}{extra}) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', "
                     f"'format' = '{fmt}')")
 
 
@@ -149,7 +152,8 @@ def _cdc(seed: int, n: int) -> tuple[list, list[dict]]:
     for _ in range(n):
         p = rnd.random()
         if p < 0.5 or len(table) < 4:
-            r = {"id": next_id, "k": rnd.choice([1, 2, 3, 4, None]), "w": rnd.randint(-5, 5), "t": rnd.choice("xy")}
+            r = {"id": next_id, "k": rnd.choice([1, 2, 3, 4, None]), "w": rnd.randint(-5, 5),
+                 "t": rnd.choice("xy")}
             next_id += 1
             table[r["id"]] = r
             events.append(("c", None, dict(r)))
@@ -271,9 +275,11 @@ INTERVAL = [
 ]
 
 INTERVAL_OUTER = [
-    "SELECT a.id, b.id FROM a LEFT JOIN b ON a.k = b.k AND b.ts > a.ts - INTERVAL '1' SECOND AND b.ts <= a.ts",
+    "SELECT a.id, b.id FROM a LEFT JOIN b ON a.k = b.k AND b.ts > a.ts - INTERVAL '1' SECOND "
+    "AND b.ts <= a.ts",
     "SELECT a.id, b.id FROM a RIGHT JOIN b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts",
-    "SELECT a.id, b.id FROM a FULL JOIN b ON a.k = b.k AND b.ts >= a.ts AND b.ts < a.ts + INTERVAL '2' SECOND "
+    "SELECT a.id, b.id FROM a FULL JOIN b ON a.k = b.k AND b.ts >= a.ts "
+    "AND b.ts < a.ts + INTERVAL '2' SECOND "
     "AND a.id % 2 = b.id % 2",
 ]
 
@@ -282,8 +288,8 @@ def _duck_timed(paths, sql):
     return _duck({"a": (paths[0], E_COLS), "b": (paths[1], E_COLS)}, sql)
 
 
-@pytest.mark.parametrize(("backend", "batch_size"), [("rocksdb", 4), ("hashmap", None)], ids=["rocksdb-batch4",
-                                                                                            "hashmap-batch-default"])
+@pytest.mark.parametrize(("backend", "batch_size"), [("rocksdb", 4), ("hashmap", None)],
+                         ids=["rocksdb-batch4", "hashmap-batch-default"])
 @pytest.mark.parametrize("sql", INTERVAL + INTERVAL_OUTER)
 def test_interval_join_equals_duckdb(tmp_path, timed, backend, batch_size, sql):
     env = _timed_env(tmp_path, timed, backend, batch_size)
@@ -350,8 +356,9 @@ OUT = pa.schema(list(SIDE_SCHEMA) + [pa.field(f"{f.name}0", f.type) for f in SID
 
 def _batch(rows) -> Batch:
     k, ts, v = zip(*rows)
-    return Batch(pa.Table.from_arrays([pa.array(k, pa.int32()), pa.array(ts, pa.int64()).cast(pa.timestamp("ms")),
-                                       pa.array(v, pa.string())], schema=SIDE_SCHEMA))
+    times = pa.array(ts, pa.int64()).cast(pa.timestamp("ms"))
+    return Batch(pa.Table.from_arrays([pa.array(k, pa.int32()), times, pa.array(v, pa.string())],
+                                      schema=SIDE_SCHEMA))
 
 
 def _interval_op(tmp_path, backend_name, join_type="INNER", name="ij"):
@@ -427,7 +434,10 @@ def test_interval_join_snapshot_restore(tmp_path, backend_name):
     def play(op, part):
         out = []
         for what, side, arg in part:
-            out += op.process_batch(_batch(arg), side) if what == "batch" else op.process_watermark(Watermark(arg))
+            if what == "batch":
+                out += op.process_batch(_batch(arg), side)
+            else:
+                out += op.process_watermark(Watermark(arg))
         return _out(out)[0]
 
     ref, rb = _interval_op(tmp_path, backend_name, "FULL", "ref")

@@ -102,7 +102,8 @@ def test_idle_split_is_excluded_until_it_has_rows_again():
     clock.now = 499
     assert wms(op.on_tick()) == []
     clock.now = 500  # split 1 idle (no row for 500 ms); split 0 had one at t=0 → idle too
-    assert wms(op.on_tick()) == []  # every split idle: nothing to emit
+    # every split idle: those with rows count (split 0), the never-seen split 1 does not
+    assert wms(op.on_tick()) == [9000]
     clock.now = 600
     assert wms(op.process_batch(batch([(2, 12_000)], [0]), 0)) == [11_000]  # only split 0 counts
     # split 1 comes back behind: it counts again but the watermark never goes back
@@ -111,6 +112,15 @@ def test_idle_split_is_excluded_until_it_has_rows_again():
     assert wms(op.process_batch(batch([(5, 20_000)], [1]), 0)) == [19_000]
     clock.now = 1200  # split 1 idle again, split 0's last row at 600: still live
     assert wms(op.process_batch(batch([(6, 31_000)], [0]), 0)) == [30_000]
+
+
+def test_every_split_idle_counts_only_splits_with_rows():
+    clock = Clock()
+    op = assigner(["0", "1", "2"], idle_ms=100, clock=clock)
+    assert wms(op.process_batch(batch([(1, 50_000), (2, 20_000)], [0, 1]), 0)) == []  # split 2 empty
+    clock.now = 1000  # the whole source is quiet: splits 0 and 1 count, empty split 2 does not
+    assert wms(op.on_tick()) == [19_000]
+    assert assigner(["0"], idle_ms=100, clock=clock).on_tick() == []  # no row anywhere: nothing
 
 
 def test_idle_tick_releases_the_watermark_without_more_rows():
@@ -184,12 +194,15 @@ def test_task_tick_emits_and_skips_when_finished():
     task = Task("watermark-1", op, 1, listener=None)
     task.connect(Sink(), 0)
     task.receive(batch([(1, 5000)], [0]))
+    clock.now = 99
+    task.tick()
+    assert [e.timestamp for e in got if isinstance(e, Watermark)] == []  # split 1 not idle yet
     clock.now = 100
     task.tick()
-    assert [e.timestamp for e in got if isinstance(e, Watermark)] == []  # both idle
+    assert [e.timestamp for e in got if isinstance(e, Watermark)] == [4000]  # both idle: split 0's
     clock.now = 150
     task.receive(batch([(2, 6000)], [0]))
-    assert [e.timestamp for e in got if isinstance(e, Watermark)] == [5000]
+    assert [e.timestamp for e in got if isinstance(e, Watermark)] == [4000, 5000]
     n = len(got)
     task.finished = True
     clock.now = 10_000

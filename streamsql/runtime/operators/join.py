@@ -1,5 +1,4 @@
-r"""Stream joins, as Flink's ``StreamingJoinOperator`` (regular joins) and
-``RowTimeIntervalJoin`` (interval joins).
+r"""Stream joins, as Flink's ``StreamingJoinOperator`` and ``RowTimeIntervalJoin``.
 
 Both are two-input operators: input 0 is the left side, input 1 the right side. Output rows are
 the left columns followed by the right columns; the side without a match is padded with NULLs.
@@ -95,7 +94,7 @@ class _JoinBase:
         """``x`` (a row of ``side``) with the other side's columns NULL."""
         return self._joined(side, x, (None,) * self.widths[1 - side])
 
-    def _keys(self, rows: list[tuple], side: int) -> tuple[list[tuple], list[tuple], list[bytes], list[bytes]]:
+    def _keys(self, rows: list[tuple], side: int) -> tuple[list, list, list[bytes], list[bytes]]:
         """Per row key, the distinct keys, and their state keys on this side and the other."""
         idx = self.keys[side]
         keys = [tuple(r[i] for i in idx) for r in rows]
@@ -166,8 +165,8 @@ class StreamingJoinOperator(_JoinBase, Operator):
         values = self.ctx.state.get_many(mine_keys + their_keys)
         mine = {k: (pickle.loads(v) if v is not None else {}) for k, v in zip(distinct, values[:n])}
         theirs = {k: (pickle.loads(v) if v is not None else {}) for k, v in zip(distinct, values[n:])}
-        matchable = {k: None not in k for k in distinct}
-        cands = [list(theirs[k].items()) if matchable[k] else [] for k in keys]
+        per_key = {k: (list(theirs[k].items()) if None not in k else []) for k in distinct}
+        cands = [per_key[k] for k in keys]  # shared per key: read-only lists of (row, entry)
         matches = self._filter(side, rows, cands)
 
         my_outer, their_outer = self.outer[side], self.outer[other]
@@ -257,8 +256,10 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
         self.delay = max(-lower, upper, 0) + 1
 
     def expires_at(self, side: int, t: int) -> int:
-        """The watermark from which a row of ``side`` at ``t`` can no longer match (1 ms of slack
-        for rows at exactly the watermark)."""
+        """The watermark from which a row of ``side`` at ``t`` can no longer match.
+
+        One ms later than strictly needed: a row at exactly the watermark still finds it.
+        """
         return t - self.lower + 1 if side == 0 else t + self.upper + 1
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
@@ -337,8 +338,11 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
         return self._output(out_rows, [], True)
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
-        """Drop rows that can no longer match (emitting an outer side's unmatched rows padded),
-        then forward the watermark held back by the join's maximum time distance."""
+        """Drop rows that can no longer match; forward the watermark, held back.
+
+        An outer side's rows that never matched are emitted padded with NULLs as they go; the
+        watermark is held back by the join's maximum time distance (+1 ms).
+        """
         wm = self._advance(watermark)
         deletes: list = []
         due = self.timers.pop_due(wm, deletes)

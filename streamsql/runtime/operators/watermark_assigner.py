@@ -15,7 +15,10 @@ generates one watermark per partition and emits their minimum):
   ``'table.exec.source.idle-timeout'``), a split without rows for that long (processing time)
   is left out until it has rows again. Idleness is checked on every batch and on the job's
   periodic tick (``'pipeline.auto-watermark-interval'``), so an empty partition stops blocking
-  even when no more rows arrive at all. If every split is idle, no watermark is emitted;
+  even when no more rows arrive at all. When *every* split is idle (the whole source went quiet,
+  possibly before a tick could see only the empty partitions idle), the splits that have had
+  rows count and the ones that never had any do not — so the rows already read are never held
+  back by a partition that is empty for good (Flink would emit nothing then and could stall);
 - **finished**: a split whose bounded read is complete (:meth:`Source.finished_splits`) is
   left out for good; at end of input the final watermark (+inf) comes from the runtime anyway.
 
@@ -173,10 +176,17 @@ class WatermarkAssignerOperator(Operator):
         return live
 
     def combined(self) -> int | None:
-        """The minimum of the live splits' maxima; None while one has no data or none is live."""
+        """The minimum of the live splits' maxima (every split idle: of those with rows); None
+        while a live split has no row yet, or no split has any."""
         live = self.live_splits()
         if not live.any():
-            return None
+            live = self.maxes != NO_DATA
+            if self.source is not None:
+                for i in self.source.finished_splits():
+                    if i < len(live):
+                        live[i] = False
+            if not live.any():
+                return None
         low = int(self.maxes[live].min())
         return None if low == NO_DATA else low
 
