@@ -22,7 +22,6 @@ import os
 import re
 
 import numpy as np
-
 from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.formats import make_decoder, make_encoder
 from streamsql.connectors.registry import register, validate_options
@@ -51,8 +50,10 @@ def _format_of(ctx: ConnectorContext) -> tuple[str, dict[str, str]]:
 
 
 def _maybe_blank_line(data: bytes) -> bool:
-    """True when a line of ``data`` (which starts at a line start) is empty or starts with
-    whitespace or a control byte, i.e. may be blank (vectorized: the byte after every newline)."""
+    """True when a line of ``data`` may be blank: empty, or starting with whitespace/a control byte.
+
+    ``data`` starts at a line start; vectorized (the byte after every newline is checked).
+    """
     if not data:
         return False
     if data[0] <= 0x20:

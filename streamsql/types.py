@@ -178,6 +178,26 @@ _DUCK = {
 }
 
 
+_INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
+
+
+def assignable(src: SqlType, dst: SqlType) -> bool:
+    """Whether a query column of type ``src`` may be written to a sink column of type ``dst``
+    without an explicit CAST, as Flink's INSERT type check: the same type family and no
+    narrowing (integers widen, integers and decimals go to DECIMAL/FLOAT/DOUBLE, FLOAT to
+    DOUBLE, strings of any length, timestamps of any precision)."""
+    a, b = src.name, dst.name
+    if a == b:
+        return True
+    if a in _INT_RANK and b in _INT_RANK:
+        return _INT_RANK[a] <= _INT_RANK[b]
+    if a in _INT_RANK and b in ("DECIMAL", "FLOAT", "DOUBLE"):
+        return True
+    if a == "DECIMAL" and b in ("FLOAT", "DOUBLE"):
+        return True
+    return a == "FLOAT" and b == "DOUBLE"
+
+
 @dataclass(frozen=True)
 class Field:
     """A named, typed column of a schema."""

@@ -212,10 +212,10 @@ def _table_prefix(table: str | None) -> str:
 
 
 def excerpt(value: bytes | str | None, limit: int = 120) -> str:
-    """A short printable excerpt of a record for error messages.
+    r"""A short printable excerpt of a record for error messages.
 
-    Non-printable characters are escaped as ``repr`` does (``\\n``, ``\\x00``, ``\\u2028``) and
-    bytes that are not UTF-8 show as ``\\xff``, so no control byte reaches a terminal or log.
+    Non-printable characters are escaped as ``repr`` does (``\n``, ``\x00``, ``\u2028``) and
+    bytes that are not UTF-8 show as ``\xff``, so no control byte reaches a terminal or log.
     """
     if value is None:
         return "<null>"
@@ -415,7 +415,7 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
         def conv(v):
             if isinstance(v, str):
                 try:
-                    return base64.b64decode(v, validate=False) if not from_text else v.encode()
+                    return base64.b64decode(v, validate=False)  # base64 in JSON and CSV, as Flink
                 except binascii.Error:
                     msg = f"cannot base64-decode {quoted(v)} to BYTES"
                     raise RecordError(msg) from None
@@ -447,9 +447,17 @@ def from_rows(rows: list[tuple], schema: Schema) -> pa.Table:
 
 
 def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Base64-decode a string column into a binary column (Flink's JSON encoding of BYTES)."""
+    """Base64-decode a string column into a binary column (Flink's JSON/CSV encoding of BYTES).
+
+    Raises:
+        pyarrow.ArrowInvalid: for text that is not base64 (so the fast path falls back).
+    """
     vals = arr.to_pylist()
-    return pa.array([None if v is None else base64.b64decode(v) for v in vals], pa.binary())
+    try:
+        return pa.array([None if v is None else base64.b64decode(v) for v in vals], pa.binary())
+    except binascii.Error as e:
+        msg = f"invalid base64: {e}"
+        raise pa.ArrowInvalid(msg) from None
 
 
 def fix_types(table: pa.Table, schema: Schema) -> pa.Table:

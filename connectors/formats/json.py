@@ -126,10 +126,9 @@ def objects_only(data: bytes, payloads: list[bytes]) -> bool:
     """
     if b"\x00" in data:
         return False
-    if data[:1] == b"{" and data[-1:] != b"\n":  # vectorized: the byte after every separator
+    if data[:1] == b"{":  # vectorized: the byte after every separator (the only newlines) is "{"
         a = np.frombuffer(data, np.uint8)
-        nl = np.flatnonzero(a == 10)
-        if len(nl) == len(payloads) - 1 and bool((a[nl + 1] == 123).all()):
+        if data[-1:] != b"\n" and bool((a[np.flatnonzero(a == 10) + 1] == 123).all()):
             return True
     return all(p.lstrip(_JSON_WS)[:1] == b"{" for p in payloads)
 
@@ -161,10 +160,10 @@ def read_rows(payloads: list[bytes], schema: pa.Schema) -> pa.Table | None:
 
 
 def loads_exact(v: bytes, reject_constants: bool = True):
-    """Parse ``v`` with stdlib json, non-integer numbers as Decimal.
+    r"""Parse ``v`` with stdlib json, non-integer numbers as Decimal.
 
     Strict UTF-8 (the stdlib lets UTF-8-encoded surrogates through) and no lone surrogate
-    escapes (``"\\ud800"``), which no Arrow string can hold.
+    escapes (``"\ud800"``), which no Arrow string can hold.
 
     Raises:
         RecordError: for invalid JSON or text.

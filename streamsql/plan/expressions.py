@@ -14,7 +14,9 @@ CONCAT(a, b, ...)   ``a || b || ...`` (Flink: NULL if any argument is NULL)
 CONCAT_WS(sep, ...) ``concat_ws(sep, ...)`` (NULL arguments skipped, NULL separator → NULL)
 IF(c, a, b)         ``CASE WHEN c THEN a ELSE b END``
 CHAR_LENGTH(s)      ``length(s)``
-SUBSTR/SUBSTRING    same positions: 1-based, negative start counts from the end
+SUBSTR/SUBSTRING    1-based, negative start counts from the end; negative length → NULL,
+                    start 0 → 1, start before the beginning → ''
+INT / INT           ``a // b`` (integer division truncating toward zero, as Flink)
 =================== =========================================================
 """
 
@@ -75,7 +77,27 @@ def truncate_integer_casts(node: exp.Expression, type_of) -> exp.Expression:
     return node.transform(fix)
 
 
+def _substring(n: exp.Substring) -> exp.Expression:
+    """Flink's SUBSTRING: a negative length gives NULL, start 0 counts as 1, a start before the
+    beginning (< -length) gives '' (DuckDB: NULL-free backwards semantics differ on all three)."""
+    s, start, length = n.this, n.args.get("start"), n.args.get("length")
+    if start is None:
+        return n
+    zero = exp.Literal.number(0)
+    fixed_start = exp.Case(ifs=[exp.If(this=exp.EQ(this=start.copy(), expression=zero),
+                                       true=exp.Literal.number(1))], default=start.copy())
+    sub = exp.Substring(this=s.copy(), start=fixed_start, length=length.copy() if length else None)
+    ifs = []
+    if length is not None:
+        ifs.append(exp.If(this=exp.LT(this=length.copy(), expression=zero.copy()), true=exp.Null()))
+    before = exp.LT(this=start.copy(), expression=exp.Neg(this=exp.func("length", s.copy())))
+    ifs.append(exp.If(this=before, true=exp.Literal.string("")))
+    return exp.Case(ifs=ifs, default=sub)
+
+
 def _rewrite_flink(n: exp.Expression) -> exp.Expression:
+    if isinstance(n, exp.Substring):
+        return _substring(n)
     if isinstance(n, exp.ConcatWs):  # Flink skips NULL arguments, as DuckDB's concat_ws does
         return exp.Anonymous(this="concat_ws", expressions=list(n.expressions))
     if type(n) is exp.Concat:
@@ -87,9 +109,38 @@ def _rewrite_flink(n: exp.Expression) -> exp.Expression:
     return n
 
 
+def _postorder(node: exp.Expression, fn) -> exp.Expression:
+    # Children first, so rewrites nest (sqlglot's transform does not revisit replaced subtrees).
+    for key, value in list(node.args.items()):
+        if isinstance(value, exp.Expression):
+            node.set(key, _postorder(value, fn))
+        elif isinstance(value, list):
+            node.set(key, [_postorder(v, fn) if isinstance(v, exp.Expression) else v for v in value])
+    return fn(node)
+
+
 def to_duckdb(node: exp.Expression) -> str:
     """DuckDB SQL text for an already-resolved expression."""
-    return node.copy().transform(_rewrite_flink).sql(dialect="duckdb")
+    return _postorder(node.copy(), _rewrite_flink).sql(dialect="duckdb")
+
+
+def integer_division(node: exp.Expression, type_of) -> exp.Expression:
+    """Flink divides two integers as integers, truncating toward zero (``7 / 2`` = 3, ``-7 / 2``
+    = -3); DuckDB's ``/`` gives a DOUBLE, its ``//`` truncates like Flink."""
+
+    def fix(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Div):
+            left = type_of(n.this.sql(dialect="duckdb")).upper()
+            right = type_of(n.expression.sql(dialect="duckdb")).upper()
+            if left in _DUCK_INTEGERS and right in _DUCK_INTEGERS:
+                return exp.IntDiv(this=n.this, expression=n.expression)
+        return n
+
+    return _postorder(node, fix)
+
+
+_DUCK_INTEGERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                  "UBIGINT"}
 
 
 def compile_expression(node: exp.Expression, scope: Scope) -> str:
@@ -106,6 +157,8 @@ def compile_expression(node: exp.Expression, scope: Scope) -> str:
     resolved = resolve_columns(node, scope)
     if resolved.find(exp.Cast):
         resolved = truncate_integer_casts(resolved, scope.type_of)
+    if resolved.find(exp.Div):
+        resolved = integer_division(resolved, scope.type_of)
     return to_duckdb(resolved)
 
 

@@ -31,7 +31,7 @@ from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
-from streamsql.types import Field, Schema, SqlType
+from streamsql.types import Field, Schema, SqlType, assignable
 
 
 class Planner:
@@ -319,6 +319,15 @@ class Planner:
                    f"({', '.join(node.schema.names)}) but the sink has {len(target)} "
                    f"({', '.join(c.name for c in target)})")
             raise SqlError(msg, self.sql)
+        query_types = [f.type for f in node.sql_schema]
+        for i, (qt, col) in enumerate(zip(query_types, target)):
+            if not assignable(qt, col.type):
+                query = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
+                sink = ", ".join(f"{c.name}: {c.type}" for c in target)
+                msg = (f"Column types of query result and sink for '{table.name}' do not match: incompatible "
+                       f"types for sink column '{col.name}' at position {i + 1} ({qt} into {col.type}); "
+                       f"use CAST(... AS {col.type}) to convert.\n  Query schema: [{query}]\n  Sink schema:  [{sink}]")
+                raise SqlError(msg, self.sql)
         node = self._cast(node, [c.name for c in target], [c.type for c in target]) \
             if [f.type for f in node.sql_schema] != [c.type for c in target] or \
             node.schema.names != [c.name for c in target] else node
