@@ -20,8 +20,9 @@ def admin(bootstrap: str = BOOTSTRAP):
     return AdminClient({"bootstrap.servers": bootstrap})
 
 
-def create_topic(name: str, partitions: int = PARTITIONS, compacted: bool = False,
-                 bootstrap: str = BOOTSTRAP) -> str:
+def create_topic(
+    name: str, partitions: int = PARTITIONS, compacted: bool = False, bootstrap: str = BOOTSTRAP
+) -> str:
     """Create ``name`` (deleting an older one of that name) and wait for its leaders."""
     from confluent_kafka.admin import NewTopic
 
@@ -35,11 +36,16 @@ def create_topic(name: str, partitions: int = PARTITIONS, compacted: bool = Fals
     deadline = time.time() + 30
     while time.time() < deadline:
         md = a.list_topics(name, timeout=10).topics.get(name)
-        if md and md.error is None and len(md.partitions) == partitions and all(
-                p.leader >= 0 for p in md.partitions.values()):
+        if (
+            md
+            and md.error is None
+            and len(md.partitions) == partitions
+            and all(p.leader >= 0 for p in md.partitions.values())
+        ):
             return name
         time.sleep(0.1)
-    raise RuntimeError(f"topic {name} has no leaders after 30 s")
+    msg = f"topic {name} has no leaders after 30 s"
+    raise RuntimeError(msg)
 
 
 def delete_topics(names: list[str], bootstrap: str = BOOTSTRAP) -> None:
@@ -64,12 +70,20 @@ def end_offsets(topic: str, bootstrap: str = BOOTSTRAP) -> dict[int, int]:
     """High watermark (read_committed: last stable offset) per partition."""
     from confluent_kafka import Consumer, TopicPartition
 
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": unique("bench-eo"),
-                  "isolation.level": "read_committed", "enable.auto.commit": False})
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": unique("bench-eo"),
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
     try:
         md = c.list_topics(topic, timeout=10).topics[topic]
-        return {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
-                for p in sorted(md.partitions)}
+        return {
+            p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+            for p in sorted(md.partitions)
+        }
     finally:
         c.close()
 

@@ -40,10 +40,14 @@ SOURCE_DDL = """CREATE TABLE bids (
   {bounded}
 )"""
 
-SINK_OPTS = ("'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
-             "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'")
-UPSERT_OPTS = ("'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
-               "'key.format' = 'json', 'value.format' = 'json'")
+SINK_OPTS = (
+    "'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
+    "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'"
+)
+UPSERT_OPTS = (
+    "'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
+    "'key.format' = 'json', 'value.format' = 'json'"
+)
 
 SQL: dict[str, tuple[str, list[str]]] = {
     # workload: (sink DDL, [INSERT variants tried in order])
@@ -55,8 +59,10 @@ SQL: dict[str, tuple[str, list[str]]] = {
     "Q1": (
         "CREATE TABLE out_t (auction BIGINT, bidder BIGINT, price DOUBLE, channel STRING, url STRING, "
         "date_time TIMESTAMP(3), extra STRING) WITH (" + SINK_OPTS + ")",
-        ["INSERT INTO out_t SELECT auction, bidder, CAST(price * 0.908 AS DOUBLE) AS price, channel, url, "
-         "date_time, extra FROM bids"],
+        [
+            "INSERT INTO out_t SELECT auction, bidder, CAST(price * 0.908 AS DOUBLE) AS price, channel, url, "
+            "date_time, extra FROM bids"
+        ],
     ),
     "Q2": (
         "CREATE TABLE out_t (auction BIGINT, price BIGINT, date_time TIMESTAMP(3)) WITH (" + SINK_OPTS + ")",
@@ -65,8 +71,10 @@ SQL: dict[str, tuple[str, list[str]]] = {
     "AGG": (
         "CREATE TABLE out_t (auction BIGINT, cnt BIGINT, max_price BIGINT, last_ts TIMESTAMP(3), "
         "PRIMARY KEY (auction) NOT ENFORCED) WITH (" + UPSERT_OPTS + ")",
-        ["INSERT INTO out_t SELECT auction, COUNT(*) AS cnt, MAX(price) AS max_price, "
-         "MAX(date_time) AS last_ts FROM bids GROUP BY auction"],
+        [
+            "INSERT INTO out_t SELECT auction, COUNT(*) AS cnt, MAX(price) AS max_price, "
+            "MAX(date_time) AS last_ts FROM bids GROUP BY auction"
+        ],
     ),
     "WIN": (
         "CREATE TABLE out_t (auction BIGINT, window_start TIMESTAMP(3), window_end TIMESTAMP(3), cnt BIGINT) "
@@ -109,13 +117,27 @@ def run_raw(spec: dict, res: dict) -> None:
 
     topic, out, ends = spec["input"], spec["output"], {int(k): v for k, v in spec["ends"].items()}
     interval = spec["interval_ms"] / 1000
-    c = Consumer({"bootstrap.servers": spec["bootstrap"], "group.id": spec["group"],
-                  "isolation.level": "read_committed", "enable.auto.commit": False,
-                  "enable.partition.eof": False, "fetch.max.bytes": 52428800,
-                  "max.partition.fetch.bytes": 10485760})
-    p = Producer({"bootstrap.servers": spec["bootstrap"], "transactional.id": spec["group"] + "-tx",
-                  "linger.ms": 5, "batch.size": 1_000_000, "queue.buffering.max.messages": 1_000_000,
-                  "queue.buffering.max.kbytes": 1_048_576})
+    c = Consumer(
+        {
+            "bootstrap.servers": spec["bootstrap"],
+            "group.id": spec["group"],
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+            "fetch.max.bytes": 52428800,
+            "max.partition.fetch.bytes": 10485760,
+        }
+    )
+    p = Producer(
+        {
+            "bootstrap.servers": spec["bootstrap"],
+            "transactional.id": spec["group"] + "-tx",
+            "linger.ms": 5,
+            "batch.size": 1_000_000,
+            "queue.buffering.max.messages": 1_000_000,
+            "queue.buffering.max.kbytes": 1_048_576,
+        }
+    )
     p.init_transactions(30)
     c.assign([TopicPartition(topic, part, 0) for part, e in ends.items() if e > 0])
     nxt = {part: 0 for part in ends}
@@ -150,8 +172,9 @@ def run_raw(spec: dict, res: dict) -> None:
         now = time.time()
         if now - last >= interval or len(done) == len(ends):
             t0 = time.monotonic()
-            p.send_offsets_to_transaction([TopicPartition(topic, k, v) for k, v in nxt.items()],
-                                          c.consumer_group_metadata(), 30)
+            p.send_offsets_to_transaction(
+                [TopicPartition(topic, k, v) for k, v in nxt.items()], c.consumer_group_metadata(), 30
+            )
             p.commit_transaction(60)
             cps.append((time.monotonic() - t0) * 1000)
             last = time.time()
@@ -167,9 +190,8 @@ def run_raw(spec: dict, res: dict) -> None:
 
 def _instrument_streamsql_consumer(res: dict, topic: str) -> None:
     """Note the time the source first gets a record of ``topic`` (wraps the Consumer class)."""
-    from confluent_kafka import Consumer
-
     import streamsql.connectors.kafka_common as kc
+    from confluent_kafka import Consumer
 
     class TimedConsumer(Consumer):
         def consume(self, *a, **kw):  # noqa: D102
@@ -190,22 +212,34 @@ def run_streamsql(spec: dict, res: dict) -> None:
     _instrument_streamsql_consumer(res, spec["input"])
     w = base_workload(spec["workload"])
     d = spec["workdir"]
-    env = StreamEnvironment({
-        "pipeline.name": spec["group"],
-        "execution.checkpointing.interval": f"{spec['interval_ms']} ms",
-        "execution.checkpointing.mode": "EXACTLY_ONCE",
-        "state.backend.type": "rocksdb",
-        "execution.checkpointing.dir": os.path.join(d, "checkpoints"),
-        "state.dir": os.path.join(d, "state"),
-        **spec.get("streamsql_config", {}),
-    })
-    ends = ";".join(f"partition:{k},offset:{v}" for k, v in sorted(spec["ends"].items(), key=lambda kv: int(kv[0])))
+    env = StreamEnvironment(
+        {
+            "pipeline.name": spec["group"],
+            "execution.checkpointing.interval": f"{spec['interval_ms']} ms",
+            "execution.checkpointing.mode": "EXACTLY_ONCE",
+            "state.backend.type": "rocksdb",
+            "execution.checkpointing.dir": os.path.join(d, "checkpoints"),
+            "state.dir": os.path.join(d, "state"),
+            **spec.get("streamsql_config", {}),
+        }
+    )
+    ends = ";".join(
+        f"partition:{k},offset:{v}" for k, v in sorted(spec["ends"].items(), key=lambda kv: int(kv[0]))
+    )
     wm = ",\n  WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND" if w == "WIN" else ""
     # backlog runs read to the end offsets at open; paced (latency) runs to offsets known ahead
-    bounded = ("'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '" + ends + "'"
-               if spec.get("paced") else "'scan.bounded.mode' = 'latest-offset'")
-    fmt = {"topic": spec["input"], "bootstrap": spec["bootstrap"], "bounded": bounded, "out": spec["output"],
-           "watermark": wm}
+    bounded = (
+        "'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '" + ends + "'"
+        if spec.get("paced")
+        else "'scan.bounded.mode' = 'latest-offset'"
+    )
+    fmt = {
+        "topic": spec["input"],
+        "bootstrap": spec["bootstrap"],
+        "bounded": bounded,
+        "out": spec["output"],
+        "watermark": wm,
+    }
     env.execute_sql(SOURCE_DDL.format(**fmt))
     sink_ddl, inserts = SQL[w]
     env.execute_sql(sink_ddl.format(**fmt))
@@ -311,6 +345,7 @@ def run_quix(spec: dict, res: dict) -> None:
         sdf = sdf.filter(lambda v: v["auction"] % 123 == 0)
         sdf = sdf.apply(lambda v: {"auction": v["auction"], "price": v["price"], "date_time": v["date_time"]})
     elif w == "AGG":
+
         def agg(v, state):
             cnt = state.get("cnt", 0) + 1
             mx = max(state.get("max_price", v["price"]), v["price"])
@@ -325,8 +360,9 @@ def run_quix(spec: dict, res: dict) -> None:
         from benchmarks.datagen import fmt_ts
 
         sdf = sdf.tumbling_window(duration_ms=10_000, grace_ms=1_000).count().final()
-        sdf = sdf.apply(lambda r: {"window_start": fmt_ts(r["start"]), "window_end": fmt_ts(r["end"]),
-                                   "cnt": r["value"]})
+        sdf = sdf.apply(
+            lambda r: {"window_start": fmt_ts(r["start"]), "window_end": fmt_ts(r["end"]), "cnt": r["value"]}
+        )
     else:
         raise NotSupported(w)
 
@@ -355,9 +391,18 @@ RUNNERS = {"raw": run_raw, "streamsql": run_streamsql, "quix": run_quix}
 
 def main(argv: list[str]) -> int:
     spec = json.loads(open(argv[0]).read())
-    res: dict = {"contender": spec["contender"], "workload": spec["workload"], "t_first": None,
-                 "t_end": None, "t_start": time.time(), "events": 0, "produced": 0, "checkpoint_ms": [],
-                 "error": None, "not_supported": False}
+    res: dict = {
+        "contender": spec["contender"],
+        "workload": spec["workload"],
+        "t_first": None,
+        "t_end": None,
+        "t_start": time.time(),
+        "events": 0,
+        "produced": 0,
+        "checkpoint_ms": [],
+        "error": None,
+        "not_supported": False,
+    }
     code = 0
     try:
         RUNNERS[spec["contender"]](spec, res)

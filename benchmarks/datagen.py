@@ -84,8 +84,9 @@ class BidGenerator:
             ch = CHANNELS[chans[j]]
             value = (
                 f'{{"auction":{a},"bidder":{int(bidders[j])},"price":{int(prices[j])},'
-                f'"channel":"{ch}","url":"https://www.nexmark.com/{ch.lower()}/item.htm?query=1&channel_id={a % 1000}",'
-                f'"date_time":"{fmt_ts(ts)}","extra":"{filler[:int(extra_len[j])]}"}}'
+                f'"channel":"{ch}","url":"https://www.nexmark.com/{ch.lower()}/item.htm'
+                f'?query=1&channel_id={a % 1000}",'
+                f'"date_time":"{fmt_ts(ts)}","extra":"{filler[: int(extra_len[j])]}"}}'
             ).encode()
             yield a % 4, str(a).encode(), value, ts, a
 
@@ -104,9 +105,17 @@ def expected(keys: int, events: int) -> tuple[int, int]:
 def producer(bootstrap: str):
     from confluent_kafka import Producer
 
-    return Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.size": 1_000_000,
-                     "queue.buffering.max.messages": 1_000_000, "queue.buffering.max.kbytes": 1_048_576,
-                     "acks": "all", "enable.idempotence": True})
+    return Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 20,
+            "batch.size": 1_000_000,
+            "queue.buffering.max.messages": 1_000_000,
+            "queue.buffering.max.kbytes": 1_048_576,
+            "acks": "all",
+            "enable.idempotence": True,
+        }
+    )
 
 
 def load(topic: str, events: int, keys: int, bootstrap: str, seed: int = 42) -> DataSet:
@@ -128,10 +137,10 @@ def load(topic: str, events: int, keys: int, bootstrap: str, seed: int = 42) -> 
         p.poll(0)
     left = p.flush(120)
     if left:
-        raise RuntimeError(f"{left} records not delivered to {topic}")
+        msg = f"{left} records not delivered to {topic}"
+        raise RuntimeError(msg)
     q2, distinct = expected(keys, events)
-    return DataSet(topic, events, keys, {i: c for i, c in enumerate(counts)}, q2, distinct,
-                   time.time() - t0)
+    return DataSet(topic, events, keys, {i: c for i, c in enumerate(counts)}, q2, distinct, time.time() - t0)
 
 
 def paced_offsets(events: int, keys: int, seed: int = 42) -> dict[int, int]:

@@ -51,8 +51,11 @@ def summarize(path: str, top: int = 25, within: str | None = "JobRunner._loop") 
         self_[frames[-1]] += n
         for f in set(frames):
             incl[f] += n
-    out = [f"{path}: {total} samples" + (f" inside {within}" if within else ""), "",
-           "inclusive (streamsql / connectors frames):"]
+    out = [
+        f"{path}: {total} samples" + (f" inside {within}" if within else ""),
+        "",
+        "inclusive (streamsql / connectors frames):",
+    ]
     ours = [(f, c) for f, c in incl.most_common() if f.startswith(("streamsql/", "connectors/"))]
     out += [f"  {100 * c / total:5.1f}%  {f}" for f, c in ours[:top]]
     out += ["", "self (leaf frames):"]

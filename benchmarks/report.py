@@ -20,9 +20,11 @@ def _mean(xs):
 
 def table(rows: list[dict]) -> str:
     by = {(r["workload"], r["contender"]): r for r in rows}
-    lines = ["| workload | contender | events/s | × raw | × quix | p50 latency ms | p99 latency ms | peak RSS MiB "
-             "| mean checkpoint ms | output records (expected) |",
-             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        "| workload | contender | events/s | × raw | × quix | p50 latency ms | p99 latency ms | peak RSS MiB "
+        "| mean checkpoint ms | output records (expected) |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
     for r in rows:
         w, c = r["workload"], r["contender"]
         if r.get("not_supported"):
@@ -42,21 +44,28 @@ def table(rows: list[dict]) -> str:
             out = f"{out:,}"
         lines.append(
             f"| {w} | {c} | {_f(eps)} | {_f(eps / raw if eps and raw else None, '{:.2f}')} "
-            f"| {_f(eps / quix if eps and quix else None, '{:.2f}')} | {_f(r.get('p50_ms'))} | {_f(r.get('p99_ms'))} "
+            f"| {_f(eps / quix if eps and quix else None, '{:.2f}')} "
+            f"| {_f(r.get('p50_ms'))} | {_f(r.get('p99_ms'))} "
             f"| {_f(_mib(r.get('peak_rss')))} | {_f(_mean(r.get('checkpoint_ms') or []), '{:,.1f}')} "
-            f"| {out} ({_f(exp)}) |")
+            f"| {out} ({_f(exp)}) |"
+        )
     return "\n".join(lines)
 
 
 def scaling_table(srows: list[dict]) -> str:
     if not srows:
         return ""
-    out = ["| figure | contender | distinct keys | interval ms | events | events/s | peak RSS MiB | mean checkpoint ms |",
-           "|---|---|--:|--:|--:|--:|--:|--:|"]
+    out = [
+        "| figure | contender | distinct keys | interval ms | events | events/s | peak RSS MiB "
+        "| mean checkpoint ms |",
+        "|---|---|--:|--:|--:|--:|--:|--:|",
+    ]
     for r in srows:
-        out.append(f"| {r['figure']} | {r['contender']} | {_f(r.get('keys'))} | {_f(r.get('interval_ms'))} "
-                   f"| {_f(r['events'])} | {_f(r.get('events_per_s')) if not r.get('error') else 'failed'} "
-                   f"| {_f(_mib(r.get('peak_rss')))} | {_f(_mean(r.get('checkpoint_ms') or []), '{:,.1f}')} |")
+        out.append(
+            f"| {r['figure']} | {r['contender']} | {_f(r.get('keys'))} | {_f(r.get('interval_ms'))} "
+            f"| {_f(r['events'])} | {_f(r.get('events_per_s')) if not r.get('error') else 'failed'} "
+            f"| {_f(_mib(r.get('peak_rss')))} | {_f(_mean(r.get('checkpoint_ms') or []), '{:,.1f}')} |"
+        )
     return "\n".join(out)
 
 
@@ -72,9 +81,13 @@ def charts(rows: list[dict], srows: list[dict], out_dir: Path) -> list[str]:
     by = {(r["workload"], r["contender"]): r for r in rows}
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
     width = 0.8 / max(1, len(contenders))
-    for k, (metric, title, scale) in enumerate([("events_per_s", "throughput (events/s, log)", "log"),
-                                                ("p99_ms", "p99 end-to-end latency (ms, log)", "log"),
-                                                ("peak_rss", "peak RSS (MiB)", "linear")]):
+    for k, (metric, title, scale) in enumerate(
+        [
+            ("events_per_s", "throughput (events/s, log)", "log"),
+            ("p99_ms", "p99 end-to-end latency (ms, log)", "log"),
+            ("peak_rss", "peak RSS (MiB)", "linear"),
+        ]
+    ):
         ax = axes[k]
         for j, c in enumerate(contenders):
             vals = []
@@ -98,10 +111,20 @@ def charts(rows: list[dict], srows: list[dict], out_dir: Path) -> list[str]:
             ks = [r for r in srows if r["figure"] == "keys" and r["contender"] == c and r.get("events_per_s")]
             axes[0].plot([r["keys"] for r in ks], [r["events_per_s"] for r in ks], "o-", label=c)
             axes[1].plot([r["keys"] for r in ks], [r["peak_rss"] / 2**20 for r in ks], "o-", label=c)
-            iv = [r for r in srows if r["figure"] == "interval" and r["contender"] == c and r.get("events_per_s")]
+            iv = [
+                r
+                for r in srows
+                if r["figure"] == "interval" and r["contender"] == c and r.get("events_per_s")
+            ]
             axes[2].plot([r["interval_ms"] for r in iv], [r["events_per_s"] for r in iv], "o-", label=c)
-        for ax, t in zip(axes, ["AGG events/s vs distinct keys", "AGG peak RSS (MiB) vs distinct keys",
-                                "AGG10k events/s vs checkpoint interval (ms)"]):
+        for ax, t in zip(
+            axes,
+            [
+                "AGG events/s vs distinct keys",
+                "AGG peak RSS (MiB) vs distinct keys",
+                "AGG10k events/s vs checkpoint interval (ms)",
+            ],
+        ):
             ax.set_xscale("log")
             ax.set_title(t)
             ax.grid(alpha=0.3)
@@ -115,18 +138,25 @@ def charts(rows: list[dict], srows: list[dict], out_dir: Path) -> list[str]:
 
 def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "results.json").write_text(json.dumps({"meta": meta, "rows": rows, "scaling": srows}, indent=1,
-                                                     default=str))
+    (out_dir / "results.json").write_text(
+        json.dumps({"meta": meta, "rows": rows, "scaling": srows}, indent=1, default=str)
+    )
     try:
         files = charts(rows, srows, out_dir)
     except Exception as e:  # noqa: BLE001  (no matplotlib: the table still gets written)
         files = []
         print(f"charts skipped: {e}")
     ds = ", ".join(f"{d['events']:,} events / {d['keys']:,} auctions" for d in meta.get("datasets", []))
-    md = [f"# Benchmark results ({meta['date']}, {meta['machine']}{', smoke' if meta['smoke'] else ''})", "",
-          f"Data sets: {ds}. Commit/checkpoint interval {meta['interval_ms']} ms. Latency phase: "
-          f"{meta['latency_rate']:,} events/s for {meta['latency_seconds']:.0f} s. Run took {meta['minutes']:.1f} min.",
-          "", table(rows), ""]
+    md = [
+        f"# Benchmark results ({meta['date']}, {meta['machine']}{', smoke' if meta['smoke'] else ''})",
+        "",
+        f"Data sets: {ds}. Commit/checkpoint interval {meta['interval_ms']} ms. Latency phase: "
+        f"{meta['latency_rate']:,} events/s for {meta['latency_seconds']:.0f} s. "
+        f"Run took {meta['minutes']:.1f} min.",
+        "",
+        table(rows),
+        "",
+    ]
     if srows:
         md += ["## Scaling (AGG)", "", scaling_table(srows), ""]
     md += [f"![{f}]({f})" for f in files]

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import datagen
-from benchmarks.common import BOOTSTRAP, RESULTS, create_topic, delete_topics, end_offsets, unique, write_json
+from benchmarks.common import BOOTSTRAP, RESULTS, create_topic, delete_topics, end_offsets, unique
 from benchmarks.contenders import base_workload
 
 CONTENDERS = ["raw", "streamsql", "quix"]
@@ -58,15 +58,22 @@ def log(msg: str) -> None:
 def _consumer(group_hint: str):
     from confluent_kafka import Consumer
 
-    return Consumer({"bootstrap.servers": BOOTSTRAP, "group.id": unique(group_hint),
-                     "isolation.level": "read_committed", "enable.auto.commit": False,
-                     "enable.partition.eof": True, "auto.offset.reset": "earliest",
-                     "fetch.wait.max.ms": 10})
+    return Consumer(
+        {
+            "bootstrap.servers": BOOTSTRAP,
+            "group.id": unique(group_hint),
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "auto.offset.reset": "earliest",
+            "fetch.wait.max.ms": 10,
+        }
+    )
 
 
 def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[int, int]:
     """(records, distinct keys) visible to a read_committed consumer."""
-    from confluent_kafka import KafkaError, TopicPartition
+    from confluent_kafka import TopicPartition
 
     ends = end_offsets(topic)
     c = _consumer("bench-count")
@@ -122,24 +129,54 @@ class LatencyReader(threading.Thread):
 # running one contender
 
 
-def run_contender(contender: str, workload: str, input_topic: str, ends: dict[int, int], interval_ms: int,
-                  timeout_s: float, profile: str | None = None, paced: dict | None = None,
-                  compacted: bool = False, extra: dict | None = None) -> dict:
+def run_contender(
+    contender: str,
+    workload: str,
+    input_topic: str,
+    ends: dict[int, int],
+    interval_ms: int,
+    timeout_s: float,
+    profile: str | None = None,
+    paced: dict | None = None,
+    compacted: bool = False,
+    extra: dict | None = None,
+) -> dict:
     """Run one contender on ``input_topic`` into a fresh output topic; returns its result dict."""
     out = create_topic(unique(f"bench-out-{workload.lower()}-{contender}"), compacted=compacted)
     group = unique(f"bench-{contender}-{workload.lower()}")
     work = Path(tempfile.mkdtemp(prefix=f"bench-{contender}-"))
-    spec = {"contender": contender, "workload": workload, "input": input_topic, "output": out,
-            "ends": {str(k): v for k, v in ends.items()}, "interval_ms": interval_ms, "group": group,
-            "bootstrap": BOOTSTRAP, "workdir": str(work), "result": str(work / "result.json"),
-            "ready": str(work / "ready") if paced else None, "paced": bool(paced), **(extra or {})}
+    spec = {
+        "contender": contender,
+        "workload": workload,
+        "input": input_topic,
+        "output": out,
+        "ends": {str(k): v for k, v in ends.items()},
+        "interval_ms": interval_ms,
+        "group": group,
+        "bootstrap": BOOTSTRAP,
+        "workdir": str(work),
+        "result": str(work / "result.json"),
+        "ready": str(work / "ready") if paced else None,
+        "paced": bool(paced),
+        **(extra or {}),
+    }
     (work / "spec.json").write_text(json.dumps(spec))
     cmd = [sys.executable, "-m", "benchmarks.contenders", str(work / "spec.json")]
     if profile:
         RESULTS.joinpath("profiles").mkdir(parents=True, exist_ok=True)
         prof = RESULTS / "profiles" / f"{contender}-{workload}.txt"
-        cmd = [shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy"), "record",
-               "--format", "raw", "-r", "97", "--nonblocking", "-o", str(prof), "--"] + cmd
+        cmd = [
+            shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy"),
+            "record",
+            "--format",
+            "raw",
+            "-r",
+            "97",
+            "--nonblocking",
+            "-o",
+            str(prof),
+            "--",
+        ] + cmd
     log(f"  {contender:9} {workload:7} {'latency' if paced else 'throughput'} → {out}")
     repo = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(repo) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -148,7 +185,9 @@ def run_contender(contender: str, workload: str, input_topic: str, ends: dict[in
     reader = None
     try:
         if paced:
-            reader = LatencyReader(out, "date_time" if contender == "raw" else TS_FIELD[base_workload(workload)])
+            reader = LatencyReader(
+                out, "date_time" if contender == "raw" else TS_FIELD[base_workload(workload)]
+            )
             reader.start()
             deadline = time.time() + 120
             while not os.path.exists(spec["ready"]) and proc.poll() is None and time.time() < deadline:
@@ -172,8 +211,16 @@ def run_contender(contender: str, workload: str, input_topic: str, ends: dict[in
         res = json.loads(Path(spec["result"]).read_text())
     except (OSError, ValueError):
         tail = (work / "stdout.txt").read_text()[-2000:]
-        res = {"error": f"no result (exit {proc.returncode}, timeout {timeout_s}s?): {tail}", "not_supported": False,
-               "events": 0, "produced": 0, "checkpoint_ms": [], "t_first": None, "t_end": None, "peak_rss": None}
+        res = {
+            "error": f"no result (exit {proc.returncode}, timeout {timeout_s}s?): {tail}",
+            "not_supported": False,
+            "events": 0,
+            "produced": 0,
+            "checkpoint_ms": [],
+            "t_first": None,
+            "t_end": None,
+            "peak_rss": None,
+        }
     res["output_topic"] = out
     if res.get("t_first") and res.get("t_end"):
         res["seconds"] = res["t_end"] - res["t_first"]
@@ -193,8 +240,11 @@ def latency_stats(samples: list[tuple[float, float]], t_from: float, t_to: float
     lat = np.array([la for ts, la in samples if ts >= t_from and (t_to is None or ts <= t_to)])
     if not len(lat):
         return {"p50_ms": None, "p99_ms": None, "latency_n": 0}
-    return {"p50_ms": float(np.percentile(lat, 50)), "p99_ms": float(np.percentile(lat, 99)),
-            "latency_n": int(len(lat))}
+    return {
+        "p50_ms": float(np.percentile(lat, 50)),
+        "p99_ms": float(np.percentile(lat, 99)),
+        "latency_n": int(len(lat)),
+    }
 
 
 def expected_count(workload: str, contender: str, ds: datagen.DataSet) -> int | None:
@@ -218,13 +268,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency-seconds", type=float, default=12.0)
     ap.add_argument("--latency-warmup", type=float, default=2.0)
     ap.add_argument("--no-latency", action="store_true")
-    ap.add_argument("--scaling", default="auto", choices=["auto", "yes", "no"],
-                    help="AGG key/interval scaling figures (auto: not with --smoke/--only)")
-    ap.add_argument("--scaling-keys", default="10000,100000,1000000",
-                    help="distinct-key counts of the AGG scaling figure (add 10000000 for the 10M point: +~20 min)")
+    ap.add_argument(
+        "--scaling",
+        default="auto",
+        choices=["auto", "yes", "no"],
+        help="AGG key/interval scaling figures (auto: not with --smoke/--only)",
+    )
+    ap.add_argument(
+        "--scaling-keys",
+        default="10000,100000,1000000",
+        help="distinct-key counts of the AGG scaling figure (add 10000000 for the 10M point: +~20 min)",
+    )
     ap.add_argument("--scaling-intervals", default="100,1000,10000")
-    ap.add_argument("--scaling-contenders", default="streamsql",
-                    help="contenders of the scaling figures (quix at 5-10k ev/s would take ~3 min per point)")
+    ap.add_argument(
+        "--scaling-contenders",
+        default="streamsql",
+        help="contenders of the scaling figures (quix at 5-10k ev/s would take ~3 min per point)",
+    )
     ap.add_argument("--profile", action="store_true", help="py-spy each streamsql run (results/profiles/)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
@@ -263,11 +323,24 @@ def main(argv: list[str] | None = None) -> int:
             keys = WORKLOADS[w]
             ds = dataset(keys, events)
             for c in contenders:
-                res = run_contender(c, w, ds.topic, ds.end_offsets, a.interval_ms, timeout,
-                                    profile="pyspy" if a.profile and c == "streamsql" else None,
-                                    compacted=base_workload(w) == "AGG")
-                row = {"workload": w, "contender": c, "events": ds.events, "keys": ds.keys,
-                       "expected": expected_count(w, c, ds), **{k: v for k, v in res.items() if k != "latency_samples"}}
+                res = run_contender(
+                    c,
+                    w,
+                    ds.topic,
+                    ds.end_offsets,
+                    a.interval_ms,
+                    timeout,
+                    profile="pyspy" if a.profile and c == "streamsql" else None,
+                    compacted=base_workload(w) == "AGG",
+                )
+                row = {
+                    "workload": w,
+                    "contender": c,
+                    "events": ds.events,
+                    "keys": ds.keys,
+                    "expected": expected_count(w, c, ds),
+                    **{k: v for k, v in res.items() if k != "latency_samples"},
+                }
                 if not a.no_latency and not res.get("error"):
                     ptopic = create_topic(unique(f"bench-paced-{w.lower()}-{c}"))
                     created.append(ptopic)
@@ -276,8 +349,16 @@ def main(argv: list[str] | None = None) -> int:
                     if w == "WIN" and not a.smoke:  # a 10 s window must close by time before the end
                         n = int(a.latency_rate * max(a.latency_seconds, 25))
                     paced = {"events": n, "keys": pk, "rate": a.latency_rate}
-                    lres = run_contender(c, w, ptopic, datagen.paced_offsets(n, pk, 43), a.interval_ms, timeout,
-                                         paced=paced, compacted=base_workload(w) == "AGG")
+                    lres = run_contender(
+                        c,
+                        w,
+                        ptopic,
+                        datagen.paced_offsets(n, pk, 43),
+                        a.interval_ms,
+                        timeout,
+                        paced=paced,
+                        compacted=base_workload(w) == "AGG",
+                    )
                     delete_topics([ptopic])
                     if lres.get("error"):
                         row["latency_error"] = lres["error"].splitlines()[0]
@@ -288,9 +369,16 @@ def main(argv: list[str] | None = None) -> int:
                         row.update(latency_stats(lres.get("latency_samples", []), t_from, t_to))
                 rows.append(row)
                 eps = row.get("events_per_s")
-                log(f"    {c} {w}: " + (f"{eps:,.0f} ev/s, out {row.get('out_records')} (exp {row['expected']}), "
-                                       f"p50 {row.get('p50_ms')}, p99 {row.get('p99_ms')}, "
-                                       f"rss {(row.get('peak_rss') or 0) / 2**20:.0f} MiB" if eps else "failed"))
+                log(
+                    f"    {c} {w}: "
+                    + (
+                        f"{eps:,.0f} ev/s, out {row.get('out_records')} (exp {row['expected']}), "
+                        f"p50 {row.get('p50_ms')}, p99 {row.get('p99_ms')}, "
+                        f"rss {(row.get('peak_rss') or 0) / 2**20:.0f} MiB"
+                        if eps
+                        else "failed"
+                    )
+                )
         scaling_rows = []
         if scaling:
             scaling_rows = run_scaling(a, events, dataset, timeout, a.scaling_contenders.split(","), rows)
@@ -298,16 +386,25 @@ def main(argv: list[str] | None = None) -> int:
         delete_topics(created)
     from benchmarks.report import write_report
 
-    meta = {"events": events, "interval_ms": a.interval_ms, "smoke": a.smoke, "latency_rate": a.latency_rate,
-            "latency_seconds": a.latency_seconds, "minutes": (time.time() - t_run) / 60,
-            "date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{os.cpu_count()} cores",
-            "datasets": [asdict(d) for d in datasets.values()]}
+    meta = {
+        "events": events,
+        "interval_ms": a.interval_ms,
+        "smoke": a.smoke,
+        "latency_rate": a.latency_rate,
+        "latency_seconds": a.latency_seconds,
+        "minutes": (time.time() - t_run) / 60,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{os.cpu_count()} cores",
+        "datasets": [asdict(d) for d in datasets.values()],
+    }
     write_report(rows, scaling_rows, meta, out_dir)
     log(f"done in {meta['minutes']:.1f} min → {out_dir / 'results.md'}")
     return 0 if all(not r.get("error") or r.get("not_supported") for r in rows) else 1
 
 
-def run_scaling(a, events: int, dataset, timeout: float, contenders: list[str], rows: list[dict]) -> list[dict]:
+def run_scaling(
+    a, events: int, dataset, timeout: float, contenders: list[str], rows: list[dict]
+) -> list[dict]:
     """AGG throughput + RSS per distinct-key count; throughput per checkpoint interval.
 
     Points the main run already measured (AGG10k, AGG1M at the main interval) are reused.
@@ -327,17 +424,37 @@ def run_scaling(a, events: int, dataset, timeout: float, contenders: list[str], 
         n = max(events, keys)
         for c in contenders:
             res = point(c, keys, n, a.interval_ms)
-            out.append({"figure": "keys", "contender": c, "keys": keys, "events": n,
-                        "events_per_s": res.get("events_per_s"), "peak_rss": res.get("peak_rss"),
-                        "checkpoint_ms": res.get("checkpoint_ms"), "error": res.get("error")})
-            log(f"    scaling keys={keys:,} {c}: {res.get('events_per_s') or 0:,.0f} ev/s, "
-                f"rss {(res.get('peak_rss') or 0) / 2**20:.0f} MiB")
+            out.append(
+                {
+                    "figure": "keys",
+                    "contender": c,
+                    "keys": keys,
+                    "events": n,
+                    "events_per_s": res.get("events_per_s"),
+                    "peak_rss": res.get("peak_rss"),
+                    "checkpoint_ms": res.get("checkpoint_ms"),
+                    "error": res.get("error"),
+                }
+            )
+            log(
+                f"    scaling keys={keys:,} {c}: {res.get('events_per_s') or 0:,.0f} ev/s, "
+                f"rss {(res.get('peak_rss') or 0) / 2**20:.0f} MiB"
+            )
     for iv in [int(x) for x in a.scaling_intervals.split(",")]:
         for c in contenders:
             res = point(c, 10_000, events, iv)
-            out.append({"figure": "interval", "contender": c, "interval_ms": iv, "events": events,
-                        "events_per_s": res.get("events_per_s"), "peak_rss": res.get("peak_rss"),
-                        "checkpoint_ms": res.get("checkpoint_ms"), "error": res.get("error")})
+            out.append(
+                {
+                    "figure": "interval",
+                    "contender": c,
+                    "interval_ms": iv,
+                    "events": events,
+                    "events_per_s": res.get("events_per_s"),
+                    "peak_rss": res.get("peak_rss"),
+                    "checkpoint_ms": res.get("checkpoint_ms"),
+                    "error": res.get("error"),
+                }
+            )
             log(f"    scaling interval={iv} ms {c}: {res.get('events_per_s') or 0:,.0f} ev/s")
     return out
 

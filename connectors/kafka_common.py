@@ -951,7 +951,7 @@ class ProducerHandle:
         if flush:
             try:
                 self.producer.flush(10)
-            except (KafkaException, RuntimeError):
+            except (KafkaException, RuntimeError, SystemError):  # a fenced producer fails its callbacks
                 pass
 
 

@@ -12,9 +12,9 @@ undecodable JSON: skipped and counted with ``'debezium-json.ignore-parse-errors'
 
 Decoding is vectorized (``pyarrow.json`` with nested struct schemas; kinds and the row
 interleaving computed with numpy); values follow the json format's rules (exact decimals, ...),
-with the same per-record fallback (and the same guards that the fast path reads exactly one row
-per payload from valid UTF-8: see :mod:`.json`). Encoding writes Flink's form: +I/+U → ``{"before":null,
-"after":row,"op":"c"}``, -U/-D → ``{"before":row,"after":null,"op":"d"}``.
+with the same per-record fallback and the same guards that the fast path reads exactly one row
+per payload from valid UTF-8 (see :mod:`.json`). Encoding writes Flink's form: +I/+U →
+``{"before":null, "after":row,"op":"c"}``, -U/-D → ``{"before":row,"after":null,"op":"d"}``.
 """
 
 from __future__ import annotations

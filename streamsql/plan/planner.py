@@ -205,8 +205,11 @@ class Planner:
             raise ConfigError(f"'{key}' = '{value}' must not be negative")
         return ms
 
-    def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None) -> CalcNode:
+    def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None) -> PlanNode:
         q = BatchQuery(items, cond, node.schema, self.sql)
+        if cond is None and [e for _, e in items] == [quote(n) for n in node.schema.names] \
+                and [n for n, _ in items] == node.schema.names and q.output_schema == node.schema:
+            return node  # SELECT * (or the same columns, same names): no operator, no copy per batch
         return CalcNode([node], q.output_schema, node.mode, query=q,
                         select_sql=[e if e == quote(n) else f"{e} AS {n}" for n, e in items], where_sql=cond)
 

@@ -27,7 +27,7 @@ def rows(batch):
     return [(r["id"], r["name"]) for r in batch.table.to_pylist()]
 
 
-# ---------------------------------------------------------------------------------------- json: one row per payload
+# ------------------------------------------------------------------------ json: one row per payload
 
 
 @pytest.mark.parametrize("empty", [b"", b"   ", b" \t\r\n "])
@@ -141,7 +141,7 @@ def test_debezium_invalid_utf8_is_a_bad_record(loc):
         make_decoder("debezium-json", S, {}).decode(vals, loc)
 
 
-# ---------------------------------------------------------------------------------------- csv: one message, one record
+# ------------------------------------------------------------------ csv: one message, one record
 
 
 def test_csv_line_breaks_inside_messages_do_not_merge_them(loc):
@@ -216,5 +216,5 @@ def test_excerpt_escapes_control_bytes():
 
 def test_bad_record_error_has_no_raw_control_bytes(loc):
     with pytest.raises(BadRecordError) as e:
-        make_decoder("json", S, {}).decode([b'\xff\xfe\x00garbage'], loc)
+        make_decoder("json", S, {}).decode([b"\xff\xfe\x00garbage"], loc)
     assert str(e.value).isprintable() and "\\xff\\xfe\\x00garbage" in str(e.value)

@@ -6,8 +6,17 @@ result changed, a batch emits ``+I`` (first row of the key), ``-U``/``+U`` (a ch
 Emission is per batch rather than per row (like Flink's mini-batch aggregation): the folded
 changelog is the same.
 
-Per batch, DuckDB computes partial aggregates per key (signed by row kind), then keyed state is
-read once (multi-get) and written once (one write batch) per distinct key.
+Per batch, DuckDB computes partial aggregates per key (signed by row kind), then the
+accumulators of the batch's distinct keys are looked up in a write-behind cache of decoded
+accumulators (:class:`~streamsql.state.cache.WriteBehindCache`, at most
+``'state.cache.max-entries'`` keys, default :data:`DEFAULT_CACHE_ENTRIES`); misses are read from
+keyed state with one multi-get. Changed accumulators are pickled and written back (one write
+batch) only when evicted and at every checkpoint (``snapshot_state``, which runs before the
+backend snapshot), so a checkpoint holds exactly the state after the rows before its barrier.
+
+Key encoding (the state key after the 2-byte key group): a single integer key column is the
+value as 8 bytes big-endian (``b"\\x00"`` for NULL), computed vectorized; other keys are the pickled
+key tuple.
 
 Accumulators (per key, in keyed state): the row count, then per aggregate:
 
@@ -25,7 +34,9 @@ COUNT(DISTINCT x)        {value: multiplicity}
 from __future__ import annotations
 
 import pickle
+import zlib
 from dataclasses import dataclass
+from operator import itemgetter
 from decimal import ROUND_HALF_UP, Decimal
 
 import duckdb
@@ -34,11 +45,16 @@ import pyarrow as pa
 
 from streamsql.errors import PlanError
 from streamsql.runtime.elements import Batch, Element, RowKind
-from streamsql.runtime.operators.base import Operator
-from streamsql.state.base import key_group
+from streamsql.runtime.operators.base import Operator, OperatorContext
+from streamsql.state.base import MAX_PARALLELISM
+from streamsql.state.cache import WriteBehindCache
 from streamsql.types import SqlType
 
 _MULTISET = ("min_retract", "max_retract", "count_distinct")
+
+#: Default of ``'state.cache.max-entries'``: decoded accumulators kept in memory per GROUP BY.
+DEFAULT_CACHE_ENTRIES = 200_000
+_NULL_INT_KEY = b"\x00"  # the encoding of a NULL single integer key (never 8 bytes long)
 
 
 @dataclass(frozen=True)
@@ -115,40 +131,72 @@ class GroupAggOperator(Operator):
             for i, a in enumerate(aggs) if a.func in _MULTISET
         }
 
-    def _query(self, sql: str, table: pa.Table) -> list[list]:
+        key_types = [input_schema.field(i).type for i in range(num_keys)]
+        self._int_key = num_keys == 1 and pa.types.is_integer(key_types[0])
+        self._plain_result = _plain_result_getter(aggs)
+        self.cache: WriteBehindCache | None = None
+
+    def open(self, ctx: OperatorContext) -> None:
+        """Start with an empty accumulator cache (restored state is in the backend)."""
+        super().open(ctx)
+        raw = (ctx.config or {}).get("state.cache.max-entries")
+        size = DEFAULT_CACHE_ENTRIES if raw in (None, "") else int(str(raw).strip())
+        self.cache = WriteBehindCache(ctx.state, size, state_keys=_state_keys)
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Write back every changed accumulator before the backend is snapshotted."""
+        self.cache.flush()
+
+    def _query(self, sql: str, table: pa.Table) -> tuple[pa.Table, list[list]]:
         self._con.register("__in", table)
         try:
             res = self._con.sql(sql).to_arrow_table()
         finally:
             self._con.unregister("__in")
-        return [c.to_pylist() for c in res.columns]
+        return res, [c.to_pylist() for c in res.columns]
+
+    def _encode_keys(self, res: pa.Table, key_tuples: list[tuple]) -> list[bytes]:
+        """State keys (without key group) of the key columns of ``res``, one per row."""
+        if self._int_key:
+            col = res.column(0).combine_chunks()
+            n = len(col)
+            values = col.fill_null(0).to_numpy(zero_copy_only=False) if col.null_count else col.to_numpy()
+            buf = values.astype(">i8", copy=False).tobytes()
+            enc = [buf[i:i + 8] for i in range(0, 8 * n, 8)]
+            if col.null_count:
+                for i in np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False)):
+                    enc[i] = _NULL_INT_KEY
+            return enc
+        dumps = pickle.dumps
+        return [dumps(k, protocol=5) for k in key_tuples]
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched."""
         table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
-        cols = self._query(self._partial_sql, table)
+        res, cols = self._query(self._partial_sql, table)
         nk = self.num_keys
         key_tuples = list(zip(*cols[:nk])) if nk else [()] * len(cols[0])
-        encoded = [pickle.dumps(k, protocol=5) for k in key_tuples]
-        state_keys = [key_group(k).to_bytes(2, "big") + k for k in encoded]
-        index = {k: i for i, k in enumerate(encoded)}
+        encoded = self._encode_keys(res, key_tuples)
         multisets = {ai: self._query(sql, table) for ai, sql in self._multiset_sql.items()}
 
-        old_values = self.ctx.state.get_many(state_keys)
-        accs = [pickle.loads(v) if v is not None else None for v in old_values]
-        olds = [self._result(a) if a is not None else None for a in accs]
-        news = [self._new_acc() if a is None else a for a in accs]
+        cache = self.cache
+        accs = cache.get_many(encoded)
+        result = self._plain_result or self._result
+        olds = [result(a) if a is not None else None for a in accs]
+        new_acc = self._new_acc
+        news = [new_acc() if a is None else a for a in accs]
 
         # Fold the batch's partials into the accumulators (one pass per partial column).
         counts = cols[nk]
-        for i, dc in enumerate(counts):
-            news[i][0] += dc
+        for acc, dc in zip(news, counts):
+            acc[0] += dc
         c = nk + 1
+        index = None
         for ai, a in enumerate(self.aggs):
             slot = ai + 1
             if a.func == "count":
-                for i, d in enumerate(cols[c]):
-                    news[i][slot] += d
+                for acc, d in zip(news, cols[c]):
+                    acc[slot] += d
                 c += 1
             elif a.func in ("sum", "avg"):
                 for i, (dn, ds) in enumerate(zip(cols[c], cols[c + 1])):
@@ -158,41 +206,52 @@ class GroupAggOperator(Operator):
                         acc[0] = ds if acc[0] is None else acc[0] + ds
                 c += 2
             elif a.func in ("min", "max"):
-                pick = min if a.func == "min" else max
-                for i, v in enumerate(cols[c]):
-                    cur = news[i][slot]
-                    if v is not None:
-                        news[i][slot] = v if cur is None else pick(cur, v)
+                if a.func == "min":
+                    for acc, v in zip(news, cols[c]):
+                        if v is not None:
+                            cur = acc[slot]
+                            if cur is None or v < cur:
+                                acc[slot] = v
+                else:
+                    for acc, v in zip(news, cols[c]):
+                        if v is not None:
+                            cur = acc[slot]
+                            if cur is None or v > cur:
+                                acc[slot] = v
                 c += 1
             elif a.func in _MULTISET:
-                mcols = multisets[ai]
+                if index is None:
+                    index = {k: i for i, k in enumerate(encoded)}
+                mres, mcols = multisets[ai]
                 mkeys = list(zip(*mcols[:nk])) if nk else [()] * len(mcols[0])
-                for k, v, d in zip(mkeys, mcols[nk], mcols[nk + 1]):
-                    ms = news[index[pickle.dumps(k, protocol=5)]][slot]
+                for k, v, d in zip(self._encode_keys(mres, mkeys), mcols[nk], mcols[nk + 1]):
+                    ms = news[index[k]][slot]
                     n = ms.get(v, 0) + d
                     if n > 0:
                         ms[v] = n
                     else:
                         ms.pop(v, None)
 
-        out_rows, out_kinds, puts, deletes = [], [], [], []
+        out_rows, out_kinds = [], []
+        INSERT, DELETE = RowKind.INSERT, RowKind.DELETE  # noqa: N806
+        BEFORE, AFTER = RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER  # noqa: N806
         for i, key in enumerate(key_tuples):
             acc, old = news[i], olds[i]
             if acc[0] <= 0:
-                deletes.append(state_keys[i])
+                news[i] = None  # deleted (once written back)
                 if old is not None:
                     out_rows.append(key + old)
-                    out_kinds.append(RowKind.DELETE)
+                    out_kinds.append(DELETE)
                 continue
-            puts.append((state_keys[i], pickle.dumps(acc, protocol=5)))
-            new = self._result(acc)
+            new = result(acc)
             if old is None:
                 out_rows.append(key + new)
-                out_kinds.append(RowKind.INSERT)
+                out_kinds.append(INSERT)
             elif new != old:
                 out_rows += [key + old, key + new]
-                out_kinds += [RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER]
-        self.ctx.state.write(puts, deletes)
+                out_kinds += [BEFORE, AFTER]
+        cache.put_many(encoded, news)
+        cache.evict()
         if not out_rows:
             return []
         columns = list(zip(*out_rows))
@@ -233,6 +292,54 @@ class GroupAggOperator(Operator):
             else:
                 out.append(v)
         return tuple(out)
+
+
+def _plain_result_getter(aggs: list[AggSpec]):
+    """``acc → result tuple`` as one C-level itemgetter when every aggregate's result is an
+    accumulator slot as is (COUNT(*), COUNT, MIN/MAX insert-only); else None."""
+    idx = []
+    for ai, a in enumerate(aggs):
+        if a.func == "count_star":
+            idx.append(0)
+        elif a.func in ("count", "min", "max"):
+            idx.append(ai + 1)
+        else:
+            return None
+    if len(idx) == 1:
+        i = idx[0]
+        return lambda acc: (acc[i],)
+    return itemgetter(*idx)
+
+
+def _crc32_table() -> np.ndarray:
+    table = np.arange(256, dtype=np.uint32)
+    for _ in range(8):
+        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1).astype(np.uint32)
+    return table
+
+
+_CRC32_TABLE = _crc32_table()
+
+
+def _crc32_rows(data: np.ndarray) -> np.ndarray:
+    """``zlib.crc32`` of each row of a ``(n, width)`` uint8 array, vectorized over rows."""
+    crc = np.full(data.shape[0], 0xFFFFFFFF, dtype=np.uint32)
+    for j in range(data.shape[1]):
+        crc = _CRC32_TABLE[(crc ^ data[:, j]) & 0xFF] ^ (crc >> 8)
+    return crc ^ np.uint32(0xFFFFFFFF)
+
+
+def _state_keys(keys: list[bytes]) -> list[bytes]:
+    """2-byte key group (``crc32(key) % MAX_PARALLELISM``, as :func:`~streamsql.state.base.key_group`)
+    + key; vectorized when every key is 8 bytes (the integer-key encoding)."""
+    n = len(keys)
+    joined = b"".join(keys)
+    if n and len(joined) == 8 * n and min(map(len, keys)) == 8:  # all 8 bytes long
+        groups = (_crc32_rows(np.frombuffer(joined, np.uint8).reshape(n, 8)) % MAX_PARALLELISM).astype(">u2")
+        gb = groups.tobytes()
+        return [gb[2 * i:2 * i + 2] + k for i, k in enumerate(keys)]
+    crc = zlib.crc32
+    return [(crc(k) % MAX_PARALLELISM).to_bytes(2, "big") + k for k in keys]
 
 
 def _avg(total, n: int, out_type: SqlType):
