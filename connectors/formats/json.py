@@ -384,8 +384,12 @@ def python_columns(
 
 
 _NEEDS_ESCAPE = r'[\x00-\x1f"\\]'  # what orjson escapes in a string (RE2)
-_NEEDS_ESCAPE_BYTES = re.compile(rb'[\x00-\x1f"\\]')
 _INT_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN")
+
+
+def _needs_escape(a: np.ndarray) -> bool:
+    """Whether the UTF-8 bytes ``a`` hold a control character, a quote or a backslash."""
+    return len(a) > 0 and bool(a.min() < 32 or (a == 34).any() or (a == 92).any())
 
 
 def _quote(text: pa.Array) -> pa.Array:
@@ -401,7 +405,7 @@ def _json_strings(col: pa.Array) -> pa.Array:
     """
     out = _quote(col)
     data = col.buffers()[2]
-    if data is not None and not _NEEDS_ESCAPE_BYTES.search(memoryview(data)):  # one scan of the text
+    if data is None or not _needs_escape(np.frombuffer(data, np.uint8)):  # one pass over the text
         return out
     mask = pc.fill_null(pc.match_substring_regex(col, _NEEDS_ESCAPE), False)
     if pc.any(mask).as_py():
