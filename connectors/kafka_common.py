@@ -498,6 +498,10 @@ class KafkaReader:
         self.done: set[tuple[str, int]] = set()
         self.parts: list[tuple[str, int]] = []  # the splits, in order (set at open)
         self._split_of: dict[tuple[str, int], int] = {}
+        self._split_of_partition: dict[int, int] = {}
+        self._stop_arr = np.zeros(0, np.int64)  # bounded: stop offset per split
+        # the last batch consume() returned, with the split and offset of each message
+        self._located: tuple[list[Message], np.ndarray, np.ndarray] | None = None
 
     # -- open -----------------------------------------------------------------------------------
     def _consumer_config(self) -> dict[str, Any]:
@@ -532,12 +536,14 @@ class KafkaReader:
         parts = self._partitions()
         self.parts = parts
         self._split_of = {tp: i for i, tp in enumerate(parts)}
+        self._split_of_partition = {p: i for i, (_, p) in enumerate(parts)}
         restored = self._parse_position(position, parts) if position else {}
         starts = self._startup_offsets([tp for tp in parts if tp not in restored])
         starts.update(restored)
         self.next = dict(starts)
         if self.bounded_mode != "unbounded":
             self.stop = self._stop_offsets(parts)
+            self._stop_arr = np.asarray([self.stop[tp] for tp in parts], np.int64)
             for tp in parts:
                 if self.next[tp] >= self.stop[tp]:
                     self.done.add(tp)
@@ -692,9 +698,37 @@ class KafkaReader:
         self.latch.alive()
         if any(m.error() is not None for m in msgs):
             msgs = self._handle_events(msgs)
+        if not msgs:
+            return msgs
+        splits, offsets = self._locate(msgs)
         if self.stop:
-            msgs = self._clip(msgs)
+            keep = offsets < self._stop_arr[splits]
+            if not keep.all():
+                sel = np.flatnonzero(keep)
+                msgs = [msgs[i] for i in sel.tolist()]
+                splits, offsets = splits[sel], offsets[sel]
+        self._located = (msgs, splits, offsets)
         return msgs
+
+    def _locate(self, msgs: list[Message]) -> tuple[np.ndarray, np.ndarray]:
+        """The split (int32) and offset (int64) of every message, one pass over the batch."""
+        n = len(msgs)
+        offsets = np.fromiter((m.offset() for m in msgs), np.int64, n)
+        if len(self.parts) <= 1:
+            return np.zeros(n, np.int32), offsets
+        if self.single_topic:
+            of_part = self._split_of_partition
+            splits = np.fromiter((of_part[m.partition()] for m in msgs), np.int32, n)
+        else:
+            split_of = self._split_of
+            splits = np.fromiter((split_of[(m.topic(), m.partition())] for m in msgs), np.int32, n)
+        return splits, offsets
+
+    def _located_for(self, msgs: list[Message]) -> tuple[np.ndarray, np.ndarray]:
+        loc = self._located
+        if loc is not None and loc[0] is msgs:
+            return loc[1], loc[2]
+        return self._locate(msgs)
 
     def _handle_events(self, msgs: list[Message]) -> list[Message]:
         out = []
@@ -725,21 +759,32 @@ class KafkaReader:
             log.warning("%s: %s", self.what, err.str())
         return out
 
-    def _clip(self, msgs: list[Message]) -> list[Message]:
-        stop = self.stop
-        keep = [m for m in msgs if m.offset() < stop[(m.topic(), m.partition())]]
-        return keep
-
-    def _advance(self, msgs: list[Message]) -> None:
+    def _advance(self, msgs: list[Message]) -> list[tuple[str, int]]:
+        """Move each partition's position past its last message in ``msgs``; the partitions."""
+        if not msgs:
+            return []
+        splits, offsets = self._located_for(msgs)
         nxt = self.next
-        for m in msgs:
-            nxt[(m.topic(), m.partition())] = m.offset() + 1
+        parts = self.parts
+        if len(parts) <= 1 and parts:
+            tp = parts[0]
+            nxt[tp] = max(nxt.get(tp, 0), int(offsets.max()) + 1)
+            return [tp]
+        ends = np.full(len(parts), -1, np.int64)
+        np.maximum.at(ends, splits, offsets)  # offsets rise within a partition: max = last
+        touched = []
+        for s in np.flatnonzero(ends >= 0).tolist():
+            tp = parts[s]
+            nxt[tp] = max(nxt.get(tp, 0), int(ends[s]) + 1)  # never back before an EOF position
+            touched.append(tp)
+        return touched
 
     def advance(self, msgs: list[Message]) -> None:
         """Move the positions past ``msgs`` (the messages just returned)."""
-        self._advance(msgs)
+        touched = self._advance(msgs)
+        self._located = None
         if self.stop:
-            for tp in {(m.topic(), m.partition()) for m in msgs}:
+            for tp in touched:
                 self._check_done(tp)
 
     def _check_done(self, tp: tuple[str, int]) -> None:
@@ -760,8 +805,7 @@ class KafkaReader:
         ``idx``, as int32; None when there is a single partition (every row is split 0)."""
         if len(self.parts) <= 1:
             return None
-        split_of = self._split_of
-        per_msg = np.fromiter((split_of[(m.topic(), m.partition())] for m in msgs), np.int32, len(msgs))
+        per_msg, _ = self._located_for(msgs)
         return per_msg[np.asarray(idx, dtype=np.int64)]
 
     def finished_split_ids(self) -> set[int]:

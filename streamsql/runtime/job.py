@@ -237,6 +237,7 @@ class JobRunner:
                     t.tick()
                 next_tick = time.monotonic() + tick_s
             self.metrics["rows_in"] = sum(s.rows for s in sources)
+            self.watermark = _event_time(graph.tasks)
             coord.maybe_complete()
             if all(s.ended for s in sources):
                 self._final_checkpoint(coord, final=True)
@@ -337,10 +338,31 @@ class JobHandle:
         return dict(self.runner.metrics)
 
     @property
+    def watermark(self) -> str | None:
+        """The job's current event time: the smallest watermark reaching its sinks, as
+        ``YYYY-MM-DD HH:MM:SS.mmm`` (UTC), or None before any (or without a WATERMARK)."""
+        return self.runner.watermark
+
+    @property
     def last_checkpoint(self) -> dict:
         """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ..."""
         c = self.runner.coordinator
         return c.stats() if c else {}
+
+
+def _event_time(tasks: list[Task]) -> str | None:
+    """The minimum watermark over the sink tasks (those with no downstream), formatted."""
+    import datetime as dt
+
+    from streamsql.runtime.elements import MAX_WATERMARK
+
+    marks = [t.watermarks.current for t in tasks if not t.downstream]
+    if not marks or any(m is None for m in marks):
+        return None
+    low = min(marks)
+    if low >= MAX_WATERMARK:
+        return "end of input"
+    return dt.datetime.fromtimestamp(low / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def _safe(name: str) -> str:

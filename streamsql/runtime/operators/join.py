@@ -343,12 +343,9 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
         An outer side's rows that never matched are emitted padded with NULLs as they go; the
         watermark is held back by the join's maximum time distance (+1 ms).
         """
-        wm = self._advance(watermark)
-        deletes: list = []
-        due = self.timers.pop_due(wm, deletes)
+        wm, deletes, skeys = self._pop_due_keys(watermark)
         out: list[Element] = []
-        if due:
-            skeys = list(dict.fromkeys(k for _, k in due))
+        if skeys:
             puts: list = []
             padded: list[tuple] = []
             for sk, v in zip(skeys, self.ctx.state.get_many(skeys)):

@@ -35,46 +35,32 @@ from __future__ import annotations
 
 import pickle
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from streamsql.runtime.elements import Batch, Element, Watermark
 from streamsql.runtime.operators.group_agg import AggSpec
 from streamsql.runtime.operators.window_agg import (
-    Accumulators,
-    WindowOperatorBase,
+    WindowAggBase,
     WindowSpec,
     _rows_to_table,
     add_late,
     rowtimes,
 )
 from streamsql.state.base import key_group
-from streamsql.types import SqlType
 
 
-class SessionWindowAggOperator(WindowOperatorBase):
+class SessionWindowAggOperator(WindowAggBase):
     """Aggregates per (key, session) (see module docstring).
 
-    Args:
-        spec: a SESSION spec (``gap`` in ms).
-        num_keys: the first ``num_keys`` input columns are the grouping key.
-        ts_index: the rowtime column of the input.
-        aggs: aggregate calls over input columns.
-        input_schema: Arrow schema of the input.
-        output_schema: ``keys..., window_start, window_end, window_time, aggregates...``.
+    Args: as :class:`~streamsql.runtime.operators.window_agg.WindowAggBase` (``spec`` a SESSION
+    spec, ``gap`` in ms).
     """
 
     def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
                  input_schema: pa.Schema, output_schema: pa.Schema):
-        self.spec = spec
-        self.num_keys = num_keys
-        self.ts_index = ts_index
-        self.output_schema = output_schema
-        names = list(input_schema.names)
-        types = [SqlType.from_arrow(f.type) for f in input_schema]
-        self.acc = Accumulators(aggs, names, types)
-        keys = ['"' + names[i].replace('"', '""') + '"' for i in range(num_keys)]
+        super().__init__(spec, num_keys, ts_index, aggs, input_schema, output_schema)
+        keys = self._quoted_names(input_schema, range(num_keys))
         part = f"PARTITION BY {', '.join(keys)} " if keys else ""
         # Gaps and islands: a new batch-local session starts where the gap to the previous row
         # of the key exceeds `gap` (rows exactly `gap` apart intersect, as Flink's windows do).
@@ -87,14 +73,8 @@ class SessionWindowAggOperator(WindowOperatorBase):
         items = group + ["min(__t)", "max(__t)", "count(*)::BIGINT"] + self.acc.partial_columns()
         self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY ALL"
         self._distinct_sql = self.acc.distinct_queries(group, "__in")
-        self._con = duckdb.connect()
 
-    def _query(self, sql: str, table: pa.Table) -> pa.Table:
-        self._con.register("__in", table)
-        try:
-            return self._con.sql(sql).to_arrow_table()
-        finally:
-            self._con.unregister("__in")
+    _query = WindowAggBase._query_table
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Build batch-local sessions, merge them into the keys' open sessions."""
@@ -162,12 +142,9 @@ class SessionWindowAggOperator(WindowOperatorBase):
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Fire every session with ``end - 1 <= watermark``, then forward the watermark."""
-        wm = self._advance(watermark)
-        deletes: list = []
-        due = self.timers.pop_due(wm, deletes)
+        wm, deletes, skeys = self._pop_due_keys(watermark)
         out: list[Element] = []
-        if due:
-            skeys = list(dict.fromkeys(k for _, k in due))
+        if skeys:
             values = self.ctx.state.get_many(skeys)
             rows, puts = [], []
             for skey, v in zip(skeys, values):

@@ -393,12 +393,24 @@ class WindowOperatorBase(Operator):
             self.watermark = wm
         return self.watermark
 
+    def _pop_due_keys(self, watermark: Watermark) -> tuple[int, list, list[bytes]]:
+        """Advance to ``watermark`` and pop the timers it makes due.
 
-class WindowAggOperator(WindowOperatorBase):
-    """Aggregates per (key, window) of a TUMBLE / HOP / CUMULATE window (module docstring).
+        Returns ``(wm, deletes, state_keys)``: the operator's watermark after the advance, the
+        state deletes of the popped timer entries (to be written by the caller), and the distinct
+        state keys of the due timers in firing order (empty when nothing is due).
+        """
+        wm = self._advance(watermark)
+        deletes: list = []
+        due = self.timers.pop_due(wm, deletes)
+        return wm, deletes, list(dict.fromkeys(k for _, k in due))
+
+
+class WindowAggBase(WindowOperatorBase):
+    """Shared by the window aggregates over (grouping key, window): their setup and DuckDB access.
 
     Args:
-        spec: the window.
+        spec: the window (a SESSION spec has ``gap`` in ms).
         num_keys: the first ``num_keys`` input columns are the grouping key (without window).
         ts_index: the input column of the rowtime.
         aggs: aggregate calls over input columns.
@@ -411,25 +423,44 @@ class WindowAggOperator(WindowOperatorBase):
         self.spec = spec
         self.num_keys = num_keys
         self.ts_index = ts_index
-        self.input_schema = input_schema
         self.output_schema = output_schema
         names = list(input_schema.names)
         types = [SqlType.from_arrow(f.type) for f in input_schema]
         self.acc = Accumulators(aggs, names, types)
-        self._keep = [i for i in range(len(names)) if i != ts_index]
-        q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
-        group = [q(i) for i in range(num_keys)] + ['"__ws"', '"__we"']
-        self._partial_sql = f"SELECT {', '.join(group + self.acc.partial_columns())} FROM __in GROUP BY ALL"
-        self._distinct_sql = self.acc.distinct_queries(group, "__in")
         self._con = duckdb.connect()
 
-    def _query(self, sql: str, table: pa.Table) -> list[list]:
+    @staticmethod
+    def _quoted_names(input_schema: pa.Schema, indices) -> list[str]:
+        """The input columns at ``indices`` as quoted SQL identifiers."""
+        names = list(input_schema.names)
+        return ['"' + names[i].replace('"', '""') + '"' for i in indices]
+
+    def _query_table(self, sql: str, table: pa.Table) -> pa.Table:
+        """Run ``sql`` with ``table`` registered as ``__in``."""
         self._con.register("__in", table)
         try:
-            res = self._con.sql(sql).to_arrow_table()
+            return self._con.sql(sql).to_arrow_table()
         finally:
             self._con.unregister("__in")
-        return [c.to_pylist() for c in res.columns]
+
+
+class WindowAggOperator(WindowAggBase):
+    """Aggregates per (key, window) of a TUMBLE / HOP / CUMULATE window (module docstring).
+
+    Args: as :class:`WindowAggBase` (``spec`` a TUMBLE, HOP or CUMULATE window).
+    """
+
+    def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
+                 input_schema: pa.Schema, output_schema: pa.Schema):
+        super().__init__(spec, num_keys, ts_index, aggs, input_schema, output_schema)
+        self.input_schema = input_schema
+        self._keep = [i for i in range(len(input_schema.names)) if i != ts_index]
+        group = self._quoted_names(input_schema, range(num_keys)) + ['"__ws"', '"__we"']
+        self._partial_sql = f"SELECT {', '.join(group + self.acc.partial_columns())} FROM __in GROUP BY ALL"
+        self._distinct_sql = self.acc.distinct_queries(group, "__in")
+
+    def _query(self, sql: str, table: pa.Table) -> list[list]:
+        return [c.to_pylist() for c in self._query_table(sql, table).columns]
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Assign windows, drop late pairs, fold per (key, window) into state."""
