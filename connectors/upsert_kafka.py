@@ -197,7 +197,7 @@ class UpsertKafkaSink(ProducerSinkMixin, Sink):
         self._staged: dict = {}
         self.stage_rows = 8192  # buffered rows that may be staged early (see _maybe_stage)
         self._epoch_in = 0  # rows compacted since the last flush
-        self._distinct_ratio = 0.0  # written / received rows of the last flush
+        self._distinct_ratio = 1.0  # written / received rows of the last flush
 
     def open(self) -> None:
         """Connect (and join the job's transaction for exactly-once).
@@ -238,7 +238,7 @@ class UpsertKafkaSink(ProducerSinkMixin, Sink):
         if self._holding:
             self._maybe_stage()
             return
-        if self.max_rows > 0 and self._rows >= self.max_rows:
+        if self.max_rows > 0 and self._rows + len(self._staged) >= self.max_rows:
             self._flush_buffer()
         elif (
             not self.transactional

@@ -135,7 +135,7 @@ def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = 
     """``42 rows received, 10.0 rows/s, watermark 2024-05-01 10:00:05.000, last checkpoint #3 (12 ms),
     RUNNING — Ctrl-C to stop`` (the watermark only for queries over a table that declares one)."""
     parts = [f"{counted(pump.count, what)} received", f"{pump.rate():.1f} {what}/s"]
-    wm = job.watermark if job is not None else None
+    wm = getattr(job, "watermark", None)
     if wm is not None:
         parts.append(f"watermark {wm}")
     cp = job.last_checkpoint if job is not None else {}
