@@ -37,22 +37,27 @@ from streamsql.runtime.elements import RowKind
 
 HERE = Path(__file__).resolve().parent
 
-FLIGHTS_DDL = """
-CREATE TABLE flights (
-  `year` INT, `month` INT, `day` INT,
-  dep_time DOUBLE, sched_dep_time INT, dep_delay DOUBLE, arr_delay DOUBLE,
-  carrier STRING, flight INT, tailnum STRING, origin STRING, dest STRING,
-  air_time DOUBLE, distance INT,
-  sched_dep TIMESTAMP(3),
-  WATERMARK FOR sched_dep AS sched_dep - INTERVAL '1' HOUR
-) WITH (
-  'connector' = 'kafka',
-  'topic' = '{topic}',
-  'properties.bootstrap.servers' = '{bootstrap}',
-  'format' = 'json',
-  'scan.startup.mode' = 'earliest-offset'{bounded}
-)
-"""
+DELAYS_SQL = HERE / "flights" / "delays.sql"
+BOUNDED = ",\n  'scan.bounded.mode' = 'latest-offset'"
+
+
+def flights_ddl(topic: str, bootstrap: str, bounded: bool) -> str:
+    """The ``CREATE TABLE flights`` of examples/flights/delays.sql, for ``topic`` on ``bootstrap``.
+
+    delays.sql reads topic 'flights' on 127.0.0.1:9092 to its current end; without ``bounded``
+    the source keeps reading.
+    """
+    sql = DELAYS_SQL.read_text()
+    start = sql.index("CREATE TABLE flights (")
+    ddl = sql[start:sql.index("\n);", start) + 2]  # without the ";"
+    for old, new in (("'topic' = 'flights'", f"'topic' = '{topic}'"),
+                     ("'127.0.0.1:9092'", f"'{bootstrap}'"),
+                     (BOUNDED, BOUNDED if bounded else "")):
+        if old not in ddl:
+            raise ValueError(f"{DELAYS_SQL}: the flights table no longer has {old!r}")
+        ddl = ddl.replace(old, new)
+    return ddl
+
 
 QUERY = """
 SELECT origin, carrier, COUNT(*) AS flights, MAX(dep_delay) AS max_dep_delay
@@ -200,13 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     maybe_replay(args)
-    bounded = ",\n  'scan.bounded.mode' = 'latest-offset'" if args.bounded else ""
     board = Board()
     with tempfile.TemporaryDirectory(prefix="streamsql-embedded-") as work, StreamEnvironment({
         "state.dir": f"{work}/state",                        # keep the job's files out of the cwd
         "execution.checkpointing.dir": f"{work}/checkpoints",
     }) as env:
-        env.execute_sql(FLIGHTS_DDL.format(topic=args.topic, bootstrap=args.bootstrap, bounded=bounded))
+        env.execute_sql(flights_ddl(args.topic, args.bootstrap, args.bounded))
         result = env.execute_sql(QUERY)
         print(f"query job {result.job.job_id} running; columns {result.columns}", flush=True)
         try:

@@ -397,22 +397,23 @@ def _quote(text: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise('"', text, '"', "")
 
 
-def _json_strings(col: pa.Array) -> pa.Array:
+def _json_strings(col: pa.Array, quote: bool = True) -> tuple[pa.Array, bool]:
     """JSON string literals of a string column, escaped exactly as orjson does (NULL stays NULL).
 
     Vectorized; only the values holding a quote, a backslash or a control character go through
-    orjson one by one.
+    orjson one by one. Returns ``(text, bare)``: with ``quote=False`` and nothing to escape, the
+    text is the column itself and ``bare`` is True (the caller adds the quotes).
     """
-    out = _quote(col)
     data = col.buffers()[2]
     if data is None or not _needs_escape(np.frombuffer(data, np.uint8)):  # one pass over the text
-        return out
+        return (col, True) if not quote else (_quote(col), False)
+    out = _quote(col)
     mask = pc.fill_null(pc.match_substring_regex(col, _NEEDS_ESCAPE), False)
     if pc.any(mask).as_py():
         dumps = orjson.dumps
         esc = [dumps(v).decode() for v in pc.filter(col, mask).to_pylist()]
         out = pc.replace_with_mask(out, mask, pa.array(esc, pa.string()))
-    return out
+    return out, False
 
 
 def _json_floats(col: pa.Array) -> pa.Array:
@@ -437,30 +438,47 @@ def _json_floats(col: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
-def json_value_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:
-    """The JSON text of every value of one column, as the row encoder writes it (NULL → ``null``).
+def column_texts(col: pa.Array, t: SqlType, sep: str) -> tuple[pa.Array, bool]:
+    """The JSON text of every value of one column, as the row encoder writes it.
+
+    Returns ``(text, bare)``: NULLs are ``null`` in ``text``, except when ``bare`` is True: then
+    the column has no NULL and ``text`` still lacks the surrounding quotes of a JSON string (the
+    caller puts them into the separators of the join, saving a pass over the column).
 
     Raises:
         NotImplementedError: for a type without a vectorized rendering.
     """
     n = t.name
+    bare_ok = col.null_count == 0
     if n == "STRING":
-        text = _json_strings(col)
+        text, bare = _json_strings(col, quote=not bare_ok)
+        if bare:
+            return text, True
     elif n in _INT_TYPES:
         text = col.cast(pa.string())
     elif n in ("FLOAT", "DOUBLE"):
-        return _json_floats(col)
+        return _json_floats(col), False
     elif n == "DECIMAL":
         text = render_decimal(col)
-    elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        text = _quote(render_timestamp(col, t.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ"))
-    elif n == "DATE":
-        text = _quote(col.cast(pa.string()))
-    elif n == "BYTES":
-        text = _quote(pa.array(base64_text(col), pa.string()))
+    elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "BYTES"):
+        if n == "DATE":
+            text = col.cast(pa.string())
+        elif n == "BYTES":
+            text = pa.array(base64_text(col), pa.string())
+        else:
+            text = render_timestamp(col, t.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ")
+        if bare_ok:
+            return text, True
+        text = _quote(text)
     else:
         raise NotImplementedError(n)
-    return pc.fill_null(text, "null") if text.null_count else text
+    return (pc.fill_null(text, "null") if text.null_count else text), False
+
+
+def json_value_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:
+    """The JSON text of every value of one column (NULL → ``null``), quotes included."""
+    text, bare = column_texts(col, t, sep)
+    return _quote(text) if bare else text
 
 
 def string_payloads(arr: pa.Array) -> list[bytes]:
@@ -481,11 +499,14 @@ def encode_vectorized(table: pa.Table, schema: Schema, options: dict[str, str], 
     iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
     sep = "T" if iso else " "
     parts: list = []
+    lit = "{"  # the literal text before the next column
     for i, (f, col) in enumerate(zip(schema.fields, table.columns)):
-        key = orjson.dumps(f.name).decode()
-        parts.append(("{" if i == 0 else ",") + key + ":")
-        parts.append(json_value_texts(combine(col), f.type, sep))
-    parts.append("}")
+        lit += ("" if i == 0 else ",") + orjson.dumps(f.name).decode() + ":"
+        text, bare = column_texts(combine(col), f.type, sep)
+        parts.append(lit + '"' if bare else lit)
+        parts.append(text)
+        lit = '"' if bare else ""
+    parts.append(lit + "}")
     if not any(isinstance(p, pa.Array) for p in parts):  # pragma: no cover
         raise NotImplementedError("no columns")
     return string_payloads(pc.binary_join_element_wise(*parts, ""))

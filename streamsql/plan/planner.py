@@ -225,13 +225,7 @@ class Planner:
             return windowed
         group = sel.args.get("group")
         keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
-        resolved = [resolve_columns(i, scope) for i in items]
-        having = sel.args.get("having")
-        having_r = resolve_columns(having.this, scope) if having is not None else None
-        calls: dict[str, exp.Expression] = {}
-        for e in resolved + ([having_r] if having_r is not None else []):
-            for call in e.find_all(*AGG_TYPES):
-                calls.setdefault(call.sql(), call)
+        resolved, having_r, calls = self._resolve_aggregate(sel, items, scope)
         pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
         specs_raw = []
         for call in calls.values():
@@ -265,7 +259,34 @@ class Planner:
                 return exp.column(key_sql[n.sql()], quoted=True)
             return n
 
-        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type)) for f in out_schema],
+        return self._post_project(agg, items, resolved, having_r, to_agg_cols)
+
+    def _resolve_aggregate(self, sel: exp.Select, items: list[exp.Expression], scope: Scope
+                           ) -> tuple[list[exp.Expression], exp.Expression | None, dict[str, exp.Expression]]:
+        """The SELECT items and HAVING condition of an aggregation, resolved against ``scope``.
+
+        Returns ``(resolved items, resolved HAVING or None, calls)``, ``calls`` the distinct
+        aggregate calls of both by their SQL, in order of appearance.
+        """
+        resolved = [resolve_columns(i, scope) for i in items]
+        having = sel.args.get("having")
+        having_r = resolve_columns(having.this, scope) if having is not None else None
+        calls: dict[str, exp.Expression] = {}
+        for e in resolved + ([having_r] if having_r is not None else []):
+            for call in e.find_all(*AGG_TYPES):
+                calls.setdefault(call.sql(), call)
+        return resolved, having_r, calls
+
+    def _post_project(self, agg: PlanNode, items: list[exp.Expression], resolved: list[exp.Expression],
+                      having_r: exp.Expression | None, to_agg_cols) -> tuple[PlanNode, Scope]:
+        """The projection (and HAVING filter) over an aggregate's output columns.
+
+        ``items`` are the SELECT items, ``resolved`` the same with their columns resolved,
+        ``having_r`` the resolved HAVING condition (or None); ``to_agg_cols`` rewrites an
+        expression node to refer to the columns of ``agg`` (aggregate calls, grouping keys...).
+        Returns the Calc node (or ``agg`` itself when it is already the result) and its scope.
+        """
+        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type)) for f in agg.schema],
                            self.sql)
         names = _unique([output_name(i, n) for n, i in enumerate(items)])
         post = []

@@ -36,7 +36,7 @@ from decimal import Decimal, InvalidOperation
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.plan.expressions import AGG_TYPES, output_name, quote, resolve_columns, to_duckdb
+from streamsql.plan.expressions import AGG_TYPES, quote, resolve_columns, to_duckdb
 from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, UnionNode, WatermarkAssignerNode
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
@@ -299,7 +299,6 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     """
     if not isinstance(node, WindowTableFunctionNode):
         return None
-    from streamsql.plan.planner import _scope_of, _unique
 
     group = sel.args.get("group")
     keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
@@ -322,13 +321,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         if missing:
             planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
                                  f"{', '.join(missing)}")
-    resolved = [resolve_columns(i, scope) for i in items]
-    having = sel.args.get("having")
-    having_r = resolve_columns(having.this, scope) if having is not None else None
-    calls: dict[str, exp.Expression] = {}
-    for e in resolved + ([having_r] if having_r is not None else []):
-        for c in e.find_all(*AGG_TYPES):
-            calls.setdefault(c.sql(), c)
+    resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
     _no_window_cols(planner, list(calls.values()), "aggregate arguments")
 
     source = node.inputs[0]
@@ -369,18 +362,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
             return exp.column(key_sql[n.sql()], quoted=True)
         return n
 
-    post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type)) for f in out_schema],
-                       planner.sql)
-    names = _unique([output_name(i, n) for n, i in enumerate(items)])
-    post = []
-    for name, r in zip(names, resolved):
-        e = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
-        post.append((name, planner._post_expr(e, post_scope)))
-    post_cond = None
-    if having_r is not None:
-        post_cond = planner._post_expr(having_r.transform(to_agg_cols), post_scope)
-    calc = planner._calc(agg, post, post_cond)
-    return calc, _scope_of(calc, None, planner.sql)
+    return planner._post_project(agg, items, resolved, having_r, to_agg_cols)
 
 
 def _is_window_col(n: exp.Expression) -> bool:

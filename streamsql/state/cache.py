@@ -68,8 +68,12 @@ class WriteBehindCache:
         self.hits += len(keys) - len(missing)
         if missing:
             mkeys = [keys[i] for i in missing]
+            skeys = self._state_keys(mkeys)
+            order = sorted(range(len(skeys)), key=skeys.__getitem__)  # RocksDB reads sorted keys faster
+            missing = [missing[j] for j in order]
+            mkeys = [mkeys[j] for j in order]
             loads = self._loads
-            for i, k, raw in zip(missing, mkeys, self.state.get_many(self._state_keys(mkeys))):
+            for i, k, raw in zip(missing, mkeys, self.state.get_many([skeys[j] for j in order])):
                 v = None if raw is None else loads(raw)
                 vals[i] = v
                 entries[k] = v

@@ -110,3 +110,18 @@ def test_fallback_on_repeated_names():
     t = pa.Table.from_arrays([pa.array([1, 2], pa.int32())] * 2, names=["a", "a"])
     enc = J.JsonEncoder(s, {})
     assert enc.encode(t) == J.encode_rows(t, s, {}) == [b'{"a":1}', b'{"a":2}']
+
+
+@pytest.mark.parametrize("iso", [False, True])
+def test_vectorized_null_free_columns(iso):
+    """Columns without NULLs take the path that puts the quotes into the join's separators."""
+    opts = {"json.timestamp-format.standard": "ISO-8601"} if iso else {}
+    t = varied_table()
+    for f, col in zip(SCHEMA.fields, t.columns):
+        s = schema_of(**{f.name: f.type.sql()})
+        one = pa.table({f.name: col.drop_null()})
+        assert one.column(0).null_count == 0
+        assert J.encode_vectorized(one, s, opts) == J.encode_rows(one, s, opts), f.name
+    both = pa.table({"a": t.column("ts").drop_null(), "b": t.column("day").drop_null()})
+    s = schema_of(a="TIMESTAMP(3)", b="DATE")
+    assert J.encode_vectorized(both, s, opts) == J.encode_rows(both, s, opts)

@@ -134,7 +134,9 @@ class GroupAggOperator(Operator):
         key_types = [input_schema.field(i).type for i in range(num_keys)]
         self._int_key = num_keys == 1 and pa.types.is_integer(key_types[0])
         self._plain_result = _plain_result_getter(aggs)
+        self._acc_template = self._new_acc()  # copied (shallow) when every slot is a scalar
         self.cache: WriteBehindCache | None = None
+        self._as_int: dict[int, pa.DataType] | None = None
 
     def open(self, ctx: OperatorContext) -> None:
         """Start with an empty accumulator cache (restored state is in the backend)."""
@@ -147,22 +149,42 @@ class GroupAggOperator(Operator):
         """Write back every changed accumulator before the backend is snapshotted."""
         self.cache.flush()
 
-    def _query(self, sql: str, table: pa.Table) -> tuple[pa.Table, list[list]]:
+    def _query(self, sql: str, table: pa.Table, as_int: dict[int, pa.DataType] | None = None,
+               ) -> tuple[pa.Table, list[list]]:
+        """The result of ``sql`` over ``table`` as Arrow and as Python lists (columns in
+        ``as_int`` as their integer storage, e.g. epoch units of a timestamp)."""
         self._con.register("__in", table)
         try:
             res = self._con.sql(sql).to_arrow_table()
         finally:
             self._con.unregister("__in")
-        return res, [c.to_pylist() for c in res.columns]
+        if not as_int:
+            return res, [c.to_pylist() for c in res.columns]
+        return res, [(c.cast(as_int[i]) if i in as_int else c).to_pylist() for i, c in enumerate(res.columns)]
+
+    def _temporal_int_columns(self, res: pa.Table) -> dict[int, pa.DataType]:
+        """Partial-result columns of MIN/MAX over a date/timestamp whose type is the output
+        column's (up to the zone's name): folded as integers (same order, no datetime objects)
+        and turned back into the temporal type only in the output Arrow array."""
+        out: dict[int, pa.DataType] = {}
+        c = self.num_keys + 1
+        for ai, a in enumerate(self.aggs):
+            if a.func in ("min", "max"):
+                rt, ot = res.schema.field(c).type, self.output_schema.field(self.num_keys + ai).type
+                if pa.types.is_timestamp(rt) and pa.types.is_timestamp(ot):
+                    if rt.unit == ot.unit and (rt.tz is None) == (ot.tz is None):
+                        out[c] = pa.int64()
+                elif pa.types.is_date32(rt) and pa.types.is_date32(ot):
+                    out[c] = pa.int32()
+            c += {"count": 1, "sum": 2, "avg": 2, "min": 1, "max": 1}.get(a.func, 0)
+        return out
 
     def _encode_keys(self, res: pa.Table, key_tuples: list[tuple]) -> list[bytes]:
         """State keys (without key group) of the key columns of ``res``, one per row."""
         if self._int_key:
             col = res.column(0).combine_chunks()
-            n = len(col)
             values = col.fill_null(0).to_numpy(zero_copy_only=False) if col.null_count else col.to_numpy()
-            buf = values.astype(">i8", copy=False).tobytes()
-            enc = [buf[i:i + 8] for i in range(0, 8 * n, 8)]
+            enc = np.ascontiguousarray(values, dtype=">i8").view("V8").tolist()  # bytes, NULs kept
             if col.null_count:
                 for i in np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False)):
                     enc[i] = _NULL_INT_KEY
@@ -173,7 +195,11 @@ class GroupAggOperator(Operator):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched."""
         table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
-        res, cols = self._query(self._partial_sql, table)
+        res, cols = self._query(self._partial_sql, table, self._as_int)
+        if self._as_int is None:  # first batch: which MIN/MAX columns fold as integers (fixed)
+            self._as_int = self._temporal_int_columns(res)
+            for i, t in self._as_int.items():
+                cols[i] = res.column(i).cast(t).to_pylist()
         nk = self.num_keys
         key_tuples = list(zip(*cols[:nk])) if nk else [()] * len(cols[0])
         encoded = self._encode_keys(res, key_tuples)
@@ -183,7 +209,7 @@ class GroupAggOperator(Operator):
         accs = cache.get_many(encoded)
         result = self._plain_result or self._result
         olds = [result(a) if a is not None else None for a in accs]
-        new_acc = self._new_acc
+        new_acc = self._acc_template.copy if self._plain_result else self._new_acc
         news = [new_acc() if a is None else a for a in accs]
 
         # Fold the batch's partials into the accumulators (one pass per partial column).
@@ -335,9 +361,11 @@ def _state_keys(keys: list[bytes]) -> list[bytes]:
     n = len(keys)
     joined = b"".join(keys)
     if n and len(joined) == 8 * n and min(map(len, keys)) == 8:  # all 8 bytes long
-        groups = (_crc32_rows(np.frombuffer(joined, np.uint8).reshape(n, 8)) % MAX_PARALLELISM).astype(">u2")
-        gb = groups.tobytes()
-        return [gb[2 * i:2 * i + 2] + k for i, k in enumerate(keys)]
+        data = np.frombuffer(joined, np.uint8).reshape(n, 8)
+        out = np.empty((n, 10), np.uint8)
+        out[:, :2] = (_crc32_rows(data) % MAX_PARALLELISM).astype(">u2").view(np.uint8).reshape(n, 2)
+        out[:, 2:] = data
+        return out.view("V10").ravel().tolist()
     crc = zlib.crc32
     return [(crc(k) % MAX_PARALLELISM).to_bytes(2, "big") + k for k in keys]
 
