@@ -250,8 +250,11 @@ class UpsertKafkaSink(ProducerSinkMixin, Sink):
             self._maybe_stage()
 
     def _compact_encode(self) -> tuple[list, list]:
-        """Compact the buffer (last change per key) and encode it: ``(keys, values)``, a tombstone
-        value being None; empties the buffer."""
+        """Compact the buffer (last change per key) and encode it; empties the buffer.
+
+        Returns:
+            ``(keys, values)``, a tombstone's value being None.
+        """
         tables = [t for t, _ in self._buf]
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
         kinds = np.concatenate([k for _, k in self._buf]) if len(self._buf) > 1 else self._buf[0][1]
@@ -288,8 +291,11 @@ class UpsertKafkaSink(ProducerSinkMixin, Sink):
         self.rows_compacted += len(keys) - (len(staged) - before)
 
     def _maybe_stage(self) -> None:
-        """Stage early when the buffer is big and the last epoch compacted little (many distinct
-        keys: compacting first saves no encoding, and the barrier would carry all of it)."""
+        """Stage early when the buffer is big and the last epoch compacted little.
+
+        With mostly distinct keys, compacting first saves no encoding, and the barrier would
+        carry all of it.
+        """
         if self._rows >= self.stage_rows and self._distinct_ratio >= 0.5:
             self._stage()
 

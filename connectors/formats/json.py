@@ -34,10 +34,11 @@ Encoding: column-wise with Arrow compute — each column rendered as JSON text (
 as orjson does; only values holding a quote, backslash or control character go through orjson one
 by one; floats through one ``orjson.dumps`` of the column), then joined with the field names per
 row by ``binary_join_element_wise`` — byte-identical to the reference per-row encoder (a dict +
-``orjson.dumps`` per row, :func:`encode_rows`), which remains the fallback. DECIMAL as a JSON number in plain notation with its scale
-(``10.000000``), TIMESTAMP(p) as ``"2024-05-01 10:00:00.000"`` (p fraction digits),
-TIMESTAMP_LTZ as ``"2024-05-01 10:00:00.000Z"`` (``'json.timestamp-format.standard' =
-'ISO-8601'`` uses ``T``), DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``.
+``orjson.dumps`` per row, :func:`encode_rows`), which remains the fallback. DECIMAL as a JSON
+number in plain notation with its scale (``10.000000``), TIMESTAMP(p) as
+``"2024-05-01 10:00:00.000"`` (p fraction digits), TIMESTAMP_LTZ as
+``"2024-05-01 10:00:00.000Z"`` (``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``),
+DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``.
 """
 
 from __future__ import annotations
@@ -417,7 +418,7 @@ def _json_strings(col: pa.Array, quote: bool = True) -> tuple[pa.Array, bool]:
 
 
 def _json_floats(col: pa.Array) -> pa.Array:
-    """orjson's text of each float (NaN/inf → ``null``), built from one ``orjson.dumps`` call.
+    """The text orjson writes for each float (NaN/inf → ``null``), built from one ``orjson.dumps`` call.
 
     The list's text ``[a,b,c]`` holds no comma inside a number, so the commas are the separators:
     they are removed and the offsets computed around them.
@@ -486,7 +487,9 @@ def string_payloads(arr: pa.Array) -> list[bytes]:
     return arr.cast(pa.binary()).to_pylist()
 
 
-def encode_vectorized(table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json") -> list[bytes]:
+def encode_vectorized(
+    table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
+) -> list[bytes]:
     """One JSON object per row, built column-wise by Arrow (same bytes as the row encoder).
 
     Raises:
@@ -495,7 +498,8 @@ def encode_vectorized(table: pa.Table, schema: Schema, options: dict[str, str], 
     """
     names = schema.names
     if len(set(names)) != len(names):
-        raise NotImplementedError("repeated column names")
+        msg = "repeated column names"
+        raise NotImplementedError(msg)
     iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
     sep = "T" if iso else " "
     parts: list = []
@@ -508,7 +512,8 @@ def encode_vectorized(table: pa.Table, schema: Schema, options: dict[str, str], 
         lit = '"' if bare else ""
     parts.append(lit + "}")
     if not any(isinstance(p, pa.Array) for p in parts):  # pragma: no cover
-        raise NotImplementedError("no columns")
+        msg = "no columns"
+        raise NotImplementedError(msg)
     return string_payloads(pc.binary_join_element_wise(*parts, ""))
 
 

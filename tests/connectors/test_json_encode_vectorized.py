@@ -53,7 +53,8 @@ def varied_table() -> pa.Table:
     cols = {
         "id": [i if i != 3 else None for i in range(n)],
         "name": NAMES,
-        "price": [Decimal("10.00"), Decimal("-0.01"), None, Decimal("12345678.99")] + [Decimal(i) for i in range(6)],
+        "price": [Decimal("10.00"), Decimal("-0.01"), None, Decimal("12345678.99")]
+        + [Decimal(i) for i in range(6)],
         "tiny": [Decimal("0.0000000001"), Decimal("1E-8"), Decimal("0"), None] + [Decimal("1.5")] * 6,
         "qty": [1, -2, None, 2**31 - 1, -(2**31), 0, 5, 6, 7, 8],
         "small": [1, None, -128, 127, 0, 1, 2, 3, 4, 5],

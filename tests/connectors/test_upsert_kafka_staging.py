@@ -45,7 +45,8 @@ def sink(**extra) -> tuple[UpsertKafkaSink, Recorder]:
     }
     opts.update(extra)
     cols = [ColumnDef("id", SqlType.parse("BIGINT")), ColumnDef("name", SqlType.parse("STRING"))]
-    s = UpsertKafkaSink(ConnectorContext(TableDef("u", cols, opts, primary_key=["id"]), "job", {}, services={}))
+    tdef = TableDef("u", cols, opts, primary_key=["id"])
+    s = UpsertKafkaSink(ConnectorContext(tdef, "job", {}, services={}))
     rec = Recorder()
     s.handle = rec
     return s, rec

@@ -185,3 +185,11 @@ def test_vectorized_key_groups_are_crc32():
     assert _state_keys(keys) == [key_group(k).to_bytes(2, "big") + k for k in keys]
     mixed = keys[:5] + [b"\x00", b"abcdefghijklmno"]  # mixed lengths, even summing to 8 each
     assert _state_keys(mixed) == [key_group(k).to_bytes(2, "big") + k for k in mixed]
+
+
+@pytest.mark.parametrize("value", ["-1", "many"])
+def test_bad_cache_size_is_a_config_error(tmp_path, value):
+    from streamsql.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="state.cache.max-entries"):
+        _operator(pa.int64(), False, "hashmap", tmp_path / "w", value)

@@ -142,7 +142,15 @@ class GroupAggOperator(Operator):
         """Start with an empty accumulator cache (restored state is in the backend)."""
         super().open(ctx)
         raw = (ctx.config or {}).get("state.cache.max-entries")
-        size = DEFAULT_CACHE_ENTRIES if raw in (None, "") else int(str(raw).strip())
+        try:
+            size = DEFAULT_CACHE_ENTRIES if raw in (None, "") else int(str(raw).strip())
+        except ValueError:
+            size = -1
+        if size < 0:
+            from streamsql.errors import ConfigError
+
+            msg = f"'state.cache.max-entries' = '{raw}' must be an integer >= 0"
+            raise ConfigError(msg)
         self.cache = WriteBehindCache(ctx.state, size, state_keys=_state_keys)
 
     def snapshot_state(self, checkpoint_id: int) -> None:
