@@ -44,7 +44,8 @@ class WriteBehindCache:
 
     def __init__(self, state: KeyedState, max_entries: int,
                  state_keys: Callable[[list[bytes]], list[bytes]] = default_state_keys,
-                 dumps: Callable[[object], bytes] | None = None, loads: Callable[[bytes], object] = pickle.loads):
+                 dumps: Callable[[object], bytes] | None = None,
+                 loads: Callable[[bytes], object] = pickle.loads):
         self.state = state
         self.max_entries = max(0, int(max_entries))
         self._state_keys = state_keys
@@ -59,8 +60,10 @@ class WriteBehindCache:
         return len(self._entries)
 
     def get_many(self, keys: list[bytes]) -> list:
-        """Values of ``keys`` in order (None where absent); misses are read with one multi-get
-        and cached."""
+        """Values of ``keys`` in order (None where absent).
+
+        Misses are read with one multi-get (keys sorted) and cached.
+        """
         entries = self._entries
         vals = [entries.get(k, _MISS) for k in keys]
         missing = [i for i, v in enumerate(vals) if v is _MISS]
@@ -87,9 +90,11 @@ class WriteBehindCache:
         self._dirty.update(keys)
 
     def evict(self) -> None:
-        """Drop the oldest entries (insertion order) beyond ``max_entries``, writing back the
-        dirty ones in one write batch. Evicts down to 3/4 of the bound, so that evictions are
-        rare and their write batches large."""
+        """Drop the oldest entries (insertion order) beyond ``max_entries``.
+
+        The dirty ones are written back in one write batch. Evicts down to 3/4 of the bound,
+        so that evictions are rare and their write batches large.
+        """
         entries = self._entries
         if len(entries) <= self.max_entries:
             return

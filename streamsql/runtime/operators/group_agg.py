@@ -1,4 +1,4 @@
-"""GroupAggregate: ``GROUP BY`` without a window, over an insert-only or changelog input.
+r"""GroupAggregate: ``GROUP BY`` without a window, over an insert-only or changelog input.
 
 Semantics follow Flink's GroupAggFunction: the result is an updating table. For each key whose
 result changed, a batch emits ``+I`` (first row of the key), ``-U``/``+U`` (a change), or ``-D``
@@ -15,7 +15,7 @@ batch) only when evicted and at every checkpoint (``snapshot_state``, which runs
 backend snapshot), so a checkpoint holds exactly the state after the rows before its barrier.
 
 Key encoding (the state key after the 2-byte key group): a single integer key column is the
-value as 8 bytes big-endian (``b"\\x00"`` for NULL), computed vectorized; other keys are the pickled
+value as 8 bytes big-endian (``b"\x00"`` for NULL), computed vectorized; other keys are the pickled
 key tuple.
 
 Accumulators (per key, in keyed state): the row count, then per aggregate:
@@ -36,8 +36,8 @@ from __future__ import annotations
 import pickle
 import zlib
 from dataclasses import dataclass
-from operator import itemgetter
 from decimal import ROUND_HALF_UP, Decimal
+from operator import itemgetter
 
 import duckdb
 import numpy as np
@@ -159,8 +159,10 @@ class GroupAggOperator(Operator):
 
     def _query(self, sql: str, table: pa.Table, as_int: dict[int, pa.DataType] | None = None,
                ) -> tuple[pa.Table, list[list]]:
-        """The result of ``sql`` over ``table`` as Arrow and as Python lists (columns in
-        ``as_int`` as their integer storage, e.g. epoch units of a timestamp)."""
+        """The result of ``sql`` over ``table`` as Arrow and as Python lists.
+
+        Columns in ``as_int`` are listed as their integer storage, e.g. epoch units of a timestamp).
+        """
         self._con.register("__in", table)
         try:
             res = self._con.sql(sql).to_arrow_table()
@@ -171,9 +173,11 @@ class GroupAggOperator(Operator):
         return res, [(c.cast(as_int[i]) if i in as_int else c).to_pylist() for i, c in enumerate(res.columns)]
 
     def _temporal_int_columns(self, res: pa.Table) -> dict[int, pa.DataType]:
-        """Partial-result columns of MIN/MAX over a date/timestamp whose type is the output
-        column's (up to the zone's name): folded as integers (same order, no datetime objects)
-        and turned back into the temporal type only in the output Arrow array."""
+        """Partial-result columns of MIN/MAX over a date/timestamp of the output column's type.
+
+        Same type up to the zone's name; they are folded as integers (same order, no datetime objects)
+        and turned back into the temporal type only in the output Arrow array.
+        """
         out: dict[int, pa.DataType] = {}
         c = self.num_keys + 1
         for ai, a in enumerate(self.aggs):
@@ -329,8 +333,11 @@ class GroupAggOperator(Operator):
 
 
 def _plain_result_getter(aggs: list[AggSpec]):
-    """``acc → result tuple`` as one C-level itemgetter when every aggregate's result is an
-    accumulator slot as is (COUNT(*), COUNT, MIN/MAX insert-only); else None."""
+    """``acc → result tuple`` as one C-level itemgetter, or None.
+
+    Only when every aggregate's result is an accumulator slot as is (COUNT(*), COUNT,
+    MIN/MAX insert-only).
+    """
     idx = []
     for ai, a in enumerate(aggs):
         if a.func == "count_star":
@@ -364,8 +371,11 @@ def _crc32_rows(data: np.ndarray) -> np.ndarray:
 
 
 def _state_keys(keys: list[bytes]) -> list[bytes]:
-    """2-byte key group (``crc32(key) % MAX_PARALLELISM``, as :func:`~streamsql.state.base.key_group`)
-    + key; vectorized when every key is 8 bytes (the integer-key encoding)."""
+    """Backend keys: 2-byte key group + key.
+
+    The key group is ``crc32(key) % MAX_PARALLELISM`` as :func:`~streamsql.state.base.key_group`,
+    computed vectorized when every key is 8 bytes (the integer-key encoding).
+    """
     n = len(keys)
     joined = b"".join(keys)
     if n and len(joined) == 8 * n and min(map(len, keys)) == 8:  # all 8 bytes long
