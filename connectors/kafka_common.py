@@ -510,6 +510,9 @@ class KafkaReader:
             "auto.offset.reset": "earliest",
             "isolation.level": "read_committed",
             "enable.partition.eof": True,
+            # librdkafka prefetches up to 64 MB by default; one job thread consuming ~10k-row
+            # batches needs far less, and the memory counts against large-state jobs' RSS.
+            "queued.max.messages.kbytes": 16384,
             "error_cb": self.latch,
             "logger": RDKAFKA_LOG,
         }

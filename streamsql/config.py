@@ -22,7 +22,7 @@ DEFAULTS: dict[str, str] = {
     "execution.checkpointing.dir": ".streamsql/checkpoints",
     "state.backend.type": "rocksdb",
     "state.dir": ".streamsql/state",
-    "state.cache.max-entries": "200000",
+    "state.cache.max-entries": "100000",
     "restart-strategy.type": "none",
     "restart-strategy.fixed-delay.attempts": "3",
     "restart-strategy.fixed-delay.delay": "1 s",

@@ -58,7 +58,7 @@ class RocksDBOptions:
         write_buffer_size: bytes per memtable (16 MiB).
         max_write_buffer_number: memtables kept before writes stall.
         target_file_size_base: bytes per SST file at level 1.
-        block_cache_size: bytes of the LRU block cache (64 MiB), shared by the whole database.
+        block_cache_size: bytes of the LRU block cache (32 MiB), shared by the whole database.
         block_size: bytes per data block (16 KiB).
         bloom_bits_per_key: Bloom filter bits per key (10 ≈ 1 % false positives); 0 disables.
         compression: ``lz4`` (default), ``zstd``, ``snappy``, ``zlib``, ``lz4hc`` or ``none``.
@@ -75,7 +75,7 @@ class RocksDBOptions:
     write_buffer_size: int = 16 * 1024 * 1024
     max_write_buffer_number: int = 3
     target_file_size_base: int = 32 * 1024 * 1024
-    block_cache_size: int = 64 * 1024 * 1024
+    block_cache_size: int = 32 * 1024 * 1024
     block_size: int = 16 * 1024
     bloom_bits_per_key: float = 10.0
     compression: str = "lz4"

@@ -183,7 +183,7 @@ def test_options_are_frozen_and_validated():
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.block_cache_size = 1  # type: ignore[misc]
     assert isinstance(opts.to_options(), rocksdict.Options)
-    assert opts.block_cache_size == 64 * 1024 * 1024
+    assert opts.block_cache_size == 32 * 1024 * 1024
     with pytest.raises(ConfigError, match="compression"):
         RocksDBOptions(compression="brotli").to_options()
 

@@ -53,7 +53,7 @@ from streamsql.types import SqlType
 _MULTISET = ("min_retract", "max_retract", "count_distinct")
 
 #: Default of ``'state.cache.max-entries'``: decoded accumulators kept in memory per GROUP BY.
-DEFAULT_CACHE_ENTRIES = 200_000
+DEFAULT_CACHE_ENTRIES = 100_000
 _NULL_INT_KEY = b"\x00"  # the encoding of a NULL single integer key (never 8 bytes long)
 
 
