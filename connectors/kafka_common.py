@@ -513,6 +513,9 @@ class KafkaReader:
             # librdkafka prefetches up to 64 MB by default; one job thread consuming ~10k-row
             # batches needs far less, and the memory counts against large-state jobs' RSS.
             "queued.max.messages.kbytes": 16384,
+            # ... but fetches of the 1 MB default per partition leave it waiting on the broker
+            # (measured: WIN 95k -> 135k ev/s with 4 MB on 4 partitions, same queue bound).
+            "max.partition.fetch.bytes": 4194304,
             "error_cb": self.latch,
             "logger": RDKAFKA_LOG,
         }

@@ -114,9 +114,9 @@ class WindowAggNode(PlanNode):
             from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 
             return SessionWindowAggOperator(*args)
-        from streamsql.runtime.operators.window_agg import WindowAggOperator
+        from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 
-        return WindowAggOperator(*args)
+        return SlicingWindowAggOperator(*args)
 
 
 # -- time attributes -------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ import pytest
 
 from streamsql.runtime.elements import Batch, RowKind
 from streamsql.runtime.operators.base import OperatorContext
-from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, _state_keys
+from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator
+from streamsql.state.keygroups import key_groups, with_key_groups
 from streamsql.state.base import create_backend, key_group
 from tests.runtime.oracle import fold
 
@@ -186,9 +187,11 @@ def test_snapshot_state_writes_back_every_dirty_accumulator(tmp_path, backend_na
 def test_vectorized_key_groups_are_crc32():
     rnd = random.Random(3)
     keys = [rnd.randbytes(8) for _ in range(2000)] + [b"\x00" * 8, b"\xff" * 8]
-    assert _state_keys(keys) == [key_group(k).to_bytes(2, "big") + k for k in keys]
+    assert with_key_groups(keys) == [key_group(k).to_bytes(2, "big") + k for k in keys]
     mixed = keys[:5] + [b"\x00", b"abcdefghijklmno"]  # mixed lengths, even summing to 8 each
-    assert _state_keys(mixed) == [key_group(k).to_bytes(2, "big") + k for k in mixed]
+    assert with_key_groups(mixed) == [key_group(k).to_bytes(2, "big") + k for k in mixed]
+    assert list(key_groups(keys)) == [key_group(k) for k in keys]
+    assert list(key_groups(mixed)) == [key_group(k) for k in mixed]
 
 
 @pytest.mark.parametrize("value", ["-1", "many"])

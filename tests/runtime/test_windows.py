@@ -26,7 +26,8 @@ from streamsql.runtime.elements import MAX_WATERMARK, Batch, Watermark
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
-from streamsql.runtime.operators.window_agg import WindowAggOperator, WindowSpec, assign_windows
+from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
+from streamsql.runtime.operators.window_agg import WindowSpec, assign_windows
 from streamsql.state.base import create_backend
 from streamsql.types import SqlType
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
@@ -361,7 +362,7 @@ def _operator(kind, backend_name, workdir, metrics):
     else:
         slide = {"HOP": 5000, "CUMULATE": 2000}.get(kind, 0)
         spec = WindowSpec(kind, size=10_000, slide=slide)
-        op = WindowAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
+        op = SlicingWindowAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
     backend = create_backend(backend_name)
     backend.open(str(workdir))
     op.open(OperatorContext("window-agg-1", backend.keyed_state("window-agg-1"), {}, metrics))
@@ -497,3 +498,36 @@ def test_kill_and_restart_window_aggregate_is_exactly_once(kafka_bootstrap, kafk
         expected[(dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=ws), k, n, s)] += 1
     assert actual == expected
     assert 0 < committed_before < len(expected), "the kill must fall between windows firing"
+
+
+@pytest.mark.parametrize("key_type", ["string", "int"])
+def test_slice_state_is_split_by_key_group(tmp_path, key_type):
+    """Each checkpointed slice entry holds only rows of its key group (as GROUP BY places keys)."""
+    import pickle
+
+    from streamsql.state.base import key_group
+    from streamsql.state.keygroups import int_key_bytes
+
+    typ = pa.string() if key_type == "string" else pa.int64()
+    schema = pa.schema([("__k0", typ), ("__ts", pa.timestamp("ms")), ("__a1", pa.int32())])
+    out = pa.schema([("__k0", typ)] + list(OUT_SCHEMA)[1:])
+    op = SlicingWindowAggOperator(WindowSpec("TUMBLE", size=10_000), 1, 1, OP_AGGS, schema, out)
+    backend = create_backend("rocksdb")
+    backend.open(str(tmp_path / "s"))
+    state = backend.keyed_state("w")
+    op.open(OperatorContext("w", state, {}, {}))
+    keys = [f"k{i}" for i in range(300)] if key_type == "string" else list(range(-150, 150))
+    table = pa.Table.from_arrays([pa.array(keys, typ), pa.array([BASE] * 300, pa.int64()).cast(pa.timestamp("ms")),
+                                  pa.array(range(300), pa.int32())], schema=schema)
+    op.process_batch(Batch(table), 0)
+    op.snapshot_state(1)
+    seen = []
+    for k, v in state.items():
+        if k[2:4] != b"\x00S":
+            continue
+        rows = pa.ipc.open_stream(v).read_all().column(0)
+        enc = int_key_bytes(rows) if key_type == "int" else [pickle.dumps((x,), protocol=5) for x in rows.to_pylist()]
+        assert {key_group(e) for e in enc} == {int.from_bytes(k[:2], "big")}
+        seen += rows.to_pylist()
+    assert sorted(seen) == sorted(keys)
+    backend.close()

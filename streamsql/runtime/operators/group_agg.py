@@ -34,7 +34,6 @@ COUNT(DISTINCT x)        {value: multiplicity}
 from __future__ import annotations
 
 import pickle
-import zlib
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from operator import itemgetter
@@ -46,15 +45,14 @@ import pyarrow as pa
 from streamsql.errors import PlanError
 from streamsql.runtime.elements import Batch, Element, RowKind
 from streamsql.runtime.operators.base import Operator, OperatorContext
-from streamsql.state.base import MAX_PARALLELISM
 from streamsql.state.cache import WriteBehindCache
+from streamsql.state.keygroups import int_key_bytes, with_key_groups
 from streamsql.types import SqlType
 
 _MULTISET = ("min_retract", "max_retract", "count_distinct")
 
 #: Default of ``'state.cache.max-entries'``: decoded accumulators kept in memory per GROUP BY.
 DEFAULT_CACHE_ENTRIES = 100_000
-_NULL_INT_KEY = b"\x00"  # the encoding of a NULL single integer key (never 8 bytes long)
 
 
 @dataclass(frozen=True)
@@ -151,7 +149,7 @@ class GroupAggOperator(Operator):
 
             msg = f"'state.cache.max-entries' = '{raw}' must be an integer >= 0"
             raise ConfigError(msg)
-        self.cache = WriteBehindCache(ctx.state, size, state_keys=_state_keys)
+        self.cache = WriteBehindCache(ctx.state, size, state_keys=with_key_groups)
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Write back every changed accumulator before the backend is snapshotted."""
@@ -194,13 +192,7 @@ class GroupAggOperator(Operator):
     def _encode_keys(self, res: pa.Table, key_tuples: list[tuple]) -> list[bytes]:
         """State keys (without key group) of the key columns of ``res``, one per row."""
         if self._int_key:
-            col = res.column(0).combine_chunks()
-            values = col.fill_null(0).to_numpy(zero_copy_only=False) if col.null_count else col.to_numpy()
-            enc = np.ascontiguousarray(values, dtype=">i8").view("V8").tolist()  # bytes, NULs kept
-            if col.null_count:
-                for i in np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False)):
-                    enc[i] = _NULL_INT_KEY
-            return enc
+            return int_key_bytes(res.column(0))
         dumps = pickle.dumps
         return [dumps(k, protocol=5) for k in key_tuples]
 
@@ -352,43 +344,8 @@ def _plain_result_getter(aggs: list[AggSpec]):
     return itemgetter(*idx)
 
 
-def _crc32_table() -> np.ndarray:
-    table = np.arange(256, dtype=np.uint32)
-    for _ in range(8):
-        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1).astype(np.uint32)
-    return table
-
-
-_CRC32_TABLE = _crc32_table()
-
-
-def _crc32_rows(data: np.ndarray) -> np.ndarray:
-    """``zlib.crc32`` of each row of a ``(n, width)`` uint8 array, vectorized over rows."""
-    crc = np.full(data.shape[0], 0xFFFFFFFF, dtype=np.uint32)
-    for j in range(data.shape[1]):
-        crc = _CRC32_TABLE[(crc ^ data[:, j]) & 0xFF] ^ (crc >> 8)
-    return crc ^ np.uint32(0xFFFFFFFF)
-
-
-def _state_keys(keys: list[bytes]) -> list[bytes]:
-    """Backend keys: 2-byte key group + key.
-
-    The key group is ``crc32(key) % MAX_PARALLELISM`` as :func:`~streamsql.state.base.key_group`,
-    computed vectorized when every key is 8 bytes (the integer-key encoding).
-    """
-    n = len(keys)
-    joined = b"".join(keys)
-    if n and len(joined) == 8 * n and min(map(len, keys)) == 8:  # all 8 bytes long
-        data = np.frombuffer(joined, np.uint8).reshape(n, 8)
-        out = np.empty((n, 10), np.uint8)
-        out[:, :2] = (_crc32_rows(data) % MAX_PARALLELISM).astype(">u2").view(np.uint8).reshape(n, 2)
-        out[:, 2:] = data
-        return out.view("V10").ravel().tolist()
-    crc = zlib.crc32
-    return [(crc(k) % MAX_PARALLELISM).to_bytes(2, "big") + k for k in keys]
-
-
 def _avg(total, n: int, out_type: SqlType):
     if out_type.name == "DECIMAL":
-        return (Decimal(total) / n).quantize(Decimal(1).scaleb(-(out_type.scale or 0)), rounding=ROUND_HALF_UP)
+        quantum = Decimal(1).scaleb(-(out_type.scale or 0))
+        return (Decimal(total) / n).quantize(quantum, rounding=ROUND_HALF_UP)
     return float(total) / n

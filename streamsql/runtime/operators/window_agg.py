@@ -22,30 +22,28 @@ CUMULATE the row still counts in its windows that have not fired; a row none of 
 windows is left is dropped and counted in the job metric ``late_records``. Rows with a NULL
 rowtime are dropped (as Flink does).
 
-Per batch (never per row in Python): the rowtime is read as an int64 array, windows are
-assigned with numpy (HOP/CUMULATE expand the row indices), DuckDB computes one partial
-aggregate per (key, window), and keyed state is read (multi-get) and written (one write batch)
-once per distinct (key, window) in the batch.
+How they are computed: TUMBLE / HOP / CUMULATE aggregates by
+:class:`~streamsql.runtime.operators.slicing_window.SlicingWindowAggOperator` (columnar slices),
+SESSION by :class:`~streamsql.runtime.operators.session_window.SessionWindowAggOperator`. This
+module holds what they share: the window spec and its vectorized assignment, rowtime access,
+insert-only accumulators (sessions merge them), event-time timers kept in keyed state
+(sessions, interval joins), and the window TVF without aggregation.
 
-State layout (keyed state of the operator; ``kg`` = the 2-byte key group of the *grouping key*,
-so all windows of a key share its key group):
+Event-time timer entries (:class:`EventTimeTimers`; ``kg`` = the 2-byte key group of the key):
 
 ======================================== ==============================================
-``kg + pickle((keys..., start, end))``   the window's accumulators
-``kg + b"\\x00T" + end(8) + pickle(...)`` an event-time timer: (key, window) pending at
-                                         ``end`` (``end`` big-endian, offset by 2^63)
+``kg + b"\\x00T" + end(8) + key``          (key, window) pending at ``end`` (``end``
+                                         big-endian, offset by 2^63)
 ``b"\\xff\\xff\\x00W"``                     the operator's watermark at the last checkpoint
 ======================================== ==============================================
 
-Timers are state, so a snapshot holds the pending windows and their timers; after a restore
-the in-memory timer index (a sorted set of pending window ends, each with the keys to fire) is
+Timers are state, so a snapshot holds them; after a restore the in-memory timer index is
 rebuilt from the timer entries before the first element.
 """
 
 from __future__ import annotations
 
 import heapq
-import pickle
 import struct
 from dataclasses import dataclass
 
@@ -57,7 +55,7 @@ import pyarrow.compute as pc
 from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import AggSpec, _avg
-from streamsql.state.base import KeyedState, key_group
+from streamsql.state.base import KeyedState
 from streamsql.types import SqlType
 
 _TIMER_TAG = b"\x00T"
@@ -442,91 +440,6 @@ class WindowAggBase(WindowOperatorBase):
             return self._con.sql(sql).to_arrow_table()
         finally:
             self._con.unregister("__in")
-
-
-class WindowAggOperator(WindowAggBase):
-    """Aggregates per (key, window) of a TUMBLE / HOP / CUMULATE window (module docstring).
-
-    Args: as :class:`WindowAggBase` (``spec`` a TUMBLE, HOP or CUMULATE window).
-    """
-
-    def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
-                 input_schema: pa.Schema, output_schema: pa.Schema):
-        super().__init__(spec, num_keys, ts_index, aggs, input_schema, output_schema)
-        self.input_schema = input_schema
-        self._keep = [i for i in range(len(input_schema.names)) if i != ts_index]
-        group = self._quoted_names(input_schema, range(num_keys)) + ['"__ws"', '"__we"']
-        self._partial_sql = f"SELECT {', '.join(group + self.acc.partial_columns())} FROM __in GROUP BY ALL"
-        self._distinct_sql = self.acc.distinct_queries(group, "__in")
-
-    def _query(self, sql: str, table: pa.Table) -> list[list]:
-        return [c.to_pylist() for c in self._query_table(sql, table).columns]
-
-    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Assign windows, drop late pairs, fold per (key, window) into state."""
-        self._ensure_loaded()
-        table = batch.table
-        ts, valid = rowtimes(table.column(self.ts_index))
-        idx = np.arange(len(ts)) if valid is None else np.flatnonzero(valid)
-        rows, starts, ends = assign_windows(ts[idx], self.spec)
-        rows = idx[rows]
-        if self.watermark is not None:
-            keep = ends - 1 > self.watermark
-            if not keep.all():
-                alive = np.zeros(len(ts), bool)
-                alive[rows[keep]] = True
-                add_late(self.ctx.metrics, len(np.unique(rows)) - int(alive.sum()))
-                rows, starts, ends = rows[keep], starts[keep], ends[keep]
-        if len(rows) == 0:
-            return []
-        expanded = table.take(pa.array(rows))
-        expanded = expanded.append_column("__ws", pa.array(starts, pa.int64()))
-        expanded = expanded.append_column("__we", pa.array(ends, pa.int64()))
-        cols = self._query(self._partial_sql, expanded)
-        nk = self.num_keys
-        groups = list(zip(*cols[: nk + 2]))
-        state_keys = []
-        for g in groups:
-            kg = key_group(pickle.dumps(g[:nk], protocol=5)).to_bytes(2, "big")
-            state_keys.append(kg + pickle.dumps(g, protocol=5))
-        olds = self.ctx.state.get_many(state_keys)
-        accs = [self.acc.new() if v is None else pickle.loads(v) for v in olds]
-        self.acc.fold(accs, cols, nk + 2)
-        if self._distinct_sql:
-            index = {g: i for i, g in enumerate(groups)}
-            for ai, sql in self._distinct_sql.items():
-                d = self._query(sql, expanded)
-                for g, v in zip(zip(*d[: nk + 2]), d[nk + 2]):
-                    accs[index[g]][ai].add(v)
-        puts: list = []
-        for key, old, acc, g in zip(state_keys, olds, accs, groups):
-            puts.append((key, pickle.dumps(acc, protocol=5)))
-            if old is None:
-                self.timers.add(g[-1], key, puts)
-        self.ctx.state.write(puts)
-        return []
-
-    def process_watermark(self, watermark: Watermark) -> list[Element]:
-        """Fire every window with ``end - 1 <= watermark``, then forward the watermark."""
-        wm = self._advance(watermark)
-        deletes: list = []
-        due = self.timers.pop_due(wm, deletes)
-        out: list[Element] = []
-        if due:
-            keys = [k for _, k in due]
-            values = self.ctx.state.get_many(keys)
-            rows = []
-            for k, v in zip(keys, values):
-                if v is None:
-                    continue
-                g = pickle.loads(k[2:])
-                rows.append(g + (g[-1] - 1,) + self.acc.result(pickle.loads(v)))
-            deletes += keys
-            self.ctx.state.write([], deletes)
-            if rows:
-                out.append(Batch(_rows_to_table(rows, self.output_schema, self.num_keys)))
-        out.append(watermark)
-        return out
 
 
 def _rows_to_table(rows: list[tuple], schema: pa.Schema, num_keys: int) -> pa.Table:

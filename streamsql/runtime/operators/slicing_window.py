@@ -1,0 +1,371 @@
+r"""Window aggregation over TUMBLE, HOP and CUMULATE by slices, as Flink's ``SlicingWindowOperator``.
+
+Semantics are those of :mod:`~streamsql.runtime.operators.window_agg` (window assignment, firing
+at ``end - 1 <= watermark``, one insert-only row per (key, window), late rows); this module is
+how they are computed, columnar from end to end.
+
+**Slices.** Event time is cut into slices: a TUMBLE window is one slice; HOP and CUMULATE windows
+are unions of consecutive slices of length ``slide`` / ``step`` (``size`` is a multiple of it).
+A row goes into exactly one slice (no per-window copies for HOP), and a window is the
+combination of its slices' partial aggregates. A slice is dropped when the last window that
+contains it fires; a row whose slice has no window left (its last window end ``- 1 <=
+watermark``) is late: dropped and counted in ``late_records``. A late row whose slice still has
+an unfired window counts in those windows only, as Flink merges a late element into its
+remaining windows.
+
+**Per batch** (no per-row or per-key Python): the slice of every row is computed with numpy,
+DuckDB computes one partial aggregate row per (key, slice), and the partial table is appended to
+its slice. **On a watermark**, each due window's slices are combined by DuckDB (``sum`` of
+counts, ``min``/``max`` of extremes, union of distinct-value lists) into the output batch.
+
+Partial aggregates per call: COUNT(*) / COUNT(x) a count; SUM(x) a sum; AVG(x) a sum and a
+count; MIN/MAX the extreme; COUNT(DISTINCT x) the list of distinct non-NULL values.
+
+**State.** A slice is kept in memory as Arrow tables of partial aggregates. At each checkpoint
+(``snapshot_state``), the partials a slice received since the previous checkpoint are combined
+and written as new entries, one per key group (Arrow IPC stream bytes), so a checkpoint writes
+what changed, never the whole window:
+
+========================================================= ==========================================
+``kg + b"\x00S" + slice_end(8) + checkpoint_id(8)``        partial aggregates of the slice's keys
+                                                          in key group ``kg`` (Arrow IPC)
+``b"\xff\xff\x00W"``                                      the operator's watermark at the checkpoint
+========================================================= ==========================================
+
+``slice_end`` is big-endian offset by 2^63 (so negative times sort first). When a slice has
+accumulated many delta entries they are rewritten as one compacted set. The pending windows
+(the operator's event-time timers) are the window ends of the slices in state: they are rebuilt
+from the slice entries after a restore. Memory: the partial rows of the open slices (one row per
+distinct key per slice after compaction).
+"""
+
+from __future__ import annotations
+
+import heapq
+import struct
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.errors import PlanError
+from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.group_agg import AggSpec, _avg
+from streamsql.runtime.operators.window_agg import (
+    _WM_KEY,
+    WindowSpec,
+    add_late,
+    ms_array,
+    rowtimes,
+    watermark_entry,
+)
+from streamsql.state.keygroups import encode_keys, key_groups
+
+_SLICE_TAG = b"\x00S"
+_OFFSET = 2**63
+_BE = struct.Struct(">Q")
+_SIGNED = struct.Struct(">q")
+_SLICE_COL = "__slice_end"
+_COMPACT_EVERY = 16  # fresh partial tables kept before they are combined in memory
+_REWRITE_AFTER = 16  # checkpoints of delta entries before a slice is rewritten compacted
+
+
+class SliceAssigner:
+    """Rowtimes → slices → windows, for a TUMBLE, HOP or CUMULATE spec (all times in ms).
+
+    A slice is identified by its end; it covers ``[end - slice, end)``.
+    """
+
+    def __init__(self, spec: WindowSpec):
+        if spec.kind not in ("TUMBLE", "HOP", "CUMULATE"):
+            msg = f"SliceAssigner: {spec.kind} windows are not aligned"
+            raise ValueError(msg)
+        self.spec = spec
+        self.slice = spec.size if spec.kind == "TUMBLE" else spec.slide
+
+    def slice_ends(self, ts: np.ndarray) -> np.ndarray:
+        """The slice end of each rowtime (int64 array)."""
+        return ts - np.mod(ts - self.spec.offset, self.slice) + self.slice
+
+    def last_window_ends(self, slice_ends: np.ndarray) -> np.ndarray:
+        """The end of the last window containing each slice (its slice is dropped after it fires)."""
+        spec = self.spec
+        if spec.kind == "TUMBLE":
+            return slice_ends
+        if spec.kind == "HOP":
+            return slice_ends - spec.slide + spec.size
+        first = slice_ends - 1  # CUMULATE: the end of the slice's base window
+        return first - np.mod(first - spec.offset, spec.size) + spec.size
+
+    def window_ends(self, slice_end: int) -> range:
+        """Ends of every window that contains the slice, ascending."""
+        last = int(self.last_window_ends(np.array([slice_end], np.int64))[0])
+        return range(slice_end, last + 1, self.slice)
+
+    def window_start(self, window_end: int) -> int:
+        """The start of the window ending at ``window_end``."""
+        spec = self.spec
+        if spec.kind == "CUMULATE":
+            t = window_end - 1
+            return t - (t - spec.offset) % spec.size
+        return window_end - spec.size
+
+
+class _Slice:
+    """The partial aggregates of one slice: persisted (in state) and fresh (since the checkpoint)."""
+
+    __slots__ = ("base", "entries", "fresh", "deltas")
+
+    def __init__(self) -> None:
+        self.base: list[pa.Table] = []  # already in keyed state
+        self.fresh: list[pa.Table] = []  # received since the last checkpoint
+        self.entries: list[bytes] = []  # its state keys
+        self.deltas = 0  # checkpoints that added entries since the last rewrite
+
+
+class SlicingWindowAggOperator(Operator):
+    """Aggregates per (key, window) of a TUMBLE / HOP / CUMULATE window (module docstring).
+
+    Args:
+        spec: the window (TUMBLE, HOP or CUMULATE; times in ms).
+        num_keys: the first ``num_keys`` input columns are the grouping key (without window).
+        ts_index: the input column of the rowtime.
+        aggs: aggregate calls over input columns (insert-only: no ``*_retract``).
+        input_schema: Arrow schema of the input.
+        output_schema: ``keys..., window_start, window_end, window_time, aggregates...``.
+
+    Raises:
+        PlanError: an aggregate that has no slice-combinable form.
+    """
+
+    stateful = True
+
+    def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
+                 input_schema: pa.Schema, output_schema: pa.Schema):
+        self.assigner = SliceAssigner(spec)
+        self.spec = spec
+        self.num_keys = num_keys
+        self.ts_index = ts_index
+        self.aggs = aggs
+        self.output_schema = output_schema
+        names = list(input_schema.names)
+        q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
+        keys = [f"{q(i)} AS __k{i}" for i in range(num_keys)]
+        partial, combine = [], []
+        for ai, a in enumerate(aggs):
+            for j, (p, c) in enumerate(_partial_and_combine(a, input_schema)):
+                partial.append(f"{p.format(q(a.arg) if a.arg is not None else '')} AS __p{ai}_{j}")
+                combine.append(f"{c.format(f'__p{ai}_{j}')} AS __p{ai}_{j}")
+        group = " GROUP BY ALL"
+        self._partial_sql = f"SELECT {', '.join(keys + [_SLICE_COL] + partial)} FROM __in{group}"
+        key_cols = [f"__k{i}" for i in range(num_keys)]
+        self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
+                             + (f" GROUP BY {', '.join(key_cols)}" if key_cols else ""))
+        self._con = duckdb.connect()
+        self._schema: pa.Schema | None = None  # of partial tables (fixed by the first one)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def open(self, ctx) -> None:
+        """Called once; slices are loaded from state at the first element (after any restore)."""
+        super().open(ctx)
+        self.slices: dict[int, _Slice] = {}
+        self.timers: set[int] = set()  # pending window ends (event-time timers)
+        self._heap: list[int] = []
+        self.watermark: int | None = None
+        self._loaded = False
+
+    def _ensure_loaded(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        loaded: dict[int, _Slice] = {}
+        for k, v in self.ctx.state.items():
+            if k == _WM_KEY:
+                wm = _SIGNED.unpack(v)[0]
+                if self.watermark is None or wm > self.watermark:
+                    self.watermark = wm
+            elif k[2:4] == _SLICE_TAG:
+                end = _BE.unpack_from(k, 4)[0] - _OFFSET
+                sl = loaded.setdefault(end, _Slice())
+                sl.base.append(self._conform(pa.ipc.open_stream(v).read_all()))
+                sl.entries.append(k)
+        for end, sl in loaded.items():
+            sl.deltas = len(sl.entries)
+            self.slices[end] = sl
+            self._register(end)
+
+    def _register(self, slice_end: int) -> None:
+        """Add the pending windows of a new slice (those not fired yet)."""
+        wm = self.watermark
+        for end in self.assigner.window_ends(slice_end):
+            if (wm is None or end - 1 > wm) and end not in self.timers:
+                self.timers.add(end)
+                heapq.heappush(self._heap, end)
+
+    # -- elements -----------------------------------------------------------------------------
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Partially aggregate ``batch`` per (key, slice) and append it to its slices."""
+        self._ensure_loaded()
+        table = batch.table
+        ts, valid = rowtimes(table.column(self.ts_index))
+        if valid is not None:  # NULL rowtimes are dropped, as Flink does
+            table, ts = table.filter(pa.array(valid)), ts[valid]
+        ends = self.assigner.slice_ends(ts)
+        if self.watermark is not None:
+            alive = self.assigner.last_window_ends(ends) - 1 > self.watermark
+            if not alive.all():
+                add_late(self.ctx.metrics, int(len(alive) - alive.sum()))
+                table, ends = table.filter(pa.array(alive)), ends[alive]
+        if len(ends) == 0:
+            return []
+        part = self._query(self._partial_sql, table.append_column(_SLICE_COL, pa.array(ends, pa.int64())))
+        col = part.column(_SLICE_COL).to_numpy()
+        part = part.drop_columns([_SLICE_COL])
+        lo, hi = int(col.min()), int(col.max())
+        uniques = [lo] if lo == hi else np.unique(col).tolist()
+        for end in uniques:
+            sl = self.slices.get(end)
+            if sl is None:
+                sl = self.slices[end] = _Slice()
+                self._register(end)
+            sl.fresh.append(self._conform(part if lo == hi else part.filter(pa.array(col == end))))
+            if len(sl.fresh) > _COMPACT_EVERY:
+                sl.fresh = [self._combine(sl.fresh)]
+        return []
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Fire every window with ``end - 1 <= watermark`` (in end order), then forward it."""
+        self._ensure_loaded()
+        wm = watermark.timestamp
+        if self.watermark is None or wm > self.watermark:
+            self.watermark = wm
+        wm = self.watermark
+        out: list[Element] = []
+        deletes: list[bytes] = []
+        heap = self._heap
+        while heap and (heap[0] - 1 <= wm or wm == MAX_WATERMARK):
+            end = heapq.heappop(heap)
+            self.timers.discard(end)
+            start = self.assigner.window_start(end)
+            tables = [t for se, sl in self.slices.items() if start < se <= end for t in sl.base + sl.fresh]
+            if tables:
+                out.append(Batch(self._finalize(self._combine(tables), start, end)))
+            done = [se for se in self.slices if int(self.assigner.last_window_ends(np.array([se]))[0]) <= end]
+            for se in done:
+                deletes += self.slices.pop(se).entries
+        if deletes:
+            self.ctx.state.write([], deletes)
+        out.append(watermark)
+        return out
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Write each slice's partials since the last checkpoint (per key group), and the watermark."""
+        self._ensure_loaded()
+        puts: list[tuple[bytes, bytes]] = []
+        deletes: list[bytes] = []
+        for end, sl in self.slices.items():
+            if not sl.fresh:
+                continue
+            if sl.deltas >= _REWRITE_AFTER:  # many small deltas: rewrite the slice as one set
+                sl.base, sl.fresh = [self._combine(sl.base + sl.fresh)], []
+                deletes += sl.entries
+                sl.entries, sl.deltas, delta = [], 0, sl.base[0]
+            else:
+                delta = self._combine(sl.fresh)
+                sl.fresh = []
+                sl.base.append(delta)
+                if len(sl.base) > _COMPACT_EVERY:
+                    sl.base = [self._combine(sl.base)]
+            prefix = _SLICE_TAG + _BE.pack(end + _OFFSET) + _BE.pack(checkpoint_id)
+            for kg, blob in self._split_by_key_group(delta):
+                key = kg + prefix
+                puts.append((key, blob))
+                sl.entries.append(key)
+            sl.deltas += 1
+        if self.watermark is not None:
+            puts.append(watermark_entry(self.watermark))
+        self.ctx.state.write(puts, deletes)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _query(self, sql: str, table: pa.Table) -> pa.Table:
+        self._con.register("__in", table)
+        try:
+            return self._con.sql(sql).to_arrow_table()
+        finally:
+            self._con.unregister("__in")
+
+    def _conform(self, table: pa.Table) -> pa.Table:
+        """Partial tables share one schema (the first one's), so they concatenate."""
+        if self._schema is None:
+            self._schema = table.schema
+        elif table.schema != self._schema:
+            table = table.cast(self._schema)
+        return table
+
+    def _combine(self, tables: list[pa.Table]) -> pa.Table:
+        """One partial row per key: the combination of ``tables``' partials."""
+        return self._conform(self._query(self._combine_sql, pa.concat_tables(tables)))
+
+    def _split_by_key_group(self, table: pa.Table) -> list[tuple[bytes, bytes]]:
+        """``table`` cut into one Arrow IPC blob per key group: ``[(kg 2 bytes, blob)]``."""
+        kgs = key_groups(encode_keys(table, self.num_keys))
+        order = np.argsort(kgs, kind="stable")
+        kgs = kgs[order]
+        table = table.take(pa.array(order))
+        cuts = [0, *(np.flatnonzero(np.diff(kgs)) + 1).tolist(), len(kgs)]
+        out = []
+        for a, b in zip(cuts, cuts[1:]):
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table.slice(a, b - a))
+            out.append((int(kgs[a]).to_bytes(2, "big"), sink.getvalue().to_pybytes()))
+        return out
+
+    def _finalize(self, part: pa.Table, start: int, end: int) -> pa.Table:
+        """Output rows of window ``[start, end)`` from its combined partials."""
+        n = part.num_rows
+        fields = list(self.output_schema)
+        arrays = [part.column(i).cast(fields[i].type) for i in range(self.num_keys)]
+        for f, t in zip(fields[self.num_keys: self.num_keys + 3], (start, end, end - 1)):
+            arrays.append(ms_array(np.full(n, t, np.int64), f.type))
+        for ai, a in enumerate(self.aggs):
+            f = fields[self.num_keys + 3 + ai]
+            p = part.column(f"__p{ai}_0")
+            if a.func == "avg":
+                cnt = part.column(f"__p{ai}_1")
+                if a.out_type.name == "DECIMAL":
+                    vals = [None if c == 0 else _avg(s, c, a.out_type)
+                            for s, c in zip(p.to_pylist(), cnt.to_pylist())]
+                    arrays.append(pa.array(vals, f.type))
+                    continue
+                nonzero = pc.if_else(pc.equal(cnt, 0), None, cnt)  # AVG of no values is NULL
+                p = pc.divide(p.cast(pa.float64()), nonzero.cast(pa.float64()))
+            elif a.func == "count_distinct":
+                p = pc.list_value_length(p)
+            arrays.append(p.cast(f.type))
+        return pa.Table.from_arrays(arrays, schema=self.output_schema)
+
+
+def _partial_and_combine(agg: AggSpec, schema: pa.Schema) -> list[tuple[str, str]]:
+    """DuckDB (partial, combine) expression templates of one aggregate call ({} = its column)."""
+    f = agg.func
+    if f == "count_star":
+        return [("count(*)::BIGINT", "sum({})::BIGINT")]
+    if f == "count":
+        return [("count({})::BIGINT", "sum({})::BIGINT")]
+    if f in ("min", "max"):
+        return [(f"{f}({{}})", f"{f}({{}})")]
+    if f in ("sum", "avg"):
+        t = schema.field(agg.arg).type
+        cast = "::DOUBLE" if pa.types.is_floating(t) else ("" if pa.types.is_decimal(t) else "::BIGINT")
+        total = (f"sum({{}}){cast}", f"sum({{}}){cast}")
+        return [total] if f == "sum" else [total, ("count({})::BIGINT", "sum({})::BIGINT")]
+    if f == "count_distinct":
+        return [("list_distinct(list({}))", "list_distinct(flatten(list({})))")]
+    msg = f"{f.upper()} is not supported in a window aggregate"
+    raise PlanError(msg)
