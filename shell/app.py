@@ -30,7 +30,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from sqlglot import exp
 
 from streamsql.environment import StreamEnvironment, TableResult
-from streamsql.errors import SqlError, StreamSQLError
+from streamsql.errors import SqlError, StatementError, StreamSQLError
 from streamsql.output import tableau
 from streamsql.shell import commands
 from streamsql.shell.buffer import input_is_multiline
@@ -282,7 +282,7 @@ class Shell:
                                "it may hold only DDL (CREATE, DROP) and SET/RESET statements")
                     return False
                 self.env.execute_parsed(tree, st.text)
-            except SqlError as e:
+            except StatementError as e:  # a SqlError or PlanError, positioned in the init file
                 self.error(str(e.with_offset(script, st.line - 1, path)))
                 return False
             except Exception as e:

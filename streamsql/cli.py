@@ -42,7 +42,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     env = StreamEnvironment(_settings(args.set))
     try:
-        from streamsql.errors import SqlError
+        from streamsql.errors import StatementError
         from streamsql.sql.parser import error_in_script, parse_script
 
         # Parse the whole script first: a syntax error at the end must not leave jobs running.
@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for st, tree in statements:
             try:
                 result = env.execute_parsed(tree, st.text)
-            except SqlError as e:
+            except StatementError as e:  # a SqlError or PlanError: re-position it in the script
                 raise error_in_script(e, st, script, args.file) from None
             except StreamSQLError as e:
                 raise type(e)(f"{args.file}:{st.line}: {e}") from None

@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from streamsql.catalog import Catalog, TableDef, ViewDef
 from streamsql.config import Config
-from streamsql.errors import SqlError
+from streamsql.errors import SqlError, StatementError
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.runtime.collect import END, CollectNode, CollectSink
@@ -390,7 +390,8 @@ class StreamEnvironment:
         waited for at the end (as ``streamsql run`` does).
 
         Raises:
-            SqlError: the first failing statement, positioned in the script (file:line:column).
+            SqlError: the first failing statement, positioned in the script (file:line:column);
+                a PlanError likewise.
         """
         from streamsql.sql.parser import error_in_script, split_statements
 
@@ -398,7 +399,7 @@ class StreamEnvironment:
         for st in split_statements(script):
             try:
                 results.append(self.execute_sql(st.text))
-            except SqlError as e:
+            except StatementError as e:  # a SqlError or PlanError
                 raise error_in_script(e, st, script, file) from None
         return results
 

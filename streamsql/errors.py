@@ -3,7 +3,8 @@
 - :class:`SqlError` — the statement is wrong (syntax, unknown table/column, type); carries
   line, column and a caret excerpt, as sqlglot's ParseError does.
 - :class:`PlanError` — the statement is valid SQL but cannot run as asked (e.g. an updating
-  result into an append-only sink).
+  result into an append-only sink); positioned like SqlError when the planner knows where.
+  Both derive from :class:`StatementError`, which holds the position.
 - :class:`ConfigError` — a bad connector or engine option.
 - :class:`BadRecordError` — input data that cannot be decoded; names topic/partition/offset
   (or file/line).
@@ -21,14 +22,19 @@ class StreamSQLError(Exception):
     """Root of every error StreamSQL raises on purpose."""
 
 
-class SqlError(StreamSQLError):
-    """A statement that cannot be parsed or bound.
+class StatementError(StreamSQLError):
+    """An error about a statement, positioned at the offending token when known.
+
+    ``str(error)`` is the message, then (with a position) ``(line L, column C)``, the
+    statement's line and a caret under the token. Catch this to re-position either kind of
+    statement error inside a script (see ``streamsql.sql.parser.error_in_script``).
 
     Attributes:
         message: what is wrong, without position.
         sql: the statement text (may be None).
         line: 1-based line of the offending token (None if unknown).
         col: 1-based column.
+        length: how many characters the caret underlines.
     """
 
     def __init__(self, message: str, sql: str | None = None, line: int | None = None, col: int | None = None,
@@ -46,10 +52,14 @@ class SqlError(StreamSQLError):
         lines = self.sql.splitlines() or [""]
         text = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
         caret = " " * (max(self.col, 1) - 1) + "^" * self.length
-        return f"{self.message} (line {self.line}, column {self.col})\n  {text}\n  {caret}"
+        # A multi-line message (e.g. the query and sink schemas) keeps its details after the
+        # excerpt, so the position stays next to the sentence it belongs to.
+        head, _, details = self.message.partition("\n")
+        tail = f"\n{details}" if details else ""
+        return f"{head} (line {self.line}, column {self.col})\n  {text}\n  {caret}{tail}"
 
-    def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> SqlError:
-        """Return the same error positioned inside a larger script.
+    def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:
+        """Return the same error (same class) positioned inside a larger script.
 
         Args:
             sql: the whole script text.
@@ -58,11 +68,15 @@ class SqlError(StreamSQLError):
         """
         msg = f"{file}: {self.message}" if file else self.message
         line = None if self.line is None else self.line + line_offset
-        return SqlError(msg, sql, line, self.col, self.length)
+        return type(self)(msg, sql, line, self.col, self.length)
 
 
-class PlanError(StreamSQLError):
-    """A valid statement that cannot be planned as asked."""
+class SqlError(StatementError):
+    """A statement that cannot be parsed or bound (see :class:`StatementError` for the position)."""
+
+
+class PlanError(StatementError):
+    """A valid statement that cannot be planned as asked (positioned when the planner knows where)."""
 
 
 class ConfigError(StreamSQLError):

@@ -22,7 +22,7 @@ from streamsql.catalog import Catalog, TableDef, ViewDef
 from streamsql.config import Config, duration_ms
 from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
-from streamsql.errors import ConfigError, PlanError, SqlError
+from streamsql.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.plan.expressions import AGG_TYPES, compile_expression, output_name, quote, resolve_columns, to_duckdb
 from streamsql.plan.joins import plan_joins
 from streamsql.plan.nodes import (INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, SinkNode,
@@ -67,21 +67,25 @@ class Planner:
         target = insert.this
         cols = None
         if isinstance(target, exp.Schema):
-            cols = [i.name for i in target.expressions]
+            cols = list(target.expressions)
             target = target.this
         table = self._table(target)
         node, _ = self._query(insert.expression)
-        sink = self._sink(table, node, cols)
+        sink = self._sink(table, node, cols, target, insert.expression)
         assign_ids([sink])
         return sink
 
     # -- queries -------------------------------------------------------------------------------
     def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:
+        if q.args.get("with_") is not None:
+            self._fail(q.args["with_"], "WITH (common table expressions) is not supported yet; "
+                                        "define the query with CREATE VIEW instead")
         if isinstance(q, exp.Subquery):
             return self._query(q.this)
         if isinstance(q, exp.Union):
             if q.args.get("distinct"):
                 self._fail(q, "UNION without ALL is not supported yet; use UNION ALL")
+            self._reject_modifiers(q)  # ORDER BY / LIMIT after the last SELECT apply to the union
             left, ls = self._query(q.this)
             right, _ = self._query(q.expression)
             lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
@@ -103,15 +107,14 @@ class Planner:
         if src is None:
             self._fail(sel, "SELECT without FROM is not supported in a streaming query")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
+        self._reject_subqueries(sel)  # before the join planner compiles ON and WHERE
         if sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
             node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
         else:
             node, scope = self._from(src.this)
-        if sel.args.get("distinct"):
-            self._fail(sel, "SELECT DISTINCT is not supported yet; use GROUP BY")
-        for key in ("order", "limit"):
-            if sel.args.get(key):
-                self._fail(sel.args[key], f"{key.upper()} is not supported in a streaming query yet")
+        if sel.args.get("distinct") is not None:
+            self._fail(sel.args["distinct"], "SELECT DISTINCT is not supported yet; use GROUP BY")
+        self._reject_modifiers(sel)
         cond = compile_expression(where, scope) if where is not None else None
         items = self._expand_star(sel.expressions, scope)
         has_agg = sel.args.get("group") is not None or any(i.find(*AGG_TYPES) for i in items) \
@@ -123,6 +126,39 @@ class Planner:
         compiled = [compile_expression(i.unalias() if isinstance(i, exp.Alias) else i, scope) for i in items]
         calc = self._calc(node, list(zip(names, compiled)), cond)
         return calc, _scope_of(calc, None, self.sql)
+
+    def _reject_modifiers(self, q: exp.Query) -> None:
+        """Reject the clauses a streaming query cannot honour yet, positioned at their keyword.
+
+        Raises:
+            SqlError: for ORDER BY, LIMIT, FETCH, OFFSET or QUALIFY on ``q``.
+        """
+        for key, name in _UNSUPPORTED_CLAUSES.items():
+            clause = q.args.get(key)
+            if clause is not None:
+                name = "FETCH" if isinstance(clause, exp.Fetch) else name
+                self._fail(clause, f"{name} is not supported in a streaming query yet")
+
+    def _reject_subqueries(self, sel: exp.Select) -> None:
+        """Reject a subquery inside an expression (IN, EXISTS, scalar), positioned at its SELECT.
+
+        Expressions compile to DuckDB over one batch, where a subquery's tables do not exist:
+        without this check the user would see DuckDB's catalog error.
+
+        Raises:
+            SqlError: naming the clause that holds the subquery.
+        """
+        clauses = [("the SELECT list", e) for e in sel.expressions]
+        clauses += [("a JOIN's ON condition", j.args.get("on")) for j in sel.args.get("joins") or []]
+        clauses += [(name, sel.args.get(key)) for key, name in (("where", "WHERE"), ("group", "GROUP BY"),
+                                                                ("having", "HAVING"))]
+        for name, expr in clauses:
+            sub = expr.find(exp.Query) if expr is not None else None
+            if sub is not None:
+                while not isinstance(sub, exp.Select) and isinstance(sub.this, exp.Query):
+                    sub = sub.this  # (SELECT ...) or a UNION: point at the first SELECT
+                hint = "" if name.endswith("ON condition") else "; use a JOIN instead"
+                self._fail(sub, f"Subqueries in {name} are not supported yet{hint}")
 
     def _expand_star(self, items: list[exp.Expression], scope: Scope) -> list[exp.Expression]:
         out = []
@@ -144,7 +180,7 @@ class Planner:
             if isinstance(obj, ViewDef):
                 node, scope = self._query(obj.query)
                 return node, scope.requalify(alias or obj.name)
-            node = self._scan(obj)
+            node = self._scan(obj, src)
             return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'")
         if isinstance(src, exp.Subquery):
             node, scope = self._query(src.this)
@@ -153,11 +189,11 @@ class Planner:
             return plan_window_tvf(self, src)
         self._fail(src, f"Unsupported FROM item: {src.key.upper()}")
 
-    def _scan(self, table: TableDef) -> PlanNode:
+    def _scan(self, table: TableDef, at: exp.Expression) -> PlanNode:
         spec = get_connector(table.connector)
         if spec.create_source is None:
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
-            raise PlanError(msg)
+            self._fail(at, msg, PlanError)
         # Constructing a source validates its options (cheap: nothing connects before open), so a
         # bad option fails here, with the statement's position, rather than after submission.
         spec.create_source(ConnectorContext(table, self.job_name, self.config.as_dict()))
@@ -182,7 +218,7 @@ class Planner:
             if col is None or not (col.type and col.type.is_time):
                 msg = (f"Table '{table.name}': WATERMARK FOR '{table.watermark.column}' needs a "
                        f"TIMESTAMP(3) or TIMESTAMP_LTZ(3) column")
-                raise SqlError(msg)
+                self._fail(at, msg)  # the DDL is not at hand: point at where the table is read
             wsql = compile_expression(table.watermark.expr, scope)
             q = BatchQuery([("wm", wsql)], None, node.schema, self.sql)
             node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name, expr_sql=wsql,
@@ -239,8 +275,8 @@ class Planner:
             pre.append(("__one", "1"))
         pre_node = self._calc(node, pre, cond)
         in_types = pre_node.sql_schema
-        specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))
-                 for f, a in specs_raw]
+        specs = [AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type if a is not None else None))
+                 for call, (f, a) in zip(calls.values(), specs_raw)]
         out_fields = [pre_node.schema.field(i) for i in range(len(keys))]
         import pyarrow as pa
 
@@ -322,48 +358,68 @@ class Planner:
             self._fail(call, f"{call.key.upper()}(DISTINCT ...) is not supported yet")
         return ("sum" if isinstance(call, exp.Sum) else "avg"), call.this
 
+    def _agg_type(self, call: exp.Expression, func: str, arg: SqlType | None) -> SqlType:
+        """The result type of aggregate ``call`` (see ``agg_output_type``).
+
+        Raises:
+            PlanError: an argument of the wrong type (e.g. SUM of a STRING), positioned at the call.
+        """
+        try:
+            return agg_output_type(func, arg)
+        except PlanError as e:
+            self._fail(call, e.message, PlanError)
+
     # -- sinks ---------------------------------------------------------------------------------
-    def _sink(self, table: TableDef, node: PlanNode, cols: list[str] | None) -> SinkNode:
+    def _sink(self, table: TableDef, node: PlanNode, cols: list[exp.Expression] | None, target: exp.Table,
+              query: exp.Expression) -> SinkNode:
+        """The sink of ``INSERT INTO target [(cols)] query``; errors point into that statement.
+
+        Raises:
+            SqlError: unknown target column, column count or type mismatch.
+            PlanError: a sink that cannot take the query's result.
+        """
         spec = get_connector(table.connector)
         if spec.create_sink is None:
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be written (source only)"
-            raise PlanError(msg)
+            self._fail(target, msg, PlanError)
         writable = [c for c in table.columns if c.computed is None and not c.virtual]
-        target = writable
+        target_cols = writable
         if cols is not None:
-            target = []
-            for name in cols:
-                c = table.column(name)
+            target_cols = []
+            for ident in cols:
+                c = table.column(ident.name)
                 if c is None:
-                    msg = f"Column '{name}' not found in table '{table.name}'; columns: {', '.join(x.name for x in writable)}"
-                    raise SqlError(msg)
-                target.append(c)
-        if len(target) != len(node.schema.names):
+                    msg = (f"Column '{ident.name}' not found in table '{table.name}'; columns: "
+                           f"{', '.join(x.name for x in writable)}")
+                    self._fail(ident, msg)
+                target_cols.append(c)
+        if len(target_cols) != len(node.schema.names):
             msg = (f"INSERT INTO {table.name}: the query produces {len(node.schema.names)} columns "
-                   f"({', '.join(node.schema.names)}) but the sink has {len(target)} "
-                   f"({', '.join(c.name for c in target)})")
-            raise SqlError(msg, self.sql)
+                   f"({', '.join(node.schema.names)}) but the sink has {len(target_cols)} "
+                   f"({', '.join(c.name for c in target_cols)})")
+            self._fail(target, msg)
         query_types = [f.type for f in node.sql_schema]
-        for i, (qt, col) in enumerate(zip(query_types, target)):
+        for i, (qt, col) in enumerate(zip(query_types, target_cols)):
             if not assignable(qt, col.type):
-                query = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
-                sink = ", ".join(f"{c.name}: {c.type}" for c in target)
+                query_schema = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
+                sink = ", ".join(f"{c.name}: {c.type}" for c in target_cols)
                 msg = (f"Column types of query result and sink for '{table.name}' do not match: incompatible "
                        f"types for sink column '{col.name}' at position {i + 1} ({qt} into {col.type}); "
-                       f"use CAST(... AS {col.type}) to convert.\n  Query schema: [{query}]\n  Sink schema:  [{sink}]")
-                raise SqlError(msg, self.sql)
-        node = self._cast(node, [c.name for c in target], [c.type for c in target]) \
-            if [f.type for f in node.sql_schema] != [c.type for c in target] or \
-            node.schema.names != [c.name for c in target] else node
+                       f"use CAST(... AS {col.type}) to convert.\n  Query schema: [{query_schema}]\n"
+                       f"  Sink schema:  [{sink}]")
+                self._fail(_select_item(query, i) or target, msg)
+        node = self._cast(node, [c.name for c in target_cols], [c.type for c in target_cols]) \
+            if [f.type for f in node.sql_schema] != [c.type for c in target_cols] or \
+            node.schema.names != [c.name for c in target_cols] else node
         probe = spec.create_sink(ConnectorContext(table, self.job_name, self.config.as_dict()))
         if node.mode != INSERT_ONLY and not probe.accepts_updates:
             msg = (f"Table sink '{table.name}' (connector '{table.connector}') only accepts inserts, but the "
                    f"query produces an updating result ({node.mode} changelog, e.g. from GROUP BY). Use "
                    f"'connector' = 'upsert-kafka' with a PRIMARY KEY for an updating result.")
-            raise PlanError(msg)
+            self._fail(target, msg, PlanError)
         if probe.requires_primary_key and not table.primary_key:
             msg = f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) NOT ENFORCED"
-            raise PlanError(msg)
+            self._fail(target, msg, PlanError)
         guarantee, reason = self._guarantee(probe)
         return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee, guarantee_reason=reason)
 
@@ -392,9 +448,29 @@ class Planner:
             self._fail(target, f"'{obj.name}' is a view; INSERT needs a table")
         return obj
 
-    def _fail(self, node: exp.Expression, message: str):
+    def _fail(self, node: exp.Expression, message: str, kind: type[StatementError] = SqlError):
+        """Raise ``kind`` (a SqlError unless told) positioned at ``node`` (see ``position_of``)."""
         line, col, length = position_of(node)
-        raise SqlError(message, self.sql, line, col, length)
+        raise kind(message, self.sql, line, col, length)
+
+
+# Query clauses a streaming query cannot honour yet (Select/SetOperation arg → keyword).
+_UNSUPPORTED_CLAUSES = {"order": "ORDER BY", "limit": "LIMIT", "offset": "OFFSET", "qualify": "QUALIFY"}
+
+
+def _select_item(query: exp.Expression, i: int) -> exp.Expression | None:
+    """The SELECT item that produces column ``i`` of ``query``, or None when it cannot be told.
+
+    With a ``*`` among the items it cannot; for a UNION it is the first SELECT's item.
+    """
+    while isinstance(query, (exp.Subquery, exp.SetOperation)):
+        query = query.this
+    if not isinstance(query, exp.Select) or i >= len(query.expressions):
+        return None
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in query.expressions):
+        return None
+    return query.expressions[i]
 
 
 def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str = "input") -> Scope:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -28,9 +29,14 @@ class ScopeColumn:
 
 
 def position_of(node: exp.Expression) -> tuple[int | None, int | None, int]:
-    """(line, start column, length) of a node's first identifier, from sqlglot token metadata."""
-    for ident in [node] + list(node.find_all(exp.Identifier)):
-        meta = getattr(ident, "meta", None) or {}
+    """(line, start column, length) of a node, from sqlglot token metadata.
+
+    The node's own token when it has one (a keyword the parser recorded, a function name, a
+    literal), else its first identifier, else any positioned token inside it (e.g. the
+    ``'10'`` of ``INTERVAL '10' MONTH``); ``(None, None, 1)`` when nothing is positioned.
+    """
+    for sub in itertools.chain([node], node.find_all(exp.Identifier), node.walk()):
+        meta = getattr(sub, "meta", None) or {}
         if "line" in meta:
             length = meta.get("end", 0) - meta.get("start", 0) + 1
             return meta["line"], meta["col"] - length + 1, length

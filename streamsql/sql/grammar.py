@@ -40,6 +40,12 @@ def _unit_upper(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _position(node: t.Any, token: Token | None) -> None:
+    """Give ``node`` the source position of ``token`` unless it already has one."""
+    if isinstance(node, exp.Expr) and token is not None and node.meta.get("line") is None:
+        node.update_positions(token)
+
+
 def chunk_tokens(tokens: list[Token]) -> list[list[Token]]:
     """Split a token stream into statements at ``;``.
 
@@ -105,6 +111,13 @@ class FlinkParser(parser.Parser):
 
     SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
 
+    # Clauses (WHERE, GROUP BY, ORDER BY, LIMIT, OFFSET ...) remember their keyword's position,
+    # so the planner can point at e.g. LIMIT when it rejects one.
+    QUERY_MODIFIER_PARSERS = {
+        token_type: (lambda self, p=parse: self._parse_positioned_modifier(p))
+        for token_type, parse in parser.Parser.QUERY_MODIFIER_PARSERS.items()
+    }
+
     FLINK_STATEMENTS: t.ClassVar[dict[str, t.Callable[[FlinkParser], exp.Expr | None]]] = {
         "SET": lambda self: self._parse_set_option(),
         "RESET": lambda self: self.expression(nodes.ResetOption(this=self._parse_option_text(optional=True))),
@@ -168,6 +181,53 @@ class FlinkParser(parser.Parser):
                 return stmt
             self._retreat(index)
         return super()._parse_statement()
+
+    # --- keyword positions ------------------------------------------------------------------
+    # sqlglot records positions on identifiers and literals only. The planner rejects whole
+    # constructs (SELECT DISTINCT, LIMIT, UNION, WITH ...), so their nodes also get the position
+    # of their keyword; ``streamsql.plan.scope.position_of`` reads a node's own position first.
+
+    def _parse_positioned_modifier(self, parse: t.Callable[[FlinkParser], tuple[str, t.Any]]
+                                   ) -> tuple[str, t.Any]:
+        token = self._curr
+        key, node = parse(self)
+        _position(node, token)
+        return key, node
+
+    def _parse_select(self, *args: t.Any, **kwargs: t.Any) -> exp.Expr | None:
+        start = self._index
+        query = super()._parse_select(*args, **kwargs)
+        token = self._tokens[start] if start < len(self._tokens) else None
+        if token is None or token.token_type != TokenType.SELECT:
+            return query
+        select = query
+        while isinstance(select, exp.SetOperation):  # SELECT ... UNION ...: the leftmost SELECT
+            select = select.this
+        if isinstance(select, exp.Select):
+            _position(select, token)
+            distinct = select.args.get("distinct")
+            if distinct is not None:
+                word = next((tok for tok in self._tokens[start + 1:self._index]
+                             if tok.token_type in self.DISTINCT_TOKENS), None)
+                _position(distinct, word)
+        return query
+
+    def parse_set_operation(  # noqa: D102 - sqlglot's hook
+        self, this: exp.Expr | None, *args: t.Any, **kwargs: t.Any
+    ) -> exp.SetOperation | None:
+        start = self._index
+        setop = super().parse_set_operation(this, *args, **kwargs)
+        if setop is not None:
+            words = self._tokens[start:self._index]
+            _position(setop, next((tok for tok in words if tok.token_type in self.SET_OPERATIONS), None))
+        return setop
+
+    def _parse_with(self, *args: t.Any, **kwargs: t.Any) -> exp.With | None:
+        token = self._curr
+        with_ = super()._parse_with(*args, **kwargs)
+        if token and token.token_type == TokenType.WITH:
+            _position(with_, token)
+        return with_
 
     # --- client statements ------------------------------------------------------------------
 

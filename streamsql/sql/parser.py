@@ -12,7 +12,7 @@ Functions:
     parse_statement: one statement to a sqlglot tree.
     parse_script: a whole script to ``(Statement, tree)`` pairs.
     error_at: a SqlError pointing at a parsed node, for later phases (DDL checks, binding).
-    error_in_script: re-position a statement's SqlError inside its script.
+    error_in_script: re-position a statement's SqlError (or PlanError) inside its script.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from streamsql.errors import InternalError, SqlError
+from streamsql.errors import InternalError, SqlError, StatementError
 from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
 from streamsql.sql.split import Statement, is_complete, lexemes, line_col, split_statements
@@ -140,21 +140,23 @@ def _length(sql: str, start: int, end: int) -> int:
     return max(1, stop - start)
 
 
-def error_in_script(error: SqlError, stmt: Statement, script: str, file: str | None = None) -> SqlError:
+def error_in_script(error: StatementError, stmt: Statement, script: str,
+                    file: str | None = None) -> StatementError:
     """Re-position an error raised for ``stmt.text`` inside the whole script.
 
-    Unlike ``SqlError.with_offset`` (lines only), this also shifts the column when the error
-    is on the statement's first line and the statement does not start at column 1. An
+    Unlike ``StatementError.with_offset`` (lines only), this also shifts the column when the
+    error is on the statement's first line and the statement does not start at column 1. An
     error without a position is placed at the statement's start.
 
     Returns:
-        the re-positioned error (``file``, when given, prefixes the message).
+        the re-positioned error, of the same class (a SqlError or a PlanError); ``file``, when
+        given, prefixes the message.
     """
     message = f"{file}: {error.message}" if file else error.message
     if error.line is None:
-        return SqlError(message, script, stmt.line, stmt.col, 1)
+        return type(error)(message, script, stmt.line, stmt.col, 1)
     if error.line == 1:
-        return SqlError(message, script, stmt.line, error.col + stmt.col - 1, error.length)
+        return type(error)(message, script, stmt.line, error.col + stmt.col - 1, error.length)
     return error.with_offset(script, stmt.line - 1, file)
 
 

@@ -256,12 +256,11 @@ def test_select_distinct_not_supported(env):
     assert ei.value.line == 1
 
 
-@pytest.mark.xfail(strict=True, reason="Planner._select positions the DISTINCT error with position_of(sel), "
-                                       "which lands on the first select item (column 17), not on DISTINCT")
 def test_select_distinct_error_points_at_distinct(env):
     with pytest.raises(SqlError) as ei:
         env.execute_sql("SELECT DISTINCT g FROM src")
     assert ei.value.col in (1, 8), "caret should be at SELECT DISTINCT"
+    assert caret_col(ei.value) == 8 and "^^^^^^^^" in str(ei.value)  # under the whole keyword
 
 
 def test_join_without_equality_positioned_at_the_join(env):
@@ -275,9 +274,7 @@ def test_join_without_equality_positioned_at_the_join(env):
 @pytest.mark.parametrize(("sql", "word"), [
     ("SELECT g FROM src UNION SELECT g FROM src", "UNION"),
     ("SELECT g FROM src ORDER BY g", "ORDER"),
-    pytest.param("SELECT g FROM src LIMIT 3", "LIMIT", marks=pytest.mark.xfail(
-        strict=True, reason="Planner._select fails at sel.args['limit'], an exp.Limit without position: "
-                            "no line/col")),
+    ("SELECT g FROM src LIMIT 3", "LIMIT"),
     ("SELECT COUNT(DISTINCT x), SUM(DISTINCT x) FROM src", "SUM(DISTINCT"),
 ])
 def test_other_unsupported_constructs_are_clear(env, sql, word):
@@ -285,3 +282,145 @@ def test_other_unsupported_constructs_are_clear(env, sql, word):
         env.execute_sql(sql)
     assert word in ei.value.message and "not supported" in ei.value.message
     assert ei.value.line == 1 and ei.value.col is not None
+
+
+def caret_width(err: SqlError | PlanError) -> int:
+    """How many characters the caret line underlines."""
+    return str(err).count("^")
+
+
+@pytest.mark.parametrize(("sql", "word", "pos"), [
+    ("SELECT g FROM src LIMIT 3", "LIMIT", (1, 19)),
+    ("SELECT g\nFROM src\nORDER BY g", "ORDER BY", (3, 1)),
+    ("SELECT g FROM src OFFSET 3", "OFFSET", (1, 19)),
+    ("SELECT g FROM src FETCH FIRST 3 ROWS ONLY", "FETCH", (1, 19)),
+    ("SELECT g FROM src QUALIFY x > 1", "QUALIFY", (1, 19)),
+    # after the last SELECT of a UNION ALL they apply to the whole union: rejected, not ignored
+    ("SELECT g FROM src UNION ALL SELECT g FROM src ORDER BY g", "ORDER BY", (1, 47)),
+    ("SELECT g FROM src UNION ALL\nSELECT g FROM src LIMIT 1", "LIMIT", (2, 19)),
+])
+def test_unsupported_clause_points_at_its_keyword(env, sql, word, pos):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert ei.value.message.startswith(f"{word} is not supported")
+    assert (ei.value.line, ei.value.col) == pos
+    assert caret_col(ei.value) == pos[1] and caret_width(ei.value) == len(word)
+
+
+@pytest.mark.parametrize(("sql", "fragment", "pos", "width"), [
+    ("SELECT g FROM src UNION SELECT g FROM src", "UNION without ALL", (1, 19), 5),
+    ("SELECT g FROM src INTERSECT SELECT g FROM src", "INTERSECT", (1, 19), 9),
+    ("SELECT g, x FROM src\nUNION ALL SELECT g FROM src", "2 and 1 columns", (2, 1), 5),
+    ("WITH v AS (SELECT g FROM src) SELECT g FROM v", "WITH (common table expressions)", (1, 1), 4),
+    ("SELECT 1", "SELECT without FROM", (1, 1), 6),
+])
+def test_unsupported_query_shapes_are_positioned_at_the_keyword(env, sql, fragment, pos, width):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert fragment in ei.value.message
+    assert (ei.value.line, ei.value.col) == pos
+    assert caret_col(ei.value) == pos[1] and caret_width(ei.value) == width
+
+
+# -- subqueries in expressions -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sql", "clause", "pos"), [
+    ("SELECT * FROM src WHERE id IN (SELECT x FROM src)", "WHERE", (1, 32)),
+    ("SELECT * FROM src WHERE EXISTS (SELECT x FROM src)", "WHERE", (1, 33)),
+    ("SELECT *\nFROM src\nWHERE NOT EXISTS (\n  SELECT x FROM src UNION ALL SELECT x FROM src)", "WHERE",
+     (4, 3)),
+    ("SELECT id, (SELECT MAX(x) FROM src) FROM src", "the SELECT list", (1, 13)),
+    ("SELECT g, COUNT(*) FROM src GROUP BY g HAVING COUNT(*) > (SELECT 1 FROM src)", "HAVING", (1, 59)),
+    ("SELECT a.g FROM src AS a JOIN src AS b ON a.id = b.id AND a.x IN (SELECT x FROM src)",
+     "a JOIN's ON condition", (1, 67)),
+])
+def test_subquery_in_an_expression_is_rejected_at_its_select(env, sql, clause, pos):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert ei.value.message.startswith(f"Subqueries in {clause} are not supported yet")
+    assert "Catalog Error" not in str(ei.value) and "DuckDB" not in str(ei.value)
+    assert (ei.value.line, ei.value.col) == pos
+    assert caret_col(ei.value) == pos[1] and caret_width(ei.value) == len("SELECT")
+    assert not env.jobs
+
+
+def test_subquery_in_where_of_an_insert_is_rejected(env):
+    with pytest.raises(SqlError, match="Subqueries in WHERE are not supported yet; use a JOIN") as ei:
+        env.execute_sql("INSERT INTO fs_out SELECT g, CAST(x AS BIGINT) FROM src "
+                        "WHERE g IN (SELECT s FROM src)")
+    assert (ei.value.line, ei.value.col) == (1, 69)
+
+
+def test_subquery_in_from_still_plans(env):
+    text = env.execute_sql("EXPLAIN SELECT g FROM (SELECT g, x FROM src) AS t WHERE x > 1").message
+    assert "TableSourceScan" in text
+
+
+# -- errors that name a table, a sink or an aggregate are positioned too -----------------------------
+
+def test_reading_a_sink_only_table_is_positioned(env):
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql("SELECT g\nFROM print_out")
+    assert "'print_out'" in ei.value.message and "cannot be read" in ei.value.message
+    assert (ei.value.line, ei.value.col) == (2, 6)
+    assert caret_col(ei.value) == 6 and caret_width(ei.value) == len("print_out")
+
+
+def test_updating_query_into_append_only_sink_is_positioned_at_the_sink(env):
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql("INSERT INTO fs_out SELECT g, COUNT(*) FROM src GROUP BY g")
+    assert "upsert-kafka" in ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, 13)
+    assert caret_col(ei.value) == 13 and caret_width(ei.value) == len("fs_out")
+
+
+def test_insert_column_count_mismatch_is_positioned_at_the_sink(env):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("INSERT INTO fs_out SELECT g FROM src")
+    assert (ei.value.line, ei.value.col) == (1, 13)
+    assert caret_width(ei.value) == len("fs_out")
+
+
+def test_insert_unknown_target_column_is_positioned(env):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("INSERT INTO fs_out (g, nope) SELECT g, CAST(x AS BIGINT) FROM src")
+    assert (ei.value.line, ei.value.col) == (1, 24)
+    assert caret_col(ei.value) == 24 and caret_width(ei.value) == len("nope")
+
+
+def test_insert_type_mismatch_points_at_the_select_item(env):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("INSERT INTO fs_out\nSELECT g, s FROM src")
+    e = ei.value
+    assert "sink column 'c' at position 2" in e.message
+    assert (e.line, e.col) == (2, 11)
+    lines = str(e).splitlines()
+    # position and excerpt right after the sentence; the two schemas after the caret
+    assert lines[0].endswith("(line 2, column 11)")
+    assert lines[1:3] == ["  SELECT g, s FROM src", "  " + " " * 10 + "^"]
+    assert lines[3].strip().startswith("Query schema:") and lines[4].strip().startswith("Sink schema:")
+
+
+def test_insert_type_mismatch_with_star_points_at_the_sink(env):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("INSERT INTO fs_out SELECT * FROM (SELECT g, s FROM src)")
+    assert "sink column 'c' at position 2" in ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, 13)  # which item makes column 2 is not known
+
+
+def test_sum_of_a_string_is_positioned_at_the_call(env):
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql("SELECT g,\n  SUM(s) FROM src GROUP BY g")
+    assert "SUM needs a numeric argument" in ei.value.message
+    assert (ei.value.line, ei.value.col) == (2, 3)
+    assert caret_col(ei.value) == 3 and caret_width(ei.value) == len("SUM")
+
+
+def test_plan_error_in_a_script_is_positioned_in_the_script(env):
+    script = "SET 'pipeline.name' = 'x';\nINSERT INTO fs_out\n  SELECT g, COUNT(*) FROM src GROUP BY g;"
+    with pytest.raises(PlanError) as ei:
+        env.execute_script(script, file="job.sql")
+    e = ei.value
+    assert e.message.startswith("job.sql: Table sink 'fs_out'")
+    assert (e.line, e.col) == (2, 13)
+    assert str(e).splitlines()[1:] == ["  INSERT INTO fs_out", "              ^^^^^^"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from streamsql.errors import SqlError
+from streamsql.errors import PlanError, SqlError
 from streamsql.sql import nodes
 from streamsql.sql.parser import (
     Statement,
+    error_at,
     error_in_script,
     is_complete,
     parse_script,
@@ -156,7 +157,7 @@ def test_error_at_end_of_input_points_after_last_token():
         ("EXECUTE STATEMENT SET BEGIN SELECT 1; END", 1, 29, "Only INSERT"),
         ("SELECT a FROM t WHERE", 1, 22, "Incomplete WHERE clause"),
         ("SELECT a FROM t WHERE a = ) ", 1, 27, "Missing operand"),
-        ("SELECT 1; SELECT 2", 1, 18, "found several"),
+        ("SELECT 1; SELECT 2", 1, 11, "found several"),  # at the second statement's SELECT
     ],
 )
 def test_error_positions(sql, line, col, fragment):
@@ -228,6 +229,44 @@ def test_error_in_script_with_file_prefix():
     err = error_in_script(info.value, stmt, script, file="job.sql")
     assert err.message.startswith("job.sql: Missing operand")
     assert (err.line, err.col) == (1, 44) and script[err.col - 1:err.col + 2] == "= 1"
+
+
+def test_error_in_script_keeps_a_plan_errors_class():
+    script = "SET 'a' = 'b';\nINSERT INTO t\n  SELECT a FROM s;"
+    stmt = split_statements(script)[1]
+    err = PlanError("Table sink 't' only accepts inserts", stmt.text, 1, 13, 1)
+    moved = error_in_script(err, stmt, script, file="job.sql")
+    assert isinstance(moved, PlanError) and (moved.line, moved.col) == (2, 13)
+    assert moved.message == "job.sql: Table sink 't' only accepts inserts"
+    unpositioned = error_in_script(PlanError("no position"), stmt, script)
+    assert isinstance(unpositioned, PlanError) and (unpositioned.line, unpositioned.col) == (2, 1)
+
+
+def test_multi_line_message_keeps_the_position_after_its_first_line():
+    err = SqlError("Types do not match.\n  Query schema: [a]", "SELECT a FROM t", 1, 8)
+    assert str(err).splitlines() == [
+        "Types do not match. (line 1, column 8)", "  SELECT a FROM t", "         ^", "  Query schema: [a]",
+    ]
+
+
+@pytest.mark.parametrize(("sql", "path", "word"), [
+    ("SELECT DISTINCT a FROM t", ("distinct",), "DISTINCT"),
+    ("SELECT a FROM t LIMIT 3", ("limit",), "LIMIT"),
+    ("SELECT a FROM t\n  ORDER BY a", ("order",), "ORDER BY"),
+    ("SELECT a FROM t OFFSET 2", ("offset",), "OFFSET"),
+    ("SELECT a FROM t WHERE a > 1", ("where",), "WHERE"),
+    ("SELECT a FROM t UNION ALL SELECT a FROM u", (), "UNION"),
+    ("SELECT a FROM t UNION ALL SELECT a FROM u LIMIT 1", ("limit",), "LIMIT"),
+    ("WITH v AS (SELECT a FROM t) SELECT a FROM v", ("with_",), "WITH"),
+    ("INSERT INTO s SELECT a FROM t", ("expression",), "SELECT"),
+])
+def test_clauses_the_planner_rejects_carry_their_keyword_position(sql, path, word):
+    node = parse_statement(sql)
+    for key in path:
+        node = node.args[key]
+    err = error_at(node, "x", sql)
+    start = sum(len(ln) + 1 for ln in sql.splitlines()[:err.line - 1]) + err.col - 1
+    assert sql[start:start + err.length] == word
 
 
 def test_drop_of_several_tables_is_rejected():
