@@ -133,9 +133,9 @@ class GroupAggNode(PlanNode):
         return f"GroupAggregate(groupBy=[{keys}], select=[{', '.join(self.labels)}], changelog=[{self.mode}])"
 
     def create_operator(self):
-        from streamsql.runtime.operators.group_agg import GroupAggOperator
+        from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 
-        return GroupAggOperator(self.num_keys, self.aggs, self.inputs[0].schema, self.schema)
+        return create_group_agg(self.num_keys, self.aggs, self.inputs[0].schema, self.schema)
 
 
 @dataclass(eq=False)

@@ -145,9 +145,18 @@ def test_checkpoints_and_restores_match_uninterrupted_run(tmp_path, backend_name
     assert {r[0]: r[1] for r in final} == dict(counts)
     assert len(final) == len(counts)
 
-    # Checkpoint every 3 batches; after checkpoints 2, 4 and 5 the attempt goes on 2 more
-    # batches and then "fails": a fresh operator restores the checkpoint and replays from it.
-    op, backend = _operator(key_type, changelog, backend_name, tmp_path / "a0", cache_entries)
+    make = lambda workdir: _operator(key_type, changelog, backend_name, workdir, cache_entries)  # noqa: E731
+    assert checkpointed_run(make, batches, tmp_path) == expected
+
+
+def checkpointed_run(make, batches, tmp_path):
+    """The per-batch changelogs of a run that checkpoints and fails, as a job does.
+
+    Checkpoint every 3 batches; after checkpoints 2, 4 and 5 the attempt goes on 2 more batches
+    and then "fails": a fresh operator (``make(workdir) -> (op, backend)``) restores the
+    checkpoint and replays from it. Equals an uninterrupted run's when restores are exact.
+    """
+    op, backend = make(tmp_path / "a0")
     actual, pos, ckpt, attempt = [], 0, 0, 0
     while pos < len(batches):
         step = batches[pos:pos + 3]
@@ -161,11 +170,10 @@ def test_checkpoints_and_restores_match_uninterrupted_run(tmp_path, backend_name
             _run(op, batches[pos:pos + 2])  # lost: never acknowledged by a later checkpoint
             backend.close()
             attempt += 1
-            workdir = tmp_path / f"a{attempt}"
-            op, backend = _operator(key_type, changelog, backend_name, workdir, cache_entries)
+            op, backend = make(tmp_path / f"a{attempt}")
             backend.restore(str(snap))
     backend.close()
-    assert actual == expected
+    return actual
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)

@@ -70,6 +70,25 @@ class AggSpec:
     out_type: SqlType
 
 
+def cache_entries(config: dict | None) -> int:
+    """``'state.cache.max-entries'``: keys whose accumulators a GROUP BY keeps decoded in memory.
+
+    Raises:
+        ConfigError: not an integer >= 0.
+    """
+    raw = (config or {}).get("state.cache.max-entries")
+    try:
+        size = DEFAULT_CACHE_ENTRIES if raw in (None, "") else int(str(raw).strip())
+    except ValueError:
+        size = -1
+    if size < 0:
+        from streamsql.errors import ConfigError
+
+        msg = f"'state.cache.max-entries' = '{raw}' must be an integer >= 0"
+        raise ConfigError(msg)
+    return size
+
+
 def agg_output_type(func: str, arg: SqlType | None) -> SqlType:
     """The result type of an aggregate, as Flink types them, except AVG of integers → DOUBLE.
 
@@ -139,17 +158,7 @@ class GroupAggOperator(Operator):
     def open(self, ctx: OperatorContext) -> None:
         """Start with an empty accumulator cache (restored state is in the backend)."""
         super().open(ctx)
-        raw = (ctx.config or {}).get("state.cache.max-entries")
-        try:
-            size = DEFAULT_CACHE_ENTRIES if raw in (None, "") else int(str(raw).strip())
-        except ValueError:
-            size = -1
-        if size < 0:
-            from streamsql.errors import ConfigError
-
-            msg = f"'state.cache.max-entries' = '{raw}' must be an integer >= 0"
-            raise ConfigError(msg)
-        self.cache = WriteBehindCache(ctx.state, size, state_keys=with_key_groups)
+        self.cache = WriteBehindCache(ctx.state, cache_entries(ctx.config), state_keys=with_key_groups)
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Write back every changed accumulator before the backend is snapshotted."""
