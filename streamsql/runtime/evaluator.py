@@ -52,6 +52,10 @@ class BatchQuery:
             raise SqlError(msg, sql) from None
         # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
         self.output_schema = Schema.from_arrow(result.schema).to_arrow()
+        # A projection of plain columns (no WHERE) is an Arrow select: no DuckDB round trip.
+        by_ref = {_quote(n): i for i, n in enumerate(input_schema.names)}
+        refs = [by_ref.get(expr) for _, expr in items]
+        self._columns = refs if items and condition is None and None not in refs else None
 
     def _run_sql(self, query: str, table: pa.Table) -> pa.Table:
         self._con.register(_IN, table)
@@ -69,6 +73,11 @@ class BatchQuery:
         from streamsql.errors import ExecutionError
 
         table = batch.table
+        if self._columns is not None:
+            out = table.select(self._columns).rename_columns(self.output_schema.names)
+            if out.schema != self.output_schema:
+                out = out.cast(self.output_schema)
+            return Batch(out, batch.kinds, batch.splits)
         hidden: list[str] = []
         if batch.kinds is not None:
             table = table.append_column(_KIND, pa.array(batch.kinds, pa.int8()))
