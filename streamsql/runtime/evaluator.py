@@ -58,11 +58,7 @@ class BatchQuery:
         self._columns = refs if items and condition is None and None not in refs else None
 
     def _run_sql(self, query: str, table: pa.Table) -> pa.Table:
-        self._con.register(_IN, table)
-        try:
-            return self._con.sql(query).to_arrow_table()
-        finally:
-            self._con.unregister(_IN)
+        return query_table(self._con, query, table)
 
     def run(self, batch: Batch) -> Batch:
         """Evaluate over ``batch``; the output keeps each surviving row's kind.
@@ -109,6 +105,19 @@ class BatchQuery:
         if q is None:
             q = self._hidden[hidden] = f"SELECT {self._select}, {', '.join(hidden)} FROM {_IN}{self._where}"
         return q
+
+
+def query_table(con: duckdb.DuckDBPyConnection, sql: str, table: pa.Table) -> pa.Table:
+    """Run ``sql`` on ``con`` with ``table`` registered as ``__in`` (zero-copy); the result as Arrow.
+
+    Raises:
+        duckdb.Error: as DuckDB raises it (callers turn it into a positioned or execution error).
+    """
+    con.register(_IN, table)
+    try:
+        return con.sql(sql).to_arrow_table()
+    finally:
+        con.unregister(_IN)
 
 
 def _quote(name: str) -> str:

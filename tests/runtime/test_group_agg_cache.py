@@ -16,8 +16,8 @@ import pytest
 from streamsql.runtime.elements import Batch, RowKind
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator
-from streamsql.state.keygroups import key_groups, with_key_groups
 from streamsql.state.base import create_backend, key_group
+from streamsql.state.keygroups import key_groups, with_key_groups
 from tests.runtime.oracle import fold
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -68,6 +68,11 @@ def _operator(key_type, changelog, backend_name, workdir, cache_entries):
             t = inp.field(a.arg).type
         fields.append((f"a{i}", t))
     op = GroupAggOperator(1, aggs, inp, pa.schema(fields))
+    return open_operator(op, backend_name, workdir, cache_entries)
+
+
+def open_operator(op, backend_name, workdir, cache_entries=None):
+    """Open ``op`` on a fresh backend in ``workdir``; returns ``(op, backend)``."""
     backend = create_backend(backend_name)
     backend.open(str(workdir))
     cfg = {} if cache_entries is None else {"state.cache.max-entries": str(cache_entries)}

@@ -15,16 +15,14 @@ import pyarrow as pa
 import pytest
 
 from streamsql.runtime.elements import Batch, RowKind
-from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, agg_output_type
 from streamsql.runtime.operators.group_agg_columnar import (
     ColumnarGroupAggOperator,
     create_group_agg,
     fixed_width_supported,
 )
-from streamsql.state.base import create_backend
 from streamsql.types import SqlType
-from tests.runtime.test_group_agg_cache import _run, checkpointed_run
+from tests.runtime.test_group_agg_cache import _run, checkpointed_run, open_operator
 
 T_LTZ = pa.timestamp("us", tz="UTC")
 INPUT = [("x", pa.int64(), "BIGINT"), ("f", pa.float64(), "DOUBLE"),
@@ -50,11 +48,7 @@ def _schemas(key_type, calls):
 def _operator(cls, key_type, calls, backend_name, workdir, cache_entries=None):
     inp, aggs, out = _schemas(key_type, calls)
     op = cls(1, aggs, inp, out)
-    backend = create_backend(backend_name)
-    backend.open(str(workdir))
-    cfg = {} if cache_entries is None else {"state.cache.max-entries": str(cache_entries)}
-    op.open(OperatorContext("group-agg-1", backend.keyed_state("group-agg-1"), cfg, {}))
-    return op, backend
+    return open_operator(op, backend_name, workdir, cache_entries)
 
 
 def _batches(key_type, changelog, seed, n_batches=24):

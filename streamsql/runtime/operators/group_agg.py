@@ -44,6 +44,7 @@ import pyarrow as pa
 
 from streamsql.errors import PlanError
 from streamsql.runtime.elements import Batch, Element, RowKind
+from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.state.cache import WriteBehindCache
 from streamsql.state.keygroups import int_key_bytes, with_key_groups
@@ -170,11 +171,7 @@ class GroupAggOperator(Operator):
 
         Columns in ``as_int`` are listed as their integer storage, e.g. epoch units of a timestamp).
         """
-        self._con.register("__in", table)
-        try:
-            res = self._con.sql(sql).to_arrow_table()
-        finally:
-            self._con.unregister("__in")
+        res = query_table(self._con, sql, table)
         if not as_int:
             return res, [c.to_pylist() for c in res.columns]
         return res, [(c.cast(as_int[i]) if i in as_int else c).to_pylist() for i, c in enumerate(res.columns)]

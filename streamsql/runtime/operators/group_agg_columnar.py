@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.runtime.elements import Batch, Element, RowKind
+from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, cache_entries
 from streamsql.state.fixed_cache import FixedWidthCache
@@ -124,11 +125,7 @@ class ColumnarGroupAggOperator(Operator):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched."""
         table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
-        self._con.register("__in", table)
-        try:
-            res = self._con.sql(self._partial_sql).to_arrow_table()
-        finally:
-            self._con.unregister("__in")
+        res = query_table(self._con, self._partial_sql, table)
         cache = self.cache
         slots = cache.slots(encode_keys(res, self.num_keys))
         cols = cache.columns

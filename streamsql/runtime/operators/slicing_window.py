@@ -51,6 +51,7 @@ import pyarrow.compute as pc
 
 from streamsql.errors import PlanError
 from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import AggSpec, _avg
 from streamsql.runtime.operators.window_agg import (
@@ -293,11 +294,7 @@ class SlicingWindowAggOperator(Operator):
     # -- helpers ------------------------------------------------------------------------------
 
     def _query(self, sql: str, table: pa.Table) -> pa.Table:
-        self._con.register("__in", table)
-        try:
-            return self._con.sql(sql).to_arrow_table()
-        finally:
-            self._con.unregister("__in")
+        return query_table(self._con, sql, table)
 
     def _conform(self, table: pa.Table) -> pa.Table:
         """Partial tables share one schema (the first one's), so they concatenate."""

@@ -53,6 +53,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import AggSpec, _avg
 from streamsql.state.base import KeyedState
@@ -435,11 +436,7 @@ class WindowAggBase(WindowOperatorBase):
 
     def _query_table(self, sql: str, table: pa.Table) -> pa.Table:
         """Run ``sql`` with ``table`` registered as ``__in``."""
-        self._con.register("__in", table)
-        try:
-            return self._con.sql(sql).to_arrow_table()
-        finally:
-            self._con.unregister("__in")
+        return query_table(self._con, sql, table)
 
 
 def _rows_to_table(rows: list[tuple], schema: pa.Schema, num_keys: int) -> pa.Table:
