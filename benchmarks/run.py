@@ -82,12 +82,15 @@ def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[
     n, seen = 0, set()
     deadline = time.time() + timeout
     while pending and time.time() < deadline:
-        for m in c.consume(10_000, 0.2):
+        msgs = c.consume(10_000, 0.2)
+        for m in msgs:
             if m.error() is not None:
                 continue
             n += 1
             if keys:
                 seen.add(m.key())
+        if msgs:
+            continue  # drain first: the position can pass the end while messages are still queued
         # done when the position (past control records too) reached the end offset
         for tp in c.position([TopicPartition(topic, p) for p in list(pending)]):
             if tp.offset >= ends[tp.partition]:
