@@ -159,6 +159,10 @@ class Planner:
                     sub = sub.this  # (SELECT ...) or a UNION: point at the first SELECT
                 hint = "" if name.endswith("ON condition") else "; use a JOIN instead"
                 self._fail(sub, f"Subqueries in {name} are not supported yet{hint}")
+            over = expr.find(exp.Window) if expr is not None else None
+            if over is not None:  # DuckDB would compute it per batch: wrong over a stream
+                self._fail(over, f"OVER windows ({over.this.sql()} OVER ...: Top-N, deduplication, "
+                                 "running aggregates) are not supported yet")
 
     def _expand_star(self, items: list[exp.Expression], scope: Scope) -> list[exp.Expression]:
         out = []

@@ -229,6 +229,13 @@ class FlinkParser(parser.Parser):
             _position(with_, token)
         return with_
 
+    def _parse_window(self, this: exp.Expr | None, alias: bool = False) -> exp.Expr | None:
+        token = self._curr  # OVER, when this call is a window function
+        node = super()._parse_window(this, alias=alias)
+        if isinstance(node, exp.Window) and token is not None and token.text.upper() == "OVER":
+            _position(node, token)
+        return node
+
     # --- client statements ------------------------------------------------------------------
 
     def _parse_option_text(self, optional: bool = False) -> exp.Literal | None:

@@ -351,6 +351,18 @@ def test_subquery_in_where_of_an_insert_is_rejected(env):
     assert (ei.value.line, ei.value.col) == (1, 69)
 
 
+@pytest.mark.parametrize("sql, pos", [
+    ("SELECT g, ROW_NUMBER() OVER (PARTITION BY g ORDER BY x) AS rn FROM src", (1, 24)),
+    ("SELECT g,\n  SUM(x) OVER (PARTITION BY g) FROM src", (2, 10)),
+])
+def test_over_window_is_rejected_not_computed_per_batch(env, sql, pos):
+    with pytest.raises(SqlError, match="OVER windows .* are not supported yet") as ei:
+        env.execute_sql(sql)
+    assert (ei.value.line, ei.value.col) == pos
+    assert caret_col(ei.value) == pos[1] and caret_width(ei.value) == len("OVER")
+    assert not env.jobs
+
+
 def test_subquery_in_from_still_plans(env):
     text = env.execute_sql("EXPLAIN SELECT g FROM (SELECT g, x FROM src) AS t WHERE x > 1").message
     assert "TableSourceScan" in text
