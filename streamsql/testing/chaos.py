@@ -8,9 +8,12 @@ Finally a bounded run drains the topic and finishes. The output is read with a
 ``read_committed`` consumer and compared with DuckDB over every produced record:
 
 - ``agg``: ``GROUP BY k`` count/sum into ``upsert-kafka``, folded by key;
-- ``filter``: a filter/projection into an exactly-once ``kafka`` sink, compared as a multiset.
+- ``filter``: a filter/projection into an exactly-once ``kafka`` sink, compared as a multiset;
+- ``window``: a 10-second TUMBLE window count/sum per ``k % 10`` on the records' event time
+  (pending windows and the watermark are state), into an exactly-once ``kafka`` sink, compared
+  as a multiset with DuckDB's ``GROUP BY`` over the floored times.
 
-Both queries read the input through a UNION ALL of two scans so that barrier alignment (and
+Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.
 
 usage::
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import datetime
 import os
 import random
 import signal
@@ -47,7 +51,8 @@ SET 'pipeline.name' = '{job}';
 SET 'execution.checkpointing.interval' = '{interval}';
 SET 'execution.checkpointing.mode' = '{mode}';
 SET 'state.backend.type' = '{backend}';
-CREATE TABLE src (id BIGINT, k INT, v INT) WITH (
+CREATE TABLE src (id BIGINT, k INT, v INT, g INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
   'connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bootstrap}',
   'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{bounded});
 {sink}
@@ -66,11 +71,30 @@ CREATE TABLE out_t (id BIGINT, k INT, v2 INT) WITH (
 INSERT INTO out_t SELECT id, k, v * 2 FROM (
   SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1) WHERE MOD(v, 3) <> 0;
 """
+_WINDOW_SINK = """
+CREATE TABLE out_t (g INT, ws TIMESTAMP(3), n BIGINT, s BIGINT) WITH (
+  'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'format' = 'json', 'sink.delivery-guarantee' = '{guarantee}');
+CREATE VIEW both_halves AS
+  SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1;
+INSERT INTO out_t SELECT g, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE both_halves,
+  DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY g, window_start, window_end;
+"""
+_SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK}
+_EVENT_MS = 20  # event time advances 20 ms per record: 500 records per 10-second window
 
 
 def _records(n: int) -> list[dict]:
+    """Seeded records; ``ts`` grows with ``id`` (in order per partition, so none is late)."""
     rnd = random.Random(7)
-    return [{"id": i, "k": rnd.randrange(500), "v": rnd.randrange(1000)} for i in range(n)]
+    base = datetime.datetime(2024, 5, 1)
+    out = []
+    for i in range(n):
+        k = rnd.randrange(500)
+        ts = base + datetime.timedelta(milliseconds=i * _EVENT_MS)
+        out.append({"id": i, "k": k, "v": rnd.randrange(1000), "g": k % 10,
+                    "ts": ts.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]})
+    return out
 
 
 def _create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
@@ -144,7 +168,7 @@ def campaign(a: argparse.Namespace) -> int:
     feeder = threading.Thread(target=_produce, args=(a.bootstrap, src, records, a.feed_seconds, done), daemon=True)
     feeder.start()
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
-    sink = (_AGG_SINK if a.query == "agg" else _FILTER_SINK).format(
+    sink = _SINKS[a.query].format(
         out=out, bootstrap=a.bootstrap, guarantee="exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once")
     params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src, bootstrap=a.bootstrap)
     unbounded = os.path.join(work, "job.sql")
@@ -189,8 +213,9 @@ def campaign(a: argparse.Namespace) -> int:
 
 def _compare(a, records: list[dict], output: list) -> tuple[int, int]:
     con = duckdb.connect()
-    con.execute("CREATE TABLE r (id BIGINT, k INT, v INT)")
-    con.executemany("INSERT INTO r VALUES (?, ?, ?)", [(r["id"], r["k"], r["v"]) for r in records])
+    con.execute("CREATE TABLE r (id BIGINT, k INT, v INT, g INT, ts TIMESTAMP)")
+    con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?)",
+                    [(r["id"], r["k"], r["v"], r["g"], r["ts"]) for r in records])
     if a.query == "agg":
         expected = {k: (n, s) for k, n, s in con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall()}
         actual = {}
@@ -206,6 +231,13 @@ def _compare(a, records: list[dict], output: list) -> tuple[int, int]:
         wrong_sums = sum(1 for k in expected if k in actual and actual[k][0] == expected[k][0]
                          and actual[k][1] != expected[k][1])
         return lost + wrong_sums, dup
+    if a.query == "window":
+        rows = con.execute("SELECT g, strftime(time_bucket(INTERVAL 10 SECOND, ts), '%Y-%m-%d %H:%M:%S'), "
+                           "COUNT(*), SUM(v) FROM r GROUP BY ALL").fetchall()
+        expected = collections.Counter(rows)
+        actual = collections.Counter((r["g"], r["ws"][:19], r["n"], r["s"])
+                                     for r in (orjson.loads(v) for _, v in output))
+        return sum((expected - actual).values()), sum((actual - expected).values())
     expected = collections.Counter(con.execute("SELECT id, k, v * 2 FROM r WHERE v % 3 <> 0").fetchall())
     actual = collections.Counter((r["id"], r["k"], r["v2"]) for r in (orjson.loads(v) for _, v in output))
     return sum((expected - actual).values()), sum((actual - expected).values())
@@ -217,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--kills", type=int, default=20, help="at least 5: one per fault point, the rest random")
-    ap.add_argument("--query", choices=("agg", "filter"), default="agg")
+    ap.add_argument("--query", choices=tuple(_SINKS), default="agg")
     ap.add_argument("--backend", choices=("rocksdb", "hashmap"), default="rocksdb")
     ap.add_argument("--mode", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), default="EXACTLY_ONCE")
     ap.add_argument("--interval", default="300 ms", help="checkpoint interval")

@@ -6,7 +6,7 @@ import pytest
 from streamsql.testing import chaos
 
 
-@pytest.mark.parametrize("query,backend", [("agg", "rocksdb"), ("filter", "hashmap")])
+@pytest.mark.parametrize("query,backend", [("agg", "rocksdb"), ("filter", "hashmap"), ("window", "rocksdb")])
 def test_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys):
     rc = chaos.main(["--bootstrap", kafka_bootstrap, "--records", "20000", "--kills", "5", "--query", query,
                      "--backend", backend, "--feed-seconds", "6", "--max-kill", "2.5", "--max-run-seconds", "12"])
