@@ -25,6 +25,7 @@ from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 from streamsql.errors import ExecutionError, StreamSQLError
 from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode, walk
+from streamsql.runtime.memory import use_system_allocator
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.source_driver import SourceDriver
@@ -192,6 +193,7 @@ class JobRunner:
         Raises:
             StreamSQLError: the failure that ended the job.
         """
+        use_system_allocator()
         attempts = 0
         strategy = (self.config.get("restart-strategy.type") or "none").lower()
         max_attempts = self.config.integer("restart-strategy.fixed-delay.attempts")
