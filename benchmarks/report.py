@@ -154,6 +154,8 @@ def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path)
         f"{meta['latency_rate']:,} events/s for {meta['latency_seconds']:.0f} s. "
         f"Run took {meta['minutes']:.1f} min.",
         "",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items()),
+        "",
         table(rows),
         "",
     ]

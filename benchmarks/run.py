@@ -71,6 +71,21 @@ def _consumer(group_hint: str):
     )
 
 
+def _versions() -> dict[str, str]:
+    """Versions of what the contenders run on (results of different days compare only with these)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import confluent_kafka
+
+    out = {"librdkafka": confluent_kafka.libversion()[0]}
+    for pkg in ("streamsql", "confluent-kafka", "quixstreams", "duckdb", "pyarrow", "rocksdict"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
 def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[int, int]:
     """(records, distinct keys) visible to a read_committed consumer."""
     from confluent_kafka import TopicPartition
@@ -398,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         "minutes": (time.time() - t_run) / 60,
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "machine": f"{os.cpu_count()} cores",
+        "versions": _versions(),
         "datasets": [asdict(d) for d in datasets.values()],
     }
     write_report(rows, scaling_rows, meta, out_dir)
