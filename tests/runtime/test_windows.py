@@ -531,3 +531,28 @@ def test_slice_state_is_split_by_key_group(tmp_path, key_type):
         seen += rows.to_pylist()
     assert sorted(seen) == sorted(keys)
     backend.close()
+
+
+def test_window_aggregates_over_every_type_match_duckdb(tmp_path):
+    """DECIMAL sums and averages, DOUBLE, BIGINT, strings and COUNT(DISTINCT) in one TUMBLE window
+    aggregate (the slice partials of each type combine exactly as DuckDB's GROUP BY)."""
+    from tests.runtime.oracle import COLUMNS, gen_rows, write_jsonl
+
+    rows = gen_rows(11, 600)
+    for r in rows:
+        r["ts"] = _fmt(BASE + r["id"] * 700)
+    path = write_jsonl(tmp_path / "typed.json", rows)
+    cols = COLUMNS + [("ts", "TIMESTAMP(3)", "TIMESTAMP")]
+    env = make_env(tmp_path, "rocksdb", 37)
+    env.execute_sql(f"CREATE TABLE t ({', '.join(f'{c} {t}' for c, t, _ in cols)}, "
+                    f"WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = 'json')")
+    aggs = ("COUNT(*), SUM(d), AVG(d), AVG(f), MIN(f), SUM(b), MAX(x), MIN(s), MAX(s), "
+            "COUNT(DISTINCT s), COUNT(x)")
+    res = env.execute_sql(f"SELECT g, window_start, {aggs} FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), "
+                          f"INTERVAL '10' SECOND)) GROUP BY g, window_start, window_end")
+    actual = fold(list(res.collect(timeout=30)))
+    con = duck_con({"raw": path}, cols)
+    expected = duck_rows(con, f"SELECT g, time_bucket(INTERVAL 10 SECOND, ts), {aggs} FROM raw GROUP BY ALL")
+    assert sum(actual.values()) > 50  # many windows, several groups each
+    assert_same(actual, expected, "typed window aggregate")
