@@ -111,3 +111,25 @@ def test_same_changelog_as_general_operator_and_exact_restores(tmp_path, backend
             return _operator(ColumnarGroupAggOperator, key_type, calls, backend_name, workdir, n)
 
         assert checkpointed_run(make, batches, tmp_path / f"c{cache_entries}") == expected
+
+
+@pytest.mark.parametrize("split", [True, False], ids=["across-batches", "within-a-batch"])
+def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split):
+    from streamsql.errors import ExecutionError
+
+    inp, aggs, out = _schemas(pa.int64(), [("sum", 1)])
+    op, backend = open_operator(ColumnarGroupAggOperator(1, aggs, inp, out), "hashmap", tmp_path / "o")
+    big = 2**63 - 10
+
+    def batch(values):
+        cols = [pa.array([1] * len(values), pa.int64()), pa.array(values, pa.int64())]
+        cols += [pa.nulls(len(values), f.type) for f in list(inp)[2:]]
+        return Batch(pa.Table.from_arrays(cols, schema=inp))
+
+    with pytest.raises(ExecutionError, match="GROUP BY aggregate overflow: .*(a1 \\(a SUM\\) is out of the BIGINT range|INT64)"):
+        if split:
+            op.process_batch(batch([big]), 0)
+            op.process_batch(batch([big]), 0)
+        else:
+            op.process_batch(batch([big, big]), 0)
+    backend.close()

@@ -22,9 +22,11 @@ integer storage) and ``h{ai}`` int8 (1 once a non-NULL value was seen).
 
 from __future__ import annotations
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 
+from streamsql.errors import ExecutionError
 from streamsql.runtime.elements import Batch, Element, RowKind
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
@@ -77,8 +79,6 @@ class ColumnarGroupAggOperator(Operator):
     stateful = True
 
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema):
-        import duckdb
-
         self.num_keys = num_keys
         self.aggs = aggs
         self.output_schema = output_schema
@@ -125,7 +125,10 @@ class ColumnarGroupAggOperator(Operator):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched."""
         table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
-        res = query_table(self._con, self._partial_sql, table)
+        try:
+            res = query_table(self._con, self._partial_sql, table)
+        except (duckdb.OutOfRangeException, duckdb.ConversionException) as e:  # a batch's SUM beyond BIGINT
+            raise _overflow(str(e).splitlines()[0]) from None
         cache = self.cache
         slots = cache.slots(encode_keys(res, self.num_keys))
         cols = cache.columns
@@ -139,7 +142,7 @@ class ColumnarGroupAggOperator(Operator):
             if a.func in ("count", "sum", "avg"):
                 cols[f"c{ai}"][slots] += _numpy(res.column(f"c{ai}"), np.int64)
             if a.func in ("sum", "avg"):
-                cols[f"s{ai}"][slots] += _numpy(res.column(f"s{ai}"), cols[f"s{ai}"].dtype)
+                self._fold_sum(ai, slots, _numpy(res.column(f"s{ai}"), cols[f"s{ai}"].dtype))
             elif a.func in ("min", "max"):
                 out_type = self.output_schema.field(nk + ai).type  # same unit as the output
                 self._fold_extreme(ai, a.func, slots, res.column(f"v{ai}").cast(out_type))
@@ -159,6 +162,22 @@ class ColumnarGroupAggOperator(Operator):
         return self._emit(res, old, new, inserted, deleted, changed)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _fold_sum(self, ai: int, slots: np.ndarray, partial: np.ndarray) -> None:
+        """Add a batch's partial sums; an integer sum that leaves BIGINT fails the job, never wraps.
+
+        Raises:
+            ExecutionError: the sum overflowed (as DuckDB's and Flink's BIGINT arithmetic are
+                bounded; the general operator raises the same way).
+        """
+        col = self.cache.columns[f"s{ai}"]
+        cur = col[slots]
+        total = cur + partial
+        if col.dtype.kind == "i" and (((cur ^ total) & (partial ^ total)) < 0).any():
+            name = self.output_schema.field(self.num_keys + ai).name
+            detail = f"{name} (a SUM) is out of the BIGINT range"
+            raise _overflow(detail)
+        col[slots] = total
 
     def _fold_extreme(self, ai: int, func: str, slots: np.ndarray, partial: pa.ChunkedArray) -> None:
         cols = self.cache.columns
@@ -215,6 +234,10 @@ class ColumnarGroupAggOperator(Operator):
             arrays.append(_to_arrow(values, mask, f.type))
         arrays = [a.cast(f.type) if a.type != f.type else a for a, f in zip(arrays, self.output_schema)]
         return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), kinds)]
+
+
+def _overflow(detail: str) -> ExecutionError:
+    return ExecutionError(f"GROUP BY aggregate overflow: {detail}")
 
 
 def _valid(arr: pa.ChunkedArray | pa.Array) -> np.ndarray:
