@@ -126,7 +126,8 @@ def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split):
         cols += [pa.nulls(len(values), f.type) for f in list(inp)[2:]]
         return Batch(pa.Table.from_arrays(cols, schema=inp))
 
-    with pytest.raises(ExecutionError, match="GROUP BY aggregate overflow: .*(a0 \\(a SUM\\) is out of the BIGINT range|INT64)"):
+    message = "GROUP BY aggregate overflow: .*(a0 \\(a SUM\\) is out of the BIGINT range|INT64)"
+    with pytest.raises(ExecutionError, match=message):
         if split:
             op.process_batch(batch([big]), 0)
             op.process_batch(batch([big]), 0)

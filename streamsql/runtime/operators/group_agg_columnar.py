@@ -87,10 +87,8 @@ class ColumnarGroupAggOperator(Operator):
         keys = [q(i) for i in range(num_keys)]
         cols = keys + ["sum(__sign)::BIGINT AS n"]
         fields = [("n", "<i8")]
-        self._kinds: list[str | None] = []
         for ai, a in enumerate(aggs):
             kind = None if a.arg is None else _numeric_kind(input_schema.field(a.arg).type)
-            self._kinds.append(kind)
             num = "<f8" if kind == "f" else "<i8"
             cast = "DOUBLE" if kind == "f" else "BIGINT"
             if a.func in ("count", "sum", "avg"):

@@ -159,8 +159,7 @@ class SlicingWindowAggOperator(Operator):
             for j, (p, c) in enumerate(_partial_and_combine(a, input_schema)):
                 partial.append(f"{p.format(q(a.arg) if a.arg is not None else '')} AS __p{ai}_{j}")
                 combine.append(f"{c.format(f'__p{ai}_{j}')} AS __p{ai}_{j}")
-        group = " GROUP BY ALL"
-        self._partial_sql = f"SELECT {', '.join(keys + [_SLICE_COL] + partial)} FROM __in{group}"
+        self._partial_sql = f"SELECT {', '.join(keys + [_SLICE_COL] + partial)} FROM __in GROUP BY ALL"
         key_cols = [f"__k{i}" for i in range(num_keys)]
         self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
                              + (f" GROUP BY {', '.join(key_cols)}" if key_cols else ""))
