@@ -6,10 +6,10 @@ results.
 
 from __future__ import annotations
 
-from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.runtime.elements import Batch
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink
+from streamsql.core.elements import Batch
 
 
 class BlackholeSink(Sink):

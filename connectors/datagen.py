@@ -24,12 +24,12 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pyarrow as pa
-from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Source
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.errors import ConfigError
-from streamsql.runtime.elements import Batch
-from streamsql.types import SqlType
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Source
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError
+from streamsql.core.types import SqlType
 
 _FIELD_KEYS = ("kind", "start", "end", "min", "max", "length", "null-rate", "max-past", "var-len")
 _INT_BOUNDS = {

@@ -22,12 +22,12 @@ import os
 import re
 
 import numpy as np
-from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
 from streamsql.connectors.formats import make_decoder, make_encoder
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.errors import ConfigError, ExecutionError
-from streamsql.runtime.elements import Batch
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError, ExecutionError
 
 _CHUNK = 1 << 20
 _EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json"}

@@ -39,14 +39,6 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
-from streamsql.connectors.base import (
-    OPT_WATERMARK_IDLE,
-    ConnectorContext,
-    ConnectorSpec,
-    OptionSpec,
-    Sink,
-    Source,
-)
 from streamsql.connectors.kafka_common import (
     FORMATS,
     METADATA_TIMEOUT_S,
@@ -80,8 +72,16 @@ from streamsql.connectors.kafka_common import (
 )
 from streamsql.connectors.registry import register
 
-from streamsql.errors import ConfigError, ExecutionError
-from streamsql.runtime.elements import Batch
+from streamsql.core.connector import (
+    OPT_WATERMARK_IDLE,
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    Source,
+)
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError, ExecutionError
 
 OPTIONS = [
     OPT_TOPIC,

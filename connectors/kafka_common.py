@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
-from streamsql.connectors.base import OptionSpec
 
-from streamsql.catalog import TableDef
-from streamsql.errors import ConfigError, ExecutionError, StreamSQLError
-from streamsql.types import Field, Schema, SqlType
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import OptionSpec
+from streamsql.core.errors import ConfigError, ExecutionError, StreamSQLError
+from streamsql.core.types import Field, Schema, SqlType
 
 log = logging.getLogger(__name__)
 #: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr.

@@ -41,7 +41,6 @@ from typing import Any
 import orjson
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.kafka_common import (
     _FENCED_CODES,
     METADATA_TIMEOUT_S,
@@ -52,8 +51,9 @@ from streamsql.connectors.kafka_common import (
     unwrap,
 )
 
-from streamsql.checkpoint.faults import fault_point
-from streamsql.errors import ConfigError, ExecutionError
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
 

@@ -23,12 +23,12 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.base import ConnectorContext, ConnectorSpec, OptionSpec, Sink
 from streamsql.connectors.formats.common import bool_option, combine, render_decimal
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema, SqlType
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink
+from streamsql.core.elements import Batch
+from streamsql.core.types import Schema, SqlType
 
 _KIND_PREFIX = np.array(["+I[", "-U[", "+U[", "-D["], dtype=object)
 

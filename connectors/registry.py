@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-from streamsql.connectors.base import ConnectorSpec
-from streamsql.errors import ConfigError
+from streamsql.core.connector import ConnectorSpec
+from streamsql.core.errors import ConfigError
 
 _REGISTRY: dict[str, ConnectorSpec] = {}
 # Built-in connector modules, imported on first lookup so `import streamsql` stays light.

@@ -36,18 +36,8 @@ import time
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
-from streamsql.connectors.base import (
-    OPT_WATERMARK_IDLE,
-    ConnectorContext,
-    ConnectorSpec,
-    OptionSpec,
-    Sink,
-    Source,
-)
 from streamsql.connectors.kafka import check_topic, decode_keys, producer_props, sink_topic
 from streamsql.connectors.kafka_common import (
-    ProducerSinkMixin,
-    ReaderSourceMixin,
     FORMATS,
     OPT_BOOTSTRAP,
     OPT_FIELDS_INCLUDE,
@@ -57,6 +47,8 @@ from streamsql.connectors.kafka_common import (
     OPT_TOPIC,
     OPT_TXN_PREFIX,
     KafkaReader,
+    ProducerSinkMixin,
+    ReaderSourceMixin,
     assemble,
     check_metadata,
     execution_error,
@@ -69,10 +61,18 @@ from streamsql.connectors.kafka_common import (
 )
 from streamsql.connectors.registry import register
 
-from streamsql.catalog import TableDef
-from streamsql.config import duration_ms
-from streamsql.errors import ConfigError, ExecutionError
-from streamsql.runtime.elements import Batch, RowKind
+from streamsql.core.catalog import TableDef
+from streamsql.core.config import duration_ms
+from streamsql.core.connector import (
+    OPT_WATERMARK_IDLE,
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    Source,
+)
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import ConfigError, ExecutionError
 
 OPTIONS = [
     OPT_TOPIC,

@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 
 from streamsql import StreamEnvironment
+from streamsql.core.elements import RowKind
 from streamsql.environment import TableResult
-from streamsql.runtime.elements import RowKind
 
 HERE = Path(__file__).resolve().parent
 

@@ -28,10 +28,6 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output, create_output
 from prompt_toolkit.patch_stdout import patch_stdout
 from sqlglot import exp
-
-from streamsql.environment import StreamEnvironment, TableResult
-from streamsql.errors import SqlError, StatementError, StreamSQLError
-from streamsql.output import tableau
 from streamsql.shell import commands
 from streamsql.shell.buffer import input_is_multiline
 from streamsql.shell.completer import SqlCompleter
@@ -39,6 +35,10 @@ from streamsql.shell.keys import shell_key_bindings
 from streamsql.shell.results import Stream, counted, show_stream
 from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
+
+from streamsql.core.errors import SqlError, StatementError, StreamSQLError
+from streamsql.environment import StreamEnvironment, TableResult
+from streamsql.output import tableau
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, split_statements
 

@@ -71,7 +71,7 @@ class SqlCompleter(Completer):
 
     def columns_of(self, name: str) -> list[str]:
         """Columns of the table or view ``name`` ([] if unknown or unplannable)."""
-        from streamsql.catalog import TableDef
+        from streamsql.core.catalog import TableDef
 
         try:
             obj = self.env.catalog.get(name)
@@ -155,7 +155,7 @@ class SqlCompleter(Completer):
         if self._in_with(masked_head) and re.search(r"[(,]\s*$", masked_head):
             return self._option_keys(statement, partial, quoted=True, start=start)
         if re.fullmatch(r"\s*(SET|RESET)\s*", head, re.I):
-            from streamsql.config import DEFAULTS
+            from streamsql.core.config import DEFAULTS
 
             keys = sorted(set(DEFAULTS) | set(self.env.config.settings))
             metas = {k: f"= '{self.env.config.get(k)}'" for k in keys}

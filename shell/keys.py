@@ -7,8 +7,8 @@ from prompt_toolkit import search
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import completion_is_selected, has_focus, is_searching
 from prompt_toolkit.key_binding import KeyBindings
-
 from streamsql.shell.buffer import default_buffer
+
 from streamsql.sql.split import is_complete
 
 

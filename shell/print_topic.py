@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streamsql.errors import ExecutionError
+from streamsql.core.errors import ExecutionError
 
 COLUMNS = ["key", "value", "partition", "offset", "timestamp"]
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"

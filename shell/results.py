@@ -31,12 +31,13 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
+from streamsql.core.elements import RowKind
 from streamsql.output import format_value, tableau
-from streamsql.runtime.elements import RowKind
 
 if TYPE_CHECKING:
-    from streamsql.runtime.job import JobHandle
     from streamsql.shell.app import Shell
+
+    from streamsql.runtime.job import JobHandle
 
 RESULT_MODES = ("tableau", "changelog", "table")
 

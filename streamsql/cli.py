@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 
-from streamsql.errors import StreamSQLError
+from streamsql.core.errors import StreamSQLError
 
 
 def _settings(pairs: list[str]) -> dict[str, str]:
@@ -42,7 +42,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     env = StreamEnvironment(_settings(args.set))
     try:
-        from streamsql.errors import StatementError
+        from streamsql.core.errors import StatementError
         from streamsql.sql.parser import error_in_script, parse_script
 
         # Parse the whole script first: a syntax error at the end must not leave jobs running.

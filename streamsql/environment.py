@@ -21,18 +21,18 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+
 from sqlglot import exp
 
-from streamsql.catalog import Catalog, TableDef, ViewDef
-from streamsql.config import Config
-from streamsql.errors import SqlError, StatementError
+from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.core.config import Config
+from streamsql.core.elements import RowKind
+from streamsql.core.errors import SqlError, StatementError
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.runtime.collect import END, CollectNode, CollectSink
-from streamsql.runtime.elements import RowKind
 from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.sql import nodes as n
-
 from streamsql.sql.parser import parse_statement
 
 
@@ -253,7 +253,7 @@ class StreamEnvironment:
             if tree.option is None:
                 all_ = self.config.as_dict()
                 return TableResult("rows", ["key", "value"], sorted(all_.items()))
-            from streamsql.config import check_setting
+            from streamsql.core.config import check_setting
 
             warning = check_setting(tree.option, tree.value)
             self.config.settings[tree.option] = tree.value

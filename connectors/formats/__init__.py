@@ -17,11 +17,11 @@ See :mod:`.common` for the Decoder/Encoder contracts and the bad-record rules.
 
 from __future__ import annotations
 
-from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import Decoder, Encoder, check_options
 
-from streamsql.errors import ConfigError
-from streamsql.types import Schema
+from streamsql.core.connector import OptionSpec
+from streamsql.core.errors import ConfigError
+from streamsql.core.types import Schema
 
 __all__ = [
     "Decoder",

@@ -21,11 +21,11 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.base import OptionSpec
 
-from streamsql.errors import BadRecordError, ConfigError
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema, SqlType
+from streamsql.core.connector import OptionSpec
+from streamsql.core.elements import Batch
+from streamsql.core.errors import BadRecordError, ConfigError
+from streamsql.core.types import Schema, SqlType
 
 Where = Callable[[int], str]
 

@@ -30,7 +30,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
-from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
@@ -50,9 +49,10 @@ from streamsql.connectors.formats.common import (
     try_fast,
 )
 
-from streamsql.errors import ConfigError
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema, SqlType
+from streamsql.core.connector import OptionSpec
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError
+from streamsql.core.types import Schema, SqlType
 
 OPTIONS = [
     OptionSpec(

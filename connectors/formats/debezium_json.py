@@ -23,7 +23,6 @@ import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
@@ -45,8 +44,9 @@ from streamsql.connectors.formats.json import (
     read_schema,
 )
 
-from streamsql.runtime.elements import Batch, RowKind
-from streamsql.types import Schema
+from streamsql.core.connector import OptionSpec
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.types import Schema
 
 OPTIONS = [
     flag_option("debezium-json.ignore-parse-errors", "skip events that cannot be decoded (counted) instead of failing"),

@@ -52,7 +52,6 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
-from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
@@ -74,9 +73,10 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.formats.common import read_type as _read_type
 
-from streamsql.errors import ConfigError
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema, SqlType
+from streamsql.core.connector import OptionSpec
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError
+from streamsql.core.types import Schema, SqlType
 
 OPTIONS = [
     flag_option("json.ignore-parse-errors", "skip records that cannot be decoded (counted) instead of failing"),

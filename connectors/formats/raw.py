@@ -13,12 +13,12 @@ import codecs
 
 import numpy as np
 import pyarrow as pa
-from streamsql.connectors.base import OptionSpec
 from streamsql.connectors.formats.common import Decoder, Encoder, Where
 
-from streamsql.errors import ConfigError
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema
+from streamsql.core.connector import OptionSpec
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError
+from streamsql.core.types import Schema
 
 OPTIONS = [
     OptionSpec("raw.charset", default="UTF-8", description="charset of STRING values"),

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol
 
 from streamsql.checkpoint.storage import CheckpointStorage
-from streamsql.checkpoint.faults import fault_point
-from streamsql.errors import ExecutionError
+from streamsql.core.errors import ExecutionError
+from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.errors import SqlError
+from streamsql.core.errors import SqlError
 from streamsql.plan.scope import Scope, position_of
 
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.errors import SqlError
+from streamsql.core.errors import SqlError
 from streamsql.plan.expressions import compile_expression, quote, resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn

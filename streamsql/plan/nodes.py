@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from streamsql.catalog import TableDef
+from streamsql.core.catalog import TableDef
+from streamsql.core.types import Schema
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.types import Schema
 
 INSERT_ONLY = "insert-only"
 RETRACT = "retract"

@@ -11,27 +11,44 @@ Shape of the plans it builds (EXPLAIN prints them)::
          ← TableSourceScan
 
 Each node's changelog mode follows from its inputs; writing an updating result into an
-append-only sink is a :class:`~streamsql.errors.PlanError` raised here, before anything runs.
+append-only sink is a :class:`~streamsql.core.errors.PlanError` raised here, before anything runs.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.catalog import Catalog, TableDef, ViewDef
-from streamsql.config import Config, duration_ms
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
-from streamsql.errors import ConfigError, PlanError, SqlError, StatementError
-from streamsql.plan.expressions import AGG_TYPES, compile_expression, output_name, quote, resolve_columns, to_duckdb
+from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.core.config import Config, duration_ms
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
+from streamsql.core.types import Field, Schema, SqlType, assignable
+from streamsql.plan.expressions import (
+    AGG_TYPES,
+    compile_expression,
+    output_name,
+    quote,
+    resolve_columns,
+    to_duckdb,
+)
 from streamsql.plan.joins import plan_joins
-from streamsql.plan.nodes import (INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, SinkNode,
-                                  UnionNode, WatermarkAssignerNode, walk)
+from streamsql.plan.nodes import (
+    INSERT_ONLY,
+    RETRACT,
+    CalcNode,
+    GroupAggNode,
+    PlanNode,
+    ScanNode,
+    SinkNode,
+    UnionNode,
+    WatermarkAssignerNode,
+    walk,
+)
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
-from streamsql.types import Field, Schema, SqlType, assignable
 
 
 class Planner:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from streamsql.errors import SqlError
-from streamsql.types import SqlType
+from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
 
 
 @dataclass(frozen=True)

@@ -36,13 +36,13 @@ from decimal import Decimal, InvalidOperation
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.types import SqlType
 from streamsql.plan.expressions import AGG_TYPES, quote, resolve_columns, to_duckdb
 from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, UnionNode, WatermarkAssignerNode
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
 from streamsql.runtime.operators.window_agg import WindowSpec
 from streamsql.sql import nodes as tvf
-from streamsql.types import SqlType
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
@@ -232,7 +232,7 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
         hint = f"; time attributes of '{table.name}': {', '.join(known)}" if known else \
             f"; '{table.name}' has none: declare one with WATERMARK FOR <column> AS ..."
         line, c, length = position_of(time_col)
-        from streamsql.errors import SqlError
+        from streamsql.core.errors import SqlError
 
         msg = (f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be an "
                f"event-time attribute (a column with a WATERMARK){hint}")

@@ -6,7 +6,7 @@ they can be tested without a job around them.
 
 from __future__ import annotations
 
-from streamsql.runtime.elements import MAX_WATERMARK
+from streamsql.core.elements import MAX_WATERMARK
 
 
 class BarrierAligner:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import queue
 from dataclasses import dataclass
 
-from streamsql.connectors.base import Sink
+from streamsql.core.connector import Sink
+from streamsql.core.elements import Batch, RowKind
 from streamsql.plan.nodes import PlanNode
-from streamsql.runtime.elements import Batch, RowKind
 from streamsql.runtime.operators.sink import SinkOperator
 
 END = object()

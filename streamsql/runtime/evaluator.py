@@ -11,9 +11,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from streamsql.errors import SqlError
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema
+from streamsql.core.elements import Batch
+from streamsql.core.errors import SqlError
+from streamsql.core.types import Schema
 
 _IN = "__in"
 _KIND = "__kind"
@@ -66,7 +66,7 @@ class BatchQuery:
         Raises:
             ExecutionError: when DuckDB fails on the data (e.g. a bad CAST of a value).
         """
-        from streamsql.errors import ExecutionError
+        from streamsql.core.errors import ExecutionError
 
         table = batch.table
         if self._columns is not None:

@@ -20,10 +20,10 @@ from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
 from streamsql.checkpoint.storage import CheckpointStorage
-from streamsql.config import Config
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
-from streamsql.errors import ExecutionError, StreamSQLError
+from streamsql.core.config import Config
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.errors import ExecutionError, StreamSQLError
 from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode, walk
 from streamsql.runtime.memory import use_system_allocator
 from streamsql.runtime.operators.base import OperatorContext
@@ -356,7 +356,7 @@ def _event_time(tasks: list[Task]) -> str | None:
     """The minimum watermark over the sink tasks (those with no downstream), formatted."""
     import datetime as dt
 
-    from streamsql.runtime.elements import MAX_WATERMARK
+    from streamsql.core.elements import MAX_WATERMARK
 
     marks = [t.watermarks.current for t in tasks if not t.downstream]
     if not marks or any(m is None for m in marks):

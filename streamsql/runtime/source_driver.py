@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from streamsql.checkpoint.faults import fault_point
-from streamsql.connectors.base import Source
-from streamsql.runtime.elements import Barrier, EndOfInput
+from streamsql.core.connector import Source
+from streamsql.core.elements import Barrier, EndOfInput
+from streamsql.core.faults import fault_point
 from streamsql.runtime.task import Task
 
 
 class SourceDriver:
-    """Drives one :class:`~streamsql.connectors.base.Source` (the source task).
+    """Drives one :class:`~streamsql.core.connector.Source` (the source task).
 
     Args:
         source_id: stable id (key of its position in checkpoint metadata).

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from streamsql.checkpoint.faults import fault_point
+from streamsql.core.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
+from streamsql.core.faults import fault_point
 from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
-from streamsql.runtime.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
 from streamsql.runtime.operators.base import Operator
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
-from streamsql.errors import SqlError
+from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
+from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
 from streamsql.sql.parser import error_at
-from streamsql.types import SqlType
 
 
 def table_def_from_create(create: exp.Create, sql: str) -> TableDef:

@@ -1,6 +1,6 @@
 """The SQL front end's public API: split scripts, parse statements, report positioned errors.
 
-Every failure is a :class:`~streamsql.errors.SqlError` whose ``line``/``col`` (1-based) point
+Every failure is a :class:`~streamsql.core.errors.SqlError` whose ``line``/``col`` (1-based) point
 at the offending token, so ``str(error)`` shows the line with a caret under it::
 
     Syntax error: unexpected token near 'key' (line 3, column 14)
@@ -22,7 +22,7 @@ import re
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from streamsql.errors import InternalError, SqlError, StatementError
+from streamsql.core.errors import InternalError, SqlError, StatementError
 from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
 from streamsql.sql.split import Statement, is_complete, lexemes, line_col, split_statements

@@ -82,7 +82,7 @@ def create_backend(name: str) -> StateBackend:
     Raises:
         ConfigError: for another name.
     """
-    from streamsql.errors import ConfigError
+    from streamsql.core.errors import ConfigError
 
     if name == "hashmap":
         from streamsql.state.hashmap import HashMapStateBackend

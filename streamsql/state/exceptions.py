@@ -7,7 +7,7 @@ rocksdict raises a bare ``Exception`` whose message is RocksDB's status string
 
 from __future__ import annotations
 
-from streamsql.errors import ExecutionError
+from streamsql.core.errors import ExecutionError
 
 
 class StateError(ExecutionError):

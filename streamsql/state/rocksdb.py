@@ -95,7 +95,7 @@ class RocksDBOptions:
         Raises:
             ConfigError: for an unknown compression name.
         """
-        from streamsql.errors import ConfigError
+        from streamsql.core.errors import ConfigError
 
         compression = _COMPRESSIONS.get(self.compression)
         if compression is None:

@@ -3,7 +3,7 @@
 A producer feeds a 3-partition topic while a job (a subprocess running ``streamsql run``)
 consumes it under checkpoints; the campaign ``kill -9``s the job at random times and makes it
 die at each fault-injection point (``STREAMSQL_FAULT``, see
-:mod:`streamsql.checkpoint.faults`), restarting it each time with the same ``pipeline.name``.
+:mod:`streamsql.core.faults`), restarting it each time with the same ``pipeline.name``.
 Finally a bounded run drains the topic and finishes. The output is read with a
 ``read_committed`` consumer and compared with DuckDB over every produced record:
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from streamsql.catalog import ColumnDef, TableDef
-from streamsql.types import Field, Schema, SqlType
+from streamsql.core.catalog import ColumnDef, TableDef
+from streamsql.core.types import Field, Schema, SqlType
 
 
 def schema_of(**cols: str) -> Schema:

@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 
-from streamsql.errors import ConfigError
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.errors import ConfigError
 from tests.connectors.helpers import table_of
 
 FAST = {"connector": "datagen", "rows-per-second": "1000000000"}

@@ -15,7 +15,7 @@ import pytest
 from streamsql.connectors.formats import make_decoder
 from streamsql.connectors.formats.common import bad_record, excerpt
 
-from streamsql.errors import BadRecordError
+from streamsql.core.errors import BadRecordError
 from tests.connectors.helpers import schema_of
 from tests.connectors.test_connector_filesystem import read_all, src_of
 

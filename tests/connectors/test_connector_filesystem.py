@@ -9,11 +9,11 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.registry import get_connector
 
-from streamsql.errors import BadRecordError, ConfigError, PlanError  # noqa: F401
-from streamsql.runtime.elements import Batch, RowKind
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import BadRecordError, ConfigError, PlanError  # noqa: F401
 from tests.connectors.helpers import table_of
 
 

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 from streamsql.connectors.formats import format_options, make_decoder, make_encoder, validate_format_options
 
-from streamsql.errors import BadRecordError, ConfigError
-from streamsql.runtime.elements import RowKind
+from streamsql.core.elements import RowKind
+from streamsql.core.errors import BadRecordError, ConfigError
 from tests.connectors.helpers import schema_of
 
 UTC = dt.timezone.utc

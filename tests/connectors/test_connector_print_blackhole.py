@@ -8,12 +8,12 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.print_sink import format_rows, java_double
 from streamsql.connectors.registry import get_connector, known_connectors
 
-from streamsql.errors import ConfigError
-from streamsql.runtime.elements import Batch, RowKind
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import ConfigError
 from tests.connectors.helpers import schema_of, table_of
 
 UTC = dt.timezone.utc

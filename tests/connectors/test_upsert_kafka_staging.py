@@ -9,12 +9,12 @@ import json
 
 import numpy as np
 import pyarrow as pa
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.upsert_kafka import UpsertKafkaSink
 
-from streamsql.catalog import ColumnDef, TableDef
-from streamsql.runtime.elements import Batch, RowKind
-from streamsql.types import SqlType
+from streamsql.core.catalog import ColumnDef, TableDef
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.types import SqlType
 
 INS, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
 

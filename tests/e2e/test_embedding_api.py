@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment
+from streamsql.core.elements import RowKind
+from streamsql.core.errors import SqlError, StreamSQLError
 from streamsql.environment import StatementSet, TableResult
-from streamsql.errors import SqlError, StreamSQLError
-from streamsql.runtime.elements import RowKind
 
 SEQ = ("CREATE TABLE {name} (id INT, amount DOUBLE) WITH ('connector' = 'datagen', "
        "'number-of-rows' = '{n}', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "

@@ -15,16 +15,16 @@ import pyarrow as pa
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from streamsql.connectors import kafka_common
-from streamsql.connectors.base import ConnectorContext
 from streamsql.connectors.kafka import KafkaSink, KafkaSource
 from streamsql.connectors.kafka_transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector
 from streamsql.connectors.upsert_kafka import UpsertKafkaSink, UpsertKafkaSource
 
-from streamsql.catalog import ColumnDef, TableDef
-from streamsql.errors import BadRecordError, ConfigError, ExecutionError
-from streamsql.runtime.elements import Batch, RowKind
-from streamsql.types import SqlType
+from streamsql.core.catalog import ColumnDef, TableDef
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import BadRecordError, ConfigError, ExecutionError
+from streamsql.core.types import SqlType
 
 # -- helpers ---------------------------------------------------------------------------------
 

@@ -134,7 +134,7 @@ def test_empty_partition_blocks_without_idle_timeout(kafka_bootstrap, kafka_topi
 
 
 def test_bad_idle_timeout_fails_at_planning(kafka_bootstrap, kafka_topic_factory, tmp_path):
-    from streamsql.errors import StreamSQLError
+    from streamsql.core.errors import StreamSQLError
 
     topic = kafka_topic_factory("wm-bad", partitions=1)
     env = make_env(tmp_path)

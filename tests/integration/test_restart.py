@@ -7,9 +7,9 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 
-from streamsql.checkpoint.faults import reset_counts
+from streamsql.core.errors import ExecutionError
+from streamsql.core.faults import reset_counts
 from streamsql.environment import StreamEnvironment
-from streamsql.errors import ExecutionError
 from tests.integration.test_flights import fold_upserts, read_committed
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.errors import ConfigError, PlanError, SqlError
+from streamsql.core.errors import ConfigError, PlanError, SqlError
 
 
 def _kafka_registered() -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from streamsql import StreamEnvironment
-from streamsql.runtime.elements import RowKind
+from streamsql.core.elements import RowKind
 
 #: The oracle table: (name, Flink type, DuckDB type).
 COLUMNS = [

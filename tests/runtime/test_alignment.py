@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
+from streamsql.core.elements import MAX_WATERMARK, Barrier, Batch, EndOfInput, Watermark
 from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
-from streamsql.runtime.elements import MAX_WATERMARK, Barrier, Batch, EndOfInput, Watermark
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.union import UnionOperator
 from streamsql.runtime.task import Task

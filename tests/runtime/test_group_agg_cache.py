@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from streamsql.runtime.elements import Batch, RowKind
+from streamsql.core.elements import Batch, RowKind
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator
 from streamsql.state.base import create_backend, key_group
@@ -32,7 +32,7 @@ def _schemas(key_type):
 
 
 def _aggs(changelog: bool):
-    from streamsql.types import SqlType
+    from streamsql.core.types import SqlType
 
     big, dec = SqlType("BIGINT"), SqlType("DECIMAL", 10, 2)
     aggs = [AggSpec("count_star", None, SqlType("BIGINT", nullable=False)),
@@ -209,7 +209,7 @@ def test_vectorized_key_groups_are_crc32():
 
 @pytest.mark.parametrize("value", ["-1", "many"])
 def test_bad_cache_size_is_a_config_error(tmp_path, value):
-    from streamsql.errors import ConfigError
+    from streamsql.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="state.cache.max-entries"):
         _operator(pa.int64(), False, "hashmap", tmp_path / "w", value)

@@ -14,14 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from streamsql.runtime.elements import Batch, RowKind
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.types import SqlType
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, agg_output_type
 from streamsql.runtime.operators.group_agg_columnar import (
     ColumnarGroupAggOperator,
     create_group_agg,
     fixed_width_supported,
 )
-from streamsql.types import SqlType
 from tests.runtime.test_group_agg_cache import _run, checkpointed_run, open_operator
 
 T_LTZ = pa.timestamp("us", tz="UTC")
@@ -115,7 +115,7 @@ def test_same_changelog_as_general_operator_and_exact_restores(tmp_path, backend
 
 @pytest.mark.parametrize("split", [True, False], ids=["across-batches", "within-a-batch"])
 def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split):
-    from streamsql.errors import ExecutionError
+    from streamsql.core.errors import ExecutionError
 
     inp, aggs, out = _schemas(pa.int64(), [("sum", 1)])
     op, backend = open_operator(ColumnarGroupAggOperator(1, aggs, inp, out), "hashmap", tmp_path / "o")

@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from streamsql.errors import SqlError
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, RowKind, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, RowKind, Watermark
+from streamsql.core.errors import SqlError
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.join import IntervalJoinOperator
 from streamsql.state.base import create_backend

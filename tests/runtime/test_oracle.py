@@ -17,7 +17,15 @@ from pathlib import Path
 import pytest
 
 from tests.runtime.oracle import (
-    COLUMNS, assert_same, create_table, duck_con, duck_rows, gen_rows, make_env, stream_rows, write_debezium,
+    COLUMNS,
+    assert_same,
+    create_table,
+    duck_con,
+    duck_rows,
+    gen_rows,
+    make_env,
+    stream_rows,
+    write_debezium,
     write_jsonl,
 )
 

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, RowKind, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, RowKind, Watermark
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator

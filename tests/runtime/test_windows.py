@@ -21,15 +21,15 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from streamsql.errors import SqlError
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, Watermark
+from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 from streamsql.runtime.operators.window_agg import WindowSpec, assign_windows
 from streamsql.state.base import create_backend
-from streamsql.types import SqlType
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
 
 BACKENDS = ["hashmap", "rocksdb"]

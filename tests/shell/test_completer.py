@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
+from streamsql.shell.completer import SqlCompleter
 
 from streamsql.environment import StreamEnvironment
-from streamsql.shell.completer import SqlCompleter
 
 
 @pytest.fixture(scope="module")

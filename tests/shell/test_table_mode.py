@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import threading
 
+from streamsql.core.elements import RowKind
 from streamsql.environment import StreamEnvironment
-from streamsql.runtime.elements import RowKind
 
 INS, UB, UA = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
-from streamsql.catalog import TableDef
-from streamsql.errors import SqlError
+from streamsql.core.catalog import TableDef
+from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
 from streamsql.sql.ddl import show_create_table, table_def_from_create, view_def_from_create
 from streamsql.sql.dialect import Flink
 from streamsql.sql.parser import parse_statement
-from streamsql.types import SqlType
 
 ORDERS = """CREATE TEMPORARY TABLE orders (
   id BIGINT,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamsql.errors import PlanError, SqlError
+from streamsql.core.errors import PlanError, SqlError
 from streamsql.sql import nodes
 from streamsql.sql.parser import (
     Statement,

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from streamsql.errors import ExecutionError
+from streamsql.core.errors import ExecutionError
 from streamsql.state.base import StateBackend
 from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
 from tests.state.fixtures import encode_key

@@ -11,7 +11,7 @@ import time
 import pytest
 import rocksdict
 
-from streamsql.errors import ConfigError
+from streamsql.core.errors import ConfigError
 from streamsql.state import rocksdb as rocksdb_module
 from streamsql.state.exceptions import SnapshotError, StateError, StateLockedError, translate
 from streamsql.state.rocksdb import RocksDBOptions, RocksDBStateBackend

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamsql.runtime.elements import Batch, Element, Watermark
+from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.state.base import KeyedState
 
 

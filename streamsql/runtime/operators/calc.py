@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamsql.runtime.elements import Batch, Element
+from streamsql.core.elements import Batch, Element
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator
 

@@ -42,13 +42,13 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from streamsql.errors import PlanError
-from streamsql.runtime.elements import Batch, Element, RowKind
+from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.core.errors import PlanError
+from streamsql.core.types import SqlType
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.state.cache import WriteBehindCache
 from streamsql.state.keygroups import int_key_bytes, with_key_groups
-from streamsql.types import SqlType
 
 _MULTISET = ("min_retract", "max_retract", "count_distinct")
 
@@ -83,7 +83,7 @@ def cache_entries(config: dict | None) -> int:
     except ValueError:
         size = -1
     if size < 0:
-        from streamsql.errors import ConfigError
+        from streamsql.core.errors import ConfigError
 
         msg = f"'state.cache.max-entries' = '{raw}' must be an integer >= 0"
         raise ConfigError(msg)

@@ -26,8 +26,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from streamsql.errors import ExecutionError
-from streamsql.runtime.elements import Batch, Element, RowKind
+from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.core.errors import ExecutionError
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, cache_entries

@@ -48,7 +48,7 @@ import pickle
 import numpy as np
 import pyarrow as pa
 
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes

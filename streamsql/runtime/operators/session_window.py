@@ -38,7 +38,7 @@ import pickle
 import numpy as np
 import pyarrow as pa
 
-from streamsql.runtime.elements import Batch, Element, Watermark
+from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.runtime.operators.group_agg import AggSpec
 from streamsql.runtime.operators.window_agg import (
     WindowAggBase,

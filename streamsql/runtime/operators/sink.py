@@ -1,9 +1,9 @@
-"""SinkOperator: hands batches to a connector's :class:`~streamsql.connectors.base.Sink`."""
+"""SinkOperator: hands batches to a connector's :class:`~streamsql.core.connector.Sink`."""
 
 from __future__ import annotations
 
-from streamsql.connectors.base import Sink
-from streamsql.runtime.elements import Batch, Element
+from streamsql.core.connector import Sink
+from streamsql.core.elements import Batch, Element
 from streamsql.runtime.operators.base import Operator
 
 

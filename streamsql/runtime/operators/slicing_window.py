@@ -49,8 +49,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from streamsql.errors import PlanError
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.core.errors import PlanError
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import AggSpec, _avg

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from streamsql.runtime.elements import Batch, Element
+from streamsql.core.elements import Batch, Element
 from streamsql.runtime.operators.base import Operator
 
 

@@ -52,7 +52,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator, OperatorContext
 

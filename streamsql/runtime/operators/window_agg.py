@@ -52,12 +52,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from streamsql.runtime.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.core.types import SqlType
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import AggSpec, _avg
 from streamsql.state.base import KeyedState
-from streamsql.types import SqlType
 
 _TIMER_TAG = b"\x00T"
 _WM_KEY = b"\xff\xff\x00W"

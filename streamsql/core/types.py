@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from streamsql.errors import SqlError
+from streamsql.core.errors import SqlError
 
 _ALIASES = {
     "VARCHAR": "STRING", "CHAR": "STRING", "TEXT": "STRING", "STRING": "STRING",

@@ -49,7 +49,7 @@ class Batch:
         kinds: an int8 numpy array of :class:`RowKind` values, one per row, or None when every
             row is +I (the common insert-only case carries no kinds at all).
         splits: an int32 numpy array, one per row: the index, into the source's
-            :attr:`~streamsql.connectors.base.Source.split_names`, of the split (Kafka
+            :attr:`~streamsql.core.connector.Source.split_names`, of the split (Kafka
             partition) the row was read from; None when every row comes from split 0 (always so
             for a single-split source) or splits do not matter. Set by sources, kept aligned by the Calc that
             computes columns between the scan and the WatermarkAssigner (per-split watermarks),

@@ -9,7 +9,7 @@ n-th time (default first) the process reaches ``<point>``. Points:
 - ``during_commit`` — between the marker/offsets and the Kafka commit;
 - ``after_commit_before_bookkeeping`` — committed, sinks not yet notified, nothing pruned.
 
-``STREAMSQL_FAULT_RAISE=<point>[:<n>]`` raises an :class:`~streamsql.errors.ExecutionError` there
+``STREAMSQL_FAULT_RAISE=<point>[:<n>]`` raises an :class:`~streamsql.core.errors.ExecutionError` there
 instead (once, the n-th time): an operator failure inside a running job, which the restart
 strategy (``'restart-strategy.type' = 'fixed-delay'``) recovers from.
 """
@@ -41,7 +41,7 @@ def fault_point(name: str) -> None:
         sys.stderr.flush()
         os._exit(137)
     if _reached("STREAMSQL_FAULT_RAISE", name):
-        from streamsql.errors import ExecutionError
+        from streamsql.core.errors import ExecutionError
 
         msg = f"injected failure at {name}"
         raise ExecutionError(msg)

@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 import pyarrow as pa
 
-from streamsql.catalog import TableDef
-from streamsql.runtime.elements import Batch
-from streamsql.types import Schema
+from streamsql.core.catalog import TableDef
+from streamsql.core.elements import Batch
+from streamsql.core.types import Schema
 
 
 @dataclass
@@ -84,7 +84,7 @@ class Source(ABC):
         changelog: True when batches may carry -U/+U/-D rows (upsert-kafka, debezium-json).
         split_names: the source's splits (Kafka: one per assigned partition, named like its
             position key), valid after :meth:`open` and fixed until :meth:`close`. A batch's
-            :attr:`Batch.splits <streamsql.runtime.elements.Batch.splits>` are indices into
+            :attr:`Batch.splits <streamsql.core.elements.Batch.splits>` are indices into
             this list. Empty (the default) for a single-split source, whose batches carry
             ``splits = None``. Watermarks are generated per split and combined as the minimum
             over splits that are neither idle nor finished (Flink's per-split watermarks), so

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from streamsql.errors import SqlError
-from streamsql.types import Field, Schema, SqlType
+from streamsql.core.errors import SqlError
+from streamsql.core.types import Field, Schema, SqlType
 
 
 @dataclass

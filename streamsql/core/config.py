@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from streamsql.errors import ConfigError
+from streamsql.core.errors import ConfigError
 
 #: Defaults. Unlike Flink, checkpointing is on by default (every 5 s) so that exactly-once
 #: sinks commit without extra settings; set the interval to '0' to turn it off.
