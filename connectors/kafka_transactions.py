@@ -112,7 +112,7 @@ class KafkaTransactions:
     # -- creation --------------------------------------------------------------------------------
     @classmethod
     def for_context(cls, ctx: ConnectorContext) -> KafkaTransactions:
-        """Get or create the job's instance in ``ctx.services`` and make it the job's committer.
+        """Get or create the task's instance (``ctx.resources``) and register it as the commit point.
 
         Cheap: nothing connects before :meth:`open`.
 
@@ -124,12 +124,9 @@ class KafkaTransactions:
         props = librdkafka_props(o)
         prefix = o.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
         topic = o.get("sink.progress-topic") or DEFAULT_PROGRESS_TOPIC
-        txn = ctx.services.get(SERVICE_KEY)
-        if txn is None:
-            txn = cls(props, ctx.job_name, ctx.task_index, prefix, topic)
-            ctx.services[SERVICE_KEY] = txn
-            ctx.services["committer"] = txn
-            return txn
+        txn = ctx.resources.shared(
+            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic))
+        ctx.resources.register_committer(txn)
         for what, mine, theirs in (
             ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
             ("'sink.transactional-id-prefix'", prefix, txn.prefix),

@@ -17,25 +17,14 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.core.connector import Committer
 from streamsql.core.errors import ExecutionError
 from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
-
-
-class Committer(Protocol):
-    """Decides and records which checkpoint is the last committed one."""
-
-    def last_committed(self) -> int | None:
-        """The id of the last committed checkpoint to resume from, or None (none, or the last
-        one was the final checkpoint of a finished job: a new run starts afresh)."""
-
-    def commit(self, checkpoint_id: int, metadata: dict) -> None:
-        """Commit checkpoint ``checkpoint_id`` (the commit point of exactly-once).
-        ``metadata["final"]`` is True for the last checkpoint of a job that finished."""
 
 
 class LocalCommitter:

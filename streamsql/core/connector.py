@@ -16,13 +16,15 @@ makes rows visible in ``write`` or ``pre_commit`` and ignores ``commit``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, TypeVar
 
 import pyarrow as pa
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.elements import Batch
+from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema
 
 
@@ -54,9 +56,75 @@ OPT_WATERMARK_IDLE = OptionSpec(
 )
 
 
+class Committer(Protocol):
+    """Decides and records which checkpoint is the last committed one: the commit point of
+    exactly-once (docs/checkpointing.md). The checkpoint coordinator calls it; a transactional
+    sink provides it (the Kafka transaction), else the job commits by writing ``_committed``."""
+
+    def last_committed(self) -> int | None:
+        """The id of the last committed checkpoint to resume from, or None (none, or the last
+        one was the final checkpoint of a finished job: a new run starts afresh)."""
+
+    def commit(self, checkpoint_id: int, metadata: dict) -> None:
+        """Commit checkpoint ``checkpoint_id``. ``metadata["final"]`` is True for the last
+        checkpoint of a job that finished; ``metadata["positions"]`` are the source positions."""
+
+
+T = TypeVar("T")
+
+
+class TaskResources:
+    """What the connectors of one task share, passed explicitly in :class:`ConnectorContext`.
+
+    - :meth:`shared` gives one object per key per task (all exactly-once Kafka sinks of a task
+      write through one transactional producer session);
+    - :meth:`register_committer` is how a transactional sink makes its transaction the task's
+      commit point: the job builder hands the registered committer to the checkpoint
+      coordinator (one commit path: coordinator → committer → its sinks).
+
+    The runtime closes shared objects that have ``close()`` when the task ends, newest first.
+    """
+
+    def __init__(self) -> None:
+        self._shared: dict[Hashable, Any] = {}
+        self.committer: Committer | None = None
+
+    def shared(self, key: Hashable, factory: Callable[[], T]) -> T:
+        """The task's object for ``key``, created by ``factory()`` on first use."""
+        if key not in self._shared:
+            self._shared[key] = factory()
+        return self._shared[key]
+
+    def register_committer(self, committer: Committer) -> None:
+        """Make ``committer`` the task's commit point (registering the same one again is a no-op).
+
+        Raises:
+            ConfigError: when another committer is already registered.
+        """
+        if self.committer is not None and self.committer is not committer:
+            msg = "A job can have one transactional commit point; a second one was registered"
+            raise ConfigError(msg)
+        self.committer = committer
+
+    def close(self) -> None:
+        """Close every shared object that has ``close()``, newest first; raises the first error."""
+        error: Exception | None = None
+        for obj in reversed(list(self._shared.values())):
+            close = getattr(obj, "close", None)
+            if close is None:
+                continue
+            try:
+                close()
+            except Exception as e:  # close the rest, then report
+                error = error or e
+        self._shared.clear()
+        if error is not None:
+            raise error
+
+
 @dataclass
 class ConnectorContext:
-    """What a connector gets when the planner creates it.
+    """What a connector gets when the runtime creates it.
 
     Attributes:
         table: the table definition (schema, options, primary key).
@@ -64,6 +132,7 @@ class ConnectorContext:
         config: the engine configuration in force (``SET`` keys), string values.
         task_index: index of this source/sink instance in the job (for ids, transactional ids).
         metrics: counters the connector may bump, e.g. ``metrics['bad_records'] += 1``.
+        resources: shared objects and the commit point of the task (:class:`TaskResources`).
     """
 
     table: TableDef
@@ -71,7 +140,7 @@ class ConnectorContext:
     config: dict[str, str]
     task_index: int = 0
     metrics: dict[str, int] = field(default_factory=dict)
-    services: dict[str, Any] = field(default_factory=dict)  # shared per job (e.g. Kafka producer)
+    resources: TaskResources = field(default_factory=TaskResources)
 
 
 class Source(ABC):

@@ -22,7 +22,7 @@ from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitt
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
-from streamsql.core.connector import ConnectorContext
+from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.core.errors import ExecutionError, StreamSQLError
 from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode, walk
 from streamsql.runtime.memory import use_system_allocator
@@ -43,7 +43,7 @@ class JobGraph:
     tasks: list[Task] = field(default_factory=list)
     sinks: list[SinkOperator] = field(default_factory=list)
     backends: dict[str, Any] = field(default_factory=dict)
-    services: dict[str, Any] = field(default_factory=dict)
+    resources: TaskResources = field(default_factory=TaskResources)
     workdir: str | None = None  # this attempt's working state (snapshots live elsewhere)
 
     def close(self) -> None:
@@ -54,9 +54,7 @@ class JobGraph:
             _quietly(t.operator.close)
         for b in self.backends.values():
             _quietly(b.close)
-        for svc in {id(v): v for v in self.services.values()}.values():  # one service may serve twice
-            if hasattr(svc, "close"):
-                _quietly(svc.close)
+        _quietly(self.resources.close)
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -103,7 +101,6 @@ class JobRunner:
         graph = JobGraph()
         storage = CheckpointStorage(cfg.get("execution.checkpointing.dir"), self.name)
         exactly_once = (cfg.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
-        graph.services["job_name"] = self.name
         nodes = walk(self.roots)
         tasks: dict[int, Any] = {}
         coord_ref: list[CheckpointCoordinator] = []
@@ -118,7 +115,7 @@ class JobRunner:
         graph.workdir = state_root
         for node in nodes:
             ctx = ConnectorContext(getattr(node, "table", None), self.name, cfg.as_dict(),
-                                   metrics=self.metrics, services=graph.services)
+                                   metrics=self.metrics, resources=graph.resources)
             if isinstance(node, ScanNode):
                 src = get_connector(node.table.connector).create_source(ctx)
                 driver = SourceDriver(node.id, src, None, batch_rows)
@@ -146,7 +143,7 @@ class JobRunner:
             tasks[id(node)] = task
             for idx, inp in enumerate(node.inputs):
                 tasks[id(inp)].connect(task, idx)
-        committer = graph.services.get("committer") or LocalCommitter(storage)
+        committer = graph.resources.committer or LocalCommitter(storage)
         coord = CheckpointCoordinator(
             storage, committer,
             interval_ms=cfg.duration("execution.checkpointing.interval"),

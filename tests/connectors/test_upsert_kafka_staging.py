@@ -46,7 +46,7 @@ def sink(**extra) -> tuple[UpsertKafkaSink, Recorder]:
     opts.update(extra)
     cols = [ColumnDef("id", SqlType.parse("BIGINT")), ColumnDef("name", SqlType.parse("STRING"))]
     tdef = TableDef("u", cols, opts, primary_key=["id"])
-    s = UpsertKafkaSink(ConnectorContext(tdef, "job", {}, services={}))
+    s = UpsertKafkaSink(ConnectorContext(tdef, "job", {}))
     rec = Recorder()
     s.handle = rec
     return s, rec

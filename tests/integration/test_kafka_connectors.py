@@ -21,7 +21,7 @@ from streamsql.connectors.registry import get_connector
 from streamsql.connectors.upsert_kafka import UpsertKafkaSink, UpsertKafkaSource
 
 from streamsql.core.catalog import ColumnDef, TableDef
-from streamsql.core.connector import ConnectorContext
+from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import BadRecordError, ConfigError, ExecutionError
 from streamsql.core.types import SqlType
@@ -35,8 +35,8 @@ def table(name, cols, options, pk=(), meta=()):
     return TableDef(name, columns, dict(options), primary_key=list(pk))
 
 
-def ctx(tbl, job="job", services=None, config=None):
-    return ConnectorContext(tbl, job, dict(config or {}), services={} if services is None else services)
+def ctx(tbl, job="job", resources=None, config=None):
+    return ConnectorContext(tbl, job, dict(config or {}), resources=resources or TaskResources())
 
 
 def produce(bootstrap, topic, records):
@@ -342,11 +342,11 @@ def eo_opts(bootstrap, topic, progress):
 def test_exactly_once_holds_rows_between_pre_commit_and_commit(kafka_bootstrap, kafka_topic_factory):
     topic, progress = kafka_topic_factory("eo"), progress_topic(kafka_topic_factory)
     job = f"job-{uuid.uuid4().hex[:8]}"
-    services = {}
-    s = KafkaSink(ctx(table("s", COLS, eo_opts(kafka_bootstrap, topic, progress)), job, services))
+    resources = TaskResources()
+    s = KafkaSink(ctx(table("s", COLS, eo_opts(kafka_bootstrap, topic, progress)), job, resources))
     assert s.transactional
-    txn = services["kafka_transactions"]
-    assert services["committer"] is txn and txn.transactional_id == f"test-{job}-0"
+    txn = resources.committer
+    assert txn is s.txn and txn.transactional_id == f"test-{job}-0"
     s.open()
     s.write(batch([(1, "a"), (2, "b")]))
     s.pre_commit(1)
@@ -371,7 +371,7 @@ def test_exactly_once_holds_rows_between_pre_commit_and_commit(kafka_bootstrap, 
 
 def test_two_sinks_share_one_transaction(kafka_bootstrap, kafka_topic_factory):
     t1, t2, progress = kafka_topic_factory("a"), kafka_topic_factory("b"), progress_topic(kafka_topic_factory)
-    job, services = f"job-{uuid.uuid4().hex[:8]}", {}
+    job, services = f"job-{uuid.uuid4().hex[:8]}", TaskResources()
     s1 = KafkaSink(ctx(table("s1", COLS, eo_opts(kafka_bootstrap, t1, progress)), job, services))
     s2 = KafkaSink(ctx(table("s2", COLS, eo_opts(kafka_bootstrap, t2, progress)), job, services))
     assert s1.txn is s2.txn
@@ -405,25 +405,25 @@ def test_aborted_transaction_never_visible_and_zombie_fenced(kafka_bootstrap, ka
     job = f"job-{uuid.uuid4().hex[:8]}"
     opts = eo_opts(kafka_bootstrap, topic, progress)
     # incarnation 1 commits checkpoint 1, then writes epoch 2 and "dies" without committing
-    sv1 = {}
+    sv1 = TaskResources()
     s1 = KafkaSink(ctx(table("s", COLS, opts), job, sv1))
     s1.open()
     s1.write(batch([(1, "committed")]))
     s1.pre_commit(1)
-    sv1["committer"].commit(1, {})
+    sv1.committer.commit(1, {})
     s1.commit(1)
     s1.write(batch([(2, "zombie")]))
     s1.pre_commit(2)  # acked, in an open transaction; the process "crashes" here (no close)
     # incarnation 2 with the same job name: init_transactions fences the zombie and aborts its txn
-    sv2 = {}
+    sv2 = TaskResources()
     s2 = KafkaSink(ctx(table("s", COLS, opts), job, sv2))
     s2.open()
-    assert sv2["committer"].last_committed() == 1
+    assert sv2.committer.last_committed() == 1
     with pytest.raises(ExecutionError, match="cannot commit checkpoint 2: .*fenced"):
-        sv1["committer"].commit(2, {})
+        sv1.committer.commit(2, {})
     s2.write(batch([(3, "new")]))
     s2.pre_commit(2)
-    sv2["committer"].commit(2, {})
+    sv2.committer.commit(2, {})
     s2.commit(2)
     assert [json.loads(v)["name"] for *_, v in read_all(kafka_bootstrap, topic)] == ["committed", "new"]
     # read_uncommitted shows the aborted records are physically there
@@ -432,7 +432,7 @@ def test_aborted_transaction_never_visible_and_zombie_fenced(kafka_bootstrap, ka
         for *_, v in read_all(kafka_bootstrap, topic, "read_uncommitted")
         if v and v.startswith(b"{")
     ]
-    assert sv2["committer"].last_committed() == 2
+    assert sv2.committer.last_committed() == 2
     s2.close()
     s1.close()
 
@@ -564,7 +564,7 @@ def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_facto
 
 def test_upsert_sink_exactly_once_by_default(kafka_bootstrap, kafka_topic_factory):
     topic, progress = kafka_topic_factory("ueo"), progress_topic(kafka_topic_factory)
-    services = {}
+    services = TaskResources()
     s = UpsertKafkaSink(
         ctx(
             table(
@@ -575,7 +575,7 @@ def test_upsert_sink_exactly_once_by_default(kafka_bootstrap, kafka_topic_factor
             config={"execution.checkpointing.mode": "EXACTLY_ONCE"},
         )
     )
-    assert s.transactional and services["committer"] is s.txn
+    assert s.transactional and services.committer is s.txn
     s.open()
     s.write(batch([(1, "a")]))
     s.pre_commit(1)
