@@ -386,7 +386,17 @@ def run_quix(spec: dict, res: dict) -> None:
         res["changelog_topics"] = [t.name for t in app._topic_manager.changelog_topics_list]  # noqa: SLF001
 
 
-RUNNERS = {"raw": run_raw, "streamsql": run_streamsql, "quix": run_quix}
+def run_streamsql_baseline(spec: dict, res: dict) -> None:
+    """StreamSQL as checked out in ``spec['streamsql_tree']`` (a before/after comparison in one run)."""
+    sys.path.insert(0, spec["streamsql_tree"])
+    run_streamsql(spec, res)
+    import streamsql
+
+    res["streamsql_file"] = streamsql.__file__
+
+
+RUNNERS = {"raw": run_raw, "streamsql": run_streamsql, "streamsql-baseline": run_streamsql_baseline,
+           "quix": run_quix}
 
 
 def main(argv: list[str]) -> int:

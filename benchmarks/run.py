@@ -265,6 +265,13 @@ def latency_stats(samples: list[tuple[float, float]], t_from: float, t_to: float
     }
 
 
+def _tree(contender: str, baseline: str | None) -> dict | None:
+    """Spec entry that makes the baseline contender import StreamSQL from ``baseline``."""
+    if contender != "streamsql-baseline":
+        return None
+    return {"streamsql_tree": str(Path(baseline).resolve())}
+
+
 def expected_count(workload: str, contender: str, ds: datagen.DataSet) -> int | None:
     if contender == "raw":
         return ds.events  # the limit copies every record on every workload
@@ -303,6 +310,12 @@ def main(argv: list[str] | None = None) -> int:
         default="streamsql",
         help="contenders of the scaling figures (quix at 5-10k ev/s would take ~3 min per point)",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="TREE",
+        help="also run StreamSQL from another checkout (e.g. a `git worktree` of the commit before a "
+        "change) as contender 'streamsql-baseline', right after 'streamsql' on the same data",
+    )
     ap.add_argument("--profile", action="store_true", help="py-spy each streamsql run (results/profiles/)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
@@ -315,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         a.latency_warmup = min(a.latency_warmup, 1.0)
     workloads = a.only.split(",") if a.only else list(WORKLOADS)
     contenders = a.contenders.split(",")
+    if a.baseline:
+        at = contenders.index("streamsql") + 1 if "streamsql" in contenders else len(contenders)
+        contenders.insert(at, "streamsql-baseline")
     scaling = a.scaling == "yes" or (a.scaling == "auto" and not a.smoke and not a.only)
     timeout = a.timeout or (180 if a.smoke else 900)
     out_dir = Path(a.out)
@@ -350,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                     timeout,
                     profile="pyspy" if a.profile and c == "streamsql" else None,
                     compacted=base_workload(w) == "AGG",
+                    extra=_tree(c, a.baseline),
                 )
                 row = {
                     "workload": w,
@@ -376,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
                         timeout,
                         paced=paced,
                         compacted=base_workload(w) == "AGG",
+                        extra=_tree(c, a.baseline),
                     )
                     delete_topics([ptopic])
                     if lres.get("error"):
