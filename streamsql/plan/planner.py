@@ -46,6 +46,7 @@ from streamsql.plan.nodes import (
     walk,
 )
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
@@ -70,6 +71,7 @@ class Planner:
     # -- statements ---------------------------------------------------------------------------
     def plan_query(self, query: exp.Expression) -> PlanNode:
         """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
+        reject_ignored(query, self.sql)
         node, _ = self._query(query)
         assign_ids([node])
         return node
@@ -81,6 +83,7 @@ class Planner:
             SqlError: unknown sink, column count or name mismatch.
             PlanError: an updating query into an append-only sink.
         """
+        reject_ignored(insert, self.sql)
         target = insert.this
         cols = None
         if isinstance(target, exp.Schema):

@@ -1,0 +1,83 @@
+"""Constructs that parse but that StreamSQL does not run yet: rejected at their position.
+
+sqlglot parses far more than the planner implements, and the planner reads only the parts of a
+tree it knows. A clause it never reads would be dropped silently and the job would compute
+something else: a temporal join (``FOR SYSTEM_TIME AS OF``) run as a regular join matches every
+version of the right side, ``INSERT OVERWRITE`` appends, a hint's options are never applied.
+Every such construct is refused here, before planning, with what to do instead.
+
+Functions:
+    reject_ignored(tree, sql): raise for the first construct of ``tree`` listed below.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.errors import SqlError
+from streamsql.plan.scope import position_of
+from streamsql.sql.split import lexemes, line_col
+
+# node type → (message, keyword whose first occurrence is reported; else the node's position).
+_HINT = "SQL hints (/*+ ... */) are not supported yet; remove the hint"
+_SPLIT_GROUPING = "write one GROUP BY per grouping and UNION ALL them"
+_NODES: dict[type[exp.Expression], tuple[str, str | None]] = {
+    exp.Version: ("Temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet; a regular join "
+                  "would match every version of the table, not the one valid at that time", "SYSTEM_TIME"),
+    exp.TableSample: ("TABLESAMPLE is not supported in a streaming query", "TABLESAMPLE"),
+    exp.Collate: ("COLLATE is not supported; compare with LOWER()/UPPER() instead", "COLLATE"),
+    exp.Rollup: (f"GROUP BY ROLLUP is not supported yet; {_SPLIT_GROUPING}", "ROLLUP"),
+    exp.Cube: (f"GROUP BY CUBE is not supported yet; {_SPLIT_GROUPING}", "CUBE"),
+    exp.GroupingSets: (f"GROUP BY GROUPING SETS is not supported yet; {_SPLIT_GROUPING}", "GROUPING"),
+    exp.Hint: (_HINT, None),
+}
+_OPTIONS_HINT = ("Dynamic table options (/*+ OPTIONS(...) */) are not supported yet; set the options "
+                 "in the table's WITH clause (or declare a second table)")
+
+
+def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
+    """Refuse the first construct in ``tree`` (a query or an INSERT) that planning would ignore.
+
+    Args:
+        tree: the parsed statement or query.
+        sql: the text ``tree`` was parsed from (positions are relative to it), or None.
+
+    Raises:
+        SqlError: naming the construct, positioned at it: hints, ``FOR SYSTEM_TIME AS OF``,
+            ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
+            ``INSERT ... PARTITION``.
+    """
+    if sql is not None:
+        _reject_hint_comments(sql)
+    if isinstance(tree, exp.Insert):
+        if tree.args.get("overwrite"):
+            _fail(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
+                  keyword="OVERWRITE")
+        partition = tree.find(exp.Partition)
+        if partition is not None:
+            _fail(sql, partition, "INSERT INTO ... PARTITION is not supported: sinks are not partitioned",
+                  keyword="PARTITION")
+    for node in tree.walk():
+        found = _NODES.get(type(node))
+        if found is not None:
+            _fail(sql, node, *found)
+
+
+def _reject_hint_comments(sql: str) -> None:
+    # sqlglot keeps a table's `/*+ OPTIONS(...) */` as a plain comment, so hints are found lexically.
+    for lx in lexemes(sql):
+        if lx.kind == "comment" and lx.text.startswith("/*+"):
+            line, col = line_col(sql, lx.start)
+            body = lx.text[3:].lstrip().upper()
+            message = _OPTIONS_HINT if body.startswith("OPTIONS") else _HINT
+            raise SqlError(message, sql, line, col, 3)
+
+
+def _fail(sql: str | None, node: exp.Expression, message: str, keyword: str | None = None) -> None:
+    line, col, length = position_of(node)
+    if keyword is not None and sql is not None:
+        for lx in lexemes(sql):
+            if lx.kind == "word" and lx.text.upper() == keyword:
+                (line, col), length = line_col(sql, lx.start), len(lx.text)
+                break
+    raise SqlError(message, sql, line, col, length)
