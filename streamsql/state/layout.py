@@ -1,0 +1,470 @@
+r"""The layout of keyed state, in one place: key encoding, key groups, tag bytes, value codec.
+
+Every operator (and, later, the repartition exchange) encodes a SQL key with
+:func:`encode_keys`, so one key is the same bytes — hence lands in the same key group —
+everywhere. Keyed state adds the 2-byte key group in front (:func:`with_key_groups`); the
+backend adds the operator prefix (``operator_id + 0x00``, see :mod:`streamsql.state.base`).
+
+Key layout after the operator prefix (``kg`` = 2-byte big-endian key group, ``key`` =
+:func:`encode_keys` bytes)::
+
+    ======================================== =================================================
+    ``kg + key``                             the key's value (GROUP BY accumulators, sessions)
+    ``kg + JOIN_LEFT + key``                 join: the left rows of the key (``JOIN_RIGHT``)
+    ``kg + TIMER_TAG + end(8) + key ...``    event-time timer of a window (or join cleanup)
+    ``kg + SLICE_TAG + end(8) + ...``        slicing window: a slice's partial aggregates
+    ``OPERATOR_KG + WATERMARK_TAG``          the operator's watermark at the last checkpoint
+    ``OPERATOR_KG + SPLIT_TAG + name``       watermark assigner: a split's largest rowtime
+    ======================================== =================================================
+
+``OPERATOR_KG`` (``0xFFFF``) is no key group (they are ``< MAX_PARALLELISM``), so
+operator-wide entries sort after every keyed entry and never collide with one. Within a key
+group, an operator that writes several kinds of entries tells them apart by tag (and length).
+
+Key encoding (:func:`encode_keys`), per row:
+
+- no key column (a global aggregate): ``b""``;
+- one integer column (the fast path, vectorized): the value as 8 bytes big-endian two's
+  complement, ``NULL_INT_KEY`` (1 byte) for NULL;
+- otherwise the concatenation of each column's framed encoding: fixed-width types are a marker
+  byte (``0x00`` NULL, ``0x01`` a value) and the big-endian payload (zeros for NULL); strings
+  and binaries are the marker, a 4-byte big-endian length and the bytes. Payloads: integers of
+  any width 8 bytes (so INT and BIGINT keys agree); BOOLEAN 1 byte; DOUBLE/FLOAT as float64
+  with ``-0.0`` → ``0.0`` and every NaN one NaN (SQL equality); DATE int32 days; TIMESTAMP and
+  INTERVAL int64 microseconds + uint16 sub-microsecond nanoseconds (any unit gives the same
+  bytes); TIME int64 nanoseconds of the day; DECIMAL the 16-byte unscaled value (keys compared
+  across operators share a type, hence a scale: the planner casts join keys to one type). Other
+  types (nested) fall back to :func:`encode_value` bytes framed as a binary.
+
+Values: every state value starts with the 3-byte tag of its :class:`ValueFormat` (``0xC1`` — a
+byte msgpack never writes — then 2 bytes of ``crc32(name@version)``); :meth:`ValueFormat.decode`
+and :meth:`ValueFormat.unwrap` refuse a value of another format with
+:class:`StateFormatError`, so restoring a snapshot written by another version of an operator
+fails clearly instead of misreading it. Generic values are msgpack (never pickle: reading state
+never runs code) with extension types for what msgpack lacks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import msgpack
+import numpy as np
+import pyarrow as pa
+
+from streamsql.state.exceptions import StateError
+
+MAX_PARALLELISM = 128  # Flink's default lower bound for max parallelism; fixed for the job's life
+
+# -- tag bytes (see the table above) --------------------------------------------------------------
+OPERATOR_KG = b"\xff\xff"  #: the "key group" of operator-wide entries (outside [0, MAX_PARALLELISM))
+TIMER_TAG = b"\x00T"  #: after ``kg``: an event-time timer, ``end`` (8 bytes) then the key
+SLICE_TAG = b"\x00S"  #: after ``kg``: a slicing window's slice
+WATERMARK_TAG = b"\x00W"  #: after ``OPERATOR_KG``: the operator's watermark at the last checkpoint
+SPLIT_TAG = b"\x00S"  #: after ``OPERATOR_KG``: a split's largest rowtime, then the split name
+WATERMARK_KEY = OPERATOR_KG + WATERMARK_TAG  #: the whole key of the operator's watermark
+SPLIT_KEY_PREFIX = OPERATOR_KG + SPLIT_TAG  #: the key of a split's maximum, before its name
+JOIN_LEFT = b"L"  #: after ``kg``: a join's left rows of the key
+JOIN_RIGHT = b"R"  #: after ``kg``: a join's right rows of the key
+
+#: The encoding of a NULL single integer key (never 8 bytes long, so never an integer's).
+NULL_INT_KEY = b"\x00"
+
+
+class StateFormatError(StateError):
+    """A state value was written in another format (another version of the operator)."""
+
+
+# -- key groups ---------------------------------------------------------------------------------
+
+
+def key_group(key: bytes) -> int:
+    """The key group of an encoded key, in ``[0, MAX_PARALLELISM)``: ``crc32(key) % MAX_PARALLELISM``."""
+    return zlib.crc32(key) % MAX_PARALLELISM
+
+
+def _crc32_table() -> np.ndarray:
+    table = np.arange(256, dtype=np.uint32)
+    for _ in range(8):
+        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1).astype(np.uint32)
+    return table
+
+
+_CRC32_TABLE = _crc32_table()
+_MAX_VECTOR_WIDTH = 24  # longer equal-length keys: zlib per key is cheaper than a numpy pass per byte
+
+
+def crc32_rows(data: np.ndarray) -> np.ndarray:
+    """``zlib.crc32`` of each row of a ``(n, width)`` uint8 array, vectorized over rows (uint32)."""
+    crc = np.full(data.shape[0], 0xFFFFFFFF, dtype=np.uint32)
+    for j in range(data.shape[1]):
+        crc = _CRC32_TABLE[(crc ^ data[:, j]) & 0xFF] ^ (crc >> 8)
+    return crc ^ np.uint32(0xFFFFFFFF)
+
+
+def _fixed_matrix(keys: list[bytes]) -> np.ndarray | None:
+    """The keys as an ``(n, width)`` uint8 array when all have one short length, else None."""
+    n = len(keys)
+    if not n:
+        return None
+    width = len(keys[0])
+    if not 0 < width <= _MAX_VECTOR_WIDTH:
+        return None
+    joined = b"".join(keys)
+    if len(joined) != width * n or min(map(len, keys)) != width:
+        return None
+    return np.frombuffer(joined, np.uint8).reshape(n, width)
+
+
+def key_groups(keys: list[bytes]) -> np.ndarray:
+    """The key group of each encoded key (uint16 array); vectorized when all have one short length."""
+    data = _fixed_matrix(keys)
+    if data is not None:
+        return (crc32_rows(data) % MAX_PARALLELISM).astype(np.uint16)
+    crc = zlib.crc32
+    return np.fromiter((crc(k) % MAX_PARALLELISM for k in keys), np.uint16, count=len(keys))
+
+
+def with_key_groups(keys: list[bytes]) -> list[bytes]:
+    """Keyed-state keys: the 2-byte big-endian key group, then the encoded key."""
+    data = _fixed_matrix(keys)
+    if data is not None:
+        n, width = data.shape
+        out = np.empty((n, width + 2), np.uint8)
+        out[:, :2] = (crc32_rows(data) % MAX_PARALLELISM).astype(">u2").view(np.uint8).reshape(n, 2)
+        out[:, 2:] = data
+        return out.view(f"V{width + 2}").ravel().tolist()
+    crc = zlib.crc32
+    return [(crc(k) % MAX_PARALLELISM).to_bytes(2, "big") + k for k in keys]
+
+
+# -- key encoding ---------------------------------------------------------------------------------
+
+_NS_PER = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+
+def int_key_bytes(column: pa.Array) -> list[bytes]:
+    """A single integer key column: 8 bytes big-endian per row, ``NULL_INT_KEY`` for NULL."""
+    values = column.fill_null(0).to_numpy(zero_copy_only=False) if column.null_count else column.to_numpy()
+    dtype = ">u8" if column.type == pa.uint64() else ">i8"
+    enc = np.ascontiguousarray(values, dtype=dtype).view("V8").tolist()  # bytes, NULs kept
+    if column.null_count:
+        for i in np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False)):
+            enc[i] = NULL_INT_KEY
+    return enc
+
+
+def _be(values: np.ndarray, dtype: str) -> np.ndarray:
+    """``values`` as big-endian ``dtype``, one row of bytes per value: ``(n, itemsize)`` uint8."""
+    arr = np.ascontiguousarray(values, dtype=dtype)
+    return arr.view(np.uint8).reshape(len(arr), arr.itemsize)
+
+
+def _micros_nanos(ns_or_unit: np.ndarray, unit: str) -> np.ndarray:
+    """int64 in ``unit`` → ``(n, 10)``: int64 microseconds and uint16 remaining nanoseconds."""
+    if unit == "ns":
+        micros, nanos = np.divmod(ns_or_unit, 1000)
+    else:
+        micros, nanos = ns_or_unit * (_NS_PER[unit] // 1000), np.zeros(len(ns_or_unit), np.int64)
+    return np.hstack([_be(micros, ">i8"), _be(nanos, ">u2")])
+
+
+def _fixed_payload(arr: pa.Array) -> np.ndarray | None:
+    """The big-endian payload of each value, ``(n, width)`` uint8 (NULLs give any bytes), or None.
+
+    None for variable-width types (strings, binaries, nested).
+    """
+    t = arr.type
+    if pa.types.is_boolean(t):
+        return arr.fill_null(False).to_numpy(zero_copy_only=False).astype(np.uint8).reshape(-1, 1)
+    if pa.types.is_integer(t):
+        return _be(arr.fill_null(0).to_numpy(), ">u8" if t == pa.uint64() else ">i8")
+    if pa.types.is_floating(t):
+        v = arr.fill_null(0.0).to_numpy().astype(np.float64) + 0.0  # -0.0 + 0.0 is 0.0
+        v[np.isnan(v)] = np.nan  # one NaN bit pattern
+        return _be(v, ">f8")
+    if pa.types.is_date32(t):
+        return _be(arr.fill_null(0).cast(pa.int32()).to_numpy(), ">i4")
+    if pa.types.is_date64(t):
+        return _be(arr.fill_null(0).cast(pa.int64()).to_numpy() // 86_400_000, ">i4")
+    if pa.types.is_timestamp(t) or pa.types.is_duration(t):
+        return _micros_nanos(arr.cast(pa.int64()).fill_null(0).to_numpy(), t.unit)
+    if pa.types.is_time(t):
+        ints = arr.cast(pa.int64() if t.bit_width == 64 else pa.int32()).fill_null(0).to_numpy()
+        return _be(ints.astype(np.int64) * _NS_PER[t.unit], ">i8")
+    if pa.types.is_decimal(t) or pa.types.is_fixed_size_binary(t):
+        width = t.byte_width
+        raw = np.frombuffer(arr.buffers()[1], np.uint8)[arr.offset * width : (arr.offset + len(arr)) * width]
+        mat = raw.reshape(len(arr), width)
+        return mat[:, ::-1] if pa.types.is_decimal(t) else mat  # decimals are little-endian in Arrow
+    return None
+
+
+def _variable(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(per-row lengths, the rows' bytes concatenated, per-row starts in those bytes), int64/uint8."""
+    t = arr.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t)):
+        arr = pa.array([encode_value(v) for v in arr.to_pylist()], pa.large_binary())
+    elif arr.null_count:
+        arr = arr.fill_null(b"" if pa.types.is_binary(t) or pa.types.is_large_binary(t) else "")
+    large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    offsets = np.frombuffer(arr.buffers()[1], np.int64 if large else np.int32)
+    offsets = offsets[arr.offset : arr.offset + len(arr) + 1].astype(np.int64)
+    data_buf = arr.buffers()[2]
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.empty(0, np.uint8)
+    data = data[offsets[0] : offsets[-1]]
+    return np.diff(offsets), data, offsets[:-1] - offsets[0]
+
+
+def _normalize(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    return column
+
+
+def _marker(arr: pa.Array) -> np.ndarray:
+    """``(n, 1)`` uint8: 1 where a value, 0 where NULL."""
+    if not arr.null_count:
+        return np.ones((len(arr), 1), np.uint8)
+    return arr.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8).reshape(-1, 1)
+
+
+def encode_keys(columns: Sequence[pa.Array | pa.ChunkedArray], num_rows: int | None = None) -> list[bytes]:
+    """One key per row for the key columns ``columns`` (module docstring: key encoding).
+
+    Deterministic and type-driven: equal SQL keys (NULLs equal to each other) give equal bytes,
+    distinct keys distinct bytes, in every operator. Vectorized over rows.
+
+    Args:
+        columns: the key columns, all of one length (chunked arrays are combined).
+        num_rows: the number of rows; required only when ``columns`` is empty.
+
+    Returns:
+        The encoded key of each row.
+
+    Raises:
+        ValueError: for no columns and no ``num_rows``, or columns of different lengths.
+    """
+    cols = [_normalize(c) for c in columns]
+    if not cols:
+        if num_rows is None:
+            msg = "encode_keys needs num_rows for a key of no columns"
+            raise ValueError(msg)
+        return [b""] * num_rows
+    n = len(cols[0])
+    if any(len(c) != n for c in cols):
+        msg = f"Key columns of different lengths: {[len(c) for c in cols]}"
+        raise ValueError(msg)
+    if len(cols) == 1 and pa.types.is_integer(cols[0].type):
+        return int_key_bytes(cols[0])
+    # Segments of each row, in order: fixed-width (n, w) matrices, or variable (lengths, data, starts).
+    segments: list[Any] = []
+    for arr in cols:
+        payload = _fixed_payload(arr)
+        if payload is not None:
+            segments.append(np.hstack([_marker(arr), payload]))
+            continue
+        lengths, data, starts = _variable(arr)
+        segments.append(np.hstack([_marker(arr), _be(lengths, ">u4")]))
+        segments.append((lengths, data, starts))
+    if all(isinstance(s, np.ndarray) for s in segments):
+        mat = np.hstack(segments) if len(segments) > 1 else np.ascontiguousarray(segments[0])
+        return mat.view(f"V{mat.shape[1]}").ravel().tolist()
+    return _scatter(segments, n)
+
+
+def _scatter(segments: list[Any], n: int) -> list[bytes]:
+    """Lay fixed and variable segments out row by row; one bytes object per row."""
+    seg_lens = [np.full(n, s.shape[1], np.int64) if isinstance(s, np.ndarray) else s[0] for s in segments]
+    row_len = np.sum(seg_lens, axis=0)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(row_len, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), np.uint8)
+    pos = offsets[:-1].copy()
+    for seg, lens in zip(segments, seg_lens):
+        if isinstance(seg, np.ndarray):
+            out[pos[:, None] + np.arange(seg.shape[1])] = seg
+        elif len(seg[1]):
+            lengths, data, starts = seg
+            out[np.repeat(pos - starts, lengths) + np.arange(len(data))] = data
+        pos += lens
+    buf = out.tobytes()
+    bounds = offsets.tolist()
+    return [buf[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+# -- value codec ----------------------------------------------------------------------------------
+
+_FORMAT_MARK = 0xC1  # "never used" in msgpack: no bare msgpack value starts with it
+# msgpack extension type codes (part of the stored format: never renumber)
+_EXT_BIGINT, _EXT_DECIMAL, _EXT_DATE, _EXT_DATETIME, _EXT_DATETIME_TZ = range(5)
+_EXT_TIME, _EXT_TIMEDELTA, _EXT_TUPLE = range(5, 8)
+_Q = struct.Struct(">q")
+_QI = struct.Struct(">qi")
+_I = struct.Struct(">i")
+_DELTA = struct.Struct(">iII")  # timedelta: days, seconds, microseconds (its own normal form)
+_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_TZ = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_MICRO = dt.timedelta(microseconds=1)
+_FORMATS: dict[bytes, ValueFormat] = {}
+
+
+def _default(obj: Any) -> Any:
+    """The msgpack hook for what it does not pack itself (``strict_types``: exact types only)."""
+    if isinstance(obj, tuple):
+        return msgpack.ExtType(_EXT_TUPLE, _packb(list(obj)))
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        if type(obj) is int:  # too large for msgpack's 64 bits
+            return msgpack.ExtType(_EXT_BIGINT, obj.to_bytes((obj.bit_length() + 8) // 8, "big", signed=True))
+        return int(obj)  # an int subclass (IntEnum): its value
+    if isinstance(obj, Decimal):
+        return msgpack.ExtType(_EXT_DECIMAL, str(obj).encode())
+    if isinstance(obj, dt.datetime):
+        if obj.tzinfo is None:
+            return msgpack.ExtType(_EXT_DATETIME, _Q.pack((obj - _EPOCH) // _MICRO))
+        offset = obj.utcoffset() // dt.timedelta(seconds=1)
+        return msgpack.ExtType(_EXT_DATETIME_TZ, _QI.pack((obj - _EPOCH_TZ) // _MICRO, offset))
+    if isinstance(obj, dt.date):
+        return msgpack.ExtType(_EXT_DATE, _I.pack(obj.toordinal()))
+    if isinstance(obj, dt.time) and obj.tzinfo is None:
+        micros = ((obj.hour * 60 + obj.minute) * 60 + obj.second) * 1_000_000 + obj.microsecond
+        return msgpack.ExtType(_EXT_TIME, _Q.pack(micros))
+    if isinstance(obj, dt.timedelta):
+        return msgpack.ExtType(_EXT_TIMEDELTA, _DELTA.pack(obj.days, obj.seconds, obj.microseconds))
+    if isinstance(obj, np.generic):
+        return obj.item()
+    for base in (str, bytes, float, list, dict):  # a subclass: as its base type
+        if isinstance(obj, base):
+            return base(obj)
+    msg = f"Cannot store a {type(obj).__name__} in state: not a SQL value"
+    raise TypeError(msg)
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == _EXT_TUPLE:
+        return tuple(_unpackb(data))
+    if code == _EXT_BIGINT:
+        return int.from_bytes(data, "big", signed=True)
+    if code == _EXT_DECIMAL:
+        return Decimal(data.decode())
+    if code == _EXT_DATETIME:
+        return _EPOCH + _Q.unpack(data)[0] * _MICRO
+    if code == _EXT_DATETIME_TZ:
+        micros, offset = _QI.unpack(data)
+        tz = dt.timezone.utc if offset == 0 else dt.timezone(dt.timedelta(seconds=offset))
+        return (_EPOCH_TZ + micros * _MICRO).astimezone(tz)
+    if code == _EXT_DATE:
+        return dt.date.fromordinal(_I.unpack(data)[0])
+    if code == _EXT_TIME:
+        seconds, micro = divmod(_Q.unpack(data)[0], 1_000_000)
+        minutes, second = divmod(seconds, 60)
+        return dt.time(minutes // 60, minutes % 60, second, micro)
+    if code == _EXT_TIMEDELTA:
+        days, seconds, micros = _DELTA.unpack(data)
+        return dt.timedelta(days, seconds, micros)
+    return msgpack.ExtType(code, data)
+
+
+def _packb(obj: Any) -> bytes:
+    return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+
+
+def _unpackb(data: bytes | memoryview) -> Any:
+    return msgpack.unpackb(data, ext_hook=_ext_hook, strict_map_key=False, raw=False)
+
+
+@dataclass(frozen=True)
+class ValueFormat:
+    """The declared format of an operator's state values; every value carries its tag.
+
+    Declaring one registers it (two formats with one tag are refused, so a name change makes a
+    new format). A new version of an operator's values is a new ``version``: snapshots written
+    with the old one are then refused on read instead of misread.
+
+    Attributes:
+        name: what the values are, e.g. ``"group-agg/fixed-width"``.
+        version: the format's version, from 1.
+        tag: the 3 bytes in front of every value of this format (computed).
+    """
+
+    name: str
+    version: int
+    tag: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        digest = zlib.crc32(f"{self.name}@{self.version}".encode()).to_bytes(4, "big")
+        tag = bytes([_FORMAT_MARK]) + digest[:2]
+        object.__setattr__(self, "tag", tag)
+        known = _FORMATS.setdefault(tag, self)
+        if known != self:
+            msg = f"Value formats {known} and {self} have one tag {tag!r}: rename one"
+            raise StateError(msg)
+
+    def encode(self, obj: Any) -> bytes:
+        """``obj`` (a SQL value or a nest of lists, tuples and dicts of them) as tagged msgpack.
+
+        Raises:
+            TypeError: for an object that is no SQL value.
+        """
+        return self.tag + _packb(obj)
+
+    def decode(self, data: bytes) -> Any:
+        """The object :meth:`encode` wrote.
+
+        Raises:
+            StateFormatError: if ``data`` was written in another format.
+        """
+        return _unpackb(self.unwrap(data))
+
+    def wrap(self, payload: bytes) -> bytes:
+        """A value in the operator's own binary encoding (e.g. fixed-width numpy rows), tagged."""
+        return self.tag + payload
+
+    def unwrap(self, data: bytes) -> memoryview:
+        """The payload of a value written by :meth:`wrap` or :meth:`encode` (a view, no copy).
+
+        Raises:
+            StateFormatError: if ``data`` was written in another format.
+        """
+        if data[:3] != self.tag:
+            raise StateFormatError(self._mismatch(data))
+        return memoryview(data)[3:]
+
+    def check(self, data: bytes) -> None:
+        """Raise :class:`StateFormatError` unless ``data`` is a value of this format."""
+        if data[:3] != self.tag:
+            raise StateFormatError(self._mismatch(data))
+
+    def _mismatch(self, data: bytes) -> str:
+        tag = bytes(data[:3])
+        other = _FORMATS.get(tag)
+        found = f"'{other.name}' v{other.version}" if other else f"an unknown format (tag {tag!r})"
+        return (f"State written by another format: expected '{self.name}' v{self.version}, found {found}; "
+                "restore from a snapshot of this version or start the job afresh")
+
+
+#: The format of generic SQL values (:func:`encode_value`).
+SQL_VALUE = ValueFormat("sql-value", 1)
+
+
+def encode_value(obj: Any, fmt: ValueFormat = SQL_VALUE) -> bytes:
+    """``obj`` as a tagged state value of ``fmt`` (:meth:`ValueFormat.encode`)."""
+    return fmt.encode(obj)
+
+
+def decode_value(data: bytes, fmt: ValueFormat = SQL_VALUE) -> Any:
+    """The object in a state value of ``fmt`` (:meth:`ValueFormat.decode`).
+
+    Raises:
+        StateFormatError: if ``data`` was written in another format.
+    """
+    return fmt.decode(data)
