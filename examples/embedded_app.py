@@ -54,7 +54,8 @@ def flights_ddl(topic: str, bootstrap: str, bounded: bool) -> str:
                      ("'127.0.0.1:9092'", f"'{bootstrap}'"),
                      (BOUNDED, BOUNDED if bounded else "")):
         if old not in ddl:
-            raise ValueError(f"{DELAYS_SQL}: the flights table no longer has {old!r}")
+            msg = f"{DELAYS_SQL}: the flights table no longer has {old!r}"
+            raise ValueError(msg)
         ddl = ddl.replace(old, new)
     return ddl
 

@@ -1,4 +1,4 @@
-"""The interactive shell (``streamsql shell``), split by concern as litecli is:
+"""The interactive shell (``streamsql shell``), split by concern as litecli is.
 
 - :mod:`.app` — the read-eval-print loop: :func:`~.app.run_shell`, statement dispatch, init files;
 - :mod:`.buffer` — the "is the input a complete statement?" predicate (Enter runs or continues);

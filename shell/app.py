@@ -1,4 +1,4 @@
-"""The interactive shell: read statements, run them, show results, never die on an error.
+r"""The interactive shell: read statements, run them, show results, never die on an error.
 
 ``streamsql shell [-i INIT.sql]`` calls :func:`run_shell`. The prompt is ``streamsql> `` and a
 statement continues over lines (``-> ``) until a ``;`` outside strings and comments; client
@@ -9,7 +9,7 @@ Example (tests drive it the same way)::
 
     from prompt_toolkit.input import create_pipe_input
     with create_pipe_input() as inp:
-        inp.send_text("SHOW TABLES;\\nQUIT\\n")
+        inp.send_text("SHOW TABLES;\nQUIT\n")
         run_shell(input=inp, output=some_output)
 """
 
@@ -185,8 +185,13 @@ class Shell:
         return True
 
     def run_statement(self, sql: str) -> bool:
-        """Run one statement (or client command), printing its result or error; never raises
-        (except SystemExit). Returns False for QUIT/EXIT."""
+        """Run one statement (or client command), printing its result or error.
+
+        Never raises (except SystemExit): an error is reported and the shell goes on.
+
+        Returns:
+            False for QUIT/EXIT (the shell should end), else True.
+        """
         before = set(self.env.jobs)
         try:
             found = commands.find_command(sql)
@@ -209,7 +214,8 @@ class Shell:
         """Run a parsed statement: shell-level ones here, the rest in the environment."""
         if isinstance(tree, n.BeginStatementSet):
             if self.statement_set is not None:
-                raise SqlError("A statement set is already open; END; runs it", sql)
+                msg = "A statement set is already open; END; runs it"
+                raise SqlError(msg, sql)
             self.statement_set = []
             self.info("Begin a statement set.")
             return
@@ -227,12 +233,14 @@ class Shell:
             self._print_topic(tree)
             return
         if isinstance(tree, n.ClientCommand):  # parsed, but not in the registry
-            raise SqlError(f"Unknown command {tree.this.name}; HELP lists commands", sql)
+            msg = f"Unknown command {tree.this.name}; HELP lists commands"
+            raise SqlError(msg, sql)
         self.show(self.env.execute_parsed(tree, sql))
 
     def _end_statement_set(self, sql: str) -> None:
         if self.statement_set is None:
-            raise SqlError("No statement set is open; BEGIN STATEMENT SET; starts one", sql)
+            msg = "No statement set is open; BEGIN STATEMENT SET; starts one"
+            raise SqlError(msg, sql)
         inserts, self.statement_set = self.statement_set, None
         if not inserts:
             self.info("The statement set was empty; nothing was submitted.")
@@ -304,8 +312,10 @@ class Shell:
 
 
 def run_script_stream(shell: Shell, text: str) -> int:
-    """Non-interactive mode (stdin is not a terminal): run every statement of ``text``, then
-    wait for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them)."""
+    """Non-interactive mode (stdin is not a terminal): run every statement of ``text``.
+
+    Then wait for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them).
+    """
     for st in split_statements(text):
         if not shell.run_statement(st.text):
             break

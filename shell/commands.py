@@ -1,5 +1,6 @@
-"""Client commands: a decorator-based registry (as litecli's ``special`` package) from which
-HELP is generated.
+"""Client commands: a decorator-based registry, from which HELP is generated.
+
+The registry follows litecli's ``special`` package.
 
 A command is a function ``(shell, arg) -> bool`` registered with :func:`command`; it returns
 False to end the shell. ``arg`` is the rest of the line after the command word, without a

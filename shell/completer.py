@@ -1,6 +1,8 @@
-"""Completion: keywords, tables and views, columns of the tables the statement mentions,
-connector names after ``'connector' = '``, a connector's option keys inside ``WITH (...)``,
-format names and configuration keys after ``SET '``.
+"""Completion of what the statement at the cursor can contain.
+
+Keywords, tables and views, columns of the tables the statement mentions, connector names
+after ``'connector' = '``, a connector's option keys inside ``WITH (...)``, format names and
+configuration keys after ``SET '``.
 
 Everything is read from the environment at completion time, so new tables complete at once.
 """

@@ -1,5 +1,8 @@
-"""Key bindings added to prompt-toolkit's emacs defaults (which already give Ctrl-R search,
-Ctrl-A/E, Ctrl-C to clear the input and Ctrl-D on an empty line to quit)."""
+"""Key bindings added to prompt-toolkit's emacs defaults.
+
+The defaults already give Ctrl-R search, Ctrl-A/E, Ctrl-C to clear the input and Ctrl-D on an
+empty line to quit.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +16,12 @@ from streamsql.sql.split import is_complete
 
 
 def _run_or_newline(buf) -> None:
-    """Run the input when it is a complete statement, else start a new line. The new line is
-    not indented: prompt-toolkit's own Enter copies the previous line's indentation, which
-    added to the spaces the user types (or pastes line by line) makes indentation creep."""
+    """Run the input when it is a complete statement, else start a new line.
+
+    The new line is not indented: prompt-toolkit's own Enter copies the previous line's
+    indentation, which added to the spaces the user types (or pastes line by line) makes
+    indentation creep.
+    """
     if is_complete(buf.text):
         buf.validate_and_handle()
     else:
@@ -23,10 +29,13 @@ def _run_or_newline(buf) -> None:
 
 
 def shell_key_bindings() -> KeyBindings:
-    """Enter runs a complete statement and otherwise inserts a newline (without auto-indent);
+    """The shell's bindings for Enter, Alt-Enter and Ctrl-Space.
+
+    Enter runs a complete statement and otherwise inserts a newline (without auto-indent);
     Enter on a selected completion applies it instead; Enter in a Ctrl-R search takes the match
     and runs it when it is a complete statement (as readline does); Alt-Enter always inserts a
-    newline; Ctrl-Space opens completion."""
+    newline; Ctrl-Space opens completion.
+    """
     kb = KeyBindings()
 
     @kb.add("enter", filter=has_focus(DEFAULT_BUFFER) & ~completion_is_selected & ~is_searching)

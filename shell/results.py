@@ -1,4 +1,4 @@
-"""Showing a query's result while it runs, per ``'sql-client.execution.result-mode'``:
+"""Showing a query's result while it runs, per ``'sql-client.execution.result-mode'``.
 
 - ``tableau``: rows printed inline as they arrive, with an ``op`` column (+I/-U/+U/-D),
   header first; the query ends with ``Received a total of N rows``;
@@ -133,8 +133,12 @@ class _Pump:
 
 def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = "rows",
                 hint: str = "Ctrl-C to stop") -> str:
-    """``42 rows received, 10.0 rows/s, watermark 2024-05-01 10:00:05.000, last checkpoint #3 (12 ms),
-    RUNNING — Ctrl-C to stop`` (the watermark only for queries over a table that declares one)."""
+    """The status line shown below streaming rows.
+
+    For example ``42 rows received, 10.0 rows/s, watermark 2024-05-01 10:00:05.000, last
+    checkpoint #3 (12 ms), RUNNING — Ctrl-C to stop`` (the watermark only for queries over a
+    table that declares one).
+    """
     parts = [f"{counted(pump.count, what)} received", f"{pump.rate():.1f} {what}/s"]
     wm = getattr(job, "watermark", None)
     if wm is not None:
@@ -156,8 +160,10 @@ def counted(n: int, noun: str) -> str:
 
 
 def _width_for(v: Any) -> int:
-    """A column width that fits ``v`` and, for numbers and times, any later value of its type
-    (the header is printed before later rows are known)."""
+    """A column width that fits ``v`` and, for numbers and times, any later value of its type.
+
+    The header is printed before later rows are known, so the first value decides.
+    """
     text = len(format_value(v))
     if isinstance(v, bool):
         return max(text, 5)
@@ -198,6 +204,7 @@ class TableauPrinter:
         return ([kind.short] if self.with_op else []) + list(row)
 
     def header(self, first: list[tuple[RowKind | None, tuple]]) -> str:
+        """The boxed header, fixing the column widths from the ``first`` rows."""
         cells = [self._cells(k, r) for k, r in first]
         natural = [max([len(h), 4] + [_width_for(c[i]) for c in cells]) for i, h in enumerate(self.headers)]
         self.widths = [min(self.max_width, w) for w in natural]
@@ -210,6 +217,7 @@ class TableauPrinter:
         return "\n".join([self.border(), self._line(self.headers), self.border()]) + "\n"
 
     def border(self) -> str:
+        """A ``+----+----+`` line in the current widths (after :meth:`header`)."""
         assert self.widths is not None
         return "+" + "+".join("-" * (w + 2) for w in self.widths) + "+"
 
@@ -219,6 +227,7 @@ class TableauPrinter:
                               for c, w, left in zip(cells, self.widths, self.left)) + "|"
 
     def rows(self, items: list[tuple[RowKind | None, tuple]]) -> str:
+        """Row lines for ``items`` (preceded by the header when none was printed yet)."""
         out = "" if self.widths is not None else self.header(items)
         return out + "".join(self._line(self._cells(k, r)) + "\n" for k, r in items)
 
@@ -256,10 +265,13 @@ class MaterializedTable:
             self.apply(kind, row)
 
     def finish(self, complete: bool) -> None:
-        """The changelog has ended. When it ran to its end (``complete``), a trailing -U is a
-        retraction in its own right (e.g. its +U was filtered out) and is applied; when the
-        query was stopped, it is the first half of an update that was cut off, and is dropped:
-        the table stays as it was before that update."""
+        """The changelog has ended: decide what a trailing held-back -U means.
+
+        When it ran to its end (``complete``), a trailing -U is a retraction in its own right
+        (e.g. its +U was filtered out) and is applied; when the query was stopped, it is the
+        first half of an update that was cut off, and is dropped: the table stays as it was
+        before that update.
+        """
         if complete:
             for held in self._held:
                 self.apply(*held)
@@ -274,6 +286,7 @@ class MaterializedTable:
             return repr(row)
 
     def apply(self, kind: RowKind | None, row: tuple) -> None:
+        """Apply one change at once: +I/+U count the row once more, -U/-D once less."""
         key = self._key(row)
         if kind in (None, RowKind.INSERT, RowKind.UPDATE_AFTER):
             self._rows.setdefault(key, [row, 0])[1] += 1
@@ -285,6 +298,7 @@ class MaterializedTable:
                 del self._rows[key]
 
     def rows(self) -> list[tuple]:
+        """The rows now in the table, each as often as it occurs, in first-insert order."""
         return [row for row, n in self._rows.values() for _ in range(n)]
 
     def __len__(self) -> int:

@@ -53,7 +53,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             except StatementError as e:  # a SqlError or PlanError: re-position it in the script
                 raise error_in_script(e, st, script, args.file) from None
             except StreamSQLError as e:
-                raise type(e)(f"{args.file}:{st.line}: {e}") from None
+                msg = f"{args.file}:{st.line}: {e}"
+                raise type(e)(msg) from None
             print_result(result, sys.stdout)
         env.wait_all()
         for job in env.jobs.values():

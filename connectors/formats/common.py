@@ -571,8 +571,11 @@ def decode_records(
     parse: Callable[[bytes], tuple],
     ignore_errors: bool,
 ) -> tuple[Batch, np.ndarray]:
-    """Slow path: ``parse`` each payload in ``[lo, hi)`` into a row; a bad one is skipped and
-    counted in ``decoder.skipped`` when ``ignore_errors``, else raised as :class:`BadRecordError`."""
+    """Slow path: ``parse`` each payload in ``[lo, hi)`` into a row, one at a time.
+
+    A bad payload is skipped and counted in ``decoder.skipped`` when ``ignore_errors``, else
+    raised as :class:`BadRecordError`.
+    """
     rows, used = [], []
     for j in range(lo, hi):
         v = payloads[j]

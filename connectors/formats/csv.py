@@ -61,7 +61,8 @@ OPTIONS = [
     OptionSpec("csv.quote-character", default='"', description="quote character enclosing field values"),
     flag_option("csv.disable-quote-character", "disable quoting (the quote character is ordinary text)"),
     flag_option("csv.allow-comments", "skip records starting with '#'"),
-    flag_option("csv.ignore-parse-errors", "skip records that cannot be decoded (counted) instead of failing"),
+    flag_option("csv.ignore-parse-errors",
+                "skip records that cannot be decoded (counted) instead of failing"),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
     OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
 ]

@@ -49,7 +49,8 @@ from streamsql.core.elements import Batch, RowKind
 from streamsql.core.types import Schema
 
 OPTIONS = [
-    flag_option("debezium-json.ignore-parse-errors", "skip events that cannot be decoded (counted) instead of failing"),
+    flag_option("debezium-json.ignore-parse-errors",
+                "skip events that cannot be decoded (counted) instead of failing"),
     flag_option("debezium-json.schema-include", "events carry Debezium's {schema, payload} envelope"),
     OptionSpec(
         "debezium-json.timestamp-format.standard",

@@ -79,7 +79,8 @@ from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema, SqlType
 
 OPTIONS = [
-    flag_option("json.ignore-parse-errors", "skip records that cannot be decoded (counted) instead of failing"),
+    flag_option("json.ignore-parse-errors",
+                "skip records that cannot be decoded (counted) instead of failing"),
     flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
     OptionSpec(
         "json.timestamp-format.standard",

@@ -5,8 +5,8 @@ year/month/day and ``sched_dep_time`` (HHMM). The message timestamp is the same 
 
 It also creates the result topic of examples/flights/delays.sql (compacted).
 
-usage: python examples/flights/replay.py [--bootstrap 127.0.0.1:9092] [--topic flights]
-                                         [--partitions 3] [--limit N] [--output-topic flight_delays] [--append]
+usage: python examples/flights/replay.py [--bootstrap 127.0.0.1:9092] [--topic flights] [--partitions 3]
+                                         [--limit N] [--output-topic flight_delays] [--append]
 """
 
 from __future__ import annotations

@@ -182,10 +182,12 @@ _INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
 
 
 def assignable(src: SqlType, dst: SqlType) -> bool:
-    """Whether a query column of type ``src`` may be written to a sink column of type ``dst``
-    without an explicit CAST, as Flink's INSERT type check: the same type family and no
-    narrowing (integers widen, integers and decimals go to DECIMAL/FLOAT/DOUBLE, FLOAT to
-    DOUBLE, strings of any length, timestamps of any precision)."""
+    """Whether a ``src`` query column may be written to a ``dst`` sink column without a CAST.
+
+    As Flink's INSERT type check: the same type family and no narrowing (integers widen,
+    integers and decimals go to DECIMAL/FLOAT/DOUBLE, FLOAT to DOUBLE, strings of any length,
+    timestamps of any precision).
+    """
     a, b = src.name, dst.name
     if a == b:
         return True
@@ -207,8 +209,10 @@ class Field:
 
 
 class Schema:
-    """An ordered list of fields with case-insensitive lookup (Flink identifiers are
-    case-sensitive, but we resolve case-insensitively and report the declared spelling).
+    """An ordered list of fields with case-insensitive lookup.
+
+    Flink identifiers are case-sensitive, but we resolve case-insensitively and report the
+    declared spelling.
     """
 
     def __init__(self, fields: list[Field]):

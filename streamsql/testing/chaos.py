@@ -121,7 +121,8 @@ def _produce(bootstrap: str, topic: str, records: list[dict], seconds: float, do
         p.poll(0)
         time.sleep(0.1)
     if p.flush(60):
-        raise RuntimeError("producer could not deliver every record")
+        msg = "producer could not deliver every record"
+        raise RuntimeError(msg)
     done.set()
 
 
@@ -165,12 +166,14 @@ def campaign(a: argparse.Namespace) -> int:
     _create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
     records = _records(a.records)
     done = threading.Event()
-    feeder = threading.Thread(target=_produce, args=(a.bootstrap, src, records, a.feed_seconds, done), daemon=True)
+    feeder = threading.Thread(target=_produce, args=(a.bootstrap, src, records, a.feed_seconds, done),
+                              daemon=True)
     feeder.start()
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
-    sink = _SINKS[a.query].format(
-        out=out, bootstrap=a.bootstrap, guarantee="exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once")
-    params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src, bootstrap=a.bootstrap)
+    guarantee = "exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once"
+    sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee)
+    params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src,
+                  bootstrap=a.bootstrap)
     unbounded = os.path.join(work, "job.sql")
     bounded = os.path.join(work, "final.sql")
     with open(unbounded, "w") as f:
@@ -204,7 +207,8 @@ def campaign(a: argparse.Namespace) -> int:
         print(f"final bounded run failed with code {rc}; see {work}/jobs.log", flush=True)
         return 1
     lost, dup = _compare(a, records, read_committed(a.bootstrap, out))
-    print(f"kills={kills} restarts={restarts} records={len(records)} lost={lost} duplicated={dup}", flush=True)
+    print(f"kills={kills} restarts={restarts} records={len(records)} lost={lost} duplicated={dup}",
+          flush=True)
     if lost or (dup and a.mode == "EXACTLY_ONCE"):
         print("DIFFERENCE: the committed output does not match DuckDB over the input", flush=True)
         return 1
@@ -217,7 +221,8 @@ def _compare(a, records: list[dict], output: list) -> tuple[int, int]:
     con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?)",
                     [(r["id"], r["k"], r["v"], r["g"], r["ts"]) for r in records])
     if a.query == "agg":
-        expected = {k: (n, s) for k, n, s in con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall()}
+        sums = con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall()
+        expected = {k: (n, s) for k, n, s in sums}
         actual = {}
         for key, value in output:
             k = orjson.loads(key)["k"]
@@ -256,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--feed-seconds", type=float, default=20.0, help="spread the input over this long")
     ap.add_argument("--min-kill", type=float, default=1.0)
     ap.add_argument("--max-kill", type=float, default=4.0)
-    ap.add_argument("--max-run-seconds", type=float, default=20.0, help="a fault point not reached by then: kill -9")
+    ap.add_argument("--max-run-seconds", type=float, default=20.0,
+                    help="a fault point not reached by then: kill -9")
     ap.add_argument("--seed", type=int, default=1)
     return campaign(ap.parse_args(argv))
 

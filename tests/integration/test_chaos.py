@@ -8,8 +8,9 @@ from streamsql.testing import chaos
 
 @pytest.mark.parametrize("query,backend", [("agg", "rocksdb"), ("filter", "hashmap"), ("window", "rocksdb")])
 def test_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys):
-    rc = chaos.main(["--bootstrap", kafka_bootstrap, "--records", "20000", "--kills", "5", "--query", query,
-                     "--backend", backend, "--feed-seconds", "6", "--max-kill", "2.5", "--max-run-seconds", "12"])
+    rc = chaos.main(["--bootstrap", kafka_bootstrap, "--records", "20000", "--kills", "5",
+                     "--query", query, "--backend", backend,
+                     "--feed-seconds", "6", "--max-kill", "2.5", "--max-run-seconds", "12"])
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "lost=0 duplicated=0" in out

@@ -31,14 +31,15 @@ def _job(env, bootstrap, src, out):
 
 
 @pytest.mark.parametrize("point", ["during_commit", "after_snapshot_before_commit", "before_barrier"])
-def test_fixed_delay_restart_recovers_exactly_once(kafka_bootstrap, kafka_topic_factory, tmp_path, monkeypatch,
-                                                   point):
+def test_fixed_delay_restart_recovers_exactly_once(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                   monkeypatch, point):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("STREAMSQL_FAULT_RAISE", f"{point}:1")
     reset_counts()
     src, out = kafka_topic_factory("restart_in", partitions=3), kafka_topic_factory("restart_out")
     _load(kafka_bootstrap, src, 3000)
-    env = StreamEnvironment({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.delay": "100 ms",
+    env = StreamEnvironment({"restart-strategy.type": "fixed-delay",
+                             "restart-strategy.fixed-delay.delay": "100 ms",
                              "pipeline.name": f"restart-{uuid.uuid4().hex[:6]}"})
     job = _job(env, kafka_bootstrap, src, out)
     assert job.wait(120) == "FINISHED"

@@ -45,7 +45,8 @@ class _Expect:
                 return m
             if time.monotonic() > deadline:
                 tail = self.screen()[-3000:]
-                raise AssertionError(f"timed out waiting for {pattern!r}; screen ends with:\n{tail}")
+                msg = f"timed out waiting for {pattern!r}; screen ends with:\n{tail}"
+                raise AssertionError(msg)
             time.sleep(0.05)
 
     def mark(self) -> int:

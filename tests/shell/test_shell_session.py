@@ -161,7 +161,8 @@ def test_internal_errors_never_end_the_shell_and_verbose_adds_the_trace(shell):
     class Buggy(StreamEnvironment):
         def execute_parsed(self, tree, sql):
             if "boom" in sql:
-                raise ValueError("boom")
+                msg = "boom"
+                raise ValueError(msg)
             return super().execute_parsed(tree, sql)
 
     sh = shell(env=Buggy())
