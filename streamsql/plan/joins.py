@@ -40,9 +40,9 @@ from streamsql.plan.expressions import compile_expression, quote, resolve_column
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.windows import interval_ms, time_attributes
-from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.join import FULL, INNER, LEFT, RIGHT
 
+#: Join types (``JoinNode.join_type``).
+INNER, LEFT, RIGHT, FULL = "INNER", "LEFT", "RIGHT", "FULL"
 _FLINK_NAMES = {INNER: "InnerJoin", LEFT: "LeftOuterJoin", RIGHT: "RightOuterJoin", FULL: "FullOuterJoin"}
 NO_EQUALITY = "a streaming join needs an equality condition between the two inputs"
 
@@ -76,17 +76,6 @@ class JoinNode(PlanNode):
         return (f"Join(joinType=[{_FLINK_NAMES[self.join_type]}], where=[{self.condition}], "
                 f"select=[{', '.join(self.schema.names)}], changelog=[{self.mode}])")
 
-    def _residual_query(self) -> BatchQuery | None:
-        return BatchQuery([("__ok", self.residual)], None, self.schema) if self.residual else None
-
-    def create_operator(self):
-        """A :class:`~streamsql.runtime.operators.join.StreamingJoinOperator`."""
-        from streamsql.runtime.operators.join import StreamingJoinOperator
-
-        return StreamingJoinOperator(self.join_type, self.left_keys, self.right_keys, self.inputs[0].schema,
-                                     self.inputs[1].schema, self.schema, self._residual_query(),
-                                     insert_only=self.mode == INSERT_ONLY)
-
 
 @dataclass(eq=False)
 class IntervalJoinNode(JoinNode):
@@ -118,14 +107,6 @@ class IntervalJoinNode(JoinNode):
     def time_attributes(self) -> set[str]:
         """Both inputs' time attributes stay time attributes (the output watermark is held back)."""
         return set(self.out_time_attributes)
-
-    def create_operator(self):
-        """An :class:`~streamsql.runtime.operators.join.IntervalJoinOperator`."""
-        from streamsql.runtime.operators.join import IntervalJoinOperator
-
-        return IntervalJoinOperator(self.join_type, self.left_keys, self.right_keys, self.left_time,
-                                    self.right_time, self.lower, self.upper, self.inputs[0].schema,
-                                    self.inputs[1].schema, self.schema, self._residual_query())
 
 
 # -- planning ---------------------------------------------------------------------------------------

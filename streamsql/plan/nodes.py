@@ -1,5 +1,8 @@
-"""Physical plan nodes. Each knows its inputs, output schema and changelog mode, prints itself
-for EXPLAIN, declares whether it keeps state, and creates its runtime operator.
+"""Physical plan nodes: inputs, output schema, changelog mode and what the operator needs.
+
+Each node prints itself for EXPLAIN, declares whether it keeps state, and carries what its
+runtime operator needs (query specs, schemas, ids); the runtime's builder
+(:mod:`streamsql.runtime.builder`) maps each node type to the factory of its operator.
 
 Changelog modes, as Flink's planner:
 
@@ -15,7 +18,7 @@ import pyarrow as pa
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.types import Schema
-from streamsql.runtime.evaluator import BatchQuery
+from streamsql.plan.query import QuerySpec
 
 INSERT_ONLY = "insert-only"
 RETRACT = "retract"
@@ -48,10 +51,6 @@ class PlanNode:
         """One line for EXPLAIN."""
         return self.kind
 
-    def create_operator(self):
-        """The runtime operator for this node."""
-        raise NotImplementedError
-
 
 @dataclass(eq=False)
 class ScanNode(PlanNode):
@@ -63,14 +62,16 @@ class ScanNode(PlanNode):
         self.kind = "scan"
 
     def describe(self) -> str:
-        return f"TableSourceScan(table=[{self.table.name}], connector=[{self.table.connector}], fields=[{', '.join(self.schema.names)}])"
+        """One line for EXPLAIN."""
+        return (f"TableSourceScan(table=[{self.table.name}], connector=[{self.table.connector}], "
+                f"fields=[{', '.join(self.schema.names)}])")
 
 
 @dataclass(eq=False)
 class CalcNode(PlanNode):
     """Projection and filter in one batch query."""
 
-    query: BatchQuery = None  # type: ignore[assignment]
+    query: QuerySpec = None  # type: ignore[assignment]
     select_sql: list[str] = field(default_factory=list)
     where_sql: str | None = None
 
@@ -78,26 +79,23 @@ class CalcNode(PlanNode):
         self.kind = "calc"
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         where = f", where=[{self.where_sql}]" if self.where_sql else ""
         return f"Calc(select=[{', '.join(self.select_sql)}]{where})"
-
-    def create_operator(self):
-        from streamsql.runtime.operators.calc import CalcOperator
-
-        return CalcOperator(self.query)
 
 
 @dataclass(eq=False)
 class WatermarkAssignerNode(PlanNode):
-    """Generates watermarks from ``WATERMARK FOR col AS expr``, per source split (Kafka
-    partition); stateful: the per-split progress is checkpointed.
+    """Generates watermarks from ``WATERMARK FOR col AS expr``, per source split.
+
+    A split is e.g. a Kafka partition; stateful: the per-split progress is checkpointed.
 
     Attributes:
         idle_timeout_ms: a split without rows for this long is idle (0 = never):
             ``'scan.watermark.idle-timeout'``, else ``'table.exec.source.idle-timeout'``.
     """
 
-    query: BatchQuery = None  # type: ignore[assignment]
+    query: QuerySpec = None  # type: ignore[assignment]
     rowtime: str = ""
     expr_sql: str = ""
     idle_timeout_ms: int = 0
@@ -107,13 +105,9 @@ class WatermarkAssignerNode(PlanNode):
         self.stateful = True
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         idle = f", idleTimeout=[{self.idle_timeout_ms} ms]" if self.idle_timeout_ms > 0 else ""
         return f"WatermarkAssigner(rowtime=[{self.rowtime}], watermark=[{self.expr_sql}]{idle})"
-
-    def create_operator(self):
-        from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
-
-        return WatermarkAssignerOperator(self.query, self.idle_timeout_ms)
 
 
 @dataclass(eq=False)
@@ -129,13 +123,9 @@ class GroupAggNode(PlanNode):
         self.stateful = True
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         keys = ", ".join(self.schema.names[: self.num_keys])
         return f"GroupAggregate(groupBy=[{keys}], select=[{', '.join(self.labels)}], changelog=[{self.mode}])"
-
-    def create_operator(self):
-        from streamsql.runtime.operators.group_agg_columnar import create_group_agg
-
-        return create_group_agg(self.num_keys, self.aggs, self.inputs[0].schema, self.schema)
 
 
 @dataclass(eq=False)
@@ -146,12 +136,8 @@ class UnionNode(PlanNode):
         self.kind = "union"
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         return f"Union(all=[true], inputs=[{len(self.inputs)}])"
-
-    def create_operator(self):
-        from streamsql.runtime.operators.union import UnionOperator
-
-        return UnionOperator(self.schema)
 
 
 @dataclass(eq=False)
@@ -166,6 +152,7 @@ class SinkNode(PlanNode):
         self.kind = "sink"
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         return (f"Sink(table=[{self.table.name}], connector=[{self.table.connector}], "
                 f"fields=[{', '.join(self.schema.names)}], input=[{self.inputs[0].mode}], "
                 f"guarantee=[{self.guarantee}])")

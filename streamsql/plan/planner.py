@@ -45,10 +45,10 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
-from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
 
 
@@ -225,7 +225,8 @@ class Planner:
         ordered = [c for c in readable if c.is_physical] + [c for c in readable if not c.is_physical]
         scan_schema = Schema([Field(c.name, c.type) for c in ordered])
         changelog = bool(getattr(spec, "changelog_source", False)) or _is_changelog_format(table)
-        node: PlanNode = ScanNode([], scan_schema.to_arrow(), RETRACT if changelog else INSERT_ONLY, table=table)
+        mode = RETRACT if changelog else INSERT_ONLY
+        node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
         scope = _scope_of(node, table.name, self.sql, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
             items = []
@@ -244,13 +245,13 @@ class Planner:
                        f"TIMESTAMP(3) or TIMESTAMP_LTZ(3) column")
                 self._fail(at, msg)  # the DDL is not at hand: point at where the table is read
             wsql = compile_expression(table.watermark.expr, scope)
-            q = BatchQuery([("wm", wsql)], None, node.schema, self.sql)
-            node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name, expr_sql=wsql,
-                                         idle_timeout_ms=self._idle_timeout(table))
+            q = compile_query([("wm", wsql)], None, node.schema, self.sql)
+            node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name,
+                                         expr_sql=wsql, idle_timeout_ms=self._idle_timeout(table))
         return node
 
     def _idle_timeout(self, table: TableDef) -> int:
-        """ms after which a split without rows stops holding the watermark back (0 = never).
+        """Milliseconds after which a split without rows stops holding the watermark back (0 = never).
 
         Raises:
             ConfigError: for a value that is not a duration.
@@ -262,11 +263,12 @@ class Planner:
             value = self.config.get(key) or "0"
         ms = duration_ms(value, key)
         if ms < 0:
-            raise ConfigError(f"'{key}' = '{value}' must not be negative")
+            msg = f"'{key}' = '{value}' must not be negative"
+            raise ConfigError(msg)
         return ms
 
     def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None) -> PlanNode:
-        q = BatchQuery(items, cond, node.schema, self.sql)
+        q = compile_query(items, cond, node.schema, self.sql)
         if cond is None and [e for _, e in items] == [quote(n) for n in node.schema.names] \
                 and [n for n, _ in items] == node.schema.names and q.output_schema == node.schema:
             return node  # SELECT * (or the same columns, same names): no operator, no copy per batch
@@ -274,7 +276,8 @@ class Planner:
                         select_sql=[e if e == quote(n) else f"{e} AS {n}" for n, e in items], where_sql=cond)
 
     def _cast(self, node: PlanNode, names: list[str], types: list[SqlType]) -> CalcNode:
-        items = [(n, f"CAST({quote(src)} AS {t.duckdb()})") for n, src, t in zip(names, node.schema.names, types)]
+        items = [(n, f"CAST({quote(src)} AS {t.duckdb()})")
+                 for n, src, t in zip(names, node.schema.names, types)]
         return self._calc(node, items, None)
 
     # -- aggregation ---------------------------------------------------------------------------
@@ -346,14 +349,14 @@ class Planner:
         expression node to refer to the columns of ``agg`` (aggregate calls, grouping keys...).
         Returns the Calc node (or ``agg`` itself when it is already the result) and its scope.
         """
-        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type)) for f in agg.schema],
-                           self.sql)
+        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type))
+                            for f in agg.schema], self.sql)
         names = _unique([output_name(i, n) for n, i in enumerate(items)])
         post = []
         for name, r in zip(names, resolved):
             expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
             post.append((name, self._post_expr(expr, post_scope)))
-        post_cond = self._post_expr(having_r.transform(to_agg_cols), post_scope) if having_r is not None else None
+        post_cond = None if having_r is None else self._post_expr(having_r.transform(to_agg_cols), post_scope)
         calc = self._calc(agg, post, post_cond)
         return calc, _scope_of(calc, None, self.sql)
 
@@ -404,7 +407,8 @@ class Planner:
         """
         spec = get_connector(table.connector)
         if spec.create_sink is None:
-            msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be written (source only)"
+            msg = (f"Table '{table.name}' uses connector '{table.connector}', which cannot be written "
+                   f"(source only)")
             self._fail(target, msg, PlanError)
         writable = [c for c in table.columns if c.computed is None and not c.virtual]
         target_cols = writable
@@ -442,21 +446,27 @@ class Planner:
                    f"'connector' = 'upsert-kafka' with a PRIMARY KEY for an updating result.")
             self._fail(target, msg, PlanError)
         if probe.requires_primary_key and not table.primary_key:
-            msg = f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) NOT ENFORCED"
+            msg = (f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) "
+                   f"NOT ENFORCED")
             self._fail(target, msg, PlanError)
         guarantee, reason = self._guarantee(probe)
-        return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee, guarantee_reason=reason)
+        return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
+                        guarantee_reason=reason)
 
     def _guarantee(self, sink) -> tuple[str, str]:
         interval = self.config.duration("execution.checkpointing.interval")
         mode = (self.config.get("execution.checkpointing.mode") or "").upper()
         if interval <= 0:
-            return "none", "checkpointing is off ('execution.checkpointing.interval' = 0): nothing is replayed after a failure"
+            return "none", ("checkpointing is off ('execution.checkpointing.interval' = 0): nothing is "
+                            "replayed after a failure")
         if sink.transactional and mode == "EXACTLY_ONCE":
-            return "exactly-once", sink.guarantee_reason or "writes in a Kafka transaction committed with each checkpoint"
+            return "exactly-once", (sink.guarantee_reason
+                                    or "writes in a Kafka transaction committed with each checkpoint")
         if sink.transactional:
-            return "at-least-once", "'execution.checkpointing.mode' = 'AT_LEAST_ONCE': barriers are not aligned"
-        return "at-least-once", sink.guarantee_reason or "the sink is not transactional: rows replayed after a failure appear again"
+            return "at-least-once", ("'execution.checkpointing.mode' = 'AT_LEAST_ONCE': barriers are not "
+                                     "aligned")
+        return "at-least-once", (sink.guarantee_reason or "the sink is not transactional: rows replayed "
+                                                          "after a failure appear again")
 
     # -- helpers -------------------------------------------------------------------------------
     def _lookup(self, table: exp.Table) -> TableDef | ViewDef:
@@ -538,7 +548,8 @@ def explain(roots: list[PlanNode]) -> str:
 
     for r in roots:
         show(r, 0)
-    guarantees = [f"{r.table.name}: {r.guarantee} ({r.guarantee_reason})" for r in roots if isinstance(r, SinkNode)]
+    guarantees = [f"{r.table.name}: {r.guarantee} ({r.guarantee_reason})"
+                  for r in roots if isinstance(r, SinkNode)]
     text = "== Physical Plan ==\n" + "\n".join(lines)
     if guarantees:
         text += "\n\n== Delivery guarantees ==\n" + "\n".join(guarantees)

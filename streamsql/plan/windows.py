@@ -74,13 +74,6 @@ class WindowTableFunctionNode(PlanNode):
         part = f", partitionBy=[{', '.join(self.partition_by)}]" if self.partition_by else ""
         return f"WindowTableFunction(window=[{self.spec.describe(self.rowtime)}]{part})"
 
-    def create_operator(self):
-        """A :class:`~streamsql.runtime.operators.window_agg.WindowTableFunctionOperator`."""
-        from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
-
-        ts_index = self.inputs[0].schema.get_field_index(self.rowtime)
-        return WindowTableFunctionOperator(self.spec, ts_index, self.schema)
-
 
 @dataclass(eq=False)
 class WindowAggNode(PlanNode):
@@ -106,17 +99,6 @@ class WindowAggNode(PlanNode):
         keys = ", ".join(self.schema.names[: self.num_keys])
         return (f"WindowAggregate(groupBy=[{keys}], window=[{self.spec.describe(self.rowtime)}], "
                 f"select=[{', '.join(self.labels)}], changelog=[{self.mode}])")
-
-    def create_operator(self):
-        """The aligned (TUMBLE/HOP/CUMULATE) or the session window aggregate operator."""
-        args = (self.spec, self.num_keys, self.ts_index, self.aggs, self.inputs[0].schema, self.schema)
-        if self.spec.kind == "SESSION":
-            from streamsql.runtime.operators.session_window import SessionWindowAggOperator
-
-            return SessionWindowAggOperator(*args)
-        from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
-
-        return SlicingWindowAggOperator(*args)
 
 
 # -- time attributes -------------------------------------------------------------------------------

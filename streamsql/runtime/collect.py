@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, RowKind
 from streamsql.plan.nodes import PlanNode
-from streamsql.runtime.operators.sink import SinkOperator
 
 END = object()
 
@@ -35,7 +34,7 @@ class CollectSink(Sink):
 
 @dataclass(eq=False)
 class CollectNode(PlanNode):
-    """Plan root of a SELECT: collects its changelog for the caller."""
+    """Plan root of a SELECT: collects its changelog for the caller (run by a ``SinkOperator``)."""
 
     sink: CollectSink = None  # type: ignore[assignment]
 
@@ -43,7 +42,5 @@ class CollectNode(PlanNode):
         self.kind = "collect"
 
     def describe(self) -> str:
+        """One line for EXPLAIN."""
         return f"Collect(fields=[{', '.join(self.schema.names)}], changelog=[{self.inputs[0].mode}])"
-
-    def create_operator(self):
-        return SinkOperator(self.sink, "collect")

@@ -25,6 +25,7 @@ from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.core.errors import ExecutionError, StreamSQLError
 from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode, walk
+from streamsql.runtime.builder import create_operator
 from streamsql.runtime.memory import use_system_allocator
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.sink import SinkOperator
@@ -126,7 +127,7 @@ class JobRunner:
                 op = SinkOperator(get_connector(node.table.connector).create_sink(ctx), node.table.name)
                 graph.sinks.append(op)
             else:
-                op = node.create_operator()
+                op = create_operator(node)
             if isinstance(node, WatermarkAssignerNode):  # per-split watermarks: who has the splits
                 scan = _scan_below(node)
                 if scan is not None:
@@ -338,8 +339,10 @@ class JobHandle:
 
     @property
     def watermark(self) -> str | None:
-        """The job's current event time: the smallest watermark reaching its sinks, as
-        ``YYYY-MM-DD HH:MM:SS.mmm`` (UTC), or None before any (or without a WATERMARK)."""
+        """The job's current event time: the smallest watermark reaching its sinks.
+
+        As ``YYYY-MM-DD HH:MM:SS.mmm`` (UTC), or None before any (or without a WATERMARK).
+        """
         return self.runner.watermark
 
     @property

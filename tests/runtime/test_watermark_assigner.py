@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, RowKind, Watermark
+from streamsql.plan.query import compile_query
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
@@ -49,7 +50,7 @@ def batch(rows, splits=None, kinds=None):
 
 
 def assigner(names=None, idle_ms=0, clock=None, state=None, finished=()):
-    q = BatchQuery([("wm", "ts - INTERVAL 1 SECOND")], None, SCHEMA)
+    q = BatchQuery(compile_query([("wm", "ts - INTERVAL 1 SECOND")], None, SCHEMA))
     op = WatermarkAssignerOperator(q, idle_ms, clock or Clock())
     if names is not None:
         op.bind_source(FakeSource(names, finished))
@@ -172,7 +173,7 @@ def test_per_split_state_survives_restore(tmp_path, backend_name):
 
 
 def test_calc_keeps_split_ids_aligned_through_a_filter():
-    q = BatchQuery([("id", '"id"'), ("t2", '"ts"')], '"id" % 2 = 0', SCHEMA)
+    q = BatchQuery(compile_query([("id", '"id"'), ("t2", '"ts"')], '"id" % 2 = 0', SCHEMA))
     b = batch([(i, 1000 * i) for i in range(6)], splits=[5, 4, 3, 2, 1, 0],
               kinds=[RowKind.INSERT, RowKind.DELETE] * 3)
     out = q.run(b)

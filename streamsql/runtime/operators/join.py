@@ -49,6 +49,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
+from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes
@@ -56,7 +57,6 @@ from streamsql.state.base import key_group
 
 _SIDE = (b"L", b"R")
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
-INNER, LEFT, RIGHT, FULL = "INNER", "LEFT", "RIGHT", "FULL"
 
 
 def outer_sides(join_type: str) -> tuple[bool, bool]:

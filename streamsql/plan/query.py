@@ -1,0 +1,84 @@
+"""Batch queries as the plan describes them: ``SELECT items FROM batch [WHERE condition]``.
+
+A :class:`QuerySpec` is what a plan node carries for a Calc, a watermark expression or a join
+condition: the DuckDB SQL of each output column and of the filter, the input schema and the
+output schema DuckDB infers for them. :func:`compile_query` checks the expressions once, at
+planning (so a type error is a positioned :class:`~streamsql.core.errors.SqlError` before
+anything runs); the runtime's ``BatchQuery`` evaluates a spec over each batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from streamsql.core.errors import SqlError
+from streamsql.core.types import Schema
+from streamsql.plan.expressions import quote
+
+#: The name under which the batch is visible to the query.
+INPUT_TABLE = "__in"
+
+
+@dataclass(frozen=True, eq=False)
+class QuerySpec:
+    """``SELECT items FROM batch [WHERE condition]``, checked against ``input_schema``.
+
+    Attributes:
+        items: (output name, DuckDB SQL) pairs.
+        condition: DuckDB SQL of a boolean filter, or None.
+        input_schema: the Arrow schema of input batches.
+        output_schema: the Arrow schema of the result (DuckDB's types through our SQL types).
+    """
+
+    items: list[tuple[str, str]]
+    condition: str | None
+    input_schema: pa.Schema
+    output_schema: pa.Schema
+
+    def sql(self, extra_columns: tuple[str, ...] = ()) -> str:
+        """The query text, also selecting the input columns ``extra_columns`` (e.g. row kinds)."""
+        columns = [f"{expr} AS {quote(name)}" for name, expr in self.items] or ["1 AS __dummy"]
+        where = f" WHERE {self.condition}" if self.condition else ""
+        return f"SELECT {', '.join(columns + list(extra_columns))} FROM {INPUT_TABLE}{where}"
+
+    def column_refs(self) -> list[int] | None:
+        """Input column indexes when the query only selects plain columns (no WHERE), else None."""
+        by_ref = {quote(n): i for i, n in enumerate(self.input_schema.names)}
+        refs = [by_ref.get(expr) for _, expr in self.items]
+        return refs if self.items and self.condition is None and None not in refs else None
+
+
+def compile_query(items: list[tuple[str, str]], condition: str | None, input_schema: pa.Schema,
+                  sql: str | None = None) -> QuerySpec:
+    """Check ``SELECT items FROM batch [WHERE condition]`` and infer its output schema.
+
+    Args:
+        items: (output name, DuckDB SQL) pairs.
+        condition: DuckDB SQL of a boolean filter, or None.
+        input_schema: the Arrow schema of input batches.
+        sql: the user's statement, for positioned errors.
+
+    Raises:
+        SqlError: when DuckDB rejects the expressions (type errors, unknown functions).
+    """
+    spec = QuerySpec(items, condition, input_schema, input_schema)
+    con = duckdb.connect()
+    con.register(INPUT_TABLE, input_schema.empty_table())
+    try:
+        result = con.sql(spec.sql()).to_arrow_table()
+    except duckdb.Error as e:
+        msg = f"Cannot evaluate expression: {duck_message(e)}"
+        raise SqlError(msg, sql) from None
+    finally:
+        con.close()
+    # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
+    return QuerySpec(items, condition, input_schema, Schema.from_arrow(result.schema).to_arrow())
+
+
+def duck_message(e: Exception) -> str:
+    """The first line of a DuckDB error, naming the batch ``input``."""
+    text = str(e).split("\n")[0]
+    return text.replace(f'"{INPUT_TABLE}"', "input").replace(INPUT_TABLE, "input")
