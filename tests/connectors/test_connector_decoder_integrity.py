@@ -30,16 +30,39 @@ def rows(batch):
 # ------------------------------------------------------------------------ json: one row per payload
 
 
-@pytest.mark.parametrize("empty", [b"", b"   ", b" \t\r\n "])
-def test_json_multi_value_payload_balanced_by_empty_payload_is_not_merged(loc, empty):
+def _multi_value_then(empty: bytes, what: str):
+    # Two JSON values in one payload, "balanced" by an empty payload: 3 payloads, but not 3 rows.
     vals = [b'{"id":1,"name":"a"}{"id":2,"name":"b"}', empty, b'{"id":3,"name":"c"}']
-    with pytest.raises(BadRecordError, match=r"topic\[2\]@1234: invalid JSON"):
+    return pytest.param(vals, 0, [(3, "c")], [2], 2, id=f"multi-value-then-{what}")
+
+
+def _invalid_utf8(bad: bytes, what: str):
+    vals = [b'{"id":0,"name":"\xc3\xa9"}', bad, b'{"id":2,"name":"ok"}']
+    return pytest.param(vals, 1, [(0, "é"), (2, "ok")], [0, 2], 1, id=f"invalid-utf8-{what}")
+
+
+@pytest.mark.parametrize(
+    ("vals", "first_bad", "kept", "index", "skipped"),
+    [
+        _multi_value_then(b"", "empty"),
+        _multi_value_then(b"   ", "spaces"),
+        _multi_value_then(b" \t\r\n ", "whitespace"),
+        _invalid_utf8(b'{"id":1,"name":"\xff\xfe"}', "in-a-string"),
+        _invalid_utf8(b'{"id":1,"name":"\xed\xa0\x80"}', "encoded-surrogate"),
+        # in an ignored field: invalid on the slow path too
+        _invalid_utf8(b'{"id":1,"name":"ok","n\xffx":1}', "in-an-ignored-field"),
+        _invalid_utf8(rb'{"id":1,"name":"\ud800"}', "lone-surrogate-escape"),
+    ],
+)
+def test_json_bad_payload_is_a_located_bad_record(loc, vals, first_bad, kept, index, skipped):
+    with pytest.raises(BadRecordError, match=rf"topic\[2\]@{1234 + first_bad}: invalid JSON"):
         make_decoder("json", S, {}).decode(vals, loc)
     dec = make_decoder("json", S, IGNORE)
     b = dec.decode(vals, loc)
-    assert rows(b) == [(3, "c")]
-    assert dec.source_index.tolist() == [2]  # the row keeps its own offset
-    assert dec.skipped == 2
+    assert rows(b) == kept
+    assert dec.source_index.tolist() == index  # each row keeps its own offset
+    assert dec.skipped == skipped
+    b.table.validate(full=True)
 
 
 def test_json_empty_payload_is_a_bad_record(loc):
@@ -105,25 +128,6 @@ def test_debezium_multi_value_and_empty_payloads(loc):
 
 
 # ---------------------------------------------------------------------------------------- json: UTF-8
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        b'{"id":1,"name":"\xff\xfe"}',  # invalid bytes in a string
-        b'{"id":1,"name":"\xed\xa0\x80"}',  # a UTF-8-encoded surrogate
-        b'{"id":1,"name":"ok","n\xffx":1}',  # in an ignored field: invalid on the slow path too
-        rb'{"id":1,"name":"\ud800"}',  # a lone surrogate escape
-    ],
-)
-def test_json_invalid_utf8_is_a_located_bad_record(loc, bad):
-    vals = [b'{"id":0,"name":"\xc3\xa9"}', bad, b'{"id":2,"name":"ok"}']
-    with pytest.raises(BadRecordError, match=r"topic\[2\]@1235: invalid JSON"):
-        make_decoder("json", S, {}).decode(vals, loc)
-    dec = make_decoder("json", S, IGNORE)
-    b = dec.decode(vals, loc)
-    assert rows(b) == [(0, "é"), (2, "ok")] and dec.source_index.tolist() == [0, 2] and dec.skipped == 1
-    b.table.validate(full=True)
 
 
 def test_json_invalid_utf8_in_a_large_batch(loc):

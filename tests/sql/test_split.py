@@ -119,18 +119,34 @@ def test_is_complete(text, complete):
 # --- parse errors ---------------------------------------------------------------------------
 
 
-def test_error_on_line_three_has_line_column_and_caret():
-    sql = "SELECT a,\n       b\nFROM t GROUP key"
+@pytest.mark.parametrize(
+    ("parse", "text", "pos", "lines"),
+    [
+        pytest.param(parse_statement, "SELECT a,\n       b\nFROM t GROUP key", (3, 14), [
+            "Syntax error: unexpected token near 'key' (line 3, column 14)",
+            "  FROM t GROUP key",
+            "               ^^^",
+        ], id="statement-line-three"),
+        pytest.param(parse_script, "SELECT 1;\n\nSELECT a\n  FROM t\n  WHERE a = = 1;\nSELECT 3;", (5, 13), [
+            "Missing operand near '=' (line 5, column 13)",
+            "    WHERE a = = 1;",
+            "              ^",
+        ], id="script-positioned-in-the-script"),
+        # just after WHERE, where input ran out, on the first line of an indented statement
+        pytest.param(parse_script, "SELECT 1;   SELECT a FROM t WHERE;", (1, 34), [
+            "Incomplete WHERE clause at end of input (line 1, column 34)",
+            "  SELECT 1;   SELECT a FROM t WHERE;",
+            " " * 35 + "^",
+        ], id="script-first-line-indented"),
+    ],
+)
+def test_error_has_line_column_and_caret(parse, text, pos, lines):
     with pytest.raises(SqlError) as info:
-        parse_statement(sql)
+        parse(text)
     err = info.value
-    assert (err.line, err.col) == (3, 14)
-    assert err.sql == sql
-    assert str(err).splitlines() == [
-        "Syntax error: unexpected token near 'key' (line 3, column 14)",
-        "  FROM t GROUP key",
-        "               ^^^",
-    ]
+    assert (err.line, err.col) == pos
+    assert err.sql == text
+    assert str(err).splitlines() == lines
 
 
 def test_error_at_end_of_input_points_after_last_token():
@@ -180,24 +196,6 @@ def test_parse_script_pairs():
     pairs = parse_script("SET 'a' = 'b';\nSELECT 1;\nQUIT")
     assert [type(tree).__name__ for _, tree in pairs] == ["SetOption", "Select", "ClientCommand"]
     assert [stmt.line for stmt, _ in pairs] == [1, 2, 3]
-
-
-def test_parse_script_error_is_positioned_in_the_script():
-    script = "SELECT 1;\n\nSELECT a\n  FROM t\n  WHERE a = = 1;\nSELECT 3;"
-    with pytest.raises(SqlError) as info:
-        parse_script(script)
-    err = info.value
-    assert (err.line, err.col) == (5, 13)
-    assert err.sql == script
-    assert str(err).splitlines()[1:] == ["    WHERE a = = 1;", "              ^"]
-
-
-def test_parse_script_error_on_first_line_of_an_indented_statement():
-    script = "SELECT 1;   SELECT a FROM t WHERE;"
-    with pytest.raises(SqlError) as info:
-        parse_script(script)
-    assert (info.value.line, info.value.col) == (1, 34)  # just after WHERE, where input ran out
-    assert str(info.value).splitlines()[2] == " " * 35 + "^"
 
 
 @pytest.mark.parametrize(
