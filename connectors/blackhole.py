@@ -8,23 +8,30 @@ from __future__ import annotations
 
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, SinkGuarantee
 from streamsql.core.elements import Batch
+
+_REASON = "blackhole discards all rows"
 
 
 class BlackholeSink(Sink):
     """Counts and drops rows (``rows`` attribute: rows written)."""
 
     accepts_updates = True
-    guarantee_reason = "blackhole discards all rows"
+    guarantee_reason = _REASON
 
     def __init__(self, ctx: ConnectorContext):
-        validate_options(SPEC, ctx.table.options, ctx.table.name)
+        _check(ctx.table, ctx.config)
         self.rows = 0
 
     def write(self, batch: Batch) -> None:
         """Write a batch (see :meth:`Sink.write`)."""
         self.rows += batch.num_rows
+
+
+def _check(table: TableDef, config: dict[str, str]) -> None:
+    validate_options(SPEC, table.options, table.name)
 
 
 SPEC = register(
@@ -33,5 +40,8 @@ SPEC = register(
         options=[OptionSpec("connector", required=True, description="'blackhole'")],
         create_sink=BlackholeSink,
         description="discards all rows",
+        check_sink=_check,
+        sink_accepts_updates=lambda table: True,
+        sink_guarantee=lambda table, config: SinkGuarantee(reason=_REASON),
     )
 )

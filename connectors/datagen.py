@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 from streamsql.connectors.registry import register, validate_options
 
+from streamsql.core.catalog import TableDef
 from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Source
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
@@ -261,52 +262,63 @@ def _from_unscaled(unscaled: np.ndarray, s: int, at: pa.DataType) -> pa.Array:
     return arr.cast(at)
 
 
+def _settings(table: TableDef) -> tuple[float, int | None, int, list[_FieldGen]]:
+    """Check the table's options and build its field generators.
+
+    Returns ``(rows per second, 'number-of-rows' or None, seed, one generator per column)``.
+
+    Raises:
+        ConfigError: for an unknown or bad option, or metadata columns.
+    """
+    opts = table.options
+    pre = f"Table '{table.name}': "
+    validate_options(SPEC, opts, table.name)
+    schema = table.physical_schema
+    if table.metadata_columns:
+        msg = f"{pre}connector 'datagen' has no metadata columns"
+        raise ConfigError(msg)
+    try:
+        rps = float(opts.get("rows-per-second", "10000"))
+    except ValueError:
+        msg = f"{pre}option 'rows-per-second' = '{opts['rows-per-second']}' is not a number"
+        raise ConfigError(msg) from None
+    if rps <= 0:
+        msg = f"{pre}option 'rows-per-second' must be positive"
+        raise ConfigError(msg)
+    total = opts.get("number-of-rows")
+    try:
+        total_rows = None if total is None else int(total)
+        seed = int(opts.get("seed", "0"))
+    except ValueError:
+        msg = f"{pre}options 'number-of-rows' and 'seed' must be integers"
+        raise ConfigError(msg) from None
+    if total_rows is not None and total_rows < 0:
+        msg = f"{pre}option 'number-of-rows' must be >= 0"
+        raise ConfigError(msg)
+    names = {f.name for f in schema}
+    for key in opts:
+        if key.startswith("fields."):
+            parts = key[len("fields.") :].rsplit(".", 1)
+            if len(parts) != 2 or parts[1] not in _FIELD_KEYS:
+                msg = (
+                    f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
+                    f"with key one of {', '.join(_FIELD_KEYS)}"
+                )
+                raise ConfigError(msg)
+            if parts[0] not in names:
+                msg = f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}"
+                raise ConfigError(msg)
+    gens = [_FieldGen(table.name, f.name, f.type, opts, i, seed) for i, f in enumerate(schema)]
+    return rps, total_rows, seed, gens
+
+
 class DataGenSource(Source):
     """See module docstring."""
 
     def __init__(self, ctx: ConnectorContext):
         table = ctx.table
-        opts = table.options
-        pre = f"Table '{table.name}': "
-        validate_options(SPEC, opts, table.name)
         self.schema = table.physical_schema
-        if table.metadata_columns:
-            msg = f"{pre}connector 'datagen' has no metadata columns"
-            raise ConfigError(msg)
-        try:
-            self.rps = float(opts.get("rows-per-second", "10000"))
-        except ValueError:
-            msg = f"{pre}option 'rows-per-second' = '{opts['rows-per-second']}' is not a number"
-            raise ConfigError(msg) from None
-        if self.rps <= 0:
-            msg = f"{pre}option 'rows-per-second' must be positive"
-            raise ConfigError(msg)
-        total = opts.get("number-of-rows")
-        try:
-            self.total = None if total is None else int(total)
-            self.seed = int(opts.get("seed", "0"))
-        except ValueError:
-            msg = f"{pre}options 'number-of-rows' and 'seed' must be integers"
-            raise ConfigError(msg) from None
-        if self.total is not None and self.total < 0:
-            msg = f"{pre}option 'number-of-rows' must be >= 0"
-            raise ConfigError(msg)
-        names = {f.name for f in self.schema}
-        for key in opts:
-            if key.startswith("fields."):
-                parts = key[len("fields.") :].rsplit(".", 1)
-                if len(parts) != 2 or parts[1] not in _FIELD_KEYS:
-                    msg = (
-                        f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
-                        f"with key one of {', '.join(_FIELD_KEYS)}"
-                    )
-                    raise ConfigError(msg)
-                if parts[0] not in names:
-                    msg = f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}"
-                    raise ConfigError(msg)
-        self.gens = [
-            _FieldGen(table.name, f.name, f.type, opts, i, self.seed) for i, f in enumerate(self.schema)
-        ]
+        self.rps, self.total, self.seed, self.gens = _settings(table)
         limits = [g.rows_limit for g in self.gens if g.rows_limit is not None]
         if self.total is not None:
             limits.append(self.total)
@@ -372,6 +384,7 @@ SPEC = register(
         ],
         create_source=DataGenSource,
         option_prefixes=("fields.",),
+        check_source=lambda table, config: _settings(table),
         description="generated rows (sequences and random values); exactly-once",
     )
 )

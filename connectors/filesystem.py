@@ -22,10 +22,11 @@ import os
 import re
 
 import numpy as np
-from streamsql.connectors.formats import make_decoder, make_encoder
+from streamsql.connectors.formats import encodes_updates, is_changelog_format, make_decoder, make_encoder
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, Source
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, SinkGuarantee, Source
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError, ExecutionError
 
@@ -33,8 +34,12 @@ _CHUNK = 1 << 20
 _EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json"}
 
 
-def _format_of(ctx: ConnectorContext) -> tuple[str, dict[str, str]]:
-    table = ctx.table
+def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:
+    """The table's format name and options, checked (connector options, format name, columns).
+
+    Raises:
+        ConfigError: for an unknown option, an unknown format, metadata columns.
+    """
     fmt = (table.options.get("format") or "").strip().lower()
     validate_options(SPEC, table.options, table.name, allowed_extra=(fmt + ".",) if fmt else ())
     if fmt not in _EXT:
@@ -47,6 +52,18 @@ def _format_of(ctx: ConnectorContext) -> tuple[str, dict[str, str]]:
         msg = f"Table '{table.name}': connector 'filesystem' has no metadata columns"
         raise ConfigError(msg)
     return fmt, table.options
+
+
+def _decoder(table: TableDef):
+    """The table's format decoder (checks the connector and format options)."""
+    fmt, opts = _format_of(table)
+    return make_decoder(fmt, table.physical_schema, opts, table.name)
+
+
+def _encoder(table: TableDef):
+    """The table's format encoder (checks the connector and format options)."""
+    fmt, opts = _format_of(table)
+    return make_encoder(fmt, table.physical_schema, opts, table.name)
 
 
 def _maybe_blank_line(data: bytes) -> bool:
@@ -80,11 +97,10 @@ class FileSystemSource(Source):
     bounded = True
 
     def __init__(self, ctx: ConnectorContext):
-        fmt, opts = _format_of(ctx)
+        self.decoder = _decoder(ctx.table)
         self.ctx = ctx
-        self.path = opts["path"]
+        self.path = ctx.table.options["path"]
         self.schema = ctx.table.physical_schema
-        self.decoder = make_decoder(fmt, self.schema, opts, ctx.table.name)
         self.changelog = self.decoder.changelog
         self._files: list[str] = []
         self._i = 0
@@ -222,22 +238,24 @@ class FileSystemSource(Source):
         return self._done
 
 
+_SINK_REASON = (
+    "filesystem appends rows at each checkpoint; rows appended after the last completed "
+    "checkpoint are appended again after a restore (at-least-once)"
+)
+
+
 class FileSystemSink(Sink):
     """See module docstring."""
 
     transactional = False
-    guarantee_reason = (
-        "filesystem appends rows at each checkpoint; rows appended after the last completed "
-        "checkpoint are appended again after a restore (at-least-once)"
-    )
+    guarantee_reason = _SINK_REASON
 
     def __init__(self, ctx: ConnectorContext):
-        fmt, opts = _format_of(ctx)
+        self.encoder = _encoder(ctx.table)
         self.ctx = ctx
-        self.fmt = fmt
-        self.path = opts["path"]
+        self.fmt = _format_of(ctx.table)[0]
+        self.path = ctx.table.options["path"]
         self.schema = ctx.table.physical_schema
-        self.encoder = make_encoder(fmt, self.schema, opts, ctx.table.name)
         self.accepts_updates = self.encoder.accepts_updates
         self._pending: list[bytes] = []
         self._f = None
@@ -304,5 +322,10 @@ SPEC = register(
         create_sink=FileSystemSink,
         description="newline-delimited files (bounded source, append sink)",
         uses_format=True,
+        check_source=lambda table, config: _decoder(table),
+        check_sink=lambda table, config: _encoder(table),
+        source_changelog=lambda table: is_changelog_format(table.options.get("format", "")),
+        sink_accepts_updates=lambda table: encodes_updates(table.options.get("format", "")),
+        sink_guarantee=lambda table, config: SinkGuarantee(reason=_SINK_REASON),
     )
 )

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
+from streamsql.connectors.formats import is_changelog_format
 from streamsql.connectors.kafka_common import (
     FORMATS,
     METADATA_TIMEOUT_S,
@@ -72,12 +73,14 @@ from streamsql.connectors.kafka_common import (
 )
 from streamsql.connectors.registry import register
 
+from streamsql.core.catalog import TableDef
 from streamsql.core.connector import (
     OPT_WATERMARK_IDLE,
     ConnectorContext,
     ConnectorSpec,
     OptionSpec,
     Sink,
+    SinkGuarantee,
     Source,
 )
 from streamsql.core.elements import Batch
@@ -379,6 +382,33 @@ def _reason(guarantee: str) -> str:
     )
 
 
+def _check_source(table: TableDef, config: dict[str, str]) -> None:
+    """The option checks of :class:`KafkaSource`, without a source (nothing connects)."""
+    fs = format_setup(table)
+    validate_table(KAFKA, table, fs)
+    check_metadata(table)
+    KafkaReader(table, "", "group-offsets", table.options.get("scan.bounded.mode", "unbounded"))
+    fs.make_decoders(table)
+
+
+def _check_sink(table: TableDef, config: dict[str, str]) -> None:
+    """The option checks of :class:`KafkaSink`, without a sink (nothing connects)."""
+    fs = format_setup(table)
+    validate_table(KAFKA, table, fs)
+    sink_topic(table)
+    fs.make_encoders(table)
+
+
+def _sink_guarantee(table: TableDef, config: dict[str, str]) -> SinkGuarantee:
+    guarantee = resolve_guarantee(table, config, "at-least-once")
+    return SinkGuarantee(guarantee == "exactly-once", _reason(guarantee))
+
+
+def _value_format(table: TableDef) -> str:
+    """The format of message values (``'value.format'`` or ``'format'``)."""
+    return table.options.get("value.format") or table.options.get("format") or ""
+
+
 KAFKA = register(
     ConnectorSpec(
         name="kafka",
@@ -388,5 +418,9 @@ KAFKA = register(
         option_prefixes=("properties.",),
         description="Apache Kafka topic (append-only); the sink is at-least-once or exactly-once",
         uses_format=True,
+        check_source=_check_source,
+        check_sink=_check_sink,
+        source_changelog=lambda table: is_changelog_format(_value_format(table)),
+        sink_guarantee=_sink_guarantee,
     )
 )

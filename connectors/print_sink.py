@@ -26,7 +26,8 @@ import pyarrow.compute as pc
 from streamsql.connectors.formats.common import bool_option, combine, render_decimal
 from streamsql.connectors.registry import register, validate_options
 
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, SinkGuarantee
 from streamsql.core.elements import Batch
 from streamsql.core.types import Schema, SqlType
 
@@ -131,18 +132,30 @@ def format_rows(batch: Batch, schema: Schema, identifier: str | None = None) -> 
     return pc.binary_join_element_wise(prefix, body, "]", "").to_pylist()
 
 
+_REASON = "print writes rows as they arrive; rows after the last checkpoint repeat on recovery"
+
+
+def _check(table: TableDef, config: dict[str, str]) -> bool:
+    """Check the table's options; returns ``'standard-error'``.
+
+    Raises:
+        ConfigError: for an unknown option or a bad value.
+    """
+    validate_options(SPEC, table.options, table.name)
+    return bool_option(table.options, "standard-error", False, table.name)
+
+
 class PrintSink(Sink):
     """See module docstring."""
 
     accepts_updates = True
-    guarantee_reason = "print writes rows as they arrive; rows after the last checkpoint repeat on recovery"
+    guarantee_reason = _REASON
 
     def __init__(self, ctx: ConnectorContext):
         table = ctx.table
-        validate_options(SPEC, table.options, table.name)
+        self.stderr = _check(table, ctx.config)
         self.schema = table.physical_schema
         self.identifier = table.options.get("print-identifier")
-        self.stderr = bool_option(table.options, "standard-error", False, table.name)
 
     def _stream(self):
         return sys.stderr if self.stderr else sys.stdout  # looked up per call (redirection, capture)
@@ -185,5 +198,8 @@ SPEC = register(
         ],
         create_sink=PrintSink,
         description="prints rows to stdout as +I[...] (debugging); at-least-once",
+        check_sink=_check,
+        sink_accepts_updates=lambda table: True,
+        sink_guarantee=lambda table, config: SinkGuarantee(reason=_REASON),
     )
 )

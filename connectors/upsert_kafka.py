@@ -69,6 +69,7 @@ from streamsql.core.connector import (
     ConnectorSpec,
     OptionSpec,
     Sink,
+    SinkGuarantee,
     Source,
 )
 from streamsql.core.elements import Batch, RowKind
@@ -174,12 +175,7 @@ class UpsertKafkaSink(ProducerSinkMixin, Sink):
         self.topic = sink_topic(t)
         self.guarantee = resolve_guarantee(t, ctx.config, "auto")
         self.transactional = self.guarantee == "exactly-once"
-        self.guarantee_reason = (
-            "writes compacted upserts in a Kafka transaction committed with each checkpoint"
-            if self.transactional
-            else f"'sink.delivery-guarantee' = '{self.guarantee}': changes after the last checkpoint "
-            "are written again after a failure (the last value per key still wins)"
-        )
+        self.guarantee_reason = _reason(self.guarantee)
         self.venc, self.kenc = self.fs.make_encoders(t)
         self.max_rows = _int_opt(t, "sink.buffer-flush.max-rows", "100000")
         self.interval_s = (
@@ -489,6 +485,37 @@ class UpsertKafkaSource(ReaderSourceMixin, Source):
         return Batch(assemble(self.table, self.schema, self.fs, vt, kt, meta), kinds[idx], splits)
 
 
+def _reason(guarantee: str) -> str:
+    if guarantee == "exactly-once":
+        return "writes compacted upserts in a Kafka transaction committed with each checkpoint"
+    return (f"'sink.delivery-guarantee' = '{guarantee}': changes after the last checkpoint are written "
+            "again after a failure (the last value per key still wins)")
+
+
+def _check_source(table: TableDef, config: dict[str, str]) -> None:
+    """The option checks of :class:`UpsertKafkaSource`, without a source (nothing connects)."""
+    fs = format_setup(table, key_fields=_primary_key(table), default_key_format="json")
+    validate_table(UPSERT_KAFKA, table, fs)
+    check_metadata(table)
+    KafkaReader(table, "", "earliest-offset", table.options.get("scan.bounded.mode", "unbounded"))
+    fs.make_decoders(table)
+
+
+def _check_sink(table: TableDef, config: dict[str, str]) -> None:
+    """The option checks of :class:`UpsertKafkaSink`, without a sink (nothing connects)."""
+    fs = format_setup(table, key_fields=list(table.primary_key), default_key_format="json")
+    validate_table(UPSERT_KAFKA, table, fs)
+    sink_topic(table)
+    fs.make_encoders(table)
+    _int_opt(table, "sink.buffer-flush.max-rows", "100000")
+    duration_ms(table.options.get("sink.buffer-flush.interval", "1 s"), "sink.buffer-flush.interval")
+
+
+def _sink_guarantee(table: TableDef, config: dict[str, str]) -> SinkGuarantee:
+    guarantee = resolve_guarantee(table, config, "auto")
+    return SinkGuarantee(guarantee == "exactly-once", _reason(guarantee))
+
+
 UPSERT_KAFKA = register(
     ConnectorSpec(
         name="upsert-kafka",
@@ -498,5 +525,11 @@ UPSERT_KAFKA = register(
         option_prefixes=("properties.",),
         description="Kafka topic as an upsert changelog keyed by the PRIMARY KEY (tombstones delete)",
         uses_format=True,
+        check_source=_check_source,
+        check_sink=_check_sink,
+        source_changelog=lambda table: True,
+        sink_accepts_updates=lambda table: True,
+        sink_requires_primary_key=True,
+        sink_guarantee=_sink_guarantee,
     )
 )

@@ -1,5 +1,6 @@
-"""The embedding API: a :class:`StreamEnvironment` runs SQL statements, as Flink's
-TableEnvironment does.
+"""The embedding API: a :class:`StreamEnvironment` runs SQL statements.
+
+It plays the part of Flink's TableEnvironment.
 
 Example::
 
@@ -62,8 +63,10 @@ class TableResult:
         return self.collect()
 
     def collect(self, timeout: float | None = None) -> Iterator[tuple[RowKind, tuple]]:
-        """Iterate ``(row kind, row)`` pairs: a query's changelog until it ends (bounded) or
-        forever (unbounded; cancel the job or stop iterating). For ``"rows"``, yields +I rows.
+        """Iterate ``(row kind, row)`` pairs: a query's changelog.
+
+        Until it ends (bounded) or forever (unbounded; cancel the job or stop iterating). For
+        ``"rows"``, yields +I rows.
 
         Args:
             timeout: give up after this many seconds without a row (None: wait).
@@ -323,7 +326,8 @@ class StreamEnvironment:
         for c in obj.columns:
             extras = (f"AS {c.computed.sql()}" if c.computed is not None else
                       f"METADATA FROM '{c.metadata_key}'" if c.metadata_key else None)
-            wm = obj.watermark.expr.sql() if obj.watermark and obj.watermark.column.lower() == c.name.lower() else None
+            marked = obj.watermark and obj.watermark.column.lower() == c.name.lower()
+            wm = obj.watermark.expr.sql() if marked else None
             typ = str(c.type) if c.type is not None else "(computed)"
             key = "PRI" if c.name in obj.primary_key else None
             rows.append((c.name, typ, c.type.nullable if c.type else True, key, extras, wm))
@@ -351,7 +355,7 @@ class StreamEnvironment:
 
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
         name = self._job_name(inserts)
-        planner = Planner(self.catalog, self.config, sql, job_name=name)
+        planner = Planner(self.catalog, self.config, sql)
         roots = [planner.plan_insert(i) for i in inserts]
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
             node.id = ""
@@ -360,13 +364,14 @@ class StreamEnvironment:
         self.jobs[handle.job_id] = handle
         if self.config.boolean("table.dml-sync"):
             handle.wait()
-        return TableResult("job", job=handle, message=f"[INFO] Submitting SQL update statement to the cluster...\n"
-                                                      f"[INFO] SQL update statement has been successfully submitted.\n"
-                                                      f"Job ID: {handle.job_id}")
+        message = (f"[INFO] Submitting SQL update statement to the cluster...\n"
+                   f"[INFO] SQL update statement has been successfully submitted.\n"
+                   f"Job ID: {handle.job_id}")
+        return TableResult("job", job=handle, message=message)
 
     def _query(self, query: exp.Expression, sql: str) -> TableResult:
         name = f"collect-{uuid.uuid4().hex[:8]}"
-        root = Planner(self.catalog, self.config, sql, job_name=name).plan_query(query)
+        root = Planner(self.catalog, self.config, sql).plan_query(query)
         sink = CollectSink()
         node = CollectNode([root], root.schema, root.mode, sink=sink)
         assign_ids([node])
@@ -386,8 +391,9 @@ class StreamEnvironment:
         return (j.job_id, j.name, j.status, started, m.get("rows_in", 0), m.get("rows_out", 0), last)
 
     def execute_script(self, script: str, file: str | None = None) -> list[TableResult]:
-        """Run every statement of ``script`` in order; INSERT jobs run concurrently and are
-        waited for at the end (as ``streamsql run`` does).
+        """Run every statement of ``script`` in order.
+
+        INSERT jobs run concurrently and are waited for at the end (as ``streamsql run`` does).
 
         Raises:
             SqlError: the first failing statement, positioned in the script (file:line:column);

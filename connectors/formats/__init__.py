@@ -10,7 +10,9 @@ Public API:
 - :func:`make_decoder` / :func:`make_encoder` — build a :class:`Decoder` / :class:`Encoder`;
 - :func:`format_options` — the options a format understands (validation, completion, HELP);
 - :func:`validate_format_options` — check a table's options for a format;
-- :func:`known_formats` — the format names.
+- :func:`known_formats` — the format names;
+- :func:`is_changelog_format` / :func:`encodes_updates` — whether a format's rows carry row
+  kinds when read / can carry an updating result when written (the planner's questions).
 
 See :mod:`.common` for the Decoder/Encoder contracts and the bad-record rules.
 """
@@ -26,7 +28,9 @@ from streamsql.core.types import Schema
 __all__ = [
     "Decoder",
     "Encoder",
+    "encodes_updates",
     "format_options",
+    "is_changelog_format",
     "known_formats",
     "make_decoder",
     "make_encoder",
@@ -52,6 +56,18 @@ def _formats():
 def known_formats() -> list[str]:
     """The format names, sorted."""
     return sorted(_formats())
+
+
+def is_changelog_format(format_name: str) -> bool:
+    """True when rows read in ``format_name`` may be -U/+U/-D (debezium-json); False if unknown."""
+    f = _formats().get((format_name or "").strip().lower())
+    return f is not None and f[1].changelog
+
+
+def encodes_updates(format_name: str) -> bool:
+    """True when ``format_name`` can write -U/+U/-D rows (debezium-json); False if unknown."""
+    f = _formats().get((format_name or "").strip().lower())
+    return f is not None and f[2].accepts_updates
 
 
 def _get(format_name: str, table: str | None):

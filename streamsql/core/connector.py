@@ -57,17 +57,26 @@ OPT_WATERMARK_IDLE = OptionSpec(
 
 
 class Committer(Protocol):
-    """Decides and records which checkpoint is the last committed one: the commit point of
-    exactly-once (docs/checkpointing.md). The checkpoint coordinator calls it; a transactional
-    sink provides it (the Kafka transaction), else the job commits by writing ``_committed``."""
+    """Decides and records which checkpoint is the last committed one.
+
+    It is the commit point of exactly-once (docs/checkpointing.md). The checkpoint coordinator
+    calls it; a transactional sink provides it (the Kafka transaction), else the job commits by
+    writing ``_committed``.
+    """
 
     def last_committed(self) -> int | None:
-        """The id of the last committed checkpoint to resume from, or None (none, or the last
-        one was the final checkpoint of a finished job: a new run starts afresh)."""
+        """The id of the last committed checkpoint to resume from, or None.
+
+        None when there is none, or when the last one was the final checkpoint of a finished
+        job (a new run starts afresh).
+        """
 
     def commit(self, checkpoint_id: int, metadata: dict) -> None:
-        """Commit checkpoint ``checkpoint_id``. ``metadata["final"]`` is True for the last
-        checkpoint of a job that finished; ``metadata["positions"]`` are the source positions."""
+        """Commit checkpoint ``checkpoint_id``.
+
+        ``metadata["final"]`` is True for the last checkpoint of a job that finished;
+        ``metadata["positions"]`` are the source positions.
+        """
 
 
 T = TypeVar("T")
@@ -150,7 +159,8 @@ class Source(ABC):
         schema: columns of every batch ``poll`` returns: the table's physical columns then its
             metadata columns, in declaration order (computed columns are added by the runtime).
         bounded: True when the source finishes by itself.
-        changelog: True when batches may carry -U/+U/-D rows (upsert-kafka, debezium-json).
+        changelog: True when batches may carry -U/+U/-D rows (upsert-kafka, debezium-json); the
+            planner reads it from :attr:`ConnectorSpec.source_changelog`.
         split_names: the source's splits (Kafka: one per assigned partition, named like its
             position key), valid after :meth:`open` and fixed until :meth:`close`. A batch's
             :attr:`Batch.splits <streamsql.core.elements.Batch.splits>` are indices into
@@ -168,8 +178,10 @@ class Source(ABC):
 
     @abstractmethod
     def open(self, position: dict | None) -> None:
-        """Start reading at ``position`` (from :meth:`position` of a restored checkpoint), or
-        where the table's startup options say when None."""
+        """Start reading at ``position``, or where the table's startup options say when None.
+
+        ``position`` comes from :meth:`position` of a restored checkpoint.
+        """
 
     @abstractmethod
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
@@ -188,8 +200,10 @@ class Source(ABC):
         return False
 
     def finished_splits(self) -> set[int]:
-        """Indices (into :attr:`split_names`) of the splits that will return no more rows (a
-        bounded read reached their end); they no longer hold the watermark back."""
+        """Indices (into :attr:`split_names`) of the splits that will return no more rows.
+
+        A bounded read reached their end; they no longer hold the watermark back.
+        """
         return set()
 
     def close(self) -> None:
@@ -205,6 +219,9 @@ class Sink(ABC):
         requires_primary_key: the sink needs ``PRIMARY KEY`` (upsert sinks).
         transactional: rows become visible only at ``commit`` (two-phase commit).
         guarantee_reason: one line for EXPLAIN on why the sink has the guarantee it has.
+
+    These describe one sink instance; the planner reads the same capabilities from the
+    connector's :class:`ConnectorSpec`, without creating a sink.
     """
 
     accepts_updates: bool = False
@@ -232,9 +249,39 @@ class Sink(ABC):
         """Release resources; called once, also after a failure."""
 
 
+@dataclass(frozen=True)
+class SinkGuarantee:
+    """What a sink promises, as a table's options and the engine configuration make it.
+
+    Attributes:
+        transactional: rows become visible only at ``commit`` (two-phase commit).
+        reason: one line for EXPLAIN on why the sink has the guarantee it has ("" = the
+            planner's default wording).
+    """
+
+    transactional: bool = False
+    reason: str = ""
+
+
+def _no_check(table: TableDef, config: dict[str, str]) -> None:
+    """A connector without option checks beyond its declared options."""
+
+
+def _never(table: TableDef) -> bool:
+    return False
+
+
+def _not_transactional(table: TableDef, config: dict[str, str]) -> SinkGuarantee:
+    return SinkGuarantee()
+
+
 @dataclass
 class ConnectorSpec:
-    """A connector as the planner sees it.
+    """A connector as the planner sees it: its options and capabilities, and its factories.
+
+    The planner validates and plans a table through its spec alone; only the runtime calls the
+    factories. Capabilities are functions of the table (its options, e.g. ``'format'``) where
+    they depend on it.
 
     Attributes:
         name: the ``'connector'`` value (``'kafka'``, ``'print'``, ...).
@@ -243,6 +290,16 @@ class ConnectorSpec:
         create_sink: factory ``(ctx) -> Sink``, or None if it cannot be written.
         option_prefixes: key prefixes passed through unchecked (e.g. ``'properties.'``).
         description: one line for HELP.
+        uses_format: the table's rows are encoded by a format (``'format'`` / ``'value.format'``).
+        check_source: ``(table, config)``: raises ConfigError for options that cannot be read
+            (the checks ``create_source`` makes, without creating anything).
+        check_sink: ``(table, config)``: the same for writing.
+        source_changelog: ``(table) -> bool``: the source emits -U/+U/-D rows (upsert-kafka, a
+            changelog format such as debezium-json).
+        sink_accepts_updates: ``(table) -> bool``: the sink can take an updating result (else
+            planning fails for one).
+        sink_requires_primary_key: the sink needs ``PRIMARY KEY`` (upsert sinks).
+        sink_guarantee: ``(table, config) -> SinkGuarantee``.
     """
 
     name: str
@@ -252,6 +309,12 @@ class ConnectorSpec:
     option_prefixes: tuple[str, ...] = ()
     description: str = ""
     uses_format: bool = False
+    check_source: Callable[[TableDef, dict[str, str]], None] = _no_check
+    check_sink: Callable[[TableDef, dict[str, str]], None] = _no_check
+    source_changelog: Callable[[TableDef], bool] = _never
+    sink_accepts_updates: Callable[[TableDef], bool] = _never
+    sink_requires_primary_key: bool = False
+    sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
 
 
 def empty_table(schema: Schema) -> pa.Table:

@@ -21,7 +21,7 @@ from sqlglot import exp
 from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config, duration_ms
-from streamsql.core.connector import ConnectorContext
+from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType, assignable
 from streamsql.plan.expressions import (
@@ -59,14 +59,12 @@ class Planner:
         catalog: tables and views.
         config: engine settings (checkpointing mode decides sink guarantees).
         sql: the statement text, for positioned errors.
-        job_name: the job's ``'pipeline.name'`` (passed to connectors).
     """
 
-    def __init__(self, catalog: Catalog, config: Config, sql: str | None = None, job_name: str = "job"):
+    def __init__(self, catalog: Catalog, config: Config, sql: str | None = None):
         self.catalog = catalog
         self.config = config
         self.sql = sql
-        self.job_name = job_name
 
     # -- statements ---------------------------------------------------------------------------
     def plan_query(self, query: exp.Expression) -> PlanNode:
@@ -218,14 +216,12 @@ class Planner:
         if spec.create_source is None:
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
             self._fail(at, msg, PlanError)
-        # Constructing a source validates its options (cheap: nothing connects before open), so a
-        # bad option fails here, with the statement's position, rather than after submission.
-        spec.create_source(ConnectorContext(table, self.job_name, self.config.as_dict()))
+        # A bad option fails here, with the statement's position, rather than after submission.
+        spec.check_source(table, self.config.as_dict())
         readable = [c for c in table.columns if c.computed is None]
         ordered = [c for c in readable if c.is_physical] + [c for c in readable if not c.is_physical]
         scan_schema = Schema([Field(c.name, c.type) for c in ordered])
-        changelog = bool(getattr(spec, "changelog_source", False)) or _is_changelog_format(table)
-        mode = RETRACT if changelog else INSERT_ONLY
+        mode = RETRACT if spec.source_changelog(table) else INSERT_ONLY
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
         scope = _scope_of(node, table.name, self.sql, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
@@ -439,34 +435,35 @@ class Planner:
         node = self._cast(node, [c.name for c in target_cols], [c.type for c in target_cols]) \
             if [f.type for f in node.sql_schema] != [c.type for c in target_cols] or \
             node.schema.names != [c.name for c in target_cols] else node
-        probe = spec.create_sink(ConnectorContext(table, self.job_name, self.config.as_dict()))
-        if node.mode != INSERT_ONLY and not probe.accepts_updates:
+        spec.check_sink(table, self.config.as_dict())
+        if node.mode != INSERT_ONLY and not spec.sink_accepts_updates(table):
             msg = (f"Table sink '{table.name}' (connector '{table.connector}') only accepts inserts, but the "
                    f"query produces an updating result ({node.mode} changelog, e.g. from GROUP BY). Use "
                    f"'connector' = 'upsert-kafka' with a PRIMARY KEY for an updating result.")
             self._fail(target, msg, PlanError)
-        if probe.requires_primary_key and not table.primary_key:
+        if spec.sink_requires_primary_key and not table.primary_key:
             msg = (f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) "
                    f"NOT ENFORCED")
             self._fail(target, msg, PlanError)
-        guarantee, reason = self._guarantee(probe)
+        guarantee, reason = self._guarantee(spec.sink_guarantee(table, self.config.as_dict()))
         return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
                         guarantee_reason=reason)
 
-    def _guarantee(self, sink) -> tuple[str, str]:
+    def _guarantee(self, sink: SinkGuarantee) -> tuple[str, str]:
+        """The effective guarantee of a sink and why, for EXPLAIN: (name, reason)."""
         interval = self.config.duration("execution.checkpointing.interval")
         mode = (self.config.get("execution.checkpointing.mode") or "").upper()
         if interval <= 0:
             return "none", ("checkpointing is off ('execution.checkpointing.interval' = 0): nothing is "
                             "replayed after a failure")
         if sink.transactional and mode == "EXACTLY_ONCE":
-            return "exactly-once", (sink.guarantee_reason
+            return "exactly-once", (sink.reason
                                     or "writes in a Kafka transaction committed with each checkpoint")
         if sink.transactional:
             return "at-least-once", ("'execution.checkpointing.mode' = 'AT_LEAST_ONCE': barriers are not "
                                      "aligned")
-        return "at-least-once", (sink.guarantee_reason or "the sink is not transactional: rows replayed "
-                                                          "after a failure appear again")
+        return "at-least-once", (sink.reason or "the sink is not transactional: rows replayed after a "
+                                                "failure appear again")
 
     # -- helpers -------------------------------------------------------------------------------
     def _lookup(self, table: exp.Table) -> TableDef | ViewDef:
@@ -523,11 +520,6 @@ def _unique(names: list[str]) -> list[str]:
         seen.setdefault(n.lower(), 0)
         out.append(n)
     return out
-
-
-def _is_changelog_format(table: TableDef) -> bool:
-    fmt = table.options.get("format", table.options.get("value.format", ""))
-    return fmt in ("debezium-json", "canal-json", "maxwell-json") or table.connector == "upsert-kafka"
 
 
 def assign_ids(roots: list[PlanNode]) -> None:
