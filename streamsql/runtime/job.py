@@ -31,7 +31,7 @@ from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
-from streamsql.state.base import create_backend
+from streamsql.state.factory import create_backend
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,7 @@
 """Keyed state behind one backend interface: ``hashmap`` (memory) and ``rocksdb`` (rocksdict).
 
-See :mod:`streamsql.state.base` for the contract and the key layout (operator id, key group,
-key), which keeps each operator's state — and each key group within it — a contiguous range.
+:mod:`~streamsql.state.base` is the contract, :mod:`~streamsql.state.layout` the layout of keys
+and values every operator writes (operator id, key group, key; tagged values), and
+:mod:`~streamsql.state.factory` picks the backend of a job. Each operator's state — and each key
+group within it — is a contiguous key range.
 """

@@ -1,8 +1,9 @@
 """The state backend contract.
 
-Key layout (both backends): ``operator_id`` bytes, ``0x00``, 2-byte big-endian key group,
-then the encoded key. The key group is ``crc32(key) % MAX_PARALLELISM`` as Flink's key groups,
-so that a later multi-process runtime can split state by key group without rewriting it.
+Key layout (both backends): ``operator_id`` bytes, ``0x00`` (:func:`validate_operator_id`),
+then the key the operator wrote — the 2-byte big-endian key group and the encoded key, as laid
+out in :mod:`streamsql.state.layout` (Flink's key groups, so that a later multi-process runtime
+can split state by key group without rewriting it).
 
 All reads and writes are per batch: ``get_many`` (multi-get) and ``write`` (a write batch of
 puts and deletes), so keyed state is touched once per distinct key per batch.
@@ -10,16 +11,23 @@ puts and deletes), so keyed state is touched once per distinct key per batch.
 
 from __future__ import annotations
 
-import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
-MAX_PARALLELISM = 128  # Flink's default lower bound for max parallelism; fixed for the job's life
+from streamsql.state.exceptions import StateError
 
 
-def key_group(key: bytes) -> int:
-    """The key group of an encoded key, in ``[0, MAX_PARALLELISM)``."""
-    return zlib.crc32(key) % MAX_PARALLELISM
+def validate_operator_id(operator_id: str) -> bytes:
+    r"""The namespace prefix of an operator: ``operator_id.encode() + b"\x00"``.
+
+    Raises:
+        StateError: if the id is empty, not a string, or contains NUL (it would make one
+            operator's range overlap another's).
+    """
+    if not isinstance(operator_id, str) or not operator_id or "\x00" in operator_id:
+        msg = f"Invalid operator id {operator_id!r}: must be a non-empty string without NUL"
+        raise StateError(msg)
+    return operator_id.encode() + b"\x00"
 
 
 class KeyedState(ABC):
@@ -74,23 +82,3 @@ class StateBackend(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release files and memory."""
-
-
-def create_backend(name: str) -> StateBackend:
-    """The backend for ``'state.backend.type'``: ``hashmap`` or ``rocksdb``.
-
-    Raises:
-        ConfigError: for another name.
-    """
-    from streamsql.core.errors import ConfigError
-
-    if name == "hashmap":
-        from streamsql.state.hashmap import HashMapStateBackend
-
-        return HashMapStateBackend()
-    if name in ("rocksdb", "rocksdict"):
-        from streamsql.state.rocksdb import RocksDBStateBackend
-
-        return RocksDBStateBackend()
-    msg = f"Unknown 'state.backend.type' = '{name}'; use 'hashmap' or 'rocksdb'"
-    raise ConfigError(msg)

@@ -21,7 +21,8 @@ import pickle
 from collections.abc import Callable
 from itertools import islice
 
-from streamsql.state.base import KeyedState, key_group
+from streamsql.state.base import KeyedState
+from streamsql.state.layout import key_group
 
 _MISS = object()
 

@@ -21,7 +21,7 @@ from itertools import islice
 import numpy as np
 
 from streamsql.state.base import KeyedState
-from streamsql.state.keygroups import with_key_groups
+from streamsql.state.layout import with_key_groups
 
 
 class FixedWidthCache:

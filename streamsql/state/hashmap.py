@@ -28,8 +28,9 @@ from array import array
 from collections.abc import Iterator
 from itertools import accumulate
 
-from streamsql.state.base import KeyedState, StateBackend
+from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
+from streamsql.state.files import fsync_dir
 
 SNAPSHOT_FILE = "hashmap.state"
 MAGIC = b"SSQLHM01"
@@ -37,35 +38,6 @@ _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 assert array("I").itemsize == 4, "the snapshot format needs a 4-byte array('I')"
-
-
-def fsync_dir(path: str) -> None:
-    """Fsync a directory so that renames and new entries in it survive a crash.
-
-    Raises:
-        OSError: if the directory cannot be opened (platforms that cannot fsync a directory,
-            such as Windows, are silently skipped).
-    """
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def validate_operator_id(operator_id: str) -> bytes:
-    r"""The namespace prefix of an operator: ``operator_id.encode() + b"\x00"``.
-
-    Raises:
-        StateError: if the id is empty, not a string, or contains NUL (it would make one
-            operator's range overlap another's).
-    """
-    if not isinstance(operator_id, str) or not operator_id or "\x00" in operator_id:
-        msg = f"Invalid operator id {operator_id!r}: must be a non-empty string without NUL"
-        raise StateError(msg)
-    return operator_id.encode() + b"\x00"
 
 
 def _lengths(items: list[bytes]) -> array:

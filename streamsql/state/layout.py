@@ -149,8 +149,9 @@ def with_key_groups(keys: list[bytes]) -> list[bytes]:
 _NS_PER = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
 
-def int_key_bytes(column: pa.Array) -> list[bytes]:
+def int_key_bytes(column: pa.Array | pa.ChunkedArray) -> list[bytes]:
     """A single integer key column: 8 bytes big-endian per row, ``NULL_INT_KEY`` for NULL."""
+    column = _normalize(column)
     values = column.fill_null(0).to_numpy(zero_copy_only=False) if column.null_count else column.to_numpy()
     dtype = ">u8" if column.type == pa.uint64() else ">i8"
     enc = np.ascontiguousarray(values, dtype=dtype).view("V8").tolist()  # bytes, NULs kept

@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import rocksdict
 
-from streamsql.state.base import KeyedState, StateBackend
+from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import (
     SnapshotError,
     StateClosedError,
@@ -33,7 +33,7 @@ from streamsql.state.exceptions import (
     is_lock_error,
     translate,
 )
-from streamsql.state.hashmap import fsync_dir, validate_operator_id
+from streamsql.state.files import fsync_dir
 
 T = TypeVar("T")
 

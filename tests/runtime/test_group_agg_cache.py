@@ -16,8 +16,8 @@ import pytest
 from streamsql.core.elements import Batch, RowKind
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator
-from streamsql.state.base import create_backend, key_group
-from streamsql.state.keygroups import key_groups, with_key_groups
+from streamsql.state.factory import create_backend
+from streamsql.state.layout import key_group, key_groups, with_key_groups
 from tests.runtime.oracle import fold
 
 BACKENDS = ["hashmap", "rocksdb"]

@@ -23,7 +23,7 @@ from streamsql.core.elements import MAX_WATERMARK, Batch, RowKind, Watermark
 from streamsql.core.errors import SqlError
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.join import IntervalJoinOperator
-from streamsql.state.base import create_backend
+from streamsql.state.factory import create_backend
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env, write_debezium, write_jsonl
 
 BACKENDS = ["hashmap", "rocksdb"]

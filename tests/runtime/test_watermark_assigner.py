@@ -18,7 +18,7 @@ from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.task import Task
-from streamsql.state.base import create_backend
+from streamsql.state.factory import create_backend
 
 SCHEMA = pa.schema([("id", pa.int32()), ("ts", pa.timestamp("ms"))])
 DELAY = 1000  # WATERMARK FOR ts AS ts - INTERVAL '1' SECOND

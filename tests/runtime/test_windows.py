@@ -29,7 +29,7 @@ from streamsql.runtime.operators.group_agg import AggSpec
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 from streamsql.runtime.operators.window_agg import WindowSpec, assign_windows
-from streamsql.state.base import create_backend
+from streamsql.state.factory import create_backend
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -503,10 +503,7 @@ def test_kill_and_restart_window_aggregate_is_exactly_once(kafka_bootstrap, kafk
 @pytest.mark.parametrize("key_type", ["string", "int"])
 def test_slice_state_is_split_by_key_group(tmp_path, key_type):
     """Each checkpointed slice entry holds only rows of its key group (as GROUP BY places keys)."""
-    import pickle
-
-    from streamsql.state.base import key_group
-    from streamsql.state.keygroups import int_key_bytes
+    from streamsql.state.layout import encode_keys, key_group
 
     typ = pa.string() if key_type == "string" else pa.int64()
     schema = pa.schema([("__k0", typ), ("__ts", pa.timestamp("ms")), ("__a1", pa.int32())])
@@ -517,8 +514,9 @@ def test_slice_state_is_split_by_key_group(tmp_path, key_type):
     state = backend.keyed_state("w")
     op.open(OperatorContext("w", state, {}, {}))
     keys = [f"k{i}" for i in range(300)] if key_type == "string" else list(range(-150, 150))
-    table = pa.Table.from_arrays([pa.array(keys, typ), pa.array([BASE] * 300, pa.int64()).cast(pa.timestamp("ms")),
-                                  pa.array(range(300), pa.int32())], schema=schema)
+    rowtimes = pa.array([BASE] * 300, pa.int64()).cast(pa.timestamp("ms"))
+    columns = [pa.array(keys, typ), rowtimes, pa.array(range(300), pa.int32())]
+    table = pa.Table.from_arrays(columns, schema=schema)
     op.process_batch(Batch(table), 0)
     op.snapshot_state(1)
     seen = []
@@ -526,7 +524,7 @@ def test_slice_state_is_split_by_key_group(tmp_path, key_type):
         if k[2:4] != b"\x00S":
             continue
         rows = pa.ipc.open_stream(v).read_all().column(0)
-        enc = int_key_bytes(rows) if key_type == "int" else [pickle.dumps((x,), protocol=5) for x in rows.to_pylist()]
+        enc = encode_keys([rows])
         assert {key_group(e) for e in enc} == {int.from_bytes(k[:2], "big")}
         seen += rows.to_pylist()
     assert sorted(seen) == sorted(keys)

@@ -7,7 +7,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from streamsql.state.base import StateBackend, create_backend, key_group
+from streamsql.state.base import StateBackend
+from streamsql.state.factory import create_backend
+from streamsql.state.layout import key_group
 
 BACKENDS = ["hashmap", "rocksdb"]
 

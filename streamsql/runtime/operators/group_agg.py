@@ -48,7 +48,7 @@ from streamsql.core.types import SqlType
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.state.cache import WriteBehindCache
-from streamsql.state.keygroups import int_key_bytes, with_key_groups
+from streamsql.state.layout import int_key_bytes, with_key_groups
 
 _MULTISET = ("min_retract", "max_retract", "count_distinct")
 

@@ -32,7 +32,7 @@ from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, cache_entries
 from streamsql.state.fixed_cache import FixedWidthCache
-from streamsql.state.keygroups import encode_keys
+from streamsql.state.layout import encode_keys
 
 
 def _numeric_kind(t: pa.DataType) -> str | None:
@@ -128,7 +128,7 @@ class ColumnarGroupAggOperator(Operator):
         except (duckdb.OutOfRangeException, duckdb.ConversionException) as e:  # a batch's SUM beyond BIGINT
             raise _overflow(str(e).splitlines()[0]) from None
         cache = self.cache
-        slots = cache.slots(encode_keys(res, self.num_keys))
+        slots = cache.slots(encode_keys(res.columns[: self.num_keys], res.num_rows))
         cols = cache.columns
         nk = self.num_keys
 

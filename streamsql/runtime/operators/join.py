@@ -34,16 +34,19 @@ batch; a residual (non-equi) ``ON`` condition of an outer join is evaluated by D
 candidate pairs of the batch at once. Matching within a key, and building output rows, is
 Python over the key's rows.
 
-State layout (``kg`` = 2-byte key group of the pickled join key, shared by both sides)::
+State layout (:mod:`streamsql.state.layout`; ``key`` = the join key's :func:`encode_keys` bytes,
+``kg`` = its 2-byte key group, shared by both sides, so a key's two sides sit together)::
 
-    kg + b"L" + pickle(key)      left rows of the key     (b"R": right rows)
-    kg + b"\x00T" + end + ...    interval join: cleanup timer (window_agg.EventTimeTimers)
-    b"\xff\xff\x00W"             interval join: watermark at the last checkpoint
+    kg + JOIN_LEFT + key         left rows of the key (JOIN_RIGHT: right rows)
+    kg + TIMER_TAG + end + ...   interval join: cleanup timer (window_agg.EventTimeTimers)
+    WATERMARK_KEY                interval join: watermark at the last checkpoint
+
+Values (msgpack, never pickle), one list per side and key, each row flattened behind its entry:
+:data:`JOIN_ROWS` ``[[count, associations, *row], ...]``; :data:`INTERVAL_JOIN_ROWS`
+``[timer, [count, matched, rowtime, *row], ...]``.
 """
 
 from __future__ import annotations
-
-import pickle
 
 import numpy as np
 import pyarrow as pa
@@ -53,9 +56,13 @@ from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes
-from streamsql.state.base import key_group
+from streamsql.state.layout import JOIN_LEFT, JOIN_RIGHT, ValueFormat, encode_keys, with_key_groups
 
-_SIDE = (b"L", b"R")
+_SIDE = (JOIN_LEFT, JOIN_RIGHT)
+#: Regular join: one side's rows of one key, ``[[count, associations, *row], ...]``.
+JOIN_ROWS = ValueFormat("join/rows", 1)
+#: Interval join: ``[timer, [count, matched, rowtime, *row], ...]``.
+INTERVAL_JOIN_ROWS = ValueFormat("interval-join/rows", 1)
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 
 
@@ -67,6 +74,16 @@ def outer_sides(join_type: str) -> tuple[bool, bool]:
 def rows_of(table: pa.Table) -> list[tuple]:
     """The rows of ``table`` as Python tuples."""
     return list(zip(*[c.to_pylist() for c in table.columns])) if table.num_columns else []
+
+
+def pack_rows(rows: dict[tuple, list]) -> list[list]:
+    """A side's ``{row: entry}`` as msgpack-friendly lists: ``[*entry, *row]`` per row."""
+    return [e + list(x) for x, e in rows.items()]
+
+
+def unpack_rows(packed: list[list], width: int) -> dict[tuple, list]:
+    """The ``{row: entry}`` that :func:`pack_rows` flattened (``width`` = entry length)."""
+    return {tuple(r[width:]): r[:width] for r in packed}
 
 
 def table_of(rows: list[tuple], schema: pa.Schema) -> pa.Table:
@@ -94,18 +111,27 @@ class _JoinBase:
         """``x`` (a row of ``side``) with the other side's columns NULL."""
         return self._joined(side, x, (None,) * self.widths[1 - side])
 
-    def _keys(self, rows: list[tuple], side: int) -> tuple[list, list, list[bytes], list[bytes]]:
-        """Per row key, the distinct keys, and their state keys on this side and the other."""
-        idx = self.keys[side]
-        keys = [tuple(r[i] for i in idx) for r in rows]
+    def _keys(self, table: pa.Table, side: int) -> tuple[list[bytes], list[bytes], set[bytes], list[bytes],
+                                                         list[bytes]]:
+        """The join keys of ``table`` (a batch of ``side``).
+
+        Returns:
+            Per row its encoded key, the distinct keys, those with a NULL column (they never
+            match), and the distinct keys' state keys on this side and on the other.
+        """
+        columns = [table.column(i) for i in self.keys[side]]
+        keys = encode_keys(columns, table.num_rows)
         distinct = list(dict.fromkeys(keys))
-        mine, theirs = [], []
-        for k in distinct:
-            enc = pickle.dumps(k, protocol=5)
-            kg = key_group(enc).to_bytes(2, "big")
-            mine.append(kg + _SIDE[side] + enc)
-            theirs.append(kg + _SIDE[1 - side] + enc)
-        return keys, distinct, mine, theirs
+        null = np.zeros(table.num_rows, bool)
+        for c in columns:
+            if c.null_count:
+                null |= c.is_null().to_numpy(zero_copy_only=False)
+        with_nulls = {keys[i] for i in np.flatnonzero(null)}
+        grouped = with_key_groups(distinct)
+        mine_tag, their_tag = _SIDE[side], _SIDE[1 - side]
+        mine = [g[:2] + mine_tag + g[2:] for g in grouped]
+        theirs = [g[:2] + their_tag + g[2:] for g in grouped]
+        return keys, distinct, with_nulls, mine, theirs
 
     def _filter(self, side: int, rows: list[tuple], cands: list[list]) -> list[list]:
         """Keep the candidates ``(y, entry)`` of each row for which the residual condition holds."""
@@ -160,12 +186,12 @@ class StreamingJoinOperator(_JoinBase, Operator):
         if not rows:
             return []
         kinds = batch.kind_array().tolist()
-        keys, distinct, mine_keys, their_keys = self._keys(rows, side)
+        keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
         n = len(distinct)
         values = self.ctx.state.get_many(mine_keys + their_keys)
-        mine = {k: (pickle.loads(v) if v is not None else {}) for k, v in zip(distinct, values[:n])}
-        theirs = {k: (pickle.loads(v) if v is not None else {}) for k, v in zip(distinct, values[n:])}
-        per_key = {k: (list(theirs[k].items()) if None not in k else []) for k in distinct}
+        mine = {k: _join_state(v) for k, v in zip(distinct, values[:n])}
+        theirs = {k: _join_state(v) for k, v in zip(distinct, values[n:])}
+        per_key = {k: (list(theirs[k].items()) if k not in with_nulls else []) for k in distinct}
         cands = [per_key[k] for k in keys]  # shared per key: read-only lists of (row, entry)
         matches = self._filter(side, rows, cands)
 
@@ -223,12 +249,12 @@ class StreamingJoinOperator(_JoinBase, Operator):
         puts, deletes = [], []
         for k, sk in zip(distinct, mine_keys):
             if mine[k]:
-                puts.append((sk, pickle.dumps(mine[k], protocol=5)))
+                puts.append((sk, JOIN_ROWS.encode(pack_rows(mine[k]))))
             else:
                 deletes.append(sk)
         for k, sk in zip(distinct, their_keys):
             if k in touched_theirs:
-                puts.append((sk, pickle.dumps(theirs[k], protocol=5)))
+                puts.append((sk, JOIN_ROWS.encode(pack_rows(theirs[k]))))
         self.ctx.state.write(puts, deletes)
         return self._output(out_rows, out_kinds, self.insert_only)
 
@@ -273,15 +299,15 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
         ts = ts.tolist()
         if valid is not None:
             ts = [t if ok else None for t, ok in zip(ts, valid.tolist())]
-        keys, distinct, mine_keys, their_keys = self._keys(rows, side)
+        keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
         n = len(distinct)
         values = self.ctx.state.get_many(mine_keys + their_keys)
-        mine = {k: (pickle.loads(v) if v is not None else None) for k, v in zip(distinct, values[:n])}
-        theirs = {k: (pickle.loads(v) if v is not None else None) for k, v in zip(distinct, values[n:])}
+        mine = {k: _interval_state(v) for k, v in zip(distinct, values[:n])}
+        theirs = {k: _interval_state(v) for k, v in zip(distinct, values[n:])}
         cands = []
         for k, t in zip(keys, ts):
             st = theirs[k]
-            if st is None or t is None or None in k:
+            if st is None or t is None or k in with_nulls:
                 cands.append([])
                 continue
             lo, hi = (t - self.upper, t - self.lower) if side == 0 else (t + self.lower, t + self.upper)
@@ -299,7 +325,7 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
                 if their_outer and not e[1]:
                     e[1] = True
                     touched_theirs.add(k)
-            if t is None or None in k:
+            if t is None or k in with_nulls:
                 if my_outer:
                     out_rows.append(self._pad_mine(side, x))
                 continue
@@ -330,10 +356,10 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
                 if old_timer[k] is not None:
                     self.timers.remove(old_timer[k] + 1, sk, deletes)
                 self.timers.add(st["timer"] + 1, sk, puts)
-            puts.append((sk, pickle.dumps(st, protocol=5)))
+            puts.append((sk, _interval_value(st)))
         for k, sk in zip(distinct, their_keys):
             if k in touched_theirs:
-                puts.append((sk, pickle.dumps(theirs[k], protocol=5)))
+                puts.append((sk, _interval_value(theirs[k])))
         self.ctx.state.write(puts, deletes)
         return self._output(out_rows, [], True)
 
@@ -352,7 +378,7 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
                 if v is None:
                     continue
                 side = 0 if sk[2:3] == _SIDE[0] else 1
-                st = pickle.loads(v)
+                st = _interval_state(v)
                 remain = {}
                 for x, e in st["rows"].items():
                     if self.expires_at(side, e[2]) <= wm:
@@ -363,7 +389,7 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
                 if remain:
                     st = {"rows": remain, "timer": min(self.expires_at(side, e[2]) for e in remain.values())}
                     self.timers.add(st["timer"] + 1, sk, puts)
-                    puts.append((sk, pickle.dumps(st, protocol=5)))
+                    puts.append((sk, _interval_value(st)))
                 else:
                     deletes.append(sk)
             self.ctx.state.write(puts, deletes)
@@ -381,5 +407,23 @@ class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
         total = 0
         for k, v in self.ctx.state.items():
             if k[2:3] in _SIDE:
-                total += sum(e[0] for e in pickle.loads(v)["rows"].values())
+                total += sum(e[0] for e in _interval_state(v)["rows"].values())
         return total
+
+
+def _join_state(value: bytes | None) -> dict[tuple, list]:
+    """A regular join's state of one side and key, ``{row: [count, associations]}``."""
+    return unpack_rows(JOIN_ROWS.decode(value), 2) if value is not None else {}
+
+
+def _interval_state(value: bytes | None) -> dict | None:
+    """An interval join's state of one side and key, ``{"rows": {row: entry}, "timer": t}``."""
+    if value is None:
+        return None
+    timer, *packed = INTERVAL_JOIN_ROWS.decode(value)
+    return {"rows": unpack_rows(packed, 3), "timer": timer}
+
+
+def _interval_value(state: dict) -> bytes:
+    """The stored form of :func:`_interval_state`."""
+    return INTERVAL_JOIN_ROWS.encode([state["timer"], *pack_rows(state["rows"])])

@@ -47,7 +47,7 @@ from streamsql.runtime.operators.window_agg import (
     add_late,
     rowtimes,
 )
-from streamsql.state.base import key_group
+from streamsql.state.layout import key_group
 
 
 class SessionWindowAggOperator(WindowAggBase):

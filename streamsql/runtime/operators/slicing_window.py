@@ -62,7 +62,7 @@ from streamsql.runtime.operators.window_agg import (
     rowtimes,
     watermark_entry,
 )
-from streamsql.state.keygroups import encode_keys, key_groups
+from streamsql.state.layout import encode_keys, key_groups
 
 _SLICE_TAG = b"\x00S"
 _OFFSET = 2**63
@@ -309,7 +309,7 @@ class SlicingWindowAggOperator(Operator):
 
     def _split_by_key_group(self, table: pa.Table) -> list[tuple[bytes, bytes]]:
         """``table`` cut into one Arrow IPC blob per key group: ``[(kg 2 bytes, blob)]``."""
-        kgs = key_groups(encode_keys(table, self.num_keys))
+        kgs = key_groups(encode_keys(table.columns[: self.num_keys], table.num_rows))
         order = np.argsort(kgs, kind="stable")
         kgs = kgs[order]
         table = table.take(pa.array(order))

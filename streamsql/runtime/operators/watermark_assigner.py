@@ -34,7 +34,7 @@ maximum is written to keyed state at every barrier (operator-wide entries, outsi
 group, as the window operators' watermark):
 
 ================================ ===========================================================
-``b"\\xff\\xff\\x00S" + name``      the split's largest ``expr`` value (8-byte signed, big-endian)
+``SPLIT_KEY_PREFIX + name``        the split's largest ``expr`` value (8-byte signed, big-endian)
 ================================ ===========================================================
 
 and read back, by split *name* (Kafka: the position key ``"0"`` / ``"topic:0"``), before the
@@ -55,8 +55,8 @@ import pyarrow.compute as pc
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator, OperatorContext
+from streamsql.state.layout import SPLIT_KEY_PREFIX
 
-_SPLIT_KEY = b"\xff\xff\x00S"
 _SIGNED = struct.Struct(">q")
 NO_DATA = np.iinfo(np.int64).min  # a split's maximum before its first row
 
@@ -110,8 +110,8 @@ class WatermarkAssignerOperator(Operator):
         state = getattr(self.ctx, "state", None)
         if state is not None:
             for k, v in state.items():
-                if k.startswith(_SPLIT_KEY):
-                    self._restored[k[len(_SPLIT_KEY):].decode()] = _SIGNED.unpack(v)[0]
+                if k.startswith(SPLIT_KEY_PREFIX):
+                    self._restored[k[len(SPLIT_KEY_PREFIX):].decode()] = _SIGNED.unpack(v)[0]
         names = list(getattr(self.source, "split_names", None) or [])
         self._grow(max(1, len(names)), names, getattr(self, "_opened_at", None))
 
@@ -158,7 +158,7 @@ class WatermarkAssignerOperator(Operator):
         state = getattr(self.ctx, "state", None)
         if state is None or not self._started:
             return  # not started: the state restored, if any, is still in the backend unchanged
-        puts = [(_SPLIT_KEY + nm.encode(), _SIGNED.pack(int(m)))
+        puts = [(SPLIT_KEY_PREFIX + nm.encode(), _SIGNED.pack(int(m)))
                 for nm, m in zip(self.names, self.maxes) if m != NO_DATA]
         if puts:
             state.write(puts)
