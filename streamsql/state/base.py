@@ -53,6 +53,11 @@ class KeyedState(ABC):
 class StateBackend(ABC):
     """Holds the keyed state of every operator of one job instance.
 
+    One backend per job: each operator takes its namespace with ``keyed_state(operator_id)``
+    (a key prefix, so operators never see each other's entries), and ``snapshot``/``restore``
+    cover every operator at once (one directory per checkpoint). Operators absent from a
+    restored snapshot start empty.
+
     Lifecycle: ``open(workdir)`` → optionally ``restore(snapshot_dir)`` → ``keyed_state(op)`` ...
     → ``snapshot(dir)`` at each checkpoint → ``close()``.
     """

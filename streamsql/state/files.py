@@ -4,6 +4,24 @@ from __future__ import annotations
 
 import os
 
+from streamsql.state.exceptions import SnapshotError
+
+
+def create_snapshot_dir(directory: str) -> None:
+    """Create a snapshot's directory, and missing parents; it must not exist yet.
+
+    Raises:
+        SnapshotError: if ``directory`` exists or cannot be created.
+    """
+    try:
+        os.makedirs(directory)
+    except FileExistsError as e:
+        msg = f"Cannot snapshot state: '{directory}' already exists"
+        raise SnapshotError(msg) from e
+    except OSError as e:
+        msg = f"Cannot create snapshot directory '{directory}': {e}"
+        raise SnapshotError(msg) from e
+
 
 def fsync_dir(path: str) -> None:
     """Fsync a directory so that renames and new entries in it survive a crash.

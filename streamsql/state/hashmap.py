@@ -30,7 +30,7 @@ from itertools import accumulate
 
 from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
-from streamsql.state.files import fsync_dir
+from streamsql.state.files import create_snapshot_dir, fsync_dir
 
 SNAPSHOT_FILE = "hashmap.state"
 MAGIC = b"SSQLHM01"
@@ -177,14 +177,7 @@ class HashMapStateBackend(StateBackend):
             StateClosedError: if the backend is not open.
         """
         self._check_open("snapshot state")
-        try:
-            os.makedirs(directory)
-        except FileExistsError as e:
-            msg = f"Cannot snapshot state: '{directory}' already exists"
-            raise SnapshotError(msg) from e
-        except OSError as e:
-            msg = f"Cannot create snapshot directory '{directory}': {e}"
-            raise SnapshotError(msg) from e
+        create_snapshot_dir(directory)
         final = os.path.join(directory, SNAPSHOT_FILE)
         tmp = final + ".tmp"
         try:
@@ -240,11 +233,9 @@ class HashMapStateBackend(StateBackend):
         try:
             with open(path, "rb") as f:
                 raw = f.read()
-        except FileNotFoundError as e:
-            msg = f"Cannot restore state: '{directory}' holds no hashmap snapshot ({SNAPSHOT_FILE})"
-            raise SnapshotError(msg) from e
         except OSError as e:
-            msg = f"Cannot read state snapshot '{path}': {e}"
+            msg = (f"Cannot restore state: '{directory}' holds no hashmap snapshot ({SNAPSHOT_FILE})"
+                   if isinstance(e, FileNotFoundError) else f"Cannot read state snapshot '{path}': {e}")
             raise SnapshotError(msg) from e
         try:
             loaded = _decode(raw)

@@ -1,5 +1,11 @@
 r"""The ``rocksdb`` state backend: one RocksDB database (via rocksdict) per job instance.
 
+One backend serves the keyed state of every operator of the job (``keyed_state(op)`` per
+operator id), snapshots and restores all of them at once, and has one LRU block cache of
+``block_cache_size`` bytes shared by all of them: the cache is created with the backend and kept
+across ``open()``/``restore()`` (RocksDB keys cached blocks by file, so a reopened database never
+hits a stale block).
+
 Layout: ``workdir/db`` is the live database, opened in rocksdict's *raw mode*
 (``Options(raw_mode=True)``): keys and values are plain ``bytes`` passed straight to RocksDB, with
 no pickling and no rocksdict type tag, and any other type raises. Every operator is a key prefix,
@@ -58,7 +64,8 @@ class RocksDBOptions:
         write_buffer_size: bytes per memtable (16 MiB).
         max_write_buffer_number: memtables kept before writes stall.
         target_file_size_base: bytes per SST file at level 1.
-        block_cache_size: bytes of the LRU block cache (32 MiB), shared by the whole database.
+        block_cache_size: bytes of the LRU block cache (32 MiB), one per backend, shared by
+            every operator of the job.
         block_size: bytes per data block (16 KiB).
         bloom_bits_per_key: Bloom filter bits per key (10 ≈ 1 % false positives); 0 disables.
         memtable_bloom_ratio: share of each memtable's size given to a whole-key Bloom filter
@@ -89,8 +96,11 @@ class RocksDBOptions:
     open_timeout: float = 5.0
     open_backoff: float = 0.02
 
-    def to_options(self) -> rocksdict.Options:
+    def to_options(self, block_cache: rocksdict.Cache) -> rocksdict.Options:
         """The ``rocksdict.Options`` (raw mode, create if missing) for these settings.
+
+        Args:
+            block_cache: the LRU block cache the database reads through (the backend's).
 
         Raises:
             ConfigError: for an unknown compression name.
@@ -113,7 +123,7 @@ class RocksDBOptions:
             opts.set_memtable_prefix_bloom_ratio(self.memtable_bloom_ratio)
             opts.set_memtable_whole_key_filtering(True)
         table = rocksdict.BlockBasedOptions()
-        table.set_block_cache(rocksdict.Cache(self.block_cache_size))
+        table.set_block_cache(block_cache)
         table.set_block_size(self.block_size)
         if self.bloom_bits_per_key > 0:
             table.set_bloom_filter(self.bloom_bits_per_key, False)
@@ -235,12 +245,17 @@ class RocksDBStateBackend(StateBackend):
 
     Args:
         options: tuning; defaults to :class:`RocksDBOptions` ().
+
+    Attributes:
+        block_cache: the LRU block cache (``options.block_cache_size`` bytes) of every database
+            this backend opens: one per job, shared by all its operators.
     """
 
     name = "rocksdb"
 
     def __init__(self, options: RocksDBOptions | None = None):
         self.options = options or RocksDBOptions()
+        self.block_cache = rocksdict.Cache(self.options.block_cache_size)
         self._db: rocksdict.Rdict | None = None
         self._path: str | None = None
         self._states: dict[str, RocksDBKeyedState] = {}
@@ -392,7 +407,7 @@ class RocksDBStateBackend(StateBackend):
             pause = min(pause * 2, 0.5)
 
     def _open_db(self, path: str) -> rocksdict.Rdict:
-        opts = self.options.to_options()
+        opts = self.options.to_options(self.block_cache)
         db = self._retry_locked(f"open RocksDB state '{path}'", lambda: rocksdict.Rdict(path, opts))
         db.set_write_options(self.options.write_options())
         return db

@@ -160,12 +160,13 @@ def test_snapshot_restore_chain_leaves_older_snapshots_intact(backend, tmp_path)
 def test_restore_into_a_fresh_backend(backend_factory, backend_name, tmp_path):
     first = backend_factory(backend_name)
     first.keyed_state("agg").write([(k(b"a%d" % i), b"%d" % i) for i in range(1000)])
+    first.keyed_state("join").write([(k(b"a%d" % i), b"j%d" % i) for i in range(10)])
     first.snapshot(str(tmp_path / "snap"))
-    expected = dump(first, "agg")
+    expected = dump(first, "agg", "join")
     first.close()
     second = backend_factory(backend_name)
     second.restore(str(tmp_path / "snap"))
-    assert dump(second, "agg") == expected
+    assert dump(second, "agg", "join") == expected
 
 
 def test_empty_snapshot(backend, tmp_path):

@@ -182,10 +182,26 @@ def test_options_are_frozen_and_validated():
     opts = RocksDBOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.block_cache_size = 1  # type: ignore[misc]
-    assert isinstance(opts.to_options(), rocksdict.Options)
+    assert isinstance(opts.to_options(rocksdict.Cache(1 << 20)), rocksdict.Options)
     assert opts.block_cache_size == 32 * 1024 * 1024
     with pytest.raises(ConfigError, match="compression"):
-        RocksDBOptions(compression="brotli").to_options()
+        RocksDBOptions(compression="brotli").to_options(rocksdict.Cache(1 << 20))
+
+
+def test_one_block_cache_serves_every_operator_across_restores(rocks, tmp_path):
+    backend = rocks(block_cache_size=8 << 20)
+    cache = backend.block_cache
+    ops = [backend.keyed_state(f"op{i}") for i in range(3)]
+    for i, ks in enumerate(ops):
+        ks.write([(k(b"%d-%d" % (i, j)), os.urandom(100)) for j in range(7000)])  # many blocks
+    backend.snapshot(str(tmp_path / "s"))  # flushed: reads now come from SST blocks
+    usage = [cache.get_usage()]
+    for i, ks in enumerate(ops):  # reads of every operator go through the one cache
+        assert None not in ks.get_many([k(b"%d-%d" % (i, j)) for j in range(0, 7000, 7)])
+        usage.append(cache.get_usage())
+    assert usage == sorted(usage) and usage[-1] > usage[0]
+    backend.restore(str(tmp_path / "s"))
+    assert backend.block_cache is cache
 
 
 def test_custom_options_open(rocks, tmp_path):
