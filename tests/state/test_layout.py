@@ -254,3 +254,16 @@ def test_formats_are_registered_once_per_tag():
             ValueFormat("test/collide", 1)
     finally:
         layout._FORMATS[first.tag] = other
+
+
+def test_subclasses_are_stored_as_their_sql_base_type():
+    import enum
+    from collections import namedtuple
+
+    class Kind(enum.IntEnum):
+        A = 3
+
+    point = namedtuple("point", "x y")
+    assert _typed(decode_value(encode_value([Kind.A, point(1, 2)]))) == _typed([3, (1, 2)])
+    with pytest.raises(TypeError, match="time zone"):
+        encode_value(dt.time(1, tzinfo=dt.timezone.utc))
