@@ -24,6 +24,7 @@ from streamsql.core.config import Config, duration_ms
 from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType, assignable
+from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.expressions import (
     AGG_TYPES,
     compile_expression,
@@ -49,7 +50,6 @@ from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
-from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
 
 
 class Planner:

@@ -37,11 +37,11 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
+from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.expressions import AGG_TYPES, quote, resolve_columns, to_duckdb
 from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, UnionNode, WatermarkAssignerNode
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
-from streamsql.runtime.operators.group_agg import AggSpec, agg_output_type
-from streamsql.runtime.operators.window_agg import WindowSpec
+from streamsql.plan.specs import WindowSpec
 from streamsql.sql import nodes as tvf
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")

@@ -1,133 +1,209 @@
-"""A write-behind cache of decoded values in front of a :class:`~streamsql.state.base.KeyedState`.
+"""A write-behind cache in front of a :class:`~streamsql.state.base.KeyedState`, over a value store.
 
-An operator that reads and rewrites the same keys batch after batch (a ``GROUP BY``) keeps the
-decoded values (accumulators) here across batches: a hit costs a dict lookup, with no multi-get
-and no unpickling; a changed value is only marked dirty, and is serialized and written to the
-backend (in one write batch) when it is evicted or at :meth:`WriteBehindCache.flush`.
+An operator that reads and rewrites the same keys batch after batch (a ``GROUP BY``) keeps their
+decoded values here across batches. :class:`WriteBehindCache` is the one protocol: every cached
+key owns a *slot* (an index into the value store), a miss is read with one multi-get (backend
+keys sorted), a changed slot is only marked dirty (:meth:`~WriteBehindCache.touch`), and dirty
+values are encoded and written in one write batch when they are evicted or at
+:meth:`~WriteBehindCache.flush`. The value store decides what a slot holds and how it is
+encoded:
 
-Exactly-once: the operator must call :meth:`flush` in its ``snapshot_state()`` hook, which the
-task runs at the aligned barrier *before* the coordinator snapshots the backend, so the snapshot
-holds every change made by the rows before the barrier. A restored operator starts with an
-empty cache (its backend holds everything).
+- :class:`ObjectValues` (here): one Python object per slot (e.g. a list of accumulators);
+- :class:`~streamsql.state.fixed_cache.FixedWidthValues`: fixed-width records as numpy columns,
+  so an operator folds and compares the values of a whole batch with array operations.
 
-Values are mutable objects owned by the cache: a caller that mutates a value it got must
-:meth:`put` it (mark it dirty) before the next :meth:`evict` or :meth:`flush`. ``None`` is a
-cached "absent" (a delete, once flushed).
+Exactly-once: the operator must call :meth:`~WriteBehindCache.flush` in its ``snapshot_state()``
+hook, which the task runs at the aligned barrier *before* the coordinator snapshots the backend,
+so the snapshot holds every change made by the rows before the barrier. A restored operator
+starts with an empty cache (its backend holds everything).
 """
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from itertools import islice
+from typing import Protocol
+
+import numpy as np
 
 from streamsql.state.base import KeyedState
-from streamsql.state.layout import key_group
-
-_MISS = object()
+from streamsql.state.layout import with_key_groups
 
 
-def default_state_keys(keys: list[bytes]) -> list[bytes]:
-    """The backend keys (2-byte key group + key) of encoded keys."""
-    return [key_group(k).to_bytes(2, "big") + k for k in keys]
+class ValueStore(Protocol):
+    """What a :class:`WriteBehindCache` keeps per slot, and its encoding in the backend."""
+
+    def resize(self, capacity: int) -> None:
+        """Make room for slots ``0 .. capacity - 1`` (never shrinks)."""
+
+    def load(self, slots: np.ndarray, raws: list[bytes | None]) -> None:
+        """Decode backend values into ``slots`` (None: the key has no value)."""
+
+    def dump(self, slots: np.ndarray) -> list[bytes | None]:
+        """Encode the values at ``slots`` (None: absent, the key is deleted)."""
+
+    def release(self, slots: np.ndarray) -> None:
+        """``slots`` were evicted: drop what they hold."""
 
 
 class WriteBehindCache:
-    """Decoded values of at most about ``max_entries`` keys, written back lazily.
+    """The values of at most about ``max_entries`` keys in a value store, written back lazily.
 
     Args:
         state: the keyed state behind the cache.
-        max_entries: entries kept after :meth:`evict` (0 disables caching: every :meth:`evict`
-            writes back and drops everything, i.e. read-through/write-per-batch).
+        store: the value store (what a slot holds, and its encoding).
+        max_entries: keys kept after :meth:`evict` (0 disables caching: every :meth:`evict`
+            writes back and forgets everything, i.e. read-through / write-per-batch).
         state_keys: encoded keys → backend keys (adds the key group).
-        dumps / loads: value (de)serialization, only on write-back and on a miss.
     """
 
-    def __init__(self, state: KeyedState, max_entries: int,
-                 state_keys: Callable[[list[bytes]], list[bytes]] = default_state_keys,
-                 dumps: Callable[[object], bytes] | None = None,
-                 loads: Callable[[bytes], object] = pickle.loads):
+    def __init__(self, state: KeyedState, store: ValueStore, max_entries: int,
+                 state_keys: Callable[[list[bytes]], list[bytes]] = with_key_groups):
         self.state = state
+        self.store = store
         self.max_entries = max(0, int(max_entries))
         self._state_keys = state_keys
-        self._dumps = dumps or (lambda v: pickle.dumps(v, protocol=5))
-        self._loads = loads
-        self._entries: dict[bytes, object] = {}
-        self._dirty: set[bytes] = set()
+        self._slot: dict[bytes, int] = {}  # in load order: the eviction order
+        self._keys: list[bytes | None] = []  # slot → key
+        self._free: list[int] = []
+        self._dirty = np.zeros(1024, bool)
+        store.resize(len(self._dirty))
         self.hits = 0
         self.misses = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._slot)
 
-    def get_many(self, keys: list[bytes]) -> list:
-        """Values of ``keys`` in order (None where absent).
+    def slots(self, keys: list[bytes]) -> np.ndarray:
+        """The slots of ``keys`` (int64 array), loading misses with one multi-get."""
+        get = self._slot.get
+        slots = np.fromiter((get(k, -1) for k in keys), np.int64, len(keys))
+        miss = np.flatnonzero(slots < 0)
+        self.misses += len(miss)
+        self.hits += len(keys) - len(miss)
+        if len(miss):
+            mkeys = [keys[i] for i in miss.tolist()]
+            new = self._allocate(mkeys)
+            slots[miss] = new
+            self._load(mkeys, new)
+        return slots
 
-        Misses are read with one multi-get (keys sorted) and cached.
-        """
-        entries = self._entries
-        vals = [entries.get(k, _MISS) for k in keys]
-        missing = [i for i, v in enumerate(vals) if v is _MISS]
-        self.misses += len(missing)
-        self.hits += len(keys) - len(missing)
-        if missing:
-            mkeys = [keys[i] for i in missing]
-            skeys = self._state_keys(mkeys)
-            order = sorted(range(len(skeys)), key=skeys.__getitem__)  # RocksDB reads sorted keys faster
-            missing = [missing[j] for j in order]
-            mkeys = [mkeys[j] for j in order]
-            loads = self._loads
-            for i, k, raw in zip(missing, mkeys, self.state.get_many([skeys[j] for j in order])):
-                v = None if raw is None else loads(raw)
-                vals[i] = v
-                entries[k] = v
-        return vals
-
-    def put_many(self, keys: list[bytes], values: list) -> None:
-        """Set (and mark dirty) ``keys``; a None value deletes the key."""
-        entries = self._entries
-        for k, v in zip(keys, values):
-            entries[k] = v
-        self._dirty.update(keys)
+    def touch(self, slots: np.ndarray) -> None:
+        """Mark ``slots`` changed (written back at the next eviction or flush)."""
+        self._dirty[slots] = True
 
     def evict(self) -> None:
-        """Drop the oldest entries (insertion order) beyond ``max_entries``.
+        """Drop the oldest keys (first loaded first) beyond ``max_entries``, down to 3/4 of it.
 
-        The dirty ones are written back in one write batch. Evicts down to 3/4 of the bound,
-        so that evictions are rare and their write batches large.
+        The changed ones are written back in one write batch; evicting well below the bound keeps
+        evictions rare and their write batches large.
         """
-        entries = self._entries
-        if len(entries) <= self.max_entries:
+        if len(self._slot) <= self.max_entries:
             return
         target = self.max_entries * 3 // 4
-        victims = list(islice(entries, len(entries) - target))
-        dirty = self._dirty
-        self._write([k for k in victims if k in dirty])
+        victims = list(islice(self._slot, len(self._slot) - target))
+        slots = np.fromiter((self._slot[k] for k in victims), np.int64, len(victims))
+        self._write(slots[self._dirty[slots]])
         for k in victims:
-            del entries[k]
-            dirty.discard(k)
+            del self._slot[k]
+        for s in slots.tolist():
+            self._keys[s] = None
+        self._free.extend(slots.tolist())
+        self._dirty[slots] = False
+        self.store.release(slots)
 
     def flush(self) -> None:
-        """Write every dirty entry to the backend (one write batch); entries stay cached."""
-        if self._dirty:
-            self._write(list(self._dirty))
-            self._dirty.clear()
+        """Write every changed slot to the backend (one write batch); keys stay cached."""
+        dirty = np.flatnonzero(self._dirty)
+        if len(dirty):
+            self._write(dirty)
+            self._dirty[dirty] = False
 
-    def clear(self) -> None:
-        """Forget everything, dirty entries included (the backend is left as is)."""
-        self._entries.clear()
-        self._dirty.clear()
+    # -- internals ------------------------------------------------------------------------------
 
-    def _write(self, keys: list[bytes]) -> None:
-        if not keys:
-            return
-        entries, dumps = self._entries, self._dumps
+    def _allocate(self, keys: list[bytes]) -> np.ndarray:
+        n = len(keys)
+        reuse = self._free[-n:] if n <= len(self._free) else self._free[:]
+        del self._free[len(self._free) - len(reuse):]
+        start = len(self._keys)
+        fresh = list(range(start, start + n - len(reuse)))
+        self._keys.extend([None] * len(fresh))
+        needed = len(self._keys)
+        if needed > len(self._dirty):
+            grown = np.zeros(max(needed, 2 * len(self._dirty)), bool)
+            grown[: len(self._dirty)] = self._dirty
+            self._dirty = grown
+            self.store.resize(len(grown))
+        out = np.array(reuse + fresh, np.int64)
+        for k, s in zip(keys, out.tolist()):
+            self._slot[k] = s
+            self._keys[s] = k
+        return out
+
+    def _load(self, keys: list[bytes], slots: np.ndarray) -> None:
         skeys = self._state_keys(keys)
-        puts, deletes = [], []
-        for k, sk in zip(keys, skeys):
-            v = entries[k]
-            if v is None:
-                deletes.append(sk)
-            else:
-                puts.append((sk, dumps(v)))
+        order = sorted(range(len(skeys)), key=skeys.__getitem__)  # RocksDB reads sorted keys faster
+        raws = self.state.get_many([skeys[j] for j in order])
+        self._dirty[slots] = False
+        self.store.load(slots[np.array(order, np.int64)], raws)
+
+    def _write(self, slots: np.ndarray) -> None:
+        if not len(slots):
+            return
+        skeys = self._state_keys([self._keys[s] for s in slots.tolist()])
+        values = self.store.dump(slots)
+        puts = [(k, v) for k, v in zip(skeys, values) if v is not None]
+        deletes = [k for k, v in zip(skeys, values) if v is None]
         self.state.write(puts, deletes)
+
+
+class ObjectValues:
+    """A value store of one Python object per slot (None: the key has no value).
+
+    Args:
+        dumps / loads: the value codec (used only on write-back and on a miss).
+
+    Attributes:
+        values: the object of each slot (read with :meth:`get`, set with :meth:`put`).
+    """
+
+    def __init__(self, dumps: Callable[[object], bytes], loads: Callable[[bytes], object]):
+        self._dumps = dumps
+        self._loads = loads
+        self.values: list = []
+
+    def get(self, slots: np.ndarray) -> list:
+        """The objects at ``slots``, in order."""
+        values = self.values
+        return [values[s] for s in slots.tolist()]
+
+    def put(self, slots: np.ndarray, objects: list) -> None:
+        """Set the objects at ``slots`` (None deletes the key at write-back)."""
+        values = self.values
+        for s, v in zip(slots.tolist(), objects):
+            values[s] = v
+
+    def resize(self, capacity: int) -> None:
+        """Grow :attr:`values` to ``capacity``."""
+        self.values.extend([None] * (capacity - len(self.values)))
+
+    def load(self, slots: np.ndarray, raws: list[bytes | None]) -> None:
+        """Decode ``raws`` into ``slots``."""
+        loads, values = self._loads, self.values
+        for s, raw in zip(slots.tolist(), raws):
+            values[s] = None if raw is None else loads(raw)
+
+    def dump(self, slots: np.ndarray) -> list[bytes | None]:
+        """Encode the objects at ``slots``."""
+        dumps, values = self._dumps, self.values
+        out = []
+        for s in slots.tolist():
+            v = values[s]
+            out.append(None if v is None else dumps(v))
+        return out
+
+    def release(self, slots: np.ndarray) -> None:
+        """Forget the objects at ``slots``."""
+        values = self.values
+        for s in slots.tolist():
+            values[s] = None

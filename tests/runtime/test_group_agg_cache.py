@@ -14,8 +14,9 @@ import pyarrow as pa
 import pytest
 
 from streamsql.core.elements import Batch, RowKind
+from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.operators.base import OperatorContext
-from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator
+from streamsql.runtime.operators.group_agg import GroupAggOperator
 from streamsql.state.factory import create_backend
 from streamsql.state.layout import key_group, key_groups, with_key_groups
 from tests.runtime.oracle import fold

@@ -16,7 +16,8 @@ import pytest
 
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.types import SqlType
-from streamsql.runtime.operators.group_agg import AggSpec, GroupAggOperator, agg_output_type
+from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.runtime.operators.group_agg import GroupAggOperator
 from streamsql.runtime.operators.group_agg_columnar import (
     ColumnarGroupAggOperator,
     create_group_agg,

@@ -24,11 +24,12 @@ import pytest
 from streamsql.core.elements import MAX_WATERMARK, Batch, Watermark
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.base import OperatorContext
-from streamsql.runtime.operators.group_agg import AggSpec
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
-from streamsql.runtime.operators.window_agg import WindowSpec, assign_windows
+from streamsql.runtime.operators.window_agg import assign_windows
 from streamsql.state.factory import create_backend
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
 

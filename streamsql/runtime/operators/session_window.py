@@ -39,14 +39,9 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
-from streamsql.runtime.operators.group_agg import AggSpec
-from streamsql.runtime.operators.window_agg import (
-    WindowAggBase,
-    WindowSpec,
-    _rows_to_table,
-    add_late,
-    rowtimes,
-)
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.specs import WindowSpec
+from streamsql.runtime.operators.window_agg import WindowAggBase, _rows_to_table, add_late, rowtimes
 from streamsql.state.layout import key_group
 
 
@@ -70,9 +65,9 @@ class SessionWindowAggOperator(WindowAggBase):
             f"FROM (SELECT *, CASE WHEN __t - lag(__t) OVER ({part}ORDER BY __t) <= {int(spec.gap)} "
             f"THEN 0 ELSE 1 END AS __brk FROM __in)")
         group = keys + ['"__sid"']
-        items = group + ["min(__t)", "max(__t)", "count(*)::BIGINT"] + self.acc.partial_columns()
+        items = group + ["min(__t)", "max(__t)"] + self.aggregates.partial_items(None, objects=True)
         self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY ALL"
-        self._distinct_sql = self.acc.distinct_queries(group, "__in")
+        self._multiset_sql = self.aggregates.multiset_queries(group, None)
 
     _query = WindowAggBase._query_table
 
@@ -87,22 +82,26 @@ class SessionWindowAggOperator(WindowAggBase):
         if table.num_rows == 0:
             return []
         islands = self._query(self._islands_sql, table.append_column("__t", pa.array(ts, pa.int64())))
-        cols = [c.to_pylist() for c in self._query(self._partial_sql, islands).columns]
+        aggregates = self.aggregates
+        with aggregates.overflow_guard():
+            part = self._query(self._partial_sql, islands)
         nk = self.num_keys
-        groups = list(zip(*cols[: nk + 1]))  # (keys..., sid)
-        news = [self.acc.new() for _ in groups]
-        self.acc.fold(news, cols, nk + 4)
-        if self._distinct_sql:
+        groups = list(zip(*(part.column(i).to_pylist() for i in range(nk + 1))))  # (keys..., sid)
+        news = [aggregates.new() for _ in groups]
+        aggregates.fold(news, part)  # news[i][0]: the session's row count
+        if self._multiset_sql:
             index = {g: i for i, g in enumerate(groups)}
-            for ai, sql in self._distinct_sql.items():
-                d = [c.to_pylist() for c in self._query(sql, islands).columns]
-                for g, v in zip(zip(*d[: nk + 1]), d[nk + 1]):
-                    news[index[g]][ai].add(v)
+            for state, sql in self._multiset_sql.items():
+                d = self._query(sql, islands)
+                rows = [index[g] for g in zip(*(d.column(i).to_pylist() for i in range(nk + 1)))]
+                aggregates.fold_multiset(state, news, rows, d.column(nk + 1).to_pylist(),
+                                         d.column(nk + 2).to_pylist())
         gap = self.spec.gap
         # Batch-local sessions per key, in start order.
         by_key: dict[tuple, list] = {}
-        for g, first, last, n, acc in zip(groups, cols[nk + 1], cols[nk + 2], cols[nk + 3], news):
-            by_key.setdefault(g[:nk], []).append([first, last + gap, acc, n])
+        firsts, lasts = part.column(nk + 1).to_pylist(), part.column(nk + 2).to_pylist()
+        for g, first, last, acc in zip(groups, firsts, lasts, news):
+            by_key.setdefault(g[:nk], []).append([first, last + gap, acc, acc[0]])
         keys = list(by_key)
         state_keys = []
         for k in keys:
@@ -123,7 +122,7 @@ class SessionWindowAggOperator(WindowAggBase):
                     continue
                 for s in hit:
                     start, end = min(start, s[0]), max(end, s[1])
-                    acc = self.acc.merge(acc, s[2])
+                    acc = aggregates.merge(acc, s[2])
                 sessions = [s for s in sessions if not any(s is h for h in hit)]
                 sessions.append([start, end, acc])
                 sessions.sort(key=lambda s: s[0])
@@ -155,7 +154,7 @@ class SessionWindowAggOperator(WindowAggBase):
                 rest = []
                 for start, end, acc in sessions:
                     if end - 1 <= wm:
-                        rows.append((end, key + (start, end, end - 1) + self.acc.result(acc)))
+                        rows.append((end, key + (start, end, end - 1) + self.aggregates.result(acc)))
                     else:
                         rest.append([start, end, acc])
                 if rest:

@@ -18,8 +18,9 @@ DuckDB computes one partial aggregate row per (key, slice), and the partial tabl
 its slice. **On a watermark**, each due window's slices are combined by DuckDB (``sum`` of
 counts, ``min``/``max`` of extremes, union of distinct-value lists) into the output batch.
 
-Partial aggregates per call: COUNT(*) / COUNT(x) a count; SUM(x) a sum; AVG(x) a sum and a
-count; MIN/MAX the extreme; COUNT(DISTINCT x) the list of distinct non-NULL values.
+The partial aggregates are the DuckDB partial / combine forms of the calls'
+:mod:`streamsql.functions.aggregates` objects (COUNT a count; SUM and AVG a count and a sum;
+MIN/MAX the extreme; COUNT(DISTINCT x) the list of distinct non-NULL values), one row per key.
 
 **State.** A slice is kept in memory as Arrow tables of partial aggregates. At each checkpoint
 (``snapshot_state``), the partials a slice received since the previous checkpoint are combined
@@ -47,21 +48,14 @@ import struct
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
-from streamsql.core.errors import PlanError
+from streamsql.functions.accumulators import Aggregates
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
-from streamsql.runtime.operators.group_agg import AggSpec, _avg
-from streamsql.runtime.operators.window_agg import (
-    _WM_KEY,
-    WindowSpec,
-    add_late,
-    ms_array,
-    rowtimes,
-    watermark_entry,
-)
+from streamsql.runtime.operators.window_agg import _WM_KEY, add_late, ms_array, rowtimes, watermark_entry
 from streamsql.state.layout import encode_keys, key_groups
 
 _SLICE_TAG = b"\x00S"
@@ -152,13 +146,10 @@ class SlicingWindowAggOperator(Operator):
         self.aggs = aggs
         self.output_schema = output_schema
         names = list(input_schema.names)
-        q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
-        keys = [f"{q(i)} AS __k{i}" for i in range(num_keys)]
-        partial, combine = [], []
-        for ai, a in enumerate(aggs):
-            for j, (p, c) in enumerate(_partial_and_combine(a, input_schema)):
-                partial.append(f"{p.format(q(a.arg) if a.arg is not None else '')} AS __p{ai}_{j}")
-                combine.append(f"{c.format(f'__p{ai}_{j}')} AS __p{ai}_{j}")
+        keys = ['"' + names[i].replace('"', '""') + f'" AS __k{i}' for i in range(num_keys)]
+        self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys + 3:], "Window")
+        partial = self.aggregates.partial_items(None, objects=False)
+        combine = self.aggregates.combine_items()
         self._partial_sql = f"SELECT {', '.join(keys + [_SLICE_COL] + partial)} FROM __in GROUP BY ALL"
         key_cols = [f"__k{i}" for i in range(num_keys)]
         self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
@@ -293,7 +284,8 @@ class SlicingWindowAggOperator(Operator):
     # -- helpers ------------------------------------------------------------------------------
 
     def _query(self, sql: str, table: pa.Table) -> pa.Table:
-        return query_table(self._con, sql, table)
+        with self.aggregates.overflow_guard():
+            return query_table(self._con, sql, table)
 
     def _conform(self, table: pa.Table) -> pa.Table:
         """Partial tables share one schema (the first one's), so they concatenate."""
@@ -329,39 +321,6 @@ class SlicingWindowAggOperator(Operator):
         arrays = [part.column(i).cast(fields[i].type) for i in range(self.num_keys)]
         for f, t in zip(fields[self.num_keys: self.num_keys + 3], (start, end, end - 1)):
             arrays.append(ms_array(np.full(n, t, np.int64), f.type))
-        for ai, a in enumerate(self.aggs):
-            f = fields[self.num_keys + 3 + ai]
-            p = part.column(f"__p{ai}_0")
-            if a.func == "avg":
-                cnt = part.column(f"__p{ai}_1")
-                if a.out_type.name == "DECIMAL":
-                    vals = [None if c == 0 else _avg(s, c, a.out_type)
-                            for s, c in zip(p.to_pylist(), cnt.to_pylist())]
-                    arrays.append(pa.array(vals, f.type))
-                    continue
-                nonzero = pc.if_else(pc.equal(cnt, 0), None, cnt)  # AVG of no values is NULL
-                p = pc.divide(p.cast(pa.float64()), nonzero.cast(pa.float64()))
-            elif a.func == "count_distinct":
-                p = pc.list_value_length(p)
-            arrays.append(p.cast(f.type))
+        for f, result in zip(fields[self.num_keys + 3:], self.aggregates.finish(part)):
+            arrays.append(result.cast(f.type))
         return pa.Table.from_arrays(arrays, schema=self.output_schema)
-
-
-def _partial_and_combine(agg: AggSpec, schema: pa.Schema) -> list[tuple[str, str]]:
-    """DuckDB (partial, combine) expression templates of one aggregate call ({} = its column)."""
-    f = agg.func
-    if f == "count_star":
-        return [("count(*)::BIGINT", "sum({})::BIGINT")]
-    if f == "count":
-        return [("count({})::BIGINT", "sum({})::BIGINT")]
-    if f in ("min", "max"):
-        return [(f"{f}({{}})", f"{f}({{}})")]
-    if f in ("sum", "avg"):
-        t = schema.field(agg.arg).type
-        cast = "::DOUBLE" if pa.types.is_floating(t) else ("" if pa.types.is_decimal(t) else "::BIGINT")
-        total = (f"sum({{}}){cast}", f"sum({{}}){cast}")
-        return [total] if f == "sum" else [total, ("count({})::BIGINT", "sum({})::BIGINT")]
-    if f == "count_distinct":
-        return [("list_distinct(list({}))", "list_distinct(flatten(list({})))")]
-    msg = f"{f.upper()} is not supported in a window aggregate"
-    raise PlanError(msg)

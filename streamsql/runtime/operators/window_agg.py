@@ -26,7 +26,7 @@ How they are computed: TUMBLE / HOP / CUMULATE aggregates by
 :class:`~streamsql.runtime.operators.slicing_window.SlicingWindowAggOperator` (columnar slices),
 SESSION by :class:`~streamsql.runtime.operators.session_window.SessionWindowAggOperator`. This
 module holds what they share: the window spec and its vectorized assignment, rowtime access,
-insert-only accumulators (sessions merge them), event-time timers kept in keyed state
+event-time timers kept in keyed state
 (sessions, interval joins), and the window TVF without aggregation.
 
 Event-time timer entries (:class:`EventTimeTimers`; ``kg`` = the 2-byte key group of the key):
@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import heapq
 import struct
-from dataclasses import dataclass
 
 import duckdb
 import numpy as np
@@ -53,10 +52,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
-from streamsql.core.types import SqlType
+from streamsql.functions.accumulators import Aggregates
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
-from streamsql.runtime.operators.group_agg import AggSpec, _avg
 from streamsql.state.base import KeyedState
 
 _TIMER_TAG = b"\x00T"
@@ -64,43 +64,6 @@ _WM_KEY = b"\xff\xff\x00W"
 _OFFSET = 2**63
 _BE = struct.Struct(">Q")
 _SIGNED = struct.Struct(">q")
-
-
-@dataclass(frozen=True)
-class WindowSpec:
-    """A window TVF's parameters, all in milliseconds.
-
-    Attributes:
-        kind: TUMBLE, HOP, CUMULATE or SESSION.
-        size: window length (TUMBLE, HOP), max length (CUMULATE); 0 for SESSION.
-        slide: HOP's slide, CUMULATE's step; 0 otherwise.
-        offset: shift of window starts (TUMBLE, HOP, CUMULATE).
-        gap: SESSION's gap; 0 otherwise.
-    """
-
-    kind: str
-    size: int = 0
-    slide: int = 0
-    offset: int = 0
-    gap: int = 0
-
-    def describe(self, time_col: str) -> str:
-        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""
-        def d(ms: int) -> str:
-            return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
-
-        parts = [f"time_col=[{time_col}]"]
-        if self.kind == "TUMBLE":
-            parts.append(f"size=[{d(self.size)}]")
-        elif self.kind == "HOP":
-            parts += [f"size=[{d(self.size)}]", f"slide=[{d(self.slide)}]"]
-        elif self.kind == "CUMULATE":
-            parts += [f"max_size=[{d(self.size)}]", f"step=[{d(self.slide)}]"]
-        else:
-            parts.append(f"gap=[{d(self.gap)}]")
-        if self.offset:
-            parts.append(f"offset=[{d(self.offset)}]")
-        return f"{self.kind}({', '.join(parts)})"
 
 
 def assign_windows(ts: np.ndarray, spec: WindowSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -160,120 +123,6 @@ def add_late(metrics: dict, n: int) -> None:
     """Count ``n`` dropped late rows in the job metric ``late_records``."""
     if n:
         metrics["late_records"] = metrics.get("late_records", 0) + int(n)
-
-
-# -- accumulators ---------------------------------------------------------------------------------
-
-
-class Accumulators:
-    """Insert-only aggregate accumulators, partially aggregated by DuckDB per group.
-
-    One accumulator per aggregate call: COUNT(*) / COUNT(x) an int, SUM/AVG ``[sum, n]``,
-    MIN/MAX the extreme, COUNT(DISTINCT x) a set of values. Accumulators merge (sessions).
-
-    Args:
-        aggs: the calls (``arg`` = index of the argument column in the input).
-        names: the input column names.
-        types: the input column SQL types.
-    """
-
-    def __init__(self, aggs: list[AggSpec], names: list[str], types: list[SqlType]):
-        self.aggs = aggs
-        self._q = lambda i: '"' + names[i].replace('"', '""') + '"'  # noqa: E731
-        self._types = types
-
-    def partial_columns(self) -> list[str]:
-        """DuckDB select items of the partial aggregate, in :meth:`fold` order."""
-        cols = []
-        for a in self.aggs:
-            if a.func == "count_star":
-                cols.append("count(*)::BIGINT")
-            elif a.func == "count":
-                cols.append(f"count({self._q(a.arg)})::BIGINT")
-            elif a.func in ("sum", "avg"):
-                t = self._types[a.arg]
-                cast = "::DOUBLE" if t.name in ("FLOAT", "DOUBLE") else "::BIGINT"
-                cast = "" if t.name == "DECIMAL" else cast
-                cols += [f"sum({self._q(a.arg)}){cast}", f"count({self._q(a.arg)})::BIGINT"]
-            elif a.func in ("min", "max"):
-                cols.append(f"{a.func}({self._q(a.arg)})")
-        return cols
-
-    def distinct_queries(self, group: list[str], source: str) -> dict[int, str]:
-        """Per COUNT(DISTINCT x): the query of the distinct (group..., x) of a batch."""
-        return {i: f"SELECT {', '.join(group + [self._q(a.arg)])} FROM {source} "
-                   f"WHERE {self._q(a.arg)} IS NOT NULL GROUP BY ALL"
-                for i, a in enumerate(self.aggs) if a.func == "count_distinct"}
-
-    def new(self) -> list:
-        """An empty accumulator list."""
-        out: list = []
-        for a in self.aggs:
-            if a.func in ("count_star", "count"):
-                out.append(0)
-            elif a.func in ("sum", "avg"):
-                out.append([None, 0])
-            elif a.func == "count_distinct":
-                out.append(set())
-            else:
-                out.append(None)
-        return out
-
-    def fold(self, accs: list[list], cols: list[list], first: int) -> None:
-        """Add partial columns ``cols[first:]`` (one row per accumulator) into ``accs``."""
-        c = first
-        for ai, a in enumerate(self.aggs):
-            f = a.func
-            if f in ("count_star", "count"):
-                for acc, v in zip(accs, cols[c]):
-                    acc[ai] += v
-                c += 1
-            elif f in ("sum", "avg"):
-                for acc, s, n in zip(accs, cols[c], cols[c + 1]):
-                    cur = acc[ai]
-                    if s is not None:
-                        cur[0] = s if cur[0] is None else cur[0] + s
-                    cur[1] += n
-                c += 2
-            elif f in ("min", "max"):
-                pick = min if f == "min" else max
-                for acc, v in zip(accs, cols[c]):
-                    if v is not None:
-                        acc[ai] = v if acc[ai] is None else pick(acc[ai], v)
-                c += 1
-
-    def merge(self, into: list, other: list) -> list:
-        """Merge accumulator list ``other`` into ``into`` (returned)."""
-        for ai, a in enumerate(self.aggs):
-            f, v = a.func, other[ai]
-            if f in ("count_star", "count"):
-                into[ai] += v
-            elif f in ("sum", "avg"):
-                cur = into[ai]
-                if v[0] is not None:
-                    cur[0] = v[0] if cur[0] is None else cur[0] + v[0]
-                cur[1] += v[1]
-            elif f == "count_distinct":
-                into[ai] |= v
-            elif v is not None:
-                pick = min if f == "min" else max
-                into[ai] = v if into[ai] is None else pick(into[ai], v)
-        return into
-
-    def result(self, acc: list) -> tuple:
-        """The aggregate values of an accumulator list."""
-        out = []
-        for a, v in zip(self.aggs, acc):
-            f = a.func
-            if f == "sum":
-                out.append(None if v[1] == 0 else v[0])
-            elif f == "avg":
-                out.append(None if v[1] == 0 else _avg(v[0], v[1], a.out_type))
-            elif f == "count_distinct":
-                out.append(len(v))
-            else:
-                out.append(v)
-        return tuple(out)
 
 
 # -- event-time timers ----------------------------------------------------------------------------
@@ -423,9 +272,8 @@ class WindowAggBase(WindowOperatorBase):
         self.num_keys = num_keys
         self.ts_index = ts_index
         self.output_schema = output_schema
-        names = list(input_schema.names)
-        types = [SqlType.from_arrow(f.type) for f in input_schema]
-        self.acc = Accumulators(aggs, names, types)
+        self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys + 3:], "Window",
+                                     row_count=True)
         self._con = duckdb.connect()
 
     @staticmethod

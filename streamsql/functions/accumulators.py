@@ -1,0 +1,198 @@
+"""The aggregate calls of one operator, composed over whole batches.
+
+:class:`Aggregates` turns an operator's calls into aggregate function objects
+(:mod:`streamsql.functions.aggregates`), one *state* per distinct (function, argument) — so
+``COUNT(*)`` twice, or a GROUP BY's row count and its ``COUNT(*)``, share one state — and offers
+each form for all of them at once: the DuckDB partial / combine select items, the multiset
+queries, the fixed-width record (a numpy structured dtype) with its batch fold and results, the
+object accumulators (a list, one item per state) with fold, merge and result, and the Arrow
+result columns of combined partial states.
+
+Partial state columns are named ``__p{state}_{k}``, fixed-width fields ``p{state}_{name}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from operator import itemgetter
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.errors import PlanError
+from streamsql.functions.aggregates import (
+    FUNCTIONS,
+    AggregateFunction,
+    AggSpec,
+    CountStar,
+    Sum,
+    overflow_error,
+)
+
+_ROW_COUNT = AggSpec("count_star", None, CountStar.result_type(None))
+
+
+class Aggregates:
+    """The aggregate calls of one operator (see module docstring).
+
+    Args:
+        specs: the calls (``arg`` = index of the argument column in the input).
+        input_schema: Arrow schema of the input.
+        out_fields: the result field of each call (its Arrow type; its name, for errors).
+        context: the operator in error messages (``GROUP BY``, ``Window``).
+        row_count: keep the row count as state 0 (COUNT(*) calls share it): a GROUP BY needs it
+            to know when a key's last row is retracted.
+
+    Attributes:
+        states: the aggregate function objects, one per distinct (function, argument).
+        calls: the state of each call.
+    """
+
+    def __init__(self, specs: list[AggSpec], input_schema: pa.Schema, out_fields: list[pa.Field],
+                 context: str, row_count: bool = False):
+        names = input_schema.names
+        self.states: list[AggregateFunction] = []
+        self.calls: list[int] = []
+        index: dict[tuple[str, int | None], int] = {}
+        calls = [(_ROW_COUNT, pa.field("the row count", pa.int64()))] if row_count else []
+        calls += zip(specs, out_fields)
+        for spec, f in calls:
+            key = (spec.func, spec.arg)
+            if key not in index:
+                index[key] = len(self.states)
+                arg = None if spec.arg is None else '"' + names[spec.arg].replace('"', '""') + '"'
+                arg_type = None if spec.arg is None else input_schema.field(spec.arg).type
+                cls = FUNCTIONS[spec.func]
+                self.states.append(cls(len(self.states), spec, arg, arg_type, f.type, f.name, context))
+            self.calls.append(index[key])
+        if row_count:
+            self.calls.pop(0)
+        self.context = context
+        self.specs = specs
+        if all(self.states[j].scalar for j in self.calls):  # every result is an accumulator item
+            self.result = itemgetter(*self.calls) if len(self.calls) != 1 else _single(self.calls[0])
+        self._scalars = all(s.scalar for s in self.states)
+        self._template = [s.create() for s in self.states]
+
+    # -- DuckDB ------------------------------------------------------------------------------------
+
+    def partial_items(self, sign: str | None, objects: bool) -> list[str]:
+        """Select items ``expr AS __p{j}_{k}`` of every state's partial state.
+
+        Args:
+            sign: the row-sign column over a changelog (None: insert-only).
+            objects: for the object form, whose multiset states read :meth:`multiset_queries`
+                instead.
+
+        Raises:
+            PlanError: without ``objects``, a call that has no combinable partial state.
+        """
+        out = []
+        for s in self.states:
+            if objects and s.multiset:
+                continue
+            if not objects and not s.combinable:
+                msg = f"{s.func.upper()} is not supported in a window aggregate"
+                raise PlanError(msg)
+            out += [f"{e} AS {c}" for e, c in zip(s.partial(sign), s.columns)]
+        return out
+
+    def combine_items(self) -> list[str]:
+        """Select items ``expr AS __p{j}_{k}`` that combine partial states (over those columns)."""
+        return [f"{e} AS {c}" for s in self.states for e, c in zip(s.combine(), s.columns)]
+
+    def multiset_queries(self, group: list[str], sign: str | None) -> dict[int, str]:
+        """Per multiset state: the query of ``(group..., value, net multiplicity)`` over ``__in``."""
+        mult = f"sum({sign})::BIGINT" if sign else "count(*)::BIGINT"
+        return {s.index: f"SELECT {', '.join(group + [s.arg])}, {mult} FROM __in WHERE {s.arg} IS NOT NULL "
+                         f"GROUP BY ALL"
+                for s in self.states if s.multiset}
+
+    @contextmanager
+    def overflow_guard(self) -> Iterator[None]:
+        """Turn DuckDB's out-of-range errors of integer sums into :func:`overflow_error`.
+
+        Raises:
+            ExecutionError: a partial or combined integer sum left BIGINT.
+        """
+        try:
+            yield
+        except (duckdb.OutOfRangeException, duckdb.ConversionException):
+            sums = [s for s in self.states if isinstance(s, Sum) and s.kind == "i"]
+            if not sums:
+                raise
+            if len(sums) == 1:
+                raise sums[0].overflow() from None
+            names = ", ".join(s.label for s in sums)
+            raise overflow_error(self.context, f"one of {names} (sums) is out of the BIGINT range") from None
+
+    def finish(self, part: pa.Table) -> list:
+        """The result column of each call from combined partial states (Arrow)."""
+        done = [s.finish([part.column(c) for c in s.columns]) for s in self.states]
+        return [done[j] for j in self.calls]
+
+    # -- fixed width ----------------------------------------------------------------------------
+
+    def fixed_dtype(self) -> np.dtype | None:
+        """The packed little-endian record of every state, or None if one has no fixed-width form."""
+        fields = []
+        for s in self.states:
+            own = s.fixed_fields()
+            if own is None:
+                return None
+            fields += [(s.field(name), t) for name, t in own]
+        return np.dtype(fields)
+
+    def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, part: pa.Table) -> None:
+        """Fold the partial states ``part`` (row i for ``slots[i]``) into the fields ``cols``.
+
+        Raises:
+            ExecutionError: an integer sum left BIGINT.
+        """
+        for s in self.states:
+            s.fold_fixed(cols, slots, [part.column(c) for c in s.columns])
+
+    def results_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray) -> list:
+        """Per call: ``(values, validity or None)`` at ``slots``."""
+        done = [s.result_fixed(cols, slots) for s in self.states]
+        return [done[j] for j in self.calls]
+
+    # -- objects --------------------------------------------------------------------------------
+
+    def new(self) -> list:
+        """An empty accumulator list (one item per state)."""
+        if self._scalars:
+            return self._template.copy()
+        return [s.create() for s in self.states]
+
+    def fold(self, accs: list[list], part: pa.Table) -> None:
+        """Fold the partial states ``part`` (row i into ``accs[i]``), multisets excepted.
+
+        Raises:
+            ExecutionError: an integer sum left BIGINT.
+        """
+        for j, s in enumerate(self.states):
+            if not s.multiset:
+                s.fold(accs, j, [s.to_objects(part.column(c)) for c in s.columns])
+
+    def fold_multiset(self, state: int, accs: list[list], rows: list[int], values: list,
+                      mults: list[int]) -> None:
+        """Fold the multiset query of ``state``: ``mults[i]`` times ``values[i]`` into ``accs[rows[i]]``."""
+        self.states[state].fold_multiset(accs, state, rows, values, mults)
+
+    def merge(self, into: list, other: list) -> list:
+        """Merge accumulator list ``other`` into ``into`` (returned)."""
+        for j, s in enumerate(self.states):
+            into[j] = s.merge(into[j], other[j])
+        return into
+
+    def result(self, acc: list) -> tuple:
+        """The result of each call from an accumulator list."""
+        states = self.states
+        return tuple(states[j].result(acc[j]) for j in self.calls)
+
+
+def _single(i: int):
+    return lambda acc: (acc[i],)

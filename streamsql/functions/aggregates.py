@@ -1,0 +1,557 @@
+"""One object per SQL aggregate, as DataFusion's ``Accumulator`` and Flink's ``AggregateFunction``.
+
+An aggregate function object stands for one call (an :class:`AggSpec`) over an argument column
+and knows:
+
+- its **result type** (:func:`agg_output_type`, the planner's rule);
+- its **partial state** over a batch as DuckDB select items (:meth:`AggregateFunction.partial`),
+  *signed* over a changelog (a ``-U``/``-D`` row retracts: its contribution is subtracted), how
+  partial states **combine** (:meth:`~AggregateFunction.combine`, e.g. the slices of a window)
+  and how a combined state becomes the result (:meth:`~AggregateFunction.finish`, Arrow);
+- its **fixed-width form**, where it has one: numpy fields indexed by slot, folded and finished
+  for a whole batch at once (:meth:`~AggregateFunction.fixed_fields`,
+  :meth:`~AggregateFunction.fold_fixed`, :meth:`~AggregateFunction.result_fixed`);
+- its **object form**: one Python accumulator per group (:meth:`~AggregateFunction.create`,
+  :meth:`~AggregateFunction.fold` of a batch's partials, :meth:`~AggregateFunction.merge`,
+  :meth:`~AggregateFunction.result`).
+
+================= ======================== ===================== ===============================
+call              partial state (combined)  fixed-width fields    object accumulator
+================= ======================== ===================== ===============================
+COUNT(*)          row count                 ``c`` int64           int
+COUNT(x)          non-NULL count            ``c`` int64           int
+SUM(x), AVG(x)    non-NULL count, sum       ``c`` int64, ``s``    ``[sum, count]``
+                                            int64 or float64
+MIN(x), MAX(x)    the extreme (insert-only  ``v`` int64 or        the extreme (dates and
+                  input: not retractable)   float64, ``h`` int8   timestamps as integer storage)
+MIN/MAX over a    none (object form only)   none                  ``{value: multiplicity}``: a
+changelog                                                         retracted extreme falls back to
+(``*_retract``)                                                   the next (Flink's
+                                                                  MaxWithRetractAggFunction)
+COUNT(DISTINCT x) distinct values (a list)  none                  ``{value: multiplicity}``
+================= ======================== ===================== ===============================
+
+Fixed-width forms exist for arguments of integer, floating-point, date or timestamp type (SUM
+and AVG: integer and floating point only). Multiset accumulators are folded from a separate
+query of the net multiplicity per (group, value)
+(:meth:`streamsql.functions.accumulators.Aggregates.multiset_queries`).
+
+A SUM, or the sum of an AVG, over integers is BIGINT arithmetic in every form: a total outside
+the BIGINT range raises :class:`~streamsql.core.errors.ExecutionError` (:func:`overflow_error`)
+instead of wrapping, as DuckDB's and Flink's BIGINT arithmetic are bounded.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.core.errors import ExecutionError, PlanError
+from streamsql.core.types import SqlType
+
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True)
+class AggSpec:
+    """One aggregate call.
+
+    Attributes:
+        func: count_star, count, sum, avg, min, max, min_retract, max_retract, count_distinct.
+        arg: index of the argument column in the input batch (None for COUNT(*)).
+        out_type: the SQL type of the result.
+    """
+
+    func: str
+    arg: int | None
+    out_type: SqlType
+
+
+def agg_output_type(func: str, arg: SqlType | None) -> SqlType:
+    """The result type of an aggregate, as Flink types them, except AVG of integers → DOUBLE.
+
+    Raises:
+        PlanError: SUM/AVG over a non-numeric argument; an unknown aggregate.
+    """
+    cls = FUNCTIONS.get(func)
+    if cls is None:
+        msg = f"unknown aggregate function {func!r}"
+        raise PlanError(msg)
+    return cls.result_type(arg)
+
+
+def overflow_error(context: str, detail: str) -> ExecutionError:
+    """The error of an aggregate whose BIGINT arithmetic left the range (``context``: the operator)."""
+    return ExecutionError(f"{context} aggregate overflow: {detail}")
+
+
+class AggregateFunction:
+    """One aggregate call of an operator (see module docstring for the forms).
+
+    Args:
+        index: the position of this state among the operator's; names its partial columns
+            (``__p{index}_{k}``) and fixed-width fields (``p{index}_{name}``).
+        spec: the call.
+        arg: the argument as a quoted DuckDB column (None for COUNT(*)).
+        arg_type: the argument's Arrow type (None for COUNT(*)).
+        out_type: the Arrow type of the result column.
+        label: the result column's name, for errors.
+        context: the operator, for errors (e.g. ``GROUP BY``).
+    """
+
+    func: ClassVar[str] = ""
+    #: Partial state columns (0: the object form reads a multiset query instead).
+    width: ClassVar[int] = 1
+    #: The object accumulator is a {value: multiplicity} of the argument.
+    multiset: ClassVar[bool] = False
+    #: The object accumulator is an immutable scalar, and it is the result as is.
+    scalar: ClassVar[bool] = False
+    #: Has a DuckDB combine form (partial states of several batches or slices merge in SQL).
+    combinable: ClassVar[bool] = True
+
+    def __init__(self, index: int, spec: AggSpec, arg: str | None, arg_type: pa.DataType | None,
+                 out_type: pa.DataType, label: str, context: str):
+        self.index = index
+        self.spec = spec
+        self.arg = arg
+        self.arg_type = arg_type
+        self.out_type = out_type
+        self.label = label
+        self.context = context
+        self.columns = [f"__p{index}_{k}" for k in range(self.width)]
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """The SQL type of the result for an argument of type ``arg``."""
+        return arg
+
+    # -- DuckDB partial / combine ----------------------------------------------------------------
+
+    def partial(self, sign: str | None) -> list[str]:
+        """DuckDB aggregate expressions of the partial state, one per :attr:`columns`.
+
+        Args:
+            sign: the column of the row's sign (+1 / -1) over a changelog, None for insert-only.
+        """
+        raise NotImplementedError
+
+    def combine(self) -> list[str]:
+        """DuckDB aggregate expressions that combine partial states (over :attr:`columns`)."""
+        raise NotImplementedError
+
+    def finish(self, parts: list[pa.ChunkedArray]) -> pa.ChunkedArray | pa.Array:
+        """The result column from combined partial state columns."""
+        return parts[0]
+
+    # -- fixed width ------------------------------------------------------------------------------
+
+    def fixed_fields(self) -> list[tuple[str, str]] | None:
+        """The numpy fields ``(field name, dtype)`` of the fixed-width form, or None (no such form)."""
+        return None
+
+    def field(self, name: str) -> str:
+        """The full name of this state's fixed-width field ``name``."""
+        return f"p{self.index}_{name}"
+
+    def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, parts: list[pa.ChunkedArray],
+                   ) -> None:
+        """Fold a batch's partial states (one row per slot in ``slots``) into the fields ``cols``."""
+        raise NotImplementedError
+
+    def result_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray,
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The results at ``slots``: ``(values, validity)``, validity None when never NULL."""
+        raise NotImplementedError
+
+    # -- objects ---------------------------------------------------------------------------------
+
+    def create(self):
+        """An empty object accumulator."""
+        return 0
+
+    def to_objects(self, part: pa.ChunkedArray) -> list:
+        """A partial state column as the Python values :meth:`fold` takes."""
+        return part.to_pylist()
+
+    def fold(self, accs: list[list], slot: int, parts: list[list]) -> None:
+        """Fold partial states (Python lists, one item per accumulator) into ``acc[slot]`` of ``accs``."""
+        raise NotImplementedError
+
+    def fold_multiset(self, accs: list[list], slot: int, rows: list[int], values: list,
+                      mults: list[int]) -> None:
+        """Add multiplicity ``mults[i]`` of ``values[i]`` to the multiset ``accs[rows[i]][slot]``."""
+        for i, v, d in zip(rows, values, mults):
+            ms = accs[i][slot]
+            n = ms.get(v, 0) + d
+            if n > 0:
+                ms[v] = n
+            else:
+                ms.pop(v, None)
+
+    def merge(self, a, b):
+        """The accumulator of the union of the rows of accumulators ``a`` and ``b`` (may reuse ``a``)."""
+        return a + b
+
+    def result(self, acc):
+        """The result value of an object accumulator."""
+        return acc
+
+
+class CountStar(AggregateFunction):
+    """``COUNT(*)``: the number of rows."""
+
+    func = "count_star"
+    scalar = True
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """BIGINT NOT NULL."""
+        return SqlType("BIGINT", nullable=False)
+
+    def partial(self, sign: str | None) -> list[str]:
+        """The (signed) row count."""
+        return [f"sum({sign})::BIGINT" if sign else "count(*)::BIGINT"]
+
+    def combine(self) -> list[str]:
+        """The sum of the counts."""
+        return [f"sum({self.columns[0]})::BIGINT"]
+
+    def fixed_fields(self) -> list[tuple[str, str]] | None:
+        """One int64 count."""
+        return [("c", "<i8")]
+
+    def fold_fixed(self, cols, slots, parts) -> None:
+        """Add the counts."""
+        cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
+
+    def result_fixed(self, cols, slots):
+        """The count (never NULL)."""
+        return cols[self.field("c")][slots], None
+
+    def fold(self, accs, slot, parts) -> None:
+        """Add the counts."""
+        for acc, d in zip(accs, parts[0]):
+            acc[slot] += d
+
+
+class Count(CountStar):
+    """``COUNT(x)``: the number of non-NULL values."""
+
+    func = "count"
+
+    def partial(self, sign: str | None) -> list[str]:
+        """The (signed) count of non-NULL values."""
+        if sign:
+            return [f"sum(CASE WHEN {self.arg} IS NOT NULL THEN {sign} ELSE 0 END)::BIGINT"]
+        return [f"count({self.arg})::BIGINT"]
+
+
+class Sum(AggregateFunction):
+    """``SUM(x)``: partial state ``(non-NULL count, sum)``; NULL when no value counts."""
+
+    func = "sum"
+    width = 2
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        t = self.arg_type
+        self.kind = "i" if pa.types.is_integer(t) else "f" if pa.types.is_floating(t) else None
+        self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """DECIMAL(38, s) over DECIMAL(p, s), DOUBLE over floating point, else BIGINT."""
+        _numeric("sum", arg)
+        if arg.name == "DECIMAL":
+            return SqlType("DECIMAL", 38, arg.scale or 0)
+        return SqlType("DOUBLE") if arg.name in ("FLOAT", "DOUBLE") else SqlType("BIGINT")
+
+    def partial(self, sign: str | None) -> list[str]:
+        """The (signed) non-NULL count and the (signed) sum."""
+        a = self.arg
+        if sign:
+            return [f"sum(CASE WHEN {a} IS NOT NULL THEN {sign} ELSE 0 END)::BIGINT",
+                    f"sum(CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END){self._cast}"]
+        return [f"count({a})::BIGINT", f"sum({a}){self._cast}"]
+
+    def combine(self) -> list[str]:
+        """Sums of the counts and of the sums."""
+        c, s = self.columns
+        return [f"sum({c})::BIGINT", f"sum({s}){self._cast}"]
+
+    def finish(self, parts):
+        """The sum, NULL where no value counted."""
+        c, s = parts
+        return pc.if_else(pc.equal(c, 0), pa.scalar(None, s.type), s)
+
+    def overflow(self) -> ExecutionError:
+        """The error of a sum beyond BIGINT."""
+        return overflow_error(self.context, f"{self.label} (a SUM) is out of the BIGINT range")
+
+    def fixed_fields(self) -> list[tuple[str, str]] | None:
+        """An int64 count and an int64 or float64 sum (integer and floating-point arguments)."""
+        if self.kind is None:
+            return None
+        return [("c", "<i8"), ("s", "<f8" if self.kind == "f" else "<i8")]
+
+    def fold_fixed(self, cols, slots, parts) -> None:
+        """Add counts and sums; an integer sum that leaves BIGINT raises, never wraps.
+
+        Raises:
+            ExecutionError: the sum overflowed.
+        """
+        cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
+        col = cols[self.field("s")]
+        partial = numpy_values(parts[1], col.dtype)
+        cur = col[slots]
+        total = cur + partial
+        if self.kind == "i" and (((cur ^ total) & (partial ^ total)) < 0).any():
+            raise self.overflow()
+        col[slots] = total
+
+    def result_fixed(self, cols, slots):
+        """The sum, valid where the count is positive."""
+        return cols[self.field("s")][slots], cols[self.field("c")][slots] > 0
+
+    def create(self):
+        """``[sum, count]``, the sum None until a value counts."""
+        return [None, 0]
+
+    def fold(self, accs, slot, parts) -> None:
+        """Add counts and sums.
+
+        Raises:
+            ExecutionError: an integer sum overflowed BIGINT.
+        """
+        integer = self.kind == "i"
+        for acc, n, s in zip(accs, parts[0], parts[1]):
+            cur = acc[slot]
+            cur[1] += n
+            if s is not None:
+                t = s if cur[0] is None else cur[0] + s
+                if integer and not BIGINT_MIN <= t <= BIGINT_MAX:
+                    raise self.overflow()
+                cur[0] = t
+
+    def merge(self, a, b):
+        """Add ``b``'s count and sum to ``a``'s."""
+        self.fold([[a]], 0, [[b[1]], [b[0]]])
+        return a
+
+    def result(self, acc):
+        """The sum, None when no value counted."""
+        return None if acc[1] == 0 else acc[0]
+
+
+class Avg(Sum):
+    """``AVG(x)``: sum / count of the non-NULL values (the state of a SUM)."""
+
+    func = "avg"
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """DECIMAL(38, max(s, 6)) over DECIMAL(p, s), else DOUBLE."""
+        _numeric("avg", arg)
+        if arg.name == "DECIMAL":
+            return SqlType("DECIMAL", 38, max(arg.scale or 0, 6))
+        return SqlType("DOUBLE")
+
+    def overflow(self) -> ExecutionError:
+        """The error of an AVG's sum beyond BIGINT."""
+        return overflow_error(self.context, f"{self.label} (the sum of an AVG) is out of the BIGINT range")
+
+    def finish(self, parts):
+        """Sum / count, NULL where no value counted (DECIMAL rounded half up to the result's scale)."""
+        c, s = parts
+        if pa.types.is_decimal(self.out_type):
+            rows = zip(s.to_pylist(), c.to_pylist())
+            return pa.array([self.result([t, n]) for t, n in rows], self.out_type)
+        nonzero = pc.if_else(pc.equal(c, 0), pa.scalar(None, c.type), c)
+        return pc.divide(s.cast(pa.float64()), nonzero.cast(pa.float64()))
+
+    def result_fixed(self, cols, slots):
+        """Sum / count as float64, valid where the count is positive."""
+        c, s = cols[self.field("c")][slots], cols[self.field("s")][slots]
+        return s.astype(np.float64) / np.where(c > 0, c, 1), c > 0
+
+    def result(self, acc):
+        """Sum / count (DECIMAL rounded half up to the result's scale), None when no value counted."""
+        total, n = acc
+        if n == 0:
+            return None
+        if pa.types.is_decimal(self.out_type):
+            quantum = Decimal(1).scaleb(-self.out_type.scale)
+            return (Decimal(total) / n).quantize(quantum, rounding=ROUND_HALF_UP)
+        return float(total) / n
+
+
+class Min(AggregateFunction):
+    """``MIN(x)`` over insert-only input: the smallest non-NULL value."""
+
+    func = "min"
+    scalar = True
+    _better = staticmethod(operator.lt)
+    _pick = staticmethod(np.minimum)
+
+    def partial(self, sign: str | None) -> list[str]:
+        """The extreme of the batch (a retraction cannot be folded: see ``min_retract``)."""
+        return [f"{self.func}({self.arg})"]
+
+    def combine(self) -> list[str]:
+        """The extreme of the extremes."""
+        return [f"{self.func}({self.columns[0]})"]
+
+    def fixed_fields(self) -> list[tuple[str, str]] | None:
+        """The extreme (int64: integers, dates, timestamps; float64) and an int8 "seen" flag."""
+        t = self.arg_type
+        if pa.types.is_floating(t):
+            return [("v", "<f8"), ("h", "<i1")]
+        if pa.types.is_integer(t) or pa.types.is_timestamp(t) or pa.types.is_date(t):
+            return [("v", "<i8"), ("h", "<i1")]
+        return None
+
+    def fold_fixed(self, cols, slots, parts) -> None:
+        """Keep the extreme of the stored and the batch's value, per slot."""
+        v, h = cols[self.field("v")], cols[self.field("h")]
+        partial = parts[0].cast(self.out_type)  # same unit as the output
+        valid = _valid(partial)
+        new = numpy_values(partial, v.dtype)
+        cur, seen = v[slots], h[slots].astype(bool)
+        v[slots] = np.where(valid, np.where(seen, self._pick(cur, new), new), cur)
+        h[slots] = seen | valid
+
+    def result_fixed(self, cols, slots):
+        """The extreme, valid once a value was seen."""
+        return cols[self.field("v")][slots], cols[self.field("h")][slots].astype(bool)
+
+    def create(self):
+        """None (no value yet)."""
+        return None
+
+    def to_objects(self, part: pa.ChunkedArray) -> list:
+        """Values; dates and timestamps of the result's unit as integers (same order, no datetimes)."""
+        t, ot = part.type, self.out_type
+        if pa.types.is_timestamp(t) and pa.types.is_timestamp(ot):
+            if t.unit == ot.unit and (t.tz is None) == (ot.tz is None):
+                return part.cast(pa.int64()).to_pylist()
+        elif pa.types.is_date32(t) and pa.types.is_date32(ot):
+            return part.cast(pa.int32()).to_pylist()
+        return part.to_pylist()
+
+    def fold(self, accs, slot, parts) -> None:
+        """Keep the extreme."""
+        better = self._better
+        for acc, v in zip(accs, parts[0]):
+            if v is not None:
+                cur = acc[slot]
+                if cur is None or better(v, cur):
+                    acc[slot] = v
+
+    def merge(self, a, b):
+        """The extreme of both."""
+        if a is None or (b is not None and self._better(b, a)):
+            return b
+        return a
+
+
+class Max(Min):
+    """``MAX(x)`` over insert-only input: the largest non-NULL value."""
+
+    func = "max"
+    _better = staticmethod(operator.gt)
+    _pick = staticmethod(np.maximum)
+
+
+class MinRetract(AggregateFunction):
+    """``MIN(x)`` over a changelog: a multiset of the values, so a retracted minimum falls back."""
+
+    func = "min_retract"
+    width = 0
+    multiset = True
+    combinable = False
+    _extreme = staticmethod(min)
+
+    def create(self):
+        """An empty multiset."""
+        return {}
+
+    def merge(self, a, b):
+        """The multiset union (multiplicities add)."""
+        for v, n in b.items():
+            a[v] = a.get(v, 0) + n
+        return a
+
+    def result(self, acc):
+        """The extreme value still present, None when empty."""
+        return self._extreme(acc) if acc else None
+
+
+class MaxRetract(MinRetract):
+    """``MAX(x)`` over a changelog (see :class:`MinRetract`)."""
+
+    func = "max_retract"
+    _extreme = staticmethod(max)
+
+
+class CountDistinct(MinRetract):
+    """``COUNT(DISTINCT x)``: the number of distinct non-NULL values (a multiset of them)."""
+
+    func = "count_distinct"
+    width = 1
+    combinable = True
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """BIGINT NOT NULL."""
+        return SqlType("BIGINT", nullable=False)
+
+    def partial(self, sign: str | None) -> list[str]:
+        """The list of distinct non-NULL values (insert-only; the object form uses the multiset)."""
+        return [f"list_distinct(list({self.arg}))"]
+
+    def combine(self) -> list[str]:
+        """The distinct values of the lists."""
+        return [f"list_distinct(flatten(list({self.columns[0]})))"]
+
+    def finish(self, parts):
+        """The length of the distinct list."""
+        return pc.list_value_length(parts[0])
+
+    def result(self, acc):
+        """The number of distinct values present."""
+        return len(acc)
+
+
+FUNCTIONS: dict[str, type[AggregateFunction]] = {
+    cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct)
+}
+
+
+def _numeric(func: str, arg: SqlType) -> None:
+    if not arg.is_numeric:
+        msg = f"{func.upper()} needs a numeric argument, got {arg}"
+        raise PlanError(msg)
+
+
+def _valid(arr: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    if arr.null_count == 0:
+        return np.ones(len(arr), bool)
+    return arr.is_valid().to_numpy(zero_copy_only=False)
+
+
+def numpy_values(arr: pa.ChunkedArray | pa.Array, dtype) -> np.ndarray:
+    """Values as ``dtype`` (NULL → 0; dates and timestamps as their integer storage)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        arr = arr.view(pa.int64() if t.bit_width == 64 else pa.int32())
+    if arr.null_count:
+        arr = arr.fill_null(0)
+    return arr.to_numpy(zero_copy_only=False).astype(dtype, copy=False)

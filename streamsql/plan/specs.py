@@ -1,0 +1,45 @@
+"""Parameters of plan nodes that the operators built from them read too.
+
+Kept apart from the plan nodes so that an operator can take them without importing the planner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """A window TVF's parameters, all in milliseconds.
+
+    Attributes:
+        kind: TUMBLE, HOP, CUMULATE or SESSION.
+        size: window length (TUMBLE, HOP), max length (CUMULATE); 0 for SESSION.
+        slide: HOP's slide, CUMULATE's step; 0 otherwise.
+        offset: shift of window starts (TUMBLE, HOP, CUMULATE).
+        gap: SESSION's gap; 0 otherwise.
+    """
+
+    kind: str
+    size: int = 0
+    slide: int = 0
+    offset: int = 0
+    gap: int = 0
+
+    def describe(self, time_col: str) -> str:
+        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""
+        def d(ms: int) -> str:
+            return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
+
+        parts = [f"time_col=[{time_col}]"]
+        if self.kind == "TUMBLE":
+            parts.append(f"size=[{d(self.size)}]")
+        elif self.kind == "HOP":
+            parts += [f"size=[{d(self.size)}]", f"slide=[{d(self.slide)}]"]
+        elif self.kind == "CUMULATE":
+            parts += [f"max_size=[{d(self.size)}]", f"step=[{d(self.slide)}]"]
+        else:
+            parts.append(f"gap=[{d(self.gap)}]")
+        if self.offset:
+            parts.append(f"offset=[{d(self.offset)}]")
+        return f"{self.kind}({', '.join(parts)})"
