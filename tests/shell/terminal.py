@@ -32,6 +32,9 @@ def plain(text: str) -> str:
 
 
 class _Expect:
+    def send(self, text: str) -> None:
+        raise NotImplementedError
+
     def screen(self) -> str:
         raise NotImplementedError
 
@@ -52,6 +55,12 @@ class _Expect:
     def mark(self) -> int:
         """The current end of the output (pass as ``after`` to only look at what follows)."""
         return len(self.screen())
+
+    def send_expect(self, text: str, pattern: str, timeout: float = 10.0) -> re.Match:
+        """Type ``text``, then wait until ``pattern`` appears in the output that follows it."""
+        after = self.mark()
+        self.send(text)
+        return self.expect(pattern, timeout, after)
 
 
 class _Recorder(io.StringIO):

@@ -26,9 +26,7 @@ def test_ctrl_r_finds_an_older_entry_and_enter_runs_it(shell, workdir):
     sh.expect(r"SHOW JOBS;", after=m)
     sh.send("\x07")  # Ctrl-G abandons the search
     sh.send("\x03")  # Ctrl-C clears the line
-    m = sh.mark()
-    sh.send("SHOW TABLES;\n")
-    sh.expect(r"Empty set\nstreamsql> ", after=m)
+    sh.send_expect("SHOW TABLES;\n", r"Empty set\nstreamsql> ")
     assert "Unhandled exception" not in sh.screen()
 
 
@@ -49,9 +47,8 @@ def test_ctrl_r_inside_an_unfinished_statement(shell, workdir):
 
 def test_enter_does_not_add_indentation_to_what_is_typed(shell, workdir):
     sh = shell()
-    m = sh.mark()
-    sh.send("SELECT\n  1 AS a,\n  2 AS b,\n    3 AS c\n;\n")
-    sh.expect(r"\[ERROR\] SELECT without FROM", after=m)  # ran (as typed, indentation and all)
+    # ran (as typed, indentation and all)
+    sh.send_expect("SELECT\n  1 AS a,\n  2 AS b,\n    3 AS c\n;\n", r"\[ERROR\] SELECT without FROM")
     sh.send("QUIT\n")
     assert sh.wait() == 0
     text = (workdir / "history").read_text()

@@ -49,9 +49,7 @@ def test_print_topic_from_beginning_stops_when_caught_up(shell, monkeypatch, kaf
 def test_print_topic_limit_and_bootstrap_from_set(shell, kafka_bootstrap, topic_with_records):
     sh = shell()
     sh.send(f"SET 'properties.bootstrap.servers' = '{kafka_bootstrap}';\n")
-    m = sh.mark()
-    sh.send(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING LIMIT 1;\n")
-    sh.expect(r"Received a total of 1 record\n", after=m, timeout=20)  # not "1 records"
-    m = sh.mark()
-    sh.send("PRINT TOPIC `no-such-topic-here` FROM BEGINNING;\n")
-    sh.expect(r"\[ERROR\] Topic 'no-such-topic-here' not found", after=m, timeout=20)
+    sh.send_expect(f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING LIMIT 1;\n",
+                   r"Received a total of 1 record\n", timeout=20)  # not "1 records"
+    sh.send_expect("PRINT TOPIC `no-such-topic-here` FROM BEGINNING;\n",
+                   r"\[ERROR\] Topic 'no-such-topic-here' not found", timeout=20)

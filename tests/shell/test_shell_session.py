@@ -20,9 +20,7 @@ BOUNDED = (
 
 
 def create_nums(sh) -> None:
-    m = sh.mark()
-    sh.send(BOUNDED)
-    sh.expect(r"\[INFO\] Execute statement succeeded", after=m)
+    sh.send_expect(BOUNDED, r"\[INFO\] Execute statement succeeded")
 
 
 def test_multiline_create_then_tableau_select_shows_rows_and_total(shell):
@@ -49,10 +47,9 @@ def test_multiline_create_then_tableau_select_shows_rows_and_total(shell):
 def test_changelog_mode_streams_updates(shell):
     sh = shell()
     create_nums(sh)
-    m = sh.mark()
-    sh.send("SET 'sql-client.execution.result-mode' = 'changelog';\n"
-            "SET 'execution.batch-size' = '2';\n")  # small batches: the counts change row by row
-    sh.expect(r"succeeded.*succeeded", after=m)
+    sh.send_expect("SET 'sql-client.execution.result-mode' = 'changelog';\n"
+                   "SET 'execution.batch-size' = '2';\n",  # small batches: the counts change row by row
+                   r"succeeded.*succeeded")
     m = sh.mark()
     sh.send("SELECT id % 2 AS k, COUNT(*) AS c FROM nums GROUP BY id % 2;\n")
     total = int(sh.expect(r"Received a total of (\d+) rows", after=m).group(1))
@@ -92,30 +89,18 @@ def test_ctrl_c_stops_a_running_query_and_returns_to_the_prompt(shell):
     sh.expect(r"\d+ rows? received, [\d.]+ rows/s", after=m)  # the status line
     sh.send("\x03")
     sh.expect(r"Query terminated, received a total of \d+ rows?", after=m)
-    m = sh.mark()
-    sh.send("SHOW TABLES;\n")
-    sh.expect(r"endless.*1 row in set", after=m)
+    sh.send_expect("SHOW TABLES;\n", r"endless.*1 row in set")
 
 
 def test_insert_show_jobs_and_stop_job(shell):
     sh = shell()
     sh.send("CREATE TABLE src (id INT, v STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '50');\n"
             "CREATE TABLE sink (id INT, v STRING) WITH ('connector' = 'blackhole');\n")
-    m = sh.mark()
-    sh.send("INSERT INTO sink SELECT id, v FROM src;\n")
-    job_id = sh.expect(r"Job ID: (\w+)", after=m).group(1)
-    m = sh.mark()
-    sh.send("SHOW JOBS;\n")
-    sh.expect(rf"\|\s+{job_id} \|\s+insert-into_sink \|\s+RUNNING \|.*1 row in set", after=m)
-    m = sh.mark()
-    sh.send(f"STOP JOB '{job_id}';\n")
-    sh.expect(rf"Job {job_id} stopped \(FINISHED\)", after=m)
-    m = sh.mark()
-    sh.send("SHOW JOBS;\n")
-    sh.expect(rf"{job_id} \|\s+insert-into_sink \|\s+FINISHED", after=m)
-    m = sh.mark()
-    sh.send("STOP JOB 'nope';\n")
-    sh.expect(r"\[ERROR\] No job with id 'nope'", after=m)
+    job_id = sh.send_expect("INSERT INTO sink SELECT id, v FROM src;\n", r"Job ID: (\w+)").group(1)
+    sh.send_expect("SHOW JOBS;\n", rf"\|\s+{job_id} \|\s+insert-into_sink \|\s+RUNNING \|.*1 row in set")
+    sh.send_expect(f"STOP JOB '{job_id}';\n", rf"Job {job_id} stopped \(FINISHED\)")
+    sh.send_expect("SHOW JOBS;\n", rf"{job_id} \|\s+insert-into_sink \|\s+FINISHED")
+    sh.send_expect("STOP JOB 'nope';\n", r"\[ERROR\] No job with id 'nope'")
 
 
 def test_statement_sets_submit_one_job(shell):
@@ -123,10 +108,8 @@ def test_statement_sets_submit_one_job(shell):
     create_nums(sh)
     sh.send("CREATE TABLE a (id INT) WITH ('connector' = 'blackhole');\n"
             "CREATE TABLE b (id INT) WITH ('connector' = 'blackhole');\n")
-    m = sh.mark()
-    sh.send("EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT id FROM nums;\n"
-            "INSERT INTO b SELECT id FROM nums;\nEND;\n")
-    sh.expect(r"Job ID: \w+", after=m)
+    sh.send_expect("EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT id FROM nums;\n"
+                   "INSERT INTO b SELECT id FROM nums;\nEND;\n", r"Job ID: \w+")
     m = sh.mark()
     sh.send("BEGIN STATEMENT SET;\n")
     sh.expect(r"Begin a statement set", after=m)
@@ -136,23 +119,16 @@ def test_statement_sets_submit_one_job(shell):
     sh.expect(r"(Add SQL update statement to the statement set.*){2}", after=m)
     sh.send("END;\n")
     sh.expect(r"Job ID: \w+", after=m)
-    m = sh.mark()
-    sh.send("SHOW JOBS;\n")
-    sh.expect(r"insert-into_a_b.*insert-into_a_b.*2 rows in set", after=m)
+    sh.send_expect("SHOW JOBS;\n", r"insert-into_a_b.*insert-into_a_b.*2 rows in set")
 
 
 def test_errors_show_the_caret_and_the_shell_continues(shell):
     sh = shell()
     create_nums(sh)
-    m = sh.mark()
-    sh.send("SELECT id,\nnope\nFROM nums;\n")
-    sh.expect(r"\[ERROR\] Column 'nope' not found .*\(line 2, column 1\)\n  nope\n  \^\^\^\^", after=m)
-    m = sh.mark()
-    sh.send("SELEC 1;\n")
-    sh.expect(r"\[ERROR\] .*\n.*SELEC 1\n\s+\^", after=m)
-    m = sh.mark()
-    sh.send("SHOW TABLES;\n")
-    sh.expect(r"nums.*1 row in set", after=m)
+    sh.send_expect("SELECT id,\nnope\nFROM nums;\n",
+                   r"\[ERROR\] Column 'nope' not found .*\(line 2, column 1\)\n  nope\n  \^\^\^\^")
+    sh.send_expect("SELEC 1;\n", r"\[ERROR\] .*\n.*SELEC 1\n\s+\^")
+    sh.send_expect("SHOW TABLES;\n", r"nums.*1 row in set")
 
 
 def test_internal_errors_never_end_the_shell_and_verbose_adds_the_trace(shell):
@@ -171,10 +147,8 @@ def test_internal_errors_never_end_the_shell_and_verbose_adds_the_trace(shell):
     sh.expect(r"\[ERROR\] Internal error: ValueError: boom", after=m)
     assert "Traceback" not in sh.screen()[m:]
     sh.send("SET 'sql-client.verbose' = 'true';\n")
-    m = sh.mark()
-    sh.send("SHOW CREATE TABLE boom;\n")
-    sh.expect(r"Internal error: ValueError: boom.*Traceback \(most recent call last\).*ValueError: boom",
-              after=m)
+    sh.send_expect("SHOW CREATE TABLE boom;\n",
+                   r"Internal error: ValueError: boom.*Traceback \(most recent call last\).*ValueError: boom")
     sh.send("EXIT\n")
     assert sh.wait() == 0
 
@@ -187,9 +161,7 @@ def test_help_lists_commands_statements_and_connector_options(shell):
     out = sh.expect(r"Ctrl-D or QUIT leaves the shell", after=m) and sh.screen()[m:]
     for word in ("CLEAR", "QUIT, EXIT", "SHOW JOBS", "STOP JOB 'id'", "PRINT TOPIC", "EXECUTE STATEMENT SET"):
         assert word in out, word
-    m = sh.mark()
-    sh.send("HELP datagen;\n")
-    sh.expect(r"'number-of-rows'.*'fields\.\*'", after=m)
+    sh.send_expect("HELP datagen;\n", r"'number-of-rows'.*'fields\.\*'")
 
 
 def test_typed_ahead_statements_survive_a_running_query(shell):
@@ -213,9 +185,7 @@ def test_init_file_runs_ddl_and_set(shell, workdir):
     init.write_text(BOUNDED + "SET 'sql-client.execution.result-mode' = 'changelog';\n")
     sh = shell(init_file=str(init))
     assert "[INFO] Executed 2 statements from" in sh.screen()
-    m = sh.mark()
-    sh.send("SELECT id FROM nums;\n")
-    sh.expect(r"\+I\[6\].*Received a total of 6 rows", after=m)
+    sh.send_expect("SELECT id FROM nums;\n", r"\+I\[6\].*Received a total of 6 rows")
 
 
 def test_init_file_rejects_other_statements_naming_file_and_line(workdir):
@@ -275,9 +245,7 @@ def test_print_sink_rows_appear_above_the_prompt(workdir):
         sh.expect(r"Job ID: \w+", after=m)
         sh.expect(r"seen> \+I\[42\]", after=m, timeout=30)
         for attempt in range(20):  # the last row can print before the final checkpoint commits
-            m = sh.mark()
-            sh.send("SHOW JOBS;\n")
-            row = sh.expect(r"insert-into_out \|\s+(RUNNING|FINISHED)", after=m, timeout=30)
+            row = sh.send_expect("SHOW JOBS;\n", r"insert-into_out \|\s+(RUNNING|FINISHED)", timeout=30)
             if row.group(1) == "FINISHED":
                 break
             time.sleep(0.5)

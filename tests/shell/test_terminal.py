@@ -22,9 +22,7 @@ def test_console_script_ctrl_c_stops_query_and_quit_exits_0(workdir):
         sh.expect(r"\|\s+\+I \|", after=m)
         sh.send("\x03")  # Ctrl-C: the query's job is cancelled, the shell stays
         sh.expect(r"Query terminated, received a total of \d+ rows?.*streamsql> ", after=m)
-        m = sh.mark()
-        sh.send("SHOW JOBS;\r")  # a query is not a job; nothing is left running
-        sh.expect(r"Empty set", after=m)
+        sh.send_expect("SHOW JOBS;\r", r"Empty set")  # a query is not a job; nothing is left running
         sh.send("\x03")  # Ctrl-C at the prompt only clears the input
         sh.send("QUIT\r")
         assert sh.wait(15) == 0
