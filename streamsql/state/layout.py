@@ -178,7 +178,7 @@ def _micros_nanos(ns_or_unit: np.ndarray, unit: str) -> np.ndarray:
 
 
 def _fixed_payload(arr: pa.Array) -> np.ndarray | None:
-    """The big-endian payload of each value, ``(n, width)`` uint8 (NULLs give any bytes), or None.
+    """The big-endian payload of each value, ``(n, width)`` uint8 (zeros for NULL), or None.
 
     None for variable-width types (strings, binaries, nested).
     """
@@ -204,6 +204,8 @@ def _fixed_payload(arr: pa.Array) -> np.ndarray | None:
         width = t.byte_width
         raw = np.frombuffer(arr.buffers()[1], np.uint8)[arr.offset * width : (arr.offset + len(arr)) * width]
         mat = raw.reshape(len(arr), width)
+        if arr.null_count:  # a NULL slot's bytes are undefined in Arrow: make them zeros
+            mat = np.where(_marker(arr).astype(bool), mat, np.uint8(0))
         return mat[:, ::-1] if pa.types.is_decimal(t) else mat  # decimals are little-endian in Arrow
     return None
 

@@ -456,3 +456,18 @@ def test_interval_join_snapshot_restore(tmp_path, backend_name):
     assert Counter(before + after) == Counter(expected)
     assert any(r[0] is None for r in expected) and any(r[1] is None for r in expected)
     assert any(None not in r for r in expected)
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_join_state_of_another_format_is_refused_clearly(tmp_path, backend_name):
+    from streamsql.state.layout import StateFormatError
+
+    op, backend = _interval_op(tmp_path, backend_name)
+    op.process_batch(_batch([(1, BASE, "a")]), 0)
+    state = backend.keyed_state("ij-1")
+    rows = [k for k, _ in state.items() if k[2:3] == b"L"]
+    assert rows
+    state.write([(k, b"\x80\x05pickled-by-an-older-version") for k in rows])
+    with pytest.raises(StateFormatError, match="expected 'interval-join/rows' v1.*start the job afresh"):
+        op.process_batch(_batch([(1, BASE + 1, "b")]), 0)
+    backend.close()

@@ -96,6 +96,20 @@ def test_decimal_and_date_and_time_keys():
     assert encode_keys([times]) == encode_keys([pa.array([3723_000], pa.time32("ms"))])
 
 
+def test_null_slots_with_leftover_bytes_encode_as_null():
+    t = pa.decimal128(10, 2)
+    data = pa.py_buffer(np.array([7, 0, 9, 0], "<u8").tobytes())  # slot 0: bytes behind a NULL
+    validity = pa.py_buffer(bytes([0b10]))
+    dirty = pa.Array.from_buffers(t, 2, [validity, data])
+    clean = pa.array([None, Decimal("0.09")], t)
+    assert dirty.to_pylist() == clean.to_pylist()
+    assert encode_keys([dirty]) == encode_keys([clean])
+    for t, values in ((pa.string(), ["junk", "a"]), (pa.int64(), [5, 6])):
+        dirty = pa.array(values, t)
+        dirty = pa.Array.from_buffers(t, 2, [validity, *dirty.buffers()[1:]])
+        assert encode_keys([dirty, dirty]) == encode_keys([pa.array([None, values[1]], t)] * 2)
+
+
 def test_nested_keys_fall_back_to_the_value_codec():
     arr = pa.array([[1, 2], None, [1, 2], []], pa.list_(pa.int64()))
     k = encode_keys([arr])
