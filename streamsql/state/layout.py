@@ -471,11 +471,6 @@ class ValueFormat:
             raise StateFormatError(self._mismatch(data))
         return memoryview(data)[3:]
 
-    def check(self, data: bytes) -> None:
-        """Raise :class:`StateFormatError` unless ``data`` is a value of this format."""
-        if data[:3] != self.tag:
-            raise StateFormatError(self._mismatch(data))
-
     def _mismatch(self, data: bytes) -> str:
         tag = bytes(data[:3])
         other = _FORMATS.get(tag)

@@ -245,7 +245,7 @@ def test_a_value_of_another_format_is_refused_clearly():
     with pytest.raises(StateFormatError, match="unknown format"):
         new.decode(b"\x80\x04pickled")
     with pytest.raises(StateFormatError):
-        new.check(data)
+        new.unwrap(data)
     assert issubclass(StateFormatError, StateError)
 
 
