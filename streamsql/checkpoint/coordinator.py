@@ -2,11 +2,14 @@
 
 One checkpoint in flight at a time. Checkpoint n:
 
-1. **trigger** — each source records its position and injects barrier n (at its next turn,
-   so barriers really do arrive at different times on different inputs);
-2. **snapshot** — each task, once barrier n is aligned on its inputs, snapshots its
-   operator's keyed state into ``chk-n/<operator>/`` and acknowledges; sinks pre-commit;
-3. **complete** — when every task acknowledged: write ``chk-n/_metadata``;
+1. **trigger** — barrier n is requested: each source driver injects it at its next turn
+   (:meth:`CheckpointCoordinator.requested_barrier`) and records its position, so barriers
+   really do arrive at different times on different inputs;
+2. **snapshot** — each task, once barrier n is aligned on its inputs, flushes its operator's
+   buffers into keyed state and acknowledges (sinks pre-commit); when the last task has
+   acknowledged, the job's state backend is snapshotted into ``chk-n/state/`` (each
+   operator's state as of its own barrier: see :mod:`streamsql.runtime.job_state`);
+3. **complete** — write ``chk-n/_metadata``;
 4. **commit** — the commit point: the job's committer commits (Kafka transaction with the
    checkpoint marker, or ``_committed`` file);
 5. **notify** — sinks learn that n committed; old checkpoints are pruned.
@@ -17,7 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.connector import Committer
@@ -25,6 +28,19 @@ from streamsql.core.errors import ExecutionError
 from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
+
+
+class StateSnapshots(Protocol):
+    """The job's keyed state as the coordinator snapshots it (one backend per job instance)."""
+
+    def barrier(self, task_id: str) -> None:
+        """Task ``task_id`` acknowledged the pending checkpoint."""
+
+    def snapshot(self, directory: str) -> int:
+        """Snapshot all state into ``directory`` (must not exist); returns its size in bytes."""
+
+    def release(self) -> None:
+        """The pending checkpoint failed: stop holding anything back for it."""
 
 
 class LocalCommitter:
@@ -51,7 +67,7 @@ class CheckpointStats:
         trigger_time: ms since the epoch.
         duration_ms: trigger → committed.
         alignment_ms: first → last task acknowledgement (time barriers spent aligning).
-        state_bytes: snapshot size per operator id.
+        state_bytes: snapshot size in bytes by what was snapshotted (``state``: the job's backend).
         positions: source positions per source id.
         status: in_progress, committed, failed.
     """
@@ -78,10 +94,16 @@ class CheckpointStats:
 class CheckpointCoordinator:
     """Triggers, tracks and commits checkpoints of one job (see module docstring).
 
+    The job builder creates it before the tasks and source drivers, which get it as their
+    checkpoint listener; it knows them by id only.
+
     Args:
         storage: the job's checkpoint folder.
         committer: the commit point.
         interval_ms: ``'execution.checkpointing.interval'`` (0 = only the final checkpoint).
+        task_ids: the tasks that must acknowledge each checkpoint.
+        state: the job's keyed state, snapshotted once every task acknowledged (None: stateless).
+        commit_listeners: called with n once checkpoint n is committed (sinks' ``commit``).
         min_pause_ms: least time between one checkpoint's end and the next trigger.
         timeout_ms: a checkpoint not complete by then fails.
         tolerable_failures: consecutive failed checkpoints tolerated before the job fails.
@@ -89,9 +111,11 @@ class CheckpointCoordinator:
         first_id: the next checkpoint id (continues after a restore).
     """
 
-    def __init__(self, storage: CheckpointStorage, committer: Committer, interval_ms: int,
-                 min_pause_ms: int = 0, timeout_ms: int = 600_000, tolerable_failures: int = 0,
-                 num_retained: int = 1, first_id: int = 1):
+    def __init__(self, storage: CheckpointStorage, committer: Committer, interval_ms: int, *,
+                 task_ids: list[str] = (), state: StateSnapshots | None = None,
+                 commit_listeners: list[Callable[[int], None]] = (), min_pause_ms: int = 0,
+                 timeout_ms: int = 600_000, tolerable_failures: int = 0, num_retained: int = 1,
+                 first_id: int = 1):
         self.storage = storage
         self.committer = committer
         self.interval_ms = interval_ms
@@ -108,10 +132,10 @@ class CheckpointCoordinator:
         self._acks: set[str] = set()
         self._first_ack = 0.0
         self._failures = 0
-        self.tasks: list[Any] = []
-        self.sources: list[Any] = []
-        self.snapshotters: dict[str, Callable[[str], int]] = {}
-        self.on_commit: list[Callable[[int], None]] = []
+        self._requested: int | None = None
+        self.task_ids = list(task_ids)
+        self.state = state
+        self.commit_listeners = list(commit_listeners)
 
     # -- 1. trigger ---------------------------------------------------------------------------
     def due(self) -> bool:
@@ -128,10 +152,13 @@ class CheckpointCoordinator:
         self.pending = CheckpointStats(n, int(time.time() * 1000))
         self._trigger_mono = time.monotonic()
         self._acks = set()
-        for s in self.sources:
-            s.request_barrier(n)
+        self._requested = n
         log.debug("checkpoint %d triggered", n)
         return n
+
+    def requested_barrier(self) -> int | None:
+        """The last triggered checkpoint (each source injects its barrier once), or None."""
+        return self._requested
 
     def record_position(self, checkpoint_id: int, source_id: str, position: Any) -> None:
         """A source injected barrier ``checkpoint_id`` at ``position``."""
@@ -139,19 +166,20 @@ class CheckpointCoordinator:
             self.pending.positions[source_id] = position
 
     # -- 2. snapshot ---------------------------------------------------------------------------
-    def acknowledge(self, checkpoint_id: int, task: Any) -> None:
-        """Task ``task`` aligned barrier ``checkpoint_id``: snapshot its state now."""
+    def acknowledge(self, checkpoint_id: int, task_id: str) -> None:
+        """Task ``task_id`` aligned barrier ``checkpoint_id``; the last one snapshots the state."""
         p = self.pending
-        if p is None or p.checkpoint_id != checkpoint_id:
+        if p is None or p.checkpoint_id != checkpoint_id or task_id in self._acks:
             return
         if not self._acks:
             self._first_ack = time.monotonic()
-        snap = self.snapshotters.get(task.task_id)
-        if snap is not None:
-            p.state_bytes[task.task_id] = snap(self.storage.operator_dir(checkpoint_id, task.task_id))
-        self._acks.add(task.task_id)
-        if len(self._acks) == len(self.tasks):
+        if self.state is not None:
+            self.state.barrier(task_id)
+        self._acks.add(task_id)
+        if len(self._acks) == len(self.task_ids):
             p.alignment_ms = int((time.monotonic() - self._first_ack) * 1000)
+            if self.state is not None:
+                p.state_bytes["state"] = self.state.snapshot(self.storage.state_dir(checkpoint_id))
 
     # -- 3..5. complete, commit, notify --------------------------------------------------------
     def maybe_complete(self, final: bool = False) -> CheckpointStats | None:
@@ -166,7 +194,7 @@ class CheckpointCoordinator:
         p = self.pending
         if p is None:
             return None
-        if len(self._acks) < len(self.tasks):
+        if len(self._acks) < len(self.task_ids):
             if (time.monotonic() - self._trigger_mono) * 1000 > self.timeout_ms:
                 self._fail(p, "timed out")
             return None
@@ -179,7 +207,7 @@ class CheckpointCoordinator:
         self.committer.commit(n, {"positions": p.positions, "final": final})
         fault_point("after_commit_before_bookkeeping")
         # 5. notify and prune
-        for fn in self.on_commit:
+        for fn in self.commit_listeners:
             fn(n)
         self.storage.prune(n, self.num_retained)
         p.status = "committed"
@@ -193,6 +221,8 @@ class CheckpointCoordinator:
         return p
 
     def _fail(self, p: CheckpointStats, why: str) -> None:
+        if self.state is not None:
+            self.state.release()
         p.status = "failed"
         self.history = (self.history + [p])[-20:]
         self.pending = None

@@ -1,4 +1,8 @@
-"""Checkpoint files: one folder per checkpoint with operator snapshots and ``_metadata``."""
+"""Checkpoint files: one folder per checkpoint with the state snapshot and ``_metadata``.
+
+Layout: ``<root>/<job>/chk-<n>/state/`` (the job's state backend, all operators) and
+``chk-<n>/_metadata``; ``<root>/<job>/_committed`` when no transactional sink commits.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,10 @@ import shutil
 
 
 def atomic_write(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never a part:
-    temp file, fsync, rename, fsync of the folder."""
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a part.
+
+    Temp file, fsync, rename, fsync of the folder.
+    """
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "wb") as f:
         f.write(data)
@@ -41,9 +47,9 @@ class CheckpointStorage:
         os.makedirs(d, exist_ok=True)
         return d
 
-    def operator_dir(self, checkpoint_id: int, operator_id: str) -> str:
-        """Where operator ``operator_id`` snapshots for ``checkpoint_id`` (not created)."""
-        return os.path.join(self.chk_dir(checkpoint_id), _safe(operator_id))
+    def state_dir(self, checkpoint_id: int) -> str:
+        """Where the job's state backend snapshots for ``checkpoint_id`` (not created)."""
+        return os.path.join(self.chk_dir(checkpoint_id), "state")
 
     def write_metadata(self, checkpoint_id: int, metadata: dict) -> None:
         """Durably write checkpoint ``checkpoint_id``'s metadata (atomic)."""
@@ -67,8 +73,10 @@ class CheckpointStorage:
         return sorted(out)
 
     def mark_committed(self, checkpoint_id: int, final: bool = False) -> None:
-        """The commit point when no transactional sink exists: ``_committed`` names the id
-        (followed by `` final`` for the last checkpoint of a finished job)."""
+        """The commit point when no transactional sink exists: ``_committed`` names the id.
+
+        The id is followed by `` final`` for the last checkpoint of a finished job.
+        """
         text = f"{checkpoint_id}{' final' if final else ''}"
         atomic_write(os.path.join(self.dir, "_committed"), text.encode())
 
@@ -84,8 +92,10 @@ class CheckpointStorage:
         return int(parts[0])
 
     def prune(self, committed: int, num_retained: int) -> None:
-        """Delete checkpoints older than the newest ``num_retained`` committed ones, and every
-        checkpoint newer than ``committed`` (never committed: discarded on restore)."""
+        """Delete checkpoints older than the newest ``num_retained`` committed ones.
+
+        Checkpoints newer than ``committed`` (never committed) are discarded on restore.
+        """
         ids = self.checkpoint_ids()
         older = [i for i in ids if i <= committed]
         keep = set(older[-max(1, num_retained):])

@@ -1,29 +1,39 @@
-"""From plan nodes to operators: one factory per plan node type.
+"""The job builder: from a plan to a running graph of source drivers, tasks and a coordinator.
 
-The plan describes what each operator must do (query specs, schemas, keys, window specs); this
-module is the one place that knows which operator class does it, so the plan never imports the
-runtime. Scans and sinks are not here: they need the table's connector, which the job builder
-creates (:mod:`streamsql.runtime.job`).
+The plan describes what each operator must do (query specs, schemas, keys, window specs);
+:data:`OPERATOR_FACTORIES` is the one place that knows which operator class does it, so the
+plan never imports the runtime. Scans and table sinks need the table's connector, which
+:func:`build_job` creates.
+
+:func:`build_job` creates every object once with its collaborators, in an order that needs no
+forward reference: the connectors' sources and sinks (a transactional sink registers its
+committer in the task's :class:`~streamsql.core.connector.TaskResources`), the job's one state
+backend (if any operator keeps state: :class:`~streamsql.runtime.job_state.JobState`), then the
+checkpoint coordinator (with that committer, the task ids, the state and the sinks' commit),
+then the tasks from the sinks up to the sources (each gets its downstream tasks and the
+coordinator as its checkpoint listener).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import logging
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
+from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
+from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.connectors.registry import get_connector
+from streamsql.core.config import Config
+from streamsql.core.connector import ConnectorContext, TaskResources
+from streamsql.plan import nodes as plan
 from streamsql.plan.joins import IntervalJoinNode, JoinNode
-from streamsql.plan.nodes import (
-    INSERT_ONLY,
-    CalcNode,
-    GroupAggNode,
-    PlanNode,
-    UnionNode,
-    WatermarkAssignerNode,
-)
 from streamsql.plan.query import compile_query
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.job_state import JobState
+from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
@@ -33,6 +43,11 @@ from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 from streamsql.runtime.operators.union import UnionOperator
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
+from streamsql.runtime.source_driver import SourceDriver
+from streamsql.runtime.task import Task
+from streamsql.state.factory import create_backend
+
+log = logging.getLogger(__name__)
 
 
 def _residual(node: JoinNode) -> BatchQuery | None:
@@ -45,7 +60,7 @@ def _residual(node: JoinNode) -> BatchQuery | None:
 def _join(node: JoinNode) -> Operator:
     left, right = node.inputs[0].schema, node.inputs[1].schema
     return StreamingJoinOperator(node.join_type, node.left_keys, node.right_keys, left, right, node.schema,
-                                 _residual(node), insert_only=node.mode == INSERT_ONLY)
+                                 _residual(node), insert_only=node.mode == plan.INSERT_ONLY)
 
 
 def _interval_join(node: IntervalJoinNode) -> Operator:
@@ -67,11 +82,11 @@ def _window_tvf(node: WindowTableFunctionNode) -> Operator:
 
 
 #: Plan node type → the factory of its operator (exact types: a subclass gets its own entry).
-OPERATOR_FACTORIES: dict[type[PlanNode], Callable[..., Operator]] = {
-    CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
-    WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms),
-    GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema),
-    UnionNode: lambda n: UnionOperator(n.schema),
+OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
+    plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
+    plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms),
+    plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema),
+    plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
     JoinNode: _join,
@@ -80,7 +95,7 @@ OPERATOR_FACTORIES: dict[type[PlanNode], Callable[..., Operator]] = {
 }
 
 
-def create_operator(node: PlanNode) -> Operator:
+def create_operator(node: plan.PlanNode) -> Operator:
     """The operator that runs ``node`` (not a scan or a table sink: see the job builder).
 
     Raises:
@@ -91,3 +106,111 @@ def create_operator(node: PlanNode) -> Operator:
         msg = f"No operator for plan node {type(node).__name__}"
         raise TypeError(msg)
     return factory(node)
+
+
+@dataclass
+class JobGraph:
+    """One running instance of a plan: sources, tasks, sinks, its state and coordinator."""
+
+    coordinator: CheckpointCoordinator
+    sources: list[SourceDriver]
+    tasks: list[Task]
+    sinks: list[SinkOperator]
+    state: JobState | None = None  # None: no operator keeps state
+    resources: TaskResources = field(default_factory=TaskResources)
+    workdir: str = ""  # this attempt's working state (snapshots live elsewhere)
+
+    def close(self) -> None:
+        """Close every source, operator, backend and shared service; never raises."""
+        for s in self.sources:
+            _quietly(s.source.close)
+        for t in self.tasks:
+            _quietly(t.operator.close)
+        _release(self.state, self.resources, self.workdir)
+
+
+def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: dict[str, Any],
+              workdir: str) -> JobGraph:
+    """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
+
+    Args:
+        name: ``'pipeline.name'``: checkpoints and transactional ids derive from it.
+        roots: the plan's sink nodes.
+        config: the job's settings.
+        metrics: counters shared with the job handle.
+        workdir: this attempt's working folder for state (removed by :meth:`JobGraph.close`).
+
+    Raises:
+        StreamSQLError: for a connector or backend that cannot be created.
+    """
+    cfg = config.as_dict()
+    nodes = plan.walk(roots)
+    resources = TaskResources()
+    state: JobState | None = None
+    try:
+        sources, sinks = {}, {}
+        for node in nodes:
+            table = getattr(node, "table", None)
+            ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources)
+            if isinstance(node, plan.ScanNode):
+                sources[node.id] = get_connector(node.table.connector).create_source(ctx)
+            elif isinstance(node, plan.SinkNode):
+                sinks[node.id] = get_connector(node.table.connector).create_sink(ctx)
+        if any(n.stateful for n in nodes):
+            backend = create_backend(config.get("state.backend.type"))
+            backend.open(workdir)
+            state = JobState(backend)
+        storage = CheckpointStorage(config.get("execution.checkpointing.dir"), name)
+        coordinator = CheckpointCoordinator(
+            storage, resources.committer or LocalCommitter(storage),
+            config.duration("execution.checkpointing.interval"),
+            task_ids=[n.id for n in nodes if not isinstance(n, plan.ScanNode)],
+            state=state,
+            commit_listeners=[s.commit for s in sinks.values()],
+            min_pause_ms=config.duration("execution.checkpointing.min-pause"),
+            timeout_ms=config.duration("execution.checkpointing.timeout"),
+            tolerable_failures=config.integer("execution.checkpointing.tolerable-failed-checkpoints"),
+            num_retained=config.integer("execution.checkpointing.num-retained"))
+        exactly_once = (config.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
+        consumers: dict[str, list[tuple[plan.PlanNode, int]]] = {n.id: [] for n in nodes}
+        for node in nodes:
+            for idx, inp in enumerate(node.inputs):
+                consumers[inp.id].append((node, idx))
+        built: dict[str, Task | SourceDriver] = {}
+        for node in reversed(nodes):  # consumers first: each task is built with its downstream
+            downstream = [(built[c.id], idx) for c, idx in consumers[node.id]]
+            if isinstance(node, plan.ScanNode):
+                built[node.id] = SourceDriver(node.id, sources[node.id], coordinator,
+                                              config.integer("execution.batch-size"), downstream)
+                continue
+            if isinstance(node, plan.SinkNode):
+                op = SinkOperator(sinks[node.id], node.table.name)
+            else:
+                op = create_operator(node)
+            keyed = state.keyed_state(node.id) if state is not None and node.stateful else None
+            op.open(OperatorContext(node.id, keyed, cfg, metrics))
+            built[node.id] = Task(node.id, op, len(node.inputs), coordinator, exactly_once, downstream)
+    except BaseException:
+        _release(state, resources, workdir)
+        raise
+    return JobGraph(
+        coordinator,
+        sources=[built[n.id] for n in nodes if isinstance(n, plan.ScanNode)],
+        tasks=[built[n.id] for n in nodes if not isinstance(n, plan.ScanNode)],
+        sinks=[built[n.id].operator for n in nodes if isinstance(n, plan.SinkNode)],
+        state=state, resources=resources, workdir=workdir)
+
+
+def _release(state: JobState | None, resources: TaskResources, workdir: str) -> None:
+    """Close the state backend and shared services and remove the working folder; never raises."""
+    if state is not None:
+        _quietly(state.close)
+    _quietly(resources.close)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:  # closing after a failure must not hide the failure
+        log.debug("error while closing", exc_info=True)

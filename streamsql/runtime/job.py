@@ -1,4 +1,6 @@
-"""Jobs: build tasks from a plan, run them under checkpoints, restart on failure.
+"""Jobs: run a plan's graph (built by :mod:`streamsql.runtime.builder`) under checkpoints.
+
+Each attempt builds a fresh graph; a failure restarts the job per the restart strategy.
 
 A job runs in one thread: its loop gives each source a turn (inject a requested barrier, then
 poll a batch and push it through the tasks below), completes checkpoints whose barriers have
@@ -10,70 +12,21 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import threading
 import time
 import traceback
 import uuid
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
-from streamsql.checkpoint.storage import CheckpointStorage
-from streamsql.connectors.registry import get_connector
+from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.core.config import Config
-from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.core.errors import ExecutionError, StreamSQLError
-from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode, walk
-from streamsql.runtime.builder import create_operator
+from streamsql.plan.nodes import PlanNode
+from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.memory import use_system_allocator
-from streamsql.runtime.operators.base import OperatorContext
-from streamsql.runtime.operators.sink import SinkOperator
-from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
-from streamsql.state.factory import create_backend
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class JobGraph:
-    """The running instance of a plan: sources, tasks, sinks and state backends."""
-
-    sources: list[SourceDriver] = field(default_factory=list)
-    tasks: list[Task] = field(default_factory=list)
-    sinks: list[SinkOperator] = field(default_factory=list)
-    backends: dict[str, Any] = field(default_factory=dict)
-    resources: TaskResources = field(default_factory=TaskResources)
-    workdir: str | None = None  # this attempt's working state (snapshots live elsewhere)
-
-    def close(self) -> None:
-        """Close every source, operator, backend and shared service; never raises."""
-        for s in self.sources:
-            _quietly(s.source.close)
-        for t in self.tasks:
-            _quietly(t.operator.close)
-        for b in self.backends.values():
-            _quietly(b.close)
-        _quietly(self.resources.close)
-        if self.workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-
-
-def _scan_below(node: PlanNode) -> ScanNode | None:
-    """The scan feeding a WatermarkAssigner (through the computed-columns Calc, if any)."""
-    while not isinstance(node, ScanNode):
-        if not isinstance(node, (CalcNode, WatermarkAssignerNode)) or len(node.inputs) != 1:
-            return None
-        node = node.inputs[0]
-    return node
-
-
-def _quietly(fn: Callable[[], Any]) -> None:
-    try:
-        fn()
-    except Exception:  # closing after a failure must not hide the failure
-        log.debug("error while closing", exc_info=True)
 
 
 class JobRunner:
@@ -96,74 +49,8 @@ class JobRunner:
         self.watermark: int | None = None
         self.restored_from: int | None = None
 
-    # -- building ------------------------------------------------------------------------------
-    def _build(self) -> tuple[JobGraph, CheckpointCoordinator]:
-        cfg = self.config
-        graph = JobGraph()
-        storage = CheckpointStorage(cfg.get("execution.checkpointing.dir"), self.name)
-        exactly_once = (cfg.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
-        nodes = walk(self.roots)
-        tasks: dict[int, Any] = {}
-        coord_ref: list[CheckpointCoordinator] = []
-
-        class _Listener:  # the coordinator is created after the committer is known
-            def acknowledge(self, n, task):
-                coord_ref[0].acknowledge(n, task)
-
-        listener = _Listener()
-        batch_rows = cfg.integer("execution.batch-size")
-        state_root = os.path.join(cfg.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
-        graph.workdir = state_root
-        for node in nodes:
-            ctx = ConnectorContext(getattr(node, "table", None), self.name, cfg.as_dict(),
-                                   metrics=self.metrics, resources=graph.resources)
-            if isinstance(node, ScanNode):
-                src = get_connector(node.table.connector).create_source(ctx)
-                driver = SourceDriver(node.id, src, None, batch_rows)
-                graph.sources.append(driver)
-                tasks[id(node)] = driver
-                continue
-            if isinstance(node, SinkNode):
-                op = SinkOperator(get_connector(node.table.connector).create_sink(ctx), node.table.name)
-                graph.sinks.append(op)
-            else:
-                op = create_operator(node)
-            if isinstance(node, WatermarkAssignerNode):  # per-split watermarks: who has the splits
-                scan = _scan_below(node)
-                if scan is not None:
-                    op.bind_source(tasks[id(scan)].source)
-            task = Task(node.id, op, len(node.inputs), listener, exactly_once)
-            state = None
-            if node.stateful:
-                backend = create_backend(cfg.get("state.backend.type"))
-                backend.open(os.path.join(state_root, node.id))
-                graph.backends[node.id] = backend
-                state = backend.keyed_state(node.id)
-            op.open(OperatorContext(node.id, state, cfg.as_dict(), self.metrics))
-            graph.tasks.append(task)
-            tasks[id(node)] = task
-            for idx, inp in enumerate(node.inputs):
-                tasks[id(inp)].connect(task, idx)
-        committer = graph.resources.committer or LocalCommitter(storage)
-        coord = CheckpointCoordinator(
-            storage, committer,
-            interval_ms=cfg.duration("execution.checkpointing.interval"),
-            min_pause_ms=cfg.duration("execution.checkpointing.min-pause"),
-            timeout_ms=cfg.duration("execution.checkpointing.timeout"),
-            tolerable_failures=cfg.integer("execution.checkpointing.tolerable-failed-checkpoints"),
-            num_retained=cfg.integer("execution.checkpointing.num-retained"))
-        coord_ref.append(coord)
-        coord.tasks = graph.tasks
-        coord.sources = graph.sources
-        for s in graph.sources:
-            s.coordinator = coord
-        for node_id, backend in graph.backends.items():
-            coord.snapshotters[node_id] = backend.snapshot
-        for sink in graph.sinks:
-            coord.on_commit.append(sink.sink.commit)
-        return graph, coord
-
-    def _restore(self, graph: JobGraph, coord: CheckpointCoordinator) -> dict[str, Any]:
+    def _restore(self, graph: JobGraph) -> dict[str, Any]:
+        coord = graph.coordinator
         n = coord.committer.last_committed()
         storage = coord.storage
         storage.discard_after(n)
@@ -174,10 +61,9 @@ class JobRunner:
             msg = (f"Job '{self.name}': checkpoint {n} is committed but its files are missing under "
                    f"{storage.dir}; cannot restore exactly-once")
             raise ExecutionError(msg)
-        for node_id, backend in graph.backends.items():
-            d = storage.operator_dir(n, node_id)
-            if os.path.exists(d):
-                backend.restore(d)
+        snapshot = storage.state_dir(n)
+        if graph.state is not None and os.path.exists(snapshot):
+            graph.state.restore(snapshot)
         coord.next_id = n + 1
         coord.last_completed = None
         self.restored_from = n
@@ -212,23 +98,28 @@ class JobRunner:
                 time.sleep(delay)
 
     def _run_once(self) -> None:
-        graph, coord = self._build()
-        self.coordinator = coord
+        workdir = os.path.join(self.config.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
+        graph = build_job(self.name, self.roots, self.config, self.metrics, workdir)
+        self.coordinator = graph.coordinator
         try:
-            positions = self._restore(graph, coord)
+            positions = self._restore(graph)
             for s in graph.sources:
-                s.source.open(positions.get(s.source_id))
-            self._loop(graph, coord)
+                s.open(positions.get(s.source_id))
+            self._loop(graph)
         finally:
             graph.close()
 
-    def _loop(self, graph: JobGraph, coord: CheckpointCoordinator) -> None:
+    def _loop(self, graph: JobGraph) -> None:
+        coord = graph.coordinator
         sources = graph.sources
         tickers = [t for t in graph.tasks if t.operator.wants_ticks]
         tick_s = max(1, self.config.duration("pipeline.auto-watermark-interval")) / 1000
         next_tick = time.monotonic() + tick_s
         while not self._cancel.is_set():
             busy = False
+            for s in sources:
+                if s.ended:  # an ended source still forwards barriers, at once
+                    s.inject_barrier()
             live = [s for s in sources if not s.ended]
             for s in live:
                 busy |= s.step(0.0 if busy else (0.01 if len(live) > 1 else 0.05))
@@ -240,23 +131,24 @@ class JobRunner:
             self.watermark = _event_time(graph.tasks)
             coord.maybe_complete()
             if all(s.ended for s in sources):
-                self._final_checkpoint(coord, final=True)
+                self._final_checkpoint(graph, final=True)
                 return
             if self._stop.is_set():
-                self._final_checkpoint(coord, final=False)
+                self._final_checkpoint(graph, final=False)
                 return
             if coord.due():
                 coord.trigger()
             if not busy and len(live) > 1:
                 time.sleep(0.01)
 
-    def _final_checkpoint(self, coord: CheckpointCoordinator, final: bool) -> None:
+    def _final_checkpoint(self, graph: JobGraph, final: bool) -> None:
+        coord = graph.coordinator
         if coord.pending is not None:  # let the one in flight finish first
-            for s in coord.sources:
+            for s in graph.sources:
                 s.inject_barrier()
             coord.maybe_complete()
         coord.trigger()
-        for s in coord.sources:
+        for s in graph.sources:
             s.inject_barrier()
         if coord.maybe_complete(final=final) is None:
             msg = f"Job '{self.name}': the final checkpoint did not complete"

@@ -2,69 +2,82 @@
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from streamsql.core.connector import Source
 from streamsql.core.elements import Barrier, EndOfInput
 from streamsql.core.faults import fault_point
+from streamsql.runtime.operators.base import SplitStatus
 from streamsql.runtime.task import Task
+
+
+class BarrierSource(Protocol):
+    """What a source driver asks of the checkpoint coordinator."""
+
+    def requested_barrier(self) -> int | None:
+        """The checkpoint whose barrier sources should inject now, or None."""
+
+    def record_position(self, checkpoint_id: int, source_id: str, position: Any) -> None:
+        """A source injected barrier ``checkpoint_id`` at ``position``."""
 
 
 class SourceDriver:
     """Drives one :class:`~streamsql.core.connector.Source` (the source task).
 
+    Besides batches, barriers and end of input it sends a :class:`SplitStatus` (the source's
+    splits and which of them finished) when the source opens and before the batch that
+    follows a change, so that watermark generation needs no connector object.
+
     Args:
         source_id: stable id (key of its position in checkpoint metadata).
         source: the connector's reader.
-        coordinator: told the position at each barrier.
+        coordinator: says which barrier to inject; told the position at each barrier.
         batch_rows: most rows per poll (``'execution.batch-size'``).
+        downstream: where its output goes: (task, input index of that task) pairs.
     """
 
-    def __init__(self, source_id: str, source: Source, coordinator, batch_rows: int):
+    def __init__(self, source_id: str, source: Source, coordinator: BarrierSource, batch_rows: int,
+                 downstream: list[tuple[Task, int]]):
         self.source_id = source_id
         self.source = source
         self.coordinator = coordinator
         self.batch_rows = batch_rows
-        self.downstream: list[tuple[Task, int]] = []
-        self._barrier: int | None = None
+        self.downstream = list(downstream)
+        self._injected = 0  # the last barrier injected
+        self._status = SplitStatus()
         self.ended = False
         self.rows = 0
-
-    def connect(self, target: Task, input_index: int) -> None:
-        """Send this source's output to ``target``'s input ``input_index``."""
-        self.downstream.append((target, input_index))
 
     def _emit(self, element) -> None:
         for target, idx in self.downstream:
             target.receive(element, idx)
 
-    def request_barrier(self, checkpoint_id: int) -> None:
-        """Inject barrier ``checkpoint_id`` at the next :meth:`step` (at once if ended)."""
-        self._barrier = checkpoint_id
-        if self.ended:
-            self._inject()
-
-    @property
-    def barrier_requested(self) -> bool:
-        """True while a requested barrier has not been injected yet."""
-        return self._barrier is not None
+    def open(self, position: dict | None) -> None:
+        """Open the source at ``position`` (None: its startup options) and send its splits."""
+        self.source.open(position)
+        self._status = SplitStatus(tuple(self.source.split_names), frozenset(self.source.finished_splits()))
+        self._emit(self._status)
 
     def inject_barrier(self) -> None:
-        """Inject the requested barrier now (used by the final checkpoint)."""
-        if self._barrier is not None:
-            self._inject()
-
-    def _inject(self) -> None:
-        n, self._barrier = self._barrier, None
+        """Inject the barrier the coordinator requests, if not injected yet."""
+        n = self.coordinator.requested_barrier()
+        if n is None or n <= self._injected:
+            return
+        self._injected = n
         fault_point("before_barrier")
         self.coordinator.record_position(n, self.source_id, self.source.position())
         self._emit(Barrier(n, 0))
 
     def step(self, timeout_s: float) -> bool:
         """Inject a requested barrier, then poll once; True if rows were emitted."""
-        if self._barrier is not None:
-            self._inject()
+        self.inject_barrier()
         if self.ended:
             return False
         batch = self.source.poll(self.batch_rows, timeout_s)
+        finished = frozenset(self.source.finished_splits())
+        if finished != self._status.finished:
+            self._status = SplitStatus(self._status.names, finished)
+            self._emit(self._status)
         if batch is not None and batch.num_rows:
             self.rows += batch.num_rows
             self._emit(batch)

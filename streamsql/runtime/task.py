@@ -11,14 +11,14 @@ from typing import Protocol
 from streamsql.core.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
 from streamsql.core.faults import fault_point
 from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
-from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.base import Operator, SplitStatus
 
 
 class CheckpointListener(Protocol):
     """Who learns that a task processed barrier n (the checkpoint coordinator)."""
 
-    def acknowledge(self, checkpoint_id: int, task: Task) -> None:
-        """Task ``task`` snapshotted its state for ``checkpoint_id``."""
+    def acknowledge(self, checkpoint_id: int, task_id: str) -> None:
+        """Task ``task_id`` snapshotted its state for ``checkpoint_id``."""
 
 
 class Task:
@@ -30,15 +30,16 @@ class Task:
         num_inputs: input channels.
         listener: told when the task has snapshotted for a barrier.
         exactly_once: align barriers (EXACTLY_ONCE) or not (AT_LEAST_ONCE).
+        downstream: where its output goes: (task, input index of that task) pairs.
     """
 
     def __init__(self, task_id: str, operator: Operator, num_inputs: int, listener: CheckpointListener,
-                 exactly_once: bool = True):
+                 exactly_once: bool = True, downstream: list[tuple[Task, int]] = ()):
         self.task_id = task_id
         self.operator = operator
         self.num_inputs = max(1, num_inputs)
         self.listener = listener
-        self.downstream: list[tuple[Task, int]] = []
+        self.downstream = list(downstream)
         self.aligner = BarrierAligner(self.num_inputs, exactly_once)
         self.watermarks = WatermarkMerger(self.num_inputs)
         self._held: list[tuple[Element, int]] = []
@@ -47,10 +48,6 @@ class Task:
         self.rows_in = 0
         self._last_barrier = 0
         self._pending_barrier: Barrier | None = None
-
-    def connect(self, target: Task, input_index: int) -> None:
-        """Send this task's output to ``target``'s input ``input_index``."""
-        self.downstream.append((target, input_index))
 
     def emit(self, elements: list[Element]) -> None:
         """Push ``elements`` to every downstream task, in order."""
@@ -79,11 +76,16 @@ class Task:
                 self._checkpoint(element)
         elif isinstance(element, EndOfInput):
             self._end_input(input_index)
+        elif isinstance(element, SplitStatus) and self.num_inputs == 1:
+            # A status describes one source: it stops where inputs merge.
+            self.emit(self.operator.process_split_status(element))
 
     def tick(self) -> None:
-        """Let the operator act on processing time (see :meth:`Operator.on_tick`); skipped
-        while an input is held for alignment (its state must stay as of the barrier) and after
-        end of input."""
+        """Let the operator act on processing time (see :meth:`Operator.on_tick`).
+
+        Skipped while an input is held for alignment (its state must stay as of the barrier)
+        and after end of input.
+        """
         if self.finished or self._held or self.aligner.pending is not None:
             return
         self.emit(self.operator.on_tick())
@@ -91,7 +93,7 @@ class Task:
     def _checkpoint(self, barrier: Barrier) -> None:
         self._last_barrier = barrier.checkpoint_id
         self.operator.snapshot_state(barrier.checkpoint_id)
-        self.listener.acknowledge(barrier.checkpoint_id, self)
+        self.listener.acknowledge(barrier.checkpoint_id, self.task_id)
         self.emit([barrier])
         held, self._held = self._held, []
         for el, idx in held:

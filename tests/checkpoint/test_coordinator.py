@@ -38,20 +38,6 @@ class RecordingCommitter:
         self.commits.append((checkpoint_id, metadata))
 
 
-class Task:
-    def __init__(self, task_id: str):
-        self.task_id = task_id
-
-
-class Source:
-    def __init__(self, source_id: str):
-        self.source_id = source_id
-        self.requested: list[int] = []
-
-    def request_barrier(self, checkpoint_id: int) -> None:
-        self.requested.append(checkpoint_id)
-
-
 class Sink:
     def __init__(self, events: list):
         self.events = events
@@ -60,14 +46,25 @@ class Sink:
         self.events.append(("notify", checkpoint_id))
 
 
-def write_snapshot(size: int):
-    """A snapshotter writing ``size`` bytes into its operator folder; returns the size."""
-    def snap(path: str) -> int:
+class FakeState:
+    """The job's state: records barriers, snapshots ``size`` bytes into the snapshot folder."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.barriers: list[str] = []
+        self.released = 0
+
+    def barrier(self, task_id: str) -> None:
+        self.barriers.append(task_id)
+
+    def snapshot(self, path: str) -> int:
         os.makedirs(path)
         with open(os.path.join(path, "state"), "wb") as f:
-            f.write(b"s" * size)
-        return size
-    return snap
+            f.write(b"s" * self.size)
+        return self.size
+
+    def release(self) -> None:
+        self.released += 1
 
 
 @pytest.fixture
@@ -85,21 +82,16 @@ def committer(storage, events):
     return RecordingCommitter(storage, events)
 
 
-def make(storage, committer, tasks=("a", "b"), sources=("src",), snapshotters=None, sinks=(),
-         interval_ms=LONG_MS, **kw):
-    """A coordinator wired to tasks/sources/snapshotters/sinks (the job builder's role)."""
-    coord = CheckpointCoordinator(storage, committer, interval_ms, **kw)
-    coord.tasks = [Task(t) for t in tasks]
-    coord.sources = [Source(s) for s in sources]
-    coord.snapshotters.update(snapshotters or {})
-    coord.on_commit.extend(s.commit for s in sinks)
-    return coord
+def make(storage, committer, tasks=("a", "b"), state=None, sinks=(), interval_ms=LONG_MS, **kw):
+    """A coordinator for tasks/state/sinks, as the job builder creates it."""
+    return CheckpointCoordinator(storage, committer, interval_ms, task_ids=list(tasks), state=state,
+                                 commit_listeners=[s.commit for s in sinks], **kw)
 
 
 def run_checkpoint(coord, final=False):
     """Trigger, let every task acknowledge, complete."""
     n = coord.trigger()
-    for t in coord.tasks:
+    for t in coord.task_ids:
         coord.acknowledge(n, t)
     return coord.maybe_complete(final=final)
 
@@ -107,9 +99,10 @@ def run_checkpoint(coord, final=False):
 # -- trigger -----------------------------------------------------------------------------------
 
 def test_trigger_asks_every_source_for_a_barrier_with_increasing_ids(storage, committer):
-    coord = make(storage, committer, sources=("s1", "s2"), first_id=7)
+    coord = make(storage, committer, first_id=7)
+    assert coord.requested_barrier() is None  # nothing triggered: sources inject nothing
     assert coord.trigger() == 7
-    assert [s.requested for s in coord.sources] == [[7], [7]]
+    assert coord.requested_barrier() == 7  # what every source driver injects at its next turn
     assert coord.pending.checkpoint_id == 7 and coord.pending.status == "in_progress"
     assert coord.maybe_complete() is None  # not acknowledged yet: stays pending
     assert coord.pending.checkpoint_id == 7
@@ -133,7 +126,7 @@ def test_not_due_while_a_checkpoint_is_in_flight(storage, committer):
     n = coord.trigger()
     time.sleep(0.01)
     assert not coord.due()  # one at a time
-    for t in coord.tasks:
+    for t in coord.task_ids:
         coord.acknowledge(n, t)
     coord.maybe_complete()
     time.sleep(0.01)
@@ -150,7 +143,7 @@ def test_min_pause_counts_from_the_end_of_the_last_checkpoint(storage, committer
     coord = make(storage, committer, interval_ms=1, min_pause_ms=300)
     n = coord.trigger()
     time.sleep(0.35)  # longer than the pause, counted from the trigger
-    for t in coord.tasks:
+    for t in coord.task_ids:
         coord.acknowledge(n, t)
     coord.maybe_complete()
     assert not coord.due()
@@ -163,13 +156,13 @@ def test_min_pause_counts_from_the_end_of_the_last_checkpoint(storage, committer
 def test_completes_only_when_every_task_acknowledged(storage, committer):
     coord = make(storage, committer, tasks=("a", "b", "c"))
     n = coord.trigger()
-    coord.acknowledge(n, coord.tasks[0])
-    coord.acknowledge(n, coord.tasks[0])  # a repeated acknowledgement counts once
-    coord.acknowledge(n, coord.tasks[1])
+    coord.acknowledge(n, coord.task_ids[0])
+    coord.acknowledge(n, coord.task_ids[0])  # a repeated acknowledgement counts once
+    coord.acknowledge(n, coord.task_ids[1])
     assert coord.maybe_complete() is None
     assert committer.commits == []
     assert storage.read_metadata(n) is None
-    coord.acknowledge(n, coord.tasks[2])
+    coord.acknowledge(n, coord.task_ids[2])
     done = coord.maybe_complete()
     assert done.checkpoint_id == n and done.status == "committed"
     assert [c[0] for c in committer.commits] == [n]
@@ -177,24 +170,29 @@ def test_completes_only_when_every_task_acknowledged(storage, committer):
 
 
 def test_acknowledgements_of_another_checkpoint_are_ignored(storage, committer):
-    coord = make(storage, committer, tasks=("a",), snapshotters={"a": write_snapshot(10)})
-    coord.acknowledge(1, coord.tasks[0])  # nothing pending
+    state = FakeState(10)
+    coord = make(storage, committer, tasks=("a",), state=state)
+    coord.acknowledge(1, coord.task_ids[0])  # nothing pending
     n = coord.trigger()
-    coord.acknowledge(n + 1, coord.tasks[0])
-    coord.acknowledge(n - 1, coord.tasks[0])
+    coord.acknowledge(n + 1, coord.task_ids[0])
+    coord.acknowledge(n - 1, coord.task_ids[0])
     assert coord.maybe_complete() is None
-    assert coord.pending.state_bytes == {}
-    assert not os.path.exists(storage.operator_dir(n, "a"))
+    assert coord.pending.state_bytes == {} and state.barriers == []
+    assert not os.path.exists(storage.state_dir(n))
 
 
-def test_acknowledge_snapshots_state_into_the_operator_folder(storage, committer):
-    coord = make(storage, committer, tasks=("agg", "sink"), snapshotters={"agg": write_snapshot(123)})
+def test_the_last_acknowledgement_snapshots_the_state_into_the_checkpoint_folder(storage, committer):
+    state = FakeState(123)
+    coord = make(storage, committer, tasks=("agg", "sink"), state=state)
     n = coord.trigger()
-    coord.acknowledge(n, coord.tasks[0])
-    assert open(os.path.join(storage.operator_dir(n, "agg"), "state"), "rb").read() == b"s" * 123
-    coord.acknowledge(n, coord.tasks[1])  # no snapshotter: stateless
+    coord.acknowledge(n, coord.task_ids[0])
+    assert state.barriers == ["agg"]  # agg's later writes wait for the snapshot
+    assert not os.path.exists(storage.state_dir(n))
+    coord.acknowledge(n, coord.task_ids[1])
+    assert state.barriers == ["agg", "sink"]
+    assert open(os.path.join(storage.state_dir(n), "state"), "rb").read() == b"s" * 123
     done = coord.maybe_complete()
-    assert done.state_bytes == {"agg": 123}
+    assert done.state_bytes == {"state": 123}
     assert done.size_bytes == 123
 
 
@@ -204,7 +202,7 @@ def test_positions_of_the_pending_checkpoint_are_recorded(storage, committer):
     n = coord.trigger()
     coord.record_position(n, "src", {"0": 17})
     coord.record_position(n + 1, "src", {"0": 99})
-    coord.acknowledge(n, coord.tasks[0])
+    coord.acknowledge(n, coord.task_ids[0])
     done = coord.maybe_complete()
     assert done.positions == {"src": {"0": 17}}
     assert committer.commits == [(n, {"positions": {"src": {"0": 17}}, "final": False})]
@@ -213,8 +211,7 @@ def test_positions_of_the_pending_checkpoint_are_recorded(storage, committer):
 # -- complete, commit, notify ------------------------------------------------------------------
 
 def test_metadata_then_commit_then_notify_then_prune(storage, committer, events):
-    coord = make(storage, committer, tasks=("a",), sinks=[Sink(events), Sink(events)],
-                 snapshotters={"a": write_snapshot(8)})
+    coord = make(storage, committer, tasks=("a",), sinks=[Sink(events), Sink(events)], state=FakeState(8))
     run_checkpoint(coord)
     run_checkpoint(coord)
     # ("commit", id, checkpoint folders present, metadata written) at the commit point:
@@ -223,7 +220,7 @@ def test_metadata_then_commit_then_notify_then_prune(storage, committer, events)
                       ("commit", 2, [1, 2], True), ("notify", 2), ("notify", 2)]
     assert storage.checkpoint_ids() == [2]
     assert storage.read_metadata(2) == {"checkpoint_id": 2, "trigger_time": coord.last_completed.trigger_time,
-                                        "positions": {}, "state_bytes": {"a": 8}}
+                                        "positions": {}, "state_bytes": {"state": 8}}
 
 
 def test_failed_commit_notifies_no_sink_and_prunes_nothing(storage, committer, events):
@@ -252,7 +249,7 @@ def test_final_checkpoint_is_flagged_to_the_committer(storage, committer):
 
 
 def test_a_job_without_tasks_completes_at_once(storage, committer):
-    coord = make(storage, committer, tasks=(), sources=())
+    coord = make(storage, committer, tasks=())
     n = coord.trigger()
     assert coord.maybe_complete().checkpoint_id == n
 
@@ -291,7 +288,7 @@ def test_local_committer_writes_committed(storage):
 def time_out(coord):
     """Trigger a checkpoint one task never acknowledges and let it time out."""
     n = coord.trigger()
-    coord.acknowledge(n, coord.tasks[0])
+    coord.acknowledge(n, coord.task_ids[0])
     time.sleep(0.01)
     return coord.maybe_complete()
 
@@ -305,10 +302,11 @@ def test_no_timeout_before_the_deadline(storage, committer):
 
 
 def test_timeout_fails_the_checkpoint_and_allows_the_next(storage, committer):
-    coord = make(storage, committer, timeout_ms=1, tolerable_failures=1,
-                 snapshotters={"a": write_snapshot(4)})
+    state = FakeState(4)
+    coord = make(storage, committer, timeout_ms=1, tolerable_failures=1, state=state)
     assert time_out(coord) is None
-    assert storage.checkpoint_ids() == [1]  # task a's snapshot was written
+    assert storage.checkpoint_ids() == []  # task b never acknowledged: no snapshot
+    assert state.released == 1  # task a's held-back writes are applied
     assert coord.pending is None
     assert [(s.checkpoint_id, s.status) for s in coord.history] == [(1, "failed")]
     assert committer.commits == []
@@ -351,20 +349,20 @@ def test_stats_empty_before_the_first_checkpoint(storage, committer):
 
 
 def test_stats_of_the_last_completed_checkpoint(storage, committer):
-    coord = make(storage, committer, snapshotters={"a": write_snapshot(2048), "b": write_snapshot(1024)})
+    coord = make(storage, committer, state=FakeState(3072))
     before = int(time.time() * 1000)
     n = coord.trigger()
     coord.record_position(n, "src", {"0": 4})
-    coord.acknowledge(n, coord.tasks[0])
+    coord.acknowledge(n, coord.task_ids[0])
     time.sleep(0.03)
-    coord.acknowledge(n, coord.tasks[1])
+    coord.acknowledge(n, coord.task_ids[1])
     coord.maybe_complete()
     stats = coord.stats()
     assert stats["checkpoint_id"] == n and stats["status"] == "committed"
     assert before <= stats["trigger_time"] <= int(time.time() * 1000)
     assert stats["alignment_ms"] >= 25  # first → last acknowledgement
     assert stats["duration_ms"] >= stats["alignment_ms"]
-    assert stats["state_bytes"] == {"a": 2048, "b": 1024}
+    assert stats["state_bytes"] == {"state": 3072}
     assert stats["positions"] == {"src": {"0": 4}}
     assert coord.last_completed.summary() == (f"#{n} committed in {stats['duration_ms']} ms, 3.0 KiB, "
                                               f"alignment {stats['alignment_ms']} ms")

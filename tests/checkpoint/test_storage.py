@@ -46,15 +46,15 @@ def test_atomic_write_into_a_missing_folder_raises(tmp_path):
 
 # -- layout ------------------------------------------------------------------------------------
 
-def test_layout_job_folder_checkpoint_folder_operator_folder(tmp_path):
+def test_layout_job_folder_checkpoint_folder_state_folder(tmp_path):
     s = CheckpointStorage(str(tmp_path), "my job/v1")
     assert s.dir == str(tmp_path / "my_job_v1")  # unsafe characters replaced
     assert os.path.isdir(s.dir)
     assert s.chk_dir(3) == str(tmp_path / "my_job_v1" / "chk-3")
     assert os.path.isdir(s.chk_dir(3))
-    op = s.operator_dir(3, "agg:1/x")
-    assert op == str(tmp_path / "my_job_v1" / "chk-3" / "agg_1_x")
-    assert not os.path.exists(op)  # the operator creates its own snapshot folder
+    state = s.state_dir(3)
+    assert state == str(tmp_path / "my_job_v1" / "chk-3" / "state")
+    assert not os.path.exists(state)  # the state backend creates its own snapshot folder
 
 
 def test_same_job_name_same_folder(tmp_path):
@@ -151,7 +151,7 @@ def test_prune_keeps_at_least_one(storage):
 
 def test_prune_removes_snapshot_folders_with_their_files(storage):
     make_checkpoints(storage, [1, 2])
-    op = storage.operator_dir(1, "agg")
+    op = storage.state_dir(1)
     os.makedirs(op)
     with open(os.path.join(op, "state"), "wb") as f:
         f.write(b"x" * 100)

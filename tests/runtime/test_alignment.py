@@ -148,19 +148,20 @@ class Listener:
     def __init__(self):
         self.acks: list[tuple[int, str]] = []
 
-    def acknowledge(self, checkpoint_id, task):
-        self.acks.append((checkpoint_id, task.task_id))
+    def acknowledge(self, checkpoint_id, task_id):
+        self.acks.append((checkpoint_id, task_id))
 
 
-def make_tasks(exactly_once: bool):
+def make_tasks(exactly_once: bool, *also_to):
+    """A union (2 inputs) feeding a recorder, and ``also_to`` (each at input 0)."""
     listener = Listener()
     union = SpyUnion()
     rec = Recorder()
-    t_union = Task("union-1", union, 2, listener, exactly_once)
     t_rec = Task("rec-2", rec, 1, listener, exactly_once)
+    downstream = [(t_rec, 0)] + [(extra, 0) for extra in also_to]
+    t_union = Task("union-1", union, 2, listener, exactly_once, downstream=downstream)
     for op, tid in ((union, "union-1"), (rec, "rec-2")):
         op.open(OperatorContext(tid, None, {}))
-    t_union.connect(t_rec, 0)
     return t_union, union, rec, listener
 
 
@@ -269,9 +270,8 @@ class Collector:
 
 
 def test_task_forwards_the_barrier_it_received():
-    task, union, rec, listener = make_tasks(exactly_once=True)
     out = Collector()
-    task.connect(out, 0)
+    task, union, rec, listener = make_tasks(True, out)
     b = Barrier(4, 1_700_000_000_000, then_stop=True)
     task.receive(b, 1)
     task.receive(Barrier(4, 1_700_000_000_000, then_stop=True), 0)
@@ -279,9 +279,8 @@ def test_task_forwards_the_barrier_it_received():
 
 
 def test_task_forwards_the_pending_barrier_when_an_input_ends_during_alignment():
-    task, union, rec, listener = make_tasks(exactly_once=True)
     out = Collector()
-    task.connect(out, 0)
+    task, union, rec, listener = make_tasks(True, out)
     b = Barrier(4, 1_700_000_000_000, then_stop=True)
     task.receive(b, 0)
     task.receive(EndOfInput(), 1)  # completes the alignment of checkpoint 4

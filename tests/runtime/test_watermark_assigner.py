@@ -2,8 +2,8 @@
 
 Flink's Kafka source generates a watermark per partition and emits the minimum; an idle
 partition (no rows for the idle timeout) is left out until it has rows again. These tests drive
-the operator with hand-made batches tagged with split ids, a fake source declaring the splits
-and a fake processing-time clock.
+the operator with hand-made batches tagged with split ids, a split status declaring the splits
+(as the source driver sends it) and a fake processing-time clock.
 """
 
 from __future__ import annotations
@@ -15,22 +15,13 @@ import pytest
 from streamsql.core.elements import MAX_WATERMARK, Batch, RowKind, Watermark
 from streamsql.plan.query import compile_query
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.base import OperatorContext
+from streamsql.runtime.operators.base import OperatorContext, SplitStatus
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.task import Task
 from streamsql.state.factory import create_backend
 
 SCHEMA = pa.schema([("id", pa.int32()), ("ts", pa.timestamp("ms"))])
 DELAY = 1000  # WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
-
-
-class FakeSource:
-    def __init__(self, names, finished=()):
-        self.split_names = list(names)
-        self.finished = set(finished)
-
-    def finished_splits(self):
-        return set(self.finished)
 
 
 class Clock:
@@ -52,9 +43,9 @@ def batch(rows, splits=None, kinds=None):
 def assigner(names=None, idle_ms=0, clock=None, state=None, finished=()):
     q = BatchQuery(compile_query([("wm", "ts - INTERVAL 1 SECOND")], None, SCHEMA))
     op = WatermarkAssignerOperator(q, idle_ms, clock or Clock())
-    if names is not None:
-        op.bind_source(FakeSource(names, finished))
     op.open(OperatorContext("watermark-1", state, {}))
+    if names is not None:  # what the source driver sends when the source opens
+        assert op.process_split_status(SplitStatus(tuple(names), frozenset(finished))) == []
     return op
 
 
@@ -192,8 +183,7 @@ def test_task_tick_emits_and_skips_when_finished():
         def receive(self, el, idx):
             got.append(el)
 
-    task = Task("watermark-1", op, 1, listener=None)
-    task.connect(Sink(), 0)
+    task = Task("watermark-1", op, 1, listener=None, downstream=[(Sink(), 0)])
     task.receive(batch([(1, 5000)], [0]))
     clock.now = 99
     task.tick()

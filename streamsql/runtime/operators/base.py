@@ -4,7 +4,9 @@ Only :meth:`Operator.process_batch` is required. The runtime calls, in order, pe
 ``open(ctx)`` once → any interleaving of ``process_batch`` and ``process_watermark`` →
 ``snapshot_state(n)`` when barrier n has been aligned on all inputs (the operator's keyed state
 lives in the backend already; this hook is for what it buffers in memory) → ... →
-``finish()`` at end of input → ``close()``.
+``finish()`` at end of input → ``close()``. A :class:`SplitStatus` from the source driver
+reaches ``process_split_status`` (forwarded by default, so it passes a computed-columns Calc on
+its way to the watermark assigner).
 An operator with ``wants_ticks`` also gets ``on_tick()`` about every
 ``'pipeline.auto-watermark-interval'`` (processing time; never while its input is held for
 barrier alignment, never after end of input) — for work driven by the clock rather than by
@@ -19,6 +21,23 @@ from typing import Any
 
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.state.base import KeyedState
+
+
+@dataclass(frozen=True)
+class SplitStatus:
+    """The splits of the source upstream, as data (the source driver sends it).
+
+    Sent once when the source opens and again whenever a split finishes, always before the
+    batch that follows, so an operator never needs the connector object.
+
+    Attributes:
+        names: the source's splits (:attr:`Source.split_names
+            <streamsql.core.connector.Source.split_names>`; empty for a single-split source).
+        finished: indices into ``names`` of the splits that will return no more rows.
+    """
+
+    names: tuple[str, ...] = ()
+    finished: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -55,6 +74,10 @@ class Operator:
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """The combined input watermark advanced; default: forward it."""
         return [watermark]
+
+    def process_split_status(self, status: SplitStatus) -> list[Element]:
+        """The source's splits changed; default: forward the status."""
+        return [status]
 
     def on_tick(self) -> list[Element]:
         """Processing time passed (only when ``wants_ticks``); return output elements."""

@@ -9,8 +9,10 @@ generates one watermark per partition and emits their minimum):
 - the operator's watermark is the **minimum** over the splits that are neither idle nor
   finished, emitted after the batch (or tick) that advanced it — so a partition that runs ahead
   in event time does not make the rows of a lagging partition late;
-- every split the source declares (:attr:`Source.split_names`) counts from the start: a
-  partition that has had no row yet holds the watermark back (as Flink), unless it is idle;
+- every split the source declares counts from the start: a partition that has had no row yet
+  holds the watermark back (as Flink), unless it is idle. The source driver declares them as
+  data: a :class:`~streamsql.runtime.operators.base.SplitStatus` (:attr:`Source.split_names`)
+  before the first batch;
 - **idle**: with ``idle_timeout_ms > 0`` (``'scan.watermark.idle-timeout'`` or
   ``'table.exec.source.idle-timeout'``), a split without rows for that long (processing time)
   is left out until it has rows again. Idleness is checked on every batch and on the job's
@@ -19,11 +21,13 @@ generates one watermark per partition and emits their minimum):
   possibly before a tick could see only the empty partitions idle), the splits that have had
   rows count and the ones that never had any do not — so the rows already read are never held
   back by a partition that is empty for good (Flink would emit nothing then and could stall);
-- **finished**: a split whose bounded read is complete (:meth:`Source.finished_splits`) is
-  left out for good; at end of input the final watermark (+inf) comes from the runtime anyway.
+- **finished**: a split whose bounded read is complete (:meth:`Source.finished_splits`, sent
+  in a new ``SplitStatus`` before the next batch) is left out for good, from the next batch or
+  tick on; at end of input the final watermark (+inf) comes from the runtime anyway.
 
 Watermarks only move forward: a split that comes back from idleness behind the others does not
-pull the emitted watermark back. Split ids stop here: batches leave with ``splits = None``.
+pull the emitted watermark back. Split ids and statuses stop here: batches leave with
+``splits = None``.
 
 State (why it is checkpointed): after a restore the sources resume *after* the checkpointed
 positions, so the rows that built each split's maximum are not replayed. Recomputing from the
@@ -54,7 +58,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.base import Operator, OperatorContext
+from streamsql.runtime.operators.base import Operator, OperatorContext, SplitStatus
 from streamsql.state.layout import SPLIT_KEY_PREFIX
 
 _SIGNED = struct.Struct(">q")
@@ -82,7 +86,8 @@ class WatermarkAssignerOperator(Operator):
         self.idle_timeout_ms = idle_timeout_ms
         self.wants_ticks = idle_timeout_ms > 0
         self.clock = clock or _monotonic_ms
-        self.source = None  # who declares the splits (set by the runtime; None: learnt from batches)
+        self.declared: tuple[str, ...] = ()  # the source's splits (none declared: learnt from batches)
+        self.finished: frozenset[int] = frozenset()
         self.current: int | None = None  # the last watermark emitted
         self.names: list[str] = []
         self.maxes = np.empty(0, np.int64)
@@ -91,14 +96,11 @@ class WatermarkAssignerOperator(Operator):
         self._started = False
         self.ctx = None
 
-    def bind_source(self, source) -> None:
-        """Take the splits from ``source`` (:attr:`Source.split_names`, read at the first
-        element, i.e. after the source is open)."""
-        self.source = source
-
     def open(self, ctx: OperatorContext) -> None:
-        """Called once; the per-split state is read at the first element (after any restore).
-        Idleness of the declared splits counts from here."""
+        """Called once; idleness of the declared splits counts from here.
+
+        The per-split state is read at the first batch or tick (after any restore).
+        """
         super().open(ctx)
         self._opened_at = self.clock()
 
@@ -112,25 +114,32 @@ class WatermarkAssignerOperator(Operator):
             for k, v in state.items():
                 if k.startswith(SPLIT_KEY_PREFIX):
                     self._restored[k[len(SPLIT_KEY_PREFIX):].decode()] = _SIGNED.unpack(v)[0]
-        names = list(getattr(self.source, "split_names", None) or [])
+        names = list(self.declared)
         self._grow(max(1, len(names)), names, getattr(self, "_opened_at", None))
 
     def _grow(self, n: int, names: list[str] | None = None, since: float | None = None) -> None:
-        """Make sure splits ``0 .. n-1`` exist (new ones: no data yet, idle counted ``since``,
-        default now)."""
+        """Make sure splits ``0 .. n-1`` exist.
+
+        New ones have no data yet; their idleness counts from ``since`` (default now).
+        """
         old = len(self.names)
         if n <= old:
             return
-        new = [(names[i] if names and i < len(names) else ("" if i == 0 else str(i))) for i in range(old, n)]
+        new = [(names[i] if names and i < len(names) else ("" if i == 0 else str(i)))
+               for i in range(old, n)]
         self.names += new
-        self.maxes = np.concatenate([self.maxes, [self._restored.get(nm, NO_DATA) for nm in new]]).astype(np.int64)
+        restored = [self._restored.get(nm, NO_DATA) for nm in new]
+        self.maxes = np.concatenate([self.maxes, restored]).astype(np.int64)
         since = self.clock() if since is None else since
         self.last_rows = np.concatenate([self.last_rows, np.full(n - old, since)])
 
     # -- elements ---------------------------------------------------------------------------------
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Fold the batch's rows into their splits' maxima; forward it (without split ids), then
-        a watermark if the minimum over live splits advanced."""
+        """Fold the batch's rows into their splits' maxima.
+
+        Forwards the batch (without split ids), then a watermark if the minimum over live splits
+        advanced.
+        """
         self._start()
         n = batch.num_rows
         if n:
@@ -143,6 +152,15 @@ class WatermarkAssignerOperator(Operator):
             self.last_rows[np.bincount(ids, minlength=len(self.names)) > 0] = self.clock()
         out: list[Element] = [batch if batch.splits is None else Batch(batch.table, batch.kinds)]
         return out + self._advance()
+
+    def process_split_status(self, status: SplitStatus) -> list[Element]:
+        """Take the source's splits and finished splits; nothing is forwarded.
+
+        The splits are used from the first batch, the finished ones from the next batch or tick.
+        """
+        self.declared = status.names
+        self.finished = status.finished
+        return []
 
     def on_tick(self) -> list[Element]:
         """Processing time passed: a split may have become idle, releasing the watermark."""
@@ -169,22 +187,22 @@ class WatermarkAssignerOperator(Operator):
         live = np.ones(len(self.names), dtype=bool)
         if self.idle_timeout_ms > 0:
             live &= self.clock() - self.last_rows < self.idle_timeout_ms
-        done = self.source.finished_splits() if self.source is not None else ()
-        for i in done:
+        for i in self.finished:
             if i < len(live):
                 live[i] = False
         return live
 
     def combined(self) -> int | None:
-        """The minimum of the live splits' maxima (every split idle: of those with rows); None
-        while a live split has no row yet, or no split has any."""
+        """The minimum of the live splits' maxima (every split idle: of those with rows).
+
+        None while a live split has no row yet, or no split has any.
+        """
         live = self.live_splits()
         if not live.any():
             live = self.maxes != NO_DATA
-            if self.source is not None:
-                for i in self.source.finished_splits():
-                    if i < len(live):
-                        live[i] = False
+            for i in self.finished:
+                if i < len(live):
+                    live[i] = False
             if not live.any():
                 return None
         low = int(self.maxes[live].min())
