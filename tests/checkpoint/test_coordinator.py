@@ -196,6 +196,18 @@ def test_the_last_acknowledgement_snapshots_the_state_into_the_checkpoint_folder
     assert done.size_bytes == 123
 
 
+def test_a_repeated_acknowledgement_reaches_the_state_once(storage, committer):
+    state = FakeState(5)
+    coord = make(storage, committer, tasks=("a", "b"), state=state)
+    n = coord.trigger()
+    coord.acknowledge(n, "a")
+    coord.acknowledge(n, "a")
+    coord.acknowledge(n, "b")
+    coord.acknowledge(n, "b")  # after the snapshot: must not snapshot again
+    assert state.barriers == ["a", "b"]
+    assert coord.maybe_complete().state_bytes == {"state": 5}
+
+
 def test_positions_of_the_pending_checkpoint_are_recorded(storage, committer):
     coord = make(storage, committer, tasks=("a",))
     coord.record_position(1, "src", {"0": 5})  # nothing pending: dropped
