@@ -1,0 +1,81 @@
+"""Generate docs/functions.md from the scalar function registry.
+
+Usage: ``python scripts/functions_doc.py`` (rewrites docs/functions.md);
+``tests/functions/test_docs.py`` fails when the committed file is not what this writes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "functions.md"
+
+HEADER = """# Built-in scalar functions
+
+Generated from the registry (`streamsql/functions/scalars/`) by `scripts/functions_doc.py`; do
+not edit by hand (`tests/functions/test_docs.py` checks it is current).
+
+Every scalar call is resolved through the registry at planning time. A function that is not in
+it, or a call whose arguments no signature accepts, is refused at the call's position in Flink's
+words: `No match found for function signature F(<NUMERIC>, <CHARACTER>)` (better refused than
+wrong). Operators (`+ - * / %`, comparisons, `AND`/`OR`/`NOT`, `CASE`, `CAST`, `IS [NOT] NULL`,
+`IS [NOT] DISTINCT FROM`, `LIKE`, `BETWEEN`, `IN (...)`, `||`) are compiled directly; integer
+division truncates, DECIMAL division is exact with Flink's precision and scale, DECIMAL results
+carry Flink's types, and `CAST` of a fraction to an integer truncates.
+
+## Conformance with Apache Flink
+
+`tests/functions/cases.py` lists expression cases (ordinary values and edges: NULL, empty
+strings, negative and zero lengths, leap days, month ends, non-ASCII text, out-of-range
+arguments). `scripts/flink_oracle.py` evaluates them in Apache Flink 2.3 (PyFlink's local
+mini-cluster; one batch job for all cases, session time zone UTC) and writes each value and
+result type to `tests/functions/flink_expected.json`; `tests/functions/test_conformance.py` runs
+the same cases through a real StreamSQL job and compares both. To regenerate the expectations:
+
+    python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
+    /work/flinkvenv/bin/python scripts/flink_oracle.py
+
+Types are compared without NOT NULL (StreamSQL does not track nullability of expressions yet),
+CHAR(n)/VARCHAR(n) as STRING, and TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried in
+milliseconds) or TIMESTAMP(6).
+
+## General differences
+
+- Regular expressions (REGEXP_REPLACE, REGEXP_EXTRACT) run on RE2, not Java's engine:
+  look-around and back-references are not available.
+- Date/time format patterns are Java's, translated to strftime at planning time; the pattern
+  must be a literal, and a pattern letter without a translation is refused.
+- The session time zone is UTC (`table.local-time-zone` is not read yet).
+- Integer overflow fails the job (Flink wraps around silently).
+
+"""
+
+
+def render() -> str:
+    """The Markdown text of docs/functions.md."""
+    sys.path.insert(0, str(ROOT))
+    from streamsql.functions.scalars import REGISTRY
+    from streamsql.functions.scalars.calls import FLINK_NOT_YET
+
+    entries = list({id(f): f for f in REGISTRY.values()}.values())
+    out = [HEADER, f"## Supported ({len(entries)} functions, {len(REGISTRY)} names)\n"]
+    for group in ("string", "conditional", "arithmetic", "temporal", "hash"):
+        out.append(f"\n### {group.capitalize()}\n")
+        out.append("| function | signatures | NULL behaviour | deterministic | differences from Flink |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for f in sorted((e for e in entries if e.group == group), key=lambda e: e.names[0]):
+            names = ", ".join(f"`{n}`" for n in f.names)
+            sigs = ", ".join(f"`{s}`" for s in f.signature_list())
+            out.append(f"| {names} | {sigs} | {f.nulls} | {'yes' if f.deterministic else 'no'} | "
+                       f"{f.differences or '—'} |")
+    out.append("\n## Not supported yet\n")
+    out.append("Flink built-ins refused with `Function F is not supported yet (...)`:\n")
+    out.append(", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) + "\n")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    DOC.write_text(render())
+    print(f"wrote {DOC}")

@@ -1,0 +1,123 @@
+"""Arithmetic functions: ABS, MOD, POWER, SQRT, LN, LOG10, EXP, ROUND, TRUNCATE, FLOOR, CEIL, SIGN.
+
+Result types are Flink's: the argument's type for ABS/SIGN/ROUND/TRUNCATE/FLOOR/CEIL of integers
+and doubles, a narrowed DECIMAL for ROUND/TRUNCATE/FLOOR/CEIL of a DECIMAL (see
+:func:`_round_type`), DOUBLE for the transcendental functions. ``FLOOR(t TO unit)`` and
+``CEIL(t TO unit)`` share the names and are built by :mod:`.temporal`.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars import temporal
+from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, same_as, scalar, template
+from streamsql.functions.scalars.typerules import arithmetic as arithmetic_type
+from streamsql.functions.scalars.typerules import as_decimal
+
+N, INTEGER = "NUMERIC", "INTEGER"
+DOUBLE = fixed("DOUBLE")
+
+
+scalar("ABS", group="arithmetic", sig=((N,),), result=same_as(0))(duckdb_call("abs"))
+
+
+def _mod_type(c: Call) -> SqlType | None:
+    return arithmetic_type("%", c.args[0].type, c.args[1].type)
+
+
+@scalar("MOD", group="arithmetic", sig=((N, N),), result=_mod_type)
+def mod(c: Call) -> exp.Expression:
+    """The remainder, with the sign of the dividend (Java's %); of the divisor's type."""
+    return template("{0} % {1}", *c.args)
+
+
+def _double(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """The DOUBLE function over DOUBLE arguments (NaN or an infinity where Java gives one)."""
+        return template(f"{fn}(" + ", ".join(f"CAST({a.text} AS DOUBLE)" for a in c.args) + ")")
+
+    return build
+
+
+scalar("POWER", "POW", group="arithmetic", sig=((N, N),), result=DOUBLE)(_double("pow"))
+scalar("SQRT", group="arithmetic", sig=((N,),), result=DOUBLE)(_double("sqrt"))
+scalar("EXP", group="arithmetic", sig=((N,),), result=DOUBLE)(_double("exp"))
+
+
+def _log(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """Java's logarithm: -Infinity at 0 and NaN below (DuckDB fails the query on both)."""
+        return template(f"CASE WHEN CAST({{0}} AS DOUBLE) > 0 THEN {fn}(CAST({{0}} AS DOUBLE)) "
+                        "WHEN CAST({0} AS DOUBLE) = 0 THEN CAST('-Infinity' AS DOUBLE) "
+                        "WHEN CAST({0} AS DOUBLE) < 0 THEN CAST('NaN' AS DOUBLE) END", *c.args)
+
+    return build
+
+
+scalar("LN", group="arithmetic", sig=((N,),), result=DOUBLE)(_log("ln"))
+scalar("LOG10", group="arithmetic", sig=((N,),), result=DOUBLE)(_log("log10"))
+
+
+def _round_type(c: Call) -> SqlType | None:
+    """Flink's ROUND/TRUNCATE result type.
+
+    A DECIMAL(p, s) rounded to r digits is DECIMAL(1 + p - s + r, r) for 0 <= r < s,
+    DECIMAL(1 + p - s, 0) for r < 0, unchanged for r >= s; other types are unchanged.
+    """
+    t = c.args[0].type
+    if t is None or t.name != "DECIMAL":
+        return same_as(0)(c)
+    r = c.literal(1, "the number of digits") if len(c.args) == 2 else 0
+    p, s = as_decimal(t)
+    if r is None or r >= s:
+        return SqlType("DECIMAL", p, s)
+    if r < 0:
+        return SqlType("DECIMAL", min(38, 1 + p - s), 0)
+    return SqlType("DECIMAL", 1 + p - s + r, r)
+
+
+def _rounding(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """Rounded half away from zero (ROUND) or truncated toward zero (TRUNCATE) to r digits."""
+        if len(c.args) == 1:
+            return template(f"{fn}({{0}})", *c.args)
+        return template(f"{fn}({{0}}, {{1}})", *c.args)
+
+    return build
+
+
+scalar("ROUND", group="arithmetic", sig=((N,), (N, INTEGER)), result=_round_type,
+       differences="A DOUBLE is rounded in binary (ROUND(1.005, 2) = 1.0); Flink rounds its decimal "
+                   "text (1.01).")(_rounding("round"))
+scalar("TRUNCATE", group="arithmetic", sig=((N,), (N, INTEGER)), result=_round_type)(_rounding("trunc"))
+
+
+def _floor_ceil_type(c: Call) -> SqlType | None:
+    t = c.args[0].type
+    if c.unit is not None or t is None or t.name != "DECIMAL":
+        return same_as(0)(c)
+    p, s = as_decimal(t)
+    return SqlType("DECIMAL", p - s + 1 if s else p, 0)
+
+
+def _floor_ceil(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """FLOOR/CEIL of a number, or of a date/timestamp TO a unit (see :mod:`.temporal`)."""
+        if c.unit is not None:
+            return temporal.floor_ceil_to(c, fn)
+        if c.args[0].type is not None and not c.args[0].type.is_numeric:
+            msg = f"{c.name} of a {c.args[0].type} needs TO <unit>"
+            raise c.fail(msg)
+        return template(f"{fn}({{0}})", *c.args)
+
+    return build
+
+
+scalar("FLOOR", group="arithmetic", sig=((N,), ("DATETIME",)), result=_floor_ceil_type)(_floor_ceil("floor"))
+scalar("CEIL", "CEILING", group="arithmetic", sig=((N,), ("DATETIME",)),
+       result=_floor_ceil_type)(_floor_ceil("ceil"))
+
+
+scalar("SIGN", group="arithmetic", sig=((N,),), result=same_as(0))(duckdb_call("sign"))

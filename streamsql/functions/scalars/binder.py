@@ -1,0 +1,139 @@
+"""Bind an expression's calls to the registry and compile it to one DuckDB expression.
+
+The binder walks a resolved sqlglot expression (its columns already replaced by the input's
+columns, each carrying its SQL type in ``meta["sql_type"]``) children first, infers each node's
+Flink type, and:
+
+- a function call (any ``exp.Func`` that is not an operator or an aggregate) is looked up in
+  :data:`~streamsql.functions.scalars.registry.REGISTRY` by its name as written; an unknown
+  name or arguments no signature accepts raise :class:`FunctionError` in Flink's words
+  (``No match found for function signature F(<NUMERIC>, <CHARACTER>)``); otherwise the entry's
+  ``build`` gives its DuckDB expression, cast to Flink's result type;
+- an operator (+ - * / %, comparisons, AND/OR/NOT, CASE, CAST, IS [NOT] NULL/DISTINCT FROM,
+  LIKE, BETWEEN, IN, ||) stays as it is, except where Flink's arithmetic differs from DuckDB's
+  (see :mod:`.operators`: integer division, exact DECIMAL division, DECIMAL result types,
+  CAST to an integer truncating).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars import calls, operators
+from streamsql.functions.scalars.registry import (
+    NULL,
+    REGISTRY,
+    TYPE,
+    Arg,
+    Call,
+    FunctionError,
+    family_name,
+    type_of,
+)
+from streamsql.functions.scalars.typerules import common_type
+
+_BOOLEAN = SqlType("BOOLEAN")
+_PREDICATES = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
+               exp.Like, exp.ILike, exp.Between, exp.In, exp.NullSafeEQ, exp.NullSafeNEQ, exp.SimilarTo,
+               exp.Boolean, exp.Exists)
+_OPERATOR_FUNCS = (exp.Cast, exp.TryCast, exp.Case)
+
+
+def bind(node: exp.Expression) -> exp.Expression:
+    """The DuckDB expression for a resolved expression (a new tree; ``node`` is not changed).
+
+    Raises:
+        FunctionError: an unknown function, a call no signature accepts, or an argument the
+            function needs as a literal; ``.node`` is the call.
+    """
+    return _visit(node.copy())
+
+
+def _visit(n: exp.Expression) -> exp.Expression:
+    for key, value in list(n.args.items()):
+        if isinstance(value, exp.Expression):
+            n.set(key, _visit(value))
+        elif isinstance(value, list):
+            n.set(key, [_visit(v) if isinstance(v, exp.Expression) else v for v in value])
+    if _is_call(n):
+        out, t = _call(n)
+    else:
+        out, t = operators.compile_operator(n, _operator_type(n))
+    out.meta[TYPE] = t
+    return out
+
+
+def _is_call(n: exp.Expression) -> bool:
+    if not isinstance(n, exp.Func) or isinstance(n, (*_OPERATOR_FUNCS, exp.Connector, exp.AggFunc)):
+        return False
+    return not (isinstance(n, exp.If) and n.arg_key == "ifs")  # a CASE branch, not IF()
+
+
+def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
+    name, args, unit = calls.arguments(n)
+    typed = [Arg(a, type_of(a)) for a in args]
+    fn = REGISTRY.get(name)
+    types = [a.type for a in typed]
+    if fn is None or not fn.accepts(types):
+        sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"
+        msg = f"No match found for function signature {sig}"
+        if fn is not None:
+            msg += f"; supported: {fn.signature_text()}"
+        elif name in calls.FLINK_NOT_YET:
+            msg = f"Function {name} is not supported yet ({msg})"
+        raise FunctionError(msg, n)
+    call = Call(name, typed, n, unit)
+    result = fn.result(call)
+    out = fn.build(call)
+    if fn.cast and result is not None:
+        out = exp.Cast(this=out, to=exp.DataType.build(result.duckdb(), dialect="duckdb"))
+    return out, result
+
+
+def _operator_type(n: exp.Expression) -> SqlType | None:
+    if isinstance(n, exp.Column):
+        return n.meta.get("sql_type")
+    if isinstance(n, _PREDICATES):
+        return _BOOLEAN
+    if isinstance(n, exp.Null):
+        return NULL
+    if isinstance(n, exp.Literal):
+        return _literal_type(n)
+    if isinstance(n, (exp.Paren, exp.Neg)):
+        return type_of(n.this)
+    if isinstance(n, (exp.Cast, exp.TryCast)):
+        return _cast_type(n)
+    if isinstance(n, exp.DPipe):
+        return SqlType("STRING")
+    if isinstance(n, exp.Case):
+        return common_type([type_of(i.args["true"]) for i in n.args.get("ifs") or []]
+                           + ([type_of(n.args["default"])] if n.args.get("default") else []))
+    return operators.binary_type(n)
+
+
+def _literal_type(n: exp.Literal) -> SqlType:
+    if n.is_string:
+        return SqlType("STRING")
+    text = n.this.lower()
+    if "e" in text:
+        return SqlType("DOUBLE")
+    if "." in text:
+        whole, frac = text.split(".", 1)
+        digits = len(whole.lstrip("-").lstrip("0")) + len(frac)
+        return SqlType("DECIMAL", max(digits, len(frac), 1), len(frac))
+    v = int(text)
+    return SqlType("INT") if -2**31 <= v < 2**31 else SqlType("BIGINT")
+
+
+def _cast_type(n: exp.Cast) -> SqlType | None:
+    try:
+        t = SqlType.parse(n.to.sql())
+    except SqlError:
+        return None
+    if t.name == "TIMESTAMP" and not n.to.expressions and isinstance(n.this, exp.Literal):
+        # TIMESTAMP '... .123' is TIMESTAMP(3) in Flink: the literal's fraction digits.
+        frac = n.this.this.partition(".")[2] if "." in n.this.this else ""
+        return SqlType("TIMESTAMP", len(frac))
+    return t

@@ -1,0 +1,57 @@
+"""Conditional functions: COALESCE, NULLIF, IF, GREATEST, LEAST.
+
+CASE and IS [NOT] DISTINCT FROM are operators, compiled as they are.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.functions.scalars.registry import Call, scalar, template
+from streamsql.functions.scalars.typerules import common_type
+
+
+def _common(c: Call):
+    return common_type([a.type for a in c.args])
+
+
+def _common_after_first(c: Call):
+    return common_type([a.type for a in c.args[1:]])
+
+
+def _list(c: Call, start: int = 0) -> str:
+    return ", ".join("{%d}" % i for i in range(start, len(c.args)))
+
+
+@scalar("COALESCE", "IFNULL", group="conditional", sig=(("ANY", "ANY..."),), result=_common,
+        nulls="the first non-NULL argument; NULL if all are NULL")
+def coalesce(c: Call) -> exp.Expression:
+    """The first argument that is not NULL."""
+    return template(f"coalesce({_list(c)})", *c.args)
+
+
+@scalar("NULLIF", group="conditional", sig=(("ANY", "ANY"),), result=lambda c: common_type([c.args[0].type]),
+        nulls="NULL if the arguments are equal, else the first")
+def nullif(c: Call) -> exp.Expression:
+    """NULL when both are equal, else the first."""
+    return template("nullif({0}, {1})", *c.args)
+
+
+@scalar("IF", group="conditional", sig=(("BOOLEAN", "ANY", "ANY"),), result=_common_after_first,
+        nulls="a NULL condition takes the ELSE value")
+def if_(c: Call) -> exp.Expression:
+    """``CASE WHEN c THEN a ELSE b END``."""
+    return template("CASE WHEN {0} THEN {1} ELSE {2} END", *c.args)
+
+
+def _extreme(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """NULL if any argument is NULL (DuckDB's greatest/least skip NULLs)."""
+        nulls = " OR ".join("{%d} IS NULL" % i for i in range(len(c.args)))
+        return template(f"CASE WHEN {nulls} THEN NULL ELSE {fn}({_list(c)}) END", *c.args)
+
+    return build
+
+
+scalar("GREATEST", group="conditional", sig=(("ANY", "ANY..."),), result=_common)(_extreme("greatest"))
+scalar("LEAST", group="conditional", sig=(("ANY", "ANY..."),), result=_common)(_extreme("least"))

@@ -1,0 +1,84 @@
+"""Operators whose Flink semantics differ from DuckDB's, and the types of arithmetic.
+
+============================ ===========================================================
+Flink                        DuckDB spelling (why)
+============================ ===========================================================
+INT / INT                    ``a // b`` (Flink divides integers as integers, truncating toward
+                             zero; DuckDB's ``/`` gives a DOUBLE)
+DECIMAL / DECIMAL (or INT)   exact: the unscaled values are divided as HUGEINTs and rounded
+                             HALF_UP to Flink's result scale (DuckDB divides DECIMALs in DOUBLE)
+DECIMAL + - * %              cast to Flink's result precision and scale (see :mod:`.typerules`)
+INT % INT                    the type of the right operand (Flink's MOD)
+CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward zero; DuckDB rounds)
+============================ ===========================================================
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars.registry import Arg, template, type_of
+from streamsql.functions.scalars.typerules import arithmetic, as_decimal
+
+_OPS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
+                  exp.DataType.Type.BIGINT}
+_FRACTIONAL = ("DECIMAL", "DOUBLE", "FLOAT")
+
+
+def binary_type(n: exp.Expression) -> SqlType | None:
+    """The Flink type of an arithmetic operator node (None for anything else)."""
+    op = _OPS.get(type(n))
+    if op is None:
+        return None
+    return arithmetic(op, type_of(n.this), type_of(n.expression))
+
+
+def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
+    """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
+    if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
+        inner = type_of(n.this)
+        if inner is not None and inner.name in _FRACTIONAL:
+            n.set("this", exp.func("trunc", n.this))
+        return n, t
+    op = _OPS.get(type(n))
+    if op is None or t is None or not t.is_numeric:
+        return n, t
+    lt, rt = type_of(n.this), type_of(n.expression)
+    if lt is None or rt is None or not (lt.is_numeric and rt.is_numeric):
+        return n, t
+    if op == "/" and t.name != "DECIMAL":
+        return (exp.IntDiv(this=n.this, expression=n.expression), t) if t.name in _INT_NAMES else (n, t)
+    if op == "/":
+        return _decimal_division(Arg(n.this, lt), Arg(n.expression, rt), t), t
+    if t.name == "DECIMAL" or (op == "%" and t.name != lt.name):
+        return exp.Cast(this=n, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
+    return n, t
+
+
+_INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _unscaled(a: Arg) -> tuple[str, int]:
+    """DuckDB SQL of the unscaled HUGEINT value of a DECIMAL or integer argument, and its scale."""
+    _, s = as_decimal(a.type)
+    if s == 0:
+        return f"CAST({a.text} AS HUGEINT)", 0
+    return f"CAST({a.text} * {10 ** s} AS HUGEINT)", s
+
+
+def _decimal_division(a: Arg, b: Arg, t: SqlType) -> exp.Expression:
+    """``a / b`` exactly, rounded HALF_UP to ``t``'s scale (Flink's DECIMAL division)."""
+    num, s1 = _unscaled(a)
+    den, s2 = _unscaled(b)
+    k = t.scale - s1 + s2  # num / den * 10^k is the result's unscaled value
+    if k > 0:
+        num = f"({num} * CAST('{10 ** k}' AS HUGEINT))"
+    elif k < 0:
+        den = f"({den} * CAST('{10 ** -k}' AS HUGEINT))"
+    q = f"({num} // {den})"
+    r = f"({num} % {den})"
+    rounded = f"({q} + CASE WHEN 2 * abs({r}) >= abs({den}) THEN sign({num}) * sign({den}) ELSE 0 END)"
+    unit = "0." + "0" * (t.scale - 1) + "1" if t.scale else "1"
+    return template(f"CAST(CAST({rounded} AS DECIMAL(38, 0)) * {unit} AS {t.duckdb()})")

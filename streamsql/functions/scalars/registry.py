@@ -1,0 +1,275 @@
+"""The scalar function registry: one entry per Flink built-in, and the rules that match a call.
+
+An entry (:class:`ScalarFunction`) holds the function's names, its argument type rules (the
+signatures: one family per argument, see :data:`FAMILIES`), Flink's result type, its NULL
+behaviour and determinism (documentation, listed in docs/functions.md), and ``build``: the
+DuckDB expression that computes it over a whole batch, made from the compiled arguments.
+
+Types are :class:`~streamsql.core.types.SqlType` values; ``None`` is a type the binder could not
+infer (it matches every family, so an untyped argument is never refused for its type), and
+:data:`NULL` the type of an untyped ``NULL`` literal (it matches every family, as in Flink).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+
+NULL = SqlType("NULL")
+"""The type of an untyped NULL literal."""
+
+INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "STRING": ("STRING",),
+    "INTEGER": INTEGERS,
+    "NUMERIC": (*INTEGERS, "FLOAT", "DOUBLE", "DECIMAL"),
+    "BOOLEAN": ("BOOLEAN",),
+    "DATE": ("DATE",),
+    "TIMESTAMP": ("TIMESTAMP", "TIMESTAMP_LTZ"),
+    "DATETIME": ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"),
+    "BYTES": ("BYTES",),
+}
+"""Argument families of the signatures ('ANY' matches every type)."""
+
+_CALCITE_FAMILY = {"STRING": "CHARACTER", "BOOLEAN": "BOOLEAN", "DATE": "DATE", "TIMESTAMP": "TIMESTAMP",
+                   "TIMESTAMP_LTZ": "TIMESTAMP", "BYTES": "BINARY", "NULL": "NULL"}
+
+
+def family_name(t: SqlType | None) -> str:
+    """How Flink (Calcite) names a type's family in 'No match found for function signature'."""
+    if t is None:
+        return "ANY"
+    if t.is_numeric:
+        return "NUMERIC"
+    return _CALCITE_FAMILY.get(t.name, t.name)
+
+
+def _calcite(family: str) -> str:
+    base = family.removesuffix("...")
+    return ("CHARACTER" if base == "STRING" else base) + ("..." if family.endswith("...") else "")
+
+
+def matches(family: str, t: SqlType | None) -> bool:
+    """Whether an argument of type ``t`` fits ``family``."""
+    return t is None or t == NULL or t.name == "NULL" or family == "ANY" or t.name in FAMILIES[family]
+
+
+class FunctionError(Exception):
+    """A call that cannot be planned; ``node`` is where (the planner positions the error)."""
+
+    def __init__(self, message: str, node: exp.Expression):
+        super().__init__(message)
+        self.message = message
+        self.node = node
+
+
+@dataclass
+class Arg:
+    """One compiled argument of a call.
+
+    Attributes:
+        sql: the DuckDB expression computing it.
+        type: its Flink type (None: unknown; :data:`NULL`: an untyped NULL).
+    """
+
+    sql: exp.Expression
+    type: SqlType | None
+
+    @property
+    def is_literal(self) -> bool:
+        """True for a constant: a literal, a negated literal or a (typed) NULL."""
+        return _literal(self.sql) is not _NOT_LITERAL
+
+    def value(self):
+        """The constant's Python value (None for NULL).
+
+        Raises:
+            ValueError: when the argument is not a constant.
+        """
+        v = _literal(self.sql)
+        if v is _NOT_LITERAL:
+            msg = "not a literal"
+            raise ValueError(msg)
+        return v
+
+    @property
+    def text(self) -> str:
+        """The DuckDB SQL of the argument, parenthesized (safe inside any template)."""
+        return f"({self.sql.sql(dialect='duckdb')})"
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(node: exp.Expression):
+    if isinstance(node, exp.Paren):
+        return _literal(node.this)
+    if isinstance(node, exp.Null) or (isinstance(node, exp.Cast) and isinstance(node.this, exp.Null)):
+        return None
+    if isinstance(node, exp.Neg):
+        v = _literal(node.this)
+        return -v if isinstance(v, (int, float)) else _NOT_LITERAL
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = node.this
+        return int(text) if text.lstrip("-").isdigit() else float(text)
+    return _NOT_LITERAL
+
+
+@dataclass
+class Call:
+    """A call being compiled: its name as written, its arguments and its keyword.
+
+    ``unit`` is the time unit of EXTRACT/TIMESTAMPDIFF/TIMESTAMPADD/FLOOR TO/CEIL TO, or the
+    side (BOTH/LEADING/TRAILING) of TRIM.
+    """
+
+    name: str
+    args: list[Arg]
+    node: exp.Expression
+    unit: str | None = None
+
+    def fail(self, message: str) -> FunctionError:
+        """A planning error positioned at this call."""
+        return FunctionError(message, self.node)
+
+    def literal(self, i: int, what: str):
+        """The constant value of argument ``i``.
+
+        Raises:
+            FunctionError: when it is not a literal (``what`` names it in the message).
+        """
+        if not self.args[i].is_literal:
+            msg = f"{self.name}: {what} must be a literal"
+            raise self.fail(msg)
+        return self.args[i].value()
+
+
+ResultRule = Callable[[Call], "SqlType | None"]
+
+
+@dataclass(frozen=True)
+class ScalarFunction:
+    """A built-in scalar function.
+
+    Attributes:
+        names: the names it is called by (the first is the one documented).
+        group: the docs group (string, conditional, arithmetic, temporal, hash).
+        signatures: argument families per accepted arity; a last family ending in ``...``
+            repeats (e.g. ``("STRING", "STRING...")``: one or more strings).
+        result: Flink's result type for a call (from the argument types).
+        build: the DuckDB expression for a call (over ``Call.args``).
+        nulls: the NULL behaviour, in words.
+        deterministic: False for functions whose value changes between evaluations.
+        differences: a deliberate difference with Flink, and why ("" when none).
+        cast: cast the built expression to the result type (DuckDB's natural type differs).
+    """
+
+    names: tuple[str, ...]
+    group: str
+    signatures: tuple[tuple[str, ...], ...]
+    result: ResultRule
+    build: Callable[[Call], exp.Expression]
+    nulls: str = "NULL if any argument is NULL"
+    deterministic: bool = True
+    differences: str = ""
+    cast: bool = True
+
+    def accepts(self, types: list[SqlType | None]) -> bool:
+        """Whether some signature fits argument types ``types``."""
+        return any(_fits(sig, types) for sig in self.signatures)
+
+    def signature_list(self) -> list[str]:
+        """The accepted signatures, Flink style: ``LPAD(<CHARACTER>, <INTEGER>, <CHARACTER>)``."""
+        return [f"{self.names[0]}(" + ", ".join(f"<{_calcite(f)}>" for f in sig) + ")"
+                for sig in self.signatures]
+
+    def signature_text(self) -> str:
+        """:meth:`signature_list` as one line."""
+        return ", ".join(self.signature_list())
+
+
+def _fits(sig: tuple[str, ...], types: list[SqlType | None]) -> bool:
+    if sig and sig[-1].endswith("..."):
+        head, rest = sig[:-1], sig[-1][:-3]
+        if len(types) < len(sig):
+            return False
+        return (all(matches(f, t) for f, t in zip(head, types))
+                and all(matches(rest, t) for t in types[len(head):]))
+    return len(sig) == len(types) and all(matches(f, t) for f, t in zip(sig, types))
+
+
+TYPE = "flink_type"
+"""The meta key under which compiled nodes carry their inferred Flink type."""
+
+
+def type_of(node: exp.Expression) -> SqlType | None:
+    """The Flink type the binder inferred for a compiled node (None: unknown)."""
+    return node.meta.get(TYPE)
+
+
+REGISTRY: dict[str, ScalarFunction] = {}
+"""Every registered scalar function by each of its (upper-case) names."""
+
+
+@dataclass
+class _Options:
+    sig: tuple[tuple[str, ...], ...]
+    result: ResultRule
+    extra: dict = field(default_factory=dict)
+
+
+def scalar(*names: str, group: str, sig: tuple[tuple[str, ...], ...], result: ResultRule, **extra):
+    """Register the decorated ``build(call) -> exp.Expression`` as the scalar function ``names``."""
+
+    def register(build: Callable[[Call], exp.Expression]) -> Callable[[Call], exp.Expression]:
+        fn = ScalarFunction(names=names, group=group, signatures=sig, result=result, build=build, **extra)
+        for n in names:
+            REGISTRY[n.upper()] = fn
+        return build
+
+    return register
+
+
+def template(text: str, *args: Arg | str) -> exp.Expression:
+    """A DuckDB expression from ``text`` with ``{0}``, ``{1}`` ... replaced by the arguments.
+
+    The arguments are parenthesized and the result is too, so templates nest safely.
+    """
+    parts = [a.text if isinstance(a, Arg) else a for a in args]
+    return exp.Var(this="(" + text.format(*parts) + ")")
+
+
+def duckdb_call(fn: str) -> Callable[[Call], exp.Expression]:
+    """A ``build`` that calls DuckDB's function ``fn`` with the arguments as they are."""
+
+    def build(c: Call) -> exp.Expression:
+        return template(f"{fn}(" + ", ".join(a.text for a in c.args) + ")")
+
+    return build
+
+
+def sql_string(value: str) -> str:
+    """A DuckDB string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+# -- result type rules ---------------------------------------------------------------------------
+def fixed(name: str, precision: int | None = None) -> ResultRule:
+    """Always the type ``name``."""
+    t = SqlType(name, precision)
+    return lambda call: t
+
+
+def same_as(i: int) -> ResultRule:
+    """The type of argument ``i`` (unknown if that is unknown or an untyped NULL)."""
+    return lambda call: _known(call.args[i].type) if i < len(call.args) else None
+
+
+def _known(t: SqlType | None) -> SqlType | None:
+    return None if t is None or t.name == "NULL" else SqlType(t.name, t.precision, t.scale)

@@ -1,0 +1,193 @@
+"""String functions (Flink's "String Functions"), as DuckDB expressions.
+
+Positions are 1-based and count characters (not bytes), as in Flink. Where DuckDB's function of
+the same name differs, the template says why.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, scalar, template
+
+S, INTEGER = "STRING", "INTEGER"
+STRING = fixed("STRING")
+INT = fixed("INT")
+
+
+@scalar("UPPER", group="string", sig=((S,),), result=STRING,
+        differences="Java upper-cases 'ß' to 'SS' and DuckDB to 'ẞ'; mapped to 'SS' as Java does. Flink "
+                    "truncates the result of a CHAR(n) literal to n characters ('straße' → 'STRASS'); "
+                    "StreamSQL does not.")
+def upper(c: Call) -> exp.Expression:
+    """Upper case (Java's mapping of 'ß' to 'SS')."""
+    return template("replace(upper({0}), 'ẞ', 'SS')", *c.args)
+
+
+_TRIM = {"BOTH": "trim", "LEADING": "ltrim", "TRAILING": "rtrim"}
+
+
+@scalar("TRIM", "LTRIM", "RTRIM", group="string", sig=((S,), (S, S)), result=STRING)
+def trim(c: Call) -> exp.Expression:
+    """Removes any of the characters (default: spaces) from both ends, the start or the end.
+
+    Called as TRIM([BOTH | LEADING | TRAILING] [chars FROM] s), LTRIM(s), RTRIM(s).
+    """
+    fn = _TRIM[c.unit or "BOTH"]
+    if len(c.args) == 1:
+        return template(f"{fn}({{0}}, ' ')", c.args[0])
+    return template(f"{fn}({{0}}, {{1}})", *c.args)
+
+
+@scalar("SUBSTRING", "SUBSTR", group="string", sig=((S, INTEGER), (S, INTEGER, INTEGER)), result=STRING)
+def substring(c: Call) -> exp.Expression:
+    """Flink's SUBSTRING (DuckDB's differs on all four points below).
+
+    Start 0 counts as 1, a negative start counts from the end, a start before the beginning
+    gives '', a negative length gives NULL.
+    """
+    if len(c.args) == 2:
+        return template("CASE WHEN {1} < -length({0}) THEN '' "
+                        "ELSE substring({0}, CASE WHEN {1} = 0 THEN 1 ELSE {1} END) END", *c.args)
+    return template("CASE WHEN {2} < 0 THEN NULL WHEN {1} < -length({0}) THEN '' "
+                    "ELSE substring({0}, CASE WHEN {1} = 0 THEN 1 ELSE {1} END, {2}) END", *c.args)
+
+
+@scalar("REPLACE", group="string", sig=((S, S, S),), result=STRING)
+def replace(c: Call) -> exp.Expression:
+    """Every occurrence replaced.
+
+    An empty search string inserts the replacement between all characters and at both ends,
+    as Java's String.replace.
+    """
+    return template("CASE WHEN {1} = '' THEN regexp_replace({0}, '', replace({2}, '\\', '\\\\'), 'g') "
+                    "ELSE replace({0}, {1}, {2}) END", *c.args)
+
+
+@scalar("CONCAT", group="string", sig=((f"{S}...",),), result=STRING)
+def concat(c: Call) -> exp.Expression:
+    """The strings joined with ``||``: NULL if any is NULL (DuckDB's concat function skips NULLs)."""
+    return template(" || ".join("{%d}" % i for i in range(len(c.args))), *c.args)
+
+
+@scalar("CONCAT_WS", group="string", sig=((S, f"{S}..."),), result=STRING,
+        nulls="NULL if the separator is NULL; NULL strings are skipped")
+def concat_ws(c: Call) -> exp.Expression:
+    """The strings joined by the separator, skipping NULLs."""
+    return template("concat_ws(" + ", ".join("{%d}" % i for i in range(len(c.args))) + ")", *c.args)
+
+
+def _pad(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """Padded (or truncated) to the length.
+
+        NULL for a negative length or an empty pad, as Flink (DuckDB fails the query on the
+        empty pad).
+        """
+        return template(f"CASE WHEN {{1}} < 0 OR {{2}} = '' THEN NULL ELSE {fn}({{0}}, {{1}}, {{2}}) END",
+                        *c.args)
+
+    return build
+
+
+scalar("LPAD", group="string", sig=((S, INTEGER, S),), result=STRING,
+       nulls="NULL if any argument is NULL, the length is negative or the pad is empty")(_pad("lpad"))
+scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING,
+       nulls="NULL if any argument is NULL, the length is negative or the pad is empty")(_pad("rpad"))
+
+
+@scalar("POSITION", "LOCATE", group="string", sig=((S, S), (S, S, INTEGER)), result=INT)
+def locate(c: Call) -> exp.Expression:
+    """1-based position of the first occurrence of sub at or after ``from``, 0 when absent.
+
+    Called as POSITION(sub IN s), LOCATE(sub, s[, from]); a ``from`` below 1 counts as 1.
+    """
+    if len(c.args) == 2:
+        return template("strpos({1}, {0})", *c.args)
+    start = "CASE WHEN {2} < 1 THEN 1 ELSE {2} END"  # greatest() would skip a NULL
+    return template(f"CASE WHEN strpos(substring({{1}}, {start}), {{0}}) = 0 THEN 0 "
+                    f"ELSE strpos(substring({{1}}, {start}), {{0}}) + {start} - 1 END", *c.args)
+
+
+@scalar("INITCAP", group="string", sig=((S,),), result=STRING)
+def initcap(c: Call) -> exp.Expression:
+    """The first letter of each word upper case, the rest lower case.
+
+    Words are runs of letters and digits.
+    """
+    words = "'[\\p{{L}}\\p{{N}}]+|[^\\p{{L}}\\p{{N}}]+'"
+    return template(f"array_to_string(list_transform(regexp_extract_all({{0}}, {words}), "
+                    "lambda w: upper(w[1:1]) || lower(w[2:])), '')", *c.args)
+
+
+@scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
+        differences="Java regular expressions run on RE2 (no look-around or back-references).")
+def regexp_replace(c: Call) -> exp.Expression:
+    """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1')."""
+    return template("regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')", *c.args)
+
+
+@scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
+        nulls="NULL if any argument is NULL, nothing matches or the group does not exist",
+        differences="The pattern and the group index must be literals (DuckDB needs a constant group); "
+                    "Java regular expressions run on RE2.")
+def regexp_extract(c: Call) -> exp.Expression:
+    """Group ``g`` (default 0: the whole match) of the first match of the pattern."""
+    pattern = c.literal(1, "the pattern")
+    group = c.literal(2, "the group index") if len(c.args) == 3 else 0
+    if pattern is None or group is None:
+        return exp.Null()
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as e:
+        msg = f"REGEXP_EXTRACT: invalid regular expression {pattern!r}: {e}"
+        raise c.fail(msg) from None
+    if not 0 <= group <= groups:
+        return exp.Null()
+    return template(f"CASE WHEN regexp_matches({{0}}, {{1}}) THEN regexp_extract({{0}}, {{1}}, {group}) END",
+                    c.args[0], c.args[1])
+
+
+@scalar("SPLIT_INDEX", group="string", sig=((S, S, INTEGER),), result=STRING,
+        nulls="NULL if any argument is NULL, the string is empty or the index is out of range")
+def split_index(c: Call) -> exp.Expression:
+    """Field ``index`` (0-based) of the string split at every occurrence of the separator."""
+    return template("CASE WHEN {0} = '' OR {2} < 0 THEN NULL ELSE string_split({0}, {1})[{2} + 1] END",
+                    *c.args)
+
+
+@scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING)
+def repeat(c: Call) -> exp.Expression:
+    """The string repeated n times ('' for n <= 0)."""
+    return template("CASE WHEN {1} < 0 THEN '' ELSE repeat({0}, {1}) END", *c.args)
+
+
+@scalar("CHR", group="string", sig=((INTEGER,),), result=STRING)
+def chr_(c: Call) -> exp.Expression:
+    """The character with code n modulo 256 ('' for a negative n)."""
+    return template("CASE WHEN {0} < 0 THEN '' ELSE chr(CAST({0} % 256 AS INTEGER)) END", *c.args)
+
+scalar("CHAR_LENGTH", "CHARACTER_LENGTH", group="string", sig=((S,),), result=INT)(duckdb_call("length"))
+
+scalar("LOWER", group="string", sig=((S,),), result=STRING)(duckdb_call("lower"))
+
+scalar("REVERSE", group="string", sig=((S,),), result=STRING)(duckdb_call("reverse"))
+
+scalar("ASCII", group="string", sig=((S,),), result=INT)(duckdb_call("ascii"))
+
+
+def _first_last(fn: str):
+    def build(c: Call) -> exp.Expression:
+        """The first (LEFT) or last (RIGHT) n characters; '' for n <= 0.
+
+        DuckDB's functions drop -n characters instead.
+        """
+        return template(f"CASE WHEN {{1}} <= 0 THEN '' ELSE {fn}({{0}}, {{1}}) END", *c.args)
+
+    return build
+
+
+scalar("LEFT", group="string", sig=((S, INTEGER),), result=STRING)(_first_last("left"))
+scalar("RIGHT", group="string", sig=((S, INTEGER),), result=STRING)(_first_last("right"))

@@ -1,0 +1,225 @@
+"""Temporal functions: EXTRACT and its shorthands, DATE_FORMAT, TIMESTAMPDIFF/ADD, and more.
+
+The others: FLOOR/CEIL(t TO unit), TO_TIMESTAMP, TO_DATE, UNIX_TIMESTAMP, FROM_UNIXTIME.
+
+Flink's semantics that DuckDB does not share:
+
+- DAYOFWEEK and EXTRACT(DOW) count 1 = Sunday .. 7 = Saturday (DuckDB: 0 = Sunday).
+- TIMESTAMPDIFF counts whole elapsed units, truncated toward zero (DuckDB's date_diff counts
+  crossed boundaries: 23:00 → 01:00 is 0 days in Flink, 1 in DuckDB). MONTH, QUARTER and YEAR
+  count whole months: ``a + n months`` (the day clamped to the month's end) must not pass ``b``.
+- Format patterns are Java's (``yyyy-MM-dd HH:mm:ss``), translated to strftime at planning
+  time: the pattern must be a literal, and a pattern letter without a translation is refused.
+- The session time zone is UTC (UNIX_TIMESTAMP, FROM_UNIXTIME).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from streamsql.functions.scalars.registry import Call, fixed, same_as, scalar, sql_string, template
+
+T, D, S, INTEGER, N = "TIMESTAMP", "DATETIME", "STRING", "INTEGER", "NUMERIC"
+BIGINT = fixed("BIGINT")
+
+_PARTS = {"YEAR": "year({0})", "QUARTER": "quarter({0})", "MONTH": "month({0})", "WEEK": "week({0})",
+          "DAY": "day({0})", "DOY": "dayofyear({0})", "DOW": "(dayofweek({0}) + 1)", "HOUR": "hour({0})",
+          "MINUTE": "minute({0})", "SECOND": "second({0})"}
+_TIME_PARTS = ("HOUR", "MINUTE", "SECOND")
+
+
+def _part(c: Call, unit: str) -> exp.Expression:
+    if unit not in _PARTS:
+        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(_PARTS)})"
+        raise c.fail(msg)
+    t = c.args[0].type
+    if unit in _TIME_PARTS and t is not None and t.name == "DATE":
+        msg = f"{c.name}: a DATE has no {unit}"
+        raise c.fail(msg)
+    return template(_PARTS[unit], c.args[0])
+
+
+@scalar("EXTRACT", group="temporal", sig=((D,),), result=BIGINT)
+def extract(c: Call) -> exp.Expression:
+    """A field of a date or timestamp: EXTRACT(unit FROM t).
+
+    Units: YEAR, QUARTER, MONTH, WEEK (ISO), DAY, DOY, DOW (1 = Sunday), HOUR, MINUTE, SECOND.
+    """
+    return _part(c, c.unit or "")
+
+
+def _shorthand(unit: str):
+    def build(c: Call) -> exp.Expression:
+        """EXTRACT(<unit> FROM t)."""
+        return _part(c, unit)
+
+    return build
+
+
+for _name, _unit in (("YEAR", "YEAR"), ("QUARTER", "QUARTER"), ("MONTH", "MONTH"), ("WEEK", "WEEK"),
+                     ("DAYOFMONTH", "DAY"), ("DAYOFYEAR", "DOY"), ("DAYOFWEEK", "DOW"), ("HOUR", "HOUR"),
+                     ("MINUTE", "MINUTE"), ("SECOND", "SECOND")):
+    scalar(_name, group="temporal", sig=((D,),), result=BIGINT)(_shorthand(_unit))
+
+
+# -- Java date/time patterns -----------------------------------------------------------------------
+_JAVA = {("y", 4): "%Y", ("y", 2): "%y", ("y", 1): "%Y", ("M", 1): "%-m", ("M", 2): "%m", ("M", 3): "%b",
+         ("M", 4): "%B", ("d", 1): "%-d", ("d", 2): "%d", ("H", 1): "%-H", ("H", 2): "%H", ("h", 1): "%-I",
+         ("h", 2): "%I", ("m", 1): "%-M", ("m", 2): "%M", ("s", 1): "%-S", ("s", 2): "%S", ("S", 3): "%g",
+         ("S", 6): "%f", ("a", 1): "%p", ("E", 3): "%a", ("E", 4): "%A", ("D", 3): "%j", ("D", 1): "%-j"}
+
+
+def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
+    """The strftime/strptime pattern for a Java DateTimeFormatter pattern.
+
+    Raises:
+        streamsql.functions.scalars.registry.FunctionError: for a pattern letter (or count)
+            without a translation.
+    """
+    out = []
+    for m in re.finditer(r"'([^']*)'|([A-Za-z])\2*|.", java):
+        text = m.group(0)
+        if m.group(1) is not None or text == "''":
+            out.append((m.group(1) or "'").replace("%", "%%"))
+        elif m.group(2):
+            spec = _JAVA.get((text[0], len(text)))
+            if spec is None:
+                msg = f"{c.name}: unsupported pattern letters '{text}' in '{java}'"
+                raise c.fail(msg)
+            out.append(spec.replace("%-", "%") if parsing else spec)
+        else:
+            out.append(text.replace("%", "%%"))
+    return "".join(out)
+
+
+def _pattern(c: Call, i: int, default: str, parsing: bool = False) -> str | None:
+    java = c.literal(i, "the format") if len(c.args) > i else default
+    return None if java is None else sql_string(strftime_pattern(c, java, parsing))
+
+
+@scalar("DATE_FORMAT", group="temporal", sig=((T, S), (S, S)), result=fixed("STRING"),
+        differences="The format must be a literal.")
+def date_format(c: Call) -> exp.Expression:
+    """The timestamp (or a 'yyyy-MM-dd HH:mm:ss' string) formatted with a Java pattern."""
+    fmt = _pattern(c, 1, "")
+    if fmt is None:
+        return exp.Null()
+    ts = c.args[0]
+    value = "try_cast({0} AS TIMESTAMP)" if ts.type is not None and ts.type.name == "STRING" else "{0}"
+    return template(f"strftime({value}, {fmt})", ts)
+
+
+# -- differences, additions, rounding ----------------------------------------------------------------
+_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 604_800_000}
+_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+
+def _ts(text: str) -> str:
+    return f"CAST({text} AS TIMESTAMP)"
+
+
+@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D),), result=fixed("INT"))
+def timestampdiff(c: Call) -> exp.Expression:
+    """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero."""
+    unit = c.unit or ""
+    if unit in _MS:
+        return template(f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')})) // {_MS[unit]}", *c.args)
+    if unit not in _MONTHS:
+        msg = f"TIMESTAMPDIFF: unsupported unit {unit} (supported: {', '.join([*_MS, *_MONTHS])})"
+        raise c.fail(msg)
+    a, b = _ts("{0}"), _ts("{1}")
+    m0 = f"((year({b}) * 12 + month({b})) - (year({a}) * 12 + month({a})))"
+    months = (f"CASE WHEN {b} >= {a} THEN {m0} - CAST({a} + to_months({m0}) > {b} AS INTEGER) "
+              f"ELSE {m0} + CAST({b} + to_months(-{m0}) > {a} AS INTEGER) END")
+    return template(f"({months}) // {_MONTHS[unit]}", *c.args)
+
+
+_ADD = {"SECOND": "to_seconds({0})", "MINUTE": "to_minutes({0})", "HOUR": "to_hours({0})",
+        "DAY": "to_days({0})",
+        "WEEK": "to_weeks({0})", "MONTH": "to_months({0})", "QUARTER": "to_months(3 * {0})",
+        "YEAR": "to_years({0})"}
+_DAY_UNITS = ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+
+
+def _date_unit(c: Call, unit: str, allowed) -> None:
+    t = c.args[-1].type
+    if unit not in allowed:
+        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(allowed)})"
+        raise c.fail(msg)
+    if t is not None and t.name == "DATE" and unit not in _DAY_UNITS:
+        msg = f"{c.name}: unit {unit} of a DATE is not supported yet"
+        raise c.fail(msg)
+
+
+@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D),), result=same_as(1))
+def timestampadd(c: Call) -> exp.Expression:
+    """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end."""
+    unit = c.unit or ""
+    _date_unit(c, unit, tuple(_ADD))
+    return template("{1} + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
+
+
+_TRUNC_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
+
+
+def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
+    """FLOOR(t TO unit) / CEIL(t TO unit): t rounded down / up to a whole unit.
+
+    CEIL keeps a t already on the boundary.
+    """
+    unit = c.unit or ""
+    _date_unit(c, unit, _TRUNC_UNITS)
+    floor = f"date_trunc('{unit.lower()}', {{0}})"
+    if fn == "floor":
+        return template(floor, c.args[0])
+    step = _ADD[unit].format("1")
+    return template(f"CASE WHEN {floor} = {{0}} THEN {{0}} ELSE {floor} + {step} END", c.args[0])
+
+
+@scalar("TO_TIMESTAMP", group="temporal", sig=((S,), (S, S)), result=fixed("TIMESTAMP", 3),
+        nulls="NULL if any argument is NULL or the string does not parse",
+        differences="The format must be a literal.")
+def to_timestamp(c: Call) -> exp.Expression:
+    """The string parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss')."""
+    fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss", parsing=True)
+    return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
+
+
+@scalar("TO_DATE", group="temporal", sig=((S,), (S, S)), result=fixed("DATE"),
+        nulls="NULL if any argument is NULL or the string does not parse",
+        differences="The format must be a literal.")
+def to_date(c: Call) -> exp.Expression:
+    """The string parsed with a Java pattern (default 'yyyy-MM-dd')."""
+    fmt = _pattern(c, 1, "yyyy-MM-dd", parsing=True)
+    return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
+
+
+@scalar("UNIX_TIMESTAMP", group="temporal", sig=((), (S,), (S, S)), result=BIGINT, deterministic=False,
+        nulls="NULL if any argument is NULL or the string does not parse",
+        differences="The format must be a literal; UNIX_TIMESTAMP() is the time the batch is evaluated.")
+def unix_timestamp(c: Call) -> exp.Expression:
+    """Seconds since 1970-01-01 00:00:00 UTC of now, or of a string.
+
+    The string is parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session
+    time zone (UTC).
+    """
+    if not c.args:
+        return template("epoch(current_timestamp)")
+    fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss", parsing=True)
+    return exp.Null() if fmt is None else template(f"floor(epoch(try_strptime({{0}}, {fmt})))", c.args[0])
+
+
+@scalar("FROM_UNIXTIME", group="temporal", sig=((N,), (N, S)), result=fixed("STRING"),
+        differences="The format must be a literal.")
+def from_unixtime(c: Call) -> exp.Expression:
+    """Seconds since the epoch, formatted.
+
+    With a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone (UTC).
+    """
+    fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss")
+    if fmt is None:
+        return exp.Null()
+    return template(f"strftime(make_timestamp(CAST({{0}} AS BIGINT) * 1000000), {fmt})", c.args[0])
+

@@ -1,0 +1,99 @@
+"""Flink's type derivation rules: arithmetic result types and the common type of several values.
+
+The common type serves CASE, COALESCE, GREATEST...
+
+The DECIMAL rules are Flink's ``LogicalTypeMerging`` (precision capped at 38, keeping at least 6
+fraction digits when a division or product has to be narrowed):
+
+============ ====================================================== ======================
+operation    precision                                              scale
+============ ====================================================== ======================
+a + b, a - b max(p1 - s1, p2 - s2) + max(s1, s2) + 1                max(s1, s2)
+a * b        p1 + p2 + 1                                            s1 + s2
+a / b        p1 - s1 + s2 + max(6, s1 + p2 + 1)                     max(6, s1 + p2 + 1)
+MOD(a, b)    min(p1 - s1, p2 - s2) + max(s1, s2)                    max(s1, s2)
+============ ====================================================== ======================
+
+An integer operand counts as DECIMAL(3/5/10/19, 0) (TINYINT/SMALLINT/INT/BIGINT); any FLOAT
+or DOUBLE operand makes the result DOUBLE; two integers give the wider integer (a division too:
+Flink divides integers as integers).
+"""
+
+from __future__ import annotations
+
+from streamsql.core.types import SqlType
+
+_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+_INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
+MAX_PRECISION = 38
+
+
+def is_null(t: SqlType | None) -> bool:
+    """True for the type of an untyped NULL literal."""
+    return t is not None and t.name == "NULL"
+
+
+def as_decimal(t: SqlType) -> tuple[int, int]:
+    """(precision, scale) of a DECIMAL or integer type."""
+    if t.name == "DECIMAL":
+        return t.precision or 10, t.scale or 0
+    return _INT_DIGITS[t.name], 0
+
+
+def _adjust(p: int, s: int) -> SqlType:
+    if p <= MAX_PRECISION:
+        return SqlType("DECIMAL", p, s)
+    digits = p - s
+    return SqlType("DECIMAL", MAX_PRECISION, max(MAX_PRECISION - digits, min(s, 6)))
+
+
+def arithmetic(op: str, a: SqlType | None, b: SqlType | None) -> SqlType | None:
+    """The Flink type of ``a op b`` for op in ``+ - * / %`` (None when it cannot be told)."""
+    if a is None or b is None:
+        return None
+    if is_null(a) or is_null(b):
+        return None if is_null(a) and is_null(b) else (b if is_null(a) else a)
+    if not (a.is_numeric and b.is_numeric):
+        return a if op in "+-" and not a.is_numeric else (b if op == "+" and not b.is_numeric else None)
+    if a.name in ("FLOAT", "DOUBLE") or b.name in ("FLOAT", "DOUBLE"):
+        return SqlType("DOUBLE")
+    if a.name in _INT_RANK and b.name in _INT_RANK:
+        if op == "%":
+            return SqlType(b.name)
+        return SqlType(a.name if _INT_RANK[a.name] >= _INT_RANK[b.name] else b.name)
+    (p1, s1), (p2, s2) = as_decimal(a), as_decimal(b)
+    if op in "+-":
+        s = max(s1, s2)
+        return _adjust(max(p1 - s1, p2 - s2) + s + 1, s)
+    if op == "*":
+        return _adjust(p1 + p2 + 1, s1 + s2)
+    if op == "/":
+        s = max(6, s1 + p2 + 1)
+        return _adjust(p1 - s1 + s2 + s, s)
+    s = max(s1, s2)
+    return _adjust(min(p1 - s1, p2 - s2) + s, s)
+
+
+def common_type(types: list[SqlType | None]) -> SqlType | None:
+    """The type several values are brought to (CASE branches, COALESCE, GREATEST...).
+
+    Numbers widen (integers → DECIMAL → DOUBLE); strings stay STRING; timestamps take the
+    largest precision; untyped NULLs are skipped. None when a type is unknown or they differ.
+    """
+    known = [t for t in types if not is_null(t)]
+    if not known or any(t is None for t in known):
+        return None
+    first = known[0]
+    if all(t.name == first.name for t in known) and first.name != "DECIMAL":
+        if first.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            return SqlType(first.name, max(t.precision or 0 for t in known))
+        return SqlType(first.name)
+    if not all(t.is_numeric for t in known):
+        return None
+    if any(t.name in ("FLOAT", "DOUBLE") for t in known):
+        return SqlType("DOUBLE")
+    if all(t.name in _INT_RANK for t in known):
+        return SqlType(max((t.name for t in known), key=_INT_RANK.__getitem__))
+    decs = [as_decimal(t) for t in known]
+    s = max(sc for _, sc in decs)
+    return _adjust(max(p - sc for p, sc in decs) + s, s)

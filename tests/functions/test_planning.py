@@ -1,0 +1,72 @@
+"""Function calls the registry refuses, at the call's position in Flink's words; and the fixed
+silent wrong answers over columns of a multi-row batch (not only over literals)."""
+
+from __future__ import annotations
+
+import decimal
+import hashlib
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError
+
+ROWS = [
+    '{"s": "foothebar", "n": -1, "ts": "2024-01-01 23:00:00", "ts2": "2024-01-02 01:00:00", '
+    '"a": 10.00, "b": 3.00}',
+    '{"s": "x", "n": 3, "ts": "2024-03-03 00:00:00", "ts2": "2024-03-31 00:00:00", "a": 1.00, "b": 8.00}',
+    '{"s": null, "n": null, "ts": null, "ts2": null, "a": null, "b": null}',
+]
+
+
+@pytest.fixture
+def env(tmp_path):
+    (tmp_path / "t.json").write_text("\n".join(ROWS) + "\n")
+    with StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                            "execution.checkpointing.dir": str(tmp_path / "cp")}) as e:
+        e.execute_sql(f"CREATE TABLE t (s STRING, n INT, ts TIMESTAMP(3), ts2 TIMESTAMP(3), "
+                      f"a DECIMAL(10, 2), b DECIMAL(10, 2)) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/t.json', "
+                      f"'format' = 'json')")
+        yield e
+
+
+def refused(env, sql: str) -> SqlError:
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    text = str(ei.value)
+    for duck in ("Catalog Error", "Parser Error", "Binder Error", "duckdb"):
+        assert duck not in text, text
+    return ei.value
+
+
+@pytest.mark.parametrize("sql, message, col", [
+    ("SELECT FOO(n, s) FROM t", "No match found for function signature FOO(<NUMERIC>, <CHARACTER>)", 8),
+    ("SELECT s, UPPER(n) FROM t", "No match found for function signature UPPER(<NUMERIC>); "
+                                  "supported: UPPER(<CHARACTER>)", 11),
+    ("SELECT SPLIT_INDEX(s, ',') FROM t", "No match found for function signature SPLIT_INDEX(<CHARACTER>, "
+                                          "<CHARACTER>)", 8),
+    ("SELECT SIN(a) FROM t", "Function SIN is not supported yet (No match found for function signature "
+                             "SIN(<NUMERIC>))", 8),
+    ("SELECT s, COUNT(*) FROM t GROUP BY s HAVING BAR(COUNT(*)) > 1", "No match found for function signature "
+                                                                       "BAR(<ANY>)", 45),
+    ("SELECT REGEXP_EXTRACT(s, 'a(b)', n) FROM t", "REGEXP_EXTRACT: the group index must be a literal", 8),
+    ("SELECT DATE_FORMAT(ts, 'yyyy-ww') FROM t", "DATE_FORMAT: unsupported pattern letters 'ww'", 8),
+    ("SELECT SHA2(s, 224) FROM t", "SHA2: digest length 224 is not supported yet", 8),
+])
+def test_refused_at_the_call(env, sql, message, col):
+    err = refused(env, sql)
+    assert err.message.startswith(message), err.message
+    assert (err.line, err.col) == (1, col), str(err)
+
+
+def test_silent_wrong_answers_over_columns(env):
+    q = ("SELECT REGEXP_EXTRACT(s, 'foo(.*?)(bar)', 2), DAYOFWEEK(ts), TIMESTAMPDIFF(DAY, ts, ts2), "
+         "TIMESTAMPDIFF(MONTH, ts, ts2), a / b, GREATEST(n, 0), SHA2(s, 256), LPAD(s, n, '*'), "
+         "RPAD(s, n, '') FROM t")
+    rows = sorted((row for _, row in env.execute_sql(q).collect(timeout=30)), key=str)
+    sha = {v: hashlib.sha256(v.encode()).hexdigest() for v in ("foothebar", "x")}
+    assert rows == sorted([
+        (None, 1, 28, 0, decimal.Decimal("0.1250000000000"), 3, sha["x"], "**x", None),
+        (None, None, None, None, None, None, None, None, None),
+        ("bar", 2, 0, 0, decimal.Decimal("3.3333333333333"), 0, sha["foothebar"], None, None),
+    ], key=str)
