@@ -25,8 +25,8 @@ def env(tmp_path):
     with StreamEnvironment({"state.dir": str(tmp_path / "state"),
                             "execution.checkpointing.dir": str(tmp_path / "cp")}) as e:
         e.execute_sql(f"CREATE TABLE t (s STRING, n INT, ts TIMESTAMP(3), ts2 TIMESTAMP(3), "
-                      f"a DECIMAL(10, 2), b DECIMAL(10, 2)) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/t.json', "
-                      f"'format' = 'json')")
+                      f"a DECIMAL(10, 2), b DECIMAL(10, 2)) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{tmp_path}/t.json', 'format' = 'json')")
         yield e
 
 
