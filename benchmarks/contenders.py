@@ -190,7 +190,7 @@ def run_raw(spec: dict, res: dict) -> None:
 
 def _instrument_streamsql_consumer(res: dict, topic: str) -> None:
     """Note the time the source first gets a record of ``topic`` (wraps the Consumer class)."""
-    import streamsql.connectors.kafka_common as kc
+    import streamsql.connectors.kafka.reader as kafka_reader
     from confluent_kafka import Consumer
 
     class TimedConsumer(Consumer):
@@ -203,7 +203,7 @@ def _instrument_streamsql_consumer(res: dict, topic: str) -> None:
                         break
             return msgs
 
-    kc.Consumer = TimedConsumer
+    kafka_reader.Consumer = TimedConsumer
 
 
 def run_streamsql(spec: dict, res: dict) -> None:

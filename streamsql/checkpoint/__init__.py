@@ -7,8 +7,8 @@ flushes. When every task has acknowledged n, the checkpoint's metadata is writte
 checkpoint is *committed*:
 
 - with a transactional Kafka sink, by committing the Kafka transaction that holds the epoch's
-  output together with a marker naming checkpoint n (see
-  :mod:`streamsql.connectors.kafka_transactions`);
+  output together with an offset commit naming checkpoint n (see
+  :mod:`streamsql.connectors.kafka.transactions`);
 - otherwise by atomically writing ``_committed`` in the job's checkpoint folder.
 
 A job restarted with the same ``'pipeline.name'`` restores the last committed checkpoint:

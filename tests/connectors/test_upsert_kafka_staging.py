@@ -1,6 +1,6 @@
 """upsert-kafka sink: early (staged) encoding keeps one message per key per epoch.
 
-No broker: the producer handle is replaced by a recorder (the sink is never opened).
+No broker: the producer session's handle is replaced by a recorder (the sink is never opened).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pyarrow as pa
-from streamsql.connectors.upsert_kafka import UpsertKafkaSink
+from streamsql.connectors.kafka.upsert import UpsertKafkaSink
 
 from streamsql.core.catalog import ColumnDef, TableDef
 from streamsql.core.connector import ConnectorContext
@@ -48,7 +48,7 @@ def sink(**extra) -> tuple[UpsertKafkaSink, Recorder]:
     tdef = TableDef("u", cols, opts, primary_key=["id"])
     s = UpsertKafkaSink(ConnectorContext(tdef, "job", {}))
     rec = Recorder()
-    s.handle = rec
+    s.session.handle = rec
     return s, rec
 
 

@@ -14,11 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from streamsql.connectors import kafka_common
-from streamsql.connectors.kafka import KafkaSink, KafkaSource
-from streamsql.connectors.kafka_transactions import KafkaTransactions
+from streamsql.connectors.kafka import KafkaSink, KafkaSource, UpsertKafkaSink, UpsertKafkaSource, reader
+from streamsql.connectors.kafka.transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector
-from streamsql.connectors.upsert_kafka import UpsertKafkaSink, UpsertKafkaSource
 
 from streamsql.core.catalog import ColumnDef, TableDef
 from streamsql.core.connector import ConnectorContext, TaskResources
@@ -251,7 +249,7 @@ def test_unknown_topic_and_unreachable_broker(kafka_bootstrap, monkeypatch):
     with pytest.raises(ConfigError, match="does not exist"):
         src.open(None)
     src.close()
-    monkeypatch.setattr(kafka_common, "METADATA_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(reader, "METADATA_TIMEOUT_S", 2.0)
     src = KafkaSource(ctx(table("u", COLS, src_opts("127.0.0.1:1", "t"))))
     t0 = time.monotonic()
     with pytest.raises(ExecutionError, match="cannot reach Kafka at 127.0.0.1:1"):
@@ -346,7 +344,7 @@ def test_exactly_once_holds_rows_between_pre_commit_and_commit(kafka_bootstrap, 
     s = KafkaSink(ctx(table("s", COLS, eo_opts(kafka_bootstrap, topic, progress)), job, resources))
     assert s.transactional
     txn = resources.committer
-    assert txn is s.txn and txn.transactional_id == f"test-{job}-0"
+    assert txn is s.session.txn and txn.transactional_id == f"test-{job}-0"
     s.open()
     s.write(batch([(1, "a"), (2, "b")]))
     s.pre_commit(1)
@@ -374,7 +372,7 @@ def test_two_sinks_share_one_transaction(kafka_bootstrap, kafka_topic_factory):
     job, services = f"job-{uuid.uuid4().hex[:8]}", TaskResources()
     s1 = KafkaSink(ctx(table("s1", COLS, eo_opts(kafka_bootstrap, t1, progress)), job, services))
     s2 = KafkaSink(ctx(table("s2", COLS, eo_opts(kafka_bootstrap, t2, progress)), job, services))
-    assert s1.txn is s2.txn
+    assert s1.session.txn is s2.session.txn
     with pytest.raises(ConfigError, match="share one transaction"):
         KafkaSink(
             ctx(
@@ -393,7 +391,7 @@ def test_two_sinks_share_one_transaction(kafka_bootstrap, kafka_topic_factory):
     s2.write(batch([(2, "b")]))
     s1.pre_commit(1)
     s2.pre_commit(1)
-    s1.txn.commit(1, {})
+    s1.session.txn.commit(1, {})
     s1.close()
     s2.close()  # the last user closes the producer
     assert [json.loads(v)["id"] for *_, v in read_all(kafka_bootstrap, t1)] == [1]
@@ -575,12 +573,12 @@ def test_upsert_sink_exactly_once_by_default(kafka_bootstrap, kafka_topic_factor
             config={"execution.checkpointing.mode": "EXACTLY_ONCE"},
         )
     )
-    assert s.transactional and services.committer is s.txn
+    assert s.transactional and services.committer is s.session.txn
     s.open()
     s.write(batch([(1, "a")]))
     s.pre_commit(1)
     s.write(batch([(1, "b")], [RowKind.UPDATE_AFTER]))  # held: belongs to epoch 2
-    s.txn.commit(1, {})
+    s.session.txn.commit(1, {})
     s.commit(1)
     assert [v for *_, v in read_all(kafka_bootstrap, topic)] == [b'{"id":1,"name":"a"}']
     s.close()  # epoch 2 never committed

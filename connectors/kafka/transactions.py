@@ -1,31 +1,37 @@
-"""Exactly-once Kafka writes: one transactional producer per job, committed with each checkpoint.
+"""Exactly-once Kafka writes: the task's transactional producer, committed with each checkpoint.
 
-:class:`KafkaTransactions` is the job's **Committer** (see
-:mod:`streamsql.checkpoint.coordinator`) whenever the job has an exactly-once Kafka sink
-(``'sink.delivery-guarantee' = 'exactly-once'`` on ``kafka``, or ``upsert-kafka`` in an
-EXACTLY_ONCE job). Every exactly-once sink of the job writes into its one open transaction.
+:class:`KafkaTransactions` is the task's **Committer** (:class:`streamsql.core.connector.Committer`,
+called by :mod:`streamsql.checkpoint.coordinator`) whenever the task has an exactly-once Kafka
+sink (``'sink.delivery-guarantee' = 'exactly-once'`` on ``kafka``, or ``upsert-kafka`` in an
+EXACTLY_ONCE job). The first such sink creates it in the task's
+:class:`~streamsql.core.connector.TaskResources` and registers it as the commit point
+(:meth:`KafkaTransactions.for_context`); every exactly-once sink of the task writes into its one
+open transaction through its :class:`~.session.ProducerSession`.
 
 Protocol (checkpoint n):
 
 1. **open** — ``init_transactions()`` (fences any zombie with the same transactional id and
    aborts, or completes if it was already prepared, its in-doubt transaction), create the
-   progress topic if missing, ``begin_transaction()``.
-2. **pre-commit** (barrier n, per sink) — ``flush()``: every record of epoch n is acknowledged
-   by the broker but not visible to ``read_committed`` consumers. From its pre-commit until the
-   commit, a sink *holds* new rows in memory (they belong to epoch n+1).
-3. **commit** (:meth:`commit`, the commit point) — produce the marker
-   ``{"job", "checkpoint_id": n, "positions", ...}`` keyed by the job name to the compacted
-   progress topic (``'sink.progress-topic'``, default ``_streamsql_progress``) *inside* the
-   transaction, ``fault_point("during_commit")``, ``commit_transaction()``, then
-   ``begin_transaction()`` for epoch n+1. Data and marker become visible atomically, so "the
-   last marker" is exactly "the last checkpoint whose output is visible".
-4. **restart** — :meth:`last_committed` first makes sure ``init_transactions()`` ran (so the
-   zombie's transaction is resolved and the last stable offset of the progress topic is final),
-   then reads the progress topic with a ``read_committed`` consumer from the beginning to its end
-   and returns the checkpoint id of this job's last marker. Reading *before* fencing could miss a
-   marker whose commit the broker completes during fencing (a transaction already in
-   PREPARE_COMMIT is completed, not aborted), and restoring an older checkpoint then would
-   duplicate that epoch's output.
+   progress topic if missing (compacted, one partition), ``begin_transaction()``.
+2. **pre-commit** (barrier n, per sink) — the sink flushes the producer: every record of epoch
+   n is acknowledged by the broker but not visible to ``read_committed`` consumers. From its
+   pre-commit until the commit, a sink *holds* new rows (they belong to epoch n+1).
+3. **commit** (:meth:`KafkaTransactions.commit`, the commit point) — inside the transaction:
+   produce the marker ``{"job", "checkpoint_id": n, "transactional_id", "positions", "final",
+   "committed_at"}`` keyed by the job name to the progress topic (``'sink.progress-topic'``,
+   default ``_streamsql_progress``), and commit, with ``send_offsets_to_transaction``, offset
+   ``n`` of the progress topic's partition 0 for the group ``<transactional id>-progress``
+   (offset-commit metadata ``"final"`` for the last checkpoint of a finished job, else empty);
+   then ``fault_point("during_commit")``, ``commit_transaction()``, and ``begin_transaction()``
+   for epoch n+1. Output, marker and group offset become visible atomically.
+4. **restart** — :meth:`KafkaTransactions.last_committed` first makes sure
+   ``init_transactions()`` ran (so a zombie's in-doubt transaction is resolved), then reads the
+   committed offset of the progress group (one OffsetFetch): the id of the last committed
+   checkpoint, or None when there is none or its metadata says ``"final"`` (a new run starts
+   afresh). Reading *before* fencing could miss a commit the broker completes during fencing
+   (a transaction already in PREPARE_COMMIT is completed, not aborted), and restoring an older
+   checkpoint then would duplicate that epoch's output. The marker records are not read back:
+   they are an audit trail of the commits (which checkpoint, which source positions, when).
 
 The transactional id is ``f"{prefix}-{job_name}-{task_index}"`` (prefix:
 ``'sink.transactional-id-prefix'``, default ``streamsql``): stable across restarts so fencing
@@ -41,15 +47,15 @@ from typing import Any
 import orjson
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from streamsql.connectors.kafka_common import (
-    _FENCED_CODES,
+from streamsql.connectors.kafka.errors import (
+    FENCED_CODES,
     METADATA_TIMEOUT_S,
     RDKAFKA_LOG,
-    ProducerHandle,
     execution_error,
-    librdkafka_props,
     unwrap,
 )
+from streamsql.connectors.kafka.options import librdkafka_props
+from streamsql.connectors.kafka.producer import ProducerHandle
 
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.errors import ConfigError, ExecutionError
@@ -84,7 +90,8 @@ class KafkaTransactions:
         job_name: the job's stable name.
         task_index: the task's index (part of the transactional id).
         prefix: transactional id prefix.
-        progress_topic: the compacted topic holding the checkpoint markers.
+        progress_topic: the compacted topic of the checkpoint markers; its partition 0 carries the
+            progress group's committed offset (the last committed checkpoint id).
     """
 
     def __init__(
@@ -106,7 +113,7 @@ class KafkaTransactions:
         self.handle: ProducerHandle | None = None
         self.in_txn = False
         self.users = 0
-        self.last_commit: int | None = None
+        self._consumer: Consumer | None = None  # of the progress group (created on first use)
         self._closed = False
 
     # -- creation --------------------------------------------------------------------------------
@@ -189,11 +196,6 @@ class KafkaTransactions:
                 msg = f"{self.what}: creating progress topic '{self.progress_topic}'"
                 raise execution_error(msg, e, self.bootstrap) from None
 
-    @property
-    def producer(self):
-        """The confluent_kafka Producer (after :meth:`open`)."""
-        return self.handle.producer
-
     def acquire(self) -> ProducerHandle:
         """A sink starts using the transaction: open it if needed and return the producer handle."""
         self.open()
@@ -207,15 +209,6 @@ class KafkaTransactions:
             self.close()
 
     # -- Committer -------------------------------------------------------------------------------
-    def flush(self) -> None:
-        """Pre-commit: wait until every record of the open transaction is acknowledged.
-
-        Raises:
-            ExecutionError: for failed deliveries (the transaction cannot commit then).
-        """
-        self.open()
-        self.handle.flush()
-
     def commit(self, checkpoint_id: int, metadata: dict) -> None:
         """Commit the open transaction as checkpoint ``checkpoint_id`` and begin the next one.
 
@@ -264,14 +257,13 @@ class KafkaTransactions:
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
             raise ExecutionError(msg) from None
         self.in_txn = False
-        self.last_commit = checkpoint_id
         log.debug("%s: committed checkpoint %d", self.what, checkpoint_id)
         self._begin()
 
     def _fail_commit(self, checkpoint_id: int, e: BaseException) -> None:
         err = e.args[0] if isinstance(e, KafkaException) and e.args else None
         why = err.str() if isinstance(err, KafkaError) else str(e)
-        if isinstance(err, KafkaError) and err.code() in _FENCED_CODES:
+        if isinstance(err, KafkaError) and err.code() in FENCED_CODES:
             why = (
                 f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
                 f"started ({why})"
@@ -295,7 +287,7 @@ class KafkaTransactions:
         return f"{self.transactional_id}-progress"
 
     def _progress_consumer(self) -> Consumer:
-        if getattr(self, "_consumer", None) is None:
+        if self._consumer is None:
             props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
             props.update({"group.id": self.progress_group, "enable.auto.commit": False,
                           "isolation.level": "read_committed"})
@@ -306,9 +298,9 @@ class KafkaTransactions:
         return self._progress_consumer().consumer_group_metadata()
 
     def last_committed(self) -> int | None:
-        """The id of this job's last committed checkpoint, or None (none yet, or the last run
-        finished: a new run starts afresh).
+        """The id of this task's last committed checkpoint, or None.
 
+        None when there is none yet, or when the last run finished (a new run starts afresh).
         Runs ``init_transactions()`` first (via :meth:`open`) so an in-doubt transaction of a
         previous incarnation is resolved before the committed offset is read.
 
@@ -317,7 +309,8 @@ class KafkaTransactions:
         """
         self.open()
         try:
-            [tp] = self._progress_consumer().committed([TopicPartition(self.progress_topic, 0)], TXN_TIMEOUT_S)
+            progress = [TopicPartition(self.progress_topic, 0)]
+            [tp] = self._progress_consumer().committed(progress, TXN_TIMEOUT_S)
         except (KafkaException, SystemError) as e:
             msg = f"{self.what}: cannot read the last committed checkpoint: {unwrap(e)}"
             raise ExecutionError(msg) from None
@@ -327,7 +320,7 @@ class KafkaTransactions:
 
     def close(self) -> None:
         """Abort the open transaction (uncommitted rows are never visible) and close; idempotent."""
-        if getattr(self, "_consumer", None) is not None:
+        if self._consumer is not None:
             self._consumer.close()
             self._consumer = None
         if self.handle is None or self._closed:
@@ -335,68 +328,5 @@ class KafkaTransactions:
         self._closed = True
         if self.in_txn:
             self._abort_quietly()
-        self.handle.close(flush=True)
+        self.handle.close()
 
-
-def read_last_marker(  # an audit tool: restarts use the committed offset (last_committed)
-    props: dict[str, Any], topic: str, job_name: str, timeout_s: float = 60.0
-) -> dict | None:
-    """The last marker of ``job_name`` in ``topic`` as a dict, or None.
-
-    Reads the topic with ``read_committed`` from the beginning to its end.
-
-    Raises:
-        ExecutionError: when the topic cannot be read within ``timeout_s``.
-    """
-    cfg = {k: v for k, v in props.items() if k not in _PRODUCER_ONLY}
-    cfg.update(
-        {
-            "group.id": f"streamsql-progress-reader-{job_name}",
-            "enable.auto.commit": False,
-            "logger": RDKAFKA_LOG,
-            "isolation.level": "read_committed",
-            "enable.partition.eof": True,
-            "auto.offset.reset": "earliest",
-        }
-    )
-    c = Consumer(cfg)
-    what = f"Job '{job_name}': reading progress topic '{topic}'"
-    try:
-        md = c.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
-        tm = md.topics.get(topic)
-        if tm is None or tm.error is not None or not tm.partitions:
-            return None
-        remaining = set()
-        assign = []
-        for p in tm.partitions:
-            low, high = c.get_watermark_offsets(
-                TopicPartition(topic, p), timeout=METADATA_TIMEOUT_S, cached=False
-            )
-            if high > low:
-                remaining.add(p)
-                assign.append(TopicPartition(topic, p, low))
-        if not assign:
-            return None
-        c.assign(assign)
-        key = job_name.encode()
-        last = None
-        deadline = time.monotonic() + timeout_s
-        while remaining:
-            if time.monotonic() > deadline:
-                msg = f"{what}: did not reach its end within {timeout_s:.0f} s"
-                raise ExecutionError(msg)
-            for m in c.consume(num_messages=1000, timeout=0.5):
-                err = m.error()
-                if err is not None:
-                    if err.code() == KafkaError._PARTITION_EOF:
-                        remaining.discard(m.partition())
-                        continue
-                    msg = f"{what}: {err.str()}"
-                    raise ExecutionError(msg)
-                if m.key() == key and m.value() is not None:
-                    last = orjson.loads(m.value())  # log order: the newest marker wins
-        return last
-    except KafkaException as e:
-        raise execution_error(what, e, str(props.get("bootstrap.servers", ""))) from None
-    finally:
-        c.close()

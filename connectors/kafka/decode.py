@@ -1,0 +1,148 @@
+"""Kafka messages → a source's batch: key and value decoding, metadata, splits.
+
+:class:`RecordDecoder` is what both Kafka sources decode with: the ``kafka`` source hands it
+every message's value, ``upsert-kafka`` the values its changelog derivation picked (with the
+message each one came from).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+from confluent_kafka import Message
+from streamsql.connectors.kafka.formats import FormatSetup
+from streamsql.connectors.kafka.metadata import metadata_arrays, source_schema
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.elements import Batch
+from streamsql.core.types import Schema
+
+
+def decode_keys(kdec, keys: list[bytes | None], where: Callable[[int], str]) -> tuple[pa.Table, np.ndarray]:
+    """Decode message keys; None keys give NULL key columns.
+
+    Returns:
+        ``(key_table, kept)``: ``kept`` are the indices into ``keys`` of the rows of
+        ``key_table`` (a key that fails to decode under ``ignore-parse-errors`` drops its row).
+    """
+    present = [j for j, k in enumerate(keys) if k is not None]
+    if len(present) == len(keys):
+        kb = kdec.decode(keys, where)
+        return kb.table, np.asarray(kdec.source_index, dtype=np.int64)
+    sub = [keys[j] for j in present]
+    kb = kdec.decode(sub, lambda q: where(present[q]))
+    ok = (
+        np.asarray(present, dtype=np.int64)[np.asarray(kdec.source_index, dtype=np.int64)]
+        if present
+        else np.zeros(0, np.int64)
+    )
+    none_rows = np.asarray([j for j, k in enumerate(keys) if k is None], dtype=np.int64)
+    kept = np.sort(np.concatenate([ok, none_rows]))
+    pos = {int(r): q for q, r in enumerate(ok)}
+    take = pa.array([pos.get(int(j)) for j in kept], pa.int64())
+    return kb.table.take(take), kept
+
+
+def assemble(
+    table: TableDef,
+    schema: Schema,
+    fs: FormatSetup,
+    value_tbl: pa.Table,
+    key_tbl: pa.Table | None,
+    meta: list[pa.Array],
+) -> pa.Table:
+    """The output table: physical columns, then metadata columns.
+
+    Key fields come from the key unless the value carries them too.
+    """
+    cols = []
+    vnames = {n.lower(): i for i, n in enumerate(value_tbl.column_names)}
+    knames = {n.lower(): i for i, n in enumerate(key_tbl.column_names)} if key_tbl is not None else {}
+    for f in table.physical_schema:
+        low = f.name.lower()
+        if low in vnames:
+            cols.append(value_tbl.column(vnames[low]))
+        elif low in knames:
+            cols.append(key_tbl.column(knames[low]))
+        else:  # pragma: no cover  (format_setup puts every column in key or value)
+            cols.append(pa.nulls(value_tbl.num_rows, f.type.to_arrow()))
+    cols += meta
+    return pa.Table.from_arrays(cols, schema=schema.to_arrow())
+
+
+class RecordDecoder:
+    """Decodes the messages of one ``consume()`` into a :class:`Batch` of the source's schema.
+
+    Args:
+        table: the source table.
+        fs: its key/value formats.
+        metrics: the job's counters; undecodable records skipped under ``ignore-parse-errors``
+            are added to ``metrics["bad_records"]`` by :meth:`count_skipped`.
+
+    Attributes:
+        schema: physical then metadata columns (:func:`source_schema`).
+        vdec: the value decoder; ``kdec``: the key decoder, or None without a key format.
+    """
+
+    def __init__(self, table: TableDef, fs: FormatSetup, metrics: dict[str, int]):
+        self.table = table
+        self.fs = fs
+        self.schema = source_schema(table)
+        self.vdec, self.kdec = fs.make_decoders(table)
+        self.metrics = metrics
+        self._skipped = 0
+
+    def decode(
+        self,
+        msgs: list[Message],
+        values: list[bytes],
+        split_ids: Callable[[list[Message], np.ndarray], np.ndarray | None],
+        src: np.ndarray | None = None,
+        kinds: np.ndarray | None = None,
+    ) -> Batch:
+        """Decode ``values`` (with their messages' keys and metadata) into a batch.
+
+        Args:
+            msgs: the messages of the batch.
+            values: the payloads to decode; ``values[j]`` came from ``msgs[src[j]]`` (from
+                ``msgs[j]`` when ``src`` is None).
+            split_ids: the reader's :meth:`~.reader.KafkaReader.split_ids`.
+            src: the message index (int64) of each value, or None.
+            kinds: the row kind (int8) of each value, or None to take the value format's
+                (debezium-json) kinds.
+
+        Raises:
+            BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
+        """
+
+        def where(j: int) -> str:
+            m = msgs[j if src is None else int(src[j])]
+            return f"{m.topic()}[{m.partition()}]@{m.offset()}"
+
+        vb = self.vdec.decode(values, where)
+        idx = np.asarray(self.vdec.source_index, dtype=np.int64)  # into values
+        vt = vb.table
+        row_kinds = vb.kinds if kinds is None else kinds[idx]
+        msg_idx = idx if src is None else src[idx]  # the message of each row
+        kt = None
+        if self.kdec is not None and len(idx):
+            keys = [msgs[i].key() for i in msg_idx.tolist()]
+            kt, kept = decode_keys(self.kdec, keys, lambda q: where(int(idx[q])))
+            if len(kept) != len(idx):
+                vt = vt.take(pa.array(kept))
+                row_kinds = None if row_kinds is None else row_kinds[kept]
+                idx, msg_idx = idx[kept], msg_idx[kept]
+        elif self.kdec is not None:
+            kt = self.fs.key_schema.to_arrow().empty_table()
+        meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
+        table = assemble(self.table, self.schema, self.fs, vt, kt, meta)
+        return Batch(table, row_kinds, split_ids(msgs, msg_idx))
+
+    def count_skipped(self) -> None:
+        """Add the records skipped since the last call to ``metrics["bad_records"]``."""
+        skipped = self.vdec.skipped + (self.kdec.skipped if self.kdec else 0)
+        if skipped != self._skipped:
+            self.metrics["bad_records"] = self.metrics.get("bad_records", 0) + skipped - self._skipped
+            self._skipped = skipped

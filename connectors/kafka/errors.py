@@ -1,0 +1,126 @@
+"""librdkafka's trouble as StreamSQL errors, and how long trouble may last.
+
+librdkafka reports trouble in three ways, all turned into StreamSQL errors:
+
+- *error events* (``error_cb``, collected by :class:`ErrorLatch`): fatal errors and
+  authentication failures raise at once; "all brokers down" raises :class:`ExecutionError` once
+  it has lasted :data:`BROKER_DOWN_TIMEOUT_S` without a message getting through (a broker
+  restart within that time is survived);
+- *message errors* in ``consume()`` (unknown topic/partition, ...) raise at once (the reader);
+- *delivery reports* of failed messages raise at the sink's next ``write``/``pre_commit`` (the
+  producer).
+
+Exceptions of client calls become :class:`ExecutionError` through :func:`execution_error`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from confluent_kafka import KafkaError, KafkaException
+
+from streamsql.core.errors import ExecutionError, StreamSQLError
+
+log = logging.getLogger(__name__)
+#: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr.
+RDKAFKA_LOG = logging.getLogger("streamsql.kafka.librdkafka")
+
+#: How long "all brokers down" may last before a source or sink fails with ExecutionError.
+BROKER_DOWN_TIMEOUT_S = 30.0
+#: Timeout of metadata requests at open (topic lookup, watermarks, offsets for times).
+METADATA_TIMEOUT_S = 10.0
+
+#: Error codes meaning another producer with the same transactional id took over.
+FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+
+
+class ErrorLatch:
+    """Collects librdkafka error events (``error_cb``) and raises them as StreamSQL errors.
+
+    Args:
+        what: who is talking to Kafka, for messages (``"Table 'orders' (kafka source)"``).
+        bootstrap: the bootstrap servers, for messages.
+    """
+
+    def __init__(self, what: str, bootstrap: str):
+        self.what = what
+        self.bootstrap = bootstrap
+        self.pending: StreamSQLError | None = None
+        self.down_since: float | None = None
+        self.down_reason = ""
+
+    def __call__(self, err: KafkaError) -> None:
+        """The ``error_cb``: record ``err``."""
+        code = err.code()
+        if err.fatal():
+            self.pending = ExecutionError(f"{self.what}: fatal Kafka error: {err.str()}")
+        elif code in (KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE, KafkaError._TRANSPORT):
+            if code == KafkaError._ALL_BROKERS_DOWN or self.down_since is None:
+                self.down_reason = err.str()
+            if code == KafkaError._ALL_BROKERS_DOWN and self.down_since is None:
+                self.down_since = time.monotonic()
+        elif code in (
+            KafkaError._AUTHENTICATION,
+            KafkaError.SASL_AUTHENTICATION_FAILED,
+            KafkaError._SSL,
+            KafkaError.TOPIC_AUTHORIZATION_FAILED,
+            KafkaError.GROUP_AUTHORIZATION_FAILED,
+            KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+            KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+        ):
+            self.pending = ExecutionError(
+                f"{self.what}: Kafka at {self.bootstrap} refused access: {err.str()}"
+            )
+        else:
+            log.warning("%s: Kafka error event: %s", self.what, err.str())
+
+    def alive(self) -> None:
+        """Something got through: the brokers are reachable."""
+        self.down_since = None
+
+    def check(self) -> None:
+        """Raise a pending error, or "brokers down" once it lasted :data:`BROKER_DOWN_TIMEOUT_S`.
+
+        Raises:
+            ExecutionError: see above.
+        """
+        if self.pending is not None:
+            e, self.pending = self.pending, None
+            raise e
+        if self.down_since is not None and time.monotonic() - self.down_since > BROKER_DOWN_TIMEOUT_S:
+            msg = (
+                f"{self.what}: Kafka brokers at {self.bootstrap} unreachable for more than "
+                f"{BROKER_DOWN_TIMEOUT_S:.0f} s ({self.down_reason})"
+            )
+            raise ExecutionError(msg)
+
+
+def unwrap(e: BaseException) -> BaseException:
+    """The KafkaException behind ``e``.
+
+    confluent-kafka surfaces a fatal error raised while serving callbacks as a SystemError whose
+    cause is the KafkaException.
+    """
+    if isinstance(e, SystemError) and isinstance(e.__cause__ or e.__context__, KafkaException):
+        return e.__cause__ or e.__context__
+    return e
+
+
+def execution_error(what: str, e: BaseException, bootstrap: str) -> ExecutionError:
+    """An ExecutionError for a KafkaException raised by a client call."""
+    e = unwrap(e)
+    err = e.args[0] if isinstance(e, KafkaException) and e.args else e
+    text = err.str() if isinstance(err, KafkaError) else str(err)
+    if isinstance(err, KafkaError) and err.code() in FENCED_CODES:
+        return ExecutionError(
+            f"{what}: producer fenced: another instance with the same transactional.id started ({text})"
+        )
+    if isinstance(err, KafkaError) and err.code() in (
+        KafkaError._TRANSPORT,
+        KafkaError._TIMED_OUT,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError._RESOLVE,
+    ):
+        return ExecutionError(f"{what}: cannot reach Kafka at {bootstrap}: {text}")
+    return ExecutionError(f"{what}: Kafka error: {text}")

@@ -1,0 +1,145 @@
+"""Key and value formats of a Kafka table (Flink's ``key.*`` / ``value.*`` format options).
+
+:func:`format_setup` resolves which columns the message key and value carry and with which
+format; :func:`validate_table` checks a table's options against its connector's spec and its
+formats. The formats themselves live in :mod:`streamsql.connectors.formats`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from streamsql.connectors.formats import make_decoder, make_encoder, validate_format_options
+from streamsql.connectors.kafka.options import FORMATS, table_prefix
+from streamsql.connectors.registry import get_connector, validate_options
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.errors import ConfigError
+from streamsql.core.types import Schema
+
+
+@dataclass
+class FormatSetup:
+    """Key and value formats of a Kafka table.
+
+    Attributes:
+        value_format: the value format name.
+        value_schema: columns the value carries (all physical columns, or those not in the key
+            with ``'value.fields-include' = 'EXCEPT_KEY'``).
+        value_options: the value format's options with the ``'value.'`` prefix stripped.
+        key_format: the key format name, or None when messages have no decoded key.
+        key_schema: the key columns (``'key.fields'``, or the PRIMARY KEY for upsert-kafka).
+        key_options: the key format's options with the ``'key.'`` prefix stripped.
+    """
+
+    value_format: str
+    value_schema: Schema
+    value_options: dict[str, str]
+    key_format: str | None
+    key_schema: Schema | None
+    key_options: dict[str, str]
+
+    @property
+    def key_names(self) -> list[str]:
+        """Key column names (empty without a key format)."""
+        return self.key_schema.names if self.key_schema is not None else []
+
+    def extra_prefixes(self) -> tuple[str, ...]:
+        """Option prefixes of the formats in use (for :func:`validate_options`'s allowed_extra)."""
+        out = [f"{self.value_format}.", f"value.{self.value_format}."]
+        if self.key_format:
+            out.append(f"key.{self.key_format}.")
+        return tuple(out)
+
+    def make_decoders(self, table: TableDef):
+        """``(value_decoder, key_decoder or None)``."""
+        return self._value_and_key(make_decoder, table)
+
+    def make_encoders(self, table: TableDef):
+        """``(value_encoder, key_encoder or None)``."""
+        return self._value_and_key(make_encoder, table)
+
+    def _value_and_key(self, make, table: TableDef):
+        v = make(self.value_format, self.value_schema, self.value_options, table.name)
+        k = make(self.key_format, self.key_schema, self.key_options, table.name) if self.key_format else None
+        return v, k
+
+
+def _strip(options: dict[str, str], fmt: str, prefix: str) -> dict[str, str]:
+    """Format options for ``fmt``: ``'<prefix><fmt>.x'`` keys become ``'<fmt>.x'``."""
+    out = {}
+    for k, v in options.items():
+        if k.startswith(prefix + fmt + "."):
+            out[k[len(prefix) :]] = v
+    return out
+
+
+def format_setup(
+    table: TableDef, key_fields: list[str] | None = None, default_key_format: str | None = None
+) -> FormatSetup:
+    """Resolve the key/value formats of ``table``.
+
+    Args:
+        table: the table.
+        key_fields: key columns imposed by the connector (upsert-kafka: the PRIMARY KEY); None
+            to use ``'key.fields'``.
+        default_key_format: key format when ``'key.format'`` is unset but a key is needed.
+
+    Raises:
+        ConfigError: for a missing or conflicting format option or an unknown key field.
+    """
+    o = table.options
+    pre = table_prefix(table)
+    if "format" in o and "value.format" in o:
+        msg = f"{pre}set either 'format' or 'value.format', not both"
+        raise ConfigError(msg)
+    vfmt = (o.get("value.format") or o.get("format") or "").strip().lower()
+    if not vfmt:
+        msg = f"{pre}option 'format' (or 'value.format') is required: one of {', '.join(FORMATS)}"
+        raise ConfigError(msg)
+    vopts = _strip(o, vfmt, "value.") if "value.format" in o else _strip(o, vfmt, "")
+    if "value.format" in o:  # be lenient: unprefixed format options apply to the value too
+        vopts = {**_strip(o, vfmt, ""), **vopts}
+    physical = table.physical_schema
+    if key_fields is None:
+        key_fields = [k.strip() for k in o.get("key.fields", "").split(";") if k.strip()]
+        if key_fields and "key.format" not in o:
+            msg = f"{pre}'key.fields' needs 'key.format'"
+            raise ConfigError(msg)
+        if "key.format" in o and not key_fields:
+            msg = f"{pre}'key.format' needs 'key.fields' (columns separated by ';')"
+            raise ConfigError(msg)
+    kfmt = (o.get("key.format") or (default_key_format if key_fields else "") or "").strip().lower() or None
+    key_schema = None
+    if kfmt:
+        fields = []
+        for name in key_fields:
+            f = physical.find(name)
+            if f is None:
+                msg = (
+                    f"{pre}key field '{name}' is not a physical column; columns: {', '.join(physical.names)}"
+                )
+                raise ConfigError(msg)
+            fields.append(f)
+        key_schema = Schema(fields)
+    include = o.get("value.fields-include", "ALL").upper()
+    if include == "EXCEPT_KEY" and key_schema is not None:
+        knames = {n.lower() for n in key_schema.names}
+        value_schema = Schema([f for f in physical if f.name.lower() not in knames])
+    else:
+        value_schema = physical
+    kopts = _strip(o, kfmt, "key.") if kfmt else {}
+    return FormatSetup(vfmt, value_schema, vopts, kfmt, key_schema, kopts)
+
+
+def validate_table(connector: str, table: TableDef, fs: FormatSetup) -> None:
+    """Check the table's options against connector ``connector``'s spec and its formats' options.
+
+    Raises:
+        ConfigError: naming the table and the bad option.
+    """
+    opts = {k: v for k, v in table.options.items() if k != "connector"}
+    validate_options(get_connector(connector), opts, table.name, allowed_extra=fs.extra_prefixes())
+    validate_format_options(fs.value_format, fs.value_options, table.name)
+    if fs.key_format:
+        validate_format_options(fs.key_format, fs.key_options, table.name)

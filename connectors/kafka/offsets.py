@@ -1,0 +1,140 @@
+"""Where a Kafka read starts and ends: startup and bounded modes resolved to concrete offsets.
+
+Startup (``'scan.startup.mode'``): ``group-offsets`` (then ``'properties.auto.offset.reset'``,
+default earliest) | ``earliest-offset`` | ``latest-offset`` | ``timestamp`` |
+``specific-offsets`` (unlisted partitions: group offsets, then the reset policy). Bounded end
+(``'scan.bounded.mode'``): ``latest-offset`` (the last stable offset at open) | ``timestamp`` |
+``specific-offsets`` | ``group-offsets``. Offsets are resolved once, at open.
+"""
+
+from __future__ import annotations
+
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
+from streamsql.connectors.kafka.options import int_option, librdkafka_props, parse_specific_offsets
+
+from streamsql.core.catalog import TableDef
+
+TopicPart = tuple[str, int]
+
+
+def check_offset_options(table: TableDef, startup: str, bounded: str) -> None:
+    """Check the options the startup and bounded modes need.
+
+    Raises:
+        ConfigError: for a missing timestamp or malformed specific offsets.
+    """
+    if startup == "timestamp":
+        int_option(table, "scan.startup.timestamp-millis", required=True)
+    if startup == "specific-offsets":
+        parse_specific_offsets(table, "scan.startup.specific-offsets")
+    if bounded == "timestamp":
+        int_option(table, "scan.bounded.timestamp-millis", required=True)
+
+
+class OffsetResolver:
+    """Asks the brokers, through ``consumer``, for the offsets a read starts and ends at.
+
+    Args:
+        consumer: a consumer of the table's brokers (with the table's group id).
+        table: the table (its offset options).
+        what: who reads, for error messages.
+        bootstrap: the bootstrap servers, for error messages.
+    """
+
+    def __init__(self, consumer: Consumer, table: TableDef, what: str, bootstrap: str):
+        self.consumer = consumer
+        self.table = table
+        self.what = what
+        self.bootstrap = bootstrap
+
+    def watermarks(self, tp: TopicPart) -> tuple[int, int]:
+        """``(low, high)`` offsets of ``tp`` (high: the last stable offset under read_committed).
+
+        Raises:
+            ExecutionError: when the brokers cannot be asked.
+        """
+        try:
+            return self.consumer.get_watermark_offsets(
+                TopicPartition(*tp), timeout=METADATA_TIMEOUT_S, cached=False
+            )
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+
+    def _for_times(self, tps: list[TopicPart], ts: int) -> dict[TopicPart, int]:
+        if not tps:
+            return {}
+        try:
+            res = self.consumer.offsets_for_times(
+                [TopicPartition(t, p, ts) for t, p in tps], timeout=METADATA_TIMEOUT_S
+            )
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        out = {}
+        for r in res:
+            tp = (r.topic, r.partition)
+            out[tp] = r.offset if r.offset >= 0 else self.watermarks(tp)[1]
+        return out
+
+    def _committed(self, tps: list[TopicPart]) -> dict[TopicPart, int]:
+        if not tps:
+            return {}
+        try:
+            res = self.consumer.committed([TopicPartition(t, p) for t, p in tps], timeout=METADATA_TIMEOUT_S)
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        return {(r.topic, r.partition): r.offset for r in res if r.offset >= 0}
+
+    def _specific(self, tps: list[TopicPart], option: str, out: dict[TopicPart, int]) -> list[TopicPart]:
+        """Put the offsets listed in ``option`` into ``out``; the partitions it does not list."""
+        spec = parse_specific_offsets(self.table, option)
+        out.update({tp: spec[tp[1]] for tp in tps if tp[1] in spec})
+        return [tp for tp in tps if tp[1] not in spec]
+
+    def _group(self, tps: list[TopicPart], out: dict[TopicPart, int]) -> list[TopicPart]:
+        """Put the group's committed offsets into ``out``; the partitions without one."""
+        got = self._committed(tps)
+        out.update(got)
+        return [tp for tp in tps if tp not in got]
+
+    def start_offsets(self, tps: list[TopicPart], mode: str) -> dict[TopicPart, int]:
+        """The first offset to read of each of ``tps`` under startup mode ``mode``.
+
+        Raises:
+            ExecutionError: when the brokers cannot be asked.
+        """
+        o = self.table.options
+        out: dict[TopicPart, int] = {}
+        rest = list(tps)
+        if mode == "timestamp":
+            return self._for_times(rest, int(o["scan.startup.timestamp-millis"]))
+        if mode == "specific-offsets":
+            rest = self._specific(rest, "scan.startup.specific-offsets", out)
+            mode = "group-offsets"  # Flink: partitions not listed fall back to the committed offsets
+        if mode == "group-offsets":
+            rest = self._group(rest, out)
+            reset = str(librdkafka_props(o).get("auto.offset.reset", "earliest")).lower()
+            mode = "latest-offset" if reset in ("latest", "largest", "end") else "earliest-offset"
+        for tp in rest:
+            low, high = self.watermarks(tp)
+            out[tp] = high if mode == "latest-offset" else low
+        return out
+
+    def stop_offsets(self, parts: list[TopicPart], mode: str) -> dict[TopicPart, int]:
+        """The end offset (exclusive) of each of ``parts`` under bounded mode ``mode``.
+
+        Raises:
+            ExecutionError: when the brokers cannot be asked.
+        """
+        o = self.table.options
+        if mode == "timestamp":
+            return self._for_times(parts, int(o["scan.bounded.timestamp-millis"]))
+        out: dict[TopicPart, int] = {}
+        rest = list(parts)
+        if mode == "specific-offsets":
+            rest = self._specific(rest, "scan.bounded.specific-offsets", out)
+        elif mode == "group-offsets":
+            rest = self._group(rest, out)
+        for tp in rest:  # latest-offset (read_committed: the last stable offset)
+            out[tp] = self.watermarks(tp)[1]
+        return out

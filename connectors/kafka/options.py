@@ -1,0 +1,225 @@
+"""Options of the ``kafka`` and ``upsert-kafka`` connectors (Flink's names) and their parsing.
+
+The option lists are what the connectors' specs declare; the helpers read the options of a
+:class:`~streamsql.core.catalog.TableDef` and raise :class:`ConfigError` naming the table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec
+from streamsql.core.errors import ConfigError
+
+FORMATS = ("json", "csv", "raw", "debezium-json")
+
+OPT_TOPIC = OptionSpec("topic", description="topic name, or several separated by ';'")
+OPT_BOOTSTRAP = OptionSpec(
+    "properties.bootstrap.servers",
+    required=True,
+    description="Kafka bootstrap servers, host:port[,host:port...]",
+)
+OPT_GROUP = OptionSpec(
+    "properties.group.id", description="consumer group (for 'group-offsets'; default streamsql-<job>-<table>)"
+)
+OPT_FIELDS_INCLUDE = OptionSpec(
+    "value.fields-include",
+    default="ALL",
+    choices=("ALL", "EXCEPT_KEY"),
+    description="whether the value also carries the key fields",
+)
+GUARANTEES = ("none", "at-least-once", "exactly-once")
+GUARANTEE_DESCRIPTION = "none | at-least-once | exactly-once (Kafka transactions)"
+OPT_TXN_PREFIX = OptionSpec(
+    "sink.transactional-id-prefix",
+    default="streamsql",
+    description="prefix of the transactional id (exactly-once)",
+)
+OPT_PROGRESS = OptionSpec(
+    "sink.progress-topic",
+    default="_streamsql_progress",
+    description="compacted topic holding the committed-checkpoint markers (exactly-once)",
+)
+
+#: Options of the ``kafka`` connector.
+KAFKA_OPTIONS = [
+    OPT_TOPIC,
+    OptionSpec("topic-pattern", description="regular expression of the topics to read (source only)"),
+    OPT_BOOTSTRAP,
+    OPT_GROUP,
+    OptionSpec("format", choices=FORMATS, description="value format: json, csv, raw, debezium-json"),
+    OptionSpec("value.format", choices=FORMATS, description="format of the message value"),
+    OptionSpec("key.format", choices=FORMATS, description="format of the message key"),
+    OptionSpec("key.fields", description="columns of the message key, separated by ';'"),
+    OPT_FIELDS_INCLUDE,
+    OptionSpec(
+        "scan.startup.mode",
+        default="group-offsets",
+        choices=("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
+        description="where reading starts",
+    ),
+    OptionSpec("scan.startup.timestamp-millis", description="start timestamp (ms) for 'timestamp' startup"),
+    OptionSpec(
+        "scan.startup.specific-offsets",
+        description="start offsets 'partition:0,offset:42;...' for 'specific-offsets' startup",
+    ),
+    OptionSpec(
+        "scan.bounded.mode",
+        default="unbounded",
+        choices=("unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
+        description="when a bounded read ends: unbounded | latest-offset | ...",
+    ),
+    OptionSpec(
+        "scan.bounded.timestamp-millis",
+        description="end timestamp (ms) for 'scan.bounded.mode' = 'timestamp'",
+    ),
+    OptionSpec(
+        "scan.bounded.specific-offsets",
+        description="end offsets 'partition:0,offset:42;...' for 'specific-offsets'",
+    ),
+    OPT_WATERMARK_IDLE,
+    OptionSpec(
+        "sink.partitioner",
+        default="default",
+        choices=("default", "fixed"),
+        description="default: by key hash (murmur2, as Java); fixed: one partition per task",
+    ),
+    OptionSpec(
+        "sink.delivery-guarantee",
+        default="at-least-once",
+        choices=GUARANTEES,
+        description=GUARANTEE_DESCRIPTION,
+    ),
+    OPT_TXN_PREFIX,
+    OPT_PROGRESS,
+]
+
+#: Options of the ``upsert-kafka`` connector.
+UPSERT_KAFKA_OPTIONS = [
+    OPT_TOPIC,
+    OPT_BOOTSTRAP,
+    OPT_GROUP,
+    OptionSpec(
+        "key.format",
+        default="json",
+        choices=FORMATS,
+        description="format of the message key (the PRIMARY KEY)",
+    ),
+    OptionSpec("value.format", choices=FORMATS, description="format of the message value"),
+    OptionSpec("format", choices=FORMATS, description="alias of 'value.format'"),
+    OPT_FIELDS_INCLUDE,
+    OPT_WATERMARK_IDLE,
+    OptionSpec(
+        "scan.bounded.mode",
+        default="unbounded",
+        choices=("unbounded", "latest-offset"),
+        description="unbounded | latest-offset (stop at each partition's last stable offset at open)",
+    ),
+    OptionSpec(
+        "sink.buffer-flush.max-rows",
+        default="100000",
+        description="buffered rows that trigger an early compact-and-write (0: only at checkpoints)",
+    ),
+    OptionSpec(
+        "sink.buffer-flush.interval",
+        default="1 s",
+        description="non-transactional sink: longest time rows wait in the buffer (0: only at checkpoints)",
+    ),
+    OptionSpec(
+        "sink.delivery-guarantee",
+        choices=GUARANTEES,
+        description="default: exactly-once in an EXACTLY_ONCE job, else at-least-once",
+    ),
+    OPT_TXN_PREFIX,
+    OPT_PROGRESS,
+]
+
+
+def librdkafka_props(options: dict[str, str]) -> dict[str, Any]:
+    """The ``'properties.*'`` options with the prefix stripped (passed to librdkafka as is)."""
+    return {k[len("properties.") :]: v for k, v in options.items() if k.startswith("properties.")}
+
+
+def table_prefix(table: TableDef) -> str:
+    """``Table 'name': `` for error messages."""
+    return f"Table '{table.name}': "
+
+
+def topics_of(table: TableDef) -> list[str]:
+    """The ``'topic'`` option split on ';' (empty list when unset)."""
+    return [t.strip() for t in table.options.get("topic", "").split(";") if t.strip()]
+
+
+def sink_topic(table: TableDef) -> str:
+    """The single topic a sink writes to.
+
+    Raises:
+        ConfigError: without exactly one topic in ``'topic'``.
+    """
+    topics = topics_of(table)
+    if len(topics) != 1 or table.options.get("topic-pattern"):
+        msg = f"{table_prefix(table)}a Kafka sink needs exactly one topic in 'topic'"
+        raise ConfigError(msg)
+    return topics[0]
+
+
+def resolve_guarantee(table: TableDef, config: dict[str, str], default: str) -> str:
+    """The sink's delivery guarantee: ``'sink.delivery-guarantee'``, else ``default``.
+
+    ``default`` may be ``'auto'``: exactly-once when the job checkpoints in EXACTLY_ONCE mode,
+    else at-least-once.
+    """
+    g = table.options.get("sink.delivery-guarantee")
+    if g:
+        return g
+    if default != "auto":
+        return default
+    mode = (config.get("execution.checkpointing.mode") or "EXACTLY_ONCE").upper()
+    return "exactly-once" if mode == "EXACTLY_ONCE" else "at-least-once"
+
+
+def int_option(table: TableDef, key: str, default: str | None = None, required: bool = False) -> int | None:
+    """An integer option (``default`` when unset; None when unset without a default).
+
+    Raises:
+        ConfigError: when missing (and required) or not an integer.
+    """
+    v = table.options.get(key, default)
+    if v is None:
+        if required:
+            msg = f"{table_prefix(table)}option '{key}' is required here"
+            raise ConfigError(msg)
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        msg = f"{table_prefix(table)}option '{key}' = '{v}' is not an integer"
+        raise ConfigError(msg) from None
+
+
+def parse_specific_offsets(table: TableDef, option: str) -> dict[int, int]:
+    """Parse Flink's ``'partition:0,offset:42;partition:1,offset:300'`` in option ``option``.
+
+    Returns:
+        ``{partition: offset}``.
+
+    Raises:
+        ConfigError: for malformed text, naming the option.
+    """
+    text = table.options.get(option, "")
+    out = {}
+    for part in text.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        m = re.fullmatch(r"\s*partition\s*:\s*(\d+)\s*,\s*offset\s*:\s*(\d+)\s*", part)
+        if not m:
+            msg = (
+                f"{table_prefix(table)}option '{option}' = '{text}' is malformed; expected "
+                "'partition:0,offset:42;partition:1,offset:300'"
+            )
+            raise ConfigError(msg)
+        out[int(m.group(1))] = int(m.group(2))
+    return out

@@ -1,0 +1,120 @@
+"""The producer side's client: a librdkafka producer with batched produce and error checks.
+
+:class:`ProducerHandle` is the client every Kafka writer uses — a sink's own producer
+(:mod:`.session`) or the task's transactional producer (:mod:`.transactions`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG, ErrorLatch, execution_error
+
+from streamsql.core.errors import ConfigError, ExecutionError
+
+
+class ProducerHandle:
+    """A librdkafka producer with batched produce, error collection and bounded flushes.
+
+    Delivery reports are requested for failures only (``delivery.report.only.error``), so a
+    successful message costs no Python callback.
+
+    Args:
+        props: librdkafka properties (``bootstrap.servers`` included).
+        what: who writes, for error messages.
+    """
+
+    def __init__(self, props: dict[str, Any], what: str):
+        self.what = what
+        self.bootstrap = str(props.get("bootstrap.servers", ""))
+        self.latch = ErrorLatch(what, self.bootstrap)
+        self.failed: list[str] = []
+        cfg = {
+            "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
+            "linger.ms": 5,
+            "delivery.report.only.error": True,
+            "logger": RDKAFKA_LOG,
+        }
+        cfg.update(props)
+        cfg["error_cb"] = self.latch
+        cfg["on_delivery"] = self._on_delivery
+        try:
+            self.producer = Producer(cfg)
+        except KafkaException as e:
+            msg = f"{what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
+            raise ConfigError(msg) from None
+
+    def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
+        if err is not None:
+            self.failed.append(f"{msg.topic()}[{msg.partition()}]: {err.str()}")
+        else:
+            self.latch.alive()
+
+    def check(self) -> None:
+        """Raise ExecutionError for failed deliveries or a pending error event."""
+        if self.failed:
+            n, first = len(self.failed), self.failed[0]
+            self.failed = []
+            msg = f"{self.what}: {n} message(s) could not be delivered to Kafka, first: {first}"
+            raise ExecutionError(msg)
+        self.latch.check()
+
+    def produce_many(
+        self, topic: str, keys: list[bytes | None] | None, values: list[bytes | None], partition: int = -1
+    ) -> None:
+        """Produce one message per value (with ``keys[i]`` when given); never raises BufferError.
+
+        Raises:
+            ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
+        """
+        p = self.producer
+        produce = p.produce
+        n = len(values)
+        i = 0
+        try:
+            while i < n:
+                try:
+                    if keys is None:
+                        if partition < 0:
+                            for i in range(i, n):  # noqa: B020
+                                produce(topic, values[i])
+                        else:
+                            for i in range(i, n):  # noqa: B020
+                                produce(topic, values[i], None, partition)
+                    else:
+                        for i in range(i, n):  # noqa: B020
+                            produce(topic, values[i], keys[i], partition)
+                    i = n
+                except BufferError:  # queue full: serve delivery reports and retry the same row
+                    p.poll(0.05)
+                    self.check()
+                    continue
+                finally:
+                    p.poll(0)
+        except (KafkaException, SystemError) as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        self.check()
+
+    def flush(self) -> None:
+        """Wait until every queued message is acknowledged (or failed).
+
+        Raises:
+            ExecutionError: for failed deliveries, or brokers down too long.
+        """
+        p = self.producer
+        while True:
+            try:
+                left = p.flush(1.0)
+            except (KafkaException, SystemError) as e:
+                raise execution_error(self.what, e, self.bootstrap) from None
+            self.check()
+            if left == 0:
+                return
+
+    def close(self) -> None:
+        """Flush what is queued, best effort and for at most 10 s (nothing raises)."""
+        try:
+            self.producer.flush(10)
+        except (KafkaException, RuntimeError, SystemError):  # a fenced producer fails its callbacks
+            pass

@@ -1,0 +1,391 @@
+"""The consumer side of the Kafka sources: assignment, positions, bounded ends, splits.
+
+:class:`KafkaReader` assigns every partition of the table's topic(s) manually (no group
+rebalancing; offsets are never committed to the group — the checkpoint holds them) and reads
+with ``isolation.level = read_committed``. It tracks, per partition, the next offset to read
+(the position) and, for a bounded read, the offset at which it stops. Offsets are resolved to
+concrete numbers at :meth:`~KafkaReader.open` (:mod:`.offsets`), so a position is exact even for
+partitions that returned nothing yet. Partitions added to a topic after open are not picked up.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
+from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, RDKAFKA_LOG, ErrorLatch, execution_error
+from streamsql.connectors.kafka.offsets import OffsetResolver, TopicPart, check_offset_options
+from streamsql.connectors.kafka.options import librdkafka_props, table_prefix, topics_of
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.errors import ConfigError, ExecutionError
+
+log = logging.getLogger(__name__)
+
+#: How long :meth:`KafkaReader.history` may take.
+HISTORY_TIMEOUT_S = 300.0
+
+
+class KafkaReader:
+    """Reads raw messages of a table's topic(s) (see module docstring).
+
+    Args:
+        table: the table.
+        job_name: for the default group id.
+        startup_default: startup mode when ``'scan.startup.mode'`` is unset.
+        bounded_mode: ``'scan.bounded.mode'``.
+
+    Raises:
+        ConfigError: for bad topic, startup or bounded options.
+    """
+
+    def __init__(
+        self,
+        table: TableDef,
+        job_name: str,
+        startup_default: str = "group-offsets",
+        bounded_mode: str = "unbounded",
+    ):
+        self.table = table
+        o = table.options
+        self.bootstrap = o.get("properties.bootstrap.servers", "")
+        self.topics = topics_of(table)
+        self.pattern = o.get("topic-pattern")
+        pre = table_prefix(table)
+        if bool(self.topics) == bool(self.pattern):
+            msg = f"{pre}set exactly one of 'topic' and 'topic-pattern'"
+            raise ConfigError(msg)
+        if self.pattern:
+            try:
+                self._regex = re.compile(self.pattern)
+            except re.error as e:
+                msg = f"{pre}option 'topic-pattern' = '{self.pattern}' is not a regex: {e}"
+                raise ConfigError(msg) from None
+        self.single_topic = len(self.topics) == 1
+        self.startup = o.get("scan.startup.mode", startup_default)
+        self.bounded_mode = bounded_mode
+        check_offset_options(table, self.startup, bounded_mode)
+        self.group_id = o.get("properties.group.id") or f"streamsql-{job_name}-{table.name}"
+        self.what = f"Table '{table.name}' (kafka source)"
+        self.latch = ErrorLatch(self.what, self.bootstrap)
+        self.consumer: Consumer | None = None
+        self.offsets: OffsetResolver | None = None
+        self.next: dict[TopicPart, int] = {}
+        self.stop: dict[TopicPart, int] = {}  # bounded: end offsets (exclusive)
+        self.done: set[TopicPart] = set()
+        self.parts: list[TopicPart] = []  # the splits, in order (set at open)
+        self._split_of: dict[TopicPart, int] = {}
+        self._split_of_partition: dict[int, int] = {}
+        self._stop_arr = np.zeros(0, np.int64)  # bounded: stop offset per split
+        # the last batch consume() returned, with the split and offset of each message
+        self._located: tuple[list[Message], np.ndarray, np.ndarray] | None = None
+
+    # -- open -----------------------------------------------------------------------------------
+    def _consumer_config(self) -> dict[str, Any]:
+        cfg = {
+            "group.id": self.group_id,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "enable.partition.eof": True,
+            # librdkafka prefetches up to 64 MB by default; one job thread consuming ~10k-row
+            # batches needs far less, and the memory counts against large-state jobs' RSS.
+            "queued.max.messages.kbytes": 16384,
+            # ... but fetches of the 1 MB default per partition leave it waiting on the broker
+            # (measured: WIN 95k -> 135k ev/s with 4 MB on 4 partitions, same queue bound).
+            "max.partition.fetch.bytes": 4194304,
+            "error_cb": self.latch,
+            "logger": RDKAFKA_LOG,
+        }
+        cfg.update(librdkafka_props(self.table.options))
+        cfg["enable.auto.commit"] = False
+        cfg["enable.auto.offset.store"] = False
+        cfg["enable.partition.eof"] = True
+        cfg.setdefault("isolation.level", "read_committed")
+        return cfg
+
+    def open(self, position: dict | None) -> None:
+        """Assign every partition, at ``position`` or where the startup mode says.
+
+        Raises:
+            ConfigError: for a topic that does not exist.
+            ExecutionError: when the brokers cannot be reached.
+        """
+        try:
+            self.consumer = Consumer(self._consumer_config())
+        except KafkaException as e:
+            msg = f"{self.what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
+            raise ConfigError(msg) from None
+        self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap)
+        parts = self._partitions()
+        self.parts = parts
+        self._split_of = {tp: i for i, tp in enumerate(parts)}
+        self._split_of_partition = {p: i for i, (_, p) in enumerate(parts)}
+        restored = self._parse_position(position, parts) if position else {}
+        starts = self.offsets.start_offsets([tp for tp in parts if tp not in restored], self.startup)
+        starts.update(restored)
+        self.next = dict(starts)
+        if self.bounded_mode != "unbounded":
+            self.stop = self.offsets.stop_offsets(parts, self.bounded_mode)
+            self._stop_arr = np.asarray([self.stop[tp] for tp in parts], np.int64)
+            for tp in parts:
+                if self.next[tp] >= self.stop[tp]:
+                    self.done.add(tp)
+        live = [TopicPartition(t, p, self.next[(t, p)]) for (t, p) in parts if (t, p) not in self.done]
+        self.consumer.assign(live)
+
+    def _partitions(self) -> list[TopicPart]:
+        try:
+            md = self.consumer.list_topics(timeout=METADATA_TIMEOUT_S)
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        self.latch.check()
+        if self.pattern:
+            names = sorted(t for t in md.topics if self._regex.fullmatch(t))
+            if not names:
+                msg = f"{self.what}: no topic matches 'topic-pattern' = '{self.pattern}' on {self.bootstrap}"
+                raise ConfigError(msg)
+            self.topics = names
+        out = []
+        for t in self.topics:
+            tm = md.topics.get(t)
+            if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+                msg = (
+                    f"{self.what}: topic '{t}' does not exist on {self.bootstrap} "
+                    "(option 'topic'); create it first"
+                )
+                raise ConfigError(msg)
+            if tm.error is not None:
+                msg = f"{self.what}: topic '{t}': {tm.error.str()}"
+                raise ExecutionError(msg)
+            out += [(t, p) for p in sorted(tm.partitions)]
+        return out
+
+    def _key(self, tp: TopicPart) -> str:
+        return str(tp[1]) if self.single_topic else f"{tp[0]}:{tp[1]}"
+
+    def _parse_position(self, position: dict, parts: list[TopicPart]) -> dict[TopicPart, int]:
+        known = set(parts)
+        out = {}
+        for k, off in position.items():
+            t, sep, p = str(k).rpartition(":")
+            tp = (t, int(p)) if sep else (self.topics[0], int(p))
+            if tp in known:
+                out[tp] = int(off)
+            else:
+                log.warning("%s: restored position names unknown partition %s; ignored", self.what, k)
+        return out
+
+    def history(self) -> Iterator[Message]:
+        """The data messages of every partition from its beginning up to its start offset.
+
+        Read after :meth:`open` with a consumer of its own (upsert-kafka rebuilds its per-key
+        values from them); partition by partition in offset order.
+
+        Raises:
+            ExecutionError: for Kafka errors, or when it takes over :data:`HISTORY_TIMEOUT_S`.
+        """
+        todo = {}
+        for tp, nxt in self.next.items():
+            low, _ = self.offsets.watermarks(tp)
+            if nxt > low:
+                todo[tp] = (low, nxt)
+        if not todo:
+            return
+        c = Consumer(self._consumer_config())
+        try:
+            c.assign([TopicPartition(t, p, low) for (t, p), (low, _) in todo.items()])
+            left = {tp: end for tp, (_, end) in todo.items()}
+            deadline = time.monotonic() + HISTORY_TIMEOUT_S
+            while left:
+                if time.monotonic() > deadline:
+                    msg = f"{self.what}: rebuilding the upsert state timed out"
+                    raise ExecutionError(msg)
+                for m in c.consume(num_messages=10000, timeout=0.5):
+                    tp = (m.topic(), m.partition())
+                    if tp not in left:
+                        continue
+                    err = m.error()
+                    if err is not None:
+                        if err.code() == KafkaError._PARTITION_EOF and m.offset() >= left[tp]:
+                            del left[tp]
+                        elif err.code() != KafkaError._PARTITION_EOF:
+                            msg = f"{self.what}: {err.str()}"
+                            raise ExecutionError(msg)
+                        continue
+                    if m.offset() >= left[tp]:
+                        del left[tp]
+                        continue
+                    yield m
+                    if m.offset() + 1 >= left[tp]:
+                        del left[tp]
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        finally:
+            c.close()
+
+    # -- reading --------------------------------------------------------------------------------
+    def consume(self, max_rows: int, timeout_s: float) -> list[Message]:
+        """Up to ``max_rows`` data messages.
+
+        Errors are raised, EOF events and messages past a bounded end dropped; EOF events move
+        the positions past skipped control records.
+
+        Raises:
+            ExecutionError, ConfigError: for Kafka errors (see :mod:`.errors`).
+        """
+        c = self.consumer
+        if self.finished():
+            return []
+        try:
+            msgs = c.consume(num_messages=max(1, max_rows), timeout=timeout_s)
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        self.latch.check()
+        if not msgs:
+            return msgs
+        self.latch.alive()
+        if any(m.error() is not None for m in msgs):
+            msgs = self._handle_events(msgs)
+        if not msgs:
+            return msgs
+        splits, offsets = self._locate(msgs)
+        if self.stop:
+            keep = offsets < self._stop_arr[splits]
+            if not keep.all():
+                sel = np.flatnonzero(keep)
+                msgs = [msgs[i] for i in sel.tolist()]
+                splits, offsets = splits[sel], offsets[sel]
+        self._located = (msgs, splits, offsets)
+        return msgs
+
+    def _locate(self, msgs: list[Message]) -> tuple[np.ndarray, np.ndarray]:
+        """The split (int32) and offset (int64) of every message, one pass over the batch."""
+        n = len(msgs)
+        offsets = np.fromiter((m.offset() for m in msgs), np.int64, n)
+        if len(self.parts) <= 1:
+            return np.zeros(n, np.int32), offsets
+        if self.single_topic:
+            of_part = self._split_of_partition
+            splits = np.fromiter((of_part[m.partition()] for m in msgs), np.int32, n)
+        else:
+            split_of = self._split_of
+            splits = np.fromiter((split_of[(m.topic(), m.partition())] for m in msgs), np.int32, n)
+        return splits, offsets
+
+    def _located_for(self, msgs: list[Message]) -> tuple[np.ndarray, np.ndarray]:
+        loc = self._located
+        if loc is not None and loc[0] is msgs:
+            return loc[1], loc[2]
+        return self._locate(msgs)
+
+    def _handle_events(self, msgs: list[Message]) -> list[Message]:
+        out = []
+        for m in msgs:
+            err = m.error()
+            if err is None:
+                out.append(m)
+                continue
+            if err.code() == KafkaError._PARTITION_EOF:
+                tp = (m.topic(), m.partition())
+                # EOF past skipped control records / aborted transactions: nothing to replay there
+                if m.offset() > self.next.get(tp, -1):
+                    if out:  # earlier messages of this batch come first
+                        self._advance(out)
+                    self.next[tp] = min(m.offset(), self.stop[tp]) if self.stop else m.offset()
+                    self._check_done(tp)
+                continue
+            if err.code() in (
+                KafkaError.UNKNOWN_TOPIC_OR_PART,
+                KafkaError._UNKNOWN_PARTITION,
+                KafkaError._UNKNOWN_TOPIC,
+            ):
+                msg = f"{self.what}: topic {m.topic()}[{m.partition()}] is gone: {err.str()}"
+                raise ExecutionError(msg)
+            if err.fatal() or not err.retriable():
+                msg = f"{self.what}: Kafka error on {m.topic()}[{m.partition()}]: {err.str()}"
+                raise ExecutionError(msg)
+            log.warning("%s: %s", self.what, err.str())
+        return out
+
+    def _advance(self, msgs: list[Message]) -> list[TopicPart]:
+        """Move each partition's position past its last message in ``msgs``; the partitions."""
+        if not msgs:
+            return []
+        splits, offsets = self._located_for(msgs)
+        nxt = self.next
+        parts = self.parts
+        if len(parts) <= 1 and parts:
+            tp = parts[0]
+            nxt[tp] = max(nxt.get(tp, 0), int(offsets.max()) + 1)
+            return [tp]
+        ends = np.full(len(parts), -1, np.int64)
+        np.maximum.at(ends, splits, offsets)  # offsets rise within a partition: max = last
+        touched = []
+        for s in np.flatnonzero(ends >= 0).tolist():
+            tp = parts[s]
+            nxt[tp] = max(nxt.get(tp, 0), int(ends[s]) + 1)  # never back before an EOF position
+            touched.append(tp)
+        return touched
+
+    def advance(self, msgs: list[Message]) -> None:
+        """Move the positions past ``msgs`` (the messages just returned)."""
+        touched = self._advance(msgs)
+        self._located = None
+        if self.stop:
+            for tp in touched:
+                self._check_done(tp)
+
+    def _check_done(self, tp: TopicPart) -> None:
+        if self.stop and tp not in self.done and self.next.get(tp, 0) >= self.stop[tp]:
+            self.done.add(tp)
+            try:
+                self.consumer.pause([TopicPartition(*tp)])
+            except KafkaException:
+                pass
+
+    # -- splits (one per partition, for per-partition watermarks) -------------------------------
+    def split_names(self) -> list[str]:
+        """One split per assigned partition, named by its position key (``"0"``, ``"t:0"``)."""
+        return [self._key(tp) for tp in self.parts]
+
+    def split_ids(self, msgs: list[Message], idx: np.ndarray) -> np.ndarray | None:
+        """The split of each message ``msgs[i]`` for ``i`` in ``idx``.
+
+        Returns:
+            int32 indices into :meth:`split_names`; None when there is a single partition
+            (every row is split 0).
+        """
+        if len(self.parts) <= 1:
+            return None
+        per_msg, _ = self._located_for(msgs)
+        return per_msg[np.asarray(idx, dtype=np.int64)]
+
+    def finished_split_ids(self) -> set[int]:
+        """Splits whose bounded read reached its end offset."""
+        return {self._split_of[tp] for tp in self.done if tp in self._split_of}
+
+    def finished(self) -> bool:
+        """A bounded read reached the end offset of every partition."""
+        return (
+            bool(self.stop)
+            and len(self.done) == len(self.stop)
+            or (self.bounded_mode != "unbounded" and not self.stop and self.consumer is not None)
+        )
+
+    def position(self) -> dict[str, int]:
+        """``{"<partition>": next_offset}`` (``"<topic>:<partition>"`` keys for several topics)."""
+        return {self._key(tp): off for tp, off in sorted(self.next.items())}
+
+    def close(self) -> None:
+        """Close the consumer (no offsets are committed)."""
+        if self.consumer is not None:
+            try:
+                self.consumer.close()
+            except (KafkaException, RuntimeError):
+                pass
+            self.consumer = None

@@ -1,0 +1,153 @@
+"""The producer session a Kafka sink holds: what it writes through, by its delivery guarantee.
+
+- ``exactly-once``: the task's Kafka transaction (:class:`~.transactions.KafkaTransactions`),
+  shared by every exactly-once sink of the task; creating the session registers the transaction
+  as the task's commit point. Rows become visible when the checkpoint commits.
+- ``at-least-once``: a producer of the sink's own (``acks=all``), flushed at each pre-commit.
+- ``none``: a producer of its own (``acks=1``), only polled at pre-commits.
+
+Sinks hold a :class:`ProducerSession` (composition); they decide *what* to produce (rows,
+upserts, tombstones), the session *how* it reaches Kafka.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException
+from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
+from streamsql.connectors.kafka.options import librdkafka_props, sink_topic, table_prefix
+from streamsql.connectors.kafka.producer import ProducerHandle
+from streamsql.connectors.kafka.transactions import KafkaTransactions
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.errors import ConfigError, ExecutionError
+
+
+def producer_props(table: TableDef, guarantee: str) -> dict[str, Any]:
+    """Librdkafka properties of a non-transactional sink producer."""
+    props = {"acks": "all" if guarantee != "none" else "1"}
+    props.update(librdkafka_props(table.options))
+    return props
+
+
+class ProducerSession:
+    """How one sink's messages reach Kafka (see module docstring).
+
+    Call order (the sink's): :meth:`open` once → :meth:`produce_many` → :meth:`pre_commit` at
+    each barrier → ... → :meth:`close`. Nothing connects before :meth:`open`.
+
+    Args:
+        ctx: the sink's connector context (its table, and the task's resources for exactly-once).
+        guarantee: ``'none'``, ``'at-least-once'`` or ``'exactly-once'``.
+        what: who writes, for error messages (``"Table 'out' (kafka sink)"``).
+
+    Attributes:
+        topic: the sink's topic (``'topic'``, exactly one).
+        txn: the task's Kafka transaction (exactly-once), else None.
+        handle: the producer client, set by :meth:`open`.
+
+    Raises:
+        ConfigError: without exactly one topic, or when exactly-once sinks of one task disagree
+            on the transaction's options.
+    """
+
+    def __init__(self, ctx: ConnectorContext, guarantee: str, what: str):
+        self.table = ctx.table
+        self.topic = sink_topic(ctx.table)
+        self.guarantee = guarantee
+        self.what = what
+        self.txn: KafkaTransactions | None = None
+        if guarantee == "exactly-once":
+            self.txn = KafkaTransactions.for_context(ctx)
+        self.handle: ProducerHandle | None = None
+        self._closed = False
+
+    @property
+    def transactional(self) -> bool:
+        """Rows become visible only when the task's transaction commits."""
+        return self.txn is not None
+
+    @property
+    def is_open(self) -> bool:
+        """:meth:`open` ran."""
+        return self.handle is not None
+
+    def open(self) -> int:
+        """Connect (exactly-once: join the task's transaction, opening it first if needed).
+
+        Returns:
+            The partition count of the topic.
+
+        Raises:
+            ConfigError: when the topic does not exist (and the broker did not auto-create it).
+            ExecutionError: when the brokers cannot be reached.
+        """
+        if self.txn is not None:
+            self.handle = self.txn.acquire()
+        else:
+            self.handle = ProducerHandle(producer_props(self.table, self.guarantee), self.what)
+        return self._partition_count()
+
+    def _partition_count(self) -> int:
+        h, topic = self.handle, self.topic
+        try:
+            md = h.producer.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
+        except KafkaException as e:
+            raise execution_error(h.what, e, h.bootstrap) from None
+        tm = md.topics.get(topic)
+        if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+            pre = table_prefix(self.table)
+            msg = f"{pre}topic '{topic}' does not exist on {h.bootstrap}; create it first"
+            raise ConfigError(msg)
+        if tm.error is not None and tm.error.code() != KafkaError.LEADER_NOT_AVAILABLE:
+            msg = f"{h.what}: topic '{topic}': {tm.error.str()}"
+            raise ExecutionError(msg)
+        return max(1, len(tm.partitions))
+
+    def produce_many(
+        self, keys: list[bytes | None] | None, values: list[bytes | None], partition: int = -1
+    ) -> None:
+        """Produce one message per value to the topic (:meth:`.producer.ProducerHandle.produce_many`).
+
+        Raises:
+            ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
+        """
+        self.handle.produce_many(self.topic, keys, values, partition)
+
+    def pre_commit(self) -> None:
+        """The barrier: flush (guarantee ``none``: only serve delivery reports).
+
+        Raises:
+            ExecutionError: for failed deliveries.
+        """
+        if self.guarantee == "none":
+            self.handle.producer.poll(0)
+            self.handle.check()
+        else:
+            self.handle.flush()
+
+    def flush(self) -> None:
+        """Wait until every queued message is acknowledged.
+
+        Raises:
+            ExecutionError: for failed deliveries, or brokers down too long.
+        """
+        self.handle.flush()
+
+    def close(self) -> None:
+        """Release the producer; idempotent.
+
+        Exactly-once: leave the transaction (its last user aborts what is uncommitted); else
+        flush (bounded) and close the sink's own producer.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if self.handle is None:
+            return
+        if self.txn is not None:
+            self.txn.release()
+        else:
+            self.handle.close()

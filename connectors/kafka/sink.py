@@ -1,0 +1,173 @@
+"""The ``kafka`` sink: +I rows to one Kafka topic, delivery guarantee by option.
+
+``'sink.delivery-guarantee'``:
+
+- ``at-least-once`` (default, as Flink): every row is acknowledged by the brokers at each
+  checkpoint's pre-commit; rows written after the last completed checkpoint are written again
+  after a failure.
+- ``exactly-once``: rows are written in the task's Kafka transaction (see :mod:`.transactions`)
+  and become visible to ``read_committed`` consumers when the checkpoint commits; after a
+  failure the open transaction is aborted.
+- ``none``: no flush at checkpoints (rows may be lost or duplicated after a failure).
+
+The sink is append-only (+I rows); use ``upsert-kafka`` for updating results. Keys come from
+``'key.format'`` + ``'key.fields'``; without them messages have no key. ``'sink.partitioner'``
+= ``fixed`` writes every row of a task to partition ``task_index % partitions``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
+from streamsql.connectors.kafka.options import resolve_guarantee, sink_topic
+from streamsql.connectors.kafka.session import ProducerSession
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import ConnectorContext, Sink, SinkGuarantee
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ExecutionError
+
+
+def guarantee_of(sink_class: type[Sink], table: TableDef, config: dict[str, str]) -> SinkGuarantee:
+    """What a Kafka sink class gives ``table``: its ``default_guarantee`` and ``reason``."""
+    guarantee = resolve_guarantee(table, config, sink_class.default_guarantee)
+    return SinkGuarantee(guarantee == "exactly-once", sink_class.reason(guarantee))
+
+
+def check_writing(table: TableDef, fs: FormatSetup) -> None:
+    """The checks a Kafka sink makes of its topic and format options, without one.
+
+    Raises:
+        ConfigError: for a bad option.
+    """
+    sink_topic(table)
+    fs.make_encoders(table)
+
+
+def _formats(table: TableDef) -> FormatSetup:
+    fs = format_setup(table)
+    validate_table("kafka", table, fs)
+    return fs
+
+
+def _reason(guarantee: str) -> str:
+    if guarantee == "exactly-once":
+        return (
+            "writes in a Kafka transaction committed with each checkpoint "
+            "('sink.delivery-guarantee' = 'exactly-once')"
+        )
+    if guarantee == "none":
+        return (
+            "'sink.delivery-guarantee' = 'none': not flushed at checkpoints; rows may be lost or duplicated"
+        )
+    return (
+        "'sink.delivery-guarantee' = 'at-least-once': flushed at each checkpoint; rows written after the "
+        "last checkpoint are written again after a failure"
+    )
+
+
+class KafkaSink(Sink):
+    """Writes +I rows to a Kafka topic (see module docstring for the guarantees).
+
+    Args:
+        ctx: the connector context.
+
+    Raises:
+        ConfigError: for bad options.
+    """
+
+    accepts_updates = False
+    #: The delivery guarantee when ``'sink.delivery-guarantee'`` is unset.
+    default_guarantee = "at-least-once"
+    #: ``(guarantee) -> str``: why the sink has that guarantee (EXPLAIN).
+    reason = staticmethod(_reason)
+
+    def __init__(self, ctx: ConnectorContext):
+        t = ctx.table
+        self.table = t
+        self.fs = _formats(t)
+        self.guarantee = resolve_guarantee(t, ctx.config, self.default_guarantee)
+        self.guarantee_reason = self.reason(self.guarantee)
+        self.venc, self.kenc = self.fs.make_encoders(t)
+        self.fixed = t.options.get("sink.partitioner", "default") == "fixed"
+        self.task_index = ctx.task_index
+        self.session = ProducerSession(ctx, self.guarantee, f"Table '{t.name}' (kafka sink)")
+        self.transactional = self.session.transactional
+        self.partition = -1
+        self._holding = False  # between a pre-commit and its commit (exactly-once)
+        self._held: list[pa.Table] = []
+
+    @staticmethod
+    def check(table: TableDef, config: dict[str, str]) -> None:
+        """The constructor's option checks, without a sink (raises ConfigError; nothing connects)."""
+        check_writing(table, _formats(table))
+
+    def open(self) -> None:
+        """Connect (and join the task's transaction for exactly-once).
+
+        Raises:
+            ConfigError: when the topic does not exist.
+            ExecutionError: when the brokers cannot be reached.
+        """
+        n = self.session.open()
+        if self.fixed:
+            self.partition = self.task_index % n
+
+    def write(self, batch: Batch) -> None:
+        """Produce the rows (held in memory between a pre-commit and its commit, exactly-once).
+
+        Raises:
+            ExecutionError: for an updating row or a Kafka delivery failure.
+        """
+        if not batch.insert_only:
+            msg = (
+                f"Table '{self.table.name}' (kafka sink) is append-only but received "
+                "update/delete rows; use 'upsert-kafka' with a PRIMARY KEY"
+            )
+            raise ExecutionError(msg)
+        if batch.num_rows == 0:
+            return
+        if self._holding:
+            self._held.append(batch.table)
+            return
+        self._send(batch.table)
+
+    def _send(self, table: pa.Table) -> None:
+        names = table.column_names
+        phys = self.table.physical_schema.names
+        if names != phys and len(names) == len(phys):
+            table = table.rename_columns(phys)
+        values = self.venc.encode(table.select(self.fs.value_schema.names))
+        keys = self.kenc.encode(table.select(self.fs.key_names)) if self.kenc is not None else None
+        self.session.produce_many(keys, values, self.partition)
+
+    def _release(self) -> None:
+        held, self._held = self._held, []
+        for t in held:
+            self._send(t)
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        """Flush: every row written so far is acknowledged (exactly-once: not yet visible).
+
+        Raises:
+            ExecutionError: for failed deliveries.
+        """
+        if self._held:  # an earlier checkpoint failed before committing: its rows join this one
+            self._release()
+        self.session.pre_commit()
+        self._holding = self.transactional
+
+    def commit(self, checkpoint_id: int) -> None:
+        """The task's transaction committed: rows held since the pre-commit go into the next one."""
+        if self._holding:
+            self._holding = False
+            self._release()
+
+    def finish(self) -> None:
+        """End of input: flush (the final checkpoint commits a transactional sink)."""
+        if not self.transactional and self.session.is_open:
+            self.session.flush()
+
+    def close(self) -> None:
+        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
+        self.session.close()

@@ -1,0 +1,175 @@
+"""The ``kafka`` source: an append-only Kafka topic read exactly once (Flink's options).
+
+Every partition of ``'topic'`` (or of the topics matching ``'topic-pattern'``) is assigned
+manually and read with ``read_committed`` by a :class:`~.reader.KafkaReader`; offsets are never
+committed to the group — the checkpoint holds them. The position is the next offset per
+partition; a restore seeks there, so no record is replayed or skipped. ``poll`` fetches up to
+``max_rows`` messages in one ``consume()`` call and decodes them in one call of the value format
+(and the key format for ``'key.fields'``). Metadata columns (:mod:`.metadata`): ``topic``,
+``partition``, ``offset``, ``timestamp`` (TIMESTAMP_LTZ(3)), ``timestamp-type``. Startup and
+bounded modes: :mod:`.offsets` (default startup: ``group-offsets``).
+
+Each partition is a split (:attr:`Source.split_names`) and every row is tagged with its
+partition's split (``Batch.splits``), so a table's ``WATERMARK`` is generated per partition and
+the minimum over partitions is emitted, as Flink's Kafka source does; a partition without rows
+for ``'scan.watermark.idle-timeout'`` stops holding it back until it has rows again, and a
+partition whose bounded read is complete stops holding it back for good.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+from confluent_kafka import Message
+from streamsql.connectors.formats import is_changelog_format
+from streamsql.connectors.kafka.decode import RecordDecoder
+from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
+from streamsql.connectors.kafka.metadata import check_metadata
+from streamsql.connectors.kafka.reader import KafkaReader
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.connector import ConnectorContext, Source
+from streamsql.core.elements import Batch
+
+
+def bounded_mode(table: TableDef) -> str:
+    """``'scan.bounded.mode'`` (``unbounded`` when unset)."""
+    return table.options.get("scan.bounded.mode", "unbounded")
+
+
+class ReaderSource(Source):
+    """A Kafka source: a :class:`KafkaReader` and a :class:`RecordDecoder`.
+
+    Position, splits, end and close are the reader's; :meth:`poll` consumes a batch of
+    messages, turns them into rows with :meth:`rows` (what a subclass decides), then moves the
+    reader's positions past them. A subclass states its :meth:`formats` and
+    :attr:`startup_default`; :meth:`check` and :meth:`changelog_of` answer the planner from them
+    without creating a source.
+
+    Args:
+        ctx: the connector context.
+
+    Raises:
+        ConfigError: for bad topic, startup, bounded or format options.
+    """
+
+    #: The startup mode when ``'scan.startup.mode'`` is unset.
+    startup_default = "group-offsets"
+
+    def __init__(self, ctx: ConnectorContext):
+        t = ctx.table
+        self.table = t
+        fs = self.formats(t)
+        mode = bounded_mode(t)
+        self.reader = KafkaReader(t, ctx.job_name, self.startup_default, mode)
+        self.bounded = mode != "unbounded"
+        self.decoder = RecordDecoder(t, fs, ctx.metrics)
+        self.schema = self.decoder.schema
+        self.metrics = ctx.metrics
+
+    @staticmethod
+    @abstractmethod
+    def formats(table: TableDef) -> FormatSetup:
+        """The table's key/value formats, its options checked against the connector's spec.
+
+        Raises:
+            ConfigError: for a bad option.
+        """
+
+    @classmethod
+    def check(cls, table: TableDef, config: dict[str, str]) -> None:
+        """The option checks of the constructor, without a source (nothing connects).
+
+        Raises:
+            ConfigError: for a bad option.
+        """
+        fs = cls.formats(table)
+        KafkaReader(table, "", cls.startup_default, bounded_mode(table))
+        fs.make_decoders(table)
+
+    @classmethod
+    def changelog_of(cls, table: TableDef) -> bool:
+        """Whether the source emits -U/+U/-D rows for ``table`` (default: :attr:`changelog`)."""
+        return cls.changelog
+
+    @abstractmethod
+    def rows(self, msgs: list[Message]) -> Batch | None:
+        """The rows of ``msgs`` (one ``consume()``), or None for none.
+
+        Raises:
+            BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
+        """
+
+    def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        """The rows of up to ``max_rows`` messages of one ``consume()``; None when none arrived.
+
+        Raises:
+            BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
+            ExecutionError: for Kafka errors.
+        """
+        msgs = self.reader.consume(max_rows, timeout_s)
+        if not msgs:
+            return None
+        batch = self.rows(msgs)
+        self.reader.advance(msgs)
+        self.decoder.count_skipped()
+        return batch if batch is not None and batch.num_rows else None
+
+    def position(self) -> dict:
+        """``{"<partition>": next_offset}``: the offset after the last record returned."""
+        return self.reader.position()
+
+    def finished(self) -> bool:
+        """True once a bounded read reached every partition's end offset."""
+        return self.bounded and self.reader.finished()
+
+    @property
+    def split_names(self) -> list[str]:
+        """One split per partition (see :meth:`KafkaReader.split_names`); valid after open."""
+        return self.reader.split_names()
+
+    def finished_splits(self) -> set[int]:
+        """Partitions whose bounded read is complete."""
+        return self.reader.finished_split_ids()
+
+    def close(self) -> None:
+        """Close the consumer."""
+        self.reader.close()
+
+
+class KafkaSource(ReaderSource):
+    """Reads a Kafka topic (see module docstring).
+
+    Args:
+        ctx: the connector context.
+
+    Raises:
+        ConfigError: for bad options.
+    """
+
+    def __init__(self, ctx: ConnectorContext):
+        super().__init__(ctx)
+        self.changelog = bool(getattr(self.decoder.vdec, "changelog", False))
+
+    @staticmethod
+    def formats(table: TableDef) -> FormatSetup:
+        """``'format'``/``'value.format'``, and ``'key.format'`` + ``'key.fields'`` when set."""
+        fs = format_setup(table)
+        validate_table("kafka", table, fs)
+        check_metadata(table)
+        return fs
+
+    @classmethod
+    def changelog_of(cls, table: TableDef) -> bool:
+        """The value format carries row kinds (debezium-json): the source emits a changelog."""
+        return is_changelog_format(table.options.get("value.format") or table.options.get("format") or "")
+
+    def open(self, position: dict | None) -> None:
+        """Assign every partition at ``position`` (or per ``'scan.startup.mode'``)."""
+        self.reader.open(position)
+
+    def rows(self, msgs: list[Message]) -> Batch:
+        """Every message's value (and key) decoded, with its metadata columns."""
+        return self.decoder.decode(msgs, [m.value() for m in msgs], self.reader.split_ids)
+
+

@@ -1,0 +1,367 @@
+"""The ``upsert-kafka`` connector: a (compacted) Kafka topic as a changelog keyed by the PRIMARY KEY.
+
+Sink — the PRIMARY KEY columns are the message key (``'key.format'``, default json: an object of
+the key columns); +I/+U rows are written as the value (``'value.format'``), -D rows as a
+tombstone (a real null value), -U rows are dropped. Rows are buffered and compacted per key
+before producing: within one checkpoint epoch only each key's last change is written (a big win
+under aggregations). The buffer is written at each checkpoint's pre-commit, and earlier when it
+holds ``'sink.buffer-flush.max-rows'`` rows or, for a non-transactional sink, when
+``'sink.buffer-flush.interval'`` has passed. When the previous flush compacted little (at least
+half of its rows were distinct keys), the buffer is compacted and encoded early, every 8192
+rows, into a per-key map of encoded changes that the flush then produces: the epoch still writes
+one message per key, but the encoding is no longer all inside the checkpoint barrier.
+
+Delivery guarantee (``'sink.delivery-guarantee'``): by default exactly-once when the job runs
+in EXACTLY_ONCE mode (the rows are written in the task's Kafka transaction, see
+:mod:`.transactions`, and become visible when the checkpoint commits), else at-least-once
+(flushed at each checkpoint; after a failure the last epoch's changes are written again —
+harmless for an upsert topic, since a key's last value wins). ``'none'``: no flush at
+checkpoints.
+
+Source — reads the topic from the earliest offset as a changelog, as Flink's upsert-kafka
+source followed by its ChangelogNormalize: the first value of a key → +I; a new value → -U (the
+previous value) and +U; a repeated identical value → nothing; a tombstone → -D carrying the
+previous value (nothing for an unknown key). The previous value per key is kept in memory (raw
+message bytes); when the source opens at a position (a restore) or at a later startup offset, it
+first rebuilds that map from :meth:`KafkaReader.history` (each partition from its beginning up
+to the start offset). Compaction may have removed a key's value that a later record supersedes;
+for such a key the rebuilt map misses the old value and the next change comes out as +I instead
+of -U/+U. Reads with ``read_committed``; positions as the ``kafka`` source (next offset per
+partition).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyarrow as pa
+from confluent_kafka import Message
+from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
+from streamsql.connectors.kafka.metadata import check_metadata
+from streamsql.connectors.kafka.options import int_option, resolve_guarantee, table_prefix
+from streamsql.connectors.kafka.session import ProducerSession
+from streamsql.connectors.kafka.sink import check_writing
+from streamsql.connectors.kafka.source import ReaderSource
+
+from streamsql.core.catalog import TableDef
+from streamsql.core.config import duration_ms
+from streamsql.core.connector import ConnectorContext, Sink
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import ConfigError
+
+_ROW = "__streamsql_row__"
+
+
+def _primary_key(table: TableDef) -> list[str]:
+    if not table.primary_key:
+        msg = (
+            f"{table_prefix(table)}'upsert-kafka' needs PRIMARY KEY (...) NOT ENFORCED; its columns "
+            "are the message key"
+        )
+        raise ConfigError(msg)
+    return list(table.primary_key)
+
+
+# --------------------------------------------------------------------------------------------
+# sink
+
+
+def _sink_formats(table: TableDef) -> FormatSetup:
+    pk = list(table.primary_key)  # checked at open: the planner reports a missing key itself
+    fs = format_setup(table, key_fields=pk, default_key_format="json")
+    validate_table("upsert-kafka", table, fs)
+    return fs
+
+
+def _buffer_flush(table: TableDef) -> tuple[int, float]:
+    """``('sink.buffer-flush.max-rows', 'sink.buffer-flush.interval' in seconds)``."""
+    max_rows = int_option(table, "sink.buffer-flush.max-rows", "100000")
+    interval = table.options.get("sink.buffer-flush.interval", "1 s")
+    return max_rows, duration_ms(interval, "sink.buffer-flush.interval") / 1000
+
+
+def _reason(guarantee: str) -> str:
+    if guarantee == "exactly-once":
+        return "writes compacted upserts in a Kafka transaction committed with each checkpoint"
+    return (
+        f"'sink.delivery-guarantee' = '{guarantee}': changes after the last checkpoint are written "
+        "again after a failure (the last value per key still wins)"
+    )
+
+
+def last_per_key(table: pa.Table, key_names: list[str], key_bytes=None) -> np.ndarray:
+    """Sorted indices of the last row of each distinct key of ``table``.
+
+    Uses Arrow's hash aggregation; falls back to a dict over encoded keys (``key_bytes()``) for
+    key types Arrow cannot group.
+    """
+    n = table.num_rows
+    try:
+        t = table.select(key_names).append_column(_ROW, pa.array(np.arange(n, dtype=np.int64)))
+        g = t.group_by(key_names, use_threads=False).aggregate([(_ROW, "max")])
+        return np.sort(g.column(_ROW + "_max").to_numpy())
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        last = {k: i for i, k in enumerate(key_bytes())}
+        return np.sort(np.fromiter(last.values(), dtype=np.int64, count=len(last)))
+
+
+class UpsertKafkaSink(Sink):
+    """Writes a changelog as upserts and tombstones keyed by the PRIMARY KEY (see module docstring).
+
+    Args:
+        ctx: the connector context.
+    """
+
+    accepts_updates = True
+    requires_primary_key = True
+    #: Exactly-once in an EXACTLY_ONCE job, else at-least-once (see :func:`resolve_guarantee`).
+    default_guarantee = "auto"
+    reason = staticmethod(_reason)
+
+    def __init__(self, ctx: ConnectorContext):
+        t = ctx.table
+        self.table = t
+        self.fs = _sink_formats(t)
+        self.guarantee = resolve_guarantee(t, ctx.config, self.default_guarantee)
+        self.venc, self.kenc = self.fs.make_encoders(t)
+        self.session = ProducerSession(ctx, self.guarantee, f"Table '{t.name}' (upsert-kafka sink)")
+        self.transactional = self.session.transactional
+        self.guarantee_reason = self.reason(self.guarantee)
+        self.max_rows, self.interval_s = _buffer_flush(t)
+        self._buf: list[tuple[pa.Table, np.ndarray]] = []
+        self._rows = 0
+        self._holding = False  # between a pre-commit and its commit (exactly-once)
+        self._last_flush = time.monotonic()
+        self.rows_compacted = 0  # rows dropped by compaction (for tests and metrics)
+        # encoded changes of the epoch not produced yet: key bytes → value bytes (None: tombstone)
+        self._staged: dict = {}
+        self.stage_rows = 8192  # buffered rows that may be staged early (see _maybe_stage)
+        self._epoch_in = 0  # rows compacted since the last flush
+        self._distinct_ratio = 1.0  # written / received rows of the last flush
+
+    @staticmethod
+    def check(table: TableDef, config: dict[str, str]) -> None:
+        """The constructor's option checks, without a sink (raises ConfigError; nothing connects)."""
+        check_writing(table, _sink_formats(table))
+        _buffer_flush(table)
+
+    def open(self) -> None:
+        """Connect (and join the task's transaction for exactly-once).
+
+        Raises:
+            ConfigError: without a PRIMARY KEY, or when the topic does not exist.
+            ExecutionError: when the brokers cannot be reached.
+        """
+        _primary_key(self.table)
+        self.session.open()
+
+    def write(self, batch: Batch) -> None:
+        """Buffer the changes (-U dropped); compact and write when the buffer is due.
+
+        Raises:
+            ExecutionError: for a Kafka delivery failure.
+        """
+        if batch.num_rows == 0:
+            return
+        table = batch.table
+        phys = self.table.physical_schema.names
+        if table.column_names != phys and table.num_columns == len(phys):
+            table = table.rename_columns(phys)
+        kinds = batch.kind_array()
+        if batch.kinds is not None:
+            keep = kinds != RowKind.UPDATE_BEFORE
+            if not keep.all():
+                table = table.filter(pa.array(keep))
+                kinds = kinds[keep]
+        if table.num_rows == 0:
+            return
+        self._buf.append((table, kinds))
+        self._rows += table.num_rows
+        if self._holding:
+            self._maybe_stage()
+            return
+        if self.max_rows > 0 and self._rows + len(self._staged) >= self.max_rows:
+            self._flush_buffer()
+        elif (
+            not self.transactional
+            and self.interval_s > 0
+            and time.monotonic() - self._last_flush >= self.interval_s
+        ):
+            self._flush_buffer()
+        else:
+            self._maybe_stage()
+
+    def _compact_encode(self) -> tuple[list, list]:
+        """Compact the buffer (last change per key) and encode it; empties the buffer.
+
+        Returns:
+            ``(keys, values)``, a tombstone's value being None.
+        """
+        tables = [t for t, _ in self._buf]
+        table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        kinds = np.concatenate([k for _, k in self._buf]) if len(self._buf) > 1 else self._buf[0][1]
+        self._buf, self._rows = [], 0
+        self._epoch_in += table.num_rows
+        key_names = self.fs.key_names
+        idx = last_per_key(table, key_names, lambda: self.kenc.encode(table.select(key_names)))
+        if len(idx) != table.num_rows:
+            self.rows_compacted += table.num_rows - len(idx)
+            table = table.take(pa.array(idx))
+            kinds = kinds[idx]
+        keys = self.kenc.encode(table.select(key_names))
+        deletes = kinds == RowKind.DELETE
+        vtable = table.select(self.fs.value_schema.names)
+        if deletes.any():
+            live = ~deletes
+            encoded = iter(self.venc.encode(vtable.filter(pa.array(live))) if live.any() else [])
+            values = [None if d else next(encoded) for d in deletes.tolist()]
+        else:
+            values = self.venc.encode(vtable)
+        return keys, values
+
+    def _stage(self) -> None:
+        """Compact and encode the buffer into the staged changes of the epoch (not yet produced).
+
+        Staged changes stay compacted per key (a later change replaces an earlier one), so the
+        epoch still writes one message per key; the encoding happens as rows arrive instead of
+        all at once inside the checkpoint barrier.
+        """
+        keys, values = self._compact_encode()
+        staged = self._staged
+        before = len(staged)
+        staged.update(zip(keys, values))
+        self.rows_compacted += len(keys) - (len(staged) - before)
+
+    def _maybe_stage(self) -> None:
+        """Stage early when the buffer is big and the last epoch compacted little.
+
+        With mostly distinct keys, compacting first saves no encoding, and the barrier would
+        carry all of it.
+        """
+        if self._rows >= self.stage_rows and self._distinct_ratio >= 0.5:
+            self._stage()
+
+    def _flush_buffer(self) -> None:
+        self._last_flush = time.monotonic()
+        if not self._buf and not self._staged:
+            return
+        if self._staged:
+            if self._buf:
+                self._stage()
+            staged, self._staged = self._staged, {}
+            keys, values = list(staged), list(staged.values())
+        else:
+            keys, values = self._compact_encode()
+        if self._epoch_in:
+            self._distinct_ratio = len(keys) / self._epoch_in
+        self._epoch_in = 0
+        self.session.produce_many(keys, values)
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        """Compact and write the buffer, then flush (exactly-once: not yet visible).
+
+        Raises:
+            ExecutionError: for failed deliveries.
+        """
+        self._flush_buffer()
+        self.session.pre_commit()
+        self._holding = self.transactional
+
+    def commit(self, checkpoint_id: int) -> None:
+        """The transaction committed: buffered rows may be written into the next one again."""
+        self._holding = False
+
+    def finish(self) -> None:
+        """End of input: a non-transactional sink writes and flushes its buffer now."""
+        if not self.transactional and self.session.is_open:
+            self._flush_buffer()
+            self.session.flush()
+
+    def close(self) -> None:
+        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
+        self.session.close()
+
+
+# --------------------------------------------------------------------------------------------
+# source
+
+
+class UpsertKafkaSource(ReaderSource):
+    """Reads an upsert topic as a changelog (+I, -U/+U, -D; see module docstring).
+
+    Args:
+        ctx: the connector context.
+
+    Raises:
+        ConfigError: without a PRIMARY KEY, or for bad options.
+    """
+
+    changelog = True
+    startup_default = "earliest-offset"
+
+    def __init__(self, ctx: ConnectorContext):
+        super().__init__(ctx)
+        self.state: dict[bytes, bytes] = {}  # key bytes → last value bytes
+
+    @staticmethod
+    def formats(table: TableDef) -> FormatSetup:
+        """The PRIMARY KEY is the message key (``'key.format'``, default json)."""
+        fs = format_setup(table, key_fields=_primary_key(table), default_key_format="json")
+        validate_table("upsert-kafka", table, fs)
+        check_metadata(table)
+        return fs
+
+    def open(self, position: dict | None) -> None:
+        """Assign the partitions and rebuild the per-key values before the start offsets."""
+        self.reader.open(position)
+        state = self.state
+        for m in self.reader.history():
+            k, v = m.key(), m.value()
+            if v is None:
+                state.pop(k, None)
+            else:
+                state[k] = v
+
+    def rows(self, msgs: list[Message]) -> Batch | None:
+        """The changelog rows of ``msgs`` (an update gives two); None when there are none.
+
+        Messages without a key count as bad records.
+        """
+        state = self.state
+        vals: list[bytes] = []
+        kinds: list[int] = []
+        src: list[int] = []
+        null_keys = 0
+        for i, m in enumerate(msgs):
+            k = m.key()
+            if k is None:
+                null_keys += 1
+                continue
+            v = m.value()
+            old = state.get(k)
+            if v is None:
+                if old is not None:
+                    del state[k]
+                    vals.append(old)
+                    kinds.append(RowKind.DELETE)
+                    src.append(i)
+                continue
+            if old is None:
+                vals.append(v)
+                kinds.append(RowKind.INSERT)
+                src.append(i)
+            elif old != v:
+                vals.append(old)
+                vals.append(v)
+                kinds.append(RowKind.UPDATE_BEFORE)
+                kinds.append(RowKind.UPDATE_AFTER)
+                src.append(i)
+                src.append(i)
+            state[k] = v
+        if null_keys:
+            self.metrics["bad_records"] = self.metrics.get("bad_records", 0) + null_keys
+        if not vals:
+            return None
+        src_arr, kinds_arr = np.asarray(src, dtype=np.int64), np.asarray(kinds, dtype=np.int8)
+        return self.decoder.decode(msgs, vals, self.reader.split_ids, src_arr, kinds_arr)
