@@ -10,8 +10,8 @@ One checkpoint in flight at a time. Checkpoint n:
    acknowledged, the job's state backend is snapshotted into ``chk-n/state/`` (each
    operator's state as of its own barrier: see :mod:`streamsql.runtime.job_state`);
 3. **complete** — write ``chk-n/_metadata``;
-4. **commit** — the commit point: the job's committer commits (Kafka transaction with the
-   checkpoint marker, or ``_committed`` file);
+4. **commit** — the commit point: the job's committer commits (the Kafka transaction, whose
+   offset commit names the checkpoint, or the ``_committed`` file);
 5. **notify** — sinks learn that n committed; old checkpoints are pruned.
 """
 
