@@ -57,14 +57,14 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
     )
 
 
-KAFKA = _register(
+_register(
     "kafka",
     "Apache Kafka topic (append-only); the sink is at-least-once or exactly-once",
     KAFKA_OPTIONS,
     KafkaSource,
     KafkaSink,
 )
-UPSERT_KAFKA = _register(
+_register(
     "upsert-kafka",
     "Kafka topic as an upsert changelog keyed by the PRIMARY KEY (tombstones delete)",
     UPSERT_KAFKA_OPTIONS,

@@ -31,7 +31,6 @@ OPT_FIELDS_INCLUDE = OptionSpec(
     description="whether the value also carries the key fields",
 )
 GUARANTEES = ("none", "at-least-once", "exactly-once")
-GUARANTEE_DESCRIPTION = "none | at-least-once | exactly-once (Kafka transactions)"
 OPT_TXN_PREFIX = OptionSpec(
     "sink.transactional-id-prefix",
     default="streamsql",
@@ -90,7 +89,7 @@ KAFKA_OPTIONS = [
         "sink.delivery-guarantee",
         default="at-least-once",
         choices=GUARANTEES,
-        description=GUARANTEE_DESCRIPTION,
+        description="none | at-least-once | exactly-once (Kafka transactions)",
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,

@@ -16,7 +16,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
-from streamsql.connectors.kafka.options import librdkafka_props, sink_topic, table_prefix
+from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
 from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 
@@ -40,10 +40,12 @@ class ProducerSession:
 
     Args:
         ctx: the sink's connector context (its table, and the task's resources for exactly-once).
-        guarantee: ``'none'``, ``'at-least-once'`` or ``'exactly-once'``.
+        default_guarantee: the guarantee when ``'sink.delivery-guarantee'`` is unset
+            (``'auto'``: see :func:`~.options.resolve_guarantee`).
         what: who writes, for error messages (``"Table 'out' (kafka sink)"``).
 
     Attributes:
+        guarantee: ``'none'``, ``'at-least-once'`` or ``'exactly-once'``.
         topic: the sink's topic (``'topic'``, exactly one).
         txn: the task's Kafka transaction (exactly-once), else None.
         handle: the producer client, set by :meth:`open`.
@@ -53,13 +55,13 @@ class ProducerSession:
             on the transaction's options.
     """
 
-    def __init__(self, ctx: ConnectorContext, guarantee: str, what: str):
+    def __init__(self, ctx: ConnectorContext, default_guarantee: str, what: str):
         self.table = ctx.table
         self.topic = sink_topic(ctx.table)
-        self.guarantee = guarantee
+        self.guarantee = resolve_guarantee(ctx.table, ctx.config, default_guarantee)
         self.what = what
         self.txn: KafkaTransactions | None = None
-        if guarantee == "exactly-once":
+        if self.guarantee == "exactly-once":
             self.txn = KafkaTransactions.for_context(ctx)
         self.handle: ProducerHandle | None = None
         self._closed = False

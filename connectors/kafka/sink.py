@@ -86,13 +86,12 @@ class KafkaSink(Sink):
         t = ctx.table
         self.table = t
         self.fs = _formats(t)
-        self.guarantee = resolve_guarantee(t, ctx.config, self.default_guarantee)
-        self.guarantee_reason = self.reason(self.guarantee)
         self.venc, self.kenc = self.fs.make_encoders(t)
         self.fixed = t.options.get("sink.partitioner", "default") == "fixed"
         self.task_index = ctx.task_index
-        self.session = ProducerSession(ctx, self.guarantee, f"Table '{t.name}' (kafka sink)")
+        self.session = ProducerSession(ctx, self.default_guarantee, f"Table '{t.name}' (kafka sink)")
         self.transactional = self.session.transactional
+        self.guarantee_reason = self.reason(self.session.guarantee)
         self.partition = -1
         self._holding = False  # between a pre-commit and its commit (exactly-once)
         self._held: list[pa.Table] = []

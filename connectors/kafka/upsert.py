@@ -39,7 +39,7 @@ import pyarrow as pa
 from confluent_kafka import Message
 from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
-from streamsql.connectors.kafka.options import int_option, resolve_guarantee, table_prefix
+from streamsql.connectors.kafka.options import int_option, table_prefix
 from streamsql.connectors.kafka.session import ProducerSession
 from streamsql.connectors.kafka.sink import check_writing
 from streamsql.connectors.kafka.source import ReaderSource
@@ -123,11 +123,10 @@ class UpsertKafkaSink(Sink):
         t = ctx.table
         self.table = t
         self.fs = _sink_formats(t)
-        self.guarantee = resolve_guarantee(t, ctx.config, self.default_guarantee)
         self.venc, self.kenc = self.fs.make_encoders(t)
-        self.session = ProducerSession(ctx, self.guarantee, f"Table '{t.name}' (upsert-kafka sink)")
+        self.session = ProducerSession(ctx, self.default_guarantee, f"Table '{t.name}' (upsert-kafka sink)")
         self.transactional = self.session.transactional
-        self.guarantee_reason = self.reason(self.guarantee)
+        self.guarantee_reason = self.reason(self.session.guarantee)
         self.max_rows, self.interval_s = _buffer_flush(t)
         self._buf: list[tuple[pa.Table, np.ndarray]] = []
         self._rows = 0
