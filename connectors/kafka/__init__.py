@@ -31,14 +31,14 @@ from streamsql.connectors.registry import register
 from streamsql.core.connector import ConnectorSpec
 
 
-def _register(name: str, description: str, options, source_class, sink_class) -> ConnectorSpec:
+def _register(name: str, description: str, options, source_class, sink_class) -> None:
     """Register a Kafka connector; its capabilities are what its source and sink classes state.
 
     The planner gets them without creating a source or sink: the classes' ``check``,
     ``changelog_of``, ``accepts_updates``, ``requires_primary_key``, ``default_guarantee`` and
     ``reason``. ``'properties.*'`` options pass to librdkafka; rows are encoded by formats.
     """
-    return register(
+    register(
         ConnectorSpec(
             name=name,
             options=options,
