@@ -22,14 +22,8 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.errors import PlanError
-from streamsql.functions.aggregates import (
-    FUNCTIONS,
-    AggregateFunction,
-    AggSpec,
-    CountStar,
-    Sum,
-    overflow_error,
-)
+from streamsql.functions.aggregate_function import AggregateFunction, overflow_error
+from streamsql.functions.aggregates import FUNCTIONS, AggSpec, CountStar, Sum
 
 _ROW_COUNT = AggSpec("count_star", None, CountStar.result_type(None))
 

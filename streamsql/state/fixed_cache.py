@@ -3,8 +3,9 @@
 For values that are a fixed set of numeric fields (e.g. GROUP BY accumulators: a count, a sum, a
 max): a slot is a row index into one numpy array per field, so an operator reads, folds and
 compares the values of a whole batch with array operations instead of per-key Python objects.
-A value is stored in the backend as the record's bytes (a packed little-endian numpy structured
-dtype), encoded and decoded for many keys at once.
+A value is stored in the backend as its format's tag (:class:`~streamsql.state.layout.ValueFormat`)
+and the record's bytes (a packed little-endian numpy structured dtype), encoded, decoded and
+checked for many keys at once.
 
 A slot is *present* when its key has a value; writing back an absent slot deletes the key.
 """
@@ -13,12 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from streamsql.state.layout import StateFormatError, ValueFormat
+
 
 class FixedWidthValues:
     """Fixed-width records by slot (see module docstring).
 
     Args:
         dtype: the record layout, a numpy structured dtype (packed, explicit byte order).
+        fmt: the value format whose tag precedes every record.
 
     Attributes:
         columns: field name → the numpy array of that field, indexed by slot (read and write
@@ -26,8 +30,14 @@ class FixedWidthValues:
         present: bool array by slot, False where the key has no value.
     """
 
-    def __init__(self, dtype: np.dtype):
+    def __init__(self, dtype: np.dtype, fmt: ValueFormat):
         self.dtype = np.dtype(dtype)
+        self.format = fmt
+        self._tag = np.frombuffer(fmt.tag, np.uint8)
+        # A stored value: the tag, then the record's fields.
+        fields = [(n, self.dtype[n]) for n in self.dtype.names]
+        self._tagged = np.dtype([("__tag", f"V{len(fmt.tag)}"), *fields])
+        self._width = self._tagged.itemsize
         self.columns = {name: np.zeros(0, self.dtype[name]) for name in self.dtype.names}
         self.present = np.zeros(0, bool)
 
@@ -42,26 +52,46 @@ class FixedWidthValues:
         self.present = grown
 
     def load(self, slots: np.ndarray, raws: list[bytes | None]) -> None:
-        """Zeroed, absent slots, then the records of the keys the backend holds."""
+        """Zeroed, absent slots, then the records of the keys the backend holds.
+
+        Raises:
+            StateFormatError: a value of another format, or a record of another layout.
+        """
         for col in self.columns.values():
             col[slots] = 0
         self.present[slots] = False
         found = [j for j, raw in enumerate(raws) if raw is not None]
         if not found:
             return
-        records = np.frombuffer(b"".join(raws[j] for j in found), self.dtype)
+        values = [raws[j] for j in found]
+        data = np.frombuffer(b"".join(values), np.uint8)
+        if len(data) != len(values) * self._width:
+            self._refuse(values)
+        if not (data.reshape(len(values), self._width)[:, : len(self._tag)] == self._tag).all():
+            self._refuse(values)
+        records = data.view(self._tagged)
         target = slots[np.array(found, np.int64)]
         for name, col in self.columns.items():
             col[target] = records[name]
         self.present[target] = True
 
     def dump(self, slots: np.ndarray) -> list[bytes | None]:
-        """The records at ``slots`` as bytes (None where absent)."""
-        records = np.empty(len(slots), self.dtype)
+        """The tagged records at ``slots`` as bytes (None where absent)."""
+        records = np.empty(len(slots), self._tagged)
+        records[self._tagged.names[0]] = self.format.tag
         for name, col in self.columns.items():
             records[name] = col[slots]
-        values = records.view(f"V{self.dtype.itemsize}").tolist()
+        values = records.view(f"V{self._width}").tolist()
         return [v if p else None for v, p in zip(values, self.present[slots].tolist())]
 
     def release(self, slots: np.ndarray) -> None:
         """Nothing to drop: an evicted slot is zeroed when it is reused."""
+
+    def _refuse(self, values: list[bytes]) -> None:
+        for v in values:
+            self.format.unwrap(v)
+            if len(v) != self._width:
+                msg = (f"State written by another layout of '{self.format.name}' v{self.format.version}: "
+                       f"a record of {len(v) - len(self._tag)} bytes, expected {self.dtype.itemsize} "
+                       f"(other aggregate calls); restore from a snapshot of this query or start afresh")
+                raise StateFormatError(msg)

@@ -114,12 +114,13 @@ def test_same_changelog_as_general_operator_and_exact_restores(tmp_path, backend
         assert checkpointed_run(make, batches, tmp_path / f"c{cache_entries}") == expected
 
 
+@pytest.mark.parametrize("cls", [ColumnarGroupAggOperator, GroupAggOperator], ids=["columnar", "general"])
 @pytest.mark.parametrize("split", [True, False], ids=["across-batches", "within-a-batch"])
-def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split):
+def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split, cls):
     from streamsql.core.errors import ExecutionError
 
     inp, aggs, out = _schemas(pa.int64(), [("sum", 1)])
-    op, backend = open_operator(ColumnarGroupAggOperator(1, aggs, inp, out), "hashmap", tmp_path / "o")
+    op, backend = open_operator(cls(1, aggs, inp, out), "hashmap", tmp_path / "o")
     big = 2**63 - 10
 
     def batch(values):
@@ -134,4 +135,31 @@ def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split):
             op.process_batch(batch([big]), 0)
         else:
             op.process_batch(batch([big, big]), 0)
+    backend.close()
+
+
+@pytest.mark.parametrize("writer, reader, message", [
+    (GroupAggOperator, ColumnarGroupAggOperator,
+     "expected 'group-agg/fixed-width' v1, found 'group-agg/objects' v1"),
+    (ColumnarGroupAggOperator, GroupAggOperator,
+     "expected 'group-agg/objects' v1, found 'group-agg/fixed-width' v1"),
+    (ColumnarGroupAggOperator, "other-calls", "another layout of 'group-agg/fixed-width' v1"),
+])
+def test_restoring_state_of_another_format_fails_clearly(tmp_path, writer, reader, message):
+    from streamsql.state.layout import StateFormatError
+
+    inp, aggs, out = _schemas(pa.int64(), [("count_star", None), ("sum", 1)])
+    batches = _batches(pa.int64(), False, seed=5, n_batches=4)
+    op, backend = open_operator(writer(1, aggs, inp, out), "hashmap", tmp_path / "w")
+    _run(op, batches)
+    op.snapshot_state(1)
+    backend.snapshot(str(tmp_path / "chk-1"))
+    backend.close()
+    if reader == "other-calls":
+        inp, aggs, out = _schemas(pa.int64(), [("count_star", None), ("max", 2), ("sum", 1)])
+        reader = ColumnarGroupAggOperator
+    restored, backend = open_operator(reader(1, aggs, inp, out), "hashmap", tmp_path / "r")
+    backend.restore(str(tmp_path / "chk-1"))
+    with pytest.raises(StateFormatError, match=message):
+        restored.process_batch(batches[0], 0)
     backend.close()

@@ -28,7 +28,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
-from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
+from streamsql.runtime.operators.slicing_window import SLICE_PARTIALS, SlicingWindowAggOperator
 from streamsql.runtime.operators.window_agg import assign_windows
 from streamsql.state.factory import create_backend
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
@@ -370,6 +370,40 @@ def _operator(kind, backend_name, workdir, metrics):
     return op, backend
 
 
+@pytest.mark.parametrize("kind", ["TUMBLE", "HOP", "SESSION"])
+@pytest.mark.parametrize("split", [True, False], ids=["across-batches", "within-a-batch"])
+def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, kind, split):
+    from streamsql.core.errors import ExecutionError
+
+    schema = pa.schema([("__k0", pa.string()), ("__ts", pa.timestamp("ms")), ("__a1", pa.int64())])
+    out = pa.schema(list(OUT_SCHEMA)[:4] + [("__agg0", pa.int64())])
+    aggs = [AggSpec("sum", 2, SqlType("BIGINT"))]
+    if kind == "SESSION":
+        op = SessionWindowAggOperator(WindowSpec("SESSION", gap=3000), 1, 1, aggs, schema, out)
+    else:
+        spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 0)
+        op = SlicingWindowAggOperator(spec, 1, 1, aggs, schema, out)
+    backend = create_backend("hashmap")
+    backend.open(str(tmp_path / "w"))
+    op.open(OperatorContext("w", backend.keyed_state("w"), {}, {}))
+
+    def batch(values):
+        times = pa.array([BASE + i for i in range(len(values))], pa.int64()).cast(pa.timestamp("ms"))
+        cols = [pa.array(["a"] * len(values)), times, pa.array(values, pa.int64())]
+        return Batch(pa.Table.from_arrays(cols, schema=schema))
+
+    big = 2**63 - 10
+    message = r"Window aggregate overflow: __agg0 \(a SUM\) is out of the BIGINT range"
+    with pytest.raises(ExecutionError, match=message):
+        if split:
+            op.process_batch(batch([big]), 0)
+            op.process_batch(batch([big]), 0)
+            op.process_watermark(Watermark(BASE + 60_000))
+        else:
+            op.process_batch(batch([big, big]), 0)
+    backend.close()
+
+
 def _rows(elements):
     out = []
     for el in elements:
@@ -524,7 +558,7 @@ def test_slice_state_is_split_by_key_group(tmp_path, key_type):
     for k, v in state.items():
         if k[2:4] != b"\x00S":
             continue
-        rows = pa.ipc.open_stream(v).read_all().column(0)
+        rows = pa.ipc.open_stream(pa.py_buffer(SLICE_PARTIALS.unwrap(v))).read_all().column(0)
         enc = encode_keys([rows])
         assert {key_group(e) for e in enc} == {int.from_bytes(k[:2], "big")}
         seen += rows.to_pylist()

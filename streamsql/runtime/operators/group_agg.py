@@ -19,17 +19,14 @@ holds exactly the state after the rows before its barrier. When every call has a
 form, :func:`~streamsql.runtime.operators.group_agg_columnar.create_group_agg` picks the
 columnar operator instead.
 
-Key encoding (the state key after the 2-byte key group): a single integer key column is the
-value as 8 bytes big-endian (``b"\x00"`` for NULL), computed vectorized; other keys are the pickled
-key tuple.
-
-Accumulators (per key, in keyed state): the list of the states' object accumulators (row
-count first), see :mod:`streamsql.functions.aggregates`.
+State: per key, ``kg + key`` (:func:`~streamsql.state.layout.encode_keys` of the key columns,
+``kg`` its key group) → :data:`GROUP_AGG_OBJECTS`, the list of the states' object accumulators
+(row count first, see :mod:`streamsql.functions.aggregates`) as tagged msgpack; the columnar
+operator writes another format under the same keys, so a snapshot of one restored into the
+other fails clearly (:class:`~streamsql.state.layout.StateFormatError`).
 """
 
 from __future__ import annotations
-
-import pickle
 
 import duckdb
 import numpy as np
@@ -41,7 +38,10 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.state.cache import ObjectValues, WriteBehindCache
-from streamsql.state.layout import encode_keys
+from streamsql.state.layout import ValueFormat, encode_keys
+
+#: The value of a key of the general GROUP BY: its accumulator list.
+GROUP_AGG_OBJECTS = ValueFormat("group-agg/objects", 1)
 
 #: Default of ``'state.cache.max-entries'``: decoded accumulators kept in memory per GROUP BY.
 DEFAULT_CACHE_ENTRIES = 100_000
@@ -111,7 +111,7 @@ class GroupAggOperator(Operator):
             ConfigError: a bad ``'state.cache.max-entries'``.
         """
         super().open(ctx)
-        self.values = ObjectValues(lambda v: pickle.dumps(v, protocol=5), pickle.loads)
+        self.values = ObjectValues(GROUP_AGG_OBJECTS.encode, GROUP_AGG_OBJECTS.decode)
         self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
 
     def snapshot_state(self, checkpoint_id: int) -> None:

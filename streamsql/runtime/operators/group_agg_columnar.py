@@ -17,9 +17,9 @@ partial states per key (the same query as the general operator's), the keys' slo
 multi-get), the partials are folded with array operations, and old and new results are compared
 and gathered into the output columns with numpy.
 
-Accumulator record (the backend value): the packed little-endian record of
-:meth:`~streamsql.functions.accumulators.Aggregates.fixed_dtype`, the fields of each state in
-order (``p0_c`` the row count).
+Accumulator record (the backend value, :data:`GROUP_AGG_FIXED`): the format's tag, then the
+packed little-endian record of :meth:`~streamsql.functions.accumulators.Aggregates.fixed_dtype`,
+the fields of each state in order (``p0_c`` the row count). State keys as the general operator's.
 """
 
 from __future__ import annotations
@@ -36,7 +36,10 @@ from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.group_agg import GroupAggOperator, cache_entries, group_aggregates
 from streamsql.state.cache import WriteBehindCache
 from streamsql.state.fixed_cache import FixedWidthValues
-from streamsql.state.layout import encode_keys
+from streamsql.state.layout import ValueFormat, encode_keys
+
+#: The value of a key of the columnar GROUP BY: a tagged fixed-width record.
+GROUP_AGG_FIXED = ValueFormat("group-agg/fixed-width", 1)
 
 
 def fixed_width_supported(aggs: list[AggSpec], input_schema: pa.Schema) -> bool:
@@ -84,7 +87,7 @@ class ColumnarGroupAggOperator(Operator):
             ConfigError: a bad ``'state.cache.max-entries'``.
         """
         super().open(ctx)
-        self.values = FixedWidthValues(self._dtype)
+        self.values = FixedWidthValues(self._dtype, GROUP_AGG_FIXED)
         self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
 
     def snapshot_state(self, checkpoint_id: int) -> None:

@@ -21,19 +21,22 @@ partially aggregates each; Python then merges each batch-local session with the 
 sessions (per distinct key and session, never per row). State is read and written once per
 distinct key per batch.
 
-State layout (``kg`` = key group of the grouping key):
+State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the grouping key, ``kg``
+its key group; tags from :mod:`streamsql.state.layout`):
 
 =========================================== ===========================================
-``kg + pickle(keys)``                        the key's open sessions: ``[[start, end, accs]]``
-                                             sorted by start
-``kg + b"\\x00T" + end(8) + pickle(keys)``    the event-time timer of each open session
-``b"\\xff\\xff\\x00W"``                        the watermark at the last checkpoint
+``kg + key``                                 :data:`SESSIONS`: ``[keys, sessions]``, the
+                                             key's values and its open sessions
+                                             ``[[start, end, accs]]`` sorted by start
+``kg + TIMER_TAG + end(8) + key``            the event-time timer of each open session
+``WATERMARK_KEY``                            the watermark at the last checkpoint
 =========================================== ===========================================
+
+``accs`` are the object accumulators of :class:`~streamsql.functions.accumulators.Aggregates`
+(the session's row count first).
 """
 
 from __future__ import annotations
-
-import pickle
 
 import numpy as np
 import pyarrow as pa
@@ -42,7 +45,10 @@ from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.window_agg import WindowAggBase, _rows_to_table, add_late, rowtimes
-from streamsql.state.layout import key_group
+from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
+
+#: A key's open sessions (tagged msgpack).
+SESSIONS = ValueFormat("session-window/sessions", 1)
 
 
 class SessionWindowAggOperator(WindowAggBase):
@@ -100,20 +106,20 @@ class SessionWindowAggOperator(WindowAggBase):
         # Batch-local sessions per key, in start order.
         by_key: dict[tuple, list] = {}
         firsts, lasts = part.column(nk + 1).to_pylist(), part.column(nk + 2).to_pylist()
-        for g, first, last, acc in zip(groups, firsts, lasts, news):
+        encoded: dict[tuple, bytes] = {}
+        for g, first, last, acc, enc in zip(groups, firsts, lasts, news,
+                                            encode_keys(part.columns[:nk], part.num_rows)):
             by_key.setdefault(g[:nk], []).append([first, last + gap, acc, acc[0]])
+            encoded.setdefault(g[:nk], enc)
         keys = list(by_key)
-        state_keys = []
-        for k in keys:
-            enc = pickle.dumps(k, protocol=5)
-            state_keys.append(key_group(enc).to_bytes(2, "big") + enc)
+        state_keys = with_key_groups([encoded[k] for k in keys])
         olds = self.ctx.state.get_many(state_keys)
         wm = self.watermark
         puts: list = []
         deletes: list = []
         late = 0
         for k, skey, old in zip(keys, state_keys, olds):
-            sessions: list = pickle.loads(old) if old is not None else []
+            sessions: list = SESSIONS.decode(old)[1] if old is not None else []
             before = {s[1] for s in sessions}
             for start, end, acc, n in sorted(by_key[k], key=lambda s: s[0]):
                 hit = [s for s in sessions if s[0] <= end and s[1] >= start]
@@ -132,7 +138,7 @@ class SessionWindowAggOperator(WindowAggBase):
             for end in after - before:
                 self.timers.add(end, skey, puts)
             if sessions:
-                puts.append((skey, pickle.dumps(sessions, protocol=5)))
+                puts.append((skey, SESSIONS.encode([k, sessions])))
             elif old is not None:
                 deletes.append(skey)
         add_late(self.ctx.metrics, late)
@@ -149,8 +155,7 @@ class SessionWindowAggOperator(WindowAggBase):
             for skey, v in zip(skeys, values):
                 if v is None:
                     continue
-                key = pickle.loads(skey[2:])
-                sessions = pickle.loads(v)
+                key, sessions = SESSIONS.decode(v)
                 rest = []
                 for start, end, acc in sessions:
                     if end - 1 <= wm:
@@ -158,7 +163,7 @@ class SessionWindowAggOperator(WindowAggBase):
                     else:
                         rest.append([start, end, acc])
                 if rest:
-                    puts.append((skey, pickle.dumps(rest, protocol=5)))
+                    puts.append((skey, SESSIONS.encode([key, rest])))
                 else:
                     deletes.append(skey)
             self.ctx.state.write(puts, deletes)

@@ -27,11 +27,14 @@ MIN/MAX the extreme; COUNT(DISTINCT x) the list of distinct non-NULL values), on
 and written as new entries, one per key group (Arrow IPC stream bytes), so a checkpoint writes
 what changed, never the whole window:
 
-========================================================= ==========================================
-``kg + b"\x00S" + slice_end(8) + checkpoint_id(8)``        partial aggregates of the slice's keys
-                                                          in key group ``kg`` (Arrow IPC)
-``b"\xff\xff\x00W"``                                      the operator's watermark at the checkpoint
-========================================================= ==========================================
+=================================================== ==============================================
+``kg + SLICE_TAG + slice_end(8) + checkpoint_id(8)`` partial aggregates of the slice's keys in key
+                                                    group ``kg``: :data:`SLICE_PARTIALS` (Arrow IPC)
+``WATERMARK_KEY``                                   the operator's watermark at the checkpoint
+=================================================== ==============================================
+
+Tags are :mod:`streamsql.state.layout`'s; ``kg`` is the key group of the key's
+:func:`~streamsql.state.layout.encode_keys` bytes, as in every operator.
 
 ``slice_end`` is big-endian offset by 2^63 (so negative times sort first). When a slice has
 accumulated many delta entries they are rewritten as one compacted set. The pending windows
@@ -55,13 +58,19 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
-from streamsql.runtime.operators.window_agg import _WM_KEY, add_late, ms_array, rowtimes, watermark_entry
-from streamsql.state.layout import encode_keys, key_groups
+from streamsql.runtime.operators.window_agg import (
+    add_late,
+    ms_array,
+    read_watermark,
+    rowtimes,
+    watermark_entry,
+)
+from streamsql.state.layout import SLICE_TAG, WATERMARK_KEY, ValueFormat, encode_keys, key_groups
 
-_SLICE_TAG = b"\x00S"
+#: A slice entry's value: Arrow IPC stream bytes of partial aggregates (their columns follow the calls).
+SLICE_PARTIALS = ValueFormat("slicing-window/partials", 1)
 _OFFSET = 2**63
 _BE = struct.Struct(">Q")
-_SIGNED = struct.Struct(">q")
 _SLICE_COL = "__slice_end"
 _COMPACT_EVERY = 16  # fresh partial tables kept before they are combined in memory
 _REWRITE_AFTER = 16  # checkpoints of delta entries before a slice is rewritten compacted
@@ -174,14 +183,14 @@ class SlicingWindowAggOperator(Operator):
         self._loaded = True
         loaded: dict[int, _Slice] = {}
         for k, v in self.ctx.state.items():
-            if k == _WM_KEY:
-                wm = _SIGNED.unpack(v)[0]
+            if k == WATERMARK_KEY:
+                wm = read_watermark(v)
                 if self.watermark is None or wm > self.watermark:
                     self.watermark = wm
-            elif k[2:4] == _SLICE_TAG:
+            elif k[2:4] == SLICE_TAG:
                 end = _BE.unpack_from(k, 4)[0] - _OFFSET
                 sl = loaded.setdefault(end, _Slice())
-                sl.base.append(self._conform(pa.ipc.open_stream(v).read_all()))
+                sl.base.append(self._conform(pa.ipc.open_stream(pa.py_buffer(SLICE_PARTIALS.unwrap(v))).read_all()))
                 sl.entries.append(k)
         for end, sl in loaded.items():
             sl.deltas = len({k[12:20] for k in sl.entries})  # checkpoints that wrote deltas
@@ -271,7 +280,7 @@ class SlicingWindowAggOperator(Operator):
                 sl.base.append(delta)
                 if len(sl.base) > _COMPACT_EVERY:
                     sl.base = [self._combine(sl.base)]
-            prefix = _SLICE_TAG + _BE.pack(end + _OFFSET) + _BE.pack(checkpoint_id)
+            prefix = SLICE_TAG + _BE.pack(end + _OFFSET) + _BE.pack(checkpoint_id)
             for kg, blob in self._split_by_key_group(delta):
                 key = kg + prefix
                 puts.append((key, blob))
@@ -311,7 +320,7 @@ class SlicingWindowAggOperator(Operator):
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, table.schema) as writer:
                 writer.write_table(table.slice(a, b - a))
-            out.append((int(kgs[a]).to_bytes(2, "big"), sink.getvalue().to_pybytes()))
+            out.append((int(kgs[a]).to_bytes(2, "big"), SLICE_PARTIALS.wrap(sink.getvalue().to_pybytes())))
         return out
 
     def _finalize(self, part: pa.Table, start: int, end: int) -> pa.Table:

@@ -29,13 +29,16 @@ module holds what they share: the window spec and its vectorized assignment, row
 event-time timers kept in keyed state
 (sessions, interval joins), and the window TVF without aggregation.
 
-Event-time timer entries (:class:`EventTimeTimers`; ``kg`` = the 2-byte key group of the key):
+Event-time timer entries (:class:`EventTimeTimers`; ``kg`` = the 2-byte key group of the key,
+tags from :mod:`streamsql.state.layout`):
 
-======================================== ==============================================
-``kg + b"\\x00T" + end(8) + key``          (key, window) pending at ``end`` (``end``
-                                         big-endian, offset by 2^63)
-``b"\\xff\\xff\\x00W"``                     the operator's watermark at the last checkpoint
-======================================== ==============================================
+============================================ ===========================================
+``kg + TIMER_TAG + end(8) + key``            (key, window) pending at ``end`` (``end``
+                                             big-endian, offset by 2^63); the value is
+                                             the tag of :data:`TIMER` (no payload)
+``WATERMARK_KEY``                            the operator's watermark at the last
+                                             checkpoint: :data:`WATERMARK` + int64
+============================================ ===========================================
 
 Timers are state, so a snapshot holds them; after a restore the in-memory timer index is
 rebuilt from the timer entries before the first element.
@@ -58,9 +61,14 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.state.base import KeyedState
+from streamsql.state.layout import TIMER_TAG, WATERMARK_KEY, ValueFormat
 
-_TIMER_TAG = b"\x00T"
-_WM_KEY = b"\xff\xff\x00W"
+#: The value of a timer entry (the key says everything).
+TIMER = ValueFormat("event-time-timer", 1)
+#: The value of the operator's watermark entry: a big-endian int64 (ms).
+WATERMARK = ValueFormat("operator-watermark", 1)
+_TIMER_VALUE = TIMER.wrap(b"")
+_MIN_TIMER_KEY = 2 + len(TIMER_TAG) + 8  # kg, tag, end: an encoded key (10 bytes for one int) is shorter
 _OFFSET = 2**63
 _BE = struct.Struct(">Q")
 _SIGNED = struct.Struct(">q")
@@ -145,19 +153,24 @@ class EventTimeTimers:
     @staticmethod
     def entry(end: int, state_key: bytes) -> bytes:
         """The state key of the timer (end, ``state_key``)."""
-        return state_key[:2] + _TIMER_TAG + _BE.pack(end + _OFFSET) + state_key[2:]
+        return state_key[:2] + TIMER_TAG + _BE.pack(end + _OFFSET) + state_key[2:]
 
     def load(self, state: KeyedState) -> int | None:
-        """Rebuild the index from ``state``; returns the checkpointed watermark (or None)."""
+        """Rebuild the index from ``state``; returns the checkpointed watermark (or None).
+
+        Raises:
+            StateFormatError: a timer or watermark entry written in another format.
+        """
         self._keys.clear()
         self._heap.clear()
         wm = None
         for k, v in state.items():
-            if k[2:4] == _TIMER_TAG:
+            if k[2:4] == TIMER_TAG and len(k) >= _MIN_TIMER_KEY:
+                TIMER.unwrap(v)
                 end = _BE.unpack_from(k, 4)[0] - _OFFSET
                 self._add(end, k[:2] + k[12:])
-            elif k == _WM_KEY:
-                wm = _SIGNED.unpack(v)[0]
+            elif k == WATERMARK_KEY:
+                wm = read_watermark(v)
         return wm
 
     def _add(self, end: int, state_key: bytes) -> None:
@@ -170,7 +183,7 @@ class EventTimeTimers:
     def add(self, end: int, state_key: bytes, puts: list) -> None:
         """Register timer (end, key); its state entry is appended to ``puts``."""
         self._add(end, state_key)
-        puts.append((self.entry(end, state_key), b""))
+        puts.append((self.entry(end, state_key), _TIMER_VALUE))
 
     def remove(self, end: int, state_key: bytes, deletes: list) -> None:
         """Drop timer (end, key); its state entry is appended to ``deletes``."""
@@ -203,7 +216,16 @@ class EventTimeTimers:
 
 def watermark_entry(watermark: int) -> tuple[bytes, bytes]:
     """The state entry that checkpoints an operator's watermark."""
-    return _WM_KEY, _SIGNED.pack(watermark)
+    return WATERMARK_KEY, WATERMARK.wrap(_SIGNED.pack(watermark))
+
+
+def read_watermark(value: bytes) -> int:
+    """The watermark in the value of a :func:`watermark_entry`.
+
+    Raises:
+        StateFormatError: the value was written in another format.
+    """
+    return _SIGNED.unpack(WATERMARK.unwrap(value))[0]
 
 
 # -- operators ------------------------------------------------------------------------------------

@@ -1,0 +1,157 @@
+"""The interface of an aggregate function object: one call of an operator, in every form it has.
+
+:class:`AggregateFunction` is what every aggregate of :mod:`streamsql.functions.aggregates`
+implements (forms and states: that module's docstring); here are also the helpers their
+fixed-width forms share and the error of BIGINT arithmetic that leaves its range.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.errors import ExecutionError
+from streamsql.core.types import SqlType
+
+if TYPE_CHECKING:
+    from streamsql.functions.aggregates import AggSpec
+
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+
+
+def overflow_error(context: str, detail: str) -> ExecutionError:
+    """The error of an aggregate whose BIGINT arithmetic left the range (``context``: the operator)."""
+    return ExecutionError(f"{context} aggregate overflow: {detail}")
+
+
+class AggregateFunction:
+    """One aggregate call of an operator (its forms: :mod:`streamsql.functions.aggregates`).
+
+    Args:
+        index: the position of this state among the operator's; names its partial columns
+            (``__p{index}_{k}``) and fixed-width fields (``p{index}_{name}``).
+        spec: the call.
+        arg: the argument as a quoted DuckDB column (None for COUNT(*)).
+        arg_type: the argument's Arrow type (None for COUNT(*)).
+        out_type: the Arrow type of the result column.
+        label: the result column's name, for errors.
+        context: the operator, for errors (e.g. ``GROUP BY``).
+    """
+
+    func: ClassVar[str] = ""
+    #: Partial state columns (0: the object form reads a multiset query instead).
+    width: ClassVar[int] = 1
+    #: The object accumulator is a {value: multiplicity} of the argument.
+    multiset: ClassVar[bool] = False
+    #: The object accumulator is an immutable scalar, and it is the result as is.
+    scalar: ClassVar[bool] = False
+    #: Has a DuckDB combine form (partial states of several batches or slices merge in SQL).
+    combinable: ClassVar[bool] = True
+
+    def __init__(self, index: int, spec: AggSpec, arg: str | None, arg_type: pa.DataType | None,
+                 out_type: pa.DataType, label: str, context: str):
+        self.index = index
+        self.spec = spec
+        self.arg = arg
+        self.arg_type = arg_type
+        self.out_type = out_type
+        self.label = label
+        self.context = context
+        self.columns = [f"__p{index}_{k}" for k in range(self.width)]
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """The SQL type of the result for an argument of type ``arg``."""
+        return arg
+
+    # -- DuckDB partial / combine ----------------------------------------------------------------
+
+    def partial(self, sign: str | None) -> list[str]:
+        """DuckDB aggregate expressions of the partial state, one per :attr:`columns`.
+
+        Args:
+            sign: the column of the row's sign (+1 / -1) over a changelog, None for insert-only.
+        """
+        raise NotImplementedError
+
+    def combine(self) -> list[str]:
+        """DuckDB aggregate expressions that combine partial states (over :attr:`columns`)."""
+        raise NotImplementedError
+
+    def finish(self, parts: list[pa.ChunkedArray]) -> pa.ChunkedArray | pa.Array:
+        """The result column from combined partial state columns."""
+        return parts[0]
+
+    # -- fixed width ------------------------------------------------------------------------------
+
+    def fixed_fields(self) -> list[tuple[str, str]] | None:
+        """The numpy fields ``(field name, dtype)`` of the fixed-width form, or None (no such form)."""
+        return None
+
+    def field(self, name: str) -> str:
+        """The full name of this state's fixed-width field ``name``."""
+        return f"p{self.index}_{name}"
+
+    def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, parts: list[pa.ChunkedArray],
+                   ) -> None:
+        """Fold a batch's partial states (one row per slot in ``slots``) into the fields ``cols``."""
+        raise NotImplementedError
+
+    def result_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray,
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The results at ``slots``: ``(values, validity)``, validity None when never NULL."""
+        raise NotImplementedError
+
+    # -- objects ---------------------------------------------------------------------------------
+
+    def create(self):
+        """An empty object accumulator."""
+        return 0
+
+    def to_objects(self, part: pa.ChunkedArray) -> list:
+        """A partial state column as the Python values :meth:`fold` takes."""
+        return part.to_pylist()
+
+    def fold(self, accs: list[list], slot: int, parts: list[list]) -> None:
+        """Fold partial states (Python lists, one item per accumulator) into ``acc[slot]`` of ``accs``."""
+        raise NotImplementedError
+
+    def fold_multiset(self, accs: list[list], slot: int, rows: list[int], values: list,
+                      mults: list[int]) -> None:
+        """Add multiplicity ``mults[i]`` of ``values[i]`` to the multiset ``accs[rows[i]][slot]``."""
+        for i, v, d in zip(rows, values, mults):
+            ms = accs[i][slot]
+            n = ms.get(v, 0) + d
+            if n > 0:
+                ms[v] = n
+            else:
+                ms.pop(v, None)
+
+    def merge(self, a, b):
+        """The accumulator of the union of the rows of accumulators ``a`` and ``b`` (may reuse ``a``)."""
+        return a + b
+
+    def result(self, acc):
+        """The result value of an object accumulator."""
+        return acc
+
+
+def valid_mask(arr: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """True where ``arr`` is not NULL (bool array)."""
+    if arr.null_count == 0:
+        return np.ones(len(arr), bool)
+    return arr.is_valid().to_numpy(zero_copy_only=False)
+
+
+def numpy_values(arr: pa.ChunkedArray | pa.Array, dtype) -> np.ndarray:
+    """Values as ``dtype`` (NULL → 0; dates and timestamps as their integer storage)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        arr = arr.view(pa.int64() if t.bit_width == 64 else pa.int32())
+    if arr.null_count:
+        arr = arr.fill_null(0)
+    return arr.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
