@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import SqlError, StatementError
+from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.runtime.collect import END, CollectNode, CollectSink
@@ -346,21 +348,25 @@ class StreamEnvironment:
         return explain(roots)
 
     # -- jobs ---------------------------------------------------------------------------------
-    def _job_name(self, inserts: list[exp.Insert]) -> str:
+    def _job_name(self, inserts: list[exp.Insert], fingerprint: JobFingerprint) -> str:
+        """``'pipeline.name'``, or ``insert-into_<sinks>-<fingerprint's 8 hex digits>``."""
         name = self.config.get("pipeline.name")
         if name:
             return name
         sinks = "_".join(_target_name(i) for i in inserts)
-        return f"insert-into_{sinks}"
+        return f"insert-into_{sinks}-{fingerprint.short}"
 
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
-        name = self._job_name(inserts)
+        fingerprint = job_fingerprint(inserts, self.catalog)
+        name = self._job_name(inserts, fingerprint)
+        recovery = next((self.config.get(k) for k in RECOVERY_KEYS if self.config.get(k)), None)
+        identity = JobIdentity(name, fingerprint.digest, fingerprint.sql, recovery)
         planner = Planner(self.catalog, self.config, sql)
         roots = [planner.plan_insert(i) for i in inserts]
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
             node.id = ""
         assign_ids(roots)
-        handle = JobHandle(JobRunner(name, roots, self.config.copy())).start()
+        handle = JobHandle(JobRunner(name, roots, self.config.copy(), identity)).start()
         self.jobs[handle.job_id] = handle
         if self.config.boolean("table.dml-sync"):
             handle.wait()

@@ -11,7 +11,9 @@ checkpoint is *committed*:
   :mod:`streamsql.connectors.kafka.transactions`);
 - otherwise by atomically writing ``_committed`` in the job's checkpoint folder.
 
-A job restarted with the same ``'pipeline.name'`` restores the last committed checkpoint:
+A job restarted with the same ``'pipeline.name'`` restores the last committed checkpoint if
+it is the same job (the fingerprint in the folder's ``_job``; see
+:mod:`streamsql.checkpoint.identity`):
 operator state from its snapshot, sources seeked to its positions. Output after that
 checkpoint is replayed; exactly-once sinks never showed it (their transaction was aborted),
 at-least-once sinks show it twice.

@@ -79,7 +79,7 @@ KINDS: dict[str, object] = {
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",
-              "table.exec.source.idle-timeout")
+              "table.exec.source.idle-timeout", "execution.state-recovery.path", "execution.savepoint.path")
 
 
 def check_setting(key: str, value: str) -> str | None:

@@ -19,6 +19,8 @@ import uuid
 from typing import Any
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
+from streamsql.checkpoint.identity import JobIdentity, RestorePoint
+from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, StreamSQLError
 from streamsql.plan.nodes import PlanNode
@@ -36,12 +38,15 @@ class JobRunner:
         name: ``'pipeline.name'``; checkpoints and transactional ids derive from it.
         roots: the plan's sink nodes.
         config: engine settings in force when the job was submitted.
+        identity: the job's fingerprint: binds its checkpoint folder (locked while it runs) and
+            decides what it restores; None (a query's job) restores its own folder unchecked.
     """
 
-    def __init__(self, name: str, roots: list[PlanNode], config: Config):
+    def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None):
         self.name = name
         self.roots = roots
         self.config = config
+        self.identity = identity
         self.metrics: dict[str, Any] = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0}
         self._cancel = threading.Event()
         self._stop = threading.Event()
@@ -51,9 +56,12 @@ class JobRunner:
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         coord = graph.coordinator
-        n = coord.committer.last_committed()
-        storage = coord.storage
-        storage.discard_after(n)
+        committed = coord.committer.last_committed()
+        own = coord.storage
+        point = (self.identity.restore_point(own, committed) if self.identity
+                 else RestorePoint.own(own, committed))
+        own.discard_after(point.keep)
+        storage, n = point.storage, point.checkpoint_id
         if n is None:
             return {}
         meta = storage.read_metadata(n)
@@ -64,7 +72,7 @@ class JobRunner:
         snapshot = storage.state_dir(n)
         if graph.state is not None and os.path.exists(snapshot):
             graph.state.restore(snapshot)
-        coord.next_id = n + 1
+        coord.next_id = point.next_id
         coord.last_completed = None
         self.restored_from = n
         log.info("job %s restored checkpoint %d", self.name, n)
@@ -74,9 +82,20 @@ class JobRunner:
     def run(self) -> None:
         """Run until the job finishes, is cancelled or fails beyond the restart strategy.
 
+        With an identity, the job's checkpoint folder is locked the whole time.
+
         Raises:
-            StreamSQLError: the failure that ended the job.
+            StreamSQLError: the failure that ended the job (ExecutionError: the folder is locked
+                by another job, or holds another job's checkpoint).
         """
+        if self.identity is None:
+            self._run_attempts()
+            return
+        folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name).dir
+        with self.identity.lock(folder):
+            self._run_attempts()
+
+    def _run_attempts(self) -> None:
         use_system_allocator()
         attempts = 0
         strategy = (self.config.get("restart-strategy.type") or "none").lower()

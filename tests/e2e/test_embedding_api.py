@@ -4,6 +4,7 @@ changelogs, job control, statement sets, and asyncio."""
 import asyncio
 import contextlib
 import json
+import re
 import time
 from pathlib import Path
 
@@ -181,7 +182,7 @@ def test_statement_set_runs_inserts_as_one_job(env, tmp_path):
     result = stmts.execute()
     assert isinstance(result, TableResult) and result.kind == "job"
     assert list(env.jobs) == [result.job.job_id]  # one job for both INSERTs
-    assert result.job.name == "insert-into_small_big"
+    assert re.fullmatch(r"insert-into_small_big-[0-9a-f]{8}", result.job.name)  # one name for the set
     assert result.wait(60) == "FINISHED"
 
     def read(p: Path):

@@ -97,9 +97,10 @@ def test_insert_show_jobs_and_stop_job(shell):
     sh.send("CREATE TABLE src (id INT, v STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '50');\n"
             "CREATE TABLE sink (id INT, v STRING) WITH ('connector' = 'blackhole');\n")
     job_id = sh.send_expect("INSERT INTO sink SELECT id, v FROM src;\n", r"Job ID: (\w+)").group(1)
-    sh.send_expect("SHOW JOBS;\n", rf"\|\s+{job_id} \|\s+insert-into_sink \|\s+RUNNING \|.*1 row in set")
+    name = r"insert-into_sink-[0-9a-f]{8}"  # the default name: the sink and the job's fingerprint
+    sh.send_expect("SHOW JOBS;\n", rf"\|\s+{job_id} \|\s+{name} \|\s+RUNNING \|.*1 row in set")
     sh.send_expect(f"STOP JOB '{job_id}';\n", rf"Job {job_id} stopped \(FINISHED\)")
-    sh.send_expect("SHOW JOBS;\n", rf"{job_id} \|\s+insert-into_sink \|\s+FINISHED")
+    sh.send_expect("SHOW JOBS;\n", rf"{job_id} \|\s+{name} \|\s+FINISHED")
     sh.send_expect("STOP JOB 'nope';\n", r"\[ERROR\] No job with id 'nope'")
 
 
@@ -119,7 +120,7 @@ def test_statement_sets_submit_one_job(shell):
     sh.expect(r"(Add SQL update statement to the statement set.*){2}", after=m)
     sh.send("END;\n")
     sh.expect(r"Job ID: \w+", after=m)
-    sh.send_expect("SHOW JOBS;\n", r"insert-into_a_b.*insert-into_a_b.*2 rows in set")
+    sh.send_expect("SHOW JOBS;\n", r"insert-into_a_b-[0-9a-f]{8}.*insert-into_a_b-[0-9a-f]{8}.*2 rows in set")
 
 
 def test_errors_show_the_caret_and_the_shell_continues(shell):
@@ -245,7 +246,8 @@ def test_print_sink_rows_appear_above_the_prompt(workdir):
         sh.expect(r"Job ID: \w+", after=m)
         sh.expect(r"seen> \+I\[42\]", after=m, timeout=30)
         for attempt in range(20):  # the last row can print before the final checkpoint commits
-            row = sh.send_expect("SHOW JOBS;\n", r"insert-into_out \|\s+(RUNNING|FINISHED)", timeout=30)
+            row = sh.send_expect("SHOW JOBS;\n", r"insert-into_out-[0-9a-f]{8} \|\s+(RUNNING|FINISHED)",
+                                 timeout=30)
             if row.group(1) == "FINISHED":
                 break
             time.sleep(0.5)

@@ -1,0 +1,207 @@
+"""Job identity: a checkpoint folder belongs to one job, and one process writes it.
+
+Two files in the job's checkpoint folder (``<execution.checkpointing.dir>/<pipeline.name>/``):
+
+- ``_job`` (JSON, written atomically before the first checkpoint): the fingerprint of what the
+  job computes (:mod:`streamsql.plan.fingerprint`), its SQL, its name, the creation time, the
+  first checkpoint id it owns (``first_checkpoint``: checkpoints below it, committed by a job the
+  folder belonged to before, are not its own) and the path it restored from on purpose, if any.
+- ``_lock``: held with ``fcntl.flock`` while the job runs (released by the OS when the process
+  dies); it names the holder (pid, host, start time) for the error a second writer gets.
+
+Where a job restores from (:meth:`JobIdentity.restore_point`):
+
+1. ``'execution.state-recovery.path'`` (or ``'execution.savepoint.path'``) names a ``chk-<n>``
+   folder not yet restored by this job: restore it on purpose, whatever job wrote it (a
+   warning when another one did), and continue under this job's fingerprint;
+2. no committed checkpoint: start fresh;
+3. the committed checkpoint is this job's (same fingerprint): resume it (crash recovery);
+4. otherwise refuse, with one message naming the job that wrote it and the ways on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from streamsql.checkpoint.storage import CheckpointStorage, atomic_write
+from streamsql.core.errors import ExecutionError
+
+log = logging.getLogger(__name__)
+
+#: The settings that name a checkpoint to restore on purpose (Flink's key, then its old name).
+RECOVERY_KEYS = ("execution.state-recovery.path", "execution.savepoint.path")
+
+
+@dataclass(frozen=True)
+class RestorePoint:
+    """Where a job attempt restores from.
+
+    Attributes:
+        storage: the checkpoint folder holding the checkpoint (the job's own, or another's).
+        checkpoint_id: the checkpoint to restore, or None (start fresh).
+        keep: the job's own checkpoints newer than this are discarded (None: all of them).
+        next_id: the id of the job's next checkpoint.
+    """
+
+    storage: CheckpointStorage
+    checkpoint_id: int | None
+    keep: int | None
+    next_id: int
+
+    @classmethod
+    def own(cls, storage: CheckpointStorage, checkpoint_id: int | None) -> RestorePoint:
+        """Resume ``checkpoint_id`` of the job's own folder (None: start fresh)."""
+        return cls(storage, checkpoint_id, checkpoint_id, (checkpoint_id or 0) + 1)
+
+
+class JobIdentity:
+    """A job's fingerprint and what it may restore; binds the job's checkpoint folder to it.
+
+    Args:
+        name: the job's name (``'pipeline.name'``).
+        digest: the job's fingerprint (hex).
+        sql: the job's INSERT statements, recorded in ``_job``.
+        recovery_path: a ``chk-<n>`` folder to restore on purpose, or None.
+    """
+
+    def __init__(self, name: str, digest: str, sql: str, recovery_path: str | None = None):
+        self.name = name
+        self.digest = digest
+        self.sql = sql
+        self.recovery_path = os.path.abspath(recovery_path) if recovery_path else None
+
+    @contextlib.contextmanager
+    def lock(self, folder: str) -> Iterator[None]:
+        """Hold the writer lock of checkpoint folder ``folder`` for the ``with`` block.
+
+        Raises:
+            ExecutionError: another job (in this process or another) holds it; names the holder.
+        """
+        path = os.path.join(folder, "_lock")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ExecutionError(self._locked_message(folder, fd)) from None
+            holder = {"job": self.name, "pid": os.getpid(), "host": socket.gethostname(),
+                      "started": _now()}
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(holder).encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _locked_message(self, folder: str, fd: int) -> str:
+        try:
+            holder = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        except ValueError:
+            holder = {}
+        who = (f"job '{holder.get('job', '?')}', pid {holder.get('pid', '?')} on host "
+               f"{holder.get('host', '?')}, started {holder.get('started', '?')}")
+        return (f"Job '{self.name}': the checkpoint folder {folder} is in use by {who}; one job at a "
+                "time writes a checkpoint folder. Stop that job first, or give this one another "
+                "'pipeline.name'")
+
+    def restore_point(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
+        """Decide where this attempt restores from (see module docstring); record ``_job``.
+
+        Args:
+            storage: the job's own checkpoint folder.
+            committed: the job's last committed checkpoint (from its committer), or None.
+
+        Raises:
+            ExecutionError: the committed checkpoint belongs to another job, or the recovery
+                path is not a checkpoint.
+        """
+        record = read_job_file(storage.dir)
+        ours = (record is not None and record.get("fingerprint") == self.digest
+                and (committed is None or committed >= record.get("first_checkpoint", 1)))
+        if self.recovery_path and not (ours and record.get("recovered_from") == self.recovery_path
+                                       and committed is not None):
+            return self._restore_on_purpose(storage, committed)
+        if committed is None:
+            self._write(storage, first_checkpoint=1, recovered_from=None)
+            return RestorePoint.own(storage, None)
+        if ours:
+            return RestorePoint.own(storage, committed)
+        raise ExecutionError(self._foreign_message(storage, committed, record))
+
+    def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
+        source, checkpoint_id = checkpoint_at(self.recovery_path)
+        writer = read_job_file(source.dir)
+        if writer is None or writer.get("fingerprint") != self.digest:
+            log.warning("job %s restores checkpoint %s, written by %s: state and source positions "
+                        "of another job, on purpose ('execution.state-recovery.path')", self.name,
+                        self.recovery_path, _describe(writer))
+        # Ids above every id the folder has seen, so an older job's commits never pass for ours.
+        next_id = max([checkpoint_id, committed or 0, *storage.checkpoint_ids()]) + 1
+        self._write(storage, first_checkpoint=next_id, recovered_from=self.recovery_path)
+        log.info("job %s restores checkpoint %d from %s", self.name, checkpoint_id, source.dir)
+        keep = checkpoint_id if source.dir == storage.dir else None  # rolling back: keep the source
+        return RestorePoint(source, checkpoint_id, keep, next_id)
+
+    def _write(self, storage: CheckpointStorage, first_checkpoint: int, recovered_from: str | None) -> None:
+        record = {"name": self.name, "fingerprint": self.digest, "sql": self.sql, "created": _now(),
+                  "first_checkpoint": first_checkpoint, "recovered_from": recovered_from}
+        atomic_write(os.path.join(storage.dir, "_job"), json.dumps(record, indent=1).encode())
+
+    def _foreign_message(self, storage: CheckpointStorage, committed: int, record: dict | None) -> str:
+        return (f"Job '{self.name}': checkpoint {committed} in {storage.dir} was written by "
+                f"{_describe(record)}, not by this job (another SQL or other tables), so it is not "
+                "restored. To start fresh, give this job another 'pipeline.name' or remove the folder "
+                f"{storage.dir}; to restore it on purpose, SET 'execution.state-recovery.path' = "
+                f"'{os.path.join(storage.dir, f'chk-{committed}')}'")
+
+
+def read_job_file(folder: str) -> dict | None:
+    """The ``_job`` record of checkpoint folder ``folder``, or None (none, or unreadable)."""
+    try:
+        with open(os.path.join(folder, "_job"), "rb") as f:
+            record = json.loads(f.read())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def checkpoint_at(path: str) -> tuple[CheckpointStorage, int]:
+    """The checkpoint folder and id of a ``.../<job>/chk-<n>`` path.
+
+    Raises:
+        ExecutionError: ``path`` is not a completed checkpoint.
+    """
+    path = os.path.abspath(path)
+    base = os.path.basename(path)
+    job_dir = os.path.dirname(path)
+    if not (base.startswith("chk-") and base[4:].isdigit()):
+        found = sorted(n for n in os.listdir(path) if n.startswith("chk-")) if os.path.isdir(path) else []
+        hint = f"; it holds {', '.join(found)}" if found else ""
+        msg = f"'execution.state-recovery.path' = '{path}' is not a chk-<n> checkpoint folder{hint}"
+        raise ExecutionError(msg)
+    storage = CheckpointStorage(os.path.dirname(job_dir), os.path.basename(job_dir))
+    checkpoint_id = int(base[4:])
+    if storage.read_metadata(checkpoint_id) is None:
+        msg = f"'execution.state-recovery.path' = '{path}' is not a completed checkpoint (no _metadata)"
+        raise ExecutionError(msg)
+    return storage, checkpoint_id
+
+
+def _describe(record: dict | None) -> str:
+    if record is None:
+        return "a job of unknown identity (the folder has no _job file)"
+    sql = " ".join(str(record.get("sql", "")).split())
+    sql = sql if len(sql) <= 200 else sql[:197] + "..."
+    return (f"job '{record.get('name', '?')}' (fingerprint {str(record.get('fingerprint', '?'))[:8]}, "
+            f"created {record.get('created', '?')}: {sql})")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime())

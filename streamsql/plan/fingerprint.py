@@ -1,0 +1,117 @@
+"""A job's fingerprint: a stable hash of what an INSERT (or statement set) computes.
+
+Checkpoints are bound to it (:mod:`streamsql.checkpoint.identity`), so a job restores only
+state that it wrote itself, and default job names carry its first 8 hex digits, so two
+different INSERTs into one sink are two jobs.
+
+What goes in, as canonical JSON hashed with SHA-256:
+
+- ``STATE_LAYOUT``: the version of the state layout (key and value encodings of
+  :mod:`streamsql.state.layout`);
+- each INSERT as sqlglot generates it (without comments), so whitespace, comments and the case
+  of keywords do not change the fingerprint;
+- every table and view the INSERTs read or write, found through views: a table's columns and
+  types (computed columns by expression), watermark, primary key and connector options; a
+  view's query as generated SQL.
+
+Left out of the options: credentials (names containing ``password``, ``secret``, ``token``,
+``jaas`` or ``apikey``: rotating a password does not change what a job computes), options
+that only tune speed (:data:`TUNING_OPTIONS`: batching, buffering and parallelism never change
+results or state) and where a source stops (``scan.bounded.*``: a running job restarted with
+``'scan.bounded.mode' = 'latest-offset'`` resumes its checkpoint and drains to the end — the
+same computation over the same positions, ending).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.sql.dialect import Flink
+
+#: Version of the state layout (bump when :mod:`streamsql.state.layout` changes how keys or
+#: values are stored: old checkpoints can then not be restored, and the fingerprint says so).
+STATE_LAYOUT = 1
+
+#: Option names whose values never change results or state: left out of the fingerprint.
+TUNING_OPTIONS = frozenset({
+    "sink.parallelism", "scan.parallelism", "sink.buffer-flush.max-rows",
+    "sink.buffer-flush.interval", "properties.linger.ms", "properties.batch.size",
+    "properties.compression.type", "properties.fetch.min.bytes", "properties.fetch.max.wait.ms",
+    "properties.max.poll.records", "properties.queue.buffering.max.ms",
+})
+_SECRET_WORDS = ("password", "secret", "token", "jaas", "apikey")
+_STOP_PREFIX = "scan.bounded."
+
+
+@dataclass(frozen=True)
+class JobFingerprint:
+    """What a job computes, hashed.
+
+    Attributes:
+        digest: 64 hex digits (SHA-256 of the canonical description).
+        sql: the INSERTs as generated SQL, one per line (recorded next to the checkpoints).
+        tables: names of the tables and views read or written, sorted.
+    """
+
+    digest: str
+    sql: str
+    tables: tuple[str, ...]
+
+    @property
+    def short(self) -> str:
+        """The first 8 hex digits (in default job names)."""
+        return self.digest[:8]
+
+
+def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerprint:
+    """The fingerprint of the job running ``inserts`` against the tables in ``catalog``.
+
+    Call before planning (the planner may annotate the trees).
+
+    Raises:
+        SqlError: from the catalog, for a table or view that does not exist.
+    """
+    sqls = [_sql(i) for i in inserts]
+    objects: dict[str, TableDef | ViewDef] = {}
+    for insert in inserts:
+        _collect(insert, catalog, objects)
+    described = {name: _describe(obj) for name, obj in sorted(objects.items())}
+    doc = {"state_layout": STATE_LAYOUT, "inserts": sqls, "objects": described}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return JobFingerprint(digest, "\n".join(sqls), tuple(o.name for _, o in sorted(objects.items())))
+
+
+def _sql(tree: exp.Expression) -> str:
+    return tree.sql(dialect=Flink, comments=False)
+
+
+def _collect(tree: exp.Expression, catalog: Catalog, out: dict[str, TableDef | ViewDef]) -> None:
+    """Add every catalog object referenced by ``tree`` (through views) to ``out``."""
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        key = table.name.lower()
+        if key in out or key in ctes or table.name not in catalog:
+            continue  # a CTE, or unknown: the planner reports unknown names
+        obj = catalog.get(table.name)
+        out[key] = obj
+        if isinstance(obj, ViewDef):
+            _collect(obj.query, catalog, out)
+
+
+def _describe(obj: TableDef | ViewDef) -> dict:
+    if isinstance(obj, ViewDef):
+        return {"view": _sql(obj.query)}
+    columns = [[c.name, _sql(c.computed) if c.computed is not None else str(c.type),
+                c.metadata_key, c.virtual] for c in obj.columns]
+    watermark = [obj.watermark.column, _sql(obj.watermark.expr)] if obj.watermark else None
+    options = {k: v for k, v in obj.options.items()
+               if k not in TUNING_OPTIONS and not k.startswith(_STOP_PREFIX)
+               and not any(w in k.lower() for w in _SECRET_WORDS)}
+    return {"columns": columns, "watermark": watermark, "primary_key": list(obj.primary_key),
+            "options": options}

@@ -1,0 +1,178 @@
+"""Job identity (issue 12, findings 1 and 2): checkpoints are bound to a fingerprint of what the
+job computes, default job names are unique per INSERT, and one job at a time writes a folder."""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import ExecutionError
+from tests.e2e.test_embedding_api import until
+
+TICKS = "CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '{rate}')"
+FIVE = ("CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
+        "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
+OUT = "CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')"
+COUNTS = "INSERT INTO out SELECT id % 10, COUNT(*) FROM ticks GROUP BY id % 10"
+
+
+@pytest.fixture
+def script(tmp_path):
+    """``script(*statements, **settings)``: a fresh environment (a new run of a script) sharing
+    one checkpoint root; returns (env, the last statement's job)."""
+    envs = []
+
+    def run(*statements, **settings):
+        env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
+                                 "state.dir": str(tmp_path / "state"),
+                                 "execution.checkpointing.interval": "100 ms", **settings})
+        envs.append(env)
+        results = [env.execute_sql(s) for s in statements]
+        return env, results[-1].job
+
+    yield run
+    for env in envs:
+        env.close()
+
+
+def stopped_after_checkpoint(job):
+    """Let ``job`` commit a checkpoint, then stop it (a committed, resumable checkpoint)."""
+    until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 2)
+    job.stop()
+    assert job.status == "FINISHED"
+    return job.last_checkpoint["checkpoint_id"]
+
+
+def test_finding_1_another_script_with_the_same_sink_runs_fresh(script, tmp_path):
+    """Finding 1: a different script whose sink has the same name does not restore the first
+    job's checkpoint (it printed '0 rows in, 0 rows out, resumed from checkpoint #1114')."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS)
+    stopped_after_checkpoint(first)
+    _, second = script(FIVE, OUT, "INSERT INTO out SELECT id, COUNT(*) FROM ticks GROUP BY id")
+    assert second.wait(60) == "FINISHED"
+    assert second.runner.restored_from is None
+    assert second.metrics["rows_in"] == 5
+    assert second.name != first.name
+    assert second.name.startswith("insert-into_out-") and first.name.startswith("insert-into_out-")
+    folders = sorted(os.listdir(tmp_path / "checkpoints"))
+    assert folders == sorted([first.name, second.name])
+    record = json.loads((tmp_path / "checkpoints" / first.name / "_job").read_text())
+    assert record["name"] == first.name and record["sql"].startswith("INSERT INTO out SELECT")
+
+
+def test_finding_1_same_explicit_name_refuses_with_one_clear_message(script, tmp_path):
+    """Finding 1: with the same explicit 'pipeline.name', a different job refuses to restore and
+    says which job wrote the checkpoint and the two ways on."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "nightly"})
+    n = stopped_after_checkpoint(first)
+    _, second = script(FIVE, OUT, "INSERT INTO out SELECT id, COUNT(*) FROM ticks GROUP BY id",
+                       **{"pipeline.name": "nightly"})
+    folder = str(tmp_path / "checkpoints" / "nightly")
+    with pytest.raises(ExecutionError) as err:
+        second.wait(60)
+    text = str(err.value)
+    assert f"checkpoint {n} in {folder} was written by job 'nightly'" in text
+    assert "INSERT INTO out SELECT id % 10" in text  # the SQL of the job that wrote it
+    assert "another 'pipeline.name'" in text and f"remove the folder {folder}" in text
+    assert f"'execution.state-recovery.path' = '{folder}/chk-{n}'" in text
+    assert second.metrics["rows_in"] == 0
+    _, again = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "nightly"})
+    until(lambda: again.runner.restored_from is not None)  # the refusal left the checkpoint intact
+    assert again.runner.restored_from == n
+    again.cancel()
+
+
+def test_same_script_restarted_resumes(script):
+    """Finding 1's other side: the same INSERT run again (whitespace, comments and keyword case
+    aside) gets the same default name and resumes its checkpoint (crash recovery)."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS)
+    n = stopped_after_checkpoint(first)
+    rewritten = "insert into out -- the same job\n  select id % 10, count(*)\n  from ticks group by id % 10"
+    _, second = script(TICKS.format(rate=500), OUT, rewritten)
+    assert second.name == first.name
+    until(lambda: second.runner.restored_from is not None)
+    assert second.runner.restored_from == n
+    second.cancel()
+
+
+def test_state_recovery_path_restores_on_purpose(script, tmp_path, caplog):
+    """Finding 1: 'execution.state-recovery.path' (or 'execution.savepoint.path') restores
+    another job's checkpoint on purpose, with a warning; the job then owns its folder."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "old"})
+    n = stopped_after_checkpoint(first)
+    path = str(tmp_path / "checkpoints" / "old" / f"chk-{n}")
+    changed = TICKS.format(rate=400)  # another source option: another fingerprint, the same plan
+    for key in ("execution.state-recovery.path", "execution.savepoint.path"):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="streamsql.checkpoint.identity"):
+            _, moved = script(changed, OUT, COUNTS, **{"pipeline.name": f"new-{key[10:14]}", key: path})
+            m = stopped_after_checkpoint(moved)
+        assert moved.runner.restored_from == n
+        assert m > n  # its own checkpoints continue after the restored one
+        assert any("written by job 'old'" in r.getMessage() for r in caplog.records)
+        record = json.loads((tmp_path / "checkpoints" / moved.name / "_job").read_text())
+        assert record["recovered_from"] == path
+        # Run again with the same settings: it resumes its own checkpoint, not the path again.
+        _, rerun = script(changed, OUT, COUNTS, **{"pipeline.name": moved.name, key: path})
+        until(lambda: rerun.runner.restored_from is not None)  # noqa: B023
+        assert rerun.runner.restored_from == m
+        rerun.cancel()
+
+
+def test_recovery_path_that_is_not_a_checkpoint(script, tmp_path):
+    """Finding 1: a recovery path must name a completed chk-<n> folder."""
+    _, job = script(FIVE, OUT, COUNTS, **{"execution.state-recovery.path": str(tmp_path)})
+    with pytest.raises(ExecutionError, match="is not a chk-<n> checkpoint folder"):
+        job.wait(60)
+
+
+def test_two_jobs_on_one_folder_in_one_process(script):
+    """Finding 2: two jobs can never write one checkpoint folder; the second names the holder."""
+    env, first = script(TICKS.format(rate=200), OUT, COUNTS, **{"pipeline.name": "shared"})
+    until(lambda: first.last_checkpoint.get("checkpoint_id", 0) >= 1)
+    second = env.execute_sql(COUNTS).job
+    with pytest.raises(ExecutionError, match=rf"in use by job 'shared', pid {os.getpid()} on host"):
+        second.wait(30)
+    assert first.status == "RUNNING"
+    first.cancel()
+
+
+def test_two_processes_on_one_folder(script, tmp_path):
+    """Finding 2: two runs side by side (they failed with "Cannot snapshot state: ... already
+    exists"): the second gets a clear error naming the first process."""
+    code = textwrap.dedent(f"""
+        from streamsql import StreamEnvironment
+        env = StreamEnvironment({{"execution.checkpointing.dir": {str(tmp_path / "checkpoints")!r},
+                                 "state.dir": {str(tmp_path / "state")!r}, "pipeline.name": "side"}})
+        env.execute_sql({TICKS.format(rate=100)!r})
+        env.execute_sql({OUT!r})
+        env.execute_sql({COUNTS!r}).job.wait(120)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path)
+    try:
+        lock = tmp_path / "checkpoints" / "side" / "_lock"
+        until(lambda: lock.exists() and f'"pid": {child.pid}' in lock.read_text(), timeout=60)
+        _, job = script(TICKS.format(rate=100), OUT, COUNTS, **{"pipeline.name": "side"})
+        with pytest.raises(ExecutionError, match=rf"in use by job 'side', pid {child.pid} on host"):
+            job.wait(30)
+    finally:
+        child.kill()
+        child.wait(30)
+    _, after = script(TICKS.format(rate=100), OUT, COUNTS, **{"pipeline.name": "side"})
+    until(lambda: after.last_checkpoint.get("checkpoint_id", 0) >= 1)  # the lock died with it
+    after.cancel()
+
+
+def test_statement_set_stays_one_job(script):
+    """Finding 2: INSERTs written as one statement set are one job under one name."""
+    env, job = script(FIVE, OUT, "EXECUTE STATEMENT SET BEGIN INSERT INTO out SELECT id, 1 FROM ticks; "
+                      "INSERT INTO out SELECT id, 2 FROM ticks; END")
+    assert job.wait(60) == "FINISHED"
+    assert list(env.jobs) == [job.job_id]
+    assert job.name.startswith("insert-into_out_out-")
+    assert job.metrics["rows_out"] == 10
