@@ -48,7 +48,12 @@ milliseconds) or TIMESTAMP(6).
 - Date/time format patterns are Java's, translated to strftime at planning time; the pattern
   must be a literal, and a pattern letter without a translation is refused.
 - The session time zone is UTC (`table.local-time-zone` is not read yet).
-- Integer overflow fails the job (Flink wraps around silently).
+- Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
+  to an integer fail the job; Flink wraps around silently.
+- Integer and DECIMAL division by zero fail the job, as in Flink.
+- Cases where StreamSQL's answer differs from Flink's on purpose, or where StreamSQL refuses
+  what Flink answers, are listed in `DIFFERENCES` and `REFUSED` of
+  `tests/functions/test_conformance.py`, with the reason; each is also in the table below.
 
 """
 

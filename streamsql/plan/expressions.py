@@ -67,14 +67,26 @@ def _bind(node: exp.Expression, sql: str | None) -> exp.Expression:
         raise SqlError(e.message, sql, line, col, length) from None
 
 
-def to_duckdb(node: exp.Expression) -> str:
+def to_duckdb(node: exp.Expression, scope: Scope | None = None) -> str:
     """DuckDB SQL text for an already-resolved expression.
 
+    Args:
+        node: the resolved expression.
+        scope: the input's columns, for columns that carry no SQL type yet (e.g. the columns
+            of an aggregate's output that the post-projection refers to), so that functions
+            and operators see their types.
+
     Raises:
-        SqlError: for a call the function registry refuses (positioned, without the statement
-            text: :func:`resolve_columns` reports it with the text first).
+        SqlError: for a call the function registry refuses (positioned; with the statement
+            text when ``scope`` has it).
     """
-    return _bind(node, None).sql(dialect="duckdb")
+    if scope is not None:
+        types = {c.internal: c.type for c in scope.columns}
+        node = node.copy()
+        for col in node.find_all(exp.Column):
+            if "sql_type" not in col.meta and col.name in types:
+                col.meta["sql_type"] = types[col.name]
+    return _bind(node, scope.sql if scope is not None else None).sql(dialect="duckdb")
 
 
 def compile_expression(node: exp.Expression, scope: Scope) -> str:

@@ -363,7 +363,7 @@ class Planner:
                 msg = (f"Column '{col.name}' must appear in the GROUP BY clause or be used in an "
                        f"aggregate function")
                 raise SqlError(msg, self.sql, line, c, length)
-        return to_duckdb(expr)
+        return to_duckdb(expr, scope)
 
     def _agg_call(self, call: exp.Expression, mode: str) -> tuple[str, exp.Expression | None]:
         updating = mode != INSERT_ONLY

@@ -80,17 +80,22 @@ def _round_type(c: Call) -> SqlType | None:
 
 def _rounding(fn: str):
     def build(c: Call) -> exp.Expression:
-        """Rounded half away from zero (ROUND) or truncated toward zero (TRUNCATE) to r digits."""
-        if len(c.args) == 1:
-            return template(f"{fn}({{0}})", *c.args)
-        return template(f"{fn}({{0}}, {{1}})", *c.args)
+        """Rounded half away from zero (ROUND) or truncated toward zero (TRUNCATE) to r digits.
+
+        A DOUBLE is rounded as its shortest decimal text, as Java's BigDecimal.valueOf (so
+        ROUND(1.005, 2) is 1.01, not 1.0 as in binary).
+        """
+        digits = "{1}" if len(c.args) == 2 else "0"
+        t = c.args[0].type
+        if t is not None and t.name in ("DOUBLE", "FLOAT"):
+            return template(f"CASE WHEN abs({{0}}) < 1e17 THEN CAST({fn}(CAST(CAST({{0}} AS VARCHAR) AS "
+                            f"DECIMAL(38, 20)), {digits}) AS DOUBLE) ELSE {fn}({{0}}, {digits}) END", *c.args)
+        return template(f"{fn}({{0}}, {digits})", *c.args)
 
     return build
 
 
-scalar("ROUND", group="arithmetic", sig=((N,), (N, INTEGER)), result=_round_type,
-       differences="A DOUBLE is rounded in binary (ROUND(1.005, 2) = 1.0); Flink rounds its decimal "
-                   "text (1.01).")(_rounding("round"))
+scalar("ROUND", group="arithmetic", sig=((N,), (N, INTEGER)), result=_round_type)(_rounding("round"))
 scalar("TRUNCATE", group="arithmetic", sig=((N,), (N, INTEGER)), result=_round_type)(_rounding("trunc"))
 
 
@@ -121,3 +126,30 @@ scalar("CEIL", "CEILING", group="arithmetic", sig=((N,), ("DATETIME",)),
 
 
 scalar("SIGN", group="arithmetic", sig=((N,),), result=same_as(0))(duckdb_call("sign"))
+
+
+# -- trigonometric, logarithms, constants ---------------------------------------------------------
+for _names, _fn in ((("SIN",), "sin"), (("COS",), "cos"), (("TAN",), "tan"), (("COT",), "cot"),
+                    (("ASIN",), "asin"), (("ACOS",), "acos"), (("ATAN",), "atan"), (("SINH",), "sinh"),
+                    (("COSH",), "cosh"), (("TANH",), "tanh"), (("DEGREES",), "degrees"),
+                    (("RADIANS",), "radians")):
+    scalar(*_names, group="arithmetic", sig=((N,),), result=DOUBLE)(_double(_fn))
+scalar("ATAN2", group="arithmetic", sig=((N, N),), result=DOUBLE)(_double("atan2"))
+scalar("LOG2", group="arithmetic", sig=((N,),), result=DOUBLE)(_log("log2"))
+
+
+@scalar("LOG", group="arithmetic", sig=((N,), (N, N)), result=DOUBLE)
+def log(c: Call) -> exp.Expression:
+    """LOG(x) is the natural logarithm (DuckDB's log is base 10); LOG(b, x) = LN(x) / LN(b)."""
+    if len(c.args) == 1:
+        return _log("ln")(c)
+    return template("ln(CAST({1} AS DOUBLE)) / ln(CAST({0} AS DOUBLE))", *c.args)
+
+
+scalar("PI", group="arithmetic", sig=((),), result=DOUBLE)(duckdb_call("pi"))
+
+
+@scalar("E", group="arithmetic", sig=((),), result=DOUBLE)
+def e(c: Call) -> exp.Expression:
+    """Euler's number."""
+    return template("exp(CAST(1 AS DOUBLE))")

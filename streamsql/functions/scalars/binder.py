@@ -120,9 +120,8 @@ def _literal_type(n: exp.Literal) -> SqlType:
     if "e" in text:
         return SqlType("DOUBLE")
     if "." in text:
-        whole, frac = text.split(".", 1)
-        digits = len(whole.lstrip("-").lstrip("0")) + len(frac)
-        return SqlType("DECIMAL", max(digits, len(frac), 1), len(frac))
+        whole, frac = text.split(".", 1)  # Calcite: every digit written counts, leading zeros too
+        return SqlType("DECIMAL", max(len(whole.lstrip("-")) + len(frac), 1), len(frac))
     v = int(text)
     return SqlType("INT") if -2**31 <= v < 2**31 else SqlType("BIGINT")
 

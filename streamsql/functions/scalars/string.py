@@ -18,7 +18,8 @@ INT = fixed("INT")
 
 
 @scalar("UPPER", group="string", sig=((S,),), result=STRING,
-        differences="Java upper-cases 'ß' to 'SS' and DuckDB to 'ẞ'; mapped to 'SS' as Java does. Flink "
+        differences="Java upper-cases 'ß' to 'SS' and DuckDB to 'ẞ'; mapped to 'SS' as Java does. Other "
+                    "characters whose upper case is longer stay as they are ('ﬁ'; Java: 'FI'). Flink "
                     "truncates the result of a CHAR(n) literal to n characters ('straße' → 'STRASS'); "
                     "StreamSQL does not.")
 def upper(c: Call) -> exp.Expression:
@@ -102,24 +103,28 @@ scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING,
 def locate(c: Call) -> exp.Expression:
     """1-based position of the first occurrence of sub at or after ``from``, 0 when absent.
 
-    Called as POSITION(sub IN s), LOCATE(sub, s[, from]); a ``from`` below 1 counts as 1.
+    Called as POSITION(sub IN s), LOCATE(sub, s[, from]); a ``from`` below 1 counts as 1; an
+    empty sub is at 1 (Flink).
     """
     if len(c.args) == 2:
         return template("strpos({1}, {0})", *c.args)
     start = "CASE WHEN {2} < 1 THEN 1 ELSE {2} END"  # greatest() would skip a NULL
-    return template(f"CASE WHEN strpos(substring({{1}}, {start}), {{0}}) = 0 THEN 0 "
+    return template(f"CASE WHEN {{0}} = '' AND {{1}} IS NOT NULL AND {{2}} IS NOT NULL THEN 1 "
+                    f"WHEN strpos(substring({{1}}, {start}), {{0}}) = 0 THEN 0 "
                     f"ELSE strpos(substring({{1}}, {start}), {{0}}) + {start} - 1 END", *c.args)
 
 
-@scalar("INITCAP", group="string", sig=((S,),), result=STRING)
+@scalar("INITCAP", group="string", sig=((S,),), result=STRING,
+        differences="As Flink, only ASCII letters and digits make words ('élan' → 'éLan').")
 def initcap(c: Call) -> exp.Expression:
     """The first letter of each word upper case, the rest lower case.
 
-    Words are runs of letters and digits.
+    Words are runs of ASCII letters and digits (Flink's rule); other characters stay as they are.
     """
-    words = "'[\\p{{L}}\\p{{N}}]+|[^\\p{{L}}\\p{{N}}]+'"
+    words = "'[A-Za-z0-9]+|[^A-Za-z0-9]+'"
     return template(f"array_to_string(list_transform(regexp_extract_all({{0}}, {words}), "
-                    "lambda w: upper(w[1:1]) || lower(w[2:])), '')", *c.args)
+                    "lambda w: CASE WHEN regexp_matches(w, '^[A-Za-z0-9]') "
+                    "THEN upper(w[1:1]) || lower(w[2:]) ELSE w END), '')", *c.args)
 
 
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
@@ -132,7 +137,8 @@ def regexp_replace(c: Call) -> exp.Expression:
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches or the group does not exist",
         differences="The pattern and the group index must be literals (DuckDB needs a constant group); "
-                    "Java regular expressions run on RE2.")
+                    "Java regular expressions run on RE2; a group that did not take part in the match "
+                    "gives '' (Flink: NULL).")
 def regexp_extract(c: Call) -> exp.Expression:
     """Group ``g`` (default 0: the whole match) of the first match of the pattern."""
     pattern = c.literal(1, "the pattern")
@@ -151,11 +157,13 @@ def regexp_extract(c: Call) -> exp.Expression:
 
 
 @scalar("SPLIT_INDEX", group="string", sig=((S, S, INTEGER),), result=STRING,
-        nulls="NULL if any argument is NULL, the string is empty or the index is out of range")
+        nulls="NULL if any argument is NULL, the string is empty or the index is out of range",
+        differences="An empty separator splits at runs of white space, as Flink.")
 def split_index(c: Call) -> exp.Expression:
     """Field ``index`` (0-based) of the string split at every occurrence of the separator."""
-    return template("CASE WHEN {0} = '' OR {2} < 0 THEN NULL ELSE string_split({0}, {1})[{2} + 1] END",
-                    *c.args)
+    return template("CASE WHEN {0} = '' OR {2} < 0 THEN NULL WHEN {1} = '' "
+                    "THEN string_split_regex(trim({0}), '\\s+')[{2} + 1] "
+                    "ELSE string_split({0}, {1})[{2} + 1] END", *c.args)
 
 
 @scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING)
@@ -175,7 +183,14 @@ scalar("LOWER", group="string", sig=((S,),), result=STRING)(duckdb_call("lower")
 
 scalar("REVERSE", group="string", sig=((S,),), result=STRING)(duckdb_call("reverse"))
 
-scalar("ASCII", group="string", sig=((S,),), result=INT)(duckdb_call("ascii"))
+
+
+@scalar("ASCII", group="string", sig=((S,),), result=INT)
+def ascii_(c: Call) -> exp.Expression:
+    """The first byte of the string's UTF-8 encoding as a signed byte, as Flink (0 for '')."""
+    byte = "CAST('0x' || left(hex(encode(substring({0}, 1, 1))), 2) AS INTEGER)"
+    return template(f"CASE WHEN {{0}} = '' THEN 0 WHEN ascii({{0}}) < 128 THEN ascii({{0}}) "
+                    f"ELSE {byte} - 256 END", *c.args)
 
 
 def _first_last(fn: str):
@@ -191,3 +206,62 @@ def _first_last(fn: str):
 
 scalar("LEFT", group="string", sig=((S, INTEGER),), result=STRING)(_first_last("left"))
 scalar("RIGHT", group="string", sig=((S, INTEGER),), result=STRING)(_first_last("right"))
+
+
+@scalar("TRANSLATE", group="string", sig=((S, S, S),), result=STRING)
+def translate(c: Call) -> exp.Expression:
+    """Each character of ``from`` replaced by the one at the same place in ``to``.
+
+    Characters without a counterpart (``to`` is shorter) are removed.
+    """
+    return template("translate({0}, {1}, {2})", *c.args)
+
+
+@scalar("OVERLAY", group="string", sig=((S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=STRING)
+def overlay(c: Call) -> exp.Expression:
+    """OVERLAY(s PLACING r FROM pos [FOR len]): characters of s from ``pos`` replaced by r.
+
+    ``len`` characters are replaced (default: r's length).
+    """
+    length = "{3}" if len(c.args) == 4 else "length({1})"
+    return template(f"substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length})", *c.args)
+
+
+scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
+    lambda c: template("to_base64(encode({0}))", *c.args))
+scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING)(
+    lambda c: template("decode(from_base64({0}))", *c.args))
+
+
+@scalar("HEX", group="string", sig=(("INTEGER",), (S,)), result=STRING)
+def hex_(c: Call) -> exp.Expression:
+    """Upper-case hexadecimal of an integer or of a string's UTF-8 bytes.
+
+    A negative integer is written in two's complement.
+    """
+    if c.args[0].type is not None and c.args[0].type.name != "STRING":
+        return template("hex(CAST({0} AS BIGINT))", *c.args)
+    return template("hex({0})", *c.args)
+
+
+@scalar("BIN", group="string", sig=(("INTEGER",),), result=STRING)
+def bin_(c: Call) -> exp.Expression:
+    """Binary digits of a BIGINT (two's complement for negatives)."""
+    return template("bin(CAST({0} AS BIGINT))", *c.args)
+
+
+def _is_class(pattern: str):
+    def build(c: Call) -> exp.Expression:
+        """True when the string is not empty and all its characters are of the class.
+
+        False for NULL.
+        """
+        return template(f"coalesce(regexp_full_match({{0}}, '{pattern}'), false)", *c.args)
+
+    return build
+
+
+scalar("IS_DIGIT", group="string", sig=((S,),), result=fixed("BOOLEAN"),
+       nulls="false for NULL")(_is_class("[0-9]+"))
+scalar("IS_ALPHA", group="string", sig=((S,),), result=fixed("BOOLEAN"),
+       nulls="false for NULL")(_is_class("\\p{{L}}+"))

@@ -7,7 +7,8 @@ Flink's semantics that DuckDB does not share:
 - DAYOFWEEK and EXTRACT(DOW) count 1 = Sunday .. 7 = Saturday (DuckDB: 0 = Sunday).
 - TIMESTAMPDIFF counts whole elapsed units, truncated toward zero (DuckDB's date_diff counts
   crossed boundaries: 23:00 → 01:00 is 0 days in Flink, 1 in DuckDB). MONTH, QUARTER and YEAR
-  count whole months: ``a + n months`` (the day clamped to the month's end) must not pass ``b``.
+  count whole months as Calcite does: whole months between the dates (the day clamped to the
+  month's end), minus one when the start plus them lands on the end's date at a later time.
 - Format patterns are Java's (``yyyy-MM-dd HH:mm:ss``), translated to strftime at planning
   time: the pattern must be a literal, and a pattern letter without a translation is refused.
 - The session time zone is UTC (UNIX_TIMESTAMP, FROM_UNIXTIME).
@@ -130,9 +131,14 @@ def timestampdiff(c: Call) -> exp.Expression:
         msg = f"TIMESTAMPDIFF: unsupported unit {unit} (supported: {', '.join([*_MS, *_MONTHS])})"
         raise c.fail(msg)
     a, b = _ts("{0}"), _ts("{1}")
+    d0, d1 = f"CAST({b} AS DATE)", f"CAST({a} AS DATE)"
     m0 = f"((year({b}) * 12 + month({b})) - (year({a}) * 12 + month({a})))"
-    months = (f"CASE WHEN {b} >= {a} THEN {m0} - CAST({a} + to_months({m0}) > {b} AS INTEGER) "
-              f"ELSE {m0} + CAST({b} + to_months(-{m0}) > {a} AS INTEGER) END")
+    # Calcite's subtractMonths: whole months between the dates (symmetric), then one less when
+    # the start plus those months lands on the end's date at a later time of day.
+    x = (f"(CASE WHEN {d0} >= {d1} THEN {m0} - CAST({d1} + to_months({m0}) > {d0} AS INTEGER) "
+         f"ELSE {m0} + CAST({d0} + to_months(-{m0}) > {d1} AS INTEGER) END)")
+    months = (f"{x} - CAST(CAST({d1} + to_months({x}) AS DATE) = {d0} "
+              f"AND CAST({b} AS TIME) < CAST({a} AS TIME) AS INTEGER)")
     return template(f"({months}) // {_MONTHS[unit]}", *c.args)
 
 
@@ -180,10 +186,14 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
 
 @scalar("TO_TIMESTAMP", group="temporal", sig=((S,), (S, S)), result=fixed("TIMESTAMP", 3),
         nulls="NULL if any argument is NULL or the string does not parse",
-        differences="The format must be a literal.")
+        differences="The format must be a literal. A day past the month's end is NULL; Flink moves it to "
+                    "the month's last day ('2024-02-30' → 2024-02-29).")
 def to_timestamp(c: Call) -> exp.Expression:
     """The string parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss')."""
-    fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss", parsing=True)
+    if len(c.args) == 1:  # Flink's default parser also takes fractions of a second
+        return template("coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), "
+                        "try_strptime({0}, '%Y-%m-%d %H:%M:%S'))", c.args[0])
+    fmt = _pattern(c, 1, "", parsing=True)
     return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
 
 
@@ -197,7 +207,7 @@ def to_date(c: Call) -> exp.Expression:
 
 
 @scalar("UNIX_TIMESTAMP", group="temporal", sig=((), (S,), (S, S)), result=BIGINT, deterministic=False,
-        nulls="NULL if any argument is NULL or the string does not parse",
+        nulls="NULL if any argument is NULL; -9223372036854775808 (as Flink) if the string does not parse",
         differences="The format must be a literal; UNIX_TIMESTAMP() is the time the batch is evaluated.")
 def unix_timestamp(c: Call) -> exp.Expression:
     """Seconds since 1970-01-01 00:00:00 UTC of now, or of a string.
@@ -208,7 +218,12 @@ def unix_timestamp(c: Call) -> exp.Expression:
     if not c.args:
         return template("epoch(current_timestamp)")
     fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss", parsing=True)
-    return exp.Null() if fmt is None else template(f"floor(epoch(try_strptime({{0}}, {fmt})))", c.args[0])
+    if fmt is None:
+        return exp.Null()
+    # Flink returns Long.MIN_VALUE for a string that does not parse
+    seconds = f"CAST(floor(epoch(try_strptime({{0}}, {fmt}))) AS BIGINT)"
+    return template(f"CASE WHEN {{0}} IS NOT NULL THEN coalesce({seconds}, -9223372036854775808) END",
+                    c.args[0])
 
 
 @scalar("FROM_UNIXTIME", group="temporal", sig=((N,), (N, S)), result=fixed("STRING"),
