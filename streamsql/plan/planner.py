@@ -11,7 +11,8 @@ Shape of the plans it builds (EXPLAIN prints them)::
          ← TableSourceScan
 
 Each node's changelog mode follows from its inputs; writing an updating result into an
-append-only sink is a :class:`~streamsql.core.errors.PlanError` raised here, before anything runs.
+append-only sink is a :class:`~streamsql.core.errors.PlanError` raised at planning (the sink
+hook, :mod:`streamsql.plan.sinks`), before anything runs.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ from sqlglot import exp
 from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config, duration_ms
-from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
-from streamsql.core.types import Field, Schema, SqlType, assignable
+from streamsql.core.types import Field, Schema, SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.expressions import (
     AGG_TYPES,
@@ -48,6 +48,7 @@ from streamsql.plan.nodes import (
 )
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.plan.sinks import plan_sink
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 
@@ -89,7 +90,7 @@ class Planner:
             target = target.this
         table = self._table(target)
         node, _ = self._query(insert.expression)
-        sink = self._sink(table, node, cols, target, insert.expression)
+        sink = plan_sink(self, table, node, cols, target, insert.expression)
         assign_ids([sink])
         return sink
 
@@ -392,79 +393,6 @@ class Planner:
         except PlanError as e:
             self._fail(call, e.message, PlanError)
 
-    # -- sinks ---------------------------------------------------------------------------------
-    def _sink(self, table: TableDef, node: PlanNode, cols: list[exp.Expression] | None, target: exp.Table,
-              query: exp.Expression) -> SinkNode:
-        """The sink of ``INSERT INTO target [(cols)] query``; errors point into that statement.
-
-        Raises:
-            SqlError: unknown target column, column count or type mismatch.
-            PlanError: a sink that cannot take the query's result.
-        """
-        spec = get_connector(table.connector)
-        if spec.create_sink is None:
-            msg = (f"Table '{table.name}' uses connector '{table.connector}', which cannot be written "
-                   f"(source only)")
-            self._fail(target, msg, PlanError)
-        writable = [c for c in table.columns if c.computed is None and not c.virtual]
-        target_cols = writable
-        if cols is not None:
-            target_cols = []
-            for ident in cols:
-                c = table.column(ident.name)
-                if c is None:
-                    msg = (f"Column '{ident.name}' not found in table '{table.name}'; columns: "
-                           f"{', '.join(x.name for x in writable)}")
-                    self._fail(ident, msg)
-                target_cols.append(c)
-        if len(target_cols) != len(node.schema.names):
-            msg = (f"INSERT INTO {table.name}: the query produces {len(node.schema.names)} columns "
-                   f"({', '.join(node.schema.names)}) but the sink has {len(target_cols)} "
-                   f"({', '.join(c.name for c in target_cols)})")
-            self._fail(target, msg)
-        query_types = [f.type for f in node.sql_schema]
-        for i, (qt, col) in enumerate(zip(query_types, target_cols)):
-            if not assignable(qt, col.type):
-                query_schema = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
-                sink = ", ".join(f"{c.name}: {c.type}" for c in target_cols)
-                msg = (f"Column types of query result and sink for '{table.name}' do not match: incompatible "
-                       f"types for sink column '{col.name}' at position {i + 1} ({qt} into {col.type}); "
-                       f"use CAST(... AS {col.type}) to convert.\n  Query schema: [{query_schema}]\n"
-                       f"  Sink schema:  [{sink}]")
-                self._fail(_select_item(query, i) or target, msg)
-        node = self._cast(node, [c.name for c in target_cols], [c.type for c in target_cols]) \
-            if [f.type for f in node.sql_schema] != [c.type for c in target_cols] or \
-            node.schema.names != [c.name for c in target_cols] else node
-        spec.check_sink(table, self.config.as_dict())
-        if node.mode != INSERT_ONLY and not spec.sink_accepts_updates(table):
-            msg = (f"Table sink '{table.name}' (connector '{table.connector}') only accepts inserts, but the "
-                   f"query produces an updating result ({node.mode} changelog, e.g. from GROUP BY). Use "
-                   f"'connector' = 'upsert-kafka' with a PRIMARY KEY for an updating result.")
-            self._fail(target, msg, PlanError)
-        if spec.sink_requires_primary_key and not table.primary_key:
-            msg = (f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) "
-                   f"NOT ENFORCED")
-            self._fail(target, msg, PlanError)
-        guarantee, reason = self._guarantee(spec.sink_guarantee(table, self.config.as_dict()))
-        return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
-                        guarantee_reason=reason)
-
-    def _guarantee(self, sink: SinkGuarantee) -> tuple[str, str]:
-        """The effective guarantee of a sink and why, for EXPLAIN: (name, reason)."""
-        interval = self.config.duration("execution.checkpointing.interval")
-        mode = (self.config.get("execution.checkpointing.mode") or "").upper()
-        if interval <= 0:
-            return "none", ("checkpointing is off ('execution.checkpointing.interval' = 0): nothing is "
-                            "replayed after a failure")
-        if sink.transactional and mode == "EXACTLY_ONCE":
-            return "exactly-once", (sink.reason
-                                    or "writes in a Kafka transaction committed with each checkpoint")
-        if sink.transactional:
-            return "at-least-once", ("'execution.checkpointing.mode' = 'AT_LEAST_ONCE': barriers are not "
-                                     "aligned")
-        return "at-least-once", (sink.reason or "the sink is not transactional: rows replayed after a "
-                                                "failure appear again")
-
     # -- helpers -------------------------------------------------------------------------------
     def _lookup(self, table: exp.Table) -> TableDef | ViewDef:
         try:
@@ -487,21 +415,6 @@ class Planner:
 
 # Query clauses a streaming query cannot honour yet (Select/SetOperation arg → keyword).
 _UNSUPPORTED_CLAUSES = {"order": "ORDER BY", "limit": "LIMIT", "offset": "OFFSET", "qualify": "QUALIFY"}
-
-
-def _select_item(query: exp.Expression, i: int) -> exp.Expression | None:
-    """The SELECT item that produces column ``i`` of ``query``, or None when it cannot be told.
-
-    With a ``*`` among the items it cannot; for a UNION it is the first SELECT's item.
-    """
-    while isinstance(query, (exp.Subquery, exp.SetOperation)):
-        query = query.this
-    if not isinstance(query, exp.Select) or i >= len(query.expressions):
-        return None
-    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
-           for e in query.expressions):
-        return None
-    return query.expressions[i]
 
 
 def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str = "input") -> Scope:
