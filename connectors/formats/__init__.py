@@ -106,9 +106,7 @@ def make_decoder(
     Raises:
         ConfigError: for an unknown format, or a bad format option.
     """
-    opts, dec, _ = _get(format_name, table)
-    validate_format_options(format_name, options, table)
-    return dec(schema, options, table)
+    return _build(format_name, 1, schema, options, table)
 
 
 def make_encoder(
@@ -119,6 +117,11 @@ def make_encoder(
     Raises:
         ConfigError: for an unknown format, or a bad format option.
     """
-    opts, _, enc = _get(format_name, table)
+    return _build(format_name, 2, schema, options, table)
+
+
+def _build(format_name: str, slot: int, schema: Schema, options: dict[str, str], table: str | None):
+    """The format's decoder (``slot`` 1) or encoder (2), after checking its options."""
+    cls = _get(format_name, table)[slot]
     validate_format_options(format_name, options, table)
-    return enc(schema, options, table)
+    return cls(schema, options, table)
