@@ -71,7 +71,8 @@ class Scope:
         if not cands:
             if qual is not None and not any(c.qualifier == qual for c in self.columns):
                 quals = sorted({c.qualifier for c in self.columns if c.qualifier})
-                msg = f"Unknown table or alias '{col.table}' in '{col.sql()}'; in scope: {', '.join(quals) or 'none'}"
+                msg = (f"Unknown table or alias '{col.table}' in '{col.sql()}'; "
+                       f"in scope: {', '.join(quals) or 'none'}")
             else:
                 visible = [c for c in self.columns if qual is None or c.qualifier == qual]
                 where = f"table '{visible[0].qualifier}'" if visible and visible[0].qualifier and \

@@ -10,8 +10,10 @@ from streamsql.core.elements import MAX_WATERMARK
 
 
 class BarrierAligner:
-    """Tracks which inputs delivered barrier n; under EXACTLY_ONCE those inputs are blocked
-    (their later elements held back) until barrier n has arrived on every live input.
+    """Tracks which inputs delivered barrier n, blocking them under EXACTLY_ONCE.
+
+    A blocked input's later elements are held back until barrier n has arrived on every live
+    input.
 
     Args:
         num_inputs: input channels of the task.
@@ -50,16 +52,22 @@ class BarrierAligner:
 
 
 class WatermarkMerger:
-    """The combined watermark of several inputs: the minimum over inputs (finished inputs count
-    as +inf). Monotone: never returns a smaller value than before."""
+    """The combined watermark of several inputs.
+
+    The minimum over inputs (finished inputs count as +inf). Monotone: never returns a smaller
+    value than before.
+    """
 
     def __init__(self, num_inputs: int):
         self.values: list[int | None] = [None] * num_inputs
         self.current: int | None = None
 
     def update(self, input_index: int, timestamp: int) -> int | None:
-        """Input ``input_index`` reached ``timestamp`` (ms); the new combined watermark if it
-        advanced, else None."""
+        """Input ``input_index`` reached ``timestamp`` (ms).
+
+        Returns:
+            the new combined watermark if it advanced, else None.
+        """
         old = self.values[input_index]
         if old is None or timestamp > old:
             self.values[input_index] = timestamp

@@ -104,7 +104,8 @@ def test_idle_partition_does_not_block_the_watermark(kafka_bootstrap, kafka_topi
     produce(kafka_bootstrap, topic, events)
     env = make_env(tmp_path)
     if how == "table-option":
-        env.execute_sql(ddl(topic, kafka_bootstrap, ", 'scan.watermark.idle-timeout' = '300 ms'", bounded=False))
+        idle = ", 'scan.watermark.idle-timeout' = '300 ms'"
+        env.execute_sql(ddl(topic, kafka_bootstrap, idle, bounded=False))
     else:
         env.execute_sql("SET 'table.exec.source.idle-timeout' = '300 ms'")
         env.execute_sql(ddl(topic, kafka_bootstrap, bounded=False))

@@ -19,7 +19,8 @@ def _kafka_registered() -> bool:
 
 
 APPEND_SINKS = {
-    "kafka": "WITH ('connector' = 'kafka', 'topic' = 'out', 'properties.bootstrap.servers' = '127.0.0.1:9092', "
+    "kafka": "WITH ('connector' = 'kafka', 'topic' = 'out', "
+             "'properties.bootstrap.servers' = '127.0.0.1:9092', "
              "'format' = 'json')",
     "filesystem": "WITH ('connector' = 'filesystem', 'path' = '{tmp}/out.json', 'format' = 'json')",
 }
@@ -32,7 +33,8 @@ def env(tmp_path):
                            "execution.checkpointing.dir": str(tmp_path / "cp")})
     e.execute_sql(f"CREATE TABLE src (id INT, g STRING, x INT, d DECIMAL(10,2), s STRING) WITH "
                   f"('connector' = 'filesystem', 'path' = '{tmp_path}/src.json', 'format' = 'json')")
-    e.execute_sql(f"CREATE TABLE fs_out (g STRING, c BIGINT) {APPEND_SINKS['filesystem'].format(tmp=tmp_path)}")
+    fs_sink = APPEND_SINKS["filesystem"].format(tmp=tmp_path)
+    e.execute_sql(f"CREATE TABLE fs_out (g STRING, c BIGINT) {fs_sink}")
     e.execute_sql("CREATE TABLE print_out (g STRING, c BIGINT) WITH ('connector' = 'print')")
     yield e
     e.close()
@@ -51,7 +53,8 @@ def caret_col(err: SqlError) -> int:
 def test_updating_query_into_append_only_sink(env, tmp_path, connector):
     if connector == "kafka" and not _kafka_registered():
         pytest.skip("the kafka connector is not registered yet")
-    env.execute_sql(f"CREATE TABLE totals (g STRING, c BIGINT) {APPEND_SINKS[connector].format(tmp=tmp_path)}")
+    sink = APPEND_SINKS[connector].format(tmp=tmp_path)
+    env.execute_sql(f"CREATE TABLE totals (g STRING, c BIGINT) {sink}")
     with pytest.raises(PlanError) as ei:
         env.execute_sql("INSERT INTO totals SELECT g, COUNT(*) FROM src GROUP BY g")
     msg = str(ei.value)
@@ -73,7 +76,8 @@ def test_explain_of_updating_query_into_append_only_sink_fails_too(env):
 
 
 def test_insert_only_query_into_append_only_sink_plans(env):
-    text = env.execute_sql("EXPLAIN INSERT INTO fs_out SELECT g, CAST(x AS BIGINT) FROM src WHERE x > 0").message
+    text = env.execute_sql(
+        "EXPLAIN INSERT INTO fs_out SELECT g, CAST(x AS BIGINT) FROM src WHERE x > 0").message
     assert "Sink(table=[fs_out]" in text
 
 
@@ -189,7 +193,8 @@ def test_insert_into_a_view_fails(env):
 # -- EXPLAIN -------------------------------------------------------------------------------------
 
 def test_explain_aggregation_shows_operators_and_guarantee(env):
-    text = env.execute_sql("EXPLAIN INSERT INTO print_out SELECT g, COUNT(*) FROM src WHERE x > 0 GROUP BY g").message
+    text = env.execute_sql(
+        "EXPLAIN INSERT INTO print_out SELECT g, COUNT(*) FROM src WHERE x > 0 GROUP BY g").message
     plan, _, guarantees = text.partition("== Delivery guarantees ==")
     lines = [ln.strip().removeprefix("+- ") for ln in plan.splitlines()
              if ln.strip() and not ln.startswith("==")]
