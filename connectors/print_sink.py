@@ -27,7 +27,14 @@ from streamsql.connectors.formats.common import bool_option, combine, render_dec
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, SinkGuarantee
+from streamsql.core.connector import (
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    SinkGuarantee,
+    flag_option,
+)
 from streamsql.core.elements import Batch
 from streamsql.core.types import Schema, SqlType
 
@@ -188,12 +195,7 @@ SPEC = register(
         options=[
             OptionSpec("connector", required=True, description="'print'"),
             OptionSpec("print-identifier", description="prefix of every printed line ('ident> ')"),
-            OptionSpec(
-                "standard-error",
-                default="false",
-                choices=("true", "false"),
-                description="print to stderr instead of stdout",
-            ),
+            flag_option("standard-error", "print to stderr instead of stdout"),
             OptionSpec("sink.parallelism", description="accepted for compatibility (ignored)"),
         ],
         create_sink=PrintSink,

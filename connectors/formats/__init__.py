@@ -19,6 +19,8 @@ See :mod:`.common` for the Decoder/Encoder contracts and the bad-record rules.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from streamsql.connectors.formats.common import Decoder, Encoder, check_options
 
 from streamsql.core.connector import OptionSpec
@@ -38,17 +40,23 @@ __all__ = [
 ]
 
 
-def _formats():
+class _Format(NamedTuple):
+    """What one format provides: its options and its decoder and encoder classes."""
+
+    options: list[OptionSpec]
+    decoder: type[Decoder]
+    encoder: type[Encoder]
+
+
+def _formats() -> dict[str, _Format]:
     from streamsql.connectors.formats import csv, debezium_json, json, raw
 
     return {
-        "json": (json.OPTIONS, json.JsonDecoder, json.JsonEncoder),
-        "csv": (csv.OPTIONS, csv.CsvDecoder, csv.CsvEncoder),
-        "raw": (raw.OPTIONS, raw.RawDecoder, raw.RawEncoder),
-        "debezium-json": (
-            debezium_json.OPTIONS,
-            debezium_json.DebeziumJsonDecoder,
-            debezium_json.DebeziumJsonEncoder,
+        "json": _Format(json.OPTIONS, json.JsonDecoder, json.JsonEncoder),
+        "csv": _Format(csv.OPTIONS, csv.CsvDecoder, csv.CsvEncoder),
+        "raw": _Format(raw.OPTIONS, raw.RawDecoder, raw.RawEncoder),
+        "debezium-json": _Format(
+            debezium_json.OPTIONS, debezium_json.DebeziumJsonDecoder, debezium_json.DebeziumJsonEncoder
         ),
     }
 
@@ -60,18 +68,22 @@ def known_formats() -> list[str]:
 
 def is_changelog_format(format_name: str) -> bool:
     """True when rows read in ``format_name`` may be -U/+U/-D (debezium-json); False if unknown."""
-    f = _formats().get((format_name or "").strip().lower())
-    return f is not None and f[1].changelog
+    f = _lookup(format_name)
+    return f is not None and f.decoder.changelog
 
 
 def encodes_updates(format_name: str) -> bool:
     """True when ``format_name`` can write -U/+U/-D rows (debezium-json); False if unknown."""
-    f = _formats().get((format_name or "").strip().lower())
-    return f is not None and f[2].accepts_updates
+    f = _lookup(format_name)
+    return f is not None and f.encoder.accepts_updates
 
 
-def _get(format_name: str, table: str | None):
-    f = _formats().get((format_name or "").strip().lower())
+def _lookup(format_name: str | None) -> _Format | None:
+    return _formats().get((format_name or "").strip().lower())
+
+
+def _get(format_name: str, table: str | None) -> _Format:
+    f = _lookup(format_name)
     if f is None:
         pre = f"Table '{table}': " if table else ""
         msg = f"{pre}unknown format '{format_name}'; available: {', '.join(known_formats())}"
@@ -85,7 +97,7 @@ def format_options(format_name: str) -> list[OptionSpec]:
     Raises:
         ConfigError: for an unknown format.
     """
-    return list(_get(format_name, None)[0])
+    return list(_get(format_name, None).options)
 
 
 def validate_format_options(format_name: str, options: dict[str, str], table: str | None = None) -> None:
@@ -94,8 +106,19 @@ def validate_format_options(format_name: str, options: dict[str, str], table: st
     Raises:
         ConfigError: naming the table and the option.
     """
+    _checked(format_name, options, table)
+
+
+def _checked(format_name: str, options: dict[str, str], table: str | None) -> _Format:
+    """The format ``format_name`` once its options in ``options`` are valid.
+
+    Raises:
+        ConfigError: for an unknown format, or a bad format option.
+    """
+    f = _get(format_name, table)
     name = format_name.strip().lower()
-    check_options(_get(name, table)[0], options, name + ".", f"format '{name}'", table)
+    check_options(f.options, options, name + ".", f"format '{name}'", table)
+    return f
 
 
 def make_decoder(
@@ -106,7 +129,7 @@ def make_decoder(
     Raises:
         ConfigError: for an unknown format, or a bad format option.
     """
-    return _build(format_name, 1, schema, options, table)
+    return _checked(format_name, options, table).decoder(schema, options, table)
 
 
 def make_encoder(
@@ -117,11 +140,4 @@ def make_encoder(
     Raises:
         ConfigError: for an unknown format, or a bad format option.
     """
-    return _build(format_name, 2, schema, options, table)
-
-
-def _build(format_name: str, slot: int, schema: Schema, options: dict[str, str], table: str | None):
-    """The format's decoder (``slot`` 1) or encoder (2), after checking its options."""
-    cls = _get(format_name, table)[slot]
-    validate_format_options(format_name, options, table)
-    return cls(schema, options, table)
+    return _checked(format_name, options, table).encoder(schema, options, table)

@@ -427,6 +427,19 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
     raise ConfigError(msg)
 
 
+def convert_field(name: str, conv: Callable[[Any], Any], value: Any) -> Any:
+    """``conv(value)`` for the field ``name``, a :class:`RecordError` naming the field.
+
+    Raises:
+        RecordError: ``"field '<name>': <reason>"`` when ``conv`` rejects the value.
+    """
+    try:
+        return conv(value)
+    except RecordError as e:
+        msg = f"field '{name}': {e}"
+        raise RecordError(msg) from None
+
+
 def build_column(values: list, t: SqlType) -> pa.Array:
     """An Arrow array of ``t`` from converter outputs (None = NULL)."""
     at = t.to_arrow()
@@ -530,11 +543,6 @@ def combine(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
     if isinstance(arr, pa.ChunkedArray):
         return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     return arr
-
-
-def flag_option(key: str, description: str) -> OptionSpec:
-    """A ``'true'``/``'false'`` format option that defaults to ``'false'``."""
-    return OptionSpec(key, default="false", choices=("true", "false"), description=description)
 
 
 def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataType:

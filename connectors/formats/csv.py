@@ -37,10 +37,10 @@ from streamsql.connectors.formats.common import (
     Where,
     base64_text,
     bool_option,
+    convert_field,
     decode_bisect,
     decode_records,
     fix_types,
-    flag_option,
     make_converter,
     read_type,
     render_decimal,
@@ -49,7 +49,7 @@ from streamsql.connectors.formats.common import (
     try_fast,
 )
 
-from streamsql.core.connector import OptionSpec
+from streamsql.core.connector import OptionSpec, flag_option
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema, SqlType
@@ -208,12 +208,8 @@ class CsvDecoder(Decoder):
                 s == "" and f.type.name != "STRING"
             ):
                 out.append(None)
-                continue
-            try:
-                out.append(conv(s))
-            except RecordError as e:
-                msg = f"field '{f.name}': {e}"
-                raise RecordError(msg) from None
+            else:
+                out.append(convert_field(f.name, conv, s))
         return tuple(out)
 
     def _slow(self, payloads, pos, lo: int, hi: int, where: Where):

@@ -33,7 +33,6 @@ from streamsql.connectors.formats.common import (
     combine,
     decode_bisect,
     fix_types,
-    flag_option,
     from_rows,
 )
 from streamsql.connectors.formats.json import (
@@ -42,9 +41,10 @@ from streamsql.connectors.formats.json import (
     python_columns,
     read_rows,
     read_schema,
+    timestamp_standard_option,
 )
 
-from streamsql.core.connector import OptionSpec
+from streamsql.core.connector import flag_option
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.types import Schema
 
@@ -52,12 +52,7 @@ OPTIONS = [
     flag_option("debezium-json.ignore-parse-errors",
                 "skip events that cannot be decoded (counted) instead of failing"),
     flag_option("debezium-json.schema-include", "events carry Debezium's {schema, payload} envelope"),
-    OptionSpec(
-        "debezium-json.timestamp-format.standard",
-        default="SQL",
-        choices=("SQL", "ISO-8601"),
-        description="timestamp text written: SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601",
-    ),
+    timestamp_standard_option("debezium-json", "SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601"),
 ]
 
 _REPLICA = (

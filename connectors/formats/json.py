@@ -61,10 +61,10 @@ from streamsql.connectors.formats.common import (
     base64_text,
     bool_option,
     combine,
+    convert_field,
     decode_bisect,
     decode_records,
     fix_types,
-    flag_option,
     make_converter,
     render_decimal,
     render_timestamp,
@@ -73,30 +73,41 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.formats.common import read_type as _read_type
 
-from streamsql.core.connector import OptionSpec
+from streamsql.core.connector import OptionSpec, choice_option, flag_option
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema, SqlType
+
+
+def timestamp_standard_option(prefix: str, written: str) -> OptionSpec:
+    """``'<prefix>.timestamp-format.standard'``: SQL (default) or ISO-8601 timestamp text.
+
+    Args:
+        prefix: the format name (``'json'``, ``'debezium-json'``).
+        written: the HELP text after ``'timestamp text written: '``.
+    """
+    key = f"{prefix}.timestamp-format.standard"
+    return choice_option(key, ("SQL", "ISO-8601"), "timestamp text written: " + written, "SQL")
+
 
 OPTIONS = [
     flag_option("json.ignore-parse-errors",
                 "skip records that cannot be decoded (counted) instead of failing"),
     flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
-    OptionSpec(
-        "json.timestamp-format.standard",
-        default="SQL",
-        choices=("SQL", "ISO-8601"),
-        description="timestamp text written: 'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)",
-    ),
-    OptionSpec(
+    timestamp_standard_option("json", "'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
+    flag_option(
         "json.encode.decimal-as-plain-number",
+        "accepted for compatibility; decimals are always written in plain notation",
         default="true",
-        choices=("true", "false"),
-        description="accepted for compatibility; decimals are always written in plain notation",
     ),
 ]
 
 _MISSING = object()
+
+
+def _iso_timestamps(options: dict[str, str], prefix: str) -> bool:
+    """Whether ``options`` ask ``prefix``'s encoder for ISO-8601 timestamps (a ``'T'`` separator)."""
+    return options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
 
 
 def read_type(t: SqlType) -> pa.DataType:
@@ -263,11 +274,7 @@ class RowConverter:
             elif v is None:
                 out.append(None)
             else:
-                try:
-                    out.append(conv(v))
-                except RecordError as e:
-                    msg = f"field '{name}': {e}"
-                    raise RecordError(msg) from None
+                out.append(convert_field(name, conv, v))
         return tuple(out)
 
 
@@ -365,8 +372,7 @@ def python_columns(
     table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
 ) -> list[list]:
     """Per column, the Python values orjson serializes as Flink's JSON format writes them."""
-    iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
-    sep = "T" if iso else " "
+    sep = "T" if _iso_timestamps(options, prefix) else " "
     cols = []
     for f, col in zip(schema.fields, table.columns):
         n = f.type.name
@@ -501,8 +507,7 @@ def encode_vectorized(
     if len(set(names)) != len(names):
         msg = "repeated column names"
         raise NotImplementedError(msg)
-    iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
-    sep = "T" if iso else " "
+    sep = "T" if _iso_timestamps(options, prefix) else " "
     parts: list = []
     lit = "{"  # the literal text before the next column
     for i, (f, col) in enumerate(zip(schema.fields, table.columns)):

@@ -15,18 +15,18 @@ import numpy as np
 import pyarrow as pa
 from streamsql.connectors.formats.common import Decoder, Encoder, Where
 
-from streamsql.core.connector import OptionSpec
+from streamsql.core.connector import OptionSpec, choice_option
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema
 
 OPTIONS = [
     OptionSpec("raw.charset", default="UTF-8", description="charset of STRING values"),
-    OptionSpec(
+    choice_option(
         "raw.endianness",
-        default="big-endian",
-        choices=("big-endian", "little-endian"),
-        description="accepted for compatibility (only STRING and BYTES columns are supported)",
+        ("big-endian", "little-endian"),
+        "accepted for compatibility (only STRING and BYTES columns are supported)",
+        "big-endian",
     ),
 ]
 

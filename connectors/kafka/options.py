@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec
+from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec, choice_option
 from streamsql.core.errors import ConfigError
 
 FORMATS = ("json", "csv", "raw", "debezium-json")
@@ -24,12 +24,10 @@ OPT_BOOTSTRAP = OptionSpec(
 OPT_GROUP = OptionSpec(
     "properties.group.id", description="consumer group (for 'group-offsets'; default streamsql-<job>-<table>)"
 )
-OPT_FIELDS_INCLUDE = OptionSpec(
-    "value.fields-include",
-    default="ALL",
-    choices=("ALL", "EXCEPT_KEY"),
-    description="whether the value also carries the key fields",
+OPT_FIELDS_INCLUDE = choice_option(
+    "value.fields-include", ("ALL", "EXCEPT_KEY"), "whether the value also carries the key fields", "ALL"
 )
+OPT_VALUE_FORMAT = choice_option("value.format", FORMATS, "format of the message value")
 GUARANTEES = ("none", "at-least-once", "exactly-once")
 OPT_TXN_PREFIX = OptionSpec(
     "sink.transactional-id-prefix",
@@ -41,6 +39,8 @@ OPT_PROGRESS = OptionSpec(
     default="_streamsql_progress",
     description="compacted topic holding the committed-checkpoint markers (exactly-once)",
 )
+#: Where a ``kafka`` read may start (after ``'earliest-offset'``) or end (after ``'unbounded'``).
+_OFFSET_MODES = ("latest-offset", "group-offsets", "timestamp", "specific-offsets")
 
 #: Options of the ``kafka`` connector.
 KAFKA_OPTIONS = [
@@ -48,27 +48,24 @@ KAFKA_OPTIONS = [
     OptionSpec("topic-pattern", description="regular expression of the topics to read (source only)"),
     OPT_BOOTSTRAP,
     OPT_GROUP,
-    OptionSpec("format", choices=FORMATS, description="value format: json, csv, raw, debezium-json"),
-    OptionSpec("value.format", choices=FORMATS, description="format of the message value"),
-    OptionSpec("key.format", choices=FORMATS, description="format of the message key"),
+    choice_option("format", FORMATS, "value format: json, csv, raw, debezium-json"),
+    OPT_VALUE_FORMAT,
+    choice_option("key.format", FORMATS, "format of the message key"),
     OptionSpec("key.fields", description="columns of the message key, separated by ';'"),
     OPT_FIELDS_INCLUDE,
-    OptionSpec(
-        "scan.startup.mode",
-        default="group-offsets",
-        choices=("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
-        description="where reading starts",
+    choice_option(
+        "scan.startup.mode", ("earliest-offset", *_OFFSET_MODES), "where reading starts", "group-offsets"
     ),
     OptionSpec("scan.startup.timestamp-millis", description="start timestamp (ms) for 'timestamp' startup"),
     OptionSpec(
         "scan.startup.specific-offsets",
         description="start offsets 'partition:0,offset:42;...' for 'specific-offsets' startup",
     ),
-    OptionSpec(
+    choice_option(
         "scan.bounded.mode",
-        default="unbounded",
-        choices=("unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"),
-        description="when a bounded read ends: unbounded | latest-offset | ...",
+        ("unbounded", *_OFFSET_MODES),
+        "when a bounded read ends: unbounded | latest-offset | ...",
+        "unbounded",
     ),
     OptionSpec(
         "scan.bounded.timestamp-millis",
@@ -79,17 +76,17 @@ KAFKA_OPTIONS = [
         description="end offsets 'partition:0,offset:42;...' for 'specific-offsets'",
     ),
     OPT_WATERMARK_IDLE,
-    OptionSpec(
+    choice_option(
         "sink.partitioner",
-        default="default",
-        choices=("default", "fixed"),
-        description="default: by key hash (murmur2, as Java); fixed: one partition per task",
+        ("default", "fixed"),
+        "default: by key hash (murmur2, as Java); fixed: one partition per task",
+        "default",
     ),
-    OptionSpec(
+    choice_option(
         "sink.delivery-guarantee",
-        default="at-least-once",
-        choices=GUARANTEES,
-        description="none | at-least-once | exactly-once (Kafka transactions)",
+        GUARANTEES,
+        "none | at-least-once | exactly-once (Kafka transactions)",
+        "at-least-once",
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
@@ -100,21 +97,16 @@ UPSERT_KAFKA_OPTIONS = [
     OPT_TOPIC,
     OPT_BOOTSTRAP,
     OPT_GROUP,
-    OptionSpec(
-        "key.format",
-        default="json",
-        choices=FORMATS,
-        description="format of the message key (the PRIMARY KEY)",
-    ),
-    OptionSpec("value.format", choices=FORMATS, description="format of the message value"),
-    OptionSpec("format", choices=FORMATS, description="alias of 'value.format'"),
+    choice_option("key.format", FORMATS, "format of the message key (the PRIMARY KEY)", "json"),
+    OPT_VALUE_FORMAT,
+    choice_option("format", FORMATS, "alias of 'value.format'"),
     OPT_FIELDS_INCLUDE,
     OPT_WATERMARK_IDLE,
-    OptionSpec(
+    choice_option(
         "scan.bounded.mode",
-        default="unbounded",
-        choices=("unbounded", "latest-offset"),
-        description="unbounded | latest-offset (stop at each partition's last stable offset at open)",
+        ("unbounded", "latest-offset"),
+        "unbounded | latest-offset (stop at each partition's last stable offset at open)",
+        "unbounded",
     ),
     OptionSpec(
         "sink.buffer-flush.max-rows",
@@ -126,10 +118,10 @@ UPSERT_KAFKA_OPTIONS = [
         default="1 s",
         description="non-transactional sink: longest time rows wait in the buffer (0: only at checkpoints)",
     ),
-    OptionSpec(
+    choice_option(
         "sink.delivery-guarantee",
-        choices=GUARANTEES,
-        description="default: exactly-once in an EXACTLY_ONCE job, else at-least-once",
+        GUARANTEES,
+        "default: exactly-once in an EXACTLY_ONCE job, else at-least-once",
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,

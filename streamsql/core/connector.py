@@ -47,6 +47,18 @@ class OptionSpec:
     description: str = ""
 
 
+def choice_option(
+    key: str, choices: tuple[str, ...], description: str, default: str | None = None
+) -> OptionSpec:
+    """An option whose value must be one of ``choices`` (``default`` when unset, or None)."""
+    return OptionSpec(key, default=default, choices=choices, description=description)
+
+
+def flag_option(key: str, description: str, default: str = "false") -> OptionSpec:
+    """A ``'true'``/``'false'`` option (``'false'`` when unset unless ``default`` says otherwise)."""
+    return choice_option(key, ("true", "false"), description, default)
+
+
 #: Flink's ``'scan.watermark.idle-timeout'``: a split (Kafka partition) without rows for this
 #: long (processing time) stops holding the table's watermark back until it has rows again.
 #: Overrides the engine key ``'table.exec.source.idle-timeout'``; unset / ``0`` = never idle.
