@@ -7,6 +7,7 @@ formats. The formats themselves live in :mod:`streamsql.connectors.formats`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from streamsql.connectors.formats import make_decoder, make_encoder, validate_format_options
@@ -143,3 +144,16 @@ def validate_table(connector: str, table: TableDef, fs: FormatSetup) -> None:
     validate_format_options(fs.value_format, fs.value_options, table.name)
     if fs.key_format:
         validate_format_options(fs.key_format, fs.key_options, table.name)
+
+
+class StatesFormats(ABC):
+    """A Kafka source or sink class: it states the formats of its table (the planner asks it)."""
+
+    @staticmethod
+    @abstractmethod
+    def formats(table: TableDef) -> FormatSetup:
+        """The table's key/value formats, its options checked against the connector's spec.
+
+        Raises:
+            ConfigError: for a bad option.
+        """

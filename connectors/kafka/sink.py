@@ -17,8 +17,10 @@ The sink is append-only (+I rows); use ``upsert-kafka`` for updating results. Ke
 
 from __future__ import annotations
 
+from typing import Callable
+
 import pyarrow as pa
-from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
+from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.options import resolve_guarantee, sink_topic
 from streamsql.connectors.kafka.session import ProducerSession
 
@@ -34,20 +36,57 @@ def guarantee_of(sink_class: type[Sink], table: TableDef, config: dict[str, str]
     return SinkGuarantee(guarantee == "exactly-once", sink_class.reason(guarantee))
 
 
-def check_writing(table: TableDef, fs: FormatSetup) -> None:
-    """The checks a Kafka sink makes of its topic and format options, without one.
+class ProducingSink(Sink, StatesFormats):
+    """What the ``kafka`` and ``upsert-kafka`` sinks share: encoders and a producer session.
+
+    A subclass sets the class attributes below and states its :meth:`formats`; it decides what
+    to produce, the :class:`ProducerSession` how it reaches Kafka. :meth:`check` answers the
+    planner from them without creating a sink.
+
+    Args:
+        ctx: the connector context.
 
     Raises:
-        ConfigError: for a bad option.
+        ConfigError: for bad options.
     """
-    sink_topic(table)
-    fs.make_encoders(table)
 
+    #: The delivery guarantee when ``'sink.delivery-guarantee'`` is unset.
+    default_guarantee: str
+    #: ``(guarantee) -> str``: why the sink has that guarantee (EXPLAIN).
+    reason: Callable[[str], str]
+    #: Who writes, in error messages (``'kafka sink'``).
+    label: str
 
-def _formats(table: TableDef) -> FormatSetup:
-    fs = format_setup(table)
-    validate_table("kafka", table, fs)
-    return fs
+    def __init__(self, ctx: ConnectorContext):
+        t = ctx.table
+        self.table = t
+        self.fs = self.formats(t)
+        self.venc, self.kenc = self.fs.make_encoders(t)
+        self.session = ProducerSession(ctx, self.default_guarantee, f"Table '{t.name}' ({self.label})")
+        self.transactional = self.session.transactional
+        self.guarantee_reason = self.reason(self.session.guarantee)
+        self._holding = False  # between a pre-commit and its commit (exactly-once)
+
+    @classmethod
+    def check(cls, table: TableDef, config: dict[str, str]) -> None:
+        """The constructor's option checks, without a sink (nothing connects).
+
+        Raises:
+            ConfigError: for a bad topic or format option.
+        """
+        sink_topic(table)
+        cls.formats(table).make_encoders(table)
+
+    def physical(self, table: pa.Table) -> pa.Table:
+        """``table`` with the table's physical column names (a query may name its columns otherwise)."""
+        phys = self.table.physical_schema.names
+        if table.column_names != phys and table.num_columns == len(phys):
+            return table.rename_columns(phys)
+        return table
+
+    def close(self) -> None:
+        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
+        self.session.close()
 
 
 def _reason(guarantee: str) -> str:
@@ -66,7 +105,7 @@ def _reason(guarantee: str) -> str:
     )
 
 
-class KafkaSink(Sink):
+class KafkaSink(ProducingSink):
     """Writes +I rows to a Kafka topic (see module docstring for the guarantees).
 
     Args:
@@ -77,29 +116,23 @@ class KafkaSink(Sink):
     """
 
     accepts_updates = False
-    #: The delivery guarantee when ``'sink.delivery-guarantee'`` is unset.
     default_guarantee = "at-least-once"
-    #: ``(guarantee) -> str``: why the sink has that guarantee (EXPLAIN).
     reason = staticmethod(_reason)
+    label = "kafka sink"
 
     def __init__(self, ctx: ConnectorContext):
-        t = ctx.table
-        self.table = t
-        self.fs = _formats(t)
-        self.venc, self.kenc = self.fs.make_encoders(t)
-        self.fixed = t.options.get("sink.partitioner", "default") == "fixed"
+        super().__init__(ctx)
+        self.fixed = ctx.table.options.get("sink.partitioner", "default") == "fixed"
         self.task_index = ctx.task_index
-        self.session = ProducerSession(ctx, self.default_guarantee, f"Table '{t.name}' (kafka sink)")
-        self.transactional = self.session.transactional
-        self.guarantee_reason = self.reason(self.session.guarantee)
         self.partition = -1
-        self._holding = False  # between a pre-commit and its commit (exactly-once)
         self._held: list[pa.Table] = []
 
     @staticmethod
-    def check(table: TableDef, config: dict[str, str]) -> None:
-        """The constructor's option checks, without a sink (raises ConfigError; nothing connects)."""
-        check_writing(table, _formats(table))
+    def formats(table: TableDef) -> FormatSetup:
+        """The value format (``'format'`` / ``'value.format'``), a key format with ``'key.fields'``."""
+        fs = format_setup(table)
+        validate_table("kafka", table, fs)
+        return fs
 
     def open(self) -> None:
         """Connect (and join the task's transaction for exactly-once).
@@ -132,10 +165,7 @@ class KafkaSink(Sink):
         self._send(batch.table)
 
     def _send(self, table: pa.Table) -> None:
-        names = table.column_names
-        phys = self.table.physical_schema.names
-        if names != phys and len(names) == len(phys):
-            table = table.rename_columns(phys)
+        table = self.physical(table)
         values = self.venc.encode(table.select(self.fs.value_schema.names))
         keys = self.kenc.encode(table.select(self.fs.key_names)) if self.kenc is not None else None
         self.session.produce_many(keys, values, self.partition)
@@ -166,7 +196,3 @@ class KafkaSink(Sink):
         """End of input: flush (the final checkpoint commits a transactional sink)."""
         if not self.transactional and self.session.is_open:
             self.session.flush()
-
-    def close(self) -> None:
-        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
-        self.session.close()

@@ -23,7 +23,7 @@ from abc import abstractmethod
 from confluent_kafka import Message
 from streamsql.connectors.formats import is_changelog_format
 from streamsql.connectors.kafka.decode import RecordDecoder
-from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
+from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
 from streamsql.connectors.kafka.reader import KafkaReader
 
@@ -37,7 +37,7 @@ def bounded_mode(table: TableDef) -> str:
     return table.options.get("scan.bounded.mode", "unbounded")
 
 
-class ReaderSource(Source):
+class ReaderSource(Source, StatesFormats):
     """A Kafka source: a :class:`KafkaReader` and a :class:`RecordDecoder`.
 
     Position, splits, end and close are the reader's; :meth:`poll` consumes a batch of
@@ -66,15 +66,6 @@ class ReaderSource(Source):
         self.decoder = RecordDecoder(t, fs, ctx.metrics)
         self.schema = self.decoder.schema
         self.metrics = ctx.metrics
-
-    @staticmethod
-    @abstractmethod
-    def formats(table: TableDef) -> FormatSetup:
-        """The table's key/value formats, its options checked against the connector's spec.
-
-        Raises:
-            ConfigError: for a bad option.
-        """
 
     @classmethod
     def check(cls, table: TableDef, config: dict[str, str]) -> None:

@@ -40,13 +40,12 @@ from confluent_kafka import Message
 from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
 from streamsql.connectors.kafka.options import int_option, table_prefix
-from streamsql.connectors.kafka.session import ProducerSession
-from streamsql.connectors.kafka.sink import check_writing
+from streamsql.connectors.kafka.sink import ProducingSink
 from streamsql.connectors.kafka.source import ReaderSource
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.config import duration_ms
-from streamsql.core.connector import ConnectorContext, Sink
+from streamsql.core.connector import ConnectorContext
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError
 
@@ -65,13 +64,6 @@ def _primary_key(table: TableDef) -> list[str]:
 
 # --------------------------------------------------------------------------------------------
 # sink
-
-
-def _sink_formats(table: TableDef) -> FormatSetup:
-    pk = list(table.primary_key)  # checked at open: the planner reports a missing key itself
-    fs = format_setup(table, key_fields=pk, default_key_format="json")
-    validate_table("upsert-kafka", table, fs)
-    return fs
 
 
 def _buffer_flush(table: TableDef) -> tuple[int, float]:
@@ -106,7 +98,7 @@ def last_per_key(table: pa.Table, key_names: list[str], key_bytes=None) -> np.nd
         return np.sort(np.fromiter(last.values(), dtype=np.int64, count=len(last)))
 
 
-class UpsertKafkaSink(Sink):
+class UpsertKafkaSink(ProducingSink):
     """Writes a changelog as upserts and tombstones keyed by the PRIMARY KEY (see module docstring).
 
     Args:
@@ -118,19 +110,13 @@ class UpsertKafkaSink(Sink):
     #: Exactly-once in an EXACTLY_ONCE job, else at-least-once (see :func:`resolve_guarantee`).
     default_guarantee = "auto"
     reason = staticmethod(_reason)
+    label = "upsert-kafka sink"
 
     def __init__(self, ctx: ConnectorContext):
-        t = ctx.table
-        self.table = t
-        self.fs = _sink_formats(t)
-        self.venc, self.kenc = self.fs.make_encoders(t)
-        self.session = ProducerSession(ctx, self.default_guarantee, f"Table '{t.name}' (upsert-kafka sink)")
-        self.transactional = self.session.transactional
-        self.guarantee_reason = self.reason(self.session.guarantee)
-        self.max_rows, self.interval_s = _buffer_flush(t)
+        super().__init__(ctx)
+        self.max_rows, self.interval_s = _buffer_flush(ctx.table)
         self._buf: list[tuple[pa.Table, np.ndarray]] = []
         self._rows = 0
-        self._holding = False  # between a pre-commit and its commit (exactly-once)
         self._last_flush = time.monotonic()
         self.rows_compacted = 0  # rows dropped by compaction (for tests and metrics)
         # encoded changes of the epoch not produced yet: key bytes → value bytes (None: tombstone)
@@ -140,9 +126,21 @@ class UpsertKafkaSink(Sink):
         self._distinct_ratio = 1.0  # written / received rows of the last flush
 
     @staticmethod
-    def check(table: TableDef, config: dict[str, str]) -> None:
-        """The constructor's option checks, without a sink (raises ConfigError; nothing connects)."""
-        check_writing(table, _sink_formats(table))
+    def formats(table: TableDef) -> FormatSetup:
+        """The PRIMARY KEY is the message key (``'key.format'``, default json)."""
+        pk = list(table.primary_key)  # checked at open: the planner reports a missing key itself
+        fs = format_setup(table, key_fields=pk, default_key_format="json")
+        validate_table("upsert-kafka", table, fs)
+        return fs
+
+    @classmethod
+    def check(cls, table: TableDef, config: dict[str, str]) -> None:
+        """The constructor's option checks, without a sink (nothing connects).
+
+        Raises:
+            ConfigError: for a bad topic, format or buffer-flush option.
+        """
+        super().check(table, config)
         _buffer_flush(table)
 
     def open(self) -> None:
@@ -163,10 +161,7 @@ class UpsertKafkaSink(Sink):
         """
         if batch.num_rows == 0:
             return
-        table = batch.table
-        phys = self.table.physical_schema.names
-        if table.column_names != phys and table.num_columns == len(phys):
-            table = table.rename_columns(phys)
+        table = self.physical(batch.table)
         kinds = batch.kind_array()
         if batch.kinds is not None:
             keep = kinds != RowKind.UPDATE_BEFORE
@@ -276,10 +271,6 @@ class UpsertKafkaSink(Sink):
         if not self.transactional and self.session.is_open:
             self._flush_buffer()
             self.session.flush()
-
-    def close(self) -> None:
-        """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
-        self.session.close()
 
 
 # --------------------------------------------------------------------------------------------
