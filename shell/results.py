@@ -428,6 +428,10 @@ def _plain(shell: Shell, pump: _Pump, render: Callable[[list], str]) -> Outcome:
         return Outcome(shown, True, None)
 
 
+#: Keys that scroll the materialized view, and by how many rows (the offset stays >= 0).
+_SCROLL_KEYS = {"down": 1, "up": -1, "pagedown": 20, "pageup": -20}
+
+
 def _table_view(shell: Shell, stream: Stream, pump: _Pump) -> Outcome:
     """A full-screen materialized view; Q or Ctrl-C returns and prints the final table."""
     table = MaterializedTable()
@@ -454,21 +458,14 @@ def _table_view(shell: Shell, stream: Stream, pump: _Pump) -> Outcome:
             state["interrupted"] = not pump.done.is_set()
             event.app.exit()
 
-        @kb.add("down")
-        def _down(event) -> None:
-            state["offset"] += 1
+        def scroll(rows: int):
+            def handler(event) -> None:
+                state["offset"] = max(0, state["offset"] + rows)
 
-        @kb.add("up")
-        def _up(event) -> None:
-            state["offset"] = max(0, state["offset"] - 1)
+            return handler
 
-        @kb.add("pagedown")
-        def _pgdn(event) -> None:
-            state["offset"] += 20
-
-        @kb.add("pageup")
-        def _pgup(event) -> None:
-            state["offset"] = max(0, state["offset"] - 20)
+        for key, rows in _SCROLL_KEYS.items():
+            kb.add(key)(scroll(rows))
 
         def body() -> str:
             fold()

@@ -13,6 +13,13 @@ from sqlglot.dialects.dialect import rename_func, trim_sql, unit_to_var
 from streamsql.sql import nodes
 
 
+def _node_sql(cls: type[exp.Expression]):
+    """How the generator writes one of our nodes: a keyword statement is its text, others ``<key>_sql``."""
+    if issubclass(cls, nodes.KeywordStatement):
+        return lambda self, e: e.keywords
+    return lambda self, e: getattr(self, f"{e.key}_sql")(e)
+
+
 class FlinkGenerator(generator.Generator):
     """sqlglot's generator with Flink spellings and the custom statement nodes."""
 
@@ -35,7 +42,7 @@ class FlinkGenerator(generator.Generator):
         exp.TimestampDiff: lambda self, e: self.func("TIMESTAMPDIFF", unit_to_var(e), e.expression, e.this),
         exp.TimestampAdd: lambda self, e: self.func("TIMESTAMPADD", unit_to_var(e), e.expression, e.this),
         # sqlglot finds `<key>_sql` methods only for its own classes; register ours explicitly.
-        **{cls: (lambda self, e: getattr(self, f"{e.key}_sql")(e)) for cls in nodes.NODE_CLASSES},
+        **{cls: _node_sql(cls) for cls in nodes.NODE_CLASSES},
     }
 
     PROPERTIES_LOCATION = {
@@ -110,18 +117,6 @@ class FlinkGenerator(generator.Generator):
         key = self.sql(expression, "this")
         return f"RESET {key}" if key else "RESET"
 
-    def showtables_sql(self, _: nodes.ShowTables) -> str:
-        """``SHOW TABLES``."""
-        return "SHOW TABLES"
-
-    def showviews_sql(self, _: nodes.ShowViews) -> str:
-        """``SHOW VIEWS``."""
-        return "SHOW VIEWS"
-
-    def showjobs_sql(self, _: nodes.ShowJobs) -> str:
-        """``SHOW JOBS``."""
-        return "SHOW JOBS"
-
     def showcreatetable_sql(self, expression: nodes.ShowCreateTable) -> str:
         """``SHOW CREATE TABLE t`` / ``SHOW CREATE VIEW v``."""
         kind = "VIEW" if expression.args.get("view") else "TABLE"
@@ -156,14 +151,6 @@ class FlinkGenerator(generator.Generator):
         sep = "\n" if self.pretty else " "
         body = sep.join(f"{self.sql(e)};" for e in expression.expressions)
         return f"EXECUTE STATEMENT SET{sep}BEGIN{sep}{body}{sep}END"
-
-    def beginstatementset_sql(self, _: nodes.BeginStatementSet) -> str:
-        """``BEGIN STATEMENT SET``."""
-        return "BEGIN STATEMENT SET"
-
-    def endstatementset_sql(self, _: nodes.EndStatementSet) -> str:
-        """``END``."""
-        return "END"
 
     def clientcommand_sql(self, expression: nodes.ClientCommand) -> str:
         """``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``."""

@@ -3,7 +3,8 @@
 Each class follows sqlglot's convention: ``arg_types`` names the children and says which are
 required (``True``); ``this`` is the main child and ``expression``/``expressions`` the others.
 The generator method for a node is ``<classname lower-case>_sql`` on
-:class:`streamsql.sql.generator.FlinkGenerator`; the parser hook that builds it lives in
+:class:`streamsql.sql.generator.FlinkGenerator` (a :class:`KeywordStatement` is written as its
+``keywords``); the parser hook that builds it lives in
 :mod:`streamsql.sql.grammar`.
 
 Standard statements are NOT wrapped: ``CREATE TABLE/VIEW`` is ``exp.Create``, ``DROP`` is
@@ -11,6 +12,8 @@ Standard statements are NOT wrapped: ``CREATE TABLE/VIEW`` is ``exp.Create``, ``
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from sqlglot import exp
 
@@ -131,24 +134,6 @@ class ResetOption(exp.Expression):
         return self.this.name if self.this else None
 
 
-class ShowTables(exp.Expression):
-    """``SHOW TABLES``."""
-
-    arg_types: dict[str, bool] = {}
-
-
-class ShowViews(exp.Expression):
-    """``SHOW VIEWS``."""
-
-    arg_types: dict[str, bool] = {}
-
-
-class ShowJobs(exp.Expression):
-    """``SHOW JOBS``."""
-
-    arg_types: dict[str, bool] = {}
-
-
 class ShowCreateTable(exp.Expression):
     """``SHOW CREATE TABLE t`` (``view`` is True for ``SHOW CREATE VIEW v``).
 
@@ -215,18 +200,6 @@ class StatementSet(exp.Expression):
     arg_types = {"expressions": True}
 
 
-class BeginStatementSet(exp.Expression):
-    """``BEGIN STATEMENT SET``: the shell collects following INSERTs until ``END``."""
-
-    arg_types: dict[str, bool] = {}
-
-
-class EndStatementSet(exp.Expression):
-    """``END``: closes a ``BEGIN STATEMENT SET`` block in the shell."""
-
-    arg_types: dict[str, bool] = {}
-
-
 class ClientCommand(exp.Expression):
     """A shell command: ``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``.
 
@@ -237,6 +210,50 @@ class ClientCommand(exp.Expression):
     arg_types = {"this": True}
 
 
+# --- statements that are only keywords ------------------------------------------------------
+
+
+class KeywordStatement(exp.Expression):
+    """Base of the statements that are only their keywords (no children).
+
+    Attributes:
+        keywords: the statement's text, as the generator writes it.
+    """
+
+    arg_types: dict[str, bool] = {}
+    keywords: ClassVar[str]
+
+
+class ShowTables(KeywordStatement):
+    """``SHOW TABLES``."""
+
+    keywords = "SHOW TABLES"
+
+
+class ShowViews(KeywordStatement):
+    """``SHOW VIEWS``."""
+
+    keywords = "SHOW VIEWS"
+
+
+class ShowJobs(KeywordStatement):
+    """``SHOW JOBS``."""
+
+    keywords = "SHOW JOBS"
+
+
+class BeginStatementSet(KeywordStatement):
+    """``BEGIN STATEMENT SET``: the shell collects following INSERTs until ``END``."""
+
+    keywords = "BEGIN STATEMENT SET"
+
+
+class EndStatementSet(KeywordStatement):
+    """``END``: closes a ``BEGIN STATEMENT SET`` block in the shell."""
+
+    keywords = "END"
+
+
 CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
 
 NODE_CLASSES: tuple[type[exp.Expression], ...] = (
@@ -244,4 +261,4 @@ NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     ShowViews, ShowJobs, ShowCreateTable, DescribeTable, Explain, StopJob, PrintTopic,
     StatementSet, BeginStatementSet, EndStatementSet, ClientCommand,
 )
-"""Every node defined here; the generator maps each to its ``<key>_sql`` method."""
+"""Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""
