@@ -89,22 +89,6 @@ class ProducingSink(Sink, StatesFormats):
         self.session.close()
 
 
-def _reason(guarantee: str) -> str:
-    if guarantee == "exactly-once":
-        return (
-            "writes in a Kafka transaction committed with each checkpoint "
-            "('sink.delivery-guarantee' = 'exactly-once')"
-        )
-    if guarantee == "none":
-        return (
-            "'sink.delivery-guarantee' = 'none': not flushed at checkpoints; rows may be lost or duplicated"
-        )
-    return (
-        "'sink.delivery-guarantee' = 'at-least-once': flushed at each checkpoint; rows written after the "
-        "last checkpoint are written again after a failure"
-    )
-
-
 class KafkaSink(ProducingSink):
     """Writes +I rows to a Kafka topic (see module docstring for the guarantees).
 
@@ -117,7 +101,6 @@ class KafkaSink(ProducingSink):
 
     accepts_updates = False
     default_guarantee = "at-least-once"
-    reason = staticmethod(_reason)
     label = "kafka sink"
 
     def __init__(self, ctx: ConnectorContext):
@@ -133,6 +116,24 @@ class KafkaSink(ProducingSink):
         fs = format_setup(table)
         validate_table("kafka", table, fs)
         return fs
+
+    @staticmethod
+    def reason(guarantee: str) -> str:
+        """Why the sink has ``guarantee`` (EXPLAIN)."""
+        if guarantee == "exactly-once":
+            return (
+                "writes in a Kafka transaction committed with each checkpoint "
+                "('sink.delivery-guarantee' = 'exactly-once')"
+            )
+        if guarantee == "none":
+            return (
+                "'sink.delivery-guarantee' = 'none': not flushed at checkpoints; rows may be lost or "
+                "duplicated"
+            )
+        return (
+            "'sink.delivery-guarantee' = 'at-least-once': flushed at each checkpoint; rows written after the "
+            "last checkpoint are written again after a failure"
+        )
 
     def open(self) -> None:
         """Connect (and join the task's transaction for exactly-once).

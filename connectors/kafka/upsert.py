@@ -73,15 +73,6 @@ def _buffer_flush(table: TableDef) -> tuple[int, float]:
     return max_rows, duration_ms(interval, "sink.buffer-flush.interval") / 1000
 
 
-def _reason(guarantee: str) -> str:
-    if guarantee == "exactly-once":
-        return "writes compacted upserts in a Kafka transaction committed with each checkpoint"
-    return (
-        f"'sink.delivery-guarantee' = '{guarantee}': changes after the last checkpoint are written "
-        "again after a failure (the last value per key still wins)"
-    )
-
-
 def last_per_key(table: pa.Table, key_names: list[str], key_bytes=None) -> np.ndarray:
     """Sorted indices of the last row of each distinct key of ``table``.
 
@@ -109,7 +100,6 @@ class UpsertKafkaSink(ProducingSink):
     requires_primary_key = True
     #: Exactly-once in an EXACTLY_ONCE job, else at-least-once (see :func:`resolve_guarantee`).
     default_guarantee = "auto"
-    reason = staticmethod(_reason)
     label = "upsert-kafka sink"
 
     def __init__(self, ctx: ConnectorContext):
@@ -132,6 +122,16 @@ class UpsertKafkaSink(ProducingSink):
         fs = format_setup(table, key_fields=pk, default_key_format="json")
         validate_table("upsert-kafka", table, fs)
         return fs
+
+    @staticmethod
+    def reason(guarantee: str) -> str:
+        """Why the sink has ``guarantee`` (EXPLAIN)."""
+        if guarantee == "exactly-once":
+            return "writes compacted upserts in a Kafka transaction committed with each checkpoint"
+        return (
+            f"'sink.delivery-guarantee' = '{guarantee}': changes after the last checkpoint are written "
+            "again after a failure (the last value per key still wins)"
+        )
 
     @classmethod
     def check(cls, table: TableDef, config: dict[str, str]) -> None:
