@@ -104,13 +104,14 @@ def fold(changelog) -> Counter:
             state[row] += 1
         elif kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE):
             if state[row] <= 0:
-                raise AssertionError(f"changelog entry #{i}: {kind.short}{row} retracts a row that is not "
-                                     f"in the result")
+                msg = f"changelog entry #{i}: {kind.short}{row} retracts a row that is not in the result"
+                raise AssertionError(msg)
             state[row] -= 1
             if state[row] == 0:
                 del state[row]
         else:  # pragma: no cover
-            raise AssertionError(f"unknown row kind {kind!r}")
+            msg = f"unknown row kind {kind!r}"
+            raise AssertionError(msg)
     return state
 
 

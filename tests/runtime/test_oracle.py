@@ -151,7 +151,8 @@ def test_global_aggregation(tmp_path, data, backend, batch_size):
 
 
 def test_global_aggregation_with_where(tmp_path, data):
-    check(tmp_path, data, "SELECT COUNT(*), SUM(x), MAX(s) FROM t WHERE d > 0 AND s IS NOT NULL", batch_size=7)
+    check(tmp_path, data, "SELECT COUNT(*), SUM(x), MAX(s) FROM t WHERE d > 0 AND s IS NOT NULL",
+          batch_size=7)
 
 
 def test_union_all_of_two_filtered_scans(tmp_path, data):
@@ -178,8 +179,8 @@ def test_aggregation_over_subquery(tmp_path, data):
 
 def test_aggregation_of_aggregation(tmp_path, data):
     # The outer aggregate consumes the inner one's -U/+U stream.
-    check(tmp_path, data, "SELECT c, COUNT(*) AS groups, SUM(sx) FROM (SELECT g, k, COUNT(*) AS c, SUM(x) AS sx "
-                          "FROM t GROUP BY g, k) GROUP BY c", batch_size=7)
+    check(tmp_path, data, "SELECT c, COUNT(*) AS groups, SUM(sx) FROM (SELECT g, k, COUNT(*) AS c, "
+                          "SUM(x) AS sx FROM t GROUP BY g, k) GROUP BY c", batch_size=7)
 
 
 # -- aggregation over a changelog input (debezium-json) -----------------------------------------
@@ -277,7 +278,8 @@ def test_changelog_global_aggregation(tmp_path, changelog):
 def test_changelog_min_max_retraction_by_hand(tmp_path, backend, batch_size):
     """A small changelog whose final result is worked out by hand."""
     def r(i, g, x, d):
-        return {"id": i, "g": g, "k": None, "x": x, "b": None, "d": Decimal(d) if d else None, "f": None, "s": None}
+        return {"id": i, "g": g, "k": None, "x": x, "b": None, "d": Decimal(d) if d else None, "f": None,
+                "s": None}
     events = [
         ("c", None, r(1, "a", 10, "1.50")),
         ("c", None, r(2, "a", 30, "-2.25")),
@@ -292,7 +294,8 @@ def test_changelog_min_max_retraction_by_hand(tmp_path, backend, batch_size):
     cdc = write_debezium(tmp_path / "cdc.json", events)
     env = make_env(tmp_path, backend, batch_size)
     create_table(env, "cdc", cdc, fmt="debezium-json")
-    actual = stream_rows(env, "SELECT g, COUNT(*), MAX(x), MIN(x), MIN(d), MAX(d), SUM(d) FROM cdc GROUP BY g")
+    query = "SELECT g, COUNT(*), MAX(x), MIN(x), MIN(d), MAX(d), SUM(d) FROM cdc GROUP BY g"
+    actual = stream_rows(env, query)
     assert actual == Counter({
         ("a", 2, 20, 10, Decimal("1.75"), Decimal("1.75"), Decimal("1.75")): 1,
         ("c", 1, 5, 5, Decimal("9.99"), Decimal("9.99"), Decimal("9.99")): 1,
@@ -356,7 +359,8 @@ def test_avg_decimal_rounds_half_up(tmp_path, batch_size):
     """AVG(DECIMAL(10,2)) is DECIMAL(38,6) in Flink, rounded HALF_UP (DecimalData.fromBigDecimal):
     0.01 / 160 = 0.0000625 → 0.000063, and -0.01 / 160 → -0.000063."""
     rows = [{"id": i, "g": "p", "d": Decimal("0.01") if i == 0 else Decimal("0.00")} for i in range(160)]
-    rows += [{"id": 1000 + i, "g": "n", "d": Decimal("-0.01") if i == 0 else Decimal("0.00")} for i in range(160)]
+    rows += [{"id": 1000 + i, "g": "n", "d": Decimal("-0.01") if i == 0 else Decimal("0.00")}
+             for i in range(160)]
     cols = [("id", "INT", "INTEGER"), ("g", "STRING", "VARCHAR"), ("d", "DECIMAL(10,2)", "DECIMAL(10,2)")]
     env = make_env(tmp_path, "hashmap", batch_size)
     create_table(env, "t", write_jsonl(tmp_path / "t.json", rows), columns=cols)

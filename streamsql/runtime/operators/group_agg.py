@@ -37,7 +37,7 @@ from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext
-from streamsql.state.cache import ObjectValues, WriteBehindCache
+from streamsql.state.cache import ObjectValues, ValueStore, WriteBehindCache
 from streamsql.state.layout import ValueFormat, encode_keys
 
 #: The value of a key of the general GROUP BY: its accumulator list.
@@ -66,22 +66,17 @@ def cache_entries(config: dict | None) -> int:
     return size
 
 
-def group_aggregates(num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema,
-                     output_schema: pa.Schema) -> tuple[Aggregates, str]:
-    """The composed calls of a GROUP BY (row count first) and its signed partial query over ``__in``."""
-    aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys:], "GROUP BY", row_count=True)
-    keys = _quoted(input_schema, num_keys)
-    group = f" GROUP BY {', '.join(keys)}" if keys else ""
-    items = aggregates.partial_items("__sign", objects=True)
-    return aggregates, f"SELECT {', '.join(keys + items)} FROM __in{group}"
-
-
 def _quoted(schema: pa.Schema, n: int) -> list[str]:
     return ['"' + schema.names[i].replace('"', '""') + '"' for i in range(n)]
 
 
-class GroupAggOperator(Operator):
-    """Keyed, updating aggregation (see module docstring).
+class GroupAggBase(Operator):
+    """What both GROUP BY operators share: the composed calls, their partial query, the cache.
+
+    The calls are composed with the row count as state 0; per batch DuckDB computes the signed
+    partial states per key (:meth:`_partials`); the accumulators live in a
+    :class:`~streamsql.state.cache.WriteBehindCache` over the value store of :meth:`_new_values`,
+    flushed at every checkpoint.
 
     Args:
         num_keys: the first ``num_keys`` input columns are the grouping key.
@@ -97,12 +92,18 @@ class GroupAggOperator(Operator):
         self.aggs = aggs
         self.input_schema = input_schema
         self.output_schema = output_schema
+        self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys:], "GROUP BY",
+                                     row_count=True)
+        keys = _quoted(input_schema, num_keys)
+        group = f" GROUP BY {', '.join(keys)}" if keys else ""
+        items = self.aggregates.partial_items("__sign", objects=True)
+        self._partial_sql = f"SELECT {', '.join(keys + items)} FROM __in{group}"
         self._con = duckdb.connect()
-        self.aggregates, self._partial_sql = group_aggregates(num_keys, aggs, input_schema, output_schema)
-        # One query per multiset state: net multiplicity of each (key, value).
-        self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
         self.cache: WriteBehindCache | None = None
-        self.values: ObjectValues | None = None
+
+    def _new_values(self) -> ValueStore:
+        """The value store of the accumulators (what a cache slot holds, and its encoding)."""
+        raise NotImplementedError
 
     def open(self, ctx: OperatorContext) -> None:
         """Start with an empty accumulator cache (restored state is in the backend).
@@ -111,12 +112,37 @@ class GroupAggOperator(Operator):
             ConfigError: a bad ``'state.cache.max-entries'``.
         """
         super().open(ctx)
-        self.values = ObjectValues(GROUP_AGG_OBJECTS.encode, GROUP_AGG_OBJECTS.decode)
+        self.values = self._new_values()
         self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Write back every changed accumulator before the backend is snapshotted."""
         self.cache.flush()
+
+    def _partials(self, batch: Batch) -> tuple[pa.Table, pa.Table]:
+        """``(batch's table with its __sign column, partial states per key)``.
+
+        Raises:
+            ExecutionError: an integer SUM of the batch left the BIGINT range.
+        """
+        table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
+        with self.aggregates.overflow_guard():
+            return table, query_table(self._con, self._partial_sql, table)
+
+
+class GroupAggOperator(GroupAggBase):
+    """Keyed, updating aggregation over object accumulators (see module docstring).
+
+    Args: as :class:`GroupAggBase`.
+    """
+
+    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema):
+        super().__init__(num_keys, aggs, input_schema, output_schema)
+        # One query per multiset state: net multiplicity of each (key, value).
+        self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
+
+    def _new_values(self) -> ObjectValues:
+        return ObjectValues(GROUP_AGG_OBJECTS.encode, GROUP_AGG_OBJECTS.decode)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
@@ -124,10 +150,8 @@ class GroupAggOperator(Operator):
         Raises:
             ExecutionError: an integer SUM left the BIGINT range.
         """
-        table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
+        table, res = self._partials(batch)
         aggregates = self.aggregates
-        with aggregates.overflow_guard():
-            res = query_table(self._con, self._partial_sql, table)
         nk = self.num_keys
         key_tuples = list(zip(*(res.column(i).to_pylist() for i in range(nk)))) if nk else [()] * res.num_rows
         encoded = encode_keys(res.columns[:nk], res.num_rows)

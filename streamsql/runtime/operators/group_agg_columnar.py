@@ -24,17 +24,14 @@ the fields of each state in order (``p0_c`` the row count). State keys as the ge
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
-from streamsql.runtime.evaluator import query_table
-from streamsql.runtime.operators.base import Operator, OperatorContext
-from streamsql.runtime.operators.group_agg import GroupAggOperator, cache_entries, group_aggregates
-from streamsql.state.cache import WriteBehindCache
+from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.group_agg import GroupAggBase, GroupAggOperator
 from streamsql.state.fixed_cache import FixedWidthValues
 from streamsql.state.layout import ValueFormat, encode_keys
 
@@ -57,42 +54,20 @@ def create_group_agg(num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema
     return GroupAggOperator(num_keys, aggs, input_schema, output_schema)
 
 
-class ColumnarGroupAggOperator(Operator):
+class ColumnarGroupAggOperator(GroupAggBase):
     """Keyed, updating aggregation over fixed-width accumulators (see module docstring).
 
-    Args:
-        num_keys: the first ``num_keys`` input columns are the grouping key.
-        aggs: the calls; :func:`fixed_width_supported` must hold.
-        input_schema: Arrow schema of input batches.
-        output_schema: keys then one column per call.
+    Args: as :class:`~streamsql.runtime.operators.group_agg.GroupAggBase`;
+    :func:`fixed_width_supported` must hold for the calls.
     """
 
-    stateful = True
-
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema):
-        self.num_keys = num_keys
-        self.aggs = aggs
-        self.output_schema = output_schema
-        self.aggregates, self._partial_sql = group_aggregates(num_keys, aggs, input_schema, output_schema)
+        super().__init__(num_keys, aggs, input_schema, output_schema)
         self._dtype = self.aggregates.fixed_dtype()
         self._count = self.aggregates.states[0].field("c")  # the row count
-        self._con = duckdb.connect()
-        self.cache: WriteBehindCache | None = None
-        self.values: FixedWidthValues | None = None
 
-    def open(self, ctx: OperatorContext) -> None:
-        """Start with an empty cache (restored state is in the backend).
-
-        Raises:
-            ConfigError: a bad ``'state.cache.max-entries'``.
-        """
-        super().open(ctx)
-        self.values = FixedWidthValues(self._dtype, GROUP_AGG_FIXED)
-        self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
-
-    def snapshot_state(self, checkpoint_id: int) -> None:
-        """Write back every changed accumulator before the backend is snapshotted."""
-        self.cache.flush()
+    def _new_values(self) -> FixedWidthValues:
+        return FixedWidthValues(self._dtype, GROUP_AGG_FIXED)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
@@ -100,10 +75,8 @@ class ColumnarGroupAggOperator(Operator):
         Raises:
             ExecutionError: an integer SUM left the BIGINT range (within the batch or across).
         """
-        table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
+        _, res = self._partials(batch)
         aggregates = self.aggregates
-        with aggregates.overflow_guard():
-            res = query_table(self._con, self._partial_sql, table)
         slots = self.cache.slots(encode_keys(res.columns[: self.num_keys], res.num_rows))
         values = self.values
         cols = values.columns
