@@ -7,6 +7,7 @@ fixed-width forms share and the error of BIGINT arithmetic that leaves its range
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -26,6 +27,7 @@ def overflow_error(context: str, detail: str) -> ExecutionError:
     return ExecutionError(f"{context} aggregate overflow: {detail}")
 
 
+@dataclass(eq=False)
 class AggregateFunction:
     """One aggregate call of an operator (its forms: :mod:`streamsql.functions.aggregates`).
 
@@ -50,16 +52,16 @@ class AggregateFunction:
     #: Has a DuckDB combine form (partial states of several batches or slices merge in SQL).
     combinable: ClassVar[bool] = True
 
-    def __init__(self, index: int, spec: AggSpec, arg: str | None, arg_type: pa.DataType | None,
-                 out_type: pa.DataType, label: str, context: str):
-        self.index = index
-        self.spec = spec
-        self.arg = arg
-        self.arg_type = arg_type
-        self.out_type = out_type
-        self.label = label
-        self.context = context
-        self.columns = [f"__p{index}_{k}" for k in range(self.width)]
+    index: int
+    spec: AggSpec
+    arg: str | None
+    arg_type: pa.DataType | None
+    out_type: pa.DataType
+    label: str
+    context: str
+
+    def __post_init__(self) -> None:
+        self.columns = [f"__p{self.index}_{k}" for k in range(self.width)]
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:

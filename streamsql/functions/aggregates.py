@@ -146,8 +146,8 @@ class Sum(AggregateFunction):
     func = "sum"
     width = 2
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __post_init__(self) -> None:
+        super().__post_init__()
         t = self.arg_type
         self.kind = "i" if pa.types.is_integer(t) else "f" if pa.types.is_floating(t) else None
         self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
