@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 RECOVERY_KEYS = ("execution.state-recovery.path", "execution.savepoint.path")
 
 
+class JobIdentityError(ExecutionError):
+    """The checkpoint folder is another job's, or in use: a restart would fail the same way."""
+
+
 @dataclass(frozen=True)
 class RestorePoint:
     """Where a job attempt restores from.
@@ -83,7 +87,7 @@ class JobIdentity:
         """Hold the writer lock of checkpoint folder ``folder`` for the ``with`` block.
 
         Raises:
-            ExecutionError: another job (in this process or another) holds it; names the holder.
+            JobIdentityError: another job (in this process or another) holds it; names the holder.
         """
         path = os.path.join(folder, "_lock")
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -91,7 +95,7 @@ class JobIdentity:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise ExecutionError(self._locked_message(folder, fd)) from None
+                raise JobIdentityError(self._locked_message(folder, fd)) from None
             holder = {"job": self.name, "pid": os.getpid(), "host": socket.gethostname(),
                       "started": _now()}
             os.ftruncate(fd, 0)
@@ -119,7 +123,7 @@ class JobIdentity:
             committed: the job's last committed checkpoint (from its committer), or None.
 
         Raises:
-            ExecutionError: the committed checkpoint belongs to another job, or the recovery
+            JobIdentityError: the committed checkpoint belongs to another job, or the recovery
                 path is not a checkpoint.
         """
         record = read_job_file(storage.dir)
@@ -133,7 +137,7 @@ class JobIdentity:
             return RestorePoint.own(storage, None)
         if ours:
             return RestorePoint.own(storage, committed)
-        raise ExecutionError(self._foreign_message(storage, committed, record))
+        raise JobIdentityError(self._foreign_message(storage, committed, record))
 
     def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
         source, checkpoint_id = checkpoint_at(self.recovery_path)
@@ -176,7 +180,7 @@ def checkpoint_at(path: str) -> tuple[CheckpointStorage, int]:
     """The checkpoint folder and id of a ``.../<job>/chk-<n>`` path.
 
     Raises:
-        ExecutionError: ``path`` is not a completed checkpoint.
+        JobIdentityError: ``path`` is not a completed checkpoint.
     """
     path = os.path.abspath(path)
     base = os.path.basename(path)
@@ -185,12 +189,12 @@ def checkpoint_at(path: str) -> tuple[CheckpointStorage, int]:
         found = sorted(n for n in os.listdir(path) if n.startswith("chk-")) if os.path.isdir(path) else []
         hint = f"; it holds {', '.join(found)}" if found else ""
         msg = f"'execution.state-recovery.path' = '{path}' is not a chk-<n> checkpoint folder{hint}"
-        raise ExecutionError(msg)
+        raise JobIdentityError(msg)
     storage = CheckpointStorage(os.path.dirname(job_dir), os.path.basename(job_dir))
     checkpoint_id = int(base[4:])
     if storage.read_metadata(checkpoint_id) is None:
         msg = f"'execution.state-recovery.path' = '{path}' is not a completed checkpoint (no _metadata)"
-        raise ExecutionError(msg)
+        raise JobIdentityError(msg)
     return storage, checkpoint_id
 
 

@@ -19,7 +19,7 @@ import uuid
 from typing import Any
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
-from streamsql.checkpoint.identity import JobIdentity, RestorePoint
+from streamsql.checkpoint.identity import JobIdentity, JobIdentityError, RestorePoint
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, StreamSQLError
@@ -85,8 +85,8 @@ class JobRunner:
         With an identity, the job's checkpoint folder is locked the whole time.
 
         Raises:
-            StreamSQLError: the failure that ended the job (ExecutionError: the folder is locked
-                by another job, or holds another job's checkpoint).
+            StreamSQLError: the failure that ended the job (JobIdentityError, never retried: the
+                folder is locked by another job, or holds another job's checkpoint).
         """
         if self.identity is None:
             self._run_attempts()
@@ -105,6 +105,8 @@ class JobRunner:
             try:
                 self._run_once()
                 return
+            except JobIdentityError:
+                raise  # another job's checkpoint: restarting cannot help
             except Exception as e:
                 if self._cancel.is_set():
                     return

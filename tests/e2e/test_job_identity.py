@@ -71,7 +71,7 @@ def test_finding_1_same_explicit_name_refuses_with_one_clear_message(script, tmp
     _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "nightly"})
     n = stopped_after_checkpoint(first)
     _, second = script(FIVE, OUT, "INSERT INTO out SELECT id, COUNT(*) FROM ticks GROUP BY id",
-                       **{"pipeline.name": "nightly"})
+                       **{"pipeline.name": "nightly", "restart-strategy.type": "fixed-delay"})
     folder = str(tmp_path / "checkpoints" / "nightly")
     with pytest.raises(ExecutionError) as err:
         second.wait(60)
@@ -81,6 +81,7 @@ def test_finding_1_same_explicit_name_refuses_with_one_clear_message(script, tmp
     assert "another 'pipeline.name'" in text and f"remove the folder {folder}" in text
     assert f"'execution.state-recovery.path' = '{folder}/chk-{n}'" in text
     assert second.metrics["rows_in"] == 0
+    assert second.metrics["restarts"] == 0  # restarting cannot make it the same job
     _, again = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "nightly"})
     until(lambda: again.runner.restored_from is not None)  # the refusal left the checkpoint intact
     assert again.runner.restored_from == n
