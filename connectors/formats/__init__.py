@@ -126,6 +126,8 @@ def make_decoder(
 ) -> Decoder:
     """A decoder of ``format_name`` for ``schema`` (the physical columns).
 
+    The format's options in ``options`` are checked first; :func:`make_encoder` does the same.
+
     Raises:
         ConfigError: for an unknown format, or a bad format option.
     """
@@ -135,9 +137,5 @@ def make_decoder(
 def make_encoder(
     format_name: str, schema: Schema, options: dict[str, str], table: str | None = None
 ) -> Encoder:
-    """An encoder of ``format_name`` for ``schema``.
-
-    Raises:
-        ConfigError: for an unknown format, or a bad format option.
-    """
+    """An encoder of ``format_name`` for ``schema``; it checks and raises as :func:`make_decoder`."""
     return _checked(format_name, options, table).encoder(schema, options, table)
