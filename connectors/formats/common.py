@@ -1,6 +1,6 @@
-"""Shared machinery of the formats: Decoder/Encoder contracts, options, converters, renderers.
+"""Shared machinery of the formats: Decoder/Encoder contracts, options, bad records, renderers.
 
-The per-value converters are used only on the slow path that locates bad records.
+The per-value converters of the slow path that locates bad records are in :mod:`.convert`.
 
 Decoding is two-tier. Every decoder first tries a vectorized *fast path* over the whole list of
 payloads (Arrow's JSON or CSV reader). When it fails, or its result does not line up one row per
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import datetime as _dt
 import decimal
 from abc import ABC, abstractmethod
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from streamsql.connectors.formats.convert import RecordError, excerpt, from_rows
 
 from streamsql.core.connector import OptionSpec
 from streamsql.core.elements import Batch
@@ -28,14 +28,6 @@ from streamsql.core.errors import BadRecordError, ConfigError
 from streamsql.core.types import Schema, SqlType
 
 Where = Callable[[int], str]
-
-_EPOCH = _dt.datetime(1970, 1, 1)
-_EPOCH_DATE = _dt.date(1970, 1, 1)
-_DEC_CTX = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_UP)
-
-
-class RecordError(ValueError):
-    """Raised by the slow path for one undecodable record; the message is the reason."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,252 +203,9 @@ def _table_prefix(table: str | None) -> str:
 # errors and excerpts
 
 
-def excerpt(value: bytes | str | None, limit: int = 120) -> str:
-    r"""A short printable excerpt of a record for error messages.
-
-    Non-printable characters are escaped as ``repr`` does (``\n``, ``\x00``, ``\u2028``) and
-    bytes that are not UTF-8 show as ``\xff``, so no control byte reaches a terminal or log.
-    """
-    if value is None:
-        return "<null>"
-    if isinstance(value, (bytes, bytearray)):
-        value = bytes(value[: limit * 4 + 4])  # enough for ``limit`` characters
-        text = value.decode("utf-8", "backslashreplace")
-    else:
-        text = str(value)[: limit * 4 + 4]
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def quoted(value: str, limit: int = 40) -> str:
-    """``excerpt`` in quotes, for a value inside a reason (escaped once, unlike ``repr(excerpt)``)."""
-    text = excerpt(value, limit)
-    q = '"' if "'" in text and '"' not in text else "'"
-    return q + text + q
-
-
 def bad_record(fmt: str, where: str, reason: str, value: bytes | str | None) -> BadRecordError:
     """The error for one undecodable record."""
     return BadRecordError(f"Cannot decode {fmt} record at {where}: {reason}; record: {excerpt(value)}")
-
-
-# --------------------------------------------------------------------------------------------
-# per-value converters (slow path), Flink's JSON/CSV conversion rules
-
-
-def _text(v: Any) -> str:
-    """The text of a JSON scalar as Jackson's asText()."""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (dict, list)):
-        msg = f"expected a scalar, got a JSON {'object' if isinstance(v, dict) else 'array'}"
-        raise RecordError(msg)
-    return str(v)
-
-
-def json_text(v: Any) -> str:
-    """Compact JSON text of a parsed value (numbers keep their exact text via Decimal)."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        import json as _json
-
-        return _json.dumps(v, ensure_ascii=False)
-    if isinstance(v, dict):
-        return "{" + ",".join(f"{json_text(k)}:{json_text(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ",".join(json_text(x) for x in v) + "]"
-    return str(v)
-
-
-_INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
-
-
-def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
-    """A function converting one parsed value to the Python value Arrow builds ``t`` from.
-
-    The input is a JSON value (or a str when ``from_text``); timestamps and dates come out as ints
-    (epoch units / days).
-
-    Raises (from the returned function):
-        RecordError: with a reason naming the expected type.
-    """
-    n = t.name
-    if n == "STRING":
-
-        def conv(v):
-            if isinstance(v, str):
-                return v
-            if isinstance(v, (dict, list)):
-                return json_text(v)
-            return _text(v)
-
-        return conv
-    if n in _INT_RANGE:
-        lim = _INT_RANGE[n]
-
-        def conv(v):
-            if isinstance(v, bool):
-                msg = f"cannot convert {_text(v)} to {n}"
-                raise RecordError(msg)
-            if isinstance(v, int):
-                x = v
-            elif isinstance(v, (float, decimal.Decimal)) and not from_text:
-                x = int(v)  # Jackson's intValue(): truncates
-            else:
-                try:
-                    x = int(_text(v).strip())
-                except ValueError:
-                    msg = f"cannot convert {quoted(_text(v))} to {n}"
-                    raise RecordError(msg) from None
-            if not -lim <= x < lim:
-                msg = f"{x} is out of range for {n}"
-                raise RecordError(msg)
-            return x
-
-        return conv
-    if n in ("FLOAT", "DOUBLE"):
-
-        def conv(v):
-            if isinstance(v, bool):
-                msg = f"cannot convert {_text(v)} to {n}"
-                raise RecordError(msg)
-            if isinstance(v, (int, float, decimal.Decimal)):
-                return float(v)
-            try:
-                return float(_text(v).strip())
-            except ValueError:
-                msg = f"cannot convert {quoted(_text(v))} to {n}"
-                raise RecordError(msg) from None
-
-        return conv
-    if n == "BOOLEAN":
-
-        def conv(v):
-            if isinstance(v, bool):
-                return v
-            s = _text(v).strip().lower()
-            if s in ("true", "1"):
-                return True
-            if s in ("false", "0"):
-                return False
-            msg = f"cannot convert {quoted(_text(v))} to BOOLEAN"
-            raise RecordError(msg)
-
-        return conv
-    if n == "DECIMAL":
-        p, s = t.precision or 10, t.scale or 0
-        q = decimal.Decimal(1).scaleb(-s)
-        lim = decimal.Decimal(10) ** (p - s)
-
-        def conv(v):
-            if isinstance(v, bool):
-                msg = f"cannot convert {_text(v)} to {t.sql()}"
-                raise RecordError(msg)
-            if isinstance(v, float):  # only when exact text was unavailable
-                v = repr(v)
-            try:
-                d = decimal.Decimal(v.strip() if isinstance(v, str) else v)
-            except (decimal.InvalidOperation, TypeError, ValueError):
-                msg = f"cannot convert {quoted(_text(v))} to {t.sql()}"
-                raise RecordError(msg) from None
-            if not d.is_finite():
-                msg = f"cannot convert {d} to {t.sql()}"
-                raise RecordError(msg)
-            d = d.quantize(q, context=_DEC_CTX)
-            if abs(d) >= lim:
-                return None  # Flink: a value that does not fit the precision becomes NULL
-            return d
-
-        return conv
-    if n == "DATE":
-
-        def conv(v):
-            try:
-                return (_dt.date.fromisoformat(_text(v).strip()) - _EPOCH_DATE).days
-            except ValueError:
-                msg = f"cannot convert {quoted(_text(v))} to DATE"
-                raise RecordError(msg) from None
-
-        return conv
-    if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        us_unit = (t.precision or 0) > 3
-
-        def conv(v):
-            if isinstance(v, bool):
-                msg = f"cannot convert {_text(v)} to {t.sql()}"
-                raise RecordError(msg)
-            if isinstance(v, (int, decimal.Decimal, float)) and not isinstance(v, bool):
-                ms = int(v)  # epoch milliseconds
-                return ms * 1000 if us_unit else ms
-            s = _text(v).strip()
-            if from_text and s.lstrip("-").isdigit():
-                ms = int(s)
-                return ms * 1000 if us_unit else ms
-            try:
-                d = _dt.datetime.fromisoformat(s)
-            except ValueError:
-                msg = f"cannot convert {quoted(s)} to {t.sql()}"
-                raise RecordError(msg) from None
-            if d.tzinfo is not None:
-                d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-            delta = d - _EPOCH
-            us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-            return us if us_unit else us // 1000
-
-        return conv
-    if n == "BYTES":
-
-        def conv(v):
-            if isinstance(v, str):
-                try:
-                    return base64.b64decode(v, validate=False)  # base64 in JSON and CSV, as Flink
-                except binascii.Error:
-                    msg = f"cannot base64-decode {quoted(v)} to BYTES"
-                    raise RecordError(msg) from None
-            msg = f"cannot convert {_text(v)} to BYTES"
-            raise RecordError(msg)
-
-        return conv
-    msg = f"Unsupported type {t.sql()} for this format"
-    raise ConfigError(msg)
-
-
-def convert_field(name: str, conv: Callable[[Any], Any], value: Any) -> Any:
-    """``conv(value)`` for the field ``name``, a :class:`RecordError` naming the field.
-
-    Raises:
-        RecordError: ``"field '<name>': <reason>"`` when ``conv`` rejects the value.
-    """
-    try:
-        return conv(value)
-    except RecordError as e:
-        msg = f"field '{name}': {e}"
-        raise RecordError(msg) from None
-
-
-def build_column(values: list, t: SqlType) -> pa.Array:
-    """An Arrow array of ``t`` from converter outputs (None = NULL)."""
-    at = t.to_arrow()
-    if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return pa.array(values, pa.int64()).cast(at)
-    if t.name == "DATE":
-        return pa.array(values, pa.int32()).cast(at)
-    return pa.array(values, at)
-
-
-def from_rows(rows: list[tuple], schema: Schema) -> pa.Table:
-    """A table of ``schema`` from converted rows (tuples in column order)."""
-    if not rows:
-        return schema.to_arrow().empty_table()
-    cols = list(zip(*rows))
-    arrays = [build_column(list(c), f.type) for c, f in zip(cols, schema.fields)]
-    return pa.Table.from_arrays(arrays, schema=schema.to_arrow())
 
 
 def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:

@@ -33,21 +33,19 @@ import pyarrow.csv as pcsv
 from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
-    RecordError,
     Where,
     base64_text,
     bool_option,
-    convert_field,
     decode_bisect,
     decode_records,
     fix_types,
-    make_converter,
     read_type,
     render_decimal,
     render_timestamp,
     select_payloads,
     try_fast,
 )
+from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter
 
 from streamsql.core.connector import OptionSpec, flag_option
 from streamsql.core.elements import Batch

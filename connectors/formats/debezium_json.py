@@ -26,15 +26,14 @@ import pyarrow.compute as pc
 from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
-    RecordError,
     Where,
     bad_record,
     bool_option,
     combine,
     decode_bisect,
     fix_types,
-    from_rows,
 )
+from streamsql.connectors.formats.convert import RecordError, from_rows
 from streamsql.connectors.formats.json import (
     RowConverter,
     loads_exact,

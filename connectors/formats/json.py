@@ -55,23 +55,21 @@ import pyarrow.json as pj
 from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
-    RecordError,
     Where,
     bad_record,
     base64_text,
     bool_option,
     combine,
-    convert_field,
     decode_bisect,
     decode_records,
     fix_types,
-    make_converter,
     render_decimal,
     render_timestamp,
     select_payloads,
     try_fast,
 )
 from streamsql.connectors.formats.common import read_type as _read_type
+from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter
 
 from streamsql.core.connector import OptionSpec, choice_option, flag_option
 from streamsql.core.elements import Batch

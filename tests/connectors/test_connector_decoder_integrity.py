@@ -13,7 +13,10 @@ import sys
 
 import pytest
 from streamsql.connectors.formats import make_decoder
-from streamsql.connectors.formats.common import bad_record, excerpt
+from streamsql.connectors.formats.common import (
+    bad_record,
+)
+from streamsql.connectors.formats.convert import excerpt
 
 from streamsql.core.errors import BadRecordError
 from tests.connectors.helpers import schema_of
