@@ -49,10 +49,10 @@ class _Format(NamedTuple):
 
 
 def _formats() -> dict[str, _Format]:
-    from streamsql.connectors.formats import csv, debezium_json, json, raw
+    from streamsql.connectors.formats import csv, debezium_json, json, json_encode, raw
 
     return {
-        "json": _Format(json.OPTIONS, json.JsonDecoder, json.JsonEncoder),
+        "json": _Format(json.OPTIONS, json.JsonDecoder, json_encode.JsonEncoder),
         "csv": _Format(csv.OPTIONS, csv.CsvDecoder, csv.CsvEncoder),
         "raw": _Format(raw.OPTIONS, raw.RawDecoder, raw.RawEncoder),
         "debezium-json": _Format(

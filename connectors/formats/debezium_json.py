@@ -37,11 +37,11 @@ from streamsql.connectors.formats.convert import RecordError, from_rows
 from streamsql.connectors.formats.json import (
     RowConverter,
     loads_exact,
-    python_columns,
     read_rows,
     read_schema,
     timestamp_standard_option,
 )
+from streamsql.connectors.formats.json_encode import python_columns
 
 from streamsql.core.connector import flag_option
 from streamsql.core.elements import Batch, RowKind

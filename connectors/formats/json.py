@@ -30,15 +30,7 @@ Arrow) or invalid UTF-8 thus go to the slow path, where they are bad records.
 
 Leniencies: raw newlines inside a payload are treated as whitespace.
 
-Encoding: column-wise with Arrow compute — each column rendered as JSON text (strings escaped
-as orjson does; only values holding a quote, backslash or control character go through orjson one
-by one; floats through one ``orjson.dumps`` of the column), then joined with the field names per
-row by ``binary_join_element_wise`` — byte-identical to the reference per-row encoder (a dict +
-``orjson.dumps`` per row, :func:`encode_rows`), which remains the fallback. DECIMAL as a JSON
-number in plain notation with its scale (``10.000000``), TIMESTAMP(p) as
-``"2024-05-01 10:00:00.000"`` (p fraction digits), TIMESTAMP_LTZ as
-``"2024-05-01 10:00:00.000Z"`` (``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``),
-DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``.
+Encoding: see :mod:`.json_encode`.
 """
 
 from __future__ import annotations
@@ -54,17 +46,13 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 from streamsql.connectors.formats.common import (
     Decoder,
-    Encoder,
     Where,
     bad_record,
-    base64_text,
     bool_option,
     combine,
     decode_bisect,
     decode_records,
     fix_types,
-    render_decimal,
-    render_timestamp,
     select_payloads,
     try_fast,
 )
@@ -101,11 +89,6 @@ OPTIONS = [
 ]
 
 _MISSING = object()
-
-
-def _iso_timestamps(options: dict[str, str], prefix: str) -> bool:
-    """Whether ``options`` ask ``prefix``'s encoder for ISO-8601 timestamps (a ``'T'`` separator)."""
-    return options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
 
 
 def read_type(t: SqlType) -> pa.DataType:
@@ -360,191 +343,3 @@ class JsonDecoder(Decoder):
 
     def _parse_row(self, v: bytes) -> tuple:
         return self.converter.convert(self.parser.parse(v))
-
-
-# --------------------------------------------------------------------------------------------
-# encoding
-
-
-def python_columns(
-    table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
-) -> list[list]:
-    """Per column, the Python values orjson serializes as Flink's JSON format writes them."""
-    sep = "T" if _iso_timestamps(options, prefix) else " "
-    cols = []
-    for f, col in zip(schema.fields, table.columns):
-        n = f.type.name
-        if n == "DECIMAL":
-            cols.append([None if s is None else orjson.Fragment(s) for s in render_decimal(col).to_pylist()])
-        elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            cols.append(
-                render_timestamp(col, f.type.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ").to_pylist()
-            )
-        elif n == "DATE":
-            cols.append(col.cast(pa.string()).to_pylist())
-        elif n == "BYTES":
-            cols.append(base64_text(col))
-        else:
-            cols.append(col.to_pylist())
-    return cols
-
-
-_NEEDS_ESCAPE = r'[\x00-\x1f"\\]'  # what orjson escapes in a string (RE2)
-_INT_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN")
-
-
-def _needs_escape(a: np.ndarray) -> bool:
-    """Whether the UTF-8 bytes ``a`` hold a control character, a quote or a backslash."""
-    return len(a) > 0 and bool(a.min() < 32 or (a == 34).any() or (a == 92).any())
-
-
-def _quote(text: pa.Array) -> pa.Array:
-    """``"text"`` (NULL stays NULL); for text that needs no JSON escaping."""
-    return pc.binary_join_element_wise('"', text, '"', "")
-
-
-def _json_strings(col: pa.Array, quote: bool = True) -> tuple[pa.Array, bool]:
-    """JSON string literals of a string column, escaped exactly as orjson does (NULL stays NULL).
-
-    Vectorized; only the values holding a quote, a backslash or a control character go through
-    orjson one by one. Returns ``(text, bare)``: with ``quote=False`` and nothing to escape, the
-    text is the column itself and ``bare`` is True (the caller adds the quotes).
-    """
-    data = col.buffers()[2]
-    if data is None or not _needs_escape(np.frombuffer(data, np.uint8)):  # one pass over the text
-        return (col, True) if not quote else (_quote(col), False)
-    out = _quote(col)
-    mask = pc.fill_null(pc.match_substring_regex(col, _NEEDS_ESCAPE), False)
-    if pc.any(mask).as_py():
-        dumps = orjson.dumps
-        esc = [dumps(v).decode() for v in pc.filter(col, mask).to_pylist()]
-        out = pc.replace_with_mask(out, mask, pa.array(esc, pa.string()))
-    return out, False
-
-
-def _json_floats(col: pa.Array) -> pa.Array:
-    """The text orjson writes for each float (NaN/inf → ``null``), built from one ``orjson.dumps`` call.
-
-    The list's text ``[a,b,c]`` holds no comma inside a number, so the commas are the separators:
-    they are removed and the offsets computed around them.
-    """
-    n = len(col)
-    inner = orjson.dumps(col.to_pylist())[1:-1]
-    a = np.frombuffer(inner, np.uint8)
-    commas = np.flatnonzero(a == 44)
-    if len(commas) != n - 1:  # pragma: no cover  (orjson never writes a comma inside a number)
-        msg = "unexpected float text"
-        raise pa.ArrowInvalid(msg)
-    starts = np.empty(n + 1, np.int64)
-    starts[0] = 0
-    starts[1:n] = commas + 1
-    starts[n] = len(inner) + 1
-    offsets = (starts - np.arange(n + 1, dtype=np.int64)).astype(np.int32)
-    data = inner.replace(b",", b"")
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-
-
-def column_texts(col: pa.Array, t: SqlType, sep: str) -> tuple[pa.Array, bool]:
-    """The JSON text of every value of one column, as the row encoder writes it.
-
-    Returns ``(text, bare)``: NULLs are ``null`` in ``text``, except when ``bare`` is True: then
-    the column has no NULL and ``text`` still lacks the surrounding quotes of a JSON string (the
-    caller puts them into the separators of the join, saving a pass over the column).
-
-    Raises:
-        NotImplementedError: for a type without a vectorized rendering.
-    """
-    n = t.name
-    bare_ok = col.null_count == 0
-    if n == "STRING":
-        text, bare = _json_strings(col, quote=not bare_ok)
-        if bare:
-            return text, True
-    elif n in _INT_TYPES:
-        text = col.cast(pa.string())
-    elif n in ("FLOAT", "DOUBLE"):
-        return _json_floats(col), False
-    elif n == "DECIMAL":
-        text = render_decimal(col)
-    elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "BYTES"):
-        if n == "DATE":
-            text = col.cast(pa.string())
-        elif n == "BYTES":
-            text = pa.array(base64_text(col), pa.string())
-        else:
-            text = render_timestamp(col, t.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ")
-        if bare_ok:
-            return text, True
-        text = _quote(text)
-    else:
-        raise NotImplementedError(n)
-    return (pc.fill_null(text, "null") if text.null_count else text), False
-
-
-def json_value_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:
-    """The JSON text of every value of one column (NULL → ``null``), quotes included."""
-    text, bare = column_texts(col, t, sep)
-    return _quote(text) if bare else text
-
-
-def string_payloads(arr: pa.Array) -> list[bytes]:
-    """The values of a string array as a list of bytes (a zero-copy cast, then one C loop)."""
-    return arr.cast(pa.binary()).to_pylist()
-
-
-def encode_vectorized(
-    table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
-) -> list[bytes]:
-    """One JSON object per row, built column-wise by Arrow (same bytes as the row encoder).
-
-    Raises:
-        NotImplementedError: for a column type without a vectorized rendering, or repeated names.
-        pyarrow.ArrowInvalid: when Arrow cannot build the text (e.g. over 2 GiB).
-    """
-    names = schema.names
-    if len(set(names)) != len(names):
-        msg = "repeated column names"
-        raise NotImplementedError(msg)
-    sep = "T" if _iso_timestamps(options, prefix) else " "
-    parts: list = []
-    lit = "{"  # the literal text before the next column
-    for i, (f, col) in enumerate(zip(schema.fields, table.columns)):
-        lit += ("" if i == 0 else ",") + orjson.dumps(f.name).decode() + ":"
-        text, bare = column_texts(combine(col), f.type, sep)
-        parts.append(lit + '"' if bare else lit)
-        parts.append(text)
-        lit = '"' if bare else ""
-    parts.append(lit + "}")
-    if not any(isinstance(p, pa.Array) for p in parts):  # pragma: no cover
-        msg = "no columns"
-        raise NotImplementedError(msg)
-    return string_payloads(pc.binary_join_element_wise(*parts, ""))
-
-
-def encode_rows(table: pa.Table, schema: Schema, options: dict[str, str]) -> list[bytes]:
-    """One JSON object per row, a dict + ``orjson.dumps`` per row (the reference encoder)."""
-    names = schema.names
-    cols = python_columns(table, schema, options)
-    dumps = orjson.dumps
-    return [dumps(dict(zip(names, row))) for row in zip(*cols)] if names else [b"{}"] * table.num_rows
-
-
-class JsonEncoder(Encoder):
-    """See module docstring."""
-
-    _vectorized = True
-
-    def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
-        """One payload per row (see :meth:`Encoder.encode`).
-
-        Built column-wise by Arrow (:func:`encode_vectorized`); the per-row encoder is the fallback
-        (no columns, a type or text Arrow cannot render).
-        """
-        if self._vectorized and self.schema.names and table.num_rows:
-            try:
-                return encode_vectorized(table, self.schema, self.options)
-            except NotImplementedError:
-                self._vectorized = False
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
-                pass
-        return encode_rows(table, self.schema, self.options)

@@ -13,9 +13,7 @@ import sys
 
 import pytest
 from streamsql.connectors.formats import make_decoder
-from streamsql.connectors.formats.common import (
-    bad_record,
-)
+from streamsql.connectors.formats.common import bad_record
 from streamsql.connectors.formats.convert import excerpt
 
 from streamsql.core.errors import BadRecordError

@@ -8,7 +8,7 @@ from decimal import Decimal
 import orjson
 import pyarrow as pa
 import pytest
-from streamsql.connectors.formats import json as J
+from streamsql.connectors.formats import json_encode as J
 
 from tests.connectors.helpers import schema_of
 
