@@ -15,10 +15,9 @@ import pytest
 
 from streamsql.core.elements import Batch, RowKind
 from streamsql.functions.aggregates import AggSpec
-from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.group_agg import GroupAggOperator
-from streamsql.state.factory import create_backend
 from streamsql.state.layout import key_group, key_groups, with_key_groups
+from tests.runtime.harness import open_operator
 from tests.runtime.oracle import fold
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -69,16 +68,13 @@ def _operator(key_type, changelog, backend_name, workdir, cache_entries):
             t = inp.field(a.arg).type
         fields.append((f"a{i}", t))
     op = GroupAggOperator(1, aggs, inp, pa.schema(fields))
-    return open_operator(op, backend_name, workdir, cache_entries)
+    return open_group_agg(op, backend_name, workdir, cache_entries)
 
 
-def open_operator(op, backend_name, workdir, cache_entries=None):
-    """Open ``op`` on a fresh backend in ``workdir``; returns ``(op, backend)``."""
-    backend = create_backend(backend_name)
-    backend.open(str(workdir))
+def open_group_agg(op, backend_name, workdir, cache_entries=None):
+    """Open a GROUP BY operator through the shared harness, with a cache size if given."""
     cfg = {} if cache_entries is None else {"state.cache.max-entries": str(cache_entries)}
-    op.open(OperatorContext("group-agg-1", backend.keyed_state("group-agg-1"), cfg, {}))
-    return op, backend
+    return open_operator(op, backend_name, workdir, "group-agg-1", cfg)
 
 
 def _script(key_type, changelog, seed, n_batches=24):

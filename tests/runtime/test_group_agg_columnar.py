@@ -23,7 +23,7 @@ from streamsql.runtime.operators.group_agg_columnar import (
     create_group_agg,
     fixed_width_supported,
 )
-from tests.runtime.test_group_agg_cache import _run, checkpointed_run, open_operator
+from tests.runtime.test_group_agg_cache import _run, checkpointed_run, open_group_agg
 
 T_LTZ = pa.timestamp("us", tz="UTC")
 INPUT = [("x", pa.int64(), "BIGINT"), ("f", pa.float64(), "DOUBLE"),
@@ -49,7 +49,7 @@ def _schemas(key_type, calls):
 def _operator(cls, key_type, calls, backend_name, workdir, cache_entries=None):
     inp, aggs, out = _schemas(key_type, calls)
     op = cls(1, aggs, inp, out)
-    return open_operator(op, backend_name, workdir, cache_entries)
+    return open_group_agg(op, backend_name, workdir, cache_entries)
 
 
 def _batches(key_type, changelog, seed, n_batches=24):
@@ -120,7 +120,7 @@ def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, split, 
     from streamsql.core.errors import ExecutionError
 
     inp, aggs, out = _schemas(pa.int64(), [("sum", 1)])
-    op, backend = open_operator(cls(1, aggs, inp, out), "hashmap", tmp_path / "o")
+    op, backend = open_group_agg(cls(1, aggs, inp, out), "hashmap", tmp_path / "o")
     big = 2**63 - 10
 
     def batch(values):
@@ -150,7 +150,7 @@ def test_restoring_state_of_another_format_fails_clearly(tmp_path, writer, reade
 
     inp, aggs, out = _schemas(pa.int64(), [("count_star", None), ("sum", 1)])
     batches = _batches(pa.int64(), False, seed=5, n_batches=4)
-    op, backend = open_operator(writer(1, aggs, inp, out), "hashmap", tmp_path / "w")
+    op, backend = open_group_agg(writer(1, aggs, inp, out), "hashmap", tmp_path / "w")
     _run(op, batches)
     op.snapshot_state(1)
     backend.snapshot(str(tmp_path / "chk-1"))
@@ -158,7 +158,7 @@ def test_restoring_state_of_another_format_fails_clearly(tmp_path, writer, reade
     if reader == "other-calls":
         inp, aggs, out = _schemas(pa.int64(), [("count_star", None), ("max", 2), ("sum", 1)])
         reader = ColumnarGroupAggOperator
-    restored, backend = open_operator(reader(1, aggs, inp, out), "hashmap", tmp_path / "r")
+    restored, backend = open_group_agg(reader(1, aggs, inp, out), "hashmap", tmp_path / "r")
     backend.restore(str(tmp_path / "chk-1"))
     with pytest.raises(StateFormatError, match=message):
         restored.process_batch(batches[0], 0)

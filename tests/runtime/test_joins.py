@@ -21,9 +21,8 @@ import pytest
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, RowKind, Watermark
 from streamsql.core.errors import SqlError
-from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.join import IntervalJoinOperator
-from streamsql.state.factory import create_backend
+from tests.runtime.harness import open_operator
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env, write_debezium, write_jsonl
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -364,10 +363,7 @@ def _batch(rows) -> Batch:
 def _interval_op(tmp_path, backend_name, join_type="INNER", name="ij"):
     # a.ts - b.ts ∈ [0, 999]: b in (a.ts - 1 s, a.ts]
     op = IntervalJoinOperator(join_type, [0], [0], 1, 1, 0, 999, SIDE_SCHEMA, SIDE_SCHEMA, OUT)
-    backend = create_backend(backend_name)
-    backend.open(str(tmp_path / name))
-    op.open(OperatorContext("ij-1", backend.keyed_state("ij-1"), {}, {}))
-    return op, backend
+    return open_operator(op, backend_name, tmp_path / name, "ij-1")
 
 
 def _out(elements):

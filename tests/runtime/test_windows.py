@@ -26,11 +26,10 @@ from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
-from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.slicing_window import SLICE_PARTIALS, SlicingWindowAggOperator
 from streamsql.runtime.operators.window_agg import assign_windows
-from streamsql.state.factory import create_backend
+from tests.runtime.harness import open_operator
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -364,10 +363,7 @@ def _operator(kind, backend_name, workdir, metrics):
         slide = {"HOP": 5000, "CUMULATE": 2000}.get(kind, 0)
         spec = WindowSpec(kind, size=10_000, slide=slide)
         op = SlicingWindowAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
-    backend = create_backend(backend_name)
-    backend.open(str(workdir))
-    op.open(OperatorContext("window-agg-1", backend.keyed_state("window-agg-1"), {}, metrics))
-    return op, backend
+    return open_operator(op, backend_name, workdir, "window-agg-1", metrics=metrics)
 
 
 @pytest.mark.parametrize("kind", ["TUMBLE", "HOP", "SESSION"])
@@ -383,9 +379,7 @@ def test_bigint_sum_overflow_fails_clearly_instead_of_wrapping(tmp_path, kind, s
     else:
         spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 0)
         op = SlicingWindowAggOperator(spec, 1, 1, aggs, schema, out)
-    backend = create_backend("hashmap")
-    backend.open(str(tmp_path / "w"))
-    op.open(OperatorContext("w", backend.keyed_state("w"), {}, {}))
+    op, backend = open_operator(op, "hashmap", tmp_path / "w", "w")
 
     def batch(values):
         times = pa.array([BASE + i for i in range(len(values))], pa.int64()).cast(pa.timestamp("ms"))
@@ -544,10 +538,8 @@ def test_slice_state_is_split_by_key_group(tmp_path, key_type):
     schema = pa.schema([("__k0", typ), ("__ts", pa.timestamp("ms")), ("__a1", pa.int32())])
     out = pa.schema([("__k0", typ)] + list(OUT_SCHEMA)[1:])
     op = SlicingWindowAggOperator(WindowSpec("TUMBLE", size=10_000), 1, 1, OP_AGGS, schema, out)
-    backend = create_backend("rocksdb")
-    backend.open(str(tmp_path / "s"))
+    op, backend = open_operator(op, "rocksdb", tmp_path / "s", "w")
     state = backend.keyed_state("w")
-    op.open(OperatorContext("w", state, {}, {}))
     keys = [f"k{i}" for i in range(300)] if key_type == "string" else list(range(-150, 150))
     rowtimes = pa.array([BASE] * 300, pa.int64()).cast(pa.timestamp("ms"))
     columns = [pa.array(keys, typ), rowtimes, pa.array(range(300), pa.int32())]
