@@ -189,9 +189,21 @@ def run_raw(spec: dict, res: dict) -> None:
 
 
 def _instrument_streamsql_consumer(res: dict, topic: str) -> None:
-    """Note the time the source first gets a record of ``topic`` (wraps the Consumer class)."""
-    import streamsql.connectors.kafka.reader as kafka_reader
+    """Note the time the source first gets a record of ``topic`` (wraps the Consumer class).
+
+    The module that creates the source's consumer moved once (``kafka_common`` before the
+    ``connectors/kafka/`` package); both are tried so ``--baseline`` trees of either age work.
+    """
+    import importlib
+
     from confluent_kafka import Consumer
+
+    for name in ("streamsql.connectors.kafka.reader", "streamsql.connectors.kafka_common"):
+        try:
+            kafka_reader = importlib.import_module(name)
+            break
+        except ModuleNotFoundError:
+            continue
 
     class TimedConsumer(Consumer):
         def consume(self, *a, **kw):  # noqa: D102
