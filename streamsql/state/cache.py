@@ -152,6 +152,9 @@ class WriteBehindCache:
             return
         skeys = self._state_keys([self._keys[s] for s in slots.tolist()])
         values = self.store.dump(slots)
+        if None not in values:  # the common case: nothing to delete, one pass
+            self.state.write(list(zip(skeys, values)), [])
+            return
         puts = [(k, v) for k, v in zip(skeys, values) if v is not None]
         deletes = [k for k, v in zip(skeys, values) if v is None]
         self.state.write(puts, deletes)

@@ -82,7 +82,10 @@ class FixedWidthValues:
         for name, col in self.columns.items():
             records[name] = col[slots]
         values = records.view(f"V{self._width}").tolist()
-        return [v if p else None for v, p in zip(values, self.present[slots].tolist())]
+        present = self.present[slots]
+        if present.all():  # the common case: no per-slot pass
+            return values
+        return [v if p else None for v, p in zip(values, present.tolist())]
 
     def release(self, slots: np.ndarray) -> None:
         """Nothing to drop: an evicted slot is zeroed when it is reused."""
