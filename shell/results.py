@@ -10,6 +10,9 @@
 While rows stream, a status line at the bottom shows rows received, rows/s and the job's last
 checkpoint; Ctrl-C stops the query (its job is cancelled) and returns to the prompt. The same
 views show ``PRINT TOPIC`` records (no op column, no job).
+
+Slightly over 500 lines on purpose: the three modes share one pump, one status line and one
+prompt-toolkit screen protocol (typeahead, Ctrl-C, Q), which read best in one place.
 """
 
 from __future__ import annotations

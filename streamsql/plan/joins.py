@@ -31,6 +31,7 @@ other regular join is a retract changelog (see :mod:`streamsql.runtime.operators
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import pyarrow as pa
 from sqlglot import exp
@@ -67,9 +68,8 @@ class JoinNode(PlanNode):
     residual: str | None = None
     condition: str = ""
 
-    def __post_init__(self):
-        self.kind = "join"
-        self.stateful = True
+    kind: ClassVar[str] = "join"
+    stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
@@ -93,9 +93,8 @@ class IntervalJoinNode(JoinNode):
     upper: int = 0
     out_time_attributes: set = field(default_factory=set)
 
-    def __post_init__(self):
-        self.kind = "interval-join"
-        self.stateful = True
+    kind: ClassVar[str] = "interval-join"
+    stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
         """One line for EXPLAIN."""

@@ -13,6 +13,7 @@ Changelog modes, as Flink's planner:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import pyarrow as pa
 
@@ -22,6 +23,11 @@ from streamsql.plan.query import QuerySpec
 
 INSERT_ONLY = "insert-only"
 RETRACT = "retract"
+
+
+def explain_attr(name: str, value: str | None) -> str:
+    """``, name=[value]`` for an EXPLAIN line, or nothing when ``value`` is empty or None."""
+    return f", {name}=[{value}]" if value else ""
 
 
 @dataclass(eq=False)
@@ -39,8 +45,8 @@ class PlanNode:
     schema: pa.Schema
     mode: str = INSERT_ONLY
     id: str = ""
-    kind: str = field(default="node", init=False)
-    stateful: bool = field(default=False, init=False)
+    kind: ClassVar[str] = "node"
+    stateful: ClassVar[bool] = False
 
     @property
     def sql_schema(self) -> Schema:
@@ -58,8 +64,7 @@ class ScanNode(PlanNode):
 
     table: TableDef = None  # type: ignore[assignment]
 
-    def __post_init__(self):
-        self.kind = "scan"
+    kind: ClassVar[str] = "scan"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
@@ -75,13 +80,11 @@ class CalcNode(PlanNode):
     select_sql: list[str] = field(default_factory=list)
     where_sql: str | None = None
 
-    def __post_init__(self):
-        self.kind = "calc"
+    kind: ClassVar[str] = "calc"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        where = f", where=[{self.where_sql}]" if self.where_sql else ""
-        return f"Calc(select=[{', '.join(self.select_sql)}]{where})"
+        return f"Calc(select=[{', '.join(self.select_sql)}]{explain_attr('where', self.where_sql)})"
 
 
 @dataclass(eq=False)
@@ -100,13 +103,12 @@ class WatermarkAssignerNode(PlanNode):
     expr_sql: str = ""
     idle_timeout_ms: int = 0
 
-    def __post_init__(self):
-        self.kind = "watermark"
-        self.stateful = True
+    kind: ClassVar[str] = "watermark"
+    stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        idle = f", idleTimeout=[{self.idle_timeout_ms} ms]" if self.idle_timeout_ms > 0 else ""
+        idle = explain_attr("idleTimeout", f"{self.idle_timeout_ms} ms" if self.idle_timeout_ms > 0 else None)
         return f"WatermarkAssigner(rowtime=[{self.rowtime}], watermark=[{self.expr_sql}]{idle})"
 
 
@@ -118,9 +120,8 @@ class GroupAggNode(PlanNode):
     aggs: list = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
 
-    def __post_init__(self):
-        self.kind = "group-agg"
-        self.stateful = True
+    kind: ClassVar[str] = "group-agg"
+    stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
@@ -132,8 +133,7 @@ class GroupAggNode(PlanNode):
 class UnionNode(PlanNode):
     """UNION ALL of inputs with the same column types."""
 
-    def __post_init__(self):
-        self.kind = "union"
+    kind: ClassVar[str] = "union"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
@@ -148,8 +148,7 @@ class SinkNode(PlanNode):
     guarantee: str = ""
     guarantee_reason: str = ""
 
-    def __post_init__(self):
-        self.kind = "sink"
+    kind: ClassVar[str] = "sink"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import ClassVar
 
 import pyarrow as pa
 from sqlglot import exp
@@ -39,7 +40,14 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.expressions import AGG_TYPES, quote, resolve_columns, to_duckdb
-from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, UnionNode, WatermarkAssignerNode
+from streamsql.plan.nodes import (
+    INSERT_ONLY,
+    CalcNode,
+    PlanNode,
+    UnionNode,
+    WatermarkAssignerNode,
+    explain_attr,
+)
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.specs import WindowSpec
 from streamsql.sql import nodes as tvf
@@ -66,12 +74,11 @@ class WindowTableFunctionNode(PlanNode):
     rowtime: str = ""
     partition_by: list[str] = field(default_factory=list)
 
-    def __post_init__(self):
-        self.kind = "window-tvf"
+    kind: ClassVar[str] = "window-tvf"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        part = f", partitionBy=[{', '.join(self.partition_by)}]" if self.partition_by else ""
+        part = explain_attr("partitionBy", ", ".join(self.partition_by))
         return f"WindowTableFunction(window=[{self.spec.describe(self.rowtime)}]{part})"
 
 
@@ -90,9 +97,8 @@ class WindowAggNode(PlanNode):
     labels: list[str] = field(default_factory=list)
     rowtime: str = ""
 
-    def __post_init__(self):
-        self.kind = "window-agg"
-        self.stateful = True
+    kind: ClassVar[str] = "window-agg"
+    stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
         """One line for EXPLAIN."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 from dataclasses import dataclass
+from typing import ClassVar
 
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, RowKind
@@ -38,8 +39,7 @@ class CollectNode(PlanNode):
 
     sink: CollectSink = None  # type: ignore[assignment]
 
-    def __post_init__(self):
-        self.kind = "collect"
+    kind: ClassVar[str] = "collect"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
