@@ -35,7 +35,7 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from streamsql.core.elements import RowKind
-from streamsql.output import format_value, tableau
+from streamsql.output import NULL_TEXT, format_value, tableau
 
 if TYPE_CHECKING:
     from streamsql.shell.app import Shell
@@ -209,7 +209,10 @@ class TableauPrinter:
     def header(self, first: list[tuple[RowKind | None, tuple]]) -> str:
         """The boxed header, fixing the column widths from the ``first`` rows."""
         cells = [self._cells(k, r) for k, r in first]
-        natural = [max([len(h), 4] + [_width_for(c[i]) for c in cells]) for i, h in enumerate(self.headers)]
+        # Never narrower than <NULL>: a later NULL must not be cut to "<..." (as Flink's tableau
+        # widens nullable columns to fit it).
+        natural = [max([len(h), len(NULL_TEXT)] + [_width_for(c[i]) for c in cells])
+                   for i, h in enumerate(self.headers)]
         self.widths = [min(self.max_width, w) for w in natural]
         if self.wide is not None:
             others = sum(w for i, w in enumerate(self.widths) if i != self.wide)

@@ -7,10 +7,13 @@ from typing import TextIO
 from streamsql.environment import TableResult
 
 
+NULL_TEXT = "<NULL>"
+
+
 def format_value(v) -> str:
     """A cell as Flink's SQL client shows it (NULL as ``<NULL>``)."""
     if v is None:
-        return "<NULL>"
+        return NULL_TEXT
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
     return str(v)
