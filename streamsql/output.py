@@ -6,7 +6,6 @@ from typing import TextIO
 
 from streamsql.environment import TableResult
 
-
 NULL_TEXT = "<NULL>"
 
 
