@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec, choice_option
+from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec, choice_option, flag_option
 from streamsql.core.errors import ConfigError
 
 FORMATS = ("json", "csv", "raw", "debezium-json")
@@ -39,6 +39,34 @@ OPT_PROGRESS = OptionSpec(
     default="_streamsql_progress",
     description="compacted topic holding the committed-checkpoint markers (exactly-once)",
 )
+
+
+#: ``cleanup.policy`` of a sink topic StreamSQL creates, per connector, when
+#: ``'sink.topic.auto-create.cleanup-policy'`` is unset: an upsert topic keeps one record per key.
+CLEANUP_DEFAULT = {"kafka": "delete", "upsert-kafka": "compact"}
+
+
+def auto_create_options(connector: str) -> list[OptionSpec]:
+    """``'sink.topic.auto-create'`` and how a created topic looks (:mod:`.topics`)."""
+    return [
+        flag_option("sink.topic.auto-create", "create the sink topic when missing (else the job fails)"),
+        OptionSpec(
+            "sink.topic.auto-create.partitions",
+            description="partitions of a created sink topic (default: the broker's num.partitions)",
+        ),
+        OptionSpec(
+            "sink.topic.auto-create.replication-factor",
+            description="replication factor of a created sink topic (default: the broker's)",
+        ),
+        choice_option(
+            "sink.topic.auto-create.cleanup-policy",
+            ("delete", "compact"),
+            "cleanup.policy of a created sink topic",
+            CLEANUP_DEFAULT[connector],
+        ),
+    ]
+
+
 #: Where a ``kafka`` read may start (after ``'earliest-offset'``) or end (after ``'unbounded'``).
 _OFFSET_MODES = ("latest-offset", "group-offsets", "timestamp", "specific-offsets")
 
@@ -90,6 +118,7 @@ KAFKA_OPTIONS = [
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
+    *auto_create_options("kafka"),
 ]
 
 #: Options of the ``upsert-kafka`` connector.
@@ -125,6 +154,7 @@ UPSERT_KAFKA_OPTIONS = [
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
+    *auto_create_options("upsert-kafka"),
 ]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, ErrorLatch, execution_error
+from streamsql.connectors.kafka.topics import NO_AUTO_CREATE
 
 from streamsql.core.errors import ConfigError, ExecutionError
 
@@ -35,6 +36,7 @@ class ProducerHandle:
             "linger.ms": 5,
             "delivery.report.only.error": True,
             "logger": RDKAFKA_LOG,
+            **NO_AUTO_CREATE,  # a topic lookup must not create the topic (see .topics)
         }
         cfg.update(props)
         cfg["error_cb"] = self.latch

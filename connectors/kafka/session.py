@@ -16,13 +16,14 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
-from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
+from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic
 from streamsql.connectors.kafka.producer import ProducerHandle
+from streamsql.connectors.kafka.topics import missing_sink_topic
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import ConnectorContext
-from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.errors import ExecutionError
 
 
 def producer_props(table: TableDef, guarantee: str) -> dict[str, Any]:
@@ -83,8 +84,9 @@ class ProducerSession:
             The partition count of the topic.
 
         Raises:
-            ConfigError: when the topic does not exist (and the broker did not auto-create it).
-            ExecutionError: when the brokers cannot be reached.
+            ConfigError: when the topic does not exist and ``'sink.topic.auto-create'`` is
+                not set (:mod:`.topics`).
+            ExecutionError: when the brokers cannot be reached, or creating the topic fails.
         """
         if self.txn is not None:
             self.handle = self.txn.acquire()
@@ -93,20 +95,30 @@ class ProducerSession:
         return self._partition_count()
 
     def _partition_count(self) -> int:
-        h, topic = self.handle, self.topic
-        try:
-            md = h.producer.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
-        except KafkaException as e:
-            raise execution_error(h.what, e, h.bootstrap) from None
-        tm = md.topics.get(topic)
-        if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
-            pre = table_prefix(self.table)
-            msg = f"{pre}topic '{topic}' does not exist on {h.bootstrap}; create it first"
-            raise ConfigError(msg)
+        tm = self._topic_metadata()
+        if tm is None:
+            props = librdkafka_props(self.table.options)
+            missing_sink_topic(self.table, self.topic, self.handle.bootstrap, props, self.what)
+            tm = self._topic_metadata()
+        if tm is None:  # created, but not yet in the metadata the producer sees
+            msg = f"{self.what}: topic '{self.topic}' was created but is not visible yet; run again"
+            raise ExecutionError(msg)
         if tm.error is not None and tm.error.code() != KafkaError.LEADER_NOT_AVAILABLE:
-            msg = f"{h.what}: topic '{topic}': {tm.error.str()}"
+            msg = f"{self.what}: topic '{self.topic}': {tm.error.str()}"
             raise ExecutionError(msg)
         return max(1, len(tm.partitions))
+
+    def _topic_metadata(self):
+        """The topic's metadata, or None when the broker does not know it."""
+        h = self.handle
+        try:
+            md = h.producer.list_topics(topic=self.topic, timeout=METADATA_TIMEOUT_S)
+        except KafkaException as e:
+            raise execution_error(h.what, e, h.bootstrap) from None
+        tm = md.topics.get(self.topic)
+        if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+            return None
+        return tm
 
     def produce_many(
         self, keys: list[bytes | None] | None, values: list[bytes | None], partition: int = -1

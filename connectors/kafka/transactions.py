@@ -46,7 +46,7 @@ from typing import Any
 
 import orjson
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
 from streamsql.connectors.kafka.errors import (
     FENCED_CODES,
     METADATA_TIMEOUT_S,
@@ -56,6 +56,7 @@ from streamsql.connectors.kafka.errors import (
 )
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.producer import ProducerHandle
+from streamsql.connectors.kafka.topics import create_topic
 
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.errors import ConfigError, ExecutionError
@@ -179,22 +180,12 @@ class KafkaTransactions:
         self.in_txn = True
 
     def _ensure_progress_topic(self) -> None:
-        admin = AdminClient(
-            {**{k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}, "logger": RDKAFKA_LOG}
-        )
+        props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
+        admin = AdminClient({**props, "logger": RDKAFKA_LOG})
         md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
             return
-        new = NewTopic(
-            self.progress_topic, num_partitions=1, replication_factor=-1, config={"cleanup.policy": "compact"}
-        )
-        try:
-            admin.create_topics([new], operation_timeout=30)[self.progress_topic].result(timeout=60)
-        except KafkaException as e:
-            err = e.args[0] if e.args else None
-            if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
-                msg = f"{self.what}: creating progress topic '{self.progress_topic}'"
-                raise execution_error(msg, e, self.bootstrap) from None
+        create_topic(props, self.progress_topic, self.what, 1, -1, {"cleanup.policy": "compact"})
 
     def acquire(self) -> ProducerHandle:
         """A sink starts using the transaction: open it if needed and return the producer handle."""

@@ -1,0 +1,74 @@
+"""Finding 5 of issue 12: a missing sink topic is created on purpose, never by a side effect.
+
+The existence check (a producer's metadata request) used to auto-create the topic with the
+broker's defaults (1 partition, not compacted), so a rerun wrote into it silently.
+"""
+
+import json
+import uuid
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import ConfigError
+from tests.integration.test_flights import read_committed
+
+_NUMS = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
+         "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
+
+
+def _env(tmp_path):
+    return StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk"),
+                              "execution.checkpointing.interval": "100 ms"})
+
+
+def _exists(admin, topic):
+    return topic in admin.list_topics(timeout=10).topics
+
+
+@pytest.mark.parametrize("guarantee", ["at-least-once", "exactly-once"])
+def test_finding_5_missing_sink_topic_fails_and_is_not_created(kafka_bootstrap, kafka_admin, tmp_path,
+                                                               guarantee):
+    """Finding 5: the job fails naming the option, and the topic still does not exist (twice)."""
+    topic = f"missing-{uuid.uuid4().hex[:10]}"
+    for attempt in range(2):  # the rerun used to find the topic the first run's check created
+        with _env(tmp_path / str(attempt)) as env:
+            env.execute_sql(_NUMS)
+            env.execute_sql(f"CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+                            f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
+                            f"'sink.delivery-guarantee' = '{guarantee}')")
+            job = env.execute_sql("INSERT INTO out SELECT id FROM nums").job
+            with pytest.raises(ConfigError) as e:
+                job.wait(60)
+        assert f"topic '{topic}' does not exist" in str(e.value)
+        assert "'sink.topic.auto-create' = 'true'" in str(e.value)
+        assert not _exists(kafka_admin, topic)
+
+
+def test_finding_5_auto_create_on_purpose(kafka_bootstrap, kafka_admin, tmp_path):
+    """Finding 5: 'sink.topic.auto-create' creates the topic with the partitions asked for, and
+    an upsert-kafka topic compacted (one record per key)."""
+    from confluent_kafka.admin import ConfigResource
+
+    topic = f"created-{uuid.uuid4().hex[:10]}"
+    try:
+        with _env(tmp_path) as env:
+            env.execute_sql(_NUMS)
+            env.execute_sql(f"CREATE TABLE out (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                            f"'connector' = 'upsert-kafka', 'topic' = '{topic}', "
+                            f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'key.format' = 'json', "
+                            "'value.format' = 'json', 'sink.topic.auto-create' = 'true', "
+                            "'sink.topic.auto-create.partitions' = '3')")
+            assert env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2"
+                                   ).job.wait(60) == "FINISHED"
+        md = kafka_admin.list_topics(topic=topic, timeout=10).topics[topic]
+        assert len(md.partitions) == 3
+        res = ConfigResource(ConfigResource.Type.TOPIC, topic)
+        configs = kafka_admin.describe_configs([res])[res].result(timeout=30)
+        assert configs["cleanup.policy"].value == "compact"
+        final = {}
+        for key, value in read_committed(kafka_bootstrap, topic):
+            final[json.loads(key)["k"]] = json.loads(value)["n"] if value is not None else None
+        assert final == {0: 2, 1: 3}
+    finally:
+        kafka_admin.delete_topics([topic], operation_timeout=10)
