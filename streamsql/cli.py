@@ -16,13 +16,23 @@ from streamsql.core.errors import StreamSQLError
 
 
 def _settings(pairs: list[str]) -> dict[str, str]:
+    """``--set KEY=VALUE`` pairs, checked as ``SET`` checks them (a bad value exits 2)."""
+    from streamsql.core.config import check_setting
+
     out = {}
     for p in pairs or []:
         if "=" not in p:
             sys.stderr.write(f"[ERROR] --set expects KEY=VALUE, got {p!r}\n")
             sys.exit(2)
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
+        k, v = (x.strip() for x in p.split("=", 1))
+        try:
+            warning = check_setting(k, v)
+        except StreamSQLError as e:
+            sys.stderr.write(f"[ERROR] --set {p}: {e}\n")
+            sys.exit(2)
+        if warning:
+            sys.stderr.write(warning + "\n")
+        out[k] = v
     return out
 
 

@@ -79,14 +79,31 @@ KINDS: dict[str, object] = {
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",
-              "table.exec.source.idle-timeout", "execution.state-recovery.path", "execution.savepoint.path")
+              "execution.state-recovery.path", "execution.savepoint.path")
+#: Every key StreamSQL reads: a SET of any other key warns (it would be ignored).
+KNOWN_KEYS = frozenset(DEFAULTS) | frozenset(KINDS) | frozenset(OTHER_KEYS)
+
+
+def unknown_key_warning(key: str) -> str | None:
+    """A warning for a key StreamSQL does not read, with the closest known key; None if known.
+
+    Flink keys StreamSQL does not implement (``'table.local-time-zone'``) warn too: accepting
+    them in silence would let a script believe they took effect.
+    """
+    if key in KNOWN_KEYS:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.7)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return f"[WARNING] '{key}' is not a key StreamSQL reads; it is ignored{hint}"
 
 
 def check_setting(key: str, value: str) -> str | None:
     """Validate ``SET key = value``.
 
     Returns:
-        None, or a warning for an unknown key (with the closest known key suggested).
+        None, or a warning for an unknown key (:func:`unknown_key_warning`).
 
     Raises:
         ConfigError: a known key with a bad value.
@@ -107,12 +124,8 @@ def check_setting(key: str, value: str) -> str | None:
         if value.strip().lower() not in {c.lower() for c in kind}:
             msg = f"'{key}' = '{value}' is not one of {', '.join(repr(c) for c in kind)}"
             raise ConfigError(msg)
-    elif key not in OTHER_KEYS and not key.startswith(("sql-client.", "table.", "pipeline.")):
-        import difflib
-
-        close = difflib.get_close_matches(key, list(KINDS) + list(OTHER_KEYS), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        return f"[WARNING] '{key}' is not a key StreamSQL reads{hint}"
+    else:
+        return unknown_key_warning(key)
     return None
 
 

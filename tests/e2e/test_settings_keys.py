@@ -1,0 +1,93 @@
+"""Finding 6 of issue 12: settings say what they do.
+
+Any ``table.*`` / ``pipeline.*`` key used to be accepted without a word (typos such as
+``pipeline.nmae`` and unimplemented Flink keys such as ``table.local-time-zone``), while the
+documented ``execution.checkpointing.dir`` and ``state.dir`` got "not a key StreamSQL reads".
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError
+
+_FIVE = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
+         "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
+
+
+def _set(key, value="x"):
+    with StreamEnvironment() as env:
+        return env.execute_sql(f"SET '{key}' = '{value}'").message
+
+
+@pytest.mark.parametrize(("key", "closest"), [
+    ("pipeline.nmae", "pipeline.name"),
+    ("table.dml-snyc", "table.dml-sync"),
+    ("execution.checkpointing.intervall", "execution.checkpointing.interval"),
+    ("state.backend.typ", "state.backend.type"),
+])
+def test_finding_6_typo_warns_with_the_closest_known_key(key, closest):
+    """Finding 6: a typo of a known key warns and names the key meant."""
+    msg = _set(key)
+    assert msg.startswith("[WARNING]")
+    assert f"'{key}' is not a key StreamSQL reads" in msg
+    assert f"did you mean '{closest}'?" in msg
+
+
+@pytest.mark.parametrize("key", ["table.local-time-zone", "table.exec.mini-batch.enabled",
+                                 "pipeline.max-parallelism", "execution.runtime-mode"])
+def test_finding_6_unimplemented_flink_key_warns(key):
+    """Finding 6: a Flink key StreamSQL does not implement is not accepted in silence."""
+    msg = _set(key, "true")
+    assert msg.startswith("[WARNING]") and "it is ignored" in msg
+
+
+def test_finding_6_documented_folder_keys_are_read(tmp_path):
+    """Finding 6: 'execution.checkpointing.dir' and 'state.dir' are accepted without a warning,
+    and a job really keeps its checkpoints and its state under them."""
+    chk, state = tmp_path / "my-checkpoints", tmp_path / "my-state"
+    with StreamEnvironment({"execution.checkpointing.interval": "100 ms"}) as env:
+        for key, value in (("execution.checkpointing.dir", chk), ("state.dir", state)):
+            msg = env.execute_sql(f"SET '{key}' = '{value}'").message
+            assert msg == "[INFO] Execute statement succeeded."
+        env.execute_sql(_FIVE)
+        env.execute_sql("CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
+        job = env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
+        assert job.wait(60) == "FINISHED"
+    assert [p.name for p in chk.iterdir()] == [job.name]
+    assert any(p.name.startswith("chk-") for p in (chk / job.name).iterdir())
+    assert [p.name for p in state.iterdir()] == [job.name]
+
+
+def test_finding_6_cli_set_is_checked_like_set(tmp_path):
+    """Finding 6: ``--set`` warns about an unknown key and refuses a bad value (exit 2)."""
+    script = tmp_path / "s.sql"
+    script.write_text("SET 'table.dml-sync' = 'true';\n")
+    cmd = [sys.executable, "-m", "streamsql", "run", str(script)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    typo = subprocess.run([*cmd, "--set", "pipeline.nmae=x"], capture_output=True, text=True, env=env,
+                          timeout=60, check=False, cwd=tmp_path)
+    assert typo.returncode == 0
+    assert ("'pipeline.nmae' is not a key StreamSQL reads; it is ignored; "
+            "did you mean 'pipeline.name'?") in typo.stderr
+    bad = subprocess.run([*cmd, "--set", "execution.checkpointing.interval=soon"], capture_output=True,
+                         text=True, env=env, timeout=60, check=False, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "'execution.checkpointing.interval' = 'soon' is not a duration" in bad.stderr
+
+
+@pytest.mark.parametrize(("sql", "what"), [
+    ("INSERT OVERWRITE out SELECT id FROM nums", "INSERT OVERWRITE"),
+    ("INSERT INTO out SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '1') */", "OPTIONS"),
+])
+def test_finding_6_hints_and_overwrite_are_rejected_at_their_position(sql, what):
+    """Finding 6: hints and INSERT OVERWRITE are rejected with a caret, never ignored."""
+    with StreamEnvironment() as env:
+        env.execute_sql(_FIVE)
+        env.execute_sql("CREATE TABLE out (id INT) WITH ('connector' = 'blackhole')")
+        with pytest.raises(SqlError) as e:
+            env.execute_sql(sql)
+    assert what in str(e.value) and "^" in str(e.value) and "(line 1, column" in str(e.value)
