@@ -1,0 +1,1 @@
+SELECT k, COUNT(*), COUNT(v), MIN(v), MAX(v) FROM readings GROUP BY k
