@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import create_app_session
@@ -38,9 +38,13 @@ from streamsql.shell.toolbar import create_toolbar
 
 from streamsql.core.errors import SqlError, StatementError, StreamSQLError
 from streamsql.environment import StreamEnvironment, TableResult
+from streamsql.jobs import FailureWatch, failure_notice
 from streamsql.output import tableau
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, split_statements
+
+if TYPE_CHECKING:
+    from streamsql.runtime.job import JobHandle
 
 PROMPT = "streamsql> "
 CONTINUATION = "-> "
@@ -157,9 +161,16 @@ class Shell:
     def loop(self) -> int:
         """Prompt, run, repeat until QUIT/EXIT or Ctrl-D; returns the exit code (0)."""
         assert self.session is not None
-        # Rows a job prints to stdout (the print connector) appear above the prompt, not in it.
-        with create_app_session(input=self.input, output=self.output), patch_stdout(raw=True):
+        # Rows a job prints to stdout (the print connector) and the notice of a background job's
+        # failure appear above the prompt, not in it.
+        with create_app_session(input=self.input, output=self.output), patch_stdout(raw=True), \
+                FailureWatch(self.env.jobs, self._notice):
             return self._loop()
+
+    @staticmethod
+    def _notice(job: JobHandle) -> None:
+        """A background job failed: say so at once, above the prompt (stdout is patched)."""
+        print(f"{failure_notice(job)}\n[INFO] DESCRIBE JOB '{job.job_id}' shows the whole error.", flush=True)
 
     def _loop(self) -> int:
         assert self.session is not None
@@ -316,17 +327,20 @@ def run_script_stream(shell: Shell, text: str) -> int:
 
     Then wait for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them).
     """
-    for st in split_statements(text):
-        if not shell.run_statement(st.text):
-            break
     code = 0
-    try:
-        shell.env.wait_all()
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as e:
-        shell.report(e)
-        code = 1
+    with FailureWatch(shell.env.jobs, lambda job: shell.write(failure_notice(job) + "\n")) as watch:
+        for st in split_statements(text):
+            if not shell.run_statement(st.text):
+                break
+        try:
+            shell.env.wait_all()
+        except KeyboardInterrupt:
+            code = 130
+        except Exception as e:
+            watch.poll()  # a job's failure is reported by the watch, the rest here
+            if not any(e is job.error for job in shell.env.jobs.values()):
+                shell.report(e)
+            code = 1
     shell.shutdown()
     return code
 

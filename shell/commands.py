@@ -50,7 +50,8 @@ SQL_STATEMENTS: tuple[tuple[str, str], ...] = (
     ("SHOW CREATE TABLE t", "Prints the DDL of a table."),
     ("DESCRIBE t", "Prints a table's columns."),
     ("EXPLAIN statement", "Prints the operator graph and each sink's delivery guarantee."),
-    ("SHOW JOBS", "Lists the jobs started in this shell with their status."),
+    ("SHOW JOBS", "Lists the jobs started in this shell with their status (and a failed job's cause)."),
+    ("DESCRIBE JOB 'id'", "Prints a job's status, counts, checkpoints and, if it failed, the whole error."),
     ("STOP JOB 'id'", "Stops a job after a final checkpoint."),
     ("PRINT TOPIC name [FROM BEGINNING] [LIMIT n]", "Shows a Kafka topic's raw records."),
 )

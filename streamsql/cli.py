@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 
 from streamsql.core.errors import StreamSQLError
 
@@ -37,8 +38,15 @@ def _settings(pairs: list[str]) -> dict[str, str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run a script: statements in order, then wait for every INSERT job."""
+    """Run a script: statements in order, then wait for every INSERT job.
+
+    A job that fails is reported the moment it fails (:class:`~streamsql.jobs.FailureWatch`),
+    even while another, unbounded job runs on; the run then cancels the others and exits 1.
+    """
+    import _thread
+
     from streamsql.environment import StreamEnvironment
+    from streamsql.jobs import FailureWatch, failure_notice, job_summary
     from streamsql.output import print_result
 
     try:
@@ -51,32 +59,36 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"[ERROR] {args.file} is not UTF-8 text (byte {e.start}: {e.reason})\n")
         return 1
     env = StreamEnvironment(_settings(args.set))
-    try:
-        from streamsql.core.errors import StatementError
-        from streamsql.sql.parser import error_in_script, parse_script
+    failed = []
+    running_statements = threading.Event()
 
-        # Parse the whole script first: a syntax error at the end must not leave jobs running.
-        statements = parse_script(script, args.file)
-        for st, tree in statements:
-            try:
-                result = env.execute_parsed(tree, st.text)
-            except StatementError as e:  # a SqlError or PlanError: re-position it in the script
-                raise error_in_script(e, st, script, args.file) from None
-            except StreamSQLError as e:
-                msg = f"{args.file}:{st.line}: {e}"
-                raise type(e)(msg) from None
-            print_result(result, sys.stdout)
-        env.wait_all()
+    def on_failure(job) -> None:
+        sys.stderr.write(failure_notice(job) + "\n")
+        sys.stderr.flush()
+        if not failed and running_statements.is_set():
+            _thread.interrupt_main()  # the main thread may be blocked in a query's rows
+        failed.append(job)
+
+    try:
+        with FailureWatch(env.jobs, on_failure):  # on leaving, every failure has been reported
+            running_statements.set()
+            _run_statements(env, script, args.file, print_result)
+            running_statements.clear()
+            env.wait_all()  # raises the first failure as it happens
         for job in env.jobs.values():
             sys.stderr.write(job_summary(job) + "\n")
         return 0
     except KeyboardInterrupt:
+        if failed:
+            env.close()
+            return 1
         sys.stderr.write("\n[INFO] Interrupted; cancelling jobs.\n")
         env.close()
         return 130
     except Exception as e:  # never a bare traceback: say what failed, trace only with --verbose
-        text = str(e) if isinstance(e, StreamSQLError) else f"Internal error ({type(e).__name__}): {e}"
-        sys.stderr.write(f"[ERROR] {text}\n")
+        if not any(e is job.error for job in failed):  # a job's failure is already reported
+            text = str(e) if isinstance(e, StreamSQLError) else f"Internal error ({type(e).__name__}): {e}"
+            sys.stderr.write(f"[ERROR] {text}\n")
         if args.verbose:
             import traceback
 
@@ -85,20 +97,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
 
 
-def job_summary(job) -> str:
-    """One line about a finished job: rows, bad records, the checkpoint it resumed from, the last one."""
-    m, cp = job.metrics, job.last_checkpoint
-    parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
-    if m.get("bad_records"):
-        parts.append(f"{m['bad_records']} bad records skipped")
-    if m.get("late_records"):
-        parts.append(f"{m['late_records']} late records dropped")
-    if job.runner.restored_from is not None:
-        parts.append(f"resumed from checkpoint #{job.runner.restored_from}")
-    if cp:
-        parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
-                     f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)")
-    return f"[INFO] Job '{job.name}' {job.status}: " + ", ".join(parts)
+def _run_statements(env, script: str, file: str, print_result) -> None:
+    """Parse the whole script, then run its statements in order, printing each result.
+
+    Raises:
+        StreamSQLError: the first failing statement, positioned in the script.
+    """
+    from streamsql.core.errors import StatementError
+    from streamsql.sql.parser import error_in_script, parse_script
+
+    # Parse the whole script first: a syntax error at the end must not leave jobs running.
+    statements = parse_script(script, file)
+    for st, tree in statements:
+        try:
+            result = env.execute_parsed(tree, st.text)
+        except StatementError as e:  # a SqlError or PlanError: re-position it in the script
+            raise error_in_script(e, st, script, file) from None
+        except StreamSQLError as e:
+            msg = f"{file}:{st.line}: {e}"
+            raise type(e)(msg) from None
+        print_result(result, sys.stdout)
 
 
 def cmd_shell(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import SqlError, StatementError
+from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
@@ -288,13 +289,12 @@ class StreamEnvironment:
         if isinstance(tree, n.Explain):
             return TableResult("text", message=self.explain(tree.this, sql))
         if isinstance(tree, n.ShowJobs):
-            return TableResult("rows", ["job id", "name", "status", "started", "rows in", "rows out",
-                                        "last checkpoint"], [self._job_row(j) for j in self.jobs.values()])
+            return TableResult("rows", JOB_COLUMNS, [job_row(j) for j in self.jobs.values()])
+        if isinstance(tree, n.DescribeJob):
+            text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
+            return TableResult("text", message=text)
         if isinstance(tree, n.StopJob):
-            job = self.jobs.get(tree.this.name)
-            if job is None:
-                msg = f"No job with id '{tree.this.name}'; SHOW JOBS lists them"
-                raise SqlError(msg)
+            job = self._job(tree.this.name)
             job.stop()
             return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")
         msg = f"Statement {type(tree).__name__} is not supported here"
@@ -390,14 +390,12 @@ class StreamEnvironment:
         self._query_jobs = [j for j in self._query_jobs if not j.done] + [handle]
         return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink)
 
-    def _job_row(self, j: JobHandle) -> tuple:
-        cp = j.last_checkpoint
-        last = f"#{cp['checkpoint_id']} ({cp['duration_ms']} ms)" if cp else "-"
-        if j.metrics.get("bad_records"):
-            last += f"; {j.metrics['bad_records']} bad records skipped"
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(j.started))
-        m = j.metrics
-        return (j.job_id, j.name, j.status, started, m.get("rows_in", 0), m.get("rows_out", 0), last)
+    def _job(self, job_id: str) -> JobHandle:
+        job = self.jobs.get(job_id)
+        if job is None:
+            msg = f"No job with id '{job_id}'; SHOW JOBS lists them"
+            raise SqlError(msg)
+        return job
 
     def execute_script(self, script: str, file: str | None = None) -> list[TableResult]:
         """Run every statement of ``script`` in order.
@@ -419,9 +417,21 @@ class StreamEnvironment:
         return results
 
     def wait_all(self) -> None:
-        """Wait for every submitted job; raises the first failure."""
-        for j in list(self.jobs.values()):
-            j.wait()
+        """Wait for every submitted job.
+
+        Raises:
+            StreamSQLError: the first failure, as soon as any job fails (even while another,
+                unbounded job runs on).
+        """
+        while True:
+            jobs = list(self.jobs.values())
+            for j in jobs:
+                if j.done:
+                    j.wait()  # raises the failure of a failed job
+            running = [j for j in jobs if not j.done]
+            if not running:
+                return
+            running[0].wait(0.2)
 
     def create_statement_set(self) -> StatementSet:
         """A :class:`StatementSet`: add INSERTs, then run them all as one job (Flink's API)."""

@@ -126,6 +126,10 @@ class FlinkGenerator(generator.Generator):
         """``DESCRIBE t`` (``DESC t`` is normalised to ``DESCRIBE``)."""
         return f"DESCRIBE {self.sql(expression, 'this')}"
 
+    def describejob_sql(self, expression: nodes.DescribeJob) -> str:
+        """``DESCRIBE JOB 'id'``."""
+        return f"DESCRIBE JOB {self.sql(expression, 'this')}"
+
     def explain_sql(self, expression: nodes.Explain) -> str:
         """``EXPLAIN [PLAN FOR] [detail, ...] <statement>``."""
         plan_for = " PLAN FOR" if expression.args.get("plan_for") else ""

@@ -122,8 +122,8 @@ class FlinkParser(parser.Parser):
         "SET": lambda self: self._parse_set_option(),
         "RESET": lambda self: self.expression(nodes.ResetOption(this=self._parse_option_text(optional=True))),
         "SHOW": lambda self: self._parse_show(),
-        "DESCRIBE": lambda self: self.expression(nodes.DescribeTable(this=self._parse_table_name())),
-        "DESC": lambda self: self.expression(nodes.DescribeTable(this=self._parse_table_name())),
+        "DESCRIBE": lambda self: self._parse_describe(),
+        "DESC": lambda self: self._parse_describe(),
         "EXPLAIN": lambda self: self._parse_explain(),
         "STOP": lambda self: self._parse_stop_job(),
         "PRINT": lambda self: self._parse_print_topic(),
@@ -267,6 +267,14 @@ class FlinkParser(parser.Parser):
         if not table or not table.name:
             self.raise_error("Expecting a table name")
         return table
+
+    def _parse_describe(self) -> exp.Expr:
+        """``DESCRIBE JOB 'id'`` (a quoted id: ``DESCRIBE job`` is a table named job), else a table."""
+        nxt = self._next
+        if self._curr and self._curr.text.upper() == "JOB" and nxt and nxt.token_type == TokenType.STRING:
+            self._advance()
+            return self.expression(nodes.DescribeJob(this=self._parse_string()))
+        return self.expression(nodes.DescribeTable(this=self._parse_table_name()))
 
     def _parse_show(self) -> exp.Expr:
         if self._match_texts(("TABLES", "VIEWS", "JOBS")):

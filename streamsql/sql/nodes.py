@@ -154,6 +154,16 @@ class DescribeTable(exp.Expression):
     arg_types = {"this": True}
 
 
+class DescribeJob(exp.Expression):
+    """``DESCRIBE JOB 'id'``: a job's status and, when it failed, its whole error.
+
+    Args:
+        this: the job id, a string literal.
+    """
+
+    arg_types = {"this": True}
+
+
 class Explain(exp.Expression):
     """``EXPLAIN [PLAN FOR] [detail, ...] <statement>``.
 
@@ -258,7 +268,7 @@ CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
 
 NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     MetadataColumnConstraint, Tumble, Hop, Cumulate, Session, SetOption, ResetOption, ShowTables,
-    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, Explain, StopJob, PrintTopic,
+    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, DescribeJob, Explain, StopJob, PrintTopic,
     StatementSet, BeginStatementSet, EndStatementSet, ClientCommand,
 )
 """Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""

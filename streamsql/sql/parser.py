@@ -36,12 +36,12 @@ _DIALECT = Flink()
 # Statement trees parse_statement accepts (CREATE/DROP also need kind TABLE or VIEW).
 _STATEMENTS = (
     exp.Query, exp.Insert, nodes.SetOption, nodes.ResetOption, nodes.ShowTables, nodes.ShowViews,
-    nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.Explain, nodes.StopJob,
-    nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
+    nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.DescribeJob, nodes.Explain,
+    nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand,
 )
 _SUPPORTED = (
-    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW, SET, RESET, SHOW, DESCRIBE, EXPLAIN, STOP JOB, "
+    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW, SET, RESET, SHOW, DESCRIBE [JOB], EXPLAIN, STOP JOB, "
     "PRINT TOPIC, EXECUTE STATEMENT SET, HELP, QUIT"
 )
 _UNTERMINATED = {"'": "string literal", "`": "quoted identifier", '"': "quoted identifier", "/": "comment"}

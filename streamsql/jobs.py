@@ -1,0 +1,136 @@
+"""What users are told about jobs: SHOW JOBS rows, DESCRIBE JOB, failure notices, summaries.
+
+A failure is always reported (issue 12, finding 3): :class:`FailureWatch` calls back once for
+each job that fails, the moment it fails, so ``streamsql run`` can report it (and exit non-zero)
+while another, unbounded job runs on, and the shell can print a notice while the user types.
+``SHOW JOBS`` shows the cause (:func:`cause`), ``DESCRIBE JOB 'id'`` the whole error
+(:func:`describe_job`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from streamsql.core.errors import StreamSQLError
+from streamsql.runtime.job import JobHandle
+
+#: SHOW JOBS' columns.
+JOB_COLUMNS = ["job id", "name", "status", "started", "rows in", "rows out", "last checkpoint", "error"]
+#: The longest cause SHOW JOBS shows (DESCRIBE JOB has the rest).
+CAUSE_WIDTH = 160
+
+
+def cause(job: JobHandle) -> str | None:
+    """The first line of a failed job's error, cut to :data:`CAUSE_WIDTH`; None otherwise."""
+    if job.status != "FAILED" or job.error is None:
+        return None
+    first = str(job.error).strip().splitlines()[0] if str(job.error).strip() else type(job.error).__name__
+    return first if len(first) <= CAUSE_WIDTH else first[: CAUSE_WIDTH - 3] + "..."
+
+
+def job_row(job: JobHandle) -> tuple:
+    """One SHOW JOBS row (:data:`JOB_COLUMNS`)."""
+    cp, m = job.last_checkpoint, job.metrics
+    last = f"#{cp['checkpoint_id']} ({cp['duration_ms']} ms)" if cp else "-"
+    if m.get("bad_records"):
+        last += f"; {m['bad_records']} bad records skipped"
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job.started))
+    return (job.job_id, job.name, job.status, started, m.get("rows_in", 0), m.get("rows_out", 0), last,
+            cause(job))
+
+
+def failure_notice(job: JobHandle) -> str:
+    """``[ERROR] Job 'name' (id ...) FAILED: <the error>`` (the error may span lines)."""
+    return f"[ERROR] Job '{job.name}' (id {job.job_id}) FAILED: {job.error}"
+
+
+def job_summary(job: JobHandle) -> str:
+    """One line about an ended job: rows, bad records, the checkpoint it resumed from, the last one."""
+    m, cp = job.metrics, job.last_checkpoint
+    parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
+    if m.get("bad_records"):
+        parts.append(f"{m['bad_records']} bad records skipped")
+    if m.get("late_records"):
+        parts.append(f"{m['late_records']} late records dropped")
+    if job.runner.restored_from is not None:
+        parts.append(f"resumed from checkpoint #{job.runner.restored_from}")
+    if cp:
+        parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
+                     f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)")
+    return f"[INFO] Job '{job.name}' {job.status}: " + ", ".join(parts)
+
+
+def describe_job(job: JobHandle, verbose: bool = False) -> str:
+    """DESCRIBE JOB's text: identity, status, counts, checkpoints and, when it failed, the error.
+
+    Args:
+        job: the job.
+        verbose: add the stack trace of the failure (``'sql-client.verbose'``).
+    """
+    cp, m = job.last_checkpoint, job.metrics
+    lines = [
+        f"Job ID:          {job.job_id}",
+        f"Name:            {job.name}",
+        f"Status:          {job.status}",
+        f"Started:         {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(job.started))}",
+        f"Rows in / out:   {m.get('rows_in', 0)} / {m.get('rows_out', 0)}",
+    ]
+    for key, label in (("bad_records", "Bad records"), ("late_records", "Late records"),
+                       ("restarts", "Restarts")):
+        if m.get(key):
+            lines.append(f"{label + ':':<17}{m[key]}")
+    if job.runner.restored_from is not None:
+        lines.append(f"Resumed from:    checkpoint #{job.runner.restored_from}")
+    if cp:
+        lines.append(f"Last checkpoint: #{cp['checkpoint_id']} ({cp['duration_ms']} ms)")
+    if job.status == "FAILED" and job.error is not None:
+        lines += ["Error:", *("  " + line for line in str(job.error).splitlines())]
+        if not isinstance(job.error, StreamSQLError) or verbose:
+            lines += ["Stack trace:", *("  " + line for line in (job.error_trace or "").splitlines())]
+    return "\n".join(lines)
+
+
+class FailureWatch:
+    """Calls ``notify(job)`` once for each job of ``jobs`` that fails, as soon as it fails.
+
+    A daemon thread looks at the jobs every ``interval`` seconds (jobs added to the dict later
+    are watched too); a job that had already failed when the watch started is reported as well.
+
+    Args:
+        jobs: the live ``{job id: handle}`` dict (``StreamEnvironment.jobs``).
+        notify: the callback; it runs on the watch's thread and must not raise.
+        interval: seconds between looks.
+    """
+
+    def __init__(self, jobs: dict[str, JobHandle], notify: Callable[[JobHandle], None],
+                 interval: float = 0.2):
+        self.jobs = jobs
+        self.notify = notify
+        self.interval = interval
+        self.reported: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="failure-watch", daemon=True)
+
+    def __enter__(self) -> FailureWatch:
+        """Start watching."""
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop watching (after one last look, so no failure goes unreported)."""
+        self._stop.set()
+        self._thread.join(5)
+        self.poll()
+
+    def poll(self) -> None:
+        """Report the failures not yet reported (also called by the thread)."""
+        for job in list(self.jobs.values()):
+            if job.done and job.status == "FAILED" and job.job_id not in self.reported:
+                self.reported.add(job.job_id)
+                self.notify(job)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.poll()
