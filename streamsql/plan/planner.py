@@ -46,6 +46,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.over import plan_over
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.sinks import plan_sink
@@ -136,6 +137,9 @@ class Planner:
         self._reject_modifiers(sel)
         cond = compile_expression(where, scope) if where is not None else None
         items = self._expand_star(sel.expressions, scope)
+        over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)
+        if over is not None:
+            return over
         has_agg = sel.args.get("group") is not None or any(i.find(*AGG_TYPES) for i in items) \
             or sel.args.get("having") is not None
         if has_agg:
@@ -178,8 +182,8 @@ class Planner:
                     sub = sub.this  # (SELECT ...) or a UNION: point at the first SELECT
                 hint = "" if name.endswith("ON condition") else "; use a JOIN instead"
                 self._fail(sub, f"Subqueries in {name} are not supported yet{hint}")
-            over = expr.find(exp.Window) if expr is not None else None
-            if over is not None:  # DuckDB would compute it per batch: wrong over a stream
+            over = expr.find(exp.Window) if expr is not None and name != "the SELECT list" else None
+            if over is not None:  # DuckDB would compute it per batch (the SELECT list's: plan/over.py)
                 self._fail(over, f"OVER windows ({over.this.sql()} OVER ...: Top-N, deduplication, "
                                  "running aggregates) are not supported yet")
 

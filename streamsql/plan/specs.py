@@ -43,3 +43,32 @@ class WindowSpec:
         if self.offset:
             parts.append(f"offset=[{d(self.offset)}]")
         return f"{self.kind}({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class OverSpec:
+    """An OVER window's frame: ``kind BETWEEN preceding PRECEDING AND CURRENT ROW``.
+
+    Attributes:
+        kind: ROWS or RANGE.
+        preceding: ROWS: the number of preceding rows; RANGE: the interval in ms; None for
+            UNBOUNDED PRECEDING.
+    """
+
+    kind: str
+    preceding: int | None = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether rows leave the frame (then the aggregates are retracted)."""
+        return self.preceding is not None
+
+    def describe(self) -> str:
+        """Flink's EXPLAIN spelling, e.g. ``ROWS BETWEEN 2 PRECEDING AND CURRENT ROW``."""
+        if self.preceding is None:
+            start = "UNBOUNDED"
+        elif self.kind == "ROWS":
+            start = str(self.preceding)
+        else:
+            start = f"{self.preceding}"
+        return f"{self.kind} BETWEEN {start} PRECEDING AND CURRENT ROW"

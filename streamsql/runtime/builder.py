@@ -28,6 +28,7 @@ from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.plan import nodes as plan
 from streamsql.plan.joins import IntervalJoinNode, JoinNode
+from streamsql.plan.over import OverAggNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
@@ -37,6 +38,7 @@ from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
+from streamsql.runtime.operators.over_agg import OverAggOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
@@ -89,6 +91,8 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
+    OverAggNode: lambda n: OverAggOperator(n.spec, n.num_keys, n.ts_index, n.aggs, n.inputs[0].schema,
+                                           n.schema),
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),

@@ -31,3 +31,38 @@ def open_operator(op, backend_name, workdir, op_id="op-1", config=None, metrics=
                           {} if metrics is None else metrics)
     op.open(ctx)
     return op, backend
+
+
+def replay_across_restore(open_op, play, steps: list, cut: int, workdir):
+    """Replay ``steps`` once uninterrupted, and once with a snapshot at ``cut`` and a restore.
+
+    The interrupted attempt snapshots after ``steps[:cut]``, goes on (its later output is lost,
+    as after a failure), and a fresh operator restored from that snapshot replays
+    ``steps[cut:]``.
+
+    Args:
+        open_op: ``workdir → (operator, backend)``, opening a fresh operator (see :func:`open_operator`).
+        play: ``(operator, steps) → output rows``.
+        steps: the inputs, whatever ``play`` takes.
+        cut: how many steps run before the snapshot.
+        workdir: a folder for the three backends and the snapshot.
+
+    Returns:
+        ``(expected rows, rows before the cut + rows after the restore, the uninterrupted
+        operator's metrics, the number of timers pending at the cut)``.
+    """
+    ref, ref_backend = open_op(workdir / "ref")
+    expected = play(ref, steps)
+    ref_backend.close()
+    first, b1 = open_op(workdir / "first")
+    before = play(first, steps[:cut])
+    pending = len(first.timers)
+    first.snapshot_state(1)
+    b1.snapshot(str(workdir / "snap"))
+    play(first, steps[cut:])
+    b1.close()
+    second, b2 = open_op(workdir / "second")
+    b2.restore(str(workdir / "snap"))
+    after = play(second, steps[cut:])
+    b2.close()
+    return expected, before + after, ref.ctx.metrics, pending

@@ -29,7 +29,7 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.slicing_window import SLICE_PARTIALS, SlicingWindowAggOperator
 from streamsql.runtime.operators.window_agg import assign_windows
-from tests.runtime.harness import open_operator
+from tests.runtime.harness import open_operator, replay_across_restore
 from tests.runtime.oracle import assert_same, duck_con, duck_rows, fold, make_env
 
 BACKENDS = ["hashmap", "rocksdb"]
@@ -431,27 +431,12 @@ def _play(op, steps):
 @pytest.mark.parametrize("backend_name", BACKENDS)
 @pytest.mark.parametrize("kind", ["TUMBLE", "HOP", "CUMULATE", "SESSION"])
 def test_snapshot_restore_keeps_pending_windows_and_timers(tmp_path, backend_name, kind):
-    steps = _script(7)
     cut = 31  # after 15 batches and 15 watermarks, plus one more batch: windows are pending
-    ref_metrics: dict = {}
-    ref, ref_backend = _operator(kind, backend_name, tmp_path / "ref", ref_metrics)
-    expected = _rows(_play(ref, steps))
-    ref_backend.close()
-
-    metrics: dict = {}
-    first, b1 = _operator(kind, backend_name, tmp_path / "first", metrics)
-    before = _rows(_play(first, steps[:cut]))
-    assert len(first.timers) > 0, "the cut must leave windows pending"
-    first.snapshot_state(1)
-    b1.snapshot(str(tmp_path / "snap"))
-    _play(first, steps[cut:])  # the first attempt goes on, then "fails": its later output is lost
-    b1.close()
-
-    second, b2 = _operator(kind, backend_name, tmp_path / "second", metrics)  # open, then restore
-    b2.restore(str(tmp_path / "snap"))
-    after = _rows(_play(second, steps[cut:]))
-    b2.close()
-    assert Counter(before + after) == Counter(expected)
+    expected, actual, ref_metrics, pending = replay_across_restore(
+        lambda d: _operator(kind, backend_name, d, {}), lambda op, s: _rows(_play(op, s)), _script(7), cut,
+        tmp_path)
+    assert pending > 0, "the cut must leave windows pending"
+    assert Counter(actual) == Counter(expected)
     assert len(expected) > 5
     assert ref_metrics.get("late_records", 0) >= 1
 

@@ -1,0 +1,246 @@
+"""OVER aggregates: ``agg(...) OVER (PARTITION BY k ORDER BY rowtime <frame>)``, as Flink's OverAggregate.
+
+Supported, as Flink's streaming OVER windows:
+
+- ``ORDER BY`` one event-time attribute (the rowtime of a ``WATERMARK FOR``), ascending;
+- frames ``ROWS BETWEEN n PRECEDING AND CURRENT ROW``, ``RANGE BETWEEN INTERVAL '...' PRECEDING
+  AND CURRENT ROW``, ``ROWS|RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW``; no frame is
+  ``RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`` (the SQL default);
+- COUNT, SUM, AVG, MIN, MAX and COUNT(DISTINCT ...); several of them, all over one window
+  (Flink: "All aggregates must be computed on the same window"), inline or named in a
+  ``WINDOW w AS (...)`` clause.
+
+The plan (EXPLAIN prints it)::
+
+    Calc (select list, OVER calls → their columns)
+      ← OverAggregate (partition keys, rowtime, frame, aggregates)     insert-only
+      ← Calc (WHERE; keys, rowtime, arguments, then every input column)
+      ← input
+
+Everything else about OVER (a FOLLOWING bound, ORDER BY a non-time column or DESC, ranking and
+offset functions such as ROW_NUMBER, LAG; OVER with GROUP BY) is rejected at its position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.expressions import (
+    AGG_TYPES,
+    compile_expression,
+    output_name,
+    quote,
+    resolve_columns,
+    to_duckdb,
+)
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
+from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.specs import OverSpec
+from streamsql.plan.windows import interval_ms, time_attributes
+
+
+@dataclass(eq=False)
+class OverAggNode(PlanNode):
+    """An OVER aggregate (insert-only: each input row once, with its aggregates, in rowtime order).
+
+    Input columns: ``num_keys`` partition keys, the rowtime at ``ts_index``, the aggregate
+    arguments, then the columns passed through. Output: the input columns, then ``__agg0``...
+    """
+
+    spec: OverSpec = None  # type: ignore[assignment]
+    num_keys: int = 0
+    ts_index: int = 0
+    aggs: list = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    partition_by: list[str] = field(default_factory=list)
+    rowtime: str = ""
+
+    kind: ClassVar[str] = "over-agg"
+    stateful: ClassVar[bool] = True
+
+    def time_attributes(self) -> set[str]:
+        """The input's time attributes pass through (the rowtime stays one, as in Flink)."""
+        return time_attributes(self.inputs[0])
+
+    def describe(self) -> str:
+        """One line for EXPLAIN."""
+        return (f"OverAggregate(partitionBy=[{', '.join(self.partition_by)}], orderBy=[{self.rowtime} ASC], "
+                f"window=[{self.spec.describe()}], select=[{', '.join(self.labels)}])")
+
+
+def over_calls(items: list[exp.Expression]) -> list[exp.Window]:
+    """The OVER calls of a SELECT list (``exp.Window`` nodes), in order of appearance."""
+    return [w for i in items for w in i.find_all(exp.Window)]
+
+
+def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanNode, scope: Scope,
+              cond: str | None) -> tuple[PlanNode, Scope] | None:
+    """Plan a SELECT whose list has OVER aggregates (the ``_select`` hook), or None without any.
+
+    Raises:
+        SqlError: OVER with GROUP BY or other aggregates; different windows in one SELECT; an
+            unknown named window; a frame, ORDER BY or function Flink's streaming OVER does not
+            support (positioned, saying what to use instead).
+    """
+    windows = over_calls(items)
+    if not windows:
+        return None
+    for w in windows:
+        if not isinstance(w.this, AGG_TYPES):
+            planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: Top-N, deduplication, offset "
+                             "functions) are not supported yet; use COUNT, SUM, AVG, MIN or MAX OVER")
+    if sel.args.get("group") is not None or sel.args.get("having") is not None:
+        planner._fail(sel.args.get("group") or sel.args["having"],
+                      "OVER aggregates cannot be combined with GROUP BY or HAVING; aggregate in a "
+                      "subquery or view first")
+    for i in items:
+        plain = [a for a in i.find_all(*AGG_TYPES) if not isinstance(a.parent, exp.Window)]
+        if plain:
+            planner._fail(plain[0], f"Aggregate function {plain[0].sql()} needs an OVER clause here "
+                                    "(without GROUP BY, every aggregate of an OVER query is one)")
+    named = {w.this.name.lower(): w for w in sel.args.get("windows") or []}
+    defs = [_definition(planner, w, named) for w in windows]
+    first = defs[0]
+    for w, d in zip(windows, defs):
+        if _signature(d) != _signature(first):
+            planner._fail(w, "All aggregates must be computed on the same window (Flink's OVER "
+                             "limitation); compute the others in another query and join them")
+    keys = [resolve_columns(p, scope) for p in first.args.get("partition_by") or []]
+    rowtime = _order_column(planner, first, node, scope)
+    spec = _frame(planner, first)
+
+    calls: dict[str, exp.Expression] = {}
+    for w in windows:
+        calls.setdefault(w.this.sql(), w.this)
+    pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
+    pre.append(("__ts", quote(rowtime)))
+    mode = RETRACT if spec.bounded else INSERT_ONLY  # a bounded frame retracts: MIN/MAX keep a multiset
+    specs_raw = []
+    for call in calls.values():
+        func, arg = planner._agg_call(call, mode)
+        if arg is not None:
+            pre.append((f"__a{len(specs_raw)}", to_duckdb(resolve_columns(arg, scope))))
+            specs_raw.append((func, len(pre) - 1))
+        else:
+            specs_raw.append((func, None))
+    passed = list(dict.fromkeys(c.internal for c in scope.columns))
+    pre += [(name, quote(name)) for name in passed]
+    pre_node = planner._calc(node, pre, cond)
+    in_types = pre_node.sql_schema
+    aggs = [AggSpec(f, a, planner._agg_type(call, f, in_types.fields[a].type if a is not None else None))
+            for call, (f, a) in zip(calls.values(), specs_raw)]
+    out_schema = pa.schema(list(pre_node.schema) + [pa.field(f"__agg{j}", s.out_type.to_arrow())
+                                                    for j, s in enumerate(aggs)])
+    over = OverAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys), ts_index=len(keys),
+                       aggs=aggs, labels=list(calls),
+                       partition_by=[p.sql() for p in first.args.get("partition_by") or []], rowtime=rowtime)
+
+    # The select list over the OVER aggregate's output: each OVER call becomes its column.
+    call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
+    post_scope = Scope(scope.columns + [ScopeColumn(None, f"__agg{j}", f"__agg{j}", s.out_type)
+                                        for j, s in enumerate(aggs)], planner.sql, scope.what)
+
+    def to_column(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Window):
+            return exp.column(call_col[n.this.sql()], quoted=True)
+        return n
+
+    from streamsql.plan.planner import _scope_of, _unique  # late: the planner imports this module
+
+    names = _unique([output_name(i, n) for n, i in enumerate(items)])
+    post = [(name, compile_expression((i.unalias() if isinstance(i, exp.Alias) else i).transform(to_column),
+                                      post_scope))
+            for name, i in zip(names, items)]
+    calc = planner._calc(over, post, None)
+    return calc, _scope_of(calc, None, planner.sql)
+
+
+def _definition(planner, w: exp.Window, named: dict[str, exp.Window]) -> exp.Window:
+    """The window ``w`` uses: its own ``(...)``, or the ``WINDOW name AS (...)`` it names."""
+    alias = w.args.get("alias")
+    if alias is None:
+        return w
+    if w.args.get("partition_by") or w.args.get("order") or w.args.get("spec"):
+        planner._fail(w, f"OVER ({alias.name} ...) refining a named window is not supported; "
+                         f"spell the whole window in WINDOW {alias.name} AS (...)")
+    found = named.get(alias.name.lower())
+    if found is None:
+        known = ", ".join(sorted(named)) or "none"
+        planner._fail(alias, f"Window '{alias.name}' is not defined in this SELECT's WINDOW clause "
+                             f"(defined: {known})")
+    return found
+
+
+def _signature(w: exp.Window) -> tuple:
+    parts = [p.sql() for p in w.args.get("partition_by") or []]
+    order = w.args.get("order")
+    spec = w.args.get("spec")
+    return (tuple(parts), order.sql() if order is not None else "", spec.sql() if spec is not None else "")
+
+
+def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
+    """The internal name of the ORDER BY rowtime.
+
+    Raises:
+        SqlError: no or several ORDER BY columns, DESC, or a column that is no event-time attribute.
+    """
+    order = w.args.get("order")
+    if order is None or len(order.expressions) != 1:
+        planner._fail(order or w, "An OVER window in a streaming query must ORDER BY exactly one time "
+                                  "attribute, e.g. OVER (PARTITION BY k ORDER BY ts ...)")
+    item = order.expressions[0]
+    if item.args.get("desc"):
+        planner._fail(item, "OVER windows can only be ordered in ascending order by a time attribute; "
+                            "drop DESC")
+    col = item.this
+    attrs = time_attributes(node)
+    if isinstance(col, exp.Column):
+        resolved = scope.resolve(col)
+        if resolved.internal in attrs and resolved.type.is_time:
+            return resolved.internal
+    known = sorted(c.name for c in scope.columns if c.internal in attrs)
+    hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
+    planner._fail(col, "OVER windows' ordering in stream mode must be defined on an event-time attribute"
+                       f"{hint}")
+
+
+def _frame(planner, w: exp.Window) -> OverSpec:
+    """The frame of ``w`` as an :class:`OverSpec` (no frame: RANGE UNBOUNDED PRECEDING).
+
+    Raises:
+        SqlError: a FOLLOWING bound or one other than CURRENT ROW as the end, a ROWS bound that is
+            not a non-negative integer, a RANGE bound that is not an INTERVAL.
+    """
+    spec = w.args.get("spec")
+    if spec is None:
+        return OverSpec("RANGE")
+    kind = spec.args["kind"].upper()
+    end = spec.args.get("end")
+    if end is not None and (not isinstance(end, str) or end.upper() != "CURRENT ROW"):
+        at = end if isinstance(end, exp.Expression) else spec
+        planner._fail(at, "OVER windows in a streaming query must end at CURRENT ROW "
+                          "(... PRECEDING AND CURRENT ROW); FOLLOWING is not supported")
+    start = spec.args.get("start")
+    if isinstance(start, str):
+        if start.upper() == "UNBOUNDED" and (spec.args.get("start_side") or "").upper() == "PRECEDING":
+            return OverSpec(kind)
+        if start.upper() == "CURRENT ROW":
+            return OverSpec(kind, 0)
+        planner._fail(spec, f"Unsupported OVER frame start {start}; use n PRECEDING or UNBOUNDED PRECEDING")
+    if (spec.args.get("start_side") or "").upper() != "PRECEDING":
+        planner._fail(spec, "OVER windows in a streaming query must start at n PRECEDING or "
+                            "UNBOUNDED PRECEDING")
+    if kind == "ROWS":
+        if not (isinstance(start, exp.Literal) and not start.is_string and str(start.this).isdigit()):
+            planner._fail(start, "ROWS BETWEEN n PRECEDING needs a non-negative integer literal n")
+        return OverSpec("ROWS", int(start.this))
+    if not isinstance(start, exp.Interval):
+        planner._fail(start, "RANGE BETWEEN ... PRECEDING over a time attribute needs an INTERVAL, e.g. "
+                             "RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW")
+    return OverSpec("RANGE", interval_ms(start, "RANGE bound", planner, positive=False))
+

@@ -1,0 +1,265 @@
+r"""OVER aggregates ordered by event time, as Flink's ``RowTime*PrecedingFunction`` operators.
+
+Semantics (times in **milliseconds**): a row waits in state until the watermark reaches its
+rowtime (Flink's event-time timer at the rowtime), then it is emitted once, insert-only, with
+the aggregates over its frame within its partition key:
+
+- ``ROWS BETWEEN n PRECEDING AND CURRENT ROW``: the row and the ``n`` rows before it, in
+  (rowtime, arrival) order — rows with the same rowtime are taken in arrival order, each with
+  its own frame (Flink's ``RowTimeRowsBoundedPrecedingFunction``);
+- ``RANGE BETWEEN r PRECEDING AND CURRENT ROW``: every row with a rowtime in
+  ``[ts - r, ts]``, so rows with the same rowtime share one frame and one result (Flink's
+  ``RowTimeRangeBoundedPrecedingFunction``);
+- ``UNBOUNDED PRECEDING``: every row so far (ROWS: up to this one in arrival order; RANGE: up to
+  its rowtime, ties included) (Flink's ``RowTime{Rows,Range}UnboundedPrecedingFunction``).
+
+Rows are emitted in rowtime order (across keys too, within one watermark). A row whose rowtime
+is not after the operator's watermark when it arrives is late: dropped and counted in the job
+metric ``late_records``; a NULL rowtime is dropped. State cleaning: a row leaves the state once
+emitted (unbounded frames keep only the accumulators); a RANGE frame's rows are retracted and
+dropped as soon as the watermark makes them older than any future row's frame
+(``ts <= watermark - r``), and a key with nothing left is deleted. A ROWS frame keeps its last
+``n`` rows (a later row of the key needs them; Flink keeps them too, until state TTL).
+
+The aggregates are the object forms of :mod:`streamsql.functions.aggregates` (one accumulator
+list per key): a row is added by folding its partial state (DuckDB, computed for the whole
+batch with the row's sign, +1) and retracted from a bounded frame by folding the partial state
+it was stored with for sign -1; MIN/MAX over a bounded frame are the ``*_retract`` multisets.
+
+State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the partition key,
+``kg`` its key group):
+
+=========================================== ===========================================
+``kg + key``                                 :data:`OVER_KEY`: ``[accs, frame, pending,
+                                             seq, timer]``: the accumulators over the
+                                             frame; the frame's rows ``[ts, retract]``
+                                             (bounded frames); the rows not emitted yet
+                                             ``[ts, seq, row, add, retract]``; the arrival
+                                             counter; the pending timer end (or None)
+``kg + TIMER_TAG + end(8) + key``            the key's event-time timer: its earliest
+                                             pending rowtime + 1, or (RANGE) when its
+                                             oldest frame row expires
+``WATERMARK_KEY``                            the watermark at the last checkpoint
+=========================================== ===========================================
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.functions.accumulators import Aggregates
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.specs import OverSpec
+from streamsql.runtime.evaluator import query_table
+from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late, rowtimes
+from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
+
+#: A partition key's accumulators, frame and pending rows (tagged msgpack).
+OVER_KEY = ValueFormat("over-agg/key", 1)
+_RID = "__rid"
+
+
+class OverAggOperator(WindowOperatorBase):
+    """Event-time OVER aggregates per partition key (see module docstring).
+
+    Args:
+        spec: the frame.
+        num_keys: the first ``num_keys`` input columns are the partition key.
+        ts_index: the input column of the rowtime.
+        aggs: aggregate calls over input columns (``*_retract`` MIN/MAX for bounded frames).
+        input_schema: Arrow schema of the input.
+        output_schema: the input columns, then one column per call.
+    """
+
+    def __init__(self, spec: OverSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
+                 input_schema: pa.Schema, output_schema: pa.Schema):
+        self.spec = spec
+        self.num_keys = num_keys
+        self.ts_index = ts_index
+        self.output_schema = output_schema
+        n_in = len(input_schema)
+        self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER")
+        # Per row: each state's partial for sign +1 (and -1 when rows leave the frame), or for a
+        # multiset state its argument value.
+        items = []
+        for s in self.aggregates.states:
+            if s.multiset:
+                items.append(f"any_value({s.arg})")
+                continue
+            for sign in ("1", "-1") if spec.bounded else ("1",):
+                items += s.partial(sign)
+        self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {_RID} ORDER BY {_RID}"
+                             if items else "")
+        self._con = duckdb.connect()
+
+    # -- elements -----------------------------------------------------------------------------
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Store the batch's rows as pending under their keys (late rows are dropped)."""
+        self._ensure_loaded()
+        table = batch.table
+        ts, valid = rowtimes(table.column(self.ts_index))
+        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
+        if self.watermark is not None:
+            late = keep & (ts <= self.watermark)
+            add_late(self.ctx.metrics, int(late.sum()))
+            keep &= ~late
+        if not keep.all():
+            idx = np.flatnonzero(keep)
+            table, ts = table.take(pa.array(idx)), ts[idx]
+        if table.num_rows == 0:
+            return []
+        adds, retracts = self._row_partials(table)
+        rows = list(zip(*(c.to_pylist() for c in table.columns)))
+        skeys = with_key_groups(encode_keys(table.columns[: self.num_keys], table.num_rows))
+        by_key: dict[bytes, list[int]] = {}
+        for i, k in enumerate(skeys):
+            by_key.setdefault(k, []).append(i)
+        keys = list(by_key)
+        olds = self.ctx.state.get_many(keys)
+        puts: list = []
+        deletes: list = []
+        for skey, old in zip(keys, olds):
+            value = OVER_KEY.decode(old) if old is not None else [self.aggregates.new(), [], [], 0, None]
+            pending, seq = value[2], value[3]
+            for i in by_key[skey]:
+                pending.append([int(ts[i]), seq, rows[i], adds[i], retracts[i]])
+                seq += 1
+            value[3] = seq
+            self._set_timer(skey, value, puts, deletes)
+            puts.append((skey, OVER_KEY.encode(value)))
+        self.ctx.state.write(puts, deletes)
+        return []
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Emit the pending rows the watermark passed (rowtime order), clean frames, forward it."""
+        wm, deletes, skeys = self._pop_due_keys(watermark)
+        out: list[Element] = []
+        if not skeys:
+            if deletes:
+                self.ctx.state.write([], deletes)
+            return [watermark]
+        emitted: list[tuple[int, tuple]] = []
+        puts: list = []
+        for skey, old in zip(skeys, self.ctx.state.get_many(skeys)):
+            if old is None:
+                continue
+            value = OVER_KEY.decode(old)
+            value[4] = None  # its timer just fired
+            self._emit_due(value, wm, emitted)
+            if self.spec.kind == "RANGE" and self.spec.bounded:
+                self._retract_while(value, lambda t: t <= wm - self.spec.preceding)
+            if not value[2] and not value[1] and self.spec.kind == "RANGE" and self.spec.bounded:
+                deletes.append(skey)  # nothing pending, nothing any later row's frame needs
+                continue
+            self._set_timer(skey, value, puts, deletes)
+            puts.append((skey, OVER_KEY.encode(value)))
+        self.ctx.state.write(puts, deletes)
+        if emitted:
+            emitted.sort(key=lambda e: e[0])
+            out.append(Batch(self._to_table([r for _, r in emitted])))
+        out.append(watermark)
+        return out
+
+    # -- frames -------------------------------------------------------------------------------
+
+    def _emit_due(self, value: list, wm: int, emitted: list) -> None:
+        """Move the pending rows with ``ts <= wm`` into the frame, appending their output rows."""
+        pending = value[2]
+        due = sorted((p for p in pending if p[0] <= wm), key=lambda p: (p[0], p[1]))
+        if not due:
+            return
+        value[2] = [p for p in pending if p[0] > wm]
+        acc, frame = value[0], value[1]
+        spec = self.spec
+        i = 0
+        while i < len(due):
+            j = i + 1
+            if spec.kind == "RANGE":  # rows with the same rowtime share one frame
+                while j < len(due) and due[j][0] == due[i][0]:
+                    j += 1
+            group = due[i:j]
+            for ts, _, _, add, retract in group:
+                self._fold(acc, add, 1)
+                if spec.bounded:
+                    frame.append([ts, retract])
+            if spec.bounded:
+                if spec.kind == "ROWS":
+                    while len(frame) > spec.preceding + 1:
+                        self._fold(acc, frame.pop(0)[1], -1)
+                else:
+                    lower = group[0][0] - spec.preceding
+                    self._retract_while(value, lambda t, lower=lower: t < lower)
+            result = self.aggregates.result(acc)
+            emitted += [(ts, tuple(row) + result) for ts, _, row, _, _ in group]
+            i = j
+
+    def _retract_while(self, value: list, expired) -> None:
+        """Retract the oldest frame rows while ``expired(ts)``."""
+        acc, frame = value[0], value[1]
+        while frame and expired(frame[0][0]):
+            self._fold(acc, frame.pop(0)[1], -1)
+
+    def _fold(self, acc: list, partials: list, sign: int) -> None:
+        """Fold one row's partial states (or multiset values, with ``sign``) into ``acc``."""
+        for j, (s, part) in enumerate(zip(self.aggregates.states, partials)):
+            if s.multiset:
+                if part is not None:
+                    s.fold_multiset([acc], j, [0], [part], [sign])
+            else:
+                s.fold([acc], j, [[p] for p in part])
+
+    def _set_timer(self, skey: bytes, value: list, puts: list, deletes: list) -> None:
+        """Keep the key's one timer at its next due time: the earliest pending row, else a frame expiry."""
+        spec = self.spec
+        if value[2]:
+            end = min(p[0] for p in value[2]) + 1
+        elif value[1] and spec.kind == "RANGE" and spec.bounded:
+            end = value[1][0][0] + spec.preceding + 1
+        else:
+            end = None
+        if end != value[4]:
+            if value[4] is not None:
+                self.timers.remove(value[4], skey, deletes)
+            if end is not None:
+                self.timers.add(end, skey, puts)
+            value[4] = end
+
+    # -- batches ------------------------------------------------------------------------------
+
+    def _row_partials(self, table: pa.Table) -> tuple[list[list], list[list]]:
+        """Per row and state: the partial state for sign +1 and for sign -1 (bounded frames)."""
+        n = table.num_rows
+        states = self.aggregates.states
+        if not self._partial_sql:
+            return [[] for _ in range(n)], [[] for _ in range(n)]
+        with self.aggregates.overflow_guard():
+            part = query_table(self._con, self._partial_sql,
+                               table.append_column(_RID, pa.array(np.arange(n, dtype=np.int64))))
+        cols = iter(part.columns)
+        per_state_add, per_state_sub = [], []
+        for s in states:
+            if s.multiset:
+                values = next(cols).to_pylist()
+                per_state_add.append(values)
+                per_state_sub.append(values)
+                continue
+            add = [s.to_objects(next(cols)) for _ in s.columns]
+            per_state_add.append(list(zip(*add)))
+            if self.spec.bounded:
+                sub = [s.to_objects(next(cols)) for _ in s.columns]
+                per_state_sub.append(list(zip(*sub)))
+            else:
+                per_state_sub.append([None] * n)
+        adds = [list(r) for r in zip(*per_state_add)]
+        retracts = [list(r) for r in zip(*per_state_sub)]
+        return adds, retracts
+
+    def _to_table(self, rows: list[tuple]) -> pa.Table:
+        """Output rows (Python values) → Arrow."""
+        columns = list(zip(*rows))
+        arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.output_schema)]
+        return pa.Table.from_arrays(arrays, schema=self.output_schema)

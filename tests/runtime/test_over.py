@@ -1,0 +1,158 @@
+"""OVER aggregates, checked against DuckDB's window functions over the same rows.
+
+The streaming side reads the window tests' events (out of order by less than the 5 s watermark
+delay: nothing is late; some NULL keys, values and rowtimes); DuckDB computes the same OVER
+clause as a batch (rows with a NULL rowtime removed, as the stream drops them). ROWS frames
+order rows with the same rowtime by arrival, which is the file order, so DuckDB orders by
+``ts, id``. Late rows, state cleaning and snapshot → restore are checked at the operator level
+through the harness, on both backends.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pyarrow as pa
+import pytest
+
+from streamsql.core.elements import Watermark
+from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
+from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.specs import OverSpec
+from streamsql.runtime.operators.over_agg import OverAggOperator
+from tests.runtime.harness import open_operator, replay_across_restore
+from tests.runtime.test_windows import (
+    BACKENDS,
+    BASE,
+    IN_SCHEMA,
+    _batch,
+    _play,
+    _rows,
+    _script,
+    check,
+    ddl,
+    run,
+    write_events,
+)
+from tests.runtime.test_windows import events as events  # noqa: F401  (the module fixture)
+
+AGGS = "COUNT(*) OVER w, COUNT(v) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, AVG(v) OVER w"
+DUCK_AGGS = ("COUNT(*) OVER w, COUNT(v) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, "
+             "AVG(v) OVER w")
+FRAMES = [
+    ("ROWS BETWEEN 2 PRECEDING AND CURRENT ROW", "ORDER BY ts, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"),
+    ("ROWS BETWEEN 0 PRECEDING AND CURRENT ROW", "ORDER BY ts, id ROWS BETWEEN CURRENT ROW AND CURRENT ROW"),
+    ("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+     "ORDER BY ts, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
+    ("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW",
+     "ORDER BY ts RANGE BETWEEN INTERVAL 10 SECOND PRECEDING AND CURRENT ROW"),
+    ("RANGE BETWEEN INTERVAL '0' SECOND PRECEDING AND CURRENT ROW",
+     "ORDER BY ts RANGE BETWEEN CURRENT ROW AND CURRENT ROW"),
+    ("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+     "ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
+]
+
+
+@pytest.mark.parametrize(("frame", "duck_frame"), FRAMES, ids=[f[0] for f in FRAMES])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_over_frames_match_duckdb(tmp_path, events, frame, duck_frame, backend):  # noqa: F811
+    sql = (f"SELECT id, k, v, ts, {AGGS} FROM ev "
+           f"WINDOW w AS (PARTITION BY k ORDER BY ts {frame})")
+    duck_sql = f"SELECT id, k, v, ts, {DUCK_AGGS} FROM ev WINDOW w AS (PARTITION BY k {duck_frame})"
+    check(tmp_path, events, sql, duck_sql, backend, batch_size=7)
+
+
+@pytest.mark.parametrize("batch_size", [1, None])
+def test_inline_over_without_partition_with_where_and_expressions(tmp_path, events, batch_size):  # noqa: F811
+    sql = ("SELECT id, SUM(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) "
+           "* 2 AS s2, COUNT(DISTINCT v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND "
+           "CURRENT ROW) AS d FROM ev WHERE v > 10")
+    duck_sql = ("SELECT id, SUM(v) OVER w * 2, COUNT(DISTINCT v) OVER w FROM ev WHERE v > 10 "
+                "WINDOW w AS (ORDER BY ts RANGE BETWEEN INTERVAL 1 MINUTE PRECEDING AND CURRENT ROW)")
+    check(tmp_path, events, sql, duck_sql, batch_size=batch_size)
+
+
+def test_late_rows_dropped_and_counted(tmp_path):
+    s = 1000
+    ev = [(1, "a", 1, BASE), (2, "a", 2, BASE + 12 * s),  # watermark 10 s after row 2
+          (3, "a", 4, BASE + 3 * s),                       # late: dropped
+          (4, "a", 8, BASE + 11 * s), (5, "b", 16, BASE + 10 * s),  # 10 s = the watermark: late
+          (6, "a", 32, BASE + 20 * s)]
+    path = write_events(tmp_path / "late.json", ev)
+    sql = ("SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
+           "FROM ev")
+    for backend in BACKENDS:
+        actual, metrics = run(tmp_path / backend, path, sql, backend, batch_size=1, delay="2")
+        assert actual == Counter({(1, 1): 1, (4, 9): 1, (2, 10): 1, (6, 34): 1})
+        assert metrics["late_records"] == 2
+
+
+# -- operator level ---------------------------------------------------------------------------
+
+OP_AGGS = [AggSpec("count_star", None, SqlType("BIGINT")), AggSpec("sum", 2, SqlType("BIGINT")),
+           AggSpec("max_retract", 2, SqlType("INT"))]
+OUT_SCHEMA = pa.schema(list(IN_SCHEMA) + [("__agg0", pa.int64()), ("__agg1", pa.int64()),
+                                          ("__agg2", pa.int32())])
+
+
+def _operator(spec, backend_name, workdir, metrics):
+    op = OverAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
+    return open_operator(op, backend_name, workdir, "over-agg-1", metrics=metrics)
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_range_state_is_cleaned_as_the_watermark_passes(tmp_path, backend_name):
+    op, backend = _operator(OverSpec("RANGE", 5000), backend_name, tmp_path / "s", {})
+    out = op.process_batch(_batch([("a", BASE, 1), ("a", BASE + 1000, 2), ("b", BASE + 500, 4)]), 0)
+    out += op.process_watermark(Watermark(BASE + 1000))
+    assert [(r[0], r[3], r[4], r[5]) for r in _rows(out)] == [("a", 1, 1, 1), ("b", 1, 4, 4), ("a", 2, 3, 2)]
+    assert any(True for _ in op.ctx.state.items())
+    op.process_watermark(Watermark(BASE + 5999))  # a's row at 1 s is still needed by a row at 6 s
+    assert len(op.timers) == 1
+    op.process_watermark(Watermark(BASE + 6000))
+    assert list(op.ctx.state.items()) == [] and len(op.timers) == 0
+    backend.close()
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+@pytest.mark.parametrize("spec", [OverSpec("ROWS", 3), OverSpec("RANGE", 4000), OverSpec("RANGE")],
+                         ids=["rows", "range", "unbounded"])
+def test_snapshot_restore_keeps_pending_rows_and_timers(tmp_path, backend_name, spec):
+    expected, actual, ref_metrics, pending = replay_across_restore(
+        lambda d: _operator(spec, backend_name, d, {}), lambda op, s: _rows(_play(op, s)), _script(11), 31,
+        tmp_path)
+    assert pending > 0, "the cut must leave rows pending"
+    assert Counter(actual) == Counter(expected)
+    assert len(expected) > 50
+    assert ref_metrics.get("late_records", 0) >= 1
+
+
+# -- planning errors --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sql", "message", "caret_at"), [
+    ("SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM ev",
+     "must end at CURRENT ROW", "1 FOLLOWING"),
+    ("SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts DESC) FROM ev", "ascending order", "ts DESC"),
+    ("SELECT SUM(v) OVER (PARTITION BY k ORDER BY id) FROM ev", r"event-time attribute \(ts\)", "id)"),
+    ("SELECT SUM(v) OVER (PARTITION BY k) FROM ev", "ORDER BY exactly one time attribute", "OVER"),
+    ("SELECT SUM(v) OVER (ORDER BY ts), COUNT(*) OVER (PARTITION BY k ORDER BY ts) FROM ev",
+     "All aggregates must be computed on the same window", "OVER (PARTITION"),
+    ("SELECT ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) FROM ev", "not supported yet", "OVER (PARTITION"),
+    ("SELECT SUM(v) OVER w FROM ev", "Window 'w' is not defined", "w FROM"),
+    ("SELECT SUM(v) OVER (ORDER BY ts), SUM(v) FROM ev", "needs an OVER clause", "SUM(v) FROM"),
+    ("SELECT k, SUM(v) OVER (ORDER BY ts) FROM ev GROUP BY k", "cannot be combined with GROUP BY",
+     "GROUP BY"),
+    ("SELECT SUM(v) OVER (ORDER BY ts RANGE BETWEEN 3 PRECEDING AND CURRENT ROW) FROM ev",
+     "needs an INTERVAL", "3 PRECEDING"),
+    ("SELECT id FROM ev WHERE SUM(v) OVER (ORDER BY ts) > 1", "not supported yet", "OVER (ORDER"),
+])
+def test_planning_errors(tmp_path, sql, message, caret_at):
+    from tests.runtime.oracle import make_env
+
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(tmp_path / "none.json"))
+    with pytest.raises(SqlError, match=message) as err:
+        env.execute_sql(sql)
+    e = err.value
+    assert e.line == 1 and sql[e.col - 1:].startswith(caret_at), (e.col, str(e))
