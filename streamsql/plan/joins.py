@@ -40,6 +40,7 @@ from streamsql.core.errors import SqlError
 from streamsql.plan.expressions import compile_expression, quote, resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.temporal import TemporalJoinNode, check_temporal, temporal_version
 from streamsql.plan.windows import interval_ms, time_attributes
 
 #: Join types (``JoinNode.join_type``).
@@ -84,7 +85,8 @@ class IntervalJoinNode(JoinNode):
     Attributes:
         left_time, right_time: the time attribute column index in each input.
         lower, upper: inclusive bounds in ms.
-        out_time_attributes: output columns that stay time attributes.
+        out_time_attributes: output columns that stay time attributes (both inputs': the output
+            watermark is held back).
     """
 
     left_time: int = 0
@@ -102,10 +104,6 @@ class IntervalJoinNode(JoinNode):
                 f"leftLowerBound={self.lower}, leftUpperBound={self.upper}, leftTimeIndex={self.left_time}, "
                 f"rightTimeIndex={self.right_time}], where=[{self.condition}], "
                 f"select=[{', '.join(self.schema.names)}])")
-
-    def time_attributes(self) -> set[str]:
-        """Both inputs' time attributes stay time attributes (the output watermark is held back)."""
-        return set(self.out_time_attributes)
 
 
 # -- planning ---------------------------------------------------------------------------------------
@@ -139,7 +137,8 @@ def plan_joins(planner, first: exp.Expression, joins: list[exp.Join],
     pending = _conjuncts(where)
     types = [_join_type(planner, j) for j in joins]
     for i, (j, jt) in enumerate(zip(joins, types)):
-        right, right_scope = planner._from(j.this)
+        table, as_of = temporal_version(planner, j)
+        right, right_scope = planner._from(table)
         conds = _conjuncts(j.args.get("on"))
         if jt == INNER and all(t in (INNER, LEFT) for t in types[i + 1:]):
             combined, _ = _combine(node, scope, right, right_scope, planner.sql)
@@ -152,11 +151,8 @@ def plan_joins(planner, first: exp.Expression, joins: list[exp.Join],
                 usable.append(c)
             pending = [c for c in pending if not any(c is u for u in usable)]
             conds += usable
-        node, scope = _plan_one(planner, j, jt, node, scope, right, right_scope, conds)
-    rest = None
-    for c in pending:
-        rest = c if rest is None else exp.and_(rest, c)
-    return node, scope, rest
+        node, scope = _plan_one(planner, j, jt, node, scope, right, right_scope, conds, as_of)
+    return node, scope, _and(pending)
 
 
 def _join_type(planner, j: exp.Join) -> str:
@@ -185,6 +181,14 @@ def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
     if isinstance(e, exp.And):
         return _conjuncts(e.this) + _conjuncts(e.expression)
     return [e]
+
+
+def _and(conds) -> exp.Expression:
+    """The conjunction of the (non-empty) ``conds``."""
+    out = None
+    for c in conds:
+        out = c if out is None else exp.and_(out, c)
+    return out
 
 
 def _unparen(e: exp.Expression) -> exp.Expression:
@@ -223,11 +227,12 @@ def _sides(e: exp.Expression, combined: Scope, left_names: set[str]) -> set[int]
 
 
 def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: PlanNode, rs: Scope,
-              conds: list[exp.Expression]) -> tuple[PlanNode, Scope]:
+              conds: list[exp.Expression], as_of: exp.Expression | None) -> tuple[PlanNode, Scope]:
     combined, _ = _combine(left, ls, right, rs, planner.sql)
     left_names = set(left.schema.names)
     sides = [_sides(c, combined, left_names) for c in conds]
-    lo, ro = jt in (LEFT, FULL), jt in (RIGHT, FULL)
+    # a temporal join's versions are never filtered below it (a probe row would match an older one)
+    lo, ro = jt in (LEFT, FULL), jt in (RIGHT, FULL) or as_of is not None
 
     # 1. equi-keys
     keys: list[tuple[exp.Expression, exp.Expression]] = []
@@ -285,6 +290,17 @@ def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: P
                                       for c in rs.columns], planner.sql, "join")
     cond_text = " AND ".join([f"({quote(lsch)} = {quote(rename[rsch])})" for lsch, rsch in zip(lkeys, rkeys)])
 
+    if as_of is not None:
+        right_cols = [rs.resolve(_unparen(r)).internal for _, r in keys
+                      if isinstance(_unparen(r), exp.Column)]
+        left_time, right_time = check_temporal(planner, j, jt, as_of, left, ls, right, right_cols)
+        residual = compile_expression(_and(c for c, _ in keep), scope) if keep else None
+        cond_text += f" AND ({residual})" if residual else ""
+        node = TemporalJoinNode([left, right], out_schema, left.mode, join_type=jt, left_keys=lki,
+                                right_keys=rki, left_time=left_time, right_time=right_time, residual=residual,
+                                condition=cond_text, out_time_attributes=time_attributes(left))
+        return node, scope
+
     # 3. time bounds → interval join
     bounds = None
     if left.mode == INSERT_ONLY and right.mode == INSERT_ONLY:
@@ -295,10 +311,7 @@ def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: P
     residual = None
     post = None
     if keep:
-        conj = keep[0][0]
-        for c, _ in keep[1:]:
-            conj = exp.and_(conj, c)
-        sql = compile_expression(conj, scope)
+        sql = compile_expression(_and(c for c, _ in keep), scope)
         cond_text += f" AND ({sql})"
         if jt == INNER:
             post = sql
@@ -356,10 +369,7 @@ def _prepare(planner, node: PlanNode, scope: Scope, filters: list[exp.Expression
         return node
     cond = None
     if filters:
-        conj = filters[0]
-        for f in filters[1:]:
-            conj = exp.and_(conj, f)
-        cond = compile_expression(conj, scope)
+        cond = compile_expression(_and(filters), scope)
     return planner._calc(node, [(n, quote(n)) for n in node.schema.names] + extra, cond)
 
 

@@ -2,8 +2,8 @@
 
 sqlglot parses far more than the planner implements, and the planner reads only the parts of a
 tree it knows. A clause it never reads would be dropped silently and the job would compute
-something else: a temporal join (``FOR SYSTEM_TIME AS OF``) run as a regular join matches every
-version of the right side, ``INSERT OVERWRITE`` appends, a hint's options are never applied.
+something else: ``FOR SYSTEM_TIME AS OF`` outside a temporal join would read the whole table,
+``INSERT OVERWRITE`` appends, a hint's options are never applied.
 Every such construct is refused here, before planning, with what to do instead.
 
 Functions:
@@ -22,8 +22,6 @@ from streamsql.sql.split import lexemes, line_col
 _HINT = "SQL hints (/*+ ... */) are not supported yet; remove the hint"
 _SPLIT_GROUPING = "write one GROUP BY per grouping and UNION ALL them"
 _NODES: dict[type[exp.Expression], tuple[str, str | None]] = {
-    exp.Version: ("Temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet; a regular join "
-                  "would match every version of the table, not the one valid at that time", "SYSTEM_TIME"),
     exp.TableSample: ("TABLESAMPLE is not supported in a streaming query", "TABLESAMPLE"),
     exp.Collate: ("COLLATE is not supported; compare with LOWER()/UPPER() instead", "COLLATE"),
     exp.Rollup: (f"GROUP BY ROLLUP is not supported yet; {_SPLIT_GROUPING}", "ROLLUP"),
@@ -43,7 +41,8 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         sql: the text ``tree`` was parsed from (positions are relative to it), or None.
 
     Raises:
-        SqlError: naming the construct, positioned at it: hints, ``FOR SYSTEM_TIME AS OF``,
+        SqlError: naming the construct, positioned at it: hints, ``FOR SYSTEM_TIME AS OF`` other
+            than on a joined table,
             ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
             ``INSERT ... PARTITION``.
     """
@@ -61,6 +60,16 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         found = _NODES.get(type(node))
         if found is not None:
             _fail(sql, node, *found)
+        if isinstance(node, exp.Version) and not _joined_table(node):
+            _fail(sql, node, "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal "
+                             "join (FROM o JOIN r FOR SYSTEM_TIME AS OF o.rowtime ON ...); read the table "
+                             "without it", keyword="SYSTEM_TIME")
+
+
+def _joined_table(version: exp.Version) -> bool:
+    """Whether ``version`` qualifies the table of a JOIN (a temporal join, planned in plan/joins.py)."""
+    table = version.parent
+    return isinstance(table, exp.Table) and isinstance(table.parent, exp.Join) and table.arg_key == "this"
 
 
 def _reject_hint_comments(sql: str) -> None:

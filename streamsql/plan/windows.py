@@ -119,8 +119,9 @@ def time_attributes(node: PlanNode) -> set[str]:
     """
     if isinstance(node, WatermarkAssignerNode):
         return {node.rowtime} | time_attributes(node.inputs[0])
-    if callable(getattr(node, "time_attributes", None)):  # e.g. an interval join (plan/joins.py)
-        return node.time_attributes()
+    declared = getattr(node, "out_time_attributes", None)  # interval and temporal joins declare theirs
+    if declared is not None:
+        return set(declared)
     if isinstance(node, CalcNode):
         inner = time_attributes(node.inputs[0])
         return {name for name, e in node.query.items if any(e == quote(c) for c in inner)}

@@ -30,6 +30,7 @@ from streamsql.plan import nodes as plan
 from streamsql.plan.joins import IntervalJoinNode, JoinNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.query import compile_query
+from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
@@ -42,6 +43,7 @@ from streamsql.runtime.operators.over_agg import OverAggOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
+from streamsql.runtime.operators.temporal_join import TemporalJoinOperator
 from streamsql.runtime.operators.union import UnionOperator
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
@@ -52,7 +54,7 @@ from streamsql.state.factory import create_backend
 log = logging.getLogger(__name__)
 
 
-def _residual(node: JoinNode) -> BatchQuery | None:
+def _residual(node: JoinNode | TemporalJoinNode) -> BatchQuery | None:
     """The join's non-equi condition over its output columns, or None."""
     if not node.residual:
         return None
@@ -70,6 +72,13 @@ def _interval_join(node: IntervalJoinNode) -> Operator:
     return IntervalJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_time,
                                 node.right_time, node.lower, node.upper, left, right, node.schema,
                                 _residual(node))
+
+
+def _temporal_join(node: TemporalJoinNode) -> Operator:
+    left, right = node.inputs[0].schema, node.inputs[1].schema
+    return TemporalJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_time,
+                                node.right_time, left, right, node.schema, _residual(node),
+                                insert_only=node.mode == plan.INSERT_ONLY)
 
 
 def _window_agg(node: WindowAggNode) -> Operator:
@@ -95,6 +104,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
                                            n.schema),
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
+    TemporalJoinNode: _temporal_join,
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }
 

@@ -1,7 +1,8 @@
 """Constructs that parse but are not implemented are refused at their position, never ignored.
 
 Each of these used to plan and run as if the construct were absent: a temporal join as a
-regular join (every version matched), INSERT OVERWRITE as an append, a hint's options unused.
+regular join (every version matched; temporal joins are now planned, see
+tests/runtime/test_temporal_join.py), INSERT OVERWRITE as an append, a hint's options unused.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ def env(tmp_path):
 @pytest.mark.parametrize(
     ("sql", "message", "col"),
     [
-        ("SELECT o.k, r.w FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts ON o.k = r.k",
-         "Temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet", 35),
+        ("SELECT k, w FROM r FOR SYSTEM_TIME AS OF TIMESTAMP '2024-05-01 00:00:00'",
+         "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal join", 24),
         ("SELECT k, v FROM o /*+ OPTIONS('number-of-rows'='3') */",
          "Dynamic table options (/*+ OPTIONS(...) */) are not supported yet", 20),
         ("SELECT /*+ BROADCAST(o) */ k FROM o", "SQL hints (/*+ ... */) are not supported yet", 8),
@@ -73,3 +74,6 @@ def test_ignored_insert_construct_is_rejected_at_its_keyword(env, sql, message, 
 def test_plain_comments_and_supported_queries_still_plan(env):
     env.execute_sql("EXPLAIN SELECT /* a note */ k, v FROM o -- trailing\n WHERE v > 1")
     env.execute_sql("EXPLAIN SELECT o.k, r.w FROM o JOIN r ON o.k = r.k")
+    plan = env.execute_sql("EXPLAIN SELECT o.k, r.w FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts "
+                           "ON o.k = r.k").message
+    assert "TemporalJoin(" in plan, plan

@@ -92,7 +92,7 @@ def table_of(rows: list[tuple], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(cols, schema)], schema=schema)
 
 
-class _JoinBase:
+class JoinBase:
     """Shared by both joins: key reading, state keys, residual filtering, output building."""
 
     def _setup(self, join_type: str, left_keys: list[int], right_keys: list[int], left_schema: pa.Schema,
@@ -158,7 +158,7 @@ class _JoinBase:
         return [Batch(table_of(rows, self.output_schema), k)]
 
 
-class StreamingJoinOperator(_JoinBase, Operator):
+class StreamingJoinOperator(JoinBase, Operator):
     """A regular (unbounded-state) equi-join (module docstring).
 
     Args:
@@ -259,7 +259,7 @@ class StreamingJoinOperator(_JoinBase, Operator):
         return self._output(out_rows, out_kinds, self.insert_only)
 
 
-class IntervalJoinOperator(_JoinBase, WindowOperatorBase):
+class IntervalJoinOperator(JoinBase, WindowOperatorBase):
     """An event-time interval join (module docstring).
 
     Args:

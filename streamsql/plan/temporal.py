@@ -1,0 +1,138 @@
+"""Event-time temporal joins: ``JOIN r FOR SYSTEM_TIME AS OF l.rowtime ON l.k = r.pk``, as Flink's.
+
+The right side is a **versioned table**: a table (not a view) with a ``PRIMARY KEY`` and a
+``WATERMARK`` — a changelog source (``upsert-kafka``, ``debezium-json``) or an append-only one
+whose rows are upserts of their key. Each left (probe) row joins the version of its key that was
+valid at the row's time: the right row with the greatest rowtime ``<=`` it, unless that version
+is a retraction (a delete). The join types are INNER and LEFT (Flink supports no others); the
+equality conditions must cover the whole primary key.
+
+:func:`check_temporal` validates the construct at planning, :class:`TemporalJoinNode` carries
+what the operator (:mod:`streamsql.runtime.operators.temporal_join`) needs. The join planner
+(:mod:`streamsql.plan.joins`) calls :func:`temporal_version` to plan a JOIN's table without
+``FOR SYSTEM_TIME AS OF``, and never pushes a condition on the versioned side below
+the join: filtering versions would let a probe row match an older version instead of none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from sqlglot import exp
+
+from streamsql.core.catalog import TableDef
+from streamsql.plan.nodes import PlanNode
+from streamsql.plan.scope import Scope
+from streamsql.plan.windows import time_attributes
+
+_USE_INSTEAD = "; join with a regular JOIN ... ON instead (it matches every version)"
+
+
+@dataclass(eq=False)
+class TemporalJoinNode(PlanNode):
+    """An event-time temporal join (Flink's ``TemporalJoin``, ``TemporalRowTimeJoinOperator``).
+
+    Attributes:
+        join_type: INNER or LEFT.
+        left_keys, right_keys: equi-key column indexes in each input (they cover the right's
+            primary key).
+        left_time, right_time: the rowtime column index in each input.
+        residual: DuckDB SQL of the rest of the condition over the output columns (a probe row
+            whose version fails it does not join), or None.
+        condition: the join condition, for EXPLAIN.
+        out_time_attributes: output columns that stay time attributes: the left's (rows are
+            emitted before the watermark that releases them).
+    """
+
+    join_type: str = "INNER"
+    left_keys: list[int] = field(default_factory=list)
+    right_keys: list[int] = field(default_factory=list)
+    left_time: int = 0
+    right_time: int = 0
+    residual: str | None = None
+    condition: str = ""
+    out_time_attributes: set = field(default_factory=set)
+
+    kind: ClassVar[str] = "temporal-join"
+    stateful: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN."""
+        jt = "InnerJoin" if self.join_type == "INNER" else "LeftOuterJoin"
+        return (f"TemporalJoin(joinType=[{jt}], where=[{self.condition}, "
+                f"__TEMPORAL_JOIN_CONDITION({self.schema.names[self.left_time]}, "
+                f"{self.inputs[1].schema.names[self.right_time]})], "
+                f"select=[{', '.join(self.schema.names)}], changelog=[{self.mode}])")
+
+
+def temporal_version(planner, j: exp.Join) -> tuple[exp.Expression, exp.Expression | None]:
+    """``j``'s table to plan (a copy without ``FOR SYSTEM_TIME AS OF``) and the ``AS OF`` expression.
+
+    The tree itself is not changed: a view's query is planned again wherever it is used.
+
+    Returns:
+        ``(table, as_of)``: ``(j.this, None)`` for a join that is not temporal.
+
+    Raises:
+        SqlError: a version clause other than ``AS OF``.
+    """
+    table = j.this
+    version = table.args.get("version") if isinstance(table, exp.Table) else None
+    if version is None:
+        return table, None
+    if (version.text("kind") or "").upper() != "AS OF":
+        planner._fail(version.expression, "Only FOR SYSTEM_TIME AS OF <time attribute> is supported")
+    plain = table.copy()
+    plain.set("version", None)
+    return plain, version.expression
+
+
+def check_temporal(planner, j: exp.Join, join_type: str, as_of: exp.Expression, left: PlanNode, ls: Scope,
+                   right: PlanNode, right_key_names: list[str]) -> tuple[int, int]:
+    """Validate an event-time temporal join; returns (left rowtime index, right rowtime index).
+
+    Args:
+        planner: the planner (for the catalog and positioned errors).
+        j: the JOIN.
+        join_type: INNER, LEFT, RIGHT or FULL.
+        as_of: the ``AS OF`` expression.
+        left: the probe input.
+        ls: its scope.
+        right: the versioned input as planned (with any key columns added).
+        right_key_names: the right's equi-key columns.
+
+    Raises:
+        SqlError: RIGHT/FULL joins, ``AS OF`` something other than the left's event-time
+            attribute, a right side without primary key or watermark, equality conditions that
+            do not cover the primary key.
+    """
+    if join_type not in ("INNER", "LEFT"):
+        planner._fail(j, f"A temporal join (FOR SYSTEM_TIME AS OF) can be INNER or LEFT, not {join_type}"
+                         f"{_USE_INSTEAD}")
+    col = as_of.this if isinstance(as_of, exp.Paren) else as_of
+    if not isinstance(col, exp.Column) or isinstance(col.this, exp.Star):
+        planner._fail(as_of, "FOR SYSTEM_TIME AS OF must name the left table's event-time attribute "
+                             "(a column with a WATERMARK), e.g. FOR SYSTEM_TIME AS OF o.order_time")
+    name = ls.resolve(col).internal
+    if name not in time_attributes(left):
+        planner._fail(col, f"FOR SYSTEM_TIME AS OF {col.sql()}: '{col.name}' is not an event-time attribute "
+                           "of the left input (declare WATERMARK FOR it); processing-time temporal joins "
+                           "are not supported")
+    table = j.this
+    obj = planner._lookup(table) if isinstance(table, exp.Table) else None
+    if not isinstance(obj, TableDef):
+        planner._fail(table, "A temporal join needs a versioned table on its right: a table with a "
+                             "PRIMARY KEY and a WATERMARK (a view or subquery is not supported)")
+    if not obj.primary_key:
+        planner._fail(table, f"Table '{obj.name}' has no PRIMARY KEY: a temporal join needs a versioned "
+                             f"table (PRIMARY KEY ... NOT ENFORCED and a WATERMARK){_USE_INSTEAD}")
+    if obj.watermark is None:
+        planner._fail(table, f"Table '{obj.name}' has no WATERMARK: an event-time temporal join needs the "
+                             f"versioned table's rowtime{_USE_INSTEAD}")
+    keys = {k.lower() for k in right_key_names}
+    missing = [k for k in obj.primary_key if k.lower() not in keys]
+    if missing:
+        planner._fail(j, f"A temporal join's equality conditions must cover the primary key of "
+                         f"'{obj.name}' ({', '.join(obj.primary_key)}); missing: {', '.join(missing)}")
+    return left.schema.get_field_index(name), right.schema.get_field_index(obj.watermark.column)
