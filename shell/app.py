@@ -37,6 +37,7 @@ from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
 from streamsql.core.errors import SqlError, StatementError, StreamSQLError
+from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment, TableResult
 from streamsql.jobs import FailureWatch, failure_notice
 from streamsql.output import tableau
@@ -62,12 +63,24 @@ def history_path() -> str:
     return os.environ.get("STREAMSQL_HISTORY") or os.path.join(os.path.expanduser("~"), ".streamsql_history")
 
 
+class SecretSafeHistory(FileHistory):
+    """The history file, created 0600, storing statements with their secrets masked.
+
+    Recalling an entry in the same session gives the text as typed; the file (and so the next
+    session) has ``'properties.sasl.password' = '******'`` (:func:`~streamsql.core.secrets.redact`).
+    """
+
+    def store_string(self, string: str) -> None:
+        """Append one entry to the file, secrets masked."""
+        super().store_string(redact(string))
+
+
 def _history() -> History:
     path = history_path()
     try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-        return FileHistory(path)
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)  # also a file an older version created 0644: it may hold secrets
+        return SecretSafeHistory(path)
     except OSError:  # a read-only home must not stop the shell
         return InMemoryHistory()
 
@@ -126,8 +139,8 @@ class Shell:
         self.write(f"[INFO] {text}\n")
 
     def error(self, text: str) -> None:
-        """Print an ``[ERROR]`` message (may span lines)."""
-        self.write(f"[ERROR] {text}\n")
+        """Print an ``[ERROR]`` message (may span lines; secrets masked)."""
+        self.write(f"[ERROR] {redact(text)}\n")
 
     def report(self, e: BaseException) -> None:
         """Print an exception as users see errors; a stack trace only in verbose mode."""
@@ -138,7 +151,7 @@ class Shell:
             hint = "" if verbose else "\nSET 'sql-client.verbose' = 'true' shows the stack trace."
             self.error(f"Internal error: {type(e).__name__}: {e}{hint}")
         if verbose:
-            self.write("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+            self.write(redact("".join(traceback.format_exception(type(e), e, e.__traceback__))))
 
     def _verbose(self) -> bool:
         try:

@@ -14,6 +14,7 @@ import sys
 import threading
 
 from streamsql.core.errors import StreamSQLError
+from streamsql.core.secrets import redact, remember
 
 
 def _settings(pairs: list[str]) -> dict[str, str]:
@@ -26,10 +27,11 @@ def _settings(pairs: list[str]) -> dict[str, str]:
             sys.stderr.write(f"[ERROR] --set expects KEY=VALUE, got {p!r}\n")
             sys.exit(2)
         k, v = (x.strip() for x in p.split("=", 1))
+        remember({k: v})
         try:
             warning = check_setting(k, v)
         except StreamSQLError as e:
-            sys.stderr.write(f"[ERROR] --set {p}: {e}\n")
+            sys.stderr.write(f"[ERROR] --set {redact(p)}: {redact(str(e))}\n")
             sys.exit(2)
         if warning:
             sys.stderr.write(warning + "\n")
@@ -88,11 +90,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     except Exception as e:  # never a bare traceback: say what failed, trace only with --verbose
         if not any(e is job.error for job in failed):  # a job's failure is already reported
             text = str(e) if isinstance(e, StreamSQLError) else f"Internal error ({type(e).__name__}): {e}"
-            sys.stderr.write(f"[ERROR] {text}\n")
+            sys.stderr.write(f"[ERROR] {redact(text)}\n")
         if args.verbose:
             import traceback
 
-            traceback.print_exc()
+            sys.stderr.write(redact(traceback.format_exc()))
         env.close()
         return 1
 

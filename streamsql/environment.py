@@ -33,6 +33,7 @@ from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import SqlError, StatementError
+from streamsql.core.secrets import mask_options, remember
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
@@ -219,6 +220,7 @@ class StreamEnvironment:
     def __init__(self, config: dict[str, str] | None = None):
         self.catalog = Catalog()
         self.config = Config(config)
+        remember(self.config.settings)
         self.jobs: dict[str, JobHandle] = {}
         self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)
 
@@ -260,10 +262,11 @@ class StreamEnvironment:
             return self._query(tree, sql)
         if isinstance(tree, n.SetOption):
             if tree.option is None:
-                all_ = self.config.as_dict()
+                all_ = mask_options(self.config.as_dict())
                 return TableResult("rows", ["key", "value"], sorted(all_.items()))
             from streamsql.core.config import check_setting
 
+            remember({tree.option: tree.value})
             warning = check_setting(tree.option, tree.value)
             self.config.settings[tree.option] = tree.value
             return TableResult("ok", message=warning or "[INFO] Execute statement succeeded.")
@@ -308,6 +311,7 @@ class StreamEnvironment:
         exists = bool(tree.args.get("exists"))
         if kind == "TABLE":
             td = table_def_from_create(tree, sql)
+            remember(td.options)  # masked in messages and logs from now on
             from streamsql.connectors.registry import get_connector
 
             get_connector(td.connector or "<missing 'connector' option>")

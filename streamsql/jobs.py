@@ -14,6 +14,7 @@ import time
 from typing import Callable
 
 from streamsql.core.errors import StreamSQLError
+from streamsql.core.secrets import redact
 from streamsql.runtime.job import JobHandle
 
 #: SHOW JOBS' columns.
@@ -26,7 +27,8 @@ def cause(job: JobHandle) -> str | None:
     """The first line of a failed job's error, cut to :data:`CAUSE_WIDTH`; None otherwise."""
     if job.status != "FAILED" or job.error is None:
         return None
-    first = str(job.error).strip().splitlines()[0] if str(job.error).strip() else type(job.error).__name__
+    text = redact(str(job.error)).strip()
+    first = text.splitlines()[0] if text else type(job.error).__name__
     return first if len(first) <= CAUSE_WIDTH else first[: CAUSE_WIDTH - 3] + "..."
 
 
@@ -43,7 +45,7 @@ def job_row(job: JobHandle) -> tuple:
 
 def failure_notice(job: JobHandle) -> str:
     """``[ERROR] Job 'name' (id ...) FAILED: <the error>`` (the error may span lines)."""
-    return f"[ERROR] Job '{job.name}' (id {job.job_id}) FAILED: {job.error}"
+    return f"[ERROR] Job '{job.name}' (id {job.job_id}) FAILED: {redact(str(job.error))}"
 
 
 def job_summary(job: JobHandle) -> str:
@@ -89,7 +91,7 @@ def describe_job(job: JobHandle, verbose: bool = False) -> str:
         lines += ["Error:", *("  " + line for line in str(job.error).splitlines())]
         if not isinstance(job.error, StreamSQLError) or verbose:
             lines += ["Stack trace:", *("  " + line for line in (job.error_trace or "").splitlines())]
-    return "\n".join(lines)
+    return redact("\n".join(lines))
 
 
 class FailureWatch:

@@ -14,8 +14,8 @@ What goes in, as canonical JSON hashed with SHA-256:
   types (computed columns by expression), watermark, primary key and connector options; a
   view's query as generated SQL.
 
-Left out of the options: credentials (names containing ``password``, ``secret``, ``token``,
-``jaas`` or ``apikey``: rotating a password does not change what a job computes), options
+Left out of the options: credentials (:func:`~streamsql.core.secrets.is_sensitive`, Flink's
+rule: rotating a password does not change what a job computes), options
 that only tune speed (:data:`TUNING_OPTIONS`: batching, buffering and parallelism never change
 results or state) and where a source stops (``scan.bounded.*``: a running job restarted with
 ``'scan.bounded.mode' = 'latest-offset'`` resumes its checkpoint and drains to the end — the
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.core.secrets import is_sensitive
 from streamsql.sql.dialect import Flink
 
 #: Version of the state layout (bump when :mod:`streamsql.state.layout` changes how keys or
@@ -44,7 +45,6 @@ TUNING_OPTIONS = frozenset({
     "properties.compression.type", "properties.fetch.min.bytes", "properties.fetch.max.wait.ms",
     "properties.max.poll.records", "properties.queue.buffering.max.ms",
 })
-_SECRET_WORDS = ("password", "secret", "token", "jaas", "apikey")
 _STOP_PREFIX = "scan.bounded."
 
 
@@ -112,6 +112,6 @@ def _describe(obj: TableDef | ViewDef) -> dict:
     watermark = [obj.watermark.column, _sql(obj.watermark.expr)] if obj.watermark else None
     options = {k: v for k, v in obj.options.items()
                if k not in TUNING_OPTIONS and not k.startswith(_STOP_PREFIX)
-               and not any(w in k.lower() for w in _SECRET_WORDS)}
+               and not is_sensitive(k)}
     return {"columns": columns, "watermark": watermark, "primary_key": list(obj.primary_key),
             "options": options}

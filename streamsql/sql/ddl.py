@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
 from streamsql.core.errors import SqlError
+from streamsql.core.secrets import masked
 from streamsql.core.types import SqlType
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
@@ -99,7 +100,8 @@ def show_create_table(td: TableDef) -> str:
 
     Returns:
         a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
-        names, one column, watermark or key per line, and the options sorted by key.
+        names, one column, watermark or key per line, and the options sorted by key (the
+        values of sensitive ones masked, :mod:`streamsql.core.secrets`).
     """
     lines = [f"  {_column_sql(c)}" for c in td.columns]
     if td.watermark:
@@ -107,7 +109,7 @@ def show_create_table(td: TableDef) -> str:
         lines.append(f"  WATERMARK FOR {_quote(td.watermark.column)} AS {expr}")
     if td.primary_key:
         lines.append(f"  PRIMARY KEY ({', '.join(map(_quote, td.primary_key))}) NOT ENFORCED")
-    options = [f"  {_string(k)} = {_string(v)}" for k, v in sorted(td.options.items())]
+    options = [f"  {_string(k)} = {_string(masked(k, v))}" for k, v in sorted(td.options.items())]
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)

@@ -1,0 +1,104 @@
+"""Secrets kept secret: which options are sensitive, and masking them wherever text is shown.
+
+An option is sensitive when its lower-cased name contains one of :data:`SENSITIVE_KEYS` — the
+list of Flink's ``GlobalConfiguration.isSensitive`` (2.3) plus ``ssl.key`` (librdkafka's
+``ssl.key.pem`` / ``ssl.key.password`` hold private-key material). Its value is shown as
+:data:`MASK` by SHOW CREATE TABLE, ``SET;``, the shell's history file, error messages, job
+notices and StreamSQL's log records.
+
+Two mechanisms, because a secret reaches text in two ways:
+
+- *as an option*: ``'properties.sasl.password' = 'hunter2'`` in a statement's text (the
+  history, an error's caret line) — :func:`redact` masks the value of every
+  ``'sensitive-key' = 'value'`` pair it finds;
+- *as a bare value* inside another message (a client library quoting its configuration) — the
+  values of sensitive options are :func:`remember`-ed when a table or SET takes them, and
+  :func:`redact` masks each wherever it appears (values shorter than :data:`MIN_REMEMBERED`
+  characters are not remembered: masking every ``"ab"`` would garble messages).
+
+Log records of the ``streamsql`` loggers are redacted when they are created (a log record
+factory installed on import), so every handler — a file, the console, pytest's caplog — sees
+masked text.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+
+#: Substrings of option names whose values are secret (Flink's list, plus ``ssl.key``).
+SENSITIVE_KEYS = ("password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
+                  "service-key", "token", "basic-auth", "jaas.config", "http-headers", "ssl.key")
+#: What a secret value is shown as (Flink's ``GlobalConfiguration.HIDDEN_CONTENT``).
+MASK = "******"
+#: Shortest value :func:`remember` keeps.
+MIN_REMEMBERED = 4
+
+_remembered: set[str] = set()
+_lock = threading.Lock()
+# 'key' = 'value' (SQL string literals, '' escaping a quote), as in WITH (...) and SET.
+_PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*")(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
+# Secrets inside a JAAS config value: password="..." (also username-less forms).
+_JAAS_SECRET = re.compile(r"""(?:password|secret|token)\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+
+
+def is_sensitive(key: str) -> bool:
+    """True when option ``key``'s value must not be shown (see :data:`SENSITIVE_KEYS`)."""
+    k = key.lower()
+    return any(s in k for s in SENSITIVE_KEYS)
+
+
+def masked(key: str, value: str) -> str:
+    """``value``, or :data:`MASK` when ``key`` is sensitive."""
+    return MASK if is_sensitive(key) else value
+
+
+def mask_options(options: dict[str, str]) -> dict[str, str]:
+    """A copy of ``options`` with the values of sensitive keys masked."""
+    return {k: masked(k, v) for k, v in options.items()}
+
+
+def remember(options: dict[str, str]) -> None:
+    """Remember the values of the sensitive keys of ``options`` (and secrets inside JAAS text)."""
+    found = []
+    for k, v in options.items():
+        if v and is_sensitive(k):
+            found.append(v)
+            found += _JAAS_SECRET.findall(v)
+    with _lock:
+        _remembered.update(s for s in found if len(s) >= MIN_REMEMBERED)
+
+
+def redact(text: str) -> str:
+    """``text`` with every sensitive ``'key' = 'value'`` pair's value and every remembered secret masked."""
+    if not text:
+        return text
+
+    def pair(m: re.Match) -> str:
+        key = m.group("key")[1:-1]
+        return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
+
+    text = _PAIR.sub(pair, text)
+    with _lock:
+        secrets = sorted(_remembered, key=len, reverse=True)  # longest first: a JAAS text before its password
+    for s in secrets:
+        if s in text:
+            text = text.replace(s, MASK)
+    return text
+
+
+_base_factory = logging.getLogRecordFactory()
+
+
+def _redacting_factory(*args, **kwargs) -> logging.LogRecord:
+    record = _base_factory(*args, **kwargs)
+    if record.name.startswith("streamsql"):
+        message = record.getMessage()
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+    return record
+
+
+logging.setLogRecordFactory(_redacting_factory)

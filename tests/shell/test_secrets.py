@@ -1,0 +1,147 @@
+"""Finding 7 of issue 12: secrets kept secret — and the grep-able proof.
+
+SHOW CREATE TABLE printed ``'properties.sasl.password' = 'hunter2'`` and the whole
+``sasl.jaas.config``; ``SET;`` listed the password; ``~/.streamsql_history`` stored it, mode 0644.
+Here a script and a shell session put secret values in table options and SETs, go through every
+rendering (SHOW CREATE TABLE, SET;, EXPLAIN, DESCRIBE, SHOW JOBS, DESCRIBE JOB, a failed job's
+notice, a positioned error quoting the line, DEBUG logs), and then every byte they printed and
+every file they left (history, checkpoints, state) is searched for the secret values.
+"""
+
+import logging
+import os
+import re
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.secrets import MASK, is_sensitive, redact
+
+SECRETS = ("S3cret-Pw-1", "S3cret-Jaas-2", "S3cret-Key-3", "S3cret-Set-4", "S3cret-Tok-5")
+TABLES = """\
+CREATE TABLE src (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');
+CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = 'secrets-never-written',
+  'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json',
+  'properties.sasl.password' = 'S3cret-Pw-1',
+  'properties.sasl.jaas.config' = 'PlainLoginModule required username="u" password="S3cret-Jaas-2";',
+  'properties.ssl.key.password' = 'S3cret-Key-3');
+SET 'properties.sasl.oauthbearer.client.secret' = 'S3cret-Set-4';
+"""
+RENDER = """\
+SET;
+SHOW CREATE TABLE out;
+EXPLAIN INSERT INTO out SELECT id FROM src;
+DESCRIBE out;
+"""
+
+
+def _leaks(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def _files_with_secrets(root) -> list[str]:
+    """Every file below ``root`` holding a secret value (grep -r, in Python)."""
+    found = []
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            found += [f"{path}: {s}" for s in SECRETS if s.encode() in data]
+    return found
+
+
+@pytest.mark.parametrize("key", ["properties.sasl.password", "properties.sasl.jaas.config", "api-key",
+                                 "properties.ssl.key.pem", "properties.sasl.oauthbearer.client.secret",
+                                 "http-headers", "TOKEN"])
+def test_finding_7_sensitive_keys_follow_flinks_rule(key):
+    """Finding 7: Flink's GlobalConfiguration.isSensitive substrings (and ssl.key)."""
+    assert is_sensitive(key)
+
+
+@pytest.mark.parametrize("key", ["key.format", "key.fields", "properties.bootstrap.servers", "topic"])
+def test_finding_7_ordinary_keys_are_shown(key):
+    """Finding 7: 'key.format' is not a secret (a bare 'key' substring would hide it)."""
+    assert not is_sensitive(key)
+
+
+def test_finding_7_redact_masks_pairs_in_statement_text():
+    """Finding 7: a statement's text (the history, an error's caret line) keeps no secret value."""
+    text = "SET 'properties.sasl.password' = 'it''s-S3cret'; SET 'key.format' = 'json';"
+    assert redact(text) == f"SET 'properties.sasl.password' = '{MASK}'; SET 'key.format' = 'json';"
+
+
+def test_finding_7_script_renderings_and_files_hold_no_secret(tmp_path):
+    """Finding 7: `streamsql run` (with DEBUG logs) prints no secret value anywhere, and leaves
+    none in a file; the renderings did happen, masked."""
+    (tmp_path / "s.sql").write_text(TABLES + RENDER + "INSERT INTO out SELECT id FROM src;\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_LOG": "DEBUG"}
+    proc = subprocess.run([sys.executable, "-m", "streamsql", "run", "s.sql", "--verbose",
+                           "--set", "properties.sasl.oauthbearer.token=S3cret-Tok-5"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1  # the job fails: no broker on port 1 (and an unknown JAAS property)
+    assert "FAILED:" in proc.stderr
+    assert f"'properties.sasl.password' = '{MASK}'" in proc.stdout  # SHOW CREATE TABLE
+    for key in ("properties.sasl.oauthbearer.client.secret", "properties.sasl.oauthbearer.token"):
+        assert re.search(rf"\| +{re.escape(key)} \| +\*{{6}} \|", proc.stdout), key  # SET;
+    assert _leaks(out) == [], out
+    (tmp_path / "s.sql").unlink()  # the script itself holds them, of course
+    assert _files_with_secrets(tmp_path) == []
+
+
+def test_finding_7_error_quoting_the_line_masks_it(tmp_path):
+    """Finding 7: a positioned error shows the statement's line with the value masked."""
+    (tmp_path / "bad.sql").write_text(
+        "CREATE TABLE t (x INT) WITH ('properties.sasl.password' = 'S3cret-Pw-1' 'connector' = 'x');\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "streamsql", "run", "bad.sql"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1 and "^" in proc.stderr
+    assert f"'properties.sasl.password' = '{MASK}'" in proc.stderr
+    assert _leaks(proc.stdout + proc.stderr) == []
+
+
+def test_finding_7_logs_and_describe_job_mask_remembered_values(tmp_path, caplog):
+    """Finding 7: once a table holds a secret, StreamSQL's log records and job errors mask it
+    wherever it appears (a client library quoting its configuration, say)."""
+    with StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")}) as env:
+        for st in TABLES.split(";\n")[:-1]:
+            env.execute_sql(st)
+        with caplog.at_level(logging.DEBUG, logger="streamsql"):
+            logging.getLogger("streamsql.connectors.kafka").warning("config: password=%s", "S3cret-Pw-1")
+            job = env.execute_sql("INSERT INTO out SELECT id FROM src").job
+            with pytest.raises(Exception):  # noqa: B017, PT011  (whatever the broker-less job fails with)
+                job.wait(60)
+            texts = [env.execute_sql(f"DESCRIBE JOB '{job.job_id}'").message,
+                     str(env.execute_sql("SHOW JOBS").rows)]
+        assert f"config: password={MASK}" in caplog.text
+        assert _leaks(caplog.text + "".join(texts)) == []
+
+
+def test_finding_7_shell_history_is_0600_and_masked(workdir):
+    """Finding 7: the history file is created 0600 and stores the statements masked; the
+    shell's renderings and a background job's failure notice hold no secret."""
+    from tests.shell.terminal import PipeShell
+
+    history = workdir / "history"
+    sh = PipeShell()
+    try:
+        sh.expect(r"streamsql> ")
+        sh.send_expect(TABLES, r"succeeded.*succeeded.*is not a key StreamSQL reads")
+        m = sh.mark()  # the terminal echoes what was typed, secrets included; what follows is ours
+        sh.send_expect(RENDER, r"'properties.sasl.password' = '\*{6}'")
+        sh.send_expect("INSERT INTO out SELECT id FROM src;\n", r"FAILED: ", timeout=60)
+        sh.send("QUIT\n")
+        assert sh.wait() == 0
+        screen = sh.screen()[m:]
+    finally:
+        sh.close()
+    assert stat.S_IMODE(os.stat(history).st_mode) == 0o600
+    text = history.read_text()
+    assert "'properties.sasl.password' = '******'" in text and "SHOW CREATE TABLE out" in text
+    assert _leaks(screen) == [] and _files_with_secrets(workdir) == []
