@@ -91,9 +91,12 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     if not windows:
         return None
     for w in windows:
+        if isinstance(w.this, exp.RowNumber):  # a ranking: plan/ranking.py, with an outer filter
+            planner._fail(w, "ROW_NUMBER() OVER (...) is supported for Top-N and deduplication: SELECT ... "
+                             "FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N")
         if not isinstance(w.this, AGG_TYPES):
-            planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: Top-N, deduplication, offset "
-                             "functions) are not supported yet; use COUNT, SUM, AVG, MIN or MAX OVER")
+            planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: offset functions) are not supported "
+                             "yet; use COUNT, SUM, AVG, MIN or MAX OVER")
     if sel.args.get("group") is not None or sel.args.get("having") is not None:
         planner._fail(sel.args.get("group") or sel.args["having"],
                       "OVER aggregates cannot be combined with GROUP BY or HAVING; aggregate in a "

@@ -48,6 +48,7 @@ from streamsql.plan.nodes import (
 )
 from streamsql.plan.over import plan_over
 from streamsql.plan.query import compile_query
+from streamsql.plan.ranking import plan_ranking
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.sinks import plan_sink
 from streamsql.plan.unsupported import reject_ignored
@@ -130,6 +131,8 @@ class Planner:
         self._reject_subqueries(sel)  # before the join planner compiles ON and WHERE
         if sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
             node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
+        elif (ranked := plan_ranking(self, sel, where)) is not None:  # ranking hook (plan/ranking.py)
+            node, scope, where = ranked
         else:
             node, scope = self._from(src.this)
         if sel.args.get("distinct") is not None:

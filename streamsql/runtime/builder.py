@@ -30,6 +30,7 @@ from streamsql.plan import nodes as plan
 from streamsql.plan.joins import IntervalJoinNode, JoinNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.query import compile_query
+from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
 from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
@@ -40,6 +41,8 @@ from streamsql.runtime.operators.calc import CalcOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
+from streamsql.runtime.operators.rank import RankSpec, TopNOperator
+from streamsql.runtime.operators.rank_window import WatermarkRankOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
@@ -92,6 +95,14 @@ def _window_tvf(node: WindowTableFunctionNode) -> Operator:
     return WindowTableFunctionOperator(node.spec, ts_index, node.schema)
 
 
+def _rank(node: RankNode) -> Operator:
+    """Top-N (an updating result) or a ranking that emits when the watermark passes (insert-only)."""
+    spec = RankSpec(node, node.schema)
+    if node.strategy == TOP_N:
+        return TopNOperator(spec, updating_input=node.inputs[0].mode != plan.INSERT_ONLY)
+    return WatermarkRankOperator(spec, window=node.strategy == WINDOW)
+
+
 #: Plan node type → the factory of its operator (exact types: a subclass gets its own entry).
 OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
@@ -105,6 +116,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
     TemporalJoinNode: _temporal_join,
+    RankNode: _rank,
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }
 

@@ -1,0 +1,296 @@
+"""Top-N, deduplication, window Top-N and window deduplication, as Flink's ranking queries.
+
+Flink recognises a ranking by its shape, and so does this module (the ``FROM`` hook of
+:meth:`~streamsql.plan.planner.Planner._select`)::
+
+    SELECT ... FROM (
+      SELECT ..., ROW_NUMBER() OVER (PARTITION BY p... ORDER BY o... [ASC|DESC] [NULLS ...]) AS rn
+      FROM input ...) [alias]
+    WHERE rn <= N | rn < N | rn = N | rn BETWEEN a AND b [AND other conditions]
+
+The conditions on ``rn`` give the rank range ``[rank_start, rank_end]`` (several are
+intersected; the others stay a filter after the ranking). What it becomes, as Flink 2.3 plans it:
+
+- **deduplication**: ``rn = 1`` ordered by the rowtime attribute of an insert-only input.
+  ``ASC`` keeps the row with the smallest rowtime per key and emits it once the watermark passes
+  that rowtime (insert-only; later and late rows of the key are dropped); ``DESC`` keeps the last
+  row (a row replaces the kept one when its rowtime is not smaller: ``-U``/``+U``);
+- **Top-N** (Flink's ``Rank``): every other ordering, over an insert-only or an updating input,
+  an updating result; rows tied on the order keys rank in arrival order;
+- **window Top-N / window deduplication** (Flink's ``WindowRank`` / ``WindowDeduplicate``):
+  ``PARTITION BY window_start, window_end, ...`` over a window TVF or a window aggregate: the
+  ranked rows of a window are emitted once, insert-only, when the watermark passes its end.
+
+``rn`` (BIGINT) may be selected or not (the no-ranking-number form emits only changes of the
+ranked rows themselves, not of their positions). The inner query is planned with the ranking
+call replaced by a BIGINT placeholder column that the operator fills, and with its PARTITION
+BY and ORDER BY expressions as hidden columns ``__rank_p<i>`` / ``__rank_o<i>``.
+
+Rejected at their position (with what to write instead): ``RANK()`` / ``DENSE_RANK()`` (Flink
+2.3 rejects them on a streaming table too), a ranking function without an outer filter on its
+result, a frame clause, a missing ORDER BY, conditions on ``rn`` other than the ones above, no
+upper bound on ``rn``, a non-integer bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from sqlglot import exp
+
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, PlanNode, explain_attr
+from streamsql.plan.query import QuerySpec
+from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode, time_attributes
+
+#: Ranking strategies (the operator that runs a :class:`RankNode`).
+TOP_N = "top-n"
+KEEP_FIRST_ROWTIME = "keep-first-rowtime"
+WINDOW = "window"
+
+_RANK_CALLS = (exp.RowNumber, exp.Rank, exp.DenseRank)
+_HIDDEN = "__rank_"  #: hidden PARTITION BY / ORDER BY columns: __rank_p<i>, __rank_o<i>
+_RN = "__rank_number"  #: the placeholder column of the rank number
+
+
+@dataclass(eq=False)
+class RankNode(PlanNode):
+    """A ranking over its input's columns; output = the input's columns, ``rn`` filled in.
+
+    Attributes:
+        strategy: :data:`TOP_N`, :data:`KEEP_FIRST_ROWTIME` or :data:`WINDOW`.
+        partition: input column indexes of the PARTITION BY keys.
+        order: input column indexes of the ORDER BY keys.
+        descending / nulls_first: per order key.
+        rank_start / rank_end: the rank range kept (1-based, inclusive).
+        rn_index: the BIGINT column the rank number is written to.
+        output_rank: whether ``rn`` is read downstream (else only ranked rows' changes are emitted).
+        new_row_wins_ties: a new row ranks before the rows it ties with (deduplication keeping
+            the last row) instead of after them.
+        window_end: WINDOW: the input column of the window's end.
+        labels: ``(partition, order)`` as written, for EXPLAIN.
+    """
+
+    strategy: str = TOP_N
+    partition: list[int] = field(default_factory=list)
+    order: list[int] = field(default_factory=list)
+    descending: list[bool] = field(default_factory=list)
+    nulls_first: list[bool] = field(default_factory=list)
+    rank_start: int = 1
+    rank_end: int = 1
+    rn_index: int = 0
+    output_rank: bool = True
+    new_row_wins_ties: bool = False
+    window_end: int | None = None
+    labels: tuple[str, str] = ("", "")
+
+    kind: ClassVar[str] = "rank"
+    stateful: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN (Flink's spelling)."""
+        part, order = self.labels
+        dedup = self.strategy == KEEP_FIRST_ROWTIME or self.new_row_wins_ties
+        keep = "LastRow" if self.new_row_wins_ties else "FirstRow"
+        if self.strategy == WINDOW:
+            name = "WindowDeduplicate" if dedup else "WindowRank"
+        else:
+            name = "Deduplicate" if dedup else "Rank"
+        body = (f"keep=[{keep}], key=[{part}], order=[{order}]" if dedup else
+                f"rankType=[ROW_NUMBER], rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], "
+                f"partitionBy=[{part}], orderBy=[{order}]")
+        no_rn = explain_attr("select", None if self.output_rank else "without rank number")
+        return f"{name}({body}{no_rn}, changelog=[{self.mode}])"
+
+    def time_attributes(self) -> set[str]:
+        """An insert-only ranking keeps its input's time attributes (``time_attributes``' hook)."""
+        return time_attributes(self.inputs[0]) if self.mode == INSERT_ONLY else set()
+
+
+def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
+                 ) -> tuple[PlanNode, Scope, exp.Expression | None] | None:
+    """Plan ``FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn ...) WHERE rn ...`` (the FROM hook).
+
+    Returns ``(rank node, its scope, the outer WHERE left after the conditions on rn)``, or None
+    when the FROM item holds no ranking call.
+
+    Raises:
+        SqlError: for a form that is not supported (module docstring), at its position.
+    """
+    src = sel.args["from_"].this
+    if not isinstance(src, exp.Subquery) or not isinstance(src.this, exp.Select):
+        return None
+    inner = src.this
+    found = [(i, item) for i, item in enumerate(inner.expressions)
+             if isinstance(item, exp.Alias) and isinstance(item.this, exp.Window)
+             and isinstance(item.this.this, _RANK_CALLS)]
+    if not found:
+        return None
+    if len(found) > 1:
+        planner._fail(found[1][1].this, "Only one ranking function (ROW_NUMBER() OVER ...) per query is "
+                                        "supported")
+    index, item = found[0]
+    over: exp.Window = item.this
+    call = over.this
+    if not isinstance(call, exp.RowNumber):
+        name = call.meta.get("flink_name", call.key.upper())
+        planner._fail(call, f"{name}() on streaming table is not supported currently; "
+                            f"use ROW_NUMBER() OVER (...) for Top-N and deduplication")
+    if over.args.get("spec") is not None:
+        planner._fail(over, "A frame clause (ROWS/RANGE BETWEEN ...) is not allowed with ROW_NUMBER()")
+    ordered = list(over.args["order"].expressions) if over.args.get("order") is not None else []
+    if not ordered:
+        planner._fail(call, "ROW_NUMBER() OVER (...) needs an ORDER BY for Top-N or deduplication")
+    partition = list(over.args.get("partition_by") or [])
+    rn_name = item.alias
+    qualifier = src.alias_or_name if src.alias else None
+    rank_start, rank_end, rest = _rank_range(planner, where, rn_name, qualifier, call)
+
+    # The inner query, with the ranking call as a BIGINT placeholder and its keys as hidden columns.
+    body = inner.copy()
+    body.expressions[index] = exp.alias_(exp.cast(exp.Literal.number(0), "BIGINT"), _RN, quoted=True)
+    hidden = [(f"{_HIDDEN}p{i}", e) for i, e in enumerate(partition)]
+    hidden += [(f"{_HIDDEN}o{i}", o.this) for i, o in enumerate(ordered)]
+    body.set("expressions", body.expressions + [exp.alias_(e.copy(), n, quoted=True) for n, e in hidden])
+    node, scope = planner._query(body)
+    names = node.schema.names
+    pcols = [names.index(n) for n, _ in hidden[: len(partition)]]
+    ocols = [names.index(n) for n, _ in hidden[len(partition):]]
+    rn_index = names.index(_RN)
+    visible = [ScopeColumn(c.qualifier, rn_name if c.internal == _RN else c.name, c.internal, c.type)
+               for c in scope.columns if not c.internal.startswith(_HIDDEN) or c.internal == _RN]
+    descending = [bool(o.args.get("desc")) for o in ordered]
+    nulls_first = [bool(o.args.get("nulls_first")) for o in ordered]
+    labels = (", ".join(p.sql() for p in partition),
+              ", ".join(o.this.sql() + (" DESC" if d else " ASC") for o, d in zip(ordered, descending)))
+    out_rank = _reads(sel, rest, rn_name)
+
+    window_end = _window_end(node, pcols)
+    rowtime_order = len(ocols) == 1 and names[ocols[0]] in time_attributes(node)
+    dedup = rank_start == rank_end == 1 and rowtime_order and node.mode == INSERT_ONLY
+    if window_end is not None:
+        if node.mode != INSERT_ONLY:
+            planner._fail(over, "Window Top-N over an updating input is not supported")
+        strategy, mode = WINDOW, INSERT_ONLY
+    elif dedup and not descending[0]:
+        strategy, mode = KEEP_FIRST_ROWTIME, INSERT_ONLY
+    else:
+        strategy, mode = TOP_N, RETRACT
+    rank = RankNode([node], node.schema, mode, strategy=strategy, partition=pcols, order=ocols,
+                    descending=descending, nulls_first=nulls_first, rank_start=rank_start,
+                    rank_end=rank_end, rn_index=rn_index, output_rank=out_rank,
+                    new_row_wins_ties=dedup and descending[0], window_end=window_end, labels=labels)
+    qual = src.alias_or_name.lower() if src.alias else None
+    cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in visible]
+    return rank, Scope(cols, planner.sql), rest
+
+
+def _rank_range(planner, where: exp.Expression | None, rn: str, qualifier: str | None,
+                call: exp.Expression) -> tuple[int, int, exp.Expression | None]:
+    """``(rank_start, rank_end, the other conjuncts)`` from the outer WHERE's conditions on ``rn``.
+
+    Raises:
+        SqlError: no condition on rn (at the ranking call), a condition of another form, no upper
+            bound, a bound that is not an integer literal or an empty range (at the condition).
+    """
+    conjuncts = list(where.flatten()) if isinstance(where, exp.And) else [where] if where is not None else []
+    low, high, rest = 1, None, []
+    for c in conjuncts:
+        refs = [col for col in c.find_all(exp.Column) if _is_rn(col, rn, qualifier)]
+        if not refs:
+            rest.append(c)
+            continue
+        lo, hi = _bounds(planner, c, rn, qualifier)
+        low = max(low, lo)
+        high = hi if high is None or (hi is not None and hi < high) else high
+        if hi is None and lo == 1:
+            planner._fail(c, _FORMS)
+    if high is None:
+        target = conjuncts[0] if conjuncts and len(rest) < len(conjuncts) else call
+        planner._fail(target, f"ROW_NUMBER() needs an upper bound on '{rn}' in the outer query's WHERE: "
+                              f"{_FORMS}")
+    if high < low:
+        planner._fail(where, f"The conditions on '{rn}' select no rank (from {low} to {high})")
+    remaining = None
+    for c in rest:
+        remaining = c if remaining is None else exp.and_(remaining, c)
+    return low, high, remaining
+
+
+_FORMS = f"filter the ranking number with {', '.join(('rn <= N', 'rn < N', 'rn = N', 'rn BETWEEN a AND b'))}"
+
+
+def _bounds(planner, cond: exp.Expression, rn: str, qualifier: str | None) -> tuple[int, int | None]:
+    """The ``[low, high]`` range one condition on rn allows (high None: unbounded)."""
+    if isinstance(cond, exp.Paren):
+        return _bounds(planner, cond.this, rn, qualifier)
+    if isinstance(cond, exp.Between) and _is_rn(cond.this, rn, qualifier):
+        return _int(planner, cond.args["low"]), _int(planner, cond.args["high"])
+    ops = {exp.EQ: "=", exp.LTE: "<=", exp.LT: "<", exp.GTE: ">=", exp.GT: ">"}
+    flipped = {"=": "=", "<=": ">=", "<": ">", ">=": "<=", ">": "<"}
+    op = ops.get(type(cond))
+    if op is not None:
+        left, right = cond.this, cond.expression
+        if _is_rn(right, rn, qualifier) and not _is_rn(left, rn, qualifier):
+            left, right, op = right, left, flipped[op]
+        if _is_rn(left, rn, qualifier):
+            n = _int(planner, right)
+            return {"=": (n, n), "<=": (1, n), "<": (1, n - 1), ">=": (n, None), ">": (n + 1, None)}[op]
+    planner._fail(cond, _FORMS[0].upper() + _FORMS[1:] + " (combined with AND)")
+
+
+def _int(planner, node: exp.Expression) -> int:
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return int(node.this)
+    planner._fail(node, f"A bound on the ranking number must be an integer literal; got {node.sql()}")
+
+
+def _is_rn(node: exp.Expression, rn: str, qualifier: str | None) -> bool:
+    return isinstance(node, exp.Column) and node.name.lower() == rn.lower() and \
+        (not node.table or (qualifier is not None and node.table.lower() == qualifier.lower()))
+
+
+def _reads(sel: exp.Select, rest: exp.Expression | None, rn: str) -> bool:
+    """Whether the outer query reads ``rn`` (in its SELECT list, a star, or its other clauses)."""
+    parts = list(sel.expressions) + [rest] + [sel.args.get(k) for k in ("group", "having")]
+    for p in parts:
+        if p is None:
+            continue
+        if isinstance(p, exp.Star) or p.find(exp.Star) is not None:
+            return True
+        if any(c.name.lower() == rn.lower() for c in p.find_all(exp.Column)):
+            return True
+    return False
+
+
+def _window_end(node: PlanNode, pcols: list[int]) -> int | None:
+    """The input column of window_end when the PARTITION BY holds both window_start and window_end."""
+    kinds = {}
+    for i in pcols:
+        origin = _origin(node, node.schema.names[i])
+        if origin in (("tvf", "window_start"), ("agg", "__ws")):
+            kinds["start"] = i
+        elif origin in (("tvf", "window_end"), ("agg", "__we")):
+            kinds["end"] = i
+    return kinds["end"] if len(kinds) == 2 else None
+
+
+def _origin(node: PlanNode, col: str) -> tuple[str, str] | None:
+    """Where column ``col`` of ``node`` comes from through projections: a window TVF or aggregate column."""
+    while isinstance(node, CalcNode):
+        expr = dict(node.query.items).get(col)
+        src = _plain_column(expr, node.query)
+        if src is None:
+            return None
+        node, col = node.inputs[0], src
+    if isinstance(node, WindowTableFunctionNode):
+        return "tvf", col
+    if isinstance(node, WindowAggNode):
+        return "agg", col
+    return None
+
+
+def _plain_column(expr: str | None, query: QuerySpec) -> str | None:
+    names = {'"' + n.replace('"', '""') + '"': n for n in query.input_schema.names}
+    return names.get(expr) if expr is not None else None

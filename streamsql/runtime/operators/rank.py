@@ -1,0 +1,232 @@
+r"""Top-N and deduplication keeping the last row, as Flink's ``Rank`` and ``Deduplicate`` operators.
+
+Semantics (Flink 2.3's ``AppendRankFunction`` / ``RetractableTopNFunction`` and its row-time
+deduplication keeping the last row): per partition key the rows are ordered by the ORDER BY keys
+(:mod:`~streamsql.runtime.operators.sort_keys`); a row tied with rows already there ranks after
+them (arrival order), except for deduplication keeping the last row, where a new row with an
+equal rowtime replaces the kept one. The rows ranked ``rank_start .. rank_end`` are the result,
+an updating table:
+
+- with the rank number read downstream, each position whose row changed emits ``-U`` old /
+  ``+U`` new (with its ``rn``), ``+I`` when the position was empty, ``-D`` when it empties;
+- without it (the no-ranking-number form) only the ranked rows themselves are diffed: a row
+  that left the range is retracted, one that entered is inserted, a row that only moved emits
+  nothing.
+
+Emission is per batch (as Flink's mini-batch ranking): the folded changelog is the same.
+
+Input: insert-only, or updating (a ``GROUP BY`` result, a CDC source): a ``-U``/``-D`` row removes
+an equal row of its partition, and the next rows move up. Over an insert-only input a partition
+keeps only its first ``rank_end`` rows (a row beyond them can never enter the range again); over
+an updating input it keeps all its rows, as Flink's retractable Top-N does. A retraction of a row
+the partition does not hold is ignored (Flink's default ``table.exec.rank.topn-cache-size``
+behaviour logs and drops it).
+
+State: per partition key, ``kg + key`` (:func:`~streamsql.state.layout.encode_keys` of the
+PARTITION BY columns, ``kg`` its key group) → :data:`RANK_ROWS`: ``[sort keys, rows]``, the
+partition's rows in rank order with their order-preserving sort keys, as tagged msgpack. Per
+batch the partitions the batch touches are read once through a
+:class:`~streamsql.state.cache.WriteBehindCache` (one multi-get for the misses, ``'state.cache.
+max-entries'``), and written back on eviction and at every checkpoint (``snapshot_state``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.runtime.operators.base import Operator, OperatorContext
+from streamsql.runtime.operators.group_agg import cache_entries
+from streamsql.runtime.operators.sort_keys import sort_keys
+from streamsql.state.cache import ObjectValues, WriteBehindCache
+from streamsql.state.layout import ValueFormat, encode_keys
+
+#: A partition's ranked rows: ``[sort keys, rows]`` (rows as lists of SQL values).
+RANK_ROWS = ValueFormat("rank/rows", 1)
+
+INSERT, BEFORE, AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+
+
+def _dump(value: tuple[list[bytes], list[tuple]]) -> bytes:
+    return RANK_ROWS.encode([value[0], [list(r) for r in value[1]]])
+
+
+def _load(raw: bytes) -> tuple[list[bytes], list[tuple]]:
+    sks, rows = RANK_ROWS.decode(raw)
+    return list(sks), [tuple(r) for r in rows]
+
+
+class RankSpec:
+    """What a ranking operator needs from its plan node (:class:`~streamsql.plan.ranking.RankNode`).
+
+    Attributes: as the plan node's (``partition``, ``order``, ``descending``, ``nulls_first``,
+    ``rank_start``, ``rank_end``, ``rn_index``, ``output_rank``, ``new_row_wins_ties``,
+    ``window_end``), plus ``schema``, the Arrow schema of input and output batches.
+    """
+
+    def __init__(self, node, schema: pa.Schema):
+        for name in ("partition", "order", "descending", "nulls_first", "rank_start", "rank_end", "rn_index",
+                     "output_rank", "new_row_wins_ties", "window_end"):
+            setattr(self, name, getattr(node, name))
+        self.schema = schema
+
+    def keys(self, table: pa.Table) -> tuple[list[bytes], list[bytes]]:
+        """``(partition keys, sort keys)`` of every row of ``table``."""
+        columns = table.columns
+        parts = encode_keys([columns[i] for i in self.partition], table.num_rows)
+        return parts, sort_keys([columns[i] for i in self.order], self.descending, self.nulls_first)
+
+    def insert(self, sks: list[bytes], rows: list[tuple], sk: bytes, row: tuple, bounded: bool) -> None:
+        """Put ``row`` at its rank (after its ties, or before them when a new row wins ties).
+
+        ``bounded``: keep only the first ``rank_end`` rows (an insert-only input).
+        """
+        pos = (bisect_left if self.new_row_wins_ties else bisect_right)(sks, sk)
+        if bounded and pos >= self.rank_end:
+            return
+        sks.insert(pos, sk)
+        rows.insert(pos, row)
+        if bounded and len(rows) > self.rank_end:
+            sks.pop()
+            rows.pop()
+
+    def ranked(self, rows: list[tuple]) -> list[tuple]:
+        """The rows in the rank range, with their rank number when it is read downstream."""
+        start, rn = self.rank_start - 1, self.rn_index
+        chosen = rows[start:self.rank_end]
+        if not self.output_rank:
+            return chosen
+        return [r[:rn] + (start + 1 + p,) + r[rn + 1:] for p, r in enumerate(chosen)]
+
+    def to_batch(self, rows: list[tuple], kinds: list[int] | None) -> Batch:
+        """Output rows (tuples in schema order) as one batch; ``kinds`` None means all +I."""
+        columns = list(zip(*rows))
+        arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.schema)]
+        table = pa.Table.from_arrays(arrays, schema=self.schema)
+        return Batch(table, None if kinds is None else np.array(kinds, np.int8))
+
+
+def group_by_key(keys: list[bytes]) -> dict[bytes, list[int]]:
+    """Row indexes per distinct key, keys and rows in arrival order."""
+    groups: dict[bytes, list[int]] = {}
+    for i, k in enumerate(keys):
+        rows = groups.get(k)
+        if rows is None:
+            groups[k] = [i]
+        else:
+            rows.append(i)
+    return groups
+
+
+def table_rows(table: pa.Table) -> list[tuple]:
+    """The rows of ``table`` as tuples of Python values."""
+    return list(zip(*(c.to_pylist() for c in table.columns)))
+
+
+class RankOperatorBase(Operator):
+    """What the ranking operators share: the spec, and partitions in a write-behind cache.
+
+    Args:
+        spec: the ranking.
+        dump / load: the codec of a partition's state value.
+    """
+
+    stateful = True
+
+    def __init__(self, spec: RankSpec, dump, load):
+        self.spec = spec
+        self._codec = (dump, load)
+
+    def open(self, ctx: OperatorContext) -> None:
+        """Start with an empty cache (restored state is in the backend).
+
+        Raises:
+            ConfigError: a bad ``'state.cache.max-entries'``.
+        """
+        super().open(ctx)
+        self.values = ObjectValues(*self._codec)
+        self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
+
+    def snapshot_state(self, checkpoint_id: int) -> None:
+        """Write back every changed partition before the backend is snapshotted."""
+        self.cache.flush()
+
+
+class TopNOperator(RankOperatorBase):
+    """Top-N (and deduplication keeping the last row) over keyed state (module docstring).
+
+    Args:
+        spec: the ranking.
+        updating_input: the input carries retractions (keep every row of a partition).
+    """
+
+    def __init__(self, spec: RankSpec, updating_input: bool):
+        super().__init__(spec, _dump, _load)
+        self.bounded = not updating_input
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Apply the batch's rows to their partitions and emit the changes of the ranked rows."""
+        spec = self.spec
+        parts, sks = spec.keys(batch.table)
+        rows = table_rows(batch.table)
+        signs = batch.signs() if not batch.insert_only else None
+        groups = group_by_key(parts)
+        slots = self.cache.slots(list(groups))
+        states = self.values.get(slots)
+        out_rows: list[tuple] = []
+        out_kinds: list[int] = []
+        news = []
+        for state, idxs in zip(states, groups.values()):
+            key_sks, key_rows = (list(state[0]), list(state[1])) if state is not None else ([], [])
+            before = spec.ranked(key_rows)
+            for i in idxs:
+                if signs is None or signs[i] > 0:
+                    spec.insert(key_sks, key_rows, sks[i], rows[i], self.bounded)
+                else:
+                    _retract(key_sks, key_rows, sks[i], rows[i])
+            self._diff(before, spec.ranked(key_rows), out_rows, out_kinds)
+            news.append((key_sks, key_rows) if key_rows else None)
+        self.values.put(slots, news)
+        self.cache.touch(slots)
+        self.cache.evict()
+        return [spec.to_batch(out_rows, out_kinds)] if out_rows else []
+
+    def _diff(self, before: list[tuple], after: list[tuple], rows: list[tuple], kinds: list[int]) -> None:
+        """Append the changelog that turns ranked rows ``before`` into ``after``."""
+        if self.spec.output_rank:  # by position: rn is part of the row
+            for p in range(max(len(before), len(after))):
+                old = before[p] if p < len(before) else None
+                new = after[p] if p < len(after) else None
+                if old == new:
+                    continue
+                if old is not None and new is not None:
+                    rows += [old, new]
+                    kinds += [BEFORE, AFTER]
+                elif old is not None:
+                    rows.append(old)
+                    kinds.append(DELETE)
+                else:
+                    rows.append(new)
+                    kinds.append(INSERT)
+            return
+        gone = list((Counter(before) - Counter(after)).elements())
+        came = list((Counter(after) - Counter(before)).elements())
+        paired = min(len(gone), len(came))
+        for old, new in zip(gone[:paired], came[:paired]):
+            rows += [old, new]
+            kinds += [BEFORE, AFTER]
+        rows += gone[paired:] + came[paired:]
+        kinds += [DELETE] * (len(gone) - paired) + [INSERT] * (len(came) - paired)
+
+
+def _retract(sks: list[bytes], rows: list[tuple], sk: bytes, row: tuple) -> None:
+    """Remove one row equal to ``row`` among the rows with sort key ``sk`` (if there is one)."""
+    for j in range(bisect_left(sks, sk), bisect_right(sks, sk)):
+        if rows[j] == row:
+            del sks[j]
+            del rows[j]
+            return
