@@ -33,6 +33,7 @@ from streamsql.plan.expressions import (
     resolve_columns,
     to_duckdb,
 )
+from streamsql.plan.group_windows import plan_group_window
 from streamsql.plan.joins import plan_joins
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -286,8 +287,10 @@ class Planner:
 
     # -- aggregation ---------------------------------------------------------------------------
     def _aggregate(self, sel, items, node, scope, cond) -> tuple[PlanNode, Scope]:
-        # window TVF hook (plan/windows.py): GROUP BY window_start, window_end → WindowAggregate
-        windowed = plan_window_aggregate(self, sel, items, node, scope, cond)
+        # window hooks: GROUP BY window_start, window_end (plan/windows.py) or TUMBLE(...)
+        # (plan/group_windows.py) → WindowAggregate
+        windowed = plan_window_aggregate(self, sel, items, node, scope, cond) \
+            or plan_group_window(self, sel, items, node, scope, cond)
         if windowed is not None:
             return windowed
         group = sel.args.get("group")

@@ -310,12 +310,42 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         if missing:
             planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
                                  f"{', '.join(missing)}")
-    resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
-    _no_window_cols(planner, list(calls.values()), "aggregate arguments")
+    window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
+    return build_window_aggregate(planner, sel, items, node.inputs[0], scope, cond, node.spec, node.rowtime,
+                                  other, node.schema.field("window_time").type,
+                                  lambda n: window_col[n.name] if _is_window_col(n) else None)
 
-    source = node.inputs[0]
-    pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(other)]
-    pre.append(("__ts", quote(node.rowtime)))
+
+def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression], source: PlanNode,
+                           scope: Scope, cond: str | None, spec: WindowSpec, rowtime: str,
+                           keys: list[exp.Expression], wt_type: pa.DataType,
+                           window_col) -> tuple[PlanNode, Scope]:
+    """The window aggregate over ``source`` and its post-projection (see module docstring).
+
+    Shared by the window TVFs' ``GROUP BY window_start, window_end`` and the legacy
+    ``GROUP BY TUMBLE(...)`` (:mod:`streamsql.plan.group_windows`).
+
+    Args:
+        planner: the planner (its aggregate helpers and errors).
+        sel: the SELECT (its HAVING).
+        items: the SELECT list, star-expanded.
+        source: the node the aggregate reads (the window TVF's input).
+        scope: the columns ``items`` and the keys resolve against.
+        cond: the compiled WHERE condition, or None.
+        spec: the window.
+        rowtime: the internal name of the time attribute in ``source``.
+        keys: the resolved grouping keys other than the window.
+        wt_type: the Arrow type of ``window_time`` (the rowtime's: TIMESTAMP(3) or TIMESTAMP_LTZ(3)).
+        window_col: an expression node → ``__ws``, ``__we`` or ``__wt`` when it stands for the
+            window's start, end or time, else None.
+
+    Raises:
+        SqlError: a window column used in an aggregate argument; aggregate errors.
+    """
+    resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
+    _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
+    pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
+    pre.append(("__ts", quote(rowtime)))
     specs_raw = []
     for c in calls.values():
         func, arg = planner._agg_call(c, INSERT_ONLY)
@@ -328,25 +358,23 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     in_types = pre_node.sql_schema
     specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))
              for f, a in specs_raw]
-    wt_type = node.schema.field("window_time").type
-    out_schema = pa.schema([pre_node.schema.field(i) for i in range(len(other))]
+    out_schema = pa.schema([pre_node.schema.field(i) for i in range(len(keys))]
                            + [pa.field("__ws", pa.timestamp("ms")), pa.field("__we", pa.timestamp("ms")),
                               pa.field("__wt", wt_type)]
                            + [pa.field(f"__agg{j}", s.out_type.to_arrow()) for j, s in enumerate(specs)])
-    agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=node.spec, num_keys=len(other),
-                        ts_index=len(other), aggs=specs, labels=[c.sql() for c in calls.values()],
-                        rowtime=node.rowtime)
+    agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys),
+                        ts_index=len(keys), aggs=specs, labels=[c.sql() for c in calls.values()],
+                        rowtime=rowtime)
 
     # Post-projection over the aggregate's columns.
-    key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(other)}
-    window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
+    key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
     call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
 
     def to_agg_cols(n: exp.Expression) -> exp.Expression:
         if n.sql() in call_col and isinstance(n, AGG_TYPES):
             return exp.column(call_col[n.sql()], quoted=True)
-        if _is_window_col(n):
-            return exp.column(window_col[n.name], quoted=True)
+        if window_col(n) is not None:
+            return exp.column(window_col(n), quoted=True)
         if n.sql() in key_sql and not isinstance(n, exp.Alias):
             return exp.column(key_sql[n.sql()], quoted=True)
         return n
@@ -358,9 +386,9 @@ def _is_window_col(n: exp.Expression) -> bool:
     return isinstance(n, exp.Column) and not isinstance(n.this, exp.Star) and n.name in WINDOW_COLUMNS
 
 
-def _no_window_cols(planner, exprs: list[exp.Expression], where: str) -> None:
+def _no_window_cols(planner, exprs: list[exp.Expression], where: str, is_window=_is_window_col) -> None:
     for e in exprs:
         for c in e.find_all(exp.Column):
-            if _is_window_col(c):
+            if is_window(c):
                 planner._fail(c, f"'{c.name}' can be used only as a GROUP BY key (or in the SELECT list) "
                                  f"of a window aggregation, not in {where}")

@@ -22,6 +22,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.operators.over_agg import OverAggOperator
 from tests.runtime.harness import open_operator, replay_across_restore
+from tests.runtime.oracle import make_env
 from tests.runtime.test_windows import (
     BACKENDS,
     BASE,
@@ -149,8 +150,11 @@ def test_snapshot_restore_keeps_pending_rows_and_timers(tmp_path, backend_name, 
     ("SELECT id FROM ev WHERE SUM(v) OVER (ORDER BY ts) > 1", "not supported yet", "OVER (ORDER"),
 ])
 def test_planning_errors(tmp_path, sql, message, caret_at):
-    from tests.runtime.oracle import make_env
+    assert_rejected_at(tmp_path, sql, message, caret_at)
 
+
+def assert_rejected_at(tmp_path, sql: str, message: str, caret_at: str) -> None:
+    """Planning ``sql`` over the events table fails with ``message``, its caret where ``caret_at`` starts."""
     env = make_env(tmp_path)
     env.execute_sql(ddl(tmp_path / "none.json"))
     with pytest.raises(SqlError, match=message) as err:
