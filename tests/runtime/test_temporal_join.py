@@ -52,8 +52,8 @@ def _probe(seed: int, n: int) -> list[dict]:
 def _versions(seed: int, n: int) -> tuple[list, list[dict]]:
     """Debezium events over keys 1..4 (rowtimes out of order by < 2 s); returns (events, versions).
 
-    An update's before image carries the change's rowtime (as a source timestamp would), so its
-    -U and +U are one version; a delete's before image too: a tombstone version at that time.
+    An update is its +U (the -U is dropped); a delete's before image carries the delete's rowtime
+    (as a source timestamp would): a tombstone version at that time.
     ``versions`` rows are ``{pk, rate, tag, ts, dead}`` for DuckDB.
     """
     rnd = random.Random(seed)
@@ -70,7 +70,7 @@ def _versions(seed: int, n: int) -> tuple[list, list[dict]]:
             events.append(("d", dict(live.pop(pk), ts=_fmt(ts)), None))
             versions.append(dict(live.get(pk, row), pk=pk, ts=_fmt(ts), dead=True))
         elif pk in live:
-            events.append(("u", dict(live[pk], ts=_fmt(ts)), row))
+            events.append(("u", dict(live[pk]), row))  # the before image keeps its old rowtime
             live[pk] = row
             versions.append(dict(row, dead=False))
         else:
@@ -220,7 +220,8 @@ def test_versions_out_of_order_same_time_and_retractions(tmp_path, backend_name)
     op, backend = _op(tmp_path, backend_name)
     # versions of key 1 out of order; two at t=20 (the later one wins); a delete at 40
     op.process_batch(_batch([(1, BASE + 20, "v20a"), (1, BASE + 10, "v10"), (1, BASE + 20, "v20b")]), 1)
-    op.process_batch(_batch([(1, BASE + 40, "v20b")], [RowKind.DELETE]), 1)
+    op.process_batch(_batch([(1, BASE + 40, "v20b"), (1, BASE + 20, "v20b")],
+                            [RowKind.DELETE, RowKind.UPDATE_BEFORE]), 1)  # -U: dropped
     probes = [(1, BASE + 5, "p5"), (1, BASE + 10, "p10"), (1, BASE + 25, "p25"), (1, BASE + 45, "p45"),
               (2, BASE + 30, "p30")]
     assert _out(op.process_batch(_batch(probes), 0)) == []  # nothing before the watermark
@@ -297,10 +298,9 @@ def test_temporal_join_snapshot_restore(tmp_path, backend_name):
     assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected)
 
 
-def test_debezium_update_before_image_is_a_retraction_version(tmp_path):
-    """An update whose before image keeps the old rowtime retracts that version (as Flink: one
-    version per rowtime, the -U replaces the +I), so a probe row between the two times finds a
-    retraction and does not join."""
+def test_debezium_update_before_is_dropped(tmp_path):
+    """An update whose before image keeps the old rowtime does not retract that version: Flink
+    drops the -U of a versioned source, so a probe row between the two times joins the old one."""
     o = write_jsonl(tmp_path / "o.json", [{"id": 1, "k": 1, "v": 0, "ts": _fmt(BASE + 5000)},
                                           {"id": 2, "k": 1, "v": 0, "ts": _fmt(BASE + 12000)}])
     r = tmp_path / "r.json"
@@ -311,4 +311,4 @@ def test_debezium_update_before_image_is_a_retraction_version(tmp_path):
     env = _env(tmp_path, (o, r, None), batch_size=1)
     got = fold(env.execute_sql("SELECT o.id, r.rate FROM o LEFT JOIN r FOR SYSTEM_TIME AS OF o.ts "
                                "ON o.k = r.pk").collect(timeout=30))
-    assert got == Counter({(1, None): 1, (2, 11): 1})
+    assert got == Counter({(1, 10): 1, (2, 11): 1})

@@ -3,8 +3,9 @@ r"""Event-time temporal join, as Flink's ``TemporalRowTimeJoinOperator``.
 Input 0 is the probe (left) side, input 1 the versioned table (right). Per join key:
 
 - every right row is a **version** at its rowtime; a later row with the same rowtime replaces
-  it (Flink keeps one version per rowtime). Retractions (-U, -D) are versions too: a probe row
-  whose version is a retraction does not join;
+  it (Flink keeps one version per rowtime). A delete (-D) is a version too: a probe row whose
+  version is a delete does not join. Update-befores (-U) are dropped, as Flink's planner does
+  for a temporal join's versioned source (``DropUpdateBefore``): an update is its +U alone;
 - every left row is buffered with its row kind until the watermark (the minimum of both
   inputs') reaches its rowtime; then, in arrival order, it joins the version with the greatest
   rowtime ``<=`` its own, if that version is an accumulation (+I, +U) and the residual
@@ -101,6 +102,8 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
             _, left, versions = state[k]
             if side == 0:
                 left.append([kind, t, *x])
+                continue
+            if kind == RowKind.UPDATE_BEFORE:
                 continue
             i = bisect.bisect_left(versions, t, key=lambda v: v[0])
             if i < len(versions) and versions[i][0] == t:
