@@ -17,6 +17,7 @@ from streamsql.core.config import Config
 from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import PlanError
 from streamsql.core.types import assignable
+from streamsql.plan.expressions import quote
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode, SinkNode
 
 
@@ -34,16 +35,7 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
                f"(source only)")
         planner._fail(target, msg, PlanError)
     writable = [c for c in table.columns if c.computed is None and not c.virtual]
-    target_cols = writable
-    if cols is not None:
-        target_cols = []
-        for ident in cols:
-            c = table.column(ident.name)
-            if c is None:
-                msg = (f"Column '{ident.name}' not found in table '{table.name}'; columns: "
-                       f"{', '.join(x.name for x in writable)}")
-                planner._fail(ident, msg)
-            target_cols.append(c)
+    target_cols = writable if cols is None else _listed_columns(planner, table, writable, cols)
     if len(target_cols) != len(node.schema.names):
         msg = (f"INSERT INTO {table.name}: the query produces {len(node.schema.names)} columns "
                f"({', '.join(node.schema.names)}) but the sink has {len(target_cols)} "
@@ -59,9 +51,10 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
                    f"use CAST(... AS {col.type}) to convert.\n  Query schema: [{query_schema}]\n"
                    f"  Sink schema:  [{sink}]")
             planner._fail(_select_item(query, i) or target, msg)
-    node = planner._cast(node, [c.name for c in target_cols], [c.type for c in target_cols]) \
-        if [f.type for f in node.sql_schema] != [c.type for c in target_cols] or \
-        node.schema.names != [c.name for c in target_cols] else node
+    if target_cols is not writable:
+        node = _to_table_order(planner, node, target_cols, writable)
+    elif query_types != [c.type for c in writable] or node.schema.names != [c.name for c in writable]:
+        node = planner._cast(node, [c.name for c in writable], [c.type for c in writable])
     options_config = planner.config.as_dict()
     spec.check_sink(table, options_config)
     if node.mode != INSERT_ONLY and not spec.sink_accepts_updates(table):
@@ -76,6 +69,42 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
     guarantee, reason = _guarantee(planner.config, spec.sink_guarantee(table, options_config))
     return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
                     guarantee_reason=reason)
+
+
+def _listed_columns(planner, table: TableDef, writable: list, cols: list[exp.Expression]) -> list:
+    """The sink columns of ``INSERT INTO t (cols)``, in the list's order.
+
+    Raises:
+        SqlError: an unknown or repeated column, or an unlisted NOT NULL / primary-key column
+            (which would get NULL), as Flink's validator.
+    """
+    listed = []
+    for ident in cols:
+        c = table.column(ident.name)
+        if c is None or c not in writable:
+            msg = (f"Column '{ident.name}' not found in table '{table.name}'; columns: "
+                   f"{', '.join(x.name for x in writable)}")
+            planner._fail(ident, msg)
+        if c in listed:
+            planner._fail(ident, f"Target column '{c.name}' is assigned more than once")
+        listed.append(c)
+    for c in writable:
+        if c not in listed and (not c.type.nullable or c.name in table.primary_key):
+            msg = (f"Column '{c.name}' of table '{table.name}' has no default value and does not allow "
+                   f"NULLs; list it in INSERT INTO {table.name} (...)")
+            planner._fail(cols[0], msg)
+    return listed
+
+
+def _to_table_order(planner, node: PlanNode, listed: list, writable: list) -> PlanNode:
+    """Reorder ``node``'s columns (one per ``listed`` sink column) into the table's column order.
+
+    Unlisted columns are NULL, as Flink fills the columns an INSERT's column list leaves out.
+    """
+    source = {c.name: src for c, src in zip(listed, node.schema.names)}
+    items = [(c.name, f"CAST({quote(source[c.name]) if c.name in source else 'NULL'} AS {c.type.duckdb()})")
+             for c in writable]
+    return planner._calc(node, items, None)
 
 
 def _guarantee(config: Config, sink: SinkGuarantee) -> tuple[str, str]:
