@@ -66,7 +66,8 @@ class Aggregates:
         self.context = context
         self.specs = specs
         if all(self.states[j].scalar for j in self.calls):  # every result is an accumulator item
-            self.result = itemgetter(*self.calls) if len(self.calls) != 1 else _single(self.calls[0])
+            # itemgetter() of no index is an error: a GROUP BY without aggregates has no results
+            self.result = itemgetter(*self.calls) if len(self.calls) > 1 else _single(self.calls)
         self._scalars = all(s.scalar for s in self.states)
         self._template = [s.create() for s in self.states]
 
@@ -188,5 +189,8 @@ class Aggregates:
         return tuple(states[j].result(acc[j]) for j in self.calls)
 
 
-def _single(i: int):
+def _single(calls: list[int]):
+    if not calls:
+        return lambda acc: ()
+    i = calls[0]
     return lambda acc: (acc[i],)

@@ -25,6 +25,7 @@ from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.expressions import (
     AGG_TYPES,
     compile_expression,
@@ -43,7 +44,6 @@ from streamsql.plan.nodes import (
     PlanNode,
     ScanNode,
     SinkNode,
-    UnionNode,
     WatermarkAssignerNode,
     walk,
 )
@@ -51,6 +51,7 @@ from streamsql.plan.over import plan_over
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
@@ -100,24 +101,11 @@ class Planner:
     # -- queries -------------------------------------------------------------------------------
     def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:
         if q.args.get("with_") is not None:
-            self._fail(q.args["with_"], "WITH (common table expressions) is not supported yet; "
-                                        "define the query with CREATE VIEW instead")
+            q = inline_ctes(q, self.sql)
         if isinstance(q, exp.Subquery):
             return self._query(q.this)
-        if isinstance(q, exp.Union):
-            if q.args.get("distinct"):
-                self._fail(q, "UNION without ALL is not supported yet; use UNION ALL")
-            self._reject_modifiers(q)  # ORDER BY / LIMIT after the last SELECT apply to the union
-            left, ls = self._query(q.this)
-            right, _ = self._query(q.expression)
-            lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
-            if len(lt) != len(rt):
-                self._fail(q, f"UNION ALL inputs have {len(lt)} and {len(rt)} columns")
-            if any(a.to_arrow() != b.to_arrow() for a, b in zip(lt, rt)):
-                right = self._cast(right, left.schema.names, lt)
-            mode = RETRACT if RETRACT in (left.mode, right.mode) else INSERT_ONLY
-            node = UnionNode([left, right], left.schema, mode)
-            return node, Scope([ScopeColumn(None, c.name, c.internal, c.type) for c in ls.columns], self.sql)
+        if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
+            return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
             return self._select(q)
         if isinstance(q, exp.Values):
@@ -136,8 +124,10 @@ class Planner:
             node, scope, where = ranked
         else:
             node, scope = self._from(src.this)
-        if sel.args.get("distinct") is not None:
-            self._fail(sel.args["distinct"], "SELECT DISTINCT is not supported yet; use GROUP BY")
+        distinct_clause = sel.args.get("distinct")
+        if distinct_clause is not None and distinct_clause.args.get("on") is not None:
+            self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
+                                        "use ROW_NUMBER() OVER (...) = 1")
         self._reject_modifiers(sel)
         cond = compile_expression(where, scope) if where is not None else None
         items = self._expand_star(sel.expressions, scope)
@@ -147,12 +137,17 @@ class Planner:
         has_agg = sel.args.get("group") is not None or any(i.find(*AGG_TYPES) for i in items) \
             or sel.args.get("having") is not None
         if has_agg:
-            return self._aggregate(sel, items, node, scope, cond)
-        check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
-        names = _unique([output_name(i, n) for n, i in enumerate(items)])
-        compiled = [compile_expression(i.unalias() if isinstance(i, exp.Alias) else i, scope) for i in items]
-        calc = self._calc(node, list(zip(names, compiled)), cond)
-        return calc, _scope_of(calc, None, self.sql)
+            node, scope = self._aggregate(sel, items, node, scope, cond)
+        else:
+            check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
+            names = _unique([output_name(i, n) for n, i in enumerate(items)])
+            compiled = [compile_expression(i.unalias() if isinstance(i, exp.Alias) else i, scope)
+                        for i in items]
+            node = self._calc(node, list(zip(names, compiled)), cond)
+            scope = _scope_of(node, None, self.sql)
+        if distinct_clause is not None:  # DISTINCT hook (plan/setops.py): GROUP BY every column
+            node = distinct(self, node)
+        return node, scope
 
     def _reject_modifiers(self, q: exp.Query) -> None:
         """Reject the clauses a streaming query cannot honour yet, positioned at their keyword.
@@ -338,9 +333,9 @@ class Planner:
         Returns ``(resolved items, resolved HAVING or None, calls)``, ``calls`` the distinct
         aggregate calls of both by their SQL, in order of appearance.
         """
-        resolved = [resolve_columns(i, scope) for i in items]
+        resolved = [_inline_filters(resolve_columns(i, scope)) for i in items]
         having = sel.args.get("having")
-        having_r = resolve_columns(having.this, scope) if having is not None else None
+        having_r = _inline_filters(resolve_columns(having.this, scope)) if having is not None else None
         calls: dict[str, exp.Expression] = {}
         for e in resolved + ([having_r] if having_r is not None else []):
             for call in e.find_all(*AGG_TYPES):
@@ -431,6 +426,31 @@ def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str 
     q = qualifier.lower() if qualifier else None
     cols = [ScopeColumn(q, f.name, f.name, SqlType.from_arrow(f.type)) for f in node.schema]
     return Scope(cols, sql, what)
+
+
+def _inline_filters(tree: exp.Expression) -> exp.Expression:
+    """``agg(x) FILTER (WHERE c)`` as ``agg(CASE WHEN c THEN x END)`` (``COUNT(*)``: of ``1``).
+
+    The same answer, as every aggregate skips NULLs, so a filtered call is an ordinary call over
+    the aggregate framework (DISTINCT included: ``COUNT(DISTINCT CASE WHEN c THEN x END)``).
+    """
+    def inline(n: exp.Expression) -> exp.Expression:
+        if not (isinstance(n, exp.Filter) and isinstance(n.this, AGG_TYPES)):
+            return n
+        call, cond = n.this.copy(), n.expression.this
+        arg = call.this
+        holder = arg if isinstance(arg, exp.Distinct) else call
+        value = holder.expressions[0] if holder is arg else arg
+        if value is None or isinstance(value, exp.Star):
+            value = exp.Literal.number(1)
+        case = exp.Case(ifs=[exp.If(this=cond, true=value)])
+        if holder is arg:
+            arg.set("expressions", [case])
+        else:
+            call.set("this", case)
+        return call
+
+    return tree.transform(inline)
 
 
 def _unique(names: list[str]) -> list[str]:

@@ -254,18 +254,19 @@ def test_explain_statement_set_lists_every_sink(env):
 
 # -- not supported yet ---------------------------------------------------------------------------
 
-def test_select_distinct_not_supported(env):
+def test_select_distinct_on_rejected_at_distinct(env):
     with pytest.raises(SqlError) as ei:
-        env.execute_sql("SELECT DISTINCT g FROM src")
-    assert "DISTINCT" in ei.value.message and "not supported" in ei.value.message
-    assert ei.value.line == 1
+        env.execute_sql("SELECT DISTINCT ON (g) g FROM src")
+    assert "DISTINCT ON is not supported" in ei.value.message and "ROW_NUMBER()" in ei.value.message
+    assert ei.value.line == 1 and caret_col(ei.value) == 8
 
 
-def test_select_distinct_error_points_at_distinct(env):
-    with pytest.raises(SqlError) as ei:
-        env.execute_sql("SELECT DISTINCT g FROM src")
-    assert ei.value.col in (1, 8), "caret should be at SELECT DISTINCT"
-    assert caret_col(ei.value) == 8 and "^^^^^^^^" in str(ei.value)  # under the whole keyword
+def test_set_operations_and_distinct_plan_onto_group_aggregates(env):
+    """DISTINCT = GROUP BY all columns; INTERSECT ALL = counts per side, then replicated rows."""
+    text = env.execute_sql("EXPLAIN SELECT DISTINCT g FROM src").message
+    assert "GroupAggregate(groupBy=[g], select=[]" in text
+    text = env.execute_sql("EXPLAIN SELECT g FROM src INTERSECT ALL SELECT s FROM src").message
+    assert "GroupAggregate(groupBy=[g], select=[COUNT(__l), COUNT(__r)]" in text and "Union" in text
 
 
 def test_join_without_equality_positioned_at_the_join(env):
@@ -277,7 +278,6 @@ def test_join_without_equality_positioned_at_the_join(env):
 
 
 @pytest.mark.parametrize(("sql", "word"), [
-    ("SELECT g FROM src UNION SELECT g FROM src", "UNION"),
     ("SELECT g FROM src ORDER BY g", "ORDER"),
     ("SELECT g FROM src LIMIT 3", "LIMIT"),
     ("SELECT COUNT(DISTINCT x), SUM(DISTINCT x) FROM src", "SUM(DISTINCT"),
@@ -313,10 +313,10 @@ def test_unsupported_clause_points_at_its_keyword(env, sql, word, pos):
 
 
 @pytest.mark.parametrize(("sql", "fragment", "pos", "width"), [
-    ("SELECT g FROM src UNION SELECT g FROM src", "UNION without ALL", (1, 19), 5),
-    ("SELECT g FROM src INTERSECT SELECT g FROM src", "INTERSECT", (1, 19), 9),
     ("SELECT g, x FROM src\nUNION ALL SELECT g FROM src", "2 and 1 columns", (2, 1), 5),
-    ("WITH v AS (SELECT g FROM src) SELECT g FROM v", "WITH (common table expressions)", (1, 1), 4),
+    ("SELECT g, x FROM src\nEXCEPT SELECT g FROM src", "EXCEPT inputs have 2 and 1 columns", (2, 1), 6),
+    ("WITH v (a) AS (SELECT g FROM src) SELECT a FROM v", "alias the columns in the CTE's SELECT", (1, 6), 1),
+    ("WITH RECURSIVE v AS (SELECT g FROM src) SELECT g FROM v", "WITH RECURSIVE", (1, 1), 4),
     ("SELECT 1", "SELECT without FROM", (1, 1), 6),
 ])
 def test_unsupported_query_shapes_are_positioned_at_the_keyword(env, sql, fragment, pos, width):

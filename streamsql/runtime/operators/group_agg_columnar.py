@@ -95,7 +95,7 @@ class ColumnarGroupAggOperator(GroupAggBase):
 
         inserted = alive & ~old_present
         deleted = ~alive & old_present
-        changed = alive & old_present & _differs(old, new)
+        changed = alive & old_present & _differs(old, new, len(slots))
         self.cache.evict()
         return self._emit(res, old, new, inserted, deleted, changed)
 
@@ -127,9 +127,9 @@ class ColumnarGroupAggOperator(GroupAggBase):
         return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), kinds)]
 
 
-def _differs(old, new) -> np.ndarray:
-    """True per key where any result (value or NULL-ness) changed; NaN equals NaN."""
-    out = np.zeros(len(old[0][0]) if old else 0, bool)
+def _differs(old, new, n: int) -> np.ndarray:
+    """True per key (``n`` of them) where any result (value or NULL-ness) changed; NaN equals NaN."""
+    out = np.zeros(n, bool)  # no result at all (GROUP BY without aggregates): never changed
     for (ov, ok), (nv, nok) in zip(old, new):
         diff = ov != nv
         if ov.dtype.kind == "f":

@@ -1,0 +1,99 @@
+"""Set operations and ``SELECT DISTINCT``, planned onto Union, GroupAggregate and Calc nodes.
+
+As Flink's planner rewrites them (``SetOpRewriteUtil``, ``ReplicateRows``), no operator of their
+own:
+
+- ``SELECT DISTINCT`` = ``GROUP BY`` every column, no aggregate (a changelog input retracts: a
+  row disappears when its last copy does);
+- ``UNION`` = ``UNION ALL``, then DISTINCT;
+- ``INTERSECT`` / ``EXCEPT`` [``ALL``]: each side's rows tagged (``__l`` = 1 on the left side,
+  ``__r`` = 1 on the right, NULL otherwise), ``UNION ALL``, ``GROUP BY`` every column with
+  ``COUNT(__l)``, ``COUNT(__r)`` per row value; then a filter (``INTERSECT``: both counts
+  positive; ``EXCEPT``: left positive, right zero) or, with ``ALL``, each row value replicated
+  ``least(l, r)`` / ``greatest(l - r, 0)`` times (a Calc ``unnest(range(n))``: an update of the
+  counts retracts the old copies and inserts the new ones). Set operations compare NULLs as
+  equal, as GROUP BY does.
+
+The inputs' columns are matched by position; the right side is cast to the left side's types.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.plan.expressions import quote
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, GroupAggNode, PlanNode, UnionNode
+from streamsql.plan.scope import Scope, ScopeColumn
+
+if TYPE_CHECKING:
+    from streamsql.plan.planner import Planner
+
+_SIDES = ("__l", "__r")
+# (ALL?) → the number of copies of a row value, from its counts on the left and right side.
+_COPIES = {
+    ("intersect", False): "CASE WHEN {l} > 0 AND {r} > 0 THEN 1 ELSE 0 END",
+    ("intersect", True): "least({l}, {r})",
+    ("except", False): "CASE WHEN {l} > 0 AND {r} = 0 THEN 1 ELSE 0 END",
+    ("except", True): "greatest({l} - {r}, 0)",
+}
+
+
+def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode, Scope]:
+    """Plan ``UNION [ALL]``, ``INTERSECT [ALL]`` or ``EXCEPT [ALL]``; the node and its scope.
+
+    Raises:
+        SqlError: inputs with different column counts; ORDER BY / LIMIT after the last SELECT.
+    """
+    planner._reject_modifiers(q)  # ORDER BY / LIMIT after the last SELECT apply to the whole
+    left, left_scope = planner._query(q.this)
+    right, _ = planner._query(q.expression)
+    op = q.key.upper() + ("" if q.args.get("distinct") else " ALL")
+    lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
+    if len(lt) != len(rt):
+        planner._fail(q, f"{op} inputs have {len(lt)} and {len(rt)} columns")
+    if any(a.to_arrow() != b.to_arrow() for a, b in zip(lt, rt)):
+        right = planner._cast(right, left.schema.names, lt)
+    scope = Scope([ScopeColumn(None, c.name, c.internal, c.type) for c in left_scope.columns], planner.sql)
+    if isinstance(q, exp.Union):
+        node = union_all([left, right])
+        return (distinct(planner, node) if q.args.get("distinct") else node), scope
+    names = left.schema.names
+    tagged = [planner._calc(side, [(n, quote(m)) for n, m in zip(names, side.schema.names)] +
+                            [(tag, "1" if tag == mine else "CAST(NULL AS INTEGER)") for tag in _SIDES], None)
+              for side, mine in zip((left, right), _SIDES)]
+    counts = _group_all(union_all(tagged), len(names), [f"COUNT({t})" for t in _SIDES])
+    copies = _COPIES[(q.key, not q.args.get("distinct"))].format(l=quote("__agg0"), r=quote("__agg1"))
+    keep = [(n, quote(n)) for n in names]
+    if q.args.get("distinct"):
+        return planner._calc(counts, keep, f"{copies} = 1"), scope
+    replicated = planner._calc(counts, [*keep, ("__copy", f"unnest(range({copies}))")], None)
+    return planner._calc(replicated, keep, None), scope
+
+
+def distinct(planner: Planner, node: PlanNode) -> PlanNode:
+    """``SELECT DISTINCT`` over ``node``'s columns: GROUP BY all of them, the aggregates' columns dropped."""
+    counts = _group_all(node, len(node.schema.names), [])
+    return planner._calc(counts, [(n, quote(n)) for n in node.schema.names], None)
+
+
+def union_all(inputs: list[PlanNode]) -> UnionNode:
+    """``UNION ALL`` of inputs of the same column types (retracting if any input is)."""
+    mode = RETRACT if any(i.mode != INSERT_ONLY for i in inputs) else INSERT_ONLY
+    return UnionNode(inputs, inputs[0].schema, mode)
+
+
+def _group_all(node: PlanNode, num_keys: int, labels: list[str]) -> GroupAggNode:
+    """GROUP BY the first ``num_keys`` columns of ``node``; ``COUNT`` of each later column.
+
+    ``labels`` name the counts for EXPLAIN; their results are columns ``__agg0``, ``__agg1``...
+    """
+    counts = [AggSpec("count", num_keys + j, agg_output_type("count", SqlType.from_arrow(f.type)))
+              for j, f in enumerate(list(node.schema)[num_keys:])]
+    fields = list(node.schema)[:num_keys] + [pa.field(f"__agg{j}", s.out_type.to_arrow())
+                                             for j, s in enumerate(counts)]
+    return GroupAggNode([node], pa.schema(fields), RETRACT, num_keys=num_keys, aggs=counts, labels=labels)

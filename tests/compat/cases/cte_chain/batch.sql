@@ -1,0 +1,1 @@
+WITH pos AS (SELECT k, v FROM s WHERE v IS NOT NULL), agg AS (SELECT k, COUNT(v) AS n FROM pos GROUP BY k) SELECT k, n FROM agg WHERE n > 1

@@ -1,0 +1,1 @@
+WITH live AS (SELECT k, v FROM c WHERE v > 1) SELECT k, COUNT(*) FROM live GROUP BY k

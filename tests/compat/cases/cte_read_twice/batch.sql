@@ -1,0 +1,1 @@
+WITH x AS (SELECT id, k FROM s) SELECT id, k FROM x WHERE id < 3 UNION ALL SELECT id, k FROM x WHERE k = 'a'

@@ -1,0 +1,1 @@
+SELECT DISTINCT v * 2, UPPER(k) FROM s WHERE id > 1

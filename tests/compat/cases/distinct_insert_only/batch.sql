@@ -1,0 +1,1 @@
+SELECT DISTINCT k, v FROM s

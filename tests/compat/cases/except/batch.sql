@@ -1,0 +1,1 @@
+SELECT k, v FROM s EXCEPT SELECT k, v FROM t

@@ -1,0 +1,1 @@
+SELECT k, v FROM s EXCEPT ALL SELECT k, v FROM t

@@ -1,0 +1,1 @@
+SELECT k, v FROM c EXCEPT ALL SELECT k, v FROM t

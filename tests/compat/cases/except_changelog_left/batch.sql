@@ -1,0 +1,1 @@
+SELECT k, v FROM c EXCEPT SELECT k, v FROM t

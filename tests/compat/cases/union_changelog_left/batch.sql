@@ -1,0 +1,1 @@
+SELECT k, v FROM c UNION SELECT k, v FROM t

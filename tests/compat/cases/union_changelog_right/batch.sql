@@ -1,0 +1,1 @@
+SELECT k, v FROM s UNION SELECT k, v FROM c
