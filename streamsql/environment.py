@@ -41,7 +41,7 @@ from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.runtime.collect import END, CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.sql import nodes as n
-from streamsql.sql.parser import parse_statement
+from streamsql.sql.parser import parse_statement, too_deep
 
 
 @dataclass
@@ -247,7 +247,17 @@ class StreamEnvironment:
         return self.execute_parsed(tree, statement)
 
     def execute_parsed(self, tree: exp.Expression, sql: str) -> TableResult:
-        """Run an already-parsed statement (``sql`` is its text, for errors)."""
+        """Run an already-parsed statement (``sql`` is its text, for errors).
+
+        Raises:
+            SqlError: as :meth:`execute_sql`; also for a statement nested too deeply to plan.
+        """
+        try:
+            return self._execute(tree, sql)
+        except RecursionError:
+            raise too_deep(sql) from None
+
+    def _execute(self, tree: exp.Expression, sql: str) -> TableResult:
         if isinstance(tree, exp.Create):
             return self._create(tree, sql)
         if isinstance(tree, exp.Drop):

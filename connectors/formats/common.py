@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.formats.convert import RecordError, excerpt, from_rows
+from streamsql.connectors.formats.convert import RECORD_FAULTS, excerpt, from_rows, record_fault
 
 from streamsql.core.connector import OptionSpec
 from streamsql.core.elements import Batch
@@ -330,8 +330,9 @@ def decode_records(
 ) -> tuple[Batch, np.ndarray]:
     """Slow path: ``parse`` each payload in ``[lo, hi)`` into a row, one at a time.
 
-    A bad payload is skipped and counted in ``decoder.skipped`` when ``ignore_errors``, else
-    raised as :class:`BadRecordError`.
+    A bad payload (one that raises any of :data:`~.convert.RECORD_FAULTS` — a RecordError, or
+    nesting too deep, a value too large ...) is skipped and counted in ``decoder.skipped`` when
+    ``ignore_errors``, else raised as :class:`BadRecordError`.
     """
     rows, used = [], []
     for j in range(lo, hi):
@@ -339,9 +340,9 @@ def decode_records(
         try:
             rows.append(parse(v))
             used.append(pos[j])
-        except RecordError as e:
+        except RECORD_FAULTS as e:  # the record's fault (RecordError and kin): skipped or named
             if not ignore_errors:
-                raise bad_record(decoder.fmt, where(int(pos[j])), str(e), v) from None
+                raise bad_record(decoder.fmt, where(int(pos[j])), record_fault(e), v) from None
             decoder.skipped += 1
     return Batch(from_rows(rows, decoder.schema)), np.asarray(used, dtype=np.int64)
 

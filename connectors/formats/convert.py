@@ -27,6 +27,30 @@ class RecordError(ValueError):
     """Raised by the slow path for one undecodable record; the message is the reason."""
 
 
+#: What a record can make Python raise while it is parsed or converted (beyond RecordError):
+#: nesting deeper than the stack (RecursionError), a value too large for memory or for a
+#: conversion (MemoryError, OverflowError, ValueError such as int's 4300-digit limit), text that
+#: is not what it claims (UnicodeError). Each is that record's fault: a bad record, never a crash.
+#: Other exceptions (TypeError, AttributeError, ...) are bugs and are not caught.
+RECORD_FAULTS = (RecursionError, MemoryError, OverflowError, ValueError, UnicodeError)
+
+
+def record_fault(e: BaseException) -> str:
+    """The reason a bad record gives for one of :data:`RECORD_FAULTS`, in users' words."""
+    if isinstance(e, RecordError):
+        return str(e)
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    if isinstance(e, MemoryError):
+        return "too large to decode"
+    text = str(e)
+    if "integer string conversion" in text:
+        return "a number with more than 4300 digits"
+    if isinstance(e, UnicodeError):
+        return "not valid UTF-8 text"
+    return text or "cannot be decoded"
+
+
 def excerpt(value: bytes | str | None, limit: int = 120) -> str:
     r"""A short printable excerpt of a record for error messages.
 
@@ -179,10 +203,10 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
             if not d.is_finite():
                 msg = f"cannot convert {d} to {t.sql()}"
                 raise RecordError(msg)
-            d = d.quantize(q, context=_DEC_CTX)
-            if abs(d) >= lim:
+            if abs(d) >= lim:  # before rounding: quantize cannot hold more than 200 digits
                 return None  # Flink: a value that does not fit the precision becomes NULL
-            return d
+            d = d.quantize(q, context=_DEC_CTX)
+            return None if abs(d) >= lim else d  # rounding may carry it over the precision
 
         return conv
     if n == "DATE":

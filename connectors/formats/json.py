@@ -57,7 +57,7 @@ from streamsql.connectors.formats.common import (
     try_fast,
 )
 from streamsql.connectors.formats.common import read_type as _read_type
-from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter
+from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter, record_fault
 
 from streamsql.core.connector import OptionSpec, choice_option, flag_option
 from streamsql.core.elements import Batch
@@ -171,8 +171,8 @@ def loads_exact(v: bytes, reject_constants: bool = True):
         obj = _json.loads(
             text, parse_float=decimal.Decimal, parse_constant=_reject_constant if reject_constants else None
         )
-    except (ValueError, UnicodeDecodeError) as e:
-        msg = f"invalid JSON ({e})"
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        msg = f"invalid JSON ({record_fault(e)})"
         raise RecordError(msg) from None
     if _SURROGATE_ESCAPE.search(text):
         try:

@@ -56,6 +56,13 @@ _DOUBLE_QUOTE_HINT = (
 )
 
 
+def too_deep(text: str) -> SqlError:
+    """The error for a statement nested deeper than the parser or planner can follow."""
+    msg = ("The statement is nested too deeply (parentheses, subqueries, CASE or operators several "
+           "hundred levels deep); split it, e.g. into views")
+    return SqlError(msg, text, 1, 1)
+
+
 def parse_statement(text: str) -> exp.Expr:
     """Parse one statement (a trailing ``;`` is allowed) with the Flink dialect.
 
@@ -80,8 +87,10 @@ def parse_statement(text: str) -> exp.Expr:
         raise _parse_error(e, text) from e
     except (SqlError, InternalError):
         raise
+    except RecursionError:
+        raise too_deep(text) from None
     except Exception as e:  # a crash inside sqlglot on odd input is our bug, not the user's
-        msg = f"The SQL parser failed on this statement ({type(e).__name__}: {e})"
+        msg = f"The SQL parser failed on this statement; please report it with the statement ({e})"
         raise InternalError(msg) from e
     trees = [t for t in trees if not isinstance(t, exp.Semicolon)]
     if not trees:
