@@ -74,19 +74,39 @@ def test_inline_over_without_partition_with_where_and_expressions(tmp_path, even
     check(tmp_path, events, sql, duck_sql, batch_size=batch_size)
 
 
-def test_late_rows_dropped_and_counted(tmp_path):
+@pytest.mark.parametrize(("frame", "expected", "late"), [
+    # Unbounded: late when not after the watermark (rows 3 and 5).
+    ("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", {(1, 1), (4, 9), (2, 11), (6, 43)}, 2),
+    # Bounded: late only when not after the key's last emitted rowtime (Flink's lastTriggeringTs):
+    # rows 3 (a, 3 s > a's last, 0 s) and 5 (b: nothing emitted yet) are behind the watermark but taken.
+    ("ROWS BETWEEN 1 PRECEDING AND CURRENT ROW", {(1, 1), (3, 5), (5, 16), (4, 12), (2, 10), (6, 34)}, 0),
+])
+def test_late_rows_as_flink(tmp_path, frame, expected, late):
     s = 1000
-    ev = [(1, "a", 1, BASE), (2, "a", 2, BASE + 12 * s),  # watermark 10 s after row 2
-          (3, "a", 4, BASE + 3 * s),                       # late: dropped
-          (4, "a", 8, BASE + 11 * s), (5, "b", 16, BASE + 10 * s),  # 10 s = the watermark: late
+    ev = [(1, "a", 1, BASE), (2, "a", 2, BASE + 12 * s),  # watermark 10 s after row 2: row 1 is emitted
+          (3, "a", 4, BASE + 3 * s), (4, "a", 8, BASE + 11 * s), (5, "b", 16, BASE + 10 * s),
           (6, "a", 32, BASE + 20 * s)]
     path = write_events(tmp_path / "late.json", ev)
-    sql = ("SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
-           "FROM ev")
+    sql = f"SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts {frame}) FROM ev"
     for backend in BACKENDS:
         actual, metrics = run(tmp_path / backend, path, sql, backend, batch_size=1, delay="2")
-        assert actual == Counter({(1, 1): 1, (4, 9): 1, (2, 10): 1, (6, 34): 1})
-        assert metrics["late_records"] == 2
+        assert actual == Counter(expected)
+        assert metrics.get("late_records", 0) == late
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_bounded_frame_drops_rows_not_after_the_keys_last_output(tmp_path, backend_name):
+    metrics: dict = {}
+    op, backend = _operator(OverSpec("RANGE", 5000), backend_name, tmp_path / "s", metrics)
+    out = op.process_batch(_batch([("a", BASE, 1), ("a", BASE + 1000, 2), ("b", BASE + 500, 4)]), 0)
+    out += op.process_watermark(Watermark(BASE + 1000))
+    assert [(r[0], r[3], r[4], r[5]) for r in _rows(out)] == [("a", 1, 1, 1), ("b", 1, 4, 4), ("a", 2, 3, 2)]
+    # Behind the watermark: a's row at 1 s is late (a emitted 1 s), b's at 0.7 s is taken (b emitted 0.5 s).
+    out = op.process_batch(_batch([("a", BASE + 1000, 8), ("b", BASE + 700, 16)]), 0)
+    out += op.process_watermark(Watermark(BASE + 1001))
+    assert [(r[0], r[3], r[4], r[5]) for r in _rows(out)] == [("b", 2, 20, 16)]
+    assert metrics["late_records"] == 1 and len(op.timers) == 0
+    backend.close()
 
 
 # -- operator level ---------------------------------------------------------------------------
@@ -100,20 +120,6 @@ OUT_SCHEMA = pa.schema(list(IN_SCHEMA) + [("__agg0", pa.int64()), ("__agg1", pa.
 def _operator(spec, backend_name, workdir, metrics):
     op = OverAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
     return open_operator(op, backend_name, workdir, "over-agg-1", metrics=metrics)
-
-
-@pytest.mark.parametrize("backend_name", BACKENDS)
-def test_range_state_is_cleaned_as_the_watermark_passes(tmp_path, backend_name):
-    op, backend = _operator(OverSpec("RANGE", 5000), backend_name, tmp_path / "s", {})
-    out = op.process_batch(_batch([("a", BASE, 1), ("a", BASE + 1000, 2), ("b", BASE + 500, 4)]), 0)
-    out += op.process_watermark(Watermark(BASE + 1000))
-    assert [(r[0], r[3], r[4], r[5]) for r in _rows(out)] == [("a", 1, 1, 1), ("b", 1, 4, 4), ("a", 2, 3, 2)]
-    assert any(True for _ in op.ctx.state.items())
-    op.process_watermark(Watermark(BASE + 5999))  # a's row at 1 s is still needed by a row at 6 s
-    assert len(op.timers) == 1
-    op.process_watermark(Watermark(BASE + 6000))
-    assert list(op.ctx.state.items()) == [] and len(op.timers) == 0
-    backend.close()
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)

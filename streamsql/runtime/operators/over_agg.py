@@ -13,13 +13,17 @@ the aggregates over its frame within its partition key:
 - ``UNBOUNDED PRECEDING``: every row so far (ROWS: up to this one in arrival order; RANGE: up to
   its rowtime, ties included) (Flink's ``RowTime{Rows,Range}UnboundedPrecedingFunction``).
 
-Rows are emitted in rowtime order (across keys too, within one watermark). A row whose rowtime
-is not after the operator's watermark when it arrives is late: dropped and counted in the job
-metric ``late_records``; a NULL rowtime is dropped. State cleaning: a row leaves the state once
-emitted (unbounded frames keep only the accumulators); a RANGE frame's rows are retracted and
-dropped as soon as the watermark makes them older than any future row's frame
-(``ts <= watermark - r``), and a key with nothing left is deleted. A ROWS frame keeps its last
-``n`` rows (a later row of the key needs them; Flink keeps them too, until state TTL).
+Rows are emitted in rowtime order (across keys too, within one watermark). Late rows are
+dropped and counted in the job metric ``late_records``, by Flink's two rules: with an unbounded
+frame a row is late when its rowtime is not after the operator's watermark; with a bounded
+frame when it is not after the last rowtime emitted for its key (Flink's
+``lastTriggeringTs``, 0 before the first: so a row at or before the epoch is late too), so a
+row behind the watermark but newer than its key's last output is still taken, and emitted at
+the next watermark. A NULL rowtime is dropped. State: a row leaves the pending rows once
+emitted; a bounded frame keeps the rows a later row of the key may still need (ROWS: the last
+``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
+rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
+Flink keeps them (state TTL is not supported yet).
 
 The aggregates are the object forms of :mod:`streamsql.functions.aggregates` (one accumulator
 list per key): a row is added by folding its partial state (DuckDB, computed for the whole
@@ -31,14 +35,14 @@ State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the parti
 
 =========================================== ===========================================
 ``kg + key``                                 :data:`OVER_KEY`: ``[accs, frame, pending,
-                                             seq, timer]``: the accumulators over the
-                                             frame; the frame's rows ``[ts, retract]``
+                                             seq, timer, last]``: the accumulators over
+                                             the frame; the frame's rows ``[ts, retract]``
                                              (bounded frames); the rows not emitted yet
                                              ``[ts, seq, row, add, retract]``; the arrival
-                                             counter; the pending timer end (or None)
+                                             counter; the pending timer end (or None); the
+                                             last emitted rowtime
 ``kg + TIMER_TAG + end(8) + key``            the key's event-time timer: its earliest
-                                             pending rowtime + 1, or (RANGE) when its
-                                             oldest frame row expires
+                                             pending rowtime + 1
 ``WATERMARK_KEY``                            the watermark at the last checkpoint
 =========================================== ===========================================
 """
@@ -103,7 +107,7 @@ class OverAggOperator(WindowOperatorBase):
         table = batch.table
         ts, valid = rowtimes(table.column(self.ts_index))
         keep = np.ones(len(ts), bool) if valid is None else valid.copy()
-        if self.watermark is not None:
+        if self.watermark is not None and not self.spec.bounded:  # bounded: per key, below
             late = keep & (ts <= self.watermark)
             add_late(self.ctx.metrics, int(late.sum()))
             keep &= ~late
@@ -122,15 +126,20 @@ class OverAggOperator(WindowOperatorBase):
         olds = self.ctx.state.get_many(keys)
         puts: list = []
         deletes: list = []
+        late = 0
         for skey, old in zip(keys, olds):
-            value = OVER_KEY.decode(old) if old is not None else [self.aggregates.new(), [], [], 0, None]
-            pending, seq = value[2], value[3]
+            value = OVER_KEY.decode(old) if old is not None else [self.aggregates.new(), [], [], 0, None, 0]
+            pending, seq, last = value[2], value[3], value[5]
             for i in by_key[skey]:
+                if self.spec.bounded and ts[i] <= last:
+                    late += 1
+                    continue
                 pending.append([int(ts[i]), seq, rows[i], adds[i], retracts[i]])
                 seq += 1
             value[3] = seq
             self._set_timer(skey, value, puts, deletes)
             puts.append((skey, OVER_KEY.encode(value)))
+        add_late(self.ctx.metrics, late)
         self.ctx.state.write(puts, deletes)
         return []
 
@@ -150,11 +159,6 @@ class OverAggOperator(WindowOperatorBase):
             value = OVER_KEY.decode(old)
             value[4] = None  # its timer just fired
             self._emit_due(value, wm, emitted)
-            if self.spec.kind == "RANGE" and self.spec.bounded:
-                self._retract_while(value, lambda t: t <= wm - self.spec.preceding)
-            if not value[2] and not value[1] and self.spec.kind == "RANGE" and self.spec.bounded:
-                deletes.append(skey)  # nothing pending, nothing any later row's frame needs
-                continue
             self._set_timer(skey, value, puts, deletes)
             puts.append((skey, OVER_KEY.encode(value)))
         self.ctx.state.write(puts, deletes)
@@ -190,18 +194,14 @@ class OverAggOperator(WindowOperatorBase):
                 if spec.kind == "ROWS":
                     while len(frame) > spec.preceding + 1:
                         self._fold(acc, frame.pop(0)[1], -1)
-                else:
+                else:  # RANGE: rows more than `preceding` before this rowtime leave
                     lower = group[0][0] - spec.preceding
-                    self._retract_while(value, lambda t, lower=lower: t < lower)
+                    while frame and frame[0][0] < lower:
+                        self._fold(acc, frame.pop(0)[1], -1)
             result = self.aggregates.result(acc)
             emitted += [(ts, tuple(row) + result) for ts, _, row, _, _ in group]
+            value[5] = group[0][0]
             i = j
-
-    def _retract_while(self, value: list, expired) -> None:
-        """Retract the oldest frame rows while ``expired(ts)``."""
-        acc, frame = value[0], value[1]
-        while frame and expired(frame[0][0]):
-            self._fold(acc, frame.pop(0)[1], -1)
 
     def _fold(self, acc: list, partials: list, sign: int) -> None:
         """Fold one row's partial states (or multiset values, with ``sign``) into ``acc``."""
@@ -213,14 +213,8 @@ class OverAggOperator(WindowOperatorBase):
                 s.fold([acc], j, [[p] for p in part])
 
     def _set_timer(self, skey: bytes, value: list, puts: list, deletes: list) -> None:
-        """Keep the key's one timer at its next due time: the earliest pending row, else a frame expiry."""
-        spec = self.spec
-        if value[2]:
-            end = min(p[0] for p in value[2]) + 1
-        elif value[1] and spec.kind == "RANGE" and spec.bounded:
-            end = value[1][0][0] + spec.preceding + 1
-        else:
-            end = None
+        """Keep the key's one timer at its earliest pending rowtime (+ 1: timers fire at ``end - 1``)."""
+        end = min(p[0] for p in value[2]) + 1 if value[2] else None
         if end != value[4]:
             if value[4] is not None:
                 self.timers.remove(value[4], skey, deletes)

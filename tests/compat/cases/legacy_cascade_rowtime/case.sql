@@ -1,0 +1,6 @@
+CREATE TABLE ev (id INT, k STRING, v BIGINT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE VIEW per5 AS SELECT k, TUMBLE_ROWTIME(ts, INTERVAL '5' SECOND) AS rt, SUM(v) AS s FROM ev GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND);
+CREATE TABLE out_rows (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), s BIGINT, windows BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT k, TUMBLE_START(rt, INTERVAL '20' SECOND), TUMBLE_END(rt, INTERVAL '20' SECOND), SUM(s), COUNT(*) FROM per5 GROUP BY k, TUMBLE(rt, INTERVAL '20' SECOND);

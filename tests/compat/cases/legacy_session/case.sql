@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v BIGINT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), rt TIMESTAMP(3), n BIGINT, s BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT k, SESSION_START(ts, INTERVAL '3' SECOND), SESSION_END(ts, INTERVAL '3' SECOND), SESSION_ROWTIME(ts, INTERVAL '3' SECOND), COUNT(*), SUM(v) FROM ev GROUP BY k, SESSION(ts, INTERVAL '3' SECOND);

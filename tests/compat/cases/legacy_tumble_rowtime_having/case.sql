@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v BIGINT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (rt TIMESTAMP(3), n BIGINT, s BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT TUMBLE_ROWTIME(ts, INTERVAL '10' SECOND), COUNT(*), SUM(v) FROM ev GROUP BY TUMBLE(ts, INTERVAL '10' SECOND) HAVING COUNT(*) > 2 AND TUMBLE_END(ts, INTERVAL '10' SECOND) > TIMESTAMP '2024-05-01 00:00:10';

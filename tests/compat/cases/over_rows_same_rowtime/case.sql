@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v BIGINT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, s BIGINT, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT id, SUM(v) OVER w, COUNT(*) OVER w FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW);
