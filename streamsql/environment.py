@@ -38,8 +38,10 @@ from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
+from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import END, CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
+from streamsql.runtime.parallel import ParallelJobRunner
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
 
@@ -361,8 +363,15 @@ class StreamEnvironment:
             roots = [planner.plan_insert(i) for i in stmt.expressions]
             assign_ids(roots)
         else:
-            roots = [planner.plan_query(stmt)]
-        return explain(roots)
+            return explain([planner.plan_query(stmt)])
+        parallelism = self.config.integer("parallelism.default")
+        if parallelism <= 1:
+            return explain(roots)
+        if isinstance(stmt, exp.Insert):
+            assign_ids(roots)
+        stages = cut_stages(self._job_name(_inserts(stmt), job_fingerprint(_inserts(stmt), self.catalog)),
+                            roots, parallelism)
+        return explain(roots) + "\n\n" + explain_stages(stages)
 
     # -- jobs ---------------------------------------------------------------------------------
     def _job_name(self, inserts: list[exp.Insert], fingerprint: JobFingerprint) -> str:
@@ -383,7 +392,8 @@ class StreamEnvironment:
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
             node.id = ""
         assign_ids(roots)
-        handle = JobHandle(JobRunner(name, roots, self.config.copy(), identity)).start()
+        runner_class = ParallelJobRunner if self.config.integer("parallelism.default") > 1 else JobRunner
+        handle = JobHandle(runner_class(name, roots, self.config.copy(), identity)).start()
         self.jobs[handle.job_id] = handle
         if self.config.boolean("table.dml-sync"):
             handle.wait()
@@ -546,3 +556,8 @@ def _target_name(insert: exp.Insert) -> str:
     t = insert.this
     return (t.this if isinstance(t, exp.Schema) else t).name
 
+
+
+def _inserts(stmt: exp.Expression) -> list[exp.Insert]:
+    """The INSERTs of an INSERT or a statement set."""
+    return [stmt] if isinstance(stmt, exp.Insert) else list(stmt.expressions)

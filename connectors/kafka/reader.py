@@ -1,7 +1,8 @@
 """The consumer side of the Kafka sources: assignment, positions, bounded ends, splits.
 
-:class:`KafkaReader` assigns every partition of the table's topic(s) manually (no group
-rebalancing; offsets are never committed to the group — the checkpoint holds them) and reads
+:class:`KafkaReader` assigns every partition of the table's topic(s) — or its task's share —
+manually (no group rebalancing; offsets are never committed to the group — the checkpoint
+holds them) and reads
 with ``isolation.level = read_committed``. It tracks, per partition, the next offset to read
 (the position) and, for a bounded read, the offset at which it stops. Offsets are resolved to
 concrete numbers at :meth:`~KafkaReader.open` (:mod:`.offsets`), so a position is exact even for
@@ -39,6 +40,8 @@ class KafkaReader:
         job_name: for the default group id.
         startup_default: startup mode when ``'scan.startup.mode'`` is unset.
         bounded_mode: ``'scan.bounded.mode'``.
+        share: ``(task, tasks)``: read only the partitions ``i`` (in topic, partition order)
+            with ``i % tasks == task`` (a stage of a parallel job); ``(0, 1)``: all.
 
     Raises:
         ConfigError: for bad topic, startup or bounded options.
@@ -50,8 +53,10 @@ class KafkaReader:
         job_name: str,
         startup_default: str = "group-offsets",
         bounded_mode: str = "unbounded",
+        share: tuple[int, int] = (0, 1),
     ):
         self.table = table
+        self.share = share
         o = table.options
         self.bootstrap = o.get("properties.bootstrap.servers", "")
         self.topics = topics_of(table)
@@ -163,7 +168,8 @@ class KafkaReader:
                 msg = f"{self.what}: topic '{t}': {tm.error.str()}"
                 raise ExecutionError(msg)
             out += [(t, p) for p in sorted(tm.partitions)]
-        return out
+        task, tasks = self.share
+        return [tp for i, tp in enumerate(out) if i % tasks == task]
 
     def _key(self, tp: TopicPart) -> str:
         return str(tp[1]) if self.single_topic else f"{tp[0]}:{tp[1]}"

@@ -61,7 +61,8 @@ class ReaderSource(Source, StatesFormats):
         self.table = t
         fs = self.formats(t)
         mode = bounded_mode(t)
-        self.reader = KafkaReader(t, ctx.job_name, self.startup_default, mode)
+        share = (ctx.task_index, ctx.num_tasks)
+        self.reader = KafkaReader(t, ctx.job_name, self.startup_default, mode, share)
         self.bounded = mode != "unbounded"
         self.decoder = RecordDecoder(t, fs, ctx.metrics)
         self.schema = self.decoder.schema

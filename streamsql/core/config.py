@@ -32,6 +32,7 @@ DEFAULTS: dict[str, str] = {
     "sql-client.execution.result-mode": "tableau",
     "sql-client.verbose": "false",
     "table.dml-sync": "false",
+    "parallelism.default": "1",
 }
 
 _UNITS = {
@@ -76,6 +77,7 @@ KINDS: dict[str, object] = {
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
     "sql-client.verbose": "bool",
     "table.dml-sync": "bool",
+    "parallelism.default": "int>=1",
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",

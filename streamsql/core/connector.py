@@ -152,6 +152,8 @@ class ConnectorContext:
         job_name: the job's ``'pipeline.name'`` (stable across restarts).
         config: the engine configuration in force (``SET`` keys), string values.
         task_index: index of this source/sink instance in the job (for ids, transactional ids).
+        num_tasks: how many tasks run this source/sink; a partitioned source reads its share
+            (a Kafka source: the partitions ``i`` with ``i % num_tasks == task_index``).
         metrics: counters the connector may bump, e.g. ``metrics['bad_records'] += 1``.
         resources: shared objects and the commit point of the task (:class:`TaskResources`).
     """
@@ -160,6 +162,7 @@ class ConnectorContext:
     job_name: str
     config: dict[str, str]
     task_index: int = 0
+    num_tasks: int = 1
     metrics: dict[str, int] = field(default_factory=dict)
     resources: TaskResources = field(default_factory=TaskResources)
 
@@ -210,6 +213,14 @@ class Source(ABC):
     def finished(self) -> bool:
         """True once a bounded source has returned its last row."""
         return False
+
+    def watermark(self) -> int | None:
+        """The watermark (ms) the source itself carries, or None (the usual case).
+
+        A source that reads another stage's output (the exchange of a parallel job) knows the
+        upstream tasks' watermarks; the source driver emits this one when it advances.
+        """
+        return None
 
     def finished_splits(self) -> set[int]:
         """Indices (into :attr:`split_names`) of the splits that will return no more rows.

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
 from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.connectors.kafka.exchange import ExchangeReader, ExchangeWriter
 from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
@@ -31,10 +32,12 @@ from streamsql.plan.joins import IntervalJoinNode, JoinNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
+from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
 from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
+from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job_state import JobState
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
@@ -155,8 +158,37 @@ class JobGraph:
         _release(self.state, self.resources, self.workdir)
 
 
+@dataclass(frozen=True)
+class TaskSlot:
+    """Which task of a parallel job a graph is (None for a job that runs as one task).
+
+    Attributes:
+        job: the job's ``'pipeline.name'``.
+        stage: the stage's id; ``index``: the task's index in it; ``count``: the stage's tasks.
+    """
+
+    job: str
+    stage: int
+    index: int
+    count: int
+
+    @property
+    def name(self) -> str:
+        """``<job>-<stage>``; the transactional id is ``<prefix>-<job>-<stage>-<task index>``."""
+        return f"{self.job}-{self.stage}"
+
+    def storage(self, root: str) -> CheckpointStorage:
+        """The task's own checkpoint folder: ``<root>/<job>/stage<stage>-task<index>/``."""
+        return CheckpointStorage(job_folder(root, self.job), f"stage{self.stage}-task{self.index}")
+
+
+def job_folder(root: str, job: str) -> str:
+    """``<root>/<job>``: a job's checkpoint folder (a parallel job's tasks have theirs inside)."""
+    return CheckpointStorage(root, job).dir
+
+
 def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: dict[str, Any],
-              workdir: str) -> JobGraph:
+              workdir: str, slot: TaskSlot | None = None) -> JobGraph:
     """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
 
     Args:
@@ -165,6 +197,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         config: the job's settings.
         metrics: counters shared with the job handle.
         workdir: this attempt's working folder for state (removed by :meth:`JobGraph.close`).
+        slot: the task of a parallel job this graph runs (``name`` is then ``slot.name``).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
@@ -177,8 +210,13 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         sources, sinks = {}, {}
         for node in nodes:
             table = getattr(node, "table", None)
-            ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources)
-            if isinstance(node, plan.ScanNode):
+            ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources,
+                                   task_index=slot.index if slot else 0, num_tasks=slot.count if slot else 1)
+            if isinstance(node, ExchangeSourceNode):
+                sources[node.id] = ExchangeReader(ctx)
+            elif isinstance(node, ExchangeSinkNode):
+                sinks[node.id] = ExchangeWriter(ctx)
+            elif isinstance(node, plan.ScanNode):
                 sources[node.id] = get_connector(node.table.connector).create_source(ctx)
             elif isinstance(node, plan.SinkNode):
                 sinks[node.id] = get_connector(node.table.connector).create_sink(ctx)
@@ -186,7 +224,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             backend = create_backend(config.get("state.backend.type"))
             backend.open(workdir)
             state = JobState(backend)
-        storage = CheckpointStorage(config.get("execution.checkpointing.dir"), name)
+        root = config.get("execution.checkpointing.dir")
+        storage = slot.storage(root) if slot else CheckpointStorage(root, name)
         coordinator = CheckpointCoordinator(
             storage, resources.committer or LocalCommitter(storage),
             config.duration("execution.checkpointing.interval"),
@@ -209,7 +248,9 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                 built[node.id] = SourceDriver(node.id, sources[node.id], coordinator,
                                               config.integer("execution.batch-size"), downstream)
                 continue
-            if isinstance(node, plan.SinkNode):
+            if isinstance(node, ExchangeSinkNode):
+                op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions)
+            elif isinstance(node, plan.SinkNode):
                 op = SinkOperator(sinks[node.id], node.table.name)
             else:
                 op = create_operator(node)
@@ -223,7 +264,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         coordinator,
         sources=[built[n.id] for n in nodes if isinstance(n, plan.ScanNode)],
         tasks=[built[n.id] for n in nodes if not isinstance(n, plan.ScanNode)],
-        sinks=[built[n.id].operator for n in nodes if isinstance(n, plan.SinkNode)],
+        sinks=[built[n.id].operator for n in nodes
+               if isinstance(n, plan.SinkNode) and not isinstance(n, ExchangeSinkNode)],
         state=state, resources=resources, workdir=workdir)
 
 

@@ -42,6 +42,10 @@ class JobRunner:
             decides what it restores; None (a query's job) restores its own folder unchecked.
     """
 
+    #: The last checkpoint of a finished job is marked final (a rerun starts afresh); a task of
+    #: a parallel job leaves that to the job, which resets all its tasks at once.
+    final_marks_done = True
+
     def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None):
         self.name = name
         self.roots = roots
@@ -120,7 +124,7 @@ class JobRunner:
 
     def _run_once(self) -> None:
         workdir = os.path.join(self.config.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
-        graph = build_job(self.name, self.roots, self.config, self.metrics, workdir)
+        graph = self._build(workdir)
         self.coordinator = graph.coordinator
         try:
             positions = self._restore(graph)
@@ -129,6 +133,9 @@ class JobRunner:
             self._loop(graph)
         finally:
             graph.close()
+
+    def _build(self, workdir: str) -> JobGraph:
+        return build_job(self.name, self.roots, self.config, self.metrics, workdir)
 
     def _loop(self, graph: JobGraph) -> None:
         coord = graph.coordinator
@@ -152,7 +159,7 @@ class JobRunner:
             self.watermark = _event_time(graph.tasks)
             coord.maybe_complete()
             if all(s.ended for s in sources):
-                self._final_checkpoint(graph, final=True)
+                self._final_checkpoint(graph, final=self.final_marks_done)
                 return
             if self._stop.is_set():
                 self._final_checkpoint(graph, final=False)

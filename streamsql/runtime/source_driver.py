@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from streamsql.core.connector import Source
-from streamsql.core.elements import Barrier, EndOfInput
+from streamsql.core.elements import Barrier, EndOfInput, Watermark
 from streamsql.core.faults import fault_point
 from streamsql.runtime.operators.base import SplitStatus
 from streamsql.runtime.task import Task
@@ -24,9 +24,11 @@ class BarrierSource(Protocol):
 class SourceDriver:
     """Drives one :class:`~streamsql.core.connector.Source` (the source task).
 
-    Besides batches, barriers and end of input it sends a :class:`SplitStatus` (the source's
-    splits and which of them finished) when the source opens and before the batch that
-    follows a change, so that watermark generation needs no connector object.
+    Besides batches, barriers, end of input and the watermark a source carries itself
+    (:meth:`Source.watermark <streamsql.core.connector.Source.watermark>`), it sends a
+    :class:`SplitStatus` (the source's splits and which of them finished) when the source opens
+    and before the batch that follows a change, so that watermark generation needs no
+    connector object.
 
     Args:
         source_id: stable id (key of its position in checkpoint metadata).
@@ -45,6 +47,7 @@ class SourceDriver:
         self.downstream = list(downstream)
         self._injected = 0  # the last barrier injected
         self._status = SplitStatus()
+        self._watermark: int | None = None  # the last one the source itself carried
         self.ended = False
         self.rows = 0
 
@@ -81,6 +84,11 @@ class SourceDriver:
         if batch is not None and batch.num_rows:
             self.rows += batch.num_rows
             self._emit(batch)
+        mark = self.source.watermark()  # after the rows it covers
+        if mark is not None and (self._watermark is None or mark > self._watermark):
+            self._watermark = mark
+            self._emit(Watermark(mark))
+        if batch is not None and batch.num_rows:
             return True
         if self.source.bounded and self.source.finished():
             self.ended = True

@@ -1,0 +1,328 @@
+"""The Kafka side of a keyed exchange between two stages of a parallel job (docs/parallelism.md).
+
+An exchange is an internal topic with one partition per downstream task. Its records:
+
+======== ================================= ==================================================
+key      value                             meaning
+======== ================================= ==================================================
+``d`` u  an Arrow IPC stream (one batch)    rows from upstream task ``u`` (``__kind``: row kinds)
+``w`` u  8-byte big-endian int (ms)         upstream task ``u``'s watermark
+``e`` u  empty                              upstream task ``u`` reached end of input
+======== ================================= ==================================================
+
+(key = the type byte, then ``u`` as 2 bytes big-endian.) :class:`ExchangeWriter` produces them
+inside the task's Kafka transaction (:class:`~.transactions.KafkaTransactions`, the task's
+commit point, as an exactly-once sink does): rows into the partition of their key group's task
+(the runtime splits the batch), watermarks and end of input into every partition. Records
+written after a pre-commit are held until the commit (they belong to the next checkpoint).
+:class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of
+the upstream tasks (the minimum; an ended task no longer holds it back); it ends when every
+upstream task ended. Its position — the next offset, each upstream task's last watermark and
+which ended — is in the downstream task's checkpoint.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, RDKAFKA_LOG, ErrorLatch, execution_error
+from streamsql.connectors.kafka.options import librdkafka_props
+from streamsql.connectors.kafka.transactions import KafkaTransactions
+
+from streamsql.core.connector import ConnectorContext, Source
+from streamsql.core.elements import MAX_WATERMARK, Batch
+from streamsql.core.errors import ExecutionError
+
+DATA, WATERMARK, END = b"d", b"w", b"e"
+KIND_COLUMN = "__kind"
+#: Rows per record are chosen so a record stays under this size (the broker's default limit is 1 MB).
+MAX_RECORD_BYTES = 512 * 1024
+
+
+def _key(kind: bytes, task: int) -> bytes:
+    return kind + struct.pack(">H", task)
+
+
+def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str) -> None:
+    """Create ``topic`` with ``partitions`` partitions unless it exists with that many.
+
+    Raises:
+        ExecutionError: when it exists with another partition count, or cannot be created.
+    """
+    admin = AdminClient({k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
+                        | {"logger": RDKAFKA_LOG})
+    md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
+    tm = md.topics.get(topic)
+    if tm is None or tm.error is not None:
+        new = NewTopic(topic, num_partitions=partitions, replication_factor=-1)
+        try:
+            admin.create_topics([new], operation_timeout=30)[topic].result(timeout=60)
+            return
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
+                msg = f"{what}: creating exchange topic '{topic}'"
+                raise execution_error(msg, e, str(props.get("bootstrap.servers", ""))) from None
+        tm = admin.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S).topics.get(topic)
+    if tm is not None and tm.error is None and len(tm.partitions) != partitions:
+        msg = (f"{what}: exchange topic '{topic}' has {len(tm.partitions)} partitions, the job's "
+               f"parallelism needs {partitions}; delete the topic or run with the parallelism it was "
+               "made for")
+        raise ExecutionError(msg)
+
+
+def encode_batch(batch: Batch) -> list[bytes]:
+    """``batch`` as Arrow IPC streams of at most about :data:`MAX_RECORD_BYTES` each."""
+    table = batch.table
+    if batch.kinds is not None:
+        table = table.append_column(KIND_COLUMN, pa.array(batch.kinds, pa.int8()))
+    n = table.num_rows
+    if not n:
+        return []
+    per = max(1, n * MAX_RECORD_BYTES // max(1, table.nbytes)) if table.nbytes > MAX_RECORD_BYTES else n
+    out = []
+    for start in range(0, n, per):
+        sink = pa.BufferOutputStream()
+        part = table.slice(start, per)
+        with pa.ipc.new_stream(sink, part.schema) as w:
+            w.write_table(part)
+        out.append(sink.getvalue().to_pybytes())
+    return out
+
+
+def decode_batch(value: bytes) -> Batch:
+    """The batch of one data record (row kinds from ``__kind``)."""
+    table = pa.ipc.open_stream(value).read_all()
+    if KIND_COLUMN in table.column_names:
+        i = table.column_names.index(KIND_COLUMN)
+        kinds = table.column(i).to_numpy().astype(np.int8)
+        return Batch(table.remove_column(i), kinds if kinds.any() else None)
+    return Batch(table)
+
+
+class ExchangeWriter:
+    """The upstream task's side: records into the exchange topic in the task's transaction.
+
+    Options of ``ctx.table`` (set by the planner): ``topic``, ``partitions``, the brokers'
+    ``properties.*``, ``sink.transactional-id-prefix``, ``sink.progress-topic``.
+
+    Args:
+        ctx: the connector context (``task_index``: this upstream task).
+    """
+
+    transactional = True
+
+    def __init__(self, ctx: ConnectorContext):
+        o = ctx.table.options
+        self.topic = o["topic"]
+        self.partitions = int(o["partitions"])
+        self.task = ctx.task_index
+        self.props = librdkafka_props(o)
+        self.what = f"Exchange '{self.topic}' (task {self.task})"
+        self.txn = KafkaTransactions.for_context(ctx)
+        self.handle = None
+        self._holding = False
+        self._held: list[tuple[int, bytes, bytes]] = []
+        self._watermark: int | None = None
+
+    def open(self) -> None:
+        """Create the topic if missing and join the task's transaction.
+
+        Raises:
+            ExecutionError: when the brokers cannot be reached or the topic has another size.
+        """
+        ensure_topic(self.props, self.topic, self.partitions, self.what)
+        self.handle = self.txn.acquire()
+
+    def _send(self, records: list[tuple[int, bytes, bytes]]) -> None:
+        if self._holding:
+            self._held += records
+            return
+        for partition, key, value in records:
+            self.handle.produce_many(self.topic, [key], [value], partition)
+
+    def write(self, partition: int, batch: Batch) -> None:
+        """The rows of ``batch`` (all of key groups of ``partition``'s task) into that partition."""
+        key = _key(DATA, self.task)
+        self._send([(partition, key, v) for v in encode_batch(batch)])
+
+    def watermark(self, timestamp: int) -> None:
+        """Broadcast this task's watermark (ms) to every partition, when it advanced."""
+        if self._watermark is not None and timestamp <= self._watermark:
+            return
+        self._watermark = timestamp
+        key, value = _key(WATERMARK, self.task), struct.pack(">q", timestamp)
+        self._send([(p, key, value) for p in range(self.partitions)])
+
+    def end(self) -> None:
+        """Broadcast this task's end of input to every partition."""
+        key = _key(END, self.task)
+        self._send([(p, key, b"") for p in range(self.partitions)])
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        """Flush (acknowledged, invisible until the commit); hold later records until it."""
+        if self._held:  # an earlier checkpoint failed before committing: its records join this one
+            held, self._held, self._holding = self._held, [], False
+            self._send(held)
+        self.handle.flush()
+        self._holding = True
+
+    def commit(self, checkpoint_id: int) -> None:
+        """The transaction committed: held records go into the next one."""
+        held, self._held, self._holding = self._held, [], False
+        self._send(held)
+
+    def close(self) -> None:
+        """Leave the transaction (its last user aborts what is uncommitted)."""
+        if self.handle is not None:
+            self.handle = None
+            self.txn.release()
+
+
+class ExchangeReader(Source):
+    """The downstream task's side: its partition of the exchange topic (see module docstring).
+
+    Options of ``ctx.table``: ``topic``, ``partitions``, ``upstream-tasks``, ``properties.*``.
+
+    Args:
+        ctx: the connector context (``task_index``: the partition read).
+    """
+
+    bounded = True  # it ends when every upstream task ended (and never otherwise)
+
+    def __init__(self, ctx: ConnectorContext):
+        o = ctx.table.options
+        self.topic = o["topic"]
+        self.partitions = int(o["partitions"])
+        self.upstream = int(o["upstream-tasks"])
+        self.partition = ctx.task_index
+        self.props = librdkafka_props(o)
+        self.what = f"Exchange '{self.topic}' [{self.partition}]"
+        self.latch = ErrorLatch(self.what, str(self.props.get("bootstrap.servers", "")))
+        self.consumer: Consumer | None = None
+        self.next_offset = 0
+        self.marks: dict[int, int] = {}
+        self.ended: set[int] = set()
+
+    def open(self, position: dict | None) -> None:
+        """Assign the partition at ``position`` (None: from its beginning).
+
+        Raises:
+            ExecutionError: when the brokers cannot be reached.
+        """
+        position = position or {}
+        self.next_offset = int(position.get("offset", 0))
+        self.marks = {int(u): int(ts) for u, ts in position.get("watermarks", {}).items()}
+        self.ended = {int(u) for u in position.get("ended", [])}
+        ensure_topic(self.props, self.topic, self.partitions, self.what)
+        cfg = {**self.props, "group.id": f"{self.topic}-reader", "enable.auto.commit": False,
+               "isolation.level": "read_committed", "error_cb": self.latch, "logger": RDKAFKA_LOG,
+               "auto.offset.reset": "earliest"}
+        self.consumer = Consumer(cfg)
+        start = self.next_offset if self.next_offset > 0 else -2  # -2: OFFSET_BEGINNING
+        self.consumer.assign([TopicPartition(self.topic, self.partition, start)])
+
+    def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        """The rows of the records of one ``consume()``; watermarks and ends update the merge.
+
+        Raises:
+            ExecutionError: for Kafka errors.
+        """
+        try:
+            msgs = self.consumer.consume(num_messages=64, timeout=timeout_s)
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.latch.bootstrap) from None
+        self.latch.check()
+        batches = []
+        for m in msgs:
+            if m.error() is not None:
+                if m.error().code() == KafkaError._PARTITION_EOF:
+                    continue
+                msg = f"{self.what}: {m.error().str()}"
+                raise ExecutionError(msg)
+            self.next_offset = m.offset() + 1
+            key = m.key()
+            kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
+            if kind == DATA:
+                batches.append(decode_batch(m.value()))
+            elif kind == WATERMARK:
+                ts = struct.unpack(">q", m.value())[0]
+                self.marks[task] = max(ts, self.marks.get(task, ts))
+            elif kind == END:
+                self.ended.add(task)
+        if not batches:
+            return None
+        if len(batches) == 1:
+            return batches[0]
+        table = pa.concat_tables([b.table for b in batches])
+        kinds = None
+        if any(b.kinds is not None for b in batches):
+            kinds = np.concatenate([b.kind_array() for b in batches])
+        return Batch(table, kinds)
+
+    def watermark(self) -> int | None:
+        """The minimum watermark over the upstream tasks that have not ended (None: one sent none yet)."""
+        live = [u for u in range(self.upstream) if u not in self.ended]
+        if not live:
+            return MAX_WATERMARK
+        if any(u not in self.marks for u in live):
+            return None
+        return min(self.marks[u] for u in live)
+
+    def position(self) -> dict:
+        """``{"offset": next offset, "watermarks": {task: ms}, "ended": [task, ...]}``."""
+        return {"offset": self.next_offset, "watermarks": {str(u): t for u, t in self.marks.items()},
+                "ended": sorted(self.ended)}
+
+    def finished(self) -> bool:
+        """True once every upstream task ended."""
+        return len(self.ended) >= self.upstream
+
+    def close(self) -> None:
+        """Close the consumer."""
+        if self.consumer is not None:
+            self.consumer.close()
+            self.consumer = None
+
+
+def delete_exchanges(props: dict[str, Any], topics: list[str], groups: list[str],
+                     timeout_s: float = 60.0) -> None:
+    """Delete a finished job's exchange topics and its tasks' progress groups (absent ones: no-op).
+
+    Waits until the topics are gone, so the next run can create them afresh.
+
+    Raises:
+        ExecutionError: when the brokers cannot be reached or the topics do not go away in time.
+    """
+    bootstrap = str(props.get("bootstrap.servers", ""))
+    admin = AdminClient({**props, "logger": RDKAFKA_LOG})
+    try:
+        present = [t for t in topics if t in admin.list_topics(timeout=METADATA_TIMEOUT_S).topics]
+        for f in (admin.delete_topics(present, operation_timeout=30).values() if present else ()):
+            _ignore_missing(f, KafkaError.UNKNOWN_TOPIC_OR_PART)
+        for f in (admin.delete_consumer_groups(groups, request_timeout=30).values() if groups else ()):
+            _ignore_missing(f, KafkaError.GROUP_ID_NOT_FOUND)
+        deadline = time.monotonic() + timeout_s
+        while any(t in admin.list_topics(timeout=METADATA_TIMEOUT_S).topics for t in present):
+            if time.monotonic() > deadline:
+                msg = f"Exchange topics {present} were not deleted within {timeout_s:.0f} s"
+                raise ExecutionError(msg)
+            time.sleep(0.2)
+    except KafkaException as e:
+        what = "Deleting exchange topics"
+        raise execution_error(what, e, bootstrap) from None
+
+
+def _ignore_missing(future, code: int) -> None:
+    try:
+        future.result(timeout=60)
+    except KafkaException as e:
+        err = e.args[0] if e.args else None
+        if not (isinstance(err, KafkaError) and err.code() == code):
+            raise

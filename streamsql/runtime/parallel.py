@@ -1,0 +1,188 @@
+"""A parallel job: its stages' tasks, each with its own checkpoints (docs/parallelism.md).
+
+A job planned with ``'parallelism.default'`` = P > 1 is cut into stages
+(:func:`~streamsql.plan.stages.cut_stages`); each task of each stage is a
+:class:`TaskRunner`: the barrier protocol of docs/checkpointing.md over the stage's sub-graph,
+with its own coordinator, its own transactional id ``<prefix>-<job>-<stage>-<task>`` (the
+exchange writer and the stage's exactly-once sinks share it), its own progress group and its
+own checkpoint folder ``<dir>/<job>/stage<s>-task<t>/``. Nothing is shared between tasks:
+rows cross stages only through ``read_committed`` exchange topics, so each task's commit is
+consistent on its own and a task restarts alone.
+
+Attempt-unique snapshots: an attempt's checkpoint ids start at its start time in microseconds
+(above the restored id), so a zombie attempt — one that was replaced but still runs — never
+writes a ``chk-<n>`` folder its successor writes or restores (it would have to take a
+checkpoint per microsecond for that); its commits fail once the successor fenced its producer.
+
+:class:`ParallelJobRunner` runs every task of the job in this process (a thread per task).
+A task's last checkpoint is not marked final; when every task finished, the job writes
+``<dir>/<job>/_finished`` and then resets: deletes the exchange topics, the tasks' progress
+groups and their folders, then ``_finished``. A job started while ``_finished`` exists resets
+first, so a rerun starts afresh (as a finished single-task job does) and a crash during the
+reset is finished by the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import logging
+import os
+import shutil
+import threading
+import time
+from typing import Any
+
+from streamsql.checkpoint.identity import JobIdentity
+from streamsql.checkpoint.storage import atomic_write
+from streamsql.connectors.kafka.exchange import delete_exchanges
+from streamsql.connectors.kafka.options import librdkafka_props
+from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
+from streamsql.core.config import Config
+from streamsql.plan.nodes import PlanNode, walk
+from streamsql.plan.stages import ExchangeSinkNode, Stage, cut_stages
+from streamsql.runtime.builder import JobGraph, TaskSlot, build_job, job_folder
+from streamsql.runtime.job import JobRunner
+
+log = logging.getLogger(__name__)
+
+FINISHED_MARKER = "_finished"
+
+
+def attempt_first_id() -> int:
+    """The first checkpoint id of a new attempt: the time in microseconds (see module docstring)."""
+    return time.time_ns() // 1000
+
+
+class TaskRunner(JobRunner):
+    """One task of a parallel job, run and restarted like a job of its own (see module docstring).
+
+    Args:
+        slot: which task.
+        roots: its stage's sub-plan.
+        config: the job's settings.
+    """
+
+    final_marks_done = False
+
+    def __init__(self, slot: TaskSlot, roots: list[PlanNode], config: Config):
+        super().__init__(f"{slot.name}-{slot.index}", roots, config)
+        self.slot = slot
+
+    def _build(self, workdir: str) -> JobGraph:
+        return build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot)
+
+    def _restore(self, graph: JobGraph) -> dict[str, Any]:
+        positions = super()._restore(graph)
+        graph.coordinator.next_id = max(graph.coordinator.next_id, attempt_first_id())
+        return positions
+
+
+def task_runners(name: str, stages: list[Stage], config: Config) -> list[TaskRunner]:
+    """A runner per task of every stage."""
+    return [TaskRunner(TaskSlot(name, s.id, t, s.parallelism), s.roots, config)
+            for s in stages for t in range(s.parallelism)]
+
+
+class ParallelJobRunner:
+    """Runs the tasks of a parallel job in this process until all finished (see module docstring).
+
+    The interface of :class:`~streamsql.runtime.job.JobRunner` that a job handle uses.
+
+    Args:
+        name: ``'pipeline.name'``.
+        roots: the plan's sinks (ids assigned).
+        config: the job's settings (``'parallelism.default'`` > 1).
+        identity: binds the job's folder (locked while it runs), or None.
+
+    Raises:
+        PlanError: for a plan that cannot run partitioned.
+    """
+
+    coordinator = None  # each task has its own: see :attr:`tasks`
+    watermark = None
+
+    def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None):
+        self.name = name
+        self.config = config
+        self.identity = identity
+        self.stages = cut_stages(name, roots, config.integer("parallelism.default"))
+        self.tasks = task_runners(name, self.stages, config)
+        self._cancel = threading.Event()
+        self._failed = False
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """rows_in (read by the source stages), rows_out (written to tables), restarts, bad_records."""
+        sources = {s.id for s in self.stages if not s.inputs}
+        out = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0}
+        for t in self.tasks:
+            m = t.metrics
+            out["rows_in"] += m.get("rows_in", 0) if t.slot.stage in sources else 0
+            for key in ("rows_out", "restarts", "bad_records"):
+                out[key] += m.get(key, 0)
+        return out
+
+    @property
+    def restored_from(self) -> int | None:
+        """The newest checkpoint a task resumed from, or None."""
+        return max((t.restored_from for t in self.tasks if t.restored_from is not None), default=None)
+
+    def run(self) -> None:
+        """Run every task; return when all finished (or were cancelled).
+
+        Raises:
+            StreamSQLError: the first task failure beyond its restart strategy (the other tasks
+                are cancelled).
+        """
+        root = self.config.get("execution.checkpointing.dir")
+        folder = job_folder(root, self.name)
+        with self.identity.lock(folder) if self.identity else contextlib.nullcontext():
+            if os.path.exists(os.path.join(folder, FINISHED_MARKER)):
+                self.reset(folder)
+            errors: list[BaseException] = []
+
+            def main(task: TaskRunner) -> None:
+                try:
+                    task.run()
+                except BaseException as e:  # the first failure ends the job
+                    errors.append(e)
+                    self._failed = True
+                    self.cancel()
+
+            threads = [threading.Thread(target=main, args=(t,), name=f"task-{t.name}", daemon=True)
+                       for t in self.tasks]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            if errors:
+                raise errors[0]
+            if self._cancel.is_set() or any(t._stop.is_set() for t in self.tasks):
+                return
+            atomic_write(os.path.join(folder, FINISHED_MARKER), b"finished")
+            self.reset(folder)
+
+    def reset(self, folder: str) -> None:
+        """Delete what the finished job leaves: exchange topics, progress groups, task folders."""
+        exchanges = [n for s in self.stages for n in walk(s.roots) if isinstance(n, ExchangeSinkNode)]
+        if exchanges:
+            options = exchanges[0].table.options
+            prefix = options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
+            groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress" for t in self.tasks]
+            delete_exchanges(librdkafka_props(options), [n.exchange.topic for n in exchanges], groups)
+        for path in glob.glob(os.path.join(folder, "stage*-task*")):
+            shutil.rmtree(path, ignore_errors=True)
+        os.remove(os.path.join(folder, FINISHED_MARKER))
+        log.info("job %s: finished; exchanges and task checkpoints removed", self.name)
+
+    def cancel(self) -> None:
+        """Cancel every task (no final checkpoint)."""
+        self._cancel.set()
+        for t in self.tasks:
+            t.cancel()
+
+    def stop(self) -> None:
+        """Stop every task after a final checkpoint of each."""
+        for t in self.tasks:
+            t.stop()

@@ -1,0 +1,85 @@
+"""Stages of a parallel job: where EXPLAIN shows the plan cut, and where it is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import PlanError
+
+KAFKA = "'properties.bootstrap.servers' = '127.0.0.1:9092'"
+
+
+@pytest.fixture
+def env(tmp_path):
+    (tmp_path / "f.json").write_text('{"k": 1, "v": 2}\n')
+    e = StreamEnvironment({"parallelism.default": "4", "pipeline.name": "stg",
+                           "state.dir": str(tmp_path / "state"), "execution.checkpointing.dir": str(tmp_path / "cp")})
+    for name in ("a", "b"):
+        e.execute_sql(f"CREATE TABLE {name} (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{name}', "
+                      f"{KAFKA}, 'format' = 'json')")
+    e.execute_sql(f"CREATE TABLE f (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/f.json', "
+                  "'format' = 'json')")
+    e.execute_sql(f"CREATE TABLE by_k (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                  f"'connector' = 'upsert-kafka', 'topic' = 'o', {KAFKA}, 'key.format' = 'json', 'value.format' = 'json')")
+    e.execute_sql(f"CREATE TABLE by_c (k INT, c BIGINT, PRIMARY KEY (c) NOT ENFORCED) WITH ("
+                  f"'connector' = 'upsert-kafka', 'topic' = 'o', {KAFKA}, 'key.format' = 'json', 'value.format' = 'json')")
+    e.execute_sql(f"CREATE TABLE app (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = 'o', {KAFKA}, "
+                  "'format' = 'json')")
+    e.execute_sql("CREATE TABLE pr (k INT, c BIGINT) WITH ('connector' = 'print')")
+    yield e
+    e.close()
+
+
+def _stages(env, sql: str) -> list[str]:
+    text = env.execute_sql(f"EXPLAIN {sql}").message
+    assert "== Stages ==" in text
+    return text.split("== Stages ==\n")[1].splitlines()
+
+
+def test_parallelism_one_has_no_stages(env):
+    env.execute_sql("SET 'parallelism.default' = '1'")
+    assert "Stages" not in env.execute_sql("EXPLAIN INSERT INTO by_k SELECT k, COUNT(*) FROM a GROUP BY k").message
+
+
+def test_group_by_is_cut_once_when_the_sink_key_follows_the_group_key(env):
+    lines = _stages(env, "INSERT INTO by_k SELECT k, COUNT(*) FROM a GROUP BY k")
+    assert lines[0] == "Stage 0: parallelism=4, operators=[scan, calc, exchange-sink]"
+    assert lines[1] == ("  writes Exchange(distribution=[hash[__k0]], topic=[_streamsql-stg-s1-repartition], "
+                        "partitions=[4])")
+    assert lines[2].startswith("Stage 1: parallelism=4, operators=[exchange-source, group-agg, calc, calc, sink]")
+    assert len([ln for ln in lines if ln.startswith("Stage")]) == 2
+
+
+def test_upsert_sink_on_another_key_gets_its_own_exchange(env):
+    lines = _stages(env, "INSERT INTO by_c SELECT k, COUNT(*) FROM a GROUP BY k")
+    stages = [ln for ln in lines if ln.startswith("Stage")]
+    assert len(stages) == 3
+    assert any("distribution=[hash[c]]" in ln for ln in lines)
+
+
+def test_join_sides_are_exchanged_by_their_keys(env):
+    lines = _stages(env, "INSERT INTO app SELECT a.k, b.v FROM a JOIN b ON a.k = b.k")
+    stages = [ln for ln in lines if ln.startswith("Stage")]
+    assert len(stages) == 3
+    assert stages[2].startswith("Stage 2: parallelism=4, operators=[exchange-source, exchange-source, join")
+    assert sum("reads _streamsql-stg-s2" in ln for ln in lines) == 2
+
+
+def test_stateless_job_is_one_stage(env):
+    lines = _stages(env, "INSERT INTO app SELECT k, v + 1 FROM a WHERE v > 0")
+    assert len(lines) == 2
+    assert lines[0].startswith("Stage 0: parallelism=4, operators=[scan, calc")
+    assert lines[1].startswith("  writes Sink(table=[app]")
+
+
+def test_a_non_kafka_source_stage_runs_one_task(env):
+    lines = _stages(env, "INSERT INTO by_k SELECT k, COUNT(*) FROM f GROUP BY k")
+    assert lines[0].startswith("Stage 0: parallelism=1,")
+    assert lines[2].startswith("Stage 1: parallelism=4,")
+    assert "(from stage 0, 1 tasks)" in lines[3]
+
+
+def test_a_job_without_kafka_cannot_exchange(env):
+    with pytest.raises(PlanError, match="must read or write a Kafka table"):
+        env.execute_sql("EXPLAIN INSERT INTO pr SELECT k, COUNT(*) FROM f GROUP BY k")
