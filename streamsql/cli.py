@@ -1,4 +1,8 @@
-"""The ``streamsql`` command: ``run`` a SQL script, or open the interactive ``shell``.
+"""The ``streamsql`` command: ``run`` a SQL script, be a ``worker`` of one, or open the ``shell``.
+
+With ``'parallelism.default'`` = N > 1, ``run`` starts N ``streamsql worker`` processes of the
+script and waits for them; ``streamsql worker FILE.sql`` started on another machine (same
+script, broker and checkpoint storage) joins the same jobs (docs/parallelism.md).
 
 Exit codes: 0 success (all jobs finished), 1 a statement or job failed, 2 bad usage,
 130 interrupted (Ctrl-C: jobs are cancelled cleanly).
@@ -10,6 +14,7 @@ import argparse
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 
@@ -60,7 +65,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UnicodeDecodeError as e:
         sys.stderr.write(f"[ERROR] {args.file} is not UTF-8 text (byte {e.start}: {e.reason})\n")
         return 1
+    from streamsql.runtime.parallel import ParallelRole
+
     env = StreamEnvironment(_settings(args.set))
+    if args.command == "worker":
+        env.parallel_role = ParallelRole(worker_id=args.worker_id or socket.gethostname())
+    else:  # a parallel job's tasks run in worker processes of this same script
+        command = [sys.executable, "-m", "streamsql", "worker", args.file]
+        for p in args.set or []:
+            command += ["--set", p]
+        env.parallel_role = ParallelRole(tuple(command))
     failed = []
     running_statements = threading.Event()
 
@@ -143,13 +157,18 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("file", help="the .sql script")
     run.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
     run.add_argument("--verbose", action="store_true", help="print stack traces of errors")
+    worker = sub.add_parser("worker", help="run tasks of a script's parallel jobs (joins their workers)")
+    worker.add_argument("file", help="the .sql script (the same one 'streamsql run' runs)")
+    worker.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
+    worker.add_argument("--worker-id", help="this worker's stable id in the group (default: the host name)")
+    worker.add_argument("--verbose", action="store_true", help="print stack traces of errors")
     shell = sub.add_parser("shell", help="interactive SQL shell")
     shell.add_argument("-i", "--init", help="a script of DDL and SET statements to run first")
     shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.command == "run":
+    if args.command in ("run", "worker"):
         signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops jobs as cleanly as Ctrl-C
         return cmd_run(args)
     return cmd_shell(args)

@@ -32,7 +32,7 @@ from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
 from streamsql.core.elements import RowKind
-from streamsql.core.errors import SqlError, StatementError
+from streamsql.core.errors import ConfigError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
@@ -41,7 +41,7 @@ from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import END, CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
-from streamsql.runtime.parallel import ParallelJobRunner
+from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
 
@@ -225,6 +225,8 @@ class StreamEnvironment:
         remember(self.config.settings)
         self.jobs: dict[str, JobHandle] = {}
         self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)
+        #: How parallel jobs run here (the CLI sets it; default: every task in this process).
+        self.parallel_role = ParallelRole()
 
     def __enter__(self) -> StreamEnvironment:
         """``with StreamEnvironment() as env:`` — :meth:`close` at the end of the block."""
@@ -392,8 +394,15 @@ class StreamEnvironment:
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
             node.id = ""
         assign_ids(roots)
-        runner_class = ParallelJobRunner if self.config.integer("parallelism.default") > 1 else JobRunner
-        handle = JobHandle(runner_class(name, roots, self.config.copy(), identity)).start()
+        if self.config.integer("parallelism.default") > 1:
+            runner = ParallelJobRunner(name, roots, self.config.copy(), identity, self.parallel_role)
+        elif self.parallel_role.worker_id is not None:
+            msg = (f"Job '{name}' has 'parallelism.default' = 1: it runs in one process "
+                   "('streamsql run'), not on workers")
+            raise ConfigError(msg)
+        else:
+            runner = JobRunner(name, roots, self.config.copy(), identity)
+        handle = JobHandle(runner).start()
         self.jobs[handle.job_id] = handle
         if self.config.boolean("table.dml-sync"):
             handle.wait()

@@ -52,6 +52,8 @@ def job_summary(job: JobHandle) -> str:
     """One line about an ended job: rows, bad records, the checkpoint it resumed from, the last one."""
     m, cp = job.metrics, job.last_checkpoint
     parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
+    if m.get("workers"):  # the tasks ran in worker processes, which printed their own counts
+        parts = [f"tasks ran in {m['workers']} worker processes"]
     if m.get("bad_records"):
         parts.append(f"{m['bad_records']} bad records skipped")
     if m.get("late_records"):

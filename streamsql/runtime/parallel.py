@@ -29,8 +29,11 @@ import glob
 import logging
 import os
 import shutil
+import socket
+import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from streamsql.checkpoint.identity import JobIdentity
@@ -39,10 +42,12 @@ from streamsql.connectors.kafka.exchange import delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
 from streamsql.core.config import Config
+from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.plan.nodes import PlanNode, walk
 from streamsql.plan.stages import ExchangeSinkNode, Stage, cut_stages
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job, job_folder
 from streamsql.runtime.job import JobRunner
+from streamsql.runtime.worker import TaskGroup, task_topic
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +89,21 @@ def task_runners(name: str, stages: list[Stage], config: Config) -> list[TaskRun
             for s in stages for t in range(s.parallelism)]
 
 
+@dataclass(frozen=True)
+class ParallelRole:
+    """How this process runs the tasks of its parallel jobs.
+
+    Attributes:
+        command: ``streamsql run``: start ``'parallelism.default'`` processes of this command
+            (``streamsql worker FILE.sql --set ...``, a ``--worker-id`` appended), wait for them.
+        worker_id: ``streamsql worker``: this process is the group member with this id.
+        With neither (the embedding API and the shell), every task runs in this process.
+    """
+
+    command: tuple[str, ...] = ()
+    worker_id: str | None = None
+
+
 class ParallelJobRunner:
     """Runs the tasks of a parallel job in this process until all finished (see module docstring).
 
@@ -94,6 +114,7 @@ class ParallelJobRunner:
         roots: the plan's sinks (ids assigned).
         config: the job's settings (``'parallelism.default'`` > 1).
         identity: binds the job's folder (locked while it runs), or None.
+        role: how this process takes part (default: every task in this process).
 
     Raises:
         PlanError: for a plan that cannot run partitioned.
@@ -102,8 +123,10 @@ class ParallelJobRunner:
     coordinator = None  # each task has its own: see :attr:`tasks`
     watermark = None
 
-    def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None):
+    def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None,
+                 role: ParallelRole | None = None):
         self.name = name
+        self.role = role or ParallelRole()
         self.config = config
         self.identity = identity
         self.stages = cut_stages(name, roots, config.integer("parallelism.default"))
@@ -113,9 +136,15 @@ class ParallelJobRunner:
 
     @property
     def metrics(self) -> dict[str, Any]:
-        """rows_in (read by the source stages), rows_out (written to tables), restarts, bad_records."""
+        """rows_in (read by the source stages), rows_out (written to tables), restarts, bad_records.
+
+        Counted over the tasks this process ran; with worker processes (``streamsql run``),
+        ``workers`` says how many ran them (each prints its own counts).
+        """
         sources = {s.id for s in self.stages if not s.inputs}
         out = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0}
+        if self.role.command:
+            out["workers"] = self.config.integer("parallelism.default")
         for t in self.tasks:
             m = t.metrics
             out["rows_in"] += m.get("rows_in", 0) if t.slot.stage in sources else 0
@@ -137,40 +166,96 @@ class ParallelJobRunner:
         """
         root = self.config.get("execution.checkpointing.dir")
         folder = job_folder(root, self.name)
+        marker = os.path.join(folder, FINISHED_MARKER)
+        if self.role.worker_id is not None:  # a group member: no lock, no reset (the driver's)
+            if os.path.exists(marker):
+                return  # the job finished; nothing left to take part in
+            group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id)
+            if group.run(self._cancel):
+                atomic_write(marker, b"finished")
+            return
         with self.identity.lock(folder) if self.identity else contextlib.nullcontext():
-            if os.path.exists(os.path.join(folder, FINISHED_MARKER)):
+            if os.path.exists(marker):
                 self.reset(folder)
-            errors: list[BaseException] = []
-
-            def main(task: TaskRunner) -> None:
-                try:
-                    task.run()
-                except BaseException as e:  # the first failure ends the job
-                    errors.append(e)
-                    self._failed = True
-                    self.cancel()
-
-            threads = [threading.Thread(target=main, args=(t,), name=f"task-{t.name}", daemon=True)
-                       for t in self.tasks]
-            for th in threads:
-                th.start()
-            for th in threads:
-                th.join()
-            if errors:
-                raise errors[0]
+            if self.role.command:
+                self._run_workers()
+            else:
+                self._run_threads()
             if self._cancel.is_set() or any(t._stop.is_set() for t in self.tasks):
                 return
-            atomic_write(os.path.join(folder, FINISHED_MARKER), b"finished")
+            atomic_write(marker, b"finished")
             self.reset(folder)
+
+    def _run_threads(self) -> None:
+        errors: list[BaseException] = []
+
+        def main(task: TaskRunner) -> None:
+            try:
+                task.run()
+            except BaseException as e:  # the first failure ends the job
+                errors.append(e)
+                self.cancel()
+
+        threads = [threading.Thread(target=main, args=(t,), name=f"task-{t.name}", daemon=True)
+                   for t in self.tasks]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        if errors:
+            raise errors[0]
+
+    def _run_workers(self) -> None:
+        """Start the workers, restart one killed by a signal, fail when one fails."""
+        host = socket.gethostname()
+        ids = [f"{host}-{os.getpid()}-w{i}" for i in range(self.config.integer("parallelism.default"))]
+        procs = {i: subprocess.Popen([*self.role.command, "--worker-id", w]) for i, w in enumerate(ids)}
+        try:
+            while procs and not self._cancel.is_set():
+                time.sleep(0.2)
+                for i, proc in list(procs.items()):
+                    rc = proc.poll()
+                    if rc is None:
+                        continue
+                    if rc == 0:
+                        del procs[i]
+                    elif rc < 0:  # killed: a supervisor would restart it
+                        log.warning("job %s: worker %s killed by signal %d; restarting it",
+                                    self.name, ids[i], -rc)
+                        procs[i] = subprocess.Popen([*self.role.command, "--worker-id", ids[i]])
+                    else:
+                        msg = f"Job '{self.name}': worker {ids[i]} failed (exit {rc}); its error is above"
+                        raise ExecutionError(msg)
+        finally:
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.terminate()
+            for proc in procs.values():
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(30)
+
+    def _props(self) -> dict[str, Any]:
+        exchanges = self._exchange_sinks()
+        if exchanges:
+            return librdkafka_props(exchanges[0].table.options)
+        tables = [n.table for s in self.stages for n in walk(s.roots) if hasattr(n, "table")]
+        for t in tables:
+            if "properties.bootstrap.servers" in t.options:
+                return librdkafka_props(t.options)
+        msg = f"Job '{self.name}': workers need a Kafka table's brokers to form their group"
+        raise ConfigError(msg)
+
+    def _exchange_sinks(self) -> list[ExchangeSinkNode]:
+        return [n for s in self.stages for n in walk(s.roots) if isinstance(n, ExchangeSinkNode)]
 
     def reset(self, folder: str) -> None:
         """Delete what the finished job leaves: exchange topics, progress groups, task folders."""
-        exchanges = [n for s in self.stages for n in walk(s.roots) if isinstance(n, ExchangeSinkNode)]
-        if exchanges:
-            options = exchanges[0].table.options
-            prefix = options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
-            groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress" for t in self.tasks]
-            delete_exchanges(librdkafka_props(options), [n.exchange.topic for n in exchanges], groups)
+        exchanges = self._exchange_sinks()
+        options = exchanges[0].table.options if exchanges else {}
+        prefix = options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
+        groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress" for t in self.tasks]
+        topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
+        delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
         for path in glob.glob(os.path.join(folder, "stage*-task*")):
             shutil.rmtree(path, ignore_errors=True)
         os.remove(os.path.join(folder, FINISHED_MARKER))

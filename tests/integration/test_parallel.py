@@ -77,7 +77,8 @@ def _run(env, sql: str) -> None:
 
 
 def _upserts(bootstrap: str, topic: str, columns: list[str]) -> Counter:
-    return Counter(tuple(v[c] for c in columns) for v in fold_upserts(read_committed(bootstrap, topic)).values())
+    final = fold_upserts(read_committed(bootstrap, topic))
+    return Counter(tuple(v[c] for c in columns) for v in final.values())
 
 
 def _appends(bootstrap: str, topic: str, columns: list[str]) -> Counter:
@@ -98,8 +99,8 @@ def test_group_by_with_retractions(kafka_bootstrap, kafka_topic_factory, tmp_pat
     # the inner count per k changes as rows arrive: the outer GROUP BY gets -U/+U across the exchange
     _run(env, "INSERT INTO out_t SELECT n, COUNT(*), SUM(t) FROM "
               "(SELECT k, COUNT(*) AS n, SUM(v) AS t FROM src GROUP BY k) GROUP BY n")
-    expected = _duck("SELECT n, COUNT(*), SUM(t) FROM (SELECT k, COUNT(*) AS n, SUM(v) AS t FROM src GROUP BY k) "
-                     "GROUP BY n", src=rows)
+    expected = _duck("SELECT n, COUNT(*), SUM(t) FROM "
+                     "(SELECT k, COUNT(*) AS n, SUM(v) AS t FROM src GROUP BY k) GROUP BY n", src=rows)
     assert _upserts(kafka_bootstrap, out, ["n", "c", "s"]) == Counter(expected)
 
 
@@ -167,8 +168,9 @@ def test_upsert_source(kafka_bootstrap, kafka_topic_factory, tmp_path, paralleli
         records.append((orjson.dumps({"id": rid}), orjson.dumps(value) if value else None, rid % PARTITIONS))
     _produce(kafka_bootstrap, src, records)
     env = _env(parallelism, tmp_path)
-    env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3), PRIMARY KEY (id) NOT ENFORCED)
-        WITH ('connector' = 'upsert-kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
+    env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3),
+        PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', 'topic' = '{src}',
+        'properties.bootstrap.servers' = '{kafka_bootstrap}',
         'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset')""")
     _upsert_sink(env, out, kafka_bootstrap, "k INT, c BIGINT, s BIGINT", "k")
     _run(env, "INSERT INTO out_t SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-
 from streamsql.connectors.kafka.exchange import decode_batch, encode_batch
+
 from streamsql.core.elements import Batch
 from streamsql.runtime.exchange import owner_tasks
 from streamsql.state.layout import MAX_PARALLELISM, encode_keys, key_group

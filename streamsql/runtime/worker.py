@@ -1,0 +1,159 @@
+"""Workers of a parallel job: Kafka's group protocol decides which worker runs which task.
+
+Every worker process (``streamsql worker FILE.sql``, or one that ``streamsql run`` starts) joins
+the consumer group ``_streamsql-<job>-workers`` on the job's task topic
+``_streamsql-<job>-tasks``, which has one partition per task (tasks numbered stage by stage).
+The group assigns the partitions (``cooperative-sticky``: a rebalance moves only the partitions
+that must move; static membership through ``group.instance.id`` = the worker id, so a worker
+restarted within ``session.timeout.ms`` gets its tasks back without a rebalance).
+
+- **Assigned** partition p: start task p (:class:`~streamsql.runtime.parallel.TaskRunner`) in a
+  thread of its own. Opening it fences the task's transactional producer
+  (``init_transactions``), then it restores its last committed checkpoint and runs.
+- **Revoked** (or lost) partition p: cancel task p and wait for it to stop — its open
+  transaction is aborted; nothing else of the worker is touched.
+- A task that finished produces a ``done`` record into its partition (after its last commit,
+  so a crash in between just runs the finished task again, which ends at once).
+- The worker leaves when every partition holds a ``done`` record, after writing the job's
+  ``_finished`` marker (see :mod:`streamsql.runtime.parallel`). A task failing beyond its
+  restart strategy fails the worker (exit 1).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG
+from streamsql.connectors.kafka.exchange import ensure_topic
+from streamsql.core.errors import ExecutionError
+
+log = logging.getLogger(__name__)
+
+#: How long a silent worker keeps its tasks (the broker's minimum is 6 s).
+SESSION_TIMEOUT_MS = 6000
+
+
+def task_topic(job: str) -> str:
+    """The job's task topic: one partition per task."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in job)
+    return f"_streamsql-{safe}-tasks"
+
+
+class TaskGroup:
+    """This worker's membership in the job's group and the tasks it runs (see module docstring).
+
+    Args:
+        job: the job's name.
+        tasks: the job's task runners, in task-topic partition order.
+        props: librdkafka properties of the brokers.
+        worker_id: the static member id (stable across restarts of this worker).
+    """
+
+    def __init__(self, job: str, tasks: list, props: dict[str, Any], worker_id: str):
+        self.job = job
+        self.tasks = tasks
+        self.props = props
+        self.worker_id = worker_id
+        self.topic = task_topic(job)
+        self._threads: dict[int, threading.Thread] = {}
+        self._errors: list[BaseException] = []
+        self._lock = threading.Lock()
+        self._producer: Producer | None = None
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self, cancelled: threading.Event) -> bool:
+        """Take part until every task is done (True) or ``cancelled`` is set (False).
+
+        Raises:
+            StreamSQLError: a task's failure beyond its restart strategy.
+        """
+        ensure_topic(self.props, self.topic, len(self.tasks), f"Job '{self.job}' task topic")
+        self._producer = Producer({**self.props, "acks": "all", "logger": RDKAFKA_LOG})
+        consumer = Consumer({
+            **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
+            "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,
+            "heartbeat.interval.ms": 1000, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            "logger": RDKAFKA_LOG})
+        consumer.subscribe([self.topic], on_assign=self._assign, on_revoke=self._revoke, on_lost=self._revoke)
+        try:
+            next_check = 0.0
+            while not cancelled.is_set():
+                consumer.poll(0.2)  # serves the group protocol; the records themselves are read below
+                if self._errors:
+                    raise self._errors[0]
+                if time.monotonic() >= next_check:
+                    if self._all_done(consumer):
+                        return True
+                    next_check = time.monotonic() + 1.0
+            return False
+        finally:
+            self._stop_all()
+            consumer.close()
+            self._producer.flush(10)
+
+    def _all_done(self, consumer: Consumer) -> bool:
+        """Every task partition holds a ``done`` record (the only records ever written)."""
+        for p in range(len(self.tasks)):
+            try:
+                tp = TopicPartition(self.topic, p)
+                _, high = consumer.get_watermark_offsets(tp, timeout=5, cached=False)
+            except KafkaException:
+                return False
+            if high <= 0:
+                return False
+        return True
+
+    # -- assignment ---------------------------------------------------------------------------
+    def _assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        for tp in partitions:
+            self._start(tp.partition)
+
+    def _revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        for tp in partitions:
+            self._stop(tp.partition)
+
+    def _start(self, p: int) -> None:
+        with self._lock:
+            if p in self._threads:
+                return
+            task = self.tasks[p]
+            task._cancel.clear()
+            th = threading.Thread(target=self._main, args=(p,), name=f"task-{task.name}", daemon=True)
+            self._threads[p] = th
+        log.info("worker %s: task %s assigned", self.worker_id, task.name)
+        th.start()
+
+    def _stop(self, p: int) -> None:
+        with self._lock:
+            th = self._threads.pop(p, None)
+        if th is None:
+            return
+        self.tasks[p].cancel()
+        th.join()
+        log.info("worker %s: task %s revoked", self.worker_id, self.tasks[p].name)
+
+    def _stop_all(self) -> None:
+        for p in list(self._threads):
+            self._stop(p)
+
+    def _main(self, p: int) -> None:
+        task = self.tasks[p]
+        try:
+            task.run()
+        except BaseException as e:  # the worker fails with it
+            self._errors.append(e)
+            return
+        if task._cancel.is_set():
+            return
+        try:  # the task finished: say so (after its last commit)
+            self._producer.produce(self.topic, b"", b"done", partition=p)
+            if self._producer.flush(30) != 0:
+                msg = f"Job '{self.job}': cannot record that task {task.name} finished"
+                raise ExecutionError(msg)
+        except (KafkaException, ExecutionError) as e:
+            self._errors.append(e if isinstance(e, ExecutionError) else ExecutionError(str(e)))
