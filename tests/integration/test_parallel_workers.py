@@ -34,7 +34,8 @@ CREATE TABLE agg (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH 
     'connector' = 'upsert-kafka', 'topic' = '{agg}', 'properties.bootstrap.servers' = '{bootstrap}',
     'key.format' = 'json', 'value.format' = 'json');
 CREATE TABLE flt (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{flt}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once');
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.delivery-guarantee' = 'exactly-once');
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO flt SELECT k, v FROM src WHERE v % 3 = 0;
@@ -78,7 +79,8 @@ def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, 
     assert "tasks ran in 2 worker processes" in err
     got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(kafka_bootstrap, agg)).items()}
     assert got == {k: (len(range(k, records, 101)), sum(range(k, records, 101))) for k in range(101)}
-    rows = Counter((r["k"], r["v"]) for r in (orjson.loads(v) for _, v in read_committed(kafka_bootstrap, flt)))
+    values = [orjson.loads(v) for _, v in read_committed(kafka_bootstrap, flt)]
+    rows = Counter((r["k"], r["v"]) for r in values)
     expected = Counter((i % 101, i) for i in range(records) if i % 3 == 0)
     assert rows - expected == Counter(), "duplicated rows"
     assert expected - rows == Counter(), "lost rows"
