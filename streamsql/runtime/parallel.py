@@ -19,7 +19,8 @@ A task's last checkpoint is not marked final; when every task finished, the job 
 ``<dir>/<job>/_finished`` and then resets: deletes the exchange topics, the tasks' progress
 groups and their folders, then ``_finished``. A job started while ``_finished`` exists resets
 first, so a rerun starts afresh (as a finished single-task job does) and a crash during the
-reset is finished by the next start.
+reset is finished by the next start. ``_tasks`` names the tasks of the run in progress: an
+unfinished run is resumed only with the same tasks (the same parallelism).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from streamsql.runtime.worker import TaskGroup, task_topic
 log = logging.getLogger(__name__)
 
 FINISHED_MARKER = "_finished"
+TASKS_FILE = "_tasks"  # the tasks of the run in progress, one name a line
 
 
 def attempt_first_id() -> int:
@@ -170,6 +172,7 @@ class ParallelJobRunner:
         if self.role.worker_id is not None:  # a group member: no lock, no reset (the driver's)
             if os.path.exists(marker):
                 return  # the job finished; nothing left to take part in
+            self._check_tasks(folder)
             group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id)
             if group.run(self._cancel):
                 atomic_write(marker, b"finished")
@@ -177,6 +180,7 @@ class ParallelJobRunner:
         with self.identity.lock(folder) if self.identity else contextlib.nullcontext():
             if os.path.exists(marker):
                 self.reset(folder)
+            self._check_tasks(folder)
             if self.role.command:
                 self._run_workers()
             else:
@@ -185,6 +189,30 @@ class ParallelJobRunner:
                 return
             atomic_write(marker, b"finished")
             self.reset(folder)
+
+    def _check_tasks(self, folder: str) -> None:
+        """Record the job's tasks in ``_tasks``, or refuse to resume it with other ones.
+
+        An unfinished run's committed state belongs to its tasks (their source partitions, their
+        key groups); resuming it with another parallelism would read partitions twice or not
+        at all. (Rescaling through a savepoint is not implemented.)
+
+        Raises:
+            ConfigError: when ``_tasks`` names other tasks.
+        """
+        path = os.path.join(folder, TASKS_FILE)
+        mine = "\n".join(t.name for t in self.tasks).encode()
+        if not os.path.exists(path):
+            atomic_write(path, mine)
+            return
+        with open(path, "rb") as f:
+            theirs = f.read()
+        if theirs != mine:
+            before = len(theirs.split(b"\n"))
+            msg = (f"Job '{self.name}' has an unfinished run with {before} tasks in {folder}, this run plans "
+                   f"{len(self.tasks)}: resume it with the 'parallelism.default' it had, or remove the job's "
+                   "checkpoint folder (and its _streamsql-* topics) to start afresh")
+            raise ConfigError(msg)
 
     def _run_threads(self) -> None:
         errors: list[BaseException] = []
@@ -258,6 +286,8 @@ class ParallelJobRunner:
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
         for path in glob.glob(os.path.join(folder, "stage*-task*")):
             shutil.rmtree(path, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(folder, TASKS_FILE))
         os.remove(os.path.join(folder, FINISHED_MARKER))
         log.info("job %s: finished; exchanges and task checkpoints removed", self.name)
 

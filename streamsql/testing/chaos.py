@@ -20,6 +20,7 @@ usage::
 
     python -m streamsql.testing.chaos --records 200000 --kills 20 --query agg --backend rocksdb
     python -m streamsql.testing.chaos --mode AT_LEAST_ONCE ...   # reports duplicates it saw
+    python -m streamsql.testing.chaos --workers 2 --freeze ...   # a parallel job: see chaos_workers
 
 Prints kills, restarts, records, lost and duplicated; exits 1 on any difference (under
 AT_LEAST_ONCE only a loss is a difference).
@@ -84,7 +85,7 @@ _SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK}
 _EVENT_MS = 20  # event time advances 20 ms per record: 500 records per 10-second window
 
 
-def _records(n: int) -> list[dict]:
+def make_records(n: int) -> list[dict]:
     """Seeded records; ``ts`` grows with ``id`` (in order per partition, so none is late)."""
     rnd = random.Random(7)
     base = datetime.datetime(2024, 5, 1)
@@ -97,7 +98,8 @@ def _records(n: int) -> list[dict]:
     return out
 
 
-def _create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
+def create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
+    """Create ``(name, partitions, config)`` topics."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -105,7 +107,9 @@ def _create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
         f.result()
 
 
-def _produce(bootstrap: str, topic: str, records: list[dict], seconds: float, done: threading.Event) -> None:
+def produce(bootstrap: str, topic: str, records: list[dict], seconds: float, done: threading.Event,
+            partitions: int = 3) -> None:
+    """Feed ``records`` over about ``seconds`` (record ``id`` into partition ``id % partitions``)."""
     from confluent_kafka import Producer
 
     p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 10})
@@ -114,7 +118,7 @@ def _produce(bootstrap: str, topic: str, records: list[dict], seconds: float, do
         for r in records[start:start + chunk]:
             while True:
                 try:
-                    p.produce(topic, orjson.dumps(r), partition=r["id"] % 3)
+                    p.produce(topic, orjson.dumps(r), partition=r["id"] % partitions)
                     break
                 except BufferError:
                     p.poll(0.05)
@@ -158,28 +162,34 @@ def _run_job(script: str, cwd: str, env: dict, kill_after: float | None, log) ->
         return -9
 
 
+def write_scripts(a: argparse.Namespace, work: str, job: str, src: str, out: str,
+                  prefix: str = "") -> tuple[str, str]:
+    """Write the job's script (``job.sql``) and its bounded version (``final.sql``) into ``work``."""
+    guarantee = "exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once"
+    sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee)
+    params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src,
+                  bootstrap=a.bootstrap)
+    paths = []
+    for name, bounded in (("job.sql", ""), ("final.sql", ", 'scan.bounded.mode' = 'latest-offset'")):
+        paths.append(os.path.join(work, name))
+        with open(paths[-1], "w") as f:
+            f.write(prefix + _SQL.format(bounded=bounded, sink=sink, **params))
+    return paths[0], paths[1]
+
+
 def campaign(a: argparse.Namespace) -> int:
     """Run one campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
     cfg = {"cleanup.policy": "compact"} if a.query == "agg" else {}
-    _create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
-    records = _records(a.records)
+    create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
+    records = make_records(a.records)
     done = threading.Event()
-    feeder = threading.Thread(target=_produce, args=(a.bootstrap, src, records, a.feed_seconds, done),
+    feeder = threading.Thread(target=produce, args=(a.bootstrap, src, records, a.feed_seconds, done),
                               daemon=True)
     feeder.start()
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
-    guarantee = "exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once"
-    sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee)
-    params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src,
-                  bootstrap=a.bootstrap)
-    unbounded = os.path.join(work, "job.sql")
-    bounded = os.path.join(work, "final.sql")
-    with open(unbounded, "w") as f:
-        f.write(_SQL.format(bounded="", sink=sink, **params))
-    with open(bounded, "w") as f:
-        f.write(_SQL.format(bounded=", 'scan.bounded.mode' = 'latest-offset'", sink=sink, **params))
+    unbounded, bounded = write_scripts(a, work, job, src, out)
     rnd = random.Random(a.seed)
     plan = [("point", p) for p in POINTS] + [("random", None)] * max(0, a.kills - len(POINTS))
     rnd.shuffle(plan)
@@ -206,7 +216,7 @@ def campaign(a: argparse.Namespace) -> int:
     if rc != 0:
         print(f"final bounded run failed with code {rc}; see {work}/jobs.log", flush=True)
         return 1
-    lost, dup = _compare(a, records, read_committed(a.bootstrap, out))
+    lost, dup = compare(a, records, read_committed(a.bootstrap, out))
     print(f"kills={kills} restarts={restarts} records={len(records)} lost={lost} duplicated={dup}",
           flush=True)
     if lost or (dup and a.mode == "EXACTLY_ONCE"):
@@ -215,7 +225,8 @@ def campaign(a: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(a, records: list[dict], output: list) -> tuple[int, int]:
+def compare(a, records: list[dict], output: list) -> tuple[int, int]:
+    """(lost, duplicated) of the committed ``output`` against DuckDB over ``records``."""
     con = duckdb.connect()
     con.execute("CREATE TABLE r (id BIGINT, k INT, v INT, g INT, ts TIMESTAMP)")
     con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?)",
@@ -264,7 +275,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-run-seconds", type=float, default=20.0,
                     help="a fault point not reached by then: kill -9")
     ap.add_argument("--seed", type=int, default=1)
-    return campaign(ap.parse_args(argv))
+    ap.add_argument("--workers", type=int, default=1,
+                    help="> 1: run the job at this parallelism on as many worker processes and kill those")
+    ap.add_argument("--partitions", type=int, default=None,
+                    help="input partitions (default 3, 8 with --workers)")
+    ap.add_argument("--freeze", action="store_true",
+                    help="with --workers: freeze one worker past its session timeout once")
+    a = ap.parse_args(argv)
+    if a.workers > 1:
+        from streamsql.testing.chaos_workers import worker_campaign
+
+        a.partitions = a.partitions or 8
+        return worker_campaign(a)
+    return campaign(a)
 
 
 if __name__ == "__main__":

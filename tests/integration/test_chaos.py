@@ -15,3 +15,14 @@ def test_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys)
     assert rc == 0, out
     assert "lost=0 duplicated=0" in out
     assert out.count("kill ") >= 5
+
+
+@pytest.mark.parametrize("query,backend", [("filter", "hashmap")])
+def test_worker_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys):
+    """A parallel job on 2 workers: kill -9 of a worker (one restart per fault point), one frozen."""
+    rc = chaos.main(["--bootstrap", kafka_bootstrap, "--workers", "2", "--records", "20000", "--kills", "6",
+                     "--query", query, "--backend", backend, "--feed-seconds", "10", "--freeze"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "lost=0 duplicated=0" in out
+    assert out.count("kill ") >= 6 and "froze worker" in out

@@ -12,6 +12,7 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 
+from streamsql.core.errors import ConfigError
 from streamsql.environment import StreamEnvironment
 from tests.integration.test_flights import fold_upserts, read_committed
 
@@ -177,3 +178,17 @@ def test_upsert_source(kafka_bootstrap, kafka_topic_factory, tmp_path, paralleli
     live = [r for r in final.values() if r is not None]
     expected = _duck("SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k", src=live)
     assert _upserts(kafka_bootstrap, out, ["k", "c", "s"]) == Counter(expected)
+
+
+def test_an_unfinished_run_resumes_only_at_its_parallelism(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    env = _env(2, tmp_path)
+    name = env.config.get("pipeline.name")
+    folder = tmp_path / "chk" / name
+    folder.mkdir(parents=True)
+    (folder / "_tasks").write_text(f"{name}-0-0\n{name}-1-0")  # a run at parallelism 1 left off
+    _source(env, "src", src, kafka_bootstrap)
+    _upsert_sink(env, out, kafka_bootstrap, "k INT, c BIGINT", "k")
+    job = env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*) FROM src GROUP BY k").job
+    with pytest.raises(ConfigError, match="unfinished run with 2 tasks .* this run plans 4"):
+        job.wait(60)
