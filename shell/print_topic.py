@@ -18,6 +18,9 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from confluent_kafka import KafkaError, KafkaException
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG
+
 from streamsql.core.errors import ExecutionError
 
 COLUMNS = ["key", "value", "partition", "offset", "timestamp"]
@@ -84,12 +87,14 @@ class TopicReader:
         consumer = Consumer({"bootstrap.servers": self.bootstrap,
                              "group.id": f"streamsql-print-{uuid.uuid4().hex}",
                              "enable.auto.commit": False, "enable.partition.eof": True,
-                             "isolation.level": "read_committed", "socket.timeout.ms": 10000})
+                             "isolation.level": "read_committed", "socket.timeout.ms": 10000,
+                             "logger": RDKAFKA_LOG})  # librdkafka's retries: once, not a screenful
         try:
             md = consumer.list_topics(self.request.topic, timeout=self.timeout_s)
-        except Exception as e:
+        except KafkaException as e:
             consumer.close()
-            msg = f"Cannot reach Kafka at {self.bootstrap} ({e}); set 'properties.bootstrap.servers'"
+            err = e.args[0].str() if e.args and isinstance(e.args[0], KafkaError) else str(e)
+            msg = f"Cannot reach Kafka at {self.bootstrap} ({err}); set 'properties.bootstrap.servers'"
             raise ExecutionError(msg) from None
         t = md.topics.get(self.request.topic)
         if t is None or t.error is not None or not t.partitions:
@@ -109,8 +114,6 @@ class TopicReader:
         return consumer, ends
 
     def __iter__(self) -> Iterator[tuple[None, tuple]]:
-        from confluent_kafka import KafkaError
-
         req = self.request
         if req.limit is not None and req.limit <= 0:
             return

@@ -16,6 +16,7 @@ Exceptions of client calls become :class:`ExecutionError` through :func:`executi
 from __future__ import annotations
 
 import logging
+import re
 import time
 
 from confluent_kafka import KafkaError, KafkaException
@@ -23,16 +24,69 @@ from confluent_kafka import KafkaError, KafkaException
 from streamsql.core.errors import ExecutionError, StreamSQLError
 
 log = logging.getLogger(__name__)
-#: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr.
+#: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr, once per cause
+#: (:class:`OncePerCause`).
 RDKAFKA_LOG = logging.getLogger("streamsql.kafka.librdkafka")
 
 #: How long "all brokers down" may last before a source or sink fails with ExecutionError.
 BROKER_DOWN_TIMEOUT_S = 30.0
-#: Timeout of metadata requests at open (topic lookup, watermarks, offsets for times).
+#: Timeout of metadata requests at open (topic lookup, watermarks, offsets for times): how long
+#: a source or sink waits for brokers that do not answer before it fails (with the start-up of
+#: the process, an unreachable broker fails a job within 15 s).
 METADATA_TIMEOUT_S = 10.0
 
 #: Error codes meaning another producer with the same transactional id took over.
 FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+
+
+class OncePerCause(logging.Filter):
+    """librdkafka's log lines at a sensible level, each cause once, not once per retry.
+
+    librdkafka logs every reconnect attempt ("Connect to ... failed: Connection refused",
+    ~190 lines before an unreachable broker's error) and every retry of a transactional
+    producer's PID request after a restart. A line's *cause* is its text without the client
+    name, thread, timings and "N identical error(s) suppressed"; the first line of a cause passes,
+    later ones only when DEBUG is on. Connection failures and retries pass at INFO (the error
+    StreamSQL raises when the trouble lasts says what failed); other lines at WARNING at most.
+    """
+
+    #: Facilities of transient trouble that StreamSQL itself reports when it lasts.
+    TRANSIENT = frozenset({"FAIL", "GETPID", "TXNERR", "COORDERR", "ERROR"})
+    #: How many causes are remembered before the memory starts afresh.
+    MAX_CAUSES = 1000
+    _SUPPRESSED = re.compile(r", \d+ identical error\(s\) suppressed")
+    _NOISE = re.compile(r"\[thrd:[^\]]*\]:?|\(after [^)]*\)|\d+(\.\d+)?\s*ms")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Pass the first line of a cause at its level; later ones only under DEBUG."""
+        args = record.args if isinstance(record.args, tuple) else ()
+        fac, text = (str(args[0]), str(args[-1])) if len(args) == 3 else ("", record.getMessage())
+        cause = fac + " " + self.cause(text)
+        if cause in self.seen:
+            return RDKAFKA_LOG.isEnabledFor(logging.DEBUG) and self._relevel(record, logging.DEBUG)
+        if len(self.seen) >= self.MAX_CAUSES:
+            self.seen.clear()
+        self.seen.add(cause)
+        transient = fac in self.TRANSIENT or "retrying" in text
+        level = logging.INFO if transient else min(record.levelno, logging.WARNING)
+        return RDKAFKA_LOG.isEnabledFor(level) and self._relevel(record, level)
+
+    @classmethod
+    def cause(cls, text: str) -> str:
+        """A line's text without thread, timings and suppression counts."""
+        return cls._NOISE.sub("", cls._SUPPRESSED.sub("", text))
+
+    @staticmethod
+    def _relevel(record: logging.LogRecord, level: int) -> bool:
+        record.levelno, record.levelname = level, logging.getLevelName(level)
+        return True
+
+
+RDKAFKA_LOG.addFilter(OncePerCause())
 
 
 class ErrorLatch:
@@ -94,6 +148,21 @@ class ErrorLatch:
                 f"{BROKER_DOWN_TIMEOUT_S:.0f} s ({self.down_reason})"
             )
             raise ExecutionError(msg)
+
+
+def require_brokers(client, what: str, bootstrap: str) -> None:
+    """Ask the brokers for metadata; an unreachable cluster fails within :data:`METADATA_TIMEOUT_S`.
+
+    Calls that would otherwise wait longer for brokers that never answer (a transactional
+    producer's ``init_transactions``, 60 s) come after it.
+
+    Raises:
+        ExecutionError: ``cannot reach Kafka at ...``.
+    """
+    try:
+        client.list_topics(timeout=METADATA_TIMEOUT_S)
+    except KafkaException as e:
+        raise execution_error(what, e, bootstrap) from None
 
 
 def unwrap(e: BaseException) -> BaseException:

@@ -52,6 +52,7 @@ from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
     RDKAFKA_LOG,
     execution_error,
+    require_brokers,
     unwrap,
 )
 from streamsql.connectors.kafka.options import librdkafka_props
@@ -161,7 +162,9 @@ class KafkaTransactions:
         props["transactional.id"] = self.transactional_id
         props.setdefault("transaction.timeout.ms", 900_000)
         props["enable.idempotence"] = True
-        self.handle = ProducerHandle(props, self.what)
+        handle = ProducerHandle(props, self.what)
+        require_brokers(handle.producer, self.what, self.bootstrap)  # fail in 10 s, not 60 s of init
+        self.handle = handle
         try:
             self.handle.producer.init_transactions(TXN_TIMEOUT_S)
         except KafkaException as e:
