@@ -10,14 +10,19 @@ DECIMAL / DECIMAL (or INT)   exact: the unscaled values are divided as HUGEINTs 
 DECIMAL + - * %              cast to Flink's result precision and scale (see :mod:`.typerules`)
 INT % INT                    the type of the right operand (Flink's MOD)
 CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward zero; DuckDB rounds)
+CAST(x AS STRING)            Flink's text for timestamps, floating point and booleans
+                             (:mod:`.cast_string`)
+DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
 ============================ ===========================================================
 """
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.registry import Arg, template, type_of
 from streamsql.functions.scalars.typerules import arithmetic, as_decimal
 
@@ -32,11 +37,18 @@ def binary_type(n: exp.Expression) -> SqlType | None:
     op = _OPS.get(type(n))
     if op is None:
         return None
+    if _is_date_interval(n):
+        return SqlType("DATE")
     return arithmetic(op, type_of(n.this), type_of(n.expression))
 
 
 def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES:
+        text = flink_to_string(n.this.sql(dialect="duckdb"), type_of(n.this))
+        return (n if text is None else sqlglot.parse_one(text, dialect="duckdb")), t
+    if _is_date_interval(n):
+        return exp.Cast(this=n, to=exp.DataType.build("DATE")), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -58,6 +70,16 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
 
 
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _is_date_interval(n: exp.Expression) -> bool:
+    """``DATE +/- INTERVAL ...`` (or ``INTERVAL + DATE``): Flink's result is a DATE."""
+    if not isinstance(n, (exp.Add, exp.Sub)):
+        return False
+    sides = (n.this, n.expression)
+    types = [type_of(x) for x in sides]
+    return any(isinstance(x, exp.Interval) for x in sides) and any(
+        t is not None and t.name == "DATE" for t in types)
 
 
 def _unscaled(a: Arg) -> tuple[str, int]:
