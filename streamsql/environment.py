@@ -329,6 +329,8 @@ class StreamEnvironment:
             from streamsql.connectors.registry import get_connector
 
             get_connector(td.connector or "<missing 'connector' option>")
+            if td.watermark is not None or any(c.computed is not None for c in td.columns):
+                Planner(self.catalog, self.config, sql).table_node(td)  # validate now, not at use
             self.catalog.add(td, exists, replace)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         if kind == "VIEW":

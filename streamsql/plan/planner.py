@@ -222,12 +222,24 @@ class Planner:
             self._fail(at, msg, PlanError)
         # A bad option fails here, with the statement's position, rather than after submission.
         spec.check_source(table, self.config.as_dict())
+        return self.table_node(table, RETRACT if spec.source_changelog(table) else INSERT_ONLY)
+
+    def table_node(self, table: TableDef, mode: str = INSERT_ONLY) -> PlanNode:
+        """The scan of ``table`` with its computed columns and watermark (no connector checks).
+
+        Called by CREATE TABLE too, so that a bad computed column or watermark fails there, as
+        Flink resolves a table's schema when it is created. Errors point into the table's DDL.
+
+        Raises:
+            SqlError: an unknown column or bad expression in a computed column or the watermark,
+                or a watermark on a column that is not a TIMESTAMP(3)/TIMESTAMP_LTZ(3).
+        """
+        ddl = table.sql or self.sql
         readable = [c for c in table.columns if c.computed is None]
         ordered = [c for c in readable if c.is_physical] + [c for c in readable if not c.is_physical]
         scan_schema = Schema([Field(c.name, c.type) for c in ordered])
-        mode = RETRACT if spec.source_changelog(table) else INSERT_ONLY
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
-        scope = _scope_of(node, table.name, self.sql, f"table '{table.name}'")
+        scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
             items = []
             for c in table.columns:
@@ -237,15 +249,15 @@ class Planner:
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
                     c.type = SqlType.from_arrow(node.schema.field(c.name).type)
-            scope = _scope_of(node, table.name, self.sql, f"table '{table.name}'")
+            scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if table.watermark is not None:
             col = table.column(table.watermark.column)
             if col is None or not (col.type and col.type.is_time):
                 msg = (f"Table '{table.name}': WATERMARK FOR '{table.watermark.column}' needs a "
                        f"TIMESTAMP(3) or TIMESTAMP_LTZ(3) column")
-                self._fail(at, msg)  # the DDL is not at hand: point at where the table is read
+                raise SqlError(msg, ddl, *position_of(table.watermark.expr))
             wsql = compile_expression(table.watermark.expr, scope)
-            q = compile_query([("wm", wsql)], None, node.schema, self.sql)
+            q = compile_query([("wm", wsql)], None, node.schema, ddl)
             node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name,
                                          expr_sql=wsql, idle_timeout_ms=self._idle_timeout(table))
         return node
