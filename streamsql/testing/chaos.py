@@ -11,7 +11,12 @@ Finally a bounded run drains the topic and finishes. The output is read with a
 - ``filter``: a filter/projection into an exactly-once ``kafka`` sink, compared as a multiset;
 - ``window``: a 10-second TUMBLE window count/sum per ``k % 10`` on the records' event time
   (pending windows and the watermark are state), into an exactly-once ``kafka`` sink, compared
-  as a multiset with DuckDB's ``GROUP BY`` over the floored times.
+  as a multiset with DuckDB's ``GROUP BY`` over the floored times;
+- ``topn``: the top 3 records per ``g`` by ``v DESC, id`` (``ROW_NUMBER() ... WHERE rn <= 3``:
+  ranked rows retracted and moved as larger values arrive), into ``upsert-kafka`` keyed by
+  ``(g, rn)``, folded by key and compared with DuckDB's ranking;
+- ``dedup``: the first record per ``k`` on rowtime (deduplication keeping the first row, held
+  until the watermark passes it), into an exactly-once ``kafka`` sink, compared as a multiset.
 
 Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.
@@ -81,7 +86,24 @@ CREATE VIEW both_halves AS
 INSERT INTO out_t SELECT g, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE both_halves,
   DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY g, window_start, window_end;
 """
-_SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK}
+_TOPN_SINK = """
+CREATE TABLE out_t (g INT, rn BIGINT, id BIGINT, v INT, PRIMARY KEY (g, rn) NOT ENFORCED) WITH (
+  'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'key.format' = 'json', 'value.format' = 'json');
+INSERT INTO out_t SELECT g, rn, id, v FROM (
+  SELECT g, id, v, ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC, id ASC) AS rn FROM (
+    SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1)) WHERE rn <= 3;
+"""
+_DEDUP_SINK = """
+CREATE TABLE out_t (id BIGINT, k INT, v INT) WITH (
+  'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'format' = 'json', 'sink.delivery-guarantee' = '{guarantee}');
+INSERT INTO out_t SELECT id, k, v FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM (
+    SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1)) WHERE rn = 1;
+"""
+_SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK, "topn": _TOPN_SINK,
+          "dedup": _DEDUP_SINK}
 _EVENT_MS = 20  # event time advances 20 ms per record: 500 records per 10-second window
 
 
@@ -181,7 +203,7 @@ def campaign(a: argparse.Namespace) -> int:
     """Run one campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
-    cfg = {"cleanup.policy": "compact"} if a.query == "agg" else {}
+    cfg = {"cleanup.policy": "compact"} if a.query in ("agg", "topn") else {}
     create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
     records = make_records(a.records)
     done = threading.Event()
@@ -247,6 +269,14 @@ def compare(a, records: list[dict], output: list) -> tuple[int, int]:
         wrong_sums = sum(1 for k in expected if k in actual and actual[k][0] == expected[k][0]
                          and actual[k][1] != expected[k][1])
         return lost + wrong_sums, dup
+    if a.query == "topn":
+        return _compare_top_n(con, output)
+    if a.query == "dedup":
+        first = "SELECT id, k, v FROM r QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts, id) = 1"
+        rows = con.execute(first)
+        expected = collections.Counter(rows.fetchall())
+        actual = collections.Counter((r["id"], r["k"], r["v"]) for r in (orjson.loads(v) for _, v in output))
+        return sum((expected - actual).values()), sum((actual - expected).values())
     if a.query == "window":
         rows = con.execute("SELECT g, strftime(time_bucket(INTERVAL 10 SECOND, ts), '%Y-%m-%d %H:%M:%S'), "
                            "COUNT(*), SUM(v) FROM r GROUP BY ALL").fetchall()
@@ -257,6 +287,23 @@ def compare(a, records: list[dict], output: list) -> tuple[int, int]:
     expected = collections.Counter(con.execute("SELECT id, k, v * 2 FROM r WHERE v % 3 <> 0").fetchall())
     actual = collections.Counter((r["id"], r["k"], r["v2"]) for r in (orjson.loads(v) for _, v in output))
     return sum((expected - actual).values()), sum((actual - expected).values())
+
+
+def _compare_top_n(con, output: list) -> tuple[int, int]:
+    """Top-3 per ``g``: the upsert topic folded by key (g, rn) against DuckDB's ranking; (lost, extra)."""
+    rows = con.execute("SELECT g, rn, id, v FROM (SELECT g, id, v, ROW_NUMBER() OVER (PARTITION BY g "
+                       "ORDER BY v DESC, id) AS rn FROM r) WHERE rn <= 3").fetchall()
+    expected = collections.Counter(rows)
+    actual: dict = {}
+    for key, value in output:
+        k = orjson.loads(key)
+        if value is None:
+            actual.pop((k["g"], k["rn"]), None)
+        else:
+            row = orjson.loads(value)
+            actual[(k["g"], k["rn"])] = (row["g"], row["rn"], row["id"], row["v"])
+    got = collections.Counter(actual.values())
+    return sum((expected - got).values()), sum((got - expected).values())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT k, id, amount, ROW_NUMBER() OVER (PARTITION BY k ORDER BY amount NULLS LAST, id DESC) AS r1 FROM orders) WHERE r1 <= 2

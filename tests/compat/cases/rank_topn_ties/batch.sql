@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT k, id, amount, ROW_NUMBER() OVER (PARTITION BY k ORDER BY amount DESC NULLS LAST, id) AS rn FROM orders) WHERE rn <= 2

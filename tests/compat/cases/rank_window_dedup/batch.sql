@@ -1,0 +1,1 @@
+SELECT regexp_replace(regexp_replace(strftime(time_bucket(INTERVAL 10 SECOND, ts), '%Y-%m-%dT%H:%M:%S.%g'), '\.000$', ''), ':00$', ''), k, id, 1 FROM orders QUALIFY ROW_NUMBER() OVER (PARTITION BY time_bucket(INTERVAL 10 SECOND, ts), k ORDER BY ts DESC, id DESC) = 1

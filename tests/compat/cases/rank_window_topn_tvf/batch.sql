@@ -1,0 +1,1 @@
+SELECT regexp_replace(regexp_replace(strftime(ws, '%Y-%m-%dT%H:%M:%S.%g'), '\.000$', ''), ':00$', ''), id, amount FROM (SELECT time_bucket(INTERVAL 10 SECOND, ts) AS ws, id, amount, ROW_NUMBER() OVER (PARTITION BY time_bucket(INTERVAL 10 SECOND, ts) ORDER BY amount DESC NULLS LAST, id) AS rn FROM orders) WHERE rn <= 2
