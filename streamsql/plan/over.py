@@ -18,7 +18,8 @@ The plan (EXPLAIN prints it)::
       ← input
 
 Everything else about OVER (a FOLLOWING bound, ORDER BY a non-time column or DESC, ranking and
-offset functions such as ROW_NUMBER, LAG; OVER with GROUP BY) is rejected at its position.
+offset functions such as ROW_NUMBER, LAG; OVER with GROUP BY; an updating input, as Flink) is
+rejected at its position.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ class OverAggNode(PlanNode):
 
     Input columns: ``num_keys`` partition keys, the rowtime at ``ts_index``, the aggregate
     arguments, then the columns passed through. Output: the input columns, then ``__agg0``...
+
+    Attributes:
+        out_time_attributes: output columns that stay time attributes: the input's (the rowtime
+            stays one, as in Flink, so a window can follow).
     """
 
     spec: OverSpec = None  # type: ignore[assignment]
@@ -59,13 +64,10 @@ class OverAggNode(PlanNode):
     labels: list[str] = field(default_factory=list)
     partition_by: list[str] = field(default_factory=list)
     rowtime: str = ""
+    out_time_attributes: set = field(default_factory=set)
 
     kind: ClassVar[str] = "over-agg"
     stateful: ClassVar[bool] = True
-
-    def time_attributes(self) -> set[str]:
-        """The input's time attributes pass through (the rowtime stays one, as in Flink)."""
-        return time_attributes(self.inputs[0])
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
@@ -106,6 +108,10 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if plain:
             planner._fail(plain[0], f"Aggregate function {plain[0].sql()} needs an OVER clause here "
                                     "(without GROUP BY, every aggregate of an OVER query is one)")
+    if node.mode != INSERT_ONLY:  # as Flink: "OverAggregate doesn't support consuming update changes"
+        planner._fail(windows[0], "OVER aggregates over an updating input (a changelog source, a GROUP BY "
+                                  "without window, a regular join) are not supported, as in Flink; "
+                                  "aggregate the updating result with GROUP BY instead")
     named = {w.this.name.lower(): w for w in sel.args.get("windows") or []}
     defs = [_definition(planner, w, named) for w in windows]
     first = defs[0]
@@ -141,7 +147,8 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
                                                     for j, s in enumerate(aggs)])
     over = OverAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys), ts_index=len(keys),
                        aggs=aggs, labels=list(calls),
-                       partition_by=[p.sql() for p in first.args.get("partition_by") or []], rowtime=rowtime)
+                       partition_by=[p.sql() for p in first.args.get("partition_by") or []], rowtime=rowtime,
+                       out_time_attributes=time_attributes(pre_node))
 
     # The select list over the OVER aggregate's output: each OVER call becomes its column.
     call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}

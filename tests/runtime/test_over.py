@@ -74,6 +74,16 @@ def test_inline_over_without_partition_with_where_and_expressions(tmp_path, even
     check(tmp_path, events, sql, duck_sql, batch_size=batch_size)
 
 
+def test_rowtime_stays_a_time_attribute_after_over(tmp_path, events):  # noqa: F811
+    sql = ("SELECT k, TUMBLE_START(ts, INTERVAL '10' SECOND), MAX(s), COUNT(*) FROM (SELECT k, ts, "
+           "SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM ev) "
+           "GROUP BY k, TUMBLE(ts, INTERVAL '10' SECOND)")
+    duck_sql = ("SELECT k, epoch_ms(ms // 10000 * 10000), MAX(s), COUNT(*) FROM (SELECT k, ms, SUM(v) OVER "
+                "(PARTITION BY k ORDER BY ts, id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM ev) "
+                "GROUP BY ALL")
+    check(tmp_path, events, sql, duck_sql, batch_size=9)
+
+
 @pytest.mark.parametrize(("frame", "expected", "late"), [
     # Unbounded: late when not after the watermark (rows 3 and 5).
     ("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", {(1, 1), (4, 9), (2, 11), (6, 43)}, 2),
@@ -154,6 +164,8 @@ def test_snapshot_restore_keeps_pending_rows_and_timers(tmp_path, backend_name, 
     ("SELECT SUM(v) OVER (ORDER BY ts RANGE BETWEEN 3 PRECEDING AND CURRENT ROW) FROM ev",
      "needs an INTERVAL", "3 PRECEDING"),
     ("SELECT id FROM ev WHERE SUM(v) OVER (ORDER BY ts) > 1", "not supported yet", "OVER (ORDER"),
+    ("SELECT SUM(n) OVER (ORDER BY ts) FROM (SELECT MAX(ts) AS ts, COUNT(*) AS n FROM ev GROUP BY k)",
+     "over an updating input", "OVER (ORDER"),
 ])
 def test_planning_errors(tmp_path, sql, message, caret_at):
     assert_rejected_at(tmp_path, sql, message, caret_at)

@@ -144,7 +144,7 @@ class OverAggOperator(WindowOperatorBase):
         return []
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
-        """Emit the pending rows the watermark passed (rowtime order), clean frames, forward it."""
+        """Emit the pending rows the watermark passed (in rowtime order), then forward it."""
         wm, deletes, skeys = self._pop_due_keys(watermark)
         out: list[Element] = []
         if not skeys:
@@ -192,12 +192,13 @@ class OverAggOperator(WindowOperatorBase):
                     frame.append([ts, retract])
             if spec.bounded:
                 if spec.kind == "ROWS":
-                    while len(frame) > spec.preceding + 1:
-                        self._fold(acc, frame.pop(0)[1], -1)
+                    leaving = max(0, len(frame) - spec.preceding - 1)
                 else:  # RANGE: rows more than `preceding` before this rowtime leave
                     lower = group[0][0] - spec.preceding
-                    while frame and frame[0][0] < lower:
-                        self._fold(acc, frame.pop(0)[1], -1)
+                    leaving = next((n for n, r in enumerate(frame) if r[0] >= lower), len(frame))
+                for _, retract in frame[:leaving]:
+                    self._fold(acc, retract, -1)
+                del frame[:leaving]
             result = self.aggregates.result(acc)
             emitted += [(ts, tuple(row) + result) for ts, _, row, _, _ in group]
             value[5] = group[0][0]
