@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+from streamsql.core.config import did_you_mean
 from streamsql.core.connector import ConnectorSpec
 from streamsql.core.errors import ConfigError
 
@@ -66,6 +67,6 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
                        f"{', '.join(repr(c) for c in o.choices)}")
                 raise ConfigError(msg)
         elif not key.startswith(tuple(spec.option_prefixes) + tuple(allowed_extra)):
-            msg = (f"Table '{table}': unknown option '{key}' for connector '{spec.name}'; "
-                   f"supported: {', '.join(sorted(known))}")
+            msg = (f"Table '{table}': unknown option '{key}' for connector '{spec.name}'"
+                   f"{did_you_mean(key, known)} (supported: {', '.join(sorted(known))})")
             raise ConfigError(msg)

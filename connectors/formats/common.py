@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from streamsql.connectors.formats.convert import RECORD_FAULTS, excerpt, from_rows, record_fault
 
+from streamsql.core.config import did_you_mean
 from streamsql.core.connector import OptionSpec
 from streamsql.core.elements import Batch
 from streamsql.core.errors import BadRecordError, ConfigError
@@ -181,8 +182,8 @@ def check_options(
         o = known.get(key)
         if o is None:
             msg = (
-                f"{_table_prefix(table)}unknown option '{key}' for {what}; "
-                f"supported: {', '.join(sorted(known))}"
+                f"{_table_prefix(table)}unknown option '{key}' for {what}{did_you_mean(key, known)} "
+                f"(supported: {', '.join(sorted(known))})"
             )
             raise ConfigError(msg)
         if o.choices and value not in o.choices:

@@ -94,11 +94,15 @@ def unknown_key_warning(key: str) -> str | None:
     """
     if key in KNOWN_KEYS:
         return None
+    return f"[WARNING] '{key}' is not a key StreamSQL reads; it is ignored{did_you_mean(key, KNOWN_KEYS)}"
+
+
+def did_you_mean(key: str, known) -> str:
+    """``"; did you mean 'k'?"`` for the known key closest to a misspelt ``key``, else ``""``."""
     import difflib
 
-    close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.7)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
-    return f"[WARNING] '{key}' is not a key StreamSQL reads; it is ignored{hint}"
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.7)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def check_setting(key: str, value: str) -> str | None:

@@ -434,3 +434,15 @@ def test_json_timestamp_precision_and_iso_standard():
     assert iso == [
         b'{"t0":"2024-05-01T10:00:01","t6":"2024-05-01T10:00:00.123456","lt":"2024-05-01T10:00:00.000Z"}'
     ]
+
+
+def test_an_unknown_option_names_the_closest_known_one(tmp_path):
+    """A misspelt connector or format option says which key was meant (newcomer finding)."""
+    from streamsql import StreamEnvironment
+
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "cp")})
+    env.execute_sql("CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'number-of-rowz' = '1')")
+    env.execute_sql("CREATE TABLE o (a INT) WITH ('connector' = 'print')")
+    with pytest.raises(ConfigError, match="unknown option 'number-of-rowz'.*did you mean 'number-of-rows'"):
+        env.execute_sql("INSERT INTO o SELECT a FROM t")
+    env.close()
