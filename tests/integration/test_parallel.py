@@ -138,6 +138,26 @@ def test_regular_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelis
 
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_interval_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    left, right = kafka_topic_factory("par_l", PARTITIONS), kafka_topic_factory("par_r", PARTITIONS)
+    out = kafka_topic_factory("par_out")
+    lrows, rrows = _rows(8, 1500), _rows(9, 1500)
+    _load(kafka_bootstrap, left, lrows)
+    _load(kafka_bootstrap, right, rrows)
+    env = _env(parallelism, tmp_path)
+    _source(env, "l", left, kafka_bootstrap, watermark=True)
+    _source(env, "r", right, kafka_bootstrap, watermark=True)
+    _append_sink(env, out, kafka_bootstrap, "lid INT, rid INT, vv INT")
+    _run(env, "INSERT INTO out_t SELECT l.id, r.id, l.v - r.v FROM l JOIN r ON l.k = r.k "
+              "AND r.ts BETWEEN l.ts - INTERVAL '2' SECOND AND l.ts + INTERVAL '1' SECOND")
+    expected = _duck("SELECT l.id, r.id, l.v - r.v FROM l JOIN r ON l.k = r.k "
+                     "AND r.ts BETWEEN l.ts - INTERVAL 2 SECOND AND l.ts + INTERVAL 1 SECOND",
+                     l=lrows, r=rrows)
+    assert len(expected) > 100
+    assert _appends(kafka_bootstrap, out, ["lid", "rid", "vv"]) == Counter(expected)
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_union_all_into_group_by(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
     a, b = kafka_topic_factory("par_a", PARTITIONS), kafka_topic_factory("par_b", PARTITIONS)
     out = kafka_topic_factory("par_out")

@@ -84,3 +84,47 @@ def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, 
     expected = Counter((i % 101, i) for i in range(records) if i % 3 == 0)
     assert rows - expected == Counter(), "duplicated rows"
     assert expected - rows == Counter(), "lost rows"
+
+
+def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap, kafka_topic_factory,
+                                                                 kafka_admin, tmp_path):
+    """Two workers in their own folders, one checkpoint folder: the survivor finishes the job alone."""
+    records = 60_000
+    src = kafka_topic_factory("pw_src", PARTITIONS)
+    agg, flt = kafka_topic_factory("pw_agg"), kafka_topic_factory("pw_flt", 2)
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 20})
+    for i in range(records):
+        p.produce(src, orjson.dumps({"k": i % 101, "v": i}), partition=i % PARTITIONS)
+    p.flush(60)
+    name = f"pw-{uuid.uuid4().hex[:8]}"
+    script = _script(tmp_path, kafka_bootstrap, src, agg, flt, 2, name)
+    shared = f"execution.checkpointing.dir={tmp_path / 'shared-checkpoints'}"
+    procs = {}
+    for w in ("a", "b"):
+        (tmp_path / w).mkdir()
+        cmd = [sys.executable, "-m", "streamsql", "worker", script, "--set", shared,
+               "--worker-id", f"{name}-{w}"]
+        procs[w] = subprocess.Popen(cmd, cwd=tmp_path / w, env={**os.environ, "STREAMSQL_LOG": "INFO"},
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(6)  # both joined, restored and committed checkpoints
+        assert procs["a"].poll() is None and procs["b"].poll() is None
+        procs["a"].send_signal(signal.SIGKILL)  # for good: its tasks move after the session timeout
+        _, err = procs["b"].communicate(timeout=600)
+        assert procs["b"].returncode == 0, err[-3000:]
+        tasks = (tmp_path / "shared-checkpoints" / name / "_tasks").read_text().split()
+        ran = {line.split(" task ")[1].split()[0] for line in err.splitlines() if line.endswith(" assigned")}
+        assert ran == set(tasks)  # the survivor ran every task, its own and the killed worker's
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+    got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(kafka_bootstrap, agg)).items()}
+    assert got == {k: (len(range(k, records, 101)), sum(range(k, records, 101))) for k in range(101)}
+    values = [orjson.loads(v) for _, v in read_committed(kafka_bootstrap, flt)]
+    expected = Counter((i % 101, i) for i in range(records) if i % 3 == 0)
+    assert Counter((r["k"], r["v"]) for r in values) == expected
+    assert (tmp_path / "shared-checkpoints" / name / "_finished").exists()
+    internal = [t for t in kafka_admin.list_topics(timeout=10).topics if t.startswith(f"_streamsql-{name}-")]
+    for f in kafka_admin.delete_topics(internal, operation_timeout=30).values():
+        f.result(timeout=60)
