@@ -18,7 +18,9 @@ written after a pre-commit are held until the commit (they belong to the next ch
 :class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of
 the upstream tasks (the minimum; an ended task no longer holds it back); it ends when every
 upstream task ended. Its position — the next offset, each upstream task's last watermark and
-which ended — is in the downstream task's checkpoint.
+which ended — is in the downstream task's checkpoint. Once that checkpoint committed in the
+task's Kafka transaction, the records before the position are deleted (``DeleteRecords``):
+no restore of the task ever reads them again.
 """
 
 from __future__ import annotations
@@ -209,6 +211,9 @@ class ExchangeReader(Source):
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
+        self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
+        self._purged = 0
+        self._admin: AdminClient | None = None
 
     def open(self, position: dict | None) -> None:
         """Assign the partition at ``position`` (None: from its beginning).
@@ -277,8 +282,27 @@ class ExchangeReader(Source):
 
     def position(self) -> dict:
         """``{"offset": next offset, "watermarks": {task: ms}, "ended": [task, ...]}``."""
+        self._barrier_offset = self.next_offset
         return {"offset": self.next_offset, "watermarks": {str(u): t for u, t in self.marks.items()},
                 "ended": sorted(self.ended)}
+
+    def committed(self, checkpoint_id: int) -> None:
+        """The task's checkpoint committed in its Kafka transaction: delete the records before its position.
+
+        Asynchronous and best effort (a record left behind is only disk space): only the
+        position of a committed checkpoint is ever restored, and a fenced zombie never commits.
+        """
+        offset = self._barrier_offset
+        if offset <= self._purged:
+            return
+        self._purged = offset
+        if self._admin is None:
+            self._admin = AdminClient({**self.props, "logger": RDKAFKA_LOG})
+        try:
+            before = TopicPartition(self.topic, self.partition, offset)
+            self._admin.delete_records([before], request_timeout=30)
+        except KafkaException:  # retried with the next commit's offset
+            self._purged = 0
 
     def finished(self) -> bool:
         """True once every upstream task ended."""

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, ExchangeWriter
+from streamsql.connectors.kafka.transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
@@ -231,7 +232,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             config.duration("execution.checkpointing.interval"),
             task_ids=[n.id for n in nodes if not isinstance(n, plan.ScanNode)],
             state=state,
-            commit_listeners=[s.commit for s in sinks.values()],
+            commit_listeners=[s.commit for s in sinks.values()] + _purges(sources, resources),
             min_pause_ms=config.duration("execution.checkpointing.min-pause"),
             timeout_ms=config.duration("execution.checkpointing.timeout"),
             tolerable_failures=config.integer("execution.checkpointing.tolerable-failed-checkpoints"),
@@ -267,6 +268,17 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         sinks=[built[n.id].operator for n in nodes
                if isinstance(n, plan.SinkNode) and not isinstance(n, ExchangeSinkNode)],
         state=state, resources=resources, workdir=workdir)
+
+
+def _purges(sources: dict[str, Any], resources: TaskResources) -> list[Callable[[int], None]]:
+    """Exchange readers purge consumed records after a commit — only a transactional one.
+
+    A task committed by ``_committed`` is never fenced, so a zombie of it could commit and
+    purge past what its successor restores.
+    """
+    if not isinstance(resources.committer, KafkaTransactions):
+        return []
+    return [s.committed for s in sources.values() if isinstance(s, ExchangeReader)]
 
 
 def _release(state: JobState | None, resources: TaskResources, workdir: str) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections import Counter
 
@@ -212,3 +213,33 @@ def test_an_unfinished_run_resumes_only_at_its_parallelism(kafka_bootstrap, kafk
     job = env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*) FROM src GROUP BY k").job
     with pytest.raises(ConfigError, match="unfinished run with 2 tasks .* this run plans 4"):
         job.wait(60)
+
+
+def test_consumed_exchange_records_are_purged_after_the_commit(kafka_bootstrap, kafka_topic_factory,
+                                                              tmp_path):
+    from confluent_kafka import Consumer, TopicPartition
+
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    rows = _rows(10, 2000)
+    _load(kafka_bootstrap, src, rows)
+    env = _env(2, tmp_path)
+    env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH ('connector' = 'kafka',
+        'topic' = '{src}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'scan.startup.mode' = 'earliest-offset')""")  # unbounded: the job keeps running
+    _upsert_sink(env, out, kafka_bootstrap, "k INT, c BIGINT", "k")
+    job = env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*) FROM src GROUP BY k").job
+    topic = f"_streamsql-{env.config.get('pipeline.name')}-s1-repartition"
+    c = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": "purge-check"})
+    try:
+        expected = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows))
+        deadline = time.monotonic() + 120
+        while _upserts(kafka_bootstrap, out, ["k", "c"]) != expected:
+            assert time.monotonic() < deadline, "the job did not produce the result"
+            time.sleep(1)
+        time.sleep(3)  # a few more checkpoints of the reading tasks
+        marks = [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)
+                 for p in range(2)]
+        assert all(low > 0 and low <= high for low, high in marks), marks  # records before low are gone
+    finally:
+        c.close()
+        job.cancel()
