@@ -117,7 +117,7 @@ def test_tumble_window(kafka_bootstrap, kafka_topic_factory, tmp_path, paralleli
     _run(env, "INSERT INTO out_t SELECT CAST(window_start AS STRING), k % 4, COUNT(*), SUM(v) "
               "FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '30' SECOND)) "
               "GROUP BY window_start, window_end, k % 4")
-    expected = _duck("SELECT strftime(time_bucket(INTERVAL 30 SECOND, ts), '%Y-%m-%d %H:%M:%S'), k % 4, "
+    expected = _duck("SELECT strftime(time_bucket(INTERVAL 30 SECOND, ts), '%Y-%m-%d %H:%M:%S.000'), k % 4, "
                      "COUNT(*), SUM(v) FROM src GROUP BY 1, 2", src=rows)
     assert _appends(kafka_bootstrap, out, ["ws", "g", "c", "s"]) == Counter(expected)
 
