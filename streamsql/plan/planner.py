@@ -49,7 +49,7 @@ from streamsql.plan.nodes import (
 )
 from streamsql.plan.over import plan_over
 from streamsql.plan.query import compile_query
-from streamsql.plan.ranking import plan_ranking
+from streamsql.plan.ranking import plan_ranking, rewrite_qualify
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
@@ -107,7 +107,7 @@ class Planner:
         if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
-            return self._select(q)
+            return self._select(rewrite_qualify(q))  # QUALIFY of a ranking hook (plan/ranking.py)
         if isinstance(q, exp.Values):
             self._fail(q, "VALUES is supported only as INSERT INTO t VALUES (...)")
         self._fail(q, f"Unsupported query: {q.key.upper()}")

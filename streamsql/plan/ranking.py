@@ -26,6 +26,8 @@ ranked rows themselves, not of their positions). The inner query is planned with
 call replaced by a BIGINT placeholder column that the operator fills, and with its PARTITION
 BY and ORDER BY expressions as hidden columns ``__rank_p<i>`` / ``__rank_o<i>``.
 
+``QUALIFY`` on a ranking call is rewritten into that form first (:func:`rewrite_qualify`).
+
 Rejected at their position (with what to write instead): ``RANK()`` / ``DENSE_RANK()`` (Flink
 2.3 rejects them on a streaming table too), a ranking function without an outer filter on its
 result, a frame clause, a missing ORDER BY, conditions on ``rn`` other than the ones above, no
@@ -52,6 +54,7 @@ WINDOW = "window"
 _RANK_CALLS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 _HIDDEN = "__rank_"  #: hidden PARTITION BY / ORDER BY columns: __rank_p<i>, __rank_o<i>
 _RN = "__rank_number"  #: the placeholder column of the rank number
+_QUALIFY = "__rank_qualify"  #: the ranking call of a QUALIFY clause, as a column of the subquery
 
 
 @dataclass(eq=False)
@@ -108,6 +111,35 @@ class RankNode(PlanNode):
         return time_attributes(self.inputs[0]) if self.mode == INSERT_ONLY else set()
 
 
+def rewrite_qualify(sel: exp.Select) -> exp.Select:
+    """``SELECT ... FROM t QUALIFY <condition on a ranking call>`` as the subquery form (the SELECT hook).
+
+    ``QUALIFY ROW_NUMBER() OVER (...) <= N`` becomes ``SELECT * FROM (SELECT ..., ROW_NUMBER()
+    OVER (...) AS __rank_qualify FROM t) WHERE __rank_qualify <= N`` (the rank number stays
+    hidden), and ``QUALIFY rn <= N`` over a selected ``ROW_NUMBER() ... AS rn`` becomes ``SELECT *
+    FROM (SELECT ...) WHERE rn <= N``, as Flink plans both. Any other QUALIFY is returned as it is
+    (and rejected at its keyword by the planner).
+    """
+    qualify = sel.args.get("qualify")
+    if qualify is None:
+        return sel
+    cond = qualify.this.copy()
+    inner = sel.copy()
+    inner.set("qualify", None)
+    calls = [w for w in cond.find_all(exp.Window) if isinstance(w.this, _RANK_CALLS)]
+    if calls:
+        inner.set("expressions", inner.expressions + [exp.alias_(calls[0].copy(), _QUALIFY, quoted=True)])
+        calls[0].replace(exp.column(_QUALIFY, quoted=True))
+    else:
+        aliases = {i.alias.lower() for i in sel.expressions if isinstance(i, exp.Alias)
+                   and isinstance(i.this, exp.Window) and isinstance(i.this.this, _RANK_CALLS)}
+        if not any(c.name.lower() in aliases for c in cond.find_all(exp.Column)):
+            return sel
+    outer = exp.Select(expressions=[exp.Star()]).from_(exp.Subquery(this=inner))
+    outer.set("where", exp.Where(this=cond))
+    return outer
+
+
 def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
                  ) -> tuple[PlanNode, Scope, exp.Expression | None] | None:
     """Plan ``FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn ...) WHERE rn ...`` (the FROM hook).
@@ -158,13 +190,15 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     pcols = [names.index(n) for n, _ in hidden[: len(partition)]]
     ocols = [names.index(n) for n, _ in hidden[len(partition):]]
     rn_index = names.index(_RN)
+    hidden_rn = rn_name == _QUALIFY  # QUALIFY's rank number is not a column of the result
     visible = [ScopeColumn(c.qualifier, rn_name if c.internal == _RN else c.name, c.internal, c.type)
-               for c in scope.columns if not c.internal.startswith(_HIDDEN) or c.internal == _RN]
+               for c in scope.columns
+               if not c.internal.startswith(_HIDDEN) or (c.internal == _RN and not hidden_rn)]
     descending = [bool(o.args.get("desc")) for o in ordered]
     nulls_first = [bool(o.args.get("nulls_first")) for o in ordered]
     labels = (", ".join(p.sql() for p in partition),
               ", ".join(o.this.sql() + (" DESC" if d else " ASC") for o, d in zip(ordered, descending)))
-    out_rank = _reads(sel, rest, rn_name)
+    out_rank = not hidden_rn and _reads(sel, rest, rn_name)
 
     window_end = _window_end(node, pcols)
     rowtime_order = len(ocols) == 1 and names[ocols[0]] in time_attributes(node)

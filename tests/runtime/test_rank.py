@@ -65,6 +65,22 @@ def test_top_n_with_rank_number(tmp_path, data, backend, order, duck_order):
     _check(tmp_path, data, sql, duck, backend)
 
 
+@pytest.mark.parametrize("batch_size", [1, 1000])  # one row per step; the whole input in one batch
+def test_top_n_batch_sizes(tmp_path, data, batch_size):
+    sql = ("SELECT * FROM (SELECT k, id, x, ROW_NUMBER() OVER (PARTITION BY k ORDER BY x, id) AS rn FROM t) "
+           "WHERE rn <= 2")
+    _check(tmp_path, data, sql, sql.replace("x, id", "x NULLS FIRST, id"), batch_size=batch_size)
+
+
+def test_keep_last_ties_in_one_batch_go_to_the_last_row(tmp_path):
+    op, backend = open_operator(TopNOperator(_spec(order=[2], rank_end=1, new_row_wins_ties=True),
+                                             updating_input=False), "hashmap", tmp_path / "w", "rank-1")
+    out = _changelog(op.process_batch(_batch([(1, 5, 10), (1, 6, 10), (2, 1, 3), (1, 7, 9), (1, 8, 10)]), 0))
+    assert Counter(out) == Counter([(RowKind.INSERT, (1, 8, _ts(10), 1)),
+                                    (RowKind.INSERT, (2, 1, _ts(3), 1))])
+    backend.close()
+
+
 @pytest.mark.parametrize(("cond", "duck_cond"), [
     ("rn BETWEEN 2 AND 4", "rn BETWEEN 2 AND 4"), ("rn < 3", "rn < 3"), ("rn = 2", "rn = 2"),
     ("rn > 1 AND rn <= 3 AND x > 0", "rn > 1 AND rn <= 3 AND x > 0"), ("2 >= rn", "rn <= 2"),
@@ -92,6 +108,23 @@ def test_top_n_over_an_updating_input(tmp_path, data, backend):
     duck = (f"SELECT * FROM (SELECT g, c, s, ROW_NUMBER() OVER (ORDER BY c DESC, s NULLS FIRST) AS rn "
             f"FROM ({inner})) WHERE rn <= 2")
     _check(tmp_path, data, sql, duck, backend, batch_size=5)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT k, id, x FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY x DESC, id) <= 2",
+    "SELECT k, id, x, ROW_NUMBER() OVER (PARTITION BY k ORDER BY x DESC, id) AS rn FROM t QUALIFY rn <= 2",
+])
+def test_qualify_is_the_subquery_form(tmp_path, data, sql):
+    duck = sql.replace("x DESC", "x DESC NULLS LAST")
+    _check(tmp_path, data, sql, duck)
+
+
+def test_qualify_without_a_ranking_call_is_rejected(tmp_path, data):
+    env = make_env(tmp_path)
+    create_table(env, "t", data)
+    with pytest.raises(SqlError, match="QUALIFY is not supported in a streaming query yet") as e:
+        env.execute_sql("SELECT k FROM t QUALIFY SUM(x) OVER (PARTITION BY k ORDER BY id) > 1")
+    assert e.value.col == 17
 
 
 def test_top_n_over_a_cdc_source(tmp_path):

@@ -37,6 +37,7 @@ from collections import Counter
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.runtime.operators.base import Operator, OperatorContext
@@ -79,6 +80,27 @@ class RankSpec:
         columns = table.columns
         parts = encode_keys([columns[i] for i in self.partition], table.num_rows)
         return parts, sort_keys([columns[i] for i in self.order], self.descending, self.nulls_first)
+
+    def candidates(self, parts: list[bytes], sks: list[bytes]) -> np.ndarray:
+        """Indexes (ascending) of the rows of an insert-only batch that can reach their partition's top.
+
+        Within the batch, only a partition's first ``rank_end`` rows in rank order (sort key, then
+        arrival; the latest arrival first when a new row wins ties) can be among its first
+        ``rank_end`` rows after the batch, so the others need no per-row step. Sorted by Arrow.
+        """
+        n = len(parts)
+        if n <= self.rank_end:
+            return np.arange(n)
+        table = pa.table({"p": pa.array(parts, pa.binary()), "s": pa.array(sks, pa.binary()),
+                          "i": pa.array(np.arange(n))})
+        arrival = "descending" if self.new_row_wins_ties else "ascending"
+        order = pc.sort_indices(table, sort_keys=[("p", "ascending"), ("s", "ascending"), ("i", arrival)])
+        sorted_parts = table.column("p").take(order).combine_chunks()
+        starts = np.ones(n, bool)  # where a new partition begins in sorted order
+        starts[1:] = pc.not_equal(sorted_parts[1:], sorted_parts[:-1]).to_numpy(zero_copy_only=False)
+        group_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+        keep = np.arange(n) - group_start < self.rank_end
+        return np.sort(order.to_numpy()[keep])
 
     def insert(self, sks: list[bytes], rows: list[tuple], sk: bytes, row: tuple, bounded: bool) -> None:
         """Put ``row`` at its rank (after its ties, or before them when a new row wins ties).
@@ -171,9 +193,15 @@ class TopNOperator(RankOperatorBase):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Apply the batch's rows to their partitions and emit the changes of the ranked rows."""
         spec = self.spec
-        parts, sks = spec.keys(batch.table)
-        rows = table_rows(batch.table)
+        table = batch.table
+        parts, sks = spec.keys(table)
         signs = batch.signs() if not batch.insert_only else None
+        if signs is None and self.bounded:  # rows that cannot reach the top need no step
+            keep = spec.candidates(parts, sks)
+            if len(keep) < len(parts):
+                table = table.take(pa.array(keep))
+                parts, sks = [parts[i] for i in keep.tolist()], [sks[i] for i in keep.tolist()]
+        rows = table_rows(table)
         groups = group_by_key(parts)
         slots = self.cache.slots(list(groups))
         states = self.values.get(slots)

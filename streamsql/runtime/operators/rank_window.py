@@ -116,6 +116,10 @@ class WatermarkRankOperator(RankOperatorBase):
             return []
         spec = self.spec
         parts, sks = spec.keys(table)
+        keep = spec.candidates(parts, sks)  # rows that cannot reach their partition's top need no step
+        if len(keep) < len(parts):
+            table, fires = table.take(pa.array(keep)), fires[keep]
+            parts, sks = [parts[i] for i in keep.tolist()], [sks[i] for i in keep.tolist()]
         rows = table_rows(table)
         groups = group_by_key(parts)
         keys = list(groups)
