@@ -179,7 +179,7 @@ class CheckpointCoordinator:
         if len(self._acks) == len(self.task_ids):
             p.alignment_ms = int((time.monotonic() - self._first_ack) * 1000)
             if self.state is not None:
-                p.state_bytes["state"] = self.state.snapshot(self.storage.state_dir(checkpoint_id))
+                p.state_bytes["state"] = self.storage.save_state(checkpoint_id, self.state.snapshot)
 
     # -- 3..5. complete, commit, notify --------------------------------------------------------
     def maybe_complete(self, final: bool = False) -> CheckpointStats | None:

@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streamsql.checkpoint.storage import CheckpointStorage, atomic_write
+from streamsql.checkpoint.storage import CheckpointStorage, attempt_first_id
 from streamsql.core.errors import ExecutionError
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class RestorePoint:
     @classmethod
     def own(cls, storage: CheckpointStorage, checkpoint_id: int | None) -> RestorePoint:
         """Resume ``checkpoint_id`` of the job's own folder (None: start fresh)."""
-        return cls(storage, checkpoint_id, checkpoint_id, (checkpoint_id or 0) + 1)
+        return cls(storage, checkpoint_id, checkpoint_id, attempt_first_id(checkpoint_id))
 
 
 class JobIdentity:
@@ -80,7 +80,7 @@ class JobIdentity:
         self.name = name
         self.digest = digest
         self.sql = sql
-        self.recovery_path = os.path.abspath(recovery_path) if recovery_path else None
+        self.recovery_path = _location(recovery_path) if recovery_path else None
 
     @contextlib.contextmanager
     def lock(self, folder: str) -> Iterator[None]:
@@ -126,7 +126,7 @@ class JobIdentity:
             JobIdentityError: the committed checkpoint belongs to another job, or the recovery
                 path is not a checkpoint.
         """
-        record = read_job_file(storage.dir)
+        record = read_job_file(storage)
         ours = (record is not None and record.get("fingerprint") == self.digest
                 and (committed is None or committed >= record.get("first_checkpoint", 1)))
         if self.recovery_path and not (ours and record.get("recovered_from") == self.recovery_path
@@ -140,14 +140,14 @@ class JobIdentity:
         raise JobIdentityError(self._foreign_message(storage, committed, record))
 
     def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
-        source, checkpoint_id = checkpoint_at(self.recovery_path)
-        writer = read_job_file(source.dir)
+        source, checkpoint_id = checkpoint_at(self.recovery_path, storage)
+        writer = read_job_file(source)
         if writer is None or writer.get("fingerprint") != self.digest:
             log.warning("job %s restores checkpoint %s, written by %s: state and source positions "
                         "of another job, on purpose ('execution.state-recovery.path')", self.name,
                         self.recovery_path, _describe(writer))
         # Ids above every id the folder has seen, so an older job's commits never pass for ours.
-        next_id = max([checkpoint_id, committed or 0, *storage.checkpoint_ids()]) + 1
+        next_id = attempt_first_id(max([checkpoint_id, committed or 0, *storage.checkpoint_ids()]))
         self._write(storage, first_checkpoint=next_id, recovered_from=self.recovery_path)
         log.info("job %s restores checkpoint %d from %s", self.name, checkpoint_id, source.dir)
         keep = checkpoint_id if source.dir == storage.dir else None  # rolling back: keep the source
@@ -156,7 +156,7 @@ class JobIdentity:
     def _write(self, storage: CheckpointStorage, first_checkpoint: int, recovered_from: str | None) -> None:
         record = {"name": self.name, "fingerprint": self.digest, "sql": self.sql, "created": _now(),
                   "first_checkpoint": first_checkpoint, "recovered_from": recovered_from}
-        atomic_write(os.path.join(storage.dir, "_job"), json.dumps(record, indent=1).encode())
+        storage.write_file("_job", json.dumps(record, indent=1).encode())
 
     def _foreign_message(self, storage: CheckpointStorage, committed: int, record: dict | None) -> str:
         return (f"Job '{self.name}': checkpoint {committed} in {storage.dir} was written by "
@@ -166,36 +166,43 @@ class JobIdentity:
                 f"'{os.path.join(storage.dir, f'chk-{committed}')}'")
 
 
-def read_job_file(folder: str) -> dict | None:
-    """The ``_job`` record of checkpoint folder ``folder``, or None (none, or unreadable)."""
+def read_job_file(storage: CheckpointStorage) -> dict | None:
+    """The ``_job`` record of a job's checkpoint folder, or None (none, or unreadable)."""
     try:
-        with open(os.path.join(folder, "_job"), "rb") as f:
-            record = json.loads(f.read())
-    except (OSError, ValueError):
+        record = json.loads(storage.read_file("_job") or b"null")
+    except ValueError:
         return None
     return record if isinstance(record, dict) else None
 
 
-def checkpoint_at(path: str) -> tuple[CheckpointStorage, int]:
-    """The checkpoint folder and id of a ``.../<job>/chk-<n>`` path.
+def checkpoint_at(path: str, like: CheckpointStorage) -> tuple[CheckpointStorage, int]:
+    """The checkpoint folder and id of a ``.../<job>/chk-<n>`` path (or ``s3://...`` URI).
+
+    Args:
+        path: the checkpoint's location.
+        like: a storage whose settings (storage kind, ``s3.*`` keys) reach it.
 
     Raises:
         JobIdentityError: ``path`` is not a completed checkpoint.
     """
-    path = os.path.abspath(path)
-    base = os.path.basename(path)
-    job_dir = os.path.dirname(path)
+    path = _location(path)
+    job_dir, _, base = path.rpartition("/")
     if not (base.startswith("chk-") and base[4:].isdigit()):
-        found = sorted(n for n in os.listdir(path) if n.startswith("chk-")) if os.path.isdir(path) else []
+        found = [f"chk-{i}" for i in like.at(path).checkpoint_ids()]
         hint = f"; it holds {', '.join(found)}" if found else ""
         msg = f"'execution.state-recovery.path' = '{path}' is not a chk-<n> checkpoint folder{hint}"
         raise JobIdentityError(msg)
-    storage = CheckpointStorage(os.path.dirname(job_dir), os.path.basename(job_dir))
+    storage = like.at(job_dir)
     checkpoint_id = int(base[4:])
     if storage.read_metadata(checkpoint_id) is None:
         msg = f"'execution.state-recovery.path' = '{path}' is not a completed checkpoint (no _metadata)"
         raise JobIdentityError(msg)
     return storage, checkpoint_id
+
+
+def _location(path: str) -> str:
+    """A checkpoint location as compared and shown: absolute if local, else the URI."""
+    return path.rstrip("/") if "://" in path else os.path.abspath(path)
 
 
 def _describe(record: dict | None) -> str:

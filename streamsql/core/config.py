@@ -20,6 +20,7 @@ DEFAULTS: dict[str, str] = {
     "execution.checkpointing.tolerable-failed-checkpoints": "0",
     "execution.checkpointing.num-retained": "1",
     "execution.checkpointing.dir": ".streamsql/checkpoints",
+    "execution.checkpointing.storage": "filesystem",
     "state.backend.type": "rocksdb",
     "state.dir": ".streamsql/state",
     "state.cache.max-entries": "100000",
@@ -66,6 +67,7 @@ KINDS: dict[str, object] = {
     "execution.checkpointing.timeout": "duration",
     "execution.checkpointing.tolerable-failed-checkpoints": "int>=0",
     "execution.checkpointing.num-retained": "int>=1",
+    "execution.checkpointing.storage": ("filesystem", "jobmanager"),
     "state.backend.type": ("rocksdb", "hashmap"),
     "state.cache.max-entries": "int>=0",
     "restart-strategy.type": ("none", "fixed-delay", "fixeddelay", "disable", "off"),
@@ -81,7 +83,9 @@ KINDS: dict[str, object] = {
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",
-              "execution.state-recovery.path", "execution.savepoint.path")
+              "execution.state-recovery.path", "execution.savepoint.path",
+              # S3 checkpoint storage (streamsql.checkpoint.stores), Flink's s3 filesystem keys
+              "s3.endpoint", "s3.access-key", "s3.secret-key", "s3.path.style.access", "s3.region")
 #: Every key StreamSQL reads: a SET of any other key warns (it would be ignored).
 KNOWN_KEYS = frozenset(DEFAULTS) | frozenset(KINDS) | frozenset(OTHER_KEYS)
 

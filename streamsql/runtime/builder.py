@@ -178,9 +178,9 @@ class TaskSlot:
         """``<job>-<stage>``; the transactional id is ``<prefix>-<job>-<stage>-<task index>``."""
         return f"{self.job}-{self.stage}"
 
-    def storage(self, root: str) -> CheckpointStorage:
+    def storage(self, root: str, options: dict[str, str]) -> CheckpointStorage:
         """The task's own checkpoint folder: ``<root>/<job>/stage<stage>-task<index>/``."""
-        return CheckpointStorage(job_folder(root, self.job), f"stage{self.stage}-task{self.index}")
+        return CheckpointStorage(job_folder(root, self.job), f"stage{self.stage}-task{self.index}", options)
 
 
 def job_folder(root: str, job: str) -> str:
@@ -226,7 +226,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             backend.open(workdir)
             state = JobState(backend)
         root = config.get("execution.checkpointing.dir")
-        storage = slot.storage(root) if slot else CheckpointStorage(root, name)
+        storage = slot.storage(root, cfg) if slot else CheckpointStorage(root, name, cfg)
         coordinator = CheckpointCoordinator(
             storage, resources.committer or LocalCommitter(storage),
             config.duration("execution.checkpointing.interval"),

@@ -70,12 +70,10 @@ class JobRunner:
             return {}
         meta = storage.read_metadata(n)
         if meta is None:
-            msg = (f"Job '{self.name}': checkpoint {n} is committed but its files are missing under "
-                   f"{storage.dir}; cannot restore exactly-once")
+            msg = f"Job '{self.name}': {storage.missing_message(n)}"
             raise ExecutionError(msg)
-        snapshot = storage.state_dir(n)
-        if graph.state is not None and os.path.exists(snapshot):
-            graph.state.restore(snapshot)
+        if graph.state is not None:
+            storage.restore_state(n, graph.state.restore)
         coord.next_id = point.next_id
         coord.last_completed = None
         self.restored_from = n
@@ -95,7 +93,8 @@ class JobRunner:
         if self.identity is None:
             self._run_attempts()
             return
-        folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name).dir
+        folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
+                                   self.config.as_dict()).lock_dir
         with self.identity.lock(folder):
             self._run_attempts()
 

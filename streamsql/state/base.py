@@ -73,6 +73,10 @@ class StateBackend(ABC):
         """The state namespace of operator ``operator_id`` (stable across restarts)."""
 
     @abstractmethod
+    def operator_ids(self) -> list[str]:
+        """The ids of the operators that have entries (after a restore: the snapshot's), sorted."""
+
+    @abstractmethod
     def snapshot(self, directory: str) -> int:
         """Write a durable, self-contained copy of all state into ``directory`` (must not exist).
 

@@ -162,6 +162,15 @@ class HashMapStateBackend(StateBackend):
             state = self._states[operator_id] = HashMapKeyedState(operator_id, {})
         return state
 
+    def operator_ids(self) -> list[str]:
+        """The operators with entries, sorted.
+
+        Raises:
+            StateClosedError: if the backend is not open.
+        """
+        self._check_open("list operators")
+        return sorted(op for op, state in self._states.items() if state._dict())
+
     def snapshot(self, directory: str) -> int:
         """Write all state to ``directory/hashmap.state`` (temp file, fsync, rename, fsync dir).
 

@@ -294,6 +294,23 @@ class RocksDBStateBackend(StateBackend):
             state = self._states[operator_id] = RocksDBKeyedState(self, operator_id, prefix)
         return state
 
+    def operator_ids(self) -> list[str]:
+        """The operators with entries, sorted: one seek per operator (to the end of its range).
+
+        Raises:
+            StateClosedError: if the backend is not open.
+        """
+        db = self._live_db()
+        found: list[str] = []
+        start = b""
+        while True:
+            first = next(iter(db.keys(from_key=start)), None)
+            if first is None:
+                return found
+            cut = first.index(b"\x00")
+            found.append(first[:cut].decode())
+            start = first[:cut] + b"\x01"  # past every key of that operator
+
     def snapshot(self, directory: str) -> int:
         """Flush the memtables and create a RocksDB checkpoint in ``directory``.
 

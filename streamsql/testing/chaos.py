@@ -26,6 +26,7 @@ usage::
     python -m streamsql.testing.chaos --records 200000 --kills 20 --query agg --backend rocksdb
     python -m streamsql.testing.chaos --mode AT_LEAST_ONCE ...   # reports duplicates it saw
     python -m streamsql.testing.chaos --workers 2 --freeze ...   # a parallel job: see chaos_workers
+    python -m streamsql.testing.chaos --set execution.checkpointing.dir=s3://bucket/chaos ...
 
 Prints kills, restarts, records, lost and duplicated; exits 1 on any difference (under
 AT_LEAST_ONCE only a loss is a difference).
@@ -52,7 +53,7 @@ import orjson
 POINTS = ("before_barrier", "during_alignment", "after_snapshot_before_commit", "during_commit",
           "after_commit_before_bookkeeping")
 
-_SQL = """
+_SQL = """{settings}
 SET 'pipeline.name' = '{job}';
 SET 'execution.checkpointing.interval' = '{interval}';
 SET 'execution.checkpointing.mode' = '{mode}';
@@ -189,7 +190,8 @@ def write_scripts(a: argparse.Namespace, work: str, job: str, src: str, out: str
     """Write the job's script (``job.sql``) and its bounded version (``final.sql``) into ``work``."""
     guarantee = "exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once"
     sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee)
-    params = dict(job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src,
+    settings = "".join(f"\nSET '{k}' = '{v}';" for k, _, v in (kv.partition("=") for kv in a.set))
+    params = dict(settings=settings, job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src,
                   bootstrap=a.bootstrap)
     paths = []
     for name, bounded in (("job.sql", ""), ("final.sql", ", 'scan.bounded.mode' = 'latest-offset'")):
@@ -328,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="input partitions (default 3, 8 with --workers)")
     ap.add_argument("--freeze", action="store_true",
                     help="with --workers: freeze one worker past its session timeout once")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a further SET of the job (e.g. execution.checkpointing.dir=s3://bucket/prefix)")
     a = ap.parse_args(argv)
     if a.workers > 1:
         from streamsql.testing.chaos_workers import worker_campaign
