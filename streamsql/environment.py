@@ -32,7 +32,7 @@ from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
 from streamsql.core.elements import RowKind
-from streamsql.core.errors import ConfigError, SqlError, StatementError
+from streamsql.core.errors import ConfigError, ExecutionError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
@@ -311,11 +311,37 @@ class StreamEnvironment:
             text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
             return TableResult("text", message=text)
         if isinstance(tree, n.StopJob):
-            job = self._job(tree.this.name)
-            job.stop()
-            return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")
+            return self._stop_job(tree, sql)
         msg = f"Statement {type(tree).__name__} is not supported here"
         raise SqlError(msg, sql)
+
+    def _stop_job(self, tree: n.StopJob, sql: str) -> TableResult:
+        """``STOP JOB 'id' [WITH SAVEPOINT]``: stop after a final checkpoint (Flink's syntax).
+
+        With a savepoint, the result is Flink's one row ``savepoint path``: the final
+        checkpoint's ``chk-<n>`` folder, for ``SET 'execution.savepoint.path'``.
+        """
+        if tree.args.get("drain"):
+            msg = "STOP JOB ... WITH DRAIN is not supported; use STOP JOB ... WITH SAVEPOINT"
+            raise SqlError(msg, sql)
+        job = self._job(tree.this.name)
+        coord = getattr(job.runner, "coordinator", None)
+        if tree.args.get("savepoint") and coord is not None and coord.storage.in_memory:
+            msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
+                   "this job keeps its checkpoints in the memory of this process")
+            raise SqlError(msg, sql)
+        if tree.args.get("savepoint") and coord is None:
+            msg = "STOP JOB ... WITH SAVEPOINT of a job with 'parallelism.default' > 1 is not supported yet"
+            raise SqlError(msg, sql)
+        job.stop()
+        if not tree.args.get("savepoint"):
+            return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")
+        done = job.runner.coordinator.last_completed
+        if job.status == "FAILED" or done is None:
+            msg = f"Job '{job.name}' stopped without a savepoint: its final checkpoint did not complete"
+            raise ExecutionError(msg) from job.error
+        return TableResult("rows", ["savepoint path"],
+                           [(job.runner.coordinator.storage.location(done.checkpoint_id),)])
 
     def _create(self, tree: exp.Create, sql: str) -> TableResult:
         from streamsql.sql.ddl import table_def_from_create, view_def_from_create

@@ -87,6 +87,10 @@ class CheckpointStorage:
     def _chk(self, checkpoint_id: int) -> str:
         return f"{self.job_key}/chk-{checkpoint_id}"
 
+    def location(self, checkpoint_id: int) -> str:
+        """Where checkpoint ``checkpoint_id`` is, as ``'execution.savepoint.path'`` takes it."""
+        return self.snapshots.uri(self._chk(checkpoint_id))
+
     def chk_dir(self, checkpoint_id: int) -> str:
         """Location of checkpoint ``checkpoint_id``'s folder (created when local)."""
         if self.snapshots.local_root is not None:

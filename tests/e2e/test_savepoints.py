@@ -1,0 +1,53 @@
+"""STOP JOB 'id' WITH SAVEPOINT prints the final checkpoint's path (Flink's 'savepoint path'
+row); SET 'execution.savepoint.path' starts another job from it, on a folder and on S3."""
+
+import os
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError
+from tests.e2e.test_embedding_api import until
+from tests.e2e.test_job_identity import COUNTS, OUT, TICKS
+
+
+def _env(tmp_path, **settings):
+    return StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
+                              "state.dir": str(tmp_path / "state"),
+                              "execution.checkpointing.interval": "100 ms", **settings})
+
+
+@pytest.mark.parametrize("where", ["folder", "s3"])
+def test_stop_with_savepoint_then_start_from_it(tmp_path, request, where):
+    settings = request.getfixturevalue("s3_settings") if where == "s3" else {}
+    with _env(tmp_path, **settings, **{"pipeline.name": "first"}) as env:
+        for ddl in (TICKS.format(rate=500), OUT):
+            env.execute_sql(ddl)
+        job = env.execute_sql(COUNTS).job
+        until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1)
+        result = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
+        assert job.status == "FINISHED"
+        assert result.columns == ["savepoint path"]
+        (path,) = result.rows[0]
+        n = job.last_checkpoint["checkpoint_id"]
+        assert path.endswith(f"/first/chk-{n}")
+        if where == "folder":
+            assert os.path.isfile(os.path.join(path, "_metadata"))
+            assert os.path.isdir(os.path.join(path, "state"))
+    with _env(tmp_path, **settings, **{"pipeline.name": "second", "execution.savepoint.path": path}) as env:
+        for ddl in (TICKS.format(rate=500), OUT):
+            env.execute_sql(ddl)
+        again = env.execute_sql(COUNTS).job
+        until(lambda: again.runner.restored_from is not None or again.done)
+        assert again.runner.restored_from == n
+        again.cancel()
+
+
+def test_stop_with_drain_is_refused(tmp_path):
+    with _env(tmp_path) as env:
+        env.execute_sql(TICKS.format(rate=100))
+        env.execute_sql(OUT)
+        job = env.execute_sql(COUNTS).job
+        with pytest.raises(SqlError, match="WITH DRAIN is not supported"):
+            env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT WITH DRAIN")
+        job.cancel()
