@@ -1,0 +1,1 @@
+SELECT id, k, amount FROM orders QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC, id DESC) = 1
