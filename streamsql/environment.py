@@ -325,12 +325,12 @@ class StreamEnvironment:
             msg = "STOP JOB ... WITH DRAIN is not supported; use STOP JOB ... WITH SAVEPOINT"
             raise SqlError(msg, sql)
         job = self._job(tree.this.name)
-        coord = getattr(job.runner, "coordinator", None)
-        if tree.args.get("savepoint") and coord is not None and coord.storage.in_memory:
+        storage = (job.runner.config.get("execution.checkpointing.storage") or "").lower()
+        if tree.args.get("savepoint") and storage == "jobmanager":
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")
             raise SqlError(msg, sql)
-        if tree.args.get("savepoint") and coord is None:
+        if tree.args.get("savepoint") and not isinstance(job.runner, JobRunner):
             msg = "STOP JOB ... WITH SAVEPOINT of a job with 'parallelism.default' > 1 is not supported yet"
             raise SqlError(msg, sql)
         job.stop()

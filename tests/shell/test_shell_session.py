@@ -104,6 +104,17 @@ def test_insert_show_jobs_and_stop_job(shell):
     sh.send_expect("STOP JOB 'nope';\n", r"\[ERROR\] No job with id 'nope'")
 
 
+def test_stop_job_with_savepoint_prints_the_savepoint_path(shell):
+    sh = shell()
+    sh.send("CREATE TABLE src (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');\n"
+            "CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');\n"
+            "SET 'pipeline.name' = 'saved';\n")
+    job_id = sh.send_expect("INSERT INTO sink SELECT COUNT(*) FROM src;\n", r"Job ID: (\w+)").group(1)
+    m = sh.mark()
+    sh.send(f"STOP JOB '{job_id}' WITH SAVEPOINT;\n")
+    sh.expect(r"savepoint path.*saved/chk-\d+.*1 row in set", after=m)
+
+
 def test_statement_sets_submit_one_job(shell):
     sh = shell()
     create_nums(sh)
