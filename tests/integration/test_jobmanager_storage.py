@@ -31,7 +31,8 @@ def test_restart_inside_the_process_restores_from_memory(kafka_bootstrap, kafka_
     job = _job(env, kafka_bootstrap, src, out)
     assert job.wait(120) == "FINISHED"
     assert job.metrics["restarts"] == 1 and job.runner.restored_from is not None
-    assert not any(n.startswith("chk-") for n in os.listdir(tmp_path / ".streamsql" / "checkpoints" / job.name))
+    folder = tmp_path / ".streamsql" / "checkpoints" / job.name
+    assert not any(n.startswith("chk-") for n in os.listdir(folder))  # snapshots were in memory
     expected = {(k,): {"k": k, "n": 300, "s": sum(range(k, 3000, 10))} for k in range(10)}
     assert fold_upserts(read_committed(kafka_bootstrap, out)) == expected
 
