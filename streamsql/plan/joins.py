@@ -45,7 +45,10 @@ from streamsql.plan.windows import interval_ms, time_attributes
 
 #: Join types (``JoinNode.join_type``).
 INNER, LEFT, RIGHT, FULL = "INNER", "LEFT", "RIGHT", "FULL"
-_FLINK_NAMES = {INNER: "InnerJoin", LEFT: "LeftOuterJoin", RIGHT: "RightOuterJoin", FULL: "FullOuterJoin"}
+#: Semi and anti joins (``SemiJoinNode``), planned from IN / EXISTS subqueries (plan/subqueries.py).
+SEMI, ANTI = "SEMI", "ANTI"
+_FLINK_NAMES = {INNER: "InnerJoin", LEFT: "LeftOuterJoin", RIGHT: "RightOuterJoin", FULL: "FullOuterJoin",
+                SEMI: "LeftSemiJoin", ANTI: "LeftAntiJoin"}
 NO_EQUALITY = "a streaming join needs an equality condition between the two inputs"
 
 
@@ -76,6 +79,22 @@ class JoinNode(PlanNode):
         """One line for EXPLAIN."""
         return (f"Join(joinType=[{_FLINK_NAMES[self.join_type]}], where=[{self.condition}], "
                 f"select=[{', '.join(self.schema.names)}], changelog=[{self.mode}])")
+
+
+@dataclass(eq=False)
+class SemiJoinNode(JoinNode):
+    """A semi or anti join (Flink's ``Join`` with joinType LeftSemiJoin / LeftAntiJoin): left rows only.
+
+    Attributes:
+        joined_schema: left then right columns, the residual condition's input.
+        null_aware: NOT IN's three-valued logic (a NULL on either side is no "not in").
+    """
+
+    joined_schema: pa.Schema = None  # type: ignore[assignment]
+    null_aware: bool = False
+
+    kind: ClassVar[str] = "semi-join"
+    stateful: ClassVar[bool] = True
 
 
 @dataclass(eq=False)
@@ -134,12 +153,12 @@ def plan_joins(planner, first: exp.Expression, joins: list[exp.Join],
             unknown or ambiguous columns.
     """
     node, scope = planner._from(first)
-    pending = _conjuncts(where)
+    pending = conjuncts(where)
     types = [_join_type(planner, j) for j in joins]
     for i, (j, jt) in enumerate(zip(joins, types)):
         table, as_of = temporal_version(planner, j)
         right, right_scope = planner._from(table)
-        conds = _conjuncts(j.args.get("on"))
+        conds = conjuncts(j.args.get("on"))
         if jt == INNER and all(t in (INNER, LEFT) for t in types[i + 1:]):
             combined, _ = _combine(node, scope, right, right_scope, planner.sql)
             usable = []
@@ -151,8 +170,8 @@ def plan_joins(planner, first: exp.Expression, joins: list[exp.Join],
                 usable.append(c)
             pending = [c for c in pending if not any(c is u for u in usable)]
             conds += usable
-        node, scope = _plan_one(planner, j, jt, node, scope, right, right_scope, conds, as_of)
-    return node, scope, _and(pending)
+        node, scope = plan_join(planner, j, jt, node, scope, right, right_scope, conds, as_of)
+    return node, scope, conjunction(pending)
 
 
 def _join_type(planner, j: exp.Join) -> str:
@@ -173,18 +192,19 @@ def _join_type(planner, j: exp.Join) -> str:
     return INNER
 
 
-def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+def conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed parts of ``e`` (none for None)."""
     if e is None:
         return []
     while isinstance(e, exp.Paren):
         e = e.this
     if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
+        return conjuncts(e.this) + conjuncts(e.expression)
     return [e]
 
 
-def _and(conds) -> exp.Expression:
-    """The conjunction of the (non-empty) ``conds``."""
+def conjunction(conds) -> exp.Expression | None:
+    """The AND of ``conds`` (None for none)."""
     out = None
     for c in conds:
         out = c if out is None else exp.and_(out, c)
@@ -226,13 +246,35 @@ def _sides(e: exp.Expression, combined: Scope, left_names: set[str]) -> set[int]
     return out
 
 
-def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: PlanNode, rs: Scope,
-              conds: list[exp.Expression], as_of: exp.Expression | None) -> tuple[PlanNode, Scope]:
+def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, right: PlanNode, rs: Scope,
+              conds: list[exp.Expression], as_of: exp.Expression | None = None,
+              null_aware: bool = False) -> tuple[PlanNode, Scope]:
+    """Plan one join of ``left`` and ``right`` on the conjuncts ``conds`` (module docstring).
+
+    Args:
+        planner: the planner.
+        j: the JOIN (or the subquery of a semi/anti join), for error positions.
+        jt: INNER, LEFT, RIGHT, FULL, SEMI or ANTI.
+        left: the left input.
+        ls: its scope.
+        right: the right input.
+        rs: its scope.
+        conds: the join's conjuncts (resolving against both scopes).
+        as_of: a temporal join's ``FOR SYSTEM_TIME AS OF`` expression, else None.
+        null_aware: a NOT IN anti join.
+
+    Returns:
+        The join's node and the scope of its output (a semi/anti join's is ``ls``).
+
+    Raises:
+        SqlError: no equality between the inputs, keys of incomparable types, a bad temporal join.
+    """
     combined, _ = _combine(left, ls, right, rs, planner.sql)
     left_names = set(left.schema.names)
     sides = [_sides(c, combined, left_names) for c in conds]
     # a temporal join's versions are never filtered below it (a probe row would match an older one)
-    lo, ro = jt in (LEFT, FULL), jt in (RIGHT, FULL) or as_of is not None
+    # (nor a condition on the left of an anti join: a left row failing it is not matched, so shown)
+    lo, ro = jt in (LEFT, FULL, ANTI), jt in (RIGHT, FULL) or as_of is not None
 
     # 1. equi-keys
     keys: list[tuple[exp.Expression, exp.Expression]] = []
@@ -290,11 +332,22 @@ def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: P
                                       for c in rs.columns], planner.sql, "join")
     cond_text = " AND ".join([f"({quote(lsch)} = {quote(rename[rsch])})" for lsch, rsch in zip(lkeys, rkeys)])
 
+    if jt in (SEMI, ANTI):
+        residual = compile_expression(conjunction(c for c, _ in keep), scope) if keep else None
+        cond_text += f" AND ({residual})" if residual else ""
+        insert_only = jt == SEMI and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
+        node = SemiJoinNode([left, right], left.schema, INSERT_ONLY if insert_only else RETRACT, join_type=jt,
+                            left_keys=lki, right_keys=rki, residual=residual, condition=cond_text,
+                            joined_schema=out_schema, null_aware=null_aware)
+        if lextra:  # drop the computed key columns again
+            extra = {name for name, _ in lextra}
+            node = planner._calc(node, [(n, quote(n)) for n in left.schema.names if n not in extra], None)
+        return node, ls
     if as_of is not None:
         right_cols = [rs.resolve(_unparen(r)).internal for _, r in keys
                       if isinstance(_unparen(r), exp.Column)]
         left_time, right_time = check_temporal(planner, j, jt, as_of, left, ls, right, right_cols)
-        residual = compile_expression(_and(c for c, _ in keep), scope) if keep else None
+        residual = compile_expression(conjunction(c for c, _ in keep), scope) if keep else None
         cond_text += f" AND ({residual})" if residual else ""
         node = TemporalJoinNode([left, right], out_schema, left.mode, join_type=jt, left_keys=lki,
                                 right_keys=rki, left_time=left_time, right_time=right_time, residual=residual,
@@ -311,7 +364,7 @@ def _plan_one(planner, j: exp.Join, jt: str, left: PlanNode, ls: Scope, right: P
     residual = None
     post = None
     if keep:
-        sql = compile_expression(_and(c for c, _ in keep), scope)
+        sql = compile_expression(conjunction(c for c, _ in keep), scope)
         cond_text += f" AND ({sql})"
         if jt == INNER:
             post = sql
@@ -369,7 +422,7 @@ def _prepare(planner, node: PlanNode, scope: Scope, filters: list[exp.Expression
         return node
     cond = None
     if filters:
-        cond = compile_expression(_and(filters), scope)
+        cond = compile_expression(conjunction(filters), scope)
     return planner._calc(node, [(n, quote(n)) for n in node.schema.names] + extra, cond)
 
 

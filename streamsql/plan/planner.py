@@ -53,6 +53,7 @@ from streamsql.plan.ranking import plan_ranking, rewrite_qualify
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
+from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 
@@ -117,13 +118,15 @@ class Planner:
         if src is None:
             self._fail(sel, "SELECT without FROM is not supported in a streaming query")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
-        self._reject_subqueries(sel)  # before the join planner compiles ON and WHERE
+        where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
+        self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
         if sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
             node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
         elif (ranked := plan_ranking(self, sel, where)) is not None:  # ranking hook (plan/ranking.py)
             node, scope, where = ranked
         else:
             node, scope = self._from(src.this)
+        node = plan_subquery_joins(self, node, scope, subqueries)
         distinct_clause = sel.args.get("distinct")
         if distinct_clause is not None and distinct_clause.args.get("on") is not None:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
@@ -161,25 +164,28 @@ class Planner:
                 name = "FETCH" if isinstance(clause, exp.Fetch) else name
                 self._fail(clause, f"{name} is not supported in a streaming query yet")
 
-    def _reject_subqueries(self, sel: exp.Select) -> None:
-        """Reject a subquery inside an expression (IN, EXISTS, scalar), positioned at its SELECT.
+    def _reject_subqueries(self, sel: exp.Select, where: exp.Expression | None) -> None:
+        """Reject a subquery inside an expression (scalar, or IN/EXISTS not an AND condition of WHERE).
 
         Expressions compile to DuckDB over one batch, where a subquery's tables do not exist:
-        without this check the user would see DuckDB's catalog error.
+        without this check the user would see DuckDB's catalog error. ``where`` is WHERE without
+        its IN / EXISTS conjuncts (planned as semi/anti joins).
 
         Raises:
             SqlError: naming the clause that holds the subquery.
         """
         clauses = [("the SELECT list", e) for e in sel.expressions]
         clauses += [("a JOIN's ON condition", j.args.get("on")) for j in sel.args.get("joins") or []]
-        clauses += [(name, sel.args.get(key)) for key, name in (("where", "WHERE"), ("group", "GROUP BY"),
-                                                                ("having", "HAVING"))]
+        clauses.append(("WHERE", where))
+        clauses += [(name, sel.args.get(key)) for key, name in (("group", "GROUP BY"), ("having", "HAVING"))]
         for name, expr in clauses:
             sub = expr.find(exp.Query) if expr is not None else None
             if sub is not None:
                 while not isinstance(sub, exp.Select) and isinstance(sub.this, exp.Query):
                     sub = sub.this  # (SELECT ...) or a UNION: point at the first SELECT
-                hint = "" if name.endswith("ON condition") else "; use a JOIN instead"
+                hint = "" if name.endswith("ON condition") else (
+                    "; [NOT] IN (SELECT ...) and [NOT] EXISTS (...) are supported as AND conditions "
+                    "of WHERE, else use a JOIN")
                 self._fail(sub, f"Subqueries in {name} are not supported yet{hint}")
             over = expr.find(exp.Window) if expr is not None and name != "the SELECT list" else None
             if over is not None:  # DuckDB would compute it per batch (the SELECT list's: plan/over.py)

@@ -29,7 +29,7 @@ from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.plan import nodes as plan
-from streamsql.plan.joins import IntervalJoinNode, JoinNode
+from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
@@ -47,6 +47,7 @@ from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoin
 from streamsql.runtime.operators.over_agg import OverAggOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
+from streamsql.runtime.operators.semi_join import SemiAntiJoinOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
@@ -62,10 +63,18 @@ log = logging.getLogger(__name__)
 
 
 def _residual(node: JoinNode | TemporalJoinNode) -> BatchQuery | None:
-    """The join's non-equi condition over its output columns, or None."""
+    """The join's non-equi condition over its joined columns (left then right), or None."""
     if not node.residual:
         return None
-    return BatchQuery(compile_query([("__ok", node.residual)], None, node.schema))
+    joined = node.joined_schema if isinstance(node, SemiJoinNode) else node.schema
+    return BatchQuery(compile_query([("__ok", node.residual)], None, joined))
+
+
+def _semi_join(node: SemiJoinNode) -> Operator:
+    left, right = node.inputs[0].schema, node.inputs[1].schema
+    return SemiAntiJoinOperator(node.join_type == ANTI, node.null_aware, node.left_keys, node.right_keys,
+                                left, right, node.joined_schema, _residual(node),
+                                insert_only=node.mode == plan.INSERT_ONLY)
 
 
 def _join(node: JoinNode) -> Operator:
@@ -120,6 +129,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
     TemporalJoinNode: _temporal_join,
+    SemiJoinNode: _semi_join,
     RankNode: _rank,
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }

@@ -15,6 +15,7 @@ Key layout after the operator prefix (``kg`` = 2-byte big-endian key group, ``ke
     ``kg + SLICE_TAG + end(8) + ...``        slicing window: a slice's partial aggregates
     ``OPERATOR_KG + WATERMARK_TAG``          the operator's watermark at the last checkpoint
     ``OPERATOR_KG + SPLIT_TAG + name``       watermark assigner: a split's largest rowtime
+    ``RIGHT_COUNTS_KEY``                     NOT IN anti join: right rows, all and NULL-keyed
     ======================================== =================================================
 
 ``OPERATOR_KG`` (``0xFFFF``) is no key group (they are ``< MAX_PARALLELISM``), so
@@ -71,6 +72,8 @@ WATERMARK_TAG = b"\x00W"  #: after ``OPERATOR_KG``: the operator's watermark at 
 SPLIT_TAG = b"\x00S"  #: after ``OPERATOR_KG``: a split's largest rowtime, then the split name
 WATERMARK_KEY = OPERATOR_KG + WATERMARK_TAG  #: the whole key of the operator's watermark
 SPLIT_KEY_PREFIX = OPERATOR_KG + SPLIT_TAG  #: the key of a split's maximum, before its name
+#: A null-aware anti join's (NOT IN) counts of right rows, all and with a NULL key.
+RIGHT_COUNTS_KEY = OPERATOR_KG + b"\x00N"
 JOIN_LEFT = b"L"  #: after ``kg``: a join's left rows of the key
 JOIN_RIGHT = b"R"  #: after ``kg``: a join's right rows of the key
 

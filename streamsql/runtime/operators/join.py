@@ -48,6 +48,8 @@ Values (msgpack, never pickle), one list per side and key, each row flattened be
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
@@ -92,6 +94,31 @@ def table_of(rows: list[tuple], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(cols, schema)], schema=schema)
 
 
+@dataclass
+class KeyedRows:
+    """A batch of one side with its keys and both sides' regular-join state for those keys.
+
+    Attributes:
+        rows, kinds: the batch's rows (tuples) and row kinds.
+        keys: per row its encoded join key; ``distinct``: the distinct keys, in order.
+        with_nulls: the keys with a NULL column (they never match).
+        mine_keys, their_keys: the distinct keys' state keys on this side and the other.
+        mine, theirs: per distinct key, that side's ``{row: [count, associations]}``.
+        extra: the values of further state keys read with them.
+    """
+
+    rows: list[tuple]
+    kinds: list[int]
+    keys: list[bytes]
+    distinct: list[bytes]
+    with_nulls: set[bytes]
+    mine_keys: list[bytes]
+    their_keys: list[bytes]
+    mine: dict
+    theirs: dict
+    extra: list
+
+
 class JoinBase:
     """Shared by both joins: key reading, state keys, residual filtering, output building."""
 
@@ -133,6 +160,18 @@ class JoinBase:
         theirs = [g[:2] + their_tag + g[2:] for g in grouped]
         return keys, distinct, with_nulls, mine, theirs
 
+    def _load(self, batch: Batch, side: int, extra: tuple[bytes, ...] = ()) -> KeyedRows | None:
+        """``batch`` (of ``side``) with both sides' rows of its keys (one multi-get); None if empty."""
+        rows = rows_of(batch.table)
+        if not rows:
+            return None
+        keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
+        n = len(distinct)
+        values = self.ctx.state.get_many(mine_keys + their_keys + list(extra))
+        return KeyedRows(rows, batch.kind_array().tolist(), keys, distinct, with_nulls, mine_keys, their_keys,
+                         {k: join_state(v) for k, v in zip(distinct, values[:n])},
+                         {k: join_state(v) for k, v in zip(distinct, values[n:2 * n])}, values[2 * n:])
+
     def _filter(self, side: int, rows: list[tuple], cands: list[list]) -> list[list]:
         """Keep the candidates ``(y, entry)`` of each row for which the residual condition holds."""
         if self.residual is None:
@@ -150,6 +189,23 @@ class JoinBase:
             if good:
                 out[i].append(cands[i][j])
         return out
+
+    def _write_rows(self, kb: KeyedRows, touched: set, puts: list | None = None) -> None:
+        """Write back the state of :meth:`_load` in one write.
+
+        This side's keys (deleted when empty), the other side's keys in ``touched``, and the
+        further entries ``puts``.
+        """
+        puts, deletes = list(puts or []), []
+        for k, sk in zip(kb.distinct, kb.mine_keys):
+            if kb.mine[k]:
+                puts.append((sk, JOIN_ROWS.encode(pack_rows(kb.mine[k]))))
+            else:
+                deletes.append(sk)
+        for k, sk in zip(kb.distinct, kb.their_keys):
+            if k in touched:
+                puts.append((sk, JOIN_ROWS.encode(pack_rows(kb.theirs[k]))))
+        self.ctx.state.write(puts, deletes)
 
     def _output(self, rows: list[tuple], kinds: list[int], insert_only: bool) -> list[Element]:
         if not rows:
@@ -182,15 +238,11 @@ class StreamingJoinOperator(JoinBase, Operator):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Join ``batch`` (from side ``input_index``) with the other side's state; update state."""
         side, other = input_index, 1 - input_index
-        rows = rows_of(batch.table)
-        if not rows:
+        kb = self._load(batch, side)
+        if kb is None:
             return []
-        kinds = batch.kind_array().tolist()
-        keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
-        n = len(distinct)
-        values = self.ctx.state.get_many(mine_keys + their_keys)
-        mine = {k: _join_state(v) for k, v in zip(distinct, values[:n])}
-        theirs = {k: _join_state(v) for k, v in zip(distinct, values[n:])}
+        rows, kinds, keys, distinct, with_nulls = kb.rows, kb.kinds, kb.keys, kb.distinct, kb.with_nulls
+        mine, theirs = kb.mine, kb.theirs
         per_key = {k: (list(theirs[k].items()) if k not in with_nulls else []) for k in distinct}
         cands = [per_key[k] for k in keys]  # shared per key: read-only lists of (row, entry)
         matches = self._filter(side, rows, cands)
@@ -246,16 +298,7 @@ class StreamingJoinOperator(JoinBase, Operator):
                         e[1] -= 1
                         touched_theirs.add(k)
 
-        puts, deletes = [], []
-        for k, sk in zip(distinct, mine_keys):
-            if mine[k]:
-                puts.append((sk, JOIN_ROWS.encode(pack_rows(mine[k]))))
-            else:
-                deletes.append(sk)
-        for k, sk in zip(distinct, their_keys):
-            if k in touched_theirs:
-                puts.append((sk, JOIN_ROWS.encode(pack_rows(theirs[k]))))
-        self.ctx.state.write(puts, deletes)
+        self._write_rows(kb, touched_theirs)
         return self._output(out_rows, out_kinds, self.insert_only)
 
 
@@ -411,7 +454,7 @@ class IntervalJoinOperator(JoinBase, WindowOperatorBase):
         return total
 
 
-def _join_state(value: bytes | None) -> dict[tuple, list]:
+def join_state(value: bytes | None) -> dict[tuple, list]:
     """A regular join's state of one side and key, ``{row: [count, associations]}``."""
     return unpack_rows(JOIN_ROWS.decode(value), 2) if value is not None else {}
 

@@ -1,0 +1,1 @@
+SELECT 'some', id FROM o WHERE k NOT IN (SELECT k FROM rn) UNION ALL SELECT 'empty', id FROM o WHERE k NOT IN (SELECT k FROM rn WHERE v > 100)

@@ -1,0 +1,1 @@
+SELECT id FROM o WHERE k IN (SELECT k FROM r)
