@@ -17,9 +17,9 @@ The plan (EXPLAIN prints it)::
       ← Calc (WHERE; keys, rowtime, arguments, then every input column)
       ← input
 
-Everything else about OVER (a FOLLOWING bound, ORDER BY a non-time column or DESC, ranking and
-offset functions such as ROW_NUMBER, LAG; OVER with GROUP BY; an updating input, as Flink) is
-rejected at its position.
+Everything else about OVER (a FOLLOWING bound, DESC, ranking and offset functions such as LAG;
+OVER with GROUP BY; and what Flink 2.3 plans as its NonTime*UnboundedPrecedingFunction: ORDER BY
+a column that is no time attribute, or an updating input) is rejected at its position.
 """
 
 from __future__ import annotations
@@ -108,10 +108,10 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if plain:
             planner._fail(plain[0], f"Aggregate function {plain[0].sql()} needs an OVER clause here "
                                     "(without GROUP BY, every aggregate of an OVER query is one)")
-    if node.mode != INSERT_ONLY:  # as Flink: "OverAggregate doesn't support consuming update changes"
+    if node.mode != INSERT_ONLY:  # Flink 2.3 orders such an input by a non-time column (updating output)
         planner._fail(windows[0], "OVER aggregates over an updating input (a changelog source, a GROUP BY "
-                                  "without window, a regular join) are not supported, as in Flink; "
-                                  "aggregate the updating result with GROUP BY instead")
+                                  "without window, a regular join) are not supported yet; apply them to an "
+                                  "insert-only table with a WATERMARK, ordered by its rowtime")
     named = {w.this.name.lower(): w for w in sel.args.get("windows") or []}
     defs = [_definition(planner, w, named) for w in windows]
     first = defs[0]
@@ -215,8 +215,9 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
             return resolved.internal
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
-    planner._fail(col, "OVER windows' ordering in stream mode must be defined on an event-time attribute"
-                       f"{hint}")
+    # Flink 2.3 also orders by any column with UNBOUNDED PRECEDING (an updating result): not here yet.
+    planner._fail(col, f"OVER windows ordered by '{col.sql()}' are not supported yet: ORDER BY an event-time "
+                       f"attribute{hint}")
 
 
 def _frame(planner, w: exp.Window) -> OverSpec:

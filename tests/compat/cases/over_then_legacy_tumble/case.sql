@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v BIGINT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, ws TIMESTAMP(3), hi BIGINT, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT k, TUMBLE_START(ts, INTERVAL '10' SECOND), MAX(s), COUNT(*) FROM (SELECT k, ts, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM ev) GROUP BY k, TUMBLE(ts, INTERVAL '10' SECOND);
