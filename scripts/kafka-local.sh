@@ -50,21 +50,9 @@ die() { log "ERROR: $*"; exit 1; }
 
 # --- process helpers ---------------------------------------------------------
 
-# PID of our broker if it is alive (and that PID really is kafka.Kafka, not a
-# recycled PID), else empty.
-running_pid() {
-  [[ -f "$PID_FILE" ]] || return 0
-  local pid
-  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null \
-     && grep -q "kafka.Kafka" "/proc/$pid/cmdline" 2>/dev/null; then
-    echo "$pid"
-  fi
-}
-
-port_open() {  # bash's /dev/tcp avoids depending on nc/ss being installed
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
+SERVICE_MAIN="kafka.Kafka"
+# shellcheck source=scripts/service-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/service-lib.sh"
 
 tail_logs() {
   log "---- last lines of $SERVER_LOG ----"
@@ -321,40 +309,13 @@ cmd_start() {
 }
 
 cmd_stop() {
-  local pid
-  pid="$(running_pid)"
-  if [[ -z "$pid" ]]; then
-    rm -f "$PID_FILE"
-    log "not running"
-    return 0
-  fi
   # SIGTERM lets the broker do a controlled shutdown and flush its logs,
   # which keeps the next start fast (no log recovery).
-  log "stopping pid $pid"
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 60; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "still alive after 30s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 0.5
-  fi
-  rm -f "$PID_FILE"
-  log "stopped"
+  stop_service 30
 }
 
 cmd_status() {
-  local pid
-  pid="$(running_pid)"
-  if [[ -n "$pid" ]]; then
-    echo "running (pid $pid) $BOOTSTRAP"
-    return 0
-  fi
-  echo "stopped"
-  return 1
+  service_status "$BOOTSTRAP"
 }
 
 case "${1:-}" in

@@ -43,17 +43,9 @@ LOGBACK="$S3_HOME_DIR/logback.xml"
 log() { echo "s3-local: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-running_pid() {  # our server's pid if alive (and really S3Proxy, not a recycled pid)
-  [[ -f "$PID_FILE" ]] || return 0
-  local pid
-  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null \
-     && grep -q "org.gaul.s3proxy.Main" "/proc/$pid/cmdline" 2>/dev/null; then
-    echo "$pid"
-  fi
-}
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+SERVICE_MAIN="org.gaul.s3proxy.Main"
+# shellcheck source=scripts/service-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/service-lib.sh"
 
 provision() {
   # libs/.complete is written last, so an interrupted download is redone.
@@ -166,34 +158,11 @@ cmd_start() {
 }
 
 cmd_stop() {
-  local pid
-  pid="$(running_pid)"
-  if [[ -z "$pid" ]]; then
-    rm -f "$PID_FILE"
-    log "not running"
-    return 0
-  fi
-  log "stopping pid $pid"
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 40; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.25
-  done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$PID_FILE"
-  log "stopped"
+  stop_service 10
 }
 
 cmd_status() {
-  local pid
-  pid="$(running_pid)"
-  if [[ -n "$pid" ]]; then
-    echo "running (pid $pid) $ENDPOINT"
-    return 0
-  fi
-  echo "stopped"
-  return 1
+  service_status "$ENDPOINT"
 }
 
 case "${1:-}" in

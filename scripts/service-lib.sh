@@ -1,0 +1,56 @@
+# Shared by scripts/kafka-local.sh and scripts/s3-local.sh (sourced, not run): a local JVM
+# service started in the background with its pid in a file.
+#
+# The sourcing script sets PID_FILE and SERVICE_MAIN (a string its java command line contains,
+# so a recycled pid is never taken for ours) and defines log().
+
+# Pid of our service if it is alive (and really ours), else empty.
+running_pid() {
+  [[ -f "$PID_FILE" ]] || return 0
+  local pid
+  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null \
+     && grep -q "$SERVICE_MAIN" "/proc/$pid/cmdline" 2>/dev/null; then
+    echo "$pid"
+  fi
+}
+
+port_open() {  # bash's /dev/tcp avoids depending on nc/ss being installed
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Stop the service: SIGTERM (a clean shutdown), then SIGKILL after $1 seconds.
+stop_service() {
+  local pid grace="$1" i
+  pid="$(running_pid)"
+  if [[ -z "$pid" ]]; then
+    rm -f "$PID_FILE"
+    log "not running"
+    return 0
+  fi
+  log "stopping pid $pid"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < grace * 2; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "still alive after ${grace}s; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    sleep 0.5
+  fi
+  rm -f "$PID_FILE"
+  log "stopped"
+}
+
+# Print "running (pid N) $1" and return 0, or "stopped" and return 1.
+service_status() {
+  local pid
+  pid="$(running_pid)"
+  if [[ -n "$pid" ]]; then
+    echo "running (pid $pid) $1"
+    return 0
+  fi
+  echo "stopped"
+  return 1
+}
