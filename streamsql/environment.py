@@ -319,14 +319,15 @@ class StreamEnvironment:
         """``STOP JOB 'id' [WITH SAVEPOINT]``: stop after a final checkpoint (Flink's syntax).
 
         With a savepoint, the result is Flink's one row ``savepoint path``: the final
-        checkpoint's ``chk-<n>`` folder, for ``SET 'execution.savepoint.path'``.
+        checkpoint's ``chk-<n>`` folder, for ``SET 'execution.savepoint.path'``; it is marked a
+        savepoint, so the job's pruning never deletes it.
         """
         if tree.args.get("drain"):
             msg = "STOP JOB ... WITH DRAIN is not supported; use STOP JOB ... WITH SAVEPOINT"
             raise SqlError(msg, sql)
         job = self._job(tree.this.name)
-        storage = (job.runner.config.get("execution.checkpointing.storage") or "").lower()
-        if tree.args.get("savepoint") and storage == "jobmanager":
+        kind = (job.runner.config.get("execution.checkpointing.storage") or "").lower()
+        if tree.args.get("savepoint") and kind == "jobmanager":
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")
             raise SqlError(msg, sql)
@@ -340,8 +341,9 @@ class StreamEnvironment:
         if job.status == "FAILED" or done is None:
             msg = f"Job '{job.name}' stopped without a savepoint: its final checkpoint did not complete"
             raise ExecutionError(msg) from job.error
-        return TableResult("rows", ["savepoint path"],
-                           [(job.runner.coordinator.storage.location(done.checkpoint_id),)])
+        storage = job.runner.coordinator.storage
+        storage.keep_as_savepoint(done.checkpoint_id)
+        return TableResult("rows", ["savepoint path"], [(storage.location(done.checkpoint_id),)])
 
     def _create(self, tree: exp.Create, sql: str) -> TableResult:
         from streamsql.sql.ddl import table_def_from_create, view_def_from_create

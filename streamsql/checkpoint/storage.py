@@ -25,6 +25,8 @@ from streamsql.core.errors import ConfigError
 
 __all__ = ["CheckpointStorage", "atomic_write", "attempt_first_id"]
 
+#: The file that makes a checkpoint folder a savepoint (never pruned).
+SAVEPOINT_MARKER = "_savepoint"
 #: ``'execution.checkpointing.storage'`` values (Flink's), the default first.
 STORAGE_KINDS = ("filesystem", "jobmanager")
 
@@ -194,14 +196,23 @@ class CheckpointStorage:
             return None
         return int(parts[0])
 
+    def keep_as_savepoint(self, checkpoint_id: int) -> None:
+        """Mark committed checkpoint ``checkpoint_id`` a savepoint: :meth:`prune` never deletes it.
+
+        As Flink's savepoints, it belongs to the user from then on (delete the folder to drop it).
+        """
+        self.snapshots.write(f"{self._chk(checkpoint_id)}/{SAVEPOINT_MARKER}", b"")
+
     def prune(self, committed: int, num_retained: int) -> None:
         """Delete checkpoints older than the newest ``num_retained`` committed ones.
 
-        Checkpoints newer than ``committed`` (never committed) are discarded on restore.
+        Savepoints (:meth:`keep_as_savepoint`) are kept. Checkpoints newer than ``committed``
+        (never committed) are discarded on restore.
         """
         older = [i for i in self.checkpoint_ids() if i <= committed]
         for i in older[:-max(1, num_retained)]:
-            self.snapshots.delete(self._chk(i))
+            if self.snapshots.read(f"{self._chk(i)}/{SAVEPOINT_MARKER}") is None:
+                self.snapshots.delete(self._chk(i))
 
     def discard_after(self, checkpoint_id: int | None) -> None:
         """Delete every checkpoint newer than ``checkpoint_id`` (restore discards them)."""

@@ -161,6 +161,14 @@ def test_prune_removes_snapshot_folders_with_their_files(storage):
     assert storage.checkpoint_ids() == [2]
 
 
+def test_prune_keeps_savepoints(storage):
+    make_checkpoints(storage, [1, 2, 3, 4])
+    storage.keep_as_savepoint(2)
+    storage.prune(4, 1)
+    assert storage.checkpoint_ids() == [2, 4]
+    assert storage.read_metadata(2) == {"checkpoint_id": 2}
+
+
 def test_prune_with_fewer_checkpoints_than_retained(storage):
     make_checkpoints(storage, [1, 2])
     storage.prune(2, 5)

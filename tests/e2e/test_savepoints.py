@@ -1,5 +1,6 @@
 """STOP JOB 'id' WITH SAVEPOINT prints the final checkpoint's path (Flink's 'savepoint path'
-row); SET 'execution.savepoint.path' starts another job from it, on a folder and on S3."""
+row); SET 'execution.savepoint.path' starts another job from it, on a folder and on S3; the job
+that wrote it never prunes it."""
 
 import os
 
@@ -41,6 +42,17 @@ def test_stop_with_savepoint_then_start_from_it(tmp_path, request, where):
         until(lambda: again.runner.restored_from is not None or again.done)
         assert again.runner.restored_from == n
         again.cancel()
+    with _env(tmp_path, **settings, **{"pipeline.name": "first"}) as env:  # the job that wrote it
+        for ddl in (TICKS.format(rate=500), OUT):
+            env.execute_sql(ddl)
+        resumed = env.execute_sql(COUNTS).job
+        until(lambda: len([c for c in resumed.runner.coordinator.history if c.status == "committed"]) >= 3
+              if resumed.runner.coordinator else False)
+        assert resumed.runner.restored_from == n
+        storage = resumed.runner.coordinator.storage
+        resumed.stop()
+    assert storage.read_metadata(n) is not None  # newer commits pruned around the savepoint
+    assert len(storage.checkpoint_ids()) == 2  # the savepoint and the one retained checkpoint
 
 
 def test_stop_with_drain_is_refused(tmp_path):
