@@ -163,7 +163,7 @@ class JobIdentity:
                 f"{_describe(record)}, not by this job (another SQL or other tables), so it is not "
                 "restored. To start fresh, give this job another 'pipeline.name' or remove the folder "
                 f"{storage.dir}; to restore it on purpose, SET 'execution.state-recovery.path' = "
-                f"'{os.path.join(storage.dir, f'chk-{committed}')}'")
+                f"'{storage.location(committed)}'")
 
 
 def read_job_file(storage: CheckpointStorage) -> dict | None:
