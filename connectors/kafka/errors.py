@@ -21,7 +21,7 @@ import time
 
 from confluent_kafka import KafkaError, KafkaException
 
-from streamsql.core.errors import ExecutionError, StreamSQLError
+from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError
 
 log = logging.getLogger(__name__)
 #: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr, once per cause
@@ -108,7 +108,8 @@ class ErrorLatch:
         """The ``error_cb``: record ``err``."""
         code = err.code()
         if err.fatal():
-            self.pending = ExecutionError(f"{self.what}: fatal Kafka error: {err.str()}")
+            error = FencedError if is_fenced(err) else ExecutionError
+            self.pending = error(f"{self.what}: fatal Kafka error: {err.str()}")
         elif code in (KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE, KafkaError._TRANSPORT):
             if code == KafkaError._ALL_BROKERS_DOWN or self.down_since is None:
                 self.down_reason = err.str()
@@ -176,13 +177,19 @@ def unwrap(e: BaseException) -> BaseException:
     return e
 
 
+def is_fenced(e: BaseException | KafkaError | None) -> bool:
+    """``e`` (a KafkaError, or a KafkaException carrying one) says the producer was fenced."""
+    err = e.args[0] if isinstance(e, KafkaException) and e.args else e
+    return isinstance(err, KafkaError) and err.code() in FENCED_CODES
+
+
 def execution_error(what: str, e: BaseException, bootstrap: str) -> ExecutionError:
     """An ExecutionError for a KafkaException raised by a client call."""
     e = unwrap(e)
     err = e.args[0] if isinstance(e, KafkaException) and e.args else e
     text = err.str() if isinstance(err, KafkaError) else str(err)
-    if isinstance(err, KafkaError) and err.code() in FENCED_CODES:
-        return ExecutionError(
+    if is_fenced(err):
+        return FencedError(
             f"{what}: producer fenced: another instance with the same transactional.id started ({text})"
         )
     if isinstance(err, KafkaError) and err.code() in (

@@ -48,10 +48,10 @@ import orjson
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
 from streamsql.connectors.kafka.errors import (
-    FENCED_CODES,
     METADATA_TIMEOUT_S,
     RDKAFKA_LOG,
     execution_error,
+    is_fenced,
     require_brokers,
     unwrap,
 )
@@ -60,7 +60,7 @@ from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.topics import create_topic
 
 from streamsql.core.connector import ConnectorContext
-from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.errors import ConfigError, ExecutionError, FencedError
 from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
@@ -234,11 +234,11 @@ class KafkaTransactions:
         except (KafkaException, SystemError) as e:
             self._abort_quietly()
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {unwrap(e)}"
-            raise ExecutionError(msg) from None
+            raise (FencedError if is_fenced(unwrap(e)) else ExecutionError)(msg) from None
         except ExecutionError as e:
             self._abort_quietly()
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
-            raise ExecutionError(msg) from None
+            raise type(e)(msg) from None
         fault_point("during_commit")
         try:
             p.flush(TXN_TIMEOUT_S)
@@ -257,7 +257,8 @@ class KafkaTransactions:
     def _fail_commit(self, checkpoint_id: int, e: BaseException) -> None:
         err = e.args[0] if isinstance(e, KafkaException) and e.args else None
         why = err.str() if isinstance(err, KafkaError) else str(e)
-        if isinstance(err, KafkaError) and err.code() in FENCED_CODES:
+        error = FencedError if is_fenced(err) else ExecutionError
+        if error is FencedError:
             why = (
                 f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
                 f"started ({why})"
@@ -266,7 +267,7 @@ class KafkaTransactions:
             self._abort_quietly()
         self.in_txn = False
         msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {why}"
-        raise ExecutionError(msg) from None
+        raise error(msg) from None
 
     def _abort_quietly(self) -> None:
         try:

@@ -94,5 +94,13 @@ class ExecutionError(StreamSQLError):
     """A failure at run time caused by the environment or by a job."""
 
 
+class FencedError(ExecutionError):
+    """Another instance took over this job's (or task's) commit point: it must stop, not retry.
+
+    Kafka: a producer with the same transactional id ran ``init_transactions`` since. Retrying
+    would fence the newer instance in turn.
+    """
+
+
 class InternalError(StreamSQLError):
     """A bug in StreamSQL. Please report it with the statement that triggered it."""

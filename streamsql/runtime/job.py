@@ -22,7 +22,7 @@ from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import JobIdentity, JobIdentityError, RestorePoint
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
-from streamsql.core.errors import ExecutionError, StreamSQLError
+from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError
 from streamsql.plan.nodes import PlanNode
 from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.memory import use_system_allocator
@@ -108,8 +108,8 @@ class JobRunner:
             try:
                 self._run_once()
                 return
-            except JobIdentityError:
-                raise  # another job's checkpoint: restarting cannot help
+            except (JobIdentityError, FencedError):
+                raise  # another job's checkpoint, or a newer instance took over: restarting cannot help
             except Exception as e:
                 if self._cancel.is_set():
                     return

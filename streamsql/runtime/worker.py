@@ -11,7 +11,9 @@ restarted within ``session.timeout.ms`` gets its tasks back without a rebalance)
   thread of its own. Opening it fences the task's transactional producer
   (``init_transactions``), then it restores its last committed checkpoint and runs.
 - **Revoked** (or lost) partition p: cancel task p and wait for it to stop — its open
-  transaction is aborted; nothing else of the worker is touched.
+  transaction is aborted; nothing else of the worker is touched. A task whose producer was
+  fenced (the worker was frozen or cut off and the task moved) is dropped the same way, never
+  retried: retrying would fence its new owner.
 - A task that finished produces a ``done`` record into its partition (after its last commit,
   so a crash in between just runs the finished task again, which ends at once).
 - The worker leaves when every partition holds a ``done`` record, after writing the job's
@@ -30,7 +32,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG
 from streamsql.connectors.kafka.exchange import ensure_topic
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ExecutionError, FencedError
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +147,11 @@ class TaskGroup:
         task = self.tasks[p]
         try:
             task.run()
+        except FencedError as e:  # a newer owner took the task over (this worker was frozen or cut off)
+            log.warning("worker %s: task %s dropped: %s", self.worker_id, task.name, e)
+            with self._lock:
+                self._threads.pop(p, None)  # a later assignment starts it afresh
+            return
         except BaseException as e:  # the worker fails with it
             self._errors.append(e)
             return

@@ -240,9 +240,13 @@ def campaign(a: argparse.Namespace) -> int:
     if rc != 0:
         print(f"final bounded run failed with code {rc}; see {work}/jobs.log", flush=True)
         return 1
+    return verdict(a, records, out, f"kills={kills} restarts={restarts}")
+
+
+def verdict(a: argparse.Namespace, records: list[dict], out: str, counts: str) -> int:
+    """Compare the committed output of topic ``out`` with DuckDB, print the line; the exit code."""
     lost, dup = compare(a, records, read_committed(a.bootstrap, out))
-    print(f"kills={kills} restarts={restarts} records={len(records)} lost={lost} duplicated={dup}",
-          flush=True)
+    print(f"{counts} records={len(records)} lost={lost} duplicated={dup}", flush=True)
     if lost or (dup and a.mode == "EXACTLY_ONCE"):
         print("DIFFERENCE: the committed output does not match DuckDB over the input", flush=True)
         return 1

@@ -90,6 +90,17 @@ def _appends(bootstrap: str, topic: str, columns: list[str]) -> Counter:
 PARALLELISM = [1, 2, 4]
 
 
+def _two_inputs(bootstrap, topic_factory, tmp_path, parallelism, names, seeds_sizes, watermark=False):
+    """An environment with two 8-partition source tables ``names`` fed seeded rows, an output topic."""
+    env, rows = _env(parallelism, tmp_path), []
+    for name, (seed, n) in zip(names, seeds_sizes):
+        topic = topic_factory(f"par_{name}", PARTITIONS)
+        rows.append(_rows(seed, n))
+        _load(bootstrap, topic, rows[-1])
+        _source(env, name, topic, bootstrap, watermark=watermark)
+    return env, topic_factory("par_out"), rows[0], rows[1]
+
+
 @pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_group_by_with_retractions(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
     src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
@@ -124,14 +135,8 @@ def test_tumble_window(kafka_bootstrap, kafka_topic_factory, tmp_path, paralleli
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_regular_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
-    left, right = kafka_topic_factory("par_l", PARTITIONS), kafka_topic_factory("par_r", PARTITIONS)
-    out = kafka_topic_factory("par_out")
-    lrows, rrows = _rows(3, 2000), _rows(4, 300)
-    _load(kafka_bootstrap, left, lrows)
-    _load(kafka_bootstrap, right, rrows)
-    env = _env(parallelism, tmp_path)
-    _source(env, "l", left, kafka_bootstrap)
-    _source(env, "r", right, kafka_bootstrap)
+    env, out, lrows, rrows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
+                                         ("l", "r"), ((3, 2000), (4, 300)))
     _append_sink(env, out, kafka_bootstrap, "lid INT, rid INT, vv INT")
     _run(env, "INSERT INTO out_t SELECT l.id, r.id, l.v + r.v FROM l JOIN r ON l.k = r.k")
     expected = _duck("SELECT l.id, r.id, l.v + r.v FROM l JOIN r ON l.k = r.k", l=lrows, r=rrows)
@@ -140,14 +145,8 @@ def test_regular_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelis
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_interval_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
-    left, right = kafka_topic_factory("par_l", PARTITIONS), kafka_topic_factory("par_r", PARTITIONS)
-    out = kafka_topic_factory("par_out")
-    lrows, rrows = _rows(8, 1500), _rows(9, 1500)
-    _load(kafka_bootstrap, left, lrows)
-    _load(kafka_bootstrap, right, rrows)
-    env = _env(parallelism, tmp_path)
-    _source(env, "l", left, kafka_bootstrap, watermark=True)
-    _source(env, "r", right, kafka_bootstrap, watermark=True)
+    env, out, lrows, rrows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
+                                         ("l", "r"), ((8, 1500), (9, 1500)), watermark=True)
     _append_sink(env, out, kafka_bootstrap, "lid INT, rid INT, vv INT")
     _run(env, "INSERT INTO out_t SELECT l.id, r.id, l.v - r.v FROM l JOIN r ON l.k = r.k "
               "AND r.ts BETWEEN l.ts - INTERVAL '2' SECOND AND l.ts + INTERVAL '1' SECOND")
@@ -160,14 +159,8 @@ def test_interval_join(kafka_bootstrap, kafka_topic_factory, tmp_path, paralleli
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_union_all_into_group_by(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
-    a, b = kafka_topic_factory("par_a", PARTITIONS), kafka_topic_factory("par_b", PARTITIONS)
-    out = kafka_topic_factory("par_out")
-    arows, brows = _rows(5, 2000), _rows(6, 2000)
-    _load(kafka_bootstrap, a, arows)
-    _load(kafka_bootstrap, b, brows)
-    env = _env(parallelism, tmp_path)
-    _source(env, "a", a, kafka_bootstrap)
-    _source(env, "b", b, kafka_bootstrap)
+    env, out, arows, brows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
+                                         ("a", "b"), ((5, 2000), (6, 2000)))
     _upsert_sink(env, out, kafka_bootstrap, "k INT, c BIGINT, s BIGINT", "k")
     _run(env, "INSERT INTO out_t SELECT k, COUNT(*), SUM(v) FROM "
               "(SELECT k, v FROM a UNION ALL SELECT k, v * 2 FROM b) GROUP BY k")

@@ -44,6 +44,27 @@ END;
     return str(path)
 
 
+def _topics(bootstrap: str, topic_factory, records: int) -> tuple[str, str, str]:
+    """The input (fed ``records`` rows over 8 partitions) and the two output topics."""
+    src = topic_factory("pw_src", PARTITIONS)
+    agg, flt = topic_factory("pw_agg"), topic_factory("pw_flt", 2)
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for i in range(records):
+        p.produce(src, orjson.dumps({"k": i % 101, "v": i}), partition=i % PARTITIONS)
+    p.flush(60)
+    return src, agg, flt
+
+
+def _check_output(bootstrap: str, agg: str, flt: str, records: int) -> None:
+    """Each output equals DuckDB's answer: 0 lost, 0 duplicated."""
+    got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(bootstrap, agg)).items()}
+    assert got == {k: (len(range(k, records, 101)), sum(range(k, records, 101))) for k in range(101)}
+    rows = Counter((r["k"], r["v"]) for r in (orjson.loads(v) for _, v in read_committed(bootstrap, flt)))
+    expected = Counter((i % 101, i) for i in range(records) if i % 3 == 0)
+    assert rows - expected == Counter(), "duplicated rows"
+    assert expected - rows == Counter(), "lost rows"
+
+
 def _children(pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [int(p) for p in out.split()]
@@ -51,12 +72,7 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.parametrize(("records", "kill"), [(20_000, False), (60_000, True)])
 def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, tmp_path, records, kill):
-    src = kafka_topic_factory("pw_src", PARTITIONS)
-    agg, flt = kafka_topic_factory("pw_agg"), kafka_topic_factory("pw_flt", 2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 20})
-    for i in range(records):
-        p.produce(src, orjson.dumps({"k": i % 101, "v": i}), partition=i % PARTITIONS)
-    p.flush(60)
+    src, agg, flt = _topics(kafka_bootstrap, kafka_topic_factory, records)
     script = _script(tmp_path, kafka_bootstrap, src, agg, flt, 2, f"pw-{uuid.uuid4().hex[:8]}")
     env = {**os.environ, "STREAMSQL_LOG": "WARNING"}
     driver = subprocess.Popen([sys.executable, "-m", "streamsql", "run", script], cwd=tmp_path, env=env,
@@ -77,25 +93,14 @@ def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, 
     if kill:
         assert "killed by signal 9" in err
     assert "tasks ran in 2 worker processes" in err
-    got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(kafka_bootstrap, agg)).items()}
-    assert got == {k: (len(range(k, records, 101)), sum(range(k, records, 101))) for k in range(101)}
-    values = [orjson.loads(v) for _, v in read_committed(kafka_bootstrap, flt)]
-    rows = Counter((r["k"], r["v"]) for r in values)
-    expected = Counter((i % 101, i) for i in range(records) if i % 3 == 0)
-    assert rows - expected == Counter(), "duplicated rows"
-    assert expected - rows == Counter(), "lost rows"
+    _check_output(kafka_bootstrap, agg, flt, records)
 
 
 def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap, kafka_topic_factory,
                                                                  kafka_admin, tmp_path):
     """Two workers in their own folders, one checkpoint folder: the survivor finishes the job alone."""
     records = 60_000
-    src = kafka_topic_factory("pw_src", PARTITIONS)
-    agg, flt = kafka_topic_factory("pw_agg"), kafka_topic_factory("pw_flt", 2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 20})
-    for i in range(records):
-        p.produce(src, orjson.dumps({"k": i % 101, "v": i}), partition=i % PARTITIONS)
-    p.flush(60)
+    src, agg, flt = _topics(kafka_bootstrap, kafka_topic_factory, records)
     name = f"pw-{uuid.uuid4().hex[:8]}"
     script = _script(tmp_path, kafka_bootstrap, src, agg, flt, 2, name)
     shared = f"execution.checkpointing.dir={tmp_path / 'shared-checkpoints'}"
@@ -119,11 +124,7 @@ def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap,
         for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
-    got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(kafka_bootstrap, agg)).items()}
-    assert got == {k: (len(range(k, records, 101)), sum(range(k, records, 101))) for k in range(101)}
-    values = [orjson.loads(v) for _, v in read_committed(kafka_bootstrap, flt)]
-    expected = Counter((i % 101, i) for i in range(records) if i % 3 == 0)
-    assert Counter((r["k"], r["v"]) for r in values) == expected
+    _check_output(kafka_bootstrap, agg, flt, records)
     assert (tmp_path / "shared-checkpoints" / name / "_finished").exists()
     internal = [t for t in kafka_admin.list_topics(timeout=10).topics if t.startswith(f"_streamsql-{name}-")]
     for f in kafka_admin.delete_topics(internal, operation_timeout=30).values():
