@@ -10,7 +10,8 @@ rows cross stages only through ``read_committed`` exchange topics, so each task'
 consistent on its own and a task restarts alone.
 
 Attempt-unique snapshots: an attempt's checkpoint ids start at its start time in microseconds
-(above the restored id), so a zombie attempt — one that was replaced but still runs — never
+(above the restored id; :func:`~streamsql.checkpoint.storage.attempt_first_id`, also from a
+fresh start), so a zombie attempt — one that was replaced but still runs — never
 writes a ``chk-<n>`` folder its successor writes or restores (it would have to take a
 checkpoint per microsecond for that); its commits fail once the successor fenced its producer.
 
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamsql.checkpoint.identity import JobIdentity
-from streamsql.checkpoint.storage import atomic_write
+from streamsql.checkpoint.storage import atomic_write, attempt_first_id
 from streamsql.connectors.kafka.exchange import delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
@@ -54,11 +55,6 @@ log = logging.getLogger(__name__)
 
 FINISHED_MARKER = "_finished"
 TASKS_FILE = "_tasks"  # the tasks of the run in progress, one name a line
-
-
-def attempt_first_id() -> int:
-    """The first checkpoint id of a new attempt: the time in microseconds (see module docstring)."""
-    return time.time_ns() // 1000
 
 
 class TaskRunner(JobRunner):
@@ -81,7 +77,8 @@ class TaskRunner(JobRunner):
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         positions = super()._restore(graph)
-        graph.coordinator.next_id = max(graph.coordinator.next_id, attempt_first_id())
+        # attempt-unique ids from the first checkpoint on, a fresh start included
+        graph.coordinator.next_id = attempt_first_id(graph.coordinator.next_id - 1)
         return positions
 
 
@@ -127,6 +124,10 @@ class ParallelJobRunner:
 
     def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None,
                  role: ParallelRole | None = None):
+        if "://" in (config.get("execution.checkpointing.dir") or ""):
+            msg = ("A job with 'parallelism.default' > 1 keeps its checkpoints in a local folder or a shared "
+                   "mount; 'execution.checkpointing.dir' = s3://... is not supported for it yet")
+            raise ConfigError(msg)
         self.name = name
         self.role = role or ParallelRole()
         self.config = config
