@@ -41,6 +41,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.plan.joins import conjunction, conjuncts
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, PlanNode, explain_attr
 from streamsql.plan.query import QuerySpec
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -228,9 +229,9 @@ def _rank_range(planner, where: exp.Expression | None, rn: str, qualifier: str |
         SqlError: no condition on rn (at the ranking call), a condition of another form, no upper
             bound, a bound that is not an integer literal or an empty range (at the condition).
     """
-    conjuncts = list(where.flatten()) if isinstance(where, exp.And) else [where] if where is not None else []
+    parts = conjuncts(where)
     low, high, rest = 1, None, []
-    for c in conjuncts:
+    for c in parts:
         refs = [col for col in c.find_all(exp.Column) if _is_rn(col, rn, qualifier)]
         if not refs:
             rest.append(c)
@@ -241,15 +242,12 @@ def _rank_range(planner, where: exp.Expression | None, rn: str, qualifier: str |
         if hi is None and lo == 1:
             planner._fail(c, _FORMS)
     if high is None:
-        target = conjuncts[0] if conjuncts and len(rest) < len(conjuncts) else call
+        target = parts[0] if parts and len(rest) < len(parts) else call
         planner._fail(target, f"ROW_NUMBER() needs an upper bound on '{rn}' in the outer query's WHERE: "
                               f"{_FORMS}")
     if high < low:
         planner._fail(where, f"The conditions on '{rn}' select no rank (from {low} to {high})")
-    remaining = None
-    for c in rest:
-        remaining = c if remaining is None else exp.and_(remaining, c)
-    return low, high, remaining
+    return low, high, conjunction(rest)
 
 
 _FORMS = f"filter the ranking number with {', '.join(('rn <= N', 'rn < N', 'rn = N', 'rn BETWEEN a AND b'))}"
