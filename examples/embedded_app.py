@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import importlib.util
+import os
 import sys
 import tempfile
 import time
@@ -192,7 +193,9 @@ async def run_async(result: TableResult, board: Board, every: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bootstrap", default="127.0.0.1:9092")
+    ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
+                    help="Kafka bootstrap servers (default: $STREAMSQL_KAFKA_BOOTSTRAP, else "
+                         "127.0.0.1:9092; now %(default)s)")
     ap.add_argument("--topic", default="flights")
     ap.add_argument("--partitions", type=int, default=3, help="partitions of a topic the replay creates")
     ap.add_argument("--limit", type=int, default=None, help="replay only the first N flights")

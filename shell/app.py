@@ -36,13 +36,13 @@ from streamsql.shell.results import Stream, counted, show_stream
 from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
-from streamsql.core.errors import SqlError, StatementError, StreamSQLError
+from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user_text
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment, TableResult
 from streamsql.jobs import FailureWatch, failure_notice
 from streamsql.output import tableau
 from streamsql.sql import nodes as n
-from streamsql.sql.parser import parse_statement, split_statements
+from streamsql.sql.parser import parse_statement, read_script, split_statements
 
 if TYPE_CHECKING:
     from streamsql.runtime.job import JobHandle
@@ -149,7 +149,7 @@ class Shell:
             self.error(str(e))
         else:
             hint = "" if verbose else "\nSET 'sql-client.verbose' = 'true' shows the stack trace."
-            self.error(f"Internal error: {type(e).__name__}: {e}{hint}")
+            self.error(f"{user_text(e)}{hint}")
         if verbose:
             self.write(redact("".join(traceback.format_exception(type(e), e, e.__traceback__))))
 
@@ -299,10 +299,9 @@ class Shell:
     def run_init(self, path: str) -> bool:
         """Run an init script of DDL and SET statements; False (with a message) on any problem."""
         try:
-            with open(path, encoding="utf-8") as f:
-                script = f.read()
-        except OSError as e:
-            self.error(f"Cannot read init file {path}: {e.strerror}")
+            script = read_script(path)
+        except StreamSQLError as e:
+            self.error(f"Init file: {e}")
             return False
         count = 0
         for st in split_statements(script):
@@ -318,7 +317,7 @@ class Shell:
                 self.error(str(e.with_offset(script, st.line - 1, path)))
                 return False
             except Exception as e:
-                text = str(e) if isinstance(e, StreamSQLError) else f"Internal error: {type(e).__name__}: {e}"
+                text = user_text(e)
                 self.error(f"{path}:{st.line}: {text}")
                 return False
             count += 1

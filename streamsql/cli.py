@@ -18,7 +18,7 @@ import socket
 import sys
 import threading
 
-from streamsql.core.errors import StreamSQLError
+from streamsql.core.errors import StreamSQLError, user_text
 from streamsql.core.secrets import redact, remember
 
 
@@ -55,15 +55,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from streamsql.environment import StreamEnvironment
     from streamsql.jobs import FailureWatch, failure_notice, job_summary
     from streamsql.output import print_result
+    from streamsql.sql.parser import read_script
 
     try:
-        with open(args.file, encoding="utf-8") as f:
-            script = f.read()
-    except OSError as e:
-        sys.stderr.write(f"[ERROR] Cannot read {args.file}: {e.strerror}\n")
-        return 1
-    except UnicodeDecodeError as e:
-        sys.stderr.write(f"[ERROR] {args.file} is not UTF-8 text (byte {e.start}: {e.reason})\n")
+        script = read_script(args.file)
+    except StreamSQLError as e:
+        sys.stderr.write(f"[ERROR] {e}\n")
         return 1
     from streamsql.runtime.parallel import ParallelRole
 
@@ -103,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     except Exception as e:  # never a bare traceback: say what failed, trace only with --verbose
         if not any(e is job.error for job in failed):  # a job's failure is already reported
-            text = str(e) if isinstance(e, StreamSQLError) else f"Internal error ({type(e).__name__}): {e}"
+            text = user_text(e)
             sys.stderr.write(f"[ERROR] {redact(text)}\n")
         if args.verbose:
             import traceback
@@ -151,7 +148,10 @@ def _interrupt(signum, frame):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``streamsql`` console script."""
+    from streamsql import __version__
+
     parser = argparse.ArgumentParser(prog="streamsql", description="Streaming SQL over Kafka, exactly-once.")
+    parser.add_argument("--version", action="version", version=f"streamsql {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a SQL script; exits when all its jobs finish")
     run.add_argument("file", help="the .sql script")

@@ -20,7 +20,10 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -225,6 +228,7 @@ class StreamEnvironment:
         remember(self.config.settings)
         self.jobs: dict[str, JobHandle] = {}
         self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)
+        self._scratch_dir: str | None = None  # where SELECTs' jobs keep state (see _query)
         #: How parallel jobs run here (the CLI sets it; default: every task in this process).
         self.parallel_role = ParallelRole()
 
@@ -449,6 +453,11 @@ class StreamEnvironment:
         assign_ids([node])
         cfg = self.config.copy()
         cfg.settings.setdefault("execution.checkpointing.interval", "0")  # a query commits nothing
+        # ... and leaves nothing behind: its state and final checkpoint go to a scratch folder
+        # that close() removes, not to the folders of the INSERT jobs.
+        scratch = self._scratch()
+        cfg.settings["execution.checkpointing.dir"] = os.path.join(scratch, "checkpoints")
+        cfg.settings["state.dir"] = os.path.join(scratch, "state")
         handle = JobHandle(JobRunner(name, [node], cfg)).start()
         self._query_jobs = [j for j in self._query_jobs if not j.done] + [handle]
         return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink)
@@ -515,11 +524,20 @@ class StreamEnvironment:
             raise ValueError(msg)
         return await _wait_job_async(handle, timeout)
 
+    def _scratch(self) -> str:
+        """The environment's scratch folder for queries (created on first use)."""
+        if self._scratch_dir is None:
+            self._scratch_dir = tempfile.mkdtemp(prefix="streamsql-queries-")
+        return self._scratch_dir
+
     def close(self) -> None:
-        """Cancel running jobs (INSERTs, statement sets and queries)."""
+        """Cancel running jobs (INSERTs, statement sets and queries); remove the queries' scratch folder."""
         for j in [*self.jobs.values(), *self._query_jobs]:
             if not j.done:
                 j.cancel()
+        if self._scratch_dir is not None and all(j.done for j in self._query_jobs):
+            shutil.rmtree(self._scratch_dir, ignore_errors=True)
+            self._scratch_dir = None
 
 
 class StatementSet:

@@ -387,8 +387,28 @@ class KafkaReader:
         """``{"<partition>": next_offset}`` (``"<topic>:<partition>"`` keys for several topics)."""
         return {self._key(tp): off for tp, off in sorted(self.next.items())}
 
+    def commit_offsets(self, position: dict) -> None:
+        """Commit ``position`` (a checkpoint's) to the consumer group, as Flink does on checkpoints.
+
+        Only with ``'properties.group.id'`` set (Flink: no group, no commit): the committed
+        offsets are for lag monitoring and for ``'scan.startup.mode' = 'group-offsets'`` after a
+        restart without a checkpoint; recovery itself uses the checkpoint. Asynchronous and
+        best effort: a failed commit is logged once, never fails the job (as Flink).
+        """
+        if self.consumer is None or not self.table.options.get("properties.group.id"):
+            return
+        parsed = self._parse_position(position, self.parts)
+        offsets = [TopicPartition(t, p, off) for (t, p), off in parsed.items()]
+        if not offsets:
+            return
+        try:
+            self.consumer.commit(offsets=offsets, asynchronous=True)
+        except KafkaException as e:
+            log.warning("%s: committing offsets to group '%s' failed: %s", self.what, self.group_id,
+                        e.args[0].str() if e.args and isinstance(e.args[0], KafkaError) else e)
+
     def close(self) -> None:
-        """Close the consumer (no offsets are committed)."""
+        """Close the consumer (offsets are committed only by :meth:`commit_offsets`)."""
         if self.consumer is not None:
             try:
                 self.consumer.close()

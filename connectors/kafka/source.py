@@ -111,6 +111,10 @@ class ReaderSource(Source, StatesFormats):
         """``{"<partition>": next_offset}``: the offset after the last record returned."""
         return self.reader.position()
 
+    def checkpoint_committed(self, checkpoint_id: int, position: dict) -> None:
+        """Commit the checkpoint's offsets to the consumer group (:meth:`.KafkaReader.commit_offsets`)."""
+        self.reader.commit_offsets(position)
+
     def finished(self) -> bool:
         """True once a bounded read reached every partition's end offset."""
         return self.bounded and self.reader.finished()

@@ -1,6 +1,8 @@
 -- Per origin airport and carrier: number of flights, average and worst departure delay,
 -- continuously maintained in an upsert-kafka topic (one record per key, updated in place).
 -- Load the data first: python examples/flights/replay.py
+-- Another broker than 127.0.0.1:9092 ($STREAMSQL_KAFKA_BOOTSTRAP; SQL has no variables):
+--   sed "s/127.0.0.1:9092/$STREAMSQL_KAFKA_BOOTSTRAP/" examples/flights/delays.sql > /tmp/delays.sql
 SET 'pipeline.name' = 'flight-delays';
 
 CREATE TABLE flights (

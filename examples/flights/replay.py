@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 import orjson
 
@@ -108,7 +109,9 @@ def replay(bootstrap: str, topic: str, partitions: int = 3, limit: int | None = 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bootstrap", default="127.0.0.1:9092")
+    ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
+                    help="Kafka bootstrap servers (default: $STREAMSQL_KAFKA_BOOTSTRAP, else "
+                         "127.0.0.1:9092; now %(default)s)")
     ap.add_argument("--topic", default="flights")
     ap.add_argument("--partitions", type=int, default=3)
     ap.add_argument("--limit", type=int, default=None)

@@ -214,6 +214,14 @@ class Source(ABC):
         """True once a bounded source has returned its last row."""
         return False
 
+    def checkpoint_committed(self, checkpoint_id: int, position: dict) -> None:
+        """Checkpoint ``checkpoint_id`` committed; ``position`` is this source's in it.
+
+        Flink's ``notifyCheckpointComplete``: a Kafka source commits the offsets to its consumer
+        group (for lag monitoring). Nothing by default; must not raise for trouble that only
+        affects such bookkeeping.
+        """
+
     def watermark(self) -> int | None:
         """The watermark (ms) the source itself carries, or None (the usual case).
 

@@ -104,3 +104,31 @@ class FencedError(ExecutionError):
 
 class InternalError(StreamSQLError):
     """A bug in StreamSQL. Please report it with the statement that triggered it."""
+
+
+def os_error_text(e: BaseException) -> str:
+    """An OSError as users read it: ``Read-only file system: '/x'`` (no ``[Errno 30]``, no class name).
+
+    Any other exception (an ``except (OSError, ValueError)`` handler's) gives its text.
+    """
+    if not isinstance(e, OSError) or not e.strerror:
+        return str(e)
+    if e.filename is None:
+        return e.strerror
+    other = f" -> '{e.filename2}'" if e.filename2 is not None else ""
+    return f"{e.strerror}: '{e.filename}'{other}"
+
+
+def user_text(e: BaseException) -> str:
+    """What users are told about any exception — never a Python class name.
+
+    A StreamSQL error as is, an OSError as :func:`os_error_text`, anything else as an internal
+    error (the stack trace is shown on request: ``--verbose``, ``'sql-client.verbose'``).
+    """
+    if isinstance(e, StreamSQLError):
+        return str(e)
+    if isinstance(e, OSError):
+        return os_error_text(e)
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    return f"Internal error (a bug in StreamSQL; please report it): {e or 'no details'}"

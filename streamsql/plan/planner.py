@@ -110,7 +110,8 @@ class Planner:
         if isinstance(q, exp.Select):
             return self._select(rewrite_qualify(q))  # QUALIFY of a ranking hook (plan/ranking.py)
         if isinstance(q, exp.Values):
-            self._fail(q, "VALUES is supported only as INSERT INTO t VALUES (...)")
+            self._fail(q, "VALUES is not supported yet (neither in INSERT nor as a query); insert from a "
+                          "table instead, e.g. a 'filesystem' table over a JSON file of the rows")
         self._fail(q, f"Unsupported query: {q.key.upper()}")
 
     def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:

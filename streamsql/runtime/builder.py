@@ -258,6 +258,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             if isinstance(node, plan.ScanNode):
                 built[node.id] = SourceDriver(node.id, sources[node.id], coordinator,
                                               config.integer("execution.batch-size"), downstream)
+                coordinator.commit_listeners.append(built[node.id].committed)
                 continue
             if isinstance(node, ExchangeSinkNode):
                 op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions)

@@ -22,7 +22,7 @@ from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import JobIdentity, JobIdentityError, RestorePoint
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
-from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError
+from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError, user_text
 from streamsql.plan.nodes import PlanNode
 from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.memory import use_system_allocator
@@ -219,7 +219,7 @@ class JobHandle:
             self.status = "CANCELED" if self.runner._cancel.is_set() else "FINISHED"
         except BaseException as e:  # the handle reports every failure
             self.error = e if isinstance(e, StreamSQLError) else ExecutionError(
-                f"Job '{self.name}' failed: {type(e).__name__}: {e}")
+                f"Job '{self.name}' failed: {user_text(e)}")
             self.error_trace = traceback.format_exc()
             self.status = "FAILED"
         finally:

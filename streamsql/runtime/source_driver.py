@@ -46,6 +46,7 @@ class SourceDriver:
         self.batch_rows = batch_rows
         self.downstream = list(downstream)
         self._injected = 0  # the last barrier injected
+        self._positions: dict[int, Any] = {}  # checkpoint id -> the position at its barrier
         self._status = SplitStatus()
         self._watermark: int | None = None  # the last one the source itself carried
         self.ended = False
@@ -68,8 +69,18 @@ class SourceDriver:
             return
         self._injected = n
         fault_point("before_barrier")
-        self.coordinator.record_position(n, self.source_id, self.source.position())
+        position = self.source.position()
+        self._positions[n] = position
+        self.coordinator.record_position(n, self.source_id, position)
         self._emit(Barrier(n, 0))
+
+    def committed(self, checkpoint_id: int) -> None:
+        """Checkpoint ``checkpoint_id`` committed: tell the source its position in it."""
+        position = self._positions.pop(checkpoint_id, None)
+        for n in [n for n in self._positions if n < checkpoint_id]:  # failed or subsumed ones
+            del self._positions[n]
+        if position is not None:
+            self.source.checkpoint_committed(checkpoint_id, position)
 
     def step(self, timeout_s: float) -> bool:
         """Inject a requested barrier, then poll once; True if rows were emitted."""

@@ -22,7 +22,7 @@ import re
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from streamsql.core.errors import InternalError, SqlError, StatementError
+from streamsql.core.errors import InternalError, SqlError, StatementError, StreamSQLError
 from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
 from streamsql.sql.split import Statement, is_complete, lexemes, line_col, split_statements
@@ -101,6 +101,24 @@ def parse_statement(text: str) -> exp.Expr:
         raise error_at(trees[1], msg, text)
     _check_supported(trees[0], text)
     return trees[0]
+
+
+def read_script(path: str) -> str:
+    """The text of the SQL file ``path`` (UTF-8, as Flink's SQL client reads it).
+
+    Raises:
+        StreamSQLError: ``Cannot read init.sql: No such file or directory`` or ``init.sql is not
+            UTF-8 text (byte 12: invalid start byte)``.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        msg = f"Cannot read {path}: {e.strerror or e}"
+        raise StreamSQLError(msg) from None
+    except UnicodeDecodeError as e:
+        msg = f"{path} is not UTF-8 text (byte {e.start}: {e.reason}); save it as UTF-8"
+        raise StreamSQLError(msg) from None
 
 
 def parse_script(script: str, file: str | None = None) -> list[tuple[Statement, exp.Expr]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from streamsql.core.errors import os_error_text
 from streamsql.state.exceptions import SnapshotError
 
 
@@ -19,7 +20,7 @@ def create_snapshot_dir(directory: str) -> None:
         msg = f"Cannot snapshot state: '{directory}' already exists"
         raise SnapshotError(msg) from e
     except OSError as e:
-        msg = f"Cannot create snapshot directory '{directory}': {e}"
+        msg = f"Cannot create snapshot directory '{directory}': {os_error_text(e)}"
         raise SnapshotError(msg) from e
 
 

@@ -28,6 +28,7 @@ from array import array
 from collections.abc import Iterator
 from itertools import accumulate
 
+from streamsql.core.errors import os_error_text
 from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
 from streamsql.state.files import create_snapshot_dir, fsync_dir
@@ -142,7 +143,7 @@ class HashMapStateBackend(StateBackend):
         try:
             os.makedirs(workdir, exist_ok=True)
         except OSError as e:
-            msg = f"Cannot create state directory '{workdir}': {e}"
+            msg = f"Cannot create state directory '{workdir}': {os_error_text(e)}"
             raise StateError(msg) from e
         self._workdir = workdir
         for state in self._states.values():
@@ -198,7 +199,7 @@ class HashMapStateBackend(StateBackend):
             fsync_dir(directory)
             fsync_dir(os.path.dirname(os.path.abspath(directory)))
         except (OSError, TypeError, OverflowError, struct.error) as e:
-            msg = f"Cannot write state snapshot '{final}': {e}"
+            msg = f"Cannot write state snapshot '{final}': {os_error_text(e)}"
             raise SnapshotError(msg) from e
         return size
 
@@ -244,12 +245,13 @@ class HashMapStateBackend(StateBackend):
                 raw = f.read()
         except OSError as e:
             msg = (f"Cannot restore state: '{directory}' holds no hashmap snapshot ({SNAPSHOT_FILE})"
-                   if isinstance(e, FileNotFoundError) else f"Cannot read state snapshot '{path}': {e}")
+                   if isinstance(e, FileNotFoundError)
+                   else f"Cannot read state snapshot '{path}': {os_error_text(e)}")
             raise SnapshotError(msg) from e
         try:
             loaded = _decode(raw)
         except (ValueError, struct.error, UnicodeDecodeError) as e:
-            msg = f"Corrupt state snapshot '{path}': {e}"
+            msg = f"Corrupt state snapshot '{path}': {os_error_text(e)}"
             raise SnapshotError(msg) from e
         for op, state in self._states.items():
             data = state._dict()

@@ -31,6 +31,7 @@ from typing import TypeVar
 
 import rocksdict
 
+from streamsql.core.errors import os_error_text
 from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import (
     SnapshotError,
@@ -275,7 +276,7 @@ class RocksDBStateBackend(StateBackend):
         try:
             os.makedirs(workdir, exist_ok=True)
         except OSError as e:
-            msg = f"Cannot create state directory '{workdir}': {e}"
+            msg = f"Cannot create state directory '{workdir}': {os_error_text(e)}"
             raise StateError(msg) from e
         path = os.path.join(workdir, DB_DIR)
         self._remove_db(path)
@@ -372,14 +373,14 @@ class RocksDBStateBackend(StateBackend):
             shutil.copytree(directory, path, copy_function=_link_or_copy)
         except OSError as e:
             self._path = None
-            msg = f"Cannot copy state snapshot '{directory}' to '{path}': {e}"
+            msg = f"Cannot copy state snapshot '{directory}' to '{path}': {os_error_text(e)}"
             raise SnapshotError(msg) from e
         try:
             self._db = self._open_db(path)
         except StateError as e:
             if type(e) is StateError:  # not a lock timeout: the snapshot itself is bad
                 self._path = None
-                msg = f"Cannot restore state snapshot '{directory}': {e}"
+                msg = f"Cannot restore state snapshot '{directory}': {os_error_text(e)}"
                 raise SnapshotError(msg) from e
             raise
 
@@ -442,7 +443,7 @@ class RocksDBStateBackend(StateBackend):
             elif os.path.lexists(path):
                 os.remove(path)
         except OSError as e:
-            msg = f"Cannot delete RocksDB state '{path}': {e}"
+            msg = f"Cannot delete RocksDB state '{path}': {os_error_text(e)}"
             raise StateError(msg) from e
 
 
