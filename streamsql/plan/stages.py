@@ -7,6 +7,8 @@ partitioned by a key the input is not already partitioned by:
 - a GROUP BY aggregate (:class:`GroupAggNode`) and a window aggregate (:class:`WindowAggNode`)
   by their grouping keys (the first ``num_keys`` input columns: no key = one task gets all);
 - a regular or interval join by its join keys, each side on its own exchange;
+- a ranking (:class:`~streamsql.plan.ranking.RankNode`: Top-N, deduplication, window Top-N) by
+  its PARTITION BY columns (none = one task gets all);
 - an upsert sink fed an updating input by the table's PRIMARY KEY (the rows of one key must
   reach the sink from one task, in order: Flink's keyed shuffle before an upsert sink).
 
@@ -41,6 +43,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.ranking import RankNode
 from streamsql.plan.windows import WindowAggNode
 
 #: Connectors whose sources split their partitions between the tasks of a stage.
@@ -147,6 +150,8 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
     """The columns ``node``'s output is partitioned by (rows of equal values on one task), or None."""
     if isinstance(node, (GroupAggNode, WindowAggNode)):
         return tuple(range(node.num_keys))
+    if isinstance(node, RankNode):  # rows pass through with their columns
+        return tuple(node.partition)
     if isinstance(node, CalcNode):
         inner = _partitioning(node.inputs[0])
         if inner is None:
@@ -168,6 +173,8 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
         return [list(range(node.num_keys))]
     if isinstance(node, JoinNode):
         return [list(node.left_keys), list(node.right_keys)]
+    if isinstance(node, RankNode):
+        return [list(node.partition)]
     if isinstance(node, SinkNode) and node.table.primary_key and node.inputs[0].mode == RETRACT:
         names = [n.lower() for n in node.inputs[0].schema.names]
         cols = [c.name.lower() for c in node.table.columns if c.is_physical]

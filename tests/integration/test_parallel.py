@@ -118,6 +118,37 @@ def test_group_by_with_retractions(kafka_bootstrap, kafka_topic_factory, tmp_pat
 
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_top_n_and_deduplication(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    """Top-2 per k into upsert-kafka and the first row per k on rowtime into kafka, in one statement set.
+
+    Rows of one k with equal rowtimes come from several partitions (their arrival order is not
+    fixed), so the deduplication is checked by the rowtime it keeps.
+    """
+    src = kafka_topic_factory("par_src", PARTITIONS)
+    top, first = kafka_topic_factory("par_top"), kafka_topic_factory("par_first")
+    rows = _rows(5)
+    _load(kafka_bootstrap, src, rows)
+    env = _env(parallelism, tmp_path)
+    _source(env, "src", src, kafka_bootstrap, watermark=True)
+    _upsert_sink(env, top, kafka_bootstrap, "k INT, rn BIGINT, id INT, v INT", "k, rn")
+    env.execute_sql(f"""CREATE TABLE first_t (k INT, ts STRING) WITH ('connector' = 'kafka',
+        'topic' = '{first}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once')""")
+    ranked = "ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn"
+    _run(env, f"""EXECUTE STATEMENT SET BEGIN
+        INSERT INTO out_t SELECT k, rn, id, v FROM (SELECT k, id, v, {ranked} FROM src) WHERE rn <= 2;
+        INSERT INTO first_t SELECT k, CAST(ts AS STRING) FROM (
+          SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM src) WHERE rn = 1;
+        END""")
+    expected_top = _duck(f"SELECT k, rn, id, v FROM (SELECT k, id, v, {ranked} FROM src) WHERE rn <= 2",
+                         src=rows)
+    assert _upserts(kafka_bootstrap, top, ["k", "rn", "id", "v"]) == Counter(expected_top)
+    expected_first = _duck("SELECT k, strftime(MIN(ts), '%Y-%m-%d %H:%M:%S.000') FROM src GROUP BY k",
+                           src=rows)
+    assert _appends(kafka_bootstrap, first, ["k", "ts"]) == Counter(expected_first)
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_tumble_window(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
     src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
     rows = _rows(2)
