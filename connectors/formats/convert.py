@@ -222,17 +222,21 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         us_unit = (t.precision or 0) > 3
 
+        def in_range(epoch: int, v: Any) -> int:
+            if not -(2**63) <= epoch < 2**63:  # the int64 an Arrow timestamp holds
+                msg = f"cannot convert {quoted(_text(v))} to {t.sql()} (out of range)"
+                raise RecordError(msg)
+            return epoch
+
         def conv(v):
             if isinstance(v, bool):
                 msg = f"cannot convert {_text(v)} to {t.sql()}"
                 raise RecordError(msg)
             if isinstance(v, (int, decimal.Decimal, float)) and not isinstance(v, bool):
-                ms = int(v)  # epoch milliseconds
-                return ms * 1000 if us_unit else ms
+                return in_range(int(v) * 1000 if us_unit else int(v), v)  # epoch milliseconds
             s = _text(v).strip()
             if from_text and s.lstrip("-").isdigit():
-                ms = int(s)
-                return ms * 1000 if us_unit else ms
+                return in_range(int(s) * 1000 if us_unit else int(s), s)
             try:
                 d = _dt.datetime.fromisoformat(s)
             except ValueError:

@@ -17,6 +17,7 @@ import pyarrow as pa
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema
 from streamsql.plan.expressions import quote
+from streamsql.sql.parser import too_deep
 
 #: The name under which the batch is visible to the query.
 INPUT_TABLE = "__in"
@@ -70,6 +71,8 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
     try:
         result = con.sql(spec.sql()).to_arrow_table()
     except duckdb.Error as e:
+        if "expression depth" in str(e):  # DuckDB's own nesting limit: ours, in our words
+            raise too_deep(sql or "") from None
         msg = f"Cannot evaluate expression: {duck_message(e)}"
         raise SqlError(msg, sql) from None
     finally:

@@ -21,7 +21,7 @@ import os
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from streamsql.connectors.formats import make_decoder
 from streamsql.connectors.kafka import KafkaSource
@@ -160,6 +160,9 @@ def _decoder(fmt: str, lenient: bool, columns: dict[str, str]):
 @pytest.mark.parametrize("fmt", ["json", "csv", "debezium-json"])
 @FUZZ
 @given(values=batches)
+@example(values=[b'{"s": ' + b"[" * 900 + b"]" * 900 + b', "i": 1}'])  # the issue's RecursionError
+@example(values=[b'{"ts": 9223372036854775808}'])  # found by the long run: int64 overflow
+@example(values=[b'{"m": 1' + b"0" * 250 + b"}"])  # DECIMAL quantize past 200 digits
 def test_finding_4_decoders_never_crash(fmt, lenient, values):
     """Finding 4: every record is decoded, skipped and counted (lenient) or named (strict)."""
     _check_decode(_decoder(fmt, lenient, COLUMNS), values, lenient, fmt == "debezium-json")
