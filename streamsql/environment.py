@@ -1,6 +1,6 @@
 """The embedding API: a :class:`StreamEnvironment` runs SQL statements.
 
-It plays the part of Flink's TableEnvironment. The module is a little over 500 lines because it
+It plays the part of Flink's TableEnvironment. The module is over 500 lines because it
 is the one dispatcher of every statement kind (DDL, SET/RESET, SHOW/DESCRIBE/EXPLAIN, queries,
 INSERT and statement sets) and their results; the work itself is in ``sql``, ``plan`` and
 ``runtime``.
