@@ -6,7 +6,8 @@ partitioned by a key the input is not already partitioned by:
 
 - a GROUP BY aggregate (:class:`GroupAggNode`) and a window aggregate (:class:`WindowAggNode`)
   by their grouping keys (the first ``num_keys`` input columns: no key = one task gets all);
-- a regular or interval join by its join keys, each side on its own exchange;
+- a regular, interval, semi or anti join by its join keys, each side on its own exchange
+  (``NOT IN`` is refused: one NULL on the right decides for every key);
 - a ranking (:class:`~streamsql.plan.ranking.RankNode`: Top-N, deduplication, window Top-N) by
   its PARTITION BY columns (none = one task gets all);
 - an upsert sink fed an updating input by the table's PRIMARY KEY (the rows of one key must
@@ -32,7 +33,7 @@ from typing import ClassVar
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
 from streamsql.plan.expressions import quote
-from streamsql.plan.joins import JoinNode
+from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.nodes import (
     RETRACT,
     CalcNode,
@@ -171,7 +172,11 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
     """
     if isinstance(node, (GroupAggNode, WindowAggNode)):
         return [list(range(node.num_keys))]
-    if isinstance(node, JoinNode):
+    if isinstance(node, SemiJoinNode) and node.null_aware:
+        msg = ("NOT IN cannot run with 'parallelism.default' > 1 yet (one NULL on the right decides for "
+               "every key); use NOT EXISTS, or set 'parallelism.default' = '1'")
+        raise PlanError(msg)
+    if isinstance(node, JoinNode):  # regular, interval, semi and anti joins
         return [list(node.left_keys), list(node.right_keys)]
     if isinstance(node, RankNode):
         return [list(node.partition)]

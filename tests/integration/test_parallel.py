@@ -189,6 +189,19 @@ def test_interval_join(kafka_bootstrap, kafka_topic_factory, tmp_path, paralleli
 
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_exists_and_not_exists(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    env, out, lrows, rrows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
+                                         ("l", "r"), ((11, 1500), (12, 40)))
+    _upsert_sink(env, out, kafka_bootstrap, "lid INT, m INT", "lid, m")  # anti joins retract
+    exists = "EXISTS (SELECT 1 FROM r WHERE r.k = l.k)"
+    _run(env, f"EXECUTE STATEMENT SET BEGIN INSERT INTO out_t SELECT id, 1 FROM l WHERE {exists}; "
+              f"INSERT INTO out_t SELECT id, 0 FROM l WHERE NOT {exists}; END")
+    expected = _duck(f"SELECT id, 1 FROM l WHERE {exists} UNION ALL SELECT id, 0 FROM l WHERE NOT {exists}",
+                     l=lrows, r=rrows)
+    assert _upserts(kafka_bootstrap, out, ["lid", "m"]) == Counter(expected)
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_union_all_into_group_by(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
     env, out, arows, brows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
                                          ("a", "b"), ((5, 2000), (6, 2000)))

@@ -86,3 +86,12 @@ def test_a_non_kafka_source_stage_runs_one_task(env):
 def test_a_job_without_kafka_cannot_exchange(env):
     with pytest.raises(PlanError, match="must read or write a Kafka table"):
         env.execute_sql("EXPLAIN INSERT INTO pr SELECT k, COUNT(*) FROM f GROUP BY k")
+
+
+def test_not_in_is_refused_and_not_exists_is_cut_by_its_keys(env):
+    with pytest.raises(PlanError, match="NOT IN cannot run with 'parallelism.default' > 1"):
+        env.execute_sql("EXPLAIN INSERT INTO by_k SELECT k, COUNT(*) FROM a WHERE k NOT IN (SELECT k FROM b) "
+                        "GROUP BY k")
+    lines = _stages(env, "INSERT INTO by_k SELECT k, COUNT(*) FROM a "
+                         "WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = a.k) GROUP BY k")
+    assert any("semi-join" in ln for ln in lines if ln.startswith("Stage 2"))
