@@ -229,13 +229,15 @@ class Planner:
             self._fail(at, msg, PlanError)
         # A bad option fails here, with the statement's position, rather than after submission.
         spec.check_source(table, self.config.as_dict())
-        return self.table_node(table, RETRACT if spec.source_changelog(table) else INSERT_ONLY)
+        return self.table_node(table, RETRACT if spec.source_changelog(table) else INSERT_ONLY,
+                               self._idle_timeout(table) if table.watermark is not None else 0)
 
-    def table_node(self, table: TableDef, mode: str = INSERT_ONLY) -> PlanNode:
-        """The scan of ``table`` with its computed columns and watermark (no connector checks).
+    def table_node(self, table: TableDef, mode: str = INSERT_ONLY, idle_timeout_ms: int = 0) -> PlanNode:
+        """The scan of ``table`` with its computed columns and watermark (no option checks).
 
         Called by CREATE TABLE too, so that a bad computed column or watermark fails there, as
-        Flink resolves a table's schema when it is created. Errors point into the table's DDL.
+        Flink resolves a table's schema when it is created (options, such as ``idle_timeout_ms``, are
+        checked where the table is read, as Flink). Errors point into the table's DDL.
 
         Raises:
             SqlError: an unknown column or bad expression in a computed column or the watermark,
@@ -266,7 +268,7 @@ class Planner:
             wsql = compile_expression(table.watermark.expr, scope)
             q = compile_query([("wm", wsql)], None, node.schema, ddl)
             node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name,
-                                         expr_sql=wsql, idle_timeout_ms=self._idle_timeout(table))
+                                         expr_sql=wsql, idle_timeout_ms=idle_timeout_ms)
         return node
 
     def _idle_timeout(self, table: TableDef) -> int:
