@@ -16,6 +16,8 @@ Called from :meth:`~streamsql.plan.planner.Planner._select` by one hook,
    ``lower <= o.ts - s.ts <= upper`` (ms; a strict bound moves by 1 ms). With both a lower and
    an upper bound the join is an :class:`IntervalJoinNode` (insert-only output, state cleaned
    up by the watermark); otherwise those comparisons are ordinary conditions;
+   Two window TVF outputs joined on ``window_start`` and ``window_end`` (both among the keys)
+   are a :class:`WindowJoinNode` instead (insert-only);
 4. conjuncts over one input only are pushed below the join as a filter of that input (for an
    outer join only on its NULL-supplying side); the remaining conjuncts are a filter after the
    join (inner), or the join's residual condition (outer joins: a pair matches only if it holds).
@@ -41,6 +43,7 @@ from streamsql.plan.expressions import compile_expression, quote, resolve_column
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.temporal import TemporalJoinNode, check_temporal, temporal_version
+from streamsql.plan.window_join import window_join_ends
 from streamsql.plan.windows import interval_ms, time_attributes
 
 #: Join types (``JoinNode.join_type``).
@@ -95,6 +98,26 @@ class SemiJoinNode(JoinNode):
 
     kind: ClassVar[str] = "semi-join"
     stateful: ClassVar[bool] = True
+
+
+@dataclass(eq=False)
+class WindowJoinNode(JoinNode):
+    """A window join (Flink's ``WindowJoin``, plan/window_join.py): insert-only, each window joined once.
+
+    Attributes:
+        left_end, right_end: the window_end column of each input.
+    """
+
+    left_end: int = 0
+    right_end: int = 0
+
+    kind: ClassVar[str] = "window-join"
+    stateful: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN."""
+        return (f"WindowJoin(joinType=[{_FLINK_NAMES[self.join_type]}], where=[{self.condition}], "
+                f"select=[{', '.join(self.schema.names)}])")
 
 
 @dataclass(eq=False)
@@ -354,9 +377,11 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
                                 condition=cond_text, out_time_attributes=time_attributes(left))
         return node, scope
 
-    # 3. time bounds → interval join
+    # 3. window_start and window_end of two window TVFs among the keys → window join;
+    #    bounds between the time attributes → interval join
+    window_ends = window_join_ends(left, right, lkeys, rkeys)
     bounds = None
-    if left.mode == INSERT_ONLY and right.mode == INSERT_ONLY:
+    if left.mode == INSERT_ONLY and right.mode == INSERT_ONLY and window_ends is None:
         bounds = _time_bounds(planner, keep, scope, left, right, rename)
     if bounds is not None:
         lower, upper, lt_name, rt_name, used = bounds
@@ -370,7 +395,11 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
             post = sql
         else:
             residual = sql
-    if bounds is not None:
+    if window_ends is not None:
+        node = WindowJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt, left_keys=lki,
+                              right_keys=rki, left_end=window_ends[0], right_end=window_ends[1],
+                              residual=residual, condition=cond_text)
+    elif bounds is not None:
         attrs = time_attributes(left) | {rename[a] for a in time_attributes(right)}
         node = IntervalJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt, left_keys=lki,
                                 right_keys=rki, residual=residual, condition=cond_text,

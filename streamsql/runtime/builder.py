@@ -29,7 +29,7 @@ from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.plan import nodes as plan
-from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode
+from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
@@ -55,6 +55,7 @@ from streamsql.runtime.operators.temporal_join import TemporalJoinOperator
 from streamsql.runtime.operators.union import UnionOperator
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
+from streamsql.runtime.operators.window_join import WindowJoinOperator
 from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
 from streamsql.state.factory import create_backend
@@ -97,6 +98,12 @@ def _temporal_join(node: TemporalJoinNode) -> Operator:
                                 insert_only=node.mode == plan.INSERT_ONLY)
 
 
+def _window_join(node: WindowJoinNode) -> Operator:
+    left, right = node.inputs[0].schema, node.inputs[1].schema
+    return WindowJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_end, node.right_end,
+                              left, right, node.schema, _residual(node))
+
+
 def _window_agg(node: WindowAggNode) -> Operator:
     """The session or the aligned (TUMBLE/HOP/CUMULATE, slicing) window aggregate."""
     cls = SessionWindowAggOperator if node.spec.kind == "SESSION" else SlicingWindowAggOperator
@@ -130,6 +137,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     IntervalJoinNode: _interval_join,
     TemporalJoinNode: _temporal_join,
     SemiJoinNode: _semi_join,
+    WindowJoinNode: _window_join,
     RankNode: _rank,
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }

@@ -1,0 +1,49 @@
+"""Window joins: a join of two window TVFs on ``window_start`` and ``window_end``, as Flink's ``WindowJoin``.
+
+``FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, ...))) L JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r,
+...))) R ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k`` —
+both inputs insert-only window TVF outputs with the same window, both window columns among the
+equality conditions — joins the rows of each window once the watermark passes its end, for
+INNER, LEFT, RIGHT and FULL joins; a row whose window has already closed is late, dropped and
+counted (``late_records``), as Flink's ``WindowJoinOperator``. The join planner
+(:mod:`streamsql.plan.joins`) asks :func:`window_join_ends` whether a join is one; any other
+join of window TVFs stays a regular join. The node is :class:`~streamsql.plan.joins.WindowJoinNode`.
+"""
+
+from __future__ import annotations
+
+from streamsql.plan.expressions import quote
+from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode
+from streamsql.plan.windows import WindowTableFunctionNode
+
+
+def _window_of(node: PlanNode):
+    """``(spec, window_start name, window_end name)`` when ``node`` passes a window TVF's columns on."""
+    if isinstance(node, WindowTableFunctionNode):
+        return node.spec, "window_start", "window_end"
+    if isinstance(node, CalcNode):
+        inner = _window_of(node.inputs[0])
+        if inner is None:
+            return None
+        out = {}
+        for name, e in node.query.items:
+            for col in inner[1:]:
+                if e == quote(col):
+                    out.setdefault(col, name)
+        if len(out) == 2:
+            return inner[0], out[inner[1]], out[inner[2]]
+    return None
+
+
+def window_join_ends(left: PlanNode, right: PlanNode, left_keys: list[str],
+                     right_keys: list[str]) -> tuple[int, int] | None:
+    """``(left window_end index, right window_end index)`` if the join is a window join, else None."""
+    if left.mode != INSERT_ONLY or right.mode != INSERT_ONLY:
+        return None
+    lw, rw = _window_of(left), _window_of(right)
+    if lw is None or rw is None or lw[0] != rw[0]:
+        return None
+    pairs = set(zip(left_keys, right_keys))
+    if (lw[1], rw[1]) not in pairs or (lw[2], rw[2]) not in pairs:
+        return None
+    return left.schema.get_field_index(lw[2]), right.schema.get_field_index(rw[2])
