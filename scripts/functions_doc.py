@@ -49,7 +49,9 @@ milliseconds) or TIMESTAMP(6).
   must be a literal, and a pattern letter without a translation is refused.
 - The session time zone is UTC (`table.local-time-zone` is not read yet).
 - Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
-  to an integer fail the job; Flink wraps around silently.
+  to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
+  `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where
+  Flink wraps ([aggregate result types](queries.md#aggregate-result-types)).
 - Integer and DECIMAL division by zero fail the job, as in Flink.
 - Cases where StreamSQL's answer differs from Flink's on purpose, or where StreamSQL refuses
   what Flink answers, are listed in `DIFFERENCES` and `REFUSED` of

@@ -80,6 +80,11 @@ KINDS: dict[str, object] = {
     "sql-client.verbose": "bool",
     "table.dml-sync": "bool",
     "parallelism.default": "int>=1",
+    # Flink's mini-batch aggregation: accepted and checked, with no further effect, because every
+    # aggregation already folds a whole batch (execution.batch-size) before it emits.
+    "table.exec.mini-batch.enabled": "bool",
+    "table.exec.mini-batch.allow-latency": "duration",
+    "table.exec.mini-batch.size": "int>=1",
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",

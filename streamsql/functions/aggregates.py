@@ -36,9 +36,16 @@ and AVG: integer and floating point only). Multiset accumulators are folded from
 query of the net multiplicity per (group, value)
 (:meth:`streamsql.functions.accumulators.Aggregates.multiset_queries`).
 
-A SUM, or the sum of an AVG, over integers is BIGINT arithmetic in every form: a total outside
-the BIGINT range raises :class:`~streamsql.core.errors.ExecutionError` (:func:`overflow_error`)
-instead of wrapping, as DuckDB's and Flink's BIGINT arithmetic are bounded.
+Result types are Flink's (each class's ``result_type``, checked against Flink 2.3's resolved
+schemas): SUM and AVG of TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE keep the argument's type
+(AVG of integers truncates toward zero, as Flink's integral AVG divides a BIGINT sum by the
+count); SUM of DECIMAL(p, s) is DECIMAL(38, s), AVG of it DECIMAL(38, max(s, 6)); MIN and MAX
+keep the type; COUNT is BIGINT NOT NULL.
+
+A SUM over integers is BIGINT arithmetic in every form, and a total outside the range of the
+result type (INT for SUM of INT) raises :class:`~streamsql.core.errors.ExecutionError`
+(:func:`overflow_error`) where Flink wraps around silently (a deliberate difference: a wrapped
+total is a wrong answer). The sum inside an AVG is bounded by BIGINT only, as in Flink.
 """
 
 from __future__ import annotations
@@ -79,7 +86,7 @@ class AggSpec:
 
 
 def agg_output_type(func: str, arg: SqlType | None) -> SqlType:
-    """The result type of an aggregate, as Flink types them, except AVG of integers → DOUBLE.
+    """The result type of an aggregate, as Flink types them (see the module docstring).
 
     Raises:
         PlanError: SUM/AVG over a non-numeric argument; an unknown aggregate.
@@ -154,11 +161,18 @@ class Sum(AggregateFunction):
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
-        """DECIMAL(38, s) over DECIMAL(p, s), DOUBLE over floating point, else BIGINT."""
+        """DECIMAL(38, s) over DECIMAL(p, s), else the argument's type (nullable), as Flink."""
         _numeric("sum", arg)
         if arg.name == "DECIMAL":
             return SqlType("DECIMAL", 38, arg.scale or 0)
-        return SqlType("DOUBLE") if arg.name in ("FLOAT", "DOUBLE") else SqlType("BIGINT")
+        return SqlType(arg.name)
+
+    def bounds(self) -> tuple[int, int]:
+        """The range an integer total must stay in: the result type's (BIGINT's for an AVG)."""
+        if self.func == "sum" and pa.types.is_integer(self.out_type):
+            info = np.iinfo(self.out_type.to_pandas_dtype())
+            return int(info.min), int(info.max)
+        return BIGINT_MIN, BIGINT_MAX
 
     def partial(self, sign: str | None) -> list[str]:
         """The (signed) non-NULL count and the (signed) sum."""
@@ -174,13 +188,25 @@ class Sum(AggregateFunction):
         return [f"sum({c})::BIGINT", f"sum({s}){self._cast}"]
 
     def finish(self, parts):
-        """The sum, NULL where no value counted."""
+        """The sum, NULL where no value counted.
+
+        Raises:
+            ExecutionError: an integer sum outside the result type's range.
+        """
         c, s = parts
+        if self.kind == "i":
+            lo, hi = self.bounds()
+            extremes = pc.min_max(s)
+            if extremes["min"].is_valid and (extremes["min"].as_py() < lo or extremes["max"].as_py() > hi):
+                raise self.overflow()
         return pc.if_else(pc.equal(c, 0), pa.scalar(None, s.type), s)
 
     def overflow(self) -> ExecutionError:
-        """The error of a sum beyond BIGINT."""
-        return overflow_error(self.context, f"{self.label} (a SUM) is out of the BIGINT range")
+        """The error of a sum beyond its result type, saying that Flink would wrap around."""
+        t = SqlType.from_arrow(self.out_type)
+        return overflow_error(self.context, f"{self.label} (a SUM) is out of the {t} range; Flink would "
+                                            "wrap around silently, StreamSQL fails instead of emitting "
+                                            f"a wrong total (CAST the argument to a wider type)")
 
     def fixed_fields(self) -> list[tuple[str, str]] | None:
         """An int64 count and an int64 or float64 sum (integer and floating-point arguments)."""
@@ -199,8 +225,11 @@ class Sum(AggregateFunction):
         partial = numpy_values(parts[1], col.dtype)
         cur = col[slots]
         total = cur + partial
-        if self.kind == "i" and (((cur ^ total) & (partial ^ total)) < 0).any():
-            raise self.overflow()
+        if self.kind == "i":
+            lo, hi = self.bounds()
+            wrapped = (((cur ^ total) & (partial ^ total)) < 0).any()
+            if wrapped or (hi < BIGINT_MAX and ((total < lo) | (total > hi)).any()):
+                raise self.overflow()
         col[slots] = total
 
     def result_fixed(self, cols, slots):
@@ -218,12 +247,13 @@ class Sum(AggregateFunction):
             ExecutionError: an integer sum overflowed BIGINT.
         """
         integer = self.kind == "i"
+        lo, hi = self.bounds()
         for acc, n, s in zip(accs, parts[0], parts[1]):
             cur = acc[slot]
             cur[1] += n
             if s is not None:
                 t = s if cur[0] is None else cur[0] + s
-                if integer and not BIGINT_MIN <= t <= BIGINT_MAX:
+                if integer and not lo <= t <= hi:
                     raise self.overflow()
                 cur[0] = t
 
@@ -244,38 +274,47 @@ class Avg(Sum):
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
-        """DECIMAL(38, max(s, 6)) over DECIMAL(p, s), else DOUBLE."""
+        """DECIMAL(38, max(s, 6)) over DECIMAL(p, s), else the argument's type (nullable), as Flink."""
         _numeric("avg", arg)
         if arg.name == "DECIMAL":
             return SqlType("DECIMAL", 38, max(arg.scale or 0, 6))
-        return SqlType("DOUBLE")
+        return SqlType(arg.name)
 
     def overflow(self) -> ExecutionError:
         """The error of an AVG's sum beyond BIGINT."""
         return overflow_error(self.context, f"{self.label} (the sum of an AVG) is out of the BIGINT range")
 
     def finish(self, parts):
-        """Sum / count, NULL where no value counted (DECIMAL rounded half up to the result's scale)."""
+        """Sum / count, NULL where no value counted (see :meth:`result`)."""
         c, s = parts
-        if pa.types.is_decimal(self.out_type):
+        if self.kind != "f":
             rows = zip(s.to_pylist(), c.to_pylist())
             return pa.array([self.result([t, n]) for t, n in rows], self.out_type)
         nonzero = pc.if_else(pc.equal(c, 0), pa.scalar(None, c.type), c)
         return pc.divide(s.cast(pa.float64()), nonzero.cast(pa.float64()))
 
     def result_fixed(self, cols, slots):
-        """Sum / count as float64, valid where the count is positive."""
+        """Sum / count (integers: truncated toward zero), valid where the count is positive."""
         c, s = cols[self.field("c")][slots], cols[self.field("s")][slots]
-        return s.astype(np.float64) / np.where(c > 0, c, 1), c > 0
+        n = np.where(c > 0, c, 1)
+        if self.kind == "i":
+            return np.sign(s) * (np.abs(s) // n), c > 0
+        return s.astype(np.float64) / n, c > 0
 
     def result(self, acc):
-        """Sum / count (DECIMAL rounded half up to the result's scale), None when no value counted."""
+        """Sum / count, None when no value counted.
+
+        DECIMAL: rounded half up to the result's scale; integers: truncated toward zero (as
+        Flink's integral AVG, a Java long division); floating point: the float quotient.
+        """
         total, n = acc
         if n == 0:
             return None
         if pa.types.is_decimal(self.out_type):
             quantum = Decimal(1).scaleb(-self.out_type.scale)
             return (Decimal(total) / n).quantize(quantum, rounding=ROUND_HALF_UP)
+        if self.kind == "i":
+            return -(-total // n) if total < 0 else total // n
         return float(total) / n
 
 

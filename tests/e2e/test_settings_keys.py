@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import SqlError
+from streamsql.core.errors import ConfigError, SqlError
 
 _FIVE = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
          "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
@@ -37,12 +37,30 @@ def test_finding_6_typo_warns_with_the_closest_known_key(key, closest):
     assert f"did you mean '{closest}'?" in msg
 
 
-@pytest.mark.parametrize("key", ["table.local-time-zone", "table.exec.mini-batch.enabled",
+@pytest.mark.parametrize("key", ["table.local-time-zone", "table.optimizer.agg-phase-strategy",
                                  "pipeline.max-parallelism", "execution.runtime-mode"])
 def test_finding_6_unimplemented_flink_key_warns(key):
     """Finding 6: a Flink key StreamSQL does not implement is not accepted in silence."""
     msg = _set(key, "true")
     assert msg.startswith("[WARNING]") and "it is ignored" in msg
+
+
+@pytest.mark.parametrize(("key", "value"), [("table.exec.mini-batch.enabled", "true"),
+                                            ("table.exec.mini-batch.allow-latency", "5 s"),
+                                            ("table.exec.mini-batch.size", "5000")])
+def test_flink_mini_batch_keys_are_accepted(key, value):
+    """Issue 14: Flink scripts that tune mini-batch aggregation run unchanged (no warning)."""
+    assert _set(key, value) == "[INFO] Execute statement succeeded."
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("table.exec.mini-batch.enabled", "yes", "must be 'true' or 'false'"),
+    ("table.exec.mini-batch.allow-latency", "soon", "is not a duration"),
+    ("table.exec.mini-batch.size", "0", "must be an integer >= 1"),
+])
+def test_flink_mini_batch_keys_with_bad_values_are_refused(key, value, message):
+    with StreamEnvironment() as env, pytest.raises(ConfigError, match=message):
+        env.execute_sql(f"SET '{key}' = '{value}'")
 
 
 def test_finding_6_documented_folder_keys_are_read(tmp_path):

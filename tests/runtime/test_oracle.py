@@ -106,12 +106,15 @@ def test_filter(tmp_path, data, sql):
 ALL_AGGS = ("COUNT(*) AS c, COUNT(x) AS cx, COUNT(DISTINCT x) AS cdx, SUM(x) AS sx, MIN(x) AS mnx, "
             "MAX(x) AS mxx, AVG(x) AS ax, SUM(d) AS sd, MIN(d) AS mnd, MAX(d) AS mxd, AVG(d) AS ad, "
             "MIN(s) AS mns, MAX(s) AS mxs, SUM(b) AS sb, SUM(f) AS sf")
+# AVG of an INT is an INT in Flink, truncated toward zero; DuckDB's is a DOUBLE.
+DUCK_ALL_AGGS = ALL_AGGS.replace("AVG(x)", "trunc(AVG(x))")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("batch_size", [7, None], ids=["batch7", "batch-default"])
 def test_group_by_all_aggregates(tmp_path, data, backend, batch_size):
-    check(tmp_path, data, f"SELECT g, {ALL_AGGS} FROM t GROUP BY g", backend=backend, batch_size=batch_size)
+    check(tmp_path, data, f"SELECT g, {ALL_AGGS} FROM t GROUP BY g",
+          f"SELECT g, {DUCK_ALL_AGGS} FROM t GROUP BY g", backend=backend, batch_size=batch_size)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -252,7 +255,7 @@ def test_changelog_aggregation(tmp_path, changelog, backend, batch_size):
     create_table(env, "cdc", cdc, fmt="debezium-json")
     sql = f"SELECT g, {ALL_AGGS} FROM cdc GROUP BY g"
     actual = stream_rows(env, sql)
-    expected = duck_rows(duck_con({"cdc": snapshot}), sql)
+    expected = duck_rows(duck_con({"cdc": snapshot}), f"SELECT g, {DUCK_ALL_AGGS} FROM cdc GROUP BY g")
     assert_same(actual, expected, sql)
     assert not any(r[0] == "b" for r in actual), "group 'b' lost all its rows but is still in the result"
 

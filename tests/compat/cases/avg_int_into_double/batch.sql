@@ -1,0 +1,1 @@
+SELECT k, trunc(AVG(i)) FROM n GROUP BY k

@@ -1,0 +1,1 @@
+SELECT id, length(s) FROM n

@@ -1,0 +1,1 @@
+SELECT k, COUNT(*) FROM n GROUP BY k

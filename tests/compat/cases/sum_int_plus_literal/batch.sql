@@ -1,0 +1,1 @@
+SELECT k, SUM(i) * 2 + 1 FROM n GROUP BY k

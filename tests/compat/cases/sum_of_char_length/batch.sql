@@ -1,0 +1,1 @@
+SELECT k, SUM(length(s)) FROM n GROUP BY k

@@ -1,0 +1,1 @@
+SELECT time_bucket(INTERVAL '10 seconds', ts), time_bucket(INTERVAL '10 seconds', ts) + INTERVAL '10 seconds', COUNT(*) FILTER (WHERE v > 0), SUM(v) FILTER (WHERE v < 0), COUNT(DISTINCT k) FILTER (WHERE v IS NOT NULL) FROM w GROUP BY 1, 2
