@@ -10,7 +10,7 @@ import pytest
 
 from tests.runtime.oracle import assert_same, fold, make_env
 from tests.runtime.test_over import assert_rejected_at
-from tests.runtime.test_windows import AGGS, BACKENDS, SESSION_DUCK, TUMBLE_DUCK, check, ddl, duck
+from tests.runtime.test_windows import AGGS, BACKENDS, DUCK_AGGS, SESSION_DUCK, TUMBLE_DUCK, check, ddl, duck
 from tests.runtime.test_windows import events as events  # noqa: F401  (the module fixture)
 
 T10 = "ts, INTERVAL '10' SECOND"
@@ -37,7 +37,7 @@ def test_tumble_rowtime_having_where(tmp_path, events):  # noqa: F811
 def test_hop(tmp_path, events, backend):  # noqa: F811
     sql = f"SELECT k, HOP_START({H}), HOP_END({H}), {AGGS} FROM ev GROUP BY HOP({H}), k"
     duck_sql = (f"SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), "
-                f"epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), {AGGS} "
+                f"epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), {DUCK_AGGS} "
                 f"FROM ev, range(0, 2) r(i) GROUP BY ALL")
     check(tmp_path, events, sql, duck_sql, backend, batch_size=6)
 
