@@ -14,7 +14,10 @@ own:
   counts retracts the old copies and inserts the new ones). Set operations compare NULLs as
   equal, as GROUP BY does.
 
-The inputs' columns are matched by position; the right side is cast to the left side's types.
+The inputs' columns are matched by position and brought to their common type, as Calcite's
+leastRestrictive (INT with DECIMAL(10, 2) is DECIMAL(12, 2), with DOUBLE a DOUBLE): a side whose
+type differs is cast to it. Columns without a common type (e.g. STRING with INT) take the left
+side's type.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.functions.scalars.typerules import common_type
 from streamsql.plan.expressions import quote
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, GroupAggNode, PlanNode, UnionNode
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -56,13 +60,14 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
     lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
     if len(lt) != len(rt):
         planner._fail(q, f"{op} inputs have {len(lt)} and {len(rt)} columns")
-    if any(a.to_arrow() != b.to_arrow() for a, b in zip(lt, rt)):
-        right = planner._cast(right, left.schema.names, lt)
-    scope = Scope([ScopeColumn(None, c.name, c.internal, c.type) for c in left_scope.columns], planner.sql)
+    types = [common_type([a, b]) or a for a, b in zip(lt, rt)]
+    names = left.schema.names
+    left, right = (_widen(planner, side, names, st, types) for side, st in ((left, lt), (right, rt)))
+    scope = Scope([ScopeColumn(None, c.name, c.internal, t) for c, t in zip(left_scope.columns, types)],
+                  planner.sql)
     if isinstance(q, exp.Union):
         node = union_all([left, right])
         return (distinct(planner, node) if q.args.get("distinct") else node), scope
-    names = left.schema.names
     tagged = [planner._calc(side, [(n, quote(m)) for n, m in zip(names, side.schema.names)] +
                             [(tag, "1" if tag == mine else "CAST(NULL AS INTEGER)") for tag in _SIDES], None)
               for side, mine in zip((left, right), _SIDES)]
@@ -73,6 +78,16 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
         return planner._calc(counts, keep, f"{copies} = 1"), scope
     replicated = planner._calc(counts, [*keep, ("__copy", f"unnest(range({copies}))")], None)
     return planner._calc(replicated, keep, None), scope
+
+
+def _widen(planner: Planner, side: PlanNode, names: list[str], have: list[SqlType],
+           types: list[SqlType]) -> PlanNode:
+    """``side`` with the left side's column names, each column cast to ``types`` where its type differs."""
+    if all(a.to_arrow() == t.to_arrow() for a, t in zip(have, types)):
+        return side
+    return planner._calc(side, [(n, quote(src) if a.to_arrow() == t.to_arrow() else
+                                 f"CAST({quote(src)} AS {t.duckdb()})")
+                                for n, src, a, t in zip(names, side.schema.names, have, types)], None)
 
 
 def distinct(planner: Planner, node: PlanNode) -> PlanNode:
