@@ -6,6 +6,7 @@ Usage: ``python scripts/functions_doc.py`` (rewrites docs/functions.md);
 
 from __future__ import annotations
 
+import runpy
 import sys
 from pathlib import Path
 
@@ -28,18 +29,25 @@ carry Flink's types, and `CAST` of a fraction to an integer truncates.
 ## Conformance with Apache Flink
 
 `tests/functions/cases.py` lists expression cases (ordinary values and edges: NULL, empty
-strings, negative and zero lengths, leap days, month ends, non-ASCII text, out-of-range
-arguments). `scripts/flink_oracle.py` evaluates them in Apache Flink 2.3 (PyFlink's local
-mini-cluster; one batch job for all cases, session time zone UTC) and writes each value and
-result type to `tests/functions/flink_expected.json`; `tests/functions/test_conformance.py` runs
-the same cases through a real StreamSQL job and compares both. To regenerate the expectations:
+strings, negative and zero lengths, leap days, month ends, DST changes, non-ASCII text,
+out-of-range arguments). `scripts/flink_oracle.py` evaluates them in Apache Flink 2.3 (PyFlink's
+local mini-cluster; one batch job for all cases, session time zone UTC, and again for the
+cases of `ZONED` in sessions of other zones) and writes each value and result type to
+`tests/functions/flink_expected.json`; `tests/functions/test_conformance.py` runs the same cases
+through a real StreamSQL job and compares both. Non-deterministic functions (`VOLATILE`: the
+current time, random values) compare their type, and their value for plausibility. To
+regenerate the expectations:
 
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py
 
 Types are compared without NOT NULL (StreamSQL does not track nullability of expressions yet),
-CHAR(n)/VARCHAR(n) as STRING, and TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried in
-milliseconds) or TIMESTAMP(6).
+CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried in
+milliseconds) or TIMESTAMP(6), and TIMESTAMP_LTZ(p) as TIMESTAMP_LTZ(6): an expression's
+instant is carried in microseconds (DuckDB has no millisecond TIMESTAMPTZ), its value in
+Flink's precision.
+
+Python user-defined functions: [udf.md](udf.md).
 
 ## General differences
 
@@ -47,15 +55,23 @@ milliseconds) or TIMESTAMP(6).
   look-around and back-references are not available.
 - Date/time format patterns are Java's, translated to strftime at planning time; the pattern
   must be a literal, and a pattern letter without a translation is refused.
-- The session time zone is UTC (`table.local-time-zone` is not read yet).
+- The session time zone is `'table.local-time-zone'` (StreamSQL's default: UTC; Flink's: the
+  JVM's zone), read when a statement is planned: LOCALTIMESTAMP, CURRENT_DATE,
+  UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT of a TIMESTAMP_LTZ and CAST between TIMESTAMP_LTZ
+  and TIMESTAMP/DATE use it.
+- The current time (CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, PROCTIME,
+  CURRENT_ROW_TIMESTAMP, UNIX_TIMESTAMP()) is taken once per batch: every row of a batch gets
+  the same time (Flink: once per record in streaming mode).
+- Where Flink fails the job (TO_TIMESTAMP_LTZ of a string that does not parse, RAND_INTEGER
+  of a bound <= 0, a division by zero), the job fails with the function and the value.
 - Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
   to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
   `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where
   Flink wraps ([aggregate result types](queries.md#aggregate-result-types)).
 - Integer and DECIMAL division by zero fail the job, as in Flink.
 - Cases where StreamSQL's answer differs from Flink's on purpose, or where StreamSQL refuses
-  what Flink answers, are listed in `DIFFERENCES` and `REFUSED` of
-  `tests/functions/test_conformance.py`, with the reason; each is also in the table below.
+  what Flink answers, are listed below (from `DIFFERENCES` and `REFUSED` of
+  `tests/functions/cases.py`), with the reason; the function tables say the same per function.
 
 """
 
@@ -66,9 +82,16 @@ def render() -> str:
     from streamsql.functions.scalars import REGISTRY
     from streamsql.functions.scalars.calls import FLINK_NOT_YET
 
+    cases = runpy.run_path(str(ROOT / "tests" / "functions" / "cases.py"))
+
     entries = list({id(f): f for f in REGISTRY.values()}.values())
-    out = [HEADER, f"## Supported ({len(entries)} functions, {len(REGISTRY)} names)\n"]
-    for group in ("string", "conditional", "arithmetic", "temporal", "hash"):
+    out = [HEADER, "### Cases answered differently\n", "| case | StreamSQL | why |", "| --- | --- | --- |"]
+    out += [f"| `{_cell(case)}` | `{_cell(repr(value))}` | {why} |"
+            for case, (value, why) in cases["DIFFERENCES"].items()]
+    out += ["\n### Cases refused (Flink answers)\n", "| case | why |", "| --- | --- |"]
+    out += [f"| `{_cell(case)}` | {why} |" for case, why in cases["REFUSED"].items()]
+    out.append(f"\n## Supported ({len(entries)} functions, {len(REGISTRY)} names)\n")
+    for group in ("string", "conditional", "arithmetic", "temporal", "json", "hash", "misc"):
         out.append(f"\n### {group.capitalize()}\n")
         out.append("| function | signatures | NULL behaviour | deterministic | differences from Flink |")
         out.append("| --- | --- | --- | --- | --- |")
@@ -81,6 +104,10 @@ def render() -> str:
     out.append("Flink built-ins refused with `Function F is not supported yet (...)`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) + "\n")
     return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 if __name__ == "__main__":

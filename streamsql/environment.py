@@ -37,6 +37,7 @@ from streamsql.core.config import Config
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import ConfigError, ExecutionError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
+from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
@@ -314,6 +315,8 @@ class StreamEnvironment:
         if isinstance(tree, n.DescribeJob):
             text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
             return TableResult("text", message=text)
+        if isinstance(tree, (n.CreateFunction, n.DropFunction, n.ShowFunctions)):
+            return self._function_statement(tree, sql)
         if isinstance(tree, n.StopJob):
             return self._stop_job(tree, sql)
         msg = f"Statement {type(tree).__name__} is not supported here"
@@ -372,6 +375,49 @@ class StreamEnvironment:
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         msg = f"CREATE {kind} is not supported"
         raise SqlError(msg, sql)
+
+    def _function_statement(self, tree: exp.Expression, sql: str) -> TableResult:
+        """CREATE / DROP [TEMPORARY] [SYSTEM] FUNCTION, SHOW [USER] FUNCTIONS (see functions.udf)."""
+        functions = self.catalog.functions
+        if isinstance(tree, n.ShowFunctions):
+            return TableResult("rows", ["function name"], udf.show(functions, bool(tree.args.get("user"))))
+        name = tree.this.name
+        if isinstance(tree, n.DropFunction):
+            udf.drop(functions, name, bool(tree.args.get("exists")))
+            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+        language = tree.args.get("language")
+        if language is None or language.name.upper() != "PYTHON":
+            msg = (f"CREATE FUNCTION {name}: only LANGUAGE PYTHON is supported (Java and Scala functions "
+                   "need a JVM)")
+            raise SqlError(msg, sql)
+        path = tree.expression.name
+        fn = udf.load(path, self.config.get("python.files"))
+        declared = udf.declare(name, fn, bool(tree.args.get("system")), path)
+        udf.add(functions, declared, bool(tree.args.get("exists")))
+        return TableResult("ok", message="[INFO] Execute statement succeeded.")
+
+    def create_temporary_function(self, name: str, fn) -> None:
+        """Register the Python callable ``fn`` as the function ``name`` (as PyFlink's).
+
+        Its types come from :func:`streamsql.functions.udf.udf` or its annotations; a built-in
+        of the same name takes precedence (use :meth:`create_temporary_system_function`).
+
+        Raises:
+            SqlError: a function of that name exists, or ``fn`` declares no result type.
+        """
+        udf.add(self.catalog.functions, udf.declare(name, fn))
+
+    def create_temporary_system_function(self, name: str, fn) -> None:
+        """As :meth:`create_temporary_function`, shadowing a built-in of the same name."""
+        udf.add(self.catalog.functions, udf.declare(name, fn, system=True))
+
+    def drop_temporary_function(self, name: str) -> None:
+        """Remove the user function ``name``.
+
+        Raises:
+            SqlError: when there is none.
+        """
+        udf.drop(self.catalog.functions, name)
 
     def _describe(self, name: str) -> TableResult:
         obj = self.catalog.get(name)

@@ -102,6 +102,8 @@ class Catalog:
 
     def __init__(self) -> None:
         self._objects: dict[str, TableDef | ViewDef] = {}
+        self.functions: dict[str, object] = {}
+        """User-defined functions by upper-case name (``streamsql.functions.udf.UserFunction``)."""
 
     def add(self, obj: TableDef | ViewDef, if_not_exists: bool = False, replace: bool = False) -> None:
         """Register a table or view.

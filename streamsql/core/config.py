@@ -34,6 +34,7 @@ DEFAULTS: dict[str, str] = {
     "sql-client.verbose": "false",
     "table.dml-sync": "false",
     "parallelism.default": "1",
+    "table.local-time-zone": "UTC",
 }
 
 _UNITS = {
@@ -85,10 +86,11 @@ KINDS: dict[str, object] = {
     "table.exec.mini-batch.enabled": "bool",
     "table.exec.mini-batch.allow-latency": "duration",
     "table.exec.mini-batch.size": "int>=1",
+    "table.local-time-zone": "zone",
 }
 #: Keys with no default that the engine or its tools read.
-OTHER_KEYS = ("pipeline.name", "sql-client.display.max-column-width", "properties.bootstrap.servers",
-              "execution.state-recovery.path", "execution.savepoint.path",
+OTHER_KEYS = ("pipeline.name", "python.files", "sql-client.display.max-column-width",
+              "properties.bootstrap.servers", "execution.state-recovery.path", "execution.savepoint.path",
               # S3 checkpoint storage (streamsql.checkpoint.stores), Flink's s3 filesystem keys
               "s3.endpoint", "s3.access-key", "s3.secret-key", "s3.path.style.access", "s3.region")
 #: Every key StreamSQL reads: a SET of any other key warns (it would be ignored).
@@ -98,7 +100,7 @@ KNOWN_KEYS = frozenset(DEFAULTS) | frozenset(KINDS) | frozenset(OTHER_KEYS)
 def unknown_key_warning(key: str) -> str | None:
     """A warning for a key StreamSQL does not read, with the closest known key; None if known.
 
-    Flink keys StreamSQL does not implement (``'table.local-time-zone'``) warn too: accepting
+    Flink keys StreamSQL does not implement (``'table.exec.mini-batch.enabled'``) warn too: accepting
     them in silence would let a script believe they took effect.
     """
     if key in KNOWN_KEYS:
@@ -135,6 +137,8 @@ def check_setting(key: str, value: str) -> str | None:
         if value.strip().lower() not in ("true", "false"):
             msg = f"'{key}' = '{value}' must be 'true' or 'false'"
             raise ConfigError(msg)
+    elif kind == "zone":
+        _check_zone(key, value)
     elif isinstance(kind, tuple):
         if value.strip().lower() not in {c.lower() for c in kind}:
             msg = f"'{key}' = '{value}' is not one of {', '.join(repr(c) for c in kind)}"
@@ -142,6 +146,29 @@ def check_setting(key: str, value: str) -> str | None:
     else:
         return unknown_key_warning(key)
     return None
+
+
+def is_time_zone(value: str) -> bool:
+    """Whether ``value`` names a time zone as Flink takes one.
+
+    An IANA zone name ('Europe/Berlin', from zoneinfo's database), 'UTC', or a fixed offset
+    ('GMT+08:00').
+    """
+    import zoneinfo
+
+    if re.fullmatch(r"(GMT|UTC)[+-]\d{1,2}:\d{2}", value):
+        return True
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _check_zone(key: str, value: str) -> None:
+    if not is_time_zone(value.strip()):
+        msg = f"'{key}' = '{value}' is not a time zone (use an IANA name such as 'Europe/Berlin', or 'UTC')"
+        raise ConfigError(msg)
 
 
 class Config:

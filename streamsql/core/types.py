@@ -75,7 +75,7 @@ class SqlType:
             t = base.strip()
         if t.startswith("TIMESTAMP") and "LOCAL TIME ZONE" in t:
             t = "TIMESTAMP_LTZ"
-        elif t.startswith("TIMESTAMP") and t != "TIMESTAMP_LTZ":
+        elif t.startswith("TIMESTAMP") and t not in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ", "TIMESTAMPTZ"):
             t = "TIMESTAMP"
         name = _ALIASES.get(t)
         if name is None:

@@ -24,7 +24,9 @@ from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType
+from streamsql.functions import udf
 from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.functions.scalars import planning_session
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.expressions import (
     AGG_TYPES,
@@ -76,7 +78,8 @@ class Planner:
     def plan_query(self, query: exp.Expression) -> PlanNode:
         """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
         reject_ignored(query, self.sql)
-        node, _ = self._query(query)
+        with self._session():
+            node, _ = self._query(query)
         assign_ids([node])
         return node
 
@@ -94,10 +97,17 @@ class Planner:
             cols = list(target.expressions)
             target = target.this
         table = self._table(target)
-        node, _ = self._query(insert.expression)
-        sink = plan_sink(self, table, node, cols, target, insert.expression)
+        with self._session():
+            node, _ = self._query(insert.expression)
+            sink = plan_sink(self, table, node, cols, target, insert.expression)
         assign_ids([sink])
         return sink
+
+    def _session(self):
+        """Expressions are bound with the session's time zone and user functions."""
+        functions = self.catalog.functions
+        return planning_session(self.config.get("table.local-time-zone"),
+                                lambda name: udf.resolve(functions, name))
 
     # -- queries -------------------------------------------------------------------------------
     def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:

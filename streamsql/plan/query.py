@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema
+from streamsql.functions import python_functions
 from streamsql.plan.expressions import quote
 from streamsql.sql.parser import too_deep
 
@@ -66,7 +67,7 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
         SqlError: when DuckDB rejects the expressions (type errors, unknown functions).
     """
     spec = QuerySpec(items, condition, input_schema, input_schema)
-    con = duckdb.connect()
+    con = python_functions.connect()
     con.register(INPUT_TABLE, input_schema.empty_table())
     try:
         result = con.sql(spec.sql()).to_arrow_table()

@@ -13,6 +13,8 @@ import pyarrow as pa
 
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.functions import python_functions
+from streamsql.functions.scalars.registry import FAILURE
 from streamsql.plan.query import INPUT_TABLE, QuerySpec, duck_message
 
 _KIND = "__kind"
@@ -30,7 +32,7 @@ class BatchQuery:
         self.spec = spec
         self.items = spec.items
         self.output_schema = spec.output_schema
-        self._con = duckdb.connect()
+        self._con = python_functions.connect()
         self._hidden: dict[tuple[str, ...], str] = {}
         # A projection of plain columns (no WHERE) is an Arrow select: no DuckDB round trip.
         self._columns = spec.column_refs()
@@ -57,10 +59,15 @@ class BatchQuery:
         if batch.splits is not None:
             table = table.append_column(_SPLIT, pa.array(batch.splits, pa.int32()))
             hidden.append(_SPLIT)
+        query = self._query_with(tuple(hidden))
         try:
-            out = self._run_sql(self._query_with(tuple(hidden)), table)
+            out = self._run_sql(query, table)
         except duckdb.Error as e:
-            msg = f"Expression evaluation failed: {duck_message(e)}"
+            failure = python_functions.take_failure(query)
+            text = duck_message(e)
+            if FAILURE in text:  # a function failing the job as Flink does (registry.fail_sql)
+                failure = text.split(FAILURE, 1)[1]
+            msg = failure or f"Expression evaluation failed: {text}"
             raise ExecutionError(msg) from None
         kinds = splits = None
         if hidden:

@@ -95,6 +95,10 @@ class FlinkParser(parser.Parser):
         "TABLE": lambda args: exp.TableFromRows(this=seq_get(args, 0)),
     }
 
+    # LOCALTIMESTAMP and LOCALTIME are Flink's niladic functions (reserved words), not columns.
+    NO_PAREN_FUNCTIONS = {**parser.Parser.NO_PAREN_FUNCTIONS, TokenType.LOCALTIMESTAMP: exp.Localtimestamp,
+                          TokenType.LOCALTIME: exp.Localtime}
+
     # SESSION is a keyword token in sqlglot; Flink also uses it as the session window TVF.
     FUNC_TOKENS = {*parser.Parser.FUNC_TOKENS, TokenType.SESSION}
 
@@ -129,6 +133,8 @@ class FlinkParser(parser.Parser):
         "PRINT": lambda self: self._parse_print_topic(),
         "EXECUTE": lambda self: self._parse_statement_set(),
         "BEGIN": lambda self: self._parse_begin_statement_set(),
+        "CREATE": lambda self: self._parse_function_statement(nodes.CreateFunction),
+        "DROP": lambda self: self._parse_function_statement(nodes.DropFunction),
         "END": lambda self: nodes.EndStatementSet(),
         **{
             name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
@@ -276,7 +282,43 @@ class FlinkParser(parser.Parser):
             return self.expression(nodes.DescribeJob(this=self._parse_string()))
         return self.expression(nodes.DescribeTable(this=self._parse_table_name()))
 
+    def _parse_function_call(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
+        # Calls without parentheses (LOCALTIMESTAMP, CURRENT_DATE) get their keyword's position.
+        token = self._curr
+        node = super()._parse_function_call(*args, **kwargs)
+        if type(node) in self.NO_PAREN_FUNCTIONS.values():
+            _position(node, token)
+        return node
+
+    def _parse_function_statement(self, cls: type[exp.Expression]) -> exp.Expr | None:
+        """``CREATE``/``DROP [TEMPORARY] [SYSTEM] FUNCTION ...`` (None for any other CREATE/DROP)."""
+        temporary = self._match(TokenType.TEMPORARY)
+        system = self._match_text_seq("SYSTEM")
+        if not self._match(TokenType.FUNCTION):
+            return None
+        if cls is nodes.CreateFunction:
+            exists = self._match_text_seq("IF", "NOT", "EXISTS")
+        else:
+            exists = self._match_text_seq("IF", "EXISTS")
+        name = self._parse_id_var(any_token=False)
+        if name is None:
+            self.raise_error("Expecting the function's name")
+        if cls is nodes.DropFunction:
+            return self.expression(cls(this=name, temporary=temporary, system=system, exists=exists))
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expecting AS 'module.function' after the function's name")
+        path = self._parse_string()
+        if path is None:
+            self.raise_error("Expecting the implementation as a string: AS 'module.function'")
+        language = self._parse_var(any_token=True) if self._match_text_seq("LANGUAGE") else None
+        return self.expression(cls(this=name, expression=path, language=language, temporary=temporary,
+                                   system=system, exists=exists))
+
     def _parse_show(self) -> exp.Expr:
+        if self._match_text_seq("FUNCTIONS"):
+            return self.expression(nodes.ShowFunctions())
+        if self._match_text_seq("USER", "FUNCTIONS"):
+            return self.expression(nodes.ShowFunctions(user=True))
         if self._match_texts(("TABLES", "VIEWS", "JOBS")):
             kind = self._prev.text.upper()
             cls = {"TABLES": nodes.ShowTables, "VIEWS": nodes.ShowViews, "JOBS": nodes.ShowJobs}[kind]
@@ -287,7 +329,7 @@ class FlinkParser(parser.Parser):
             if self._match(TokenType.VIEW):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name(), view=True))
             self.raise_error("Expecting TABLE or VIEW after SHOW CREATE")
-        self.raise_error("Expecting TABLES, VIEWS, JOBS or CREATE TABLE after SHOW")
+        self.raise_error("Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS or CREATE TABLE after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
 
     def _parse_explain(self) -> nodes.Explain:

@@ -252,6 +252,32 @@ class ShowJobs(KeywordStatement):
     keywords = "SHOW JOBS"
 
 
+class ShowFunctions(exp.Expression):
+    """``SHOW [USER] FUNCTIONS`` (``user``: only the user-defined functions)."""
+
+    arg_types = {"user": False}
+
+
+class CreateFunction(exp.Expression):
+    """``CREATE [TEMPORARY] [SYSTEM] FUNCTION [IF NOT EXISTS] name AS 'module.func' [LANGUAGE l]``.
+
+    Args:
+        this: the function's name (an identifier).
+        expression: the implementation's path, a string literal.
+        language: the LANGUAGE word (PYTHON, JAVA, SCALA), None when omitted (Flink: JAVA).
+        temporary, system, exists: the optional keywords.
+    """
+
+    arg_types = {"this": True, "expression": True, "language": False, "temporary": False, "system": False,
+                 "exists": False}
+
+
+class DropFunction(exp.Expression):
+    """``DROP [TEMPORARY] [SYSTEM] FUNCTION [IF EXISTS] name``."""
+
+    arg_types = {"this": True, "temporary": False, "system": False, "exists": False}
+
+
 class BeginStatementSet(KeywordStatement):
     """``BEGIN STATEMENT SET``: the shell collects following INSERTs until ``END``."""
 

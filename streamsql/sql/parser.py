@@ -38,10 +38,11 @@ _STATEMENTS = (
     exp.Query, exp.Insert, nodes.SetOption, nodes.ResetOption, nodes.ShowTables, nodes.ShowViews,
     nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.DescribeJob, nodes.Explain,
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
-    nodes.ClientCommand,
+    nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction,
 )
 _SUPPORTED = (
-    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW, SET, RESET, SHOW, DESCRIBE [JOB], EXPLAIN, STOP JOB, "
+    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION, SET, RESET, SHOW, DESCRIBE [JOB], EXPLAIN, "
+    "STOP JOB, "
     "PRINT TOPIC, EXECUTE STATEMENT SET, HELP, QUIT"
 )
 _UNTERMINATED = {"'": "string literal", "`": "quoted identifier", '"': "quoted identifier", "/": "comment"}

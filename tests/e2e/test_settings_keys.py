@@ -1,7 +1,7 @@
 """Finding 6 of issue 12: settings say what they do.
 
 Any ``table.*`` / ``pipeline.*`` key used to be accepted without a word (typos such as
-``pipeline.nmae`` and unimplemented Flink keys such as ``table.local-time-zone``), while the
+``pipeline.nmae`` and unimplemented Flink keys such as ``table.optimizer.agg-phase-strategy``), while the
 documented ``execution.checkpointing.dir`` and ``state.dir`` got "not a key StreamSQL reads".
 """
 
@@ -37,7 +37,7 @@ def test_finding_6_typo_warns_with_the_closest_known_key(key, closest):
     assert f"did you mean '{closest}'?" in msg
 
 
-@pytest.mark.parametrize("key", ["table.local-time-zone", "table.optimizer.agg-phase-strategy",
+@pytest.mark.parametrize("key", ["table.optimizer.agg-phase-strategy",
                                  "pipeline.max-parallelism", "execution.runtime-mode"])
 def test_finding_6_unimplemented_flink_key_warns(key):
     """Finding 6: a Flink key StreamSQL does not implement is not accepted in silence."""

@@ -5,48 +5,52 @@ scripts/flink_oracle.py).
 Each case is planned alone (``CREATE VIEW`` + ``DESCRIBE``: its result type, or the planning
 error); the cases that plan run as the columns of one bounded job (a one-row file source →
 collect). A case Flink fails on must fail here too (refused at planning or failing the job).
+Cases recorded with a ``zone`` run in a session with that ``'table.local-time-zone'``; volatile
+cases (the current time, random values) compare their type, and their value for plausibility.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import re
+import time
 from pathlib import Path
 
 import pytest
 
 from streamsql import StreamEnvironment
 from streamsql.core.errors import StreamSQLError
-from tests.functions.cases import normalize
+from tests.functions.cases import DIFFERENCES, REFUSED, normalize
 
 EXPECTED = json.loads((Path(__file__).parent / "flink_expected.json").read_text())["cases"]
 
-# Deliberate differences (also in docs/functions.md): case → (StreamSQL's value, why).
-DIFFERENCES = {
-    "UPPER('straße')": ("STRASSE", "Flink truncates the upper-cased CHAR(6) literal to 6 characters"),
-    "UPPER('ﬁ')": ("ﬁ", "DuckDB keeps characters whose upper case is longer (Java: 'FI', then Flink "
-                        "truncates the CHAR(1) literal's result to 'F')"),
-    "REGEXP_EXTRACT('ac', 'a(b)?c', 1)": ("", "DuckDB gives '' for a group that did not take part in "
-                                              "the match"),
-    "TO_TIMESTAMP('2024-02-30 00:00:00')": (None, "Flink moves a day past the month's end to its last day"),
-}
-# Cases StreamSQL refuses (at planning, or by failing the job) where Flink has an answer: better
-# refused than wrong. Listed in docs/functions.md.
-REFUSED = {
-    "SHA2('abc', 224)": "DuckDB has no SHA-224", "SHA2('abc', 384)": "DuckDB has no SHA-384",
-    "SHA2('abc', 512)": "DuckDB has no SHA-512", "SHA512('abc')": "DuckDB has no SHA-512",
-    "2147483647 + 1": "integer overflow fails the job (Flink wraps around)",
-    "CAST(3000000000 AS INT)": "an out-of-range CAST fails the job (Flink wraps around)",
-    "ABS(CAST(-128 AS TINYINT))": "integer overflow fails the job (Flink wraps around)",
+def _recent(v) -> bool:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    v = v if v.tzinfo else v.replace(tzinfo=datetime.timezone.utc)
+    return abs(v - now) < datetime.timedelta(hours=1)
+
+
+# Volatile cases (cases.VOLATILE): what a plausible value is (the session zone is UTC).
+PLAUSIBLE = {
+    "CURRENT_TIMESTAMP": _recent, "NOW()": _recent, "LOCALTIMESTAMP": _recent, "PROCTIME()": _recent,
+    "CURRENT_ROW_TIMESTAMP()": _recent,
+    "CURRENT_DATE": lambda v: abs(v - datetime.datetime.now(datetime.timezone.utc).date()).days <= 1,
+    "UNIX_TIMESTAMP()": lambda v: abs(v - time.time()) < 3600,
+    "UUID()": lambda v: re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
+                                     r"[0-9a-f]{12}", v),
+    "RAND()": lambda v: 0 <= v < 1, "RAND_INTEGER(10)": lambda v: 0 <= v < 10,
 }
 
 
 def flink_type(text: str) -> str:
     """Flink's type text as StreamSQL spells it: no NOT NULL (nullability is not tracked),
     CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP(p) carried in milliseconds (p <= 3) or microseconds."""
-    t = text.replace(" NOT NULL", "")
+    t = text.replace(" NOT NULL", "").replace(" *PROCTIME*", "")
     t = re.sub(r"^(VAR)?CHAR\(\d+\)$", "STRING", t)
+    if t.startswith("TIMESTAMP_LTZ("):  # expressions' instants are carried in microseconds
+        return "TIMESTAMP_LTZ(6)"
     m = re.match(r"^TIMESTAMP\((\d)\)$", t)
     if m:
         t = f"TIMESTAMP({3 if int(m.group(1)) <= 3 else 6})"
@@ -56,18 +60,31 @@ def flink_type(text: str) -> str:
 MAY_FAIL = set(REFUSED) | {r["expr"] for r in EXPECTED if "error" in r}
 
 
+def _id(record: dict) -> str:
+    return f"{record['zone']}: {record['expr']}" if "zone" in record else record["expr"]
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    """case → ("value", value, type) | ("error", message, "planning" | "run time"), from StreamSQL."""
-    tmp = tmp_path_factory.mktemp("functions")
+    """case id → ("value", value, type) | ("error", message, "planning" | "run time"), from StreamSQL."""
+    out: dict[str, tuple] = {}
+    for zone in dict.fromkeys(r.get("zone", "UTC") for r in EXPECTED):
+        cases = [r["expr"] for r in EXPECTED if r.get("zone", "UTC") == zone]
+        found = _evaluate(tmp_path_factory.mktemp("functions"), cases, zone)
+        out.update({(c if zone == "UTC" else f"{zone}: {c}"): v for c, v in found.items()})
+    return out
+
+
+def _evaluate(tmp: Path, cases: list[str], zone: str) -> dict[str, tuple]:
     (tmp / "one.json").write_text('{"x": 1}\n')
     out: dict[str, tuple] = {}
-    config = {"state.dir": str(tmp / "state"), "execution.checkpointing.dir": str(tmp / "cp")}
+    config = {"state.dir": str(tmp / "state"), "execution.checkpointing.dir": str(tmp / "cp"),
+              "table.local-time-zone": zone}
     with StreamEnvironment(config) as env:
         env.execute_sql(f"CREATE TABLE one (x INT) WITH ('connector' = 'filesystem', "
                         f"'path' = '{tmp}/one.json', 'format' = 'json')")
         planned, alone = [], []
-        for i, case in enumerate(r["expr"] for r in EXPECTED):
+        for i, case in enumerate(cases):
             try:
                 env.execute_sql(f"CREATE OR REPLACE VIEW c{i} AS SELECT {case} AS c FROM one")
             except StreamSQLError as e:
@@ -89,10 +106,10 @@ def results(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("expected", EXPECTED, ids=[r["expr"] for r in EXPECTED])
+@pytest.mark.parametrize("expected", EXPECTED, ids=[_id(r) for r in EXPECTED])
 def test_case(results, expected):
     case = expected["expr"]
-    got = results[case]
+    got = results[_id(expected)]
     if "error" in expected or case in REFUSED:
         why = expected.get("error") or REFUSED[case]
         assert got[0] == "error", f"expected a refusal ({why}); StreamSQL returned {got[1]!r}"
@@ -102,6 +119,9 @@ def test_case(results, expected):
     assert got[0] == "value", got[1]
     _, value, typ = got
     assert typ == flink_type(expected["type"]), f"type {typ}, Flink {expected['type']}"
+    if expected.get("volatile"):
+        assert value is not None and PLAUSIBLE[case](value), value
+        return
     want = DIFFERENCES[case][0] if case in DIFFERENCES else expected["value"]
     have = normalize(value)
     if isinstance(want, float) and isinstance(have, float):

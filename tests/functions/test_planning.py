@@ -9,7 +9,7 @@ import hashlib
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import SqlError
+from streamsql.core.errors import ConfigError, SqlError
 
 ROWS = [
     '{"s": "foothebar", "n": -1, "ts": "2024-01-01 23:00:00", "ts2": "2024-01-02 01:00:00", '
@@ -45,13 +45,17 @@ def refused(env, sql: str) -> SqlError:
                                   "supported: UPPER(<CHARACTER>)", 11),
     ("SELECT SPLIT_INDEX(s, ',') FROM t", "No match found for function signature SPLIT_INDEX(<CHARACTER>, "
                                           "<CHARACTER>)", 8),
-    ("SELECT PARSE_URL(s, 'HOST') FROM t", "Function PARSE_URL is not supported yet (No match found for "
-                                           "function signature PARSE_URL(<CHARACTER>, <CHARACTER>))", 8),
+    ("SELECT CARDINALITY(s) FROM t", "Function CARDINALITY is not supported yet (No match found for "
+                                     "function signature CARDINALITY(<CHARACTER>))", 8),
+    ("SELECT LOCALTIME FROM t", "Function LOCALTIME is not supported yet", 8),
+    ("SELECT JSON_VALUE(s, '$.a[*]') FROM t", "JSON_VALUE: JSON path '$.a[*]' is not supported yet", 8),
+    ("SELECT CONVERT_TZ(s, 'UTC', 'Nowhere/City') FROM t", "CONVERT_TZ: 'Nowhere/City' is not a time zone",
+     8),
     ("SELECT s, COUNT(*) FROM t GROUP BY s HAVING BAR(COUNT(*)) > 1", "No match found for function signature "
                                                                        "BAR(<ANY>)", 45),
     ("SELECT REGEXP_EXTRACT(s, 'a(b)', n) FROM t", "REGEXP_EXTRACT: the group index must be a literal", 8),
     ("SELECT DATE_FORMAT(ts, 'yyyy-ww') FROM t", "DATE_FORMAT: unsupported pattern letters 'ww'", 8),
-    ("SELECT SHA2(s, 224) FROM t", "SHA2: digest length 224 is not supported yet", 8),
+    ("SELECT SHA2(s, 100) FROM t", "SHA2: digest length 100 is not a SHA-2 digest length", 8),
 ])
 def test_refused_at_the_call(env, sql, message, col):
     err = refused(env, sql)
@@ -78,3 +82,18 @@ def test_decimal_division_after_aggregation(env):
     changes = env.execute_sql(q).collect(timeout=30)
     final = {row[0]: row[1:] for kind, row in changes if kind.short in ("+I", "+U")}
     assert final == {"foothebar": (decimal.Decimal("3.333333"), 0), "x": (decimal.Decimal("0.125000"), 0)}
+
+
+def test_localtimestamp_is_the_function_not_a_column(env):
+    result = env.execute_sql("SELECT LOCALTIMESTAMP, CURRENT_DATE FROM t")
+    rows = [row for _, row in result.collect(timeout=30)]
+    assert len(rows) == 3 and all(r[0] is not None and r[0].date() == r[1] for r in rows)
+
+
+def test_the_session_time_zone_is_checked_and_used(env):
+    with pytest.raises(ConfigError, match="'table.local-time-zone' = 'Mars/Base' is not a time zone"):
+        env.execute_sql("SET 'table.local-time-zone' = 'Mars/Base'")
+    env.execute_sql("SET 'table.local-time-zone' = 'Asia/Tokyo'")
+    q = ("SELECT FROM_UNIXTIME(n * 3600), DATE_FORMAT(CAST(ts AS TIMESTAMP_LTZ(3)), 'HH:mm') FROM t "
+         "WHERE n = 3")
+    assert [row for _, row in env.execute_sql(q).collect(timeout=30)] == [("1970-01-01 12:00:00", "00:00")]

@@ -24,12 +24,12 @@ from streamsql.core.types import SqlType
 from streamsql.functions.scalars import calls, operators
 from streamsql.functions.scalars.registry import (
     NULL,
-    REGISTRY,
     TYPE,
     Arg,
     Call,
     FunctionError,
     family_name,
+    lookup,
     type_of,
 )
 from streamsql.functions.scalars.typerules import common_type
@@ -74,7 +74,7 @@ def _is_call(n: exp.Expression) -> bool:
 def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
     name, args, unit = calls.arguments(n)
     typed = [Arg(a, type_of(a)) for a in args]
-    fn = REGISTRY.get(name)
+    fn = lookup(name)
     types = [a.type for a in typed]
     if fn is None or not fn.accepts(types):
         sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"

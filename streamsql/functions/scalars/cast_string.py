@@ -19,11 +19,9 @@ integers, strings). Checked against Flink 2.3 by the conformance cases (tests/fu
 from __future__ import annotations
 
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars.registry import session_zone, sql_string
 
 STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
-
-# The session time zone of TIMESTAMP_LTZ rendering; StreamSQL's 'table.local-time-zone' is UTC.
-_SESSION_ZONE = "UTC"
 
 
 def flink_to_string(arg: str, t: SqlType | None) -> str | None:
@@ -34,7 +32,7 @@ def flink_to_string(arg: str, t: SqlType | None) -> str | None:
     if t is None:
         return None
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        ts = f"timezone('{_SESSION_ZONE}', {arg})" if t.name == "TIMESTAMP_LTZ" else arg
+        ts = f"timezone({sql_string(session_zone())}, {arg})" if t.name == "TIMESTAMP_LTZ" else arg
         return _timestamp(ts, 6 if t.precision is None else t.precision)
     if t.name in ("DOUBLE", "FLOAT"):
         return _java_double(arg)

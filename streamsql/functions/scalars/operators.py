@@ -13,6 +13,9 @@ CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward z
 CAST(x AS STRING)            Flink's text for timestamps, floating point and booleans
                              (:mod:`.cast_string`)
 DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
+x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
+CAST(LTZ AS TIMESTAMP/DATE)  ``timezone(zone, x)``: the wall clock in the session time zone
+CAST(TIMESTAMP AS LTZ)       ``timezone(zone, x)``: the instant of that wall clock in the zone
 ============================ ===========================================================
 """
 
@@ -23,7 +26,8 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
-from streamsql.functions.scalars.registry import Arg, template, type_of
+from streamsql.functions.scalars.json_functions import is_json
+from streamsql.functions.scalars.registry import Arg, session_zone, sql_string, template, type_of
 from streamsql.functions.scalars.typerules import arithmetic, as_decimal
 
 _OPS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
@@ -49,6 +53,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return (n if text is None else sqlglot.parse_one(text, dialect="duckdb")), t
     if _is_date_interval(n):
         return exp.Cast(this=n, to=exp.DataType.build("DATE")), t
+    if isinstance(n, exp.Is) and isinstance(n.expression, exp.JSON):
+        return is_json(n.this, n.expression.name or None), t
+    if isinstance(n, exp.Cast) and t is not None:
+        zoned = _zoned_cast(n, type_of(n.this), t)
+        if zoned is not None:
+            return zoned, t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -80,6 +90,21 @@ def _is_date_interval(n: exp.Expression) -> bool:
     types = [type_of(x) for x in sides]
     return any(isinstance(x, exp.Interval) for x in sides) and any(
         t is not None and t.name == "DATE" for t in types)
+
+
+def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:
+    """CAST between an instant and a wall clock, in the session time zone (as Flink).
+
+    DuckDB would use its connection's TimeZone setting instead.
+    """
+    if source is None:
+        return None
+    zone, value = sql_string(session_zone()), f"({n.this.sql(dialect='duckdb')})"
+    if source.name == "TIMESTAMP_LTZ" and target.name in ("TIMESTAMP", "DATE"):
+        return template(f"CAST(timezone({zone}, {{0}}) AS {target.duckdb()})", value)
+    if source.name in ("TIMESTAMP", "DATE") and target.name == "TIMESTAMP_LTZ":
+        return template(f"timezone({zone}, CAST({{0}} AS TIMESTAMP))", value)
+    return None
 
 
 def _unscaled(a: Arg) -> tuple[str, int]:

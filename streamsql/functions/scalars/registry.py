@@ -12,12 +12,15 @@ infer (it matches every family, so an untyped argument is never refused for its 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
+from streamsql.functions.python_functions import VectorFunction, register
 
 NULL = SqlType("NULL")
 """The type of an untyped NULL literal."""
@@ -252,6 +255,76 @@ def duckdb_call(fn: str) -> Callable[[Call], exp.Expression]:
         return template(f"{fn}(" + ", ".join(a.text for a in c.args) + ")")
 
     return build
+
+
+_ZONE: ContextVar[str] = ContextVar("session_time_zone", default="UTC")
+_RESOLVE: ContextVar[Callable[[str], "ScalarFunction | None"]] = ContextVar("resolve_function")
+
+
+@contextmanager
+def planning_session(zone: str | None, resolve: Callable[[str], ScalarFunction | None] | None = None
+                     ) -> Iterator[None]:
+    """Plan with the session's time zone and functions.
+
+    Args:
+        zone: Flink's ``'table.local-time-zone'``, read at planning time (the compiled DuckDB
+            expressions carry it as a literal); None keeps UTC, StreamSQL's default (Flink's
+            default is the JVM's zone).
+        resolve: the function a name means (user functions included); None: the built-ins.
+    """
+    tokens = _ZONE.set(zone or "UTC"), _RESOLVE.set(resolve or REGISTRY.get)
+    try:
+        yield
+    finally:
+        _ZONE.reset(tokens[0])
+        _RESOLVE.reset(tokens[1])
+
+
+def lookup(name: str) -> ScalarFunction | None:
+    """The function a call of ``name`` (upper case) means in the session being planned."""
+    return _RESOLVE.get(REGISTRY.get)(name)
+
+
+def family_of(t: SqlType) -> str:
+    """The argument family a declared type accepts (e.g. NUMERIC for BIGINT)."""
+    if t.is_numeric:
+        return "NUMERIC"
+    families = ("STRING", "BOOLEAN", "DATE", "TIMESTAMP", "BYTES")
+    return next((f for f in families if t.name in FAMILIES[f]), "ANY")
+
+
+def session_zone() -> str:
+    """The session time zone of the statement being planned (an IANA name or 'UTC')."""
+    return _ZONE.get()
+
+
+def python_call(label: str, fn: Callable, params: tuple[str, ...], returns: str,
+                deterministic: bool = True) -> Callable[[Call], exp.Expression]:
+    """A ``build`` that calls the Python function ``fn`` over whole Arrow arrays.
+
+    ``fn(*arrays) -> pa.Array`` is registered as a :class:`VectorFunction` named after
+    ``label``; the arguments are cast to the DuckDB types ``params``.
+    """
+    name = f"__streamsql_{label.lower()}_{len(params)}"
+    f = register(VectorFunction(name, f"Function {label}", fn, params, returns, deterministic))
+
+    def build(c: Call) -> exp.Expression:
+        casts = ", ".join(f"CAST({{{i}}} AS {t})" for i, t in enumerate(params[: len(c.args)]))
+        return template(f"{f.name}({casts})", *c.args)
+
+    return build
+
+
+FAILURE = "StreamSQL: "
+"""How a failure raised by :func:`fail_sql` starts, within DuckDB's error text."""
+
+
+def fail_sql(message: str) -> str:
+    """DuckDB SQL that fails the query with ``message`` (DuckDB SQL of a string).
+
+    Where Flink fails the job: the evaluator reports the message without DuckDB's wording.
+    """
+    return f"error({sql_string(FAILURE)} || {message})"
 
 
 def sql_string(value: str) -> str:

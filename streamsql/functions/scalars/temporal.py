@@ -11,7 +11,8 @@ Flink's semantics that DuckDB does not share:
   month's end), minus one when the start plus them lands on the end's date at a later time.
 - Format patterns are Java's (``yyyy-MM-dd HH:mm:ss``), translated to strftime at planning
   time: the pattern must be a literal, and a pattern letter without a translation is refused.
-- The session time zone is UTC (UNIX_TIMESTAMP, FROM_UNIXTIME).
+- UNIX_TIMESTAMP, FROM_UNIXTIME and DATE_FORMAT of a TIMESTAMP_LTZ work in the session time
+  zone (``'table.local-time-zone'``, read at planning; see :mod:`.clock`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ import re
 
 from sqlglot import exp
 
-from streamsql.functions.scalars.registry import Call, fixed, same_as, scalar, sql_string, template
+from streamsql.functions.scalars.registry import (
+    Call,
+    fixed,
+    same_as,
+    scalar,
+    session_zone,
+    sql_string,
+    template,
+)
 
 T, D, S, INTEGER, N = "TIMESTAMP", "DATETIME", "STRING", "INTEGER", "NUMERIC"
 BIGINT = fixed("BIGINT")
@@ -65,6 +74,16 @@ for _name, _unit in (("YEAR", "YEAR"), ("QUARTER", "QUARTER"), ("MONTH", "MONTH"
     scalar(_name, group="temporal", sig=((D,),), result=BIGINT)(_shorthand(_unit))
 
 
+def wall_clock(instant: str) -> str:
+    """DuckDB SQL of an instant's wall clock (TIMESTAMP) in the session time zone."""
+    return f"timezone({sql_string(session_zone())}, {instant})"
+
+
+def instant(wall: str) -> str:
+    """DuckDB SQL of the instant (TIMESTAMPTZ) a wall clock (TIMESTAMP) is in the session time zone."""
+    return f"timezone({sql_string(session_zone())}, CAST({wall} AS TIMESTAMP))"
+
+
 # -- Java date/time patterns -----------------------------------------------------------------------
 _JAVA = {("y", 4): "%Y", ("y", 2): "%y", ("y", 1): "%Y", ("M", 1): "%-m", ("M", 2): "%m", ("M", 3): "%b",
          ("M", 4): "%B", ("d", 1): "%-d", ("d", 2): "%d", ("H", 1): "%-H", ("H", 2): "%H", ("h", 1): "%-I",
@@ -95,6 +114,19 @@ def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
     return "".join(out)
 
 
+_FIXED = {"y": (2, 4), "M": (2,), "d": (2,), "H": (2,), "h": (2,), "m": (2,), "s": (2,), "S": (3, 6)}
+
+
+def fixed_width(java: str) -> int | None:
+    """The length of every text a Java pattern writes, if all its fields have a fixed width."""
+    width = 0
+    for m in re.finditer(r"'([^']*)'|([A-Za-z])\2*|.", java):
+        if m.group(2) and len(m.group(0)) not in _FIXED.get(m.group(2), ()):
+            return None
+        width += len(m.group(1)) if m.group(1) is not None else len(m.group(0))
+    return width
+
+
 def _pattern(c: Call, i: int, default: str, parsing: bool = False) -> str | None:
     java = c.literal(i, "the format") if len(c.args) > i else default
     return None if java is None else sql_string(strftime_pattern(c, java, parsing))
@@ -109,6 +141,8 @@ def date_format(c: Call) -> exp.Expression:
         return exp.Null()
     ts = c.args[0]
     value = "try_cast({0} AS TIMESTAMP)" if ts.type is not None and ts.type.name == "STRING" else "{0}"
+    if ts.type is not None and ts.type.name == "TIMESTAMP_LTZ":
+        value = wall_clock("{0}")
     return template(f"strftime({value}, {fmt})", ts)
 
 
@@ -213,28 +247,35 @@ def unix_timestamp(c: Call) -> exp.Expression:
     """Seconds since 1970-01-01 00:00:00 UTC of now, or of a string.
 
     The string is parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session
-    time zone (UTC).
+    time zone.
     """
     if not c.args:
         return template("epoch(current_timestamp)")
     fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss", parsing=True)
     if fmt is None:
         return exp.Null()
-    # Flink returns Long.MIN_VALUE for a string that does not parse
-    seconds = f"CAST(floor(epoch(try_strptime({{0}}, {fmt}))) AS BIGINT)"
+    # Flink returns Long.MIN_VALUE for a string that does not parse; like Java's
+    # SimpleDateFormat it ignores text after a fixed-width pattern's end ('... 13:45:30.999')
+    java = c.literal(1, "the format") if len(c.args) > 1 else "yyyy-MM-dd HH:mm:ss"
+    parsed = f"try_strptime({{0}}, {fmt})"
+    width = fixed_width(java)
+    if width:
+        parsed = f"coalesce({parsed}, try_strptime(left({{0}}, {width}), {fmt}))"
+    seconds = f"CAST(floor(epoch({instant(parsed)})) AS BIGINT)"
     return template(f"CASE WHEN {{0}} IS NOT NULL THEN coalesce({seconds}, -9223372036854775808) END",
                     c.args[0])
 
 
-@scalar("FROM_UNIXTIME", group="temporal", sig=((N,), (N, S)), result=fixed("STRING"),
+@scalar("FROM_UNIXTIME", group="temporal", sig=((INTEGER,), (INTEGER, S)), result=fixed("STRING"),
         differences="The format must be a literal.")
 def from_unixtime(c: Call) -> exp.Expression:
     """Seconds since the epoch, formatted.
 
-    With a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone (UTC).
+    With a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone.
     """
     fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss")
     if fmt is None:
         return exp.Null()
-    return template(f"strftime(make_timestamp(CAST({{0}} AS BIGINT) * 1000000), {fmt})", c.args[0])
+    wall = wall_clock("timezone('UTC', make_timestamp(CAST({0} AS BIGINT) * 1000000))")
+    return template(f"strftime({wall}, {fmt})", c.args[0])
 

@@ -28,11 +28,11 @@ other fails clearly (:class:`~streamsql.state.layout.StateFormatError`).
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.evaluator import query_table
@@ -98,7 +98,7 @@ class GroupAggBase(Operator):
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
         items = self.aggregates.partial_items("__sign", objects=True)
         self._partial_sql = f"SELECT {', '.join(keys + items)} FROM __in{group}"
-        self._con = duckdb.connect()
+        self._con = python_functions.connect()
         self.cache: WriteBehindCache | None = None
 
     def _new_values(self) -> ValueStore:

@@ -48,11 +48,11 @@ from __future__ import annotations
 import heapq
 import struct
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
@@ -163,7 +163,7 @@ class SlicingWindowAggOperator(Operator):
         key_cols = [f"__k{i}" for i in range(num_keys)]
         self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
                              + (f" GROUP BY {', '.join(key_cols)}" if key_cols else ""))
-        self._con = duckdb.connect()
+        self._con = python_functions.connect()
         self._schema: pa.Schema | None = None  # of partial tables (fixed by the first one)
 
     # -- lifecycle ----------------------------------------------------------------------------

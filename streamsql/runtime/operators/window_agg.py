@@ -49,12 +49,12 @@ from __future__ import annotations
 import heapq
 import struct
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
+from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
@@ -296,7 +296,7 @@ class WindowAggBase(WindowOperatorBase):
         self.output_schema = output_schema
         self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys + 3:], "Window",
                                      row_count=True)
-        self._con = duckdb.connect()
+        self._con = python_functions.connect()
 
     @staticmethod
     def _quoted_names(input_schema: pa.Schema, indices) -> list[str]:

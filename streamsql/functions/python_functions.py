@@ -1,0 +1,112 @@
+"""Scalar functions computed in Python over whole Arrow arrays, callable from DuckDB SQL.
+
+Built-ins DuckDB has no function for (SHA-224/384/512, Java's URL encoding, PARSE_URL, ...)
+and user-defined Python functions are registered here once per process as a
+:class:`VectorFunction`; :func:`connect` opens a DuckDB connection with every registered
+function created on it (DuckDB's Arrow UDFs: one call per batch, arguments as Arrow arrays), so
+the operators that evaluate expressions open their connections through it.
+
+A function that raises fails the query; the failure is kept (:func:`take_failure`) so the
+operator reports it in StreamSQL's words (the function, the argument values of the failing row,
+the exception) instead of DuckDB's text. DuckDB calls the functions from its own worker
+threads, so the failure is kept per function name, not per thread.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class VectorFunction:
+    """A Python function over Arrow arrays, as DuckDB calls it.
+
+    Attributes:
+        name: the DuckDB function name (unique in the process).
+        label: the name users know it by (in error messages).
+        fn: ``fn(*arrays) -> pa.Array`` of the same length (NULLs are passed in: the function
+            decides what a NULL argument gives).
+        params: the DuckDB types of the arguments.
+        returns: the DuckDB type of the result.
+        deterministic: False when two calls with the same arguments may differ.
+    """
+
+    name: str
+    label: str
+    fn: Callable[..., pa.Array]
+    params: tuple[str, ...]
+    returns: str
+    deterministic: bool = True
+
+    def __call__(self, *arrays: pa.ChunkedArray) -> pa.Array:
+        """Call :attr:`fn`, keeping a failure for :func:`take_failure` before re-raising it."""
+        try:
+            return self.fn(*arrays)
+        except Exception as e:
+            row = _failing_row(self, arrays)
+            with _lock:
+                _failures.setdefault(self.name, f"{self.label} failed on ({row}): {type(e).__name__}: {e}")
+            raise
+
+
+_FUNCTIONS: dict[str, VectorFunction] = {}
+_failures: dict[str, str] = {}
+_lock = threading.Lock()
+
+
+def register(f: VectorFunction) -> VectorFunction:
+    """Make ``f`` callable in every connection :func:`connect` opens from now on."""
+    _FUNCTIONS[f.name] = f
+    return f
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with every registered function created on it."""
+    con = duckdb.connect()
+    for f in _FUNCTIONS.values():
+        con.create_function(f.name, _with_arity(f), list(f.params), f.returns, type="arrow",
+                            null_handling="special", side_effects=not f.deterministic)
+    return con
+
+
+def _with_arity(f: VectorFunction) -> Callable[..., pa.Array]:
+    """``f`` as a function whose signature has one parameter per argument (DuckDB checks it)."""
+
+    def call(*arrays: pa.ChunkedArray) -> pa.Array:
+        return f(*arrays)
+
+    kind = inspect.Parameter.POSITIONAL_ONLY
+    call.__signature__ = inspect.Signature([inspect.Parameter(f"a{i}", kind) for i in range(len(f.params))])
+    return call
+
+
+def take_failure(sql: str) -> str | None:
+    """The failure of a function that query ``sql`` calls, or None (and forgets it)."""
+    with _lock:
+        name = next((n for n in _failures if n in sql), None)
+        return None if name is None else _failures.pop(name)
+
+
+def _failing_row(f: VectorFunction, arrays: tuple[pa.ChunkedArray, ...]) -> str:
+    """The arguments of the first row on which ``f`` alone fails (all rows' if none does alone)."""
+    n = len(arrays[0]) if arrays else 0
+    for i in range(n):
+        row = [a.slice(i, 1) for a in arrays]
+        try:
+            f.fn(*row)
+        except Exception:
+            return ", ".join(repr(a[0].as_py()) for a in row)
+    return f"{n} rows"
+
+
+def rowwise(fn: Callable[..., object | None], arrays: tuple[pa.ChunkedArray, ...],
+            out: pa.DataType) -> pa.Array:
+    """``fn`` applied row by row to the Python values (NULL in, NULL out for any NULL argument)."""
+    columns = [a.to_pylist() for a in arrays]
+    return pa.array([None if None in row else fn(*row) for row in zip(*columns)], out)

@@ -1,0 +1,119 @@
+"""The time family: the current time, instants (TIMESTAMP_LTZ) and time zones.
+
+CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, PROCTIME, CURRENT_ROW_TIMESTAMP,
+TO_TIMESTAMP_LTZ, CONVERT_TZ.
+
+The session time zone is Flink's ``'table.local-time-zone'`` (StreamSQL's default: UTC), read
+when the statement is planned (:func:`~.registry.session_zone`). A TIMESTAMP_LTZ is an instant
+(DuckDB's TIMESTAMPTZ); its wall clock in a zone is ``timezone(zone, t)``, and a wall clock in a
+zone becomes an instant with ``timezone(zone, ts)`` (DuckDB's ICU functions, independent of the
+connection's own TimeZone setting).
+
+The current time is the start of the batch's evaluation, the same for every row of a batch:
+Flink evaluates CURRENT_TIMESTAMP once per record in streaming mode (once per query in batch).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.config import is_time_zone
+from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, sql_string, template
+from streamsql.functions.scalars.temporal import strftime_pattern, wall_clock
+
+S, N, INTEGER = "STRING", "NUMERIC", "INTEGER"
+LTZ = fixed("TIMESTAMP_LTZ", 3)
+_NOW = "Evaluated once per batch: every row of a batch gets the same time (Flink: once per record)."
+
+
+def zone_literal(c: Call, i: int) -> str:
+    """Argument ``i`` as a checked DuckDB time zone literal.
+
+    Raises:
+        FunctionError: when it is not a literal naming a time zone.
+    """
+    zone = c.literal(i, "the time zone")
+    if zone is not None and not is_time_zone(zone):
+        msg = f"{c.name}: '{zone}' is not a time zone (use an IANA name such as 'Europe/Berlin', or 'UTC')"
+        raise c.fail(msg)
+    return "NULL" if zone is None else sql_string(zone)
+
+
+def _now(c: Call) -> exp.Expression:
+    """The current instant, in milliseconds (TIMESTAMP_LTZ(3))."""
+    return template("date_trunc('millisecond', current_timestamp)")
+
+
+for _name in ("CURRENT_TIMESTAMP", "NOW", "PROCTIME", "CURRENT_ROW_TIMESTAMP"):
+    scalar(_name, group="temporal", sig=((),), result=LTZ, deterministic=False, nulls="never NULL",
+           differences=_NOW)(_now)
+
+
+@scalar("LOCALTIMESTAMP", group="temporal", sig=((),), result=fixed("TIMESTAMP", 3), deterministic=False,
+        nulls="never NULL", differences=_NOW)
+def localtimestamp(c: Call) -> exp.Expression:
+    """The current wall clock in the session time zone (TIMESTAMP(3))."""
+    return template(wall_clock("date_trunc('millisecond', current_timestamp)"))
+
+
+@scalar("CURRENT_DATE", group="temporal", sig=((),), result=fixed("DATE"), deterministic=False,
+        nulls="never NULL", differences=_NOW)
+def current_date(c: Call) -> exp.Expression:
+    """Today in the session time zone."""
+    return template(f"CAST({wall_clock('current_timestamp')} AS DATE)")
+
+
+@scalar("TO_TIMESTAMP_LTZ", group="temporal", sig=((N,), (N, INTEGER), (S,), (S, S), (S, S, S)), result=LTZ,
+        nulls="NULL if any argument is NULL, the string does not parse or the number is out of range",
+        differences="The precision, format and zone must be literals.")
+def to_timestamp_ltz(c: Call) -> exp.Expression:
+    """An instant from epoch seconds/milliseconds, or from a date-time string.
+
+    TO_TIMESTAMP_LTZ(n[, precision]): n in units of 10^-precision seconds (0: seconds, 3, the
+    default: milliseconds; 6: microseconds), truncated to milliseconds as Flink does. TO_TIMESTAMP_LTZ(s[,
+    format[, zone]]): s parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss.SSS', the
+    fraction optional) as a wall clock in ``zone`` (default: UTC, as Flink 2.3 does whatever
+    the session time zone; its documentation says the session zone). Without a format, a
+    string that does not parse fails the job, as in Flink.
+    """
+    t = c.args[0].type
+    if (t is not None and t.name == "STRING") or (t is None and c.args[0].is_literal
+                                                   and isinstance(c.args[0].value(), str)):
+        return _parse_ltz(c)
+    precision = c.literal(1, "the precision") if len(c.args) == 2 else 3
+    if precision is None:
+        return exp.Null()
+    if precision not in (0, 3, 6):
+        msg = f"TO_TIMESTAMP_LTZ: precision {precision} is not supported yet; supported: 0 (seconds), "
+        msg += "3 (milliseconds), 6 (microseconds)"
+        raise c.fail(msg)
+    micros = {0: "floor(CAST({0} AS DOUBLE) * 1000) * 1000", 3: "floor(CAST({0} AS DOUBLE)) * 1000",
+              6: "floor(CAST({0} AS DOUBLE) / 1000) * 1000"}[precision]
+    # Flink gives NULL outside its TIMESTAMP range (years 0000-9999)
+    return template(f"CASE WHEN abs({micros}) < 253402300800000000 "
+                    f"THEN timezone('UTC', make_timestamp(CAST({micros} AS BIGINT))) END", c.args[0])
+
+
+def _parse_ltz(c: Call) -> exp.Expression:
+    zone = zone_literal(c, 2) if len(c.args) == 3 else "'UTC'"
+    if len(c.args) == 1:
+        wall = "coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), try_strptime({0}, '%Y-%m-%d %H:%M:%S'))"
+        failed = fail_sql("'TO_TIMESTAMP_LTZ: cannot parse ''' || {0} || ''' as yyyy-MM-dd HH:mm:ss[.SSS]'")
+        wall = f"CASE WHEN {{0}} IS NULL OR {wall} IS NOT NULL THEN {wall} ELSE {failed} END"
+    else:
+        java = c.literal(1, "the format")
+        if java is None:
+            return exp.Null()
+        wall = f"try_strptime({{0}}, {sql_string(strftime_pattern(c, java, parsing=True))})"
+    return template(f"timezone({zone}, CAST({wall} AS TIMESTAMP))", c.args[0])
+
+
+@scalar("CONVERT_TZ", group="temporal", sig=((S, S, S),), result=fixed("STRING"),
+        nulls="NULL if any argument is NULL or the string does not parse",
+        differences="The zones must be literals; an unknown zone is refused at planning (Flink takes GMT).")
+def convert_tz(c: Call) -> exp.Expression:
+    """A 'yyyy-MM-dd HH:mm:ss' wall clock in zone ``from`` as the wall clock in zone ``to``."""
+    source, target = zone_literal(c, 1), zone_literal(c, 2)
+    wall = "CAST(try_strptime({0}, '%Y-%m-%d %H:%M:%S') AS TIMESTAMP)"
+    converted = f"timezone({target}, timezone({source}, {wall}))"
+    return template(f"strftime({converted}, '%Y-%m-%d %H:%M:%S')", c.args[0])

@@ -1,0 +1,35 @@
+"""Random values: UUID, RAND, RAND_INTEGER (non-deterministic: a new value per row).
+
+The unseeded forms only; RAND(seed) and RAND_INTEGER(seed, n) replay java.util.Random's sequence
+in Flink, which StreamSQL does not reproduce (refused as not supported yet).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, template
+
+
+@scalar("UUID", group="misc", sig=((),), result=fixed("STRING"), deterministic=False, nulls="never NULL")
+def uuid(c: Call) -> exp.Expression:
+    """A random (version 4) UUID as 36 characters."""
+    return template("CAST(uuid() AS VARCHAR)")
+
+
+@scalar("RAND", group="misc", sig=((),), result=fixed("DOUBLE"), deterministic=False, nulls="never NULL",
+        differences="RAND(seed) is not supported yet (Flink replays java.util.Random's sequence).")
+def rand(c: Call) -> exp.Expression:
+    """A uniformly distributed DOUBLE in [0, 1)."""
+    return template("random()")
+
+
+@scalar("RAND_INTEGER", group="misc", sig=(("INTEGER",),), result=fixed("INT"), deterministic=False,
+        nulls="NULL if the bound is NULL",
+        differences="RAND_INTEGER(seed, bound) is not supported yet (Flink replays java.util.Random's "
+                    "sequence).")
+def rand_integer(c: Call) -> exp.Expression:
+    """A uniformly distributed INT in [0, bound) (Flink fails the job for a bound <= 0)."""
+    failed = fail_sql("'RAND_INTEGER: bound must be positive, got ' || {0}")
+    return template(f"CASE WHEN {{0}} > 0 THEN CAST(floor(random() * {{0}}) AS INTEGER) ELSE {failed} END",
+                    *c.args)

@@ -1,0 +1,234 @@
+"""More string functions: the REGEXP family, URLs, charsets and a few more.
+
+REGEXP, REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR, URL_ENCODE, URL_DECODE, PARSE_URL, ELT, BTRIM,
+STARTSWITH, ENDSWITH, INSTR, ENCODE, DECODE, UNHEX and IS_DECIMAL. Where Java's behaviour has no
+DuckDB function (URLEncoder/URLDecoder, java.net.URL, charsets) it is computed in Python over
+whole batches (:func:`~.registry.python_call`).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.functions.python_functions import rowwise
+from streamsql.functions.scalars.registry import Call, fixed, python_call, scalar, sql_string, template
+
+S, INTEGER = "STRING", "INTEGER"
+STRING = fixed("STRING")
+BOOLEAN = fixed("BOOLEAN")
+INT = fixed("INT")
+
+
+def regex(c: Call, i: int) -> str | None:
+    """Argument ``i``, a regular expression, as a checked DuckDB literal (None for NULL).
+
+    Raises:
+        FunctionError: when it is not a literal or does not compile.
+    """
+    pattern = c.literal(i, "the pattern")
+    if pattern is None:
+        return None
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
+        raise c.fail(msg) from None
+    return sql_string(pattern)
+
+
+def _regex_build(body: str):
+    def build(c: Call) -> exp.Expression:
+        """The pattern (a literal) compiled once; NULL for a NULL pattern."""
+        pattern = regex(c, 1)
+        return exp.Null() if pattern is None else template(body.replace("{re}", pattern), c.args[0])
+
+    return build
+
+
+_RE = ("Java regular expressions run on RE2 (no look-around or back-references); the pattern must be "
+       "a literal.")
+@scalar("REGEXP", group="string", sig=((S, S),), result=BOOLEAN, differences=_RE)
+def regexp(c: Call) -> exp.Expression:
+    """Whether the pattern matches part of the string (false for an empty pattern, as Flink)."""
+    pattern = regex(c, 1)
+    if pattern is None:
+        return exp.Null()
+    test = "{0} IS NOT NULL AND false" if pattern == "''" else f"regexp_matches({{0}}, {pattern})"
+    return template(f"({test})", c.args[0])
+scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, differences=_RE,
+       nulls="NULL if any argument is NULL or nothing matches")(
+    _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END"))
+scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)(
+    _regex_build("len(regexp_extract_all({0}, {re}))"))
+
+
+@scalar("REGEXP_INSTR", group="string", sig=((S, S),), result=INT, differences=_RE)
+def regexp_instr(c: Call) -> exp.Expression:
+    """The 1-based position of the first match, 0 when nothing matches.
+
+    The lazy prefix before an anchored match is the text before the leftmost match.
+    """
+    pattern = regex(c, 1)
+    if pattern is None:
+        return exp.Null()
+    prefix = sql_string("(?s)^(.*?)(?:" + c.args[1].value() + ")")
+    return template(f"CASE WHEN regexp_matches({{0}}, {pattern}) "
+                    f"THEN length(regexp_extract({{0}}, {prefix}, 1)) + 1 WHEN {{0}} IS NOT NULL THEN 0 END",
+                    c.args[0])
+
+
+@scalar("BTRIM", group="string", sig=((S,), (S, S)), result=STRING)
+def btrim(c: Call) -> exp.Expression:
+    """Any of the characters (default: a space) removed from both ends."""
+    return template("trim({0}, {1})" if len(c.args) == 2 else "trim({0}, ' ')", *c.args)
+
+
+scalar("STARTSWITH", group="string", sig=((S, S),), result=BOOLEAN)(
+    lambda c: template("starts_with({0}, {1})", *c.args))
+scalar("ENDSWITH", group="string", sig=((S, S),), result=BOOLEAN)(
+    lambda c: template("suffix({0}, {1})", *c.args))
+
+
+@scalar("INSTR", group="string", sig=((S, S),), result=INT)
+def instr(c: Call) -> exp.Expression:
+    """The 1-based position of the first occurrence of the substring, 0 when absent."""
+    return template("strpos({0}, {1})", *c.args)
+
+
+@scalar("ELT", group="string", sig=((INTEGER, f"{S}..."),), result=STRING,
+        nulls="NULL if the index is NULL or out of range, or the chosen string is NULL")
+def elt(c: Call) -> exp.Expression:
+    """The index-th (1-based) of the strings."""
+    if c.args[0].is_literal and isinstance(c.args[0].value(), int) and c.args[0].value() < 0:
+        msg = f"ELT: index must be an integer starting from '0', but was '{c.args[0].value()}'"
+        raise c.fail(msg)
+    items = ", ".join("{%d}" % i for i in range(1, len(c.args)))
+    return template(f"CASE WHEN {{0}} BETWEEN 1 AND {len(c.args) - 1} THEN [{items}][{{0}}] END", *c.args)
+
+
+@scalar("IS_DECIMAL", group="string", sig=((S,),), result=BOOLEAN, nulls="false for NULL",
+        differences="Hexadecimal floating-point text ('0x1p3') is not recognised.")
+def is_decimal(c: Call) -> exp.Expression:
+    """Whether Java's Double.parseDouble reads the string.
+
+    Surrounding white space, a sign, digits with an optional fraction and exponent, a
+    trailing f/F/d/D, NaN and Infinity (as Flink).
+    """
+    number = r"'\s*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)\s*'"
+    return template(f"coalesce(regexp_full_match({{0}}, {number}), false)", *c.args)
+
+
+@scalar("UNHEX", group="string", sig=((S,),), result=fixed("BYTES"),
+        nulls="NULL if the argument is NULL or not hexadecimal",
+        differences="An odd-length string counts a leading 0 digit ('414' gives 04 14; Flink: 00 14).")
+def unhex(c: Call) -> exp.Expression:
+    """The bytes of a hexadecimal string (an odd length counts a leading 0)."""
+    return template("CASE WHEN regexp_full_match({0}, '[0-9A-Fa-f]*') THEN unhex({0}) END", *c.args)
+
+
+# -- Java's URL handling, in Python --------------------------------------------------------------
+def _url_encode(s: str) -> str:
+    # java.net.URLEncoder keeps letters, digits and ".-*_", writes a space as '+'
+    return urllib.parse.quote_plus(s, safe="*").replace("~", "%7E")
+
+
+def _url_decode(s: str) -> str | None:
+    if re.search(r"%(?![0-9A-Fa-f]{2})", s):
+        return None  # java.net.URLDecoder refuses an incomplete escape
+    return urllib.parse.unquote_plus(s, errors="replace")
+
+
+scalar("URL_ENCODE", group="string", sig=((S,),), result=STRING)(python_call(
+    "URL_ENCODE", lambda a: rowwise(_url_encode, (a,), pa.string()), ("VARCHAR",), "VARCHAR"))
+scalar("URL_DECODE", group="string", sig=((S,),), result=STRING,
+       nulls="NULL if the argument is NULL or holds an incomplete %-escape")(python_call(
+    "URL_DECODE", lambda a: rowwise(_url_decode, (a,), pa.string()), ("VARCHAR",), "VARCHAR"))
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$", re.DOTALL)
+_PROTOCOLS = ("http", "https", "ftp", "file", "jar")  # java.net.URL's handlers
+
+
+def _url_part(url: str, part: str, key: str | None = None) -> str | None:
+    """A part of ``url`` as java.net.URL gives it (None for a malformed URL or a missing part)."""
+    m = _URL.match(url)
+    if m is None or m.group(1).lower() not in _PROTOCOLS:
+        return None
+    protocol, authority, path, query, ref = m.groups()
+    userinfo, _, hostport = (authority or "").rpartition("@")
+    host = re.sub(r":\d*$", "", hostport) if not hostport.startswith("[") else hostport.split("]")[0] + "]"
+    if key is not None:
+        if part != "QUERY" or query is None:
+            return None
+        found = re.search(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query)
+        return found.group(1) if found else None
+    return {"PROTOCOL": protocol, "HOST": host if authority is not None else "", "PATH": path,
+            "QUERY": query, "REF": ref, "AUTHORITY": authority, "USERINFO": userinfo or None,
+            "FILE": path + ("?" + query if query is not None else "")}.get(part)
+
+
+def _parse_url(*arrays: pa.ChunkedArray) -> pa.Array:
+    return rowwise(lambda url, part, key=None: _url_part(url, part, key), arrays, pa.string())
+
+
+_PARSE_URL = {n: python_call("PARSE_URL", _parse_url, ("VARCHAR",) * n, "VARCHAR") for n in (2, 3)}
+
+
+@scalar("PARSE_URL", group="string", sig=((S, S), (S, S, S)), result=STRING,
+        nulls="NULL if any argument is NULL, the URL is malformed or has no such part")
+def parse_url(c: Call) -> exp.Expression:
+    """PARSE_URL(url, part[, key]): a part of the URL, as java.net.URL parses it.
+
+    Parts: HOST, PATH, QUERY (or, with a key, one query parameter), REF, PROTOCOL, FILE,
+    AUTHORITY, USERINFO.
+    """
+    return _PARSE_URL[len(c.args)](c)
+
+
+# -- charsets ----------------------------------------------------------------------------------------
+_CHARSETS = {"UTF-8": "utf-8", "US-ASCII": "ascii", "ISO-8859-1": "latin-1", "UTF-16BE": "utf-16-be",
+             "UTF-16LE": "utf-16-le", "UTF-16": "utf-16-be"}
+
+
+def _charset(c: Call) -> str:
+    name = c.literal(1, "the charset")
+    codec = _CHARSETS.get(str(name).upper()) if name is not None else None
+    if codec is None:
+        msg = f"{c.name}: unsupported charset {name!r} (supported: {', '.join(_CHARSETS)})"
+        raise c.fail(msg)
+    return codec
+
+
+def _encode(s: str, charset: str) -> bytes:
+    bom = b"\xfe\xff" if charset == "UTF-16" else b""  # Java writes UTF-16 big-endian with a mark
+    return bom + s.encode(_CHARSETS[charset.upper()], errors="replace")
+
+
+def _decode(b: bytes, charset: str) -> str:
+    data = b[2:] if charset.upper() == "UTF-16" and b[:2] == b"\xfe\xff" else b
+    return data.decode(_CHARSETS[charset.upper()], errors="replace")
+
+
+_ENCODE = python_call("ENCODE", lambda s, cs: rowwise(_encode, (s, cs), pa.binary()),
+                      ("VARCHAR", "VARCHAR"), "BLOB")
+_DECODE = python_call("DECODE", lambda b, cs: rowwise(_decode, (b, cs), pa.string()),
+                      ("BLOB", "VARCHAR"), "VARCHAR")
+
+
+@scalar("ENCODE", group="string", sig=((S, S),), result=fixed("BYTES"),
+        differences="The charset must be a literal: UTF-8, US-ASCII, ISO-8859-1, UTF-16BE, UTF-16LE, UTF-16.")
+def encode(c: Call) -> exp.Expression:
+    """The string's bytes in the charset (unmappable characters as '?')."""
+    _charset(c)
+    return _ENCODE(c)
+
+
+@scalar("DECODE", group="string", sig=(("BYTES", S),), result=STRING,
+        differences="The charset must be a literal: UTF-8, US-ASCII, ISO-8859-1, UTF-16BE, UTF-16LE, UTF-16.")
+def decode(c: Call) -> exp.Expression:
+    """The bytes read in the charset (malformed input as U+FFFD)."""
+    _charset(c)
+    return _DECODE(c)

@@ -1,0 +1,116 @@
+"""Python UDFs through SQL and the environment: declaration, resolution, SHOW FUNCTIONS, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError, StreamSQLError
+from streamsql.functions.udf import udf
+
+MODULE = '''
+from streamsql.functions.udf import udf
+
+@udf(result_type="STRING")
+def upper(s):
+    return None if s is None else "udf:" + s
+
+def no_types(x):
+    return x
+
+def length(s: str) -> int:
+    return -1 if s is None else len(s) * 10
+'''
+
+
+@pytest.fixture
+def env(tmp_path):
+    (tmp_path / "t.json").write_text('{"s": "ab", "n": 1}\n{"s": null, "n": 2}\n{"s": "xyz", "n": 2}\n')
+    (tmp_path / "my_udfs_mod.py").write_text(MODULE)
+    with StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                            "execution.checkpointing.dir": str(tmp_path / "cp"),
+                            "python.files": str(tmp_path / "my_udfs_mod.py")}) as e:
+        e.execute_sql(f"CREATE TABLE t (s STRING, n INT) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{tmp_path}/t.json', 'format' = 'json')")
+        yield e
+
+
+def rows(env, sql: str) -> list:
+    return sorted((row for _, row in env.execute_sql(sql).collect(timeout=30)), key=str)
+
+
+def test_a_system_function_shadows_a_builtin_and_another_does_not(env):
+    env.execute_sql("CREATE FUNCTION upper AS 'my_udfs_mod.upper' LANGUAGE PYTHON")
+    assert rows(env, "SELECT UPPER(s) FROM t") == sorted([("AB",), (None,), ("XYZ",)], key=str)
+    env.execute_sql("DROP FUNCTION upper")
+    env.execute_sql("CREATE TEMPORARY SYSTEM FUNCTION upper AS 'my_udfs_mod.upper' LANGUAGE PYTHON")
+    assert rows(env, "SELECT UPPER(s) FROM t") == sorted([("udf:ab",), (None,), ("udf:xyz",)], key=str)
+
+
+def test_udf_in_where_and_group_by(env):
+    env.execute_sql("CREATE FUNCTION len10 AS 'my_udfs_mod.length' LANGUAGE PYTHON")
+    assert rows(env, "SELECT s FROM t WHERE len10(s) > 20") == [("xyz",)]
+    result = env.execute_sql("SELECT len10(s) AS k, COUNT(*) AS c FROM t GROUP BY len10(s)")
+    changes = result.collect(timeout=30)
+    final = {row[0]: row[1] for kind, row in changes if kind.short in ("+I", "+U")}
+    assert final == {20: 1, -1: 1, 30: 1}
+
+
+def test_show_functions(env):
+    env.create_temporary_function("twice", udf(lambda x: x, result_type="INT"))
+    env_fns = env.execute_sql("SHOW FUNCTIONS").rows
+    assert ("upper",) in env_fns and ("json_value",) in env_fns
+    env.execute_sql("CREATE TEMPORARY FUNCTION IF NOT EXISTS len10 AS 'my_udfs_mod.length' LANGUAGE PYTHON")
+    env.execute_sql("CREATE TEMPORARY FUNCTION IF NOT EXISTS len10 AS 'my_udfs_mod.length' LANGUAGE PYTHON")
+    assert env.execute_sql("SHOW USER FUNCTIONS").rows == [("len10",), ("twice",)]
+    env.drop_temporary_function("len10")
+    env.execute_sql("DROP TEMPORARY FUNCTION IF EXISTS len10")
+    assert env.execute_sql("SHOW USER FUNCTIONS").rows == [("twice",)]
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("CREATE FUNCTION f AS 'no_such_module_x.f' LANGUAGE PYTHON", "Cannot import 'no_such_module_x'"),
+    ("CREATE FUNCTION f AS 'my_udfs_mod.missing' LANGUAGE PYTHON",
+     "Module 'my_udfs_mod' has no function 'missing'"),
+    ("CREATE FUNCTION f AS 'my_udfs_mod.no_types' LANGUAGE PYTHON", "Function 'f': declare its result type"),
+    ("CREATE FUNCTION f AS 'com.acme.F' LANGUAGE JAVA", "only LANGUAGE PYTHON is supported"),
+    ("CREATE FUNCTION f AS 'com.acme.F'", "only LANGUAGE PYTHON is supported"),
+    ("DROP FUNCTION nope", "Function 'nope' does not exist"),
+])
+def test_refused(env, sql, message):
+    with pytest.raises(SqlError, match=message):
+        env.execute_sql(sql)
+
+
+def test_a_duplicate_is_refused(env):
+    env.execute_sql("CREATE FUNCTION len10 AS 'my_udfs_mod.length' LANGUAGE PYTHON")
+    with pytest.raises(SqlError, match="Function 'len10' already exists"):
+        env.execute_sql("CREATE FUNCTION len10 AS 'my_udfs_mod.length' LANGUAGE PYTHON")
+
+
+def test_wrong_arguments_are_refused_at_the_call(env):
+    env.create_temporary_function("halve", udf(lambda x: x / 2, result_type="DOUBLE", input_types=["DOUBLE"]))
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("SELECT s, halve(s) FROM t")
+    assert ("No match found for function signature HALVE(<CHARACTER>); supported: halve(<NUMERIC>)"
+            in ei.value.message)
+    assert (ei.value.line, ei.value.col) == (1, 11)
+
+
+def test_untyped_arguments_take_the_call_types(env):
+    env.create_temporary_function("kind_of", udf(lambda x: type(x).__name__, result_type="STRING"))
+    assert rows(env, "SELECT kind_of(s), kind_of(n) FROM t WHERE s = 'ab'") == [("str", "int")]
+
+
+def test_a_vectorized_function_failing_names_the_row(env):
+    def boom(values):
+        if None in values.to_pylist():
+            msg = "no NULLs please"
+            raise ValueError(msg)
+        return values
+
+    env.create_temporary_function("boom", udf(boom, result_type="STRING", input_types=["STRING"],
+                                              func_type="vectorized"))
+    failure = r"Python function 'boom' .* failed on \(None\): ValueError: no NULLs"
+    with pytest.raises(StreamSQLError, match=failure):
+        rows(env, "SELECT boom(s) FROM t")
