@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -32,6 +34,21 @@ def run_streamsql(case: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     script.write_text((case / "case.sql").read_text().replace("${CASE_DIR}", str(case.resolve())))
     return subprocess.run([sys.executable, "-m", "streamsql", "run", str(script)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture(scope="session")
+def compat_runs(request, tmp_path_factory) -> dict[str, Future]:
+    """The runs of every selected case, started at once two at a time (``STREAMSQL_COMPAT_JOBS``).
+
+    Each case is a separate ``streamsql run`` process of a few seconds, mostly start-up; running
+    two side by side halves the suite's wall time on CI's two cores. Results are awaited by
+    :func:`test_case`, so a failure is still reported under its own case.
+    """
+    selected = [item.callspec.params["case"] for item in request.session.items
+                if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__]
+    pool = ThreadPoolExecutor(max_workers=int(os.environ.get("STREAMSQL_COMPAT_JOBS", "2")))
+    request.addfinalizer(lambda: pool.shutdown(cancel_futures=True))
+    return {c.name: pool.submit(run_streamsql, c, tmp_path_factory.mktemp(c.name)) for c in selected}
 
 
 def _key(row) -> list:
@@ -67,9 +84,9 @@ def _same_row(a: list, b: list) -> bool:
 
 
 @pytest.mark.parametrize("case", case_dirs, ids=lambda p: p.name)
-def test_case(case: Path, tmp_path: Path) -> None:
+def test_case(case: Path, compat_runs: dict[str, Future]) -> None:
     expected = json.loads((case / "expected.json").read_text())
-    p = run_streamsql(case, tmp_path)
+    p = compat_runs[case.name].result()
     said = p.stdout + p.stderr
     if "flink_error" in expected:
         assert p.returncode != 0, f"Flink rejects this script ({expected['flink_error']}); we ran it:\n{said}"
