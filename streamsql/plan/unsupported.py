@@ -15,6 +15,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
 from streamsql.plan.scope import position_of
 from streamsql.sql.split import lexemes, line_col
 
@@ -44,7 +45,7 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         SqlError: naming the construct, positioned at it: hints, ``FOR SYSTEM_TIME AS OF`` other
             than on a joined table,
             ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
-            ``INSERT ... PARTITION``.
+            ``INSERT ... PARTITION``, ``CAST`` to an unknown type.
     """
     if sql is not None:
         _reject_hint_comments(sql)
@@ -60,10 +61,22 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         found = _NODES.get(type(node))
         if found is not None:
             _fail(sql, node, *found)
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            _check_cast_type(sql, node)
         if isinstance(node, exp.Version) and not _joined_table(node):
             _fail(sql, node, "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal "
                              "join (FROM o JOIN r FOR SYSTEM_TIME AS OF o.rowtime ON ...); read the table "
                              "without it", keyword="SYSTEM_TIME")
+
+
+def _check_cast_type(sql: str | None, cast: exp.Cast) -> None:
+    """A CAST to a type StreamSQL does not know is refused here (DuckDB's catalog error was shown)."""
+    target = cast.to.sql()
+    try:
+        SqlType.parse(target)
+    except SqlError as e:
+        word = target.split("(")[0].split()[0].upper() if target.strip() else None
+        _fail(sql, cast, f"CAST to an unknown type: {e.message}", keyword=word)
 
 
 def _joined_table(version: exp.Version) -> bool:
