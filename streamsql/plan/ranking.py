@@ -15,6 +15,10 @@ intersected; the others stay a filter after the ranking). What it becomes, as Fl
   ``ASC`` keeps the row with the smallest rowtime per key and emits it once the watermark passes
   that rowtime (insert-only; later and late rows of the key are dropped); ``DESC`` keeps the last
   row (a row replaces the kept one when its rowtime is not smaller: ``-U``/``+U``);
+- **processing-time deduplication and Top-N**: ordered by a ``PROCTIME()`` column, whose value is
+  the same for every row of a batch, rows rank by arrival: ``ASC`` keeps the first, ``DESC`` the
+  last (a new row wins its ties), as Flink's proctime ``Deduplicate``/``Rank`` (ours is an
+  updating result where Flink's keep-first is insert-only);
 - **Top-N** (Flink's ``Rank``): every other ordering, over an insert-only or an updating input,
   an updating result; rows tied on the order keys rank in arrival order;
 - **window Top-N / window deduplication** (Flink's ``WindowRank`` / ``WindowDeduplicate``):
@@ -42,7 +46,15 @@ from typing import ClassVar
 from sqlglot import exp
 
 from streamsql.plan.joins import conjunction, conjuncts
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, PlanNode, explain_attr
+from streamsql.plan.nodes import (
+    INSERT_ONLY,
+    RETRACT,
+    CalcNode,
+    PlanNode,
+    ScanNode,
+    WatermarkAssignerNode,
+    explain_attr,
+)
 from streamsql.plan.query import QuerySpec
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode, time_attributes
@@ -204,6 +216,8 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     window_end = _window_end(node, pcols)
     rowtime_order = len(ocols) == 1 and names[ocols[0]] in time_attributes(node)
     dedup = rank_start == rank_end == 1 and rowtime_order and node.mode == INSERT_ONLY
+    # Rows of one batch share their PROCTIME(): arrival order decides, so DESC means newest first.
+    by_arrival = len(ocols) == 1 and _is_proctime(node, names[ocols[0]])
     if window_end is not None:
         if node.mode != INSERT_ONLY:
             planner._fail(over, "Window Top-N over an updating input is not supported")
@@ -215,7 +229,8 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     rank = RankNode([node], node.schema, mode, strategy=strategy, partition=pcols, order=ocols,
                     descending=descending, nulls_first=nulls_first, rank_start=rank_start,
                     rank_end=rank_end, rn_index=rn_index, output_rank=out_rank,
-                    new_row_wins_ties=dedup and descending[0], window_end=window_end, labels=labels)
+                    new_row_wins_ties=(dedup or by_arrival) and descending[0], window_end=window_end,
+                    labels=labels)
     qual = src.alias_or_name.lower() if src.alias else None
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in visible]
     return rank, Scope(cols, planner.sql), rest
@@ -321,6 +336,22 @@ def _origin(node: PlanNode, col: str) -> tuple[str, str] | None:
     if isinstance(node, WindowAggNode):
         return "agg", col
     return None
+
+
+def _is_proctime(node: PlanNode, col: str) -> bool:
+    """Whether column ``col`` of ``node`` is a table's ``PROCTIME()`` column, through projections."""
+    while isinstance(node, (CalcNode, WatermarkAssignerNode)):
+        if isinstance(node, CalcNode):
+            src = _plain_column(dict(node.query.items).get(col), node.query)
+            if src is None:  # computed here: the scan's own computed columns sit right above it
+                scan = node.inputs[0]
+                c = scan.table.column(col) if isinstance(scan, ScanNode) else None
+                return c is not None and c.computed is not None and any(
+                    isinstance(f, exp.Func) and (f.name if isinstance(f, exp.Anonymous) else f.sql_name())
+                    .upper() == "PROCTIME" for f in c.computed.walk())
+            col = src
+        node = node.inputs[0]
+    return False
 
 
 def _plain_column(expr: str | None, query: QuerySpec) -> str | None:
