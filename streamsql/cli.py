@@ -50,8 +50,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     A job that fails is reported the moment it fails (:class:`~streamsql.jobs.FailureWatch`),
     even while another, unbounded job runs on; the run then cancels the others and exits 1.
     """
-    import _thread
-
     from streamsql.environment import StreamEnvironment
     from streamsql.jobs import FailureWatch, failure_notice, job_summary
     from streamsql.output import print_result
@@ -79,7 +77,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stderr.write(failure_notice(job) + "\n")
         sys.stderr.flush()
         if not failed and running_statements.is_set():
-            _thread.interrupt_main()  # the main thread may be blocked in a query's rows
+            # A real SIGINT to the main thread: it may be blocked waiting for a query's rows, and
+            # _thread.interrupt_main() only flags the handler without waking a blocked wait.
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         failed.append(job)
 
     try:
