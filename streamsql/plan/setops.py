@@ -16,8 +16,8 @@ own:
 
 The inputs' columns are matched by position and brought to their common type, as Calcite's
 leastRestrictive (INT with DECIMAL(10, 2) is DECIMAL(12, 2), with DOUBLE a DOUBLE): a side whose
-type differs is cast to it. Columns without a common type (e.g. STRING with INT) take the left
-side's type.
+type differs is cast to it. Columns without a common type (e.g. STRING with INT, BOOLEAN with
+INT) are refused, as Calcite's "Type mismatch in column n of UNION".
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from streamsql.plan.planner import Planner
 
 _SIDES = ("__l", "__r")
+# Mixes of these keep the left side's type (not checked against Flink); other types without a
+# common one are Calcite's "Type mismatch".
+_DATETIMES = {"DATE", "TIMESTAMP", "TIMESTAMP_LTZ"}
 # (ALL?) → the number of copies of a row value, from its counts on the left and right side.
 _COPIES = {
     ("intersect", False): "CASE WHEN {l} > 0 AND {r} > 0 THEN 1 ELSE 0 END",
@@ -51,7 +54,8 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
     """Plan ``UNION [ALL]``, ``INTERSECT [ALL]`` or ``EXCEPT [ALL]``; the node and its scope.
 
     Raises:
-        SqlError: inputs with different column counts; ORDER BY / LIMIT after the last SELECT.
+        SqlError: inputs with different column counts or a column without a common type; ORDER
+            BY / LIMIT after the last SELECT.
     """
     planner._reject_modifiers(q)  # ORDER BY / LIMIT after the last SELECT apply to the whole
     left, left_scope = planner._query(q.this)
@@ -61,6 +65,10 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
     if len(lt) != len(rt):
         planner._fail(q, f"{op} inputs have {len(lt)} and {len(rt)} columns")
     types = [common_type([a, b]) or a for a, b in zip(lt, rt)]
+    for i, (a, b) in enumerate(zip(lt, rt)):
+        if common_type([a, b]) is None and a.name != b.name and not {a.name, b.name} <= _DATETIMES:
+            planner._fail(q, f"Type mismatch in column {i + 1} of {op} ({a} and {b}); CAST one side "
+                             f"to the other's type")
     names = left.schema.names
     left, right = (_widen(planner, side, names, st, types) for side, st in ((left, lt), (right, rt)))
     scope = Scope([ScopeColumn(None, c.name, c.internal, t) for c, t in zip(left_scope.columns, types)],
