@@ -96,6 +96,10 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if isinstance(w.this, exp.RowNumber):  # a ranking: plan/ranking.py, with an outer filter
             planner._fail(w, "ROW_NUMBER() OVER (...) is supported for Top-N and deduplication: SELECT ... "
                              "FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N")
+        if isinstance(w.this, exp.Filter):  # Flink's validator refuses it too
+            planner._fail(w.this.this, "OVER must be applied to aggregate function: an aggregate's FILTER "
+                                       "(WHERE ...) is not allowed in an OVER window; use "
+                                       "agg(CASE WHEN cond THEN x END) OVER ...")
         if not isinstance(w.this, AGG_TYPES):
             planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: offset functions) are not supported "
                              "yet; use COUNT, SUM, AVG, MIN or MAX OVER")

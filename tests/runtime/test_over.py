@@ -166,6 +166,8 @@ def test_snapshot_restore_keeps_pending_rows_and_timers(tmp_path, backend_name, 
     ("SELECT id FROM ev WHERE SUM(v) OVER (ORDER BY ts) > 1", "not supported yet", "OVER (ORDER"),
     ("SELECT SUM(n) OVER (ORDER BY ts) FROM (SELECT MAX(ts) AS ts, COUNT(*) AS n FROM ev GROUP BY k)",
      "over an updating input", "OVER (ORDER"),
+    ("SELECT COUNT(*) FILTER (WHERE v > 1) OVER (ORDER BY ts) FROM ev",  # Flink's words (breaker run)
+     "OVER must be applied to aggregate function", "COUNT(*) FILTER"),
 ])
 def test_planning_errors(tmp_path, sql, message, caret_at):
     assert_rejected_at(tmp_path, sql, message, caret_at)
