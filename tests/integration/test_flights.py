@@ -10,6 +10,7 @@ import pathlib
 import subprocess
 import sys
 import uuid
+from collections import Counter
 
 import duckdb
 import orjson
@@ -170,3 +171,24 @@ def test_three_most_delayed_routes_per_day_match_duckdb(kafka_bootstrap, tmp_pat
         assert [rn for rn, _ in ranked] == [1, 2, 3]
         for (_, a), b in zip(ranked, sorted(avgs, reverse=True)[:3], strict=True):
             assert math.isclose(a, b, rel_tol=1e-9), (day, ranked)
+
+
+def test_flights_with_weather_as_of_departure_match_duckdb(kafka_bootstrap, tmp_path):
+    src, out = january_flights(kafka_bootstrap), f"flight_weather_{uuid.uuid4().hex[:8]}"
+    weather_topic = f"weather_jan_{uuid.uuid4().hex[:8]}"
+    assert replay.replay_weather(kafka_bootstrap, weather_topic, month=1) == 2_226
+    run_example("weather_join.sql", {"flights_jan": src, "weather_jan": weather_topic, "flight_weather": out},
+                kafka_bootstrap, tmp_path)
+    cols = ["carrier", "flight", "tailnum", "origin", "dest", "sched_dep", "dep_delay", "weather_hour",
+            "temp", "wind_speed", "precip", "visib"]
+    got = Counter(tuple(ts(v) if c in ("sched_dep", "weather_hour") and v else v for c, v in
+                        ((c, r[c]) for c in cols)) for r in committed_rows(kafka_bootstrap, out))
+
+    flights = replay.flights_frame(month=1)  # noqa: F841 (read by DuckDB)
+    weather = replay.weather_frame(month=1)  # noqa: F841
+    expected = Counter(duckdb.sql("""
+        SELECT f.carrier, f.flight, f.tailnum, f.origin, f.dest, left(f.sched_dep, 19), f.dep_delay,
+               left(w.ts, 19), w.temp, w.wind_speed, w.precip, w.visib
+        FROM flights f ASOF LEFT JOIN weather w ON f.origin = w.origin AND f.sched_dep >= w.ts""").fetchall())
+    assert sum(expected.values()) == 27_004
+    assert got == expected
