@@ -217,6 +217,19 @@ class Planner:
         return out
 
     def _from(self, src: exp.Expression) -> tuple[PlanNode, Scope]:
+        node, scope = self._from_item(src)
+        alias = src.args.get("alias")
+        names = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        if names:  # FROM ... AS t(a, b): the columns renamed in order, as Calcite
+            if len(names) != len(scope.columns):
+                msg = (f"List of column aliases must have same degree as table; table has "
+                       f"{len(scope.columns)} columns ({', '.join(c.name for c in scope.columns)}), "
+                       f"whereas alias list has {len(names)} columns")
+                self._fail(alias, msg)
+            scope = scope.renamed(names)
+        return node, scope
+
+    def _from_item(self, src: exp.Expression) -> tuple[PlanNode, Scope]:
         alias = src.alias_or_name if src.alias else None
         if isinstance(src, exp.Table) and not isinstance(src.this, exp.Anonymous):
             obj = self._lookup(src)

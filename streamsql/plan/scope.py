@@ -103,6 +103,11 @@ class Scope:
         except Exception:  # typing is best effort here; compilation reports real errors
             return ""
 
+    def renamed(self, names: list[str]) -> Scope:
+        """The same columns (one name per column, in order) under new names: ``AS t(a, b)``."""
+        cols = [ScopeColumn(c.qualifier, n, c.internal, c.type) for c, n in zip(self.columns, names)]
+        return Scope(cols, self.sql, self.what)
+
     def requalify(self, qualifier: str | None) -> Scope:
         """The same columns, all under one qualifier (a subquery or table alias)."""
         q = qualifier.lower() if qualifier else None

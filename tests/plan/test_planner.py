@@ -443,3 +443,15 @@ def test_plan_error_in_a_script_is_positioned_in_the_script(env):
     assert e.message.startswith("job.sql: Table sink 'fs_out'")
     assert (e.line, e.col) == (2, 13)
     assert str(e).splitlines()[1:] == ["  INSERT INTO fs_out", "              ^^^^^^"]
+
+
+def test_a_derived_column_list_renames_the_columns_in_order(env):
+    """``FROM (...) AS t(a, b)`` renames the columns, as Flink (it was refused as 'not found')."""
+    rows = list(env.execute_sql("SELECT b, a FROM (SELECT g, x FROM src) AS t(a, b)").collect(timeout=60))
+    assert [r for _, r in rows] == [(2, "a")]
+
+
+def test_a_derived_column_list_of_the_wrong_length_is_refused(env):
+    with pytest.raises(SqlError, match="alias list has 1 columns") as ei:
+        env.execute_sql("SELECT a FROM (SELECT g, x FROM src) AS t(a)")
+    assert caret_col(ei.value) > 30
