@@ -4,10 +4,14 @@ With ``'parallelism.default'`` = P > 1 an INSERT job runs as stages of P tasks e
 docs/parallelism.md). :func:`cut_stages` cuts the plan wherever an operator needs its rows
 partitioned by a key the input is not already partitioned by:
 
-- a GROUP BY aggregate (:class:`GroupAggNode`) and a window aggregate (:class:`WindowAggNode`)
-  by their grouping keys (the first ``num_keys`` input columns: no key = one task gets all);
-- a regular, interval, semi or anti join by its join keys, each side on its own exchange
-  (``NOT IN`` is refused: one NULL on the right decides for every key);
+- a GROUP BY aggregate (:class:`GroupAggNode`), a window aggregate (:class:`WindowAggNode`) and
+  an OVER aggregate (:class:`OverAggNode`) by their grouping / PARTITION BY keys (the first
+  ``num_keys`` input columns: no key = one task gets all);
+- a regular, interval, window, semi or anti join and an event-time temporal join by its join
+  keys, each side on its own exchange (``NOT IN`` is refused: one NULL on the right decides for
+  every key). The operators key their state by all the equi-keys, so that is the partitioning
+  (a temporal join's keys cover the versioned side's primary key: each version reaches the task
+  of its key);
 - a ranking (:class:`~streamsql.plan.ranking.RankNode`: Top-N, deduplication, window Top-N) by
   its PARTITION BY columns (none = one task gets all);
 - an upsert sink fed an updating input by the table's PRIMARY KEY (the rows of one key must
@@ -44,7 +48,9 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.over import OverAggNode
 from streamsql.plan.ranking import RankNode
+from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.windows import WindowAggNode
 
 #: Connectors whose sources split their partitions between the tasks of a stage.
@@ -170,13 +176,13 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
     Raises:
         PlanError: for a stateful operator that cannot run partitioned yet.
     """
-    if isinstance(node, (GroupAggNode, WindowAggNode)):
+    if isinstance(node, (GroupAggNode, WindowAggNode, OverAggNode)):
         return [list(range(node.num_keys))]
     if isinstance(node, SemiJoinNode) and node.null_aware:
         msg = ("NOT IN cannot run with 'parallelism.default' > 1 yet (one NULL on the right decides for "
                "every key); use NOT EXISTS, or set 'parallelism.default' = '1'")
         raise PlanError(msg)
-    if isinstance(node, JoinNode):  # regular, interval, semi and anti joins
+    if isinstance(node, (JoinNode, TemporalJoinNode)):  # regular, interval, window, semi, anti, temporal
         return [list(node.left_keys), list(node.right_keys)]
     if isinstance(node, RankNode):
         return [list(node.partition)]

@@ -280,3 +280,66 @@ def test_consumed_exchange_records_are_purged_after_the_commit(kafka_bootstrap, 
     finally:
         c.close()
         job.cancel()
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_over_aggregate(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    """A RANGE frame per k after an exchange by k (peers of equal rowtime included: a fixed answer)."""
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    rows = _rows(13)
+    _load(kafka_bootstrap, src, rows)
+    env = _env(parallelism, tmp_path)
+    _source(env, "src", src, kafka_bootstrap, watermark=True)
+    _append_sink(env, out, kafka_bootstrap, "id INT, c BIGINT, s INT")
+    window = "PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW"
+    _run(env, f"INSERT INTO out_t SELECT id, COUNT(*) OVER w, SUM(v) OVER w FROM src WINDOW w AS ({window})")
+    expected = _duck("SELECT id, COUNT(*) OVER w, SUM(v) OVER w FROM src "
+                     "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 10 SECOND PRECEDING "
+                     "AND CURRENT ROW)", src=rows)
+    assert _appends(kafka_bootstrap, out, ["id", "c", "s"]) == Counter(expected)
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_event_time_temporal_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    """Probe rows join the version of their k valid at their rowtime (DuckDB's ASOF LEFT JOIN).
+
+    The versioned table is upsert-kafka keyed by k, its versions one second apart in rowtime
+    order, so no version is late; probe rows before the first version of their k join none.
+    """
+    probe, ver = kafka_topic_factory("par_l", PARTITIONS), kafka_topic_factory("par_ver", PARTITIONS)
+    out = kafka_topic_factory("par_out")
+    lrows, rnd = _rows(14, 2000), random.Random(15)
+    versions = [{"id": i, "k": rnd.randint(0, 40), "v": rnd.randint(1, 99),
+                 "ts": f"2026-01-01 00:{i // 60:02d}:{i % 60:02d}.000"} for i in range(600)]
+    _load(kafka_bootstrap, probe, lrows)
+    _produce(kafka_bootstrap, ver, [(orjson.dumps({"k": r["k"]}), orjson.dumps(r), r["k"] % PARTITIONS)
+                                    for r in versions])
+    env = _env(parallelism, tmp_path)
+    _source(env, "l", probe, kafka_bootstrap, watermark=True)
+    env.execute_sql(f"""CREATE TABLE r (id INT, k INT, v INT, ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED,
+        WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'upsert-kafka', 'topic' = '{ver}',
+        'properties.bootstrap.servers' = '{kafka_bootstrap}', 'key.format' = 'json', 'value.format' = 'json',
+        'scan.bounded.mode' = 'latest-offset')""")
+    _append_sink(env, out, kafka_bootstrap, "lid INT, rid INT, rv INT")
+    _run(env, "INSERT INTO out_t SELECT l.id, r.id, r.v FROM l LEFT JOIN r FOR SYSTEM_TIME AS OF l.ts "
+              "ON l.k = r.k")
+    expected = _duck("SELECT l.id, r.id, r.v FROM l ASOF LEFT JOIN r ON l.k = r.k AND l.ts >= r.ts",
+                     l=lrows, r=versions)
+    assert sum(e[1] is not None for e in expected) > 1000
+    assert _appends(kafka_bootstrap, out, ["lid", "rid", "rv"]) == Counter(expected)
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_window_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    """A FULL window join of two 30-second tumbles on k: rows of a window without a partner are padded."""
+    env, out, lrows, rrows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
+                                         ("l", "r"), ((16, 1500), (17, 300)), watermark=True)
+    _append_sink(env, out, kafka_bootstrap, "lid INT, rid INT")
+    tumble = "SELECT * FROM TABLE(TUMBLE(TABLE {}, DESCRIPTOR(ts), INTERVAL '30' SECOND))"
+    _run(env, f"INSERT INTO out_t SELECT x.id, y.id FROM ({tumble.format('l')}) x FULL JOIN "
+              f"({tumble.format('r')}) y ON x.window_start = y.window_start AND x.window_end = y.window_end "
+              "AND x.k = y.k")
+    expected = _duck("SELECT l.id, r.id FROM l FULL JOIN r ON time_bucket(INTERVAL 30 SECOND, l.ts) = "
+                     "time_bucket(INTERVAL 30 SECOND, r.ts) AND l.k = r.k", l=lrows, r=rrows)
+    assert all({e[side] is None for e in expected} == {True, False} for side in (0, 1))  # both sides padded
+    assert _appends(kafka_bootstrap, out, ["lid", "rid"]) == Counter(expected)

@@ -95,3 +95,39 @@ def test_not_in_is_refused_and_not_exists_is_cut_by_its_keys(env):
     lines = _stages(env, "INSERT INTO by_k SELECT k, COUNT(*) FROM a "
                          "WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = a.k) GROUP BY k")
     assert any("semi-join" in ln for ln in lines if ln.startswith("Stage 2"))
+
+
+def _event_time_tables(env):
+    for name in ("ea", "eb"):
+        env.execute_sql(f"CREATE TABLE {name} (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+                        f"WITH ('connector' = 'kafka', 'topic' = '{name}', {KAFKA}, 'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE ver (k INT, v INT, ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED, "
+                    f"WATERMARK FOR ts AS ts) WITH ('connector' = 'upsert-kafka', 'topic' = 'ver', {KAFKA}, "
+                    "'key.format' = 'json', 'value.format' = 'json')")
+
+
+def test_over_aggregate_is_cut_by_its_partition_by(env):
+    _event_time_tables(env)
+    lines = _stages(env, "INSERT INTO app SELECT k, CAST(SUM(v) OVER (PARTITION BY k ORDER BY ts) AS INT) "
+                         "FROM ea")
+    stages = [ln for ln in lines if ln.startswith("Stage")]
+    assert len(stages) == 2
+    assert "distribution=[hash[__k0]]" in lines[1]
+    assert stages[1].startswith("Stage 1: parallelism=4, operators=[exchange-source, over-agg")
+
+
+def test_temporal_and_window_joins_exchange_both_sides_by_their_keys(env):
+    _event_time_tables(env)
+    lines = _stages(env, "INSERT INTO app SELECT ea.k, ver.v FROM ea JOIN ver FOR SYSTEM_TIME AS OF ea.ts "
+                         "ON ea.k = ver.k")
+    stages = [ln for ln in lines if ln.startswith("Stage")]
+    assert len(stages) == 3
+    assert "operators=[exchange-source, exchange-source, temporal-join" in stages[2]
+    assert sum("distribution=[hash[k]]" in ln for ln in lines) == 2
+    tumble = "SELECT * FROM TABLE(TUMBLE(TABLE {}, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
+    lines = _stages(env, f"INSERT INTO app SELECT x.k, y.v FROM ({tumble.format('ea')}) x JOIN "
+                         f"({tumble.format('eb')}) y ON x.window_start = y.window_start "
+                         "AND x.window_end = y.window_end AND x.k = y.k")
+    stages = [ln for ln in lines if ln.startswith("Stage")]
+    assert len(stages) == 3
+    assert "window-join" in stages[2]
