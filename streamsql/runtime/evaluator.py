@@ -67,8 +67,7 @@ class BatchQuery:
             text = duck_message(e)
             if FAILURE in text:  # a function failing the job as Flink does (registry.fail_sql)
                 failure = text.split(FAILURE, 1)[1]
-            msg = failure or f"Expression evaluation failed: {text}"
-            raise ExecutionError(msg) from None
+            raise ExecutionError(failure or runtime_failure(text)) from None
         kinds = splits = None
         if hidden:
             if batch.kinds is not None:
@@ -88,6 +87,34 @@ class BatchQuery:
         if q is None:
             q = self._hidden[hidden] = self.spec.sql(hidden)
         return q
+
+
+# DuckDB's names of the types a CAST fails into, as Flink names them.
+_FLINK_TYPE = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": "BIGINT", "BOOL": "BOOLEAN",
+               "TIMESTAMP WITH TIME ZONE": "TIMESTAMP_LTZ"}
+_DUCK_PREFIXES = ("Invalid Input Error: ", "Conversion Error: ", "Out of Range Error: ")
+
+
+def runtime_failure(text: str) -> str:
+    """What a user reads when an expression fails on a value (from DuckDB's first error line).
+
+    Flink fails the job in the same cases (an integer divided by zero, a CAST of a string that
+    is not a number); the message says so and what to write instead, never DuckDB's advice
+    about its own settings.
+    """
+    import re
+
+    if "Division by zero" in text:
+        return ("Division by zero: an integer or DECIMAL divided by 0 fails the job, as in Flink; "
+                "guard the divisor with NULLIF(divisor, 0) to get NULL instead")
+    m = re.search(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", text)
+    if m:
+        target = _FLINK_TYPE.get(m.group(2), m.group(2))
+        return (f"CAST('{m.group(1)}' AS {target}) failed: the value is not a valid {target} (Flink fails "
+                f"the job too); use TRY_CAST to get NULL instead")
+    for prefix in _DUCK_PREFIXES:
+        text = text.replace(prefix, "")
+    return f"Expression evaluation failed: {text}"
 
 
 def query_table(con: duckdb.DuckDBPyConnection, sql: str, table: pa.Table) -> pa.Table:
