@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections import Counter
@@ -96,6 +97,29 @@ def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, 
     _check_output(kafka_bootstrap, agg, flt, records)
 
 
+class _StderrLines:
+    """A worker's stderr read on a thread: its lines; ``assigned`` is set at its first task."""
+
+    def __init__(self, proc: subprocess.Popen, assigned: threading.Event):
+        self.lines: list[str] = []
+        self.runs_a_task = False
+        self.assigned = assigned
+        self._thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
+        self._thread.start()
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        for line in proc.stderr:
+            self.lines.append(line.rstrip("\n"))
+            if line.rstrip().endswith(" assigned"):
+                self.runs_a_task = True
+                self.assigned.set()
+
+    def text(self) -> str:
+        """Everything read, once the stream ended."""
+        self._thread.join(30)
+        return "\n".join(self.lines)
+
+
 def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap, kafka_topic_factory,
                                                                  kafka_admin, tmp_path):
     """Two workers in their own folders, one checkpoint folder: the survivor finishes the job alone."""
@@ -111,12 +135,20 @@ def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap,
                "--worker-id", f"{name}-{w}"]
         procs[w] = subprocess.Popen(cmd, cwd=tmp_path / w, env={**os.environ, "STREAMSQL_LOG": "INFO"},
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assigned = threading.Event()
+    logs = {w: _StderrLines(p, assigned) for w, p in procs.items()}
     try:
-        time.sleep(6)  # both joined, restored and committed checkpoints
+        # Kill the first worker to run a task as soon as it does (not after a fixed sleep: on a
+        # quiet machine the whole job can finish first); its tasks move to the other one after
+        # the session timeout.
+        assert assigned.wait(120), "no worker was assigned a task"
+        victim = next(w for w in procs if logs[w].runs_a_task)
+        survivor = "b" if victim == "a" else "a"
         assert procs["a"].poll() is None and procs["b"].poll() is None
-        procs["a"].send_signal(signal.SIGKILL)  # for good: its tasks move after the session timeout
-        _, err = procs["b"].communicate(timeout=600)
-        assert procs["b"].returncode == 0, err[-3000:]
+        procs[victim].send_signal(signal.SIGKILL)
+        procs[survivor].wait(timeout=600)
+        err = logs[survivor].text()
+        assert procs[survivor].returncode == 0, err[-3000:]
         tasks = (tmp_path / "shared-checkpoints" / name / "_tasks").read_text().split()
         ran = {line.split(" task ")[1].split()[0] for line in err.splitlines() if line.endswith(" assigned")}
         assert ran == set(tasks)  # the survivor ran every task, its own and the killed worker's
