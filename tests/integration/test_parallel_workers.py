@@ -83,7 +83,11 @@ def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, 
         deadline = time.monotonic() + 60
         while len(_children(driver.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(4)  # mid-job: the workers have restored, run and committed some checkpoints
+        # Mid-job: as soon as a task has written a checkpoint (at most 4 s: on a quiet machine the
+        # whole job can finish sooner than a fixed sleep, and then nothing is left to kill).
+        until = time.monotonic() + 4
+        while not any(tmp_path.rglob("chk-*")) and time.monotonic() < until and driver.poll() is None:
+            time.sleep(0.1)
         workers = _children(driver.pid)
         if workers and driver.poll() is None:
             os.kill(workers[0], signal.SIGKILL)
