@@ -49,17 +49,29 @@ def create_topic(
 
 
 def delete_topics(names: list[str], bootstrap: str = BOOTSTRAP) -> None:
-    """Best-effort delete."""
+    """Delete the topics ``names`` and wait until the broker has (topics already gone are fine).
+
+    The AdminClient must outlive the futures: one dropped at once (as this did before) destroys
+    its handle, every delete then fails with ``_DESTROY`` and the topics stay.
+
+    Raises:
+        RuntimeError: naming the topics the broker did not delete, and why.
+    """
     if not names:
         return
-    try:
-        for f in admin(bootstrap).delete_topics(list(names), operation_timeout=30).values():
-            try:
-                f.result(30)
-            except Exception:  # noqa: BLE001
-                pass
-    except Exception:  # noqa: BLE001
-        pass
+    from confluent_kafka import KafkaError, KafkaException
+
+    client = admin(bootstrap)
+    failed = []
+    for name, f in client.delete_topics(list(names), operation_timeout=30).items():
+        try:
+            f.result(60)
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
+                failed.append(f"{name}: {e.args[0].str()}")
+    if failed:
+        msg = f"could not delete {len(failed)} topic(s): " + "; ".join(failed)
+        raise RuntimeError(msg)
 
 
 def unique(prefix: str) -> str:
