@@ -34,7 +34,7 @@ from pathlib import Path
 
 from streamsql import StreamEnvironment
 from streamsql.core.elements import RowKind
-from streamsql.environment import TableResult
+from streamsql.table_result import TableResult
 
 HERE = Path(__file__).resolve().parent
 

@@ -38,11 +38,12 @@ from streamsql.shell.toolbar import create_toolbar
 
 from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user_text
 from streamsql.core.secrets import redact
-from streamsql.environment import StreamEnvironment, TableResult
+from streamsql.environment import StreamEnvironment
 from streamsql.jobs import FailureWatch, failure_notice
 from streamsql.output import tableau
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, read_script, split_statements
+from streamsql.table_result import TableResult
 
 if TYPE_CHECKING:
     from streamsql.runtime.job import JobHandle

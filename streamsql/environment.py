@@ -1,8 +1,9 @@
 """The embedding API: a :class:`StreamEnvironment` runs SQL statements.
 
-It plays the part of Flink's TableEnvironment. The module is over 500 lines because it
-is the one dispatcher of every statement kind (DDL, SET/RESET, SHOW/DESCRIBE/EXPLAIN, queries,
-INSERT and statement sets) and their results; the work itself is in ``sql``, ``plan`` and
+It plays the part of Flink's TableEnvironment: the one dispatcher of every statement kind (DDL,
+SET/RESET, SHOW/DESCRIBE/EXPLAIN, queries, INSERT and statement sets). What a statement returns
+is a :class:`~streamsql.table_result.TableResult`; several INSERTs make a
+:class:`~streamsql.statement_set.StatementSet`. The work itself is in ``sql``, ``plan`` and
 ``runtime``.
 
 Example::
@@ -19,22 +20,16 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
 import os
-import queue
 import shutil
 import tempfile
-import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
 
 from sqlglot import exp
 
 from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
-from streamsql.core.elements import RowKind
 from streamsql.core.errors import ConfigError, ExecutionError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
 from streamsql.functions import udf
@@ -43,176 +38,13 @@ from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
-from streamsql.runtime.collect import END, CollectNode, CollectSink
+from streamsql.runtime.collect import CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
-
-
-@dataclass
-class TableResult:
-    """What :meth:`StreamEnvironment.execute_sql` returns.
-
-    Attributes:
-        kind: ``"ok"`` (DDL, SET), ``"rows"`` (SHOW/DESCRIBE: rows ready), ``"query"`` (a SELECT:
-            iterate :meth:`collect`), ``"job"`` (INSERT: see :attr:`job`), ``"text"`` (EXPLAIN).
-        columns: column names for rows and queries.
-        rows: ready rows for ``"rows"``.
-        job: the job handle for ``"job"`` and ``"query"``.
-        message: a one-line message (``"[INFO] Table has been created."``) or the text.
-    """
-
-    kind: str
-    columns: list[str] = field(default_factory=list)
-    rows: list[tuple] = field(default_factory=list)
-    job: JobHandle | None = None
-    message: str = ""
-    _sink: CollectSink | None = None
-    _ended: bool = field(default=False, repr=False)
-
-    def __iter__(self) -> Iterator[tuple[RowKind, tuple]]:
-        """Same as :meth:`collect` without a timeout: ``for kind, row in result: ...``."""
-        return self.collect()
-
-    def collect(self, timeout: float | None = None) -> Iterator[tuple[RowKind, tuple]]:
-        """Iterate ``(row kind, row)`` pairs: a query's changelog.
-
-        Until it ends (bounded) or forever (unbounded; cancel the job or stop iterating). For
-        ``"rows"``, yields +I rows.
-
-        Args:
-            timeout: give up after this many seconds without a row (None: wait).
-
-        Raises:
-            StreamSQLError: when the query's job fails.
-        """
-        if self.kind == "rows":
-            yield from ((RowKind.INSERT, r) for r in self.rows)
-            return
-        if self._sink is None:
-            return
-        q = self._sink.queue
-        last = time.monotonic()
-        try:
-            while True:
-                try:
-                    item = q.get(timeout=0.1)
-                except queue.Empty:
-                    if self.job.done:
-                        if q.empty():
-                            self.job.wait(0)
-                            return
-                        continue
-                    if timeout is not None and time.monotonic() - last > timeout:
-                        return
-                    continue
-                if item is END:
-                    self.job.wait(5)
-                    return
-                last = time.monotonic()
-                yield item
-        finally:
-            if not self.job.done:
-                self.job.cancel()
-
-    def poll(self, max_rows: int = 1000, timeout: float = 0.1) -> list[tuple[RowKind, tuple]] | None:
-        """Take the ``(row kind, row)`` pairs of a query that are ready, without iterating.
-
-        Waits at most ``timeout`` seconds for the first row, then takes up to ``max_rows`` rows
-        already queued. Unlike :meth:`collect`, it never cancels the job: call
-        ``result.job.cancel()`` when done with an unbounded query.
-
-        Returns:
-            A list of rows (empty: none arrived within ``timeout``), or None once the query has
-            ended and every row was taken. For ``"rows"`` results: all rows, then None.
-
-        Raises:
-            StreamSQLError: when the query's job fails.
-        """
-        if self._ended:
-            return None
-        if self._sink is None:
-            self._ended = True
-            return [(RowKind.INSERT, r) for r in self.rows] if self.kind == "rows" else None
-        q = self._sink.queue
-        out: list[tuple[RowKind, tuple]] = []
-        try:
-            item = q.get(timeout=timeout) if timeout > 0 else q.get_nowait()
-        except queue.Empty:
-            if self.job.done and q.empty():
-                self._ended = True
-                self.job.wait(0)  # raises the job's failure
-                return None
-            return out
-        while True:
-            if item is END:
-                self._ended = True
-                self.job.wait(5)
-                return out or None
-            out.append(item)
-            if len(out) >= max_rows:
-                return out
-            try:
-                item = q.get_nowait()
-            except queue.Empty:
-                return out
-
-    async def collect_async(self, timeout: float | None = None,
-                            max_rows: int = 1000) -> AsyncIterator[tuple[RowKind, tuple]]:
-        """Asynchronously iterate ``(row kind, row)`` pairs, as :meth:`collect` does.
-
-        The blocking queue reads run in a worker thread (:func:`asyncio.to_thread`), a fraction of
-        a second at a time, so the event loop stays free and cancelling the consuming task works
-        promptly. Use ``async for kind, row in result.collect_async(): ...``; leaving the loop
-        early (or cancelling) cancels the query's job once the generator is closed (wrap it in
-        :func:`contextlib.aclosing` to close it at once).
-
-        Args:
-            timeout: stop after this many seconds without a row (None: wait).
-            max_rows: rows taken from the queue per thread hop.
-
-        Raises:
-            StreamSQLError: when the query's job fails.
-        """
-        if self._sink is None:  # "rows" results (SHOW, DESCRIBE ...): ready, no job
-            for r in self.rows if self.kind == "rows" else []:
-                yield RowKind.INSERT, r
-            return
-        last = time.monotonic()
-        try:
-            while True:
-                chunk = await asyncio.to_thread(self.poll, max_rows, 0.1)
-                if chunk is None:
-                    return
-                if not chunk:
-                    if timeout is not None and time.monotonic() - last > timeout:
-                        return
-                    continue
-                last = time.monotonic()
-                for item in chunk:
-                    yield item
-        finally:
-            if self.job is not None and not self.job.done:
-                await asyncio.to_thread(self.job.cancel)
-
-    def wait(self, timeout: float | None = None) -> str | None:
-        """Block until the job of an INSERT, statement set or query ends (Flink's ``await()``).
-
-        Returns:
-            The job's final status (``FINISHED``, ``CANCELED``; ``RUNNING`` after a timeout), or
-            None for results without a job.
-
-        Raises:
-            StreamSQLError: the job's failure, if it failed.
-        """
-        return self.job.wait(timeout) if self.job is not None else None
-
-    async def wait_async(self, timeout: float | None = None) -> str | None:
-        """``await`` the end of this result's job without blocking the event loop; see :meth:`wait`."""
-        if self.job is None:
-            return None
-        return await _wait_job_async(self.job, timeout)
+from streamsql.statement_set import StatementSet
+from streamsql.table_result import TableResult, wait_job_async
 
 
 class StreamEnvironment:
@@ -568,7 +400,7 @@ class StreamEnvironment:
         if handle is None:
             msg = "This result has no job to wait for"
             raise ValueError(msg)
-        return await _wait_job_async(handle, timeout)
+        return await wait_job_async(handle, timeout)
 
     def _scratch(self) -> str:
         """The environment's scratch folder for queries (created on first use)."""
@@ -584,75 +416,6 @@ class StreamEnvironment:
         if self._scratch_dir is not None and all(j.done for j in self._query_jobs):
             shutil.rmtree(self._scratch_dir, ignore_errors=True)
             self._scratch_dir = None
-
-
-class StatementSet:
-    """Several INSERTs run as one job with one checkpoint cycle (Flink's ``StatementSet``).
-
-    The same as ``EXECUTE STATEMENT SET BEGIN ... END``.
-
-    Create one with :meth:`StreamEnvironment.create_statement_set`::
-
-        stmts = env.create_statement_set()
-        stmts.add_insert_sql("INSERT INTO a SELECT ...")
-        stmts.add_insert_sql("INSERT INTO b SELECT ...")
-        result = stmts.execute()      # kind "job"; result.job is the JobHandle
-    """
-
-    def __init__(self, env: StreamEnvironment):
-        self._env = env
-        self._sqls: list[str] = []
-
-    def add_insert_sql(self, statement: str) -> StatementSet:
-        """Add one ``INSERT INTO ... SELECT ...``; it is parsed and planned now, so errors show here.
-
-        Returns:
-            self, to chain calls.
-
-        Raises:
-            SqlError: bad SQL, or a statement that is not an INSERT.
-            PlanError: an INSERT that cannot run as asked.
-        """
-        tree = parse_statement(statement)
-        if not isinstance(tree, exp.Insert):
-            msg = f"A statement set takes only INSERT statements, not {type(tree).__name__}"
-            raise SqlError(msg, statement)
-        Planner(self._env.catalog, self._env.config, statement).plan_insert(tree)
-        self._sqls.append(statement.strip().rstrip(";").rstrip())
-        return self
-
-    def _text(self) -> str:
-        if not self._sqls:
-            msg = "The statement set is empty: add INSERTs with add_insert_sql() first"
-            raise SqlError(msg)
-        body = "".join(f"{s};\n" for s in self._sqls)
-        return f"EXECUTE STATEMENT SET\nBEGIN\n{body}END"
-
-    def explain(self) -> str:
-        """EXPLAIN text of the job the statement set would run."""
-        text = self._text()
-        return self._env.explain(parse_statement(text), text)
-
-    def execute(self) -> TableResult:
-        """Submit every added INSERT as one job, then empty the set.
-
-        Returns:
-            A :class:`TableResult` of kind ``"job"``; ``result.job`` is the :class:`JobHandle`.
-        """
-        text = self._text()
-        result = self._env.execute_sql(text)
-        self._sqls.clear()
-        return result
-
-
-async def _wait_job_async(job: JobHandle, timeout: float | None) -> str:
-    """Poll ``job`` from the event loop (no thread left blocked if the awaiting task is cancelled)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while not job.done:
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        await asyncio.sleep(0.05)
-    return job.wait(0)
 
 
 def _target_name(insert: exp.Insert) -> str:

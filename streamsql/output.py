@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from streamsql.environment import TableResult
+from streamsql.table_result import TableResult
 
 NULL_TEXT = "<NULL>"
 

@@ -13,7 +13,8 @@ import pytest
 from streamsql import StreamEnvironment
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import SqlError, StreamSQLError
-from streamsql.environment import StatementSet, TableResult
+from streamsql.statement_set import StatementSet
+from streamsql.table_result import TableResult
 
 SEQ = ("CREATE TABLE {name} (id INT, amount DOUBLE) WITH ('connector' = 'datagen', "
        "'number-of-rows' = '{n}', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
