@@ -6,8 +6,8 @@ directory sees them. Append further imports/fixtures below.
 
 import pytest
 
-from tests.kafka_fixtures import *  # noqa: F403  (kafka_bootstrap, kafka_admin, kafka_topic_factory)
 from tests.db_fixtures import mariadb, mariadb_db, postgres, postgres_db  # noqa: F401
+from tests.kafka_fixtures import *  # noqa: F403  (kafka_bootstrap, kafka_admin, kafka_topic_factory)
 from tests.s3_fixtures import s3_endpoint, s3_settings  # noqa: F401
 
 
