@@ -40,6 +40,7 @@ from streamsql.connectors.kafka.transactions import KafkaTransactions
 from streamsql.core.connector import ConnectorContext, Source
 from streamsql.core.elements import MAX_WATERMARK, Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.core.faults import fault_point
 
 DATA, WATERMARK, END = b"d", b"w", b"e"
 KIND_COLUMN = "__kind"
@@ -173,6 +174,7 @@ class ExchangeWriter:
             held, self._held, self._holding = self._held, [], False
             self._send(held)
         self.handle.flush()
+        fault_point("before_exchange_commit")
         self._holding = True
 
     def commit(self, checkpoint_id: int) -> None:

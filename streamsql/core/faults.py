@@ -9,6 +9,13 @@ n-th time (default first) the process reaches ``<point>``. Points:
 - ``during_commit`` — between the marker/offsets and the Kafka commit;
 - ``after_commit_before_bookkeeping`` — committed, sinks not yet notified, nothing pruned.
 
+Points of a parallel job's tasks and workers (docs/parallelism.md):
+
+- ``before_exchange_commit`` — an exchange writer pre-committed its records, the task's
+  transaction is not committed;
+- ``during_revocation`` — a worker is cancelling a task the group took from it;
+- ``after_fencing_during_restore`` — a task fenced its producer, its restore has not begun.
+
 ``STREAMSQL_FAULT_RAISE=<point>[:<n>]`` raises an :class:`~streamsql.core.errors.ExecutionError` there
 instead (once, the n-th time): an operator failure inside a running job, which the restart
 strategy (``'restart-strategy.type' = 'fixed-delay'``) recovers from.

@@ -27,10 +27,8 @@ unfinished run is resumed only with the same tasks (the same parallelism).
 from __future__ import annotations
 
 import contextlib
-import glob
 import logging
 import os
-import shutil
 import socket
 import subprocess
 import threading
@@ -39,15 +37,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamsql.checkpoint.identity import JobIdentity
-from streamsql.checkpoint.storage import atomic_write, attempt_first_id
+from streamsql.checkpoint.storage import CheckpointStorage, attempt_first_id
 from streamsql.connectors.kafka.exchange import delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
 from streamsql.core.config import Config
 from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.faults import fault_point
 from streamsql.plan.nodes import PlanNode, walk
 from streamsql.plan.stages import ExchangeSinkNode, Stage, cut_stages
-from streamsql.runtime.builder import JobGraph, TaskSlot, build_job, job_folder
+from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
 from streamsql.runtime.job import JobRunner
 from streamsql.runtime.worker import TaskGroup, task_topic
 
@@ -76,6 +75,7 @@ class TaskRunner(JobRunner):
         return build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot)
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
+        fault_point("after_fencing_during_restore")  # the build opened (fenced) its producer
         positions = super()._restore(graph)
         # attempt-unique ids from the first checkpoint on, a fresh start included
         graph.coordinator.next_id = attempt_first_id(graph.coordinator.next_id - 1)
@@ -124,15 +124,12 @@ class ParallelJobRunner:
 
     def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None,
                  role: ParallelRole | None = None):
-        if "://" in (config.get("execution.checkpointing.dir") or ""):
-            msg = ("A job with 'parallelism.default' > 1 keeps its checkpoints in a local folder or a shared "
-                   "mount; 'execution.checkpointing.dir' = s3://... is not supported for it yet")
-            raise ConfigError(msg)
         self.name = name
         self.role = role or ParallelRole()
         self.config = config
         self.identity = identity
         self.stages = cut_stages(name, roots, config.integer("parallelism.default"))
+        self.files = CheckpointStorage(config.get("execution.checkpointing.dir"), name, config.as_dict())
         self.tasks = task_runners(name, self.stages, config)
         self._cancel = threading.Event()
         self._failed = False
@@ -167,31 +164,29 @@ class ParallelJobRunner:
             StreamSQLError: the first task failure beyond its restart strategy (the other tasks
                 are cancelled).
         """
-        root = self.config.get("execution.checkpointing.dir")
-        folder = job_folder(root, self.name)
-        marker = os.path.join(folder, FINISHED_MARKER)
+        files = self.files
         if self.role.worker_id is not None:  # a group member: no lock, no reset (the driver's)
-            if os.path.exists(marker):
+            if files.read_file(FINISHED_MARKER) is not None:
                 return  # the job finished; nothing left to take part in
-            self._check_tasks(folder)
+            self._check_tasks()
             group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id)
             if group.run(self._cancel):
-                atomic_write(marker, b"finished")
+                files.write_file(FINISHED_MARKER, b"finished")
             return
-        with self.identity.lock(folder) if self.identity else contextlib.nullcontext():
-            if os.path.exists(marker):
-                self.reset(folder)
-            self._check_tasks(folder)
+        with self.identity.lock(files.lock_dir) if self.identity else contextlib.nullcontext():
+            if files.read_file(FINISHED_MARKER) is not None:
+                self.reset()
+            self._check_tasks()
             if self.role.command:
                 self._run_workers()
             else:
                 self._run_threads()
             if self._cancel.is_set() or any(t._stop.is_set() for t in self.tasks):
                 return
-            atomic_write(marker, b"finished")
-            self.reset(folder)
+            files.write_file(FINISHED_MARKER, b"finished")
+            self.reset()
 
-    def _check_tasks(self, folder: str) -> None:
+    def _check_tasks(self) -> None:
         """Record the job's tasks in ``_tasks``, or refuse to resume it with other ones.
 
         An unfinished run's committed state belongs to its tasks (their source partitions, their
@@ -201,18 +196,16 @@ class ParallelJobRunner:
         Raises:
             ConfigError: when ``_tasks`` names other tasks.
         """
-        path = os.path.join(folder, TASKS_FILE)
         mine = "\n".join(t.name for t in self.tasks).encode()
-        if not os.path.exists(path):
-            atomic_write(path, mine)
+        theirs = self.files.read_file(TASKS_FILE)
+        if theirs is None:
+            self.files.write_file(TASKS_FILE, mine)
             return
-        with open(path, "rb") as f:
-            theirs = f.read()
         if theirs != mine:
             before = len(theirs.split(b"\n"))
-            msg = (f"Job '{self.name}' has an unfinished run with {before} tasks in {folder}, this run plans "
-                   f"{len(self.tasks)}: resume it with the 'parallelism.default' it had, or remove the job's "
-                   "checkpoint folder (and its _streamsql-* topics) to start afresh")
+            msg = (f"Job '{self.name}' has an unfinished run with {before} tasks in {self.files.dir}, this "
+                   f"run plans {len(self.tasks)}: resume it with the 'parallelism.default' it had, or remove "
+                   "the job's checkpoint folder (and its _streamsql-* topics) to start afresh")
             raise ConfigError(msg)
 
     def _run_threads(self) -> None:
@@ -277,7 +270,7 @@ class ParallelJobRunner:
     def _exchange_sinks(self) -> list[ExchangeSinkNode]:
         return [n for s in self.stages for n in walk(s.roots) if isinstance(n, ExchangeSinkNode)]
 
-    def reset(self, folder: str) -> None:
+    def reset(self) -> None:
         """Delete what the finished job leaves: exchange topics, progress groups, task folders."""
         exchanges = self._exchange_sinks()
         options = exchanges[0].table.options if exchanges else {}
@@ -285,11 +278,12 @@ class ParallelJobRunner:
         groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress" for t in self.tasks]
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
-        for path in glob.glob(os.path.join(folder, "stage*-task*")):
-            shutil.rmtree(path, ignore_errors=True)
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(os.path.join(folder, TASKS_FILE))
-        os.remove(os.path.join(folder, FINISHED_MARKER))
+        store, key = self.files.files, self.files.job_key
+        for name in store.list(key):
+            if name.startswith("stage") and "-task" in name:
+                store.delete(f"{key}/{name}")
+        store.delete(f"{key}/{TASKS_FILE}")
+        store.delete(f"{key}/{FINISHED_MARKER}")
         log.info("job %s: finished; exchanges and task checkpoints removed", self.name)
 
     def cancel(self) -> None:

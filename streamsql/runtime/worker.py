@@ -33,6 +33,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG
 from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.errors import ExecutionError, FencedError
+from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,7 @@ class TaskGroup:
         if th is None:
             return
         self.tasks[p].cancel()
+        fault_point("during_revocation")
         th.join()
         log.info("worker %s: task %s revoked", self.worker_id, self.tasks[p].name)
 

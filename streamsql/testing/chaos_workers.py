@@ -3,7 +3,7 @@
 The job (``'parallelism.default'`` = N) runs on N ``streamsql worker`` processes while a
 producer feeds an input topic of ``--partitions`` partitions (default 8). Every 2–6 s the
 campaign ``kill -9``s a random worker and restarts it after 0–5 s with the same worker id;
-once per fault point (:data:`~streamsql.testing.chaos.POINTS`) the restarted worker carries
+once per fault point (:data:`WORKER_POINTS`) the restarted worker carries
 ``STREAMSQL_FAULT=<point>:<k>`` and dies there by itself; once (``--freeze``) a worker is frozen
 with SIGSTOP past the group's session timeout, so its tasks move to the others, and then
 resumed — a zombie whose transactions are fenced. At the end every worker is killed, the
@@ -26,6 +26,8 @@ import uuid
 
 from streamsql.testing import chaos
 
+#: The fault points of a parallel job's tasks and workers, besides the checkpoint protocol's.
+WORKER_POINTS = (*chaos.POINTS, "before_exchange_commit", "during_revocation", "after_fencing_during_restore")
 #: Longer than the workers' session timeout (:data:`streamsql.runtime.worker.SESSION_TIMEOUT_MS`).
 FREEZE_SECONDS = 10.0
 
@@ -96,7 +98,7 @@ def worker_campaign(a: argparse.Namespace) -> int:
     for i in range(a.workers):
         workers.start(i)
     rnd = random.Random(a.seed)
-    faults = [f"{p}:{rnd.randint(1, 3)}" for p in chaos.POINTS]
+    faults = [f"{p}:{rnd.randint(1, 3)}" for p in WORKER_POINTS]
     rnd.shuffle(faults)
     kills = 0
     frozen = not a.freeze

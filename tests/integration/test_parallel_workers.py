@@ -1,6 +1,8 @@
 """``streamsql run`` of a parallel job starts worker processes that share its tasks through Kafka's
 group protocol; a worker killed with SIGKILL mid-job is restarted and the output has 0 lost and
-0 duplicated records (GROUP BY into upsert-kafka, a filter into an exactly-once kafka sink)."""
+0 duplicated records (GROUP BY into upsert-kafka, a filter into an exactly-once kafka sink). Two
+workers with separate working folders and S3 checkpoint storage: one killed for good, the other
+finishes the job."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 
+from streamsql.checkpoint.storage import CheckpointStorage
 from tests.integration.test_flights import fold_upserts, read_committed
 
 PARTITIONS = 8
@@ -125,18 +128,18 @@ class _StderrLines:
 
 
 def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap, kafka_topic_factory,
-                                                                 kafka_admin, tmp_path):
-    """Two workers in their own folders, one checkpoint folder: the survivor finishes the job alone."""
+                                                                 kafka_admin, s3_settings, tmp_path):
+    """Two workers in their own folders, checkpoints on S3: the survivor finishes the job alone."""
     records = 60_000
     src, agg, flt = _topics(kafka_bootstrap, kafka_topic_factory, records)
     name = f"pw-{uuid.uuid4().hex[:8]}"
     script = _script(tmp_path, kafka_bootstrap, src, agg, flt, 2, name)
-    shared = f"execution.checkpointing.dir={tmp_path / 'shared-checkpoints'}"
+    shared = [arg for key, value in s3_settings.items() for arg in ("--set", f"{key}={value}")]
+    job_files = CheckpointStorage(s3_settings["execution.checkpointing.dir"], name, s3_settings)
     procs = {}
     for w in ("a", "b"):
         (tmp_path / w).mkdir()
-        cmd = [sys.executable, "-m", "streamsql", "worker", script, "--set", shared,
-               "--worker-id", f"{name}-{w}"]
+        cmd = [sys.executable, "-m", "streamsql", "worker", script, *shared, "--worker-id", f"{name}-{w}"]
         procs[w] = subprocess.Popen(cmd, cwd=tmp_path / w, env={**os.environ, "STREAMSQL_LOG": "INFO"},
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assigned = threading.Event()
@@ -153,7 +156,7 @@ def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap,
         procs[survivor].wait(timeout=600)
         err = logs[survivor].text()
         assert procs[survivor].returncode == 0, err[-3000:]
-        tasks = (tmp_path / "shared-checkpoints" / name / "_tasks").read_text().split()
+        tasks = job_files.read_file("_tasks").decode().split()
         ran = {line.split(" task ")[1].split()[0] for line in err.splitlines() if line.endswith(" assigned")}
         assert ran == set(tasks)  # the survivor ran every task, its own and the killed worker's
     finally:
@@ -161,7 +164,7 @@ def test_a_worker_killed_for_good_leaves_its_tasks_to_the_other(kafka_bootstrap,
             if proc.poll() is None:
                 proc.kill()
     _check_output(kafka_bootstrap, agg, flt, records)
-    assert (tmp_path / "shared-checkpoints" / name / "_finished").exists()
+    assert job_files.read_file("_finished") is not None
     internal = [t for t in kafka_admin.list_topics(timeout=10).topics if t.startswith(f"_streamsql-{name}-")]
     for f in kafka_admin.delete_topics(internal, operation_timeout=30).values():
         f.result(timeout=60)
