@@ -17,9 +17,12 @@ Input 0 is the probe (left) side, input 1 the versioned table (right). Per join 
 
 A left row whose rowtime is at or below the watermark when it arrives is still buffered and
 joined at the next watermark (as Flink 2.3's operator does), against the versions still kept.
-Left rows with a NULL rowtime or a NULL key never join (LEFT: emitted padded at once); right
-rows with a NULL rowtime or key are ignored. Results are emitted before the watermark that
-released them is forwarded, so the left's rowtime stays a time attribute downstream.
+A NULL join key is a key like any other, as in Flink (its operator is keyed by the equi-join
+columns and does not evaluate the equalities again): a probe row with a NULL key joins the
+version whose key is NULL in the same columns. Left rows with a NULL rowtime never join (LEFT:
+emitted padded at once); right rows with a NULL rowtime are ignored. Results are emitted
+before the watermark that released them is forwarded, so the left's rowtime stays a time
+attribute downstream.
 
 State (:mod:`streamsql.state.layout`; ``kg`` = key group, ``key`` = the join key's bytes)::
 
@@ -87,14 +90,14 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
         ts, valid = rowtimes(batch.table.column(self.times[side]))
         ts = ts.tolist()
         valid = valid.tolist() if valid is not None else [True] * len(ts)
-        keys, distinct, with_nulls, mine, theirs = self._keys(batch.table, side)
+        keys, distinct, _, mine, theirs = self._keys(batch.table, side)
         skeys = mine if side == 0 else theirs  # one entry per key for both sides, tagged JOIN_LEFT
         state = dict(zip(distinct, (_decode(v) for v in self.ctx.state.get_many(skeys))))
         old_timer = {k: st[0] for k, st in state.items()}
         padded: list[tuple] = []
         padded_kinds: list[int] = []
         for x, kind, t, ok, k in zip(rows, kinds, ts, valid, keys):
-            if not ok or k in with_nulls:
+            if not ok:
                 if side == 0 and self.outer[0]:
                     padded.append(self._pad_mine(0, x))
                     padded_kinds.append(kind)
