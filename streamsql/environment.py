@@ -159,7 +159,8 @@ class StreamEnvironment:
 
         With a savepoint, the result is Flink's one row ``savepoint path``: the final
         checkpoint's ``chk-<n>`` folder, for ``SET 'execution.savepoint.path'``; it is marked a
-        savepoint, so the job's pruning never deletes it.
+        savepoint, so the job's pruning never deletes it. A parallel job's is a ``savepoint-<n>``
+        folder holding every task's final checkpoint (:mod:`streamsql.runtime.savepoint`).
         """
         if tree.args.get("drain"):
             msg = "STOP JOB ... WITH DRAIN is not supported; use STOP JOB ... WITH SAVEPOINT"
@@ -170,12 +171,14 @@ class StreamEnvironment:
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")
             raise SqlError(msg, sql)
-        if tree.args.get("savepoint") and not isinstance(job.runner, JobRunner):
-            msg = "STOP JOB ... WITH SAVEPOINT of a job with 'parallelism.default' > 1 is not supported yet"
-            raise SqlError(msg, sql)
         job.stop()
         if not tree.args.get("savepoint"):
             return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")
+        if isinstance(job.runner, ParallelJobRunner):
+            if job.status == "FAILED" or not job.done:
+                msg = f"Job '{job.name}' stopped without a savepoint: it did not stop in time ({job.status})"
+                raise ExecutionError(msg) from job.error
+            return TableResult("rows", ["savepoint path"], [(job.runner.savepoint(),)])
         done = job.runner.coordinator.last_completed
         if job.status == "FAILED" or done is None:
             msg = f"Job '{job.name}' stopped without a savepoint: its final checkpoint did not complete"

@@ -8,6 +8,7 @@ key      value                             meaning
 ``d`` u  an Arrow IPC stream (one batch)    rows from upstream task ``u`` (``__kind``: row kinds)
 ``w`` u  8-byte big-endian int (ms)         upstream task ``u``'s watermark
 ``e`` u  empty                              upstream task ``u`` reached end of input
+``s`` u  empty                              upstream task ``u`` stopped (a savepoint's drain)
 ======== ================================= ==================================================
 
 (key = the type byte, then ``u`` as 2 bytes big-endian.) :class:`ExchangeWriter` produces them
@@ -17,10 +18,13 @@ commit point, as an exactly-once sink does): rows into the partition of their ke
 written after a pre-commit are held until the commit (they belong to the next checkpoint).
 :class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of
 the upstream tasks (the minimum; an ended task no longer holds it back); it ends when every
-upstream task ended. Its position — the next offset, each upstream task's last watermark and
-which ended — is in the downstream task's checkpoint. Once that checkpoint committed in the
-task's Kafka transaction, the records before the position are deleted (``DeleteRecords``):
-no restore of the task ever reads them again.
+upstream task ended. A stop record is the last record of an upstream task that stopped after a
+final checkpoint (``STOP JOB ... WITH SAVEPOINT``): once every upstream task stopped or ended,
+the reader is :meth:`~ExchangeReader.drained` — it has read everything they committed. Its
+position — the next offset, each upstream task's last watermark and which ended — is in the
+downstream task's checkpoint. Once that checkpoint committed in the task's Kafka transaction,
+the records before the position are deleted (``DeleteRecords``): no restore of the task ever
+reads them again.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from streamsql.core.elements import MAX_WATERMARK, Batch
 from streamsql.core.errors import ExecutionError
 from streamsql.core.faults import fault_point
 
-DATA, WATERMARK, END = b"d", b"w", b"e"
+DATA, WATERMARK, END, STOP = b"d", b"w", b"e", b"s"
 KIND_COLUMN = "__kind"
 #: Rows per record are chosen so a record stays under this size (the broker's default limit is 1 MB).
 MAX_RECORD_BYTES = 512 * 1024
@@ -168,6 +172,11 @@ class ExchangeWriter:
         key = _key(END, self.task)
         self._send([(p, key, b"") for p in range(self.partitions)])
 
+    def stop(self) -> None:
+        """Broadcast that this task stops after its next (final) checkpoint."""
+        key = _key(STOP, self.task)
+        self._send([(p, key, b"") for p in range(self.partitions)])
+
     def pre_commit(self, checkpoint_id: int) -> None:
         """Flush (acknowledged, invisible until the commit); hold later records until it."""
         if self._held:  # an earlier checkpoint failed before committing: its records join this one
@@ -213,6 +222,7 @@ class ExchangeReader(Source):
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
+        self.stopped: set[int] = set()  # not in the position: a restored task reads on past them
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
         self._admin: AdminClient | None = None
@@ -256,6 +266,10 @@ class ExchangeReader(Source):
             self.next_offset = m.offset() + 1
             key = m.key()
             kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
+            if kind == STOP:
+                self.stopped.add(task)
+                continue
+            self.stopped.discard(task)  # it runs again (resumed without the savepoint)
             if kind == DATA:
                 batches.append(decode_batch(m.value()))
             elif kind == WATERMARK:
@@ -305,6 +319,10 @@ class ExchangeReader(Source):
             self._admin.delete_records([before], request_timeout=30)
         except KafkaException:  # retried with the next commit's offset
             self._purged = 0
+
+    def drained(self) -> bool:
+        """True once every upstream task stopped or ended, one at least stopped (see module docstring)."""
+        return bool(self.stopped) and len(self.stopped | self.ended) >= self.upstream
 
     def finished(self) -> bool:
         """True once every upstream task ended."""

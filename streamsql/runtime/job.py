@@ -160,13 +160,17 @@ class JobRunner:
             if all(s.ended for s in sources):
                 self._final_checkpoint(graph, final=self.final_marks_done)
                 return
-            if self._stop.is_set():
+            if self._stopping(graph):
                 self._final_checkpoint(graph, final=False)
                 return
             if coord.due():
                 coord.trigger()
             if not busy and len(live) > 1:
                 time.sleep(0.01)
+
+    def _stopping(self, graph: JobGraph) -> bool:
+        """True when the job is to stop after a final checkpoint (:meth:`stop` was called)."""
+        return self._stop.is_set()
 
     def _final_checkpoint(self, graph: JobGraph, final: bool) -> None:
         coord = graph.coordinator

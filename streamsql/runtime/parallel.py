@@ -38,7 +38,7 @@ from typing import Any
 
 from streamsql.checkpoint.identity import JobIdentity
 from streamsql.checkpoint.storage import CheckpointStorage, attempt_first_id
-from streamsql.connectors.kafka.exchange import delete_exchanges
+from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
 from streamsql.core.config import Config
@@ -47,13 +47,16 @@ from streamsql.core.faults import fault_point
 from streamsql.plan.nodes import PlanNode, walk
 from streamsql.plan.stages import ExchangeSinkNode, Stage, cut_stages
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
+from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job import JobRunner
+from streamsql.runtime.savepoint import read_manifest, seed_storage, seed_tasks, write_savepoint
 from streamsql.runtime.worker import TaskGroup, task_topic
 
 log = logging.getLogger(__name__)
 
 FINISHED_MARKER = "_finished"
 TASKS_FILE = "_tasks"  # the tasks of the run in progress, one name a line
+RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started from
 
 
 class TaskRunner(JobRunner):
@@ -76,10 +79,42 @@ class TaskRunner(JobRunner):
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         fault_point("after_fencing_during_restore")  # the build opened (fenced) its producer
+        self.restored_from = None
         positions = super()._restore(graph)
+        if self.restored_from is None:  # nothing committed yet: a savepoint's seed, if any
+            positions = self._restore_seed(graph) or positions
         # attempt-unique ids from the first checkpoint on, a fresh start included
         graph.coordinator.next_id = attempt_first_id(graph.coordinator.next_id - 1)
         return positions
+
+
+    def _restore_seed(self, graph: JobGraph) -> dict[str, Any] | None:
+        """Restore the seed checkpoint :mod:`~streamsql.runtime.savepoint` wrote; its positions."""
+        seed = seed_storage(self.slot, self.config.get("execution.checkpointing.dir"), self.config.as_dict())
+        ids = seed.checkpoint_ids()
+        meta = seed.read_metadata(ids[-1]) if ids else None
+        if meta is None:
+            return None
+        if graph.state is not None:
+            seed.restore_state(ids[-1], graph.state.restore)
+        self.restored_from = ids[-1]
+        log.info("task %s restored its seed from savepoint %s", self.name, meta.get("savepoint"))
+        return meta.get("positions", {})
+
+    def _stopping(self, graph: JobGraph) -> bool:
+        """Stop when asked, or once every exchange read is drained (a savepoint's drain).
+
+        A stopping task broadcasts a stop record into its exchanges first, so it goes into the
+        final checkpoint's transaction (see :mod:`streamsql.runtime.savepoint`).
+        """
+        readers = [s.source for s in graph.sources if isinstance(s.source, ExchangeReader)]
+        if not (self._stop.is_set() or (readers and all(r.drained() for r in readers))):
+            return False
+        self._stop.set()  # a stop, not an end: the job is not finished
+        for t in graph.tasks:
+            if isinstance(t.operator, ExchangeSinkOperator):
+                t.operator.writer.stop()
+        return True
 
 
 def task_runners(name: str, stages: list[Stage], config: Config) -> list[TaskRunner]:
@@ -176,6 +211,7 @@ class ParallelJobRunner:
         with self.identity.lock(files.lock_dir) if self.identity else contextlib.nullcontext():
             if files.read_file(FINISHED_MARKER) is not None:
                 self.reset()
+            self._apply_savepoint()
             self._check_tasks()
             if self.role.command:
                 self._run_workers()
@@ -185,6 +221,20 @@ class ParallelJobRunner:
                 return
             files.write_file(FINISHED_MARKER, b"finished")
             self.reset()
+
+    def _apply_savepoint(self) -> None:
+        """Seed every task from ``'execution.savepoint.path'``, once per savepoint (``_restored_from``).
+
+        The job is reset first (exchange topics, progress groups, task folders of any run):
+        the savepoint's state replaces whatever the job had.
+        """
+        path = self.identity.recovery_path if self.identity else None
+        if not path or self.files.read_file(RESTORED_FILE) == path.encode():
+            return
+        read_manifest(path, self.files)  # refuse what is not a savepoint before resetting anything
+        self.reset()
+        seed_tasks(path, self.files, self.stages, self.identity.digest, self.config.get("state.dir"))
+        self.files.write_file(RESTORED_FILE, path.encode())
 
     def _check_tasks(self) -> None:
         """Record the job's tasks in ``_tasks``, or refuse to resume it with other ones.
@@ -283,8 +333,22 @@ class ParallelJobRunner:
             if name.startswith("stage") and "-task" in name:
                 store.delete(f"{key}/{name}")
         store.delete(f"{key}/{TASKS_FILE}")
+        store.delete(f"{key}/{RESTORED_FILE}")
         store.delete(f"{key}/{FINISHED_MARKER}")
         log.info("job %s: finished; exchanges and task checkpoints removed", self.name)
+
+    def savepoint(self) -> str:
+        """After :meth:`stop`: copy every task's final checkpoint into a savepoint; its location.
+
+        Raises:
+            ExecutionError: tasks run in worker processes, or one took no final checkpoint.
+        """
+        if self.role.command or self.role.worker_id is not None:
+            msg = (f"Job '{self.name}': STOP JOB ... WITH SAVEPOINT reaches the tasks of this process only; "
+                   "its tasks run in worker processes")
+            raise ExecutionError(msg)
+        digest = self.identity.digest if self.identity else ""
+        return write_savepoint(self.files, self.tasks, digest, self.config.get("state.backend.type"))
 
     def cancel(self) -> None:
         """Cancel every task (no final checkpoint)."""
@@ -293,6 +357,13 @@ class ParallelJobRunner:
             t.cancel()
 
     def stop(self) -> None:
-        """Stop every task after a final checkpoint of each."""
+        """Stop every task after a final checkpoint of each, draining the exchanges.
+
+        Only the source stages' tasks are told; a downstream task stops once it read the stop
+        record of every upstream task (:meth:`TaskRunner._stopping`), so the final checkpoints
+        leave nothing in flight (a savepoint, :mod:`streamsql.runtime.savepoint`).
+        """
+        sources = {s.id for s in self.stages if not s.inputs}
         for t in self.tasks:
-            t.stop()
+            if t.slot.stage in sources:
+                t.stop()

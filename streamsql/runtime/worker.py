@@ -157,7 +157,7 @@ class TaskGroup:
         except BaseException as e:  # the worker fails with it
             self._errors.append(e)
             return
-        if task._cancel.is_set():
+        if task._cancel.is_set() or task._stop.is_set():
             return
         try:  # the task finished: say so (after its last commit)
             self._producer.produce(self.topic, b"", b"done", partition=p)

@@ -1,0 +1,209 @@
+"""Savepoints of parallel jobs: every task's final checkpoint, restorable at another parallelism.
+
+``STOP JOB 'id' WITH SAVEPOINT`` drains a parallel job stage by stage (docs/parallelism.md): the
+source stage's tasks stop first, each after a final checkpoint whose transaction also carries a
+stop record into every partition of its exchange; a downstream task stops after a final
+checkpoint once it read the stop record (or the end) of every upstream task, that is once it
+consumed everything they committed. Nothing is in flight in the exchanges then, so the savepoint
+is the tasks' final checkpoints alone. :func:`write_savepoint` copies them into
+``<dir>/<job>/savepoint-<n>/stage<s>-task<t>/chk-<id>/`` and writes the manifest
+``savepoint-<n>/_savepoint`` (JSON: ``job``, ``fingerprint``, ``backend``, ``stages``: each
+stage's tasks' checkpoint ids, in task order). It belongs to the user: nothing deletes it.
+
+``SET 'execution.savepoint.path' = '<dir>/<job>/savepoint-<n>'`` starts the job from it, at any
+parallelism: :func:`seed_tasks` gives each task of the new run a seed checkpoint in
+``<job>/stage<s>-task<t>-seed/``, written before any task starts:
+
+- state: the stage's snapshots split or merged by key-group range
+  (:func:`~streamsql.state.rescale.rescale_snapshots`), so each task gets exactly its keys;
+- positions: for each source, the union of the old tasks' partition offsets, cut to the new
+  task's share (partition ``i`` in topic, partition order with ``i % P == t``, as the Kafka
+  reader assigns them). Exchange positions are dropped: the exchanges start afresh, empty.
+
+A task restores its seed while it has no committed checkpoint of its own
+(:class:`~streamsql.runtime.parallel.TaskRunner`); the job's reset deletes the seeds with the
+task folders.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from typing import Any
+
+from streamsql.checkpoint.identity import JobIdentityError
+from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.core.errors import ExecutionError
+from streamsql.plan.nodes import walk
+from streamsql.plan.stages import ExchangeSourceNode, Stage
+from streamsql.runtime.builder import TaskSlot
+from streamsql.state.rescale import rescale_snapshots
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "_savepoint"
+
+
+def task_key(stage: int, task: int) -> str:
+    """The folder name of a task's checkpoints inside a job (or savepoint) folder."""
+    return f"stage{stage}-task{task}"
+
+
+def seed_storage(slot: TaskSlot, root: str, options: dict[str, str]) -> CheckpointStorage:
+    """The folder of task ``slot``'s seed checkpoint: ``<root>/<job>/stage<s>-task<t>-seed/``."""
+    job_dir = CheckpointStorage(root, slot.job, options).dir
+    return CheckpointStorage(job_dir, f"{task_key(slot.stage, slot.index)}-seed", options)
+
+
+def write_savepoint(files: CheckpointStorage, tasks: list, fingerprint: str, backend: str) -> str:
+    """Copy every task's last completed checkpoint into a new savepoint folder; its location.
+
+    Args:
+        files: the job's checkpoint folder.
+        tasks: the job's task runners (each stopped after a final checkpoint).
+        fingerprint: the job's fingerprint (recorded; a restore by another job warns).
+        backend: ``'state.backend.type'`` of the snapshots.
+
+    Raises:
+        ExecutionError: a task has no completed checkpoint.
+    """
+    done = {(t.slot.stage, t.slot.index): t.coordinator.last_completed if t.coordinator else None
+            for t in tasks}
+    missing = [task_key(*k) for k, c in done.items() if c is None]
+    if missing:
+        msg = (f"Job '{files.job_key}' stopped without a savepoint: tasks {', '.join(missing)} took no "
+               "final checkpoint")
+        raise ExecutionError(msg)
+    n = max(c.checkpoint_id for c in done.values())
+    folder = f"{files.dir}/savepoint-{n}"
+    stages: dict[str, list[int]] = {}
+    for t in tasks:
+        cid = done[(t.slot.stage, t.slot.index)].checkpoint_id
+        target = CheckpointStorage(folder, task_key(t.slot.stage, t.slot.index), files.options)
+        _copy_checkpoint(t.coordinator.storage, cid, target)
+        stages.setdefault(str(t.slot.stage), []).append(cid)
+    manifest = {"job": files.job_key, "fingerprint": fingerprint, "backend": backend, "stages": stages}
+    files.at(folder).write_file(MANIFEST, json.dumps(manifest, indent=1).encode())
+    return folder
+
+
+def _copy_checkpoint(source: CheckpointStorage, checkpoint_id: int, target: CheckpointStorage) -> None:
+    source.restore_state(checkpoint_id, lambda local: target.save_state(checkpoint_id, _copier(local)))
+    target.write_metadata(checkpoint_id, source.read_metadata(checkpoint_id) or {})
+
+
+def _copier(local: str):
+    def copy(destination: str) -> int:
+        shutil.copytree(local, destination)
+        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(destination) for f in fs)
+    return copy
+
+
+def read_manifest(path: str, like: CheckpointStorage) -> dict:
+    """The manifest of the savepoint at ``path``.
+
+    Raises:
+        JobIdentityError: ``path`` is not a savepoint of a parallel job.
+    """
+    data = like.at(path.rstrip("/")).read_file(MANIFEST)
+    if data is None:
+        msg = (f"'execution.savepoint.path' = '{path}' is not a savepoint of a job with "
+               "'parallelism.default' > 1 (no _savepoint manifest): use the path that STOP JOB ... WITH "
+               "SAVEPOINT returned")
+        raise JobIdentityError(msg)
+    return json.loads(data)
+
+
+def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerprint: str,
+               scratch: str) -> None:
+    """Write the seed checkpoint of every task of ``stages`` from the savepoint at ``path``.
+
+    Args:
+        path: the savepoint folder (``'execution.savepoint.path'``).
+        files: the job's checkpoint folder (the seeds go into it).
+        stages: the new run's stages.
+        fingerprint: the new run's fingerprint (another job's savepoint is restored with a warning).
+        scratch: a local folder for the rescale's working files.
+
+    Raises:
+        JobIdentityError: not a savepoint, or one of a job with other stages.
+    """
+    manifest = read_manifest(path, files)
+    old = manifest.get("stages", {})
+    if sorted(old) != sorted(str(s.id) for s in stages):
+        msg = (f"'execution.savepoint.path' = '{path}' is a savepoint of a job with stages {sorted(old)}, "
+               f"this job has {sorted(str(s.id) for s in stages)}: it cannot be restored into it")
+        raise JobIdentityError(msg)
+    if manifest.get("fingerprint") != fingerprint:
+        log.warning("job %s restores savepoint %s of job '%s': state and source positions of another job, "
+                    "on purpose", files.job_key, path, manifest.get("job"))
+    options = files.options
+    for stage in stages:
+        ids = old[str(stage.id)]
+        sources = [(CheckpointStorage(path.rstrip("/"), task_key(stage.id, t), options), cid)
+                   for t, cid in enumerate(ids)]
+        exchanges = {n.id for n in walk(stage.roots) if isinstance(n, ExchangeSourceNode)}
+        metas = [s.read_metadata(cid) or {} for s, cid in sources]
+        targets = [seed_storage(TaskSlot(files.job_key, stage.id, t, stage.parallelism), files.root, options)
+                   for t in range(stage.parallelism)]
+        n = max(ids)
+        work = tempfile.mkdtemp(prefix="streamsql-rescale-", dir=scratch)
+        try:
+            states = _rescaled(manifest["backend"], sources, stage.parallelism, work)
+            for t, target in enumerate(targets):
+                target.discard_after(None)
+                if states:
+                    target.save_state(n, _copier(states[t]))
+                positions = _share(metas, exchanges, t, stage.parallelism)
+                target.write_metadata(n, {"checkpoint_id": n, "positions": positions, "savepoint": path})
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        log.info("job %s: stage %d restored from savepoint %s, %d -> %d tasks", files.job_key, stage.id, path,
+                 len(ids), stage.parallelism)
+
+
+def _rescaled(backend: str, sources: list[tuple[CheckpointStorage, int]], tasks: int, work: str) -> list[str]:
+    """Local folders of the ``tasks`` new snapshots ([] when the stage has no state)."""
+    local = []
+    for i, (storage, cid) in enumerate(sources):
+        folder = os.path.join(work, f"old-{i}")
+        if storage.restore_state(cid, lambda path, folder=folder: shutil.copytree(path, folder)):
+            local.append(folder)
+    if not local:
+        return []
+    if len(local) != len(sources):
+        msg = "A savepoint's stage has state snapshots for only some of its tasks"
+        raise ExecutionError(msg)
+    targets = [os.path.join(work, f"new-{t}") for t in range(tasks)]
+    rescale_snapshots(backend, local, targets, os.path.join(work, "backends"))
+    return targets
+
+
+def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int) -> dict[str, Any]:
+    """Task ``task``'s source positions: the old tasks' offsets merged, cut to its partitions."""
+    merged: dict[str, Any] = {}
+    for meta in metas:
+        for source, position in (meta.get("positions") or {}).items():
+            if source in exchanges:
+                continue
+            if isinstance(position, dict):
+                merged.setdefault(source, {}).update(position)
+            else:  # a source that is not partitioned runs in a stage of one task
+                merged[source] = position
+    out: dict[str, Any] = {}
+    for source, position in merged.items():
+        if isinstance(position, dict):
+            keys = sorted(position, key=_partition_order)
+            out[source] = {k: position[k] for i, k in enumerate(keys) if i % tasks == task}
+        else:
+            out[source] = position
+    return out
+
+
+def _partition_order(key: str) -> tuple[str, int]:
+    """``"3"`` and ``"topic:3"`` (a Kafka position's keys) in topic, partition order."""
+    topic, _, partition = key.rpartition(":")
+    return topic, int(partition) if partition.isdigit() else -1

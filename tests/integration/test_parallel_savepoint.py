@@ -1,0 +1,85 @@
+"""Rescale through a savepoint (issue 10): a parallel job at parallelism 2 stops WITH SAVEPOINT,
+more records arrive, and the job restarts from the savepoint at parallelism 3. The GROUP BY's
+upserts and the filter's exactly-once rows equal DuckDB's answer over every record: the keyed
+state was split by key-group range and the source offsets by partition, nothing read twice."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+
+import pytest
+
+from streamsql.checkpoint.identity import JobIdentityError
+from streamsql.environment import StreamEnvironment
+from tests.integration.test_parallel import PARTITIONS, _appends, _duck, _load, _rows, _upserts
+
+JOB = """EXECUTE STATEMENT SET BEGIN
+INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+INSERT INTO flt SELECT id, k, v FROM src WHERE MOD(v, 3) = 0;
+END"""
+
+
+def _env(tmp_path, name: str, parallelism: int, bootstrap: str, topics: dict, bounded: bool,
+         savepoint: str | None = None) -> StreamEnvironment:
+    settings = {"parallelism.default": str(parallelism), "pipeline.name": name,
+                "execution.checkpointing.interval": "500 ms",
+                "execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "state")}
+    if savepoint:
+        settings["execution.savepoint.path"] = savepoint
+    env = StreamEnvironment(settings)
+    end = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
+    env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH (
+        'connector' = 'kafka', 'topic' = '{topics["src"]}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{end})""")
+    env.execute_sql(f"""CREATE TABLE agg (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{topics["agg"]}',
+        'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    env.execute_sql(f"""CREATE TABLE flt (id INT, k INT, v INT) WITH (
+        'connector' = 'kafka', 'topic' = '{topics["flt"]}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once')""")
+    return env
+
+
+def _expect(rows: list[dict]) -> tuple[Counter, Counter]:
+    agg = Counter(_duck("SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k", src=rows))
+    flt = Counter(_duck("SELECT id, k, v FROM src WHERE v % 3 = 0", src=rows))
+    return agg, flt
+
+
+def test_rescale_from_two_to_three_tasks_through_a_savepoint(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    topics = {"src": kafka_topic_factory("sp_src", PARTITIONS), "agg": kafka_topic_factory("sp_agg"),
+              "flt": kafka_topic_factory("sp_flt")}
+    rows = _rows(21, 6000)
+    first, second = rows[:3000], rows[3000:]
+    _load(kafka_bootstrap, topics["src"], first)
+    name = f"sp-{uuid.uuid4().hex[:8]}"
+    env = _env(tmp_path, name, 2, kafka_bootstrap, topics, bounded=False)
+    job = env.execute_sql(JOB).job
+    agg_first, _ = _expect(first)
+    deadline = time.monotonic() + 120
+    while _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) != agg_first:  # the first half is in
+        assert time.monotonic() < deadline and not job.done, "the job did not produce the first half"
+        time.sleep(0.5)
+    savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+    assert savepoint.startswith(str(tmp_path / "chk" / name / "savepoint-"))
+
+    _load(kafka_bootstrap, topics["src"], second)
+    env = _env(tmp_path, name, 3, kafka_bootstrap, topics, bounded=True, savepoint=savepoint)
+    assert env.execute_sql(JOB).job.wait(180) == "FINISHED"
+    agg, flt = _expect(rows)
+    assert _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) == agg
+    assert _appends(kafka_bootstrap, topics["flt"], ["id", "k", "v"]) == flt  # none lost, none twice
+
+
+def test_a_savepoint_path_that_is_not_a_parallel_savepoint_is_refused(kafka_bootstrap, kafka_topic_factory,
+                                                                      tmp_path):
+    topics = {"src": kafka_topic_factory("sp_src", PARTITIONS), "agg": kafka_topic_factory("sp_agg"),
+              "flt": kafka_topic_factory("sp_flt")}
+    (tmp_path / "elsewhere").mkdir()
+    env = _env(tmp_path, f"sp-{uuid.uuid4().hex[:8]}", 2, kafka_bootstrap, topics, bounded=True,
+               savepoint=str(tmp_path / "elsewhere"))
+    with pytest.raises(JobIdentityError, match="is not a savepoint of a job with 'parallelism.default' > 1"):
+        env.execute_sql(JOB).job.wait(60)
