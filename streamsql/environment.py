@@ -33,7 +33,7 @@ from streamsql.core.config import Config
 from streamsql.core.errors import ConfigError, ExecutionError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
 from streamsql.functions import udf
-from streamsql.jobs import JOB_COLUMNS, describe_job, job_row
+from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
@@ -143,7 +143,7 @@ class StreamEnvironment:
         if isinstance(tree, n.Explain):
             return TableResult("text", message=self.explain(tree.this, sql))
         if isinstance(tree, n.ShowJobs):
-            return TableResult("rows", JOB_COLUMNS, [job_row(j) for j in self.jobs.values()])
+            return TableResult("rows", JOB_COLUMNS, [row for j in self.jobs.values() for row in job_rows(j)])
         if isinstance(tree, n.DescribeJob):
             text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
             return TableResult("text", message=text)

@@ -43,6 +43,24 @@ def job_row(job: JobHandle) -> tuple:
             cause(job))
 
 
+def job_rows(job: JobHandle) -> list[tuple]:
+    """The job's SHOW JOBS row, then one per task of a parallel job (:attr:`JobHandle.tasks`).
+
+    A task's row: job id ``<job id>/<stage>-<task>``, name ``task <stage>-<task>``, its status,
+    its worker in the ``started`` column, its rows in and out, its last checkpoint and its input
+    lag (records not read yet).
+    """
+    rows = [job_row(job)]
+    for t in job.tasks:
+        cp = t["last_checkpoint"]
+        last = f"#{cp['checkpoint_id']} ({cp['duration_ms']} ms)" if cp else "-"
+        if t["input_lag"] is not None:
+            last += f"; input lag {t['input_lag']}"
+        rows.append((f"{job.job_id}/{t['task']}", f"task {t['task']}", t["status"], t["worker"] or "-",
+                     t["rows_in"], t["rows_out"], last, None))
+    return rows
+
+
 def failure_notice(job: JobHandle) -> str:
     """``[ERROR] Job 'name' (id ...) FAILED: <the error>`` (the error may span lines)."""
     return f"[ERROR] Job '{job.name}' (id {job.job_id}) FAILED: {redact(str(job.error))}"
@@ -89,6 +107,10 @@ def describe_job(job: JobHandle, verbose: bool = False) -> str:
         lines.append(f"Resumed from:    checkpoint #{job.runner.restored_from}")
     if cp:
         lines.append(f"Last checkpoint: #{cp['checkpoint_id']} ({cp['duration_ms']} ms)")
+    if job.tasks:
+        lines.append("Tasks:           task | status | worker | rows in | rows out | last checkpoint")
+        lines += [f"  {row[1][5:]} | {row[2]} | {row[3]} | {row[4]} | {row[5]} | {row[6]}"
+                  for row in job_rows(job)[1:]]
     if job.status == "FAILED" and job.error is not None:
         lines += ["Error:", *("  " + line for line in str(job.error).splitlines())]
         if not isinstance(job.error, StreamSQLError) or verbose:

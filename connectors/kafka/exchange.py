@@ -39,6 +39,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, RDKAFKA_LOG, ErrorLatch, execution_error
 from streamsql.connectors.kafka.options import librdkafka_props
+from streamsql.connectors.kafka.reader import partition_lag
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 
 from streamsql.core.connector import ConnectorContext, Source
@@ -319,6 +320,12 @@ class ExchangeReader(Source):
             self._admin.delete_records([before], request_timeout=30)
         except KafkaException:  # retried with the next commit's offset
             self._purged = 0
+
+    def lag(self) -> int | None:
+        """Records of its partition not read yet (committed or not)."""
+        if self.consumer is None:
+            return None
+        return partition_lag(self.consumer, {(self.topic, self.partition): self.next_offset})
 
     def drained(self) -> bool:
         """True once every upstream task stopped or ended, one at least stopped (see module docstring)."""

@@ -383,6 +383,13 @@ class KafkaReader:
             or (self.bounded_mode != "unbounded" and not self.stop and self.consumer is not None)
         )
 
+    def lag(self) -> int | None:
+        """Records between the position and the partitions' end offsets (None: unknown)."""
+        consumer, positions = self.consumer, dict(self.next)
+        if consumer is None:
+            return None
+        return partition_lag(consumer, positions)
+
     def position(self) -> dict[str, int]:
         """``{"<partition>": next_offset}`` (``"<topic>:<partition>"`` keys for several topics)."""
         return {self._key(tp): off for tp, off in sorted(self.next.items())}
@@ -415,3 +422,23 @@ class KafkaReader:
             except (KafkaException, RuntimeError):
                 pass
             self.consumer = None
+
+
+def partition_lag(consumer: Consumer, positions: dict[TopicPart, int]) -> int | None:
+    """The sum over ``positions`` ((topic, partition) -> next offset) of end offset - next offset.
+
+    The consumer's own position counts where it is further on: it steps over the markers of
+    transactions, which are offsets but not records. A metadata request per partition (1 s
+    each at most); None when one fails.
+    """
+    total = 0
+    try:
+        fetched = consumer.position([TopicPartition(t, p) for t, p in positions])
+        ahead = {(tp.topic, tp.partition): tp.offset for tp in fetched}
+        for (topic, partition), offset in positions.items():
+            tp = TopicPartition(topic, partition)
+            _, high = consumer.get_watermark_offsets(tp, timeout=1, cached=False)
+            total += max(0, high - max(offset, ahead.get((topic, partition), -1)))
+    except (KafkaException, RuntimeError):  # RuntimeError: the task closed its consumer meanwhile
+        return None
+    return total

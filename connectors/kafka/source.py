@@ -119,6 +119,10 @@ class ReaderSource(Source, StatesFormats):
         """True once a bounded read reached every partition's end offset."""
         return self.bounded and self.reader.finished()
 
+    def lag(self) -> int | None:
+        """Records not read yet (:meth:`.KafkaReader.lag`)."""
+        return self.reader.lag()
+
     @property
     def split_names(self) -> list[str]:
         """One split per partition (see :meth:`KafkaReader.split_names`); valid after open."""

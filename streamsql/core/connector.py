@@ -222,6 +222,13 @@ class Source(ABC):
         affects such bookkeeping.
         """
 
+    def lag(self) -> int | None:
+        """Records of its input not read yet (a Kafka source's end offsets minus its position).
+
+        Asked from another thread (SHOW JOBS); None when unknown. Must not raise.
+        """
+        return None
+
     def watermark(self) -> int | None:
         """The watermark (ms) the source itself carries, or None (the usual case).
 

@@ -47,6 +47,7 @@ class ExchangeSinkOperator(Operator):
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Write each task's rows of ``batch`` to its partition."""
+        self.ctx.metrics["rows_exchanged"] = self.ctx.metrics.get("rows_exchanged", 0) + batch.num_rows
         if self.partitions == 1 or not batch.num_rows:
             self.writer.write(0, batch)
             return []

@@ -261,6 +261,16 @@ class JobHandle:
         return dict(self.runner.metrics)
 
     @property
+    def tasks(self) -> list[dict[str, Any]]:
+        """A parallel job's tasks: worker, status, rows in/out, last checkpoint, input lag.
+
+        See :meth:`~streamsql.runtime.parallel.ParallelJobRunner.task_stats`; [] for a job that
+        runs as one task.
+        """
+        stats = getattr(self.runner, "task_stats", None)
+        return stats() if stats else []
+
+    @property
     def watermark(self) -> str | None:
         """The job's current event time: the smallest watermark reaching its sinks.
 

@@ -73,9 +73,35 @@ class TaskRunner(JobRunner):
     def __init__(self, slot: TaskSlot, roots: list[PlanNode], config: Config):
         super().__init__(f"{slot.name}-{slot.index}", roots, config)
         self.slot = slot
+        self.status = "CREATED"
+        self.worker: str | None = None
+        self._graph: JobGraph | None = None
+
+    def run(self) -> None:
+        """Run the task (see :meth:`JobRunner.run`), keeping :attr:`status` (Flink's names)."""
+        self.status = "RUNNING"
+        try:
+            super().run()
+        except BaseException:
+            self.status = "FAILED"
+            raise
+        stopped = "STOPPED" if self._stop.is_set() else "FINISHED"
+        self.status = "CANCELED" if self._cancel.is_set() else stopped
 
     def _build(self, workdir: str) -> JobGraph:
-        return build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot)
+        self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot)
+        return self._graph
+
+    def stats(self) -> dict[str, Any]:
+        """What SHOW JOBS shows of the task (see :meth:`ParallelJobRunner.task_stats`)."""
+        graph = self._graph
+        running = graph is not None and self.status == "RUNNING"
+        lags = [s.source.lag() for s in graph.sources] if running else []
+        m = self.metrics
+        return {"task": f"{self.slot.stage}-{self.slot.index}", "worker": self.worker, "status": self.status,
+                "rows_in": m.get("rows_in", 0), "rows_out": m.get("rows_out", 0) + m.get("rows_exchanged", 0),
+                "last_checkpoint": self.coordinator.stats() if self.coordinator else {},
+                "input_lag": None if not lags or None in lags else sum(lags)}
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         fault_point("after_fencing_during_restore")  # the build opened (fenced) its producer
@@ -187,6 +213,16 @@ class ParallelJobRunner:
                 out[key] += m.get(key, 0)
         return out
 
+    def task_stats(self) -> list[dict[str, Any]]:
+        """What each task of the job did in this process, in task order.
+
+        Each a dict: ``task`` (``<stage>-<index>``), ``worker`` (None: not run here),
+        ``status``, ``rows_in`` (from its sources or exchange), ``rows_out`` (to tables and
+        exchanges), ``last_checkpoint`` (as :attr:`JobHandle.last_checkpoint`), ``input_lag``
+        (records of its input not read yet; None when unknown or not running).
+        """
+        return [t.stats() for t in self.tasks]
+
     @property
     def restored_from(self) -> int | None:
         """The newest checkpoint a task resumed from, or None."""
@@ -260,6 +296,8 @@ class ParallelJobRunner:
 
     def _run_threads(self) -> None:
         errors: list[BaseException] = []
+        for t in self.tasks:
+            t.worker = f"{socket.gethostname()} pid {os.getpid()}"
 
         def main(task: TaskRunner) -> None:
             try:

@@ -126,6 +126,7 @@ class TaskGroup:
                 return
             task = self.tasks[p]
             task._cancel.clear()
+            task.worker = self.worker_id
             th = threading.Thread(target=self._main, args=(p,), name=f"task-{task.name}", daemon=True)
             self._threads[p] = th
         log.info("worker %s: task %s assigned", self.worker_id, task.name)

@@ -49,6 +49,7 @@ import uuid
 
 import duckdb
 import orjson
+import pyarrow as pa
 
 POINTS = ("before_barrier", "during_alignment", "after_snapshot_before_commit", "during_commit",
           "after_commit_before_bookkeeping")
@@ -256,9 +257,10 @@ def verdict(a: argparse.Namespace, records: list[dict], out: str, counts: str) -
 def compare(a, records: list[dict], output: list) -> tuple[int, int]:
     """(lost, duplicated) of the committed ``output`` against DuckDB over ``records``."""
     con = duckdb.connect()
-    con.execute("CREATE TABLE r (id BIGINT, k INT, v INT, g INT, ts TIMESTAMP)")
-    con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?)",
-                    [(r["id"], r["k"], r["v"], r["g"], r["ts"]) for r in records])
+    given = pa.Table.from_pylist(records)  # one Arrow scan: executemany took minutes for 200,000 rows
+    con.register("given", given)
+    con.execute("CREATE TABLE r AS SELECT id::BIGINT AS id, k::INT AS k, v::INT AS v, g::INT AS g, "
+                "ts::TIMESTAMP AS ts FROM given")
     if a.query == "agg":
         sums = con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall()
         expected = {k: (n, s) for k, n, s in sums}

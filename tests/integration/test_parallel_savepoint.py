@@ -5,6 +5,7 @@ state was split by key-group range and the source offsets by partition, nothing 
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections import Counter
@@ -63,6 +64,7 @@ def test_rescale_from_two_to_three_tasks_through_a_savepoint(kafka_bootstrap, ka
     while _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) != agg_first:  # the first half is in
         assert time.monotonic() < deadline and not job.done, "the job did not produce the first half"
         time.sleep(0.5)
+    _check_task_rows(env, job)
     savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
     assert savepoint.startswith(str(tmp_path / "chk" / name / "savepoint-"))
 
@@ -72,6 +74,20 @@ def test_rescale_from_two_to_three_tasks_through_a_savepoint(kafka_bootstrap, ka
     agg, flt = _expect(rows)
     assert _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) == agg
     assert _appends(kafka_bootstrap, topics["flt"], ["id", "k", "v"]) == flt  # none lost, none twice
+
+
+def _check_task_rows(env, job) -> None:
+    """SHOW JOBS has a row per task after the job's: its worker, rows in/out, checkpoint, input lag."""
+    rows = env.execute_sql("SHOW JOBS").rows
+    assert rows[0][0] == job.job_id
+    tasks = {row[0]: row for row in rows[1:]}
+    stages = {t["task"].split("-")[0] for t in job.tasks}
+    assert set(tasks) == {f"{job.job_id}/{s}-{t}" for s in stages for t in range(2)}
+    for row in tasks.values():
+        assert row[2] == "RUNNING" and row[3].endswith(f"pid {os.getpid()}")
+        assert "; input lag 0" in row[6] and row[6].startswith("#")  # everything fed was read
+    source = [t for t in job.tasks if t["task"].startswith("0-")]
+    assert sum(t["rows_in"] for t in source) == 3000 == sum(t["rows_out"] for t in source)
 
 
 def test_a_savepoint_path_that_is_not_a_parallel_savepoint_is_refused(kafka_bootstrap, kafka_topic_factory,
