@@ -70,7 +70,13 @@ server_id=1
 log_bin=$DATA_DIR/binlog
 binlog_format=ROW
 binlog_row_image=FULL
+# Column names and ENUM/SET values in the row events (the mysql-replication library reads them).
+binlog_row_metadata=FULL
 expire_logs_days=2
+# Commits reach the OS at once, the disk about once a second: a crash of the server loses
+# nothing, one of the machine may (this is a test server on a shared disk).
+innodb_flush_log_at_trx_commit=2
+sync_binlog=0
 # Small: the machine is shared.
 innodb_buffer_pool_size=32M
 innodb_log_file_size=16M
