@@ -118,7 +118,7 @@ class TaskGroup:
 
     def _revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         for tp in partitions:
-            self._stop(tp.partition)
+            self._stop(tp.partition, revoked=True)
 
     def _start(self, p: int) -> None:
         with self._lock:
@@ -132,13 +132,14 @@ class TaskGroup:
         log.info("worker %s: task %s assigned", self.worker_id, task.name)
         th.start()
 
-    def _stop(self, p: int) -> None:
+    def _stop(self, p: int, revoked: bool = False) -> None:
         with self._lock:
             th = self._threads.pop(p, None)
         if th is None:
             return
         self.tasks[p].cancel()
-        fault_point("during_revocation")
+        if revoked:
+            fault_point("during_revocation")
         th.join()
         log.info("worker %s: task %s revoked", self.worker_id, self.tasks[p].name)
 
