@@ -1,0 +1,106 @@
+"""The jdbc sink against real PostgreSQL and MariaDB servers: upsert, append, EXPLAIN, errors."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import duckdb
+import pytest
+
+from streamsql.core.errors import ConfigError, PlanError
+from streamsql.environment import StreamEnvironment
+from tests.db_fixtures import DB_PASSWORD, DB_USER
+
+
+def _url(db, kind):
+    return f"jdbc:{kind}://{db.host}:{db.port}/{db.database}"
+
+
+def _jdbc(db, kind, table, **extra):
+    opts = {"connector": "jdbc", "url": _url(db, kind), "table-name": table, "username": DB_USER,
+            "password": DB_PASSWORD, **extra}
+    return ", ".join(f"'{k}' = '{v}'" for k, v in opts.items())
+
+
+def _input(tmp_path, n=500):
+    path = tmp_path / "in.json"
+    path.write_text("".join(json.dumps({"k": i % 7 if i % 11 else None, "v": i % 13 - 4,
+                                        "d": f"{i}.{i % 100:02d}"}) + "\n" for i in range(n)))
+    return path
+
+
+def _env(tmp_path, **extra):
+    return StreamEnvironment({"execution.checkpointing.interval": "200 ms", "execution.batch-size": "50",
+                              "pipeline.name": f"jdbc-{uuid.uuid4().hex[:6]}",
+                              "execution.checkpointing.dir": str(tmp_path / "chk"), **extra})
+
+
+def _db_rows(db, kind, sql):
+    if kind == "postgresql":
+        with db.pg() as c:
+            return sorted(c.execute(sql).fetchall(), key=repr)
+    with db.mysql() as c, c.cursor() as cur:
+        cur.execute(sql)
+        return sorted(cur.fetchall(), key=repr)
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb"])
+def test_an_updating_result_is_upserted_and_equals_duckdb(request, tmp_path, kind):
+    db = request.getfixturevalue("postgres_db" if kind == "postgresql" else "mariadb_db")
+    ddl = "CREATE TABLE totals (k INT, n BIGINT NOT NULL, s BIGINT, d DECIMAL(12, 2), PRIMARY KEY (k))"
+    if kind == "postgresql":
+        with db.pg() as c:
+            c.execute(ddl)
+    else:
+        with db.mysql() as c, c.cursor() as cur:
+            cur.execute(ddl)
+    path = _input(tmp_path)
+    env = _env(tmp_path)
+    env.execute_sql(f"CREATE TABLE src (k INT, v INT, d DECIMAL(10, 2)) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE totals (k INT, n BIGINT, s BIGINT, d DECIMAL(12, 2), "
+                    f"PRIMARY KEY (k) NOT ENFORCED) WITH ({_jdbc(db, kind, 'totals')})")
+    where = " WHERE k IS NOT NULL"  # a primary key is never NULL
+    job = env.execute_sql(f"INSERT INTO totals SELECT k, COUNT(*), SUM(v), MAX(d) FROM src{where} "
+                          "GROUP BY k").job
+    assert job.wait(120) == "FINISHED"
+    expected = duckdb.sql(f"SELECT k, COUNT(*), SUM(v), MAX(CAST(d AS DECIMAL(12, 2))) "
+                          f"FROM read_json('{path}', columns={{k: 'INT', v: 'INT', d: 'VARCHAR'}}){where} "
+                          "GROUP BY k").fetchall()
+    assert _db_rows(db, kind, "SELECT k, n, s, d FROM totals") == sorted(expected, key=repr)
+
+
+def test_without_a_key_rows_are_appended_and_explain_says_at_least_once(postgres_db, tmp_path):
+    with postgres_db.pg() as c:
+        c.execute("CREATE TABLE log (k INT, v INT)")
+    path = _input(tmp_path, 120)
+    env = _env(tmp_path)
+    env.execute_sql(f"CREATE TABLE src (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                    "'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE log (k INT, v INT) WITH ({_jdbc(postgres_db, 'postgresql', 'log')})")
+    plan = env.execute_sql("EXPLAIN INSERT INTO log SELECT k, v FROM src WHERE v > 0").message
+    assert "log: at-least-once (jdbc without a primary key appends" in plan
+    assert DB_PASSWORD not in plan
+    assert env.execute_sql("INSERT INTO log SELECT k, v FROM src WHERE v > 0").job.wait(120) == "FINISHED"
+    columns = "columns={k: 'INT', v: 'INT', d: 'VARCHAR'}"
+    expected = duckdb.sql(f"SELECT k, v FROM read_json('{path}', {columns}) WHERE v > 0").fetchall()
+    assert _db_rows(postgres_db, "postgresql", "SELECT k, v FROM log") == sorted(expected, key=repr)
+    with pytest.raises(PlanError, match="updat"):
+        env.execute_sql("INSERT INTO log SELECT k, CAST(COUNT(*) AS INT) FROM src GROUP BY k")
+
+
+@pytest.mark.parametrize(("case", "fix"), [("password", "check the options 'username' and 'password'"),
+                                           ("table", "check the option 'table-name'")])
+def test_a_wrong_setting_fails_the_job_naming_the_option(postgres_db, tmp_path, case, fix):
+    path = _input(tmp_path, 10)
+    env = _env(tmp_path)
+    env.execute_sql(f"CREATE TABLE src (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                    "'format' = 'json')")
+    extra = {"password": "wrong-secret-77"} if case == "password" else {}
+    options = _jdbc(postgres_db, "postgresql", "nope", **extra)
+    env.execute_sql(f"CREATE TABLE log (k INT, v INT) WITH ({options})")
+    job = env.execute_sql("INSERT INTO log SELECT k, v FROM src").job
+    with pytest.raises(ConfigError) as info:
+        job.wait(60)
+    assert fix in str(info.value) and "wrong-secret-77" not in str(info.value)
