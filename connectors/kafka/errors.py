@@ -4,8 +4,9 @@ librdkafka reports trouble in three ways, all turned into StreamSQL errors:
 
 - *error events* (``error_cb``, collected by :class:`ErrorLatch`): fatal errors and
   authentication failures raise at once; "all brokers down" raises :class:`ExecutionError` once
-  it has lasted :data:`BROKER_DOWN_TIMEOUT_S` without a message getting through (a broker
-  restart within that time is survived);
+  it has lasted :data:`BROKER_DOWN_TIMEOUT_S` and the brokers still do not answer a metadata
+  request (a broker restart within that time is survived, also by a producer, whose successful
+  deliveries are not reported, and by an idle consumer);
 - *message errors* in ``consume()`` (unknown topic/partition, ...) raise at once (the reader);
 - *delivery reports* of failed messages raise at the sink's next ``write``/``pre_commit`` (the
   producer).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 
@@ -34,6 +36,8 @@ BROKER_DOWN_TIMEOUT_S = 30.0
 #: a source or sink waits for brokers that do not answer before it fails (with the start-up of
 #: the process, an unreachable broker fails a job within 15 s).
 METADATA_TIMEOUT_S = 10.0
+#: Timeout of the metadata request that tells whether brokers reported down are back.
+PROBE_TIMEOUT_S = 2.0
 
 #: Error codes meaning another producer with the same transactional id took over.
 FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
@@ -103,6 +107,11 @@ class ErrorLatch:
         self.pending: StreamSQLError | None = None
         self.down_since: float | None = None
         self.down_reason = ""
+        self.client: Any = None
+
+    def watch(self, client: Any) -> None:
+        """Ask ``client`` (the producer or consumer served) whether the brokers are back before failing."""
+        self.client = client
 
     def __call__(self, err: KafkaError) -> None:
         """The ``error_cb``: record ``err``."""
@@ -137,6 +146,10 @@ class ErrorLatch:
     def check(self) -> None:
         """Raise a pending error, or "brokers down" once it lasted :data:`BROKER_DOWN_TIMEOUT_S`.
 
+        librdkafka reports brokers going down but not coming back, so when the time is up the
+        watched client asks for metadata first (:data:`PROBE_TIMEOUT_S`): an answer means the
+        brokers are back and the trouble is over.
+
         Raises:
             ExecutionError: see above.
         """
@@ -144,11 +157,23 @@ class ErrorLatch:
             e, self.pending = self.pending, None
             raise e
         if self.down_since is not None and time.monotonic() - self.down_since > BROKER_DOWN_TIMEOUT_S:
+            if self._answers():
+                self.alive()
+                return
             msg = (
                 f"{self.what}: Kafka brokers at {self.bootstrap} unreachable for more than "
                 f"{BROKER_DOWN_TIMEOUT_S:.0f} s ({self.down_reason})"
             )
             raise ExecutionError(msg)
+
+    def _answers(self) -> bool:
+        if self.client is None:
+            return False
+        try:
+            self.client.list_topics(timeout=PROBE_TIMEOUT_S)
+        except (KafkaException, RuntimeError):
+            return False
+        return True
 
 
 def require_brokers(client, what: str, bootstrap: str) -> None:

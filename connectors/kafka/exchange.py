@@ -243,6 +243,7 @@ class ExchangeReader(Source):
                "isolation.level": "read_committed", "error_cb": self.latch, "logger": RDKAFKA_LOG,
                "auto.offset.reset": "earliest"}
         self.consumer = Consumer(cfg)
+        self.latch.watch(self.consumer)
         start = self.next_offset if self.next_offset > 0 else -2  # -2: OFFSET_BEGINNING
         self.consumer.assign([TopicPartition(self.topic, self.partition, start)])
 

@@ -46,6 +46,7 @@ class ProducerHandle:
         except KafkaException as e:
             msg = f"{what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
             raise ConfigError(msg) from None
+        self.latch.watch(self.producer)
 
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
         if err is not None:

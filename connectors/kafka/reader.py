@@ -125,6 +125,7 @@ class KafkaReader:
         except KafkaException as e:
             msg = f"{self.what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
             raise ConfigError(msg) from None
+        self.latch.watch(self.consumer)
         self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap)
         parts = self._partitions()
         self.parts = parts
@@ -251,10 +252,11 @@ class KafkaReader:
             msgs = c.consume(num_messages=max(1, max_rows), timeout=timeout_s)
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
+        if msgs:
+            self.latch.alive()
         self.latch.check()
         if not msgs:
             return msgs
-        self.latch.alive()
         if any(m.error() is not None for m in msgs):
             msgs = self._handle_events(msgs)
         if not msgs:

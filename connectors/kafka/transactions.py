@@ -82,6 +82,9 @@ _PRODUCER_ONLY = (
 )
 #: Timeout of init/commit/abort transaction calls.
 TXN_TIMEOUT_S = 60.0
+#: OffsetFetch errors of a group coordinator that is moving or loading (asked again).
+_COORDINATOR_MOVING = (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+                       KafkaError.COORDINATOR_NOT_AVAILABLE)
 
 
 class KafkaTransactions:
@@ -285,7 +288,7 @@ class KafkaTransactions:
         if self._consumer is None:
             props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
             props.update({"group.id": self.progress_group, "enable.auto.commit": False,
-                          "isolation.level": "read_committed"})
+                          "isolation.level": "read_committed", "logger": RDKAFKA_LOG})
             self._consumer = Consumer(props)
         return self._consumer
 
@@ -303,12 +306,21 @@ class KafkaTransactions:
             ExecutionError: when the broker cannot be asked.
         """
         self.open()
-        try:
-            progress = [TopicPartition(self.progress_topic, 0)]
-            [tp] = self._progress_consumer().committed(progress, TXN_TIMEOUT_S)
-        except (KafkaException, SystemError) as e:
-            msg = f"{self.what}: cannot read the last committed checkpoint: {unwrap(e)}"
-            raise ExecutionError(msg) from None
+        progress = [TopicPartition(self.progress_topic, 0)]
+        deadline = time.monotonic() + TXN_TIMEOUT_S
+        while True:
+            try:
+                [tp] = self._progress_consumer().committed(progress, TXN_TIMEOUT_S)
+                break
+            except (KafkaException, SystemError) as e:
+                err = unwrap(e).args[0] if unwrap(e).args else None
+                # The group coordinator moves or loads after a broker restart: ask again.
+                if (isinstance(err, KafkaError) and err.code() in _COORDINATOR_MOVING
+                        and time.monotonic() < deadline):
+                    time.sleep(0.5)
+                    continue
+                msg = f"{self.what}: cannot read the last committed checkpoint: {unwrap(e)}"
+                raise ExecutionError(msg) from None
         if tp.offset < 0 or tp.metadata == "final":
             return None
         return int(tp.offset)

@@ -27,6 +27,7 @@ usage::
     python -m streamsql.testing.chaos --mode AT_LEAST_ONCE ...   # reports duplicates it saw
     python -m streamsql.testing.chaos --workers 2 --freeze ...   # a parallel job: see chaos_workers
     python -m streamsql.testing.chaos --set execution.checkpointing.dir=s3://bucket/chaos ...
+    python -m streamsql.testing.chaos --broker-restarts 2 --slow-sink 65536 ...  # see chaos_broker
 
 Prints kills, restarts, records, lost and duplicated; exits 1 on any difference (under
 AT_LEAST_ONCE only a loss is a difference).
@@ -132,11 +133,15 @@ def create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
 
 
 def produce(bootstrap: str, topic: str, records: list[dict], seconds: float, done: threading.Event,
-            partitions: int = 3) -> None:
-    """Feed ``records`` over about ``seconds`` (record ``id`` into partition ``id % partitions``)."""
+            partitions: int = 3, client_id: str = "rdkafka") -> None:
+    """Feed ``records`` over about ``seconds`` (record ``id`` into partition ``id % partitions``).
+
+    Idempotent, so a broker restart neither loses nor duplicates an input record.
+    """
     from confluent_kafka import Producer
 
-    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 10})
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 10,
+                  "client.id": client_id, "log_level": 2})  # not every reconnect during a broker restart
     chunk = max(1, len(records) // max(1, int(seconds * 10)))
     for start in range(0, len(records), chunk):
         for r in records[start:start + chunk]:
@@ -175,7 +180,8 @@ def read_committed(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes
     return out
 
 
-def _run_job(script: str, cwd: str, env: dict, kill_after: float | None, log) -> int:
+def run_job(script: str, cwd: str, env: dict, kill_after: float | None, log) -> int:
+    """Run ``streamsql run script``; ``kill -9`` it after ``kill_after`` s (then -9); its exit code."""
     proc = subprocess.Popen([sys.executable, "-m", "streamsql", "run", script], cwd=cwd, env=env,
                             stdout=subprocess.DEVNULL, stderr=log)
     try:
@@ -224,11 +230,11 @@ def campaign(a: argparse.Namespace) -> int:
         env = dict(os.environ)
         if kind == "point":
             env["STREAMSQL_FAULT"] = f"{point}:{rnd.randint(1, 3)}"
-            rc = _run_job(unbounded, work, env, a.max_run_seconds, log)
+            rc = run_job(unbounded, work, env, a.max_run_seconds, log)
             how = f"fault {point}" if rc == 137 else f"fault {point} not reached; kill -9"
         else:
             env.pop("STREAMSQL_FAULT", None)
-            rc = _run_job(unbounded, work, env, rnd.uniform(a.min_kill, a.max_kill), log)
+            rc = run_job(unbounded, work, env, rnd.uniform(a.min_kill, a.max_kill), log)
             how = "kill -9"
         if rc not in (137, -9):
             print(f"job exited by itself with code {rc}; see {work}/jobs.log", flush=True)
@@ -237,7 +243,7 @@ def campaign(a: argparse.Namespace) -> int:
         restarts += 1
         print(f"kill {kills}: {how}", flush=True)
     done.wait()
-    rc = _run_job(bounded, work, dict(os.environ), None, log)
+    rc = run_job(bounded, work, dict(os.environ), None, log)
     if rc != 0:
         print(f"final bounded run failed with code {rc}; see {work}/jobs.log", flush=True)
         return 1
@@ -338,7 +344,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --workers: freeze one worker past its session timeout once")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a further SET of the job (e.g. execution.checkpointing.dir=s3://bucket/prefix)")
+    ap.add_argument("--broker-restarts", type=int, default=0,
+                    help="> 0: on a private broker, stop it this many times mid-job (see chaos_broker)")
+    ap.add_argument("--broker-down", type=float, default=10.0, help="seconds the broker stays stopped")
+    ap.add_argument("--broker-port", type=int, default=None, help="the private broker's port (default: free)")
+    ap.add_argument("--slow-sink", type=int, default=0, metavar="BYTES",
+                    help="with --broker-restarts: throttle the job's producers to BYTES/s (a broker quota)")
     a = ap.parse_args(argv)
+    if a.broker_restarts > 0:
+        from streamsql.testing.chaos_broker import broker_campaign
+
+        return broker_campaign(a)
     if a.workers > 1:
         from streamsql.testing.chaos_workers import worker_campaign
 
