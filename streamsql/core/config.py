@@ -87,6 +87,8 @@ KINDS: dict[str, object] = {
     "table.exec.mini-batch.allow-latency": "duration",
     "table.exec.mini-batch.size": "int>=1",
     "table.local-time-zone": "zone",
+    # Idle state retention (streamsql.state.ttl): GROUP BY, regular joins, Top-N, deduplication.
+    "table.exec.state.ttl": "duration",
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "python.files", "sql-client.display.max-column-width",

@@ -30,6 +30,8 @@ _NODES: dict[type[exp.Expression], tuple[str, str | None]] = {
     exp.GroupingSets: (f"GROUP BY GROUPING SETS is not supported yet; {_SPLIT_GROUPING}", "GROUPING"),
     exp.Hint: (_HINT, None),
 }
+_STATE_TTL_HINT = ("The STATE_TTL hint is not supported yet; set the job's 'table.exec.state.ttl' "
+                   "instead (it applies to every GROUP BY, regular join and Top-N of the job)")
 _OPTIONS_HINT = ("Dynamic table options (/*+ OPTIONS(...) */) are not supported yet; set the options "
                  "in the table's WITH clause (or declare a second table)")
 
@@ -91,7 +93,8 @@ def _reject_hint_comments(sql: str) -> None:
         if lx.kind == "comment" and lx.text.startswith("/*+"):
             line, col = line_col(sql, lx.start)
             body = lx.text[3:].lstrip().upper()
-            message = _OPTIONS_HINT if body.startswith("OPTIONS") else _HINT
+            message = _OPTIONS_HINT if body.startswith("OPTIONS") else \
+                _STATE_TTL_HINT if body.startswith("STATE_TTL") else _HINT
             raise SqlError(message, sql, line, col, 3)
 
 

@@ -16,6 +16,11 @@ Exactly-once: the operator must call :meth:`~WriteBehindCache.flush` in its ``sn
 hook, which the task runs at the aligned barrier *before* the coordinator snapshots the backend,
 so the snapshot holds every change made by the rows before the barrier. A restored operator
 starts with an empty cache (its backend holds everything).
+
+State TTL: over a :class:`~streamsql.state.ttl.TtlKeyedState` the cache keeps each slot's last
+write time (set by :meth:`~WriteBehindCache.touch`, read with a miss) and writes it back with the
+value, so a value written back late still carries the time of its change; a cached key idle for
+the TTL is found absent, as in the backend.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import numpy as np
 
 from streamsql.state.base import KeyedState
 from streamsql.state.layout import with_key_groups
+from streamsql.state.ttl import TtlKeyedState
 
 
 class ValueStore(Protocol):
@@ -67,6 +73,8 @@ class WriteBehindCache:
         self._keys: list[bytes | None] = []  # slot → key
         self._free: list[int] = []
         self._dirty = np.zeros(1024, bool)
+        self._ttl = state.ttl if isinstance(state, TtlKeyedState) else None
+        self._written = np.zeros(1024, np.int64)  # under TTL: each slot's last write time (ms)
         store.resize(len(self._dirty))
         self.hits = 0
         self.misses = 0
@@ -79,6 +87,8 @@ class WriteBehindCache:
         get = self._slot.get
         slots = np.fromiter((get(k, -1) for k in keys), np.int64, len(keys))
         miss = np.flatnonzero(slots < 0)
+        if self._ttl is not None:
+            self._expire(slots[slots >= 0])
         self.misses += len(miss)
         self.hits += len(keys) - len(miss)
         if len(miss):
@@ -89,8 +99,10 @@ class WriteBehindCache:
         return slots
 
     def touch(self, slots: np.ndarray) -> None:
-        """Mark ``slots`` changed (written back at the next eviction or flush)."""
+        """Mark ``slots`` changed (written back at the next eviction or flush); under TTL, written now."""
         self._dirty[slots] = True
+        if self._ttl is not None:
+            self._written[slots] = self._ttl.now()
 
     def evict(self) -> None:
         """Drop the oldest keys (first loaded first) beyond ``max_entries``, down to 3/4 of it.
@@ -121,6 +133,13 @@ class WriteBehindCache:
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _expire(self, slots: np.ndarray) -> None:
+        """Cached ``slots`` idle for the TTL hold no value any more (their backend copy expired too)."""
+        dead = slots[self._written[slots] + self._ttl.ttl_ms <= self._ttl.now()]
+        if len(dead):
+            self.store.load(dead, [None] * len(dead))
+            self._dirty[dead] = False
+
     def _allocate(self, keys: list[bytes]) -> np.ndarray:
         n = len(keys)
         reuse = self._free[-n:] if n <= len(self._free) else self._free[:]
@@ -133,6 +152,9 @@ class WriteBehindCache:
             grown = np.zeros(max(needed, 2 * len(self._dirty)), bool)
             grown[: len(self._dirty)] = self._dirty
             self._dirty = grown
+            grown_times = np.zeros(len(grown), np.int64)
+            grown_times[: len(self._written)] = self._written
+            self._written = grown_times
             self.store.resize(len(grown))
         out = np.array(reuse + fresh, np.int64)
         for k, s in zip(keys, out.tolist()):
@@ -143,15 +165,26 @@ class WriteBehindCache:
     def _load(self, keys: list[bytes], slots: np.ndarray) -> None:
         skeys = self._state_keys(keys)
         order = sorted(range(len(skeys)), key=skeys.__getitem__)  # RocksDB reads sorted keys faster
-        raws = self.state.get_many([skeys[j] for j in order])
+        ordered = slots[np.array(order, np.int64)]
+        if self._ttl is not None:
+            raws, times = self.state.get_timed([skeys[j] for j in order])
+            self._written[ordered] = times
+        else:
+            raws = self.state.get_many([skeys[j] for j in order])
         self._dirty[slots] = False
-        self.store.load(slots[np.array(order, np.int64)], raws)
+        self.store.load(ordered, raws)
 
     def _write(self, slots: np.ndarray) -> None:
         if not len(slots):
             return
         skeys = self._state_keys([self._keys[s] for s in slots.tolist()])
         values = self.store.dump(slots)
+        if self._ttl is not None:
+            live = [i for i, v in enumerate(values) if v is not None]
+            self.state.write([(skeys[i], values[i]) for i in live],
+                             [k for k, v in zip(skeys, values) if v is None],
+                             times=self._written[slots[live]].tolist())
+            return
         if None not in values:  # the common case: nothing to delete, one pass
             self.state.write(list(zip(skeys, values)), [])
             return

@@ -11,7 +11,7 @@ from streamsql.runtime.operators.base import OperatorContext
 from streamsql.state.factory import create_backend
 
 
-def open_operator(op, backend_name, workdir, op_id="op-1", config=None, metrics=None):
+def open_operator(op, backend_name, workdir, op_id="op-1", config=None, metrics=None, clock=None):
     """Open ``op`` on a fresh ``backend_name`` backend in ``workdir``.
 
     Args:
@@ -21,6 +21,7 @@ def open_operator(op, backend_name, workdir, op_id="op-1", config=None, metrics=
         op_id: the operator id that names its keyed state.
         config: engine settings the operator reads (``{'state.cache.max-entries': '0'}``).
         metrics: the counters the operator bumps (a fresh dict when None).
+        clock: the processing-time clock (ms) for state TTL (the wall clock when None).
 
     Returns:
         ``(op, backend)``; the caller closes the backend.
@@ -29,6 +30,8 @@ def open_operator(op, backend_name, workdir, op_id="op-1", config=None, metrics=
     backend.open(str(workdir))
     ctx = OperatorContext(op_id, backend.keyed_state(op_id), dict(config or {}),
                           {} if metrics is None else metrics)
+    if clock is not None:
+        ctx.clock = clock
     op.open(ctx)
     return op, backend
 

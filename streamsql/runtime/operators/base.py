@@ -16,11 +16,14 @@ A method returns the elements to send downstream, in order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamsql.core.config import duration_ms
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.state.base import KeyedState
+from streamsql.state.ttl import StateTtl, wall_clock_ms
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,25 @@ class OperatorContext:
         state: the operator's keyed state, or None for stateless operators.
         config: the engine configuration (string values).
         metrics: counters shared with the job handle.
+        clock: processing time in ms (the wall clock; tests inject their own), for state TTL.
     """
 
     operator_id: str
     state: KeyedState | None
     config: dict[str, str]
     metrics: dict[str, Any] = field(default_factory=dict)
+    clock: Callable[[], int] = wall_clock_ms
+
+
+def state_ttl(ctx: OperatorContext) -> StateTtl | None:
+    """The job's state TTL, ``'table.exec.state.ttl'`` (Flink's default '0 ms': never); None for never.
+
+    Raises:
+        ConfigError: the key's value is not a duration.
+    """
+    key = "table.exec.state.ttl"
+    ms = duration_ms(ctx.config.get(key) or "0 ms", key)
+    return StateTtl(ms, ctx.clock) if ms > 0 else None
 
 
 class Operator:
@@ -62,10 +78,26 @@ class Operator:
 
     stateful: bool = False
     wants_ticks: bool = False  # call on_tick() periodically (read after open)
+    #: What the operator is, when Flink expires its state under 'table.exec.state.ttl' and this
+    #: operator does not implement that yet: opening it with a TTL then fails instead of
+    #: keeping state Flink would have dropped.
+    state_ttl_missing: str | None = None
 
     def open(self, ctx: OperatorContext) -> None:
-        """Called once before any element."""
+        """Called once before any element.
+
+        Raises:
+            ConfigError: ``'table.exec.state.ttl'`` is set for an operator in :attr:`state_ttl_missing`.
+        """
         self.ctx = ctx
+        if self.state_ttl_missing and state_ttl(ctx):
+            from streamsql.core.errors import ConfigError
+
+            ttl = ctx.config.get("table.exec.state.ttl")
+            msg = (f"'table.exec.state.ttl' = '{ttl}' is not implemented for {self.state_ttl_missing} yet: "
+                   "Flink would expire its idle state, StreamSQL would keep it. Remove the key from this "
+                   "job's settings (state is then kept for ever)")
+            raise ConfigError(msg)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Process one batch from input ``input_index``; return output elements."""

@@ -13,8 +13,13 @@ row kind), then the accumulators of the batch's distinct keys are looked up in a
 cache of decoded accumulators (:class:`~streamsql.state.cache.WriteBehindCache` over
 :class:`~streamsql.state.cache.ObjectValues`, at most ``'state.cache.max-entries'`` keys,
 default :data:`DEFAULT_CACHE_ENTRIES`); misses are read from keyed state with one multi-get.
-Changed accumulators are encoded and written back (one write batch) only when evicted and at
-every checkpoint (``snapshot_state``, which runs before the backend snapshot), so a checkpoint
+With a state TTL (``'table.exec.state.ttl'``, :mod:`streamsql.state.ttl`)
+a key whose accumulators were not written for the TTL has no state: its next row starts it
+again (``+I``), as Flink's GroupAggFunction after state cleanup; and, as Flink does when state
+cleaning is on, a key whose result did not change still emits ``-U``/``+U`` (so downstream state
+of the key is refreshed too). Changed accumulators are encoded and written back (one write
+batch) only when evicted and at every checkpoint (``snapshot_state``, which runs before the
+backend snapshot), so a checkpoint
 holds exactly the state after the rows before its barrier. When every call has a fixed-width
 form, :func:`~streamsql.runtime.operators.group_agg_columnar.create_group_agg` picks the
 columnar operator instead.
@@ -36,9 +41,10 @@ from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.evaluator import query_table
-from streamsql.runtime.operators.base import Operator, OperatorContext
+from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.state.cache import ObjectValues, ValueStore, WriteBehindCache
 from streamsql.state.layout import ValueFormat, encode_keys
+from streamsql.state.ttl import TtlKeyedState
 
 #: The value of a key of the general GROUP BY: its accumulator list.
 GROUP_AGG_OBJECTS = ValueFormat("group-agg/objects", 1)
@@ -109,15 +115,19 @@ class GroupAggBase(Operator):
         """Start with an empty accumulator cache (restored state is in the backend).
 
         Raises:
-            ConfigError: a bad ``'state.cache.max-entries'``.
+            ConfigError: a bad ``'state.cache.max-entries'`` or ``'table.exec.state.ttl'``.
         """
         super().open(ctx)
         self.values = self._new_values()
-        self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
+        self.ttl = state_ttl(ctx)
+        self.state = TtlKeyedState(ctx.state, self.ttl) if self.ttl else ctx.state
+        self.cache = WriteBehindCache(self.state, self.values, cache_entries(ctx.config))
 
     def snapshot_state(self, checkpoint_id: int) -> None:
-        """Write back every changed accumulator before the backend is snapshotted."""
+        """Write back every changed accumulator before the backend is snapshotted (and purge expired ones)."""
         self.cache.flush()
+        if self.ttl:
+            self.state.purge()
 
     def _partials(self, batch: Batch) -> tuple[pa.Table, pa.Table]:
         """``(batch's table with its __sign column, partial states per key)``.
@@ -173,6 +183,7 @@ class GroupAggOperator(GroupAggBase):
         out_rows, out_kinds = [], []
         INSERT, DELETE = RowKind.INSERT, RowKind.DELETE  # noqa: N806
         BEFORE, AFTER = RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER  # noqa: N806
+        refresh = self.ttl is not None  # an unchanged result is emitted again (Flink, state TTL on)
         for i, key in enumerate(key_tuples):
             acc, old = news[i], olds[i]
             if acc[0] <= 0:
@@ -185,7 +196,7 @@ class GroupAggOperator(GroupAggBase):
             if old is None:
                 out_rows.append(key + new)
                 out_kinds.append(INSERT)
-            elif new != old:
+            elif new != old or refresh:
                 out_rows += [key + old, key + new]
                 out_kinds += [BEFORE, AFTER]
         self.values.put(slots, news)

@@ -95,7 +95,9 @@ class ColumnarGroupAggOperator(GroupAggBase):
 
         inserted = alive & ~old_present
         deleted = ~alive & old_present
-        changed = alive & old_present & _differs(old, new, len(slots))
+        changed = alive & old_present
+        if self.ttl is None:  # with state TTL an unchanged result is emitted again, as Flink
+            changed &= _differs(old, new, len(slots))
         self.cache.evict()
         return self._emit(res, old, new, inserted, deleted, changed)
 

@@ -1,5 +1,8 @@
 r"""Stream joins, as Flink's ``StreamingJoinOperator`` and ``RowTimeIntervalJoin``.
 
+(Over 500 lines because both joins, and the semi and temporal joins built on :class:`JoinBase`,
+share its key reading, state keys and row packing: one module keeps that one protocol in one place.)
+
 Both are two-input operators: input 0 is the left side, input 1 the right side. Output rows are
 the left columns followed by the right columns; the side without a match is padded with NULLs.
 Join keys are input columns (the planner computes key expressions into extra columns first).
@@ -16,6 +19,11 @@ re-emitted). Changelog, as Flink's (see ``StreamingJoinOperator.processElement``
 - outer join: only +I and -D. An outer row without a match emits ``+I[row, NULL...]``; when
   its first match arrives that becomes ``-D[row, NULL...]`` then ``+I[row, match]``; when its
   last match is retracted, ``-D[row, match]`` then ``+I[row, NULL...]`` again.
+
+State TTL (``'table.exec.state.ttl'``, :mod:`streamsql.state.ttl`):
+as Flink's ``JoinRecordStateView`` each row of a side carries the time of its entry's last write
+(its count or its associations changed) and is gone ``ttl`` later: it matches nothing more and a
+retraction of it finds nothing; nothing is emitted when it expires.
 
 **Interval join** (:class:`IntervalJoinOperator`) — insert-only inputs with event-time
 attributes and the bound ``lower <= l.ts - r.ts <= upper`` (ms, inclusive: the planner turns a
@@ -42,7 +50,8 @@ State layout (:mod:`streamsql.state.layout`; ``key`` = the join key's :func:`enc
     WATERMARK_KEY                interval join: watermark at the last checkpoint
 
 Values (msgpack, never pickle), one list per side and key, each row flattened behind its entry:
-:data:`JOIN_ROWS` ``[[count, associations, *row], ...]``; :data:`INTERVAL_JOIN_ROWS`
+:data:`JOIN_ROWS` ``[[count, associations, *row], ...]`` (a side with state TTL:
+:data:`JOIN_ROWS_TTL` ``[[count, associations, written_ms, *row], ...]``); :data:`INTERVAL_JOIN_ROWS`
 ``[timer, [count, matched, rowtime, *row], ...]``.
 """
 
@@ -56,13 +65,16 @@ import pyarrow as pa
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
 from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes
 from streamsql.state.layout import JOIN_LEFT, JOIN_RIGHT, ValueFormat, encode_keys, with_key_groups
+from streamsql.state.ttl import StateTtl
 
 _SIDE = (JOIN_LEFT, JOIN_RIGHT)
 #: Regular join: one side's rows of one key, ``[[count, associations, *row], ...]``.
 JOIN_ROWS = ValueFormat("join/rows", 1)
+#: Regular join, a side with state TTL: ``[[count, associations, written_ms, *row], ...]``.
+JOIN_ROWS_TTL = ValueFormat("join/rows-ttl", 1)
 #: Interval join: ``[timer, [count, matched, rowtime, *row], ...]``.
 INTERVAL_JOIN_ROWS = ValueFormat("interval-join/rows", 1)
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
@@ -105,6 +117,7 @@ class KeyedRows:
         mine_keys, their_keys: the distinct keys' state keys on this side and the other.
         mine, theirs: per distinct key, that side's ``{row: [count, associations]}``.
         extra: the values of further state keys read with them.
+        side: the side of the batch (0 left, 1 right).
     """
 
     rows: list[tuple]
@@ -117,6 +130,7 @@ class KeyedRows:
     mine: dict
     theirs: dict
     extra: list
+    side: int
 
 
 class JoinBase:
@@ -130,6 +144,7 @@ class JoinBase:
         self.outer = outer_sides(join_type)
         self.output_schema = output_schema
         self.residual = residual
+        self.ttls = (None, None)  # per side: its rows' StateTtl (a regular join under state TTL)
 
     def _joined(self, side: int, x: tuple, y: tuple) -> tuple:
         return x + y if side == 0 else y + x
@@ -168,9 +183,11 @@ class JoinBase:
         keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
         n = len(distinct)
         values = self.ctx.state.get_many(mine_keys + their_keys + list(extra))
+        mine_ttl, their_ttl = self.ttls[side], self.ttls[1 - side]
         return KeyedRows(rows, batch.kind_array().tolist(), keys, distinct, with_nulls, mine_keys, their_keys,
-                         {k: join_state(v) for k, v in zip(distinct, values[:n])},
-                         {k: join_state(v) for k, v in zip(distinct, values[n:2 * n])}, values[2 * n:])
+                         {k: join_state(v, mine_ttl) for k, v in zip(distinct, values[:n])},
+                         {k: join_state(v, their_ttl) for k, v in zip(distinct, values[n:2 * n])},
+                         values[2 * n:], side)
 
     def _filter(self, side: int, rows: list[tuple], cands: list[list]) -> list[list]:
         """Keep the candidates ``(y, entry)`` of each row for which the residual condition holds."""
@@ -197,14 +214,19 @@ class JoinBase:
         further entries ``puts``.
         """
         puts, deletes = list(puts or []), []
+        mine_format, their_format = (JOIN_ROWS_TTL if ttl else JOIN_ROWS for ttl in
+                                     (self.ttls[kb.side], self.ttls[1 - kb.side]))
         for k, sk in zip(kb.distinct, kb.mine_keys):
             if kb.mine[k]:
-                puts.append((sk, JOIN_ROWS.encode(pack_rows(kb.mine[k]))))
+                puts.append((sk, mine_format.encode(pack_rows(kb.mine[k]))))
             else:
                 deletes.append(sk)
         for k, sk in zip(kb.distinct, kb.their_keys):
             if k in touched:
-                puts.append((sk, JOIN_ROWS.encode(pack_rows(kb.theirs[k]))))
+                if kb.theirs[k]:
+                    puts.append((sk, their_format.encode(pack_rows(kb.theirs[k]))))
+                else:  # every row of theirs expired
+                    deletes.append(sk)
         self.ctx.state.write(puts, deletes)
 
     def _output(self, rows: list[tuple], kinds: list[int], insert_only: bool) -> list[Element]:
@@ -235,6 +257,16 @@ class StreamingJoinOperator(JoinBase, Operator):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
         self.insert_only = insert_only
 
+    def open(self, ctx: OperatorContext) -> None:
+        """Read the state TTL of both sides' rows, ``'table.exec.state.ttl'``.
+
+        Raises:
+            ConfigError: a bad ``'table.exec.state.ttl'``.
+        """
+        super().open(ctx)
+        ttl = state_ttl(ctx)
+        self.ttls = (ttl, ttl)
+
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Join ``batch`` (from side ``input_index``) with the other side's state; update state."""
         side, other = input_index, 1 - input_index
@@ -246,6 +278,9 @@ class StreamingJoinOperator(JoinBase, Operator):
         per_key = {k: (list(theirs[k].items()) if k not in with_nulls else []) for k in distinct}
         cands = [per_key[k] for k in keys]  # shared per key: read-only lists of (row, entry)
         matches = self._filter(side, rows, cands)
+        # Under state TTL an entry written (count or associations) is stamped now (index 2).
+        stamp_mine, stamp_theirs = self.ttls[side] is not None, self.ttls[other] is not None
+        now = (self.ttls[side] or self.ttls[other]).now() if stamp_mine or stamp_theirs else 0
 
         my_outer, their_outer = self.outer[side], self.outer[other]
         inner = not (my_outer or their_outer)
@@ -268,20 +303,26 @@ class StreamingJoinOperator(JoinBase, Operator):
                             out_rows += [self._pad_mine(other, y)] * c
                             out_kinds += [RowKind.DELETE] * c
                         e[1] += 1
+                        if stamp_theirs:
+                            e[2] = now
                         touched_theirs.add(k)
                     out_rows += [self._joined(side, x, y)] * c
                     out_kinds += [out_kind] * c
                 ent = st.get(x)
                 if ent is None:
-                    st[x] = [1, total]
+                    st[x] = [1, total, now] if stamp_mine else [1, total]
                 else:
                     ent[0] += 1
                     ent[1] = total
+                    if stamp_mine:
+                        ent[2] = now
             else:
                 out_kind = kind if inner else RowKind.DELETE
                 ent = st.get(x)
                 if ent is not None:
                     ent[0] -= 1
+                    if stamp_mine:
+                        ent[2] = now
                     if ent[0] <= 0:
                         del st[x]
                 if not m and my_outer:
@@ -296,6 +337,8 @@ class StreamingJoinOperator(JoinBase, Operator):
                             out_rows += [self._pad_mine(other, y)] * c
                             out_kinds += [RowKind.INSERT] * c
                         e[1] -= 1
+                        if stamp_theirs:
+                            e[2] = now
                         touched_theirs.add(k)
 
         self._write_rows(kb, touched_theirs)
@@ -454,9 +497,17 @@ class IntervalJoinOperator(JoinBase, WindowOperatorBase):
         return total
 
 
-def join_state(value: bytes | None) -> dict[tuple, list]:
-    """A regular join's state of one side and key, ``{row: [count, associations]}``."""
-    return unpack_rows(JOIN_ROWS.decode(value), 2) if value is not None else {}
+def join_state(value: bytes | None, ttl: StateTtl | None = None) -> dict[tuple, list]:
+    """A regular join's state of one side and key, ``{row: [count, associations]}``.
+
+    Under state TTL: ``{row: [count, associations, written_ms]}``, without the rows expired now.
+    """
+    if value is None:
+        return {}
+    if ttl is None:
+        return unpack_rows(JOIN_ROWS.decode(value), 2)
+    now, alive = ttl.now(), ttl.alive
+    return {x: e for x, e in unpack_rows(JOIN_ROWS_TTL.decode(value), 3).items() if alive(e[2], now)}
 
 
 def _interval_state(value: bytes | None) -> dict | None:

@@ -23,7 +23,7 @@ the next watermark. A NULL rowtime is dropped. State: a row leaves the pending r
 emitted; a bounded frame keeps the rows a later row of the key may still need (ROWS: the last
 ``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
 rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
-Flink keeps them (state TTL is not supported yet).
+Flink keeps them (until state TTL, not implemented here: a job with one is refused at open).
 
 The aggregates are the object forms of :mod:`streamsql.functions.aggregates` (one accumulator
 list per key): a row is added by folding its partial state (DuckDB, computed for the whole
@@ -77,6 +77,8 @@ class OverAggOperator(WindowOperatorBase):
         input_schema: Arrow schema of the input.
         output_schema: the input columns, then one column per call.
     """
+
+    state_ttl_missing = "an OVER aggregate"
 
     def __init__(self, spec: OverSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
                  input_schema: pa.Schema, output_schema: pa.Schema):

@@ -28,6 +28,12 @@ partition's rows in rank order with their order-preserving sort keys, as tagged 
 batch the partitions the batch touches are read once through a
 :class:`~streamsql.state.cache.WriteBehindCache` (one multi-get for the misses, ``'state.cache.
 max-entries'``), and written back on eviction and at every checkpoint (``snapshot_state``).
+
+State TTL (``'table.exec.state.ttl'``, :mod:`streamsql.state.ttl`): a partition whose state was
+not written for the TTL has none: its next row ranks alone (first position ``+I``), and the
+ranked rows emitted before are not retracted, as Flink's Rank and Deduplicate after state
+cleanup. Flink stamps a Top-N's rows per sort key; here a partition's rows expire together, on
+the partition's last write.
 """
 
 from __future__ import annotations
@@ -40,11 +46,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamsql.core.elements import Batch, Element, RowKind
-from streamsql.runtime.operators.base import Operator, OperatorContext
+from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.runtime.operators.group_agg import cache_entries
 from streamsql.runtime.operators.sort_keys import sort_keys
 from streamsql.state.cache import ObjectValues, WriteBehindCache
 from streamsql.state.layout import ValueFormat, encode_keys
+from streamsql.state.ttl import TtlKeyedState
 
 #: A partition's ranked rows: ``[sort keys, rows]`` (rows as lists of SQL values).
 RANK_ROWS = ValueFormat("rank/rows", 1)
@@ -158,6 +165,7 @@ class RankOperatorBase(Operator):
     """
 
     stateful = True
+    expires = False  # whether 'table.exec.state.ttl' applies (the operator keeps no timers in state)
 
     def __init__(self, spec: RankSpec, dump, load):
         self.spec = spec
@@ -167,15 +175,19 @@ class RankOperatorBase(Operator):
         """Start with an empty cache (restored state is in the backend).
 
         Raises:
-            ConfigError: a bad ``'state.cache.max-entries'``.
+            ConfigError: a bad ``'state.cache.max-entries'`` or ``'table.exec.state.ttl'``.
         """
         super().open(ctx)
         self.values = ObjectValues(*self._codec)
-        self.cache = WriteBehindCache(ctx.state, self.values, cache_entries(ctx.config))
+        self.ttl = state_ttl(ctx) if self.expires else None
+        self.state = TtlKeyedState(ctx.state, self.ttl) if self.ttl else ctx.state
+        self.cache = WriteBehindCache(self.state, self.values, cache_entries(ctx.config))
 
     def snapshot_state(self, checkpoint_id: int) -> None:
-        """Write back every changed partition before the backend is snapshotted."""
+        """Write back every changed partition before the backend is snapshotted (and purge expired ones)."""
         self.cache.flush()
+        if self.ttl:
+            self.state.purge()
 
 
 class TopNOperator(RankOperatorBase):
@@ -185,6 +197,8 @@ class TopNOperator(RankOperatorBase):
         spec: the ranking.
         updating_input: the input carries retractions (keep every row of a partition).
     """
+
+    expires = True
 
     def __init__(self, spec: RankSpec, updating_input: bool):
         super().__init__(spec, _dump, _load)

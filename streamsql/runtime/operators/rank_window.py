@@ -66,6 +66,8 @@ class WatermarkRankOperator(RankOperatorBase):
     def __init__(self, spec: RankSpec, window: bool):
         super().__init__(spec, _dump, _load)
         self.window = window
+        # Flink expires a first-row deduplication's state under TTL (window state it does not).
+        self.state_ttl_missing = None if window else "deduplication keeping the first row on a rowtime"
         self.time_index = spec.window_end if window else spec.order[0]
 
     def open(self, ctx: OperatorContext) -> None:

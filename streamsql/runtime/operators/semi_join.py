@@ -49,6 +49,7 @@ class SemiAntiJoinOperator(JoinBase, Operator):
     """
 
     stateful = True
+    state_ttl_missing = "a semi or anti join (IN / EXISTS / NOT IN / NOT EXISTS)"
 
     def __init__(self, anti: bool, null_aware: bool, left_keys: list[int], right_keys: list[int],
                  left_schema: pa.Schema, right_schema: pa.Schema, joined_schema: pa.Schema,

@@ -68,6 +68,7 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
     """
 
     stateful = True
+    state_ttl_missing = "an event-time temporal join"
 
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_time: int,
                  right_time: int, left_schema: pa.Schema, right_schema: pa.Schema, output_schema: pa.Schema,

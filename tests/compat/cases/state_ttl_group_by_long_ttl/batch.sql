@@ -1,0 +1,1 @@
+SELECT k, COUNT(*), SUM(v) FROM orders GROUP BY k
