@@ -296,7 +296,8 @@ def test_a_job_with_an_operator_without_ttl_fails_as_it_starts(tmp_path):
     (tmp_path / "o.json").write_text('{"k": 1}\n')
     env = make_env(tmp_path)
     env.execute_sql("SET 'table.exec.state.ttl' = '1 h'")
-    env.execute_sql(f"CREATE TABLE o (k INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'o.json'}', "
+    path = tmp_path / "o.json"
+    env.execute_sql(f"CREATE TABLE o (k INT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
                     "'format' = 'json')")
     assert list(env.execute_sql("SELECT k, COUNT(*) FROM o GROUP BY k").collect(timeout=30))
     with pytest.raises(StreamSQLError, match="not implemented for a semi or anti join") as e:
@@ -311,7 +312,7 @@ def test_the_state_ttl_hint_is_refused_at_its_position(tmp_path):
     env = make_env(tmp_path)
     env.execute_sql("CREATE TABLE o (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     sql = "SELECT /*+ STATE_TTL('o' = '1d') */ k, COUNT(*) FROM o GROUP BY k"
-    with pytest.raises(SqlError, match="STATE_TTL hint is not supported yet; set the job's 'table.exec.state.ttl'"
-                       ) as e:
+    refused = "STATE_TTL hint is not supported yet; set the job's 'table.exec.state.ttl'"
+    with pytest.raises(SqlError, match=refused) as e:
         env.execute_sql(sql)
     assert sql[e.value.col - 1:].startswith("/*+ STATE_TTL")
