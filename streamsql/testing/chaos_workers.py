@@ -3,8 +3,11 @@
 The job (``'parallelism.default'`` = N) runs on N ``streamsql worker`` processes while a
 producer feeds an input topic of ``--partitions`` partitions (default 8). Every 2–6 s the
 campaign ``kill -9``s a random worker and restarts it after 0–5 s with the same worker id;
-once per fault point (:data:`WORKER_POINTS`) the restarted worker carries
-``STREAMSQL_FAULT=<point>:<k>`` and dies there by itself; once (``--freeze``) a worker is frozen
+for each fault point (:data:`WORKER_POINTS`, one at a time) a restarted worker carries
+``STREAMSQL_FAULT=<point>:1`` and dies there by itself — it is spared by the random kills until
+it did (or :data:`FAULT_PATIENCE_S` passed: then the point is tried again later), and while it
+carries ``during_revocation`` the next victim is restarted past the session timeout, so that
+the group moves tasks to it and takes them back; once (``--freeze``) a worker is frozen
 with SIGSTOP past the group's session timeout, so its tasks move to the others, and then
 resumed — a zombie whose transactions are fenced. At the end every worker is killed, the
 bounded version of the job drains the topic through ``streamsql run`` (N workers again) and
@@ -28,6 +31,9 @@ from streamsql.testing import chaos
 
 #: The fault points of a parallel job's tasks and workers, besides the checkpoint protocol's.
 WORKER_POINTS = (*chaos.POINTS, "before_exchange_commit", "during_revocation", "after_fencing_during_restore")
+#: How long a restarted worker may take to reach its fault point: its start-up (imports, the
+#: group join, a rebalance, the restore) took 10-25 s on a loaded 2-core machine.
+FAULT_PATIENCE_S = 60.0
 #: Longer than the workers' session timeout (:data:`streamsql.runtime.worker.SESSION_TIMEOUT_MS`).
 FREEZE_SECONDS = 10.0
 
@@ -80,6 +86,13 @@ def _wait_for_death(workers: Workers, seconds: float) -> list[tuple[int, int]]:
     return dead
 
 
+def _victim(rnd: random.Random, count: int, carrying: dict[int, tuple[str, float]], patience_s: float) -> int:
+    """A random worker to kill: one that carries no fault point, or one that has not reached it in time."""
+    now = time.monotonic()
+    free = [i for i in range(count) if i not in carrying or now - carrying[i][1] > patience_s]
+    return rnd.choice(free or list(range(count)))
+
+
 def worker_campaign(a: argparse.Namespace) -> int:
     """Run the campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
@@ -98,8 +111,10 @@ def worker_campaign(a: argparse.Namespace) -> int:
     for i in range(a.workers):
         workers.start(i)
     rnd = random.Random(a.seed)
-    faults = [f"{p}:{rnd.randint(1, 3)}" for p in WORKER_POINTS]
+    faults = list(WORKER_POINTS)
     rnd.shuffle(faults)
+    carrying: dict[int, tuple[str, float]] = {}  # worker -> (the fault point it carries, since)
+    reached: list[str] = []
     kills = 0
     frozen = not a.freeze
     while kills < a.kills:
@@ -109,7 +124,9 @@ def worker_campaign(a: argparse.Namespace) -> int:
                 workers.kill_all()
                 return 1
             kills += 1
-            print(f"kill {kills}: worker {i} died at its fault point", flush=True)
+            point = carrying.pop(i, ("?", 0.0))[0]
+            reached.append(point)
+            print(f"kill {kills}: worker {i} died at its fault point {point}", flush=True)
             workers.start(i)
         if not frozen and kills >= a.kills // 2:
             i = rnd.randrange(a.workers)
@@ -122,15 +139,26 @@ def worker_campaign(a: argparse.Namespace) -> int:
                       flush=True)
             frozen = True
             continue
-        i = rnd.randrange(a.workers)
+        i = _victim(rnd, a.workers, carrying, max(a.max_run_seconds, FAULT_PATIENCE_S))
         workers.kill(i)
         workers.died()
         kills += 1
-        fault = faults.pop() if faults else None
+        missed = carrying.pop(i, None)
+        fault = faults.pop() if faults and not carrying else None  # one fault point in flight
+        if missed:
+            faults.insert(0, missed[0])  # tried again later
         then = f", restarted with fault {fault}" if fault else ""
-        print(f"kill {kills}: kill -9 worker {i}{then}", flush=True)
-        time.sleep(rnd.uniform(0, 5))
-        workers.start(i, fault)
+        note = f" (fault {missed[0]} not reached)" if missed else ""
+        print(f"kill {kills}: kill -9 worker {i}{note}{then}", flush=True)
+        # A revocation needs the group to move tasks: a restart past the session timeout gives
+        # this worker's tasks to the others, and its return takes some back from them.
+        revoking = any(p == "during_revocation" for p, _ in carrying.values())
+        time.sleep(FREEZE_SECONDS if revoking else rnd.uniform(0, 5))
+        workers.start(i, f"{fault}:1" if fault else None)
+        if fault:
+            carrying[i] = (fault, time.monotonic())
+    print(f"fault points reached: {', '.join(sorted(set(reached) - {'?'})) or 'none'}; not reached: "
+          f"{', '.join(sorted(set(WORKER_POINTS) - set(reached))) or 'none'}", flush=True)
     workers.kill_all()
     done.wait()
     final = subprocess.run([sys.executable, "-m", "streamsql", "run", bounded], cwd=work,
