@@ -26,7 +26,7 @@ from streamsql.plan.expressions import resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import WindowSpec
-from streamsql.plan.windows import build_window_aggregate, interval_ms, time_attributes
+from streamsql.plan.windows import build_window_aggregate, interval_ms, reject_proctime, time_attributes
 
 WINDOWS = ("TUMBLE", "HOP", "SESSION")
 #: auxiliary function suffix → the window aggregate's column
@@ -131,6 +131,7 @@ def _time_attribute(planner, col: exp.Expression, node: PlanNode, scope: Scope,
     attrs = time_attributes(node)
     if isinstance(col, exp.Column):
         c = scope.resolve(col)
+        reject_proctime(planner, col, c.internal, node, f"A {kind} group window")
         if c.internal in attrs and c.type.is_time:
             return c.internal, c.type
     known = sorted(c.name for c in scope.columns if c.internal in attrs)

@@ -42,7 +42,7 @@ from streamsql.plan.expressions import (
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import OverSpec
-from streamsql.plan.windows import interval_ms, time_attributes
+from streamsql.plan.windows import interval_ms, reject_proctime, time_attributes
 
 
 @dataclass(eq=False)
@@ -215,6 +215,7 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
     attrs = time_attributes(node)
     if isinstance(col, exp.Column):
         resolved = scope.resolve(col)
+        reject_proctime(planner, col, resolved.internal, node, "An OVER window's ORDER BY")
         if resolved.internal in attrs and resolved.type.is_time:
             return resolved.internal
     known = sorted(c.name for c in scope.columns if c.internal in attrs)

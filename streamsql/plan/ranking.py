@@ -51,13 +51,16 @@ from streamsql.plan.nodes import (
     RETRACT,
     CalcNode,
     PlanNode,
-    ScanNode,
-    WatermarkAssignerNode,
     explain_attr,
 )
-from streamsql.plan.query import QuerySpec
 from streamsql.plan.scope import Scope, ScopeColumn
-from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode, time_attributes
+from streamsql.plan.windows import (
+    WindowAggNode,
+    WindowTableFunctionNode,
+    is_proctime,
+    plain_column,
+    time_attributes,
+)
 
 #: Ranking strategies (the operator that runs a :class:`RankNode`).
 TOP_N = "top-n"
@@ -217,7 +220,7 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     rowtime_order = len(ocols) == 1 and names[ocols[0]] in time_attributes(node)
     dedup = rank_start == rank_end == 1 and rowtime_order and node.mode == INSERT_ONLY
     # Rows of one batch share their PROCTIME(): arrival order decides, so DESC means newest first.
-    by_arrival = len(ocols) == 1 and _is_proctime(node, names[ocols[0]])
+    by_arrival = len(ocols) == 1 and is_proctime(node, names[ocols[0]])
     if window_end is not None:
         if node.mode != INSERT_ONLY:
             planner._fail(over, "Window Top-N over an updating input is not supported")
@@ -327,7 +330,7 @@ def _origin(node: PlanNode, col: str) -> tuple[str, str] | None:
     """Where column ``col`` of ``node`` comes from through projections: a window TVF or aggregate column."""
     while isinstance(node, CalcNode):
         expr = dict(node.query.items).get(col)
-        src = _plain_column(expr, node.query)
+        src = plain_column(expr, node.query)
         if src is None:
             return None
         node, col = node.inputs[0], src
@@ -336,24 +339,3 @@ def _origin(node: PlanNode, col: str) -> tuple[str, str] | None:
     if isinstance(node, WindowAggNode):
         return "agg", col
     return None
-
-
-def _is_proctime(node: PlanNode, col: str) -> bool:
-    """Whether column ``col`` of ``node`` is a table's ``PROCTIME()`` column, through projections."""
-    while isinstance(node, (CalcNode, WatermarkAssignerNode)):
-        if isinstance(node, CalcNode):
-            src = _plain_column(dict(node.query.items).get(col), node.query)
-            if src is None:  # computed here: the scan's own computed columns sit right above it
-                scan = node.inputs[0]
-                c = scan.table.column(col) if isinstance(scan, ScanNode) else None
-                return c is not None and c.computed is not None and any(
-                    isinstance(f, exp.Func) and (f.name if isinstance(f, exp.Anonymous) else f.sql_name())
-                    .upper() == "PROCTIME" for f in c.computed.walk())
-            col = src
-        node = node.inputs[0]
-    return False
-
-
-def _plain_column(expr: str | None, query: QuerySpec) -> str | None:
-    names = {'"' + n.replace('"', '""') + '"': n for n in query.input_schema.names}
-    return names.get(expr) if expr is not None else None

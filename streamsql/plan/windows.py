@@ -44,6 +44,7 @@ from streamsql.plan.nodes import (
     INSERT_ONLY,
     CalcNode,
     PlanNode,
+    ScanNode,
     UnionNode,
     WatermarkAssignerNode,
     explain_attr,
@@ -135,6 +136,39 @@ def time_attributes(node: PlanNode) -> set[str]:
     return set()
 
 
+def is_proctime(node: PlanNode, col: str) -> bool:
+    """Whether column ``col`` of ``node`` is a table's ``PROCTIME()`` column, through projections."""
+    while isinstance(node, (CalcNode, WatermarkAssignerNode)):
+        if isinstance(node, CalcNode):
+            src = plain_column(dict(node.query.items).get(col), node.query)
+            if src is None:  # computed here: the scan's own computed columns sit right above it
+                scan = node.inputs[0]
+                c = scan.table.column(col) if isinstance(scan, ScanNode) else None
+                return c is not None and c.computed is not None and any(
+                    isinstance(f, exp.Func) and (f.name if isinstance(f, exp.Anonymous) else f.sql_name())
+                    .upper() == "PROCTIME" for f in c.computed.walk())
+            col = src
+        node = node.inputs[0]
+    return False
+
+
+def plain_column(expr: str | None, query) -> str | None:
+    """The input column that the projected item ``expr`` of ``query`` (a QuerySpec) passes on, else None."""
+    names = {'"' + n.replace('"', '""') + '"': n for n in query.input_schema.names}
+    return names.get(expr) if expr is not None else None
+
+
+def reject_proctime(planner, col: exp.Expression, internal: str, node: PlanNode, what: str) -> None:
+    """Fail at ``col`` when it is a processing-time attribute of ``node`` (``what`` orders or groups by it).
+
+    Raises:
+        SqlError: saying processing time is not supported and to use an event-time attribute.
+    """
+    if is_proctime(node, internal):
+        planner._fail(col, f"{what} on a processing-time attribute ('{col.sql()}' AS PROCTIME()) is not "
+                           f"supported yet; use an event-time attribute: a column with a WATERMARK FOR")
+
+
 # -- intervals --------------------------------------------------------------------------------------
 
 
@@ -216,6 +250,7 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     time_col = call.args["time_col"]
     col = scope.resolve(time_col)
     attrs = time_attributes(node)
+    reject_proctime(planner, time_col, col.internal, node, f"A {name} window")
     if col.internal not in attrs or not col.type.is_time:
         known = sorted(c.name for c in scope.columns if c.internal in attrs)
         hint = f"; time attributes of '{table.name}': {', '.join(known)}" if known else \
