@@ -342,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="input partitions (default 3, 8 with --workers)")
     ap.add_argument("--freeze", action="store_true",
                     help="with --workers: freeze one worker past its session timeout once")
+    ap.add_argument("--every-point", action="store_true",
+                    help="with --workers: go on past --kills until every fault point was reached")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a further SET of the job (e.g. execution.checkpointing.dir=s3://bucket/prefix)")
     ap.add_argument("--broker-restarts", type=int, default=0,

@@ -7,11 +7,12 @@ for each fault point (:data:`WORKER_POINTS`, one at a time) a restarted worker c
 ``STREAMSQL_FAULT=<point>:1`` and dies there by itself — it is spared by the random kills until
 it did (or :data:`FAULT_PATIENCE_S` passed: then the point is tried again later), and while it
 carries ``during_revocation`` the next victim is restarted past the session timeout, so that
-the group moves tasks to it and takes them back; once (``--freeze``) a worker is frozen
-with SIGSTOP past the group's session timeout, so its tasks move to the others, and then
-resumed — a zombie whose transactions are fenced. At the end every worker is killed, the
-bounded version of the job drains the topic through ``streamsql run`` (N workers again) and
-the committed output is compared with DuckDB as in :mod:`streamsql.testing.chaos`.
+the group moves tasks to it and takes them back. With ``--every-point`` the campaign goes on
+past ``--kills`` until every point was reached (at most three times as many kills); once
+(``--freeze``) a worker is frozen with SIGSTOP past the group's session timeout, so its tasks
+move to the others, and then resumed — a zombie whose transactions are fenced. At the end every
+worker is killed, the bounded version of the job drains the topic through ``streamsql run`` (N
+workers again) and the committed output is compared with DuckDB as in :mod:`streamsql.testing.chaos`.
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ def worker_campaign(a: argparse.Namespace) -> int:
     reached: list[str] = []
     kills = 0
     frozen = not a.freeze
-    while kills < a.kills:
+    # --kills at least; with --every-point on until every fault point was reached (at most 3 × --kills)
+    while kills < a.kills or (a.every_point and (faults or carrying) and kills < 3 * a.kills):
         for i, rc in _wait_for_death(workers, rnd.uniform(2, 6)):
             if rc != 137:
                 print(f"worker {i} exited by itself with code {rc}; see {work}/workers.log", flush=True)
