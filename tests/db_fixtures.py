@@ -9,17 +9,15 @@ the session, like the Kafka broker. Each test gets a fresh database (``mariadb_d
 
 from __future__ import annotations
 
-import os
-import subprocess
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
+from tests.local_services import local_service
+
 __all__ = ["DB_PASSWORD", "DB_USER", "DbServer", "mariadb", "mariadb_db", "postgres", "postgres_db"]
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 #: The fixed test credentials of scripts/mariadb-local.sh and scripts/postgres-local.sh.
 DB_USER = "streamsql"
 DB_PASSWORD = "streamsql-test-password"
@@ -49,16 +47,8 @@ class DbServer:
 
 
 def _start(script: str, env_key: str) -> DbServer:
-    address = os.environ.get(env_key)
-    if not address:
-        proc = subprocess.run(["bash", str(SCRIPTS / script), "start"], capture_output=True, text=True,
-                              timeout=900, check=False)  # the first run may apt-get install
-        if proc.returncode != 0:
-            pytest.fail(f"scripts/{script} start failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-        address = proc.stdout.strip().splitlines()[-1]
-    host, port = address.rsplit(":", 1)
+    host, port = local_service(script, env_key).rsplit(":", 1)
     return DbServer(host, int(port))
-
 
 @pytest.fixture(scope="session")
 def mariadb() -> DbServer:

@@ -9,42 +9,23 @@ after the session on purpose: it is shared by test runs and examples, and
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.local_services import local_service
+
 __all__ = ["kafka_admin", "kafka_bootstrap", "kafka_topic_factory"]
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-KAFKA_SCRIPT = REPO_ROOT / "scripts" / "kafka-local.sh"
 
 
 @pytest.fixture(scope="session")
 def kafka_bootstrap() -> str:
     """Bootstrap address of a running broker (starting the local one if needed)."""
-    env = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP")
-    if env:
-        return env
-    # PYTHON=this interpreter so the script's readiness probe can import confluent_kafka.
-    proc = subprocess.run(
-        ["bash", str(KAFKA_SCRIPT), "start"],
-        env={**os.environ, "PYTHON": sys.executable},
-        capture_output=True,
-        text=True,
-        timeout=900,  # first run downloads Kafka through Maven
-        check=False,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"scripts/kafka-local.sh start failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    lines = proc.stdout.strip().splitlines()
-    return lines[-1] if lines else "127.0.0.1:" + os.environ.get("KAFKA_PORT", "9092")
+    return local_service("kafka-local.sh", "STREAMSQL_KAFKA_BOOTSTRAP")
 
 
 @pytest.fixture(scope="session")

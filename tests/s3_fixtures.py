@@ -9,15 +9,14 @@ Kafka broker; ``scripts/s3-local.sh stop`` stops it.
 from __future__ import annotations
 
 import os
-import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 
+from tests.local_services import local_service
+
 __all__ = ["S3_ACCESS_KEY", "S3_BUCKET", "S3_SECRET_KEY", "s3_endpoint", "s3_settings"]
 
-S3_SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "s3-local.sh"
 #: The fixed test credentials and bucket of scripts/s3-local.sh.
 S3_ACCESS_KEY = "streamsql"
 S3_SECRET_KEY = "streamsql-test-secret"
@@ -27,15 +26,7 @@ S3_BUCKET = os.environ.get("S3_BUCKET", "streamsql")
 @pytest.fixture(scope="session")
 def s3_endpoint() -> str:
     """``host:port`` of a running S3-compatible server (starting the local one if needed)."""
-    env = os.environ.get("STREAMSQL_S3_ENDPOINT")
-    if env:
-        return env
-    proc = subprocess.run(["bash", str(S3_SCRIPT), "start"], capture_output=True, text=True,
-                          timeout=900, check=False)  # the first run downloads S3Proxy
-    if proc.returncode != 0:
-        pytest.fail(f"scripts/s3-local.sh start failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    return proc.stdout.strip().splitlines()[-1]
-
+    return local_service("s3-local.sh", "STREAMSQL_S3_ENDPOINT")
 
 @pytest.fixture
 def s3_settings(s3_endpoint: str) -> dict[str, str]:
