@@ -52,6 +52,7 @@ from streamsql.plan.nodes import (
 from streamsql.plan.over import plan_over
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
+from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_subqueries
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
@@ -130,6 +131,7 @@ class Planner:
             self._fail(sel, "SELECT without FROM is not supported in a streaming query")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
         where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
+        sel, where, scalars = split_scalar_subqueries(self, sel, where)  # hook: plan/scalar_subqueries.py
         self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
         if sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
             node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
@@ -138,6 +140,7 @@ class Planner:
         else:
             node, scope = self._from(src.this)
         node = plan_subquery_joins(self, node, scope, subqueries)
+        sel, node, scope = plan_scalar_joins(self, sel, node, scope, scalars)
         distinct_clause = sel.args.get("distinct")
         if distinct_clause is not None and distinct_clause.args.get("on") is not None:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "

@@ -1,0 +1,1 @@
+SELECT id, v, (SELECT MAX(v) FROM orders) AS top FROM orders

@@ -1,0 +1,1 @@
+SELECT id, v FROM orders WHERE v > (SELECT AVG(v) FROM orders)

@@ -1,0 +1,80 @@
+"""Uncorrelated scalar subqueries on streams (a LEFT join with the subquery's one row), against DuckDB.
+
+The queries run as streaming jobs in small batches, so the subquery's aggregate changes many times
+while the query's rows arrive: every row is retracted and re-emitted as it changes, and the folded
+result must be DuckDB's batch answer over the same rows (also over a debezium changelog).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql.core.errors import SqlError
+from tests.runtime.oracle import assert_same, fold, make_env, write_debezium, write_jsonl
+from tests.runtime.test_joins import L_COLS, R_COLS, _cdc, _duck, _rows, _table
+
+QUERIES = [
+    "SELECT id, v FROM l WHERE v > (SELECT AVG(CAST(v AS DOUBLE)) FROM l)",
+    "SELECT l.id, (SELECT MAX(w) FROM r) AS top, l.v FROM l",
+    "SELECT * FROM l WHERE v >= (SELECT MIN(w) FROM r WHERE t = 'x') AND k IS NOT NULL",
+    "SELECT id, v - (SELECT MIN(v) FROM l) AS above FROM l WHERE k * 10 < (SELECT COUNT(*) FROM r)",
+    "SELECT l.id, r.id FROM l JOIN r ON l.k = r.k WHERE l.v > (SELECT AVG(CAST(w AS DOUBLE)) FROM r)",
+    "SELECT k, COUNT(*) FROM l WHERE v < (SELECT SUM(w) FROM r WHERE w > 100) GROUP BY k",  # NULL: no row
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("scalar")
+    return write_jsonl(d / "l.json", _rows(31, 90, L_COLS)), write_jsonl(d / "r.json", _rows(32, 40, R_COLS))
+
+
+@pytest.mark.parametrize(("backend", "batch_size"), [("rocksdb", 4), ("hashmap", None)],
+                         ids=["rocksdb-batch4", "hashmap-batch-default"])
+@pytest.mark.parametrize("sql", QUERIES)
+def test_scalar_subquery_equals_duckdb(tmp_path, files, backend, batch_size, sql):
+    lp, rp = files
+    env = make_env(tmp_path, backend, batch_size)
+    _table(env, "l", lp, L_COLS)
+    _table(env, "r", rp, R_COLS)
+    assert "Join(joinType=[LeftOuterJoin]" in env.execute_sql("EXPLAIN " + sql).message or "LEFT" in sql
+    res = env.execute_sql(sql)
+    changelog = list(res.collect(timeout=60))
+    assert res.job.done
+    expected = _duck({"l": (lp, L_COLS), "r": (rp, R_COLS)}, sql)
+    assert_same(fold(changelog), expected, sql)
+    if "w > 100" not in sql:
+        assert expected
+
+
+def test_scalar_subquery_over_a_changelog(tmp_path, files):
+    """The subquery's rows are updated and deleted: its value changes and the rows follow."""
+    lp, _ = files
+    events, final = _cdc(5, 120)
+    env = make_env(tmp_path, "hashmap", 4)
+    _table(env, "l", lp, L_COLS)
+    _table(env, "c", write_debezium(tmp_path / "c.json", events), R_COLS, fmt="debezium-json")
+    sql = "SELECT id, v FROM l WHERE v > (SELECT AVG(CAST(w AS DOUBLE)) FROM c)"
+    res = env.execute_sql(sql)
+    changelog = list(res.collect(timeout=60))
+    snap = write_jsonl(tmp_path / "snap.json", final)
+    assert_same(fold(changelog), _duck({"l": (lp, L_COLS), "c": (snap, R_COLS)}, sql), sql)
+
+
+@pytest.mark.parametrize(("sql", "message", "caret"), [
+    ("SELECT id FROM l WHERE v > (SELECT w FROM r)",
+     "A scalar subquery on a stream must be an aggregate without GROUP BY", "SELECT w"),
+    ("SELECT id FROM l WHERE v > (SELECT MAX(w) FROM r GROUP BY k)",
+     "A scalar subquery on a stream must be an aggregate without GROUP BY", "SELECT MAX"),
+    ("SELECT id, (SELECT MAX(w), MIN(w) FROM r) FROM l", "A scalar subquery must select one column",
+     "SELECT MAX"),
+    ("SELECT id FROM l WHERE v > (SELECT MAX(w) FROM r WHERE r.k = l.k)",
+     "a correlated scalar subquery .* is not supported yet", "k)"),
+])
+def test_scalar_subqueries_that_may_have_more_rows_are_rejected(tmp_path, files, sql, message, caret):
+    env = make_env(tmp_path)
+    _table(env, "l", files[0], L_COLS)
+    _table(env, "r", files[1], R_COLS)
+    with pytest.raises(SqlError, match=message) as e:
+        env.execute_sql(sql)
+    assert sql[e.value.col - 1:].startswith(caret), str(e.value)
