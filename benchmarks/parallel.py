@@ -12,8 +12,11 @@ bounded, exactly-once, RocksDB, checkpoints every ``--interval-ms``) runs with
 
 - **records per worker CPU-second**: input records / the workers' CPU seconds summed (start-up
   — imports, planning, the group join — included, the same for every N);
-- **share**: each worker's part of the source rows (its ``rows in``: the rows its source-stage
-  tasks read) and the tasks it ran;
+- **share**: each worker's part of the rows its tasks read (from the source or from an
+  exchange; each worker logs a line per task it ran) and the tasks it ran;
+- with ``--marginal``, **marginal records per CPU-second**: each N also runs over the first
+  half of the events, and (events - half) / (CPU - CPU at half) leaves out the fixed start-up
+  cost, which dominates small runs;
 - **wall-clock**: spawn to the last exit, and the speed-up over N = 1 (a loaded or 2-core
   machine, where the broker and the workers share the cores, shows little of it).
 
@@ -39,6 +42,7 @@ from benchmarks.datagen import load
 KEYS = {"Q1": 1_000_000, "AGG10k": 10_000}
 _ROWS_IN = re.compile(r"FINISHED: (\d+) rows in")
 _ASSIGNED = re.compile(r"task (\S+) assigned")
+_TASK_ROWS = re.compile(r"task \S+ [A-Z]+: (\d+) rows in")
 
 
 def script(workload: str, topic: str, out: str, workers: int, name: str, workdir: Path,
@@ -93,8 +97,10 @@ def run_job(path: Path, workers: int, name: str, workdir: Path) -> dict:
     for p, log in zip(procs, logs):
         text = log.read_text(errors="replace")
         rows = [int(m) for m in _ROWS_IN.findall(text)]
+        handled = sum(int(m) for m in _TASK_ROWS.findall(text)) if workers > 1 else (rows[-1] if rows else 0)
         out.append({"cpu_s": round(cpu[p.pid], 2), "rows_in": rows[-1] if rows else None,
-                    "tasks": sorted(set(_ASSIGNED.findall(text))), "exit_s": round(ends[p.pid], 2)})
+                    "rows_handled": handled, "tasks": sorted(set(_ASSIGNED.findall(text))),
+                    "exit_s": round(ends[p.pid], 2)})
     return {"wall_s": round(max(ends.values()), 2), "workers": out}
 
 
@@ -103,53 +109,77 @@ def _cleanup(name: str, out: str) -> None:
     delete_topics([*internal, out])
 
 
+def _run(workload: str, topic: str, n: int, interval_ms: int, base: Path) -> dict:
+    """One run of the workload over ``topic`` at N = ``n`` (see :func:`run_job`)."""
+    name = unique(f"par-{workload.lower()}-n{n}")
+    out = create_topic(unique(f"{name}-out"), 1, compacted=base_workload(workload) == "AGG")
+    workdir = base / name
+    workdir.mkdir(parents=True)
+    try:
+        return run_job(script(workload, topic, out, n, name, workdir, interval_ms), n, name, workdir)
+    finally:
+        _cleanup(name, out)
+
+
 def measure(workload: str, events: int, partitions: int, counts: list[int], interval_ms: int,
-            base: Path) -> list:
-    """Every N of ``counts`` on one loaded input topic; a result row per N."""
-    topic = create_topic(unique(f"par-{workload.lower()}-in"), partitions)
-    load(topic, events, KEYS[workload], BOOTSTRAP)  # partition = auction % 4 (datagen)
+            base: Path, marginal: bool = False) -> list:
+    """Every N of ``counts`` on one loaded input topic; a result row per N.
+
+    With ``marginal``, each N runs over the first half of the events too, and the row has
+    ``marginal_records_per_cpu_s`` = (events - half) / (CPU at events - CPU at half): the
+    per-record cost without the fixed start-up cost of each process.
+    """
+    topics = {events: create_topic(unique(f"par-{workload.lower()}-in"), partitions)}
+    if marginal:
+        topics[events // 2] = create_topic(unique(f"par-{workload.lower()}-half"), partitions)
+    for size, topic in topics.items():
+        load(topic, size, KEYS[workload], BOOTSTRAP)  # the same seed: the half is the first half
     rows = []
     try:
         for n in counts:
-            name = unique(f"par-{workload.lower()}-n{n}")
-            out = create_topic(unique(f"{name}-out"), 1, compacted=base_workload(workload) == "AGG")
-            workdir = base / name
-            workdir.mkdir(parents=True)
-            try:
-                job = script(workload, topic, out, n, name, workdir, interval_ms)
-                result = run_job(job, n, name, workdir)
-            finally:
-                _cleanup(name, out)
+            result = _run(workload, topics[events], n, interval_ms, base)
             per = result["workers"]
             cpu = sum(w["cpu_s"] for w in per)
-            total = sum(w["rows_in"] or 0 for w in per)
+            total = sum(w["rows_handled"] for w in per)
             row = {"workload": workload, "events": events, "workers": n, "wall_s": result["wall_s"],
                    "cpu_s": round(cpu, 2), "records_per_cpu_s": round(events / cpu), "detail": per,
-                   "share": [round((w["rows_in"] or 0) / total, 3) if total else None for w in per]}
+                   "share": [round(w["rows_handled"] / total, 3) if total else None for w in per]}
+            if marginal:
+                again = _run(workload, topics[events // 2], n, interval_ms, base)["workers"]
+                half = sum(w["cpu_s"] for w in again)
+                row["cpu_s_half"] = round(half, 2)
+                extra = events - events // 2
+                row["marginal_records_per_cpu_s"] = round(extra / (cpu - half)) if cpu > half else None
             rows.append(row)
-            print(f"{workload} N={n}: {row['records_per_cpu_s']} records/CPU-s, wall {row['wall_s']} s, "
+            print(f"{workload} N={n}: {row['records_per_cpu_s']} records/CPU-s "
+                  f"(marginal {row.get('marginal_records_per_cpu_s', '-')}), wall {row['wall_s']} s, "
                   f"shares {row['share']}", flush=True)
     finally:
-        delete_topics([topic])
+        delete_topics(list(topics.values()))
     first = rows[0]
     for row in rows:
         row["cpu_efficiency_vs_n1"] = round(row["records_per_cpu_s"] / first["records_per_cpu_s"], 3)
         row["speedup_vs_n1"] = round(first["wall_s"] / row["wall_s"], 3)
+        if row.get("marginal_records_per_cpu_s") and first.get("marginal_records_per_cpu_s"):
+            row["marginal_efficiency_vs_n1"] = round(row["marginal_records_per_cpu_s"]
+                                                     / first["marginal_records_per_cpu_s"], 3)
     return rows
 
 
 def report(rows: list[dict]) -> str:
     """The results as a Markdown table."""
-    lines = ["| workload | events | N | records / worker CPU-s | × N=1 | wall-clock s | speed-up | "
-             "share of source rows per worker | tasks per worker |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| workload | events | N | records / worker CPU-s | × N=1 | marginal (× N=1) | wall-clock s | "
+             "speed-up | share of rows per worker | tasks per worker |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         shares = " / ".join(f"{s:.0%}" if s is not None else "?" for s in r["share"])
         tasks = " / ".join(",".join("-".join(t.rsplit("-", 2)[1:]) for t in w["tasks"]) or "-"
                            for w in r["detail"])
+        marginal = (f"{r['marginal_records_per_cpu_s']} ({r.get('marginal_efficiency_vs_n1', '-')})"
+                    if r.get("marginal_records_per_cpu_s") else "-")
         lines.append(f"| {r['workload']} | {r['events']} | {r['workers']} | {r['records_per_cpu_s']} | "
-                     f"{r['cpu_efficiency_vs_n1']} | {r['wall_s']} | {r['speedup_vs_n1']} | {shares} | "
-                     f"{tasks} |")
+                     f"{r['cpu_efficiency_vs_n1']} | {marginal} | {r['wall_s']} | {r['speedup_vs_n1']} | "
+                     f"{shares} | {tasks} |")
     return "\n".join(lines) + "\n"
 
 
@@ -162,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--interval-ms", type=int, default=1000)
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--marginal", action="store_true",
+                    help="also run each N over half the events: the per-record CPU without start-up")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -169,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(n) for n in a.workers.split(",")]
     rows = []
     for workload in a.only.split(","):
-        rows += measure(workload, a.events, a.partitions, counts, a.interval_ms, base)
+        rows += measure(workload, a.events, a.partitions, counts, a.interval_ms, base, a.marginal)
     shutil.rmtree(base, ignore_errors=True)
     write_json(out / "parallel.json", rows)
     (out / "parallel.md").write_text(report(rows))

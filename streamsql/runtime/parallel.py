@@ -113,7 +113,6 @@ class TaskRunner(JobRunner):
         graph.coordinator.next_id = attempt_first_id(graph.coordinator.next_id - 1)
         return positions
 
-
     def _restore_seed(self, graph: JobGraph) -> dict[str, Any] | None:
         """Restore the seed checkpoint :mod:`~streamsql.runtime.savepoint` wrote; its positions."""
         seed = seed_storage(self.slot, self.config.get("execution.checkpointing.dir"), self.config.as_dict())

@@ -159,6 +159,10 @@ class TaskGroup:
         except BaseException as e:  # the worker fails with it
             self._errors.append(e)
             return
+        finally:  # what this worker did of the task (SHOW JOBS cannot reach worker processes)
+            st = task.stats()
+            log.info("worker %s: task %s %s: %d rows in, %d rows out", self.worker_id, task.name,
+                     st["status"], st["rows_in"], st["rows_out"])
         if task._cancel.is_set() or task._stop.is_set():
             return
         try:  # the task finished: say so (after its last commit)
