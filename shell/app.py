@@ -32,7 +32,8 @@ from streamsql.shell import commands
 from streamsql.shell.buffer import input_is_multiline
 from streamsql.shell.completer import SqlCompleter
 from streamsql.shell.keys import shell_key_bindings
-from streamsql.shell.results import Stream, counted, show_stream
+from streamsql.shell.ordering import resolve_keys, split_order_by
+from streamsql.shell.results import Stream, counted, show_sorted, show_stream
 from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
@@ -260,7 +261,8 @@ class Shell:
         if isinstance(tree, n.ClientCommand):  # parsed, but not in the registry
             msg = f"Unknown command {tree.this.name}; HELP lists commands"
             raise SqlError(msg, sql)
-        self.show(self.env.execute_parsed(tree, sql))
+        tree, order = split_order_by(tree)  # ORDER BY of a query: the result view sorts (shell/ordering.py)
+        self.show(self.env.execute_parsed(tree, sql), order, sql)
 
     def _end_statement_set(self, sql: str) -> None:
         if self.statement_set is None:
@@ -273,11 +275,19 @@ class Shell:
         block = "EXECUTE STATEMENT SET\nBEGIN\n" + "".join(f"{s};\n" for s in inserts) + "END"
         self.show(self.env.execute_sql(block))
 
-    def show(self, result: TableResult) -> None:
-        """Print a statement's result; queries are shown live."""
+    def show(self, result: TableResult, order: list | None = None, sql: str = "") -> None:
+        """Print a statement's result; queries live, or sorted when they end (by the ORDER BY ``order``)."""
         if result.kind == "query":
             job = result.job
             stream = Stream(result.columns, result.collect(), job.cancel if job else (lambda: None), job)
+            if order:
+                try:
+                    keys = resolve_keys(order, result.columns, sql)
+                except SqlError:
+                    stream.cancel()
+                    raise
+                show_sorted(self, stream, keys)
+                return
             show_stream(self, stream, self.env.config.get("sql-client.execution.result-mode") or "tableau")
         elif result.kind == "rows":
             if result.rows:

@@ -347,6 +347,34 @@ def show_stream(shell: Shell, stream: Stream, mode: str) -> Outcome:
     return outcome
 
 
+def show_sorted(shell: Shell, stream: Stream, keys: list) -> Outcome:
+    """Fold ``stream`` to its final table (status line, Ctrl-C stops), then print it sorted by ``keys``.
+
+    ``keys``: :class:`~streamsql.shell.ordering.SortKey` s (the query's ORDER BY, see that module).
+    """
+    from streamsql.shell.ordering import sort_rows
+
+    shell.info("ORDER BY: the result is shown sorted when the query ends (or when you stop it).")
+    pump = _Pump(stream).start()
+    table = MaterializedTable()
+
+    def fold(items: list) -> str:
+        table.feed(items)
+        return ""
+
+    outcome = _live(shell, pump, stream, fold)
+    table.feed(pump.take()[0])
+    table.finish(not outcome.interrupted)
+    if outcome.error is not None:
+        shell.report(outcome.error)
+        return outcome
+    rows = sort_rows(table.rows(), keys)
+    shell.write(tableau(stream.columns, rows) + "\n" if rows else "Empty set\n")
+    what = "the rows received until it was stopped" if outcome.interrupted else "the final table"
+    shell.write(f"{counted(len(rows), 'rows')} in set ({what}, sorted)\n")
+    return outcome
+
+
 def _summary(shell: Shell, stream: Stream, outcome: Outcome) -> None:
     if outcome.error is not None:
         shell.report(outcome.error)
