@@ -64,6 +64,16 @@ SQL: dict[str, tuple[str, list[str]]] = {
             "date_time, extra FROM bids"
         ],
     ),
+    # The cost of the function layer: Q1's shape with common string and time functions.
+    "FN": (
+        "CREATE TABLE out_t (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, "
+        "date_time TIMESTAMP(3), extra STRING, minute STRING) WITH (" + SINK_OPTS + ")",
+        [
+            "INSERT INTO out_t SELECT auction, bidder, price, LOWER(channel) AS channel, "
+            "REGEXP_EXTRACT(url, 'channel_id=([0-9]+)', 1) AS url, date_time, UPPER(extra) AS extra, "
+            "DATE_FORMAT(date_time, 'yyyy-MM-dd HH:mm') AS minute FROM bids"
+        ],
+    ),
     "Q2": (
         "CREATE TABLE out_t (auction BIGINT, price BIGINT, date_time TIMESTAMP(3)) WITH (" + SINK_OPTS + ")",
         ["INSERT INTO out_t SELECT auction, price, date_time FROM bids WHERE auction % 123 = 0"],
@@ -353,6 +363,17 @@ def run_quix(spec: dict, res: dict) -> None:
         pass
     elif w == "Q1":
         sdf = sdf.apply(lambda v: {**v, "price": v["price"] * 0.908})
+    elif w == "FN":
+        import re
+
+        channel_id = re.compile(r"channel_id=([0-9]+)")
+
+        def functions(v):
+            m = channel_id.search(v["url"])
+            return {**v, "channel": v["channel"].lower(), "url": m.group(1) if m else None,
+                    "extra": v["extra"].upper(), "minute": v["date_time"][:16]}
+
+        sdf = sdf.apply(functions)
     elif w == "Q2":
         sdf = sdf.filter(lambda v: v["auction"] % 123 == 0)
         sdf = sdf.apply(lambda v: {"auction": v["auction"], "price": v["price"], "date_time": v["date_time"]})

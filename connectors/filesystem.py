@@ -224,6 +224,8 @@ class FileSystemSource(Source):
                 m = self.ctx.metrics
                 m["bad_records"] = m.get("bad_records", 0) + self.decoder.skipped - before
             if batch.num_rows:
+                rows = self.decoder.source_index  # the line (into ``lines``) of each row
+                batch.origin = lambda r, rows=rows, where=where: where(int(rows[r]))
                 return batch
         return None
 

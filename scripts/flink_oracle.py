@@ -10,19 +10,23 @@ Setup (once; PyFlink is ~850 MB and needs Java 11+, so it lives outside the proj
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py            # rewrites the JSON
 
-How: each case is planned alone (``SELECT <case> FROM (VALUES (1)) AS t(x)``: planning only, no
-job) to get its result type or its validation error; then all valid cases run as the columns of
-one batch job (each wrapped in ``CASE WHEN x = 1 THEN ... END`` so that a NULL result of a
-literal expression typed NOT NULL does not trip the sink's NOT NULL check). A case that fails at
-run time is isolated by bisection (a few more jobs) and recorded with Flink's error. The session
-time zone is UTC (``table.local-time-zone``), as StreamSQL's default; the cases of ``ZONED`` run
-again in a session of each of its zones (records with a ``"zone"``). ``VOLATILE`` cases (the
-current time, random values) are recorded with ``"volatile": true``: their type is compared, their
-value only checked for plausibility.
+How: the cases are planned together (``SELECT <case>, ... FROM (VALUES (1)) AS t(x)``: planning
+only, no job) to get their result types, halving a group that fails until each validation error is a
+case's own; then all valid cases run as the columns of one batch job (each wrapped in ``CASE WHEN x
+= 1 THEN ... END`` so that a NULL result of a literal expression typed NOT NULL does not trip the
+sink's NOT NULL check). A case that fails at run time is isolated by bisection (a few more jobs) and
+recorded with Flink's error. The session time zone is UTC (``table.local-time-zone``), as
+StreamSQL's default; the cases of ``ZONED`` run again in a session of each of its zones (records
+with a ``"zone"``). ``VOLATILE`` cases (the current time, random values) are recorded with
+``"volatile": true``: their type is compared, their value only checked for plausibility.
 
 PyFlink cannot hand a TIMESTAMP_LTZ value to Python, so such a case is collected as
 ``CAST(case AS TIMESTAMP(p))`` (its wall clock in the session zone) and recorded as the instant's
 UTC wall clock, which is how ``normalize`` writes StreamSQL's instants.
+
+The ``AGGREGATES`` cases are aggregate calls over the rows of ``AGG_TABLE`` (a ``VALUES`` table
+of typed literals): planned alone for their type, then all as the columns of one batch job
+(records with ``"aggregate": true``).
 """
 
 from __future__ import annotations
@@ -49,30 +53,54 @@ def _error_text(e: Exception) -> str:
     return line.strip()[:500]
 
 
-def _run(tenv, cases: list[str], types: dict[str, str]) -> list:
-    """Values of ``cases`` from one job (a list of Python values)."""
+def _run(tenv, cases: list[str], types: dict[str, str], source: str) -> list:
+    """Values of ``cases`` from one job over ``source`` (a list of Python values)."""
     def column(c: str) -> str:
         if not types[c].startswith("TIMESTAMP_LTZ("):
             return c
         return f"CAST({c} AS TIMESTAMP({types[c][len('TIMESTAMP_LTZ('):].split(')')[0]}))"
 
-    cols = ", ".join(f"CASE WHEN x = 1 THEN {column(c)} END AS c{i}" for i, c in enumerate(cases))
-    with tenv.sql_query("SELECT " + cols + FROM).execute().collect() as rows:
+    wrap = "CASE WHEN x = 1 THEN {} END" if source == FROM else "{}"
+    cols = ", ".join(f"{wrap.format(column(c))} AS c{i}" for i, c in enumerate(cases))
+    with tenv.sql_query("SELECT " + cols + source).execute().collect() as rows:
         return list(list(rows)[0])
 
 
-def _evaluate(tenv, cases: list[str], types: dict[str, str], out: dict) -> None:
-    """Fill ``out[case] = ("value", v) | ("error", msg)``, bisecting around run-time failures."""
+def _bisect(cases: list[str], attempt, errors: dict) -> None:
+    """Run ``attempt(group)`` over all ``cases``, halving a group that fails.
+
+    A group fails with a Flink exception; halving stops at a case failing alone:
+    ``errors[case] = ("error", Flink's message)``.
+    """
     try:
-        for c, v in zip(cases, _run(tenv, cases, types)):
-            out[c] = ("value", v)
-    except Exception as e:  # a run-time failure of one (or more) of the cases
+        attempt(cases)
+    except Exception as e:
         if len(cases) == 1:
-            out[cases[0]] = ("error", _error_text(e))
+            errors[cases[0]] = ("error", _error_text(e))
             return
         mid = len(cases) // 2
-        _evaluate(tenv, cases[:mid], types, out)
-        _evaluate(tenv, cases[mid:], types, out)
+        _bisect(cases[:mid], attempt, errors)
+        _bisect(cases[mid:], attempt, errors)
+
+
+def _plan(tenv, cases: list[str], source: str, types: dict[str, str], errors: dict) -> None:
+    """Fill ``types[case]`` (Flink's result type) or ``errors[case]``, planning groups at once."""
+    def attempt(group: list[str]) -> None:
+        query = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(group)) + source
+        schema = tenv.sql_query(query)._j_table.getResolvedSchema()
+        for c, t in zip(group, schema.getColumnDataTypes()):
+            types[c] = str(t.toString())
+
+    _bisect(cases, attempt, errors)
+
+
+def _evaluate(tenv, cases: list[str], types: dict[str, str], out: dict, source: str) -> None:
+    """Fill ``out[case] = ("value", v) | ("error", msg)``, a job for all (more around failures)."""
+    def attempt(group: list[str]) -> None:
+        for c, v in zip(group, _run(tenv, group, types, source)):
+            out[c] = ("value", v)
+
+    _bisect(cases, attempt, out)
 
 
 def _instant(value, zone: str):
@@ -83,26 +111,37 @@ def _instant(value, zone: str):
     return utc.replace(tzinfo=None)
 
 
-def _records(cases: list[str], zone: str, normalize, volatile: set[str]) -> list[dict]:
+def agg_source(table: dict) -> str:
+    """The FROM clause of a ``VALUES`` table of ``AGG_TABLE``'s rows (typed literals)."""
+    def literal(v, t: str) -> str:
+        if v is None:
+            return f"CAST(NULL AS {t})"
+        if isinstance(v, str):
+            return "'" + v.replace("'", "''") + "'"
+        return f"CAST({v!r} AS {t})"
+
+    rows = ", ".join("(" + ", ".join(literal(v, t) for v, (_, t) in zip(r, table["columns"])) + ")"
+                     for r in table["rows"])
+    return f" FROM (VALUES {rows}) AS t({', '.join(n for n, _ in table['columns'])})"
+
+
+def _records(cases: list[str], zone: str, normalize, volatile: set[str], source: str = FROM) -> list[dict]:
     """Flink's record (type and value, or error) of each case, in a session of time zone ``zone``."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
     tenv = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     for k, v in {**CONFIG, "table.local-time-zone": zone}.items():
         tenv.get_config().set(k, v)
-    types, planned, results = {}, [], {}
-    for c in cases:
-        try:
-            schema = tenv.sql_query(f"SELECT {c} AS c" + FROM)._j_table.getResolvedSchema()
-            types[c] = str(schema.getColumnDataTypes()[0].toString())
-            planned.append(c)
-        except Exception as e:
-            results[c] = ("error", _error_text(e))
-    _evaluate(tenv, planned, types, results)
+    types, results = {}, {}
+    _plan(tenv, cases, source, types, results)
+    planned = [c for c in cases if c in types]
+    _evaluate(tenv, planned, types, results, source)
     records = []
     for c in cases:
         kind, v = results[c]
         rec = {"expr": c} if zone == "UTC" else {"expr": c, "zone": zone}
+        if source != FROM:
+            rec["aggregate"] = True
         if kind == "error":
             rec["error"] = v
         else:
@@ -125,6 +164,7 @@ def main() -> int:
     records = _records(ns["CASES"] + ns["VOLATILE"], "UTC", normalize, volatile)
     for zone, cases in ns["ZONED"].items():
         records += _records(cases, zone, normalize, volatile)
+    records += _records(ns["AGGREGATES"], "UTC", normalize, volatile, agg_source(ns["AGG_TABLE"]))
     import pyflink
 
     doc = {"generated_by": "scripts/flink_oracle.py", "flink": getattr(pyflink, "__version__", "2.3.0"),

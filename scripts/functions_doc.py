@@ -34,9 +34,11 @@ out-of-range arguments). `scripts/flink_oracle.py` evaluates them in Apache Flin
 local mini-cluster; one batch job for all cases, session time zone UTC, and again for the
 cases of `ZONED` in sessions of other zones) and writes each value and result type to
 `tests/functions/flink_expected.json`; `tests/functions/test_conformance.py` runs the same cases
-through a real StreamSQL job and compares both. Non-deterministic functions (`VOLATILE`: the
-current time, random values) compare their type, and their value for plausibility. To
-regenerate the expectations:
+through a real StreamSQL job and compares both (all cases planned together and run as the
+columns of one job; a case Flink fails on runs in a job of its own). Aggregate cases
+(`AGGREGATES`) run the same way over a table of values (`AGG_TABLE`). Non-deterministic
+functions (`VOLATILE`: the current time, random values) compare their type, and their value for
+plausibility. To regenerate the expectations:
 
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py
@@ -53,6 +55,9 @@ Python user-defined functions: [udf.md](udf.md).
 
 - Regular expressions (REGEXP_REPLACE, REGEXP_EXTRACT) run on RE2, not Java's engine:
   look-around and back-references are not available.
+- `SIMILAR TO` takes a literal pattern without `ESCAPE` (translated to a regular expression at
+  planning time as Flink reads it: `%` is any text, `_` and `.` any character, `$` a literal);
+  other patterns are refused.
 - Date/time format patterns are Java's, translated to strftime at planning time; the pattern
   must be a literal, and a pattern letter without a translation is refused.
 - The session time zone is `'table.local-time-zone'` (StreamSQL's default: UTC; Flink's: the
@@ -63,7 +68,11 @@ Python user-defined functions: [udf.md](udf.md).
   CURRENT_ROW_TIMESTAMP, UNIX_TIMESTAMP()) is taken once per batch: every row of a batch gets
   the same time (Flink: once per record in streaming mode).
 - Where Flink fails the job (TO_TIMESTAMP_LTZ of a string that does not parse, RAND_INTEGER
-  of a bound <= 0, a division by zero), the job fails with the function and the value.
+  of a bound <= 0, a division by zero, a CAST of a string that is not a number), the job fails
+  with the function, the value and the record it failed on: `(record orders[2]@1041)` (Kafka
+  topic, partition and offset) or `(record /data/in.json:17)` (file and line). Each function
+  declares how its failures read (`failures` of its registry entry, `declare_failure` for the
+  operators); the record is the first row of the batch that fails alone.
 - Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
   to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
   `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where
@@ -84,13 +93,19 @@ def render() -> str:
 
     cases = runpy.run_path(str(ROOT / "tests" / "functions" / "cases.py"))
 
+    from streamsql.functions.aggregates import AGGREGATE_DOCS
+    from streamsql.functions.scalars.calls import FLINK_AGGREGATES_NOT_YET
+
     entries = list({id(f): f for f in REGISTRY.values()}.values())
+    operators = _operators(cases)
     out = [HEADER, "### Cases answered differently\n", "| case | StreamSQL | why |", "| --- | --- | --- |"]
     out += [f"| `{_cell(case)}` | `{_cell(repr(value))}` | {why} |"
             for case, (value, why) in cases["DIFFERENCES"].items()]
     out += ["\n### Cases refused (Flink answers)\n", "| case | why |", "| --- | --- |"]
     out += [f"| `{_cell(case)}` | {why} |" for case, why in cases["REFUSED"].items()]
-    out.append(f"\n## Supported ({len(entries)} functions, {len(REGISTRY)} names)\n")
+    total = len(entries) + len(AGGREGATE_DOCS) + len(operators)
+    out.append(f"\n## Supported ({total} of Flink's built-ins: {len(entries)} scalar functions with "
+               f"{len(REGISTRY)} names, {len(AGGREGATE_DOCS)} aggregates, {len(operators)} operators)\n")
     for group in ("string", "conditional", "arithmetic", "temporal", "json", "hash", "misc"):
         out.append(f"\n### {group.capitalize()}\n")
         out.append("| function | signatures | NULL behaviour | deterministic | differences from Flink |")
@@ -100,10 +115,49 @@ def render() -> str:
             sigs = ", ".join(f"`{s}`" for s in f.signature_list())
             out.append(f"| {names} | {sigs} | {f.nulls} | {'yes' if f.deterministic else 'no'} | "
                        f"{f.differences or '—'} |")
+    out.append("\n### Aggregates\n")
+    out.append("In GROUP BY, window and OVER aggregations, over insert-only input and changelogs (a "
+               "retraction is subtracted); conformance cases over a table of values (`AGGREGATES` of "
+               "cases.py).\n")
+    out.append("| function | arguments | NULL behaviour | differences from Flink |")
+    out.append("| --- | --- | --- | --- |")
+    for a in AGGREGATE_DOCS:
+        names = ", ".join(f"`{n}`" for n in a.names)
+        out.append(f"| {names} | {a.arguments} | {a.nulls} | {a.differences or '—'} |")
+    out.append("\n### Operators\n")
+    out.append("Flink's operator rows (comparison, logical, arithmetic, string, conditional, conversion, "
+               "JSON, temporal literals), compiled directly (see above), with their number of conformance "
+               "cases.\n")
+    out.append("| operator | cases |")
+    out.append("| --- | --- |")
+    out += [f"| `{_cell(form)}` | {n} |" for form, n in operators.items()]
     out.append("\n## Not supported yet\n")
     out.append("Flink built-ins refused with `Function F is not supported yet (...)`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) + "\n")
+    out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
+    out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
+    out.append("Collection functions, value construction and access (`ARRAY_*`, `MAP_*`, `CARDINALITY`, ...) "
+               "come with composite types; TIME values (`CURRENT_TIME`, `LOCALTIME`) and `TYPEOF` are not "
+               "supported yet.\n")
     return "\n".join(out)
+
+
+def _operators(cases: dict) -> dict[str, int]:
+    """Each operator of ``cases["OPERATORS"]`` → its number of cases Flink evaluated.
+
+    Raises:
+        SystemExit: an operator without a case.
+    """
+    import json
+    import re
+
+    expected = json.loads((ROOT / "tests" / "functions" / "flink_expected.json").read_text())["cases"]
+    exprs = list(dict.fromkeys(r["expr"] for r in expected if not r.get("aggregate")))
+    counts = {form: sum(1 for e in exprs if re.search(p, e)) for form, p in cases["OPERATORS"].items()}
+    missing = [form for form, n in counts.items() if n == 0]
+    if missing:
+        sys.exit(f"operators without a conformance case: {missing}")
+    return counts
 
 
 def _cell(text: str) -> str:

@@ -117,9 +117,12 @@ class RecordDecoder:
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
         """
 
-        def where(j: int) -> str:
-            m = msgs[j if src is None else int(src[j])]
+        def where_message(i: int) -> str:
+            m = msgs[i]
             return f"{m.topic()}[{m.partition()}]@{m.offset()}"
+
+        def where(j: int) -> str:
+            return where_message(j if src is None else int(src[j]))
 
         vb = self.vdec.decode(values, where)
         idx = np.asarray(self.vdec.source_index, dtype=np.int64)  # into values
@@ -138,7 +141,8 @@ class RecordDecoder:
             kt = self.fs.key_schema.to_arrow().empty_table()
         meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
         table = assemble(self.table, self.schema, self.fs, vt, kt, meta)
-        return Batch(table, row_kinds, split_ids(msgs, msg_idx))
+        return Batch(table, row_kinds, split_ids(msgs, msg_idx),
+                     origin=lambda r: where_message(int(msg_idx[r])))
 
     def count_skipped(self) -> None:
         """Add the records skipped since the last call to ``metrics["bad_records"]``."""

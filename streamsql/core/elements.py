@@ -13,6 +13,7 @@ watermark of +inf, as Flink's ``MAX_WATERMARK``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -54,11 +55,16 @@ class Batch:
             for a single-split source) or splits do not matter. Set by sources, kept aligned by the Calc that
             computes columns between the scan and the WatermarkAssigner (per-split watermarks),
             and dropped by the assigner: operators downstream of it always see None.
+        origin: where row ``i`` was read from, ``origin(i)``: ``topic[partition]@offset`` of a
+            Kafka record or ``path:line`` of a file's line; set by sources and kept by the Calcs
+            up to the first operator that regroups rows, so that an expression failing on a
+            value names its record (None: not known).
     """
 
     table: pa.Table
     kinds: np.ndarray | None = None
     splits: np.ndarray | None = None
+    origin: Callable[[int], str] | None = None
 
     @property
     def num_rows(self) -> int:

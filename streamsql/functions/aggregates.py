@@ -68,6 +68,7 @@ from streamsql.functions.aggregate_function import (
     overflow_error,
     valid_mask,
 )
+from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
 
 @dataclass(frozen=True)
@@ -456,8 +457,40 @@ class CountDistinct(MinRetract):
 
 
 FUNCTIONS: dict[str, type[AggregateFunction]] = {
-    cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct)
+    cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
+                              *VARIANCE_FUNCTIONS)
 }
+
+
+@dataclass(frozen=True)
+class AggregateDoc:
+    """An aggregate's row in docs/functions.md (scripts/functions_doc.py)."""
+
+    names: tuple[str, ...]
+    arguments: str
+    nulls: str
+    differences: str = ""
+
+
+_OVERFLOW = ("An integer total beyond the result type fails the job (Flink wraps around; "
+             "[aggregate result types](queries.md#aggregate-result-types)).")
+_VARIANCE = ("Flink's formula in the argument's type (integer division over integers); DECIMAL and FLOAT "
+             "arguments are not supported yet; sums beyond the type fail the job (Flink wraps around).")
+AGGREGATE_DOCS = (
+    AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
+    AggregateDoc(("SUM",), "numeric", "NULL without a non-NULL value", _OVERFLOW),
+    AggregateDoc(("AVG",), "numeric", "NULL without a non-NULL value",
+                 "The sum inside is bounded by BIGINT, as in Flink."),
+    AggregateDoc(("MIN",), "any ordered type", "NULL without a non-NULL value"),
+    AggregateDoc(("MAX",), "any ordered type", "NULL without a non-NULL value"),
+    AggregateDoc(("VAR_POP",), "integers, DOUBLE", "NULL without a non-NULL value", _VARIANCE),
+    AggregateDoc(("VAR_SAMP", "VARIANCE"), "integers, DOUBLE", "NULL with fewer than two non-NULL values",
+                 _VARIANCE),
+    AggregateDoc(("STDDEV_POP",), "integers, DOUBLE", "NULL without a non-NULL value", _VARIANCE),
+    AggregateDoc(("STDDEV_SAMP", "STDDEV"), "integers, DOUBLE", "NULL with fewer than two non-NULL values",
+                 _VARIANCE),
+)
+"""The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py)."""
 
 
 def _numeric(func: str, arg: SqlType) -> None:

@@ -58,12 +58,29 @@ class VectorFunction:
 _FUNCTIONS: dict[str, VectorFunction] = {}
 _failures: dict[str, str] = {}
 _lock = threading.Lock()
+_registered = [0]  # how many times a function was registered: a planning connection's version
+_planning = threading.local()
 
 
 def register(f: VectorFunction) -> VectorFunction:
     """Make ``f`` callable in every connection :func:`connect` opens from now on."""
     _FUNCTIONS[f.name] = f
+    _registered[0] += 1
     return f
+
+
+def planning_connection() -> duckdb.DuckDBPyConnection:
+    """This thread's connection for checking queries at planning time (over empty tables).
+
+    Opening a connection creates every registered function on it (~0.1 s with the built-ins),
+    so planning reuses one per thread until a function is registered.
+    """
+    con = getattr(_planning, "con", None)
+    if con is None or _planning.version != _registered[0]:
+        if con is not None:
+            con.close()
+        _planning.con, _planning.version = connect(), _registered[0]
+    return _planning.con
 
 
 def connect() -> duckdb.DuckDBPyConnection:

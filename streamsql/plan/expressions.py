@@ -20,7 +20,12 @@ from streamsql.core.errors import SqlError
 from streamsql.functions.scalars import FunctionError, bind
 from streamsql.plan.scope import Scope, position_of
 
-AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg)
+AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
+             exp.StddevSamp, exp.Stddev)
+
+VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
+                  exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}
+"""The variance family's call nodes → their aggregate (VARIANCE is VAR_SAMP, STDDEV STDDEV_SAMP)."""
 
 
 def quote(name: str) -> str:

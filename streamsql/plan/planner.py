@@ -30,6 +30,7 @@ from streamsql.functions.scalars import planning_session
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.expressions import (
     AGG_TYPES,
+    VARIANCE_CALLS,
     compile_expression,
     output_name,
     quote,
@@ -432,6 +433,8 @@ class Planner:
             return (f + "_retract" if updating else f), call.this
         if isinstance(call, exp.Distinct) or isinstance(call.this, exp.Distinct):
             self._fail(call, f"{call.key.upper()}(DISTINCT ...) is not supported yet")
+        if type(call) in VARIANCE_CALLS:
+            return VARIANCE_CALLS[type(call)], call.this
         return ("sum" if isinstance(call, exp.Sum) else "avg"), call.this
 
     def _agg_type(self, call: exp.Expression, func: str, arg: SqlType | None) -> SqlType:

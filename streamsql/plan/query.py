@@ -67,7 +67,7 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
         SqlError: when DuckDB rejects the expressions (type errors, unknown functions).
     """
     spec = QuerySpec(items, condition, input_schema, input_schema)
-    con = python_functions.connect()
+    con = python_functions.planning_connection()
     con.register(INPUT_TABLE, input_schema.empty_table())
     try:
         result = con.sql(spec.sql()).to_arrow_table()
@@ -77,7 +77,7 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
         msg = f"Cannot evaluate expression: {duck_message(e)}"
         raise SqlError(msg, sql) from None
     finally:
-        con.close()
+        con.unregister(INPUT_TABLE)
     # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
     return QuerySpec(items, condition, input_schema, Schema.from_arrow(result.schema).to_arrow())
 

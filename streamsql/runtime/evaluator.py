@@ -2,7 +2,9 @@
 
 A :class:`BatchQuery` runs a plan's ``SELECT items FROM batch [WHERE condition]``
 (:class:`~streamsql.plan.query.QuerySpec`) over each Arrow batch; row kinds and source split
-ids (``Batch.splits``) ride along as hidden columns so a filter keeps them aligned with the rows.
+ids (``Batch.splits``) ride along as hidden columns so a filter keeps them aligned with the rows,
+and so does each row's input row number when the batch knows where its rows were read from
+(``Batch.origin``): an expression failing on a value names the record it failed on.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import pyarrow as pa
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
-from streamsql.functions.scalars.registry import FAILURE
+from streamsql.functions.scalars.registry import failure_message
 from streamsql.plan.query import INPUT_TABLE, QuerySpec, duck_message
 
 _KIND = "__kind"
 _SPLIT = "__split"
+_ROW = "__row"
 
 
 class BatchQuery:
@@ -44,14 +47,15 @@ class BatchQuery:
         """Evaluate over ``batch``; the output keeps each surviving row's kind.
 
         Raises:
-            ExecutionError: when DuckDB fails on the data (e.g. a bad CAST of a value).
+            ExecutionError: when an expression fails on a value (e.g. a CAST of a string that is
+                not a number), naming the function, the value and the record (``batch.origin``).
         """
         table = batch.table
         if self._columns is not None:
             out = table.select(self._columns).rename_columns(self.output_schema.names)
             if out.schema != self.output_schema:
                 out = out.cast(self.output_schema)
-            return Batch(out, batch.kinds, batch.splits)
+            return Batch(out, batch.kinds, batch.splits, batch.origin)
         hidden: list[str] = []
         if batch.kinds is not None:
             table = table.append_column(_KIND, pa.array(batch.kinds, pa.int8()))
@@ -59,27 +63,71 @@ class BatchQuery:
         if batch.splits is not None:
             table = table.append_column(_SPLIT, pa.array(batch.splits, pa.int32()))
             hidden.append(_SPLIT)
+        if batch.origin is not None and self.spec.condition:  # which input row each output row is
+            table = table.append_column(_ROW, pa.array(np.arange(table.num_rows, dtype=np.int32)))
+            hidden.append(_ROW)
         query = self._query_with(tuple(hidden))
         try:
             out = self._run_sql(query, table)
         except duckdb.Error as e:
-            failure = python_functions.take_failure(query)
-            text = duck_message(e)
-            if FAILURE in text:  # a function failing the job as Flink does (registry.fail_sql)
-                failure = text.split(FAILURE, 1)[1]
-            raise ExecutionError(failure or runtime_failure(text)) from None
+            raise self._failure(e, query, table, batch.origin) from None
         kinds = splits = None
+        origin = batch.origin
         if hidden:
             if batch.kinds is not None:
                 kinds = out.column(_KIND).to_numpy().astype(np.int8)
             if batch.splits is not None:
                 splits = out.column(_SPLIT).to_numpy().astype(np.int32)
+            if _ROW in hidden:
+                origin = _kept(batch.origin, out.column(_ROW).to_numpy())
             out = out.drop_columns(hidden)
         if not self.items:
             out = out.drop_columns(["__dummy"])
         if out.schema != self.output_schema:
             out = out.cast(self.output_schema)
-        return Batch(out, kinds, splits)
+        return Batch(out, kinds, splits, origin)
+
+    def _failure(self, e: duckdb.Error, query: str, table: pa.Table, origin) -> ExecutionError:
+        """The job's error for a query that failed on ``table``: what failed, on which record.
+
+        The message is the failing function's own (a Python function's, or the registry's
+        :func:`~streamsql.functions.scalars.registry.failure_message`); the record is the first
+        row the query fails on alone (found by bisection), named by the batch's ``origin``.
+        """
+        failure = python_functions.take_failure(query) or failure_message(duck_message(e))
+        if origin is None:
+            return ExecutionError(failure)
+        row = self._failing_row(query, table)
+        python_functions.take_failure(query)  # the bisection's own failures
+        if row is None:
+            return ExecutionError(failure)
+        alone = self._error(query, table.slice(row, 1))  # the message of that row's own value
+        if alone is not None:
+            failure = python_functions.take_failure(query) or failure_message(duck_message(alone))
+        return ExecutionError(f"{failure} (record {origin(row)})")
+
+    def _failing_row(self, query: str, table: pa.Table) -> int | None:
+        """The first row of ``table`` on which ``query`` fails (None if no single part fails)."""
+        lo, n = 0, table.num_rows
+        while n > 1:
+            half = n // 2
+            if self._fails(query, table.slice(lo, half)):
+                n = half
+            elif self._fails(query, table.slice(lo + half, n - half)):
+                lo, n = lo + half, n - half
+            else:
+                return None
+        return lo if n == 1 else None
+
+    def _fails(self, query: str, part: pa.Table) -> bool:
+        return self._error(query, part) is not None
+
+    def _error(self, query: str, part: pa.Table) -> duckdb.Error | None:
+        try:
+            self._run_sql(query, part)
+        except duckdb.Error as e:
+            return e
+        return None
 
     def _query_with(self, hidden: tuple[str, ...]) -> str:
         """The query that also selects the hidden columns ``hidden`` (cached per combination)."""
@@ -89,32 +137,9 @@ class BatchQuery:
         return q
 
 
-# DuckDB's names of the types a CAST fails into, as Flink names them.
-_FLINK_TYPE = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": "BIGINT", "BOOL": "BOOLEAN",
-               "TIMESTAMP WITH TIME ZONE": "TIMESTAMP_LTZ"}
-_DUCK_PREFIXES = ("Invalid Input Error: ", "Conversion Error: ", "Out of Range Error: ")
-
-
-def runtime_failure(text: str) -> str:
-    """What a user reads when an expression fails on a value (from DuckDB's first error line).
-
-    Flink fails the job in the same cases (an integer divided by zero, a CAST of a string that
-    is not a number); the message says so and what to write instead, never DuckDB's advice
-    about its own settings.
-    """
-    import re
-
-    if "Division by zero" in text:
-        return ("Division by zero: an integer or DECIMAL divided by 0 fails the job, as in Flink; "
-                "guard the divisor with NULLIF(divisor, 0) to get NULL instead")
-    m = re.search(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", text)
-    if m:
-        target = _FLINK_TYPE.get(m.group(2), m.group(2))
-        return (f"CAST('{m.group(1)}' AS {target}) failed: the value is not a valid {target} (Flink fails "
-                f"the job too); use TRY_CAST to get NULL instead")
-    for prefix in _DUCK_PREFIXES:
-        text = text.replace(prefix, "")
-    return f"Expression evaluation failed: {text}"
+def _kept(origin, rows: np.ndarray):
+    """The origin of the rows a filter kept: output row ``r`` is input row ``rows[r]``."""
+    return lambda r: origin(int(rows[r]))
 
 
 def query_table(con: duckdb.DuckDBPyConnection, sql: str, table: pa.Table) -> pa.Table:

@@ -7,6 +7,8 @@ error); the cases that plan run as the columns of one bounded job (a one-row fil
 collect). A case Flink fails on must fail here too (refused at planning or failing the job).
 Cases recorded with a ``zone`` run in a session with that ``'table.local-time-zone'``; volatile
 cases (the current time, random values) compare their type, and their value for plausibility.
+Aggregate cases (``"aggregate": true``) run the same way over a file of cases.AGG_TABLE's rows;
+their value is the streaming result's final row.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pytest
 
 from streamsql import StreamEnvironment
 from streamsql.core.errors import StreamSQLError
-from tests.functions.cases import DIFFERENCES, REFUSED, normalize
+from tests.functions.cases import AGG_TABLE, DIFFERENCES, REFUSED, normalize
 
 EXPECTED = json.loads((Path(__file__).parent / "flink_expected.json").read_text())["cases"]
 
@@ -61,46 +63,81 @@ MAY_FAIL = set(REFUSED) | {r["expr"] for r in EXPECTED if "error" in r}
 
 
 def _id(record: dict) -> str:
+    if record.get("aggregate"):
+        return f"aggregate: {record['expr']}"
     return f"{record['zone']}: {record['expr']}" if "zone" in record else record["expr"]
+
+
+ONE_ROW = ("x INT", [{"x": 1}])
+AGG_ROWS = (", ".join(f"{n} {t}" for n, t in AGG_TABLE["columns"]),
+            [dict(zip((n for n, _ in AGG_TABLE["columns"]), r)) for r in AGG_TABLE["rows"]])
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """case id → ("value", value, type) | ("error", message, "planning" | "run time"), from StreamSQL."""
     out: dict[str, tuple] = {}
-    for zone in dict.fromkeys(r.get("zone", "UTC") for r in EXPECTED):
-        cases = [r["expr"] for r in EXPECTED if r.get("zone", "UTC") == zone]
-        found = _evaluate(tmp_path_factory.mktemp("functions"), cases, zone)
+    scalars = [r for r in EXPECTED if not r.get("aggregate")]
+    for zone in dict.fromkeys(r.get("zone", "UTC") for r in scalars):
+        cases = [r["expr"] for r in scalars if r.get("zone", "UTC") == zone]
+        found = _evaluate(tmp_path_factory.mktemp("functions"), cases, zone, ONE_ROW)
         out.update({(c if zone == "UTC" else f"{zone}: {c}"): v for c, v in found.items()})
+    aggregates = [r["expr"] for r in EXPECTED if r.get("aggregate")]
+    found = _evaluate(tmp_path_factory.mktemp("aggregates"), aggregates, "UTC", AGG_ROWS)
+    out.update({f"aggregate: {c}": v for c, v in found.items()})
     return out
 
 
-def _evaluate(tmp: Path, cases: list[str], zone: str) -> dict[str, tuple]:
-    (tmp / "one.json").write_text('{"x": 1}\n')
+def _final(env, select: str) -> tuple:
+    """The final row of a query's changelog (insert-only or a global aggregate's updates)."""
+    rows = [row for kind, row in env.execute_sql(select).collect(timeout=60) if kind.short in ("+I", "+U")]
+    assert rows, select
+    return rows[-1]
+
+
+def _types(env, cases: list[str], together: bool = True) -> dict[str, tuple]:
+    """case → ("type", its result type) | ("error", the planning error, "planning").
+
+    ``together``: plan all in one view (one planning), each alone only if that fails.
+    """
+    if together and cases:
+        try:
+            env.execute_sql("CREATE OR REPLACE VIEW cases AS SELECT "
+                            + ", ".join(f"{c} AS c{i}" for i, c in enumerate(cases)) + " FROM one")
+            return {c: ("type", row[1]) for c, row in zip(cases, env.execute_sql("DESCRIBE cases").rows)}
+        except StreamSQLError:
+            pass
+    out = {}
+    for case in cases:
+        try:
+            env.execute_sql(f"CREATE OR REPLACE VIEW c AS SELECT {case} AS c FROM one")
+            out[case] = ("type", env.execute_sql("DESCRIBE c").rows[0][1])
+        except StreamSQLError as e:
+            out[case] = ("error", str(e), "planning")
+    return out
+
+
+def _evaluate(tmp: Path, cases: list[str], zone: str, table: tuple[str, list[dict]]) -> dict[str, tuple]:
+    columns, rows = table
+    (tmp / "one.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out: dict[str, tuple] = {}
     config = {"state.dir": str(tmp / "state"), "execution.checkpointing.dir": str(tmp / "cp"),
               "table.local-time-zone": zone}
     with StreamEnvironment(config) as env:
-        env.execute_sql(f"CREATE TABLE one (x INT) WITH ('connector' = 'filesystem', "
+        env.execute_sql(f"CREATE TABLE one ({columns}) WITH ('connector' = 'filesystem', "
                         f"'path' = '{tmp}/one.json', 'format' = 'json')")
         planned, alone = [], []
-        for i, case in enumerate(cases):
-            try:
-                env.execute_sql(f"CREATE OR REPLACE VIEW c{i} AS SELECT {case} AS c FROM one")
-            except StreamSQLError as e:
-                out[case] = ("error", str(e), "planning")
-                continue
-            out[case] = ("type", env.execute_sql(f"DESCRIBE c{i}").rows[0][1])
-            (alone if case in MAY_FAIL else planned).append(case)
+        for together, run in ((True, planned), (False, alone)):  # the cases that may fail: a job each
+            for case, typ in _types(env, [c for c in cases if (c in MAY_FAIL) != together], together).items():
+                out[case] = typ
+                if typ[0] == "type":
+                    run.append(case)
         select = ", ".join(f"{c} AS c{i}" for i, c in enumerate(planned))
-        rows = [row for _, row in env.execute_sql(f"SELECT {select} FROM one").collect(timeout=60)]
-        assert len(rows) == 1
-        for case, value in zip(planned, rows[0]):
+        for case, value in zip(planned, _final(env, f"SELECT {select} FROM one")):
             out[case] = ("value", value, out[case][1])
         for case in alone:  # a job each: a failure must not take the other cases with it
             try:
-                rows = [row for _, row in env.execute_sql(f"SELECT {case} FROM one").collect(timeout=60)]
-                out[case] = ("value", rows[0][0], out[case][1])
+                out[case] = ("value", _final(env, f"SELECT {case} FROM one")[0], out[case][1])
             except StreamSQLError as e:
                 out[case] = ("error", str(e), "run time")
     return out

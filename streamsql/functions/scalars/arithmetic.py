@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import temporal
-from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, same_as, scalar, template
+from streamsql.functions.scalars.registry import Call, Failure, duckdb_call, fixed, same_as, scalar, template
 from streamsql.functions.scalars.typerules import arithmetic as arithmetic_type
 from streamsql.functions.scalars.typerules import as_decimal
 
@@ -20,7 +20,12 @@ N, INTEGER = "NUMERIC", "INTEGER"
 DOUBLE = fixed("DOUBLE")
 
 
-scalar("ABS", group="arithmetic", sig=((N,),), result=same_as(0))(duckdb_call("abs"))
+scalar("ABS", group="arithmetic", sig=((N,),), result=same_as(0), failures=(Failure(
+    r"Overflow on abs\((-?\d+)\)",
+    lambda m: f"ABS({m.group(1)}) overflows its integer type (Flink wraps around to {m.group(1)}; "
+              "StreamSQL fails the job rather than answer a wrapped value): CAST the argument to BIGINT "
+              "or DECIMAL first"),
+))(duckdb_call("abs"))
 
 
 def _mod_type(c: Call) -> SqlType | None:

@@ -14,6 +14,9 @@ CAST(x AS STRING)            Flink's text for timestamps, floating point and boo
                              (:mod:`.cast_string`)
 DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
 x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
+x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads it (``%`` any text,
+                             ``_`` and ``.`` one character, ``$`` and backslash literal; DuckDB
+                             reads it as a POSIX regular expression); the pattern must be a literal
 CAST(LTZ AS TIMESTAMP/DATE)  ``timezone(zone, x)``: the wall clock in the session time zone
 CAST(TIMESTAMP AS LTZ)       ``timezone(zone, x)``: the instant of that wall clock in the zone
 ============================ ===========================================================
@@ -27,8 +30,36 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.json_functions import is_json
-from streamsql.functions.scalars.registry import Arg, session_zone, sql_string, template, type_of
+from streamsql.functions.scalars.registry import (
+    Arg,
+    FunctionError,
+    declare_failure,
+    session_zone,
+    sql_string,
+    template,
+    type_of,
+)
 from streamsql.functions.scalars.typerules import arithmetic, as_decimal
+
+# DuckDB's names of the types a CAST fails into, as Flink names them.
+_FLINK_TYPE = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": "BIGINT", "BOOL": "BOOLEAN",
+               "TIMESTAMP WITH TIME ZONE": "TIMESTAMP_LTZ"}
+
+# How the operators' failures on a value read (Flink fails the job on the first two too).
+declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: (
+    f"Division by zero in {m.group(1).replace('//', '/')}: an integer or DECIMAL divided by 0 fails the job, "
+    "as in Flink; guard the divisor with NULLIF(divisor, 0) to get NULL instead"))
+declare_failure(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", lambda m: (
+    f"CAST('{m.group(1)}' AS {_FLINK_TYPE.get(m.group(2), m.group(2))}) failed: the value is not a valid "
+    f"{_FLINK_TYPE.get(m.group(2), m.group(2))} (Flink fails the job too); use TRY_CAST to get NULL instead"))
+declare_failure(r"Overflow in (addition|subtraction|multiplication) of ([A-Z0-9]+) \((.*)\)", lambda m: (
+    f"Integer overflow: {m.group(3)} leaves the {_FLINK_TYPE.get(m.group(2), m.group(2))} range (Flink wraps "
+    "around; StreamSQL fails the job rather than answer a wrapped value): CAST an operand to BIGINT or "
+    "DECIMAL first"))
+declare_failure(r"Type ([A-Z0-9]+) with value (\S+) can't be cast because the value is out of range for the "
+                r"destination type ([A-Z0-9]+)", lambda m: (
+    f"CAST({m.group(2)} AS {_FLINK_TYPE.get(m.group(3), m.group(3))}) is out of the type's range (Flink "
+    "wraps around; StreamSQL fails the job rather than answer a wrapped value): use a wider type"))
 
 _OPS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 _INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
@@ -43,6 +74,9 @@ def binary_type(n: exp.Expression) -> SqlType | None:
         return None
     if _is_date_interval(n):
         return SqlType("DATE")
+    moved = _timestamp_interval(n)
+    if moved is not None:
+        return moved
     return arithmetic(op, type_of(n.this), type_of(n.expression))
 
 
@@ -53,8 +87,17 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return (n if text is None else sqlglot.parse_one(text, dialect="duckdb")), t
     if _is_date_interval(n):
         return exp.Cast(this=n, to=exp.DataType.build("DATE")), t
+    if t is not None and _timestamp_interval(n) is not None:
+        return exp.Cast(this=n, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
+    operands = (type_of(n.this), type_of(n.expression)) if isinstance(n, exp.Mod) else ()
+    if any(x is not None and x.name in ("DOUBLE", "FLOAT") for x in operands):  # as Flink: exact only
+        msg = (f"Cannot apply '%' to arguments of type '<{_calcite_numeric(operands[0])}> % "
+               f"<{_calcite_numeric(operands[1])}>'. Supported form(s): '<EXACT_NUMERIC> % <EXACT_NUMERIC>'")
+        raise FunctionError(msg, n)
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.JSON):
         return is_json(n.this, n.expression.name or None), t
+    if isinstance(n, exp.SimilarTo):
+        return _similar_to(n), t
     if isinstance(n, exp.Cast) and t is not None:
         zoned = _zoned_cast(n, type_of(n.this), t)
         if zoned is not None:
@@ -82,6 +125,24 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
 
+def _calcite_numeric(t: SqlType | None) -> str:
+    """A type as Calcite names it in 'Cannot apply' (``DOUBLE``, ``INTEGER``, ``DECIMAL(3, 1)``)."""
+    if t is None:
+        return "ANY"
+    return "INTEGER" if t.name == "INT" else str(t)
+
+
+def _timestamp_interval(n: exp.Expression) -> SqlType | None:
+    """``TIMESTAMP +/- INTERVAL ...`` (or ``INTERVAL + TIMESTAMP``): Flink keeps the timestamp's type."""
+    if not isinstance(n, (exp.Add, exp.Sub)):
+        return None
+    sides = (n.this, n.expression)
+    if not any(isinstance(x, exp.Interval) for x in sides):
+        return None
+    types = [type_of(x) for x in sides if not isinstance(x, exp.Interval)]
+    return next((t for t in types if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ")), None)
+
+
 def _is_date_interval(n: exp.Expression) -> bool:
     """``DATE +/- INTERVAL ...`` (or ``INTERVAL + DATE``): Flink's result is a DATE."""
     if not isinstance(n, (exp.Add, exp.Sub)):
@@ -90,6 +151,23 @@ def _is_date_interval(n: exp.Expression) -> bool:
     types = [type_of(x) for x in sides]
     return any(isinstance(x, exp.Interval) for x in sides) and any(
         t is not None and t.name == "DATE" for t in types)
+
+
+_SQL_LITERAL_IN_REGEX = {"$": "\\$", "\\": "\\\\", "%": ".*", "_": "."}
+
+
+def _similar_to(n: exp.SimilarTo) -> exp.Expression:
+    """``x SIMILAR TO 'pattern'``: a full match of the SQL regular expression, as Flink (Calcite).
+
+    Raises:
+        FunctionError: a pattern that is not a literal, or an ESCAPE clause.
+    """
+    pattern = n.expression
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string) or n.args.get("escape") is not None:
+        msg = "SIMILAR TO: the pattern must be a string literal (without ESCAPE)"
+        raise FunctionError(msg, n)
+    regex = "".join(_SQL_LITERAL_IN_REGEX.get(ch, ch) for ch in pattern.this)
+    return template(f"regexp_full_match({{0}}, {sql_string(regex)})", f"({n.this.sql(dialect='duckdb')})")
 
 
 def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:

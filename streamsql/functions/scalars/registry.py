@@ -12,6 +12,7 @@ infer (it matches every family, so an untyped argument is never refused for its 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -171,6 +172,8 @@ class ScalarFunction:
         deterministic: False for functions whose value changes between evaluations.
         differences: a deliberate difference with Flink, and why ("" when none).
         cast: cast the built expression to the result type (DuckDB's natural type differs).
+        failures: how its failures on a value read (:class:`Failure`; docs/functions.md lists
+            them), for those DuckDB raises rather than the function (:func:`fail_sql`).
     """
 
     names: tuple[str, ...]
@@ -182,6 +185,7 @@ class ScalarFunction:
     deterministic: bool = True
     differences: str = ""
     cast: bool = True
+    failures: tuple[Failure, ...] = ()
 
     def accepts(self, types: list[SqlType | None]) -> bool:
         """Whether some signature fits argument types ``types``."""
@@ -325,6 +329,53 @@ def fail_sql(message: str) -> str:
     Where Flink fails the job: the evaluator reports the message without DuckDB's wording.
     """
     return f"error({sql_string(FAILURE)} || {message})"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How a function's (or an operator's) failure on a value reads, in Flink's terms.
+
+    Attributes:
+        pattern: a regular expression over DuckDB's error text that this failure raises (for a
+            failure raised by :func:`fail_sql`, the text after :data:`FAILURE`).
+        message: the user's message from the match: what failed, on which value, and what to
+            write instead.
+    """
+
+    pattern: str
+    message: Callable[[re.Match], str]
+
+
+FAILURES: list[Failure] = []
+"""The failures of the operators (division, CAST, integer arithmetic), declared where they are
+compiled; a function's own are :attr:`ScalarFunction.failures`."""
+
+
+def declare_failure(pattern: str, message: Callable[[re.Match], str]) -> None:
+    """Declare an operator's failure (see :class:`Failure`)."""
+    FAILURES.append(Failure(pattern, message))
+
+
+_DUCK_PREFIXES = ("Invalid Input Error: ", "Conversion Error: ", "Out of Range Error: ")
+
+
+def failure_message(text: str) -> str:
+    """What a user reads when an expression fails on a value, from DuckDB's first error line.
+
+    The failure a function raised itself (:func:`fail_sql`) is its own message; else the first
+    declared failure (of the operators, then of the registered functions) whose pattern matches;
+    else DuckDB's text without its error-class prefix.
+    """
+    if FAILURE in text:
+        return text.split(FAILURE, 1)[1]
+    functions = {id(f): f for f in REGISTRY.values()}.values()
+    for failure in [*FAILURES, *(x for f in functions for x in f.failures)]:
+        m = re.search(failure.pattern, text)
+        if m:
+            return failure.message(m)
+    for prefix in _DUCK_PREFIXES:
+        text = text.replace(prefix, "")
+    return f"Expression evaluation failed: {text}"
 
 
 def sql_string(value: str) -> str:

@@ -145,12 +145,13 @@ class WatermarkAssignerOperator(Operator):
         if n:
             ids = batch.splits if batch.splits is not None else np.zeros(n, np.int32)
             self._grow(int(ids.max()) + 1)
-            values = self.query.run(Batch(batch.table)).table.column(0)
+            values = self.query.run(Batch(batch.table, origin=batch.origin)).table.column(0)
             ms = values.cast(pa.timestamp("ms", tz=values.type.tz)).cast(pa.int64())
             v = pc.fill_null(ms, NO_DATA).to_numpy()
             np.maximum.at(self.maxes, ids, v)  # NULLs are NO_DATA: no effect
             self.last_rows[np.bincount(ids, minlength=len(self.names)) > 0] = self.clock()
-        out: list[Element] = [batch if batch.splits is None else Batch(batch.table, batch.kinds)]
+        kept = batch if batch.splits is None else Batch(batch.table, batch.kinds, origin=batch.origin)
+        out: list[Element] = [kept]
         return out + self._advance()
 
     def process_split_status(self, status: SplitStatus) -> list[Element]:
