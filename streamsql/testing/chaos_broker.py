@@ -100,8 +100,9 @@ class PrivateBroker:
 
     def throttle_producers(self, byte_rate: int, exempt: str) -> None:
         """A producer byte-rate quota (bytes/s) for every client id but ``exempt`` (Kafka quotas)."""
-        tool = ["bash", "-c", 'java -cp "$1/libs/*" kafka.admin.ConfigCommand "${@:2}"', "config",
-                os.environ.get("STREAMSQL_CACHE", os.path.expanduser("~/.cache/streamsql/kafka-4.1.2")),
+        version = os.environ.get("KAFKA_VERSION", "4.1.2")  # the jars kafka-local.sh provisioned
+        cache = os.environ.get("STREAMSQL_CACHE") or os.path.expanduser(f"~/.cache/streamsql/kafka-{version}")
+        tool = ["java", "-cp", os.path.join(cache, "libs", "*"), "kafka.admin.ConfigCommand",
                 "--bootstrap-server", self.bootstrap, "--alter", "--entity-type", "clients"]
         for entity, rate in ((["--entity-default"], byte_rate), (["--entity-name", exempt], 10**12)):
             subprocess.run([*tool, *entity, "--add-config", f"producer_byte_rate={rate}"], check=True,
