@@ -98,6 +98,10 @@ class DeferringKeyedState(KeyedState):
                 yield k, v
         yield from ((k, v) for k, v in overlay[i:] if v is not None)
 
+    def column_table(self, values):
+        """The backend's column table (it holds its values as of the barrier itself: see ``flush``)."""
+        return self._state.column_table(values)
+
     def clear(self) -> None:
         """Remove every entry of this operator (held back while deferring)."""
         if self._pending is None:

@@ -49,6 +49,19 @@ class KeyedState(ABC):
     def clear(self) -> None:
         """Remove every entry of this operator."""
 
+    def column_table(self, values):
+        """A home for fixed-width values in memory for good, if this backend has one (else None).
+
+        Args:
+            values: a :class:`~streamsql.state.fixed_cache.FixedWidthValues` (the slots' columns).
+
+        Returns:
+            None here: the operator keeps a :class:`~streamsql.state.cache.WriteBehindCache` over
+            this state. The ``hashmap`` backend returns a
+            :class:`~streamsql.state.columns.ColumnTable`, which has the cache's interface.
+        """
+        return None
+
 
 class StateBackend(ABC):
     """Holds the keyed state of every operator of one job instance.

@@ -30,9 +30,10 @@ from itertools import islice
 from typing import Protocol
 
 import numpy as np
+import pyarrow as pa
 
 from streamsql.state.base import KeyedState
-from streamsql.state.layout import with_key_groups
+from streamsql.state.layout import encode_keys, with_key_groups
 from streamsql.state.ttl import TtlKeyedState
 
 
@@ -97,6 +98,10 @@ class WriteBehindCache:
             slots[miss] = new
             self._load(mkeys, new)
         return slots
+
+    def key_slots(self, columns: list[pa.Array | pa.ChunkedArray], num_rows: int) -> np.ndarray:
+        """The slots of the rows' keys given as key columns (:func:`~streamsql.state.layout.encode_keys`)."""
+        return self.slots(encode_keys(columns, num_rows))
 
     def touch(self, slots: np.ndarray) -> None:
         """Mark ``slots`` changed (written back at the next eviction or flush); under TTL, written now."""

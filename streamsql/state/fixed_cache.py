@@ -75,13 +75,25 @@ class FixedWidthValues:
             col[target] = records[name]
         self.present[target] = True
 
-    def dump(self, slots: np.ndarray) -> list[bytes | None]:
-        """The tagged records at ``slots`` as bytes (None where absent)."""
+    def _records(self, slots: np.ndarray) -> np.ndarray:
         records = np.empty(len(slots), self._tagged)
         records[self._tagged.names[0]] = self.format.tag
         for name, col in self.columns.items():
             records[name] = col[slots]
-        values = records.view(f"V{self._width}").tolist()
+        return records
+
+    def dump_bytes(self, slots: np.ndarray) -> bytes:
+        """The tagged records at ``slots`` concatenated (each :attr:`width` bytes; present or not)."""
+        return self._records(slots).tobytes()
+
+    @property
+    def width(self) -> int:
+        """Bytes of one stored value (the tag and the record)."""
+        return self._width
+
+    def dump(self, slots: np.ndarray) -> list[bytes | None]:
+        """The tagged records at ``slots`` as bytes (None where absent)."""
+        values = self._records(slots).view(f"V{self._width}").tolist()
         present = self.present[slots]
         if present.all():  # the common case: no per-slot pass
             return values

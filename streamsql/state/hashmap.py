@@ -1,6 +1,9 @@
 """The ``hashmap`` state backend: one Python dict per operator, snapshot by serialization.
 
 Fast and simple; state must fit in memory and each snapshot writes all of it (not incremental).
+An operator with fixed-width values keeps them in numpy columns instead of the dict
+(:meth:`HashMapKeyedState.column_table`, :class:`~streamsql.state.columns.ColumnTable`);
+a snapshot writes both in the one format below.
 
 Snapshot format (one file, ``hashmap.state``, little-endian)::
 
@@ -30,6 +33,7 @@ from itertools import accumulate
 
 from streamsql.core.errors import os_error_text
 from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
+from streamsql.state.columns import ColumnTable
 from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
 from streamsql.state.files import create_snapshot_dir, fsync_dir
 
@@ -63,11 +67,32 @@ def _sorted_items(data: dict[bytes, bytes], keys: list[bytes]) -> Iterator[tuple
 
 
 class HashMapKeyedState(KeyedState):
-    """One operator's keyed state in a dict (encoded key → value bytes)."""
+    """One operator's keyed state in a dict (encoded key → value bytes), or in a column table.
+
+    With a :class:`~streamsql.state.columns.ColumnTable` attached (:meth:`column_table`) the
+    state is the table plus the dict's entries it has not taken yet (restored ones); the operator
+    then reads and writes the table only, and :meth:`get_many` / :meth:`write` refuse.
+    """
 
     def __init__(self, operator_id: str, data: dict[bytes, bytes]):
         self.operator_id = operator_id
         self._data: dict[bytes, bytes] | None = data
+        self.table: ColumnTable | None = None
+
+    def column_table(self, values) -> ColumnTable:
+        """The operator's values as numpy columns for good (no cache, no write-back; see module).
+
+        A table attached before (an operator opened again on this backend) hands its entries
+        to the new one.
+
+        Raises:
+            StateClosedError: after the backend was closed.
+        """
+        data = self._dict()
+        if self.table is not None:
+            data.update(self.table.entries())
+        self.table = ColumnTable(values, data)
+        return self.table
 
     def _dict(self) -> dict[bytes, bytes]:
         data = self._data
@@ -76,13 +101,34 @@ class HashMapKeyedState(KeyedState):
             raise StateClosedError(msg)
         return data
 
+    def _plain(self) -> dict[bytes, bytes]:
+        if self.table is not None:
+            msg = f"The state of operator '{self.operator_id}' is held in its column table"
+            raise StateError(msg)
+        return self._dict()
+
+    def sections(self) -> tuple[int, list[bytes], list[bytes], tuple[int, bytes, bytes, bytes]]:
+        """The operator's part of a snapshot: the dict's entries, then the table's.
+
+        Returns:
+            ``(n, dict keys, dict values, table sections)`` where the table's are
+            :meth:`~streamsql.state.columns.ColumnTable.sections` (empty without a table).
+
+        Raises:
+            StateClosedError: after the backend was closed.
+        """
+        data = self._dict()
+        table = self.table.sections() if self.table is not None else (0, b"", b"", b"")
+        return len(data) + table[0], list(data), list(data.values()), table
+
     def get_many(self, keys: list[bytes]) -> list[bytes | None]:
         """Values for ``keys`` in order (None where absent).
 
         Raises:
             StateClosedError: after the backend was closed.
+            StateError: the state is held in a column table.
         """
-        return list(map(self._dict().get, keys))
+        return list(map(self._plain().get, keys))
 
     def write(self, puts: list[tuple[bytes, bytes]], deletes: list[bytes] = ()) -> None:
         """Apply ``puts`` then ``deletes`` (a key in both ends up deleted, as in RocksDB).
@@ -91,8 +137,9 @@ class HashMapKeyedState(KeyedState):
 
         Raises:
             StateClosedError: after the backend was closed.
+            StateError: the state is held in a column table.
         """
-        data = self._dict()
+        data = self._plain()
         data.update(puts)
         for key in deletes:
             data.pop(key, None)
@@ -106,6 +153,8 @@ class HashMapKeyedState(KeyedState):
             StateClosedError: after the backend was closed.
         """
         data = self._dict()
+        if self.table is not None:
+            data = {**data, **self.table.entries()}
         return _sorted_items(data, sorted(data))
 
     def clear(self) -> None:
@@ -115,6 +164,12 @@ class HashMapKeyedState(KeyedState):
             StateClosedError: after the backend was closed.
         """
         self._dict().clear()
+        if self.table is not None:
+            self.table.reset()
+
+    def __len__(self) -> int:
+        data = self._dict()
+        return len(data) + (self.table.live() if self.table is not None else 0)
 
 
 class HashMapStateBackend(StateBackend):
@@ -147,7 +202,7 @@ class HashMapStateBackend(StateBackend):
             raise StateError(msg) from e
         self._workdir = workdir
         for state in self._states.values():
-            state._data = {}
+            state._data, state.table = {}, None
 
     def keyed_state(self, operator_id: str) -> KeyedState:
         """The state of operator ``operator_id`` (the same object on every call).
@@ -170,7 +225,7 @@ class HashMapStateBackend(StateBackend):
             StateClosedError: if the backend is not open.
         """
         self._check_open("list operators")
-        return sorted(op for op, state in self._states.items() if state._dict())
+        return sorted(op for op, state in self._states.items() if len(state))
 
     def snapshot(self, directory: str) -> int:
         """Write all state to ``directory/hashmap.state`` (temp file, fsync, rename, fsync dir).
@@ -216,15 +271,16 @@ class HashMapStateBackend(StateBackend):
         out(MAGIC)
         out(_U32.pack(len(self._states)))
         for op, state in self._states.items():
-            data = state._dict()
-            keys = list(data)  # dict order: sequential, far cheaper than sorting
-            values = list(data.values())
+            # dict order (sequential, far cheaper than sorting), then the table's slot order
+            n, keys, values, (tn, tkey_lengths, tkeys, tvalues) = state.sections()
             op_bytes = op.encode()
-            out(_U16.pack(len(op_bytes)) + op_bytes + _U64.pack(len(keys)))
-            out(_lengths(keys).tobytes())
+            out(_U16.pack(len(op_bytes)) + op_bytes + _U64.pack(n))
+            out(_lengths(keys).tobytes() + tkey_lengths)
             out(_lengths(values).tobytes())
-            out(b"".join(keys))
-            out(b"".join(values))
+            if tn:  # the table's values: all of one width
+                out(_U32.pack(state.table.values.width) * tn)
+            out(b"".join(keys) + tkeys)
+            out(b"".join(values) + tvalues)
         f.write(_U32.pack(crc))
         return size + _U32.size
 
@@ -257,13 +313,15 @@ class HashMapStateBackend(StateBackend):
             data = state._dict()
             data.clear()
             data.update(loaded.pop(op, ()))
+            if state.table is not None:  # it takes the restored entries at its next use
+                state.table.reset()
         for op, data in loaded.items():
             self._states[op] = HashMapKeyedState(op, data)
 
     def close(self) -> None:
         """Drop all state; handles raise :class:`StateClosedError` afterwards."""
         for state in self._states.values():
-            state._data = None
+            state._data, state.table = None, None
         self._states.clear()
         self._workdir = None
 

@@ -121,7 +121,11 @@ class GroupAggBase(Operator):
         self.values = self._new_values()
         self.ttl = state_ttl(ctx)
         self.state = TtlKeyedState(ctx.state, self.ttl) if self.ttl else ctx.state
-        self.cache = WriteBehindCache(self.state, self.values, cache_entries(ctx.config))
+        self.cache = self._new_cache(self.state, cache_entries(ctx.config))
+
+    def _new_cache(self, state, max_entries: int):
+        """Where the accumulators live: a write-behind cache over keyed state."""
+        return WriteBehindCache(state, self.values, max_entries)
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Write back every changed accumulator before the backend is snapshotted (and purge expired ones)."""

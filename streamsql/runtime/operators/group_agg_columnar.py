@@ -33,7 +33,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import GroupAggBase, GroupAggOperator
 from streamsql.state.fixed_cache import FixedWidthValues
-from streamsql.state.layout import ValueFormat, encode_keys
+from streamsql.state.layout import ValueFormat
 
 #: The value of a key of the columnar GROUP BY: a tagged fixed-width record.
 GROUP_AGG_FIXED = ValueFormat("group-agg/fixed-width", 1)
@@ -69,6 +69,11 @@ class ColumnarGroupAggOperator(GroupAggBase):
     def _new_values(self) -> FixedWidthValues:
         return FixedWidthValues(self._dtype, GROUP_AGG_FIXED)
 
+    def _new_cache(self, state, max_entries: int):
+        """The backend's column table (``hashmap``: the values stay numpy columns), else a cache."""
+        table = state.column_table(self.values)
+        return table if table is not None else super()._new_cache(state, max_entries)
+
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
 
@@ -77,7 +82,7 @@ class ColumnarGroupAggOperator(GroupAggBase):
         """
         _, res = self._partials(batch)
         aggregates = self.aggregates
-        slots = self.cache.slots(encode_keys(res.columns[: self.num_keys], res.num_rows))
+        slots = self.cache.key_slots(res.columns[: self.num_keys], res.num_rows)
         values = self.values
         cols = values.columns
 
