@@ -27,6 +27,7 @@ and the primary key against each table (:func:`.schema.check_table`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -103,7 +104,16 @@ class MySqlCdcSource(Source):
         check_table_options(ctx.table)
         self.ctx = ctx
         self.name = ctx.table.name
-        self.opts: CdcOptions = parse_options(ctx.table)
+        opts = parse_options(ctx.table)
+        # Every scan of a mysql-cdc table reads the binlog on its own connection, and a server
+        # refuses two replicas with one id: the scans of a task take the ids from 'server-id' on
+        # (Flink reuses one source for several scans of a table; here each scan reads).
+        taken = ctx.resources.shared(("mysql-cdc server-ids", opts.host, opts.port), set)
+        server_id = opts.server_id
+        while server_id in taken:
+            server_id += 1
+        taken.add(server_id)
+        self.opts: CdcOptions = dataclasses.replace(opts, server_id=server_id)
         self.physical = ctx.table.physical_schema
         self.meta = [(c.name, c.metadata_key, c.type) for c in ctx.table.metadata_columns]
         self.schema = Schema(list(self.physical.fields) + [Field(n, t) for n, _, t in self.meta])

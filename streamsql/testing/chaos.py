@@ -192,6 +192,22 @@ def run_job(script: str, cwd: str, env: dict, kill_after: float | None, log) -> 
         return -9
 
 
+def kill_once(script: str, work: str, point: str | None, rnd: random.Random, a: argparse.Namespace,
+              log) -> tuple[int, str]:
+    """Run the job once; (exit code, how it died).
+
+    It dies at fault ``point`` (``kill -9`` after ``a.max_run_seconds`` if not reached) or, for
+    None, by ``kill -9`` after a random time between ``a.min_kill`` and ``a.max_kill`` seconds.
+    """
+    env = dict(os.environ)
+    env.pop("STREAMSQL_FAULT", None)
+    if point is None:
+        return run_job(script, work, env, rnd.uniform(a.min_kill, a.max_kill), log), "kill -9"
+    env["STREAMSQL_FAULT"] = f"{point}:{rnd.randint(1, 3)}"
+    rc = run_job(script, work, env, a.max_run_seconds, log)
+    return rc, f"fault {point}" if rc == 137 else f"fault {point} not reached; kill -9"
+
+
 def write_scripts(a: argparse.Namespace, work: str, job: str, src: str, out: str,
                   prefix: str = "") -> tuple[str, str]:
     """Write the job's script (``job.sql``) and its bounded version (``final.sql``) into ``work``."""
@@ -226,16 +242,8 @@ def campaign(a: argparse.Namespace) -> int:
     rnd.shuffle(plan)
     kills = restarts = 0
     log = open(os.path.join(work, "jobs.log"), "ab")
-    for kind, point in plan:
-        env = dict(os.environ)
-        if kind == "point":
-            env["STREAMSQL_FAULT"] = f"{point}:{rnd.randint(1, 3)}"
-            rc = run_job(unbounded, work, env, a.max_run_seconds, log)
-            how = f"fault {point}" if rc == 137 else f"fault {point} not reached; kill -9"
-        else:
-            env.pop("STREAMSQL_FAULT", None)
-            rc = run_job(unbounded, work, env, rnd.uniform(a.min_kill, a.max_kill), log)
-            how = "kill -9"
+    for _, point in plan:
+        rc, how = kill_once(unbounded, work, point, rnd, a, log)
         if rc not in (137, -9):
             print(f"job exited by itself with code {rc}; see {work}/jobs.log", flush=True)
             return 1
