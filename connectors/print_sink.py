@@ -11,7 +11,9 @@ is, BOOLEAN ``true``/``false``, DECIMAL in plain notation with its scale (``10.0
 DOUBLE/FLOAT as Java's ``Double.toString`` (``123.456``, ``1.0``, ``1.0E10``), DATE
 ``2024-05-01``, TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
 ``2024-05-01T10:00:01``, ``2024-05-01T10:00:00.001``), TIMESTAMP_LTZ as ``Instant.toString()``
-(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``. Formatting is vectorized per column with
+(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``; composites as Flink's ``Row``/``List``/``Map``
+``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP ``{k=1, j=null}`` (their values
+rendered the same way, nested). Formatting is vectorized per column with
 Arrow kernels (floats and bytes per value).
 """
 
@@ -109,7 +111,9 @@ def render_column(col, t: SqlType) -> pa.Array:
     """Flink's print text of every value of ``col`` (NULL → ``null``)."""
     col = combine(col)
     n = t.name
-    if n in ("FLOAT", "DOUBLE"):
+    if t.is_composite:
+        text = _render_nested(col, t)
+    elif n in ("FLOAT", "DOUBLE"):
         single = n == "FLOAT"
         text = pa.array([None if x is None else java_double(x, single) for x in col.to_pylist()], pa.string())
     elif n == "BYTES":
@@ -121,6 +125,25 @@ def render_column(col, t: SqlType) -> pa.Array:
     else:
         text = col.cast(pa.string())
     return pc.fill_null(text, "null")
+
+
+def _render_nested(col: pa.Array, t: SqlType) -> pa.Array:
+    """A ROW/ARRAY/MAP column's print text; NULL stays NULL (``render_column`` prints ``null``)."""
+    if t.name == "ROW":
+        parts = [render_column(col.field(i), ft) for i, ft in enumerate(t.children)]
+        body = pc.binary_join_element_wise(*parts, ", ") if parts else pa.array([""] * len(col))
+        text = pc.binary_join_element_wise("+I[", body, "]", "")
+    else:
+        if t.name == "ARRAY":
+            items = render_column(col.values, t.children[0])
+        else:
+            keys, values = render_column(col.keys, t.children[0]), render_column(col.items, t.children[1])
+            items = pc.binary_join_element_wise(keys, values, "=")
+        lists = pa.ListArray.from_arrays(col.offsets, items)
+        inner = pc.binary_join(lists, ", ")
+        opening, closing = ("[", "]") if t.name == "ARRAY" else ("{", "}")
+        text = pc.binary_join_element_wise(opening, inner, closing, "")
+    return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), text)
 
 
 def format_rows(batch: Batch, schema: Schema, identifier: str | None = None) -> list[str]:

@@ -106,7 +106,7 @@ def render() -> str:
     total = len(entries) + len(AGGREGATE_DOCS) + len(operators)
     out.append(f"\n## Supported ({total} of Flink's built-ins: {len(entries)} scalar functions with "
                f"{len(REGISTRY)} names, {len(AGGREGATE_DOCS)} aggregates, {len(operators)} operators)\n")
-    for group in ("string", "conditional", "arithmetic", "temporal", "json", "hash", "misc"):
+    for group in ("string", "conditional", "arithmetic", "temporal", "json", "hash", "collection", "misc"):
         out.append(f"\n### {group.capitalize()}\n")
         out.append("| function | signatures | NULL behaviour | deterministic | differences from Flink |")
         out.append("| --- | --- | --- | --- | --- |")
@@ -136,9 +136,9 @@ def render() -> str:
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) + "\n")
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
-    out.append("Collection functions, value construction and access (`ARRAY_*`, `MAP_*`, `CARDINALITY`, ...) "
-               "come with composite types; TIME values (`CURRENT_TIME`, `LOCALTIME`) and `TYPEOF` are not "
-               "supported yet.\n")
+    out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, `arr[i]`, "
+               "`map[key]`) are in [types.md](types.md); the other collection functions (`ARRAY_*`, `MAP_*`), "
+               "TIME values (`CURRENT_TIME`, `LOCALTIME`) and `TYPEOF` are not supported yet.\n")
     return "\n".join(out)
 
 

@@ -243,6 +243,8 @@ def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
                 c = c.cast(f.type, safe=False)  # truncates extra fractional digits
             elif pa.types.is_binary(f.type) and pa.types.is_string(c.type):
                 c = base64_column(c)
+            elif pa.types.is_nested(f.type):
+                c = c.cast(f.type, safe=False)  # nested timestamps read in ns: truncated
             else:
                 c = c.cast(f.type)
         cols.append(c)
@@ -302,6 +304,8 @@ def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataTy
     are read in ns; the types in ``text_types`` are read as strings and converted later.
     """
     n = t.name
+    if t.is_composite:
+        return _nested_read_type(t)
     if n == "DECIMAL":
         p, s = t.precision or 10, t.scale or 0
         return pa.decimal128(38, max(s, 38 - (p - s)))
@@ -311,6 +315,24 @@ def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataTy
         return pa.timestamp("ns", tz="UTC")
     if n in text_types:
         return pa.string()
+    return t.to_arrow()
+
+
+def _nested_read_type(t: SqlType) -> pa.DataType:
+    """The read type of a ROW/ARRAY/MAP column: its own types inside, timestamps in ns.
+
+    Timestamps are truncated to their unit by :func:`fix_types`. A value Arrow cannot read at
+    that type (a decimal needing rounding, a MAP, which Arrow's JSON reader has no conversion
+    for) sends the batch to the slow path.
+    """
+    if t.name == "ROW":
+        return pa.struct([pa.field(n, _nested_read_type(c)) for n, c in t.fields])
+    if t.name == "ARRAY":
+        return pa.list_(_nested_read_type(t.children[0]))
+    if t.name == "MAP":
+        return pa.map_(_nested_read_type(t.children[0]), _nested_read_type(t.children[1]))
+    if t.is_time:
+        return pa.timestamp("ns", tz="UTC" if t.name == "TIMESTAMP_LTZ" else None)
     return t.to_arrow()
 
 

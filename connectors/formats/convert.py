@@ -122,6 +122,8 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
         RecordError: with a reason naming the expected type.
     """
     n = t.name
+    if t.is_composite:
+        return _composite_converter(t, from_text)
     if n == "STRING":
 
         def conv(v):
@@ -266,6 +268,61 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
     raise ConfigError(msg)
 
 
+def _composite_converter(t: SqlType, from_text: bool) -> Callable[[Any], Any]:
+    """The converter of a composite type: JSON value → the Python value Arrow builds ``t`` from.
+
+    ROW from a JSON object (fields by name, absent ones NULL), ARRAY from a JSON array, MAP from
+    a JSON object (keys converted from their text).
+    """
+    if from_text:
+        msg = f"Unsupported type {t.sql()} for this format"
+        raise ConfigError(msg)
+    children = [make_converter(c) for c in t.children]
+
+    def child(conv, v):
+        return None if v is None else conv(v)
+
+    if t.name == "ROW":
+        fields = list(zip(t.field_names, children))
+
+        def conv(v):
+            if not isinstance(v, dict):
+                msg = f"expected a JSON object for {t.sql()}, got {_kind(v)}"
+                raise RecordError(msg)
+            return {name: convert_field(name, c, v[name]) if v.get(name) is not None else None
+                    for name, c in fields}
+
+        return conv
+    if t.name == "ARRAY":
+        (elem,) = children
+
+        def conv(v):
+            if not isinstance(v, list):
+                msg = f"expected a JSON array for {t.sql()}, got {_kind(v)}"
+                raise RecordError(msg)
+            return [child(elem, x) for x in v]
+
+        return conv
+    key = make_converter(t.children[0], from_text=True)
+    value = children[1]
+
+    def conv(v):
+        if not isinstance(v, dict):
+            msg = f"expected a JSON object for {t.sql()}, got {_kind(v)}"
+            raise RecordError(msg)
+        return [(key(k), child(value, x)) for k, x in v.items()]
+
+    return conv
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "an object"
+    if isinstance(v, list):
+        return "an array"
+    return quoted(_text(v))
+
+
 def convert_field(name: str, conv: Callable[[Any], Any], value: Any) -> Any:
     """``conv(value)`` for the field ``name``, a :class:`RecordError` naming the field.
 
@@ -282,6 +339,8 @@ def convert_field(name: str, conv: Callable[[Any], Any], value: Any) -> Any:
 def build_column(values: list, t: SqlType) -> pa.Array:
     """An Arrow array of ``t`` from converter outputs (None = NULL)."""
     at = t.to_arrow()
+    if t.is_composite:  # nested timestamps and dates are ints of the Arrow type's unit
+        return pa.array(values, at)
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         return pa.array(values, pa.int64()).cast(at)
     if t.name == "DATE":

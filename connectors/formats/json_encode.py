@@ -8,7 +8,9 @@ row by ``binary_join_element_wise`` — byte-identical to the reference per-row 
 number in plain notation with its scale (``10.000000``), TIMESTAMP(p) as
 ``"2024-05-01 10:00:00.000"`` (p fraction digits), TIMESTAMP_LTZ as
 ``"2024-05-01 10:00:00.000Z"`` (``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``),
-DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``.
+DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``; a ROW as an object with every field
+(``{"x":1,"s":null}``), an ARRAY as an array, a MAP as an object (keys as JSON strings), their
+values written by the same rules.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ def python_columns(
             cols.append(col.cast(pa.string()).to_pylist())
         elif n == "BYTES":
             cols.append(base64_text(col))
+        elif f.type.is_composite:
+            cols.append([None if x is None else orjson.Fragment(x)
+                         for x in _nested_texts(combine(col), f.type, sep).to_pylist()])
         else:
             cols.append(col.to_pylist())
     return cols
@@ -143,9 +148,34 @@ def column_texts(col: pa.Array, t: SqlType, sep: str) -> tuple[pa.Array, bool]:
         if bare_ok:
             return text, True
         text = _quote(text)
+    elif t.is_composite:
+        text = _nested_texts(col, t, sep)
     else:
         raise NotImplementedError(n)
     return (pc.fill_null(text, "null") if text.null_count else text), False
+
+
+def _nested_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:
+    """The JSON text of a ROW/ARRAY/MAP column (NULL stays NULL), built from its children's."""
+    if t.name == "ROW":
+        parts: list = []
+        for i, (name, ft) in enumerate(t.fields):
+            parts += [("{" if i == 0 else ",") + orjson.dumps(name).decode() + ":",
+                      json_value_texts(col.field(i), ft, sep)]
+        text = pc.binary_join_element_wise(*parts, "}", "") if parts else pa.array(["{}"] * len(col))
+    else:
+        if t.name == "ARRAY":
+            items = json_value_texts(col.values, t.children[0], sep)
+        else:
+            key_type = SqlType("STRING") if t.children[0].name == "STRING" else t.children[0]
+            keys = json_value_texts(col.keys, key_type, sep)
+            if key_type.name != "STRING":  # a JSON object's keys are strings
+                keys = _quote(keys)
+            items = pc.binary_join_element_wise(keys, json_value_texts(col.items, t.children[1], sep), ":")
+        inner = pc.binary_join(pa.ListArray.from_arrays(col.offsets, items), ",")
+        opening, closing = ("[", "]") if t.name == "ARRAY" else ("{", "}")
+        text = pc.binary_join_element_wise(opening, inner, closing, "")
+    return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), text)
 
 
 def json_value_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:

@@ -17,12 +17,19 @@ DATE            ``date32``
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary``
+ROW<a T, ...>   ``struct<a: T, ...>`` (field names kept)
+ARRAY<T>        ``list<item: T>``
+MAP<K, V>       ``map<K, V>``
 =============== ===================================================
+
+Composite types nest arbitrarily; their parts are :attr:`SqlType.children` (ROW fields with
+:attr:`SqlType.field_names`, the ARRAY element, the MAP key and value).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
@@ -37,7 +44,9 @@ _ALIASES = {
     "DATE": "DATE", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
+    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
 }
+_COMPOSITE = ("ROW", "ARRAY", "MAP")
 
 
 @dataclass(frozen=True)
@@ -50,20 +59,73 @@ class SqlType:
         precision: DECIMAL precision, TIMESTAMP fractional-second precision (0-9), VARCHAR length.
         scale: DECIMAL scale.
         nullable: False for ``NOT NULL`` columns.
+        children: the field types of a ROW, the element type of an ARRAY, the key and value
+            types of a MAP; empty for other types.
+        field_names: the field names of a ROW, in order.
     """
 
     name: str
     precision: int | None = None
     scale: int | None = None
     nullable: bool = True
+    children: tuple[SqlType, ...] = ()
+    field_names: tuple[str, ...] = ()
+
+    @staticmethod
+    def row(fields: list[tuple[str, SqlType]], nullable: bool = True) -> SqlType:
+        """``ROW<name type, ...>``."""
+        return SqlType("ROW", nullable=nullable, children=tuple(t for _, t in fields),
+                       field_names=tuple(n for n, _ in fields))
+
+    @staticmethod
+    def array(element: SqlType, nullable: bool = True) -> SqlType:
+        """``ARRAY<element>``."""
+        return SqlType("ARRAY", nullable=nullable, children=(element,))
+
+    @staticmethod
+    def map(key: SqlType, value: SqlType, nullable: bool = True) -> SqlType:
+        """``MAP<key, value>``."""
+        return SqlType("MAP", nullable=nullable, children=(key, value))
+
+    @property
+    def is_composite(self) -> bool:
+        """True for ROW, ARRAY and MAP."""
+        return self.name in _COMPOSITE
+
+    @property
+    def fields(self) -> list[tuple[str, SqlType]]:
+        """A ROW's (name, type) pairs in order."""
+        return list(zip(self.field_names, self.children))
+
+    def field(self, name: str) -> tuple[int, str, SqlType] | None:
+        """(index, declared name, type) of a ROW's field: exact match first, then ignoring case."""
+        for exact in (True, False):
+            for i, (n, t) in enumerate(self.fields):
+                if n == name if exact else n.lower() == name.lower():
+                    return i, n, t
+        return None
+
+    def with_nullable(self, nullable: bool) -> SqlType:
+        """The same type, nullable or ``NOT NULL``."""
+        return replace(self, nullable=nullable)
 
     @staticmethod
     def parse(text: str) -> SqlType:
         """Parse a type name such as ``DECIMAL(10, 2)`` or ``TIMESTAMP_LTZ(3)``.
 
+        Composite types nest: ``ROW<a INT, b ARRAY<STRING>>`` (also ``ROW(a INT, ...)`` and
+        sqlglot's ``STRUCT<...>``), ``ARRAY<T>``, ``MAP<K, V>``.
+
         Raises:
             SqlError: for an unknown type name.
         """
+        head = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
+        if head:
+            t, rest = _TypeReader(text).composite()
+            if rest.strip():
+                msg = f"Unknown type {text!r}: unexpected {rest.strip()!r}"
+                raise SqlError(msg)
+            return t
         t = text.strip().upper()
         nullable = True
         if t.endswith("NOT NULL"):
@@ -78,6 +140,9 @@ class SqlType:
         elif t.startswith("TIMESTAMP") and t not in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ", "TIMESTAMPTZ"):
             t = "TIMESTAMP"
         name = _ALIASES.get(t)
+        if name in _COMPOSITE:
+            msg = f"Type {name} needs its parts, e.g. ROW<a INT>, ARRAY<INT>, MAP<STRING, INT>"
+            raise SqlError(msg)
         if name is None:
             msg = f"Unknown type {text!r}; supported: {', '.join(sorted(set(_ALIASES.values())))}"
             raise SqlError(msg)
@@ -92,8 +157,13 @@ class SqlType:
         return SqlType(name, None, None, nullable)
 
     def sql(self) -> str:
-        """The Flink SQL spelling, e.g. ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``, ``VARCHAR(20)``."""
-        if self.name == "DECIMAL":
+        """The Flink SQL spelling, e.g. ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``, ``ROW<`a` INT>``."""
+        if self.name == "ROW":
+            inner = ", ".join(f"`{n.replace('`', '``')}` {t.sql()}" for n, t in self.fields)
+            base = f"ROW<{inner}>"
+        elif self.name in ("ARRAY", "MAP"):
+            base = f"{self.name}<{', '.join(t.sql() for t in self.children)}>"
+        elif self.name == "DECIMAL":
             base = f"DECIMAL({self.precision}, {self.scale})"
         elif self.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             base = f"{self.name}({self.precision})"
@@ -114,6 +184,12 @@ class SqlType:
         if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             unit = "ms" if (self.precision or 0) <= 3 else "us"
             return pa.timestamp(unit, tz="UTC" if n == "TIMESTAMP_LTZ" else None)
+        if n == "ROW":
+            return pa.struct([pa.field(name, t.to_arrow()) for name, t in self.fields])
+        if n == "ARRAY":
+            return pa.list_(self.children[0].to_arrow())
+        if n == "MAP":
+            return pa.map_(self.children[0].to_arrow(), self.children[1].to_arrow())
         return _ARROW[n]
 
     def duckdb(self) -> str:
@@ -125,6 +201,13 @@ class SqlType:
             return "TIMESTAMP_MS" if (self.precision or 0) <= 3 else "TIMESTAMP"
         if n == "TIMESTAMP_LTZ":
             return "TIMESTAMPTZ"
+        if n == "ROW":
+            inner = ", ".join('"' + name.replace('"', '""') + '" ' + t.duckdb() for name, t in self.fields)
+            return f"STRUCT({inner})"
+        if n == "ARRAY":
+            return self.children[0].duckdb() + "[]"
+        if n == "MAP":
+            return f"MAP({self.children[0].duckdb()}, {self.children[1].duckdb()})"
         return _DUCK[n]
 
     @property
@@ -155,6 +238,12 @@ class SqlType:
             return SqlType("BYTES")
         if pa.types.is_null(t):
             return SqlType("STRING")
+        if pa.types.is_struct(t):
+            return SqlType.row([(f.name, SqlType.from_arrow(f.type)) for f in t])
+        if pa.types.is_map(t):
+            return SqlType.map(SqlType.from_arrow(t.key_type), SqlType.from_arrow(t.item_type))
+        if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+            return SqlType.array(SqlType.from_arrow(t.value_type))
         for name, at in _ARROW.items():
             if t == at:
                 return SqlType(name)
@@ -189,6 +278,9 @@ def assignable(src: SqlType, dst: SqlType) -> bool:
     timestamps of any precision).
     """
     a, b = src.name, dst.name
+    if a in _COMPOSITE or b in _COMPOSITE:  # field by field, by position (names may differ)
+        return a == b and len(src.children) == len(dst.children) and all(
+            assignable(x, y) for x, y in zip(src.children, dst.children))
     if a == b:
         return True
     if a in _INT_RANK and b in _INT_RANK:
@@ -198,6 +290,106 @@ def assignable(src: SqlType, dst: SqlType) -> bool:
     if a == "DECIMAL" and b in ("FLOAT", "DOUBLE"):
         return True
     return a == "FLOAT" and b == "DOUBLE"
+
+
+def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
+    """DuckDB SQL casting ``expr`` (of type ``src``) to ``dst``; ROW fields go by position.
+
+    Flink assigns a ROW to a ROW field by field whatever their names (``ROW(1, 'a')``, whose
+    fields are ``EXPR$0, EXPR$1``, into ``ROW<a INT, b STRING>``); DuckDB casts STRUCTs by name,
+    so a ROW whose names differ is rebuilt with ``struct_pack``, inside arrays too.
+    """
+    if not _names_differ(src, dst):
+        return f"CAST({expr} AS {dst.duckdb()})"
+    if dst.name == "ROW":
+        fields = ", ".join(
+            f'"{dn.replace(chr(34), chr(34) * 2)}" := '
+            + duckdb_cast(f"struct_extract({expr}, {_sql_str(sn)})", st, dt, depth + 1)
+            for (sn, st), (dn, dt) in zip(src.fields, dst.fields))
+        return f"CASE WHEN {expr} IS NULL THEN NULL ELSE struct_pack({fields}) END"
+    v = f"__e{depth}"
+    if dst.name == "ARRAY":
+        element = duckdb_cast(v, src.children[0], dst.children[0], depth + 1)
+        return f"list_transform({expr}, lambda {v}: {element})"
+    key = duckdb_cast(f"{v}.key", src.children[0], dst.children[0], depth + 1)
+    value = duckdb_cast(f"{v}.value", src.children[1], dst.children[1], depth + 1)
+    return (f"map_from_entries(list_transform(map_entries({expr}), "
+            f"lambda {v}: struct_pack(key := {key}, value := {value})))")
+
+
+def _sql_str(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _names_differ(src: SqlType, dst: SqlType) -> bool:
+    if src.name != dst.name or not src.is_composite or len(src.children) != len(dst.children):
+        return False
+    if src.name == "ROW" and src.field_names != dst.field_names:
+        return True
+    return any(_names_differ(a, b) for a, b in zip(src.children, dst.children))
+
+
+class _TypeReader:
+    """Reads one composite type from the front of a type text (recursive descent)."""
+
+    _NAME = re.compile(r"\s*(`(?:[^`]|``)*`|[A-Za-z_$][A-Za-z0-9_$]*)")
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def composite(self) -> tuple[SqlType, str]:
+        """The composite type at the front of ``self.text`` and the text after it."""
+        m = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*([<(])", self.text, re.IGNORECASE)
+        kind, close = _ALIASES[m.group(1).upper()], ">" if m.group(2) == "<" else ")"
+        rest = self.text[m.end():]
+        parts: list[tuple[str | None, SqlType]] = []
+        while True:
+            name = None
+            if kind == "ROW":
+                nm = self._NAME.match(rest)
+                if nm is None:
+                    self._fail(rest)
+                name, rest = nm.group(1), rest[nm.end():]
+                name = name[1:-1].replace("``", "`") if name.startswith("`") else name
+            t, rest = self._type(rest)
+            parts.append((name, t))
+            rest = rest.lstrip()
+            if rest.startswith(","):
+                rest = rest[1:]
+                continue
+            if not rest.startswith(close):
+                self._fail(rest)
+            rest = rest[1:]
+            break
+        nullable = True
+        nn = re.match(r"\s*NOT\s+NULL\b", rest, re.IGNORECASE)
+        if nn:
+            nullable, rest = False, rest[nn.end():]
+        types = [t for _, t in parts]
+        if kind == "ROW":
+            return SqlType.row([(n, t) for n, t in parts], nullable), rest
+        if len(types) != (1 if kind == "ARRAY" else 2):
+            self._fail(self.text)
+        return SqlType(kind, nullable=nullable, children=tuple(types)), rest
+
+    def _type(self, rest: str) -> tuple[SqlType, str]:
+        if re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", rest, re.IGNORECASE):
+            return _TypeReader(rest).composite()
+        depth, i = 0, 0
+        while i < len(rest):  # a simple type ends at a top-level ',' or the closing bracket
+            c = rest[i]
+            if c == "(":
+                depth += 1
+            elif c == ")" and depth:
+                depth -= 1
+            elif c in ",>)" and not depth:
+                break
+            i += 1
+        return SqlType.parse(rest[:i]), rest[i:]
+
+    def _fail(self, rest: str):
+        msg = f"Unknown type {self.text.strip()!r} near {rest.strip()[:20]!r}"
+        raise SqlError(msg)
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,12 @@ def resolve_columns(node: exp.Expression, scope: Scope) -> exp.Expression:
 
     def fix(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
-            col = scope.resolve(n)
+            col, fields = scope.resolve_path(n)
             new = exp.column(col.internal, quoted=True)
             new.this.meta.update(n.this.meta)  # keep the source position for later errors
             new.meta["sql_type"] = col.type
+            for f in fields:  # nested field access, typed by the binder (functions/scalars/composite)
+                new = exp.Dot(this=new, expression=exp.to_identifier(f))
             return new
         return n
 

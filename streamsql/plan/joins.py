@@ -43,6 +43,7 @@ from streamsql.plan.expressions import compile_expression, quote, resolve_column
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.temporal import TemporalJoinNode, check_temporal, temporal_version
+from streamsql.plan.unnest import is_unnest, plan_unnest
 from streamsql.plan.window_join import window_join_ends
 from streamsql.plan.windows import interval_ms, time_attributes
 
@@ -177,8 +178,11 @@ def plan_joins(planner, first: exp.Expression, joins: list[exp.Join],
     """
     node, scope = planner._from(first)
     pending = conjuncts(where)
-    types = [_join_type(planner, j) for j in joins]
+    types = [INNER if is_unnest(j) else _join_type(planner, j) for j in joins]
     for i, (j, jt) in enumerate(zip(joins, types)):
+        if (unnested := plan_unnest(planner, j, node, scope)) is not None:  # UNNEST hook (plan/unnest.py)
+            node, scope = unnested
+            continue
         table, as_of = temporal_version(planner, j)
         right, right_scope = planner._from(table)
         conds = conjuncts(j.args.get("on"))

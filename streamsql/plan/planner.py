@@ -23,7 +23,7 @@ from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
-from streamsql.core.types import Field, Schema, SqlType
+from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.functions import udf
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
@@ -324,8 +324,8 @@ class Planner:
                         select_sql=[e if e == quote(n) else f"{e} AS {n}" for n, e in items], where_sql=cond)
 
     def _cast(self, node: PlanNode, names: list[str], types: list[SqlType]) -> CalcNode:
-        items = [(n, f"CAST({quote(src)} AS {t.duckdb()})")
-                 for n, src, t in zip(names, node.schema.names, types)]
+        items = [(n, duckdb_cast(quote(src), f.type, t))
+                 for n, src, f, t in zip(names, node.schema.names, node.sql_schema, types)]
         return self._calc(node, items, None)
 
     # -- aggregation ---------------------------------------------------------------------------

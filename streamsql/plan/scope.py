@@ -84,6 +84,55 @@ class Scope:
                 sorted({c.qualifier or "?" for c in cands}))
         raise SqlError(msg, self.sql, line, colno, length)
 
+    def resolve_path(self, col: exp.Column) -> tuple[ScopeColumn, list[str]]:
+        """The column ``col`` starts from and the ROW fields it then reads, as Calcite resolves.
+
+        ``t.c.f`` is field ``f`` of column ``c`` of table ``t`` when ``t`` qualifies a column
+        ``c``, else ``c.f`` of column ``t``... (a table alias wins over a column). A plain name
+        that is no column may be the field of exactly one ROW column (Flink's ROW types are
+        ``PEEK_FIELDS_NO_EXPAND``: ``x`` reads ``p.x``).
+
+        Returns:
+            (the column, the field names in order; empty for a plain column reference).
+
+        Raises:
+            SqlError: as :meth:`resolve`, and for a field the ROW type does not have
+                (``Column 'p.zz' not found``) or a field of a value that is not a ROW.
+        """
+        parts = [p.name for p in col.parts]
+        quals = {c.qualifier for c in self.columns if c.qualifier}
+        if len(parts) >= 2 and parts[0].lower() in quals and len(parts) > 2:
+            head = exp.column(parts[1], table=parts[0])
+            return self._fields(col, self.resolve(head), parts[2:])
+        if len(parts) >= 2 and parts[0].lower() not in quals:
+            found = [c for c in self.columns if c.name.lower() == parts[0].lower()]
+            if found:
+                return self._fields(col, self.resolve(exp.column(parts[0])), parts[1:])
+        if len(parts) == 1 and not any(c.name.lower() == parts[0].lower() for c in self.columns):
+            peek = [c for c in self.columns if c.type.name == "ROW" and c.type.field(parts[0]) is not None]
+            if len(peek) == 1:
+                return peek[0], [parts[0]]
+            if len(peek) > 1:
+                line, colno, length = position_of(col)
+                msg = f"Column '{parts[0]}' is ambiguous; it is a field of: " + ", ".join(
+                    c.name for c in peek)
+                raise SqlError(msg, self.sql, line, colno, length)
+        return self.resolve(col), []
+
+    def _fields(self, col: exp.Column, base: ScopeColumn, fields: list[str]) -> tuple[ScopeColumn, list[str]]:
+        t = base.type
+        for i, f in enumerate(fields):
+            found = t.field(f) if t.name == "ROW" else None
+            if found is None:
+                line, colno, length = position_of(col)
+                path = ".".join([base.name, *fields[: i + 1]])
+                where = f"table '{base.qualifier}'" if base.qualifier else self.what
+                msg = (f"Column '{path}' not found in {where}" if t.name == "ROW" else
+                       f"Cannot read field '{f}' of '{'.'.join([base.name, *fields[:i]])}' of type {t}")
+                raise SqlError(msg, self.sql, line, colno, length)
+            t = found[2]
+        return base, fields
+
     def type_of(self, duckdb_sql: str) -> str:
         """The DuckDB type name of an expression over these columns (planning time only).
 

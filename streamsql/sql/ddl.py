@@ -70,7 +70,7 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
     for name in td.primary_key:  # Flink makes primary-key columns NOT NULL
         col = td.column(name)
         if col is not None and col.type is not None:
-            col.type = SqlType(col.type.name, col.type.precision, col.type.scale, nullable=False)
+            col.type = col.type.with_nullable(False)
     return td
 
 
@@ -156,7 +156,7 @@ def _column(item: exp.ColumnDef, sql: str, seen: list[ColumnDef], keys: list) ->
         except SqlError as e:
             raise error_at(item.this, f"Column '{name}': {e.message}", sql) from e
         if not nullable:
-            col.type = SqlType(col.type.name, col.type.precision, col.type.scale, nullable=False)
+            col.type = col.type.with_nullable(False)
     elif col.computed is None:
         msg = f"Column '{name}' needs a type (or AS <expression> for a computed column)"
         raise error_at(item.this, msg, sql)

@@ -52,6 +52,20 @@ class FlinkGenerator(generator.Generator):
 
     # --- expressions whose base spelling is not Flink's -------------------------------------
 
+    def varmap_sql(self, expression: exp.VarMap) -> str:
+        """``MAP[k1, v1, k2, v2, ...]``."""
+        pairs = zip(expression.args["keys"].expressions, expression.args["values"].expressions)
+        return "MAP[" + ", ".join(f"{self.sql(k)}, {self.sql(v)}" for k, v in pairs) + "]"
+
+    def array_sql(self, expression: exp.Array) -> str:
+        """``ARRAY[a, b, ...]``."""
+        return f"ARRAY[{self.expressions(expression, flat=True)}]"
+
+    def datatype_sql(self, expression: exp.DataType) -> str:
+        """Flink's ``ROW<...>`` for sqlglot's STRUCT; other types as the base generator."""
+        text = super().datatype_sql(expression)
+        return "ROW" + text[len("STRUCT"):] if expression.is_type(exp.DType.STRUCT) else text
+
     def not_sql(self, expression: exp.Not) -> str:
         """``a IS NOT NULL`` rather than the base generator's ``NOT a IS NULL``."""
         inner = expression.this

@@ -40,6 +40,12 @@ def _unit_upper(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _map_value(expressions: list[exp.Expr]) -> exp.VarMap:
+    """``MAP[k1, v1, ...]`` as keys and values arrays (an odd count leaves the last key valueless)."""
+    keys, values = expressions[0::2], expressions[1::2]
+    return exp.VarMap(keys=exp.Array(expressions=keys), values=exp.Array(expressions=values))
+
+
 def _position(node: t.Any, token: Token | None) -> None:
     """Give ``node`` the source position of ``token`` unless it already has one."""
     if isinstance(node, exp.Expr) and token is not None and node.meta.get("line") is None:
@@ -98,6 +104,9 @@ class FlinkParser(parser.Parser):
     # LOCALTIMESTAMP and LOCALTIME are Flink's niladic functions (reserved words), not columns.
     NO_PAREN_FUNCTIONS = {**parser.Parser.NO_PAREN_FUNCTIONS, TokenType.LOCALTIMESTAMP: exp.Localtimestamp,
                           TokenType.LOCALTIME: exp.Localtime}
+
+    # MAP[k, v, ...] is Flink's map value constructor (ARRAY[...] is sqlglot's already).
+    ARRAY_CONSTRUCTORS = {**parser.Parser.ARRAY_CONSTRUCTORS, "MAP": _map_value}
 
     # SESSION is a keyword token in sqlglot; Flink also uses it as the session window TVF.
     FUNC_TOKENS = {*parser.Parser.FUNC_TOKENS, TokenType.SESSION}
@@ -281,6 +290,20 @@ class FlinkParser(parser.Parser):
             self._advance()
             return self.expression(nodes.DescribeJob(this=self._parse_string()))
         return self.expression(nodes.DescribeTable(this=self._parse_table_name()))
+
+    def _parse_types(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
+        # Flink's ROW<a INT> / ROW(a INT) type is sqlglot's STRUCT; ROW stays a function name
+        # elsewhere (ROW(1, 'a') is a value), so only a type position reads it as STRUCT.
+        token, nxt = self._curr, self._next
+        if token and token.token_type == TokenType.ROW and nxt and nxt.token_type in (TokenType.LT,
+                                                                                    TokenType.L_PAREN):
+            token.token_type = TokenType.STRUCT
+            try:
+                node = super()._parse_types(*args, **kwargs)
+            finally:
+                token.token_type = TokenType.ROW
+            return node
+        return super()._parse_types(*args, **kwargs)
 
     def _parse_function_call(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
         # Calls without parentheses (LOCALTIMESTAMP, CURRENT_DATE) get their keyword's position.

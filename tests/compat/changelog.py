@@ -40,6 +40,21 @@ def split_statements(sql: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _cells(body: str) -> list[str]:
+    """The cells of a printed row: split at ``, `` outside the brackets of a printed ROW
+    (``+I[1, a]``), ARRAY (``[1, 2]``) or MAP (``{k=1, j=2}``) value."""
+    cells, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}" and depth:
+            depth -= 1
+        elif ch == "," and not depth and body.startswith(", ", i):
+            cells.append(body[start:i])
+            start = i + 2
+    return [*cells, body[start:]] if body else []
+
+
 def fold(lines: list[str]) -> list[list[str | None]]:
     """Fold print-sink lines (``+I[a, 1]``, optionally ``ident> ``-prefixed) into the final table.
 
@@ -54,7 +69,7 @@ def fold(lines: list[str]) -> list[list[str | None]]:
         if not m:
             continue
         kind, body = m.groups()
-        row = [None if c == "null" else c for c in (body.split(", ") if body else [])]
+        row = [None if c == "null" else c for c in _cells(body)]
         if kind in ("+I", "+U"):
             table.append(row)
         elif row in table:

@@ -45,8 +45,8 @@ def refused(env, sql: str) -> SqlError:
                                   "supported: UPPER(<CHARACTER>)", 11),
     ("SELECT SPLIT_INDEX(s, ',') FROM t", "No match found for function signature SPLIT_INDEX(<CHARACTER>, "
                                           "<CHARACTER>)", 8),
-    ("SELECT CARDINALITY(s) FROM t", "Function CARDINALITY is not supported yet (No match found for "
-                                     "function signature CARDINALITY(<CHARACTER>))", 8),
+    ("SELECT CARDINALITY(s) FROM t", "No match found for function signature CARDINALITY(<CHARACTER>); "
+                                     "supported: CARDINALITY(<ARRAY>), CARDINALITY(<MAP>)", 8),
     ("SELECT LOCALTIME FROM t", "Function LOCALTIME is not supported yet", 8),
     ("SELECT JSON_VALUE(s, '$.a[*]') FROM t", "JSON_VALUE: JSON path '$.a[*]' is not supported yet", 8),
     ("SELECT CONVERT_TZ(s, 'UTC', 'Nowhere/City') FROM t", "CONVERT_TZ: 'Nowhere/City' is not a time zone",

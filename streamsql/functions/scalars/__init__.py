@@ -2,7 +2,7 @@
 
 Importing this package registers every built-in (the group modules register at import):
 :mod:`.string`, :mod:`.text`, :mod:`.conditional`, :mod:`.arithmetic`, :mod:`.temporal`,
-:mod:`.clock`, :mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`.
+:mod:`.clock`, :mod:`.composite`, :mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`.
 :func:`~.binder.bind` compiles an expression through the registry; :mod:`.registry` holds the
 entries, :mod:`.typerules` Flink's type derivation, :mod:`.operators` the operators whose
 semantics differ from DuckDB's and :mod:`.calls` how sqlglot call nodes map to Flink's names
@@ -12,6 +12,7 @@ and argument order.
 from streamsql.functions.scalars import (  # noqa: F401  (register)
     arithmetic,
     clock,
+    composite,
     conditional,
     formatting,
     hash,

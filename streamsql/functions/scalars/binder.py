@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import calls, operators
+from streamsql.functions.scalars import calls, composite, operators
 from streamsql.functions.scalars.registry import (
     NULL,
     TYPE,
@@ -60,7 +60,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if isinstance(n, exp.Func) and not isinstance(n.parent, exp.Window) and aggregate_not_yet(n):
         msg = f"Aggregate function {aggregate_not_yet(n)} is not supported yet"
         raise FunctionError(msg, n)
-    if _is_call(n):
+    if composite.handles(n):
+        out, t = composite.compile_composite(n)
+    elif _is_call(n):
         out, t = _call(n)
     else:
         out, t = operators.compile_operator(n, _operator_type(n))

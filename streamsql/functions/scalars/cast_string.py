@@ -10,7 +10,12 @@ DOUBLE / FLOAT           Java's ``Double.toString``: ``1.0E20``,  ``1e+20``, ``0
                          ``1.0E-4``, ``1.23456789E8``, ``1.5``,    ``123456789.0``, ``inf``
                          ``Infinity``, ``NaN``
 BOOLEAN                  ``TRUE`` / ``FALSE``                      ``true`` / ``false``
+ROW                      ``(1, a, NULL)``                          ``{'x': 1, ...}``
+ARRAY                    ``[1, NULL]``                             ``[1, NULL]``
+MAP                      ``{k=1, j=NULL}``                         ``{k=1, j=NULL}``
 ======================== ======================================= =============================
+
+Inside a composite every value is written as its own CAST to STRING, NULL as ``NULL``.
 
 Every other type keeps DuckDB's text, which is Flink's (DATE, TIME(0), DECIMAL with its scale,
 integers, strings). Checked against Flink 2.3 by the conformance cases (tests/functions/cases.py).
@@ -31,6 +36,8 @@ def flink_to_string(arg: str, t: SqlType | None) -> str | None:
     """
     if t is None:
         return None
+    if t.is_composite:
+        return _composite(arg, t, 0)
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         ts = f"timezone({sql_string(session_zone())}, {arg})" if t.name == "TIMESTAMP_LTZ" else arg
         return _timestamp(ts, 6 if t.precision is None else t.precision)
@@ -39,6 +46,22 @@ def flink_to_string(arg: str, t: SqlType | None) -> str | None:
     if t.name == "BOOLEAN":
         return f"CASE WHEN {arg} THEN 'TRUE' WHEN NOT {arg} THEN 'FALSE' END"
     return None
+
+
+def _composite(arg: str, t: SqlType, depth: int) -> str:
+    def text(value: str, vt: SqlType) -> str:
+        inner = _composite(value, vt, depth + 1) if vt.is_composite else flink_to_string(value, vt)
+        return f"coalesce({inner or f'CAST({value} AS VARCHAR)'}, 'NULL')"
+
+    if t.name == "ROW":
+        parts = " || ', ' || ".join(text(f"struct_extract({arg}, {sql_string(n)})", ft) for n, ft in t.fields)
+        return f"CASE WHEN {arg} IS NOT NULL THEN '(' || {parts or repr('')} || ')' END"
+    v = f"__s{depth}"
+    if t.name == "ARRAY":
+        items = f"list_transform({arg}, lambda {v}: {text(v, t.children[0])})"
+        return f"('[' || array_to_string({items}, ', ') || ']')"
+    pair = f"{text(f'{v}.key', t.children[0])} || '=' || {text(f'{v}.value', t.children[1])}"
+    return f"('{{' || array_to_string(list_transform(map_entries({arg}), lambda {v}: {pair}), ', ') || '}}')"
 
 
 def _timestamp(ts: str, precision: int) -> str:

@@ -36,6 +36,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "TIMESTAMP": ("TIMESTAMP", "TIMESTAMP_LTZ"),
     "DATETIME": ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"),
     "BYTES": ("BYTES",),
+    "ARRAY": ("ARRAY",),
+    "MAP": ("MAP",),
 }
 """Argument families of the signatures ('ANY' matches every type)."""
 
@@ -396,4 +398,4 @@ def same_as(i: int) -> ResultRule:
 
 
 def _known(t: SqlType | None) -> SqlType | None:
-    return None if t is None or t.name == "NULL" else SqlType(t.name, t.precision, t.scale)
+    return None if t is None or t.name == "NULL" else t.with_nullable(True)

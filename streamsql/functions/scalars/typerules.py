@@ -84,6 +84,8 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
     if not known or any(t is None for t in known):
         return None
     first = known[0]
+    if first.is_composite:
+        return first if all(t.with_nullable(True) == first.with_nullable(True) for t in known) else None
     if all(t.name == first.name for t in known) and first.name != "DECIMAL":
         if first.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(first.name, max(t.precision or 0 for t in known))

@@ -1,0 +1,178 @@
+"""Composite values: ROW, ARRAY and MAP construction and access, CARDINALITY, ELEMENT.
+
+Checked against Apache Flink 2.3 (tests/compat/cases/composite_*):
+
+=========================== ====================================== ==============================
+Flink                       result type                            DuckDB
+=========================== ====================================== ==============================
+``row.f``, ``row['f']``     the field's type (NULL if row is NULL)  ``struct_extract(row, 'f')``
+``arr[i]`` (1-based)        the element type; NULL out of range;   ``list_extract`` (a literal
+                            a literal ``i < 1`` is a planning        ``i < 1`` is refused; a
+                            error                                  computed one gives NULL)
+``map[k]``                  the value type; NULL for a missing key ``map_extract_value``
+``ROW(a, b)``, ``(a, b)``   ``ROW<EXPR$0 .., EXPR$1 ..>``          ``struct_pack``
+``ARRAY[a, b]``             ``ARRAY<common type>``                 ``list_value`` of casts
+``MAP[k1, v1, ...]``        ``MAP<common key, common value>``      ``map(keys, values)``
+``CARDINALITY(arr|map)``    INT                                    ``len`` / ``cardinality``
+``ELEMENT(arr)``            the element; NULL if empty; fails the  ``CASE len ...``
+                            job for more than one element
+=========================== ====================================== ==============================
+
+:func:`compile_composite` is the binder's hook for the operator-like nodes (field access,
+brackets, constructors); CARDINALITY and ELEMENT are registry entries.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars.registry import (
+    Call,
+    FunctionError,
+    fail_sql,
+    scalar,
+    sql_string,
+    template,
+    type_of,
+)
+from streamsql.functions.scalars.typerules import common_type
+
+_INT = SqlType("INT")
+
+
+def handles(n: exp.Expression) -> bool:
+    """Whether ``n`` is a composite node :func:`compile_composite` compiles."""
+    if isinstance(n, (exp.Dot, exp.Bracket, exp.Array, exp.Tuple, exp.VarMap)):
+        return True
+    return isinstance(n, exp.Anonymous) and n.name.upper() == "ROW"
+
+
+def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
+    """The DuckDB form and Flink type of a composite node whose children are compiled.
+
+    Raises:
+        FunctionError: a field the ROW has not, a bracket on a value that is no ROW, ARRAY or
+            MAP, an index or key of the wrong type, a literal array index below 1, elements
+            with no common type.
+    """
+    if isinstance(n, exp.Dot):
+        return _field(n, n.this, n.expression.name)
+    if isinstance(n, exp.Bracket):
+        return _bracket(n)
+    if isinstance(n, exp.Array):
+        return _array(n, n.expressions)
+    if isinstance(n, exp.VarMap):
+        return _map(n, n.args["keys"], n.args["values"])
+    return _row(n.expressions)
+
+
+def _sql(node: exp.Expression) -> str:
+    return "(" + node.sql(dialect="duckdb") + ")"
+
+
+def _field(n: exp.Expression, row: exp.Expression, name: str) -> tuple[exp.Expression, SqlType | None]:
+    t = type_of(row)
+    if t is None or t.name != "ROW":
+        msg = f"Cannot read field '{name}' of a value of type {t or 'unknown'}; only a ROW has fields"
+        raise FunctionError(msg, n)
+    found = t.field(name)
+    if found is None:
+        msg = f"Column '{name}' not found in {t}"
+        raise FunctionError(msg, n)
+    return template(f"struct_extract({_sql(row)}, {sql_string(found[1])})"), found[2]
+
+
+def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
+    base, keys = n.this, n.expressions
+    t = type_of(base)
+    if len(keys) != 1 or t is None or not t.is_composite:
+        msg = f"Cannot apply '[]' to a value of type {t or 'unknown'}; supported: <ARRAY>[<INTEGER>], " \
+              "<MAP>[<KEY>], <ROW>['field']"
+        raise FunctionError(msg, n)
+    key, kt = keys[0], type_of(keys[0])
+    if t.name == "ROW":
+        if not (isinstance(key, exp.Literal) and key.is_string):
+            msg = "A ROW field is read with a string literal: row['field'] (or row.field)"
+            raise FunctionError(msg, n)
+        return _field(n, base, key.this)
+    if t.name == "ARRAY":
+        if kt is not None and kt.name not in ("TINYINT", "SMALLINT", "INT", "BIGINT", "NULL"):
+            msg = (f"Cannot apply 'ITEM' to arguments of type 'ITEM(<{t}>, <{kt}>)'. "
+                   "Supported form(s): <ARRAY>[<INTEGER>]")
+            raise FunctionError(msg, n)
+        if isinstance(key, exp.Literal) and int(key.this) < 1 or \
+                isinstance(key, exp.Neg) and isinstance(key.this, exp.Literal):
+            value = key.sql(dialect="duckdb")
+            msg = f"Array element access needs an index starting at 1 but was {value}."
+            raise FunctionError(msg, n)
+        k = _sql(key)
+        return template(f"CASE WHEN {k} >= 1 THEN list_extract({_sql(base)}, {k}) END"), t.children[0]
+    key_type = t.children[0]
+    if kt is not None and kt.name != "NULL" and common_type([kt, key_type]) is None:
+        msg = (f"Cannot apply 'ITEM' to arguments of type 'ITEM(<{t}>, <{kt}>)'. "
+               "Supported form(s): <MAP>[<KEY>] with a key of the map's key type")
+        raise FunctionError(msg, n)
+    value = f"map_extract_value({_sql(base)}, CAST({_sql(key)} AS {key_type.duckdb()}))"
+    return template(value), t.children[1]
+
+
+def _common(n: exp.Expression, items: list[exp.Expression], what: str) -> SqlType:
+    types = [type_of(i) for i in items]
+    t = common_type(types)
+    if t is None:
+        shown = ", ".join(str(x) if x is not None else "?" for x in types)
+        msg = f"{what} has no common type for its elements ({shown})"
+        raise FunctionError(msg, n)
+    return t
+
+
+def _list(items: list[exp.Expression], t: SqlType) -> str:
+    return "list_value(" + ", ".join(f"CAST({_sql(i)} AS {t.duckdb()})" for i in items) + ")"
+
+
+def _array(n: exp.Expression, items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:
+    if not items:
+        msg = "ARRAY[] needs at least one element"
+        raise FunctionError(msg, n)
+    t = _common(n, items, "ARRAY[...]")
+    out = template(_list(items, t))
+    out.meta["items"] = tuple(range(len(items)))  # how many, for MAP[...]'s pairing check
+    return out, SqlType.array(t)
+
+
+def _map(n: exp.Expression, keys: exp.Expression, values: exp.Expression) -> tuple[exp.Expression, SqlType]:
+    kt, vt = type_of(keys), type_of(values)  # the compiled key and value ARRAY[...]
+    if kt is None or vt is None or len(kt.children) != 1 or len(vt.children) != 1 or \
+            len(keys.meta.get("items", ())) != len(values.meta.get("items", ())):
+        msg = "MAP[...] needs keys and values in pairs: MAP[k1, v1, k2, v2, ...]"
+        raise FunctionError(msg, n)
+    return template(f"map({_sql(keys)}, {_sql(values)})"), SqlType.map(kt.children[0], vt.children[0])
+
+
+def _row(items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:
+    fields = [(f"EXPR${i}", type_of(v) or SqlType("STRING")) for i, v in enumerate(items)]
+    packed = ", ".join(f'"{name}" := {_sql(v)}' for (name, _), v in zip(fields, items))
+    return template(f"struct_pack({packed})"), SqlType.row(fields)
+
+
+@scalar("CARDINALITY", group="collection", sig=(("ARRAY",), ("MAP",)), result=lambda c: _INT,
+        nulls="NULL if the array or map is NULL")
+def cardinality(c: Call) -> exp.Expression:
+    """The number of elements of an array, or of entries of a map."""
+    t = c.args[0].type
+    return template("cardinality({0})" if t is not None and t.name == "MAP" else "len({0})", *c.args)
+
+
+def _element_type(c: Call) -> SqlType | None:
+    t = c.args[0].type
+    return t.children[0] if t is not None and t.children else None
+
+
+@scalar("ELEMENT", group="collection", sig=(("ARRAY",),), result=_element_type,
+        nulls="NULL if the array is NULL or empty; fails the job for more than one element")
+def element(c: Call) -> exp.Expression:
+    """The only element of an array (Flink fails the job when there are several)."""
+    failed = fail_sql("'Array has more than one element.'")
+    return template(f"CASE WHEN len({{0}}) > 1 THEN {failed} WHEN len({{0}}) = 1 "
+                    "THEN list_extract({0}, 1) END", *c.args)

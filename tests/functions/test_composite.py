@@ -1,0 +1,163 @@
+"""ROW, ARRAY and MAP: types, JSON decoding, nested access, constructors, printing, errors.
+
+Expected texts are Flink 2.3's (its print sink and CAST output for the same values, recorded
+with PyFlink while writing tests/compat/cases/composite_*); whole queries are compared with Flink
+by those compat cases.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from streamsql.connectors.formats import make_decoder
+from streamsql.connectors.print_sink import format_rows
+
+from streamsql import StreamEnvironment
+from streamsql.core.elements import Batch
+from streamsql.core.errors import BadRecordError, SqlError
+from streamsql.core.types import Schema, SqlType, assignable
+from tests.connectors.helpers import schema_of
+
+ROWS = [
+    '{"id": 1, "p": {"x": 1, "s": "a", "ts": "2024-01-01 10:00:00.123"}, "a": [1, 2, 3], "m": {"k": 1}, '
+    '"ra": [{"x": 5, "s": "q"}]}',
+    '{"id": 2, "p": {"x": null, "s": "b,c"}, "a": [], "m": {}, "ra": []}',
+    '{"id": 3, "p": null, "a": null, "m": null, "ra": null}',
+    '{"id": 5, "p": {"x": 7, "s": null, "extra": 1}, "a": [null, 4], "m": {"k": null}}',
+]
+DDL = ("CREATE TABLE s (id INT, p ROW<x INT, s STRING, ts TIMESTAMP(3)>, a ARRAY<INT>, m MAP<STRING, INT>, "
+       "ra ARRAY<ROW<x INT, s STRING>>) "
+       "WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
+
+
+@pytest.fixture
+def env(tmp_path):
+    (tmp_path / "s.json").write_text("\n".join(ROWS) + "\n")
+    with StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                            "execution.checkpointing.dir": str(tmp_path / "cp")}) as e:
+        e.execute_sql(DDL.replace("{path}", str(tmp_path / "s.json")))
+        yield e
+
+
+def LOC(i: int) -> str:
+    return f"topic[0]@{i}"
+
+
+def query(env, sql: str) -> list[tuple]:
+    return sorted((row for _, row in env.execute_sql(sql).collect(timeout=30)), key=str)
+
+
+def test_type_text_round_trips_and_maps_to_arrow():
+    t = SqlType.parse("ROW(a INT, `b c` ARRAY<ROW<z DECIMAL(10, 2)>>, m MAP<STRING, BIGINT>) NOT NULL")
+    assert t.sql() == "ROW<`a` INT, `b c` ARRAY<ROW<`z` DECIMAL(10, 2)>>, `m` MAP<STRING, BIGINT>> NOT NULL"
+    assert SqlType.parse(t.sql()) == t
+    inner = pa.list_(pa.struct([pa.field("z", pa.decimal128(10, 2))]))
+    assert t.to_arrow() == pa.struct([pa.field("a", pa.int32()), pa.field("b c", inner),
+                                      pa.field("m", pa.map_(pa.string(), pa.int64()))])
+    assert SqlType.from_arrow(t.to_arrow()) == t.with_nullable(True)
+    with pytest.raises(SqlError, match="needs its parts"):
+        SqlType.parse("ARRAY")
+
+
+def test_rows_assign_by_position_as_flink():
+    src = SqlType.parse("ROW<EXPR$0 INT, EXPR$1 STRING>")
+    assert assignable(src, SqlType.parse("ROW<a BIGINT, b STRING>"))
+    assert not assignable(src, SqlType.parse("ROW<a STRING, b STRING>"))
+    assert not assignable(SqlType.parse("ARRAY<INT>"), SqlType.parse("MAP<INT, INT>"))
+
+
+def test_print_text_is_flinks():
+    schema = Schema(list(schema_of(p="ROW<x INT, s STRING, ts TIMESTAMP(3)>", a="ARRAY<INT>",
+                                   m="MAP<STRING, INT>", ra="ARRAY<ROW<x INT, s STRING>>",
+                                   aa="ARRAY<ARRAY<INT>>")))
+    data = {"p": [{"x": 1, "s": "a", "ts": dt.datetime(2024, 1, 1, 10, 0, 0, 123000)},
+                  {"x": None, "s": "b,c", "ts": None}, None],
+            "a": [[1, 2, 3], [], None], "m": [[("k", 1)], [], [("k", None)]],
+            "ra": [[{"x": 5, "s": "q"}], [], None], "aa": [[[1], [2, 3]], [], None]}
+    table = pa.Table.from_pydict(data, schema=schema.to_arrow())
+    assert format_rows(Batch(table.slice(0), None), schema) == [
+        "+I[+I[1, a, 2024-01-01T10:00:00.123], [1, 2, 3], {k=1}, [+I[5, q]], [[1], [2, 3]]]",
+        "+I[+I[null, b,c, null], [], {}, [], []]",
+        "+I[null, null, {k=null}, null, null]",
+    ]
+    assert format_rows(Batch(table.slice(1), None), schema)[0] == "+I[+I[null, b,c, null], [], {}, [], []]"
+
+
+def test_json_decodes_nested_values_fast_and_slow():
+    s = schema_of(p="ROW<x INT, ts TIMESTAMP(3)>", a="ARRAY<DECIMAL(3, 1)>", m="MAP<INT, STRING>")
+    dec = make_decoder("json", s, {})
+    fast = dec.decode([b'{"p": {"x": 1, "ts": "2024-01-01 00:00:00.1239"}, "a": [1.5]}'], LOC)
+    assert fast.table.to_pylist() == [{"p": {"x": 1, "ts": dt.datetime(2024, 1, 1, 0, 0, 0, 123000)},
+                                       "a": [Decimal("1.5")], "m": None}]
+    slow = dec.decode([b'{"p": {"x": "2"}, "a": [1.25, null], "m": {"7": "x"}}'], LOC)
+    assert slow.table.to_pylist() == [{"p": {"x": 2, "ts": None}, "a": [Decimal("1.3"), None],
+                                       "m": [(7, "x")]}]
+    with pytest.raises(BadRecordError, match="field 'p'.*expected a JSON object"):
+        dec.decode([b'{"p": [1]}'], LOC)
+    lenient = make_decoder("json", s, {"json.ignore-parse-errors": "true"})
+    assert lenient.decode([b'{"p": {"x": "bad"}}', b'{"a": [2]}'], None).num_rows == 1
+    assert lenient.skipped == 1
+
+
+def test_nested_access_and_constructors(env):
+    rows = query(env, "SELECT id, p.x, s.p.s, p['s'], x + 1, a[2], a[id], m['k'], CARDINALITY(a), "
+                      "CARDINALITY(m), ra[1].x, ROW(id, 'q'), ARRAY[id, 2], MAP['k', id] FROM s")
+    assert rows == sorted([
+        (1, 1, "a", "a", 2, 2, 1, 1, 3, 1, 5, {"EXPR$0": 1, "EXPR$1": "q"}, [1, 2], [("k", 1)]),
+        (2, None, "b,c", "b,c", None, None, None, None, 0, 0, None, {"EXPR$0": 2, "EXPR$1": "q"}, [2, 2],
+         [("k", 2)]),
+        (3, None, None, None, None, None, None, None, None, None, None, {"EXPR$0": 3, "EXPR$1": "q"}, [3, 2],
+         [("k", 3)]),
+        (5, 7, None, None, 8, 4, None, None, 2, 1, None, {"EXPR$0": 5, "EXPR$1": "q"}, [5, 2], [("k", 5)]),
+    ], key=str)
+
+
+def test_group_by_and_filter_on_nested_fields(env):
+    assert query(env, "SELECT p.x, COUNT(*) FROM s WHERE p.s IS NOT NULL OR p IS NULL GROUP BY p.x") == \
+        sorted([(1, 1), (None, 2)], key=str)
+
+
+def test_element_fails_the_job_for_several_elements(env):
+    assert query(env, "SELECT id, ELEMENT(ra) FROM s WHERE id <> 1") == \
+        sorted([(2, None), (3, None), (5, None)], key=str)
+    with pytest.raises(Exception, match="Array has more than one element"):
+        query(env, "SELECT ELEMENT(a) FROM s")
+
+
+@pytest.mark.parametrize("sql, message, col", [
+    ("SELECT p.zz FROM s", "Column 'p.zz' not found in table 's'", 10),
+    ("SELECT a[0] FROM s", "Array element access needs an index starting at 1 but was 0.", 8),
+    ("SELECT a[-1] FROM s", "Array element access needs an index starting at 1 but was -1.", 8),
+    ("SELECT m[1] FROM s", "Cannot apply 'ITEM' to arguments of type 'ITEM(<MAP<STRING, INT>>, <INT>)'", 8),
+    ("SELECT a['x'] FROM s", "Cannot apply 'ITEM' to arguments of type 'ITEM(<ARRAY<INT>>, <STRING>)'", 8),
+    ("SELECT CARDINALITY(p) FROM s", "No match found for function signature CARDINALITY(<ROW>)", 8),
+    ("SELECT id.x FROM s", "Cannot read field 'x' of 'id' of type INT", 11),
+])
+def test_refused_at_their_position(env, sql, message, col):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert ei.value.message.startswith(message), ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, col), str(ei.value)
+
+
+def test_unnest_arrays_maps_and_rows(env):
+    assert query(env, "SELECT id, e, o FROM s CROSS JOIN UNNEST(a) WITH ORDINALITY AS u(e, o)") == \
+        sorted([(1, 1, 1), (1, 2, 2), (1, 3, 3), (5, None, 1), (5, 4, 2)], key=str)
+    assert query(env, "SELECT id, k, v FROM s, UNNEST(m) AS kv(k, v)") == \
+        sorted([(1, "k", 1), (5, "k", None)], key=str)
+    assert query(env, "SELECT id, x, y FROM s CROSS JOIN UNNEST(ra) AS r(x, y)") == [(1, 5, "q")]
+    assert query(env, "SELECT id, e FROM s LEFT JOIN UNNEST(a) AS u(e) ON TRUE WHERE id < 4") == \
+        sorted([(1, 1), (1, 2), (1, 3), (2, None), (3, None)], key=str)
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT e FROM s CROSS JOIN UNNEST(id) AS u(e)", "UNNEST needs an ARRAY or a MAP, not INT"),
+    ("SELECT e FROM s CROSS JOIN UNNEST(a) AS u(e, f)", "List of column aliases must have same degree"),
+    ("SELECT e FROM s JOIN UNNEST(a) AS u(e) ON e > 1", "A join with UNNEST takes ON TRUE only"),
+])
+def test_unnest_refusals(env, sql, message):
+    with pytest.raises(SqlError, match=message):
+        env.execute_sql(sql)
