@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 
+from streamsql.core.types import SqlType
 from tests.compat.changelog import split_statements
 
 CREATE = re.compile(r"^CREATE\s+(?:TEMPORARY\s+)?TABLE\s+`?(\w+)`?\s*\((.*)\)\s*WITH\s*\((.*)\)$",
@@ -28,11 +29,15 @@ TYPES = {"INT": "INTEGER", "INTEGER": "INTEGER", "BIGINT": "BIGINT", "SMALLINT":
 
 
 def _split_top(text: str) -> list[str]:
-    """Split at commas outside parentheses."""
-    parts, depth, cur = [], 0, []
+    """Split at commas outside parentheses and the angle brackets of ROW<...>, ARRAY<...>, MAP<...>."""
+    parts, depth, angles, cur = [], 0, 0, []
     for ch in text:
         depth += (ch == "(") - (ch == ")")
-        if ch == "," and depth == 0:
+        if ch == "<" and (angles or re.search(r"(ROW|ARRAY|MAP)\s*$", "".join(cur), re.IGNORECASE)):
+            angles += 1
+        elif ch == ">" and angles:
+            angles -= 1
+        if ch == "," and depth == 0 and angles == 0:
             parts.append("".join(cur).strip())
             cur = []
         else:
@@ -50,6 +55,9 @@ def _columns(body: str) -> list[tuple[str, str]]:
             continue
         name, flink = words[0].strip("`"), " ".join(words[1:])
         base = re.match(r"(\w+)(\(.*?\))?", flink)
+        if base.group(1).upper() in ("ROW", "ARRAY", "MAP"):
+            cols.append((name, SqlType.parse(flink).duckdb()))
+            continue
         duck = TYPES[base.group(1).upper()]
         if duck == "DECIMAL" and base.group(2):
             duck += base.group(2)

@@ -1,0 +1,1 @@
+SELECT p.city, COUNT(*), SUM(p.v) FROM c GROUP BY p.city
