@@ -136,9 +136,10 @@ def render() -> str:
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) + "\n")
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
-    out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, `arr[i]`, "
-               "`map[key]`) are in [types.md](types.md); the other collection functions (`ARRAY_*`, `MAP_*`), "
-               "TIME values (`CURRENT_TIME`, `LOCALTIME`) and `TYPEOF` are not supported yet.\n")
+    out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
+               "`arr[i]`, `map[key]`) are in [types.md](types.md); the other collection functions "
+               "(`ARRAY_*`, `MAP_*`), TIME values (`CURRENT_TIME`, `LOCALTIME`) and `TYPEOF` are not "
+               "supported yet.\n")
     return "\n".join(out)
 
 
