@@ -1,0 +1,1 @@
+SELECT tag, COUNT(*) FROM c CROSS JOIN UNNEST(tags) AS t(tag) GROUP BY tag

@@ -1,0 +1,1 @@
+SELECT id, e FROM s LEFT JOIN UNNEST(a) AS u(e) ON TRUE
