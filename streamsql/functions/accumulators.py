@@ -69,6 +69,7 @@ class Aggregates:
             # itemgetter() of no index is an error: a GROUP BY without aggregates has no results
             self.result = itemgetter(*self.calls) if len(self.calls) > 1 else _single(self.calls)
         self._scalars = all(s.scalar for s in self.states)
+        self.rowwise = [j for j, s in enumerate(self.states) if s.rowwise]
         self._template = [s.create() for s in self.states]
 
     # -- DuckDB ------------------------------------------------------------------------------------
@@ -176,6 +177,25 @@ class Aggregates:
                       mults: list[int]) -> None:
         """Fold the multiset query of ``state``: ``mults[i]`` times ``values[i]`` into ``accs[rows[i]]``."""
         self.states[state].fold_multiset(accs, state, rows, values, mults)
+
+    def fold_rows(self, accs: list[list], table: pa.Table, rows: list[int], signs: list[int]) -> None:
+        """Fold the input rows into the row-wise states (:attr:`rowwise`): row i into ``accs[rows[i]]``.
+
+        Args:
+            accs: the accumulator lists of the batch's keys.
+            table: the input batch (the states read their argument columns from it).
+            rows: per input row, the index of its key in ``accs``.
+            signs: per input row, +1 (accumulate) or -1 (retract).
+
+        Raises:
+            ExecutionError: a Python aggregate raised.
+        """
+        for j in self.rowwise:
+            s = self.states[j]
+            arity = s.function.arity or 0
+            first = s.spec.arg
+            columns = [] if first is None else [table.column(first + k).to_pylist() for k in range(arity)]
+            s.fold_rows(accs, j, columns, rows, signs)
 
     def merge(self, into: list, other: list) -> list:
         """Merge accumulator list ``other`` into ``into`` (returned)."""

@@ -51,6 +51,9 @@ class AggregateFunction:
     scalar: ClassVar[bool] = False
     #: Has a DuckDB combine form (partial states of several batches or slices merge in SQL).
     combinable: ClassVar[bool] = True
+    #: The object accumulator is folded from the input rows in order (``fold_rows``: a Python
+    #: aggregate, :mod:`streamsql.functions.udaf`), not from partial states.
+    rowwise: ClassVar[bool] = False
 
     index: int
     spec: AggSpec

@@ -1,4 +1,11 @@
-"""User-defined Python scalar functions: how they are declared, loaded and called.
+"""User-defined Python functions: how they are declared, loaded and called (PyFlink's ``pyflink.table.udf``).
+
+This module is the user-facing one: it offers :func:`udf` (scalar functions, here),
+:func:`~streamsql.functions.udaf.udaf` with ``AggregateFunction`` (aggregates,
+:mod:`streamsql.functions.udaf`) and :func:`~streamsql.functions.udtf.udtf` with ``TableFunction``
+(table functions, :mod:`streamsql.functions.udtf`), so a PyFlink UDF module needs only its imports
+changed (and its types written as SQL text). :func:`declare` tells the kinds apart.
+
 
 A UDF is a Python callable plus its SQL types: the result type (required) and the argument
 types (optional: without them, each call's argument types are used). Types come from the
@@ -20,8 +27,6 @@ an exception fails the job naming the function and the failing row's arguments.
 
 from __future__ import annotations
 
-import datetime
-import decimal
 import importlib
 import inspect
 import itertools
@@ -37,11 +42,18 @@ from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register
 from streamsql.functions.scalars.registry import REGISTRY, Call, ScalarFunction, family_of, template
+from streamsql.functions.udaf import AggregateFunction, UserAggregate, declare_aggregate, is_aggregate, udaf
+from streamsql.functions.udf_types import annotation_type, argument_types
+from streamsql.functions.udtf import (
+    TableFunction,
+    UserTableFunction,
+    declare_table_function,
+    is_table_function,
+    udtf,
+)
 
-ANNOTATIONS: dict[object, str] = {int: "BIGINT", float: "DOUBLE", str: "STRING", bool: "BOOLEAN",
-                                  bytes: "BYTES", decimal.Decimal: "DECIMAL(38, 18)", datetime.date: "DATE",
-                                  datetime.datetime: "TIMESTAMP(6)"}
-"""The SQL type of each annotation a UDF may use."""
+__all__ = ["AggregateFunction", "TableFunction", "UserAggregate", "UserFunction", "UserTableFunction",
+           "declare", "udaf", "udf", "udtf"]
 
 _FUNC_TYPES = {"general": False, "vectorized": True, "pandas": True, "arrow": True}
 _ids = itertools.count()
@@ -129,7 +141,26 @@ class UserFunction:
         return pa.array([self.fn(*row) for row in zip(*columns)], out)
 
 
-def declare(name: str, fn: Callable, system: bool = False, path: str | None = None) -> UserFunction:
+def declare(name: str, fn: object, system: bool = False, path: str | None = None,
+            ) -> UserFunction | UserAggregate | UserTableFunction:
+    """The user function of ``fn``: an aggregate, a table function or a scalar function.
+
+    An object with PyFlink's aggregate methods is an aggregate (:mod:`.udaf`), one declared with
+    :func:`udtf`, a ``TableFunction`` or a generator function a table function (:mod:`.udtf`),
+    any other callable a scalar function (:func:`declare_scalar`).
+
+    Raises:
+        SqlError: see :func:`declare_scalar`, :func:`~.udaf.declare_aggregate` and
+            :func:`~.udtf.declare_table_function`.
+    """
+    if is_aggregate(fn):
+        return declare_aggregate(name, fn, system, path)
+    if is_table_function(fn):
+        return declare_table_function(name, fn, system, path)
+    return declare_scalar(name, fn, system, path)
+
+
+def declare_scalar(name: str, fn: Callable, system: bool = False, path: str | None = None) -> UserFunction:
     """A :class:`UserFunction` of ``fn`` with its types from :func:`udf` or its annotations.
 
     Raises:
@@ -144,31 +175,24 @@ def declare(name: str, fn: Callable, system: bool = False, path: str | None = No
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
         signature = None
-    params = list(signature.parameters.values()) if signature else []
-    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
-    arity = None if varargs or signature is None else len(params)
-    result = declared.get("result_type") or _annotation(signature.return_annotation if signature else None)
+    returns = signature.return_annotation if signature else None
+    result = declared.get("result_type") or annotation_type(returns)
     if result is None:
         msg = (f"Function '{name}': declare its result type (@udf(result_type='BIGINT') from "
                "streamsql.functions.udf, or a return annotation such as -> int)")
         raise SqlError(msg)
-    inputs = declared.get("input_types")
-    if inputs is None and params and not varargs and all(_annotation(p.annotation) for p in params):
-        inputs = [_annotation(p.annotation) for p in params]
-    if arity == 0 and not inputs:
+    inputs, arity = argument_types(list(signature.parameters.values()) if signature else [],
+                                   declared.get("input_types"))
+    if signature is None and not inputs:
+        arity = None
+    if arity == 0:
         msg = f"Function '{name}': a Python function needs at least one argument"
         raise SqlError(msg)
     return UserFunction(name=name, fn=fn, result=SqlType.parse(result),
                         params=tuple(SqlType.parse(t) for t in inputs) if inputs else None,
-                        arity=len(inputs) if inputs else arity, vectorized=declared.get("vectorized", False),
+                        arity=arity, vectorized=declared.get("vectorized", False),
                         deterministic=declared.get("deterministic", True), system=system,
                         path=path or getattr(fn, "__qualname__", repr(fn)), uid=next(_ids))
-
-
-def _annotation(a: object) -> str | None:
-    if isinstance(a, str):  # from __future__ import annotations: the annotation's text
-        return next((t for k, t in ANNOTATIONS.items() if getattr(k, "__name__", None) == a), None)
-    return ANNOTATIONS.get(a)
 
 
 def load(path: str, python_files: str | None = None) -> Callable:
@@ -238,7 +262,8 @@ def resolve(functions: dict[str, object], name: str) -> ScalarFunction | None:
 
 def show(functions: dict[str, object], user_only: bool) -> list[tuple[str]]:
     """Rows of SHOW [USER] FUNCTIONS: built-in names (lower case, as Flink) and user functions."""
-    names = [f.name for f in functions.values() if isinstance(f, UserFunction)]
+    kinds = (UserFunction, UserAggregate, UserTableFunction)
+    names = [f.name for f in functions.values() if isinstance(f, kinds)]
     if not user_only:
         names += [n.lower() for n in REGISTRY]
     return [(n,) for n in sorted(set(names), key=str.lower)]

@@ -15,13 +15,26 @@ Expressions stay sqlglot trees through planning (see DESIGN.md). Compiling one m
 from __future__ import annotations
 
 from sqlglot import exp
+from sqlglot.generator import Generator
 
 from streamsql.core.errors import SqlError
 from streamsql.functions.scalars import FunctionError, bind
 from streamsql.plan.scope import Scope, position_of
 
+
+
+class PythonAggCall(exp.Anonymous, exp.AggFunc):
+    """A call of a user-defined Python aggregate (:mod:`streamsql.plan.python_udfs` marks them).
+
+    An ``exp.Anonymous`` call (``name(args)``) that is also an aggregate, so the planner treats it
+    as one; it prints as it was written.
+    """
+
+
+Generator.TRANSFORMS[PythonAggCall] = Generator.anonymous_sql
+
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
-             exp.StddevSamp, exp.Stddev)
+             exp.StddevSamp, exp.Stddev, PythonAggCall)
 
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}

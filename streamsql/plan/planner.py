@@ -31,6 +31,7 @@ from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.expressions import (
     AGG_TYPES,
     VARIANCE_CALLS,
+    PythonAggCall,
     compile_expression,
     output_name,
     quote,
@@ -51,6 +52,7 @@ from streamsql.plan.nodes import (
     walk,
 )
 from streamsql.plan.over import plan_over
+from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, python_agg_call
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
 from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_subqueries
@@ -120,7 +122,8 @@ class Planner:
         if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
-            return self._select(rewrite_qualify(q))  # QUALIFY of a ranking hook (plan/ranking.py)
+            # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py)
+            return self._select(rewrite_qualify(mark_python_aggregates(q, self.catalog.functions)))
         if isinstance(q, exp.Values):
             self._fail(q, "VALUES is not supported yet (neither in INSERT nor as a query); insert from a "
                           "table instead, e.g. a 'filesystem' table over a JSON file of the rows")
@@ -134,7 +137,9 @@ class Planner:
         where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
         sel, where, scalars = split_scalar_subqueries(self, sel, where)  # hook: plan/scalar_subqueries.py
         self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
-        if sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
+        if (lateral := plan_lateral(self, src.this, sel.args.get("joins"), where)) is not None:
+            node, scope, where = lateral  # LATERAL TABLE hook (plan/python_udfs.py)
+        elif sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
             node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
         elif (ranked := plan_ranking(self, sel, where)) is not None:  # ranking hook (plan/ranking.py)
             node, scope, where = ranked
@@ -342,12 +347,7 @@ class Planner:
         pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
         specs_raw = []
         for call in calls.values():
-            func, arg = self._agg_call(call, node.mode)
-            if arg is not None:
-                pre.append((f"__a{len(specs_raw)}", to_duckdb(arg)))
-                specs_raw.append((func, len(pre) - 1))
-            else:
-                specs_raw.append((func, None))
+            specs_raw.append(self._agg_arguments(pre, call, node.mode))
         if not pre:
             pre.append(("__one", "1"))
         pre_node = self._calc(node, pre, cond)
@@ -419,7 +419,23 @@ class Planner:
                 raise SqlError(msg, self.sql, line, c, length)
         return to_duckdb(expr, scope)
 
-    def _agg_call(self, call: exp.Expression, mode: str) -> tuple[str, exp.Expression | None]:
+    def _agg_arguments(self, pre: list[tuple[str, str]], call: exp.Expression, mode: str,
+                       ) -> tuple[str, int | None]:
+        """``(function, index of its first argument column or None)`` of an aggregate call.
+
+        Its argument columns (``__a{i}``, one per argument: several for a Python aggregate) are
+        appended to ``pre``, the items of the Calc before the aggregate.
+        """
+        func, arg = self._agg_call(call, mode)
+        args = arg if isinstance(arg, list) else [] if arg is None else [arg]
+        first = len(pre)
+        pre += [(f"__a{first + k}", to_duckdb(a)) for k, a in enumerate(args)]
+        return func, first if args else None
+
+    def _agg_call(self, call: exp.Expression, mode: str) -> tuple[str, exp.Expression | list | None]:
+        """``(function, argument)``: one expression, a list of them (a Python aggregate) or None."""
+        if isinstance(call, PythonAggCall):
+            return python_agg_call(self, call, mode)
         updating = mode != INSERT_ONLY
         if isinstance(call, exp.Count):
             arg = call.this

@@ -49,6 +49,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
 )
+from streamsql.plan.python_udfs import reject_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.specs import WindowSpec
 from streamsql.sql import nodes as tvf
@@ -378,6 +379,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         SqlError: a window column used in an aggregate argument; aggregate errors.
     """
     resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
+    reject_python_aggregates(planner, calls.values(), "a window aggregate")
     _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
     pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
     pre.append(("__ts", quote(rowtime)))

@@ -31,6 +31,7 @@ from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.plan import nodes as plan
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.over import OverAggNode
+from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
@@ -42,6 +43,7 @@ from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job_state import JobState
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
+from streamsql.runtime.operators.correlate import CorrelateOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
@@ -138,6 +140,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     TemporalJoinNode: _temporal_join,
     SemiJoinNode: _semi_join,
     WindowJoinNode: _window_join,
+    CorrelateNode: lambda n: CorrelateOperator(n.function, n.args, n.keep, n.left, n.schema),
     RankNode: _rank,
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }

@@ -16,7 +16,11 @@ Finally a bounded run drains the topic and finishes. The output is read with a
   ranked rows retracted and moved as larger values arrive), into ``upsert-kafka`` keyed by
   ``(g, rn)``, folded by key and compared with DuckDB's ranking;
 - ``dedup``: the first record per ``k`` on rowtime (deduplication keeping the first row, held
-  until the watermark passes it), into an exactly-once ``kafka`` sink, compared as a multiset.
+  until the watermark passes it), into an exactly-once ``kafka`` sink, compared as a multiset;
+- ``udaf``: a Python aggregate with retraction (:data:`UDAF_MODULE`, found through
+  ``'python.files'``) over a changelog: ``GROUP BY k`` count/sum, then ``py_sum`` of them
+  ``GROUP BY MOD(k, 10)`` (each update of a ``k`` retracts its old row), into ``upsert-kafka``,
+  folded by key and compared as ``agg`` (the accumulators are keyed state, checkpointed).
 
 Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.
@@ -105,8 +109,47 @@ INSERT INTO out_t SELECT id, k, v FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM (
     SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1)) WHERE rn = 1;
 """
+_UDAF_SINK = """
+SET 'python.files' = '{work}/chaos_udfs.py';
+CREATE TEMPORARY FUNCTION py_sum AS 'chaos_udfs.PySum' LANGUAGE PYTHON;
+CREATE TABLE out_t (g INT, n BIGINT, s BIGINT, PRIMARY KEY (g) NOT ENFORCED) WITH (
+  'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'key.format' = 'json', 'value.format' = 'json');
+INSERT INTO out_t SELECT g, py_sum(n), py_sum(s) FROM (
+  SELECT k, MOD(k, 10) AS g, COUNT(*) AS n, SUM(v) AS s FROM (
+    SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1) GROUP BY k)
+GROUP BY g;
+"""
+#: The Python aggregate of the ``udaf`` query: a sum with retraction, its accumulator [sum, count].
+UDAF_MODULE = """
+class PySum:
+    def create_accumulator(self):
+        return [0, 0]
+
+    def accumulate(self, acc, x):
+        if x is not None:
+            acc[0] += x
+            acc[1] += 1
+
+    def retract(self, acc, x):
+        if x is not None:
+            acc[0] -= x
+            acc[1] -= 1
+
+    def merge(self, acc, accs):
+        for other in accs:
+            acc[0] += other[0]
+            acc[1] += other[1]
+
+    def get_value(self, acc):
+        return acc[0] if acc[1] else None
+
+    def get_result_type(self):
+        return "BIGINT"
+"""
 _SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK, "topn": _TOPN_SINK,
-          "dedup": _DEDUP_SINK}
+          "dedup": _DEDUP_SINK, "udaf": _UDAF_SINK}
+_UPSERT = ("agg", "topn", "udaf")  # queries into a compacted upsert-kafka topic
 _EVENT_MS = 20  # event time advances 20 ms per record: 500 records per 10-second window
 
 
@@ -212,7 +255,10 @@ def write_scripts(a: argparse.Namespace, work: str, job: str, src: str, out: str
                   prefix: str = "") -> tuple[str, str]:
     """Write the job's script (``job.sql``) and its bounded version (``final.sql``) into ``work``."""
     guarantee = "exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once"
-    sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee)
+    sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee, work=work)
+    if a.query == "udaf":
+        with open(os.path.join(work, "chaos_udfs.py"), "w") as f:
+            f.write(UDAF_MODULE)
     settings = "".join(f"\nSET '{k}' = '{v}';" for k, _, v in (kv.partition("=") for kv in a.set))
     params = dict(settings=settings, job=job, interval=a.interval, mode=a.mode, backend=a.backend, src=src,
                   bootstrap=a.bootstrap)
@@ -228,7 +274,7 @@ def campaign(a: argparse.Namespace) -> int:
     """Run one campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
-    cfg = {"cleanup.policy": "compact"} if a.query in ("agg", "topn") else {}
+    cfg = {"cleanup.policy": "compact"} if a.query in _UPSERT else {}
     create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
     records = make_records(a.records)
     done = threading.Event()
@@ -275,12 +321,13 @@ def compare(a, records: list[dict], output: list) -> tuple[int, int]:
     con.register("given", given)
     con.execute("CREATE TABLE r AS SELECT id::BIGINT AS id, k::INT AS k, v::INT AS v, g::INT AS g, "
                 "ts::TIMESTAMP AS ts FROM given")
-    if a.query == "agg":
-        sums = con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall()
+    if a.query in ("agg", "udaf"):
+        by = "k" if a.query == "agg" else "g"
+        sums = con.execute(f"SELECT {by}, COUNT(*), SUM(v) FROM r GROUP BY {by}").fetchall()
         expected = {k: (n, s) for k, n, s in sums}
         actual = {}
         for key, value in output:
-            k = orjson.loads(key)["k"]
+            k = orjson.loads(key)[by]
             if value is None:
                 actual.pop(k, None)
             else:

@@ -13,6 +13,9 @@ row kind), then the accumulators of the batch's distinct keys are looked up in a
 cache of decoded accumulators (:class:`~streamsql.state.cache.WriteBehindCache` over
 :class:`~streamsql.state.cache.ObjectValues`, at most ``'state.cache.max-entries'`` keys,
 default :data:`DEFAULT_CACHE_ENTRIES`); misses are read from keyed state with one multi-get.
+Python aggregates (:mod:`streamsql.functions.udaf`) have no partial state: their accumulators
+are folded from the batch's rows in order (``accumulate`` / ``retract`` per row, as Flink), and
+an accumulator state cannot store fails the job naming the function when it is written back.
 With a state TTL (``'table.exec.state.ttl'``, :mod:`streamsql.state.ttl`)
 a key whose accumulators were not written for the TTL has no state: its next row starts it
 again (``+I``), as Flink's GroupAggFunction after state cleanup; and, as Flink does when state
@@ -33,10 +36,13 @@ other fails clearly (:class:`~streamsql.state.layout.StateFormatError`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
@@ -70,6 +76,25 @@ def cache_entries(config: dict | None) -> int:
         msg = f"'state.cache.max-entries' = '{raw}' must be an integer >= 0"
         raise ConfigError(msg)
     return size
+
+
+def _encoder(python: list) -> Callable[[list], bytes]:
+    """The accumulator encoder of a GROUP BY with Python aggregates ``python`` (user aggregates).
+
+    Raises (when called):
+        ExecutionError: an accumulator that state cannot store, naming the functions.
+    """
+
+    def encode(acc: list) -> bytes:
+        try:
+            return GROUP_AGG_OBJECTS.encode(acc)
+        except TypeError as e:
+            names = ", ".join(f.label() for f in python)
+            msg = (f"An accumulator of {names} cannot be stored in state ({e}): an accumulator must be a "
+                   "list, tuple or dict of SQL values")
+            raise ExecutionError(msg) from None
+
+    return encode
 
 
 def _quoted(schema: pa.Schema, n: int) -> list[str]:
@@ -156,7 +181,9 @@ class GroupAggOperator(GroupAggBase):
         self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
 
     def _new_values(self) -> ObjectValues:
-        return ObjectValues(GROUP_AGG_OBJECTS.encode, GROUP_AGG_OBJECTS.decode)
+        python = [s.function for s in self.aggregates.states if s.rowwise]
+        encode = _encoder(python) if python else GROUP_AGG_OBJECTS.encode
+        return ObjectValues(encode, GROUP_AGG_OBJECTS.decode)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
@@ -176,8 +203,12 @@ class GroupAggOperator(GroupAggBase):
         new_acc = aggregates.new
         news = [new_acc() if a is None else a for a in accs]
         aggregates.fold(news, res)
+        index = {k: i for i, k in enumerate(encoded)} if self._multiset_sql or aggregates.rowwise else None
+        if aggregates.rowwise:  # Python aggregates: every row, in order (Flink calls them per row)
+            rows = [index[k] for k in encode_keys(table.columns[:nk], table.num_rows)] if nk \
+                else [0] * table.num_rows
+            aggregates.fold_rows(news, table, rows, batch.signs().tolist())
         if self._multiset_sql:
-            index = {k: i for i, k in enumerate(encoded)}
             for state, sql in self._multiset_sql.items():
                 mres = query_table(self._con, sql, table)
                 rows = [index[k] for k in encode_keys(mres.columns[:nk], mres.num_rows)]

@@ -1,0 +1,64 @@
+"""Correlate: each row joined with the rows a Python table function gives for it (Flink's Correlate).
+
+Stateless. Per batch, the function is called once per row with its argument columns' values
+(:meth:`~streamsql.functions.udtf.UserTableFunction.rows`); the output repeats the row's kept
+columns (and its row kind, so a changelog stays one) once per result row, followed by the
+result columns. With ``left`` (``LEFT JOIN LATERAL TABLE(...) ON TRUE``) a row with no result
+row is emitted once with NULL result columns.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.elements import Batch, Element
+from streamsql.functions.udtf import UserTableFunction
+from streamsql.runtime.operators.base import Operator
+
+
+class CorrelateOperator(Operator):
+    """See module docstring.
+
+    Args:
+        function: the table function.
+        args: the input columns of its arguments.
+        keep: the first ``keep`` input columns are passed on.
+        left: keep rows without result rows (NULL result columns).
+        output_schema: the kept columns, then the function's.
+    """
+
+    def __init__(
+        self, function: UserTableFunction, args: list[int], keep: int, left: bool, output_schema: pa.Schema
+    ):
+        self.function = function
+        self.args = args
+        self.keep = keep
+        self.left = left
+        self.output_schema = output_schema
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """The joined rows of ``batch`` (nothing when no row gives one).
+
+        Raises:
+            ExecutionError: the function raised or gave a row of the wrong width.
+        """
+        table = batch.table
+        columns = [table.column(i).to_pylist() for i in self.args]
+        width = len(self.function.results)
+        nulls = [(None,) * width]
+        source, results = [], []
+        for i, args in enumerate(zip(*columns) if columns else itertools.repeat((), table.num_rows)):
+            rows = self.function.rows(args) or (nulls if self.left else [])
+            source += [i] * len(rows)
+            results += rows
+        if not source:
+            return []
+        take = pa.array(source, pa.int64())
+        arrays = [table.column(k).take(take) for k in range(self.keep)]
+        fields = list(self.output_schema)[self.keep :]
+        arrays += [pa.array(list(col), f.type) for col, f in zip(zip(*results), fields)]
+        kinds = None if batch.kinds is None else batch.kinds[np.array(source)]
+        return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), kinds)]
