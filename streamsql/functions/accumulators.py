@@ -60,6 +60,8 @@ class Aggregates:
                 arg_type = None if spec.arg is None else input_schema.field(spec.arg).type
                 cls = FUNCTIONS[spec.func]
                 self.states.append(cls(len(self.states), spec, arg, arg_type, f.type, f.name, context))
+                if cls.rowwise:  # a Python aggregate reads all its argument columns
+                    self.states[-1].bind(names)
             self.calls.append(index[key])
         if row_count:
             self.calls.pop(0)
@@ -87,7 +89,7 @@ class Aggregates:
         """
         out = []
         for s in self.states:
-            if objects and s.multiset:
+            if objects and (s.multiset or s.rowwise):
                 continue
             if not objects and not s.combinable:
                 msg = f"{s.func.upper()} is not supported in a window aggregate"
@@ -170,7 +172,7 @@ class Aggregates:
             ExecutionError: an integer sum left BIGINT.
         """
         for j, s in enumerate(self.states):
-            if not s.multiset:
+            if not (s.multiset or s.rowwise):
                 s.fold(accs, j, [s.to_objects(part.column(c)) for c in s.columns])
 
     def fold_multiset(self, state: int, accs: list[list], rows: list[int], values: list,
@@ -192,10 +194,7 @@ class Aggregates:
         """
         for j in self.rowwise:
             s = self.states[j]
-            arity = s.function.arity or 0
-            first = s.spec.arg
-            columns = [] if first is None else [table.column(first + k).to_pylist() for k in range(arity)]
-            s.fold_rows(accs, j, columns, rows, signs)
+            s.fold_rows(accs, j, [table.column(i).to_pylist() for i in s.arg_indexes], rows, signs)
 
     def merge(self, into: list, other: list) -> list:
         """Merge accumulator list ``other`` into ``into`` (returned)."""

@@ -29,6 +29,8 @@ import itertools
 from dataclasses import dataclass
 from typing import ClassVar
 
+import pyarrow as pa
+
 from streamsql.core.errors import ExecutionError, SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import AggregateFunction as Aggregate
@@ -201,19 +203,51 @@ def _storable(ua: UserAggregate, acc: object, what: str) -> None:
 
 
 class PythonAggregate(Aggregate):
-    """One call of a user aggregate: object form only, folded from the rows (see module docstring).
+    """One call of a user aggregate (see module docstring).
 
-    ``spec.arg`` is the first of its ``arity`` consecutive argument columns (None: no argument).
+    ``spec.arg`` is the first of its ``arity`` consecutive argument columns (None: no argument):
+    :meth:`bind` finds them. In a GROUP BY (the object form) the rows are folded
+    one by one (:meth:`fold_rows`). In a window aggregate, whose slices combine DuckDB partial
+    states, the partial state is the list of the rows' arguments (a struct per row; the window's
+    rows, not an accumulator, are kept), and the result accumulates them into a new accumulator
+    when the window fires (:meth:`finish`).
     """
 
-    width = 0
-    combinable = False
     rowwise = True
     function: ClassVar[UserAggregate]
 
+    def bind(self, names: list[str]) -> None:
+        """Find the argument columns among the input's ``names``: :attr:`arg_indexes`, :attr:`arg_columns`."""
+        first = self.spec.arg
+        self.arg_indexes = [] if first is None else list(range(first, first + self.function.arity))
+        self.arg_columns = ['"' + names[i].replace('"', '""') + '"' for i in self.arg_indexes]
+
     def partial(self, sign: str | None) -> list[str]:
-        """No partial state: the rows are folded one by one."""
-        return []
+        """The list of the rows' arguments (insert-only: windows)."""
+        fields = ", ".join(f"a{k} := {c}" for k, c in enumerate(self.arg_columns))
+        return [f"list(struct_pack({fields}))" if fields else "list(true)"]
+
+    def combine(self) -> list[str]:
+        """The lists concatenated."""
+        return [f"flatten(list({self.columns[0]}))"]
+
+    def finish(self, parts):
+        """Per group, a new accumulator that accumulated every row of its list, then its result.
+
+        Raises:
+            ExecutionError: the function raised.
+        """
+        accumulate, out = self.function.impl.accumulate, []
+        for rows in parts[0].to_pylist():
+            acc = self.create()
+            for row in rows:
+                args = tuple(row.values()) if isinstance(row, dict) else ()
+                try:
+                    accumulate(acc, *args)
+                except Exception as e:
+                    self._fail("accumulate", args, e)
+            out.append(self.result(acc))
+        return pa.array(out, self.out_type)
 
     def create(self):
         """A new accumulator from ``create_accumulator()``."""

@@ -379,18 +379,12 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         SqlError: a window column used in an aggregate argument; aggregate errors.
     """
     resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
-    reject_python_aggregates(planner, calls.values(), "a window aggregate")
+    if spec.kind == "SESSION":  # its operator folds object accumulators from partial states
+        reject_python_aggregates(planner, calls.values(), "a SESSION window aggregate")
     _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
     pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
     pre.append(("__ts", quote(rowtime)))
-    specs_raw = []
-    for c in calls.values():
-        func, arg = planner._agg_call(c, INSERT_ONLY)
-        if arg is not None:
-            pre.append((f"__a{len(specs_raw)}", to_duckdb(arg)))
-            specs_raw.append((func, len(pre) - 1))
-        else:
-            specs_raw.append((func, None))
+    specs_raw = [planner._agg_arguments(pre, c, INSERT_ONLY) for c in calls.values()]
     pre_node = planner._calc(source, pre, cond)
     in_types = pre_node.sql_schema
     specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))

@@ -232,7 +232,7 @@ def test_refused_at_the_call(env, sql, message):
     assert "^" in str(e.value)
 
 
-def test_refused_in_window_and_over_aggregates(tmp_path):
+def test_refused_in_over_aggregates(tmp_path):
     (tmp_path / "e.json").write_text('{"k": "a", "ts": "2024-01-01 00:00:01"}\n')
     with StreamEnvironment({"state.dir": str(tmp_path / "state")}) as env:
         env.execute_sql(
@@ -240,11 +240,6 @@ def test_refused_in_window_and_over_aggregates(tmp_path):
             f"'connector' = 'filesystem', 'path' = '{tmp_path}/e.json', 'format' = 'json')"
         )
         env.create_temporary_function("once", InsertOnlyCount())
-        with pytest.raises(SqlError, match="cannot be used in a window aggregate yet"):
-            env.execute_sql(
-                "SELECT window_start, once(k) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), "
-                "INTERVAL '1' MINUTE)) GROUP BY window_start, window_end"
-            )
         with pytest.raises(SqlError, match="cannot be used in an OVER window yet"):
             env.execute_sql("SELECT once(k) OVER (PARTITION BY k ORDER BY ts) FROM e")
 
@@ -360,3 +355,79 @@ def test_show_functions_lists_every_kind(env):
     env.create_temporary_function("sumsq", SumOfSquares)
     assert env.execute_sql("SHOW USER FUNCTIONS").rows == [("sumsq",), ("words",)]
     assert ("sumsq",) in env.execute_sql("SHOW FUNCTIONS").rows
+
+
+# -- window aggregates ----------------------------------------------------------------------------------
+
+
+class WeightedAvg(SumOfSquares):
+    """SUM(v * w) // SUM(w) over the rows with a value (Python's // floors)."""
+
+    def accumulate(self, acc, v, w):
+        if v is not None:
+            acc[0] += v * w
+            acc[1] += w
+
+    def get_value(self, acc) -> int:
+        return acc[0] // acc[1] if acc[1] else None
+
+
+def test_a_python_aggregate_in_window_tvfs_equals_duckdb(tmp_path):
+    from tests.runtime.oracle import assert_same, make_env
+    from tests.runtime.test_windows import ddl as windows_ddl
+    from tests.runtime.test_windows import duck, gen_events, write_events
+
+    path = write_events(tmp_path / "ev.json", gen_events(11, 300))
+    env = make_env(tmp_path, "rocksdb", 7)
+    env.execute_sql(windows_ddl(path))
+    env.create_temporary_function("wavg", WeightedAvg)
+    env.create_temporary_function("sumsq", SumOfSquares)
+    sql = ("SELECT k, window_start, window_end, wavg(v, id), sumsq(v), COUNT(*) FROM TABLE(HOP(TABLE ev, "
+           "DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k")
+    duck_sql = ("SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), "
+                "CASE WHEN sum(id) FILTER (WHERE v IS NOT NULL) > 0 THEN "
+                "floor(sum(v * id) / sum(id) FILTER (WHERE v IS NOT NULL))::BIGINT END, sum(v * v), COUNT(*) "
+                "FROM ev, range(0, 2) r(i) GROUP BY ALL")
+    assert_same(fold(env.execute_sql(sql).collect(timeout=60)), duck(path, duck_sql), sql)
+
+
+def test_a_python_aggregate_in_a_session_window_is_refused(tmp_path):
+    from tests.runtime.oracle import make_env
+    from tests.runtime.test_windows import ddl as windows_ddl
+
+    (tmp_path / "ev.json").write_text("")
+    env = make_env(tmp_path, "hashmap", None)
+    env.execute_sql(windows_ddl(tmp_path / "ev.json"))
+    env.create_temporary_function("sumsq", SumOfSquares)
+    with pytest.raises(SqlError, match="cannot be used in a SESSION window aggregate yet"):
+        env.execute_sql("SELECT window_start, sumsq(v) FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), "
+                        "INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k")
+
+
+@pytest.mark.parametrize("backend_name", ["hashmap", "rocksdb"])
+@pytest.mark.parametrize("kind", ["TUMBLE", "HOP"])
+def test_a_python_aggregate_in_a_window_is_restored_with_its_pending_windows(tmp_path, backend_name, kind):
+    from collections import Counter
+
+    from streamsql.plan.specs import WindowSpec
+    from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
+    from tests.runtime.harness import open_operator, replay_across_restore
+    from tests.runtime.test_windows import IN_SCHEMA, OUT_SCHEMA, _play, _rows
+    from tests.runtime.test_windows import _script as window_script
+
+    ua = declare("sumsq", SumOfSquares())
+    aggs = [AggSpec(ua.func, 2, ua.result), AggSpec("count_star", None, SqlType("BIGINT"))]
+    out = pa.schema(list(OUT_SCHEMA)[:6])
+
+    def make(workdir):
+        spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 0)
+        return open_operator(SlicingWindowAggOperator(spec, 1, 1, aggs, IN_SCHEMA, out), backend_name, workdir, "w")
+
+    steps = window_script(7)
+    expected, actual, _, pending = replay_across_restore(make, lambda op, s: _rows(_play(op, s)), steps, 31,
+                                                         tmp_path)
+    assert pending > 0
+    assert Counter(actual) == Counter(expected)
+    rows = [r for what, batch in steps[:-2] if what == "batch" for r in batch]  # the last batch is late
+    assert sum(n for *_, n in expected) >= len(rows)  # every row is in at least one window
+    assert {(r[0], r[-2]) for r in expected} == {(r[0], r[-2]) for r in expected if r[-2] is not None}
