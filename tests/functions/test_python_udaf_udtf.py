@@ -384,7 +384,8 @@ def test_a_python_aggregate_in_window_tvfs_equals_duckdb(tmp_path):
     env.create_temporary_function("sumsq", SumOfSquares)
     sql = ("SELECT k, window_start, window_end, wavg(v, id), sumsq(v), COUNT(*) FROM TABLE(HOP(TABLE ev, "
            "DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k")
-    duck_sql = ("SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), "
+    duck_sql = ("SELECT k, epoch_ms(ms // 5000 * 5000 - i * 5000), "
+                "epoch_ms(ms // 5000 * 5000 - i * 5000 + 10000), "
                 "CASE WHEN sum(id) FILTER (WHERE v IS NOT NULL) > 0 THEN "
                 "floor(sum(v * id) / sum(id) FILTER (WHERE v IS NOT NULL))::BIGINT END, sum(v * v), COUNT(*) "
                 "FROM ev, range(0, 2) r(i) GROUP BY ALL")
@@ -400,8 +401,8 @@ def test_a_python_aggregate_in_a_session_window_is_refused(tmp_path):
     env.execute_sql(windows_ddl(tmp_path / "ev.json"))
     env.create_temporary_function("sumsq", SumOfSquares)
     with pytest.raises(SqlError, match="cannot be used in a SESSION window aggregate yet"):
-        env.execute_sql("SELECT window_start, sumsq(v) FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), "
-                        "INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k")
+        env.execute_sql("SELECT window_start, sumsq(v) FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
+                        "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k")
 
 
 @pytest.mark.parametrize("backend_name", ["hashmap", "rocksdb"])
@@ -421,7 +422,8 @@ def test_a_python_aggregate_in_a_window_is_restored_with_its_pending_windows(tmp
 
     def make(workdir):
         spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 0)
-        return open_operator(SlicingWindowAggOperator(spec, 1, 1, aggs, IN_SCHEMA, out), backend_name, workdir, "w")
+        op = SlicingWindowAggOperator(spec, 1, 1, aggs, IN_SCHEMA, out)
+        return open_operator(op, backend_name, workdir, "w")
 
     steps = window_script(7)
     expected, actual, _, pending = replay_across_restore(make, lambda op, s: _rows(_play(op, s)), steps, 31,
