@@ -180,7 +180,8 @@ class Aggregates:
         """Fold the multiset query of ``state``: ``mults[i]`` times ``values[i]`` into ``accs[rows[i]]``."""
         self.states[state].fold_multiset(accs, state, rows, values, mults)
 
-    def fold_rows(self, accs: list[list], table: pa.Table, rows: list[int], signs: list[int]) -> None:
+    def fold_rows(self, accs: list[list], table: pa.Table, rows: list[int], signs: list[int],
+                  origin=None) -> None:
         """Fold the input rows into the row-wise states (:attr:`rowwise`): row i into ``accs[rows[i]]``.
 
         Args:
@@ -188,13 +189,14 @@ class Aggregates:
             table: the input batch (the states read their argument columns from it).
             rows: per input row, the index of its key in ``accs``.
             signs: per input row, +1 (accumulate) or -1 (retract).
+            origin: where input row ``n`` was read from (``Batch.origin``), for errors; or None.
 
         Raises:
             ExecutionError: a Python aggregate raised.
         """
         for j in self.rowwise:
             s = self.states[j]
-            s.fold_rows(accs, j, [table.column(i).to_pylist() for i in s.arg_indexes], rows, signs)
+            s.fold_rows(accs, j, [table.column(i).to_pylist() for i in s.arg_indexes], rows, signs, origin)
 
     def merge(self, into: list, other: list) -> list:
         """Merge accumulator list ``other`` into ``into`` (returned)."""

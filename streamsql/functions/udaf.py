@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -256,7 +257,8 @@ class PythonAggregate(Aggregate):
     def fold(self, accs, slot, parts) -> None:
         """Nothing: see :meth:`fold_rows`."""
 
-    def fold_rows(self, accs: list[list], slot: int, columns: list[list], rows: list[int], signs) -> None:
+    def fold_rows(self, accs: list[list], slot: int, columns: list[list], rows: list[int], signs,
+                  origin: Callable[[int], str] | None = None) -> None:
         """Accumulate (sign +1) or retract (-1) row i's arguments into ``accs[rows[i]][slot]``, in order.
 
         Args:
@@ -265,17 +267,20 @@ class PythonAggregate(Aggregate):
             columns: the argument columns of the batch's rows (Python values).
             rows: per row, the index of its key in ``accs``.
             signs: per row, +1 or -1.
+            origin: where row ``n`` was read from (``Batch.origin``), or None.
 
         Raises:
-            ExecutionError: the function raised (naming it, the method and the row's arguments).
+            ExecutionError: the function raised (naming it, the method, the row's arguments and
+                the record).
         """
         impl = self.function.impl
         accumulate, retract = impl.accumulate, getattr(impl, "retract", None)
-        for i, args, sign in zip(rows, zip(*columns) if columns else itertools.repeat(()), signs):
+        arguments = zip(*columns) if columns else itertools.repeat(())
+        for n, (i, args, sign) in enumerate(zip(rows, arguments, signs)):
             try:
                 (accumulate if sign > 0 else retract)(accs[i][slot], *args)
             except Exception as e:
-                self._fail("accumulate" if sign > 0 else "retract", args, e)
+                self._fail("accumulate" if sign > 0 else "retract", args, e, origin(n) if origin else None)
 
     def merge(self, a, b):
         """``merge(a, [b])``, then ``a``."""
@@ -292,7 +297,9 @@ class PythonAggregate(Aggregate):
         except Exception as e:
             self._fail(method, args, e)
 
-    def _fail(self, method: str, args: tuple, e: Exception):
+    def _fail(self, method: str, args: tuple, e: Exception, record: str | None = None):
         shown = ", ".join(repr(a) for a in args)
         msg = f"{self.function.label()} failed in {method} on ({shown}): {type(e).__name__}: {e}"
+        if record is not None:
+            msg += f" (record {record})"
         raise ExecutionError(msg) from None

@@ -22,7 +22,6 @@ from streamsql.functions.scalars import FunctionError, bind
 from streamsql.plan.scope import Scope, position_of
 
 
-
 class PythonAggCall(exp.Anonymous, exp.AggFunc):
     """A call of a user-defined Python aggregate (:mod:`streamsql.plan.python_udfs` marks them).
 

@@ -260,7 +260,7 @@ def test_an_exception_fails_the_job_naming_the_function_and_arguments(tmp_path):
         with pytest.raises(
             StreamSQLError,
             match=r"Python aggregate function 'picky' .* failed in accumulate on \(0\): "
-            r"ValueError: zero is not allowed",
+            r"ValueError: zero is not allowed \(record .*n\.json:2\)",
         ):
             list(env.execute_sql("SELECT picky(x) FROM n").collect(timeout=30))
 
@@ -345,7 +345,9 @@ def test_a_table_function_failing_names_its_arguments(env):
 
     env.create_temporary_function("boom", udtf(boom, result_types=["INT"]))
     with pytest.raises(
-        StreamSQLError, match=r"Python table function 'boom' .* failed on \(''\): ZeroDivisionError"
+        StreamSQLError,
+        match=r"Python table function 'boom' .* failed on \(''\): ZeroDivisionError: .* "
+        r"\(record .*t\.json:2\)",
     ):
         list(env.execute_sql("SELECT * FROM t, LATERAL TABLE(boom(s)) WHERE k = 'b'").collect(timeout=30))
 

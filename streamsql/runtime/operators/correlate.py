@@ -4,7 +4,8 @@ Stateless. Per batch, the function is called once per row with its argument colu
 (:meth:`~streamsql.functions.udtf.UserTableFunction.rows`); the output repeats the row's kept
 columns (and its row kind, so a changelog stays one) once per result row, followed by the
 result columns. With ``left`` (``LEFT JOIN LATERAL TABLE(...) ON TRUE``) a row with no result
-row is emitted once with NULL result columns.
+row is emitted once with NULL result columns. A failing call names the record it was made for
+(``Batch.origin``), and each output row keeps its input row's origin.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element
+from streamsql.core.errors import ExecutionError
 from streamsql.functions.udtf import UserTableFunction
 from streamsql.runtime.operators.base import Operator
 
@@ -51,7 +53,13 @@ class CorrelateOperator(Operator):
         nulls = [(None,) * width]
         source, results = [], []
         for i, args in enumerate(zip(*columns) if columns else itertools.repeat((), table.num_rows)):
-            rows = self.function.rows(args) or (nulls if self.left else [])
+            try:
+                rows = self.function.rows(args) or (nulls if self.left else [])
+            except ExecutionError as e:
+                if batch.origin is None:
+                    raise
+                msg = f"{e} (record {batch.origin(i)})"
+                raise ExecutionError(msg) from None
             source += [i] * len(rows)
             results += rows
         if not source:
@@ -61,4 +69,5 @@ class CorrelateOperator(Operator):
         fields = list(self.output_schema)[self.keep :]
         arrays += [pa.array(list(col), f.type) for col, f in zip(zip(*results), fields)]
         kinds = None if batch.kinds is None else batch.kinds[np.array(source)]
-        return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), kinds)]
+        origin = None if batch.origin is None else (lambda r, o=batch.origin: o(source[r]))
+        return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), kinds, origin=origin)]

@@ -207,7 +207,7 @@ class GroupAggOperator(GroupAggBase):
         if aggregates.rowwise:  # Python aggregates: every row, in order (Flink calls them per row)
             rows = [index[k] for k in encode_keys(table.columns[:nk], table.num_rows)] if nk \
                 else [0] * table.num_rows
-            aggregates.fold_rows(news, table, rows, batch.signs().tolist())
+            aggregates.fold_rows(news, table, rows, batch.signs().tolist(), batch.origin)
         if self._multiset_sql:
             for state, sql in self._multiset_sql.items():
                 mres = query_table(self._con, sql, table)
