@@ -108,16 +108,10 @@ def is_aggregate(obj: object) -> bool:
 class UserAggregate:
     """A registered user aggregate.
 
-    Attributes:
-        name: the SQL name, as declared.
-        impl: the aggregate object.
-        result: the SQL result type.
-        params: the SQL argument types (None: each call's).
-        arity: the number of arguments (None: any).
-        deterministic: as declared.
-        system: a (temporary) system function.
-        path: where it came from ('module.Class', or the class's qualified name).
-        func: its key in :data:`~streamsql.functions.aggregates.FUNCTIONS` (an ``AggSpec.func``).
+    ``name``, ``result``, ``params``, ``arity``, ``deterministic``, ``system`` and ``path`` mean
+    what they mean for a scalar function (:class:`streamsql.functions.udf.UserFunction`);
+    ``impl`` is the aggregate object and ``func`` its key in
+    :data:`~streamsql.functions.aggregates.FUNCTIONS` (an ``AggSpec.func``).
     """
 
     name: str
