@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 from streamsql.connectors.cdc.source import MySqlCdcSource
@@ -49,13 +50,16 @@ def _mariadb_rows(db) -> dict[int, tuple]:
         return {r[0]: (r[1], r[2]) for r in cur.fetchall()}
 
 
-def _drain(src, folded, idle_polls=2):
-    empty = 0
-    while empty < idle_polls:
+def _drain(src, folded, db):
+    """Poll until the source has passed the binlog's current end (every change is read)."""
+    with db.mysql() as c, c.cursor() as cur:
+        cur.execute("SHOW MASTER STATUS")
+        end = tuple(cur.fetchone()[:2])
+    deadline = time.monotonic() + 60
+    while tuple(src.position()["binlog"]) < end:
+        assert time.monotonic() < deadline, f"the source did not reach the binlog's end {end}"
         b = src.poll(50, 0.3)
-        if b is None:
-            empty += 1
-        else:
+        if b is not None:
             folded.apply(b)
 
 
@@ -105,7 +109,7 @@ def test_restores_mid_snapshot_and_mid_transaction_lose_and_repeat_nothing(maria
     conn.close()
     src = _source(mariadb_db)
     src.open(position)
-    _drain(src, folded)
+    _drain(src, folded, mariadb_db)
     src.close()
     assert folded.rows == _mariadb_rows(mariadb_db)
     assert {"snapshot", "transaction"} <= cuts
