@@ -474,8 +474,10 @@ class AggregateDoc:
 
 _OVERFLOW = ("An integer total beyond the result type fails the job (Flink wraps around; "
              "[aggregate result types](queries.md#aggregate-result-types)).")
-_VARIANCE = ("Flink's formula in the argument's type (integer division over integers); DECIMAL and FLOAT "
-             "arguments are not supported yet; sums beyond the type fail the job (Flink wraps around).")
+_VARIANCE = ("Flink's DOUBLE formula over the sums of the values and their squares, cast to the argument's "
+             "type; DECIMAL and FLOAT arguments are not supported yet. Over a changelog a DOUBLE result "
+             "may differ from Flink's in the last digits (Flink's streaming accumulator adds in another "
+             "order).")
 AGGREGATE_DOCS = (
     AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
     AggregateDoc(("SUM",), "numeric", "NULL without a non-NULL value", _OVERFLOW),
