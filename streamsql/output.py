@@ -10,11 +10,27 @@ NULL_TEXT = "<NULL>"
 
 
 def format_value(v) -> str:
-    """A cell as Flink's SQL client shows it (NULL as ``<NULL>``)."""
+    """A cell as Flink's SQL client shows it (NULL as ``<NULL>``).
+
+    Composite values as Flink's client writes them: a ROW ``(1, a, NULL)``, an ARRAY
+    ``[1, NULL]``, a MAP ``{k=1}`` (a collected MAP is a list of key/value tuples).
+    """
     if v is None:
         return NULL_TEXT
+    return _text(v)
+
+
+def _text(v) -> str:
+    if v is None:
+        return "NULL"
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
+    if isinstance(v, dict):
+        return "(" + ", ".join(_text(x) for x in v.values()) + ")"
+    if isinstance(v, list):
+        if v and all(isinstance(x, tuple) and len(x) == 2 for x in v):
+            return "{" + ", ".join(f"{_text(k)}={_text(x)}" for k, x in v) + "}"
+        return "[" + ", ".join(_text(x) for x in v) + "]"
     return str(v)
 
 

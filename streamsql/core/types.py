@@ -301,6 +301,7 @@ def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
     """
     if not _names_differ(src, dst):
         return f"CAST({expr} AS {dst.duckdb()})"
+    expr = f"({expr})"
     if dst.name == "ROW":
         fields = ", ".join(
             f'"{dn.replace(chr(34), chr(34) * 2)}" := '

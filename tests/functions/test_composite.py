@@ -161,3 +161,18 @@ def test_unnest_arrays_maps_and_rows(env):
 def test_unnest_refusals(env, sql, message):
     with pytest.raises(SqlError, match=message):
         env.execute_sql(sql)
+
+
+def test_rows_compare_by_position(env):
+    assert query(env, "SELECT id FROM s WHERE p = ROW(1, 'a', TIMESTAMP '2024-01-01 10:00:00.123')") == [(1,)]
+    assert query(env, "SELECT id FROM s WHERE a = ARRAY[1, 2, 3] OR a <> a") == [(1,)]
+
+
+def test_client_text_of_composites():
+    from streamsql.output import format_value
+
+    assert format_value({"x": 1, "s": None, "ok": True}) == "(1, NULL, TRUE)"
+    assert format_value([1, None]) == "[1, NULL]"
+    assert format_value([("k", 1), ("j", None)]) == "{k=1, j=NULL}"
+    assert format_value([{"x": 5}]) == "[(5)]"
+    assert format_value(None) == "<NULL>"

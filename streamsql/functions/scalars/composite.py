@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.core.types import SqlType
+from streamsql.core.types import SqlType, duckdb_cast
 from streamsql.functions.scalars.registry import (
     Call,
     FunctionError,
@@ -41,10 +41,15 @@ from streamsql.functions.scalars.typerules import common_type
 _INT = SqlType("INT")
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
+
+
 def handles(n: exp.Expression) -> bool:
     """Whether ``n`` is a composite node :func:`compile_composite` compiles."""
     if isinstance(n, (exp.Dot, exp.Bracket, exp.Array, exp.Tuple, exp.VarMap)):
         return True
+    if isinstance(n, _COMPARISONS):
+        return any(t is not None and t.is_composite for t in (type_of(n.this), type_of(n.expression)))
     return isinstance(n, exp.Anonymous) and n.name.upper() == "ROW"
 
 
@@ -64,7 +69,25 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
         return _array(n, n.expressions)
     if isinstance(n, exp.VarMap):
         return _map(n, n.args["keys"], n.args["values"])
+    if isinstance(n, _COMPARISONS):
+        return _compare(n)
     return _row(n.expressions)
+
+
+def _compare(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
+    """A comparison of composites: the right side brought to the left's type, fields by position.
+
+    DuckDB compares STRUCTs by field name, so ``p = ROW(1, 'a')`` (fields ``EXPR$0, EXPR$1``)
+    would never be equal; Flink compares ROWs field by field.
+    """
+    left, right = type_of(n.this), type_of(n.expression)
+    if left is None or right is None or left.name != right.name or len(left.children) != len(right.children):
+        msg = f"Cannot compare {left or 'unknown'} with {right or 'unknown'}"
+        raise FunctionError(msg, n)
+    if left != right:
+        cast = duckdb_cast(n.expression.sql(dialect="duckdb"), right, left)
+        n.set("expression", template(cast))
+    return n, SqlType("BOOLEAN")
 
 
 def _sql(node: exp.Expression) -> str:
