@@ -243,7 +243,8 @@ class MySqlCdcSource(Source):
             if self._snap["after"] is not None and self._snap["after"] != self._segment_after:
                 open_seg = Segment(self._segment_after, self._snap["after"], self._segment_pos)
                 segments.setdefault(table, []).append(open_seg.to_json())
-        return {"binlog": list(self._binlog), "skip": self._skip, "gtid": self._gtid,
+        # Rows a restore still has to skip were emitted before it: they count as read.
+        return {"binlog": list(self._binlog), "skip": self._skip + self._replay_skip, "gtid": self._gtid,
                 "segments": segments, "snapshot": snap}
 
     # ------------------------------------------------------------------------------ reading
