@@ -252,6 +252,9 @@ class Planner:
             return node, scope.requalify(alias)
         if isinstance(src, exp.TableFromRows):  # window TVF hook (plan/windows.py)
             return plan_window_tvf(self, src)
+        if isinstance(src, exp.Unnest):
+            self._fail(src, "UNNEST without a table before it is not supported yet; write "
+                            "FROM t CROSS JOIN UNNEST(t.arr) AS u(x)")
         self._fail(src, f"Unsupported FROM item: {src.key.upper()}")
 
     def _scan(self, table: TableDef, at: exp.Expression) -> PlanNode:

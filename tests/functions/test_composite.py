@@ -135,6 +135,7 @@ def test_element_fails_the_job_for_several_elements(env):
     ("SELECT a['x'] FROM s", "Cannot apply 'ITEM' to arguments of type 'ITEM(<ARRAY<INT>>, <STRING>)'", 8),
     ("SELECT CARDINALITY(p) FROM s", "No match found for function signature CARDINALITY(<ROW>)", 8),
     ("SELECT id.x FROM s", "Cannot read field 'x' of 'id' of type INT", 11),
+    ("SELECT * FROM UNNEST(ARRAY[1, 2]) AS u(e)", "UNNEST without a table before it is not supported", 38),
 ])
 def test_refused_at_their_position(env, sql, message, col):
     with pytest.raises(SqlError) as ei:
@@ -166,6 +167,8 @@ def test_unnest_refusals(env, sql, message):
 def test_rows_compare_by_position(env):
     assert query(env, "SELECT id FROM s WHERE p = ROW(1, 'a', TIMESTAMP '2024-01-01 10:00:00.123')") == [(1,)]
     assert query(env, "SELECT id FROM s WHERE a = ARRAY[1, 2, 3] OR a <> a") == [(1,)]
+    assert query(env, "SELECT id FROM s WHERE p IN (ROW(7, 'z', NULL), ROW(1, 'a', TIMESTAMP "
+                      "'2024-01-01 10:00:00.123'))") == [(1,)]
 
 
 def test_client_text_of_composites():

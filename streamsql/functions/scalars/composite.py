@@ -50,6 +50,9 @@ def handles(n: exp.Expression) -> bool:
         return True
     if isinstance(n, _COMPARISONS):
         return any(t is not None and t.is_composite for t in (type_of(n.this), type_of(n.expression)))
+    if isinstance(n, exp.In) and not n.args.get("query"):
+        t = type_of(n.this)
+        return t is not None and t.is_composite
     return isinstance(n, exp.Anonymous) and n.name.upper() == "ROW"
 
 
@@ -71,23 +74,29 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
         return _map(n, n.args["keys"], n.args["values"])
     if isinstance(n, _COMPARISONS):
         return _compare(n)
+    if isinstance(n, exp.In):
+        n.set("expressions", [_like(n, n.this, e) for e in n.expressions])
+        return n, SqlType("BOOLEAN")
     return _row(n.expressions)
 
 
 def _compare(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
-    """A comparison of composites: the right side brought to the left's type, fields by position.
+    """A comparison (or IN) of composites: the right side brought to the left's type, by position.
 
     DuckDB compares STRUCTs by field name, so ``p = ROW(1, 'a')`` (fields ``EXPR$0, EXPR$1``)
     would never be equal; Flink compares ROWs field by field.
     """
-    left, right = type_of(n.this), type_of(n.expression)
+    n.set("expression", _like(n, n.this, n.expression))
+    return n, SqlType("BOOLEAN")
+
+
+def _like(n: exp.Expression, model: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """``value`` cast to the composite type of ``model``, ROW fields by position."""
+    left, right = type_of(model), type_of(value)
     if left is None or right is None or left.name != right.name or len(left.children) != len(right.children):
         msg = f"Cannot compare {left or 'unknown'} with {right or 'unknown'}"
         raise FunctionError(msg, n)
-    if left != right:
-        cast = duckdb_cast(n.expression.sql(dialect="duckdb"), right, left)
-        n.set("expression", template(cast))
-    return n, SqlType("BOOLEAN")
+    return value if left == right else template(duckdb_cast(value.sql(dialect="duckdb"), right, left))
 
 
 def _sql(node: exp.Expression) -> str:
