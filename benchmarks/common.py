@@ -21,15 +21,22 @@ def admin(bootstrap: str = BOOTSTRAP):
 
 
 def create_topic(
-    name: str, partitions: int = PARTITIONS, compacted: bool = False, bootstrap: str = BOOTSTRAP
+    name: str, partitions: int = PARTITIONS, compacted: bool = False, bootstrap: str = BOOTSTRAP,
+    append_time: bool = False,
 ) -> str:
-    """Create ``name`` (deleting an older one of that name) and wait for its leaders."""
+    """Create ``name`` and wait for its leaders.
+
+    ``append_time``: records get the broker's append time as their timestamp
+    (``LogAppendTime``), so an output topic says when each record was written.
+    """
     from confluent_kafka.admin import NewTopic
 
     a = admin(bootstrap)
     # retention.ms -1: the bids carry 2023 event times as record timestamps; time-based retention
     # would otherwise delete them (segment by segment) while the benchmark runs
     cfg = {"cleanup.policy": "compact"} if compacted else {"retention.ms": "-1"}
+    if append_time:
+        cfg["message.timestamp.type"] = "LogAppendTime"
     fut = a.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1, config=cfg)])
     for f in fut.values():
         f.result(30)

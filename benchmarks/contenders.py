@@ -31,10 +31,11 @@ from benchmarks.common import peak_rss_bytes, write_json
 # ----------------------------------------------------------------------------------------------
 # SQL of each workload (the source table is the same; sinks differ by output shape)
 
-SOURCE_DDL = """CREATE TABLE bids (
+BIDS = """CREATE TABLE bids (
   auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
   date_time TIMESTAMP(3), extra STRING{watermark}
-) WITH (
+) WITH ("""
+SOURCE_DDL = BIDS + """
   'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}',
   'format' = 'json', 'scan.startup.mode' = 'earliest-offset',
   {bounded}
@@ -42,12 +43,22 @@ SOURCE_DDL = """CREATE TABLE bids (
 
 SINK_OPTS = (
     "'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
-    "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'"
+    "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'{sink_extra}"
 )
 UPSERT_OPTS = (
     "'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
-    "'key.format' = 'json', 'value.format' = 'json'"
+    "'key.format' = 'json', 'value.format' = 'json'{sink_extra}"
 )
+# Engine-only runs (no Kafka): the same columns from the datagen connector into a blackhole.
+ENGINE_SOURCE_DDL = BIDS + """
+  'connector' = 'datagen', 'number-of-rows' = '{events}', 'rows-per-second' = '1000000000',
+  'fields.auction.min' = '1000', 'fields.auction.max' = '{max_auction}',
+  'fields.bidder.min' = '1000', 'fields.bidder.max' = '1000000',
+  'fields.price.min' = '100', 'fields.price.max' = '10000000',
+  'fields.channel.length' = '8', 'fields.url.length' = '60', 'fields.extra.length' = '20'
+)"""
+BLACKHOLE_OPTS = "'connector' = 'blackhole'"
+
 
 SQL: dict[str, tuple[str, list[str]]] = {
     # workload: (sink DDL, [INSERT variants tried in order])
@@ -104,8 +115,49 @@ SQL: dict[str, tuple[str, list[str]]] = {
 
 
 def base_workload(w: str) -> str:
-    """``AGG10k`` → ``AGG``."""
+    """``AGG10k`` → ``AGG``, ``WIN/hashmap`` → ``WIN`` (the row label's backend suffix dropped)."""
+    w = w.split("/")[0]
     return "AGG" if w.startswith("AGG") else w
+
+
+def workload_sql(spec: dict, sink_extra: dict[str, dict[str, str]] | None = None,
+                 source_extra: str = "") -> tuple[str, str, list[str]]:
+    """``(source DDL, sink DDL, [INSERT variants])`` of the spec's workload, for any engine.
+
+    Args:
+        spec: the contender spec (workload, topics, end offsets, ``engine`` for datagen → blackhole).
+        sink_extra: more WITH options of the sink by sink connector (``kafka`` / ``upsert-kafka``).
+        source_extra: more WITH options of the kafka source (``, 'k' = 'v'`` text).
+    """
+    w = base_workload(spec["workload"])
+    wm = ",\n  WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND" if w == "WIN" else ""
+    sink_ddl, inserts = SQL[w]
+    upsert = "upsert-kafka" in sink_ddl
+    if spec.get("engine"):
+        source = ENGINE_SOURCE_DDL.format(watermark=wm, events=spec["events"],
+                                          max_auction=1000 + spec["keys"] - 1)
+        start = sink_ddl.index("WITH (") + len("WITH (")
+        sink = sink_ddl[:start] + BLACKHOLE_OPTS + ")"
+        return source, sink.replace(", PRIMARY KEY (auction) NOT ENFORCED", ""), inserts
+    ends = ";".join(
+        f"partition:{k},offset:{v}" for k, v in sorted(spec["ends"].items(), key=lambda kv: int(kv[0]))
+    )
+    # backlog runs read to the end offsets at open; paced (latency) runs to offsets known ahead
+    bounded = (
+        "'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '" + ends + "'"
+        if spec.get("paced")
+        else "'scan.bounded.mode' = 'latest-offset'"
+    )
+    extra = (sink_extra or {}).get("upsert-kafka" if upsert else "kafka", {})
+    fmt = {
+        "topic": spec["input"],
+        "bootstrap": spec["bootstrap"],
+        "bounded": bounded + source_extra,
+        "out": spec["output"],
+        "watermark": wm,
+        "sink_extra": "".join(f", '{k}' = '{v}'" for k, v in extra.items()),
+    }
+    return SOURCE_DDL.format(**fmt), sink_ddl.format(**fmt), inserts
 
 
 def ready(spec: dict) -> None:
@@ -116,6 +168,21 @@ def ready(spec: dict) -> None:
 
 class NotSupported(Exception):
     """The contender cannot run this workload (e.g. planning failed)."""
+
+
+def first_insert(execute, inserts: list[str]):
+    """``(execute(sql), sql)`` for the first INSERT variant the engine plans.
+
+    Raises:
+        NotSupported: every variant failed (their errors).
+    """
+    errors = []
+    for ins in inserts:
+        try:
+            return execute(ins), ins
+        except Exception as e:  # noqa: BLE001  (planning errors: try the next form)
+            errors.append(f"{type(e).__name__}: {str(e)[:500]}")
+    raise NotSupported("; ".join(errors))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -232,49 +299,25 @@ def run_streamsql(spec: dict, res: dict) -> None:
     from streamsql import StreamEnvironment
 
     _instrument_streamsql_consumer(res, spec["input"])
-    w = base_workload(spec["workload"])
     d = spec["workdir"]
     env = StreamEnvironment(
         {
             "pipeline.name": spec["group"],
             "execution.checkpointing.interval": f"{spec['interval_ms']} ms",
             "execution.checkpointing.mode": "EXACTLY_ONCE",
-            "state.backend.type": "rocksdb",
+            "state.backend.type": spec.get("backend") or "rocksdb",
             "execution.checkpointing.dir": os.path.join(d, "checkpoints"),
             "state.dir": os.path.join(d, "state"),
             **spec.get("streamsql_config", {}),
         }
     )
-    ends = ";".join(
-        f"partition:{k},offset:{v}" for k, v in sorted(spec["ends"].items(), key=lambda kv: int(kv[0]))
-    )
-    wm = ",\n  WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND" if w == "WIN" else ""
-    # backlog runs read to the end offsets at open; paced (latency) runs to offsets known ahead
-    bounded = (
-        "'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '" + ends + "'"
-        if spec.get("paced")
-        else "'scan.bounded.mode' = 'latest-offset'"
-    )
-    fmt = {
-        "topic": spec["input"],
-        "bootstrap": spec["bootstrap"],
-        "bounded": bounded,
-        "out": spec["output"],
-        "watermark": wm,
-    }
-    env.execute_sql(SOURCE_DDL.format(**fmt))
-    sink_ddl, inserts = SQL[w]
-    env.execute_sql(sink_ddl.format(**fmt))
-    job, errors = None, []
-    for ins in inserts:
-        try:
-            job = env.execute_sql(ins).job
-            break
-        except Exception as e:  # noqa: BLE001  (planning errors: try the next form)
-            errors.append(f"{type(e).__name__}: {e}")
-    if job is None:
-        raise NotSupported("; ".join(errors))
-    res["sql"] = ins
+    source_ddl, sink_ddl, inserts = workload_sql(spec)
+    env.execute_sql(source_ddl)
+    env.execute_sql(sink_ddl)
+    if spec.get("engine"):  # no consumer to time: the run starts at the INSERT
+        res["t_first"] = time.time()
+    result, res["sql"] = first_insert(env.execute_sql, inserts)
+    job = result.job
     ready(spec)
     seen: dict[int, float] = {}
     stop = threading.Event()
@@ -432,7 +475,11 @@ RUNNERS = {"raw": run_raw, "streamsql": run_streamsql, "streamsql-baseline": run
            "quix": run_quix}
 
 
-def main(argv: list[str]) -> int:
+def run_spec(argv: list[str], run, measure=None) -> None:
+    """Run ``run(spec, res)`` for the spec file ``argv[0]``, write the result JSON and exit.
+
+    ``measure(res)``, if given, runs last (after ``peak_rss``), before the result is written.
+    """
     spec = json.loads(open(argv[0]).read())
     res: dict = {
         "contender": spec["contender"],
@@ -448,17 +495,25 @@ def main(argv: list[str]) -> int:
     }
     code = 0
     try:
-        RUNNERS[spec["contender"]](spec, res)
+        run(spec, res)
     except NotSupported as e:
         res["error"], res["not_supported"] = str(e), True
         code = 3
     except BaseException as e:  # noqa: BLE001  (the harness reports it)
-        res["error"] = f"{type(e).__name__}: {e}\n{traceback.format_exc()[-3000:]}"
+        res["error"] = f"{type(e).__name__}: {str(e)[:3000]}\n{traceback.format_exc()[-3000:]}"
         code = 1
     res["peak_rss"] = peak_rss_bytes()
+    if measure is not None:
+        measure(res)
     write_json(spec["result"], res)
     sys.stdout.flush()
-    os._exit(code)  # no lingering non-daemon threads (librdkafka, job threads)
+    os._exit(code)  # no lingering non-daemon threads (librdkafka, job threads, Flink's gateway JVM)
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(open(argv[0]).read())
+    run_spec(argv, RUNNERS[spec["contender"]])
+    return 0
 
 
 if __name__ == "__main__":

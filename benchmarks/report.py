@@ -18,24 +18,47 @@ def _mean(xs):
     return sum(xs) / len(xs) if xs else None
 
 
-def table(rows: list[dict]) -> str:
-    by = {(r["workload"], r["contender"]): r for r in rows}
-    lines = [
-        "| workload | contender | events/s | × raw | × quix | p50 latency ms | p99 latency ms | peak RSS MiB "
-        "| mean checkpoint ms | output records (expected) |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
-    ]
+def _ratio(a, b):
+    return _f(a / b if a and b else None, "{:.2f}")
+
+
+def _header(columns: list[str]) -> list[str]:
+    """A markdown table's head: two text columns, then numbers."""
+    return ["| " + " | ".join(columns) + " |", "|---|---|" + "--:|" * (len(columns) - 2)]
+
+
+def _failed(r: dict, columns: int) -> str | None:
+    """The row of a run that did not give numbers (its error in the last column), else None."""
+    if not r.get("error"):
+        return None
+    what = "not supported" if r.get("not_supported") else "failed"
+    text = r["error"][:120] if r.get("not_supported") else r["error"].splitlines()[0][:120]
+    return f"| {r['workload']} | {r['contender']} | {what} |" + " |" * (columns - 4) + f" {text} |"
+
+
+def _with_numbers(rows: list[dict], columns: int, lines: list[str]):
+    """The rows of runs that gave numbers; the others' rows (:func:`_failed`) go into ``lines``."""
     for r in rows:
+        failed = _failed(r, columns)
+        if failed:
+            lines.append(failed)
+        else:
+            yield r
+
+
+def table(rows: list[dict]) -> str:
+    """The Kafka end-to-end table: one row per (workload, contender)."""
+    by = {(r["workload"], r["contender"]): r for r in rows}
+    columns = ["workload", "contender", "events/s", "steady events/s", "× flink (steady)", "× raw",
+               "× quix", "start-up s", "CPU s / M events", "p50 latency ms", "p99 latency ms",
+               "peak RSS MiB", "mean checkpoint ms", "output records (expected)"]
+    lines = _header(columns)
+    for r in _with_numbers(rows, len(columns), lines):
         w, c = r["workload"], r["contender"]
-        if r.get("not_supported"):
-            lines.append(f"| {w} | {c} | not supported | | | | | | | {r['error'][:120]} |")
-            continue
-        if r.get("error"):
-            lines.append(f"| {w} | {c} | failed | | | | | | | {r['error'].splitlines()[0][:120]} |")
-            continue
-        eps = r.get("events_per_s")
-        raw = (by.get((w, "raw")) or {}).get("events_per_s")
-        quix = (by.get((w, "quix")) or {}).get("events_per_s")
+        eps, steady = r.get("events_per_s"), r.get("steady_events_per_s")
+        raw = (by.get((w.split("/")[0], "raw")) or {}).get("events_per_s")
+        quix = (by.get((w.split("/")[0], "quix")) or {}).get("events_per_s")
+        flink = (by.get((w, "flink")) or {}).get("steady_events_per_s")
         exp = r.get("expected")
         out = r.get("out_records")
         if r.get("out_keys"):
@@ -43,11 +66,32 @@ def table(rows: list[dict]) -> str:
         elif out is not None:
             out = f"{out:,}"
         lines.append(
-            f"| {w} | {c} | {_f(eps)} | {_f(eps / raw if eps and raw else None, '{:.2f}')} "
-            f"| {_f(eps / quix if eps and quix else None, '{:.2f}')} "
+            f"| {w} | {c} | {_f(eps)} | {_f(steady)} | {_ratio(steady, flink)} | {_ratio(eps, raw)} "
+            f"| {_ratio(eps, quix)} | {_f(r.get('startup_s'), '{:.1f}')} "
+            f"| {_f(r.get('cpu_s_per_m_events'), '{:.1f}')} "
             f"| {_f(r.get('p50_ms'))} | {_f(r.get('p99_ms'))} "
             f"| {_f(_mib(r.get('peak_rss')))} | {_f(_mean(r.get('checkpoint_ms') or []), '{:,.1f}')} "
             f"| {out} ({_f(exp)}) |"
+        )
+    return "\n".join(lines)
+
+
+def engine_table(rows: list[dict]) -> str:
+    """The engine-only table (datagen → blackhole): StreamSQL and Flink per workload."""
+    if not rows:
+        return ""
+    by = {(r["workload"], r["contender"]): r for r in rows}
+    columns = ["workload", "contender", "rows", "events/s (INSERT → end)", "× flink", "start-up s",
+               "CPU s / M events", "peak RSS MiB"]
+    lines = _header(columns)
+    for r in _with_numbers(rows, len(columns), lines):
+        w, c = r["workload"], r["contender"]
+        eps = r.get("events_per_s")
+        flink = (by.get((w, "flink")) or {}).get("events_per_s")
+        lines.append(
+            f"| {w} | {c} | {_f(r.get('events'))} | {_f(eps)} | {_ratio(eps, flink)} "
+            f"| {_f(r.get('startup_s'), '{:.1f}')} | {_f(r.get('cpu_s_per_m_events'), '{:.1f}')} "
+            f"| {_f(_mib(r.get('peak_rss')))} |"
         )
     return "\n".join(lines)
 
@@ -136,10 +180,12 @@ def charts(rows: list[dict], srows: list[dict], out_dir: Path) -> list[str]:
     return files
 
 
-def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path) -> Path:
+def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path,
+                 engine_rows: list[dict] | None = None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(
-        json.dumps({"meta": meta, "rows": rows, "scaling": srows}, indent=1, default=str)
+        json.dumps({"meta": meta, "rows": rows, "scaling": srows, "engine": engine_rows or []},
+                   indent=1, default=str)
     )
     try:
         files = charts(rows, srows, out_dir)
@@ -159,6 +205,8 @@ def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path)
         table(rows),
         "",
     ]
+    if engine_rows:
+        md += ["## Engine only (datagen → blackhole, no Kafka)", "", engine_table(engine_rows), ""]
     if srows:
         md += ["## Scaling (AGG)", "", scaling_table(srows), ""]
     md += [f"![{f}]({f})" for f in files]

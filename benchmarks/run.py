@@ -41,13 +41,17 @@ from benchmarks import datagen
 from benchmarks.common import BOOTSTRAP, RESULTS, create_topic, delete_topics, end_offsets, unique
 from benchmarks.contenders import base_workload
 
-CONTENDERS = ["raw", "streamsql", "quix"]
+CONTENDERS = ["raw", "streamsql", "quix"]  # and "flink" (Apache Flink 2.3 through PyFlink)
 # workload → distinct auctions of its data set
 WORKLOADS = {"Q0": 10_000, "Q1": 10_000, "FN": 10_000, "Q2": 10_000, "AGG10k": 10_000, "AGG1M": 1_000_000,
              "WIN": 10_000}
 SMOKE_SKIPS = {"FN"}  # Q1's shape again: CI's smoke run stays short (run it with --only FN)
 TS_FIELD = {"Q0": "date_time", "Q1": "date_time", "FN": "date_time", "Q2": "date_time", "AGG": "last_ts",
             "WIN": "window_end"}
+STATEFUL = ("AGG", "WIN")
+# engine-only workloads (datagen → blackhole): label → (workload, distinct auctions, backend)
+ENGINE = {"Q1": ("Q1", 10_000, None), "AGG10k": ("AGG10k", 10_000, "rocksdb"),
+          "AGG10k/hashmap": ("AGG10k", 10_000, "hashmap")}
 
 
 def log(msg: str) -> None:
@@ -89,15 +93,21 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[int, int]:
-    """(records, distinct keys) visible to a read_committed consumer."""
+def count_output(topic: str, keys: bool = False, timeout: float = 300,
+                 field: str | None = None) -> tuple[int, int, list[tuple[int, bytes]]]:
+    """(records, distinct keys, [(record timestamp ms, ``field``'s JSON text)]) read_committed.
+
+    The samples are taken when ``field`` is given (the output topics use LogAppendTime, so the
+    timestamp is when the record was written).
+    """
     from confluent_kafka import TopicPartition
 
     ends = end_offsets(topic)
     c = _consumer("bench-count")
     c.assign([TopicPartition(topic, p, 0) for p in ends])
     pending = {p for p, e in ends.items() if e > 0}
-    n, seen = 0, set()
+    n, seen, samples = 0, set(), []
+    needle = f'"{field}":"'.encode() if field else None
     deadline = time.time() + timeout
     while pending and time.time() < deadline:
         msgs = c.consume(10_000, 0.2)
@@ -107,6 +117,12 @@ def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[
             n += 1
             if keys:
                 seen.add(m.key())
+            if needle is not None and m.value() is not None:
+                v = m.value()
+                at = v.find(needle)
+                if at >= 0:
+                    at += len(needle)
+                    samples.append((m.timestamp()[1], v[at : v.index(b'"', at)]))
         if msgs:
             continue  # drain first: the position can pass the end while messages are still queued
         # done when the position (past control records too) reached the end offset
@@ -114,7 +130,29 @@ def count_output(topic: str, keys: bool = False, timeout: float = 300) -> tuple[
             if tp.offset >= ends[tp.partition]:
                 pending.discard(tp.partition)
     c.close()
-    return n, len(seen)
+    return n, len(seen), samples
+
+
+def steady_rate(samples: list[tuple[int, bytes]], events: int, ms_per_event: float) -> dict:
+    """Warm throughput from the output's own timestamps: input events per second after the first half.
+
+    Each output record carries an event time (``date_time``, AGG's ``MAX(date_time)``, WIN's
+    ``window_end``) that says how far into the input its producer had read: event *i* has event
+    time ``START_MS + i · ms_per_event``. With P(t) the furthest event reflected by the output
+    written until append time t: rate = (P(end) − N/2) / (end − the first t with P(t) ≥ N/2).
+    Also ``first_output_ms``, the append time of the first output record.
+    """
+    if not samples:
+        return {"steady_events_per_s": None, "first_output_ms": None}
+    t = np.array([s[0] for s in samples], np.int64)
+    ts = np.array([s[1].decode() for s in samples], "datetime64[ms]").astype(np.int64)
+    order = np.argsort(t, kind="stable")
+    t, progress = t[order], np.maximum.accumulate((ts[order] - datagen.START_MS) / ms_per_event)
+    half = np.searchsorted(progress, events / 2)
+    out = {"first_output_ms": int(t[0]), "steady_events_per_s": None}
+    if half < len(t) and t[-1] > t[half]:
+        out["steady_events_per_s"] = float((progress[-1] - progress[half]) / ((t[-1] - t[half]) / 1000))
+    return out
 
 
 class LatencyReader(threading.Thread):
@@ -161,10 +199,19 @@ def run_contender(
     paced: dict | None = None,
     compacted: bool = False,
     extra: dict | None = None,
+    flink_lock: str | None = None,
 ) -> dict:
-    """Run one contender on ``input_topic`` into a fresh output topic; returns its result dict."""
-    out = create_topic(unique(f"bench-out-{workload.lower()}-{contender}"), compacted=compacted)
-    group = unique(f"bench-{contender}-{workload.lower()}")
+    """Run one contender on ``input_topic`` into a fresh output topic; returns its result dict.
+
+    ``extra`` adds to the spec (``engine``: datagen → blackhole, no topics; ``backend``: the state
+    backend). ``flink_lock``: a file the ``flink`` contender holds an exclusive lock on while it
+    runs (Flink mini-clusters are serialized on a shared machine).
+    """
+    engine = bool((extra or {}).get("engine"))
+    slug = workload.lower().replace("/", "-")
+    out = None if engine else create_topic(unique(f"bench-out-{slug}-{contender}"), compacted=compacted,
+                                           append_time=True)
+    group = unique(f"bench-{contender}-{slug}")
     work = Path(tempfile.mkdtemp(prefix=f"bench-{contender}-"))
     spec = {
         "contender": contender,
@@ -183,6 +230,18 @@ def run_contender(
     }
     (work / "spec.json").write_text(json.dumps(spec))
     cmd = [sys.executable, "-m", "benchmarks.contenders", str(work / "spec.json")]
+    lock = None
+    if contender == "flink":
+        from benchmarks import flink_setup
+
+        spec["flink_jar"] = flink_setup.kafka_jar()
+        (work / "spec.json").write_text(json.dumps(spec))
+        cmd = [flink_setup.flink_python(), "-m", "benchmarks.flink_job", str(work / "spec.json")]
+        if flink_lock:
+            import fcntl
+
+            lock = open(flink_lock, "a")  # noqa: SIM115  (held until the run ends)
+            fcntl.flock(lock, fcntl.LOCK_EX)
     if profile:
         RESULTS.joinpath("profiles").mkdir(parents=True, exist_ok=True)
         prof = RESULTS / "profiles" / f"{contender}-{workload}.txt"
@@ -198,12 +257,15 @@ def run_contender(
             str(prof),
             "--",
         ] + cmd
-    log(f"  {contender:9} {workload:7} {'latency' if paced else 'throughput'} → {out}")
+    phase = "engine" if engine else "latency" if paced else "throughput"
+    log(f"  {contender:9} {workload:7} {phase} → {out}")
     repo = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(repo) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     stdout = open(work / "stdout.txt", "w")
+    t_launch = time.time()
     proc = subprocess.Popen(cmd, cwd=work, stdout=stdout, stderr=subprocess.STDOUT, env=env)
     reader = None
+    usage = None
     try:
         if paced:
             reader = LatencyReader(
@@ -211,19 +273,17 @@ def run_contender(
             )
             reader.start()
             deadline = time.time() + 120
-            while not os.path.exists(spec["ready"]) and proc.poll() is None and time.time() < deadline:
+            while not os.path.exists(spec["ready"]) and _running(proc) and time.time() < deadline:
                 time.sleep(0.05)
             time.sleep(2.0)  # let the consumer settle (quix: group join, state recovery)
-            if proc.poll() is None:
+            if _running(proc):
                 paced["t0_ms"] = time.time() * 1000
                 datagen.load_paced(input_topic, paced["events"], paced["keys"], paced["rate"], BOOTSTRAP)
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        usage = _wait_usage(proc, timeout_s)
     finally:
         stdout.close()
+        if lock is not None:
+            lock.close()
     if reader is not None:
         time.sleep(1.0)  # last commit visible
         reader.stop.set()
@@ -243,18 +303,52 @@ def run_contender(
             "peak_rss": None,
         }
     res["output_topic"] = out
+    res["t_launch"] = t_launch
+    if usage is not None and not profile:  # the whole tree: wait4 sees the reaped descendants
+        res["cpu_s"] = usage.ru_utime + usage.ru_stime + res.get("cpu_unreaped_s", 0.0)
+        if res.get("events"):
+            res["cpu_s_per_m_events"] = res["cpu_s"] / res["events"] * 1e6
     if res.get("t_first") and res.get("t_end"):
         res["seconds"] = res["t_end"] - res["t_first"]
         res["events_per_s"] = res["events"] / res["seconds"] if res["seconds"] > 0 else None
     if reader is not None:
         res["latency_samples"] = reader.samples
-    if not res.get("error") and not paced:
-        res["out_records"], res["out_keys"] = count_output(out, keys=compacted)
+    if engine:
+        res["startup_s"] = res["t_first"] - t_launch if res.get("t_first") else None
+    elif not res.get("error") and not paced:
+        field = "date_time" if contender == "raw" else TS_FIELD[base_workload(workload)]
+        res["out_records"], res["out_keys"], samples = count_output(out, keys=compacted, field=field)
+        res.update(steady_rate(samples, res["events"], datagen.BidGenerator(1).ms_per_event))
+        if res["first_output_ms"]:
+            res["startup_s"] = res["first_output_ms"] / 1000 - t_launch
     if res.get("error"):
-        log(f"    ! {res['error'].splitlines()[0][:300]}")
-    delete_topics([out] + list(res.get("changelog_topics") or []))
-    shutil.rmtree(work, ignore_errors=True)
+        log(f"    ! {res['error'].splitlines()[0][:300]} (output in {work / 'stdout.txt'})")
+    if not engine:
+        delete_topics([out] + list(res.get("changelog_topics") or []))
+    if not res.get("error"):
+        shutil.rmtree(work, ignore_errors=True)
     return res
+
+
+def _running(proc: subprocess.Popen) -> bool:
+    """Whether ``proc`` still runs, without reaping it (its resource usage is read at the end)."""
+    return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+
+
+def _wait_usage(proc: subprocess.Popen, timeout_s: float):
+    """Wait for ``proc`` (killed after ``timeout_s``); its resource usage, descendants it reaped included."""
+    deadline = time.time() + timeout_s
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.time() > deadline:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.05)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage
 
 
 def latency_stats(samples: list[tuple[float, float]], t_from: float, t_to: float | None) -> dict:
@@ -323,6 +417,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true", help="py-spy each streamsql run (results/profiles/)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
+    ap.add_argument("--backends", default="rocksdb",
+                    help="state backends of the stateful workloads (AGG*, WIN): rocksdb,hashmap; a "
+                    "hashmap row is labelled WORKLOAD/hashmap")
+    ap.add_argument("--engine", default=None,
+                    help="engine-only table (datagen → blackhole, no Kafka) of streamsql and flink for "
+                    "these workloads: " + ",".join(ENGINE) + " ('all' for every one); 'none' skips it")
+    ap.add_argument("--engine-events", type=int, default=None,
+                    help="rows per engine-only run (default --events)")
+    ap.add_argument("--flink-lock", default="/tmp/flink.lock",
+                    help="file locked while a flink contender runs (shared-machine serialization); "
+                    "'' for none")
     a = ap.parse_args(argv)
 
     events = a.events or (20_000 if a.smoke else 1_000_000)
@@ -355,25 +460,32 @@ def main(argv: list[str] | None = None) -> int:
             datasets[(keys, n)] = ds
         return datasets[(keys, n)]
 
-    rows = []
+    runs = [(f"{w}/{b}" if b not in (None, "rocksdb") else w, w, b)
+            for w in workloads
+            for b in (a.backends.split(",") if base_workload(w) in STATEFUL else [None])]
+    rows, engine_rows = [], []
     try:
-        for w in workloads:
+        for label, w, backend in runs:
             keys = WORKLOADS[w]
             ds = dataset(keys, events)
             for c in contenders:
+                if backend == "hashmap" and c in ("raw", "quix"):  # they have no such backend
+                    continue
+                extra = {**(_tree(c, a.baseline) or {}), "backend": backend}
                 res = run_contender(
                     c,
-                    w,
+                    label,
                     ds.topic,
                     ds.end_offsets,
                     a.interval_ms,
                     timeout,
                     profile="pyspy" if a.profile and c == "streamsql" else None,
                     compacted=base_workload(w) == "AGG",
-                    extra=_tree(c, a.baseline),
+                    extra=extra,
+                    flink_lock=a.flink_lock or None,
                 )
                 row = {
-                    "workload": w,
+                    "workload": label,
                     "contender": c,
                     "events": ds.events,
                     "keys": ds.keys,
@@ -390,14 +502,15 @@ def main(argv: list[str] | None = None) -> int:
                     paced = {"events": n, "keys": pk, "rate": a.latency_rate}
                     lres = run_contender(
                         c,
-                        w,
+                        label,
                         ptopic,
                         datagen.paced_offsets(n, pk, 43),
                         a.interval_ms,
                         timeout,
                         paced=paced,
                         compacted=base_workload(w) == "AGG",
-                        extra=_tree(c, a.baseline),
+                        extra=extra,
+                        flink_lock=a.flink_lock or None,
                     )
                     delete_topics([ptopic])
                     if lres.get("error"):
@@ -410,15 +523,28 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 eps = row.get("events_per_s")
                 log(
-                    f"    {c} {w}: "
+                    f"    {c} {label}: "
                     + (
-                        f"{eps:,.0f} ev/s, out {row.get('out_records')} (exp {row['expected']}), "
+                        f"{eps:,.0f} ev/s, steady {row.get('steady_events_per_s') or 0:,.0f} ev/s, "
+                        f"{row.get('cpu_s_per_m_events') or 0:.1f} CPU-s/M, "
+                        f"start-up {row.get('startup_s') or 0:.1f} s, "
+                        f"out {row.get('out_records')} (exp {row['expected']}), "
                         f"p50 {row.get('p50_ms')}, p99 {row.get('p99_ms')}, "
                         f"rss {(row.get('peak_rss') or 0) / 2**20:.0f} MiB"
                         if eps
                         else "failed"
                     )
                 )
+        engine = list(ENGINE) if a.engine == "all" else (a.engine or "none").split(",")
+        for label in [e for e in engine if e != "none"]:
+            w, keys, backend = ENGINE[label]
+            for c in [c for c in contenders if c in ("streamsql", "flink")]:
+                spec = {"engine": True, "events": a.engine_events or events, "keys": keys, "backend": backend}
+                res = run_contender(c, label, "", {}, a.interval_ms, timeout, extra=spec,
+                                    flink_lock=a.flink_lock or None)
+                engine_rows.append({"workload": label, "contender": c, **res})
+                log(f"    {c} {label} engine-only: {res.get('events_per_s') or 0:,.0f} ev/s, "
+                    f"{res.get('cpu_s_per_m_events') or 0:.1f} CPU-s/M")
         scaling_rows = []
         if scaling:
             scaling_rows = run_scaling(a, events, dataset, timeout, a.scaling_contenders.split(","), rows)
@@ -436,9 +562,10 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "machine": f"{os.cpu_count()} cores",
         "versions": _versions(),
+        "backends": a.backends,
         "datasets": [asdict(d) for d in datasets.values()],
     }
-    write_report(rows, scaling_rows, meta, out_dir)
+    write_report(rows, scaling_rows, meta, out_dir, engine_rows)
     log(f"done in {meta['minutes']:.1f} min → {out_dir / 'results.md'}")
     return 0 if all(not r.get("error") or r.get("not_supported") for r in rows) else 1
 
