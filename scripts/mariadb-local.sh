@@ -113,21 +113,9 @@ create_user() {
   touch "$DATA_DIR/.streamsql-initialized"
 }
 
-wait_ready() {
-  local pid="$1" deadline=$((SECONDS + MARIADB_START_TIMEOUT))
-  while (( SECONDS < deadline )); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -n 30 "$OUT_FILE" >&2 || true
-      log "ERROR: mariadbd process $pid exited during startup"
-      return 1
-    fi
-    port_open "$MARIADB_PORT" && sql "SELECT 1" >/dev/null 2>&1 && return 0
-    sleep 0.5
-  done
-  tail -n 30 "$OUT_FILE" >&2 || true
-  log "ERROR: MariaDB not ready on $ADDRESS after ${MARIADB_START_TIMEOUT}s"
-  return 1
-}
+probe() { sql "SELECT 1" >/dev/null 2>&1; }
+
+wait_ready() { wait_service "$1" "$MARIADB_PORT" "$MARIADB_START_TIMEOUT" "$OUT_FILE" MariaDB; }
 
 cmd_start() {
   mkdir -p "$MARIADB_HOME_DIR" "$LOG_DIR"

@@ -102,21 +102,9 @@ create_database() {
     "CREATE DATABASE \"$PG_DATABASE\"" >/dev/null || die "could not create database $PG_DATABASE"
 }
 
-wait_ready() {
-  local pid="$1" deadline=$((SECONDS + PG_START_TIMEOUT))
-  while (( SECONDS < deadline )); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -n 30 "$OUT_FILE" >&2 || true
-      log "ERROR: postgres process $pid exited during startup"
-      return 1
-    fi
-    port_open "$PG_PORT" && pg_ready && return 0
-    sleep 0.5
-  done
-  tail -n 30 "$OUT_FILE" >&2 || true
-  log "ERROR: PostgreSQL not ready on $ADDRESS after ${PG_START_TIMEOUT}s"
-  return 1
-}
+probe() { pg_ready; }
+
+wait_ready() { wait_service "$1" "$PG_PORT" "$PG_START_TIMEOUT" "$OUT_FILE" PostgreSQL; }
 
 cmd_start() {
   mkdir -p "$PG_HOME_DIR" "$LOG_DIR"

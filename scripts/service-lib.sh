@@ -1,8 +1,8 @@
-# Shared by scripts/kafka-local.sh and scripts/s3-local.sh (sourced, not run): a local JVM
-# service started in the background with its pid in a file.
+# Shared by scripts/*-local.sh (sourced, not run): a local service started in the background
+# with its pid in a file.
 #
-# The sourcing script sets PID_FILE and SERVICE_MAIN (a string its java command line contains,
-# so a recycled pid is never taken for ours) and defines log().
+# The sourcing script sets PID_FILE and SERVICE_MAIN (a string its command line contains, so a
+# recycled pid is never taken for ours) and defines log() (and probe() for wait_service).
 
 # Pid of our service if it is alive (and really ours), else empty.
 running_pid() {
@@ -52,5 +52,24 @@ service_status() {
     return 0
   fi
   echo "stopped"
+  return 1
+}
+
+# Wait until the service with pid $1 listens on port $2 and the sourcing script's probe()
+# succeeds, for at most $3 seconds; on failure print the tail of log $4, say why ($5 names the
+# service) and return 1.
+wait_service() {
+  local pid="$1" port="$2" timeout="$3" out="$4" name="$5" deadline=$((SECONDS + $3))
+  while (( SECONDS < deadline )); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 30 "$out" >&2 || true
+      log "ERROR: $name process $pid exited during startup"
+      return 1
+    fi
+    port_open "$port" && probe && return 0
+    sleep 0.5
+  done
+  tail -n 30 "$out" >&2 || true
+  log "ERROR: $name not ready on 127.0.0.1:$port after ${timeout}s"
   return 1
 }
