@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks import datagen
-from benchmarks.run import steady_rate
+from benchmarks.output import steady_rate
 
 
 def _sample(append_ms: int, event: int) -> tuple[int, bytes]:
