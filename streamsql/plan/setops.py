@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.core.types import SqlType
+from streamsql.core.types import SqlType, duckdb_cast
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars.typerules import common_type
 from streamsql.plan.expressions import quote
@@ -94,7 +94,7 @@ def _widen(planner: Planner, side: PlanNode, names: list[str], have: list[SqlTyp
     if all(a.to_arrow() == t.to_arrow() for a, t in zip(have, types)):
         return side
     return planner._calc(side, [(n, quote(src) if a.to_arrow() == t.to_arrow() else
-                                 f"CAST({quote(src)} AS {t.duckdb()})")
+                                 duckdb_cast(quote(src), a, t))
                                 for n, src, a, t in zip(names, side.schema.names, have, types)], None)
 
 

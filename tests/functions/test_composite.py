@@ -179,3 +179,10 @@ def test_client_text_of_composites():
     assert format_value([("k", 1), ("j", None)]) == "{k=1, j=NULL}"
     assert format_value([{"x": 5}]) == "[(5)]"
     assert format_value(None) == "<NULL>"
+
+
+def test_case_and_coalesce_take_row_fields_by_position(env):
+    rows = query(env, "SELECT id, CASE WHEN id = 1 THEN p ELSE ROW(9, 'z', CAST(NULL AS TIMESTAMP(3))) END, "
+                      "COALESCE(p, ROW(8, 'y', CAST(NULL AS TIMESTAMP(3)))).s FROM s WHERE id IN (1, 3)")
+    ts = dt.datetime(2024, 1, 1, 10, 0, 0, 123000)
+    assert rows == [(1, {"x": 1, "s": "a", "ts": ts}, "a"), (3, {"x": 9, "s": "z", "ts": None}, "y")]

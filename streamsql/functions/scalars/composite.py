@@ -53,6 +53,8 @@ def handles(n: exp.Expression) -> bool:
     if isinstance(n, exp.In) and not n.args.get("query"):
         t = type_of(n.this)
         return t is not None and t.is_composite
+    if isinstance(n, (exp.Case, exp.Coalesce)) or isinstance(n, exp.If) and n.arg_key != "ifs":
+        return any(t is not None and t.is_composite for t in map(type_of, _branches(n)))
     return isinstance(n, exp.Anonymous) and n.name.upper() == "ROW"
 
 
@@ -77,7 +79,49 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
     if isinstance(n, exp.In):
         n.set("expressions", [_like(n, n.this, e) for e in n.expressions])
         return n, SqlType("BOOLEAN")
+    if isinstance(n, (exp.Case, exp.Coalesce, exp.If)):
+        return _choice(n)
     return _row(n.expressions)
+
+
+def _branches(n: exp.Expression) -> list[exp.Expression]:
+    """The values a CASE, IF or COALESCE may give (not its conditions)."""
+    if isinstance(n, exp.Case):
+        values = [i.args["true"] for i in n.args.get("ifs") or []]
+        return values + ([n.args["default"]] if n.args.get("default") else [])
+    if isinstance(n, exp.Coalesce):
+        return [n.this, *n.expressions]
+    return [v for v in (n.args.get("true"), n.args.get("false")) if v is not None]
+
+
+def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
+    """CASE / IF / COALESCE over composites: every value brought to their common type by position.
+
+    DuckDB unifies STRUCTs by field name, which would merge ``p`` and ``ROW(...)`` into one
+    STRUCT of both field lists; Flink takes the fields by position.
+    """
+    values = _branches(n)
+    t = common_type([type_of(v) for v in values])
+    if t is None:
+        msg = "The values have no common type: " + ", ".join(str(type_of(v) or "?") for v in values)
+        raise FunctionError(msg, n)
+
+    def cast(v: exp.Expression) -> exp.Expression:
+        vt = type_of(v)
+        if vt is None or vt.name == "NULL" or vt == t:
+            return v
+        return template(duckdb_cast(v.sql(dialect="duckdb"), vt, t))
+
+    if isinstance(n, exp.Case):
+        for i in n.args.get("ifs") or []:
+            i.set("true", cast(i.args["true"]))
+        if n.args.get("default"):
+            n.set("default", cast(n.args["default"]))
+        return n, t
+    if isinstance(n, exp.Coalesce):
+        return template("coalesce(" + ", ".join(_sql(cast(v)) for v in values) + ")"), t
+    return exp.If(this=n.this, true=cast(n.args["true"]),
+                  false=cast(n.args["false"]) if n.args.get("false") else None), t
 
 
 def _compare(n: exp.Expression) -> tuple[exp.Expression, SqlType]:

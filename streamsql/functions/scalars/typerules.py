@@ -21,6 +21,8 @@ Flink divides integers as integers).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from streamsql.core.types import SqlType
 
 _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
@@ -84,8 +86,11 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
     if not known or any(t is None for t in known):
         return None
     first = known[0]
-    if first.is_composite:
-        return first if all(t.with_nullable(True) == first.with_nullable(True) for t in known) else None
+    if first.is_composite:  # part by part; a ROW keeps the first one's field names (Flink: by position)
+        if any(t.name != first.name or len(t.children) != len(first.children) for t in known):
+            return None
+        parts = [common_type([t.children[i] for t in known]) for i in range(len(first.children))]
+        return None if None in parts else replace(first, children=tuple(parts), nullable=True)
     if all(t.name == first.name for t in known) and first.name != "DECIMAL":
         if first.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(first.name, max(t.precision or 0 for t in known))
