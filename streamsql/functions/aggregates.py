@@ -68,6 +68,7 @@ from streamsql.functions.aggregate_function import (
     overflow_error,
     valid_mask,
 )
+from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
 
@@ -458,7 +459,7 @@ class CountDistinct(MinRetract):
 
 FUNCTIONS: dict[str, type[AggregateFunction]] = {
     cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
-                              *VARIANCE_FUNCTIONS)
+                              *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS)
 }
 
 
@@ -491,8 +492,16 @@ AGGREGATE_DOCS = (
     AggregateDoc(("STDDEV_POP",), "integers, DOUBLE", "NULL without a non-NULL value", _VARIANCE),
     AggregateDoc(("STDDEV_SAMP", "STDDEV"), "integers, DOUBLE", "NULL with fewer than two non-NULL values",
                  _VARIANCE),
+    AggregateDoc(("FIRST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value",
+                 "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),
+    AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value",
+                 "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),
+    AggregateDoc(("LISTAGG",), "STRING [, separator: a string literal, default `,`]",
+                 "ignores NULL values; NULL without a non-NULL value",
+                 "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),
 )
-"""The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py)."""
+"""The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py;
+FIRST_VALUE, LAST_VALUE and LISTAGG: the compat cases tests/compat/cases/ordered_aggs_*)."""
 
 
 def _numeric(func: str, arg: SqlType) -> None:

@@ -35,7 +35,6 @@ import pyarrow as pa
 from streamsql.core.errors import ExecutionError, SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import AggregateFunction as Aggregate
-from streamsql.functions.aggregates import FUNCTIONS
 from streamsql.functions.udf_types import annotation_type, argument_types, mark
 from streamsql.state.layout import encode_value
 
@@ -173,6 +172,9 @@ def declare_aggregate(name: str, obj: object, system: bool = False, path: str | 
         func=f"udaf_{next(_ids)}_{name.lower()}",
     )
     _storable(ua, impl.create_accumulator(), "its accumulator")
+    # imported here: aggregates imports the built-in row-wise aggregates, which subclass PythonAggregate
+    from streamsql.functions.aggregates import FUNCTIONS
+
     FUNCTIONS[ua.func] = type(
         f"PythonAggregate_{ua.func}",
         (PythonAggregate,),

@@ -30,10 +30,15 @@ class PythonAggCall(exp.Anonymous, exp.AggFunc):
     """
 
 
+class ListAggCall(exp.Anonymous, exp.AggFunc):
+    """A ``LISTAGG(x [, sep])`` call, as PythonAggCall (marked by :mod:`streamsql.plan.ordered_aggs`)."""
+
+
 Generator.TRANSFORMS[PythonAggCall] = Generator.anonymous_sql
+Generator.TRANSFORMS[ListAggCall] = Generator.anonymous_sql
 
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
-             exp.StddevSamp, exp.Stddev, PythonAggCall)
+             exp.StddevSamp, exp.Stddev, PythonAggCall, exp.FirstValue, exp.LastValue, ListAggCall)
 
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}

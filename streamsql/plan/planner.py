@@ -51,6 +51,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.ordered_aggs import ORDERED_CALLS, mark_listagg, ordered_agg_call
 from streamsql.plan.over import plan_over
 from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, python_agg_call
 from streamsql.plan.query import compile_query
@@ -122,8 +123,10 @@ class Planner:
         if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
-            # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py)
-            return self._select(rewrite_qualify(mark_python_aggregates(q, self.catalog.functions)))
+            # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py);
+            # LISTAGG calls (plan/ordered_aggs.py)
+            q = mark_python_aggregates(mark_listagg(q), self.catalog.functions)
+            return self._select(rewrite_qualify(q))
         if isinstance(q, exp.Values):
             self._fail(q, "VALUES is not supported yet (neither in INSERT nor as a query); insert from a "
                           "table instead, e.g. a 'filesystem' table over a JSON file of the rows")
@@ -439,6 +442,8 @@ class Planner:
         """``(function, argument)``: one expression, a list of them (a Python aggregate) or None."""
         if isinstance(call, PythonAggCall):
             return python_agg_call(self, call, mode)
+        if isinstance(call, ORDERED_CALLS):
+            return ordered_agg_call(self, call, mode)
         updating = mode != INSERT_ONLY
         if isinstance(call, exp.Count):
             arg = call.this

@@ -49,6 +49,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
 )
+from streamsql.plan.ordered_aggs import reject_ordered_aggregates
 from streamsql.plan.python_udfs import reject_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.specs import WindowSpec
@@ -381,6 +382,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
     if spec.kind == "SESSION":  # its operator folds object accumulators from partial states
         reject_python_aggregates(planner, calls.values(), "a SESSION window aggregate")
+        reject_ordered_aggregates(planner, calls.values(), "a SESSION window aggregate")
     _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
     pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
     pre.append(("__ts", quote(rowtime)))

@@ -164,6 +164,10 @@ class SlicingWindowAggOperator(Operator):
         self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
                              + (f" GROUP BY {', '.join(key_cols)}" if key_cols else ""))
         self._con = python_functions.connect()
+        if self.aggregates.rowwise:
+            # a row-wise aggregate's partial is the list of its rows, which must keep their arrival
+            # order (FIRST_VALUE, LISTAGG, Python aggregates): DuckDB's parallel list() does not
+            self._con.execute("SET threads = 1")
         self._schema: pa.Schema | None = None  # of partial tables (fixed by the first one)
 
     # -- lifecycle ----------------------------------------------------------------------------
