@@ -31,6 +31,7 @@ from streamsql.state.int_index import IntIndex
 from streamsql.state.layout import (
     MAX_PARALLELISM,
     NULL_INT_KEY,
+    StateFormatError,
     crc32_rows,
     encode_keys,
     with_key_groups,
@@ -157,8 +158,8 @@ class ColumnTable:
         """Move the backend's restored entries into new slots (values checked and decoded at once)."""
         state_keys = list(self._pending)
         slots = self._allocate(len(state_keys))
-        self._keys.add_state_keys(state_keys, slots)
         try:
+            self._keys.add_state_keys(state_keys, slots)
             self.values.load(slots, list(self._pending.values()))
         except Exception:  # StateFormatError: the entries stay pending, the table empty
             self.reset()
@@ -249,6 +250,10 @@ class _IntKeys:
 
     def add_state_keys(self, state_keys: list[bytes], slots: np.ndarray) -> None:
         keys = [k[_KEY_GROUP_BYTES:] for k in state_keys]
+        if any(len(k) != 8 and k != NULL_INT_KEY for k in keys):
+            msg = ("Restored GROUP BY state has keys that are not one integer column's: restore from a "
+                   "snapshot of this query or start afresh")
+            raise StateFormatError(msg)
         null = [i for i, k in enumerate(keys) if k == NULL_INT_KEY]
         if null:
             self._null_slot = int(slots[null[0]])

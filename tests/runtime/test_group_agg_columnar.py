@@ -232,3 +232,20 @@ def test_deleted_keys_are_compacted_away_and_results_stay_right(tmp_path):
     (col_out, col_state), (gen_out, gen_state) = ops.values()
     assert col_out == gen_out
     assert len(col_state) == len(gen_state) == 2000  # keys 1000..2999 have rows
+
+
+def test_hashmap_restore_of_keys_of_another_type_fails_clearly(tmp_path):
+    """String-key state restored into an operator keyed by one integer column is refused."""
+    from streamsql.state.layout import StateFormatError
+
+    calls = [("count_star", None), ("sum", 1)]
+    writer, backend = _operator(ColumnarGroupAggOperator, pa.string(), calls, "hashmap", tmp_path / "w")
+    _run(writer, _batches(pa.string(), False, seed=2, n_batches=3))
+    writer.snapshot_state(1)
+    backend.snapshot(str(tmp_path / "chk-1"))
+    backend.close()
+    reader, backend = _operator(ColumnarGroupAggOperator, pa.int64(), calls, "hashmap", tmp_path / "r")
+    backend.restore(str(tmp_path / "chk-1"))
+    with pytest.raises(StateFormatError, match="not one integer column's"):
+        _run(reader, _batches(pa.int64(), False, seed=2, n_batches=1))
+    backend.close()
