@@ -269,7 +269,7 @@ def _sides(e: exp.Expression, combined: Scope, left_names: set[str]) -> set[int]
     for col in e.find_all(exp.Column):
         if isinstance(col.this, exp.Star):
             continue
-        out.add(0 if combined.resolve(col).internal in left_names else 1)
+        out.add(0 if combined.resolve_path(col)[0].internal in left_names else 1)
     return out
 
 

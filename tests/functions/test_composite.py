@@ -186,3 +186,10 @@ def test_case_and_coalesce_take_row_fields_by_position(env):
                       "COALESCE(p, ROW(8, 'y', CAST(NULL AS TIMESTAMP(3)))).s FROM s WHERE id IN (1, 3)")
     ts = dt.datetime(2024, 1, 1, 10, 0, 0, 123000)
     assert rows == [(1, {"x": 1, "s": "a", "ts": ts}, "a"), (3, {"x": 9, "s": "z", "ts": None}, "y")]
+
+
+def test_joins_on_nested_fields_carry_composite_columns(env):
+    assert query(env, "SELECT l.id, r.a, r.m FROM s AS l JOIN s AS r ON l.p.x = r.id") == \
+        [(1, [1, 2, 3], [("k", 1)])]
+    assert query(env, "SELECT l.id, r.p.s, l.p FROM s AS l JOIN s AS r ON l.id = r.id + 4") == \
+        [(5, "a", {"x": 7, "s": None, "ts": None})]

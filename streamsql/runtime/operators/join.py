@@ -86,8 +86,27 @@ def outer_sides(join_type: str) -> tuple[bool, bool]:
 
 
 def rows_of(table: pa.Table) -> list[tuple]:
-    """The rows of ``table`` as Python tuples."""
-    return list(zip(*[c.to_pylist() for c in table.columns])) if table.num_columns else []
+    """The rows of ``table`` as Python tuples (hashable: they key the join's state).
+
+    A ROW, ARRAY or MAP value becomes a tuple (of fields, elements, key/value pairs), which
+    Arrow builds back into the same value (:func:`table_of`).
+    """
+    if not table.num_columns:
+        return []
+    cols = [c.to_pylist() for c in table.columns]
+    if any(pa.types.is_nested(f.type) for f in table.schema):
+        cols = [[hashable(v) for v in c] if pa.types.is_nested(f.type) else c
+                for c, f in zip(cols, table.schema)]
+    return list(zip(*cols))
+
+
+def hashable(v):
+    """A collected value with its ROW (dict), ARRAY and MAP (list) parts as tuples."""
+    if isinstance(v, dict):
+        return tuple(hashable(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return tuple(hashable(x) for x in v)
+    return v
 
 
 def pack_rows(rows: dict[tuple, list]) -> list[list]:
@@ -97,7 +116,7 @@ def pack_rows(rows: dict[tuple, list]) -> list[list]:
 
 def unpack_rows(packed: list[list], width: int) -> dict[tuple, list]:
     """The ``{row: entry}`` that :func:`pack_rows` flattened (``width`` = entry length)."""
-    return {tuple(r[width:]): r[:width] for r in packed}
+    return {hashable(r[width:]): r[:width] for r in packed}
 
 
 def table_of(rows: list[tuple], schema: pa.Schema) -> pa.Table:
