@@ -117,7 +117,7 @@ class SqlType:
         sqlglot's ``STRUCT<...>``), ``ARRAY<T>``, ``MAP<K, V>``.
 
         Raises:
-            SqlError: for an unknown type name.
+            SqlError: for an unknown type name, or parameters that are not integers.
         """
         head = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
         if head:
@@ -133,7 +133,11 @@ class SqlType:
         args: list[int] = []
         if "(" in t:
             base, rest = t.split("(", 1)
-            args = [int(a) for a in rest.rstrip(")").split(",") if a.strip()]
+            params = [a.strip() for a in rest.rstrip(")").split(",") if a.strip()]
+            if not all(a.isdigit() for a in params):
+                msg = f"Unknown type {text!r}: the parameters of a type are integers, as DECIMAL(10, 2)"
+                raise SqlError(msg)
+            args = [int(a) for a in params]
             t = base.strip()
         if t.startswith("TIMESTAMP") and "LOCAL TIME ZONE" in t:
             t = "TIMESTAMP_LTZ"

@@ -131,6 +131,7 @@ def _run(env: StreamEnvironment, text: str) -> None:
 @given(text=statements)
 @example(text="SELECT " + " + ".join(["id"] * 1314) + " FROM orders")  # the long run: DuckDB's depth limit
 @example(text="SELECT CAST(amount AS ECIMAL(10, 2)) FROM orders")  # the long run: DuckDB's catalog error
+@example(text="SELECT CAST(amount AS DECIMAL(10, GROUP  2)) FROM orders")  # the long run: ValueError
 def test_finding_4_fuzzed_sql_gives_a_result_or_a_clear_error(env, text):
     """Finding 4: a result, or a StreamSQL error naming no Python exception — never a traceback."""
     COUNTS["statements"] += 1
