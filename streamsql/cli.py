@@ -165,7 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     shell = sub.add_parser("shell", help="interactive SQL shell")
     shell.add_argument("-i", "--init", help="a script of DDL and SET statements to run first")
     shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
+    shell.add_argument("-f", "--file", help="run this script and exit instead of prompting (Flink's SQL "
+                                            "client -f; the same as 'streamsql run FILE')")
     args = parser.parse_args(argv)
+    if args.command == "shell" and args.file:
+        args.command, args.verbose = "run", False
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command in ("run", "worker"):

@@ -118,3 +118,17 @@ def test_finding_9_version():
     proc = subprocess.run([sys.executable, "-m", "streamsql", "--version"], capture_output=True, text=True,
                           env=_env(), timeout=60, check=True)
     assert proc.stdout.strip() == f"streamsql {__version__}"
+
+
+def test_shell_f_runs_a_script_as_flinks_sql_client(tmp_path):
+    """``streamsql shell -f FILE`` runs the script and exits, as Flink's ``sql-client.sh -f`` (newcomer)."""
+    script = tmp_path / "s.sql"
+    script.write_text("CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3', "
+                      "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');\n"
+                      "CREATE TABLE p (id INT) WITH ('connector' = 'print');\n"
+                      "INSERT INTO p SELECT id * 10 FROM g;\n")
+    proc = subprocess.run([sys.executable, "-m", "streamsql", "shell", "-f", str(script)],
+                          capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(line for line in proc.stdout.splitlines() if line.startswith("+I")) == [
+        "+I[10]", "+I[20]", "+I[30]"]
