@@ -479,6 +479,8 @@ _VARIANCE = ("Flink's DOUBLE formula over the sums of the values and their squar
              "type; DECIMAL and FLOAT arguments are not supported yet. Over a changelog a DOUBLE result "
              "may differ from Flink's in the last digits (Flink's streaming accumulator adds in another "
              "order).")
+_FIRST_LAST = ("In GROUP BY and TUMBLE windows; refused in HOP and CUMULATE windows as Flink refuses them "
+               "(no merge of slices); not in OVER or SESSION windows yet.")
 AGGREGATE_DOCS = (
     AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
     AggregateDoc(("SUM",), "numeric", "NULL without a non-NULL value", _OVERFLOW),
@@ -492,10 +494,8 @@ AGGREGATE_DOCS = (
     AggregateDoc(("STDDEV_POP",), "integers, DOUBLE", "NULL without a non-NULL value", _VARIANCE),
     AggregateDoc(("STDDEV_SAMP", "STDDEV"), "integers, DOUBLE", "NULL with fewer than two non-NULL values",
                  _VARIANCE),
-    AggregateDoc(("FIRST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value",
-                 "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),
-    AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value",
-                 "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),
+    AggregateDoc(("FIRST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
+    AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
     AggregateDoc(("LISTAGG",), "STRING [, separator: a string literal, default `,`]",
                  "ignores NULL values; NULL without a non-NULL value",
                  "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),

@@ -6,7 +6,9 @@ sqlglot parses ``FIRST_VALUE(x)`` and ``LAST_VALUE(x)`` into aggregate nodes alr
 any aggregate. :func:`ordered_agg_call` gives the ``AggSpec`` function (``*_retract`` over an
 updating input, as Flink picks its WithRetract functions) and the argument expressions. Their
 accumulators are folded row by row, which OVER and SESSION window operators do not do: there
-they are refused at the call.
+they are refused at the call. FIRST_VALUE and LAST_VALUE are refused in HOP and CUMULATE windows
+as Flink refuses them there (its FirstValueAggFunction has no ``merge``, which combining a
+window's slices needs: "Could not find an implementation method 'merge'").
 """
 
 from __future__ import annotations
@@ -68,3 +70,15 @@ def reject_ordered_aggregates(planner, calls, where: str) -> None:
         if isinstance(c, ORDERED_CALLS):
             planner._fail(c, f"{_NAMES[type(c)]} in {where} is not supported yet; use it in a GROUP BY or a "
                              "TUMBLE/HOP/CUMULATE window aggregate")
+
+
+def reject_first_last_value(planner, calls, where: str) -> None:
+    """Refuse FIRST_VALUE and LAST_VALUE among ``calls`` of a ``where`` (HOP, CUMULATE), as Flink.
+
+    Raises:
+        SqlError: at the first one.
+    """
+    for c in calls:
+        if isinstance(c, (exp.FirstValue, exp.LastValue)):
+            planner._fail(c, f"{_NAMES[type(c)]} cannot be used in {where}: it has no merge of the "
+                             "window's slices (as in Flink); use a TUMBLE window or a GROUP BY")
