@@ -322,6 +322,19 @@ def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
             f"lambda {v}: struct_pack(key := {key}, value := {value})))")
 
 
+def hashable(v):
+    """A collected value (``to_pylist``) with its ROW (dict), ARRAY and MAP (list) parts as tuples.
+
+    Operators key state by Python values; Arrow builds the same ROW, ARRAY or MAP back from the
+    tuples (fields by position, elements, key/value pairs).
+    """
+    if isinstance(v, dict):
+        return tuple(hashable(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return tuple(hashable(x) for x in v)
+    return v
+
+
 def _sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 

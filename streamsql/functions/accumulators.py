@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.errors import PlanError
+from streamsql.core.types import hashable
 from streamsql.functions.aggregate_function import AggregateFunction, overflow_error
 from streamsql.functions.aggregates import FUNCTIONS, AggSpec, CountStar, Sum
 
@@ -196,7 +197,7 @@ class Aggregates:
         """
         for j in self.rowwise:
             s = self.states[j]
-            s.fold_rows(accs, j, [table.column(i).to_pylist() for i in s.arg_indexes], rows, signs, origin)
+            s.fold_rows(accs, j, [python_values(table.column(i)) for i in s.arg_indexes], rows, signs, origin)
 
     def merge(self, into: list, other: list) -> list:
         """Merge accumulator list ``other`` into ``into`` (returned)."""
@@ -215,3 +216,9 @@ def _single(calls: list[int]):
         return lambda acc: ()
     i = calls[0]
     return lambda acc: (acc[i],)
+
+
+def python_values(col: pa.Array | pa.ChunkedArray) -> list:
+    """A column's Python values; ROW/ARRAY/MAP ones as tuples (DISTINCT keeps them in sets)."""
+    values = col.to_pylist()
+    return [hashable(v) for v in values] if pa.types.is_nested(col.type) else values

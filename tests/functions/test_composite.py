@@ -193,3 +193,9 @@ def test_joins_on_nested_fields_carry_composite_columns(env):
         [(1, [1, 2, 3], [("k", 1)])]
     assert query(env, "SELECT l.id, r.p.s, l.p FROM s AS l JOIN s AS r ON l.id = r.id + 4") == \
         [(5, "a", {"x": 7, "s": None, "ts": None})]
+
+
+def test_ranking_and_distinct_over_composite_columns(env):
+    assert query(env, "SELECT id, a FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY p.s IS NULL "
+                      "ORDER BY id DESC) AS rn FROM s) WHERE rn <= 1") == [(2, []), (5, [None, 4])]
+    assert query(env, "SELECT COUNT(DISTINCT a), COUNT(DISTINCT p) FROM s") == [(3, 3)]

@@ -44,7 +44,7 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
-from streamsql.functions.accumulators import Aggregates
+from streamsql.functions.accumulators import Aggregates, python_values
 from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
@@ -212,7 +212,7 @@ class GroupAggOperator(GroupAggBase):
             for state, sql in self._multiset_sql.items():
                 mres = query_table(self._con, sql, table)
                 rows = [index[k] for k in encode_keys(mres.columns[:nk], mres.num_rows)]
-                aggregates.fold_multiset(state, news, rows, mres.column(nk).to_pylist(),
+                aggregates.fold_multiset(state, news, rows, python_values(mres.column(nk)),
                                          mres.column(nk + 1).to_pylist())
 
         out_rows, out_kinds = [], []

@@ -63,6 +63,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
+from streamsql.core.types import hashable
 from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
@@ -99,14 +100,6 @@ def rows_of(table: pa.Table) -> list[tuple]:
                 for c, f in zip(cols, table.schema)]
     return list(zip(*cols))
 
-
-def hashable(v):
-    """A collected value with its ROW (dict), ARRAY and MAP (list) parts as tuples."""
-    if isinstance(v, dict):
-        return tuple(hashable(x) for x in v.values())
-    if isinstance(v, (list, tuple)):
-        return tuple(hashable(x) for x in v)
-    return v
 
 
 def pack_rows(rows: dict[tuple, list]) -> list[list]:

@@ -48,6 +48,7 @@ import pyarrow.compute as pc
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.runtime.operators.group_agg import cache_entries
+from streamsql.runtime.operators.join import rows_of
 from streamsql.runtime.operators.sort_keys import sort_keys
 from streamsql.state.cache import ObjectValues, WriteBehindCache
 from streamsql.state.layout import ValueFormat, encode_keys
@@ -151,11 +152,6 @@ def group_by_key(keys: list[bytes]) -> dict[bytes, list[int]]:
     return groups
 
 
-def table_rows(table: pa.Table) -> list[tuple]:
-    """The rows of ``table`` as tuples of Python values."""
-    return list(zip(*(c.to_pylist() for c in table.columns)))
-
-
 class RankOperatorBase(Operator):
     """What the ranking operators share: the spec, and partitions in a write-behind cache.
 
@@ -215,7 +211,7 @@ class TopNOperator(RankOperatorBase):
             if len(keep) < len(parts):
                 table = table.take(pa.array(keep))
                 parts, sks = [parts[i] for i in keep.tolist()], [sks[i] for i in keep.tolist()]
-        rows = table_rows(table)
+        rows = rows_of(table)
         groups = group_by_key(parts)
         slots = self.cache.slots(list(groups))
         states = self.values.get(slots)

@@ -35,7 +35,8 @@ import pyarrow as pa
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.operators.base import OperatorContext
-from streamsql.runtime.operators.rank import RankOperatorBase, RankSpec, group_by_key, table_rows
+from streamsql.runtime.operators.join import rows_of
+from streamsql.runtime.operators.rank import RankOperatorBase, RankSpec, group_by_key
 from streamsql.runtime.operators.window_agg import add_late, read_watermark, rowtimes, watermark_entry
 from streamsql.state.layout import WATERMARK_KEY, ValueFormat
 
@@ -122,7 +123,7 @@ class WatermarkRankOperator(RankOperatorBase):
         if len(keep) < len(parts):
             table, fires = table.take(pa.array(keep)), fires[keep]
             parts, sks = [parts[i] for i in keep.tolist()], [sks[i] for i in keep.tolist()]
-        rows = table_rows(table)
+        rows = rows_of(table)
         groups = group_by_key(parts)
         keys = list(groups)
         slots = self.cache.slots(keys)
