@@ -235,7 +235,7 @@ class JobHandle:
         Raises:
             StreamSQLError: the job's failure, if it failed.
         """
-        self._done.wait(timeout)
+        self._await_end(timeout)
         if self.status == "FAILED" and self.error is not None:
             raise self.error
         return self.status
@@ -243,12 +243,22 @@ class JobHandle:
     def cancel(self) -> None:
         """Cancel without a final checkpoint and wait for the thread to end."""
         self.runner.cancel()
-        self._done.wait(30)
+        self._await_end(30)
 
     def stop(self) -> None:
         """Stop with a final checkpoint and wait for the thread to end."""
         self.runner.stop()
-        self._done.wait(60)
+        self._await_end(60)
+
+    def _await_end(self, timeout: float | None) -> None:
+        """Wait up to ``timeout`` seconds for the job to end, then for its thread to be gone.
+
+        The thread's teardown frees its thread-locals (the DuckDB connection that checked the
+        job's queries as it was built); left running at interpreter exit, that destructor is
+        cut short there and aborts the process ("terminate called ...", exit code 134).
+        """
+        if self._done.wait(timeout):
+            self._thread.join()
 
     @property
     def done(self) -> bool:
