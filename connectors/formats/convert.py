@@ -112,18 +112,40 @@ def json_text(v: Any) -> str:
 _INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
 
 
-def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
+def make_converter(t: SqlType, from_text: bool = False, lenient: bool = False) -> Callable[[Any], Any]:
     """A function converting one parsed value to the Python value Arrow builds ``t`` from.
 
     The input is a JSON value (or a str when ``from_text``); timestamps and dates come out as ints
-    (epoch units / days).
+    (epoch units / days). With ``lenient`` (``'<format>.ignore-parse-errors' = 'true'``) a value
+    that does not convert becomes None (NULL) instead, at every level (a ROW's field, an ARRAY's
+    element, a MAP's value; a MAP key that does not convert makes the whole MAP NULL, as an
+    Arrow map key cannot be NULL), as Flink's JSON/CSV converters wrap each value's converter
+    (``wrapIntoNullableConverter`` / ``createNullableConverter``: any error → null).
 
-    Raises (from the returned function):
+    Raises (from the returned function, unless ``lenient``):
         RecordError: with a reason naming the expected type.
     """
+    conv = _converter(t, from_text, lenient)
+    return _nulling(conv) if lenient else conv
+
+
+def _nulling(conv: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``conv`` with a record fault turned into None (Flink's ignore-parse-errors per value)."""
+
+    def nulling(v):
+        try:
+            return conv(v)
+        except RECORD_FAULTS:
+            return None
+
+    return nulling
+
+
+def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], Any]:
+    """The converter of :func:`make_converter`, strict at this level."""
     n = t.name
     if t.is_composite:
-        return _composite_converter(t, from_text)
+        return _composite_converter(t, from_text, lenient)
     if n == "STRING":
 
         def conv(v):
@@ -268,16 +290,17 @@ def make_converter(t: SqlType, from_text: bool = False) -> Callable[[Any], Any]:
     raise ConfigError(msg)
 
 
-def _composite_converter(t: SqlType, from_text: bool) -> Callable[[Any], Any]:
+def _composite_converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], Any]:
     """The converter of a composite type: JSON value → the Python value Arrow builds ``t`` from.
 
     ROW from a JSON object (fields by name, absent ones NULL), ARRAY from a JSON array, MAP from
-    a JSON object (keys converted from their text).
+    a JSON object (keys converted from their text); ``lenient`` children (see
+    :func:`make_converter`).
     """
     if from_text:
         msg = f"Unsupported type {t.sql()} for this format"
         raise ConfigError(msg)
-    children = [make_converter(c) for c in t.children]
+    children = [make_converter(c, lenient=lenient) for c in t.children]
 
     def child(conv, v):
         return None if v is None else conv(v)
@@ -303,7 +326,7 @@ def _composite_converter(t: SqlType, from_text: bool) -> Callable[[Any], Any]:
             return [child(elem, x) for x in v]
 
         return conv
-    key = make_converter(t.children[0], from_text=True)
+    key = make_converter(t.children[0], from_text=True)  # an Arrow map key cannot be NULL: strict
     value = children[1]
 
     def conv(v):

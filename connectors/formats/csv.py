@@ -6,8 +6,11 @@ timestamps read in ns then truncated to the column's unit; BYTES base64 as Flink
 is NULL for non-STRING columns; for STRING it is the empty string unless ``'csv.null-literal'``
 says otherwise (the null literal is NULL in every column). A record with the wrong number of
 fields, or a value that does not convert, sends the batch to the per-record path (Python's csv
-module + Flink's conversion rules), which names the bad record: skipped and counted with
-``'csv.ignore-parse-errors' = 'true'``, else raised as ``BadRecordError``. Tombstones (None) are
+module + Flink's conversion rules), which names the bad record in a ``BadRecordError``. With
+``'csv.ignore-parse-errors' = 'true'`` (as Flink's ``CsvToRowDataConverters``) a value that does
+not convert becomes NULL and missing trailing fields are NULL, and the row is kept (not
+counted); a record with too many fields or that is not CSV at all (invalid UTF-8, malformed
+quoting) is skipped and counted in ``skipped``. Tombstones (None) are
 skipped and counted in ``tombstones``. ``'csv.allow-comments'`` skips records starting with ``#``.
 A payload with a line break inside (a quoted multi-line value, or a malformed payload) is decoded
 per record: one message is one record, never split or merged with its neighbours.
@@ -60,7 +63,7 @@ OPTIONS = [
     flag_option("csv.disable-quote-character", "disable quoting (the quote character is ordinary text)"),
     flag_option("csv.allow-comments", "skip records starting with '#'"),
     flag_option("csv.ignore-parse-errors",
-                "skip records that cannot be decoded (counted) instead of failing"),
+                "instead of failing: NULL for a value that does not convert, skip (counted) invalid rows"),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
     OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
 ]
@@ -106,7 +109,7 @@ class CsvDecoder(Decoder):
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         super().__init__(schema, options)
         self.o = _CsvOptions(options, table)
-        self.convs = [make_converter(f.type, from_text=True) for f in schema]
+        self.convs = [make_converter(f.type, from_text=True, lenient=self.o.ignore_errors) for f in schema]
         names = schema.names
         self._read_opts = pcsv.ReadOptions(
             column_names=names, autogenerate_column_names=False, use_threads=False
@@ -197,12 +200,14 @@ class CsvDecoder(Decoder):
         except _csv.Error as e:
             msg = f"malformed CSV ({e})"
             raise RecordError(msg) from None
-        if len(fields) != len(self.convs):
+        if 0 < len(fields) < len(self.convs) and self.o.ignore_errors:
+            fields += [None] * (len(self.convs) - len(fields))  # Flink: missing trailing fields NULL
+        elif len(fields) != len(self.convs):
             msg = f"row length mismatch: {len(self.convs)} fields expected but was {len(fields)}"
             raise RecordError(msg)
         out = []
         for f, conv, s in zip(self.schema.fields, self.convs, fields):
-            if (self.o.null_literal is not None and s == self.o.null_literal) or (
+            if s is None or (self.o.null_literal is not None and s == self.o.null_literal) or (
                 s == "" and f.type.name != "STRING"
             ):
                 out.append(None)

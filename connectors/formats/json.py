@@ -18,8 +18,11 @@ When the fast path fails (a bad record, or a value whose JSON kind Arrow will no
 number into a STRING column, epoch millis into a TIMESTAMP, ``"12"`` into an INT ...), the batch
 is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL or
 STRING column holds a non-integer number, so no binary float ever reaches a DECIMAL), applying
-Flink's per-type conversion rules. That path names the bad record: skipped and counted in
-``skipped`` with ``'json.ignore-parse-errors' = 'true'``, else raised as ``BadRecordError``.
+Flink's per-type conversion rules. That path names a bad record in a ``BadRecordError``.
+With ``'json.ignore-parse-errors' = 'true'`` (as Flink's ``JsonParserToRowDataConverters``) a
+value that does not convert to its column type (``"four"`` for an INT, a string for a ROW, a bad
+field inside a ROW) becomes NULL and the row is kept (not counted); a record that is not a JSON
+object at all is skipped and counted in ``skipped``.
 
 The fast path only accepts a batch it can prove is one row per payload: every payload starts
 with ``{`` (after whitespace) and the joined text holds no NUL byte — so each payload yields at
@@ -78,7 +81,7 @@ def timestamp_standard_option(prefix: str, written: str) -> OptionSpec:
 
 OPTIONS = [
     flag_option("json.ignore-parse-errors",
-                "skip records that cannot be decoded (counted) instead of failing"),
+                "instead of failing: NULL for a value that does not convert, skip (counted) invalid JSON"),
     flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
     timestamp_standard_option("json", "'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
     flag_option(
@@ -236,10 +239,14 @@ class RecordParser:
 
 
 class RowConverter:
-    """Slow path: a parsed JSON object → a tuple of column values (Flink's conversion rules)."""
+    """Slow path: a parsed JSON object → a tuple of column values (Flink's conversion rules).
 
-    def __init__(self, schema: Schema, fail_on_missing: bool):
-        self.fields = [(f.name, f.type, make_converter(f.type)) for f in schema]
+    With ``lenient`` (``ignore-parse-errors``) a value that does not convert is NULL and the row
+    is kept (see :func:`~.convert.make_converter`).
+    """
+
+    def __init__(self, schema: Schema, fail_on_missing: bool, lenient: bool = False):
+        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient)) for f in schema]
         self.fail_on_missing = fail_on_missing
 
     def convert(self, obj: dict) -> tuple:
@@ -276,7 +283,7 @@ class JsonDecoder(Decoder):
             raise ConfigError(msg)
         self.read_schema = read_schema(schema)
         self.parser = RecordParser(schema)
-        self.converter = RowConverter(schema, self.fail_on_missing)
+        self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
