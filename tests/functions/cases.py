@@ -373,6 +373,16 @@ CASES = [
     "TIMESTAMP '2024-02-29 00:00:00' - INTERVAL '2' HOUR", "'abc' SIMILAR TO 'a%'",
     "'abc' SIMILAR TO 'a_c'", "'a.c' SIMILAR TO 'a.c'", "'abc' SIMILAR TO 'b'",
     "'abc' SIMILAR TO 'a.c'", "CAST(NULL AS STRING) SIMILAR TO 'a'", "'a$c' SIMILAR TO 'a$c'",
+    # -- CAST to a bounded length (Flink truncates; CHAR pads) and to a too-narrow DECIMAL (NULL) --
+    "CAST('abcdef' AS VARCHAR(3))", "CAST('ab' AS CHAR(5)) || '|'", "CHAR_LENGTH(CAST('ab' AS CHAR(5)))",
+    "CAST('abcdef' AS CHAR(3))", "CAST('ab' AS VARCHAR(5)) || '|'", "TRY_CAST('abcdef' AS VARCHAR(3))",
+    "TRY_CAST('ab' AS CHAR(5)) || '|'", "CAST(CAST(NULL AS STRING) AS CHAR(3))",
+    "CAST(CAST(10 AS INT) * 100 AS DECIMAL(3, 1))", "CAST(CAST(123456 AS DOUBLE) AS DECIMAL(4, 1))",
+    "CAST('123456' AS DECIMAL(4, 1))", "CAST(99.96 AS DECIMAL(3, 1))",
+    "TRY_CAST(CAST(10 AS INT) * 100 AS DECIMAL(3, 1))", "TRY_CAST(CAST(123456 AS DOUBLE) AS DECIMAL(4, 1))",
+    "TRY_CAST('123456' AS DECIMAL(4, 1))", "TRY_CAST(99.96 AS DECIMAL(3, 1))",
+    "CAST(CAST(12345.6 AS DECIMAL(6, 1)) AS DECIMAL(4, 1))", "CAST(99.94 AS DECIMAL(3, 1))",
+    "CAST(CAST(-999.96 AS DOUBLE) AS DECIMAL(4, 1))", "CAST(CAST(1000 AS BIGINT) AS DECIMAL(3, 0))",
 ]
 
 # Aggregate cases: aggregate calls over the rows of AGG_TABLE (Flink: a VALUES table in one batch

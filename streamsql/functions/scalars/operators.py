@@ -11,7 +11,10 @@ DECIMAL + - * %              cast to Flink's result precision and scale (see :mo
 INT % INT                    the type of the right operand (Flink's MOD)
 CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward zero; DuckDB rounds)
 CAST(x AS STRING)            Flink's text for timestamps, floating point and booleans
-                             (:mod:`.cast_string`)
+                             (:mod:`.cast_string`); to VARCHAR(n) ``left(x, n)``, to CHAR(n)
+                             ``rpad(x, n, ' ')`` (Flink cuts and pads; DuckDB ignores the length)
+CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits is NULL, as Flink
+                             (DuckDB fails); from a string it fails, as Flink
 DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
 x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
 x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads it (``%`` any text,
@@ -52,6 +55,13 @@ declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: (
 declare_failure(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", lambda m: (
     f"CAST('{m.group(1)}' AS {_FLINK_TYPE.get(m.group(2), m.group(2))}) failed: the value is not a valid "
     f"{_FLINK_TYPE.get(m.group(2), m.group(2))} (Flink fails the job too); use TRY_CAST to get NULL instead"))
+declare_failure(r'Could not convert string "(.*)" to DECIMAL\((\d+),(\d+)\)', lambda m: (
+    f"CAST('{m.group(1)}' AS DECIMAL({m.group(2)}, {m.group(3)})) failed: the value is not a number or has "
+    "more digits than the type holds (Flink fails the job too); use TRY_CAST to get NULL instead"))
+# Any other DECIMAL that does not fit its type (an explicit CAST of a number gives NULL instead).
+declare_failure(r'(?:Could not cast value (\S+)|Casting value "(.*)") to (?:type )?DECIMAL\((\d+),(\d+)\)',
+                lambda m: (f"The value {m.group(1) or m.group(2)} does not fit DECIMAL({m.group(3)}, "
+                           f"{m.group(4)}): widen the type"))
 declare_failure(r"Overflow in (addition|subtraction|multiplication) of ([A-Z0-9]+) \((.*)\)", lambda m: (
     f"Integer overflow: {m.group(3)} leaves the {_FLINK_TYPE.get(m.group(2), m.group(2))} range (Flink wraps "
     "around; StreamSQL fails the job rather than answer a wrapped value): CAST an operand to BIGINT or "
@@ -84,7 +94,11 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES:
         text = flink_to_string(n.this.sql(dialect="duckdb"), type_of(n.this))
-        return (n if text is None else sqlglot.parse_one(text, dialect="duckdb")), t
+        return _bounded_length(n if text is None else sqlglot.parse_one(text, dialect="duckdb"), n.to), t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "DECIMAL":
+        source = type_of(n.this)
+        if source is not None and source.is_numeric:  # as Flink: a value out of DECIMAL(p, s) is NULL
+            return exp.TryCast(this=n.this, to=n.to), t
     if _is_date_interval(n):
         return exp.Cast(this=n, to=exp.DataType.build("DATE")), t
     if t is not None and _timestamp_interval(n) is not None:
@@ -123,6 +137,19 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
 
 
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _bounded_length(text: exp.Expression, to: exp.DataType) -> exp.Expression:
+    """A CAST's string cut to VARCHAR(n)'s length, or cut and blank-padded to CHAR(n)'s (as Flink).
+
+    DuckDB ignores a string type's length.
+    """
+    if not to.expressions:
+        return text
+    length = to.expressions[0].sql(dialect="duckdb")
+    if to.this == exp.DataType.Type.CHAR:
+        return exp.func("rpad", text, exp.Literal.number(length), exp.Literal.string(" "))
+    return exp.func("left", text, exp.Literal.number(length))
 
 
 def _calcite_numeric(t: SqlType | None) -> str:
