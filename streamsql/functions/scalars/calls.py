@@ -56,7 +56,10 @@ def arguments(n: exp.Func) -> tuple[str, list[exp.Expression], str | None]:
     if isinstance(n, exp.Anonymous):
         return name, list(n.expressions), None
     if isinstance(n, exp.StrPosition):  # LOCATE(sub, s[, from]), POSITION(sub IN s), INSTR(s, sub)
-        order = ("this", "substr") if name == "INSTR" else ("substr", "this", "position")
+        # INSTR's start and occurrence arguments are passed on so its signature refuses them; dropping
+        # them answered INSTR(s, 'l', -1) with the first match (Flink: the last).
+        order = (("this", "substr", "position", "occurrence") if name == "INSTR"
+                 else ("substr", "this", "position"))
         return name, _named(n, order), None
     if isinstance(n, exp.Log) and name in ("LOG10", "LOG2"):
         return name, _named(n, ("expression",)), None
