@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streamsql.checkpoint.storage import CheckpointStorage, attempt_first_id
+from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage, attempt_first_id
 from streamsql.core.errors import ExecutionError
 
 log = logging.getLogger(__name__)
@@ -188,6 +188,11 @@ def checkpoint_at(path: str, like: CheckpointStorage) -> tuple[CheckpointStorage
     path = _location(path)
     job_dir, _, base = path.rpartition("/")
     if not (base.startswith("chk-") and base[4:].isdigit()):
+        if like.at(path).read_file(SAVEPOINT_MARKER) is not None:
+            msg = (f"'execution.state-recovery.path' = '{path}' is the savepoint of a parallel job; "
+                   "restoring it at 'parallelism.default' = '1' is not supported yet: restore it at a "
+                   "parallelism > 1")
+            raise JobIdentityError(msg)
         found = [f"chk-{i}" for i in like.at(path).checkpoint_ids()]
         hint = f"; it holds {', '.join(found)}" if found else ""
         msg = f"'execution.state-recovery.path' = '{path}' is not a chk-<n> checkpoint folder{hint}"

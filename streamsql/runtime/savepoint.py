@@ -114,6 +114,10 @@ def read_manifest(path: str, like: CheckpointStorage) -> dict:
                "'parallelism.default' > 1 (no _savepoint manifest): use the path that STOP JOB ... WITH "
                "SAVEPOINT returned")
         raise JobIdentityError(msg)
+    if not data.strip():  # a single-process job's savepoint: an empty marker in its chk-<n> folder
+        msg = (f"'execution.savepoint.path' = '{path}' is the savepoint of a job with 'parallelism.default' "
+               "= '1'; restoring it at a parallelism > 1 is not supported yet: restore it at parallelism 1")
+        raise JobIdentityError(msg)
     return json.loads(data)
 
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import SqlError
+from streamsql.core.errors import SqlError, StreamSQLError
 from tests.e2e.test_embedding_api import until
 from tests.e2e.test_job_identity import COUNTS, OUT, TICKS
 
@@ -63,3 +63,16 @@ def test_stop_with_drain_is_refused(tmp_path):
         with pytest.raises(SqlError, match="WITH DRAIN is not supported"):
             env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT WITH DRAIN")
         job.cancel()
+
+
+def test_a_parallel_jobs_savepoint_at_parallelism_1_is_refused_as_such(tmp_path):
+    """A ``savepoint-<n>`` folder of a parallel job restored at parallelism 1 says what it is (it said
+    only "is not a chk-<n> checkpoint folder"; breaker)."""
+    savepoint = tmp_path / "checkpoints" / "first" / "savepoint-3"
+    savepoint.mkdir(parents=True)
+    (savepoint / "_savepoint").write_text('{"job": "first", "stages": []}')
+    with _env(tmp_path, **{"pipeline.name": "second", "execution.savepoint.path": str(savepoint)}) as env:
+        for ddl in (TICKS.format(rate=500), OUT):
+            env.execute_sql(ddl)
+        with pytest.raises(StreamSQLError, match="is the savepoint of a parallel job"):
+            env.execute_sql(COUNTS).job.wait(30)

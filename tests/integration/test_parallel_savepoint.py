@@ -90,12 +90,20 @@ def _check_task_rows(env, job) -> None:
     assert sum(t["rows_in"] for t in source) == 3000 == sum(t["rows_out"] for t in source)
 
 
+@pytest.mark.parametrize("folder, marker, message", [
+    ("elsewhere", None, "is not a savepoint of a job with 'parallelism.default' > 1"),
+    # a single-process job's savepoint (STOP JOB ... WITH SAVEPOINT marks its chk-<n> with an empty
+    # _savepoint): it said "Internal error ... Expecting value" (breaker)
+    ("chk-7", b"", "is the savepoint of a job with 'parallelism.default' = '1'"),
+])
 def test_a_savepoint_path_that_is_not_a_parallel_savepoint_is_refused(kafka_bootstrap, kafka_topic_factory,
-                                                                      tmp_path):
+                                                                      tmp_path, folder, marker, message):
     topics = {"src": kafka_topic_factory("sp_src", PARTITIONS), "agg": kafka_topic_factory("sp_agg"),
               "flt": kafka_topic_factory("sp_flt")}
-    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / folder).mkdir()
+    if marker is not None:
+        (tmp_path / folder / "_savepoint").write_bytes(marker)
     env = _env(tmp_path, f"sp-{uuid.uuid4().hex[:8]}", 2, kafka_bootstrap, topics, bounded=True,
-               savepoint=str(tmp_path / "elsewhere"))
-    with pytest.raises(JobIdentityError, match="is not a savepoint of a job with 'parallelism.default' > 1"):
+               savepoint=str(tmp_path / folder))
+    with pytest.raises(JobIdentityError, match=message):
         env.execute_sql(JOB).job.wait(60)
