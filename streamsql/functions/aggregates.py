@@ -498,7 +498,8 @@ AGGREGATE_DOCS = (
     AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
     AggregateDoc(("LISTAGG",), "STRING [, separator: a string literal, default `,`]",
                  "ignores NULL values; NULL without a non-NULL value",
-                 "In GROUP BY and TUMBLE/HOP/CUMULATE windows (not OVER or SESSION yet)."),
+                 "In GROUP BY and TUMBLE windows; not in HOP or CUMULATE windows yet (Flink joins their "
+                 "slices newest first), nor OVER or SESSION."),
 )
 """The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py;
 FIRST_VALUE, LAST_VALUE and LISTAGG: the compat cases tests/compat/cases/ordered_aggs_*)."""

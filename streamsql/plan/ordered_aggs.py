@@ -8,7 +8,8 @@ updating input, as Flink picks its WithRetract functions) and the argument expre
 accumulators are folded row by row, which OVER and SESSION window operators do not do: there
 they are refused at the call. FIRST_VALUE and LAST_VALUE are refused in HOP and CUMULATE windows
 as Flink refuses them there (its FirstValueAggFunction has no ``merge``, which combining a
-window's slices needs: "Could not find an implementation method 'merge'").
+window's slices needs: "Could not find an implementation method 'merge'"); LISTAGG is refused
+there for now (Flink 2.3 joins the slices newest first, each in arrival order: not reproduced).
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def reject_ordered_aggregates(planner, calls, where: str) -> None:
                              "TUMBLE/HOP/CUMULATE window aggregate")
 
 
-def reject_first_last_value(planner, calls, where: str) -> None:
-    """Refuse FIRST_VALUE and LAST_VALUE among ``calls`` of a ``where`` (HOP, CUMULATE), as Flink.
+def reject_in_sliced_window(planner, calls, where: str) -> None:
+    """Refuse FIRST_VALUE, LAST_VALUE and LISTAGG among ``calls`` of a ``where`` (HOP, CUMULATE).
 
     Raises:
         SqlError: at the first one.
@@ -82,3 +83,6 @@ def reject_first_last_value(planner, calls, where: str) -> None:
         if isinstance(c, (exp.FirstValue, exp.LastValue)):
             planner._fail(c, f"{_NAMES[type(c)]} cannot be used in {where}: it has no merge of the "
                              "window's slices (as in Flink); use a TUMBLE window or a GROUP BY")
+        if isinstance(c, ListAggCall):
+            planner._fail(c, f"LISTAGG in {where} is not supported yet (Flink joins the window's slices "
+                             "newest first); use a TUMBLE window or a GROUP BY")

@@ -49,7 +49,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
 )
-from streamsql.plan.ordered_aggs import reject_first_last_value, reject_ordered_aggregates
+from streamsql.plan.ordered_aggs import reject_in_sliced_window, reject_ordered_aggregates
 from streamsql.plan.python_udfs import reject_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.specs import WindowSpec
@@ -383,8 +383,8 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     if spec.kind == "SESSION":  # its operator folds object accumulators from partial states
         reject_python_aggregates(planner, calls.values(), "a SESSION window aggregate")
         reject_ordered_aggregates(planner, calls.values(), "a SESSION window aggregate")
-    elif spec.kind in ("HOP", "CUMULATE"):  # as Flink: FIRST/LAST_VALUE have no merge of slices
-        reject_first_last_value(planner, calls.values(), f"a {spec.kind} window aggregate")
+    elif spec.kind in ("HOP", "CUMULATE"):  # FIRST/LAST_VALUE have no merge of slices; LISTAGG's order
+        reject_in_sliced_window(planner, calls.values(), f"a {spec.kind} window aggregate")
     _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
     pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
     pre.append(("__ts", quote(rowtime)))

@@ -38,6 +38,8 @@ def env(tmp_path):
      "LAST_VALUE cannot be used in a CUMULATE window aggregate", 8),
     ("SELECT LAST_VALUE(s) FROM t GROUP BY HOP(ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND)",
      "LAST_VALUE cannot be used in a HOP window aggregate", 8),
+    ("SELECT LISTAGG(s) FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) "
+     "GROUP BY window_start, window_end", "LISTAGG in a HOP window aggregate is not supported yet", 8),
     ("SELECT s FROM t WHERE FIRST_VALUE(n) > 1", "Aggregate function FIRST_VALUE(n) is not allowed here", 23),
 ])
 def test_refused_at_the_call(env, sql, message, col):
