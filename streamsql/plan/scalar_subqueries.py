@@ -76,10 +76,26 @@ def split_scalar_subqueries(planner, sel: exp.Select, where: exp.Expression | No
 
     if not any(e is not None and e.find(exp.Subquery) for e in [*sel.expressions, where]):
         return sel, where, []
+    if _aggregating(sel):
+        for item in sel.expressions:
+            for sub in item.find_all(exp.Subquery):
+                if not isinstance(sub.parent, exp.In):
+                    planner._fail(sub.this, "A scalar subquery in the SELECT list of an aggregating query is "
+                                       "not supported yet: aggregate in a subquery of FROM (FROM (SELECT k, "
+                                       "COUNT(*) AS n FROM t GROUP BY k)) and use the scalar subquery in "
+                                       "the outer SELECT")
     sel = sel.copy()
     sel.set("expressions", [take(i) for i in sel.expressions])
     where = take(where.copy()) if where is not None else None
     return sel, where, found
+
+
+def _aggregating(sel: exp.Select) -> bool:
+    """GROUP BY, HAVING, or an aggregate call outside any subquery of the SELECT list."""
+    if sel.args.get("group") is not None or sel.args.get("having") is not None:
+        return True
+    return any(agg.find_ancestor(exp.Subquery) is None for item in sel.expressions
+               for agg in item.find_all(exp.AggFunc))
 
 
 def plan_scalar_joins(planner, sel: exp.Select, node: PlanNode, scope: Scope, subqueries: list[ScalarSubquery]

@@ -70,6 +70,12 @@ def test_scalar_subquery_over_a_changelog(tmp_path, files):
      "SELECT MAX"),
     ("SELECT id FROM l WHERE v > (SELECT MAX(w) FROM r WHERE r.k = l.k)",
      "a correlated scalar subquery .* is not supported yet", "k)"),
+    # in an aggregating SELECT it leaked DuckDB's Binder Error (breaker)
+    ("SELECT k, COUNT(*), (SELECT MAX(w) FROM r) FROM l GROUP BY k",
+     "A scalar subquery in the SELECT list of an aggregating query is not supported yet", "SELECT MAX"),
+    ("SELECT COUNT(*) * 1.0 / (SELECT COUNT(*) FROM r) FROM l",
+     "A scalar subquery in the SELECT list of an aggregating query is not supported yet",
+     "SELECT COUNT(*) FROM r"),
 ])
 def test_scalar_subqueries_that_may_have_more_rows_are_rejected(tmp_path, files, sql, message, caret):
     env = make_env(tmp_path)
