@@ -304,7 +304,7 @@ def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
     so a ROW whose names differ is rebuilt with ``struct_pack``, inside arrays too.
     """
     if not _names_differ(src, dst):
-        return f"CAST({expr} AS {dst.duckdb()})"
+        return _scalar_cast(expr, src, dst)
     expr = f"({expr})"
     if dst.name == "ROW":
         fields = ", ".join(
@@ -320,6 +320,19 @@ def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
     value = duckdb_cast(f"{v}.value", src.children[1], dst.children[1], depth + 1)
     return (f"map_from_entries(list_transform(map_entries({expr}), "
             f"lambda {v}: struct_pack(key := {key}, value := {value})))")
+
+
+def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
+    """``CAST(expr AS dst)`` as Flink writes into a sink column of type ``dst``.
+
+    As Flink's sink type enforcers: a string is cut to VARCHAR(n)'s length (DuckDB ignores it);
+    a number that does not fit DECIMAL(p, s) is NULL (DuckDB fails).
+    """
+    if dst.name == "STRING" and dst.precision is not None:
+        return f"left(CAST({expr} AS VARCHAR), {dst.precision})"
+    if dst.name == "DECIMAL" and src.is_numeric:
+        return f"TRY_CAST({expr} AS {dst.duckdb()})"
+    return f"CAST({expr} AS {dst.duckdb()})"
 
 
 def hashable(v):
