@@ -125,6 +125,9 @@ class GroupAggBase(Operator):
         self.output_schema = output_schema
         self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys:], "GROUP BY",
                                      row_count=True)
+        if any(a.func == "count_distinct" for a in aggs):
+            # Flink expires each distinct value on its own last write; here they live with the key.
+            self.state_ttl_missing = "a GROUP BY with a DISTINCT aggregate (COUNT(DISTINCT ...))"
         keys = _quoted(input_schema, num_keys)
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
         items = self.aggregates.partial_items("__sign", objects=True)
