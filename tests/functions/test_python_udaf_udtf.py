@@ -352,6 +352,17 @@ def test_a_table_function_failing_names_its_arguments(env):
         list(env.execute_sql("SELECT * FROM t, LATERAL TABLE(boom(s)) WHERE k = 'b'").collect(timeout=30))
 
 
+def test_a_table_function_yielding_a_wrong_type_names_itself_and_the_record(env):
+    """It said 'Internal error (a bug in StreamSQL ...): Could not convert ...' (breaker)."""
+    def bad(s):
+        yield "notanint"
+
+    env.create_temporary_function("bad", udtf(bad, result_types=["INT"]))
+    with pytest.raises(StreamSQLError, match=r"Python table function 'bad' yielded 'notanint' as its result "
+                                             r"column 1, which is declared INT \(record .*t\.json:1\)"):
+        list(env.execute_sql("SELECT * FROM t, LATERAL TABLE(bad(s))").collect(timeout=30))
+
+
 def test_show_functions_lists_every_kind(env):
     env.create_temporary_function("words", words)
     env.create_temporary_function("sumsq", SumOfSquares)

@@ -67,7 +67,29 @@ class CorrelateOperator(Operator):
         take = pa.array(source, pa.int64())
         arrays = [table.column(k).take(take) for k in range(self.keep)]
         fields = list(self.output_schema)[self.keep :]
-        arrays += [pa.array(list(col), f.type) for col, f in zip(zip(*results), fields)]
+        arrays += [self._column(col, f, source, batch) for col, f in zip(zip(*results), fields)]
         kinds = None if batch.kinds is None else batch.kinds[np.array(source)]
         origin = None if batch.origin is None else (lambda r, o=batch.origin: o(source[r]))
         return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), kinds, origin=origin)]
+
+    def _column(self, values: tuple, field: pa.Field, source: list[int], batch: Batch) -> pa.Array:
+        """One result column as an Arrow array of its declared type.
+
+        Raises:
+            ExecutionError: a value the function yielded does not fit the declared result type
+                (named with the function, the column and the input record).
+        """
+        try:
+            return pa.array(list(values), field.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+            for n, value in enumerate(values):
+                try:
+                    pa.array([value], field.type)
+                except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+                    where = "" if batch.origin is None else f" (record {batch.origin(source[n])})"
+                    position = list(self.output_schema).index(field) - self.keep
+                    declared = self.function.results[position]
+                    msg = (f"Python table function '{self.function.name}' yielded {value!r} as its result "
+                           f"column {position + 1}, which is declared {declared}{where}")
+                    raise ExecutionError(msg) from None
+            raise
