@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
+import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, scalar, template
+from streamsql.functions.python_functions import rowwise
+from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, python_call, scalar, template
 
 S, INTEGER = "STRING", "INTEGER"
 STRING = fixed("STRING")
@@ -127,10 +129,42 @@ def initcap(c: Call) -> exp.Expression:
                     "THEN upper(w[1:1]) || lower(w[2:]) ELSE w END), '')", *c.args)
 
 
+def _may_match_empty(pattern: str) -> bool:
+    """Whether a pattern can match the empty string somewhere: its minimum width is 0.
+
+    Python's own regex parser gives the width; a pattern it cannot parse (RE2's Unicode classes,
+    say) is taken as not empty-matching, so it stays on RE2.
+    """
+    try:
+        return re._parser.parse(pattern).getwidth()[0] == 0  # the public re API has no width
+    except (re.error, OverflowError):
+        return False
+
+
+def _java_replace_all(s: str, pattern: str, replacement: str) -> str:
+    """Java's ``String.replaceAll`` with a literal replacement (an empty match after a match counts)."""
+    return re.sub(pattern, lambda _: replacement, s)
+
+
+_REPLACE_ALL = python_call("REGEXP_REPLACE", lambda *a: rowwise(_java_replace_all, a, pa.string()),
+                           ("VARCHAR", "VARCHAR", "VARCHAR"), "VARCHAR")
+
+
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
-        differences="Java regular expressions run on RE2 (no look-around or back-references).")
+        differences="Java regular expressions run on RE2 (no look-around or back-references); a literal "
+                    "pattern that can match the empty string runs on Python's engine, which has Java's "
+                    "empty matches. A pattern that is not a literal always runs on RE2, whose global "
+                    "replace skips an empty match right after a match (Java: REGEXP_REPLACE('aaa', 'a*', "
+                    "'x') = 'xx', RE2: 'x').")
 def regexp_replace(c: Call) -> exp.Expression:
-    """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1')."""
+    """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1').
+
+    RE2's global replace skips an empty match that directly follows a match, Java's replaceAll
+    does not ('aaa' with 'a*' is 'xx'); Python's re.sub (3.7+) matches as Java, so a literal
+    pattern of minimum width 0 is replaced in Python, every other on RE2 (faster).
+    """
+    if c.args[1].is_literal and c.args[1].value() is not None and _may_match_empty(c.args[1].value()):
+        return _REPLACE_ALL(c)
     return template("regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')", *c.args)
 
 
@@ -222,10 +256,12 @@ def translate(c: Call) -> exp.Expression:
 def overlay(c: Call) -> exp.Expression:
     """OVERLAY(s PLACING r FROM pos [FOR len]): characters of s from ``pos`` replaced by r.
 
-    ``len`` characters are replaced (default: r's length).
+    ``len`` characters are replaced (default: r's length). A ``pos`` past the last character
+    leaves s as it is (Flink 2.3: OVERLAY('hello' PLACING 'X' FROM 6) is 'hello').
     """
     length = "{3}" if len(c.args) == 4 else "length({1})"
-    return template(f"substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length})", *c.args)
+    placed = f"substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length})"
+    return template(f"CASE WHEN {{2}} > length({{0}}) THEN {{0}} ELSE {placed} END", *c.args)
 
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
