@@ -10,7 +10,9 @@ every row it unnested into), the second names the element's columns. Checked aga
 - an ARRAY of scalars gives one column, an ARRAY of ROWs one column per field, a MAP two (key,
   value); ``WITH ORDINALITY`` adds the 1-based position (INT);
 - a NULL or empty array gives no row (``CROSS JOIN``, ``, UNNEST``, ``JOIN ... ON TRUE``); with
-  ``LEFT JOIN UNNEST(...) ON TRUE`` it gives one row of NULLs.
+  ``LEFT JOIN UNNEST(...) ON TRUE`` it gives one row of NULLs;
+- a NULL element of an ARRAY of ROWs gives no row (a ROW with NULL fields gives its row); an
+  array of only NULL ROWs counts as empty.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def plan_unnest(planner, j: exp.Join, node: PlanNode, scope: Scope) -> tuple[Pla
         fields = [("EXPR$0", t.children[0]), ("EXPR$1", t.children[1])]
         extract = [f"struct_extract({{0}}, {n!r})" for n in ("key", "value")]
     elif t.children[0].name == "ROW":
+        collection = f"list_filter({collection}, lambda e: e IS NOT NULL)"  # Flink skips a NULL ROW
         fields = t.children[0].fields
         extract = [f"struct_extract({{0}}, '{n.replace(chr(39), chr(39) * 2)}')" for n, _ in fields]
     else:

@@ -131,7 +131,33 @@ def _compare(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
     would never be equal; Flink compares ROWs field by field.
     """
     n.set("expression", _like(n, n.this, n.expression))
+    t = type_of(n.this)
+    if isinstance(n, (exp.EQ, exp.NEQ)) and t.name in ("ARRAY", "MAP"):
+        return _collection_equals(n, t), SqlType("BOOLEAN")
     return n, SqlType("BOOLEAN")
+
+
+def _collection_equals(n: exp.EQ | exp.NEQ, t: SqlType) -> exp.Expression:
+    """ARRAY / MAP ``=`` and ``<>`` as Flink 2.3: a NULL element (map value) is equal to nothing.
+
+    Flink compares collections element by element and gives false as soon as either side holds a
+    NULL there (``ARRAY[1, NULL] = ARRAY[1, NULL]`` is false, ``<>`` true), where DuckDB takes
+    NULL elements as equal. ``x = x`` of the same expression is true for a non-NULL ``x``:
+    Calcite simplifies it to ``x IS NOT NULL OR NULL`` before any element is looked at. MAPs are
+    equal whatever their entries' order, as Flink's (DuckDB's map ``=`` is by order).
+    """
+    left, right = _sql(n.this), _sql(n.expression)
+    if left == right:
+        equal = f"CASE WHEN {left} IS NOT NULL THEN true END"
+    else:
+        values = "{}" if t.name == "ARRAY" else "map_values({})"
+        no_null = " AND ".join(f"list_aggregate({values.format(s)}, 'count') = len({values.format(s)})"
+                               for s in (left, right))
+        both = f"{left} IS NOT NULL AND {right} IS NOT NULL"
+        same = f"{left} = {right}" if t.name == "ARRAY" else \
+            f"list_sort(map_entries({left})) = list_sort(map_entries({right}))"
+        equal = f"CASE WHEN {both} THEN {same} AND {no_null} END"
+    return template(f"({equal})" if isinstance(n, exp.EQ) else f"(NOT ({equal}))")
 
 
 def _like(n: exp.Expression, model: exp.Expression, value: exp.Expression) -> exp.Expression:
