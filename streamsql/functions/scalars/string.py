@@ -256,12 +256,12 @@ def translate(c: Call) -> exp.Expression:
 def overlay(c: Call) -> exp.Expression:
     """OVERLAY(s PLACING r FROM pos [FOR len]): characters of s from ``pos`` replaced by r.
 
-    ``len`` characters are replaced (default: r's length). A ``pos`` past the last character
-    leaves s as it is (Flink 2.3: OVERLAY('hello' PLACING 'X' FROM 6) is 'hello').
+    ``len`` characters are replaced (default: r's length). A ``pos`` before the first or past the
+    last character leaves s as it is (Flink 2.3: 'hello' PLACING 'X' FROM 0 or FROM 6 is 'hello').
     """
     length = "{3}" if len(c.args) == 4 else "length({1})"
     placed = f"substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length})"
-    return template(f"CASE WHEN {{2}} > length({{0}}) THEN {{0}} ELSE {placed} END", *c.args)
+    return template(f"CASE WHEN {{2}} < 1 OR {{2}} > length({{0}}) THEN {{0}} ELSE {placed} END", *c.args)
 
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
