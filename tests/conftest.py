@@ -20,18 +20,25 @@ def bad_json(tmp_path):
 
 
 # Modules whose tests run several processes at once (worker processes, crash campaigns, the compat
-# suite's two concurrent `streamsql run`s). Under pytest-xdist (`-n 2`, `--dist loadgroup`) they
-# share one group, so they run one after another on one worker while the other worker takes the
-# in-process tests: two of them side by side on two cores would starve their timeouts. Every other
-# module is a group of its own (as `--dist loadfile`), so a module-scoped fixture (the function
-# conformance batch, say) is computed once, not once per worker.
+# suite's two concurrent `streamsql run`s). Under pytest-xdist (`-n 2`) they form one scheduling
+# unit, so they run one after another on one worker while the other worker takes the in-process
+# tests: two of them side by side on two cores would starve their timeouts. Every other module is a
+# unit of its own (as `--dist loadfile`), so a module-scoped fixture (the function conformance
+# batch, say) is computed once, not once per worker. (A scheduler, not xdist_group marks: under
+# pytest 9 xdist's loadgroup no longer sees the group suffix it writes into node ids.)
 PROCESS_HEAVY = ("tests/integration/test_chaos.py", "tests/integration/test_parallel",
                  "tests/compat/test_compat.py", "tests/integration/test_flights.py",
                  "tests/integration/test_s3_checkpoints.py")
 
 
-def pytest_collection_modifyitems(config, items):
-    """xdist groups: one for the :data:`PROCESS_HEAVY` modules, one per module for the rest."""
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group("processes" if module.startswith(PROCESS_HEAVY) else module))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one unit."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "processes" if module.startswith(PROCESS_HEAVY) else module
+
+    return ModuleScheduling(config, log)
