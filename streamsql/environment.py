@@ -317,8 +317,9 @@ class StreamEnvironment:
             raise ConfigError(msg)
         else:
             runner = JobRunner(name, roots, self.config.copy(), identity)
-        handle = JobHandle(runner).start()
-        self.jobs[handle.job_id] = handle
+        handle = JobHandle(runner)
+        self.jobs[handle.job_id] = handle  # before it starts: close() then always cancels it
+        handle.start()
         if self.config.boolean("table.dml-sync"):
             handle.wait()
         message = (f"[INFO] Submitting SQL update statement to the cluster...\n"
@@ -339,8 +340,11 @@ class StreamEnvironment:
         scratch = self._scratch()
         cfg.settings["execution.checkpointing.dir"] = os.path.join(scratch, "checkpoints")
         cfg.settings["state.dir"] = os.path.join(scratch, "state")
-        handle = JobHandle(JobRunner(name, [node], cfg)).start()
+        handle = JobHandle(JobRunner(name, [node], cfg))
+        # Registered before it starts: an interrupt between the two (streamsql run's SIGINT when
+        # another job fails) must not leave an unbounded query running that close() never sees.
         self._query_jobs = [j for j in self._query_jobs if not j.done] + [handle]
+        handle.start()
         return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink)
 
     def _job(self, job_id: str) -> JobHandle:

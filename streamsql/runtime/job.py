@@ -243,6 +243,10 @@ class JobHandle:
     def cancel(self) -> None:
         """Cancel without a final checkpoint and wait for the thread to end."""
         self.runner.cancel()
+        if self._thread.ident is None:  # never started (interrupted before start()): nothing runs
+            self.status = "CANCELED"
+            self._done.set()
+            return
         self._await_end(30)
 
     def stop(self) -> None:
@@ -255,10 +259,13 @@ class JobHandle:
 
         The thread's teardown frees its thread-locals (the DuckDB connection that checked the
         job's queries as it was built); left running at interpreter exit, that destructor is
-        cut short there and aborts the process ("terminate called ...", exit code 134).
+        cut short there and aborts the process ("terminate called ...", exit code 134). The
+        teardown takes milliseconds; the join is still bounded (5 s) because a join that a
+        signal interrupted (Ctrl-C, or ``streamsql run``'s SIGINT on a job failure) can leave the
+        thread unjoinable, and an unbounded join then hangs the process.
         """
         if self._done.wait(timeout):
-            self._thread.join()
+            self._thread.join(5)
 
     @property
     def done(self) -> bool:
