@@ -77,9 +77,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stderr.write(failure_notice(job) + "\n")
         sys.stderr.flush()
         if not failed and running_statements.is_set():
-            # A real SIGINT to the main thread: it may be blocked waiting for a query's rows, and
+            # A real signal to the main thread: it may be blocked waiting for a query's rows, and
             # _thread.interrupt_main() only flags the handler without waking a blocked wait.
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+            # SIGUSR1 with our own handler, not SIGINT: a process started with SIGINT ignored (a
+            # background job of a script, nohup, a test runner's worker) never gets Python's
+            # KeyboardInterrupt handler for SIGINT, and the run then hung in the query for good.
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
         failed.append(job)
 
     try:
@@ -174,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command in ("run", "worker"):
         signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops jobs as cleanly as Ctrl-C
+        signal.signal(signal.SIGUSR1, _interrupt)  # a job failed: stop waiting (cmd_run)
         return cmd_run(args)
     return cmd_shell(args)
 

@@ -7,6 +7,7 @@ gave no notice, and SHOW JOBS said ``FAILED`` with no way to see why.
 
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -24,8 +25,11 @@ def _run(tmp_path, script: str):
     (tmp_path / "s.sql").write_text(script)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     # Without the fix the run never ends (the unbounded job keeps it waiting): the timeout fails it.
+    # SIGINT ignored, as in a script's background job or a pytest-xdist worker: the run must not
+    # rely on SIGINT to stop waiting (it hung there when it did).
     return subprocess.run([sys.executable, "-m", "streamsql", "run", "s.sql"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=120, check=False,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
 
 
 def test_finding_3_run_reports_a_failure_while_an_unbounded_job_runs(tmp_path, bad_json):
