@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import BOOTSTRAP, RESULTS, admin, create_topic, delete_topics, unique, write_json
-from benchmarks.contenders import SOURCE_DDL, SQL, base_workload
+from benchmarks.contenders import base_workload, workload_sql
 from benchmarks.datagen import load
 
 KEYS = {"Q1": 1_000_000, "AGG10k": 10_000}
@@ -48,9 +48,9 @@ _TASK_ROWS = re.compile(r"task \S+ [A-Z]+: (\d+) rows in")
 def script(workload: str, topic: str, out: str, workers: int, name: str, workdir: Path,
            interval_ms: int) -> Path:
     """The workload's job at ``'parallelism.default'`` = ``workers``, written into ``workdir``."""
-    sink, inserts = SQL[base_workload(workload)]
-    fmt = {"topic": topic, "bootstrap": BOOTSTRAP, "out": out}
-    source = SOURCE_DDL.format(watermark="", bounded="'scan.bounded.mode' = 'latest-offset'", **fmt)
+    source, sink, inserts = workload_sql({
+        "workload": workload, "input": topic, "bootstrap": BOOTSTRAP, "output": out, "ends": {},
+    })
     text = "\n".join([
         f"SET 'pipeline.name' = '{name}';",
         f"SET 'parallelism.default' = '{workers}';",
@@ -59,7 +59,7 @@ def script(workload: str, topic: str, out: str, workers: int, name: str, workdir
         f"SET 'execution.checkpointing.dir' = '{workdir / 'checkpoints'}';",
         f"SET 'state.dir' = '{workdir / 'state'}';",
         source + ";",
-        sink.format(**fmt) + ";",
+        sink + ";",
         inserts[0] + ";",
     ])
     path = workdir / "job.sql"
