@@ -35,7 +35,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import BOOTSTRAP, RESULTS, admin, create_topic, delete_topics, unique, write_json
+from benchmarks.common import (
+    BOOTSTRAP,
+    RESULTS,
+    admin,
+    compile_bytecode,
+    create_topic,
+    delete_topics,
+    unique,
+    write_json,
+)
 from benchmarks.contenders import base_workload, workload_sql
 from benchmarks.datagen import load
 
@@ -195,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--marginal", action="store_true",
                     help="also run each N over half the events: the per-record CPU without start-up")
     a = ap.parse_args(argv)
+    compile_bytecode()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="streamsql-bench-parallel-"))

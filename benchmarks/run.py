@@ -37,7 +37,15 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import datagen
-from benchmarks.common import BOOTSTRAP, RESULTS, create_topic, delete_topics, end_offsets, unique
+from benchmarks.common import (
+    BOOTSTRAP,
+    RESULTS,
+    compile_bytecode,
+    create_topic,
+    delete_topics,
+    end_offsets,
+    unique,
+)
 from benchmarks.contenders import base_workload
 from benchmarks.output import LatencyReader, count_output, steady_rate
 
@@ -318,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="file locked while a flink contender runs (shared-machine serialization); "
                     "'' for none")
     a = ap.parse_args(argv)
+    compile_bytecode()
 
     events = a.events or (20_000 if a.smoke else 1_000_000)
     if a.smoke:
