@@ -59,8 +59,48 @@ def duration_ms(value: str, key: str = "duration") -> int:
     return int(m.group(1)) * _UNITS[m.group(2).lower() or "ms"]
 
 
-#: How each engine key's value is checked when it is SET: "duration", "int>=0", "int>=1",
-#: "bool", or a tuple of allowed values (case-insensitive).
+_MEMORY_UNITS = {
+    "": 1, "b": 1, "bytes": 1,
+    "k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
+    "m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20,
+    "g": 1 << 30, "gb": 1 << 30, "gibibytes": 1 << 30,
+    "t": 1 << 40, "tb": 1 << 40, "tebibytes": 1 << 40,
+}
+
+
+def memory_bytes(value: str, key: str = "memory size") -> int:
+    """Parse a Flink memory size (``'64 mb'``, ``'8mb'``, ``'1g'``, bare number = bytes) to bytes.
+
+    Units are powers of 1024, case-insensitive, as Flink's ``MemorySize.parse``.
+
+    Raises:
+        ConfigError: naming ``key`` for an unparsable value.
+    """
+    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(value))
+    if not m or m.group(2).lower() not in _MEMORY_UNITS:
+        msg = f"'{key}' = '{value}' is not a memory size (e.g. '64 mb', '512 kb', '1 gb')"
+        raise ConfigError(msg)
+    return int(m.group(1)) * _MEMORY_UNITS[m.group(2).lower()]
+
+
+def ratio(value: str, key: str = "ratio") -> float:
+    """Parse a fraction strictly between 0 and 1 (``'0.5'``).
+
+    Raises:
+        ConfigError: naming ``key`` for a value that is not such a number.
+    """
+    try:
+        r = float(value)
+    except (TypeError, ValueError):
+        r = None
+    if r is None or not 0 < r < 1:
+        msg = f"'{key}' = '{value}' must be a number between 0 and 1 (exclusive)"
+        raise ConfigError(msg)
+    return r
+
+
+#: How each engine key's value is checked when it is SET: "duration", "memory", "ratio",
+#: "int>=0", "int>=1", "bool", or a tuple of allowed values (case-insensitive).
 KINDS: dict[str, object] = {
     "execution.checkpointing.interval": "duration",
     "execution.checkpointing.mode": ("EXACTLY_ONCE", "AT_LEAST_ONCE"),
@@ -89,6 +129,14 @@ KINDS: dict[str, object] = {
     "table.local-time-zone": "zone",
     # Idle state retention (streamsql.state.ttl): GROUP BY, regular joins, Top-N, deduplication.
     "table.exec.state.ttl": "duration",
+    # RocksDB's memory (streamsql.state.rocksdb_memory), Flink's keys and defaults there.
+    "state.backend.rocksdb.memory.managed": "bool",
+    "state.backend.rocksdb.memory.fixed-per-slot": "memory",
+    "state.backend.rocksdb.memory.fixed-per-tm": "memory",
+    "state.backend.rocksdb.memory.write-buffer-ratio": "ratio",
+    "taskmanager.memory.managed.size": "memory",
+    "state.backend.rocksdb.block.cache-size": "memory",
+    "state.backend.rocksdb.writebuffer.size": "memory",
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "python.files", "sql-client.display.max-column-width",
@@ -130,6 +178,10 @@ def check_setting(key: str, value: str) -> str | None:
     kind = KINDS.get(key)
     if kind == "duration":
         duration_ms(value, key)
+    elif kind == "memory":
+        memory_bytes(value, key)
+    elif kind == "ratio":
+        ratio(value, key)
     elif isinstance(kind, str) and kind.startswith("int"):
         low = int(kind[-1])
         if not re.fullmatch(r"\s*-?\d+\s*", value) or int(value) < low:

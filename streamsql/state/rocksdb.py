@@ -1,10 +1,14 @@
 r"""The ``rocksdb`` state backend: one RocksDB database (via rocksdict) per job instance.
 
 One backend serves the keyed state of every operator of the job (``keyed_state(op)`` per
-operator id), snapshots and restores all of them at once, and has one LRU block cache of
-``block_cache_size`` bytes shared by all of them: the cache is created with the backend and kept
+operator id) and snapshots and restores all of them at once. Its memory is bounded as Flink's
+managed memory for RocksDB (:mod:`streamsql.state.rocksdb_memory`): by default every backend of
+the process reads through one LRU block cache whose write-buffer manager charges the memtables to
+it, index and filter blocks cached in it too. The resources are taken with the backend and kept
 across ``open()``/``restore()`` (RocksDB keys cached blocks by file, so a reopened database never
-hits a stale block).
+hits a stale block). The blocks of an SST file that compaction has made obsolete are erased from
+the cache at once (``uncache_aggressiveness``), so the cache holds the live files' blocks, not
+those of the hundreds of files a job with frequent checkpoints flushes and compacts away.
 
 Layout: ``workdir/db`` is the live database, opened in rocksdict's *raw mode*
 (``Options(raw_mode=True)``): keys and values are plain ``bytes`` passed straight to RocksDB, with
@@ -31,6 +35,7 @@ from typing import TypeVar
 
 import rocksdict
 
+from streamsql.core.config import memory_bytes
 from streamsql.core.errors import os_error_text
 from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import (
@@ -41,6 +46,7 @@ from streamsql.state.exceptions import (
     translate,
 )
 from streamsql.state.files import fsync_dir
+from streamsql.state.rocksdb_memory import RocksDBMemory, RocksDBResources, acquire
 
 T = TypeVar("T")
 
@@ -55,6 +61,7 @@ _COMPRESSIONS = {
     "zstd": rocksdict.DBCompressionType.zstd,
     "zlib": rocksdict.DBCompressionType.zlib,
 }
+WRITE_BUFFER_SIZE = "state.backend.rocksdb.writebuffer.size"
 
 
 @dataclass(frozen=True)
@@ -62,11 +69,15 @@ class RocksDBOptions:
     """RocksDB tuning, with defaults for a small (2-core) machine.
 
     Attributes:
-        write_buffer_size: bytes per memtable (16 MiB).
+        write_buffer_size: bytes per memtable (16 MiB; Flink's
+            ``'state.backend.rocksdb.writebuffer.size'``, whose default is 64 MiB).
         max_write_buffer_number: memtables kept before writes stall.
         target_file_size_base: bytes per SST file at level 1.
-        block_cache_size: bytes of the LRU block cache (32 MiB), one per backend, shared by
-            every operator of the job.
+        memory: the block cache and memtable budget (:class:`RocksDBMemory`: by default 128 MiB
+            shared by every backend of the process).
+        uncache_aggressiveness: RocksDB's effort to erase an obsolete SST file's blocks from
+            the cache when compaction deletes the file (300, the value RocksDB's own docs
+            expect to make its default; 0 leaves them to age out of the LRU).
         block_size: bytes per data block (16 KiB).
         bloom_bits_per_key: Bloom filter bits per key (10 ≈ 1 % false positives); 0 disables.
         memtable_bloom_ratio: share of each memtable's size given to a whole-key Bloom filter
@@ -86,7 +97,8 @@ class RocksDBOptions:
     write_buffer_size: int = 16 * 1024 * 1024
     max_write_buffer_number: int = 3
     target_file_size_base: int = 32 * 1024 * 1024
-    block_cache_size: int = 32 * 1024 * 1024
+    memory: RocksDBMemory = RocksDBMemory()
+    uncache_aggressiveness: int = 300
     block_size: int = 16 * 1024
     bloom_bits_per_key: float = 10.0
     memtable_bloom_ratio: float = 0.1
@@ -97,11 +109,25 @@ class RocksDBOptions:
     open_timeout: float = 5.0
     open_backoff: float = 0.02
 
-    def to_options(self, block_cache: rocksdict.Cache) -> rocksdict.Options:
+    @classmethod
+    def from_config(cls, settings: dict[str, str]) -> RocksDBOptions:
+        """The options of a job's configuration: Flink's RocksDB keys, defaults for the rest.
+
+        Raises:
+            ConfigError: naming the key, for a value that does not parse.
+        """
+        memory = RocksDBMemory.from_config(settings)
+        size = settings.get(WRITE_BUFFER_SIZE)
+        if size is None:
+            return cls(memory=memory)
+        return cls(write_buffer_size=memory_bytes(size, WRITE_BUFFER_SIZE), memory=memory)
+
+    def to_options(self, resources: RocksDBResources) -> rocksdict.Options:
         """The ``rocksdict.Options`` (raw mode, create if missing) for these settings.
 
         Args:
-            block_cache: the LRU block cache the database reads through (the backend's).
+            resources: the block cache the database reads through and the write-buffer
+                manager its memtables are charged to (the backend's).
 
         Raises:
             ConfigError: for an unknown compression name.
@@ -120,11 +146,13 @@ class RocksDBOptions:
         opts.set_max_background_jobs(self.max_background_jobs)
         opts.set_keep_log_file_num(self.keep_log_file_num)
         opts.set_compression_type(compression())
+        if resources.write_buffer_manager is not None:
+            opts.set_write_buffer_manager(resources.write_buffer_manager)
         if self.memtable_bloom_ratio > 0:
             opts.set_memtable_prefix_bloom_ratio(self.memtable_bloom_ratio)
             opts.set_memtable_whole_key_filtering(True)
         table = rocksdict.BlockBasedOptions()
-        table.set_block_cache(block_cache)
+        table.set_block_cache(resources.cache)
         table.set_block_size(self.block_size)
         if self.bloom_bits_per_key > 0:
             table.set_bloom_filter(self.bloom_bits_per_key, False)
@@ -248,15 +276,15 @@ class RocksDBStateBackend(StateBackend):
         options: tuning; defaults to :class:`RocksDBOptions` ().
 
     Attributes:
-        block_cache: the LRU block cache (``options.block_cache_size`` bytes) of every database
-            this backend opens: one per job, shared by all its operators.
+        resources: the block cache and write-buffer manager of every database this backend
+            opens (shared with the process's other backends unless the memory is per slot).
     """
 
     name = "rocksdb"
 
     def __init__(self, options: RocksDBOptions | None = None):
         self.options = options or RocksDBOptions()
-        self.block_cache = rocksdict.Cache(self.options.block_cache_size)
+        self.resources = acquire(self.options.memory)
         self._db: rocksdict.Rdict | None = None
         self._path: str | None = None
         self._states: dict[str, RocksDBKeyedState] = {}
@@ -425,9 +453,11 @@ class RocksDBStateBackend(StateBackend):
             pause = min(pause * 2, 0.5)
 
     def _open_db(self, path: str) -> rocksdict.Rdict:
-        opts = self.options.to_options(self.block_cache)
+        opts = self.options.to_options(self.resources)
         db = self._retry_locked(f"open RocksDB state '{path}'", lambda: rocksdict.Rdict(path, opts))
         db.set_write_options(self.options.write_options())
+        # Not settable through rocksdict's Options: a mutable column-family option of RocksDB 9.
+        db.set_options({"uncache_aggressiveness": str(self.options.uncache_aggressiveness)})
         return db
 
     def _remove_db(self, path: str) -> None:

@@ -4,7 +4,9 @@ A ``datagen`` source (``--rate`` rows/s over ``--keys`` keys) feeds a ``GROUP BY
 into an exactly-once ``upsert-kafka`` sink (a topic the run creates, compacted), checkpointing
 every second — so every checkpoint commits a Kafka transaction, snapshots state and prunes old
 checkpoints. Every ``--sample`` seconds the process's resident memory (``VmRSS``), open files
-(``/proc/self/fd``) and threads (``/proc/self/task``) are recorded. At the end the samples of
+(``/proc/self/fd``) and threads (``/proc/self/task``) are recorded, with the RocksDB block cache's
+usage (memtables included: the write-buffer manager charges them to it) where the backend is
+``rocksdb``. At the end the samples of
 the minute around ``--compare`` are compared with those of the last minute (the highest of
 each): RSS must be within 10 % (issue 12, Deliver 7), open files and threads must not grow
 beyond what comes and goes between checkpoints (:data:`SLACK`) — a leak of one per checkpoint
@@ -35,6 +37,15 @@ def sample() -> dict[str, int]:
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
     return {"rss_kib": rss, "fds": len(os.listdir("/proc/self/fd")),
             "threads": len(os.listdir("/proc/self/task"))}
+
+
+def rocksdb_usage() -> str:
+    """``", RocksDB cache X MiB (memtables Y MiB)"`` per block cache in use; ``""`` for none."""
+    from streamsql.state.rocksdb_memory import process_usage
+
+    mib = 1024 * 1024
+    return "".join(f", RocksDB cache {u['cache'] / mib:.1f} MiB (memtables {u['memtables'] / mib:.1f} MiB)"
+                   for u in process_usage())
 
 
 #: Open files and threads that come and go between checkpoints (sockets, RocksDB files).
@@ -98,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             cp = job.last_checkpoint.get("checkpoint_id", "-")
             print(f"minute {elapsed / 60:6.2f}: RSS {s['rss_kib'] / 1024:8.1f} MiB, {s['fds']:4d} open "
                   f"files, {s['threads']:3d} threads, {job.metrics.get('rows_in', 0)} rows in, "
-                  f"checkpoint #{cp}", flush=True)
+                  f"checkpoint #{cp}{rocksdb_usage()}", flush=True)
             time.sleep(min(args.sample, max(0.0, args.minutes * 60 - elapsed)))
         failed = job.done
         if failed:

@@ -15,6 +15,7 @@ from streamsql.core.errors import ConfigError
 from streamsql.state import rocksdb as rocksdb_module
 from streamsql.state.exceptions import SnapshotError, StateError, StateLockedError, translate
 from streamsql.state.rocksdb import RocksDBOptions, RocksDBStateBackend
+from streamsql.state.rocksdb_memory import RocksDBMemory, RocksDBResources
 from tests.state.fixtures import encode_key as k
 
 
@@ -181,16 +182,17 @@ def test_restore_of_a_corrupt_snapshot_raises_snapshot_error(rocks, tmp_path):
 def test_options_are_frozen_and_validated():
     opts = RocksDBOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
-        opts.block_cache_size = 1  # type: ignore[misc]
-    assert isinstance(opts.to_options(rocksdict.Cache(1 << 20)), rocksdict.Options)
-    assert opts.block_cache_size == 32 * 1024 * 1024
+        opts.write_buffer_size = 1  # type: ignore[misc]
+    resources = RocksDBResources(RocksDBMemory(budget=None))
+    assert isinstance(opts.to_options(resources), rocksdict.Options)
+    assert opts.memory == RocksDBMemory(budget=128 << 20, per_process=True)
     with pytest.raises(ConfigError, match="compression"):
-        RocksDBOptions(compression="brotli").to_options(rocksdict.Cache(1 << 20))
+        RocksDBOptions(compression="brotli").to_options(resources)
 
 
 def test_one_block_cache_serves_every_operator_across_restores(rocks, tmp_path):
-    backend = rocks(block_cache_size=8 << 20)
-    cache = backend.block_cache
+    backend = rocks(memory=RocksDBMemory(budget=12 << 20, per_process=False))
+    cache = backend.resources.cache
     ops = [backend.keyed_state(f"op{i}") for i in range(3)]
     for i, ks in enumerate(ops):
         ks.write([(k(b"%d-%d" % (i, j)), os.urandom(100)) for j in range(7000)])  # many blocks
@@ -201,10 +203,11 @@ def test_one_block_cache_serves_every_operator_across_restores(rocks, tmp_path):
         usage.append(cache.get_usage())
     assert usage == sorted(usage) and usage[-1] > usage[0]
     backend.restore(str(tmp_path / "s"))
-    assert backend.block_cache is cache
+    assert backend.resources.cache is cache
 
 
 def test_custom_options_open(rocks, tmp_path):
-    backend = rocks(compression="zstd", disable_wal=False, bloom_bits_per_key=0, block_cache_size=1 << 20)
+    backend = rocks(compression="zstd", disable_wal=False, bloom_bits_per_key=0,
+                    memory=RocksDBMemory(budget=None, block_cache_size=1 << 20))
     backend.keyed_state("agg").write([(k(b"a"), b"1")])
     assert backend.snapshot(str(tmp_path / "s")) > 0
