@@ -41,6 +41,7 @@ from sqlglot import exp
 from streamsql.core.errors import SqlError
 from streamsql.plan.expressions import compile_expression, quote, resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
+from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.temporal import TemporalJoinNode, check_temporal, temporal_version
 from streamsql.plan.unnest import is_unnest, plan_unnest
@@ -360,7 +361,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     cond_text = " AND ".join([f"({quote(lsch)} = {quote(rename[rsch])})" for lsch, rsch in zip(lkeys, rkeys)])
 
     if jt in (SEMI, ANTI):
-        residual = compile_expression(conjunction(c for c, _ in keep), scope) if keep else None
+        residual = _residual(planner, keep, scope, out_schema)
         cond_text += f" AND ({residual})" if residual else ""
         insert_only = jt == SEMI and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         node = SemiJoinNode([left, right], left.schema, INSERT_ONLY if insert_only else RETRACT, join_type=jt,
@@ -374,7 +375,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         right_cols = [rs.resolve(_unparen(r)).internal for _, r in keys
                       if isinstance(_unparen(r), exp.Column)]
         left_time, right_time = check_temporal(planner, j, jt, as_of, left, ls, right, right_cols)
-        residual = compile_expression(conjunction(c for c, _ in keep), scope) if keep else None
+        residual = _residual(planner, keep, scope, out_schema)
         cond_text += f" AND ({residual})" if residual else ""
         node = TemporalJoinNode([left, right], out_schema, left.mode, join_type=jt, left_keys=lki,
                                 right_keys=rki, left_time=left_time, right_time=right_time, residual=residual,
@@ -393,7 +394,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     residual = None
     post = None
     if keep:
-        sql = compile_expression(conjunction(c for c, _ in keep), scope)
+        sql = _residual(planner, keep, scope, out_schema)
         cond_text += f" AND ({sql})"
         if jt == INNER:
             post = sql
@@ -418,6 +419,27 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)
     return node, scope
+
+
+def _residual(planner, keep: list[tuple[exp.Expression, set[int]]], scope: Scope,
+              joined: pa.Schema) -> str | None:
+    """The DuckDB SQL of the ON conjuncts ``keep`` that are not equi-keys, checked over ``joined``.
+
+    The join's operator evaluates it over the joined columns (left then right); checking each
+    conjunct here makes a type error a planning error at that conjunct's position instead of a
+    failure of the job's thread when its operators are built.
+
+    Raises:
+        SqlError: a conjunct DuckDB cannot evaluate (incomparable types, ...).
+    """
+    if not keep:
+        return None
+    for c, _ in keep:
+        try:
+            compile_query([("__ok", compile_expression(c, scope))], None, joined, planner.sql)
+        except SqlError as e:
+            planner._fail(c, e.message)
+    return compile_expression(conjunction(c for c, _ in keep), scope)
 
 
 def _supertype(a: str, b: str) -> str | None:

@@ -1,0 +1,40 @@
+"""An outer, semi or temporal join's non-equi ON condition is checked when the query is planned."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError
+
+
+@pytest.fixture
+def env(tmp_path):
+    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                           "execution.checkpointing.dir": str(tmp_path / "cp")})
+    for name in ("a", "b"):
+        e.execute_sql(f"CREATE TABLE {name} (k INT, v INT, s STRING) WITH ('connector' = 'datagen', "
+                      "'number-of-rows' = '3')")
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("join", ["LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+def test_outer_join_condition_type_error_is_a_planning_error_at_its_position(env, join):
+    # EXPLAIN plans without building a job: the error must come from planning, with a caret
+    on = "  ON a.k = b.k AND a.v < b.v AND a.v + b.v > UPPER(a.s)"
+    sql = f"EXPLAIN SELECT a.k, b.v\nFROM a {join} b\n{on}"
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    err = ei.value
+    assert "Cannot compare values of type INTEGER and type VARCHAR" in str(err)
+    # at the failing conjunct, not at the first one
+    assert err.line == 3 and on.index("a.v +") < err.col <= len(on), str(err)
+    assert "^" in str(err)
+
+
+def test_semi_join_condition_type_error_is_a_planning_error(env):
+    sql = "EXPLAIN SELECT a.k FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v > UPPER(a.s))"
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert ei.value.line == 1 and ei.value.col is not None, str(ei.value)
