@@ -45,8 +45,8 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer, vectorized (uint64 arithmetic wraps)."""
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer, vectorized (uint64 arithmetic wraps); nexmark's generator uses it too."""
     with np.errstate(over="ignore"):
         z = x + _GOLDEN
         z = (z ^ (z >> np.uint64(30))) * _M1
@@ -56,9 +56,9 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 def _hash(seed: int, stream: int, rows: np.ndarray) -> np.ndarray:
     """A uint64 per row, a pure function of (seed, stream, row)."""
-    key = _mix(np.array([(seed * 1_000_003 + stream) & (2**64 - 1)], dtype=np.uint64))[0]
+    key = splitmix64(np.array([(seed * 1_000_003 + stream) & (2**64 - 1)], dtype=np.uint64))[0]
     with np.errstate(over="ignore"):
-        return _mix(rows.astype(np.uint64) ^ key)
+        return splitmix64(rows.astype(np.uint64) ^ key)
 
 
 def _unit(h: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from streamsql.core.errors import ConfigError
 
 _REGISTRY: dict[str, ConnectorSpec] = {}
 # Built-in connector modules, imported on first lookup so `import streamsql` stays light.
-_BUILTINS = ("kafka", "datagen", "print_sink", "blackhole", "filesystem", "cdc", "jdbc")
+_BUILTINS = ("kafka", "datagen", "print_sink", "blackhole", "filesystem", "cdc", "jdbc", "nexmark")
 
 
 def register(spec: ConnectorSpec) -> ConnectorSpec:

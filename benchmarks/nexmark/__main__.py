@@ -1,0 +1,41 @@
+"""``python -m benchmarks.nexmark load ...``: the events to a JSON-lines file or a Kafka topic."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchmarks.common import BOOTSTRAP
+
+
+def _load(argv: list[str]) -> int:
+    from benchmarks.nexmark import load
+
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.nexmark load",
+        description="Write the nexmark connector's events as JSON to a file or a topic.",
+    )
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--file", help="a JSON-lines file (replaced)")
+    where.add_argument("--topic", help="a Kafka topic (appended to)")
+    ap.add_argument("--bootstrap", default=BOOTSTRAP)
+    ap.add_argument("--events", type=int, required=True)
+    ap.add_argument("--rate", type=int, default=10_000_000, help="first-event.rate (events/s of event time)")
+    ap.add_argument("--base-time", type=int, default=None, help="base-time (ms since the epoch)")
+    a = ap.parse_args(argv)
+    if a.file:
+        load.to_file(a.file, a.events, a.rate, a.base_time)
+    else:
+        load.to_kafka(a.topic, a.bootstrap, a.events, a.rate, a.base_time)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] != ["load"]:
+        print("usage: python -m benchmarks.nexmark load ...", file=sys.stderr)
+        return 2
+    return _load(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
