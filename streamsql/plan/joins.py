@@ -43,6 +43,7 @@ from streamsql.plan.expressions import compile_expression, quote, resolve_column
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.state_ttl_hint import note_join
 from streamsql.plan.temporal import TemporalJoinNode, check_temporal, temporal_version
 from streamsql.plan.unnest import is_unnest, plan_unnest
 from streamsql.plan.window_join import window_join_ends
@@ -69,6 +70,8 @@ class JoinNode(PlanNode):
         left_keys, right_keys: key column indexes in each input's schema.
         residual: DuckDB SQL of the non-equi ON condition over the output columns (outer joins).
         condition: the join condition, for EXPLAIN.
+        state_ttl_ms: the state TTL of each side's rows from a STATE_TTL hint (ms; 0: never),
+            None for the job's ``'table.exec.state.ttl'`` (:mod:`streamsql.plan.state_ttl_hint`).
     """
 
     join_type: str = INNER
@@ -76,6 +79,7 @@ class JoinNode(PlanNode):
     right_keys: list[int] = field(default_factory=list)
     residual: str | None = None
     condition: str = ""
+    state_ttl_ms: tuple[int | None, int | None] = (None, None)
 
     kind: ClassVar[str] = "join"
     stateful: ClassVar[bool] = True
@@ -416,6 +420,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         mode = INSERT_ONLY if insert_only else RETRACT
         node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
                         residual=residual, condition=cond_text)
+        note_join(planner, node, ls, rs)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)
     return node, scope

@@ -114,11 +114,17 @@ class WatermarkAssignerNode(PlanNode):
 
 @dataclass(eq=False)
 class GroupAggNode(PlanNode):
-    """GROUP BY aggregation without a window (updating output)."""
+    """GROUP BY aggregation without a window (updating output).
+
+    Attributes:
+        state_ttl_ms: the state TTL from a STATE_TTL hint (ms; 0: never), None for the job's
+            ``'table.exec.state.ttl'`` (:mod:`streamsql.plan.state_ttl_hint`).
+    """
 
     num_keys: int = 0
     aggs: list = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
+    state_ttl_ms: int | None = None
 
     kind: ClassVar[str] = "group-agg"
     stateful: ClassVar[bool] = True

@@ -60,6 +60,7 @@ from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_sub
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
+from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
 from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
@@ -126,7 +127,7 @@ class Planner:
             # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py);
             # LISTAGG calls (plan/ordered_aggs.py)
             q = mark_python_aggregates(mark_listagg(q), self.catalog.functions)
-            return self._select(rewrite_qualify(q))
+            return plan_hinted_select(self, rewrite_qualify(q), self._select)  # STATE_TTL hint hook
         if isinstance(q, exp.Values):
             self._fail(q, "VALUES is not supported yet (neither in INSERT nor as a query); insert from a "
                           "table instead, e.g. a 'filesystem' table over a JSON file of the rows")
@@ -367,6 +368,7 @@ class Planner:
                                              for j, s in enumerate(specs)])
         agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=len(keys), aggs=specs,
                            labels=[c.sql() for c in calls.values()])
+        note_group_agg(self, agg, scope)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
         # Post-projection: aggregate calls and grouping expressions become columns of `agg`.
         key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
         call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}

@@ -28,10 +28,9 @@ _NODES: dict[type[exp.Expression], tuple[str, str | None]] = {
     exp.Rollup: (f"GROUP BY ROLLUP is not supported yet; {_SPLIT_GROUPING}", "ROLLUP"),
     exp.Cube: (f"GROUP BY CUBE is not supported yet; {_SPLIT_GROUPING}", "CUBE"),
     exp.GroupingSets: (f"GROUP BY GROUPING SETS is not supported yet; {_SPLIT_GROUPING}", "GROUPING"),
-    exp.Hint: (_HINT, None),
 }
-_STATE_TTL_HINT = ("The STATE_TTL hint is not supported yet; set the job's 'table.exec.state.ttl' "
-                   "instead (it applies to every GROUP BY, regular join and Top-N of the job)")
+_STATE_TTL_PLACE = ("The STATE_TTL hint goes right after SELECT (SELECT /*+ STATE_TTL('t' = '1d') */ ...), "
+                    "where it applies to the joins and GROUP BY of that SELECT")
 _OPTIONS_HINT = ("Dynamic table options (/*+ OPTIONS(...) */) are not supported yet; set the options "
                  "in the table's WITH clause (or declare a second table)")
 
@@ -44,7 +43,8 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         sql: the text ``tree`` was parsed from (positions are relative to it), or None.
 
     Raises:
-        SqlError: naming the construct, positioned at it: hints, ``FOR SYSTEM_TIME AS OF`` other
+        SqlError: naming the construct, positioned at it: hints other than ``STATE_TTL`` after
+            ``SELECT`` (:mod:`streamsql.plan.state_ttl_hint`), ``FOR SYSTEM_TIME AS OF`` other
             than on a joined table,
             ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
             ``INSERT ... PARTITION``, ``CAST`` to an unknown type.
@@ -63,6 +63,8 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         found = _NODES.get(type(node))
         if found is not None:
             _fail(sql, node, *found)
+        if isinstance(node, exp.Hint) and not all(_state_ttl(h) for h in node.expressions):
+            _fail(sql, node, _HINT)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             _check_cast_type(sql, node)
         if isinstance(node, exp.Version) and not _joined_table(node):
@@ -87,15 +89,26 @@ def _joined_table(version: exp.Version) -> bool:
     return isinstance(table, exp.Table) and isinstance(table.parent, exp.Join) and table.arg_key == "this"
 
 
+def _state_ttl(hint: exp.Expression) -> bool:
+    return isinstance(hint, exp.Anonymous) and str(hint.this).upper() == "STATE_TTL"
+
+
 def _reject_hint_comments(sql: str) -> None:
-    # sqlglot keeps a table's `/*+ OPTIONS(...) */` as a plain comment, so hints are found lexically.
+    # sqlglot keeps a table's `/*+ OPTIONS(...) */` as a plain comment, so hints are found lexically;
+    # only a STATE_TTL hint right after SELECT is parsed into the tree (and planned).
+    previous = None
     for lx in lexemes(sql):
         if lx.kind == "comment" and lx.text.startswith("/*+"):
-            line, col = line_col(sql, lx.start)
             body = lx.text[3:].lstrip().upper()
+            after_select = previous is not None and previous.text.upper() == "SELECT"
+            if body.startswith("STATE_TTL") and after_select:
+                continue
+            line, col = line_col(sql, lx.start)
             message = _OPTIONS_HINT if body.startswith("OPTIONS") else \
-                _STATE_TTL_HINT if body.startswith("STATE_TTL") else _HINT
+                _STATE_TTL_PLACE if body.startswith("STATE_TTL") else _HINT
             raise SqlError(message, sql, line, col, 3)
+        if lx.kind not in ("ws", "comment"):
+            previous = lx
 
 
 def _fail(sql: str | None, node: exp.Expression, message: str, keyword: str | None = None) -> None:

@@ -83,7 +83,8 @@ def _semi_join(node: SemiJoinNode) -> Operator:
 def _join(node: JoinNode) -> Operator:
     left, right = node.inputs[0].schema, node.inputs[1].schema
     return StreamingJoinOperator(node.join_type, node.left_keys, node.right_keys, left, right, node.schema,
-                                 _residual(node), insert_only=node.mode == plan.INSERT_ONLY)
+                                 _residual(node), insert_only=node.mode == plan.INSERT_ONLY,
+                                 state_ttl_ms=node.state_ttl_ms)
 
 
 def _interval_join(node: IntervalJoinNode) -> Operator:
@@ -129,7 +130,8 @@ def _rank(node: RankNode) -> Operator:
 OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
     plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms),
-    plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema),
+    plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema,
+                                                  n.state_ttl_ms),
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,

@@ -334,16 +334,3 @@ def test_a_job_with_an_operator_without_ttl_fails_as_it_starts(tmp_path):
     with pytest.raises(StreamSQLError, match="not implemented for a semi or anti join") as e:
         list(env.execute_sql("SELECT k FROM o WHERE k NOT IN (SELECT k + 1 FROM o)").collect(timeout=30))
     assert "Traceback" not in str(e.value)
-
-
-def test_the_state_ttl_hint_is_refused_at_its_position(tmp_path):
-    from streamsql.core.errors import SqlError
-    from tests.runtime.oracle import make_env
-
-    env = make_env(tmp_path)
-    env.execute_sql("CREATE TABLE o (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
-    sql = "SELECT /*+ STATE_TTL('o' = '1d') */ k, COUNT(*) FROM o GROUP BY k"
-    refused = "STATE_TTL hint is not supported yet; set the job's 'table.exec.state.ttl'"
-    with pytest.raises(SqlError, match=refused) as e:
-        env.execute_sql(sql)
-    assert sql[e.value.col - 1:].startswith("/*+ STATE_TTL")

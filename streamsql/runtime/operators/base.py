@@ -62,14 +62,18 @@ class OperatorContext:
     clock: Callable[[], int] = wall_clock_ms
 
 
-def state_ttl(ctx: OperatorContext) -> StateTtl | None:
-    """The job's state TTL, ``'table.exec.state.ttl'`` (Flink's default '0 ms': never); None for never.
+def state_ttl(ctx: OperatorContext, hinted_ms: int | None = None) -> StateTtl | None:
+    """The operator's state TTL; None for never.
+
+    ``hinted_ms`` is the TTL of the operator's STATE_TTL hint (0: never), else (None) the job's
+    ``'table.exec.state.ttl'`` applies (Flink's default '0 ms': never), as Flink lets the hint
+    override the key.
 
     Raises:
         ConfigError: the key's value is not a duration.
     """
     key = "table.exec.state.ttl"
-    ms = duration_ms(ctx.config.get(key) or "0 ms", key)
+    ms = duration_ms(ctx.config.get(key) or "0 ms", key) if hinted_ms is None else hinted_ms
     return StateTtl(ms, ctx.clock) if ms > 0 else None
 
 

@@ -114,12 +114,15 @@ class GroupAggBase(Operator):
         aggs: the aggregate calls; output columns = keys then one per aggregate.
         input_schema: Arrow schema of input batches.
         output_schema: Arrow schema of output batches.
+        state_ttl_ms: the TTL of a STATE_TTL hint (ms, 0: never); None: ``'table.exec.state.ttl'``.
     """
 
     stateful = True
 
-    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema):
+    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
+                 state_ttl_ms: int | None = None):
         self.num_keys = num_keys
+        self.state_ttl_ms = state_ttl_ms
         self.aggs = aggs
         self.input_schema = input_schema
         self.output_schema = output_schema
@@ -147,7 +150,7 @@ class GroupAggBase(Operator):
         """
         super().open(ctx)
         self.values = self._new_values()
-        self.ttl = state_ttl(ctx)
+        self.ttl = state_ttl(ctx, self.state_ttl_ms)
         self.state = TtlKeyedState(ctx.state, self.ttl) if self.ttl else ctx.state
         self.cache = self._new_cache(self.state, cache_entries(ctx.config))
 
@@ -178,8 +181,9 @@ class GroupAggOperator(GroupAggBase):
     Args: as :class:`GroupAggBase`.
     """
 
-    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema):
-        super().__init__(num_keys, aggs, input_schema, output_schema)
+    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
+                 state_ttl_ms: int | None = None):
+        super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
         # One query per multiset state: net multiplicity of each (key, value).
         self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
 

@@ -47,11 +47,10 @@ def fixed_width_supported(aggs: list[AggSpec], input_schema: pa.Schema) -> bool:
 
 
 def create_group_agg(num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema,
-                     output_schema: pa.Schema) -> Operator:
+                     output_schema: pa.Schema, state_ttl_ms: int | None = None) -> Operator:
     """The GROUP BY operator for these calls: columnar when it can be, else the general one."""
-    if fixed_width_supported(aggs, input_schema):
-        return ColumnarGroupAggOperator(num_keys, aggs, input_schema, output_schema)
-    return GroupAggOperator(num_keys, aggs, input_schema, output_schema)
+    cls = ColumnarGroupAggOperator if fixed_width_supported(aggs, input_schema) else GroupAggOperator
+    return cls(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
 
 
 class ColumnarGroupAggOperator(GroupAggBase):
@@ -61,8 +60,9 @@ class ColumnarGroupAggOperator(GroupAggBase):
     :func:`fixed_width_supported` must hold for the calls.
     """
 
-    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema):
-        super().__init__(num_keys, aggs, input_schema, output_schema)
+    def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
+                 state_ttl_ms: int | None = None):
+        super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
         self._dtype = self.aggregates.fixed_dtype()
         self._count = self.aggregates.states[0].field("c")  # the row count
 

@@ -259,25 +259,27 @@ class StreamingJoinOperator(JoinBase, Operator):
         residual: for outer joins, the non-equi part of ``ON`` as one boolean item over
             ``output_schema`` (a NULL result does not match); None if there is none.
         insert_only: the output is insert-only (inner join of insert-only inputs).
+        state_ttl_ms: per side, the TTL of a STATE_TTL hint (ms, 0: never), None for
+            'table.exec.state.ttl'.
     """
 
     stateful = True
 
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_schema: pa.Schema,
                  right_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None = None,
-                 insert_only: bool = False):
+                 insert_only: bool = False, state_ttl_ms: tuple[int | None, int | None] = (None, None)):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
         self.insert_only = insert_only
+        self.state_ttl_ms = state_ttl_ms
 
     def open(self, ctx: OperatorContext) -> None:
-        """Read the state TTL of both sides' rows, ``'table.exec.state.ttl'``.
+        """Read the state TTL of each side's rows: its STATE_TTL hint's, else ``'table.exec.state.ttl'``.
 
         Raises:
             ConfigError: a bad ``'table.exec.state.ttl'``.
         """
         super().open(ctx)
-        ttl = state_ttl(ctx)
-        self.ttls = (ttl, ttl)
+        self.ttls = tuple(state_ttl(ctx, ms) for ms in self.state_ttl_ms)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Join ``batch`` (from side ``input_index``) with the other side's state; update state."""

@@ -1,0 +1,6 @@
+CREATE TABLE orders (id INT, cid INT, v INT) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/orders.jsonl', 'format' = 'json');
+CREATE TABLE customers (id INT, name STRING) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/customers.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (cid INT, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT /*+ STATE_TTL('j' = '1h') */ cid, COUNT(*) FROM (SELECT /*+ STATE_TTL('o' = '2h', 'c' = '3h') */ o.cid FROM orders o JOIN customers c ON o.cid = c.id) j GROUP BY cid;
