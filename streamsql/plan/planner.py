@@ -28,6 +28,7 @@ from streamsql.functions import udf
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
 from streamsql.plan.ctes import inline_ctes
+from streamsql.plan.explain_types import flink_types
 from streamsql.plan.expressions import (
     AGG_TYPES,
     VARIANCE_CALLS,
@@ -553,7 +554,7 @@ def explain(roots: list[PlanNode]) -> str:
     lines: list[str] = []
 
     def show(n: PlanNode, depth: int) -> None:
-        lines.append("  " * depth + ("+- " if depth else "") + n.describe())
+        lines.append("  " * depth + ("+- " if depth else "") + flink_types(n.describe()))
         for i in n.inputs:
             show(i, depth + 1)
 
