@@ -16,8 +16,8 @@ DUCKDB_NAMES = re.compile(r"\b(TEXT|INTEGER|TIMESTAMP_MS|TIMESTAMPTZ|HUGEINT|INT
 def env(tmp_path):
     e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
                            "execution.checkpointing.dir": str(tmp_path / "cp")})
-    e.execute_sql("CREATE TABLE t (x INT, s STRING, b BYTES, ts TIMESTAMP_LTZ(3)) WITH ('connector' = 'datagen', "
-                  "'number-of-rows' = '1')")
+    e.execute_sql("CREATE TABLE t (x INT, s STRING, b BYTES, ts TIMESTAMP_LTZ(3)) "
+                  "WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     e.execute_sql("CREATE TABLE out_rows (v VARCHAR(5), c CHAR(3), i INT, t TIMESTAMP(3), d DECIMAL(10, 2), "
                   "r ROW<a INT, q STRING>, y BYTES, z TIMESTAMP_LTZ(3)) WITH ('connector' = 'print')")
     yield e
@@ -26,8 +26,8 @@ def env(tmp_path):
 
 def test_explain_shows_flink_types_in_casts(env):
     text = env.execute_sql(
-        "EXPLAIN INSERT INTO out_rows SELECT CAST(x AS VARCHAR(5)), s, CAST(s AS INT), CAST(s AS TIMESTAMP(3)), "
-        "x, ROW(x, s), b, ts FROM t").message
+        "EXPLAIN INSERT INTO out_rows SELECT CAST(x AS VARCHAR(5)), s, CAST(s AS INT), "
+        "CAST(s AS TIMESTAMP(3)), x, ROW(x, s), b, ts FROM t").message
     assert not DUCKDB_NAMES.search(text), text
     for flink in ("AS VARCHAR(5))", "AS INT)", "AS DECIMAL(10, 2))", "AS TIMESTAMP_LTZ(6))", "AS BYTES)"):
         assert flink in text, f"{flink} not in:\n{text}"
