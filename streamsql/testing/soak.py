@@ -6,7 +6,8 @@ every second — so every checkpoint commits a Kafka transaction, snapshots stat
 checkpoints. Every ``--sample`` seconds the process's resident memory (``VmRSS``), open files
 (``/proc/self/fd``) and threads (``/proc/self/task``) are recorded, with the RocksDB block cache's
 usage (memtables included: the write-buffer manager charges them to it) where the backend is
-``rocksdb``. At the end the samples of
+``rocksdb``, and glibc's heap (``mallinfo2``: bytes in use and free in its arenas), which tells
+growth of what is allocated from fragmentation. At the end the samples of
 the minute around ``--compare`` are compared with those of the last minute (the highest of
 each): RSS must be within 10 % (issue 12, Deliver 7), open files and threads must not grow
 beyond what comes and goes between checkpoints (:data:`SLACK`) — a leak of one per checkpoint
@@ -46,6 +47,25 @@ def rocksdb_usage() -> str:
     mib = 1024 * 1024
     return "".join(f", RocksDB cache {u['cache'] / mib:.1f} MiB (memtables {u['memtables'] / mib:.1f} MiB)"
                    for u in process_usage())
+
+
+def heap_usage() -> str:
+    """``", heap X MiB in use + Y MiB free"`` from glibc's ``mallinfo2`` (all arenas); ``""`` elsewhere."""
+    import ctypes
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                                                         "usmblks", "fsmblks", "uordblks", "fordblks",
+                                                         "keepcost")]
+
+    try:
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+    except (OSError, AttributeError):  # not glibc, or glibc before 2.33
+        return ""
+    mallinfo2.restype = MallInfo2
+    info = mallinfo2()
+    mib = 1024 * 1024
+    return f", heap {(info.uordblks + info.hblkhd) / mib:.1f} MiB in use + {info.fordblks / mib:.1f} MiB free"
 
 
 #: Open files and threads that come and go between checkpoints (sockets, RocksDB files).
@@ -109,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             cp = job.last_checkpoint.get("checkpoint_id", "-")
             print(f"minute {elapsed / 60:6.2f}: RSS {s['rss_kib'] / 1024:8.1f} MiB, {s['fds']:4d} open "
                   f"files, {s['threads']:3d} threads, {job.metrics.get('rows_in', 0)} rows in, "
-                  f"checkpoint #{cp}{rocksdb_usage()}", flush=True)
+                  f"checkpoint #{cp}{rocksdb_usage()}{heap_usage()}", flush=True)
             time.sleep(min(args.sample, max(0.0, args.minutes * 60 - elapsed)))
         failed = job.done
         if failed:
