@@ -10,11 +10,12 @@ Flink's auxiliary functions, whose arguments must repeat the GROUP BY call's:
 - ``..._END``: the window end (exclusive), TIMESTAMP(3);
 - ``..._ROWTIME``: ``end - 1 ms``, a rowtime attribute (TIMESTAMP(3), or TIMESTAMP_LTZ(3) over
   one) that a later window can group on (cascading windows);
-- ``..._PROCTIME``: rejected (processing-time attributes are not supported).
+- ``..._PROCTIME``: the same for a window over a ``PROCTIME()`` attribute (a processing-time
+  window: each needs its own kind of window, the other is an error).
 
 As Flink's legacy windows, the rows are insert-only: one per (keys, window) when the watermark
-passes the window's end. A HOP whose size is not a multiple of its slide is rejected (the
-slicing operator needs one; Flink plans it another way).
+(the wall clock, for a processing-time window) passes the window's end. A HOP whose size is not
+a multiple of its slide is rejected (the slicing operator needs one; Flink plans it another way).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from streamsql.plan.expressions import resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import WindowSpec
-from streamsql.plan.windows import build_window_aggregate, interval_ms, reject_proctime, time_attributes
+from streamsql.plan.windows import build_window_aggregate, interval_ms, is_proctime, time_attributes
 
 WINDOWS = ("TUMBLE", "HOP", "SESSION")
 #: auxiliary function suffix → the window aggregate's column
-AUXILIARY = {"START": "__ws", "END": "__we", "ROWTIME": "__wt", "PROCTIME": None}
+AUXILIARY = {"START": "__ws", "END": "__we", "ROWTIME": "__wt", "PROCTIME": "__wt"}
 _ARITY = {"TUMBLE": 2, "HOP": 3, "SESSION": 2}
 _SIGNATURE = {"TUMBLE": "TUMBLE(time_attr, size)", "HOP": "HOP(time_attr, slide, size)",
               "SESSION": "SESSION(time_attr, gap)"}
@@ -74,18 +75,19 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
     if len(args) != _ARITY[kind]:
         planner._fail(call, f"{kind} takes {_ARITY[kind]} arguments: {_SIGNATURE[kind]}; got {len(args)}")
     rowtime, ts_type = _time_attribute(planner, args[0], node, scope, kind)
+    proctime = is_proctime(node, rowtime)
     if node.mode != INSERT_ONLY:
         planner._fail(call, "Window aggregation over an updating input is not supported yet")
     if kind == "TUMBLE":
-        spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner))
+        spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner), proctime=proctime)
     elif kind == "HOP":
         slide, size = interval_ms(args[1], "slide", planner), interval_ms(args[2], "size", planner)
         if size % slide:
             planner._fail(args[2], f"HOP's size must be an integral multiple of its slide here, but got size "
                                    f"{size} ms and slide {slide} ms")
-        spec = WindowSpec("HOP", size=size, slide=slide)
+        spec = WindowSpec("HOP", size=size, slide=slide, proctime=proctime)
     else:
-        spec = WindowSpec("SESSION", gap=interval_ms(args[1], "gap", planner))
+        spec = WindowSpec("SESSION", gap=interval_ms(args[1], "gap", planner), proctime=proctime)
 
     wt_type = SqlType("TIMESTAMP_LTZ" if ts_type.name == "TIMESTAMP_LTZ" else "TIMESTAMP", 3)
     signature = [a.sql() for a in args]
@@ -96,9 +98,11 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
             if window != kind or [a.sql() for a in n.expressions] != signature:
                 planner._fail(n, f"{_name(n)}(...) must name the GROUP BY's group window: "
                                  f"{kind}_{suffix}({', '.join(signature)})")
-            if AUXILIARY[suffix] is None:
-                planner._fail(n, f"{_name(n)} is not supported (no processing-time attributes); "
-                                 f"use {kind}_ROWTIME for the window's time")
+            if suffix in ("ROWTIME", "PROCTIME") and (suffix == "PROCTIME") != proctime:
+                other = "PROCTIME" if proctime else "ROWTIME"
+                planner._fail(n, f"{_name(n)} needs a window over a "
+                                 f"{'processing' if suffix == 'PROCTIME' else 'event'}-time attribute; "
+                                 f"use {kind}_{other} for this window's time")
             return exp.column(AUXILIARY[suffix], quoted=True)
         return n
 
@@ -131,9 +135,9 @@ def _time_attribute(planner, col: exp.Expression, node: PlanNode, scope: Scope,
     attrs = time_attributes(node)
     if isinstance(col, exp.Column):
         c = scope.resolve(col)
-        reject_proctime(planner, col, c.internal, node, f"A {kind} group window")
-        if c.internal in attrs and c.type.is_time:
+        if (c.internal in attrs and c.type.is_time) or is_proctime(node, c.internal):
             return c.internal, c.type
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
-    planner._fail(col, f"The first argument of {kind}(...) in GROUP BY must be an event-time attribute{hint}")
+    planner._fail(col, f"The first argument of {kind}(...) in GROUP BY must be a time attribute (a column "
+                       f"with a WATERMARK, or a PROCTIME() column){hint}")

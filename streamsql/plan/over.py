@@ -2,7 +2,9 @@
 
 Supported, as Flink's streaming OVER windows:
 
-- ``ORDER BY`` one event-time attribute (the rowtime of a ``WATERMARK FOR``), ascending;
+- ``ORDER BY`` one event-time attribute (the rowtime of a ``WATERMARK FOR``), ascending, or a
+  ``PROCTIME()`` attribute (arrival order: ROWS frames and UNBOUNDED PRECEDING emit each row at
+  once, a bounded RANGE frame on the wall clock, as Flink's ``ProcTime*PrecedingFunction``);
 - frames ``ROWS BETWEEN n PRECEDING AND CURRENT ROW``, ``RANGE BETWEEN INTERVAL '...' PRECEDING
   AND CURRENT ROW``, ``ROWS|RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW``; no frame is
   ``RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`` (the SQL default);
@@ -24,7 +26,7 @@ a column that is no time attribute, or an updating input) is rejected at its pos
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import pyarrow as pa
@@ -42,7 +44,7 @@ from streamsql.plan.expressions import (
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import OverSpec
-from streamsql.plan.windows import interval_ms, reject_proctime, time_attributes
+from streamsql.plan.windows import interval_ms, is_proctime, time_attributes
 
 
 @dataclass(eq=False)
@@ -125,7 +127,7 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
                              "limitation); compute the others in another query and join them")
     keys = [resolve_columns(p, scope) for p in first.args.get("partition_by") or []]
     rowtime = _order_column(planner, first, node, scope)
-    spec = _frame(planner, first)
+    spec = replace(_frame(planner, first), proctime=is_proctime(node, rowtime))
 
     calls: dict[str, exp.Expression] = {}
     for w in windows:
@@ -198,10 +200,10 @@ def _signature(w: exp.Window) -> tuple:
 
 
 def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
-    """The internal name of the ORDER BY rowtime.
+    """The internal name of the ORDER BY time attribute (a rowtime or a ``PROCTIME()`` column).
 
     Raises:
-        SqlError: no or several ORDER BY columns, DESC, or a column that is no event-time attribute.
+        SqlError: no or several ORDER BY columns, DESC, or a column that is no time attribute.
     """
     order = w.args.get("order")
     if order is None or len(order.expressions) != 1:
@@ -215,14 +217,13 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
     attrs = time_attributes(node)
     if isinstance(col, exp.Column):
         resolved = scope.resolve(col)
-        reject_proctime(planner, col, resolved.internal, node, "An OVER window's ORDER BY")
-        if resolved.internal in attrs and resolved.type.is_time:
+        if (resolved.internal in attrs and resolved.type.is_time) or is_proctime(node, resolved.internal):
             return resolved.internal
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
     # Flink 2.3 also orders by any column with UNBOUNDED PRECEDING (an updating result): not here yet.
     planner._fail(col, f"OVER windows ordered by '{col.sql()}' are not supported yet: ORDER BY an event-time "
-                       f"attribute{hint}")
+                       f"attribute{hint}, or a PROCTIME() column")
 
 
 def _frame(planner, w: exp.Window) -> OverSpec:

@@ -18,6 +18,8 @@ class WindowSpec:
         slide: HOP's slide, CUMULATE's step; 0 otherwise.
         offset: shift of window starts (TUMBLE, HOP, CUMULATE).
         gap: SESSION's gap; 0 otherwise.
+        proctime: a processing-time window (its time column is a ``PROCTIME()`` attribute): rows
+            belong to the window of their arrival and windows fire on the wall clock.
     """
 
     kind: str
@@ -25,6 +27,7 @@ class WindowSpec:
     slide: int = 0
     offset: int = 0
     gap: int = 0
+    proctime: bool = False
 
     def describe(self, time_col: str) -> str:
         """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""
@@ -53,10 +56,12 @@ class OverSpec:
         kind: ROWS or RANGE.
         preceding: ROWS: the number of preceding rows; RANGE: the interval in ms; None for
             UNBOUNDED PRECEDING.
+        proctime: ordered by a ``PROCTIME()`` attribute (arrival order, the wall clock).
     """
 
     kind: str
     preceding: int | None = None
+    proctime: bool = False
 
     @property
     def bounded(self) -> bool:

@@ -4,8 +4,11 @@
 yields the columns of ``t`` plus ``window_start``, ``window_end`` (``TIMESTAMP(3)``) and
 ``window_time`` (``window_end - 1 ms``; ``TIMESTAMP(3)``, or ``TIMESTAMP_LTZ(3)`` when the time
 attribute is one). The descriptor column must be a time attribute: the rowtime column of a
-``WATERMARK FOR`` (passed through views and projections unchanged), or the ``window_time`` of an
-earlier window aggregate.
+``WATERMARK FOR`` (passed through views and projections unchanged), the ``window_time`` of an
+earlier window aggregate, or a ``PROCTIME()`` column: a processing-time window
+(``WindowSpec.proctime``), whose rows belong to the window of their arrival at the operator and
+which fires on the wall clock (:mod:`streamsql.runtime.operators.proctime`); its ``window_time``
+is no event-time attribute.
 
 Plans built here (called from :class:`~streamsql.plan.planner.Planner` by two hooks):
 
@@ -129,9 +132,9 @@ def time_attributes(node: PlanNode) -> set[str]:
         inner = time_attributes(node.inputs[0])
         return {name for name, e in node.query.items if any(e == quote(c) for c in inner)}
     if isinstance(node, WindowTableFunctionNode):
-        return time_attributes(node.inputs[0]) | {"window_time"}
+        return time_attributes(node.inputs[0]) | (set() if node.spec.proctime else {"window_time"})
     if isinstance(node, WindowAggNode):
-        return {"__wt"}
+        return set() if node.spec.proctime else {"__wt"}
     if isinstance(node, UnionNode):
         sets = [[n in time_attributes(i) for n in i.schema.names] for i in node.inputs]
         return {n for j, n in enumerate(node.schema.names) if all(s[j] for s in sets)}
@@ -159,16 +162,6 @@ def plain_column(expr: str | None, query) -> str | None:
     names = {'"' + n.replace('"', '""') + '"': n for n in query.input_schema.names}
     return names.get(expr) if expr is not None else None
 
-
-def reject_proctime(planner, col: exp.Expression, internal: str, node: PlanNode, what: str) -> None:
-    """Fail at ``col`` when it is a processing-time attribute of ``node`` (``what`` orders or groups by it).
-
-    Raises:
-        SqlError: saying processing time is not supported and to use an event-time attribute.
-    """
-    if is_proctime(node, internal):
-        planner._fail(col, f"{what} on a processing-time attribute ('{col.sql()}' AS PROCTIME()) is not "
-                           f"supported yet; use an event-time attribute: a column with a WATERMARK FOR")
 
 
 # -- intervals --------------------------------------------------------------------------------------
@@ -252,16 +245,16 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     time_col = call.args["time_col"]
     col = scope.resolve(time_col)
     attrs = time_attributes(node)
-    reject_proctime(planner, time_col, col.internal, node, f"A {name} window")
-    if col.internal not in attrs or not col.type.is_time:
+    proctime = is_proctime(node, col.internal)
+    if not proctime and (col.internal not in attrs or not col.type.is_time):
         known = sorted(c.name for c in scope.columns if c.internal in attrs)
         hint = f"; time attributes of '{table.name}': {', '.join(known)}" if known else \
             f"; '{table.name}' has none: declare one with WATERMARK FOR <column> AS ..."
         line, c, length = position_of(time_col)
         from streamsql.core.errors import SqlError
 
-        msg = (f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be an "
-               f"event-time attribute (a column with a WATERMARK){hint}")
+        msg = (f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be a "
+               f"time attribute (a column with a WATERMARK, or a PROCTIME() column){hint}")
         raise SqlError(msg, planner.sql, line, c, length)
     for c in scope.columns:
         if c.name.lower() in WINDOW_COLUMNS:
@@ -271,7 +264,8 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
         if call.args.get("offset") is not None else 0
     partition: list[str] = []
     if isinstance(call, tvf.Tumble):
-        spec = WindowSpec("TUMBLE", size=interval_ms(call.args["size"], "size", planner), offset=offset)
+        spec = WindowSpec("TUMBLE", size=interval_ms(call.args["size"], "size", planner), offset=offset,
+                          proctime=proctime)
     elif isinstance(call, (tvf.Hop, tvf.Cumulate)):
         step_name = "slide" if isinstance(call, tvf.Hop) else "step"
         step = interval_ms(call.args[step_name], step_name, planner)
@@ -280,9 +274,9 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
             msg = (f"{name} table function based aggregate requires size must be an integral multiple of "
                    f"{step_name}, but got size {size} ms and {step_name} {step} ms")
             planner._fail(call.args["size"], msg)
-        spec = WindowSpec(name, size=size, slide=step, offset=offset)
+        spec = WindowSpec(name, size=size, slide=step, offset=offset, proctime=proctime)
     else:
-        spec = WindowSpec("SESSION", gap=interval_ms(call.args["gap"], "gap", planner))
+        spec = WindowSpec("SESSION", gap=interval_ms(call.args["gap"], "gap", planner), proctime=proctime)
         partition = [scope.resolve(p).internal for p in call.args.get("partition_by") or []]
     ts_type = col.type
     wt_type = SqlType("TIMESTAMP_LTZ" if ts_type.name == "TIMESTAMP_LTZ" else "TIMESTAMP", 3)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
@@ -47,6 +47,7 @@ from streamsql.runtime.operators.correlate import CorrelateOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
+from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
 from streamsql.runtime.operators.semi_join import SemiAntiJoinOperator
@@ -110,12 +111,29 @@ def _window_join(node: WindowJoinNode) -> Operator:
 def _window_agg(node: WindowAggNode) -> Operator:
     """The session or the aligned (TUMBLE/HOP/CUMULATE, slicing) window aggregate."""
     cls = SessionWindowAggOperator if node.spec.kind == "SESSION" else SlicingWindowAggOperator
-    return cls(node.spec, node.num_keys, node.ts_index, node.aggs, node.inputs[0].schema, node.schema)
+    op = cls(node.spec, node.num_keys, node.ts_index, node.aggs, node.inputs[0].schema, node.schema)
+    return ProcessingTimeOperator(op, node.ts_index) if node.spec.proctime else op
 
 
 def _window_tvf(node: WindowTableFunctionNode) -> Operator:
     ts_index = node.inputs[0].schema.get_field_index(node.rowtime)
-    return WindowTableFunctionOperator(node.spec, ts_index, node.schema)
+    op = WindowTableFunctionOperator(node.spec, ts_index, node.schema)
+    return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
+
+
+def _over_agg(node: OverAggNode) -> Operator:
+    """The OVER aggregate; ordered by processing time, ROWS and unbounded frames emit at once.
+
+    Over processing time an unbounded RANGE frame is the ROWS one (Flink's
+    ``ProcTimeUnboundedPrecedingFunction`` serves both: each row sees the rows that arrived
+    before it and itself).
+    """
+    spec = node.spec
+    eager = spec.proctime and (spec.kind == "ROWS" or not spec.bounded)
+    if eager:
+        spec = replace(spec, kind="ROWS")
+    op = OverAggOperator(spec, node.num_keys, node.ts_index, node.aggs, node.inputs[0].schema, node.schema)
+    return ProcessingTimeOperator(op, node.ts_index, eager=eager) if spec.proctime else op
 
 
 def _rank(node: RankNode) -> Operator:
@@ -135,8 +153,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
-    OverAggNode: lambda n: OverAggOperator(n.spec, n.num_keys, n.ts_index, n.aggs, n.inputs[0].schema,
-                                           n.schema),
+    OverAggNode: _over_agg,
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
     TemporalJoinNode: _temporal_join,
