@@ -50,9 +50,41 @@ class VectorFunction:
             return self.fn(*arrays)
         except Exception as e:
             row = _failing_row(self, arrays)
+            detail = str(e) if isinstance(e, ResultError) else f"{type(e).__name__}: {e}"
             with _lock:
-                _failures.setdefault(self.name, f"{self.label} failed on ({row}): {type(e).__name__}: {e}")
+                _failures.setdefault(self.name, f"{self.label} failed on ({row}): {detail}")
             raise
+
+
+class ResultError(Exception):
+    """A function's result that is not a value of its declared type; the message says so to users."""
+
+
+def result_array(values: list | pa.Array | pa.ChunkedArray, out: pa.DataType, declared: str) -> pa.Array:
+    """``values`` (a function's results) as an Arrow array of type ``out``.
+
+    Raises:
+        ResultError: naming the first value that is not of the declared type ``declared``
+            (an INT result of 10**12, a str for a BIGINT), instead of Arrow's conversion error.
+    """
+    try:
+        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+            return values.cast(out)
+        return pa.array(values, out)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError) as e:
+        listed = values.to_pylist() if isinstance(values, (pa.Array, pa.ChunkedArray)) else values
+        bad = next((v for v in listed if not _converts(v, out)), None)
+        shown = f"returned {bad!r}" if bad is not None else f"returned values Arrow cannot convert ({e})"
+        msg = f"it {shown}, which is not a value of its result type {declared}"
+        raise ResultError(msg) from None
+
+
+def _converts(value: object, out: pa.DataType) -> bool:
+    try:
+        pa.array([value], out)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError):
+        return False
+    return True
 
 
 _FUNCTIONS: dict[str, VectorFunction] = {}

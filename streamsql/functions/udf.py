@@ -40,7 +40,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.python_functions import VectorFunction, register
+from streamsql.functions.python_functions import VectorFunction, register, result_array
 from streamsql.functions.scalars.registry import REGISTRY, Call, ScalarFunction, family_of, template
 from streamsql.functions.udaf import AggregateFunction, UserAggregate, declare_aggregate, is_aggregate, udaf
 from streamsql.functions.udf_types import annotation_type, argument_types
@@ -132,13 +132,11 @@ class UserFunction:
         return template(f"{name}({casts})", *c.args)
 
     def _call(self, *arrays: pa.ChunkedArray) -> pa.Array:
-        out = self.result.to_arrow()
+        out, declared = self.result.to_arrow(), self.result.sql()
         if self.vectorized:
-            result = self.fn(*(a.combine_chunks() for a in arrays))
-            arrays_out = isinstance(result, (pa.Array, pa.ChunkedArray))
-            return result.cast(out) if arrays_out else pa.array(result, out)
+            return result_array(self.fn(*(a.combine_chunks() for a in arrays)), out, declared)
         columns = [a.to_pylist() for a in arrays]
-        return pa.array([self.fn(*row) for row in zip(*columns)], out)
+        return result_array([self.fn(*row) for row in zip(*columns)], out, declared)
 
 
 def declare(name: str, fn: object, system: bool = False, path: str | None = None,

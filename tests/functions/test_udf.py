@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from streamsql import StreamEnvironment
@@ -114,3 +116,21 @@ def test_a_vectorized_function_failing_names_the_row(env):
     failure = r"Python function 'boom' .* failed on \(None\): ValueError: no NULLs"
     with pytest.raises(StreamSQLError, match=failure):
         rows(env, "SELECT boom(s) FROM t")
+
+
+@pytest.mark.parametrize(("fn", "vectorized", "says"), [
+    (lambda n: n * 10**12, False, r"failed on \(2\): it returned 2000000000000, which is not a value of its "
+                                  r"result type INT \(record "),
+    (lambda n: "two" if n == 2 else n, False,
+     r"failed on \(2\): it returned 'two', which is not a value of its result type INT \(record "),
+    (lambda ns: [n * 10**12 for n in ns.to_pylist()], True, r"failed on \(2\): it returned 2000000000000"),
+])
+def test_a_result_that_does_not_fit_the_result_type_says_so(env, fn, vectorized, says):
+    """Not Arrow's words (``ArrowInvalid: Value ... too large to fit in C integer type``)."""
+    env.create_temporary_function("scaled", udf(fn, result_type="INT", input_types=["INT"],
+                                                func_type="vectorized" if vectorized else "general"))
+    with pytest.raises(StreamSQLError) as ei:
+        rows(env, "SELECT scaled(n) FROM t WHERE n = 2")
+    text = str(ei.value).splitlines()[0]
+    assert re.search(r"Python function 'scaled' .* " + says, text), text
+    assert "Arrow" not in text

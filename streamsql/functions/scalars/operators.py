@@ -27,6 +27,8 @@ CAST(TIMESTAMP AS LTZ)       ``timezone(zone, x)``: the instant of that wall clo
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 
@@ -50,7 +52,7 @@ _FLINK_TYPE = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": 
 
 # How the operators' failures on a value read (Flink fails the job on the first two too).
 declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: (
-    f"Division by zero in {m.group(1).replace('//', '/')}: an integer or DECIMAL divided by 0 fails the job, "
+    f"Division by zero{_divided(m.group(1))}: an integer or DECIMAL divided by 0 fails the job, "
     "as in Flink; guard the divisor with NULLIF(divisor, 0) to get NULL instead"))
 declare_failure(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", lambda m: (
     f"CAST('{m.group(1)}' AS {_FLINK_TYPE.get(m.group(2), m.group(2))}) failed: the value is not a valid "
@@ -137,6 +139,17 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
 
 
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _divided(duck_expr: str) -> str:
+    """`` in <the division>`` as DuckDB names it, or nothing when that names an internal value.
+
+    DuckDB names an operand it computed itself by reference (``#0``: a DECIMAL's unscaled
+    value), which means nothing to the user.
+    """
+    if re.search(r"#\d", duck_expr):
+        return ""
+    return f" in {duck_expr.replace('//', '/')}"
 
 
 def _bounded_length(text: exp.Expression, to: exp.DataType) -> exp.Expression:
