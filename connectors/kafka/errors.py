@@ -11,7 +11,8 @@ librdkafka reports trouble in three ways, all turned into StreamSQL errors:
 - *delivery reports* of failed messages raise at the sink's next ``write``/``pre_commit`` (the
   producer).
 
-Exceptions of client calls become :class:`ExecutionError` through :func:`execution_error`.
+Exceptions of client calls become :class:`ExecutionError` through :func:`execution_error`; a
+client that cannot be created from its properties is a :class:`ConfigError` (:func:`new_client`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 
-from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError
+from streamsql.core.errors import ConfigError, ExecutionError, FencedError, StreamSQLError
 
 log = logging.getLogger(__name__)
 #: librdkafka's own log lines (retries, fencing, ...) go here instead of stderr, once per cause
@@ -174,6 +175,20 @@ class ErrorLatch:
         except (KafkaException, RuntimeError):
             return False
         return True
+
+
+def new_client(cls, config: dict[str, Any], what: str):
+    """``cls(config)`` (a confluent-kafka Producer, Consumer or AdminClient).
+
+    Raises:
+        ConfigError: ``bad Kafka properties: ...`` for a key or value librdkafka rejects (a typo
+            in ``'properties.*'``), instead of the KafkaException of the constructor.
+    """
+    try:
+        return cls(config)
+    except KafkaException as e:
+        msg = f"{what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
+        raise ConfigError(msg) from None
 
 
 def require_brokers(client, what: str, bootstrap: str) -> None:

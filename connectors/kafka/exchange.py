@@ -37,7 +37,13 @@ import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, RDKAFKA_LOG, ErrorLatch, execution_error
+from streamsql.connectors.kafka.errors import (
+    METADATA_TIMEOUT_S,
+    RDKAFKA_LOG,
+    ErrorLatch,
+    execution_error,
+    new_client,
+)
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.reader import partition_lag
 from streamsql.connectors.kafka.transactions import KafkaTransactions
@@ -63,8 +69,8 @@ def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str) 
     Raises:
         ExecutionError: when it exists with another partition count, or cannot be created.
     """
-    admin = AdminClient({k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
-                        | {"logger": RDKAFKA_LOG})
+    cfg = {k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
+    admin = new_client(AdminClient, cfg | {"logger": RDKAFKA_LOG}, what)
     md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
     tm = md.topics.get(topic)
     if tm is None or tm.error is not None:
@@ -242,7 +248,7 @@ class ExchangeReader(Source):
         cfg = {**self.props, "group.id": f"{self.topic}-reader", "enable.auto.commit": False,
                "isolation.level": "read_committed", "error_cb": self.latch, "logger": RDKAFKA_LOG,
                "auto.offset.reset": "earliest"}
-        self.consumer = Consumer(cfg)
+        self.consumer = new_client(Consumer, cfg, self.what)
         self.latch.watch(self.consumer)
         start = self.next_offset if self.next_offset > 0 else -2  # -2: OFFSET_BEGINNING
         self.consumer.assign([TopicPartition(self.topic, self.partition, start)])
@@ -315,7 +321,7 @@ class ExchangeReader(Source):
             return
         self._purged = offset
         if self._admin is None:
-            self._admin = AdminClient({**self.props, "logger": RDKAFKA_LOG})
+            self._admin = new_client(AdminClient, {**self.props, "logger": RDKAFKA_LOG}, self.what)
         try:
             before = TopicPartition(self.topic, self.partition, offset)
             self._admin.delete_records([before], request_timeout=30)
@@ -353,7 +359,7 @@ def delete_exchanges(props: dict[str, Any], topics: list[str], groups: list[str]
         ExecutionError: when the brokers cannot be reached or the topics do not go away in time.
     """
     bootstrap = str(props.get("bootstrap.servers", ""))
-    admin = AdminClient({**props, "logger": RDKAFKA_LOG})
+    admin = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, "Exchange topics")
     try:
         present = [t for t in topics if t in admin.list_topics(timeout=METADATA_TIMEOUT_S).topics]
         for f in (admin.delete_topics(present, operation_timeout=30).values() if present else ()):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from streamsql.connectors.kafka.client_keys import translate
+
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec, choice_option, flag_option
 from streamsql.core.errors import ConfigError
@@ -158,9 +160,17 @@ UPSERT_KAFKA_OPTIONS = [
 ]
 
 
-def librdkafka_props(options: dict[str, str]) -> dict[str, Any]:
-    """The ``'properties.*'`` options with the prefix stripped (passed to librdkafka as is)."""
-    return {k[len("properties.") :]: v for k, v in options.items() if k.startswith("properties.")}
+def librdkafka_props(options: dict[str, str], prefix: str = "") -> dict[str, Any]:
+    """The ``'properties.*'`` options with the prefix stripped, Java client keys translated.
+
+    See :mod:`~streamsql.connectors.kafka.client_keys`; ``prefix`` (``"Table 'name': "``) starts
+    its messages.
+
+    Raises:
+        ConfigError: for a Java key librdkafka cannot be given a meaning for.
+    """
+    props = {k[len("properties.") :]: v for k, v in options.items() if k.startswith("properties.")}
+    return translate(props, prefix)
 
 
 def table_prefix(table: TableDef) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
-from streamsql.connectors.kafka.errors import RDKAFKA_LOG, ErrorLatch, execution_error
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG, ErrorLatch, execution_error, new_client
 from streamsql.connectors.kafka.topics import NO_AUTO_CREATE
 
-from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.errors import ExecutionError
 
 
 class ProducerHandle:
@@ -41,11 +41,7 @@ class ProducerHandle:
         cfg.update(props)
         cfg["error_cb"] = self.latch
         cfg["on_delivery"] = self._on_delivery
-        try:
-            self.producer = Producer(cfg)
-        except KafkaException as e:
-            msg = f"{what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
-            raise ConfigError(msg) from None
+        self.producer = new_client(Producer, cfg, what)
         self.latch.watch(self.producer)
 
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:

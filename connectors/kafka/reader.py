@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
-from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, RDKAFKA_LOG, ErrorLatch, execution_error
+from streamsql.connectors.kafka.errors import (
+    METADATA_TIMEOUT_S,
+    RDKAFKA_LOG,
+    ErrorLatch,
+    execution_error,
+    new_client,
+)
 from streamsql.connectors.kafka.offsets import OffsetResolver, TopicPart, check_offset_options
 from streamsql.connectors.kafka.options import librdkafka_props, table_prefix, topics_of
 
@@ -75,6 +81,7 @@ class KafkaReader:
         self.startup = o.get("scan.startup.mode", startup_default)
         self.bounded_mode = bounded_mode
         check_offset_options(table, self.startup, bounded_mode)
+        librdkafka_props(o, pre)  # Java-only keys are rejected or warned about at planning already
         self.group_id = o.get("properties.group.id") or f"streamsql-{job_name}-{table.name}"
         self.what = f"Table '{table.name}' (kafka source)"
         self.latch = ErrorLatch(self.what, self.bootstrap)
@@ -106,7 +113,7 @@ class KafkaReader:
             "error_cb": self.latch,
             "logger": RDKAFKA_LOG,
         }
-        cfg.update(librdkafka_props(self.table.options))
+        cfg.update(librdkafka_props(self.table.options, table_prefix(self.table)))
         cfg["enable.auto.commit"] = False
         cfg["enable.auto.offset.store"] = False
         cfg["enable.partition.eof"] = True
@@ -120,11 +127,7 @@ class KafkaReader:
             ConfigError: for a topic that does not exist.
             ExecutionError: when the brokers cannot be reached.
         """
-        try:
-            self.consumer = Consumer(self._consumer_config())
-        except KafkaException as e:
-            msg = f"{self.what}: bad Kafka properties: {e.args[0].str() if e.args else e}"
-            raise ConfigError(msg) from None
+        self.consumer = new_client(Consumer, self._consumer_config(), self.what)
         self.latch.watch(self.consumer)
         self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap)
         parts = self._partitions()
@@ -203,7 +206,7 @@ class KafkaReader:
                 todo[tp] = (low, nxt)
         if not todo:
             return
-        c = Consumer(self._consumer_config())
+        c = new_client(Consumer, self._consumer_config(), self.what)
         try:
             c.assign([TopicPartition(t, p, low) for (t, p), (low, _) in todo.items()])
             left = {tp: end for tp, (_, end) in todo.items()}
@@ -404,8 +407,11 @@ class KafkaReader:
         restart without a checkpoint; recovery itself uses the checkpoint. Asynchronous and
         best effort: a failed commit is logged once, never fails the job (as Flink).
         """
-        if self.consumer is None or not self.table.options.get("properties.group.id"):
+        o = self.table.options
+        if self.consumer is None or not o.get("properties.group.id"):
             return
+        if o.get("properties.commit.offsets.on.checkpoint", "true").strip().lower() == "false":
+            return  # Flink's KafkaSource key: the user turned the commits off
         parsed = self._parse_position(position, self.parts)
         offsets = [TopicPartition(t, p, off) for (t, p), off in parsed.items()]
         if not offsets:

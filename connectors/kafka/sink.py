@@ -21,7 +21,7 @@ from typing import Callable
 
 import pyarrow as pa
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
-from streamsql.connectors.kafka.options import resolve_guarantee, sink_topic
+from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
 from streamsql.connectors.kafka.session import ProducerSession
 
 from streamsql.core.catalog import TableDef
@@ -75,6 +75,7 @@ class ProducingSink(Sink, StatesFormats):
             ConfigError: for a bad topic or format option.
         """
         sink_topic(table)
+        librdkafka_props(table.options, table_prefix(table))  # Java-only keys: rejected or warned about
         cls.formats(table).make_encoders(table)
 
     def physical(self, table: pa.Table) -> pa.Table:

@@ -18,7 +18,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
-from streamsql.connectors.kafka.errors import RDKAFKA_LOG, execution_error
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG, execution_error, new_client
 from streamsql.connectors.kafka.options import CLEANUP_DEFAULT, int_option, table_prefix
 
 from streamsql.core.catalog import TableDef
@@ -56,7 +56,7 @@ def create_topic(
     Raises:
         ExecutionError: when the broker refuses or cannot be reached.
     """
-    admin = AdminClient({**admin_props, "logger": RDKAFKA_LOG})
+    admin = new_client(AdminClient, {**admin_props, "logger": RDKAFKA_LOG}, what)
     new = NewTopic(topic, num_partitions=partitions, replication_factor=replication_factor,
                    config=config or {})
     try:

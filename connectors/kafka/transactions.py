@@ -52,6 +52,7 @@ from streamsql.connectors.kafka.errors import (
     RDKAFKA_LOG,
     execution_error,
     is_fenced,
+    new_client,
     require_brokers,
     unwrap,
 )
@@ -187,7 +188,8 @@ class KafkaTransactions:
 
     def _ensure_progress_topic(self) -> None:
         props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
-        admin = AdminClient({**props, "logger": RDKAFKA_LOG})
+        what = f"Progress topic '{self.progress_topic}'"
+        admin = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, what)
         md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
             return
@@ -289,7 +291,7 @@ class KafkaTransactions:
             props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
             props.update({"group.id": self.progress_group, "enable.auto.commit": False,
                           "isolation.level": "read_committed", "logger": RDKAFKA_LOG})
-            self._consumer = Consumer(props)
+            self._consumer = new_client(Consumer, props, f"Transactional id '{self.transactional_id}'")
         return self._consumer
 
     def _group_metadata(self):

@@ -30,7 +30,7 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
-from streamsql.connectors.kafka.errors import RDKAFKA_LOG
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG, new_client
 from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.errors import ExecutionError, FencedError
 from streamsql.core.faults import fault_point
@@ -76,12 +76,13 @@ class TaskGroup:
             StreamSQLError: a task's failure beyond its restart strategy.
         """
         ensure_topic(self.props, self.topic, len(self.tasks), f"Job '{self.job}' task topic")
-        self._producer = Producer({**self.props, "acks": "all", "logger": RDKAFKA_LOG})
-        consumer = Consumer({
+        what = f"Job '{self.job}' worker {self.worker_id}"
+        self._producer = new_client(Producer, {**self.props, "acks": "all", "logger": RDKAFKA_LOG}, what)
+        consumer = new_client(Consumer, {
             **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
             "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,
             "heartbeat.interval.ms": 1000, "enable.auto.commit": False, "auto.offset.reset": "earliest",
-            "logger": RDKAFKA_LOG})
+            "logger": RDKAFKA_LOG}, what)
         consumer.subscribe([self.topic], on_assign=self._assign, on_revoke=self._revoke, on_lost=self._revoke)
         try:
             next_check = 0.0

@@ -1,0 +1,168 @@
+"""Java Kafka client keys in ``'properties.*'``, translated to librdkafka's or ignored with a warning.
+
+Flink passes ``'properties.*'`` to the Java Kafka client; StreamSQL passes them to librdkafka,
+which fails on a key it does not know ("No such configuration property"). The keys Flink users
+set in their scripts therefore get their librdkafka meaning here:
+
+- **Renamed**: same meaning, another name (``fetch.max.wait.ms`` → ``fetch.wait.max.ms``,
+  ``max.request.size`` → ``message.max.bytes``, ...), with unit or value changes where the two
+  clients differ (``buffer.memory`` bytes → ``queue.buffering.max.kbytes``,
+  ``auto.offset.reset`` = ``none`` → ``error``).
+- **SASL JAAS**: ``sasl.jaas.config`` with the PLAIN or SCRAM login module becomes
+  ``sasl.username`` / ``sasl.password``.
+- **Ignored, with one warning per key** (per process): keys of the JVM client that have no
+  librdkafka meaning, or whose job StreamSQL does itself (``max.poll.records``: the reader sizes
+  its own batches; ``key.deserializer``: the formats decode; ``partition.assignment.strategy``:
+  sources assign their partitions themselves, as Flink's KafkaSource).
+- **Read by StreamSQL**: ``commit.offsets.on.checkpoint`` (Flink's KafkaSource key) decides
+  whether a source commits its offsets on checkpoints; it never reaches librdkafka.
+- **Rejected**: a Java truststore or keystore type StreamSQL cannot read, naming the librdkafka
+  key to use instead (ignoring it would change whom the client trusts).
+
+Keys librdkafka knows pass unchanged; a key neither client knows fails when the client is
+created, as a :class:`ConfigError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Any
+
+from streamsql.core.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+#: Java key -> librdkafka key of the same meaning and unit.
+RENAMED = {
+    "fetch.max.wait.ms": "fetch.wait.max.ms",
+    "max.request.size": "message.max.bytes",
+    "receive.buffer.bytes": "socket.receive.buffer.bytes",
+    "send.buffer.bytes": "socket.send.buffer.bytes",
+}
+
+#: Java-only keys and why they are not needed (the warning's text).
+IGNORED = {
+    "max.poll.records": "the source sizes its own batches",
+    "key.deserializer": "the table's formats decode keys",
+    "value.deserializer": "the table's formats decode values",
+    "key.serializer": "the table's formats encode keys",
+    "value.serializer": "the table's formats encode values",
+    "partitioner.class": "use 'sink.partitioner'",
+    "partition.assignment.strategy": "sources assign their partitions themselves, as Flink's KafkaSource",
+    "partition.discovery.interval.ms": "use 'scan.topic-partition-discovery.interval'",
+    "client.id.prefix": "set 'properties.client.id' for a client id",
+    "register.consumer.metrics": "no JVM metrics here",
+    "interceptor.classes": "no JVM classes here",
+    "metric.reporters": "no JVM metrics here",
+    "auto.include.jmx.reporter": "no JVM metrics here",
+    "metrics.sample.window.ms": "no JVM metrics here",
+    "metrics.num.samples": "no JVM metrics here",
+    "metrics.recording.level": "no JVM metrics here",
+    "default.api.timeout.ms": "librdkafka has no such bound",
+    "max.block.ms": "librdkafka has no such bound",
+    "exclude.internal.topics": "internal topics are never read unless named",
+    "socket.connection.setup.timeout.max.ms": "librdkafka has only 'socket.connection.setup.timeout.ms'",
+    "metadata.max.idle.ms": "librdkafka has no such setting",
+    "compression.gzip.level": "use 'properties.compression.level'",
+    "compression.lz4.level": "use 'properties.compression.level'",
+    "compression.zstd.level": "use 'properties.compression.level'",
+    "security.providers": "no JVM security providers here",
+    "sasl.login.callback.handler.class": "no JVM classes here",
+    "sasl.client.callback.handler.class": "no JVM classes here",
+    "ssl.protocol": "librdkafka negotiates the TLS version",
+    "ssl.enabled.protocols": "librdkafka negotiates the TLS version",
+    "ssl.keymanager.algorithm": "no JVM key managers here",
+    "ssl.trustmanager.algorithm": "no JVM trust managers here",
+    "ssl.truststore.password": "a Java truststore is not read (see 'properties.ssl.ca.location')",
+}
+
+#: Java-only keys whose value decides whom the client trusts or how it logs in: never ignored.
+REJECTED = {
+    "ssl.truststore.location": (
+        "is a Java truststore, which librdkafka cannot read; give the CA certificate (PEM) in "
+        "'properties.ssl.ca.location'"),
+}
+
+#: Flink KafkaSource keys StreamSQL reads itself (not client keys): dropped without a word.
+HANDLED = {"commit.offsets.on.checkpoint"}
+
+_JAAS_MODULES = ("PlainLoginModule", "ScramLoginModule")
+_JAAS_FIELD = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_once(key: str, prefix: str, text: str) -> None:
+    with _warned_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    log.warning("%s'properties.%s' is a Java Kafka client key; ignored (%s)", prefix, key, text)
+
+
+def _jaas(value: str, prefix: str) -> dict[str, str]:
+    """``sasl.username`` / ``sasl.password`` of a PLAIN or SCRAM ``sasl.jaas.config``.
+
+    Raises:
+        ConfigError: for another login module (the value is never printed: it holds a secret).
+    """
+    if not any(m in value for m in _JAAS_MODULES):
+        msg = (f"{prefix}'properties.sasl.jaas.config' is read for the PLAIN and SCRAM login modules only; "
+               "for another mechanism set librdkafka's keys ('properties.sasl.oauthbearer.*', "
+               "'properties.sasl.kerberos.*')")
+        raise ConfigError(msg)
+    fields = dict(_JAAS_FIELD.findall(value))
+    if "username" not in fields or "password" not in fields:
+        msg = f"{prefix}'properties.sasl.jaas.config' needs username=\"...\" and password=\"...\""
+        raise ConfigError(msg)
+    return {"sasl.username": fields["username"], "sasl.password": fields["password"]}
+
+
+def _value(key: str, value: Any) -> tuple[str, Any]:
+    """The librdkafka key and value for a key that is not ignored, rejected or JAAS."""
+    text = str(value).strip()
+    if key == "auto.offset.reset" and text.lower() == "none":
+        return key, "error"  # Java's 'none' (fail without a committed offset) is librdkafka's 'error'
+    if key == "buffer.memory":
+        return "queue.buffering.max.kbytes", max(1, int(text) // 1024) if text.isdigit() else value
+    if key in ("receive.buffer.bytes", "send.buffer.bytes") and text == "-1":
+        return RENAMED[key], 0  # both clients' "the OS default"
+    if key == "ssl.endpoint.identification.algorithm" and not text:
+        return key, "none"  # Java's empty value turns host name checks off
+    return RENAMED.get(key, key), value
+
+
+def translate(props: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``props`` (``'properties.*'`` with the prefix stripped) with Java-only keys translated.
+
+    Args:
+        props: the stripped ``'properties.*'`` options.
+        prefix: ``"Table 'name': "`` for messages, or empty.
+
+    Returns:
+        Properties librdkafka accepts for the keys above (keys set explicitly in librdkafka's
+        name win over a translated Java key).
+
+    Raises:
+        ConfigError: for a rejected key or an unreadable ``sasl.jaas.config``.
+    """
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        if key in REJECTED:
+            msg = f"{prefix}'properties.{key}' {REJECTED[key]}"
+            raise ConfigError(msg)
+        if key in HANDLED:
+            continue
+        if key in IGNORED:
+            _warn_once(key, prefix, IGNORED[key])
+        elif key == "sasl.jaas.config":
+            for k, v in _jaas(str(value), prefix).items():
+                out.setdefault(k, v)
+        else:
+            k, v = _value(key, value)
+            if k == key or k not in props:
+                out[k] = v
+    return out

@@ -1,0 +1,140 @@
+"""Java Kafka client keys in ``'properties.*'`` (issue 10's finding: ``'properties.max.poll.records'``
+failed with "Internal error" at parallelism 2): each is translated to librdkafka's meaning or
+ignored with one warning naming it; a job using them gives the right answer at parallelism 1 and 2
+(``streamsql run``, worker processes at 2)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import uuid
+
+import orjson
+import pytest
+from confluent_kafka import Producer
+from streamsql.connectors.kafka import client_keys
+from streamsql.connectors.kafka.client_keys import translate
+
+from streamsql.core.errors import ConfigError
+from tests.integration.test_flights import fold_upserts, read_committed
+
+#: The Java consumer and producer keys of Flink's Kafka connector examples and docs.
+JAVA_KEYS = {
+    "properties.max.poll.records": "500",
+    "properties.auto.offset.reset": "none",
+    "properties.isolation.level": "read_committed",
+    "properties.fetch.max.wait.ms": "200",
+    "properties.key.deserializer": "org.apache.kafka.common.serialization.ByteArrayDeserializer",
+    "properties.partition.discovery.interval.ms": "10000",
+    "properties.partition.assignment.strategy": "org.apache.kafka.clients.consumer.RangeAssignor",
+    "properties.receive.buffer.bytes": "-1",
+    "properties.commit.offsets.on.checkpoint": "true",
+    "properties.default.api.timeout.ms": "60000",
+}
+SINK_KEYS = {
+    "properties.max.request.size": "2097152",
+    "properties.buffer.memory": "33554432",
+    "properties.value.serializer": "org.apache.kafka.common.serialization.ByteArraySerializer",
+    "properties.acks": "all",
+    "properties.max.block.ms": "60000",
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings():
+    client_keys._warned.clear()
+    yield
+    client_keys._warned.clear()
+
+
+def test_java_keys_translate_to_librdkafka_meanings():
+    props = translate({k.removeprefix("properties."): v for k, v in {**JAVA_KEYS, **SINK_KEYS}.items()})
+    assert props == {
+        "auto.offset.reset": "error", "isolation.level": "read_committed", "fetch.wait.max.ms": "200",
+        "socket.receive.buffer.bytes": 0, "message.max.bytes": "2097152",
+        "queue.buffering.max.kbytes": 32768, "acks": "all"}
+
+
+def test_a_librdkafka_key_wins_over_its_java_name():
+    assert translate({"fetch.max.wait.ms": "200", "fetch.wait.max.ms": "50"}) == {"fetch.wait.max.ms": "50"}
+
+
+def test_each_ignored_key_warns_once_naming_it(caplog):
+    with caplog.at_level(logging.WARNING, logger=client_keys.__name__):
+        for _ in range(3):
+            translate({"max.poll.records": "10", "value.deserializer": "x"}, "Table 't': ")
+    texts = [r.getMessage() for r in caplog.records]
+    assert len(texts) == 2
+    assert "Table 't': 'properties.max.poll.records' is a Java Kafka client key; ignored" in texts[0]
+    assert "'properties.value.deserializer'" in texts[1]
+
+
+def test_plain_jaas_config_becomes_username_and_password():
+    jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
+            'username="alice" password="s3cr\\"t";')
+    assert translate({"sasl.jaas.config": jaas, "sasl.mechanism": "PLAIN"}) == {
+        "sasl.username": "alice", "sasl.password": 's3cr\\"t', "sasl.mechanism": "PLAIN"}
+
+
+def test_unreadable_security_keys_fail_naming_what_to_use():
+    with pytest.raises(ConfigError, match="'properties.ssl.ca.location'"):
+        translate({"ssl.truststore.location": "/etc/kafka/truststore.jks"}, "Table 't': ")
+    with pytest.raises(ConfigError, match="PLAIN and SCRAM") as e:
+        translate({"sasl.jaas.config": 'com.sun.security.auth.module.Krb5LoginModule required keyTab="x";'})
+    assert "keyTab" not in str(e.value)
+
+
+def _options(opts: dict[str, str]) -> str:
+    return "".join(f", '{k}' = '{v}'" for k, v in opts.items())
+
+
+def _script(tmp_path, bootstrap, src, out, parallelism, extra_source, extra_sink) -> str:
+    path = tmp_path / f"job{parallelism}.sql"
+    path.write_text(f"""
+SET 'pipeline.name' = 'jk-{uuid.uuid4().hex[:8]}';
+SET 'parallelism.default' = '{parallelism}';
+SET 'execution.checkpointing.interval' = '500 ms';
+CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'{_options(extra_source)});
+CREATE TABLE out_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+    'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+    'key.format' = 'json', 'value.format' = 'json'{_options(extra_sink)});
+INSERT INTO out_t SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+""")
+    return str(path)
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_job_with_java_client_keys_runs_and_warns(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                  parallelism):
+    """The finding: ``streamsql run`` of a job with Java client keys ends with the right result."""
+    src, out = kafka_topic_factory("jk_src", 4), kafka_topic_factory("jk_out")
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i in range(2000):
+        p.produce(src, orjson.dumps({"k": i % 7, "v": i}), partition=i % 4)
+    p.flush(30)
+    script = _script(tmp_path, kafka_bootstrap, src, out, parallelism, JAVA_KEYS, SINK_KEYS)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run([sys.executable, "-m", "streamsql", "run", script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Internal error" not in run.stdout + run.stderr
+    assert "'properties.max.poll.records' is a Java Kafka client key; ignored" in run.stderr
+    got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(kafka_bootstrap, out)).items()}
+    assert got == {k: (len(range(k, 2000, 7)), sum(range(k, 2000, 7))) for k in range(7)}
+
+
+def test_unknown_key_is_a_config_error_in_workers(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """A key neither client knows (a typo) fails as bad Kafka properties, also in a worker process."""
+    src, out = kafka_topic_factory("jk_src", 2), kafka_topic_factory("jk_out")
+    script = _script(tmp_path, kafka_bootstrap, src, out, 2, {"properties.fetch.min.bytez": "1"}, {})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run([sys.executable, "-m", "streamsql", "run", script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode != 0
+    assert "Internal error" not in run.stdout + run.stderr
+    bad = 'bad Kafka properties: No such configuration property: "fetch.min.bytez"'
+    assert bad in run.stdout + run.stderr
