@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -124,6 +125,7 @@ class CheckpointCoordinator:
         self.tolerable_failures = tolerable_failures
         self.num_retained = num_retained
         self.next_id = first_id
+        self._token = uuid.uuid4().hex  # this attempt's name in its checkpoints' claims
         self.pending: CheckpointStats | None = None
         self.last_completed: CheckpointStats | None = None
         self.history: list[CheckpointStats] = []
@@ -146,9 +148,13 @@ class CheckpointCoordinator:
         return now - self._last_end >= max(self.interval_ms, self.min_pause_ms)
 
     def trigger(self) -> int:
-        """Start checkpoint n: sources will inject barrier n at their next turn."""
-        n = self.next_id
-        self.next_id += 1
+        """Start checkpoint n: sources will inject barrier n at their next turn.
+
+        n is the next id this attempt claims (:meth:`.CheckpointStorage.claim`): ``next_id``,
+        or the first free id above it when another attempt holds that one.
+        """
+        n = self.storage.claim(self.next_id, self._token)
+        self.next_id = n + 1
         self.pending = CheckpointStats(n, int(time.time() * 1000))
         self._trigger_mono = time.monotonic()
         self._acks = set()

@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage, attempt_first_id
+from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.errors import ExecutionError
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class RestorePoint:
     @classmethod
     def own(cls, storage: CheckpointStorage, checkpoint_id: int | None) -> RestorePoint:
         """Resume ``checkpoint_id`` of the job's own folder (None: start fresh)."""
-        return cls(storage, checkpoint_id, checkpoint_id, attempt_first_id(checkpoint_id))
+        return cls(storage, checkpoint_id, checkpoint_id, storage.first_id_after(checkpoint_id))
 
 
 class JobIdentity:
@@ -147,7 +147,7 @@ class JobIdentity:
                         "of another job, on purpose ('execution.state-recovery.path')", self.name,
                         self.recovery_path, _describe(writer))
         # Ids above every id the folder has seen, so an older job's commits never pass for ours.
-        next_id = attempt_first_id(max([checkpoint_id, committed or 0, *storage.checkpoint_ids()]))
+        next_id = storage.first_id_after(max(checkpoint_id, committed or 0))
         self._write(storage, first_checkpoint=next_id, recovered_from=self.recovery_path)
         log.info("job %s restores checkpoint %d from %s", self.name, checkpoint_id, source.dir)
         keep = checkpoint_id if source.dir == storage.dir else None  # rolling back: keep the source

@@ -7,8 +7,11 @@ path or ``s3://bucket/prefix`` (:mod:`streamsql.checkpoint.stores`). With
 ``'execution.checkpointing.storage'`` = ``jobmanager`` the ``chk-<n>`` folders are kept in the
 process's memory and only ``_job`` and ``_committed`` are written under ``<root>``.
 
-Checkpoint ids are attempt-unique (:func:`attempt_first_id`), so ``chk-<n>`` is written by one
-attempt only: a zombie attempt never overwrites a folder its successor writes or restores.
+Checkpoint ids continue from the restored one, as Flink's, and each ``chk-<n>`` is written by one
+attempt only, so a zombie attempt (replaced, but still running) never overwrites a folder its
+successor writes or restores: an attempt starts above every id present
+(:meth:`CheckpointStorage.first_id_after`, before the restore discards newer folders) and takes
+each id by a claim (:meth:`CheckpointStorage.claim`) that two attempts cannot both win.
 """
 
 from __future__ import annotations
@@ -17,27 +20,17 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Mapping
 
 from streamsql.checkpoint.stores import MemoryStore, Store, atomic_write, local_lock_dir, open_store
 from streamsql.core.errors import ConfigError
 
-__all__ = ["CheckpointStorage", "atomic_write", "attempt_first_id"]
+__all__ = ["CheckpointStorage", "atomic_write"]
 
 #: The file that makes a checkpoint folder a savepoint (never pruned).
 SAVEPOINT_MARKER = "_savepoint"
 #: ``'execution.checkpointing.storage'`` values (Flink's), the default first.
 STORAGE_KINDS = ("filesystem", "jobmanager")
-
-
-def attempt_first_id(restored: int | None) -> int:
-    """The first checkpoint id of a new attempt: above ``restored`` and at least the time in µs.
-
-    Two attempts of one job (a successor and a zombie that still runs) thus never take one id
-    (the zombie would have to take a checkpoint per microsecond to catch up).
-    """
-    return max((restored or 0) + 1, time.time_ns() // 1000)
 
 
 class CheckpointStorage:
@@ -175,6 +168,32 @@ class CheckpointStorage:
     def read_file(self, name: str) -> bytes | None:
         """The job-level file ``name``, or None when absent."""
         return self.files.read(f"{self.job_key}/{name}")
+
+    def first_id_after(self, restored: int | None) -> int:
+        """The first checkpoint id of a new attempt: above ``restored`` and every id present.
+
+        Called before the restore discards the folders newer than ``restored``: an id a zombie
+        attempt wrote (or is writing) is never taken again by its successor.
+        """
+        return max([restored or 0, *self.checkpoint_ids()]) + 1
+
+    def claim(self, checkpoint_id: int, token: str) -> int:
+        """Take the first free id from ``checkpoint_id`` on for the attempt ``token``; return it.
+
+        The claim writes ``chk-<n>/_claim-<token>`` and then lists ``chk-<n>``: the id is ours
+        only when our claim is all it holds, else the next id above every present one is
+        tried. Of two attempts claiming one id, the one listing last sees the other's claim
+        (each writes before it lists; S3 lists are read-after-write consistent), so two never
+        both win; both may lose, and then try further up.
+        """
+        n = checkpoint_id
+        mine = f"_claim-{token}"
+        while True:
+            self.chk_dir(n)
+            self.snapshots.write(f"{self._chk(n)}/{mine}", b"")
+            if self.snapshots.list(self._chk(n)) == [mine]:
+                return n
+            n = max([n, *self.checkpoint_ids()]) + 1
 
     def checkpoint_ids(self) -> list[int]:
         """Ids of checkpoint folders present, ascending (complete or not)."""

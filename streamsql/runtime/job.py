@@ -65,6 +65,7 @@ class JobRunner:
         point = (self.identity.restore_point(own, committed) if self.identity
                  else RestorePoint.own(own, committed))
         own.discard_after(point.keep)
+        coord.next_id = point.next_id  # above every id present before the discard, a fresh start too
         storage, n = point.storage, point.checkpoint_id
         if n is None:
             return {}
@@ -74,7 +75,6 @@ class JobRunner:
             raise ExecutionError(msg)
         if graph.state is not None:
             storage.restore_state(n, graph.state.restore)
-        coord.next_id = point.next_id
         coord.last_completed = None
         self.restored_from = n
         log.info("job %s restored checkpoint %d", self.name, n)

@@ -9,11 +9,10 @@ own checkpoint folder ``<dir>/<job>/stage<s>-task<t>/``. Nothing is shared betwe
 rows cross stages only through ``read_committed`` exchange topics, so each task's commit is
 consistent on its own and a task restarts alone.
 
-Attempt-unique snapshots: an attempt's checkpoint ids start at its start time in microseconds
-(above the restored id; :func:`~streamsql.checkpoint.storage.attempt_first_id`, also from a
-fresh start), so a zombie attempt — one that was replaced but still runs — never
-writes a ``chk-<n>`` folder its successor writes or restores (it would have to take a
-checkpoint per microsecond for that); its commits fail once the successor fenced its producer.
+Attempt-unique snapshots: a task's checkpoint ids continue above every id its folder holds and
+each is claimed (:meth:`~streamsql.checkpoint.storage.CheckpointStorage.claim`), so a zombie
+attempt — one that was replaced but still runs — never writes a ``chk-<n>`` folder its
+successor writes or restores; its commits fail once the successor fenced its producer.
 
 :class:`ParallelJobRunner` runs every task of the job in this process (a thread per task).
 A task's last checkpoint is not marked final; when every task finished, the job writes
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamsql.checkpoint.identity import JobIdentity
-from streamsql.checkpoint.storage import CheckpointStorage, attempt_first_id
+from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
@@ -109,8 +108,6 @@ class TaskRunner(JobRunner):
         positions = super()._restore(graph)
         if self.restored_from is None:  # nothing committed yet: a savepoint's seed, if any
             positions = self._restore_seed(graph) or positions
-        # attempt-unique ids from the first checkpoint on, a fresh start included
-        graph.coordinator.next_id = attempt_first_id(graph.coordinator.next_id - 1)
         return positions
 
     def _restore_seed(self, graph: JobGraph) -> dict[str, Any] | None:
@@ -123,6 +120,7 @@ class TaskRunner(JobRunner):
         if graph.state is not None:
             seed.restore_state(ids[-1], graph.state.restore)
         self.restored_from = ids[-1]
+        graph.coordinator.next_id = max(graph.coordinator.next_id, ids[-1] + 1)  # as Flink: ids go on
         log.info("task %s restored its seed from savepoint %s", self.name, meta.get("savepoint"))
         return meta.get("positions", {})
 

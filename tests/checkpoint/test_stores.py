@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from streamsql.checkpoint.storage import CheckpointStorage, attempt_first_id
+from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.checkpoint.stores import LocalStore, MemoryStore, S3Store, open_store
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.state.factory import create_backend
@@ -125,13 +125,6 @@ def test_jobmanager_storage_keeps_snapshots_in_memory_and_job_files_on_disk(tmp_
 def test_bad_settings_are_refused(root, settings, error):
     with pytest.raises(ConfigError, match=error):
         CheckpointStorage(root, "job", settings)
-
-
-def test_attempt_ids_are_above_the_restored_id_and_unique_per_attempt():
-    a = attempt_first_id(3)
-    b = attempt_first_id(3)
-    assert 3 < a <= b
-    assert attempt_first_id(10**18) == 10**18 + 1
 
 
 def test_s3_store_is_chosen_for_s3_uris(s3_settings):
