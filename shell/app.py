@@ -104,6 +104,7 @@ class Shell:
         self.env = env
         self.interactive = interactive
         self.statement_set: list[str] | None = None  # INSERT texts between BEGIN STATEMENT SET and END
+        self.failed = False  # a statement failed (a non-interactive shell stops there, exit 1)
         self.style = shell_style()
         self._stdout = stdout or sys.stdout
         self.session: PromptSession | None = None
@@ -232,8 +233,9 @@ class Shell:
             self.write("\n")
             ids = ", ".join(j.job_id for j in started)
             self.info(f"Interrupted; cancelled job {ids}." if started else "Interrupted.")
-        except Exception as e:  # an error never ends the shell
+        except Exception as e:  # an error never ends the interactive shell
             self.report(e)
+            self.failed = True
         return True
 
     def dispatch(self, tree: exp.Expression, sql: str) -> None:
@@ -302,7 +304,10 @@ class Shell:
         from streamsql.shell.print_topic import COLUMNS, TopicReader, bootstrap_servers, request_from_tree
 
         req = request_from_tree(tree)
-        reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")))
+        # Read from a pipe or file, nobody can press Ctrl-C: the read is bounded by the jobs.
+        running = None if self.interactive else (lambda: any(not j.done for j in self.env.jobs.values()))
+        reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")),
+                             jobs_running=running)
         stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide="value", left_text=True)
         show_stream(self, stream, "tableau")
 
@@ -346,15 +351,21 @@ class Shell:
 
 
 def run_script_stream(shell: Shell, text: str) -> int:
-    """Non-interactive mode (stdin is not a terminal): run every statement of ``text``.
+    """Non-interactive mode (stdin is not a terminal): run the statements of ``text`` as ``streamsql run``.
 
-    Then wait for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them).
+    The first statement that fails ends the script (exit 1), as in ``streamsql run``; otherwise
+    the shell waits for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them).
+    INSERT jobs run in the background meanwhile; PRINT TOPIC reads are bounded by them
+    (:mod:`streamsql.shell.print_topic`).
     """
     code = 0
     with FailureWatch(shell.env.jobs, lambda job: shell.write(failure_notice(job) + "\n")) as watch:
         for st in split_statements(text):
             if not shell.run_statement(st.text):
                 break
+            if shell.failed:
+                shell.shutdown()
+                return 1
         try:
             shell.env.wait_all()
         except KeyboardInterrupt:

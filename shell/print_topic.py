@@ -5,6 +5,11 @@ key, value, partition, offset and timestamp. Reading stops at the LIMIT, on Ctrl
 ``FROM BEGINNING`` without a LIMIT — once every partition is caught up with the end it had when
 the statement started. Without ``FROM BEGINNING`` only new records are shown.
 
+When the shell reads a pipe or file (no Ctrl-C to end a read), every read is bounded: it
+follows the topic while a job the shell started is still running (waiting for the topic to be
+created by it, too), and ends at the LIMIT or once no job runs and every partition is read up to
+its end (:attr:`TopicReader.jobs_running`).
+
 The broker is ``SET 'properties.bootstrap.servers'``, else ``$STREAMSQL_KAFKA_BOOTSTRAP``,
 else ``127.0.0.1:9092``.
 """
@@ -14,8 +19,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import threading
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaError, KafkaException
@@ -69,12 +75,21 @@ class TopicReader:
 
     Raises:
         ExecutionError: when the broker cannot be reached or the topic does not exist.
+
+    Args:
+        request: what to print.
+        bootstrap: the brokers.
+        timeout_s: bound of each metadata request.
+        jobs_running: None (a terminal: the rules of the module docstring), or a bounded read
+            that follows the topic while ``jobs_running()`` is True (a pipe or file).
     """
 
-    def __init__(self, request: TopicRequest, bootstrap: str, timeout_s: float = 10.0):
+    def __init__(self, request: TopicRequest, bootstrap: str, timeout_s: float = 10.0,
+                 jobs_running: Callable[[], bool] | None = None):
         self.request = request
         self.bootstrap = bootstrap
         self.timeout_s = timeout_s
+        self.jobs_running = jobs_running
         self._stop = threading.Event()
 
     def cancel(self) -> None:
@@ -89,14 +104,10 @@ class TopicReader:
                              "enable.auto.commit": False, "enable.partition.eof": True,
                              "isolation.level": "read_committed", "socket.timeout.ms": 10000,
                              "logger": RDKAFKA_LOG})  # librdkafka's retries: once, not a screenful
-        try:
-            md = consumer.list_topics(self.request.topic, timeout=self.timeout_s)
-        except KafkaException as e:
-            consumer.close()
-            err = e.args[0].str() if e.args and isinstance(e.args[0], KafkaError) else str(e)
-            msg = f"Cannot reach Kafka at {self.bootstrap} ({err}); set 'properties.bootstrap.servers'"
-            raise ExecutionError(msg) from None
-        t = md.topics.get(self.request.topic)
+        t = self._topic(consumer)
+        while (t is None or t.error is not None or not t.partitions) and self._may_appear():
+            time.sleep(0.2)  # a running job's sink creates it
+            t = self._topic(consumer)
         if t is None or t.error is not None or not t.partitions:
             consumer.close()
             msg = f"Topic '{self.request.topic}' not found on {self.bootstrap}"
@@ -113,17 +124,52 @@ class TopicReader:
         consumer.assign([TopicPartition(self.request.topic, p, start) for p in parts])
         return consumer, ends
 
+    def _topic(self, consumer):
+        """The topic's metadata (None when absent).
+
+        Raises:
+            ExecutionError: when the broker cannot be reached (the consumer is closed).
+        """
+        try:
+            topic = self.request.topic
+            return consumer.list_topics(topic, timeout=self.timeout_s).topics.get(topic)
+        except KafkaException as e:
+            consumer.close()
+            err = e.args[0].str() if e.args and isinstance(e.args[0], KafkaError) else str(e)
+            msg = f"Cannot reach Kafka at {self.bootstrap} ({err}); set 'properties.bootstrap.servers'"
+            raise ExecutionError(msg) from None
+
+    def _may_appear(self) -> bool:
+        return self.jobs_running is not None and self.jobs_running() and not self._stop.is_set()
+
+    def _ends_now(self, consumer) -> tuple[dict[int, int], set[int]]:
+        """The partitions' end offsets now, and those this consumer has read up to them.
+
+        A position at the end counts a transaction's closing marker too; a partition not
+        fetched yet (no position) is caught up at its end-of-partition event.
+        """
+        ends = {tp.partition: consumer.get_watermark_offsets(tp, timeout=self.timeout_s, cached=False)[1]
+                for tp in consumer.assignment()}
+        caught_up = {tp.partition for tp in consumer.position(consumer.assignment())
+                     if tp.offset >= 0 and tp.offset >= ends[tp.partition]}
+        return ends, caught_up
+
     def __iter__(self) -> Iterator[tuple[None, tuple]]:
         req = self.request
         if req.limit is not None and req.limit <= 0:
             return
         consumer, ends = self._open()
-        # FROM BEGINNING without a LIMIT stops when caught up with the ends seen at the start.
-        stop_at_end = req.from_beginning and req.limit is None
+        following = self.jobs_running is not None
+        # FROM BEGINNING without a LIMIT stops when caught up with the ends seen at the start
+        # (a bounded read follows the topic first, while the shell's jobs run).
+        stop_at_end = req.from_beginning and req.limit is None and not following
         caught_up = {p for p, e in ends.items() if e == -1}
         n = 0
         try:
             while not self._stop.is_set():
+                if following and not self.jobs_running():
+                    following, stop_at_end = False, True
+                    ends, caught_up = self._ends_now(consumer)
                 if stop_at_end and len(caught_up) == len(ends):
                     return
                 msg = consumer.poll(0.2)

@@ -1,0 +1,71 @@
+"""The shell fed from a pipe (issue 10's finding: background INSERT jobs seemed not to run and PRINT
+TOPIC could hang): it runs the text as ``streamsql run`` does — INSERT jobs in the background,
+the first failing statement ends it with exit 1, the jobs are waited for at the end — and every
+PRINT TOPIC read is bounded: it follows the topic while a job of the shell runs, then ends once
+the topic is read up to its end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+
+def _shell(text: str, cwd, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
+    return subprocess.run([sys.executable, "-m", "streamsql", "shell"], input=text, cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _tables(bootstrap: str, topic: str, rows: int) -> str:
+    return f"""
+CREATE TABLE gen (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '{rows}',
+    'rows-per-second' = '20', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1',
+    'fields.id.end' = '{rows}');
+CREATE TABLE out_t (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.topic.auto-create' = 'true');
+"""
+
+
+@pytest.fixture
+def topic(kafka_admin):
+    name = f"piped-{uuid.uuid4().hex[:10]}"
+    yield name
+    kafka_admin.delete_topics([name], operation_timeout=10)
+
+
+def test_background_insert_runs_and_print_topic_follows_it_to_the_end(kafka_bootstrap, topic, tmp_path):
+    """The job creates the topic and writes for ~2 s; PRINT TOPIC waits for the topic, shows every
+    record the job wrote and ends with the job."""
+    text = _tables(kafka_bootstrap, topic, 40) + "INSERT INTO out_t SELECT id FROM gen;\n" \
+        f"PRINT TOPIC `{topic}` FROM BEGINNING;\n"
+    run = _shell(text, tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Received a total of 40 records" in run.stdout, run.stdout
+    for i in (1, 20, 40):
+        assert f'{{"id":{i}}}' in run.stdout
+
+
+def test_print_topic_of_new_records_ends_when_no_job_runs(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Without FROM BEGINNING and no LIMIT, a terminal's PRINT TOPIC reads until Ctrl-C; from a pipe
+    with no job running, nothing new can come from the script: it ends at once."""
+    t = kafka_topic_factory("piped-idle")
+    run = _shell(f"SET 'properties.bootstrap.servers' = '{kafka_bootstrap}';\nPRINT TOPIC `{t}`;\n"
+                 "SHOW TABLES;\n", tmp_path, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Received a total of 0 records" in run.stdout
+    assert "Empty set" in run.stdout  # the statement after it ran
+
+
+def test_first_failing_statement_ends_the_script_with_exit_1(kafka_bootstrap, topic, tmp_path):
+    """As ``streamsql run``: the INSERT after the failing statement is never submitted."""
+    text = _tables(kafka_bootstrap, topic, 5) + "SELECT nope FROM gen;\n" \
+        "INSERT INTO out_t SELECT id FROM gen;\n"
+    run = _shell(text, tmp_path, timeout=60)
+    assert run.returncode == 1
+    assert "[ERROR]" in run.stdout and "nope" in run.stdout
+    assert "Job ID" not in run.stdout
