@@ -51,6 +51,10 @@ die() { log "ERROR: $*"; exit 1; }
 # --- process helpers ---------------------------------------------------------
 
 SERVICE_MAIN="kafka.Kafka"
+SERVICE_ADDRESS="$BOOTSTRAP"
+# SIGTERM lets the broker do a controlled shutdown and flush its logs, which keeps the next
+# start fast (no log recovery).
+STOP_GRACE=30
 # shellcheck source=scripts/service-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/service-lib.sh"
 
@@ -308,19 +312,4 @@ cmd_start() {
   echo "$BOOTSTRAP"
 }
 
-cmd_stop() {
-  # SIGTERM lets the broker do a controlled shutdown and flush its logs,
-  # which keeps the next start fast (no log recovery).
-  stop_service 30
-}
-
-cmd_status() {
-  service_status "$BOOTSTRAP"
-}
-
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_main "$@"

@@ -38,6 +38,8 @@ log() { echo "mariadb-local: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 SERVICE_MAIN="mariadbd"
+SERVICE_ADDRESS="$ADDRESS"
+STOP_GRACE=30
 # shellcheck source=scripts/service-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/service-lib.sh"
 
@@ -150,17 +152,4 @@ cmd_start() {
   echo "$ADDRESS"
 }
 
-cmd_stop() {
-  stop_service 30
-}
-
-cmd_status() {
-  service_status "$ADDRESS"
-}
-
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_main "$@"

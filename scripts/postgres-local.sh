@@ -43,6 +43,8 @@ log() { echo "postgres-local: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 SERVICE_MAIN="$DATA_DIR"
+SERVICE_ADDRESS="$ADDRESS"
+STOP_GRACE=30  # SIGTERM is PostgreSQL's "smart" shutdown; SIGKILL after that
 # shellcheck source=scripts/service-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/service-lib.sh"
 
@@ -138,18 +140,4 @@ cmd_start() {
   echo "$ADDRESS"
 }
 
-cmd_stop() {
-  # SIGTERM is PostgreSQL's "smart" shutdown; stop_service falls back to SIGKILL.
-  stop_service 30
-}
-
-cmd_status() {
-  service_status "$ADDRESS"
-}
-
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_main "$@"

@@ -44,6 +44,8 @@ log() { echo "s3-local: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 SERVICE_MAIN="org.gaul.s3proxy.Main"
+SERVICE_ADDRESS="$ENDPOINT"
+STOP_GRACE=10
 # shellcheck source=scripts/service-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/service-lib.sh"
 
@@ -157,17 +159,4 @@ cmd_start() {
   echo "$ENDPOINT"
 }
 
-cmd_stop() {
-  stop_service 10
-}
-
-cmd_status() {
-  service_status "$ENDPOINT"
-}
-
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_main "$@"

@@ -1,8 +1,10 @@
 # Shared by scripts/*-local.sh (sourced, not run): a local service started in the background
 # with its pid in a file.
 #
-# The sourcing script sets PID_FILE and SERVICE_MAIN (a string its command line contains, so a
-# recycled pid is never taken for ours) and defines log() (and probe() for wait_service).
+# The sourcing script sets PID_FILE, SERVICE_MAIN (a string its command line contains, so a
+# recycled pid is never taken for ours), SERVICE_ADDRESS (host:port, printed by status) and
+# STOP_GRACE (seconds between SIGTERM and SIGKILL), defines log(), cmd_start (and probe() for
+# wait_service), and ends with `service_main "$@"`.
 
 # Pid of our service if it is alive (and really ours), else empty.
 running_pid() {
@@ -72,4 +74,20 @@ wait_service() {
   tail -n 30 "$out" >&2 || true
   log "ERROR: $name not ready on 127.0.0.1:$port after ${timeout}s"
   return 1
+}
+
+# Stop the service (SIGTERM, SIGKILL after $STOP_GRACE seconds); cmd_start calls it too when a
+# start fails.
+cmd_stop() {
+  stop_service "$STOP_GRACE"
+}
+
+# The command line of every script: start|stop|status.
+service_main() {
+  case "${1:-}" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) service_status "$SERVICE_ADDRESS" ;;
+    *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  esac
 }
