@@ -2,7 +2,8 @@
 
 Importing this package registers every built-in (the group modules register at import):
 :mod:`.string`, :mod:`.text`, :mod:`.conditional`, :mod:`.arithmetic`, :mod:`.temporal`,
-:mod:`.clock`, :mod:`.composite`, :mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`.
+:mod:`.clock`, :mod:`.composite`, :mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`,
+:mod:`.utf16`.
 :func:`~.binder.bind` compiles an expression through the registry; :mod:`.registry` holds the
 entries, :mod:`.typerules` Flink's type derivation, :mod:`.operators` the operators whose
 semantics differ from DuckDB's and :mod:`.calls` how sqlglot call nodes map to Flink's names
@@ -21,6 +22,7 @@ from streamsql.functions.scalars import (  # noqa: F401  (register)
     string,
     temporal,
     text,
+    utf16,
 )
 from streamsql.functions.scalars.binder import bind
 from streamsql.functions.scalars.registry import REGISTRY, FunctionError, planning_session

@@ -1,7 +1,8 @@
 """String functions (Flink's "String Functions"), as DuckDB expressions.
 
 Positions are 1-based and count characters (not bytes), as in Flink. Where DuckDB's function of
-the same name differs, the template says why.
+the same name differs, the template says why. LPAD, RPAD and OVERLAY, which count Java's UTF-16
+code units, are in :mod:`.utf16`.
 """
 
 from __future__ import annotations
@@ -80,25 +81,6 @@ def concat(c: Call) -> exp.Expression:
 def concat_ws(c: Call) -> exp.Expression:
     """The strings joined by the separator, skipping NULLs."""
     return template("concat_ws(" + ", ".join("{%d}" % i for i in range(len(c.args))) + ")", *c.args)
-
-
-def _pad(fn: str):
-    def build(c: Call) -> exp.Expression:
-        """Padded (or truncated) to the length.
-
-        NULL for a negative length or an empty pad, as Flink (DuckDB fails the query on the
-        empty pad).
-        """
-        return template(f"CASE WHEN {{1}} < 0 OR {{2}} = '' THEN NULL ELSE {fn}({{0}}, {{1}}, {{2}}) END",
-                        *c.args)
-
-    return build
-
-
-scalar("LPAD", group="string", sig=((S, INTEGER, S),), result=STRING,
-       nulls="NULL if any argument is NULL, the length is negative or the pad is empty")(_pad("lpad"))
-scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING,
-       nulls="NULL if any argument is NULL, the length is negative or the pad is empty")(_pad("rpad"))
 
 
 @scalar("POSITION", "LOCATE", group="string", sig=((S, S), (S, S, INTEGER)), result=INT)
@@ -250,18 +232,6 @@ def translate(c: Call) -> exp.Expression:
     Characters without a counterpart (``to`` is shorter) are removed.
     """
     return template("translate({0}, {1}, {2})", *c.args)
-
-
-@scalar("OVERLAY", group="string", sig=((S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=STRING)
-def overlay(c: Call) -> exp.Expression:
-    """OVERLAY(s PLACING r FROM pos [FOR len]): characters of s from ``pos`` replaced by r.
-
-    ``len`` characters are replaced (default: r's length). A ``pos`` before the first or past the
-    last character leaves s as it is (Flink 2.3: 'hello' PLACING 'X' FROM 0 or FROM 6 is 'hello').
-    """
-    length = "{3}" if len(c.args) == 4 else "length({1})"
-    placed = f"substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length})"
-    return template(f"CASE WHEN {{2}} < 1 OR {{2}} > length({{0}}) THEN {{0}} ELSE {placed} END", *c.args)
 
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(

@@ -1,0 +1,112 @@
+"""LPAD, RPAD and OVERLAY, which Flink computes over Java's UTF-16 code units.
+
+Flink's other string functions (CHAR_LENGTH, SUBSTRING, LEFT, LOCATE, ...) count characters
+(code points), as DuckDB does; these three index Java's ``char[]`` (Flink 2.3: ``LPAD('a😀bc',
+6, '*')`` is ``'*a😀bc'``, the emoji counting 2). A character outside the Basic Multilingual
+Plane (an emoji) is two code units, and a cut between them leaves half a character, which Flink
+writes as ``'?'`` (Java's UTF-8 encoder; ``LPAD('a😀bc', 2, '*')`` is ``'a?'``).
+
+A row whose strings are all within the BMP (the usual case) runs as DuckDB's function, where a
+code unit is a character; only the other rows go through Python over UTF-16.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars.registry import Call, fixed, scalar, template
+
+S, INTEGER = "STRING", "INTEGER"
+STRING = fixed("STRING")
+_UNIT = 2  # bytes per UTF-16 code unit
+# Whether any of the strings has a character outside the BMP (one DuckDB regexp over them all).
+# (formatted twice, by the build and by template: its braces are doubled twice)
+_OUTSIDE_BMP = "regexp_matches({}, '[\\x{{{{10000}}}}-\\x{{{{10FFFF}}}}]')"
+
+
+def _units(s: str) -> bytes:
+    return s.encode("utf-16-le", "surrogatepass")
+
+
+def _text(units: bytes) -> str:
+    """UTF-16 code units as text; half a character becomes '?', as Java's UTF-8 encoder writes it."""
+    return units.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
+
+
+def _padding(pad: bytes, n: int) -> bytes:
+    """``pad`` repeated to ``n`` code units (cut in the last repetition)."""
+    return (pad * (n // (len(pad) // _UNIT) + 1))[: n * _UNIT]
+
+
+def lpad(s: str, n: int, pad: str) -> str | None:
+    """Flink's LPAD over code units: NULL for a negative length or an empty pad."""
+    if n < 0 or pad == "":
+        return None
+    units = _units(s)
+    missing = max(n - len(units) // _UNIT, 0)
+    return _text(_padding(_units(pad), missing) + units[: (n - missing) * _UNIT])
+
+
+def rpad(s: str, n: int, pad: str) -> str | None:
+    """Flink's RPAD over code units: NULL for a negative length or an empty pad."""
+    if n < 0 or pad == "":
+        return None
+    units = _units(s)[: n * _UNIT]
+    return _text(units + _padding(_units(pad), n - len(units) // _UNIT))
+
+
+def overlay(s: str, r: str, pos: int, length: int | None = None) -> str:
+    """``s`` with ``length`` code units (default: r's) from ``pos`` replaced by ``r``.
+
+    A ``pos`` before the first or past the last unit leaves ``s`` as it is (Flink 2.3).
+    """
+    units, placed = _units(s), _units(r)
+    if pos < 1 or pos > len(units) // _UNIT:
+        return s
+    n = len(placed) // _UNIT if length is None else length
+    return _text(units[: (pos - 1) * _UNIT] + placed + units[(pos - 1 + n) * _UNIT:])
+
+
+def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: tuple[int, ...]):
+    """A build running ``duckdb_sql`` on rows within the BMP, else ``fn`` (per row, over UTF-16).
+
+    ``strings`` are the indexes of the string arguments, whose characters decide.
+    """
+    name = f"__streamsql_utf16_{label.lower()}_{len(params)}"
+    f = register(VectorFunction(name, f"Function {label}", lambda *a: rowwise(fn, a, pa.string()), params,
+                                "VARCHAR"))
+
+    def build(c: Call) -> exp.Expression:
+        n = len(c.args)
+        casts = ", ".join(f"CAST({{{i}}} AS {t})" for i, t in enumerate(params[:n]))
+        outside = _OUTSIDE_BMP.format(" || ".join(f"{{{i}}}" for i in strings))
+        return template(f"CASE WHEN {outside} THEN {f.name}({casts}) ELSE {duckdb_sql} END", *c.args)
+
+    return build
+
+
+_PAD_NULLS = "NULL if any argument is NULL, the length is negative or the pad is empty"
+# DuckDB's lpad/rpad fail on an empty pad: NULL, as Flink
+_PAD_SQL = "(CASE WHEN {{1}} < 0 OR {{2}} = '' THEN NULL ELSE {fn}({{0}}, {{1}}, {{2}}) END)"
+scalar("LPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD_NULLS)(
+    _hybrid("LPAD", lpad, ("VARCHAR", "INTEGER", "VARCHAR"), _PAD_SQL.format(fn="lpad"), (0, 2)))
+scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD_NULLS)(
+    _hybrid("RPAD", rpad, ("VARCHAR", "INTEGER", "VARCHAR"), _PAD_SQL.format(fn="rpad"), (0, 2)))
+
+_PARAMS = ("VARCHAR", "VARCHAR", "INTEGER", "INTEGER")
+_OVERLAY_SQL = ("(CASE WHEN {{2}} < 1 OR {{2}} > length({{0}}) THEN {{0}} "
+                "ELSE substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length}) END)")
+_OVERLAY_3 = _hybrid("OVERLAY", overlay, _PARAMS[:3], _OVERLAY_SQL.format(length="length({1})"), (0, 1))
+_OVERLAY_4 = _hybrid("OVERLAY", overlay, _PARAMS, _OVERLAY_SQL.format(length="{3}"), (0, 1))
+
+
+@scalar("OVERLAY", group="string", sig=((S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=STRING)
+def overlay_call(c: Call) -> exp.Expression:
+    """OVERLAY(s PLACING r FROM pos [FOR len]): code units of s from ``pos`` replaced by r.
+
+    ``len`` units are replaced (default: r's length). A ``pos`` before the first or past the
+    last unit leaves s as it is (Flink 2.3: 'hello' PLACING 'X' FROM 0 or FROM 6 is 'hello').
+    """
+    return (_OVERLAY_4 if len(c.args) == 4 else _OVERLAY_3)(c)
