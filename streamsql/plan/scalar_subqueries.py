@@ -1,4 +1,4 @@
-"""Uncorrelated scalar subqueries in the SELECT list and WHERE, planned as Flink plans them.
+"""Scalar subqueries in the SELECT list and WHERE, planned as Flink plans them.
 
 ``SELECT id, v FROM t WHERE v > (SELECT AVG(v) FROM t)``: Flink (Calcite's ``SubQueryRemoveRule``)
 turns the subquery into a LEFT join of the query's FROM with the subquery's single-row result, and
@@ -10,8 +10,9 @@ join on a constant key (one key: every row meets the subquery's one row), then a
 
 Only a subquery that returns at most one row by its form is taken: one item with an aggregate,
 no GROUP BY (Flink checks the row count at run time, failing the job on a second row; a form
-that cannot have one is checked at planning here). A correlated subquery's outer column is not
-found in the subquery's own FROM and is refused there. Each scalar subquery's whole join state
+that cannot have one is checked at planning here). A subquery correlated by its WHERE
+(``WHERE r.k = o.k``) is grouped by its correlation key instead and LEFT joined on it
+(:mod:`streamsql.plan.correlated`). Each uncorrelated scalar subquery's whole join state
 sits under that one key, so it suits small queries (as Flink's, which runs such a join at
 parallelism 1).
 """
@@ -24,6 +25,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.plan.correlated import correlation, plan_correlated_scalar
 from streamsql.plan.expressions import quote
 from streamsql.plan.joins import LEFT, plan_join
 from streamsql.plan.nodes import PlanNode
@@ -110,6 +112,10 @@ def plan_scalar_joins(planner, sel: exp.Select, node: PlanNode, scope: Scope, su
         return sel, node, scope
     sel.set("expressions", planner._expand_star(sel.expressions, scope))  # the query's columns, not ours
     for n, s in enumerate(subqueries):
+        corr = correlation(planner, s.query, scope)
+        if corr.keys or corr.other:  # correlated: LEFT join it grouped by its keys (plan/correlated.py)
+            node, scope = plan_correlated_scalar(planner, s.query, s.name, corr, node, scope)
+            continue
         try:
             right, rs = planner._query(s.query)
         except SqlError as e:

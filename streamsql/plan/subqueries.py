@@ -50,19 +50,19 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
     """
     for c in found:
         negated, kind, outer_expr, sub = _subquery_of(c)
-        outer = _bound_scope(scope, _OUTER)
+        outer = bound_scope(scope, _OUTER)
         if isinstance(outer_expr, exp.Tuple):
             planner._fail(outer_expr, "IN with several columns ((a, b) IN (SELECT ...)) is not supported "
                                       "yet; write EXISTS (SELECT ... WHERE a = ... AND b = ...)")
         conds: list[exp.Expression] = []
         if _simple(sub):
-            right, inner_scope = _plan_from(planner, sub)
-            inner = _bound_scope(inner_scope, _INNER)
+            right, inner_scope = plan_subquery_from(planner, sub)
+            inner = bound_scope(inner_scope, _INNER)
             for w in conjuncts(sub.args["where"].this if sub.args.get("where") is not None else None):
                 nested = w.find(exp.Query)
                 if nested is not None:
                     planner._fail(nested, "A subquery inside a subquery's WHERE is not supported yet")
-                bound = _bind(w, [(inner_scope, _INNER), (scope, _OUTER)])
+                bound = bind(w, [(inner_scope, _INNER), (scope, _OUTER)])
                 correlated = any(col.table == _OUTER for col in bound.find_all(exp.Column))
                 if negated and kind == "IN" and correlated:
                     planner._fail(w, "NOT IN with a correlated subquery is not supported; write NOT EXISTS "
@@ -74,18 +74,18 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
                     planner._fail(sub, f"The subquery of IN must select one column; it selects "
                                        f"{'*' if items and isinstance(items[0], exp.Star) else len(items)}")
                 y = items[0].unalias() if isinstance(items[0], exp.Alias) else items[0]
-                conds.append(exp.EQ(this=_bind(outer_expr, [(scope, _OUTER)]),
-                                    expression=_bind(y, [(inner_scope, _INNER)])))
+                conds.append(exp.EQ(this=bind(outer_expr, [(scope, _OUTER)]),
+                                    expression=bind(y, [(inner_scope, _INNER)])))
         else:
             right, inner_scope = planner._query(sub)
-            inner = _bound_scope(inner_scope, _INNER)
+            inner = bound_scope(inner_scope, _INNER)
             if kind != "IN":
                 planner._fail(sub, "EXISTS over a UNION or a subquery with GROUP BY, DISTINCT, ORDER BY or "
                                    "LIMIT is not supported yet; write one EXISTS per SELECT, without them")
             if len(right.schema) != 1:
                 planner._fail(sub, f"The subquery of IN must select one column; it selects "
                                    f"{len(right.schema)}")
-            conds.append(exp.EQ(this=_bind(outer_expr, [(scope, _OUTER)]),
+            conds.append(exp.EQ(this=bind(outer_expr, [(scope, _OUTER)]),
                                 expression=exp.column(right.schema.names[0], table=_INNER, quoted=True)))
         node, _ = plan_join(planner, sub, ANTI if negated else SEMI, node, outer, right, inner, conds,
                             null_aware=negated and kind == "IN")
@@ -117,7 +117,7 @@ def _simple(q: exp.Expression) -> bool:
             and not any(e.find(exp.AggFunc) for e in q.expressions))
 
 
-def _plan_from(planner, sub: exp.Select) -> tuple[PlanNode, Scope]:
+def plan_subquery_from(planner, sub: exp.Select) -> tuple[PlanNode, Scope]:
     """The subquery's FROM (and its joins), without its WHERE: node and scope (with qualifiers)."""
     src = sub.args["from_"].this
     if sub.args.get("joins"):
@@ -126,7 +126,7 @@ def _plan_from(planner, sub: exp.Select) -> tuple[PlanNode, Scope]:
     return planner._from(src)
 
 
-def _bound_scope(scope: Scope, qualifier: str) -> Scope:
+def bound_scope(scope: Scope, qualifier: str) -> Scope:
     """``scope``'s columns by their internal names under one qualifier (how :func:`_bind` refers to them)."""
     seen, cols = set(), []
     for c in scope.columns:
@@ -136,7 +136,7 @@ def _bound_scope(scope: Scope, qualifier: str) -> Scope:
     return Scope(cols, scope.sql, scope.what)
 
 
-def _bind(e: exp.Expression, scopes: list[tuple[Scope, str]]) -> exp.Expression:
+def bind(e: exp.Expression, scopes: list[tuple[Scope, str]]) -> exp.Expression:
     """A copy of ``e`` whose columns name their input column under its scope's qualifier.
 
     Each column resolves in the first scope that has it (the subquery's, then the outer query's).

@@ -1,0 +1,153 @@
+"""Correlated scalar subqueries, decorrelated into a LEFT join with a grouped aggregate (as Flink).
+
+``SELECT id, (SELECT MAX(v) FROM r WHERE r.k = o.k) FROM o``: Flink (Calcite's decorrelator)
+groups the subquery by its correlation key and LEFT joins the query with it, so a row without a
+match gets the aggregate of no rows: ``SELECT id, mx FROM o LEFT JOIN (SELECT k, MAX(v) AS mx FROM
+r GROUP BY k) s ON o.k = s.k``. The aggregate of no rows is NULL, except ``COUNT``, which is 0 (a
+marker column of the grouped side tells a missing match from a NULL aggregate, and the item is
+then evaluated with its ``COUNT`` calls as 0 and the other aggregates as NULL:
+``(SELECT COUNT(*) + 1 ...)`` is 1). Over a changelog the grouped side updates and the join
+retracts and re-emits the query's rows, so the result is the batch answer once the input is read.
+
+The correlation is the subquery's WHERE conjuncts that use the outer query's columns; each must be
+an equality of an expression of the subquery's columns with one of the outer query's
+(``r.k = o.k``, also several: a composite key). Other correlated conditions (``r.v > o.v``), an
+item that uses the outer query's columns, and a correlated subquery with GROUP BY are refused at
+their position, saying what to write instead. Columns resolve in the subquery's FROM first, then
+in the outer query (SQL scoping).
+
+Functions:
+    correlation(planner, sub, outer): split a subquery's WHERE into local and correlated parts.
+    plan_correlated_scalar(planner, sub, name, node, scope): the LEFT join of ``node`` with ``sub``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.plan.expressions import AGG_TYPES, compile_expression, quote
+from streamsql.plan.joins import LEFT, conjunction, conjuncts, plan_join
+from streamsql.plan.nodes import PlanNode
+from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.subqueries import bind, plan_subquery_from
+
+_QUALIFIER = "__scalar"
+_INNER, _OUTER = "__inner", "__outer"
+
+
+@dataclass
+class Correlation:
+    """A subquery's WHERE split by what its conjuncts use.
+
+    Attributes:
+        local: the conjuncts that use the subquery's columns only.
+        keys: ``(inner, outer)`` expression pairs of the correlated equalities.
+        other: correlated conjuncts that are not such an equality.
+    """
+
+    local: list[exp.Expression]
+    keys: list[tuple[exp.Expression, exp.Expression]]
+    other: list[exp.Expression]
+
+
+def correlation(planner, sub: exp.Select, outer: Scope) -> Correlation:
+    """The conjuncts of ``sub``'s WHERE, split into local ones, correlated equalities and others.
+
+    Raises:
+        SqlError: a column neither the subquery's FROM nor ``outer`` has; a nested subquery.
+    """
+    _, inner = plan_subquery_from(planner, sub)
+    scopes = [(inner, _INNER), (outer, _OUTER)]
+    where = sub.args.get("where")
+    out = Correlation([], [], [])
+    for w in conjuncts(where.this if where is not None else None):
+        nested = w.find(exp.Query)
+        if nested is not None:
+            planner._fail(nested, "A subquery inside a subquery's WHERE is not supported yet")
+        if _OUTER not in _sides(w, scopes):
+            out.local.append(w)
+            continue
+        u = w.unnest()
+        if isinstance(u, exp.EQ):
+            a, b = _sides(u.this, scopes), _sides(u.expression, scopes)
+            if a == {_INNER} and b == {_OUTER}:
+                out.keys.append((u.this, u.expression))
+                continue
+            if a == {_OUTER} and b == {_INNER}:
+                out.keys.append((u.expression, u.this))
+                continue
+        out.other.append(w)
+    return out
+
+
+def _sides(e: exp.Expression, scopes: list[tuple[Scope, str]]) -> set[str]:
+    """Which of the subquery (``__inner``) and the outer query (``__outer``) ``e``'s columns come from."""
+    return {c.table for c in bind(e, scopes).find_all(exp.Column)}
+
+
+def plan_correlated_scalar(planner, sub: exp.Select, name: str, corr: Correlation, node: PlanNode,
+                           scope: Scope) -> tuple[PlanNode, Scope]:
+    """``node`` LEFT joined with ``sub`` grouped by its correlation keys; ``name`` the subquery's value.
+
+    Raises:
+        SqlError: a correlated condition other than an equality, an item that uses the outer
+            query's columns, a correlated subquery with GROUP BY.
+    """
+    if corr.other:
+        planner._fail(corr.other[0], "A correlated scalar subquery may only correlate by equalities "
+                                     "(t.k = o.k); compute the condition in a join with the grouped "
+                                     "subquery instead")
+    if sub.args.get("group") is not None or sub.args.get("having") is not None:
+        planner._fail(sub, "A correlated scalar subquery with GROUP BY or HAVING is not supported yet; "
+                           "JOIN the grouped query on its key instead")
+    item = sub.expressions[0].unalias() if isinstance(sub.expressions[0], exp.Alias) else sub.expressions[0]
+    value, marker = f"{name}_value", f"{name}_found"
+    keys = [f"{name}_key{i}" for i in range(len(corr.keys))]
+    grouped = exp.select(*[exp.alias_(i.copy(), k, quoted=True) for (i, _), k in zip(corr.keys, keys)],
+                         exp.alias_(item.copy(), value, quoted=True),
+                         exp.alias_(exp.true(), marker, quoted=True))
+    grouped.set("from_", sub.args["from_"].copy())
+    if sub.args.get("joins"):
+        grouped.set("joins", [j.copy() for j in sub.args["joins"]])
+    if corr.local:
+        grouped = grouped.where(conjunction([c.copy() for c in corr.local]), copy=False)
+    grouped = grouped.group_by(*[inner.copy() for inner, _ in corr.keys], copy=False)
+    right, gs = planner._query(grouped)
+    rs = Scope([ScopeColumn(_QUALIFIER, c.name, c.internal, c.type) for c in gs.columns], scope.sql,
+               "scalar subquery")
+    on = [exp.EQ(this=outer.copy(), expression=exp.column(k, table=_QUALIFIER, quoted=True))
+          for (_, outer), k in zip(corr.keys, keys)]
+    node, joined = plan_join(planner, sub, LEFT, node, scope, right, rs, on)
+    found = joined.resolve(exp.column(marker, table=_QUALIFIER, quoted=True))
+    got = joined.resolve(exp.column(value, table=_QUALIFIER, quoted=True))
+    empty = _empty_value(item)
+    result = quote(got.internal)
+    if empty is not None:  # COUNT of no rows is 0, not NULL
+        result = f"CASE WHEN {quote(found.internal)} IS NULL THEN {compile_expression(empty, joined)} " \
+                 f"ELSE {result} END"
+    kept = joined.columns[:len(scope.columns)]  # the query's columns (the grouped side's follow)
+    internals = list(dict.fromkeys(c.internal for c in kept))
+    node = planner._calc(node, [(n, quote(n)) for n in internals] + [(name, result)], None)
+    column = ScopeColumn(_QUALIFIER, name, name, _result_type(got.type, empty))
+    return node, Scope([*kept, column], scope.sql, scope.what)
+
+
+def _empty_value(item: exp.Expression) -> exp.Expression | None:
+    """The item over no rows (its COUNT calls 0, other aggregates NULL), or None when that is NULL."""
+    if item.find(exp.Count) is None:
+        return None
+
+    def empty(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Count):
+            return exp.Literal.number(0)
+        return exp.null() if isinstance(n, AGG_TYPES) else n
+
+    return item.copy().transform(empty)
+
+
+def _result_type(t: SqlType, empty: exp.Expression | None) -> SqlType:
+    """The value's type: nullable (no match) unless COUNT's 0 stands in for a missing match."""
+    return t if empty is not None else t.with_nullable(True)
