@@ -8,7 +8,8 @@ With ``'debezium-json.schema-include' = 'true'`` the event is wrapped as
 are skipped and counted in ``tombstones``. An unknown ``op``, a missing ``after`` for c/r/u or a
 missing ``before`` for u/d (Postgres without ``REPLICA IDENTITY FULL``) is a bad record, as is
 undecodable JSON: skipped and counted with ``'debezium-json.ignore-parse-errors' = 'true'``, else
-``BadRecordError`` naming the location.
+``BadRecordError`` naming the location. With that option a field that does not convert to its
+column type (``"x"`` for an INT) is NULL and the change is kept, as Flink's json format does.
 
 Decoding is vectorized (``pyarrow.json`` with nested struct schemas; kinds and the row
 interleaving computed with numpy); values follow the json format's rules (exact decimals, ...),
@@ -49,7 +50,8 @@ from streamsql.core.types import Schema
 
 OPTIONS = [
     flag_option("debezium-json.ignore-parse-errors",
-                "skip events that cannot be decoded (counted) instead of failing"),
+                "instead of failing: NULL for a field that does not convert, skip (counted) events "
+                "that cannot be decoded"),
     flag_option("debezium-json.schema-include", "events carry Debezium's {schema, payload} envelope"),
     timestamp_standard_option("debezium-json", "SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601"),
 ]
@@ -73,7 +75,7 @@ class DebeziumJsonDecoder(Decoder):
         row = pa.struct(list(read_schema(schema)))
         env = pa.schema([("before", row), ("after", row), ("op", pa.string())])
         self.read_schema = pa.schema([("payload", pa.struct(list(env)))]) if self.schema_include else env
-        self.converter = RowConverter(schema, False)
+        self.converter = RowConverter(schema, False, self.ignore_errors)
         self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
 
     # ---------------------------------------------------------------------------------- fast

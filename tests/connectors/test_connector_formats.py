@@ -408,10 +408,11 @@ def test_large_batch_lenient_record_keeps_everything(loc):
 def test_large_debezium_and_csv_batches_with_bad_records(loc):
     s = schema_of(id="INT")
     vals = [f'{{"before": null, "after": {{"id": {i}}}, "op": "c"}}'.encode() for i in range(3000)]
-    vals[1500] = b'{"before": null, "after": {"id": "x"}, "op": "c"}'
+    vals[1500] = b'{"before": null, "after": {"id": "x"}, "op": "c"}'  # "x" into INT: NULL (Flink)
+    vals[1700] = b'{"before": null, "after": {"id": 1700}'  # not JSON: skipped
     dec = make_decoder("debezium-json", s, {"debezium-json.ignore-parse-errors": "true"})
     b = dec.decode(vals, loc)
-    assert b.table.column("id").to_pylist() == [i for i in range(3000) if i != 1500]
+    assert b.table.column("id").to_pylist() == [None if i == 1500 else i for i in range(3000) if i != 1700]
     assert b.kinds.tolist() == [0] * 2999 and dec.skipped == 1
     csv_vals = [f"{i},x".encode() for i in range(3000)]
     csv_vals[10] = b"1,2,3"
