@@ -1,7 +1,9 @@
 """Where a Kafka read starts and ends: startup and bounded modes resolved to concrete offsets.
 
-Startup (``'scan.startup.mode'``): ``group-offsets`` (then ``'properties.auto.offset.reset'``,
-default earliest) | ``earliest-offset`` | ``latest-offset`` | ``timestamp`` |
+Startup (``'scan.startup.mode'``): ``group-offsets`` (then ``'properties.auto.offset.reset'``:
+``earliest`` | ``latest`` | ``none``, the default when the mode is set explicitly, as Flink: a
+partition without a committed offset fails the job; with the mode left unset StreamSQL falls back
+to earliest) | ``earliest-offset`` | ``latest-offset`` | ``timestamp`` |
 ``specific-offsets`` (unlisted partitions: group offsets, then the reset policy). Bounded end
 (``'scan.bounded.mode'``): ``latest-offset`` (the last stable offset at open) | ``timestamp`` |
 ``specific-offsets`` | ``group-offsets``. Offsets are resolved once, at open.
@@ -14,6 +16,7 @@ from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_erro
 from streamsql.connectors.kafka.options import int_option, librdkafka_props, parse_specific_offsets
 
 from streamsql.core.catalog import TableDef
+from streamsql.core.errors import ExecutionError
 
 TopicPart = tuple[str, int]
 
@@ -40,13 +43,15 @@ class OffsetResolver:
         table: the table (its offset options).
         what: who reads, for error messages.
         bootstrap: the bootstrap servers, for error messages.
+        group_id: the consumer group whose committed offsets ``group-offsets`` reads.
     """
 
-    def __init__(self, consumer: Consumer, table: TableDef, what: str, bootstrap: str):
+    def __init__(self, consumer: Consumer, table: TableDef, what: str, bootstrap: str, group_id: str):
         self.consumer = consumer
         self.table = table
         self.what = what
         self.bootstrap = bootstrap
+        self.group_id = group_id
 
     def watermarks(self, tp: TopicPart) -> tuple[int, int]:
         """``(low, high)`` offsets of ``tp`` (high: the last stable offset under read_committed).
@@ -112,13 +117,26 @@ class OffsetResolver:
             rest = self._specific(rest, "scan.startup.specific-offsets", out)
             mode = "group-offsets"  # Flink: partitions not listed fall back to the committed offsets
         if mode == "group-offsets":
+            explicit = o.get("scan.startup.mode") == "group-offsets"
             rest = self._group(rest, out)
-            reset = str(librdkafka_props(o).get("auto.offset.reset", "earliest")).lower()
+            default = "none" if explicit else "earliest"
+            reset = str(librdkafka_props(o).get("auto.offset.reset", default)).lower()
+            if rest and reset in ("none", "error"):
+                raise self._no_committed_offset(rest)
             mode = "latest-offset" if reset in ("latest", "largest", "end") else "earliest-offset"
         for tp in rest:
             low, high = self.watermarks(tp)
             out[tp] = high if mode == "latest-offset" else low
         return out
+
+    def _no_committed_offset(self, tps: list[TopicPart]) -> ExecutionError:
+        """Flink's NoOffsetForPartitionException ("Undefined offset with no reset policy"), in words."""
+        parts = ", ".join(f"{t}-{p}" for t, p in sorted(tps))
+        return ExecutionError(
+            f"{self.what}: 'scan.startup.mode' = 'group-offsets' but consumer group '{self.group_id}' has "
+            f"no committed offset for partition(s) [{parts}] and no reset policy (Flink fails the job "
+            "too: 'Undefined offset with no reset policy'); set 'properties.auto.offset.reset' = "
+            "'earliest' or 'latest' to start there, or choose 'scan.startup.mode' = 'earliest-offset'")
 
     def stop_offsets(self, parts: list[TopicPart], mode: str) -> dict[TopicPart, int]:
         """The end offset (exclusive) of each of ``parts`` under bounded mode ``mode``.

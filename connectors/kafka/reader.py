@@ -129,7 +129,7 @@ class KafkaReader:
         """
         self.consumer = new_client(Consumer, self._consumer_config(), self.what)
         self.latch.watch(self.consumer)
-        self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap)
+        self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap, self.group_id)
         parts = self._partitions()
         self.parts = parts
         self._split_of = {tp: i for i, tp in enumerate(parts)}
