@@ -182,6 +182,23 @@ CASES = [
     "COALESCE(CAST(NULL AS INT), 1.5)", "CONCAT_WS(',', CAST(NULL AS STRING))", "LPAD('', 3, 'x')",
     "RPAD('abc', 2, 'x')", "UPPER('ﬁ')", "LOWER('İ')", "INITCAP('élan vital')", "CHAR_LENGTH('😀')",
     "REVERSE('a😀b')", "SUBSTRING('a😀b', 2, 1)", "ASCII('é')",
+    # -- UPPER/LOWER: DuckDB on ASCII text, Java's full case mapping on the rest (STRING: no CHAR(n)
+    #    truncation of the result) ---------------------------------------------------------------------
+    "UPPER(CAST('ﬁx' AS STRING))", "UPPER(CAST('straße' AS STRING))", "UPPER(CAST('ŉ ǰ ΐ ᾳ ﬀ' AS STRING))",
+    "UPPER(CAST('ǆ ǅ é ÿ' AS STRING))", "UPPER(CAST('ascii only 1!' AS STRING))", "UPPER(CAST('' AS STRING))",
+    "LOWER(CAST('İstanbul' AS STRING))", "LOWER(CAST('ΟΔΟΣ ΟΔΟΣ.' AS STRING))",
+    "LOWER(CAST('ΑΣ Σ' AS STRING))", "LOWER(CAST('ǅ Ω K Å ẞ' AS STRING))",
+    "LOWER(CAST('ASCII ONLY 1!' AS STRING))",
+    # -- REGEXP_EXTRACT/REGEXP_SUBSTR: one regex pass where the group is never empty in a match, the
+    #    general form where it may be empty or not take part -----------------------------------------
+    "REGEXP_EXTRACT('https://x/y?channel_id=42&a=1', 'channel_id=([0-9]+)', 1)",
+    "REGEXP_EXTRACT('no id here', 'channel_id=([0-9]+)', 1)", "REGEXP_EXTRACT('xaby', '(a|b)+', 1)",
+    "REGEXP_EXTRACT('xab', 'x(?:a(b))', 1)", "REGEXP_EXTRACT('aXb', 'a(.)b', 1)",
+    "REGEXP_EXTRACT('abc', 'c', 0)", "REGEXP_EXTRACT('k=', 'k=([0-9]*)', 1)",
+    "REGEXP_EXTRACT('k=', 'k=([0-9]+)?', 1)", "REGEXP_EXTRACT('b', '(a)|b', 1)",
+    "REGEXP_EXTRACT('abc', 'b*', 0)", "REGEXP_EXTRACT('abc', 'x*(c)', 1)",
+    "REGEXP_EXTRACT('ab', '(a)(x*)', 2)",
+    "REGEXP_SUBSTR('a1b22', '[0-9]{2}')", "REGEXP_SUBSTR('abc', 'x*')", "REGEXP_SUBSTR('abc', 'd|')",
     # -- CAST to STRING: Flink's text of timestamps, floating point, booleans ----------------------
     "CAST(TIMESTAMP '2024-03-10 07:59:50' AS STRING)",
     "CAST(CAST('2024-03-10 07:59:50.12' AS TIMESTAMP(3)) AS STRING)",
@@ -489,8 +506,9 @@ ZONED = {
 # Deliberate differences (also in docs/functions.md): case → (StreamSQL's value, why).
 DIFFERENCES = {
     "UPPER('straße')": ("STRASSE", "Flink truncates the upper-cased CHAR(6) literal to 6 characters"),
-    "UPPER('ﬁ')": ("ﬁ", "DuckDB keeps characters whose upper case is longer (Java: 'FI', then Flink "
-                        "truncates the CHAR(1) literal's result to 'F')"),
+    "UPPER('ﬁ')": ("FI", "Flink truncates the upper-cased CHAR(1) literal ('FI') to 1 character"),
+    "LOWER('İ')": ("i̇", "Flink truncates the lower-cased CHAR(1) literal ('i̇': i and a combining dot) to "
+                       "1 character"),
     "TO_TIMESTAMP('2024-02-30 00:00:00')": (None, "Flink moves a day past the month's end to its last day"),
     """JSON_VALUE('{"a": 1.50}', '$.a')""": ("1.5", "JSON numbers are read as doubles: 1.50 is written "
                                                     "'1.5' (Flink keeps the text, '1.50')"),

@@ -8,7 +8,8 @@ Flink type, and:
   :data:`~streamsql.functions.scalars.registry.REGISTRY` by its name as written; an unknown
   name or arguments no signature accepts raise :class:`FunctionError` in Flink's words
   (``No match found for function signature F(<NUMERIC>, <CHARACTER>)``); otherwise the entry's
-  ``build`` gives its DuckDB expression, cast to Flink's result type;
+  ``compile`` gives its DuckDB expression (the entry's fast path where the call's literal
+  arguments allow it), cast to Flink's result type;
 - an operator (+ - * / %, comparisons, AND/OR/NOT, CASE, CAST, IS [NOT] NULL/DISTINCT FROM,
   LIKE, BETWEEN, IN, ||) stays as it is, except where Flink's arithmetic differs from DuckDB's
   (see :mod:`.operators`: integer division, exact DECIMAL division, DECIMAL result types,
@@ -101,7 +102,7 @@ def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
         raise FunctionError(msg, n)
     call = Call(name, typed, n, unit)
     result = fn.result(call)
-    out = fn.build(call)
+    out = fn.compile(call)
     if fn.cast and result is not None:
         out = exp.Cast(this=out, to=exp.DataType.build(result.duckdb(), dialect="duckdb"))
     return out, result

@@ -3,7 +3,9 @@
 An entry (:class:`ScalarFunction`) holds the function's names, its argument type rules (the
 signatures: one family per argument, see :data:`FAMILIES`), Flink's result type, its NULL
 behaviour and determinism (documentation, listed in docs/functions.md), and ``build``: the
-DuckDB expression that computes it over a whole batch, made from the compiled arguments.
+DuckDB expression that computes it over a whole batch, made from the compiled arguments. An
+entry may also have ``fast``: a cheaper expression for the calls whose literal arguments prove
+it gives ``build``'s values (:meth:`ScalarFunction.compile` tries it first).
 
 Types are :class:`~streamsql.core.types.SqlType` values; ``None`` is a type the binder could not
 infer (it matches every family, so an untyped argument is never refused for its type), and
@@ -176,6 +178,9 @@ class ScalarFunction:
         cast: cast the built expression to the result type (DuckDB's natural type differs).
         failures: how its failures on a value read (:class:`Failure`; docs/functions.md lists
             them), for those DuckDB raises rather than the function (:func:`fail_sql`).
+        fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
+            do not prove it exact (e.g. one regex pass where ``build`` needs two because the
+            pattern's group may match nothing); None: ``build`` only.
     """
 
     names: tuple[str, ...]
@@ -188,6 +193,12 @@ class ScalarFunction:
     differences: str = ""
     cast: bool = True
     failures: tuple[Failure, ...] = ()
+    fast: Callable[[Call], exp.Expression | None] | None = None
+
+    def compile(self, call: Call) -> exp.Expression:
+        """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""
+        out = self.fast(call) if self.fast is not None else None
+        return self.build(call) if out is None else out
 
     def accepts(self, types: list[SqlType | None]) -> bool:
         """Whether some signature fits argument types ``types``."""

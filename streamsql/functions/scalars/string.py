@@ -8,26 +8,49 @@ code units, are in :mod:`.utf16`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.functions.python_functions import rowwise
-from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, python_call, scalar, template
+from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
+from streamsql.functions.scalars.registry import Arg, Call, duckdb_call, fixed, python_call, scalar, template
 
 S, INTEGER = "STRING", "INTEGER"
 STRING = fixed("STRING")
 INT = fixed("INT")
 
 
-@scalar("UPPER", group="string", sig=((S,),), result=STRING,
-        differences="Java upper-cases 'ß' to 'SS' and DuckDB to 'ẞ'; mapped to 'SS' as Java does. Other "
-                    "characters whose upper case is longer stay as they are ('ﬁ'; Java: 'FI'). Flink "
-                    "truncates the result of a CHAR(n) literal to n characters ('straße' → 'STRASS'); "
-                    "StreamSQL does not.")
-def upper(c: Call) -> exp.Expression:
-    """Upper case (Java's mapping of 'ß' to 'SS')."""
-    return template("replace(upper({0}), 'ẞ', 'SS')", *c.args)
+_CASE_DIFFERENCES = ("Flink truncates the result of a CHAR(n) literal to n characters (UPPER('straße') → "
+                     "'STRASS', LOWER('İ') → 'i'); StreamSQL does not. Characters added in Unicode 14 (the "
+                     "Vithkuqi script, U+2C2F, U+A7C0 ...) are mapped here; Flink on Java 17 (Unicode 13) "
+                     "keeps them.")
+
+
+def _java_case(fn: str, method: Callable[[str], str]) -> Callable[[Call], exp.Expression]:
+    """UPPER/LOWER as Java's ``String.toUpperCase()``/``toLowerCase()`` (what Flink calls).
+
+    Java maps case with Unicode's full mappings ('ß' → 'SS', 'ﬁ' → 'FI', 'İ' → 'i̇', a final 'Σ'
+    → 'ς'); DuckDB's functions with the simple ones, which agree on ASCII text only. So ASCII
+    text (as many bytes as characters) is mapped by DuckDB, the rest by Python's ``str`` method,
+    which has Java's full mappings (checked over every code point against Java 17's: they
+    differ only on characters Unicode 14 added).
+    """
+    java = python_call(fn, lambda a: rowwise(method, (a,), pa.string()), ("VARCHAR",), "VARCHAR")
+
+    def build(c: Call) -> exp.Expression:
+        return template(f"CASE WHEN strlen({{0}}) <> length({{0}}) THEN {{1}} ELSE {fn.lower()}({{0}}) END",
+                        c.args[0], Arg(java(c), None))
+
+    build.__doc__ = f"{fn} of ASCII text in DuckDB, of other text in Python (Java's full case mapping)."
+    return build
+
+
+scalar("UPPER", group="string", sig=((S,),), result=STRING, differences=_CASE_DIFFERENCES)(
+    _java_case("UPPER", str.upper))
+scalar("LOWER", group="string", sig=((S,),), result=STRING, differences=_CASE_DIFFERENCES)(
+    _java_case("LOWER", str.lower))
 
 
 _TRIM = {"BOTH": "trim", "LEADING": "ltrim", "TRAILING": "rtrim"}
@@ -111,18 +134,6 @@ def initcap(c: Call) -> exp.Expression:
                     "THEN upper(w[1:1]) || lower(w[2:]) ELSE w END), '')", *c.args)
 
 
-def _may_match_empty(pattern: str) -> bool:
-    """Whether a pattern can match the empty string somewhere: its minimum width is 0.
-
-    Python's own regex parser gives the width; a pattern it cannot parse (RE2's Unicode classes,
-    say) is taken as not empty-matching, so it stays on RE2.
-    """
-    try:
-        return re._parser.parse(pattern).getwidth()[0] == 0  # the public re API has no width
-    except (re.error, OverflowError):
-        return False
-
-
 def _java_replace_all(s: str, pattern: str, replacement: str) -> str:
     """Java's ``String.replaceAll`` with a literal replacement (an empty match after a match counts)."""
     return re.sub(pattern, lambda _: replacement, s)
@@ -145,18 +156,40 @@ def regexp_replace(c: Call) -> exp.Expression:
     does not ('aaa' with 'a*' is 'xx'); Python's re.sub (3.7+) matches as Java, so a literal
     pattern of minimum width 0 is replaced in Python, every other on RE2 (faster).
     """
-    if c.args[1].is_literal and c.args[1].value() is not None and _may_match_empty(c.args[1].value()):
+    if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
         return _REPLACE_ALL(c)
     return template("regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')", *c.args)
+
+
+def one_pass_extract(c: Call) -> exp.Expression | None:
+    """The group of the first match of ``f(s, pattern[, group])`` in one regex pass (None: not exact).
+
+    DuckDB's ``regexp_extract`` gives '' when nothing matches or the group did not take part
+    (Flink: NULL) and when the group matched '' (Flink: ''). For literal arguments whose group
+    (default 0, the whole match) never matches '' (:func:`~.regex_shape.group_never_empty`) the
+    last cannot happen, so NULLIF makes it Flink's answer.
+    """
+    args = c.args[1:3]
+    if not all(a.is_literal for a in args):
+        return None
+    pattern, group = args[0].value(), args[1].value() if len(args) > 1 else 0
+    if not isinstance(pattern, str) or not isinstance(group, int) or not group_never_empty(pattern, group):
+        return None
+    return template(f"nullif(regexp_extract({{0}}, {{1}}, {group}), '')", c.args[0], c.args[1])
 
 
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
         differences="The pattern and the group index must be literals (DuckDB needs a constant group); "
-                    "Java regular expressions run on RE2.")
+                    "Java regular expressions run on RE2.",
+        fast=one_pass_extract)
 def regexp_extract(c: Call) -> exp.Expression:
-    """Group ``g`` (default 0: the whole match) of the first match of the pattern."""
+    """Group ``g`` (default 0: the whole match) of the first match of the pattern.
+
+    The general form: a group that matched '' is '', one that did not take part NULL (the fast
+    path, :func:`one_pass_extract`, serves the groups that never match '').
+    """
     pattern = c.literal(1, "the pattern")
     group = c.literal(2, "the group index") if len(c.args) == 3 else 0
     if pattern is None or group is None:
@@ -195,8 +228,6 @@ def chr_(c: Call) -> exp.Expression:
     return template("CASE WHEN {0} < 0 THEN '' ELSE chr(CAST({0} % 256 AS INTEGER)) END", *c.args)
 
 scalar("CHAR_LENGTH", "CHARACTER_LENGTH", group="string", sig=((S,),), result=INT)(duckdb_call("length"))
-
-scalar("LOWER", group="string", sig=((S,),), result=STRING)(duckdb_call("lower"))
 
 scalar("REVERSE", group="string", sig=((S,),), result=STRING)(duckdb_call("reverse"))
 

@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars.registry import Call, fixed, python_call, scalar, sql_string, template
+from streamsql.functions.scalars.string import one_pass_extract
 
 S, INTEGER = "STRING", "INTEGER"
 STRING = fixed("STRING")
@@ -60,7 +61,7 @@ def regexp(c: Call) -> exp.Expression:
     test = "{0} IS NOT NULL AND false" if pattern == "''" else f"regexp_matches({{0}}, {pattern})"
     return template(f"({test})", c.args[0])
 scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, differences=_RE,
-       nulls="NULL if any argument is NULL or nothing matches")(
+       nulls="NULL if any argument is NULL or nothing matches", fast=one_pass_extract)(
     _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END"))
 scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)(
     _regex_build("len(regexp_extract_all({0}, {re}))"))

@@ -1,0 +1,54 @@
+"""The registry's fast paths over columns of a multi-row batch, where the choice is made.
+
+REGEXP_EXTRACT/REGEXP_SUBSTR take one regex pass when the pattern's group never matches ''
+(``ScalarFunction.fast``). The expected values are Python's ``re`` (Java's semantics for these
+ASCII patterns: no ``$``, no ``\\s``, no ``.`` against line terminators).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.functions.scalars.regex_shape import group_never_empty
+
+STRINGS = ["https://x/y?channel_id=42&a=1", "channel_id=&channel_id=7", "no id here", "", "k=", "k=12",
+           "xaby", "abab", "ac", "abc", "b", "aXb", "a1b22", None]
+# (pattern, group, takes the fast path)
+PATTERNS = [("channel_id=([0-9]+)", 1, True), ("(a|b)+", 1, True), ("x(?:a(b))", 1, True), ("a(.)b", 1, True),
+            ("[0-9]+", 0, True), ("(a)|b", 1, True), ("a(b)?c", 1, True), ("k=([0-9]*)", 1, False),
+            ("k=([0-9]+)?", 1, True), ("b*", 0, False), ("(a)(x*)", 2, False), ("(a)(x*)", 1, True),
+            (r"\pL(a)", 1, False)]
+
+
+def _run(tmp_path, rows: list[str | None], select: str) -> list[tuple]:
+    (tmp_path / "t.json").write_text("".join(json.dumps({"s": r}) + "\n" for r in rows))
+    with StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                            "execution.checkpointing.dir": str(tmp_path / "cp")}) as env:
+        env.execute_sql(f"CREATE TABLE t (s STRING) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{tmp_path}/t.json', 'format' = 'json')")
+        return [row for _, row in env.execute_sql(f"SELECT s, {select} FROM t").collect(timeout=60)]
+
+
+def _python_extract(s: str | None, pattern: str, group: int) -> str | None:
+    m = None if s is None else re.search(pattern, s)
+    return None if m is None else m.group(group)
+
+
+@pytest.mark.parametrize(("pattern", "group", "fast"), PATTERNS)
+def test_which_groups_take_the_one_pass_form(pattern, group, fast):
+    assert group_never_empty(pattern, group) is fast
+
+
+def test_regexp_extract_and_substr_over_a_column(tmp_path):
+    checked = [(p, g) for p, g, _ in PATTERNS if "\\p" not in p]  # Python's re has no \pL
+    select = ", ".join(f"REGEXP_EXTRACT(s, '{p}', {g})" for p, g in checked)
+    select += ", " + ", ".join(f"REGEXP_SUBSTR(s, '{p}')" for p, g in checked)
+    rows = _run(tmp_path, STRINGS, select)
+    assert len(rows) == len(STRINGS)
+    for s, *got in rows:
+        want = [_python_extract(s, p, g) for p, g in checked] + [_python_extract(s, p, 0) for p, _ in checked]
+        assert got == want, s
