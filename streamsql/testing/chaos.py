@@ -386,8 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), default="EXACTLY_ONCE")
     ap.add_argument("--interval", default="300 ms", help="checkpoint interval")
     ap.add_argument("--feed-seconds", type=float, default=20.0, help="spread the input over this long")
-    ap.add_argument("--min-kill", type=float, default=1.0)
-    ap.add_argument("--max-kill", type=float, default=4.0)
+    ap.add_argument("--min-kill", type=float, default=None,
+                    help="least seconds between kills (default 1; 2 with --workers)")
+    ap.add_argument("--max-kill", type=float, default=None,
+                    help="most seconds between kills (default 4; 6 with --workers)")
+    ap.add_argument("--max-restart-delay", type=float, default=5.0,
+                    help="with --workers: a killed worker restarts after 0 to this many seconds")
     ap.add_argument("--max-run-seconds", type=float, default=20.0,
                     help="a fault point not reached by then: kill -9")
     ap.add_argument("--seed", type=int, default=1)
@@ -408,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slow-sink", type=int, default=0, metavar="BYTES",
                     help="with --broker-restarts: throttle the job's producers to BYTES/s (a broker quota)")
     a = ap.parse_args(argv)
+    workers = a.workers > 1 and a.broker_restarts <= 0
+    a.min_kill = a.min_kill if a.min_kill is not None else 2.0 if workers else 1.0
+    a.max_kill = a.max_kill if a.max_kill is not None else 6.0 if workers else 4.0
     if a.broker_restarts > 0:
         from streamsql.testing.chaos_broker import broker_campaign
 

@@ -1,8 +1,9 @@
 """The crash campaign of a parallel job: ``python -m streamsql.testing.chaos --workers N``.
 
 The job (``'parallelism.default'`` = N) runs on N ``streamsql worker`` processes while a
-producer feeds an input topic of ``--partitions`` partitions (default 8). Every 2–6 s the
-campaign ``kill -9``s a random worker and restarts it after 0–5 s with the same worker id;
+producer feeds an input topic of ``--partitions`` partitions (default 8). Every 2–6 s
+(``--min-kill``, ``--max-kill``) the campaign ``kill -9``s a random worker and restarts it after
+0–5 s (``--max-restart-delay``) with the same worker id;
 for each fault point (:data:`WORKER_POINTS`, one at a time) a restarted worker carries
 ``STREAMSQL_FAULT=<point>:1`` and dies there by itself — it is spared by the random kills until
 it did (or :data:`FAULT_PATIENCE_S` passed: then the point is tried again later), and while it
@@ -121,7 +122,7 @@ def worker_campaign(a: argparse.Namespace) -> int:
     frozen = not a.freeze
     # --kills at least; with --every-point on until every fault point was reached (at most 3 × --kills)
     while kills < a.kills or (a.every_point and (faults or carrying) and kills < 3 * a.kills):
-        for i, rc in _wait_for_death(workers, rnd.uniform(2, 6)):
+        for i, rc in _wait_for_death(workers, rnd.uniform(a.min_kill, a.max_kill)):
             if rc != 137:
                 print(f"worker {i} exited by itself with code {rc}; see {work}/workers.log", flush=True)
                 workers.kill_all()
@@ -156,7 +157,7 @@ def worker_campaign(a: argparse.Namespace) -> int:
         # A revocation needs the group to move tasks: a restart past the session timeout gives
         # this worker's tasks to the others, and its return takes some back from them.
         revoking = any(p == "during_revocation" for p, _ in carrying.values())
-        time.sleep(FREEZE_SECONDS if revoking else rnd.uniform(0, 5))
+        time.sleep(FREEZE_SECONDS if revoking else rnd.uniform(0, a.max_restart_delay))
         workers.start(i, f"{fault}:1" if fault else None)
         if fault:
             carrying[i] = (fault, time.monotonic())

@@ -1,4 +1,5 @@
-"""CI smoke run of the benchmark harness: small data, every workload and contender.
+"""CI smoke run of the benchmark harness: small data, each workload shape (Q0, Q2, AGG10k, WIN) and
+every contender; the paced latency phase on Q0.
 
 Checks that the harness works end to end against the real broker and that every contender is
 correct on the stateless workloads (speed is not asserted: CI machines are noisy).
@@ -41,6 +42,9 @@ def test_smoke(kafka_bootstrap, tmp_path, monkeypatch):
             assert r["events_per_s"] > 0
             assert r["peak_rss"] > 0
     assert by[("Q2", "streamsql")]["expected"] < 20_000  # the filter did filter
+    for c in ("raw", "streamsql", "quix"):  # the paced latency phase (smoke: on Q0) measured output
+        r = by[("Q0", c)]
+        assert r.get("latency_n", 0) > 0 and r["p50_ms"] > 0, (c, r.get("latency_error"))
     # AGG: one upsert key per distinct auction
     for c in ("streamsql", "quix"):
         r = by[("AGG10k", c)]
