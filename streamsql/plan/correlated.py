@@ -17,75 +17,21 @@ their position, saying what to write instead. Columns resolve in the subquery's 
 in the outer query (SQL scoping).
 
 Functions:
-    correlation(planner, sub, outer): split a subquery's WHERE into local and correlated parts.
     plan_correlated_scalar(planner, sub, name, node, scope): the LEFT join of ``node`` with ``sub``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.plan.expressions import AGG_TYPES, compile_expression, quote
-from streamsql.plan.joins import LEFT, conjunction, conjuncts, plan_join
+from streamsql.plan.joins import LEFT, conjunction, plan_join
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
-from streamsql.plan.subqueries import bind, plan_subquery_from
+from streamsql.plan.subqueries import Correlation
 
 _QUALIFIER = "__scalar"
-_INNER, _OUTER = "__inner", "__outer"
-
-
-@dataclass
-class Correlation:
-    """A subquery's WHERE split by what its conjuncts use.
-
-    Attributes:
-        local: the conjuncts that use the subquery's columns only.
-        keys: ``(inner, outer)`` expression pairs of the correlated equalities.
-        other: correlated conjuncts that are not such an equality.
-    """
-
-    local: list[exp.Expression]
-    keys: list[tuple[exp.Expression, exp.Expression]]
-    other: list[exp.Expression]
-
-
-def correlation(planner, sub: exp.Select, outer: Scope) -> Correlation:
-    """The conjuncts of ``sub``'s WHERE, split into local ones, correlated equalities and others.
-
-    Raises:
-        SqlError: a column neither the subquery's FROM nor ``outer`` has; a nested subquery.
-    """
-    _, inner = plan_subquery_from(planner, sub)
-    scopes = [(inner, _INNER), (outer, _OUTER)]
-    where = sub.args.get("where")
-    out = Correlation([], [], [])
-    for w in conjuncts(where.this if where is not None else None):
-        nested = w.find(exp.Query)
-        if nested is not None:
-            planner._fail(nested, "A subquery inside a subquery's WHERE is not supported yet")
-        if _OUTER not in _sides(w, scopes):
-            out.local.append(w)
-            continue
-        u = w.unnest()
-        if isinstance(u, exp.EQ):
-            a, b = _sides(u.this, scopes), _sides(u.expression, scopes)
-            if a == {_INNER} and b == {_OUTER}:
-                out.keys.append((u.this, u.expression))
-                continue
-            if a == {_OUTER} and b == {_INNER}:
-                out.keys.append((u.expression, u.this))
-                continue
-        out.other.append(w)
-    return out
-
-
-def _sides(e: exp.Expression, scopes: list[tuple[Scope, str]]) -> set[str]:
-    """Which of the subquery (``__inner``) and the outer query (``__outer``) ``e``'s columns come from."""
-    return {c.table for c in bind(e, scopes).find_all(exp.Column)}
 
 
 def plan_correlated_scalar(planner, sub: exp.Select, name: str, corr: Correlation, node: PlanNode,

@@ -25,11 +25,12 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.plan.correlated import correlation, plan_correlated_scalar
+from streamsql.plan.correlated import plan_correlated_scalar
 from streamsql.plan.expressions import quote
 from streamsql.plan.joins import LEFT, plan_join
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.subqueries import correlation
 
 _QUALIFIER = "__scalar"
 _KEY = SqlType("INT", nullable=False)

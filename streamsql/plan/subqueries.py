@@ -21,6 +21,8 @@ with a correlated subquery is refused (write NOT EXISTS), as are subqueries anyw
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
@@ -55,6 +57,7 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
             planner._fail(outer_expr, "IN with several columns ((a, b) IN (SELECT ...)) is not supported "
                                       "yet; write EXISTS (SELECT ... WHERE a = ... AND b = ...)")
         conds: list[exp.Expression] = []
+        correlated = False
         if _simple(sub):
             right, inner_scope = plan_subquery_from(planner, sub)
             inner = bound_scope(inner_scope, _INNER)
@@ -63,10 +66,7 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
                 if nested is not None:
                     planner._fail(nested, "A subquery inside a subquery's WHERE is not supported yet")
                 bound = bind(w, [(inner_scope, _INNER), (scope, _OUTER)])
-                correlated = any(col.table == _OUTER for col in bound.find_all(exp.Column))
-                if negated and kind == "IN" and correlated:
-                    planner._fail(w, "NOT IN with a correlated subquery is not supported; write NOT EXISTS "
-                                     "(note that NOT EXISTS does not treat NULLs as NOT IN does)")
+                correlated |= any(col.table == _OUTER for col in bound.find_all(exp.Column))
                 conds.append(bound)
             if kind == "IN":
                 items = sub.expressions
@@ -74,22 +74,120 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
                     planner._fail(sub, f"The subquery of IN must select one column; it selects "
                                        f"{'*' if items and isinstance(items[0], exp.Star) else len(items)}")
                 y = items[0].unalias() if isinstance(items[0], exp.Alias) else items[0]
-                conds.append(exp.EQ(this=bind(outer_expr, [(scope, _OUTER)]),
-                                    expression=bind(y, [(inner_scope, _INNER)])))
+                in_column = bind(y, [(inner_scope, _INNER)])
         else:
-            right, inner_scope = planner._query(sub)
-            inner = bound_scope(inner_scope, _INNER)
-            if kind != "IN":
+            corr = correlation(planner, sub, scope) if _grouped_select(sub) else None
+            correlated = corr is not None and bool(corr.keys or corr.other)
+            if correlated:  # grouped by its correlation key too, joined on it (as Calcite decorrelates)
+                right, inner_scope, keys = _plan_grouped(planner, sub, corr)
+                conds += [exp.EQ(this=bind(o, [(scope, _OUTER)]), expression=k) for o, k in keys]
+            else:
+                right, inner_scope = planner._query(sub)
+            if kind != "IN" and not correlated:
                 planner._fail(sub, "EXISTS over a UNION or a subquery with GROUP BY, DISTINCT, ORDER BY or "
-                                   "LIMIT is not supported yet; write one EXISTS per SELECT, without them")
-            if len(right.schema) != 1:
+                                   "LIMIT is not supported yet unless it is correlated; write one EXISTS "
+                                   "per SELECT, without them")
+            if kind == "IN" and len(right.schema) != 1 + len(corr.keys if correlated else ()):
                 planner._fail(sub, f"The subquery of IN must select one column; it selects "
-                                   f"{len(right.schema)}")
-            conds.append(exp.EQ(this=bind(outer_expr, [(scope, _OUTER)]),
-                                expression=exp.column(right.schema.names[0], table=_INNER, quoted=True)))
+                                   f"{len(right.schema) - len(corr.keys if correlated else ())}")
+            inner = bound_scope(inner_scope, _INNER)
+            in_column = exp.column(right.schema.names[0], table=_INNER, quoted=True)
+        null_aware = negated and kind == "IN"
+        if kind == "IN":
+            x = bind(outer_expr, [(scope, _OUTER)])
+            if null_aware and correlated:  # NOT IN per correlation key: Calcite's condition on it
+                conds.append(exp.or_(exp.EQ(this=x, expression=in_column), x.copy().is_(exp.null()),
+                                     in_column.copy().is_(exp.null())))
+                null_aware = False
+            else:
+                conds.append(exp.EQ(this=x, expression=in_column))
         node, _ = plan_join(planner, sub, ANTI if negated else SEMI, node, outer, right, inner, conds,
-                            null_aware=negated and kind == "IN")
+                            null_aware=null_aware)
     return node
+
+
+def _grouped_select(q: exp.Expression) -> bool:
+    """A SELECT with a FROM and GROUP BY or DISTINCT, without ORDER BY / LIMIT (may be decorrelated)."""
+    return isinstance(q, exp.Select) and q.args.get("from_") is not None \
+        and (q.args.get("group") is not None or q.args.get("distinct") is not None) \
+        and not any(q.args.get(k) for k in ("order", "limit", "offset", "qualify"))
+
+
+def _plan_grouped(planner, sub: exp.Select, corr: Correlation
+                  ) -> tuple[PlanNode, Scope, list[tuple[exp.Expression, exp.Expression]]]:
+    """A grouped subquery correlated by equalities, with its keys as columns and in its GROUP BY.
+
+    Returns ``(node, scope, [(outer expression, inner key column), ...])``.
+
+    Raises:
+        SqlError: a correlated condition other than an equality.
+    """
+    if corr.other:
+        planner._fail(corr.other[0], "A correlated subquery with GROUP BY or DISTINCT may only correlate by "
+                                     "equalities (t.k = o.k)")
+    names = [f"__corr_key{i}" for i in range(len(corr.keys))]
+    grouped = sub.copy()
+    grouped.set("where", None)
+    if corr.local:
+        grouped = grouped.where(conjunction([c.copy() for c in corr.local]), copy=False)
+    grouped.set("expressions", [*grouped.expressions, *[exp.alias_(i.copy(), n, quoted=True)
+                                                        for (i, _), n in zip(corr.keys, names)]])
+    if grouped.args.get("group") is not None:
+        grouped = grouped.group_by(*[i.copy() for i, _ in corr.keys], copy=False)
+    right, scope = planner._query(grouped)
+    keys = [(o, exp.column(scope.resolve(exp.column(n, quoted=True)).internal, table=_INNER, quoted=True))
+            for (_, o), n in zip(corr.keys, names)]
+    return right, scope, keys
+
+
+@dataclass
+class Correlation:
+    """A subquery's WHERE split by what its conjuncts use.
+
+    Attributes:
+        local: the conjuncts that use the subquery's columns only.
+        keys: ``(inner, outer)`` expression pairs of the correlated equalities.
+        other: correlated conjuncts that are not such an equality.
+    """
+
+    local: list[exp.Expression]
+    keys: list[tuple[exp.Expression, exp.Expression]]
+    other: list[exp.Expression]
+
+
+def correlation(planner, sub: exp.Select, outer: Scope) -> Correlation:
+    """The conjuncts of ``sub``'s WHERE, split into local ones, correlated equalities and others.
+
+    Raises:
+        SqlError: a column neither the subquery's FROM nor ``outer`` has; a nested subquery.
+    """
+    _, inner = plan_subquery_from(planner, sub)
+    scopes = [(inner, _INNER), (outer, _OUTER)]
+    where = sub.args.get("where")
+    out = Correlation([], [], [])
+    for w in conjuncts(where.this if where is not None else None):
+        nested = w.find(exp.Query)
+        if nested is not None:
+            planner._fail(nested, "A subquery inside a subquery's WHERE is not supported yet")
+        if _OUTER not in _sides(w, scopes):
+            out.local.append(w)
+            continue
+        u = w.unnest()
+        if isinstance(u, exp.EQ):
+            a, b = _sides(u.this, scopes), _sides(u.expression, scopes)
+            if a == {_INNER} and b == {_OUTER}:
+                out.keys.append((u.this, u.expression))
+                continue
+            if a == {_OUTER} and b == {_INNER}:
+                out.keys.append((u.expression, u.this))
+                continue
+        out.other.append(w)
+    return out
+
+
+def _sides(e: exp.Expression, scopes: list[tuple[Scope, str]]) -> set[str]:
+    """Which of the subquery (``__inner``) and the outer query (``__outer``) ``e``'s columns come from."""
+    return {c.table for c in bind(e, scopes).find_all(exp.Column)}
 
 
 def _subquery_of(c: exp.Expression):

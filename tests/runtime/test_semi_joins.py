@@ -28,6 +28,13 @@ QUERIES = [
     "SELECT l.id FROM l WHERE l.k + 1 IN (SELECT r.k + 1 FROM r WHERE r.t = 'x') AND l.k NOT IN "
     "(SELECT k FROM r WHERE k IS NOT NULL AND w > 3)",
     "SELECT l.k, COUNT(*) FROM l WHERE l.id IN (SELECT id FROM r) GROUP BY l.k",
+    # correlated NOT IN: SQL's NULL rules per correlation key (r has NULL k and w)
+    "SELECT id FROM l WHERE v NOT IN (SELECT w FROM r WHERE r.k = l.k)",
+    "SELECT id FROM l WHERE k NOT IN (SELECT k FROM r WHERE r.t = l.s AND w > 0)",
+    # correlated grouped subqueries: grouped by the correlation key too, joined on it
+    "SELECT id FROM l WHERE v IN (SELECT MAX(w) FROM r WHERE r.k = l.k GROUP BY r.t)",
+    "SELECT id FROM l WHERE EXISTS (SELECT r.t FROM r WHERE r.k = l.k GROUP BY r.t HAVING COUNT(*) > 1)",
+    "SELECT id FROM l WHERE NOT EXISTS (SELECT DISTINCT r.t FROM r WHERE r.k = l.k AND r.w > 2)",
 ]
 
 
@@ -63,6 +70,8 @@ CDC_QUERIES = [
     "SELECT l.id FROM l WHERE NOT EXISTS (SELECT * FROM c WHERE c.k = l.k AND c.w >= l.v)",
     "SELECT l.id, l.k FROM l WHERE l.k NOT IN (SELECT k FROM c)",
     "SELECT c.id FROM c WHERE c.k NOT IN (SELECT k FROM l WHERE k IS NOT NULL) AND c.w > -4",
+    "SELECT l.id FROM l WHERE l.v NOT IN (SELECT w FROM c WHERE c.k = l.k)",
+    "SELECT l.id FROM l WHERE EXISTS (SELECT c.t FROM c WHERE c.k = l.k GROUP BY c.t HAVING SUM(c.w) > 0)",
 ]
 
 
@@ -86,8 +95,8 @@ def test_semi_anti_join_over_changelog(tmp_path, files, backend, sql):
 @pytest.mark.parametrize(("sql", "message"), [
     ("SELECT id FROM l WHERE k IN (SELECT k FROM r) OR v > 0",
      "Subqueries in WHERE are not supported yet; [NOT] IN (SELECT ...) and [NOT] EXISTS (...) are supported"),
-    ("SELECT id FROM l WHERE k NOT IN (SELECT k FROM r WHERE r.w = l.v)",
-     "NOT IN with a correlated subquery is not supported; write NOT EXISTS"),
+    ("SELECT id FROM l WHERE EXISTS (SELECT r.t FROM r WHERE r.k > l.k GROUP BY r.t)",
+     "A correlated subquery with GROUP BY or DISTINCT may only correlate by equalities"),
     ("SELECT id FROM l WHERE k IN (SELECT k, w FROM r)", "The subquery of IN must select one column"),
     ("SELECT id FROM l WHERE (k, v) IN (SELECT k, w FROM r)", "IN with several columns"),
     ("SELECT id FROM l WHERE EXISTS (SELECT * FROM r WHERE r.w > 0)",
