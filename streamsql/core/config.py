@@ -121,6 +121,8 @@ KINDS: dict[str, object] = {
     "sql-client.verbose": "bool",
     "table.dml-sync": "bool",
     "parallelism.default": "int>=1",
+    # Only streaming is run; batch (and automatic, batch over bounded sources) is refused.
+    "execution.runtime-mode": "runtime-mode",
     # Flink's mini-batch aggregation: accepted and checked, with no further effect, because every
     # aggregation already folds a whole batch (execution.batch-size) before it emits.
     "table.exec.mini-batch.enabled": "bool",
@@ -193,6 +195,8 @@ def check_setting(key: str, value: str) -> str | None:
             raise ConfigError(msg)
     elif kind == "zone":
         _check_zone(key, value)
+    elif kind == "runtime-mode":
+        _check_runtime_mode(value)
     elif isinstance(kind, tuple):
         if value.strip().lower() not in {c.lower() for c in kind}:
             msg = f"'{key}' = '{value}' is not one of {', '.join(repr(c) for c in kind)}"
@@ -200,6 +204,26 @@ def check_setting(key: str, value: str) -> str | None:
     else:
         return unknown_key_warning(key)
     return None
+
+
+def _check_runtime_mode(value: str) -> None:
+    """Accept ``'streaming'``; refuse what StreamSQL does not run, rather than run it as streaming.
+
+    Flink's batch mode (and ``automatic`` over bounded sources) gives each query's final result
+    only, as insert-only rows; run in streaming mode, an aggregation emits its updates too (a
+    ``print`` sink shows ``-U``/``+U`` rows), so a batch script would give another output.
+    """
+    mode = value.strip().lower()
+    if mode == "streaming":
+        return
+    if mode in ("batch", "automatic"):
+        msg = (f"'execution.runtime-mode' = '{value}' is not supported: StreamSQL runs every job in "
+               "streaming mode, where an aggregation emits updates (-U/+U) before its final rows, not only "
+               "the final result batch mode gives; remove the SET (the table the changelog folds to is the "
+               "batch result) or write the query into an upsert sink (upsert-kafka, jdbc with a PRIMARY KEY)")
+        raise ConfigError(msg)
+    msg = f"'execution.runtime-mode' = '{value}' is not one of 'streaming', 'batch', 'automatic'"
+    raise ConfigError(msg)
 
 
 def is_time_zone(value: str) -> bool:
@@ -229,7 +253,15 @@ class Config:
     """A layered view: explicit settings over :data:`DEFAULTS`."""
 
     def __init__(self, settings: dict[str, str] | None = None):
+        """Explicit ``settings`` (Flink keys, string values).
+
+        Raises:
+            ConfigError: for an ``'execution.runtime-mode'`` other than streaming, which no
+                later read would notice (see :func:`check_setting`).
+        """
         self.settings: dict[str, str] = dict(settings or {})
+        if "execution.runtime-mode" in self.settings:
+            _check_runtime_mode(self.settings["execution.runtime-mode"])
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``: set, else default argument, else engine default."""

@@ -37,8 +37,7 @@ def test_finding_6_typo_warns_with_the_closest_known_key(key, closest):
     assert f"did you mean '{closest}'?" in msg
 
 
-@pytest.mark.parametrize("key", ["table.optimizer.agg-phase-strategy",
-                                 "pipeline.max-parallelism", "execution.runtime-mode"])
+@pytest.mark.parametrize("key", ["table.optimizer.agg-phase-strategy", "pipeline.max-parallelism"])
 def test_finding_6_unimplemented_flink_key_warns(key):
     """Finding 6: a Flink key StreamSQL does not implement is not accepted in silence."""
     msg = _set(key, "true")
@@ -109,3 +108,29 @@ def test_finding_6_hints_and_overwrite_are_rejected_at_their_position(sql, what)
         with pytest.raises(SqlError) as e:
             env.execute_sql(sql)
     assert what in str(e.value) and "^" in str(e.value) and "(line 1, column" in str(e.value)
+
+
+def test_runtime_mode_streaming_is_accepted():
+    assert _set("execution.runtime-mode", "streaming") == "[INFO] Execute statement succeeded."
+    assert _set("execution.runtime-mode", "STREAMING") == "[INFO] Execute statement succeeded."
+
+
+@pytest.mark.parametrize("mode", ["batch", "BATCH", "automatic"])
+def test_runtime_mode_batch_is_refused_not_run_as_streaming(mode):
+    """Flink's batch mode prints final rows only; a streaming run prints updates too: refused."""
+    with pytest.raises(ConfigError) as ei:
+        _set("execution.runtime-mode", mode)
+    assert f"'execution.runtime-mode' = '{mode}' is not supported" in str(ei.value)
+    assert "remove the SET" in str(ei.value)
+    with pytest.raises(ConfigError, match="is not supported: StreamSQL runs every job in streaming mode"):
+        StreamEnvironment({"execution.runtime-mode": mode})
+
+
+def test_runtime_mode_batch_on_the_command_line_is_refused(tmp_path):
+    script = tmp_path / "s.sql"
+    script.write_text(_FIVE + ";\nSELECT COUNT(*) FROM nums;\n")
+    proc = subprocess.run([sys.executable, "-m", "streamsql", "run", "--set", "execution.runtime-mode=batch",
+                           str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=False)
+    assert proc.returncode != 0
+    assert "'execution.runtime-mode' = 'batch' is not supported" in proc.stdout + proc.stderr
