@@ -38,7 +38,7 @@ OPTIONS = [
     OptionSpec("scan.startup.specific-offset.skip-events", description="events to skip after the offset"),
     OptionSpec("scan.startup.specific-offset.skip-rows", description="rows to skip after the offset"),
     OptionSpec("scan.incremental.snapshot.enabled", default="true",
-               description="accepted; the snapshot is always read in checkpointed chunks"),
+               description="'true' only: the snapshot is always read in checkpointed chunks"),
     OptionSpec("scan.incremental.snapshot.chunk.size", default="8096", description="rows per snapshot chunk"),
     OptionSpec("scan.snapshot.fetch.size", default="1024", description="accepted (rows per fetch)"),
     OptionSpec("heartbeat.interval", default="30s", description="binlog heartbeat interval"),
@@ -116,6 +116,7 @@ def parse_options(table: TableDef) -> CdcOptions:
             raise ConfigError(msg)
         offset = (o["scan.startup.specific-offset.file"],
                   _int(table, "scan.startup.specific-offset.pos", "4"))
+    _check_incremental(table)
     for key in ("scan.startup.specific-offset.skip-events", "scan.startup.specific-offset.skip-rows"):
         if key in o:
             msg = f"Table '{table.name}': option '{key}' is not supported"
@@ -137,6 +138,30 @@ def parse_options(table: TableDef) -> CdcOptions:
         heartbeat_s=duration_ms(o.get("heartbeat.interval", "30s"), "heartbeat.interval") / 1000,
         connect_timeout_s=duration_ms(o.get("connect.timeout", "30s"), "connect.timeout") / 1000,
     )
+
+
+def _check_incremental(table: TableDef) -> None:
+    """Refuse ``'scan.incremental.snapshot.enabled' = 'false'`` rather than accept it without effect.
+
+    Flink CDC then takes its legacy snapshot: one reader under a global read lock (FLUSH TABLES
+    WITH READ LOCK) and no checkpoint until the snapshot is done. StreamSQL always reads the
+    snapshot in checkpointed, lock-free chunks (:mod:`.snapshot`), with the same rows and changes.
+
+    Raises:
+        ConfigError: for ``'false'`` or a value that is not a boolean.
+    """
+    value = table.options.get("scan.incremental.snapshot.enabled", "true")
+    if value.strip().lower() == "true":
+        return
+    if value.strip().lower() == "false":
+        msg = (f"Table '{table.name}': 'scan.incremental.snapshot.enabled' = 'false' (Flink CDC's legacy "
+               "snapshot under a global read lock, without checkpoints until it ends) is not supported: "
+               "StreamSQL always reads the snapshot in checkpointed chunks without locking the tables, "
+               "which gives the same rows and changes; remove the option")
+    else:
+        msg = (f"Table '{table.name}': option 'scan.incremental.snapshot.enabled' = '{value}' must be "
+               "'true' or 'false'")
+    raise ConfigError(msg)
 
 
 # MySQL error numbers that name an option to fix.
