@@ -1,5 +1,8 @@
 """The ``jdbc`` sink: rows into a MySQL/MariaDB or PostgreSQL table, with Flink's option names.
 
+A ``jdbc`` table is also the dimension table of a processing-time lookup join
+(:mod:`streamsql.connectors.jdbc_lookup`, options ``'lookup.*'``).
+
 ``'url'`` is a JDBC URL — ``jdbc:mysql://host[:port]/db``, ``jdbc:mariadb://...`` (written with
 pymysql) or ``jdbc:postgresql://host[:port]/db`` (psycopg) — and ``'table-name'`` the table
 (``schema.table`` for PostgreSQL). As Flink's JDBC sink, identifiers are quoted with backquotes
@@ -51,6 +54,16 @@ OPTIONS = [
     OptionSpec("sink.max-retries", default="3", description="retries of a failed flush"),
     OptionSpec("sink.parallelism", description="accepted (the sink runs in its job's task)"),
     OptionSpec("connection.max-retry-timeout", default="60s", description="accepted"),
+    # as a lookup join's dimension table (connectors/jdbc_lookup.py; the cache is the runtime's)
+    OptionSpec("lookup.cache", default="NONE", description="NONE or PARTIAL: cache looked-up keys"),
+    OptionSpec("lookup.partial-cache.max-rows", description="PARTIAL: keys kept (least recently used out)"),
+    OptionSpec("lookup.partial-cache.expire-after-write", description="PARTIAL: a key expires this long "
+                                                                       "after its lookup"),
+    OptionSpec("lookup.partial-cache.expire-after-access", description="PARTIAL: a key expires this long "
+                                                                        "after its last use"),
+    OptionSpec("lookup.partial-cache.cache-missing-key", default="true",
+               description="PARTIAL: cache that a key has no row too"),
+    OptionSpec("lookup.max-retries", default="3", description="retries of a failed lookup query"),
 ]
 
 _UPSERT_REASON = ("jdbc upserts and deletes by primary key in one database transaction per flush, at "
@@ -99,7 +112,7 @@ def parse_target(table: TableDef) -> Target:
                   o.get("username"), o.get("password"), o["table-name"])
 
 
-class _Dialect:
+class Dialect:
     """SQL and errors of one database (quoting as Flink's JDBC dialects)."""
 
     def __init__(self, target: Target, table: TableDef):
@@ -162,13 +175,22 @@ class _Dialect:
         return ExecutionError(msg)
 
 
+def close_quietly(conn) -> None:
+    """Close a connection (or None), ignoring errors: the server may be gone."""
+    if conn is not None:
+        try:
+            conn.close()
+        except Exception:  # noqa: S110 -- the server may be gone
+            pass
+
+
 class JdbcSink(Sink):
     """See module docstring."""
 
     def __init__(self, ctx: ConnectorContext):
         self.ctx = ctx
         self.target = parse_target(ctx.table)
-        self.dialect = _Dialect(self.target, ctx.table)
+        self.dialect = Dialect(self.target, ctx.table)
         self.upsert_mode = bool(ctx.table.primary_key)
         self.accepts_updates = self.requires_primary_key = self.upsert_mode
         self.guarantee_reason = _UPSERT_REASON if self.upsert_mode else _APPEND_REASON
@@ -239,11 +261,7 @@ class JdbcSink(Sink):
         self._buffer = {}
 
     def _drop_connection(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except Exception:  # noqa: S110 -- the server may be gone
-                pass
+        close_quietly(self._conn)
         self._conn = None
 
     def pre_commit(self, checkpoint_id: int) -> None:
@@ -263,6 +281,12 @@ def _check(table: TableDef, config: dict[str, str]) -> None:
     parse_target(table)
 
 
+def _create_lookup(ctx: ConnectorContext, key_columns: list[str]):
+    from streamsql.connectors.jdbc_lookup import JdbcLookup  # it builds on this module
+
+    return JdbcLookup(ctx, key_columns)
+
+
 SPEC = register(
     ConnectorSpec(
         name="jdbc",
@@ -270,8 +294,10 @@ SPEC = register(
         create_sink=JdbcSink,
         description="a MySQL/MariaDB or PostgreSQL table (upsert by primary key, or append)",
         check_sink=_check,
+        check_source=_check,  # read as a lookup join's dimension table
         sink_accepts_updates=lambda table: bool(table.primary_key),
         sink_guarantee=lambda table, config: SinkGuarantee(
             reason=_UPSERT_REASON if table.primary_key else _APPEND_REASON),
+        create_lookup=_create_lookup,
     )
 )

@@ -248,6 +248,36 @@ class Source(ABC):
         """Release resources; called once, also after a failure."""
 
 
+class LookupSource(ABC):
+    """Looks rows of a table up by key, for a processing-time lookup join (Flink's LookupTableSource).
+
+    Call order: ``open()`` → ``lookup(...)`` per input batch → ``close()``. It keeps no state and
+    takes no part in checkpoints: a lookup reads the table as it is at that moment.
+
+    Args (of the factory ``ConnectorSpec.create_lookup``):
+        ctx: the table and the engine configuration.
+        key_columns: the table's columns the join looks up by (its equality conditions).
+    """
+
+    @abstractmethod
+    def open(self) -> None:
+        """Connect (raises ConfigError for bad options or credentials)."""
+
+    @abstractmethod
+    def lookup(self, keys: list[tuple]) -> list[tuple]:
+        """The table's rows whose key columns equal one of ``keys`` (no NULL in a key), in one query.
+
+        Returns:
+            Rows as tuples of the table's physical columns, in schema order.
+
+        Raises:
+            ExecutionError: the query failed after the connector's retries.
+        """
+
+    def close(self) -> None:
+        """Release the connection; also called after a failure."""
+
+
 class Sink(ABC):
     """Writes a table's rows (see module docstring for the call order).
 
@@ -338,6 +368,9 @@ class ConnectorSpec:
             planning fails for one).
         sink_requires_primary_key: the sink needs ``PRIMARY KEY`` (upsert sinks).
         sink_guarantee: ``(table, config) -> SinkGuarantee``.
+        create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
+            processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
+            None.
     """
 
     name: str
@@ -353,6 +386,7 @@ class ConnectorSpec:
     sink_accepts_updates: Callable[[TableDef], bool] = _never
     sink_requires_primary_key: bool = False
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
+    create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
 
 
 def empty_table(schema: Schema) -> pa.Table:

@@ -40,6 +40,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.plan.expressions import compile_expression, quote, resolve_columns
+from streamsql.plan.lookup import plan_lookup_join
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -376,11 +377,15 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
             node = planner._calc(node, [(n, quote(n)) for n in left.schema.names if n not in extra], None)
         return node, ls
     if as_of is not None:
+        residual = _residual(planner, keep, scope, out_schema)
+        cond_text += f" AND ({residual})" if residual else ""
+        lookup = plan_lookup_join(planner, j, jt, as_of, left, ls, right, lki, rki, out_schema, residual,
+                                  cond_text)
+        if lookup is not None:  # AS OF a PROCTIME() column
+            return lookup, scope
         right_cols = [rs.resolve(_unparen(r)).internal for _, r in keys
                       if isinstance(_unparen(r), exp.Column)]
         left_time, right_time = check_temporal(planner, j, jt, as_of, left, ls, right, right_cols)
-        residual = _residual(planner, keep, scope, out_schema)
-        cond_text += f" AND ({residual})" if residual else ""
         node = TemporalJoinNode([left, right], out_schema, left.mode, join_type=jt, left_keys=lki,
                                 right_keys=rki, left_time=left_time, right_time=right_time, residual=residual,
                                 condition=cond_text, out_time_attributes=time_attributes(left))

@@ -264,7 +264,7 @@ class Planner:
 
     def _scan(self, table: TableDef, at: exp.Expression) -> PlanNode:
         spec = get_connector(table.connector)
-        if spec.create_source is None:
+        if spec.create_source is None and not (spec.create_lookup and at.meta.get("as_of")):  # lookup joins
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
             self._fail(at, msg, PlanError)
         # A bad option fails here, with the statement's position, rather than after submission.

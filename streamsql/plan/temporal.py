@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import TableDef
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.scope import Scope
@@ -85,6 +86,7 @@ def temporal_version(planner, j: exp.Join) -> tuple[exp.Expression, exp.Expressi
         planner._fail(version.expression, "Only FOR SYSTEM_TIME AS OF <time attribute> is supported")
     plain = table.copy()
     plain.set("version", None)
+    plain.meta["as_of"] = True  # a lookup table (no source) can be planned here (plan/lookup.py)
     return plain, version.expression
 
 
@@ -117,13 +119,16 @@ def check_temporal(planner, j: exp.Join, join_type: str, as_of: exp.Expression, 
     name = ls.resolve(col).internal
     if name not in time_attributes(left):
         planner._fail(col, f"FOR SYSTEM_TIME AS OF {col.sql()}: '{col.name}' is not an event-time attribute "
-                           "of the left input (declare WATERMARK FOR it); processing-time temporal joins "
-                           "are not supported")
+                           "of the left input (declare WATERMARK FOR it), nor a PROCTIME() column (a "
+                           "lookup join against a jdbc table)")
     table = j.this
     obj = planner._lookup(table) if isinstance(table, exp.Table) else None
     if not isinstance(obj, TableDef):
         planner._fail(table, "A temporal join needs a versioned table on its right: a table with a "
                              "PRIMARY KEY and a WATERMARK (a view or subquery is not supported)")
+    if get_connector(obj.connector).create_source is None:
+        planner._fail(as_of, f"Table '{obj.name}' (connector '{obj.connector}') can only be looked up: join "
+                             "it FOR SYSTEM_TIME AS OF a PROCTIME() column of the left (a lookup join)")
     if not obj.primary_key:
         planner._fail(table, f"Table '{obj.name}' has no PRIMARY KEY: a temporal join needs a versioned "
                              f"table (PRIMARY KEY ... NOT ENFORCED and a WATERMARK){_USE_INSTEAD}")

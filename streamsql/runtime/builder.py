@@ -30,6 +30,7 @@ from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.plan import nodes as plan
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
+from streamsql.plan.lookup import LookupJoinNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
@@ -46,6 +47,7 @@ from streamsql.runtime.operators.calc import CalcOperator
 from streamsql.runtime.operators.correlate import CorrelateOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
+from streamsql.runtime.operators.lookup_join import LookupJoinOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
 from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
@@ -66,7 +68,7 @@ from streamsql.state.factory import create_backend
 log = logging.getLogger(__name__)
 
 
-def _residual(node: JoinNode | TemporalJoinNode) -> BatchQuery | None:
+def _residual(node: JoinNode | TemporalJoinNode | LookupJoinNode) -> BatchQuery | None:
     """The join's non-equi condition over its joined columns (left then right), or None."""
     if not node.residual:
         return None
@@ -100,6 +102,19 @@ def _temporal_join(node: TemporalJoinNode) -> Operator:
     return TemporalJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_time,
                                 node.right_time, left, right, node.schema, _residual(node),
                                 insert_only=node.mode == plan.INSERT_ONLY)
+
+
+def _lookup_join(node: LookupJoinNode) -> Operator:
+    """The lookup join; its dimension table's lookup source is created when the operator opens."""
+    spec = get_connector(node.dim.connector)
+    dim_keys = [node.dim_schema.get_field_index(k) for k in node.dim_keys]
+
+    def connect(cfg: dict[str, str]):
+        return spec.create_lookup(ConnectorContext(node.dim, "", cfg), node.dim_keys)
+
+    return LookupJoinOperator(node.join_type, node.left_keys, dim_keys, node.inputs[0].schema,
+                              node.dim_schema, node.schema, _residual(node), node.mode == plan.INSERT_ONLY,
+                              connect, (node.dim.options, node.dim.name))
 
 
 def _window_join(node: WindowJoinNode) -> Operator:
@@ -157,6 +172,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
     TemporalJoinNode: _temporal_join,
+    LookupJoinNode: _lookup_join,
     SemiJoinNode: _semi_join,
     WindowJoinNode: _window_join,
     CorrelateNode: lambda n: CorrelateOperator(n.function, n.args, n.keep, n.left, n.schema),

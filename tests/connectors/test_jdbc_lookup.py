@@ -1,0 +1,137 @@
+"""Lookup joins against jdbc tables on real PostgreSQL and MariaDB servers, checked against DuckDB.
+
+The dimension table is static while the job runs, so the processing-time join equals the batch
+join DuckDB computes over the same rows (INNER and LEFT, extra conditions on the dimension side,
+keys by primary key or by other columns, NULL keys). The lookups of one batch must be one query.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import duckdb
+import pytest
+
+from streamsql.core.errors import ConfigError, SqlError
+from streamsql.environment import StreamEnvironment
+from tests.db_fixtures import DB_PASSWORD, DB_USER
+
+DIM = [(1, "red", 10, True), (2, "green", 20, False), (3, "blue", 30, True), (4, "red", 40, True),
+       (5, None, 50, True)]
+ORDERS = [{"oid": i, "k": None if i % 9 == 0 else i % 7, "color": ["red", "blue", None, "pink"][i % 4]}
+          for i in range(60)]
+
+
+@pytest.fixture(params=["postgresql", "mariadb"])
+def dim_db(request):
+    kind = request.param
+    db = request.getfixturevalue("postgres_db" if kind == "postgresql" else "mariadb_db")
+    ddl = "CREATE TABLE dim (id INT PRIMARY KEY, color VARCHAR(20), w INT, active BOOLEAN)"
+    ins = "INSERT INTO dim VALUES (%s, %s, %s, %s)"
+    if kind == "postgresql":
+        with db.pg() as c:
+            c.execute(ddl)
+            c.cursor().executemany(ins, DIM)
+    else:
+        with db.mysql() as c, c.cursor() as cur:
+            cur.execute(ddl)
+            cur.executemany(ins, DIM)
+    return kind, db
+
+
+def _env(tmp_path, kind, db, batch_size=16, **options):
+    env = StreamEnvironment({"execution.batch-size": str(batch_size),
+                             "pipeline.name": f"lk-{uuid.uuid4().hex[:6]}",
+                             "execution.checkpointing.dir": str(tmp_path / "chk"),
+                             "state.dir": str(tmp_path / "state")})
+    path = tmp_path / "orders.json"
+    path.write_text("".join(json.dumps(o) + "\n" for o in ORDERS))
+    env.execute_sql(f"CREATE TABLE orders (oid INT, k INT, color STRING, proc AS PROCTIME()) WITH ("
+                    f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
+    opts = {"connector": "jdbc", "url": f"jdbc:{kind}://{db.host}:{db.port}/{db.database}",
+            "table-name": "dim", "username": DB_USER, "password": DB_PASSWORD, **options}
+    env.execute_sql("CREATE TABLE dim (id INT, color STRING, w INT, active BOOLEAN, PRIMARY KEY (id) NOT "
+                    "ENFORCED) WITH (" + ", ".join(f"'{k}' = '{v}'" for k, v in opts.items()) + ")")
+    return env
+
+
+def _duck(sql: str) -> list[tuple]:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE orders (oid INT, k INT, color VARCHAR)")
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(o["oid"], o["k"], o["color"]) for o in ORDERS])
+    con.execute("CREATE TABLE dim (id INT, color VARCHAR, w INT, active BOOLEAN)")
+    con.executemany("INSERT INTO dim VALUES (?, ?, ?, ?)", DIM)
+    return sorted(con.execute(sql).fetchall(), key=repr)
+
+
+def _rows(env, sql):
+    out = []
+    for kind, row in env.execute_sql(sql).collect(timeout=120):
+        assert kind.short == "+I"
+        out.append(tuple(row))
+    return sorted(out, key=repr)
+
+
+CASES = [
+    ("SELECT o.oid, d.id, d.color, d.w FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d "
+     "ON o.k = d.id",
+     "SELECT o.oid, d.id, d.color, d.w FROM orders o JOIN dim d ON o.k = d.id"),
+    ("SELECT o.oid, d.id, d.w FROM orders AS o LEFT JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d "
+     "ON o.k = d.id AND d.active AND d.w > 10",
+     "SELECT o.oid, d.id, d.w FROM orders o LEFT JOIN dim d ON o.k = d.id AND d.active AND d.w > 10"),
+    # by a column that is not the key (several rows per key), with a condition over both sides
+    ("SELECT o.oid, d.id FROM orders AS o LEFT JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d "
+     "ON o.color = d.color AND d.w > o.oid",
+     "SELECT o.oid, d.id FROM orders o LEFT JOIN dim d ON o.color = d.color AND d.w > o.oid"),
+    # two key columns
+    ("SELECT o.oid, d.w FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d "
+     "ON o.k = d.id AND o.color = d.color",
+     "SELECT o.oid, d.w FROM orders o JOIN dim d ON o.k = d.id AND o.color = d.color"),
+]
+
+
+@pytest.mark.parametrize(("sql", "duck_sql"), CASES)
+def test_lookup_join_of_a_static_table_equals_the_batch_join(tmp_path, dim_db, sql, duck_sql):
+    kind, db = dim_db
+    env = _env(tmp_path, kind, db)
+    try:
+        assert _rows(env, sql) == _duck(duck_sql)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("cache", [{}, {"lookup.cache": "PARTIAL", "lookup.partial-cache.max-rows": "2",
+                                         "lookup.partial-cache.expire-after-write": "1 h"}])
+def test_cache_options_keep_the_answer(tmp_path, dim_db, cache):
+    kind, db = dim_db
+    env = _env(tmp_path, kind, db, batch_size=7, **cache)
+    sql, duck_sql = CASES[1]
+    try:
+        assert _rows(env, sql) == _duck(duck_sql)
+    finally:
+        env.close()
+
+
+def test_a_processing_time_join_against_a_non_lookup_table_is_an_error_at_as_of(tmp_path):
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")})
+    env.execute_sql("CREATE TABLE o (k INT, proc AS PROCTIME()) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path}/o.json', 'format' = 'json')")
+    env.execute_sql("CREATE TABLE r (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
+                    "'upsert-kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'localhost:1', "
+                    "'key.format' = 'json', 'value.format' = 'json')")
+    sql = "SELECT o.k, r.v FROM o JOIN r FOR SYSTEM_TIME AS OF o.proc ON o.k = r.id"
+    message = r"'r' \(connector 'upsert-kafka'\) is not one.*Processing-time temporal join is not supported"
+    with pytest.raises(SqlError, match=message) as e:
+        env.execute_sql(sql)
+    assert sql[e.value.col - 1:].startswith("proc ON")
+
+
+def test_flink_legacy_cache_keys_are_refused_at_planning(tmp_path):
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")})
+    env.execute_sql("CREATE TABLE o (k INT, proc AS PROCTIME()) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path}/o.json', 'format' = 'json')")
+    env.execute_sql("CREATE TABLE d (id INT, v INT) WITH ('connector' = 'jdbc', 'url' = "
+                    "'jdbc:postgresql://localhost:1/x', 'table-name' = 'd', 'lookup.cache.ttl' = '1 h')")
+    with pytest.raises(ConfigError, match="lookup.cache.ttl"):
+        env.execute_sql("SELECT o.k, d.v FROM o JOIN d FOR SYSTEM_TIME AS OF o.proc ON o.k = d.id")
