@@ -46,6 +46,9 @@ _SUPPORTED = (
     "PRINT TOPIC, EXECUTE STATEMENT SET, HELP, QUIT"
 )
 _UNTERMINATED = {"'": "string literal", "`": "quoted identifier", '"': "quoted identifier", "/": "comment"}
+# sqlglot's repr of a token in its messages ("Expected table name but got <Token token_type: ...>"):
+# the error already says "near '<token text>'".
+_TOKEN_REPR = re.compile(r"\s*(?:but )?got <Token token_type: [^>]*>")
 _MISSING_ARG = re.compile(r"Required keyword: '\w+' missing for <class '[\w.]*?(\w+)'>")
 _CLAUSES = {
     "Where": "WHERE clause", "Having": "HAVING clause",
@@ -248,6 +251,7 @@ def _parse_error(error: ParseError, text: str) -> SqlError:
 
 def _describe(description: str) -> str:
     """Reword sqlglot's internal messages for users."""
+    description = _TOKEN_REPR.sub("", description)
     if description.startswith("Invalid expression / Unexpected token"):
         return "Syntax error: unexpected token"
     m = _MISSING_ARG.match(description)

@@ -1,0 +1,22 @@
+"""Syntax errors in the user's terms: no sqlglot internals (token reprs) in the message."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql.core.errors import SqlError
+from streamsql.sql.parser import parse_statement
+
+
+@pytest.mark.parametrize(("sql", "says", "col"), [
+    ("SELECT * FROM 2", "Expected table name near '2'", 15),
+    ("SELECT a FROM t JOIN 3 ON x", "Expected table name near '3'", 22),
+    ("INSERT INTO 5 SELECT 1", "Expected table name near '5'", 13),
+])
+def test_a_syntax_error_shows_no_token_repr(sql, says, col):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    text = str(ei.value)
+    assert says in text and ei.value.col == col, text
+    assert "<Token" not in text and "TokenType" not in text, text
+
