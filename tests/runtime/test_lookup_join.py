@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
 from streamsql.core.connector import LookupSource
-from streamsql.core.elements import Batch
+from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError
 from streamsql.runtime.operators.lookup_join import LookupJoinOperator
 from tests.runtime.harness import open_operator
@@ -123,3 +124,15 @@ def test_partial_cache_max_rows_evicts_the_least_recently_used_and_missing_keys(
 def test_bad_cache_options_fail_at_open(tmp_path, options, message):
     with pytest.raises(ConfigError, match=message):
         _op(tmp_path, CountingSource([]), **options)
+
+
+def test_row_kinds_of_an_updating_input_are_kept(tmp_path):
+    op = LookupJoinOperator("LEFT", [1], [0], LEFT, DIM, OUT, None, False,
+                            lambda cfg: CountingSource([(1, "a")]), ({}, "dim"))
+    op, b = open_operator(op, "hashmap", tmp_path / "w", "lookup-1")
+    kinds = np.array([RowKind.INSERT, RowKind.DELETE, RowKind.UPDATE_AFTER], np.int8)
+    batch = _batch([1, 2, 1])
+    out = op.process_batch(Batch(batch.table, kinds), 0)
+    assert out[0].kind_array().tolist() == kinds.tolist()
+    assert _rows(out) == [(0, 1, 1, "a"), (1, 2, None, None), (2, 1, 1, "a")]
+    b.close()

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-import numpy as np
 import pyarrow as pa
 
 from streamsql.core.config import duration_ms
@@ -177,7 +176,7 @@ class LookupJoinOperator(JoinBase, Operator):
             elif self.join_type == "LEFT":
                 out.append(self._pad_mine(0, x))
                 out_kinds.append(kind)
-        return self._output(out, np.asarray(out_kinds, np.int8).tolist(), self.insert_only)
+        return self._output(out, out_kinds, self.insert_only)
 
     def _dim_table(self, rows: list[tuple]) -> pa.Table:
         """The database's rows as the declared types (so their keys compare with the input's).
