@@ -68,6 +68,7 @@ from streamsql.functions.aggregate_function import (
     overflow_error,
     valid_mask,
 )
+from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
 from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
@@ -459,7 +460,7 @@ class CountDistinct(MinRetract):
 
 FUNCTIONS: dict[str, type[AggregateFunction]] = {
     cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
-                              *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS)
+                              *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS, *COLLECTION_FUNCTIONS)
 }
 
 
@@ -479,8 +480,10 @@ _VARIANCE = ("Flink's DOUBLE formula over the sums of the values and their squar
              "type; DECIMAL and FLOAT arguments are not supported yet. Over a changelog a DOUBLE result "
              "may differ from Flink's in the last digits (Flink's streaming accumulator adds in another "
              "order).")
-_FIRST_LAST = ("In GROUP BY and TUMBLE windows; refused in HOP and CUMULATE windows as Flink refuses them "
-               "(no merge of slices); not in OVER or SESSION windows yet.")
+_FIRST_LAST = ("In GROUP BY, TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink "
+               "refuses them (no merge of a window's parts).")
+_ROWWISE = ("Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
+            "every window and OVER; in a HOP window the slices join newest first, as Flink merges them.")
 AGGREGATE_DOCS = (
     AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
     AggregateDoc(("SUM",), "numeric", "NULL without a non-NULL value", _OVERFLOW),
@@ -497,12 +500,21 @@ AGGREGATE_DOCS = (
     AggregateDoc(("FIRST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
     AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
     AggregateDoc(("LISTAGG",), "STRING [, separator: a string literal, default `,`]",
-                 "ignores NULL values; NULL without a non-NULL value",
-                 "In GROUP BY and TUMBLE windows; not in HOP or CUMULATE windows yet (Flink joins their "
-                 "slices newest first), nor OVER or SESSION."),
+                 "ignores NULL values; NULL without a non-NULL value", _ROWWISE),
+    AggregateDoc(("ARRAY_AGG",), "any value: `[DISTINCT] x [RESPECT NULLS \\| IGNORE NULLS]`",
+                 "keeps NULL values unless IGNORE NULLS; NULL without a value",
+                 _ROWWISE + " DISTINCT keeps a value once, at its first arrival; not in HOP, CUMULATE or "
+                 "SESSION windows yet."),
+    AggregateDoc(("JSON_ARRAYAGG",), "STRING, integers, BOOLEAN: `x [ABSENT ON NULL \\| NULL ON NULL]`",
+                 "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
+                 "or written as `null`",
+                 "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
+                 "TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink refuses it "
+                 "(no merge). Other argument types are not supported yet."),
 )
 """The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py;
-FIRST_VALUE, LAST_VALUE and LISTAGG: the compat cases tests/compat/cases/ordered_aggs_*)."""
+FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG and JSON_ARRAYAGG: the compat cases
+tests/compat/cases/ordered_aggs_*, collect_aggs_*, listagg_*)."""
 
 
 def _numeric(func: str, arg: SqlType) -> None:

@@ -101,6 +101,16 @@ class ListAgg:
             if value in acc[1]:
                 acc[1].remove(value)
 
+    def merge(self, acc: list, others: list) -> None:
+        """Append the values of each of ``others`` that has some; its separator becomes the separator.
+
+        As Flink's ListAggWsWithRetractAggFunction.merge (sessions merged, in their order).
+        """
+        for other in others:
+            if other[1]:
+                acc[0] = other[0]
+                acc[1].extend(other[1])
+
     def get_value(self, acc: list):
         """The values joined by the separator; NULL without a value or with a NULL separator."""
         separator, values = acc
@@ -145,17 +155,18 @@ def _string(arg: SqlType | None) -> SqlType:
     return SqlType("STRING")
 
 
-def _register(func: str, name: str, impl: object, arity: int, result_type) -> type[PythonAggregate]:
+def register_builtin(func: str, name: str, impl: object, arity: int, result_type) -> type[PythonAggregate]:
+    """The :class:`PythonAggregate` class of a built-in row-wise aggregate (``func``: its AggSpec.func)."""
     function = BuiltInAggregate(name, impl, arity)
     return type(f"BuiltIn_{func}", (PythonAggregate,),
                 {"func": func, "function": function, "result_type": staticmethod(result_type)})
 
 
 ORDERED_FUNCTIONS = (
-    _register("first_value", "FIRST_VALUE", FirstValue(), 1, _argument_type),
-    _register("first_value_retract", "FIRST_VALUE", FirstValueWithRetract(), 1, _argument_type),
-    _register("last_value", "LAST_VALUE", LastValue(), 1, _argument_type),
-    _register("last_value_retract", "LAST_VALUE", LastValueWithRetract(), 1, _argument_type),
-    _register("listagg", "LISTAGG", ListAgg(), 2, _string),
+    register_builtin("first_value", "FIRST_VALUE", FirstValue(), 1, _argument_type),
+    register_builtin("first_value_retract", "FIRST_VALUE", FirstValueWithRetract(), 1, _argument_type),
+    register_builtin("last_value", "LAST_VALUE", LastValue(), 1, _argument_type),
+    register_builtin("last_value_retract", "LAST_VALUE", LastValueWithRetract(), 1, _argument_type),
+    register_builtin("listagg", "LISTAGG", ListAgg(), 2, _string),
 )
 """The aggregate classes, by their ``AggSpec.func`` (``*_retract``: over a changelog)."""

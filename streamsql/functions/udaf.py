@@ -128,6 +128,11 @@ class UserAggregate:
         """True when it implements ``retract`` (needed over a changelog)."""
         return callable(getattr(self.impl, "retract", None))
 
+    @property
+    def merges(self) -> bool:
+        """True when it implements ``merge`` (needed to merge sessions)."""
+        return callable(getattr(self.impl, "merge", None))
+
     def label(self) -> str:
         """The function as error messages name it."""
         return f"Python aggregate function '{self.name}' ({self.path})"

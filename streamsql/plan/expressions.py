@@ -34,11 +34,26 @@ class ListAggCall(exp.Anonymous, exp.AggFunc):
     """A ``LISTAGG(x [, sep])`` call, as PythonAggCall (marked by :mod:`streamsql.plan.ordered_aggs`)."""
 
 
+class ArrayAggCall(exp.Anonymous, exp.AggFunc):
+    """An ``ARRAY_AGG([DISTINCT] x [IGNORE NULLS])`` call (marked by :mod:`streamsql.plan.ordered_aggs`).
+
+    ``ignore_nulls`` is part of its SQL text, which tells the calls of a SELECT apart.
+    """
+
+    arg_types = {"this": True, "expressions": False, "ignore_nulls": False}
+
+
+def _array_agg_sql(gen: Generator, e: ArrayAggCall) -> str:
+    return f"ARRAY_AGG({gen.sql(e.expressions[0])}{' IGNORE NULLS' if e.args.get('ignore_nulls') else ''})"
+
+
 Generator.TRANSFORMS[PythonAggCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[ListAggCall] = Generator.anonymous_sql
+Generator.TRANSFORMS[ArrayAggCall] = _array_agg_sql
 
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
-             exp.StddevSamp, exp.Stddev, PythonAggCall, exp.FirstValue, exp.LastValue, ListAggCall)
+             exp.StddevSamp, exp.Stddev, PythonAggCall, exp.FirstValue, exp.LastValue, ListAggCall,
+             ArrayAggCall, exp.JSONArrayAgg)
 
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}

@@ -1,52 +1,64 @@
-"""Planning FIRST_VALUE, LAST_VALUE and LISTAGG calls (:mod:`streamsql.functions.ordered_aggregates`).
+"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG.
 
-sqlglot parses ``FIRST_VALUE(x)`` and ``LAST_VALUE(x)`` into aggregate nodes already;
+Their functions are :mod:`streamsql.functions.ordered_aggregates` and
+:mod:`streamsql.functions.collection_aggregates`. sqlglot parses ``FIRST_VALUE(x)``,
+``LAST_VALUE(x)`` and ``JSON_ARRAYAGG(x [... ON NULL])`` into aggregate nodes already;
 :func:`mark_listagg` turns ``LISTAGG(x [, separator])`` (an anonymous call) into a
-:class:`~streamsql.plan.expressions.ListAggCall`, so the GROUP BY and window planners treat it as
-any aggregate. :func:`ordered_agg_call` gives the ``AggSpec`` function (``*_retract`` over an
-updating input, as Flink picks its WithRetract functions) and the argument expressions. Their
-accumulators are folded row by row, which OVER and SESSION window operators do not do: there
-they are refused at the call. FIRST_VALUE and LAST_VALUE are refused in HOP and CUMULATE windows
-as Flink refuses them there (its FirstValueAggFunction has no ``merge``, which combining a
-window's slices needs: "Could not find an implementation method 'merge'"); LISTAGG is refused
-there for now (Flink 2.3 joins the slices newest first, each in arrival order: not reproduced).
+:class:`~streamsql.plan.expressions.ListAggCall` and ``ARRAY_AGG(x)`` (with its ``IGNORE NULLS``
+or ``RESPECT NULLS`` wrapper) into an :class:`~streamsql.plan.expressions.ArrayAggCall`, so the
+GROUP BY and window planners treat them as any aggregate. :func:`ordered_agg_call` gives the
+``AggSpec`` function (``*_retract`` over an updating input, as Flink picks its WithRetract
+functions) and the argument expressions. Their accumulators are folded row by row in every
+aggregate placement (GROUP BY, TUMBLE/HOP/CUMULATE/SESSION windows, OVER). FIRST_VALUE,
+LAST_VALUE and JSON_ARRAYAGG are refused in HOP, CUMULATE and SESSION windows as Flink refuses
+them there (:func:`reject_unmerged`).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.plan.expressions import ListAggCall
+from streamsql.plan.expressions import ArrayAggCall, ListAggCall
 from streamsql.plan.nodes import INSERT_ONLY
 
-ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall)
-_NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG"}
+ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg)
+_NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
+          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG"}
 
 
 def mark_listagg(q: exp.Expression) -> exp.Expression:
-    """``q`` with every ``LISTAGG(...)`` call as a :class:`ListAggCall`."""
+    """``q`` with its LISTAGG calls as :class:`ListAggCall`, its ARRAY_AGG calls as :class:`ArrayAggCall`."""
 
     def mark(n: exp.Expression) -> exp.Expression:
         if type(n) is exp.Anonymous and n.name.upper() == "LISTAGG":
             call = ListAggCall(this=n.this, expressions=n.expressions)
-            call.meta.update(n.meta)  # keep the source position for errors
-            return call
-        return n
+        elif isinstance(n, (exp.IgnoreNulls, exp.RespectNulls)) and isinstance(n.this, exp.ArrayAgg):
+            call = ArrayAggCall(this="ARRAY_AGG", expressions=[n.this.this],
+                                ignore_nulls=isinstance(n, exp.IgnoreNulls))
+            n = n.this
+        elif type(n) is exp.ArrayAgg:
+            call = ArrayAggCall(this="ARRAY_AGG", expressions=[n.this])
+        else:
+            return n
+        call.meta.update(n.meta)  # keep the source position for errors
+        return call
 
     return q.transform(mark)
 
 
 def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, list[exp.Expression]]:
-    """``(AggSpec function, argument expressions)`` of a FIRST_VALUE, LAST_VALUE or LISTAGG call.
+    """``(AggSpec function, argument expressions)`` of a row-wise built-in aggregate call (``ORDERED_CALLS``).
 
     Raises:
-        SqlError: in an OVER window; DISTINCT; LISTAGG with other than one or two arguments or a
-            separator that is not a string literal (positioned at the call).
+        SqlError: FIRST_VALUE, LAST_VALUE or LISTAGG with DISTINCT; LISTAGG with other than one or
+            two arguments or a separator that is not a string literal (positioned at the call).
     """
     name = _NAMES[type(call)]
-    if isinstance(call.parent, exp.Window):
-        planner._fail(call, f"{name} in an OVER window is not supported yet; use it in a GROUP BY or a "
-                            "TUMBLE/HOP/CUMULATE window aggregate")
+    if isinstance(call, ArrayAggCall):
+        return _array_agg(call)
+    if isinstance(call, exp.JSONArrayAgg):
+        null_on_null = call.args.get("null_handling") == "NULL ON NULL"
+        return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [call.this]
     args = list(call.expressions) if isinstance(call, ListAggCall) else [call.this]
     if any(isinstance(a, exp.Distinct) for a in args):
         planner._fail(call, f"{name}(DISTINCT ...) is not supported yet")
@@ -61,28 +73,33 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     return "listagg", args
 
 
-def reject_ordered_aggregates(planner, calls, where: str) -> None:
-    """Refuse FIRST_VALUE, LAST_VALUE and LISTAGG among ``calls`` (aggregate call nodes) of a ``where``.
+def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:
+    """ARRAY_AGG's function (``array_agg[_distinct][_ignore_nulls]``) and argument."""
+    arg = call.expressions[0]
+    func = "array_agg"
+    if isinstance(arg, exp.Distinct):
+        func, arg = func + "_distinct", arg.expressions[0]
+    return func + ("_ignore_nulls" if call.args.get("ignore_nulls") else ""), [arg]
+
+
+_NO_MERGE = (exp.FirstValue, exp.LastValue, exp.JSONArrayAgg)
+
+
+def reject_unmerged(planner, calls, where: str) -> None:
+    """Refuse the row-wise aggregates among ``calls`` that a ``where`` (HOP, CUMULATE, SESSION) cannot merge.
+
+    Flink combines the slices of a HOP or CUMULATE window, and merges sessions, with the aggregate
+    function's ``merge``: FIRST_VALUE, LAST_VALUE and JSON_ARRAYAGG have none there ("Could not
+    find an implementation method 'merge'"); a Python aggregate needs one to merge sessions.
+    ARRAY_AGG(DISTINCT ...) is refused there for now.
 
     Raises:
         SqlError: at the first one.
     """
     for c in calls:
-        if isinstance(c, ORDERED_CALLS):
-            planner._fail(c, f"{_NAMES[type(c)]} in {where} is not supported yet; use it in a GROUP BY or a "
-                             "TUMBLE/HOP/CUMULATE window aggregate")
-
-
-def reject_in_sliced_window(planner, calls, where: str) -> None:
-    """Refuse FIRST_VALUE, LAST_VALUE and LISTAGG among ``calls`` of a ``where`` (HOP, CUMULATE).
-
-    Raises:
-        SqlError: at the first one.
-    """
-    for c in calls:
-        if isinstance(c, (exp.FirstValue, exp.LastValue)):
+        if isinstance(c, _NO_MERGE):
             planner._fail(c, f"{_NAMES[type(c)]} cannot be used in {where}: it has no merge of the "
-                             "window's slices (as in Flink); use a TUMBLE window or a GROUP BY")
-        if isinstance(c, ListAggCall):
-            planner._fail(c, f"LISTAGG in {where} is not supported yet (Flink joins the window's slices "
-                             "newest first); use a TUMBLE window or a GROUP BY")
+                             "window's parts (as in Flink); use a TUMBLE window or a GROUP BY")
+        if isinstance(c, ArrayAggCall) and isinstance(c.expressions[0], exp.Distinct):
+            planner._fail(c, f"ARRAY_AGG(DISTINCT ...) in {where} is not supported yet; use a TUMBLE window "
+                             "or a GROUP BY")

@@ -138,11 +138,10 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     specs_raw = []
     for call in calls.values():
         func, arg = planner._agg_call(call, mode)
-        if arg is not None:
-            pre.append((f"__a{len(specs_raw)}", to_duckdb(resolve_columns(arg, scope))))
-            specs_raw.append((func, len(pre) - 1))
-        else:
-            specs_raw.append((func, None))
+        args = arg if isinstance(arg, list) else [] if arg is None else [arg]  # a list: a row-wise aggregate
+        at = len(pre)
+        pre += [(f"__a{at + k}", to_duckdb(resolve_columns(a, scope))) for k, a in enumerate(args)]
+        specs_raw.append((func, at if args else None))
     passed = list(dict.fromkeys(c.internal for c in scope.columns))
     pre += [(name, quote(name)) for name in passed]
     pre_node = planner._calc(node, pre, cond)

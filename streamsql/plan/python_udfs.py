@@ -4,9 +4,8 @@
 aggregate (:class:`~streamsql.functions.udaf.UserAggregate`) into a
 :class:`~streamsql.plan.expressions.PythonAggCall`, so the GROUP BY planner treats it as any
 aggregate; :func:`python_agg_call` gives its ``AggSpec`` function and argument expressions (cast to
-the declared input types). Over an updating input it needs ``retract`` (as Flink). Window and
-OVER aggregates refuse it for now (their operators combine DuckDB partial states, and a Python
-accumulator has none), at the call's position.
+the declared input types). Over an updating input, and in a bounded OVER frame, it needs
+``retract``; in a SESSION window ``merge`` (as Flink), else it is refused at the call's position.
 
 **Table functions.** ``FROM t, LATERAL TABLE(f(args)) [AS T(c1, ...)]``, the same with ``CROSS
 JOIN``, and ``LEFT JOIN LATERAL TABLE(...) [AS T(...)] ON TRUE`` (Flink's forms) plan as a
@@ -52,16 +51,10 @@ def python_agg_call(planner, call: PythonAggCall, mode: str) -> tuple[str, list[
     """``(AggSpec function, argument expressions)`` of a user aggregate's call.
 
     Raises:
-        SqlError: in an OVER window; a wrong number of arguments; no ``retract`` over an
-            updating input (positioned at the call).
+        SqlError: a wrong number of arguments; no ``retract`` over an updating input or in a
+            bounded OVER frame (positioned at the call).
     """
     ua: UserAggregate = planner.catalog.functions[call.name.upper()]
-    if isinstance(call.parent, exp.Window):
-        planner._fail(
-            call,
-            f"Python aggregate function '{ua.name}' cannot be used in an OVER window yet; "
-            "use it in a GROUP BY",
-        )
     args = list(call.expressions)
     if ua.arity is not None and len(args) != ua.arity:
         planner._fail(
@@ -72,25 +65,25 @@ def python_agg_call(planner, call: PythonAggCall, mode: str) -> tuple[str, list[
             call,
             f"Function '{ua.name}' ({ua.path}) does not implement at least one method named "
             "'retract', which it needs over an updating input (a changelog source, a GROUP BY, "
-            "a regular join): add retract(accumulator, *args)",
+            "a regular join) and in a bounded OVER frame: add retract(accumulator, *args)",
         )
     if ua.params is not None:
         args = [_cast(a, t) for a, t in zip(args, ua.params)]
     return ua.func, args
 
 
-def reject_python_aggregates(planner, calls, where: str) -> None:
-    """Refuse user aggregates among ``calls`` (aggregate call nodes) of a ``where``.
+def reject_unmerged_python_aggregates(planner, calls, where: str) -> None:
+    """Refuse user aggregates without ``merge`` among ``calls`` (aggregate call nodes) of a ``where``.
 
     Raises:
         SqlError: at the first one.
     """
     for c in calls:
-        if isinstance(c, PythonAggCall):
+        if isinstance(c, PythonAggCall) and not planner.catalog.functions[c.name.upper()].merges:
             planner._fail(
                 c,
-                f"Python aggregate function '{c.name}' cannot be used in {where} yet; use it in a "
-                "GROUP BY without a window",
+                f"Python aggregate function '{c.name}' needs 'merge' in {where} (sessions are merged, as "
+                "in Flink): add merge(accumulator, accumulators)",
             )
 
 

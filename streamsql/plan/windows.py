@@ -52,8 +52,8 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
 )
-from streamsql.plan.ordered_aggs import reject_in_sliced_window, reject_ordered_aggregates
-from streamsql.plan.python_udfs import reject_python_aggregates
+from streamsql.plan.ordered_aggs import reject_unmerged
+from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.specs import WindowSpec
 from streamsql.sql import nodes as tvf
@@ -374,11 +374,10 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         SqlError: a window column used in an aggregate argument; aggregate errors.
     """
     resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
-    if spec.kind == "SESSION":  # its operator folds object accumulators from partial states
-        reject_python_aggregates(planner, calls.values(), "a SESSION window aggregate")
-        reject_ordered_aggregates(planner, calls.values(), "a SESSION window aggregate")
-    elif spec.kind in ("HOP", "CUMULATE"):  # FIRST/LAST_VALUE have no merge of slices; LISTAGG's order
-        reject_in_sliced_window(planner, calls.values(), f"a {spec.kind} window aggregate")
+    if spec.kind != "TUMBLE":  # slices and sessions are merged: FIRST_VALUE etc. have no merge
+        reject_unmerged(planner, calls.values(), f"a {spec.kind} window aggregate")
+    if spec.kind == "SESSION":
+        reject_unmerged_python_aggregates(planner, calls.values(), "a SESSION window aggregate")
     _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
     pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
     pre.append(("__ts", quote(rowtime)))

@@ -46,6 +46,9 @@ def _map_value(expressions: list[exp.Expr]) -> exp.VarMap:
     return exp.VarMap(keys=exp.Array(expressions=keys), values=exp.Array(expressions=values))
 
 
+_POSITIONED_CALLS = (exp.ArrayAgg, exp.JSONArrayAgg)
+
+
 def _position(node: t.Any, token: Token | None) -> None:
     """Give ``node`` the source position of ``token`` unless it already has one."""
     if isinstance(node, exp.Expr) and token is not None and node.meta.get("line") is None:
@@ -114,6 +117,7 @@ class FlinkParser(parser.Parser):
     FUNCTION_PARSERS = {
         **parser.Parser.FUNCTION_PARSERS,
         **{name: (lambda self, n=name: self._parse_window_tvf(n)) for name in nodes.WINDOW_TVFS},
+        "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
     }
 
     CONSTRAINT_PARSERS = {
@@ -306,10 +310,11 @@ class FlinkParser(parser.Parser):
         return super()._parse_types(*args, **kwargs)
 
     def _parse_function_call(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
-        # Calls without parentheses (LOCALTIMESTAMP, CURRENT_DATE) get their keyword's position.
+        # Calls without parentheses (LOCALTIMESTAMP, CURRENT_DATE), and aggregates the planner refuses
+        # in some placements, get their keyword's position.
         token = self._curr
         node = super()._parse_function_call(*args, **kwargs)
-        if type(node) in self.NO_PAREN_FUNCTIONS.values():
+        if type(node) in self.NO_PAREN_FUNCTIONS.values() or isinstance(node, _POSITIONED_CALLS):
             _position(node, token)
         return node
 
@@ -463,6 +468,12 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.MetadataColumnConstraint(this=key, virtual=virtual))
 
     # --- window TVFs ------------------------------------------------------------------------
+
+    def _parse_json_arrayagg(self) -> exp.JSONArrayAgg:
+        # JSON_ARRAYAGG(value [ABSENT ON NULL | NULL ON NULL]), Flink's (sqlglot reads no ON NULL)
+        this = self._parse_assignment()
+        nulls = self._parse_on_handling("NULL", "NULL", "ABSENT")
+        return self.expression(exp.JSONArrayAgg(this=this, null_handling=nulls))
 
     def _parse_window_tvf(self, name: str) -> exp.Expr:
         """Parse the arguments of TUMBLE/HOP/CUMULATE/SESSION after the ``(``.

@@ -1,5 +1,7 @@
 """FIRST_VALUE, LAST_VALUE and LISTAGG where they are not computed: refused at the call's position.
 
+Their placements in OVER and SESSION aggregates: tests/functions/test_rowwise_placements.py.
+
 Their answers are checked against Flink 2.3 by the compat cases tests/compat/cases/ordered_aggs_*.
 """
 
@@ -26,10 +28,6 @@ def env(tmp_path):
     ("SELECT LISTAGG(s, s) FROM t", "The separator of LISTAGG must be a string literal", 19),
     ("SELECT LISTAGG(s, ',', 'x') FROM t", "LISTAGG takes one or two arguments", 8),
     ("SELECT FIRST_VALUE(DISTINCT s) FROM t", "FIRST_VALUE(DISTINCT ...) is not supported yet", 8),
-    ("SELECT s, LAST_VALUE(n) OVER (PARTITION BY s ORDER BY ts) FROM t",
-     "LAST_VALUE in an OVER window is not supported yet", 11),
-    ("SELECT window_start, LISTAGG(s) FROM TABLE(SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
-     "GROUP BY window_start, window_end", "LISTAGG in a SESSION window aggregate is not supported yet", 22),
     ("SELECT window_start, FIRST_VALUE(s) FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, "
      "INTERVAL '2' SECOND)) GROUP BY window_start, window_end",
      "FIRST_VALUE cannot be used in a HOP window aggregate", 22),
@@ -38,8 +36,6 @@ def env(tmp_path):
      "LAST_VALUE cannot be used in a CUMULATE window aggregate", 8),
     ("SELECT LAST_VALUE(s) FROM t GROUP BY HOP(ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND)",
      "LAST_VALUE cannot be used in a HOP window aggregate", 8),
-    ("SELECT LISTAGG(s) FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) "
-     "GROUP BY window_start, window_end", "LISTAGG in a HOP window aggregate is not supported yet", 8),
     ("SELECT s FROM t WHERE FIRST_VALUE(n) > 1", "Aggregate function FIRST_VALUE(n) is not allowed here", 23),
 ])
 def test_refused_at_the_call(env, sql, message, col):

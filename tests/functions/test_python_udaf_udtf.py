@@ -232,18 +232,6 @@ def test_refused_at_the_call(env, sql, message):
     assert "^" in str(e.value)
 
 
-def test_refused_in_over_aggregates(tmp_path):
-    (tmp_path / "e.json").write_text('{"k": "a", "ts": "2024-01-01 00:00:01"}\n')
-    with StreamEnvironment({"state.dir": str(tmp_path / "state")}) as env:
-        env.execute_sql(
-            f"CREATE TABLE e (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
-            f"'connector' = 'filesystem', 'path' = '{tmp_path}/e.json', 'format' = 'json')"
-        )
-        env.create_temporary_function("once", InsertOnlyCount())
-        with pytest.raises(SqlError, match="cannot be used in an OVER window yet"):
-            env.execute_sql("SELECT once(k) OVER (PARTITION BY k ORDER BY ts) FROM e")
-
-
 def test_an_accumulator_state_cannot_store_is_refused_when_declared():
     with pytest.raises(SqlError, match=r"accumulator .*Opaque.* cannot be stored in state"):
         declare("opaque", OpaqueAccumulator())
@@ -403,19 +391,6 @@ def test_a_python_aggregate_in_window_tvfs_equals_duckdb(tmp_path):
                 "floor(sum(v * id) / sum(id) FILTER (WHERE v IS NOT NULL))::BIGINT END, sum(v * v), COUNT(*) "
                 "FROM ev, range(0, 2) r(i) GROUP BY ALL")
     assert_same(fold(env.execute_sql(sql).collect(timeout=60)), duck(path, duck_sql), sql)
-
-
-def test_a_python_aggregate_in_a_session_window_is_refused(tmp_path):
-    from tests.runtime.oracle import make_env
-    from tests.runtime.test_windows import ddl as windows_ddl
-
-    (tmp_path / "ev.json").write_text("")
-    env = make_env(tmp_path, "hashmap", None)
-    env.execute_sql(windows_ddl(tmp_path / "ev.json"))
-    env.create_temporary_function("sumsq", SumOfSquares)
-    with pytest.raises(SqlError, match="cannot be used in a SESSION window aggregate yet"):
-        env.execute_sql("SELECT window_start, sumsq(v) FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
-                        "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k")
 
 
 @pytest.mark.parametrize("backend_name", ["hashmap", "rocksdb"])

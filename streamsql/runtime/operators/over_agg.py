@@ -29,6 +29,8 @@ The aggregates are the object forms of :mod:`streamsql.functions.aggregates` (on
 list per key): a row is added by folding its partial state (DuckDB, computed for the whole
 batch with the row's sign, +1) and retracted from a bounded frame by folding the partial state
 it was stored with for sign -1; MIN/MAX over a bounded frame are the ``*_retract`` multisets.
+A row-wise aggregate (FIRST_VALUE, LISTAGG, ARRAY_AGG, a Python aggregate: its *_retract form
+in a bounded frame, as Flink's) stores the row's arguments and accumulates or retracts them.
 
 State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the partition key,
 ``kg`` its key group):
@@ -207,9 +209,12 @@ class OverAggOperator(WindowOperatorBase):
             i = j
 
     def _fold(self, acc: list, partials: list, sign: int) -> None:
-        """Fold one row's partial states (or multiset values, with ``sign``) into ``acc``."""
+        """Fold one row's partial states (multiset values, row-wise arguments: with ``sign``) into ``acc``."""
         for j, (s, part) in enumerate(zip(self.aggregates.states, partials)):
-            if s.multiset:
+            if s.rowwise:  # the row's arguments (a list of one struct): accumulate or retract them
+                args = tuple(part[0][0].values()) if isinstance(part[0][0], dict) else ()
+                s.fold_rows([acc], j, [[a] for a in args], [0], [sign])
+            elif s.multiset:
                 if part is not None:
                     s.fold_multiset([acc], j, [0], [part], [sign])
             else:

@@ -17,8 +17,10 @@ the open sessions, so the batch behaves as if its rows had arrived in the most f
 Rows with a NULL rowtime are dropped.
 
 Per batch: DuckDB assigns batch-local sessions (``lag`` over the key ordered by time) and
-partially aggregates each; Python then merges each batch-local session with the key's open
-sessions (per distinct key and session, never per row). State is read and written once per
+partially aggregates each (with a row-wise aggregate, whose result depends on the rows' order,
+every row is a batch-local session, taken in arrival order, and sessions a row bridges merge in
+Flink's order: :func:`flink_merge_order`); Python then merges each batch-local session with the
+key's open sessions (per distinct key and session, never per row). State is read and written once per
 distinct key per batch.
 
 State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the grouping key, ``kg``
@@ -49,6 +51,32 @@ from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
 #: A key's open sessions (tagged msgpack).
 SESSIONS = ValueFormat("session-window/sessions", 1)
+
+
+def _int32(x: int) -> int:
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+def _time_window_hash(start: int, end: int) -> int:
+    """Java's ``HashMap`` bucket hash of Flink's table-runtime ``TimeWindow(start, end)`` (its hashCode)."""
+    x = _int32(_int32(end << 1) + 1)
+    inverse = _int32(x * x * x)  # the inverse of x mod 2^32, by Newton's iteration (as TimeWindow.modInverse)
+    for _ in range(3):
+        inverse = _int32(inverse * _int32(2 - _int32(x * inverse)))
+    h = _int32(start + inverse) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def flink_merge_order(start: int, end: int, new: tuple[int, int]) -> tuple[int, int]:
+    """The sort key of an open session ``[start, end)`` that a new row's window ``new`` merges.
+
+    Flink's MergingWindowSet takes the state of the first merged window in the iteration order
+    of a ``HashSet`` (16 buckets) and merges the other's state into it; the set holds the ceiling
+    window, then the floor window of the new one (SessionWindowAssigner.mergeWindows). Only the
+    order of order-sensitive aggregates (LISTAGG, ARRAY_AGG, Python aggregates) depends on it.
+    """
+    return _time_window_hash(start, end) & 15, 0 if (start, end) >= new else 1
 
 
 class SessionWindowAggOperator(WindowAggBase):
@@ -87,16 +115,27 @@ class SessionWindowAggOperator(WindowAggBase):
             table, ts = table.take(pa.array(keep)), ts[keep]
         if table.num_rows == 0:
             return []
-        islands = self._query(self._islands_sql, table.append_column("__t", pa.array(ts, pa.int64())))
+        table = table.append_column("__t", pa.array(ts, pa.int64()))
         aggregates = self.aggregates
+        if aggregates.rowwise:
+            # Row-wise aggregates (LISTAGG, ARRAY_AGG, Python aggregates) see the rows in arrival order and
+            # sessions merged as Flink merges them: every row is a batch-local session of its own
+            islands = table.append_column("__sid", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+        else:
+            islands = self._query(self._islands_sql, table)
         with aggregates.overflow_guard():
             part = self._query(self._partial_sql, islands)
         nk = self.num_keys
         groups = list(zip(*(part.column(i).to_pylist() for i in range(nk + 1))))  # (keys..., sid)
         news = [aggregates.new() for _ in groups]
         aggregates.fold(news, part)  # news[i][0]: the session's row count
+        index = {g: i for i, g in enumerate(groups)} if self._multiset_sql or aggregates.rowwise else None
+        if aggregates.rowwise:  # in arrival order: row n is session n
+            rows = [index[g] for g in zip(*(table.column(i).to_pylist() for i in range(nk)),
+                                          range(table.num_rows))]
+            origin = batch.origin if valid is None else None  # rows were dropped: positions moved
+            aggregates.fold_rows(news, table, rows, [1] * table.num_rows, origin)
         if self._multiset_sql:
-            index = {g: i for i, g in enumerate(groups)}
             for state, sql in self._multiset_sql.items():
                 d = self._query(sql, islands)
                 rows = [index[g] for g in zip(*(d.column(i).to_pylist() for i in range(nk + 1)))]
@@ -109,7 +148,7 @@ class SessionWindowAggOperator(WindowAggBase):
         encoded: dict[tuple, bytes] = {}
         for g, first, last, acc, enc in zip(groups, firsts, lasts, news,
                                             encode_keys(part.columns[:nk], part.num_rows)):
-            by_key.setdefault(g[:nk], []).append([first, last + gap, acc, acc[0]])
+            by_key.setdefault(g[:nk], []).append([first, last + gap, acc, acc[0], g[nk]])
             encoded.setdefault(g[:nk], enc)
         keys = list(by_key)
         state_keys = with_key_groups([encoded[k] for k in keys])
@@ -121,14 +160,18 @@ class SessionWindowAggOperator(WindowAggBase):
         for k, skey, old in zip(keys, state_keys, olds):
             sessions: list = SESSIONS.decode(old)[1] if old is not None else []
             before = {s[1] for s in sessions}
-            for start, end, acc, n in sorted(by_key[k], key=lambda s: s[0]):
+            for start, end, acc, n, _ in sorted(by_key[k], key=lambda s: s[4]):  # time (rows: arrival) order
                 hit = [s for s in sessions if s[0] <= end and s[1] >= start]
                 if not hit and wm is not None and end - 1 <= wm:
                     late += n  # its session already fired (or would fire at once): drop
                     continue
-                for s in hit:
-                    start, end = min(start, s[0]), max(end, s[1])
-                    acc = aggregates.merge(acc, s[2])
+                if hit:  # the sessions in Flink's merge order, then the new rows
+                    hit.sort(key=lambda s, new=(start, end): flink_merge_order(s[0], s[1], new))
+                    merged = hit[0][2]
+                    for s in hit[1:]:
+                        merged = aggregates.merge(merged, s[2])
+                    acc = aggregates.merge(merged, acc)
+                    start, end = min(start, *(s[0] for s in hit)), max(end, *(s[1] for s in hit))
                 sessions = [s for s in sessions if not any(s is h for h in hit)]
                 sessions.append([start, end, acc])
                 sessions.sort(key=lambda s: s[0])

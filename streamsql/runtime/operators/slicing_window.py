@@ -255,7 +255,10 @@ class SlicingWindowAggOperator(Operator):
             end = heapq.heappop(heap)
             self.timers.discard(end)
             start = self.assigner.window_start(end)
-            tables = [t for se, sl in self.slices.items() if start < se <= end for t in sl.base + sl.fresh]
+            # A row-wise aggregate's lists join in the order Flink merges the slices: a HOP window's
+            # newest first (HoppingSliceAssigner), a CUMULATE window's oldest first (into the first slice)
+            ends = sorted((se for se in self.slices if start < se <= end), reverse=self.spec.kind == "HOP")
+            tables = [t for se in ends for t in self.slices[se].base + self.slices[se].fresh]
             if tables:
                 out.append(Batch(self._finalize(self._combine(tables), start, end)))
             done = [se for se in self.slices if int(self.assigner.last_window_ends(np.array([se]))[0]) <= end]

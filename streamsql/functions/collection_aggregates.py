@@ -1,0 +1,162 @@
+"""ARRAY_AGG and JSON_ARRAYAGG: built-in aggregates that collect their rows' values in arrival order.
+
+They run on the mechanism of FIRST_VALUE and LISTAGG (:mod:`streamsql.functions.ordered_aggregates`):
+an object with PyFlink's aggregate methods, whose list accumulator is folded row by row
+(``accumulate`` for +I/+U, ``retract`` for -U/-D) in GROUP BY and window aggregates.
+
+Semantics, as Flink 2.3's (flink-table-runtime ``functions/aggregate``):
+
+- ``ARRAY_AGG([DISTINCT] x [RESPECT NULLS | IGNORE NULLS])`` (ArrayAggFunction): the values in
+  arrival order, NULLs kept unless ``IGNORE NULLS``; a retraction removes the first occurrence
+  of the value (``LinkedList.remove``); NULL (not an empty array) when no value is left. The
+  result is ``ARRAY<type of x>``. ``DISTINCT`` (Flink's distinct view: a count per value, the
+  function sees a value's first arrival and its last retraction) keeps each value once, at its
+  first arrival, and drops it when its count falls to zero. Its accumulator is ``[values...]``
+  (``DISTINCT``: ``[[value, count], ...]``).
+- ``JSON_ARRAYAGG(x [ABSENT ON NULL | NULL ON NULL])`` (JsonArrayAggFunction): the JSON array of
+  the values in arrival order (each written as ``JSON_STRING`` writes it), STRING, never NULL
+  (``[]`` without a value); NULLs are left out (``ABSENT ON NULL``, the default) or written as
+  ``null``; a retraction removes the first occurrence of the value's JSON text. Its accumulator
+  is ``[JSON texts...]``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from streamsql.core.errors import PlanError
+from streamsql.core.types import SqlType
+from streamsql.functions.ordered_aggregates import register_builtin
+
+
+class ArrayAgg:
+    """``ARRAY_AGG(x)``: the accumulator is the list of values in arrival order."""
+
+    def __init__(self, ignore_nulls: bool):
+        self.ignore_nulls = ignore_nulls
+
+    def create_accumulator(self) -> list:
+        """No value."""
+        return []
+
+    def accumulate(self, acc: list, value) -> None:
+        """Append ``value`` (a NULL one only when NULLs are respected)."""
+        if value is not None or not self.ignore_nulls:
+            acc.append(value)
+
+    def retract(self, acc: list, value) -> None:
+        """Remove the first occurrence of ``value`` (none: nothing changes)."""
+        if (value is not None or not self.ignore_nulls) and value in acc:
+            acc.remove(value)
+
+    def merge(self, acc: list, others: list) -> None:
+        """Append the values of each of ``others`` (sessions merged, in their order)."""
+        for other in others:
+            acc.extend(other)
+
+    def get_value(self, acc: list):
+        """The values, or NULL when there is none."""
+        return list(acc) if acc else None
+
+
+class ArrayAggDistinct(ArrayAgg):
+    """``ARRAY_AGG(DISTINCT x)``: the accumulator is ``[[value, count], ...]`` in first-arrival order."""
+
+    def accumulate(self, acc: list, value) -> None:
+        """Count ``value``; a new one is appended."""
+        if value is None and self.ignore_nulls:
+            return
+        for entry in acc:
+            if entry[0] == value:
+                entry[1] += 1
+                return
+        acc.append([value, 1])
+
+    def retract(self, acc: list, value) -> None:
+        """Count ``value`` down; it leaves the array when its count reaches zero."""
+        for n, entry in enumerate(acc):
+            if entry[0] == value:
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    del acc[n]
+                return
+
+    def get_value(self, acc: list):
+        """The distinct values, or NULL when there is none."""
+        return [entry[0] for entry in acc] if acc else None
+
+
+class JsonArrayAgg:
+    """``JSON_ARRAYAGG(x)``: the accumulator is the list of the values' JSON texts in arrival order."""
+
+    def __init__(self, null_on_null: bool):
+        self.null_on_null = null_on_null
+
+    def create_accumulator(self) -> list:
+        """No value."""
+        return []
+
+    def accumulate(self, acc: list, value) -> None:
+        """Append the JSON text of ``value`` (NULL: ``null`` with NULL ON NULL, else nothing)."""
+        if value is not None or self.null_on_null:
+            acc.append(json_text(value))
+
+    def retract(self, acc: list, value) -> None:
+        """Remove the first occurrence of ``value``'s JSON text."""
+        text = json_text(value)
+        if text in acc:
+            acc.remove(text)
+
+    def get_value(self, acc: list) -> str:
+        """The JSON array (``[]`` without a value)."""
+        return "[" + ",".join(acc) + "]"
+
+
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-f]{4})")
+
+
+def json_text(value) -> str:
+    """A STRING, integer or BOOLEAN value as JSON text, as Flink's JSON_STRING (Jackson) writes it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    # Jackson escapes the control characters as Python does, with upper-case hex digits
+    return _UNICODE_ESCAPE.sub(lambda m: "\\u" + m.group(1).upper(), json.dumps(value, ensure_ascii=False))
+
+
+_JSON_VALUE_TYPES = ("STRING", "TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN")
+
+
+def _array_of(arg: SqlType | None) -> SqlType:
+    """ARRAY_AGG: ``ARRAY<type of the argument>``."""
+    return SqlType.array(arg)
+
+
+def _json_string(arg: SqlType | None) -> SqlType:
+    """JSON_ARRAYAGG: STRING NOT NULL.
+
+    Raises:
+        PlanError: an argument of a type whose JSON text is not written as Flink's yet.
+    """
+    if arg is not None and arg.name not in _JSON_VALUE_TYPES:
+        msg = (f"JSON_ARRAYAGG of a {arg} value is not supported yet (supported: strings, integers, "
+               "booleans); CAST it to STRING")
+        raise PlanError(msg)
+    return SqlType("STRING", nullable=False)
+
+
+COLLECTION_FUNCTIONS = (
+    register_builtin("array_agg", "ARRAY_AGG", ArrayAgg(ignore_nulls=False), 1, _array_of),
+    register_builtin("array_agg_ignore_nulls", "ARRAY_AGG", ArrayAgg(ignore_nulls=True), 1, _array_of),
+    register_builtin("array_agg_distinct", "ARRAY_AGG", ArrayAggDistinct(ignore_nulls=False), 1, _array_of),
+    register_builtin("array_agg_distinct_ignore_nulls", "ARRAY_AGG", ArrayAggDistinct(ignore_nulls=True), 1,
+                     _array_of),
+    register_builtin("json_arrayagg", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=False), 1, _json_string),
+    register_builtin("json_arrayagg_null_on_null", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=True), 1,
+                     _json_string),
+)
+"""The aggregate classes, by their ``AggSpec.func``."""

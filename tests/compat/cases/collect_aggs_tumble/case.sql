@@ -1,0 +1,8 @@
+CREATE TABLE ev (k STRING, s STRING, i INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, window_start TIMESTAMP(3), a ARRAY<STRING>, ai ARRAY<INT>, ja STRING, jn STRING)
+  WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT k, window_start, ARRAY_AGG(s), ARRAY_AGG(i IGNORE NULLS), JSON_ARRAYAGG(s), JSON_ARRAYAGG(i NULL ON NULL)
+FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY k, window_start, window_end;

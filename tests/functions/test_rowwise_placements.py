@@ -1,0 +1,107 @@
+"""Row-wise aggregates (a Python aggregate, LISTAGG, ARRAY_AGG, FIRST_VALUE) in OVER and SESSION aggregates.
+
+Checked against DuckDB over the window tests' events (out of order by less than the watermark
+delay, some NULL keys, values and rowtimes): the same OVER frames (ROWS frames order the rows of
+one rowtime by arrival, ``ts, id`` for DuckDB) and the same sessions. In a session the order of
+LISTAGG's and ARRAY_AGG's values follows Flink's merging of sessions (checked against Flink by
+the compat cases ``listagg_session`` and ``listagg_legacy_session``), so here their values are
+compared sorted. Refusals are checked at the call's position.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from streamsql.core.errors import StatementError
+from tests.functions.test_python_udaf_udtf import InsertOnlyCount, SumOfSquares
+from tests.runtime.oracle import assert_same, duck_con, fold, make_env
+from tests.runtime.test_windows import BACKENDS, COLS, SESSION_DUCK, ddl
+from tests.runtime.test_windows import events as events  # noqa: F401  (the module fixture)
+
+
+def _row(row, sort: bool) -> tuple:
+    """A result row with its arrays as tuples (sorted, NULLs first, when ``sort``)."""
+    def value(v):
+        if isinstance(v, list):
+            return tuple(sorted(v, key=lambda x: (x is not None, x))) if sort else tuple(v)
+        return v
+    return tuple(value(v) for v in row)
+
+
+def _run(tmp_path, path, sql: str, backend: str, batch_size: int | None, sort: bool = False) -> Counter:
+    env = make_env(tmp_path, backend, batch_size)
+    env.execute_sql(ddl(path))
+    env.create_temporary_function("sumsq", SumOfSquares)
+    res = env.execute_sql(sql)
+    changelog = list(res.collect(timeout=60))
+    assert all(kind.short == "+I" for kind, _ in changelog)
+    assert res.job.metrics.get("late_records", 0) == 0
+    return fold([(kind, _row(row, sort)) for kind, row in changelog])
+
+
+def _duck(path, sql: str, sort: bool = False) -> Counter:
+    con = duck_con({"raw": path}, COLS)
+    con.execute("CREATE VIEW ev AS SELECT *, epoch_ms(ts) AS ms FROM raw WHERE ts IS NOT NULL")
+    return Counter(_row(r, sort) for r in con.execute(sql).fetchall())
+
+
+OVER_AGGS = ("sumsq(v) OVER w, LISTAGG(CAST(v AS STRING), ';') OVER w, ARRAY_AGG(v) OVER w, "
+             "FIRST_VALUE(v) OVER w, LAST_VALUE(v) OVER w")
+DUCK_OVER_AGGS = ("sum(v * v) OVER w, string_agg(CAST(v AS VARCHAR), ';') OVER w, list(v) OVER w, "
+                  "first(v IGNORE NULLS) OVER w, last(v IGNORE NULLS) OVER w")
+
+
+@pytest.mark.parametrize("frame", ["ROWS BETWEEN 2 PRECEDING AND CURRENT ROW",
+                                   "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_over_frames_match_duckdb(tmp_path, events, frame, backend):  # noqa: F811
+    sql = f"SELECT id, k, v, {OVER_AGGS} FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts {frame})"
+    duck_sql = (f"SELECT id, k, v, {DUCK_OVER_AGGS} FROM ev "
+                f"WINDOW w AS (PARTITION BY k ORDER BY ts, id {frame})")
+    assert_same(_run(tmp_path, events, sql, backend, 5), _duck(events, duck_sql), sql)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("batch_size", [1, 7, None])
+def test_session_matches_duckdb(tmp_path, events, backend, batch_size):  # noqa: F811
+    sql = ("SELECT k, window_start, window_end, sumsq(v), ARRAY_AGG(v), COUNT(*) FROM TABLE("
+           "SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, "
+           "window_end")
+    duck_sql = SESSION_DUCK.split("SELECT k, epoch_ms")[0] + (
+        "SELECT k, epoch_ms(min(ms)), epoch_ms(max(ms) + 3000), sum(v * v), list(v), COUNT(*) FROM s "
+        "GROUP BY k, sid")
+    actual = _run(tmp_path, events, sql, backend, batch_size, sort=True)
+    assert_same(actual, _duck(events, duck_sql, sort=True), sql)
+
+
+@pytest.mark.parametrize(("sql", "message", "col"), [
+    ("SELECT window_start, JSON_ARRAYAGG(k) FROM TABLE(CUMULATE(TABLE ev, DESCRIPTOR(ts), "
+     "INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end",
+     "JSON_ARRAYAGG cannot be used in a CUMULATE window aggregate", 22),
+    ("SELECT window_start, ARRAY_AGG(DISTINCT k) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
+     "INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end",
+     "ARRAY_AGG(DISTINCT ...) in a HOP window aggregate is not supported yet", 22),
+    ("SELECT window_start, FIRST_VALUE(k) FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(ts), "
+     "INTERVAL '1' SECOND)) GROUP BY window_start, window_end",
+     "FIRST_VALUE cannot be used in a SESSION window aggregate", 22),
+    ("SELECT window_start, once(v) FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
+     "GROUP BY window_start, window_end",
+     "Python aggregate function 'once' needs 'merge' in a SESSION window", 22),
+    ("SELECT k, JSON_ARRAYAGG(CAST(v AS DOUBLE)) FROM ev GROUP BY k",
+     "JSON_ARRAYAGG of a DOUBLE value is not supported yet", 11),
+    ("SELECT k, once(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ev",
+     "Function 'once' (tests.functions.test_python_udaf_udtf.InsertOnlyCount) does not implement at least "
+     "one method named 'retract', which it needs over an updating input (a changelog source, a GROUP BY, a "
+     "regular join) and in a bounded OVER frame", 11),
+])
+def test_refused_at_the_call(tmp_path, sql, message, col):
+    (tmp_path / "ev.json").write_text("")
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(tmp_path / "ev.json"))
+    env.create_temporary_function("once", InsertOnlyCount())
+    with pytest.raises(StatementError) as ei:
+        env.execute_sql(sql)
+    assert ei.value.message.startswith(message), ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, col), str(ei.value)
