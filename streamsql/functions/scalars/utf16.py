@@ -21,9 +21,10 @@ from streamsql.functions.scalars.registry import Call, fixed, scalar, template
 S, INTEGER = "STRING", "INTEGER"
 STRING = fixed("STRING")
 _UNIT = 2  # bytes per UTF-16 code unit
-# Whether any of the strings has a character outside the BMP (one DuckDB regexp over them all).
-# (formatted twice, by the build and by template: its braces are doubled twice)
-_OUTSIDE_BMP = "regexp_matches({}, '[\\x{{{{10000}}}}-\\x{{{{10FFFF}}}}]')"
+# A string within the BMP: NULL, ASCII (as many bytes as characters: no regexp run) or without a
+# character from U+10000 on. (Formatted twice, by the build and by template: braces doubled twice.)
+_WITHIN_BMP = ("({0} IS NULL OR strlen({0}) = length({0}) OR "
+               "NOT regexp_matches({0}, '[\\x{{{{10000}}}}-\\x{{{{10FFFF}}}}]'))")
 
 
 def _units(s: str) -> bytes:
@@ -81,8 +82,8 @@ def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: t
     def build(c: Call) -> exp.Expression:
         n = len(c.args)
         casts = ", ".join(f"CAST({{{i}}} AS {t})" for i, t in enumerate(params[:n]))
-        outside = _OUTSIDE_BMP.format(" || ".join(f"{{{i}}}" for i in strings))
-        return template(f"CASE WHEN {outside} THEN {f.name}({casts}) ELSE {duckdb_sql} END", *c.args)
+        within = " AND ".join(_WITHIN_BMP.format(f"{{{i}}}") for i in strings)
+        return template(f"CASE WHEN {within} THEN {duckdb_sql} ELSE {f.name}({casts}) END", *c.args)
 
     return build
 
