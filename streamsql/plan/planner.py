@@ -40,6 +40,7 @@ from streamsql.plan.expressions import (
     to_duckdb,
 )
 from streamsql.plan.group_windows import plan_group_window
+from streamsql.plan.having import lift_having_subqueries
 from streamsql.plan.joins import plan_joins
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -126,8 +127,8 @@ class Planner:
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
             # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py);
-            # LISTAGG calls (plan/ordered_aggs.py)
-            q = mark_python_aggregates(mark_listagg(q), self.catalog.functions)
+            # LISTAGG calls (plan/ordered_aggs.py); subqueries in HAVING (plan/having.py)
+            q = mark_python_aggregates(mark_listagg(lift_having_subqueries(self, q)), self.catalog.functions)
             return plan_hinted_select(self, rewrite_qualify(q), self._select)  # STATE_TTL hint hook
         if isinstance(q, exp.Values):
             self._fail(q, "VALUES is not supported yet (neither in INSERT nor as a query); insert from a "

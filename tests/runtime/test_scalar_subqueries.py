@@ -26,6 +26,9 @@ QUERIES = [
     "FROM l",
     "SELECT id FROM l WHERE v > (SELECT AVG(CAST(w AS DOUBLE)) FROM r WHERE t = 'x' AND l.k + 1 = r.k)",
     "SELECT id, (SELECT COUNT(w) * 2 + 1 FROM r WHERE r.k = l.k AND r.id = l.id) AS c FROM l",
+    # in HAVING: a filter over the aggregate
+    "SELECT k, COUNT(*) AS n, MAX(v) FROM l GROUP BY k HAVING COUNT(*) * 3 > (SELECT COUNT(*) FROM r) / 4",
+    "SELECT DISTINCT k FROM l GROUP BY k, s HAVING SUM(v) > (SELECT AVG(w) FROM r WHERE r.k = l.k)",
 ]
 
 

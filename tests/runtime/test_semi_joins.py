@@ -35,6 +35,9 @@ QUERIES = [
     "SELECT id FROM l WHERE v IN (SELECT MAX(w) FROM r WHERE r.k = l.k GROUP BY r.t)",
     "SELECT id FROM l WHERE EXISTS (SELECT r.t FROM r WHERE r.k = l.k GROUP BY r.t HAVING COUNT(*) > 1)",
     "SELECT id FROM l WHERE NOT EXISTS (SELECT DISTINCT r.t FROM r WHERE r.k = l.k AND r.w > 2)",
+    # in HAVING: a filter over the aggregate (the grouping column correlates)
+    "SELECT k, COUNT(*) AS n FROM l GROUP BY k HAVING k IN (SELECT k FROM r WHERE w > 0) AND COUNT(*) > 1",
+    "SELECT l.k, SUM(v) FROM l GROUP BY l.k HAVING NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k AND r.w > 3)",
 ]
 
 
