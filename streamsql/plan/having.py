@@ -26,6 +26,8 @@ from sqlglot import exp
 from streamsql.plan.expressions import AGG_TYPES, output_name
 
 _ALIAS = "__having"
+#: Marks (in ``meta``) a SELECT whose WHERE was its HAVING, so errors name the clause the user wrote.
+LIFTED_HAVING = "lifted_having"
 
 
 def lift_having_subqueries(planner, sel: exp.Select) -> exp.Select:
@@ -80,6 +82,7 @@ def lift_having_subqueries(planner, sel: exp.Select) -> exp.Select:
     outer.set("from_", exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(
         this=exp.to_identifier(_ALIAS)))))
     outer.set("where", exp.Where(this=where))
+    outer.meta[LIFTED_HAVING] = True
     if distinct is not None:
         outer.set("distinct", distinct)
     return outer

@@ -40,7 +40,7 @@ from streamsql.plan.expressions import (
     to_duckdb,
 )
 from streamsql.plan.group_windows import plan_group_window
-from streamsql.plan.having import lift_having_subqueries
+from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.joins import plan_joins
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -202,7 +202,7 @@ class Planner:
         """
         clauses = [("the SELECT list", e) for e in sel.expressions]
         clauses += [("a JOIN's ON condition", j.args.get("on")) for j in sel.args.get("joins") or []]
-        clauses.append(("WHERE", where))
+        clauses.append(("HAVING" if sel.meta.get(LIFTED_HAVING) else "WHERE", where))
         clauses += [(name, sel.args.get(key)) for key, name in (("group", "GROUP BY"), ("having", "HAVING"))]
         for name, expr in clauses:
             sub = expr.find(exp.Query) if expr is not None else None

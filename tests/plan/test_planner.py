@@ -335,7 +335,8 @@ def test_unsupported_query_shapes_are_positioned_at_the_keyword(env, sql, fragme
     ("SELECT *\nFROM src\nWHERE NOT (id = 1 AND EXISTS (\n  SELECT x FROM src UNION ALL SELECT x FROM src))",
      "WHERE", (4, 3)),
     ("SELECT id, id IN (SELECT x FROM src) FROM src", "the SELECT list", (1, 19)),  # scalar ones are joins
-    ("SELECT g, COUNT(*) FROM src GROUP BY g HAVING COUNT(*) > (SELECT 1 FROM src)", "HAVING", (1, 59)),
+    ("SELECT g, COUNT(*) FROM src GROUP BY g HAVING COUNT(*) > 1 OR g IN (SELECT x FROM src)", "HAVING",
+     (1, 69)),
     ("SELECT a.g FROM src AS a JOIN src AS b ON a.id = b.id AND a.x IN (SELECT x FROM src)",
      "a JOIN's ON condition", (1, 67)),
 ])
