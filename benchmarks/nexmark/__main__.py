@@ -1,4 +1,4 @@
-"""``python -m benchmarks.nexmark load ...``: the events to a JSON-lines file or a Kafka topic."""
+"""``python -m benchmarks.nexmark [run] ...`` (the benchmark, :mod:`.runner`) or ``... load ...`` (events)."""
 
 from __future__ import annotations
 
@@ -31,10 +31,11 @@ def _load(argv: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] != ["load"]:
-        print("usage: python -m benchmarks.nexmark load ...", file=sys.stderr)
-        return 2
-    return _load(argv[1:])
+    if argv[:1] == ["load"]:
+        return _load(argv[1:])
+    from benchmarks.nexmark import runner
+
+    return runner.main(argv[1:] if argv[:1] == ["run"] else argv)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,6 @@ def to_kafka(
     """Append ``events`` events to the Kafka topic (JSON values, exactly-once)."""
     opts = (
         f"    'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}',\n"
-        "    'format' = 'json', 'sink.partitioner' = 'round-robin'"
+        "    'format' = 'json'"
     )
     _run(opts, events, rate, base_time_ms, {"execution.checkpointing.interval": "1 s"})

@@ -1,0 +1,108 @@
+"""One engine's Nexmark run: ``python -m benchmarks.nexmark.job SPEC.json`` runs its queries one by one.
+
+Run by :mod:`benchmarks.nexmark.runner` in a subprocess, with StreamSQL's interpreter or the
+Flink venv's (standard library, PyFlink and :mod:`benchmarks.nexmark.sql` only on that side).
+Each query's script (:func:`benchmarks.nexmark.sql.script`, the spec's source, a blackhole
+sink) runs to its end: the events table is bounded (``events.num``, the file's end, or the
+topic's end offsets). A query's time is from submitting its INSERT to the job's end, so it
+includes the job's start-up (Flink's is seconds). Spec keys: ``engine`` (``streamsql`` |
+``flink``), ``queries``, ``source_with``, ``side_input``, ``workdir``, ``backend``,
+``interval_ms``, ``flink_jar``, ``result``. The result JSON holds per query ``{"seconds": s}``
+or ``{"error": text}`` (a query the engine refuses: its message's first lines).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+
+from benchmarks.nexmark import sql
+from tests.compat.changelog import INSERT, split_statements
+
+SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.IGNORECASE | re.DOTALL)
+
+
+def _flink_env(spec: dict):
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    config = {
+        "parallelism.default": "1",
+        "table.local-time-zone": "UTC",
+        "state.backend.type": spec["backend"],
+        "execution.checkpointing.interval": f"{spec['interval_ms']} ms",
+        "execution.checkpointing.dir": "file://" + os.path.join(spec["workdir"], "flink-checkpoints"),
+        "restart-strategy.type": "none",
+        **({"pipeline.jars": "file://" + spec["flink_jar"]} if spec.get("flink_jar") else {}),
+    }
+    for k, v in config.items():
+        tenv.get_config().set(k, v)
+
+    def execute(statement: str):
+        m = SET.match(statement)
+        if m:
+            tenv.get_config().set(m.group(1), m.group(2))
+            return None
+        return tenv.execute_sql(statement)
+
+    return execute, lambda result: result.wait()
+
+
+def _streamsql_env(spec: dict, query: str):
+    from streamsql import StreamEnvironment
+
+    d = os.path.join(spec["workdir"], query)
+    env = StreamEnvironment(
+        {
+            "state.backend.type": spec["backend"],
+            "execution.checkpointing.interval": f"{spec['interval_ms']} ms",
+            "execution.checkpointing.dir": os.path.join(d, "checkpoints"),
+            "state.dir": os.path.join(d, "state"),
+            "table.local-time-zone": "UTC",
+        }
+    )
+    return env, env.execute_sql, lambda result: result.job.wait()
+
+
+def run_query(spec: dict, query: str) -> dict:
+    """Run one query to its end on the spec's engine: ``{"seconds": s}`` or ``{"error": text}``."""
+    env = None
+    if spec["engine"] == "flink":
+        execute, wait = _flink_env(spec)
+    else:
+        env, execute, wait = _streamsql_env(spec, query)
+    statements = split_statements(sql.script(query, spec["source_with"], sql.BLACKHOLE, spec["side_input"]))
+    try:
+        for s in statements:
+            if not INSERT.match(s):
+                execute(s)
+        insert = next(s for s in statements if INSERT.match(s))
+        start = time.perf_counter()
+        wait(execute(insert))
+        return {"seconds": time.perf_counter() - start}
+    except Exception as e:  # noqa: BLE001  (a refused query is a result of the run)
+        text = str(e)
+        causes = [ln for ln in text.splitlines() if ln.startswith("Caused by: ")]
+        return {"error": (causes[-1] if causes else "\n".join(text.splitlines()[:4]))[:600]}
+    finally:
+        if env is not None:
+            env.close()
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(open(argv[0]).read())
+    out: dict[str, dict] = {}
+    for q in spec["queries"]:
+        out[q] = run_query(spec, q)
+        with open(spec["result"], "w") as f:  # after every query: a crash keeps the ones done
+            json.dump(out, f, indent=1)
+        print(f"[{spec['engine']}] {q}: {out[q]}", flush=True)
+    sys.stdout.flush()
+    os._exit(0)  # no lingering threads (librdkafka, job threads, Flink's gateway JVM)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

