@@ -142,8 +142,13 @@ def time_attributes(node: PlanNode) -> set[str]:
 
 
 def is_proctime(node: PlanNode, col: str) -> bool:
-    """Whether column ``col`` of ``node`` is a table's ``PROCTIME()`` column, through projections."""
-    while isinstance(node, (CalcNode, WatermarkAssignerNode)):
+    """Whether column ``col`` of ``node`` is a table's ``PROCTIME()`` column, through projections.
+
+    Also through a lookup join's left columns (they keep their names; its rows go on at once).
+    """
+    while isinstance(node, (CalcNode, WatermarkAssignerNode)) or node.kind == "lookup-join":
+        if node.kind == "lookup-join" and col not in node.inputs[0].schema.names:
+            return False
         if isinstance(node, CalcNode):
             src = plain_column(dict(node.query.items).get(col), node.query)
             if src is None:  # computed here: the scan's own computed columns sit right above it

@@ -2,7 +2,8 @@
 
 The dimension table is static while the job runs, so the processing-time join equals the batch
 join DuckDB computes over the same rows (INNER and LEFT, extra conditions on the dimension side,
-keys by primary key or by other columns, NULL keys). The lookups of one batch must be one query.
+keys by primary key or by other columns, NULL keys), and the answer Apache Flink 2.3's JDBC lookup
+join gave for the queries of ``scripts/flink_lookup_join.py`` (``lookup_join_flink.json``).
 """
 
 from __future__ import annotations
@@ -40,13 +41,13 @@ def dim_db(request):
     return kind, db
 
 
-def _env(tmp_path, kind, db, batch_size=16, **options):
+def _env(tmp_path, kind, db, batch_size=16, orders=ORDERS, **options):
     env = StreamEnvironment({"execution.batch-size": str(batch_size),
                              "pipeline.name": f"lk-{uuid.uuid4().hex[:6]}",
                              "execution.checkpointing.dir": str(tmp_path / "chk"),
                              "state.dir": str(tmp_path / "state")})
     path = tmp_path / "orders.json"
-    path.write_text("".join(json.dumps(o) + "\n" for o in ORDERS))
+    path.write_text("".join(json.dumps(o) + "\n" for o in orders))
     env.execute_sql(f"CREATE TABLE orders (oid INT, k INT, color STRING, proc AS PROCTIME()) WITH ("
                     f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
     opts = {"connector": "jdbc", "url": f"jdbc:{kind}://{db.host}:{db.port}/{db.database}",
@@ -135,3 +136,16 @@ def test_flink_legacy_cache_keys_are_refused_at_planning(tmp_path):
                     "'jdbc:postgresql://localhost:1/x', 'table-name' = 'd', 'lookup.cache.ttl' = '1 h')")
     with pytest.raises(ConfigError, match="lookup.cache.ttl"):
         env.execute_sql("SELECT o.k, d.v FROM o JOIN d FOR SYSTEM_TIME AS OF o.proc ON o.k = d.id")
+
+
+def test_the_left_proctime_stays_a_time_attribute_after_a_lookup_join(tmp_path):
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")})
+    env.execute_sql("CREATE TABLE o (k INT, proc AS PROCTIME()) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path}/o.json', 'format' = 'json')")
+    env.execute_sql("CREATE TABLE d (id INT, v INT) WITH ('connector' = 'jdbc', 'url' = "
+                    "'jdbc:postgresql://localhost:1/x', 'table-name' = 'd')")
+    env.execute_sql("CREATE VIEW j AS SELECT o.k, o.proc, d.v FROM o LEFT JOIN d "
+                    "FOR SYSTEM_TIME AS OF o.proc ON o.k = d.id")
+    sql = "EXPLAIN SELECT k, SUM(v) FROM j GROUP BY k, TUMBLE(proc, INTERVAL '1' MINUTE)"
+    plan = env.execute_sql(sql).message
+    assert "TUMBLE(time_col=[proc]" in plan and "LookupJoin(table=[d]" in plan
