@@ -85,7 +85,11 @@ def instant(wall: str) -> str:
 
 
 # -- Java date/time patterns -----------------------------------------------------------------------
-_JAVA = {("y", 4): "%Y", ("y", 2): "%y", ("y", 1): "%Y", ("M", 1): "%-m", ("M", 2): "%m", ("M", 3): "%b",
+_YEAR = "\x01%Y\x02"
+"""What Java's 'y' becomes in a format: %Y between markers, its leading zeros stripped after."""
+
+
+_JAVA = {("y", 4): "%Y", ("y", 2): "%y", ("y", 1): _YEAR, ("M", 1): "%-m", ("M", 2): "%m", ("M", 3): "%b",
          ("M", 4): "%B", ("d", 1): "%-d", ("d", 2): "%d", ("H", 1): "%-H", ("H", 2): "%H", ("h", 1): "%-I",
          ("h", 2): "%I", ("m", 1): "%-M", ("m", 2): "%M", ("s", 1): "%-S", ("s", 2): "%S", ("S", 3): "%g",
          ("S", 6): "%f", ("a", 1): "%p", ("E", 3): "%a", ("E", 4): "%A", ("D", 3): "%j", ("D", 1): "%-j"}
@@ -108,7 +112,7 @@ def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
             if spec is None:
                 msg = f"{c.name}: unsupported pattern letters '{text}' in '{java}'"
                 raise c.fail(msg)
-            out.append(spec.replace("%-", "%") if parsing else spec)
+            out.append(spec.replace(_YEAR, "%Y").replace("%-", "%") if parsing else spec)
         else:
             out.append(text.replace("%", "%%"))
     return "".join(out)
@@ -132,18 +136,30 @@ def _pattern(c: Call, i: int, default: str, parsing: bool = False) -> str | None
     return None if java is None else sql_string(strftime_pattern(c, java, parsing))
 
 
+def formatted(c: Call, value: str, i: int, default: str) -> exp.Expression:
+    """``value`` (DuckDB SQL over ``{0}``) formatted with the Java pattern of argument ``i``.
+
+    strftime has no unpadded year: Java's 'y' writes year 99 as '99' where %Y writes '0099', so
+    a pattern with 'y' strips the leading zeros of its %Y (one regex pass per row, only then).
+    """
+    fmt = _pattern(c, i, default)
+    if fmt is None:
+        return exp.Null()
+    out = f"strftime({value}, {fmt})"
+    if _YEAR in fmt:
+        out = f"regexp_replace({out}, '\x010*([0-9]+)\x02', '\\1', 'g')"
+    return template(out, c.args[0])
+
+
 @scalar("DATE_FORMAT", group="temporal", sig=((T, S), (S, S)), result=fixed("STRING"),
         differences="The format must be a literal.")
 def date_format(c: Call) -> exp.Expression:
     """The timestamp (or a 'yyyy-MM-dd HH:mm:ss' string) formatted with a Java pattern."""
-    fmt = _pattern(c, 1, "")
-    if fmt is None:
-        return exp.Null()
     ts = c.args[0]
     value = "try_cast({0} AS TIMESTAMP)" if ts.type is not None and ts.type.name == "STRING" else "{0}"
     if ts.type is not None and ts.type.name == "TIMESTAMP_LTZ":
         value = wall_clock("{0}")
-    return template(f"strftime({value}, {fmt})", ts)
+    return formatted(c, value, 1, "")
 
 
 # -- differences, additions, rounding ----------------------------------------------------------------
@@ -273,9 +289,6 @@ def from_unixtime(c: Call) -> exp.Expression:
 
     With a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone.
     """
-    fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss")
-    if fmt is None:
-        return exp.Null()
     wall = wall_clock("timezone('UTC', make_timestamp(CAST({0} AS BIGINT) * 1000000))")
-    return template(f"strftime({wall}, {fmt})", c.args[0])
+    return formatted(c, wall, 1, "yyyy-MM-dd HH:mm:ss")
 
