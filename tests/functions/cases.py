@@ -199,6 +199,11 @@ CASES = [
     "REGEXP_EXTRACT('abc', 'b*', 0)", "REGEXP_EXTRACT('abc', 'x*(c)', 1)",
     "REGEXP_EXTRACT('ab', '(a)(x*)', 2)",
     "REGEXP_SUBSTR('a1b22', '[0-9]{2}')", "REGEXP_SUBSTR('abc', 'x*')", "REGEXP_SUBSTR('abc', 'd|')",
+    # -- DATE_FORMAT: every pattern letter it translates to strftime, at its edges --------------------
+    "DATE_FORMAT(TIMESTAMP '0099-03-05 00:07:08.009', 'y yy yyyy')",
+    "DATE_FORMAT(TIMESTAMP '2024-12-31 00:07:08.009', 'M MM MMM MMMM d dd D DDD')",
+    "DATE_FORMAT(TIMESTAMP '2024-01-05 00:07:08.009', 'H HH h hh m mm s ss a')",
+    "DATE_FORMAT(TIMESTAMP '2024-01-05 12:00:00.123456', 'h a SSS SSSSSS EEE EEEE')",
     # -- CAST to STRING: Flink's text of timestamps, floating point, booleans ----------------------
     "CAST(TIMESTAMP '2024-03-10 07:59:50' AS STRING)",
     "CAST(CAST('2024-03-10 07:59:50.12' AS TIMESTAMP(3)) AS STRING)",

@@ -1,19 +1,24 @@
 """The registry's fast paths over columns of a multi-row batch, where the choice is made.
 
 REGEXP_EXTRACT/REGEXP_SUBSTR take one regex pass when the pattern's group never matches ''
-(``ScalarFunction.fast``). The expected values are Python's ``re`` (Java's semantics for these
-ASCII patterns: no ``$``, no ``\\s``, no ``.`` against line terminators).
+(``ScalarFunction.fast``); UPPER/LOWER map ASCII rows in DuckDB and the other rows of the same
+batch with Java's full case mapping. The expected values are Flink's (flink_expected.json) or
+Python's ``re`` (Java's semantics for these ASCII patterns: no ``$``, no ``\\s``, no ``.``
+against line terminators).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from streamsql import StreamEnvironment
 from streamsql.functions.scalars.regex_shape import group_never_empty
+
+EXPECTED = json.loads((Path(__file__).parent / "flink_expected.json").read_text())["cases"]
 
 STRINGS = ["https://x/y?channel_id=42&a=1", "channel_id=&channel_id=7", "no id here", "", "k=", "k=12",
            "xaby", "abab", "ac", "abc", "b", "aXb", "a1b22", None]
@@ -52,3 +57,22 @@ def test_regexp_extract_and_substr_over_a_column(tmp_path):
     for s, *got in rows:
         want = [_python_extract(s, p, g) for p, g in checked] + [_python_extract(s, p, 0) for p, _ in checked]
         assert got == want, s
+
+
+def _case_inputs(fn: str) -> dict[str, str]:
+    """Input → Flink's value of the ``fn(CAST('...' AS STRING))`` conformance cases."""
+    found = {}
+    for r in EXPECTED:
+        m = re.fullmatch(fn + r"\(CAST\('(.*)' AS STRING\)\)", r["expr"])
+        if m and "zone" not in r:
+            found[m.group(1)] = r["value"]
+    return found
+
+
+@pytest.mark.parametrize("fn", ["UPPER", "LOWER"])
+def test_case_mapping_of_ascii_and_other_rows_in_one_batch(tmp_path, fn):
+    cases = _case_inputs(fn)
+    assert len(cases) >= 5 and any(k.isascii() for k in cases) and any(not k.isascii() for k in cases)
+    inputs = [*cases, None]
+    got = dict(_run(tmp_path, inputs, f"{fn}(s)"))
+    assert got == {**cases, None: None}
