@@ -511,10 +511,16 @@ AGGREGATE_DOCS = (
                  "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
                  "TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink refuses it "
                  "(no merge). Other argument types are not supported yet."),
+    AggregateDoc(("PERCENTILE",),
+                 "numeric, percentage (a literal in [0, 1] or an ARRAY of them) [, frequency]",
+                 "ignores NULL values (and rows whose frequency is NULL or not positive); NULL without a "
+                 "value",
+                 "Linear interpolation as Flink's, DOUBLE (ARRAY<DOUBLE> for an ARRAY of percentages). A "
+                 "percentage outside [0, 1] is refused at planning (Flink fails the job)."),
 )
 """The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py;
-FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG and JSON_ARRAYAGG: the compat cases
-tests/compat/cases/ordered_aggs_*, collect_aggs_*, listagg_*)."""
+FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG and PERCENTILE: the compat cases
+tests/compat/cases/ordered_aggs_*, collect_aggs_*, listagg_*, percentile_*, rowwise_aggs_over)."""
 
 
 def _numeric(func: str, arg: SqlType) -> None:

@@ -1,4 +1,4 @@
-"""ARRAY_AGG and JSON_ARRAYAGG: built-in aggregates that collect their rows' values in arrival order.
+"""ARRAY_AGG, JSON_ARRAYAGG and PERCENTILE: built-in aggregates that collect their rows' values.
 
 They run on the mechanism of FIRST_VALUE and LISTAGG (:mod:`streamsql.functions.ordered_aggregates`):
 an object with PyFlink's aggregate methods, whose list accumulator is folded row by row
@@ -18,11 +18,18 @@ Semantics, as Flink 2.3's (flink-table-runtime ``functions/aggregate``):
   (``[]`` without a value); NULLs are left out (``ABSENT ON NULL``, the default) or written as
   ``null``; a retraction removes the first occurrence of the value's JSON text. Its accumulator
   is ``[JSON texts...]``.
+- ``PERCENTILE(x, p [, frequency])`` (PercentileAggFunction): the percentile ``p`` (a DOUBLE in
+  [0, 1], or an ARRAY of them for an ARRAY<DOUBLE> result) of the non-NULL values as DOUBLE, by
+  linear interpolation between the two values around position ``p * (n - 1) + 1`` of the sorted
+  values (``n`` their total count); each row counts ``frequency`` times (NULL or not positive:
+  the row is skipped); a retraction subtracts its count; NULL without a value. Its accumulator is
+  ``[percentages or None, {value: count}]``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from streamsql.core.errors import PlanError
@@ -128,6 +135,67 @@ def json_text(value) -> str:
     return _UNICODE_ESCAPE.sub(lambda m: "\\u" + m.group(1).upper(), json.dumps(value, ensure_ascii=False))
 
 
+class Percentile:
+    """``PERCENTILE(x, p [, frequency])``: the accumulator is ``[percentages, {value: count}]``."""
+
+    def __init__(self, many: bool):
+        self.many = many  # an ARRAY of percentages: an ARRAY result
+
+    def create_accumulator(self) -> list:
+        """No percentage seen, no value."""
+        return [None, {}]
+
+    def accumulate(self, acc: list, value, percentage, frequency=1) -> None:
+        """Count ``value`` ``frequency`` times; the first row's percentage is kept."""
+        if acc[0] is None:
+            acc[0] = [float(p) for p in percentage] if self.many else [float(percentage)]
+        if value is not None and frequency is not None and frequency > 0:
+            self._add(acc, float(value), int(frequency))
+
+    def retract(self, acc: list, value, percentage, frequency=1) -> None:
+        """Count ``value`` down ``frequency`` times."""
+        if value is not None and frequency is not None and frequency > 0:
+            self._add(acc, float(value), -int(frequency))
+
+    @staticmethod
+    def _add(acc: list, value: float, n: int) -> None:
+        total = acc[1].get(value, 0) + n
+        if total:
+            acc[1][value] = total
+        else:
+            acc[1].pop(value, None)
+
+    def merge(self, acc: list, others: list) -> None:
+        """Add the counts of ``others`` (sessions merged)."""
+        for percentages, counts in others:
+            if acc[0] is None:
+                acc[0] = percentages
+            for v, n in counts.items():
+                self._add(acc, v, n)
+
+    def get_value(self, acc: list):
+        """The percentile(s), NULL without a value (as Flink's PercentileAccumulator.getValue)."""
+        percentages, counts = acc
+        total = sum(counts.values())
+        if percentages is None or total <= 0:
+            return None
+        values = sorted(counts.items())
+        out = []
+        for p in percentages:
+            position = p * (total - 1) + 1
+            lower, higher = math.floor(position), math.ceil(position)
+            j, seen = 0, values[0][1]
+            while seen < lower:
+                j += 1
+                seen += values[j][1]
+            v = values[j][0]
+            if seen >= higher:  # between two equal values, or at an exact position
+                out.append(v)
+            else:  # linear interpolation with the next value
+                out.append((higher - position) * v + (position - lower) * values[j + 1][0])
+        return out if self.many else out[0]
+
+
 _JSON_VALUE_TYPES = ("STRING", "TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN")
 
 
@@ -149,6 +217,23 @@ def _json_string(arg: SqlType | None) -> SqlType:
     return SqlType("STRING", nullable=False)
 
 
+def _percentile_of(arg: SqlType | None) -> SqlType:
+    """PERCENTILE with one percentage: DOUBLE.
+
+    Raises:
+        PlanError: an argument that is not numeric.
+    """
+    if arg is None or not arg.is_numeric:
+        msg = f"PERCENTILE needs a numeric argument, got {arg}"
+        raise PlanError(msg)
+    return SqlType("DOUBLE")
+
+
+def _percentiles_of(arg: SqlType | None) -> SqlType:
+    """PERCENTILE with an ARRAY of percentages: ARRAY<DOUBLE>."""
+    return SqlType.array(_percentile_of(arg))
+
+
 COLLECTION_FUNCTIONS = (
     register_builtin("array_agg", "ARRAY_AGG", ArrayAgg(ignore_nulls=False), 1, _array_of),
     register_builtin("array_agg_ignore_nulls", "ARRAY_AGG", ArrayAgg(ignore_nulls=True), 1, _array_of),
@@ -158,5 +243,9 @@ COLLECTION_FUNCTIONS = (
     register_builtin("json_arrayagg", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=False), 1, _json_string),
     register_builtin("json_arrayagg_null_on_null", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=True), 1,
                      _json_string),
+    register_builtin("percentile", "PERCENTILE", Percentile(many=False), 2, _percentile_of),
+    register_builtin("percentile_frequency", "PERCENTILE", Percentile(many=False), 3, _percentile_of),
+    register_builtin("percentile_array", "PERCENTILE", Percentile(many=True), 2, _percentiles_of),
+    register_builtin("percentile_array_frequency", "PERCENTILE", Percentile(many=True), 3, _percentiles_of),
 )
 """The aggregate classes, by their ``AggSpec.func``."""

@@ -18,20 +18,21 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.plan.expressions import ArrayAggCall, ListAggCall
+from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall
 from streamsql.plan.nodes import INSERT_ONLY
 
-ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg)
+ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg, PercentileCall)
 _NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
-          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG"}
+          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", PercentileCall: "PERCENTILE"}
+_ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall}
 
 
 def mark_listagg(q: exp.Expression) -> exp.Expression:
     """``q`` with its LISTAGG calls as :class:`ListAggCall`, its ARRAY_AGG calls as :class:`ArrayAggCall`."""
 
     def mark(n: exp.Expression) -> exp.Expression:
-        if type(n) is exp.Anonymous and n.name.upper() == "LISTAGG":
-            call = ListAggCall(this=n.this, expressions=n.expressions)
+        if type(n) is exp.Anonymous and n.name.upper() in _ANONYMOUS:
+            call = _ANONYMOUS[n.name.upper()](this=n.this, expressions=n.expressions)
         elif isinstance(n, (exp.IgnoreNulls, exp.RespectNulls)) and isinstance(n.this, exp.ArrayAgg):
             call = ArrayAggCall(this="ARRAY_AGG", expressions=[n.this.this],
                                 ignore_nulls=isinstance(n, exp.IgnoreNulls))
@@ -56,6 +57,8 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     name = _NAMES[type(call)]
     if isinstance(call, ArrayAggCall):
         return _array_agg(call)
+    if isinstance(call, PercentileCall):
+        return _percentile(planner, call)
     if isinstance(call, exp.JSONArrayAgg):
         null_on_null = call.args.get("null_handling") == "NULL ON NULL"
         return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [call.this]
@@ -83,6 +86,36 @@ def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:
 
 
 _NO_MERGE = (exp.FirstValue, exp.LastValue, exp.JSONArrayAgg)
+
+
+def _percentile(planner, call: PercentileCall) -> tuple[str, list[exp.Expression]]:
+    """PERCENTILE's function (``percentile[_array][_frequency]``) and arguments.
+
+    Raises:
+        SqlError: other than two or three arguments; a percentage that is not a numeric literal in
+            [0, 1] or an ARRAY of them (Flink fails the job on one outside [0, 1]).
+    """
+    args = list(call.expressions)
+    if len(args) not in (2, 3):
+        planner._fail(call, f"PERCENTILE takes two or three arguments (value, percentage [, frequency]), "
+                            f"got {len(args)}")
+    many = isinstance(args[1], exp.Array)
+    for p in args[1].expressions if many else [args[1]]:
+        value = _number(p)
+        if value is None or not 0 <= value <= 1:
+            planner._fail(p, "The percentage of PERCENTILE must be a numeric literal between 0.0 and 1.0 "
+                             "(or an ARRAY of them)")
+    return "percentile" + ("_array" if many else "") + ("_frequency" if len(args) == 3 else ""), args
+
+
+def _number(e: exp.Expression) -> float | None:
+    """The value of a numeric literal (``-`` literal too), else None."""
+    if isinstance(e, exp.Neg):
+        inner = _number(e.this)
+        return None if inner is None else -inner
+    if isinstance(e, exp.Literal) and not e.is_string:
+        return float(e.this)
+    return None
 
 
 def reject_unmerged(planner, calls, where: str) -> None:

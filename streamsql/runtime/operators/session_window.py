@@ -129,13 +129,13 @@ class SessionWindowAggOperator(WindowAggBase):
         groups = list(zip(*(part.column(i).to_pylist() for i in range(nk + 1))))  # (keys..., sid)
         news = [aggregates.new() for _ in groups]
         aggregates.fold(news, part)  # news[i][0]: the session's row count
-        index = {g: i for i, g in enumerate(groups)} if self._multiset_sql or aggregates.rowwise else None
         if aggregates.rowwise:  # in arrival order: row n is session n
-            rows = [index[g] for g in zip(*(table.column(i).to_pylist() for i in range(nk)),
-                                          range(table.num_rows))]
+            at = {g[nk]: i for i, g in enumerate(groups)}
+            rows = [at[n] for n in range(table.num_rows)]
             origin = batch.origin if valid is None else None  # rows were dropped: positions moved
             aggregates.fold_rows(news, table, rows, [1] * table.num_rows, origin)
         if self._multiset_sql:
+            index = {g: i for i, g in enumerate(groups)}
             for state, sql in self._multiset_sql.items():
                 d = self._query(sql, islands)
                 rows = [index[g] for g in zip(*(d.column(i).to_pylist() for i in range(nk + 1)))]
