@@ -69,6 +69,7 @@ from streamsql.functions.aggregate_function import (
     valid_mask,
 )
 from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
+from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
@@ -460,7 +461,8 @@ class CountDistinct(MinRetract):
 
 FUNCTIONS: dict[str, type[AggregateFunction]] = {
     cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
-                              *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS, *COLLECTION_FUNCTIONS)
+                              CountDistinctTtl, *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS,
+                              *COLLECTION_FUNCTIONS)
 }
 
 

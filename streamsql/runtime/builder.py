@@ -164,7 +164,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
     plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms),
     plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema,
-                                                  n.state_ttl_ms),
+                                                  n.state_ttl_ms, n.inputs[0].mode != plan.INSERT_ONLY),
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,

@@ -37,6 +37,7 @@ other fails clearly (:class:`~streamsql.state.layout.StateFormatError`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -46,6 +47,7 @@ from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates, python_values
 from streamsql.functions.aggregates import AggSpec
+from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.state.cache import ObjectValues, ValueStore, WriteBehindCache
@@ -128,9 +130,10 @@ class GroupAggBase(Operator):
         self.output_schema = output_schema
         self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys:], "GROUP BY",
                                      row_count=True)
-        if any(a.func == "count_distinct" for a in aggs):
-            # Flink expires each distinct value on its own last write; here they live with the key.
-            self.state_ttl_missing = "a GROUP BY with a DISTINCT aggregate (COUNT(DISTINCT ...))"
+        if len({a.arg for a in aggs if a.func == "count_distinct"}) > 1:
+            # Flink's filtered calls over one value share that value's distinct-view entry (and its
+            # write time); here a filtered call is a call over its own CASE expression.
+            self.state_ttl_missing = "a GROUP BY with several COUNT(DISTINCT ...) calls"
         keys = _quoted(input_schema, num_keys)
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
         items = self.aggregates.partial_items("__sign", objects=True)
@@ -178,14 +181,34 @@ class GroupAggBase(Operator):
 class GroupAggOperator(GroupAggBase):
     """Keyed, updating aggregation over object accumulators (see module docstring).
 
-    Args: as :class:`GroupAggBase`.
+    Args: as :class:`GroupAggBase`, and
+        updating_input: the input is a changelog (under state TTL a COUNT(DISTINCT x)'s values
+            are then stamped on every change, :mod:`streamsql.functions.distinct_ttl`).
     """
 
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
-                 state_ttl_ms: int | None = None):
+                 state_ttl_ms: int | None = None, updating_input: bool = False):
         super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
+        self.updating_input = updating_input
         # One query per multiset state: net multiplicity of each (key, value).
         self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
+
+    def open(self, ctx: OperatorContext) -> None:
+        """As the base; under state TTL a COUNT(DISTINCT x)'s values expire on their own, as Flink's.
+
+        Raises:
+            ConfigError: a bad ``'state.cache.max-entries'`` or ``'table.exec.state.ttl'``.
+        """
+        super().open(ctx)
+        if self.ttl and any(a.func == "count_distinct" for a in self.aggs):
+            # same states in the same order (so the same queries), the distinct one with write times
+            specs = [replace(a, func=CountDistinctTtl.func) if a.func == "count_distinct" else a
+                     for a in self.aggs]
+            self.aggregates = Aggregates(specs, self.input_schema, list(self.output_schema)[self.num_keys:],
+                                         "GROUP BY", row_count=True)
+            for s in self.aggregates.states:
+                if isinstance(s, CountDistinctTtl):
+                    s.configure(self.ttl, self.updating_input)
 
     def _new_values(self) -> ObjectValues:
         python = [s.function for s in self.aggregates.states if s.rowwise]

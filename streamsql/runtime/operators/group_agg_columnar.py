@@ -47,10 +47,15 @@ def fixed_width_supported(aggs: list[AggSpec], input_schema: pa.Schema) -> bool:
 
 
 def create_group_agg(num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema,
-                     output_schema: pa.Schema, state_ttl_ms: int | None = None) -> Operator:
-    """The GROUP BY operator for these calls: columnar when it can be, else the general one."""
-    cls = ColumnarGroupAggOperator if fixed_width_supported(aggs, input_schema) else GroupAggOperator
-    return cls(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
+                     output_schema: pa.Schema, state_ttl_ms: int | None = None,
+                     updating_input: bool = False) -> Operator:
+    """The GROUP BY operator for these calls: columnar when it can be, else the general one.
+
+    Args: as :class:`~streamsql.runtime.operators.group_agg.GroupAggOperator`'s.
+    """
+    if fixed_width_supported(aggs, input_schema):
+        return ColumnarGroupAggOperator(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
+    return GroupAggOperator(num_keys, aggs, input_schema, output_schema, state_ttl_ms, updating_input)
 
 
 class ColumnarGroupAggOperator(GroupAggBase):
