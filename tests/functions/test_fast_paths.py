@@ -76,3 +76,16 @@ def test_case_mapping_of_ascii_and_other_rows_in_one_batch(tmp_path, fn):
     inputs = [*cases, None]
     got = dict(_run(tmp_path, inputs, f"{fn}(s)"))
     assert got == {**cases, None: None}
+
+
+def _java_replace_all(s: str | None, pattern: str, replacement: str) -> str | None:
+    """Java's ``replaceAll`` with a literal replacement (Python's re.sub has Java's empty matches)."""
+    return None if s is None else re.sub(pattern, lambda _: replacement, s)
+
+
+@pytest.mark.parametrize("pattern", ["a*", "x*", "b*", "(ab)*", "a?|b"])
+def test_regexp_replace_of_an_empty_matching_pattern_over_a_column(tmp_path, pattern):
+    strings = ["aaa", "abc", "", "xyz", "baab", "abab", None]
+    rows = _run(tmp_path, strings, f"REGEXP_REPLACE(s, '{pattern}', '-')")
+    assert len(rows) == len(strings)
+    assert all(got == _java_replace_all(s, pattern, "-") for s, got in rows), rows

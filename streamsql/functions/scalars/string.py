@@ -146,19 +146,24 @@ _REPLACE_ALL = python_call("REGEXP_REPLACE", lambda *a: rowwise(_java_replace_al
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
         differences="Java regular expressions run on RE2 (no look-around or back-references); a literal "
                     "pattern that can match the empty string runs on Python's engine, which has Java's "
-                    "empty matches. A pattern that is not a literal always runs on RE2, whose global "
-                    "replace skips an empty match right after a match (Java: REGEXP_REPLACE('aaa', 'a*', "
-                    "'x') = 'xx', RE2: 'x').")
+                    "empty matches, for the rows where it matches non-empty text. A pattern that is not a "
+                    "literal always runs on RE2, whose global replace skips an empty match right after a "
+                    "match (Java: REGEXP_REPLACE('aaa', 'a*', 'x') = 'xx', RE2: 'x').")
 def regexp_replace(c: Call) -> exp.Expression:
     """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1').
 
-    RE2's global replace skips an empty match that directly follows a match, Java's replaceAll
-    does not ('aaa' with 'a*' is 'xx'); Python's re.sub (3.7+) matches as Java, so a literal
-    pattern of minimum width 0 is replaced in Python, every other on RE2 (faster).
+    RE2's global replace skips an empty match that directly follows a non-empty match, Java's
+    replaceAll does not ('aaa' with 'a*' is 'xx'); Python's re.sub (3.7+) matches as Java. So for
+    a literal pattern of minimum width 0, the rows where some match is non-empty are replaced in
+    Python and the others on RE2: up to the first non-empty match every engine visits the same
+    (empty) matches, so a row whose RE2 matches are all empty has no non-empty match in Java
+    either, and its replacement is the same.
     """
+    re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
     if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
-        return _REPLACE_ALL(c)
-    return template("regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')", *c.args)
+        return template(f"CASE WHEN array_to_string(regexp_extract_all({{0}}, {{1}}), '') <> '' THEN {{3}} "
+                        f"ELSE {re2} END", *c.args, Arg(_REPLACE_ALL(c), None))
+    return template(re2, *c.args)
 
 
 def one_pass_extract(c: Call) -> exp.Expression | None:
