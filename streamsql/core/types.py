@@ -1,6 +1,6 @@
 """SQL data types, their Arrow physical types, and conversions between them.
 
-Flink SQL's type names are the reference: STRING, VARCHAR(n), BOOLEAN, TINYINT, SMALLINT, INT,
+Flink SQL's type names are the reference: STRING, VARCHAR(n), CHAR(n), BOOLEAN, TINYINT, SMALLINT, INT,
 BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES.
 
 Physical representation inside a batch (Arrow):
@@ -56,12 +56,15 @@ class SqlType:
     Attributes:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
             DOUBLE, DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
-        precision: DECIMAL precision, TIMESTAMP fractional-second precision (0-9), VARCHAR length.
+        precision: DECIMAL precision, TIMESTAMP fractional-second precision (0-9), VARCHAR or
+            CHAR length.
         scale: DECIMAL scale.
         nullable: False for ``NOT NULL`` columns.
         children: the field types of a ROW, the element type of an ARRAY, the key and value
             types of a MAP; empty for other types.
         field_names: the field names of a ROW, in order.
+        padded: a STRING of fixed length, ``CHAR(n)``: values are blank-padded to ``precision``
+            characters (and cut to it), as Flink's CHAR.
     """
 
     name: str
@@ -70,6 +73,7 @@ class SqlType:
     nullable: bool = True
     children: tuple[SqlType, ...] = ()
     field_names: tuple[str, ...] = ()
+    padded: bool = False
 
     @staticmethod
     def row(fields: list[tuple[str, SqlType]], nullable: bool = True) -> SqlType:
@@ -156,6 +160,8 @@ class SqlType:
             return SqlType(name, p, s, nullable)
         if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(name, args[0] if args else (6 if name == "TIMESTAMP" else 6), None, nullable)
+        if t == "CHAR":  # Flink: CHAR is CHAR(1)
+            return SqlType(name, args[0] if args else 1, None, nullable, padded=True)
         if name == "STRING" and args:
             return SqlType(name, args[0], None, nullable)
         return SqlType(name, None, None, nullable)
@@ -172,7 +178,7 @@ class SqlType:
         elif self.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             base = f"{self.name}({self.precision})"
         elif self.name == "STRING" and self.precision is not None:
-            base = f"VARCHAR({self.precision})"
+            base = f"{'CHAR' if self.padded else 'VARCHAR'}({self.precision})"
         else:
             base = self.name
         return base if self.nullable else base + " NOT NULL"
@@ -325,9 +331,12 @@ def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
 def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
     """``CAST(expr AS dst)`` as Flink writes into a sink column of type ``dst``.
 
-    As Flink's sink type enforcers: a string is cut to VARCHAR(n)'s length (DuckDB ignores it);
-    a number that does not fit DECIMAL(p, s) is NULL (DuckDB fails).
+    As Flink's sink type enforcers: a string is cut to VARCHAR(n)'s length (DuckDB ignores it)
+    and blank-padded to CHAR(n)'s; a number that does not fit DECIMAL(p, s) is NULL (DuckDB
+    fails).
     """
+    if dst.padded:  # DuckDB's rpad also cuts a longer string to the length
+        return f"rpad(CAST({expr} AS VARCHAR), {dst.precision}, ' ')"
     if dst.name == "STRING" and dst.precision is not None:
         return f"left(CAST({expr} AS VARCHAR), {dst.precision})"
     if dst.name == "DECIMAL" and src.is_numeric:
