@@ -62,9 +62,10 @@ class FlinkGenerator(generator.Generator):
         return f"ARRAY[{self.expressions(expression, flat=True)}]"
 
     def datatype_sql(self, expression: exp.DataType) -> str:
-        """Flink's ``ROW<...>`` for sqlglot's STRUCT; other types as the base generator."""
+        """Flink's ``ROW<...>`` for STRUCT and ``T NOT NULL`` inside composite types; else as the base."""
         text = super().datatype_sql(expression)
-        return "ROW" + text[len("STRUCT"):] if expression.is_type(exp.DType.STRUCT) else text
+        text = "ROW" + text[len("STRUCT"):] if expression.is_type(exp.DType.STRUCT) else text
+        return text + " NOT NULL" if expression.args.get("nullable") is False else text
 
     def not_sql(self, expression: exp.Not) -> str:
         """``a IS NOT NULL`` rather than the base generator's ``NOT a IS NULL``."""

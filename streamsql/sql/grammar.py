@@ -295,19 +295,50 @@ class FlinkParser(parser.Parser):
             return self.expression(nodes.DescribeJob(this=self._parse_string()))
         return self.expression(nodes.DescribeTable(this=self._parse_table_name()))
 
+    _nested_types = 0  # how many ARRAY/MAP/ROW type brackets the type being read is inside
+
     def _parse_types(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
         # Flink's ROW<a INT> / ROW(a INT) type is sqlglot's STRUCT; ROW stays a function name
         # elsewhere (ROW(1, 'a') is a value), so only a type position reads it as STRUCT.
         token, nxt = self._curr, self._next
-        if token and token.token_type == TokenType.ROW and nxt and nxt.token_type in (TokenType.LT,
-                                                                                    TokenType.L_PAREN):
+        element = self._nested_types > 0
+        opens = nxt is not None and nxt.token_type in (TokenType.LT, TokenType.L_PAREN)
+        if opens and token.text.upper() == "MULTISET":
+            self.raise_error("MULTISET is not supported yet; declare MAP<T, INT> (each element to its "
+                             "count), which the json formats read from the same JSON object", token)
+        row = token is not None and token.token_type == TokenType.ROW and opens
+        if row:
             token.token_type = TokenType.STRUCT
-            try:
-                node = super()._parse_types(*args, **kwargs)
-            finally:
+        nested = int(opens and token.token_type in self.NESTED_TYPE_TOKENS)
+        self._nested_types += nested
+        try:
+            node = super()._parse_types(*args, **kwargs)
+        finally:
+            self._nested_types -= nested
+            if row:
                 token.token_type = TokenType.ROW
-            return node
-        return super()._parse_types(*args, **kwargs)
+        # Inside ARRAY<...>, MAP<...>, ROW<...> an element, value or field type may be NOT NULL
+        # (Flink's ARRAY<INT NOT NULL>); a column's own NOT NULL stays its constraint.
+        if element and isinstance(node, exp.DataType) and self._match_text_seq("NOT", "NULL"):
+            node.set("nullable", False)
+        return node
+
+    def _parse_struct_types(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
+        # A field whose type is a ROW (`ROW<a ROW<b INT>>`): sqlglot looks for a type token after
+        # the field name, so that ROW is read as STRUCT here. A field may end with its
+        # description, `ROW<a INT NOT NULL 'the a'>` (documentation only): it is read and dropped.
+        after = self._tokens[self._index + 1: self._index + 3]
+        row = after[0] if len(after) == 2 and after[0].token_type == TokenType.ROW \
+            and after[1].token_type in (TokenType.LT, TokenType.L_PAREN) else None
+        if row is not None:
+            row.token_type = TokenType.STRUCT
+        try:
+            node = super()._parse_struct_types(*args, **kwargs)
+        finally:
+            if row is not None:
+                row.token_type = TokenType.ROW
+        self._match(TokenType.STRING)
+        return node
 
     def _parse_function_call(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
         # Calls without parentheses (LOCALTIMESTAMP, CURRENT_DATE), and aggregates the planner refuses

@@ -176,3 +176,24 @@ def test_show_create_table_reparses_to_the_same_definition():
     assert _unquoted(again.column("total").computed) == _unquoted(td.column("total").computed)
     assert _unquoted(again.watermark.expr) == _unquoted(td.watermark.expr)
     assert (again.primary_key, again.options, again.temporary) == (td.primary_key, td.options, td.temporary)
+
+
+def test_not_null_inside_composite_types_nested_rows_and_field_comments():
+    """Flink's DDL accepts these (compat cases types_*); they were parse errors."""
+    td = table("CREATE TABLE t (a ARRAY<INT NOT NULL> NOT NULL, m MAP<STRING NOT NULL, INT NOT NULL>, "
+               "r ROW<a ROW<b INT>, c ROW(d BIGINT NOT NULL)>, n ROW<a INT NOT NULL 'the a', b STRING 'x'>, "
+               "z ARRAY<ROW<c INT NOT NULL>>) WITH ('connector' = 'blackhole')")
+    types = {c.name: c.type for c in td.columns}
+    assert types["a"] == SqlType.array(SqlType("INT", nullable=False), nullable=False)
+    assert types["m"] == SqlType.map(SqlType("STRING", nullable=False), SqlType("INT", nullable=False))
+    assert types["r"].sql() == "ROW<`a` ROW<`b` INT>, `c` ROW<`d` BIGINT NOT NULL>>"
+    assert types["n"].sql() == "ROW<`a` INT NOT NULL, `b` STRING>", "a field's description is dropped"
+    assert types["z"].sql() == "ARRAY<ROW<`c` INT NOT NULL>>"
+    assert table(show_create_table(td)).columns == td.columns, "SHOW CREATE TABLE reparses to the same"
+
+
+def test_multiset_is_refused_with_what_to_declare():
+    with pytest.raises(SqlError) as e:
+        parse_statement("CREATE TABLE t (id INT, ms MULTISET<STRING>) WITH ('connector' = 'blackhole')")
+    assert "MULTISET is not supported yet; declare MAP<T, INT>" in e.value.message
+    assert (e.value.line, e.value.col) == (1, 28)
