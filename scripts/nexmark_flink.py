@@ -57,7 +57,9 @@ def run_query(query: str, events_file: str, side_input: str, capture: Capture) -
         columns = list(tenv.from_path(INSERT.match(insert).group(1)).get_schema().get_field_names())
         start = capture.mark()
         tenv.execute_sql(insert).wait()
-        rows = fold(capture.since(start))
+        lines = capture.since(start)
+        key = results.UPSERT_KEYS.get(query)
+        rows = results.fold_upsert(lines, columns, key) if key else fold(lines)
     except Exception as e:  # noqa: BLE001  (Flink's rejection is the query's expected outcome)
         return {"flink_error": _error_text(e)}
     if query in sql.PROCTIME_QUERIES:

@@ -28,6 +28,9 @@ SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.IGNORECASE | re.DOTALL
 def _flink_env(spec: dict):
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
+    if str(sql.HERE) not in sys.path:  # q14's nexmark_udf, which PyFlink's client imports too
+        sys.path.insert(0, str(sql.HERE))
+
     tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     config = {
         "parallelism.default": "1",

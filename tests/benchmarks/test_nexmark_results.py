@@ -3,12 +3,12 @@
 ``benchmarks/nexmark/expected.json`` was written by Flink (``scripts/nexmark_flink.py``): the
 ``nexmark`` connector's events (``results.COMPARE``) as a JSON-lines file, read by Flink through
 Nexmark's DDL and views, each query into a print sink whose changelog is folded into the final
-table. Here the same query runs on StreamSQL over the ``nexmark`` connector itself (so the
-generator → JSON → Flink path and our connector must agree too) into a print sink, folded and
-summarized the same way. A query Flink rejects must be rejected here too, at a position. The
-processing-time queries' results depend on the wall clock: only that they run (or are refused
-at a position) is checked.
-"""
+table (for the queries of ``results.UPSERT_KEYS``, whose Flink plan sends an upsert changelog,
+the last row per key). Here the same query runs on StreamSQL over the ``nexmark`` connector
+itself (so the generator → JSON → Flink path and our connector must agree too) into a print
+sink, folded and summarized the same way. A query Flink rejects must be rejected here too, at a
+position. The processing-time queries' results depend on the wall clock: only that they run (or
+are refused at a position) is checked."""
 
 from __future__ import annotations
 
@@ -24,14 +24,6 @@ from streamsql.core.errors import StreamSQLError
 from tests.compat.changelog import INSERT, fold, split_statements
 
 EXPECTED = json.loads((sql.HERE / "expected.json").read_text())
-#: Queries whose StreamSQL table differs from Flink's, and why (xfail, strict: remove the entry
-#: once it passes).
-DIFFERS = {
-    "q9": "Flink's print changelog folds to 1224 rows, several per auction; StreamSQL and DuckDB's batch "
-          "answer over the same events have 552, one per auction (top-1 by price): not explained yet",
-}
-
-
 def _run(query: str, tmp_path) -> tuple[list[str], list[list[str | None]]]:
     """The query's columns and final table on StreamSQL (print sink captured and folded)."""
     c = results.COMPARE
@@ -74,7 +66,4 @@ def test_query_gives_flinks_final_table(query, tmp_path):
         return
     columns, rows = _run(query, tmp_path)
     got = results.summary(columns, rows)
-    if query in DIFFERS and got != expected:
-        pytest.xfail(DIFFERS[query])
     assert got == expected
-    assert query not in DIFFERS, f"{query} now gives Flink's table: remove it from DIFFERS"
