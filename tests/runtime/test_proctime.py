@@ -61,7 +61,7 @@ def _window_op(kind, backend, workdir, clock):
         inner = SessionWindowAggOperator(WindowSpec("SESSION", gap=3000, proctime=True), 1, 1, OP_AGGS,
                                          IN_SCHEMA, OUT_SCHEMA)
     else:
-        spec = WindowSpec(kind, size=10_000, slide=5000 if kind == "HOP" else 0, proctime=True)
+        spec = WindowSpec(kind, size=10_000, slide=5000 if kind in ("HOP", "CUMULATE") else 0, proctime=True)
         inner = SlicingWindowAggOperator(spec, 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
     return open_operator(ProcessingTimeOperator(inner, 1), backend, workdir, "window-agg-1", clock=clock)
 
@@ -102,8 +102,8 @@ def test_tumble_fires_on_the_clock_by_arrival_not_by_watermark(tmp_path, backend
     b.close()
 
 
-@pytest.mark.parametrize("kind", ["HOP", "SESSION"])
-def test_hop_and_session_windows_on_processing_time(tmp_path, kind):
+@pytest.mark.parametrize("kind", ["HOP", "CUMULATE", "SESSION"])
+def test_hop_cumulate_and_session_windows_on_processing_time(tmp_path, kind):
     clock = Clock(BASE + 4000)
     op, b = _window_op(kind, "hashmap", tmp_path / "w", clock)
     op.process_batch(_batch([("x", 1)]), 0)
@@ -114,6 +114,8 @@ def test_hop_and_session_windows_on_processing_time(tmp_path, kind):
     if kind == "HOP":  # size 10 s every 5 s: 4 s is in [-5, 5) and [0, 10), 6 s in [0, 10) and [5, 15)
         assert fired == {("x", BASE - 5000, BASE + 5000): (1, 1), ("x", BASE, BASE + 10_000): (2, 3),
                          ("x", BASE + 5000, BASE + 15_000): (1, 2)}
+    elif kind == "CUMULATE":  # size 10 s in steps of 5 s: [0, 5) holds 4 s, [0, 10) both
+        assert fired == {("x", BASE, BASE + 5000): (1, 1), ("x", BASE, BASE + 10_000): (2, 3)}
     else:  # gap 3 s: 4 s and 6 s are one session [4 s, 9 s)
         assert fired == {("x", BASE + 4000, BASE + 9000): (2, 3)}
     b.close()
