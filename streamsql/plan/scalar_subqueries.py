@@ -115,7 +115,7 @@ def plan_scalar_joins(planner, sel: exp.Select, node: PlanNode, scope: Scope, su
     for n, s in enumerate(subqueries):
         corr = correlation(planner, s.query, scope)
         if corr.keys or corr.other:  # correlated: LEFT join it grouped by its keys (plan/correlated.py)
-            node, scope = plan_correlated_scalar(planner, s.query, s.name, corr, node, scope)
+            node, scope = plan_correlated_scalar(planner, s.query, s.name, corr, node, scope, sel)
             continue
         try:
             right, rs = planner._query(s.query)
