@@ -349,6 +349,13 @@ class FlinkParser(parser.Parser):
             _position(node, token)
         return node
 
+    def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:  # noqa: D102 - sqlglot's hook
+        # Calcite's POSITION(sub IN s FROM start): LOCATE(sub, s, start)
+        node = super()._parse_position(haystack_first)
+        if self._match(TokenType.FROM):
+            node.set("position", self._parse_bitwise())
+        return node
+
     def _parse_function_statement(self, cls: type[exp.Expression]) -> exp.Expr | None:
         """``CREATE``/``DROP [TEMPORARY] [SYSTEM] FUNCTION ...`` (None for any other CREATE/DROP)."""
         temporary = self._match(TokenType.TEMPORARY)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.sql.parser import parse_statement
@@ -20,3 +21,10 @@ def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     assert says in text and ei.value.col == col, text
     assert "<Token" not in text and "TokenType" not in text, text
 
+
+
+def test_position_in_from_is_calcites_three_argument_position():
+    """POSITION(sub IN s FROM n) failed with 'Expected table name but got <Token ...>'."""
+    position = parse_statement("SELECT POSITION('a' IN s FROM 3) FROM t").find(exp.StrPosition)
+    parts = (position.args["substr"].sql(), position.this.sql(), position.args["position"].sql())
+    assert parts == ("'a'", "s", "3")
