@@ -510,9 +510,10 @@ AGGREGATE_DOCS = (
     AggregateDoc(("JSON_ARRAYAGG",), "STRING, integers, BOOLEAN: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",
-                 "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
-                 "TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink refuses it "
-                 "(no merge). Other argument types are not supported yet."),
+                 "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY "
+                 "and TUMBLE windows; refused in OVER, HOP, CUMULATE and SESSION windows as Flink refuses "
+                 "it. "
+                 "Other argument types are not supported yet."),
     AggregateDoc(("PERCENTILE",),
                  "numeric, percentage (a literal in [0, 1] or an ARRAY of them) [, frequency]",
                  "ignores NULL values (and rows whose frequency is NULL or not positive); NULL without a "

@@ -51,8 +51,9 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     """``(AggSpec function, argument expressions)`` of a row-wise built-in aggregate call (``ORDERED_CALLS``).
 
     Raises:
-        SqlError: FIRST_VALUE, LAST_VALUE or LISTAGG with DISTINCT; LISTAGG with other than one or
-            two arguments or a separator that is not a string literal (positioned at the call).
+        SqlError: FIRST_VALUE, LAST_VALUE or LISTAGG with DISTINCT; JSON_ARRAYAGG in an OVER window;
+            LISTAGG with other than one or two arguments or a separator that is not a string literal;
+            PERCENTILE's errors (:func:`_percentile`) (positioned at the call).
     """
     name = _NAMES[type(call)]
     if isinstance(call, ArrayAggCall):
@@ -60,6 +61,9 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     if isinstance(call, PercentileCall):
         return _percentile(planner, call)
     if isinstance(call, exp.JSONArrayAgg):
+        if isinstance(call.parent, exp.Window):  # Flink's parser: "Incorrect syntax near ... 'OVER'"
+            planner._fail(call, "JSON_ARRAYAGG cannot be used in an OVER window (as in Flink); aggregate "
+                                "it in a GROUP BY or a TUMBLE window")
         null_on_null = call.args.get("null_handling") == "NULL ON NULL"
         return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [call.this]
     args = list(call.expressions) if isinstance(call, ListAggCall) else [call.this]

@@ -347,6 +347,8 @@ class FlinkParser(parser.Parser):
         node = super()._parse_function_call(*args, **kwargs)
         if type(node) in self.NO_PAREN_FUNCTIONS.values() or isinstance(node, _POSITIONED_CALLS):
             _position(node, token)
+        elif isinstance(node, exp.Window) and isinstance(node.this, _POSITIONED_CALLS):  # call OVER (...)
+            _position(node.this, token)
         return node
 
     def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:  # noqa: D102 - sqlglot's hook

@@ -105,6 +105,8 @@ def test_session_matches_duckdb(tmp_path, events, backend, batch_size):  # noqa:
     ("SELECT k, PERCENTILE(k, 0.5) FROM ev GROUP BY k",
      "PERCENTILE needs a numeric argument, got STRING", 11),
     ("SELECT k, PERCENTILE(v) FROM ev GROUP BY k", "PERCENTILE takes two or three arguments", 11),
+    ("SELECT k, JSON_ARRAYAGG(k) OVER (PARTITION BY k ORDER BY ts) FROM ev",
+     "JSON_ARRAYAGG cannot be used in an OVER window (as in Flink)", 11),
     ("SELECT k, JSON_ARRAYAGG(CAST(v AS DOUBLE)) FROM ev GROUP BY k",
      "JSON_ARRAYAGG of a DOUBLE value is not supported yet", 11),
     ("SELECT k, once(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ev",
