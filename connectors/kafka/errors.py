@@ -42,6 +42,11 @@ PROBE_TIMEOUT_S = 2.0
 
 #: Error codes meaning another producer with the same transactional id took over.
 FENCED_CODES = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+#: Error events of a topic or partition the cluster does not know (now): a deleted topic, or
+#: one whose metadata has not reached the client yet. librdkafka repeats them every second.
+MISSING_TOPIC_CODES = (
+    KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION, KafkaError._UNKNOWN_TOPIC,
+)
 
 
 class OncePerCause(logging.Filter):
@@ -106,6 +111,10 @@ class ErrorLatch:
         self.what = what
         self.bootstrap = bootstrap
         self.pending: StreamSQLError | None = None
+        #: The last "unknown topic or partition" event, until the client has asked the cluster
+        #: whether its topics still exist (a Kafka source: :meth:`.KafkaReader.fetch`).
+        self.missing: str | None = None
+        self._missing_logged: set[str] = set()
         self.down_since: float | None = None
         self.down_reason = ""
         self.client: Any = None
@@ -137,6 +146,11 @@ class ErrorLatch:
             self.pending = ExecutionError(
                 f"{self.what}: Kafka at {self.bootstrap} refused access: {err.str()}"
             )
+        elif code in MISSING_TOPIC_CODES:
+            self.missing = err.str()
+            if self.missing not in self._missing_logged:  # once, not every second
+                self._missing_logged.add(self.missing)
+                log.warning("%s: Kafka error event: %s", self.what, self.missing)
         else:
             log.warning("%s: Kafka error event: %s", self.what, err.str())
 

@@ -22,6 +22,7 @@ import numpy as np
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
+    PROBE_TIMEOUT_S,
     RDKAFKA_LOG,
     ErrorLatch,
     execution_error,
@@ -291,6 +292,8 @@ class KafkaReader:
         if msgs:
             self.latch.alive()
         self.latch.check()
+        if self.latch.missing is not None:
+            self._check_topics_exist()
         if not msgs:
             return None
         eofs: list[tuple[TopicPart, int]] = []
@@ -304,6 +307,30 @@ class KafkaReader:
                 msgs = [msgs[i] for i in sel.tolist()]
                 splits, offsets = splits[sel], offsets[sel]
         return Fetched(msgs, splits, offsets, eofs, len(self.parts) <= 1)
+
+    def _check_topics_exist(self) -> None:
+        """After an "unknown topic or partition" event: fail if a partition read is gone.
+
+        librdkafka reports a topic deleted while the job reads it as such events, every second,
+        and waits for it to come back; the job would run on forever reading nothing. The
+        cluster's metadata decides: the event is also seen briefly for a topic just created.
+
+        Raises:
+            ExecutionError: ``topic 'x' is gone`` when the cluster no longer has a partition.
+        """
+        self.latch.missing = None
+        try:
+            md = self.consumer.list_topics(timeout=PROBE_TIMEOUT_S)
+        except KafkaException:
+            return  # brokers unreachable: the latch's "brokers down" timeout covers that
+        for t, p in self.parts:
+            tm = md.topics.get(t)
+            unknown = tm is not None and tm.error is not None and (
+                tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART)
+            if tm is None or unknown or p not in tm.partitions:
+                msg = (f"{self.what}: topic '{t}' partition {p} is gone from {self.bootstrap} "
+                       "(deleted while the job read it?)")
+                raise ExecutionError(msg)
 
     def _locate(self, msgs: list[Message]) -> tuple[np.ndarray, np.ndarray]:
         """The split (int32) and offset (int64) of every message, one pass over the batch."""

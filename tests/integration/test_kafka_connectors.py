@@ -303,6 +303,22 @@ def test_unknown_topic_and_unreachable_broker(kafka_bootstrap, monkeypatch):
     src.close()
 
 
+def test_topic_deleted_while_reading_fails_the_source(kafka_bootstrap, kafka_topic_factory, kafka_admin):
+    """A topic deleted under a running source fails it, naming the topic: librdkafka only
+    reports "unknown topic or partition" events, every second, and waits (the job ran on,
+    reading nothing, with two warnings a second)."""
+    topic = kafka_topic_factory("gone", partitions=2)
+    produce(kafka_bootstrap, topic, [(i % 2, None, jrec(i)) for i in range(20)])
+    src = KafkaSource(ctx(table("g", COLS, src_opts(kafka_bootstrap, topic))))
+    src.open(None)
+    rows, _ = drain(src, want_rows=20)
+    assert len(rows) == 20
+    kafka_admin.delete_topics([topic], operation_timeout=10)[topic].result(timeout=15)
+    with pytest.raises(ExecutionError, match=re.escape(f"topic '{topic}' partition")):
+        drain(src, timeout=60)
+    src.close()
+
+
 def test_option_validation(kafka_bootstrap):
     with pytest.raises(ConfigError, match="unknown option 'scan.startup.mod'"):
         KafkaSource(ctx(table("v", COLS, {**src_opts(kafka_bootstrap, "t"), "scan.startup.mod": "x"})))
