@@ -76,6 +76,8 @@ IGNORED = {
     "ssl.keymanager.algorithm": "no JVM key managers here",
     "ssl.trustmanager.algorithm": "no JVM trust managers here",
     "ssl.truststore.password": "a Java truststore is not read (see 'properties.ssl.ca.location')",
+    "ssl.truststore.type": "a Java truststore is not read (see 'properties.ssl.ca.location')",
+    "ssl.keystore.type": "librdkafka reads 'properties.ssl.keystore.location' as PKCS12",
 }
 
 #: Java-only keys whose value decides whom the client trusts or how it logs in: never ignored.
@@ -156,6 +158,11 @@ def translate(props: dict[str, Any], prefix: str = "") -> dict[str, Any]:
             raise ConfigError(msg)
         if key in HANDLED:
             continue
+        if key == "ssl.keystore.type" and str(value).strip().upper() != "PKCS12":
+            msg = (f"{prefix}'properties.ssl.keystore.type' = '{value}': librdkafka reads PKCS12 "
+                   "keystores only; convert it (keytool -importkeystore -deststoretype PKCS12) or give "
+                   "the PEM files in 'properties.ssl.certificate.location' and 'properties.ssl.key.location'")
+            raise ConfigError(msg)
         if key in IGNORED:
             _warn_once(key, prefix, IGNORED[key])
         elif key == "sasl.jaas.config":

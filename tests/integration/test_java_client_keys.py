@@ -71,6 +71,15 @@ def test_each_ignored_key_warns_once_naming_it(caplog):
     assert "'properties.value.deserializer'" in texts[1]
 
 
+def test_keystore_and_truststore_types_are_java_keys():
+    """``ssl.keystore.type`` / ``ssl.truststore.type`` failed the job as librdkafka's "No such
+    configuration property": a PKCS12 keystore is what librdkafka reads, a truststore is never read."""
+    assert translate({"ssl.keystore.type": "PKCS12", "ssl.truststore.type": "JKS",
+                      "ssl.keystore.location": "/k.p12"}) == {"ssl.keystore.location": "/k.p12"}
+    with pytest.raises(ConfigError, match="'properties.ssl.keystore.type' = 'JKS': librdkafka reads PKCS12"):
+        translate({"ssl.keystore.type": "JKS"}, "Table 't': ")
+
+
 def test_plain_jaas_config_becomes_username_and_password():
     jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
             'username="alice" password="s3cr\\"t";')
