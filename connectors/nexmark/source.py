@@ -72,6 +72,21 @@ _INTS = {
         "ms since the epoch of the events' time base (StreamSQL extension)",
     ),
 }
+#: Option → NexmarkConfig field.
+_CONFIG_FIELDS = {
+    "first-event.rate": "first_event_rate",
+    "person.proportion": "person_proportion",
+    "auction.proportion": "auction_proportion",
+    "bid.proportion": "bid_proportion",
+    "person.avg-size": "person_avg_size",
+    "auction.avg-size": "auction_avg_size",
+    "bid.avg-size": "bid_avg_size",
+    "bid.hot-ratio.auctions": "hot_auction_ratio",
+    "bid.hot-ratio.bidders": "hot_bidders_ratio",
+    "auction.hot-ratio.sellers": "hot_sellers_ratio",
+    "base-time": "base_time_ms",
+    "seed": "seed",
+}
 _SIZES = {"person.avg-size": "200b", "auction.avg-size": "500b", "bid.avg-size": "100b"}
 _BOOLS = {"rate.limited": "false", "keep-alive": "false", "max-emit-speed": "true"}
 _MEMORY_UNITS = {
@@ -157,20 +172,8 @@ def settings(table: TableDef) -> tuple[NexmarkConfig, int | None, dict[str, bool
         msg = f"Table '{name}': options 'bid.proportion' and 'events.num' must be >= 0"
         raise ConfigError(msg)
     sizes = {k: _memory_size(name, k, opts.get(k, d)) for k, d in _SIZES.items()}
-    config = NexmarkConfig(
-        first_event_rate=ints["first-event.rate"],
-        person_proportion=ints["person.proportion"],
-        auction_proportion=ints["auction.proportion"],
-        bid_proportion=ints["bid.proportion"],
-        person_avg_size=sizes["person.avg-size"],
-        auction_avg_size=sizes["auction.avg-size"],
-        bid_avg_size=sizes["bid.avg-size"],
-        hot_auction_ratio=ints["bid.hot-ratio.auctions"],
-        hot_bidders_ratio=ints["bid.hot-ratio.bidders"],
-        hot_sellers_ratio=ints["auction.hot-ratio.sellers"],
-        base_time_ms=ints["base-time"],
-        seed=ints["seed"],
-    )
+    values = {**ints, **sizes}
+    config = NexmarkConfig(**{field: values[key] for key, field in _CONFIG_FIELDS.items()})
     limits = [
         n
         for n in (ints["events.num"] or None, ints["stop-at"] if ints["stop-at"] >= 0 else None)
