@@ -146,7 +146,12 @@ class Shell:
         self.write(f"[ERROR] {redact(text)}\n")
 
     def report(self, e: BaseException) -> None:
-        """Print an exception as users see errors; a stack trace only in verbose mode."""
+        """Print an exception as users see errors; a stack trace only in verbose mode.
+
+        Marks the shell :attr:`failed`: also a query or PRINT TOPIC that fails while it streams
+        ends a script fed from a pipe with exit 1.
+        """
+        self.failed = True
         verbose = self._verbose()
         if isinstance(e, StreamSQLError):
             self.error(str(e))
@@ -235,7 +240,6 @@ class Shell:
             self.info(f"Interrupted; cancelled job {ids}." if started else "Interrupted.")
         except Exception as e:  # an error never ends the interactive shell
             self.report(e)
-            self.failed = True
         return True
 
     def dispatch(self, tree: exp.Expression, sql: str) -> None:

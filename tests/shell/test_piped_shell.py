@@ -69,3 +69,17 @@ def test_first_failing_statement_ends_the_script_with_exit_1(kafka_bootstrap, to
     assert run.returncode == 1
     assert "[ERROR]" in run.stdout and "nope" in run.stdout
     assert "Job ID" not in run.stdout
+
+
+def test_print_topic_that_fails_ends_the_script_with_exit_1(kafka_bootstrap, tmp_path):
+    """A statement whose error shows while it streams (PRINT TOPIC of a missing topic, a query
+    failing at run time) ends the script as any failing statement does (it exited 0)."""
+    script = f"""SET 'properties.bootstrap.servers' = '{kafka_bootstrap}';
+PRINT TOPIC nope-{uuid.uuid4().hex[:10]} FROM BEGINNING LIMIT 1;
+SET 'pipeline.name' = 'not-reached';
+SET;
+"""
+    r = _shell(script, tmp_path)
+    assert r.returncode == 1
+    assert "not found on" in r.stdout
+    assert "not-reached" not in r.stdout
