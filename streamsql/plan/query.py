@@ -79,7 +79,20 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
     finally:
         con.unregister(INPUT_TABLE)
     # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
-    return QuerySpec(items, condition, input_schema, Schema.from_arrow(result.schema).to_arrow())
+    output = Schema.from_arrow(result.schema).to_arrow()
+    return QuerySpec(items, condition, input_schema, _keep_passed_types(items, input_schema, output))
+
+
+def _keep_passed_types(items: list[tuple[str, str]], input_schema: pa.Schema, output: pa.Schema) -> pa.Schema:
+    """``output`` with each column that only passes an input column on typed as that input column.
+
+    DuckDB has no millisecond TIMESTAMPTZ: a TIMESTAMP_LTZ(3) column comes back in microseconds,
+    which would make it TIMESTAMP_LTZ(6) downstream (and its CAST to STRING print 6 fraction
+    digits where Flink prints 3). The runtime casts each result to the spec's schema.
+    """
+    by_ref = {quote(f.name): f.type for f in input_schema}
+    fields = [f.with_type(by_ref[expr]) if expr in by_ref else f for f, (_, expr) in zip(output, items)]
+    return pa.schema(fields)
 
 
 def duck_message(e: Exception) -> str:
