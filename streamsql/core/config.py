@@ -49,10 +49,13 @@ _UNITS = {
 def duration_ms(value: str, key: str = "duration") -> int:
     """Parse a Flink duration (``'10 s'``, ``'500ms'``, ``'1 min'``, bare number = ms) to ms.
 
+    As Flink's ``TimeUtils.parseDuration``, the text starts with a number: a negative duration
+    is refused (``'-5 s'`` as a checkpoint interval or a TTL would have turned them off).
+
     Raises:
         ConfigError: naming ``key`` for an unparsable value.
     """
-    m = re.fullmatch(r"\s*(-?\d+)\s*([a-zA-Z]*)\s*", str(value))
+    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(value))
     if not m or (m.group(2) and m.group(2).lower() not in _UNITS):
         msg = f"'{key}' = '{value}' is not a duration (e.g. '10 s', '500 ms', '1 min')"
         raise ConfigError(msg)

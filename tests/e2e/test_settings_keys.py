@@ -56,6 +56,9 @@ def test_flink_mini_batch_keys_are_accepted(key, value):
     ("table.exec.mini-batch.enabled", "yes", "must be 'true' or 'false'"),
     ("table.exec.mini-batch.allow-latency", "soon", "is not a duration"),
     ("table.exec.mini-batch.size", "0", "must be an integer >= 1"),
+    # as Flink's TimeUtils.parseDuration: a negative interval or TTL turned them off in silence
+    ("execution.checkpointing.interval", "-5 s", "is not a duration"),
+    ("table.exec.state.ttl", "-1 d", "is not a duration"),
 ])
 def test_flink_mini_batch_keys_with_bad_values_are_refused(key, value, message):
     with StreamEnvironment() as env, pytest.raises(ConfigError, match=message):
