@@ -85,6 +85,29 @@ Python user-defined functions: [udf.md](udf.md).
 """
 
 
+TYPEOF = """
+## TYPEOF
+
+`TYPEOF(x [, force_serializable])` is Flink's type of `x` as a string, nullability included
+(`TYPEOF(1)` is `'INT NOT NULL'`), computed at planning time (see
+`streamsql/functions/scalars/typeof.py`). StreamSQL's plan does not carry nullability through
+every expression, so `x` is one of the forms whose Flink type is certain, else the call is refused
+at the argument that is not (never a guess):
+
+- a column read straight from a table: its DDL type (`NOT NULL`, a PRIMARY KEY column NOT NULL;
+  a rowtime column without a `*ROWTIME*` marker, as Flink 2.3 answers); not a column of a
+  subquery, a view, an aggregation or a join (Flink may make it nullable);
+- a literal: NOT NULL; a string literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
+- `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x`;
+- a function whose NULL behaviour (the tables above) is "NULL if any argument is NULL", over such
+  arguments: its result type, NOT NULL iff every argument is (not when a string result is computed
+  from a `CHAR(n)`/`VARCHAR(n)` argument: Flink keeps the length, `UPPER('abc')` is `CHAR(3) NOT NULL`).
+
+Refused: operators (`n + 1`, comparisons), `CASE`, `COALESCE`, `IF`, functions with another NULL
+behaviour, `TYPEOF('')`. Flink's answers are the compat cases `tests/compat/cases/typeof_*`.
+"""
+
+
 def render() -> str:
     """The Markdown text of docs/functions.md."""
     sys.path.insert(0, str(ROOT))
@@ -138,8 +161,8 @@ def render() -> str:
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
     out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
                "`arr[i]`, `map[key]`) are in [types.md](types.md); the other collection functions "
-               "(`ARRAY_*`, `MAP_*`), TIME values (`CURRENT_TIME`, `LOCALTIME`) and `TYPEOF` are not "
-               "supported yet.\n")
+               "(`ARRAY_*`, `MAP_*`) and TIME values (`CURRENT_TIME`, `LOCALTIME`) are not supported yet.\n")
+    out.append(TYPEOF)
     return "\n".join(out)
 
 

@@ -88,6 +88,8 @@ def resolve_columns(node: exp.Expression, scope: Scope) -> exp.Expression:
             new = exp.column(col.internal, quoted=True)
             new.this.meta.update(n.this.meta)  # keep the source position for later errors
             new.meta["sql_type"] = col.type
+            if col.declared is not None:  # for TYPEOF (functions/scalars/typeof.py)
+                new.meta["declared_type"] = col.declared
             for f in fields:  # nested field access, typed by the binder (functions/scalars/composite)
                 new = exp.Dot(this=new, expression=exp.to_identifier(f))
             return new

@@ -264,7 +264,7 @@ def _rename(right: PlanNode, taken: set[str]) -> dict[str, str]:
 
 def _combine(left: PlanNode, ls: Scope, right: PlanNode, rs: Scope, sql) -> tuple[Scope, dict[str, str]]:
     rename = _rename(right, {n.lower() for n in left.schema.names})
-    cols = list(ls.columns) + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type)
+    cols = [c.derived() for c in ls.columns] + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type)
                                for c in rs.columns]
     return Scope(cols, sql, "join"), rename
 
@@ -361,8 +361,9 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     # output schema and scope (extra key columns are in the schema but not in the scope)
     rename = _rename(right, {n.lower() for n in left.schema.names})
     out_schema = pa.schema(list(left.schema) + [pa.field(rename[f.name], f.type) for f in right.schema])
-    scope = Scope(list(ls.columns) + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type)
-                                      for c in rs.columns], planner.sql, "join")
+    scope = Scope([c.derived() for c in ls.columns]
+                  + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type) for c in rs.columns],
+                  planner.sql, "join")
     cond_text = " AND ".join([f"({quote(lsch)} = {quote(rename[rsch])})" for lsch, rsch in zip(lkeys, rkeys)])
 
     if jt in (SEMI, ANTI):

@@ -252,7 +252,7 @@ class Planner:
                 node, scope = self._query(obj.query)
                 return node, scope.requalify(alias or obj.name)
             node = self._scan(obj, src)
-            return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'")
+            return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'", obj)
         if isinstance(src, exp.Subquery):
             node, scope = self._query(src.this)
             return node, scope.requalify(alias)
@@ -500,10 +500,24 @@ class Planner:
 _UNSUPPORTED_CLAUSES = {"order": "ORDER BY", "limit": "LIMIT", "offset": "OFFSET", "qualify": "QUALIFY"}
 
 
-def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str = "input") -> Scope:
+def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str = "input",
+              table: TableDef | None = None) -> Scope:
+    """The columns of ``node``; with ``table`` (``node`` reads it), its physical columns' DDL types."""
     q = qualifier.lower() if qualifier else None
-    cols = [ScopeColumn(q, f.name, f.name, SqlType.from_arrow(f.type)) for f in node.schema]
+    declared = _declared_types(table) if table is not None else {}
+    cols = [ScopeColumn(q, f.name, f.name, SqlType.from_arrow(f.type), declared.get(f.name))
+            for f in node.schema]
     return Scope(cols, sql, what)
+
+
+def _declared_types(table: TableDef) -> dict[str, SqlType]:
+    """A table's physical columns → their DDL types, a PRIMARY KEY column NOT NULL (as Flink).
+
+    A rowtime column too: Flink's TYPEOF gives its declared type, without the ``*ROWTIME*`` marker.
+    """
+    keys = {k.lower() for k in table.primary_key}
+    return {c.name: c.type.with_nullable(False) if c.name.lower() in keys else c.type
+            for c in table.columns if c.is_physical and c.type is not None}
 
 
 def _inline_filters(tree: exp.Expression) -> exp.Expression:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -20,12 +20,20 @@ class ScopeColumn:
         name: the column name as declared.
         internal: the column's name in the batches of the input edge.
         type: its SQL type.
+        declared: the type a table's DDL declares (NOT NULL and lengths included) for a physical
+            column read straight from the table, where nullability is certain; None for every
+            column derived by the plan (TYPEOF refuses those).
     """
 
     qualifier: str | None
     name: str
     internal: str
     type: SqlType
+    declared: SqlType | None = None
+
+    def derived(self) -> ScopeColumn:
+        """The same column with no declared type (e.g. one side of a join may become NULL)."""
+        return replace(self, declared=None)
 
 
 def position_of(node: exp.Expression) -> tuple[int | None, int | None, int]:

@@ -102,6 +102,8 @@ class FlinkParser(parser.Parser):
         "TIMESTAMPADD": lambda args: _unit_upper(build_date_delta(exp.TimestampAdd)(args)),
         # FROM TABLE(<tvf>) — the base parser hoists alias/joins onto TableFromRows.
         "TABLE": lambda args: exp.TableFromRows(this=seq_get(args, 0)),
+        # TYPEOF(x [, force_serializable]): sqlglot's Typeof takes one argument.
+        "TYPEOF": lambda args: exp.Anonymous(this="TYPEOF", expressions=args),
     }
 
     # LOCALTIMESTAMP and LOCALTIME are Flink's niladic functions (reserved words), not columns.

@@ -538,8 +538,6 @@ REFUSED = {
                                                "the month's last day)",
     "RAND(42)": "Flink replays java.util.Random's sequence for a seed; not reproduced",
     "RAND_INTEGER(42, 10)": "Flink replays java.util.Random's sequence for a seed; not reproduced",
-    "TYPEOF(1)": "not supported yet: Flink's answer says whether the value is NOT NULL, and StreamSQL does "
-                 "not track the nullability of expressions yet",
 }
 
 

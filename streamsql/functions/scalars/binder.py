@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import calls, composite, operators
+from streamsql.functions.scalars import calls, composite, operators, typeof
 from streamsql.functions.scalars.registry import (
     NULL,
     TYPE,
@@ -53,6 +53,10 @@ def bind(node: exp.Expression) -> exp.Expression:
 
 
 def _visit(n: exp.Expression) -> exp.Expression:
+    if typeof.handles(n):  # a constant from its argument's uncompiled form
+        out, t = typeof.compile_typeof(n, bind)
+        out.meta[TYPE] = t
+        return out
     for key, value in list(n.args.items()):
         if isinstance(value, exp.Expression):
             n.set(key, _visit(value))

@@ -1,0 +1,126 @@
+"""TYPEOF(x [, force_serializable]): the argument's Flink type, a planning-time constant.
+
+Flink answers with the type its planner derived, nullability included (``TYPEOF(1)`` is
+``'INT NOT NULL'``). StreamSQL's plan marks expression results nullable, so the type is derived
+here, by Flink's (Calcite's) rules, for the forms where they are certain:
+
+- a column read straight from a table: its DDL type (``NOT NULL``, a PRIMARY KEY column NOT NULL,
+  ``VARCHAR(n)``, ``TIMESTAMP(p)`` as declared; a rowtime column has no ``*ROWTIME*`` marker in
+  Flink's answer);
+- a literal: NOT NULL, a string literal ``CHAR(n)`` (n in UTF-16 units, as Java counts);
+- ``CAST(x AS T)``: T, nullable as x; ``TRY_CAST(x AS T)`` of a nullable x: T, nullable;
+- a registered function whose NULL behaviour is "NULL if any argument is NULL", with at least one
+  argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
+  is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length).
+
+Every other argument is refused at its position (a column the plan derives, an operator, CASE,
+COALESCE...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
+literal) changes Flink's text only for types StreamSQL has not (RAW, structured types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars import calls
+from streamsql.functions.scalars.registry import Arg, Call, FunctionError, lookup, type_of
+
+NULL_IN_NULL_OUT = "NULL if any argument is NULL"
+"""The registry's NULL behaviour whose nullability follows the arguments'."""
+
+RESULT = SqlType("STRING")
+"""TYPEOF's own type (nullable, as Flink 2.3 types it)."""
+
+_NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table and "
+                "functions that return NULL exactly when an argument is NULL; ")
+
+
+def handles(n: exp.Expression) -> bool:
+    """Whether ``n`` is a TYPEOF call."""
+    return isinstance(n, exp.Anonymous) and n.name.upper() == "TYPEOF"
+
+
+def compile_typeof(n: exp.Anonymous, bind: Callable[[exp.Expression], exp.Expression]
+                   ) -> tuple[exp.Expression, SqlType]:
+    """The constant Flink's TYPEOF gives for the call ``n`` (its arguments not compiled yet).
+
+    ``bind`` compiles a sub-expression (the binder's entry point), for the types it infers.
+
+    Raises:
+        FunctionError: a wrong number of arguments, a ``force_serializable`` that is no BOOLEAN
+            literal, or an argument whose Flink type is not certain here (at that argument).
+    """
+    args = list(n.expressions)
+    if not 1 <= len(args) <= 2:
+        msg = ("No match found for function signature TYPEOF(" + ", ".join("<ANY>" for _ in args)
+               + "); supported: TYPEOF(<ANY>), TYPEOF(<ANY>, <BOOLEAN>)")
+        raise FunctionError(msg, n)
+    if len(args) == 2 and not isinstance(args[1], exp.Boolean):
+        msg = "TYPEOF: force_serializable must be a BOOLEAN literal (TRUE or FALSE)"
+        raise FunctionError(msg, args[1])
+    return exp.Literal.string(flink_type(args[0], bind).sql()), RESULT
+
+
+def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """The Flink type of the (resolved, uncompiled) expression ``n``, nullability exact.
+
+    Raises:
+        FunctionError: where that type is not certain (positioned at the sub-expression).
+    """
+    if isinstance(n, exp.Paren):
+        return flink_type(n.this, bind)
+    if isinstance(n, exp.Column):
+        declared = n.meta.get("declared_type")
+        if declared is None:
+            msg = (_NOT_CERTAIN + f"the nullability of column {n.name} is not known here (it is "
+                   "not read straight from a table's DDL)")
+            raise FunctionError(msg, n)
+        return declared
+    if isinstance(n, exp.Null):
+        return SqlType("NULL")
+    if isinstance(n, exp.Literal) and n.is_string:
+        if not n.this:  # Flink's CHAR has at least one character: what '' is, is not certain
+            raise FunctionError(_NOT_CERTAIN + "the type of the empty string literal is not", n)
+        return SqlType("STRING", len(n.this.encode("utf-16-le")) // 2, nullable=False, padded=True)
+    if isinstance(n, (exp.Literal, exp.Boolean)):
+        return _inferred(n, bind).with_nullable(False)
+    if isinstance(n, exp.TryCast):  # NULL where CAST fails: nullable (not derived for a NOT NULL x)
+        if not flink_type(n.this, bind).nullable:
+            raise FunctionError(_NOT_CERTAIN + "TRY_CAST of a NOT NULL value is not", n)
+        return _inferred(n, bind)
+    if isinstance(n, exp.Cast):
+        operand = flink_type(n.this, bind)
+        return _inferred(n, bind).with_nullable(operand.nullable)
+    if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
+        return _call_type(n, bind)
+    msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
+    raise FunctionError(msg, n)
+
+
+def _inferred(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    t = type_of(bind(n))
+    if t is None or t.name == "NULL":
+        raise FunctionError(_NOT_CERTAIN + "the type of this expression is not known here", n)
+    return t
+
+
+def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    name, args, unit = calls.arguments(n)
+    fn = lookup(name)
+    if fn is None or fn.nulls != NULL_IN_NULL_OUT or not args or not fn.deterministic:
+        msg = _NOT_CERTAIN + f"{name} is not one of those functions"
+        raise FunctionError(msg, n)
+    types = [flink_type(a, bind) for a in args]
+    if any(t.name == "NULL" for t in types):  # Flink refuses most untyped NULL arguments
+        raise FunctionError(_NOT_CERTAIN + f"{name} over an untyped NULL is not", n)
+    bind(n)  # refuses the call as the binder would (an unknown signature, a literal it needs)
+    result = fn.result(Call(name, [Arg(bind(a), t) for a, t in zip(args, types)], n, unit))
+    if result is None or result.name == "NULL":
+        raise FunctionError(_NOT_CERTAIN + f"the type of {name}'s result is not known here", n)
+    if result.name == "STRING" and any(t.name == "STRING" and t.precision is not None for t in types):
+        msg = _NOT_CERTAIN + f"{name} over a CHAR(n)/VARCHAR(n) argument may keep its length"
+        raise FunctionError(msg, n)
+    return result.with_nullable(not all(not t.nullable for t in types))

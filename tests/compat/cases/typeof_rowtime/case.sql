@@ -1,0 +1,4 @@
+CREATE TABLE t (id INT NOT NULL, n INT NOT NULL, s STRING, d DECIMAL(5, 2), ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, a STRING, b STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, TYPEOF(ts), TYPEOF(CAST(ts AS TIMESTAMP(3))) FROM t;

@@ -1,0 +1,50 @@
+"""TYPEOF's refusals: every argument whose Flink type (nullability included) is not certain is
+refused at its position, never answered with a guess. Flink's own answers for the supported forms
+are the compat cases tests/compat/cases/typeof_*; the answers Flink gives for the refused forms
+below (from Flink 2.3, run while writing them) show why a guess would be wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError
+
+
+@pytest.fixture
+def env(tmp_path):
+    (tmp_path / "t.json").write_text('{"id": 1, "n": 5, "s": "abc"}\n')
+    with StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                            "execution.checkpointing.dir": str(tmp_path / "cp")}) as e:
+        for name in ("t", "u"):
+            e.execute_sql(f"CREATE TABLE {name} (id INT NOT NULL, n INT NOT NULL, s STRING) WITH ("
+                          f"'connector' = 'filesystem', 'path' = '{tmp_path}/t.json', 'format' = 'json')")
+        yield e
+
+
+@pytest.mark.parametrize("sql, message, col", [
+    # Flink: 'INT NOT NULL' (an operator: not derived here)
+    ("SELECT TYPEOF(n + 1) FROM t", "the nullability of this expression is not derived", 15),
+    # Flink: 'CHAR(3) NOT NULL' (the registry's result type says STRING)
+    ("SELECT TYPEOF(UPPER('abc')) FROM t", "UPPER over a CHAR(n)/VARCHAR(n) argument may keep its length",
+     15),
+    # Flink: 'STRING NOT NULL' (COALESCE is NOT NULL when its last argument is)
+    ("SELECT TYPEOF(COALESCE(s, 'x')) FROM t", "COALESCE is not one of those functions", 15),
+    # a column of a subquery: the plan's types are all nullable
+    ("SELECT TYPEOF(c) FROM (SELECT n AS c FROM t)", "the nullability of column c is not known here", 15),
+    # the left side of a RIGHT JOIN may be NULL though its DDL says NOT NULL
+    ("SELECT TYPEOF(t.n) FROM t RIGHT JOIN u ON t.id = u.id", "the nullability of column n is not known", 17),
+    ("SELECT TYPEOF('') FROM t", "the type of the empty string literal is not", 15),
+    ("SELECT TYPEOF(n, n > 1) FROM t", "TYPEOF: force_serializable must be a BOOLEAN literal", 18),
+])
+def test_refused_at_the_argument(env, sql, message, col):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert message in ei.value.message, ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, col), str(ei.value)
+
+
+def test_try_cast_of_a_not_null_value_is_refused(env):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("SELECT TYPEOF(TRY_CAST(n AS BIGINT)) FROM t")
+    assert "TRY_CAST of a NOT NULL value is not" in ei.value.message, ei.value.message
