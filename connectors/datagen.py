@@ -131,9 +131,11 @@ class _FieldGen:
                 msg = f"{pre}'fields.{name}.min'/'max' exceed the range of {t.sql()}"
                 raise ConfigError(msg)
         elif n in ("FLOAT", "DOUBLE"):
+            # Flink's defaults: Java's MIN_VALUE (the smallest positive value) to MAX_VALUE, so
+            # unbounded random FLOAT/DOUBLE fields are never negative there either.
             self.min, self.max = (
-                num("min", -3.4e38 if n == "FLOAT" else -1.7e308),
-                num("max", 3.4e38 if n == "FLOAT" else 1.7e308),
+                num("min", 1.4e-45 if n == "FLOAT" else 4.9e-324),
+                num("max", 3.4028234663852886e38 if n == "FLOAT" else 1.7976931348623157e308),
             )
         elif n == "DECIMAL":
             p, s = t.precision or 10, t.scale or 0

@@ -207,3 +207,13 @@ def test_other_types_sequence_and_random():
     assert all(before - 61 <= v <= time.time() + 1 for v in ts)
     assert {len(b) for b in t.column("raw").to_pylist()} == {3}
     assert t.schema.field("ts").type == pa.timestamp("ms") and t.column("day").null_count == 0
+
+
+def test_random_floating_defaults_are_flinks_positive_range():
+    """Without min/max a random FLOAT/DOUBLE is drawn from Java's MIN_VALUE to MAX_VALUE, as
+    Flink 2.3's datagen (its 200 draws are all positive; ours were spread over +-1.7e308)."""
+    src = source({"number-of-rows": "200"}, f="FLOAT", x="DOUBLE")
+    src.open(None)
+    t = drain(src)
+    assert t.num_rows == 200
+    assert min(t.column("x").to_pylist()) > 0 and min(t.column("f").to_pylist()) > 0
