@@ -99,12 +99,15 @@ at the argument that is not (never a guess):
   subquery, a view, an aggregation or a join (Flink may make it nullable);
 - a literal: NOT NULL; a string literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
 - `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x`;
+- `x + y`, `x - y`, `x * y` over numbers (Flink's result type) and the comparisons
+  `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
 - a function whose NULL behaviour (the tables above) is "NULL if any argument is NULL", over such
   arguments: its result type, NOT NULL iff every argument is (not when a string result is computed
   from a `CHAR(n)`/`VARCHAR(n)` argument: Flink keeps the length, `UPPER('abc')` is `CHAR(3) NOT NULL`).
 
-Refused: operators (`n + 1`, comparisons), `CASE`, `COALESCE`, `IF`, functions with another NULL
-behaviour, `TYPEOF('')`. Flink's answers are the compat cases `tests/compat/cases/typeof_*`.
+Refused: other operators (`/`, `%`, `AND`/`OR`, `||`, `IS NULL`, arithmetic on times), `CASE`,
+`COALESCE`, `IF`, functions with another NULL behaviour, `TYPEOF('')`. Flink's answers are the
+compat cases `tests/compat/cases/typeof_*`.
 """
 
 

@@ -9,11 +9,13 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   Flink's answer);
 - a literal: NOT NULL, a string literal ``CHAR(n)`` (n in UTF-16 units, as Java counts);
 - ``CAST(x AS T)``: T, nullable as x; ``TRY_CAST(x AS T)`` of a nullable x: T, nullable;
+- ``x + y``, ``x - y``, ``x * y`` over numbers (Flink's result type, as the binder infers it) and
+  the comparisons ``= <> < <= > >=``: nullable iff an operand is;
 - a registered function whose NULL behaviour is "NULL if any argument is NULL", with at least one
   argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
   is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length).
 
-Every other argument is refused at its position (a column the plan derives, an operator, CASE,
+Every other argument is refused at its position (a column the plan derives, division, CASE,
 COALESCE...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
 literal) changes Flink's text only for types StreamSQL has not (RAW, structured types).
 """
@@ -34,8 +36,12 @@ NULL_IN_NULL_OUT = "NULL if any argument is NULL"
 RESULT = SqlType("STRING")
 """TYPEOF's own type (nullable, as Flink 2.3 types it)."""
 
-_NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table and "
-                "functions that return NULL exactly when an argument is NULL; ")
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+_NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
+                "+ - * over numbers, comparisons and functions that return NULL exactly when an "
+                "argument is NULL; ")
 
 
 def handles(n: exp.Expression) -> bool:
@@ -94,10 +100,25 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
     if isinstance(n, exp.Cast):
         operand = flink_type(n.this, bind)
         return _inferred(n, bind).with_nullable(operand.nullable)
+    if isinstance(n, (*_ARITHMETIC, *_COMPARISONS)):
+        return _operator_type(n, bind)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
         return _call_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
+
+
+def _operator_type(n: exp.Binary, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    left, right = flink_type(n.this, bind), flink_type(n.expression, bind)
+    nullable = left.nullable or right.nullable
+    if "NULL" in (left.name, right.name):
+        raise FunctionError(_NOT_CERTAIN + "an operator over an untyped NULL is not", n)
+    if isinstance(n, _COMPARISONS):
+        bind(n)  # refuses what the binder refuses (e.g. ROW values of different shapes)
+        return SqlType("BOOLEAN", nullable=nullable)
+    if not (left.is_numeric and right.is_numeric):  # e.g. a timestamp plus an interval
+        raise FunctionError(_NOT_CERTAIN + "arithmetic over other than numbers is not", n)
+    return _inferred(n, bind).with_nullable(nullable)  # the binder types numbers as Flink does
 
 
 def _inferred(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
