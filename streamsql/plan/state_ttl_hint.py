@@ -53,9 +53,15 @@ def plan_hinted_select(planner, sel: exp.Select, plan: Callable[[exp.Select], tu
 
 
 def note_join(planner, node: PlanNode, left: Scope, right: Scope) -> None:
-    """Record join ``node`` (inputs with scopes ``left`` and ``right``) for its SELECT's hint."""
+    """Record join ``node`` (inputs with scopes ``left`` and ``right``) for its SELECT's hint.
+
+    A join the planner makes for a subquery (a side named ``__...``, e.g. a scalar subquery's
+    LEFT join) is not the user's join and takes no hint.
+    """
     blocks = _blocks(planner)
-    if blocks:
+    internal = any(s.columns and all((c.qualifier or "").startswith("__") for c in s.columns)
+                   for s in (left, right))
+    if blocks and not internal:
         blocks[-1].append((node, (_name(left), _name(right))))
 
 
@@ -72,8 +78,11 @@ def _blocks(planner) -> list[list]:
 
 
 def _name(scope: Scope) -> str | None:
-    """The input's alias or table name: the one qualifier of all its columns, else None (a join)."""
-    quals = {c.qualifier for c in scope.columns}
+    """The input's alias or table name: the one qualifier of its columns, else None (a join).
+
+    The columns a subquery's join adds (qualifiers ``__...``) do not count.
+    """
+    quals = {c.qualifier for c in scope.columns if not (c.qualifier or "").startswith("__")}
     return next(iter(quals)) if len(quals) == 1 else None
 
 

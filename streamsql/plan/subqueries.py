@@ -29,6 +29,7 @@ from streamsql.core.errors import SqlError
 from streamsql.plan.joins import ANTI, SEMI, conjunction, conjuncts, plan_join, plan_joins
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.state_ttl_hint import plan_hinted_select
 
 _OUTER, _INNER = "__outer", "__inner"
 _NOT_SIMPLE = ("group", "having", "distinct", "order", "limit", "offset", "qualify")
@@ -216,12 +217,19 @@ def _simple(q: exp.Expression) -> bool:
 
 
 def plan_subquery_from(planner, sub: exp.Select) -> tuple[PlanNode, Scope]:
-    """The subquery's FROM (and its joins), without its WHERE: node and scope (with qualifiers)."""
-    src = sub.args["from_"].this
-    if sub.args.get("joins"):
-        node, scope, _ = plan_joins(planner, src, sub.args["joins"], None)
-        return node, scope
-    return planner._from(src)
+    """The subquery's FROM (and its joins), without its WHERE: node and scope (with qualifiers).
+
+    Its joins are the subquery's own SELECT's, for STATE_TTL hints: the outer query's hint does not
+    reach them, the subquery's does (:mod:`streamsql.plan.state_ttl_hint`).
+    """
+    def plan(s: exp.Select) -> tuple[PlanNode, Scope]:
+        src = s.args["from_"].this
+        if s.args.get("joins"):
+            node, scope, _ = plan_joins(planner, src, s.args["joins"], None)
+            return node, scope
+        return planner._from(src)
+
+    return plan_hinted_select(planner, sub, plan)
 
 
 def bound_scope(scope: Scope, qualifier: str) -> Scope:

@@ -131,3 +131,19 @@ def test_join_sides_expire_on_their_own_hinted_ttls(tmp_path):
     assert changelog(op.process_batch(_batch(side, [(1, "l2")]), 0)) == [(INS, 1, "l2", 1, "r")]
     assert changelog(op.process_batch(_batch(side, [(1, "r2")]), 1)) == [(INS, 1, "l2", 1, "r2")]
     backend.close()
+
+
+def test_the_hint_reaches_neither_a_subquerys_joins_nor_the_joins_made_for_subqueries(env):
+    root = _plan(env, "SELECT /*+ STATE_TTL('orders' = '1h') */ cid, COUNT(*) FROM orders WHERE v > "
+                      "(SELECT AVG(v) FROM items) AND EXISTS (SELECT 1 FROM customers c JOIN items i "
+                      "ON c.id = i.cid WHERE c.id = orders.cid) GROUP BY cid")
+    aggs = {a.num_keys: a.state_ttl_ms for a in _nodes(root, GroupAggNode)}
+    assert aggs == {1: 3_600_000, 0: None}, "the GROUP BY's input is still 'orders'; the subquery's AVG no"
+    assert all(j.state_ttl_ms == (None, None) for j in _nodes(root, JoinNode))
+    root = _plan(env, "SELECT /*+ STATE_TTL('c' = '1h') */ id FROM orders WHERE EXISTS (SELECT 1 FROM "
+                      "customers c JOIN items i ON c.id = i.cid WHERE c.id = orders.cid)")
+    assert [j.state_ttl_ms for j in _nodes(root, JoinNode)] == [(None, None)], \
+        "ignored: the outer SELECT has neither join nor GROUP BY of its own"
+    root = _plan(env, "SELECT id FROM orders WHERE EXISTS (SELECT /*+ STATE_TTL('c' = '1h') */ 1 FROM "
+                      "customers c JOIN items i ON c.id = i.cid WHERE c.id = orders.cid)")
+    assert [j.state_ttl_ms for j in _nodes(root, JoinNode)] == [(3_600_000, None)], "the subquery's own hint"
