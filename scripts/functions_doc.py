@@ -96,7 +96,9 @@ at the argument that is not (never a guess):
 
 - a column read straight from a table: its DDL type (`NOT NULL`, a PRIMARY KEY column NOT NULL;
   a rowtime column without a `*ROWTIME*` marker, as Flink 2.3 answers); not a column of a
-  subquery, a view, an aggregation or a join (Flink may make it nullable);
+  subquery, a view, an aggregation or a join (Flink may make it nullable), nor of a type whose
+  Flink spelling StreamSQL does not keep (`VARCHAR` without a length, `BINARY`, `VARBINARY`) or
+  of a ROW, ARRAY or MAP type;
 - a literal: NOT NULL; a string literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
 - `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x`;
 - `x + y`, `x - y`, `x * y` over numbers (Flink's result type) and the comparisons

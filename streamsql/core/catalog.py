@@ -27,6 +27,8 @@ class ColumnDef:
         metadata_key: for ``METADATA [FROM 'key']``, the connector metadata key
             (defaults to the column name), else None.
         virtual: ``METADATA VIRTUAL`` — read on scan, never written by a sink.
+        written: the type as the DDL writes it (``VARCHAR``, ``VARBINARY(3)``), where ``type``
+            keeps only what StreamSQL computes with (``STRING``, ``BYTES``); None if not from DDL.
     """
 
     name: str
@@ -34,6 +36,7 @@ class ColumnDef:
     computed: exp.Expression | None = None
     metadata_key: str | None = None
     virtual: bool = False
+    written: str | None = field(default=None, compare=False)  # a spelling, not a different column
 
     @property
     def is_physical(self) -> bool:

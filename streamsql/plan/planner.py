@@ -27,6 +27,7 @@ from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.functions import udf
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
+from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.explain_types import flink_types
 from streamsql.plan.expressions import (
@@ -516,8 +517,10 @@ def _declared_types(table: TableDef) -> dict[str, SqlType]:
     A rowtime column too: Flink's TYPEOF gives its declared type, without the ``*ROWTIME*`` marker.
     """
     keys = {k.lower() for k in table.primary_key}
-    return {c.name: c.type.with_nullable(False) if c.name.lower() in keys else c.type
-            for c in table.columns if c.is_physical and c.type is not None}
+    declared = {c.name: declared_type(c.type.with_nullable(False) if c.name.lower() in keys else c.type,
+                                      c.written)
+                for c in table.columns if c.is_physical and c.type is not None}
+    return {name: t for name, t in declared.items() if t is not None}
 
 
 def _inline_filters(tree: exp.Expression) -> exp.Expression:

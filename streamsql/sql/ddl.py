@@ -152,7 +152,8 @@ def _column(item: exp.ColumnDef, sql: str, seen: list[ColumnDef], keys: list) ->
             keys.append((c, [item.this]))
     if kind is not None:
         try:
-            col.type = SqlType.parse(kind.sql(Flink))
+            col.written = kind.sql(Flink)
+            col.type = SqlType.parse(col.written)
         except SqlError as e:
             raise error_at(item.this, f"Column '{name}': {e.message}", sql) from e
         if not nullable:

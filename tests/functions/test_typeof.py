@@ -27,7 +27,7 @@ def env(tmp_path):
     with StreamEnvironment({"state.dir": str(tmp_path / "state"),
                             "execution.checkpointing.dir": str(tmp_path / "cp")}) as e:
         for name in ("t", "u"):
-            e.execute_sql(f"CREATE TABLE {name} (id INT NOT NULL, n INT NOT NULL, s STRING) WITH ("
+            e.execute_sql(f"CREATE TABLE {name} (id INT NOT NULL, n INT NOT NULL, s STRING, v VARCHAR) WITH ("
                           f"'connector' = 'filesystem', 'path' = '{tmp_path}/t.json', 'format' = 'json')")
         yield e
 
@@ -44,9 +44,11 @@ def env(tmp_path):
     # Flink: 'STRING NOT NULL' (COALESCE is NOT NULL when its last argument is)
     ("SELECT TYPEOF(COALESCE(s, 'x')) FROM t", "COALESCE is not one of those functions", 15),
     # a column of a subquery: the plan's types are all nullable
-    ("SELECT TYPEOF(c) FROM (SELECT n AS c FROM t)", "the nullability of column c is not known here", 15),
+    ("SELECT TYPEOF(c) FROM (SELECT n AS c FROM t)", "the type of column c is not known here", 15),
     # the left side of a RIGHT JOIN may be NULL though its DDL says NOT NULL
-    ("SELECT TYPEOF(t.n) FROM t RIGHT JOIN u ON t.id = u.id", "the nullability of column n is not known", 17),
+    ("SELECT TYPEOF(t.n) FROM t RIGHT JOIN u ON t.id = u.id", "the type of column n is not known", 17),
+    # Flink: VARCHAR is VARCHAR(1); StreamSQL keeps it as STRING
+    ("SELECT TYPEOF(v) FROM t", "the type of column v is not known here", 15),
     ("SELECT TYPEOF('') FROM t", "the type of the empty string literal is not", 15),
     ("SELECT TYPEOF(n, n > 1) FROM t", "TYPEOF: force_serializable must be a BOOLEAN literal", 18),
 ])

@@ -22,6 +22,7 @@ literal) changes Flink's text only for types StreamSQL has not (RAW, structured 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -54,6 +55,27 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
                 "+ - * over numbers, comparisons and functions that return NULL exactly when an "
                 "argument is NULL; ")
+
+
+# Types whose Flink name StreamSQL's SqlType does not keep: VARCHAR without a length (Flink:
+# VARCHAR(1)), BINARY/VARBINARY (kept as BYTES), VARCHAR(2147483647) (Flink prints STRING), and
+# names Flink has not (TEXT, BOOL, BLOB, STRUCT...).
+# ROW, ARRAY and MAP are not answered either: Flink's spelling of them was not checked.
+_LOST_IN_PARSING = re.compile(r"\bVARCHAR\b(?!\s*\(\s*\d)|\bBINARY\b|\bVARBINARY\b|2147483647|"
+                              r"\b(TEXT|BOOL|BLOB|STRUCT|TIMESTAMPTZ|TIMESTAMPLTZ|ROW|ARRAY|MAP)\b",
+                              re.IGNORECASE)
+
+
+def declared_type(t: SqlType, written: str | None) -> SqlType | None:
+    """A DDL column's type for TYPEOF, or None where its Flink spelling is not certain.
+
+    Args:
+        t: the column's SQL type (NOT NULL as declared).
+        written: the type as the DDL writes it (None: not from a DDL).
+    """
+    if written is None or _LOST_IN_PARSING.search(written):
+        return None
+    return t
 
 
 def handles(n: exp.Expression) -> bool:
@@ -93,8 +115,9 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
     if isinstance(n, exp.Column):
         declared = n.meta.get("declared_type")
         if declared is None:
-            msg = (_NOT_CERTAIN + f"the nullability of column {n.name} is not known here (it is "
-                   "not read straight from a table's DDL)")
+            msg = (_NOT_CERTAIN + f"the type of column {n.name} is not known here (it is not read "
+                   "straight from a table's DDL, or its type is VARCHAR without a length, BINARY, "
+                   "VARBINARY, ROW, ARRAY or MAP)")
             raise FunctionError(msg, n)
         return declared
     if isinstance(n, exp.Null):
