@@ -100,7 +100,8 @@ at the argument that is not (never a guess):
   Flink spelling StreamSQL does not keep (`VARCHAR` without a length, `BINARY`, `VARBINARY`) or
   of a ROW, ARRAY or MAP type;
 - a literal: NOT NULL; a string literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
-- `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x`;
+- `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x` (not to the types
+  above whose spelling is not kept, nor ROW, ARRAY, MAP); an integer literal up to BIGINT's range;
 - `x + y`, `x - y`, `x * y` over numbers (Flink's result type) and the comparisons
   `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
 - a call, over such arguments, of a function whose result type and NULL behaviour ("NULL if any

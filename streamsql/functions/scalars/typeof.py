@@ -126,8 +126,12 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         if not n.this:  # Flink's CHAR has at least one character: what '' is, is not certain
             raise FunctionError(_NOT_CERTAIN + "the type of the empty string literal is not", n)
         return SqlType("STRING", len(n.this.encode("utf-16-le")) // 2, nullable=False, padded=True)
+    if isinstance(n, exp.Literal) and n.this.isdigit() and int(n.this) >= 2**63:  # Flink: a DECIMAL
+        raise FunctionError(_NOT_CERTAIN + "the type of an integer literal beyond BIGINT is not", n)
     if isinstance(n, (exp.Literal, exp.Boolean)):
         return _inferred(n, bind).with_nullable(False)
+    if isinstance(n, exp.Cast) and _LOST_IN_PARSING.search(n.to.sql(dialect="flink")):
+        raise FunctionError(_NOT_CERTAIN + f"the type of a CAST to {n.to.sql(dialect='flink')} is not", n)
     if isinstance(n, exp.TryCast):  # NULL where CAST fails: nullable (not derived for a NOT NULL x)
         if not flink_type(n.this, bind).nullable:
             raise FunctionError(_NOT_CERTAIN + "TRY_CAST of a NOT NULL value is not", n)
