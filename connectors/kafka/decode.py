@@ -93,9 +93,6 @@ class RecordDecoder:
         self.vdec, self.kdec = fs.make_decoders(table)
         self.metrics = metrics
         self._skipped = 0
-        #: Records the source itself dropped as bad (upsert-kafka: no key). Written only by the
-        #: thread that decodes, read by :meth:`count_skipped` on the task's: never a shared sum.
-        self.dropped = 0
 
     def decode(
         self,
@@ -111,7 +108,7 @@ class RecordDecoder:
             msgs: the messages of the batch.
             values: the payloads to decode; ``values[j]`` came from ``msgs[src[j]]`` (from
                 ``msgs[j]`` when ``src`` is None).
-            split_ids: the split of each message (:meth:`~.reader.Fetched.split_ids`).
+            split_ids: the reader's :meth:`~.reader.KafkaReader.split_ids`.
             src: the message index (int64) of each value, or None.
             kinds: the row kind (int8) of each value, or None to take the value format's
                 (debezium-json) kinds.
@@ -149,7 +146,7 @@ class RecordDecoder:
 
     def count_skipped(self) -> None:
         """Add the records skipped since the last call to ``metrics["bad_records"]``."""
-        skipped = self.vdec.skipped + (self.kdec.skipped if self.kdec else 0) + self.dropped
+        skipped = self.vdec.skipped + (self.kdec.skipped if self.kdec else 0)
         if skipped != self._skipped:
             self.metrics["bad_records"] = self.metrics.get("bad_records", 0) + skipped - self._skipped
             self._skipped = skipped

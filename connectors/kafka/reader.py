@@ -15,7 +15,6 @@ import logging
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,35 +37,6 @@ log = logging.getLogger(__name__)
 
 #: How long :meth:`KafkaReader.history` may take.
 HISTORY_TIMEOUT_S = 300.0
-
-
-@dataclass(eq=False)
-class Fetched:
-    """One ``consume()`` of :meth:`KafkaReader.fetch`: what :meth:`KafkaReader.advance` moves past.
-
-    Attributes:
-        msgs: the data messages, in consume order.
-        splits: int32 split (partition index) of each message.
-        offsets: int64 offset of each message.
-        eofs: ``((topic, partition), offset)`` of each end-of-partition event.
-        single: the reader has one split (every row is split 0).
-    """
-
-    msgs: list[Message]
-    splits: np.ndarray
-    offsets: np.ndarray
-    eofs: list[tuple[TopicPart, int]] = field(default_factory=list)
-    single: bool = True
-
-    def split_ids(self, msgs: list[Message], idx: np.ndarray) -> np.ndarray | None:
-        """The split of each message ``msgs[i]`` (``msgs`` is :attr:`msgs`) for ``i`` in ``idx``.
-
-        Returns:
-            int32 indices into :meth:`KafkaReader.split_names`; None with a single split.
-        """
-        if self.single:
-            return None
-        return self.splits[np.asarray(idx, dtype=np.int64)]
 
 
 class KafkaReader:
@@ -125,6 +95,8 @@ class KafkaReader:
         self._split_of: dict[TopicPart, int] = {}
         self._split_of_partition: dict[int, int] = {}
         self._stop_arr = np.zeros(0, np.int64)  # bounded: stop offset per split
+        # the last batch consume() returned, with the split and offset of each message
+        self._located: tuple[list[Message], np.ndarray, np.ndarray] | None = None
 
     # -- open -----------------------------------------------------------------------------------
     def _consumer_config(self) -> dict[str, Any]:
@@ -268,23 +240,18 @@ class KafkaReader:
             c.close()
 
     # -- reading --------------------------------------------------------------------------------
-    def fetch(self, max_rows: int, timeout_s: float) -> Fetched | None:
-        """Up to ``max_rows`` data messages, with the end-of-partition events among them.
+    def consume(self, max_rows: int, timeout_s: float) -> list[Message]:
+        """Up to ``max_rows`` data messages.
 
-        Messages past a bounded end are dropped. Nothing moves until :meth:`advance` is given
-        the result: a source may fetch ahead of the rows it has emitted (:mod:`..prefetch`),
-        and its position must stay that of the emitted rows. Only this and the thread-safe
-        consumer calls of the other methods run on a fetch thread.
-
-        Returns:
-            None when nothing arrived within ``timeout_s``.
+        Errors are raised, EOF events and messages past a bounded end dropped; EOF events move
+        the positions past skipped control records.
 
         Raises:
             ExecutionError, ConfigError: for Kafka errors (see :mod:`.errors`).
         """
         c = self.consumer
         if self.finished():
-            return None
+            return []
         try:
             msgs = c.consume(num_messages=max(1, max_rows), timeout=timeout_s)
         except KafkaException as e:
@@ -295,10 +262,11 @@ class KafkaReader:
         if self.latch.missing is not None:
             self._check_topics_exist()
         if not msgs:
-            return None
-        eofs: list[tuple[TopicPart, int]] = []
+            return msgs
         if any(m.error() is not None for m in msgs):
-            msgs = self._handle_events(msgs, eofs)
+            msgs = self._handle_events(msgs)
+        if not msgs:
+            return msgs
         splits, offsets = self._locate(msgs)
         if self.stop:
             keep = offsets < self._stop_arr[splits]
@@ -306,7 +274,8 @@ class KafkaReader:
                 sel = np.flatnonzero(keep)
                 msgs = [msgs[i] for i in sel.tolist()]
                 splits, offsets = splits[sel], offsets[sel]
-        return Fetched(msgs, splits, offsets, eofs, len(self.parts) <= 1)
+        self._located = (msgs, splits, offsets)
+        return msgs
 
     def _check_topics_exist(self) -> None:
         """After an "unknown topic or partition" event: fail if a partition read is gone.
@@ -346,8 +315,13 @@ class KafkaReader:
             splits = np.fromiter((split_of[(m.topic(), m.partition())] for m in msgs), np.int32, n)
         return splits, offsets
 
-    def _handle_events(self, msgs: list[Message], eofs: list[tuple[TopicPart, int]]) -> list[Message]:
-        """The data messages of ``msgs``; EOF events go to ``eofs``, errors are raised."""
+    def _located_for(self, msgs: list[Message]) -> tuple[np.ndarray, np.ndarray]:
+        loc = self._located
+        if loc is not None and loc[0] is msgs:
+            return loc[1], loc[2]
+        return self._locate(msgs)
+
+    def _handle_events(self, msgs: list[Message]) -> list[Message]:
         out = []
         for m in msgs:
             err = m.error()
@@ -355,7 +329,13 @@ class KafkaReader:
                 out.append(m)
                 continue
             if err.code() == KafkaError._PARTITION_EOF:
-                eofs.append(((m.topic(), m.partition()), m.offset()))
+                tp = (m.topic(), m.partition())
+                # EOF past skipped control records / aborted transactions: nothing to replay there
+                if m.offset() > self.next.get(tp, -1):
+                    if out:  # earlier messages of this batch come first
+                        self._advance(out)
+                    self.next[tp] = min(m.offset(), self.stop[tp]) if self.stop else m.offset()
+                    self._check_done(tp)
                 continue
             if err.code() in (
                 KafkaError.UNKNOWN_TOPIC_OR_PART,
@@ -370,32 +350,30 @@ class KafkaReader:
             log.warning("%s: %s", self.what, err.str())
         return out
 
-    def advance(self, fetched: Fetched) -> None:
-        """Move the positions past ``fetched`` (the source emitted its rows).
-
-        Each partition moves past its last message, then to an EOF event's offset when that is
-        further (past skipped control records and aborted transactions: nothing to replay
-        there). Applying the messages first gives the order-independent result of stepping
-        through the batch, as both only ever move a position forward.
-        """
-        nxt, parts = self.next, self.parts
+    def _advance(self, msgs: list[Message]) -> list[TopicPart]:
+        """Move each partition's position past its last message in ``msgs``; the partitions."""
+        if not msgs:
+            return []
+        splits, offsets = self._located_for(msgs)
+        nxt = self.next
+        parts = self.parts
+        if len(parts) <= 1 and parts:
+            tp = parts[0]
+            nxt[tp] = max(nxt.get(tp, 0), int(offsets.max()) + 1)
+            return [tp]
+        ends = np.full(len(parts), -1, np.int64)
+        np.maximum.at(ends, splits, offsets)  # offsets rise within a partition: max = last
         touched = []
-        if fetched.msgs:
-            if len(parts) <= 1 and parts:
-                tp = parts[0]
-                nxt[tp] = max(nxt.get(tp, 0), int(fetched.offsets.max()) + 1)
-                touched.append(tp)
-            else:
-                ends = np.full(len(parts), -1, np.int64)
-                np.maximum.at(ends, fetched.splits, fetched.offsets)  # offsets rise within a partition
-                for s in np.flatnonzero(ends >= 0).tolist():
-                    tp = parts[s]
-                    nxt[tp] = max(nxt.get(tp, 0), int(ends[s]) + 1)
-                    touched.append(tp)
-        for tp, offset in fetched.eofs:
-            if offset > nxt.get(tp, -1):
-                nxt[tp] = min(offset, self.stop[tp]) if self.stop else offset
-                touched.append(tp)
+        for s in np.flatnonzero(ends >= 0).tolist():
+            tp = parts[s]
+            nxt[tp] = max(nxt.get(tp, 0), int(ends[s]) + 1)  # never back before an EOF position
+            touched.append(tp)
+        return touched
+
+    def advance(self, msgs: list[Message]) -> None:
+        """Move the positions past ``msgs`` (the messages just returned)."""
+        touched = self._advance(msgs)
+        self._located = None
         if self.stop:
             for tp in touched:
                 self._check_done(tp)
@@ -412,6 +390,18 @@ class KafkaReader:
     def split_names(self) -> list[str]:
         """One split per assigned partition, named by its position key (``"0"``, ``"t:0"``)."""
         return [self._key(tp) for tp in self.parts]
+
+    def split_ids(self, msgs: list[Message], idx: np.ndarray) -> np.ndarray | None:
+        """The split of each message ``msgs[i]`` for ``i`` in ``idx``.
+
+        Returns:
+            int32 indices into :meth:`split_names`; None when there is a single partition
+            (every row is split 0).
+        """
+        if len(self.parts) <= 1:
+            return None
+        per_msg, _ = self._located_for(msgs)
+        return per_msg[np.asarray(idx, dtype=np.int64)]
 
     def finished_split_ids(self) -> set[int]:
         """Splits whose bounded read reached its end offset."""

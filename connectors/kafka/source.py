@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from abc import abstractmethod
 
+from confluent_kafka import Message
 from streamsql.connectors.formats import is_changelog_format
 from streamsql.connectors.kafka.decode import RecordDecoder
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
-from streamsql.connectors.kafka.reader import Fetched, KafkaReader
-from streamsql.connectors.prefetch import Prefetcher
+from streamsql.connectors.kafka.reader import KafkaReader
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import ConnectorContext, Source
@@ -67,7 +67,6 @@ class ReaderSource(Source, StatesFormats):
         self.decoder = RecordDecoder(t, fs, ctx.metrics)
         self.schema = self.decoder.schema
         self.metrics = ctx.metrics
-        self._prefetch: Prefetcher[tuple[Fetched, Batch | None]] | None = None
 
     @classmethod
     def check(cls, table: TableDef, config: dict[str, str]) -> None:
@@ -86,41 +85,25 @@ class ReaderSource(Source, StatesFormats):
         return cls.changelog
 
     @abstractmethod
-    def rows(self, fetched: Fetched) -> Batch | None:
-        """The rows of ``fetched.msgs`` (one ``consume()``), or None for none.
-
-        Runs on the read-ahead thread (:mod:`streamsql.connectors.prefetch`): it may touch only
-        the source's own decoding state, never the reader's positions.
+    def rows(self, msgs: list[Message]) -> Batch | None:
+        """The rows of ``msgs`` (one ``consume()``), or None for none.
 
         Raises:
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
         """
 
-    def _fetch(self, max_rows: int, timeout_s: float) -> tuple[Fetched, Batch | None] | None:
-        fetched = self.reader.fetch(max_rows, timeout_s)
-        if fetched is None:
-            return None
-        return fetched, self.rows(fetched) if fetched.msgs else None
-
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
         """The rows of up to ``max_rows`` messages of one ``consume()``; None when none arrived.
-
-        The next ``consume()`` and its decoding run ahead on a thread of their own
-        (:class:`~streamsql.connectors.prefetch.Prefetcher`, started by the first call); the
-        position moves past a batch only here, when it is emitted.
 
         Raises:
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
             ExecutionError: for Kafka errors.
         """
-        if self._prefetch is None:
-            name = f"prefetch-{self.table.name}"
-            self._prefetch = Prefetcher(self._fetch, max_rows, name)
-        item = self._prefetch.take(timeout_s)
-        if item is None:
+        msgs = self.reader.consume(max_rows, timeout_s)
+        if not msgs:
             return None
-        fetched, batch = item
-        self.reader.advance(fetched)
+        batch = self.rows(msgs)
+        self.reader.advance(msgs)
         self.decoder.count_skipped()
         return batch if batch is not None and batch.num_rows else None
 
@@ -150,10 +133,7 @@ class ReaderSource(Source, StatesFormats):
         return self.reader.finished_split_ids()
 
     def close(self) -> None:
-        """Stop reading ahead, then close the consumer."""
-        if self._prefetch is not None:
-            self._prefetch.close()
-            self._prefetch = None
+        """Close the consumer."""
         self.reader.close()
 
 
@@ -188,9 +168,8 @@ class KafkaSource(ReaderSource):
         """Assign every partition at ``position`` (or per ``'scan.startup.mode'``)."""
         self.reader.open(position)
 
-    def rows(self, fetched: Fetched) -> Batch:
+    def rows(self, msgs: list[Message]) -> Batch:
         """Every message's value (and key) decoded, with its metadata columns."""
-        msgs = fetched.msgs
-        return self.decoder.decode(msgs, [m.value() for m in msgs], fetched.split_ids)
+        return self.decoder.decode(msgs, [m.value() for m in msgs], self.reader.split_ids)
 
 

@@ -36,10 +36,10 @@ import time
 
 import numpy as np
 import pyarrow as pa
+from confluent_kafka import Message
 from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
 from streamsql.connectors.kafka.options import int_option, table_prefix
-from streamsql.connectors.kafka.reader import Fetched
 from streamsql.connectors.kafka.sink import ProducingSink
 from streamsql.connectors.kafka.source import ReaderSource
 
@@ -313,12 +313,12 @@ class UpsertKafkaSource(ReaderSource):
             else:
                 state[k] = v
 
-    def rows(self, fetched: Fetched) -> Batch | None:
-        """The changelog rows of ``fetched.msgs`` (an update gives two); None when there are none.
+    def rows(self, msgs: list[Message]) -> Batch | None:
+        """The changelog rows of ``msgs`` (an update gives two); None when there are none.
 
         Messages without a key count as bad records.
         """
-        state, msgs = self.state, fetched.msgs
+        state = self.state
         vals: list[bytes] = []
         kinds: list[int] = []
         src: list[int] = []
@@ -349,8 +349,9 @@ class UpsertKafkaSource(ReaderSource):
                 src.append(i)
                 src.append(i)
             state[k] = v
-        self.decoder.dropped += null_keys
+        if null_keys:
+            self.metrics["bad_records"] = self.metrics.get("bad_records", 0) + null_keys
         if not vals:
             return None
         src_arr, kinds_arr = np.asarray(src, dtype=np.int64), np.asarray(kinds, dtype=np.int8)
-        return self.decoder.decode(msgs, vals, fetched.split_ids, src_arr, kinds_arr)
+        return self.decoder.decode(msgs, vals, self.reader.split_ids, src_arr, kinds_arr)

@@ -199,50 +199,6 @@ def test_position_skips_transaction_markers(kafka_bootstrap, kafka_topic_factory
     assert src.position() == {"0": 4}  # 3 records + the commit marker
 
 
-def test_read_ahead_never_moves_the_position(kafka_bootstrap, kafka_topic_factory):
-    """The next batches are fetched and decoded ahead (connectors/prefetch.py), but the position
-    a barrier records is that of the rows poll() returned: reopening there reads every other
-    record once, none twice, although the first source had fetched them all."""
-    topic = kafka_topic_factory("ahead", partitions=2)
-    produce(kafka_bootstrap, topic, [(i % 2, None, jrec(i)) for i in range(400)])
-    t = table("a", COLS, src_opts(kafka_bootstrap, topic))
-    src = KafkaSource(ctx(t))
-    src.open(None)
-    first = None
-    while first is None:
-        first = src.poll(50, 0.5)
-    time.sleep(1.0)  # the fetch thread runs ahead meanwhile (up to its queue bound)
-    emitted = first.table.to_pylist()
-    pos = src.position()
-    src.close()
-    per_part = {str(p): sum(1 for r in emitted if r["id"] % 2 == p) for p in (0, 1)}
-    assert pos == per_part
-    src2 = KafkaSource(ctx(t))
-    src2.open(json.loads(json.dumps(pos)))
-    rest, _ = drain(src2, want_rows=400 - len(emitted), timeout=20)
-    rest += drain(src2, timeout=1)[0]
-    src2.close()
-    assert sorted(r["id"] for r in emitted + rest) == list(range(400))
-
-
-def test_bad_record_after_read_ahead_fails_after_the_good_rows(kafka_bootstrap, kafka_topic_factory):
-    """An error the fetch thread hits is raised by the poll that reaches it, after every good
-    row before it was returned, naming the record."""
-    topic = kafka_topic_factory("aheadbad")
-    produce(kafka_bootstrap, topic, [(0, None, jrec(i)) for i in range(30)] + [(0, None, "{bad")])
-    src = KafkaSource(ctx(table("b", COLS, src_opts(kafka_bootstrap, topic))))
-    src.open(None)
-    rows = []
-    with pytest.raises(BadRecordError, match=re.escape(f"{topic}[0]@30")):
-        for _ in range(200):
-            b = src.poll(10, 0.2)
-            if b is not None:
-                rows += b.table.to_pylist()
-    src.close()
-    assert [r["id"] for r in rows] == list(range(30))
-    assert src.position() == {"0": 30}
-
-
 def test_bad_record_fails_naming_location(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("bad")
     produce(kafka_bootstrap, topic, [(0, None, jrec(1)), (0, None, "{not json"), (0, None, jrec(3))])
