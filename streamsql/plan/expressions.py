@@ -14,11 +14,13 @@ Expressions stay sqlglot trees through planning (see DESIGN.md). Compiling one m
 
 from __future__ import annotations
 
+import pyarrow as pa
 from sqlglot import exp
 from sqlglot.generator import Generator
 
 from streamsql.core.errors import SqlError
 from streamsql.functions.scalars import FunctionError, bind
+from streamsql.functions.scalars.registry import TYPE
 from streamsql.plan.scope import Scope, position_of
 
 
@@ -148,6 +150,20 @@ def compile_expression(node: exp.Expression, scope: Scope) -> str:
         msg = f"Aggregate function {agg.sql()} is not allowed here"
         raise SqlError(msg, scope.sql, line, col, length)
     return _bind(resolve_columns(node, scope), scope.sql).sql(dialect="duckdb")
+
+
+def registry_time_type(node: exp.Expression, scope: Scope) -> pa.DataType | None:
+    """The Arrow type of ``node``'s value when it is a TIMESTAMP_LTZ(p) the registry types, p < 6.
+
+    DuckDB has no millisecond TIMESTAMPTZ, so a Calc's inferred type of, e.g.,
+    ``TO_TIMESTAMP_LTZ(ms, 3)`` or ``PROCTIME()`` is TIMESTAMP_LTZ(6): DESCRIBE would say so and
+    a CAST to STRING print six fraction digits where Flink prints three. The registry knows the
+    precision; the runtime casts each result to the Calc's output schema. None otherwise.
+    """
+    t = _bind(resolve_columns(node, scope), scope.sql).meta.get(TYPE)
+    if t is None or t.name != "TIMESTAMP_LTZ" or (t.precision or 0) >= 6:
+        return None
+    return t.to_arrow()
 
 
 def output_name(node: exp.Expression, index: int) -> str:

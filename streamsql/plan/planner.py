@@ -17,6 +17,7 @@ hook, :mod:`streamsql.plan.sinks`), before anything runs.
 
 from __future__ import annotations
 
+import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
@@ -37,6 +38,7 @@ from streamsql.plan.expressions import (
     compile_expression,
     output_name,
     quote,
+    registry_time_type,
     resolve_columns,
     to_duckdb,
 )
@@ -292,11 +294,14 @@ class Planner:
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
         scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
-            items = []
+            items, types = [], {}
             for c in table.columns:
                 expr = compile_expression(c.computed, scope) if c.computed is not None else quote(c.name)
                 items.append((c.name, expr))
-            node = self._calc(node, items, None)
+                t = registry_time_type(c.computed, scope) if c.computed is not None else None
+                if t is not None:
+                    types[c.name] = t
+            node = self._calc(node, items, None, types)
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
                     c.type = SqlType.from_arrow(node.schema.field(c.name).type)
@@ -330,8 +335,9 @@ class Planner:
             raise ConfigError(msg)
         return ms
 
-    def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None) -> PlanNode:
-        q = compile_query(items, cond, node.schema, self.sql)
+    def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None,
+              types: dict[str, pa.DataType] | None = None) -> PlanNode:
+        q = compile_query(items, cond, node.schema, self.sql, types)
         if cond is None and [e for _, e in items] == [quote(n) for n in node.schema.names] \
                 and [n for n, _ in items] == node.schema.names and q.output_schema == node.schema:
             return node  # SELECT * (or the same columns, same names): no operator, no copy per batch

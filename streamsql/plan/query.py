@@ -54,7 +54,7 @@ class QuerySpec:
 
 
 def compile_query(items: list[tuple[str, str]], condition: str | None, input_schema: pa.Schema,
-                  sql: str | None = None) -> QuerySpec:
+                  sql: str | None = None, types: dict[str, pa.DataType] | None = None) -> QuerySpec:
     """Check ``SELECT items FROM batch [WHERE condition]`` and infer its output schema.
 
     Args:
@@ -62,6 +62,8 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
         condition: DuckDB SQL of a boolean filter, or None.
         input_schema: the Arrow schema of input batches.
         sql: the user's statement, for positioned errors.
+        types: output columns whose type is known better than DuckDB's inference (see
+            :func:`~streamsql.plan.expressions.registry_time_type`).
 
     Raises:
         SqlError: when DuckDB rejects the expressions (type errors, unknown functions).
@@ -80,7 +82,10 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
         con.unregister(INPUT_TABLE)
     # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
     output = Schema.from_arrow(result.schema).to_arrow()
-    return QuerySpec(items, condition, input_schema, _keep_passed_types(items, input_schema, output))
+    output = _keep_passed_types(items, input_schema, output)
+    if types:
+        output = pa.schema([f.with_type(types[f.name]) if f.name in types else f for f in output])
+    return QuerySpec(items, condition, input_schema, output)
 
 
 def _keep_passed_types(items: list[tuple[str, str]], input_schema: pa.Schema, output: pa.Schema) -> pa.Schema:
