@@ -106,7 +106,10 @@ def worker_campaign(a: argparse.Namespace) -> int:
     feed = (a.bootstrap, src, records, a.feed_seconds, done, a.partitions)
     threading.Thread(target=chaos.produce, args=feed, daemon=True).start()
     work = tempfile.mkdtemp(prefix="streamsql-chaos-workers-")
-    parallel = f"SET 'parallelism.default' = '{a.workers}';\n"
+    # A frozen worker resumes with its broker connections gone: its task restarts (as under
+    # Flink 2's default restart strategy with checkpointing) rather than failing the worker.
+    parallel = (f"SET 'parallelism.default' = '{a.workers}';\n"
+                "SET 'restart-strategy.type' = 'fixed-delay';\n")
     unbounded, bounded = chaos.write_scripts(a, work, job, src, out, parallel)
     log = open(os.path.join(work, "workers.log"), "ab")
     workers = Workers(unbounded, work, a.workers, log)
