@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from streamsql.connectors.formats.convert import RECORD_FAULTS, excerpt, from_rows, record_fault
+from streamsql.connectors.formats.timestamp_text import trim_fraction
 
 from streamsql.core.config import did_you_mean
 from streamsql.core.connector import OptionSpec
@@ -256,11 +257,12 @@ def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
 
 
 def render_timestamp(
-    arr: pa.Array | pa.ChunkedArray, precision: int, sep: str = " ", zulu: bool = False
+    arr: pa.Array | pa.ChunkedArray, precision: int, sep: str = " ", zulu: bool = False, trim: bool = False
 ) -> pa.Array:
     """Format a timestamp column as ``yyyy-MM-dd HH:mm:ss[.fff]`` with ``precision`` digits.
 
-    ``sep`` goes between date and time; ``zulu`` appends ``Z``; tz-aware columns print in UTC.
+    ``sep`` goes between date and time; ``zulu`` appends ``Z``; tz-aware columns print in UTC;
+    ``trim`` drops the fraction's trailing zeros (Flink's JSON format: :func:`.trim_fraction`).
     """
     unit = arr.type.unit
     naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
@@ -268,6 +270,8 @@ def render_timestamp(
     unit_digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[unit]
     if precision < unit_digits:
         text = pc.utf8_slice_codeunits(text, 0, 19 + (precision + 1 if precision > 0 else 0))
+    if trim:
+        text = trim_fraction(combine(text), min(precision, unit_digits))
     if sep != " ":
         text = pc.utf8_replace_slice(text, 10, 11, sep)
     if zulu:

@@ -37,6 +37,7 @@ from streamsql.connectors.formats.common import (
 from streamsql.connectors.formats.convert import RecordError, from_rows
 from streamsql.connectors.formats.json import (
     RowConverter,
+    decimal_plain_option,
     loads_exact,
     read_rows,
     read_schema,
@@ -54,6 +55,7 @@ OPTIONS = [
                 "that cannot be decoded"),
     flag_option("debezium-json.schema-include", "events carry Debezium's {schema, payload} envelope"),
     timestamp_standard_option("debezium-json", "SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601"),
+    decimal_plain_option("debezium-json"),
 ]
 
 _REPLICA = (

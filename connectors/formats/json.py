@@ -79,16 +79,22 @@ def timestamp_standard_option(prefix: str, written: str) -> OptionSpec:
     return choice_option(key, ("SQL", "ISO-8601"), "timestamp text written: " + written, "SQL")
 
 
+def decimal_plain_option(prefix: str) -> OptionSpec:
+    """``'<prefix>.encode.decimal-as-plain-number'``: DECIMAL as ``toPlainString()`` (else Flink's default).
+
+    See :mod:`.decimal_text` for what Flink writes without it.
+    """
+    return flag_option(f"{prefix}.encode.decimal-as-plain-number",
+                       "DECIMAL written with its scale in plain notation (default: trailing zeros "
+                       "stripped, 1E+2, as Flink)")
+
+
 OPTIONS = [
     flag_option("json.ignore-parse-errors",
                 "instead of failing: NULL for a value that does not convert, skip (counted) invalid JSON"),
     flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
     timestamp_standard_option("json", "'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
-    flag_option(
-        "json.encode.decimal-as-plain-number",
-        "accepted for compatibility; decimals are always written in plain notation",
-        default="true",
-    ),
+    decimal_plain_option("json"),
 ]
 
 _MISSING = object()

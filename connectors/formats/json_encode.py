@@ -4,16 +4,24 @@ Column-wise with Arrow compute — each column rendered as JSON text (strings es
 as orjson does; only values holding a quote, backslash or control character go through orjson one
 by one; floats through one ``orjson.dumps`` of the column), then joined with the field names per
 row by ``binary_join_element_wise`` — byte-identical to the reference per-row encoder (a dict +
-``orjson.dumps`` per row, :func:`encode_rows`), which remains the fallback. DECIMAL as a JSON
-number in plain notation with its scale (``10.000000``), TIMESTAMP(p) as
-``"2024-05-01 10:00:00.000"`` (p fraction digits), TIMESTAMP_LTZ as
-``"2024-05-01 10:00:00.000Z"`` (``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``),
-DATE as ``"2024-05-01"``, BYTES base64, NULL as ``null``; a ROW as an object with every field
-(``{"x":1,"s":null}``), an ARRAY as an array, a MAP as an object (keys as JSON strings), their
-values written by the same rules.
+``orjson.dumps`` per row, :func:`encode_rows`), which remains the fallback. As Flink 2.3 writes
+them (``tests/connectors/json_encode_flink.json``): DECIMAL as a JSON number with its trailing
+zeros stripped (``1E+1``, ``2.5``; :mod:`.decimal_text`), or in plain notation with its scale
+(``10.000000``) with ``'json.encode.decimal-as-plain-number' = 'true'``; TIMESTAMP(p) as
+``"2024-05-01 10:00:00.12"`` (at most p fraction digits, without trailing zeros:
+:mod:`.timestamp_text`), TIMESTAMP_LTZ as ``"2024-05-01 10:00:00Z"``
+(``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``), DATE as ``"2024-05-01"``, BYTES
+base64, NULL as ``null``; a ROW as an object with every field (``{"x":1,"s":null}``), an ARRAY as
+an array, a MAP as an object (keys as JSON strings), their values written by the same rules.
+Known differences from Flink: FLOAT/DOUBLE text (orjson's ``1e+20``; Flink: Java's ``1.0E20``)
+and characters beyond the BMP (UTF-8 here; Flink: a surrogate-pair escape).
+
+The sink always encodes the row, never forwards the consumed bytes: ``docs/json-pass-through.md``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import orjson
@@ -26,36 +34,59 @@ from streamsql.connectors.formats.common import (
     render_decimal,
     render_timestamp,
 )
+from streamsql.connectors.formats.decimal_text import flink_decimal_text
 
 from streamsql.core.types import Schema, SqlType
 
 
-def _iso_timestamps(options: dict[str, str], prefix: str) -> bool:
-    """Whether ``options`` ask ``prefix``'s encoder for ISO-8601 timestamps (a ``'T'`` separator)."""
-    return options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
+class Style(NamedTuple):
+    """How the options ask values to be written.
+
+    Attributes:
+        sep: between a timestamp's date and time: ``' '`` (SQL) or ``'T'`` (ISO-8601).
+        plain: DECIMAL in plain notation with its scale (``'<prefix>.encode.decimal-as-plain-number'``),
+            else as Flink's default (:func:`.decimal_text.flink_decimal_text`).
+    """
+
+    sep: str
+    plain: bool
+
+
+def style_of(options: dict[str, str], prefix: str) -> Style:
+    """The :class:`Style` of ``prefix``'s (``'json'``, ``'debezium-json'``) options."""
+    iso = options.get(f"{prefix}.timestamp-format.standard", "SQL") == "ISO-8601"
+    plain = options.get(f"{prefix}.encode.decimal-as-plain-number", "false").strip().lower() == "true"
+    return Style("T" if iso else " ", plain)
+
+
+def _timestamps(col: pa.Array, t: SqlType, style: Style) -> pa.Array:
+    return render_timestamp(col, t.precision or 0, style.sep, zulu=t.name == "TIMESTAMP_LTZ", trim=True)
+
+
+def _decimals(col: pa.Array, style: Style) -> pa.Array:
+    return render_decimal(col) if style.plain else flink_decimal_text(col)
 
 
 def python_columns(
     table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
 ) -> list[list]:
     """Per column, the Python values orjson serializes as Flink's JSON format writes them."""
-    sep = "T" if _iso_timestamps(options, prefix) else " "
+    style = style_of(options, prefix)
     cols = []
     for f, col in zip(schema.fields, table.columns):
         n = f.type.name
         if n == "DECIMAL":
-            cols.append([None if s is None else orjson.Fragment(s) for s in render_decimal(col).to_pylist()])
+            texts = _decimals(col, style).to_pylist()
+            cols.append([None if s is None else orjson.Fragment(s) for s in texts])
         elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            cols.append(
-                render_timestamp(col, f.type.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ").to_pylist()
-            )
+            cols.append(_timestamps(col, f.type, style).to_pylist())
         elif n == "DATE":
             cols.append(col.cast(pa.string()).to_pylist())
         elif n == "BYTES":
             cols.append(base64_text(col))
         elif f.type.is_composite:
             cols.append([None if x is None else orjson.Fragment(x)
-                         for x in _nested_texts(combine(col), f.type, sep).to_pylist()])
+                         for x in _nested_texts(combine(col), f.type, style).to_pylist()])
         else:
             cols.append(col.to_pylist())
     return cols
@@ -116,7 +147,7 @@ def _json_floats(col: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
-def column_texts(col: pa.Array, t: SqlType, sep: str) -> tuple[pa.Array, bool]:
+def column_texts(col: pa.Array, t: SqlType, style: Style) -> tuple[pa.Array, bool]:
     """The JSON text of every value of one column, as the row encoder writes it.
 
     Returns ``(text, bare)``: NULLs are ``null`` in ``text``, except when ``bare`` is True: then
@@ -137,50 +168,50 @@ def column_texts(col: pa.Array, t: SqlType, sep: str) -> tuple[pa.Array, bool]:
     elif n in ("FLOAT", "DOUBLE"):
         return _json_floats(col), False
     elif n == "DECIMAL":
-        text = render_decimal(col)
+        text = _decimals(col, style)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "BYTES"):
         if n == "DATE":
             text = col.cast(pa.string())
         elif n == "BYTES":
             text = pa.array(base64_text(col), pa.string())
         else:
-            text = render_timestamp(col, t.precision or 0, sep, zulu=n == "TIMESTAMP_LTZ")
+            text = _timestamps(col, t, style)
         if bare_ok:
             return text, True
         text = _quote(text)
     elif t.is_composite:
-        text = _nested_texts(col, t, sep)
+        text = _nested_texts(col, t, style)
     else:
         raise NotImplementedError(n)
     return (pc.fill_null(text, "null") if text.null_count else text), False
 
 
-def _nested_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:
+def _nested_texts(col: pa.Array, t: SqlType, style: Style) -> pa.Array:
     """The JSON text of a ROW/ARRAY/MAP column (NULL stays NULL), built from its children's."""
     if t.name == "ROW":
         parts: list = []
         for i, (name, ft) in enumerate(t.fields):
             parts += [("{" if i == 0 else ",") + orjson.dumps(name).decode() + ":",
-                      json_value_texts(col.field(i), ft, sep)]
+                      json_value_texts(col.field(i), ft, style)]
         text = pc.binary_join_element_wise(*parts, "}", "") if parts else pa.array(["{}"] * len(col))
     else:
         if t.name == "ARRAY":
-            items = json_value_texts(col.values, t.children[0], sep)
+            items = json_value_texts(col.values, t.children[0], style)
         else:
             key_type = SqlType("STRING") if t.children[0].name == "STRING" else t.children[0]
-            keys = json_value_texts(col.keys, key_type, sep)
+            keys = json_value_texts(col.keys, key_type, style)
             if key_type.name != "STRING":  # a JSON object's keys are strings
                 keys = _quote(keys)
-            items = pc.binary_join_element_wise(keys, json_value_texts(col.items, t.children[1], sep), ":")
+            items = pc.binary_join_element_wise(keys, json_value_texts(col.items, t.children[1], style), ":")
         inner = pc.binary_join(pa.ListArray.from_arrays(col.offsets, items), ",")
         opening, closing = ("[", "]") if t.name == "ARRAY" else ("{", "}")
         text = pc.binary_join_element_wise(opening, inner, closing, "")
     return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), text)
 
 
-def json_value_texts(col: pa.Array, t: SqlType, sep: str) -> pa.Array:
+def json_value_texts(col: pa.Array, t: SqlType, style: Style) -> pa.Array:
     """The JSON text of every value of one column (NULL → ``null``), quotes included."""
-    text, bare = column_texts(col, t, sep)
+    text, bare = column_texts(col, t, style)
     return _quote(text) if bare else text
 
 
@@ -202,12 +233,12 @@ def encode_vectorized(
     if len(set(names)) != len(names):
         msg = "repeated column names"
         raise NotImplementedError(msg)
-    sep = "T" if _iso_timestamps(options, prefix) else " "
+    style = style_of(options, prefix)
     parts: list = []
     lit = "{"  # the literal text before the next column
     for i, (f, col) in enumerate(zip(schema.fields, table.columns)):
         lit += ("" if i == 0 else ",") + orjson.dumps(f.name).decode() + ":"
-        text, bare = column_texts(combine(col), f.type, sep)
+        text, bare = column_texts(combine(col), f.type, style)
         parts.append(lit + '"' if bare else lit)
         parts.append(text)
         lit = '"' if bare else ""

@@ -52,13 +52,14 @@ def test_snapshot_then_binlog_map_types_as_flink_cdc(mariadb_db, kafka_bootstrap
     finally:
         job.cancel()
     # Read by the snapshot (a SELECT) and by the binlog: the same mapping. TIMESTAMP in
-    # 'server-time-zone' (UTC+9), BIT(10) little-endian bytes (base64 in JSON), BIGINT UNSIGNED exact.
+    # 'server-time-zone' (UTC+9), BIT(10) little-endian bytes (base64 in JSON), BIGINT UNSIGNED exact;
+    # the json format writes a timestamp's fraction without trailing zeros, as Flink 2.3.
     assert snap[(1,)] == {"id": 1, "price": 12.34, "at": "2024-01-02 03:04:05.123456",
-                          "ts": "2024-01-02 12:04:05.500", "doc": '{"a": [1, 2]}', "colour": "green",
+                          "ts": "2024-01-02 12:04:05.5", "doc": '{"a": [1, 2]}', "colour": "green",
                           "flag": True, "mask": "AwI=", "data": "AP8=", "name": "héllo",
                           "big": 18446744073709551615, "yes": True, "db": mariadb_db.database, "tbl": "items"}
     assert out[(3,)] == {"id": 3, "price": -0.5, "at": "1999-12-31 23:59:59.999999",
-                         "ts": "2000-01-01 09:00:00.000", "doc": "[]", "colour": "red", "flag": False,
+                         "ts": "2000-01-01 09:00:00", "doc": "[]", "colour": "red", "flag": False,
                          "mask": "AQA=", "data": "", "name": "", "big": 0, "yes": False,
                          "db": mariadb_db.database, "tbl": "items"}
     assert out[(2,)]["price"] == 99.99 and out[(2,)]["name"] == "two" and out[(2,)]["at"] is None

@@ -157,7 +157,7 @@ def test_sink_appends_at_pre_commit_and_round_trips(tmp_path):
     target = out / "part-my_job-0.json"
     assert target.read_bytes() == b""  # not visible before the checkpoint
     sink.pre_commit(1)
-    assert target.read_bytes() == b'{"id":1,"price":10.000000}\n{"id":2,"price":null}\n'
+    assert target.read_bytes() == b'{"id":1,"price":1E+1}\n{"id":2,"price":null}\n'
     sink.write(Batch(data.slice(0, 1)))
     sink.finish()
     sink.close()
