@@ -34,6 +34,7 @@ from streamsql.core.errors import ConfigError, ExecutionError, SqlError, Stateme
 from streamsql.core.secrets import mask_options, remember
 from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
+from streamsql.plan import describe
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner, assign_ids, explain
@@ -258,18 +259,8 @@ class StreamEnvironment:
         obj = self.catalog.get(name)
         if isinstance(obj, ViewDef):
             node = Planner(self.catalog, self.config).plan_query(obj.query)
-            return TableResult("rows", ["name", "type", "null", "key", "extras", "watermark"],
-                               [(f.name, str(f.type), True, None, None, None) for f in node.sql_schema])
-        rows = []
-        for c in obj.columns:
-            extras = (f"AS {c.computed.sql()}" if c.computed is not None else
-                      f"METADATA FROM '{c.metadata_key}'" if c.metadata_key else None)
-            marked = obj.watermark and obj.watermark.column.lower() == c.name.lower()
-            wm = obj.watermark.expr.sql() if marked else None
-            typ = str(c.type) if c.type is not None else "(computed)"
-            key = "PRI" if c.name in obj.primary_key else None
-            rows.append((c.name, typ, c.type.nullable if c.type else True, key, extras, wm))
-        return TableResult("rows", ["name", "type", "null", "key", "extras", "watermark"], rows)
+            return TableResult("rows", describe.COLUMNS, describe.view_rows(node))
+        return TableResult("rows", describe.COLUMNS, describe.table_rows(obj))
 
     def explain(self, stmt: exp.Expression, sql: str) -> str:
         """EXPLAIN text for a query, INSERT or statement set (plan + sink guarantees)."""

@@ -36,20 +36,25 @@ def file_options(path: str) -> str:
     return _with({"connector": "filesystem", "path": path, "format": "json"})
 
 
-def kafka_options(topic: str, bootstrap: str, extra: dict[str, str] | None = None) -> str:
-    """WITH options of a Kafka table over the events topic (JSON), read from the start to the end."""
-    return _with(
-        {
-            "connector": "kafka",
-            "topic": topic,
-            "properties.bootstrap.servers": bootstrap,
-            "properties.group.id": "nexmark",
-            "scan.startup.mode": "earliest-offset",
-            "scan.bounded.mode": "latest-offset",
-            "format": "json",
-            **(extra or {}),
-        }
-    )
+def kafka_options(topic: str, bootstrap: str, extra: dict[str, str] | None = None,
+                  bounded: bool = True) -> str:
+    """WITH options of a Kafka table over the events topic (JSON), read from the start to the end.
+
+    ``bounded=False``: read on after the end (an idle source; processing-time windows still fire).
+    """
+    opts = {
+        "connector": "kafka",
+        "topic": topic,
+        "properties.bootstrap.servers": bootstrap,
+        "properties.group.id": "nexmark",
+        "scan.startup.mode": "earliest-offset",
+        "scan.bounded.mode": "latest-offset",
+        "format": "json",
+        **(extra or {}),
+    }
+    if not bounded:
+        del opts["scan.bounded.mode"]
+    return _with(opts)
 
 
 def _with(opts: dict) -> str:

@@ -166,6 +166,18 @@ def registry_time_type(node: exp.Expression, scope: Scope) -> pa.DataType | None
     return t.to_arrow()
 
 
+def is_proctime_call(node: exp.Expression) -> bool:
+    """Whether ``node`` (unaliased) is a bare ``PROCTIME()`` call: Flink's processing-time attribute.
+
+    Only the call itself is one; an expression over it (a CAST, ``+ INTERVAL``) is a plain
+    TIMESTAMP_LTZ value, as in Flink 2.3.
+    """
+    node = node.unalias() if isinstance(node, exp.Alias) else node
+    if not isinstance(node, exp.Func):
+        return False
+    return (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).upper() == "PROCTIME"
+
+
 def output_name(node: exp.Expression, index: int) -> str:
     """The column name Flink gives a SELECT item: its alias, its column name, or ``EXPR$i``."""
     if isinstance(node, exp.Alias):

@@ -27,7 +27,13 @@ from streamsql.plan.expressions import resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import WindowSpec
-from streamsql.plan.windows import build_window_aggregate, interval_ms, is_proctime, time_attributes
+from streamsql.plan.windows import (
+    build_window_aggregate,
+    interval_ms,
+    is_proctime,
+    materialized_note,
+    time_attributes,
+)
 
 WINDOWS = ("TUMBLE", "HOP", "SESSION")
 #: auxiliary function suffix → the window aggregate's column
@@ -133,11 +139,13 @@ def _time_attribute(planner, col: exp.Expression, node: PlanNode, scope: Scope,
         SqlError: not a column, or not an event-time attribute of the input.
     """
     attrs = time_attributes(node)
+    note = ""
     if isinstance(col, exp.Column):
         c = scope.resolve(col)
         if (c.internal in attrs and c.type.is_time) or is_proctime(node, c.internal):
             return c.internal, c.type
+        note = materialized_note(c)
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
     planner._fail(col, f"The first argument of {kind}(...) in GROUP BY must be a time attribute (a column "
-                       f"with a WATERMARK, or a PROCTIME() column){hint}")
+                       f"with a WATERMARK, or a PROCTIME() column){note}{hint}")

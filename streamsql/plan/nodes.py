@@ -74,11 +74,19 @@ class ScanNode(PlanNode):
 
 @dataclass(eq=False)
 class CalcNode(PlanNode):
-    """Projection and filter in one batch query."""
+    """Projection and filter in one batch query.
+
+    Attributes:
+        proctime: output columns this Calc computes with a bare ``PROCTIME()`` call (a table's
+            computed column or a SELECT item): processing-time attributes, whose value a
+            time-driven operator replaces by its own processing time (Flink materializes a
+            proctime attribute where it is used).
+    """
 
     query: QuerySpec = None  # type: ignore[assignment]
     select_sql: list[str] = field(default_factory=list)
     where_sql: str | None = None
+    proctime: frozenset[str] = frozenset()
 
     kind: ClassVar[str] = "calc"
 

@@ -44,7 +44,7 @@ from streamsql.plan.expressions import (
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import OverSpec
-from streamsql.plan.windows import interval_ms, is_proctime, time_attributes
+from streamsql.plan.windows import interval_ms, is_proctime, materialized_note, time_attributes
 
 
 @dataclass(eq=False)
@@ -214,15 +214,17 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
                             "drop DESC")
     col = item.this
     attrs = time_attributes(node)
+    note = ""
     if isinstance(col, exp.Column):
         resolved = scope.resolve(col)
         if (resolved.internal in attrs and resolved.type.is_time) or is_proctime(node, resolved.internal):
             return resolved.internal
+        note = materialized_note(resolved)
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
     # Flink 2.3 also orders by any column with UNBOUNDED PRECEDING (an updating result): not here yet.
     planner._fail(col, f"OVER windows ordered by '{col.sql()}' are not supported yet: ORDER BY an event-time "
-                       f"attribute{hint}, or a PROCTIME() column")
+                       f"attribute{hint}, or a PROCTIME() column{note}")
 
 
 def _frame(planner, w: exp.Window) -> OverSpec:

@@ -36,6 +36,7 @@ from streamsql.plan.expressions import (
     VARIANCE_CALLS,
     PythonAggCall,
     compile_expression,
+    is_proctime_call,
     output_name,
     quote,
     registry_time_type,
@@ -173,9 +174,8 @@ class Planner:
         else:
             check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
             names = _unique([output_name(i, n) for n, i in enumerate(items)])
-            compiled = [compile_expression(i.unalias() if isinstance(i, exp.Alias) else i, scope)
-                        for i in items]
-            node = self._calc(node, list(zip(names, compiled)), cond)
+            node = self._project(node, [(name, i.unalias() if isinstance(i, exp.Alias) else i)
+                                        for name, i in zip(names, items)], cond, scope)
             scope = _scope_of(node, None, self.sql)
         if distinct_clause is not None:  # DISTINCT hook (plan/setops.py): GROUP BY every column
             node = distinct(self, node)
@@ -294,14 +294,7 @@ class Planner:
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
         scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
-            items, types = [], {}
-            for c in table.columns:
-                expr = compile_expression(c.computed, scope) if c.computed is not None else quote(c.name)
-                items.append((c.name, expr))
-                t = registry_time_type(c.computed, scope) if c.computed is not None else None
-                if t is not None:
-                    types[c.name] = t
-            node = self._calc(node, items, None, types)
+            node = self._project(node, [(c.name, c.computed) for c in table.columns], None, scope)
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
                     c.type = SqlType.from_arrow(node.schema.field(c.name).type)
@@ -335,13 +328,33 @@ class Planner:
             raise ConfigError(msg)
         return ms
 
+    def _project(self, node: PlanNode, items: list[tuple[str, exp.Expression | None]], cond: str | None,
+                 scope: Scope) -> PlanNode:
+        """The Calc of ``items`` over ``node`` (a table's computed columns, a SELECT list).
+
+        ``items`` are ``(name, expression over scope)``, or ``(name, None)`` for ``node``'s column
+        of that name. A TIMESTAMP_LTZ(p < 6) item gets the registry's precision (:func:`registry_time_type`),
+        and a bare ``PROCTIME()`` item is a processing-time attribute (``CalcNode.proctime``),
+        whether a DDL computed column or a view's, subquery's or CTE's SELECT item, as in Flink.
+        """
+        compiled, types, proctime = [], {}, set()
+        for name, e in items:
+            compiled.append((name, quote(name) if e is None else compile_expression(e, scope)))
+            t = registry_time_type(e, scope) if e is not None else None
+            if t is not None:
+                types[name] = t
+            if e is not None and is_proctime_call(e):
+                proctime.add(name)
+        return self._calc(node, compiled, cond, types, frozenset(proctime))
+
     def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None,
-              types: dict[str, pa.DataType] | None = None) -> PlanNode:
+              types: dict[str, pa.DataType] | None = None,
+              proctime: frozenset[str] = frozenset()) -> PlanNode:
         q = compile_query(items, cond, node.schema, self.sql, types)
         if cond is None and [e for _, e in items] == [quote(n) for n in node.schema.names] \
                 and [n for n, _ in items] == node.schema.names and q.output_schema == node.schema:
             return node  # SELECT * (or the same columns, same names): no operator, no copy per batch
-        return CalcNode([node], q.output_schema, node.mode, query=q,
+        return CalcNode([node], q.output_schema, node.mode, query=q, proctime=proctime,
                         select_sql=[e if e == quote(n) else f"{e} AS {n}" for n, e in items], where_sql=cond)
 
     def _cast(self, node: PlanNode, names: list[str], types: list[SqlType]) -> CalcNode:

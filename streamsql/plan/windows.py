@@ -47,7 +47,6 @@ from streamsql.plan.nodes import (
     INSERT_ONLY,
     CalcNode,
     PlanNode,
-    ScanNode,
     UnionNode,
     WatermarkAssignerNode,
     explain_attr,
@@ -142,24 +141,39 @@ def time_attributes(node: PlanNode) -> set[str]:
 
 
 def is_proctime(node: PlanNode, col: str) -> bool:
-    """Whether column ``col`` of ``node`` is a table's ``PROCTIME()`` column, through projections.
+    """Whether column ``col`` of ``node`` is a ``PROCTIME()`` attribute, through projections.
 
-    Also through a lookup join's left columns (they keep their names; its rows go on at once).
+    One is made by a Calc's bare ``PROCTIME()`` item (``CalcNode.proctime``: a table's computed
+    column, or a SELECT item of a view, subquery or CTE) and passed on unchanged by Calcs
+    (projections, filters), watermark assigners and a lookup join's left columns (they keep
+    their names; its rows go on at once). Anything else (an aggregation, a regular join, a
+    window, an expression over it) materializes it into a plain TIMESTAMP_LTZ(3), as in Flink.
     """
     while isinstance(node, (CalcNode, WatermarkAssignerNode)) or node.kind == "lookup-join":
         if node.kind == "lookup-join" and col not in node.inputs[0].schema.names:
             return False
         if isinstance(node, CalcNode):
             src = plain_column(dict(node.query.items).get(col), node.query)
-            if src is None:  # computed here: the scan's own computed columns sit right above it
-                scan = node.inputs[0]
-                c = scan.table.column(col) if isinstance(scan, ScanNode) else None
-                return c is not None and c.computed is not None and any(
-                    isinstance(f, exp.Func) and (f.name if isinstance(f, exp.Anonymous) else f.sql_name())
-                    .upper() == "PROCTIME" for f in c.computed.walk())
+            if src is None:  # computed here
+                return col in node.proctime
             col = src
         node = node.inputs[0]
     return False
+
+
+def materialized_note(col: ScopeColumn) -> str:
+    """Why ``col``, a TIMESTAMP_LTZ that is no time attribute, is none: for a planning error at it.
+
+    It is typically a ``PROCTIME()`` column that a regular join or an expression over it (a
+    CAST) turned into a plain value, as Flink 2.3 does ("The window function requires the timecol
+    is a time attribute type, but is TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)"). Flink keeps it one after
+    a GROUP BY aggregation (an updating input to the window); not here yet. "" otherwise.
+    """
+    if col.type is None or col.type.name != "TIMESTAMP_LTZ":
+        return ""
+    return (f" ('{col.name}' is a plain TIMESTAMP_LTZ here: a PROCTIME() column stays a time attribute "
+            "only through projections and filters; a regular join or an expression over it, such as a "
+            "CAST, makes it a value, as in Flink; after an aggregation it is not one here yet)")
 
 
 def plain_column(expr: str | None, query) -> str | None:
@@ -259,7 +273,8 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
         from streamsql.core.errors import SqlError
 
         msg = (f"The time column '{col.name}' of {name}(TABLE {table.name}, DESCRIPTOR(...)) must be a "
-               f"time attribute (a column with a WATERMARK, or a PROCTIME() column){hint}")
+               f"time attribute (a column with a WATERMARK, or a PROCTIME() column)"
+               f"{materialized_note(col)}{hint}")
         raise SqlError(msg, planner.sql, line, c, length)
     for c in scope.columns:
         if c.name.lower() in WINDOW_COLUMNS:

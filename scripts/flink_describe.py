@@ -1,0 +1,47 @@
+"""Record Apache Flink 2.3's DESCRIBE output for tables and views with time attributes.
+
+Flink marks a time attribute in DESCRIBE's type column: ``TIMESTAMP(3) *ROWTIME*`` (a
+``WATERMARK FOR`` column) and ``TIMESTAMP_LTZ(3) *PROCTIME*`` (a ``PROCTIME()`` attribute, NOT
+NULL), also through views. This script runs ``DDL`` on PyFlink (planning only: no job) and writes
+each object's DESCRIBE rows to ``tests/e2e/describe_flink.json``, which
+``tests/e2e/test_proctime_in_select.py`` compares with StreamSQL's DESCRIBE::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_describe.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "e2e" / "describe_flink.json"
+DDL = [
+    "CREATE TABLE t (k INT NOT NULL, ms BIGINT, ts TIMESTAMP(3), proc AS PROCTIME(), "
+    "ltz AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, "
+    "PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'datagen')",
+    "CREATE TABLE u (k INT, ms BIGINT, ltz AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ltz AS ltz) "
+    "WITH ('connector' = 'datagen')",
+    "CREATE TABLE b (bidder BIGINT, price BIGINT, dt TIMESTAMP(3)) WITH ('connector' = 'datagen')",
+    "CREATE VIEW v_star AS SELECT *, PROCTIME() AS p FROM b",
+    "CREATE VIEW v_ddl AS SELECT ms, proc, ts, ltz FROM t",
+    "CREATE VIEW v_subquery AS SELECT * FROM (SELECT bidder, PROCTIME() AS p FROM b) WHERE bidder > 1",
+    "CREATE VIEW v_cte AS WITH c AS (SELECT bidder, PROCTIME() AS p FROM b) SELECT p AS q, bidder FROM c",
+    "CREATE VIEW v_cast AS SELECT bidder, CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) AS p FROM b",
+]
+NAMES = ["t", "u", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast"]
+
+
+def main() -> None:
+    """Run the DDL on Flink and write every object's DESCRIBE rows."""
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    tenv.get_config().set("table.local-time-zone", "UTC")
+    for statement in DDL:
+        tenv.execute_sql(statement)
+    describe = {name: [list(row) for row in tenv.execute_sql(f"DESCRIBE {name}").collect()] for name in NAMES}
+    OUT.write_text(json.dumps({"ddl": DDL, "describe": describe}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

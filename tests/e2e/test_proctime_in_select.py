@@ -1,0 +1,141 @@
+"""PROCTIME() in a view's, subquery's or CTE's SELECT list is a processing-time attribute (Flink 2.3).
+
+As a DDL computed column ``proc AS PROCTIME()``: it drives window TVFs, legacy group windows,
+OVER aggregates and deduplication by arrival, passed on through projections and filters; a
+regular join or an expression over it (a CAST) makes it a plain value, refused at its position as
+Flink refuses it. DESCRIBE marks time attributes as Flink's does (``describe_flink.json``, written
+by ``scripts/flink_describe.py`` on Flink 2.3). Nexmark q12 runs over Kafka: its windows fire on
+the wall clock, so the test checks its invariants (every bid counted once, per bidder, in
+10-second windows) with the bids read back from the topic as the oracle.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from benchmarks.nexmark import load, sql
+from streamsql.core.errors import SqlError
+from tests.compat.changelog import INSERT, split_statements
+from tests.runtime.oracle import make_env
+
+FLINK_DESCRIBE = json.loads((Path(__file__).parent / "describe_flink.json").read_text())
+EPOCH = dt.datetime(1970, 1, 1)
+
+
+@pytest.fixture
+def penv(tmp_path):
+    (tmp_path / "in.json").write_text("".join(json.dumps({"v": v, "k": k}) + "\n"
+                                              for v, k in ((1, "a"), (2, "b"), (3, "a"))))
+    env = make_env(tmp_path)
+    env.execute_sql(f"CREATE TABLE src (v INT, k STRING) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path / 'in.json'}', 'format' = 'json')")
+    env.execute_sql("CREATE VIEW pv AS SELECT *, PROCTIME() AS p FROM src")
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    # OVER ordered by arrival: each row at once with the rows before it (file order)
+    ("SELECT v, SUM(v) OVER (ORDER BY p) FROM pv", [(1, 1), (2, 3), (3, 6)]),
+    ("SELECT v, COUNT(*) OVER (PARTITION BY k ORDER BY p ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
+     "FROM (SELECT v, k, PROCTIME() AS p FROM src WHERE v > 0)", [(1, 1), (2, 1), (3, 2)]),
+    # deduplication by arrival, through a CTE: the first row per key
+    ("WITH c AS (SELECT k, v, PROCTIME() AS p FROM src) SELECT k, v FROM (SELECT k, v, ROW_NUMBER() "
+     "OVER (PARTITION BY k ORDER BY p) AS rn FROM c) WHERE rn = 1", [("a", 1), ("b", 2)]),
+    # processing-time windows: open ones are dropped at the end of a bounded input, as in Flink 2.3
+    # (an event-time window would fire there)
+    ("SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE pv, DESCRIPTOR(p), INTERVAL '10' SECOND)) "
+     "GROUP BY window_start, window_end", []),
+    ("WITH c AS (SELECT v, PROCTIME() AS p FROM src) SELECT COUNT(*) FROM c "
+     "GROUP BY TUMBLE(p, INTERVAL '10' SECOND)", []),
+])
+def test_a_select_list_proctime_is_a_time_attribute(penv, sql, expected):
+    assert sorted(tuple(r) for _, r in penv.execute_sql(sql).collect(timeout=60)) == expected
+
+
+@pytest.mark.parametrize(("view", "column"), [
+    # Flink 2.3 for both: "The window function requires the timecol is a time attribute type, but
+    # is TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)"
+    ("SELECT v, CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) AS p FROM src", "p"),
+    ("SELECT a.v, a.p FROM pv AS a JOIN src AS b ON a.k = b.k", "p"),
+])
+@pytest.mark.parametrize("use", [
+    "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR({c}), INTERVAL '10' SECOND)) "
+    "GROUP BY window_start, window_end",
+    "SELECT COUNT(*) FROM w GROUP BY TUMBLE({c}, INTERVAL '10' SECOND)",
+    "SELECT SUM(v) OVER (ORDER BY {c}) FROM w",
+])
+def test_a_materialized_proctime_is_refused_at_its_position(penv, view, column, use):
+    penv.execute_sql(f"CREATE VIEW w AS {view}")
+    query = use.format(c=column)
+    with pytest.raises(SqlError, match="plain TIMESTAMP_LTZ here") as e:
+        penv.execute_sql(query)
+    assert query[e.value.col - 1:].startswith(column)
+
+
+@pytest.mark.parametrize("name", list(FLINK_DESCRIBE["describe"]))
+def test_describe_marks_time_attributes_as_flink(tmp_path, name):
+    env = make_env(tmp_path)
+    for statement in FLINK_DESCRIBE["ddl"]:
+        env.execute_sql(statement)
+    ours = env.execute_sql(f"DESCRIBE {name}").rows
+    flink = FLINK_DESCRIBE["describe"][name]
+    assert [r[0] for r in ours] == [r[0] for r in flink]
+    assert [r[1] for r in ours] == [r[1] for r in flink]  # the type column, with *ROWTIME* / *PROCTIME*
+    is_view = name in {n.split()[2] for n in FLINK_DESCRIBE["ddl"] if n.startswith("CREATE VIEW")}
+    # null: every column of a table; a view's time attributes (a view's other columns: all TRUE here)
+    assert [r[2] for r in ours if not is_view or "*" in r[1]] == \
+        [r[2] for r in flink if not is_view or "*" in r[1]]
+    env.close()
+
+
+def _ms(value: dt.datetime) -> int:
+    return round((value.replace(tzinfo=None) - EPOCH).total_seconds() * 1000)
+
+
+def test_nexmark_q12_counts_every_bid_once_per_bidder_and_window(kafka_bootstrap, kafka_topic_factory,
+                                                                  tmp_path):
+    from confluent_kafka import Consumer
+
+    topic = kafka_topic_factory("nexmark_q12")
+    load.to_kafka(topic, kafka_bootstrap, 1000)
+    consumer = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": f"{topic}-oracle",
+                         "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
+    consumer.subscribe([topic])
+    events = []
+    while len(events) < 1000:
+        m = consumer.poll(10)
+        assert m is not None, f"only {len(events)} events in {topic}"
+        events.append(json.loads(m.value()))
+    consumer.close()
+    bids = Counter(e["bid"]["bidder"] for e in events if e["event_type"] == 2)
+    # The topic stays open (unbounded): the windows fire on the wall clock while the source is idle.
+    text = sql.script("q12", sql.kafka_options(topic, kafka_bootstrap, bounded=False), sql.PRINT)
+    statements = split_statements(text)
+    env = make_env(tmp_path)
+    env.execute_sql("SET 'pipeline.auto-watermark-interval' = '50 ms'")
+    for s in statements:
+        if not INSERT.match(s):
+            env.execute_sql(s)
+    insert = next(s for s in statements if INSERT.match(s))
+    result = env.execute_sql(insert[insert.upper().index("SELECT"):])
+    assert result.columns == ["bidder", "bid_count", "starttime", "endtime"]
+    rows = []
+    it = iter(result.collect(timeout=60))
+    while sum(r[1] for r in rows) < sum(bids.values()):
+        kind, row = next(it)
+        assert kind.short == "+I"
+        rows.append(tuple(row))
+    result.job.cancel()
+    env.close()
+    counted = Counter()
+    for bidder, n, start, end in rows:
+        counted[bidder] += n
+        assert _ms(end) - _ms(start) == 10_000 and _ms(start) % 10_000 == 0
+    assert counted == bids
+    assert len({(r[0], r[2]) for r in rows}) == len(rows)  # each (bidder, window) once
