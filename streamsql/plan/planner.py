@@ -294,7 +294,8 @@ class Planner:
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
         scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
-            node = self._project(node, [(c.name, c.computed) for c in table.columns], None, scope)
+            node = self._project(node, [(c.name, c.computed) for c in table.columns], None, scope,
+                                 computed=True)
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
                     c.type = SqlType.from_arrow(node.schema.field(c.name).type)
@@ -329,18 +330,21 @@ class Planner:
         return ms
 
     def _project(self, node: PlanNode, items: list[tuple[str, exp.Expression | None]], cond: str | None,
-                 scope: Scope) -> PlanNode:
+                 scope: Scope, computed: bool = False) -> PlanNode:
         """The Calc of ``items`` over ``node`` (a table's computed columns, a SELECT list).
 
         ``items`` are ``(name, expression over scope)``, or ``(name, None)`` for ``node``'s column
-        of that name. A TIMESTAMP_LTZ(p < 6) item gets the registry's precision (:func:`registry_time_type`),
-        and a bare ``PROCTIME()`` item is a processing-time attribute (``CalcNode.proctime``),
-        whether a DDL computed column or a view's, subquery's or CTE's SELECT item, as in Flink.
+        of that name. A bare ``PROCTIME()`` item is a processing-time attribute (``CalcNode.proctime``),
+        whether a DDL computed column or a view's, subquery's or CTE's SELECT item, as in Flink, and
+        TIMESTAMP_LTZ(3). With ``computed`` (a table's computed columns) every TIMESTAMP_LTZ(p < 6)
+        item gets the registry's precision (:func:`registry_time_type`); a SELECT list's other
+        instants keep DuckDB's TIMESTAMP_LTZ(6) (``TO_TIMESTAMP_LTZ(x, 6)`` is one in Flink, the
+        registry says 3).
         """
         compiled, types, proctime = [], {}, set()
         for name, e in items:
             compiled.append((name, quote(name) if e is None else compile_expression(e, scope)))
-            t = registry_time_type(e, scope) if e is not None else None
+            t = registry_time_type(e, scope) if e is not None and (computed or is_proctime_call(e)) else None
             if t is not None:
                 types[name] = t
             if e is not None and is_proctime_call(e):

@@ -49,7 +49,9 @@ PLAUSIBLE = {
 def flink_type(text: str) -> str:
     """Flink's type text as StreamSQL spells it: no NOT NULL (nullability is not tracked),
     CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP(p) carried in milliseconds (p <= 3) or microseconds."""
-    t = text.replace(" NOT NULL", "").replace(" *PROCTIME*", "")
+    t = text.replace(" NOT NULL", "")
+    if t.endswith(" *PROCTIME*"):  # a PROCTIME() item is a time attribute, typed as Flink's
+        return t
     t = re.sub(r"^(VAR)?CHAR\(\d+\)$", "STRING", t)
     if t.startswith("TIMESTAMP_LTZ("):  # expressions' instants are carried in microseconds
         return "TIMESTAMP_LTZ(6)"
