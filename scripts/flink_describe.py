@@ -21,6 +21,8 @@ DDL = [
     "PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'datagen')",
     "CREATE TABLE u (k INT, ms BIGINT, ltz AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ltz AS ltz) "
     "WITH ('connector' = 'datagen')",
+    "CREATE TABLE pk2 (a INT, b STRING, c INT, PRIMARY KEY (a, b) NOT ENFORCED) "
+    "WITH ('connector' = 'datagen')",
     "CREATE TABLE b (bidder BIGINT, price BIGINT, dt TIMESTAMP(3)) WITH ('connector' = 'datagen')",
     "CREATE VIEW v_star AS SELECT *, PROCTIME() AS p FROM b",
     "CREATE VIEW v_ddl AS SELECT ms, proc, ts, ltz FROM t",
@@ -28,7 +30,7 @@ DDL = [
     "CREATE VIEW v_cte AS WITH c AS (SELECT bidder, PROCTIME() AS p FROM b) SELECT p AS q, bidder FROM c",
     "CREATE VIEW v_cast AS SELECT bidder, CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) AS p FROM b",
 ]
-NAMES = ["t", "u", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast"]
+NAMES = ["t", "u", "pk2", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast"]
 
 
 def main() -> None:

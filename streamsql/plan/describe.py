@@ -1,15 +1,18 @@
 """The rows of ``DESCRIBE t``, as Apache Flink 2.3's: one per column, time attributes marked.
 
-Columns (Flink's): ``name``, ``type``, ``null``, ``key``, ``extras``, ``watermark``. The type of a
-time attribute carries Flink's marker: ``TIMESTAMP(3) *ROWTIME*`` (or ``TIMESTAMP_LTZ(3)
-*ROWTIME*``) for a ``WATERMARK FOR`` column, ``TIMESTAMP_LTZ(3) *PROCTIME*`` (``NOT NULL``: null
-``FALSE``) for a ``PROCTIME()`` attribute, a DDL computed column's or a view's SELECT item's, also
-passed on through the view's projections and filters. Checked against Flink's own DESCRIBE
-output (``tests/e2e/describe_flink.json``, written by ``scripts/flink_describe.py``).
+Columns (Flink's): ``name``, ``type``, ``null``, ``key`` (``PRI(a, b)`` on each primary key
+column), ``extras``, ``watermark``. The type of a time attribute carries Flink's marker:
+``TIMESTAMP(3) *ROWTIME*`` (or ``TIMESTAMP_LTZ(3) *ROWTIME*``) for a ``WATERMARK FOR`` column,
+``TIMESTAMP_LTZ(3) *PROCTIME*`` (``NOT NULL``: null ``FALSE``) for a ``PROCTIME()`` attribute, a
+DDL computed column's or a view's SELECT item's, also passed on through the view's projections
+and filters. Checked against Flink's own DESCRIBE output (``tests/e2e/describe_flink.json``,
+written by ``scripts/flink_describe.py``).
 
 Not marked here although Flink marks them (these are no time attributes to our planner, so a
 window over them is refused): a view's ``PROCTIME()`` column after an aggregation or a regular
-join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate.
+join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate. Also unlike
+Flink: a view's other columns are all nullable (null ``TRUE``), and ``extras`` / ``watermark``
+print expressions without Flink's backquoted identifiers.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ def table_rows(table: TableDef) -> list[tuple]:
         typ = str(c.type.with_nullable(True)) if c.type is not None else "(computed)"
         typ += ROWTIME if rowtime else PROCTIME if proctime else ""
         null = False if proctime else (c.type.nullable if c.type else True)
-        key = "PRI" if c.name in table.primary_key else None
+        key = f"PRI({', '.join(table.primary_key)})" if c.name in table.primary_key else None
         rows.append((c.name, typ, null, key, extras, wm))
     return rows
 

@@ -93,6 +93,7 @@ def test_describe_marks_time_attributes_as_flink(tmp_path, name):
     flink = FLINK_DESCRIBE["describe"][name]
     assert [r[0] for r in ours] == [r[0] for r in flink]
     assert [r[1] for r in ours] == [r[1] for r in flink]  # the type column, with *ROWTIME* / *PROCTIME*
+    assert [r[3] for r in ours] == [r[3] for r in flink]  # key: PRI(a, b) on each primary key column
     is_view = name in {n.split()[2] for n in FLINK_DESCRIBE["ddl"] if n.startswith("CREATE VIEW")}
     # null: every column of a table; a view's time attributes (a view's other columns: all TRUE here)
     assert [r[2] for r in ours if not is_view or "*" in r[1]] == \
