@@ -237,7 +237,8 @@ class ParallelJobRunner:
             if files.read_file(FINISHED_MARKER) is not None:
                 return  # the job finished; nothing left to take part in
             self._check_tasks()
-            group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id)
+            group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id,
+                              self.config.integer("parallelism.default"))
             if group.run(self._cancel):
                 files.write_file(FINISHED_MARKER, b"finished")
             return
