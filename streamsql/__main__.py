@@ -1,7 +1,5 @@
 """``python -m streamsql`` is the ``streamsql`` command."""
 
-import sys
+from streamsql.cli import console
 
-from streamsql.cli import main
-
-sys.exit(main())
+console()

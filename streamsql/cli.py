@@ -11,6 +11,8 @@ Exit codes: 0 success (all jobs finished), 1 a statement or job failed, 2 bad us
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import logging
 import os
 import signal
@@ -93,6 +95,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             env.wait_all()  # raises the first failure as it happens
         for job in env.jobs.values():
             sys.stderr.write(job_summary(job) + "\n")
+        env.close()  # every job ended; this removes the queries' scratch folder
         return 0
     except KeyboardInterrupt:
         if failed:
@@ -150,7 +153,25 @@ def _interrupt(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``streamsql`` console script."""
+    """Entry point of the ``streamsql`` command as a function: its exit code."""
+    return _dispatch(_arguments(argv))
+
+
+def console() -> None:
+    """The process entry point (``python -m streamsql``, the ``streamsql`` script).
+
+    A ``run`` or ``worker`` that succeeded exits through :func:`exit_now`; anything else exits
+    as Python does.
+    """
+    args = _arguments(None)
+    rc = _dispatch(args)
+    if rc == 0 and args.command in ("run", "worker"):
+        exit_now(rc)
+    sys.exit(rc)
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The parsed command line (``shell -f FILE`` is ``run FILE``); bad usage exits 2."""
     from streamsql import __version__
 
     parser = argparse.ArgumentParser(prog="streamsql", description="Streaming SQL over Kafka, exactly-once.")
@@ -173,6 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "shell" and args.file:
         args.command, args.verbose = "run", False
+    return args
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the parsed command; its exit code."""
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command in ("run", "worker"):
@@ -182,5 +208,27 @@ def main(argv: list[str] | None = None) -> int:
     return cmd_shell(args)
 
 
+def exit_now(rc: int) -> None:
+    """End the process with ``rc``, doing what a normal exit does that has an effect, skipping the rest.
+
+    What is kept: non-daemon threads are joined, the ``atexit`` handlers run (logging's flush,
+    ``weakref.finalize`` callbacks), stdout and stderr are flushed. What is skipped is Python's
+    finalization (module teardown, its garbage collections, every object's destructor): ~0.35
+    CPU-s of a process that ran a job (an empty Q1 job: 1.52 vs 1.14 CPU-s), paid by every
+    worker of a parallel job. Only for a successful run: every job then ended — committed,
+    its clients, state backend and folders closed — and :meth:`StreamEnvironment.close` ran, so
+    no destructor is left with work to do.
+    """
+    main_thread = threading.main_thread()
+    for t in threading.enumerate():
+        if t is not main_thread and not t.daemon:
+            t.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()
