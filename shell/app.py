@@ -357,19 +357,28 @@ class Shell:
 def run_script_stream(shell: Shell, text: str) -> int:
     """Non-interactive mode (stdin is not a terminal): run the statements of ``text`` as ``streamsql run``.
 
-    The first statement that fails ends the script (exit 1), as in ``streamsql run``; otherwise
-    the shell waits for the jobs started, as ``streamsql run`` does (Ctrl-C cancels them).
-    INSERT jobs run in the background meanwhile; PRINT TOPIC reads are bounded by them
-    (:mod:`streamsql.shell.print_topic`).
+    The first statement that fails ends the script (exit 1), as in ``streamsql run``. QUIT or
+    EXIT ends it at once (exit 0): the jobs still running are cancelled, with a message, as at
+    the terminal — the jobs live in this process, so they cannot outlive it as a Flink SQL
+    client's jobs outlive the client on a cluster. At the end of the input without QUIT the
+    shell says which jobs it waits for and waits, as ``streamsql run`` does (an unbounded job
+    until Ctrl-C, which cancels them; exit 130). INSERT jobs run in the background meanwhile;
+    PRINT TOPIC reads are bounded by them (:mod:`streamsql.shell.print_topic`).
     """
     code = 0
     with FailureWatch(shell.env.jobs, lambda job: shell.write(failure_notice(job) + "\n")) as watch:
         for st in split_statements(text):
-            if not shell.run_statement(st.text):
-                break
+            if not shell.run_statement(st.text):  # QUIT/EXIT: leave now, as at the terminal
+                shell.shutdown()
+                return 0
             if shell.failed:
                 shell.shutdown()
                 return 1
+        running = [j.job_id for j in shell.env.jobs.values() if not j.done]
+        if running:  # an unbounded job never ends: say what the shell waits for and how to stop it
+            shell.info(f"End of input; waiting for {counted(len(running), 'jobs')} to finish "
+                       f"({', '.join(running)}). Ctrl-C cancels them; a script ending with QUIT; "
+                       "cancels them instead of waiting.")
         try:
             shell.env.wait_all()
         except KeyboardInterrupt:

@@ -155,7 +155,8 @@ def _help(shell: Shell, arg: str) -> bool:
     return True
 
 
-@command("QUIT", "EXIT", description="Quits the shell (running jobs are cancelled).")
+@command("QUIT", "EXIT", description="Quits the shell, cancelling the jobs still running (they run in this "
+                                     "process); a piped script waits for its jobs unless it ends with QUIT.")
 def _quit(shell: Shell, arg: str) -> bool:
     return False
 

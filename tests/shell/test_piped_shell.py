@@ -7,15 +7,22 @@ the topic is read up to its end."""
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
 
 
+def _env(cwd) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
+
+
 def _shell(text: str, cwd, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
+    env = _env(cwd)
     return subprocess.run([sys.executable, "-m", "streamsql", "shell"], input=text, cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -83,3 +90,51 @@ SET;
     assert r.returncode == 1
     assert "not found on" in r.stdout
     assert "not-reached" not in r.stdout
+
+
+_UNBOUNDED = """CREATE TABLE endless (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
+CREATE TABLE nowhere (id INT) WITH ('connector' = 'blackhole');
+INSERT INTO nowhere SELECT id FROM endless;
+"""
+
+
+def test_quit_after_an_unbounded_insert_cancels_the_job_and_exits(tmp_path):
+    """``printf '...INSERT (unbounded); QUIT;' | streamsql shell`` waited forever: QUIT ended the
+    statements but the shell then waited for the job. QUIT leaves at once, as at the prompt
+    (HELP: running jobs are cancelled), naming the job it cancels; what follows QUIT never runs."""
+    run = _shell(_UNBOUNDED + "QUIT;\nSET 'pipeline.name' = 'not-reached';\nSET;\n", tmp_path, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    job = re.search(r"Job ID: (\w+)", run.stdout)
+    assert job, run.stdout
+    assert re.search(rf"\[INFO\] Cancelling 1 running job: {job.group(1)}", run.stdout), run.stdout
+    assert "not-reached" not in run.stdout
+    assert "Goodbye!" in run.stdout
+
+
+def test_end_of_input_with_an_unbounded_insert_says_it_waits_and_ctrl_c_cancels(tmp_path):
+    """Without QUIT the shell waits for its jobs, as ``streamsql run``: it says so (which job, and
+    that Ctrl-C cancels it), then SIGINT cancels the job and exits 130."""
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", "shell"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_env(tmp_path),
+                            text=True)
+    proc.stdin.write(_UNBOUNDED)
+    proc.stdin.close()
+    lines = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if not line or "waiting for" in line:
+                break
+        assert re.search(r"\[INFO\] End of input; waiting for 1 job to finish \(\w+\)\. Ctrl-C cancels them",
+                         "".join(lines)), "".join(lines)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, "".join(lines) + out + err
+    assert "Cancelling 1 running job" in out, out
