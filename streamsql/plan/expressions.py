@@ -14,14 +14,18 @@ Expressions stay sqlglot trees through planning (see DESIGN.md). Compiling one m
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 from sqlglot import exp
 from sqlglot.generator import Generator
 
 from streamsql.core.errors import SqlError
+from streamsql.core.types import SqlType
 from streamsql.functions.scalars import FunctionError, bind
 from streamsql.functions.scalars.registry import TYPE
 from streamsql.plan.scope import Scope, position_of
+from streamsql.sql.dialect import Flink
 
 
 class PythonAggCall(exp.Anonymous, exp.AggFunc):
@@ -65,6 +69,45 @@ AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}
 """The variance family's call nodes → their aggregate (VARIANCE is VAR_SAMP, STDDEV STDDEV_SAMP)."""
+
+
+class Compiled(str):
+    """An expression's DuckDB SQL (the string itself) that also carries its Flink SQL, for EXPLAIN.
+
+    ``flink`` is the expression as the user wrote it, over the input's column names: the user's
+    function names (``UPPER(name)``, ``SUBSTRING(...)``) and Flink's types (``CAST(x AS BIGINT)``),
+    where the DuckDB SQL holds the binder's macros and DuckDB's types (``INT64``).
+    """
+
+    flink: str
+
+    def __new__(cls, duckdb_sql: str, flink: str) -> Compiled:  # noqa: D102 (the class says it)
+        text = super().__new__(cls, duckdb_sql)
+        text.flink = flink
+        return text
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_QUOTED_COLUMN = re.compile(r'^"((?:[^"]|"")*)"$')
+
+
+def flink_text(sql: str) -> str:
+    """How EXPLAIN shows an expression: its Flink SQL when compiled here, a quoted column bare."""
+    if isinstance(sql, Compiled):
+        return sql.flink
+    m = _QUOTED_COLUMN.match(sql)
+    if m and _PLAIN.match(m.group(1).replace('""', '"')):
+        return m.group(1)
+    return sql
+
+
+def flink_sql(resolved: exp.Expression) -> str:
+    """Flink SQL of a resolved expression (for EXPLAIN); columns (the input's names) unquoted where plain."""
+    tree = resolved.copy()
+    for ident in tree.find_all(exp.Identifier):
+        if _PLAIN.match(ident.name):
+            ident.set("quoted", False)
+    return tree.sql(dialect=Flink)
 
 
 def quote(name: str) -> str:
@@ -115,7 +158,7 @@ def _bind(node: exp.Expression, sql: str | None) -> exp.Expression:
         raise SqlError(e.message, sql, line, col, length) from None
 
 
-def to_duckdb(node: exp.Expression, scope: Scope | None = None) -> str:
+def to_duckdb(node: exp.Expression, scope: Scope | None = None, clause: str | None = None) -> str:
     """DuckDB SQL text for an already-resolved expression.
 
     Args:
@@ -123,10 +166,12 @@ def to_duckdb(node: exp.Expression, scope: Scope | None = None) -> str:
         scope: the input's columns, for columns that carry no SQL type yet (e.g. the columns
             of an aggregate's output that the post-projection refers to), so that functions
             and operators see their types.
+        clause: ``"HAVING"`` (etc.) when the expression is that clause's condition: it must be
+            a BOOLEAN (see :func:`compile_expression`).
 
     Raises:
         SqlError: for a call the function registry refuses (positioned; with the statement
-            text when ``scope`` has it).
+            text when ``scope`` has it); a ``clause`` condition that is not a BOOLEAN.
     """
     if scope is not None:
         types = {c.internal: c.type for c in scope.columns}
@@ -134,22 +179,48 @@ def to_duckdb(node: exp.Expression, scope: Scope | None = None) -> str:
         for col in node.find_all(exp.Column):
             if "sql_type" not in col.meta and col.name in types:
                 col.meta["sql_type"] = types[col.name]
-    return _bind(node, scope.sql if scope is not None else None).sql(dialect="duckdb")
+    sql = scope.sql if scope is not None else None
+    return Compiled(_condition(_bind(node, sql), node, clause, sql).sql(dialect="duckdb"), flink_sql(node))
 
 
-def compile_expression(node: exp.Expression, scope: Scope) -> str:
+def compile_expression(node: exp.Expression, scope: Scope, clause: str | None = None) -> str:
     """Resolve ``node`` against ``scope`` and return DuckDB SQL for it.
+
+    Args:
+        node: the expression, as written.
+        scope: the columns it may use.
+        clause: ``"WHERE"``, ``"HAVING"`` or ``"ON"`` when ``node`` is that clause's condition,
+            which must then be a BOOLEAN (DuckDB would cast an INT or a string to one).
 
     Raises:
         SqlError: unknown columns or functions, wrong function arguments; aggregate functions
-            where none are allowed.
+            where none are allowed; a condition that is not a BOOLEAN (Flink's ``WHERE clause
+            must be a condition``).
     """
     agg = node.find(*AGG_TYPES)
     if agg is not None:
         line, col, length = position_of(agg)
         msg = f"Aggregate function {agg.sql()} is not allowed here"
         raise SqlError(msg, scope.sql, line, col, length)
-    return _bind(resolve_columns(node, scope), scope.sql).sql(dialect="duckdb")
+    resolved = resolve_columns(node, scope)
+    duck = _condition(_bind(resolved, scope.sql), node, clause, scope.sql).sql(dialect="duckdb")
+    return Compiled(duck, flink_sql(resolved))
+
+
+def _condition(bound: exp.Expression, node: exp.Expression, clause: str | None,
+               sql: str | None) -> exp.Expression:
+    """``bound``, checked to be a BOOLEAN when it is the ``clause`` condition (Flink's validator)."""
+    t = bound.meta.get(TYPE)
+    if clause is None or t is None or t.name in ("BOOLEAN", "NULL"):
+        return bound
+    line, col, length = position_of(node)
+    msg = f"{clause} clause must be a condition"
+    raise SqlError(msg, sql, line, col, length)
+
+
+def sql_type_of(node: exp.Expression, scope: Scope) -> SqlType | None:
+    """The Flink type the function registry infers for ``node`` over ``scope`` (None: unknown)."""
+    return _bind(resolve_columns(node, scope), scope.sql).meta.get(TYPE)
 
 
 def registry_time_type(node: exp.Expression, scope: Scope) -> pa.DataType | None:
@@ -160,7 +231,7 @@ def registry_time_type(node: exp.Expression, scope: Scope) -> pa.DataType | None
     a CAST to STRING print six fraction digits where Flink prints three. The registry knows the
     precision; the runtime casts each result to the Calc's output schema. None otherwise.
     """
-    t = _bind(resolve_columns(node, scope), scope.sql).meta.get(TYPE)
+    t = sql_type_of(node, scope)
     if t is None or t.name != "TIMESTAMP_LTZ" or (t.precision or 0) >= 6:
         return None
     return t.to_arrow()

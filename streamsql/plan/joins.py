@@ -39,7 +39,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
-from streamsql.plan.expressions import compile_expression, quote, resolve_columns
+from streamsql.functions.scalars.operand_types import join_key_error
+from streamsql.plan.expressions import compile_expression, flink_text, quote, resolve_columns, sql_type_of
 from streamsql.plan.lookup import plan_lookup_join
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.query import compile_query
@@ -343,6 +344,9 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     taken = {n.lower() for n in list(left.schema.names) + list(right.schema.names)}
     for n, (le, re_) in enumerate(keys):
         lsql, rsql = compile_expression(le, ls), compile_expression(re_, rs)
+        refused = join_key_error(sql_type_of(le, ls), sql_type_of(re_, rs))
+        if refused is not None:
+            planner._fail(le, refused)
         lt, rt = ls.type_of(lsql), rs.type_of(rsql)
         if lt and rt and lt != rt:
             common = _supertype(lt, rt)
@@ -364,7 +368,8 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     scope = Scope([c.derived() for c in ls.columns]
                   + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type) for c in rs.columns],
                   planner.sql, "join")
-    cond_text = " AND ".join([f"({quote(lsch)} = {quote(rename[rsch])})" for lsch, rsch in zip(lkeys, rkeys)])
+    cond_text = " AND ".join([f"({flink_text(quote(lsch))} = {flink_text(quote(rename[rsch]))})"
+                              for lsch, rsch in zip(lkeys, rkeys)])
 
     if jt in (SEMI, ANTI):
         residual = _residual(planner, keep, scope, out_schema)

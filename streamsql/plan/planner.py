@@ -36,6 +36,8 @@ from streamsql.plan.expressions import (
     VARIANCE_CALLS,
     PythonAggCall,
     compile_expression,
+    flink_sql,
+    flink_text,
     is_proctime_call,
     output_name,
     quote,
@@ -162,7 +164,7 @@ class Planner:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
                                         "use ROW_NUMBER() OVER (...) = 1")
         self._reject_modifiers(sel)
-        cond = compile_expression(where, scope) if where is not None else None
+        cond = compile_expression(where, scope, "WHERE") if where is not None else None
         items = self._expand_star(sel.expressions, scope)
         over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)
         if over is not None:
@@ -309,7 +311,7 @@ class Planner:
             wsql = compile_expression(table.watermark.expr, scope)
             q = compile_query([("wm", wsql)], None, node.schema, ddl)
             node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name,
-                                         expr_sql=wsql, idle_timeout_ms=idle_timeout_ms)
+                                         expr_sql=flink_text(wsql), idle_timeout_ms=idle_timeout_ms)
         return node
 
     def _idle_timeout(self, table: TableDef) -> int:
@@ -359,7 +361,9 @@ class Planner:
                 and [n for n, _ in items] == node.schema.names and q.output_schema == node.schema:
             return node  # SELECT * (or the same columns, same names): no operator, no copy per batch
         return CalcNode([node], q.output_schema, node.mode, query=q, proctime=proctime,
-                        select_sql=[e if e == quote(n) else f"{e} AS {n}" for n, e in items], where_sql=cond)
+                        select_sql=[flink_text(e) if e == quote(n) else f"{flink_text(e)} AS {n}"
+                                    for n, e in items],
+                        where_sql=None if cond is None else flink_text(cond))
 
     def _cast(self, node: PlanNode, names: list[str], types: list[SqlType]) -> CalcNode:
         items = [(n, duckdb_cast(quote(src), f.type, t))
@@ -393,7 +397,7 @@ class Planner:
         out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                              for j, s in enumerate(specs)])
         agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=len(keys), aggs=specs,
-                           labels=[c.sql() for c in calls.values()])
+                           labels=[flink_sql(c) for c in calls.values()])
         note_group_agg(self, agg, scope)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
         # Post-projection: aggregate calls and grouping expressions become columns of `agg`.
         key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
@@ -440,18 +444,19 @@ class Planner:
         for name, r in zip(names, resolved):
             expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
             post.append((name, self._post_expr(expr, post_scope)))
-        post_cond = None if having_r is None else self._post_expr(having_r.transform(to_agg_cols), post_scope)
+        post_cond = None if having_r is None else self._post_expr(having_r.transform(to_agg_cols), post_scope,
+                                                                   "HAVING")
         calc = self._calc(agg, post, post_cond)
         return calc, _scope_of(calc, None, self.sql)
 
-    def _post_expr(self, expr: exp.Expression, scope: Scope) -> str:
+    def _post_expr(self, expr: exp.Expression, scope: Scope, clause: str | None = None) -> str:
         for col in expr.find_all(exp.Column):
             if not col.name.startswith("__"):
                 line, c, length = position_of(col)
                 msg = (f"Column '{col.name}' must appear in the GROUP BY clause or be used in an "
                        f"aggregate function")
                 raise SqlError(msg, self.sql, line, c, length)
-        return to_duckdb(expr, scope)
+        return to_duckdb(expr, scope, clause)
 
     def _agg_arguments(self, pre: list[tuple[str, str]], call: exp.Expression, mode: str,
                        ) -> tuple[str, int | None]:

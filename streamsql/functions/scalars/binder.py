@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import calls, composite, operators, typeof
+from streamsql.functions.scalars import calls, composite, operand_types, operators, typeof
 from streamsql.functions.scalars.registry import (
     NULL,
     TYPE,
@@ -70,6 +70,7 @@ def _visit(n: exp.Expression) -> exp.Expression:
     elif _is_call(n):
         out, t = _call(n)
     else:
+        n = operand_types.check_operands(n)  # Flink's operand types, before DuckDB's own rules
         out, t = operators.compile_operator(n, _operator_type(n))
     out.meta[TYPE] = t
     return out

@@ -1,0 +1,275 @@
+"""Flink's operand type checks of the SQL operators, before DuckDB sees the expression.
+
+DuckDB would otherwise bind (or refuse, in its own words) what Flink 2.3's validator decides
+differently. Every rule below is Flink 2.3's behaviour, asked of Flink over a table
+``(id INT, name STRING, x BIGINT, d DECIMAL(10,2), b BOOLEAN, ts TIMESTAMP(3))``:
+
+=================================== ===========================================================
+expression                          Flink 2.3
+=================================== ===========================================================
+``name + 1``, ``-name``, ``id * name`` ``Cannot apply '+' to arguments of type '<VARCHAR(2147483647)>
+                                    + <INTEGER>'. Supported form(s): '<NUMERIC> + <NUMERIC>'``
+``name = 1``, ``id <> '1'``,        ``implicit type conversion between VARCHAR and INTEGER is not
+``d = '1.5'``, ``id IS DISTINCT     supported now``
+FROM '1'`` (Flink has no implicit cast for = and <>)
+``name > 1``, ``x BETWEEN 'a' AND   the string is CAST to the least restrictive type of the number
+'b'``, ``COUNT(*) > '0'``           and BIGINT (Calcite's COMPARE consistency), failing at run time
+                                    on a string that is not a number
+``b = 1``, ``ts > 5``, ``ts > DATE  ``Cannot apply '=' to arguments of type '<BOOLEAN> = <INTEGER>'.
+'2019-01-01'``                      Supported form(s): '<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'``
+``b AND id``, ``NOT name``,         ``Cannot apply 'AND' to arguments of type '<BOOLEAN> AND
+``id IS TRUE``                      <INTEGER>'. Supported form(s): '<BOOLEAN> AND <BOOLEAN>'``
+``name LIKE 1``, ``id LIKE '1'``    ``Cannot apply 'LIKE' to arguments of type 'LIKE(<VARCHAR(2147483647)>,
+                                    <INTEGER>)'. Supported form(s): 'LIKE(<STRING>, <STRING>, <STRING>)'``
+``CASE WHEN name THEN ...``         ``Expected a boolean type``
+``name || 1``, ``id || name``       ``Cannot apply '||' to arguments of type '<VARCHAR(2147483647)> ||
+                                    <INTEGER>'. Supported form(s): '<STRING> || <STRING>'``
+``name IN (1, 2)``                  compares as strings (the numbers' text), true for name '1'
+``name > ts``, ``name > TRUE``      the string is CAST to the other operand's type
+``CASE WHEN b THEN 1 ELSE 'x' END`` ``Illegal mixing of types in CASE or COALESCE statement``
+=================================== ===========================================================
+
+Not followed: Flink 2.3 accepts ``b = 'true'`` and ``name = TRUE`` (BOOLEAN = string) but they are
+never true there, even for b TRUE and name 'true'; here the string is cast to BOOLEAN (DuckDB's
+rule) and the comparison means what it says.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars.registry import NULL, TYPE, FunctionError, type_of
+from streamsql.functions.scalars.typerules import common_type
+
+_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+_EQUALITY = {exp.EQ: "=", exp.NEQ: "<>", exp.NullSafeEQ: "IS NOT DISTINCT FROM",
+             exp.NullSafeNEQ: "IS DISTINCT FROM"}
+_ORDERING = {exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
+_LOGIC = {exp.And: "AND", exp.Or: "OR"}
+_BIGINT = SqlType("BIGINT")
+_TEXT = ("STRING", "BYTES")
+_TIMES = ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
+# Families whose values Flink never compares with another family's (strings aside, see above).
+_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIMESTAMP")
+_CALCITE_NAME = {"INT": "INTEGER", "STRING": "VARCHAR", "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"}
+
+
+def check_operands(n: exp.Expression) -> exp.Expression:
+    """``n`` (an operator node whose operands are compiled and typed) as Flink types it.
+
+    Returns ``n``, with a CAST added where Flink casts implicitly (a string compared with a
+    number by < <= > >= BETWEEN; a string IN a list of numbers).
+
+    Raises:
+        FunctionError: where Flink's validator refuses the operands, in its words.
+    """
+    if isinstance(n, tuple(_ARITHMETIC)):
+        _arithmetic(n, _ARITHMETIC[type(n)])
+    elif isinstance(n, exp.Neg):
+        if _known(type_of(n.this)) and not type_of(n.this).is_numeric and not _is_interval(n.this):
+            raise _cannot_apply(n, "-", f"-<{_calcite(n.this)}>", "-<NUMERIC>")
+    elif isinstance(n, tuple(_EQUALITY)):
+        _comparison(n, _EQUALITY[type(n)], cast=False)
+    elif isinstance(n, tuple(_ORDERING)):
+        _comparison(n, _ORDERING[type(n)], cast=True)
+    elif isinstance(n, exp.Between):
+        _between(n)
+    elif isinstance(n, tuple(_LOGIC)):
+        if not (_boolean(n.this) and _boolean(n.expression)):
+            raise _binary(n, _LOGIC[type(n)], "BOOLEAN")
+    elif isinstance(n, exp.Not) and not _boolean(n.this):
+        raise _cannot_apply(n, "NOT", f"NOT<{_calcite(n.this)}>", "NOT<BOOLEAN>")
+    elif isinstance(n, exp.Is) and isinstance(n.expression, exp.Boolean) and not _boolean(n.this):
+        op = "IS NOT " if isinstance(n.parent, exp.Not) else "IS "
+        op += "TRUE" if n.expression.this else "FALSE"
+        raise _cannot_apply(n, op, f"<{_calcite(n.this)}> {op}", f"<BOOLEAN> {op}")
+    elif isinstance(n, (exp.Like, exp.ILike)):
+        _like(n)
+    elif isinstance(n, exp.If) and n.arg_key == "ifs" and _searched(n.parent) and not _boolean(n.this):
+        msg = "Expected a boolean type"
+        raise FunctionError(msg, n)
+    elif isinstance(n, exp.DPipe):
+        lt, rt = type_of(n.this), type_of(n.expression)
+        if _known(lt) and _known(rt) and not (lt.name in _TEXT and rt.name in _TEXT):
+            raise _binary(n, "||", "STRING")
+    elif isinstance(n, exp.Case):
+        _case_branches(n)
+    elif isinstance(n, exp.In):
+        _in_numbers_as_text(n)
+    return n
+
+
+def _searched(case: exp.Expression | None) -> bool:
+    """A searched CASE (``CASE WHEN cond``), not a simple one (``CASE x WHEN value``)."""
+    return isinstance(case, exp.Case) and case.args.get("this") is None
+
+
+def _cannot_apply(n: exp.Expression, op: str, operands: str, form: str) -> FunctionError:
+    """Calcite's refusal of an operator's operand types."""
+    msg = f"Cannot apply '{op}' to arguments of type '{operands}'. Supported form(s): '{form}'"
+    return FunctionError(msg, n)
+
+
+def _binary(n: exp.Expression, op: str, family: str) -> FunctionError:
+    """:func:`_cannot_apply` for a binary operator whose operands must both be of ``family``."""
+    operands = f"<{_calcite(n.this)}> {op} <{_calcite(n.expression)}>"
+    return _cannot_apply(n, op, operands, f"<{family}> {op} <{family}>")
+
+
+def _arithmetic(n: exp.Expression, op: str) -> None:
+    if any(_is_interval(s) for s in (n.this, n.expression)):
+        return  # DATE/TIMESTAMP +/- INTERVAL: typed by the operators module
+    lt, rt = type_of(n.this), type_of(n.expression)
+    if _known(lt) and _known(rt) and not (lt.is_numeric and rt.is_numeric):
+        raise _binary(n, op, "NUMERIC")
+
+
+def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
+    lt, rt = type_of(n.this), type_of(n.expression)
+    if not (_known(lt) and _known(rt)):
+        return
+    if _string_and_number(lt, rt):
+        if not cast:
+            msg = (f"implicit type conversion between {_root(n.this)} and {_root(n.expression)} "
+                   "is not supported now")
+            raise FunctionError(msg, n)
+        _cast_strings(n, ("this", "expression"))
+        return
+    if "STRING" in (lt.name, rt.name):
+        other = rt if lt.name == "STRING" else lt
+        if other.name in _TIMES or (cast and other.name == "BOOLEAN"):  # Flink: CAST(name AS TIMESTAMP(3))
+            _cast_strings(n, ("this", "expression"), other)
+        return
+    lf, rf = _family(lt), _family(rt)
+    if lf != rf and lf in _COMPARABLE_ONLY_WITHIN and rf in _COMPARABLE_ONLY_WITHIN:
+        raise _binary(n, op, "COMPARABLE_TYPE")
+
+
+def _between(n: exp.Between) -> None:
+    keys = ("this", "low", "high")
+    types = [type_of(n.args[k]) for k in keys]
+    if not all(_known(t) for t in types):
+        return
+    if any(t.name == "STRING" for t in types) and any(t.is_numeric for t in types):
+        _cast_strings(n, keys)
+
+
+def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | None = None) -> None:
+    """CAST the string operands among ``n.args[keys]`` to ``target`` (default: the numbers' type, widened).
+
+    Calcite (StandardConvertletTable.consistentType, COMPARE): a character operand compared
+    with numbers takes the least restrictive type of the numeric operands and BIGINT, "some
+    headroom" for the string's value; compared with a BOOLEAN, DATE or TIMESTAMP, that type.
+    """
+    if target is None:
+        numbers = [type_of(n.args[k]) for k in keys if type_of(n.args[k]).is_numeric]
+        target = common_type([*numbers, _BIGINT]) or _BIGINT
+    for k in keys:
+        side = n.args[k]
+        if type_of(side).name == "STRING":
+            if target.name in _TIMES:  # via DuckDB's TIMESTAMP: TIMESTAMP_MS reads 'abc' as a number
+                via = "DATE" if target.name == "DATE" else "TIMESTAMP"
+                side = exp.Cast(this=side, to=exp.DataType.build(via))
+            cast = exp.Cast(this=side, to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
+            cast.meta[TYPE] = target
+            n.set(k, cast)
+
+
+def _case_branches(n: exp.Case) -> None:
+    """Flink refuses a CASE whose results have no common type (``THEN 1 ELSE 'x'``)."""
+    results = [i.args["true"] for i in n.args.get("ifs") or []]
+    results += [n.args["default"]] if n.args.get("default") else []
+    families = {"STRING" if t.name == "STRING" else _family(t) for t in map(type_of, results) if _known(t)}
+    if len(families & {"STRING", *_COMPARABLE_ONLY_WITHIN}) > 1:
+        msg = "Illegal mixing of types in CASE or COALESCE statement"
+        raise FunctionError(msg, n)
+
+
+def _like(n: exp.Expression) -> None:
+    lt, rt = type_of(n.this), type_of(n.expression)
+    if _known(lt) and _known(rt) and not (lt.name == "STRING" and rt.name == "STRING"):
+        op = "ILIKE" if isinstance(n, exp.ILike) else "LIKE"
+        operands = f"{op}(<{_calcite(n.this)}>, <{_calcite(n.expression)}>)"
+        raise _cannot_apply(n, op, operands, f"{op}(<STRING>, <STRING>, <STRING>)")
+
+
+def _in_numbers_as_text(n: exp.In) -> None:
+    """``name IN (1, 2)``: Flink compares the numbers' text with the string.
+
+    DuckDB would cast the string to a number instead, and fail on 'a'.
+    """
+    t = type_of(n.this)
+    items = n.expressions
+    if not (_known(t) and t.name == "STRING" and items):
+        return
+    if all(isinstance(i, exp.Literal) and not i.is_string for i in items):
+        texts = [exp.Literal.string(i.this) for i in items]
+        for lit in texts:
+            lit.meta[TYPE] = SqlType("STRING")
+        n.set("expressions", texts)
+
+
+def join_key_error(left: SqlType | None, right: SqlType | None) -> str | None:
+    """Flink's refusal of a join's equality between a string and a number (None if it is fine).
+
+    A join key is compared as one value on both sides; DuckDB would compare both as strings
+    (no row of ``a.name = b.id`` matches '1' = 1 then), Flink refuses the condition.
+    """
+    if _known(left) and _known(right) and _string_and_number(left, right):
+        return (f"implicit type conversion between {calcite_type(left)} and {calcite_type(right)} is not "
+                "supported on join's condition now")
+    return None
+
+
+def _known(t: SqlType | None) -> bool:
+    return t is not None and t != NULL and t.name != "NULL"
+
+
+def _boolean(node: exp.Expression) -> bool:
+    t = type_of(node)
+    return not _known(t) or t.name == "BOOLEAN"
+
+
+def _is_interval(node: exp.Expression) -> bool:
+    t = type_of(node)
+    return isinstance(node, exp.Interval) or (t is not None and t.name.startswith("INTERVAL"))
+
+
+def _string_and_number(a: SqlType, b: SqlType) -> bool:
+    return (a.name == "STRING" and b.is_numeric) or (b.name == "STRING" and a.is_numeric)
+
+
+def _family(t: SqlType) -> str:
+    if t.is_numeric:
+        return "NUMERIC"
+    return {"TIMESTAMP_LTZ": "TIMESTAMP"}.get(t.name, t.name)
+
+
+def _root(node: exp.Expression) -> str:
+    """The type's root as Flink's 'implicit type conversion' message names it: VARCHAR, CHAR, INTEGER."""
+    text = _calcite(node)
+    return text.split("(", 1)[0]
+
+
+def _calcite(node: exp.Expression) -> str:
+    """The operand's type as Calcite prints it in 'Cannot apply' (a string literal is a ``CHAR(n)``)."""
+    t = type_of(node)
+    if t is not None and isinstance(node, exp.Literal) and node.is_string:
+        return f"CHAR({len(node.this)})"
+    return calcite_type(t)
+
+
+def calcite_type(t: SqlType | None) -> str:
+    """A type as Calcite prints it.
+
+    ``VARCHAR(2147483647)`` (STRING), ``INTEGER``, ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``,
+    ``TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)``.
+    """
+    if t is None:
+        return "ANY"
+    text = str(t)
+    if t.name == "STRING":
+        return "VARCHAR(2147483647)" if text == "STRING" else text
+    name = _CALCITE_NAME.get(t.name)
+    return text.replace(t.name, name, 1) if name else text
