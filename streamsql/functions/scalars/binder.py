@@ -68,6 +68,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if composite.handles(n):
         out, t = composite.compile_composite(n)
     elif _is_call(n):
+        if isinstance(n, exp.Coalesce):
+            operand_types.check_operands(n)
         out, t = _call(n)
     else:
         n = operand_types.check_operands(n)  # Flink's operand types, before DuckDB's own rules

@@ -27,6 +27,11 @@ FROM '1'`` (Flink has no implicit cast for = and <>)
 ``name IN (1, 2)``                  compares as strings (the numbers' text), true for name '1'
 ``name > ts``, ``name > TRUE``      the string is CAST to the other operand's type
 ``CASE WHEN b THEN 1 ELSE 'x' END`` ``Illegal mixing of types in CASE or COALESCE statement``
+``COALESCE(name, 1)``               ``Invalid input arguments.``
+``b BETWEEN 1.5 AND x``             ``Cannot apply 'BETWEEN ASYMMETRIC' to arguments of type '<BOOLEAN>
+                                    BETWEEN ASYMMETRIC <DECIMAL(2, 1)> AND <BIGINT>'. Supported ...``
+``INTERVAL '1' DAY <= 1``           ``Cannot apply '<=' to arguments of type '<INTERVAL DAY> <= <INTEGER>'``
+``NULL + TRUE``                     ``Illegal use of 'NULL'``
 =================================== ===========================================================
 
 Not followed: Flink 2.3 accepts ``b = 'true'`` and ``name = TRUE`` (BOOLEAN = string) but they are
@@ -51,7 +56,7 @@ _BIGINT = SqlType("BIGINT")
 _TEXT = ("STRING", "BYTES")
 _TIMES = ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
 # Families whose values Flink never compares with another family's (strings aside, see above).
-_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIMESTAMP")
+_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIMESTAMP", "INTERVAL", "ARRAY", "MAP", "ROW")
 _CALCITE_NAME = {"INT": "INTEGER", "STRING": "VARCHAR", "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"}
 
 
@@ -97,6 +102,8 @@ def check_operands(n: exp.Expression) -> exp.Expression:
         _case_branches(n)
     elif isinstance(n, exp.In):
         _in_numbers_as_text(n)
+    elif isinstance(n, exp.Coalesce):
+        _coalesce(n)
     return n
 
 
@@ -118,14 +125,23 @@ def _binary(n: exp.Expression, op: str, family: str) -> FunctionError:
 
 
 def _arithmetic(n: exp.Expression, op: str) -> None:
-    if any(_is_interval(s) for s in (n.this, n.expression)):
-        return  # DATE/TIMESTAMP +/- INTERVAL: typed by the operators module
+    families = {_operand_family(n.this), _operand_family(n.expression)}
+    if "INTERVAL" in families:  # DATE/TIMESTAMP +/- INTERVAL: typed by the operators module
+        if families - {"INTERVAL", "DATE", "TIMESTAMP", None}:
+            raise _binary(n, op, "NUMERIC")
+        return
     lt, rt = type_of(n.this), type_of(n.expression)
     if _known(lt) and _known(rt) and not (lt.is_numeric and rt.is_numeric):
         raise _binary(n, op, "NUMERIC")
+    sides = ((n.this, rt), (n.expression, lt))
+    if any(isinstance(s, exp.Null) and _known(other) and not other.is_numeric for s, other in sides):
+        msg = "Illegal use of 'NULL'"  # Calcite: an untyped NULL takes the other operand's type
+        raise FunctionError(msg, n)
 
 
 def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
+    if _apart(_operand_family(n.this), _operand_family(n.expression)):
+        raise _binary(n, op, "COMPARABLE_TYPE")
     lt, rt = type_of(n.this), type_of(n.expression)
     if not (_known(lt) and _known(rt)):
         return
@@ -141,18 +157,40 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
         if other.name in _TIMES or (cast and other.name == "BOOLEAN"):  # Flink: CAST(name AS TIMESTAMP(3))
             _cast_strings(n, ("this", "expression"), other)
         return
-    lf, rf = _family(lt), _family(rt)
-    if lf != rf and lf in _COMPARABLE_ONLY_WITHIN and rf in _COMPARABLE_ONLY_WITHIN:
-        raise _binary(n, op, "COMPARABLE_TYPE")
 
 
 def _between(n: exp.Between) -> None:
     keys = ("this", "low", "high")
-    types = [type_of(n.args[k]) for k in keys]
-    if not all(_known(t) for t in types):
+    families = [_operand_family(n.args[k]) for k in keys]
+    if any(_apart(a, b) for a in families for b in families):
+        op = ("NOT " if isinstance(n.parent, exp.Not) else "") + "BETWEEN ASYMMETRIC"
+        a, low, high = (_calcite(n.args[k]) for k in keys)
+        form = "<COMPARABLE_TYPE> BETWEEN <COMPARABLE_TYPE> AND <COMPARABLE_TYPE>"
+        raise _cannot_apply(n, op, f"<{a}> {op} <{low}> AND <{high}>", form)
+    types = [t for t in (type_of(n.args[k]) for k in keys) if _known(t)]  # an untyped NULL takes any type
+    if "STRING" not in families or None in (type_of(n.args[k]) for k in keys):
         return
-    if any(t.name == "STRING" for t in types) and any(t.is_numeric for t in types):
+    if any(t.is_numeric for t in types):
         _cast_strings(n, keys)
+        return
+    other = next((t for t in types if t.name in (*_TIMES, "BOOLEAN")), None)
+    if other is not None:  # Flink: ts BETWEEN CAST(name AS TIMESTAMP(3)) AND ts
+        _cast_strings(n, keys, other)
+
+
+def _operand_family(node: exp.Expression) -> str | None:
+    """The operand's type family (``NUMERIC``, ``STRING``, ``INTERVAL``, ...), None when unknown."""
+    if _is_interval(node):
+        return "INTERVAL"
+    t = type_of(node)
+    return _family(t) if _known(t) else None
+
+
+def _apart(a: str | None, b: str | None) -> bool:
+    """Two families Flink never compares or brings to one type (strings are cast instead)."""
+    if {a, b} & {"ARRAY", "MAP", "ROW"} and "STRING" in (a, b):
+        return True
+    return a != b and a in _COMPARABLE_ONLY_WITHIN and b in _COMPARABLE_ONLY_WITHIN
 
 
 def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | None = None) -> None:
@@ -163,11 +201,11 @@ def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | No
     headroom" for the string's value; compared with a BOOLEAN, DATE or TIMESTAMP, that type.
     """
     if target is None:
-        numbers = [type_of(n.args[k]) for k in keys if type_of(n.args[k]).is_numeric]
+        numbers = [t for t in (type_of(n.args[k]) for k in keys) if _known(t) and t.is_numeric]
         target = common_type([*numbers, _BIGINT]) or _BIGINT
     for k in keys:
         side = n.args[k]
-        if type_of(side).name == "STRING":
+        if _known(type_of(side)) and type_of(side).name == "STRING":
             if target.name in _TIMES:  # via DuckDB's TIMESTAMP: TIMESTAMP_MS reads 'abc' as a number
                 via = "DATE" if target.name == "DATE" else "TIMESTAMP"
                 side = exp.Cast(this=side, to=exp.DataType.build(via))
@@ -180,15 +218,28 @@ def _case_branches(n: exp.Case) -> None:
     """Flink refuses a CASE whose results have no common type (``THEN 1 ELSE 'x'``)."""
     results = [i.args["true"] for i in n.args.get("ifs") or []]
     results += [n.args["default"]] if n.args.get("default") else []
-    families = {"STRING" if t.name == "STRING" else _family(t) for t in map(type_of, results) if _known(t)}
-    if len(families & {"STRING", *_COMPARABLE_ONLY_WITHIN}) > 1:
+    if _mixed(results):
         msg = "Illegal mixing of types in CASE or COALESCE statement"
         raise FunctionError(msg, n)
 
 
+def _coalesce(n: exp.Coalesce) -> None:
+    """Flink refuses a COALESCE of values with no common type (its words, then which types)."""
+    args = [n.this, *n.expressions]
+    if _mixed(args):
+        msg = f"Invalid input arguments. COALESCE({', '.join(_calcite(a) for a in args)}): no common type"
+        raise FunctionError(msg, n)
+
+
+def _mixed(values: list[exp.Expression]) -> bool:
+    """Values of families that have no common type (a string and a number, a BOOLEAN and a DATE...)."""
+    families = {_operand_family(v) for v in values} - {None}
+    return len(families & {"STRING", *_COMPARABLE_ONLY_WITHIN}) > 1
+
+
 def _like(n: exp.Expression) -> None:
     lt, rt = type_of(n.this), type_of(n.expression)
-    if _known(lt) and _known(rt) and not (lt.name == "STRING" and rt.name == "STRING"):
+    if any(_known(t) and t.name != "STRING" for t in (lt, rt)):
         op = "ILIKE" if isinstance(n, exp.ILike) else "LIKE"
         operands = f"{op}(<{_calcite(n.this)}>, <{_calcite(n.expression)}>)"
         raise _cannot_apply(n, op, operands, f"{op}(<STRING>, <STRING>, <STRING>)")
@@ -254,6 +305,8 @@ def _root(node: exp.Expression) -> str:
 
 def _calcite(node: exp.Expression) -> str:
     """The operand's type as Calcite prints it in 'Cannot apply' (a string literal is a ``CHAR(n)``)."""
+    if isinstance(node, exp.Interval) and node.unit is not None:
+        return f"INTERVAL {node.unit.name.upper()}"
     t = type_of(node)
     if t is not None and isinstance(node, exp.Literal) and node.is_string:
         return f"CHAR({len(node.this)})"
