@@ -374,12 +374,12 @@ def run_script_stream(shell: Shell, text: str) -> int:
             if shell.failed:
                 shell.shutdown()
                 return 1
-        running = [j.job_id for j in shell.env.jobs.values() if not j.done]
-        if running:  # an unbounded job never ends: say what the shell waits for and how to stop it
-            shell.info(f"End of input; waiting for {counted(len(running), 'jobs')} to finish "
-                       f"({', '.join(running)}). Ctrl-C cancels them; a script ending with QUIT; "
-                       "cancels them instead of waiting.")
-        try:
+        try:  # (the message inside: a Ctrl-C right after it is the wait's)
+            running = [j.job_id for j in shell.env.jobs.values() if not j.done]
+            if running:  # an unbounded job never ends: say what the shell waits for and how to stop it
+                shell.info(f"End of input; waiting for {counted(len(running), 'jobs')} to finish "
+                           f"({', '.join(running)}). Ctrl-C cancels them; a script ending with QUIT; "
+                           "cancels them instead of waiting.")
             shell.env.wait_all()
         except KeyboardInterrupt:
             code = 130

@@ -130,7 +130,7 @@ def test_end_of_input_with_an_unbounded_insert_says_it_waits_and_ctrl_c_cancels(
         assert re.search(r"\[INFO\] End of input; waiting for 1 job to finish \(\w+\)\. Ctrl-C cancels them",
                          "".join(lines)), "".join(lines)
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
         out, err = proc.stdout.read(), proc.stderr.read()
     finally:
         if proc.poll() is None:
