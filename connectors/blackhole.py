@@ -1,7 +1,7 @@
 """The ``blackhole`` connector (sink only): discards every row (benchmarks, dry runs).
 
 Delivery guarantee: exactly-once, trivially (nothing is ever made visible). Accepts updating
-results.
+results without their -U rows, as Flink's blackhole (its changelog mode drops UPDATE_BEFORE).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ class BlackholeSink(Sink):
     """Counts and drops rows (``rows`` attribute: rows written)."""
 
     accepts_updates = True
+    upserts = True
     guarantee_reason = _REASON
 
     def __init__(self, ctx: ConnectorContext):
@@ -42,6 +43,7 @@ SPEC = register(
         description="discards all rows",
         check_sink=_check,
         sink_accepts_updates=lambda table: True,
+        sink_upserts=lambda table: True,  # as Flink's: -U rows are not asked for (discarded anyway)
         sink_guarantee=lambda table, config: SinkGuarantee(reason=_REASON),
     )
 )

@@ -296,6 +296,7 @@ SPEC = register(
         check_sink=_check,
         check_source=_check,  # read as a lookup join's dimension table
         sink_accepts_updates=lambda table: bool(table.primary_key),
+        sink_upserts=lambda table: bool(table.primary_key),  # -U rows are dropped (write)
         sink_guarantee=lambda table, config: SinkGuarantee(
             reason=_UPSERT_REASON if table.primary_key else _APPEND_REASON),
         create_lookup=_create_lookup,

@@ -35,8 +35,9 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
     """Register a Kafka connector; its capabilities are what its source and sink classes state.
 
     The planner gets them without creating a source or sink: the classes' ``check``,
-    ``changelog_of``, ``accepts_updates``, ``requires_primary_key``, ``default_guarantee`` and
-    ``reason``. ``'properties.*'`` options pass to librdkafka; rows are encoded by formats.
+    ``changelog_of``, ``accepts_updates``, ``requires_primary_key``, ``upserts``,
+    ``default_guarantee`` and ``reason``. ``'properties.*'`` options pass to librdkafka; rows are
+    encoded by formats.
     """
     register(
         ConnectorSpec(
@@ -52,6 +53,7 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
             source_changelog=source_class.changelog_of,
             sink_accepts_updates=lambda table: sink_class.accepts_updates,
             sink_requires_primary_key=sink_class.requires_primary_key,
+            sink_upserts=lambda table: sink_class.upserts,
             sink_guarantee=functools.partial(guarantee_of, sink_class),
         )
     )

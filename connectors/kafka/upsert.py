@@ -98,6 +98,7 @@ class UpsertKafkaSink(ProducingSink):
 
     accepts_updates = True
     requires_primary_key = True
+    upserts = True  # -U rows are dropped (write): the planner may have them not built at all
     #: Exactly-once in an EXACTLY_ONCE job, else at-least-once (see :func:`resolve_guarantee`).
     default_guarantee = "auto"
     label = "upsert-kafka sink"

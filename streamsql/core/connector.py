@@ -285,6 +285,7 @@ class Sink(ABC):
         accepts_updates: False for an append-only sink (only +I rows); planning fails when an
             updating result is written to it.
         requires_primary_key: the sink needs ``PRIMARY KEY`` (upsert sinks).
+        upserts: the sink writes updates by the PRIMARY KEY and ignores -U rows.
         transactional: rows become visible only at ``commit`` (two-phase commit).
         guarantee_reason: one line for EXPLAIN on why the sink has the guarantee it has.
 
@@ -294,6 +295,7 @@ class Sink(ABC):
 
     accepts_updates: bool = False
     requires_primary_key: bool = False
+    upserts: bool = False
     transactional: bool = False
     guarantee_reason: str = ""
 
@@ -367,6 +369,10 @@ class ConnectorSpec:
         sink_accepts_updates: ``(table) -> bool``: the sink can take an updating result (else
             planning fails for one).
         sink_requires_primary_key: the sink needs ``PRIMARY KEY`` (upsert sinks).
+        sink_upserts: ``(table) -> bool``: the sink writes an updating result by the table's
+            PRIMARY KEY and ignores -U rows (Flink's ``ChangelogMode.upsert()``: upsert-kafka,
+            jdbc with a key). The planner then lets a producer whose unique key is that primary
+            key skip building -U rows (:mod:`streamsql.plan.update_kinds`).
         sink_guarantee: ``(table, config) -> SinkGuarantee``.
         create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
             processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
@@ -385,6 +391,7 @@ class ConnectorSpec:
     source_changelog: Callable[[TableDef], bool] = _never
     sink_accepts_updates: Callable[[TableDef], bool] = _never
     sink_requires_primary_key: bool = False
+    sink_upserts: Callable[[TableDef], bool] = _never
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
 

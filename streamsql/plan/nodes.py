@@ -7,11 +7,16 @@ runtime operator needs (query specs, schemas, ids); the runtime's builder
 Changelog modes, as Flink's planner:
 
 - ``insert-only`` — only +I rows;
-- ``retract`` — +I, -U, +U, -D (an updating result, e.g. GROUP BY without a window).
+- ``retract`` — +I, -U, +U, -D (an updating result, e.g. GROUP BY without a window);
+- ``upsert`` — +I, +U, -D: an updating result whose every consumer upserts by its unique key,
+  so its producer builds no -U rows (Flink's UPDATE_BEFORE elimination, decided after planning
+  by :mod:`streamsql.plan.update_kinds`; :attr:`PlanNode.mode` stays ``retract``, the node's
+  :attr:`~PlanNode.update_before` is False).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -19,10 +24,15 @@ import pyarrow as pa
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.types import Schema
+from streamsql.plan.expressions import quote
 from streamsql.plan.query import QuerySpec
 
 INSERT_ONLY = "insert-only"
 RETRACT = "retract"
+UPSERT = "upsert"
+
+#: ``CAST("col" AS TYPE)``: a Calc item that may be a column unchanged (the sink's cast).
+_IDENTITY_CAST = re.compile(r'CAST\(("(?:[^"]|"")+") AS [A-Z]+(?:\(\d+(?:, ?\d+)?\))?\)')
 
 
 def explain_attr(name: str, value: str | None) -> str:
@@ -39,14 +49,24 @@ class PlanNode:
         schema: Arrow schema of the batches this node emits.
         mode: changelog mode of its output (:data:`INSERT_ONLY` or :data:`RETRACT`).
         id: stable, readable id assigned by the planner (``calc-3``); names operator state.
+        update_before: an updating output carries -U rows (False: no consumer needs them, see
+            :mod:`streamsql.plan.update_kinds`; only GROUP BY and Top-N then skip building them).
     """
 
     inputs: list[PlanNode]
     schema: pa.Schema
     mode: str = INSERT_ONLY
     id: str = ""
+    update_before: bool = True
     kind: ClassVar[str] = "node"
     stateful: ClassVar[bool] = False
+
+    @property
+    def changelog(self) -> str:
+        """The output's changelog mode for EXPLAIN: :data:`INSERT_ONLY`, :data:`RETRACT` or :data:`UPSERT`."""
+        if self.mode == INSERT_ONLY:
+            return INSERT_ONLY
+        return RETRACT if self.update_before else UPSERT
 
     @property
     def sql_schema(self) -> Schema:
@@ -94,6 +114,23 @@ class CalcNode(PlanNode):
         """One line for EXPLAIN."""
         return f"Calc(select=[{', '.join(self.select_sql)}]{explain_attr('where', self.where_sql)})"
 
+    def passthrough(self) -> dict[int, int]:
+        """Output column → input column, for the items that are an input column unchanged.
+
+        That is a plain reference, or a CAST to the type the column has (the sink's cast): the
+        same values, hence the same key encoding and key group.
+        """
+        q = self.query
+        by_ref = {quote(n): i for i, n in enumerate(q.input_schema.names)}
+        out = {}
+        for o, (_, expr) in enumerate(q.items):
+            cast = _IDENTITY_CAST.fullmatch(expr)
+            ref = cast.group(1) if cast else expr
+            i = by_ref.get(ref)
+            if i is not None and (not cast or q.input_schema.field(i).type == q.output_schema.field(o).type):
+                out[o] = i
+        return out
+
 
 @dataclass(eq=False)
 class WatermarkAssignerNode(PlanNode):
@@ -140,7 +177,8 @@ class GroupAggNode(PlanNode):
     def describe(self) -> str:
         """One line for EXPLAIN."""
         keys = ", ".join(self.schema.names[: self.num_keys])
-        return f"GroupAggregate(groupBy=[{keys}], select=[{', '.join(self.labels)}], changelog=[{self.mode}])"
+        labels = ", ".join(self.labels)
+        return f"GroupAggregate(groupBy=[{keys}], select=[{labels}], changelog=[{self.changelog}])"
 
 
 @dataclass(eq=False)
@@ -167,7 +205,7 @@ class SinkNode(PlanNode):
     def describe(self) -> str:
         """One line for EXPLAIN."""
         return (f"Sink(table=[{self.table.name}], connector=[{self.table.connector}], "
-                f"fields=[{', '.join(self.schema.names)}], input=[{self.inputs[0].mode}], "
+                f"fields=[{', '.join(self.schema.names)}], input=[{self.inputs[0].changelog}], "
                 f"guarantee=[{self.guarantee}])")
 
 

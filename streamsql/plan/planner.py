@@ -71,6 +71,7 @@ from streamsql.plan.sinks import plan_sink
 from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
 from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
 from streamsql.plan.unsupported import reject_ignored
+from streamsql.plan.update_kinds import eliminate_update_before
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 
 
@@ -114,6 +115,7 @@ class Planner:
         with self._session():
             node, _ = self._query(insert.expression)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
+        eliminate_update_before([sink])  # the statement's nodes are read by this sink only
         assign_ids([sink])
         return sink
 

@@ -120,7 +120,7 @@ class RankNode(PlanNode):
                 f"rankType=[ROW_NUMBER], rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], "
                 f"partitionBy=[{part}], orderBy=[{order}]")
         no_rn = explain_attr("select", None if self.output_rank else "without rank number")
-        return f"{name}({body}{no_rn}, changelog=[{self.mode}])"
+        return f"{name}({body}{no_rn}, changelog=[{self.changelog}])"
 
     def time_attributes(self) -> set[str]:
         """An insert-only ranking keeps its input's time attributes (``time_attributes``' hook)."""

@@ -30,13 +30,11 @@ partitioned yet: planning refuses them rather than giving a wrong answer.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
-from streamsql.plan.expressions import quote
 from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.nodes import (
     RETRACT,
@@ -55,7 +53,6 @@ from streamsql.plan.windows import WindowAggNode
 
 #: Connectors whose sources split their partitions between the tasks of a stage.
 PARTITIONED_SOURCES = ("kafka", "upsert-kafka")
-_IDENTITY_CAST = re.compile(r'CAST\(("(?:[^"]|"")+") AS [A-Z]+(?:\(\d+(?:, ?\d+)?\))?\)')
 #: Stateful nodes that are correct per partition without an exchange (per-split state).
 _SPLIT_LOCAL = (WatermarkAssignerNode,)
 
@@ -135,24 +132,6 @@ def exchange_topic(job: str, exchange_id: str) -> str:
     return f"_streamsql-{safe}-{exchange_id}-repartition"
 
 
-def _passthrough(node: CalcNode) -> dict[int, int]:
-    """Output column → input column, for the Calc's items that are an input column unchanged.
-
-    That is a plain reference, or a CAST to the type the column has (the sink's cast): the
-    same values, hence the same key encoding and key group.
-    """
-    q = node.query
-    by_ref = {quote(n): i for i, n in enumerate(q.input_schema.names)}
-    out = {}
-    for o, (_, expr) in enumerate(q.items):
-        cast = _IDENTITY_CAST.fullmatch(expr)
-        ref = cast.group(1) if cast else expr
-        i = by_ref.get(ref)
-        if i is not None and (not cast or q.input_schema.field(i).type == q.output_schema.field(o).type):
-            out[o] = i
-    return out
-
-
 def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
     """The columns ``node``'s output is partitioned by (rows of equal values on one task), or None."""
     if isinstance(node, (GroupAggNode, WindowAggNode)):
@@ -163,7 +142,7 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
         inner = _partitioning(node.inputs[0])
         if inner is None:
             return None
-        back = {i: o for o, i in sorted(_passthrough(node).items(), reverse=True)}
+        back = {i: o for o, i in sorted(node.passthrough().items(), reverse=True)}
         if not all(i in back for i in inner):
             return None
         return tuple(back[i] for i in inner)

@@ -155,7 +155,8 @@ def _rank(node: RankNode) -> Operator:
     """Top-N (an updating result) or a ranking that emits when the watermark passes (insert-only)."""
     spec = RankSpec(node, node.schema)
     if node.strategy == TOP_N:
-        return TopNOperator(spec, updating_input=node.inputs[0].mode != plan.INSERT_ONLY)
+        return TopNOperator(spec, updating_input=node.inputs[0].mode != plan.INSERT_ONLY,
+                            update_before=node.update_before)
     return WatermarkRankOperator(spec, window=node.strategy == WINDOW)
 
 
@@ -164,7 +165,8 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
     plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms),
     plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema,
-                                                  n.state_ttl_ms, n.inputs[0].mode != plan.INSERT_ONLY),
+                                                  n.state_ttl_ms, n.inputs[0].mode != plan.INSERT_ONLY,
+                                                  n.update_before),
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,

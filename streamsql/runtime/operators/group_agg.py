@@ -1,8 +1,9 @@
 r"""GroupAggregate: ``GROUP BY`` without a window, over an insert-only or changelog input.
 
 Semantics follow Flink's GroupAggFunction: the result is an updating table. For each key whose
-result changed, a batch emits ``+I`` (first row of the key), ``-U``/``+U`` (a change), or ``-D``
-(the key's last row was retracted); a result equal to the previous one emits nothing.
+result changed, a batch emits ``+I`` (first row of the key), ``-U``/``+U`` (a change; ``+U`` alone
+when the planner found that no consumer needs -U rows, :mod:`streamsql.plan.update_kinds`), or
+``-D`` (the key's last row was retracted); a result equal to the previous one emits nothing.
 Emission is per batch rather than per row (like Flink's mini-batch aggregation): the folded
 changelog is the same.
 
@@ -117,13 +118,16 @@ class GroupAggBase(Operator):
         input_schema: Arrow schema of input batches.
         output_schema: Arrow schema of output batches.
         state_ttl_ms: the TTL of a STATE_TTL hint (ms, 0: never); None: ``'table.exec.state.ttl'``.
+        update_before: emit a change as -U old, +U new; False: as +U new alone (no consumer
+            needs -U rows: Flink's UPDATE_BEFORE elimination, :mod:`streamsql.plan.update_kinds`).
     """
 
     stateful = True
 
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
-                 state_ttl_ms: int | None = None):
+                 state_ttl_ms: int | None = None, update_before: bool = True):
         self.num_keys = num_keys
+        self.update_before = update_before
         self.state_ttl_ms = state_ttl_ms
         self.aggs = aggs
         self.input_schema = input_schema
@@ -187,8 +191,8 @@ class GroupAggOperator(GroupAggBase):
     """
 
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
-                 state_ttl_ms: int | None = None, updating_input: bool = False):
-        super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
+                 state_ttl_ms: int | None = None, updating_input: bool = False, update_before: bool = True):
+        super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms, update_before)
         self.updating_input = updating_input
         # One query per multiset state: net multiplicity of each (key, value).
         self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
@@ -249,6 +253,7 @@ class GroupAggOperator(GroupAggBase):
         INSERT, DELETE = RowKind.INSERT, RowKind.DELETE  # noqa: N806
         BEFORE, AFTER = RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER  # noqa: N806
         refresh = self.ttl is not None  # an unchanged result is emitted again (Flink, state TTL on)
+        ub = self.update_before
         for i, key in enumerate(key_tuples):
             acc, old = news[i], olds[i]
             if acc[0] <= 0:
@@ -261,9 +266,12 @@ class GroupAggOperator(GroupAggBase):
             if old is None:
                 out_rows.append(key + new)
                 out_kinds.append(INSERT)
-            elif new != old or refresh:
+            elif (new != old or refresh) and ub:
                 out_rows += [key + old, key + new]
                 out_kinds += [BEFORE, AFTER]
+            elif new != old or refresh:
+                out_rows.append(key + new)
+                out_kinds.append(AFTER)
         self.values.put(slots, news)
         self.cache.touch(slots)
         self.cache.evict()

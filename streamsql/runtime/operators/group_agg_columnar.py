@@ -2,7 +2,8 @@
 
 Same semantics and changelog as :class:`~streamsql.runtime.operators.group_agg.GroupAggOperator`
 (Flink's GroupAggFunction, mini-batch style: per batch, ``+I`` for a new key, ``-U``/``+U`` for
-a changed result, ``-D`` when a key's last row is retracted, nothing for an unchanged result),
+a changed result (``+U`` alone when no consumer needs -U rows), ``-D`` when a key's last row is
+retracted, nothing for an unchanged result),
 for the common case where every accumulator is a fixed set of numbers: COUNT(*), COUNT(x),
 SUM(x) / AVG(x) over integers or floating point, MIN/MAX(x) over integers, floating point,
 dates and timestamps on insert-only input (over a changelog MIN/MAX need a multiset and
@@ -48,14 +49,16 @@ def fixed_width_supported(aggs: list[AggSpec], input_schema: pa.Schema) -> bool:
 
 def create_group_agg(num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema,
                      output_schema: pa.Schema, state_ttl_ms: int | None = None,
-                     updating_input: bool = False) -> Operator:
+                     updating_input: bool = False, update_before: bool = True) -> Operator:
     """The GROUP BY operator for these calls: columnar when it can be, else the general one.
 
     Args: as :class:`~streamsql.runtime.operators.group_agg.GroupAggOperator`'s.
     """
     if fixed_width_supported(aggs, input_schema):
-        return ColumnarGroupAggOperator(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
-    return GroupAggOperator(num_keys, aggs, input_schema, output_schema, state_ttl_ms, updating_input)
+        return ColumnarGroupAggOperator(num_keys, aggs, input_schema, output_schema, state_ttl_ms,
+                                        update_before)
+    return GroupAggOperator(num_keys, aggs, input_schema, output_schema, state_ttl_ms, updating_input,
+                            update_before)
 
 
 class ColumnarGroupAggOperator(GroupAggBase):
@@ -66,8 +69,8 @@ class ColumnarGroupAggOperator(GroupAggBase):
     """
 
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
-                 state_ttl_ms: int | None = None):
-        super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms)
+                 state_ttl_ms: int | None = None, update_before: bool = True):
+        super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms, update_before)
         self._dtype = self.aggregates.fixed_dtype()
         self._count = self.aggregates.states[0].field("c")  # the row count
 
@@ -112,8 +115,9 @@ class ColumnarGroupAggOperator(GroupAggBase):
         return self._emit(res, old, new, inserted, deleted, changed)
 
     def _emit(self, res: pa.Table, old, new, inserted, deleted, changed) -> list[Element]:
-        """The changelog batch: per key, -D old | +I new | -U old, +U new (key order kept)."""
-        per_key = inserted.astype(np.int64) + deleted + 2 * changed
+        """The changelog batch: per key, -D old | +I new | [-U old,] +U new (key order kept)."""
+        ub = self.update_before
+        per_key = inserted.astype(np.int64) + deleted + (1 + ub) * changed
         total = int(per_key.sum())
         if total == 0:
             return []
@@ -121,11 +125,12 @@ class ColumnarGroupAggOperator(GroupAggBase):
         first = np.cumsum(per_key) - per_key  # each key's first output row
         use_new = np.ones(total, bool)
         use_new[first[deleted]] = False
-        use_new[first[changed]] = False
         kinds = np.full(total, RowKind.INSERT, np.int8)
         kinds[first[deleted]] = RowKind.DELETE
-        kinds[first[changed]] = RowKind.UPDATE_BEFORE
-        kinds[first[changed] + 1] = RowKind.UPDATE_AFTER
+        if ub:
+            use_new[first[changed]] = False
+            kinds[first[changed]] = RowKind.UPDATE_BEFORE
+        kinds[first[changed] + ub] = RowKind.UPDATE_AFTER
         take = pa.array(src)
         arrays = [res.column(i).take(take) for i in range(self.num_keys)]
         for ai, ((ov, ok), (nv, nok)) in enumerate(zip(old, new)):

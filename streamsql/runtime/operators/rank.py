@@ -192,13 +192,16 @@ class TopNOperator(RankOperatorBase):
     Args:
         spec: the ranking.
         updating_input: the input carries retractions (keep every row of a partition).
+        update_before: emit a changed row as -U old, +U new; False: as +U new alone (no
+            consumer needs -U rows, :mod:`streamsql.plan.update_kinds`).
     """
 
     expires = True
 
-    def __init__(self, spec: RankSpec, updating_input: bool):
+    def __init__(self, spec: RankSpec, updating_input: bool, update_before: bool = True):
         super().__init__(spec, _dump, _load)
         self.bounded = not updating_input
+        self._change = ([BEFORE, AFTER], slice(None)) if update_before else ([AFTER], slice(1, None))
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Apply the batch's rows to their partitions and emit the changes of the ranked rows."""
@@ -242,8 +245,8 @@ class TopNOperator(RankOperatorBase):
                 if old == new:
                     continue
                 if old is not None and new is not None:
-                    rows += [old, new]
-                    kinds += [BEFORE, AFTER]
+                    rows += [old, new][self._change[1]]
+                    kinds += self._change[0]
                 elif old is not None:
                     rows.append(old)
                     kinds.append(DELETE)
@@ -254,9 +257,10 @@ class TopNOperator(RankOperatorBase):
         gone = list((Counter(before) - Counter(after)).elements())
         came = list((Counter(after) - Counter(before)).elements())
         paired = min(len(gone), len(came))
+        change_kinds, which = self._change
         for old, new in zip(gone[:paired], came[:paired]):
-            rows += [old, new]
-            kinds += [BEFORE, AFTER]
+            rows += [old, new][which]
+            kinds += change_kinds
         rows += gone[paired:] + came[paired:]
         kinds += [DELETE] * (len(gone) - paired) + [INSERT] * (len(came) - paired)
 

@@ -1,0 +1,112 @@
+"""UPDATE_BEFORE elimination: which updating results need no -U rows, decided per plan edge.
+
+As Flink's ``FlinkChangelogModeInferenceProgram`` (its update-kind trait, ``ONLY_UPDATE_AFTER``
+vs ``BEFORE_AND_AFTER``): a consumer that upserts by its input's unique key ("upsert key") needs
+only the new row of a change, ``+U``; every other consumer needs the old one too, ``-U``. When
+no consumer of a producer's output needs -U, the producer (GROUP BY, Top-N / deduplication)
+does not build them: +I, +U and -D rows only (``changelog=[upsert]`` in EXPLAIN). -D rows are
+always kept. What needs -U (Flink 2.3's EXPLAIN CHANGELOG_MODE shows the same):
+
+- a sink, unless its connector writes by the PRIMARY KEY and ignores -U rows
+  (:attr:`~streamsql.core.connector.ConnectorSpec.sink_upserts`: upsert-kafka, jdbc with a
+  key, blackhole) *and* its PRIMARY KEY is exactly an upsert key of its input (a key differing
+  from the group key keeps -U: two group keys can share one sink key, the -U of one must
+  reach the sink). A sink without a PRIMARY KEY (blackhole) needs no key. The print sink and
+  the result of a SELECT show -U rows, so they need them;
+- a Calc with a WHERE condition (Flink's FLINK-9528: ``cnt < 10`` after an aggregation must
+  see the old row leave the condition), while a projection forwards its consumers' need;
+- any other operator: an aggregate, join, OVER, ranking or UNION over a changelog retracts
+  with the -U rows.
+
+Upsert keys (sets of output column indexes, each unique among the current rows): a GROUP BY's
+keys; a Top-N's partition keys with its rank number, or its partition keys alone when it keeps
+one row (``rn = 1``) without showing the number (each partition key as the first column equal
+to it: the ranking's hidden copy of a shown column is that column); carried through a Calc's
+columns that pass an input column unchanged (:meth:`~streamsql.plan.nodes.CalcNode.passthrough`);
+none elsewhere.
+
+Runs after a statement's plan is built and before its operators are (and before the plan is
+cut into stages, whose copies keep :attr:`~streamsql.plan.nodes.PlanNode.update_before`).
+"""
+
+from __future__ import annotations
+
+from streamsql.connectors.registry import get_connector
+from streamsql.plan.nodes import INSERT_ONLY, CalcNode, GroupAggNode, PlanNode, SinkNode, walk
+from streamsql.plan.ranking import TOP_N, RankNode
+
+
+def eliminate_update_before(roots: list[PlanNode]) -> None:
+    """Set ``update_before = False`` on the updating nodes of ``roots`` no consumer needs -U from.
+
+    ``roots`` must be every root reading the nodes (a node shared with a plan not given here
+    could lose the -U rows that plan needs). Producers that build -U rows (GROUP BY, Top-N)
+    then skip them; a Calc between such a producer and its sink is marked too, for EXPLAIN.
+    """
+    order = walk(roots)
+    consumers: dict[int, list[PlanNode]] = {id(n): [] for n in order}
+    for n in order:
+        for i in n.inputs:
+            consumers[id(i)].append(n)
+    needs: dict[int, bool] = {}  # id(node) → some consumer needs -U rows from it
+    for n in reversed(order):  # consumers before their inputs
+        if n.mode == INSERT_ONLY:
+            continue
+        readers = consumers[id(n)]
+        needs[id(n)] = not readers or any(_needs_before(c, n, needs) for c in readers)
+    for n in order:  # producers first: a Calc forwards what its input emits
+        if n.mode == INSERT_ONLY or needs.get(id(n), True):
+            continue
+        if isinstance(n, GroupAggNode) or (isinstance(n, RankNode) and n.strategy == TOP_N):
+            n.update_before = False
+        elif isinstance(n, CalcNode) and n.where_sql is None:
+            n.update_before = n.inputs[0].update_before
+        # an exchange source or any other updating node that builds -U rows keeps them
+
+
+def _needs_before(consumer: PlanNode, producer: PlanNode, needs: dict[int, bool]) -> bool:
+    """Whether ``consumer`` needs the -U rows of its input ``producer`` (module docstring)."""
+    if type(consumer) is SinkNode:
+        table = consumer.table
+        if not get_connector(table.connector).sink_upserts(table):
+            return True
+        if not table.primary_key:
+            return False
+        names = [n.lower() for n in consumer.schema.names]
+        pk = frozenset(names.index(k.lower()) for k in table.primary_key if k.lower() in names)
+        return len(pk) != len(table.primary_key) or pk not in upsert_keys(producer)
+    if isinstance(consumer, CalcNode) and consumer.where_sql is None:
+        return needs.get(id(consumer), True)
+    return True
+
+
+def upsert_keys(node: PlanNode) -> list[frozenset[int]]:
+    """The upsert keys of ``node``'s output (module docstring): column index sets, maybe none."""
+    if isinstance(node, GroupAggNode):
+        return [frozenset(range(node.num_keys))] if node.num_keys else []
+    if isinstance(node, RankNode) and node.strategy == TOP_N:
+        partition = [_same_column(node.inputs[0], p) for p in node.partition]
+        if node.output_rank:
+            return [frozenset([*partition, node.rn_index])]
+        return [frozenset(partition)] if node.rank_end == 1 else []
+    if isinstance(node, CalcNode):
+        back: dict[int, int] = {}
+        for out, inp in sorted(node.passthrough().items(), reverse=True):
+            back[inp] = out  # the first output column of each passed input column
+        return [frozenset(back[i] for i in key) for key in upsert_keys(node.inputs[0])
+                if all(i in back for i in key)]
+    return []
+
+
+def _same_column(node: PlanNode, col: int) -> int:
+    """The first column of ``node``'s output equal to column ``col`` in every row (maybe ``col``).
+
+    A ranking's PARTITION BY keys are hidden copies (``"k" AS __rank_p0``) of the columns a
+    query shows: in its input Calc both pass the same input column.
+    """
+    if not isinstance(node, CalcNode):
+        return col
+    source = node.passthrough()
+    if col not in source:
+        return col
+    return min(o for o, i in source.items() if i == source[col])
