@@ -9,8 +9,9 @@ pymysql) or ``jdbc:postgresql://host[:port]/db`` (psycopg) — and ``'table-name
 for MySQL and left as written for PostgreSQL.
 
 With a ``PRIMARY KEY`` (upsert mode, as Flink): +I/+U rows are upserted (``INSERT ... ON
-DUPLICATE KEY UPDATE`` / ``INSERT ... ON CONFLICT (key) DO UPDATE``), -D rows deleted by key,
--U rows dropped. Rows are buffered and reduced per key (a key's last change wins) and flushed
+DUPLICATE KEY UPDATE`` / ``INSERT ... ON CONFLICT (key) DO UPDATE``), -D and -U rows deleted by
+key (as Flink's upsert writer: a -U that no +U of its key follows is a row that left the result).
+Rows are buffered and reduced per key (a key's last change wins) and flushed
 in one database transaction — at every checkpoint barrier (``pre_commit``), at the end of
 input, and earlier when ``'sink.buffer-flush.max-rows'`` keys are buffered or
 ``'sink.buffer-flush.interval'`` has passed. A failed flush is rolled back and retried up to
@@ -222,10 +223,9 @@ class JdbcSink(Sink):
         cols = [c.to_pylist() for c in batch.table.columns]
         rows = list(zip(*cols))
         if self.upsert_mode:
+            gone = (RowKind.DELETE, RowKind.UPDATE_BEFORE)
             for kind, row in zip(batch.kind_array(), rows):
-                if kind == RowKind.UPDATE_BEFORE:
-                    continue
-                self._buffer[tuple(row[i] for i in self._key_idx)] = (kind == RowKind.DELETE, row)
+                self._buffer[tuple(row[i] for i in self._key_idx)] = (kind in gone, row)
         else:
             for row in rows:
                 self._buffer[len(self._buffer)] = (False, row)
@@ -296,7 +296,7 @@ SPEC = register(
         check_sink=_check,
         check_source=_check,  # read as a lookup join's dimension table
         sink_accepts_updates=lambda table: bool(table.primary_key),
-        sink_upserts=lambda table: bool(table.primary_key),  # -U rows are dropped (write)
+        sink_upserts=lambda table: bool(table.primary_key),  # by key: a -U is a delete (write)
         sink_guarantee=lambda table, config: SinkGuarantee(
             reason=_UPSERT_REASON if table.primary_key else _APPEND_REASON),
         create_lookup=_create_lookup,

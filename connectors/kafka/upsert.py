@@ -1,8 +1,11 @@
 """The ``upsert-kafka`` connector: a (compacted) Kafka topic as a changelog keyed by the PRIMARY KEY.
 
 Sink — the PRIMARY KEY columns are the message key (``'key.format'``, default json: an object of
-the key columns); +I/+U rows are written as the value (``'value.format'``), -D rows as a
-tombstone (a real null value), -U rows are dropped. Rows are buffered and compacted per key
+the key columns); +I/+U rows are written as the value (``'value.format'``), -D and -U rows as a
+tombstone (a real null value), as Flink's upsert-kafka sink: a -U that no +U of its key follows
+is a row that left the result (a WHERE after an aggregation, an update that changed the key).
+The planner has a -U built only when a consumer needs it (:mod:`streamsql.plan.update_kinds`),
+so a GROUP BY keyed like the table sends none. Rows are buffered and compacted per key
 before producing: within one checkpoint epoch only each key's last change is written (a big win
 under aggregations). The buffer is written at each checkpoint's pre-commit, and earlier when it
 holds ``'sink.buffer-flush.max-rows'`` rows or, for a non-transactional sink, when
@@ -155,7 +158,7 @@ class UpsertKafkaSink(ProducingSink):
         self.session.open()
 
     def write(self, batch: Batch) -> None:
-        """Buffer the changes (-U dropped); compact and write when the buffer is due.
+        """Buffer the changes (-U as a delete); compact and write when the buffer is due.
 
         Raises:
             ExecutionError: for a Kafka delivery failure.
@@ -164,13 +167,9 @@ class UpsertKafkaSink(ProducingSink):
             return
         table = self.physical(batch.table)
         kinds = batch.kind_array()
-        if batch.kinds is not None:
-            keep = kinds != RowKind.UPDATE_BEFORE
-            if not keep.all():
-                table = table.filter(pa.array(keep))
-                kinds = kinds[keep]
-        if table.num_rows == 0:
-            return
+        before = kinds == RowKind.UPDATE_BEFORE
+        if before.any():  # a tombstone, unless a later change of the key wins the compaction
+            kinds = np.where(before, np.int8(RowKind.DELETE), kinds)
         self._buf.append((table, kinds))
         self._rows += table.num_rows
         if self._holding:

@@ -263,9 +263,10 @@ def _build_stages(job: str, nodes: list[PlanNode], members: dict[int, list[PlanN
                 **options, "topic": ex.topic, "partitions": str(ex.partitions),
                 "upstream-tasks": str(ex.upstream_tasks)})
             up.roots.append(ExchangeSinkNode([copies[id(inp)]], inp.schema, inp.mode,
-                                             id=f"exchange-sink-{ex_id}", table=table, exchange=ex))
-            inputs.append(ExchangeSourceNode([], inp.schema, inp.mode, id=f"exchange-source-{ex_id}",
+                                             id=f"exchange-sink-{ex_id}", update_before=inp.update_before,
                                              table=table, exchange=ex))
+            inputs.append(ExchangeSourceNode([], inp.schema, inp.mode, id=f"exchange-source-{ex_id}",
+                                             update_before=inp.update_before, table=table, exchange=ex))
         copies[id(node)] = dataclasses.replace(node, inputs=inputs)
         if isinstance(node, SinkNode) and id(node) not in consumed:
             s.roots.append(copies[id(node)])

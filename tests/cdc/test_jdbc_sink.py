@@ -104,3 +104,23 @@ def test_a_wrong_setting_fails_the_job_naming_the_option(postgres_db, tmp_path, 
     with pytest.raises(ConfigError) as info:
         job.wait(60)
     assert fix in str(info.value) and "wrong-secret-77" not in str(info.value)
+
+
+def test_a_row_that_leaves_a_where_after_the_aggregation_is_deleted(postgres_db, tmp_path):
+    """-U of a key that no +U follows (its new result fails the WHERE) deletes the row, as Flink's
+    upsert writer does; dropping the -U left the stale row in the table."""
+    with postgres_db.pg() as c:
+        c.execute("CREATE TABLE thirds (k INT, n BIGINT NOT NULL, PRIMARY KEY (k))")
+    path = _input(tmp_path)
+    env = _env(tmp_path)
+    env.execute_sql(f"CREATE TABLE src (k INT, v INT, d DECIMAL(10, 2)) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE thirds (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH "
+                    f"({_jdbc(postgres_db, 'postgresql', 'thirds')})")
+    agg = "SELECT k, COUNT(*) AS n FROM src WHERE k IS NOT NULL GROUP BY k"
+    job = env.execute_sql(f"INSERT INTO thirds SELECT * FROM ({agg}) WHERE MOD(n, 3) = 0").job
+    assert job.wait(120) == "FINISHED"
+    expected = duckdb.sql(f"SELECT * FROM (SELECT k, COUNT(*) AS n FROM read_json('{path}', "
+                          "columns={k: 'INT', v: 'INT', d: 'VARCHAR'}) WHERE k IS NOT NULL GROUP BY k) "
+                          "WHERE n % 3 = 0").fetchall()
+    assert _db_rows(postgres_db, "postgresql", "SELECT k, n FROM thirds") == sorted(expected, key=repr)

@@ -75,8 +75,19 @@ def test_staged_changes_stay_compacted_per_epoch():
     msgs = rec.sent[0]
     assert len(msgs) == len({k for k, _ in msgs}) == 4  # one message per key
     assert decoded(msgs) == {1: "c", 2: None, 3: "y", 4: "z"}
-    assert s.rows_compacted == 3
+    assert s.rows_compacted == 5  # the -U rows too: each is a tombstone its key's +U replaces
     assert not s._staged and not s._buf
+
+
+def test_a_lone_update_before_is_a_tombstone():
+    """A -U that no +U of its key follows (the row left a WHERE after an aggregation, or an update
+    changed the key): Flink's upsert-kafka writes a tombstone for it, so the key is gone."""
+    s, rec = sink()
+    s.write(batch([1, 2], ["a", "x"], [INS, INS]))
+    s.pre_commit(1)
+    s.write(batch([1, 2, 3], ["a", "x", "y"], [UB, UB, UA]))
+    s.pre_commit(2)
+    assert decoded(rec.sent[-1]) == {1: None, 2: None, 3: "y"}
 
 
 def test_no_early_staging_after_a_heavily_compacted_epoch():

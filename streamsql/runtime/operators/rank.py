@@ -201,6 +201,7 @@ class TopNOperator(RankOperatorBase):
     def __init__(self, spec: RankSpec, updating_input: bool, update_before: bool = True):
         super().__init__(spec, _dump, _load)
         self.bounded = not updating_input
+        # a changed row's kinds, and which of [old, new] they carry
         self._change = ([BEFORE, AFTER], slice(None)) if update_before else ([AFTER], slice(1, None))
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
