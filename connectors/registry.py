@@ -53,6 +53,9 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
     Raises:
         ConfigError: for a missing required option, an unknown key (with the known keys
             listed), or a value outside an option's choices.
+
+    A boolean or enum option's value is rewritten in ``options`` to its canonical spelling
+    (``'TRUE'`` → ``'true'``), which is what the connector compares with.
     """
     known = {o.key: o for o in spec.options}
     for o in spec.options:
@@ -61,11 +64,8 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
             raise ConfigError(msg)
     for key, value in options.items():
         if key in known:
-            o = known[key]
-            if o.choices and value not in o.choices:
-                msg = (f"Table '{table}': option '{key}' = '{value}' is not one of "
-                       f"{', '.join(repr(c) for c in o.choices)}")
-                raise ConfigError(msg)
+            # Booleans and enums in any case, as Flink; the connector then reads the canonical text.
+            options[key] = known[key].canonical(value, f"Table '{table}': option '{key}'")
         elif not key.startswith(tuple(spec.option_prefixes) + tuple(allowed_extra)):
             msg = (f"Table '{table}': unknown option '{key}' for connector '{spec.name}'"
                    f"{did_you_mean(key, known)} (supported: {', '.join(sorted(known))})")

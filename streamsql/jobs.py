@@ -24,10 +24,18 @@ CAUSE_WIDTH = 160
 
 
 def cause(job: JobHandle) -> str | None:
-    """The first line of a failed job's error, cut to :data:`CAUSE_WIDTH`; None otherwise."""
-    if job.status != "FAILED" or job.error is None:
+    """The first line of a failed job's error, cut to :data:`CAUSE_WIDTH`; None otherwise.
+
+    A job that restarted after a failure (its restart strategy) shows that failure while it runs
+    on: a failure that recurs (a bad record) restarts for ever, as on Flink, and must be seen.
+    """
+    last_failure = getattr(job.runner, "last_failure", None)
+    if job.status in ("RUNNING", "RESTARTING") and last_failure:
+        text = redact(last_failure).strip()
+    elif job.status != "FAILED" or job.error is None:
         return None
-    text = redact(str(job.error)).strip()
+    else:
+        text = redact(str(job.error)).strip()
     first = text.splitlines()[0] if text else type(job.error).__name__
     return first if len(first) <= CAUSE_WIDTH else first[: CAUSE_WIDTH - 3] + "..."
 
@@ -111,6 +119,9 @@ def describe_job(job: JobHandle, verbose: bool = False) -> str:
         lines.append("Tasks:           task | status | worker | rows in | rows out | last checkpoint")
         lines += [f"  {row[1][5:]} | {row[2]} | {row[3]} | {row[4]} | {row[5]} | {row[6]}"
                   for row in job_rows(job)[1:]]
+    last_failure = getattr(job.runner, "last_failure", None)
+    if job.status != "FAILED" and last_failure:  # restarted after it (restart-strategy.type)
+        lines += ["Last failure:", *("  " + line for line in last_failure.splitlines())]
     if job.status == "FAILED" and job.error is not None:
         lines += ["Error:", *("  " + line for line in str(job.error).splitlines())]
         if not isinstance(job.error, StreamSQLError) or verbose:

@@ -28,6 +28,7 @@ from streamsql.core.connector import OptionSpec
 from streamsql.core.elements import Batch
 from streamsql.core.errors import BadRecordError, ConfigError
 from streamsql.core.types import Schema, SqlType
+from streamsql.core.values import parse_bool
 
 Where = Callable[[int], str]
 
@@ -153,7 +154,7 @@ def decode_bisect(
 
 
 def bool_option(options: dict[str, str], key: str, default: bool, table: str | None = None) -> bool:
-    """Parse a 'true'/'false' option.
+    """Parse a 'true'/'false' option, in any case as Flink ('TRUE'; not ' true' or 'yes').
 
     Raises:
         ConfigError: for another value, naming the option (and table when known).
@@ -161,11 +162,7 @@ def bool_option(options: dict[str, str], key: str, default: bool, table: str | N
     v = options.get(key)
     if v is None:
         return default
-    low = v.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    msg = f"{_table_prefix(table)}option '{key}' must be 'true' or 'false', got '{v}'"
-    raise ConfigError(msg)
+    return parse_bool(v, f"{_table_prefix(table)}option '{key}'")
 
 
 def check_options(
@@ -187,14 +184,7 @@ def check_options(
                 f"(supported: {', '.join(sorted(known))})"
             )
             raise ConfigError(msg)
-        if o.choices and value not in o.choices:
-            msg = (
-                f"{_table_prefix(table)}option '{key}' = '{value}' is not one of "
-                f"{', '.join(repr(c) for c in o.choices)}"
-            )
-            raise ConfigError(msg)
-        if o.choices == ("true", "false"):
-            bool_option(options, key, False, table)
+        options[key] = o.canonical(value, f"{_table_prefix(table)}option '{key}'")  # 'TRUE' -> 'true'
 
 
 def _table_prefix(table: str | None) -> str:

@@ -21,6 +21,16 @@ set in their scripts therefore get their librdkafka meaning here:
 
 Keys librdkafka knows pass unchanged; a key neither client knows fails when the client is
 created, as a :class:`ConfigError`.
+
+**One client's keys on the other** (a producer key such as ``buffer.memory`` or ``linger.ms`` on
+a source table, a consumer key such as ``fetch.min.bytes`` on a sink): Flink hands every
+``'properties.*'`` key to both of its Java clients, which log "supplied but isn't a known config"
+and ignore it. librdkafka printed a ``CONFWARN`` line per client instead (and a source may open
+several). Given the client's role, :func:`translate` leaves such keys out and says so once per
+key and process. The sets below are librdkafka's own scopes (``C``/``P`` in its
+CONFIGURATION.md, librdkafka 2.12), checked by creating a consumer and a producer with each key:
+those are the keys that gave "is a producer property and will be ignored by this consumer
+instance" (and the reverse).
 """
 
 from __future__ import annotations
@@ -87,6 +97,30 @@ REJECTED = {
         "'properties.ssl.ca.location'"),
 }
 
+#: librdkafka keys (after translation, aliases included) only a producer reads.
+PRODUCER_ONLY = frozenset({
+    "transactional.id", "transaction.timeout.ms", "enable.idempotence", "enable.gapless.guarantee",
+    "queue.buffering.max.messages", "queue.buffering.max.kbytes", "queue.buffering.max.ms", "linger.ms",
+    "message.send.max.retries", "retries", "queue.buffering.backpressure.threshold", "compression.codec",
+    "compression.type", "compression.level", "batch.num.messages", "batch.size",
+    "delivery.report.only.error", "sticky.partitioning.linger.ms", "request.required.acks", "acks",
+    "request.timeout.ms", "message.timeout.ms", "delivery.timeout.ms", "queuing.strategy",
+    "produce.offset.report", "partitioner",
+})
+#: librdkafka keys (aliases included) only a consumer reads.
+CONSUMER_ONLY = frozenset({
+    "group.id", "group.instance.id", "partition.assignment.strategy", "session.timeout.ms",
+    "heartbeat.interval.ms", "group.protocol.type", "group.protocol", "group.remote.assignor",
+    "coordinator.query.interval.ms", "max.poll.interval.ms", "enable.auto.commit", "auto.commit.interval.ms",
+    "enable.auto.offset.store", "queued.min.messages", "queued.max.messages.kbytes", "fetch.wait.max.ms",
+    "fetch.queue.backoff.ms", "fetch.message.max.bytes", "max.partition.fetch.bytes", "fetch.max.bytes",
+    "fetch.min.bytes", "fetch.error.backoff.ms", "isolation.level", "enable.partition.eof", "check.crcs",
+    "auto.offset.reset", "consume.callback.max.messages", "auto.commit.enable", "offset.store.method",
+    "offset.store.path", "offset.store.sync.interval.ms",
+})
+#: Keys a client of each role leaves out: the other role's.
+_OTHER_ROLE = {"consumer": PRODUCER_ONLY, "producer": CONSUMER_ONLY}
+
 #: Flink KafkaSource keys StreamSQL reads itself (not client keys): dropped without a word.
 HANDLED = {"commit.offsets.on.checkpoint"}
 
@@ -97,12 +131,25 @@ _warned: set[str] = set()
 _warned_lock = threading.Lock()
 
 
-def _warn_once(key: str, prefix: str, text: str) -> None:
+def _first_time(key: str) -> bool:
     with _warned_lock:
         if key in _warned:
-            return
+            return False
         _warned.add(key)
-    log.warning("%s'properties.%s' is a Java Kafka client key; ignored (%s)", prefix, key, text)
+        return True
+
+
+def _warn_once(key: str, prefix: str, text: str) -> None:
+    if _first_time(key):
+        log.warning("%s'properties.%s' is a Java Kafka client key; ignored (%s)", prefix, key, text)
+
+
+def _warn_other_role(key: str, prefix: str, role: str) -> None:
+    if _first_time(f"{role}:{key}"):
+        other = "producer" if role == "consumer" else "consumer"
+        where = "a source table's reads" if role == "consumer" else "a sink table's writes"
+        log.warning("%s'properties.%s' is a Kafka %s key; %s ignore it (as Flink's Java %s does)",
+                    prefix, key, other, where, role)
 
 
 def _jaas(value: str, prefix: str) -> dict[str, str]:
@@ -137,12 +184,14 @@ def _value(key: str, value: Any) -> tuple[str, Any]:
     return RENAMED.get(key, key), value
 
 
-def translate(props: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def translate(props: dict[str, Any], prefix: str = "", role: str | None = None) -> dict[str, Any]:
     """``props`` (``'properties.*'`` with the prefix stripped) with Java-only keys translated.
 
     Args:
         props: the stripped ``'properties.*'`` options.
         prefix: ``"Table 'name': "`` for messages, or empty.
+        role: ``"consumer"`` or ``"producer"``: the client the properties are for, which leaves
+            out (with one warning per key) the keys only the other role reads; None keeps them.
 
     Returns:
         Properties librdkafka accepts for the keys above (keys set explicitly in librdkafka's
@@ -170,6 +219,8 @@ def translate(props: dict[str, Any], prefix: str = "") -> dict[str, Any]:
                 out.setdefault(k, v)
         else:
             k, v = _value(key, value)
-            if k == key or k not in props:
+            if role is not None and k in _OTHER_ROLE[role]:
+                _warn_other_role(key, prefix, role)
+            elif k == key or k not in props:
                 out[k] = v
     return out

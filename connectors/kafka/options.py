@@ -26,8 +26,10 @@ OPT_BOOTSTRAP = OptionSpec(
 OPT_GROUP = OptionSpec(
     "properties.group.id", description="consumer group (for 'group-offsets'; default streamsql-<job>-<table>)"
 )
+# Flink enum options (ValueFieldsStrategy, ScanStartupMode, ScanBoundedMode, DeliveryGuarantee): any case.
 OPT_FIELDS_INCLUDE = choice_option(
-    "value.fields-include", ("ALL", "EXCEPT_KEY"), "whether the value also carries the key fields", "ALL"
+    "value.fields-include", ("ALL", "EXCEPT_KEY"), "whether the value also carries the key fields", "ALL",
+    enum=True,
 )
 OPT_VALUE_FORMAT = choice_option("value.format", FORMATS, "format of the message value")
 GUARANTEES = ("none", "at-least-once", "exactly-once")
@@ -84,7 +86,8 @@ KAFKA_OPTIONS = [
     OptionSpec("key.fields", description="columns of the message key, separated by ';'"),
     OPT_FIELDS_INCLUDE,
     choice_option(
-        "scan.startup.mode", ("earliest-offset", *_OFFSET_MODES), "where reading starts", "group-offsets"
+        "scan.startup.mode", ("earliest-offset", *_OFFSET_MODES), "where reading starts", "group-offsets",
+        enum=True,
     ),
     OptionSpec("scan.startup.timestamp-millis", description="start timestamp (ms) for 'timestamp' startup"),
     OptionSpec(
@@ -96,6 +99,7 @@ KAFKA_OPTIONS = [
         ("unbounded", *_OFFSET_MODES),
         "when a bounded read ends: unbounded | latest-offset | ...",
         "unbounded",
+        enum=True,
     ),
     OptionSpec(
         "scan.bounded.timestamp-millis",
@@ -117,6 +121,7 @@ KAFKA_OPTIONS = [
         GUARANTEES,
         "none | at-least-once | exactly-once (Kafka transactions)",
         "at-least-once",
+        enum=True,
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
@@ -138,6 +143,7 @@ UPSERT_KAFKA_OPTIONS = [
         ("unbounded", "latest-offset"),
         "unbounded | latest-offset (stop at each partition's last stable offset at open)",
         "unbounded",
+        enum=True,
     ),
     OptionSpec(
         "sink.buffer-flush.max-rows",
@@ -153,6 +159,7 @@ UPSERT_KAFKA_OPTIONS = [
         "sink.delivery-guarantee",
         GUARANTEES,
         "default: exactly-once in an EXACTLY_ONCE job, else at-least-once",
+        enum=True,
     ),
     OPT_TXN_PREFIX,
     OPT_PROGRESS,
@@ -160,17 +167,17 @@ UPSERT_KAFKA_OPTIONS = [
 ]
 
 
-def librdkafka_props(options: dict[str, str], prefix: str = "") -> dict[str, Any]:
+def librdkafka_props(options: dict[str, str], prefix: str = "", role: str | None = None) -> dict[str, Any]:
     """The ``'properties.*'`` options with the prefix stripped, Java client keys translated.
 
     See :mod:`~streamsql.connectors.kafka.client_keys`; ``prefix`` (``"Table 'name': "``) starts
-    its messages.
+    its messages; ``role`` (``"consumer"``, ``"producer"``) leaves out the other client's keys.
 
     Raises:
         ConfigError: for a Java key librdkafka cannot be given a meaning for.
     """
     props = {k[len("properties.") :]: v for k, v in options.items() if k.startswith("properties.")}
-    return translate(props, prefix)
+    return translate(props, prefix, role)
 
 
 def table_prefix(table: TableDef) -> str:

@@ -114,7 +114,7 @@ class KafkaReader:
             "error_cb": self.latch,
             "logger": RDKAFKA_LOG,
         }
-        cfg.update(librdkafka_props(self.table.options, table_prefix(self.table)))
+        cfg.update(librdkafka_props(self.table.options, table_prefix(self.table), "consumer"))
         cfg["enable.auto.commit"] = False
         cfg["enable.auto.offset.store"] = False
         cfg["enable.partition.eof"] = True

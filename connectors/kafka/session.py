@@ -16,7 +16,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
-from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic
+from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
 from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.topics import missing_sink_topic
 from streamsql.connectors.kafka.transactions import KafkaTransactions
@@ -29,7 +29,7 @@ from streamsql.core.errors import ExecutionError
 def producer_props(table: TableDef, guarantee: str) -> dict[str, Any]:
     """Librdkafka properties of a non-transactional sink producer."""
     props = {"acks": "all" if guarantee != "none" else "1"}
-    props.update(librdkafka_props(table.options))
+    props.update(librdkafka_props(table.options, table_prefix(table), "producer"))
     return props
 
 

@@ -47,6 +47,7 @@ from typing import Any
 import orjson
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
+from streamsql.connectors.kafka.client_keys import PRODUCER_ONLY
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
     RDKAFKA_LOG,
@@ -69,18 +70,6 @@ log = logging.getLogger(__name__)
 DEFAULT_PREFIX = "streamsql"
 DEFAULT_PROGRESS_TOPIC = "_streamsql_progress"
 SERVICE_KEY = "kafka_transactions"
-_PRODUCER_ONLY = (
-    "transactional.id",
-    "enable.idempotence",
-    "transaction.timeout.ms",
-    "linger.ms",
-    "acks",
-    "partitioner",
-    "compression.type",
-    "batch.size",
-    "retries",
-    "delivery.timeout.ms",
-)
 #: Timeout of init/commit/abort transaction calls.
 TXN_TIMEOUT_S = 60.0
 #: OffsetFetch errors of a group coordinator that is moving or loading (asked again).
@@ -134,7 +123,7 @@ class KafkaTransactions:
                 transactional id prefix or the progress topic.
         """
         o = ctx.table.options
-        props = librdkafka_props(o)
+        props = librdkafka_props(o, f"Table '{ctx.table.name}': ", "producer")
         prefix = o.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
         topic = o.get("sink.progress-topic") or DEFAULT_PROGRESS_TOPIC
         txn = ctx.resources.shared(
@@ -187,7 +176,7 @@ class KafkaTransactions:
         self.in_txn = True
 
     def _ensure_progress_topic(self) -> None:
-        props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
+        props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
         what = f"Progress topic '{self.progress_topic}'"
         admin = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, what)
         md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
@@ -288,7 +277,7 @@ class KafkaTransactions:
 
     def _progress_consumer(self) -> Consumer:
         if self._consumer is None:
-            props = {k: v for k, v in self.props.items() if k not in _PRODUCER_ONLY}
+            props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
             props.update({"group.id": self.progress_group, "enable.auto.commit": False,
                           "isolation.level": "read_committed", "logger": RDKAFKA_LOG})
             self._consumer = new_client(Consumer, props, f"Transactional id '{self.transactional_id}'")

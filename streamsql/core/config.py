@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 
 from streamsql.core.errors import ConfigError
+from streamsql.core.values import duration_ms, memory_bytes, parse_bool, parse_enum, parse_int, positive_bytes
+
+__all__ = ["DEFAULTS", "KINDS", "Config", "check_setting", "did_you_mean", "duration_ms", "is_time_zone",
+           "memory_bytes", "ratio", "unknown_key_warning"]
 
 #: Defaults. Unlike Flink, checkpointing is on by default (every 5 s) so that exactly-once
 #: sinks commit without extra settings; set the interval to '0' to turn it off.
@@ -24,9 +28,19 @@ DEFAULTS: dict[str, str] = {
     "state.backend.type": "rocksdb",
     "state.dir": ".streamsql/state",
     "state.cache.max-entries": "100000",
-    "restart-strategy.type": "none",
-    "restart-strategy.fixed-delay.attempts": "3",
+    # Flink 2.3's restart defaults (RestartStrategyOptions); 'restart-strategy.type' has none: unset,
+    # it depends on checkpointing (streamsql.runtime.restart.strategy_type).
+    "restart-strategy.fixed-delay.attempts": "1",
     "restart-strategy.fixed-delay.delay": "1 s",
+    "restart-strategy.failure-rate.max-failures-per-interval": "1",
+    "restart-strategy.failure-rate.failure-rate-interval": "1 min",
+    "restart-strategy.failure-rate.delay": "1 s",
+    "restart-strategy.exponential-delay.initial-backoff": "1 s",
+    "restart-strategy.exponential-delay.max-backoff": "1 min",
+    "restart-strategy.exponential-delay.backoff-multiplier": "1.5",
+    "restart-strategy.exponential-delay.reset-backoff-threshold": "1 h",
+    "restart-strategy.exponential-delay.jitter-factor": "0.1",
+    "restart-strategy.exponential-delay.attempts-before-reset-backoff": "2147483647",
     "execution.batch-size": "10000",
     "pipeline.auto-watermark-interval": "200 ms",
     "table.exec.source.idle-timeout": "0 ms",
@@ -36,55 +50,6 @@ DEFAULTS: dict[str, str] = {
     "parallelism.default": "1",
     "table.local-time-zone": "UTC",
 }
-
-_UNITS = {
-    "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
-    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-    "min": 60_000, "m": 60_000, "minute": 60_000, "minutes": 60_000,
-    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
-}
-
-
-def duration_ms(value: str, key: str = "duration") -> int:
-    """Parse a Flink duration (``'10 s'``, ``'500ms'``, ``'1 min'``, bare number = ms) to ms.
-
-    As Flink's ``TimeUtils.parseDuration``, the text starts with a number: a negative duration
-    is refused (``'-5 s'`` as a checkpoint interval or a TTL would have turned them off).
-
-    Raises:
-        ConfigError: naming ``key`` for an unparsable value.
-    """
-    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(value))
-    if not m or (m.group(2) and m.group(2).lower() not in _UNITS):
-        msg = f"'{key}' = '{value}' is not a duration (e.g. '10 s', '500 ms', '1 min')"
-        raise ConfigError(msg)
-    return int(m.group(1)) * _UNITS[m.group(2).lower() or "ms"]
-
-
-_MEMORY_UNITS = {
-    "": 1, "b": 1, "bytes": 1,
-    "k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
-    "m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20,
-    "g": 1 << 30, "gb": 1 << 30, "gibibytes": 1 << 30,
-    "t": 1 << 40, "tb": 1 << 40, "tebibytes": 1 << 40,
-}
-
-
-def memory_bytes(value: str, key: str = "memory size") -> int:
-    """Parse a Flink memory size (``'64 mb'``, ``'8mb'``, ``'1g'``, bare number = bytes) to bytes.
-
-    Units are powers of 1024, case-insensitive, as Flink's ``MemorySize.parse``.
-
-    Raises:
-        ConfigError: naming ``key`` for an unparsable value.
-    """
-    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(value))
-    if not m or m.group(2).lower() not in _MEMORY_UNITS:
-        msg = f"'{key}' = '{value}' is not a memory size (e.g. '64 mb', '512 kb', '1 gb')"
-        raise ConfigError(msg)
-    return int(m.group(1)) * _MEMORY_UNITS[m.group(2).lower()]
-
 
 def ratio(value: str, key: str = "ratio") -> float:
     """Parse a fraction strictly between 0 and 1 (``'0.5'``).
@@ -102,8 +67,13 @@ def ratio(value: str, key: str = "ratio") -> float:
     return r
 
 
-#: How each engine key's value is checked when it is SET: "duration", "memory", "ratio",
-#: "int>=0", "int>=1", "bool", or a tuple of allowed values (case-insensitive).
+#: Flink's names of the restart strategies (RestartStrategyOptions.RestartStrategyType, any case).
+_RESTART_TYPES = ("none", "off", "disable", "fixed-delay", "fixeddelay", "failure-rate", "failurerate",
+                  "exponential-delay", "exponentialdelay")
+
+#: How each engine key's value is checked when it is SET (streamsql.core.values): "duration",
+#: "memory", "memory>0", "ratio", "number", "int>=0", "int>=1", "bool", or a tuple of allowed values
+#: (an enum: any case).
 KINDS: dict[str, object] = {
     "execution.checkpointing.interval": "duration",
     "execution.checkpointing.mode": ("EXACTLY_ONCE", "AT_LEAST_ONCE"),
@@ -114,9 +84,19 @@ KINDS: dict[str, object] = {
     "execution.checkpointing.storage": ("filesystem", "jobmanager"),
     "state.backend.type": ("rocksdb", "hashmap"),
     "state.cache.max-entries": "int>=0",
-    "restart-strategy.type": ("none", "fixed-delay", "fixeddelay", "disable", "off"),
+    "restart-strategy.type": _RESTART_TYPES,
+    "restart-strategy": _RESTART_TYPES,  # Flink's deprecated fallback key
     "restart-strategy.fixed-delay.attempts": "int>=0",
     "restart-strategy.fixed-delay.delay": "duration",
+    "restart-strategy.failure-rate.max-failures-per-interval": "int>=1",
+    "restart-strategy.failure-rate.failure-rate-interval": "duration",
+    "restart-strategy.failure-rate.delay": "duration",
+    "restart-strategy.exponential-delay.initial-backoff": "duration",
+    "restart-strategy.exponential-delay.max-backoff": "duration",
+    "restart-strategy.exponential-delay.backoff-multiplier": "number",
+    "restart-strategy.exponential-delay.reset-backoff-threshold": "duration",
+    "restart-strategy.exponential-delay.jitter-factor": "number",
+    "restart-strategy.exponential-delay.attempts-before-reset-backoff": "int>=1",
     "execution.batch-size": "int>=1",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
@@ -140,8 +120,9 @@ KINDS: dict[str, object] = {
     "state.backend.rocksdb.memory.fixed-per-tm": "memory",
     "state.backend.rocksdb.memory.write-buffer-ratio": "ratio",
     "taskmanager.memory.managed.size": "memory",
-    "state.backend.rocksdb.block.cache-size": "memory",
-    "state.backend.rocksdb.writebuffer.size": "memory",
+    # Flink refuses 0 for these (RocksDBConfigurableOptions.checkArgumentValid: "must be larger than 0")
+    "state.backend.rocksdb.block.cache-size": "memory>0",
+    "state.backend.rocksdb.writebuffer.size": "memory>0",
 }
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "python.files", "sql-client.display.max-column-width",
@@ -187,26 +168,36 @@ def check_setting(key: str, value: str) -> str | None:
         memory_bytes(value, key)
     elif kind == "ratio":
         ratio(value, key)
+    elif kind == "memory>0":
+        positive_bytes(value, key)
     elif isinstance(kind, str) and kind.startswith("int"):
-        low = int(kind[-1])
-        if not re.fullmatch(r"\s*-?\d+\s*", value) or int(value) < low:
-            msg = f"'{key}' = '{value}' must be an integer >= {low}"
-            raise ConfigError(msg)
+        parse_int(value, key, int(kind[-1]))
     elif kind == "bool":
-        if value.strip().lower() not in ("true", "false"):
-            msg = f"'{key}' = '{value}' must be 'true' or 'false'"
-            raise ConfigError(msg)
+        parse_bool(value, key)
     elif kind == "zone":
         _check_zone(key, value)
     elif kind == "runtime-mode":
         _check_runtime_mode(value)
+    elif kind == "number":
+        number(value, key)
     elif isinstance(kind, tuple):
-        if value.strip().lower() not in {c.lower() for c in kind}:
-            msg = f"'{key}' = '{value}' is not one of {', '.join(repr(c) for c in kind)}"
-            raise ConfigError(msg)
+        parse_enum(value, kind, key)
     else:
         return unknown_key_warning(key)
     return None
+
+
+def number(value: str, key: str) -> float:
+    """A floating-point value as Java's ``Double.parseDouble`` reads it (``'1.5'``, ``'.5'``, ``'1e-1'``).
+
+    Raises:
+        ConfigError: naming ``key``.
+    """
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        msg = f"'{key}' = '{value}' is not a number"
+        raise ConfigError(msg) from None
 
 
 def _check_runtime_mode(value: str) -> None:
@@ -282,16 +273,32 @@ class Config:
         Raises:
             ConfigError: for a non-integer value.
         """
-        v = self.get(key)
-        try:
-            return int(v)
-        except (TypeError, ValueError):
-            msg = f"'{key}' = '{v}' is not an integer"
-            raise ConfigError(msg) from None
+        return parse_int(self.get(key), key)
+
+    def number(self, key: str) -> float:
+        """``key`` as a float.
+
+        Raises:
+            ConfigError: for a value that is not a number.
+        """
+        return number(self.get(key), key)
 
     def boolean(self, key: str) -> bool:
-        """``key`` as a bool ('true'/'false')."""
-        return str(self.get(key, "false")).strip().lower() == "true"
+        """``key`` as a bool (``'true'``/``'false'`` in any case, as Flink; unset = False).
+
+        Raises:
+            ConfigError: for another value (it was not SET through :func:`check_setting`).
+        """
+        return parse_bool(self.get(key, "false"), key)
+
+    def choice(self, key: str) -> str | None:
+        """An enum key's value in its canonical spelling (``'ROCKSDB'`` → ``'rocksdb'``), or None.
+
+        Raises:
+            ConfigError: for a value that is not one of the key's choices.
+        """
+        value, kind = self.get(key), KINDS.get(key)
+        return parse_enum(value, kind, key) if value is not None and isinstance(kind, tuple) else value
 
     def as_dict(self) -> dict[str, str]:
         """Defaults overlaid with settings."""

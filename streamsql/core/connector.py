@@ -26,6 +26,7 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema
+from streamsql.core.values import parse_enum
 
 
 @dataclass
@@ -38,6 +39,10 @@ class OptionSpec:
         default: the value used when unset (a string, as in DDL), or None.
         choices: allowed values, or None for free text.
         description: one line, shown by HELP and completion.
+        enum: the choices are a Flink enum option's, matched in any case (``'EARLIEST-OFFSET'``),
+            as Flink's ``convertToEnum``; False for a string option Flink compares exactly
+            (``'format'``, ``'json.timestamp-format.standard'``). Booleans
+            (:func:`flag_option`) are always matched in any case.
     """
 
     key: str
@@ -45,13 +50,36 @@ class OptionSpec:
     default: str | None = None
     choices: tuple[str, ...] | None = None
     description: str = ""
+    enum: bool = False
+
+    def canonical(self, value: str, what: str) -> str:
+        """``value`` checked against :attr:`choices`, in the choice's spelling (``'TRUE'`` → ``'true'``).
+
+        Args:
+            value: the option's value as written.
+            what: how messages name the option (``"Table 't': option 'k'"``).
+
+        Raises:
+            ConfigError: ``<what> = '<value>' is not one of ...``.
+        """
+        if self.choices is None:
+            return value
+        if self.enum or self.choices == ("true", "false"):
+            return parse_enum(value, self.choices, what)
+        if value not in self.choices:
+            msg = f"{what} = '{value}' is not one of {', '.join(repr(c) for c in self.choices)}"
+            raise ConfigError(msg)
+        return value
 
 
 def choice_option(
-    key: str, choices: tuple[str, ...], description: str, default: str | None = None
+    key: str, choices: tuple[str, ...], description: str, default: str | None = None, enum: bool = False
 ) -> OptionSpec:
-    """An option whose value must be one of ``choices`` (``default`` when unset, or None)."""
-    return OptionSpec(key, default=default, choices=choices, description=description)
+    """An option whose value must be one of ``choices`` (``default`` when unset, or None).
+
+    ``enum``: a Flink enum option, matched in any case (:attr:`OptionSpec.enum`).
+    """
+    return OptionSpec(key, default=default, choices=choices, description=description, enum=enum)
 
 
 def flag_option(key: str, description: str, default: str = "false") -> OptionSpec:

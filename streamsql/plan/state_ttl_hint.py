@@ -9,9 +9,13 @@ cascaded join that is itself a join has no name. A hinted TTL overrides ``'table
 for that operator (``'0 ms'``: never expire); an input without a key keeps the job's TTL. The hint
 applies to its own SELECT only, not to subqueries or views below it.
 
-A key that names no input of a join or GROUP BY of its SELECT is refused, as Flink's
-``ValidationException`` (``The options of following hints cannot match the name of input tables
-or views``); so is a value that is not a duration.
+Keys are case-sensitive, as on Flink 2.3 (checked there): ``'orders'`` does not name ``FROM Orders``,
+``'O'`` does not name ``FROM Orders o``, and an aliased input is named by its alias only. A key that
+names no input of a join or GROUP BY of its SELECT is refused, as Flink's ``ValidationException``
+(``The options of following hints cannot match the name of input tables or views``); so is a value
+that is not a duration, a key without a value (``STATE_TTL('o')``: "Invalid list options in
+STATE_TTL hint") and, on a join or GROUP BY, an empty ``STATE_TTL()`` ("expecting at least one
+key-value options specified"), with Flink's messages.
 
 Functions:
     plan_hinted_select(planner, sel, plan): plan a SELECT, applying its hint to the operators.
@@ -47,7 +51,7 @@ def plan_hinted_select(planner, sel: exp.Select, plan: Callable[[exp.Select], tu
     finally:
         block = blocks.pop()
     hint = _hint_options(planner, sel)
-    if hint:
+    if hint is not None and block:
         _apply(planner, sel, hint, block)
     return out
 
@@ -86,25 +90,52 @@ def _name(scope: Scope) -> str | None:
     return next(iter(quals)) if len(quals) == 1 else None
 
 
-def _hint_options(planner, sel: exp.Select) -> dict[str, tuple[int, exp.Expression]]:
-    """``{lower-case key: (ttl in ms, the option's node)}`` of the SELECT's STATE_TTL hints."""
+def _hint_options(planner, sel: exp.Select) -> dict[str, tuple[int, exp.Expression]] | None:
+    """``{key as written: (ttl in ms, the option's node)}`` of the SELECT's STATE_TTL hints.
+
+    None without a STATE_TTL hint; ``{}`` for an empty ``STATE_TTL()`` (refused by :func:`_apply`).
+    """
     hint = sel.args.get("hint")
-    options: dict[str, tuple[int, exp.Expression]] = {}
+    options: dict[str, tuple[int, exp.Expression]] | None = None
     for h in hint.expressions if hint is not None else []:
         if not (isinstance(h, exp.Anonymous) and str(h.this).upper() == "STATE_TTL"):
             continue
+        options = options if options is not None else {}
         for option in h.expressions:
             if not (isinstance(option, exp.EQ) and isinstance(option.this, exp.Literal)
                     and isinstance(option.expression, exp.Literal)):
-                _fail(planner, option.sql(), "A STATE_TTL hint option is 'input' = 'duration', e.g. "
+                _fail(planner, option.sql(), "Invalid list options in STATE_TTL hint, only support key-value "
+                                             "options: an option is 'input' = 'duration', e.g. "
                                              "STATE_TTL('o' = '1d')")
             key, value = option.this.name, option.expression.name
             try:
                 ms = duration_ms(value, f"STATE_TTL('{key}')")
             except ConfigError as e:
                 _fail(planner, f"'{value}'", f"Invalid STATE_TTL hint: {e}")
-            options[key.lower()] = (ms, option)
+            options[key] = (ms, option)
     return options
+
+
+def _written_names(sel: exp.Select) -> set[str]:
+    """The names of ``sel``'s FROM and JOIN inputs as written: each alias, else the table name.
+
+    The planner's scopes keep names in lower case (identifiers resolve in any case); Flink's hint
+    keys are compared with the names as written, case-sensitively.
+    """
+    sources = [sel.args["from_"].this] if sel.args.get("from_") else []
+    sources += [j.this for j in sel.args.get("joins") or []]
+    names: set[str] = set()
+    while sources:
+        src = sources.pop()
+        if isinstance(src, exp.Table | exp.Subquery) and src.alias:
+            names.add(src.alias)
+        elif isinstance(src, exp.Table):
+            names.add(src.name)
+        if isinstance(src, exp.Subquery) and isinstance(src.this, exp.Table | exp.Subquery) and not src.alias:
+            sources.append(src.this)  # (t) or ((t) JOIN u): a parenthesised input
+        for j in src.args.get("joins") or []:
+            sources.append(j.this)
+    return names
 
 
 def _fail(planner, text: str, message: str) -> None:
@@ -124,17 +155,21 @@ def _fail(planner, text: str, message: str) -> None:
 
 def _apply(planner, sel: exp.Select, hint: dict[str, tuple[int, exp.Expression]], block: list) -> None:
     """Set each recorded operator's TTLs from ``hint``; refuse a key that names none of their inputs."""
+    if not hint:
+        _fail(planner, "STATE_TTL",
+              "Invalid STATE_TTL hint, expecting at least one key-value options specified")
+    written = _written_names(sel)
     used: set[str] = set()
     for node, names in block:
         ttls = []
         for name in names:
-            found = hint.get(name) if name is not None else None
-            if found is not None:
-                used.add(name)
-            ttls.append(found[0] if found is not None else None)
+            key = next((k for k in hint if name is not None and k.lower() == name and k in written), None)
+            if key is not None:
+                used.add(key)
+            ttls.append(hint[key][0] if key is not None else None)
         node.state_ttl_ms = tuple(ttls) if len(ttls) > 1 else ttls[0]
     unused = [k for k in hint if k not in used]
-    if unused and block:
+    if unused:
         _, option = hint[unused[0]]
         keys = ", ".join(f"`{k}`" for k in unused)
         _fail(planner, f"'{option.this.name}'",

@@ -280,7 +280,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             elif isinstance(node, plan.SinkNode):
                 sinks[node.id] = get_connector(node.table.connector).create_sink(ctx)
         if any(n.stateful for n in nodes):
-            backend = create_backend(config.get("state.backend.type"), cfg)
+            backend = create_backend(config.choice("state.backend.type"), cfg)
             backend.open(workdir)
             state = JobState(backend)
         root = config.get("execution.checkpointing.dir")

@@ -26,6 +26,7 @@ from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError, u
 from streamsql.plan.nodes import PlanNode
 from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.memory import use_system_allocator
+from streamsql.runtime.restart import create_strategy
 from streamsql.runtime.task import Task
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,10 @@ class JobRunner:
         self.coordinator: CheckpointCoordinator | None = None
         self.watermark: int | None = None
         self.restored_from: int | None = None
+        #: True while the job waits to restart after a failure (status RESTARTING).
+        self.restarting = False
+        #: The last failure the restart strategy restarted the job after (its text), or None.
+        self.last_failure: str | None = None
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         coord = graph.coordinator
@@ -100,10 +105,7 @@ class JobRunner:
 
     def _run_attempts(self) -> None:
         use_system_allocator()
-        attempts = 0
-        strategy = (self.config.get("restart-strategy.type") or "none").lower()
-        max_attempts = self.config.integer("restart-strategy.fixed-delay.attempts")
-        delay = self.config.duration("restart-strategy.fixed-delay.delay") / 1000
+        strategy = create_strategy(self.config)
         while True:
             try:
                 self._run_once()
@@ -113,13 +115,22 @@ class JobRunner:
             except Exception as e:
                 if self._cancel.is_set():
                     return
-                attempts += 1
-                if strategy not in ("fixed-delay", "fixeddelay") or attempts > max_attempts:
+                delay = strategy.next_delay(time.monotonic())
+                if delay is None:
                     raise
-                self.metrics["restarts"] = attempts
-                log.warning("job %s failed (%s); restart %d/%d in %.1f s", self.name, e, attempts,
-                            max_attempts, delay)
-                time.sleep(delay)
+                self.metrics["restarts"] += 1
+                self.last_failure = user_text(e)
+                # Flink logs each restart with its cause; a failure that recurs (a bad record under
+                # 'fail') restarts on, so the cause must be where the user looks: the log (stderr of
+                # `streamsql run`), SHOW JOBS (RESTARTING) and DESCRIBE JOB ("Last failure").
+                log.warning("job %s failed: %s; restarting in %.1f s (%s)", self.name, self.last_failure,
+                            delay, strategy.describe())
+                self.restarting = True
+                try:
+                    if self._cancel.wait(delay):
+                        return
+                finally:
+                    self.restarting = False
 
     def _run_once(self) -> None:
         workdir = os.path.join(self.config.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
@@ -197,7 +208,8 @@ class JobRunner:
 class JobHandle:
     """A submitted job: its status, metrics and checkpoints; wait on it, cancel or stop it.
 
-    Status values: RUNNING, FINISHED, CANCELED, FAILED (Flink's names).
+    Status values: RUNNING, RESTARTING (waiting to restart after a failure), FINISHED, CANCELED,
+    FAILED (Flink's names).
     """
 
     def __init__(self, runner: JobRunner, job_id: str | None = None):
@@ -210,6 +222,17 @@ class JobHandle:
         self.started = time.time()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._main, name=f"job-{self.name}", daemon=True)
+
+    @property
+    def status(self) -> str:
+        """The job's status (class docstring); RESTARTING while a failed job waits to restart."""
+        if self._status == "RUNNING" and getattr(self.runner, "restarting", False):
+            return "RESTARTING"
+        return self._status
+
+    @status.setter
+    def status(self, value: str) -> None:
+        self._status = value
 
     def start(self) -> JobHandle:
         """Start the job thread; returns self."""

@@ -384,7 +384,7 @@ class ParallelJobRunner:
                    "its tasks run in worker processes")
             raise ExecutionError(msg)
         digest = self.identity.digest if self.identity else ""
-        return write_savepoint(self.files, self.tasks, digest, self.config.get("state.backend.type"))
+        return write_savepoint(self.files, self.tasks, digest, self.config.choice("state.backend.type"))
 
     def cancel(self) -> None:
         """Cancel every task (no final checkpoint)."""

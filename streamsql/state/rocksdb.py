@@ -35,8 +35,8 @@ from typing import TypeVar
 
 import rocksdict
 
-from streamsql.core.config import memory_bytes
 from streamsql.core.errors import os_error_text
+from streamsql.core.values import positive_bytes
 from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
 from streamsql.state.exceptions import (
     SnapshotError,
@@ -120,7 +120,7 @@ class RocksDBOptions:
         size = settings.get(WRITE_BUFFER_SIZE)
         if size is None:
             return cls(memory=memory)
-        return cls(write_buffer_size=memory_bytes(size, WRITE_BUFFER_SIZE), memory=memory)
+        return cls(write_buffer_size=positive_bytes(size, WRITE_BUFFER_SIZE), memory=memory)
 
     def to_options(self, resources: RocksDBResources) -> rocksdict.Options:
         """The ``rocksdict.Options`` (raw mode, create if missing) for these settings.

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import rocksdict
 
-from streamsql.core.config import memory_bytes, ratio
-from streamsql.core.errors import ConfigError
+from streamsql.core.config import ratio
+from streamsql.core.values import parse_bool, positive_bytes
 
 MANAGED = "state.backend.rocksdb.memory.managed"
 FIXED_PER_SLOT = "state.backend.rocksdb.memory.fixed-per-slot"
@@ -80,13 +80,10 @@ class RocksDBMemory:
         cache_size = cls.block_cache_size
         if settings.get(BLOCK_CACHE_SIZE) is not None:
             cache_size = _positive(settings, BLOCK_CACHE_SIZE)
-        managed = (settings.get(MANAGED) or "true").strip().lower()
-        if managed not in ("true", "false"):
-            msg = f"'{MANAGED}' = '{settings[MANAGED]}' must be 'true' or 'false'"
-            raise ConfigError(msg)
+        managed = parse_bool(settings.get(MANAGED) or "true", MANAGED)
         if settings.get(FIXED_PER_SLOT) is not None:
             budget, per_process = _positive(settings, FIXED_PER_SLOT), False
-        elif managed == "true":
+        elif managed:
             budget = cls.budget if settings.get(MANAGED_SIZE) is None else _positive(settings, MANAGED_SIZE)
             per_process = True
         elif settings.get(FIXED_PER_TM) is not None:
@@ -168,8 +165,4 @@ def process_usage() -> list[dict[str, int]]:
 
 
 def _positive(settings: dict[str, str], key: str) -> int:
-    size = memory_bytes(settings[key], key)
-    if size <= 0:
-        msg = f"'{key}' = '{settings[key]}' must be a memory size above 0 bytes"
-        raise ConfigError(msg)
-    return size
+    return positive_bytes(settings[key], key)

@@ -4,6 +4,7 @@ changelogs, job control, statement sets, and asyncio."""
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import time
 from pathlib import Path
@@ -145,6 +146,9 @@ def test_unbounded_insert_checkpoints_then_cancel_and_stop(env):
 
 
 def test_failed_job_raises_from_wait(env, tmp_path):
+    # The fixture sets the checkpoint interval: Flink's default restart strategy is then
+    # exponential-delay, which restarts this job for ever (next test); 'none' fails it at once.
+    env.execute_sql("SET 'restart-strategy.type' = 'none'")
     bad = tmp_path / "bad.json"
     bad.write_text('{"id": 1}\nnot json\n')
     env.execute_sql(f"CREATE TABLE src (id INT) WITH ('connector' = 'filesystem', 'path' = '{bad}', "
@@ -154,6 +158,31 @@ def test_failed_job_raises_from_wait(env, tmp_path):
     with pytest.raises(StreamSQLError):
         result.wait(60)
     assert result.job.status == "FAILED"
+
+
+def test_a_recurring_failure_restarts_as_on_flink_and_shows_its_cause(env, tmp_path, caplog):
+    """With checkpointing set and no restart strategy, Flink 2.3 restarts with exponential-delay
+    (its RestartBackoffTimeStrategyFactoryLoader default), also for a bad record that fails every
+    attempt: the job keeps RESTARTING; the cause is in the log, SHOW JOBS and DESCRIBE JOB."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": 1}\nnot json\n')
+    env.execute_sql(f"CREATE TABLE src (id INT) WITH ('connector' = 'filesystem', 'path' = '{bad}', "
+                    "'format' = 'json')")
+    env.execute_sql("CREATE TABLE sink (id INT) WITH ('connector' = 'blackhole')")
+    with caplog.at_level(logging.WARNING, logger="streamsql.runtime.job"):
+        job = env.execute_sql("INSERT INTO sink SELECT id FROM src").job
+        until(lambda: job.status == "RESTARTING")
+        shown = {row[0]: row for row in env.execute_sql("SHOW JOBS").rows}
+        assert shown[job.job_id][2] == "RESTARTING"
+        assert shown[job.job_id][-1].startswith("Cannot decode json record at ")
+        until(lambda: job.metrics["restarts"] >= 2, timeout=30)  # 1 s, then about 1.5 s
+        described = env.execute_sql(f"DESCRIBE JOB '{job.job_id}'").message
+        assert not job.done
+        job.cancel()
+    assert job.status == "CANCELED"
+    assert "Last failure:" in described and "Cannot decode json record" in described
+    said = [r.getMessage() for r in caplog.records if "restarting in" in r.getMessage()]
+    assert said and "Cannot decode json record" in said[0] and "exponential-delay" in said[0]
 
 
 def test_context_manager_cancels_running_jobs_and_queries(tmp_path):
@@ -254,6 +283,7 @@ def test_collect_async_and_wait_async_leave_the_loop_free(env):
 
 
 def test_collect_async_raises_the_job_failure(env, tmp_path):
+    env.execute_sql("SET 'restart-strategy.type' = 'none'")  # else it restarts, as on Flink (above)
     bad = tmp_path / "bad.json"
     bad.write_text('{"id": 1}\nnot json\n')
     env.execute_sql(f"CREATE TABLE src (id INT) WITH ('connector' = 'filesystem', 'path' = '{bad}', "

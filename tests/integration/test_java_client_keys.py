@@ -13,7 +13,7 @@ import uuid
 
 import orjson
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
 from streamsql.connectors.kafka import client_keys
 from streamsql.connectors.kafka.client_keys import translate
 
@@ -147,3 +147,49 @@ def test_unknown_key_is_a_config_error_in_workers(kafka_bootstrap, kafka_topic_f
     assert "Internal error" not in run.stdout + run.stderr
     bad = 'bad Kafka properties: No such configuration property: "fetch.min.bytez"'
     assert bad in run.stdout + run.stderr
+
+
+class _Lines(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def _client_warnings(cls, props: dict) -> list[str]:
+    """librdkafka's own CONFWARN lines for a client created with ``props`` (no broker needed)."""
+    logger = logging.getLogger(f"test.confwarn.{uuid.uuid4().hex}")
+    logger.propagate, handler = False, _Lines()
+    logger.addHandler(handler)
+    client = cls({"bootstrap.servers": "127.0.0.1:1", "group.id": "g", **props, "logger": logger}
+                 if cls is Consumer else {"bootstrap.servers": "127.0.0.1:1", **props, "logger": logger})
+    client.close() if cls is Consumer else client.flush(0)
+    return [line for line in handler.lines if "CONFWARN" in line]
+
+
+def test_the_other_clients_keys_are_left_out_with_one_warning_each(caplog):
+    """A producer key on a source reached librdkafka's consumer, which printed a CONFWARN line
+    ("is a producer property and will be ignored by this consumer instance"): librdkafka itself is
+    the oracle of which keys a consumer or a producer reads."""
+    java = {k[len("properties."):]: v for k, v in SINK_KEYS.items()}
+    java.update({"linger.ms": "5", "batch.size": "16384", "compression.type": "lz4", "retries": "3"})
+    assert _client_warnings(Consumer, translate(java)), "the oracle: these keys warn on a consumer"
+    with caplog.at_level(logging.WARNING):
+        consumer_props = translate(java, "Table 's': ", "consumer")
+        translate(java, "Table 's': ", "consumer")
+    assert _client_warnings(Consumer, consumer_props) == []
+    assert "queue.buffering.max.kbytes" not in consumer_props and "linger.ms" not in consumer_props
+    assert consumer_props["message.max.bytes"] == "2097152"  # a key both clients read stays
+    said = [r.getMessage() for r in caplog.records if "is a Kafka producer key" in r.getMessage()]
+    assert len([m for m in said if "'properties.buffer.memory'" in m]) == 1
+    assert "Table 's': 'properties.linger.ms' is a Kafka producer key; a source table's reads ignore it " \
+           "(as Flink's Java consumer does)" in said
+
+    consumer_keys = {"fetch.min.bytes": "1", "session.timeout.ms": "45000", "auto.offset.reset": "earliest",
+                     "isolation.level": "read_committed", "max.partition.fetch.bytes": "1048576"}
+    assert _client_warnings(Producer, consumer_keys), "the oracle: these keys warn on a producer"
+    producer_props = translate({**consumer_keys, "acks": "all"}, "", "producer")
+    assert producer_props == {"acks": "all"}
+    assert _client_warnings(Producer, producer_props) == []

@@ -147,3 +147,47 @@ def test_the_hint_reaches_neither_a_subquerys_joins_nor_the_joins_made_for_subqu
     root = _plan(env, "SELECT id FROM orders WHERE EXISTS (SELECT /*+ STATE_TTL('c' = '1h') */ 1 FROM "
                       "customers c JOIN items i ON c.id = i.cid WHERE c.id = orders.cid)")
     assert [j.state_ttl_ms for j in _nodes(root, JoinNode)] == [(3_600_000, None)], "the subquery's own hint"
+
+
+@pytest.fixture
+def cased(tmp_path):
+    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                           "execution.checkpointing.dir": str(tmp_path / "cp")})
+    for name in ("Orders", "Cust"):
+        e.execute_sql(f"CREATE TABLE {name} (id INT, k INT) "
+                      "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT /*+ STATE_TTL('orders' = '1d') */ * FROM Orders JOIN Cust ON Orders.id = Cust.id",
+    "SELECT /*+ STATE_TTL('O' = '1d') */ * FROM Orders o JOIN Cust c ON o.id = c.id",
+    "SELECT /*+ STATE_TTL('Orders' = '1d') */ * FROM Orders o JOIN Cust c ON o.id = c.id",
+    "SELECT /*+ STATE_TTL('orders' = '1d') */ k, COUNT(*) FROM Orders GROUP BY k"])
+def test_hint_keys_are_case_sensitive_and_an_alias_hides_the_table_name(cased, sql):
+    """Flink 2.3 refuses each of these (ValidationException; explain_sql on PyFlink 2.3, 2026-12-01):
+    a key is compared with the alias, else the table name, as written."""
+    with pytest.raises(SqlError, match="cannot match the name of input tables or views"):
+        _plan(cased, sql)
+
+
+def test_hint_keys_as_written_match(cased):
+    (j,) = _nodes(_plan(cased, "SELECT /*+ STATE_TTL('Orders' = '1d', 'Cust' = 'PT2H') */ * FROM Orders "
+                               "JOIN Cust ON Orders.id = Cust.id"), JoinNode)
+    assert j.state_ttl_ms == (86_400_000, 7_200_000)
+    sql = "SELECT /*+ state_ttl('Orders' = '1 D') */ k, COUNT(*) FROM Orders GROUP BY k"
+    (g,) = _nodes(_plan(cased, sql), GroupAggNode)
+    assert g.state_ttl_ms == 86_400_000
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    ("SELECT /*+ STATE_TTL() */ * FROM Orders o JOIN Cust c ON o.id = c.id",
+     "Invalid STATE_TTL hint, expecting at least one key-value options specified"),
+    ("SELECT /*+ STATE_TTL() */ k, COUNT(*) FROM Orders GROUP BY k",
+     "Invalid STATE_TTL hint, expecting at least one key-value options specified"),
+    ("SELECT /*+ STATE_TTL('o') */ * FROM Orders o JOIN Cust c ON o.id = c.id",
+     "Invalid list options in STATE_TTL hint, only support key-value options")])
+def test_an_empty_or_list_hint_is_refused_with_flinks_message(cased, sql, message):
+    with pytest.raises(SqlError, match=message):
+        _plan(cased, sql)
