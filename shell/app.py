@@ -185,7 +185,7 @@ class Shell:
         # Rows a job prints to stdout (the print connector) and the notice of a background job's
         # failure appear above the prompt, not in it.
         with create_app_session(input=self.input, output=self.output), patch_stdout(raw=True), \
-                FailureWatch(self.env.jobs, self._notice):
+                FailureWatch(self.env.jobs, self._notice, on_restart=self._notice):
             return self._loop()
 
     @staticmethod
@@ -366,7 +366,8 @@ def run_script_stream(shell: Shell, text: str) -> int:
     PRINT TOPIC reads are bounded by them (:mod:`streamsql.shell.print_topic`).
     """
     code = 0
-    with FailureWatch(shell.env.jobs, lambda job: shell.write(failure_notice(job) + "\n")) as watch:
+    notice = lambda job: shell.write(failure_notice(job) + "\n")  # noqa: E731
+    with FailureWatch(shell.env.jobs, notice, on_restart=notice) as watch:
         for st in split_statements(text):
             if not shell.run_statement(st.text):  # QUIT/EXIT: leave now, as at the terminal
                 shell.shutdown()

@@ -70,7 +70,15 @@ def job_rows(job: JobHandle) -> list[tuple]:
 
 
 def failure_notice(job: JobHandle) -> str:
-    """``[ERROR] Job 'name' (id ...) FAILED: <the error>`` (the error may span lines)."""
+    """``[ERROR] Job 'name' (id ...) FAILED: <the error>`` (the error may span lines).
+
+    For a job its restart strategy restarted (still running): ``[WARNING] Job 'name' (id ...)
+    failed and restarts ('restart-strategy.type'): <the failure>``.
+    """
+    last_failure = getattr(job.runner, "last_failure", None)
+    if job.status != "FAILED" and last_failure:
+        return (f"[WARNING] Job '{job.name}' (id {job.job_id}) failed and restarts ('restart-strategy.type'; "
+                f"as on Flink, a failure that recurs restarts it again): {redact(last_failure)}")
     return f"[ERROR] Job '{job.name}' (id {job.job_id}) FAILED: {redact(str(job.error))}"
 
 
@@ -139,12 +147,16 @@ class FailureWatch:
         jobs: the live ``{job id: handle}`` dict (``StreamEnvironment.jobs``).
         notify: the callback; it runs on the watch's thread and must not raise.
         interval: seconds between looks.
+        on_restart: called once for a job's first restart (its restart strategy restarted it after
+            a failure: the job runs on, see streamsql/runtime/restart.py), or None.
     """
 
     def __init__(self, jobs: dict[str, JobHandle], notify: Callable[[JobHandle], None],
-                 interval: float = 0.2):
+                 interval: float = 0.2, on_restart: Callable[[JobHandle], None] | None = None):
         self.jobs = jobs
         self.notify = notify
+        self.on_restart = on_restart
+        self.restart_reported: set[str] = set()
         self.interval = interval
         self.reported: set[str] = set()
         self._stop = threading.Event()
@@ -167,6 +179,10 @@ class FailureWatch:
             if job.done and job.status == "FAILED" and job.job_id not in self.reported:
                 self.reported.add(job.job_id)
                 self.notify(job)
+            elif (self.on_restart is not None and not job.done and job.metrics.get("restarts")
+                  and job.job_id not in self.restart_reported):
+                self.restart_reported.add(job.job_id)  # the first restart; the log has each one
+                self.on_restart(job)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):

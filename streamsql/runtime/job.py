@@ -125,12 +125,27 @@ class JobRunner:
                 # `streamsql run`), SHOW JOBS (RESTARTING) and DESCRIBE JOB ("Last failure").
                 log.warning("job %s failed: %s; restarting in %.1f s (%s)", self.name, self.last_failure,
                             delay, strategy.describe())
-                self.restarting = True
-                try:
-                    if self._cancel.wait(delay):
-                        return
-                finally:
-                    self.restarting = False
+                if self._wait_to_restart(delay):
+                    return
+
+    def _wait_to_restart(self, delay: float) -> bool:
+        """Wait ``delay`` seconds as RESTARTING; True when cancelled or stopped meanwhile.
+
+        A stop (STOP JOB) of a job waiting to restart ends it as cancelled: no task runs that
+        could take a final checkpoint.
+        """
+        self.restarting = True
+        try:
+            deadline = time.monotonic() + delay
+            while not self._cancel.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+                if self._stop.is_set():
+                    self._cancel.set()
+                    break
+                if time.monotonic() >= deadline:
+                    return False
+            return True
+        finally:
+            self.restarting = False
 
     def _run_once(self) -> None:
         workdir = os.path.join(self.config.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])

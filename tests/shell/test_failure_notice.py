@@ -28,3 +28,26 @@ def test_finding_3_shell_notices_a_background_failure(workdir, bad_json):
         assert sh.wait() == 0
     finally:
         sh.close()
+
+
+def test_shell_notices_a_job_that_restarts_after_a_failure(workdir, bad_json):
+    """With the checkpoint interval set, Flink's default restart strategy (exponential-delay)
+    restarts the job after the bad record, for ever as on Flink: the shell says so once, with the
+    cause; SHOW JOBS shows RESTARTING or RUNNING with the cause."""
+    from tests.shell.terminal import PipeShell
+
+    sh = PipeShell()
+    try:
+        sh.expect(r"streamsql> ")
+        sh.send("SET 'execution.checkpointing.interval' = '1 s';\n" + BAD_SOURCE.format(path=bad_json) + "\n"
+                "CREATE TABLE out (id INT) WITH ('connector' = 'blackhole');\n")
+        m = sh.mark()
+        job_id = sh.send_expect("INSERT INTO out SELECT id FROM src;\n", r"Job ID: (\w+)").group(1)
+        sh.expect(rf"\[WARNING\] Job 'insert-into_out-[0-9a-f]{{8}}' \(id {job_id}\) failed and restarts "
+                  r".*bad.json:2", after=m, timeout=30)
+        sh.send_expect("SHOW JOBS;\n", rf"{job_id} \|.*(RESTARTING|RUNNING) \|.*Cannot decode json record at")
+        sh.send_expect(f"STOP JOB '{job_id}';\n", r"\[INFO\]|\[ERROR\]")
+        sh.send("QUIT\n")
+        sh.wait()
+    finally:
+        sh.close()
