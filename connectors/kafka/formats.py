@@ -141,7 +141,7 @@ def validate_table(connector: str, table: TableDef, fs: FormatSetup) -> None:
     """
     opts = {k: v for k, v in table.options.items() if k != "connector"}
     validate_options(get_connector(connector), opts, table.name, allowed_extra=fs.extra_prefixes())
-    table.options.update(opts)  # enums in their canonical spelling ('EARLIEST-OFFSET'), which the reader compares
+    table.options.update(opts)  # enums in their canonical spelling, which the reader compares
     validate_format_options(fs.value_format, fs.value_options, table.name)
     if fs.key_format:
         validate_format_options(fs.key_format, fs.key_options, table.name)

@@ -31,7 +31,10 @@ def _input(tmp_path, n=500):
 
 
 def _env(tmp_path, **extra):
+    # the interval makes Flink's default restart strategy exponential-delay, which would retry a
+    # failing job for ever (docs/checkpointing.md#restarts): these tests want the failure itself
     return StreamEnvironment({"execution.checkpointing.interval": "200 ms", "execution.batch-size": "50",
+                              "restart-strategy.type": "none",
                               "pipeline.name": f"jdbc-{uuid.uuid4().hex[:6]}",
                               "execution.checkpointing.dir": str(tmp_path / "chk"), **extra})
 

@@ -20,7 +20,9 @@ COLUMNS = """id INT, price DECIMAL(10, 2), at TIMESTAMP(6), ts TIMESTAMP(3), doc
 
 
 def _env(tmp_path, name):
-    return StreamEnvironment({"execution.checkpointing.interval": "300 ms",
+    # the interval makes Flink's default restart strategy exponential-delay, which would retry a
+    # failing job for ever (docs/checkpointing.md#restarts): these tests want the failure itself
+    return StreamEnvironment({"execution.checkpointing.interval": "300 ms", "restart-strategy.type": "none",
                               "pipeline.name": f"{name}-{uuid.uuid4().hex[:6]}",
                               "execution.checkpointing.dir": str(tmp_path / "chk")})
 

@@ -43,6 +43,7 @@ def test_a_new_process_refuses_to_resume_a_memory_checkpoint(tmp_path):
         SET 'pipeline.name' = 'jm-job';
         SET 'execution.checkpointing.storage' = 'jobmanager';
         SET 'execution.checkpointing.interval' = '100 ms';
+        SET 'restart-strategy.type' = 'none';  -- else exponential-delay (the interval) retries the refusal
         CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
         CREATE TABLE out_t (g INT, n BIGINT) WITH ('connector' = 'blackhole');
         INSERT INTO out_t SELECT id % 10, COUNT(*) FROM ticks GROUP BY id % 10;

@@ -18,8 +18,10 @@ _NUMS = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-r
 
 
 def _env(tmp_path):
+    # the interval makes Flink's default restart strategy exponential-delay, which would retry a
+    # failing job for ever (docs/checkpointing.md#restarts): these tests want the failure itself
     return StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk"),
-                              "execution.checkpointing.interval": "100 ms"})
+                              "execution.checkpointing.interval": "100 ms", "restart-strategy.type": "none"})
 
 
 def _exists(admin, topic):
