@@ -21,7 +21,8 @@ x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads
                              ``_`` and ``.`` one character, ``$`` and backslash literal; DuckDB
                              reads it as a POSIX regular expression); the pattern must be a literal
 CAST(LTZ AS TIMESTAMP/DATE)  ``timezone(zone, x)``: the wall clock in the session time zone
-CAST(TIMESTAMP AS LTZ)       ``timezone(zone, x)``: the instant of that wall clock in the zone
+CAST(TIMESTAMP AS LTZ)       the instant of that wall clock in the zone (``java_instant``: the
+                             earlier offset in a fall-back overlap, as Java)
 ============================ ===========================================================
 """
 
@@ -39,6 +40,7 @@ from streamsql.functions.scalars.registry import (
     Arg,
     FunctionError,
     declare_failure,
+    java_instant,
     session_zone,
     sql_string,
     template,
@@ -224,7 +226,7 @@ def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Exp
     if source.name == "TIMESTAMP_LTZ" and target.name in ("TIMESTAMP", "DATE"):
         return template(f"CAST(timezone({zone}, {{0}}) AS {target.duckdb()})", value)
     if source.name in ("TIMESTAMP", "DATE") and target.name == "TIMESTAMP_LTZ":
-        return template(f"timezone({zone}, CAST({{0}} AS TIMESTAMP))", value)
+        return template(java_instant(zone, "CAST({0} AS TIMESTAMP)"), value)
     return None
 
 

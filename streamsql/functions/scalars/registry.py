@@ -391,6 +391,23 @@ def failure_message(text: str) -> str:
     return f"Expression evaluation failed: {text}"
 
 
+def java_instant(zone: str, wall: str) -> str:
+    """DuckDB SQL of the instant (TIMESTAMPTZ) that the wall clock ``wall`` (TIMESTAMP) is in ``zone``.
+
+    As Java's ``LocalDateTime.atZone(zone)``, which Flink's CAST(TIMESTAMP AS TIMESTAMP_LTZ)
+    uses: a wall clock in a spring-forward gap moves forward by the gap (ICU does the same), and
+    one in a fall-back overlap takes the *earlier* offset, where DuckDB's ICU takes the later one
+    (America/New_York 2024-11-03 01:30 is 05:30Z, not 06:30Z). The earlier instant is the one an
+    hour before read an hour later, when that is less: exact for DST shifts of up to an hour.
+
+    Args:
+        zone: a DuckDB string literal of the zone.
+        wall: DuckDB SQL of a TIMESTAMP.
+    """
+    return (f"least(timezone({zone}, {wall}), "
+            f"timezone({zone}, {wall} - INTERVAL 1 HOUR) + INTERVAL 1 HOUR)")
+
+
 def sql_string(value: str) -> str:
     """A DuckDB string literal."""
     return "'" + value.replace("'", "''") + "'"
