@@ -62,8 +62,12 @@ Python user-defined functions: [udf.md](udf.md).
   must be a literal, and a pattern letter without a translation is refused.
 - The session time zone is `'table.local-time-zone'` (StreamSQL's default: UTC; Flink's: the
   JVM's zone), read when a statement is planned: LOCALTIMESTAMP, CURRENT_DATE,
-  UNIX_TIMESTAMP, FROM_UNIXTIME, DATE_FORMAT of a TIMESTAMP_LTZ and CAST between TIMESTAMP_LTZ
-  and TIMESTAMP/DATE use it.
+  UNIX_TIMESTAMP, FROM_UNIXTIME, and of a TIMESTAMP_LTZ: DATE_FORMAT, EXTRACT and its
+  shorthands (HOUR, DAYOFMONTH, ...: fields of the local wall clock), FLOOR/CEIL (the local
+  wall clock rounded, shifted back by the value's own UTC offset as Flink does, so an hour off
+  across a DST change) and CAST between TIMESTAMP_LTZ and TIMESTAMP/DATE use it. A wall clock in
+  a fall-back overlap becomes the earlier instant in a CAST to TIMESTAMP_LTZ (Java's
+  `atZone`) and the later one in UNIX_TIMESTAMP (Java's `SimpleDateFormat`), as in Flink.
 - The current time (CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, PROCTIME,
   CURRENT_ROW_TIMESTAMP, UNIX_TIMESTAMP()) is taken once per batch: every row of a batch gets
   the same time (Flink: once per record in streaming mode).

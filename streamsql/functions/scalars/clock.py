@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from streamsql.core.config import is_time_zone
 from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, sql_string, template
-from streamsql.functions.scalars.temporal import strftime_pattern, wall_clock
+from streamsql.functions.scalars.temporal import DEFAULT_PARSE, strftime_pattern, wall_clock
 
 S, N, INTEGER = "STRING", "NUMERIC", "INTEGER"
 LTZ = fixed("TIMESTAMP_LTZ", 3)
@@ -97,7 +97,7 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
 def _parse_ltz(c: Call) -> exp.Expression:
     zone = zone_literal(c, 2) if len(c.args) == 3 else "'UTC'"
     if len(c.args) == 1:
-        wall = "coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), try_strptime({0}, '%Y-%m-%d %H:%M:%S'))"
+        wall = DEFAULT_PARSE
         failed = fail_sql("'TO_TIMESTAMP_LTZ: cannot parse ''' || {0} || ''' as yyyy-MM-dd HH:mm:ss[.SSS]'")
         wall = f"CASE WHEN {{0}} IS NULL OR {wall} IS NOT NULL THEN {wall} ELSE {failed} END"
     else:
@@ -114,6 +114,7 @@ def _parse_ltz(c: Call) -> exp.Expression:
 def convert_tz(c: Call) -> exp.Expression:
     """A 'yyyy-MM-dd HH:mm:ss' wall clock in zone ``from`` as the wall clock in zone ``to``."""
     source, target = zone_literal(c, 1), zone_literal(c, 2)
-    wall = "CAST(try_strptime({0}, '%Y-%m-%d %H:%M:%S') AS TIMESTAMP)"
+    # fractions of a second parse, and are dropped from the result, as in Flink
+    wall = f"CAST({DEFAULT_PARSE} AS TIMESTAMP)"
     converted = f"timezone({target}, timezone({source}, {wall}))"
     return template(f"strftime({converted}, '%Y-%m-%d %H:%M:%S')", c.args[0])

@@ -11,8 +11,9 @@ Flink's semantics that DuckDB does not share:
   month's end), minus one when the start plus them lands on the end's date at a later time.
 - Format patterns are Java's (``yyyy-MM-dd HH:mm:ss``), translated to strftime at planning
   time: the pattern must be a literal, and a pattern letter without a translation is refused.
-- UNIX_TIMESTAMP, FROM_UNIXTIME and DATE_FORMAT of a TIMESTAMP_LTZ work in the session time
-  zone (``'table.local-time-zone'``, read at planning; see :mod:`.clock`).
+- UNIX_TIMESTAMP, FROM_UNIXTIME, and EXTRACT, FLOOR/CEIL and DATE_FORMAT of a TIMESTAMP_LTZ
+  work in the session time zone (``'table.local-time-zone'``, read at planning; see
+  :mod:`.clock`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,19 @@ def _part(c: Call, unit: str) -> exp.Expression:
     if unit in _TIME_PARTS and t is not None and t.name == "DATE":
         msg = f"{c.name}: a DATE has no {unit}"
         raise c.fail(msg)
-    return template(_PARTS[unit], c.args[0])
+    # A TIMESTAMP_LTZ is an instant: its fields are those of its wall clock in the session time
+    # zone, as Flink's EXTRACT (DuckDB's hour() of a TIMESTAMPTZ would read its own zone, UTC)
+    return template(_PARTS[unit].format(_wall_if_ltz(c, "{0}")), c.args[0])
+
+
+def _is_ltz(c: Call) -> bool:
+    t = c.args[0].type
+    return t is not None and t.name == "TIMESTAMP_LTZ"
+
+
+def _wall_if_ltz(c: Call, value: str) -> str:
+    """``value`` (SQL over the first argument), or its session-zone wall clock for a TIMESTAMP_LTZ."""
+    return wall_clock(value) if _is_ltz(c) else value
 
 
 @scalar("EXTRACT", group="temporal", sig=((D,),), result=BIGINT)
@@ -227,11 +240,24 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     """
     unit = c.unit or ""
     _date_unit(c, unit, _TRUNC_UNITS)
-    floor = f"date_trunc('{unit.lower()}', {{0}})"
-    if fn == "floor":
-        return template(floor, c.args[0])
-    step = _ADD[unit].format("1")
-    return template(f"CASE WHEN {floor} = {{0}} THEN {{0}} ELSE {floor} + {step} END", c.args[0])
+    # A TIMESTAMP_LTZ is rounded on its wall clock in the session time zone (its local day,
+    # hour, ...), then shifted back by the UTC offset *of the value itself*, as Flink's
+    # DateTimeUtils.timestampFloor/Ceil(unit, ts, tz) do: across a DST change the result is an
+    # hour off the local boundary (FLOOR(03:00 EDT TO DAY) prints 23:00 of the day before in
+    # New York), as in Flink 2.3 (compat case ltz_floor_ceil_local_zone)
+    value = _wall_if_ltz(c, "{0}")
+    floor = f"date_trunc('{unit.lower()}', {value})"
+    if fn == "ceil":
+        step = _ADD[unit].format("1")
+        floor = f"CASE WHEN {floor} = {value} THEN {value} ELSE {floor} + {step} END"
+    if _is_ltz(c):
+        floor = f"timezone('UTC', {floor} - ({value} - timezone('UTC', {{0}})))"
+    return template(floor, c.args[0])
+
+
+#: DuckDB SQL parsing ``{0}`` as Flink's default 'yyyy-MM-dd HH:mm:ss' parser does, which also
+#: takes fractions of a second ('2024-03-10 01:30:00.000', as CAST(ts AS STRING) writes them).
+DEFAULT_PARSE = "coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), try_strptime({0}, '%Y-%m-%d %H:%M:%S'))"
 
 
 @scalar("TO_TIMESTAMP", group="temporal", sig=((S,), (S, S)), result=fixed("TIMESTAMP", 3),
@@ -240,9 +266,8 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
                     "the month's last day ('2024-02-30' → 2024-02-29).")
 def to_timestamp(c: Call) -> exp.Expression:
     """The string parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss')."""
-    if len(c.args) == 1:  # Flink's default parser also takes fractions of a second
-        return template("coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), "
-                        "try_strptime({0}, '%Y-%m-%d %H:%M:%S'))", c.args[0])
+    if len(c.args) == 1:
+        return template(DEFAULT_PARSE, c.args[0])
     fmt = _pattern(c, 1, "", parsing=True)
     return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
 
