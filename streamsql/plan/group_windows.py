@@ -26,7 +26,7 @@ from streamsql.core.types import SqlType
 from streamsql.plan.expressions import resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
-from streamsql.plan.specs import WindowSpec
+from streamsql.plan.specs import WindowSpec, window_zone
 from streamsql.plan.windows import (
     build_window_aggregate,
     interval_ms,
@@ -84,16 +84,17 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
     proctime = is_proctime(node, rowtime)
     if node.mode != INSERT_ONLY:
         planner._fail(call, "Window aggregation over an updating input is not supported yet")
+    zone = window_zone(ts_type.name, planner.config.get("table.local-time-zone"), proctime)
     if kind == "TUMBLE":
-        spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner), proctime=proctime)
+        spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner), proctime=proctime, zone=zone)
     elif kind == "HOP":
         slide, size = interval_ms(args[1], "slide", planner), interval_ms(args[2], "size", planner)
         if size % slide:
             planner._fail(args[2], f"HOP's size must be an integral multiple of its slide here, but got size "
                                    f"{size} ms and slide {slide} ms")
-        spec = WindowSpec("HOP", size=size, slide=slide, proctime=proctime)
+        spec = WindowSpec("HOP", size=size, slide=slide, proctime=proctime, zone=zone)
     else:
-        spec = WindowSpec("SESSION", gap=interval_ms(args[1], "gap", planner), proctime=proctime)
+        spec = WindowSpec("SESSION", gap=interval_ms(args[1], "gap", planner), proctime=proctime, zone=zone)
 
     wt_type = SqlType("TIMESTAMP_LTZ" if ts_type.name == "TIMESTAMP_LTZ" else "TIMESTAMP", 3)
     signature = [a.sql() for a in args]

@@ -114,10 +114,12 @@ class WindowJoinNode(JoinNode):
 
     Attributes:
         left_end, right_end: the window_end column of each input.
+        zone: the zone the windows' bounds are local to (``WindowSpec.zone``), or None.
     """
 
     left_end: int = 0
     right_end: int = 0
+    zone: str | None = None
 
     kind: ClassVar[str] = "window-join"
     stateful: ClassVar[bool] = True
@@ -418,7 +420,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     if window_ends is not None:
         node = WindowJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt, left_keys=lki,
                               right_keys=rki, left_end=window_ends[0], right_end=window_ends[1],
-                              residual=residual, condition=cond_text)
+                              zone=window_ends[2], residual=residual, condition=cond_text)
     elif bounds is not None:
         attrs = time_attributes(left) | {rename[a] for a in time_attributes(right)}
         node = IntervalJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt, left_keys=lki,

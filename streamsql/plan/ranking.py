@@ -88,6 +88,7 @@ class RankNode(PlanNode):
         new_row_wins_ties: a new row ranks before the rows it ties with (deduplication keeping
             the last row) instead of after them.
         window_end: WINDOW: the input column of the window's end.
+        window_zone: WINDOW: the zone that window's bounds are local to (``WindowSpec.zone``).
         labels: ``(partition, order)`` as written, for EXPLAIN.
     """
 
@@ -102,6 +103,7 @@ class RankNode(PlanNode):
     output_rank: bool = True
     new_row_wins_ties: bool = False
     window_end: int | None = None
+    window_zone: str | None = None
     labels: tuple[str, str] = ("", "")
 
     kind: ClassVar[str] = "rank"
@@ -221,10 +223,12 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     dedup = rank_start == rank_end == 1 and rowtime_order and node.mode == INSERT_ONLY
     # Rows of one batch share their PROCTIME(): arrival order decides, so DESC means newest first.
     by_arrival = len(ocols) == 1 and is_proctime(node, names[ocols[0]])
+    window_zone = None
     if window_end is not None:
         if node.mode != INSERT_ONLY:
             planner._fail(over, "Window Top-N over an updating input is not supported")
         strategy, mode = WINDOW, INSERT_ONLY
+        window_zone = _source(node, names[window_end])[0].spec.zone
     elif dedup and not descending[0]:
         strategy, mode = KEEP_FIRST_ROWTIME, INSERT_ONLY
     else:
@@ -233,7 +237,7 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
                     descending=descending, nulls_first=nulls_first, rank_start=rank_start,
                     rank_end=rank_end, rn_index=rn_index, output_rank=out_rank,
                     new_row_wins_ties=(dedup or by_arrival) and descending[0], window_end=window_end,
-                    labels=labels)
+                    window_zone=window_zone, labels=labels)
     qual = src.alias_or_name.lower() if src.alias else None
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in visible]
     return rank, Scope(cols, planner.sql), rest
@@ -326,14 +330,20 @@ def _window_end(node: PlanNode, pcols: list[int]) -> int | None:
     return kinds["end"] if len(kinds) == 2 else None
 
 
-def _origin(node: PlanNode, col: str) -> tuple[str, str] | None:
-    """Where column ``col`` of ``node`` comes from through projections: a window TVF or aggregate column."""
+def _source(node: PlanNode, col: str) -> tuple[PlanNode, str] | None:
+    """The node (not a Calc) and column that column ``col`` of ``node`` passes on unchanged."""
     while isinstance(node, CalcNode):
         expr = dict(node.query.items).get(col)
         src = plain_column(expr, node.query)
         if src is None:
             return None
         node, col = node.inputs[0], src
+    return node, col
+
+
+def _origin(node: PlanNode, col: str) -> tuple[str, str] | None:
+    """Where column ``col`` of ``node`` comes from through projections: a window TVF or aggregate column."""
+    node, col = _source(node, col) or (None, col)
     if isinstance(node, WindowTableFunctionNode):
         return "tvf", col
     if isinstance(node, WindowAggNode):

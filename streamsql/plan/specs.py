@@ -8,6 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def window_zone(rowtime_type: str, session_zone: str | None, proctime: bool = False) -> str | None:
+    """The zone event-time windows over a rowtime of type ``rowtime_type`` are assigned in.
+
+    A TIMESTAMP_LTZ rowtime's windows are local to ``'table.local-time-zone'``, as Flink's; None
+    for a TIMESTAMP rowtime, a processing-time window, or the zone UTC.
+    """
+    if proctime or rowtime_type != "TIMESTAMP_LTZ" or not session_zone:
+        return None
+    if session_zone.upper() in ("UTC", "Z"):
+        return None
+    return session_zone
+
+
 @dataclass(frozen=True)
 class WindowSpec:
     """A window TVF's parameters, all in milliseconds.
@@ -20,6 +33,9 @@ class WindowSpec:
         gap: SESSION's gap; 0 otherwise.
         proctime: a processing-time window (its time column is a ``PROCTIME()`` attribute): rows
             belong to the window of their arrival and windows fire on the wall clock.
+        zone: the session time zone an event-time window over a TIMESTAMP_LTZ rowtime is
+            assigned in (local days, hours; :mod:`streamsql.runtime.operators.local_time`), or
+            None (a TIMESTAMP rowtime, or UTC).
     """
 
     kind: str
@@ -28,6 +44,7 @@ class WindowSpec:
     offset: int = 0
     gap: int = 0
     proctime: bool = False
+    zone: str | None = None
 
     def describe(self, time_col: str) -> str:
         """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""

@@ -36,8 +36,11 @@ def _window_of(node: PlanNode):
 
 
 def window_join_ends(left: PlanNode, right: PlanNode, left_keys: list[str],
-                     right_keys: list[str]) -> tuple[int, int] | None:
-    """``(left window_end index, right window_end index)`` if the join is a window join, else None."""
+                     right_keys: list[str]) -> tuple[int, int, str | None] | None:
+    """``(left window_end index, right window_end index, zone)`` if the join is a window join, else None.
+
+    ``zone`` is the one the windows' bounds are local to (``WindowSpec.zone``), or None.
+    """
     if left.mode != INSERT_ONLY or right.mode != INSERT_ONLY:
         return None
     lw, rw = _window_of(left), _window_of(right)
@@ -46,4 +49,4 @@ def window_join_ends(left: PlanNode, right: PlanNode, left_keys: list[str],
     pairs = set(zip(left_keys, right_keys))
     if (lw[1], rw[1]) not in pairs or (lw[2], rw[2]) not in pairs:
         return None
-    return left.schema.get_field_index(lw[2]), right.schema.get_field_index(rw[2])
+    return left.schema.get_field_index(lw[2]), right.schema.get_field_index(rw[2]), lw[0].zone

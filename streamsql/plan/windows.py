@@ -54,7 +54,7 @@ from streamsql.plan.nodes import (
 from streamsql.plan.ordered_aggs import reject_unmerged
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
-from streamsql.plan.specs import WindowSpec
+from streamsql.plan.specs import WindowSpec, window_zone
 from streamsql.sql import nodes as tvf
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
@@ -283,9 +283,10 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     offset = interval_ms(call.args.get("offset"), "offset", planner, positive=False) \
         if call.args.get("offset") is not None else 0
     partition: list[str] = []
+    zone = window_zone(col.type.name, planner.config.get("table.local-time-zone"), proctime)
     if isinstance(call, tvf.Tumble):
         spec = WindowSpec("TUMBLE", size=interval_ms(call.args["size"], "size", planner), offset=offset,
-                          proctime=proctime)
+                          proctime=proctime, zone=zone)
     elif isinstance(call, (tvf.Hop, tvf.Cumulate)):
         step_name = "slide" if isinstance(call, tvf.Hop) else "step"
         step = interval_ms(call.args[step_name], step_name, planner)
@@ -294,9 +295,10 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
             msg = (f"{name} table function based aggregate requires size must be an integral multiple of "
                    f"{step_name}, but got size {size} ms and {step_name} {step} ms")
             planner._fail(call.args["size"], msg)
-        spec = WindowSpec(name, size=size, slide=step, offset=offset, proctime=proctime)
+        spec = WindowSpec(name, size=size, slide=step, offset=offset, proctime=proctime, zone=zone)
     else:
-        spec = WindowSpec("SESSION", gap=interval_ms(call.args["gap"], "gap", planner), proctime=proctime)
+        spec = WindowSpec("SESSION", gap=interval_ms(call.args["gap"], "gap", planner), proctime=proctime,
+                          zone=zone)
         partition = [scope.resolve(p).internal for p in call.args.get("partition_by") or []]
     ts_type = col.type
     wt_type = SqlType("TIMESTAMP_LTZ" if ts_type.name == "TIMESTAMP_LTZ" else "TIMESTAMP", 3)

@@ -120,7 +120,7 @@ def _lookup_join(node: LookupJoinNode) -> Operator:
 def _window_join(node: WindowJoinNode) -> Operator:
     left, right = node.inputs[0].schema, node.inputs[1].schema
     return WindowJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_end, node.right_end,
-                              left, right, node.schema, _residual(node))
+                              left, right, node.schema, _residual(node), zone=node.zone)
 
 
 def _window_agg(node: WindowAggNode) -> Operator:
@@ -157,7 +157,7 @@ def _rank(node: RankNode) -> Operator:
     if node.strategy == TOP_N:
         return TopNOperator(spec, updating_input=node.inputs[0].mode != plan.INSERT_ONLY,
                             update_before=node.update_before)
-    return WatermarkRankOperator(spec, window=node.strategy == WINDOW)
+    return WatermarkRankOperator(spec, window=node.strategy == WINDOW, zone=node.window_zone)
 
 
 #: Plan node type → the factory of its operator (exact types: a subclass gets its own entry).

@@ -36,6 +36,7 @@ import pyarrow as pa
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.runtime.operators.join import rows_of
+from streamsql.runtime.operators.local_time import to_instant
 from streamsql.runtime.operators.rank import RankOperatorBase, RankSpec, group_by_key
 from streamsql.runtime.operators.window_agg import add_late, read_watermark, rowtimes, watermark_entry
 from streamsql.state.layout import WATERMARK_KEY, ValueFormat
@@ -62,11 +63,14 @@ class WatermarkRankOperator(RankOperatorBase):
         window: True for window Top-N (fire at ``window_end - 1``, the partition is dropped);
             False for row-time deduplication keeping the first row (fire at the kept rowtime,
             the key then drops every later row).
+        zone: window Top-N: the zone the window bounds are local to (``WindowSpec.zone``): a
+            window fires when the watermark reaches the instant of ``window_end - 1``.
     """
 
-    def __init__(self, spec: RankSpec, window: bool):
+    def __init__(self, spec: RankSpec, window: bool, zone: str | None = None):
         super().__init__(spec, _dump, _load)
         self.window = window
+        self.zone = zone
         # Flink expires a first-row deduplication's state under TTL (window state it does not).
         self.state_ttl_missing = None if window else "deduplication keeping the first row on a rowtime"
         self.time_index = spec.window_end if window else spec.order[0]
@@ -107,7 +111,7 @@ class WatermarkRankOperator(RankOperatorBase):
         self._ensure_loaded()
         table = batch.table
         times, valid = rowtimes(table.column(self.time_index))
-        fires = times - 1 if self.window else times
+        fires = to_instant(times - 1, self.zone) if self.window else times
         keep = np.ones(len(fires), bool) if valid is None else valid.copy()
         if self.watermark is not None:
             late = keep & (fires <= self.watermark)

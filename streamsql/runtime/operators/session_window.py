@@ -46,6 +46,7 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
+from streamsql.runtime.operators.local_time import to_instant, to_local
 from streamsql.runtime.operators.window_agg import WindowAggBase, _rows_to_table, add_late, rowtimes
 from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
@@ -89,6 +90,7 @@ class SessionWindowAggOperator(WindowAggBase):
     def __init__(self, spec: WindowSpec, num_keys: int, ts_index: int, aggs: list[AggSpec],
                  input_schema: pa.Schema, output_schema: pa.Schema):
         super().__init__(spec, num_keys, ts_index, aggs, input_schema, output_schema)
+        self.watermark_zone = spec.zone
         keys = self._quoted_names(input_schema, range(num_keys))
         part = f"PARTITION BY {', '.join(keys)} " if keys else ""
         # Gaps and islands: a new batch-local session starts where the gap to the previous row
@@ -115,7 +117,7 @@ class SessionWindowAggOperator(WindowAggBase):
             table, ts = table.take(pa.array(keep)), ts[keep]
         if table.num_rows == 0:
             return []
-        table = table.append_column("__t", pa.array(ts, pa.int64()))
+        table = table.append_column("__t", pa.array(to_local(ts, self.spec.zone), pa.int64()))
         aggregates = self.aggregates
         if aggregates.rowwise:
             # Row-wise aggregates (LISTAGG, ARRAY_AGG, Python aggregates) see the rows in arrival order and
@@ -202,7 +204,8 @@ class SessionWindowAggOperator(WindowAggBase):
                 rest = []
                 for start, end, acc in sessions:
                     if end - 1 <= wm:
-                        rows.append((end, key + (start, end, end - 1) + self.aggregates.result(acc)))
+                        time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+                        rows.append((end, key + (start, end, time) + self.aggregates.result(acc)))
                     else:
                         rest.append([start, end, acc])
                 if rest:

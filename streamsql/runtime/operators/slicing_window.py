@@ -58,6 +58,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.local_time import local_watermark, to_instant, to_local
 from streamsql.runtime.operators.window_agg import (
     add_late,
     ms_array,
@@ -218,7 +219,7 @@ class SlicingWindowAggOperator(Operator):
         ts, valid = rowtimes(table.column(self.ts_index))
         if valid is not None:  # NULL rowtimes are dropped, as Flink does
             table, ts = table.filter(pa.array(valid)), ts[valid]
-        ends = self.assigner.slice_ends(ts)
+        ends = self.assigner.slice_ends(to_local(ts, self.spec.zone))
         if self.watermark is not None:
             alive = self.assigner.last_window_ends(ends) - 1 > self.watermark
             if not alive.all():
@@ -244,7 +245,7 @@ class SlicingWindowAggOperator(Operator):
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Fire every window with ``end - 1 <= watermark`` (in end order), then forward it."""
         self._ensure_loaded()
-        wm = watermark.timestamp
+        wm = local_watermark(watermark.timestamp, self.spec.zone)
         if self.watermark is None or wm > self.watermark:
             self.watermark = wm
         wm = self.watermark
@@ -335,7 +336,8 @@ class SlicingWindowAggOperator(Operator):
         n = part.num_rows
         fields = list(self.output_schema)
         arrays = [part.column(i).cast(fields[i].type) for i in range(self.num_keys)]
-        for f, t in zip(fields[self.num_keys: self.num_keys + 3], (start, end, end - 1)):
+        time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+        for f, t in zip(fields[self.num_keys: self.num_keys + 3], (start, end, time)):
             arrays.append(ms_array(np.full(n, t, np.int64), f.type))
         for f, result in zip(fields[self.num_keys + 3:], self.aggregates.finish(part)):
             arrays.append(result.cast(f.type))

@@ -60,6 +60,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.local_time import local_watermark, to_instant, to_local
 from streamsql.state.base import KeyedState
 from streamsql.state.layout import TIMER_TAG, WATERMARK_KEY, ValueFormat
 
@@ -232,9 +233,14 @@ def read_watermark(value: bytes) -> int:
 
 
 class WindowOperatorBase(Operator):
-    """Shared by the window aggregates: watermark tracking, timers, lazy index rebuild."""
+    """Shared by the window aggregates: watermark tracking, timers, lazy index rebuild.
+
+    ``watermark_zone``: when set, the operator's times are local to that zone
+    (:mod:`.local_time`) and so is the watermark it tracks (the one it forwards is the input's).
+    """
 
     stateful = True
+    watermark_zone: str | None = None
 
     def open(self, ctx) -> None:
         """Called once; the timer index is built at the first element (after any restore)."""
@@ -258,7 +264,7 @@ class WindowOperatorBase(Operator):
 
     def _advance(self, watermark: Watermark) -> int:
         self._ensure_loaded()
-        wm = watermark.timestamp
+        wm = local_watermark(watermark.timestamp, self.watermark_zone)
         if self.watermark is None or wm > self.watermark:
             self.watermark = wm
         return self.watermark
@@ -344,12 +350,13 @@ class WindowTableFunctionOperator(Operator):
         table = batch.table
         ts, valid = rowtimes(table.column(self.ts_index))
         idx = np.arange(len(ts)) if valid is None else np.flatnonzero(valid)
-        rows, starts, ends = assign_windows(ts[idx], self.spec)
+        rows, starts, ends = assign_windows(to_local(ts[idx], self.spec.zone), self.spec)
         if len(rows) == 0:
             return []
         out = table.take(pa.array(idx[rows]))
         n = len(self.output_schema) - 3
-        for f, values in zip(list(self.output_schema)[n:], (starts, ends, ends - 1)):
+        times = to_instant(ends - 1, self.spec.zone)
+        for f, values in zip(list(self.output_schema)[n:], (starts, ends, times)):
             out = out.append_column(f, pa.array(values, pa.int64()).cast(f.type))
         kinds = None if batch.kinds is None else batch.kinds[idx[rows]]
         return [Batch(out, kinds)]

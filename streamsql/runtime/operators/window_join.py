@@ -26,6 +26,7 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.join import JoinBase, rows_of
+from streamsql.runtime.operators.local_time import to_instant
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late, rowtimes
 from streamsql.state.layout import ValueFormat
 
@@ -42,15 +43,18 @@ class WindowJoinOperator(JoinBase, WindowOperatorBase):
         left_end, right_end: the window_end column of each input.
         left_schema, right_schema, output_schema: the inputs' and the output's Arrow schemas.
         residual: the non-equi condition (outer joins) over ``output_schema``, or None.
+        zone: the zone the window bounds are local to (``WindowSpec.zone``): a window closes when
+            the watermark reaches the instant of ``window_end - 1``.
     """
 
     stateful = True
 
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_end: int,
                  right_end: int, left_schema: pa.Schema, right_schema: pa.Schema, output_schema: pa.Schema,
-                 residual: BatchQuery | None = None):
+                 residual: BatchQuery | None = None, zone: str | None = None):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
         self.ends = (left_end, right_end)
+        self.zone = zone
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Buffer the rows of windows still open; drop (and count) the late ones."""
@@ -60,6 +64,8 @@ class WindowJoinOperator(JoinBase, WindowOperatorBase):
         if not rows:
             return []
         ends, _ = rowtimes(batch.table.column(self.ends[side]))
+        if self.zone is not None:  # local window ends → the instants they close at (timers, lateness)
+            ends = to_instant(ends - 1, self.zone) + 1
         keys, distinct, with_nulls, mine, theirs = self._keys(batch.table, side)
         skeys = mine if side == 0 else theirs  # one entry per key for both sides, tagged JOIN_LEFT
         state = dict(zip(distinct, (_decode(v) for v in self.ctx.state.get_many(skeys))))

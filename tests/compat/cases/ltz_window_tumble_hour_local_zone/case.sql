@@ -1,0 +1,7 @@
+SET 'table.local-time-zone' = 'America/New_York';
+CREATE TABLE t (id INT, ms BIGINT, v INT, ltz AS TO_TIMESTAMP_LTZ(ms, 3),
+  WATERMARK FOR ltz AS ltz - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (ws STRING, we STRING, wt STRING, s INT, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT CAST(window_start AS STRING), CAST(window_end AS STRING), CAST(window_time AS STRING), SUM(v), COUNT(*)
+FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ltz), INTERVAL '1' HOUR)) GROUP BY window_start, window_end, window_time;
