@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
+import sys
 from decimal import Decimal
 
 import numpy as np
@@ -220,11 +220,21 @@ def test_json_decode_10k_is_vectorized(loc):
     ]
     dec = make_decoder("json", s, {})
     dec.decode(vals, loc)
-    t0 = time.perf_counter()
-    b = dec.decode(vals, loc)
-    elapsed = time.perf_counter() - t0
+    # Count Python-level calls instead of timing (a timed assertion flakes under load): a
+    # per-record path makes at least one Python call per record, the vectorized one a few hundred.
+    calls = 0
+
+    def hook(frame, event, arg):
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(hook)
+    try:
+        b = dec.decode(vals, loc)
+    finally:
+        sys.setprofile(None)
     assert b.num_rows == 10_000 and rows(b)[123]["price"] == Decimal("123.23")
-    assert elapsed < 0.25, f"10k JSON records took {elapsed * 1000:.0f} ms"
+    assert calls < 2_000, f"10k JSON records made {calls} Python calls: decoding is per-record"
 
 
 # ---------------------------------------------------------------------------------------- csv
