@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 import uuid
+from datetime import datetime
 
 import orjson
 
@@ -177,8 +178,11 @@ def kafka_revenue(bootstrap: str, topic: str) -> dict:
 
 
 def _ts(text: str) -> str:
-    """A TIMESTAMP(6) as MariaDB prints it (no fraction when it is zero)."""
-    return text[:-7] if text.endswith(".000000") else text
+    """A TIMESTAMP(6) as MariaDB's driver prints it (six fraction digits, none when it is zero).
+
+    The json sink writes Flink's text, which drops a fraction's trailing zeros ('...:00.5').
+    """
+    return str(datetime.fromisoformat(text))
 
 
 def postgres_revenue(address: str, database: str) -> dict:
