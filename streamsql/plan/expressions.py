@@ -23,9 +23,8 @@ from sqlglot.generator import Generator
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import FunctionError, bind
-from streamsql.functions.scalars.registry import TYPE
+from streamsql.functions.scalars.registry import TYPE, written
 from streamsql.plan.scope import Scope, position_of
-from streamsql.sql.dialect import Flink
 
 
 class PythonAggCall(exp.Anonymous, exp.AggFunc):
@@ -103,11 +102,7 @@ def flink_text(sql: str) -> str:
 
 def flink_sql(resolved: exp.Expression) -> str:
     """Flink SQL of a resolved expression (for EXPLAIN); columns (the input's names) unquoted where plain."""
-    tree = resolved.copy()
-    for ident in tree.find_all(exp.Identifier):
-        if _PLAIN.match(ident.name):
-            ident.set("quoted", False)
-    return tree.sql(dialect=Flink)
+    return written(resolved)
 
 
 def quote(name: str) -> str:

@@ -32,6 +32,7 @@ from streamsql.functions.scalars.registry import (
     family_name,
     lookup,
     type_of,
+    written,
 )
 from streamsql.functions.scalars.typerules import common_type
 
@@ -57,6 +58,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t
         return out
+    if isinstance(n, operators.NAMED_WHEN_FAILING):  # as written, before its operands compile
+        n.meta[operators.WRITTEN] = written(n)
     for key, value in list(n.args.items()):
         if isinstance(value, exp.Expression):
             n.set(key, _visit(value))

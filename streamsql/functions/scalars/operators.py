@@ -5,6 +5,8 @@ Flink                        DuckDB spelling (why)
 ============================ ===========================================================
 INT / INT                    ``a // b`` (Flink divides integers as integers, truncating toward
                              zero; DuckDB's ``/`` gives a DOUBLE)
+x / 0, x % 0 (exact types)   fails the job naming the division as written, as Flink's
+                             ArithmeticException (DuckDB's message quotes its compiled SQL)
 DECIMAL / DECIMAL (or INT)   exact: the unscaled values are divided as HUGEINTs and rounded
                              HALF_UP to Flink's result scale (DuckDB divides DECIMALs in DOUBLE)
 DECIMAL + - * %              cast to Flink's result precision and scale (see :mod:`.typerules`)
@@ -40,6 +42,7 @@ from streamsql.functions.scalars.registry import (
     Arg,
     FunctionError,
     declare_failure,
+    fail_sql,
     java_instant,
     session_zone,
     sql_string,
@@ -52,10 +55,22 @@ from streamsql.functions.scalars.typerules import arithmetic, as_decimal
 _FLINK_TYPE = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": "BIGINT", "BOOL": "BOOLEAN",
                "TIMESTAMP WITH TIME ZONE": "TIMESTAMP_LTZ"}
 
-# How the operators' failures on a value read (Flink fails the job on the first two too).
-declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: (
-    f"Division by zero{_divided(m.group(1))}: an integer or DECIMAL divided by 0 fails the job, "
-    "as in Flink; guard the divisor with NULLIF(divisor, 0) to get NULL instead"))
+#: The nodes whose failure names them as the user wrote them: the binder keeps that text in their
+#: ``meta[WRITTEN]`` before it compiles their operands (DuckDB's own message would quote the
+#: compiled SQL, our templates included).
+NAMED_WHEN_FAILING = (exp.Div, exp.Mod)
+WRITTEN = "written"
+
+
+def _by_zero(where: str) -> str:
+    """The message of an integer or DECIMAL division (or %) by zero; ``where``: `` in <it>`` or ''."""
+    return (f"Division by zero{where}: an integer or DECIMAL divided by 0 fails the job, as in Flink; "
+            "guard the divisor with NULLIF(divisor, 0) to get NULL instead")
+
+
+# How the operators' failures on a value read (Flink fails the job on the first two too). A
+# division compiled here fails by itself (_nonzero); this is DuckDB's, e.g. of MOD().
+declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: _by_zero(_divided(m.group(1))))
 declare_failure(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", lambda m: (
     f"CAST('{m.group(1)}' AS {_FLINK_TYPE.get(m.group(2), m.group(2))}) failed: the value is not a valid "
     f"{_FLINK_TYPE.get(m.group(2), m.group(2))} (Flink fails the job too); use TRY_CAST to get NULL instead"))
@@ -134,16 +149,30 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     lt, rt = type_of(n.this), type_of(n.expression)
     if lt is None or rt is None or not (lt.is_numeric and rt.is_numeric):
         return n, t
+    if op in ("/", "%") and (t.name in _INT_NAMES or t.name == "DECIMAL"):
+        divisor = _nonzero(n.expression, n.meta.get(WRITTEN))
+        if op == "/" and t.name == "DECIMAL":
+            return _decimal_division(Arg(n.this, lt), Arg(divisor, rt), t), t
+        n.set("expression", divisor)
     if op == "/" and t.name != "DECIMAL":
         return (exp.IntDiv(this=n.this, expression=n.expression), t) if t.name in _INT_NAMES else (n, t)
-    if op == "/":
-        return _decimal_division(Arg(n.this, lt), Arg(n.expression, rt), t), t
     if t.name == "DECIMAL" or (op == "%" and t.name != lt.name):
         return exp.Cast(this=n, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
     return n, t
 
 
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _nonzero(divisor: exp.Expression, division: str | None) -> exp.Expression:
+    """``divisor`` (compiled), failing the job when it is 0 with a message naming ``division``.
+
+    ``division`` is the division's Flink text (None: unknown; the message names none). As Flink,
+    whose integer and DECIMAL division by zero throws an ArithmeticException; DuckDB's own failure
+    would quote its compiled SQL, our templates included, instead of what the user wrote.
+    """
+    fail = fail_sql(sql_string(_by_zero(f" in {division}" if division else "")))
+    return template("CASE WHEN {0} = 0 THEN {1} ELSE {0} END", f"({divisor.sql(dialect='duckdb')})", fail)
 
 
 def _divided(duck_expr: str) -> str:

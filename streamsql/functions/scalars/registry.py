@@ -336,6 +336,21 @@ FAILURE = "StreamSQL: "
 """How a failure raised by :func:`fail_sql` starts, within DuckDB's error text."""
 
 
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+
+
+def written(resolved: exp.Expression) -> str:
+    """Flink SQL of a resolved expression, as a message or EXPLAIN names it to the user.
+
+    Columns are the input's names, unquoted where plain (``id / 0``, not ```id` / 0``).
+    """
+    tree = resolved.copy()
+    for ident in tree.find_all(exp.Identifier):
+        if _PLAIN.match(ident.name):
+            ident.set("quoted", False)
+    return tree.sql(dialect="flink")
+
+
 def fail_sql(message: str) -> str:
     """DuckDB SQL that fails the query with ``message`` (DuckDB SQL of a string).
 
@@ -370,6 +385,10 @@ def declare_failure(pattern: str, message: Callable[[re.Match], str]) -> None:
 
 
 _DUCK_PREFIXES = ("Invalid Input Error: ", "Conversion Error: ", "Out of Range Error: ")
+# A failure raised by fail_sql is DuckDB's whole message (after its error class). The marker can
+# also appear further on, inside the SQL of an expression another failure quotes (a division by
+# zero quoting a divisor that holds a CAST's fail_sql): that failure is the other one.
+_OWN_FAILURE = re.compile(rf"^(?:[A-Za-z ]+ Error: )?{re.escape(FAILURE)}(.*)", re.DOTALL)
 
 
 def failure_message(text: str) -> str:
@@ -379,8 +398,9 @@ def failure_message(text: str) -> str:
     declared failure (of the operators, then of the registered functions) whose pattern matches;
     else DuckDB's text without its error-class prefix.
     """
-    if FAILURE in text:
-        return text.split(FAILURE, 1)[1]
+    own = _OWN_FAILURE.match(text)
+    if own:
+        return own.group(1)
     functions = {id(f): f for f in REGISTRY.values()}.values()
     for failure in [*FAILURES, *(x for f in functions for x in f.failures)]:
         m = re.search(failure.pattern, text)
