@@ -77,6 +77,9 @@ Python user-defined functions: [udf.md](udf.md).
   topic, partition and offset) or `(record /data/in.json:17)` (file and line). Each function
   declares how its failures read (`failures` of its registry entry, `declare_failure` for the
   operators); the record is the first row of the batch that fails alone.
+- CAST (and TRY_CAST) of a string to TINYINT .. BIGINT reads it as Flink: trimmed, a sign,
+  digits and an optional fraction that is dropped (`'1.5'` is 1, `'-1.9'` is -1); an exponent
+  or hex (`'1e3'`, `'0x1F'`) is not an integer.
 - Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
   to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
   `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where

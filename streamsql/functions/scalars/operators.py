@@ -138,6 +138,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         zoned = _zoned_cast(n, type_of(n.this), t)
         if zoned is not None:
             return zoned, t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and n.to.this in _INTEGER_TYPES and t is not None:
+        source = type_of(n.this)
+        if source is not None and source.name in STRING_TYPES:
+            return _string_to_integer(n, t), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -257,6 +261,30 @@ def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Exp
     if source.name in ("TIMESTAMP", "DATE") and target.name == "TIMESTAMP_LTZ":
         return template(java_instant(zone, "CAST({0} AS TIMESTAMP)"), value)
     return None
+
+
+#: The text Flink's CAST(string AS <integer type>) reads (BinaryStringDataUtil.toLong), once trimmed:
+#: a sign, digits and an optional fraction that is dropped ('1.5' is 1). DuckDB also reads
+#: exponents and hex ('1e3' is 1000, '0x1F' 31) and rounds the fraction ('1.5' is 2).
+_FLINK_INTEGER_TEXT = r"[+-]?[0-9]+(\.[0-9]*)?"
+
+
+def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
+    """CAST / TRY_CAST of a string to TINYINT .. BIGINT as Flink reads the text.
+
+    A text Flink does not read fails the job (CAST) or is NULL (TRY_CAST); one it reads is cut at
+    its '.' and converted by DuckDB, which fails (CAST) or gives NULL (TRY_CAST) out of range.
+    """
+    cast = "TRY_CAST" if isinstance(n, exp.TryCast) else "CAST"
+    converted = f"{cast}(split_part({{0}}, '.', 1) AS {t.duckdb()})"
+    bad = "NULL"
+    if cast == "CAST":
+        flink = "INT" if t.name == "INTEGER" else t.name
+        bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {flink}) failed: the value is not a valid {flink} "
+                       "(Flink fails the job too); use TRY_CAST to get NULL instead'")
+    pattern = sql_string(_FLINK_INTEGER_TEXT)
+    return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
+                    f"THEN {converted} ELSE {bad} END", f"trim(({n.this.sql(dialect='duckdb')}))")
 
 
 def _unscaled(a: Arg) -> tuple[str, int]:
