@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 import pyarrow as pa
 
 from streamsql.core.errors import SqlError
+from streamsql.core.timestamp_precision import truncate_sql
 
 _ALIASES = {
     "VARCHAR": "STRING", "CHAR": "STRING", "TEXT": "STRING", "STRING": "STRING",
@@ -333,7 +334,8 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
 
     As Flink's sink type enforcers: a string is cut to VARCHAR(n)'s length (DuckDB ignores it)
     and blank-padded to CHAR(n)'s; a number that does not fit DECIMAL(p, s) is NULL (DuckDB
-    fails).
+    fails); a timestamp of a higher precision loses its extra digits as Flink's CAST cuts them
+    (:mod:`streamsql.core.timestamp_precision`; DuckDB rounds).
     """
     if dst.padded:  # DuckDB's rpad also cuts a longer string to the length
         return f"rpad(CAST({expr} AS VARCHAR), {dst.precision}, ' ')"
@@ -341,6 +343,8 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         return f"left(CAST({expr} AS VARCHAR), {dst.precision})"
     if dst.name == "DECIMAL" and src.is_numeric:
         return f"TRY_CAST({expr} AS {dst.duckdb()})"
+    if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
+        expr = truncate_sql(expr, dst.precision or 0)
     return f"CAST({expr} AS {dst.duckdb()})"
 
 

@@ -25,6 +25,8 @@ x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads
 CAST(LTZ AS TIMESTAMP/DATE)  ``timezone(zone, x)``: the wall clock in the session time zone
 CAST(TIMESTAMP AS LTZ)       the instant of that wall clock in the zone (``java_instant``: the
                              earlier offset in a fall-back overlap, as Java)
+CAST(x AS TIMESTAMP(p < 6))  the digits past p cut as Flink (``core.timestamp_precision``;
+                             DuckDB rounds to TIMESTAMP_MS/TIMESTAMP_S)
 ============================ ===========================================================
 """
 
@@ -35,6 +37,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
+from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.json_functions import is_json
@@ -135,6 +138,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     if isinstance(n, exp.SimilarTo):
         return _similar_to(n), t
     if isinstance(n, exp.Cast) and t is not None:
+        cut = _timestamp_precision(n, type_of(n.this), t)
+        if cut is not None:
+            return cut, t
         zoned = _zoned_cast(n, type_of(n.this), t)
         if zoned is not None:
             return zoned, t
@@ -285,6 +291,41 @@ def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
     pattern = sql_string(_FLINK_INTEGER_TEXT)
     return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
                     f"THEN {converted} ELSE {bad} END", f"trim(({n.this.sql(dialect='duckdb')}))")
+
+
+def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:
+    """CAST to TIMESTAMP(p) or TIMESTAMP_LTZ(p) below the operand's precision: digits cut as Flink.
+
+    DuckDB rounds to its ``TIMESTAMP_MS``/``TIMESTAMP_S`` unit (``10:00:00.5`` became ``10:00:01``
+    at precision 0); Flink cuts (:mod:`streamsql.core.timestamp_precision`: a timestamp value with
+    ``DateTimeUtils.truncate``, a literal or a string down on the wall clock). The cast is made at
+    microseconds (through the session zone when it changes between instant and wall clock, see
+    :func:`_zoned_cast`), cut, then cast to the target's type. None when nothing is cut (the
+    target has 6 digits or more, the operand no more than the target, or a ``TIMESTAMP '...'``
+    literal itself, typed by its own digits).
+    """
+    p = 6 if target.precision is None else target.precision
+    if source is None or target.name not in _TIMES or p >= 6:
+        return None
+    if isinstance(n.this, exp.Literal) and not n.to.expressions:
+        return None
+    literal = isinstance(n.this, exp.Cast) and isinstance(n.this.this, exp.Literal)
+    if source.name in STRING_TYPES or literal:
+        floor = True
+    elif source.name in _TIMES and (source.precision is None or source.precision > p):
+        floor = False
+    else:
+        return None
+    full = SqlType(target.name, 6)
+    wide = n.copy()
+    wide.set("to", exp.DataType.build(full.duckdb(), dialect="duckdb"))
+    wide = _zoned_cast(wide, source, full) or wide
+    cut = truncate_sql(wide.sql(dialect="duckdb"), p, floor)
+    return exp.Cast(this=sqlglot.parse_one(cut, dialect="duckdb"),
+                    to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
+
+
+_TIMES = ("TIMESTAMP", "TIMESTAMP_LTZ")
 
 
 def _unscaled(a: Arg) -> tuple[str, int]:

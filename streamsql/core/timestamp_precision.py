@@ -1,0 +1,56 @@
+"""A TIMESTAMP or TIMESTAMP_LTZ value brought to a lower fractional precision, as Flink does it.
+
+Flink never rounds a timestamp to a lower precision; it cuts digits off, in one of two ways
+(both read from Flink 2.3's answers, compat cases ``timestamp_cast_precision`` and
+``sink_timestamp_precision``):
+
+- a value (a column, an expression, a sink's implicit cast) goes through Flink's
+  ``DateTimeUtils.truncate(ts, p)``. Its ``TimestampData`` is epoch milliseconds (floored) plus
+  a nano-of-millisecond. For ``p <= 3`` the *milliseconds* lose their last ``3 - p`` digits with
+  Java's integer division, which truncates toward zero: before 1970 that moves the value *up*
+  (``1969-12-31 23:59:59.5`` is ``1970-01-01 00:00:00`` at precision 0; ``23:59:58.5`` is
+  ``23:59:59``). For ``p`` 4 and 5 the nano-of-millisecond loses its last ``9 - p`` digits (down),
+  unless the nano-of-second, written as an integer, has at most ``p`` digits, in which case
+  the value is kept whole (``10:00:00.000012`` stays so at precision 5; it prints ``.00001``);
+- a TIMESTAMP literal (``CAST(TIMESTAMP '...' AS TIMESTAMP(p))``, folded by Calcite while
+  planning) and a string parsed into a timestamp drop fraction digits from the wall clock: down,
+  before 1970 too (``TIMESTAMP '1969-12-31 23:59:59.999'`` at precision 2 is ``23:59:59.99``).
+
+DuckDB's own CAST to ``TIMESTAMP_MS``/``TIMESTAMP_S`` rounds to the nearest unit instead, which
+gave ``10:00:01`` for ``10:00:00.5`` at precision 0.
+"""
+
+from __future__ import annotations
+
+
+def truncate_sql(expr: str, precision: int, floor: bool = False) -> str:
+    """DuckDB SQL of ``expr`` (a TIMESTAMP[_MS] or TIMESTAMPTZ) cut to ``precision`` fraction digits.
+
+    The result has ``expr``'s DuckDB type family (a wall clock stays a wall clock, an instant an
+    instant: the cut is an INTERVAL subtracted, so no time zone is involved); the caller casts it to
+    the target type, which is then exact. Precision 6 and above is ``expr`` unchanged (DuckDB keeps
+    microseconds).
+
+    Args:
+        expr: DuckDB SQL of the value.
+        precision: the target's fractional-second precision (0-9).
+        floor: cut the wall clock's digits down (a literal or a parsed string) instead of Flink's
+            ``DateTimeUtils.truncate`` (see the module docstring).
+    """
+    if precision >= 6:
+        return expr
+    us = f"epoch_us({expr})"
+    if floor:
+        delta = _floor_mod(us, 10 ** (6 - precision))
+    elif precision <= 3:  # epoch ms floored, then its last digits cut toward zero (Java's l / m * m)
+        ms = f"(({us} - {_floor_mod(us, 1000)}) // 1000)"
+        delta = f"({us} - 1000 * ({ms} - {ms} % {10 ** (3 - precision)}))"
+    else:
+        delta = (f"CASE WHEN {_floor_mod(us, 1_000_000)} < {10 ** (precision - 3)} THEN 0 "
+                 f"ELSE {_floor_mod(us, 10 ** (6 - precision))} END")
+    return f"(({expr}) - to_microseconds({delta}))"
+
+
+def _floor_mod(x: str, m: int) -> str:
+    """DuckDB SQL of ``x`` modulo ``m`` in ``[0, m)`` (DuckDB's ``%`` keeps the dividend's sign)."""
+    return f"((({x}) % {m} + {m}) % {m})"
