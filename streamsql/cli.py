@@ -201,11 +201,25 @@ def _dispatch(args: argparse.Namespace) -> int:
     """Run the parsed command; its exit code."""
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _take_sigint()
     if args.command in ("run", "worker"):
         signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops jobs as cleanly as Ctrl-C
         signal.signal(signal.SIGUSR1, _interrupt)  # a job failed: stop waiting (cmd_run)
         return cmd_run(args)
     return cmd_shell(args)
+
+
+def _take_sigint() -> None:
+    """Ctrl-C (SIGINT) raises KeyboardInterrupt in every command, whatever the process inherited.
+
+    Python installs its KeyboardInterrupt handler only when SIGINT is not ignored at start-up, and
+    a process started as a background job of a non-interactive shell (``streamsql ... &`` in a
+    script, a CI runner) inherits it ignored: a SIGINT was then lost, so the piped shell that says
+    "Ctrl-C cancels them" waited for its unbounded job for good (its test, run so, hangs as it
+    did in the clean-clone CI). The jobs run in this process and nothing else can stop them cleanly, so
+    SIGINT is always ours.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def exit_now(rc: int) -> None:
