@@ -1,7 +1,9 @@
-"""Metadata columns of a Kafka source (``METADATA FROM 'offset'``, ...), Flink's keys.
+"""Metadata columns of a Kafka table (``METADATA FROM 'offset'``, ...), Flink's keys.
 
 A source produces its physical columns, then its metadata columns in declaration order
-(:func:`source_schema`); :func:`metadata_arrays` reads them from the messages of a batch.
+(:func:`source_schema`); :func:`metadata_arrays` reads them from the messages of a batch. A sink
+writes the ``timestamp`` and ``headers`` keys (:class:`RecordMetadata`) and refuses the others
+unless VIRTUAL (:func:`check_sink_metadata`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from confluent_kafka import Message
 from streamsql.connectors.kafka.options import table_prefix
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.errors import ConfigError
+from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.types import Field, Schema, SqlType
 
 #: Readable metadata keys: Flink's names and the SQL type they are produced as.
@@ -72,3 +74,74 @@ def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> li
         target = c.type.to_arrow()
         out.append(arr if arr.type == target else arr.cast(target))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# sinks
+
+#: Writable metadata keys of the ``kafka`` / ``upsert-kafka`` sinks and their SQL types (Flink's
+#: ``KafkaDynamicSink.WritableMetadata``).
+WRITABLE_METADATA = {
+    "headers": SqlType.parse("MAP<STRING, BYTES>"),
+    "timestamp": SqlType("TIMESTAMP_LTZ", 3),
+}
+
+
+def check_sink_metadata(table: TableDef, sink_class: str) -> None:
+    """Raise ConfigError for a written (not VIRTUAL) metadata column the sink cannot write.
+
+    The message is Flink's (``DynamicSinkUtils``), with the sink class's Flink name.
+    """
+    qualified = table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
+    for c in table.metadata_columns:
+        if not c.virtual and c.metadata_key not in WRITABLE_METADATA:
+            msg = (
+                f"Invalid metadata key '{c.metadata_key}' in column '{c.name}' of table '{qualified}'. "
+                f"The DynamicTableSink class '{sink_class}' supports the following metadata keys for "
+                f"writing:\n" + "\n".join(WRITABLE_METADATA)
+            )
+            raise ConfigError(msg)
+
+
+class RecordMetadata:
+    """The record timestamp and headers a Kafka sink writes, from its written metadata columns.
+
+    As Flink's ``DynamicKafkaRecordSerializationSchema``: the ``timestamp`` column's instant is
+    the record's timestamp (CreateTime), a NULL (or no such column) leaves it to the producer (the
+    time of sending); the ``headers`` column's entries are the record's headers. VIRTUAL columns
+    are not written.
+
+    Args:
+        table: the sink's table; its rows reach the sink with the written metadata columns by name.
+    """
+
+    def __init__(self, table: TableDef):
+        written = {c.metadata_key: c.name for c in table.metadata_columns if not c.virtual}
+        self.timestamp = written.get("timestamp")
+        self.headers = written.get("headers")
+
+    def __bool__(self) -> bool:
+        return bool(self.timestamp or self.headers)
+
+    def of(self, rows: pa.Table) -> tuple[list[int] | None, list | None]:
+        """``(timestamps, headers)`` of every row, each None when the sink writes none.
+
+        Timestamps are epoch milliseconds, 0 for NULL (librdkafka then stamps the time of
+        sending); headers are ``[(key, bytes), ...]`` or None.
+
+        Raises:
+            ExecutionError: for a timestamp before 1970, which Kafka refuses (as Flink's producer:
+                ``Invalid timestamp``).
+        """
+        ts = hdr = None
+        if self.timestamp:
+            col = rows.column(self.timestamp).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+            ms = col.fill_null(0).to_numpy()
+            if (ms < 0).any():
+                bad = int(ms[ms < 0][0])
+                msg = f"Invalid timestamp: {bad}. Timestamp should always be non-negative or null."
+                raise ExecutionError(msg)
+            ts = ms.tolist()
+        if self.headers:
+            hdr = rows.column(self.headers).to_pylist()
+        return ts, hdr

@@ -60,9 +60,18 @@ class ProducerHandle:
         self.latch.check()
 
     def produce_many(
-        self, topic: str, keys: list[bytes | None] | None, values: list[bytes | None], partition: int = -1
+        self,
+        topic: str,
+        keys: list[bytes | None] | None,
+        values: list[bytes | None],
+        partition: int = -1,
+        timestamps: list[int] | None = None,
+        headers: list | None = None,
     ) -> None:
         """Produce one message per value (with ``keys[i]`` when given); never raises BufferError.
+
+        ``timestamps[i]`` (epoch ms; 0: the time of sending) and ``headers[i]`` (``[(key, bytes)]``
+        or None) when given, else the producer's defaults.
 
         Raises:
             ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
@@ -74,7 +83,13 @@ class ProducerHandle:
         try:
             while i < n:
                 try:
-                    if keys is None:
+                    if timestamps is not None or headers is not None:
+                        ts = timestamps or [0] * n
+                        hs = headers or [None] * n
+                        ks = keys or [None] * n
+                        for i in range(i, n):  # noqa: B020
+                            produce(topic, values[i], ks[i], partition, timestamp=ts[i], headers=hs[i])
+                    elif keys is None:
                         if partition < 0:
                             for i in range(i, n):  # noqa: B020
                                 produce(topic, values[i])

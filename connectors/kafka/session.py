@@ -121,14 +121,19 @@ class ProducerSession:
         return tm
 
     def produce_many(
-        self, keys: list[bytes | None] | None, values: list[bytes | None], partition: int = -1
+        self,
+        keys: list[bytes | None] | None,
+        values: list[bytes | None],
+        partition: int = -1,
+        timestamps: list[int] | None = None,
+        headers: list | None = None,
     ) -> None:
         """Produce one message per value to the topic (:meth:`.producer.ProducerHandle.produce_many`).
 
         Raises:
             ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
         """
-        self.handle.produce_many(self.topic, keys, values, partition)
+        self.handle.produce_many(self.topic, keys, values, partition, timestamps, headers)
 
     def pre_commit(self) -> None:
         """The barrier: flush (guarantee ``none``: only serve delivery reports).

@@ -10,6 +10,11 @@
   failure the open transaction is aborted.
 - ``none``: no flush at checkpoints (rows may be lost or duplicated after a failure).
 
+Each record's timestamp is the time of sending (CreateTime), or the instant of a
+``METADATA FROM 'timestamp'`` column (NULL: the time of sending), as Flink's Kafka sink, which
+never uses the rows' rowtime; a ``METADATA FROM 'headers'`` column (``MAP<STRING, BYTES>``)
+gives the headers (:mod:`.metadata`).
+
 The sink is append-only (+I rows); use ``upsert-kafka`` for updating results. Keys come from
 ``'key.format'`` + ``'key.fields'``; without them messages have no key. ``'sink.partitioner'``
 = ``fixed`` writes every row of a task to partition ``task_index % partitions``.
@@ -21,6 +26,7 @@ from typing import Callable
 
 import pyarrow as pa
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
+from streamsql.connectors.kafka.metadata import RecordMetadata, check_sink_metadata
 from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
 from streamsql.connectors.kafka.session import ProducerSession
 
@@ -56,12 +62,15 @@ class ProducingSink(Sink, StatesFormats):
     reason: Callable[[str], str]
     #: Who writes, in error messages (``'kafka sink'``).
     label: str
+    #: Flink's class name of the sink, in Flink's metadata error (``check_sink_metadata``).
+    flink_class = "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink"
 
     def __init__(self, ctx: ConnectorContext):
         t = ctx.table
         self.table = t
         self.fs = self.formats(t)
         self.venc, self.kenc = self.fs.make_encoders(t)
+        self.metadata = RecordMetadata(t)
         self.session = ProducerSession(ctx, self.default_guarantee, f"Table '{t.name}' ({self.label})")
         self.transactional = self.session.transactional
         self.guarantee_reason = self.reason(self.session.guarantee)
@@ -77,12 +86,17 @@ class ProducingSink(Sink, StatesFormats):
         sink_topic(table)
         librdkafka_props(table.options, table_prefix(table))  # Java-only keys: rejected or warned about
         cls.formats(table).make_encoders(table)
+        check_sink_metadata(table, cls.flink_class)
 
     def physical(self, table: pa.Table) -> pa.Table:
-        """``table`` with the table's physical column names (a query may name its columns otherwise)."""
-        phys = self.table.physical_schema.names
-        if table.column_names != phys and table.num_columns == len(phys):
-            return table.rename_columns(phys)
+        """``table`` with the table's written column names (a query may name its columns otherwise).
+
+        The written columns: the physical ones and the metadata ones that are not VIRTUAL, in
+        declaration order (the planner's order).
+        """
+        names = [c.name for c in self.table.columns if c.computed is None and not c.virtual]
+        if table.column_names != names and table.num_columns == len(names):
+            return table.rename_columns(names)
         return table
 
     def close(self) -> None:
@@ -170,7 +184,8 @@ class KafkaSink(ProducingSink):
         table = self.physical(table)
         values = self.venc.encode(table.select(self.fs.value_schema.names))
         keys = self.kenc.encode(table.select(self.fs.key_names)) if self.kenc is not None else None
-        self.session.produce_many(keys, values, self.partition)
+        timestamps, headers = self.metadata.of(table)
+        self.session.produce_many(keys, values, self.partition, timestamps, headers)
 
     def _release(self) -> None:
         held, self._held = self._held, []

@@ -2,7 +2,9 @@
 
 Sink — the PRIMARY KEY columns are the message key (``'key.format'``, default json: an object of
 the key columns); +I/+U rows are written as the value (``'value.format'``), -D and -U rows as a
-tombstone (a real null value), as Flink's upsert-kafka sink: a -U that no +U of its key follows
+tombstone (a real null value), each with the time of sending or a ``METADATA FROM 'timestamp'``
+column's instant as its timestamp (as the ``kafka`` sink, :mod:`.sink`), as Flink's upsert-kafka
+sink: a -U that no +U of its key follows
 is a row that left the result (a WHERE after an aggregation, an update that changed the key).
 The planner has a -U built only when a consumer needs it (:mod:`streamsql.plan.update_kinds`),
 so a GROUP BY keyed like the table sends none. Rows are buffered and compacted per key
@@ -113,7 +115,8 @@ class UpsertKafkaSink(ProducingSink):
         self._rows = 0
         self._last_flush = time.monotonic()
         self.rows_compacted = 0  # rows dropped by compaction (for tests and metrics)
-        # encoded changes of the epoch not produced yet: key bytes → value bytes (None: tombstone)
+        # encoded changes of the epoch not produced yet: key bytes → value bytes (None: tombstone),
+        # or (value, timestamp, headers) with written metadata columns
         self._staged: dict = {}
         self.stage_rows = 8192  # buffered rows that may be staged early (see _maybe_stage)
         self._epoch_in = 0  # rows compacted since the last flush
@@ -190,7 +193,8 @@ class UpsertKafkaSink(ProducingSink):
         """Compact the buffer (last change per key) and encode it; empties the buffer.
 
         Returns:
-            ``(keys, values)``, a tombstone's value being None.
+            ``(keys, values)``, a tombstone's value being None; with written metadata columns
+            each value is ``(value, timestamp, headers)`` (:class:`.metadata.RecordMetadata`).
         """
         tables = [t for t, _ in self._buf]
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
@@ -212,6 +216,9 @@ class UpsertKafkaSink(ProducingSink):
             values = [None if d else next(encoded) for d in deletes.tolist()]
         else:
             values = self.venc.encode(vtable)
+        if self.metadata:
+            timestamps, headers = self.metadata.of(table)
+            values = list(zip(values, timestamps or [0] * len(values), headers or [None] * len(values)))
         return keys, values
 
     def _stage(self) -> None:
@@ -250,7 +257,11 @@ class UpsertKafkaSink(ProducingSink):
         if self._epoch_in:
             self._distinct_ratio = len(keys) / self._epoch_in
         self._epoch_in = 0
-        self.session.produce_many(keys, values)
+        if self.metadata:
+            values, timestamps, headers = (list(x) for x in zip(*values)) if values else ([], [], [])
+            self.session.produce_many(keys, values, -1, timestamps, headers)
+        else:
+            self.session.produce_many(keys, values)
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Compact and write the buffer, then flush (exactly-once: not yet visible).

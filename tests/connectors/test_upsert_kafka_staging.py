@@ -23,7 +23,7 @@ class Recorder:
     def __init__(self):
         self.sent: list[list[tuple[bytes, bytes | None]]] = []
 
-    def produce_many(self, topic, keys, values, partition=-1):
+    def produce_many(self, topic, keys, values, partition=-1, timestamps=None, headers=None):
         self.sent.append(list(zip(keys, values)))
 
     def flush(self):
