@@ -22,8 +22,6 @@ CASES = {c["name"]: c for c in _FLINK["cases"]}
 
 #: Known differences, each still a difference here (strict xfail: fixing one fails its xfail).
 KNOWN = {
-    "cast_timestamp0": "CAST(TIMESTAMP(3) AS TIMESTAMP(0)) rounds here (10:00:00.999 -> 10:00:01); Flink "
-                       "truncates toward epoch 0 (10:00:00; 1969-12-31 23:59:59.010 -> 1970-01-01 00:00:00)",
     "floats": "FLOAT/DOUBLE are written as orjson writes them (1e+20); Flink writes Java's "
               "Double.toString / Float.toString (1.0E20, 100.0)",
     "non_bmp": "a character beyond the BMP is written as UTF-8; Flink (Jackson) writes a surrogate "
