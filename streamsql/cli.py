@@ -2,7 +2,9 @@
 
 With ``'parallelism.default'`` = N > 1, ``run`` starts N ``streamsql worker`` processes of the
 script and waits for them; ``streamsql worker FILE.sql`` started on another machine (same
-script, broker and checkpoint storage) joins the same jobs (docs/parallelism.md).
+script, broker and checkpoint storage) joins the same jobs (docs/parallelism.md). Only ``run``
+prints: the workers it starts hand it their failure (``--report-file``) and their tasks' counts
+(the task topic's ``done`` records), and it prints them under its own job id.
 
 Exit codes: 0 success (all jobs finished), 1 a statement or job failed, 2 bad usage,
 130 interrupted (Ctrl-C: jobs are cancelled cleanly).
@@ -72,12 +74,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         for p in args.set or []:
             command += ["--set", p]
         env.parallel_role = ParallelRole(tuple(command))
+    voice = _Voice(getattr(args, "report_file", None))
     failed = []
     running_statements = threading.Event()
 
     def on_failure(job) -> None:
-        sys.stderr.write(failure_notice(job) + "\n")
-        sys.stderr.flush()
+        voice.failure(failure_notice(job), redact(user_text(job.error)))
         if not failed and running_statements.is_set():
             # A real signal to the main thread: it may be blocked waiting for a query's rows, and
             # _thread.interrupt_main() only flags the handler without waking a blocked wait.
@@ -90,24 +92,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         with FailureWatch(env.jobs, on_failure):  # on leaving, every failure has been reported
             running_statements.set()
-            _run_statements(env, script, args.file, print_result)
+            _run_statements(env, script, args.file, lambda result: print_result(result, voice.results))
             running_statements.clear()
             env.wait_all()  # raises the first failure as it happens
         for job in env.jobs.values():
-            sys.stderr.write(job_summary(job) + "\n")
+            voice.info(job_summary(job))
         env.close()  # every job ended; this removes the queries' scratch folder
         return 0
     except KeyboardInterrupt:
         if failed:
             env.close()
             return 1
-        sys.stderr.write("\n[INFO] Interrupted; cancelling jobs.\n")
+        voice.info("\n[INFO] Interrupted; cancelling jobs.")
         env.close()
         return 130
     except Exception as e:  # never a bare traceback: say what failed, trace only with --verbose
         if not any(e is job.error for job in failed):  # a job's failure is already reported
-            text = user_text(e)
-            sys.stderr.write(f"[ERROR] {redact(text)}\n")
+            text = redact(user_text(e))
+            voice.failure(f"[ERROR] {text}", text)
         if args.verbose:
             import traceback
 
@@ -116,8 +118,45 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
 
 
+class _Voice:
+    """Where ``run`` and ``worker`` say things: the terminal, or only the driver of a started worker.
+
+    A worker that ``streamsql run`` started (``--report-file``) runs the driver's script under
+    job ids of its own: its statement results, summaries and interrupt notices would repeat the
+    driver's, so they are dropped, and its failure goes to the report file, which the driver
+    raises as its job's error (printed once, under the driver's job id). If the file cannot be
+    written, the failure is printed here.
+
+    Args:
+        report_file: the worker's ``--report-file``, or None (say everything here).
+    """
+
+    def __init__(self, report_file: str | None):
+        self.report_file = report_file
+        self.results = open(os.devnull, "w") if report_file else sys.stdout  # noqa: SIM115 (the process's)
+
+    def info(self, text: str) -> None:
+        """An informational line (dropped in a started worker)."""
+        if not self.report_file:
+            sys.stderr.write(text + "\n")
+
+    def failure(self, notice: str, error: str) -> None:
+        """A failure: ``notice`` for the terminal, ``error`` (its text) for the driver (the first only)."""
+        if self.report_file:
+            try:
+                with open(self.report_file, "x", encoding="utf-8") as f:
+                    f.write(error)
+                return
+            except FileExistsError:
+                return
+            except OSError:
+                pass
+        sys.stderr.write(notice + "\n")
+        sys.stderr.flush()
+
+
 def _run_statements(env, script: str, file: str, print_result) -> None:
-    """Parse the whole script, then run its statements in order, printing each result.
+    """Parse the whole script, then run its statements in order, printing each (``print_result(result)``).
 
     Raises:
         StreamSQLError: the first failing statement, positioned in the script.
@@ -135,7 +174,7 @@ def _run_statements(env, script: str, file: str, print_result) -> None:
         except StreamSQLError as e:
             msg = f"{file}:{st.line}: {e}"
             raise type(e)(msg) from None
-        print_result(result, sys.stdout)
+        print_result(result)
 
 
 def cmd_shell(args: argparse.Namespace) -> int:
@@ -186,6 +225,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     worker.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
     worker.add_argument("--worker-id", help="this worker's stable id in the group (default: the host name)")
     worker.add_argument("--verbose", action="store_true", help="print stack traces of errors")
+    # Given by 'streamsql run' to the workers it starts: tell it why this worker failed (see _Voice).
+    worker.add_argument("--report-file", help=argparse.SUPPRESS)
     shell = sub.add_parser("shell", help="interactive SQL shell")
     shell.add_argument("-i", "--init", help="a script of DDL and SET statements to run first")
     shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
@@ -201,7 +242,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     """Run the parsed command; its exit code."""
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    _take_sigint()
+    _take_sigint(ignore=bool(getattr(args, "report_file", None)))
     if args.command in ("run", "worker"):
         signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops jobs as cleanly as Ctrl-C
         signal.signal(signal.SIGUSR1, _interrupt)  # a job failed: stop waiting (cmd_run)
@@ -209,7 +250,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     return cmd_shell(args)
 
 
-def _take_sigint() -> None:
+def _take_sigint(ignore: bool = False) -> None:
     """Ctrl-C (SIGINT) raises KeyboardInterrupt in every command, whatever the process inherited.
 
     Python installs its KeyboardInterrupt handler only when SIGINT is not ignored at start-up, and
@@ -217,9 +258,11 @@ def _take_sigint() -> None:
     script, a CI runner) inherits it ignored: a SIGINT was then lost, so the piped shell that says
     "Ctrl-C cancels them" waited for its unbounded job for good (its test, run so, hangs as it
     did in the clean-clone CI). The jobs run in this process and nothing else can stop them cleanly, so
-    SIGINT is always ours.
+    SIGINT is always ours — except in a worker that ``streamsql run`` started (``ignore``): a
+    terminal's Ctrl-C reaches the whole process group, and the driver stops its workers itself
+    (SIGTERM), so a worker's own exit on it is not taken for a failure.
     """
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore else signal.default_int_handler)
 
 
 def exit_now(rc: int) -> None:

@@ -83,11 +83,16 @@ def failure_notice(job: JobHandle) -> str:
 
 
 def job_summary(job: JobHandle) -> str:
-    """One line about an ended job: rows, bad records, the checkpoint it resumed from, the last one."""
+    """What ``streamsql run`` prints of an ended job: one line, then one per task of a parallel job.
+
+    ``[INFO] Job 'name' FINISHED: N rows in, M rows out, ...``: rows read from the job's sources
+    and written to its tables (a parallel job's from its source stages and to its tables, not
+    the rows crossing its exchanges), bad records, the checkpoint it resumed from, the last one.
+    A parallel job's tasks follow, each ``[INFO]   task <stage>-<index> (worker ...): N rows in
+    from the sources | the exchange, M rows out to tables | to the exchange`` (:func:`task_summary`).
+    """
     m, cp = job.metrics, job.last_checkpoint
     parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
-    if m.get("workers"):  # the tasks ran in worker processes, which printed their own counts
-        parts = [f"tasks ran in {m['workers']} worker processes"]
     if m.get("bad_records"):
         parts.append(f"{m['bad_records']} bad records skipped")
     if m.get("late_records"):
@@ -97,7 +102,33 @@ def job_summary(job: JobHandle) -> str:
     if cp:
         parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
                      f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)")
-    return f"[INFO] Job '{job.name}' {job.status}: " + ", ".join(parts)
+    line = f"[INFO] Job '{job.name}' {job.status}: " + ", ".join(parts)
+    tasks = job.tasks
+    ran = [t for t in tasks if t["worker"]]
+    if not ran:
+        return line
+    count = f"{len(ran)} tasks" if len(ran) == len(tasks) else f"{len(ran)} of {len(tasks)} tasks"
+    where = f" on {m['workers']} worker processes" if m.get("workers") else ""
+    return "\n".join([f"{line}; {count}{where}:", *("[INFO]   " + task_summary(t) for t in ran)])
+
+
+def task_summary(task: dict) -> str:
+    """``task 1-0 (worker w1): 500 rows in from the exchange, 7 rows out to tables``.
+
+    Args:
+        task: a :meth:`~streamsql.runtime.parallel.ParallelJobRunner.task_stats` dict.
+    """
+    parts = [f"{task['rows_in']} rows in from the {task['input']}"]
+    if task["to_tables"]:
+        parts.append(f"{task['rows_out'] - task['rows_exchanged']} rows out to tables")
+    if task["to_exchange"]:
+        parts.append(f"{task['rows_exchanged']} rows out to the exchange")
+    for key, label in (("bad_records", "bad records skipped"), ("late_records", "late records dropped"),
+                       ("restarts", "restarts")):
+        if task.get(key):
+            parts.append(f"{task[key]} {label}")
+    status = "" if task["status"] == "FINISHED" else f" {task['status']}"
+    return f"task {task['task']} (worker {task['worker']}){status}: " + ", ".join(parts)
 
 
 def describe_job(job: JobHandle, verbose: bool = False) -> str:

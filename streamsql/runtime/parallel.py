@@ -28,12 +28,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from streamsql.checkpoint.identity import JobIdentity
 from streamsql.checkpoint.storage import CheckpointStorage
@@ -44,12 +46,12 @@ from streamsql.core.config import Config
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import fault_point
 from streamsql.plan.nodes import PlanNode, walk
-from streamsql.plan.stages import ExchangeSinkNode, Stage, cut_stages
+from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, Stage, cut_stages
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
 from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job import JobRunner
 from streamsql.runtime.savepoint import read_manifest, seed_storage, seed_tasks, write_savepoint
-from streamsql.runtime.worker import TaskGroup, task_topic
+from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_topic
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +98,16 @@ class TaskRunner(JobRunner):
         graph = self._graph
         running = graph is not None and self.status == "RUNNING"
         lags = [s.source.lag() for s in graph.sources] if running else []
+        return {**self.counts(), "last_checkpoint": self.coordinator.stats() if self.coordinator else {},
+                "input_lag": None if not lags or None in lags else sum(lags)}
+
+    def counts(self) -> dict[str, Any]:
+        """:meth:`stats` without the checkpoint and the lag (cheap: no broker request)."""
         m = self.metrics
         return {"task": f"{self.slot.stage}-{self.slot.index}", "worker": self.worker, "status": self.status,
                 "rows_in": m.get("rows_in", 0), "rows_out": m.get("rows_out", 0) + m.get("rows_exchanged", 0),
-                "last_checkpoint": self.coordinator.stats() if self.coordinator else {},
-                "input_lag": None if not lags or None in lags else sum(lags)}
+                "rows_exchanged": m.get("rows_exchanged", 0), "bad_records": m.get("bad_records", 0),
+                "late_records": m.get("late_records", 0), "restarts": m.get("restarts", 0)}
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         fault_point("after_fencing_during_restore")  # the build opened (fenced) its producer
@@ -138,6 +145,26 @@ class TaskRunner(JobRunner):
             if isinstance(t.operator, ExchangeSinkOperator):
                 t.operator.writer.stop()
         return True
+
+
+def _shape(stage: Stage) -> dict[str, Any]:
+    """What a stage's tasks read and write: their counts' labels (:meth:`ParallelJobRunner.task_stats`)."""
+    leaves = [n for n in walk(stage.roots) if not n.inputs]
+    exchanges = [isinstance(n, ExchangeSourceNode) for n in leaves]
+    reads = [w for w, there in (("sources", not all(exchanges)), ("exchange", any(exchanges))) if there]
+    return {"input": " and ".join(reads) or "sources",
+            "to_tables": any(not isinstance(r, ExchangeSinkNode) for r in stage.roots),
+            "to_exchange": any(isinstance(r, ExchangeSinkNode) for r in stage.roots)}
+
+
+def _worker_failure(report_file: str, worker: str, rc: int) -> str:
+    """Why a worker process failed: what it wrote to its ``--report-file``, or its exit code."""
+    try:
+        with open(report_file, encoding="utf-8") as f:
+            text = f.read().strip()
+    except OSError:
+        text = ""
+    return text or f"worker {worker} failed (exit {rc}); its error is above"
 
 
 def task_runners(name: str, stages: list[Stage], config: Config) -> list[TaskRunner]:
@@ -189,36 +216,52 @@ class ParallelJobRunner:
         self.stages = cut_stages(name, roots, config.integer("parallelism.default"))
         self.files = CheckpointStorage(config.get("execution.checkpointing.dir"), name, config.as_dict())
         self.tasks = task_runners(name, self.stages, config)
+        self._stage_shape = {s.id: _shape(s) for s in self.stages}
+        self._reports: dict[int, dict[str, Any]] = {}  # what worker processes' tasks reported
         self._cancel = threading.Event()
         self._failed = False
 
     @property
     def metrics(self) -> dict[str, Any]:
-        """rows_in (read by the source stages), rows_out (written to tables), restarts, bad_records.
+        """The job's counts, as a single-task job's: rows_in, rows_out, restarts, bad_records, late_records.
 
-        Counted over the tasks this process ran; with worker processes (``streamsql run``),
-        ``workers`` says how many ran them (each prints its own counts).
+        rows_in are read by the source stages, rows_out written to tables. Summed over
+        :meth:`task_stats`: the tasks this process ran, or with worker processes (``streamsql
+        run``) what the finished tasks reported (``workers``: how many processes).
         """
-        sources = {s.id for s in self.stages if not s.inputs}
-        out = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0}
+        out = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0, "late_records": 0}
         if self.role.command:
             out["workers"] = self.config.integer("parallelism.default")
-        for t in self.tasks:
-            m = t.metrics
-            out["rows_in"] += m.get("rows_in", 0) if t.slot.stage in sources else 0
-            for key in ("rows_out", "restarts", "bad_records"):
-                out[key] += m.get(key, 0)
+        for t in self._task_dicts(lambda t: t.counts()):
+            out["rows_in"] += t["rows_in"] if t["input"] == "sources" else 0
+            out["rows_out"] += t["rows_out"] - t["rows_exchanged"]
+            for key in ("restarts", "bad_records", "late_records"):
+                out[key] += t[key]
         return out
 
     def task_stats(self) -> list[dict[str, Any]]:
-        """What each task of the job did in this process, in task order.
+        """What each task of the job did, in task order: in this process, or as its worker reported.
 
         Each a dict: ``task`` (``<stage>-<index>``), ``worker`` (None: not run here),
-        ``status``, ``rows_in`` (from its sources or exchange), ``rows_out`` (to tables and
-        exchanges), ``last_checkpoint`` (as :attr:`JobHandle.last_checkpoint`), ``input_lag``
-        (records of its input not read yet; None when unknown or not running).
+        ``status``, ``input`` (``sources``, ``exchange``, or ``sources and exchange``: what its
+        stage reads), ``rows_in`` (from that input), ``rows_out`` (to tables and exchanges),
+        ``rows_exchanged`` (of those, to exchanges), ``to_tables`` / ``to_exchange`` (whether its
+        stage writes tables / an exchange), ``bad_records``, ``late_records``, ``restarts``,
+        ``last_checkpoint`` (as :attr:`JobHandle.last_checkpoint`), ``input_lag`` (records of its
+        input not read yet; None when unknown or not running). With worker processes, a finished
+        task's counts come from its ``done`` record (:func:`~streamsql.runtime.worker.task_reports`).
         """
-        return [t.stats() for t in self.tasks]
+        return self._task_dicts(lambda t: t.stats())
+
+    def _task_dicts(self, own: Callable[[TaskRunner], dict[str, Any]]) -> list[dict[str, Any]]:
+        """``own(task)`` of each task, updated with its worker's report, with its stage's shape."""
+        out = []
+        for p, t in enumerate(self.tasks):
+            st = own(t)
+            if p in self._reports:
+                st.update({k: v for k, v in self._reports[p].items() if k in REPORT_KEYS}, status="FINISHED")
+            out.append({**st, **self._stage_shape[t.slot.stage]})
+        return out
 
     @property
     def restored_from(self) -> int | None:
@@ -253,6 +296,8 @@ class ParallelJobRunner:
                 self._run_threads()
             if self._cancel.is_set() or any(t._stop.is_set() for t in self.tasks):
                 return
+            if self.role.command:  # before reset() deletes the task topic that holds them
+                self._reports = task_reports(self._props(), self.name, len(self.tasks))
             files.write_file(FINISHED_MARKER, b"finished")
             self.reset()
 
@@ -314,10 +359,23 @@ class ParallelJobRunner:
             raise errors[0]
 
     def _run_workers(self) -> None:
-        """Start the workers, restart one killed by a signal, fail when one fails."""
+        """Start the workers, restart one killed by a signal, fail when one fails.
+
+        Each worker is told where to write why it failed (``--report-file``): its error becomes
+        this job's, so it is printed once, under this job's id, naming the failing task.
+
+        Raises:
+            ExecutionError: a worker failed: its error (``task <s>-<t> (on worker <id>): ...``).
+        """
         host = socket.gethostname()
         ids = [f"{host}-{os.getpid()}-w{i}" for i in range(self.config.integer("parallelism.default"))]
-        procs = {i: subprocess.Popen([*self.role.command, "--worker-id", w]) for i, w in enumerate(ids)}
+        reports = tempfile.mkdtemp(prefix="streamsql-workers-")
+
+        def start(i: int) -> subprocess.Popen:
+            return subprocess.Popen([*self.role.command, "--worker-id", ids[i],
+                                     "--report-file", os.path.join(reports, f"w{i}")])
+
+        procs = {i: start(i) for i in range(len(ids))}
         try:
             while procs and not self._cancel.is_set():
                 time.sleep(0.2)
@@ -330,10 +388,9 @@ class ParallelJobRunner:
                     elif rc < 0:  # killed: a supervisor would restart it
                         log.warning("job %s: worker %s killed by signal %d; restarting it",
                                     self.name, ids[i], -rc)
-                        procs[i] = subprocess.Popen([*self.role.command, "--worker-id", ids[i]])
+                        procs[i] = start(i)
                     else:
-                        msg = f"Job '{self.name}': worker {ids[i]} failed (exit {rc}); its error is above"
-                        raise ExecutionError(msg)
+                        raise ExecutionError(_worker_failure(os.path.join(reports, f"w{i}"), ids[i], rc))
         finally:
             for proc in procs.values():
                 if proc.poll() is None:
@@ -341,6 +398,7 @@ class ParallelJobRunner:
             for proc in procs.values():
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(30)
+            shutil.rmtree(reports, ignore_errors=True)
 
     def _props(self) -> dict[str, Any]:
         exchanges = self._exchange_sinks()

@@ -24,10 +24,11 @@ restarted within ``session.timeout.ms`` gets its tasks back without a rebalance)
   fenced (the worker was frozen or cut off and the task moved) is dropped the same way, never
   retried: retrying would fence its new owner.
 - A task that finished produces a ``done`` record into its partition (after its last commit,
-  so a crash in between just runs the finished task again, which ends at once).
+  so a crash in between just runs the finished task again, which ends at once); its value holds
+  the task's counts, which ``streamsql run`` prints (:func:`task_reports`).
 - The worker leaves when every partition holds a ``done`` record, after writing the job's
   ``_finished`` marker (see :mod:`streamsql.runtime.parallel`). A task failing beyond its
-  restart strategy fails the worker (exit 1).
+  restart strategy fails the worker (exit 1), its error naming the task and the worker.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ import threading
 import time
 from typing import Any
 
+import orjson
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, new_client
 from streamsql.connectors.kafka.exchange import ensure_topic
-from streamsql.core.errors import ExecutionError, FencedError
+from streamsql.core.errors import ExecutionError, FencedError, user_text
 from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
@@ -51,12 +53,45 @@ SESSION_TIMEOUT_MS = 6000
 #: Longest hold of the tasks assigned beyond a worker's share (Kafka's default initial
 #: rebalance delay): after that they start, so a job short of workers runs all its tasks.
 HOLD_S = 3.0
+#: What a task's ``done`` record holds (from :meth:`TaskRunner.stats`, what the worker that finished
+#: it counted): read back by :func:`task_reports`.
+REPORT_KEYS = ("worker", "rows_in", "rows_out", "rows_exchanged", "bad_records", "late_records", "restarts")
 
 
 def task_topic(job: str) -> str:
     """The job's task topic: one partition per task."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in job)
     return f"_streamsql-{safe}-tasks"
+
+
+def task_reports(props: dict[str, Any], job: str, tasks: int, timeout: float = 10.0) -> dict[int, dict]:
+    """What each finished task's ``done`` record says, by task-topic partition.
+
+    The first ``done`` record of a partition is the attempt that finished the task (a task run
+    again after a crash between its last commit and that record ends at once, and says so
+    again). Its dict has :data:`REPORT_KEYS`; the counts are those of that attempt, since the
+    checkpoint it restored (as a resumed single-process run counts). A partition whose record is
+    not read within ``timeout`` seconds is left out.
+    """
+    config = {**props, "group.id": f"_streamsql-{job}-reports", "enable.auto.commit": False,
+              "logger": RDKAFKA_LOG}
+    consumer = new_client(Consumer, config, f"Job '{job}' task reports")
+    out: dict[int, dict[str, Any]] = {}
+    try:
+        consumer.assign([TopicPartition(task_topic(job), p, 0) for p in range(tasks)])
+        deadline = time.monotonic() + timeout
+        while len(out) < tasks and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is None or msg.error() or msg.partition() in out:
+                continue
+            try:
+                report = orjson.loads(msg.value())
+            except orjson.JSONDecodeError:
+                report = None
+            out[msg.partition()] = report if isinstance(report, dict) else {}
+    finally:
+        consumer.close()
+    return out
 
 
 class TaskGroup:
@@ -193,17 +228,21 @@ class TaskGroup:
             with self._lock:
                 self._threads.pop(p, None)  # a later assignment starts it afresh
             return
-        except BaseException as e:  # the worker fails with it
-            self._errors.append(e)
+        except BaseException as e:  # the worker fails with it, naming the task (its job is the worker's)
+            where = f"task {task.slot.stage}-{task.slot.index} (on worker {self.worker_id})"
+            failure = ExecutionError(f"{where}: {user_text(e)}")
+            failure.__cause__ = e
+            self._errors.append(failure)
             return
         finally:  # what this worker did of the task (SHOW JOBS cannot reach worker processes)
-            st = task.stats()
+            st = task.counts()
             log.info("worker %s: task %s %s: %d rows in, %d rows out", self.worker_id, task.name,
                      st["status"], st["rows_in"], st["rows_out"])
         if task._cancel.is_set() or task._stop.is_set():
             return
-        try:  # the task finished: say so (after its last commit)
-            self._producer.produce(self.topic, b"", b"done", partition=p)
+        try:  # the task finished: say so (after its last commit), with its counts (task_reports)
+            report = {k: st[k] for k in REPORT_KEYS}
+            self._producer.produce(self.topic, value=orjson.dumps(report), key=b"done", partition=p)
             if self._producer.flush(30) != 0:
                 msg = f"Job '{self.job}': cannot record that task {task.name} finished"
                 raise ExecutionError(msg)
