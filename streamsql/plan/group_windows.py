@@ -84,7 +84,7 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
     proctime = is_proctime(node, rowtime)
     if node.mode != INSERT_ONLY:
         planner._fail(call, "Window aggregation over an updating input is not supported yet")
-    zone = window_zone(ts_type.name, planner.config.get("table.local-time-zone"), proctime)
+    zone = window_zone(ts_type.name, planner.config.get("table.local-time-zone"))
     if kind == "TUMBLE":
         spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner), proctime=proctime, zone=zone)
     elif kind == "HOP":

@@ -8,13 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-def window_zone(rowtime_type: str, session_zone: str | None, proctime: bool = False) -> str | None:
-    """The zone event-time windows over a rowtime of type ``rowtime_type`` are assigned in.
+def window_zone(rowtime_type: str, session_zone: str | None) -> str | None:
+    """The zone windows over a time attribute of type ``rowtime_type`` are assigned in.
 
-    A TIMESTAMP_LTZ rowtime's windows are local to ``'table.local-time-zone'``, as Flink's; None
-    for a TIMESTAMP rowtime, a processing-time window, or the zone UTC.
+    A TIMESTAMP_LTZ time attribute's windows are local to ``'table.local-time-zone'``, as Flink's
+    ``TimeWindowUtil.getShiftTimeZone``: an event-time rowtime's, and a ``PROCTIME()``'s (always
+    TIMESTAMP_LTZ(3)), so a processing-time hourly TUMBLE in Asia/Kathmandu starts at a local
+    ``:00``. None for a TIMESTAMP rowtime, or the zone UTC.
     """
-    if proctime or rowtime_type != "TIMESTAMP_LTZ" or not session_zone:
+    if rowtime_type != "TIMESTAMP_LTZ" or not session_zone:
         return None
     if session_zone.upper() in ("UTC", "Z"):
         return None

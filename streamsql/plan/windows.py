@@ -283,7 +283,7 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     offset = interval_ms(call.args.get("offset"), "offset", planner, positive=False) \
         if call.args.get("offset") is not None else 0
     partition: list[str] = []
-    zone = window_zone(col.type.name, planner.config.get("table.local-time-zone"), proctime)
+    zone = window_zone(col.type.name, planner.config.get("table.local-time-zone"))
     if isinstance(call, tvf.Tumble):
         spec = WindowSpec("TUMBLE", size=interval_ms(call.args["size"], "size", planner), offset=offset,
                           proctime=proctime, zone=zone)

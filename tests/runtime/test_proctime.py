@@ -359,3 +359,51 @@ def test_kill_and_restart_counts_every_row_in_exactly_one_window(kafka_bootstrap
     assert sum(r["s"] for r in rows) == sum(v for _, _, v in events)
     assert Counter(r["k"] for r in rows for _ in range(r["n"])) == Counter(k for _, k, _ in events)
     assert len({(r["ws"], r["k"]) for r in rows}) == len(rows)  # each (window, key) once
+
+
+# -- windows in the session time zone ---------------------------------------------------------------
+
+KTM = "Asia/Kathmandu"  # UTC+05:45: an hour window starts at a local :00, 15 minutes past a UTC hour
+
+
+@pytest.mark.parametrize(("sql", "windows"), [
+    ("SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE pt_src, DESCRIPTOR(pt), "
+     "INTERVAL '1' HOUR)) GROUP BY window_start, window_end", [("05:00", "06:00")]),
+    ("SELECT window_start, window_end, COUNT(*) FROM TABLE(HOP(TABLE pt_src, DESCRIPTOR(pt), "
+     "INTERVAL '1' HOUR, INTERVAL '2' HOUR)) GROUP BY window_start, window_end",
+     [("04:00", "06:00"), ("05:00", "07:00")]),
+    ("SELECT window_start, window_end, COUNT(*) FROM TABLE(CUMULATE(TABLE pt_src, DESCRIPTOR(pt), "
+     "INTERVAL '1' HOUR, INTERVAL '1' DAY)) GROUP BY window_start, window_end",
+     [("00:00", "06:00"), ("00:00", "07:00")]),
+    ("SELECT TUMBLE_START(pt, INTERVAL '1' HOUR), TUMBLE_END(pt, INTERVAL '1' HOUR), COUNT(*) "
+     "FROM pt_src GROUP BY TUMBLE(pt, INTERVAL '1' HOUR)", [("05:00", "06:00")]),
+])
+def test_processing_time_windows_are_cut_in_the_session_time_zone(penv, tmp_path, sql, windows):
+    """As Flink's TimeWindowUtil: a PROCTIME() attribute is TIMESTAMP_LTZ, so its windows are cut
+    on the wall clock of 'table.local-time-zone' and window_start / window_end are those wall
+    clocks. (They were cut on UTC: an hourly window in Kathmandu was [00:00, 01:00) UTC, shown as
+    00:00, where Flink shows the local [05:00, 06:00).)"""
+    from streamsql.plan.nodes import walk
+    from streamsql.plan.planner import Planner
+    from streamsql.plan.windows import WindowAggNode
+    from streamsql.runtime.builder import create_operator
+    from streamsql.sql.parser import parse_statement
+
+    penv.execute_sql(f"SET 'table.local-time-zone' = '{KTM}'")
+    root = Planner(penv.catalog, penv.config, sql).plan_query(parse_statement(sql))
+    node = next(n for n in walk([root]) if isinstance(n, WindowAggNode))
+    clock = Clock(BASE + 10 * 60_000)  # 2024-05-01 00:10 UTC = 05:55 in Kathmandu
+    op, b = open_operator(create_operator(node), "hashmap", tmp_path / "w", "window-agg-1", clock=clock)
+    schema = node.inputs[0].schema
+    rows = {f.name: [None] * 2 for f in schema}
+    rows[schema.names[0]] = [1, 2] if pa.types.is_integer(schema.field(0).type) else rows[schema.names[0]]
+    out = op.process_batch(Batch(pa.Table.from_pydict(rows, schema=schema)), 0)
+    clock.now = BASE + 20 * 60_000  # 06:05 local: the window ending at 06:00 fires
+    out += op.on_tick()
+    clock.now = BASE + 80 * 60_000  # 07:05 local: the one ending at 07:00 (HOP, CUMULATE)
+    out += op.on_tick()
+    b.close()
+    got = [(r[0].strftime("%H:%M"), r[1].strftime("%H:%M")) for r in _rows(out)]
+    assert got == windows
+    assert all(r[-1] == 2 for r in _rows(out)), _rows(out)
+    assert all(r[0].date() == dt.date(2024, 5, 1) for r in _rows(out))
