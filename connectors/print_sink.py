@@ -8,18 +8,18 @@ printed again. Accepts updating results (the row kind is printed).
 
 Value rendering follows ``Row.toString()`` of Flink's external types: NULL ``null``, STRING as
 is, BOOLEAN ``true``/``false``, DECIMAL in plain notation with its scale (``10.000000``),
-DOUBLE/FLOAT as Java's ``Double.toString`` (``123.456``, ``1.0``, ``1.0E10``), DATE
+DOUBLE/FLOAT as Java's ``Double.toString`` / ``Float.toString`` (``123.456``, ``1.0``, ``1.0E10``;
+:mod:`streamsql.core.float_text`), DATE
 ``2024-05-01``, TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
 ``2024-05-01T10:00:01``, ``2024-05-01T10:00:00.001``), TIMESTAMP_LTZ as ``Instant.toString()``
 (``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``; composites as Flink's ``Row``/``List``/``Map``
 ``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP ``{k=1, j=null}`` (their values
 rendered the same way, nested). Formatting is vectorized per column with
-Arrow kernels (floats and bytes per value).
+Arrow kernels (bytes per value).
 """
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -38,37 +38,10 @@ from streamsql.core.connector import (
     flag_option,
 )
 from streamsql.core.elements import Batch
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import Schema, SqlType
 
 _KIND_PREFIX = np.array(["+I[", "-U[", "+U[", "-D["], dtype=object)
-
-
-def java_double(x: float, single: bool = False) -> str:
-    """Java's ``Double.toString`` (``Float.toString`` when ``single``) for one value."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    if not single and 1e-3 <= abs(x) < 1e7:
-        r = repr(x)  # shortest digits, plain in this range ("123.456", "100.0")
-        if "e" not in r:
-            return r
-    text = np.format_float_scientific(np.float32(x) if single else x, unique=True, trim="-")
-    mant, exp = text.split("e")
-    e = int(exp)
-    neg = mant.startswith("-")
-    digits = mant.lstrip("-").replace(".", "")
-    if -3 <= e < 7:  # plain: 1.0E-3 <= |x| < 1.0E7
-        if e >= 0:
-            ip, fp = digits[: e + 1].ljust(e + 1, "0"), digits[e + 1 :]
-        else:
-            ip, fp = "0", "0" * (-e - 1) + digits
-        s = f"{ip}.{fp or '0'}"
-    else:
-        s = f"{digits[0]}.{digits[1:] or '0'}E{e}"
-    return "-" + s if neg else s
 
 
 def _java_bytes(b: bytes) -> str:
@@ -114,8 +87,7 @@ def render_column(col, t: SqlType) -> pa.Array:
     if t.is_composite:
         text = _render_nested(col, t)
     elif n in ("FLOAT", "DOUBLE"):
-        single = n == "FLOAT"
-        text = pa.array([None if x is None else java_double(x, single) for x in col.to_pylist()], pa.string())
+        text = java_float_text(col, single=n == "FLOAT")
     elif n == "BYTES":
         text = pa.array([None if b is None else _java_bytes(b) for b in col.to_pylist()], pa.string())
     elif n == "DECIMAL":

@@ -9,9 +9,11 @@ cases also show where the bytes Flink writes differ from the bytes it read — w
 forward a consumed record's value unchanged (``docs/json-pass-through.md``).
 
 Batch mode, parallelism 1 (one output file, rows in input order), time zone UTC. Run it through
-the shared Flink lock::
+the shared Flink lock (naming cases reruns only those)::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_encode.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_encode.py [CASE ...]
+
+The ``csv_*`` cases write the ``csv`` format instead (the case's ``format``).
 """
 
 from __future__ import annotations
@@ -66,6 +68,69 @@ FLOATS = [
     '{"k":5,"f":2.5e-8,"x":10000000.0}',
 ]
 NON_BMP = ['{"a":1,"s":"clef \U0001d11e"}']
+#: Java's Double.toString / Float.toString edges: the 1e-3 / 1e7 thresholds, 17-digit values, the
+#: extremes, subnormals, integers beyond 2^53; NaN and the infinities come from the SELECT (k 90-93).
+FLOAT_EDGES = [
+    '{"k":1,"f":0.001,"x":0.001}', '{"k":2,"f":0.00099,"x":0.000999}', '{"k":3,"f":9999999,"x":9999999.999}',
+    '{"k":4,"f":10000000,"x":10000000}', '{"k":5,"f":-0.0,"x":-0.0}', '{"k":6,"f":0,"x":0}',
+    '{"k":7,"f":0.3,"x":0.30000000000000004}', '{"k":8,"f":123456789.123,"x":1.7976931348623157e308}',
+    '{"k":9,"f":3.4028235e38,"x":4.9e-324}', '{"k":10,"f":1.4e-45,"x":2.2250738585072014e-308}',
+    '{"k":11,"f":1.17549435e-38,"x":1e-320}', '{"k":12,"f":16777217,"x":9007199254740993}',
+    '{"k":13,"f":-1.5e10,"x":-1234567.125}', '{"k":14,"f":0.6666667,"x":0.6666666666666666}',
+    '{"k":15,"f":2e23,"x":2e23}', '{"k":16,"f":8.41e21,"x":8.41e21}',
+    '{"k":17,"f":1e23,"x":2.82879384806159e17}', '{"k":18,"f":5e-5,"x":1.1e-6}',
+    '{"k":19,"f":1.0E-10,"x":123456789012345680000}', '{"k":20,"f":null,"x":null}',
+    '{"k":90,"f":1,"x":1}', '{"k":91,"f":1,"x":1}', '{"k":92,"f":1,"x":1}', '{"k":93,"f":1,"x":1}',
+]
+FLOAT_EDGE_SELECT = "SELECT k, f, x FROM src WHERE k < 90"
+#: NaN and the infinities, one kind per case (a job that fails writes nothing), cast at run time
+#: from text (the planner folds a constant CAST('NaN' AS DOUBLE) through BigDecimal and fails).
+NAN_INPUT = ['{"k":1,"s":"NaN"}', '{"k":2,"s":"Infinity"}', '{"k":3,"s":"-Infinity"}']
+NAN_SELECT = "SELECT k, CAST(NULL AS FLOAT), CAST(s AS DOUBLE) FROM src WHERE k = {v}"
+NAN_FLOAT_SELECT = "SELECT k, CAST(s AS FLOAT), CAST(NULL AS DOUBLE) FROM src WHERE k = {v}"
+FLOAT_CAST_SELECT = "SELECT k, CAST(f AS STRING), CAST(x AS STRING) FROM src"
+#: Strings beyond the BMP and around Jackson's escaping: DEL, U+2028/U+2029, U+FFFF, an emoji.
+STRINGS = [
+    '{"a":1,"s":"\U0001f600 smile"}', '{"a":2,"s":"del \u007f sep \u2028 \u2029 end \uffff"}',
+    '{"a":3,"s":"\\ud83d\\ude00\\u0000\\u001f/<>&\\u0027"}', '{"a":4,"s":"mix \u00e9\U0001d11e\u2603"}',
+    '{"a":5,"s":""}', '{"a":6,"s":"tab\\there, \\"q\\" ;x\\ny"}',
+]
+TYPES = [
+    '{"k":1,"d":"2024-05-01","b":"AQID","bo":true,"ti":-128,"si":32767}',
+    '{"k":2,"d":"0001-01-01","b":"","bo":false,"ti":127,"si":-32768}',
+    '{"k":3,"d":"9999-12-31","b":"/+8=","bo":null,"ti":0,"si":0}',
+    '{"k":4,"d":null,"b":null,"bo":true,"ti":null,"si":null}',
+]
+TYPES_SOURCE = "k INT, d DATE, b BYTES, bo BOOLEAN, ti TINYINT, si SMALLINT"
+NESTED = [
+    '{"k":1,"a":[1,null,3],"s":["x",null,"\\u00e9"],"m":{"a":1.5,"b":null},"r":{"x":1,"s":"q","d":1e20},'
+    '"ar":[{"x":1,"y":0.1},null,{"x":null,"y":null}],"ad":[1.50,null],"rt":{"ts":"2024-05-01 10:00:00.120",'
+    '"amount":100.00}}',
+    '{"k":2,"a":[],"s":[],"m":{},"r":{"x":null,"s":null,"d":null},"ar":[],"ad":[],"rt":{"ts":null,"amount":null}}',
+    '{"k":3,"a":null,"s":null,"m":null,"r":null,"ar":null,"ad":null,"rt":null}',
+    '{"k":4,"a":[-1],"s":["a\\"b"],"m":{"k\\u00e9":100},"r":{"x":2,"s":"","d":100},'
+    '"ar":[{"x":2,"y":1e-5}],"ad":[0.10,-20],"rt":{"ts":"1969-12-31 23:59:59.010","amount":0.00}}',
+]
+NESTED_SOURCE = ("k INT, a ARRAY<INT>, s ARRAY<STRING>, m MAP<STRING, DOUBLE>, "
+                 "r ROW<x INT, s STRING, d DOUBLE>, ar ARRAY<ROW<x INT, y DOUBLE>>, "
+                 "ad ARRAY<DECIMAL(10, 2)>, rt ROW<ts TIMESTAMP(3), amount DECIMAL(10, 2)>")
+DECIMAL_EDGES = [
+    '{"k":1,"d0":10000000000000000000000000000000000000,"d5":0.00001,"d8":0.0000001,"d2":123000.00}',
+    '{"k":2,"d0":-99999999999999999999999999999999999999,"d5":-0.10000,"d8":-0.00000010,"d2":-0.00}',
+    '{"k":3,"d0":0,"d5":0.99999,"d8":12.5,"d2":99999999.99}',
+    '{"k":4,"d0":120,"d5":0,"d8":0.000001,"d2":1000000}',
+]
+DECIMAL_EDGES_SOURCE = "k INT, d0 DECIMAL(38, 0), d5 DECIMAL(5, 5), d8 DECIMAL(10, 8), d2 DECIMAL(10, 2)"
+TIMES_FINE = [
+    '{"a":1,"ts":"2024-05-01 10:00:00.123456789"}', '{"a":2,"ts":"2024-05-01 10:00:00.000001"}',
+    '{"a":3,"ts":"0001-01-01 00:00:00"}', '{"a":4,"ts":"9999-12-31 23:59:59.999999999"}',
+    '{"a":5,"ts":"1900-02-28 12:00:00.1"}',
+]
+TIMES_FINE_SINK = "a BIGINT, ts TIMESTAMP(9), ts6 TIMESTAMP(6), ltz6 TIMESTAMP_LTZ(6), ltz9 TIMESTAMP_LTZ(9)"
+TIMES_FINE_SELECT = ("SELECT a, ts, CAST(ts AS TIMESTAMP(6)), CAST(ts AS TIMESTAMP_LTZ(6)), "
+                     "CAST(ts AS TIMESTAMP_LTZ(9)) FROM src")
+CSV_STRINGS = RECORDS + ['{"a":9,"s":"comma, \\"quote\\" and\\nnewline","b":true}',
+                         '{"a":10,"s":"","b":false}']
 
 CASES = [
     {"name": "timestamps", "source": "a BIGINT, ts TIMESTAMP(3)", "sink": TIME_SINK, "options": {},
@@ -81,12 +146,70 @@ CASES = [
     {"name": "records", "source": "a BIGINT, s STRING, b BOOLEAN", "options": {}, "input": RECORDS},
     {"name": "floats", "source": "k INT, f FLOAT, x DOUBLE", "options": {}, "input": FLOATS},
     {"name": "non_bmp", "source": "a INT, s STRING", "options": {}, "input": NON_BMP},
+    {"name": "float_edges", "source": "k INT, f FLOAT, x DOUBLE", "options": {}, "select": FLOAT_EDGE_SELECT,
+     "input": FLOAT_EDGES},
+    *({"name": f"{'csv_' if fmt == 'csv' else ''}float_{name}{suffix}", "format": fmt,
+       "source": "k INT, s STRING",
+       "sink": "k INT, f FLOAT, x DOUBLE", "options": {}, "select": select.format(v=v), "input": NAN_INPUT}
+      for name, v in (("nan", 1), ("inf", 2), ("neg_inf", 3))
+      for suffix, select in (("", NAN_SELECT), ("_float", NAN_FLOAT_SELECT))
+      for fmt in ("json", "csv")),
+    {"name": "float_cast_string", "source": "k INT, f FLOAT, x DOUBLE", "sink": "k INT, fs STRING, xs STRING",
+     "options": {}, "select": FLOAT_CAST_SELECT, "input": FLOAT_EDGES},
+    {"name": "strings", "source": "a INT, s STRING", "options": {}, "input": STRINGS},
+    {"name": "types", "source": TYPES_SOURCE, "options": {}, "input": TYPES},
+    {"name": "nested", "source": NESTED_SOURCE, "options": {}, "input": NESTED},
+    {"name": "decimal_edges", "source": DECIMAL_EDGES_SOURCE, "options": {}, "input": DECIMAL_EDGES},
+    {"name": "decimal_edges_plain", "source": DECIMAL_EDGES_SOURCE,
+     "options": {"json.encode.decimal-as-plain-number": "true"}, "input": DECIMAL_EDGES},
+    {"name": "timestamps_fine", "source": "a BIGINT, ts TIMESTAMP(9)", "sink": TIMES_FINE_SINK, "options": {},
+     "select": TIMES_FINE_SELECT, "input": TIMES_FINE},
+    {"name": "timestamps_fine_iso", "source": "a BIGINT, ts TIMESTAMP(9)", "sink": TIMES_FINE_SINK,
+     "options": {"json.timestamp-format.standard": "ISO-8601"}, "select": TIMES_FINE_SELECT,
+     "input": TIMES_FINE},
+    # the debezium-json format (Flink's json serializer inside an envelope)
+    {"name": "debezium_floats", "format": "debezium-json", "source": "k INT, f FLOAT, x DOUBLE",
+     "options": {}, "select": FLOAT_EDGE_SELECT, "input": FLOATS + FLOAT_EDGES},
+    {"name": "debezium_strings", "format": "debezium-json", "source": "a INT, s STRING", "options": {},
+     "input": STRINGS},
+    # the csv format, from the same JSON sources
+    {"name": "csv_floats", "format": "csv", "source": "k INT, f FLOAT, x DOUBLE", "options": {},
+     "select": FLOAT_EDGE_SELECT, "input": FLOATS + FLOAT_EDGES},
+    {"name": "csv_strings", "format": "csv", "source": "a BIGINT, s STRING, b BOOLEAN", "options": {},
+     "input": CSV_STRINGS},
+    {"name": "csv_non_bmp", "format": "csv", "source": "a INT, s STRING", "options": {}, "input": STRINGS},
+    {"name": "csv_types", "format": "csv", "source": TYPES_SOURCE, "options": {}, "input": TYPES},
+    {"name": "csv_decimals", "format": "csv", "source": "k INT, d2 DECIMAL(10, 2), d18 DECIMAL(38, 18)",
+     "options": {}, "input": DECIMALS},
+    {"name": "csv_decimal_edges", "format": "csv", "source": DECIMAL_EDGES_SOURCE, "options": {},
+     "input": DECIMAL_EDGES},
+    {"name": "csv_timestamps", "format": "csv", "source": "a BIGINT, ts TIMESTAMP(3)", "sink": TIME_SINK,
+     "options": {}, "select": TIME_SELECT, "input": TIMES},
+    {"name": "csv_timestamps_fine", "format": "csv", "source": "a BIGINT, ts TIMESTAMP(9)",
+     "sink": TIMES_FINE_SINK, "options": {}, "select": TIMES_FINE_SELECT, "input": TIMES_FINE},
+    {"name": "csv_pipe_delimiter", "format": "csv", "source": "a BIGINT, s STRING, b BOOLEAN",
+     "options": {"csv.field-delimiter": "|", "csv.quote-character": "'", "csv.null-literal": "N/A"},
+     "input": CSV_STRINGS + ['{"a":11,"s":"x|y","b":true}', '{"a":12,"s":"abc","b":true}',
+                             '{"a":13,"s":"~}|{z","b":true}', '{"a":14,"s":"it\'s","b":true}']},
+    {"name": "csv_tab_delimiter", "format": "csv", "source": "a BIGINT, s STRING, b BOOLEAN",
+     "options": {"csv.field-delimiter": "\\t"},
+     "input": CSV_STRINGS + ['{"a":11,"s":"x y","b":true}', '{"a":12,"s":"a#b!c","b":true}']},
+    {"name": "csv_long_strings", "format": "csv", "source": "a INT, s STRING", "options": {},
+     "input": ['{"a":1,"s":"abcdefghijklmnopqrstuvwx"}', '{"a":2,"s":"abcdefghijklmnopqrstuvwxy"}',
+               '{"a":3,"s":"' + "\U0001f600" * 12 + '"}', '{"a":4,"s":"' + "\U0001f600" * 13 + '"}',
+               '{"a":5,"s":"' + "\u00e9" * 25 + '"}']},
+    {"name": "csv_escape_character", "format": "csv", "source": "a BIGINT, s STRING, b BOOLEAN",
+     "options": {"csv.escape-character": "\\"},
+     "input": CSV_STRINGS + ['{"a":11,"s":"back\\\\slash","b":true}']},
+    {"name": "csv_arrays", "format": "csv",
+     "source": "k INT, a ARRAY<INT>, s ARRAY<STRING>, ad ARRAY<DECIMAL(10, 2)>",
+     "options": {}, "input": NESTED},
 ]
 
 
 def with_options(options: dict[str, str]) -> str:
-    """``, 'k'='v'`` for each sink option."""
-    return "".join(f", '{k}' = '{v}'" for k, v in options.items())
+    """``, 'k' = 'v'`` for each sink option (quotes in a value doubled)."""
+    return "".join(", '{}' = '{}'".format(k, v.replace("'", "''")) for k, v in options.items())
 
 
 def run_case(case: dict, scratch: Path) -> list[str]:
@@ -102,7 +225,8 @@ def run_case(case: dict, scratch: Path) -> list[str]:
     t.execute_sql(f"CREATE TABLE src ({case['source']}) WITH ('connector' = 'filesystem', "
                   f"'path' = '{src}', 'format' = 'json')")
     t.execute_sql(f"CREATE TABLE dst ({case.get('sink', case['source'])}) WITH ('connector' = 'filesystem', "
-                  f"'path' = '{out}', 'format' = 'json'{with_options(case['options'])})")
+                  f"'path' = '{out}', 'format' = '{case.get('format', 'json')}'"
+                  f"{with_options(case['options'])})")
     t.execute_sql(f"INSERT INTO dst {case.get('select', 'SELECT * FROM src')}").wait()
     lines: list[str] = []
     for p in sorted(glob.glob(f"{out}/*")):
@@ -110,10 +234,35 @@ def run_case(case: dict, scratch: Path) -> list[str]:
     return lines
 
 
-def main() -> int:
-    """Run every case on Flink and write :data:`OUT`."""
+def _root_cause(e) -> str:
+    """The innermost Java exception of a failed job and the frame that threw it."""
+    lines = str(e).splitlines()
+    caused = [i for i, ln in enumerate(lines) if ln.startswith("Caused by:")]
+    i = caused[-1] if caused else 0
+    frame = next((ln.strip() for ln in lines[i + 1:] if ln.strip().startswith("at ")), "")
+    return f"{lines[i]} {frame}".strip()
+
+
+def main(names: list[str]) -> int:
+    """Run the cases (those named, or all) on Flink and write :data:`OUT` (other cases kept).
+
+    A case Flink fails records Flink's error instead of output lines.
+    """
+    from py4j.protocol import Py4JJavaError
+
+    known = {c["name"]: c for c in json.loads(OUT.read_text("utf-8"))["cases"]} if names else {}
+    cases = []
     with tempfile.TemporaryDirectory(prefix="flink-json-") as d:
-        cases = [{**c, "output": run_case(c, Path(d))} for c in CASES]
+        for c in CASES:
+            if names and c["name"] not in names:
+                if c["name"] in known:
+                    cases.append(known[c["name"]])
+                continue
+            try:
+                cases.append({**c, "output": run_case(c, Path(d))})
+            except Py4JJavaError as e:
+                cases.append({**c, "error": _root_cause(e)})
+            print(c["name"], "error" if "error" in cases[-1] else "ok", file=sys.stderr)
     OUT.write_text(json.dumps({"flink": "2.3", "cases": cases}, indent=1, ensure_ascii=False) + "\n",
                    encoding="utf-8")
     print(f"wrote {OUT}")
@@ -121,4 +270,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

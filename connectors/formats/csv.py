@@ -1,4 +1,4 @@
-"""The ``csv`` format: one delimited record per message, by position, no header (as Flink).
+r"""The ``csv`` format: one delimited record per message, by position, no header (as Flink).
 
 Decoding (vectorized): the payloads are joined with newlines and read by ``pyarrow.csv`` with
 explicit column types (decimals read from their text, exact, then rounded HALF_UP to the scale;
@@ -18,10 +18,20 @@ per record: one message is one record, never split or merged with its neighbours
 BOOLEAN accepts ``true``/``false``/``1``/``0`` (any case); other text is a bad record (Flink maps
 any other text to false).
 
-Encoding (vectorized with Arrow string kernels): values rendered as Flink's csv format writes them
-(DECIMAL plain with its scale, TIMESTAMP ``2024-05-01 10:00:00.000``, booleans ``true``/``false``),
-a STRING quoted only when it contains the delimiter, the quote character or a line break (quotes
-doubled), NULL as the null literal (default: empty field).
+Encoding (vectorized with Arrow string kernels): values rendered as Flink 2.3's csv format writes
+them through Jackson's CSV writer (``tests/connectors/json_encode_flink.json``, cases ``csv_*``):
+DECIMAL as ``BigDecimal.stripTrailingZeros().toString()`` (``1E+2``, ``0.1``: :mod:`.decimal_text`),
+FLOAT/DOUBLE as Java's ``Float.toString`` / ``Double.toString`` (``1.0E20``:
+:mod:`streamsql.core.float_text`),
+TIMESTAMP as ``2024-05-01 10:00:00.12`` (fraction without trailing zeros), TIMESTAMP_LTZ the same
+with ``Z``, BYTES base64, booleans ``true``/``false``, an ARRAY as its elements joined by ``;``
+(NULL elements empty). Text values (STRING, TIMESTAMP, DATE, BYTES, ARRAY) are quoted as Jackson's
+``CsvEncoder`` decides: when they are longer than 24 UTF-16 units, or hold a character below its
+"minimum safe character" — one past the largest of the delimiter, the quote character and ``\n``,
+i.e. any of `` !"#$%&'()*+,`` and the control characters by default — or the escape character
+(``"2024-05-01 10:00:00"``, ``"/+8="``, ``"a b"``, but ``é/A``); quotes inside are doubled (and
+escape characters, when one is set). NULL is the null literal (default: empty field), as is an
+empty string.
 """
 
 from __future__ import annotations
@@ -39,20 +49,22 @@ from streamsql.connectors.formats.common import (
     Where,
     base64_text,
     bool_option,
+    combine,
     decode_bisect,
     decode_records,
     fix_types,
     read_type,
-    render_decimal,
     render_timestamp,
     select_payloads,
     try_fast,
 )
 from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter
+from streamsql.connectors.formats.decimal_text import flink_decimal_text
 
 from streamsql.core.connector import OptionSpec, flag_option
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import Schema, SqlType
 
 OPTIONS = [
@@ -219,6 +231,15 @@ class CsvDecoder(Decoder):
         return decode_records(self, payloads, pos, lo, hi, where, self._parse_record, self.o.ignore_errors)
 
 
+#: Jackson's CSV writer quotes every text longer than this many UTF-16 units (``MAX_QUOTE_CHECK``).
+_MAX_QUOTE_CHECK = 24
+
+
+def re2_escape(ch: str) -> str:
+    """``ch`` as a literal in an RE2 pattern."""
+    return f"\\x{{{ord(ch):x}}}"
+
+
 class CsvEncoder(Encoder):
     """See module docstring."""
 
@@ -226,32 +247,60 @@ class CsvEncoder(Encoder):
         super().__init__(schema, options)
         self.o = _CsvOptions(options, table)
 
-    def _text(self, col, t: SqlType) -> pa.Array:
+    def _text(self, col, t: SqlType) -> tuple[pa.Array, bool]:
+        """The text of every value (NULL stays NULL), and whether it is text Jackson may quote."""
+        col = combine(col)
         n = t.name
         if n == "DECIMAL":
-            return render_decimal(col)
+            return flink_decimal_text(col), False
+        if n in ("FLOAT", "DOUBLE"):
+            return java_float_text(col, single=n == "FLOAT"), False
         if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            return render_timestamp(col, t.precision or 0, " ", zulu=n == "TIMESTAMP_LTZ")
+            return render_timestamp(col, t.precision or 0, " ", zulu=n == "TIMESTAMP_LTZ", trim=True), True
         if n == "BYTES":
-            return pa.array(base64_text(col), pa.string())
-        text = col.cast(pa.string())
-        if n == "STRING" and self.o.quote:
-            q = self.o.quote
-            pattern = (
-                "["
-                + "".join("\\" + c if c in "\\^]-[" else c for c in {self.o.delimiter, q, "\n", "\r"})
-                + "]"
-            )
-            need = pc.match_substring_regex(text, pattern)
-            quoted = pc.binary_join_element_wise(q, pc.replace_substring(text, q, q + q), q, "")
-            text = pc.if_else(need, quoted, text)
-        return text
+            return pa.array(base64_text(col), pa.string()), True
+        if n == "ARRAY":
+            items, _ = self._text(col.values, t.children[0])
+            joined = pc.binary_join(pa.ListArray.from_arrays(col.offsets, pc.fill_null(items, "")), ";")
+            return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), joined), True
+        if t.is_composite:
+            msg = f"the csv format cannot write {t.name} columns"
+            raise ConfigError(msg)
+        return col.cast(pa.string()), n in ("STRING", "DATE")
+
+    def _quoted(self, text: pa.Array) -> pa.Array:
+        """``text`` quoted where Jackson's CSV writer quotes it (module docstring).
+
+        Inside quotes the quote character is doubled, and so is the escape character when one is
+        set (Jackson's ``_writeQuotedAndEscaped``).
+        """
+        q = self.o.quote
+        if not q or len(text) == 0:
+            return text
+        safe = max(ord(self.o.delimiter), ord(q), ord("\n")) + 1
+        pattern = f"[\\x{{0}}-\\x{{{safe - 1:x}}}]"
+        if self.o.escape:
+            pattern += "|" + re2_escape(self.o.escape)
+        need = pc.match_substring_regex(text, pattern)
+        units = pc.utf8_length(text)  # UTF-16 units: a character beyond the BMP counts twice
+        if np.frombuffer(text.buffers()[2] or b"", np.uint8).max(initial=0) >= 0xF0:
+            units = pc.add(units, pc.count_substring_regex(text, "[\\x{10000}-\\x{10FFFF}]"))
+        need = pc.fill_null(pc.or_(need, pc.greater(units, _MAX_QUOTE_CHECK)), False)
+        if not pc.any(need).as_py():
+            return text
+        inner = pc.replace_substring(text, q, q + q)
+        if self.o.escape and self.o.escape != q:
+            inner = pc.replace_substring(inner, self.o.escape, self.o.escape * 2)
+        return pc.if_else(need, pc.binary_join_element_wise(q, inner, q, ""), text)
 
     def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
         """One payload per row (see :meth:`Encoder.encode`)."""
         if table.num_rows == 0:
             return []
         null = self.o.null_literal or ""
-        cols = [pc.fill_null(self._text(c, f.type), null) for c, f in zip(table.columns, self.schema.fields)]
+        cols = []
+        for c, f in zip(table.columns, self.schema.fields):
+            text, quotable = self._text(c, f.type)
+            cols.append(pc.fill_null(self._quoted(text) if quotable else text, null))
         line = pc.binary_join_element_wise(*cols, self.o.delimiter) if len(cols) > 1 else cols[0]
         return line.cast(pa.binary()).to_pylist()

@@ -1,11 +1,16 @@
-"""The ``json`` format's encoder: rows to one JSON object per message, as Flink writes them.
+r"""The ``json`` format's encoder: rows to one JSON object per message, as Flink writes them.
 
 Column-wise with Arrow compute — each column rendered as JSON text (strings escaped
-as orjson does; only values holding a quote, backslash or control character go through orjson one
-by one; floats through one ``orjson.dumps`` of the column), then joined with the field names per
-row by ``binary_join_element_wise`` — byte-identical to the reference per-row encoder (a dict +
-``orjson.dumps`` per row, :func:`encode_rows`), which remains the fallback. As Flink 2.3 writes
-them (``tests/connectors/json_encode_flink.json``): DECIMAL as a JSON number with its trailing
+as Jackson does: only values holding a quote, backslash, control character or a character beyond
+the BMP go through :func:`jackson_string` one by one; FLOAT/DOUBLE by :mod:`streamsql.core.float_text`), then
+joined with the field names per row by ``binary_join_element_wise`` — byte-identical to the
+reference per-row encoder (a dict + ``orjson.dumps`` per row, :func:`encode_rows`), which remains
+the fallback. As Flink 2.3 writes them (``tests/connectors/json_encode_flink.json``): FLOAT/DOUBLE
+as Java's ``Float.toString`` / ``Double.toString`` (``1.0E20``, ``100.0``, ``1.23456792E8``; NaN
+and the infinities as the strings ``"NaN"``, ``"Infinity"``);
+strings as Jackson escapes them (``\"``, ``\``, ``\t``, ``\u001F`` with upper-case hex, a
+character beyond the BMP as its UTF-16 surrogate pair ``\uD834\uDD1E``; everything else,
+DEL and U+2028 included, as UTF-8); DECIMAL as a JSON number with its trailing
 zeros stripped (``1E+1``, ``2.5``; :mod:`.decimal_text`), or in plain notation with its scale
 (``10.000000``) with ``'json.encode.decimal-as-plain-number' = 'true'``; TIMESTAMP(p) as
 ``"2024-05-01 10:00:00.12"`` (at most p fraction digits, without trailing zeros:
@@ -13,14 +18,15 @@ zeros stripped (``1E+1``, ``2.5``; :mod:`.decimal_text`), or in plain notation w
 (``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``), DATE as ``"2024-05-01"``, BYTES
 base64, NULL as ``null``; a ROW as an object with every field (``{"x":1,"s":null}``), an ARRAY as
 an array, a MAP as an object (keys as JSON strings), their values written by the same rules.
-Known differences from Flink: FLOAT/DOUBLE text (orjson's ``1e+20``; Flink: Java's ``1.0E20``)
-and characters beyond the BMP (UTF-8 here; Flink: a surrogate-pair escape).
+Known differences from Flink: the few FLOAT/DOUBLE values where JDK 17 does not write the
+shortest digits (:mod:`streamsql.core.float_text`).
 
 The sink always encodes the row, never forwards the consumed bytes: ``docs/json-pass-through.md``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -36,6 +42,7 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.formats.decimal_text import flink_decimal_text
 
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import Schema, SqlType
 
 
@@ -84,21 +91,64 @@ def python_columns(
             cols.append(col.cast(pa.string()).to_pylist())
         elif n == "BYTES":
             cols.append(base64_text(col))
-        elif f.type.is_composite:
-            cols.append([None if x is None else orjson.Fragment(x)
-                         for x in _nested_texts(combine(col), f.type, style).to_pylist()])
+        elif f.type.is_composite or n in ("FLOAT", "DOUBLE"):
+            text = _nested_texts(combine(col), f.type, style) if f.type.is_composite else _floats(col, n)
+            cols.append([None if x is None else orjson.Fragment(x) for x in text.to_pylist()])
+        elif n == "STRING":
+            cols.append([v if v is None or not _ESCAPES.search(v) else orjson.Fragment(jackson_string(v))
+                         for v in col.to_pylist()])
         else:
             cols.append(col.to_pylist())
     return cols
 
 
-_NEEDS_ESCAPE = r'[\x00-\x1f"\\]'  # what orjson escapes in a string (RE2)
+#: What Jackson writes differently from orjson in a JSON string: a character beyond the BMP
+#: (orjson: UTF-8), the hex digits of a ``\u00XX`` escape (orjson: lower case), and ``\\``
+#: (matched so that the escaped backslash of a literal ``\u00..`` text is not taken for one).
+_JACKSON_DIFFERS = re.compile(r"\\\\|\\u00[0-9a-f]{2}|[\U00010000-\U0010FFFF]")
+#: A value orjson writes with an escape, or Jackson otherwise (Python ``re``).
+_ESCAPES = re.compile(r'[\x00-\x1f"\\\U00010000-\U0010FFFF]')
+
+
+def _jackson_piece(m: re.Match) -> str:
+    t = m.group(0)
+    if t[0] == "\\":
+        return t if t == "\\\\" else t[:4] + t[4:].upper()
+    c = ord(t) - 0x10000
+    return f"\\u{0xD800 + (c >> 10):04X}\\u{0xDC00 + (c & 0x3FF):04X}"
+
+
+def jackson_string(v: str) -> str:
+    r"""The JSON string literal Jackson writes for ``v`` (quotes included), as Flink's JSON format.
+
+    Jackson escapes ``"``, ``\``, the control characters (``\b \t \n \f \r`` short, the others
+    ``\u00XX`` in upper-case hex: ``\u001F``) and writes a character beyond the BMP as its UTF-16
+    surrogate pair (``\uD834\uDD1E``); Flink 2.3 wrote these (``tests/connectors/json_encode_flink.json``,
+    cases ``non_bmp`` and ``strings``).
+    """
+    return _JACKSON_DIFFERS.sub(_jackson_piece, orjson.dumps(v).decode())
+
+
+def _floats(col: pa.Array | pa.ChunkedArray, type_name: str) -> pa.Array:
+    """Java's text of a FLOAT/DOUBLE column (NULL stays NULL), as Jackson writes a float/double node.
+
+    NaN and the infinities as JSON strings (``"NaN"``, ``"-Infinity"``: Jackson's
+    ``WRITE_NAN_AS_STRINGS``, which Flink 2.3 wrote, cases ``float_nan*``).
+    """
+    col = combine(col)
+    text = java_float_text(col, single=type_name == "FLOAT")
+    odd = pc.fill_null(pc.invert(pc.is_finite(col)), False)
+    return pc.if_else(odd, _quote(text), text) if pc.any(odd).as_py() else text
+
+
+#: What Jackson escapes in a string, and characters beyond the BMP (RE2).
+_NEEDS_ESCAPE = r'[\x00-\x1f"\\\x{10000}-\x{10FFFF}]'
 _INT_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN")
 
 
 def _needs_escape(a: np.ndarray) -> bool:
-    """Whether the UTF-8 bytes ``a`` hold a control character, a quote or a backslash."""
-    return len(a) > 0 and bool(a.min() < 32 or (a == 34).any() or (a == 92).any())
+    """Whether the UTF-8 bytes ``a`` hold a control character, a quote, a backslash or a 4-byte sequence."""
+    return len(a) > 0 and bool(a.min() < 32 or a.max() >= 0xF0 or (a == 34).any() or (a == 92).any())
 
 
 def _quote(text: pa.Array) -> pa.Array:
@@ -107,11 +157,12 @@ def _quote(text: pa.Array) -> pa.Array:
 
 
 def _json_strings(col: pa.Array, quote: bool = True) -> tuple[pa.Array, bool]:
-    """JSON string literals of a string column, escaped exactly as orjson does (NULL stays NULL).
+    """JSON string literals of a string column, escaped exactly as Jackson does (NULL stays NULL).
 
-    Vectorized; only the values holding a quote, a backslash or a control character go through
-    orjson one by one. Returns ``(text, bare)``: with ``quote=False`` and nothing to escape, the
-    text is the column itself and ``bare`` is True (the caller adds the quotes).
+    Vectorized; only the values holding a quote, a backslash, a control character or a character
+    beyond the BMP go through :func:`jackson_string` one by one. Returns ``(text, bare)``: with
+    ``quote=False`` and nothing to escape, the text is the column itself and ``bare`` is True (the
+    caller adds the quotes).
     """
     data = col.buffers()[2]
     if data is None or not _needs_escape(np.frombuffer(data, np.uint8)):  # one pass over the text
@@ -119,32 +170,9 @@ def _json_strings(col: pa.Array, quote: bool = True) -> tuple[pa.Array, bool]:
     out = _quote(col)
     mask = pc.fill_null(pc.match_substring_regex(col, _NEEDS_ESCAPE), False)
     if pc.any(mask).as_py():
-        dumps = orjson.dumps
-        esc = [dumps(v).decode() for v in pc.filter(col, mask).to_pylist()]
+        esc = [jackson_string(v) for v in pc.filter(col, mask).to_pylist()]
         out = pc.replace_with_mask(out, mask, pa.array(esc, pa.string()))
     return out, False
-
-
-def _json_floats(col: pa.Array) -> pa.Array:
-    """The text orjson writes for each float (NaN/inf → ``null``), built from one ``orjson.dumps`` call.
-
-    The list's text ``[a,b,c]`` holds no comma inside a number, so the commas are the separators:
-    they are removed and the offsets computed around them.
-    """
-    n = len(col)
-    inner = orjson.dumps(col.to_pylist())[1:-1]
-    a = np.frombuffer(inner, np.uint8)
-    commas = np.flatnonzero(a == 44)
-    if len(commas) != n - 1:  # pragma: no cover  (orjson never writes a comma inside a number)
-        msg = "unexpected float text"
-        raise pa.ArrowInvalid(msg)
-    starts = np.empty(n + 1, np.int64)
-    starts[0] = 0
-    starts[1:n] = commas + 1
-    starts[n] = len(inner) + 1
-    offsets = (starts - np.arange(n + 1, dtype=np.int64)).astype(np.int32)
-    data = inner.replace(b",", b"")
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def column_texts(col: pa.Array, t: SqlType, style: Style) -> tuple[pa.Array, bool]:
@@ -166,7 +194,7 @@ def column_texts(col: pa.Array, t: SqlType, style: Style) -> tuple[pa.Array, boo
     elif n in _INT_TYPES:
         text = col.cast(pa.string())
     elif n in ("FLOAT", "DOUBLE"):
-        return _json_floats(col), False
+        text = _floats(col, n)
     elif n == "DECIMAL":
         text = _decimals(col, style)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "BYTES"):
@@ -191,7 +219,7 @@ def _nested_texts(col: pa.Array, t: SqlType, style: Style) -> pa.Array:
     if t.name == "ROW":
         parts: list = []
         for i, (name, ft) in enumerate(t.fields):
-            parts += [("{" if i == 0 else ",") + orjson.dumps(name).decode() + ":",
+            parts += [("{" if i == 0 else ",") + jackson_string(name) + ":",
                       json_value_texts(col.field(i), ft, style)]
         text = pc.binary_join_element_wise(*parts, "}", "") if parts else pa.array(["{}"] * len(col))
     else:
@@ -237,7 +265,7 @@ def encode_vectorized(
     parts: list = []
     lit = "{"  # the literal text before the next column
     for i, (f, col) in enumerate(zip(schema.fields, table.columns)):
-        lit += ("" if i == 0 else ",") + orjson.dumps(f.name).decode() + ":"
+        lit += ("" if i == 0 else ",") + jackson_string(f.name) + ":"
         text, bare = column_texts(combine(col), f.type, style)
         parts.append(lit + '"' if bare else lit)
         parts.append(text)

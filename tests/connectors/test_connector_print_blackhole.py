@@ -8,12 +8,13 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from streamsql.connectors.print_sink import format_rows, java_double
+from streamsql.connectors.print_sink import format_rows
 from streamsql.connectors.registry import get_connector, known_connectors
 
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError
+from streamsql.core.float_text import java_float_text
 from tests.connectors.helpers import schema_of, table_of
 
 UTC = dt.timezone.utc
@@ -104,12 +105,14 @@ def test_booleans_doubles_floats_dates_bytes():
     ],
 )
 def test_java_double(x, text):
-    assert java_double(x) == text
+    assert java_float_text(pa.array([x])).to_pylist() == [text]
 
 
-def test_java_float_uses_single_precision_shortest_digits():
-    assert java_double(float(np.float32(0.1)), single=True) == "0.1"
-    assert java_double(float(np.float32(1.1e10)), single=True) == "1.1E10"
+def test_java_float_uses_single_precision_digits():
+    # JDK 17's Float.toString (java.lang.Float, run on this machine): a float's own digits, and a
+    # whole float above 2**24 from its integer digits (the float 1.1e10f is 11000000512)
+    got = java_float_text(pa.array([0.1, 1.1e10], pa.float32()), single=True).to_pylist()
+    assert got == ["0.1", "1.10000005E10"]
 
 
 def test_row_kinds_and_identifier_to_stdout_and_stderr(capsys):
