@@ -297,6 +297,7 @@ SPEC = register(
         check_source=_check,  # read as a lookup join's dimension table
         sink_accepts_updates=lambda table: bool(table.primary_key),
         sink_upserts=lambda table: bool(table.primary_key),  # by key: a -U is a delete (write)
+        sink_always_upserts=lambda table: True,  # Flink's JdbcDynamicTableSink: always I/UA/D
         sink_guarantee=lambda table, config: SinkGuarantee(
             reason=_UPSERT_REASON if table.primary_key else _APPEND_REASON),
         create_lookup=_create_lookup,

@@ -54,6 +54,7 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
             sink_accepts_updates=lambda table: sink_class.accepts_updates,
             sink_requires_primary_key=sink_class.requires_primary_key,
             sink_upserts=lambda table: sink_class.upserts,
+            sink_always_upserts=lambda table: sink_class.upserts,
             sink_guarantee=functools.partial(guarantee_of, sink_class),
         )
     )

@@ -112,6 +112,10 @@ KINDS: dict[str, object] = {
     "table.exec.mini-batch.allow-latency": "duration",
     "table.exec.mini-batch.size": "int>=1",
     "table.local-time-zone": "zone",
+    # INSERT into a sink whose PRIMARY KEY is not the query's upsert key (streamsql.plan.conflicts);
+    # unset: 'true' and 'AUTO', Flink 2.3's defaults.
+    "table.exec.sink.require-on-conflict": "bool",
+    "table.exec.sink.upsert-materialize": ("NONE", "AUTO", "FORCE"),
     # Idle state retention (streamsql.state.ttl): GROUP BY, regular joins, Top-N, deduplication.
     "table.exec.state.ttl": "duration",
     # RocksDB's memory (streamsql.state.rocksdb_memory), Flink's keys and defaults there.

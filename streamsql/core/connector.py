@@ -401,6 +401,10 @@ class ConnectorSpec:
             PRIMARY KEY and ignores -U rows (Flink's ``ChangelogMode.upsert()``: upsert-kafka,
             jdbc with a key). The planner then lets a producer whose unique key is that primary
             key skip building -U rows (:mod:`streamsql.plan.update_kinds`).
+        sink_always_upserts: ``(table) -> bool``: the sink declares an upsert changelog whatever
+            its input (Flink's upsert-kafka and jdbc sinks); the others (print, blackhole) take
+            their input's mode, so an insert-only query makes them append-only sinks, which an
+            ``INSERT ... ON CONFLICT`` may not write (:mod:`streamsql.plan.conflicts`).
         sink_guarantee: ``(table, config) -> SinkGuarantee``.
         create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
             processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
@@ -420,6 +424,7 @@ class ConnectorSpec:
     sink_accepts_updates: Callable[[TableDef], bool] = _never
     sink_requires_primary_key: bool = False
     sink_upserts: Callable[[TableDef], bool] = _never
+    sink_always_upserts: Callable[[TableDef], bool] = _never
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
 

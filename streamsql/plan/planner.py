@@ -29,6 +29,7 @@ from streamsql.functions import udf
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
 from streamsql.functions.scalars.typeof import declared_type
+from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.explain_types import flink_types
 from streamsql.plan.expressions import (
@@ -115,6 +116,7 @@ class Planner:
         with self._session():
             node, _ = self._query(insert.expression)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
+            check_conflict(self, sink, insert.args.get("conflict"), target)
         eliminate_update_before([sink])  # the statement's nodes are read by this sink only
         assign_ids([sink])
         return sink

@@ -18,12 +18,17 @@ always kept. What needs -U (Flink 2.3's EXPLAIN CHANGELOG_MODE shows the same):
 - any other operator: an aggregate, join, OVER, ranking or UNION over a changelog retracts
   with the -U rows.
 
-Upsert keys (sets of output column indexes, each unique among the current rows): a GROUP BY's
-keys; a Top-N's partition keys with its rank number, or its partition keys alone when it keeps
-one row (``rn = 1``) without showing the number (each partition key as the first column equal
-to it: the ranking's hidden copy of a shown column is that column); carried through a Calc's
-columns that pass an input column unchanged (:meth:`~streamsql.plan.nodes.CalcNode.passthrough`);
-none elsewhere.
+Upsert keys (sets of output column indexes, each unique among the current rows), as Flink's
+``FlinkRelMdUpsertKeys``: a GROUP BY's keys (the empty key for a global aggregate: one row); a
+Top-N's partition keys with its rank number, or its partition keys alone when it keeps one row
+(``rn = 1``) without showing the number (each partition key as the first column equal to it: the
+ranking's hidden copy of a shown column is that column); a changelog source's PRIMARY KEY;
+carried through a watermark assigner, and through a Calc's columns that pass an input column
+unchanged or CAST (:meth:`~streamsql.plan.nodes.CalcNode.passthrough`; Flink keeps the key
+through the sink's implicit cast, e.g. INT into BIGINT); a semi / anti join's left keys; a
+regular join's: each left key with each right key, plus the left keys when the right side is
+unique on the join key (some right upsert key within the right join keys) and the join does not
+pad the left with NULLs, and symmetrically; none elsewhere (UNION ALL, an append-only input).
 
 Runs after a statement's plan is built and before its operators are (and before the plan is
 cut into stages, whose copies keep :attr:`~streamsql.plan.nodes.PlanNode.update_before`).
@@ -31,9 +36,25 @@ cut into stages, whose copies keep :attr:`~streamsql.plan.nodes.PlanNode.update_
 
 from __future__ import annotations
 
+import re
+
 from streamsql.connectors.registry import get_connector
-from streamsql.plan.nodes import INSERT_ONLY, CalcNode, GroupAggNode, PlanNode, SinkNode, walk
+from streamsql.plan.expressions import quote
+from streamsql.plan.joins import INNER, LEFT, RIGHT, JoinNode, SemiJoinNode
+from streamsql.plan.nodes import (
+    INSERT_ONLY,
+    CalcNode,
+    GroupAggNode,
+    PlanNode,
+    ScanNode,
+    SinkNode,
+    WatermarkAssignerNode,
+    walk,
+)
 from streamsql.plan.ranking import TOP_N, RankNode
+
+#: ``CAST("col" AS TYPE)``: a Calc item that passes a column under another type (a key still).
+_CAST = re.compile(r'CAST\(("(?:[^"]|"")+") AS [^()]+(?:\([\d, ]+\))?\)')
 
 
 def eliminate_update_before(roots: list[PlanNode]) -> None:
@@ -82,8 +103,20 @@ def _needs_before(consumer: PlanNode, producer: PlanNode, needs: dict[int, bool]
 
 def upsert_keys(node: PlanNode) -> list[frozenset[int]]:
     """The upsert keys of ``node``'s output (module docstring): column index sets, maybe none."""
+    if node.mode == INSERT_ONLY:  # Flink: an anti join over a keyed append-only table has none
+        return []
     if isinstance(node, GroupAggNode):
-        return [frozenset(range(node.num_keys))] if node.num_keys else []
+        return [frozenset(range(node.num_keys))]
+    if isinstance(node, ScanNode):
+        names = [n.lower() for n in node.schema.names]
+        pk = [k.lower() for k in node.table.primary_key]
+        return [frozenset(names.index(k) for k in pk)] if pk and all(k in names for k in pk) else []
+    if isinstance(node, WatermarkAssignerNode):
+        return upsert_keys(node.inputs[0])
+    if isinstance(node, SemiJoinNode):
+        return upsert_keys(node.inputs[0])
+    if type(node) is JoinNode:
+        return _join_keys(node)
     if isinstance(node, RankNode) and node.strategy == TOP_N:
         partition = [_same_column(node.inputs[0], p) for p in node.partition]
         if node.output_rank:
@@ -91,11 +124,39 @@ def upsert_keys(node: PlanNode) -> list[frozenset[int]]:
         return [frozenset(partition)] if node.rank_end == 1 else []
     if isinstance(node, CalcNode):
         back: dict[int, int] = {}
-        for out, inp in sorted(node.passthrough().items(), reverse=True):
+        for out, inp in sorted(_key_columns(node).items(), reverse=True):
             back[inp] = out  # the first output column of each passed input column
         return [frozenset(back[i] for i in key) for key in upsert_keys(node.inputs[0])
                 if all(i in back for i in key)]
     return []
+
+
+def _key_columns(calc: CalcNode) -> dict[int, int]:
+    """Output column → input column, for the items that pass an input column, unchanged or CAST."""
+    by_ref = {quote(n): i for i, n in enumerate(calc.query.input_schema.names)}
+    out = {}
+    for o, (_, expr) in enumerate(calc.query.items):
+        cast = _CAST.fullmatch(expr)
+        i = by_ref.get(cast.group(1) if cast else expr)
+        if i is not None:
+            out[o] = i
+    return out
+
+
+def _join_keys(join: JoinNode) -> list[frozenset[int]]:
+    """A regular join's upsert keys (module docstring), as Flink's ``getJoinUniqueKeys``."""
+    left, right = join.inputs
+    width = len(left.schema.names)
+    lkeys, rkeys = upsert_keys(left), upsert_keys(right)
+    rkeys = [frozenset(i + width for i in k) for k in rkeys]
+    out = [lk | rk for lk in lkeys for rk in rkeys]
+    right_unique = any(k <= {i + width for i in join.right_keys} for k in rkeys)
+    left_unique = any(k <= set(join.left_keys) for k in lkeys)
+    if right_unique and join.join_type in (INNER, LEFT):
+        out += lkeys
+    if left_unique and join.join_type in (INNER, RIGHT):
+        out += rkeys
+    return list(dict.fromkeys(out))
 
 
 def _same_column(node: PlanNode, col: int) -> int:

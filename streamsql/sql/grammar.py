@@ -31,6 +31,7 @@ _TVF_PARAM_NAMES = {
 }
 _EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 _SET_PREFIX = ["EXECUTE", "STATEMENT", "SET", "BEGIN"]
+_CONFLICT_ACTIONS = ("ERROR", "NOTHING", "DEDUPLICATE")  # INSERT ... ON CONFLICT DO <action>
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -415,6 +416,21 @@ class FlinkParser(parser.Parser):
         else:
             stmt = self._parse_statement()
         return self.expression(nodes.Explain(this=stmt, plan_for=plan_for, expressions=details))
+
+    def _parse_on_conflict(self) -> exp.OnConflict | None:
+        # Flink 2.3's INSERT ... ON CONFLICT DO ERROR | DO NOTHING | DO DEDUPLICATE (FLIP-558), and
+        # nothing else of PostgreSQL's / MySQL's forms (a conflict target, DO UPDATE, ON DUPLICATE
+        # KEY): Flink's parser stops at them. The node keeps the ON token's position.
+        start = self._curr
+        if not self._match_text_seq("ON", "CONFLICT"):
+            return None
+        if not self._match_text_seq("DO"):
+            self.raise_error("Expecting DO ERROR, DO NOTHING or DO DEDUPLICATE after ON CONFLICT")
+        if not self._match_texts(_CONFLICT_ACTIONS):
+            self.raise_error("Expecting ERROR, NOTHING or DEDUPLICATE after ON CONFLICT DO")
+        node = exp.OnConflict(action=exp.var(f"DO {self._prev.text.upper()}"))
+        _position(node, start)
+        return node
 
     def _parse_stop_job(self) -> nodes.StopJob | None:
         if not self._match_text_seq("JOB"):

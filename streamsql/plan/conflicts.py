@@ -1,0 +1,106 @@
+"""``INSERT ... ON CONFLICT``: a sink whose PRIMARY KEY is not the query's upsert key, as Flink 2.3.
+
+Flink 2.3 (FLIP-558) refuses an updating query into a sink with a PRIMARY KEY when no upsert key
+of the query (:func:`~streamsql.plan.update_kinds.upsert_keys`) lies within that key: two rows
+with different upsert keys, e.g. the groups ``(a=1, b=1)`` and ``(a=1, b=2)`` of ``GROUP BY a, b``
+into a sink keyed by ``a``, would overwrite each other in an order nobody chose. The INSERT must
+then say how to resolve it with ``ON CONFLICT DO DEDUPLICATE`` (the latest row per sink key, as
+Flink's SinkUpsertMaterializer), ``DO ERROR`` or ``DO NOTHING``. Flink's checks, in its order:
+
+1. an ON CONFLICT clause needs an upsert sink: not an append-only one (a sink that cannot take
+   updates, or a print / blackhole sink fed an insert-only query);
+2. ``DO ERROR`` and ``DO NOTHING`` need a WATERMARK on every source table (Flink resolves their
+   conflicts as the watermark passes);
+3. without a clause, a key mismatch is an error (``'table.exec.sink.require-on-conflict'`` =
+   ``'false'`` makes it ``DO DEDUPLICATE``; ``'table.exec.sink.upsert-materialize'`` = ``'NONE'``
+   skips the check: the sink writes whatever row comes last per key).
+
+An insert-only query into a keyed sink, and a sink key that contains an upsert key (a superset),
+are accepted without a clause, as Flink. StreamSQL runs ``DO DEDUPLICATE`` only where no
+deduplication is needed (the keys agree, or the sink has no key) and refuses ``DO ERROR`` /
+``DO NOTHING`` at the clause, which it does not run.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.connectors.registry import get_connector
+from streamsql.core.errors import PlanError
+from streamsql.plan.nodes import INSERT_ONLY, ScanNode, SinkNode, walk
+from streamsql.plan.update_kinds import upsert_keys
+
+REQUIRE_ON_CONFLICT = "table.exec.sink.require-on-conflict"
+UPSERT_MATERIALIZE = "table.exec.sink.upsert-materialize"
+
+
+def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, target: exp.Expression) -> None:
+    """Flink's checks of an INSERT's ON CONFLICT clause (or its absence) against its sink.
+
+    Args:
+        planner: the statement's planner (config, positioned errors).
+        sink: the planned sink; its input's columns are the sink table's columns in order.
+        conflict: the INSERT's ``ON CONFLICT`` clause, or None.
+        target: the INSERT's target table name (where a key mismatch is reported).
+
+    Raises:
+        PlanError: Flink's refusals (module docstring), at the clause or the target table; or a
+            clause StreamSQL does not run, at the clause.
+    """
+    table, node = sink.table, sink.inputs[0]
+    spec = get_connector(table.connector)
+    action = conflict.args["action"].name if conflict is not None else None
+    append_only = not spec.sink_accepts_updates(table) or (
+        node.mode == INSERT_ONLY and not spec.sink_always_upserts(table))
+    if conflict is not None and append_only:
+        msg = (f"ON CONFLICT clause is only allowed for upsert sinks. The sink '{table.name}' is not an "
+               f"upsert sink because it only accepts INSERT (append-only) changes.")
+        planner._fail(conflict, msg, PlanError)
+    if action in ("DO ERROR", "DO NOTHING"):
+        missing = list(dict.fromkeys(n.table.name for n in walk([node])
+                                     if type(n) is ScanNode and n.table.watermark is None))
+        if missing:
+            msg = (f"ON CONFLICT {action} requires all source tables to define watermarks, but the "
+                   f"following source(s) do not: {', '.join(missing)}. Please add a WATERMARK "
+                   f"declaration to these tables.")
+            planner._fail(conflict, msg, PlanError)
+        msg = (f"ON CONFLICT {action} is not supported: StreamSQL does not resolve sink key conflicts "
+               f"at the watermark; use ON CONFLICT DO DEDUPLICATE or make the sink's PRIMARY KEY the "
+               f"query's key")
+        planner._fail(conflict, msg, PlanError)
+    mismatch = _key_mismatch(sink)
+    if mismatch is None or (planner.config.choice(UPSERT_MATERIALIZE) or "AUTO") == "NONE":
+        return
+    pk, key = mismatch
+    if conflict is None and planner.config.get(REQUIRE_ON_CONFLICT, "true").lower() == "true":
+        msg = (f"The query has an upsert key that differs from the primary key of the sink table "
+               f"'{table.name}'. Primary key: {pk}, upsert key: {key}. This can lead to "
+               f"non-deterministic results when multiple records with different upsert keys map to the "
+               f"same primary key. Please specify an ON CONFLICT clause to define how conflicts should "
+               f"be handled: ON CONFLICT DO DEDUPLICATE (update to the latest record, state intensive, "
+               f"since we need to keep the entire history), or ON CONFLICT DO ERROR (fail on conflict), "
+               f"or ON CONFLICT DO NOTHING (keep first record).")
+        planner._fail(target, msg, PlanError)
+    msg = (f"ON CONFLICT DO DEDUPLICATE is not supported where it deduplicates: the sink '{table.name}' "
+           f"has primary key {pk} but the query's upsert key is {key}, and StreamSQL has no sink upsert "
+           f"materializer; make the sink's PRIMARY KEY the query's key")
+    planner._fail(conflict if conflict is not None else target, msg, PlanError)
+
+
+def _key_mismatch(sink: SinkNode) -> tuple[str, str] | None:
+    """The sink key and the query's first upsert key (``("[a]", "[a, b]")``, ``none`` for no key).
+
+    That is when the updating input of ``sink`` has no upsert key within the sink table's PRIMARY
+    KEY; None when it has one, is insert-only, or the table has no key.
+    """
+    node, pk = sink.inputs[0], sink.table.primary_key
+    if node.mode == INSERT_ONLY or not pk:
+        return None
+    names = list(node.schema.names)
+    lower = [n.lower() for n in names]
+    pk_cols = frozenset(lower.index(k.lower()) for k in pk if k.lower() in lower)
+    keys = upsert_keys(node)
+    if any(k <= pk_cols for k in keys):
+        return None
+    key = f"[{', '.join(names[i] for i in sorted(keys[0]))}]" if keys else "none"
+    return f"[{', '.join(pk)}]", key

@@ -1,0 +1,162 @@
+"""A sink whose PRIMARY KEY is not the query's upsert key, and INSERT ... ON CONFLICT, as Flink 2.3.
+
+Each shape below was asked of Flink 2.3 (PyFlink 2.3.0, ``explain_sql`` of the same statement
+over the same kind of tables, blackhole / print sinks): whether it plans, or the words of its
+ValidationException. StreamSQL used to plan every one of them (the sink kept whatever row came
+last per key, and ON CONFLICT DO NOTHING was silently ignored). See
+:mod:`streamsql.plan.conflicts`; the compat cases ``upsert_key_*`` / ``on_conflict_*`` run a few
+of them on Flink for the oracle's own words and rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import PlanError, SqlError
+
+MISMATCH = "The query has an upsert key that differs from the primary key of the sink table 'snk'"
+APPEND_ONLY = ("ON CONFLICT clause is only allowed for upsert sinks. The sink 'snk' is not an upsert "
+               "sink because it only accepts INSERT (append-only) changes.")
+AGG_AB = "SELECT a, b, SUM(v) FROM src GROUP BY a, b"
+SUMS = "(SELECT a, SUM(v) s FROM src GROUP BY a) l"
+COUNTS = "(SELECT a, COUNT(*) s FROM src GROUP BY a) r"
+J3 = "a INT, b INT, s BIGINT"
+
+
+@pytest.fixture
+def env(tmp_path):
+    cdc = tmp_path / "cdc.json"
+    cdc.write_text('{"before":null,"after":{"id":1,"x":10},"op":"c"}\n')
+    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                           "execution.checkpointing.dir": str(tmp_path / "cp")})
+    e.execute_sql("CREATE TABLE src (a INT, b INT, v INT) WITH ('connector' = 'datagen', "
+                  "'number-of-rows' = '5')")
+    e.execute_sql("CREATE TABLE wm (a INT, b INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+                  "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
+    e.execute_sql("CREATE TABLE k1 (id INT, x INT, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                  "'connector' = 'datagen', 'number-of-rows' = '5')")
+    for name, pk in (("c1", ", PRIMARY KEY (id) NOT ENFORCED"), ("c2", "")):
+        e.execute_sql(f"CREATE TABLE {name} (id INT, x INT{pk}) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{cdc}', 'format' = 'debezium-json')")
+    yield e
+    e.close()
+
+
+def sink(env, pk: str, cols: str = "a INT, b INT, s INT", connector: str = "blackhole") -> None:
+    key = f", PRIMARY KEY ({pk}) NOT ENFORCED" if pk else ""
+    env.execute_sql(f"CREATE TABLE snk ({cols}{key}) WITH ('connector' = '{connector}')")
+
+
+@pytest.mark.parametrize(
+    ("pk", "cols", "query"),
+    [
+        ("a,b,s", None, AGG_AB),  # the sink key contains the upsert key
+        ("a,b", None, AGG_AB),
+        ("a", None, "SELECT a, b, v FROM src"),  # insert-only into a keyed sink
+        ("", None, AGG_AB),  # no sink key
+        ("a", "a INT, b INT", "SELECT id, x FROM c1"),  # a changelog source's PRIMARY KEY
+        ("a", "a INT, b INT", "SELECT id, x FROM c1 WHERE x > 3"),
+        ("a", "a INT, b BIGINT", "SELECT 1, COUNT(*) FROM src"),  # a global aggregate: one row
+        ("b", "a INT, b BIGINT", "SELECT 1, COUNT(*) FROM src"),
+        ("a", J3, f"SELECT l.a, l.s, r.s FROM {SUMS} JOIN {COUNTS} ON l.a = r.a"),
+        ("a", J3, f"SELECT l.a, l.s, r.s FROM {SUMS} LEFT JOIN {COUNTS} ON l.a = r.a"),
+        ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY v DESC) rn "
+                    "FROM src) WHERE rn = 1"),
+        ("a", "a BIGINT, s INT", "SELECT a, SUM(v) FROM src GROUP BY a"),  # the key through the sink's CAST
+        ("a", "a INT, s INT", "SELECT a, s FROM (SELECT a, SUM(v) s FROM src GROUP BY a) "
+                              "WHERE a IN (SELECT b FROM src)"),
+        ("a,b", None, f"{AGG_AB} ON CONFLICT DO DEDUPLICATE"),  # keys agree: nothing to deduplicate
+        ("", None, f"{AGG_AB} ON CONFLICT DO DEDUPLICATE"),
+        ("", None, f"{AGG_AB} on conflict do deduplicate"),
+    ],
+)
+def test_flink_plans_it(env, pk, cols, query):
+    sink(env, pk, *([cols] if cols else []))
+    env.execute_sql(f"EXPLAIN INSERT INTO snk {query}")
+
+
+@pytest.mark.parametrize(
+    ("pk", "cols", "query", "key"),
+    [
+        ("a", None, AGG_AB, "Primary key: [a], upsert key: [a, b]."),
+        ("a", None, f"{AGG_AB} HAVING SUM(v) > 3", "Primary key: [a], upsert key: [a, b]."),
+        ("s", None, "SELECT a, MAX(b), SUM(v) FROM src GROUP BY a", "Primary key: [s], upsert key: [a]."),
+        ("b", "a INT, b INT", "SELECT id, x FROM c1", "Primary key: [b], upsert key: [a]."),
+        ("a", "a INT, b INT", "SELECT id, x FROM c2", "upsert key: none"),  # no source key
+        ("a", None, "SELECT a, 1, SUM(v) FROM src GROUP BY a, b", "Primary key: [a], upsert key:"),
+        ("a", None, f"SELECT l.a, l.s, r.v FROM {SUMS} JOIN src r ON l.a = r.a", "Primary key: [a]"),
+        # an anti join's rows: no upsert key, even over an append-only table with a PRIMARY KEY
+        ("a", "a INT, b INT", "SELECT id, 0 FROM k1 WHERE NOT EXISTS (SELECT 1 FROM src WHERE src.a = k1.x)",
+         "Primary key: [a]"),
+        ("a", J3, f"SELECT l.a, l.s, r.s FROM {SUMS} FULL JOIN {COUNTS} ON l.a = r.a", "Primary key: [a]"),
+        ("a", J3, f"SELECT l.b, l.s, r.s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b) l JOIN {COUNTS} "
+                  "ON l.a = r.a", "Primary key: [a]"),
+        ("a", None, "SELECT a, b, s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b) UNION ALL "
+                    "SELECT a, b, s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b)", "Primary key: [a]"),
+        ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY v DESC) rn "
+                    "FROM src) WHERE rn <= 2", "upsert key: none"),
+        ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a, b ORDER BY v DESC) rn "
+                    "FROM src) WHERE rn = 1", "Primary key: [a], upsert key: [a, b]."),
+    ],
+)
+def test_flink_refuses_a_key_mismatch_without_on_conflict(env, pk, cols, query, key):
+    sink(env, pk, *([cols] if cols else []))
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql(f"EXPLAIN INSERT INTO snk {query}")
+    assert MISMATCH in ei.value.message
+    assert key in ei.value.message
+    assert "Please specify an ON CONFLICT clause" in ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, 21)  # the sink table's name
+
+
+def test_config_keys_as_flink(env):
+    """'require-on-conflict' = false makes the mismatch DO DEDUPLICATE; 'upsert-materialize' = NONE
+    skips the check (Flink plans it without a materializer: the sink keeps the last row per key)."""
+    sink(env, "a")
+    env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'NONE'")
+    env.execute_sql(f"EXPLAIN INSERT INTO snk {AGG_AB}")
+    env.execute_sql("RESET 'table.exec.sink.upsert-materialize'")
+    with pytest.raises(PlanError, match="upsert key that differs"):
+        env.execute_sql(f"EXPLAIN INSERT INTO snk {AGG_AB}")
+
+
+@pytest.mark.parametrize(
+    ("pk", "connector", "query", "message"),
+    [
+        ("a", "blackhole", "SELECT a, b, v FROM src ON CONFLICT DO NOTHING", APPEND_ONLY),
+        ("a", "blackhole", "SELECT a, b, v FROM src ON CONFLICT DO DEDUPLICATE", APPEND_ONLY),
+        ("a", "print", "SELECT a, b, v FROM src ON CONFLICT DO DEDUPLICATE", APPEND_ONLY),
+        ("a,b", "blackhole", f"{AGG_AB} ON CONFLICT DO ERROR",
+         "ON CONFLICT DO ERROR requires all source tables to define watermarks, but the following "
+         "source(s) do not: src. Please add a WATERMARK declaration to these tables."),
+        ("a", "blackhole", f"{AGG_AB} ON CONFLICT DO NOTHING",
+         "ON CONFLICT DO NOTHING requires all source tables to define watermarks"),
+        ("", "blackhole", f"{AGG_AB} ON CONFLICT DO NOTHING", "source(s) do not: src."),
+        # Flink runs these; StreamSQL refuses them at the clause rather than ignore them
+        ("a", "blackhole", "SELECT a, b, SUM(v) FROM wm GROUP BY a, b ON CONFLICT DO NOTHING",
+         "ON CONFLICT DO NOTHING is not supported"),
+        ("a", "blackhole", "SELECT a, b, SUM(v) FROM wm GROUP BY a, b ON CONFLICT DO ERROR",
+         "ON CONFLICT DO ERROR is not supported"),
+    ],
+)
+def test_on_conflict_refusals_at_the_clause(env, pk, connector, query, message):
+    sink(env, pk, connector=connector)
+    stmt = f"EXPLAIN INSERT INTO snk {query}"
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql(stmt)
+    assert message in ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, stmt.index("ON CONFLICT") + 1)
+
+
+@pytest.mark.parametrize(
+    ("clause", "col"),
+    [("ON CONFLICT (a) DO NOTHING", 72), ("ON CONFLICT DO UPDATE SET s = 1", 75),
+     ("ON DUPLICATE KEY UPDATE s = 1", 60)],
+)
+def test_other_conflict_syntax_is_a_parse_error(env, clause, col):
+    """Flink: 'SQL parse failed. Encountered "(" at line 1, column 72.' (and "UPDATE" at 75)."""
+    sink(env, "a")
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(f"INSERT INTO snk {AGG_AB} {clause}")
+    assert (ei.value.line, ei.value.col) == (1, col)
