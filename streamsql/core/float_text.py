@@ -1,7 +1,8 @@
 """Java's ``Double.toString`` / ``Float.toString`` of a whole float column, vectorized.
 
 Flink writes FLOAT/DOUBLE as Java does: the ``json`` format through Jackson (``1.0E20``,
-``100.0``, ``1.0E-5``), the ``csv`` format, the print sink (``Row.toString``). The rules
+``100.0``, ``1.0E-5``), the ``csv`` format, the print sink (``Row.toString``), CAST to STRING. The
+rules
 (``java.lang.Double#toString(double)``):
 
 * NaN ``NaN``, infinities ``Infinity`` / ``-Infinity``, zeros ``0.0`` / ``-0.0``;
@@ -14,7 +15,7 @@ Flink writes FLOAT/DOUBLE as Java does: the ``json`` format through Jackson (``1
   writes from the integer's exact digits (:func:`_whole_digits`: ``Float.toString(1.5e10f)`` is
   ``1.50000005E10``).
 
-This is the text of JDK 17, the JVM Flink 2.3's images (and our Flink oracle) run on. Checked
+This is the text of JDK 17, the JVM our Flink 2.3 oracle runs on here. Checked
 value by value against JDK 17's ``Double.toString`` / ``Float.toString`` on 4.4 million values
 (random bit patterns, decimals, powers of two, subnormals): they differ only where JDK 17 does not
 write the shortest digits, which this module does (``tests/connectors/test_float_text.py``):
@@ -28,9 +29,11 @@ write the shortest digits, which this module does (``tests/connectors/test_float
 
 (JDK 19 and later write the shortest digits everywhere, also for the whole numbers above.)
 
-The shortest digits come from Arrow's float-to-string cast (C++, shortest round-trip); values in
-the positional range only gain a ``.0`` where Arrow wrote none, the others are rebuilt from their
-digits and exponent with Arrow string kernels; no Python per value.
+The shortest digits come from one ``orjson.dumps`` of a DOUBLE column (Python's ``repr``, which
+in Java's positional range is already Java's text) and from Arrow's float32-to-string cast for a
+FLOAT column (``.0`` added where it wrote neither point nor exponent); the values Java writes
+with an exponent are rebuilt from their digits and exponent, read with numpy from the UTF-8
+bytes, by Arrow string kernels. No Python per value (subnormals aside).
 """
 
 from __future__ import annotations
