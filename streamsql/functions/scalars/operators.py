@@ -269,10 +269,12 @@ def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Exp
     return None
 
 
-#: The text Flink's CAST(string AS <integer type>) reads (BinaryStringDataUtil.toLong), once trimmed:
-#: a sign, digits and an optional fraction that is dropped ('1.5' is 1). DuckDB also reads
-#: exponents and hex ('1e3' is 1000, '0x1F' 31) and rounds the fraction ('1.5' is 2).
-_FLINK_INTEGER_TEXT = r"[+-]?[0-9]+(\.[0-9]*)?"
+#: The text Flink's CAST(string AS <integer type>) reads (BinaryStringDataUtil.toLong), once its
+#: spaces (only ' ', as BinaryStringData.trim) are trimmed: a sign, digits and an optional fraction
+#: that is dropped ('1.5' is 1); the digits may be missing when the '.' is there ('.5', '-.' and '.'
+#: are 0 in Flink 2.3), a lone sign or '' are not read. DuckDB also reads exponents and hex ('1e3'
+#: is 1000, '0x1F' 31) and rounds the fraction ('1.5' is 2).
+_FLINK_INTEGER_TEXT = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]*)"
 
 
 def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
@@ -282,7 +284,8 @@ def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
     its '.' and converted by DuckDB, which fails (CAST) or gives NULL (TRY_CAST) out of range.
     """
     cast = "TRY_CAST" if isinstance(n, exp.TryCast) else "CAST"
-    converted = f"{cast}(split_part({{0}}, '.', 1) AS {t.duckdb()})"
+    # a '0' after the sign reads the empty integer part of '.5' or '-.' as 0
+    converted = f"{cast}(regexp_replace(split_part({{0}}, '.', 1), '^([+-]?)', '\\10') AS {t.duckdb()})"
     bad = "NULL"
     if cast == "CAST":
         flink = "INT" if t.name == "INTEGER" else t.name
@@ -290,7 +293,7 @@ def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
                        "(Flink fails the job too); use TRY_CAST to get NULL instead'")
     pattern = sql_string(_FLINK_INTEGER_TEXT)
     return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
-                    f"THEN {converted} ELSE {bad} END", f"trim(({n.this.sql(dialect='duckdb')}))")
+                    f"THEN {converted} ELSE {bad} END", f"trim(({n.this.sql(dialect='duckdb')}), ' ')")
 
 
 def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:
