@@ -1,0 +1,425 @@
+"""Differential fuzzing of scalar expressions and aggregates: StreamSQL against Apache Flink 2.3.
+
+A seeded random generator writes well-typed (and, on purpose, some ill-typed) Flink SQL
+expressions over one small fixed table, :data:`TABLE`: a column of every common type with NULLs,
+negatives, zero, extremes, empty strings and non-ASCII text. Flink evaluates them
+(``scripts/flink_difffuzz.py``: many expressions as the columns of one print-sink job, each
+cell recorded as the text Flink printed) and StreamSQL must print the same text
+(``tests/functions/test_difffuzz.py``); an expression Flink refuses at validation must be refused
+here, one that fails Flink's job must fail ours.
+
+The module is standard library only: the Flink venv imports it by path, as the test does.
+
+Commands (docs/fuzzing.md)::
+
+    # a new campaign: Flink's answers for 2,000 fresh expressions of seed 7 (about 5 min)
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_difffuzz.py --seed 7 --count 2000 \\
+        --out /tmp/difffuzz-7.json
+    # StreamSQL against them: prints every difference and the tally
+    STREAMSQL_DIFFFUZZ=/tmp/difffuzz-7.json python -m pytest -q -s tests/functions/test_difffuzz.py
+
+The default suite replays ``tests/functions/difffuzz_expected.json`` (regenerated with
+``--fixture``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+# -- the input table ---------------------------------------------------------------------------------
+
+COLUMNS = [("id", "INT"), ("i", "INT"), ("j", "INT"), ("b", "BIGINT"), ("d", "DOUBLE"),
+           ("m", "DECIMAL(10, 2)"), ("s", "STRING"), ("u", "STRING"), ("f", "BOOLEAN"), ("dt", "DATE"),
+           ("ts", "TIMESTAMP(3)")]
+
+# One row per tuple, in COLUMNS' order (DECIMAL as text: written as a JSON number unchanged).
+ROWS = [
+    (1, 1, 2, 10, 1.5, "12.34", "abc", "b", True, "2024-02-29", "2024-02-29 13:45:30.123"),
+    (2, -7, 3, -9000000000, -0.25, "-0.50", "", "", False, "1970-01-01", "1970-01-01 00:00:00.000"),
+    (3, None, None, None, None, None, None, None, None, None, None),
+    (4, 0, 0, 0, 0.0, "0.00", " Hello World ", " ", True, "1999-12-31", "1999-12-31 23:59:59.999"),
+    (5, 2147483647, -2147483648, 9223372036854775807, 1e300, "99999999.99", "日本語😀", "語", False,
+     "2000-03-01", "2000-03-01 00:00:00.001"),
+    (6, 42, -1, -1, -3.75, "-12345678.90", "42", "4", None, "1969-07-20", "1969-07-20 20:17:40.500"),
+    (7, 13, 5, 123456789012, 1e-5, "0.01", "straße İ", "ß", True, "2023-12-31", "2023-12-31 23:59:59.000"),
+    (8, -1, None, None, 123456.789, "1.00", "a,b;c%_\\", ",", None, "2024-01-01", "2024-01-01 12:00:00.000"),
+    (9, 100, 7, 86400000, -0.0, "-1.05", "-3.5", "2024-02-29", True, "1900-01-01", "2038-01-19 03:14:07.000"),
+    (10, -100, 2, 1700000000, 2.5, "2.50", "1e3", " 12 ", False, "2100-12-31", "1900-01-01 00:00:00.000"),
+]
+
+TABLE_NAME = "src"
+
+
+def data_lines() -> str:
+    """The table's rows as JSON lines (Flink's json format: SQL timestamps, DECIMAL as numbers)."""
+    out = []
+    for row in ROWS:
+        cells = []
+        for (name, typ), v in zip(COLUMNS, row):
+            text = json.dumps(v, ensure_ascii=False) if not (typ.startswith("DECIMAL") and v) else v
+            cells.append(f"{json.dumps(name)}: {text}")
+        out.append("{" + ", ".join(cells) + "}\n")
+    return "".join(out)
+
+
+def source_ddl(path: str) -> str:
+    """CREATE TABLE of the input table over the JSON-lines file ``path``."""
+    cols = ", ".join(f"{n} {t}" for n, t in COLUMNS)
+    return (f"CREATE TABLE {TABLE_NAME} ({cols}) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+            "'format' = 'json')")
+
+
+# -- printing ----------------------------------------------------------------------------------------
+
+SENTINEL = "~|~"  # a literal column printed between two expressions: cells split without ambiguity
+
+
+def sink_type(flink_type: str) -> str:
+    """The sink column type for an expression of Flink's type (nullable; no length bound)."""
+    t = flink_type.replace(" NOT NULL", "")
+    t = re.sub(r"\b(VAR)?CHAR\(\d+\)", "STRING", t)
+    t = re.sub(r"\b(VAR)?BINARY\(\d+\)", "BYTES", t)
+    return t.replace(" *ROWTIME*", "").replace(" *PROCTIME*", "")
+
+
+def insert_script(sink: str, exprs: list[str], types: list[str], key: str = "id",
+                  group_by: str | None = None) -> list[str]:
+    """The statements of one job: the print sink of ``exprs`` and the INSERT.
+
+    Each expression is followed by the sentinel literal; the first column is ``key``. ``types``
+    are Flink's result types of ``exprs``.
+    """
+    cols = ["k INT"]
+    items = [key]
+    for n, (e, t) in enumerate(zip(exprs, types)):
+        cols += [f"x{n} STRING", f"c{n} {sink_type(t)}"]
+        items += [f"'{SENTINEL}'", e]
+    ddl = f"CREATE TABLE {sink} ({', '.join(cols)}) WITH ('connector' = 'print')"
+    tail = f" GROUP BY {group_by}" if group_by else ""
+    return [ddl, f"INSERT INTO {sink} SELECT {', '.join(items)} FROM {TABLE_NAME}{tail}"]
+
+
+_ROW = re.compile(r"^(?:\S+>\s*)?([+-][IUD])\[(.*)\]\s*$")
+
+
+def parse_lines(lines: list[str], width: int) -> dict[str, list[str]]:
+    """The final table of a job's print lines: key text → the printed cells of the expressions.
+
+    Lines are folded as a changelog (+I/+U add, -U/-D remove the key's row). ``width`` is the
+    number of expressions; a line that does not split into that many cells raises ValueError.
+    """
+    table: dict[str, list[str]] = {}
+    sep = f", {SENTINEL}, "
+    for line in lines:
+        m = _ROW.match(line.strip())
+        if not m:
+            continue
+        kind, body = m.groups()
+        parts = body.split(sep)
+        if len(parts) != width + 1:
+            msg = f"a printed row does not split into {width} expressions: {line[:300]}"
+            raise ValueError(msg)
+        key, cells = parts[0], parts[1:]
+        if kind in ("+I", "+U"):
+            table[key] = cells
+        else:
+            table.pop(key, None)
+    return table
+
+
+# -- the generator -----------------------------------------------------------------------------------
+
+NUMERIC = ("INT", "BIGINT", "DECIMAL", "DOUBLE")
+KINDS = (*NUMERIC, "STRING", "BOOLEAN", "DATE", "TIMESTAMP")
+COLUMN_KINDS = {"INT": ["i", "j", "id"], "BIGINT": ["b"], "DOUBLE": ["d"], "DECIMAL": ["m"],
+                "STRING": ["s", "u"], "BOOLEAN": ["f"], "DATE": ["dt"], "TIMESTAMP": ["ts"]}
+LITERALS = {
+    "INT": ["0", "1", "-1", "2", "3", "7", "-7", "10", "100", "2147483647", "-2147483647",
+            "CAST(NULL AS INT)", "CAST(5 AS TINYINT)", "CAST(-3 AS SMALLINT)", "CAST(127 AS TINYINT)",
+            "CAST(32767 AS SMALLINT)"],
+    "BIGINT": ["3000000000", "-5000000000", "9223372036854775807", "CAST(2 AS BIGINT)", "CAST(-1 AS BIGINT)",
+               "CAST(NULL AS BIGINT)", "CAST(0 AS BIGINT)"],
+    "DOUBLE": ["1.5E0", "-2.5E0", "0.1E0", "1E308", "3.0E-5", "CAST(2 AS DOUBLE)", "CAST(NULL AS DOUBLE)",
+               "CAST(0.5 AS FLOAT)", "CAST(-0.0 AS DOUBLE)", "CAST(100 AS DOUBLE)", "1E16"],
+    "DECIMAL": ["1.25", "-0.5", "0.00", "123.456", "99999999.99", "0.1", "CAST(NULL AS DECIMAL(10, 2))",
+                "CAST(2.5 AS DECIMAL(3, 1))", "CAST(1 AS DECIMAL(38, 18))", "CAST(-7.125 AS DECIMAL(6, 3))",
+                "12345678901234567890.5"],
+    "STRING": ["'abc'", "''", "' a b '", "'héllo'", "'日本語'", "'😀x'", "'42'", "' -17 '", "'-3.5'", "'1e3'",
+               "'true'", "'FALSE'", "'2024-02-29'", "'2024-02-29 13:45:30.123'", "'A,B;c'", "'%a_'",
+               "CAST(NULL AS STRING)", "'x'", "'b'", "'ß'", "'  '", "'0.1'", "'9999999999'", "'12:30:00'"],
+    "BOOLEAN": ["TRUE", "FALSE", "CAST(NULL AS BOOLEAN)"],
+    "DATE": ["DATE '2024-02-29'", "DATE '1970-01-01'", "DATE '1999-12-31'", "DATE '2024-03-31'",
+             "CAST(NULL AS DATE)", "DATE '0001-01-01'"],
+    "TIMESTAMP": ["TIMESTAMP '2024-02-29 13:45:30.123'", "TIMESTAMP '1969-12-31 23:59:59.999'",
+                  "TIMESTAMP '2024-03-31 00:00:00'", "CAST(NULL AS TIMESTAMP(3))",
+                  "TIMESTAMP '2000-01-01 12:00:00.5'"],
+}
+CAST_TARGETS = {"INT": ["INT", "TINYINT", "SMALLINT"], "BIGINT": ["BIGINT"], "DOUBLE": ["DOUBLE", "FLOAT"],
+                "DECIMAL": ["DECIMAL(10, 2)", "DECIMAL(5, 1)", "DECIMAL(20, 4)", "DECIMAL(3, 0)",
+                            "DECIMAL(38, 10)"],
+                "STRING": ["STRING", "VARCHAR(3)", "CHAR(4)"], "BOOLEAN": ["BOOLEAN"], "DATE": ["DATE"],
+                "TIMESTAMP": ["TIMESTAMP(3)", "TIMESTAMP(0)", "TIMESTAMP(6)"]}
+UNITS = ["YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"]
+FORMATS = ["'yyyy-MM-dd'", "'yyyy-MM-dd HH:mm:ss'", "'dd/MM/yy'", "'HH:mm:ss.SSS'", "'yyyyMMdd'",
+           "'EEE MMM d'", "'D w'", "'yyyy-MM-dd''T''HH:mm'"]
+PATTERNS = ["'[a-z]+'", "'(\\d+)'", "'^a'", "'b|c'", "'.'", "'\\s+'", "'([a-z])([a-z])'", "'x*'"]
+LIKE = ["'a%'", "'%b%'", "'_'", "''", "'%'", "'%\\_%'", "'4_'", "'%c'"]
+INTERVALS = ["INTERVAL '1' DAY", "INTERVAL '2' HOUR", "INTERVAL '-3' MONTH", "INTERVAL '1' YEAR",
+             "INTERVAL '90' MINUTE", "INTERVAL '1-2' YEAR TO MONTH", "INTERVAL '10 10:30:00' DAY TO SECOND",
+             "INTERVAL '0.5' SECOND"]
+
+# Templates: (result kind, text with {0}, {1}, ... for generated arguments, argument kinds).
+# An argument kind "NUM" is any numeric kind; "ANY" any kind; "=0" the kind of argument 0.
+# Literal choices are spliced in with {L:NAME} (a list of this module: UNITS, FORMATS, ...).
+T = [
+    # arithmetic (both operand kinds chosen in _binary)
+    *[(k, f"{{0}} {op} {{1}}", ["NUM", "NUM"]) for k in NUMERIC for op in "+-*"],
+    *[(k, "{0} / {1}", ["NUM", "NUM"]) for k in NUMERIC],
+    *[(k, "{0} / {L:NONZERO}", [k]) for k in NUMERIC for _ in range(3)],
+    ("INT", "{0} % {L:NONZERO}", ["INT"]), ("BIGINT", "{0} % {1}", ["BIGINT", "INT"]),
+    ("DECIMAL", "{0} % {L:NONZERO}", ["DECIMAL"]), ("DOUBLE", "{0} % {1}", ["DOUBLE", "NUM"]),
+    ("INT", "MOD({0}, {L:NONZERO})", ["INT"]), ("BIGINT", "MOD({0}, {1})", ["BIGINT", "NUM"]),
+    ("DECIMAL", "MOD({0}, {L:NONZERO})", ["DECIMAL"]),
+    *[(k, "-{0}", [k]) for k in NUMERIC], *[(k, "ABS({0})", [k]) for k in NUMERIC],
+    ("DOUBLE", "POWER({0}, {1})", ["NUM", "NUM"]), ("DOUBLE", "SQRT({0})", ["NUM"]),
+    ("DOUBLE", "LN({0})", ["NUM"]), ("DOUBLE", "LOG10({0})", ["NUM"]), ("DOUBLE", "LOG2({0})", ["NUM"]),
+    ("DOUBLE", "LOG({0}, {1})", ["NUM", "NUM"]), ("DOUBLE", "LOG({0})", ["NUM"]),
+    ("DOUBLE", "EXP({0})", ["NUM"]),
+    *[(k, "ROUND({0})", [k]) for k in NUMERIC], *[(k, "ROUND({0}, {L:DIGITS})", [k]) for k in NUMERIC],
+    *[(k, "TRUNCATE({0}, {L:DIGITS})", [k]) for k in NUMERIC], *[(k, "TRUNCATE({0})", [k]) for k in NUMERIC],
+    *[(k, "FLOOR({0})", [k]) for k in NUMERIC], *[(k, "CEIL({0})", [k]) for k in NUMERIC],
+    *[(k, "SIGN({0})", [k]) for k in NUMERIC],
+    ("DOUBLE", "SIN({0})", ["NUM"]), ("DOUBLE", "COS({0})", ["NUM"]), ("DOUBLE", "TAN({0})", ["NUM"]),
+    ("DOUBLE", "ASIN({0})", ["NUM"]), ("DOUBLE", "ACOS({0})", ["NUM"]), ("DOUBLE", "ATAN({0})", ["NUM"]),
+    ("DOUBLE", "ATAN2({0}, {1})", ["NUM", "NUM"]), ("DOUBLE", "COT({0})", ["NUM"]),
+    ("DOUBLE", "SINH({0})", ["NUM"]), ("DOUBLE", "COSH({0})", ["NUM"]), ("DOUBLE", "TANH({0})", ["NUM"]),
+    ("DOUBLE", "DEGREES({0})", ["NUM"]), ("DOUBLE", "RADIANS({0})", ["NUM"]),
+    ("DOUBLE", "PI()", []), ("DOUBLE", "E()", []),
+    # string → number
+    ("INT", "CHAR_LENGTH({0})", ["STRING"]), ("INT", "POSITION({0} IN {1})", ["STRING", "STRING"]),
+    ("INT", "LOCATE({0}, {1})", ["STRING", "STRING"]),
+    ("INT", "LOCATE({0}, {1}, {2})", ["STRING", "STRING", "INT"]),
+    ("INT", "ASCII({0})", ["STRING"]), ("INT", "INSTR({0}, {1})", ["STRING", "STRING"]),
+    ("BIGINT", "UNIX_TIMESTAMP({0})", ["STRING"]), ("BIGINT", "UNIX_TIMESTAMP({0}, {L:FORMATS})", ["STRING"]),
+    # strings
+    ("STRING", "{0} || {1}", ["STRING", "STRING"]), ("STRING", "CONCAT({0}, {1})", ["STRING", "STRING"]),
+    ("STRING", "CONCAT({0}, {1}, {2})", ["STRING", "STRING", "STRING"]),
+    ("STRING", "CONCAT_WS({0}, {1}, {2})", ["STRING", "STRING", "STRING"]),
+    ("STRING", "UPPER({0})", ["STRING"]), ("STRING", "LOWER({0})", ["STRING"]),
+    ("STRING", "TRIM({0})", ["STRING"]), ("STRING", "LTRIM({0})", ["STRING"]),
+    ("STRING", "RTRIM({0})", ["STRING"]),
+    ("STRING", "TRIM(BOTH {0} FROM {1})", ["STRING", "STRING"]),
+    ("STRING", "TRIM(LEADING {0} FROM {1})", ["STRING", "STRING"]),
+    ("STRING", "TRIM(TRAILING {0} FROM {1})", ["STRING", "STRING"]),
+    ("STRING", "BTRIM({0}, {1})", ["STRING", "STRING"]),
+    ("STRING", "SUBSTRING({0}, {1})", ["STRING", "INT"]),
+    ("STRING", "SUBSTRING({0}, {1}, {2})", ["STRING", "INT", "INT"]),
+    ("STRING", "SUBSTRING({0} FROM {1} FOR {2})", ["STRING", "INT", "INT"]),
+    ("STRING", "SUBSTR({0}, {1}, {2})", ["STRING", "INT", "INT"]),
+    ("STRING", "REPLACE({0}, {1}, {2})", ["STRING", "STRING", "STRING"]),
+    ("STRING", "LPAD({0}, {1}, {2})", ["STRING", "INT", "STRING"]),
+    ("STRING", "RPAD({0}, {1}, {2})", ["STRING", "INT", "STRING"]),
+    ("STRING", "REPEAT({0}, {1})", ["STRING", "INT"]), ("STRING", "REVERSE({0})", ["STRING"]),
+    ("STRING", "LEFT({0}, {1})", ["STRING", "INT"]), ("STRING", "RIGHT({0}, {1})", ["STRING", "INT"]),
+    ("STRING", "INITCAP({0})", ["STRING"]),
+    ("STRING", "REGEXP_REPLACE({0}, {L:PATTERNS}, {1})", ["STRING", "STRING"]),
+    ("STRING", "REGEXP_EXTRACT({0}, {L:PATTERNS})", ["STRING"]),
+    ("STRING", "REGEXP_EXTRACT({0}, '([a-z])([a-z]*)', 2)", ["STRING"]),
+    ("STRING", "SPLIT_INDEX({0}, {1}, {2})", ["STRING", "STRING", "INT"]),
+    ("STRING", "CHR({0})", ["INT"]),
+    ("STRING", "OVERLAY({0} PLACING {1} FROM {2})", ["STRING", "STRING", "INT"]),
+    ("STRING", "OVERLAY({0} PLACING {1} FROM {2} FOR {3})", ["STRING", "STRING", "INT", "INT"]),
+    ("STRING", "TRANSLATE({0}, {1}, {2})", ["STRING", "STRING", "STRING"]),
+    ("STRING", "MD5({0})", ["STRING"]), ("STRING", "SHA256({0})", ["STRING"]),
+    ("STRING", "TO_BASE64({0})", ["STRING"]),
+    ("STRING", "HEX({0})", ["STRING"]), ("STRING", "HEX({0})", ["BIGINT"]),
+    ("STRING", "BIN({0})", ["BIGINT"]),
+    ("STRING", "ELT({0}, {1}, {2})", ["INT", "STRING", "STRING"]),
+    ("STRING", "DATE_FORMAT({0}, {L:FORMATS})", ["TIMESTAMP"]),
+    ("STRING", "DATE_FORMAT({0}, {L:FORMATS})", ["STRING"]),
+    ("STRING", "FROM_UNIXTIME({0})", ["BIGINT"]), ("STRING", "FROM_UNIXTIME({0}, {L:FORMATS})", ["INT"]),
+    ("STRING", "URL_ENCODE({0})", ["STRING"]),
+    # conditionals (the branches' kind is the result's)
+    *[(k, "CASE WHEN {0} THEN {1} ELSE {2} END", ["BOOLEAN", k, k]) for k in KINDS],
+    *[(k, "CASE WHEN {0} THEN {1} END", ["BOOLEAN", k]) for k in KINDS],
+    *[(k, "CASE {0} WHEN {1} THEN {2} WHEN {3} THEN {4} ELSE {5} END", ["INT", "INT", k, "INT", k, k])
+      for k in KINDS],
+    *[(k, "COALESCE({0}, {1})", [k, k]) for k in KINDS], *[(k, "NULLIF({0}, {1})", [k, k]) for k in KINDS],
+    *[(k, "IF({0}, {1}, {2})", ["BOOLEAN", k, k]) for k in KINDS],
+    *[(k, "IFNULL({0}, {1})", [k, k]) for k in KINDS],
+    *[(k, "GREATEST({0}, {1})", [k, k]) for k in KINDS if k != "BOOLEAN"],
+    *[(k, "LEAST({0}, {1}, {2})", [k, k, k]) for k in KINDS if k != "BOOLEAN"],
+    # booleans
+    *[("BOOLEAN", f"{{0}} {op} {{1}}", ["ANY", "=0"]) for op in ("=", "<>", "<", "<=", ">", ">=")],
+    ("BOOLEAN", "{0} AND {1}", ["BOOLEAN", "BOOLEAN"]), ("BOOLEAN", "{0} OR {1}", ["BOOLEAN", "BOOLEAN"]),
+    ("BOOLEAN", "NOT {0}", ["BOOLEAN"]), ("BOOLEAN", "{0} IS NULL", ["ANY"]),
+    ("BOOLEAN", "{0} IS NOT NULL", ["ANY"]),
+    ("BOOLEAN", "{0} IS TRUE", ["BOOLEAN"]), ("BOOLEAN", "{0} IS NOT FALSE", ["BOOLEAN"]),
+    ("BOOLEAN", "{0} IS UNKNOWN", ["BOOLEAN"]),
+    ("BOOLEAN", "{0} BETWEEN {1} AND {2}", ["ANY", "=0", "=0"]),
+    ("BOOLEAN", "{0} NOT BETWEEN {1} AND {2}", ["ANY", "=0", "=0"]),
+    ("BOOLEAN", "{0} BETWEEN SYMMETRIC {1} AND {2}", ["NUM", "NUM", "NUM"]),
+    ("BOOLEAN", "{0} IN ({1}, {2})", ["ANY", "=0", "=0"]),
+    ("BOOLEAN", "{0} NOT IN ({1}, {2}, {3})", ["ANY", "=0", "=0", "=0"]),
+    ("BOOLEAN", "{0} LIKE {L:LIKE}", ["STRING"]), ("BOOLEAN", "{0} NOT LIKE {1}", ["STRING", "STRING"]),
+    ("BOOLEAN", "{0} IS DISTINCT FROM {1}", ["ANY", "=0"]),
+    ("BOOLEAN", "{0} IS NOT DISTINCT FROM {1}", ["ANY", "=0"]),
+    ("BOOLEAN", "REGEXP({0}, {L:PATTERNS})", ["STRING"]), ("BOOLEAN", "IS_DIGIT({0})", ["STRING"]),
+    ("BOOLEAN", "IS_ALPHA({0})", ["STRING"]), ("BOOLEAN", "IS_DECIMAL({0})", ["STRING"]),
+    ("BOOLEAN", "STARTSWITH({0}, {1})", ["STRING", "STRING"]),
+    ("BOOLEAN", "ENDSWITH({0}, {1})", ["STRING", "STRING"]),
+    # date and time
+    ("BIGINT", "EXTRACT({L:UNITS} FROM {0})", ["TIMESTAMP"]),
+    ("BIGINT", "EXTRACT({L:UNITS} FROM {0})", ["DATE"]),
+    ("INT", "YEAR({0})", ["DATE"]), ("INT", "MONTH({0})", ["TIMESTAMP"]), ("INT", "QUARTER({0})", ["DATE"]),
+    ("INT", "WEEK({0})", ["DATE"]), ("INT", "DAYOFYEAR({0})", ["TIMESTAMP"]),
+    ("INT", "DAYOFMONTH({0})", ["DATE"]),
+    ("INT", "DAYOFWEEK({0})", ["DATE"]), ("INT", "HOUR({0})", ["TIMESTAMP"]),
+    ("INT", "MINUTE({0})", ["TIMESTAMP"]),
+    ("INT", "SECOND({0})", ["TIMESTAMP"]),
+    ("INT", "TIMESTAMPDIFF({L:UNITS}, {0}, {1})", ["TIMESTAMP", "TIMESTAMP"]),
+    ("INT", "TIMESTAMPDIFF({L:UNITS}, {0}, {1})", ["DATE", "DATE"]),
+    ("TIMESTAMP", "TIMESTAMPADD({L:UNITS}, {L:SMALL}, {0})", ["TIMESTAMP"]),
+    ("DATE", "TIMESTAMPADD({L:UNITS}, {L:SMALL}, {0})", ["DATE"]),
+    ("TIMESTAMP", "{0} + {L:INTERVALS}", ["TIMESTAMP"]), ("TIMESTAMP", "{0} - {L:INTERVALS}", ["TIMESTAMP"]),
+    ("DATE", "{0} + {L:INTERVALS}", ["DATE"]), ("DATE", "{0} - INTERVAL '1' DAY", ["DATE"]),
+    ("TIMESTAMP", "FLOOR({0} TO {L:UNITS})", ["TIMESTAMP"]),
+    ("TIMESTAMP", "CEIL({0} TO {L:UNITS})", ["TIMESTAMP"]),
+    ("DATE", "FLOOR({0} TO {L:UNITS})", ["DATE"]), ("DATE", "CEIL({0} TO {L:UNITS})", ["DATE"]),
+    ("DATE", "TO_DATE({0})", ["STRING"]), ("DATE", "TO_DATE({0}, {L:FORMATS})", ["STRING"]),
+    ("TIMESTAMP", "TO_TIMESTAMP({0})", ["STRING"]),
+    ("TIMESTAMP", "TO_TIMESTAMP({0}, {L:FORMATS})", ["STRING"]),
+    ("DATE", "CAST({0} AS DATE)", ["TIMESTAMP"]), ("TIMESTAMP", "CAST({0} AS TIMESTAMP(3))", ["DATE"]),
+    ("DATE", "DATE '2024-01-31' + {L:INTERVALS}", []),
+]
+BY_KIND: dict[str, list[tuple[str, str, list[str]]]] = {k: [t for t in T if t[0] == k] for k in KINDS}
+NONZERO = ["2", "-3", "7", "id", "CAST(4 AS BIGINT)", "1.5", "-0.25", "CAST(3 AS DOUBLE)", "(id - 11)"]
+DIGITS = ["0", "1", "2", "-1", "-2", "5"]
+SMALL = ["0", "1", "-1", "3", "12", "-40", "id", "(id * 7)"]
+LISTS = {"NONZERO": NONZERO, "DIGITS": DIGITS, "SMALL": SMALL, "UNITS": UNITS, "FORMATS": FORMATS,
+    "PATTERNS": PATTERNS, "LIKE": LIKE, "INTERVALS": INTERVALS}
+_SLOT = re.compile(r"\{L:(\w+)\}")
+
+
+class Generator:
+    """Random expressions of a kind; ``seed`` fixes the sequence."""
+
+    def __init__(self, seed: int, max_depth: int = 3):
+        """A generator of expressions nested up to ``max_depth`` calls deep."""
+        self.rnd = random.Random(seed)
+        self.max_depth = max_depth
+
+    def leaf(self, kind: str) -> str:
+        """A column (more often) or a literal of ``kind``."""
+        if self.rnd.random() < 0.6:
+            return self.rnd.choice(COLUMN_KINDS[kind])
+        return self.rnd.choice(LITERALS[kind])
+
+    def expr(self, kind: str, depth: int = 0) -> str:
+        """An expression of ``kind`` (a kind of KINDS, "NUM" or "ANY"); a call or operator at the
+        top (depth 0), deeper a column or literal more often the deeper it is."""
+        if kind == "NUM":
+            kind = self.rnd.choice(NUMERIC)
+        elif kind == "ANY":
+            kind = self.rnd.choice(KINDS)
+        if depth >= self.max_depth or (depth and self.rnd.random() < 0.15 + 0.2 * depth):
+            return self.leaf(kind)
+        roll = self.rnd.random()
+        if roll < 0.12:  # a CAST (or TRY_CAST) from another kind
+            source = self.rnd.choice(KINDS)
+            target = self.rnd.choice(CAST_TARGETS[kind])
+            fn = "TRY_CAST" if self.rnd.random() < 0.25 else "CAST"
+            return f"{fn}({self.expr(source, depth + 1)} AS {target})"
+        template, args = self.rnd.choice(BY_KIND[kind])[1:]
+        return self.fill(template, args, depth)
+
+    def fill(self, template: str, args: list[str], depth: int) -> str:
+        """``template`` with generated arguments of ``args``' kinds and its literal slots chosen."""
+        first = None
+        values = []
+        for a in args:
+            if a == "=0":
+                a = first
+            elif a == "ANY":
+                a = self.rnd.choice(KINDS)
+            elif a == "NUM":
+                a = self.rnd.choice(NUMERIC)
+            first = first or a
+            e = self.expr(a, depth + 1)
+            values.append(e if _simple(e) else f"({e})")
+        text = _SLOT.sub(lambda m: self.rnd.choice(LISTS[m.group(1)]), template)
+        return text.format(*values)
+
+    def mutate(self, e: str) -> str:
+        """An often ill-typed variant of ``e``: one column swapped for a column of another kind."""
+        names = [n for n, _ in COLUMNS if re.search(rf"\b{n}\b", e)]
+        if not names:
+            return e
+        old = self.rnd.choice(names)
+        new = self.rnd.choice([n for n, _ in COLUMNS if n != old])
+        return re.sub(rf"\b{old}\b", new, e, count=1)
+
+
+def _simple(e: str) -> bool:
+    """Whether ``e`` needs no parentheses as an operand: a name, an unsigned literal, or one call
+    (``F(...)``, ``CAST(...)``) spanning the whole text."""
+    if re.fullmatch(r"\w+|'[^']*'|\d+(\.\d+)?(E-?\d+)?", e):
+        return True
+    if not re.match(r"^[A-Z_0-9]+\(", e) or not e.endswith(")"):
+        return False
+    depth, quoted = 0, False
+    for n, ch in enumerate(e):
+        if ch == "'":
+            quoted = not quoted
+        elif not quoted:
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and ch == ")" and n != len(e) - 1:
+                return False
+    return True
+
+
+def generate(seed: int, count: int, ill_typed: float = 0.1) -> list[str]:
+    """``count`` distinct expressions of seed ``seed``; about ``ill_typed`` of them mutated."""
+    g = Generator(seed)
+    out: dict[str, None] = {}
+    tries = 0
+    while len(out) < count and tries < count * 20:
+        tries += 1
+        e = g.expr(g.rnd.choice(KINDS))
+        if g.rnd.random() < ill_typed:
+            e = g.mutate(e)
+        if len(e) <= 400:
+            out[e] = None
+    return list(out)
+
+
+# -- aggregates --------------------------------------------------------------------------------------
+
+AGG_KEY = "MOD(id, 3)"
+AGGREGATES = [("COUNT({0})", "ANY"), ("SUM({0})", "NUM"), ("AVG({0})", "NUM"), ("MIN({0})", "ANY"),
+              ("MAX({0})", "ANY"), ("COUNT(DISTINCT {0})", "ANY"), ("SUM(DISTINCT {0})", "NUM"),
+              ("STDDEV_POP({0})", "NUM"), ("VAR_SAMP({0})", "NUM"), ("LISTAGG({0})", "STRING"),
+              ("FIRST_VALUE({0})", "ANY"), ("LAST_VALUE({0})", "ANY"), ("COUNT(*) FILTER (WHERE {0})",
+              "BOOLEAN"),
+              ("SUM({1}) FILTER (WHERE {0})", "BOOLEAN")]
+
+
+def generate_aggregates(seed: int, count: int) -> list[str]:
+    """``count`` distinct aggregate calls over generated expressions (grouped by :data:`AGG_KEY`)."""
+    g = Generator(seed, max_depth=2)
+    out: dict[str, None] = {}
+    tries = 0
+    while len(out) < count and tries < count * 20:
+        tries += 1
+        template, kind = g.rnd.choice(AGGREGATES)
+        args = [g.expr(kind, 1), g.expr("NUM", 1)]
+        out[template.format(*args)] = None
+    return list(out)
+
+
+def load(path: str | Path) -> dict:
+    """A fixture written by scripts/flink_difffuzz.py."""
+    return json.loads(Path(path).read_text())

@@ -1,0 +1,205 @@
+"""The differential fuzzer's replay: StreamSQL must print what Apache Flink 2.3 printed.
+
+Every case of ``difffuzz_expected.json`` (written by ``scripts/flink_difffuzz.py`` from the
+expressions of ``tests/functions/difffuzz.py``) runs here through real StreamSQL jobs over the same
+input table: the cases Flink answered as the columns of a few print-sink jobs (a job that fails is
+split until the failing cases run alone), each printed cell compared with Flink's as text. A case
+Flink refused must be refused here (at planning, or by failing the job), one whose job failed in
+Flink must fail here. ``STREAMSQL_DIFFFUZZ=FILE`` replays another campaign's document instead and
+prints the tally of differences (``-s`` to see it).
+
+``difffuzz_known.json`` lists the differences not fixed yet (a strict xfail each: a fixed one must
+leave the list).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import StreamSQLError
+from tests.functions import difffuzz as fz
+
+FIXTURE = Path(os.environ.get("STREAMSQL_DIFFFUZZ") or Path(__file__).parent / "difffuzz_expected.json")
+DOC = fz.load(FIXTURE)
+CASES = DOC["cases"]
+RUN_GROUP = 60
+
+# Flink's own faults (its code generator or compiler failing on a valid expression): nothing to
+# compare with.
+FLINK_FAULT = re.compile(r"CodeGenException|CompileException|NullPointerException|ClassCastException|"
+                         r"Unsupported call")
+
+# Differences found and not fixed yet, case → why (each fails without its entry; a fixed one must
+# leave). Only for the committed fixture; STREAMSQL_DIFFFUZZ_KNOWN=write rewrites the file with the
+# current differences (a new entry reads "not fixed yet: <the difference's category>").
+KNOWN_FILE = Path(__file__).parent / "difffuzz_known.json"
+KNOWN: dict[str, str] = {} if "STREAMSQL_DIFFFUZZ" in os.environ else json.loads(KNOWN_FILE.read_text())
+
+
+def _key(case: dict) -> str:
+    return ("aggregate: " if case.get("aggregate") else "") + case["expr"]
+
+
+class Ours:
+    """StreamSQL's outcome of every case: ("rows", {key: text}) | ("refused", msg) | ("error", msg)."""
+
+    def __init__(self, tmp: Path):
+        """An environment over the input table (``DOC['data']``) in ``tmp``."""
+        data = tmp / "src.json"
+        data.write_text(DOC["data"], encoding="utf-8")
+        config = {"state.dir": str(tmp / "state"), "execution.checkpointing.dir": str(tmp / "cp"),
+                  "table.local-time-zone": "UTC", "parallelism.default": "1"}
+        self.env = StreamEnvironment(config)
+        self.env.execute_sql(fz.source_ddl(str(data)))
+        self.sinks = 0
+        self.out: dict[str, tuple] = {}
+
+    def _statements(self, cases: list[dict]) -> list[str]:
+        self.sinks += 1
+        group_by = fz.AGG_KEY if cases[0].get("aggregate") else None
+        return fz.insert_script(f"sink{self.sinks}", [c["expr"] for c in cases], [c["type"] for c in cases],
+                                group_by or "id", group_by)
+
+    def plan(self, cases: list[dict]) -> None:
+        """Record ("refused", msg) for the cases our planner refuses (groups halved on failure)."""
+        ddl, insert = self._statements(cases)
+        try:
+            self.env.execute_sql(ddl)
+            self.env.execute_sql("EXPLAIN " + insert)
+        except Exception as e:  # noqa: BLE001  (anything but a StreamSQLError is a crash: recorded)
+            if len(cases) == 1:
+                crash = not isinstance(e, StreamSQLError)
+                self.out[_key(cases[0])] = ("crash" if crash else "refused", f"{type(e).__name__}: {e}")
+                return
+            mid = len(cases) // 2
+            self.plan(cases[:mid])
+            self.plan(cases[mid:])
+
+    def query(self, case: dict) -> tuple:
+        """Our outcome of a case Flink refused: ("refused", msg) at planning, ("error", msg) from the
+        job, else ("answered", the rows' values)."""
+        agg = case.get("aggregate")
+        sql = f"SELECT {fz.AGG_KEY if agg else 'id'}, {case['expr']} FROM {fz.TABLE_NAME}"
+        try:
+            result = self.env.execute_sql(sql + (f" GROUP BY {fz.AGG_KEY}" if agg else ""))
+        except StreamSQLError as e:
+            return ("refused", str(e))
+        except Exception as e:  # noqa: BLE001  (a crash is recorded as such)
+            return ("crash", f"{type(e).__name__}: {e}")
+        try:
+            return ("answered", [row for _, row in result.collect(timeout=60)])
+        except StreamSQLError as e:
+            return ("error", str(e))
+
+    def run(self, cases: list[dict]) -> None:
+        """Record ("rows", ...) or ("error", msg) for ``cases`` (one job; split in four on failure)."""
+        ddl, insert = self._statements(cases)
+        buf = io.StringIO()
+        try:
+            self.env.execute_sql(ddl)
+            with contextlib.redirect_stdout(buf):
+                self.env.execute_sql(insert).wait(120)
+            table = fz.parse_lines(buf.getvalue().splitlines(), len(cases))
+        except Exception as e:  # noqa: BLE001  (a job's failure is an answer; anything else a crash)
+            if len(cases) == 1:
+                crash = not isinstance(e, (StreamSQLError, ValueError)) or "Internal error" in str(e)
+                outcome = ("crash", f"{type(e).__name__}: {e}") if crash else ("error", str(e))
+                self.out[_key(cases[0])] = outcome
+                return
+            step = -(-len(cases) // 4)
+            for n in range(0, len(cases), step):
+                self.run(cases[n:n + step])
+            return
+        for n, c in enumerate(cases):
+            self.out[_key(c)] = ("rows", {k: (None if v[n] == "null" else v[n])
+                                          for k, v in sorted(table.items(), key=lambda kv: int(kv[0]))})
+
+
+def _each(cases: list[dict], size: int):
+    """``cases`` in groups of at most ``size``, scalar and aggregate cases apart."""
+    for agg in (False, True):
+        part = [c for c in cases if bool(c.get("aggregate")) == agg]
+        for n in range(0, len(part), size):
+            yield part[n:n + size]
+
+
+@pytest.fixture(scope="module")
+def ours(tmp_path_factory) -> dict[str, tuple]:
+    """StreamSQL's outcome of every case (see :class:`Ours`)."""
+    assert DOC["data"] == fz.data_lines(), "the input table changed: regenerate the fixture (--fixture)"
+    o = Ours(tmp_path_factory.mktemp("difffuzz"))
+    try:
+        typed = [c for c in CASES if "type" in c]
+        for group in _each(typed, 40):
+            o.plan(group)
+        answered = [c for c in typed if "rows" in c and _key(c) not in o.out]
+        for group in _each(answered, RUN_GROUP):
+            o.run(group)
+        for c in typed:  # Flink's job failed: a job each
+            if _key(c) not in o.out:
+                o.run([c])
+        for c in CASES:
+            if "refused" in c:
+                o.out[_key(c)] = o.query(c)
+    finally:
+        o.env.close()
+    if "STREAMSQL_DIFFFUZZ" in os.environ:
+        _report(o.out)
+    if os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write":
+        found = {_key(c): verdict(c, o.out[_key(c)]) for c in CASES}
+        known = {k: KNOWN.get(k) or f"not fixed yet: {v.split(':')[0]}" for k, v in found.items() if v}
+        KNOWN_FILE.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n")
+    return o.out
+
+
+def verdict(case: dict, got: tuple) -> str | None:
+    """None when StreamSQL's outcome ``got`` agrees with Flink's ``case``, else the difference's
+    category and a description."""
+    kind, value = got
+    if "refused" in case or "error" in case:
+        flink = case.get("refused") or case["error"]
+        if kind == "crash":
+            return f"crashes: {value[:300]}"
+        if kind in ("refused", "error") or FLINK_FAULT.search(flink):
+            return None
+        return f"answers what Flink refuses: Flink: {flink[:200]}; StreamSQL: {value}"
+    if kind == "crash":
+        return f"crashes: {value[:300]}"
+    if kind != "rows":
+        return f"refuses what Flink answers ({kind}): {value[:300]}"
+    diffs = [f"id {k}: Flink {v!r}, StreamSQL {value.get(k, '<no row>')!r}" for k, v in case["rows"].items()
+             if value.get(k, "<no row>") != v]
+    extra = [f"id {k}: StreamSQL's extra row {v!r}" for k, v in value.items() if k not in case["rows"]]
+    return "wrong answer: " + "; ".join(diffs + extra) if diffs or extra else None
+
+
+def _report(out: dict[str, tuple]) -> None:
+    """Print every difference and the tally by category (a campaign run, ``-s``)."""
+    tally = Counter()
+    for c in CASES:
+        v = verdict(c, out[_key(c)])
+        tally["cases"] += 1
+        flink = "flink refused" if "refused" in c else "flink failed" if "error" in c else "flink answered"
+        tally[flink] += 1
+        if v:
+            tally[v.split(":")[0]] += 1
+            print(f"\n[difffuzz] {_key(c)}\n    {v}")
+    print(f"\n[difffuzz] {dict(tally)}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_key(c)[:120] for c in CASES])
+def test_case(ours, case):
+    why = verdict(case, ours[_key(case)])
+    if _key(case) in KNOWN:
+        assert why, f"fixed: remove it from KNOWN ({KNOWN[_key(case)]})"
+        pytest.xfail(f"{KNOWN[_key(case)]}: {why}")
+    assert why is None, why
