@@ -137,6 +137,11 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):
         return _similar_to(n), t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "TIMESTAMP" \
+            and (t.precision or 0) > 6:
+        # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
+        # every TIMESTAMP(7..9) here) could not hold: cut to microseconds in the CAST itself
+        n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
     if isinstance(n, exp.Cast) and t is not None:
         cut = _timestamp_precision(n, type_of(n.this), t)
         if cut is not None:
