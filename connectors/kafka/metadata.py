@@ -135,8 +135,7 @@ class RecordMetadata:
         """
         ts = hdr = None
         if self.timestamp:
-            col = rows.column(self.timestamp).cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
-            ms = col.fill_null(0).to_numpy()
+            ms = epoch_millis(rows.column(self.timestamp))
             if (ms < 0).any():
                 bad = int(ms[ms < 0][0])
                 msg = f"Invalid timestamp: {bad}. Timestamp should always be non-negative or null."
@@ -145,3 +144,20 @@ class RecordMetadata:
         if self.headers:
             hdr = rows.column(self.headers).to_pylist()
         return ts, hdr
+
+
+#: Units of an Arrow timestamp per millisecond.
+_PER_MS = {"ms": 1, "us": 1_000, "ns": 1_000_000}
+
+
+def epoch_millis(col: pa.ChunkedArray) -> np.ndarray:
+    """Epoch milliseconds (int64) of a TIMESTAMP / TIMESTAMP_LTZ column of any precision, 0 for NULL.
+
+    Digits below the millisecond are cut toward the past, as Flink's cast to the metadata's
+    ``TIMESTAMP_LTZ(3)`` (``DateTimeUtils.truncate``: an instant's epoch millis are kept, its
+    sub-millisecond digits dropped); a column of precision 6 failed Arrow's cast to milliseconds.
+    """
+    raw = col.cast(pa.int64()).fill_null(0).to_numpy()
+    unit = col.type.unit
+    return raw * 1_000 if unit == "s" else raw // _PER_MS[unit]
+
