@@ -18,6 +18,8 @@ CAST(x AS STRING)            Flink's text for timestamps, floating point and boo
 CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits is NULL, as Flink
                              (DuckDB fails); from a string it fails, as Flink
 DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
+INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
+                             DuckDB parses no field range)
 x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
 x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads it (``%`` any text,
                              ``_`` and ``.`` one character, ``$`` and backslash literal; DuckDB
@@ -40,6 +42,7 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
+from streamsql.functions.scalars.intervals import single_unit
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -117,6 +120,8 @@ def binary_type(n: exp.Expression) -> SqlType | None:
 
 def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
+    if isinstance(n, exp.Interval):
+        return single_unit(n) or n, t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES:
         text = flink_to_string(n.this.sql(dialect="duckdb"), type_of(n.this))
         return _bounded_length(n if text is None else sqlglot.parse_one(text, dialect="duckdb"), n.to), t

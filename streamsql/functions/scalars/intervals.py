@@ -1,0 +1,72 @@
+"""Interval literals with a field range (``INTERVAL '1 10:30:00' DAY TO SECOND``), as Flink reads them.
+
+DuckDB parses only single-unit interval literals (``INTERVAL '2' HOUR``) and fails on a range
+(``Parser Error: DAY TO SECOND is not supported``), so a range literal is read here, at planning,
+into one unit: months for ``YEAR TO MONTH``, microseconds for the day-time ranges. The text has
+Calcite's shapes (a leading sign applies to the whole interval):
+
+==================  =====================  ==================  ===================
+YEAR TO MONTH       ``'[+-]y-m'``           HOUR TO MINUTE      ``'[+-]h:m'``
+DAY TO HOUR         ``'[+-]d h'``           HOUR TO SECOND      ``'[+-]h:m:s[.f]'``
+DAY TO MINUTE       ``'[+-]d h:m'``         MINUTE TO SECOND    ``'[+-]m:s[.f]'``
+DAY TO SECOND       ``'[+-]d h:m:s[.f]'``
+==================  =====================  ==================  ===================
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from streamsql.functions.scalars.registry import FunctionError
+
+_NUM = r"(\d+)"
+_SEC = r"(\d+(?:\.\d*)?)"
+_SHAPES = {
+    ("YEAR", "MONTH"): (rf"{_NUM}-{_NUM}", ("YEAR", "MONTH")),
+    ("DAY", "HOUR"): (rf"{_NUM} {_NUM}", ("DAY", "HOUR")),
+    ("DAY", "MINUTE"): (rf"{_NUM} {_NUM}:{_NUM}", ("DAY", "HOUR", "MINUTE")),
+    ("DAY", "SECOND"): (rf"{_NUM} {_NUM}:{_NUM}:{_SEC}", ("DAY", "HOUR", "MINUTE", "SECOND")),
+    ("HOUR", "MINUTE"): (rf"{_NUM}:{_NUM}", ("HOUR", "MINUTE")),
+    ("HOUR", "SECOND"): (rf"{_NUM}:{_NUM}:{_SEC}", ("HOUR", "MINUTE", "SECOND")),
+    ("MINUTE", "SECOND"): (rf"{_NUM}:{_SEC}", ("MINUTE", "SECOND")),
+}
+_MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000}
+# The largest value of a field after the leading one (Calcite: hours < 24, minutes and seconds < 60).
+_BOUND = {"MONTH": 11, "HOUR": 23, "MINUTE": 59, "SECOND": 59}
+
+
+def single_unit(n: exp.Interval) -> exp.Interval | None:
+    """``n`` as a single-unit interval DuckDB reads (MONTH or MICROSECOND); None without a range.
+
+    Raises:
+        FunctionError: the text does not have the range's shape, or a field after the leading one
+            is out of its range (Calcite's validation).
+    """
+    span = n.unit
+    if not isinstance(span, exp.IntervalSpan) or not isinstance(n.this, exp.Literal):
+        return None
+    key = (span.this.name.upper(), span.expression.name.upper())
+    text = n.this.name.strip()
+    shape = _SHAPES.get(key)
+    m = re.fullmatch(r"([+-]?)\s*" + shape[0], text) if shape else None
+    if m is None:
+        msg = (f"Illegal interval literal format '{n.this.name}' for INTERVAL {key[0]} TO {key[1]}"
+               if shape else f"Unsupported interval qualifier {key[0]} TO {key[1]}")
+        raise FunctionError(msg, n)
+    sign = -1 if m.group(1) == "-" else 1
+    fields = dict(zip(shape[1], m.groups()[1:]))
+    for name, value in list(fields.items())[1:]:
+        if float(value) > _BOUND[name] + (0.999999 if name == "SECOND" else 0):
+            msg = f"Illegal interval literal format '{n.this.name}' for INTERVAL {key[0]} TO {key[1]}"
+            raise FunctionError(msg, n)
+    if key == ("YEAR", "MONTH"):
+        amount, unit = sign * (12 * int(fields["YEAR"]) + int(fields["MONTH"])), "MONTH"
+    else:
+        micros = sum(int(v) * _MICROS[k] for k, v in fields.items() if k != "SECOND")
+        if "SECOND" in fields:
+            whole, _, frac = fields["SECOND"].partition(".")
+            micros += int(whole) * 1_000_000 + int((frac + "000000")[:6])
+        amount, unit = sign * micros, "MICROSECOND"
+    return exp.Interval(this=exp.Literal.string(str(amount)), unit=exp.var(unit))
