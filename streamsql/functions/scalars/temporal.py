@@ -9,6 +9,9 @@ Flink's semantics that DuckDB does not share:
   crossed boundaries: 23:00 → 01:00 is 0 days in Flink, 1 in DuckDB). MONTH, QUARTER and YEAR
   count whole months as Calcite does: whole months between the dates (the day clamped to the
   month's end), minus one when the start plus them lands on the end's date at a later time.
+- EXTRACT of a timestamp and FLOOR/CEIL(t TO MONTH | QUARTER | YEAR) work on its epoch
+  milliseconds with Java's truncating division, as Flink: before 1970 HOUR/MINUTE/SECOND are
+  negative and the day is the next one; CEIL to a month, quarter or year ignores the time of day.
 - Format patterns are Java's (``yyyy-MM-dd HH:mm:ss``), translated to strftime at planning
   time: the pattern must be a literal, and a pattern letter without a translation is refused.
 - UNIX_TIMESTAMP, FROM_UNIXTIME, and EXTRACT, FLOOR/CEIL and DATE_FORMAT of a TIMESTAMP_LTZ
@@ -51,7 +54,31 @@ def _part(c: Call, unit: str) -> exp.Expression:
         raise c.fail(msg)
     # A TIMESTAMP_LTZ is an instant: its fields are those of its wall clock in the session time
     # zone, as Flink's EXTRACT (DuckDB's hour() of a TIMESTAMPTZ would read its own zone, UTC)
-    return template(_PARTS[unit].format(_wall_if_ltz(c, "{0}")), c.args[0])
+    value = _wall_if_ltz(c, "{0}")
+    if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return template(_millis_part(value, unit), c.args[0])
+    return template(_PARTS[unit].format(value), c.args[0])
+
+
+# Flink's EXTRACT of a timestamp (ExtractCallGen, DateTimeUtils.convertExtract) works on its
+# epoch milliseconds with Java's truncating / and %: a time field is (ms % factor) / unit, a date
+# field is that of the day ms / 86400000. Before 1970 a time of day is negative and the day one
+# later (HOUR(TIMESTAMP '1969-07-20 20:17:40') is -3, DAYOFMONTH 21), as Flink 2.3 prints them;
+# DuckDB's // and % truncate as Java's do.
+_TIME_FACTORS = {"HOUR": (86_400_000, 3_600_000), "MINUTE": (3_600_000, 60_000), "SECOND": (60_000, 1000)}
+
+
+def _millis_part(value: str, unit: str) -> str:
+    """DuckDB SQL of Flink's EXTRACT(unit FROM value) for a timestamp ``value`` (DuckDB SQL)."""
+    if unit in _TIME_FACTORS:
+        factor, size = _TIME_FACTORS[unit]
+        return f"((epoch_ms(CAST({value} AS TIMESTAMP)) % {factor}) // {size})"
+    return _PARTS[unit].format(_flink_day(value))
+
+
+def _flink_day(value: str) -> str:
+    """The DATE Flink's date functions see in a timestamp: epoch milliseconds / 86400000, truncated."""
+    return f"(DATE '1970-01-01' + CAST(epoch_ms(CAST({value} AS TIMESTAMP)) // 86400000 AS INTEGER))"
 
 
 def _is_ltz(c: Call) -> bool:
@@ -231,6 +258,7 @@ def timestampadd(c: Call) -> exp.Expression:
 
 
 _TRUNC_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
+_DATE_ROUNDED = ("YEAR", "QUARTER", "MONTH")
 
 
 def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
@@ -246,6 +274,12 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     # hour off the local boundary (FLOOR(03:00 EDT TO DAY) prints 23:00 of the day before in
     # New York), as in Flink 2.3 (compat case ltz_floor_ceil_local_zone)
     value = _wall_if_ltz(c, "{0}")
+    t = c.args[0].type
+    if unit in _DATE_ROUNDED and t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        # Flink (DateTimeUtils.timestampFloor/Ceil) rounds the timestamp's day (epoch ms / 86400000,
+        # truncated) to a MONTH, QUARTER or YEAR, whatever its time of day: CEIL(2024-01-01 12:00
+        # TO QUARTER) is 2024-01-01 00:00, and before 1970 the day is the next one, as Flink 2.3
+        value = f"CAST({_flink_day(value)} AS TIMESTAMP)"
     floor = f"date_trunc('{unit.lower()}', {value})"
     if fn == "ceil":
         step = _ADD[unit].format("1")
