@@ -12,6 +12,8 @@ Flink's semantics that DuckDB does not share:
 - EXTRACT of a timestamp and FLOOR/CEIL(t TO MONTH | QUARTER | YEAR) work on its epoch
   milliseconds with Java's truncating division, as Flink: before 1970 HOUR/MINUTE/SECOND are
   negative and the day is the next one; CEIL to a month, quarter or year ignores the time of day.
+- TO_DATE without a pattern reads the text as Flink's parseDate: year[-month[-day]], each part
+  trimmed, the text cut at its first space ('42' is 0042-01-01, '2024-2' 2024-02-01).
 - Format patterns are Java's (``yyyy-MM-dd HH:mm:ss``), translated to strftime at planning
   time: the pattern must be a literal, and a pattern letter without a translation is refused.
 - UNIX_TIMESTAMP, FROM_UNIXTIME, and EXTRACT, FLOOR/CEIL and DATE_FORMAT of a TIMESTAMP_LTZ
@@ -306,11 +308,35 @@ def to_timestamp(c: Call) -> exp.Expression:
     return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
 
 
+# Flink's DateTimeUtils.parseDate (TO_DATE without a pattern): the text before its first space
+# (a space at position 0 does not count), split at its first two hyphens into year[-month[-day]]
+# (month and day default to 1), each part trimmed and all digits; the year 0 .. 9999 and a real
+# day of the month, else NULL. So '42' is 0042-01-01, ' 12 ' 0012-01-01, '2024-2' 2024-02-01,
+# '2024-02-29 10:00' 2024-02-29, and ' 2024 - 02 - 03' (leading space) 2024-02-03.
+_DATE_PARTS = r"^\s*(\d+)\s*(?:-\s*(\d+)\s*(?:-\s*(\d+)\s*)?)?$"
+
+
+def flink_parse_date(text: str) -> str:
+    """DuckDB SQL of Flink's ``parseDate`` of the string ``text`` (DuckDB SQL): a DATE or NULL."""
+    head = f"CASE WHEN strpos({text}, ' ') > 1 THEN left({text}, strpos({text}, ' ') - 1) ELSE {text} END"
+    parts = f"regexp_extract({head}, '{_DATE_PARTS}', ['y', 'm', 'd'])"
+
+    def part(name: str, default: str) -> str:
+        value = f"{parts}.{name}"
+        return f"CASE WHEN {value} = '' THEN {default} ELSE TRY_CAST({value} AS BIGINT) END"
+
+    y, m, d = part("y", "NULL"), part("m", "1"), part("d", "1")
+    ymd = f"lpad(CAST({y} AS VARCHAR), 4, '0') || '-' || CAST({m} AS VARCHAR) || '-' || CAST({d} AS VARCHAR)"
+    return f"CASE WHEN {y} BETWEEN 0 AND 9999 THEN CAST(try_strptime({ymd}, '%Y-%-m-%-d') AS DATE) END"
+
+
 @scalar("TO_DATE", group="temporal", sig=((S,), (S, S)), result=fixed("DATE"),
         nulls="NULL if any argument is NULL or the string does not parse",
         differences="The format must be a literal.")
 def to_date(c: Call) -> exp.Expression:
-    """The string parsed with a Java pattern (default 'yyyy-MM-dd')."""
+    """The string parsed with a Java pattern, or without one as Flink's ``DateTimeUtils.parseDate``."""
+    if len(c.args) == 1:
+        return template(flink_parse_date("{0}"), c.args[0])
     fmt = _pattern(c, 1, "yyyy-MM-dd", parsing=True)
     return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
 
