@@ -244,6 +244,15 @@ def is_proctime_call(node: exp.Expression) -> bool:
     return (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).upper() == "PROCTIME"
 
 
+def over_proctime(node: exp.Expression) -> bool:
+    """Whether ``node`` contains a ``PROCTIME()`` call.
+
+    Its TIMESTAMP_LTZ precision is then the registry's (``PROCTIME() + INTERVAL '1' HOUR`` is a
+    materialized TIMESTAMP_LTZ(3) in Flink), not DuckDB's six digits.
+    """
+    return any(is_proctime_call(n) for n in node.walk())
+
+
 def output_name(node: exp.Expression, index: int) -> str:
     """The column name Flink gives a SELECT item: its alias, its column name, or ``EXPR$i``."""
     if isinstance(node, exp.Alias):

@@ -41,6 +41,7 @@ from streamsql.plan.expressions import (
     flink_text,
     is_proctime_call,
     output_name,
+    over_proctime,
     quote,
     registry_time_type,
     resolve_columns,
@@ -343,14 +344,15 @@ class Planner:
         of that name. A bare ``PROCTIME()`` item is a processing-time attribute (``CalcNode.proctime``),
         whether a DDL computed column or a view's, subquery's or CTE's SELECT item, as in Flink, and
         TIMESTAMP_LTZ(3). With ``computed`` (a table's computed columns) every TIMESTAMP_LTZ(p < 6)
-        item gets the registry's precision (:func:`registry_time_type`); a SELECT list's other
-        instants keep DuckDB's TIMESTAMP_LTZ(6) (``TO_TIMESTAMP_LTZ(x, 6)`` is one in Flink, the
-        registry says 3).
+        item gets the registry's precision (:func:`registry_time_type`), and so does an expression
+        over ``PROCTIME()`` (``PROCTIME() + INTERVAL '1' HOUR``: TIMESTAMP_LTZ(3) in Flink); a SELECT
+        list's other instants keep DuckDB's TIMESTAMP_LTZ(6) (``TO_TIMESTAMP_LTZ(x, 6)`` is one in
+        Flink, the registry says 3).
         """
         compiled, types, proctime = [], {}, set()
         for name, e in items:
             compiled.append((name, quote(name) if e is None else compile_expression(e, scope)))
-            t = registry_time_type(e, scope) if e is not None and (computed or is_proctime_call(e)) else None
+            t = registry_time_type(e, scope) if e is not None and (computed or over_proctime(e)) else None
             if t is not None:
                 types[name] = t
             if e is not None and is_proctime_call(e):
@@ -444,13 +446,16 @@ class Planner:
         post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type))
                             for f in agg.schema], self.sql)
         names = _unique([output_name(i, n) for n, i in enumerate(items)])
-        post = []
+        post, types = [], {}
         for name, r in zip(names, resolved):
             expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
             post.append((name, self._post_expr(expr, post_scope)))
+            t = registry_time_type(expr, post_scope) if over_proctime(expr) else None
+            if t is not None:  # PROCTIME() after an aggregation: a TIMESTAMP_LTZ(3) value, as Flink
+                types[name] = t
         post_cond = None if having_r is None else self._post_expr(having_r.transform(to_agg_cols), post_scope,
                                                                    "HAVING")
-        calc = self._calc(agg, post, post_cond)
+        calc = self._calc(agg, post, post_cond, types)
         return calc, _scope_of(calc, None, self.sql)
 
     def _post_expr(self, expr: exp.Expression, scope: Scope, clause: str | None = None) -> str:

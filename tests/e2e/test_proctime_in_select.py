@@ -78,9 +78,9 @@ def test_a_materialized_proctime_is_refused_at_its_position(penv, view, column, 
     assert query[e.value.col - 1:].startswith(column)
 
 
-# Not yet as Flink: a SELECT list's instants other than PROCTIME() are TIMESTAMP_LTZ(6) here
-# (DuckDB's TIMESTAMPTZ), so CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) is described as TIMESTAMP_LTZ(6).
-KNOWN = {"v_cast": "a SELECT item's CAST(... AS TIMESTAMP_LTZ(3)) is TIMESTAMP_LTZ(6) here"}
+# Not yet as Flink (none now: an expression over PROCTIME() such as CAST(PROCTIME() AS
+# TIMESTAMP_LTZ(3)) takes the registry's precision, so it is no longer described as LTZ(6)).
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True))
