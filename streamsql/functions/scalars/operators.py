@@ -158,6 +158,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         source = type_of(n.this)
         if source is not None and source.name in STRING_TYPES:
             return _string_to_integer(n, t), t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in ("DOUBLE", "FLOAT"):
+        source = type_of(n.this)
+        if source is not None and source.name in STRING_TYPES:
+            return _string_to_double(n, t), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -304,6 +308,27 @@ def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
     pattern = sql_string(_FLINK_INTEGER_TEXT)
     return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
                     f"THEN {converted} ELSE {bad} END", f"trim(({n.this.sql(dialect='duckdb')}), ' ')")
+
+
+#: The text Java's Double.parseDouble (Flink's CAST(string AS DOUBLE / FLOAT)) reads, once trimmed
+#: of the characters up to ' ' (String.trim): a sign, NaN, Infinity or digits with an optional '.',
+#: exponent and f/d suffix. DuckDB also reads '1_000' (1000.0), '+-1' (-1.0), 'inf' and 'nan'.
+#: Java's hexadecimal form ('0x1p3') is not read here (NULL).
+_JAVA_DOUBLE_TEXT = r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)"
+
+
+def _string_to_double(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
+    """CAST / TRY_CAST of a string to DOUBLE or FLOAT as Java reads the text (see _string_to_integer)."""
+    cast = "TRY_CAST" if isinstance(n, exp.TryCast) else "CAST"
+    converted = f"{cast}(regexp_replace({{0}}, '[fFdD]$', '') AS {t.duckdb()})"
+    bad = "NULL"
+    if cast == "CAST":
+        bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {t.name}) failed: the value is not a valid {t.name} "
+                       "(Flink fails the job too); use TRY_CAST to get NULL instead'")
+    pattern = sql_string(_JAVA_DOUBLE_TEXT)
+    trimmed = f"regexp_replace(({n.this.sql(dialect='duckdb')}), '^[\\x00-\\x20]+|[\\x00-\\x20]+$', '', 'g')"
+    return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
+                    f"THEN {converted} ELSE {bad} END", trimmed)
 
 
 def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:
