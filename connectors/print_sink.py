@@ -7,7 +7,8 @@ checkpoint and at the end; after a failure the rows since the last completed che
 printed again. Accepts updating results (the row kind is printed).
 
 Value rendering follows ``Row.toString()`` of Flink's external types: NULL ``null``, STRING as
-is, BOOLEAN ``true``/``false``, DECIMAL in plain notation with its scale (``10.000000``),
+is, BOOLEAN ``true``/``false``, DECIMAL as ``BigDecimal.toString()`` with its scale (``10.000000``;
+``0E-10`` below 1E-6),
 DOUBLE/FLOAT as Java's ``Double.toString`` / ``Float.toString`` (``123.456``, ``1.0``, ``1.0E10``;
 :mod:`streamsql.core.float_text`), DATE
 ``2024-05-01``, TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
@@ -20,6 +21,7 @@ Arrow kernels (bytes per value).
 
 from __future__ import annotations
 
+import decimal
 import sys
 
 import numpy as np
@@ -42,6 +44,23 @@ from streamsql.core.float_text import java_float_text
 from streamsql.core.types import Schema, SqlType
 
 _KIND_PREFIX = np.array(["+I[", "-U[", "+U[", "-D["], dtype=object)
+
+
+def _java_decimal(col: pa.Array) -> pa.Array:
+    """``BigDecimal.toString()`` of each value with its scale, as Flink's print sink writes it.
+
+    Plain unless the magnitude is below 1E-6 at a scale above 6: ``0E-10`` for a DECIMAL(38, 10)
+    zero, ``1.4250000000000000000000000E-9`` (Flink 2.3 prints these; the general decimal
+    arithmetic rule, which Python's ``str(Decimal)`` follows too).
+    """
+    text = render_decimal(col)
+    if col.type.scale <= 6 or len(text) == 0:
+        return text
+    small = pc.fill_null(pc.match_substring_regex(text, r"^-?0\.0{6}"), False)
+    if not pc.any(small).as_py():
+        return text
+    java = [str(decimal.Decimal(t)) for t in pc.filter(text, small).to_pylist()]
+    return pc.replace_with_mask(text, small, pa.array(java, pa.string()))
 
 
 def _java_bytes(b: bytes) -> str:
@@ -91,7 +110,7 @@ def render_column(col, t: SqlType) -> pa.Array:
     elif n == "BYTES":
         text = pa.array([None if b is None else _java_bytes(b) for b in col.to_pylist()], pa.string())
     elif n == "DECIMAL":
-        text = render_decimal(col)
+        text = _java_decimal(col)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):
         text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
     else:
