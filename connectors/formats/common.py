@@ -217,8 +217,8 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
 def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
     """Cast fast-path read types to the schema's Arrow types.
 
-    Timestamps are read in ns (truncated to the unit); decimals with extra scale are rounded
-    HALF_UP, as Flink's ``DecimalData.fromBigDecimal``.
+    Timestamps are read in ns and cut down to the unit (:func:`floor_timestamps`); decimals with
+    extra scale are rounded HALF_UP, as Flink's ``DecimalData.fromBigDecimal``.
     """
     target = schema.to_arrow()
     if table.schema.equals(target):
@@ -231,7 +231,7 @@ def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
                 c = pc.round(c, f.type.scale, round_mode="half_towards_infinity")
                 c = c.cast(f.type)
             elif pa.types.is_timestamp(f.type):
-                c = c.cast(f.type, safe=False)  # truncates extra fractional digits
+                c = floor_timestamps(c, f.type)
             elif pa.types.is_binary(f.type) and pa.types.is_string(c.type):
                 c = base64_column(c)
             elif pa.types.is_nested(f.type):
@@ -240,6 +240,19 @@ def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
                 c = c.cast(f.type)
         cols.append(c)
     return pa.Table.from_arrays(cols, schema=target)
+
+
+def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """Timestamps read in ns brought down to ``target``'s unit: the extra digits cut *down*.
+
+    Flink keeps every digit a JSON/CSV value has (a TIMESTAMP(3) column holds
+    ``10:00:00.123456``), and reads its epoch milliseconds floored: ``CAST(t AS STRING)`` prints
+    ``1969-12-31 23:59:59.999`` for ``1969-12-31 23:59:59.999999``, and it is before 1970.
+    Arrow's unsafe cast divides toward zero, which moved that value up to
+    ``1970-01-01 00:00:00.000`` (compat case ``json_timestamp_fraction_floor``).
+    """
+    unit = {"s": "second", "ms": "millisecond", "us": "microsecond", "ns": "nanosecond"}[target.unit]
+    return pc.floor_temporal(c, unit=unit).cast(target, safe=False)
 
 
 # --------------------------------------------------------------------------------------------
