@@ -18,6 +18,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.config import is_time_zone
+from streamsql.core.types import SqlType
 from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, sql_string, template
 from streamsql.functions.scalars.temporal import DEFAULT_PARSE, strftime_pattern, wall_clock
 
@@ -63,14 +64,24 @@ def current_date(c: Call) -> exp.Expression:
     return template(f"CAST({wall_clock('current_timestamp')} AS DATE)")
 
 
-@scalar("TO_TIMESTAMP_LTZ", group="temporal", sig=((N,), (N, INTEGER), (S,), (S, S), (S, S, S)), result=LTZ,
+def _to_timestamp_ltz_type(c: Call) -> SqlType:
+    """TIMESTAMP_LTZ(6) for ``TO_TIMESTAMP_LTZ(n, 6)``, else TIMESTAMP_LTZ(3), as Flink 2.3 types them."""
+    six = len(c.args) == 2 and c.args[1].is_literal and c.args[1].value() == 6
+    return SqlType("TIMESTAMP_LTZ", 6 if six else 3)
+
+
+@scalar("TO_TIMESTAMP_LTZ", group="temporal", sig=((N,), (N, INTEGER), (S,), (S, S), (S, S, S)),
+        result=_to_timestamp_ltz_type,
         nulls="NULL if any argument is NULL, the string does not parse or the number is out of range",
         differences="The precision, format and zone must be literals.")
 def to_timestamp_ltz(c: Call) -> exp.Expression:
     """An instant from epoch seconds/milliseconds, or from a date-time string.
 
     TO_TIMESTAMP_LTZ(n[, precision]): n in units of 10^-precision seconds (0: seconds, 3, the
-    default: milliseconds; 6: microseconds), truncated to milliseconds as Flink does. TO_TIMESTAMP_LTZ(s[,
+    default: milliseconds; 6: microseconds, kept: Flink 2.3's result is TIMESTAMP_LTZ(6), except
+    for a literal ``n``, which Flink's planner folds to a value cut down to milliseconds:
+    ``TO_TIMESTAMP_LTZ(1709214330, 6)`` is ``00:28:29.214000``); the others are cut down to
+    milliseconds, TIMESTAMP_LTZ(3), as Flink. TO_TIMESTAMP_LTZ(s[,
     format[, zone]]): s parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss.SSS', the
     fraction optional) as a wall clock in ``zone`` (default: UTC, as Flink 2.3 does whatever
     the session time zone; its documentation says the session zone). Without a format, a
@@ -88,7 +99,9 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
         msg += "3 (milliseconds), 6 (microseconds)"
         raise c.fail(msg)
     micros = {0: "floor(CAST({0} AS DOUBLE) * 1000) * 1000", 3: "floor(CAST({0} AS DOUBLE)) * 1000",
-              6: "floor(CAST({0} AS DOUBLE) / 1000) * 1000"}[precision]
+              6: "floor(CAST({0} AS DOUBLE))"}[precision]
+    if precision == 6 and c.args[0].is_literal:  # folded while planning: Flink 2.3 keeps milliseconds
+        micros = "floor(CAST({0} AS DOUBLE) / 1000) * 1000"
     # Flink gives NULL outside its TIMESTAMP range (years 0000-9999)
     return template(f"CASE WHEN abs({micros}) < 253402300800000000 "
                     f"THEN timezone('UTC', make_timestamp(CAST({micros} AS BIGINT))) END", c.args[0])

@@ -27,6 +27,7 @@ import re
 
 from sqlglot import exp
 
+from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.functions.scalars.registry import (
     Call,
     fixed,
@@ -301,11 +302,16 @@ DEFAULT_PARSE = "coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), try_strptim
         differences="The format must be a literal. A day past the month's end is NULL; Flink moves it to "
                     "the month's last day ('2024-02-30' → 2024-02-29).")
 def to_timestamp(c: Call) -> exp.Expression:
-    """The string parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss')."""
+    """The string parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss').
+
+    Its fraction is cut down to TIMESTAMP(3)'s milliseconds, as Flink (the result's cast to
+    ``TIMESTAMP_MS`` would round: ``10:00:00.999999`` became ``10:00:01``).
+    """
     if len(c.args) == 1:
-        return template(DEFAULT_PARSE, c.args[0])
+        return template(truncate_sql(DEFAULT_PARSE, 3, floor=True), c.args[0])
     fmt = _pattern(c, 1, "", parsing=True)
-    return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
+    return exp.Null() if fmt is None else template(truncate_sql(f"try_strptime({{0}}, {fmt})", 3, floor=True),
+                                                   c.args[0])
 
 
 # Flink's DateTimeUtils.parseDate (TO_DATE without a pattern): the text before its first space
