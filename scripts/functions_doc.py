@@ -43,9 +43,10 @@ plausibility. To regenerate the expectations:
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py
 
-Types are compared without NOT NULL (StreamSQL does not track nullability of expressions yet),
-CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried in
-milliseconds) or TIMESTAMP(6), and TIMESTAMP_LTZ(p) as TIMESTAMP_LTZ(6): an expression's
+Types are compared without NOT NULL (StreamSQL does not track nullability of expressions yet).
+A CAST's CHAR(n)/VARCHAR(n) and TIMESTAMP(p) are carried exactly; elsewhere a type may be
+compared coarser: CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried
+in milliseconds) or TIMESTAMP(6), and TIMESTAMP_LTZ(p) as TIMESTAMP_LTZ(6): an expression's
 instant is carried in microseconds (DuckDB has no millisecond TIMESTAMPTZ), its value in
 Flink's precision.
 

@@ -203,6 +203,35 @@ class SqlType:
             return pa.map_(self.children[0].to_arrow(), self.children[1].to_arrow())
         return _ARROW[n]
 
+    def arrow_field(self, name: str) -> pa.Field:
+        """The Arrow field of a column ``name`` of this type.
+
+        When the Arrow type alone reads back as another SQL type (TIMESTAMP(0) and TIMESTAMP(3)
+        are both ``timestamp[ms]``; CHAR(3), VARCHAR(5) and STRING all ``string``), the SQL type
+        rides in the field's metadata (:data:`SQL_TYPE_KEY`), so a column keeps Flink's type
+        through the plan: what ``CAST(t AS STRING)``, TYPEOF, DESCRIBE and a sink's type check see.
+        Nullability is not carried (see :meth:`of_field`).
+        """
+        at = self.to_arrow()
+        t = self.with_nullable(True)
+        if self.is_composite or SqlType.from_arrow(at) == t:
+            return pa.field(name, at)
+        return pa.field(name, at, metadata={SQL_TYPE_KEY: t.sql().encode()})
+
+    @staticmethod
+    def of_field(f: pa.Field) -> SqlType:
+        """The SQL type of a column: its metadata's (see :meth:`arrow_field`), else its Arrow type's.
+
+        The metadata is used only when it agrees with the Arrow type (a field rebuilt with another
+        type keeps the metadata of the old one).
+        """
+        text = (f.metadata or {}).get(SQL_TYPE_KEY)
+        if text is not None:
+            t = SqlType.parse(text.decode())
+            if t.to_arrow() == f.type:
+                return t
+        return SqlType.from_arrow(f.type)
+
     def duckdb(self) -> str:
         """The DuckDB type used to CAST to this type in compiled expressions."""
         n = self.name
@@ -266,6 +295,9 @@ class SqlType:
         raise SqlError(msg)
 
 
+#: The Arrow field metadata key that holds a column's SQL type (see :meth:`SqlType.arrow_field`).
+SQL_TYPE_KEY = b"streamsql.sql_type"
+
 _ARROW = {
     "STRING": pa.string(), "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(),
     "INT": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
@@ -286,7 +318,8 @@ def assignable(src: SqlType, dst: SqlType) -> bool:
 
     As Flink's INSERT type check: the same type family and no narrowing (integers widen,
     integers and decimals go to DECIMAL/FLOAT/DOUBLE, FLOAT to DOUBLE, strings of any length,
-    timestamps of any precision).
+    timestamps of any precision). An INSERT also takes FLOAT/DOUBLE into DECIMAL
+    (:func:`sink_assignable`).
     """
     a, b = src.name, dst.name
     if a in _COMPOSITE or b in _COMPOSITE:  # field by field, by position (names may differ)
@@ -301,6 +334,16 @@ def assignable(src: SqlType, dst: SqlType) -> bool:
     if a == "DECIMAL" and b in ("FLOAT", "DOUBLE"):
         return True
     return a == "FLOAT" and b == "DOUBLE"
+
+
+def sink_assignable(src: SqlType, dst: SqlType) -> bool:
+    """Whether an INSERT may write a ``src`` query column to a ``dst`` sink column (cast on the way).
+
+    :func:`assignable`, and also FLOAT or DOUBLE into DECIMAL, which Flink 2.3's INSERT casts
+    implicitly (rounded to the scale, NULL when it does not fit: compat case
+    ``sink_double_into_decimal``) rather than refusing as a type mismatch.
+    """
+    return assignable(src, dst) or (src.name in ("FLOAT", "DOUBLE") and dst.name == "DECIMAL")
 
 
 def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
@@ -341,8 +384,9 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         return f"rpad(CAST({expr} AS VARCHAR), {dst.precision}, ' ')"
     if dst.name == "STRING" and dst.precision is not None:
         return f"left(CAST({expr} AS VARCHAR), {dst.precision})"
-    if dst.name == "DECIMAL" and src.is_numeric:
-        return f"TRY_CAST({expr} AS {dst.duckdb()})"
+    if dst.name == "DECIMAL" and src.is_numeric:  # a DOUBLE by its shortest text, as the CAST operator
+        text = f"CAST({expr} AS VARCHAR)" if src.name == "DOUBLE" else expr
+        return f"TRY_CAST({text} AS {dst.duckdb()})"
     if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
         expr = truncate_sql(expr, dst.precision or 0)
     return f"CAST({expr} AS {dst.duckdb()})"
@@ -472,12 +516,12 @@ class Schema:
 
     def to_arrow(self) -> pa.Schema:
         """The Arrow schema of a batch with these columns."""
-        return pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
+        return pa.schema([f.type.arrow_field(f.name) for f in self.fields])
 
     @staticmethod
     def from_arrow(schema: pa.Schema) -> Schema:
-        """The SQL schema of an Arrow schema (see :meth:`SqlType.from_arrow`)."""
-        return Schema([Field(f.name, SqlType.from_arrow(f.type)) for f in schema])
+        """The SQL schema of an Arrow schema (see :meth:`SqlType.of_field`)."""
+        return Schema([Field(f.name, SqlType.of_field(f)) for f in schema])
 
     def __len__(self) -> int:
         return len(self.fields)

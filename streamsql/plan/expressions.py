@@ -71,18 +71,23 @@ VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.Stdd
 
 
 class Compiled(str):
-    """An expression's DuckDB SQL (the string itself) that also carries its Flink SQL, for EXPLAIN.
+    """An expression's DuckDB SQL (the string itself) with its Flink SQL and its Flink type.
 
-    ``flink`` is the expression as the user wrote it, over the input's column names: the user's
-    function names (``UPPER(name)``, ``SUBSTRING(...)``) and Flink's types (``CAST(x AS BIGINT)``),
-    where the DuckDB SQL holds the binder's macros and DuckDB's types (``INT64``).
+    ``flink`` is the expression as the user wrote it, over the input's column names, for EXPLAIN:
+    the user's function names (``UPPER(name)``, ``SUBSTRING(...)``) and Flink's types
+    (``CAST(x AS BIGINT)``), where the DuckDB SQL holds the binder's macros and DuckDB's types
+    (``INT64``). ``type`` is the type the function registry infers (None: unknown), which a Calc's
+    output column keeps where DuckDB's result type cannot say it (TIMESTAMP(0), CHAR(3): see
+    :func:`~streamsql.plan.query.compile_query`).
     """
 
     flink: str
+    type: SqlType | None
 
-    def __new__(cls, duckdb_sql: str, flink: str) -> Compiled:  # noqa: D102 (the class says it)
+    def __new__(cls, duckdb_sql: str, flink: str, type: SqlType | None = None) -> Compiled:  # noqa: D102, A002
         text = super().__new__(cls, duckdb_sql)
         text.flink = flink
+        text.type = type
         return text
 
 
@@ -175,7 +180,8 @@ def to_duckdb(node: exp.Expression, scope: Scope | None = None, clause: str | No
             if "sql_type" not in col.meta and col.name in types:
                 col.meta["sql_type"] = types[col.name]
     sql = scope.sql if scope is not None else None
-    return Compiled(_condition(_bind(node, sql), node, clause, sql).sql(dialect="duckdb"), flink_sql(node))
+    bound = _condition(_bind(node, sql), node, clause, sql)
+    return Compiled(bound.sql(dialect="duckdb"), flink_sql(node), bound.meta.get(TYPE))
 
 
 def compile_expression(node: exp.Expression, scope: Scope, clause: str | None = None) -> str:
@@ -198,8 +204,8 @@ def compile_expression(node: exp.Expression, scope: Scope, clause: str | None = 
         msg = f"Aggregate function {agg.sql()} is not allowed here"
         raise SqlError(msg, scope.sql, line, col, length)
     resolved = resolve_columns(node, scope)
-    duck = _condition(_bind(resolved, scope.sql), node, clause, scope.sql).sql(dialect="duckdb")
-    return Compiled(duck, flink_sql(resolved))
+    bound = _condition(_bind(resolved, scope.sql), node, clause, scope.sql)
+    return Compiled(bound.sql(dialect="duckdb"), flink_sql(resolved), bound.meta.get(TYPE))
 
 
 def _condition(bound: exp.Expression, node: exp.Expression, clause: str | None,

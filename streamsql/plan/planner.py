@@ -305,7 +305,7 @@ class Planner:
                                  computed=True)
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
-                    c.type = SqlType.from_arrow(node.schema.field(c.name).type)
+                    c.type = SqlType.of_field(node.schema.field(c.name))
             scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if table.watermark is not None:
             col = table.column(table.watermark.column)
@@ -443,7 +443,7 @@ class Planner:
         expression node to refer to the columns of ``agg`` (aggregate calls, grouping keys...).
         Returns the Calc node (or ``agg`` itself when it is already the result) and its scope.
         """
-        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.from_arrow(f.type))
+        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.of_field(f))
                             for f in agg.schema], self.sql)
         names = _unique([output_name(i, n) for n, i in enumerate(items)])
         post, types = [], {}
@@ -543,7 +543,7 @@ def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str 
     """The columns of ``node``; with ``table`` (``node`` reads it), its physical columns' DDL types."""
     q = qualifier.lower() if qualifier else None
     declared = _declared_types(table) if table is not None else {}
-    cols = [ScopeColumn(q, f.name, f.name, SqlType.from_arrow(f.type), declared.get(f.name))
+    cols = [ScopeColumn(q, f.name, f.name, SqlType.of_field(f), declared.get(f.name))
             for f in node.schema]
     return Scope(cols, sql, what)
 

@@ -83,6 +83,7 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
     # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
     output = Schema.from_arrow(result.schema).to_arrow()
     output = _keep_passed_types(items, input_schema, output)
+    output = _keep_compiled_types(items, output)
     if types:
         output = pa.schema([f.with_type(types[f.name]) if f.name in types else f for f in output])
     return QuerySpec(items, condition, input_schema, output)
@@ -95,8 +96,32 @@ def _keep_passed_types(items: list[tuple[str, str]], input_schema: pa.Schema, ou
     which would make it TIMESTAMP_LTZ(6) downstream (and its CAST to STRING print 6 fraction
     digits where Flink prints 3). The runtime casts each result to the spec's schema.
     """
-    by_ref = {quote(f.name): f.type for f in input_schema}
-    fields = [f.with_type(by_ref[expr]) if expr in by_ref else f for f, (_, expr) in zip(output, items)]
+    by_ref = {quote(f.name): f for f in input_schema}
+    fields = [by_ref[expr].with_name(f.name) if expr in by_ref else f for f, (_, expr) in zip(output, items)]
+    return pa.schema(fields)
+
+
+def _keep_compiled_types(items: list[tuple[str, str]], output: pa.Schema) -> pa.Schema:
+    """``output`` with each compiled column typed as the registry types it, where that refines DuckDB's.
+
+    Only the same Arrow type is refined: ``CAST(x AS TIMESTAMP(0))`` is a ``timestamp[ms]`` that
+    reads back as TIMESTAMP(3), ``CAST(s AS CHAR(3))`` a ``string``. The column then keeps
+    Flink's type downstream (:meth:`~streamsql.core.types.SqlType.arrow_field`):
+    ``CAST(t AS STRING)`` of a TIMESTAMP(0) prints no fraction, a sink of the same type adds no
+    cast. A registry type whose Arrow type differs from DuckDB's is not taken (the values would
+    need converting).
+    """
+    fields = []
+    for f, (_, expr) in zip(output, items):
+        t = getattr(expr, "type", None)
+        # A constant (no column) is left coarse: Flink folds it while planning to a literal of
+        # its type, digits cut (TIMESTAMP '... 00:00:00' - INTERVAL '0.5' SECOND into a
+        # TIMESTAMP(0) sink is ...:59), which the sink's cast from the coarse type then does.
+        constant = '"' not in expr  # compiled columns are quoted names
+        if t is not None and not constant and not t.is_composite and t.to_arrow() == f.type \
+                and f.metadata is None:
+            f = t.arrow_field(f.name)
+        fields.append(f)
     return pa.schema(fields)
 
 

@@ -153,7 +153,7 @@ class Scope:
         for c in self.columns:
             if c.internal not in seen:
                 seen.add(c.internal)
-                fields.append(pa.field(c.internal, c.type.to_arrow()))
+                fields.append(c.type.arrow_field(c.internal))
         empty = pa.schema(fields).empty_table()  # noqa: F841  (read by DuckDB by name)
         try:
             return str(duckdb.sql(f"DESCRIBE SELECT {duckdb_sql} FROM empty").fetchall()[0][1])

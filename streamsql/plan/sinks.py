@@ -16,7 +16,7 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.config import Config
 from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import PlanError
-from streamsql.core.types import assignable
+from streamsql.core.types import duckdb_cast, sink_assignable
 from streamsql.plan.expressions import quote
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode, SinkNode
 
@@ -43,7 +43,7 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
         planner._fail(target, msg)
     query_types = [f.type for f in node.sql_schema]
     for i, (qt, col) in enumerate(zip(query_types, target_cols)):
-        if not assignable(qt, col.type):
+        if not sink_assignable(qt, col.type):
             query_schema = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
             sink = ", ".join(f"{c.name}: {c.type}" for c in target_cols)
             msg = (f"Column types of query result and sink for '{table.name}' do not match: incompatible "
@@ -99,11 +99,13 @@ def _listed_columns(planner, table: TableDef, writable: list, cols: list[exp.Exp
 def _to_table_order(planner, node: PlanNode, listed: list, writable: list) -> PlanNode:
     """Reorder ``node``'s columns (one per ``listed`` sink column) into the table's column order.
 
-    Unlisted columns are NULL, as Flink fills the columns an INSERT's column list leaves out.
+    Unlisted columns are NULL, as Flink fills the columns an INSERT's column list leaves out; a
+    listed one is cast as without a list (:func:`~streamsql.core.types.duckdb_cast`: cut to
+    VARCHAR(n), padded to CHAR(n), timestamp digits cut, NULL past DECIMAL(p, s)).
     """
-    source = {c.name: src for c, src in zip(listed, node.schema.names)}
-    items = [(c.name, f"CAST({quote(source[c.name]) if c.name in source else 'NULL'} AS {c.type.duckdb()})")
-             for c in writable]
+    source = {c.name: (src, f.type) for c, src, f in zip(listed, node.schema.names, node.sql_schema)}
+    items = [(c.name, duckdb_cast(quote(source[c.name][0]), source[c.name][1], c.type) if c.name in source
+              else f"CAST(NULL AS {c.type.duckdb()})") for c in writable]
     return planner._calc(node, items, None)
 
 

@@ -16,7 +16,8 @@ CAST(x AS STRING)            Flink's text for timestamps, floating point and boo
                              (:mod:`.cast_string`); to VARCHAR(n) ``left(x, n)``, to CHAR(n)
                              ``rpad(x, n, ' ')`` (Flink cuts and pads; DuckDB ignores the length)
 CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits is NULL, as Flink
-                             (DuckDB fails); from a string it fails, as Flink
+                             (DuckDB fails); from a string it fails, as Flink; a DOUBLE goes
+                             through its shortest text (Flink's BigDecimal.valueOf: 1.005 → 1.01)
 DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
 INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
                              DuckDB parses no field range)
@@ -128,7 +129,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "DECIMAL":
         source = type_of(n.this)
         if source is not None and source.is_numeric:  # as Flink: a value out of DECIMAL(p, s) is NULL
-            return exp.TryCast(this=n.this, to=n.to), t
+            this = n.this
+            if source.name == "DOUBLE":  # Flink: BigDecimal.valueOf(d), the shortest text (1.005 is 1.01)
+                this = exp.Cast(this=this, to=exp.DataType.build("VARCHAR"))
+            return exp.TryCast(this=this, to=n.to), t
     if _is_date_interval(n):
         return exp.Cast(this=n, to=exp.DataType.build("DATE")), t
     if t is not None and _timestamp_interval(n) is not None:
