@@ -78,9 +78,16 @@ Python user-defined functions: [udf.md](udf.md).
   topic, partition and offset) or `(record /data/in.json:17)` (file and line). Each function
   declares how its failures read (`failures` of its registry entry, `declare_failure` for the
   operators); the record is the first row of the batch that fails alone.
-- CAST (and TRY_CAST) of a string to TINYINT .. BIGINT reads it as Flink: trimmed, a sign,
-  digits and an optional fraction that is dropped (`'1.5'` is 1, `'-1.9'` is -1); an exponent
-  or hex (`'1e3'`, `'0x1F'`) is not an integer.
+- CAST (and TRY_CAST) of a string reads the texts Flink reads, as Flink reads them (one reader
+  per type in `streamsql/functions/scalars/cast_text.py`): to TINYINT .. BIGINT trimmed, a sign,
+  digits and an optional fraction that is dropped (`'1.5'` is 1; `'1e3'`, `'0x1F'` are not
+  integers); to DATE `y[-m[-d]]` (`'12'` is 0012-01-01, `'2024-3'` 2024-03-01); to TIMESTAMP
+  `yyyy-M-d[ H:m:s[.f]]` with nothing around it (`'2024-02-30'` is 2024-02-29, `'...T10:20'` and
+  zones are not read); to DOUBLE/FLOAT Java's text (`'1d'` is 1.0, `'infinity'` and `'1_000'`
+  are not numbers); to DECIMAL Flink's own parser (`'1@'` is 1, `'t'` is 0). A text Flink does
+  not read fails the job for CAST and is NULL for TRY_CAST. Not yet as Flink: hexadecimal
+  floating point (`'0x1p3'`, NULL here) and a DECIMAL text that rounds past its precision
+  (`'99999999.995'` as DECIMAL(10, 2), NULL here).
 - Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
   to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
   `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where

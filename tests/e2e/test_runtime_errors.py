@@ -35,8 +35,9 @@ def env(tmp_path):
      "Division by zero in CAST(id AS DECIMAL(5, 2)) / 0: an integer or DECIMAL divided by 0 fails"),
     ("id % (id - 1)", "Division by zero in id % (id - 1): an integer or DECIMAL divided by 0 fails"),
     ("CAST(s AS INT)", "CAST('1@' AS INT) failed: the value is not a valid INT (Flink fails the job too)"),
-    ("CAST(CAST(s AS DECIMAL(4, 1)) AS INT)",
-     "CAST('1@' AS DECIMAL(4, 1)) failed: the value is not a number or has more digits than the type holds"),
+    # Flink reads '1@' as 1.0 (its DECIMAL parser skips one stray last character), not '1@x'
+    ("CAST(CAST(s || 'x' AS DECIMAL(4, 1)) AS INT)",
+     "CAST('1@x' AS DECIMAL(4, 1)) failed: the value is not a number or has more digits than the type holds"),
 ])
 def test_a_failing_expression_says_what_failed_in_flinks_terms(env, expr, says):
     with pytest.raises(StreamSQLError) as ei:

@@ -16,8 +16,9 @@ CAST(x AS STRING)            Flink's text for timestamps, floating point and boo
                              (:mod:`.cast_string`); to VARCHAR(n) ``left(x, n)``, to CHAR(n)
                              ``rpad(x, n, ' ')`` (Flink cuts and pads; DuckDB ignores the length)
 CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits is NULL, as Flink
-                             (DuckDB fails); from a string it fails, as Flink; a DOUBLE goes
+                             (DuckDB fails); a DOUBLE goes
                              through its shortest text (Flink's BigDecimal.valueOf: 1.005 → 1.01)
+CAST(string AS ...)          the texts Flink reads, as it reads them (:mod:`.cast_text`)
 DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
 INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
                              DuckDB parses no field range)
@@ -43,6 +44,7 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
+from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
 from streamsql.functions.scalars.intervals import single_unit
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
@@ -151,6 +153,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
         # every TIMESTAMP(7..9) here) could not hold: cut to microseconds in the CAST itself
         n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and reads_string_as(t):
+        source = type_of(n.this)
+        if source is not None and source.name in STRING_TYPES:
+            return cast_string(n, t), t
     if isinstance(n, exp.Cast) and t is not None:
         cut = _timestamp_precision(n, type_of(n.this), t)
         if cut is not None:
@@ -158,14 +164,6 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         zoned = _zoned_cast(n, type_of(n.this), t)
         if zoned is not None:
             return zoned, t
-    if isinstance(n, (exp.Cast, exp.TryCast)) and n.to.this in _INTEGER_TYPES and t is not None:
-        source = type_of(n.this)
-        if source is not None and source.name in STRING_TYPES:
-            return _string_to_integer(n, t), t
-    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in ("DOUBLE", "FLOAT"):
-        source = type_of(n.this)
-        if source is not None and source.name in STRING_TYPES:
-            return _string_to_double(n, t), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -287,54 +285,6 @@ def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Exp
     return None
 
 
-#: The text Flink's CAST(string AS <integer type>) reads (BinaryStringDataUtil.toLong), once its
-#: spaces (only ' ', as BinaryStringData.trim) are trimmed: a sign, digits and an optional fraction
-#: that is dropped ('1.5' is 1); the digits may be missing when the '.' is there ('.5', '-.' and '.'
-#: are 0 in Flink 2.3), a lone sign or '' are not read. DuckDB also reads exponents and hex ('1e3'
-#: is 1000, '0x1F' 31) and rounds the fraction ('1.5' is 2).
-_FLINK_INTEGER_TEXT = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]*)"
-
-
-def _string_to_integer(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
-    """CAST / TRY_CAST of a string to TINYINT .. BIGINT as Flink reads the text.
-
-    A text Flink does not read fails the job (CAST) or is NULL (TRY_CAST); one it reads is cut at
-    its '.' and converted by DuckDB, which fails (CAST) or gives NULL (TRY_CAST) out of range.
-    """
-    cast = "TRY_CAST" if isinstance(n, exp.TryCast) else "CAST"
-    # a '0' after the sign reads the empty integer part of '.5' or '-.' as 0
-    converted = f"{cast}(regexp_replace(split_part({{0}}, '.', 1), '^([+-]?)', '\\10') AS {t.duckdb()})"
-    bad = "NULL"
-    if cast == "CAST":
-        flink = "INT" if t.name == "INTEGER" else t.name
-        bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {flink}) failed: the value is not a valid {flink} "
-                       "(Flink fails the job too); use TRY_CAST to get NULL instead'")
-    pattern = sql_string(_FLINK_INTEGER_TEXT)
-    return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
-                    f"THEN {converted} ELSE {bad} END", f"trim(({n.this.sql(dialect='duckdb')}), ' ')")
-
-
-#: The text Java's Double.parseDouble (Flink's CAST(string AS DOUBLE / FLOAT)) reads, once trimmed
-#: of the characters up to ' ' (String.trim): a sign, NaN, Infinity or digits with an optional '.',
-#: exponent and f/d suffix. DuckDB also reads '1_000' (1000.0), '+-1' (-1.0), 'inf' and 'nan'.
-#: Java's hexadecimal form ('0x1p3') is not read here (NULL).
-_JAVA_DOUBLE_TEXT = r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)"
-
-
-def _string_to_double(n: exp.Cast | exp.TryCast, t: SqlType) -> exp.Expression:
-    """CAST / TRY_CAST of a string to DOUBLE or FLOAT as Java reads the text (see _string_to_integer)."""
-    cast = "TRY_CAST" if isinstance(n, exp.TryCast) else "CAST"
-    converted = f"{cast}(regexp_replace({{0}}, '[fFdD]$', '') AS {t.duckdb()})"
-    bad = "NULL"
-    if cast == "CAST":
-        bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {t.name}) failed: the value is not a valid {t.name} "
-                       "(Flink fails the job too); use TRY_CAST to get NULL instead'")
-    pattern = sql_string(_JAVA_DOUBLE_TEXT)
-    trimmed = f"regexp_replace(({n.this.sql(dialect='duckdb')}), '^[\\x00-\\x20]+|[\\x00-\\x20]+$', '', 'g')"
-    return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN regexp_full_match({{0}}, {pattern}) "
-                    f"THEN {converted} ELSE {bad} END", trimmed)
-
-
 def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:
     """CAST to TIMESTAMP(p) or TIMESTAMP_LTZ(p) below the operand's precision: digits cut as Flink.
 
@@ -351,7 +301,8 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
         return None
     if isinstance(n.this, exp.Literal) and not n.to.expressions:
         return None
-    literal = isinstance(n.this, exp.Cast) and isinstance(n.this.this, exp.Literal)
+    literal = (isinstance(n.this, exp.Cast) and isinstance(n.this.this, exp.Literal)) or (
+        n.this.meta.get(FROM_TEXT) == "literal")
     if source.name in STRING_TYPES or literal:
         floor = True
     elif source.name in _TIMES and (source.precision is None or source.precision > p):

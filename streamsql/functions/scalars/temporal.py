@@ -199,7 +199,10 @@ def formatted(c: Call, value: str, i: int, default: str) -> exp.Expression:
 def date_format(c: Call) -> exp.Expression:
     """The timestamp (or a 'yyyy-MM-dd HH:mm:ss' string) formatted with a Java pattern."""
     ts = c.args[0]
-    value = "try_cast({0} AS TIMESTAMP)" if ts.type is not None and ts.type.name == "STRING" else "{0}"
+    # a TIMESTAMP(3) (DuckDB's TIMESTAMP_MS) goes through strftime's nanosecond overload, which
+    # fails before 1677: strftime a microsecond TIMESTAMP
+    text = ts.type is not None and ts.type.name == "STRING"
+    value = "try_cast({0} AS TIMESTAMP)" if text else "CAST({0} AS TIMESTAMP)"
     if ts.type is not None and ts.type.name == "TIMESTAMP_LTZ":
         value = wall_clock("{0}")
     return formatted(c, value, 1, "")

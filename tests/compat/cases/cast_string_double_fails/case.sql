@@ -1,0 +1,4 @@
+CREATE TABLE t (id INT, s STRING) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, v DOUBLE) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, CAST(s AS DOUBLE) FROM t;
