@@ -50,7 +50,10 @@ def _dump(bootstrap: str, topic: str) -> list[list]:
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_sink_record_timestamps_are_flinks(name, kafka_bootstrap, kafka_topic_factory, tmp_path):
     s = SCENARIOS[name]
-    src, dst = kafka_topic_factory("ts-src"), kafka_topic_factory("ts-dst")
+    # The records carry 2023 timestamps: under the broker's 24 h retention, its periodic check
+    # (every 5 min) could delete them before they are read, so these topics keep everything.
+    keep = {"retention.ms": "-1"}
+    src, dst = kafka_topic_factory("ts-src", config=keep), kafka_topic_factory("ts-dst", config=keep)
     p = Producer({"bootstrap.servers": kafka_bootstrap})
     for i, rec in enumerate(_FLINK["source"]):
         p.produce(src, json.dumps(rec, separators=(",", ":")).encode(), timestamp=_FLINK["t0"] + 1000 * i)
