@@ -12,6 +12,7 @@ upserts, tombstones), the session *how* it reaches Kafka.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -99,7 +100,12 @@ class ProducerSession:
         if tm is None:
             props = librdkafka_props(self.table.options)
             missing_sink_topic(self.table, self.topic, self.handle.bootstrap, props, self.what)
+            # A topic just created reaches the producer's metadata a moment later: wait up to 10 s.
+            deadline = time.monotonic() + 10.0
             tm = self._topic_metadata()
+            while tm is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+                tm = self._topic_metadata()
         if tm is None:  # created, but not yet in the metadata the producer sees
             msg = f"{self.what}: topic '{self.topic}' was created but is not visible yet; run again"
             raise ExecutionError(msg)
