@@ -6,7 +6,8 @@ topic, the commit/checkpoint interval and where to write the result JSON:
 
 ``{"t_first": first record consumed (epoch s), "t_end": last commit done (epoch s),
 "events": records consumed, "produced": records written, "checkpoint_ms": [...],
-"peak_rss": bytes (getrusage of this process), "error": null | "text"}``
+"peak_rss": bytes (getrusage of this process; the harness replaces it with its sampled tree peak),
+"error": null | "text"}``
 
 - ``raw`` — the limit: consume, no processing, produce the same bytes (same key and partition)
   in Kafka transactions committed every interval with the consumed offsets
@@ -78,11 +79,11 @@ SQL: dict[str, tuple[str, list[str]]] = {
     # The cost of the function layer: Q1's shape with common string and time functions.
     "FN": (
         "CREATE TABLE out_t (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, "
-        "date_time TIMESTAMP(3), extra STRING, minute STRING) WITH (" + SINK_OPTS + ")",
+        "date_time TIMESTAMP(3), extra STRING, bid_minute STRING) WITH (" + SINK_OPTS + ")",
         [
             "INSERT INTO out_t SELECT auction, bidder, price, LOWER(channel) AS channel, "
             "REGEXP_EXTRACT(url, 'channel_id=([0-9]+)', 1) AS url, date_time, UPPER(extra) AS extra, "
-            "DATE_FORMAT(date_time, 'yyyy-MM-dd HH:mm') AS minute FROM bids"
+            "DATE_FORMAT(date_time, 'yyyy-MM-dd HH:mm') AS bid_minute FROM bids"
         ],
     ),
     "Q2": (
@@ -414,7 +415,7 @@ def run_quix(spec: dict, res: dict) -> None:
         def functions(v):
             m = channel_id.search(v["url"])
             return {**v, "channel": v["channel"].lower(), "url": m.group(1) if m else None,
-                    "extra": v["extra"].upper(), "minute": v["date_time"][:16]}
+                    "extra": v["extra"].upper(), "bid_minute": v["date_time"][:16]}
 
         sdf = sdf.apply(functions)
     elif w == "Q2":

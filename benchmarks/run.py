@@ -9,10 +9,11 @@ Each (workload, contender) has two phases:
 
 1. **throughput** — the input topic holds the whole data set (a backlog); the contender runs as a
    subprocess until it reached the end offsets and committed. events/s = input records / (last
-   commit − first record consumed), both logged by the contender. Peak RSS = the child's
-   ``ru_maxrss``. Checkpoint duration = mean of the contender's commits (streamsql: trigger →
-   committed; raw: send_offsets + commit_transaction; quix: ``Checkpoint.commit``). The output
-   is then read back with ``read_committed`` and counted against the expected size.
+   commit − first record consumed), both logged by the contender. Peak RSS = the largest summed RSS
+   of the child's process tree, sampled every 0.2 s by the harness. Checkpoint duration = mean of
+   the contender's commits (streamsql: trigger → committed; raw: send_offsets + commit_transaction;
+   quix: ``Checkpoint.commit``). The output is then read back with ``read_committed`` and counted
+   against the expected size.
 2. **latency** — a fresh input topic is fed at a fixed rate (``--latency-rate`` events/s for
    ``--latency-seconds``), event time = record timestamp = the wall clock at production, while
    the contender runs; a reader thread consumes the output with ``read_committed`` and records
@@ -48,6 +49,7 @@ from benchmarks.common import (
 )
 from benchmarks.contenders import base_workload
 from benchmarks.output import LatencyReader, count_output, steady_rate
+from benchmarks.proctree import RssSampler
 
 CONTENDERS = ["raw", "streamsql", "quix"]  # and "flink" (Apache Flink 2.3 through PyFlink)
 # workload → distinct auctions of its data set
@@ -164,6 +166,10 @@ def run_contender(
     stdout = open(work / "stdout.txt", "w")
     t_launch = time.time()
     proc = subprocess.Popen(cmd, cwd=work, stdout=stdout, stderr=subprocess.STDOUT, env=env)
+    # Peak RSS is sampled here, for every contender alike: a child's own ru_maxrss starts at this
+    # harness's RSS (Linux keeps the high-water mark across fork and exec), so it overstated them.
+    rss = RssSampler(proc.pid)
+    rss.start()
     reader = None
     usage = None
     try:
@@ -181,6 +187,7 @@ def run_contender(
                 datagen.load_paced(input_topic, paced["events"], paced["keys"], paced["rate"], BOOTSTRAP)
         usage = _wait_usage(proc, timeout_s)
     finally:
+        rss.halt.set()
         stdout.close()
         if lock is not None:
             lock.close()
@@ -204,6 +211,8 @@ def run_contender(
         }
     res["output_topic"] = out
     res["t_launch"] = t_launch
+    rss.join()
+    res["peak_rss"] = rss.peak or None
     if usage is not None and not profile:  # the whole tree: wait4 sees the reaped descendants
         res["cpu_s"] = usage.ru_utime + usage.ru_stime + res.get("cpu_unreaped_s", 0.0)
         if res.get("events"):
