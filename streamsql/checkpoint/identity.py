@@ -32,10 +32,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ConfigError, ExecutionError
 
 log = logging.getLogger(__name__)
 
+#: The tasks of the job's run in progress, one name a line (a single-process job: its name); gone
+#: once the run finished.
+TASKS_FILE = "_tasks"
 #: The settings that name a checkpoint to restore on purpose (Flink's key, then its old name).
 RECOVERY_KEYS = ("execution.state-recovery.path", "execution.savepoint.path")
 
@@ -139,6 +142,36 @@ class JobIdentity:
             return RestorePoint.own(storage, committed)
         raise JobIdentityError(self._foreign_message(storage, committed, record))
 
+    def bind_run(self, storage: CheckpointStorage, resuming: bool) -> None:
+        """Bind a parallel job's run to this job: record ``_job`` for a new run, check it on resume.
+
+        A parallel job's tasks restore their own folders (``stage<s>-task<t>/``) without asking
+        whose they are; what binds the run in progress to a job is the job folder's ``_job``,
+        written when the run starts and checked by every process that resumes or joins it (the
+        driver and each ``streamsql worker``), so a changed query never resumes another query's
+        state and source positions.
+
+        Args:
+            storage: the job's checkpoint folder.
+            resuming: an unfinished run's tasks are recorded there (``_tasks``).
+
+        Raises:
+            JobIdentityError: the unfinished run was started by another job (or by a job of
+                unknown identity).
+        """
+        if not resuming:
+            self._write(storage, first_checkpoint=1, recovered_from=self.recovery_path)
+            return
+        record = read_job_file(storage)
+        if record is not None and record.get("fingerprint") == self.digest:
+            return
+        msg = (f"Job '{self.name}': the unfinished run in {storage.dir} was written by {_describe(record)}, "
+               "not by this job (another SQL or other tables), so it is not resumed. To start fresh, give "
+               f"this job another 'pipeline.name' or remove the folder {storage.dir} (and the job's "
+               "_streamsql-* topics); to carry its state over on purpose, stop that job WITH SAVEPOINT and "
+               "SET 'execution.savepoint.path' to the savepoint")
+        raise JobIdentityError(msg)
+
     def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
         source, checkpoint_id = checkpoint_at(self.recovery_path, storage)
         writer = read_job_file(source)
@@ -164,6 +197,33 @@ class JobIdentity:
                 "restored. To start fresh, give this job another 'pipeline.name' or remove the folder "
                 f"{storage.dir}; to restore it on purpose, SET 'execution.state-recovery.path' = "
                 f"'{storage.location(committed)}'")
+
+
+def check_tasks(storage: CheckpointStorage, name: str, tasks: list[str]) -> bool:
+    """Whether the job's folder holds an unfinished run of exactly ``tasks`` (:data:`TASKS_FILE`).
+
+    An unfinished run's committed state belongs to its tasks (their source partitions, their key
+    groups, their transactional ids): a run with other tasks — another parallelism, or one
+    process instead of several — would find none of it and read its sources again from the
+    start, writing everything the unfinished run committed a second time.
+
+    Returns:
+        True when the folder names ``tasks`` (resume), False when it names none (a new run: the
+        caller records them once the job's identity is bound).
+
+    Raises:
+        ConfigError: the folder names other tasks.
+    """
+    theirs = storage.read_file(TASKS_FILE)
+    if theirs is None:
+        return False
+    if theirs.decode() == "\n".join(tasks):
+        return True
+    before, mine = len(theirs.split(b"\n")), len(tasks)
+    msg = (f"Job '{name}' has an unfinished run with {before} task{'s' * (before != 1)} in {storage.dir}, "
+           f"this run plans {mine}: resume it with the 'parallelism.default' it had, or remove the job's "
+           "checkpoint folder (and its _streamsql-* topics) to start afresh")
+    raise ConfigError(msg)
 
 
 def read_job_file(storage: CheckpointStorage) -> dict | None:

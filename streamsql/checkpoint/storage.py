@@ -169,6 +169,10 @@ class CheckpointStorage:
         """The job-level file ``name``, or None when absent."""
         return self.files.read(f"{self.job_key}/{name}")
 
+    def delete_file(self, name: str) -> None:
+        """Delete the job-level file ``name`` (absent: no-op)."""
+        self.files.delete(f"{self.job_key}/{name}")
+
     def first_id_after(self, restored: int | None) -> int:
         """The first checkpoint id of a new attempt: above ``restored`` and every id present.
 

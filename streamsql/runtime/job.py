@@ -19,7 +19,7 @@ import uuid
 from typing import Any
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
-from streamsql.checkpoint.identity import JobIdentity, JobIdentityError, RestorePoint
+from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError, user_text
@@ -62,6 +62,8 @@ class JobRunner:
         self.restarting = False
         #: The last failure the restart strategy restarted the job after (its text), or None.
         self.last_failure: str | None = None
+        #: True once the final checkpoint of the finished job committed (marked final).
+        self._finished = False
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         coord = graph.coordinator
@@ -93,15 +95,22 @@ class JobRunner:
 
         Raises:
             StreamSQLError: the failure that ended the job (JobIdentityError, never retried: the
-                folder is locked by another job, or holds another job's checkpoint).
+                folder is locked by another job, or holds another job's checkpoint; ConfigError:
+                the folder holds an unfinished parallel run, :func:`check_tasks`).
         """
         if self.identity is None:
             self._run_attempts()
             return
-        folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
-                                   self.config.as_dict()).lock_dir
-        with self.identity.lock(folder):
+        files = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
+                                  self.config.as_dict())
+        with self.identity.lock(files.lock_dir):
+            # One task, named as the job: an unfinished parallel run under this name refuses it
+            # (it would read the sources again from the start), and a parallel run refuses ours.
+            if not check_tasks(files, self.name, [self.name]):
+                files.write_file(TASKS_FILE, self.name.encode())
             self._run_attempts()
+            if self._finished:
+                files.delete_file(TASKS_FILE)
 
     def _run_attempts(self) -> None:
         use_system_allocator()
@@ -210,6 +219,7 @@ class JobRunner:
         if coord.maybe_complete(final=final) is None:
             msg = f"Job '{self.name}': the final checkpoint did not complete"
             raise ExecutionError(msg)
+        self._finished = final
 
     def cancel(self) -> None:
         """Stop as soon as possible, without a final checkpoint (Flink's cancel)."""

@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from streamsql.checkpoint.identity import JobIdentity
+from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, check_tasks
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
@@ -56,7 +56,6 @@ from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_
 log = logging.getLogger(__name__)
 
 FINISHED_MARKER = "_finished"
-TASKS_FILE = "_tasks"  # the tasks of the run in progress, one name a line
 RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started from
 
 
@@ -316,26 +315,23 @@ class ParallelJobRunner:
         self.files.write_file(RESTORED_FILE, path.encode())
 
     def _check_tasks(self) -> None:
-        """Record the job's tasks in ``_tasks``, or refuse to resume it with other ones.
+        """Record the job's tasks in ``_tasks`` (and ``_job``), or refuse to resume it with other ones.
 
-        An unfinished run's committed state belongs to its tasks (their source partitions, their
-        key groups); resuming it with another parallelism would read partitions twice or not
-        at all. (Rescaling through a savepoint is not implemented.)
+        An unfinished run's committed state belongs to its tasks (:func:`check_tasks`); another
+        parallelism rescales through a savepoint only. The run is bound to the job's fingerprint
+        too (:meth:`JobIdentity.bind_run`), checked by the driver and by every worker.
 
         Raises:
             ConfigError: when ``_tasks`` names other tasks.
+            JobIdentityError: the unfinished run is another job's (another query under this
+                ``'pipeline.name'``: :meth:`JobIdentity.bind_run`).
         """
-        mine = "\n".join(t.name for t in self.tasks).encode()
-        theirs = self.files.read_file(TASKS_FILE)
-        if theirs is None:
-            self.files.write_file(TASKS_FILE, mine)
-            return
-        if theirs != mine:
-            before = len(theirs.split(b"\n"))
-            msg = (f"Job '{self.name}' has an unfinished run with {before} tasks in {self.files.dir}, this "
-                   f"run plans {len(self.tasks)}: resume it with the 'parallelism.default' it had, or remove "
-                   "the job's checkpoint folder (and its _streamsql-* topics) to start afresh")
-            raise ConfigError(msg)
+        tasks = [t.name for t in self.tasks]
+        resuming = check_tasks(self.files, self.name, tasks)
+        if self.identity is not None:  # before _tasks: a process that sees _tasks finds _job
+            self.identity.bind_run(self.files, resuming)
+        if not resuming:
+            self.files.write_file(TASKS_FILE, "\n".join(tasks).encode())
 
     def _run_threads(self) -> None:
         errors: list[BaseException] = []
