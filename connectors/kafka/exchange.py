@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
@@ -63,32 +63,66 @@ def _key(kind: bytes, task: int) -> bytes:
     return kind + struct.pack(">H", task)
 
 
-def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str) -> None:
-    """Create ``topic`` with ``partitions`` partitions unless it exists with that many.
+#: Exchange and task topics keep their records until the job deletes them (``DeleteRecords``
+#: after a reading task's commit, the topics when the job finished): under the broker's
+#: retention (7 days by default) a job stopped for longer would find the records it had not
+#: read yet gone.
+KEEP_FOREVER = {"retention.ms": "-1", "retention.bytes": "-1"}
+
+
+def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str, create: bool = True) -> str:
+    """Create ``topic`` with ``partitions`` partitions unless it exists with that many; its id.
+
+    Created with :data:`KEEP_FOREVER`.
+
+    Args:
+        props: librdkafka properties (the brokers).
+        topic: the topic.
+        partitions: how many partitions it must have.
+        what: names the caller in errors.
+        create: False when the topic must exist already (a task resumes its reading): a missing
+            one raises instead of being created empty.
+
+    Returns:
+        The topic's id (Kafka's topic UUID, as text): a topic deleted and created again under its
+        name has another one.
 
     Raises:
-        ExecutionError: when it exists with another partition count, or cannot be created.
+        ExecutionError: when it exists with another partition count, is missing and ``create``
+            is False, or cannot be created.
     """
     cfg = {k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
     admin = new_client(AdminClient, cfg | {"logger": RDKAFKA_LOG}, what)
+    bootstrap = str(props.get("bootstrap.servers", ""))
     md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
     tm = md.topics.get(topic)
+    if (tm is None or tm.error is not None) and not create:
+        return ""
     if tm is None or tm.error is not None:
-        new = NewTopic(topic, num_partitions=partitions, replication_factor=-1)
+        new = NewTopic(topic, num_partitions=partitions, replication_factor=-1, config=dict(KEEP_FOREVER))
         try:
             admin.create_topics([new], operation_timeout=30)[topic].result(timeout=60)
-            return
+            return _topic_id(admin, topic, what, bootstrap)
         except KafkaException as e:
             err = e.args[0] if e.args else None
             if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
                 msg = f"{what}: creating exchange topic '{topic}'"
-                raise execution_error(msg, e, str(props.get("bootstrap.servers", ""))) from None
+                raise execution_error(msg, e, bootstrap) from None
         tm = admin.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S).topics.get(topic)
     if tm is not None and tm.error is None and len(tm.partitions) != partitions:
         msg = (f"{what}: exchange topic '{topic}' has {len(tm.partitions)} partitions, the job's "
                f"parallelism needs {partitions}; delete the topic or run with the parallelism it was "
                "made for")
         raise ExecutionError(msg)
+    return _topic_id(admin, topic, what, bootstrap)
+
+
+def _topic_id(admin: AdminClient, topic: str, what: str, bootstrap: str) -> str:
+    try:
+        return str(admin.describe_topics(TopicCollection([topic]))[topic].result(METADATA_TIMEOUT_S).topic_id)
+    except KafkaException as e:
+        msg = f"{what}: describing topic '{topic}'"
+        raise execution_error(msg, e, bootstrap) from None
 
 
 def encode_batch(batch: Batch) -> list[bytes]:
@@ -233,6 +267,7 @@ class ExchangeReader(Source):
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
         self._admin: AdminClient | None = None
+        self.topic_id = ""  # the topic's id when opened (see :meth:`position`)
 
     def open(self, position: dict | None) -> None:
         """Assign the partition at ``position`` (None: from its beginning).
@@ -244,10 +279,18 @@ class ExchangeReader(Source):
         self.next_offset = int(position.get("offset", 0))
         self.marks = {int(u): int(ts) for u, ts in position.get("watermarks", {}).items()}
         self.ended = {int(u) for u in position.get("ended", [])}
-        ensure_topic(self.props, self.topic, self.partitions, self.what)
+        recorded = position.get("topic_id")
+        self.topic_id = ensure_topic(self.props, self.topic, self.partitions, self.what,
+                                     create=not recorded)
+        if recorded and self.topic_id != recorded:
+            now = f"its id is now {self.topic_id}" if self.topic_id else "it does not exist now"
+            why = f"the topic was deleted since the checkpoint restored (its id was {recorded}, {now})"
+            raise ExecutionError(self._gone(why))
+        # "error", not "earliest": a position outside the partition means records the task has
+        # not read are gone (deleted, or the topic made again); reading on would drop them silently.
         cfg = {**self.props, "group.id": f"{self.topic}-reader", "enable.auto.commit": False,
                "isolation.level": "read_committed", "error_cb": self.latch, "logger": RDKAFKA_LOG,
-               "auto.offset.reset": "earliest"}
+               "auto.offset.reset": "error"}
         self.consumer = new_client(Consumer, cfg, self.what)
         self.latch.watch(self.consumer)
         start = self.next_offset if self.next_offset > 0 else -2  # -2: OFFSET_BEGINNING
@@ -269,8 +312,15 @@ class ExchangeReader(Source):
             if m.error() is not None:
                 if m.error().code() == KafkaError._PARTITION_EOF:
                     continue
+                if m.error().code() == KafkaError._AUTO_OFFSET_RESET:
+                    raise ExecutionError(self._gone(f"offset {self.next_offset} is not in the partition "
+                                                    f"any more ({m.error().str()})"))
                 msg = f"{self.what}: {m.error().str()}"
                 raise ExecutionError(msg)
+            if m.offset() < self.next_offset:  # the partition went back: the topic was made again
+                why = (f"offset {m.offset()} came after offset {self.next_offset - 1}: the topic was "
+                       "deleted and created again")
+                raise ExecutionError(self._gone(why))
             self.next_offset = m.offset() + 1
             key = m.key()
             kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
@@ -295,6 +345,12 @@ class ExchangeReader(Source):
             kinds = np.concatenate([b.kind_array() for b in batches])
         return Batch(table, kinds)
 
+    def _gone(self, why: str) -> str:
+        return (f"{self.what}: records this task has not read are gone: {why}. The exchange topic must not "
+                "be deleted or purged while its job runs or is unfinished; the job cannot resume "
+                "exactly-once: restart it afresh (remove its checkpoint folder and its _streamsql-* topics) "
+                "or from a savepoint")
+
     def watermark(self) -> int | None:
         """The minimum watermark over the upstream tasks that have not ended (None: one sent none yet)."""
         live = [u for u in range(self.upstream) if u not in self.ended]
@@ -305,10 +361,13 @@ class ExchangeReader(Source):
         return min(self.marks[u] for u in live)
 
     def position(self) -> dict:
-        """``{"offset": next offset, "watermarks": {task: ms}, "ended": [task, ...]}``."""
+        """``{"offset": next offset, "watermarks": {task: ms}, "ended": [task, ...], "topic_id": id}``.
+
+        The topic's id lets a restore tell a topic deleted and made again under the same name.
+        """
         self._barrier_offset = self.next_offset
         return {"offset": self.next_offset, "watermarks": {str(u): t for u, t in self.marks.items()},
-                "ended": sorted(self.ended)}
+                "ended": sorted(self.ended), "topic_id": self.topic_id}
 
     def committed(self, checkpoint_id: int) -> None:
         """The task's checkpoint committed in its Kafka transaction: delete the records before its position.
