@@ -16,26 +16,60 @@ Flink's SinkUpsertMaterializer), ``DO ERROR`` or ``DO NOTHING``. Flink's checks,
    skips the check: the sink writes whatever row comes last per key).
 
 An insert-only query into a keyed sink, and a sink key that contains an upsert key (a superset),
-are accepted without a clause, as Flink. StreamSQL runs ``DO DEDUPLICATE`` only where no
-deduplication is needed (the keys agree, or the sink has no key) and refuses ``DO ERROR`` /
-``DO NOTHING`` at the clause, which it does not run.
+are accepted without a clause, as Flink. Where the keys differ, ``DO DEDUPLICATE`` (or no clause
+with ``'table.exec.sink.require-on-conflict'`` = ``'false'``) puts a
+:class:`SinkMaterializerNode` before the sink, as Flink puts its SinkUpsertMaterializer there.
+StreamSQL refuses ``DO ERROR`` / ``DO NOTHING`` at the clause, which it does not run.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
 from streamsql.core.errors import PlanError
-from streamsql.plan.nodes import INSERT_ONLY, ScanNode, SinkNode, walk
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, ScanNode, SinkNode, walk
 from streamsql.plan.update_kinds import upsert_keys
 
 REQUIRE_ON_CONFLICT = "table.exec.sink.require-on-conflict"
 UPSERT_MATERIALIZE = "table.exec.sink.upsert-materialize"
 
 
+@dataclass(eq=False)
+class SinkMaterializerNode(PlanNode):
+    """Keeps the alive rows per sink key and emits the latest (``ON CONFLICT DO DEDUPLICATE``).
+
+    Output: the input's columns, an upsert changelog on the sink key (``+I``, ``+U``, ``-D``);
+    see :mod:`streamsql.runtime.operators.sink_materializer`.
+
+    Attributes:
+        sink_key: input column indexes of the sink's PRIMARY KEY.
+        upsert_key: input column indexes of the input's upsert key (rows are matched on it), or
+            None (matched on every column).
+        labels: ``(sink key, upsert key)`` as EXPLAIN prints them.
+    """
+
+    sink_key: list[int] = field(default_factory=list)
+    upsert_key: list[int] | None = None
+    labels: tuple[str, str] = ("", "")
+
+    kind: ClassVar[str] = "sink-materializer"
+    stateful: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN (Flink shows it as the sink's ``upsertMaterialize=[true]``)."""
+        return (f"SinkUpsertMaterializer(pk=[{self.labels[0]}], upsertKey=[{self.labels[1]}], "
+                f"conflictStrategy=[DEDUPLICATE])")
+
+
 def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, target: exp.Expression) -> None:
     """Flink's checks of an INSERT's ON CONFLICT clause (or its absence) against its sink.
+
+    Where the sink's key differs from the query's upsert key and the INSERT deduplicates, a
+    :class:`SinkMaterializerNode` is put between ``sink`` and its input (``sink.inputs[0]``).
 
     Args:
         planner: the statement's planner (config, positioned errors).
@@ -45,7 +79,7 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
 
     Raises:
         PlanError: Flink's refusals (module docstring), at the clause or the target table; or a
-            clause StreamSQL does not run, at the clause.
+            clause StreamSQL does not run (DO ERROR / DO NOTHING), at the clause.
     """
     table, node = sink.table, sink.inputs[0]
     spec = get_connector(table.connector)
@@ -71,7 +105,7 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
     mismatch = _key_mismatch(sink)
     if mismatch is None or (planner.config.choice(UPSERT_MATERIALIZE) or "AUTO") == "NONE":
         return
-    pk, key = mismatch
+    pk, key, keys = mismatch
     if conflict is None and planner.config.get(REQUIRE_ON_CONFLICT, "true").lower() == "true":
         msg = (f"The query has an upsert key that differs from the primary key of the sink table "
                f"'{table.name}'. Primary key: {pk}, upsert key: {key}. This can lead to "
@@ -81,14 +115,17 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
                f"since we need to keep the entire history), or ON CONFLICT DO ERROR (fail on conflict), "
                f"or ON CONFLICT DO NOTHING (keep first record).")
         planner._fail(target, msg, PlanError)
-    msg = (f"ON CONFLICT DO DEDUPLICATE is not supported where it deduplicates: the sink '{table.name}' "
-           f"has primary key {pk} but the query's upsert key is {key}, and StreamSQL has no sink upsert "
-           f"materializer; make the sink's PRIMARY KEY the query's key")
-    planner._fail(conflict if conflict is not None else target, msg, PlanError)
+    names = list(node.schema.names)
+    lower = [n.lower() for n in names]
+    sink_key = [lower.index(k.lower()) for k in table.primary_key if k.lower() in lower]
+    upsert_key = sorted(keys[0]) if keys else None
+    sink.inputs[0] = SinkMaterializerNode(
+        inputs=[node], schema=node.schema, mode=RETRACT, update_before=False, sink_key=sink_key,
+        upsert_key=upsert_key, labels=(pk[1:-1], key[1:-1] if keys else ""))
 
 
-def _key_mismatch(sink: SinkNode) -> tuple[str, str] | None:
-    """The sink key and the query's first upsert key (``("[a]", "[a, b]")``, ``none`` for no key).
+def _key_mismatch(sink: SinkNode) -> tuple[str, str, list[frozenset[int]]] | None:
+    """The sink key, the query's first upsert key (``("[a]", "[a, b]")``, ``none`` for no key) and its keys.
 
     That is when the updating input of ``sink`` has no upsert key within the sink table's PRIMARY
     KEY; None when it has one, is insert-only, or the table has no key.
@@ -103,4 +140,4 @@ def _key_mismatch(sink: SinkNode) -> tuple[str, str] | None:
     if any(k <= pk_cols for k in keys):
         return None
     key = f"[{', '.join(names[i] for i in sorted(keys[0]))}]" if keys else "none"
-    return f"[{', '.join(pk)}]", key
+    return f"[{', '.join(pk)}]", key, keys

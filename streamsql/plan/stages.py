@@ -35,6 +35,7 @@ from typing import ClassVar
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
+from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.nodes import (
     RETRACT,
@@ -138,6 +139,8 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
         return tuple(range(node.num_keys))
     if isinstance(node, RankNode):  # rows pass through with their columns
         return tuple(node.partition)
+    if isinstance(node, SinkMaterializerNode):
+        return tuple(node.sink_key)
     if isinstance(node, CalcNode):
         inner = _partitioning(node.inputs[0])
         if inner is None:
@@ -165,6 +168,8 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
         return [list(node.left_keys), list(node.right_keys)]
     if isinstance(node, RankNode):
         return [list(node.partition)]
+    if isinstance(node, SinkMaterializerNode):
+        return [list(node.sink_key)]
     if isinstance(node, SinkNode) and node.table.primary_key and node.inputs[0].mode == RETRACT:
         names = [n.lower() for n in node.inputs[0].schema.names]
         cols = [c.name.lower() for c in node.table.columns if c.is_physical]

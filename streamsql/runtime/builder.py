@@ -29,6 +29,7 @@ from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, TaskResources
 from streamsql.plan import nodes as plan
+from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.lookup import LookupJoinNode
 from streamsql.plan.over import OverAggNode
@@ -55,6 +56,7 @@ from streamsql.runtime.operators.rank_window import WatermarkRankOperator
 from streamsql.runtime.operators.semi_join import SemiAntiJoinOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator
+from streamsql.runtime.operators.sink_materializer import SinkUpsertMaterializer
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 from streamsql.runtime.operators.temporal_join import TemporalJoinOperator
 from streamsql.runtime.operators.union import UnionOperator
@@ -179,6 +181,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowJoinNode: _window_join,
     CorrelateNode: lambda n: CorrelateOperator(n.function, n.args, n.keep, n.left, n.schema),
     RankNode: _rank,
+    SinkMaterializerNode: lambda n: SinkUpsertMaterializer(n.sink_key, n.upsert_key, n.schema),
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }
 

@@ -76,30 +76,31 @@ def test_flink_plans_it(env, pk, cols, query):
     env.execute_sql(f"EXPLAIN INSERT INTO snk {query}")
 
 
-@pytest.mark.parametrize(
-    ("pk", "cols", "query", "key"),
-    [
-        ("a", None, AGG_AB, "Primary key: [a], upsert key: [a, b]."),
-        ("a", None, f"{AGG_AB} HAVING SUM(v) > 3", "Primary key: [a], upsert key: [a, b]."),
-        ("s", None, "SELECT a, MAX(b), SUM(v) FROM src GROUP BY a", "Primary key: [s], upsert key: [a]."),
-        ("b", "a INT, b INT", "SELECT id, x FROM c1", "Primary key: [b], upsert key: [a]."),
-        ("a", "a INT, b INT", "SELECT id, x FROM c2", "upsert key: none"),  # no source key
-        ("a", None, "SELECT a, 1, SUM(v) FROM src GROUP BY a, b", "Primary key: [a], upsert key:"),
-        ("a", None, f"SELECT l.a, l.s, r.v FROM {SUMS} JOIN src r ON l.a = r.a", "Primary key: [a]"),
-        # an anti join's rows: no upsert key, even over an append-only table with a PRIMARY KEY
-        ("a", "a INT, b INT", "SELECT id, 0 FROM k1 WHERE NOT EXISTS (SELECT 1 FROM src WHERE src.a = k1.x)",
-         "Primary key: [a]"),
-        ("a", J3, f"SELECT l.a, l.s, r.s FROM {SUMS} FULL JOIN {COUNTS} ON l.a = r.a", "Primary key: [a]"),
-        ("a", J3, f"SELECT l.b, l.s, r.s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b) l JOIN {COUNTS} "
-                  "ON l.a = r.a", "Primary key: [a]"),
-        ("a", None, "SELECT a, b, s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b) UNION ALL "
-                    "SELECT a, b, s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b)", "Primary key: [a]"),
-        ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY v DESC) rn "
-                    "FROM src) WHERE rn <= 2", "upsert key: none"),
-        ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a, b ORDER BY v DESC) rn "
-                    "FROM src) WHERE rn = 1", "Primary key: [a], upsert key: [a, b]."),
-    ],
-)
+#: (sink key, sink columns, query, the key mismatch Flink names) of queries Flink refuses without ON CONFLICT
+MISMATCHES = [
+    ("a", None, AGG_AB, "Primary key: [a], upsert key: [a, b]."),
+    ("a", None, f"{AGG_AB} HAVING SUM(v) > 3", "Primary key: [a], upsert key: [a, b]."),
+    ("s", None, "SELECT a, MAX(b), SUM(v) FROM src GROUP BY a", "Primary key: [s], upsert key: [a]."),
+    ("b", "a INT, b INT", "SELECT id, x FROM c1", "Primary key: [b], upsert key: [a]."),
+    ("a", "a INT, b INT", "SELECT id, x FROM c2", "upsert key: none"),  # no source key
+    ("a", None, "SELECT a, 1, SUM(v) FROM src GROUP BY a, b", "Primary key: [a], upsert key:"),
+    ("a", None, f"SELECT l.a, l.s, r.v FROM {SUMS} JOIN src r ON l.a = r.a", "Primary key: [a]"),
+    # an anti join's rows: no upsert key, even over an append-only table with a PRIMARY KEY
+    ("a", "a INT, b INT", "SELECT id, 0 FROM k1 WHERE NOT EXISTS (SELECT 1 FROM src WHERE src.a = k1.x)",
+     "Primary key: [a]"),
+    ("a", J3, f"SELECT l.a, l.s, r.s FROM {SUMS} FULL JOIN {COUNTS} ON l.a = r.a", "Primary key: [a]"),
+    ("a", J3, f"SELECT l.b, l.s, r.s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b) l JOIN {COUNTS} "
+              "ON l.a = r.a", "Primary key: [a]"),
+    ("a", None, "SELECT a, b, s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b) UNION ALL "
+                "SELECT a, b, s FROM (SELECT a, b, SUM(v) s FROM src GROUP BY a, b)", "Primary key: [a]"),
+    ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY v DESC) rn "
+                "FROM src) WHERE rn <= 2", "upsert key: none"),
+    ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a, b ORDER BY v DESC) rn "
+                "FROM src) WHERE rn = 1", "Primary key: [a], upsert key: [a, b]."),
+]
+
+
+@pytest.mark.parametrize(("pk", "cols", "query", "key"), MISMATCHES)
 def test_flink_refuses_a_key_mismatch_without_on_conflict(env, pk, cols, query, key):
     sink(env, pk, *([cols] if cols else []))
     with pytest.raises(PlanError) as ei:
@@ -108,6 +109,15 @@ def test_flink_refuses_a_key_mismatch_without_on_conflict(env, pk, cols, query, 
     assert key in ei.value.message
     assert "Please specify an ON CONFLICT clause" in ei.value.message
     assert (ei.value.line, ei.value.col) == (1, 21)  # the sink table's name
+
+
+@pytest.mark.parametrize(("pk", "cols", "query", "key"), MISMATCHES)
+def test_on_conflict_do_deduplicate_materializes_a_key_mismatch(env, pk, cols, query, key):
+    """As Flink's ``upsertMaterialize=[true], conflictStrategy=[DEDUPLICATE]`` sink."""
+    sink(env, pk, *([cols] if cols else []))
+    text = env.execute_sql(f"EXPLAIN INSERT INTO snk {query} ON CONFLICT DO DEDUPLICATE").message
+    assert f"SinkUpsertMaterializer(pk=[{pk}]" in text
+    assert "conflictStrategy=[DEDUPLICATE]" in text
 
 
 def test_config_keys_as_flink(env):
@@ -119,6 +129,9 @@ def test_config_keys_as_flink(env):
     env.execute_sql("RESET 'table.exec.sink.upsert-materialize'")
     with pytest.raises(PlanError, match="upsert key that differs"):
         env.execute_sql(f"EXPLAIN INSERT INTO snk {AGG_AB}")
+    env.execute_sql("SET 'table.exec.sink.require-on-conflict' = 'false'")
+    text = env.execute_sql(f"EXPLAIN INSERT INTO snk {AGG_AB}").message
+    assert "SinkUpsertMaterializer(pk=[a], upsertKey=[a, b]" in text
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,79 @@
+"""The sink upsert materializer (``ON CONFLICT DO DEDUPLICATE``) row by row, against Flink 2.3.
+
+The expected changelogs are what Flink 2.3 printed for
+``INSERT INTO snk SELECT a, s FROM (SELECT a, SUM(v) AS s FROM src GROUP BY a UNION ALL SELECT a,
+MAX(v) AS s FROM src GROUP BY a) ON CONFLICT DO DEDUPLICATE`` (sink keyed by ``a``; a UNION has no
+upsert key, so rows are matched on every column) over the debezium events of
+``tests/compat/cases/on_conflict_deduplicate_key_mismatch/src.jsonl``, at parallelism 1. Flink
+fed its materializer the SUM branch's whole changelog, then the MAX branch's: the inputs below
+are those two aggregates' changelogs (Flink's GroupAggregate without mini-batch), in that order.
+The cases with an upsert key are in tests/compat (``on_conflict_deduplicate_*``).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from streamsql.core.elements import Batch, RowKind
+from streamsql.runtime.operators.sink_materializer import SinkUpsertMaterializer
+from tests.runtime.harness import open_operator
+
+P, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+SCHEMA = pa.schema([("a", pa.int32()), ("s", pa.int32())])
+
+SUM_BRANCH = [(P, 1, 10), (UB, 1, 10), (UA, 1, 30), (UB, 1, 30), (UA, 1, 20), (UB, 1, 20), (UA, 1, 25),
+              (UB, 1, 25), (UA, 1, 20), (P, 2, 7), (UB, 2, 7), (UA, 2, 15), (UB, 2, 15), (UA, 2, 24),
+              (UB, 2, 24), (UA, 2, 17), (UB, 2, 17), (UA, 2, 34), (UB, 2, 34), (UA, 2, 25), (UB, 2, 25),
+              (UA, 2, 8), (P, 3, 1), (D, 3, 1)]
+MAX_BRANCH = [(P, 1, 10), (UB, 1, 10), (UA, 1, 20), (P, 2, 7), (UB, 2, 7), (UA, 2, 8), (UB, 2, 8),
+              (UA, 2, 9), (UB, 2, 9), (UA, 2, 17), (UB, 2, 17), (UA, 2, 8), (P, 3, 1), (D, 3, 1)]
+#: Flink 2.3's print sink, in order
+FLINK_OUT = [(P, 1, 10), (D, 1, 10), (P, 1, 30), (D, 1, 30), (P, 1, 20), (D, 1, 20), (P, 1, 25), (D, 1, 25),
+             (P, 1, 20), (P, 2, 7), (D, 2, 7), (P, 2, 15), (D, 2, 15), (P, 2, 24), (D, 2, 24), (P, 2, 17),
+             (D, 2, 17), (P, 2, 34), (D, 2, 34), (P, 2, 25), (D, 2, 25), (P, 2, 8), (P, 3, 1), (D, 3, 1),
+             (UA, 1, 10), (UA, 1, 20), (UA, 1, 20), (UA, 2, 7), (UA, 2, 8), (UA, 2, 8), (UA, 2, 9),
+             (UA, 2, 8), (UA, 2, 17), (UA, 2, 8), (UA, 2, 8), (P, 3, 1), (D, 3, 1)]
+
+
+def _batch(rows):
+    table = pa.table({"a": pa.array([r[1] for r in rows], pa.int32()),
+                      "s": pa.array([r[2] for r in rows], pa.int32())})
+    return Batch(table, pa.array([int(r[0]) for r in rows], pa.int8()).to_numpy())
+
+
+def _play(op, batches) -> list[tuple]:
+    out = []
+    for rows in batches:
+        for b in op.process_batch(_batch(rows), 0):
+            kinds = b.kinds.tolist() if b.kinds is not None else [int(P)] * b.table.num_rows
+            out += [(RowKind(k), *r) for k, r in zip(kinds, zip(*[c.to_pylist() for c in b.table.columns]))]
+    return out
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+@pytest.mark.parametrize("batch_rows", [1, 5, 1000])
+def test_without_upsert_key_as_flink(tmp_path, backend, batch_rows):
+    op, b = open_operator(SinkUpsertMaterializer([0], None, SCHEMA), backend, tmp_path / "w", "sink-mat-1",
+                          config={"state.cache.max-entries": "1"})
+    rows = SUM_BRANCH + MAX_BRANCH
+    out = _play(op, [rows[i:i + batch_rows] for i in range(0, len(rows), batch_rows)])
+    b.close()
+    assert out == FLINK_OUT
+
+
+def test_with_upsert_key_a_row_is_replaced_in_place(tmp_path):
+    # upsert key (a, s): an update of the held row's upsert key replaces it where it is, so a
+    # later retraction of the other row finds this one last (Flink: addRow's values.set)
+    op, b = open_operator(SinkUpsertMaterializer([0], [0, 1], SCHEMA), "hashmap", tmp_path / "w",
+                          "sink-mat-1")
+    out = _play(op, [[(P, 1, 1), (P, 1, 2), (UA, 1, 1), (D, 1, 2), (D, 1, 1)]])
+    b.close()
+    assert out == [(P, 1, 1), (UA, 1, 2), (UA, 1, 1), (UA, 1, 1), (D, 1, 1)]
+
+
+def test_a_retraction_of_a_row_not_held_is_dropped(tmp_path):
+    op, b = open_operator(SinkUpsertMaterializer([0], None, SCHEMA), "hashmap", tmp_path / "w", "sink-mat-1")
+    out = _play(op, [[(P, 1, 1), (D, 1, 9), (UB, 2, 3)]])
+    b.close()
+    assert out == [(P, 1, 1)]
