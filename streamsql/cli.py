@@ -94,19 +94,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             running_statements.set()
             _run_statements(env, script, args.file, lambda result: print_result(result, voice.results))
             running_statements.clear()
+            if _interrupted.is_set():  # a Ctrl-C that a query in DuckDB took for its own (see _on_sigint)
+                raise KeyboardInterrupt
             env.wait_all()  # raises the first failure as it happens
         for job in env.jobs.values():
             voice.info(job_summary(job))
         env.close()  # every job ended; this removes the queries' scratch folder
         return 0
     except KeyboardInterrupt:
-        if failed:
-            env.close()
-            return 1
-        voice.info("\n[INFO] Interrupted; cancelling jobs.")
-        env.close()
-        return 130
+        return _interrupted_run(env, voice, failed)
     except Exception as e:  # never a bare traceback: say what failed, trace only with --verbose
+        if _interrupted.is_set() and not failed:  # the Ctrl-C, turned into DuckDB's "Query interrupted"
+            return _interrupted_run(env, voice, failed)
         if not any(e is job.error for job in failed):  # a job's failure is already reported
             text = redact(user_text(e))
             voice.failure(f"[ERROR] {text}", text)
@@ -116,6 +115,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stderr.write(redact(traceback.format_exc()))
         env.close()
         return 1
+
+
+def _interrupted_run(env, voice, failed: list) -> int:
+    """End a run that Ctrl-C (or SIGTERM) interrupted: cancel its jobs; 130 (1 if a job failed first)."""
+    if failed:
+        env.close()
+        return 1
+    voice.info("\n[INFO] Interrupted; cancelling jobs.")
+    env.close()
+    return 130
 
 
 class _Voice:
@@ -191,6 +200,25 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+#: Set by the first Ctrl-C (SIGINT) or SIGTERM: the run is interrupted, whatever became of the
+#: KeyboardInterrupt (see :func:`_on_sigint`).
+_interrupted = threading.Event()
+
+
+def _on_sigint(signum, frame):
+    """Ctrl-C or SIGTERM: remember it, then raise KeyboardInterrupt (Python's default for SIGINT).
+
+    Remembered because the KeyboardInterrupt may not reach :func:`cmd_run`: DuckDB, when the
+    signal comes while it runs a query of the planner or the shell (a statement being planned),
+    turns it into an exception of its own ("Query interrupted", or a failed read of a registered
+    table), which code around the query may catch and go on (the Ctrl-C was lost: the run kept
+    going) or which reached the user as "Internal error (a bug in StreamSQL ...)" with exit 1
+    instead of the interrupt's 130.
+    """
+    _interrupted.set()
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``streamsql`` command as a function: its exit code."""
     return _dispatch(_arguments(argv))
@@ -244,7 +272,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     _take_sigint(ignore=bool(getattr(args, "report_file", None)))
     if args.command in ("run", "worker"):
-        signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops jobs as cleanly as Ctrl-C
+        signal.signal(signal.SIGTERM, _on_sigint)  # `kill` stops jobs as cleanly as Ctrl-C
         signal.signal(signal.SIGUSR1, _interrupt)  # a job failed: stop waiting (cmd_run)
         return cmd_run(args)
     return cmd_shell(args)
@@ -262,7 +290,8 @@ def _take_sigint(ignore: bool = False) -> None:
     terminal's Ctrl-C reaches the whole process group, and the driver stops its workers itself
     (SIGTERM), so a worker's own exit on it is not taken for a failure.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore else signal.default_int_handler)
+    _interrupted.clear()
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore else _on_sigint)
 
 
 def exit_now(rc: int) -> None:
