@@ -28,6 +28,7 @@ from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.functions import udf
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
+from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
@@ -411,10 +412,13 @@ class Planner:
 
         def to_agg_cols(n: exp.Expression) -> exp.Expression:
             if n.sql() in call_col and isinstance(n, AGG_TYPES):
-                return exp.column(call_col[n.sql()], quoted=True)
-            if n.sql() in key_sql and not isinstance(n, exp.Alias):
-                return exp.column(key_sql[n.sql()], quoted=True)
-            return n
+                col = exp.column(call_col[n.sql()], quoted=True)
+            elif n.sql() in key_sql and not isinstance(n, exp.Alias):
+                col = exp.column(key_sql[n.sql()], quoted=True)
+            else:
+                return n
+            col.meta[AS_WRITTEN] = written(n)  # messages name what the user wrote, not __agg0
+            return col
 
         return self._post_project(agg, items, resolved, having_r, to_agg_cols)
 

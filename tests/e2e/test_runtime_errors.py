@@ -98,3 +98,16 @@ def test_a_failing_expression_names_the_kafka_record(tmp_path, kafka_bootstrap, 
             env.execute_sql("INSERT INTO o SELECT CAST(s AS INT) + 1 FROM k WHERE s <> '2'").wait(60)
     text = str(ei.value)
     assert "CAST('oops' AS INT) failed" in text and text.endswith(f"(record {topic}[1]@1)"), text
+
+
+@pytest.mark.parametrize(("query", "says"), [
+    ("SELECT SUM(id) / MIN(id - 1) FROM t GROUP BY s", "Division by zero in SUM(id) / MIN(id - 1):"),
+    ("SELECT COUNT(*) % (id - 1) FROM t GROUP BY id", "Division by zero in COUNT(*) % (id - 1):"),
+    ("SELECT 7 / SUM(id - 1) FROM t GROUP BY s HAVING COUNT(*) > 0", "Division by zero in 7 / SUM(id - 1):"),
+])
+def test_a_failing_expression_over_an_aggregate_names_it_as_written(env, query, says):
+    """Not the aggregate's internal columns (``__agg0 / __agg1``, ``__k0``)."""
+    with pytest.raises(StreamSQLError) as ei:
+        env.execute_sql(f"INSERT INTO o {query}").wait(60)
+    text = str(ei.value)
+    assert says in text and "__" not in text, text

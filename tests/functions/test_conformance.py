@@ -92,8 +92,11 @@ def results(tmp_path_factory):
 
 
 def _final(env, select: str) -> tuple:
-    """The final row of a query's changelog (insert-only or a global aggregate's updates)."""
-    rows = [row for kind, row in env.execute_sql(select).collect(timeout=60) if kind.short in ("+I", "+U")]
+    """The final row of a query's changelog (insert-only or a global aggregate's updates).
+
+    The wait is long: under -n 2 on a loaded 2-core machine, 60 s ran out with no row (996 errors).
+    """
+    rows = [row for kind, row in env.execute_sql(select).collect(timeout=300) if kind.short in ("+I", "+U")]
     assert rows, select
     return rows[-1]
 

@@ -339,12 +339,41 @@ FAILURE = "StreamSQL: "
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
 
+#: meta key of a column that stands for an expression the user wrote (an aggregate call or a
+#: grouping expression after a GROUP BY): its Flink SQL, which :func:`written` puts back
+AS_WRITTEN = "as_written"
+
+
+def _atomic(text: str) -> bool:
+    """Whether ``text`` needs no parentheses as an operand: a name, or one call ``F(...)``."""
+    if _PLAIN.match(text):
+        return True
+    m = _CALL.match(text)
+    if not m:
+        return False
+    depth = 0
+    for i, ch in enumerate(text[m.end() - 1:], m.end() - 1):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return i == len(text) - 1  # the call's own parenthesis closes the text
+    return False
+
+
+_CALL = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*\(")
+
+
 def written(resolved: exp.Expression) -> str:
     """Flink SQL of a resolved expression, as a message or EXPLAIN names it to the user.
 
-    Columns are the input's names, unquoted where plain (``id / 0``, not ```id` / 0``).
+    Columns are the input's names, unquoted where plain (``id / 0``, not ```id` / 0``); a column
+    marked :data:`AS_WRITTEN` is the expression it stands for (``SUM(v) / MIN(w)``, not
+    ``__agg0 / __agg1``).
     """
     tree = resolved.copy()
+    for col in list(tree.find_all(exp.Column)):
+        text = col.meta.get(AS_WRITTEN)
+        if text:
+            col.replace(exp.var(text) if _atomic(text) else exp.Paren(this=exp.var(text)))
     for ident in tree.find_all(exp.Identifier):
         if _PLAIN.match(ident.name):
             ident.set("quoted", False)
