@@ -228,10 +228,15 @@ def console() -> None:
     """The process entry point (``python -m streamsql``, the ``streamsql`` script).
 
     A ``run`` or ``worker`` that succeeded exits through :func:`exit_now`; anything else exits
-    as Python does.
+    as Python does. A Ctrl-C before the command took it over (while it imports its modules, a
+    few seconds on a loaded machine: no job has started) exits 130 too, without a traceback.
     """
     args = _arguments(None)
-    rc = _dispatch(args)
+    try:
+        rc = _dispatch(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n[INFO] Interrupted.\n")
+        sys.exit(130)
     if rc == 0 and args.command in ("run", "worker"):
         exit_now(rc)
     sys.exit(rc)

@@ -192,6 +192,14 @@ class JobIdentity:
         storage.write_file("_job", json.dumps(record, indent=1).encode())
 
     def _foreign_message(self, storage: CheckpointStorage, committed: int, record: dict | None) -> str:
+        if storage.read_metadata(committed) is None:  # not even in this folder: another folder's commit
+            return (f"Job '{self.name}': its commit point says checkpoint {committed} committed last, but "
+                    f"{storage.dir} holds no checkpoint {committed}"
+                    f"{'' if record else ' (nor a _job file)'}: another job commits under the same Kafka "
+                    "transactional id (the same 'pipeline.name' and 'sink.transactional-id-prefix' with "
+                    "another 'execution.checkpointing.dir'), or the folder's checkpoints were removed, so "
+                    "nothing is restored. Give this job (or the other) another 'pipeline.name' or "
+                    "'sink.transactional-id-prefix'")
         return (f"Job '{self.name}': checkpoint {committed} in {storage.dir} was written by "
                 f"{_describe(record)}, not by this job (another SQL or other tables), so it is not "
                 "restored. To start fresh, give this job another 'pipeline.name' or remove the folder "

@@ -72,3 +72,21 @@ def test_ctrl_c_while_duckdb_runs_a_query_interrupts_the_run(tmp_path, monkeypat
     assert time.monotonic() - started < 25, "the Ctrl-C was lost: the run waited on"
     assert "Internal error" not in err
     assert rc == 130 and "[INFO] Interrupted; cancelling jobs." in err
+
+
+def test_ctrl_c_while_the_command_starts_exits_130_without_a_traceback(monkeypatch, capsys, handlers):
+    """A Ctrl-C while `streamsql run` imports its modules (2-6 s into the run on this loaded
+    machine, before it waits for its jobs) ended it with Python's traceback and the signal's
+    status (-2): 10 of 10 Ctrl-Cs of a campaign landed there."""
+    def importing(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_run", importing)
+    monkeypatch.setattr("sys.argv", ["streamsql", "run", "s.sql"])
+    with pytest.raises(SystemExit) as ended:
+        try:
+            cli.console()
+        except KeyboardInterrupt:  # never let it end the test session
+            pytest.fail("the Ctrl-C escaped: Python's traceback, status -2")
+    assert ended.value.code == 130
+    assert capsys.readouterr().err == "\n[INFO] Interrupted.\n"
