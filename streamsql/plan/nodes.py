@@ -93,6 +93,31 @@ class ScanNode(PlanNode):
 
 
 @dataclass(eq=False)
+class ValuesNode(ScanNode):
+    """Literal rows (Flink's Values node): a bounded, insert-only source (:mod:`streamsql.plan.values`).
+
+    A scan of no catalog table (:attr:`table` is a placeholder named ``VALUES`` without options):
+    one task reads it, whatever the parallelism, as Flink's Values runs with parallelism 1.
+
+    Attributes:
+        rows: per row, the DuckDB SQL of each cell, already cast to its column's type
+            (:attr:`schema`); evaluated once when the job starts
+            (:class:`~streamsql.runtime.values_source.ValuesSource`).
+        rows_sql: the same cells as written (Flink SQL), for EXPLAIN.
+    """
+
+    rows: list[list[str]] = field(default_factory=list)
+    rows_sql: list[list[str]] = field(default_factory=list)
+
+    kind: ClassVar[str] = "values"
+
+    def describe(self) -> str:
+        """One line for EXPLAIN (Flink's ``Values(tuples=[[{ 1, 'a' }, { 2, 'b' }]])``)."""
+        tuples = ", ".join("{ " + ", ".join(row) + " }" for row in self.rows_sql)
+        return f"Values(tuples=[[{tuples}]], values=[{', '.join(self.schema.names)}])"
+
+
+@dataclass(eq=False)
 class CalcNode(PlanNode):
     """Projection and filter in one batch query.
 

@@ -75,6 +75,7 @@ from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
 from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import eliminate_update_before
+from streamsql.plan.values import check_row_widths, plan_values, zero_row
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 
 
@@ -116,6 +117,8 @@ class Planner:
             target = target.this
         table = self._table(target)
         with self._session():
+            if cols is not None and isinstance(insert.expression, exp.Values):
+                check_row_widths(self, insert.expression, len(cols))  # VALUES hook (plan/values.py)
             node, _ = self._query(insert.expression)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
@@ -142,20 +145,19 @@ class Planner:
             # LISTAGG calls (plan/ordered_aggs.py); subqueries in HAVING (plan/having.py)
             q = mark_python_aggregates(mark_listagg(lift_having_subqueries(self, q)), self.catalog.functions)
             return plan_hinted_select(self, rewrite_qualify(q), self._select)  # STATE_TTL hint hook
-        if isinstance(q, exp.Values):
-            self._fail(q, "VALUES is not supported yet (neither in INSERT nor as a query); insert from a "
-                          "table instead, e.g. a 'filesystem' table over a JSON file of the rows")
+        if isinstance(q, exp.Values):  # VALUES hook (plan/values.py): an INSERT's rows
+            return self._from(q)
         self._fail(q, f"Unsupported query: {q.key.upper()}")
 
     def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")
-        if src is None:
-            self._fail(sel, "SELECT without FROM is not supported in a streaming query")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
         where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
         sel, where, scalars = split_scalar_subqueries(self, sel, where)  # hook: plan/scalar_subqueries.py
         self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
-        if (lateral := plan_lateral(self, src.this, sel.args.get("joins"), where)) is not None:
+        if src is None:  # SELECT without FROM hook (plan/values.py): a Calc over one row
+            node, scope = zero_row(), Scope([], self.sql, "any table")
+        elif (lateral := plan_lateral(self, src.this, sel.args.get("joins"), where)) is not None:
             node, scope, where = lateral  # LATERAL TABLE hook (plan/python_udfs.py)
         elif sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses
             node, scope, where = plan_joins(self, src.this, sel.args["joins"], where)
@@ -266,6 +268,9 @@ class Planner:
             return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'", obj)
         if isinstance(src, exp.Subquery):
             node, scope = self._query(src.this)
+            return node, scope.requalify(alias)
+        if isinstance(src, exp.Values):  # VALUES hook (plan/values.py)
+            node, scope = plan_values(self, src)
             return node, scope.requalify(alias)
         if isinstance(src, exp.TableFromRows):  # window TVF hook (plan/windows.py)
             return plan_window_tvf(self, src)

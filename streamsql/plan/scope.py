@@ -162,10 +162,10 @@ class Scope:
 
     def renamed(self, names: list[str]) -> Scope:
         """The same columns (one name per column, in order) under new names: ``AS t(a, b)``."""
-        cols = [ScopeColumn(c.qualifier, n, c.internal, c.type) for c, n in zip(self.columns, names)]
+        cols = [replace(c, name=n) for c, n in zip(self.columns, names)]
         return Scope(cols, self.sql, self.what)
 
     def requalify(self, qualifier: str | None) -> Scope:
         """The same columns, all under one qualifier (a subquery or table alias)."""
         q = qualifier.lower() if qualifier else None
-        return Scope([ScopeColumn(q, c.name, c.internal, c.type) for c in self.columns], self.sql, self.what)
+        return Scope([replace(c, qualifier=q) for c in self.columns], self.sql, self.what)

@@ -37,9 +37,14 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
     writable = [c for c in table.columns if c.computed is None and not c.virtual]
     target_cols = writable if cols is None else _listed_columns(planner, table, writable, cols)
     if len(target_cols) != len(node.schema.names):
-        msg = (f"INSERT INTO {table.name}: the query produces {len(node.schema.names)} columns "
-               f"({', '.join(node.schema.names)}) but the sink has {len(target_cols)} "
-               f"({', '.join(c.name for c in target_cols)})")
+        produces = f"the query produces {len(node.schema.names)} ({', '.join(node.schema.names)})"
+        listed = ", ".join(c.name for c in target_cols)
+        if cols is not None:  # Calcite's validator, at the query
+            msg = (f"Number of columns must match number of query columns: the column list has "
+                   f"{len(target_cols)} ({listed}), {produces}")
+            planner._fail(query, msg)
+        msg = (f"Column types of query result and sink for '{table.name}' do not match. Cause: Different "
+               f"number of columns: {produces}, the sink has {len(target_cols)} ({listed})")
         planner._fail(target, msg)
     query_types = [f.type for f in node.sql_schema]
     for i, (qt, col) in enumerate(zip(query_types, target_cols)):

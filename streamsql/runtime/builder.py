@@ -65,6 +65,7 @@ from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
 from streamsql.runtime.operators.window_join import WindowJoinOperator
 from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
+from streamsql.runtime.values_source import ValuesSource
 from streamsql.state.factory import create_backend
 
 log = logging.getLogger(__name__)
@@ -278,6 +279,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                 sources[node.id] = ExchangeReader(ctx)
             elif isinstance(node, ExchangeSinkNode):
                 sinks[node.id] = ExchangeWriter(ctx)
+            elif isinstance(node, plan.ValuesNode):
+                sources[node.id] = ValuesSource(node)
             elif isinstance(node, plan.ScanNode):
                 sources[node.id] = get_connector(node.table.connector).create_source(ctx)
             elif isinstance(node, plan.SinkNode):

@@ -15,7 +15,7 @@ from streamsql.core.secrets import masked
 from streamsql.core.types import SqlType
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
-from streamsql.sql.parser import error_at
+from streamsql.sql.parser import error_at, values_query
 
 
 def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
@@ -88,6 +88,8 @@ def view_def_from_create(create: exp.Create, sql: str) -> ViewDef:
         msg = "View column lists are not supported; alias the columns in the query instead"
         raise error_at(create.this.expressions[0] if create.this.expressions else create.this, msg, sql)
     query = create.expression
+    if isinstance(query, exp.Values):
+        query = values_query(query)
     if not isinstance(query, exp.Query):
         msg = "CREATE VIEW needs AS <query>"
         raise error_at(create.this, msg, sql)

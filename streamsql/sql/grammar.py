@@ -117,6 +117,11 @@ class FlinkParser(parser.Parser):
     # SESSION is a keyword token in sqlglot; Flink also uses it as the session window TVF.
     FUNC_TOKENS = {*parser.Parser.FUNC_TOKENS, TokenType.SESSION}
 
+    PRIMARY_PARSERS = {
+        **parser.Parser.PRIMARY_PARSERS,
+        # NULL keeps its position: a VALUES cell refuses an untyped NULL at it (plan/values.py)
+        TokenType.NULL: lambda self, token: self.expression(exp.Null()).update_positions(token),
+    }
     FUNCTION_PARSERS = {
         **parser.Parser.FUNCTION_PARSERS,
         **{name: (lambda self, n=name: self._parse_window_tvf(n)) for name in nodes.WINDOW_TVFS},

@@ -103,8 +103,20 @@ def parse_statement(text: str) -> exp.Expr:
     if len(trees) > 1:
         msg = "Expected one statement but found several; run them as a script"
         raise error_at(trees[1], msg, text)
-    _check_supported(trees[0], text)
-    return trees[0]
+    tree = values_query(trees[0]) if isinstance(trees[0], exp.Values) else trees[0]
+    if isinstance(tree, nodes.Explain) and isinstance(tree.this, exp.Values):
+        tree.set("this", values_query(tree.this))
+    _check_supported(tree, text)
+    return tree
+
+
+def values_query(values: exp.Values) -> exp.Select:
+    """``VALUES (1, 'a'), ...`` as a query: ``SELECT * FROM (VALUES ...)`` (the same rows and columns).
+
+    A statement or a view's body may be a bare VALUES, which Flink runs as a query; sqlglot parses
+    it as a table expression.
+    """
+    return exp.Select(expressions=[exp.Star()], from_=exp.From(this=values))
 
 
 def read_script(path: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment, __version__
-from streamsql.core.errors import ExecutionError, SqlError
+from streamsql.core.errors import ExecutionError
 
 REPO = Path(__file__).resolve().parents[2]
 FIVE = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
@@ -65,15 +65,12 @@ def test_finding_9_init_file_not_utf8_is_a_clear_error(tmp_path):
     assert "Traceback" not in text and "UnicodeDecodeError" not in text
 
 
-def test_finding_9_insert_values_error_does_not_contradict_itself():
+def test_finding_9_insert_values_runs():
     """Finding 9: 'VALUES is supported only as INSERT INTO t VALUES (...)' was the error of
-    INSERT INTO t VALUES (...)."""
+    INSERT INTO t VALUES (...); it now runs (a bounded job that finishes)."""
     with StreamEnvironment() as env:
         env.execute_sql("CREATE TABLE out (id INT) WITH ('connector' = 'blackhole')")
-        with pytest.raises(SqlError) as e:
-            env.execute_sql("INSERT INTO out VALUES (1)")
-    assert "VALUES is not supported yet" in str(e.value) and "(line 1, column" in str(e.value)
-    assert "supported only as INSERT INTO" not in str(e.value)
+        assert env.execute_sql("INSERT INTO out VALUES (1)").wait(60) == "FINISHED"
 
 
 @pytest.mark.parametrize("setting", ["execution.checkpointing.dir", "state.dir"])

@@ -48,9 +48,10 @@ def test_ctrl_r_inside_an_unfinished_statement(shell, workdir):
 def test_enter_does_not_add_indentation_to_what_is_typed(shell, workdir):
     sh = shell()
     # ran (as typed, indentation and all)
-    sh.send_expect("SELECT\n  1 AS a,\n  2 AS b,\n    3 AS c\n;\n", r"\[ERROR\] SELECT without FROM")
+    sh.send_expect("SELECT\n  1 AS a,\n  2 AS b,\n    3 AS c\nFROM nowhere;\n",
+                   r"\[ERROR\] Table or view 'nowhere'")
     sh.send("QUIT\n")
     assert sh.wait() == 0
     text = (workdir / "history").read_text()
-    assert "+SELECT\n+  1 AS a,\n+  2 AS b,\n+    3 AS c\n+;\n" in text, text
+    assert "+SELECT\n+  1 AS a,\n+  2 AS b,\n+    3 AS c\n+FROM nowhere;\n" in text, text
     assert not re.search(r"^\+ {5,}", text, re.M), text

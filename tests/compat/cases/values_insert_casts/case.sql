@@ -1,0 +1,6 @@
+CREATE TABLE out_rows (id BIGINT, name STRING, c CHAR(5), v VARCHAR(2), d DECIMAL(5, 2), ts TIMESTAMP(3),
+  ts0 TIMESTAMP(0), missing STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows (ts0, ts, d, v, c, name, id) VALUES
+  (TIMESTAMP '2024-01-01 10:00:00.9', TIMESTAMP '2024-01-01 10:00:00.1239', 1.005, 'abc', 'xy', 'a', 1),
+  (TIMESTAMP '1999-12-31 23:59:59.5', TIMESTAMP '2024-01-01 10:00:00', 12345.678, 'a', 'zz', 'abcd', 2),
+  (CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP(3)), 2.555, CAST(NULL AS STRING), CAST(NULL AS CHAR(2)), 'b', 3000000000);

@@ -1,0 +1,2 @@
+CREATE TABLE out_rows (id INT, name STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT * FROM (VALUES (1, 'a'), (2)) AS v(id, name);

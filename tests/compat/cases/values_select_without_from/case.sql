@@ -1,0 +1,2 @@
+CREATE TABLE out_rows (a INT, b STRING, c DECIMAL(10, 2), d BIGINT, e STRING, f INT, g STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT 1, 'x', 2.5, CAST(NULL AS BIGINT), UPPER('ab'), 1 + 2 * 3, CAST(TIMESTAMP '2024-01-01 10:00:00.5' AS STRING);
