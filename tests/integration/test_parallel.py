@@ -195,7 +195,6 @@ def test_exists_and_not_exists(kafka_bootstrap, kafka_topic_factory, tmp_path, p
     _upsert_sink(env, out, kafka_bootstrap, "lid INT, m INT", "lid, m")  # anti joins retract
     # the anti join's rows have no upsert key (l has no PRIMARY KEY): Flink 2.3 wants ON CONFLICT,
     # or this key to write the last row per sink key
-    env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'NONE'")
     exists = "EXISTS (SELECT 1 FROM r WHERE r.k = l.k)"
     _run(env, f"EXECUTE STATEMENT SET BEGIN INSERT INTO out_t SELECT id, 1 FROM l WHERE {exists}; "
               f"INSERT INTO out_t SELECT id, 0 FROM l WHERE NOT {exists}; END")
@@ -346,3 +345,24 @@ def test_window_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism
                      "time_bucket(INTERVAL 30 SECOND, r.ts) AND l.k = r.k", l=lrows, r=rrows)
     assert all({e[side] is None for e in expected} == {True, False} for side in (0, 1))  # both sides padded
     assert _appends(kafka_bootstrap, out, ["lid", "rid"]) == Counter(expected)
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_on_conflict_do_deduplicate(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    """A sink keyed by g = k % 5: per g, group k = g stays in the result and group k = g + 5 leaves
+    it last (its count reaches 100): the sink must end with the group that stays, not with the
+    key deleted (Flink's SinkUpsertMaterializer; written straight through, every g is deleted)."""
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    ks = [k for k in range(5) for _ in range(10)] + [k for k in range(5, 10) for _ in range(100)]
+    rows = [{"id": i, "k": k, "v": 1, "ts": "2026-01-01 00:00:00.000"} for i, k in enumerate(ks)]
+    # a k's rows in one partition, so the leaving group's last row is read after the other's
+    _produce(kafka_bootstrap, src, [(None, orjson.dumps(r), r["k"] % 5) for r in rows])
+    env = _env(parallelism, tmp_path)
+    env.execute_sql("SET 'execution.batch-size' = '20'")  # the leaving group is in the result first
+    _source(env, "src", src, kafka_bootstrap)
+    _upsert_sink(env, out, kafka_bootstrap, "g INT, k INT, n BIGINT", "g")
+    inner = "SELECT k, n FROM (SELECT k, COUNT(*) AS n FROM src GROUP BY k) WHERE n < 100"
+    _run(env, f"INSERT INTO out_t SELECT k % 5, k, n FROM ({inner}) ON CONFLICT DO DEDUPLICATE")
+    expected = _duck(f"SELECT k % 5, k, n FROM ({inner})", src=rows)
+    assert _upserts(kafka_bootstrap, out, ["g", "k", "n"]) == Counter(expected)
+    assert len(expected) == 5
