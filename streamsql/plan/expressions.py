@@ -22,8 +22,8 @@ from sqlglot.generator import Generator
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import FunctionError, bind
-from streamsql.functions.scalars.registry import TYPE, written
+from streamsql.functions.scalars import FunctionError, bind, calls
+from streamsql.functions.scalars.registry import TYPE, lookup, written
 from streamsql.plan.scope import Scope, position_of
 
 
@@ -78,16 +78,22 @@ class Compiled(str):
     (``CAST(x AS BIGINT)``), where the DuckDB SQL holds the binder's macros and DuckDB's types
     (``INT64``). ``type`` is the type the function registry infers (None: unknown), which a Calc's
     output column keeps where DuckDB's result type cannot say it (TIMESTAMP(0), CHAR(3): see
-    :func:`~streamsql.plan.query.compile_query`).
+    :func:`~streamsql.plan.query.compile_query`). ``deterministic`` is False when it calls a
+    function whose value may change between evaluations (``RAND()``, ``UUID()``, ``NOW()``, a
+    Python function declared so): Flink's merge of two Calcs (:mod:`streamsql.plan.calc_merge`)
+    must not compute such a value twice.
     """
 
     flink: str
     type: SqlType | None
+    deterministic: bool
 
-    def __new__(cls, duckdb_sql: str, flink: str, type: SqlType | None = None) -> Compiled:  # noqa: D102, A002
+    def __new__(cls, duckdb_sql: str, flink: str, type: SqlType | None = None,  # noqa: D102, A002
+                deterministic: bool = True) -> Compiled:
         text = super().__new__(cls, duckdb_sql)
         text.flink = flink
         text.type = type
+        text.deterministic = deterministic
         return text
 
 
@@ -181,7 +187,8 @@ def to_duckdb(node: exp.Expression, scope: Scope | None = None, clause: str | No
                 col.meta["sql_type"] = types[col.name]
     sql = scope.sql if scope is not None else None
     bound = _condition(_bind(node, sql), node, clause, sql)
-    return Compiled(bound.sql(dialect="duckdb"), flink_sql(node), bound.meta.get(TYPE))
+    return Compiled(bound.sql(dialect="duckdb"), flink_sql(node), bound.meta.get(TYPE),
+                    is_deterministic(node))
 
 
 def compile_expression(node: exp.Expression, scope: Scope, clause: str | None = None) -> str:
@@ -205,7 +212,23 @@ def compile_expression(node: exp.Expression, scope: Scope, clause: str | None = 
         raise SqlError(msg, scope.sql, line, col, length)
     resolved = resolve_columns(node, scope)
     bound = _condition(_bind(resolved, scope.sql), node, clause, scope.sql)
-    return Compiled(bound.sql(dialect="duckdb"), flink_sql(resolved), bound.meta.get(TYPE))
+    return Compiled(bound.sql(dialect="duckdb"), flink_sql(resolved), bound.meta.get(TYPE),
+                    is_deterministic(resolved))
+
+
+def is_deterministic(node: exp.Expression) -> bool:
+    """Whether ``node`` calls no function the session's registry marks non-deterministic.
+
+    As Calcite's ``RexUtil.isDeterministic``: a call of ``RAND()``, ``UUID()``, ``NOW()``,
+    ``PROCTIME()`` or a Python function declared ``deterministic=False`` makes the whole
+    expression non-deterministic.
+    """
+    for n in node.walk():
+        if isinstance(n, exp.Func):
+            fn = lookup(calls.name_of(n))
+            if fn is not None and not fn.deterministic:
+                return False
+    return True
 
 
 def _condition(bound: exp.Expression, node: exp.Expression, clause: str | None,

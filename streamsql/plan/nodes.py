@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.types import Schema
-from streamsql.plan.expressions import quote
+from streamsql.plan.expressions import flink_text, quote
 from streamsql.plan.query import QuerySpec
 
 INSERT_ONLY = "insert-only"
@@ -134,6 +134,13 @@ class CalcNode(PlanNode):
     proctime: frozenset[str] = frozenset()
 
     kind: ClassVar[str] = "calc"
+
+    @classmethod
+    def over(cls, node: PlanNode, query: QuerySpec, proctime: frozenset[str] = frozenset()) -> CalcNode:
+        """The Calc of ``query`` over ``node``, its EXPLAIN text from the items' Flink SQL."""
+        select = [flink_text(e) if e == quote(n) else f"{flink_text(e)} AS {n}" for n, e in query.items]
+        return cls([node], query.output_schema, node.mode, query=query, proctime=proctime, select_sql=select,
+                   where_sql=None if query.condition is None else flink_text(query.condition))
 
     def describe(self) -> str:
         """One line for EXPLAIN."""

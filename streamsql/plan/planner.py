@@ -10,7 +10,9 @@ Shape of the plans it builds (EXPLAIN prints them)::
          ← Calc (computed columns)             if the table declares them
          ← TableSourceScan
 
-Each node's changelog mode follows from its inputs; writing an updating result into an
+A Calc over a Calc (a query over a subquery or view) is then merged into one, as Flink's
+FlinkCalcMergeRule (:mod:`streamsql.plan.calc_merge`): the outer WHERE runs before the inner
+projection. Each node's changelog mode follows from its inputs; writing an updating result into an
 append-only sink is a :class:`~streamsql.core.errors.PlanError` raised at planning (the sink
 hook, :mod:`streamsql.plan.sinks`), before anything runs.
 """
@@ -30,6 +32,7 @@ from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
+from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.explain_types import flink_types
@@ -99,6 +102,7 @@ class Planner:
         reject_ignored(query, self.sql)
         with self._session():
             node, _ = self._query(query)
+        merge_calcs([node], self.sql)
         assign_ids([node])
         return node
 
@@ -122,7 +126,8 @@ class Planner:
             node, _ = self._query(insert.expression)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
-        eliminate_update_before([sink])  # the statement's nodes are read by this sink only
+        merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
+        eliminate_update_before([sink])
         assign_ids([sink])
         return sink
 
@@ -372,10 +377,7 @@ class Planner:
         if cond is None and [e for _, e in items] == [quote(n) for n in node.schema.names] \
                 and [n for n, _ in items] == node.schema.names and q.output_schema == node.schema:
             return node  # SELECT * (or the same columns, same names): no operator, no copy per batch
-        return CalcNode([node], q.output_schema, node.mode, query=q, proctime=proctime,
-                        select_sql=[flink_text(e) if e == quote(n) else f"{flink_text(e)} AS {n}"
-                                    for n, e in items],
-                        where_sql=None if cond is None else flink_text(cond))
+        return CalcNode.over(node, q, proctime)
 
     def _cast(self, node: PlanNode, names: list[str], types: list[SqlType]) -> CalcNode:
         items = [(n, duckdb_cast(quote(src), f.type, t))

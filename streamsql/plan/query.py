@@ -33,12 +33,17 @@ class QuerySpec:
         condition: DuckDB SQL of a boolean filter, or None.
         input_schema: the Arrow schema of input batches.
         output_schema: the Arrow schema of the result (DuckDB's types through our SQL types).
+        duckdb_schema: the Arrow schema DuckDB gives the result, which the runtime casts to
+            ``output_schema`` (None: not compiled). Where a column's two types are equal, its
+            DuckDB expression computes the column's very values (:mod:`streamsql.plan.calc_merge`
+            relies on it).
     """
 
     items: list[tuple[str, str]]
     condition: str | None
     input_schema: pa.Schema
     output_schema: pa.Schema
+    duckdb_schema: pa.Schema | None = None
 
     def sql(self, extra_columns: tuple[str, ...] = ()) -> str:
         """The query text, also selecting the input columns ``extra_columns`` (e.g. row kinds)."""
@@ -86,7 +91,7 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
     output = _keep_compiled_types(items, output)
     if types:
         output = pa.schema([f.with_type(types[f.name]) if f.name in types else f for f in output])
-    return QuerySpec(items, condition, input_schema, output)
+    return QuerySpec(items, condition, input_schema, output, result.schema)
 
 
 def _keep_passed_types(items: list[tuple[str, str]], input_schema: pa.Schema, output: pa.Schema) -> pa.Schema:
