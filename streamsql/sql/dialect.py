@@ -39,6 +39,7 @@ class Flink(Dialect):
         IDENTIFIER_ESCAPES = ["`"]
         QUOTES = ["'"]
         STRING_ESCAPES = ["'"]
+        HEX_STRINGS = [("X'", "'"), ("x'", "'")]  # BINARY literals, as Flink's X'FF00'
 
         KEYWORDS = {
             **tokens.Tokenizer.KEYWORDS,
