@@ -62,7 +62,7 @@ from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.topics import create_topic
 
 from streamsql.core.connector import ConnectorContext
-from streamsql.core.errors import ConfigError, ExecutionError, FencedError
+from streamsql.core.errors import ExecutionError, FencedError, JobSetupError
 from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class KafkaTransactions:
         Cheap: nothing connects before :meth:`open`.
 
         Raises:
-            ConfigError: when two exactly-once sinks of the job disagree on the brokers, the
+            JobSetupError: when two exactly-once sinks of the job disagree on the brokers, the
                 transactional id prefix or the progress topic.
         """
         o = ctx.table.options
@@ -139,7 +139,7 @@ class KafkaTransactions:
                     f"Table '{ctx.table.name}': all exactly-once Kafka sinks of a job share one transaction, "
                     f"but its {what} = '{mine}' differs from another sink's '{theirs}'"
                 )
-                raise ConfigError(msg)
+                raise JobSetupError(msg)
         return txn
 
     # -- lifecycle -------------------------------------------------------------------------------

@@ -83,6 +83,14 @@ class ConfigError(StreamSQLError):
     """A bad connector, format or engine option (unknown key, bad value, missing option)."""
 
 
+class JobSetupError(ConfigError):
+    """Options of one job that cannot run together, found as the job starts.
+
+    E.g. exactly-once Kafka sinks with different ``'sink.transactional-id-prefix'`` values:
+    restarting cannot help, so the job fails at once instead of under its restart strategy.
+    """
+
+
 class BadRecordError(StreamSQLError):
     """A record that cannot be decoded under the table's format options.
 

@@ -22,7 +22,7 @@ from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
-from streamsql.core.errors import ExecutionError, FencedError, StreamSQLError, user_text
+from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
 from streamsql.plan.nodes import PlanNode
 from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.memory import use_system_allocator
@@ -119,8 +119,9 @@ class JobRunner:
             try:
                 self._run_once()
                 return
-            except (JobIdentityError, FencedError):
-                raise  # another job's checkpoint, or a newer instance took over: restarting cannot help
+            except (JobIdentityError, FencedError, JobSetupError):
+                raise  # another job's checkpoint, a newer instance took over, options that cannot
+                # run together: restarting cannot help
             except Exception as e:
                 if self._cancel.is_set():
                     return

@@ -7,7 +7,7 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import reset_counts
 from streamsql.environment import StreamEnvironment
 from tests.integration.test_flights import fold_upserts, read_committed
@@ -61,3 +61,30 @@ def test_no_restart_strategy_fails_the_job(kafka_bootstrap, kafka_topic_factory,
         job.wait(60)
     assert job.status == "FAILED"
     assert read_committed(kafka_bootstrap, out) == []
+
+
+def test_options_that_cannot_run_together_fail_once(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                    monkeypatch):
+    """Exactly-once Kafka sinks with different transactional-id prefixes share one transaction
+    here: a checkpointed job (restart strategy exponential-delay, Flink's default) fails at once
+    instead of restarting for ever on an error that no restart can mend (a newcomer's report)."""
+    monkeypatch.chdir(tmp_path)
+    src, o1, o2 = (kafka_topic_factory("setup_in", partitions=3), kafka_topic_factory("setup_a"),
+                   kafka_topic_factory("setup_b"))
+    _load(kafka_bootstrap, src, 10)
+    env = StreamEnvironment({"pipeline.name": f"setup-{uuid.uuid4().hex[:6]}",
+                             "execution.checkpointing.interval": "1 s"})
+    env.execute_sql(f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+        'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')""")
+    for name, topic, prefix in (("a", o1, ""), ("b", o2, ", 'sink.transactional-id-prefix' = 'other'")):
+        env.execute_sql(f"""CREATE TABLE {name} (k INT, v INT) WITH ('connector' = 'kafka',
+            'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+            'sink.delivery-guarantee' = 'exactly-once'{prefix})""")
+    stmts = env.create_statement_set()
+    stmts.add_insert_sql("INSERT INTO a SELECT * FROM src")
+    stmts.add_insert_sql("INSERT INTO b SELECT * FROM src")
+    job = stmts.execute().job
+    with pytest.raises(ConfigError, match="share one transaction"):
+        job.wait(60)
+    assert job.status == "FAILED" and job.metrics["restarts"] == 0
