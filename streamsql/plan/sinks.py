@@ -9,6 +9,8 @@ by EXPLAIN with its reason).
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
@@ -16,9 +18,10 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.config import Config
 from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import PlanError
-from streamsql.core.types import duckdb_cast, sink_assignable
-from streamsql.plan.expressions import quote
-from streamsql.plan.nodes import INSERT_ONLY, PlanNode, SinkNode
+from streamsql.core.types import SqlType, duckdb_cast, sink_assignable
+from streamsql.plan.expressions import flink_text, quote
+from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode
+from streamsql.plan.windows import plain_column
 
 
 def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expression] | None,
@@ -48,7 +51,7 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
         planner._fail(target, msg)
     query_types = [f.type for f in node.sql_schema]
     for i, (qt, col) in enumerate(zip(query_types, target_cols)):
-        if not sink_assignable(qt, col.type):
+        if not sink_assignable(qt, col.type) or (col.type.padded and _varying(node, node.schema.names[i])):
             query_schema = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
             sink = ", ".join(f"{c.name}: {c.type}" for c in target_cols)
             msg = (f"Column types of query result and sink for '{table.name}' do not match: incompatible "
@@ -74,6 +77,39 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
     guarantee, reason = _guarantee(planner.config, spec.sink_guarantee(table, options_config))
     return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
                     guarantee_reason=reason)
+
+
+def _varying(node: PlanNode, name: str) -> bool:
+    """Whether column ``name`` of ``node`` is certainly a STRING or VARCHAR(n) in Flink, not a CHAR.
+
+    Flink's INSERT writes only a CHAR into a CHAR(n) sink column (its implicit casts lead into CHAR
+    from CHAR only: ``Column types of query result and sink ... do not match``, compat case
+    ``sink_varying_into_char``), while a string literal is a CHAR there (``'ab'`` is CHAR(2)), and
+    so are expressions over CHARs. Our string types are coarser (a literal is a STRING), so only
+    what is certain is refused: a table's STRING/VARCHAR(n) column passed on unchanged (through
+    projections, filters and a watermark), or a CAST to STRING/VARCHAR(n). Anything else is padded
+    into the sink as before.
+    """
+    while True:
+        if isinstance(node, ScanNode):
+            t = SqlType.of_field(node.schema.field(name))
+            return t.name == "STRING" and not t.padded
+        if isinstance(node, WatermarkAssignerNode):
+            node = node.inputs[0]
+            continue
+        if not isinstance(node, CalcNode):
+            return False
+        expr = dict(node.query.items).get(name)
+        src = plain_column(expr, node.query)
+        if src is None:
+            t = getattr(expr, "type", None)
+            return t is not None and t.name == "STRING" and not t.padded and bool(
+                _CAST_TO_VARYING.fullmatch(flink_text(expr)))
+        node, name = node.inputs[0], src
+
+
+#: A CAST to a varying string type, as EXPLAIN writes it (``CAST(x AS VARCHAR(3))``).
+_CAST_TO_VARYING = re.compile(r"CAST\(.* AS (?:STRING|VARCHAR(?:\(\d+\))?)\)", re.IGNORECASE | re.DOTALL)
 
 
 def _listed_columns(planner, table: TableDef, writable: list, cols: list[exp.Expression]) -> list:
