@@ -116,6 +116,7 @@ class RecordMetadata:
     """
 
     def __init__(self, table: TableDef):
+        self.table = table.name
         written = {c.metadata_key: c.name for c in table.metadata_columns if not c.virtual}
         self.timestamp = written.get("timestamp")
         self.headers = written.get("headers")
@@ -131,14 +132,25 @@ class RecordMetadata:
 
         Raises:
             ExecutionError: for a timestamp before 1970, which Kafka refuses (as Flink's producer:
-                ``Invalid timestamp``).
+                ``Invalid timestamp``); for exactly 1970-01-01 00:00:00.000, which Flink writes
+                (CreateTime 0) but librdkafka cannot: it reads 0 as "the time of sending", and
+                the record would silently carry another timestamp.
         """
         ts = hdr = None
         if self.timestamp:
-            ms = epoch_millis(rows.column(self.timestamp))
+            col = rows.column(self.timestamp)
+            ms = epoch_millis(col)
             if (ms < 0).any():
                 bad = int(ms[ms < 0][0])
                 msg = f"Invalid timestamp: {bad}. Timestamp should always be non-negative or null."
+                raise ExecutionError(msg)
+            if (ms == 0).any() and ((ms == 0) & ~col.is_null().to_numpy(zero_copy_only=False)).any():
+                msg = (
+                    f"Table '{self.table}': cannot write the record timestamp 1970-01-01 00:00:00.000 "
+                    f"(epoch 0) of column '{self.timestamp}': the Kafka client (librdkafka) takes a "
+                    "timestamp of 0 for 'the time of sending', where Flink writes CreateTime 0. Write "
+                    "NULL for the time of sending, or another instant."
+                )
                 raise ExecutionError(msg)
             ts = ms.tolist()
         if self.headers:

@@ -31,6 +31,7 @@ class ProducerHandle:
         self.bootstrap = str(props.get("bootstrap.servers", ""))
         self.latch = ErrorLatch(what, self.bootstrap)
         self.failed: list[str] = []
+        self.topics: set[str] = set()  # every topic produced to (a finished transaction awaits them)
         cfg = {
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
             "linger.ms": 5,
@@ -78,6 +79,7 @@ class ProducerHandle:
         """
         p = self.producer
         produce = p.produce
+        self.topics.add(topic)
         n = len(values)
         i = 0
         try:

@@ -23,7 +23,8 @@ Protocol (checkpoint n):
    ``n`` of the progress topic's partition 0 for the group ``<transactional id>-progress``
    (offset-commit metadata ``"final"`` for the last checkpoint of a finished job, else empty);
    then ``fault_point("during_commit")``, ``commit_transaction()``, and ``begin_transaction()``
-   for epoch n+1. Output, marker and group offset become visible atomically.
+   for epoch n+1. Output, marker and group offset become visible atomically. The last commit of
+   a finished job also waits until its records *are* visible (:meth:`KafkaTransactions.commit`).
 4. **restart** — :meth:`KafkaTransactions.last_committed` first makes sure
    ``init_transactions()`` ran (so a zombie's in-doubt transaction is resolved), then reads the
    committed offset of the progress group (one OffsetFetch): the id of the last committed
@@ -45,8 +46,8 @@ import time
 from typing import Any
 
 import orjson
-from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient
+from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
 from streamsql.connectors.kafka.client_keys import PRODUCER_ONLY
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
@@ -72,6 +73,8 @@ DEFAULT_PROGRESS_TOPIC = "_streamsql_progress"
 SERVICE_KEY = "kafka_transactions"
 #: Timeout of init/commit/abort transaction calls.
 TXN_TIMEOUT_S = 60.0
+#: How long a finished job's last commit waits for its records to become visible.
+VISIBLE_TIMEOUT_S = 10.0
 #: OffsetFetch errors of a group coordinator that is moving or loading (asked again).
 _COORDINATOR_MOVING = (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
                        KafkaError.COORDINATOR_NOT_AVAILABLE)
@@ -109,6 +112,7 @@ class KafkaTransactions:
         self.in_txn = False
         self.users = 0
         self._consumer: Consumer | None = None  # of the progress group (created on first use)
+        self._admin_client: AdminClient | None = None  # end offsets of a finished job's output
         self._closed = False
 
     # -- creation --------------------------------------------------------------------------------
@@ -234,9 +238,12 @@ class KafkaTransactions:
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
             raise type(e)(msg) from None
         fault_point("during_commit")
+        ends = {}
         try:
             p.flush(TXN_TIMEOUT_S)
             h.check()
+            if metadata.get("final"):
+                ends = self._log_ends(h.topics - {self.progress_topic})
             p.commit_transaction(TXN_TIMEOUT_S)
         except (KafkaException, SystemError) as e:
             self._fail_commit(checkpoint_id, unwrap(e))
@@ -246,7 +253,75 @@ class KafkaTransactions:
             raise ExecutionError(msg) from None
         self.in_txn = False
         log.debug("%s: committed checkpoint %d", self.what, checkpoint_id)
+        if ends:
+            self._await_visible(ends)
         self._begin()
+
+    # -- visibility of a finished job's output ----------------------------------------------------
+    # commit_transaction() returns once the coordinator has logged the decision (PREPARE_COMMIT);
+    # it writes the COMMIT markers into the data partitions afterwards, and a read_committed
+    # reader sees the records only then (its end, the last stable offset, stops at the open
+    # transaction). A job that reported FINISHED must not leave the next reader an empty topic: a
+    # bounded read started right then ('scan.bounded.mode' = 'latest-offset', the next job of a
+    # script with 'table.dml-sync') took the end before the markers and read nothing (in the
+    # clean-clone CI, test_kafka_sink_timestamp[upsert_metadata] read its topic 21 ms before the
+    # broker appended the marker). So the last commit of a finished job waits for its markers.
+
+    def _admin(self) -> AdminClient:
+        if self._admin_client is None:
+            props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
+            self._admin_client = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, self.what)
+        return self._admin_client
+
+    def _latest(self, tps: list[TopicPartition], level: IsolationLevel) -> dict[tuple[str, int], int]:
+        """The end offset of each partition.
+
+        The high watermark; under READ_COMMITTED the last stable offset (below the first record of
+        a transaction still open).
+        """
+        futures = self._admin().list_offsets({tp: OffsetSpec.latest() for tp in tps}, isolation_level=level,
+                                             request_timeout=METADATA_TIMEOUT_S)
+        return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
+
+    def _log_ends(self, topics: set[str]) -> dict[tuple[str, int], int]:
+        """The high watermark of every partition of ``topics`` ({} when the brokers cannot say).
+
+        Called after the flush: every record of the transaction lies below it.
+        """
+        try:
+            tps = [TopicPartition(t, p) for t in sorted(topics)
+                   for p in self.handle.producer.list_topics(t, METADATA_TIMEOUT_S).topics[t].partitions]
+            return self._latest(tps, IsolationLevel.READ_UNCOMMITTED) if tps else {}
+        except (KafkaException, KeyError) as e:  # only the wait is skipped; the commit goes on
+            log.debug("%s: no end offsets to await: %s", self.what, e)
+            return {}
+
+    def _await_visible(self, ends: dict[tuple[str, int], int]) -> None:
+        """Wait until every partition's last stable offset reaches ``ends``: the markers are written.
+
+        For at most :data:`VISIBLE_TIMEOUT_S`: another producer's open transaction holds the
+        offset back for as long as that one lasts (then only a warning).
+        """
+        tps = [TopicPartition(t, p) for t, p in ends]
+        deadline = time.monotonic() + VISIBLE_TIMEOUT_S
+        pause = 0.005
+        while True:
+            try:
+                stable = self._latest(tps, IsolationLevel.READ_COMMITTED)
+            except KafkaException as e:
+                log.debug("%s: cannot read the last stable offsets: %s", self.what, e)
+                return
+            behind = [tp for tp in tps if stable[(tp.topic, tp.partition)] < ends[(tp.topic, tp.partition)]]
+            if not behind:
+                return
+            if time.monotonic() > deadline:
+                log.warning("%s: the committed records of %s are not visible to read_committed readers "
+                            "after %.0f s (another transaction on the partition is open)", self.what,
+                            ", ".join(f"{tp.topic}[{tp.partition}]" for tp in behind), VISIBLE_TIMEOUT_S)
+                return
+            tps = behind
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     def _fail_commit(self, checkpoint_id: int, e: BaseException) -> None:
         err = e.args[0] if isinstance(e, KafkaException) and e.args else None
@@ -321,6 +396,7 @@ class KafkaTransactions:
         if self._consumer is not None:
             self._consumer.close()
             self._consumer = None
+        self._admin_client = None
         if self.handle is None or self._closed:
             return
         self._closed = True
