@@ -30,10 +30,16 @@ def kafka_bootstrap() -> str:
 
 @pytest.fixture(scope="session")
 def kafka_admin(kafka_bootstrap: str):
-    """A confluent_kafka AdminClient for the test broker."""
+    """A confluent_kafka AdminClient for the test broker.
+
+    It never asks the broker to create a topic: librdkafka's default (``allow.auto.create.topics``
+    true for this producer-type client) let its periodic metadata refresh of every topic it had
+    looked up re-create the deleted ones (in the clean-clone CI at dc002d6 the broker
+    auto-created 112 deleted test topics at once, 68 more three minutes later).
+    """
     from confluent_kafka.admin import AdminClient
 
-    return AdminClient({"bootstrap.servers": kafka_bootstrap})
+    return AdminClient({"bootstrap.servers": kafka_bootstrap, "allow.auto.create.topics": False})
 
 
 @pytest.fixture
