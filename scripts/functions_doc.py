@@ -92,7 +92,18 @@ Python user-defined functions: [udf.md](udf.md).
   to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
   `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where
   Flink wraps ([aggregate result types](queries.md#aggregate-result-types)).
-- Integer and DECIMAL division by zero fail the job, as in Flink.
+- Integer and DECIMAL division by zero fail the job, as in Flink, where a row reaches the
+  division. StreamSQL evaluates only the operands a row needs, and so does Flink for `CASE`,
+  `IF`, `AND` and `OR` (`IF(b <> 0, a / b, -1)`, `b <> 0 AND a / b > 1` never divide by a zero
+  `b`), but not for `COALESCE`, whose generated code evaluates every argument: Flink 2.3 fails
+  `COALESCE(a, 100 / b)` with `/ by zero` on a row where `a` is not NULL and `b` is 0; StreamSQL
+  answers `a` (deliberately: the answer is the one SQL defines, and Flink fails rather than
+  answering differently). Flink also folds constant expressions while planning: a constant
+  integer division by zero (`CASE WHEN id > 100 THEN 1 / 0 ELSE id END`)
+  refuses the whole statement there (`ArithmeticException: Division by zero`) even when no row
+  takes that branch; StreamSQL plans it and fails the job only if a row reaches it (such a
+  script does not run on Flink, so there is no Flink answer to give; a branch no row takes is not
+  evaluated, as the rest of the language does).
 - Cases where StreamSQL's answer differs from Flink's on purpose, or where StreamSQL refuses
   what Flink answers, are listed below (from `DIFFERENCES` and `REFUSED` of
   `tests/functions/cases.py`), with the reason; the function tables say the same per function.
