@@ -86,8 +86,14 @@ Python user-defined functions: [udf.md](udf.md).
   zones are not read); to DOUBLE/FLOAT Java's text (`'1d'` is 1.0, `'infinity'` and `'1_000'`
   are not numbers); to DECIMAL Flink's own parser (`'1@'` is 1, `'t'` is 0). A text Flink does
   not read fails the job for CAST and is NULL for TRY_CAST. Not yet as Flink: hexadecimal
-  floating point (`'0x1p3'`, NULL here) and a DECIMAL text that rounds past its precision
-  (`'99999999.995'` as DECIMAL(10, 2), NULL here).
+  floating point (`'0x1p3'`, NULL here) and a DECIMAL text that rounds past its precision:
+  Flink's parser for DECIMAL(p <= 18) and texts of up to 18 bytes checks the digits before it
+  rounds, so `TRY_CAST('99999999.995' AS DECIMAL(10, 2))` is 100000000.00 there, a value its
+  own type cannot hold (Flink cannot fold it as a constant: `Cannot convert 100000000.00 to
+  DECIMAL(10, 2) due to overflow`), while `'099999999.995'` is NULL (CAST fails); StreamSQL
+  gives NULL for TRY_CAST and fails the job for CAST. From a DOUBLE, a DECIMAL, DECIMAL
+  arithmetic and into a DECIMAL(10, 2) sink such a value is NULL, there as here
+  (`BigDecimal.setScale`, then the precision check; compat case `decimal_round_past_precision`).
 - Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
   to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
   `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where
