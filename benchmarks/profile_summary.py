@@ -1,9 +1,12 @@
 """Summarize a py-spy ``--format raw`` (collapsed stacks) profile: where the time goes.
 
-By default only the samples inside the job loop (``JobRunner._loop``) count: start-up (imports,
-planning) is left out. In a leaf frame, time spent in C (librdkafka, DuckDB, RocksDB, orjson) is
-charged to the Python function that called it (e.g. ``TimedConsumer.consume`` is librdkafka's
-``consume()``).
+By default only the samples inside the job loop (``JobRunner._loop``) and the pipeline's stage
+threads (a source's fetch thread ``PrefetchingSource._run``, a sink's ``PipelinedSink._run``)
+count: start-up (imports, planning) is left out. With more than one of them, the share of each
+thread is printed first (they add up to 100 %; a thread's samples are time it ran, not time it
+held the GIL: ``python -m benchmarks.run --profile --profile-gil`` samples only the GIL's holder).
+In a leaf frame, time spent in C (librdkafka, DuckDB, RocksDB, orjson) is charged to the Python
+function that called it (e.g. ``TimedConsumer.consume`` is librdkafka's ``consume()``).
 
 ``python -m benchmarks.profile_summary results/profiles/streamsql-Q0.txt [--top 25]`` prints the
 share of samples per function *including* callees (frames of streamsql/connectors and the big
@@ -30,9 +33,15 @@ def short(frame: str) -> str:
     return f"{f}:{m.group('fn')}"
 
 
-def summarize(path: str, top: int = 25, within: str | None = "JobRunner._loop") -> str:
+#: The frames of the job's threads: the job loop and the pipeline's stages.
+THREADS = "JobRunner._loop,PrefetchingSource._run,PipelinedSink._run"
+
+
+def summarize(path: str, top: int = 25, within: str | None = THREADS) -> str:
     incl: Counter = Counter()
     self_: Counter = Counter()
+    per_thread: Counter = Counter()
+    roots = within.split(",") if within else []
     total = 0
     for line in open(path, encoding="utf-8", errors="replace"):
         line = line.rstrip()
@@ -44,8 +53,10 @@ def summarize(path: str, top: int = 25, within: str | None = "JobRunner._loop") 
         except ValueError:
             continue
         frames = [short(f) for f in stack.split(";")]
-        if within and not any(f.endswith(within) for f in frames):
+        root = next((r for r in roots if any(f.endswith(r) for f in frames)), None)
+        if within and root is None:
             continue  # start-up (imports, planning) and the harness's own threads
+        per_thread[root] += n
         frames = [f for f in frames if not f.startswith(("process ", "thread "))] or frames
         total += n
         self_[frames[-1]] += n
@@ -54,8 +65,10 @@ def summarize(path: str, top: int = 25, within: str | None = "JobRunner._loop") 
     out = [
         f"{path}: {total} samples" + (f" inside {within}" if within else ""),
         "",
-        "inclusive (streamsql / connectors frames):",
     ]
+    if len(per_thread) > 1:
+        out += ["threads:"] + [f"  {100 * c / total:5.1f}%  {r}" for r, c in per_thread.most_common()] + [""]
+    out += ["inclusive (streamsql / connectors frames):"]
     ours = [(f, c) for f, c in incl.most_common() if f.startswith(("streamsql/", "connectors/"))]
     out += [f"  {100 * c / total:5.1f}%  {f}" for f, c in ours[:top]]
     out += ["", "self (leaf frames):"]
@@ -67,7 +80,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
     ap.add_argument("--top", type=int, default=25)
-    ap.add_argument("--within", default="JobRunner._loop", help="only stacks through this frame ('' = all)")
+    ap.add_argument("--within", default=THREADS,
+                    help="only stacks through these frames, comma-separated ('' = all)")
     a = ap.parse_args()
     for f in a.files:
         print(summarize(f, a.top, a.within or None))

@@ -146,7 +146,8 @@ def run_contender(
             fcntl.flock(lock, fcntl.LOCK_EX)
     if profile:
         RESULTS.joinpath("profiles").mkdir(parents=True, exist_ok=True)
-        prof = RESULTS / "profiles" / f"{contender}-{workload}.txt"
+        gil = profile == "pyspy-gil"
+        prof = RESULTS / "profiles" / f"{contender}-{workload.replace('/', '-')}{'-gil' if gil else ''}.txt"
         cmd = [
             shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy"),
             "record",
@@ -155,6 +156,7 @@ def run_contender(
             "-r",
             "97",
             "--nonblocking",
+            *(["--gil"] if gil else []),
             "-o",
             str(prof),
             "--",
@@ -271,6 +273,25 @@ def latency_stats(samples: list[tuple[float, float]], t_from: float, t_to: float
     }
 
 
+def _profiler(a: argparse.Namespace) -> str | None:
+    """How the streamsql contender is profiled: ``pyspy``, ``pyspy-gil`` (``--profile-gil``) or not."""
+    if not a.profile:
+        return None
+    return "pyspy-gil" if a.profile_gil else "pyspy"
+
+
+def _settings(contender: str, settings: list[str], baseline_settings: list[str]) -> dict:
+    """Spec entry with the ``--set`` (``--baseline-set``) engine settings of a StreamSQL contender."""
+    chosen = {"streamsql": settings, "streamsql-baseline": baseline_settings}.get(contender) or []
+    if not chosen:
+        return {}
+    pairs = [kv.split("=", 1) for kv in chosen]
+    if any(len(p) != 2 for p in pairs):
+        msg = f"--set takes KEY=VALUE, got {chosen}"
+        raise SystemExit(msg)
+    return {"streamsql_config": {k.strip(): v.strip() for k, v in pairs}}
+
+
 def _tree(contender: str, baseline: str | None) -> dict | None:
     """Spec entry that makes the baseline contender import StreamSQL from ``baseline``."""
     if contender != "streamsql-baseline":
@@ -324,6 +345,12 @@ def main(argv: list[str] | None = None) -> int:
         "change) as contender 'streamsql-baseline', right after 'streamsql' on the same data",
     )
     ap.add_argument("--profile", action="store_true", help="py-spy each streamsql run (results/profiles/)")
+    ap.add_argument("--profile-gil", action="store_true",
+                    help="with --profile: sample only the thread holding the GIL (py-spy --gil; *-gil.txt)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an engine setting of the streamsql contender (repeatable)")
+    ap.add_argument("--baseline-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an engine setting of the streamsql-baseline contender (repeatable)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
     ap.add_argument("--backends", default="rocksdb",
@@ -381,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
             for c in contenders:
                 if backend == "hashmap" and c in ("raw", "quix"):  # they have no such backend
                     continue
-                extra = {**(_tree(c, a.baseline) or {}), "backend": backend}
+                extra = {**(_tree(c, a.baseline) or {}), "backend": backend,
+                         **_settings(c, a.set, a.baseline_set)}
                 res = run_contender(
                     c,
                     label,
@@ -389,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                     ds.end_offsets,
                     a.interval_ms,
                     timeout,
-                    profile="pyspy" if a.profile and c == "streamsql" else None,
+                    profile=_profiler(a) if c == "streamsql" else None,
                     compacted=base_workload(w) == "AGG",
                     extra=extra,
                     flink_lock=a.flink_lock or None,

@@ -16,6 +16,7 @@ from streamsql.connectors.kafka.formats import FormatSetup
 from streamsql.connectors.kafka.metadata import metadata_arrays, source_schema
 
 from streamsql.core.catalog import TableDef
+from streamsql.core.connector import count
 from streamsql.core.elements import Batch
 from streamsql.core.types import Schema
 
@@ -148,5 +149,5 @@ class RecordDecoder:
         """Add the records skipped since the last call to ``metrics["bad_records"]``."""
         skipped = self.vdec.skipped + (self.kdec.skipped if self.kdec else 0)
         if skipped != self._skipped:
-            self.metrics["bad_records"] = self.metrics.get("bad_records", 0) + skipped - self._skipped
+            count(self.metrics, "bad_records", skipped - self._skipped)
             self._skipped = skipped

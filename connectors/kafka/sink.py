@@ -64,6 +64,9 @@ class ProducingSink(Sink, StatesFormats):
     label: str
     #: Flink's class name of the sink, in Flink's metadata error (``check_sink_metadata``).
     flink_class = "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink"
+    #: Encodes and produces on a sink thread (streamsql.runtime.sink_stage): a write never
+    #: produces between a pre-commit and its commit, when the task's committer may be committing.
+    pipelined = True
 
     def __init__(self, ctx: ConnectorContext):
         t = ctx.table

@@ -55,6 +55,8 @@ class ReaderSource(Source, StatesFormats):
 
     #: The startup mode when ``'scan.startup.mode'`` is unset.
     startup_default = "group-offsets"
+    #: consume() and the decode release the GIL: polled ahead on a fetch thread (streamsql.runtime.prefetch).
+    prefetch = True
 
     def __init__(self, ctx: ConnectorContext):
         t = ctx.table

@@ -50,7 +50,7 @@ from streamsql.connectors.kafka.source import ReaderSource
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.config import duration_ms
-from streamsql.core.connector import ConnectorContext
+from streamsql.core.connector import ConnectorContext, count
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError
 
@@ -361,7 +361,7 @@ class UpsertKafkaSource(ReaderSource):
                 src.append(i)
             state[k] = v
         if null_keys:
-            self.metrics["bad_records"] = self.metrics.get("bad_records", 0) + null_keys
+            count(self.metrics, "bad_records", null_keys)
         if not vals:
             return None
         src_arr, kinds_arr = np.asarray(src, dtype=np.int64), np.asarray(kinds, dtype=np.int8)

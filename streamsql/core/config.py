@@ -49,6 +49,8 @@ DEFAULTS: dict[str, str] = {
     "table.dml-sync": "false",
     "parallelism.default": "1",
     "table.local-time-zone": "UTC",
+    "streamsql.exec.pipeline.enabled": "true",
+    "streamsql.exec.pipeline.queue-batches": "2",
 }
 
 def ratio(value: str, key: str = "ratio") -> float:
@@ -98,6 +100,10 @@ KINDS: dict[str, object] = {
     "restart-strategy.exponential-delay.jitter-factor": "number",
     "restart-strategy.exponential-delay.attempts-before-reset-backoff": "int>=1",
     "execution.batch-size": "int>=1",
+    # A Kafka source's fetch/decode and a Kafka sink's encode/produce on threads of their own
+    # (streamsql.runtime.prefetch, streamsql.runtime.sink_stage), with queues of this many batches.
+    "streamsql.exec.pipeline.enabled": "bool",
+    "streamsql.exec.pipeline.queue-batches": "int>=1",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),

@@ -1,6 +1,9 @@
 """The source and sink contracts every connector implements.
 
-Call order the runtime guarantees (one thread per job; never concurrently):
+Call order the runtime guarantees (never two calls on one source or sink at once; a source
+with ``prefetch`` is polled on a fetch thread of its own and a sink with ``pipelined`` writes on
+a sink thread of its own, see :mod:`streamsql.runtime.prefetch` and
+:mod:`streamsql.runtime.sink_stage`; all other connectors run on the job thread):
 
 Source: ``open(position)`` once → ``poll()`` repeatedly, interleaved with ``position()`` at
 each checkpoint barrier → ``close()``. ``poll`` never blocks longer than its timeout.
@@ -15,6 +18,7 @@ makes rows visible in ``write`` or ``pre_commit`` and ignores ``commit``.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -121,6 +125,14 @@ class Committer(Protocol):
 
 T = TypeVar("T")
 
+_COUNT_LOCK = threading.Lock()
+
+
+def count(metrics: dict[str, int], key: str, n: int) -> None:
+    """Add ``n`` to ``metrics[key]``; safe from several threads (the fetch threads of a job's sources)."""
+    with _COUNT_LOCK:
+        metrics[key] = metrics.get(key, 0) + n
+
 
 class TaskResources:
     """What the connectors of one task share, passed explicitly in :class:`ConnectorContext`.
@@ -218,6 +230,9 @@ class Source(ABC):
     bounded: bool = False
     changelog: bool = False
     split_names: list[str] = []
+    #: ``poll`` may run ahead on a fetch thread of its own (:mod:`streamsql.runtime.prefetch`):
+    #: every call but ``lag`` then comes from that thread, ``open`` excepted, one at a time.
+    prefetch: bool = False
 
     @abstractmethod
     def open(self, position: dict | None) -> None:
@@ -326,6 +341,9 @@ class Sink(ABC):
     upserts: bool = False
     transactional: bool = False
     guarantee_reason: str = ""
+    #: ``write`` may run on a sink thread of its own (:mod:`streamsql.runtime.sink_stage`); the
+    #: other calls then come from the job thread, never while a ``write`` runs.
+    pipelined: bool = False
 
     def open(self) -> None:
         """Prepare to write."""

@@ -27,7 +27,8 @@ from streamsql.connectors.kafka.exchange import ExchangeReader, ExchangeWriter
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
-from streamsql.core.connector import ConnectorContext, TaskResources
+from streamsql.core.connector import ConnectorContext, Sink, Source, TaskResources
+from streamsql.core.values import parse_bool
 from streamsql.plan import nodes as plan
 from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
@@ -63,6 +64,8 @@ from streamsql.runtime.operators.union import UnionOperator
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
 from streamsql.runtime.operators.window_join import WindowJoinOperator
+from streamsql.runtime.prefetch import PrefetchingSource
+from streamsql.runtime.sink_stage import PipelinedSink
 from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
 from streamsql.runtime.values_source import ValuesSource
@@ -284,7 +287,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             elif isinstance(node, plan.ScanNode):
                 sources[node.id] = get_connector(node.table.connector).create_source(ctx)
             elif isinstance(node, plan.SinkNode):
-                sinks[node.id] = get_connector(node.table.connector).create_sink(ctx)
+                sinks[node.id] = _pipelined_sink(get_connector(node.table.connector).create_sink(ctx),
+                                                 config, node.table.name)
         if any(n.stateful for n in nodes):
             backend = create_backend(config.choice("state.backend.type"), cfg)
             backend.open(workdir)
@@ -310,8 +314,9 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         for node in reversed(nodes):  # consumers first: each task is built with its downstream
             downstream = [(built[c.id], idx) for c, idx in consumers[node.id]]
             if isinstance(node, plan.ScanNode):
-                built[node.id] = SourceDriver(node.id, sources[node.id], coordinator,
-                                              config.integer("execution.batch-size"), downstream)
+                batch_rows = config.integer("execution.batch-size")
+                source = _prefetching_source(sources[node.id], config, batch_rows, node.table.name)
+                built[node.id] = SourceDriver(node.id, source, coordinator, batch_rows, downstream)
                 coordinator.commit_listeners.append(built[node.id].committed)
                 continue
             if isinstance(node, ExchangeSinkNode):
@@ -333,6 +338,30 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         sinks=[built[n.id].operator for n in nodes
                if isinstance(n, plan.SinkNode) and not isinstance(n, ExchangeSinkNode)],
         state=state, resources=resources, workdir=workdir)
+
+
+def _pipelined(config: Config) -> int:
+    """Queue bound of the pipeline's stages in batches, or 0 when it is switched off."""
+    key = "streamsql.exec.pipeline.enabled"  # on by default: Config.boolean would read unset as false
+    if not parse_bool(config.get(key), key):
+        return 0
+    return config.integer("streamsql.exec.pipeline.queue-batches")
+
+
+def _prefetching_source(source: Source, config: Config, batch_rows: int, name: str) -> Source:
+    """``source`` polled on a fetch thread (:mod:`.prefetch`) when it allows it and the pipeline is on."""
+    depth = _pipelined(config)
+    if not depth or not source.prefetch:
+        return source
+    return PrefetchingSource(source, batch_rows, depth, name)
+
+
+def _pipelined_sink(sink: Sink, config: Config, name: str) -> Sink:
+    """``sink`` writing on a sink thread (:mod:`.sink_stage`) when it allows it and the pipeline is on."""
+    depth = _pipelined(config)
+    if not depth or not sink.pipelined:
+        return sink
+    return PipelinedSink(sink, depth, name)
 
 
 def _purges(sources: dict[str, Any], resources: TaskResources) -> list[Callable[[int], None]]:

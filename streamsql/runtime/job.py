@@ -2,9 +2,11 @@
 
 Each attempt builds a fresh graph; a failure restarts the job per the restart strategy.
 
-A job runs in one thread: its loop gives each source a turn (inject a requested barrier, then
-poll a batch and push it through the tasks below), completes checkpoints whose barriers have
-passed every task, and triggers the next one when due. A job whose sources are all bounded
+A job's operators run in one thread: its loop gives each source a turn (inject a requested
+barrier, then poll a batch and push it through the tasks below), completes checkpoints whose
+barriers have passed every task, and triggers the next one when due. Kafka sources fetch and
+decode, and Kafka sinks encode and produce, on threads of their own (the pipelined hot path:
+:mod:`streamsql.runtime.prefetch`, :mod:`streamsql.runtime.sink_stage`). A job whose sources are all bounded
 ends with: end of input (final watermark, operators flush) → a final checkpoint → commit.
 """
 

@@ -1,6 +1,6 @@
 """A task runs one operator: it aligns barriers, merges watermarks and forwards outputs.
 
-Tasks push elements downstream synchronously (one thread per job), so a task's ``receive``
+Tasks push elements downstream synchronously (on the job thread), so a task's ``receive``
 runs the whole pipeline below it for that element.
 """
 

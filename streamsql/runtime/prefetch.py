@@ -1,0 +1,226 @@
+"""A source's fetch/decode stage on a thread of its own, ahead of the job thread.
+
+A Kafka source's ``poll`` spends most of its time in native code that releases the GIL
+(librdkafka's ``consume()``, waiting for a fetch or copying messages, and pyarrow's JSON
+reader); run on the job thread, that time is lost to the operators. :class:`PrefetchingSource`
+runs the wrapped source's ``poll`` on a fetch thread that stays up to ``depth`` batches ahead,
+through a bounded queue (a full queue blocks the fetch thread: backpressure), so one job can use
+a second core.
+
+Exactly-once depends on one rule: **the position the job thread sees is the one after the last
+batch it was handed**, never where the fetch thread has read to. Each queued item carries the
+source's state as of right after its ``poll`` — position, finished splits, finished, the source's
+own watermark — and :meth:`PrefetchingSource.position` answers from the item last handed out.
+A barrier injected between two handed batches therefore records exactly the position after the
+first; batches the fetch thread read past it are processed after the barrier, in order, and a
+restore from that checkpoint reads them again (what was prefetched and not processed is simply
+dropped with the failed attempt).
+
+Every call on the wrapped source runs on the fetch thread while it lives (``poll``,
+``position``, ``finished_splits``, ``finished``, ``watermark``, and ``checkpoint_committed``,
+queued to it), so the source keeps its single-threaded contract
+(:mod:`streamsql.core.connector`); only ``lag()``, which a source must already answer from any
+thread, is called directly. A failure of the fetch thread is raised on the job thread by the
+``poll`` that finds the queue empty after the batches read before it (the same exception
+object, so the job fails with the source's own error).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from streamsql.core.connector import Source
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ExecutionError
+
+log = logging.getLogger(__name__)
+
+#: How long the fetch thread's ``poll`` waits for records (s); also how soon it sees a stop.
+FETCH_TIMEOUT_S = 0.1
+#: How long :meth:`PrefetchingSource.close` waits for the fetch thread (s).
+JOIN_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """What the job thread asks of a source besides batches, as of one ``poll``.
+
+    Attributes:
+        position: :meth:`Source.position` right after the poll.
+        finished_splits: :meth:`Source.finished_splits`.
+        finished: ``bounded and finished()``.
+        watermark: :meth:`Source.watermark`.
+    """
+
+    position: Any
+    finished_splits: frozenset
+    finished: bool
+    watermark: int | None
+
+
+class PrefetchingSource(Source):
+    """Wraps ``inner`` so that its polls run on a fetch thread (see module docstring).
+
+    Args:
+        inner: the connector's source (not opened yet).
+        max_rows: most rows per poll (``'execution.batch-size'``).
+        depth: batches the fetch thread may hold ready (the queue's bound, at least 1).
+        name: for the thread's name and messages.
+    """
+
+    def __init__(self, inner: Source, max_rows: int, depth: int, name: str):
+        self.inner = inner
+        self.schema = inner.schema
+        self.bounded = inner.bounded
+        self.changelog = inner.changelog
+        self.max_rows = max_rows
+        self.name = name
+        self._queue: queue.Queue[tuple[Batch | None, SourceState]] = queue.Queue(max(1, depth))
+        self._commands: list[tuple[int, Any]] = []  # checkpoint_committed calls, in order
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        self._state: SourceState | None = None  # as of the last item handed out
+
+    # -- attributes the runtime reads ------------------------------------------------------------
+    @property
+    def split_names(self) -> list[str]:
+        """The wrapped source's splits (fixed from open to close)."""
+        return self.inner.split_names
+
+    def _snapshot(self) -> SourceState:
+        s = self.inner
+        return SourceState(s.position(), frozenset(s.finished_splits()), bool(s.bounded and s.finished()),
+                           s.watermark())
+
+    # -- the job thread's side ---------------------------------------------------------------------
+    def open(self, position: dict | None) -> None:
+        """Open the wrapped source (on the caller's thread), then start the fetch thread."""
+        self.inner.open(position)
+        self._state = self._snapshot()
+        self._thread = threading.Thread(target=self._run, name=f"fetch-{self.name}", daemon=True)
+        self._thread.start()
+
+    def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
+        """The next prefetched batch, or None when none is ready within ``timeout_s``.
+
+        ``max_rows`` is the constructor's (the fetch thread polls ahead with it). An item without
+        rows still moves the state on (a partition's end, a bounded read complete).
+
+        Raises:
+            BaseException: the fetch thread's failure, once every batch read before it was handed.
+        """
+        try:
+            if timeout_s > 0:
+                batch, state = self._queue.get(timeout=timeout_s)
+            else:
+                batch, state = self._queue.get_nowait()
+        except queue.Empty:
+            self._raise_failure()
+            return None
+        self._state = state
+        return batch
+
+    def _raise_failure(self) -> None:
+        if self._error is not None:
+            raise self._error
+        th = self._thread
+        if th is not None and not th.is_alive() and not self._stop.is_set() and self._queue.empty():
+            msg = f"Source '{self.name}': its fetch thread ended unexpectedly"
+            raise ExecutionError(msg)
+
+    def position(self) -> Any:
+        """The wrapped source's position after the last batch :meth:`poll` handed out."""
+        return self._state.position
+
+    def finished(self) -> bool:
+        """True once the last item handed out said the bounded read is complete."""
+        return self._state.finished and self._queue.empty()
+
+    def finished_splits(self) -> set[int]:
+        """The splits finished as of the last item handed out."""
+        return set(self._state.finished_splits)
+
+    def watermark(self) -> int | None:
+        """The source's own watermark as of the last item handed out."""
+        return self._state.watermark
+
+    def lag(self) -> int | None:
+        """The wrapped source's lag (callable from any thread); counts prefetched records as read."""
+        return self.inner.lag()
+
+    def checkpoint_committed(self, checkpoint_id: int, position: dict) -> None:
+        """Queue the call for the fetch thread (run between its polls, in order)."""
+        with self._lock:
+            self._commands.append((checkpoint_id, position))
+
+    def close(self) -> None:
+        """Stop and join the fetch thread, run queued commits, then close the wrapped source.
+
+        A fetch thread that does not stop within :data:`JOIN_TIMEOUT_S` (a poll stuck in native
+        code) is left behind with its source unclosed: closing a client under a running call
+        could crash the process.
+        """
+        self._stop.set()
+        th = self._thread
+        if th is not None:
+            deadline = time.monotonic() + JOIN_TIMEOUT_S
+            while th.is_alive() and time.monotonic() < deadline:
+                self._drain()  # not needed for the stop (puts time out), but frees the batches now
+                th.join(0.05)
+            if th.is_alive():
+                log.error("source %s: the fetch thread did not stop within %.0f s; leaving it open",
+                          self.name, JOIN_TIMEOUT_S)
+                return
+        self._drain()
+        self._run_commands()
+        self.inner.close()
+
+    def _drain(self) -> None:
+        try:
+            while True:
+                self._queue.get_nowait()
+        except queue.Empty:
+            pass
+
+    # -- the fetch thread --------------------------------------------------------------------------
+    def _run_commands(self) -> None:
+        with self._lock:
+            commands, self._commands = self._commands, []
+        for checkpoint_id, position in commands:
+            self.inner.checkpoint_committed(checkpoint_id, position)
+
+    def _run(self) -> None:
+        try:
+            last = self._state
+            while not self._stop.is_set():
+                if self._commands:
+                    self._run_commands()
+                if last.finished:  # nothing more to read: serve commits until stopped
+                    self._stop.wait(FETCH_TIMEOUT_S)
+                    continue
+                batch = self.inner.poll(self.max_rows, FETCH_TIMEOUT_S)
+                state = self._snapshot()
+                if batch is not None and not batch.num_rows:
+                    batch = None
+                if batch is None and state == last:
+                    continue
+                self._put((batch, state))
+                last = state
+        except BaseException as e:  # handed to the job thread by poll
+            self._error = e
+
+    def _put(self, item: tuple[Batch | None, SourceState]) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=FETCH_TIMEOUT_S)
+                return
+            except queue.Full:
+                if self._commands:
+                    self._run_commands()

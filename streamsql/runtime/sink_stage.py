@@ -1,0 +1,153 @@
+"""A sink's encode/produce stage on a thread of its own, behind the job thread.
+
+:class:`PipelinedSink` hands each ``write`` to a sink thread through a bounded queue (a full
+queue blocks the job thread: backpressure) and returns, so the encoding and producing of one
+batch (pyarrow, and librdkafka's produce and delivery reports) overlaps the operators of the
+next one.
+
+Only ``write`` moves. Every other call — ``pre_commit`` at a barrier, ``commit`` when a
+checkpoint completes, ``finish``, ``close`` — first waits until the sink thread has written
+every batch handed before it (and is idle), then runs on the caller's thread (the job thread).
+So a pre-commit flushes everything written before its barrier and nothing after it, the sink
+is never called from two threads at once, and the transaction protocol
+(:mod:`streamsql.connectors.kafka.transactions`) is unchanged: between a pre-commit and its
+commit a transactional sink holds new rows and produces nothing, so the committer's
+``commit_transaction`` on the job thread never races a produce.
+
+A failure of ``write`` on the sink thread is raised on the job thread by the next ``write`` or
+by the wait before the next other call (the same exception object); batches handed after it are
+dropped (the attempt fails, and a restore replays from the last checkpoint).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+
+from streamsql.core.connector import Sink
+from streamsql.core.elements import Batch
+
+log = logging.getLogger(__name__)
+
+#: How often a waiting thread looks at the stop flag (s).
+WAIT_S = 0.1
+#: How long :meth:`PipelinedSink.close` waits for the sink thread (s).
+JOIN_TIMEOUT_S = 60.0
+
+
+class PipelinedSink(Sink):
+    """Wraps ``inner`` so that its writes run on a sink thread (see module docstring).
+
+    Args:
+        inner: the connector's sink (not opened yet); its :attr:`Sink.pipelined` is True.
+        depth: batches that may wait for the sink thread (the queue's bound, at least 1).
+        name: for the thread's name.
+    """
+
+    def __init__(self, inner: Sink, depth: int, name: str):
+        self.inner = inner
+        self.accepts_updates = inner.accepts_updates
+        self.requires_primary_key = inner.requires_primary_key
+        self.upserts = inner.upserts
+        self.transactional = inner.transactional
+        self.guarantee_reason = inner.guarantee_reason
+        self.name = name
+        self.depth = max(1, depth)
+        self._pending: collections.deque[Batch] = collections.deque()
+        self._busy = False  # the sink thread is inside inner.write
+        self._cv = threading.Condition()
+        self._stop = False
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def open(self) -> None:
+        """Open the wrapped sink (on the caller's thread), then start the sink thread."""
+        self.inner.open()
+        self._thread = threading.Thread(target=self._run, name=f"sink-{self.name}", daemon=True)
+        self._thread.start()
+
+    def write(self, batch: Batch) -> None:
+        """Hand ``batch`` to the sink thread; blocks while ``depth`` batches wait.
+
+        Raises:
+            BaseException: a failure of an earlier write on the sink thread.
+        """
+        with self._cv:
+            while len(self._pending) >= self.depth and self._error is None:
+                self._cv.wait(WAIT_S)
+            self._raise_failure()
+            self._pending.append(batch)
+            self._cv.notify_all()
+
+    def _raise_failure(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def wait_idle(self) -> None:
+        """Wait until every batch handed so far is written.
+
+        Raises:
+            BaseException: a failure of a write on the sink thread.
+        """
+        with self._cv:
+            while (self._pending or self._busy) and self._error is None:
+                self._cv.wait(WAIT_S)
+            self._raise_failure()
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        """Wait for the writes before the barrier, then the wrapped pre-commit (flush)."""
+        self.wait_idle()
+        self.inner.pre_commit(checkpoint_id)
+
+    def commit(self, checkpoint_id: int) -> None:
+        """Wait for the sink thread, then the wrapped commit."""
+        self.wait_idle()
+        self.inner.commit(checkpoint_id)
+
+    def finish(self) -> None:
+        """Wait for the sink thread, then the wrapped finish (end of input)."""
+        self.wait_idle()
+        self.inner.finish()
+
+    def close(self) -> None:
+        """Stop the sink thread (batches not written yet are dropped), then close the wrapped sink.
+
+        A sink thread that does not stop within :data:`JOIN_TIMEOUT_S` (a write stuck in
+        native code) is left behind with its sink unclosed.
+        """
+        with self._cv:
+            self._stop = True
+            self._pending.clear()
+            self._cv.notify_all()
+        th = self._thread
+        if th is not None:
+            th.join(JOIN_TIMEOUT_S)
+            if th.is_alive():
+                log.error("sink %s: the sink thread did not stop within %.0f s; leaving it open",
+                          self.name, JOIN_TIMEOUT_S)
+                return
+        self.inner.close()
+
+    # -- the sink thread ---------------------------------------------------------------------------
+    def _run(self) -> None:
+        cv = self._cv
+        while True:
+            with cv:
+                while not self._pending and not self._stop:
+                    cv.wait(WAIT_S)
+                if self._stop:
+                    return
+                batch = self._pending.popleft()
+                self._busy = True
+                cv.notify_all()  # room in the queue
+            try:
+                if self._error is None:
+                    self.inner.write(batch)
+            except BaseException as e:  # raised on the job thread by write / wait_idle
+                self._error = e
+            finally:
+                with cv:
+                    self._busy = False
+                    cv.notify_all()
+

@@ -1,0 +1,258 @@
+"""The pipelined hot path's stages: a source's fetch thread and a sink's write thread.
+
+What they must keep (streamsql.runtime.prefetch, streamsql.runtime.sink_stage): a barrier's
+position is the one after the last batch handed to the job thread, never one the fetch thread
+read ahead to; a pre-commit flushes every write before it and none after it; a failure on either
+thread fails the job thread with that very exception; close joins the threads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pyarrow as pa
+import pytest
+
+from streamsql.core.connector import Sink, Source
+from streamsql.core.elements import Batch
+from streamsql.core.errors import ExecutionError
+from streamsql.core.types import Schema
+from streamsql.runtime.prefetch import PrefetchingSource
+from streamsql.runtime.sink_stage import PipelinedSink
+
+
+def _batch(i: int) -> Batch:
+    return Batch(pa.table({"x": [i, i]}))
+
+
+class CountingSource(Source):
+    """Batch i holds rows [i, i]; the position is the number of batches polled so far."""
+
+    prefetch = True
+
+    def __init__(self, batches: int, bounded: bool = True, fail_at: int | None = None):
+        self.schema = Schema.from_arrow(pa.schema([("x", pa.int64())]))
+        self.bounded = bounded
+        self.n = batches
+        self.next = 0
+        self.fail_at = fail_at
+        self.threads: set[str] = set()
+        self.committed: list[tuple[int, dict]] = []
+        self.closed = False
+
+    def open(self, position):
+        self.next = (position or {}).get("next", 0)
+
+    def poll(self, max_rows, timeout_s):
+        self.threads.add(threading.current_thread().name)
+        if self.fail_at is not None and self.next == self.fail_at:
+            msg = f"bad record at {self.next}"
+            raise ExecutionError(msg)
+        if self.next >= self.n:
+            time.sleep(min(timeout_s, 0.01))
+            return None
+        self.next += 1
+        return _batch(self.next - 1)
+
+    def position(self):
+        self.threads.add(threading.current_thread().name)
+        return {"next": self.next}
+
+    def finished(self):
+        return self.next >= self.n
+
+    def checkpoint_committed(self, checkpoint_id, position):
+        self.committed.append((checkpoint_id, position, threading.current_thread().name))
+
+    def close(self):
+        self.closed = True
+
+
+def _wait(cond, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_position_is_after_the_last_handed_batch_not_the_prefetched_one():
+    inner = CountingSource(10)
+    src = PrefetchingSource(inner, 100, depth=2, name="t")
+    src.open(None)  # open (and the position at open) on the caller's thread, the rest on the fetch thread
+    inner.threads.discard("MainThread")
+    try:
+        assert src.position() == {"next": 0}
+        _wait(lambda: inner.next >= 3)  # two queued and one more polled, blocked on the full queue
+        b = src.poll(100, 1.0)
+        assert b.table.column("x").to_pylist() == [0, 0]
+        assert src.position() == {"next": 1}  # a barrier now records 1, not where the thread is
+        assert inner.next > 1
+        seen = [src.poll(100, 1.0).table.column("x")[0].as_py() for _ in range(9)]
+        assert seen == list(range(1, 10))  # every batch once, in order
+        assert src.position() == {"next": 10}
+        assert src.poll(100, 0.05) is None
+        assert src.finished()
+    finally:
+        src.close()
+    assert inner.closed
+    assert "MainThread" not in inner.threads  # poll and position only on the fetch thread
+
+
+def test_restore_reads_again_what_was_prefetched_but_not_handed():
+    inner = CountingSource(6)
+    src = PrefetchingSource(inner, 100, depth=3, name="t")
+    src.open(None)
+    src.poll(100, 1.0)
+    src.poll(100, 1.0)
+    barrier_position = src.position()
+    _wait(lambda: inner.next >= 5)
+    src.close()  # the attempt fails: prefetched batches 2.. are dropped
+    again = PrefetchingSource(CountingSource(6), 100, depth=3, name="t")
+    again.open(barrier_position)
+    try:
+        seen = [again.poll(100, 1.0).table.column("x")[0].as_py() for _ in range(4)]
+    finally:
+        again.close()
+    assert seen == [2, 3, 4, 5]
+
+
+def test_a_fetch_failure_is_raised_on_the_job_thread_after_the_batches_before_it():
+    inner = CountingSource(10, fail_at=2)
+    src = PrefetchingSource(inner, 100, depth=4, name="t")
+    src.open(None)
+    try:
+        assert src.poll(100, 1.0) is not None
+        assert src.poll(100, 1.0) is not None
+        with pytest.raises(ExecutionError, match="bad record at 2"):
+            for _ in range(100):
+                src.poll(100, 0.05)
+    finally:
+        src.close()
+    assert inner.closed
+
+
+def test_commits_run_on_the_fetch_thread_or_at_close():
+    inner = CountingSource(2, bounded=False)
+    src = PrefetchingSource(inner, 100, depth=2, name="t")
+    src.open(None)
+    src.checkpoint_committed(1, {"next": 1})
+    _wait(lambda: inner.committed)
+    assert inner.committed[0][:2] == (1, {"next": 1})
+    assert inner.committed[0][2].startswith("fetch-")
+    src.close()
+    src.checkpoint_committed(2, {"next": 2})  # after close: nothing runs, nothing raises
+    assert len(inner.committed) == 1
+
+
+def test_close_joins_a_fetch_thread_blocked_on_a_full_queue():
+    inner = CountingSource(1000, bounded=False)
+    src = PrefetchingSource(inner, 100, depth=1, name="t")
+    src.open(None)
+    _wait(lambda: inner.next >= 2)
+    src.close()
+    assert not src._thread.is_alive()
+    assert inner.closed
+
+
+class RecordingSink(Sink):
+    """Records each call in order, with its thread; a write can be slowed or made to fail."""
+
+    pipelined = True
+
+    def __init__(self, fail_on: int | None = None, delay_s: float = 0.0):
+        self.calls: list[tuple[str, object, str]] = []
+        self.fail_on = fail_on
+        self.delay_s = delay_s
+        self.closed = False
+
+    def _log(self, what, arg):
+        self.calls.append((what, arg, threading.current_thread().name))
+
+    def write(self, batch):
+        time.sleep(self.delay_s)
+        x = batch.table.column("x")[0].as_py()
+        if x == self.fail_on:
+            msg = f"delivery failed at {x}"
+            raise ExecutionError(msg)
+        self._log("write", x)
+
+    def pre_commit(self, checkpoint_id):
+        self._log("pre_commit", checkpoint_id)
+
+    def commit(self, checkpoint_id):
+        self._log("commit", checkpoint_id)
+
+    def finish(self):
+        self._log("finish", None)
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_pre_commit_flushes_every_write_before_it_and_none_after():
+    inner = RecordingSink(delay_s=0.01)
+    sink = PipelinedSink(inner, depth=2, name="out")
+    sink.open()
+    for i in range(5):
+        sink.write(_batch(i))
+    sink.pre_commit(1)
+    for i in range(5, 8):
+        sink.write(_batch(i))
+    sink.commit(1)
+    sink.finish()
+    sink.close()
+    assert [(w, a) for w, a, _ in inner.calls] == (
+        [("write", i) for i in range(5)] + [("pre_commit", 1)] + [("write", i) for i in range(5, 8)]
+        + [("commit", 1), ("finish", None)])
+    threads = {w: t for w, _, t in inner.calls}
+    assert threads["write"].startswith("sink-")
+    assert threads["pre_commit"] == threads["commit"] == threading.current_thread().name
+    assert inner.closed
+
+
+def test_a_write_failure_fails_the_next_call_on_the_job_thread():
+    inner = RecordingSink(fail_on=1)
+    sink = PipelinedSink(inner, depth=4, name="out")
+    sink.open()
+    sink.write(_batch(0))
+    sink.write(_batch(1))
+    with pytest.raises(ExecutionError, match="delivery failed at 1") as failure:
+        for i in range(2, 100):
+            sink.write(_batch(i))
+            time.sleep(0.01)
+    with pytest.raises(ExecutionError) as again:
+        sink.pre_commit(1)
+    assert again.value is failure.value
+    assert ("pre_commit", 1) not in [(w, a) for w, a, _ in inner.calls]
+    sink.close()
+    assert inner.closed
+
+
+def test_the_sink_queue_is_bounded():
+    inner = RecordingSink(delay_s=0.2)
+    sink = PipelinedSink(inner, depth=1, name="out")
+    sink.open()
+    t0 = time.monotonic()
+    for i in range(3):  # one written, one waiting: the third write waits for room
+        sink.write(_batch(i))
+    assert time.monotonic() - t0 >= 0.15
+    sink.close()
+
+
+def test_the_switch_and_the_connectors_that_allow_it():
+    from streamsql.core.config import Config
+    from streamsql.runtime.builder import _pipelined_sink, _prefetching_source
+
+    on, off = Config(), Config({"streamsql.exec.pipeline.enabled": "false"})
+    assert isinstance(_prefetching_source(CountingSource(1), on, 100, "t"), PrefetchingSource)
+    assert isinstance(_pipelined_sink(RecordingSink(), on, "out"), PipelinedSink)
+    plain = CountingSource(1)
+    assert _prefetching_source(plain, off, 100, "t") is plain
+    sink = RecordingSink()
+    assert _pipelined_sink(sink, off, "out") is sink
+    plain.prefetch = False  # a connector that does not allow it stays on the job thread
+    assert _prefetching_source(plain, on, 100, "t") is plain
+    three = Config({"streamsql.exec.pipeline.queue-batches": "3"})
+    deep = _prefetching_source(CountingSource(1), three, 100, "t")
+    assert deep._queue.maxsize == 3
