@@ -306,10 +306,10 @@ def _settings(table: TableDef) -> tuple[float, int | None, int, list[_FieldGen]]
                     f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
                     f"with key one of {', '.join(_FIELD_KEYS)}"
                 )
-                raise ConfigError(msg)
+                raise ConfigError(msg, table=table.name, option=key)
             if parts[0] not in names:
                 msg = f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}"
-                raise ConfigError(msg)
+                raise ConfigError(msg, table=table.name, option=key)
     gens = [_FieldGen(table.name, f.name, f.type, opts, i, seed) for i, f in enumerate(schema)]
     return rps, total_rows, seed, gens
 

@@ -52,7 +52,8 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
 
     Raises:
         ConfigError: for a missing required option, an unknown key (with the known keys
-            listed), or a value outside an option's choices.
+            listed), or a value outside an option's choices; the last two carry ``table`` and
+            ``option`` (the key), which place the error at the key in the CREATE TABLE.
 
     A boolean or enum option's value is rewritten in ``options`` to its canonical spelling
     (``'TRUE'`` → ``'true'``), which is what the connector compares with.
@@ -65,8 +66,11 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
     for key, value in options.items():
         if key in known:
             # Booleans and enums in any case, as Flink; the connector then reads the canonical text.
-            options[key] = known[key].canonical(value, f"Table '{table}': option '{key}'")
+            try:
+                options[key] = known[key].canonical(value, f"Table '{table}': option '{key}'")
+            except ConfigError as e:  # named, so that the error points at the key in the DDL
+                raise ConfigError(str(e), table=table, option=key) from None
         elif not key.startswith(tuple(spec.option_prefixes) + tuple(allowed_extra)):
             msg = (f"Table '{table}': unknown option '{key}' for connector '{spec.name}'"
                    f"{did_you_mean(key, known)} (supported: {', '.join(sorted(known))})")
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table, option=key)

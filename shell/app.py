@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 from prompt_toolkit import PromptSession
@@ -43,11 +44,14 @@ from streamsql.environment import StreamEnvironment
 from streamsql.jobs import FailureWatch, failure_notice
 from streamsql.output import tableau
 from streamsql.sql import nodes as n
-from streamsql.sql.parser import parse_statement, read_script, split_statements
+from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
 from streamsql.table_result import TableResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from streamsql.runtime.job import JobHandle
+    from streamsql.sql.split import Statement
 
 PROMPT = "streamsql> "
 CONTINUATION = "-> "
@@ -216,10 +220,13 @@ class Shell:
                 return False
         return True
 
-    def run_statement(self, sql: str) -> bool:
+    def run_statement(self, sql: str,
+                      place: Callable[[StatementError], StatementError] | None = None) -> bool:
         """Run one statement (or client command), printing its result or error.
 
-        Never raises (except SystemExit): an error is reported and the shell goes on.
+        Never raises (except SystemExit): an error is reported and the shell goes on. ``place``
+        re-positions a statement error in the whole input (piped input, as ``streamsql run``);
+        without it, positions count from the statement, as typed at the prompt.
 
         Returns:
             False for QUIT/EXIT (the shell should end), else True.
@@ -239,7 +246,7 @@ class Shell:
             ids = ", ".join(j.job_id for j in started)
             self.info(f"Interrupted; cancelled job {ids}." if started else "Interrupted.")
         except Exception as e:  # an error never ends the interactive shell
-            self.report(e)
+            self.report(place(e) if place is not None and isinstance(e, StatementError) else e)
         return True
 
     def dispatch(self, tree: exp.Expression, sql: str) -> None:
@@ -368,8 +375,11 @@ def run_script_stream(shell: Shell, text: str) -> int:
     code = 0
     notice = lambda job: shell.write(failure_notice(job) + "\n")  # noqa: E731
     with FailureWatch(shell.env.jobs, notice, on_restart=notice) as watch:
-        for st in split_statements(text):
-            if not shell.run_statement(st.text):  # QUIT/EXIT: leave now, as at the terminal
+        statements = split_statements(text)
+        for i, st in enumerate(statements):
+            # Errors at their line and column in the input, as streamsql run gives them in a file.
+            place = partial(_in_input, stmt=st, text=text, earlier=statements[:i])
+            if not shell.run_statement(st.text, place):  # QUIT/EXIT: leave now, as at the terminal
                 shell.shutdown()
                 return 0
             if shell.failed:
@@ -391,6 +401,10 @@ def run_script_stream(shell: Shell, text: str) -> int:
             code = 1
     shell.shutdown()
     return code
+
+
+def _in_input(error: StatementError, stmt: Statement, text: str, earlier: list[Statement]) -> StatementError:
+    return error_in_script(error, stmt, text, None, earlier)
 
 
 def run_shell(init_file: str | None = None, settings: dict[str, str] | None = None,

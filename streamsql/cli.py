@@ -175,11 +175,11 @@ def _run_statements(env, script: str, file: str, print_result) -> None:
 
     # Parse the whole script first: a syntax error at the end must not leave jobs running.
     statements = parse_script(script, file)
-    for st, tree in statements:
+    for i, (st, tree) in enumerate(statements):
         try:
             result = env.execute_parsed(tree, st.text)
-        except StatementError as e:  # a SqlError or PlanError: re-position it in the script
-            raise error_in_script(e, st, script, file) from None
+        except StatementError as e:  # a SqlError, PlanError or OptionError: re-position it in the script
+            raise error_in_script(e, st, script, file, [s for s, _ in statements[:i]]) from None
         except StreamSQLError as e:
             msg = f"{file}:{st.line}: {e}"
             raise type(e)(msg) from None

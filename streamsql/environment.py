@@ -30,7 +30,7 @@ from sqlglot import exp
 from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
 from streamsql.core.catalog import Catalog, TableDef, ViewDef
 from streamsql.core.config import Config
-from streamsql.core.errors import ConfigError, ExecutionError, SqlError, StatementError
+from streamsql.core.errors import ConfigError, ExecutionError, OptionError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
 from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
@@ -93,11 +93,36 @@ class StreamEnvironment:
 
         Raises:
             SqlError: as :meth:`execute_sql`; also for a statement nested too deeply to plan.
+            OptionError: a table's bad WITH option, found where the table is read or written,
+                positioned at the key in that table's CREATE statement (its ``sql``).
         """
         try:
             return self._execute(tree, sql)
         except RecursionError:
             raise too_deep(sql) from None
+        except ConfigError as e:
+            positioned = self._at_option(e)
+            if positioned is e:
+                raise
+            raise positioned from None
+
+    def _at_option(self, error: ConfigError) -> ConfigError:
+        """``error`` as an :class:`OptionError` at its option's key in the table's DDL, if found."""
+        from streamsql.sql.ddl import option_position
+
+        if isinstance(error, StatementError) or not (error.table and error.option):
+            return error
+        try:
+            table = self.catalog.get(error.table)
+        except SqlError:  # e.g. a table of a statement set that its CREATE TABLE did not add
+            return error
+        ddl = table.sql if isinstance(table, TableDef) else None
+        where = option_position(ddl, error.option) if ddl else None
+        if where is None:
+            return error
+        e = OptionError(str(error), ddl, *where)
+        e.table, e.option = error.table, error.option
+        return e
 
     def _execute(self, tree: exp.Expression, sql: str) -> TableResult:
         if isinstance(tree, exp.Create):

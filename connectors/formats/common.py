@@ -171,7 +171,8 @@ def check_options(
     """Check every option starting with ``prefix`` against ``specs`` (unknown key, bad choice).
 
     Raises:
-        ConfigError: naming the table, the option and the supported keys.
+        ConfigError: naming the table, the option and the supported keys (with ``table`` and
+            ``option`` set, as :func:`~streamsql.connectors.registry.validate_options`).
     """
     known = {o.key: o for o in specs}
     for key, value in options.items():
@@ -183,8 +184,11 @@ def check_options(
                 f"{_table_prefix(table)}unknown option '{key}' for {what}{did_you_mean(key, known)} "
                 f"(supported: {', '.join(sorted(known))})"
             )
-            raise ConfigError(msg)
-        options[key] = o.canonical(value, f"{_table_prefix(table)}option '{key}'")  # 'TRUE' -> 'true'
+            raise ConfigError(msg, table=table, option=key)
+        try:
+            options[key] = o.canonical(value, f"{_table_prefix(table)}option '{key}'")  # 'TRUE' -> 'true'
+        except ConfigError as e:  # named, so that the error points at the key in the DDL
+            raise ConfigError(str(e), table=table, option=key) from None
 
 
 def _table_prefix(table: str | None) -> str:

@@ -80,7 +80,26 @@ class PlanError(StatementError):
 
 
 class ConfigError(StreamSQLError):
-    """A bad connector, format or engine option (unknown key, bad value, missing option)."""
+    """A bad connector, format or engine option (unknown key, bad value, missing option).
+
+    Attributes:
+        table: the table whose WITH option is wrong, when one is (else None).
+        option: that option's key; with ``table``, the environment points the error at the key
+            in the table's CREATE statement (:class:`OptionError`).
+    """
+
+    def __init__(self, message: str, *, table: str | None = None, option: str | None = None):
+        self.table = table
+        self.option = option
+        super().__init__(message)
+
+
+class OptionError(StatementError, ConfigError):
+    """A :class:`ConfigError` about one WITH option, positioned at its key in the CREATE TABLE.
+
+    ``sql`` is the CREATE statement's text (not the statement that opened the table), so a
+    script re-positions it at that statement.
+    """
 
 
 class JobSetupError(ConfigError):

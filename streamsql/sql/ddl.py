@@ -16,6 +16,7 @@ from streamsql.core.types import SqlType
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
 from streamsql.sql.parser import error_at, values_query
+from streamsql.sql.split import lexemes, line_col
 
 
 def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
@@ -230,6 +231,29 @@ def _options(create: exp.Create, sql: str) -> dict[str, str]:
             raise error_at(key, msg, sql)
         options[key.name] = value.name if isinstance(value, exp.Literal) else value.sql(Flink).lower()
     return options
+
+
+def option_position(sql: str, key: str) -> tuple[int, int, int] | None:
+    """Where the WITH option ``key`` is written in a CREATE TABLE's text.
+
+    Returns:
+        ``(line, column, length)`` of the quoted key (1-based, the quotes included), or None
+        when the text has no ``'key' =`` (e.g. an option the table did not write itself). The
+        last such pair is taken: WITH ends the statement, and a string compared with ``=`` in
+        a computed column comes before it.
+    """
+    found = None
+    pending = None  # the offset of a string lexeme spelling the key, until the next token
+    for lx in lexemes(sql):
+        if lx.kind in ("ws", "comment"):
+            continue
+        if pending is not None and lx.text == "=":
+            found = pending
+        pending = lx.start if lx.kind == "string" and lx.text[1:-1].replace("''", "'") == key else None
+    if found is None:
+        return None
+    line, col = line_col(sql, found)
+    return line, col, len(_string(key))
 
 
 def _quote(name: str) -> str:

@@ -18,11 +18,12 @@ Functions:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from streamsql.core.errors import InternalError, SqlError, StatementError, StreamSQLError
+from streamsql.core.errors import InternalError, OptionError, SqlError, StatementError, StreamSQLError
 from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
 from streamsql.sql.split import Statement, is_complete, lexemes, line_col, split_statements
@@ -184,17 +185,21 @@ def _length(sql: str, start: int, end: int) -> int:
 
 
 def error_in_script(error: StatementError, stmt: Statement, script: str,
-                    file: str | None = None) -> StatementError:
+                    file: str | None = None, earlier: Sequence[Statement] = ()) -> StatementError:
     """Re-position an error raised for ``stmt.text`` inside the whole script.
 
     Unlike ``StatementError.with_offset`` (lines only), this also shifts the column when the
     error is on the statement's first line and the statement does not start at column 1. An
-    error without a position is placed at the statement's start.
+    error without a position is placed at the statement's start. An :class:`OptionError`
+    (positioned in a CREATE TABLE's text) is placed in the last of ``earlier`` (the script's
+    statements so far) with that text.
 
     Returns:
-        the re-positioned error, of the same class (a SqlError or a PlanError); ``file``, when
-        given, prefixes the message.
+        the re-positioned error, of the same class (a SqlError, PlanError or OptionError);
+        ``file``, when given, prefixes the message.
     """
+    if isinstance(error, OptionError):
+        stmt = next((c for c in reversed(earlier) if c.text == error.sql), stmt)
     message = f"{file}: {error.message}" if file else error.message
     if error.line is None:
         return type(error)(message, script, stmt.line, stmt.col, 1)

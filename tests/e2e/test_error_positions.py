@@ -1,0 +1,104 @@
+"""Errors of a script point at their line and column in the script, with a caret.
+
+A newcomer's report: a WITH option misspelled on line 15 of a script (``'scan.startup.mod'``)
+was reported as ``script.sql:37``, the INSERT that opened the table; and the shell fed from a
+pipe counted lines from the statement (``SELEC 1;`` after two lines said line 1) where
+``streamsql run`` counts them in the file.
+"""
+
+import os
+import subprocess
+import sys
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import ConfigError, OptionError
+from streamsql.sql.ddl import option_position
+
+SCRIPT = """-- a newcomer's script
+CREATE TABLE src (
+  id INT
+) WITH (
+  'connector' = 'datagen',
+  'number-of-rows' = '3',
+  'rows-per-secnd' = '5'
+);
+CREATE TABLE out1 (id INT) WITH ('connector' = 'print', 'standard-error' = 'yes');
+CREATE TABLE out2 (id INT) WITH ('connector' = 'blackhole');
+INSERT INTO out2 SELECT id FROM src;
+"""
+EXCERPT = "(line 7, column 3)\n    'rows-per-secnd' = '5'\n    ^^^^^^^^^^^^^^^^\n"
+
+
+def _env(cwd) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
+
+
+def _run(tmp_path, script: str) -> subprocess.CompletedProcess:
+    (tmp_path / "s.sql").write_text(script)
+    return _cli(tmp_path, "run", "s.sql")
+
+
+def _cli(cwd, *args: str, text: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "streamsql", *args], input=text, cwd=cwd, env=_env(cwd),
+                          capture_output=True, text=True, timeout=120)
+
+
+def _piped(tmp_path, script: str) -> subprocess.CompletedProcess:
+    return _cli(tmp_path, "shell", text=script)
+
+
+def test_unknown_option_points_at_its_key_in_the_create_table(tmp_path):
+    proc = _run(tmp_path, SCRIPT)
+    assert proc.returncode == 1, proc.stderr
+    assert "s.sql: Table 'src': unknown option 'rows-per-secnd'" in proc.stderr
+    assert EXCERPT in proc.stderr, proc.stderr
+    assert "s.sql:11" not in proc.stderr  # not the INSERT's line
+
+
+def test_bad_option_value_points_at_its_key(tmp_path):
+    proc = _run(tmp_path, SCRIPT.replace("'rows-per-secnd'", "'rows-per-second'")
+                .replace("INTO out2", "INTO out1"))
+    assert proc.returncode == 1, proc.stderr
+    assert "option 'standard-error' = 'yes'" in proc.stderr, proc.stderr
+    assert "(line 9, column 57)\n  CREATE TABLE out1" in proc.stderr
+    assert "\n" + " " * 58 + "^" * len("'standard-error'") + "\n" in proc.stderr
+
+
+def test_piped_shell_positions_errors_in_its_input_as_run_does(tmp_path):
+    text = "-- two lines\n\nSELEC 1;\n"
+    (tmp_path / "f.sql").write_text(text)
+    piped = _piped(tmp_path, text)
+    run = _cli(tmp_path, "run", "f.sql")
+    assert piped.returncode == 1 and run.returncode == 1
+    excerpt = run.stderr.split("f.sql: ", 1)[1]
+    assert "(line 3, column " in excerpt
+    assert excerpt in piped.stdout + piped.stderr, (piped.stdout, piped.stderr)
+
+
+def test_piped_shell_points_an_option_error_at_its_key(tmp_path):
+    proc = _piped(tmp_path, SCRIPT)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert EXCERPT in out, out
+
+
+def test_the_api_points_at_the_key_in_the_tables_ddl():
+    env = StreamEnvironment()
+    error = None
+    try:
+        env.execute_sql("CREATE TABLE t (id INT)\nWITH ('connector' = 'blackhole', 'bogus' = 'x')")
+        try:
+            env.execute_sql("INSERT INTO t VALUES (1)")
+        except OptionError as e:
+            error = e
+        assert isinstance(error, ConfigError) and (error.table, error.option) == ("t", "bogus")
+        assert (error.line, error.col, error.length) == (2, 34, 7)
+    finally:
+        env.close()
+
+
+def test_option_position():
+    ddl = "CREATE TABLE t (a AS 'k' = b)\nWITH ('k' = 'v', /* c */ 'it''s'\n = 'x')"
+    assert option_position(ddl, "k") == (2, 7, 3)
+    assert option_position(ddl, "it's") == (2, 26, 7)
+    assert option_position(ddl, "v") is None
