@@ -115,9 +115,19 @@ def planning_connection() -> duckdb.DuckDBPyConnection:
     return _planning.con
 
 
+def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """``con`` without DuckDB's progress bar.
+
+    DuckDB draws it on the process's stdout (a pipe or a file too) for any query running over 2 s:
+    into the results StreamSQL prints there.
+    """
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def connect() -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with every registered function created on it."""
-    con = duckdb.connect()
+    """A :func:`quiet` DuckDB connection with every registered function created on it."""
+    con = quiet(duckdb.connect())
     for f in _FUNCTIONS.values():
         con.create_function(f.name, _with_arity(f), list(f.params), f.returns, type="arrow",
                             null_handling="special", side_effects=not f.deterministic)

@@ -58,6 +58,7 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
+from streamsql.functions.python_functions import quiet
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late, rowtimes
@@ -101,7 +102,7 @@ class OverAggOperator(WindowOperatorBase):
                 items += s.partial(sign)
         self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {_RID} ORDER BY {_RID}"
                              if items else "")
-        self._con = duckdb.connect()
+        self._con = quiet(duckdb.connect())
 
     # -- elements -----------------------------------------------------------------------------
 
