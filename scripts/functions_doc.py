@@ -110,6 +110,18 @@ Python user-defined functions: [udf.md](udf.md).
   takes that branch; StreamSQL plans it and fails the job only if a row reaches it (such a
   script does not run on Flink, so there is no Flink answer to give; a branch no row takes is not
   evaluated, as the rest of the language does).
+- Where Flink's answer is a fault rather than a rule, StreamSQL does not copy it (found by the
+  differential fuzzer, [fuzzing](fuzzing.md#differential-fuzzing-of-expressions-against-flink);
+  each is kept in `tests/functions/difffuzz_known.json` with this reason): TO_DATE of a text its
+  pattern does not read is NULL, where Flink turns its parser's failure value (Long.MIN_VALUE
+  milliseconds) into a date far in the future (`+1705471-09-27` at run time, `5471-09-27` when
+  the call is constant); TRY_CAST of a DOUBLE or DECIMAL outside TINYINT or SMALLINT is NULL,
+  where Flink keeps the low bits of Java's int (`TRY_CAST(123456.789E0 AS TINYINT)` is 64 and
+  `TRY_CAST(1e300 AS TINYINT)` -1 in Flink); `CEIL(d TO DAY)` of a DATE is the date itself,
+  where Flink gives the next day. Copied on the other hand, as they are rules Flink
+  applies everywhere: `CAST(ts AS DATE)` of a TIMESTAMP before 1970 is the next day when the time
+  is not midnight (Flink divides the epoch milliseconds by a day, truncating, as in EXTRACT), and
+  `x + 0` keeps a `-0.0` (Calcite simplifies it to `x`).
 - Cases where StreamSQL's answer differs from Flink's on purpose, or where StreamSQL refuses
   what Flink answers, are listed below (from `DIFFERENCES` and `REFUSED` of
   `tests/functions/cases.py`), with the reason; the function tables say the same per function.

@@ -97,7 +97,24 @@ class VarPop(AggregateFunction):
             value = math.sqrt(value) if value >= 0 else math.nan  # Java's Math.pow(negative, 0.5)
         if not self.integer:
             return value
-        return 0 if math.isnan(value) else int(value)  # Java's (long) cast: NaN is 0, truncation
+        return java_narrow(value, self.arg_type.bit_width)
+
+
+def java_narrow(value: float, bits: int) -> int:
+    """Java's cast of a double to an integer of ``bits`` bits, as Flink casts the variance.
+
+    NaN is 0, the value is truncated toward zero and saturates at the int (or, for 64 bits, long) range,
+    and a TINYINT or SMALLINT keeps the int's low bits (Flink 2.3: VAR_SAMP of INTs whose variance
+    passes 2^31 is 2147483647, of BIGINTs past 2^63 9223372036854775807).
+    """
+    if math.isnan(value):
+        return 0
+    wide = 64 if bits == 64 else 32
+    lo, hi = -(1 << (wide - 1)), (1 << (wide - 1)) - 1
+    n = hi if value >= hi else lo if value <= lo else int(value)
+    if bits < 32:
+        n = (n + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+    return n
 
 
 class VarSamp(VarPop):

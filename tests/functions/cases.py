@@ -514,7 +514,6 @@ DIFFERENCES = {
     "UPPER('ﬁ')": ("FI", "Flink truncates the upper-cased CHAR(1) literal ('FI') to 1 character"),
     "LOWER('İ')": ("i̇", "Flink truncates the lower-cased CHAR(1) literal ('i̇': i and a combining dot) to "
                        "1 character"),
-    "TO_TIMESTAMP('2024-02-30 00:00:00')": (None, "Flink moves a day past the month's end to its last day"),
     """JSON_VALUE('{"a": 1.50}', '$.a')""": ("1.5", "JSON numbers are read as doubles: 1.50 is written "
                                                     "'1.5' (Flink keeps the text, '1.50')"),
     """JSON_VALUE('{"a": 1e2}', '$.a')""": ("100.0", "JSON numbers are read as doubles: 1e2 is written "

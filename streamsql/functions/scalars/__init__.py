@@ -15,6 +15,7 @@ from streamsql.functions.scalars import (  # noqa: F401  (register)
     clock,
     composite,
     conditional,
+    fdlibm,
     formatting,
     hash,
     json_functions,

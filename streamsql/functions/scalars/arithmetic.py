@@ -41,7 +41,9 @@ def mod(c: Call) -> exp.Expression:
 def _double(fn: str):
     def build(c: Call) -> exp.Expression:
         """The DOUBLE function over DOUBLE arguments (NaN or an infinity where Java gives one)."""
-        return template(f"{fn}(" + ", ".join(f"CAST({a.text} AS DOUBLE)" for a in c.args) + ")")
+        # placeholders, not the arguments' text, which may hold braces (a regular expression's)
+        return template(f"{fn}(" + ", ".join(f"CAST({{{i}}} AS DOUBLE)" for i in range(len(c.args))) + ")",
+                        *c.args)
 
     return build
 
@@ -52,9 +54,13 @@ scalar("EXP", group="arithmetic", sig=((N,),), result=DOUBLE)(_double("exp"))
 
 
 def _log(fn: str):
+    """``fn``: a DuckDB function name, or a form over ``{x}`` (the argument as a DOUBLE)."""
+    form = fn if "{x}" in fn else fn + "({x})"
+
     def build(c: Call) -> exp.Expression:
         """Java's logarithm: -Infinity at 0 and NaN below (DuckDB fails the query on both)."""
-        return template(f"CASE WHEN CAST({{0}} AS DOUBLE) > 0 THEN {fn}(CAST({{0}} AS DOUBLE)) "
+        value = form.format(x="CAST({0} AS DOUBLE)")
+        return template(f"CASE WHEN CAST({{0}} AS DOUBLE) > 0 THEN {value} "
                         "WHEN CAST({0} AS DOUBLE) = 0 THEN CAST('-Infinity' AS DOUBLE) "
                         "WHEN CAST({0} AS DOUBLE) < 0 THEN CAST('NaN' AS DOUBLE) END", *c.args)
 
@@ -120,6 +126,10 @@ def _floor_ceil(fn: str):
         if c.args[0].type is not None and not c.args[0].type.is_numeric:
             msg = f"{c.name} of a {c.args[0].type} needs TO <unit>"
             raise c.fail(msg)
+        if c.args[0].type is not None and c.args[0].type.name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+            # an integer is its own FLOOR/CEIL (DuckDB's would go through a DOUBLE: FLOOR of
+            # 9223372036854775807 failed as out of range, Flink 2.3 gives it back)
+            return template("{0}", *c.args)
         return template(f"{fn}({{0}})", *c.args)
 
     return build
@@ -130,17 +140,31 @@ scalar("CEIL", "CEILING", group="arithmetic", sig=((N,), ("DATETIME",)),
        result=_floor_ceil_type)(_floor_ceil("ceil"))
 
 
-scalar("SIGN", group="arithmetic", sig=((N,),), result=same_as(0))(duckdb_call("sign"))
+@scalar("SIGN", group="arithmetic", sig=((N,),), result=same_as(0))
+def sign(c: Call) -> exp.Expression:
+    """-1, 0 or 1 in the argument's type.
+
+    A DOUBLE or FLOAT as Java's Math.signum, which keeps a zero's sign and NaN (Flink 2.3:
+    SIGN(-0.0E0) is -0.0; DuckDB's sign gives 0).
+    """
+    t = c.args[0].type
+    if t is not None and t.name in ("DOUBLE", "FLOAT"):
+        return template(f"CASE WHEN {{0}} > 0 THEN CAST(1 AS {t.duckdb()}) WHEN {{0}} < 0 "
+                        f"THEN CAST(-1 AS {t.duckdb()}) ELSE {{0}} END", *c.args)
+    return duckdb_call("sign")(c)
 
 
 # -- trigonometric, logarithms, constants ---------------------------------------------------------
 for _names, _fn in ((("SIN",), "sin"), (("COS",), "cos"), (("TAN",), "tan"), (("COT",), "cot"),
                     (("ASIN",), "asin"), (("ACOS",), "acos"), (("ATAN",), "atan"), (("SINH",), "sinh"),
-                    (("COSH",), "cosh"), (("TANH",), "tanh"), (("DEGREES",), "degrees"),
+                    (("TANH",), "tanh"), (("DEGREES",), "degrees"),
                     (("RADIANS",), "radians")):
     scalar(*_names, group="arithmetic", sig=((N,),), result=DOUBLE)(_double(_fn))
+# COSH: Java's fdlibm algorithm (.fdlibm)
 scalar("ATAN2", group="arithmetic", sig=((N, N),), result=DOUBLE)(_double("atan2"))
-scalar("LOG2", group="arithmetic", sig=((N,),), result=DOUBLE)(_log("log2"))
+# Flink's LOG2 is Math.log(x) / Math.log(2) (SqlFunctionUtils.log2), which differs from a true
+# base-2 logarithm in the last digit (LOG2(1.05): 0.07038932789139801, DuckDB's log2 0.070389327891398)
+scalar("LOG2", group="arithmetic", sig=((N,),), result=DOUBLE)(_log("(ln({x}) / ln(2))"))
 
 
 @scalar("LOG", group="arithmetic", sig=((N,), (N, N)), result=DOUBLE)

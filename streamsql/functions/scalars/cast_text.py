@@ -45,8 +45,17 @@ FROM_TEXT = "from_text"
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
 
-def _java_trim(x: str) -> str:
+def java_trim(x: str) -> str:
+    """DuckDB SQL of Java's ``String.trim()`` of ``x`` (DuckDB SQL)."""
     return f"regexp_replace({x}, '^{_TRIM}(.*?){_TRIM}$', '\\1', 's')"
+
+
+def reader(target: SqlType) -> tuple[str, str]:
+    """Flink reading a string ``{0}`` as ``target``: (DuckDB condition, DuckDB SQL of the value).
+
+    See the module table; ``target`` is one that :func:`reads_string_as`.
+    """
+    return _READERS[target.name](target)
 
 
 def reads_string_as(target: SqlType) -> bool:
@@ -182,7 +191,7 @@ _JAVA_NUMBER = r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?
 
 
 def _floating(t: SqlType) -> tuple[str, str]:
-    trimmed = _java_trim("{0}")
+    trimmed = java_trim("{0}")
     return (f"regexp_full_match({trimmed}, '{_JAVA_NUMBER}')",
             f"CAST(regexp_replace({trimmed}, '[fFdD]$', '') AS {t.duckdb()})")
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.functions.scalars.operand_types import calcite_type, equality_refusal
 from streamsql.functions.scalars.registry import Call, scalar, template
-from streamsql.functions.scalars.typerules import common_type
+from streamsql.functions.scalars.typerules import common_type, is_null
 
 
 def _common(c: Call):
@@ -33,14 +34,28 @@ def coalesce(c: Call) -> exp.Expression:
 @scalar("NULLIF", group="conditional", sig=(("ANY", "ANY"),), result=lambda c: common_type([c.args[0].type]),
         nulls="NULL if the arguments are equal, else the first")
 def nullif(c: Call) -> exp.Expression:
-    """NULL when both are equal, else the first."""
+    """NULL when both are equal, else the first (refused where Flink cannot compare them)."""
+    msg = equality_refusal(c.args[0].type, c.args[1].type)
+    if msg:
+        raise c.fail(msg)
     return template("nullif({0}, {1})", *c.args)
 
 
 @scalar("IF", group="conditional", sig=(("BOOLEAN", "ANY", "ANY"),), result=_common_after_first,
         nulls="a NULL condition takes the ELSE value")
 def if_(c: Call) -> exp.Expression:
-    """``CASE WHEN c THEN a ELSE b END``."""
+    """``CASE WHEN c THEN a ELSE b END``.
+
+    Branches of types without a common one are refused in Flink's words (Flink 2.3: IF(b,
+    TIMESTAMPADD(HOUR, 1, dt), dt) is "Cannot apply 'IF' to arguments of type 'IF(<BOOLEAN>,
+    <TIMESTAMP(6)>, <DATE>)'...").
+    """
+    types = [a.type for a in c.args]
+    if all(t is not None and not is_null(t) for t in types[1:]) and common_type(types[1:]) is None:
+        operands = ", ".join(f"<{calcite_type(t)}>" for t in types)
+        msg = (f"Cannot apply 'IF' to arguments of type 'IF({operands})'. Supported form(s): "
+               "'IF(<ANY_TYPE>, <NUMERIC_TYPE>, <NUMERIC_TYPE>)'")
+        raise c.fail(msg)
     return template("CASE WHEN {0} THEN {1} ELSE {2} END", *c.args)
 
 

@@ -34,6 +34,12 @@ FROM '1'`` (Flink has no implicit cast for = and <>)
 ``NULL + TRUE``                     ``Illegal use of 'NULL'``
 =================================== ===========================================================
 
+Also refused as Flink 2.3 refuses them (the differential fuzzer's cases): a CAST between a DATE
+and a number or a BOOLEAN, or between a BOOLEAN and a TIMESTAMP ("Cast function cannot convert
+value of type DATE to type DECIMAL(10, 2)"), between a TIMESTAMP and a number (Flink's own "The
+cast from TIMESTAMP type to NUMERIC type is not allowed. ..."), and an exact number literal whose
+digits do not fit a Java long ("Numeric literal '12345678901234567890.5' out of range").
+
 Not followed: Flink 2.3 accepts ``b = 'true'`` and ``name = TRUE`` (BOOLEAN = string) but they are
 never true there, even for b TRUE and name 'true'; here the string is cast to BOOLEAN (DuckDB's
 rule) and the comparison means what it says.
@@ -43,6 +49,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.registry import NULL, TYPE, FunctionError, type_of
 from streamsql.functions.scalars.typerules import common_type
@@ -104,7 +111,62 @@ def check_operands(n: exp.Expression) -> exp.Expression:
         _in_numbers_as_text(n)
     elif isinstance(n, exp.Coalesce):
         _coalesce(n)
+    elif isinstance(n, exp.Cast):  # and TRY_CAST
+        _cast(n)
+    elif isinstance(n, exp.Literal) and n.is_number:
+        _exact_literal(n)
     return n
+
+
+# CASTs Flink 2.3 refuses while validating (Calcite's cast rules, and two of Flink's own), from the
+# differential fuzzer's cases: a DATE to or from a number or a BOOLEAN, a BOOLEAN to a TIMESTAMP
+# and back: "Cast function cannot convert value of type DATE to type DECIMAL(10, 2)".
+_NO_CAST = {("DATE", "NUMERIC"), ("DATE", "BOOLEAN"), ("NUMERIC", "DATE"), ("BOOLEAN", "DATE"),
+            ("BOOLEAN", "TIMESTAMP"), ("TIMESTAMP", "BOOLEAN")}
+_FLINK_NO_CAST = {
+    ("TIMESTAMP", "NUMERIC"): "The cast from TIMESTAMP type to NUMERIC type is not allowed. It's "
+                              "recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead.",
+    ("NUMERIC", "TIMESTAMP"): "The cast from NUMERIC type to TIMESTAMP type is not allowed. It's "
+                              "recommended to use TO_TIMESTAMP(FROM_UNIXTIME(numeric_col)) instead, note "
+                              "the numeric is in seconds."}
+
+
+def _cast(n: exp.Cast) -> None:
+    """Refuse a CAST between types Flink does not convert (TIMESTAMP_LTZ is not one of them)."""
+    source = type_of(n.this)
+    try:
+        target = SqlType.parse(n.to.sql())
+    except SqlError:
+        return
+    if not _known(source):
+        return
+    pair = (_cast_family(source), _cast_family(target))
+    inner = n.this.unnest() if isinstance(n.this, exp.Paren) else n.this
+    typed_null = isinstance(inner, exp.Cast) and isinstance(inner.this, exp.Null)
+    if pair in _FLINK_NO_CAST and not typed_null:  # Flink's own check lets CAST(NULL AS ...) through
+        raise FunctionError(_FLINK_NO_CAST[pair], n)
+    if pair in _NO_CAST:
+        msg = (f"Cast function cannot convert value of type {calcite_type(source)} to type "
+               f"{calcite_type(target)}")
+        raise FunctionError(msg, n)
+
+
+def _cast_family(t: SqlType) -> str:
+    return "NUMERIC" if t.is_numeric else t.name
+
+
+# Calcite's validator takes an exact number literal only when its digits (the unscaled value) fit
+# a Java long: Flink 2.3 refuses 12345678901234567890.5 ("Numeric literal ... out of range"). 2^63
+# itself passes, as the -9223372036854775808 it is written in.
+_LONG_DIGITS = 2**63
+
+
+def _exact_literal(n: exp.Literal) -> None:
+    text = n.this
+    if any(c in text for c in "eE") or abs(int(text.replace(".", "") or "0")) <= _LONG_DIGITS:
+        return
+    msg = f"Numeric literal '{text}' out of range"
+    raise FunctionError(msg, n)
 
 
 def _searched(case: exp.Expression | None) -> bool:
@@ -214,8 +276,28 @@ def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | No
             n.set(k, cast)
 
 
+def equality_refusal(left: SqlType | None, right: SqlType | None) -> str | None:
+    """Flink's refusal of ``left = right`` for values of these types, None where it compares them.
+
+    Also of the ``=`` inside a simple CASE and NULLIF (Flink 2.3: NULLIF(b, CAST(1 AS SMALLINT))
+    is "Cannot apply '=' to arguments of type '<BOOLEAN> = <SMALLINT>'...").
+    """
+    if not (_known(left) and _known(right)) or not _apart(_family(left), _family(right)):
+        return None
+    return (f"Cannot apply '=' to arguments of type '<{calcite_type(left)}> = <{calcite_type(right)}>'. "
+            "Supported form(s): '<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'")
+
+
 def _case_branches(n: exp.Case) -> None:
-    """Flink refuses a CASE whose results have no common type (``THEN 1 ELSE 'x'``)."""
+    """Flink refuses a CASE whose results have no common type (``THEN 1 ELSE 'x'``).
+
+    And a simple CASE whose values it cannot compare with the operand (``CASE i WHEN b``).
+    """
+    if n.args.get("this") is not None:
+        for branch in n.args.get("ifs") or []:
+            msg = equality_refusal(type_of(n.this), type_of(branch.this))
+            if msg:
+                raise FunctionError(msg, branch.this)
     results = [i.args["true"] for i in n.args.get("ifs") or []]
     results += [n.args["default"]] if n.args.get("default") else []
     if _mixed(results):

@@ -27,6 +27,8 @@ x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads
                              ``_`` and ``.`` one character, ``$`` and backslash literal; DuckDB
                              reads it as a POSIX regular expression); the pattern must be a literal
 CAST(LTZ AS TIMESTAMP/DATE)  ``timezone(zone, x)``: the wall clock in the session time zone
+CAST(TIMESTAMP AS DATE)      the day of its epoch ms / 86400000 truncated (Flink: before 1970 the next day)
+CAST(DOUBLE AS FLOAT)        Java's: an infinity past Float.MAX_VALUE (DuckDB fails)
 CAST(TIMESTAMP AS LTZ)       the instant of that wall clock in the zone (``java_instant``: the
                              earlier offset in a fall-back overlap, as Java)
 CAST(x AS TIMESTAMP(p < 6))  the digits past p cut as Flink (``core.timestamp_precision``;
@@ -58,6 +60,7 @@ from streamsql.functions.scalars.registry import (
     template,
     type_of,
 )
+from streamsql.functions.scalars.temporal import flink_day
 from streamsql.functions.scalars.typerules import arithmetic, as_decimal
 
 # DuckDB's names of the types a CAST fails into, as Flink names them.
@@ -157,6 +160,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         source = type_of(n.this)
         if source is not None and source.name in STRING_TYPES:
             return cast_string(n, t), t
+    if isinstance(n, exp.Cast) and t is not None and t.name == "DATE" and _is_timestamp(type_of(n.this)):
+        # as Flink 2.3's cast: the day of the epoch milliseconds / 86400000 truncated, so before 1970
+        # the next day (CAST(TIMESTAMP '1969-07-20 20:17:40.5' AS DATE) is 1969-07-21), as EXTRACT
+        return template(flink_day("{0}"), f"({n.this.sql(dialect='duckdb')})"), t
     if isinstance(n, exp.Cast) and t is not None:
         cut = _timestamp_precision(n, type_of(n.this), t)
         if cut is not None:
@@ -164,6 +171,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         zoned = _zoned_cast(n, type_of(n.this), t)
         if zoned is not None:
             return zoned, t
+    if isinstance(n, exp.Cast) and t is not None and t.name == "FLOAT" and _named(type_of(n.this), "DOUBLE"):
+        return template(_JAVA_FLOAT, f"({n.this.sql(dialect='duckdb')})"), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -172,6 +181,11 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     op = _OPS.get(type(n))
     if op is None or t is None or not t.is_numeric:
         return n, t
+    if op == "+" and t.name in ("DOUBLE", "FLOAT") and (_is_zero(n.this) or _is_zero(n.expression)):
+        # Calcite simplifies x + 0 to x before Flink runs it, so a -0.0 stays -0.0 (Flink 2.3:
+        # d + CAST(0 AS BIGINT) is -0.0 for d = -0.0; IEEE's sum would be 0.0)
+        other = n.expression if _is_zero(n.this) else n.this
+        return exp.Cast(this=other, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
     lt, rt = type_of(n.this), type_of(n.expression)
     if lt is None or rt is None or not (lt.is_numeric and rt.is_numeric):
         return n, t
@@ -319,6 +333,31 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
 
 
 _TIMES = ("TIMESTAMP", "TIMESTAMP_LTZ")
+
+
+def _is_zero(e: exp.Expression) -> bool:
+    """True for a numeric literal 0 (0, 0.0, 0E0, CAST(0 AS BIGINT), -0.0, in parentheses)."""
+    while isinstance(e, (exp.Paren, exp.Cast, exp.Neg)):
+        e = e.this
+    return isinstance(e, exp.Literal) and e.is_number and float(e.this) == 0
+
+
+def _named(t: SqlType | None, name: str) -> bool:
+    return t is not None and t.name == name
+
+
+def _is_timestamp(t: SqlType | None) -> bool:
+    return _named(t, "TIMESTAMP")
+
+
+# Java's (float) of a double: past Float.MAX_VALUE by half an ulp or more it is an infinity (DuckDB
+# fails the cast; Flink 2.3: CAST(1e300 AS FLOAT) is Infinity), below that it rounds to the nearest
+# (DuckDB's least/greatest skip a NULL: it is tested first)
+_FLOAT_MAX = "3.4028234663852886e38"
+_JAVA_FLOAT = (f"CASE WHEN {{0}} IS NULL THEN NULL "
+               f"WHEN {{0}} >= 3.4028235677973366e38 THEN CAST('Infinity' AS FLOAT) "
+               f"WHEN {{0}} <= -3.4028235677973366e38 THEN CAST('-Infinity' AS FLOAT) "
+               f"ELSE CAST(greatest(least({{0}}, {_FLOAT_MAX}), -{_FLOAT_MAX}) AS FLOAT) END")
 
 
 def _unscaled(a: Arg) -> tuple[str, int]:

@@ -269,7 +269,7 @@ def duckdb_call(fn: str) -> Callable[[Call], exp.Expression]:
     """A ``build`` that calls DuckDB's function ``fn`` with the arguments as they are."""
 
     def build(c: Call) -> exp.Expression:
-        return template(f"{fn}(" + ", ".join(a.text for a in c.args) + ")")
+        return template(f"{fn}(" + ", ".join(f"{{{i}}}" for i in range(len(c.args))) + ")", *c.args)
 
     return build
 

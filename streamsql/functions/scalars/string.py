@@ -261,13 +261,19 @@ scalar("LEFT", group="string", sig=((S, INTEGER),), result=STRING)(_first_last("
 scalar("RIGHT", group="string", sig=((S, INTEGER),), result=STRING)(_first_last("right"))
 
 
-@scalar("TRANSLATE", group="string", sig=((S, S, S),), result=STRING)
+@scalar("TRANSLATE", group="string", sig=((S, S, S),), result=STRING,
+        nulls="NULL if the string is NULL; a NULL from leaves it as it is, a NULL to removes "
+              "from's characters")
 def translate(c: Call) -> exp.Expression:
     """Each character of ``from`` replaced by the one at the same place in ``to``.
 
-    Characters without a counterpart (``to`` is shorter) are removed.
+    Characters without a counterpart (``to`` is shorter) are removed. As Flink's
+    TranslateFunction: an empty or NULL ``from`` (or an empty string) leaves the string as it is,
+    and a NULL ``to`` removes every character of ``from`` (Flink 2.3: TRANSLATE('x', NULL, NULL)
+    is 'x'; DuckDB's translate would be NULL).
     """
-    return template("translate({0}, {1}, {2})", *c.args)
+    return template("CASE WHEN {1} IS NULL OR {1} = '' OR {0} = '' THEN {0} "
+                    "ELSE translate({0}, {1}, coalesce({2}, '')) END", *c.args)
 
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(

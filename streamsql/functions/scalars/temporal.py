@@ -28,6 +28,8 @@ import re
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
+from streamsql.core.types import SqlType
+from streamsql.functions.scalars.cast_text import java_trim, reader
 from streamsql.functions.scalars.registry import (
     Call,
     fixed,
@@ -53,8 +55,8 @@ def _part(c: Call, unit: str) -> exp.Expression:
         raise c.fail(msg)
     t = c.args[0].type
     if unit in _TIME_PARTS and t is not None and t.name == "DATE":
-        msg = f"{c.name}: a DATE has no {unit}"
-        raise c.fail(msg)
+        # a DATE's time of day is midnight (Flink 2.3: EXTRACT(MINUTE FROM DATE '2024-02-29') is 0)
+        return template("CASE WHEN {0} IS NULL THEN NULL ELSE CAST(0 AS BIGINT) END", c.args[0])
     # A TIMESTAMP_LTZ is an instant: its fields are those of its wall clock in the session time
     # zone, as Flink's EXTRACT (DuckDB's hour() of a TIMESTAMPTZ would read its own zone, UTC)
     value = _wall_if_ltz(c, "{0}")
@@ -76,10 +78,10 @@ def _millis_part(value: str, unit: str) -> str:
     if unit in _TIME_FACTORS:
         factor, size = _TIME_FACTORS[unit]
         return f"((epoch_ms(CAST({value} AS TIMESTAMP)) % {factor}) // {size})"
-    return _PARTS[unit].format(_flink_day(value))
+    return _PARTS[unit].format(flink_day(value))
 
 
-def _flink_day(value: str) -> str:
+def flink_day(value: str) -> str:
     """The DATE Flink's date functions see in a timestamp: epoch milliseconds / 86400000, truncated."""
     return f"(DATE '1970-01-01' + CAST(epoch_ms(CAST({value} AS TIMESTAMP)) // 86400000 AS INTEGER))"
 
@@ -255,16 +257,48 @@ def _date_unit(c: Call, unit: str, allowed) -> None:
         raise c.fail(msg)
 
 
-@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D),), result=same_as(1))
+def _is_date(c: Call) -> bool:
+    t = c.args[-1].type
+    return t is not None and t.name == "DATE"
+
+
+def _timestampadd_type(c: Call) -> SqlType | None:
+    """The operand's type, but a DATE plus hours, minutes or seconds is a TIMESTAMP(6).
+
+    As Calcite types it (Flink 2.3: TIMESTAMPADD(HOUR, 3, DATE '2024-02-29') is 2024-02-29 03:00:00).
+    """
+    if _is_date(c) and (c.unit or "") not in _DAY_UNITS:
+        return SqlType("TIMESTAMP", 6)
+    return same_as(1)(c)
+
+
+@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D),), result=_timestampadd_type)
 def timestampadd(c: Call) -> exp.Expression:
     """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end."""
     unit = c.unit or ""
-    _date_unit(c, unit, tuple(_ADD))
-    return template("{1} + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
+    if unit not in _ADD:
+        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(_ADD)})"
+        raise c.fail(msg)
+    value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
+    return template(value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
 
 
 _TRUNC_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
 _DATE_ROUNDED = ("YEAR", "QUARTER", "MONTH")
+
+
+def _floor_ceil_date(c: Call, unit: str, fn: str) -> exp.Expression:
+    """FLOOR/CEIL of a DATE to a DAY or a smaller unit (the date itself) or to a WEEK.
+
+    A week starts on Sunday (Flink 2.3's julianDateFloor: CEIL(DATE '2024-02-29' TO WEEK) is
+    2024-03-03).
+    """
+    if unit != "WEEK":
+        return template("{0}", c.args[0])
+    floor = "CAST({0} - to_days(CAST(dayofweek({0}) AS INTEGER)) AS DATE)"
+    if fn == "ceil":
+        floor = f"CASE WHEN dayofweek({{0}}) = 0 THEN {{0}} ELSE CAST({floor} + to_days(7) AS DATE) END"
+    return template(floor, c.args[0])
 
 
 def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
@@ -273,6 +307,8 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     CEIL keeps a t already on the boundary.
     """
     unit = c.unit or ""
+    if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK"):
+        return _floor_ceil_date(c, unit, fn)
     _date_unit(c, unit, _TRUNC_UNITS)
     # A TIMESTAMP_LTZ is rounded on its wall clock in the session time zone (its local day,
     # hour, ...), then shifted back by the UTC offset *of the value itself*, as Flink's
@@ -285,7 +321,7 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
         # Flink (DateTimeUtils.timestampFloor/Ceil) rounds the timestamp's day (epoch ms / 86400000,
         # truncated) to a MONTH, QUARTER or YEAR, whatever its time of day: CEIL(2024-01-01 12:00
         # TO QUARTER) is 2024-01-01 00:00, and before 1970 the day is the next one, as Flink 2.3
-        value = f"CAST({_flink_day(value)} AS TIMESTAMP)"
+        value = f"CAST({flink_day(value)} AS TIMESTAMP)"
     floor = f"date_trunc('{unit.lower()}', {value})"
     if fn == "ceil":
         step = _ADD[unit].format("1")
@@ -300,21 +336,94 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
 DEFAULT_PARSE = "coalesce(try_strptime({0}, '%Y-%m-%d %H:%M:%S.%f'), try_strptime({0}, '%Y-%m-%d %H:%M:%S'))"
 
 
+# TO_TIMESTAMP(text) reads the text as CAST(text AS TIMESTAMP(3)) does (DateTimeUtils'
+# DEFAULT_TIMESTAMP_FORMATTER: 'yyyy-M-d[ H:m:s[.fraction]]', a day past the month's end its last
+# day), NULL where that fails. TO_TIMESTAMP(text, pattern) (parseTimestampData(text, pattern))
+# parses with the pattern (java.time, SMART: a day past the month's end is its last day) and where
+# that fails falls back on java.sql: the text trimmed (String.trim), with a space
+# Timestamp.valueOf, else Date.valueOf at midnight. Those read 'yyyy-M-d[ H:m:s[.fraction]]': four
+# year characters, one or two month and day characters (a '+' sign counts: Integer.parseInt), month
+# 1..12, day 1..31, any hour, minute and second (with a sign), one to nine fraction digits; a day,
+# hour, minute or second past its range rolls over (java.util.Date is lenient: 2024-02-30 is
+# 2024-03-01, 25:61 02:01 the next day), and the year 0000 is 0001. So, as Flink 2.3,
+# TO_TIMESTAMP('2024-02-29') is 2024-02-29 00:00:00 and TO_TIMESTAMP(' 2024-1-5 7:8:9.5 ',
+# 'yyyy-MM-dd HH:mm:ss') 2024-01-05 07:08:09.5 (compat case to_timestamp_java_sql_fallback).
+_YEAR4 = "([0-9][0-9][0-9][0-9]|\\+[0-9][0-9][0-9])"
+_FIELD2 = "([0-9][0-9]?|\\+[0-9])"
+_INT9 = "([+-]?[0-9]" + "[0-9]?" * 8 + ")"  # no {m,n}: the SQL is a str.format template
+_JAVA_SQL = f"{_YEAR4}-{_FIELD2}-{_FIELD2}(?: {_INT9}:{_INT9}:{_INT9}(?:\\.([0-9]" + "[0-9]?" * 8 + "))?)?"
+_D2 = "([0-9][0-9])"
+#: the patterns read exactly, as java.time reads them (strptime would also take '2024-2-3' or two
+#: spaces, and no day past the month's end): their regular expression over the text
+_EXACT_PATTERNS = {"yyyy-MM-dd HH:mm:ss": f"([0-9][0-9][0-9][0-9])-{_D2}-{_D2} {_D2}:{_D2}:{_D2}",
+                   "yyyy-MM-dd": f"([0-9][0-9][0-9][0-9])-{_D2}-{_D2}()()()"}
+
+
+def _fields(text: str, pattern: str, n: int) -> list[str]:
+    """DuckDB SQL of the ``n`` groups of ``pattern`` in ``text`` as BIGINTs (0 where a group is empty)."""
+    return [f"coalesce(TRY_CAST(nullif(regexp_extract({text}, '^{pattern}$', {i}), '') AS BIGINT), 0)"
+            for i in range(1, n + 1)]
+
+
+def java_sql_timestamp(text: str) -> str:
+    """DuckDB SQL of java.sql ``Timestamp.valueOf`` / ``Date.valueOf`` of ``text``.
+
+    As Flink's TO_TIMESTAMP falls back on them (see above): a TIMESTAMP (microseconds) or NULL. Not
+    as Java: a Julian leap day before 1582 (Flink fails the job) and an hour, minute or second of
+    ten digits or more are NULL.
+    """
+    trimmed = java_trim(text)
+    y, m, d, h, mi, s = _fields(trimmed, _JAVA_SQL, 6)
+    fraction = f"regexp_extract({trimmed}, '^{_JAVA_SQL}$', 7)"
+    micros = f"CAST(rpad(left({fraction}, 6), 6, '0') AS BIGINT)"
+    ok = (f"regexp_full_match({trimmed}, '{_JAVA_SQL}') AND {m} BETWEEN 1 AND 12 "
+          f"AND {d} BETWEEN 1 AND 31")
+    value = (f"CAST(make_date(greatest({y}, 1), {m}, 1) AS TIMESTAMP) + to_days(CAST({d} - 1 AS INTEGER)) "
+             f"+ to_microseconds({h} * 3600000000 + {mi} * 60000000 + {s} * 1000000 + {micros})")
+    return f"(CASE WHEN {ok} THEN {value} END)"
+
+
+def _exact_pattern(text: str, shape: str) -> str:
+    """DuckDB SQL of java.time (SMART) reading ``text`` in one of :data:`_EXACT_PATTERNS`, or NULL.
+
+    Exactly the pattern's widths; a day past the month's end is its last day, 24:00:00 the next
+    midnight.
+    """
+    y, m, d, h, mi, s = _fields(text, shape, 6)
+    month = f"make_date({y}, {m}, 1)"
+    ok = (f"regexp_full_match({text}, '{shape}') AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
+          f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR ({h} = 24 AND {mi} = 0 AND {s} = 0)) "
+          f"AND {mi} <= 59 AND {s} <= 59")
+    value = (f"CAST({month} AS TIMESTAMP) + to_days(CAST(least({d}, day(last_day({month}))) - 1 AS INTEGER)) "
+             f"+ to_seconds({h} * 3600 + {mi} * 60 + {s})")
+    return f"(CASE WHEN {ok} THEN {value} END)"
+
+
 @scalar("TO_TIMESTAMP", group="temporal", sig=((S,), (S, S)), result=fixed("TIMESTAMP", 3),
         nulls="NULL if any argument is NULL or the string does not parse",
-        differences="The format must be a literal. A day past the month's end is NULL; Flink moves it to "
-                    "the month's last day ('2024-02-30' → 2024-02-29).")
+        differences="The format must be a literal. With a format other than 'yyyy-MM-dd HH:mm:ss' or "
+                    "'yyyy-MM-dd', a day past the month's end is read by the fallback (2024-02-30 → "
+                    "2024-03-01) where Flink's pattern reads the month's last day (2024-02-29). Where the "
+                    "fallback reads more than three fraction digits, Flink's TIMESTAMP(3) keeps them all "
+                    "(it prints 10:00:00.123456); here they are cut to milliseconds.")
 def to_timestamp(c: Call) -> exp.Expression:
-    """The string parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss').
+    """The string read as Flink's TO_TIMESTAMP reads it (see above), as a TIMESTAMP(3).
 
     Its fraction is cut down to TIMESTAMP(3)'s milliseconds, as Flink (the result's cast to
     ``TIMESTAMP_MS`` would round: ``10:00:00.999999`` became ``10:00:01``).
     """
     if len(c.args) == 1:
-        return template(truncate_sql(DEFAULT_PARSE, 3, floor=True), c.args[0])
-    fmt = _pattern(c, 1, "", parsing=True)
-    return exp.Null() if fmt is None else template(truncate_sql(f"try_strptime({{0}}, {fmt})", 3, floor=True),
-                                                   c.args[0])
+        ok, value = reader(SqlType("TIMESTAMP", 3))
+        return template(f"CASE WHEN {ok} THEN {value} END", c.args[0])
+    java = c.literal(1, "the format")
+    if java is None:
+        return exp.Null()
+    if java in _EXACT_PATTERNS:
+        parsed = _exact_pattern("{0}", _EXACT_PATTERNS[java])
+    else:
+        parsed = f"try_strptime({{0}}, {sql_string(strftime_pattern(c, java, True))})"
+    either = f"coalesce({parsed}, {java_sql_timestamp('{0}')})"
+    return template(truncate_sql(either, 3, floor=True), c.args[0])
 
 
 # Flink's DateTimeUtils.parseDate (TO_DATE without a pattern): the text before its first space

@@ -61,13 +61,15 @@ def rpad(s: str, n: int, pad: str) -> str | None:
 def overlay(s: str, r: str, pos: int, length: int | None = None) -> str:
     """``s`` with ``length`` code units (default: r's) from ``pos`` replaced by ``r``.
 
-    A ``pos`` before the first or past the last unit leaves ``s`` as it is (Flink 2.3).
+    A ``pos`` before the first or past the last unit leaves ``s`` as it is, and a ``length`` of
+    0 or less drops the rest of ``s`` (Flink 2.3's SqlFunctionUtils.overlay: OVERLAY('abc'
+    PLACING '' FROM 1) is '').
     """
     units, placed = _units(s), _units(r)
     if pos < 1 or pos > len(units) // _UNIT:
         return s
     n = len(placed) // _UNIT if length is None else length
-    return _text(units[: (pos - 1) * _UNIT] + placed + units[(pos - 1 + n) * _UNIT:])
+    return _text(units[: (pos - 1) * _UNIT] + placed + (units[(pos - 1 + n) * _UNIT:] if n > 0 else b""))
 
 
 def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: tuple[int, ...]):
@@ -97,10 +99,14 @@ scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD
     _hybrid("RPAD", rpad, ("VARCHAR", "INTEGER", "VARCHAR"), _PAD_SQL.format(fn="rpad"), (0, 2)))
 
 _PARAMS = ("VARCHAR", "VARCHAR", "INTEGER", "INTEGER")
-_OVERLAY_SQL = ("(CASE WHEN {{2}} < 1 OR {{2}} > length({{0}}) THEN {{0}} "
-                "ELSE substring({{0}}, 1, {{2}} - 1) || {{1}} || substring({{0}}, {{2}} + {length}) END)")
-_OVERLAY_3 = _hybrid("OVERLAY", overlay, _PARAMS[:3], _OVERLAY_SQL.format(length="length({1})"), (0, 1))
-_OVERLAY_4 = _hybrid("OVERLAY", overlay, _PARAMS, _OVERLAY_SQL.format(length="{3}"), (0, 1))
+# NULL when any argument is (s is returned as it is only after that check, as Flink's generated code)
+_OVERLAY_SQL = ("(CASE WHEN {{1}} IS NULL OR {null} IS NULL THEN NULL "
+                "WHEN {{2}} < 1 OR {{2}} > length({{0}}) THEN {{0}} "
+                "ELSE substring({{0}}, 1, {{2}} - 1) || {{1}} || "
+                "CASE WHEN {length} > 0 THEN substring({{0}}, {{2}} + {length}) ELSE '' END END)")
+_OVERLAY_3 = _hybrid("OVERLAY", overlay, _PARAMS[:3], _OVERLAY_SQL.format(length="length({1})", null="{2}"),
+                     (0, 1))
+_OVERLAY_4 = _hybrid("OVERLAY", overlay, _PARAMS, _OVERLAY_SQL.format(length="{3}", null="{3}"), (0, 1))
 
 
 @scalar("OVERLAY", group="string", sig=((S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=STRING)
@@ -108,6 +114,7 @@ def overlay_call(c: Call) -> exp.Expression:
     """OVERLAY(s PLACING r FROM pos [FOR len]): code units of s from ``pos`` replaced by r.
 
     ``len`` units are replaced (default: r's length). A ``pos`` before the first or past the
-    last unit leaves s as it is (Flink 2.3: 'hello' PLACING 'X' FROM 0 or FROM 6 is 'hello').
+    last unit leaves s as it is (Flink 2.3: 'hello' PLACING 'X' FROM 0 or FROM 6 is 'hello'); a
+    ``len`` of 0 or less drops what follows (Flink 2.3: 'hello' PLACING 'X' FROM 2 FOR 0 is 'hX').
     """
     return (_OVERLAY_4 if len(c.args) == 4 else _OVERLAY_3)(c)
