@@ -162,10 +162,7 @@ def _wall_clock(t: SqlType) -> tuple[str, str]:
     """The TIMESTAMP(p) text: its validity and the wall clock (DuckDB TIMESTAMP)."""
     digits = min(t.precision if t.precision is not None else 6, 6)  # DuckDB holds microseconds
 
-    def field(i: int) -> str:  # BIGINT: they are multiplied up to microseconds
-        return f"coalesce(TRY_CAST(nullif(regexp_extract({{0}}, '^{_TIMESTAMP}$', {i}), '') AS BIGINT), 0)"
-
-    y, m, d, h, mi, s = (field(i) for i in range(1, 7))
+    y, m, d, h, mi, s = text_fields("{0}", _TIMESTAMP, 6)  # BIGINT: multiplied up to microseconds
     fraction = f"regexp_extract({{0}}, '^{_TIMESTAMP}$', 7)"
     micros = f"CAST(rpad(left({fraction}, {digits}), 6, '0') AS BIGINT)" if digits else "0"
     month = f"make_date({y}, {m}, 1)"
@@ -173,8 +170,19 @@ def _wall_clock(t: SqlType) -> tuple[str, str]:
     ok = (f"regexp_full_match({{0}}, '{_TIMESTAMP}') AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR {midnight}) AND {mi} <= 59 AND {s} <= 59")
     wall = (f"(CAST({month} AS TIMESTAMP) + to_days(least({d}, day(last_day({month}))) - 1) "
-            f"+ to_microseconds({h} * 3600000000 + {mi} * 60000000 + {s} * 1000000 + {micros}))")
+            f"+ {time_of_day(h, mi, s, micros)})")
     return ok, wall
+
+
+def text_fields(text: str, pattern: str, n: int) -> list[str]:
+    """DuckDB SQL of the ``n`` groups of ``pattern`` in ``text`` as BIGINTs (0 where a group is empty)."""
+    return [f"coalesce(TRY_CAST(nullif(regexp_extract({text}, '^{pattern}$', {i}), '') AS BIGINT), 0)"
+            for i in range(1, n + 1)]
+
+
+def time_of_day(h: str, mi: str, s: str, micros: str) -> str:
+    """DuckDB SQL of the INTERVAL ``h:mi:s`` plus ``micros`` microseconds (operands: BIGINT SQL)."""
+    return f"to_microseconds({h} * 3600000000 + {mi} * 60000000 + {s} * 1000000 + {micros})"
 
 
 def _timestamp(t: SqlType) -> tuple[str, str]:

@@ -29,7 +29,7 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.cast_text import java_trim, reader
+from streamsql.functions.scalars.cast_text import java_trim, reader, text_fields, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
     fixed,
@@ -359,12 +359,6 @@ _EXACT_PATTERNS = {"yyyy-MM-dd HH:mm:ss": f"([0-9][0-9][0-9][0-9])-{_D2}-{_D2} {
                    "yyyy-MM-dd": f"([0-9][0-9][0-9][0-9])-{_D2}-{_D2}()()()"}
 
 
-def _fields(text: str, pattern: str, n: int) -> list[str]:
-    """DuckDB SQL of the ``n`` groups of ``pattern`` in ``text`` as BIGINTs (0 where a group is empty)."""
-    return [f"coalesce(TRY_CAST(nullif(regexp_extract({text}, '^{pattern}$', {i}), '') AS BIGINT), 0)"
-            for i in range(1, n + 1)]
-
-
 def java_sql_timestamp(text: str) -> str:
     """DuckDB SQL of java.sql ``Timestamp.valueOf`` / ``Date.valueOf`` of ``text``.
 
@@ -373,13 +367,13 @@ def java_sql_timestamp(text: str) -> str:
     ten digits or more are NULL.
     """
     trimmed = java_trim(text)
-    y, m, d, h, mi, s = _fields(trimmed, _JAVA_SQL, 6)
+    y, m, d, h, mi, s = text_fields(trimmed, _JAVA_SQL, 6)
     fraction = f"regexp_extract({trimmed}, '^{_JAVA_SQL}$', 7)"
     micros = f"CAST(rpad(left({fraction}, 6), 6, '0') AS BIGINT)"
     ok = (f"regexp_full_match({trimmed}, '{_JAVA_SQL}') AND {m} BETWEEN 1 AND 12 "
           f"AND {d} BETWEEN 1 AND 31")
     value = (f"CAST(make_date(greatest({y}, 1), {m}, 1) AS TIMESTAMP) + to_days(CAST({d} - 1 AS INTEGER)) "
-             f"+ to_microseconds({h} * 3600000000 + {mi} * 60000000 + {s} * 1000000 + {micros})")
+             f"+ {time_of_day(h, mi, s, micros)}")
     return f"(CASE WHEN {ok} THEN {value} END)"
 
 
@@ -389,7 +383,7 @@ def _exact_pattern(text: str, shape: str) -> str:
     Exactly the pattern's widths; a day past the month's end is its last day, 24:00:00 the next
     midnight.
     """
-    y, m, d, h, mi, s = _fields(text, shape, 6)
+    y, m, d, h, mi, s = text_fields(text, shape, 6)
     month = f"make_date({y}, {m}, 1)"
     ok = (f"regexp_full_match({text}, '{shape}') AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR ({h} = 24 AND {mi} = 0 AND {s} = 0)) "
