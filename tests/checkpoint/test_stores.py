@@ -59,7 +59,11 @@ def test_put_dir_and_get_dir_round_trip(store, tmp_path):
 
 
 @pytest.mark.parametrize("backend_name", ["rocksdb", "hashmap"])
-def test_backend_snapshot_saved_and_restored_through_s3(s3_settings, tmp_path, backend_name):
+def test_backend_snapshot_saved_and_restored_through_s3(s3_settings, tmp_path, backend_name, monkeypatch):
+    # a temp folder of its own: under -n 2 the other backend's case stages in the shared one at the
+    # same time (a clean-clone CI saw the other case's folder)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     staged = _staging()
     storage = CheckpointStorage(s3_settings["execution.checkpointing.dir"], "job", s3_settings)
     backend = create_backend(backend_name)
