@@ -118,11 +118,24 @@ def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str, 
 
 
 def _topic_id(admin: AdminClient, topic: str, what: str, bootstrap: str) -> str:
-    try:
-        return str(admin.describe_topics(TopicCollection([topic]))[topic].result(METADATA_TIMEOUT_S).topic_id)
-    except KafkaException as e:
-        msg = f"{what}: describing topic '{topic}'"
-        raise execution_error(msg, e, bootstrap) from None
+    """``topic``'s id; waits up to ``METADATA_TIMEOUT_S`` s for a topic just created to be known.
+
+    The broker answering may not yet have the controller's record of a topic created a moment
+    ago (by this call or by another worker): it answers UNKNOWN_TOPIC_OR_PART until its metadata
+    catches up (seen in CI right after ``create_topics`` returned).
+    """
+    deadline = time.monotonic() + METADATA_TIMEOUT_S
+    while True:
+        try:
+            future = admin.describe_topics(TopicCollection([topic]))[topic]
+            return str(future.result(METADATA_TIMEOUT_S).topic_id)
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            unknown = isinstance(err, KafkaError) and err.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+            if not unknown or time.monotonic() >= deadline:
+                msg = f"{what}: describing topic '{topic}'"
+                raise execution_error(msg, e, bootstrap) from None
+            time.sleep(0.1)
 
 
 def encode_batch(batch: Batch) -> list[bytes]:
