@@ -352,6 +352,13 @@ class Sink(ABC):
     def write(self, batch: Batch) -> None:
         """Write rows (columns = the sink table's physical columns, in order)."""
 
+    def check(self) -> None:
+        """Raise a failure of work the sink does off the job thread (default: none).
+
+        The job thread calls it on every round of its loop, so a job fails also while no row
+        reaches the sink.
+        """
+
     def pre_commit(self, checkpoint_id: int) -> None:
         """Flush at barrier ``checkpoint_id``: every row written so far must be durable."""
 

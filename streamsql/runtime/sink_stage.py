@@ -14,9 +14,11 @@ is never called from two threads at once, and the transaction protocol
 commit a transactional sink holds new rows and produces nothing, so the committer's
 ``commit_transaction`` on the job thread never races a produce.
 
-A failure of ``write`` on the sink thread is raised on the job thread by the next ``write`` or
-by the wait before the next other call (the same exception object); batches handed after it are
-dropped (the attempt fails, and a restore replays from the last checkpoint).
+A failure of ``write`` on the sink thread is raised on the job thread by the next ``write``, by
+the wait before the next other call, or by :meth:`PipelinedSink.check`, which the job's loop
+calls on every round (the same exception object): an idle input or a long checkpoint interval
+must not leave a failed sink unnoticed. Batches handed after it are dropped (the attempt fails,
+and a restore replays from the last checkpoint).
 """
 
 from __future__ import annotations
@@ -79,6 +81,14 @@ class PipelinedSink(Sink):
             self._raise_failure()
             self._pending.append(batch)
             self._cv.notify_all()
+
+    def check(self) -> None:
+        """Raise the sink thread's failure, if any (the job's loop asks on every round).
+
+        Raises:
+            BaseException: a failure of a write on the sink thread.
+        """
+        self._raise_failure()
 
     def _raise_failure(self) -> None:
         if self._error is not None:

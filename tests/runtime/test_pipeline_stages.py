@@ -256,3 +256,48 @@ def test_the_switch_and_the_connectors_that_allow_it():
     three = Config({"streamsql.exec.pipeline.queue-batches": "3"})
     deep = _prefetching_source(CountingSource(1), three, 100, "t")
     assert deep._queue.maxsize == 3
+
+
+class FailingSink(Sink):
+    """A pipelined sink whose first write fails (as a Kafka sink refusing a record)."""
+
+    pipelined = True
+
+    def __init__(self, ctx):
+        self.name = ctx.table.name
+
+    def write(self, batch: Batch) -> None:
+        msg = f"Table '{self.name}': cannot write this record"
+        raise ExecutionError(msg)
+
+
+def test_a_sink_thread_failure_fails_the_job_while_no_row_comes(tmp_path):
+    """The sink thread's failure fails the job at once, not at the next write or checkpoint.
+
+    One row (a VALUES), then nothing for a long time (a datagen of one row per 1,000 s beside
+    it), checkpoints every 10 minutes: the job thread never wrote again nor pre-committed, so the
+    job stayed RUNNING with its sink failed (without the pipeline it fails at once).
+    """
+    from streamsql.connectors.registry import _REGISTRY, register
+
+    from streamsql.core.connector import ConnectorSpec, OptionSpec
+    from streamsql.environment import StreamEnvironment
+
+    register(ConnectorSpec(name="test-failing", options=[OptionSpec("connector", required=True)],
+                           create_sink=FailingSink))
+    try:
+        env = StreamEnvironment({"state.dir": str(tmp_path / "state"), "state.backend.type": "hashmap",
+                                 "execution.checkpointing.dir": str(tmp_path / "cp"),
+                                 "execution.checkpointing.interval": "10 min",
+                                 "restart-strategy.type": "none"})
+        env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', "
+                        "'rows-per-second' = '0.001')")
+        env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-failing')")
+        job = env.execute_sql("INSERT INTO out_t SELECT x FROM src UNION ALL VALUES (1)").job
+        started = time.monotonic()
+        with pytest.raises(ExecutionError, match="Table 'out_t': cannot write this record"):
+            job.wait(30)
+        assert job.status == "FAILED", job.status
+        assert time.monotonic() - started < 20
+    finally:
+        _REGISTRY.pop("test-failing", None)

@@ -31,6 +31,10 @@ class SinkOperator(Operator):
         self.ctx.metrics["rows_out"] = self.ctx.metrics.get("rows_out", 0) + batch.num_rows
         return []
 
+    def check(self) -> None:
+        """Raise a failure of the sink's work off the job thread (:meth:`Sink.check`)."""
+        self.sink.check()
+
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Phase one of two-phase commit: flush everything written so far."""
         self.sink.pre_commit(checkpoint_id)
