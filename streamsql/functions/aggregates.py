@@ -29,6 +29,8 @@ changelog                                                         retracted extr
 (``*_retract``)                                                   the next (Flink's
                                                                   MaxWithRetractAggFunction)
 COUNT(DISTINCT x) distinct values (a list)  none                  ``{value: multiplicity}``
+SUM(DISTINCT x),  distinct values (a list)  none                  ``{value: multiplicity}``
+AVG(DISTINCT x)
 ================= ======================== ===================== ===============================
 
 Fixed-width forms exist for arguments of integer, floating-point, date or timestamp type (SUM
@@ -79,7 +81,8 @@ class AggSpec:
     """One aggregate call.
 
     Attributes:
-        func: count_star, count, sum, avg, min, max, min_retract, max_retract, count_distinct.
+        func: count_star, count, sum, avg, min, max, min_retract, max_retract, count_distinct,
+            sum_distinct, avg_distinct (and the functions of the other aggregate modules).
         arg: index of the argument column in the input batch (None for COUNT(*)).
         out_type: the SQL type of the result.
     """
@@ -459,8 +462,61 @@ class CountDistinct(MinRetract):
         return len(acc)
 
 
+class SumDistinct(CountDistinct):
+    """``SUM(DISTINCT x)``: the sum of the distinct non-NULL values.
+
+    A multiset of the values, as Flink's distinct view; typed, summed and overflow-checked as
+    ``SUM(x)`` (:class:`Sum`).
+    """
+
+    func = "sum_distinct"
+    _plain: type[Sum] = Sum
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """As SUM(x)."""
+        return Sum.result_type(arg)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._of = self._plain(self.index, self.spec, self.arg, self.arg_type, self.out_type, self.label,
+                               self.context)
+
+    def finish(self, parts):
+        """The aggregate of each list of distinct values."""
+        return pa.array([self.result(v or ()) for v in parts[0].to_pylist()], self.out_type)
+
+    def result(self, acc):
+        """The plain aggregate of the distinct values (None without one).
+
+        Raises:
+            ExecutionError: an integer sum outside the result type's range.
+        """
+        values = list(acc)
+        total = self._of.create()
+        self._of.fold([[total]] * len(values), 0, [[1] * len(values), values])
+        return self._of.result(total)
+
+
+class AvgDistinct(SumDistinct):
+    """``AVG(DISTINCT x)``: the average of the distinct non-NULL values, typed and rounded as ``AVG(x)``."""
+
+    func = "avg_distinct"
+    _plain = Avg
+
+    @staticmethod
+    def result_type(arg: SqlType | None) -> SqlType:
+        """As AVG(x)."""
+        return Avg.result_type(arg)
+
+
+DISTINCT_FUNCTIONS = {"sum": SumDistinct.func, "avg": AvgDistinct.func}
+"""The multiset function of ``F(DISTINCT x)`` for a plain aggregate ``F`` that has one."""
+
+
 FUNCTIONS: dict[str, type[AggregateFunction]] = {
     cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
+                              SumDistinct, AvgDistinct,
                               CountDistinctTtl, *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS,
                               *COLLECTION_FUNCTIONS)
 }
@@ -488,8 +544,8 @@ _ROWWISE = ("Values in arrival order; a retraction removes the value's first occ
             "every window and OVER; in a HOP window the slices join newest first, as Flink merges them.")
 AGGREGATE_DOCS = (
     AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
-    AggregateDoc(("SUM",), "numeric", "NULL without a non-NULL value", _OVERFLOW),
-    AggregateDoc(("AVG",), "numeric", "NULL without a non-NULL value",
+    AggregateDoc(("SUM",), "numeric, `DISTINCT` numeric", "NULL without a non-NULL value", _OVERFLOW),
+    AggregateDoc(("AVG",), "numeric, `DISTINCT` numeric", "NULL without a non-NULL value",
                  "The sum inside is bounded by BIGINT, as in Flink."),
     AggregateDoc(("MIN",), "any ordered type", "NULL without a non-NULL value"),
     AggregateDoc(("MAX",), "any ordered type", "NULL without a non-NULL value"),

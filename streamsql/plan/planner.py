@@ -28,7 +28,7 @@ from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.functions import udf
-from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
@@ -507,7 +507,12 @@ class Planner:
             return "count", arg
         if isinstance(call, (exp.Min, exp.Max)):
             f = "min" if isinstance(call, exp.Min) else "max"
-            return (f + "_retract" if updating else f), call.this
+            arg = call.this
+            if isinstance(arg, exp.Distinct):  # the extreme of the distinct values is the extreme
+                arg = arg.expressions[0]
+            return (f + "_retract" if updating else f), arg
+        if isinstance(call.this, exp.Distinct) and isinstance(call, (exp.Sum, exp.Avg)):
+            return DISTINCT_FUNCTIONS[call.key], call.this.expressions[0]
         if isinstance(call, exp.Distinct) or isinstance(call.this, exp.Distinct):
             self._fail(call, f"{call.key.upper()}(DISTINCT ...) is not supported yet")
         if type(call) in VARIANCE_CALLS:

@@ -47,7 +47,7 @@ from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates, python_values
-from streamsql.functions.aggregates import AggSpec
+from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
@@ -138,6 +138,9 @@ class GroupAggBase(Operator):
             # Flink's filtered calls over one value share that value's distinct-view entry (and its
             # write time); here a filtered call is a call over its own CASE expression.
             self.state_ttl_missing = "a GROUP BY with several COUNT(DISTINCT ...) calls"
+        if any(a.func in DISTINCT_FUNCTIONS.values() for a in aggs):
+            # Flink's distinct view expires its values on their own (as CountDistinctTtl does)
+            self.state_ttl_missing = "a GROUP BY with SUM(DISTINCT ...) or AVG(DISTINCT ...)"
         keys = _quoted(input_schema, num_keys)
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
         items = self.aggregates.partial_items("__sign", objects=True)
