@@ -361,6 +361,13 @@ class FlinkParser(parser.Parser):
             _position(node.this, token)
         return node
 
+    def _parse_null(self) -> exp.Expr | None:  # noqa: D102 - sqlglot's hook
+        node = super()._parse_null()
+        if isinstance(node, exp.Null) and self._prev.token_type == TokenType.UNKNOWN:
+            # x IS UNKNOWN: IS NULL of a BOOLEAN only (Flink refuses another type; checked when typed)
+            node.meta["unknown"] = True
+        return node
+
     def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:  # noqa: D102 - sqlglot's hook
         # Calcite's POSITION(sub IN s FROM start): LOCATE(sub, s, start)
         node = super()._parse_position(haystack_first)

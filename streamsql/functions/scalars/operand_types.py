@@ -92,9 +92,9 @@ def check_operands(n: exp.Expression) -> exp.Expression:
             raise _binary(n, _LOGIC[type(n)], "BOOLEAN")
     elif isinstance(n, exp.Not) and not _boolean(n.this):
         raise _cannot_apply(n, "NOT", f"NOT<{_calcite(n.this)}>", "NOT<BOOLEAN>")
-    elif isinstance(n, exp.Is) and isinstance(n.expression, exp.Boolean) and not _boolean(n.this):
+    elif isinstance(n, exp.Is) and _truth_test(n.expression) and not _boolean(n.this):
         op = "IS NOT " if isinstance(n.parent, exp.Not) else "IS "
-        op += "TRUE" if n.expression.this else "FALSE"
+        op += _truth_test(n.expression)
         raise _cannot_apply(n, op, f"<{_calcite(n.this)}> {op}", f"<BOOLEAN> {op}")
     elif isinstance(n, (exp.Like, exp.ILike)):
         _like(n)
@@ -116,6 +116,16 @@ def check_operands(n: exp.Expression) -> exp.Expression:
     elif isinstance(n, exp.Literal) and n.is_number:
         _exact_literal(n)
     return n
+
+
+def _truth_test(rhs: exp.Expression) -> str | None:
+    """TRUE, FALSE or UNKNOWN: the right side of ``x IS [NOT] <it>``, a test of a BOOLEAN only.
+
+    None for another right side (``IS NULL``, ``IS JSON``).
+    """
+    if isinstance(rhs, exp.Boolean):
+        return "TRUE" if rhs.this else "FALSE"
+    return "UNKNOWN" if isinstance(rhs, exp.Null) and rhs.meta.get("unknown") else None
 
 
 # CASTs Flink 2.3 refuses while validating (Calcite's cast rules, and two of Flink's own), from the
