@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+from streamsql.connectors.kafka.admin import admin_client
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
     RDKAFKA_LOG,
@@ -92,7 +93,7 @@ def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str, 
             is False, or cannot be created.
     """
     cfg = {k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
-    admin = new_client(AdminClient, cfg | {"logger": RDKAFKA_LOG}, what)
+    admin = admin_client(cfg, what)
     bootstrap = str(props.get("bootstrap.servers", ""))
     md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
     tm = md.topics.get(topic)
@@ -279,7 +280,6 @@ class ExchangeReader(Source):
         self.stopped: set[int] = set()  # not in the position: a restored task reads on past them
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
-        self._admin: AdminClient | None = None
         self.topic_id = ""  # the topic's id when opened (see :meth:`position`)
 
     def open(self, position: dict | None) -> None:
@@ -392,11 +392,9 @@ class ExchangeReader(Source):
         if offset <= self._purged:
             return
         self._purged = offset
-        if self._admin is None:
-            self._admin = new_client(AdminClient, {**self.props, "logger": RDKAFKA_LOG}, self.what)
         try:
             before = TopicPartition(self.topic, self.partition, offset)
-            self._admin.delete_records([before], request_timeout=30)
+            admin_client(self.props, self.what).delete_records([before], request_timeout=30)
         except KafkaException:  # retried with the next commit's offset
             self._purged = 0
 
@@ -431,7 +429,7 @@ def delete_exchanges(props: dict[str, Any], topics: list[str], groups: list[str]
         ExecutionError: when the brokers cannot be reached or the topics do not go away in time.
     """
     bootstrap = str(props.get("bootstrap.servers", ""))
-    admin = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, "Exchange topics")
+    admin = admin_client(props, "Exchange topics")
     try:
         present = [t for t in topics if t in admin.list_topics(timeout=METADATA_TIMEOUT_S).topics]
         for f in (admin.delete_topics(present, operation_timeout=30).values() if present else ()):

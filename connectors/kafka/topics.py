@@ -17,8 +17,9 @@ import logging
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient, NewTopic
-from streamsql.connectors.kafka.errors import RDKAFKA_LOG, execution_error, new_client
+from confluent_kafka.admin import NewTopic
+from streamsql.connectors.kafka.admin import admin_client
+from streamsql.connectors.kafka.errors import execution_error
 from streamsql.connectors.kafka.options import CLEANUP_DEFAULT, int_option, table_prefix
 
 from streamsql.core.catalog import TableDef
@@ -56,7 +57,7 @@ def create_topic(
     Raises:
         ExecutionError: when the broker refuses or cannot be reached.
     """
-    admin = new_client(AdminClient, {**admin_props, "logger": RDKAFKA_LOG}, what)
+    admin = admin_client(admin_props, what)
     new = NewTopic(topic, num_partitions=partitions, replication_factor=replication_factor,
                    config=config or {})
     try:

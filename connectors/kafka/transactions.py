@@ -48,6 +48,7 @@ from typing import Any
 import orjson
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
+from streamsql.connectors.kafka.admin import admin_client
 from streamsql.connectors.kafka.client_keys import PRODUCER_ONLY
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
@@ -112,7 +113,6 @@ class KafkaTransactions:
         self.in_txn = False
         self.users = 0
         self._consumer: Consumer | None = None  # of the progress group (created on first use)
-        self._admin_client: AdminClient | None = None  # end offsets of a finished job's output
         self._closed = False
 
     # -- creation --------------------------------------------------------------------------------
@@ -182,8 +182,7 @@ class KafkaTransactions:
     def _ensure_progress_topic(self) -> None:
         props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
         what = f"Progress topic '{self.progress_topic}'"
-        admin = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, what)
-        md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
+        md = admin_client(props, what).list_topics(timeout=METADATA_TIMEOUT_S)
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
             return
         create_topic(props, self.progress_topic, self.what, 1, -1, {"cleanup.policy": "compact"})
@@ -268,10 +267,7 @@ class KafkaTransactions:
     # broker appended the marker). So the last commit of a finished job waits for its markers.
 
     def _admin(self) -> AdminClient:
-        if self._admin_client is None:
-            props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
-            self._admin_client = new_client(AdminClient, {**props, "logger": RDKAFKA_LOG}, self.what)
-        return self._admin_client
+        return admin_client({k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}, self.what)
 
     def _latest(self, tps: list[TopicPartition], level: IsolationLevel) -> dict[tuple[str, int], int]:
         """The end offset of each partition.
@@ -396,7 +392,6 @@ class KafkaTransactions:
         if self._consumer is not None:
             self._consumer.close()
             self._consumer = None
-        self._admin_client = None
         if self.handle is None or self._closed:
             return
         self._closed = True

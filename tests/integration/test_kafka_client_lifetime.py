@@ -1,0 +1,84 @@
+"""No Kafka admin client of the engine is left for the garbage collector (a crashed CI worker).
+
+The clean-clone CI lost a pytest-xdist worker ("worker 'gw0' crashed") in
+test_parallel_exchange_topics. An exchange reader kept the AdminClient of its ``DeleteRecords``
+for good; a finished job's graph, a reference cycle, kept the reader, so the client, still
+connected, waited for a full garbage collection. confluent-kafka runs Python on an admin client's
+own librdkafka thread (a request's result, every log line), and a collection that comes due there
+destroys the client on that thread, where librdkafka aborts the process: "calling
+rd_kafka_destroy() from librdkafka owned thread is prohibited". Admin clients are now shared per
+configuration for the life of the process (streamsql/connectors/kafka/admin.py).
+
+The test runs that sequence in a child process, deterministically: a reader purges (its
+``DeleteRecords`` in flight), is closed and dropped inside a cycle, and the request's result, on
+the admin client's thread, runs a full collection.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHILD = textwrap.dedent("""
+    import concurrent.futures._base as futures
+    import gc
+    import sys
+    import threading
+
+    from confluent_kafka import Producer
+
+    from streamsql.connectors.kafka.exchange import ExchangeReader
+    from streamsql.core.catalog import TableDef
+    from streamsql.core.connector import ConnectorContext
+
+    bootstrap, topic = sys.argv[1], sys.argv[2]
+    gc.disable()  # collections happen below, where CPython's automatic ones may
+    options = {"connector": "exchange", "topic": topic, "partitions": "1", "upstream-tasks": "1",
+               "properties.bootstrap.servers": bootstrap}
+    reader = ExchangeReader(ConnectorContext(TableDef("exchange 1", [], options), "job", {}))
+    reader.open(None)  # creates the topic
+    p = Producer({"bootstrap.servers": bootstrap})
+    p.produce(topic, b"", b"e\\x00\\x00", partition=0)  # upstream task 0 ended
+    p.flush(30)
+    while not reader.finished():
+        reader.poll(100, 0.5)
+
+    dropped, collected = threading.Event(), threading.Event()
+    set_result, set_exception = futures.Future.set_result, futures.Future.set_exception
+
+    def collect_on_librdkafka_thread():
+        # As CPython's collector does when a collection comes due on that thread.
+        if isinstance(threading.current_thread(), threading._DummyThread) and not collected.is_set():
+            dropped.wait(30)
+            gc.collect()
+            collected.set()
+
+    futures.Future.set_result = lambda f, r: (collect_on_librdkafka_thread(), set_result(f, r))[1]
+    futures.Future.set_exception = lambda f, e: (collect_on_librdkafka_thread(), set_exception(f, e))[1]
+    reader.position()
+    reader.committed(1)  # DeleteRecords before offset 1, not awaited
+    reader.close()
+    reader.graph = reader  # held in a cycle, as a job's graph holds it
+    del reader
+    dropped.set()
+    assert collected.wait(60), "the DeleteRecords result never came"
+    print("survived")
+""")
+
+
+def test_a_dropped_exchange_reader_leaves_no_admin_client_to_the_garbage_collector(kafka_bootstrap,
+                                                                                    kafka_admin):
+    topic = f"_streamsql-lifetime-{uuid.uuid4().hex[:8]}-s1-repartition"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
+    try:
+        proc = subprocess.run([sys.executable, "-c", CHILD, kafka_bootstrap, topic], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        kafka_admin.delete_topics([topic], operation_timeout=30)
+    assert proc.returncode == 0 and "survived" in proc.stdout, proc.stderr[-3000:]
