@@ -431,6 +431,23 @@ class FlinkParser(parser.Parser):
             stmt = self._parse_statement()
         return self.expression(nodes.Explain(this=stmt, plan_for=plan_for, expressions=details))
 
+    def _parse_derived_table_values(self, allow_value_synonym: bool = False) -> exp.Values | None:
+        # Calcite's table constructor: VALUES row, row ... in a statement, an INSERT, a view, a
+        # UNION or a FROM; (VALUES ...) AS t(a, b) in a FROM. sqlglot's also took an alias right
+        # after the rows, inside the parentheses too, and a bare column list as one: the missing
+        # comma of VALUES (1, 'a') (2, 'b') made (2, 'b') an alias and the row was dropped
+        # silently. Flink's parser stops at that '(' ("Encountered \"(\""); so does this one. The
+        # VALUE and FORMAT VALUES synonyms (MySQL's, ClickHouse's) are not Flink's either.
+        is_derived = self._match_pair(TokenType.L_PAREN, TokenType.VALUES)
+        if not is_derived and not self._match(TokenType.VALUES):
+            return None
+        rows = self._parse_csv(self._parse_value)
+        if self._curr and self._curr.token_type == TokenType.L_PAREN:
+            self.raise_error("Syntax error: a comma is missing between two rows of VALUES")
+        if is_derived:
+            self._match_r_paren()
+        return self.expression(exp.Values(expressions=rows, alias=self._parse_table_alias()))
+
     def _parse_on_conflict(self) -> exp.OnConflict | None:
         # Flink 2.3's INSERT ... ON CONFLICT DO ERROR | DO NOTHING | DO DEDUPLICATE (FLIP-558), and
         # nothing else of PostgreSQL's / MySQL's forms (a conflict target, DO UPDATE, ON DUPLICATE

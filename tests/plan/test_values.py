@@ -63,6 +63,13 @@ def test_explain_shows_the_values_node(env):
     ("SELECT * FROM (VALUES (1), ('x')) AS v(a)", "column 1 has INT and CHAR(1)", 29),
     ("SELECT * FROM (VALUES (1, 2)) AS v(a)", "List of column aliases must have same degree", 34),
     ("SELECT * FROM (VALUES (x)) AS v(a)", "Column 'x' not found in any table", 24),
+    # a comma missing between two rows: sqlglot read the second row as an alias of the VALUES and
+    # dropped it silently (Flink's parser stops at its '(')
+    ("INSERT INTO o VALUES (1, 'a') (2, 'b')", "a comma is missing between two rows of VALUES", 31),
+    ("SELECT * FROM (VALUES (1), (2) (3)) AS v(a)", "a comma is missing between two rows", 32),
+    ("SELECT 1, 'a' UNION ALL VALUES (2, 'b') (3, 'c')", "a comma is missing between two rows", 41),
+    ("VALUES (1) (2)", "a comma is missing between two rows", 12),
+    ("INSERT INTO o VALUE (1, 'a')", "Syntax error", 15),  # MySQL's synonym; not Flink's
 ])
 def test_errors_are_flinks_words_at_their_position(env, sql, fragment, col):
     with pytest.raises(SqlError) as ei:
