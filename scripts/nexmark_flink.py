@@ -12,6 +12,10 @@ run too, but only whether Flink accepts them is recorded: their results depend o
 One JVM for all queries, serialized with other Flink users::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/nexmark_flink.py [--python PY] [q0 q5 ...]
+
+Another input (``--events``, ``--rate``, ``--base-time``) is written to ``--out`` instead of the
+committed expectations, for ``python -m benchmarks.nexmark compare --expected FILE`` to check
+StreamSQL against; ``--rows DIR`` also keeps each query's whole final table (``DIR/qN.json``).
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.IGNORECASE | re.DOTALL
 CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
 
 
-def run_query(query: str, events_file: str, side_input: str, capture: Capture) -> dict:
-    """One query on Flink: its summarized final table, or Flink's error."""
+def run_query(query: str, events_file: str, side_input: str, capture: Capture, rows_dir: Path | None = None
+              ) -> dict:
+    """One query on Flink: its summarized final table, or Flink's error (whole table to ``rows_dir``)."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
     tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -64,6 +69,8 @@ def run_query(query: str, events_file: str, side_input: str, capture: Capture) -
         return {"flink_error": _error_text(e)}
     if query in sql.PROCTIME_QUERIES:
         return {"columns": columns, "proctime": True}
+    if rows_dir is not None:
+        results.write_rows(rows_dir / f"{query}.json", columns, rows)
     return results.summary(columns, rows)
 
 
@@ -76,10 +83,22 @@ def main(argv: list[str]) -> int:
         default=os.environ.get("STREAMSQL_PYTHON", "python3"),
         help="an interpreter that imports StreamSQL (writes the events file)",
     )
+    ap.add_argument("--events", type=int, default=results.COMPARE["events"])
+    ap.add_argument("--rate", type=int, default=results.COMPARE["rate"], help="first-event.rate (events/s)")
+    ap.add_argument("--base-time", type=int, default=results.COMPARE["base_time_ms"],
+                    help="ms since the epoch")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="the expectations file (default: the committed one, for the committed input only)")
+    ap.add_argument("--rows", type=Path, default=None, help="a folder for each query's whole final table")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="nexmark_flink_"))
     events, side_input = work / "events.json", work / "side_input.csv"
-    c = results.COMPARE
+    c = {"events": args.events, "rate": args.rate, "base_time_ms": args.base_time}
+    out_file = args.out or EXPECTED
+    if out_file == EXPECTED and c != results.COMPARE:
+        ap.error("another input than results.COMPARE needs --out (the committed file is for COMPARE)")
+    if args.rows:
+        args.rows.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [
             args.python,
@@ -101,13 +120,16 @@ def main(argv: list[str]) -> int:
     )
     sql.write_side_input(side_input)
     capture = Capture()
-    doc = json.loads(EXPECTED.read_text()) if EXPECTED.exists() else {}
+    doc = json.loads(out_file.read_text()) if out_file.exists() else {}
+    if doc.get("input", c) != c:
+        doc = {}
     doc["input"] = c
     for q in args.queries:
-        doc.setdefault("queries", {})[q] = out = run_query(q, str(events), str(side_input), capture)
+        out = run_query(q, str(events), str(side_input), capture, args.rows)
+        doc.setdefault("queries", {})[q] = out
         print(f"{q}: {out.get('flink_error', '')[:150] or out.get('count', 'ran')}", file=capture.out)
     doc["queries"] = {q: doc["queries"][q] for q in sql.QUERIES if q in doc["queries"]}
-    EXPECTED.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    out_file.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return 0
 
 

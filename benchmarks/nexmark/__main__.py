@@ -1,4 +1,5 @@
-"""``python -m benchmarks.nexmark [run] ...`` (the benchmark, :mod:`.runner`) or ``... load ...`` (events)."""
+"""``python -m benchmarks.nexmark [run] ...`` (the benchmark, :mod:`.runner`), ``... load ...`` (events)
+or ``... compare ...`` (final tables against Flink's, :mod:`.compare`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ def _load(argv: list[str]) -> int:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["load"]:
         return _load(argv[1:])
+    if argv[:1] == ["compare"]:
+        from benchmarks.nexmark import compare
+
+        return compare.main(argv[1:])
     from benchmarks.nexmark import runner
 
     return runner.main(argv[1:] if argv[:1] == ["run"] else argv)

@@ -49,6 +49,13 @@ def _sorted(rows: list[list[str | None]]) -> list[list[str | None]]:
     return sorted(rows, key=lambda r: json.dumps(r, ensure_ascii=False))
 
 
+def write_rows(path, columns: list[str], rows: list[list[str | None]]) -> None:
+    """The whole final table, sorted as :func:`summary` sorts it: one JSON list per line after the columns."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(columns, ensure_ascii=False) + "\n")
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in _sorted(rows))
+
+
 def summary(columns: list[str], rows: list[list[str | None]]) -> dict:
     """``{"columns", "count", "rows"}`` or, for a large table, ``{"columns", "count", "sha256", "first"}``."""
     rows = _sorted(rows)

@@ -12,7 +12,8 @@ attributes; the join keeps no state.
 
 A processing-time temporal join against any other table (upsert-kafka, a file, a view) is an
 error at the ``AS OF`` column, as in Flink 2.3 ("Processing-time temporal join is not supported
-yet").
+yet"; for a table without a primary key, Flink's earlier "Temporal Table Join requires primary
+key in versioned table, but no primary key can be found").
 """
 
 from __future__ import annotations
@@ -97,6 +98,15 @@ def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left:
     table = j.this
     obj = planner._lookup(table) if isinstance(table, exp.Table) else None
     spec = get_connector(obj.connector) if isinstance(obj, TableDef) else None
+    if isinstance(obj, TableDef) and spec is not None and spec.create_lookup is None and not obj.primary_key:
+        # Flink checks the versioned table's key before it finds it is no lookup table (Nexmark q13's
+        # side input, a filesystem table without one).
+        planner._fail(col, f"FOR SYSTEM_TIME AS OF {col.sql()}: Temporal Table Join requires primary key in "
+                           f"versioned table, but no primary key can be found ('{obj.name}', connector "
+                           f"'{obj.connector}', has none). Only a lookup table (connector 'jdbc') can be "
+                           "joined FOR SYSTEM_TIME AS OF a PROCTIME() attribute; Flink 2.3 refuses a "
+                           "processing-time temporal join against any other table, with a primary key too "
+                           "('Processing-time temporal join is not supported yet')")
     if spec is None or spec.create_lookup is None:
         what = (f"'{obj.name}' (connector '{obj.connector}')" if isinstance(obj, TableDef)
                 else "a view or subquery")

@@ -195,15 +195,18 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     partition = list(over.args.get("partition_by") or [])
     rn_name = item.alias
     qualifier = src.alias_or_name if src.alias else None
-    rank_start, rank_end, rest = _rank_range(planner, where, rn_name, qualifier, call)
 
     # The inner query, with the ranking call as a BIGINT placeholder and its keys as hidden columns.
+    # Planned before the outer WHERE's bounds are read: as Flink validates the whole query first,
+    # an unknown column inside (Nexmark q6's ``WHERE rownum <= 1`` beside the ``AS rownum``) is
+    # "Column 'rownum' not found", not a missing bound.
     body = inner.copy()
     body.expressions[index] = exp.alias_(exp.cast(exp.Literal.number(0), "BIGINT"), _RN, quoted=True)
     hidden = [(f"{_HIDDEN}p{i}", e) for i, e in enumerate(partition)]
     hidden += [(f"{_HIDDEN}o{i}", o.this) for i, o in enumerate(ordered)]
     body.set("expressions", body.expressions + [exp.alias_(e.copy(), n, quoted=True) for n, e in hidden])
     node, scope = planner._query(body)
+    rank_start, rank_end, rest = _rank_range(planner, where, rn_name, qualifier, call)
     names = node.schema.names
     pcols = [names.index(n) for n, _ in hidden[: len(partition)]]
     ocols = [names.index(n) for n, _ in hidden[len(partition):]]

@@ -83,10 +83,13 @@ class Scope:
                        f"in scope: {', '.join(quals) or 'none'}")
             else:
                 visible = [c for c in self.columns if qual is None or c.qualifier == qual]
-                where = f"table '{visible[0].qualifier}'" if visible and visible[0].qualifier and \
-                    len({c.qualifier for c in visible}) == 1 else self.what
+                # Calcite's words: an unqualified name is "not found in any table" (Nexmark q6's
+                # rownum), a qualified one "not found in table 't'"; then what there is.
+                where = f"table '{col.table}'" if qual is not None else "any table"
+                owner = visible[0].qualifier if visible and len({c.qualifier for c in visible}) == 1 else None
                 listing = ", ".join(c.name for c in visible)
-                msg = f"Column '{name}' not found in {where}; available columns: {listing}"
+                msg = (f"Column '{name}' not found in {where}; available columns"
+                       f"{f' of table {owner!r}' if owner and qual is None else ''}: {listing}")
         else:
             msg = f"Column '{name}' is ambiguous; qualify it with one of: " + ", ".join(
                 sorted({c.qualifier or "?" for c in cands}))

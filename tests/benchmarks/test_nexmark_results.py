@@ -14,37 +14,31 @@ shorter than 10 s fires at most the one window whose end it passed)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
+import re
 
 import pytest
 
-from benchmarks.nexmark import results, sql
-from streamsql import StreamEnvironment
+from benchmarks.nexmark import compare, results, sql
 from streamsql.core.errors import StreamSQLError
-from tests.compat.changelog import INSERT, fold, split_statements
 
 EXPECTED = json.loads((sql.HERE / "expected.json").read_text())
+
+
 def _run(query: str, tmp_path) -> tuple[list[str], list[list[str | None]]]:
     """The query's columns and final table on StreamSQL (print sink captured and folded)."""
     c = results.COMPARE
-    side_input = tmp_path / "side_input.csv"
-    sql.write_side_input(side_input)
-    text = sql.script(query, sql.nexmark_options(c["events"], c["rate"], c["base_time_ms"]), sql.PRINT,
-                      str(side_input))
-    statements = split_statements(text)
-    config = {"state.dir": str(tmp_path / "state"), "execution.checkpointing.dir": str(tmp_path / "cp"),
-              "table.local-time-zone": "UTC", "state.backend.type": "hashmap"}
-    out = io.StringIO()
-    with StreamEnvironment(config) as env, contextlib.redirect_stdout(out):
-        for s in statements:
-            if not INSERT.match(s):
-                env.execute_sql(s)
-        insert = next(s for s in statements if INSERT.match(s))
-        columns = [r[0] for r in env.execute_sql(f"DESCRIBE {INSERT.match(insert).group(1)}").rows]
-        env.execute_sql(insert).job.wait()
-    return columns, fold(out.getvalue().splitlines())
+    return compare.run(query, c["events"], c["rate"], c["base_time_ms"], tmp_path)
+
+
+def _flink_words(error: str) -> str:
+    """The first sentence of Flink's error, without its exception class: what our error must say too.
+
+    ``org.apache.calcite.sql.validate.SqlValidatorException: Column 'rownum' not found in any
+    table`` -> ``Column 'rownum' not found in any table``.
+    """
+    text = re.sub(r"^([\w.$]+(Exception|Error): )+", "", error)
+    return re.split(r"\.( |$)", text, maxsplit=1)[0]
 
 
 def _check_processing_time_windows(rows: list[list[str | None]]) -> None:
@@ -73,6 +67,7 @@ def test_query_gives_flinks_final_table(query, tmp_path):
         with pytest.raises(StreamSQLError) as e:
             _run(query, tmp_path)
         assert "line " in str(e.value) and "^" in str(e.value), f"not positioned: {e.value}"
+        assert _flink_words(expected["flink_error"]) in str(e.value)
         return
     if expected.get("proctime"):  # q12: windows on the wall clock, so its invariants only
         columns, rows = _run(query, tmp_path)

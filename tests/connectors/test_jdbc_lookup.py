@@ -90,6 +90,10 @@ CASES = [
     ("SELECT o.oid, d.w FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d "
      "ON o.k = d.id AND o.color = d.color",
      "SELECT o.oid, d.w FROM orders o JOIN dim d ON o.k = d.id AND o.color = d.color"),
+    # the PROCTIME() of a subquery's SELECT list, and a key expression of the left: Nexmark q13's shape
+    ("SELECT o.oid, d.w FROM (SELECT *, PROCTIME() AS p FROM orders WHERE oid > 3) AS o JOIN dim "
+     "FOR SYSTEM_TIME AS OF o.p AS d ON MOD(o.oid, 10) = d.id",
+     "SELECT o.oid, d.w FROM orders o JOIN dim d ON o.oid % 10 = d.id WHERE o.oid > 3"),
 ]
 
 
