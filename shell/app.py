@@ -39,6 +39,7 @@ from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
 from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user_text
+from streamsql.core.interrupts import INTERRUPTED
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
 from streamsql.jobs import FailureWatch, failure_notice
@@ -109,6 +110,7 @@ class Shell:
         self.interactive = interactive
         self.statement_set: list[str] | None = None  # INSERT texts between BEGIN STATEMENT SET and END
         self.failed = False  # a statement failed (a non-interactive shell stops there, exit 1)
+        self.interrupted = False  # Ctrl-C during a statement (a non-interactive shell stops, exit 130)
         self.style = shell_style()
         self._stdout = stdout or sys.stdout
         self.session: PromptSession | None = None
@@ -232,6 +234,7 @@ class Shell:
             False for QUIT/EXIT (the shell should end), else True.
         """
         before = set(self.env.jobs)
+        INTERRUPTED.clear()  # a Ctrl-C at the prompt before this statement is not its own
         try:
             found = commands.find_command(sql)
             if found is not None:
@@ -239,15 +242,23 @@ class Shell:
                 return cmd.handler(self, arg)
             self.dispatch(parse_statement(sql), sql)
         except KeyboardInterrupt:  # e.g. Ctrl-C while an INSERT waits ('table.dml-sync' = 'true')
-            started = [j for k, j in self.env.jobs.items() if k not in before and not j.done]
-            for job in started:
-                job.cancel()
-            self.write("\n")
-            ids = ", ".join(j.job_id for j in started)
-            self.info(f"Interrupted; cancelled job {ids}." if started else "Interrupted.")
+            self._interrupted(before)
         except Exception as e:  # an error never ends the interactive shell
-            self.report(place(e) if place is not None and isinstance(e, StatementError) else e)
+            if INTERRUPTED.is_set():  # the Ctrl-C, turned by DuckDB into an error of its own
+                self._interrupted(before)
+            else:
+                self.report(place(e) if place is not None and isinstance(e, StatementError) else e)
         return True
+
+    def _interrupted(self, before: set[str]) -> None:
+        """Ctrl-C during a statement: cancel the jobs it started and say so (a script then ends, 130)."""
+        self.interrupted = True
+        started = [j for k, j in self.env.jobs.items() if k not in before and not j.done]
+        for job in started:
+            job.cancel()
+        self.write("\n")
+        ids = ", ".join(j.job_id for j in started)
+        self.info(f"Interrupted; cancelled job {ids}." if started else "Interrupted.")
 
     def dispatch(self, tree: exp.Expression, sql: str) -> None:
         """Run a parsed statement: shell-level ones here, the rest in the environment."""
@@ -385,6 +396,9 @@ def run_script_stream(shell: Shell, text: str) -> int:
             if shell.failed:
                 shell.shutdown()
                 return 1
+            if shell.interrupted:  # Ctrl-C ends the script, as streamsql run's (it cancelled the jobs)
+                shell.shutdown()
+                return 130
         try:  # (the message inside: a Ctrl-C right after it is the wait's)
             running = [j.job_id for j in shell.env.jobs.values() if not j.done]
             if running:  # an unbounded job never ends: say what the shell waits for and how to stop it

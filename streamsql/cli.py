@@ -23,6 +23,7 @@ import sys
 import threading
 
 from streamsql.core.errors import StreamSQLError, user_text
+from streamsql.core.interrupts import INTERRUPTED
 from streamsql.core.secrets import redact, remember
 
 
@@ -202,7 +203,7 @@ def _interrupt(signum, frame):
 
 #: Set by the first Ctrl-C (SIGINT) or SIGTERM: the run is interrupted, whatever became of the
 #: KeyboardInterrupt (see :func:`_on_sigint`).
-_interrupted = threading.Event()
+_interrupted = INTERRUPTED
 
 
 def _on_sigint(signum, frame):
