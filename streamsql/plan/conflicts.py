@@ -1,7 +1,7 @@
 """``INSERT ... ON CONFLICT``: a sink whose PRIMARY KEY is not the query's upsert key, as Flink 2.3.
 
-Flink 2.3 (FLIP-558) refuses an updating query into a sink with a PRIMARY KEY when no upsert key
-of the query (:func:`~streamsql.plan.update_kinds.upsert_keys`) lies within that key: two rows
+Flink 2.3 (FLIP-558) refuses a query into an upsert sink with a PRIMARY KEY when no upsert key of
+the query (:func:`~streamsql.plan.update_kinds.sink_input_keys`) lies within that key: two rows
 with different upsert keys, e.g. the groups ``(a=1, b=1)`` and ``(a=1, b=2)`` of ``GROUP BY a, b``
 into a sink keyed by ``a``, would overwrite each other in an order nobody chose. The INSERT must
 then say how to resolve it with ``ON CONFLICT DO DEDUPLICATE`` (the latest row per sink key, as
@@ -15,11 +15,16 @@ Flink's SinkUpsertMaterializer), ``DO ERROR`` or ``DO NOTHING``. Flink's checks,
    ``'false'`` makes it ``DO DEDUPLICATE``; ``'table.exec.sink.upsert-materialize'`` = ``'NONE'``
    skips the check: the sink writes whatever row comes last per key).
 
-An insert-only query into a keyed sink, and a sink key that contains an upsert key (a superset),
-are accepted without a clause, as Flink. Where the keys differ, ``DO DEDUPLICATE`` (or no clause
-with ``'table.exec.sink.require-on-conflict'`` = ``'false'``) puts a
-:class:`SinkMaterializerNode` before the sink, as Flink puts its SinkUpsertMaterializer there.
-StreamSQL refuses ``DO ERROR`` / ``DO NOTHING`` at the clause, which it does not run.
+An upsert sink (upsert-kafka, jdbc) declares an upsert changelog whatever its input, so an
+insert-only query into one is checked too: its rows upsert the sink key, and without an upsert
+key within it (a table without a PRIMARY KEY, a window aggregate, a UNION ALL, VALUES) Flink 2.3
+refuses it; ``ON CONFLICT DO DEDUPLICATE`` then plans it as it is (the latest row per key wins).
+A print or blackhole sink takes its input's mode: an insert-only query makes it append-only,
+never checked. A sink key that contains an upsert key (a superset) is accepted without a clause,
+as Flink. Where the keys differ, ``DO DEDUPLICATE`` on an updating query (or no clause with
+``'table.exec.sink.require-on-conflict'`` = ``'false'``) puts a :class:`SinkMaterializerNode`
+before the sink, as Flink puts its SinkUpsertMaterializer there. StreamSQL refuses ``DO ERROR`` /
+``DO NOTHING`` at the clause, which it does not run.
 """
 
 from __future__ import annotations
@@ -31,8 +36,17 @@ from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
 from streamsql.core.errors import PlanError
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, ScanNode, SinkNode, walk
-from streamsql.plan.update_kinds import upsert_keys
+from streamsql.plan.nodes import (
+    INSERT_ONLY,
+    RETRACT,
+    CalcNode,
+    PlanNode,
+    ScanNode,
+    SinkNode,
+    ValuesNode,
+    walk,
+)
+from streamsql.plan.update_kinds import sink_input_keys
 
 REQUIRE_ON_CONFLICT = "table.exec.sink.require-on-conflict"
 UPSERT_MATERIALIZE = "table.exec.sink.upsert-materialize"
@@ -102,42 +116,64 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
                f"at the watermark; use ON CONFLICT DO DEDUPLICATE or make the sink's PRIMARY KEY the "
                f"query's key")
         planner._fail(conflict, msg, PlanError)
-    mismatch = _key_mismatch(sink)
-    if mismatch is None or (planner.config.choice(UPSERT_MATERIALIZE) or "AUTO") == "NONE":
+    strategy = planner.config.choice(UPSERT_MATERIALIZE) or "AUTO"
+    if not table.primary_key or strategy == "NONE":
         return
-    pk, key, keys = mismatch
-    if conflict is None and planner.config.get(REQUIRE_ON_CONFLICT, "true").lower() == "true":
-        msg = (f"The query has an upsert key that differs from the primary key of the sink table "
-               f"'{table.name}'. Primary key: {pk}, upsert key: {key}. This can lead to "
-               f"non-deterministic results when multiple records with different upsert keys map to the "
-               f"same primary key. Please specify an ON CONFLICT clause to define how conflicts should "
-               f"be handled: ON CONFLICT DO DEDUPLICATE (update to the latest record, state intensive, "
-               f"since we need to keep the entire history), or ON CONFLICT DO ERROR (fail on conflict), "
-               f"or ON CONFLICT DO NOTHING (keep first record).")
-        planner._fail(target, msg, PlanError)
+    keys = sink_input_keys(node)
+    if strategy in ("AUTO", "FORCE"):  # FORCE is not Flink's yet: it materializes when keys agree
+        if append_only or (node.mode == INSERT_ONLY and action == "DO DEDUPLICATE"):
+            return  # Flink: the sink writes the inserts as upserts, the latest row per key wins
+        mismatch = _key_mismatch(sink, keys)
+        if mismatch is None:
+            return
+        if conflict is None and planner.config.get(REQUIRE_ON_CONFLICT, "true").lower() == "true":
+            msg = (f"The query has an upsert key that differs from the primary key of the sink table "
+                   f"'{table.name}'. Primary key: {mismatch[0]}, upsert key: {mismatch[1]}. This can lead to "
+                   f"non-deterministic results when multiple records with different upsert keys map to the "
+                   f"same primary key. Please specify an ON CONFLICT clause to define how conflicts should "
+                   f"be handled: ON CONFLICT DO DEDUPLICATE (update to the latest record, state intensive, "
+                   f"since we need to keep the entire history), or ON CONFLICT DO ERROR (fail on "
+                   f"conflict), or ON CONFLICT DO NOTHING (keep first record).")
+            planner._fail(target, msg, PlanError)
     names = list(node.schema.names)
     lower = [n.lower() for n in names]
     sink_key = [lower.index(k.lower()) for k in table.primary_key if k.lower() in lower]
     upsert_key = sorted(keys[0]) if keys else None
     sink.inputs[0] = SinkMaterializerNode(
         inputs=[node], schema=node.schema, mode=RETRACT, update_before=False, sink_key=sink_key,
-        upsert_key=upsert_key, labels=(pk[1:-1], key[1:-1] if keys else ""))
+        upsert_key=upsert_key, labels=(", ".join(table.primary_key),
+                ", ".join(names[i] for i in upsert_key) if upsert_key else ""))
+    sink.mode = RETRACT
 
 
-def _key_mismatch(sink: SinkNode) -> tuple[str, str, list[frozenset[int]]] | None:
-    """The sink key, the query's first upsert key (``("[a]", "[a, b]")``, ``none`` for no key) and its keys.
+def _key_mismatch(sink: SinkNode, keys: list[frozenset[int]]) -> tuple[str, str] | None:
+    """The sink key and the query's first upsert key as Flink prints them (``("[a]", "[a, b]")``).
 
-    That is when the updating input of ``sink`` has no upsert key within the sink table's PRIMARY
-    KEY; None when it has one, is insert-only, or the table has no key.
+    That is when no upsert key of the input of ``sink`` (``keys``) lies within the sink table's
+    PRIMARY KEY; None when one does.
     """
     node, pk = sink.inputs[0], sink.table.primary_key
-    if node.mode == INSERT_ONLY or not pk:
-        return None
-    names = list(node.schema.names)
-    lower = [n.lower() for n in names]
+    lower = [n.lower() for n in node.schema.names]
     pk_cols = frozenset(lower.index(k.lower()) for k in pk if k.lower() in lower)
-    keys = upsert_keys(node)
     if any(k <= pk_cols for k in keys):
         return None
-    key = f"[{', '.join(names[i] for i in sorted(keys[0]))}]" if keys else "none"
-    return f"[{', '.join(pk)}]", key, keys
+    return f"[{', '.join(pk)}]", _key_label(node, keys)
+
+
+def _key_label(node: PlanNode, keys: list[frozenset[int]]) -> str:
+    """The first upsert key as Flink's message names it: ``[a, b]``; without one ``none``, or ``""``.
+
+    Flink prints an unknown key set (an updating input without a key, a VALUES) as ``none`` and an
+    empty one (an insert-only table without a PRIMARY KEY, a window aggregate, a UNION ALL) as
+    nothing (``upsert key: .``); both were read from Flink 2.3's messages.
+    """
+    if keys:
+        return f"[{', '.join(node.schema.names[i] for i in sorted(keys[0]))}]"
+    return "" if node.mode == INSERT_ONLY and not _from_values(node) else "none"
+
+
+def _from_values(node: PlanNode) -> bool:
+    """Whether ``node`` is a VALUES, or projections of one."""
+    while isinstance(node, CalcNode):
+        node = node.inputs[0]
+    return isinstance(node, ValuesNode)

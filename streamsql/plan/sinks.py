@@ -21,7 +21,7 @@ from streamsql.core.errors import PlanError
 from streamsql.core.types import SqlType, duckdb_cast, sink_assignable
 from streamsql.plan.expressions import flink_text, quote
 from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode
-from streamsql.plan.windows import plain_column
+from streamsql.plan.windows import plain_column, time_attributes
 
 
 def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expression] | None,
@@ -30,9 +30,11 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
 
     Raises:
         SqlError: unknown target column, column count or type mismatch.
-        PlanError: a sink that cannot take the query's result.
+        PlanError: a sink that cannot take the query's result, or two rowtime columns
+            (:func:`check_rowtimes`).
     """
     spec = get_connector(table.connector)
+    check_rowtimes(planner, table, node, target, query)
     if spec.create_sink is None:
         msg = (f"Table '{table.name}' uses connector '{table.connector}', which cannot be written "
                f"(source only)")
@@ -77,6 +79,31 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
     guarantee, reason = _guarantee(planner.config, spec.sink_guarantee(table, options_config))
     return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
                     guarantee_reason=reason)
+
+
+def check_rowtimes(planner, table: TableDef, node: PlanNode, target: exp.Expression,
+                   query: exp.Expression) -> None:
+    """Refuse a query that writes more than one rowtime attribute column into a table, as Flink 2.3.
+
+    Flink's sink takes the one rowtime column of its input as the records' event time (e.g. a
+    Kafka record's timestamp), so it cannot tell which of two to use: an interval or window join
+    selecting both inputs' rowtimes, or one rowtime twice (``SELECT ts, ts``). Its
+    ``TableException`` names the query's columns; a CAST of all but one to TIMESTAMP(3) makes
+    them plain values.
+
+    Raises:
+        PlanError: at the SELECT item of the second rowtime column (else the target table).
+    """
+    attrs = time_attributes(node, row_type=True)
+    names = [n for n in node.schema.names if n in attrs]
+    if len(names) < 2:
+        return
+    msg = (f"The query contains more than one rowtime attribute column [{', '.join(names)}] for writing "
+           f"into table '{table.name}'. Please select the column that should be used as the event-time "
+           f"timestamp for the table sink by casting all other columns to regular TIMESTAMP or "
+           f"TIMESTAMP_LTZ.")
+    at = _select_item(query, list(node.schema.names).index(names[1]))
+    planner._fail(at if at is not None else target, msg, PlanError)
 
 
 def _varying(node: PlanNode, name: str) -> bool:

@@ -51,7 +51,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
-from streamsql.plan.ranking import TOP_N, RankNode
+from streamsql.plan.ranking import KEEP_FIRST_ROWTIME, TOP_N, WINDOW, RankNode
 
 #: ``CAST("col" AS TYPE)``: a Calc item that passes a column under another type (a key still).
 _CAST = re.compile(r'CAST\(("(?:[^"]|"")+") AS [^()]+(?:\([\d, ]+\))?\)')
@@ -108,9 +108,7 @@ def upsert_keys(node: PlanNode) -> list[frozenset[int]]:
     if isinstance(node, GroupAggNode):
         return [frozenset(range(node.num_keys))]
     if isinstance(node, ScanNode):
-        names = [n.lower() for n in node.schema.names]
-        pk = [k.lower() for k in node.table.primary_key]
-        return [frozenset(names.index(k) for k in pk)] if pk and all(k in names for k in pk) else []
+        return _table_key(node)
     if isinstance(node, WatermarkAssignerNode):
         return upsert_keys(node.inputs[0])
     if isinstance(node, SemiJoinNode):
@@ -118,17 +116,55 @@ def upsert_keys(node: PlanNode) -> list[frozenset[int]]:
     if type(node) is JoinNode:
         return _join_keys(node)
     if isinstance(node, RankNode) and node.strategy == TOP_N:
-        partition = [_same_column(node.inputs[0], p) for p in node.partition]
-        if node.output_rank:
-            return [frozenset([*partition, node.rn_index])]
-        return [frozenset(partition)] if node.rank_end == 1 else []
+        return _rank_keys(node)
     if isinstance(node, CalcNode):
-        back: dict[int, int] = {}
-        for out, inp in sorted(_key_columns(node).items(), reverse=True):
-            back[inp] = out  # the first output column of each passed input column
-        return [frozenset(back[i] for i in key) for key in upsert_keys(node.inputs[0])
-                if all(i in back for i in key)]
+        return _through_calc(node, upsert_keys(node.inputs[0]))
     return []
+
+
+def sink_input_keys(node: PlanNode) -> list[frozenset[int]]:
+    """The upsert keys of ``node``, the input of a sink, as Flink checks them against its PRIMARY KEY.
+
+    An updating input's are :func:`upsert_keys`. An insert-only input has them too in Flink 2.3
+    (each read from its messages, ``tests/plan/test_on_conflict.py``): a table's PRIMARY KEY,
+    carried through watermark assigners and projections, a deduplication's PARTITION BY keys
+    (keep-first on a rowtime) and a window Top-N's (``rn = 1``, or with the rank number); none
+    elsewhere (a window aggregate, a join, UNION ALL, VALUES).
+    """
+    if node.mode != INSERT_ONLY:
+        return upsert_keys(node)
+    if type(node) is ScanNode:
+        return _table_key(node)
+    if isinstance(node, WatermarkAssignerNode):
+        return sink_input_keys(node.inputs[0])
+    if isinstance(node, CalcNode):
+        return _through_calc(node, sink_input_keys(node.inputs[0]))
+    if isinstance(node, RankNode) and node.strategy in (KEEP_FIRST_ROWTIME, WINDOW):
+        return _rank_keys(node)
+    return []
+
+
+def _table_key(scan: ScanNode) -> list[frozenset[int]]:
+    """A scanned table's PRIMARY KEY as column indexes (``[]`` without one)."""
+    names = [n.lower() for n in scan.schema.names]
+    pk = [k.lower() for k in scan.table.primary_key]
+    return [frozenset(names.index(k) for k in pk)] if pk and all(k in names for k in pk) else []
+
+
+def _through_calc(calc: CalcNode, keys: list[frozenset[int]]) -> list[frozenset[int]]:
+    """The input ``keys`` of ``calc`` as its output columns: those whose every column it passes on."""
+    back: dict[int, int] = {}
+    for out, inp in sorted(_key_columns(calc).items(), reverse=True):
+        back[inp] = out  # the first output column of each passed input column
+    return [frozenset(back[i] for i in key) for key in keys if all(i in back for i in key)]
+
+
+def _rank_keys(rank: RankNode) -> list[frozenset[int]]:
+    """A ranking's keys: its partition keys with the rank number, or alone when it keeps one row."""
+    partition = [_same_column(rank.inputs[0], p) for p in rank.partition]
+    if rank.output_rank:
+        return [frozenset([*partition, rank.rn_index])]
+    return [frozenset(partition)] if rank.rank_end == 1 else []
 
 
 def _key_columns(calc: CalcNode) -> dict[int, int]:

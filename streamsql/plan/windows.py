@@ -115,27 +115,38 @@ class WindowAggNode(PlanNode):
 # -- time attributes -------------------------------------------------------------------------------
 
 
-def time_attributes(node: PlanNode) -> set[str]:
+def time_attributes(node: PlanNode, row_type: bool = False) -> set[str]:
     """Columns of ``node``'s output that are event-time attributes (watermarked rowtimes).
 
     A ``WATERMARK FOR`` column stays one through projections that pass it unchanged, window TVFs
     (which add ``window_time``), window aggregates (``window_time`` of the output) and UNION ALL
     (where every input has one at that position).
+
+    Args:
+        node: the plan node.
+        row_type: also the columns Flink's row type still marks as rowtimes where StreamSQL does
+            not take them as time attributes: both inputs' after a window join (Flink's sink
+            refuses two of them, :func:`~streamsql.plan.sinks.check_rowtimes`).
     """
     if isinstance(node, WatermarkAssignerNode):
-        return {node.rowtime} | time_attributes(node.inputs[0])
+        return {node.rowtime} | time_attributes(node.inputs[0], row_type)
     declared = getattr(node, "out_time_attributes", None)  # interval and temporal joins declare theirs
     if declared is not None:
         return set(declared)
+    if row_type and node.kind == "window-join":
+        left, right = node.inputs
+        attrs = [time_attributes(i, row_type) for i in node.inputs]
+        inner = [(0, n) for n in left.schema.names] + [(1, n) for n in right.schema.names]
+        return {n for n, (side, name) in zip(node.schema.names, inner) if name in attrs[side]}
     if isinstance(node, CalcNode):
-        inner = time_attributes(node.inputs[0])
+        inner = time_attributes(node.inputs[0], row_type)
         return {name for name, e in node.query.items if any(e == quote(c) for c in inner)}
     if isinstance(node, WindowTableFunctionNode):
-        return time_attributes(node.inputs[0]) | (set() if node.spec.proctime else {"window_time"})
+        return time_attributes(node.inputs[0], row_type) | (set() if node.spec.proctime else {"window_time"})
     if isinstance(node, WindowAggNode):
         return set() if node.spec.proctime else {"__wt"}
     if isinstance(node, UnionNode):
-        sets = [[n in time_attributes(i) for n in i.schema.names] for i in node.inputs]
+        sets = [[n in time_attributes(i, row_type) for n in i.schema.names] for i in node.inputs]
         return {n for j, n in enumerate(node.schema.names) if all(s[j] for s in sets)}
     return set()
 

@@ -49,7 +49,9 @@ def test_insert_values_into_kafka_upsert_kafka_and_filesystem(kafka_bootstrap, k
                     "'key.format' = 'json', 'value.format' = 'json')")
     env.execute_sql(f"CREATE TABLE f (id INT, name STRING, d DECIMAL(10, 2)) WITH ("
                     f"'connector' = 'filesystem', 'path' = '{tmp_path}/out.json', 'format' = 'json')")
-    upserts = "INSERT INTO u (name, id, d) VALUES ('x', 1, 1), ('y', 2, 2.5), ('z', 1, 3)"
+    # Flink 2.3 refuses an insert-only query into an upsert sink without ON CONFLICT (no upsert key)
+    upserts = ("INSERT INTO u (name, id, d) VALUES ('x', 1, 1), ('y', 2, 2.5), ('z', 1, 3) "
+               "ON CONFLICT DO DEDUPLICATE")
     for sql in (f"INSERT INTO k VALUES {VALUES}", upserts, f"INSERT INTO f VALUES {VALUES}"):
         assert env.execute_sql(sql).wait(120) == "FINISHED", sql
     env.close()

@@ -173,3 +173,75 @@ def test_other_conflict_syntax_is_a_parse_error(env, clause, col):
     with pytest.raises(SqlError) as ei:
         env.execute_sql(f"INSERT INTO snk {AGG_AB} {clause}")
     assert (ei.value.line, ei.value.col) == (1, col)
+
+
+# -- an insert-only query into an upsert sink ----------------------------------------------------
+# Flink 2.3 (PyFlink 2.3.0 with flink-sql-connector-kafka 5.0.0-2.2, explain_sql of each statement
+# into an 'upsert-kafka' table keyed as below) refuses these without ON CONFLICT, with the message
+# above: an upsert sink declares an upsert changelog whatever its input, so an insert-only query's
+# rows are upserts too, and rows without an upsert key within the sink key would overwrite each
+# other. StreamSQL used to plan every one of them (the last row per key won, silently).
+TUMBLE = "TABLE(TUMBLE(TABLE wm, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
+WINDOW_COLS = "ws TIMESTAMP(3), we TIMESTAMP(3), a INT, c BIGINT"
+
+
+def upsert_sink(env, pk: str, cols: str = "a INT, b INT") -> None:
+    env.execute_sql(f"CREATE TABLE usnk ({cols}, PRIMARY KEY ({pk}) NOT ENFORCED) WITH ('connector' = "
+                    "'upsert-kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', "
+                    "'key.format' = 'json', 'value.format' = 'json')")
+
+
+@pytest.mark.parametrize(
+    ("pk", "cols", "query", "key"),
+    [
+        ("a", None, "SELECT a, v FROM src", "Primary key: [a], upsert key: . "),  # a table without a key
+        ("a", None, "SELECT x, id FROM k1", "Primary key: [a], upsert key: [b]."),  # another key
+        ("a", None, "VALUES (1, 2)", "Primary key: [a], upsert key: none."),
+        ("a", None, "SELECT id, x FROM k1 UNION ALL SELECT id, x FROM k1", "upsert key: . "),
+        # a window aggregate: Flink 2.3 names no upsert key for its rows, whatever the sink key
+        ("ws, we, a", WINDOW_COLS, f"SELECT window_start, window_end, a, COUNT(*) FROM {TUMBLE} "
+                                   "GROUP BY window_start, window_end, a", "upsert key: . "),
+        ("ws, a", "ws TIMESTAMP(3), a INT, c BIGINT",
+         f"SELECT window_start, a, COUNT(*) FROM {TUMBLE} GROUP BY window_start, window_end, a",
+         "upsert key: . "),
+    ],
+)
+def test_flink_refuses_an_insert_only_query_into_an_upsert_sink_keyed_otherwise(env, pk, cols, query, key):
+    upsert_sink(env, pk, cols or "a INT, b INT")
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql(f"EXPLAIN INSERT INTO usnk {query}")
+    assert ei.value.message.startswith(
+        "The query has an upsert key that differs from the primary key of the sink table 'usnk'")
+    assert key in ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, 21)
+
+
+@pytest.mark.parametrize(
+    ("pk", "cols", "query"),
+    [
+        ("a", None, "SELECT id, x FROM k1"),  # the table's PRIMARY KEY
+        ("a", None, "SELECT id AS k, x FROM k1 WHERE x > 0"),
+        ("ws, we, a", "ws TIMESTAMP(3), we TIMESTAMP(3), a INT, v INT",  # a window Top-N's partition keys
+         f"SELECT window_start, window_end, a, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+         f"window_start, window_end, a ORDER BY v DESC) rn FROM {TUMBLE}) WHERE rn = 1"),
+    ],
+)
+def test_flink_plans_an_insert_only_query_by_the_sink_key(env, pk, cols, query):
+    upsert_sink(env, pk, cols or "a INT, b INT")
+    text = env.execute_sql(f"EXPLAIN INSERT INTO usnk {query}").message
+    assert "SinkUpsertMaterializer" not in text
+
+
+def test_an_insert_only_query_into_an_upsert_sink_with_flinks_options(env):
+    """ON CONFLICT DO DEDUPLICATE plans it as it is (Flink: ``conflictStrategy=[DEDUPLICATE]``, no
+    materializer: the sink keeps the latest row per key); 'require-on-conflict' = 'false' puts a
+    materializer before the sink (``upsertMaterialize=[true]``); 'upsert-materialize' = 'NONE'
+    plans it as it is."""
+    upsert_sink(env, "a")
+    query = "EXPLAIN INSERT INTO usnk SELECT a, v FROM src"
+    assert "SinkUpsertMaterializer" not in env.execute_sql(f"{query} ON CONFLICT DO DEDUPLICATE").message
+    env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'NONE'")
+    assert "SinkUpsertMaterializer" not in env.execute_sql(query).message
+    env.execute_sql("RESET 'table.exec.sink.upsert-materialize'")
+    env.execute_sql("SET 'table.exec.sink.require-on-conflict' = 'false'")
+    assert "SinkUpsertMaterializer(pk=[a], upsertKey=[]" in env.execute_sql(query).message
