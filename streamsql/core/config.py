@@ -122,6 +122,8 @@ KINDS: dict[str, object] = {
     # unset: 'true' and 'AUTO', Flink 2.3's defaults.
     "table.exec.sink.require-on-conflict": "bool",
     "table.exec.sink.upsert-materialize": ("NONE", "AUTO", "FORCE"),
+    # A NULL into a NOT NULL (or PRIMARY KEY) sink column: fail the job (Flink's default) or drop the row.
+    "table.exec.sink.not-null-enforcer": ("ERROR", "DROP"),
     # Idle state retention (streamsql.state.ttl): GROUP BY, regular joins, Top-N, deduplication.
     "table.exec.state.ttl": "duration",
     # RocksDB's memory (streamsql.state.rocksdb_memory), Flink's keys and defaults there.

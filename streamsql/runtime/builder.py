@@ -56,7 +56,7 @@ from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
 from streamsql.runtime.operators.semi_join import SemiAntiJoinOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
-from streamsql.runtime.operators.sink import SinkOperator
+from streamsql.runtime.operators.sink import SinkOperator, not_null_columns
 from streamsql.runtime.operators.sink_materializer import SinkUpsertMaterializer
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 from streamsql.runtime.operators.temporal_join import TemporalJoinOperator
@@ -322,7 +322,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             if isinstance(node, ExchangeSinkNode):
                 op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions)
             elif isinstance(node, plan.SinkNode):
-                op = SinkOperator(sinks[node.id], node.table.name)
+                op = SinkOperator(sinks[node.id], node.table.name,
+                                  not_null_columns(node.table, list(node.schema.names)))
             else:
                 op = create_operator(node)
             keyed = state.keyed_state(node.id) if state is not None and node.stateful else None

@@ -1,10 +1,37 @@
-"""SinkOperator: hands batches to a connector's :class:`~streamsql.core.connector.Sink`."""
+"""SinkOperator: hands batches to a connector's :class:`~streamsql.core.connector.Sink`.
+
+It is also Flink's sink not-null enforcer (``ConstraintEnforcer``): a NULL in a column the sink
+table declares NOT NULL — a PRIMARY KEY column is NOT NULL — fails the job with Flink's message,
+or, with ``'table.exec.sink.not-null-enforcer' = 'DROP'``, the row is dropped (Flink's default is
+``ERROR``). Every row kind is checked, as Flink does.
+"""
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from streamsql.core.catalog import TableDef
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, Element
+from streamsql.core.errors import ExecutionError
 from streamsql.runtime.operators.base import Operator
+
+#: Flink's option: ERROR (default) fails the job at a NULL in a NOT NULL column, DROP drops the row.
+NOT_NULL_ENFORCER = "table.exec.sink.not-null-enforcer"
+
+
+def not_null_columns(table: TableDef, names: list[str]) -> list[tuple[int, str]]:
+    """``(index in names, column name)`` of each written column that ``table`` declares NOT NULL.
+
+    Args:
+        table: the sink table (a PRIMARY KEY column is NOT NULL, as Flink's).
+        names: the columns of the batches the sink is given, in order (the sink node's schema).
+    """
+    key = {k.lower() for k in table.primary_key}
+    required = {c.name.lower(): c.name for c in table.columns
+                if c.type is not None and (not c.type.nullable or c.name.lower() in key)}
+    return [(i, required[n.lower()]) for i, n in enumerate(names) if n.lower() in required]
 
 
 class SinkOperator(Operator):
@@ -14,22 +41,50 @@ class SinkOperator(Operator):
     acknowledged the checkpoint, never by the barrier.
     """
 
-    def __init__(self, sink: Sink, name: str):
+    def __init__(self, sink: Sink, name: str, not_null: list[tuple[int, str]] | None = None):
+        """``not_null``: the NOT NULL columns of the batches (:func:`not_null_columns`), or none."""
         self.sink = sink
         self.name = name
         self.rows_out = 0
+        self.not_null = list(not_null or [])
+        self.drop_nulls = False
 
     def open(self, ctx) -> None:
         """Open the connector's sink."""
         super().open(ctx)
+        self.drop_nulls = (ctx.config.get(NOT_NULL_ENFORCER) or "ERROR").upper() == "DROP"
         self.sink.open()
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Write ``batch`` to the sink."""
+        """Write ``batch`` to the sink (after the not-null enforcer, module docstring).
+
+        Raises:
+            ExecutionError: Flink's "Column 'k' is NOT NULL, however, a null value is being
+                written into it ..." (enforcer ``ERROR``).
+        """
+        if self.not_null:
+            batch = self._enforce_not_null(batch)
+            if not batch.num_rows:
+                return []
         self.sink.write(batch)
         self.rows_out += batch.num_rows
         self.ctx.metrics["rows_out"] = self.ctx.metrics.get("rows_out", 0) + batch.num_rows
         return []
+
+    def _enforce_not_null(self, batch: Batch) -> Batch:
+        nulls = [(i, name) for i, name in self.not_null if batch.table.column(i).null_count]
+        if not nulls:
+            return batch
+        if not self.drop_nulls:
+            msg = (f"Column '{nulls[0][1]}' is NOT NULL, however, a null value is being written into it. "
+                   f"You can set job configuration '{NOT_NULL_ENFORCER}'='DROP' to suppress this "
+                   f"exception and drop such records silently.")
+            raise ExecutionError(msg)
+        keep = pa.array([True] * batch.num_rows)
+        for i, _ in nulls:
+            keep = pc.and_(keep, pc.is_valid(batch.table.column(i)))
+        mask = keep.to_numpy(zero_copy_only=False)
+        return Batch(batch.table.filter(keep), None if batch.kinds is None else batch.kinds[mask])
 
     def check(self) -> None:
         """Raise a failure of the sink's work off the job thread (:meth:`Sink.check`)."""
