@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from streamsql.state.base import KeyedState, StateBackend
+from streamsql.state.base import KeyedState, MapEntry, MapPut, StateBackend
 
 
 class DeferringKeyedState(KeyedState):
@@ -29,17 +29,20 @@ class DeferringKeyedState(KeyedState):
     def __init__(self, state: KeyedState):
         self._state = state
         self._pending: dict[bytes, bytes | None] | None = None  # None: not deferring; None value: deleted
+        self._pending_maps: dict[bytes, dict[bytes, bytes | None]] = {}  # prefix → entry key → as above
         self._cleared = False
 
     def defer(self) -> None:
         """Hold writes back from now on (the operator passed a barrier)."""
         if self._pending is None:
             self._pending = {}
+            self._pending_maps = {}
             self._cleared = False
 
     def apply(self) -> None:
         """Write what was held back into the backend; writes go straight through again."""
         pending, self._pending = self._pending, None
+        maps, self._pending_maps = self._pending_maps, {}
         if pending is None:
             return
         if self._cleared:
@@ -48,6 +51,10 @@ class DeferringKeyedState(KeyedState):
         deletes = [k for k, v in pending.items() if v is None]
         if puts or deletes:
             self._state.write(puts, deletes)
+        map_puts = [(p, k, v) for p, m in maps.items() for k, v in m.items() if v is not None]
+        map_deletes = [(p, k) for p, m in maps.items() for k, v in m.items() if v is None]
+        if map_puts or map_deletes:
+            self._state.write_maps(map_puts, map_deletes)
 
     def get_many(self, keys: list[bytes]) -> list[bytes | None]:
         """Values for ``keys`` in order (None where absent), held-back writes included."""
@@ -77,12 +84,57 @@ class DeferringKeyedState(KeyedState):
         for k in deletes:
             pending[k] = None
 
+    def get_maps(self, prefixes: list[bytes]) -> list[list[tuple[bytes, bytes]]]:
+        """Per map prefix, its entries ``(entry key, value)``, held-back writes included."""
+        if self._pending is None:
+            return self._state.get_maps(prefixes)
+        base = [[] for _ in prefixes] if self._cleared else self._state.get_maps(prefixes)
+        out = []
+        for prefix, entries in zip(prefixes, base):
+            held = self._pending_maps.get(prefix)
+            if held:
+                merged = dict(entries)
+                merged.update(held)
+                entries = [(k, v) for k, v in merged.items() if v is not None]
+            out.append(entries)
+        return out
+
+    def get_map_values(self, entries: list[MapEntry]) -> list[bytes | None]:
+        """Values of map entries ``(prefix, entry key)`` in order, held-back writes included."""
+        if self._pending is None:
+            return self._state.get_map_values(entries)
+        out: list[bytes | None] = [None] * len(entries)
+        missing, where = [], []
+        for i, (prefix, key) in enumerate(entries):
+            held = self._pending_maps.get(prefix)
+            if held is not None and key in held:
+                out[i] = held[key]
+            elif not self._cleared:
+                missing.append((prefix, key))
+                where.append(i)
+        if missing:
+            for i, v in zip(where, self._state.get_map_values(missing)):
+                out[i] = v
+        return out
+
+    def write_maps(self, puts: list[MapPut], deletes: list[MapEntry] = ()) -> None:
+        """Put then delete map entries (held back while deferring)."""
+        if self._pending is None:
+            self._state.write_maps(puts, deletes)
+            return
+        maps = self._pending_maps
+        for prefix, key, value in puts:
+            maps.setdefault(prefix, {})[key] = value
+        for prefix, key in deletes:
+            maps.setdefault(prefix, {})[key] = None
+
     def items(self) -> Iterator[tuple[bytes, bytes]]:
         """All (key, value) pairs in key order, held-back writes included."""
         if self._pending is None:
             yield from self._state.items()
             return
-        overlay = sorted(self._pending.items())
+        held = {**self._pending, **{p + k: v for p, m in self._pending_maps.items() for k, v in m.items()}}
+        overlay = sorted(held.items())
         base = iter(()) if self._cleared else self._state.items()
         i = 0
         for k, v in base:
@@ -108,6 +160,7 @@ class DeferringKeyedState(KeyedState):
             self._state.clear()
         else:
             self._pending.clear()
+            self._pending_maps.clear()
             self._cleared = True
 
 

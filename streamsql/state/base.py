@@ -7,6 +7,15 @@ can split state by key group without rewriting it).
 
 All reads and writes are per batch: ``get_many`` (multi-get) and ``write`` (a write batch of
 puts and deletes), so keyed state is touched once per distinct key per batch.
+
+Map state, as Flink's ``MapState``: a key's value can be a map of entries, each its own state
+entry, so that changing one entry costs one put or delete whatever the map's size. A map is named
+by its prefix (:func:`~streamsql.state.layout.map_prefixes`) and its entries by their entry key;
+``get_maps`` reads whole maps (a prefix scan), ``get_map_values`` single entries, ``write_maps``
+puts and deletes entries. An entry's whole key is ``prefix + entry key``: ``items()`` lists it so,
+and snapshots and rescale hold it so (both backends store the same bytes; RocksDB adds a marker per
+map, the prefix itself, which ``items()`` lists too). Entry keys are never empty. An operator that
+uses maps writes no plain key shaped like a map entry's (:func:`~streamsql.state.layout.split_map_key`).
 """
 
 from __future__ import annotations
@@ -15,6 +24,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
 from streamsql.state.exceptions import StateError
+
+#: A map entry: ``(map prefix, entry key)``.
+MapEntry = tuple[bytes, bytes]
+#: A map entry's put: ``(map prefix, entry key, value)``.
+MapPut = tuple[bytes, bytes, bytes]
 
 
 def validate_operator_id(operator_id: str) -> bytes:
@@ -43,7 +57,19 @@ class KeyedState(ABC):
 
     @abstractmethod
     def items(self) -> Iterator[tuple[bytes, bytes]]:
-        """All (key, value) pairs of this operator, in key-group order."""
+        """All (key, value) pairs of this operator, in key-group order (map entries included)."""
+
+    @abstractmethod
+    def get_maps(self, prefixes: list[bytes]) -> list[list[tuple[bytes, bytes]]]:
+        """Per map prefix, its entries ``(entry key, value)`` (in no set order; [] for none)."""
+
+    @abstractmethod
+    def get_map_values(self, entries: list[MapEntry]) -> list[bytes | None]:
+        """Values of map entries ``(prefix, entry key)`` in order (None where absent)."""
+
+    @abstractmethod
+    def write_maps(self, puts: list[MapPut], deletes: list[MapEntry] = ()) -> None:
+        """Put entries ``(prefix, entry key, value)`` then delete ``(prefix, entry key)``, atomically."""
 
     @abstractmethod
     def clear(self) -> None:

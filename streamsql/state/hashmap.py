@@ -3,7 +3,10 @@
 Fast and simple; state must fit in memory and each snapshot writes all of it (not incremental).
 An operator with fixed-width values keeps them in numpy columns instead of the dict
 (:meth:`HashMapKeyedState.column_table`, :class:`~streamsql.state.columns.ColumnTable`);
-a snapshot writes both in the one format below.
+map state (:meth:`~streamsql.state.base.KeyedState.get_maps`) is a dict of dicts, prefix →
+entry key → value. A snapshot writes all three in the one format below, a map entry under its
+whole key (prefix + entry key, as RocksDB holds it); a restore puts every entry in the flat dict,
+and the first map call takes the map entries out of it (:func:`~streamsql.state.layout.split_map_key`).
 
 Snapshot format (one file, ``hashmap.state``, little-endian)::
 
@@ -32,10 +35,11 @@ from collections.abc import Iterator
 from itertools import accumulate
 
 from streamsql.core.errors import os_error_text
-from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
+from streamsql.state.base import KeyedState, MapEntry, MapPut, StateBackend, validate_operator_id
 from streamsql.state.columns import ColumnTable
 from streamsql.state.exceptions import SnapshotError, StateClosedError, StateError
 from streamsql.state.files import create_snapshot_dir, fsync_dir
+from streamsql.state.layout import split_map_key
 
 SNAPSHOT_FILE = "hashmap.state"
 MAGIC = b"SSQLHM01"
@@ -78,6 +82,7 @@ class HashMapKeyedState(KeyedState):
         self.operator_id = operator_id
         self._data: dict[bytes, bytes] | None = data
         self.table: ColumnTable | None = None
+        self._maps: dict[bytes, dict[bytes, bytes]] | None = None  # None: not used since (re)filled
 
     def column_table(self, values) -> ColumnTable:
         """The operator's values as numpy columns for good (no cache, no write-back; see module).
@@ -101,6 +106,25 @@ class HashMapKeyedState(KeyedState):
             raise StateClosedError(msg)
         return data
 
+    def _map_dict(self) -> dict[bytes, dict[bytes, bytes]]:
+        """The maps, prefix → entry key → value; the first call takes them out of the flat dict."""
+        maps = self._maps
+        if maps is None:
+            data = self._plain()
+            maps = self._maps = {}
+            for key in [k for k in data if split_map_key(k) is not None]:
+                prefix, entry = split_map_key(key)
+                value = data.pop(key)
+                if entry:  # not a marker of the rocksdb backend (rescaled or copied state)
+                    maps.setdefault(prefix, {})[entry] = value
+        return maps
+
+    def _flat_maps(self) -> tuple[list[bytes], list[bytes]]:
+        """The map entries as whole keys (prefix + entry key) and their values."""
+        maps = self._maps or {}
+        keys = [p + k for p, m in maps.items() for k in m]
+        return keys, [v for m in maps.values() for v in m.values()]
+
     def _plain(self) -> dict[bytes, bytes]:
         if self.table is not None:
             msg = f"The state of operator '{self.operator_id}' is held in its column table"
@@ -119,7 +143,9 @@ class HashMapKeyedState(KeyedState):
         """
         data = self._dict()
         table = self.table.sections() if self.table is not None else (0, b"", b"", b"")
-        return len(data) + table[0], list(data), list(data.values()), table
+        map_keys, map_values = self._flat_maps()
+        n = len(data) + len(map_keys) + table[0]
+        return n, list(data) + map_keys, list(data.values()) + map_values, table
 
     def get_many(self, keys: list[bytes]) -> list[bytes | None]:
         """Values for ``keys`` in order (None where absent).
@@ -144,8 +170,51 @@ class HashMapKeyedState(KeyedState):
         for key in deletes:
             data.pop(key, None)
 
+    def get_maps(self, prefixes: list[bytes]) -> list[list[tuple[bytes, bytes]]]:
+        """Per map prefix, its entries ``(entry key, value)`` (in write order).
+
+        Raises:
+            StateClosedError: after the backend was closed.
+            StateError: the state is held in a column table.
+        """
+        maps = self._map_dict()
+        empty: dict[bytes, bytes] = {}
+        return [list(maps.get(p, empty).items()) for p in prefixes]
+
+    def get_map_values(self, entries: list[MapEntry]) -> list[bytes | None]:
+        """Values of map entries ``(prefix, entry key)`` in order (None where absent).
+
+        Raises:
+            StateClosedError: after the backend was closed.
+            StateError: the state is held in a column table.
+        """
+        maps = self._map_dict()
+        out: list[bytes | None] = []
+        for prefix, key in entries:
+            m = maps.get(prefix)
+            out.append(m.get(key) if m is not None else None)
+        return out
+
+    def write_maps(self, puts: list[MapPut], deletes: list[MapEntry] = ()) -> None:
+        """Put then delete map entries (a map left without entries is dropped).
+
+        Raises:
+            StateClosedError: after the backend was closed.
+            StateError: the state is held in a column table.
+        """
+        maps = self._map_dict()
+        for prefix, key, value in puts:
+            m = maps.get(prefix)
+            if m is None:
+                m = maps[prefix] = {}
+            m[key] = value
+        for prefix, key in deletes:
+            m = maps.get(prefix)
+            if m is not None and m.pop(key, None) is not None and not m:
+                del maps[prefix]
+
     def items(self) -> Iterator[tuple[bytes, bytes]]:
-        """All (key, value) pairs in key order (hence key-group order).
+        """All (key, value) pairs in key order (hence key-group order), map entries by whole key.
 
         The key set is taken at the call; a write made while iterating may or may not be seen.
 
@@ -153,8 +222,9 @@ class HashMapKeyedState(KeyedState):
             StateClosedError: after the backend was closed.
         """
         data = self._dict()
-        if self.table is not None:
-            data = {**data, **self.table.entries()}
+        if self.table is not None or self._maps:
+            data = {**data, **(self.table.entries() if self.table is not None else {})}
+            data.update(zip(*self._flat_maps()))
         return _sorted_items(data, sorted(data))
 
     def clear(self) -> None:
@@ -166,10 +236,13 @@ class HashMapKeyedState(KeyedState):
         self._dict().clear()
         if self.table is not None:
             self.table.reset()
+        if self._maps is not None:
+            self._maps.clear()
 
     def __len__(self) -> int:
         data = self._dict()
-        return len(data) + (self.table.live() if self.table is not None else 0)
+        maps = sum(map(len, self._maps.values())) if self._maps else 0
+        return len(data) + maps + (self.table.live() if self.table is not None else 0)
 
 
 class HashMapStateBackend(StateBackend):
@@ -202,7 +275,7 @@ class HashMapStateBackend(StateBackend):
             raise StateError(msg) from e
         self._workdir = workdir
         for state in self._states.values():
-            state._data, state.table = {}, None
+            state._data, state.table, state._maps = {}, None, None
 
     def keyed_state(self, operator_id: str) -> KeyedState:
         """The state of operator ``operator_id`` (the same object on every call).
@@ -313,6 +386,7 @@ class HashMapStateBackend(StateBackend):
             data = state._dict()
             data.clear()
             data.update(loaded.pop(op, ()))
+            state._maps = None  # the next map call takes the restored map entries
             if state.table is not None:  # it takes the restored entries at its next use
                 state.table.reset()
         for op, data in loaded.items():
@@ -321,7 +395,7 @@ class HashMapStateBackend(StateBackend):
     def close(self) -> None:
         """Drop all state; handles raise :class:`StateClosedError` afterwards."""
         for state in self._states.values():
-            state._data, state.table = None, None
+            state._data, state.table, state._maps = None, None, None
         self._states.clear()
         self._workdir = None
 

@@ -10,17 +10,24 @@ Key layout after the operator prefix (``kg`` = 2-byte big-endian key group, ``ke
 
     ======================================== =================================================
     ``kg + key``                             the key's value (GROUP BY accumulators, sessions)
-    ``kg + JOIN_LEFT + key``                 join: the left rows of the key (``JOIN_RIGHT``)
+    ``kg + JOIN_LEFT + key``                 window/temporal/interval join: the key's left rows
+    ``kg + MAP_TAG + name + len + key ...``  a map's entry (below); regular join: a side's row
     ``kg + TIMER_TAG + end(8) + key ...``    event-time timer of a window (or join cleanup)
     ``kg + SLICE_TAG + end(8) + ...``        slicing window: a slice's partial aggregates
     ``OPERATOR_KG + WATERMARK_TAG``          the operator's watermark at the last checkpoint
     ``OPERATOR_KG + SPLIT_TAG + name``       watermark assigner: a split's largest rowtime
     ``RIGHT_COUNTS_KEY``                     NOT IN anti join: right rows, all and NULL-keyed
+    ``LAYOUT_KEY``                           the layout version of an operator's keys (joins)
     ======================================== =================================================
 
 ``OPERATOR_KG`` (``0xFFFF``) is no key group (they are ``< MAX_PARALLELISM``), so
 operator-wide entries sort after every keyed entry and never collide with one. Within a key
 group, an operator that writes several kinds of entries tells them apart by tag (and length).
+
+Map state (:meth:`~streamsql.state.base.KeyedState.get_maps`): a map is every entry whose key
+starts with its prefix, ``kg + MAP_TAG + name (1 byte) + 4-byte big-endian length + key``; the
+length makes prefixes prefix-free (no prefix starts another, whatever the keys), so a prefix scan
+finds exactly one map, and :func:`split_map_key` cuts any entry key back into (prefix, entry key).
 
 Key encoding (:func:`encode_keys`), per row:
 
@@ -74,8 +81,13 @@ WATERMARK_KEY = OPERATOR_KG + WATERMARK_TAG  #: the whole key of the operator's 
 SPLIT_KEY_PREFIX = OPERATOR_KG + SPLIT_TAG  #: the key of a split's maximum, before its name
 #: A null-aware anti join's (NOT IN) counts of right rows, all and with a NULL key.
 RIGHT_COUNTS_KEY = OPERATOR_KG + b"\x00N"
+#: The version of an operator's key layout, for an operator whose keys changed shape (a value
+#: format's tag cannot tell: the new layout never reads the old keys).
+LAYOUT_KEY = OPERATOR_KG + b"\x00F"
 JOIN_LEFT = b"L"  #: after ``kg``: a join's left rows of the key
 JOIN_RIGHT = b"R"  #: after ``kg``: a join's right rows of the key
+MAP_TAG = b"\x00M"  #: after ``kg``: a map prefix (:func:`map_prefixes`)
+_MAP_HEAD = 2 + len(MAP_TAG) + 1 + 4  # kg, tag, name, length: the bytes before the key
 
 #: The encoding of a NULL single integer key (never 8 bytes long, so never an integer's).
 NULL_INT_KEY = b"\x00"
@@ -146,6 +158,28 @@ def with_key_groups(keys: list[bytes]) -> list[bytes]:
         return out.view(f"V{width + 2}").ravel().tolist()
     crc = zlib.crc32
     return [(crc(k) % MAX_PARALLELISM).to_bytes(2, "big") + k for k in keys]
+
+
+def map_prefixes(grouped: list[bytes], name: bytes) -> list[bytes]:
+    """The map prefixes of keyed-state keys (:func:`with_key_groups`) in the map family ``name``.
+
+    Args:
+        grouped: ``kg + key`` per map.
+        name: one byte telling an operator's map families apart (e.g. ``JOIN_LEFT``).
+
+    Returns:
+        ``kg + MAP_TAG + name + len(key) (4 bytes, big-endian) + key`` per key (module docstring).
+    """
+    head = MAP_TAG + name
+    return [g[:2] + head + (len(g) - 2).to_bytes(4, "big") + g[2:] for g in grouped]
+
+
+def split_map_key(key: bytes) -> tuple[bytes, bytes] | None:
+    """``(map prefix, entry key)`` of a map entry's whole key; None for a key of no map."""
+    if key[2:4] != MAP_TAG or len(key) < _MAP_HEAD:
+        return None
+    end = _MAP_HEAD + int.from_bytes(key[5:9], "big")
+    return (key[:end], key[end:]) if end <= len(key) else None
 
 
 # -- key encoding ---------------------------------------------------------------------------------

@@ -17,6 +17,14 @@ no pickling and no rocksdict type tag, and any other type raises. Every operator
 so one operator's state is the contiguous range ``[id + 0x00, id + 0x01)``; the NUL separator
 keeps ``op1`` apart from ``op10``.
 
+Map state (:meth:`~streamsql.state.base.KeyedState.get_maps`): an entry is the key ``prefix +
+entry key``; besides, each map that was put to has a *marker*, the key ``prefix`` itself (entry
+key ``b""``, never an entry's, value :data:`MAP_MARKER`), so that reading a map that does not
+exist — most probes of a join — is a point read the Bloom filters answer, not a seek (a seek is
+slower, and the slower the more SST files a growing database has). A marker outlives its map's
+last entry until a read finds the map empty and deletes it. Markers are state like any entry:
+``items()``, snapshots and rescale carry them.
+
 Durability comes from snapshots only. ``open()`` wipes ``workdir/db``; ``snapshot(dir)`` flushes
 the memtables and creates a RocksDB checkpoint (SST files hard-linked, so consecutive snapshots
 share unchanged files); ``restore(dir)`` replaces ``workdir/db`` with a copy of the snapshot whose
@@ -37,7 +45,7 @@ import rocksdict
 
 from streamsql.core.errors import os_error_text
 from streamsql.core.values import positive_bytes
-from streamsql.state.base import KeyedState, StateBackend, validate_operator_id
+from streamsql.state.base import KeyedState, MapEntry, MapPut, StateBackend, validate_operator_id
 from streamsql.state.exceptions import (
     SnapshotError,
     StateClosedError,
@@ -62,6 +70,7 @@ _COMPRESSIONS = {
     "zlib": rocksdict.DBCompressionType.zlib,
 }
 WRITE_BUFFER_SIZE = "state.backend.rocksdb.writebuffer.size"
+MAP_MARKER = b"\x01"  #: the value of a map's marker (module docstring)
 
 
 @dataclass(frozen=True)
@@ -212,6 +221,87 @@ class RocksDBKeyedState(KeyedState):
                 batch.put(p + key, value)
             for key in deletes:
                 batch.delete(p + key)
+            db.write(batch)
+        except Exception as e:
+            raise translate(e, f"write the state of operator '{self.operator_id}'") from e
+
+    def get_maps(self, prefixes: list[bytes]) -> list[list[tuple[bytes, bytes]]]:
+        """Per map prefix, its entries ``(entry key, value)`` in key order.
+
+        One multi-get of the maps' markers (module docstring), then one iterator seeking to each
+        map that has one. A marker whose map turns out empty is deleted.
+
+        Raises:
+            StateError: if RocksDB fails.
+            StateClosedError: if the backend is closed.
+        """
+        if not prefixes:
+            return []
+        db = self._backend._live_db()
+        p = self._prefix
+        out: list[list[tuple[bytes, bytes]]] = [[] for _ in prefixes]
+        try:
+            marked = [i for i, v in enumerate(db.get([p + prefix for prefix in prefixes])) if v is not None]
+            if not marked:
+                return out
+            stale = []
+            it = db.iter()
+            try:
+                for i in marked:
+                    full = p + prefixes[i]
+                    cut = len(full)
+                    entries = out[i]
+                    it.seek(full)
+                    it.next()  # past the marker
+                    while it.valid():
+                        key = it.key()
+                        if not key.startswith(full):
+                            break
+                        entries.append((key[cut:], it.value()))
+                        it.next()
+                    if not entries:
+                        stale.append(full)
+            finally:
+                del it  # it holds a reference to the database
+            if stale:
+                batch = rocksdict.WriteBatch(raw_mode=True)
+                for key in stale:
+                    batch.delete(key)
+                db.write(batch)
+        except Exception as e:
+            raise translate(e, f"read the state of operator '{self.operator_id}'") from e
+        return out
+
+    def get_map_values(self, entries: list[MapEntry]) -> list[bytes | None]:
+        """Values of map entries ``(prefix, entry key)`` in order (None where absent): one multi-get.
+
+        Raises:
+            StateError: if RocksDB fails.
+            StateClosedError: if the backend is closed.
+        """
+        return self.get_many([prefix + key for prefix, key in entries])
+
+    def write_maps(self, puts: list[MapPut], deletes: list[MapEntry] = ()) -> None:
+        """Put then delete map entries in one ``WriteBatch`` (an entry is the key ``prefix + entry key``).
+
+        Each map put to gets its marker (module docstring) in the same batch.
+
+        Raises:
+            StateError: if a key or value is not bytes or RocksDB fails (nothing is applied).
+            StateClosedError: if the backend is closed.
+        """
+        if not puts and not deletes:
+            return
+        db = self._backend._live_db()
+        p = self._prefix
+        try:
+            batch = rocksdict.WriteBatch(raw_mode=True)
+            for prefix in {prefix for prefix, _, _ in puts}:
+                batch.put(p + prefix, MAP_MARKER)
+            for prefix, key, value in puts:
+                batch.put(p + prefix + key, value)
+            for prefix, key in deletes:
+                batch.delete(p + prefix + key)
             db.write(batch)
         except Exception as e:
             raise translate(e, f"write the state of operator '{self.operator_id}'") from e

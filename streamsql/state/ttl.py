@@ -4,8 +4,9 @@ Flink's SQL operators build their state with ``StateTtlConfig`` (``StateConfigUt
 the time of an entry is its last write (``OnCreateAndWrite``), it is processing time, and an entry
 whose ``last write + ttl <= now`` is never returned again (``NeverReturnExpired``): to the operator
 the key simply has no state. Nothing is emitted when state expires. Here the same rule holds per
-value an operator writes (:class:`TtlKeyedState`); an operator that keeps values of several rows
-in one state value (a join side's rows of one key) stamps each row itself with :meth:`StateTtl.now`.
+value an operator writes (:class:`TtlKeyedState`), a map entry included (as Flink's ``MapState``
+under TTL: each entry expires on its own); an operator that keeps values of several rows in one
+state value stamps each row itself with :meth:`StateTtl.now`.
 
 Processing time comes from an injectable clock (ms), the wall clock by default, so tests expire
 state deterministically. The write times are part of the stored values, so a checkpoint holds
@@ -23,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from streamsql.state.base import KeyedState
+from streamsql.state.base import KeyedState, MapEntry, MapPut
 from streamsql.state.layout import ValueFormat
 
 #: A value written under state TTL: its write time, then the operator's value.
@@ -97,6 +98,39 @@ class TtlKeyedState(KeyedState):
             times = [self.ttl.now()] * len(puts)
         wrapped = [(k, TTL_VALUE.wrap(t.to_bytes(8, "big") + v)) for (k, v), t in zip(puts, times)]
         self.state.write(wrapped, deletes)
+
+    def _live(self, raw: bytes, now: int) -> bytes | None:
+        """The operator's value in a stored one, None if expired."""
+        data = TTL_VALUE.unwrap(raw)
+        return bytes(data[8:]) if self.ttl.alive(int.from_bytes(data[:8], "big"), now) else None
+
+    def get_maps(self, prefixes: list[bytes]) -> list[list[tuple[bytes, bytes]]]:
+        """Per map prefix, its entries that have not expired; the expired ones met are deleted."""
+        now = self.ttl.now()
+        out: list[list[tuple[bytes, bytes]]] = []
+        dead: list[tuple[bytes, bytes]] = []
+        for prefix, entries in zip(prefixes, self.state.get_maps(prefixes)):
+            live = []
+            for k, raw in entries:
+                v = self._live(raw, now)
+                if v is None:
+                    dead.append((prefix, k))
+                else:
+                    live.append((k, v))
+            out.append(live)
+        if dead:  # invisible already; deleting them keeps a map's scans short
+            self.state.write_maps([], dead)
+        return out
+
+    def get_map_values(self, entries: list[MapEntry]) -> list[bytes | None]:
+        """Values of map entries (None where absent or expired)."""
+        now = self.ttl.now()
+        return [None if raw is None else self._live(raw, now) for raw in self.state.get_map_values(entries)]
+
+    def write_maps(self, puts: list[MapPut], deletes: list[MapEntry] = ()) -> None:
+        """Put map entries stamped now, then delete ``deletes``, in one write batch."""
+        stamp = self.ttl.now().to_bytes(8, "big")
+        self.state.write_maps([(p, k, TTL_VALUE.wrap(stamp + v)) for p, k, v in puts], deletes)
 
     def items(self) -> Iterator[tuple[bytes, bytes]]:
         """The (key, value) pairs that have not expired, in key-group order."""

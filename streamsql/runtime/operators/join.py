@@ -9,10 +9,11 @@ Join keys are input columns (the planner computes key expressions into extra col
 Rows whose key has a NULL never match (SQL equality), but outer sides still emit them padded.
 
 **Regular join** (:class:`StreamingJoinOperator`) — INNER, LEFT, RIGHT, FULL over insert-only or
-changelog inputs. State per side and join key: a multiset of that side's rows,
-``{row: [count, associations]}`` (``associations`` — how many rows of the other side match it
-— is kept only where that side is outer: it decides when a NULL-padded row must be retracted or
-re-emitted). Changelog, as Flink's (see ``StreamingJoinOperator.processElement``):
+changelog inputs. State per side and join key: a multiset of that side's rows, one state entry per
+distinct row, ``row → [count, associations]`` (``associations`` — how many rows of the other side
+match it — is kept only where that side is outer: it decides when a NULL-padded row must be
+retracted or re-emitted); :mod:`streamsql.runtime.operators.join_state`. Changelog, as Flink's
+(see ``StreamingJoinOperator.processElement``):
 
 - inner join: each joined row carries the input row's kind (+I/+U for an accumulate, -U/-D for a
   retraction); insert-only inputs give an insert-only output;
@@ -36,28 +37,25 @@ NULLs at that moment. Output is insert-only; the output watermark is held back b
 ``max(-lower, upper) + 1`` ms, as Flink's ``KeyedCoProcessOperatorWithWatermarkDelay``, so
 the rowtimes of the output stay time attributes.
 
-Per batch (both operators): the key columns are read once, keyed state is read with one
-multi-get of both sides' entries for the batch's distinct keys and written with one write
-batch; a residual (non-equi) ``ON`` condition of an outer join is evaluated by DuckDB over all
-candidate pairs of the batch at once. Matching within a key, and building output rows, is
+Per batch (both operators): the key columns are read once, keyed state is read once for the
+batch (regular join: one multi-get of this side's rows of the batch, one prefix scan per distinct
+key of the other side's; interval join: one multi-get of both sides' entries) and written with one
+write batch; a residual (non-equi) ``ON`` condition of an outer join is evaluated by DuckDB over
+all candidate pairs of the batch at once. Matching within a key, and building output rows, is
 Python over the key's rows.
 
-State layout (:mod:`streamsql.state.layout`; ``key`` = the join key's :func:`encode_keys` bytes,
-``kg`` = its 2-byte key group, shared by both sides, so a key's two sides sit together)::
+Interval join state layout (:mod:`streamsql.state.layout`; ``key`` = the join key's
+:func:`encode_keys` bytes, ``kg`` = its 2-byte key group, shared by both sides)::
 
     kg + JOIN_LEFT + key         left rows of the key (JOIN_RIGHT: right rows)
-    kg + TIMER_TAG + end + ...   interval join: cleanup timer (window_agg.EventTimeTimers)
-    WATERMARK_KEY                interval join: watermark at the last checkpoint
+    kg + TIMER_TAG + end + ...   cleanup timer (window_agg.EventTimeTimers)
+    WATERMARK_KEY                watermark at the last checkpoint
 
 Values (msgpack, never pickle), one list per side and key, each row flattened behind its entry:
-:data:`JOIN_ROWS` ``[[count, associations, *row], ...]`` (a side with state TTL:
-:data:`JOIN_ROWS_TTL` ``[[count, associations, written_ms, *row], ...]``); :data:`INTERVAL_JOIN_ROWS`
-``[timer, [count, matched, rowtime, *row], ...]``.
+:data:`INTERVAL_JOIN_ROWS` ``[timer, [count, matched, rowtime, *row], ...]``.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -67,15 +65,11 @@ from streamsql.core.types import hashable
 from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
+from streamsql.runtime.operators.join_state import JoinState, KeyedRows
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes
 from streamsql.state.layout import JOIN_LEFT, JOIN_RIGHT, ValueFormat, encode_keys, with_key_groups
-from streamsql.state.ttl import StateTtl
 
 _SIDE = (JOIN_LEFT, JOIN_RIGHT)
-#: Regular join: one side's rows of one key, ``[[count, associations, *row], ...]``.
-JOIN_ROWS = ValueFormat("join/rows", 1)
-#: Regular join, a side with state TTL: ``[[count, associations, written_ms, *row], ...]``.
-JOIN_ROWS_TTL = ValueFormat("join/rows-ttl", 1)
 #: Interval join: ``[timer, [count, matched, rowtime, *row], ...]``.
 INTERVAL_JOIN_ROWS = ValueFormat("interval-join/rows", 1)
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
@@ -118,33 +112,6 @@ def table_of(rows: list[tuple], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(cols, schema)], schema=schema)
 
 
-@dataclass
-class KeyedRows:
-    """A batch of one side with its keys and both sides' regular-join state for those keys.
-
-    Attributes:
-        rows, kinds: the batch's rows (tuples) and row kinds.
-        keys: per row its encoded join key; ``distinct``: the distinct keys, in order.
-        with_nulls: the keys with a NULL column (they never match).
-        mine_keys, their_keys: the distinct keys' state keys on this side and the other.
-        mine, theirs: per distinct key, that side's ``{row: [count, associations]}``.
-        extra: the values of further state keys read with them.
-        side: the side of the batch (0 left, 1 right).
-    """
-
-    rows: list[tuple]
-    kinds: list[int]
-    keys: list[bytes]
-    distinct: list[bytes]
-    with_nulls: set[bytes]
-    mine_keys: list[bytes]
-    their_keys: list[bytes]
-    mine: dict
-    theirs: dict
-    extra: list
-    side: int
-
-
 class JoinBase:
     """Shared by both joins: key reading, state keys, residual filtering, output building."""
 
@@ -157,6 +124,7 @@ class JoinBase:
         self.output_schema = output_schema
         self.residual = residual
         self.ttls = (None, None)  # per side: its rows' StateTtl (a regular join under state TTL)
+        self.join_state: JoinState | None = None  # a regular, semi or anti join's rows (open)
 
     def _joined(self, side: int, x: tuple, y: tuple) -> tuple:
         return x + y if side == 0 else y + x
@@ -164,6 +132,16 @@ class JoinBase:
     def _pad_mine(self, side: int, x: tuple) -> tuple:
         """``x`` (a row of ``side``) with the other side's columns NULL."""
         return self._joined(side, x, (None,) * self.widths[1 - side])
+
+    def _row_keys(self, table: pa.Table, side: int) -> tuple[list[bytes], set[bytes]]:
+        """Per row of ``table`` (a batch of ``side``) its encoded join key; the keys with a NULL column."""
+        columns = [table.column(i) for i in self.keys[side]]
+        keys = encode_keys(columns, table.num_rows)
+        null = np.zeros(table.num_rows, bool)
+        for c in columns:
+            if c.null_count:
+                null |= c.is_null().to_numpy(zero_copy_only=False)
+        return keys, {keys[i] for i in np.flatnonzero(null)}
 
     def _keys(self, table: pa.Table, side: int) -> tuple[list[bytes], list[bytes], set[bytes], list[bytes],
                                                          list[bytes]]:
@@ -173,14 +151,8 @@ class JoinBase:
             Per row its encoded key, the distinct keys, those with a NULL column (they never
             match), and the distinct keys' state keys on this side and on the other.
         """
-        columns = [table.column(i) for i in self.keys[side]]
-        keys = encode_keys(columns, table.num_rows)
+        keys, with_nulls = self._row_keys(table, side)
         distinct = list(dict.fromkeys(keys))
-        null = np.zeros(table.num_rows, bool)
-        for c in columns:
-            if c.null_count:
-                null |= c.is_null().to_numpy(zero_copy_only=False)
-        with_nulls = {keys[i] for i in np.flatnonzero(null)}
         grouped = with_key_groups(distinct)
         mine_tag, their_tag = _SIDE[side], _SIDE[1 - side]
         mine = [g[:2] + mine_tag + g[2:] for g in grouped]
@@ -188,18 +160,18 @@ class JoinBase:
         return keys, distinct, with_nulls, mine, theirs
 
     def _load(self, batch: Batch, side: int, extra: tuple[bytes, ...] = ()) -> KeyedRows | None:
-        """``batch`` (of ``side``) with both sides' rows of its keys (one multi-get); None if empty."""
+        """``batch`` (of ``side``) with the regular-join state it touches (:class:`JoinState`); None if empty.
+
+        ``extra``: plain keys read with it (:attr:`KeyedRows.extra`).
+        """
         rows = rows_of(batch.table)
         if not rows:
             return None
-        keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
-        n = len(distinct)
-        values = self.ctx.state.get_many(mine_keys + their_keys + list(extra))
-        mine_ttl, their_ttl = self.ttls[side], self.ttls[1 - side]
-        return KeyedRows(rows, batch.kind_array().tolist(), keys, distinct, with_nulls, mine_keys, their_keys,
-                         {k: join_state(v, mine_ttl) for k, v in zip(distinct, values[:n])},
-                         {k: join_state(v, their_ttl) for k, v in zip(distinct, values[n:2 * n])},
-                         values[2 * n:], side)
+        if self.join_state is None:
+            self.join_state = JoinState(self.ctx.state, self.ttls)
+        keys, with_nulls = self._row_keys(batch.table, side)
+        kinds = batch.kind_array().tolist()
+        return self.join_state.load(batch.table, rows, kinds, side, keys, with_nulls, extra)
 
     def _filter(self, side: int, rows: list[tuple], cands: list[list]) -> list[list]:
         """Keep the candidates ``(y, entry)`` of each row for which the residual condition holds."""
@@ -218,28 +190,6 @@ class JoinBase:
             if good:
                 out[i].append(cands[i][j])
         return out
-
-    def _write_rows(self, kb: KeyedRows, touched: set, puts: list | None = None) -> None:
-        """Write back the state of :meth:`_load` in one write.
-
-        This side's keys (deleted when empty), the other side's keys in ``touched``, and the
-        further entries ``puts``.
-        """
-        puts, deletes = list(puts or []), []
-        mine_format, their_format = (JOIN_ROWS_TTL if ttl else JOIN_ROWS for ttl in
-                                     (self.ttls[kb.side], self.ttls[1 - kb.side]))
-        for k, sk in zip(kb.distinct, kb.mine_keys):
-            if kb.mine[k]:
-                puts.append((sk, mine_format.encode(pack_rows(kb.mine[k]))))
-            else:
-                deletes.append(sk)
-        for k, sk in zip(kb.distinct, kb.their_keys):
-            if k in touched:
-                if kb.theirs[k]:
-                    puts.append((sk, their_format.encode(pack_rows(kb.theirs[k]))))
-                else:  # every row of theirs expired
-                    deletes.append(sk)
-        self.ctx.state.write(puts, deletes)
 
     def _output(self, rows: list[tuple], kinds: list[int], insert_only: bool) -> list[Element]:
         if not rows:
@@ -261,16 +211,19 @@ class StreamingJoinOperator(JoinBase, Operator):
         insert_only: the output is insert-only (inner join of insert-only inputs).
         state_ttl_ms: per side, the TTL of a STATE_TTL hint (ms, 0: never), None for
             'table.exec.state.ttl'.
+        inputs_insert_only: per side, its input is insert-only (its rows are never retracted).
     """
 
     stateful = True
 
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_schema: pa.Schema,
                  right_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None = None,
-                 insert_only: bool = False, state_ttl_ms: tuple[int | None, int | None] = (None, None)):
+                 insert_only: bool = False, state_ttl_ms: tuple[int | None, int | None] = (None, None),
+                 inputs_insert_only: tuple[bool, bool] = (False, False)):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
         self.insert_only = insert_only
         self.state_ttl_ms = state_ttl_ms
+        self.inputs_insert_only = inputs_insert_only
 
     def open(self, ctx: OperatorContext) -> None:
         """Read the state TTL of each side's rows: its STATE_TTL hint's, else ``'table.exec.state.ttl'``.
@@ -280,6 +233,7 @@ class StreamingJoinOperator(JoinBase, Operator):
         """
         super().open(ctx)
         self.ttls = tuple(state_ttl(ctx, ms) for ms in self.state_ttl_ms)
+        self.join_state = JoinState(ctx.state, self.ttls, self.inputs_insert_only)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Join ``batch`` (from side ``input_index``) with the other side's state; update state."""
@@ -287,22 +241,17 @@ class StreamingJoinOperator(JoinBase, Operator):
         kb = self._load(batch, side)
         if kb is None:
             return []
-        rows, kinds, keys, distinct, with_nulls = kb.rows, kb.kinds, kb.keys, kb.distinct, kb.with_nulls
-        mine, theirs = kb.mine, kb.theirs
-        per_key = {k: (list(theirs[k].items()) if k not in with_nulls else []) for k in distinct}
-        cands = [per_key[k] for k in keys]  # shared per key: read-only lists of (row, entry)
+        rows, kinds, keys, mine = kb.rows, kb.kinds, kb.keys, kb.mine
+        cands = [kb.theirs[k] for k in keys]  # shared per key: read-only lists of (row, entry)
         matches = self._filter(side, rows, cands)
-        # Under state TTL an entry written (count or associations) is stamped now (index 2).
-        stamp_mine, stamp_theirs = self.ttls[side] is not None, self.ttls[other] is not None
-        now = (self.ttls[side] or self.ttls[other]).now() if stamp_mine or stamp_theirs else 0
 
         my_outer, their_outer = self.outer[side], self.outer[other]
         inner = not (my_outer or their_outer)
         out_rows: list[tuple] = []
         out_kinds: list[int] = []
-        touched_theirs: set = set()
-        for x, kind, k, m in zip(rows, kinds, keys, matches):
-            st = mine[k]
+        touched: dict = {}  # the other side's entries whose associations changed
+        for x, kind, k, rk, m in zip(rows, kinds, keys, kb.row_keys, matches):
+            ent = mine[k, rk]
             if kind in _ACCUMULATE:
                 out_kind = kind if inner else RowKind.INSERT
                 if not m and my_outer:
@@ -317,28 +266,15 @@ class StreamingJoinOperator(JoinBase, Operator):
                             out_rows += [self._pad_mine(other, y)] * c
                             out_kinds += [RowKind.DELETE] * c
                         e[1] += 1
-                        if stamp_theirs:
-                            e[2] = now
-                        touched_theirs.add(k)
+                        touched[k, e[2]] = (y, e)
                     out_rows += [self._joined(side, x, y)] * c
                     out_kinds += [out_kind] * c
-                ent = st.get(x)
-                if ent is None:
-                    st[x] = [1, total, now] if stamp_mine else [1, total]
-                else:
-                    ent[0] += 1
-                    ent[1] = total
-                    if stamp_mine:
-                        ent[2] = now
+                ent[0] += 1
+                ent[1] = total
             else:
                 out_kind = kind if inner else RowKind.DELETE
-                ent = st.get(x)
-                if ent is not None:
+                if ent[0] > 0:
                     ent[0] -= 1
-                    if stamp_mine:
-                        ent[2] = now
-                    if ent[0] <= 0:
-                        del st[x]
                 if not m and my_outer:
                     out_rows.append(self._pad_mine(side, x))
                     out_kinds.append(RowKind.DELETE)
@@ -351,11 +287,9 @@ class StreamingJoinOperator(JoinBase, Operator):
                             out_rows += [self._pad_mine(other, y)] * c
                             out_kinds += [RowKind.INSERT] * c
                         e[1] -= 1
-                        if stamp_theirs:
-                            e[2] = now
-                        touched_theirs.add(k)
+                        touched[k, e[2]] = (y, e)
 
-        self._write_rows(kb, touched_theirs)
+        self.join_state.write(kb, touched)
         return self._output(out_rows, out_kinds, self.insert_only)
 
 
@@ -509,19 +443,6 @@ class IntervalJoinOperator(JoinBase, WindowOperatorBase):
             if k[2:3] in _SIDE:
                 total += sum(e[0] for e in _interval_state(v)["rows"].values())
         return total
-
-
-def join_state(value: bytes | None, ttl: StateTtl | None = None) -> dict[tuple, list]:
-    """A regular join's state of one side and key, ``{row: [count, associations]}``.
-
-    Under state TTL: ``{row: [count, associations, written_ms]}``, without the rows expired now.
-    """
-    if value is None:
-        return {}
-    if ttl is None:
-        return unpack_rows(JOIN_ROWS.decode(value), 2)
-    now, alive = ttl.now(), ttl.alive
-    return {x: e for x, e in unpack_rows(JOIN_ROWS_TTL.decode(value), 3).items() if alive(e[2], now)}
 
 
 def _interval_state(value: bytes | None) -> dict | None:

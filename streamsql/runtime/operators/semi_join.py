@@ -14,9 +14,10 @@ NULL. So besides the key's matches a left row is also matched when some right ro
 counts live in one operator-wide entry; when one of them becomes zero or non-zero, every left row
 in state is looked at again (Flink runs such a join on a single key: every row sees every change).
 
-State: the regular join's (:mod:`streamsql.runtime.operators.join`): per side and key the rows as
-``{row: [count, associations]}`` (a left row's associations = its matching right rows), plus
-``RIGHT_COUNTS_KEY`` → :data:`RIGHT_COUNTS` ``[right rows, right rows with a NULL key]`` for NOT IN.
+State: the regular join's (:mod:`streamsql.runtime.operators.join_state`): per side and key one
+entry per row, ``row → [count, associations]`` (a left row's associations = its matching right
+rows), plus ``RIGHT_COUNTS_KEY`` → :data:`RIGHT_COUNTS` ``[right rows, right rows with a NULL key]``
+for NOT IN.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator
-from streamsql.runtime.operators.join import JoinBase, join_state, table_of
-from streamsql.state.layout import JOIN_LEFT, RIGHT_COUNTS_KEY, ValueFormat
+from streamsql.runtime.operators.join import JoinBase, table_of
+from streamsql.state.layout import RIGHT_COUNTS_KEY, ValueFormat
 
 #: NOT IN: ``[right rows, right rows with a NULL key]``.
 RIGHT_COUNTS = ValueFormat("semi-join/right-counts", 1)
@@ -66,19 +67,16 @@ class SemiAntiJoinOperator(JoinBase, Operator):
         kb = self._load(batch, side, (RIGHT_COUNTS_KEY,) if self.null_aware else ())
         if kb is None:
             return []
-        rows, kinds, keys, distinct, with_nulls = kb.rows, kb.kinds, kb.keys, kb.distinct, kb.with_nulls
-        mine, theirs = kb.mine, kb.theirs
+        rows, kinds, keys, with_nulls, mine = kb.rows, kb.kinds, kb.keys, kb.with_nulls, kb.mine
         counts = RIGHT_COUNTS.decode(kb.extra[0]) if kb.extra and kb.extra[0] is not None else [0, 0]
         before = self._global(counts)
-        per_key = {k: (list(theirs[k].items()) if k not in with_nulls else []) for k in distinct}
-        matches = self._filter(side, rows, [per_key[k] for k in keys])
+        matches = self._filter(side, rows, [kb.theirs[k] for k in keys])
         out_rows: list[tuple] = []
         out_kinds: list[int] = []
-        touched: set = set()
-        for x, kind, k, m in zip(rows, kinds, keys, matches):
+        touched: dict = {}  # the left entries whose associations changed
+        for x, kind, k, rk, m in zip(rows, kinds, keys, kb.row_keys, matches):
             add = kind in _ACCUMULATE
-            st = mine[k]
-            ent = st.setdefault(x, [0, 0])
+            ent = mine[k, rk]
             ent[0] += 1 if add else -1
             if side == 0:
                 ent[1] = sum(e[0] for _, e in m)
@@ -97,11 +95,9 @@ class SemiAntiJoinOperator(JoinBase, Operator):
                     if was != now:
                         out_rows += [y] * e[0]
                         out_kinds += [RowKind.INSERT if now else RowKind.DELETE] * e[0]
-                    touched.add(k)
-            if ent[0] <= 0:
-                del st[x]
+                    touched[k, e[2]] = (y, e)
         counted = [(RIGHT_COUNTS_KEY, RIGHT_COUNTS.encode(counts))] if self.null_aware and side == 1 else []
-        self._write_rows(kb, touched, counted)
+        self.join_state.write(kb, touched, counted)
         if self.null_aware and side == 1 and self._global(counts) != before:
             self._revisit(before, self._global(counts), out_rows, out_kinds)
         return self._emit(out_rows, out_kinds)
@@ -120,15 +116,12 @@ class SemiAntiJoinOperator(JoinBase, Operator):
     def _revisit(self, before: tuple, after: tuple, out_rows: list, out_kinds: list) -> None:
         """The right side's NULL keys or emptiness changed: re-check every left row without matches."""
         col = self.keys[0][0]
-        for k, v in self.ctx.state.items():
-            if k[2:3] != JOIN_LEFT or len(k) < 3:
-                continue
-            for x, (count, assoc) in join_state(v).items():
-                null = x[col] is None
-                was, now = self._visible(assoc, before[null]), self._visible(assoc, after[null])
-                if was != now:
-                    out_rows += [x] * count
-                    out_kinds += [RowKind.INSERT if now else RowKind.DELETE] * count
+        for x, count, assoc in self.join_state.left_rows():
+            null = x[col] is None
+            was, now = self._visible(assoc, before[null]), self._visible(assoc, after[null])
+            if was != now:
+                out_rows += [x] * count
+                out_kinds += [RowKind.INSERT if now else RowKind.DELETE] * count
 
     def _emit(self, rows: list[tuple], kinds: list[int]) -> list[Element]:
         if not rows:
