@@ -352,7 +352,7 @@ class Sink(ABC):
     def write(self, batch: Batch) -> None:
         """Write rows (columns = the sink table's physical columns, in order)."""
 
-    def check(self) -> None:
+    def raise_failure(self) -> None:
         """Raise a failure of work the sink does off the job thread (default: none).
 
         The job thread calls it on every round of its loop, so a job fails also while no row

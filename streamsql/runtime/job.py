@@ -193,7 +193,7 @@ class JobRunner:
                     t.tick()
                 next_tick = time.monotonic() + tick_s
             for sink in graph.sinks:  # a sink thread's failure, also while no row comes
-                sink.check()
+                sink.raise_failure()
             self.metrics["rows_in"] = sum(s.rows for s in sources)
             self.watermark = _event_time(graph.tasks)
             coord.maybe_complete()

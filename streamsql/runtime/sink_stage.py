@@ -15,9 +15,9 @@ commit a transactional sink holds new rows and produces nothing, so the committe
 ``commit_transaction`` on the job thread never races a produce.
 
 A failure of ``write`` on the sink thread is raised on the job thread by the next ``write``, by
-the wait before the next other call, or by :meth:`PipelinedSink.check`, which the job's loop
-calls on every round (the same exception object): an idle input or a long checkpoint interval
-must not leave a failed sink unnoticed. Batches handed after it are dropped (the attempt fails,
+the wait before the next other call, or by :meth:`PipelinedSink.raise_failure`, which the job's
+loop calls on every round (the same exception object): an idle input or a long checkpoint
+interval must not leave a failed sink unnoticed. Batches handed after it are dropped (the attempt fails,
 and a restore replays from the last checkpoint).
 """
 
@@ -78,19 +78,16 @@ class PipelinedSink(Sink):
         with self._cv:
             while len(self._pending) >= self.depth and self._error is None:
                 self._cv.wait(WAIT_S)
-            self._raise_failure()
+            self.raise_failure()
             self._pending.append(batch)
             self._cv.notify_all()
 
-    def check(self) -> None:
+    def raise_failure(self) -> None:
         """Raise the sink thread's failure, if any (the job's loop asks on every round).
 
         Raises:
             BaseException: a failure of a write on the sink thread.
         """
-        self._raise_failure()
-
-    def _raise_failure(self) -> None:
         if self._error is not None:
             raise self._error
 
@@ -103,7 +100,7 @@ class PipelinedSink(Sink):
         with self._cv:
             while (self._pending or self._busy) and self._error is None:
                 self._cv.wait(WAIT_S)
-            self._raise_failure()
+            self.raise_failure()
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Wait for the writes before the barrier, then the wrapped pre-commit (flush)."""

@@ -301,3 +301,41 @@ def test_a_sink_thread_failure_fails_the_job_while_no_row_comes(tmp_path):
         assert time.monotonic() - started < 20
     finally:
         _REGISTRY.pop("test-failing", None)
+
+
+class OptionCheckingSink(Sink):
+    """A sink with a classmethod ``check(table, config)``, as the Kafka sinks' option check."""
+
+    def __init__(self, ctx):
+        self.rows = 0
+
+    @classmethod
+    def check(cls, table, config) -> None:
+        """The connector's option check (not a failure probe)."""
+
+    def write(self, batch: Batch) -> None:
+        self.rows += batch.num_rows
+
+
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_the_loops_failure_probe_is_no_sink_method_of_another_meaning(tmp_path, pipelined):
+    """The job's loop asks every sink ``raise_failure()``; first named ``check()``, it called the
+    Kafka sinks' classmethod ``check(table, config)`` with the pipeline off, and every such job
+    failed at once: "Internal error ...: ProducingSink.check() missing 2 required positional
+    arguments"."""
+    from streamsql.connectors.registry import _REGISTRY, register
+
+    from streamsql.core.connector import ConnectorSpec, OptionSpec
+    from streamsql.environment import StreamEnvironment
+
+    OptionCheckingSink.pipelined = pipelined
+    register(ConnectorSpec(name="test-checking", options=[OptionSpec("connector", required=True)],
+                           create_sink=OptionCheckingSink))
+    try:
+        env = StreamEnvironment({"state.dir": str(tmp_path / "state"), "state.backend.type": "hashmap",
+                                 "execution.checkpointing.dir": str(tmp_path / "cp"),
+                                 "restart-strategy.type": "none"})
+        env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-checking')")
+        assert env.execute_sql("INSERT INTO out_t VALUES (1), (2)").job.wait(30) == "FINISHED"
+    finally:
+        _REGISTRY.pop("test-checking", None)

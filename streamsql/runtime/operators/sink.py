@@ -86,9 +86,9 @@ class SinkOperator(Operator):
         mask = keep.to_numpy(zero_copy_only=False)
         return Batch(batch.table.filter(keep), None if batch.kinds is None else batch.kinds[mask])
 
-    def check(self) -> None:
-        """Raise a failure of the sink's work off the job thread (:meth:`Sink.check`)."""
-        self.sink.check()
+    def raise_failure(self) -> None:
+        """Raise a failure of the sink's work off the job thread (:meth:`Sink.raise_failure`)."""
+        self.sink.raise_failure()
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Phase one of two-phase commit: flush everything written so far."""
