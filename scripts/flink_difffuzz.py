@@ -25,6 +25,7 @@ Usage (serialized with other Flink users)::
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_difffuzz.py --seed 7 --count 2000 \\
         [--aggregates 200] --out /tmp/difffuzz-7.json
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_difffuzz.py --fixture   # the committed one
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_difffuzz.py --add-regressions
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ from flink_compat import Capture, _error_text  # noqa: E402
 from tests.functions import difffuzz as fz  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "functions" / "difffuzz_expected.json"
-# The committed fixture: (seed, scalar expressions, aggregate calls) of each generation.
+# The committed fixture: (seed, scalar expressions, aggregate calls[, generator version: 1]) of each
+# generation.
 FIXTURE_SEEDS = [(1, 800, 100)]
+# Expressions kept after a campaign (minimised differences, each fixed with Flink's answer recorded
+# here): part of the fixture too (--fixture, --add-regressions).
+REGRESSIONS = ROOT / "tests" / "functions" / "difffuzz_regressions.txt"
 CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
 PLAN_GROUP, RUN_GROUP = 40, 60
 
@@ -142,36 +147,60 @@ def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None) -> lis
     return [{"expr": e, **out[e], **({"aggregate": True} if group_by else {})} for e in exprs]
 
 
+def read_lines(path: Path) -> list[str]:
+    """The expressions of a file: one a line, ``AGG `` before an aggregate call, ``#`` a comment."""
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
+def evaluate_lines(flink: Flink, lines: list[str]) -> list[dict]:
+    """Flink's record of each line of :func:`read_lines` (scalars first, then aggregate calls)."""
+    aggs = [ln[4:] for ln in lines if ln.startswith("AGG ")]
+    cases = evaluate(flink, [ln for ln in lines if not ln.startswith("AGG ")])
+    return cases + (evaluate(flink, aggs, fz.AGG_KEY) if aggs else [])
+
+
 def main(argv: list[str]) -> int:
     """Write the fixture or a campaign's document; returns the exit code."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000, help="scalar expressions")
     p.add_argument("--aggregates", type=int, default=0, help="aggregate calls")
+    p.add_argument("--generator", type=int, default=2, choices=(1, 2),
+                   help="the generator's version (1: the committed fixture's, 2: widened)")
     p.add_argument("--exprs", type=Path, help="evaluate these expressions (one a line; 'AGG ' before an "
                    "aggregate call) instead of generated ones: minimising a difference")
     p.add_argument("--out", type=Path)
-    p.add_argument("--fixture", action="store_true", help="regenerate the committed fixture")
+    p.add_argument("--fixture", action="store_true", help="regenerate the committed fixture: its seeds "
+                   "and the regression expressions (tests/functions/difffuzz_regressions.txt)")
+    p.add_argument("--add-regressions", action="store_true", help="add to the committed fixture the "
+                   "regression expressions it does not hold yet (the rest is kept as it is)")
     args = p.parse_args(argv)
-    plan = FIXTURE_SEEDS if args.fixture else [(args.seed, args.count, args.aggregates)]
-    out = FIXTURE if args.fixture else args.out
+    plan = FIXTURE_SEEDS if args.fixture else [(args.seed, args.count, args.aggregates, args.generator)]
+    out = FIXTURE if args.fixture or args.add_regressions else args.out
     if out is None:
-        p.error("--out or --fixture")
+        p.error("--out, --fixture or --add-regressions")
+    kept: list[dict] = []
+    if args.add_regressions:
+        doc = fz.load(FIXTURE)
+        plan, kept = doc["seeds"], doc["cases"]
     capture = Capture()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="difffuzz_") as tmp:
         flink = Flink(capture, Path(tmp))
-        cases: list[dict] = []
+        cases: list[dict] = list(kept)
         if args.exprs:
-            lines = [ln.strip() for ln in args.exprs.read_text().splitlines() if ln.strip()]
+            lines = read_lines(args.exprs)
             plan = [("exprs", len(lines), 0)]
-            cases += evaluate(flink, [ln for ln in lines if not ln.startswith("AGG ")])
-            aggs = [ln[4:] for ln in lines if ln.startswith("AGG ")]
-            cases += evaluate(flink, aggs, fz.AGG_KEY) if aggs else []
-        for seed, count, aggregates in [] if args.exprs else plan:
-            cases += evaluate(flink, fz.generate(seed, count))
+            cases += evaluate_lines(flink, lines)
+        for seed, count, aggregates, *version in [] if args.exprs or args.add_regressions else plan:
+            v = version[0] if version else 1
+            cases += evaluate(flink, fz.generate(seed, count, version=v))
             if aggregates:
-                cases += evaluate(flink, fz.generate_aggregates(seed, aggregates), fz.AGG_KEY)
+                cases += evaluate(flink, fz.generate_aggregates(seed, aggregates, version=v), fz.AGG_KEY)
+        if args.fixture or args.add_regressions:
+            have = {("AGG " if c.get("aggregate") else "") + c["expr"] for c in cases}
+            cases += evaluate_lines(flink, [ln for ln in read_lines(REGRESSIONS) if ln not in have])
     import pyflink
 
     doc = {"generated_by": "scripts/flink_difffuzz.py", "flink": getattr(pyflink, "__version__", "2.3.0"),

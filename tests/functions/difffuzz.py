@@ -303,20 +303,238 @@ LISTS = {"NONZERO": NONZERO, "DIGITS": DIGITS, "SMALL": SMALL, "UNITS": UNITS, "
     "PATTERNS": PATTERNS, "LIKE": LIKE, "INTERVALS": INTERVALS}
 _SLOT = re.compile(r"\{L:(\w+)\}")
 
+# -- version 2: the widened generator (campaign 2, 2026-12-02) ----------------------------------------
+# Version 1 (the lists above, unchanged) generates the committed fixture's seed-1 expressions; a
+# version-2 generator adds to every list, so the same seed gives other expressions. Added: a
+# TIMESTAMP_LTZ kind ("LTZ"; the table has no such column: its "columns" are conversions of ts and
+# b), date/time arithmetic with intervals times a number, more units and patterns, DECIMAL of other
+# precisions and CASTs between numeric types, unicode and NULL-heavy strings, CASE/COALESCE/IF and
+# comparisons across kinds, and aggregates with DISTINCT, FILTER and around expressions.
+
+KINDS2 = (*KINDS, "LTZ")
+COLUMN_KINDS2 = {**COLUMN_KINDS, "LTZ": ["CAST(ts AS TIMESTAMP_LTZ(3))", "TO_TIMESTAMP_LTZ(b, 3)",
+                                         "TO_TIMESTAMP_LTZ(id * 100000000, 3)"]}
+LITERALS2 = {
+    **LITERALS,
+    "INT": [*LITERALS["INT"], "CAST(-128 AS TINYINT)", "CAST(NULL AS SMALLINT)", "-2147483648"],
+    "BIGINT": [*LITERALS["BIGINT"], "CAST(-9223372036854775807 AS BIGINT)", "86400000"],
+    "DOUBLE": [*LITERALS["DOUBLE"], "CAST(1.1 AS FLOAT)", "CAST(-3.4E38 AS FLOAT)", "1.0E-7",
+               "123456789.125E0",
+               "CAST(1E20 AS DOUBLE)", "CAST(0.1 AS DOUBLE) + CAST(0.2 AS DOUBLE)"],
+    "DECIMAL": [*LITERALS["DECIMAL"], "CAST(0.001 AS DECIMAL(38, 18))", "CAST(-99.99 AS DECIMAL(4, 2))",
+                "CAST(12345678901234567.89 AS DECIMAL(19, 2))", "0.000001", "CAST(9 AS DECIMAL(1, 0))",
+                "CAST(-0.005 AS DECIMAL(5, 3))", "1.0", "-1.5"],
+    "STRING": [*LITERALS["STRING"], "'ǅungla'", "'Ａｂｃ'", "'é'", "'𝔘𝔫𝔦'", "'ﬁne'", "'ΣΑΣ'", "'ı İ i'",
+               "'a😀b😀'", "'  \u00a0x'", "'1'", "'-0'", "'+5'", "'2024-2-3'", "'1.5e2'", "'0.0000001'",
+               "'NaN'", "'Infinity'", "'2024-02-29T13:45:30'", "'9223372036854775808'"],
+    "DATE": [*LITERALS["DATE"], "DATE '2024-01-31'", "DATE '1900-03-01'", "DATE '9999-12-31'",
+             "DATE '1969-12-31'"],
+    "TIMESTAMP": [*LITERALS["TIMESTAMP"], "TIMESTAMP '2024-01-31 23:59:59.999'",
+                  "TIMESTAMP '1970-01-01 00:00:00'", "TIMESTAMP '2024-03-10 02:30:00'",
+                  "CAST('2024-02-29 13:45:30.123456' AS TIMESTAMP(6))",
+    "TIMESTAMP '1900-01-01 00:00:00.001'"],
+    "LTZ": ["TO_TIMESTAMP_LTZ(0, 3)", "CAST(TIMESTAMP '2024-02-29 13:45:30.123' AS TIMESTAMP_LTZ(3))",
+            "CAST(NULL AS TIMESTAMP_LTZ(3))", "TO_TIMESTAMP_LTZ(1709214330123, 3)", "TO_TIMESTAMP_LTZ(-1, 3)",
+            "TO_TIMESTAMP_LTZ(1700000000, 0)"],
+}
+CAST_TARGETS2 = {
+    **CAST_TARGETS,
+    "INT": [*CAST_TARGETS["INT"], "INTEGER"],
+    "DECIMAL": [*CAST_TARGETS["DECIMAL"], "DECIMAL(38, 0)", "DECIMAL(1, 0)", "DECIMAL(19, 9)",
+                "DECIMAL(12, 6)",
+                "DECIMAL(38, 37)", "DECIMAL"],
+    "STRING": [*CAST_TARGETS["STRING"], "VARCHAR(10)", "CHAR(1)"],
+    "TIMESTAMP": [*CAST_TARGETS["TIMESTAMP"], "TIMESTAMP(9)", "TIMESTAMP"],
+    "LTZ": ["TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(0)", "TIMESTAMP_LTZ(6)"],
+}
+UNITS2 = [*UNITS, "MILLISECOND", "MICROSECOND", "DOW", "DOY", "DECADE", "CENTURY", "EPOCH", "ISODOW",
+          "ISOYEAR", "MILLENNIUM"]
+FORMATS2 = [*FORMATS, "'yyyy-MM-dd HH:mm:ss.SSS'", "'yyyy'", "'MMM'", "'a h:mm'", "'E'", "'yy-M-d H:m:s'",
+            "'S'", "'SSSSSS'", "'u'", "'k K'", "'MMMM dd, yyyy'", "'ww'", "'YYYY'"]
+INTERVALS2 = [*INTERVALS, "INTERVAL '-1' DAY", "INTERVAL '1' MONTH", "INTERVAL '13' MONTH",
+              "INTERVAL '1:30' HOUR TO MINUTE", "INTERVAL '59.999' SECOND", "INTERVAL '100' DAY",
+              "INTERVAL '-1 2:03:04.5' DAY TO SECOND"]
+ONE_INTERVALS = ["INTERVAL '1' DAY", "INTERVAL '1' HOUR", "INTERVAL '1' MONTH", "INTERVAL '1' SECOND",
+                 "INTERVAL '1' YEAR", "INTERVAL '15' MINUTE"]
+TZ = ["'UTC'", "'Asia/Tokyo'", "'America/New_York'", "'GMT+05:30'", "'Europe/Berlin'", "'Asia/Kolkata'"]
+CMP = ["=", "<>", "<", "<=", ">", ">="]
+DECTYPES = ["DECIMAL(10, 2)", "DECIMAL(38, 18)", "DECIMAL(5, 0)", "DECIMAL(20, 10)", "DECIMAL(3, 1)",
+            "DECIMAL(38, 0)"]
+NUMTYPES = ["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)", "DECIMAL(38, 4)"]
+STRLIT = ["'a'", "'abc'", "''", "'日本'", "' '", "CAST(NULL AS STRING)", "'ab '", "'😀'", "'x'"]
+PADS = ["'*'", "''", "'ab'", "'日'", "'😀'", "' '"]
+SEPS = ["','", "''", "'b'", "' '", "'語'", "';'"]
+GROUPS = ["0", "1", "2", "3"]
+SIMILAR = ["'a%'", "'%(b|c)%'", "'_'", "'[0-9]+'", "'%'", "'abc'"]
+PRINTF = ["'%d'", "'%5.2f'", "'%s'", "'%x'", "'%e'", "'%,d'", "'%08.3f'"]
+JSON = ["'{\"a\": 1, \"b\": [1, 2]}'", "'[1, \"x\", null]'", "'{\"a\": {\"b\": \"日本\"}}'", "'not json'",
+        "'{\"a\": 1.50}'", "'null'"]
+JSONPATH = ["'$.a'", "'$.b[1]'", "'$[1]'", "'$.a.b'", "'$'", "'$.c'"]
+LISTS2 = {**LISTS, "UNITS": UNITS2, "FORMATS": FORMATS2, "INTERVALS": INTERVALS2,
+          "ONE_INTERVALS": ONE_INTERVALS,
+          "TZ": TZ, "CMP": CMP, "DECTYPES": DECTYPES, "NUMTYPES": NUMTYPES, "STRLIT": STRLIT, "PADS": PADS,
+          "SEPS": SEPS, "GROUPS": GROUPS, "SIMILAR": SIMILAR, "PRINTF": PRINTF, "JSON": JSON,
+          "JSONPATH": JSONPATH, "PRECISION": ["0", "3"], "TIME_UNITS": ["SECOND", "MINUTE", "HOUR", "DAY"]}
+
+T2 = [
+    *T,
+    # TIMESTAMP_LTZ
+    ("LTZ", "CAST({0} AS TIMESTAMP_LTZ(3))", ["TIMESTAMP"]),
+    ("LTZ", "CAST({0} AS TIMESTAMP_LTZ(3))", ["DATE"]),
+    ("LTZ", "TO_TIMESTAMP_LTZ({0}, {L:PRECISION})", ["BIGINT"]), ("LTZ", "TO_TIMESTAMP_LTZ({0}, 3)", ["INT"]),
+    ("LTZ", "TO_TIMESTAMP_LTZ({0}, 0)", ["DECIMAL"]), ("LTZ", "TO_TIMESTAMP_LTZ({0})", ["STRING"]),
+    ("LTZ", "TO_TIMESTAMP_LTZ({0}, {L:FORMATS})", ["STRING"]),
+    ("LTZ", "TO_TIMESTAMP_LTZ({0}, {L:FORMATS}, {L:TZ})", ["STRING"]),
+    ("LTZ", "{0} + {L:INTERVALS}", ["LTZ"]), ("LTZ", "{0} - {L:INTERVALS}", ["LTZ"]),
+    ("LTZ", "FLOOR({0} TO {L:UNITS})", ["LTZ"]), ("LTZ", "CEIL({0} TO {L:UNITS})", ["LTZ"]),
+    ("LTZ", "TIMESTAMPADD({L:UNITS}, {L:SMALL}, {0})", ["LTZ"]),
+    ("LTZ", "{0} + {1} * {L:ONE_INTERVALS}", ["LTZ", "INT"]),
+    *[(k, f"{f}({{0}}, {{1}})", ["LTZ", "LTZ"]) for k in ("LTZ",) for f in ("GREATEST", "LEAST", "COALESCE")],
+    ("LTZ", "CASE WHEN {0} THEN {1} ELSE {2} END", ["BOOLEAN", "LTZ", "LTZ"]),
+    ("BIGINT", "EXTRACT({L:UNITS} FROM {0})", ["LTZ"]), ("INT", "HOUR({0})", ["LTZ"]),
+    ("INT", "DAYOFWEEK({0})", ["LTZ"]), ("INT", "YEAR({0})", ["LTZ"]), ("INT", "SECOND({0})", ["LTZ"]),
+    ("STRING", "DATE_FORMAT({0}, {L:FORMATS})", ["LTZ"]), ("STRING", "CAST({0} AS STRING)", ["LTZ"]),
+    ("INT", "TIMESTAMPDIFF({L:UNITS}, {0}, {1})", ["LTZ", "LTZ"]),
+    ("INT", "TIMESTAMPDIFF({L:UNITS}, {0}, {1})", ["TIMESTAMP", "LTZ"]),
+    ("DATE", "CAST({0} AS DATE)", ["LTZ"]), ("TIMESTAMP", "CAST({0} AS TIMESTAMP(3))", ["LTZ"]),
+    ("BIGINT", "UNIX_TIMESTAMP(CAST({0} AS STRING))", ["LTZ"]),
+    ("STRING", "CONVERT_TZ({0}, {L:TZ}, {L:TZ})", ["STRING"]),
+    ("STRING", "CONVERT_TZ(CAST({0} AS STRING), {L:TZ}, {L:TZ})", ["TIMESTAMP"]),
+    # TIMESTAMP and DATE arithmetic and functions
+    ("TIMESTAMP", "{0} + {1} * {L:ONE_INTERVALS}", ["TIMESTAMP", "INT"]),
+    ("TIMESTAMP", "{0} - {L:ONE_INTERVALS} * {1}", ["TIMESTAMP", "INT"]),
+    ("DATE", "{0} + {1} * {L:ONE_INTERVALS}", ["DATE", "INT"]), ("DATE", "{0} - {L:INTERVALS}", ["DATE"]),
+    ("TIMESTAMP", "{0} + {L:INTERVALS}", ["DATE"]),
+    ("TIMESTAMP", "TIMESTAMPADD({L:UNITS}, {0}, {1})", ["INT", "TIMESTAMP"]),
+    ("DATE", "TIMESTAMPADD({L:UNITS}, {0}, {1})", ["INT", "DATE"]),
+    ("INT", "TIMESTAMPDIFF({L:UNITS}, {0}, {1})", ["DATE", "TIMESTAMP"]),
+    ("BIGINT", "EXTRACT({L:UNITS} FROM {0})", ["TIMESTAMP"]),
+    ("BIGINT", "EXTRACT({L:UNITS} FROM {0})", ["DATE"]),
+    ("INT", "YEAR({0})", ["TIMESTAMP"]),
+    ("INT", "QUARTER({0})", ["TIMESTAMP"]), ("INT", "WEEK({0})", ["TIMESTAMP"]),
+    ("INT", "DAYOFWEEK({0})", ["TIMESTAMP"]),
+    ("INT", "DAYOFYEAR({0})", ["DATE"]), ("INT", "MONTH({0})", ["DATE"]),
+    ("INT", "HOUR({0})", ["DATE"]), ("INT", "DAYOFMONTH({0})", ["TIMESTAMP"]),
+    ("STRING", "DATE_FORMAT({0}, {L:FORMATS})", ["DATE"]),
+    ("STRING", "DATE_FORMAT({0}, {L:FORMATS})", ["TIMESTAMP"]),
+    ("TIMESTAMP", "TO_TIMESTAMP({0}, {L:FORMATS})", ["STRING"]),
+    ("TIMESTAMP", "FLOOR({0} TO {L:UNITS})", ["TIMESTAMP"]),
+    ("TIMESTAMP", "CEIL({0} TO {L:UNITS})", ["TIMESTAMP"]),
+    ("DATE", "LAST_DAY({0})", ["DATE"]), ("DATE", "LAST_DAY({0})", ["TIMESTAMP"]),
+    ("STRING", "DAYNAME({0})", ["DATE"]), ("STRING", "MONTHNAME({0})", ["TIMESTAMP"]),
+    ("DATE", "DATE_ADD({0}, {1})", ["DATE", "INT"]), ("DATE", "DATE_SUB({0}, {1})", ["DATE", "INT"]),
+    ("INT", "DATEDIFF({0}, {1})", ["DATE", "DATE"]),
+    ("STRING", "CAST({0} AS STRING)", ["TIMESTAMP"]), ("STRING", "CAST({0} AS STRING)", ["DATE"]),
+    ("BIGINT", "UNIX_TIMESTAMP(CAST({0} AS STRING))", ["TIMESTAMP"]),
+    ("STRING", "FROM_UNIXTIME({0}, {L:FORMATS})", ["BIGINT"]),
+    # DECIMAL arithmetic and CAST between numeric types
+    ("DECIMAL", "CAST({0} AS {L:DECTYPES}) + CAST({1} AS {L:DECTYPES})", ["NUM", "NUM"]),
+    ("DECIMAL", "CAST({0} AS {L:DECTYPES}) * CAST({1} AS {L:DECTYPES})", ["NUM", "NUM"]),
+    ("DECIMAL", "CAST({0} AS {L:DECTYPES}) / CAST({1} AS {L:DECTYPES})", ["NUM", "NUM"]),
+    ("DECIMAL", "CAST({0} AS {L:DECTYPES}) - {1}", ["NUM", "NUM"]),
+    ("DECIMAL", "CAST({0} AS {L:DECTYPES}) % {L:NONZERO}", ["NUM"]),
+    ("DECIMAL", "{0} * {1}", ["DECIMAL", "DECIMAL"]), ("DECIMAL", "{0} / {1}", ["DECIMAL", "INT"]),
+    ("DECIMAL", "{0} + {1}", ["DECIMAL", "BIGINT"]), ("DECIMAL", "ROUND({0}, {L:DIGITS})", ["DECIMAL"]),
+    ("DECIMAL", "CAST({0} AS {L:NUMTYPES})", ["NUM"]), ("DECIMAL", "TRY_CAST({0} AS {L:NUMTYPES})", ["NUM"]),
+    ("DECIMAL", "CAST({0} AS {L:NUMTYPES})", ["STRING"]),
+    ("DECIMAL", "TRY_CAST({0} AS {L:NUMTYPES})", ["STRING"]),
+    ("DOUBLE", "CAST({0} AS FLOAT)", ["NUM"]), ("DOUBLE", "CAST({0} AS FLOAT) * {1}", ["NUM", "NUM"]),
+    ("DOUBLE", "CAST({0} AS FLOAT) / {L:NONZERO}", ["NUM"]),
+    ("INT", "CAST({0} AS TINYINT)", ["NUM"]),
+    ("INT", "CAST({0} AS SMALLINT) + CAST({1} AS TINYINT)", ["NUM", "NUM"]),
+    ("BIGINT", "CAST({0} AS BIGINT)", ["NUM"]), ("INT", "CAST({0} AS INT)", ["BOOLEAN"]),
+    ("BOOLEAN", "CAST({0} AS BOOLEAN)", ["NUM"]),
+    ("STRING", "CAST({0} AS STRING)", ["NUM"]), ("STRING", "CAST({0} AS STRING)", ["DOUBLE"]),
+    ("STRING", "CAST(CAST({0} AS FLOAT) AS STRING)", ["NUM"]), ("STRING", "CAST({0} AS STRING)", ["BOOLEAN"]),
+    ("STRING", "PRINTF({L:PRINTF}, {0})", ["NUM"]),
+    # strings: unicode, NULLs, more functions
+    ("STRING", "CONCAT_WS({0}, {1}, {2}, {3})", ["STRING", "STRING", "STRING", "STRING"]),
+    ("STRING", "CONCAT({0}, {1}, {2})", ["STRING", "STRING", "STRING"]),
+    ("STRING", "LPAD({0}, {L:SMALL}, {L:PADS})", ["STRING"]),
+    ("STRING", "RPAD({0}, {L:SMALL}, {L:PADS})", ["STRING"]),
+    ("STRING", "SPLIT_INDEX({0}, {L:SEPS}, {L:GROUPS})", ["STRING"]),
+    ("STRING", "REGEXP_EXTRACT({0}, {L:PATTERNS}, {L:GROUPS})", ["STRING"]),
+    ("INT", "REGEXP_COUNT({0}, {L:PATTERNS})", ["STRING"]),
+    ("STRING", "REGEXP_SUBSTR({0}, {L:PATTERNS})", ["STRING"]),
+    ("INT", "REGEXP_INSTR({0}, {L:PATTERNS})", ["STRING"]),
+    ("STRING", "SUBSTRING({0} FROM {1})", ["STRING", "INT"]),
+    ("STRING", "SUBSTR({0}, {L:SMALL})", ["STRING"]),
+    ("INT", "CHARACTER_LENGTH({0})", ["STRING"]), ("INT", "POSITION({L:STRLIT} IN {0})", ["STRING"]),
+    ("INT", "LOCATE({L:STRLIT}, {0}, {L:SMALL})", ["STRING"]),
+    ("STRING", "UPPER({0})", ["STRING"]),
+    ("STRING", "LOWER({0})", ["STRING"]), ("STRING", "INITCAP({0})", ["STRING"]),
+    ("STRING", "REVERSE({0})", ["STRING"]), ("STRING", "LEFT({0}, {L:SMALL})", ["STRING"]),
+    ("STRING", "RIGHT({0}, {L:SMALL})", ["STRING"]), ("STRING", "REPEAT({0}, {L:SMALL})", ["STRING"]),
+    ("STRING", "LTRIM({0}, {L:PADS})", ["STRING"]), ("STRING", "RTRIM({0}, {L:PADS})", ["STRING"]),
+    ("STRING", "TRIM(BOTH {L:PADS} FROM {0})", ["STRING"]),
+    ("STRING", "REPLACE({0}, {L:STRLIT}, {L:PADS})", ["STRING"]),
+    ("STRING", "FROM_BASE64(TO_BASE64({0}))", ["STRING"]), ("STRING", "FROM_BASE64({0})", ["STRING"]),
+    ("STRING", "DECODE(ENCODE({0}, 'UTF-8'), 'UTF-8')", ["STRING"]),
+    ("STRING", "SHA1({0})", ["STRING"]), ("STRING", "URL_DECODE({0})", ["STRING"]),
+    ("STRING", "JSON_VALUE({L:JSON}, {L:JSONPATH})", []), ("STRING", "JSON_VALUE({0}, '$.a')", ["STRING"]),
+    ("BOOLEAN", "{0} IS JSON", ["STRING"]), ("STRING", "JSON_QUOTE({0})", ["STRING"]),
+    ("STRING", "{0} || CAST({1} AS STRING)", ["STRING", "ANY"]),
+    ("STRING", "ELT({0}, {1}, {2}, {3})", ["INT", "STRING", "STRING", "STRING"]),
+    ("BOOLEAN", "{0} SIMILAR TO {L:SIMILAR}", ["STRING"]), ("BOOLEAN", "{0} LIKE {L:LIKE}", ["STRING"]),
+    ("BOOLEAN", "{0} ILIKE {L:LIKE}", ["STRING"]), ("BOOLEAN", "{0} LIKE '%!%%' ESCAPE '!'", ["STRING"]),
+    # CASE / COALESCE / IF over mixed kinds (the result kind is nominal)
+    ("DECIMAL", "CASE WHEN {0} THEN {1} ELSE {2} END", ["BOOLEAN", "NUM", "NUM"]),
+    ("DECIMAL", "CASE WHEN {0} THEN {1} WHEN {2} THEN {3} END", ["BOOLEAN", "NUM", "BOOLEAN", "NUM"]),
+    ("DECIMAL", "COALESCE({0}, {1}, {2})", ["NUM", "NUM", "NUM"]),
+    ("DECIMAL", "IF({0}, {1}, {2})", ["BOOLEAN", "NUM", "NUM"]),
+    ("DECIMAL", "NULLIF({0}, {1})", ["NUM", "NUM"]), ("DECIMAL", "IFNULL({0}, {1})", ["NUM", "NUM"]),
+    ("DECIMAL", "GREATEST({0}, {1})", ["NUM", "NUM"]),
+    ("DECIMAL", "LEAST({0}, {1}, {2})", ["NUM", "NUM", "NUM"]),
+    ("STRING", "CASE WHEN {0} THEN {L:STRLIT} ELSE {L:STRLIT} END", ["BOOLEAN"]),
+    ("STRING", "CASE {0} WHEN {L:STRLIT} THEN {1} ELSE {L:STRLIT} END", ["STRING", "STRING"]),
+    ("STRING", "CASE WHEN {0} THEN {1} ELSE {2} END", ["BOOLEAN", "STRING", "NUM"]),
+    ("STRING", "COALESCE({0}, {L:STRLIT})", ["STRING"]),
+    ("STRING", "IF({0}, {L:STRLIT}, {1})", ["BOOLEAN", "STRING"]),
+    ("STRING", "COALESCE({0}, {1}, {L:STRLIT})", ["STRING", "STRING"]),
+    ("TIMESTAMP", "COALESCE({0}, {1})", ["TIMESTAMP", "DATE"]),
+    ("TIMESTAMP", "COALESCE({0}, {1})", ["LTZ", "TIMESTAMP"]),
+    ("TIMESTAMP", "CASE WHEN {0} THEN {1} ELSE {2} END", ["BOOLEAN", "DATE", "TIMESTAMP"]),
+    ("TIMESTAMP", "IF({0}, {1}, {2})", ["BOOLEAN", "TIMESTAMP", "LTZ"]),
+    ("BOOLEAN", "COALESCE({0}, {1})", ["BOOLEAN", "BOOLEAN"]),
+    ("STRING", "CASE WHEN {0} IS NULL THEN 'none' ELSE CAST({0} AS STRING) END", ["ANY"]),
+    # comparisons across kinds
+    ("BOOLEAN", "{0} {L:CMP} {1}", ["NUM", "NUM"]), ("BOOLEAN", "{0} {L:CMP} {1}", ["STRING", "NUM"]),
+    ("BOOLEAN", "{0} {L:CMP} {1}", ["DATE", "TIMESTAMP"]),
+    ("BOOLEAN", "{0} {L:CMP} {1}", ["TIMESTAMP", "LTZ"]),
+    ("BOOLEAN", "{0} {L:CMP} {1}", ["STRING", "DATE"]), ("BOOLEAN", "{0} {L:CMP} {1}", ["BOOLEAN", "NUM"]),
+    ("BOOLEAN", "{0} {L:CMP} {1}", ["LTZ", "LTZ"]), ("BOOLEAN", "{0} {L:CMP} {1}", ["STRING", "STRING"]),
+    ("BOOLEAN", "{0} IN ({1}, {2})", ["NUM", "NUM", "NUM"]),
+    ("BOOLEAN", "{0} IN ({1}, {2})", ["STRING", "NUM", "STRING"]),
+    ("BOOLEAN", "{0} NOT IN ({1}, {2})", ["NUM", "NUM", "NUM"]),
+    ("BOOLEAN", "{0} BETWEEN {1} AND {2}", ["NUM", "NUM", "NUM"]),
+    ("BOOLEAN", "{0} IS DISTINCT FROM {1}", ["NUM", "NUM"]),
+    ("BOOLEAN", "{0} IS NOT DISTINCT FROM {1}", ["DATE", "TIMESTAMP"]),
+    ("BOOLEAN", "{0} IS NOT TRUE", ["BOOLEAN"]), ("BOOLEAN", "{0} IS FALSE", ["BOOLEAN"]),
+    ("BOOLEAN", "{0} IS NOT UNKNOWN", ["BOOLEAN"]),
+]
+BY_KIND2 = {k: [t for t in T2 if t[0] == k] for k in KINDS2}
+
+_VERSIONS = {1: (KINDS, COLUMN_KINDS, LITERALS, CAST_TARGETS, BY_KIND, LISTS),
+             2: (KINDS2, COLUMN_KINDS2, LITERALS2, CAST_TARGETS2, BY_KIND2, LISTS2)}
+
 
 class Generator:
-    """Random expressions of a kind; ``seed`` fixes the sequence."""
+    """Random expressions of a kind; ``seed`` fixes the sequence, ``version`` the lists drawn from
+    (1: the original generator, 2: the widened one)."""
 
-    def __init__(self, seed: int, max_depth: int = 3):
+    def __init__(self, seed: int, max_depth: int = 3, version: int = 1):
         """A generator of expressions nested up to ``max_depth`` calls deep."""
         self.rnd = random.Random(seed)
         self.max_depth = max_depth
+        self.version = version
+        (self.kinds, self.columns, self.literals, self.cast_targets, self.by_kind,
+         self.lists) = _VERSIONS[version]
 
     def leaf(self, kind: str) -> str:
         """A column (more often) or a literal of ``kind``."""
         if self.rnd.random() < 0.6:
-            return self.rnd.choice(COLUMN_KINDS[kind])
-        return self.rnd.choice(LITERALS[kind])
+            return self.rnd.choice(self.columns[kind])
+        return self.rnd.choice(self.literals[kind])
 
     def expr(self, kind: str, depth: int = 0) -> str:
         """An expression of ``kind`` (a kind of KINDS, "NUM" or "ANY"); a call or operator at the
@@ -324,16 +542,16 @@ class Generator:
         if kind == "NUM":
             kind = self.rnd.choice(NUMERIC)
         elif kind == "ANY":
-            kind = self.rnd.choice(KINDS)
+            kind = self.rnd.choice(self.kinds)
         if depth >= self.max_depth or (depth and self.rnd.random() < 0.15 + 0.2 * depth):
             return self.leaf(kind)
         roll = self.rnd.random()
         if roll < 0.12:  # a CAST (or TRY_CAST) from another kind
-            source = self.rnd.choice(KINDS)
-            target = self.rnd.choice(CAST_TARGETS[kind])
+            source = self.rnd.choice(self.kinds)
+            target = self.rnd.choice(self.cast_targets[kind])
             fn = "TRY_CAST" if self.rnd.random() < 0.25 else "CAST"
             return f"{fn}({self.expr(source, depth + 1)} AS {target})"
-        template, args = self.rnd.choice(BY_KIND[kind])[1:]
+        template, args = self.rnd.choice(self.by_kind[kind])[1:]
         return self.fill(template, args, depth)
 
     def fill(self, template: str, args: list[str], depth: int) -> str:
@@ -344,13 +562,13 @@ class Generator:
             if a == "=0":
                 a = first
             elif a == "ANY":
-                a = self.rnd.choice(KINDS)
+                a = self.rnd.choice(self.kinds)
             elif a == "NUM":
                 a = self.rnd.choice(NUMERIC)
             first = first or a
             e = self.expr(a, depth + 1)
             values.append(e if _simple(e) else f"({e})")
-        text = _SLOT.sub(lambda m: self.rnd.choice(LISTS[m.group(1)]), template)
+        text = _SLOT.sub(lambda m: _braced(self.rnd.choice(self.lists[m.group(1)])), template)
         return text.format(*values)
 
     def mutate(self, e: str) -> str:
@@ -361,6 +579,11 @@ class Generator:
         old = self.rnd.choice(names)
         new = self.rnd.choice([n for n, _ in COLUMNS if n != old])
         return re.sub(rf"\b{old}\b", new, e, count=1)
+
+
+def _braced(text: str) -> str:
+    """``text`` spliced into a template that is then ``str.format``-ed (its braces doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _simple(e: str) -> bool:
@@ -381,14 +604,15 @@ def _simple(e: str) -> bool:
     return True
 
 
-def generate(seed: int, count: int, ill_typed: float = 0.1) -> list[str]:
-    """``count`` distinct expressions of seed ``seed``; about ``ill_typed`` of them mutated."""
-    g = Generator(seed)
+def generate(seed: int, count: int, ill_typed: float = 0.1, version: int = 1) -> list[str]:
+    """``count`` distinct expressions of seed ``seed`` (generator ``version``); about ``ill_typed``
+    of them mutated."""
+    g = Generator(seed, version=version)
     out: dict[str, None] = {}
     tries = 0
     while len(out) < count and tries < count * 20:
         tries += 1
-        e = g.expr(g.rnd.choice(KINDS))
+        e = g.expr(g.rnd.choice(g.kinds))
         if g.rnd.random() < ill_typed:
             e = g.mutate(e)
         if len(e) <= 400:
@@ -405,17 +629,44 @@ AGGREGATES = [("COUNT({0})", "ANY"), ("SUM({0})", "NUM"), ("AVG({0})", "NUM"), (
               ("FIRST_VALUE({0})", "ANY"), ("LAST_VALUE({0})", "ANY"), ("COUNT(*) FILTER (WHERE {0})",
               "BOOLEAN"),
               ("SUM({1}) FILTER (WHERE {0})", "BOOLEAN")]
+# Version 2 adds (template, the kinds of its arguments): DISTINCT and FILTER on more aggregates,
+# and expressions around and inside aggregate calls.
+AGGREGATES2 = [
+    *[(t, [k, "NUM"]) for t, k in AGGREGATES],
+    ("SUM(DISTINCT {0}) FILTER (WHERE {1})", ["NUM", "BOOLEAN"]),
+    ("COUNT(DISTINCT {0}) FILTER (WHERE {1})", ["ANY", "BOOLEAN"]),
+    ("MAX({0}) FILTER (WHERE {1})", ["ANY", "BOOLEAN"]), ("MIN({0}) FILTER (WHERE {1})", ["ANY", "BOOLEAN"]),
+    ("AVG({0}) FILTER (WHERE {1})", ["NUM", "BOOLEAN"]), ("AVG(DISTINCT {0})", ["NUM"]),
+    ("MAX(DISTINCT {0})", ["ANY"]), ("MIN(DISTINCT {0})", ["ANY"]), ("COUNT(*)", []),
+    ("STDDEV_SAMP({0})", ["NUM"]), ("VAR_POP({0})", ["NUM"]), ("STDDEV_POP(DISTINCT {0})", ["NUM"]),
+    ("VARIANCE({0})", ["NUM"]), ("STDDEV({0})", ["NUM"]),
+    ("LISTAGG({0}, {L:SEPS})", ["STRING"]), ("LISTAGG(DISTINCT {0})", ["STRING"]),
+    ("LISTAGG({0}) FILTER (WHERE {1})", ["STRING", "BOOLEAN"]),
+    ("SUM({0}) / COUNT({1})", ["NUM", "ANY"]), ("MAX({0}) - MIN({0})", ["NUM"]),
+    ("CASE WHEN COUNT({0}) > 1 THEN MAX({1}) END", ["ANY", "ANY"]), ("COALESCE(SUM({0}), 0)", ["NUM"]),
+    ("SUM({0} * {1})", ["NUM", "NUM"]), ("SUM(CASE WHEN {0} THEN {1} ELSE 0 END)", ["BOOLEAN", "NUM"]),
+    ("COUNT(DISTINCT {0}, {1})", ["ANY", "ANY"]), ("FIRST_VALUE({0}) FILTER (WHERE {1})", ["ANY", "BOOLEAN"]),
+    ("SUM({0}) FILTER (WHERE {1} IS NOT NULL)", ["NUM", "ANY"]), ("AVG(CAST({0} AS DOUBLE))", ["NUM"]),
+    ("SUM(CAST({0} AS {L:NUMTYPES}))", ["NUM"]), ("AVG(CAST({0} AS {L:DECTYPES}))", ["NUM"]),
+    ("MAX({0}) = MIN({0})", ["ANY"]),
+    ("ARRAY_AGG({0})", ["ANY"]), ("COUNT({0}) + SUM(DISTINCT {1})", ["ANY", "NUM"]),
+]
 
 
-def generate_aggregates(seed: int, count: int) -> list[str]:
+def generate_aggregates(seed: int, count: int, version: int = 1) -> list[str]:
     """``count`` distinct aggregate calls over generated expressions (grouped by :data:`AGG_KEY`)."""
-    g = Generator(seed, max_depth=2)
+    g = Generator(seed, max_depth=2, version=version)
     out: dict[str, None] = {}
     tries = 0
     while len(out) < count and tries < count * 20:
         tries += 1
-        template, kind = g.rnd.choice(AGGREGATES)
-        args = [g.expr(kind, 1), g.expr("NUM", 1)]
+        if version == 1:
+            template, kind = g.rnd.choice(AGGREGATES)
+            args = [g.expr(kind, 1), g.expr("NUM", 1)]
+        else:
+            template, kinds = g.rnd.choice(AGGREGATES2)
+            args = [g.expr(k, 1) for k in kinds]
+            template = _SLOT.sub(lambda m: _braced(g.rnd.choice(g.lists[m.group(1)])), template)
         out[template.format(*args)] = None
     return list(out)
 
