@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Callable
 
+from streamsql.core.counters import DROPPED
 from streamsql.core.errors import StreamSQLError
 from streamsql.core.secrets import redact
 from streamsql.runtime.job import JobHandle
@@ -93,10 +94,7 @@ def job_summary(job: JobHandle) -> str:
     """
     m, cp = job.metrics, job.last_checkpoint
     parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
-    if m.get("bad_records"):
-        parts.append(f"{m['bad_records']} bad records skipped")
-    if m.get("late_records"):
-        parts.append(f"{m['late_records']} late records dropped")
+    parts += [f"{m[key]} {label}" for key, label, _ in DROPPED if m.get(key)]
     if job.runner.restored_from is not None:
         parts.append(f"resumed from checkpoint #{job.runner.restored_from}")
     if cp:
@@ -123,8 +121,7 @@ def task_summary(task: dict) -> str:
         parts.append(f"{task['rows_out'] - task['rows_exchanged']} rows out to tables")
     if task["to_exchange"]:
         parts.append(f"{task['rows_exchanged']} rows out to the exchange")
-    for key, label in (("bad_records", "bad records skipped"), ("late_records", "late records dropped"),
-                       ("restarts", "restarts")):
+    for key, label in (*((key, label) for key, label, _ in DROPPED), ("restarts", "restarts")):
         if task.get(key):
             parts.append(f"{task[key]} {label}")
     status = "" if task["status"] == "FINISHED" else f" {task['status']}"
@@ -146,10 +143,9 @@ def describe_job(job: JobHandle, verbose: bool = False) -> str:
         f"Started:         {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(job.started))}",
         f"Rows in / out:   {m.get('rows_in', 0)} / {m.get('rows_out', 0)}",
     ]
-    for key, label in (("bad_records", "Bad records"), ("late_records", "Late records"),
-                       ("restarts", "Restarts")):
+    for key, label in (*((key, label) for key, _, label in DROPPED), ("restarts", "Restarts")):
         if m.get(key):
-            lines.append(f"{label + ':':<17}{m[key]}")
+            lines.append(f"{(label + ':').ljust(16)} {m[key]}")
     if job.runner.restored_from is not None:
         lines.append(f"Resumed from:    checkpoint #{job.runner.restored_from}")
     if cp:

@@ -43,6 +43,7 @@ from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
 from streamsql.core.config import Config
+from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import fault_point
 from streamsql.plan.nodes import PlanNode, walk
@@ -105,8 +106,8 @@ class TaskRunner(JobRunner):
         m = self.metrics
         return {"task": f"{self.slot.stage}-{self.slot.index}", "worker": self.worker, "status": self.status,
                 "rows_in": m.get("rows_in", 0), "rows_out": m.get("rows_out", 0) + m.get("rows_exchanged", 0),
-                "rows_exchanged": m.get("rows_exchanged", 0), "bad_records": m.get("bad_records", 0),
-                "late_records": m.get("late_records", 0), "restarts": m.get("restarts", 0)}
+                "rows_exchanged": m.get("rows_exchanged", 0), "restarts": m.get("restarts", 0),
+                **{key: m.get(key, 0) for key in DROPPED_KEYS}}
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         fault_point("after_fencing_during_restore")  # the build opened (fenced) its producer
@@ -222,19 +223,19 @@ class ParallelJobRunner:
 
     @property
     def metrics(self) -> dict[str, Any]:
-        """The job's counts, as a single-task job's: rows_in, rows_out, restarts, bad_records, late_records.
+        """The job's counts, as a single-task job's: rows_in, rows_out, restarts and the dropped rows'.
 
         rows_in are read by the source stages, rows_out written to tables. Summed over
         :meth:`task_stats`: the tasks this process ran, or with worker processes (``streamsql
         run``) what the finished tasks reported (``workers``: how many processes).
         """
-        out = {"rows_in": 0, "rows_out": 0, "restarts": 0, "bad_records": 0, "late_records": 0}
+        out = {"rows_in": 0, "rows_out": 0, "restarts": 0, **dict.fromkeys(DROPPED_KEYS, 0)}
         if self.role.command:
             out["workers"] = self.config.integer("parallelism.default")
         for t in self._task_dicts(lambda t: t.counts()):
             out["rows_in"] += t["rows_in"] if t["input"] == "sources" else 0
             out["rows_out"] += t["rows_out"] - t["rows_exchanged"]
-            for key in ("restarts", "bad_records", "late_records"):
+            for key in ("restarts", *DROPPED_KEYS):
                 out[key] += t[key]
         return out
 
@@ -245,7 +246,8 @@ class ParallelJobRunner:
         ``status``, ``input`` (``sources``, ``exchange``, or ``sources and exchange``: what its
         stage reads), ``rows_in`` (from that input), ``rows_out`` (to tables and exchanges),
         ``rows_exchanged`` (of those, to exchanges), ``to_tables`` / ``to_exchange`` (whether its
-        stage writes tables / an exchange), ``bad_records``, ``late_records``, ``restarts``,
+        stage writes tables / an exchange), ``restarts`` and the dropped rows' counts
+        (:data:`~streamsql.core.counters.DROPPED`: ``bad_records``, ``late_records``, ...),
         ``last_checkpoint`` (as :attr:`JobHandle.last_checkpoint`), ``input_lag`` (records of its
         input not read yet; None when unknown or not running). With worker processes, a finished
         task's counts come from its ``done`` record (:func:`~streamsql.runtime.worker.task_reports`).

@@ -43,6 +43,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, new_client
 from streamsql.connectors.kafka.exchange import ensure_topic
+from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ExecutionError, FencedError, user_text
 from streamsql.core.faults import fault_point
 
@@ -55,7 +56,7 @@ SESSION_TIMEOUT_MS = 6000
 HOLD_S = 3.0
 #: What a task's ``done`` record holds (from :meth:`TaskRunner.stats`, what the worker that finished
 #: it counted): read back by :func:`task_reports`.
-REPORT_KEYS = ("worker", "rows_in", "rows_out", "rows_exchanged", "bad_records", "late_records", "restarts")
+REPORT_KEYS = ("worker", "rows_in", "rows_out", "rows_exchanged", *DROPPED_KEYS, "restarts")
 
 
 def task_topic(job: str) -> str:

@@ -12,6 +12,8 @@ The cases with an upsert key are in tests/compat (``on_conflict_deduplicate_*``)
 
 from __future__ import annotations
 
+import logging
+
 import pyarrow as pa
 import pytest
 
@@ -72,8 +74,36 @@ def test_with_upsert_key_a_row_is_replaced_in_place(tmp_path):
     assert out == [(P, 1, 1), (UA, 1, 2), (UA, 1, 1), (UA, 1, 1), (D, 1, 1)]
 
 
-def test_a_retraction_of_a_row_not_held_is_dropped(tmp_path):
-    op, b = open_operator(SinkUpsertMaterializer([0], None, SCHEMA), "hashmap", tmp_path / "w", "sink-mat-1")
-    out = _play(op, [[(P, 1, 1), (D, 1, 9), (UB, 2, 3)]])
+def test_a_retraction_of_a_row_not_held_is_dropped_counted_and_logged_once(tmp_path, caplog):
+    """Flink drops it too, logging "The state is cleared because of state ttl" each time; here the
+    job metric ``dropped_retractions`` counts them and the warning is logged once."""
+    metrics = {}
+    op, b = open_operator(SinkUpsertMaterializer([0], None, SCHEMA), "hashmap", tmp_path / "w", "sink-mat-1",
+                          metrics=metrics)
+    with caplog.at_level(logging.WARNING, "streamsql.runtime.operators.sink_materializer"):
+        out = _play(op, [[(P, 1, 1), (D, 1, 9), (UB, 2, 3)], [(D, 3, 3), (P, 3, 4)]])
     b.close()
-    assert out == [(P, 1, 1)]
+    assert out == [(P, 1, 1), (P, 3, 4)]
+    assert metrics["dropped_retractions"] == 3
+    warnings = [r.getMessage() for r in caplog.records if "dropped_retractions" in r.getMessage()]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("sink-mat-1: a retraction of a row it does not hold was dropped")
+    assert "The state is cleared because of state ttl" in warnings[0]
+
+
+def test_dropped_retractions_are_in_the_job_summary():
+    from types import SimpleNamespace
+
+    from streamsql.jobs import describe_job, job_summary, task_summary
+
+    runner = SimpleNamespace(restored_from=None)
+    metrics = {"rows_in": 5, "rows_out": 2, "dropped_retractions": 3}
+    job = SimpleNamespace(metrics=metrics, last_checkpoint=None, runner=runner, name="j", status="FINISHED",
+                          tasks=[], job_id="x", started=0.0)
+    assert job_summary(job) == ("[INFO] Job 'j' FINISHED: 5 rows in, 2 rows out, 3 retractions of expired "
+                                "rows dropped")
+    assert "Dropped retractions: 3" in describe_job(job)
+    task = {"task": "0-0", "worker": "w", "rows_in": 5, "input": "sources", "to_tables": True, "rows_out": 2,
+            "rows_exchanged": 0, "to_exchange": False, "dropped_retractions": 3, "status": "FINISHED"}
+    assert task_summary(task) == ("task 0-0 (worker w): 5 rows in from the sources, 2 rows out to tables, "
+                                  "3 retractions of expired rows dropped")

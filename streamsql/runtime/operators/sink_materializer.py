@@ -12,7 +12,11 @@ upsert changelog of the *latest* alive row (Flink 2.3, ``SinkUpsertMaterializer`
 - ``-U`` / ``-D`` row: the first held row equal to it (on the upsert key, or on every column when
   the input has none) is removed; if none is left, the row is emitted as ``-D``; if it was the
   last one, the new last row is emitted as ``+U``; otherwise nothing. A retraction of a row that
-  is not held is dropped (Flink logs "The state is cleared because of state ttl").
+  is not held (its key's rows expired under ``'table.exec.state.ttl'``) is dropped: as Flink,
+  which logs "The state is cleared because of state ttl. This will result in incorrect result.
+  You can increase the state ttl to avoid this." for each; here it is counted in the job metric
+  ``dropped_retractions`` (:mod:`streamsql.core.counters`) and that warning logged once per
+  operator.
 
 Rows are processed one by one, in batch order, so the output is Flink's for the same input
 changelog. Output: ``+I``, ``+U`` and ``-D`` rows only (an upsert changelog on the sink key).
@@ -24,13 +28,18 @@ and written back through the write-behind cache the ranking operators use.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pyarrow as pa
 
+from streamsql.core.connector import count
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.runtime.operators.join import rows_of, table_of
 from streamsql.runtime.operators.rank import RankOperatorBase, group_by_key
 from streamsql.state.layout import ValueFormat, encode_keys
+
+log = logging.getLogger(__name__)
 
 #: A sink key's held rows, oldest first.
 HELD_ROWS = ValueFormat("sink-materializer/rows", 1)
@@ -61,6 +70,7 @@ class SinkUpsertMaterializer(RankOperatorBase):
         self.sink_key = list(sink_key)
         self.upsert_key = list(upsert_key) if upsert_key else None
         self.schema = schema
+        self._warned = False  # the dropped-retraction warning is logged once
 
     def _same(self, a: tuple, b: tuple) -> bool:
         if self.upsert_key is None:
@@ -86,6 +96,9 @@ class SinkUpsertMaterializer(RankOperatorBase):
                 else:
                     self._retract(held, rows[i], i, out)
             news.append(held or None)
+        if dropped := sum(1 for _, row, kind in out if kind is None):
+            out = [o for o in out if o[2] is not None]
+            self._dropped(dropped)
         self.values.put(slots, news)
         self.cache.touch(slots)
         self.cache.evict()
@@ -107,6 +120,7 @@ class SinkUpsertMaterializer(RankOperatorBase):
     def _retract(self, held: list[tuple], row: tuple, i: int, out: list) -> None:
         at = self._find(held, row)
         if at < 0:
+            out.append((i, row, None))  # not held: dropped, and counted (module docstring)
             return
         last = at == len(held) - 1
         del held[at]
@@ -114,6 +128,16 @@ class SinkUpsertMaterializer(RankOperatorBase):
             out.append((i, row, RowKind.DELETE))
         elif last:
             out.append((i, held[-1], RowKind.UPDATE_AFTER))
+
+    def _dropped(self, n: int) -> None:
+        """Count ``n`` retractions of rows not held in ``dropped_retractions``; warn the first time."""
+        count(self.ctx.metrics, "dropped_retractions", n)
+        if not self._warned:
+            self._warned = True
+            log.warning("%s: a retraction of a row it does not hold was dropped (counted in the job metric "
+                        "'dropped_retractions'). The state is cleared because of state ttl. This will result "
+                        "in incorrect result. You can increase the state ttl to avoid this.",
+                        self.ctx.operator_id)
 
     def _find(self, held: list[tuple], row: tuple) -> int:
         for j, h in enumerate(held):
