@@ -268,7 +268,8 @@ class Source(ABC):
     def lag(self) -> int | None:
         """Records of its input not read yet (a Kafka source's end offsets minus its position).
 
-        Asked from another thread (SHOW JOBS); None when unknown. Must not raise.
+        Asked on the thread that polls the source, between polls (SHOW JOBS hands the call
+        over: streamsql/runtime/handoff.py); None when unknown. Must not raise.
         """
         return None
 

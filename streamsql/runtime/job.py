@@ -18,7 +18,7 @@ import threading
 import time
 import traceback
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
@@ -27,6 +27,7 @@ from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
 from streamsql.plan.nodes import PlanNode
 from streamsql.runtime.builder import JobGraph, build_job
+from streamsql.runtime.handoff import Handoff
 from streamsql.runtime.memory import use_system_allocator
 from streamsql.runtime.restart import create_strategy
 from streamsql.runtime.task import Task
@@ -66,6 +67,8 @@ class JobRunner:
         self.last_failure: str | None = None
         #: True once the final checkpoint of the finished job committed (marked final).
         self._finished = False
+        self._handoff = Handoff()  # other threads' calls on the running graph (:meth:`ask`)
+        self._polling = False  # the job thread runs the loop, which serves them
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         coord = graph.coordinator
@@ -167,8 +170,10 @@ class JobRunner:
             positions = self._restore(graph)
             for s in graph.sources:
                 s.open(positions.get(s.source_id))
+            self._polling = True
             self._loop(graph)
         finally:
+            self._polling = False
             graph.close()
 
     def _build(self, workdir: str) -> JobGraph:
@@ -196,6 +201,8 @@ class JobRunner:
                 sink.raise_failure()
             self.metrics["rows_in"] = sum(s.rows for s in sources)
             self.watermark = _event_time(graph.tasks)
+            if self._handoff:
+                self._handoff.serve(graph)
             coord.maybe_complete()
             if all(s.ended for s in sources):
                 self._final_checkpoint(graph, final=self.final_marks_done)
@@ -207,6 +214,14 @@ class JobRunner:
                 coord.trigger()
             if not busy and len(live) > 1:
                 time.sleep(0.01)
+
+    def ask(self, fn: Callable[[JobGraph], Any], timeout_s: float) -> Any:
+        """``fn(graph)`` made on the job thread between polls, from any thread; its result.
+
+        The graph's sources belong to the job thread (:mod:`streamsql.runtime.handoff`). None
+        when the job is not polling, or does not answer within ``timeout_s`` seconds.
+        """
+        return self._handoff.call(fn, timeout_s) if self._polling else None
 
     def _stopping(self, graph: JobGraph) -> bool:
         """True when the job is to stop after a final checkpoint (:meth:`stop` was called)."""

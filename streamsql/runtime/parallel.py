@@ -57,6 +57,9 @@ from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_
 log = logging.getLogger(__name__)
 
 FINISHED_MARKER = "_finished"
+#: How long SHOW JOBS waits for a task's input lag (s; then it shows none). Asking the brokers
+#: takes up to ~0.5 s per partition (behind the consumer's pending fetch).
+LAG_TIMEOUT_S = 15.0
 RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started from
 
 
@@ -94,10 +97,13 @@ class TaskRunner(JobRunner):
         return self._graph
 
     def stats(self) -> dict[str, Any]:
-        """What SHOW JOBS shows of the task (see :meth:`ParallelJobRunner.task_stats`)."""
-        graph = self._graph
-        running = graph is not None and self.status == "RUNNING"
-        lags = [s.source.lag() for s in graph.sources] if running else []
+        """What SHOW JOBS shows of the task (see :meth:`ParallelJobRunner.task_stats`).
+
+        The input lag is asked on the task's thread (its sources' consumers are its own), for
+        at most :data:`LAG_TIMEOUT_S`.
+        """
+        running = self._graph is not None and self.status == "RUNNING"
+        lags = self.ask(lambda g: [s.source.lag() for s in g.sources], LAG_TIMEOUT_S) if running else None
         return {**self.counts(), "last_checkpoint": self.coordinator.stats() if self.coordinator else {},
                 "input_lag": None if not lags or None in lags else sum(lags)}
 

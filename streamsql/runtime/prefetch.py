@@ -17,12 +17,11 @@ restore from that checkpoint reads them again (what was prefetched and not proce
 dropped with the failed attempt).
 
 Every call on the wrapped source runs on the fetch thread while it lives (``poll``,
-``position``, ``finished_splits``, ``finished``, ``watermark``, and ``checkpoint_committed``,
-queued to it), so the source keeps its single-threaded contract
-(:mod:`streamsql.core.connector`); only ``lag()``, which a source must already answer from any
-thread, is called directly. A failure of the fetch thread is raised on the job thread by the
-``poll`` that finds the queue empty after the batches read before it (the same exception
-object, so the job fails with the source's own error).
+``position``, ``finished_splits``, ``finished``, ``watermark``, ``checkpoint_committed``, queued
+to it, and ``lag``, handed to it: :mod:`streamsql.runtime.handoff`), so the source keeps its
+single-threaded contract (:mod:`streamsql.core.connector`). A failure of the fetch thread is
+raised on the job thread by the ``poll`` that finds the queue empty after the batches read
+before it (the same exception object, so the job fails with the source's own error).
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from typing import Any
 from streamsql.core.connector import Source
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.runtime.handoff import Handoff
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 FETCH_TIMEOUT_S = 0.1
 #: How long :meth:`PrefetchingSource.close` waits for the fetch thread (s).
 JOIN_TIMEOUT_S = 60.0
+#: How long :meth:`PrefetchingSource.lag` waits for the fetch thread's answer (s).
+LAG_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ class PrefetchingSource(Source):
         self.name = name
         self._queue: queue.Queue[tuple[Batch | None, SourceState]] = queue.Queue(max(1, depth))
         self._commands: list[tuple[int, Any]] = []  # checkpoint_committed calls, in order
+        self._handoff = Handoff()  # lag() calls, answered by the fetch thread
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._error: BaseException | None = None
@@ -152,8 +155,15 @@ class PrefetchingSource(Source):
         return self._state.watermark
 
     def lag(self) -> int | None:
-        """The wrapped source's lag (callable from any thread); counts prefetched records as read."""
-        return self.inner.lag()
+        """The wrapped source's lag, asked on the fetch thread; counts prefetched records as read.
+
+        None while the fetch thread does not run, or when it does not answer within
+        :data:`LAG_TIMEOUT_S`.
+        """
+        th = self._thread
+        if th is None or not th.is_alive() or self._stop.is_set():
+            return None
+        return self._handoff.call(self.inner.lag, LAG_TIMEOUT_S)
 
     def checkpoint_committed(self, checkpoint_id: int, position: dict) -> None:
         """Queue the call for the fetch thread (run between its polls, in order)."""
@@ -202,6 +212,8 @@ class PrefetchingSource(Source):
             while not self._stop.is_set():
                 if self._commands:
                     self._run_commands()
+                if self._handoff:
+                    self._handoff.serve()
                 if last.finished:  # nothing more to read: serve commits until stopped
                     self._stop.wait(FETCH_TIMEOUT_S)
                     continue
@@ -224,3 +236,5 @@ class PrefetchingSource(Source):
             except queue.Full:
                 if self._commands:
                     self._run_commands()
+                if self._handoff:
+                    self._handoff.serve()

@@ -1,4 +1,6 @@
-"""No Kafka admin client of the engine is left for the garbage collector (a crashed CI worker).
+"""Kafka clients and threads: no admin client left to the garbage collector, no consumer shared.
+
+First (a crashed CI worker): no Kafka admin client of the engine is left for the garbage collector.
 
 The clean-clone CI lost a pytest-xdist worker ("worker 'gw0' crashed") in
 test_parallel_exchange_topics. An exchange reader kept the AdminClient of its ``DeleteRecords``
@@ -12,6 +14,9 @@ configuration for the life of the process (streamsql/connectors/kafka/admin.py).
 The test runs that sequence in a child process, deterministically: a reader purges (its
 ``DeleteRecords`` in flight), is closed and dropped inside a cycle, and the request's result, on
 the admin client's thread, runs a full collection.
+
+Second (a hung SHOW JOBS): a source's consumer is called only by the thread that polls it
+(streamsql/runtime/handoff.py).
 """
 
 from __future__ import annotations
@@ -20,8 +25,16 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import uuid
 from pathlib import Path
+
+from streamsql.connectors.kafka.source import KafkaSource
+
+from streamsql.core.catalog import ColumnDef, TableDef
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.types import SqlType
+from streamsql.runtime.prefetch import PrefetchingSource
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,3 +95,27 @@ def test_a_dropped_exchange_reader_leaves_no_admin_client_to_the_garbage_collect
     finally:
         kafka_admin.delete_topics([topic], operation_timeout=30)
     assert proc.returncode == 0 and "survived" in proc.stdout, proc.stderr[-3000:]
+
+
+def test_a_sources_lag_is_answered_while_its_fetch_thread_polls(kafka_bootstrap, kafka_topic_factory):
+    """SHOW JOBS's input lag, asked from another thread while the fetch thread polls an idle topic.
+
+    confluent-kafka 2.16 serializes a consumer's calls: the second thread's ``Consumer.position``
+    checks every millisecond whether the consumer is free, with the GIL, which the fetch thread
+    gives up only inside ``consume()``, holding the consumer; it waited for ever (the SHOW JOBS of
+    test_rescale_from_two_to_three_tasks_through_a_savepoint hung so, minutes).
+    """
+    topic = kafka_topic_factory("lag")
+    table = TableDef("src", [ColumnDef("id", SqlType.parse("INT"))], {
+        "connector": "kafka", "topic": topic, "properties.bootstrap.servers": kafka_bootstrap,
+        "format": "json", "scan.startup.mode": "earliest-offset"})
+    src = PrefetchingSource(KafkaSource(ConnectorContext(table, "job", {})), 100, 2, "src")
+    src.open(None)
+    answers: list = []
+    asker = threading.Thread(target=lambda: answers.append(src.lag()), daemon=True)
+    try:
+        asker.start()
+        asker.join(30)
+        assert answers == [0]
+    finally:
+        src.close()

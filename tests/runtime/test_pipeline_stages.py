@@ -65,6 +65,10 @@ class CountingSource(Source):
     def checkpoint_committed(self, checkpoint_id, position):
         self.committed.append((checkpoint_id, position, threading.current_thread().name))
 
+    def lag(self):
+        self.threads.add(threading.current_thread().name)
+        return self.n - self.next
+
     def close(self):
         self.closed = True
 
@@ -143,6 +147,26 @@ def test_commits_run_on_the_fetch_thread_or_at_close():
     src.close()
     src.checkpoint_committed(2, {"next": 2})  # after close: nothing runs, nothing raises
     assert len(inner.committed) == 1
+
+
+@pytest.mark.parametrize("batches", [0, 1000])  # the fetch thread polls on, or waits on a full queue
+def test_lag_is_asked_on_the_fetch_thread(batches):
+    """SHOW JOBS asks a task's input lag from its own thread; the consumer belongs to the fetch thread.
+
+    confluent-kafka 2.16 serializes the calls on a consumer; the caller's ``Consumer.position``
+    waited for ever while the fetch thread consumed (a SHOW JOBS hung in test_parallel_savepoint).
+    """
+    inner = CountingSource(batches, bounded=False)
+    src = PrefetchingSource(inner, 100, depth=1, name="t")
+    src.open(None)
+    try:
+        _wait(lambda: inner.next == min(batches, 2))  # 1000: one batch queued, one held by its put
+        inner.threads.clear()
+        assert src.lag() == batches - inner.next
+        assert inner.threads == {"fetch-t"}
+    finally:
+        src.close()
+    assert src.lag() is None  # closed: nothing asks the source
 
 
 def test_close_joins_a_fetch_thread_blocked_on_a_full_queue():
