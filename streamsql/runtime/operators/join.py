@@ -61,6 +61,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, RowKind, Watermark
+from streamsql.core.errors import InternalError
 from streamsql.core.types import hashable
 from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
@@ -241,7 +242,7 @@ class StreamingJoinOperator(JoinBase, Operator):
         kb = self._load(batch, side)
         if kb is None:
             return []
-        rows, kinds, keys, mine = kb.rows, kb.kinds, kb.keys, kb.mine
+        rows, kinds, keys, mine, appended = kb.rows, kb.kinds, kb.keys, kb.mine, kb.associations
         cands = [kb.theirs[k] for k in keys]  # shared per key: read-only lists of (row, entry)
         matches = self._filter(side, rows, cands)
 
@@ -251,7 +252,7 @@ class StreamingJoinOperator(JoinBase, Operator):
         out_kinds: list[int] = []
         touched: dict = {}  # the other side's entries whose associations changed
         for x, kind, k, rk, m in zip(rows, kinds, keys, kb.row_keys, matches):
-            ent = mine[k, rk]
+            ent = mine[k, rk] if mine is not None else None
             if kind in _ACCUMULATE:
                 out_kind = kind if inner else RowKind.INSERT
                 if not m and my_outer:
@@ -269,10 +270,16 @@ class StreamingJoinOperator(JoinBase, Operator):
                         touched[k, e[2]] = (y, e)
                     out_rows += [self._joined(side, x, y)] * c
                     out_kinds += [out_kind] * c
-                ent[0] += 1
-                ent[1] = total
+                if ent is None:
+                    appended.append(total)
+                else:
+                    ent[0] += 1
+                    ent[1] = total
             else:
                 out_kind = kind if inner else RowKind.DELETE
+                if ent is None:
+                    msg = f"A retraction reached side {side} of a regular join whose input is insert-only"
+                    raise InternalError(msg)
                 if ent[0] > 0:
                     ent[0] -= 1
                 if not m and my_outer:

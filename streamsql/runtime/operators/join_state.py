@@ -79,7 +79,10 @@ class KeyedRows:
         row_keys: per row its entry key (the row's encoded bytes).
         side: the side of the batch (0 left, 1 right).
         mine: per ``(key, row key)`` of the batch, that row's entry on this side,
-            ``[count, associations, row, stored]`` (``[0, 0, row, False]`` when absent).
+            ``[count, associations, row, stored]`` (``[0, 0, row, False]`` when absent); None
+            on a side that appends (:attr:`JoinState.appends`), whose rows are new entries:
+            the operator fills ``associations`` instead.
+        associations: on a side that appends, per row (in order) its number of matches.
         theirs: per distinct key, the other side's rows ``(row, [count, associations, row key])``
             ([] for a key with a NULL).
         prefixes: per side, per distinct key, its map prefix.
@@ -93,10 +96,11 @@ class KeyedRows:
     with_nulls: set[bytes]
     row_keys: list[bytes]
     side: int
-    mine: dict
+    mine: dict | None
     theirs: dict
     prefixes: tuple[dict, dict]
     extra: list
+    associations: list[int]
 
 
 class JoinState:
@@ -137,7 +141,7 @@ class JoinState:
         decode = JOIN_ROW.decode
         if self.appends[side]:  # a new entry per row, none to read
             row_keys = unique_keys(len(rows))
-            mine = {(k, rk): [0, 0, x, False] for k, rk, x in zip(keys, row_keys, rows)}
+            mine = None
         else:
             row_keys = encode_keys(table.columns, table.num_rows)
             first = {}
@@ -161,7 +165,7 @@ class JoinState:
                 out.append((tuple(r[2:]), [r[0], r[1], rk]))
         values = self.state.get_many(list(extra)) if extra else []
         return KeyedRows(rows, kinds, keys, distinct, with_nulls, row_keys, side, mine, theirs, prefixes,
-                         values)
+                         values, [])
 
     def write(self, kb: KeyedRows, touched: dict, puts: list | None = None) -> None:
         """Write back this side's entries of the batch, the other side's in ``touched``, and ``puts``.
@@ -176,11 +180,15 @@ class JoinState:
         encode = JOIN_ROW.encode
         mine_p, their_p = kb.prefixes[side], kb.prefixes[1 - side]
         mine_puts, mine_deletes = [], []
-        for (k, rk), (count, assoc, x, stored) in kb.mine.items():
-            if count > 0:
-                mine_puts.append((mine_p[k], rk, encode([count, assoc, *x])))
-            elif stored:
-                mine_deletes.append((mine_p[k], rk))
+        if kb.mine is None:  # appends: one new entry per row
+            mine_puts = [(mine_p[k], rk, encode([1, assoc, *x]))
+                         for k, rk, x, assoc in zip(kb.keys, kb.row_keys, kb.rows, kb.associations)]
+        else:
+            for (k, rk), (count, assoc, x, stored) in kb.mine.items():
+                if count > 0:
+                    mine_puts.append((mine_p[k], rk, encode([count, assoc, *x])))
+                elif stored:
+                    mine_deletes.append((mine_p[k], rk))
         their_puts = [(their_p[k], rk, encode([e[0], e[1], *y])) for (k, rk), (y, e) in touched.items()]
         mine_view, their_view = self.views[side], self.views[1 - side]
         if mine_view is their_view:
