@@ -328,6 +328,7 @@ SPEC = register(
         check_sink=lambda table, config: _encoder(table),
         source_changelog=lambda table: is_changelog_format(table.options.get("format", "")),
         sink_accepts_updates=lambda table: encodes_updates(table.options.get("format", "")),
+        sink_retracts=lambda table: encodes_updates(table.options.get("format", "")),  # debezium-json
         sink_guarantee=lambda table, config: SinkGuarantee(reason=_SINK_REASON),
     )
 )

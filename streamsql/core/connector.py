@@ -431,6 +431,11 @@ class ConnectorSpec:
             its input (Flink's upsert-kafka and jdbc sinks); the others (print, blackhole) take
             their input's mode, so an insert-only query makes them append-only sinks, which an
             ``INSERT ... ON CONFLICT`` may not write (:mod:`streamsql.plan.conflicts`).
+        sink_retracts: ``(table) -> bool``: the sink declares a changelog with -U rows whatever its
+            input (Flink's ``ChangelogMode.all()`` of a changelog format such as debezium-json): a
+            "retract" sink, which Flink never puts a sink upsert materializer before, nor checks
+            the PRIMARY KEY of, and which an ``INSERT ... ON CONFLICT`` may not write
+            (:mod:`streamsql.plan.conflicts`).
         sink_guarantee: ``(table, config) -> SinkGuarantee``.
         create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
             processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
@@ -451,6 +456,7 @@ class ConnectorSpec:
     sink_requires_primary_key: bool = False
     sink_upserts: Callable[[TableDef], bool] = _never
     sink_always_upserts: Callable[[TableDef], bool] = _never
+    sink_retracts: Callable[[TableDef], bool] = _never
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
 

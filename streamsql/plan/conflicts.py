@@ -25,6 +25,16 @@ as Flink. Where the keys differ, ``DO DEDUPLICATE`` on an updating query (or no 
 ``'table.exec.sink.require-on-conflict'`` = ``'false'``) puts a :class:`SinkMaterializerNode`
 before the sink, as Flink puts its SinkUpsertMaterializer there. StreamSQL refuses ``DO ERROR`` /
 ``DO NOTHING`` at the clause, which it does not run.
+
+``'table.exec.sink.upsert-materialize'`` (Flink 2.3's ``analyzeUpsertMaterializeStrategy``):
+``AUTO`` (the default) as above; ``NONE`` never materializes nor checks; ``FORCE`` materializes
+before every sink with a PRIMARY KEY, whatever the keys and the clause say (a print sink then
+prints ``+U`` for a second row of a key, where it printed ``+I``). A "retract" sink, whose
+changelog has -U rows whatever it is asked (a debezium-json format:
+:attr:`~streamsql.core.connector.ConnectorSpec.sink_retracts`), is never checked nor
+materialized, and may not take an ON CONFLICT clause. Under FORCE an append-only sink (a
+filesystem or kafka json table with a key) is not materialized here, where Flink materializes
+it: it writes every row it gets, one per input row, with the same values either way.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from typing import ClassVar
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
+from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -63,11 +74,14 @@ class SinkMaterializerNode(PlanNode):
         sink_key: input column indexes of the sink's PRIMARY KEY.
         upsert_key: input column indexes of the input's upsert key (rows are matched on it), or
             None (matched on every column).
+        table: the sink's table (its input needs -U rows as the sink would:
+            :func:`~streamsql.plan.update_kinds.eliminate_update_before`).
         labels: ``(sink key, upsert key)`` as EXPLAIN prints them.
     """
 
     sink_key: list[int] = field(default_factory=list)
     upsert_key: list[int] | None = None
+    table: TableDef | None = None
     labels: tuple[str, str] = ("", "")
 
     kind: ClassVar[str] = "sink-materializer"
@@ -100,9 +114,12 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
     action = conflict.args["action"].name if conflict is not None else None
     append_only = not spec.sink_accepts_updates(table) or (
         node.mode == INSERT_ONLY and not spec.sink_always_upserts(table))
-    if conflict is not None and append_only:
+    retract = not append_only and spec.sink_retracts(table)
+    if conflict is not None and (append_only or retract):
+        why = "it only accepts INSERT (append-only) changes" if append_only else \
+            "it requires UPDATE_BEFORE (retract mode)"
         msg = (f"ON CONFLICT clause is only allowed for upsert sinks. The sink '{table.name}' is not an "
-               f"upsert sink because it only accepts INSERT (append-only) changes.")
+               f"upsert sink because {why}.")
         planner._fail(conflict, msg, PlanError)
     if action in ("DO ERROR", "DO NOTHING"):
         missing = list(dict.fromkeys(n.table.name for n in walk([node])
@@ -117,10 +134,15 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
                f"query's key")
         planner._fail(conflict, msg, PlanError)
     strategy = planner.config.choice(UPSERT_MATERIALIZE) or "AUTO"
-    if not table.primary_key or strategy == "NONE":
+    if not table.primary_key or strategy == "NONE" or retract:
         return
     keys = sink_input_keys(node)
-    if strategy in ("AUTO", "FORCE"):  # FORCE is not Flink's yet: it materializes when keys agree
+    if strategy == "FORCE":
+        if not spec.sink_accepts_updates(table):
+            # Flink materializes here too, and its +U rows reach a sink that writes every row as
+            # an insert: one row out per row in, the same rows as without it
+            return
+    else:  # AUTO
         if append_only or (node.mode == INSERT_ONLY and action == "DO DEDUPLICATE"):
             return  # Flink: the sink writes the inserts as upserts, the latest row per key wins
         mismatch = _key_mismatch(sink, keys)
@@ -141,8 +163,8 @@ def check_conflict(planner, sink: SinkNode, conflict: exp.OnConflict | None, tar
     upsert_key = sorted(keys[0]) if keys else None
     sink.inputs[0] = SinkMaterializerNode(
         inputs=[node], schema=node.schema, mode=RETRACT, update_before=False, sink_key=sink_key,
-        upsert_key=upsert_key, labels=(", ".join(table.primary_key),
-                ", ".join(names[i] for i in upsert_key) if upsert_key else ""))
+        upsert_key=upsert_key, table=table,
+        labels=(", ".join(table.primary_key), ", ".join(names[i] for i in upsert_key) if upsert_key else ""))
     sink.mode = RETRACT
 
 

@@ -87,7 +87,9 @@ def eliminate_update_before(roots: list[PlanNode]) -> None:
 
 def _needs_before(consumer: PlanNode, producer: PlanNode, needs: dict[int, bool]) -> bool:
     """Whether ``consumer`` needs the -U rows of its input ``producer`` (module docstring)."""
-    if type(consumer) is SinkNode:
+    if type(consumer) is SinkNode or consumer.kind == "sink-materializer":
+        # a sink upsert materializer is part of its sink in Flink: its input is asked what the
+        # sink would ask (only +U when the sink upserts by the input's key, as under FORCE)
         table = consumer.table
         if not get_connector(table.connector).sink_upserts(table):
             return True

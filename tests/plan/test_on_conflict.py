@@ -245,3 +245,69 @@ def test_an_insert_only_query_into_an_upsert_sink_with_flinks_options(env):
     env.execute_sql("RESET 'table.exec.sink.upsert-materialize'")
     env.execute_sql("SET 'table.exec.sink.require-on-conflict' = 'false'")
     assert "SinkUpsertMaterializer(pk=[a], upsertKey=[]" in env.execute_sql(query).message
+
+
+# -- 'table.exec.sink.upsert-materialize' = 'FORCE' ----------------------------------------------
+# Flink 2.3's analyzeUpsertMaterializeStrategy: FORCE puts the materializer before every sink with
+# a PRIMARY KEY that is not a retract sink (one whose changelog has -U rows whatever it is asked:
+# a debezium-json format), whatever the keys and ON CONFLICT say; StreamSQL planned FORCE as AUTO.
+def _sinks(env, tmp_path):
+    upsert_sink(env, "a", "a INT, s INT")
+    sink(env, "a", "a INT, s INT")
+    env.execute_sql("CREATE TABLE psnk (a INT, s INT, PRIMARY KEY (a) NOT ENFORCED) WITH ("
+                    "'connector' = 'print')")
+    env.execute_sql("CREATE TABLE nokey (a INT, s INT) WITH ('connector' = 'print')")
+    for name, fmt in (("fjson", "json"), ("fdbz", "debezium-json")):
+        env.execute_sql(f"CREATE TABLE {name} (a INT, s INT, PRIMARY KEY (a) NOT ENFORCED) WITH ("
+                        f"'connector' = 'filesystem', 'path' = '{tmp_path}/{name}', 'format' = '{fmt}')")
+
+
+@pytest.mark.parametrize(
+    ("table", "query", "materialized"),
+    [
+        ("usnk", "SELECT a, SUM(v) FROM src GROUP BY a", True),  # keys agree
+        ("snk", "SELECT a, SUM(v) FROM src GROUP BY a", True),
+        ("psnk", "SELECT a, SUM(v) FROM src GROUP BY a", True),
+        ("psnk", "SELECT a, v FROM src", True),  # insert-only
+        ("usnk", "SELECT a, v FROM src ON CONFLICT DO DEDUPLICATE", True),
+        ("nokey", "SELECT a, v FROM src", False),  # no PRIMARY KEY
+        ("fdbz", "SELECT a, SUM(v) FROM src GROUP BY a", False),  # a retract sink
+        # an append-only sink: Flink materializes, but writes each row as it comes, one per row
+        ("fjson", "SELECT a, v FROM src", False),
+    ],
+)
+def test_force_materializes_where_flink_does(env, tmp_path, table, query, materialized):
+    _sinks(env, tmp_path)
+    env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'force'")  # an enum: any case, as Flink
+    text = env.execute_sql(f"EXPLAIN INSERT INTO {table} {query}").message
+    assert ("SinkUpsertMaterializer(pk=[a]" in text) is materialized
+
+
+def test_force_into_an_upsert_sink_by_the_query_key_asks_no_update_before(env, tmp_path):
+    """As Flink's sink, the materializer's input builds no -U rows when the sink upserts by its key."""
+    _sinks(env, tmp_path)
+    env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'FORCE'")
+    text = env.execute_sql("EXPLAIN INSERT INTO usnk SELECT a, SUM(v) FROM src GROUP BY a").message
+    assert "SinkUpsertMaterializer(pk=[a], upsertKey=[a]" in text
+    assert "changelog=[upsert]" in text.split("SinkUpsertMaterializer")[1]
+    text = env.execute_sql("EXPLAIN INSERT INTO psnk SELECT a, SUM(v) FROM src GROUP BY a").message
+    assert "changelog=[retract]" in text.split("SinkUpsertMaterializer")[1]  # print shows -U rows
+
+
+def test_a_retract_sink_is_never_checked_nor_materialized(env, tmp_path):
+    """Flink's AUTO skips a sink whose changelog has -U rows (debezium-json), and refuses ON CONFLICT
+    into it: 'it requires UPDATE_BEFORE (retract mode)'."""
+    _sinks(env, tmp_path)
+    env.execute_sql("CREATE TABLE fdbz2 (a INT, b INT, s INT, PRIMARY KEY (a) NOT ENFORCED) WITH ("
+                    f"'connector' = 'filesystem', 'path' = '{tmp_path}/fdbz2', 'format' = 'debezium-json')")
+    text = env.execute_sql(f"EXPLAIN INSERT INTO fdbz2 {AGG_AB}").message
+    assert "SinkUpsertMaterializer" not in text
+    with pytest.raises(PlanError, match="because it requires UPDATE_BEFORE \\(retract mode\\)"):
+        env.execute_sql(f"EXPLAIN INSERT INTO fdbz2 {AGG_AB} ON CONFLICT DO DEDUPLICATE")
+
+
+def test_upsert_materialize_takes_flinks_values_only(env):
+    from streamsql.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="upsert-materialize"):
+        env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'ALWAYS'")

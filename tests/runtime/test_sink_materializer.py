@@ -107,3 +107,25 @@ def test_dropped_retractions_are_in_the_job_summary():
             "rows_exchanged": 0, "to_exchange": False, "dropped_retractions": 3, "status": "FINISHED"}
     assert task_summary(task) == ("task 0-0 (worker w): 5 rows in from the sources, 2 rows out to tables, "
                                   "3 retractions of expired rows dropped")
+
+
+def test_force_into_a_print_sink_prints_the_materializers_changelog(tmp_path, capfd):
+    """'upsert-materialize' = 'FORCE' materializes an insert-only query into a keyed print sink, as
+    Flink 2.3's analyzeUpsertMaterializeStrategy (a PRIMARY KEY, not a retract sink): the second row
+    of key 1 is printed as +U (StreamSQL planned FORCE as AUTO and printed +I)."""
+    from streamsql import StreamEnvironment
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(f'{{"id": {i}, "v": {v}}}\n' for i, v in ((1, 10), (2, 20), (1, 30), (3, 40))))
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp")})
+    env.execute_sql(f"CREATE TABLE src (id INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{src}', "
+                    "'format' = 'json')")
+    env.execute_sql("CREATE TABLE snk (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                    "'connector' = 'print')")
+    env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'FORCE'")
+    capfd.readouterr()
+    assert env.execute_sql("INSERT INTO snk SELECT id, v FROM src").wait(120) == "FINISHED"
+    env.close()
+    lines = [ln for ln in capfd.readouterr().out.splitlines() if ln[:2] in ("+I", "+U", "-U", "-D")]
+    assert lines == ["+I[1, 10]", "+I[2, 20]", "+U[1, 30]", "+I[3, 40]"]
