@@ -214,7 +214,7 @@ class StreamEnvironment:
         return TableResult("rows", ["savepoint path"], [(storage.location(done.checkpoint_id),)])
 
     def _create(self, tree: exp.Create, sql: str) -> TableResult:
-        from streamsql.sql.ddl import table_def_from_create, view_def_from_create
+        from streamsql.sql.ddl import check_view_columns, table_def_from_create, view_def_from_create
 
         kind = (tree.args.get("kind") or "").upper()
         replace = bool(tree.args.get("replace"))
@@ -231,7 +231,8 @@ class StreamEnvironment:
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         if kind == "VIEW":
             vd = view_def_from_create(tree, sql)
-            Planner(self.catalog, self.config, sql).plan_query(vd.query)  # validate now, not at use
+            node = Planner(self.catalog, self.config, sql).plan_query(vd.query)  # validate now, not at use
+            check_view_columns(tree, vd, node.schema.names, sql)
             self.catalog.add(vd, exists, replace)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         msg = f"CREATE {kind} is not supported"
@@ -284,7 +285,10 @@ class StreamEnvironment:
         obj = self.catalog.get(name)
         if isinstance(obj, ViewDef):
             node = Planner(self.catalog, self.config).plan_query(obj.query)
-            return TableResult("rows", describe.COLUMNS, describe.view_rows(node))
+            rows = describe.view_rows(node)
+            if obj.columns:  # CREATE VIEW v (a, b): the view's names for the query's columns
+                rows = [(name, *row[1:]) for name, row in zip(obj.columns, rows)]
+            return TableResult("rows", describe.COLUMNS, rows)
         return TableResult("rows", describe.COLUMNS, describe.table_rows(obj))
 
     def explain(self, stmt: exp.Expression, sql: str) -> str:

@@ -89,12 +89,17 @@ class TableDef:
 
 @dataclass
 class ViewDef:
-    """A view declared by ``CREATE [TEMPORARY] VIEW name AS query``."""
+    """A view declared by ``CREATE [TEMPORARY] VIEW name [(c1, c2, ...)] AS query``.
+
+    ``columns``: the view's column list, naming the query's columns in order (empty: the query's
+    own names), as Flink's ``CREATE VIEW``.
+    """
 
     name: str
     query: exp.Expression
     temporary: bool = False
     sql: str | None = None
+    columns: tuple[str, ...] = ()
 
 
 class Catalog:

@@ -17,9 +17,11 @@ from streamsql.plan.scope import position_of
 def inline_ctes(q: exp.Query, sql: str | None) -> exp.Query:
     """``q`` without its ``WITH`` clause, every reference to a CTE replaced by the CTE's query.
 
+    A CTE's column list (``WITH t (a, b) AS (q)``) names ``q``'s columns in order: the reference
+    becomes ``(SELECT * FROM (q) AS t(a, b)) AS t``, checked as a ``FROM ... AS t(a, b)`` is.
+
     Raises:
-        SqlError: ``WITH RECURSIVE``, or a CTE with a column list (``WITH t (a, b) AS ...``),
-            positioned at it.
+        SqlError: ``WITH RECURSIVE``, positioned at it.
     """
     with_ = q.args["with_"]
     if with_.args.get("recursive"):
@@ -28,10 +30,14 @@ def inline_ctes(q: exp.Query, sql: str | None) -> exp.Query:
     q.set("with_", None)
     defined: dict[str, exp.Expression] = {}
     for cte in with_.expressions:
-        if cte.args["alias"].columns:
-            _fail(cte, sql, f"WITH {cte.alias} (column list) is not supported yet; alias the columns "
-                            "in the CTE's SELECT instead")
-        defined[cte.alias.lower()] = _expand(cte.this, defined)
+        body = _expand(cte.this, defined)
+        columns = cte.args["alias"].columns
+        if columns:
+            named = exp.TableAlias(this=exp.to_identifier(cte.alias), columns=[c.copy() for c in columns])
+            named.meta["cte"] = True  # a count mismatch gets Calcite's message for a CTE
+            read = exp.Subquery(this=body, alias=named)
+            body = exp.Select(expressions=[exp.Star()], from_=exp.From(this=read))
+        defined[cte.alias.lower()] = body
     return _expand(q, defined)
 
 

@@ -106,7 +106,8 @@ def _collect(tree: exp.Expression, catalog: Catalog, out: dict[str, TableDef | V
 
 def _describe(obj: TableDef | ViewDef) -> dict:
     if isinstance(obj, ViewDef):
-        return {"view": _sql(obj.query)}
+        # "columns" only when listed: the fingerprints of existing views' checkpoints stay as they were
+        return {"view": _sql(obj.query)} | ({"columns": list(obj.columns)} if obj.columns else {})
     columns = [[c.name, _sql(c.computed) if c.computed is not None else str(c.type),
                 c.metadata_key, c.virtual] for c in obj.columns]
     watermark = [obj.watermark.column, _sql(obj.watermark.expr)] if obj.watermark else None

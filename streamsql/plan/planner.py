@@ -254,6 +254,8 @@ class Planner:
         alias = src.args.get("alias")
         names = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
         if names:  # FROM ... AS t(a, b): the columns renamed in order, as Calcite
+            if len(names) != len(scope.columns) and alias.meta.get("cte"):
+                self._fail(alias.columns[0], "Number of columns must match number of query columns")
             if len(names) != len(scope.columns):
                 msg = (f"List of column aliases must have same degree as table; table has "
                        f"{len(scope.columns)} columns ({', '.join(c.name for c in scope.columns)}), "
@@ -268,6 +270,8 @@ class Planner:
             obj = self._lookup(src)
             if isinstance(obj, ViewDef):
                 node, scope = self._query(obj.query)
+                if obj.columns:  # CREATE VIEW v (a, b): checked against the query when created
+                    scope = scope.renamed(list(obj.columns))
                 return node, scope.requalify(alias or obj.name)
             node = self._scan(obj, src)
             return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'", obj)

@@ -82,20 +82,40 @@ def view_def_from_create(create: exp.Create, sql: str) -> ViewDef:
         the view definition; ``IF NOT EXISTS`` is ``create.args.get("exists")``.
 
     Raises:
-        SqlError: for a view column list (``CREATE VIEW v (a, b) AS ...``, unsupported) or a
-            missing query.
+        SqlError: a name twice in the view's column list (Flink's "Column `a` has been
+            specified"), or a missing query. That the list names every column of the query is
+            checked when the query is planned (:func:`check_view_columns`).
     """
-    if isinstance(create.this, exp.Schema):
-        msg = "View column lists are not supported; alias the columns in the query instead"
-        raise error_at(create.this.expressions[0] if create.this.expressions else create.this, msg, sql)
+    columns: list[str] = []
+    target = create.this
+    if isinstance(target, exp.Schema):
+        for ident in target.expressions:
+            if any(c.lower() == ident.name.lower() for c in columns):
+                raise error_at(ident, f"Column `{ident.name}` has been specified", sql)
+            columns.append(ident.name)
+        target = target.this
     query = create.expression
     if isinstance(query, exp.Values):
         query = values_query(query)
     if not isinstance(query, exp.Query):
         msg = "CREATE VIEW needs AS <query>"
-        raise error_at(create.this, msg, sql)
+        raise error_at(target, msg, sql)
     temporary = any(isinstance(p, exp.TemporaryProperty) for p in _properties(create))
-    return ViewDef(name=_table_name(create.this), query=query, temporary=temporary, sql=sql)
+    return ViewDef(name=_table_name(target), query=query, temporary=temporary, sql=sql,
+                   columns=tuple(columns))
+
+
+def check_view_columns(create: exp.Create, view: ViewDef, query_columns: list[str], sql: str) -> None:
+    """Fail unless ``view``'s column list (if any) names each of ``query_columns``, in order.
+
+    Raises:
+        SqlError: Flink's "VIEW definition and input fields not match" with both lists, at the
+            view's column list.
+    """
+    if view.columns and len(view.columns) != len(query_columns):
+        msg = (f"VIEW definition and input fields not match: Def fields: [{', '.join(view.columns)}]. "
+               f"Input fields: [{', '.join(query_columns)}].")
+        raise error_at(create.this.expressions[0], msg, sql)
 
 
 def show_create_table(td: TableDef) -> str:

@@ -315,7 +315,7 @@ def test_unsupported_clause_points_at_its_keyword(env, sql, word, pos):
 @pytest.mark.parametrize(("sql", "fragment", "pos", "width"), [
     ("SELECT g, x FROM src\nUNION ALL SELECT g FROM src", "2 and 1 columns", (2, 1), 5),
     ("SELECT g, x FROM src\nEXCEPT SELECT g FROM src", "EXCEPT inputs have 2 and 1 columns", (2, 1), 6),
-    ("WITH v (a) AS (SELECT g FROM src) SELECT a FROM v", "alias the columns in the CTE's SELECT", (1, 6), 1),
+    ("WITH v (a) AS (SELECT g, x FROM src) SELECT a FROM v", "Number of columns must match", (1, 9), 1),
     ("WITH RECURSIVE v AS (SELECT g FROM src) SELECT g FROM v", "WITH RECURSIVE", (1, 1), 4),
 ])
 def test_unsupported_query_shapes_are_positioned_at_the_keyword(env, sql, fragment, pos, width):

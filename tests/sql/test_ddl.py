@@ -131,11 +131,13 @@ def test_view_def():
     assert not plain.temporary
 
 
-def test_view_column_list_is_rejected():
-    sql = "CREATE VIEW v (x) AS SELECT 1"
-    with pytest.raises(SqlError, match="View column lists") as info:
+def test_view_column_list_names_the_columns_and_refuses_a_name_twice():
+    sql = "CREATE VIEW v (x, y) AS SELECT 1, 2"
+    assert view_def_from_create(parse_statement(sql), sql).columns == ("x", "y")
+    sql = "CREATE VIEW v (x, X) AS SELECT 1, 2"  # names are case-insensitive, as Flink's
+    with pytest.raises(SqlError, match="Column `X` has been specified") as info:
         view_def_from_create(parse_statement(sql), sql)
-    assert (info.value.line, info.value.col) == (1, 16)
+    assert (info.value.line, info.value.col) == (1, 19)
 
 
 def _unquoted(e: exp.Expr) -> str:
