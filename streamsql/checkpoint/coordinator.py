@@ -110,13 +110,17 @@ class CheckpointCoordinator:
         tolerable_failures: consecutive failed checkpoints tolerated before the job fails.
         num_retained: committed checkpoints kept.
         first_id: the next checkpoint id (continues after a restore).
+        operators: the signature of each operator's state, by operator id
+            (:mod:`streamsql.plan.state_signature`), recorded in every checkpoint's ``_metadata``
+            so that a restore can tell whether its plan means the same by that state
+            (:mod:`streamsql.checkpoint.operators`).
     """
 
     def __init__(self, storage: CheckpointStorage, committer: Committer, interval_ms: int, *,
                  task_ids: list[str] = (), state: StateSnapshots | None = None,
                  commit_listeners: list[Callable[[int], None]] = (), min_pause_ms: int = 0,
                  timeout_ms: int = 600_000, tolerable_failures: int = 0, num_retained: int = 1,
-                 first_id: int = 1):
+                 first_id: int = 1, operators: dict[str, dict] | None = None):
         self.storage = storage
         self.committer = committer
         self.interval_ms = interval_ms
@@ -138,6 +142,7 @@ class CheckpointCoordinator:
         self.task_ids = list(task_ids)
         self.state = state
         self.commit_listeners = list(commit_listeners)
+        self.operators = dict(operators or {})
 
     # -- 1. trigger ---------------------------------------------------------------------------
     def due(self) -> bool:
@@ -207,7 +212,8 @@ class CheckpointCoordinator:
         n = p.checkpoint_id
         # 3. metadata (durable before the commit point, so a committed id always has it)
         self.storage.write_metadata(n, {"checkpoint_id": n, "trigger_time": p.trigger_time,
-                                        "positions": p.positions, "state_bytes": p.state_bytes})
+                                        "positions": p.positions, "state_bytes": p.state_bytes,
+                                        "operators": self.operators})
         fault_point("after_snapshot_before_commit")
         # 4. the commit point
         self.committer.commit(n, {"positions": p.positions, "final": final})

@@ -177,7 +177,8 @@ class JobIdentity:
         writer = read_job_file(source)
         if writer is None or writer.get("fingerprint") != self.digest:
             log.warning("job %s restores checkpoint %s, written by %s: state and source positions "
-                        "of another job, on purpose ('execution.state-recovery.path')", self.name,
+                        "of another job, on purpose ('execution.state-recovery.path'), for the operators "
+                        "whose state means the same in this job (streamsql.checkpoint.operators)", self.name,
                         self.recovery_path, _describe(writer))
         # Ids above every id the folder has seen, so an older job's commits never pass for ours.
         next_id = storage.first_id_after(max(checkpoint_id, committed or 0))

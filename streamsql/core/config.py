@@ -124,6 +124,10 @@ KINDS: dict[str, object] = {
     "table.exec.sink.upsert-materialize": ("NONE", "AUTO", "FORCE"),
     # A NULL into a NOT NULL (or PRIMARY KEY) sink column: fail the job (Flink's default) or drop the row.
     "table.exec.sink.not-null-enforcer": ("ERROR", "DROP"),
+    # Restoring a checkpoint whose operator state the new plan does not claim
+    # (streamsql.checkpoint.operators): Flink's key, then its name before 2.0.
+    "execution.state-recovery.ignore-unclaimed-state": "bool",
+    "execution.savepoint.ignore-unclaimed-state": "bool",
     # Idle state retention (streamsql.state.ttl): GROUP BY, regular joins, Top-N, deduplication.
     "table.exec.state.ttl": "duration",
     # RocksDB's memory (streamsql.state.rocksdb_memory), Flink's keys and defaults there.

@@ -38,6 +38,7 @@ from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
+from streamsql.plan.state_signature import state_signatures
 from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
@@ -255,7 +256,8 @@ def job_folder(root: str, job: str) -> str:
 
 
 def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: dict[str, Any],
-              workdir: str, slot: TaskSlot | None = None) -> JobGraph:
+              workdir: str, slot: TaskSlot | None = None,
+              operators: dict[str, dict] | None = None) -> JobGraph:
     """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
 
     Args:
@@ -265,6 +267,9 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         metrics: counters shared with the job handle.
         workdir: this attempt's working folder for state (removed by :meth:`JobGraph.close`).
         slot: the task of a parallel job this graph runs (``name`` is then ``slot.name``).
+        operators: the job's state signatures (:func:`~streamsql.plan.state_signature.state_signatures`
+            of the whole plan); the checkpoints record those of this graph's nodes. None: computed
+            from ``roots`` (a job that runs as one task).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
@@ -305,7 +310,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             min_pause_ms=config.duration("execution.checkpointing.min-pause"),
             timeout_ms=config.duration("execution.checkpointing.timeout"),
             tolerable_failures=config.integer("execution.checkpointing.tolerable-failed-checkpoints"),
-            num_retained=config.integer("execution.checkpointing.num-retained"))
+            num_retained=config.integer("execution.checkpointing.num-retained"),
+            operators=_own(operators if operators is not None else state_signatures(roots), nodes))
         exactly_once = (config.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
         consumers: dict[str, list[tuple[plan.PlanNode, int]]] = {n.id: [] for n in nodes}
         for node in nodes:
@@ -340,6 +346,12 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         sinks=[built[n.id].operator for n in nodes
                if isinstance(n, plan.SinkNode) and not isinstance(n, ExchangeSinkNode)],
         state=state, resources=resources, workdir=workdir)
+
+
+def _own(signatures: dict[str, dict], nodes: list[plan.PlanNode]) -> dict[str, dict]:
+    """The signatures of ``nodes`` (a task's sub-plan of a parallel job: its stage's operators)."""
+    ids = {n.id for n in nodes}
+    return {op: sig for op, sig in signatures.items() if op in ids}
 
 
 def _pipelined(config: Config) -> int:

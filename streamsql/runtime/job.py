@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
+from streamsql.checkpoint.operators import claim_state, ignore_unclaimed
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
@@ -85,12 +86,11 @@ class JobRunner:
         if meta is None:
             msg = f"Job '{self.name}': {storage.missing_message(n)}"
             raise ExecutionError(msg)
-        if graph.state is not None:
-            storage.restore_state(n, graph.state.restore)
+        positions = restore_claimed(graph, storage, n, meta, self.name, self.config)
         coord.last_completed = None
         self.restored_from = n
         log.info("job %s restored checkpoint %d", self.name, n)
-        return meta.get("positions", {})
+        return positions
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -368,6 +368,28 @@ class JobHandle:
         """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ..."""
         c = self.runner.coordinator
         return c.stats() if c else {}
+
+
+def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: int, meta: dict, job: str,
+                    config: Config) -> dict[str, Any]:
+    """Restore checkpoint ``checkpoint_id`` into ``graph``: the state its plan claims; the source positions.
+
+    Before anything is restored, the checkpoint's operator signatures are checked against the
+    graph's (:func:`~streamsql.checkpoint.operators.claim_state`); state nothing claims fails the
+    job, or with ``'execution.state-recovery.ignore-unclaimed-state'`` is dropped (as is a
+    droppable operator's), and so are the positions of a source whose state is dropped.
+
+    Raises:
+        StateMappingError: checkpointed state the graph's plan does not claim.
+    """
+    ignore = ignore_unclaimed(config.as_dict())
+    drop = claim_state(meta.get("operators"), graph.coordinator.operators,
+                       location=storage.location(checkpoint_id), job=job, ignore=ignore)
+    if graph.state is not None:
+        storage.restore_state(checkpoint_id, graph.state.restore)
+        for op in drop:
+            graph.state.keyed_state(op).clear()
+    return {k: v for k, v in meta.get("positions", {}).items() if k not in drop}
 
 
 def _event_time(tasks: list[Task]) -> str | None:

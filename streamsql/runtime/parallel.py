@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, check_tasks
+from streamsql.checkpoint.operators import ignore_unclaimed
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
@@ -48,10 +49,11 @@ from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import fault_point
 from streamsql.plan.nodes import PlanNode, walk
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, Stage, cut_stages
+from streamsql.plan.state_signature import state_signatures
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
 from streamsql.runtime.exchange import ExchangeSinkOperator
-from streamsql.runtime.job import JobRunner
-from streamsql.runtime.savepoint import read_manifest, seed_storage, seed_tasks, write_savepoint
+from streamsql.runtime.job import JobRunner, restore_claimed
+from streamsql.runtime.savepoint import claim_savepoint, seed_storage, seed_tasks, write_savepoint
 from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_topic
 
 log = logging.getLogger(__name__)
@@ -70,13 +72,15 @@ class TaskRunner(JobRunner):
         slot: which task.
         roots: its stage's sub-plan.
         config: the job's settings.
+        operators: the whole job's state signatures (its checkpoints record its stage's).
     """
 
     final_marks_done = False
 
-    def __init__(self, slot: TaskSlot, roots: list[PlanNode], config: Config):
+    def __init__(self, slot: TaskSlot, roots: list[PlanNode], config: Config, operators: dict[str, dict]):
         super().__init__(f"{slot.name}-{slot.index}", roots, config)
         self.slot = slot
+        self.operators = operators
         self.status = "CREATED"
         self.worker: str | None = None
         self._graph: JobGraph | None = None
@@ -93,7 +97,8 @@ class TaskRunner(JobRunner):
         self.status = "CANCELED" if self._cancel.is_set() else stopped
 
     def _build(self, workdir: str) -> JobGraph:
-        self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot)
+        self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
+                                self.operators)
         return self._graph
 
     def stats(self) -> dict[str, Any]:
@@ -130,12 +135,11 @@ class TaskRunner(JobRunner):
         meta = seed.read_metadata(ids[-1]) if ids else None
         if meta is None:
             return None
-        if graph.state is not None:
-            seed.restore_state(ids[-1], graph.state.restore)
+        positions = restore_claimed(graph, seed, ids[-1], meta, self.name, self.config)
         self.restored_from = ids[-1]
         graph.coordinator.next_id = max(graph.coordinator.next_id, ids[-1] + 1)  # as Flink: ids go on
         log.info("task %s restored its seed from savepoint %s", self.name, meta.get("savepoint"))
-        return meta.get("positions", {})
+        return positions
 
     def _stopping(self, graph: JobGraph) -> bool:
         """Stop when asked, or once every exchange read is drained (a savepoint's drain).
@@ -173,9 +177,10 @@ def _worker_failure(report_file: str, worker: str, rc: int) -> str:
     return text or f"worker {worker} failed (exit {rc}); its error is above"
 
 
-def task_runners(name: str, stages: list[Stage], config: Config) -> list[TaskRunner]:
-    """A runner per task of every stage."""
-    return [TaskRunner(TaskSlot(name, s.id, t, s.parallelism), s.roots, config)
+def task_runners(name: str, stages: list[Stage], config: Config,
+                 operators: dict[str, dict]) -> list[TaskRunner]:
+    """A runner per task of every stage (``operators``: the job's state signatures)."""
+    return [TaskRunner(TaskSlot(name, s.id, t, s.parallelism), s.roots, config, operators)
             for s in stages for t in range(s.parallelism)]
 
 
@@ -219,9 +224,10 @@ class ParallelJobRunner:
         self.role = role or ParallelRole()
         self.config = config
         self.identity = identity
+        self.operators = state_signatures(roots)  # of the whole plan: a stage's leaves lose the origins
         self.stages = cut_stages(name, roots, config.integer("parallelism.default"))
         self.files = CheckpointStorage(config.get("execution.checkpointing.dir"), name, config.as_dict())
-        self.tasks = task_runners(name, self.stages, config)
+        self.tasks = task_runners(name, self.stages, config, self.operators)
         self._stage_shape = {s.id: _shape(s) for s in self.stages}
         self._reports: dict[int, dict[str, Any]] = {}  # what worker processes' tasks reported
         self._cancel = threading.Event()
@@ -317,7 +323,9 @@ class ParallelJobRunner:
         path = self.identity.recovery_path if self.identity else None
         if not path or self.files.read_file(RESTORED_FILE) == path.encode():
             return
-        read_manifest(path, self.files)  # refuse what is not a savepoint before resetting anything
+        # refuse what is not a savepoint, or state this plan does not claim, before resetting anything
+        ignore = ignore_unclaimed(self.config.as_dict())
+        claim_savepoint(path, self.files, self.stages, self.operators, ignore)
         self.reset()
         seed_tasks(path, self.files, self.stages, self.identity.digest, self.config.get("state.dir"))
         self.files.write_file(RESTORED_FILE, path.encode())

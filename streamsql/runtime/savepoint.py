@@ -35,6 +35,7 @@ import tempfile
 from typing import Any
 
 from streamsql.checkpoint.identity import JobIdentityError
+from streamsql.checkpoint.operators import claim_state
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import walk
@@ -162,11 +163,42 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
                 if states:
                     target.save_state(n, _copier(states[t]))
                 positions = _share(metas, exchanges, t, stage.parallelism)
-                target.write_metadata(n, {"checkpoint_id": n, "positions": positions, "savepoint": path})
+                target.write_metadata(n, {"checkpoint_id": n, "positions": positions, "savepoint": path,
+                                          "operators": metas[0].get("operators") if metas else None})
         finally:
             shutil.rmtree(work, ignore_errors=True)
         log.info("job %s: stage %d restored from savepoint %s, %d -> %d tasks", files.job_key, stage.id, path,
                  len(ids), stage.parallelism)
+
+
+def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], operators: dict[str, dict],
+                    ignore: bool) -> None:
+    """Check that the new plan claims the state of every stage of the savepoint at ``path``.
+
+    Called before the job is reset for the savepoint, so a refusal leaves everything as it was;
+    each task checks its seed again when it restores it (and drops what is to be dropped).
+
+    Args:
+        path: the savepoint folder.
+        files: the job's checkpoint folder (its settings reach the savepoint).
+        stages: the new run's stages.
+        operators: the new plan's state signatures (:mod:`streamsql.plan.state_signature`).
+        ignore: ``'execution.state-recovery.ignore-unclaimed-state'``.
+
+    Raises:
+        StateMappingError: a stage's state that the new plan does not claim
+            (:func:`~streamsql.checkpoint.operators.claim_state`).
+    """
+    old = read_manifest(path, files).get("stages", {})
+    for stage in stages:
+        ids = old.get(str(stage.id)) or []
+        if not ids:
+            continue
+        first = CheckpointStorage(path.rstrip("/"), task_key(stage.id, 0), files.options)
+        meta = first.read_metadata(ids[0]) or {}
+        mine = {n.id for n in walk(stage.roots)}
+        claim_state(meta.get("operators"), {k: v for k, v in operators.items() if k in mine},
+                    location=path, job=files.job_key, ignore=ignore)
 
 
 def _rescaled(backend: str, sources: list[tuple[CheckpointStorage, int]], tasks: int, work: str) -> list[str]:

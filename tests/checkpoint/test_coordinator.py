@@ -232,7 +232,7 @@ def test_metadata_then_commit_then_notify_then_prune(storage, committer, events)
                       ("commit", 2, [1, 2], True), ("notify", 2), ("notify", 2)]
     assert storage.checkpoint_ids() == [2]
     assert storage.read_metadata(2) == {"checkpoint_id": 2, "trigger_time": coord.last_completed.trigger_time,
-                                        "positions": {}, "state_bytes": {"state": 8}}
+                                        "positions": {}, "state_bytes": {"state": 8}, "operators": {}}
 
 
 def test_failed_commit_notifies_no_sink_and_prunes_nothing(storage, committer, events):

@@ -1,0 +1,171 @@
+"""Which operator state of a checkpoint the new plan claims, as Flink maps state on a restore.
+
+Every checkpoint's ``_metadata`` records ``operators``: per operator id, the signature of what
+its state means (:mod:`streamsql.plan.state_signature`). Before a job restores a checkpoint (its
+own after a failure, or a savepoint on purpose) :func:`claim_state` compares them with the new
+plan's, the way Flink maps the operator states of a savepoint onto the new job graph
+(``Checkpoints.loadAndValidateCheckpoint``):
+
+- an operator of the checkpoint whose id the new plan has with the same signature: restored;
+- an operator of the checkpoint that the new plan does not have, or has with another
+  signature (another GROUP BY key, aggregate, window size, join key...): its state is
+  *unclaimed*. The restore fails, naming each such operator and what differs, unless
+  ``'execution.state-recovery.ignore-unclaimed-state'`` (Flink's key; before 2.0
+  ``'execution.savepoint.ignore-unclaimed-state'``) is true: then that state is dropped
+  (Flink's ``--allowNonRestoredState``) and an operator of the new plan at that id starts empty;
+- an operator of the new plan that the checkpoint has no state for starts empty (Flink too);
+- state Flink does not keep (a signature with ``droppable``: a watermark assigner's per-split
+  progress) is dropped when unclaimed, with a log line, never refused.
+
+A checkpoint written before signatures were recorded (no ``operators``) cannot be checked: it is
+restored as before, with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from streamsql.checkpoint.identity import JobIdentityError
+from streamsql.core.values import parse_bool
+
+log = logging.getLogger(__name__)
+
+#: Flink's key, then its name before Flink 2.0 (both read, the first set wins).
+IGNORE_UNCLAIMED_KEYS = ("execution.state-recovery.ignore-unclaimed-state",
+                         "execution.savepoint.ignore-unclaimed-state")
+#: Comparable parts of a signature, in the order a message lists differences.
+_PARTS = {"operator": "operator kind", "parameters": "state parameters", "input": "input columns",
+          "output": "output column types", "layout": "state layout version"}
+
+
+class StateMappingError(JobIdentityError):
+    """Checkpointed operator state that the new plan cannot claim: restarting cannot help."""
+
+
+def ignore_unclaimed(config: Mapping[str, str]) -> bool:
+    """Whether ``'execution.state-recovery.ignore-unclaimed-state'`` (or its old name) is true.
+
+    Raises:
+        ConfigError: a value that is not a boolean.
+    """
+    for key in IGNORE_UNCLAIMED_KEYS:
+        value = config.get(key)
+        if value is not None:
+            return parse_bool(value, key)
+    return False
+
+
+def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, location: str, job: str,
+                ignore: bool) -> list[str]:
+    """Check a checkpoint's operator state against the new plan; the operator ids to drop.
+
+    Args:
+        recorded: the checkpoint's ``operators`` (None: written before they were recorded).
+        current: the new plan's signatures (of this task's operators, for a parallel job).
+        location: the checkpoint, as messages name it.
+        job: the job's name, for messages.
+        ignore: ``'execution.state-recovery.ignore-unclaimed-state'``.
+
+    Returns:
+        The ids whose state must be dropped after the restore (unclaimed, and ignored or
+        droppable), before any record is processed.
+
+    Raises:
+        StateMappingError: state nothing in the new plan claims (without ``ignore``), with one
+            paragraph per operator saying what differs and the ways on.
+    """
+    if recorded is None:
+        log.warning("job %s restores %s, written before operator state signatures were recorded: "
+                    "it is not checked against this job's plan", job, location)
+        return []
+    drop, refused = [], []
+    for op_id, old in sorted(recorded.items()):
+        new = current.get(op_id)
+        if new is not None and _differences(old, new) == []:
+            continue
+        why = _unclaimed(op_id, old, new)
+        if old.get("droppable") or ignore:
+            because = "" if old.get("droppable") else " ('execution.state-recovery.ignore-unclaimed-state')"
+            log.warning("job %s: %s; its state is dropped%s", job, why, because)
+            drop.append(op_id)
+        else:
+            refused.append(why)
+    if refused:
+        msg = (f"Job '{job}': failed to rollback to checkpoint/savepoint {location}. "
+               + " ".join(f"{r}." for r in refused)
+               + " Restore it with the query that wrote it; or start this job afresh (without "
+               "'execution.state-recovery.path' / 'execution.savepoint.path', under another "
+               "'pipeline.name'); "
+               "or, to skip that state, SET 'execution.state-recovery.ignore-unclaimed-state' = 'true': "
+               "it is dropped and the operator of this job at that id starts empty, reading on from the "
+               "checkpoint's source positions")
+        raise StateMappingError(msg)
+    return drop
+
+
+def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
+    """Flink's sentence for one unclaimed operator, with what differs."""
+    head = (f"Cannot map checkpoint/savepoint state for operator {op_id} ({old.get('explain', '?')}) to the "
+            "new program")
+    if new is None:
+        return f"{head}, because the operator is not available in the new program"
+    diffs = "; ".join(_differences(old, new))
+    return (f"{head}, because the operator {op_id} of the new program ({new.get('explain', '?')}) keeps "
+            f"other state: {diffs}")
+
+
+def _differences(old: dict, new: dict) -> list[str]:
+    """What differs between two signatures, one phrase per part (empty: the same state)."""
+    out = []
+    for part, label in _PARTS.items():
+        a, b = old.get(part), new.get(part)
+        if a == b:
+            continue
+        if part == "input" and isinstance(a, list) and isinstance(b, list):
+            out.append(_column_difference(a, b, old.get("columns") or a, new.get("columns") or b))
+        elif part == "parameters" and isinstance(a, dict) and isinstance(b, dict):
+            keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+            out.append(f"{label} {', '.join(f'{k} {_short(a.get(k))} -> {_short(b.get(k))}' for k in keys)}")
+        else:
+            out.append(f"{label} {_short(a)} -> {_short(b)}")
+    return out
+
+
+def _column_difference(old: list[list[str]], new: list[list[str]], old_shown: list[list[str]],
+                       new_shown: list[list[str]]) -> str:
+    """The first input column that differs, as ``input 0 column 1: t.a INT -> t.b INT``.
+
+    Columns are compared by their exact origins and shown by their ``columns`` (Flink SQL).
+    """
+    if len(old) != len(new):
+        return f"{len(old)} inputs -> {len(new)}"
+
+    def at(columns: list[list[str]], i: int, c: int) -> str:
+        return _short(columns[i][c]) if i < len(columns) and c < len(columns[i]) else "(none)"
+
+    for i, (a, b) in enumerate(zip(old, new)):
+        for c in range(max(len(a), len(b))):
+            if (a[c] if c < len(a) else None) != (b[c] if c < len(b) else None):
+                where = f"input {i} column {c}" if len(old) > 1 else f"input column {c}"
+                return f"{where}: {at(old_shown, i, c)} -> {at(new_shown, i, c)}"
+    return "input columns differ"
+
+
+def _short(value: Any) -> str:
+    text = _render(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _render(value: Any) -> str:
+    """A signature value as text: ``AggSpec(func=sum, arg=1, out_type=BIGINT)`` for a recorded object."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(_render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        fields = ", ".join(f"{k}={_render(v)}" for k, v in value.items() if k)
+        return f"{value.get('', '')}({fields})" if "" in value else "{" + fields + "}"
+    return json.dumps(value)

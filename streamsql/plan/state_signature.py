@@ -1,0 +1,191 @@
+"""What each stateful operator's state means: its signature, recorded in every checkpoint.
+
+A checkpoint's state is stored per operator id (``group-agg-3``: the node's position in the
+plan, as Flink's operator hash is its position in the job graph), so an id alone cannot tell
+that the operator now at ``group-agg-3`` groups by another column, computes other aggregates
+or windows by another size: restoring its state then gives wrong answers without a word. So
+each checkpoint also records, per operator with state, a signature (``_metadata``'s
+``operators``), and a restore compares it with the new plan's
+(:mod:`streamsql.checkpoint.operators`) before any record is processed.
+
+A signature is a JSON-able dict:
+
+- ``operator``: the node kind (``group-agg``, ``window-agg``, ``join``, ``scan``...);
+- ``parameters``: the node's own fields that shape its state (aggregate calls with their
+  argument positions and result types, the window spec, key and time column positions, join
+  type and residual condition, rank range...), as canonical JSON values; fields that only label
+  EXPLAIN output (aliases, condition text) are left out, so renaming an output column is no
+  change;
+- ``input``: per input, per column, ``origin TYPE``: where the column comes from through the
+  stateless projections above it, e.g. ``(ticks.id % 10) INT`` (a table's column is
+  ``table.column``; an operator's output column ``<id>.<position>``), so ``GROUP BY a`` and
+  ``GROUP BY b`` of one type differ, and so do ``GROUP BY id % 10`` and ``GROUP BY id % 7``.
+  Filters are not part of it: a changed WHERE changes which rows reach the operator, not what
+  its state means (Flink restores such a job too);
+- ``output``: the output column types;
+- ``layout``: :data:`~streamsql.plan.fingerprint.STATE_LAYOUT`, the key and value encodings;
+- ``droppable``: True for state Flink does not keep (a watermark assigner's per-split progress):
+  a restore that cannot use it starts that operator afresh instead of failing;
+- ``explain`` and ``columns``: the node's EXPLAIN line and its input columns' origins in Flink
+  SQL (``ticks.id % 10 INT``), shown in messages only (never compared).
+
+A scan is recorded too: its source positions are state (``table``, ``connector``).
+Operators downstream of the one that changed keep their signature when what they read keeps
+its origin and type: a projection after an aggregate changes no aggregate's signature.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from typing import Any
+
+import pyarrow as pa
+
+from streamsql.core.errors import SqlError
+from streamsql.core.types import Schema, SqlType
+from streamsql.plan.fingerprint import STATE_LAYOUT
+from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, UnionNode, WatermarkAssignerNode, walk
+from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
+from streamsql.plan.windows import WindowTableFunctionNode
+
+#: Node fields never compared: the graph itself, what only labels EXPLAIN output, and a STATE_TTL
+#: hint's duration (Flink restores state under another TTL; TTL switched on or off fails the
+#: restore loudly anyway: the stored values differ, :mod:`streamsql.state.ttl`).
+_NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labels", "condition",
+                        "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
+                        "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms"})
+#: Comparable parts of a signature, in the order messages list differences.
+PARTS = ("operator", "parameters", "input", "output", "layout")
+_QUOTED = re.compile(r'"((?:[^"]|"")+)"')
+_BARE = re.compile(r"(?<![\w.`'])[A-Za-z_$][\w$]*(?![\w(`'])")
+
+
+def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
+    """The signature of every node with state in the plan of ``roots``, by node id.
+
+    Call on the whole job's plan (ids assigned), not a stage's sub-plan: a stage starts at
+    exchange sources, where the origin of a column is no longer known.
+    """
+    origins = _Origins()
+    out = {}
+    for node in walk(roots):
+        if isinstance(node, (ExchangeSourceNode, ExchangeSinkNode)):
+            continue  # a parallel job's internal topics: positions dropped by a savepoint restore
+        if isinstance(node, ScanNode):
+            out[node.id] = {"operator": "scan", "explain": node.describe(), "layout": STATE_LAYOUT,
+                            "parameters": {"table": node.table.name, "connector": node.table.connector},
+                            "input": [], "output": [], "droppable": False}
+        elif node.stateful:
+            inputs = [(origins.of(i), _types(i.schema)) for i in node.inputs]
+            out[node.id] = {
+                "operator": node.kind, "explain": node.describe(), "layout": STATE_LAYOUT,
+                "parameters": {f.name: _canonical(getattr(node, f.name)) for f in dataclasses.fields(node)
+                               if f.name not in _NOT_STATE},
+                "input": [[f"{o.exact} {t}" for o, t in zip(cols, types)] for cols, types in inputs],
+                "columns": [[f"{o.shown} {t}" for o, t in zip(cols, types)] for cols, types in inputs],
+                "output": _types(node.schema),
+                "droppable": isinstance(node, WatermarkAssignerNode)}
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Origin:
+    """Where a column comes from.
+
+    ``exact`` is compared (DuckDB SQL over table columns); ``shown`` is the same in Flink SQL
+    where the planner kept it, for messages only.
+    """
+
+    exact: str
+    shown: str
+
+
+class _Origins:
+    """Where each output column of a node comes from (memoized per node)."""
+
+    def __init__(self):
+        self._memo: dict[int, list[_Origin]] = {}
+
+    def of(self, node: PlanNode) -> list[_Origin]:
+        """Per output column of ``node``: its origin (see module docstring)."""
+        got = self._memo.get(id(node))
+        if got is None:
+            got = self._memo[id(node)] = self._compute(node)
+        return got
+
+    def _compute(self, node: PlanNode) -> list[_Origin]:
+        names = node.schema.names
+        if isinstance(node, ScanNode) and not isinstance(node, ExchangeSourceNode):
+            return [_Origin(f"{node.table.name}.{n}", f"{node.table.name}.{n}") for n in names]
+        if isinstance(node, CalcNode):
+            inner = dict(zip(node.query.input_schema.names, self.of(node.inputs[0])))
+            return [_Origin(_substitute(expr, {k: o.exact for k, o in inner.items()}), _shown(expr, inner))
+                    for _, expr in node.query.items]
+        if isinstance(node, UnionNode):
+            per_input = [self.of(i) for i in node.inputs]
+            return [_Origin(f"UNION({', '.join(cols[c].exact for cols in per_input)})",
+                            f"UNION({', '.join(cols[c].shown for cols in per_input)})")
+                    for c in range(len(names))]
+        kept: list[_Origin] = []
+        if len(node.inputs) == 1:  # leading columns passed through under their names (a rank's rows)
+            inner, origins = node.inputs[0].schema.names, self.of(node.inputs[0])
+            for out_name, in_name, origin in zip(names, inner, origins):
+                if out_name != in_name:
+                    break
+                kept.append(origin)
+        made = node.spec.describe(node.rowtime) if isinstance(node, WindowTableFunctionNode) else node.id
+        return kept + [_Origin(f"{made}.{c}", f"{made}.{names[c]}") for c in range(len(kept), len(names))]
+
+
+def _substitute(expr: str, origins: dict[str, str]) -> str:
+    """``expr`` (DuckDB SQL over quoted input columns) with each column replaced by its origin."""
+    def origin(m: re.Match) -> str:
+        name = m.group(1).replace('""', '"')
+        return origins.get(name, m.group(0))
+    return _QUOTED.sub(origin, str(expr))
+
+
+def _shown(expr: str, inner: dict[str, _Origin]) -> str:
+    """``expr`` for messages: its Flink SQL (where kept) with input column names replaced by their origins.
+
+    Approximate on purpose (a bare name inside a string literal would be replaced too): never compared.
+    """
+    flink = getattr(expr, "flink", None)
+    if flink is None:
+        return _substitute(expr, {k: o.shown for k, o in inner.items()})
+    return _BARE.sub(lambda m: inner[m.group(0)].shown if m.group(0) in inner else m.group(0), flink)
+
+
+def _types(schema: pa.Schema) -> list[str]:
+    """The SQL types of ``schema``'s columns (``INT``, ``BIGINT NOT NULL``), as text."""
+    try:
+        return [str(f.type) for f in Schema.from_arrow(schema)]
+    except SqlError:  # a type with no SQL name here: Arrow's, still the same in every process
+        return [str(f.type) for f in schema]
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as plain JSON values, the same in every process (sets sorted, no addresses)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, SqlType):
+        return str(value)  # the SQL type's full text: BIGINT NOT NULL, DECIMAL(10, 2), ROW<...>
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _canonical(getattr(value, f.name)) for f in dataclasses.fields(value)
+                  if f.name not in _NOT_STATE}
+        return {"": type(value).__name__, **fields}
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, (pa.Schema, pa.DataType)):
+        return str(value)
+    # An object of no value form (a function, a connector): its kind only, never its address.
+    name = getattr(value, "name", None)
+    return f"<{type(value).__name__}{f' {name}' if isinstance(name, str) else ''}>"

@@ -1,0 +1,86 @@
+"""claim_state (streamsql/checkpoint/operators.py): the new plan claims a checkpoint's operator state
+as Flink maps a savepoint's state onto a new job graph, by id, here also by signature."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from streamsql.checkpoint.operators import StateMappingError, claim_state, ignore_unclaimed
+from streamsql.core.errors import ConfigError
+
+
+def _sig(kind="group-agg", inputs=("src.a INT",), aggs="count_star", droppable=False,
+         explain="GroupAggregate"):
+    return {"operator": kind, "explain": explain, "layout": 1, "parameters": {"aggs": aggs},
+            "input": [list(inputs)], "output": ["INT", "BIGINT NOT NULL"], "droppable": droppable}
+
+
+def _claim(recorded, current, ignore=False):
+    return claim_state(recorded, current, location="/cp/job/chk-4", job="job", ignore=ignore)
+
+
+def test_the_same_signatures_restore_everything():
+    sigs = {"group-agg-2": _sig(), "scan-0": _sig("scan")}
+    assert _claim(sigs, {**sigs, "explain-only": _sig()}) == []
+
+
+def test_an_operator_new_in_the_plan_starts_empty():
+    assert _claim({"scan-0": _sig("scan")}, {"scan-0": _sig("scan"), "group-agg-2": _sig()}) == []
+
+
+def test_another_signature_at_the_same_id_is_refused_naming_the_operator_and_the_difference():
+    with pytest.raises(StateMappingError) as err:
+        _claim({"group-agg-2": _sig(explain="GroupAggregate(groupBy=[a])")},
+               {"group-agg-2": _sig(inputs=("src.b INT",), explain="GroupAggregate(groupBy=[b])")})
+    text = str(err.value)
+    assert text.startswith("Job 'job': failed to rollback to checkpoint/savepoint /cp/job/chk-4. "
+                           "Cannot map checkpoint/savepoint state for operator group-agg-2 "
+                           "(GroupAggregate(groupBy=[a]))")
+    assert "operator group-agg-2 of the new program (GroupAggregate(groupBy=[b]))" in text
+    assert "input column 0: src.a INT -> src.b INT" in text
+    assert "'execution.state-recovery.ignore-unclaimed-state' = 'true'" in text
+
+
+def test_every_unclaimed_operator_is_named_at_once():
+    with pytest.raises(StateMappingError) as err:
+        _claim({"group-agg-2": _sig(), "join-5": _sig("join")}, {"group-agg-2": _sig(aggs="sum")})
+    text = str(err.value)
+    assert "state parameters aggs count_star -> sum" in text
+    assert ("operator join-5 (GroupAggregate) to the new program, because the operator is not available"
+            in text)
+
+
+def test_ignore_unclaimed_state_drops_it(caplog):
+    with caplog.at_level(logging.WARNING):
+        drop = _claim({"group-agg-2": _sig(), "join-5": _sig("join")}, {"group-agg-2": _sig(aggs="sum")},
+                      ignore=True)
+    assert drop == ["group-agg-2", "join-5"]
+    assert "its state is dropped" in caplog.text
+
+
+def test_state_flink_does_not_keep_is_dropped_not_refused():
+    assert _claim({"watermark-1": _sig("watermark", droppable=True)}, {}) == ["watermark-1"]
+
+
+def test_a_checkpoint_without_signatures_is_restored_unchecked_with_a_warning(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert _claim(None, {"group-agg-2": _sig()}) == []
+    assert "not checked" in caplog.text
+
+
+@pytest.mark.parametrize("settings, expected", [
+    ({}, False),
+    ({"execution.state-recovery.ignore-unclaimed-state": "TRUE"}, True),
+    ({"execution.savepoint.ignore-unclaimed-state": "true"}, True),  # Flink's name before 2.0
+    ({"execution.state-recovery.ignore-unclaimed-state": "false",
+      "execution.savepoint.ignore-unclaimed-state": "true"}, False),
+])
+def test_the_option_and_its_old_name(settings, expected):
+    assert ignore_unclaimed(settings) is expected
+
+
+def test_a_bad_option_value_is_refused_naming_the_key():
+    with pytest.raises(ConfigError, match="ignore-unclaimed-state"):
+        ignore_unclaimed({"execution.state-recovery.ignore-unclaimed-state": "yes please"})

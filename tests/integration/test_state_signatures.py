@@ -1,0 +1,171 @@
+"""A job restored from another query's savepoint claims only the operator state that means the same
+in its plan (streamsql/checkpoint/operators.py), end to end through Kafka with real savepoints.
+
+Before, a savepoint restored into any query: ``GROUP BY v`` resumed the counts of ``GROUP BY k``
+(the same operator id, a key of the same type) and every result was wrong without a word. Now a
+changed GROUP BY key, aggregate function or window size fails the job before it reads a record,
+naming the operator and what differs; ``'execution.state-recovery.ignore-unclaimed-state'`` drops
+that state instead (Flink's --allowNonRestoredState); an unchanged query, the same script started
+again, and a query changed only after its aggregate (a projection) restore and give DuckDB's answer
+over every record, none counted twice.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+
+import pytest
+
+from streamsql.checkpoint.operators import StateMappingError
+from streamsql.environment import StreamEnvironment
+from tests.integration.test_flights import read_committed
+from tests.integration.test_parallel import PARTITIONS, _appends, _duck, _load, _rows, _upserts
+
+AGG = "INSERT INTO agg SELECT k, COUNT(*) FROM src GROUP BY k"
+WINDOW = ("INSERT INTO win SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
+          "INTERVAL '{s}' SECOND)) GROUP BY k, window_start, window_end")
+
+
+def _env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bool, parallelism: int = 1,
+         **settings) -> StreamEnvironment:
+    env = StreamEnvironment({"parallelism.default": str(parallelism), "pipeline.name": name,
+                             "execution.checkpointing.interval": "500 ms",
+                             "execution.checkpointing.dir": str(tmp_path / "chk"),
+                             "state.dir": str(tmp_path / "state"), **settings})
+    end = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
+    env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3),
+        WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+        'connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{end})""")
+    env.execute_sql(f"""CREATE TABLE agg (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    env.execute_sql(f"""CREATE TABLE win (k INT, ws TIMESTAMP(3), c BIGINT) WITH (
+        'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once')""")
+    return env
+
+
+def _savepoint(env: StreamEnvironment, sql: str, rows: int) -> str:
+    """Run ``sql`` until it has read ``rows`` records, stop it WITH SAVEPOINT; the savepoint's path."""
+    job = env.execute_sql(sql).job
+    deadline = time.monotonic() + 120
+    while job.metrics["rows_in"] < rows:
+        read = job.metrics["rows_in"]
+        assert time.monotonic() < deadline and not job.done, f"the job read {read} of {rows}"
+        time.sleep(0.2)
+    return env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+
+
+def _refused(env: StreamEnvironment, sql: str, out: str, bootstrap: str) -> str:
+    """Run ``sql``: it must fail before reading a record or writing a row; the error's text."""
+    job = env.execute_sql(sql).job
+    with pytest.raises(StateMappingError) as err:
+        job.wait(120)
+    assert job.metrics["rows_in"] == 0
+    assert read_committed(bootstrap, out) == []
+    env.close()
+    return str(err.value)
+
+
+def _counts(bootstrap: str, topic: str) -> Counter:
+    return _upserts(bootstrap, topic, ["k", "c"])
+
+
+def test_an_aggregation_restores_only_a_savepoint_whose_state_means_the_same(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    outs = {n: kafka_topic_factory(f"sig_{n}") for n in ("first", "refused", "same", "proj", "ignored")}
+    rows = _rows(31, 4000)
+    first, second = rows[:2000], rows[2000:]
+    _load(kafka_bootstrap, src, first)
+    name = f"sig-{uuid.uuid4().hex[:8]}"
+    savepoint = _savepoint(_env(tmp_path, name, kafka_bootstrap, src, outs["first"], bounded=False),
+                           AGG, 2000)
+    _load(kafka_bootstrap, src, second)
+
+    def env(suffix: str, out: str, **settings) -> StreamEnvironment:
+        return _env(tmp_path, f"{name}-{suffix}", kafka_bootstrap, src, outs[out], bounded=True,
+                    **{"execution.savepoint.path": savepoint, **settings})
+
+    # GROUP BY another column of the same type: the counts per k are not counts per v
+    text = _refused(env("by-v", "refused"), "INSERT INTO agg SELECT v, COUNT(*) FROM src GROUP BY v",
+                    outs["refused"], kafka_bootstrap)
+    assert f"failed to rollback to checkpoint/savepoint {savepoint}" in text
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    assert "input column 0: src.k INT -> src.v INT" in text
+    assert "'execution.state-recovery.ignore-unclaimed-state' = 'true'" in text
+    # another aggregate function over the same key
+    text = _refused(env("sum", "refused"), "INSERT INTO agg SELECT k, SUM(v) FROM src GROUP BY k",
+                    outs["refused"], kafka_bootstrap)
+    assert "select=[COUNT(*)]" in text and "select=[SUM(v)]" in text
+    assert "state parameters aggs" in text
+
+    # the same query from the savepoint: every record counted once
+    job = env("same", "same").execute_sql(AGG).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    all_counts = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows))
+    assert _counts(kafka_bootstrap, outs["same"]) == all_counts
+    # only a projection after the aggregate changed: its state is claimed (as Flink restores it)
+    job = env("proj", "proj").execute_sql("INSERT INTO agg SELECT k, COUNT(*) * 2 FROM src GROUP BY k").job
+    assert job.wait(180) == "FINISHED"
+    doubled = Counter(_duck("SELECT k, COUNT(*) * 2 FROM src GROUP BY k", src=rows))
+    assert _counts(kafka_bootstrap, outs["proj"]) == doubled
+    # ignoring the unclaimed state: GROUP BY v starts empty, reading on from the savepoint's offsets
+    ignoring = env("ignored", "ignored", **{"execution.state-recovery.ignore-unclaimed-state": "true"})
+    job = ignoring.execute_sql("INSERT INTO agg SELECT v, COUNT(*) FROM src GROUP BY v").job
+    assert job.wait(180) == "FINISHED"
+    by_v_after = Counter(_duck("SELECT v, COUNT(*) FROM src GROUP BY v", src=second))
+    assert _counts(kafka_bootstrap, outs["ignored"]) == by_v_after
+    # the first script started again under its name (no savepoint setting): resumes its own state
+    job = _env(tmp_path, name, kafka_bootstrap, src, outs["first"], bounded=True).execute_sql(AGG).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _counts(kafka_bootstrap, outs["first"]) == all_counts
+
+
+def test_a_window_of_another_size_refuses_the_savepoint(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    src, first, out = (kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_win"),
+                       kafka_topic_factory("sig_win"))
+    rows = _rows(32, 2000)
+    _load(kafka_bootstrap, src, rows)
+    name = f"sigw-{uuid.uuid4().hex[:8]}"
+    savepoint = _savepoint(_env(tmp_path, name, kafka_bootstrap, src, first, bounded=False),
+                           WINDOW.format(s=10), 2000)
+    env = _env(tmp_path, f"{name}-20s", kafka_bootstrap, src, out, bounded=True,
+               **{"execution.savepoint.path": savepoint})
+    text = _refused(env, WINDOW.format(s=20), out, kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator window-agg-" in text
+    assert "TUMBLE(time_col=[ts], size=[10 s])" in text and "size=[20 s]" in text
+    # the same window restores: every window once
+    env = _env(tmp_path, f"{name}-10s", kafka_bootstrap, src, out, bounded=True,
+               **{"execution.savepoint.path": savepoint})
+    assert env.execute_sql(WINDOW.format(s=10)).job.wait(180) == "FINISHED"
+    expected = _duck("SELECT k, time_bucket(INTERVAL 10 SECOND, ts) AS ws, COUNT(*) FROM src GROUP BY k, ws",
+                     src=rows)
+    # the windows the first job had emitted before its savepoint, then the restored job's
+    columns = ["k", "ws", "c"]
+    got = _appends(kafka_bootstrap, first, columns) + _appends(kafka_bootstrap, out, columns)
+    assert sum(got.values()) == len(expected)
+    assert Counter((k, c) for k, _, c in got.elements()) == Counter((k, c) for k, _, c in expected)
+
+
+def test_a_parallel_job_refuses_a_savepoint_of_another_group_by_key_before_resetting(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    src, first, out = (kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_agg"),
+                       kafka_topic_factory("sig_agg"))
+    rows = _rows(33, 4000)
+    _load(kafka_bootstrap, src, rows[:2000])
+    name = f"sigp-{uuid.uuid4().hex[:8]}"
+    savepoint = _savepoint(_env(tmp_path, name, kafka_bootstrap, src, first, bounded=False, parallelism=2),
+                           AGG, 2000)
+    _load(kafka_bootstrap, src, rows[2000:])
+    env = _env(tmp_path, f"{name}-by-v", kafka_bootstrap, src, out, bounded=True, parallelism=2,
+               **{"execution.savepoint.path": savepoint})
+    text = _refused(env, "INSERT INTO agg SELECT v, COUNT(*) FROM src GROUP BY v", out, kafka_bootstrap)
+    assert "input column 0: src.k INT -> src.v INT" in text
+    env = _env(tmp_path, f"{name}-same", kafka_bootstrap, src, out, bounded=True, parallelism=2,
+               **{"execution.savepoint.path": savepoint})
+    assert env.execute_sql(AGG).job.wait(180) == "FINISHED"
+    assert _counts(kafka_bootstrap, out) == Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows))

@@ -1,0 +1,124 @@
+"""State signatures (streamsql/plan/state_signature.py): what an operator's checkpointed state means.
+
+A restore compares them per operator id (tests/checkpoint/test_operator_claims.py, and end to end
+through Kafka in tests/integration/test_state_signatures.py); these tests pin which query changes
+change a signature and which do not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.plan.planner import Planner, assign_ids
+from streamsql.plan.state_signature import state_signatures
+from streamsql.sql.parser import parse_statement
+
+DDL = ("CREATE TABLE src (id INT, a INT, b INT, v BIGINT, ts TIMESTAMP(3), "
+       "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen')",
+       "CREATE TABLE out (k INT, c BIGINT) WITH ('connector' = 'blackhole')",
+       "CREATE TABLE outw (k INT, ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'blackhole')",
+       "CREATE TABLE dim (a INT, name STRING) WITH ('connector' = 'datagen')",
+       "CREATE TABLE outj (k INT, name STRING) WITH ('connector' = 'blackhole')")
+WINDOW = ("INSERT INTO outw SELECT a, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
+          "INTERVAL '{s}' SECOND)) GROUP BY a, window_start, window_end")
+
+
+@pytest.fixture(scope="module")
+def signatures():
+    env = StreamEnvironment()
+    for ddl in DDL:
+        env.execute_sql(ddl)
+
+    def of(sql: str) -> dict[str, dict]:
+        root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
+        assign_ids([root])
+        return state_signatures([root])
+
+    yield of
+    env.close()
+
+
+def _one(sigs: dict[str, dict], kind: str) -> tuple[str, dict]:
+    (found,) = [(op, s) for op, s in sigs.items() if s["operator"] == kind]
+    return found
+
+
+def _compared(sig: dict) -> dict:
+    return {k: v for k, v in sig.items() if k != "explain"}
+
+
+def test_a_group_by_key_of_the_same_type_from_another_column_is_another_state(signatures):
+    op, by_a = _one(signatures("INSERT INTO out SELECT a, COUNT(*) FROM src GROUP BY a"), "group-agg")
+    op_b, by_b = _one(signatures("INSERT INTO out SELECT b, COUNT(*) FROM src GROUP BY b"), "group-agg")
+    assert op == op_b and by_a["output"] == by_b["output"] and by_a["parameters"] == by_b["parameters"]
+    assert by_a["input"] == [["src.a INT"]] and by_b["input"] == [["src.b INT"]]
+
+
+def test_a_key_expression_is_followed_to_the_table_columns(signatures):
+    sql = "INSERT INTO out SELECT id % {0}, COUNT(*) FROM src GROUP BY id % {0}"
+    _, mod10 = _one(signatures(sql.format(10)), "group-agg")
+    _, mod7 = _one(signatures(sql.format(7)), "group-agg")
+    assert mod10["input"] != mod7["input"]
+    assert "src.id" in mod10["input"][0][0] and "10" in mod10["input"][0][0]
+
+
+def test_another_aggregate_function_is_another_state(signatures):
+    _, count = _one(signatures("INSERT INTO out SELECT a, COUNT(v) FROM src GROUP BY a"), "group-agg")
+    _, total = _one(signatures("INSERT INTO out SELECT a, SUM(v) FROM src GROUP BY a"), "group-agg")
+    assert count["input"] == total["input"]  # same columns in, another accumulator
+    assert count["parameters"]["aggs"] != total["parameters"]["aggs"]
+
+
+def test_another_window_size_is_another_state(signatures):
+    op, ten = _one(signatures(WINDOW.format(s=10)), "window-agg")
+    op20, twenty = _one(signatures(WINDOW.format(s=20)), "window-agg")
+    assert op == op20
+    assert ten["parameters"]["spec"]["size"] == 10_000 and twenty["parameters"]["spec"]["size"] == 20_000
+
+
+def test_another_join_key_is_another_state(signatures):
+    sql = "INSERT INTO outj SELECT s.a, d.name FROM src s JOIN dim d ON s.{} = d.a"
+    op, on_a = _one(signatures(sql.format("a")), "join")
+    op_b, on_b = _one(signatures(sql.format("b")), "join")
+    assert op == op_b and _compared(on_a) != _compared(on_b)
+
+
+@pytest.mark.parametrize("changed", [
+    "INSERT INTO out SELECT a, COUNT(*) * 2 FROM src GROUP BY a",  # a projection after the aggregate
+    "INSERT INTO out SELECT a AS k, COUNT(*) AS c FROM src GROUP BY a",  # aliases
+    "INSERT INTO out SELECT a, COUNT(*) FROM src WHERE v > 3 GROUP BY a",  # a filter before it
+])
+def test_stateless_changes_around_an_aggregate_keep_its_signature(signatures, changed):
+    before = signatures("INSERT INTO out SELECT a, COUNT(*) FROM src GROUP BY a")
+    after = signatures(changed)
+    op, sig = _one(before, "group-agg")
+    assert op in after and _compared(after[op]) == _compared(sig)
+
+
+def test_signatures_are_the_same_in_another_process(signatures):
+    """A checkpoint is restored by another process (a restart, a worker): nothing in a signature may
+    depend on the process (hash seeds, set order, addresses)."""
+    code = ("import json, sys; from tests.plan.test_state_signature import _print_signatures; "
+            "_print_signatures(sys.argv[1])")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    join = "INSERT INTO outj SELECT s.a, d.name FROM src s JOIN dim d ON s.a = d.a"
+    for sql in (WINDOW.format(s=10), join):
+        out = subprocess.run([sys.executable, "-c", code, sql], env=env, capture_output=True, text=True,
+                             check=True, timeout=120).stdout
+        assert json.loads(out) == json.loads(json.dumps(signatures(sql)))
+
+
+def _print_signatures(sql: str) -> None:
+    env = StreamEnvironment()
+    for ddl in DDL:
+        env.execute_sql(ddl)
+    root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
+    assign_ids([root])
+    print(json.dumps(state_signatures([root])))
+    env.close()
