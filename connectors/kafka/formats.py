@@ -10,7 +10,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from streamsql.connectors.formats import make_decoder, make_encoder, validate_format_options
+from streamsql.connectors.formats import (
+    is_changelog_format,
+    make_decoder,
+    make_encoder,
+    validate_format_options,
+)
 from streamsql.connectors.kafka.options import FORMATS, table_prefix
 from streamsql.connectors.registry import get_connector, validate_options
 
@@ -145,6 +150,13 @@ def validate_table(connector: str, table: TableDef, fs: FormatSetup) -> None:
     validate_format_options(fs.value_format, fs.value_options, table.name)
     if fs.key_format:
         validate_format_options(fs.key_format, fs.key_options, table.name)
+    if connector == "kafka" and table.primary_key and not is_changelog_format(fs.value_format):
+        # Flink's KafkaDynamicTableFactory.validatePKConstraints, for its source and its sink: an
+        # append-only topic cannot keep a key's semantics (upsert-kafka, or a changelog format, can)
+        msg = (f"The Kafka table '{table.name}' with '{fs.value_format}' format doesn't support defining "
+               "PRIMARY KEY constraint on the table, because it can't guarantee the semantic of primary "
+               "key.")
+        raise ConfigError(msg)
 
 
 class StatesFormats(ABC):
