@@ -55,8 +55,19 @@ def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:
 
 
 def _decoder(table: TableDef):
-    """The table's format decoder (checks the connector and format options)."""
+    """The table's format decoder (checks the connector and format options).
+
+    Raises:
+        ConfigError: as :func:`_format_of`, or for ``'source.monitor-interval'``: in Flink it makes
+            the source unbounded (new files are read as they appear, and the watermark never
+            reaches the end, so the last windows never fire), where this source reads once.
+    """
     fmt, opts = _format_of(table)
+    if "source.monitor-interval" in opts:
+        msg = (f"Table '{table.name}': option 'source.monitor-interval' is not supported: StreamSQL reads a "
+               f"filesystem table's files once, as a bounded source (with it, Flink watches for new files "
+               f"and never ends the input); remove the option, or replay the files into a Kafka topic")
+        raise ConfigError(msg, table=table.name, option="source.monitor-interval")
     return make_decoder(fmt, table.physical_schema, opts, table.name)
 
 
@@ -317,7 +328,8 @@ SPEC = register(
                 "format", required=True, choices=tuple(_EXT), description="record format of each line"
             ),
             OptionSpec(
-                "source.monitor-interval", description="accepted for compatibility; the source is bounded"
+                "source.monitor-interval",
+                description="refused when read: Flink's continuous reading (the source here is bounded)"
             ),
         ],
         create_source=FileSystemSource,

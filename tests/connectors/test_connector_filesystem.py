@@ -206,3 +206,19 @@ def test_option_errors(tmp_path):
         make({"path": str(tmp_path), "format": "json", "json.ignore-errors": "true"})
     with pytest.raises(ConfigError, match=r"Table 'files'.*unknown option 'csv.field-delimiter'"):
         make({"path": str(tmp_path), "format": "json", "csv.field-delimiter": ";"})
+
+
+def test_source_monitor_interval_is_refused(tmp_path):
+    """Flink reads a filesystem table with 'source.monitor-interval' continuously (unbounded: new
+    files are read, windows at the end never fire); it was accepted here and the files read once."""
+    from streamsql import StreamEnvironment
+
+    (tmp_path / "in.json").write_text('{"a": 1}\n')
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp")})
+    env.execute_sql(f"CREATE TABLE src (a INT) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path}/in.json', 'format' = 'json', 'source.monitor-interval' = '10 s')")
+    env.execute_sql("CREATE TABLE bh (a INT) WITH ('connector' = 'blackhole')")
+    with pytest.raises(ConfigError, match="'source.monitor-interval' is not supported"):
+        env.execute_sql("EXPLAIN INSERT INTO bh SELECT a FROM src")
+    env.close()
