@@ -8,7 +8,7 @@ attribute is one). The descriptor column must be a time attribute: the rowtime c
 earlier window aggregate, or a ``PROCTIME()`` column: a processing-time window
 (``WindowSpec.proctime``), whose rows belong to the window of their arrival at the operator and
 which fires on the wall clock (:mod:`streamsql.runtime.operators.proctime`); its ``window_time``
-is no event-time attribute.
+is a processing-time attribute again (:func:`is_proctime`), as Flink cascades it.
 
 Plans built here (called from :class:`~streamsql.plan.planner.Planner` by two hooks):
 
@@ -155,10 +155,14 @@ def is_proctime(node: PlanNode, col: str) -> bool:
     """Whether column ``col`` of ``node`` is a ``PROCTIME()`` attribute, through projections.
 
     One is made by a Calc's bare ``PROCTIME()`` item (``CalcNode.proctime``: a table's computed
-    column, or a SELECT item of a view, subquery or CTE) and passed on unchanged by Calcs
-    (projections, filters), watermark assigners and a lookup join's left columns (they keep
-    their names; its rows go on at once). Anything else (an aggregation, a regular join, a
-    window, an expression over it) materializes it into a plain TIMESTAMP_LTZ(3), as in Flink.
+    column, or a SELECT item of a view, subquery or CTE) or by a processing-time window aggregate
+    (its ``window_time``, which Flink cascades as a proctime attribute), and passed on unchanged by
+    Calcs (projections, filters), watermark assigners, a lookup join's left columns (they keep
+    their names; its rows go on at once) and UNION ALL (where every input has one at that
+    position, as Flink's union keeps the time indicator its inputs share). Anything else (a
+    regular join, a GROUP BY aggregation, an expression over it) materializes it into a plain
+    TIMESTAMP_LTZ(3), as in Flink. A processing-time window takes each row's time when it
+    arrives (not the column's value), so the column only has to be one.
     """
     while isinstance(node, (CalcNode, WatermarkAssignerNode)) or node.kind == "lookup-join":
         if node.kind == "lookup-join" and col not in node.inputs[0].schema.names:
@@ -169,7 +173,10 @@ def is_proctime(node: PlanNode, col: str) -> bool:
                 return col in node.proctime
             col = src
         node = node.inputs[0]
-    return False
+    if isinstance(node, UnionNode) and col in node.schema.names:
+        j = node.schema.names.index(col)
+        return all(is_proctime(i, i.schema.names[j]) for i in node.inputs)
+    return isinstance(node, WindowAggNode) and node.spec.proctime and col == "__wt"
 
 
 def materialized_note(col: ScopeColumn) -> str:

@@ -58,6 +58,25 @@ def test_a_select_list_proctime_is_a_time_attribute(penv, sql, expected):
     assert sorted(tuple(r) for _, r in penv.execute_sql(sql).collect(timeout=60)) == expected
 
 
+def test_a_union_of_proctime_attributes_is_one(penv):
+    """UNION ALL keeps the processing-time attribute its inputs share, as Flink's union (it was refused).
+
+    The keys of the two inputs differ, so arrival order within a key is file order.
+    """
+    penv.execute_sql("CREATE VIEW u AS SELECT k, v, p FROM pv WHERE k = 'a' "
+                     "UNION ALL SELECT k, v, PROCTIME() AS p FROM src WHERE k = 'b'")
+    types = [r[1] for r in penv.execute_sql("DESCRIBE u").rows]
+    assert types == ["STRING", "INT", "TIMESTAMP_LTZ(3) *PROCTIME*"]
+    rows = penv.execute_sql("SELECT k, v, COUNT(*) OVER (PARTITION BY k ORDER BY p) FROM u").collect(
+        timeout=60)
+    assert sorted(tuple(r) for _, r in rows) == [("a", 1, 1), ("a", 3, 2), ("b", 2, 1)]
+    # an input whose column is a plain TIMESTAMP_LTZ makes the union's one plain too
+    penv.execute_sql("CREATE VIEW mixed AS SELECT k, v, p FROM pv "
+                     "UNION ALL SELECT k, v, CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) AS p FROM src")
+    with pytest.raises(SqlError, match="plain TIMESTAMP_LTZ here"):
+        penv.execute_sql("SELECT SUM(v) OVER (ORDER BY p) FROM mixed")
+
+
 @pytest.mark.parametrize(("view", "column"), [
     # Flink 2.3 for both: "The window function requires the timecol is a time attribute type, but
     # is TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)"
@@ -146,3 +165,37 @@ def test_nexmark_q12_counts_every_bid_once_per_bidder_and_window(kafka_bootstrap
         assert _ms(end) - _ms(start) == 10_000 and _ms(start) % 10_000 == 0
     assert counted == bids
     assert len({(r[0], r[2]) for r in rows}) == len(rows)  # each (bidder, window) once
+
+
+@pytest.mark.parametrize("first", [
+    "SELECT window_time AS wt, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE B, DESCRIPTOR(p_time), "
+    "INTERVAL '1' SECOND)) GROUP BY window_start, window_end, window_time",
+    "SELECT TUMBLE_PROCTIME(p_time, INTERVAL '1' SECOND) AS wt, COUNT(*) AS c FROM B "
+    "GROUP BY TUMBLE(p_time, INTERVAL '1' SECOND)",
+])
+def test_a_processing_time_windows_time_drives_the_next_window(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                                first):
+    """The window_time (or TUMBLE_PROCTIME) of a processing-time window is a processing-time
+    attribute, as Flink cascades it: a second window over it counts every bid once (it was refused)."""
+    topic = kafka_topic_factory("nexmark_cascade")
+    load.to_kafka(topic, kafka_bootstrap, 1000)
+    env = make_env(tmp_path)
+    env.execute_sql("SET 'pipeline.auto-watermark-interval' = '50 ms'")
+    env.execute_sql(sql.events_table(sql.kafka_options(topic, kafka_bootstrap, bounded=False)))
+    for s in split_statements(sql.views()):
+        env.execute_sql(s)
+    env.execute_sql("CREATE VIEW B AS SELECT *, PROCTIME() AS p_time FROM bid")
+    env.execute_sql(f"CREATE VIEW W AS {first}")
+    assert env.execute_sql("DESCRIBE W").rows[0][1] == "TIMESTAMP_LTZ(3) *PROCTIME*"
+    result = env.execute_sql("SELECT window_start, window_end, SUM(c) FROM TABLE(TUMBLE(TABLE W, "
+                             "DESCRIPTOR(wt), INTERVAL '2' SECOND)) GROUP BY window_start, window_end")
+    rows = []
+    it = iter(result.collect(timeout=60))
+    while sum(r[2] for r in rows) < 920:  # the bids among the first 1000 events
+        kind, row = next(it)
+        assert kind.short == "+I"
+        rows.append(tuple(row))
+    result.job.cancel()
+    env.close()
+    assert sum(r[2] for r in rows) == 920
+    assert all(_ms(e) - _ms(s) == 2000 and _ms(s) % 2000 == 0 for s, e, _ in rows)
