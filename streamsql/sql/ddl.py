@@ -33,7 +33,9 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
     Raises:
         SqlError: for duplicate columns, an unknown type, a watermark or primary key on an
             unknown column, several watermarks or primary keys, an ENFORCED key, a non-string
-            option or a duplicate option, and for ``LIKE`` (unsupported).
+            option or a duplicate option, and for ``LIKE``, ``PARTITIONED BY`` and column
+            constraints other than NOT NULL / PRIMARY KEY / COMMENT (``CHECK``, ``DEFAULT``:
+            unsupported, not ignored).
     """
     schema = create.this
     if not isinstance(schema, exp.Schema):
@@ -42,6 +44,10 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
     if any(isinstance(p, exp.LikeProperty) for p in _properties(create)):
         msg = "CREATE TABLE ... LIKE is not supported; list the columns"
         raise error_at(schema, msg, sql)
+    partitioned = next((p for p in _properties(create) if isinstance(p, exp.PartitionedByProperty)), None)
+    if partitioned is not None:  # Flink reads and writes a partitioned table's key=value folders
+        msg = "PARTITIONED BY is not supported: StreamSQL's tables are not partitioned; remove the clause"
+        raise error_at(partitioned, msg, sql)
 
     columns: list[ColumnDef] = []
     watermarks: list[exp.WatermarkColumnConstraint] = []
@@ -173,6 +179,11 @@ def _column(item: exp.ColumnDef, sql: str, seen: list[ColumnDef], keys: list) ->
         elif isinstance(c, exp.PrimaryKeyColumnConstraint):
             _check_not_enforced(c, sql, at=item.this)
             keys.append((c, [item.this]))
+        elif not isinstance(c, exp.CommentColumnConstraint):
+            # Flink's column has a type, NULL / NOT NULL, PRIMARY KEY, COMMENT, AS or METADATA only:
+            # a CHECK or DEFAULT would parse here and be ignored (rows not checked, no default)
+            msg = f"Unsupported column constraint: {constraint.sql(Flink)}"
+            raise error_at(constraint, msg, sql)
     if kind is not None:
         try:
             col.written = kind.sql(Flink)

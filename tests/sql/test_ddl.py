@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlglot import exp
 
@@ -199,3 +201,23 @@ def test_multiset_is_refused_with_what_to_declare():
         parse_statement("CREATE TABLE t (id INT, ms MULTISET<STRING>) WITH ('connector' = 'blackhole')")
     assert "MULTISET is not supported yet; declare MAP<T, INT>" in e.value.message
     assert (e.value.line, e.value.col) == (1, 28)
+
+
+@pytest.mark.parametrize(
+    ("ddl", "message"),
+    [
+        ("CREATE TABLE t (a INT CHECK (a > 0))", "Unsupported column constraint: CHECK (a > 0)"),
+        ("CREATE TABLE t (a INT DEFAULT 5)", "Unsupported column constraint: DEFAULT 5"),
+        ("CREATE TABLE t (a INT, b STRING) PARTITIONED BY (b)", "PARTITIONED BY is not supported"),
+    ],
+)
+def test_clauses_flink_would_not_ignore_are_refused(ddl, message):
+    """They parsed and were ignored: rows were not checked, no default filled, no partition folders
+    (Flink's parser refuses CHECK and DEFAULT; it reads and writes PARTITIONED BY tables by folder)."""
+    with pytest.raises(SqlError, match=re.escape(message)):
+        table(ddl)
+
+
+def test_column_comments_and_nullability_are_kept():
+    td = table("CREATE TABLE t (a INT NOT NULL COMMENT 'x', b INT NULL) COMMENT 'c'")
+    assert [c.name for c in td.columns] == ["a", "b"]
