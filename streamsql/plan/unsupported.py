@@ -47,7 +47,9 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
             ``SELECT`` (:mod:`streamsql.plan.state_ttl_hint`), ``FOR SYSTEM_TIME AS OF`` other
             than on a joined table,
             ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
-            ``INSERT ... PARTITION``, ``CAST`` to an unknown type.
+            ``INSERT ... PARTITION``, ``CAST`` to an unknown type, a binary literal with an odd
+            number of hexadecimal digits (``X'ABC'``, Flink's "Binary literal string must contain
+            an even number of hexits").
     """
     if sql is not None:
         _reject_hint_comments(sql)
@@ -67,6 +69,9 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
             _fail(sql, node, _HINT)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             _check_cast_type(sql, node)
+        if isinstance(node, exp.HexString) and len(node.this) % 2:
+            # Calcite's validator (Flink's): X'ABC' was read here as the bytes 0A BC
+            _fail(sql, node, "Binary literal string must contain an even number of hexits")
         if isinstance(node, exp.Version) and not _joined_table(node):
             _fail(sql, node, "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal "
                              "join (FROM o JOIN r FOR SYSTEM_TIME AS OF o.rowtime ON ...); read the table "

@@ -40,6 +40,8 @@ def env(tmp_path):
         ("SELECT k, SUM(v) FROM o GROUP BY GROUPING SETS ((k), ())",
          "GROUP BY GROUPING SETS is not supported yet", None),
         ("SELECT k FROM o WHERE CAST(v AS STRING) = 'a' COLLATE utf8", "COLLATE is not supported", None),
+        # Calcite's (Flink's) words; it was read as the bytes 0A BC
+        ("SELECT k, X'ABC' AS v FROM o", "Binary literal string must contain an even number of hexits", 11),
     ],
 )
 def test_ignored_query_construct_is_rejected_at_its_position(env, sql, message, col):
