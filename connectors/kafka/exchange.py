@@ -200,6 +200,7 @@ class ExchangeWriter:
             ExecutionError: when the brokers cannot be reached or the topic has another size.
         """
         ensure_topic(self.props, self.topic, self.partitions, self.what)
+        self.txn.internal_topics.add(self.topic)  # not a table's output: never awaited
         self.handle = self.txn.acquire()
 
     def _send(self, records: list[tuple[int, bytes, bytes]]) -> None:

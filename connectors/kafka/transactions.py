@@ -110,6 +110,9 @@ class KafkaTransactions:
         self.progress_topic = progress_topic
         self.what = f"Job '{job_name}' (Kafka transaction '{self.transactional_id}')"
         self.handle: ProducerHandle | None = None
+        #: Topics the transaction writes that are no table's output (the progress topic, the
+        #: task's exchanges): their records are not awaited (:meth:`await_output`).
+        self.internal_topics = {progress_topic}
         self.in_txn = False
         self.users = 0
         self._consumer: Consumer | None = None  # of the progress group (created on first use)
@@ -242,7 +245,7 @@ class KafkaTransactions:
             p.flush(TXN_TIMEOUT_S)
             h.check()
             if metadata.get("final"):
-                ends = self._log_ends(h.topics - {self.progress_topic})
+                ends = self._log_ends(self.output_topics())
             p.commit_transaction(TXN_TIMEOUT_S)
         except (KafkaException, SystemError) as e:
             self._fail_commit(checkpoint_id, unwrap(e))
@@ -265,6 +268,24 @@ class KafkaTransactions:
     # script with 'table.dml-sync') took the end before the markers and read nothing (in the
     # clean-clone CI, test_kafka_sink_timestamp[upsert_metadata] read its topic 21 ms before the
     # broker appended the marker). So the last commit of a finished job waits for its markers.
+    # A parallel job's tasks do not wait at their last commit (another task's open transaction on
+    # a partition they share would hold the wait back until it commits); the job waits once every
+    # task committed (:meth:`await_output`, from streamsql.runtime.parallel).
+
+    def output_topics(self) -> set[str]:
+        """The tables' topics the transaction has written (not :attr:`internal_topics`)."""
+        return (self.handle.topics if self.handle is not None else set()) - self.internal_topics
+
+    def await_output(self) -> None:
+        """Wait until read_committed readers see every record written to :meth:`output_topics` so far.
+
+        For a parallel job once all its tasks committed their last checkpoint (then no open
+        transaction of the job holds a partition back); at most :data:`VISIBLE_TIMEOUT_S`, as
+        :meth:`commit` waits.
+        """
+        ends = self._log_ends(self.output_topics())
+        if ends:
+            self._await_visible(ends)
 
     def _admin(self) -> AdminClient:
         return admin_client({k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}, self.what)
@@ -285,8 +306,9 @@ class KafkaTransactions:
         Called after the flush: every record of the transaction lies below it.
         """
         try:
+            admin = self._admin()
             tps = [TopicPartition(t, p) for t in sorted(topics)
-                   for p in self.handle.producer.list_topics(t, METADATA_TIMEOUT_S).topics[t].partitions]
+                   for p in admin.list_topics(topic=t, timeout=METADATA_TIMEOUT_S).topics[t].partitions]
             return self._latest(tps, IsolationLevel.READ_UNCOMMITTED) if tps else {}
         except (KafkaException, KeyError) as e:  # only the wait is skipped; the commit goes on
             log.debug("%s: no end offsets to await: %s", self.what, e)

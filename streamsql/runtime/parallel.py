@@ -42,7 +42,7 @@ from streamsql.checkpoint.operators import ignore_unclaimed
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
-from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
+from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions
 from streamsql.core.config import Config
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ConfigError, ExecutionError
@@ -296,6 +296,7 @@ class ParallelJobRunner:
             group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id,
                               self.config.integer("parallelism.default"))
             if group.run(self._cancel):
+                self._await_output()
                 files.write_file(FINISHED_MARKER, b"finished")
             return
         with self.identity.lock(files.lock_dir) if self.identity else contextlib.nullcontext():
@@ -309,10 +310,29 @@ class ParallelJobRunner:
                 self._run_threads()
             if self._cancel.is_set() or any(t._stop.is_set() for t in self.tasks):
                 return
+            self._await_output()  # with worker processes, each waited for its own tasks
             if self.role.command:  # before reset() deletes the task topic that holds them
                 self._reports = task_reports(self._props(), self.name, len(self.tasks))
             files.write_file(FINISHED_MARKER, b"finished")
             self.reset()
+
+    def _await_output(self) -> None:
+        """Wait until what the tasks run here wrote is visible to read_committed readers.
+
+        Every task committed its last checkpoint, so no open transaction of the job holds a
+        partition back: as a single-process job's last commit waits
+        (:meth:`~streamsql.connectors.kafka.transactions.KafkaTransactions.await_output`), a
+        finished job's output is readable when it reports FINISHED.
+        """
+        awaited: set[tuple[str, frozenset[str]]] = set()  # tasks of a stage write the same topics
+        for t in self.tasks:
+            committer = t._graph.resources.committer if t._graph is not None else None
+            if not isinstance(committer, KafkaTransactions):
+                continue
+            key = (committer.bootstrap, frozenset(committer.output_topics()))
+            if key[1] and key not in awaited:
+                awaited.add(key)
+                committer.await_output()
 
     def _apply_savepoint(self) -> None:
         """Seed every task from ``'execution.savepoint.path'``, once per savepoint (``_restored_from``).
