@@ -95,6 +95,10 @@ def chunk_tokens(tokens: list[Token]) -> list[list[Token]]:
     return chunks
 
 
+#: Tokens that cannot begin a list item: after a ',' they mean the item is missing.
+_NO_ITEM = frozenset({TokenType.COMMA, TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.SEMICOLON})
+
+
 class FlinkParser(parser.Parser):
     """sqlglot's parser with Flink's statements, column constraints and window TVFs."""
 
@@ -430,6 +434,26 @@ class FlinkParser(parser.Parser):
         else:
             stmt = self._parse_statement()
         return self.expression(nodes.Explain(this=stmt, plan_for=plan_for, expressions=details))
+
+    def _parse_csv(self, parse_method: t.Callable[[], t.Any], sep: TokenType = TokenType.COMMA) -> list:
+        # sqlglot's skips an item that is not there: VALUES (1,,2) was the row (1, 2), (1, 2,) and
+        # (1, 2), (3, 4), were taken, and so were COALESCE(1,,2), ARRAY[1,,2] and SELECT 1,, 2.
+        # Calcite's lists have no empty item; Flink's parser stops at the second ',' (or the ')').
+        # Only a separator followed by another, a closing bracket or the end is refused: a None
+        # from parse_method is also how sqlglot tries one reading of an item and backs off.
+        if sep == TokenType.COMMA and self._curr and self._curr.token_type == TokenType.COMMA:
+            self.raise_error("Syntax error: an item is missing before ','")
+        item = parse_method()
+        items = [item] if item is not None else []
+        while self._match(sep):
+            if sep == TokenType.COMMA and (not self._curr or self._curr.token_type in _NO_ITEM):
+                self.raise_error("Syntax error: an item is missing after ','")
+            if isinstance(item, exp.Expr):
+                self._add_comments(item)
+            item = parse_method()
+            if item is not None:
+                items.append(item)
+        return items
 
     def _parse_derived_table_values(self, allow_value_synonym: bool = False) -> exp.Values | None:
         # Calcite's table constructor: VALUES row, row ... in a statement, an INSERT, a view, a

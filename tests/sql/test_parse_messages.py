@@ -13,6 +13,16 @@ from streamsql.sql.parser import parse_statement
     ("SELECT * FROM 2", "Expected table name near '2'", 15),
     ("SELECT a FROM t JOIN 3 ON x", "Expected table name near '3'", 22),
     ("INSERT INTO 5 SELECT 1", "Expected table name near '5'", 13),
+    # an empty item of a list: sqlglot skipped it, so VALUES (1,,2) was the row (1, 2) and
+    # COALESCE(1,,2), ARRAY[1,,2], SELECT 1,, 2 ran; Flink's parser stops there
+    ("INSERT INTO o VALUES (1,,2)", "an item is missing after ',' near ','", 25),
+    ("INSERT INTO o VALUES (1, 2,)", "an item is missing after ',' near ')'", 28),
+    ("INSERT INTO o VALUES (1, 2), ", "an item is missing after ',' at end of input", 29),
+    ("INSERT INTO o VALUES (1, 2),, (3, 4)", "an item is missing after ',' near ','", 29),
+    ("SELECT COALESCE(1,,2)", "an item is missing after ',' near ','", 19),
+    ("SELECT ARRAY[1,,2]", "an item is missing after ',' near ','", 16),
+    ("SELECT 1,, 2", "an item is missing after ',' near ','", 10),
+    ("SELECT CONCAT('a',)", "an item is missing after ',' near ')'", 19),
 ])
 def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     with pytest.raises(SqlError) as ei:
