@@ -49,10 +49,11 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
             ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
             ``INSERT ... PARTITION``, ``CAST`` to an unknown type, a binary literal with an odd
             number of hexadecimal digits (``X'ABC'``, Flink's "Binary literal string must contain
-            an even number of hexits").
+            an even number of hexits"), a string literal continued on the same line (``'a' 'b'``).
     """
     if sql is not None:
         _reject_hint_comments(sql)
+        _reject_same_line_strings(sql)
     if isinstance(tree, exp.Insert):
         if tree.args.get("overwrite"):
             _fail(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
@@ -114,6 +115,25 @@ def _reject_hint_comments(sql: str) -> None:
             raise SqlError(message, sql, line, col, 3)
         if lx.kind not in ("ws", "comment"):
             previous = lx
+
+
+def _reject_same_line_strings(sql: str) -> None:
+    """Refuse a string literal that continues the previous one on the same line (``'a' 'b'``).
+
+    Calcite (Flink's parser) joins adjacent literals only across a line break (``'a'`` newline
+    ``'b'`` is ``'ab'``) and refuses them on one line, a comment between or not: "String literal
+    continued on same line". StreamSQL's parser joined them either way.
+    """
+    previous, newline = None, False
+    for lx in lexemes(sql):
+        if lx.kind in ("ws", "comment"):
+            newline = newline or "\n" in lx.text or "\r" in lx.text
+            continue
+        if lx.kind == "string" and previous is not None and previous.kind == "string" and not newline:
+            line, col = line_col(sql, lx.start)
+            msg = "String literal continued on same line"
+            raise SqlError(msg, sql, line, col, len(lx.text))
+        previous, newline = lx, False
 
 
 def _fail(sql: str | None, node: exp.Expression, message: str, keyword: str | None = None) -> None:

@@ -42,6 +42,9 @@ def env(tmp_path):
         ("SELECT k FROM o WHERE CAST(v AS STRING) = 'a' COLLATE utf8", "COLLATE is not supported", None),
         # Calcite's (Flink's) words; it was read as the bytes 0A BC
         ("SELECT k, X'ABC' AS v FROM o", "Binary literal string must contain an even number of hexits", 11),
+        # Calcite's parser joins 'a' 'b' only across a line break; it was joined here on one line too
+        ("SELECT k, v FROM o WHERE CAST(v AS STRING) = 'a' 'b'", "String literal continued on same line", 50),
+        ("SELECT k, v FROM o WHERE CAST(v AS STRING) = 'a' /* c */ 'b'", "String literal continued", 58),
     ],
 )
 def test_ignored_query_construct_is_rejected_at_its_position(env, sql, message, col):
@@ -79,3 +82,9 @@ def test_plain_comments_and_supported_queries_still_plan(env):
     plan = env.execute_sql("EXPLAIN SELECT o.k, r.w FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts "
                            "ON o.k = r.k").message
     assert "TemporalJoin(" in plan, plan
+
+
+def test_string_literals_continue_across_a_line_break(env):
+    """As Calcite: 'a' newline 'b' is 'ab' (also after a -- comment)."""
+    rows = env.execute_sql("SELECT 'a'\n'b' AS s, 'c' -- x\n 'd' AS t").collect()
+    assert [r[1] for r in rows] == [("ab", "cd")]
