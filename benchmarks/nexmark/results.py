@@ -49,6 +49,31 @@ def _sorted(rows: list[list[str | None]]) -> list[list[str | None]]:
     return sorted(rows, key=lambda r: json.dumps(r, ensure_ascii=False))
 
 
+def window_totals(rows: list[list[str | None]]) -> dict:
+    """q12's outcome that does not depend on the wall clock: bids per bidder summed over the windows.
+
+    ``rows`` are q12's final rows ``[bidder, bid_count, starttime, endtime]`` (cells as printed),
+    all its windows fired (an unbounded source left idle). Returns ``{"bids": total, "bidders":
+    summary of (bidder, bids) rows, "violations": [...]}``: a violation is a window that is not 10 s
+    long on a 10 s boundary, or a (bidder, window) counted twice.
+    """
+    import datetime as dt
+
+    per: dict[str, int] = {}
+    seen: set[tuple] = set()
+    bad = []
+    for bidder, count, start, end in rows:
+        t0, t1 = dt.datetime.fromisoformat(start), dt.datetime.fromisoformat(end)
+        if (t1 - t0).total_seconds() != 10 or t0.second % 10 or t0.microsecond:
+            bad.append(f"window [{start}, {end})")
+        if (bidder, start) in seen:
+            bad.append(f"bidder {bidder} twice in [{start}, {end})")
+        seen.add((bidder, start))
+        per[bidder] = per.get(bidder, 0) + int(count)
+    bidders = summary(["bidder", "bids"], [[b, str(n)] for b, n in per.items()])
+    return {"bids": sum(per.values()), "bidders": bidders, "violations": bad[:5]}
+
+
 def write_rows(path, columns: list[str], rows: list[list[str | None]]) -> None:
     """The whole final table, sorted as :func:`summary` sorts it: one JSON list per line after the columns."""
     with open(path, "w", encoding="utf-8") as f:
