@@ -460,10 +460,11 @@ class FlinkParser(parser.Parser):
         # UNION or a FROM; (VALUES ...) AS t(a, b) in a FROM. sqlglot's also took an alias right
         # after the rows, inside the parentheses too, and a bare column list as one: the missing
         # comma of VALUES (1, 'a') (2, 'b') made (2, 'b') an alias and the row was dropped
-        # silently. Flink's parser stops at that '(' ("Encountered \"(\""); so does this one. The
-        # VALUE and FORMAT VALUES synonyms (MySQL's, ClickHouse's) are not Flink's either.
+        # silently. Flink's parser stops at that '(' ("Encountered \"(\""); so does this one.
+        # INSERT INTO t VALUE (1) is Flink's too (checked on Flink 2.3); FORMAT VALUES is not.
         is_derived = self._match_pair(TokenType.L_PAREN, TokenType.VALUES)
-        if not is_derived and not self._match(TokenType.VALUES):
+        if not is_derived and not (self._match(TokenType.VALUES)
+                                   or (allow_value_synonym and self._match_text_seq("VALUE"))):
             return None
         rows = self._parse_csv(self._parse_value)
         if self._curr and self._curr.token_type == TokenType.L_PAREN:
