@@ -140,6 +140,11 @@ _JAVA = {("y", 4): "%Y", ("y", 2): "%y", ("y", 1): _YEAR, ("M", 1): "%-m", ("M",
          ("S", 6): "%f", ("a", 1): "%p", ("E", 3): "%a", ("E", 4): "%A", ("D", 3): "%j", ("D", 1): "%-j"}
 
 
+_WEEK = {1: "\x03", 2: "\x04"}
+"""What Java's 'w' and 'ww' become in a format (not a parse): markers that :func:`formatted`
+replaces with the week of the year, which strftime has not (see :func:`_week_of_year`)."""
+
+
 def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
     """The strftime/strptime pattern for a Java DateTimeFormatter pattern.
 
@@ -154,6 +159,8 @@ def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
             out.append((m.group(1) or "'").replace("%", "%%"))
         elif m.group(2):
             spec = _JAVA.get((text[0], len(text)))
+            if text[0] == "w" and not parsing:
+                spec = _WEEK.get(len(text))
             if spec is None:
                 msg = f"{c.name}: unsupported pattern letters '{text}' in '{java}'"
                 raise c.fail(msg)
@@ -193,7 +200,24 @@ def formatted(c: Call, value: str, i: int, default: str) -> exp.Expression:
     out = f"strftime({value}, {fmt})"
     if _YEAR in fmt:
         out = f"regexp_replace({out}, '\x010*([0-9]+)\x02', '\\1', 'g')"
+    for width, marker in _WEEK.items():
+        if marker in fmt:
+            week = f"{_week_of_year(value)}::VARCHAR"
+            if width == 2:  # weeks are 1 to 53: 'ww' pads to two digits
+                week = f"lpad({week}, 2, '0')"
+            out = f"replace({out}, '{marker}', {week})"
     return template(out, c.args[0])
+
+
+def _week_of_year(value: str) -> str:
+    """DuckDB SQL of Java's 'w' of a timestamp ``value``: the week of the week-based year.
+
+    As in Flink's (the JVM's en-US) locale: weeks start on Sunday and week 1 is the one holding
+    January 1 (so the last days of December can be week 1). It is the day of the year of the
+    week's Saturday, in sevens.
+    """
+    saturday = f"(CAST({value} AS DATE) + (6 - dayofweek({value}))::INTEGER)"
+    return f"((dayofyear({saturday}) - 1) // 7 + 1)"
 
 
 @scalar("DATE_FORMAT", group="temporal", sig=((T, S), (S, S)), result=fixed("STRING"),
