@@ -95,8 +95,7 @@ def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str, 
     cfg = {k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
     admin = admin_client(cfg, what)
     bootstrap = str(props.get("bootstrap.servers", ""))
-    md = admin.list_topics(timeout=METADATA_TIMEOUT_S)
-    tm = md.topics.get(topic)
+    tm = _metadata(admin, topic, what, bootstrap, listed=True)
     if (tm is None or tm.error is not None) and not create:
         return ""
     if tm is None or tm.error is not None:
@@ -109,13 +108,31 @@ def ensure_topic(props: dict[str, Any], topic: str, partitions: int, what: str, 
             if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
                 msg = f"{what}: creating exchange topic '{topic}'"
                 raise execution_error(msg, e, bootstrap) from None
-        tm = admin.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S).topics.get(topic)
+        tm = _metadata(admin, topic, what, bootstrap)
     if tm is not None and tm.error is None and len(tm.partitions) != partitions:
         msg = (f"{what}: exchange topic '{topic}' has {len(tm.partitions)} partitions, the job's "
                f"parallelism needs {partitions}; delete the topic or run with the parallelism it was "
                "made for")
         raise ExecutionError(msg)
     return _topic_id(admin, topic, what, bootstrap)
+
+
+def _metadata(admin: AdminClient, topic: str, what: str, bootstrap: str, listed: bool = False):
+    """``topic``'s metadata, None when the broker does not know it.
+
+    ``listed``: taken from the list of every topic rather than from a request naming it.
+
+    Raises:
+        ExecutionError: the brokers did not answer within ``METADATA_TIMEOUT_S`` s (a restart
+            retries; the raw KafkaException used to fail the job as an internal error).
+    """
+    try:
+        md = admin.list_topics(timeout=METADATA_TIMEOUT_S) if listed else \
+            admin.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
+    except KafkaException as e:
+        msg = f"{what}: metadata of topic '{topic}'"
+        raise execution_error(msg, e, bootstrap) from None
+    return md.topics.get(topic)
 
 
 def _topic_id(admin: AdminClient, topic: str, what: str, bootstrap: str) -> str:

@@ -185,7 +185,10 @@ class KafkaTransactions:
     def _ensure_progress_topic(self) -> None:
         props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
         what = f"Progress topic '{self.progress_topic}'"
-        md = admin_client(props, what).list_topics(timeout=METADATA_TIMEOUT_S)
+        try:
+            md = admin_client(props, what).list_topics(timeout=METADATA_TIMEOUT_S)
+        except KafkaException as e:  # a restart retries; a raw one failed the job as internal
+            raise execution_error(what, e, self.bootstrap) from None
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:
             return
         create_topic(props, self.progress_topic, self.what, 1, -1, {"cleanup.policy": "compact"})

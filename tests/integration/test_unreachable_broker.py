@@ -98,3 +98,13 @@ def test_finding_8_once_per_cause_filter():
                                             "ignored", logging.WARNING))
     finally:
         logger.setLevel(old)
+
+
+def test_exchange_topic_metadata_timeout_is_an_execution_error(dead_bootstrap):
+    """A parallel job's exchange/task topic metadata that times out is an ExecutionError (restarted
+    by the restart strategy), never the raw KafkaException the job reported as an internal error
+    (seen in CI: a worker frozen past its session timeout, the other's list_topics timed out)."""
+    from streamsql.connectors.kafka.exchange import ensure_topic
+
+    with pytest.raises(ExecutionError, match="cannot reach Kafka at"):
+        ensure_topic({"bootstrap.servers": dead_bootstrap}, "_streamsql-x-tasks", 2, "Job 'x' task topic")
