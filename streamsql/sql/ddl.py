@@ -35,9 +35,16 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
             unknown column, several watermarks or primary keys, an ENFORCED key, a non-string
             option or a duplicate option, and for ``LIKE``, ``PARTITIONED BY`` and column
             constraints other than NOT NULL / PRIMARY KEY / COMMENT (``CHECK``, ``DEFAULT``:
-            unsupported, not ignored).
+            unsupported, not ignored), and for a query after the options (CREATE TABLE AS
+            SELECT, or a SELECT with the AS missing).
     """
     schema = create.this
+    query = create.expression
+    if query is not None:  # sqlglot also takes the query without AS: never drop it silently
+        name = schema.this if isinstance(schema, exp.Schema) else schema
+        msg = ("CREATE TABLE ... AS SELECT is not supported; create the table with its columns, "
+               f"then INSERT INTO {name.sql(Flink)} SELECT ...")
+        raise error_at(query, msg, sql)
     if not isinstance(schema, exp.Schema):
         msg = "CREATE TABLE needs a column list, e.g. CREATE TABLE t (a INT) WITH (...)"
         raise error_at(schema, msg, sql)
