@@ -95,8 +95,11 @@ def chunk_tokens(tokens: list[Token]) -> list[list[Token]]:
     return chunks
 
 
-#: Tokens that cannot begin a list item: after a ',' they mean the item is missing.
-_NO_ITEM = frozenset({TokenType.COMMA, TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.SEMICOLON})
+#: Tokens that cannot begin a list item: after a ',' they mean the item is missing (FROM:
+#: ``SELECT a, FROM t`` was taken as ``SELECT a FROM t``; Flink's parser refuses it).
+_NO_ITEM = frozenset({
+    TokenType.COMMA, TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.SEMICOLON, TokenType.FROM,
+})
 
 
 class FlinkParser(parser.Parser):
@@ -139,6 +142,10 @@ class FlinkParser(parser.Parser):
         "METADATA": lambda self: self._parse_metadata_constraint(),
         "WATERMARK": lambda self: self._parse_watermark(),
     }
+
+    # Teradata's CREATE ... SET property: after a CREATE TABLE whose ';' is missing it took the
+    # next SET statement's 'key' = 'value' as one more table option (see _parse_as_command).
+    PROPERTY_PARSERS = {k: v for k, v in parser.Parser.PROPERTY_PARSERS.items() if k != "SET"}
 
     SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
 
@@ -188,6 +195,27 @@ class FlinkParser(parser.Parser):
             raise
         if self.errors:
             self.errors[-1].errors[0].update(where)
+
+    def _parse_as_command(self, start: Token) -> exp.Command:
+        # sqlglot turns a CREATE TABLE/VIEW with tokens left after it (a ';' missing before the
+        # next statement, a stray word after WITH (...)) into an opaque exp.Command, which
+        # parse_statement then refused as "Unsupported statement 'CREATE TABLE ...'" at its
+        # first word. Point at the first token left instead.
+        left = self._curr
+        if start.token_type == TokenType.CREATE and left is not None and self._creates_table_or_view(start):
+            self.raise_error("Syntax error: unexpected token", left)
+        return super()._parse_as_command(start)
+
+    def _creates_table_or_view(self, create: Token) -> bool:
+        """Whether the statement at ``create`` is ``CREATE [OR REPLACE] [TEMPORARY] TABLE|VIEW``."""
+        index = next(i for i, token in enumerate(self._tokens) if token is create)
+        for token in self._tokens[index + 1:index + 5]:
+            word = token.text.upper()
+            if word in ("TABLE", "VIEW"):
+                return True
+            if word not in ("OR", "REPLACE", "TEMPORARY"):
+                return False
+        return False
 
     def _warn_unsupported(self) -> None:
         # sqlglot logs a warning before falling back to exp.Command; parse_statement rejects

@@ -55,6 +55,12 @@ _CLAUSES = {
     "Where": "WHERE clause", "Having": "HAVING clause",
     "Group": "GROUP BY clause", "Order": "ORDER BY clause",
 }
+# First words of statements: one where the parser expected more of the statement before it
+# most likely means that statement's ';' is missing.
+_STATEMENT_WORDS = frozenset({
+    "CREATE", "DROP", "INSERT", "SELECT", "SET", "RESET", "SHOW", "DESCRIBE", "EXPLAIN", "EXECUTE",
+    "STOP", "PRINT",
+})
 _DOUBLE_QUOTE_HINT = (
     "Double quotes are not valid in Flink SQL: quote identifiers with backticks (`name`) "
     "and strings with single quotes ('text')"
@@ -262,6 +268,8 @@ def _parse_error(error: ParseError, text: str) -> SqlError:
     elif token_text:
         quoted = token_text if token_text[0] == "'" else f"'{token_text}'"
         message = f"{message} near {quoted}"
+        if token_text.upper() in _STATEMENT_WORDS and message.startswith("Syntax error: unexpected token"):
+            message += "; is the ';' before it missing?"
     line, col = line_col(text, start)
     return SqlError(message, text, line, col, _length(text, start, end))
 

@@ -23,6 +23,7 @@ from streamsql.sql.parser import parse_statement
     ("SELECT ARRAY[1,,2]", "an item is missing after ',' near ','", 16),
     ("SELECT 1,, 2", "an item is missing after ',' near ','", 10),
     ("SELECT CONCAT('a',)", "an item is missing after ',' near ')'", 19),
+    ("SELECT a, FROM t", "an item is missing after ',' near 'FROM'", 11),  # ran as SELECT a FROM t
 ])
 def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     with pytest.raises(SqlError) as ei:
@@ -38,3 +39,26 @@ def test_position_in_from_is_calcites_three_argument_position():
     position = parse_statement("SELECT POSITION('a' IN s FROM 3) FROM t").find(exp.StrPosition)
     parts = (position.args["substr"].sql(), position.this.sql(), position.args["position"].sql())
     assert parts == ("'a'", "s", "3")
+
+
+@pytest.mark.parametrize(("sql", "line", "col"), [
+    # sqlglot turned these CREATEs into an opaque command, refused as "Unsupported statement
+    # 'CREATE TABLE ...'" at line 1, column 1, while CREATE TABLE is supported
+    ("CREATE TABLE a (x INT) WITH ('k' = 'v')\nCREATE TABLE b (y INT) WITH ('k' = 'v')", 2, 1),
+    ("CREATE TEMPORARY VIEW v AS SELECT x FROM a\nINSERT INTO b SELECT 1", 2, 1),
+    # the SET became one more option of the table, 'a' = 'b'
+    ("CREATE TABLE a (x INT) WITH ('k' = 'v')\nSET 'a' = 'b'", 2, 1),
+    ("SELECT 1\nINSERT INTO b SELECT 1", 2, 1),
+])
+def test_a_missing_semicolon_is_pointed_at(sql, line, col):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    assert "is the ';' before it missing?" in ei.value.message
+    assert (ei.value.line, ei.value.col) == (line, col), str(ei.value)
+
+
+def test_a_word_after_create_tables_options_is_a_syntax_error():
+    with pytest.raises(SqlError) as ei:
+        parse_statement("CREATE TABLE a (x INT) WITH ('k' = 'v') garbage")
+    assert ei.value.message == "Syntax error: unexpected token near 'garbage'"
+    assert ei.value.col == 41
