@@ -47,9 +47,12 @@ class Decoder(ABC):
         changelog: True when batches may carry -U/+U/-D rows (debezium-json).
         source_index: after each :meth:`decode`, the int64 index into ``values`` of every
             output row (lets a connector line up per-record metadata such as Kafka offsets).
+        option_prefix: what the table's DDL writes before the format's options (``'key.'``
+            for a Kafka key format), for the option named in a bad record's error.
     """
 
     changelog: bool = False
+    option_prefix: str = ""
 
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         self.schema = schema
@@ -199,9 +202,20 @@ def _table_prefix(table: str | None) -> str:
 # errors and excerpts
 
 
-def bad_record(fmt: str, where: str, reason: str, value: bytes | str | None) -> BadRecordError:
-    """The error for one undecodable record."""
-    return BadRecordError(f"Cannot decode {fmt} record at {where}: {reason}; record: {excerpt(value)}")
+def bad_record(fmt: str, where: str, reason: str, value: bytes | str | None,
+               skip_option: str | None = None) -> BadRecordError:
+    """The error for one undecodable record.
+
+    ``skip_option``, when given, is the table option that would skip the record instead
+    (``'json.ignore-parse-errors'``): the message names it before the record's excerpt.
+    """
+    hint = f"; '{skip_option}' = 'true' skips such records" if skip_option else ""
+    return BadRecordError(f"Cannot decode {fmt} record at {where}: {reason}{hint}; record: {excerpt(value)}")
+
+
+def skip_option(decoder: Decoder) -> str:
+    """The table option that makes ``decoder`` skip bad records (Flink's ``<format>.ignore-parse-errors``)."""
+    return f"{decoder.option_prefix}{decoder.fmt}.ignore-parse-errors"
 
 
 def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -376,7 +390,8 @@ def decode_records(
             used.append(pos[j])
         except RECORD_FAULTS as e:  # the record's fault (RecordError and kin): skipped or named
             if not ignore_errors:
-                raise bad_record(decoder.fmt, where(int(pos[j])), record_fault(e), v) from None
+                fault = record_fault(e)
+                raise bad_record(decoder.fmt, where(int(pos[j])), fault, v, skip_option(decoder)) from None
             decoder.skipped += 1
     return Batch(from_rows(rows, decoder.schema)), np.asarray(used, dtype=np.int64)
 

@@ -33,6 +33,7 @@ from streamsql.connectors.formats.common import (
     combine,
     decode_bisect,
     fix_types,
+    skip_option,
 )
 from streamsql.connectors.formats.convert import RecordError, from_rows
 from streamsql.connectors.formats.json import (
@@ -131,6 +132,7 @@ class DebeziumJsonDecoder(Decoder):
                     where(int(idx[j])),
                     self._reason(op[j].as_py(), is_ins[j], is_u[j], after_null[j], before_null[j]),
                     payloads[j],
+                    skip_option(self),
                 )
             self.skipped += int(bad.sum())
             keep = np.flatnonzero(~bad)
@@ -234,7 +236,7 @@ class DebeziumJsonDecoder(Decoder):
                     out.append((self.converter.convert(before), RowKind.DELETE))
             except RecordError as e:
                 if not self.ignore_errors:
-                    raise bad_record(self.fmt, where(i), str(e), v) from None
+                    raise bad_record(self.fmt, where(i), str(e), v, skip_option(self)) from None
                 self.skipped += 1
                 continue
             for r, k in out:

@@ -68,6 +68,8 @@ class FormatSetup:
     def _value_and_key(self, make, table: TableDef):
         v = make(self.value_format, self.value_schema, self.value_options, table.name)
         k = make(self.key_format, self.key_schema, self.key_options, table.name) if self.key_format else None
+        if k is not None:
+            k.option_prefix = "key."  # the key format's options are 'key.<format>.*'
         return v, k
 
 

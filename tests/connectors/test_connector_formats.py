@@ -10,10 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from streamsql.connectors.formats import format_options, make_decoder, make_encoder, validate_format_options
+from streamsql.connectors.kafka.formats import format_setup
 
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import BadRecordError, ConfigError
-from tests.connectors.helpers import schema_of
+from tests.connectors.helpers import schema_of, table_of
 
 UTC = dt.timezone.utc
 
@@ -463,3 +464,25 @@ def test_an_unknown_option_names_the_closest_known_one(tmp_path):
     with pytest.raises(ConfigError, match="unknown option 'number-of-rowz'.*did you mean 'number-of-rows'"):
         env.execute_sql("INSERT INTO o SELECT a FROM t")
     env.close()
+
+
+def test_a_bad_record_error_names_the_option_that_skips_it(loc):
+    """The failure a newcomer sees first says how to skip such records, with the DDL's key."""
+    s = schema_of(a="INT", b="STRING")
+    for fmt, bad in [("json", b'{"a": 1'), ("csv", b"abc,a"), ("debezium-json", b'{"op": "x"}')]:
+        with pytest.raises(BadRecordError) as e:
+            make_decoder(fmt, s, {}).decode([bad], loc)
+        assert f"; '{fmt}.ignore-parse-errors' = 'true' skips such records; record: " in str(e.value)
+    # not for json.fail-on-missing-field, which cannot be combined with ignore-parse-errors
+    with pytest.raises(BadRecordError) as e:
+        make_decoder("json", s, {"json.fail-on-missing-field": "true"}).decode([b'{"a": 2}'], loc)
+    assert "ignore-parse-errors" not in str(e.value)
+
+
+def test_a_kafka_key_formats_bad_record_names_the_key_option(loc):
+    table = table_of("t", {"connector": "upsert-kafka", "key.format": "json", "value.format": "json"},
+                     k="STRING", v="INT")
+    table.primary_key = ["k"]
+    _, kdec = format_setup(table, ["k"]).make_decoders(table)
+    with pytest.raises(BadRecordError, match=r"'key\.json\.ignore-parse-errors' = 'true' skips"):
+        kdec.decode([b'{"k": '], loc)
