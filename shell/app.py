@@ -43,7 +43,7 @@ from streamsql.core.interrupts import INTERRUPTED
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
 from streamsql.jobs import FailureWatch, failure_notice
-from streamsql.output import tableau
+from streamsql.output import shown_changelog, tableau
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
 from streamsql.table_result import TableResult
@@ -303,7 +303,8 @@ class Shell:
         """Print a statement's result; queries live, or sorted when they end (by the ORDER BY ``order``)."""
         if result.kind == "query":
             job = result.job
-            stream = Stream(result.columns, result.collect(), job.cancel if job else (lambda: None), job)
+            rows = shown_changelog(result.collect(), result.column_types, result.time_zone)
+            stream = Stream(result.columns, rows, job.cancel if job else (lambda: None), job)
             if order:
                 try:
                     keys = resolve_keys(order, result.columns, sql)

@@ -365,7 +365,9 @@ class StreamEnvironment:
         # another job fails) must not leave an unbounded query running that close() never sees.
         self._query_jobs = [j for j in self._query_jobs if not j.done] + [handle]
         handle.start()
-        return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink)
+        return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink,
+                           column_types=[f.type for f in root.sql_schema],
+                           time_zone=self.config.get("table.local-time-zone"))
 
     def _job(self, job_id: str) -> JobHandle:
         job = self.jobs.get(job_id)

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterable, Iterator, Sequence
+from decimal import Decimal
+from typing import Any, TextIO
 
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.elements import RowKind
+from streamsql.core.float_text import java_float_text
+from streamsql.core.types import SqlType
 from streamsql.table_result import TableResult
 
 NULL_TEXT = "<NULL>"
@@ -34,6 +44,113 @@ def _text(v) -> str:
     return str(v)
 
 
+# -- values as Flink's SQL client prints them -------------------------------------------------
+# Flink's client prints a cell as CAST(x AS STRING) in printing mode (RowDataToStringConverterImpl,
+# CastRule.Context.isPrinting): a TIMESTAMP(p) with exactly p fraction digits, a TIMESTAMP_LTZ in
+# 'table.local-time-zone', FLOAT/DOUBLE as Java's Float/Double.toString, a DECIMAL plain with its
+# scale, BYTES as x'hex'. Python's str() gave '10:00:00.123000', '...+00:00', '1e+20', '0E-10' and
+# "b'\\x01'". The values below keep their Python type (sorting, widths), only their str() changes.
+
+
+class _Shown:
+    """A value whose ``str()`` is the text Flink's SQL client shows for it (``_text``)."""
+
+    _text: str
+
+    def __str__(self) -> str:
+        return self._text
+
+
+class _ShownTimestamp(_Shown, dt.datetime):
+    pass
+
+
+class _ShownDecimal(_Shown, Decimal):
+    pass
+
+
+class _ShownBytes(_Shown, bytes):
+    pass
+
+
+class _JavaDouble(float):
+    """A DOUBLE printed as Java's ``Double.toString`` (computed when shown: most never are)."""
+
+    single = False
+
+    def __str__(self) -> str:
+        v = float(self)
+        if 1e-3 <= abs(v) < 1e7:  # Java writes these positionally, with Python's shortest digits
+            return str(np.float32(v)) if self.single else repr(v)
+        arr = pa.array([v], pa.float32() if self.single else pa.float64())
+        return java_float_text(arr, single=self.single)[0].as_py()
+
+
+class _JavaFloat(_JavaDouble):
+    single = True
+
+
+def _timestamp_text(v: dt.datetime, precision: int) -> str:
+    text = v.strftime("%Y-%m-%d %H:%M:%S")
+    if precision <= 0:
+        return text
+    nanos = v.microsecond * 1000 + getattr(v, "nanosecond", 0)  # pandas.Timestamp has nanoseconds
+    return text + "." + f"{nanos:09d}"[:precision]
+
+
+def shown_value(v: Any, t: SqlType | None, zone: dt.tzinfo) -> Any:
+    """``v`` (a collected value of SQL type ``t``) as a value whose ``str()`` is Flink's client text.
+
+    NULL stays None; types printed as Python prints them (integers, strings, dates) are returned
+    as they are; composites are converted field by field.
+    """
+    if v is None or t is None:
+        return v
+    name = t.name
+    if name in ("TIMESTAMP", "TIMESTAMP_LTZ") and isinstance(v, dt.datetime):
+        wall = v  # the value keeps its instant (sorting); the text is the zone's wall clock
+        if name == "TIMESTAMP_LTZ":
+            wall = (v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc)).astimezone(zone)
+        out = _ShownTimestamp(v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond, v.tzinfo)
+        out._text = _timestamp_text(wall, 6 if t.precision is None else t.precision)
+        return out
+    if name in ("DOUBLE", "FLOAT") and isinstance(v, float):
+        return (_JavaFloat if name == "FLOAT" else _JavaDouble)(v)
+    if name == "DECIMAL" and isinstance(v, Decimal):
+        out = _ShownDecimal(v)
+        out._text = format(v, "f")  # BigDecimal.toPlainString: 0.0000000000, not 0E-10
+        return out
+    if name == "BYTES" and isinstance(v, bytes):
+        out = _ShownBytes(v)
+        out._text = f"x'{v.hex()}'"
+        return out
+    if name == "ROW" and isinstance(v, dict):
+        return {k: shown_value(x, ft, zone) for (k, x), ft in zip(v.items(), t.children)}
+    if name == "ARRAY" and isinstance(v, list):
+        return [shown_value(x, t.children[0], zone) for x in v]
+    if name == "MAP" and isinstance(v, list):
+        kt, vt = t.children
+        return [(shown_value(k, kt, zone), shown_value(x, vt, zone)) for k, x in v]
+    return v
+
+
+def shown_changelog(rows: Iterable[tuple[RowKind, tuple]], types: Sequence[SqlType] | None,
+                    zone: str | None) -> Iterator[tuple[RowKind, tuple]]:
+    """A query's ``(kind, row)`` pairs with each value made to print as Flink's SQL client prints it.
+
+    Args:
+        rows: the changelog (``TableResult.collect()``).
+        types: the column types (``TableResult.column_types``); None or empty: rows as they are.
+        zone: ``'table.local-time-zone'``, for TIMESTAMP_LTZ values (None: UTC).
+    """
+    if not types:
+        yield from rows
+        return
+    tz = zoneinfo.ZoneInfo(zone or "UTC")
+    for kind, row in rows:
+        yield kind, tuple(shown_value(v, t, tz) for v, t in zip(row, types))
+
+
 def tableau(columns: list[str], rows: list[tuple], with_op: bool = False) -> str:
     """A boxed text table, as Flink's tableau result mode."""
     headers = (["op"] if with_op else []) + list(columns)
@@ -53,7 +170,8 @@ def print_result(result: TableResult, out: TextIO) -> None:
     elif result.kind == "text":
         out.write(result.message + "\n")
     elif result.kind == "query":
-        rows = [(k.short,) + r for k, r in result.collect()]
+        changelog = shown_changelog(result.collect(), result.column_types, result.time_zone)
+        rows = [(k.short,) + r for k, r in changelog]
         out.write(tableau(result.columns, rows, with_op=True) + f"\nReceived a total of {len(rows)} rows\n")
     elif result.message:
         out.write(result.message + "\n")

@@ -29,6 +29,8 @@ class TableResult:
         rows: ready rows for ``"rows"``.
         job: the job handle for ``"job"`` and ``"query"``.
         message: a one-line message (``"[INFO] Table has been created."``) or the text.
+        column_types: a query's column types (SqlType), in the order of ``columns``.
+        time_zone: a query's ``'table.local-time-zone'`` (how its TIMESTAMP_LTZ values are shown).
     """
 
     kind: str
@@ -36,6 +38,8 @@ class TableResult:
     rows: list[tuple] = field(default_factory=list)
     job: JobHandle | None = None
     message: str = ""
+    column_types: list = field(default_factory=list)
+    time_zone: str | None = None
     _sink: CollectSink | None = None
     _ended: bool = field(default=False, repr=False)
 

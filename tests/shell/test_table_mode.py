@@ -34,6 +34,8 @@ class _Result:
 
     kind = "query"
     columns = ["k", "n"]
+    column_types: list = []  # untyped: cells shown as they are
+    time_zone = None
 
     def __init__(self, before: list, after: list) -> None:
         self.job = _Job()
