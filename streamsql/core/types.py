@@ -76,6 +76,14 @@ class SqlType:
     field_names: tuple[str, ...] = ()
     padded: bool = False
 
+    # Immutable: a copy is the value itself. sqlglot deep-copies every node's meta, where the
+    # planner keeps a column's SqlType, on each copy and generate (most of planning a VALUES cell).
+    def __copy__(self) -> SqlType:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> SqlType:
+        return self
+
     @staticmethod
     def row(fields: list[tuple[str, SqlType]], nullable: bool = True) -> SqlType:
         """``ROW<name type, ...>``."""

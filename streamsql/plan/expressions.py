@@ -18,6 +18,7 @@ import re
 
 import pyarrow as pa
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.generator import Generator
 
 from streamsql.core.errors import SqlError
@@ -98,6 +99,8 @@ class Compiled(str):
 
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+#: One DuckDB dialect for every expression (``.sql(dialect="duckdb")`` builds a new one per call).
+_DUCKDB = Dialect.get_or_raise("duckdb")
 _QUOTED_COLUMN = re.compile(r'^"((?:[^"]|"")*)"$')
 
 
@@ -132,6 +135,11 @@ def resolve_columns(node: exp.Expression, scope: Scope) -> exp.Expression:
         SqlError: for an unknown or ambiguous column (positioned, listing the columns); for an
             unknown function or a call with arguments no signature of it accepts.
     """
+    return _resolve_and_bind(node, scope)[0]
+
+
+def _resolve_and_bind(node: exp.Expression, scope: Scope) -> tuple[exp.Expression, exp.Expression]:
+    """``node`` resolved against ``scope`` (:func:`resolve_columns`) and its bound DuckDB form."""
 
     def fix(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
@@ -146,9 +154,8 @@ def resolve_columns(node: exp.Expression, scope: Scope) -> exp.Expression:
             return new
         return n
 
-    resolved = node.copy().transform(fix)
-    _bind(resolved, scope.sql)
-    return resolved
+    resolved = node.copy().transform(fix, copy=False)  # one copy: the transform edits our own
+    return resolved, _bind(resolved, scope.sql)
 
 
 def _bind(node: exp.Expression, sql: str | None) -> exp.Expression:
@@ -210,10 +217,11 @@ def compile_expression(node: exp.Expression, scope: Scope, clause: str | None = 
         line, col, length = position_of(agg)
         msg = f"Aggregate function {agg.sql()} is not allowed here"
         raise SqlError(msg, scope.sql, line, col, length)
-    resolved = resolve_columns(node, scope)
-    bound = _condition(_bind(resolved, scope.sql), node, clause, scope.sql)
-    return Compiled(bound.sql(dialect="duckdb"), flink_sql(resolved), bound.meta.get(TYPE),
-                    is_deterministic(resolved))
+    resolved, bound = _resolve_and_bind(node, scope)
+    bound = _condition(bound, node, clause, scope.sql)
+    flink, det = flink_sql(resolved), is_deterministic(resolved)
+    # Generated last and in place: ``bound`` is this call's own tree (bind copied ``resolved``).
+    return Compiled(_DUCKDB.generate(bound, copy=False), flink, bound.meta.get(TYPE), det)
 
 
 def is_deterministic(node: exp.Expression) -> bool:

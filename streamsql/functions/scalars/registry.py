@@ -19,8 +19,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cache
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register
@@ -377,7 +379,13 @@ def written(resolved: exp.Expression) -> str:
     for ident in tree.find_all(exp.Identifier):
         if _PLAIN.match(ident.name):
             ident.set("quoted", False)
-    return tree.sql(dialect="flink")
+    return _flink_dialect().generate(tree, copy=False)  # tree is our own copy
+
+
+@cache
+def _flink_dialect() -> Dialect:
+    """The Flink dialect, made once (``.sql(dialect="flink")`` builds one per call)."""
+    return Dialect.get_or_raise("flink")
 
 
 def fail_sql(message: str) -> str:
