@@ -15,7 +15,10 @@ Each record's timestamp is the time of sending (CreateTime), or the instant of a
 never uses the rows' rowtime; a ``METADATA FROM 'headers'`` column (``MAP<STRING, BYTES>``)
 gives the headers (:mod:`.metadata`).
 
-The sink is append-only (+I rows); use ``upsert-kafka`` for updating results. Keys come from
+The sink is append-only (+I rows), but for a changelog value format (``debezium-json``): as
+Flink's ``KafkaDynamicSink``, which takes its changelog mode from the format, an updating result
+is then written as the format's change events (+I/+U as ``"op": "c"``, -U/-D as ``"op": "d"``),
+-U rows included. Use ``upsert-kafka`` for an updating result in any other format. Keys come from
 ``'key.format'`` + ``'key.fields'``; without them messages have no key. ``'sink.partitioner'``
 = ``fixed`` writes every row of a task to partition ``task_index % partitions``.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 from typing import Callable
 
 import pyarrow as pa
+from streamsql.connectors.formats import encodes_updates
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import RecordMetadata, check_sink_metadata
 from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
@@ -80,6 +84,14 @@ class ProducingSink(Sink, StatesFormats):
         self._holding = False  # between a pre-commit and its commit (exactly-once)
 
     @classmethod
+    def changelog_format(cls, table: TableDef) -> bool:
+        """True when the value format writes -U/+U/-D rows (``debezium-json``).
+
+        The sink then takes an updating result, as Flink's Kafka sink takes its format's changelog mode.
+        """
+        return encodes_updates(format_setup(table).value_format)
+
+    @classmethod
     def check(cls, table: TableDef, config: dict[str, str]) -> None:
         """The constructor's option checks, without a sink (nothing connects).
 
@@ -126,7 +138,8 @@ class KafkaSink(ProducingSink):
         self.fixed = ctx.table.options.get("sink.partitioner", "default") == "fixed"
         self.task_index = ctx.task_index
         self.partition = -1
-        self._held: list[pa.Table] = []
+        self.changelog = self.changelog_format(ctx.table)
+        self._held: list[Batch] = []
 
     @staticmethod
     def formats(table: TableDef) -> FormatSetup:
@@ -168,9 +181,10 @@ class KafkaSink(ProducingSink):
         """Produce the rows (held in memory between a pre-commit and its commit, exactly-once).
 
         Raises:
-            ExecutionError: for an updating row or a Kafka delivery failure.
+            ExecutionError: for an updating row (but in a changelog format) or a Kafka delivery
+                failure.
         """
-        if not batch.insert_only:
+        if not batch.insert_only and not self.changelog:
             msg = (
                 f"Table '{self.table.name}' (kafka sink) is append-only but received "
                 "update/delete rows; use 'upsert-kafka' with a PRIMARY KEY"
@@ -179,21 +193,21 @@ class KafkaSink(ProducingSink):
         if batch.num_rows == 0:
             return
         if self._holding:
-            self._held.append(batch.table)
+            self._held.append(batch)
             return
-        self._send(batch.table)
+        self._send(batch)
 
-    def _send(self, table: pa.Table) -> None:
-        table = self.physical(table)
-        values = self.venc.encode(table.select(self.fs.value_schema.names))
+    def _send(self, batch: Batch) -> None:
+        table = self.physical(batch.table)
+        values = self.venc.encode(table.select(self.fs.value_schema.names), batch.kinds)
         keys = self.kenc.encode(table.select(self.fs.key_names)) if self.kenc is not None else None
         timestamps, headers = self.metadata.of(table)
         self.session.produce_many(keys, values, self.partition, timestamps, headers)
 
     def _release(self) -> None:
         held, self._held = self._held, []
-        for t in held:
-            self._send(t)
+        for b in held:
+            self._send(b)
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Flush: every row written so far is acknowledged (exactly-once: not yet visible).
