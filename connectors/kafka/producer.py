@@ -129,8 +129,17 @@ class ProducerHandle:
                 return
 
     def close(self) -> None:
-        """Flush what is queued, best effort and for at most 10 s (nothing raises)."""
+        """Flush what is queued, best effort and for at most 10 s (nothing raises); idempotent.
+
+        The handle lets go of the producer: the producer holds this handle's callbacks and the
+        latch holds the producer, a cycle that kept its sockets and librdkafka threads until a
+        garbage collection (about 8 file descriptors per finished job of an embedding program).
+        """
+        if self.producer is None:
+            return
         try:
             self.producer.flush(10)
         except (KafkaException, RuntimeError, SystemError):  # a fenced producer fails its callbacks
             pass
+        self.latch.watch(None)
+        self.producer = None

@@ -17,10 +17,17 @@ the admin client's thread, runs a full collection.
 
 Second (a hung SHOW JOBS): a source's consumer is called only by the thread that polls it
 (streamsql/runtime/handoff.py).
+
+Third: a finished job's producers are freed when it ends, not by a later garbage collection (a
+producer and its handle's callbacks formed a cycle: each finished job of an embedding program
+kept about 8 file descriptors and its librdkafka threads, and a collection that came due in a
+producer's log callback would destroy it on its own thread, as the admin client above).
 """
 
 from __future__ import annotations
 
+import gc
+import json
 import os
 import subprocess
 import sys
@@ -29,8 +36,10 @@ import threading
 import uuid
 from pathlib import Path
 
+from confluent_kafka import Producer
 from streamsql.connectors.kafka.source import KafkaSource
 
+from streamsql import StreamEnvironment
 from streamsql.core.catalog import ColumnDef, TableDef
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.types import SqlType
@@ -119,3 +128,33 @@ def test_a_sources_lag_is_answered_while_its_fetch_thread_polls(kafka_bootstrap,
         assert answers == [0]
     finally:
         src.close()
+
+
+def test_a_finished_jobs_producers_are_freed_without_a_garbage_collection(kafka_bootstrap,
+                                                                         kafka_topic_factory, tmp_path):
+    src, out = kafka_topic_factory("life-src"), kafka_topic_factory("life-out")
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i in range(50):
+        p.produce(src, json.dumps({"k": i}).encode())
+    assert p.flush(30) == 0
+    del p
+    gc.collect()
+    gc.disable()  # only reference counting frees what the jobs leave
+    try:
+        for run in range(2):  # exactly-once (the task's transactional producer), at-least-once (the sink's)
+            guarantee = ("exactly-once", "at-least-once")[run]
+            with StreamEnvironment({"execution.checkpointing.interval": "200 ms",
+                                    "execution.checkpointing.dir": str(tmp_path / str(run))}) as env:
+                env.execute_sql(f"CREATE TABLE s (k INT) WITH ('connector' = 'kafka', 'topic' = '{src}', "
+                                f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
+                                "'scan.startup.mode' = 'earliest-offset', "
+                                "'scan.bounded.mode' = 'latest-offset')")
+                env.execute_sql(f"CREATE TABLE o (k INT) WITH ('connector' = 'kafka', 'topic' = '{out}', "
+                                f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
+                                f"'sink.delivery-guarantee' = '{guarantee}', "
+                                f"'sink.transactional-id-prefix' = 'life-{uuid.uuid4().hex[:8]}')")
+                env.execute_sql("INSERT INTO o SELECT k FROM s").job.wait(60)
+        alive = [o for o in gc.get_objects() if isinstance(o, Producer)]
+        assert alive == [], f"{len(alive)} producer(s) of finished jobs wait for the garbage collector"
+    finally:
+        gc.enable()
