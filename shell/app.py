@@ -134,6 +134,13 @@ class Shell:
         """The prompt-toolkit output (interactive mode)."""
         return self.session.output if self.session else None
 
+    def writes_to_terminal(self) -> bool:
+        """Whether the output is a terminal (a prompt's, or a piped shell's stdout)."""
+        if self.session is not None:
+            return True
+        isatty = getattr(self._stdout, "isatty", None)
+        return bool(isatty and isatty())
+
     def write(self, text: str) -> None:
         """Print text (not during a prompt)."""
         if self.session is None:

@@ -188,12 +188,13 @@ class TableauPrinter:
     """Streams a boxed table: the header once (widths from the first rows), then row lines.
 
     Columns are cut at ``max_width``, except ``wide``, which gets what is left of
-    ``total_width`` (the terminal's width). With ``left_text``, columns whose first values are
-    text are left-aligned; the rest are right-aligned, as Flink's tableau does.
+    ``total_width`` (the terminal's width), or its whole first values when ``total_width`` is
+    None (output to a pipe or file: nobody's screen to fit). With ``left_text``, columns whose
+    first values are text are left-aligned; the rest are right-aligned, as Flink's tableau does.
     """
 
     def __init__(self, columns: list[str], with_op: bool, max_width: int = 30, wide: str | None = None,
-                 total_width: int = 80, left_text: bool = False):
+                 total_width: int | None = 80, left_text: bool = False):
         self.headers = (["op"] if with_op else []) + list(columns)
         self.with_op = with_op
         self.max_width = max_width
@@ -214,7 +215,9 @@ class TableauPrinter:
         natural = [max([len(h), len(NULL_TEXT)] + [_width_for(c[i]) for c in cells])
                    for i, h in enumerate(self.headers)]
         self.widths = [min(self.max_width, w) for w in natural]
-        if self.wide is not None:
+        if self.wide is not None and self.total_width is None:
+            self.widths[self.wide] = natural[self.wide]
+        elif self.wide is not None:
             others = sum(w for i, w in enumerate(self.widths) if i != self.wide)
             rest = self.total_width - others - 3 * len(self.widths) - 1  # borders and padding
             self.widths[self.wide] = max(self.widths[self.wide], rest)
@@ -385,9 +388,12 @@ def _summary(shell: Shell, stream: Stream, outcome: Outcome) -> None:
         shell.write(f"Received a total of {counted(outcome.count, stream.what)}\n")
 
 
-def _terminal_width(shell: Shell) -> int:
+def _terminal_width(shell: Shell) -> int | None:
+    """The terminal's width; None when the shell writes to a pipe or file (see TableauPrinter)."""
     if shell.output is not None:
         return shell.output.get_size().columns
+    if not shell.writes_to_terminal():
+        return None
     return shutil.get_terminal_size().columns
 
 

@@ -82,7 +82,9 @@ def create_topics(bootstrap: str, topic: str, partitions: int, output_topic: str
     """Create the input topic and the (compacted) result topic; existing topics are kept."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    # log_level 4 (warnings and worse): librdkafka's INFO line "Purging 1 unserved events from
+    # background queue" when the admin client is freed is not the user's business
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
     new = [NewTopic(topic, partitions, 1)]
     if output_topic:
         new.append(NewTopic(output_topic, 1, 1, config={"cleanup.policy": "compact"}))

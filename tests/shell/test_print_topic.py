@@ -53,3 +53,21 @@ def test_print_topic_limit_and_bootstrap_from_set(shell, kafka_bootstrap, topic_
                    r"Received a total of 1 record\n", timeout=20)  # not "1 records"
     sh.send_expect("PRINT TOPIC `no-such-topic-here` FROM BEGINNING;\n",
                    r"\[ERROR\] Topic 'no-such-topic-here' not found", timeout=20)
+
+
+def test_piped_print_topic_into_a_file_shows_whole_values(tmp_path, kafka_bootstrap, topic_with_records):
+    """Output to a pipe or file has no screen width to fit: the value column is not cut (it was cut
+    at 30 characters, the width of an 80-column terminal's leftover, so the README's
+    ``echo "PRINT TOPIC ..." | streamsql shell`` showed no whole value)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(tmp_path / "h"),
+           "STREAMSQL_KAFKA_BOOTSTRAP": kafka_bootstrap}
+    done = subprocess.run([sys.executable, "-m", "streamsql", "shell"], cwd=tmp_path, env=env, timeout=120,
+                          input=f"PRINT TOPIC `{topic_with_records}` FROM BEGINNING;\n", capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"| {_value(4)} |" in done.stdout, done.stdout
+    assert "| k4" in done.stdout  # other columns keep their usual width
