@@ -134,6 +134,7 @@ class RecordDecoder:
         if self.kdec is not None and len(idx):
             keys = [msgs[i].key() for i in msg_idx.tolist()]
             kt, kept = decode_keys(self.kdec, keys, lambda q: where(int(idx[q])))
+            kt = self.fs.table_keys(kt)
             if len(kept) != len(idx):
                 vt = vt.take(pa.array(kept))
                 row_kinds = None if row_kinds is None else row_kinds[kept]

@@ -7,9 +7,11 @@ formats. The formats themselves live in :mod:`streamsql.connectors.formats`.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+import pyarrow as pa
 from streamsql.connectors.formats import (
     is_changelog_format,
     make_decoder,
@@ -36,6 +38,8 @@ class FormatSetup:
         key_format: the key format name, or None when messages have no decoded key.
         key_schema: the key columns (``'key.fields'``, or the PRIMARY KEY for upsert-kafka).
         key_options: the key format's options with the ``'key.'`` prefix stripped.
+        key_prefix: ``'key.fields-prefix'``: the key columns' names in the table start with it,
+            their names in the key format do not (Flink's key format projection).
     """
 
     value_format: str
@@ -44,11 +48,29 @@ class FormatSetup:
     key_format: str | None
     key_schema: Schema | None
     key_options: dict[str, str]
+    key_prefix: str = ""
 
     @property
     def key_names(self) -> list[str]:
-        """Key column names (empty without a key format)."""
+        """Key column names in the table (empty without a key format)."""
         return self.key_schema.names if self.key_schema is not None else []
+
+    @property
+    def key_format_schema(self) -> Schema | None:
+        """The key columns as the key format names them (``'key.fields-prefix'`` cut off)."""
+        if self.key_schema is None or not self.key_prefix:
+            return self.key_schema
+        n = len(self.key_prefix)
+        return Schema([dataclasses.replace(f, name=f.name[n:]) for f in self.key_schema])
+
+    def key_table(self, table: pa.Table) -> pa.Table:
+        """The key columns of ``table`` (the table's names), named as the key format names them."""
+        keys = table.select(self.key_names)
+        return keys.rename_columns(self.key_format_schema.names) if self.key_prefix else keys
+
+    def table_keys(self, keys: pa.Table) -> pa.Table:
+        """Decoded key columns (the key format's names) named as the table's key columns."""
+        return keys.rename_columns(self.key_names) if self.key_prefix else keys
 
     def extra_prefixes(self) -> tuple[str, ...]:
         """Option prefixes of the formats in use (for :func:`validate_options`'s allowed_extra)."""
@@ -67,7 +89,9 @@ class FormatSetup:
 
     def _value_and_key(self, make, table: TableDef):
         v = make(self.value_format, self.value_schema, self.value_options, table.name)
-        k = make(self.key_format, self.key_schema, self.key_options, table.name) if self.key_format else None
+        k = None
+        if self.key_format:
+            k = make(self.key_format, self.key_format_schema, self.key_options, table.name)
         if k is not None:
             k.option_prefix = "key."  # the key format's options are 'key.<format>.*'
         return v, k
@@ -131,13 +155,33 @@ def format_setup(
             fields.append(f)
         key_schema = Schema(fields)
     include = o.get("value.fields-include", "ALL").upper()
+    prefix = o.get("key.fields-prefix", "")
+    if prefix:
+        _check_key_prefix(pre, prefix, include, key_fields)
     if include == "EXCEPT_KEY" and key_schema is not None:
         knames = {n.lower() for n in key_schema.names}
         value_schema = Schema([f for f in physical if f.name.lower() not in knames])
     else:
         value_schema = physical
     kopts = _strip(o, kfmt, "key.") if kfmt else {}
-    return FormatSetup(vfmt, value_schema, vopts, kfmt, key_schema, kopts)
+    return FormatSetup(vfmt, value_schema, vopts, kfmt, key_schema, kopts, prefix)
+
+
+def _check_key_prefix(pre: str, prefix: str, include: str, key_fields: list[str]) -> None:
+    """Flink's checks of ``'key.fields-prefix'`` (``KafkaConnectorOptionsUtil``), in its words.
+
+    Raises:
+        ConfigError: with ``'value.fields-include'`` = ``'ALL'``, or a key field not prefixed.
+    """
+    if include != "EXCEPT_KEY":
+        msg = (f"{pre}A key prefix is not allowed when option 'value.fields-include' is set to 'ALL'. "
+               "Set it to 'EXCEPT_KEY' instead to avoid field overlaps.")
+        raise ConfigError(msg)
+    for name in key_fields:
+        if not name.startswith(prefix):
+            msg = (f"{pre}All fields in 'key.fields' must be prefixed with '{prefix}' when option "
+                   f"'key.fields-prefix' is set but field '{name}' is not prefixed.")
+            raise ConfigError(msg)
 
 
 def validate_table(connector: str, table: TableDef, fs: FormatSetup) -> None:

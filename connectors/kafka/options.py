@@ -32,6 +32,10 @@ OPT_FIELDS_INCLUDE = choice_option(
     enum=True,
 )
 OPT_VALUE_FORMAT = choice_option("value.format", FORMATS, "format of the message value")
+OPT_KEY_PREFIX = OptionSpec(
+    "key.fields-prefix",
+    description="prefix of the key columns' names in the table, not in the key format (needs EXCEPT_KEY)",
+)
 GUARANTEES = ("none", "at-least-once", "exactly-once")
 OPT_TXN_PREFIX = OptionSpec(
     "sink.transactional-id-prefix",
@@ -84,6 +88,7 @@ KAFKA_OPTIONS = [
     OPT_VALUE_FORMAT,
     choice_option("key.format", FORMATS, "format of the message key"),
     OptionSpec("key.fields", description="columns of the message key, separated by ';'"),
+    OPT_KEY_PREFIX,
     OPT_FIELDS_INCLUDE,
     choice_option(
         "scan.startup.mode", ("earliest-offset", *_OFFSET_MODES), "where reading starts", "group-offsets",
@@ -136,6 +141,7 @@ UPSERT_KAFKA_OPTIONS = [
     choice_option("key.format", FORMATS, "format of the message key (the PRIMARY KEY)", "json"),
     OPT_VALUE_FORMAT,
     choice_option("format", FORMATS, "alias of 'value.format'"),
+    OPT_KEY_PREFIX,
     OPT_FIELDS_INCLUDE,
     OPT_WATERMARK_IDLE,
     choice_option(

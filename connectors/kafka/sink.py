@@ -200,7 +200,7 @@ class KafkaSink(ProducingSink):
     def _send(self, batch: Batch) -> None:
         table = self.physical(batch.table)
         values = self.venc.encode(table.select(self.fs.value_schema.names), batch.kinds)
-        keys = self.kenc.encode(table.select(self.fs.key_names)) if self.kenc is not None else None
+        keys = self.kenc.encode(self.fs.key_table(table)) if self.kenc is not None else None
         timestamps, headers = self.metadata.of(table)
         self.session.produce_many(keys, values, self.partition, timestamps, headers)
 

@@ -202,12 +202,12 @@ class UpsertKafkaSink(ProducingSink):
         self._buf, self._rows = [], 0
         self._epoch_in += table.num_rows
         key_names = self.fs.key_names
-        idx = last_per_key(table, key_names, lambda: self.kenc.encode(table.select(key_names)))
+        idx = last_per_key(table, key_names, lambda: self.kenc.encode(self.fs.key_table(table)))
         if len(idx) != table.num_rows:
             self.rows_compacted += table.num_rows - len(idx)
             table = table.take(pa.array(idx))
             kinds = kinds[idx]
-        keys = self.kenc.encode(table.select(key_names))
+        keys = self.kenc.encode(self.fs.key_table(table))
         deletes = kinds == RowKind.DELETE
         vtable = table.select(self.fs.value_schema.names)
         if deletes.any():
