@@ -51,6 +51,8 @@ DEFAULTS: dict[str, str] = {
     "table.local-time-zone": "UTC",
     "streamsql.exec.pipeline.enabled": "true",
     "streamsql.exec.pipeline.queue-batches": "2",
+    "table.optimizer.reuse-sub-plan-enabled": "true",
+    "table.optimizer.reuse-source-enabled": "true",
 }
 
 def ratio(value: str, key: str = "ratio") -> float:
@@ -124,6 +126,9 @@ KINDS: dict[str, object] = {
     "table.exec.sink.upsert-materialize": ("NONE", "AUTO", "FORCE"),
     # A NULL into a NOT NULL (or PRIMARY KEY) sink column: fail the job (Flink's default) or drop the row.
     "table.exec.sink.not-null-enforcer": ("ERROR", "DROP"),
+    # Equal parts of a statement's plan computed once (streamsql.plan.reuse), Flink's keys and defaults.
+    "table.optimizer.reuse-sub-plan-enabled": "bool",
+    "table.optimizer.reuse-source-enabled": "bool",
     # Restoring a checkpoint whose operator state the new plan does not claim
     # (streamsql.checkpoint.operators): Flink's key, then its name before 2.0.
     "execution.state-recovery.ignore-unclaimed-state": "bool",

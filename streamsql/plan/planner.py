@@ -70,6 +70,7 @@ from streamsql.plan.over import plan_over
 from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, python_agg_call
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
+from streamsql.plan.reuse import reuse_subplans, shared_nodes
 from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_subqueries
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
@@ -103,6 +104,7 @@ class Planner:
         with self._session():
             node, _ = self._query(query)
         merge_calcs([node], self.sql)
+        reuse_subplans([node], self.config)
         assign_ids([node])
         return node
 
@@ -127,6 +129,7 @@ class Planner:
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
+        reuse_subplans([sink], self.config)
         eliminate_update_before([sink])
         assign_ids([sink])
         return sink
@@ -627,9 +630,19 @@ def assign_ids(roots: list[PlanNode]) -> None:
 def explain(roots: list[PlanNode]) -> str:
     """The plan as an indented tree (sink first), then each sink's delivery guarantee."""
     lines: list[str] = []
+    shared = shared_nodes(roots)
+    reuse_ids: dict[int, int] = {}  # a node read more than once: printed once, then referenced
 
     def show(n: PlanNode, depth: int) -> None:
-        lines.append("  " * depth + ("+- " if depth else "") + flink_types(n.describe()))
+        indent = "  " * depth + ("+- " if depth else "")
+        if id(n) in reuse_ids:
+            lines.append(f"{indent}Reused(reference_id=[{reuse_ids[id(n)]}])")
+            return
+        mark = ""
+        if id(n) in shared:
+            reuse_ids[id(n)] = len(reuse_ids) + 1
+            mark = f"(reuse_id=[{reuse_ids[id(n)]}])"
+        lines.append(indent + flink_types(n.describe()) + mark)
         for i in n.inputs:
             show(i, depth + 1)
 

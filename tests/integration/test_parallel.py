@@ -175,6 +175,22 @@ def test_regular_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelis
 
 
 @pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_self_join_reads_the_table_once(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
+    """One scan (sub-plan reuse, streamsql/plan/reuse.py) feeds both sides' exchanges."""
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    rows = _rows(13, 1500)
+    _load(kafka_bootstrap, src, rows)
+    env = _env(parallelism, tmp_path)
+    _source(env, "src", src, kafka_bootstrap)
+    _append_sink(env, out, kafka_bootstrap, "lid INT, rid INT, vv INT")
+    sql = ("SELECT a.id, b.id, a.v + b.v FROM (SELECT * FROM src WHERE v > 400) a "
+           "JOIN (SELECT * FROM src WHERE v < 0) b ON a.k = b.k")
+    assert env.execute_sql("EXPLAIN INSERT INTO out_t " + sql).message.count("TableSourceScan") == 1
+    _run(env, "INSERT INTO out_t " + sql)
+    assert _appends(kafka_bootstrap, out, ["lid", "rid", "vv"]) == Counter(_duck(sql, src=rows))
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
 def test_interval_join(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism):
     env, out, lrows, rrows = _two_inputs(kafka_bootstrap, kafka_topic_factory, tmp_path, parallelism,
                                          ("l", "r"), ((8, 1500), (9, 1500)), watermark=True)
