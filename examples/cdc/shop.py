@@ -1,6 +1,8 @@
 """The example's databases: ``setup`` creates them, ``change`` changes orders, ``check`` compares.
 
-    python examples/cdc/shop.py setup      # MariaDB shop.orders (1,000 orders), PostgreSQL shop.revenue
+    python examples/cdc/shop.py setup      # MariaDB shop.orders (1,000 orders), PostgreSQL shop.revenue,
+                                           # the Kafka topic customer-revenue (empty); forgets an
+                                           # earlier run of revenue.sql (run it where you run this)
     python examples/cdc/shop.py change 10  # 10 s of inserts, updates, key changes and deletes
     python examples/cdc/shop.py check      # Kafka topic and PostgreSQL table vs MariaDB's GROUP BY
 
@@ -26,6 +28,8 @@ from streamsql.testing.chaos_cdc import (
 MARIADB = os.environ.get("STREAMSQL_MARIADB", "127.0.0.1:3306")
 POSTGRES = os.environ.get("STREAMSQL_POSTGRES", "127.0.0.1:5432")
 KAFKA = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+TOPIC = "customer-revenue"  # revenue.sql's upsert-kafka sink
+JOB = "cdc-revenue"  # revenue.sql's 'pipeline.name'
 
 
 def setup() -> None:
@@ -40,7 +44,62 @@ def setup() -> None:
     with postgres(POSTGRES, "shop") as c:
         c.execute("CREATE TABLE revenue (customer INT PRIMARY KEY, orders BIGINT NOT NULL, "
                   "revenue DECIMAL(38, 2), last_placed TIMESTAMP(6))")
-    print("MariaDB shop.orders: 1000 orders; PostgreSQL shop.revenue: empty")
+    _fresh_topic(KAFKA, TOPIC)
+    forgot = _forget_the_job(KAFKA)
+    print(f"MariaDB shop.orders: 1000 orders; PostgreSQL shop.revenue: empty; Kafka topic '{TOPIC}': empty"
+          + (f"; forgot the earlier run of job '{JOB}' ({forgot})" if forgot else ""))
+
+
+def _forget_the_job(bootstrap: str) -> str:
+    """Remove what an earlier run of revenue.sql left, so that it starts afresh on the new databases.
+
+    Its checkpoints (``.streamsql/checkpoints/cdc-revenue``, relative to where ``streamsql run``
+    runs: this folder, as in the README) would resume the old state and binlog position: counts
+    from the old orders plus the new ones. Its Kafka commit point (the group
+    ``streamsql-cdc-revenue-0-progress``) alone would make the job refuse to start (a commit
+    point naming a checkpoint the folder lacks). docs/checkpointing.md, "Job identity".
+
+    Returns:
+        what was removed ("" when nothing was there).
+    """
+    import shutil
+
+    from confluent_kafka.admin import AdminClient
+
+    removed = []
+    folder = os.path.join(".streamsql", "checkpoints", JOB)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+        removed.append(folder)
+    group = f"streamsql-{JOB}-0-progress"  # <transactional-id prefix>-<pipeline.name>-<task>-progress
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
+    if group in {g.group_id for g in admin.list_consumer_groups().result().valid}:
+        admin.delete_consumer_groups([group])[group].result()
+        removed.append(f"Kafka group {group}")
+    return ", ".join(removed)
+
+
+def _fresh_topic(bootstrap: str, topic: str) -> None:
+    """(Re)create the job's upsert topic, compacted and empty: StreamSQL never creates a topic it
+    writes unless the table says 'sink.topic.auto-create', and an old run's records would be
+    folded into the check."""
+    import time
+
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
+    if topic in admin.list_topics(timeout=10).topics:
+        admin.delete_topics([topic])[topic].result()
+    for _ in range(100):  # the deletion completes in the background
+        try:
+            admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[topic].result()
+            return
+        except Exception as e:
+            if "TOPIC_ALREADY_EXISTS" not in str(e):
+                raise
+            time.sleep(0.1)
+    msg = f"topic '{topic}' is still being deleted; run setup again"
+    raise SystemExit(msg)
 
 
 def change(seconds: float) -> None:
@@ -49,9 +108,18 @@ def change(seconds: float) -> None:
     print(f"changed orders for {seconds:g} s")
 
 
-def check() -> int:
-    expected = expected_revenue(MARIADB, "shop")
-    kafka, pg = kafka_revenue(KAFKA, "customer-revenue"), postgres_revenue(POSTGRES, "shop")
+def check(wait: float = 30.0) -> int:
+    """Compare both outputs with MariaDB's GROUP BY; the job commits each second, so give it up to
+    ``wait`` seconds to catch up with the last changes before calling an output different."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        expected = expected_revenue(MARIADB, "shop")
+        kafka, pg = kafka_revenue(KAFKA, TOPIC), postgres_revenue(POSTGRES, "shop")
+        if kafka == expected == pg or time.monotonic() > deadline:
+            break
+        time.sleep(1)
     print(f"customers: MariaDB {len(expected)}, Kafka {len(kafka)}, PostgreSQL {len(pg)}; "
           f"Kafka {'equal' if kafka == expected else 'DIFFERENT'}, "
           f"PostgreSQL {'equal' if pg == expected else 'DIFFERENT'}")

@@ -18,3 +18,19 @@ def test_the_example_plans_into_upsert_kafka_and_postgres():
     assert "revenue_kafka: exactly-once" in plan
     assert "revenue_pg: at-least-once (jdbc upserts and deletes by primary key" in plan
     assert "streamsql-test-password" not in plan
+
+
+def test_shop_setup_prepares_what_the_example_writes():
+    """shop.py setup creates revenue.sql's sink topic (StreamSQL creates none without
+    'sink.topic.auto-create': the README's walkthrough failed with "topic 'customer-revenue' does
+    not exist") and forgets the run of its job, so the names must stay the example's."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.spec_from_file_location("shop", EXAMPLE.parent / "shop.py")
+    shop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shop)
+    text = EXAMPLE.read_text()
+    assert re.search(rf"'pipeline.name' = '{shop.JOB}'", text)
+    assert re.search(rf"'connector' = 'upsert-kafka', 'topic' = '{shop.TOPIC}'", text)
+    assert "sink.topic.auto-create" not in text and "transactional-id-prefix" not in text
