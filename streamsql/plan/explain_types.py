@@ -57,7 +57,10 @@ def flink_type(duck: str) -> str:
 
 
 def _flink_node(node: exp.Expression) -> exp.Expression:
-    if isinstance(node, exp.DataType) and node.this in _PRECISE:
+    # A precision written out is Flink's own spelling (a plan line's Flink SQL: CAST(s AS
+    # TIMESTAMP(3))); DuckDB's SQL never writes one (TIMESTAMP_MS). Mapping it as DuckDB's bare
+    # TIMESTAMP showed the user's TIMESTAMP(3) as TIMESTAMP(6).
+    if isinstance(node, exp.DataType) and node.this in _PRECISE and not node.expressions:
         return exp.DataType.build(_PRECISE[node.this], dialect=Flink)
     return node
 

@@ -39,6 +39,17 @@ def test_explain_shows_flink_types_in_casts(env):
     ("BLOB", "BYTES"), ("DECIMAL(3,1)", "DECIMAL(3, 1)"), ("INTEGER[]", "ARRAY<INT>"),
     ('STRUCT("a b" INTEGER, c TIMESTAMP_MS[])', "ROW<`a b` INT, `c` ARRAY<TIMESTAMP(3)>>"),
     ("MAP(VARCHAR, BIGINT)", "MAP<STRING, BIGINT>"),
+    # Flink's own spelling, from a plan line's Flink SQL: kept (was TIMESTAMP(6))
+    ("TIMESTAMP(3)", "TIMESTAMP(3)"), ("TIMESTAMP(0)", "TIMESTAMP(0)"),
+    ("TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"),
 ])
 def test_flink_type_names(duck, flink):
     assert flink_type(duck) == flink
+
+
+def test_explain_shows_the_precision_the_user_wrote(env):
+    """EXPLAIN SELECT CAST(s AS TIMESTAMP(3)) said CAST(s AS TIMESTAMP(6))."""
+    text = env.execute_sql("EXPLAIN SELECT CAST(s AS TIMESTAMP(3)) AS a, CAST(s AS TIMESTAMP(0)) AS b, "
+                           "CAST(s AS TIMESTAMP) AS c FROM t").message
+    written = "CAST(s AS TIMESTAMP(3)) AS a, CAST(s AS TIMESTAMP(0)) AS b, CAST(s AS TIMESTAMP(6)) AS c"
+    assert written in text, text
