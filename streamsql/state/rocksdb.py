@@ -282,29 +282,17 @@ class RocksDBKeyedState(KeyedState):
         return self.get_many([prefix + key for prefix, key in entries])
 
     def write_maps(self, puts: list[MapPut], deletes: list[MapEntry] = ()) -> None:
-        """Put then delete map entries in one ``WriteBatch`` (an entry is the key ``prefix + entry key``).
+        """Put then delete map entries (an entry is the key ``prefix + entry key``) through :meth:`write`.
 
-        Each map put to gets its marker (module docstring) in the same batch.
+        Each map put to gets its marker (module docstring) in the same ``WriteBatch``.
 
         Raises:
             StateError: if a key or value is not bytes or RocksDB fails (nothing is applied).
             StateClosedError: if the backend is closed.
         """
-        if not puts and not deletes:
-            return
-        db = self._backend._live_db()
-        p = self._prefix
-        try:
-            batch = rocksdict.WriteBatch(raw_mode=True)
-            for prefix in {prefix for prefix, _, _ in puts}:
-                batch.put(p + prefix, MAP_MARKER)
-            for prefix, key, value in puts:
-                batch.put(p + prefix + key, value)
-            for prefix, key in deletes:
-                batch.delete(p + prefix + key)
-            db.write(batch)
-        except Exception as e:
-            raise translate(e, f"write the state of operator '{self.operator_id}'") from e
+        markers = [(prefix, MAP_MARKER) for prefix in dict.fromkeys(prefix for prefix, _, _ in puts)]
+        self.write(markers + [(prefix + key, value) for prefix, key, value in puts],
+                   [prefix + key for prefix, key in deletes])
 
     def items(self) -> Iterator[tuple[bytes, bytes]]:
         """All (key, value) pairs of this operator in key order (hence key-group order).
