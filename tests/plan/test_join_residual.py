@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from streamsql import StreamEnvironment
 from streamsql.core.errors import SqlError
 
 
 @pytest.fixture
-def env(tmp_path):
-    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
-                           "execution.checkpointing.dir": str(tmp_path / "cp")})
-    for name in ("a", "b"):
-        e.execute_sql(f"CREATE TABLE {name} (k INT, v INT, s STRING) WITH ('connector' = 'datagen', "
-                      "'number-of-rows' = '3')")
-    yield e
-    e.close()
+def env(planning_env):
+    return planning_env("(k INT, v INT, s STRING)", ("a", "b"), 3)
 
 
 @pytest.mark.parametrize("join", ["LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamsql import StreamEnvironment
 from streamsql.core.errors import PlanError
 
 SINK_COLS = "(id INT, ta TIMESTAMP(3), tb TIMESTAMP(3))"
@@ -24,14 +23,8 @@ WINDOWED = ("FROM (SELECT * FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL 
 
 
 @pytest.fixture
-def env(tmp_path):
-    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
-                           "execution.checkpointing.dir": str(tmp_path / "cp")})
-    for name in ("a", "b"):
-        e.execute_sql(f"CREATE TABLE {name} (id INT, ts TIMESTAMP(3), t2 TIMESTAMP(3), WATERMARK FOR ts "
-                      "AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
-    yield e
-    e.close()
+def env(planning_env):
+    return planning_env("(id INT, ts TIMESTAMP(3), t2 TIMESTAMP(3), WATERMARK FOR ts AS ts)", ("a", "b"), 5)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ import pyarrow as pa
 import pytest
 from sqlglot import parse_one
 
-from streamsql import StreamEnvironment
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
@@ -30,14 +29,8 @@ INS, UB, UA = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER
 
 
 @pytest.fixture
-def env(tmp_path):
-    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
-                           "execution.checkpointing.dir": str(tmp_path / "cp")})
-    for name in ("orders", "customers", "items"):
-        e.execute_sql(f"CREATE TABLE {name} (id INT, cid INT, v INT) "
-                      "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
-    yield e
-    e.close()
+def env(planning_env):
+    return planning_env("(id INT, cid INT, v INT)", ("orders", "customers", "items"), 5)
 
 
 def _plan(env, sql: str) -> PlanNode:
@@ -150,14 +143,8 @@ def test_the_hint_reaches_neither_a_subquerys_joins_nor_the_joins_made_for_subqu
 
 
 @pytest.fixture
-def cased(tmp_path):
-    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
-                           "execution.checkpointing.dir": str(tmp_path / "cp")})
-    for name in ("Orders", "Cust"):
-        e.execute_sql(f"CREATE TABLE {name} (id INT, k INT) "
-                      "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
-    yield e
-    e.close()
+def cased(planning_env):
+    return planning_env("(id INT, k INT)", ("Orders", "Cust"), 5)
 
 
 @pytest.mark.parametrize("sql", [
