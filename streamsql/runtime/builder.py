@@ -187,7 +187,8 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowJoinNode: _window_join,
     CorrelateNode: lambda n: CorrelateOperator(n.function, n.args, n.keep, n.left, n.schema),
     RankNode: _rank,
-    SinkMaterializerNode: lambda n: SinkUpsertMaterializer(n.sink_key, n.upsert_key, n.schema),
+    SinkMaterializerNode: lambda n: SinkUpsertMaterializer(n.sink_key, n.upsert_key, n.schema,
+                                                           not_null_columns(n.table, list(n.schema.names))),
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }
 

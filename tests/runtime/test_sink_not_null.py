@@ -11,13 +11,15 @@ DEDUPLICATE (whose materializer then held every NULL-keyed row under one key).
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from streamsql.connectors.registry import _REGISTRY, register
 
 from streamsql.core.connector import ConnectorSpec, OptionSpec, Sink
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ExecutionError
-from tests.runtime.oracle import create_table, make_env, write_debezium, write_jsonl
+from tests.runtime.oracle import create_table, fold, make_env, write_debezium, write_jsonl
 
 WRITTEN: list[tuple[RowKind, tuple]] = []
 FLINK = ("Column 'b' is NOT NULL, however, a null value is being written into it. You can set job "
@@ -90,3 +92,23 @@ def test_a_null_sink_key_of_on_conflict_do_deduplicate_fails(tmp_path):
         job.wait(60)
     assert FLINK in str(e.value)
     assert WRITTEN == []
+
+
+def test_drop_happens_before_the_upsert_materializer(tmp_path):
+    """Flink 2.3 runs the enforcer before the SinkUpsertMaterializer (compat case
+    sink_not_null_drop_before_materializer, Flink's final table): a dropped row never holds a sink
+    key. Enforced at the sink only, (1, NULL) was held for k=1 and the delete of k=1's only written
+    row (1, 1) deleted nothing, so (1, 1) stayed; (2, 4) too, by the same turn."""
+    env = make_env(tmp_path, batch_size=1)
+    env.execute_sql("SET 'table.exec.sink.not-null-enforcer' = 'DROP'")
+    events = [("c", None, {"id": 1, "k": 1, "v": 1}), ("c", None, {"id": 2, "k": 1, "v": None}),
+              ("c", None, {"id": 3, "k": 2, "v": None}), ("c", None, {"id": 4, "k": 2, "v": 4}),
+              ("d", {"id": 1, "k": 1, "v": 1}, None),
+              ("u", {"id": 4, "k": 2, "v": 4}, {"id": 4, "k": 2, "v": 5})]
+    create_table(env, "src", write_debezium(tmp_path / "cdc.json", events), "debezium-json",
+                 [("id", "INT", ""), ("k", "INT", ""), ("v", "INT", "")])
+    env.execute_sql("CREATE TABLE snk (k INT, v INT NOT NULL, PRIMARY KEY (k) NOT ENFORCED) "
+                    "WITH ('connector' = 'test-record')")
+    job = env.execute_sql("INSERT INTO snk SELECT k, v FROM src ON CONFLICT DO DEDUPLICATE").job
+    assert job.wait(60) == "FINISHED"
+    assert fold(WRITTEN) == Counter({(2, 5): 1})

@@ -3,7 +3,9 @@
 It is also Flink's sink not-null enforcer (``ConstraintEnforcer``): a NULL in a column the sink
 table declares NOT NULL — a PRIMARY KEY column is NOT NULL — fails the job with Flink's message,
 or, with ``'table.exec.sink.not-null-enforcer' = 'DROP'``, the row is dropped (Flink's default is
-``ERROR``). Every row kind is checked, as Flink does.
+``ERROR``). Every row kind is checked, as Flink does. Flink enforces before the sink's upsert
+materializer (``CommonExecSink``: constraint validations, then the materializer), so a row it
+drops is never held there; :class:`NotNullEnforcer` runs on the materializer's input too.
 """
 
 from __future__ import annotations
@@ -34,6 +36,47 @@ def not_null_columns(table: TableDef, names: list[str]) -> list[tuple[int, str]]
     return [(i, required[n.lower()]) for i, n in enumerate(names) if n.lower() in required]
 
 
+class NotNullEnforcer:
+    """Flink's sink not-null enforcer (``ConstraintEnforcer``) over batches: see module docstring.
+
+    Flink runs it before the sink's upsert materializer, so a dropped row never reaches it
+    (:class:`~streamsql.runtime.operators.sink_materializer.SinkUpsertMaterializer` applies it to
+    its input; the sink applies it again, finding nothing).
+
+    Args:
+        columns: ``(index, name)`` of the NOT NULL columns of the batches (:func:`not_null_columns`).
+    """
+
+    def __init__(self, columns: list[tuple[int, str]] | None):
+        self.columns = list(columns or [])
+        self.drop = False
+
+    def open(self, config) -> None:
+        """Read ``'table.exec.sink.not-null-enforcer'`` (ERROR, the default, or DROP)."""
+        self.drop = (config.get(NOT_NULL_ENFORCER) or "ERROR").upper() == "DROP"
+
+    def __call__(self, batch: Batch) -> Batch:
+        """``batch`` without its rows with a NULL in a NOT NULL column (DROP), or unchanged.
+
+        Raises:
+            ExecutionError: Flink's "Column 'k' is NOT NULL, however, a null value is being
+                written into it ..." (enforcer ``ERROR``).
+        """
+        nulls = [(i, name) for i, name in self.columns if batch.table.column(i).null_count]
+        if not nulls:
+            return batch
+        if not self.drop:
+            msg = (f"Column '{nulls[0][1]}' is NOT NULL, however, a null value is being written into it. "
+                   f"You can set job configuration '{NOT_NULL_ENFORCER}'='DROP' to suppress this "
+                   f"exception and drop such records silently.")
+            raise ExecutionError(msg)
+        keep = pa.array([True] * batch.num_rows)
+        for i, _ in nulls:
+            keep = pc.and_(keep, pc.is_valid(batch.table.column(i)))
+        mask = keep.to_numpy(zero_copy_only=False)
+        return Batch(batch.table.filter(keep), None if batch.kinds is None else batch.kinds[mask])
+
+
 class SinkOperator(Operator):
     """The last operator of a pipeline: writes rows, pre-commits at barriers.
 
@@ -46,13 +89,12 @@ class SinkOperator(Operator):
         self.sink = sink
         self.name = name
         self.rows_out = 0
-        self.not_null = list(not_null or [])
-        self.drop_nulls = False
+        self.not_null = NotNullEnforcer(not_null)
 
     def open(self, ctx) -> None:
         """Open the connector's sink."""
         super().open(ctx)
-        self.drop_nulls = (ctx.config.get(NOT_NULL_ENFORCER) or "ERROR").upper() == "DROP"
+        self.not_null.open(ctx.config)
         self.sink.open()
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
@@ -62,29 +104,14 @@ class SinkOperator(Operator):
             ExecutionError: Flink's "Column 'k' is NOT NULL, however, a null value is being
                 written into it ..." (enforcer ``ERROR``).
         """
-        if self.not_null:
-            batch = self._enforce_not_null(batch)
+        if self.not_null.columns:
+            batch = self.not_null(batch)
             if not batch.num_rows:
                 return []
         self.sink.write(batch)
         self.rows_out += batch.num_rows
         self.ctx.metrics["rows_out"] = self.ctx.metrics.get("rows_out", 0) + batch.num_rows
         return []
-
-    def _enforce_not_null(self, batch: Batch) -> Batch:
-        nulls = [(i, name) for i, name in self.not_null if batch.table.column(i).null_count]
-        if not nulls:
-            return batch
-        if not self.drop_nulls:
-            msg = (f"Column '{nulls[0][1]}' is NOT NULL, however, a null value is being written into it. "
-                   f"You can set job configuration '{NOT_NULL_ENFORCER}'='DROP' to suppress this "
-                   f"exception and drop such records silently.")
-            raise ExecutionError(msg)
-        keep = pa.array([True] * batch.num_rows)
-        for i, _ in nulls:
-            keep = pc.and_(keep, pc.is_valid(batch.table.column(i)))
-        mask = keep.to_numpy(zero_copy_only=False)
-        return Batch(batch.table.filter(keep), None if batch.kinds is None else batch.kinds[mask])
 
     def raise_failure(self) -> None:
         """Raise a failure of the sink's work off the job thread (:meth:`Sink.raise_failure`)."""

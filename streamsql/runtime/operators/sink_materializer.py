@@ -37,6 +37,7 @@ from streamsql.core.connector import count
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.runtime.operators.join import rows_of, table_of
 from streamsql.runtime.operators.rank import RankOperatorBase, group_by_key
+from streamsql.runtime.operators.sink import NotNullEnforcer
 from streamsql.state.layout import ValueFormat, encode_keys
 
 log = logging.getLogger(__name__)
@@ -65,12 +66,19 @@ class SinkUpsertMaterializer(RankOperatorBase):
 
     expires = True  # 'table.exec.state.ttl' applies, as to Flink's materializer
 
-    def __init__(self, sink_key: list[int], upsert_key: list[int] | None, schema: pa.Schema):
+    def __init__(self, sink_key: list[int], upsert_key: list[int] | None, schema: pa.Schema,
+                 not_null: list[tuple[int, str]] | None = None):
         super().__init__(None, _dump, _load)
         self.sink_key = list(sink_key)
         self.upsert_key = list(upsert_key) if upsert_key else None
         self.schema = schema
+        self.not_null = NotNullEnforcer(not_null)
         self._warned = False  # the dropped-retraction warning is logged once
+
+    def open(self, ctx) -> None:
+        """Open the cache; read the sink's not-null enforcer setting."""
+        super().open(ctx)
+        self.not_null.open(ctx.config)
 
     def _same(self, a: tuple, b: tuple) -> bool:
         if self.upsert_key is None:
@@ -78,7 +86,14 @@ class SinkUpsertMaterializer(RankOperatorBase):
         return all(a[i] == b[i] for i in self.upsert_key)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Apply the batch's rows in order and emit the latest alive row of each sink key they change."""
+        """Apply the batch's rows in order and emit the latest alive row of each sink key they change.
+
+        The sink's not-null enforcer runs first, as in Flink (a dropped row is never held).
+        """
+        if self.not_null.columns:
+            batch = self.not_null(batch)
+            if not batch.num_rows:
+                return []
         table = batch.table
         keys = encode_keys([table.column(i) for i in self.sink_key], table.num_rows)
         signs = batch.signs() if not batch.insert_only else None
