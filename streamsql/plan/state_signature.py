@@ -21,7 +21,10 @@ A signature is a JSON-able dict:
   ``table.column``; an operator's output column ``<id>.<position>``), so ``GROUP BY a`` and
   ``GROUP BY b`` of one type differ, and so do ``GROUP BY id % 10`` and ``GROUP BY id % 7``.
   Filters are not part of it: a changed WHERE changes which rows reach the operator, not what
-  its state means (Flink restores such a job too);
+  its state means (Flink restores such a job too). A column made by a stateless operator other
+  than a Calc (a LATERAL TABLE's Correlate, a lookup join), which has no signature of its own to
+  refuse a change with, has as origin that operator's fields and its inputs' origins, hashed
+  (``correlate-3[9f2c0b...].10``); a VALUES list's columns have its rows, hashed;
 - ``output``: the output column types;
 - ``layout``: :data:`~streamsql.plan.fingerprint.STATE_LAYOUT`, the key and value encodings;
 - ``droppable``: True for state Flink does not keep (a watermark assigner's per-split progress):
@@ -29,7 +32,9 @@ A signature is a JSON-able dict:
 - ``explain`` and ``columns``: the node's EXPLAIN line and its input columns' origins in Flink
   SQL (``ticks.id % 10 INT``), shown in messages only (never compared).
 
-A scan is recorded too: its source positions are state (``table``, ``connector``).
+A scan is recorded too: its source positions are state (``table``, ``connector``; a VALUES
+list's ``rows``, since its position counts them). A table is named in a signature by its name and
+connector only: its options (passwords) never reach a checkpoint's ``_metadata``.
 Operators downstream of the one that changed keep their signature when what they read keeps
 its origin and type: a projection after an aggregate changes no aggregate's signature.
 """
@@ -38,15 +43,26 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
+import json
 import re
 from typing import Any
 
 import pyarrow as pa
 
+from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
 from streamsql.plan.fingerprint import STATE_LAYOUT
-from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, UnionNode, WatermarkAssignerNode, walk
+from streamsql.plan.nodes import (
+    CalcNode,
+    PlanNode,
+    ScanNode,
+    UnionNode,
+    ValuesNode,
+    WatermarkAssignerNode,
+    walk,
+)
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
 from streamsql.plan.windows import WindowTableFunctionNode
 
@@ -74,15 +90,16 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
         if isinstance(node, (ExchangeSourceNode, ExchangeSinkNode)):
             continue  # a parallel job's internal topics: positions dropped by a savepoint restore
         if isinstance(node, ScanNode):
+            parameters = {"table": node.table.name, "connector": node.table.connector}
+            if isinstance(node, ValuesNode):  # its position counts rows of this list
+                parameters["rows"] = _canonical(node.rows)
             out[node.id] = {"operator": "scan", "explain": node.describe(), "layout": STATE_LAYOUT,
-                            "parameters": {"table": node.table.name, "connector": node.table.connector},
-                            "input": [], "output": [], "droppable": False}
+                            "parameters": parameters, "input": [], "output": [], "droppable": False}
         elif node.stateful:
             inputs = [(origins.of(i), _types(i.schema)) for i in node.inputs]
             out[node.id] = {
                 "operator": node.kind, "explain": node.describe(), "layout": STATE_LAYOUT,
-                "parameters": {f.name: _canonical(getattr(node, f.name)) for f in dataclasses.fields(node)
-                               if f.name not in _NOT_STATE},
+                "parameters": _parameters(node),
                 "input": [[f"{o.exact} {t}" for o, t in zip(cols, types)] for cols, types in inputs],
                 "columns": [[f"{o.shown} {t}" for o, t in zip(cols, types)] for cols, types in inputs],
                 "output": _types(node.schema),
@@ -117,6 +134,9 @@ class _Origins:
 
     def _compute(self, node: PlanNode) -> list[_Origin]:
         names = node.schema.names
+        if isinstance(node, ValuesNode):
+            made = f"VALUES[{_digest(node.rows)}]"
+            return [_Origin(f"{made}.{n}", f"VALUES.{n}") for n in names]
         if isinstance(node, ScanNode) and not isinstance(node, ExchangeSourceNode):
             return [_Origin(f"{node.table.name}.{n}", f"{node.table.name}.{n}") for n in names]
         if isinstance(node, CalcNode):
@@ -135,8 +155,27 @@ class _Origins:
                 if out_name != in_name:
                     break
                 kept.append(origin)
-        made = node.spec.describe(node.rowtime) if isinstance(node, WindowTableFunctionNode) else node.id
-        return kept + [_Origin(f"{made}.{c}", f"{made}.{names[c]}") for c in range(len(kept), len(names))]
+        if isinstance(node, WindowTableFunctionNode):
+            made = shown = node.spec.describe(node.rowtime)
+        elif node.stateful:  # what its state means is its own signature
+            made = shown = node.id
+        else:  # a LATERAL TABLE, a lookup join: no signature of its own, so what it computes from what
+            shown = node.describe()
+            reads = [o.exact for i in node.inputs for o in self.of(i)]
+            made = f"{node.id}[{_digest([_parameters(node), reads])}]"
+        return kept + [_Origin(f"{made}.{c}", f"{shown}.{names[c]}") for c in range(len(kept), len(names))]
+
+
+def _parameters(node: PlanNode) -> dict[str, Any]:
+    """The node's fields that shape what it computes or keeps, as canonical JSON values."""
+    return {f.name: _canonical(getattr(node, f.name)) for f in dataclasses.fields(node)
+            if f.name not in _NOT_STATE}
+
+
+def _digest(value: Any) -> str:
+    """A short, process-independent hash of a canonical JSON value (for origins that would be long)."""
+    text = json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _substitute(expr: str, origins: dict[str, str]) -> str:
@@ -170,6 +209,8 @@ def _canonical(value: Any) -> Any:
     """``value`` as plain JSON values, the same in every process (sets sorted, no addresses)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, TableDef):  # its name only: options hold passwords, and go to every _metadata
+        return {"": "TableDef", "name": value.name, "connector": value.connector}
     if isinstance(value, enum.Enum):
         return value.name
     if isinstance(value, SqlType):

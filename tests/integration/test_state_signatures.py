@@ -20,6 +20,7 @@ import pytest
 
 from streamsql.checkpoint.operators import StateMappingError
 from streamsql.environment import StreamEnvironment
+from streamsql.functions.udf import udtf
 from tests.integration.test_flights import read_committed
 from tests.integration.test_parallel import PARTITIONS, _appends, _duck, _load, _rows, _upserts
 
@@ -169,3 +170,36 @@ def test_a_parallel_job_refuses_a_savepoint_of_another_group_by_key_before_reset
                **{"execution.savepoint.path": savepoint})
     assert env.execute_sql(AGG).job.wait(180) == "FINISHED"
     assert _counts(kafka_bootstrap, out) == Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows))
+
+
+@udtf(result_types=["INT"])
+def itself(x):
+    """One row: its argument (a LATERAL TABLE that makes a column from another)."""
+    yield x
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("INSERT INTO agg SELECT x, COUNT(*) FROM src, LATERAL TABLE(itself(k)) AS T(x) GROUP BY x",
+     "INSERT INTO agg SELECT x, COUNT(*) FROM src, LATERAL TABLE(itself(v)) AS T(x) GROUP BY x"),
+    ("INSERT INTO agg SELECT x, COUNT(*) FROM (SELECT k AS x FROM src UNION ALL VALUES (1), (2)) GROUP BY x",
+     "INSERT INTO agg SELECT x, COUNT(*) FROM (SELECT k AS x FROM src UNION ALL VALUES (3), (4)) GROUP BY x"),
+], ids=["lateral-table-argument", "values-rows"])
+def test_a_key_made_by_a_table_function_or_values_refuses_the_savepoint_of_another(
+        kafka_bootstrap, kafka_topic_factory, tmp_path, before, after):
+    """The aggregate's key comes out of a LATERAL TABLE (of k, then of v) or a VALUES list (other rows):
+    the aggregate's signature was the same, so the counts per k were resumed as counts per v (and the
+    VALUES source's position, 2 rows out, skipped the new list), every count wrong and nothing said."""
+    src, first, out = (kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_agg"),
+                       kafka_topic_factory("sig_agg"))
+    rows = _rows(34, 2000)
+    _load(kafka_bootstrap, src, rows)
+    name = f"sigl-{uuid.uuid4().hex[:8]}"
+    env = _env(tmp_path, name, kafka_bootstrap, src, first, bounded=False)
+    env.create_temporary_function("itself", itself)
+    savepoint = _savepoint(env, before, 2000)
+    env = _env(tmp_path, f"{name}-after", kafka_bootstrap, src, out, bounded=True,
+               **{"execution.savepoint.path": savepoint})
+    env.create_temporary_function("itself", itself)
+    text = _refused(env, after, out, kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+

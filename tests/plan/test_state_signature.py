@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from streamsql import StreamEnvironment
+from streamsql.functions.udf import udtf
 from streamsql.plan.planner import Planner, assign_ids
 from streamsql.plan.state_signature import state_signatures
 from streamsql.sql.parser import parse_statement
@@ -24,9 +25,28 @@ DDL = ("CREATE TABLE src (id INT, a INT, b INT, v BIGINT, ts TIMESTAMP(3), "
        "CREATE TABLE out (k INT, c BIGINT) WITH ('connector' = 'blackhole')",
        "CREATE TABLE outw (k INT, ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'blackhole')",
        "CREATE TABLE dim (a INT, name STRING) WITH ('connector' = 'datagen')",
-       "CREATE TABLE outj (k INT, name STRING) WITH ('connector' = 'blackhole')")
+       "CREATE TABLE outj (k INT, name STRING) WITH ('connector' = 'blackhole')",
+       "CREATE TABLE texts (id INT, j INT, s STRING, t STRING, p AS PROCTIME()) "
+       "WITH ('connector' = 'datagen')",
+       "CREATE TABLE outs (w STRING, c BIGINT) WITH ('connector' = 'blackhole')",
+       *(f"CREATE TABLE {d} (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', "
+         f"'url' = 'jdbc:mysql://127.0.0.1:3306/db', 'table-name' = '{d}', 'password' = 'hunter2')"
+         for d in ("dim1", "dim2")))
 WINDOW = ("INSERT INTO outw SELECT a, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
           "INTERVAL '{s}' SECOND)) GROUP BY a, window_start, window_end")
+
+
+@udtf(result_types=["STRING"])
+def words(s):
+    yield from (s or "").split(" ")
+
+
+@udtf(result_types=["STRING"])
+def chars(s):
+    yield from s or ""
+
+
+TABLE_FUNCTIONS = {"words": words, "chars": chars}
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +54,8 @@ def signatures():
     env = StreamEnvironment()
     for ddl in DDL:
         env.execute_sql(ddl)
+    for name, fn in TABLE_FUNCTIONS.items():
+        env.create_temporary_function(name, fn)
 
     def of(sql: str) -> dict[str, dict]:
         root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
@@ -101,6 +123,45 @@ def test_stateless_changes_around_an_aggregate_keep_its_signature(signatures, ch
     assert op in after and _compared(after[op]) == _compared(sig)
 
 
+LATERAL = "INSERT INTO outs SELECT w, COUNT(*) FROM texts, LATERAL TABLE({}) AS T(w) GROUP BY w"
+LOOKUP = ("INSERT INTO outs SELECT d.name, COUNT(*) FROM texts AS o JOIN {} FOR SYSTEM_TIME AS OF o.p AS d "
+          "ON o.{} = d.id GROUP BY d.name")
+VALUES = "INSERT INTO out SELECT x, COUNT(*) FROM (SELECT a AS x FROM src UNION ALL VALUES {}) GROUP BY x"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    (LATERAL.format("words(s)"), LATERAL.format("words(t)")),  # another argument of the table function
+    (LATERAL.format("words(s)"), LATERAL.format("chars(s)")),  # another table function
+    (LOOKUP.format("dim1", "id"), LOOKUP.format("dim2", "id")),  # another lookup table
+    (LOOKUP.format("dim1", "id"), LOOKUP.format("dim1", "j")),  # another lookup key
+    (VALUES.format("(1), (2)"), VALUES.format("(3), (4)")),  # other literal rows
+])
+def test_a_key_made_by_a_stateless_operator_other_than_a_calc_is_followed_through_it(signatures, before,
+                                                                                     after):
+    """A GROUP BY over the column a LATERAL TABLE, a lookup join or VALUES makes: which call, table, key
+    or rows made it is part of its origin, as an expression's is through a Calc. These stateless
+    operators have no signature of their own, so the aggregate's was the same and a savepoint of the
+    one query restored into the other, its counts per word of s resumed as counts per word of t."""
+    op, old = _one(signatures(before), "group-agg")
+    op_new, new = _one(signatures(after), "group-agg")
+    assert op == op_new and old["input"] != new["input"]
+
+
+def test_a_lookup_tables_options_stay_out_of_the_signatures(signatures):
+    """What a signature holds is written to every checkpoint's _metadata: no option of a table."""
+    assert "hunter2" not in json.dumps(signatures(LOOKUP.format("dim1", "id")))
+
+
+def test_another_literal_row_list_is_another_values_source(signatures):
+    """VALUES' position is the number of its rows handed out: of the rows it had."""
+    def scan(rows: str) -> list[dict]:
+        sigs = signatures(VALUES.format(rows)).values()
+        return [s for s in sigs if s["parameters"].get("table") == "VALUES"]
+
+    old, new = scan("(1), (2)"), scan("(3), (4)")
+    assert len(old) == len(new) == 1 and _compared(old[0]) != _compared(new[0])
+
+
 def test_signatures_are_the_same_in_another_process(signatures):
     """A checkpoint is restored by another process (a restart, a worker): nothing in a signature may
     depend on the process (hash seeds, set order, addresses)."""
@@ -108,7 +169,7 @@ def test_signatures_are_the_same_in_another_process(signatures):
             "_print_signatures(sys.argv[1])")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     join = "INSERT INTO outj SELECT s.a, d.name FROM src s JOIN dim d ON s.a = d.a"
-    for sql in (WINDOW.format(s=10), join):
+    for sql in (WINDOW.format(s=10), join, LATERAL.format("words(s)"), LOOKUP.format("dim1", "id")):
         out = subprocess.run([sys.executable, "-c", code, sql], env=env, capture_output=True, text=True,
                              check=True, timeout=120).stdout
         assert json.loads(out) == json.loads(json.dumps(signatures(sql)))
@@ -118,6 +179,8 @@ def _print_signatures(sql: str) -> None:
     env = StreamEnvironment()
     for ddl in DDL:
         env.execute_sql(ddl)
+    for name, fn in TABLE_FUNCTIONS.items():
+        env.create_temporary_function(name, fn)
     root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
     assign_ids([root])
     print(json.dumps(state_signatures([root])))
