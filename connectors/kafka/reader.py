@@ -180,6 +180,11 @@ class KafkaReader:
         return str(tp[1]) if self.single_topic else f"{tp[0]}:{tp[1]}"
 
     def _parse_position(self, position: dict, parts: list[TopicPart]) -> dict[TopicPart, int]:
+        """The offsets of ``position`` for ``parts``.
+
+        A bare ``"<partition>"`` key (a checkpoint written before positions named their topic) is
+        the first topic's.
+        """
         known = set(parts)
         out = {}
         for k, off in position.items():
@@ -188,7 +193,8 @@ class KafkaReader:
             if tp in known:
                 out[tp] = int(off)
             else:
-                log.warning("%s: restored position names unknown partition %s; ignored", self.what, k)
+                log.warning("%s: restored position names partition %s, which it does not read (another "
+                            "topic?); ignored", self.what, k)
         return out
 
     def history(self) -> Iterator[Message]:
@@ -423,8 +429,14 @@ class KafkaReader:
         return partition_lag(consumer, positions)
 
     def position(self) -> dict[str, int]:
-        """``{"<partition>": next_offset}`` (``"<topic>:<partition>"`` keys for several topics)."""
-        return {self._key(tp): off for tp, off in sorted(self.next.items())}
+        """``{"<topic>:<partition>": next_offset}``.
+
+        The topic is named even for one topic (as a Flink Kafka split names its topic): a restore
+        into a table that reads another topic then finds no position for its partitions and reads
+        them from the startup mode (a warning names the positions left unused), instead of seeking
+        them to the other topic's offsets.
+        """
+        return {f"{t}:{p}": off for (t, p), off in sorted(self.next.items())}
 
     def commit_offsets(self, position: dict) -> None:
         """Commit ``position`` (a checkpoint's) to the consumer group, as Flink does on checkpoints.

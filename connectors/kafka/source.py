@@ -110,7 +110,7 @@ class ReaderSource(Source, StatesFormats):
         return batch if batch is not None and batch.num_rows else None
 
     def position(self) -> dict:
-        """``{"<partition>": next_offset}``: the offset after the last record returned."""
+        """``{"<topic>:<partition>": next_offset}``: the offset after the last record returned."""
         return self.reader.position()
 
     def checkpoint_committed(self, checkpoint_id: int, position: dict) -> None:

@@ -143,7 +143,7 @@ def test_source_bounded_latest_offset_three_partitions(kafka_bootstrap, kafka_to
     assert set(kinds) == {"+I"}
     assert all(r["part"] == r["id"] % 3 and r["off"] == r["id"] // 3 and r["tp"] == topic for r in rows)
     assert all(r["ts"] is not None for r in rows)
-    assert src.position() == {"0": 10, "1": 10, "2": 10}
+    assert src.position() == {f"{topic}:0": 10, f"{topic}:1": 10, f"{topic}:2": 10}
 
 
 def test_source_bounded_empty_topic_finishes(kafka_bootstrap, kafka_topic_factory):
@@ -166,7 +166,7 @@ def test_resume_after_last_offset(kafka_bootstrap, kafka_topic_factory):
     rows, _ = drain(src, want_rows=3)
     assert [r["id"] for r in rows] == [1, 2, 3]
     pos = src.position()
-    assert pos == {"0": 3}
+    assert pos == {f"{topic}:0": 3}
     src.close()
     produce(kafka_bootstrap, topic, [(0, None, jrec(4))])
     src2 = KafkaSource(ctx(t))
@@ -175,7 +175,7 @@ def test_resume_after_last_offset(kafka_bootstrap, kafka_topic_factory):
     rows += drain(src2, timeout=1)[0]  # nothing else arrives
     src2.close()
     assert [r["id"] for r in rows] == [4]
-    assert src2.position() == {"0": 4}
+    assert src2.position() == {f"{topic}:0": 4}
 
 
 def test_position_skips_transaction_markers(kafka_bootstrap, kafka_topic_factory):
@@ -196,7 +196,7 @@ def test_position_skips_transaction_markers(kafka_bootstrap, kafka_topic_factory
     src.close()
     assert [r["id"] for r in rows] == [0, 1, 2]
     assert src.finished()
-    assert src.position() == {"0": 4}  # 3 records + the commit marker
+    assert src.position() == {f"{topic}:0": 4}  # 3 records + the commit marker
 
 
 def test_bad_record_fails_naming_location(kafka_bootstrap, kafka_topic_factory):
@@ -220,7 +220,7 @@ def test_bad_record_skipped_with_ignore_parse_errors(kafka_bootstrap, kafka_topi
     src.close()
     assert [r["id"] for r in rows] == [1, 3]
     assert c.metrics["bad_records"] == 1
-    assert src.position() == {"0": 3}
+    assert src.position() == {f"{topic}:0": 3}
 
 
 def test_key_fields_and_specific_offsets(kafka_bootstrap, kafka_topic_factory):
@@ -639,10 +639,10 @@ def test_upsert_source_changelog_and_restore(kafka_bootstrap, kafka_topic_factor
         ("+U", (1, "b")),
         ("-D", (2, "x")),
     ]
-    assert src.position() == {"0": 6}
+    assert src.position() == {f"{topic}:0": 6}
     # restore after the first two records: the state before is rebuilt from the topic
     src2 = UpsertKafkaSource(ctx(t))
-    src2.open({"0": 2})
+    src2.open({"0": 2})  # a bare partition: a checkpoint written before positions named their topic
     rows, kinds = drain(src2)
     src2.close()
     assert list(zip(kinds, [(r["id"], r["name"]) for r in rows])) == [

@@ -203,3 +203,22 @@ def test_a_key_made_by_a_table_function_or_values_refuses_the_savepoint_of_anoth
     text = _refused(env, after, out, kafka_bootstrap)
     assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
 
+
+def test_a_savepoint_restored_into_a_table_reading_another_topic_reads_that_topic_from_its_start(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """The table ``src`` now reads topic B instead of A (the same partitions, more records): its
+    source's positions are A's offsets. They were keyed by partition number only, so B's partitions
+    were sought to A's offsets and B's first records per partition never counted (Flink's splits
+    name their topic: B's partitions are new ones, read from the startup offsets)."""
+    a, b = kafka_topic_factory("sig_a", PARTITIONS), kafka_topic_factory("sig_b", PARTITIONS)
+    first, out = kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg")
+    rows_a, rows_b = _rows(35, 800), _rows(36, 2000)
+    _load(kafka_bootstrap, a, rows_a)
+    _load(kafka_bootstrap, b, rows_b)
+    name = f"sigt-{uuid.uuid4().hex[:8]}"
+    savepoint = _savepoint(_env(tmp_path, name, kafka_bootstrap, a, first, bounded=False), AGG, 800)
+    env = _env(tmp_path, f"{name}-b", kafka_bootstrap, b, out, bounded=True,
+               **{"execution.savepoint.path": savepoint})
+    assert env.execute_sql(AGG).job.wait(180) == "FINISHED"
+    expected = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows_a + rows_b))
+    assert _counts(kafka_bootstrap, out) == expected
