@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from streamsql.state.base import KeyedState, MapEntry, MapPut, StateBackend
+from streamsql.state.convert import restore_snapshot
 
 
 class DeferringKeyedState(KeyedState):
@@ -203,8 +204,8 @@ class JobState:
             state.apply()
 
     def restore(self, directory: str) -> None:
-        """Replace all state with the snapshot in ``directory``."""
-        self.backend.restore(directory)
+        """Replace all state with the snapshot in ``directory`` (written by either backend)."""
+        restore_snapshot(self.backend, directory)
 
     def close(self) -> None:
         """Close the backend."""
