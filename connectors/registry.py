@@ -42,7 +42,7 @@ def get_connector(name: str) -> ConnectorSpec:
     """
     specs = known_connectors()
     if name not in specs:
-        msg = f"Unknown connector '{name}'; available: {', '.join(specs)}"
+        msg = f"Unknown connector '{name}'{did_you_mean(name, specs)} (available: {', '.join(specs)})"
         raise ConfigError(msg)
     return specs[name]
 

@@ -214,7 +214,12 @@ class StreamEnvironment:
         return TableResult("rows", ["savepoint path"], [(storage.location(done.checkpoint_id),)])
 
     def _create(self, tree: exp.Create, sql: str) -> TableResult:
-        from streamsql.sql.ddl import check_view_columns, table_def_from_create, view_def_from_create
+        from streamsql.sql.ddl import (
+            check_view_columns,
+            option_position,
+            table_def_from_create,
+            view_def_from_create,
+        )
 
         kind = (tree.args.get("kind") or "").upper()
         replace = bool(tree.args.get("replace"))
@@ -224,7 +229,13 @@ class StreamEnvironment:
             remember(td.options)  # masked in messages and logs from now on
             from streamsql.connectors.registry import get_connector
 
-            get_connector(td.connector or "<missing 'connector' option>")
+            try:
+                get_connector(td.connector or "<missing 'connector' option>")
+            except ConfigError as e:  # at the 'connector' key, as any other bad option
+                where = option_position(sql, "connector")
+                if where is None:
+                    raise
+                raise OptionError(str(e), sql, *where) from None
             if td.watermark is not None or any(c.computed is not None for c in td.columns):
                 Planner(self.catalog, self.config, sql).table_node(td)  # validate now, not at use
             self.catalog.add(td, exists, replace)

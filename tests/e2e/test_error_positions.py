@@ -102,3 +102,16 @@ def test_option_position():
     assert option_position(ddl, "k") == (2, 7, 3)
     assert option_position(ddl, "it's") == (2, 26, 7)
     assert option_position(ddl, "v") is None
+
+
+def test_unknown_connector_points_at_the_connector_key(tmp_path):
+    """'connector' = 'kafak' said ``s.sql:2: Unknown connector 'kafak'; available: ...``: no
+    column, no caret, no suggestion."""
+    script = ("-- a typo\nCREATE TABLE src (\n  id INT\n) WITH (\n"
+              "  'connector' = 'kafak',\n  'topic' = 't'\n);\n")
+    done = _run(tmp_path, script)
+    assert done.returncode == 1
+    said = "Unknown connector 'kafak'; did you mean 'kafka'? (available: blackhole, "
+    assert said in done.stderr, done.stderr
+    assert "(line 5, column 3)\n    'connector' = 'kafak',\n    ^^^^^^^^^^^\n" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
