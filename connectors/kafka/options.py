@@ -42,6 +42,13 @@ OPT_TXN_PREFIX = OptionSpec(
     default="streamsql",
     description="prefix of the transactional id (exactly-once)",
 )
+#: Flink's ``KafkaConnectorOptions.SCAN_TOPIC_PARTITION_DISCOVERY`` (a Duration, default 5 min;
+#: '0' disables it; ignored for a bounded read). See :mod:`.reader`.
+OPT_DISCOVERY = OptionSpec(
+    "scan.topic-partition-discovery.interval",
+    default="5 min",
+    description="how often new partitions (and topics matching 'topic-pattern') are looked for ('0' = never)",
+)
 OPT_PROGRESS = OptionSpec(
     "sink.progress-topic",
     default="_streamsql_progress",
@@ -115,6 +122,7 @@ KAFKA_OPTIONS = [
         description="end offsets 'partition:0,offset:42;...' for 'specific-offsets'",
     ),
     OPT_WATERMARK_IDLE,
+    OPT_DISCOVERY,
     choice_option(
         "sink.partitioner",
         ("default", "fixed"),
@@ -144,6 +152,7 @@ UPSERT_KAFKA_OPTIONS = [
     OPT_KEY_PREFIX,
     OPT_FIELDS_INCLUDE,
     OPT_WATERMARK_IDLE,
+    OPT_DISCOVERY,
     choice_option(
         "scan.bounded.mode",
         ("unbounded", "latest-offset"),

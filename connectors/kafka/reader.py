@@ -1,4 +1,4 @@
-"""The consumer side of the Kafka sources: assignment, positions, bounded ends, splits.
+"""The consumer side of the Kafka sources: assignment, positions, bounded ends, splits, discovery.
 
 :class:`KafkaReader` assigns every partition of the table's topic(s) — or its task's share —
 manually (no group rebalancing; offsets are never committed to the group — the checkpoint
@@ -6,7 +6,26 @@ holds them) and reads
 with ``isolation.level = read_committed``. It tracks, per partition, the next offset to read
 (the position) and, for a bounded read, the offset at which it stops. Offsets are resolved to
 concrete numbers at :meth:`~KafkaReader.open` (:mod:`.offsets`), so a position is exact even for
-partitions that returned nothing yet. Partitions added to a topic after open are not picked up.
+partitions that returned nothing yet.
+
+Partition discovery, as Flink's ``KafkaSourceEnumerator``: every
+``'scan.topic-partition-discovery.interval'`` (default 5 min; '0' disables it; a bounded read
+never discovers, as ``KafkaSourceBuilder`` sets ``partition.discovery.interval.ms`` = -1 for
+it) :meth:`~KafkaReader.consume` re-reads the cluster's metadata (at most
+:data:`~.errors.PROBE_TIMEOUT_S`) and assigns the partitions added to its topics, and the topics
+newly matching ``'topic-pattern'``, from their EARLIEST offset (Flink's
+``newDiscoveryOffsetsInitializer = OffsetsInitializer.earliest()``, whatever the startup mode).
+A new partition enters the position at once, so a checkpoint holds it; a restore that finds a
+partition its position does not name starts that one at the earliest offset too (Flink: a
+partition missing from the restored enumerator state is a new one).
+
+A task of a parallel job owns the partitions ``i`` (in topic, partition order) with
+``i % tasks == task``. A restarted task restores only its own position, so that order must not
+move a partition from one task to another: partitions found later are appended (their index
+continues after the known ones). A change that would move known partitions — in a parallel job
+reading several topics, partitions added to a topic other than the last, or a new topic sorting
+before a known one — fails the task with an error instead of reading some rows twice or never
+(at discovery, and at a restore whose position names a partition another task owns now).
 """
 
 from __future__ import annotations
@@ -28,10 +47,11 @@ from streamsql.connectors.kafka.errors import (
     new_client,
 )
 from streamsql.connectors.kafka.offsets import OffsetResolver, TopicPart, check_offset_options
-from streamsql.connectors.kafka.options import librdkafka_props, table_prefix, topics_of
+from streamsql.connectors.kafka.options import OPT_DISCOVERY, librdkafka_props, table_prefix, topics_of
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.values import duration_ms
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +71,7 @@ class KafkaReader:
             with ``i % tasks == task`` (a stage of a parallel job); ``(0, 1)``: all.
 
     Raises:
-        ConfigError: for bad topic, startup or bounded options.
+        ConfigError: for bad topic, startup, bounded or discovery options.
     """
 
     def __init__(
@@ -82,6 +102,12 @@ class KafkaReader:
         self.startup = o.get("scan.startup.mode", startup_default)
         self.bounded_mode = bounded_mode
         check_offset_options(table, self.startup, bounded_mode)
+        key = OPT_DISCOVERY.key
+        interval_ms = duration_ms(o.get(key, OPT_DISCOVERY.default), f"{pre}option '{key}'")
+        #: seconds between two partition discoveries; 0: none (a bounded read never discovers)
+        self.discovery_s = interval_ms / 1000 if bounded_mode == "unbounded" else 0.0
+        self._discover_at = 0.0  # time.monotonic() of the next discovery
+        self._all: list[TopicPart] = []  # every partition of the source (all tasks'), in index order
         librdkafka_props(o, pre)  # Java-only keys are rejected or warned about at planning already
         self.group_id = o.get("properties.group.id") or f"streamsql-{job_name}-{table.name}"
         self.what = f"Table '{table.name}' (kafka source)"
@@ -131,12 +157,14 @@ class KafkaReader:
         self.consumer = new_client(Consumer, self._consumer_config(), self.what)
         self.latch.watch(self.consumer)
         self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap, self.group_id)
-        parts = self._partitions()
+        parts = self._share(self._partitions(METADATA_TIMEOUT_S, True))
         self.parts = parts
         self._split_of = {tp: i for i, tp in enumerate(parts)}
         self._split_of_partition = {p: i for i, (_, p) in enumerate(parts)}
-        restored = self._parse_position(position, parts) if position else {}
-        starts = self.offsets.start_offsets([tp for tp in parts if tp not in restored], self.startup)
+        restored = self._restored(position, parts) if position is not None else {}
+        # a restore: partitions the position does not name are new ones (Flink: earliest)
+        mode = self.startup if position is None else "earliest-offset"
+        starts = self.offsets.start_offsets([tp for tp in parts if tp not in restored], mode)
         starts.update(restored)
         self.next = dict(starts)
         if self.bounded_mode != "unbounded":
@@ -147,22 +175,31 @@ class KafkaReader:
                     self.done.add(tp)
         live = [TopicPartition(t, p, self.next[(t, p)]) for (t, p) in parts if (t, p) not in self.done]
         self.consumer.assign(live)
+        self._discover_at = time.monotonic() + self.discovery_s
 
-    def _partitions(self) -> list[TopicPart]:
+    def _partitions(self, timeout_s: float, first: bool) -> list[TopicPart]:
+        """Every partition of the source's topics, in topic, partition order.
+
+        Raises:
+            ConfigError: (``first``: at open) a topic that does not exist, none matching the pattern.
+            ExecutionError: the brokers cannot be reached; (``first``) a topic's metadata has an error.
+        """
         try:
-            md = self.consumer.list_topics(timeout=METADATA_TIMEOUT_S)
+            md = self.consumer.list_topics(timeout=timeout_s)
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
         self.latch.check()
         if self.pattern:
             names = sorted(t for t in md.topics if self._regex.fullmatch(t))
-            if not names:
+            if not names and first:
                 msg = f"{self.what}: no topic matches 'topic-pattern' = '{self.pattern}' on {self.bootstrap}"
                 raise ConfigError(msg)
             self.topics = names
         out = []
         for t in self.topics:
             tm = md.topics.get(t)
+            if not first and (tm is None or tm.error is not None):
+                continue  # a discovery lists what it can; a topic deleted meanwhile: _check_topics_exist
             if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
                 msg = (
                     f"{self.what}: topic '{t}' does not exist on {self.bootstrap} "
@@ -173,14 +210,47 @@ class KafkaReader:
                 msg = f"{self.what}: topic '{t}': {tm.error.str()}"
                 raise ExecutionError(msg)
             out += [(t, p) for p in sorted(tm.partitions)]
+        return out
+
+    def _share(self, every: list[TopicPart]) -> list[TopicPart]:
+        """This task's partitions of ``every`` (the source's, in index order); remembers ``every``."""
+        self._all = list(every)
         task, tasks = self.share
-        return [tp for i, tp in enumerate(out) if i % tasks == task]
+        return [tp for i, tp in enumerate(every) if i % tasks == task]
+
+    def _restored(self, position: dict, parts: list[TopicPart]) -> dict[TopicPart, int]:
+        """The offsets of ``position`` (a restore's) for this task's ``parts``.
+
+        Raises:
+            ExecutionError: the position names a partition another task of a parallel job owns
+                now (partitions were added to a topic other than the last one, or a topic sorting
+                before a known one appeared, while the job was down): restoring would read some
+                rows twice and others never.
+        """
+        out = self._parse_position(position, parts)
+        if self.share[1] > 1:
+            moved = sorted(set(self._parse_position(position, self._all, quiet=True)) - set(out))
+            if moved:
+                raise self._moved_error(moved)
+        return out
+
+    def _moved_error(self, moved: list[TopicPart]) -> ExecutionError:
+        names = ", ".join(f"{t}[{p}]" for t, p in moved[:5])
+        task, tasks = self.share
+        msg = (f"{self.what}: partitions were added in a way that moves {names} to another of the "
+               f"job's {tasks} tasks (this is task {task}; a task owns the partitions i, in topic and "
+               "partition order, with i % tasks = its index): a restarted task would read some rows "
+               "twice and others never, so the job stops here. In a parallel job reading several "
+               "topics, add partitions only to the last topic in name order (and create topics "
+               "matching 'topic-pattern' only with names sorting after the known ones)")
+        return ExecutionError(msg)
 
     def _key(self, tp: TopicPart) -> str:
         return str(tp[1]) if self.single_topic else f"{tp[0]}:{tp[1]}"
 
-    def _parse_position(self, position: dict, parts: list[TopicPart]) -> dict[TopicPart, int]:
-        """The offsets of ``position`` for ``parts``.
+    def _parse_position(self, position: dict, parts: list[TopicPart],
+                        quiet: bool = False) -> dict[TopicPart, int]:
+        """The offsets of ``position`` for ``parts`` (``quiet``: no warning for the others).
 
         A bare ``"<partition>"`` key (a checkpoint written before positions named their topic) is
         the first topic's.
@@ -192,7 +262,7 @@ class KafkaReader:
             tp = (t, int(p)) if sep else (self.topics[0], int(p))
             if tp in known:
                 out[tp] = int(off)
-            else:
+            elif not quiet:
                 log.warning("%s: restored position names partition %s, which it does not read (another "
                             "topic?); ignored", self.what, k)
         return out
@@ -258,6 +328,8 @@ class KafkaReader:
         c = self.consumer
         if self.finished():
             return []
+        if self.discovery_s and time.monotonic() >= self._discover_at:
+            self._discover()
         try:
             msgs = c.consume(num_messages=max(1, max_rows), timeout=timeout_s)
         except KafkaException as e:
@@ -282,6 +354,46 @@ class KafkaReader:
                 splits, offsets = splits[sel], offsets[sel]
         self._located = (msgs, splits, offsets)
         return msgs
+
+    def _discover(self) -> None:
+        """Assign the partitions added since the last look, from their earliest offset (module docstring).
+
+        The metadata request waits at most :data:`PROBE_TIMEOUT_S`; unreachable brokers postpone
+        the discovery to the next interval (their outage is the latch's to report).
+
+        Raises:
+            ExecutionError: the new partitions would move known ones to another task.
+        """
+        self._discover_at = time.monotonic() + self.discovery_s
+        try:
+            every = self._partitions(PROBE_TIMEOUT_S, False)
+        except ExecutionError as e:
+            log.warning("%s: partition discovery skipped: %s", self.what, e)
+            return
+        known = set(self._all)
+        new = [tp for tp in every if tp not in known]
+        if not new:
+            return
+        task, tasks = self.share
+        if tasks > 1 and self._all and new[0] < self._all[-1]:
+            raise self._moved_error(sorted(tp for tp in self._all if tp > new[0]))
+        base = len(self._all)
+        self._all += new
+        mine = [tp for i, tp in enumerate(new) if (base + i) % tasks == task]
+        if not mine:
+            return
+        starts = self.offsets.start_offsets(mine, "earliest-offset")
+        for tp in mine:
+            self._split_of[tp] = len(self.parts)
+            self._split_of_partition[tp[1]] = len(self.parts)
+            self.parts.append(tp)
+            self.next[tp] = starts[tp]
+        try:
+            self.consumer.incremental_assign([TopicPartition(t, p, starts[(t, p)]) for t, p in mine])
+        except KafkaException as e:
+            raise execution_error(self.what, e, self.bootstrap) from None
+        log.info("%s: discovered partitions %s; reading them from the earliest offset", self.what,
+                 ", ".join(f"{t}[{p}]" for t, p in mine))
 
     def _check_topics_exist(self) -> None:
         """After an "unknown topic or partition" event: fail if a partition read is gone.
@@ -433,8 +545,8 @@ class KafkaReader:
 
         The topic is named even for one topic (as a Flink Kafka split names its topic): a restore
         into a table that reads another topic then finds no position for its partitions and reads
-        them from the startup mode (a warning names the positions left unused), instead of seeking
-        them to the other topic's offsets.
+        them as new ones, from the earliest offset (a warning names the positions left unused),
+        instead of seeking them to the other topic's offsets.
         """
         return {f"{t}:{p}": off for (t, p), off in sorted(self.next.items())}
 

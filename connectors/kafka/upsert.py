@@ -32,7 +32,12 @@ first rebuilds that map from :meth:`KafkaReader.history` (each partition from it
 to the start offset). Compaction may have removed a key's value that a later record supersedes;
 for such a key the rebuilt map misses the old value and the next change comes out as +I instead
 of -U/+U. Reads with ``read_committed``; positions as the ``kafka`` source (next offset per
-partition).
+partition). Partitions discovered while the job runs (``'scan.topic-partition-discovery.interval'``,
+:mod:`.reader`) are read from their earliest offset into the same per-key map, so a key whose
+records move to a new partition updates its earlier value (-U/+U); a restore rebuilds the map from
+every partition its position names, and a partition it does not name starts at its earliest offset
+(nothing to rebuild). Kafka orders a key's records only within a partition: after partitions are
+added, a key's old and new records may be read in either order, in Flink as here.
 """
 
 from __future__ import annotations

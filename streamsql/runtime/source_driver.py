@@ -89,8 +89,11 @@ class SourceDriver:
             return False
         batch = self.source.poll(self.batch_rows, timeout_s)
         finished = frozenset(self.source.finished_splits())
-        if finished != self._status.finished:
-            self._status = SplitStatus(self._status.names, finished)
+        names = self._status.names
+        if len(self.source.split_names) != len(names):  # splits discovered (Kafka partitions)
+            names = tuple(self.source.split_names)
+        if finished != self._status.finished or names is not self._status.names:
+            self._status = SplitStatus(names, finished)
             self._emit(self._status)
         if batch is not None and batch.num_rows:
             self.rows += batch.num_rows

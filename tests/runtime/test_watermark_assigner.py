@@ -71,6 +71,24 @@ def test_declared_split_without_rows_holds_the_watermark_back():
     assert wms(op.process_batch(batch([(3, 15_000)], [2]), 0)) == [10_000 - DELAY]
 
 
+def test_split_discovered_while_running_holds_back_until_rows_or_idle():
+    """A Kafka partition found by partition discovery: a new split status with one more name."""
+    clock = Clock()
+    op = assigner(["0", "1"], idle_ms=5000, clock=clock)
+    assert wms(op.process_batch(batch([(1, 10_000), (2, 20_000)], [0, 1]), 0)) == [10_000 - DELAY]
+    assert op.process_split_status(SplitStatus(("0", "1", "4"))) == []
+    assert op.names == ["0", "1", "4"]
+    assert wms(op.process_batch(batch([(3, 30_000), (4, 30_000)], [0, 1]), 0)) == []  # "4" has no row
+    clock.now = 4000
+    assert wms(op.process_batch(batch([(5, 31_000), (6, 31_000)], [0, 1]), 0)) == []
+    clock.now = 5001  # "4" idle from its discovery on, the others had rows since
+    assert wms(op.on_tick()) == [31_000 - DELAY]
+    # rows of a new split that arrive before its status get a name when the status comes
+    op.process_batch(batch([(7, 40_000)], [3]), 0)
+    op.process_split_status(SplitStatus(("0", "1", "4", "7")))
+    assert op.names == ["0", "1", "4", "7"]
+
+
 def test_single_split_source_is_the_max_as_before():
     op = assigner()  # no source bound, batches without split ids
     assert wms(op.process_batch(batch([(1, 3000), (2, 9000), (3, 1000)]), 0)) == [8000]

@@ -12,7 +12,8 @@ generates one watermark per partition and emits their minimum):
 - every split the source declares counts from the start: a partition that has had no row yet
   holds the watermark back (as Flink), unless it is idle. The source driver declares them as
   data: a :class:`~streamsql.runtime.operators.base.SplitStatus` (:attr:`Source.split_names`)
-  before the first batch;
+  before the first batch, and again when the source adds splits (Kafka's partition discovery);
+  a split added while the job runs holds it back too, from then on, until it has rows or is idle;
 - **idle**: with ``idle_timeout_ms > 0`` (``'scan.watermark.idle-timeout'`` or
   ``'table.exec.source.idle-timeout'``), a split without rows for that long (processing time)
   is left out until it has rows again. Idleness is checked on every batch and on the job's
@@ -161,6 +162,11 @@ class WatermarkAssignerOperator(Operator):
         """
         self.declared = status.names
         self.finished = status.finished
+        if self._started and len(status.names) > len(self.names) or any(
+                nm != old for nm, old in zip(status.names, self.names)):
+            # splits discovered while running (Kafka: new partitions): named, counted from now
+            self._grow(len(status.names), list(status.names))
+            self.names[:len(status.names)] = list(status.names)
         return []
 
     def on_tick(self) -> list[Element]:
