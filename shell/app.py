@@ -61,8 +61,8 @@ StreamSQL shell — Flink SQL over Kafka, exactly-once.
 End statements with ';' (they may span lines). HELP; lists commands and statements, QUIT; leaves.
 """
 
-#: Statements an init file (``-i``) may contain: DDL and SET/RESET.
-INIT_STATEMENTS = (exp.Create, exp.Drop, n.SetOption, n.ResetOption)
+#: Statements an init file (``-i``) may contain: DDL, USE [CATALOG] and SET/RESET.
+INIT_STATEMENTS = (exp.Create, exp.Drop, exp.Use, n.CreateCatalog, n.DropCatalog, n.SetOption, n.ResetOption)
 
 
 def history_path() -> str:
@@ -356,7 +356,7 @@ class Shell:
                 if not isinstance(tree, INIT_STATEMENTS):
                     kind = st.text.split()[0].upper()
                     self.error(f"{path}:{st.line}: {kind} statements are not allowed in an init file; "
-                               "it may hold only DDL (CREATE, DROP) and SET/RESET statements")
+                               "it may hold only DDL (CREATE, DROP), USE and SET/RESET statements")
                     return False
                 self.env.execute_parsed(tree, st.text)
             except StatementError as e:  # a SqlError or PlanError, positioned in the init file

@@ -28,7 +28,7 @@ import uuid
 from sqlglot import exp
 
 from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
-from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config
 from streamsql.core.errors import ConfigError, ExecutionError, OptionError, SqlError, StatementError
 from streamsql.core.secrets import mask_options, remember
@@ -125,12 +125,11 @@ class StreamEnvironment:
         return e
 
     def _execute(self, tree: exp.Expression, sql: str) -> TableResult:
+        if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog)) or (
+                isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
+            return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):
             return self._create(tree, sql)
-        if isinstance(tree, exp.Drop):
-            kind = TableDef if (tree.args.get("kind") or "").upper() == "TABLE" else ViewDef
-            self.catalog.drop(tree.args["tables"][0].name, bool(tree.args.get("exists")), kind)
-            return TableResult("ok", message=f"[INFO] {kind.__name__[:-3]} has been removed.")
         if isinstance(tree, exp.Insert):
             return self._submit([tree], sql)
         if isinstance(tree, n.StatementSet):
@@ -153,19 +152,16 @@ class StreamEnvironment:
             else:
                 self.config.settings.pop(tree.option, None)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
-        if isinstance(tree, n.ShowTables):
-            return TableResult("rows", ["table name"], [(t.name,) for t in self.catalog.tables()])
-        if isinstance(tree, n.ShowViews):
-            views = [o for o in (self.catalog.get(x) for x in self.catalog.names()) if isinstance(o, ViewDef)]
-            return TableResult("rows", ["view name"], [(v.name,) for v in views])
+        if isinstance(tree, (n.ShowTables, n.ShowViews)):
+            return self._namespace_statement(tree, sql)
         if isinstance(tree, n.ShowCreateTable):
             from streamsql.sql.ddl import show_create_table
 
-            obj = self.catalog.get(tree.this.name)
+            obj = self._get(tree.this, sql)
             text = show_create_table(obj) if isinstance(obj, TableDef) else (obj.sql or "")
             return TableResult("text", message=text)
         if isinstance(tree, n.DescribeTable):
-            return self._describe(tree.this.name)
+            return self._describe(tree.this, sql)
         if isinstance(tree, n.Explain):
             return TableResult("text", message=self.explain(tree.this, sql))
         if isinstance(tree, n.ShowJobs):
@@ -179,6 +175,34 @@ class StreamEnvironment:
             return self._stop_job(tree, sql)
         msg = f"Statement {type(tree).__name__} is not supported here"
         raise SqlError(msg, sql)
+
+    def _namespace_statement(self, tree: exp.Expression, sql: str) -> TableResult:
+        """Catalogs and databases (Flink's CatalogManager): USE, SHOW, CREATE/DROP; DROP TABLE|VIEW.
+
+        Errors are Flink's, positioned at the statement's name.
+        """
+        from streamsql.sql import namespace
+
+        try:
+            result = namespace.execute(self.catalog, tree)
+        except SqlError as e:
+            if e.line is not None:
+                raise
+            from streamsql.sql.parser import error_at
+
+            raise error_at(tree.this or tree, e.message, sql) from None
+        if isinstance(result, str):
+            return TableResult("ok", message=result)
+        return TableResult("rows", *result)
+
+    def _get(self, name: exp.Expression, sql: str) -> TableDef | ViewDef:
+        """The catalog object ``name`` (a ``Table``) names; an unknown one fails positioned at it."""
+        from streamsql.sql.parser import error_at
+
+        try:
+            return self.catalog.get(table_parts(name))
+        except SqlError as e:
+            raise error_at(name, e.message, sql) from None
 
     def _stop_job(self, tree: n.StopJob, sql: str) -> TableResult:
         """``STOP JOB 'id' [WITH SAVEPOINT]``: stop after a final checkpoint (Flink's syntax).
@@ -225,7 +249,7 @@ class StreamEnvironment:
         replace = bool(tree.args.get("replace"))
         exists = bool(tree.args.get("exists"))
         if kind == "TABLE":
-            td = table_def_from_create(tree, sql)
+            td = table_def_from_create(tree, sql, self._like_base(tree, sql))
             remember(td.options)  # masked in messages and logs from now on
             from streamsql.connectors.registry import get_connector
 
@@ -238,16 +262,49 @@ class StreamEnvironment:
                 raise OptionError(str(e), sql, *where) from None
             if td.watermark is not None or any(c.computed is not None for c in td.columns):
                 Planner(self.catalog, self.config, sql).table_node(td)  # validate now, not at use
-            self.catalog.add(td, exists, replace)
+            self._add(td, tree, exists, replace, sql)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         if kind == "VIEW":
             vd = view_def_from_create(tree, sql)
+            vd.namespace = (self.catalog.current_catalog, self.catalog.current_database)
             node = Planner(self.catalog, self.config, sql).plan_query(vd.query)  # validate now, not at use
             check_view_columns(tree, vd, node.schema.names, sql)
-            self.catalog.add(vd, exists, replace)
+            self._add(vd, tree, exists, replace, sql)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         msg = f"CREATE {kind} is not supported"
         raise SqlError(msg, sql)
+
+    def _add(self, obj: TableDef | ViewDef, tree: exp.Create, exists: bool, replace: bool, sql: str) -> None:
+        """Register a created table or view under its (qualified) name; errors at the name."""
+        from streamsql.sql.parser import error_at
+
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        try:
+            self.catalog.add(obj, exists, replace, table_parts(target))
+        except SqlError as e:
+            raise error_at(target, e.message, sql) from None
+
+    def _like_base(self, tree: exp.Create, sql: str) -> TableDef | None:
+        """The table of a CREATE TABLE's LIKE clause, or None without one.
+
+        Raises:
+            SqlError: Flink's "Source table '`c`.`db`.`t`' of the LIKE clause not found in the
+                catalog" or "... can not be a VIEW", at the name.
+        """
+        from streamsql.sql.ddl import like_source
+        from streamsql.sql.parser import error_at
+
+        like = like_source(tree)
+        if like is None:
+            return None
+        path = ".".join(f"`{p}`" for p in self.catalog.qualify(table_parts(like.this)))
+        obj = self.catalog.find(table_parts(like.this))
+        if obj is None:
+            msg = f"Source table '{path}' of the LIKE clause not found in the catalog"
+            raise error_at(like.this, msg, sql)
+        if isinstance(obj, ViewDef):
+            raise error_at(like.this, f"Source table '{path}' of the LIKE clause can not be a VIEW", sql)
+        return obj
 
     def _function_statement(self, tree: exp.Expression, sql: str) -> TableResult:
         """CREATE / DROP [TEMPORARY] [SYSTEM] FUNCTION, SHOW [USER] FUNCTIONS (see functions.udf)."""
@@ -292,10 +349,11 @@ class StreamEnvironment:
         """
         udf.drop(self.catalog.functions, name)
 
-    def _describe(self, name: str) -> TableResult:
-        obj = self.catalog.get(name)
+    def _describe(self, name: exp.Expression, sql: str) -> TableResult:
+        obj = self._get(name, sql)
         if isinstance(obj, ViewDef):
-            node = Planner(self.catalog, self.config).plan_query(obj.query)
+            with self.catalog.within(obj.namespace):
+                node = Planner(self.catalog, self.config).plan_query(obj.query)
             rows = describe.view_rows(node)
             if obj.columns:  # CREATE VIEW v (a, b): the view's names for the query's columns
                 rows = [(name, *row[1:]) for name, row in zip(obj.columns, rows)]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.core.catalog import DEFAULT_CATALOG, DEFAULT_DATABASE, Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.secrets import is_sensitive
 from streamsql.sql.dialect import Flink
 
@@ -95,13 +95,20 @@ def _collect(tree: exp.Expression, catalog: Catalog, out: dict[str, TableDef | V
     """Add every catalog object referenced by ``tree`` (through views) to ``out``."""
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     for table in tree.find_all(exp.Table):
-        key = table.name.lower()
-        if key in out or key in ctes or table.name not in catalog:
+        parts = table_parts(table)
+        if len(parts) == 1 and parts[0].lower() in ctes or parts not in catalog:
             continue  # a CTE, or unknown: the planner reports unknown names
-        obj = catalog.get(table.name)
+        obj = catalog.get(parts)
+        # keyed by the bare name in the session's first database, as before catalogs existed (the
+        # fingerprints of existing checkpoints stay), else by the qualified name
+        path = catalog.qualify(parts)
+        key = obj.name.lower() if path[:2] == (DEFAULT_CATALOG, DEFAULT_DATABASE) else ".".join(path).lower()
+        if key in out:
+            continue
         out[key] = obj
         if isinstance(obj, ViewDef):
-            _collect(obj.query, catalog, out)
+            with catalog.within(obj.namespace):
+                _collect(obj.query, catalog, out)
 
 
 def _describe(obj: TableDef | ViewDef) -> dict:

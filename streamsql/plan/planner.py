@@ -23,7 +23,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
-from streamsql.core.catalog import Catalog, TableDef, ViewDef
+from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
@@ -272,7 +272,8 @@ class Planner:
         if isinstance(src, exp.Table) and not isinstance(src.this, exp.Anonymous):
             obj = self._lookup(src)
             if isinstance(obj, ViewDef):
-                node, scope = self._query(obj.query)
+                with self.catalog.within(obj.namespace):
+                    node, scope = self._query(obj.query)
                 if obj.columns:  # CREATE VIEW v (a, b): checked against the query when created
                     scope = scope.renamed(list(obj.columns))
                 return node, scope.requalify(alias or obj.name)
@@ -540,7 +541,7 @@ class Planner:
     # -- helpers -------------------------------------------------------------------------------
     def _lookup(self, table: exp.Table) -> TableDef | ViewDef:
         try:
-            return self.catalog.get(table.name)
+            return self.catalog.get(table_parts(table))
         except SqlError as e:
             line, col, length = position_of(table)
             raise SqlError(e.message, self.sql, line, col, length) from None

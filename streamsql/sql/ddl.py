@@ -13,18 +13,21 @@ from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
 from streamsql.core.errors import SqlError
 from streamsql.core.secrets import masked
 from streamsql.core.types import SqlType
+from streamsql.sql import like as like_merge
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
 from streamsql.sql.parser import error_at, values_query
 from streamsql.sql.split import lexemes, line_col
 
 
-def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
+def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = None) -> TableDef:
     """Build the catalog entry declared by a ``CREATE [TEMPORARY] TABLE`` statement.
 
     Args:
         create: the parsed statement (``create.kind == "TABLE"``).
         sql: the statement text, used for error positions and kept as ``TableDef.sql``.
+        base: the table of its ``LIKE`` clause (see :func:`like_source`), merged as Flink's
+            (:mod:`streamsql.sql.like`).
 
     Returns:
         the table definition. Primary-key columns are NOT NULL, as in Flink. ``IF NOT
@@ -33,10 +36,10 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
     Raises:
         SqlError: for duplicate columns, an unknown type, a watermark or primary key on an
             unknown column, several watermarks or primary keys, an ENFORCED key, a non-string
-            option or a duplicate option, and for ``LIKE``, ``PARTITIONED BY`` and column
-            constraints other than NOT NULL / PRIMARY KEY / COMMENT (``CHECK``, ``DEFAULT``:
-            unsupported, not ignored), and for a query after the options (CREATE TABLE AS
-            SELECT, or a SELECT with the AS missing).
+            option or a duplicate option, a LIKE merge that Flink refuses, and for
+            ``PARTITIONED BY`` and column constraints other than NOT NULL / PRIMARY KEY /
+            COMMENT (``CHECK``, ``DEFAULT``: unsupported, not ignored), and for a query after
+            the options (CREATE TABLE AS SELECT, or a SELECT with the AS missing).
     """
     schema = create.this
     query = create.expression
@@ -45,23 +48,24 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
         msg = ("CREATE TABLE ... AS SELECT is not supported; create the table with its columns, "
                f"then INSERT INTO {name.sql(Flink)} SELECT ...")
         raise error_at(query, msg, sql)
-    if not isinstance(schema, exp.Schema):
+    like = like_source(create)
+    if like is not None and base is None:  # the caller resolves LIKE's table: never drop the clause
+        msg = "CREATE TABLE ... LIKE needs its base table here; run it with StreamEnvironment.execute_sql"
+        raise error_at(like.this, msg, sql)
+    if not isinstance(schema, exp.Schema) and like is None:
         msg = "CREATE TABLE needs a column list, e.g. CREATE TABLE t (a INT) WITH (...)"
-        raise error_at(schema, msg, sql)
-    if any(isinstance(p, exp.LikeProperty) for p in _properties(create)):
-        msg = "CREATE TABLE ... LIKE is not supported; list the columns"
         raise error_at(schema, msg, sql)
     partitioned = next((p for p in _properties(create) if isinstance(p, exp.PartitionedByProperty)), None)
     if partitioned is not None:  # Flink reads and writes a partitioned table's key=value folders
         msg = "PARTITIONED BY is not supported: StreamSQL's tables are not partitioned; remove the clause"
         raise error_at(partitioned, msg, sql)
 
-    columns: list[ColumnDef] = []
+    declared: list[tuple[ColumnDef, exp.Expr]] = []
     watermarks: list[exp.WatermarkColumnConstraint] = []
     keys: list[tuple[exp.Expr, list[exp.Identifier]]] = []
-    for item in schema.expressions:
+    for item in schema.expressions if isinstance(schema, exp.Schema) else []:
         if isinstance(item, exp.ColumnDef):
-            columns.append(_column(item, sql, columns, keys))
+            declared.append((_column(item, sql, [c for c, _ in declared], keys), item.this))
         elif isinstance(item, exp.WatermarkColumnConstraint):
             watermarks.append(item)
         else:
@@ -72,12 +76,31 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
             _check_not_enforced(pk, sql)
             keys.append((pk, list(pk.expressions)))
 
+    options = _options(create, sql)
+    columns = [c for c, _ in declared]
+    watermark, primary_key = None, []
+    if base is not None:
+        how = like_merge.strategies(like, sql)
+        columns = like_merge.merge_columns(base, declared, how, sql)
+        watermark = like_merge.base_watermark(base, watermarks[0] if watermarks else None, how, sql)
+        primary_key = like_merge.base_primary_key(base, keys[0][0] if keys else None, how, sql)
+        options = like_merge.merge_options(base, options, _option_keys(create), how, sql)
+    new_watermark = _watermark(watermarks, columns, sql)
+    if new_watermark is not None and watermark is not None:  # the base's, on another column
+        msg = "A table can have only one WATERMARK definition"
+        raise error_at(watermarks[0].this, msg, sql)
+    watermark = new_watermark or watermark
+    if keys and base is not None:
+        key = [_resolve(i, columns, "PRIMARY KEY", sql).name for i in keys[0][1]]
+        like_merge.check_key_columns(key, base, {c.name.lower() for c, _ in declared}, keys[0][0], sql)
+    primary_key = _primary_key(keys, columns, sql) or primary_key
+
     td = TableDef(
-        name=_table_name(schema.this),
+        name=_table_name(schema.this if isinstance(schema, exp.Schema) else schema),
         columns=columns,
-        options=_options(create, sql),
-        watermark=_watermark(watermarks, columns, sql),
-        primary_key=_primary_key(keys, columns, sql),
+        options=options,
+        watermark=watermark,
+        primary_key=primary_key,
         temporary=any(isinstance(p, exp.TemporaryProperty) for p in _properties(create)),
         sql=sql,
     )
@@ -86,6 +109,11 @@ def table_def_from_create(create: exp.Create, sql: str) -> TableDef:
         if col is not None and col.type is not None:
             col.type = col.type.with_nullable(False)
     return td
+
+
+def like_source(create: exp.Create) -> exp.LikeProperty | None:
+    """The ``LIKE base (options)`` clause of a CREATE TABLE, or None (``.this``: the base's name)."""
+    return next((p for p in _properties(create) if isinstance(p, exp.LikeProperty)), None)
 
 
 def view_def_from_create(create: exp.Create, sql: str) -> ViewDef:
@@ -161,8 +189,7 @@ def _properties(create: exp.Create) -> list[exp.Expr]:
 
 
 def _table_name(table: exp.Expr) -> str:
-    if isinstance(table, exp.Table):
-        return ".".join(p.name for p in table.parts)
+    """The object's own name: ``t`` of ``cat.db.t`` (the catalog keeps where it lives)."""
     return table.name
 
 
@@ -250,6 +277,11 @@ def _primary_key(
         msg = "PRIMARY KEY lists a column twice"
         raise error_at(keys[0][0], msg, sql)
     return names
+
+
+def _option_keys(create: exp.Create) -> dict[str, exp.Expr]:
+    """Each WITH option's key node, by key (for errors pointing at an option)."""
+    return {p.this.name: p.this for p in _properties(create) if type(p) is exp.Property}
 
 
 def _options(create: exp.Create, sql: str) -> dict[str, str]:

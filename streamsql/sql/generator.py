@@ -50,6 +50,38 @@ class FlinkGenerator(generator.Generator):
         exp.PartitionedByProperty: exp.Properties.Location.POST_SCHEMA,
     }
 
+    # --- catalog statements ---------------------------------------------------------------
+
+    def showtables_sql(self, expression: nodes.ShowTables) -> str:
+        """``SHOW TABLES [FROM db]``."""
+        where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
+        return f"SHOW TABLES{where}"
+
+    def showviews_sql(self, expression: nodes.ShowViews) -> str:
+        """``SHOW VIEWS [FROM db]``."""
+        where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
+        return f"SHOW VIEWS{where}"
+
+    def likeproperty_sql(self, expression: exp.LikeProperty) -> str:
+        """``LIKE t [(INCLUDING ALL EXCLUDING OPTIONS ...)]`` (Flink's parenthesised like options)."""
+        options = " ".join(f"{o.name} {o.text('value')}" for o in expression.expressions)
+        return f"LIKE {self.sql(expression, 'this')}" + (f" ({options})" if options else "")
+
+    def shownamespace_sql(self, expression: nodes.ShowNamespace) -> str:
+        """``SHOW CATALOGS``, ``SHOW CURRENT DATABASE``, ``SHOW FULL MODULES`` ..."""
+        return f"SHOW {expression.name}"
+
+    def createcatalog_sql(self, expression: nodes.CreateCatalog) -> str:
+        """``CREATE CATALOG [IF NOT EXISTS] c WITH ('type' = '...')``."""
+        exists = " IF NOT EXISTS" if expression.args.get("exists") else ""
+        options = ", ".join(self.sql(p) for p in expression.expressions)
+        return f"CREATE CATALOG{exists} {self.sql(expression, 'this')} WITH ({options})"
+
+    def dropcatalog_sql(self, expression: nodes.DropCatalog) -> str:
+        """``DROP CATALOG [IF EXISTS] c``."""
+        exists = " IF EXISTS" if expression.args.get("exists") else ""
+        return f"DROP CATALOG{exists} {self.sql(expression, 'this')}"
+
     # --- expressions whose base spelling is not Flink's -------------------------------------
 
     def varmap_sql(self, expression: exp.VarMap) -> str:

@@ -102,6 +102,16 @@ _NO_ITEM = frozenset({
 })
 
 
+# SHOW statements about the catalog namespace (nodes.ShowNamespace), longest first.
+_SHOW_NAMESPACE = (
+    ("CURRENT", "CATALOG"), ("CURRENT", "DATABASE"), ("FULL", "MODULES"), ("CATALOGS",), ("DATABASES",),
+    ("MODULES",),
+)
+# What a CREATE TABLE ... LIKE option can name (Flink's SqlTableLike.FeatureOption).
+_LIKE_FEATURES = ("ALL", "CONSTRAINTS", "DISTRIBUTION", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS",
+                  "WATERMARKS")
+
+
 class FlinkParser(parser.Parser):
     """sqlglot's parser with Flink's statements, column constraints and window TVFs."""
 
@@ -167,8 +177,8 @@ class FlinkParser(parser.Parser):
         "PRINT": lambda self: self._parse_print_topic(),
         "EXECUTE": lambda self: self._parse_statement_set(),
         "BEGIN": lambda self: self._parse_begin_statement_set(),
-        "CREATE": lambda self: self._parse_function_statement(nodes.CreateFunction),
-        "DROP": lambda self: self._parse_function_statement(nodes.DropFunction),
+        "CREATE": lambda self: self._parse_create_or_drop(create=True),
+        "DROP": lambda self: self._parse_create_or_drop(create=False),
         "END": lambda self: nodes.EndStatementSet(),
         **{
             name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
@@ -431,7 +441,55 @@ class FlinkParser(parser.Parser):
         return self.expression(cls(this=name, expression=path, language=language, temporary=temporary,
                                    system=system, exists=exists))
 
+    def _parse_create_or_drop(self, create: bool) -> exp.Expr | None:
+        """CREATE/DROP of a FUNCTION or a CATALOG (None for the base parser's: TABLE, VIEW, DATABASE)."""
+        index = self._index
+        stmt = self._parse_function_statement(nodes.CreateFunction if create else nodes.DropFunction)
+        if stmt is not None:
+            return stmt
+        self._retreat(index)
+        return self._parse_catalog(create)
+
+    def _parse_catalog(self, create: bool) -> exp.Expr | None:
+        """``CREATE CATALOG [IF NOT EXISTS] c WITH (...)`` / ``DROP CATALOG [IF EXISTS] c`` (else None)."""
+        if not self._match_text_seq("CATALOG"):
+            return None
+        exists = self._match_text_seq("IF", *(("NOT",) if create else ()), "EXISTS")
+        name = self._parse_id_var(any_token=False)
+        if name is None:
+            self.raise_error("Expecting the catalog's name")
+        if not create:
+            return self.expression(nodes.DropCatalog(this=name, exists=exists))
+        if not self._match(TokenType.WITH):
+            self.raise_error("Expecting WITH ('type' = '...') after the catalog's name")
+        props = self._parse_wrapped_properties()
+        return self.expression(nodes.CreateCatalog(this=name, expressions=props, exists=exists))
+
+    def _parse_create_like(self) -> exp.LikeProperty | None:  # noqa: D102 - sqlglot's hook
+        # Flink's LIKE t [(INCLUDING | EXCLUDING | OVERWRITING  ALL | CONSTRAINTS | ... , ...)]:
+        # sqlglot's reads the parenthesis as a column list and knows neither OVERWRITING nor ALL.
+        # Each option is a Property(this=strategy, value=feature) with the strategy's position.
+        table = self._parse_table_parts(schema=True)
+        options = []
+        if self._match(TokenType.L_PAREN):
+            while not self._match(TokenType.R_PAREN):
+                if not self._match_texts(("INCLUDING", "EXCLUDING", "OVERWRITING")):
+                    self.raise_error("Expecting INCLUDING, EXCLUDING or OVERWRITING in the LIKE options")
+                token = self._prev
+                if not self._match_texts(_LIKE_FEATURES):
+                    features = ", ".join(_LIKE_FEATURES)
+                    self.raise_error(f"Expecting one of {features} after {token.text.upper()}")
+                feature = exp.var(self._prev.text.upper())
+                option = exp.Property(this=exp.var(token.text.upper()), value=feature)
+                _position(option, token)
+                options.append(option)
+                self._match(TokenType.COMMA)
+        return self.expression(exp.LikeProperty(this=table, expressions=options))
+
     def _parse_show(self) -> exp.Expr:
+        for words in _SHOW_NAMESPACE:
+            if self._match_text_seq(*words):
+                return self.expression(nodes.ShowNamespace(this=exp.var(" ".join(words))))
         if self._match_text_seq("FUNCTIONS"):
             return self.expression(nodes.ShowFunctions())
         if self._match_text_seq("USER", "FUNCTIONS"):
@@ -439,6 +497,8 @@ class FlinkParser(parser.Parser):
         if self._match_texts(("TABLES", "VIEWS", "JOBS")):
             kind = self._prev.text.upper()
             cls = {"TABLES": nodes.ShowTables, "VIEWS": nodes.ShowViews, "JOBS": nodes.ShowJobs}[kind]
+            if kind != "JOBS" and self._match_set((TokenType.FROM, TokenType.IN)):
+                return self.expression(cls(this=self._parse_table_parts()))
             return self.expression(cls())
         if self._match(TokenType.CREATE):
             if self._match(TokenType.TABLE):
@@ -446,7 +506,8 @@ class FlinkParser(parser.Parser):
             if self._match(TokenType.VIEW):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name(), view=True))
             self.raise_error("Expecting TABLE or VIEW after SHOW CREATE")
-        self.raise_error("Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS or CREATE TABLE after SHOW")
+        self.raise_error("Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS, "
+                         "DATABASES, CURRENT CATALOG|DATABASE or [FULL] MODULES after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
 
     def _parse_explain(self) -> nodes.Explain:

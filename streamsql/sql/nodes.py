@@ -234,16 +234,16 @@ class KeywordStatement(exp.Expression):
     keywords: ClassVar[str]
 
 
-class ShowTables(KeywordStatement):
-    """``SHOW TABLES``."""
+class ShowTables(exp.Expression):
+    """``SHOW TABLES [FROM | IN [catalog.]database]`` (``this``: the database's ``Table`` name, or None)."""
 
-    keywords = "SHOW TABLES"
+    arg_types = {"this": False}
 
 
-class ShowViews(KeywordStatement):
-    """``SHOW VIEWS``."""
+class ShowViews(exp.Expression):
+    """``SHOW VIEWS [FROM | IN [catalog.]database]`` (``this`` as :class:`ShowTables`)."""
 
-    keywords = "SHOW VIEWS"
+    arg_types = {"this": False}
 
 
 class ShowJobs(KeywordStatement):
@@ -290,11 +290,36 @@ class EndStatementSet(KeywordStatement):
     keywords = "END"
 
 
+class ShowNamespace(exp.Expression):
+    """``SHOW CATALOGS | DATABASES | CURRENT CATALOG | CURRENT DATABASE | [FULL] MODULES`` (Flink's).
+
+    ``this``: the words after SHOW, upper-case, one space apart (a ``Var``).
+    """
+
+    arg_types = {"this": True}
+
+
+class CreateCatalog(exp.Expression):
+    """``CREATE CATALOG [IF NOT EXISTS] name WITH ('type' = '...', ...)``.
+
+    ``this``: the name; ``expressions``: the options as ``Property`` nodes; ``exists``: IF NOT EXISTS.
+    """
+
+    arg_types = {"this": True, "expressions": False, "exists": False}
+
+
+class DropCatalog(exp.Expression):
+    """``DROP CATALOG [IF EXISTS] name``."""
+
+    arg_types = {"this": True, "exists": False}
+
+
 CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
 
 NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     MetadataColumnConstraint, Tumble, Hop, Cumulate, Session, SetOption, ResetOption, ShowTables,
     ShowViews, ShowJobs, ShowCreateTable, DescribeTable, DescribeJob, Explain, StopJob, PrintTopic,
-    StatementSet, BeginStatementSet, EndStatementSet, ClientCommand,
+    StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
+    DropCatalog,
 )
 """Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""

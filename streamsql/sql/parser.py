@@ -34,18 +34,21 @@ __all__ = [
 ]
 
 _DIALECT = Flink()
-# Statement trees parse_statement accepts (CREATE/DROP also need kind TABLE or VIEW).
+# Statement trees parse_statement accepts (CREATE/DROP also need kind TABLE, VIEW or DATABASE;
+# USE is USE CATALOG c or USE [c.]db).
 _STATEMENTS = (
     exp.Query, exp.Insert, nodes.SetOption, nodes.ResetOption, nodes.ShowTables, nodes.ShowViews,
     nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.DescribeJob, nodes.Explain,
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
-    nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction,
+    nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
+    nodes.CreateCatalog, nodes.DropCatalog,
 )
 _SUPPORTED = (
-    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION, SET, RESET, SHOW, DESCRIBE [JOB], EXPLAIN, "
-    "STOP JOB, "
+    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, USE [CATALOG], SET, RESET, SHOW, "
+    "DESCRIBE [JOB], EXPLAIN, STOP JOB, "
     "PRINT TOPIC, EXECUTE STATEMENT SET, HELP, QUIT"
 )
+_CREATE_KINDS = ("TABLE", "VIEW", "DATABASE")
 _UNTERMINATED = {"'": "string literal", "`": "quoted identifier", '"': "quoted identifier", "/": "comment"}
 # sqlglot's repr of a token in its messages ("Expected table name but got <Token token_type: ...>"):
 # the error already says "near '<token text>'".
@@ -59,7 +62,7 @@ _CLAUSES = {
 # most likely means that statement's ';' is missing.
 _STATEMENT_WORDS = frozenset({
     "CREATE", "DROP", "INSERT", "SELECT", "SET", "RESET", "SHOW", "DESCRIBE", "EXPLAIN", "EXECUTE",
-    "STOP", "PRINT",
+    "STOP", "PRINT", "USE",
 })
 _DOUBLE_QUOTE_HINT = (
     "Double quotes are not valid in Flink SQL: quote identifiers with backticks (`name`) "
@@ -226,7 +229,9 @@ def _check_supported(tree: exp.Expr, text: str) -> None:
     if isinstance(tree, exp.Drop) and len(tree.args.get("tables") or []) > 1:
         msg = "DROP one table or view at a time"
         raise error_at(tree.args["tables"][1], msg, text)
-    if isinstance(tree, (exp.Create, exp.Drop)) and (tree.kind or "").upper() in ("TABLE", "VIEW"):
+    if isinstance(tree, (exp.Create, exp.Drop)) and (tree.kind or "").upper() in _CREATE_KINDS:
+        return
+    if isinstance(tree, exp.Use) and (tree.text("kind").upper() in ("", "CATALOG")):
         return
     first = next((lx for lx in lexemes(text) if lx.kind not in ("ws", "comment")), None)
     words = [lx.text for lx in lexemes(text) if lx.kind == "word"][:2]

@@ -205,6 +205,17 @@ def test_legacy_group_window_stays_a_function():
         ("RESET", nodes.ResetOption),
         ("SHOW TABLES", nodes.ShowTables),
         ("SHOW VIEWS", nodes.ShowViews),
+        ("SHOW TABLES FROM c.db", nodes.ShowTables),
+        ("SHOW VIEWS FROM db", nodes.ShowViews),
+        ("SHOW CATALOGS", nodes.ShowNamespace),
+        ("SHOW CURRENT DATABASE", nodes.ShowNamespace),
+        ("SHOW FULL MODULES", nodes.ShowNamespace),
+        ("CREATE CATALOG IF NOT EXISTS c WITH ('type' = 'generic_in_memory')", nodes.CreateCatalog),
+        ("DROP CATALOG IF EXISTS c", nodes.DropCatalog),
+        ("USE CATALOG c", exp.Use),
+        ("USE c.db", exp.Use),
+        ("CREATE DATABASE IF NOT EXISTS c.db", exp.Create),
+        ("DROP DATABASE IF EXISTS db CASCADE", exp.Drop),
         ("SHOW JOBS", nodes.ShowJobs),
         ("SHOW CREATE TABLE t", nodes.ShowCreateTable),
         ("SHOW CREATE VIEW v", nodes.ShowCreateTable),
@@ -234,6 +245,7 @@ def test_client_statement_identity(sql, cls):
 def test_client_statement_normalisations():
     V.validate_identity("DESC t", "DESCRIBE t")
     V.validate_identity("quit", "QUIT")
+    V.validate_identity("SHOW TABLES IN db", "SHOW TABLES FROM db")
     V.validate_identity("SET execution.runtime-mode = batch", "SET 'execution.runtime-mode' = 'batch'")
     V.validate_identity("PRINT TOPIC my-topic.v1", "PRINT TOPIC `my-topic.v1`")
     V.validate_identity("set 'a'='b'", "SET 'a' = 'b'")

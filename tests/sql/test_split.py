@@ -164,7 +164,7 @@ def test_error_at_end_of_input_points_after_last_token():
         ("SELECT 'abc", 1, 8, "Unterminated string literal"),
         ("SELECT 1 /* x", 1, 10, "Unterminated comment"),
         ("SELECT `abc", 1, 8, "Unterminated quoted identifier"),
-        ("SHOW FOO", 1, 6, "Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS or CREATE TABLE"),
+        ("SHOW FOO", 1, 6, "Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS"),
         ("SET 'a' 'b'", 1, 9, "Expecting ="),
         ("STOP JOB 1", 1, 10, "quoted job id"),
         ("SELECT * FROM TABLE(TUMBLE(TABLE t, ts, INTERVAL '1' SECOND))", 1, 37, "DESCRIPTOR"),
@@ -200,7 +200,7 @@ def test_parse_script_pairs():
 
 @pytest.mark.parametrize(
     "sql",
-    ["UPDATE t SET a = 1", "DELETE FROM t", "CREATE DATABASE d", "DROP DATABASE d", "USE CATALOG c",
+    ["UPDATE t SET a = 1", "DELETE FROM t", "CREATE SCHEMA d", "USE ROLE r",
      "ALTER TABLE t SET ('a' = 'b')", "hello world", "STOP it"],
 )
 def test_unsupported_statements(sql):

@@ -1,0 +1,113 @@
+"""Flink's catalog and database statements, run against :class:`~streamsql.core.catalog.Catalog`.
+
+``SHOW CATALOGS | DATABASES | CURRENT CATALOG | CURRENT DATABASE | [FULL] MODULES``, ``SHOW
+TABLES | VIEWS [FROM | IN [c.]db]``, ``USE
+CATALOG c``, ``USE [c.]db``, ``CREATE DATABASE [IF NOT EXISTS] [c.]db``, ``DROP DATABASE [IF
+EXISTS] [c.]db [RESTRICT | CASCADE]``, ``CREATE CATALOG [IF NOT EXISTS] c WITH ('type' =
+'generic_in_memory')``, ``DROP CATALOG [IF EXISTS] c`` and ``DROP TABLE | VIEW``. Result columns
+and messages are Flink 2.3's (``scripts/flink_catalog.py`` records them).
+
+Only in-memory catalogs exist here: a catalog type that persists tables elsewhere (``hive``,
+``jdbc``, ``paimon`` ...) is refused, never mapped to memory silently.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
+from streamsql.core.errors import SqlError
+from streamsql.sql import nodes
+
+IN_MEMORY = "generic_in_memory"
+"""The one catalog type StreamSQL creates (Flink's GenericInMemoryCatalog)."""
+
+# SHOW ... → (column names, rows), as Flink's.
+_SHOW_COLUMNS = {
+    "CATALOGS": ["catalog name"], "DATABASES": ["database name"],
+    "CURRENT CATALOG": ["current catalog name"], "CURRENT DATABASE": ["current database name"],
+    "MODULES": ["module name"], "FULL MODULES": ["module name", "used"],
+}
+
+Rows = tuple[list[str], list[tuple]]
+
+
+def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
+    """Run one namespace statement.
+
+    Returns:
+        ``(columns, rows)`` for a SHOW, else the client's message.
+
+    Raises:
+        SqlError: Flink's error (unpositioned: the caller points at the statement).
+    """
+    if isinstance(tree, nodes.ShowNamespace):
+        return _SHOW_COLUMNS[tree.name], _show(catalog, tree.name)
+    if isinstance(tree, (nodes.ShowTables, nodes.ShowViews)):
+        # Flink's SHOW TABLES lists the views too
+        kind = (TableDef, ViewDef) if isinstance(tree, nodes.ShowTables) else ViewDef
+        column = "view name" if kind is ViewDef else "table name"
+        database = table_parts(tree.this) if tree.this else None
+        return [column], [(o.name,) for o in catalog.objects(kind, database)]
+    if isinstance(tree, exp.Use):
+        if tree.text("kind").upper() == "CATALOG":
+            catalog.use_catalog(tree.this.name)
+        else:
+            catalog.use_database(table_parts(tree.this))
+    elif isinstance(tree, nodes.CreateCatalog):
+        name = tree.this.name
+        _check_catalog_options(name, tree.expressions)
+        catalog.create_catalog(name, if_not_exists=bool(tree.args.get("exists")))
+    elif isinstance(tree, nodes.DropCatalog):
+        catalog.drop_catalog(tree.this.name, bool(tree.args.get("exists")))
+    elif isinstance(tree, exp.Create):  # CREATE DATABASE
+        catalog.create_database(table_parts(tree.this), bool(tree.args.get("exists")))
+    else:
+        return _drop(catalog, tree)
+    return "[INFO] Execute statement succeeded."
+
+
+def _show(catalog: Catalog, what: str) -> list[tuple]:
+    if what == "CATALOGS":
+        return [(c,) for c in catalog.catalog_names()]
+    if what == "DATABASES":
+        return [(d,) for d in catalog.database_names()]
+    if what == "CURRENT CATALOG":
+        return [(catalog.current_catalog,)]
+    if what == "CURRENT DATABASE":
+        return [(catalog.current_database,)]
+    return [("core", True)] if what == "FULL MODULES" else [("core",)]
+
+
+def _drop(catalog: Catalog, tree: exp.Drop) -> str:
+    kind = (tree.args.get("kind") or "").upper()
+    name = table_parts(tree.args["tables"][0])
+    if kind == "DATABASE":
+        catalog.drop_database(name, bool(tree.args.get("exists")), bool(tree.args.get("cascade")))
+        return "[INFO] Execute statement succeeded."
+    cls = TableDef if kind == "TABLE" else ViewDef
+    catalog.drop(name, bool(tree.args.get("exists")), cls)
+    return f"[INFO] {cls.__name__[:-3]} has been removed."
+
+
+def _check_catalog_options(name: str, options: list[exp.Expression]) -> None:
+    """Only ``'type' = 'generic_in_memory'`` (Flink's words when the type is missing or an option unknown).
+
+    Raises:
+        SqlError: "Unable to create catalog 'c'. ..." naming what is wrong.
+    """
+    given = {p.this.name: p.text("value") for p in options if isinstance(p, exp.Property)}
+    kind = given.pop("type", None)
+    prefix = f"Unable to create catalog '{name}'."
+    if kind is None:
+        msg = f"{prefix} Catalog options do not contain an option key 'type' for discovering a catalog."
+        raise SqlError(msg)
+    if kind.lower() != IN_MEMORY:
+        msg = (f"{prefix} Catalog type '{kind}' is not supported: StreamSQL keeps tables, views and "
+               f"databases in memory for the session; use 'type' = '{IN_MEMORY}' (and CREATE TABLE for "
+               "each table)")
+        raise SqlError(msg)
+    if given:
+        msg = (f"{prefix} Unsupported options found for '{IN_MEMORY}'. Unsupported options: "
+               f"{', '.join(sorted(given))}. Supported options: type")
+        raise SqlError(msg)
