@@ -20,7 +20,14 @@ Finally a bounded run drains the topic and finishes. The output is read with a
 - ``udaf``: a Python aggregate with retraction (:data:`UDAF_MODULE`, found through
   ``'python.files'``) over a changelog: ``GROUP BY k`` count/sum, then ``py_sum`` of them
   ``GROUP BY MOD(k, 10)`` (each update of a ``k`` retracts its old row), into ``upsert-kafka``,
-  folded by key and compared as ``agg`` (the accumulators are keyed state, checkpointed).
+  folded by key and compared as ``agg`` (the accumulators are keyed state, checkpointed);
+- ``join``: a regular FULL JOIN of two updating inputs (``GROUP BY k`` and ``GROUP BY g`` of the
+  two halves of the input; ~70 rows per join key on one side, NULL join keys on both, a non-equi
+  condition that flips as counts grow), so every update retracts joined and NULL-padded rows;
+  its count and sum per join key into ``upsert-kafka``, compared as ``agg`` with DuckDB's join;
+- ``join-append``: a regular LEFT JOIN of two insert-only inputs (each side's rows appended under
+  random entry keys; many rows per key, NULL keys on both sides): a padded left row is retracted
+  when its first match arrives; count and sum per ``join key % 10``, compared as ``join``.
 
 Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.
@@ -120,6 +127,50 @@ INSERT INTO out_t SELECT g, py_sum(n), py_sum(s) FROM (
     SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1) GROUP BY k)
 GROUP BY g;
 """
+_JOIN_SINK = """
+CREATE TABLE out_t (j INT, n BIGINT, s BIGINT, PRIMARY KEY (j) NOT ENFORCED) WITH (
+  'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'key.format' = 'json', 'value.format' = 'json');
+CREATE VIEW l AS SELECT k, CASE WHEN MOD(k, 50) = 0 THEN CAST(NULL AS INT) ELSE MOD(k, 7) END AS jk,
+  COUNT(*) AS n, SUM(v) AS s FROM src WHERE MOD(id, 2) = 0 GROUP BY k;
+CREATE VIEW r AS SELECT g, CASE WHEN g = 3 THEN CAST(NULL AS INT) ELSE MOD(g, 7) END AS jk,
+  COUNT(*) AS c, MAX(v) AS m FROM src WHERE MOD(id, 2) = 1 GROUP BY g;
+INSERT INTO out_t SELECT COALESCE(l.jk, r.jk, -1), COUNT(*),
+  SUM(COALESCE(l.n, 0) * 1000 + COALESCE(l.s, 0) + COALESCE(r.c, 0) * 7 + COALESCE(r.m, 0))
+  FROM l FULL JOIN r ON l.jk = r.jk AND l.n * 50 > r.c
+  GROUP BY COALESCE(l.jk, r.jk, -1);
+"""
+_JOIN_APPEND_SINK = """
+CREATE TABLE out_t (j INT, n BIGINT, s BIGINT, PRIMARY KEY (j) NOT ENFORCED) WITH (
+  'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'key.format' = 'json', 'value.format' = 'json');
+CREATE VIEW a AS SELECT id, v, CASE WHEN MOD(id, 97) = 0 THEN CAST(NULL AS INT) ELSE k END AS jk
+  FROM src WHERE MOD(id, 40) <> 1;
+CREATE VIEW b AS SELECT id, v, CASE WHEN MOD(id, 89) = 1 THEN CAST(NULL AS INT) ELSE k END AS jk
+  FROM src WHERE MOD(id, 40) = 1;
+INSERT INTO out_t SELECT MOD(COALESCE(a.jk, b.jk, -1), 10), COUNT(*),
+  SUM(COALESCE(a.v, 0) + COALESCE(b.v, 0) * 3 + COALESCE(b.id, 0))
+  FROM a LEFT JOIN b ON a.jk = b.jk GROUP BY MOD(COALESCE(a.jk, b.jk, -1), 10);
+"""
+#: DuckDB's answer of each query that aggregates into ``out_t (key, n, s)``: ``(key column, SQL over r)``.
+_KEYED_DUCK = {
+    "agg": ("k", "SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k"),
+    "udaf": ("g", "SELECT g, COUNT(*), SUM(v) FROM r GROUP BY g"),
+    "join": ("j", """
+        WITH l AS (SELECT k, CASE WHEN k % 50 = 0 THEN NULL ELSE k % 7 END AS jk, COUNT(*) AS n, SUM(v) AS s
+                   FROM r WHERE id % 2 = 0 GROUP BY k),
+             rr AS (SELECT g, CASE WHEN g = 3 THEN NULL ELSE g % 7 END AS jk, COUNT(*) AS c, MAX(v) AS m
+                    FROM r WHERE id % 2 = 1 GROUP BY g)
+        SELECT COALESCE(l.jk, rr.jk, -1) AS j, COUNT(*),
+               SUM(COALESCE(l.n, 0) * 1000 + COALESCE(l.s, 0) + COALESCE(rr.c, 0) * 7 + COALESCE(rr.m, 0))
+        FROM l FULL JOIN rr ON l.jk = rr.jk AND l.n * 50 > rr.c GROUP BY ALL"""),
+    "join-append": ("j", """
+        WITH a AS (SELECT id, v, CASE WHEN id % 97 = 0 THEN NULL ELSE k END AS jk FROM r WHERE id % 40 <> 1),
+             b AS (SELECT id, v, CASE WHEN id % 89 = 1 THEN NULL ELSE k END AS jk FROM r WHERE id % 40 = 1)
+        SELECT COALESCE(a.jk, b.jk, -1) % 10 AS j, COUNT(*),
+               SUM(COALESCE(a.v, 0) + COALESCE(b.v, 0) * 3 + COALESCE(b.id, 0))
+        FROM a LEFT JOIN b ON a.jk = b.jk GROUP BY ALL"""),
+}
 #: The Python aggregate of the ``udaf`` query: a sum with retraction, its accumulator [sum, count].
 UDAF_MODULE = """
 class PySum:
@@ -148,8 +199,8 @@ class PySum:
         return "BIGINT"
 """
 _SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK, "topn": _TOPN_SINK,
-          "dedup": _DEDUP_SINK, "udaf": _UDAF_SINK}
-_UPSERT = ("agg", "topn", "udaf")  # queries into a compacted upsert-kafka topic
+          "dedup": _DEDUP_SINK, "udaf": _UDAF_SINK, "join": _JOIN_SINK, "join-append": _JOIN_APPEND_SINK}
+_UPSERT = ("agg", "topn", "udaf", "join", "join-append")  # queries into a compacted upsert-kafka topic
 _EVENT_MS = 20  # event time advances 20 ms per record: 500 records per 10-second window
 
 
@@ -321,9 +372,9 @@ def compare(a, records: list[dict], output: list) -> tuple[int, int]:
     con.register("given", given)
     con.execute("CREATE TABLE r AS SELECT id::BIGINT AS id, k::INT AS k, v::INT AS v, g::INT AS g, "
                 "ts::TIMESTAMP AS ts FROM given")
-    if a.query in ("agg", "udaf"):
-        by = "k" if a.query == "agg" else "g"
-        sums = con.execute(f"SELECT {by}, COUNT(*), SUM(v) FROM r GROUP BY {by}").fetchall()
+    if a.query in _KEYED_DUCK:
+        by, sql = _KEYED_DUCK[a.query]
+        sums = con.execute(sql).fetchall()
         expected = {k: (n, s) for k, n, s in sums}
         actual = {}
         for key, value in output:
