@@ -102,6 +102,7 @@ class RecordDecoder:
         split_ids: Callable[[list[Message], np.ndarray], np.ndarray | None],
         src: np.ndarray | None = None,
         kinds: np.ndarray | None = None,
+        origins: Callable[[list[Message], np.ndarray], Callable[[int], str]] | None = None,
     ) -> Batch:
         """Decode ``values`` (with their messages' keys and metadata) into a batch.
 
@@ -113,6 +114,8 @@ class RecordDecoder:
             src: the message index (int64) of each value, or None.
             kinds: the row kind (int8) of each value, or None to take the value format's
                 (debezium-json) kinds.
+            origins: the reader's :meth:`~.reader.KafkaReader.origins` (``Batch.origin`` without
+                a reference to the messages), or None to name rows from the messages themselves.
 
         Raises:
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
@@ -143,8 +146,9 @@ class RecordDecoder:
             kt = self.fs.key_schema.to_arrow().empty_table()
         meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
         table = assemble(self.table, self.schema, self.fs, vt, kt, meta)
-        return Batch(table, row_kinds, split_ids(msgs, msg_idx),
-                     origin=lambda r: where_message(int(msg_idx[r])))
+        origin = (origins(msgs, msg_idx) if origins is not None
+                  else lambda r: where_message(int(msg_idx[r])))
+        return Batch(table, row_kinds, split_ids(msgs, msg_idx), origin=origin)
 
     def count_skipped(self) -> None:
         """Add the records skipped since the last call to ``metrics["bad_records"]``."""

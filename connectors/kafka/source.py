@@ -25,7 +25,7 @@ from streamsql.connectors.formats import is_changelog_format
 from streamsql.connectors.kafka.decode import RecordDecoder
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
-from streamsql.connectors.kafka.reader import KafkaReader
+from streamsql.connectors.kafka.reader import KafkaReader, message_values
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import ConnectorContext, Source
@@ -172,6 +172,7 @@ class KafkaSource(ReaderSource):
 
     def rows(self, msgs: list[Message]) -> Batch:
         """Every message's value (and key) decoded, with its metadata columns."""
-        return self.decoder.decode(msgs, [m.value() for m in msgs], self.reader.split_ids)
+        r = self.reader
+        return self.decoder.decode(msgs, message_values(msgs), r.split_ids, origins=r.origins)
 
 

@@ -370,4 +370,5 @@ class UpsertKafkaSource(ReaderSource):
         if not vals:
             return None
         src_arr, kinds_arr = np.asarray(src, dtype=np.int64), np.asarray(kinds, dtype=np.int8)
-        return self.decoder.decode(msgs, vals, self.reader.split_ids, src_arr, kinds_arr)
+        r = self.reader
+        return self.decoder.decode(msgs, vals, r.split_ids, src_arr, kinds_arr, r.origins)

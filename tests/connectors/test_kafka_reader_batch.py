@@ -1,0 +1,73 @@
+"""The Kafka reader's per-batch bookkeeping: the collector paused around consume(), row origins.
+
+No broker: the reader's state is set as :meth:`KafkaReader.consume` leaves it.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+from streamsql.connectors.kafka.reader import KafkaReader, gc_paused
+
+from tests.connectors.helpers import table_of
+
+
+@pytest.fixture
+def gc_on():
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_gc_paused_turns_the_collector_back_on_when_the_last_thread_leaves(gc_on):
+    inside, leave = threading.Event(), threading.Event()
+
+    def other():
+        with gc_paused():
+            inside.set()
+            leave.wait(10)
+
+    th = threading.Thread(target=other)
+    th.start()
+    assert inside.wait(10)
+    assert not gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other thread is still inside
+    leave.set()
+    th.join(10)
+    assert gc.isenabled()
+
+
+def test_gc_paused_leaves_a_disabled_collector_disabled(gc_on):
+    gc.disable()
+    with gc_paused():
+        pass
+    assert not gc.isenabled()
+    gc.enable()
+
+
+def test_gc_paused_restores_the_collector_after_an_error(gc_on):
+    failure = "consume failed"
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError(failure)
+    assert gc.isenabled()
+
+
+def test_row_origins_name_the_records_without_holding_the_messages():
+    table = table_of("t", {"connector": "kafka", "topic": "bids", "properties.bootstrap.servers": "x:1",
+                           "format": "json"}, a="INT")
+    reader = KafkaReader(table, "job")
+    reader.parts = [("bids", 0), ("bids", 1), ("bids", 3)]
+    msgs = [object() for _ in range(4)]  # what consume() returned: only its identity is used
+    reader._located = (msgs, np.array([0, 2, 1, 2], np.int32), np.array([7, 40, 9, 41], np.int64))
+    origin = reader.origins(msgs, np.array([1, 3, 0]))  # rows 0..2 came from messages 1, 3, 0
+    assert [origin(r) for r in range(3)] == ["bids[3]@40", "bids[3]@41", "bids[0]@7"]
+    reader._located = None
+    held = [c.cell_contents for c in origin.__closure__]
+    assert not any(x is msgs or (isinstance(x, list) and x and x[0] is msgs[0]) for x in held)
