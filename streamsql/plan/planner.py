@@ -53,6 +53,7 @@ from streamsql.plan.expressions import (
 )
 from streamsql.plan.group_windows import plan_group_window
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
+from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -104,6 +105,8 @@ class Planner:
         with self._session():
             node, _ = self._query(query)
         merge_calcs([node], self.sql)
+        if prune_join_inputs([node]):
+            merge_calcs([node], self.sql)
         reuse_subplans([node], self.config)
         assign_ids([node])
         return node
@@ -129,6 +132,8 @@ class Planner:
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
+        if prune_join_inputs([sink]):  # a join keeps the columns read above it
+            merge_calcs([sink], self.sql)
         reuse_subplans([sink], self.config)
         eliminate_update_before([sink])
         assign_ids([sink])
