@@ -32,6 +32,7 @@ from streamsql.runtime.handoff import Handoff
 from streamsql.runtime.memory import use_system_allocator
 from streamsql.runtime.restart import create_strategy
 from streamsql.runtime.task import Task
+from streamsql.state.layout import StateFormatError
 
 log = logging.getLogger(__name__)
 
@@ -124,9 +125,10 @@ class JobRunner:
             try:
                 self._run_once()
                 return
-            except (JobIdentityError, FencedError, JobSetupError):
+            except (JobIdentityError, FencedError, JobSetupError, StateFormatError):
                 raise  # another job's checkpoint, a newer instance took over, options that cannot
-                # run together: restarting cannot help
+                # run together, restored state of another format (it is restored again): restarting
+                # cannot help
             except Exception as e:
                 if self._cancel.is_set():
                     return

@@ -93,6 +93,10 @@ _MAP_HEAD = 2 + len(MAP_TAG) + 1 + 4  # kg, tag, name, length: the bytes before 
 NULL_INT_KEY = b"\x00"
 
 
+#: The name of :data:`streamsql.state.ttl.TTL_VALUE` (a TTL switched on or off meets it: messages say so).
+_TTL_FORMAT = "state-ttl/value"
+
+
 class StateFormatError(StateError):
     """A state value was written in another format (another version of the operator)."""
 
@@ -512,7 +516,14 @@ class ValueFormat:
         tag = bytes(data[:3])
         other = _FORMATS.get(tag)
         found = f"'{other.name}' v{other.version}" if other else f"an unknown format (tag {tag!r})"
-        return (f"State written by another format: expected '{self.name}' v{self.version}, found {found}; "
+        ttl = ""
+        if _TTL_FORMAT in (self.name, other.name if other else None):
+            now_on = self.name == _TTL_FORMAT
+            ttl = (f" (state written {'without' if now_on else 'under'} state TTL is read "
+                   f"{'with' if now_on else 'without'} it: 'table.exec.state.ttl' or a STATE_TTL hint was "
+                   "switched on or off since the checkpoint; switch it back to restore it)")
+        return (f"State written by another format: expected '{self.name}' v{self.version}, found "
+                f"{found}{ttl}; "
                 "restore from a snapshot of this version or start the job afresh")
 
 
