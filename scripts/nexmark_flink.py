@@ -13,7 +13,8 @@ One JVM for all queries, serialized with other Flink users::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/nexmark_flink.py [--python PY] [q0 q5 ...]
 
-Another input (``--events``, ``--rate``, ``--base-time``) is written to ``--out`` instead of the
+Another input (``--events``, ``--rate``, ``--base-time``, ``--option KEY=VALUE`` for the
+connector's other options: ``seed``, the proportions, ...) is written to ``--out`` instead of the
 committed expectations, for ``python -m benchmarks.nexmark compare --expected FILE`` to check
 StreamSQL against; ``--rows DIR`` also keeps each query's whole final table (``DIR/qN.json``).
 """
@@ -94,7 +95,7 @@ def run_q12_on_kafka(c: dict, events_file: Path, python: str, bootstrap: str, ca
     admin = ("from benchmarks.common import create_topic, delete_topics\n"
              "from benchmarks.nexmark import load\nimport sys\nt, b = sys.argv[1], sys.argv[2]\n")
     load = (f"create_topic(t, partitions=1, bootstrap=b)\n"
-            f"load.to_kafka(t, b, {c['events']}, {c['rate']}, {c['base_time_ms']})")
+            f"load.to_kafka(t, b, {c['events']}, {c['rate']}, {c['base_time_ms']}, {c.get('options')!r})")
     subprocess.run([python, "-c", admin + load, topic, bootstrap],
                    cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
@@ -149,10 +150,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
                     help="Kafka, for q12's unbounded run")
     ap.add_argument("--rows", type=Path, default=None, help="a folder for each query's whole final table")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="another nexmark connector option (seed, bid.proportion, ...); repeatable")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="nexmark_flink_"))
     events, side_input = work / "events.json", work / "side_input.csv"
     c = {"events": args.events, "rate": args.rate, "base_time_ms": args.base_time}
+    options = results.options_arg(ap, args.option)
+    if options:
+        c["options"] = options
     out_file = args.out or EXPECTED
     if out_file == EXPECTED and c != results.COMPARE:
         ap.error("another input than results.COMPARE needs --out (the committed file is for COMPARE)")
@@ -172,6 +178,7 @@ def main(argv: list[str]) -> int:
             str(c["rate"]),
             "--base-time",
             str(c["base_time_ms"]),
+            *(f"--option={k}={v}" for k, v in options.items()),
         ],
         cwd=ROOT,
         check=True,

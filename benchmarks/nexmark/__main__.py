@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from benchmarks.common import BOOTSTRAP
+from benchmarks.nexmark.results import options_arg
 
 
 def _load(argv: list[str]) -> int:
@@ -23,11 +24,14 @@ def _load(argv: list[str]) -> int:
     ap.add_argument("--events", type=int, required=True)
     ap.add_argument("--rate", type=int, default=10_000_000, help="first-event.rate (events/s of event time)")
     ap.add_argument("--base-time", type=int, default=None, help="base-time (ms since the epoch)")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="another nexmark connector option (seed, bid.proportion, ...); repeatable")
     a = ap.parse_args(argv)
+    options = options_arg(ap, a.option)
     if a.file:
-        load.to_file(a.file, a.events, a.rate, a.base_time)
+        load.to_file(a.file, a.events, a.rate, a.base_time, options)
     else:
-        load.to_kafka(a.topic, a.bootstrap, a.events, a.rate, a.base_time)
+        load.to_kafka(a.topic, a.bootstrap, a.events, a.rate, a.base_time, options)
     return 0
 
 

@@ -23,8 +23,11 @@ from benchmarks.nexmark import results, sql
 from tests.compat.changelog import INSERT, fold, split_statements
 
 
-def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path) -> tuple[list[str], list[list]]:
+def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
+        options: dict[str, str] | None = None) -> tuple[list[str], list[list]]:
     """The query's columns and final table on StreamSQL (print sink captured and folded).
+
+    ``options``: more nexmark connector options (the ``"options"`` of an expectations file's input).
 
     Raises:
         StreamSQLError: the query is refused or fails.
@@ -33,7 +36,8 @@ def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path) ->
 
     side_input = workdir / "side_input.csv"
     sql.write_side_input(side_input)
-    text = sql.script(query, sql.nexmark_options(events, rate, base_time_ms), sql.PRINT, str(side_input))
+    source = sql.nexmark_options(events, rate, base_time_ms, options)
+    text = sql.script(query, source, sql.PRINT, str(side_input))
     statements = split_statements(text)
     config = {"state.dir": str(workdir / "state"), "execution.checkpointing.dir": str(workdir / "cp"),
               "table.local-time-zone": "UTC", "state.backend.type": "hashmap"}
@@ -54,7 +58,8 @@ def compare(query: str, expected: dict, c: dict, rows_dir: Path | None) -> str:
 
     with tempfile.TemporaryDirectory(prefix=f"nexmark_{query}_") as work:
         try:
-            columns, rows = run(query, c["events"], c["rate"], c["base_time_ms"], Path(work))
+            columns, rows = run(query, c["events"], c["rate"], c["base_time_ms"], Path(work),
+                                c.get("options"))
         except StreamSQLError as e:
             if "flink_error" in expected:
                 return "same (refused by both)"

@@ -7,12 +7,17 @@ sink) runs to its end: the events table is bounded (``events.num``, the file's e
 topic's end offsets). A query's time is from submitting its INSERT to the job's end, so it
 includes the job's start-up (Flink's is seconds). Spec keys: ``engine`` (``streamsql`` |
 ``flink``), ``queries``, ``source_with``, ``side_input``, ``workdir``, ``backend``,
-``interval_ms``, ``flink_jar``, ``result``. The result JSON holds per query ``{"seconds": s}``
-or ``{"error": text}`` (a query the engine refuses: its message's first lines).
+``interval_ms``, ``flink_jar``, ``result``, ``lock`` (a file ``flock``-ed around each query, so
+a shared lock such as Flink's is held one query at a time, not for the whole run; ``None``:
+none) and ``timeout_s`` (a query still running then is cancelled and recorded as an error).
+The result JSON holds per query ``{"seconds": s}`` or ``{"error": text}`` (a query the engine
+refuses: its message's first lines; or the timeout).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -51,7 +56,17 @@ def _flink_env(spec: dict):
             return None
         return tenv.execute_sql(statement)
 
-    return execute, lambda result: result.wait()
+    def wait(result, timeout_s: float) -> bool:
+        try:
+            result.wait(int(timeout_s * 1000))
+        except Exception as e:  # noqa: BLE001  (py4j wraps the TimeoutException)
+            if "TimeoutException" not in str(e):
+                raise
+            result.get_job_client().cancel().result()
+            return False
+        return True
+
+    return execute, wait
 
 
 def _streamsql_env(spec: dict, query: str):
@@ -67,7 +82,13 @@ def _streamsql_env(spec: dict, query: str):
             "table.local-time-zone": "UTC",
         }
     )
-    return env, env.execute_sql, lambda result: result.job.wait()
+    def wait(result, timeout_s: float) -> bool:
+        if result.job.wait(timeout_s) in ("FINISHED", "CANCELED", "FAILED"):
+            return True
+        result.job.cancel()
+        return False
+
+    return env, env.execute_sql, wait
 
 
 def run_query(spec: dict, query: str) -> dict:
@@ -84,7 +105,9 @@ def run_query(spec: dict, query: str) -> dict:
                 execute(s)
         insert = next(s for s in statements if INSERT.match(s))
         start = time.perf_counter()
-        wait(execute(insert))
+        timeout_s = spec.get("timeout_s") or 3600
+        if not wait(execute(insert), timeout_s):
+            return {"error": f"timed out after {timeout_s:g} s (cancelled)"}
         return {"seconds": time.perf_counter() - start}
     except Exception as e:  # noqa: BLE001  (a refused query is a result of the run)
         text = str(e)
@@ -95,11 +118,24 @@ def run_query(spec: dict, query: str) -> dict:
             env.close()
 
 
+@contextlib.contextmanager
+def _locked(path: str | None):
+    """Hold ``flock`` on ``path`` (nothing when ``None``)."""
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        print(f"[{time.strftime('%H:%M:%S')}] waiting for {path}", flush=True)
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield  # closing the file releases the lock
+
+
 def main(argv: list[str]) -> int:
     spec = json.loads(open(argv[0]).read())
     out: dict[str, dict] = {}
     for q in spec["queries"]:
-        out[q] = run_query(spec, q)
+        with _locked(spec.get("lock")):
+            out[q] = run_query(spec, q)
         with open(spec["result"], "w") as f:  # after every query: a crash keeps the ones done
             json.dump(out, f, indent=1)
         print(f"[{spec['engine']}] {q}: {out[q]}", flush=True)

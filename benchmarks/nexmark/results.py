@@ -21,6 +21,17 @@ SAMPLE_ROWS = 3
 COMPARE = {"events": 10_000, "rate": 50, "base_time_ms": 1_767_225_480_000}  # 2025-12-31 23:58:00 UTC
 
 
+def options_arg(parser, items: list[str]) -> dict[str, str]:
+    """``--option KEY=VALUE`` arguments as a dict of nexmark connector options (else ``parser.error``)."""
+    options = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            parser.error(f"--option {item!r}: expected KEY=VALUE (a nexmark connector option)")
+        options[key.strip()] = value.strip()
+    return options
+
+
 #: Queries whose Flink plan sends an upsert changelog to the print sink, and its key columns:
 #: q9's ``Rank(strategy=[AppendFastStrategy])`` (top-1 per auction over an insert-only join) emits
 #: ``+I`` then only ``+U`` rows, without ``-U`` (the print sink accepts any changelog mode, so the

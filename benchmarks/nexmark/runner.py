@@ -11,15 +11,17 @@ after another to the end of the same bounded input, each into a blackhole sink:
 
 events/s = N / (INSERT submitted → job ended): all events count, as Nexmark's own metric (a query
 over bids still reads and drops the persons and auctions). Parallelism 1, the state backend of
-``--backend``, checkpoints every ``--interval-ms``. Flink runs under the shared lock
-``--flink-lock`` (one mini-cluster at a time on the machine). Writes
+``--backend``, checkpoints every ``--interval-ms``. Each Flink query runs under the shared lock
+``--flink-lock`` (one mini-cluster at a time on the machine; held per query, so each hold is
+short), and a query past ``--timeout-s`` is cancelled and recorded as an error. ``--topic``
+keeps the Kafka mode's topic for later runs, ``--merge`` adds a run's queries to the results
+already in ``--out``: a long run can be split into groups of queries. Writes
 ``benchmarks/results/nexmark.md`` and ``nexmark.json`` (``--out``).
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import subprocess
@@ -40,21 +42,13 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def _run_job(spec: dict, python: str, lock: str | None) -> dict:
-    """Run one engine's job subprocess (under ``lock`` when given); its per-query results."""
+def _run_job(spec: dict, python: str) -> dict:
+    """Run one engine's job subprocess (its ``lock`` held per query); its per-query results."""
     path = Path(spec["workdir"]) / f"{spec['engine']}-{spec['mode']}.json"
     spec["result"] = str(path.with_suffix(".result.json"))
     path.write_text(json.dumps(spec))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    lock_file = open(lock, "a") if lock else None  # noqa: SIM115  (held for the run)
-    try:
-        if lock_file:
-            log(f"waiting for {lock}")
-            fcntl.flock(lock_file, fcntl.LOCK_EX)
-        subprocess.run([python, "-m", "benchmarks.nexmark.job", str(path)], cwd=ROOT, env=env, check=False)
-    finally:
-        if lock_file:
-            lock_file.close()
+    subprocess.run([python, "-m", "benchmarks.nexmark.job", str(path)], cwd=ROOT, env=env, check=False)
     result = Path(spec["result"])
     return json.loads(result.read_text()) if result.exists() else {}
 
@@ -92,9 +86,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--interval-ms", type=int, default=10_000)
     ap.add_argument("--bootstrap", default=BOOTSTRAP)
     ap.add_argument(
-        "--flink-lock", default="/tmp/flink.lock", help="lock file held while Flink runs ('' = none)"
+        "--flink-lock", default="/tmp/flink.lock", help="lock held while each Flink query runs ('' = none)"
     )
     ap.add_argument("--out", default=str(RESULTS / "nexmark"))
+    ap.add_argument("--timeout-s", type=float, default=540,
+                    help="a query still running after this is cancelled and recorded as an error "
+                         "(default 540: within one 10-minute hold of the Flink lock)")
+    ap.add_argument("--topic", default=None,
+                    help="kafka mode: read this topic, created and loaded when missing, kept after the run "
+                         "(later runs with the same --events reuse it)")
+    ap.add_argument("--merge", action="store_true",
+                    help="add this run's results to those in --out (same --events and --backend)")
     a = ap.parse_args(argv)
     queries, engines, modes = a.queries.split(","), a.engines.split(","), a.modes.split(",")
     work = Path(tempfile.mkdtemp(prefix="nexmark_"))
@@ -124,9 +126,7 @@ def main(argv: list[str]) -> int:
                     load.to_file(events_file, a.events)
                 sources = {"streamsql": sql.nexmark_options(a.events), "flink": sql.file_options(events_file)}
             else:
-                topic = create_topic(unique("nexmark"), partitions=1, bootstrap=a.bootstrap)
-                log(f"loading {a.events:,} events into {topic}")
-                load.to_kafka(topic, a.bootstrap, a.events)
+                topic = _events_topic(a.topic, a.events, a.bootstrap)
                 sources = {
                     e: sql.kafka_options(
                         topic,
@@ -146,20 +146,67 @@ def main(argv: list[str]) -> int:
                     "mode": mode,
                     "source_with": sources[engine],
                     "flink_jar": jar,
+                    "lock": (a.flink_lock or None) if engine == "flink" else None,
+                    "timeout_s": a.timeout_s,
                 }
                 python = flink_python if engine == "flink" else sys.executable
-                results.setdefault(mode, {})[engine] = _run_job(
-                    spec, python, a.flink_lock if engine == "flink" else None
-                )
+                results.setdefault(mode, {})[engine] = _run_job(spec, python)
     finally:
-        if topic:
+        if topic and not a.topic:
             delete_topics([topic], bootstrap=a.bootstrap)
+    doc = {"events": a.events, "backend": a.backend, "results": results}
     out = Path(a.out)
+    if a.merge:
+        doc = _merged(out.with_suffix(".json"), doc)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(
-        json.dumps({"events": a.events, "backend": a.backend, "results": results}, indent=1)
-    )
-    md = table(results, a.events, queries, modes, engines)
+    out.with_suffix(".json").write_text(json.dumps(doc, indent=1))
+    done = {q for m in doc["results"].values() for e in m.values() for q in e}
+    md = table(doc["results"], a.events, [q for q in sql.QUERIES if q in done],
+               [m for m in MODES if m in doc["results"]],
+               [e for e in ENGINES if any(e in m for m in doc["results"].values())])
     out.with_suffix(".md").write_text(f"Nexmark, {a.events:,} events, backend {a.backend}\n\n{md}\n")
     print(md)
     return 0
+
+
+def _events_topic(name: str | None, events: int, bootstrap: str) -> str:
+    """The one-partition topic of the events: a new one (deleted after the run), or ``name`` kept.
+
+    ``name`` is created and loaded when missing; when it exists, it must hold ``events`` committed
+    records (a topic loaded by an earlier run with the same ``--events``), so several runs (say,
+    groups of queries, each short enough for one hold of a shared lock) read the same events.
+
+    Raises:
+        SystemExit: ``name`` holds another number of events.
+    """
+    if name:
+        held = load.committed_records(name, bootstrap)
+        if held == events:
+            log(f"reading {name} ({events:,} events, loaded before)")
+            return name
+        if held is not None:
+            msg = f"topic {name} holds {held:,} events, not --events {events:,}: delete it or name another"
+            raise SystemExit(msg)
+    topic = create_topic(name or unique("nexmark"), partitions=1, bootstrap=bootstrap)
+    log(f"loading {events:,} events into {topic}")
+    load.to_kafka(topic, bootstrap, events)
+    return topic
+
+
+def _merged(path: Path, doc: dict) -> dict:
+    """``doc``'s results over those already in ``path`` (the same events and backend), per query.
+
+    Raises:
+        SystemExit: ``path`` holds a run with other events or another backend.
+    """
+    if not path.exists():
+        return doc
+    old = json.loads(path.read_text())
+    if (old.get("events"), old.get("backend")) != (doc["events"], doc["backend"]):
+        msg = (f"--merge: {path} holds {old.get('events')} events on {old.get('backend')}, "
+               f"not {doc['events']} on {doc['backend']}")
+        raise SystemExit(msg)
+    for mode, engines in doc["results"].items():
+        for engine, per_query in engines.items():
+            old["results"].setdefault(mode, {}).setdefault(engine, {}).update(per_query)
+    return old

@@ -23,12 +23,16 @@ PROCTIME_QUERIES = ("q12", "q13")
 SIDE_INPUT_ROWS = 10_000  # q13 joins on MOD(auction, 10000)
 
 
-def nexmark_options(events: int, rate: int = 10_000_000, base_time_ms: int | None = None) -> str:
-    """WITH options of the ``nexmark`` connector: ``events`` events, ``rate`` events/s of event time."""
+def nexmark_options(events: int, rate: int = 10_000_000, base_time_ms: int | None = None,
+                    extra: dict[str, str] | None = None) -> str:
+    """WITH options of the ``nexmark`` connector: ``events`` events, ``rate`` events/s of event time.
+
+    ``extra``: more of the connector's options (``seed``, ``bid.proportion``, ...), as given.
+    """
     opts = {"connector": "nexmark", "first-event.rate": rate, "next-event.rate": rate, "events.num": events}
     if base_time_ms is not None:
         opts["base-time"] = base_time_ms
-    return _with(opts)
+    return _with({**opts, **(extra or {})})
 
 
 def file_options(path: str) -> str:

@@ -8,6 +8,7 @@ library only: the Flink venv has no StreamSQL dependencies.
 from __future__ import annotations
 
 import re
+from collections import deque
 
 ROW = re.compile(r"^(?:\S+>\s*)?([+-][IUD])\[(.*)\]\s*$")
 INSERT = re.compile(r"^INSERT\s+INTO\s+`?([\w.]+)`?", re.IGNORECASE)
@@ -58,23 +59,29 @@ def _cells(body: str) -> list[str]:
 def fold(lines: list[str]) -> list[list[str | None]]:
     """Fold print-sink lines (``+I[a, 1]``, optionally ``ident> ``-prefixed) into the final table.
 
-    Rows hold the printed text of each cell (``null`` becomes None); other lines are ignored.
+    Rows hold the printed text of each cell (``null`` becomes None); other lines are ignored. A
+    ``-U``/``-D`` removes the earliest equal row still in the table; the rows left keep the
+    order they were added in. Linear in the lines (per row value, a queue of its positions), so
+    a changelog of millions of updates folds in seconds.
 
     Raises:
         ValueError: a ``-U``/``-D`` of a row that is not in the table.
     """
-    table: list[list[str | None]] = []
-    for line in lines:
+    at: dict[tuple, deque[int]] = {}
+    kept: dict[int, list[str | None]] = {}
+    for n, line in enumerate(lines):
         m = ROW.match(line.strip())
         if not m:
             continue
         kind, body = m.groups()
         row = [None if c == "null" else c for c in _cells(body)]
+        key = tuple(row)
         if kind in ("+I", "+U"):
-            table.append(row)
-        elif row in table:
-            table.remove(row)
+            at.setdefault(key, deque()).append(n)
+            kept[n] = row
+        elif at.get(key):
+            del kept[at[key].popleft()]
         else:
             msg = f"{kind}{row} retracts a row that is not in the table"
             raise ValueError(msg)
-    return table
+    return list(kept.values())
