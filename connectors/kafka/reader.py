@@ -87,7 +87,9 @@ def gc_paused() -> Iterator[None]:
     whose full collection then ran every ~90,000 records (a scan of every long-lived object of
     the process: Q2 / a Kafka source alone spent 0.65 of 3.5 CPU-µs per record collecting,
     0.08 with the pause). Held by several threads at once, the collector is turned back on when
-    the last leaves, and only if it was on when the first came in.
+    the last leaves, and only if it was on when the first came in. The body must not block:
+    :meth:`KafkaReader.consume` takes only the messages already queued under it and waits for
+    more outside it (an idle source waiting inside would keep the collector off for good).
     """
     global _gc_pausers, _gc_was_enabled  # noqa: PLW0603  (one collector per process)
     with _gc_lock:
@@ -380,9 +382,12 @@ class KafkaReader:
             return []
         if self.discovery_s and time.monotonic() >= self._discover_at:
             self._discover()
+        n = max(1, max_rows)
         try:
-            with gc_paused():
-                msgs = c.consume(num_messages=max(1, max_rows), timeout=timeout_s)
+            with gc_paused():  # only what is queued already: never a wait with the collector off
+                msgs = c.consume(num_messages=n, timeout=0)
+            if not msgs and timeout_s > 0:
+                msgs = c.consume(num_messages=n, timeout=timeout_s)
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
         if msgs:

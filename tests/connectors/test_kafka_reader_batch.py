@@ -71,3 +71,23 @@ def test_row_origins_name_the_records_without_holding_the_messages():
     reader._located = None
     held = [c.cell_contents for c in origin.__closure__]
     assert not any(x is msgs or (isinstance(x, list) and x and x[0] is msgs[0]) for x in held)
+
+
+def test_consume_never_waits_with_the_collector_paused(gc_on):
+    """An idle source's wait for records happens with the collector on (only the take of what is
+    queued is paused), so a job waiting for input never keeps the garbage collector off."""
+    calls = []
+
+    class IdleConsumer:
+        def consume(self, num_messages, timeout):
+            calls.append((timeout, gc.isenabled()))
+            return []
+
+    table = table_of("t", {"connector": "kafka", "topic": "bids", "properties.bootstrap.servers": "x:1",
+                           "format": "json"}, a="INT")
+    reader = KafkaReader(table, "job")
+    reader.consumer = IdleConsumer()
+    reader.discovery_s = 0  # no partition discovery (it would ask the broker)
+    assert reader.consume(10_000, 0.1) == []
+    assert calls == [(0, False), (0.1, True)]
+    assert gc.isenabled()
