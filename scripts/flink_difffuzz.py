@@ -32,6 +32,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -122,29 +125,51 @@ def _plan(flink: Flink, exprs: list[str], group_by: str | None, out: dict) -> No
         _plan(flink, exprs[mid:], group_by, out)
 
 
-def _run(flink: Flink, exprs: list[str], group_by: str | None, out: dict) -> None:
-    """Add ``"rows"`` (or ``"error"``) to ``out[e]``, splitting a failing job in four."""
+def _run(flink: Flink, exprs: list[str], group_by: str | None, out: dict, emit) -> None:
+    """Add ``"rows"`` (or ``"error"``) to ``out[e]``, splitting a failing job in four.
+
+    ``emit(e)`` is called for each expression once it has its answer.
+    """
     try:
         for e, rows in zip(exprs, flink.run(exprs, [out[e]["type"] for e in exprs], group_by)):
             out[e]["rows"] = rows
     except Exception as err:  # noqa: BLE001  (a failing job is an answer)
         if len(exprs) == 1:
             out[exprs[0]]["error"] = _error_text(err)
+            emit(exprs[0])
             return
         step = max(1, -(-len(exprs) // 4))
         for n in range(0, len(exprs), step):
-            _run(flink, exprs[n:n + step], group_by, out)
+            _run(flink, exprs[n:n + step], group_by, out, emit)
+        return
+    for e in exprs:
+        emit(e)
 
 
-def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None) -> list[dict]:
-    """Flink's record of each expression (see the module docstring)."""
+def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=None) -> list[dict]:
+    """Flink's record of each expression (see the module docstring).
+
+    ``emit(record)`` is called with each one as soon as it is final (the refused ones after
+    planning, the others after their job).
+    """
     out: dict[str, dict] = {}
+
+    def record(e: str) -> dict:
+        return {"expr": e, **out[e], **({"aggregate": True} if group_by else {})}
+
+    def done(e: str) -> None:
+        if emit:
+            emit(record(e))
+
     for n in range(0, len(exprs), PLAN_GROUP):
         _plan(flink, exprs[n:n + PLAN_GROUP], group_by, out)
+    for e in exprs:
+        if "refused" in out[e]:
+            done(e)
     valid = [e for e in exprs if "type" in out[e]]
     for n in range(0, len(valid), RUN_GROUP):
-        _run(flink, valid[n:n + RUN_GROUP], group_by, out)
-    return [{"expr": e, **out[e], **({"aggregate": True} if group_by else {})} for e in exprs]
+        _run(flink, valid[n:n + RUN_GROUP], group_by, out, done)
+    return [record(e) for e in exprs]
 
 
 def read_lines(path: Path) -> list[str]:
@@ -153,15 +178,123 @@ def read_lines(path: Path) -> list[str]:
     return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
-def evaluate_lines(flink: Flink, lines: list[str]) -> list[dict]:
-    """Flink's record of each line of :func:`read_lines` (scalars first, then aggregate calls)."""
-    aggs = [ln[4:] for ln in lines if ln.startswith("AGG ")]
-    cases = evaluate(flink, [ln for ln in lines if not ln.startswith("AGG ")])
-    return cases + (evaluate(flink, aggs, fz.AGG_KEY) if aggs else [])
+def _line(item: dict) -> str:
+    """A case's line as :func:`read_lines` reads it (``AGG `` before an aggregate call): its key."""
+    return ("AGG " if item.get("aggregate") else "") + item["expr"]
+
+
+def _items(lines: list[str]) -> list[dict]:
+    """The work items of :func:`read_lines`'s lines: ``{"expr", "aggregate"?}``."""
+    return [{"expr": ln[4:], "aggregate": True} if ln.startswith("AGG ") else {"expr": ln} for ln in lines]
+
+
+# -- the worker: one JVM, a share of the cases, each finished group appended to the journal ----------
+
+def worker(items: list[dict], journal: Path, group: int, recycle: int, deadline: float) -> int:
+    """Evaluate ``items`` in one table environment (one JVM), ``group`` expressions at a time.
+
+    Each case's record is appended to ``journal`` (one JSON line, flushed to disk) as soon as it
+    is final, so a crash loses at most the running job's cases. Stops after ``recycle``
+    cases or at ``deadline`` (``time.time()``): the caller starts a fresh worker, and so a fresh
+    JVM, for the rest (a JVM kept for a whole campaign grew to 9.6 GB and stalled). A group whose
+    job fails halves the next groups (down to 4 expressions), a group that runs doubles them back
+    (up to ``group``): when most jobs fail, big groups only multiply the split jobs.
+    """
+    capture = Capture()
+    done = 0
+    size = group
+    with tempfile.TemporaryDirectory(prefix="difffuzz_") as tmp, journal.open("a", encoding="utf-8") as out:
+        flink = Flink(capture, Path(tmp))
+
+        def emit(case: dict) -> None:
+            out.write(json.dumps(case, ensure_ascii=False) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+        for agg in (False, True):
+            todo = [it["expr"] for it in items if bool(it.get("aggregate")) == agg]
+            while todo and done < recycle and time.time() < deadline:
+                chunk, todo = todo[:size], todo[size:]
+                jobs = flink.jobs
+                evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit)
+                failed = flink.jobs - jobs > 1
+                size = max(4, size // 2) if failed else min(group, size * 2)
+                done += len(chunk)
+    print(f"worker: {done} cases, {flink.jobs} jobs", file=capture.out)
+    return 0
+
+
+# -- the driver: workers in turn until every case is in the journal, then the document --------------
+
+def read_journal(journal: Path) -> dict[str, dict]:
+    """The finished cases of ``journal`` by their line (a torn last line, from a crash, is dropped)."""
+    done: dict[str, dict] = {}
+    if journal.exists():
+        for ln in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                case = json.loads(ln)
+            except json.JSONDecodeError:
+                continue
+            done[_line(case)] = case
+    return done
+
+
+WORKER = [sys.executable, __file__, "--worker"]
+"""The command of a worker process (its items file, then its options, follow)."""
+GRACE, POLL = 30.0, 2.0
+"""Seconds: a worker stops starting jobs ``GRACE`` before the budget ends and is killed ``GRACE``
+after it; the driver looks at the journal every ``POLL``."""
+
+
+def drive(items: list[dict], journal: Path, args: argparse.Namespace) -> dict[str, dict]:
+    """Run workers (fresh processes, fresh JVMs) until every item is in ``journal``.
+
+    Stops early once the budget (``args.budget`` seconds) is spent; returns the journal's cases.
+
+    A worker that writes nothing for ``args.stall`` seconds is killed. A worker that ends without
+    finishing a case (killed, crashed, its JVM gone) is retried with half its group; at a group of
+    one, that case is recorded as ``{"skipped": why}`` (not Flink's answer: the replay leaves it
+    out), so that one poisonous expression cannot stop a campaign.
+    """
+    end = time.time() + args.budget
+    group = RUN_GROUP
+    while True:
+        done = read_journal(journal)
+        pending = list({_line(it): it for it in items if _line(it) not in done}.values())
+        if not pending or time.time() > end - GRACE:
+            return done
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(pending, f, ensure_ascii=False)
+        cmd = [*WORKER, f.name, "--journal", str(journal), "--group", str(group),
+               "--recycle", str(args.recycle), "--deadline", str(end - GRACE)]
+        proc = subprocess.Popen(cmd, start_new_session=True)
+        size, quiet_since, why = journal.stat().st_size if journal.exists() else 0, time.time(), ""
+        while proc.poll() is None:
+            time.sleep(POLL)
+            now_size = journal.stat().st_size if journal.exists() else 0
+            if now_size != size:
+                size, quiet_since = now_size, time.time()
+            elif time.time() - quiet_since > args.stall or time.time() > end + GRACE:
+                why = f"no case finished in {time.time() - quiet_since:.0f} s"
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        os.unlink(f.name)
+        progressed = len(read_journal(journal)) > len(done)
+        print(f"[difffuzz] worker exit {proc.returncode}: {len(read_journal(journal))} of {len(items)} cases "
+              f"done, {time.time() - end + args.budget:.0f} s", file=sys.stderr, flush=True)
+        if progressed:
+            group = RUN_GROUP
+        elif group > 1:
+            group = max(1, group // 2)
+        else:
+            skipped = {**pending[0], "skipped": f"the Flink worker died on this case alone "
+                       f"(exit {proc.returncode}{'; ' + why if why else ''})"}
+            with journal.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(skipped, ensure_ascii=False) + "\n")
 
 
 def main(argv: list[str]) -> int:
-    """Write the fixture or a campaign's document; returns the exit code."""
+    """Write the fixture or a campaign's document; returns the exit code (3: unfinished, rerun)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000, help="scalar expressions")
@@ -175,40 +308,55 @@ def main(argv: list[str]) -> int:
                    "and the regression expressions (tests/functions/difffuzz_regressions.txt)")
     p.add_argument("--add-regressions", action="store_true", help="add to the committed fixture the "
                    "regression expressions it does not hold yet (the rest is kept as it is)")
+    p.add_argument("--budget", type=float, default=540, help="seconds to run before stopping (the journal "
+                   "keeps what is done: rerun the same command to resume); keep the Flink lock <= 10 min")
+    p.add_argument("--recycle", type=int, default=300, help="cases per worker process (a fresh JVM each)")
+    p.add_argument("--stall", type=float, default=240, help="kill a worker that finishes no case this long")
+    p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: a worker's items (JSON)
+    p.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--group", type=int, default=RUN_GROUP, help=argparse.SUPPRESS)
+    p.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.worker:
+        items = json.loads(args.worker.read_text(encoding="utf-8"))
+        return worker(items, args.journal, args.group, args.recycle, args.deadline)
     plan = FIXTURE_SEEDS if args.fixture else [(args.seed, args.count, args.aggregates, args.generator)]
     out = FIXTURE if args.fixture or args.add_regressions else args.out
     if out is None:
         p.error("--out, --fixture or --add-regressions")
     kept: list[dict] = []
+    items: list[dict] = []
     if args.add_regressions:
         doc = fz.load(FIXTURE)
         plan, kept = doc["seeds"], doc["cases"]
-    capture = Capture()
+    if args.exprs:
+        lines = read_lines(args.exprs)
+        plan = [("exprs", len(lines), 0)]
+        items = _items(lines)
+    for seed, count, aggregates, *version in [] if args.exprs or args.add_regressions else plan:
+        v = version[0] if version else 1
+        items += [{"expr": e} for e in fz.generate(seed, count, version=v)]
+        items += [{"expr": e, "aggregate": True} for e in fz.generate_aggregates(seed, aggregates, version=v)]
+    if args.fixture or args.add_regressions:
+        have = {_line(c) for c in kept + items}
+        items += _items([ln for ln in read_lines(REGRESSIONS) if ln not in have])
+    journal = out.with_name(out.name + ".journal.jsonl")
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="difffuzz_") as tmp:
-        flink = Flink(capture, Path(tmp))
-        cases: list[dict] = list(kept)
-        if args.exprs:
-            lines = read_lines(args.exprs)
-            plan = [("exprs", len(lines), 0)]
-            cases += evaluate_lines(flink, lines)
-        for seed, count, aggregates, *version in [] if args.exprs or args.add_regressions else plan:
-            v = version[0] if version else 1
-            cases += evaluate(flink, fz.generate(seed, count, version=v))
-            if aggregates:
-                cases += evaluate(flink, fz.generate_aggregates(seed, aggregates, version=v), fz.AGG_KEY)
-        if args.fixture or args.add_regressions:
-            have = {("AGG " if c.get("aggregate") else "") + c["expr"] for c in cases}
-            cases += evaluate_lines(flink, [ln for ln in read_lines(REGRESSIONS) if ln not in have])
-    import pyflink
+    done = drive(items, journal, args)
+    left = sum(_line(it) not in done for it in items)
+    if left:
+        print(f"[difffuzz] {left} of {len(items)} cases left after {time.monotonic() - started:.0f} s; "
+              f"{journal} keeps the rest: run the same command again to resume", file=sys.stderr)
+        return 3
+    cases = kept + [done[_line(it)] for it in items]
+    import pyflink  # its version only (no JVM: the workers ran Flink)
 
     doc = {"generated_by": "scripts/flink_difffuzz.py", "flink": getattr(pyflink, "__version__", "2.3.0"),
            "config": CONFIG, "seeds": plan, "data": fz.data_lines(), "cases": cases}
     out.write_text(json.dumps(doc, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-    counts = {k: sum(k in c for c in cases) for k in ("rows", "refused", "error")}
-    print(f"{len(cases)} cases {counts}, {flink.jobs} jobs, {time.monotonic() - started:.0f} s -> {out}",
-          file=capture.out)
+    journal.unlink()
+    counts = {k: sum(k in c for c in cases) for k in ("rows", "refused", "error", "skipped")}
+    print(f"{len(cases)} cases {counts}, {time.monotonic() - started:.0f} s -> {out}", file=sys.stderr)
     return 0
 
 
