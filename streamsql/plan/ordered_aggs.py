@@ -33,6 +33,8 @@ def mark_listagg(q: exp.Expression) -> exp.Expression:
     def mark(n: exp.Expression) -> exp.Expression:
         if type(n) is exp.Anonymous and n.name.upper() in _ANONYMOUS:
             call = _ANONYMOUS[n.name.upper()](this=n.this, expressions=n.expressions)
+        elif type(n) is exp.Anonymous and n.name.upper() == "ARRAY_AGG":  # several arguments: refused
+            call = ArrayAggCall(this="ARRAY_AGG", expressions=n.expressions)
         elif isinstance(n, (exp.IgnoreNulls, exp.RespectNulls)) and isinstance(n.this, exp.ArrayAgg):
             call = ArrayAggCall(this="ARRAY_AGG", expressions=[n.this.this],
                                 ignore_nulls=isinstance(n, exp.IgnoreNulls))
@@ -57,6 +59,10 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     """
     name = _NAMES[type(call)]
     if isinstance(call, ArrayAggCall):
+        arg = call.expressions[0]
+        if len(arg.expressions if isinstance(arg, exp.Distinct) else call.expressions) > 1:  # Calcite's words
+            planner._fail(call, "Invalid number of arguments to function 'ARRAY_AGG'. Was expecting 1 "
+                                "arguments")
         return _array_agg(call)
     if isinstance(call, PercentileCall):
         return _percentile(planner, call)

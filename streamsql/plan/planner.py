@@ -39,6 +39,7 @@ from streamsql.plan.explain_types import flink_types
 from streamsql.plan.expressions import (
     AGG_TYPES,
     VARIANCE_CALLS,
+    ArrayAggCall,
     PythonAggCall,
     compile_expression,
     flink_sql,
@@ -449,9 +450,9 @@ class Planner:
         Returns ``(resolved items, resolved HAVING or None, calls)``, ``calls`` the distinct
         aggregate calls of both by their SQL, in order of appearance.
         """
-        resolved = [_inline_filters(resolve_columns(i, scope)) for i in items]
+        resolved = [_inline_filters(self, resolve_columns(i, scope)) for i in items]
         having = sel.args.get("having")
-        having_r = _inline_filters(resolve_columns(having.this, scope)) if having is not None else None
+        having_r = _inline_filters(self, resolve_columns(having.this, scope)) if having is not None else None
         calls: dict[str, exp.Expression] = {}
         for e in resolved + ([having_r] if having_r is not None else []):
             for call in e.find_all(*AGG_TYPES):
@@ -511,6 +512,7 @@ class Planner:
         if isinstance(call, ORDERED_CALLS):
             return ordered_agg_call(self, call, mode)
         updating = mode != INSERT_ONLY
+        _check_one_argument(self, call)
         if isinstance(call, exp.Count):
             arg = call.this
             if arg is None or isinstance(arg, exp.Star):
@@ -563,6 +565,29 @@ class Planner:
         raise kind(message, self.sql, line, col, length)
 
 
+_ONE_ARGUMENT = (exp.Sum, exp.Avg, exp.Min, exp.Max, *VARIANCE_CALLS)
+
+
+def _check_one_argument(planner: Planner, call: exp.Expression) -> None:
+    """Refuse ``SUM(DISTINCT a, b)``, ``MAX(a, b)``, ``COUNT(DISTINCT a, b)``... in Flink 2.3's words.
+
+    The parser keeps the extra arguments of such a call (in its DISTINCT, or as COUNT's, MIN's
+    and MAX's variadic form); they were ignored: ``MAX(i, j)`` answered ``MAX(i)``,
+    ``COUNT(DISTINCT i, j)`` ``COUNT(DISTINCT i)``. Calcite's validator refuses the first kind;
+    COUNT of several values passes it, and Flink's planner refuses it (``AggFunctionFactory``).
+    """
+    if not isinstance(call, (exp.Count, *_ONE_ARGUMENT)):
+        return
+    arg = call.this
+    given = arg.expressions if isinstance(arg, exp.Distinct) else [arg, *call.expressions]
+    if len(given) <= 1:
+        return
+    if isinstance(call, exp.Count):
+        planner._fail(call, "We now only support the count of one field.")
+    name = written(call).split("(", 1)[0].strip().upper()
+    planner._fail(call, f"Invalid number of arguments to function '{name}'. Was expecting 1 arguments")
+
+
 # Query clauses a streaming query cannot honour yet (Select/SetOperation arg → keyword).
 _UNSUPPORTED_CLAUSES = {"order": "ORDER BY", "limit": "LIMIT", "offset": "OFFSET", "qualify": "QUALIFY"}
 
@@ -589,24 +614,38 @@ def _declared_types(table: TableDef) -> dict[str, SqlType]:
     return {name: t for name, t in declared.items() if t is not None}
 
 
-def _inline_filters(tree: exp.Expression) -> exp.Expression:
+def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
     """``agg(x) FILTER (WHERE c)`` as ``agg(CASE WHEN c THEN x END)`` (``COUNT(*)``: of ``1``).
 
     The same answer, as every aggregate skips NULLs, so a filtered call is an ordinary call over
     the aggregate framework (DISTINCT included: ``COUNT(DISTINCT CASE WHEN c THEN x END)``).
+    An aggregate that keeps NULLs (ARRAY_AGG, JSON_ARRAYAGG ... NULL ON NULL, a Python
+    aggregate, which sees every row) would take the filtered rows as NULLs: refused for now.
+    The value of LISTAGG, PERCENTILE and ARRAY_AGG, ``exp.Anonymous`` calls, is their first
+    argument (it was mistaken for the call's name, and the FILTER dropped: ``LISTAGG(s) FILTER
+    (WHERE f)`` joined every row's ``s``).
     """
     def inline(n: exp.Expression) -> exp.Expression:
         if not (isinstance(n, exp.Filter) and isinstance(n.this, AGG_TYPES)):
             return n
         call, cond = n.this.copy(), n.expression.this
-        arg = call.this
+        null_on_null = isinstance(call, exp.JSONArrayAgg) and call.args.get("null_handling") == "NULL ON NULL"
+        if null_on_null or isinstance(call, PythonAggCall) or isinstance(call, ArrayAggCall) \
+                and not call.args.get("ignore_nulls"):
+            name = written(call).split("(", 1)[0].upper()
+            planner._fail(n.this, f"FILTER (WHERE ...) on {name} is not supported yet (it keeps NULL "
+                                  "values); filter the rows in a subquery instead")
+        anonymous = isinstance(call, exp.Anonymous)
+        arg = call.expressions[0] if anonymous else call.this
         holder = arg if isinstance(arg, exp.Distinct) else call
-        value = holder.expressions[0] if holder is arg else arg
+        value = holder.expressions[0] if holder is arg or anonymous else arg
         if value is None or isinstance(value, exp.Star):
             value = exp.Literal.number(1)
         case = exp.Case(ifs=[exp.If(this=cond, true=value)])
         if holder is arg:
-            arg.set("expressions", [case])
+            arg.set("expressions", [case, *arg.expressions[1:]])
+        elif anonymous:
+            call.set("expressions", [case, *call.expressions[1:]])
         else:
             call.set("this", case)
         return call

@@ -124,6 +124,9 @@ class FlinkParser(parser.Parser):
         "TABLE": lambda args: exp.TableFromRows(this=seq_get(args, 0)),
         # TYPEOF(x [, force_serializable]): sqlglot's Typeof takes one argument.
         "TYPEOF": lambda args: exp.Anonymous(this="TYPEOF", expressions=args),
+        # ARRAY_AGG(a, b): kept whole for the planner to refuse (sqlglot's ArrayAgg drops b).
+        "ARRAY_AGG": lambda args, dialect: exp.Anonymous(this="ARRAY_AGG", expressions=args) if len(args) > 1
+        else parser.Parser.FUNCTIONS["ARRAY_AGG"](args, dialect),
     }
 
     # LOCALTIMESTAMP and LOCALTIME are Flink's niladic functions (reserved words), not columns.

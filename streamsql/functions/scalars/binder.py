@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import calls, composite, operand_types, operators, typeof
+from streamsql.functions.scalars import calls, composite, operand_types, operators, reduced, typeof
 from streamsql.functions.scalars.registry import (
     NULL,
     TYPE,
@@ -50,7 +50,9 @@ def bind(node: exp.Expression) -> exp.Expression:
         FunctionError: an unknown function, a call no signature accepts, or an argument the
             function needs as a literal; ``.node`` is the call.
     """
-    return _visit(node.copy())
+    tree = node.copy()
+    reduced.mark(tree)
+    return _visit(tree)
 
 
 def _visit(n: exp.Expression) -> exp.Expression:
@@ -77,6 +79,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
     else:
         n = operand_types.check_operands(n)  # Flink's operand types, before DuckDB's own rules
         out, t = operators.compile_operator(n, _operator_type(n))
+    if n.meta.get(reduced.REDUCED):  # a constant Flink's planner turns into a literal
+        out = reduced.as_literal(out, t)
     out.meta[TYPE] = t
     return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.core.types import duckdb_cast
 from streamsql.functions.scalars.operand_types import calcite_type, equality_refusal
 from streamsql.functions.scalars.registry import Call, scalar, template
 from streamsql.functions.scalars.typerules import common_type, is_null
@@ -18,6 +19,23 @@ def _common(c: Call):
 
 def _common_after_first(c: Call):
     return common_type([a.type for a in c.args[1:]])
+
+
+_LEAST_RESTRICTIVE = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "STRING", "CHAR",
+                      "BYTES", "NULL")
+
+
+def _if_type(c: Call):
+    """IF's result type, as Flink 2.3's ``FlinkReturnTypes.IF_NULLABLE``.
+
+    Numbers, strings and bytes take their common type; any other type is the first branch's, the
+    other branch brought to it (``IF(f, TIMESTAMP '... 00:00:00', TIMESTAMP '... 12:00:00.5')``
+    is a TIMESTAMP(0): the ELSE value loses its .5, where CASE keeps it as a TIMESTAMP(1)).
+    """
+    first, second = (a.type for a in c.args[1:])
+    if first is None or second is None or all(t.name in _LEAST_RESTRICTIVE for t in (first, second)):
+        return _common_after_first(c)
+    return first.with_nullable(True)
 
 
 def _list(c: Call, start: int = 0) -> str:
@@ -41,7 +59,7 @@ def nullif(c: Call) -> exp.Expression:
     return template("nullif({0}, {1})", *c.args)
 
 
-@scalar("IF", group="conditional", sig=(("BOOLEAN", "ANY", "ANY"),), result=_common_after_first,
+@scalar("IF", group="conditional", sig=(("BOOLEAN", "ANY", "ANY"),), result=_if_type,
         nulls="a NULL condition takes the ELSE value")
 def if_(c: Call) -> exp.Expression:
     """``CASE WHEN c THEN a ELSE b END``.
@@ -56,7 +74,13 @@ def if_(c: Call) -> exp.Expression:
         msg = (f"Cannot apply 'IF' to arguments of type 'IF({operands})'. Supported form(s): "
                "'IF(<ANY_TYPE>, <NUMERIC_TYPE>, <NUMERIC_TYPE>)'")
         raise c.fail(msg)
-    return template("CASE WHEN {0} THEN {1} ELSE {2} END", *c.args)
+    result = _if_type(c)
+    if result is None or not result.is_time:
+        return template("CASE WHEN {0} THEN {1} ELSE {2} END", *c.args)
+    # Flink's IfCallGen casts both branches to the result type: a timestamp's extra digits are cut.
+    values = [duckdb_cast(a.text, a.type, result) if a.type is not None and not is_null(a.type) else a.text
+              for a in c.args[1:]]
+    return template("CASE WHEN {0} THEN {1} ELSE {2} END", c.args[0], *values)
 
 
 def _extreme(fn: str):
