@@ -232,8 +232,13 @@ class TableauPrinter:
 
     def _line(self, cells: list[Any]) -> str:
         assert self.widths is not None
-        return "|" + "|".join(f" {_cell(c, w):{'<' if left else '>'}{w}} "
-                              for c, w, left in zip(cells, self.widths, self.left)) + "|"
+        # Into a pipe or file the wide column is never cut: a later value may be longer than the
+        # first ones that set its width (the line is then wider than the border).
+        whole = self.wide if self.total_width is None else None
+        texts = [_cell(c, w if i != whole else len(format_value(c)))
+                 for i, (c, w) in enumerate(zip(cells, self.widths))]
+        return "|" + "|".join(f" {t:{'<' if left else '>'}{w}} "
+                              for t, w, left in zip(texts, self.widths, self.left)) + "|"
 
     def rows(self, items: list[tuple[RowKind | None, tuple]]) -> str:
         """Row lines for ``items`` (preceded by the header when none was printed yet)."""
