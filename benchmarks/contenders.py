@@ -204,6 +204,9 @@ def run_raw(spec: dict, res: dict) -> None:
             "enable.partition.eof": False,
             "fetch.max.bytes": 52428800,
             "max.partition.fetch.bytes": 10485760,
+            # As StreamSQL's reader (6ac54ed): librdkafka 2.2+ waits 1 s before fetching again for a
+            # partition whose queue was full, which capped this loop at ~120k records/s.
+            "fetch.queue.backoff.ms": 1,
         }
     )
     p = Producer(
