@@ -71,7 +71,8 @@ from streamsql.plan.windows import WindowTableFunctionNode
 #: restore loudly anyway: the stored values differ, :mod:`streamsql.state.ttl`).
 _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labels", "condition",
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
-                        "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms"})
+                        "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
+                        "uid"})  # uid: a Python function's registration counter, another in every process
 #: Comparable parts of a signature, in the order messages list differences.
 PARTS = ("operator", "parameters", "input", "output", "layout")
 _QUOTED = re.compile(r'"((?:[^"]|"")+)"')
