@@ -56,6 +56,7 @@ from streamsql.plan.group_windows import plan_group_window
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
+from streamsql.plan.match_recognize import plan_match_recognize
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     RETRACT,
@@ -171,6 +172,11 @@ class Planner:
         self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
         if src is None:  # SELECT without FROM hook (plan/values.py): a Calc over one row
             node, scope = zero_row(), Scope([], self.sql, "any table")
+        elif (match := sel.args.get("match")) is not None:  # MATCH_RECOGNIZE hook (plan/match_recognize.py)
+            if sel.args.get("joins"):
+                self._fail(sel.args["joins"][0], "A JOIN next to MATCH_RECOGNIZE is not supported yet; "
+                                                 "match in a subquery and join its result")
+            node, scope = plan_match_recognize(self, src.this, match)
         elif (lateral := plan_lateral(self, src.this, sel.args.get("joins"), where)) is not None:
             node, scope, where = lateral  # LATERAL TABLE hook (plan/python_udfs.py)
         elif sel.args.get("joins"):  # join hook (plan/joins.py): takes the WHERE conjuncts it uses

@@ -37,6 +37,7 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
 from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import JoinNode, SemiJoinNode
+from streamsql.plan.match_recognize import MatchNode
 from streamsql.plan.nodes import (
     RETRACT,
     CalcNode,
@@ -139,6 +140,8 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
         return tuple(range(node.num_keys))
     if isinstance(node, RankNode):  # rows pass through with their columns
         return tuple(node.partition)
+    if isinstance(node, MatchNode):  # the partition columns come first
+        return tuple(range(len(node.spec.partition)))
     if isinstance(node, SinkMaterializerNode):
         return tuple(node.sink_key)
     if isinstance(node, CalcNode):
@@ -168,6 +171,8 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
         return [list(node.left_keys), list(node.right_keys)]
     if isinstance(node, RankNode):
         return [list(node.partition)]
+    if isinstance(node, MatchNode):  # no PARTITION BY: one key, one task (Flink's parallelism 1)
+        return [list(node.spec.partition)]
     if isinstance(node, SinkMaterializerNode):
         return [list(node.sink_key)]
     if isinstance(node, SinkNode) and node.table.primary_key and node.inputs[0].mode == RETRACT:

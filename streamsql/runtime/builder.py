@@ -33,6 +33,7 @@ from streamsql.plan import nodes as plan
 from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.lookup import LookupJoinNode
+from streamsql.plan.match_recognize import MatchNode
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
@@ -51,6 +52,7 @@ from streamsql.runtime.operators.correlate import CorrelateOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
 from streamsql.runtime.operators.lookup_join import LookupJoinOperator
+from streamsql.runtime.operators.match_recognize import MatchRecognizeOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
 from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
@@ -159,6 +161,12 @@ def _over_agg(node: OverAggNode) -> Operator:
     return ProcessingTimeOperator(op, node.ts_index, eager=eager) if spec.proctime else op
 
 
+def _match(node: MatchNode) -> Operator:
+    """MATCH_RECOGNIZE; over processing time each batch is matched as it arrives (Flink's ``CepOperator``)."""
+    op = MatchRecognizeOperator(node.spec, node.schema)
+    return ProcessingTimeOperator(op, node.spec.rowtime, eager=True) if node.spec.proctime else op
+
+
 def _rank(node: RankNode) -> Operator:
     """Top-N (an updating result) or a ranking that emits when the watermark passes (insert-only)."""
     spec = RankSpec(node, node.schema)
@@ -179,6 +187,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
+    MatchNode: _match,
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
     TemporalJoinNode: _temporal_join,

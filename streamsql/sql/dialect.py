@@ -47,6 +47,7 @@ class Flink(Dialect):
             "STRING": TokenType.TEXT,
             # EXPLAIN/SHOW/EXECUTE are parsed, not swallowed as opaque commands.
             "EXPLAIN": TokenType.VAR,
+            "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE,  # streamsql.sql.match_syntax
         }
 
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.EXECUTE}

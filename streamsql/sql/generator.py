@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlglot import exp, generator
 from sqlglot.dialects.dialect import rename_func, trim_sql, unit_to_var
 
-from streamsql.sql import nodes
+from streamsql.sql import match_syntax, nodes
 
 
 def _node_sql(cls: type[exp.Expression]):
@@ -43,6 +43,7 @@ class FlinkGenerator(generator.Generator):
         exp.TimestampAdd: lambda self, e: self.func("TIMESTAMPADD", unit_to_var(e), e.expression, e.this),
         # sqlglot finds `<key>_sql` methods only for its own classes; register ours explicitly.
         **{cls: _node_sql(cls) for cls in nodes.NODE_CLASSES},
+        **match_syntax.TRANSFORMS,  # MATCH_RECOGNIZE and its PATTERN
     }
 
     PROPERTIES_LOCATION = {

@@ -8,7 +8,8 @@ Find a construct by its method name, ``_parse_<construct>``:
 - column constraints ``METADATA [FROM 'k'] [VIRTUAL]`` and the schema item
   ``WATERMARK FOR c AS expr`` come through ``CONSTRAINT_PARSERS``;
 - window TVFs ``TUMBLE/HOP/CUMULATE/SESSION(TABLE t, DESCRIPTOR(c), ...)`` come through
-  ``FUNCTION_PARSERS`` and ``TABLE(...)`` becomes ``exp.TableFromRows``.
+  ``FUNCTION_PARSERS`` and ``TABLE(...)`` becomes ``exp.TableFromRows``;
+- ``MATCH_RECOGNIZE (...)`` after a table: :mod:`streamsql.sql.match_syntax`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sqlglot.helper import seq_get
 from sqlglot.tokens import Token, TokenType
 
 from streamsql.sql import nodes
+from streamsql.sql.match_syntax import parse_match_recognize
 
 # Flink's named TVF parameters mapped to node args.
 _TVF_PARAM_NAMES = {
@@ -311,6 +313,9 @@ class FlinkParser(parser.Parser):
         return node
 
     # --- client statements ------------------------------------------------------------------
+
+    def _parse_match_recognize(self) -> exp.MatchRecognize | None:  # noqa: D102 - sqlglot's hook
+        return parse_match_recognize(self)  # with Flink's WITHIN and a parsed PATTERN
 
     def _parse_option_text(self, optional: bool = False) -> exp.Literal | None:
         """A ``'quoted'`` option key/value, or an unquoted one such as ``a.b-c`` (legacy)."""

@@ -1,0 +1,12 @@
+CREATE TABLE Ticker (symbol STRING, price BIGINT, tax BIGINT, rowtime TIMESTAMP(3),
+  WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ticker.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (symbol STRING, lastPrice BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT * FROM Ticker MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY rowtime
+  MEASURES C.price AS lastPrice
+  ONE ROW PER MATCH
+  AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (A B*? C)
+  DEFINE A AS A.price > 10, B AS B.price < 15, C AS C.price > 12
+) MR;
