@@ -31,7 +31,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.plan.expressions import sql_type_of
+from streamsql.plan.expressions import AGG_TYPES, sql_type_of
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 
 #: Calls the evaluator runs: sqlglot node → operator name.
@@ -91,6 +91,27 @@ class MatchExprCompiler:
         self.sql = sql
         self.agg_type = agg_type
         self._leaves: list[ScopeColumn] = []
+
+    def split_measure(self, node: exp.Expression, leaves: list[tuple[str, MatchExpr]]) -> exp.Expression:
+        """A measure as a scalar expression over its *leaves*, for a batch query after the match.
+
+        Each row reference, FIRST/LAST, aggregate and ``MATCH_*()`` call of ``node`` becomes a column
+        ``__m<i>``, appended to ``leaves`` with its compiled tree (evaluated per match by the
+        operator); what remains (functions, CASE, CAST, arithmetic...) is an ordinary expression
+        over those columns, compiled with every scalar function's Flink semantics.
+
+        Raises:
+            SqlError: as :meth:`compile`, for a leaf.
+        """
+        def replace(n: exp.Expression) -> exp.Expression:
+            if not _is_leaf(n):
+                return n
+            name = f"__m{len(leaves)}"
+            leaves.append((name, self.compile(n, "MEASURES")))
+            column = exp.column(name, quoted=True)
+            column.this.meta.update({k: v for k, v in n.meta.items() if k in ("line", "col", "start", "end")})
+            return column
+        return node.copy().transform(replace, copy=False)
 
     def compile(self, node: exp.Expression, clause: str) -> MatchExpr:
         """``node`` of ``clause`` (``"DEFINE"`` or ``"MEASURES"``) as a tree.
@@ -238,6 +259,18 @@ class MatchExprCompiler:
     def _fail(self, node: exp.Expression, message: str):
         line, col, length = position_of(node)
         raise SqlError(message, self.sql, line, col, length)
+
+
+_LEAF_CALLS = frozenset({"PREV", "NEXT", "MATCH_ROWTIME", "MATCH_PROCTIME", "CLASSIFIER"})
+
+
+def _is_leaf(n: exp.Expression) -> bool:
+    """Whether ``n`` reads the match (its value is computed per match, not by a scalar function)."""
+    if isinstance(n, exp.Column):
+        return not isinstance(n.this, exp.Star)
+    if isinstance(n, (exp.First, exp.Last, *AGG_TYPES)):
+        return True
+    return isinstance(n, exp.Anonymous) and n.name.upper() in _LEAF_CALLS
 
 
 def _literal(node: exp.Expression):

@@ -24,7 +24,13 @@ refuses it too):
   the PATTERN does not have is checked, then ignored, as Flink ignores it).
 
 The output is insert-only: the partition columns, then the measures (Flink's row type); the
-columns are qualified by the clause's alias.
+columns are qualified by the clause's alias. The plan is the match (its output: the partition
+key, then each value a measure reads from the match: :meth:`~.MatchExprCompiler.split_measure`)
+and a Calc that computes the measures over those values::
+
+    Calc (partition columns, measures as scalar expressions over __m0, __m1 ...)
+      <- Match (partition key __k0..., leaves __m0...)      insert-only
+      <- input
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.errors import PlanError, SqlError
+from streamsql.core.types import SqlType
+from streamsql.plan.expressions import compile_expression, quote
 from streamsql.plan.match_exprs import MatchExpr, MatchExprCompiler
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -148,36 +156,48 @@ def plan_match_recognize(planner, src: exp.Expression, match: ms.MatchRecognize)
         if not isinstance(p, exp.Column):
             planner._fail(p, "PARTITION BY of MATCH_RECOGNIZE takes columns only")
         partition.append(scope.resolve(p))
-    measures = []
+    measures: list[tuple[str, exp.Expression]] = []  # name, expression over the leaves
+    leaves: list[tuple[str, MatchExpr]] = []
     for m in match.args.get("measures") or []:
         if m.args.get("window_frame") == "RUNNING":
             planner._fail(m, "RUNNING measures are not supported (ONE ROW PER MATCH computes FINAL ones)")
         item = m.this
         if not isinstance(item, exp.Alias):
             planner._fail(item, "A measure needs a name: MEASURES expression AS name")
-        measures.append((item.alias, compiler.compile(item.this, "MEASURES")))
+        measures.append((item.alias, compiler.split_measure(item.this, leaves)))
     proctime = is_proctime(node, rowtime.internal)
-    if proctime and any(e.op == "rowtime" for _, e in measures):
+    if proctime and any(e.op == "rowtime" for _, e in leaves):
         planner._fail(match, "MATCH_ROWTIME() needs MATCH_RECOGNIZE ordered by an event-time attribute; "
                              "use MATCH_PROCTIME()")
     spec = MatchSpec(tuple(index[c.internal] for c in partition), index[rowtime.internal], tuple(order),
-                     tuple(variables), tuple(steps), tuple(defines), tuple(e for _, e in measures), skip,
+                     tuple(variables), tuple(steps), tuple(defines), tuple(e for _, e in leaves), skip,
                      within, proctime)
-    fields = [node.schema.field(index[c.internal]).with_name(c.name) for c in partition]
-    fields += [e.type.arrow_field(name) for name, e in measures]
+    keys = [f"__k{i}" for i in range(len(partition))]
+    fields = [node.schema.field(index[c.internal]).with_name(k) for k, c in zip(keys, partition)]
+    fields += [e.type.arrow_field(name) for name, e in leaves]
     schema = pa.schema(fields)
-    alias = match.args.get("alias")
-    qualifier = alias.name.lower() if alias is not None and alias.name else None
-    types = [c.type for c in partition] + [e.type for _, e in measures]
-    out_scope = Scope([ScopeColumn(qualifier, f.name, f.name, t) for f, t in zip(schema, types)],
-                      planner.sql, "MATCH_RECOGNIZE")
-    times = {name for name, e in measures if e.op == "rowtime"}
+    times = {name for name, e in leaves if e.op == "rowtime"}
     labels = [f"partitionBy=[{', '.join(c.name for c in partition)}]", f"orderBy=[{rowtime.name} ASC]",
               f"measures=[{', '.join(name for name, _ in measures)}]", "rowsPerMatch=[ONE ROW PER MATCH]",
               f"after=[SKIP {skip[0]}{' ' + variables[skip[1]] if skip[1] is not None else ''}]",
               f"pattern=[{match.args['pattern'].sql()}]"] + ([f"within=[{within} ms]"] if within else [])
-    node = MatchNode([node], schema, INSERT_ONLY, spec=spec, labels=labels, out_time_attributes=times)
-    return node, out_scope
+    matched = MatchNode([node], schema, INSERT_ONLY, spec=spec, labels=labels, out_time_attributes=times)
+    return _measures(planner, matched, partition, keys, measures, match.args.get("alias"))
+
+
+def _measures(planner, matched: MatchNode, partition: list[ScopeColumn], keys: list[str],
+              measures: list[tuple[str, exp.Expression]], alias: exp.Expression | None
+              ) -> tuple[PlanNode, Scope]:
+    """The clause's output, ``partition columns, measures``: a Calc over the match's keys and leaves."""
+    from streamsql.plan.planner import _scope_of  # late: the planner imports this module
+
+    leaf_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.of_field(f)) for f in matched.schema],
+                       planner.sql, "MATCH_RECOGNIZE")
+    items = [(c.name, quote(k)) for c, k in zip(partition, keys)]
+    items += [(name, compile_expression(e, leaf_scope)) for name, e in measures]
+    calc = planner._calc(matched, items, None)
+    qualifier = alias.name if alias is not None and alias.name else None
+    return calc, _scope_of(calc, qualifier, planner.sql, "MATCH_RECOGNIZE")
 
 
 def _order(planner, match: ms.MatchRecognize, node: PlanNode, scope: Scope, index: dict[str, int]
