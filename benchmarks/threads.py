@@ -8,13 +8,13 @@ middle, from 20 % to 90 % of the events consumed, so start-up and the final comm
 out):
 
 - **CPU per thread** (user + sys from ``/proc/self/task/*/stat``, as a share of one core): the
-  job thread, the fetch thread(s), the sink thread(s), librdkafka's threads (``rdk:*``), the
-  rest; and the broker's JVM (``/proc/PID/stat`` of the process whose command line runs
+  job thread, the fetch thread(s), the decode thread(s), the sink thread(s), librdkafka's
+  threads (``rdk:*``), the rest; and the broker's JVM (``/proc/PID/stat`` of the process whose command line runs
   ``kafka.Kafka``), which shares the two cores;
 - **waits** (s per s of wall clock): the job thread waiting for a prefetched batch, the fetch
-  thread blocked on a full queue, the fetch thread inside ``consume()`` and in the decode, the
-  job thread blocked on a full sink queue or on the sink thread at a barrier, the sink thread
-  idle, and the job thread in the checkpoint's commit;
+  and decode threads blocked on a full queue, the fetch thread inside ``consume()``, the decode
+  thread in the decode, the job thread blocked on a full sink queue or on the sink thread at a
+  barrier, the sink thread idle, and the job thread in the checkpoint's commit;
 - with ``--stats``, librdkafka's own view of the consumer (``statistics.interval.ms`` = 1 s):
   messages and bytes waiting in its fetch queue, fetch requests and the broker round trip.
 
@@ -117,9 +117,9 @@ def instrument() -> None:
         setattr(cls, name, wrapper)
 
     timed(prefetch.PrefetchingSource, "poll", "job: wait for a fetched batch")
-    timed(prefetch.PrefetchingSource, "_put", "fetch: blocked on a full queue")
+    timed(prefetch.PrefetchingSource, "_put", "fetch + decode: blocked on a full queue")
     timed(reader_mod.KafkaReader, "consume", "fetch: consume()")
-    timed(source_mod.KafkaSource, "rows", "fetch: decode")
+    timed(source_mod.KafkaSource, "rows", "decode: decode")
     timed(sink_stage.PipelinedSink, "write", "job: hand to the sink (full queue)")
     timed(sink_stage.PipelinedSink, "wait_idle", "job: wait for the sink thread (barrier)")
     timed(coord_mod.CheckpointCoordinator, "maybe_complete", "job: complete + commit checkpoints")
@@ -234,6 +234,8 @@ def thread_label(tid: int, comm: str, names: dict[int, str]) -> str:
         return "job thread"
     if name.startswith("fetch-"):
         return "fetch thread"
+    if name.startswith("decode-"):
+        return "decode thread"
     if name.startswith("sink-"):
         return "sink thread"
     if comm.startswith("rdk:"):

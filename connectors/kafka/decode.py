@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Message
+from streamsql.connectors.kafka.fetched import Located
 from streamsql.connectors.kafka.formats import FormatSetup
 from streamsql.connectors.kafka.metadata import metadata_arrays, source_schema
 
@@ -97,36 +98,32 @@ class RecordDecoder:
 
     def decode(
         self,
-        msgs: list[Message],
-        values: list[bytes],
-        split_ids: Callable[[list[Message], np.ndarray], np.ndarray | None],
+        values: list[bytes | None],
+        located: Located,
+        msgs: list[Message] | None = None,
         src: np.ndarray | None = None,
         kinds: np.ndarray | None = None,
-        origins: Callable[[list[Message], np.ndarray], Callable[[int], str]] | None = None,
     ) -> Batch:
         """Decode ``values`` (with their messages' keys and metadata) into a batch.
 
+        Touches no reader state: it runs on the source's decode thread (:mod:`.fetched`).
+
         Args:
-            msgs: the messages of the batch.
-            values: the payloads to decode; ``values[j]`` came from ``msgs[src[j]]`` (from
-                ``msgs[j]`` when ``src`` is None).
-            split_ids: the reader's :meth:`~.reader.KafkaReader.split_ids`.
+            values: the payloads to decode; ``values[j]`` came from message ``src[j]`` (from
+                message ``j`` when ``src`` is None).
+            located: the split and offset of every message (``Batch.splits``, ``Batch.origin``
+                and the names of bad records).
+            msgs: the messages, needed for a key format or metadata columns (else None).
             src: the message index (int64) of each value, or None.
             kinds: the row kind (int8) of each value, or None to take the value format's
                 (debezium-json) kinds.
-            origins: the reader's :meth:`~.reader.KafkaReader.origins` (``Batch.origin`` without
-                a reference to the messages), or None to name rows from the messages themselves.
 
         Raises:
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
         """
 
-        def where_message(i: int) -> str:
-            m = msgs[i]
-            return f"{m.topic()}[{m.partition()}]@{m.offset()}"
-
         def where(j: int) -> str:
-            return where_message(j if src is None else int(src[j]))
+            return located.where(j if src is None else int(src[j]))
 
         vb = self.vdec.decode(values, where)
         idx = np.asarray(self.vdec.source_index, dtype=np.int64)  # into values
@@ -146,9 +143,12 @@ class RecordDecoder:
             kt = self.fs.key_schema.to_arrow().empty_table()
         meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
         table = assemble(self.table, self.schema, self.fs, vt, kt, meta)
-        origin = (origins(msgs, msg_idx) if origins is not None
-                  else lambda r: where_message(int(msg_idx[r])))
-        return Batch(table, row_kinds, split_ids(msgs, msg_idx), origin=origin)
+        return Batch(table, row_kinds, located.split_ids(msg_idx), origin=located.origins(msg_idx))
+
+    @property
+    def needs_messages(self) -> bool:
+        """The decode reads the messages' keys or metadata, not only their values."""
+        return self.kdec is not None or bool(self.table.metadata_columns)
 
     def count_skipped(self) -> None:
         """Add the records skipped since the last call to ``metrics["bad_records"]``."""

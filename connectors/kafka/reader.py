@@ -38,7 +38,7 @@ import operator
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -51,6 +51,7 @@ from streamsql.connectors.kafka.errors import (
     execution_error,
     new_client,
 )
+from streamsql.connectors.kafka.fetched import Located
 from streamsql.connectors.kafka.offsets import OffsetResolver, TopicPart, check_offset_options
 from streamsql.connectors.kafka.options import OPT_DISCOVERY, librdkafka_props, table_prefix, topics_of
 
@@ -577,36 +578,14 @@ class KafkaReader:
         """One split per assigned partition, named by its position key (``"0"``, ``"t:0"``)."""
         return [self._key(tp) for tp in self.parts]
 
-    def split_ids(self, msgs: list[Message], idx: np.ndarray) -> np.ndarray | None:
-        """The split of each message ``msgs[i]`` for ``i`` in ``idx``.
+    def located(self, msgs: list[Message]) -> Located:
+        """The split and offset of every message of ``msgs`` (what :meth:`consume` just returned).
 
-        Returns:
-            int32 indices into :meth:`split_names`; None when there is a single partition
-            (every row is split 0).
-        """
-        if len(self.parts) <= 1:
-            return None
-        per_msg, _ = self._located_for(msgs)
-        return per_msg[np.asarray(idx, dtype=np.int64)]
-
-    def origins(self, msgs: list[Message], idx: np.ndarray) -> Callable[[int], str]:
-        """``origin(r)``: ``topic[partition]@offset`` of the message ``msgs[idx[r]]`` (``Batch.origin``).
-
-        Built from the batch's split and offset arrays, not from the messages, so a batch does
-        not keep its messages alive: each is a GC-tracked object (10,000 per batch), and kept by
-        the batches waiting in the pipeline's queue they were scanned by every young collection
-        (0.19 vs 0.08 CPU-µs per record of collection, with :func:`gc_paused`).
+        Taken before :meth:`advance`; the decode reads it on another thread, so it holds a copy
+        of the partitions, never the reader.
         """
         splits, offsets = self._located_for(msgs)
-        idx = np.asarray(idx, dtype=np.int64)
-        row_splits, row_offsets = splits[idx], offsets[idx]
-        parts = self.parts
-
-        def origin(r: int) -> str:
-            topic, partition = parts[int(row_splits[r])]
-            return f"{topic}[{partition}]@{int(row_offsets[r])}"
-
-        return origin
+        return Located(splits, offsets, tuple(self.parts))
 
     def finished_split_ids(self) -> set[int]:
         """Splits whose bounded read reached its end offset."""

@@ -3,9 +3,11 @@
 Every partition of ``'topic'`` (or of the topics matching ``'topic-pattern'``) is assigned
 manually and read with ``read_committed`` by a :class:`~.reader.KafkaReader`; offsets are never
 committed to the group — the checkpoint holds them. The position is the next offset per
-partition; a restore seeks there, so no record is replayed or skipped. ``poll`` fetches up to
-``max_rows`` messages in one ``consume()`` call and decodes them in one call of the value format
-(and the key format for ``'key.fields'``). Metadata columns (:mod:`.metadata`): ``topic``,
+partition; a restore seeks there, so no record is replayed or skipped. ``poll`` is ``fetch``
+(up to ``max_rows`` messages in one ``consume()`` call, the position moved past them) then
+``decode`` (one call of the value format, and of the key format for ``'key.fields'``); the
+pipeline runs the two on threads of their own (:mod:`streamsql.runtime.prefetch`), the decode
+reading only what the fetch handed it (:mod:`.fetched`). Metadata columns (:mod:`.metadata`): ``topic``,
 ``partition``, ``offset``, ``timestamp`` (TIMESTAMP_LTZ(3)), ``timestamp-type``. Startup and
 bounded modes: :mod:`.offsets` (default startup: ``group-offsets``).
 
@@ -20,9 +22,9 @@ from __future__ import annotations
 
 from abc import abstractmethod
 
-from confluent_kafka import Message
 from streamsql.connectors.formats import is_changelog_format
 from streamsql.connectors.kafka.decode import RecordDecoder
+from streamsql.connectors.kafka.fetched import Fetched
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
 from streamsql.connectors.kafka.reader import KafkaReader, message_values
@@ -55,8 +57,10 @@ class ReaderSource(Source, StatesFormats):
 
     #: The startup mode when ``'scan.startup.mode'`` is unset.
     startup_default = "group-offsets"
-    #: consume() and the decode release the GIL: polled ahead on a fetch thread (streamsql.runtime.prefetch).
+    #: consume() and the decode release the GIL: polled ahead on a fetch thread, and decoded on a
+    #: decode thread of its own (streamsql.runtime.prefetch).
     prefetch = True
+    decode_apart = True
 
     def __init__(self, ctx: ConnectorContext):
         t = ctx.table
@@ -69,6 +73,7 @@ class ReaderSource(Source, StatesFormats):
         self.decoder = RecordDecoder(t, fs, ctx.metrics)
         self.schema = self.decoder.schema
         self.metrics = ctx.metrics
+        self._keep_messages = self.needs_messages()
 
     @classmethod
     def check(cls, table: TableDef, config: dict[str, str]) -> None:
@@ -87,12 +92,40 @@ class ReaderSource(Source, StatesFormats):
         return cls.changelog
 
     @abstractmethod
-    def rows(self, msgs: list[Message]) -> Batch | None:
-        """The rows of ``msgs`` (one ``consume()``), or None for none.
+    def rows(self, fetched: Fetched) -> Batch | None:
+        """The rows of one ``consume()``'s messages, or None for none (on the decode thread).
 
         Raises:
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
         """
+
+    def needs_messages(self) -> bool:
+        """:meth:`rows` reads the messages, not only their values (default: the decoder's need)."""
+        return self.decoder.needs_messages
+
+    def fetch(self, max_rows: int, timeout_s: float) -> Fetched | None:
+        """Up to ``max_rows`` messages of one ``consume()``, the positions moved past them.
+
+        Raises:
+            ExecutionError: for Kafka errors.
+        """
+        msgs = self.reader.consume(max_rows, timeout_s)
+        if not msgs:
+            return None
+        fetched = Fetched(message_values(msgs), self.reader.located(msgs),
+                          msgs if self._keep_messages else None)
+        self.reader.advance(msgs)
+        return fetched
+
+    def decode(self, fetched: Fetched) -> Batch | None:
+        """The rows of ``fetched``; None when there are none (touches no reader state).
+
+        Raises:
+            BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
+        """
+        batch = self.rows(fetched)
+        self.decoder.count_skipped()
+        return batch if batch is not None and batch.num_rows else None
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
         """The rows of up to ``max_rows`` messages of one ``consume()``; None when none arrived.
@@ -101,13 +134,8 @@ class ReaderSource(Source, StatesFormats):
             BadRecordError: naming ``topic[partition]@offset`` of an undecodable record.
             ExecutionError: for Kafka errors.
         """
-        msgs = self.reader.consume(max_rows, timeout_s)
-        if not msgs:
-            return None
-        batch = self.rows(msgs)
-        self.reader.advance(msgs)
-        self.decoder.count_skipped()
-        return batch if batch is not None and batch.num_rows else None
+        fetched = self.fetch(max_rows, timeout_s)
+        return None if fetched is None else self.decode(fetched)
 
     def position(self) -> dict:
         """``{"<topic>:<partition>": next_offset}``: the offset after the last record returned."""
@@ -170,9 +198,8 @@ class KafkaSource(ReaderSource):
         """Assign every partition at ``position`` (or per ``'scan.startup.mode'``)."""
         self.reader.open(position)
 
-    def rows(self, msgs: list[Message]) -> Batch:
+    def rows(self, fetched: Fetched) -> Batch:
         """Every message's value (and key) decoded, with its metadata columns."""
-        r = self.reader
-        return self.decoder.decode(msgs, message_values(msgs), r.split_ids, origins=r.origins)
+        return self.decoder.decode(fetched.values, fetched.located, fetched.msgs)
 
 

@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 import pyarrow as pa
-from confluent_kafka import Message
+from streamsql.connectors.kafka.fetched import Fetched
 from streamsql.connectors.kafka.formats import FormatSetup, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import check_metadata
 from streamsql.connectors.kafka.options import int_option, table_prefix
@@ -329,22 +329,27 @@ class UpsertKafkaSource(ReaderSource):
             else:
                 state[k] = v
 
-    def rows(self, msgs: list[Message]) -> Batch | None:
-        """The changelog rows of ``msgs`` (an update gives two); None when there are none.
+    def needs_messages(self) -> bool:
+        """The changelog derivation reads every message's key."""
+        return True
 
-        Messages without a key count as bad records.
+    def rows(self, fetched: Fetched) -> Batch | None:
+        """The changelog rows of the messages (an update gives two); None when there are none.
+
+        Messages without a key count as bad records. On the decode thread, which alone touches
+        the per-key values after :meth:`open`.
         """
         state = self.state
         vals: list[bytes] = []
         kinds: list[int] = []
         src: list[int] = []
         null_keys = 0
-        for i, m in enumerate(msgs):
+        msgs = fetched.msgs
+        for i, (m, v) in enumerate(zip(msgs, fetched.values)):
             k = m.key()
             if k is None:
                 null_keys += 1
                 continue
-            v = m.value()
             old = state.get(k)
             if v is None:
                 if old is not None:
@@ -370,5 +375,4 @@ class UpsertKafkaSource(ReaderSource):
         if not vals:
             return None
         src_arr, kinds_arr = np.asarray(src, dtype=np.int64), np.asarray(kinds, dtype=np.int8)
-        r = self.reader
-        return self.decoder.decode(msgs, vals, r.split_ids, src_arr, kinds_arr, r.origins)
+        return self.decoder.decode(vals, fetched.located, msgs, src_arr, kinds_arr)

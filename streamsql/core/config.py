@@ -51,6 +51,7 @@ DEFAULTS: dict[str, str] = {
     "table.local-time-zone": "UTC",
     "streamsql.exec.pipeline.enabled": "true",
     "streamsql.exec.pipeline.queue-batches": "2",
+    "streamsql.exec.pipeline.decode-thread": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
 }
@@ -106,6 +107,8 @@ KINDS: dict[str, object] = {
     # (streamsql.runtime.prefetch, streamsql.runtime.sink_stage), with queues of this many batches.
     "streamsql.exec.pipeline.enabled": "bool",
     "streamsql.exec.pipeline.queue-batches": "int>=1",
+    # false: a Kafka source decodes on its fetch thread (no decode thread of its own)
+    "streamsql.exec.pipeline.decode-thread": "bool",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),

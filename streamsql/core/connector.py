@@ -233,6 +233,11 @@ class Source(ABC):
     #: ``poll`` may run ahead on a fetch thread of its own (:mod:`streamsql.runtime.prefetch`):
     #: every call but ``lag`` then comes from that thread, ``open`` excepted, one at a time.
     prefetch: bool = False
+    #: With ``prefetch``: ``poll`` is ``decode(fetch(...))``, and the pipeline calls the two apart,
+    #: ``decode`` on a decode thread of its own, in fetch order, while the fetch thread makes the
+    #: other calls. ``decode`` must touch nothing they touch; ``position()`` and the rest answer
+    #: as of the last ``fetch`` (the decode of a fetch moves no position).
+    decode_apart: bool = False
 
     @abstractmethod
     def open(self, position: dict | None) -> None:
@@ -248,6 +253,24 @@ class Source(ABC):
         Raises:
             BadRecordError: for an undecodable record when the format is set to fail.
         """
+
+    def fetch(self, max_rows: int, timeout_s: float) -> Any:
+        """With :attr:`decode_apart`: ``poll``'s reading half: up to ``max_rows`` records, undecoded.
+
+        None when none arrived within ``timeout_s`` seconds; whatever else it returns goes to
+        :meth:`decode` unchanged.
+        """
+        msg = f"{type(self).__name__} does not fetch apart from its decode"
+        raise NotImplementedError(msg)
+
+    def decode(self, fetched: Any) -> Batch | None:
+        """With :attr:`decode_apart`: ``poll``'s decoding half: the rows of one :meth:`fetch`, or None.
+
+        Raises:
+            BadRecordError: for an undecodable record when the format is set to fail.
+        """
+        msg = f"{type(self).__name__} does not decode apart from its fetch"
+        raise NotImplementedError(msg)
 
     @abstractmethod
     def position(self) -> dict:

@@ -377,7 +377,8 @@ def _prefetching_source(source: Source, config: Config, batch_rows: int, name: s
     depth = _pipelined(config)
     if not depth or not source.prefetch:
         return source
-    return PrefetchingSource(source, batch_rows, depth, name)
+    key = "streamsql.exec.pipeline.decode-thread"
+    return PrefetchingSource(source, batch_rows, depth, name, apart=parse_bool(config.get(key), key))
 
 
 def _pipelined_sink(sink: Sink, config: Config, name: str) -> Sink:

@@ -1,4 +1,4 @@
-"""A source's fetch/decode stage on a thread of its own, ahead of the job thread.
+"""A source's fetch and decode stages on threads of their own, ahead of the job thread.
 
 A Kafka source's ``poll`` spends most of its time in native code that releases the GIL
 (librdkafka's ``consume()``, waiting for a fetch or copying messages, and pyarrow's JSON
@@ -6,6 +6,15 @@ reader); run on the job thread, that time is lost to the operators. :class:`Pref
 runs the wrapped source's ``poll`` on a fetch thread that stays up to ``depth`` batches ahead,
 through a bounded queue (a full queue blocks the fetch thread: backpressure), so one job can use
 a second core.
+
+A source that decodes apart from its fetch (``Source.decode_apart``: the Kafka sources) gets two
+stages instead: the fetch thread only calls ``fetch`` (consume and
+move the position) and queues what it read, with the state as of that fetch, to a **decode
+thread**, which calls ``decode`` on each item in order and queues the batch, with the state it
+came with, for the job thread; both queues hold at most ``depth`` items. One thread consumes
+while the other decodes (pyarrow's JSON reader releases the GIL), so the decode no longer waits
+for the next ``consume()`` and the other way round. The rule below holds unchanged: the state
+travels with its batch through both queues, and the single decode thread keeps their order.
 
 Exactly-once depends on one rule: **the position the job thread sees is the one after the last
 batch it was handed**, never where the fetch thread has read to. Each queued item carries the
@@ -16,12 +25,14 @@ first; batches the fetch thread read past it are processed after the barrier, in
 restore from that checkpoint reads them again (what was prefetched and not processed is simply
 dropped with the failed attempt).
 
-Every call on the wrapped source runs on the fetch thread while it lives (``poll``,
-``position``, ``finished_splits``, ``finished``, ``watermark``, ``checkpoint_committed``, queued
-to it, and ``lag``, handed to it: :mod:`streamsql.runtime.handoff`), so the source keeps its
-single-threaded contract (:mod:`streamsql.core.connector`). A failure of the fetch thread is
-raised on the job thread by the ``poll`` that finds the queue empty after the batches read
-before it (the same exception object, so the job fails with the source's own error).
+Every call on the wrapped source runs on the fetch thread while it lives (``poll`` or
+``fetch``, ``position``, ``finished_splits``, ``finished``, ``watermark``,
+``checkpoint_committed``, queued to it, and ``lag``, handed to it:
+:mod:`streamsql.runtime.handoff`), but ``decode``, which runs on the decode thread and touches
+nothing the others touch (the source's contract, :mod:`streamsql.core.connector`). A failure of
+either thread is queued behind the items read before it and raised on the job thread by the
+``poll`` that reaches it (the same exception object, so the job fails with the source's own
+error).
 """
 
 from __future__ import annotations
@@ -31,7 +42,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from streamsql.core.connector import Source
 from streamsql.core.elements import Batch
@@ -65,30 +76,50 @@ class SourceState:
     watermark: int | None
 
 
+class _Failure:
+    """A stage's failure, queued behind the items it read before it."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+
+#: What the queues hold: a batch (the job's queue) or a fetch's result (the decode queue), None
+#: for a change of state without rows, or a failure; and the state as of its fetch.
+_Item = tuple[Any, SourceState | None]
+
+
 class PrefetchingSource(Source):
     """Wraps ``inner`` so that its polls run on a fetch thread (see module docstring).
 
     Args:
         inner: the connector's source (not opened yet).
         max_rows: most rows per poll (``'execution.batch-size'``).
-        depth: batches the fetch thread may hold ready (the queue's bound, at least 1).
-        name: for the thread's name and messages.
+        depth: batches each stage may hold ready (the queues' bound, at least 1).
+        name: for the threads' names and messages.
+        apart: decode on a decode thread when the source allows it (``Source.decode_apart``);
+            False: ``poll`` on the fetch thread.
     """
 
-    def __init__(self, inner: Source, max_rows: int, depth: int, name: str):
+    def __init__(self, inner: Source, max_rows: int, depth: int, name: str, apart: bool = True):
         self.inner = inner
         self.schema = inner.schema
         self.bounded = inner.bounded
         self.changelog = inner.changelog
         self.max_rows = max_rows
         self.name = name
-        self._queue: queue.Queue[tuple[Batch | None, SourceState]] = queue.Queue(max(1, depth))
+        self.apart = apart and bool(inner.decode_apart)
+        self._queue: queue.Queue[_Item] = queue.Queue(max(1, depth))  # batches for the job thread
+        # fetched items for the decode thread (only when the source decodes apart)
+        self._fetched: queue.Queue[_Item] | None = queue.Queue(max(1, depth)) if self.apart else None
         self._commands: list[tuple[int, Any]] = []  # checkpoint_committed calls, in order
         self._handoff = Handoff()  # lag() calls, answered by the fetch thread
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._error: BaseException | None = None
-        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None  # a stage's failure, once poll reached it
+        self._failing = False  # a stage queued a failure (and ended)
+        self._threads: list[threading.Thread] = []
         self._state: SourceState | None = None  # as of the last item handed out
 
     # -- attributes the runtime reads ------------------------------------------------------------
@@ -104,11 +135,15 @@ class PrefetchingSource(Source):
 
     # -- the job thread's side ---------------------------------------------------------------------
     def open(self, position: dict | None) -> None:
-        """Open the wrapped source (on the caller's thread), then start the fetch thread."""
+        """Open the wrapped source (on the caller's thread), then start the fetch (and decode) thread."""
         self.inner.open(position)
         self._state = self._snapshot()
-        self._thread = threading.Thread(target=self._run, name=f"fetch-{self.name}", daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._run, name=f"fetch-{self.name}", daemon=True)]
+        if self.apart:
+            self._threads.append(threading.Thread(target=self._decode_run, name=f"decode-{self.name}",
+                                                  daemon=True))
+        for th in self._threads:
+            th.start()
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
         """The next prefetched batch, or None when none is ready within ``timeout_s``.
@@ -117,8 +152,10 @@ class PrefetchingSource(Source):
         rows still moves the state on (a partition's end, a bounded read complete).
 
         Raises:
-            BaseException: the fetch thread's failure, once every batch read before it was handed.
+            BaseException: a stage's failure, once every batch read before it was handed.
         """
+        if self._error is not None:
+            raise self._error
         try:
             if timeout_s > 0:
                 batch, state = self._queue.get(timeout=timeout_s)
@@ -127,15 +164,17 @@ class PrefetchingSource(Source):
         except queue.Empty:
             self._raise_failure()
             return None
+        if isinstance(batch, _Failure):
+            self._error = batch.error
+            raise self._error
         self._state = state
         return batch
 
     def _raise_failure(self) -> None:
-        if self._error is not None:
-            raise self._error
-        th = self._thread
-        if th is not None and not th.is_alive() and not self._stop.is_set() and self._queue.empty():
-            msg = f"Source '{self.name}': its fetch thread ended unexpectedly"
+        if self._stop.is_set() or self._failing or not self._queue.empty():
+            return  # stopping, or a failure is on its way through the queues
+        if any(not th.is_alive() for th in self._threads):
+            msg = f"Source '{self.name}': its fetch or decode thread ended unexpectedly"
             raise ExecutionError(msg)
 
     def position(self) -> Any:
@@ -144,7 +183,8 @@ class PrefetchingSource(Source):
 
     def finished(self) -> bool:
         """True once the last item handed out said the bounded read is complete."""
-        return self._state.finished and self._queue.empty()
+        fetched = self._fetched
+        return self._state.finished and self._queue.empty() and (fetched is None or fetched.empty())
 
     def finished_splits(self) -> set[int]:
         """The splits finished as of the last item handed out."""
@@ -160,8 +200,7 @@ class PrefetchingSource(Source):
         None while the fetch thread does not run, or when it does not answer within
         :data:`LAG_TIMEOUT_S`.
         """
-        th = self._thread
-        if th is None or not th.is_alive() or self._stop.is_set():
+        if not self._threads or not self._threads[0].is_alive() or self._stop.is_set():
             return None
         return self._handoff.call(self.inner.lag, LAG_TIMEOUT_S)
 
@@ -171,33 +210,33 @@ class PrefetchingSource(Source):
             self._commands.append((checkpoint_id, position))
 
     def close(self) -> None:
-        """Stop and join the fetch thread, run queued commits, then close the wrapped source.
+        """Stop and join the threads, run queued commits, then close the wrapped source.
 
-        A fetch thread that does not stop within :data:`JOIN_TIMEOUT_S` (a poll stuck in native
-        code) is left behind with its source unclosed: closing a client under a running call
-        could crash the process.
+        A thread that does not stop within :data:`JOIN_TIMEOUT_S` (a poll or a decode stuck in
+        native code) is left behind with its source unclosed: closing a client under a running
+        call could crash the process.
         """
         self._stop.set()
-        th = self._thread
-        if th is not None:
-            deadline = time.monotonic() + JOIN_TIMEOUT_S
+        deadline = time.monotonic() + JOIN_TIMEOUT_S
+        for th in self._threads:
             while th.is_alive() and time.monotonic() < deadline:
                 self._drain()  # not needed for the stop (puts time out), but frees the batches now
                 th.join(0.05)
             if th.is_alive():
-                log.error("source %s: the fetch thread did not stop within %.0f s; leaving it open",
-                          self.name, JOIN_TIMEOUT_S)
+                log.error("source %s: the %s thread did not stop within %.0f s; leaving it open",
+                          self.name, th.name, JOIN_TIMEOUT_S)
                 return
         self._drain()
         self._run_commands()
         self.inner.close()
 
     def _drain(self) -> None:
-        try:
-            while True:
-                self._queue.get_nowait()
-        except queue.Empty:
-            pass
+        for q in (self._queue, self._fetched):
+            try:
+                while q is not None:
+                    q.get_nowait()
+            except queue.Empty:
+                pass
 
     # -- the fetch thread --------------------------------------------------------------------------
     def _run_commands(self) -> None:
@@ -206,35 +245,60 @@ class PrefetchingSource(Source):
         for checkpoint_id, position in commands:
             self.inner.checkpoint_committed(checkpoint_id, position)
 
+    def _serve(self) -> None:
+        """Make the calls waiting for the fetch thread (commits, lag)."""
+        if self._commands:
+            self._run_commands()
+        if self._handoff:
+            self._handoff.serve()
+
     def _run(self) -> None:
+        out = self._fetched if self.apart else self._queue
+        read = self.inner.fetch if self.apart else self.inner.poll
         try:
             last = self._state
             while not self._stop.is_set():
-                if self._commands:
-                    self._run_commands()
-                if self._handoff:
-                    self._handoff.serve()
+                self._serve()
                 if last.finished:  # nothing more to read: serve commits until stopped
                     self._stop.wait(FETCH_TIMEOUT_S)
                     continue
-                batch = self.inner.poll(self.max_rows, FETCH_TIMEOUT_S)
+                got = read(self.max_rows, FETCH_TIMEOUT_S)
                 state = self._snapshot()
-                if batch is not None and not batch.num_rows:
-                    batch = None
-                if batch is None and state == last:
+                if not self.apart and got is not None and not got.num_rows:
+                    got = None
+                if got is None and state == last:
                     continue
-                self._put((batch, state))
+                self._put(out, (got, state), self._serve)
                 last = state
-        except BaseException as e:  # handed to the job thread by poll
-            self._error = e
+        except BaseException as e:  # raised on the job thread by the poll that reaches it
+            self._failing = True
+            self._put(out, (_Failure(e), None), self._serve)
 
-    def _put(self, item: tuple[Batch | None, SourceState]) -> None:
+    # -- the decode thread -------------------------------------------------------------------------
+    def _decode_run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                try:
+                    got, state = self._fetched.get(timeout=FETCH_TIMEOUT_S)
+                except queue.Empty:
+                    continue
+                if got is not None and not isinstance(got, _Failure):
+                    got = self.inner.decode(got)
+                    if got is not None and not got.num_rows:
+                        got = None
+                self._put(self._queue, (got, state), None)
+                if isinstance(got, _Failure):
+                    return
+        except BaseException as e:  # raised on the job thread by the poll that reaches it
+            self._failing = True
+            self._put(self._queue, (_Failure(e), None), None)
+
+    def _put(self, q: queue.Queue[_Item], item: _Item, serve: Callable[[], None] | None) -> None:
+        """Put ``item`` on ``q``, waiting while it is full (``serve`` meanwhile), until stopped."""
         while not self._stop.is_set():
             try:
-                self._queue.put(item, timeout=FETCH_TIMEOUT_S)
+                q.put(item, timeout=FETCH_TIMEOUT_S)
                 return
             except queue.Full:
-                if self._commands:
-                    self._run_commands()
-                if self._handoff:
-                    self._handoff.serve()
+                if serve is not None:
+                    serve()

@@ -20,12 +20,14 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from streamsql.connectors.formats import make_decoder
 from streamsql.connectors.kafka import KafkaSource
 from streamsql.connectors.kafka.decode import RecordDecoder
+from streamsql.connectors.kafka.fetched import Located
 
 from streamsql.core.errors import BadRecordError
 from tests.connectors.helpers import schema_of, table_of
@@ -231,8 +233,10 @@ def test_finding_4_kafka_keys_values_and_headers(lenient, records):
     values = [m.value() for m in msgs]
     COUNTS["batches"] += 1
     COUNTS["records"] += len(records)
+    located = Located(np.zeros(len(msgs), np.int32), np.array([m.offset() for m in msgs], np.int64),
+                      (("fuzz", 0),))
     try:
-        batch = decoder.decode(msgs, values, lambda ms, idx: None)
+        batch = decoder.decode(values, located, msgs)
     except BadRecordError as e:
         assert not lenient, f"a lenient source raised: {e}"
         COUNTS["failed batches"] += 1

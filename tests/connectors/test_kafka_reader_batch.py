@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from streamsql.connectors.kafka.fetched import Located
 from streamsql.connectors.kafka.reader import KafkaReader, gc_paused
 
 from tests.connectors.helpers import table_of
@@ -66,11 +67,22 @@ def test_row_origins_name_the_records_without_holding_the_messages():
     reader.parts = [("bids", 0), ("bids", 1), ("bids", 3)]
     msgs = [object() for _ in range(4)]  # what consume() returned: only its identity is used
     reader._located = (msgs, np.array([0, 2, 1, 2], np.int32), np.array([7, 40, 9, 41], np.int64))
-    origin = reader.origins(msgs, np.array([1, 3, 0]))  # rows 0..2 came from messages 1, 3, 0
+    located = reader.located(msgs)
+    reader._located = None  # advance() moved on; what the decode thread holds stays
+    reader.parts.append(("bids", 4))  # a partition discovered after the fetch
+    origin = located.origins(np.array([1, 3, 0]))  # rows 0..2 came from messages 1, 3, 0
     assert [origin(r) for r in range(3)] == ["bids[3]@40", "bids[3]@41", "bids[0]@7"]
-    reader._located = None
+    assert located.where(2) == "bids[1]@9"
+    assert located.split_ids(np.array([3, 0])).tolist() == [2, 0]
     held = [c.cell_contents for c in origin.__closure__]
     assert not any(x is msgs or (isinstance(x, list) and x and x[0] is msgs[0]) for x in held)
+    assert not any(x is reader for x in held)
+
+
+def test_one_partition_gives_no_split_ids():
+    located = Located(np.zeros(3, np.int32), np.array([5, 6, 7], np.int64), (("bids", 0),))
+    assert located.split_ids(np.array([0, 2])) is None
+    assert located.origins(np.array([2]))(0) == "bids[0]@7"
 
 
 def test_consume_never_waits_with_the_collector_paused(gc_on):

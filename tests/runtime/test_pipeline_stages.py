@@ -11,83 +11,30 @@ from __future__ import annotations
 import threading
 import time
 
-import pyarrow as pa
 import pytest
 
-from streamsql.core.connector import Sink, Source
+from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
-from streamsql.core.types import Schema
 from streamsql.runtime.prefetch import PrefetchingSource
 from streamsql.runtime.sink_stage import PipelinedSink
+from tests.runtime.stage_sources import ApartSource, CountingSource, counted_batch, wait_until
 
 
-def _batch(i: int) -> Batch:
-    return Batch(pa.table({"x": [i, i]}))
+@pytest.fixture(params=[CountingSource, ApartSource], ids=["poll", "fetch+decode"])
+def make(request):
+    """A counting source that polls, or that fetches and decodes apart (two stages)."""
+    return request.param
 
 
-class CountingSource(Source):
-    """Batch i holds rows [i, i]; the position is the number of batches polled so far."""
-
-    prefetch = True
-
-    def __init__(self, batches: int, bounded: bool = True, fail_at: int | None = None):
-        self.schema = Schema.from_arrow(pa.schema([("x", pa.int64())]))
-        self.bounded = bounded
-        self.n = batches
-        self.next = 0
-        self.fail_at = fail_at
-        self.threads: set[str] = set()
-        self.committed: list[tuple[int, dict]] = []
-        self.closed = False
-
-    def open(self, position):
-        self.next = (position or {}).get("next", 0)
-
-    def poll(self, max_rows, timeout_s):
-        self.threads.add(threading.current_thread().name)
-        if self.fail_at is not None and self.next == self.fail_at:
-            msg = f"bad record at {self.next}"
-            raise ExecutionError(msg)
-        if self.next >= self.n:
-            time.sleep(min(timeout_s, 0.01))
-            return None
-        self.next += 1
-        return _batch(self.next - 1)
-
-    def position(self):
-        self.threads.add(threading.current_thread().name)
-        return {"next": self.next}
-
-    def finished(self):
-        return self.next >= self.n
-
-    def checkpoint_committed(self, checkpoint_id, position):
-        self.committed.append((checkpoint_id, position, threading.current_thread().name))
-
-    def lag(self):
-        self.threads.add(threading.current_thread().name)
-        return self.n - self.next
-
-    def close(self):
-        self.closed = True
-
-
-def _wait(cond, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
-
-
-def test_position_is_after_the_last_handed_batch_not_the_prefetched_one():
-    inner = CountingSource(10)
+def test_position_is_after_the_last_handed_batch_not_the_prefetched_one(make):
+    inner = make(10)
     src = PrefetchingSource(inner, 100, depth=2, name="t")
     src.open(None)  # open (and the position at open) on the caller's thread, the rest on the fetch thread
     inner.threads.discard("MainThread")
     try:
         assert src.position() == {"next": 0}
-        _wait(lambda: inner.next >= 3)  # two queued and one more polled, blocked on the full queue
+        wait_until(lambda: inner.next >= 3)  # two queued and one more polled, blocked on the full queue
         b = src.poll(100, 1.0)
         assert b.table.column("x").to_pylist() == [0, 0]
         assert src.position() == {"next": 1}  # a barrier now records 1, not where the thread is
@@ -103,16 +50,16 @@ def test_position_is_after_the_last_handed_batch_not_the_prefetched_one():
     assert "MainThread" not in inner.threads  # poll and position only on the fetch thread
 
 
-def test_restore_reads_again_what_was_prefetched_but_not_handed():
-    inner = CountingSource(6)
+def test_restore_reads_again_what_was_prefetched_but_not_handed(make):
+    inner = make(6)
     src = PrefetchingSource(inner, 100, depth=3, name="t")
     src.open(None)
     src.poll(100, 1.0)
     src.poll(100, 1.0)
     barrier_position = src.position()
-    _wait(lambda: inner.next >= 5)
+    wait_until(lambda: inner.next >= 5)
     src.close()  # the attempt fails: prefetched batches 2.. are dropped
-    again = PrefetchingSource(CountingSource(6), 100, depth=3, name="t")
+    again = PrefetchingSource(make(6), 100, depth=3, name="t")
     again.open(barrier_position)
     try:
         seen = [again.poll(100, 1.0).table.column("x")[0].as_py() for _ in range(4)]
@@ -121,8 +68,8 @@ def test_restore_reads_again_what_was_prefetched_but_not_handed():
     assert seen == [2, 3, 4, 5]
 
 
-def test_a_fetch_failure_is_raised_on_the_job_thread_after_the_batches_before_it():
-    inner = CountingSource(10, fail_at=2)
+def test_a_fetch_failure_is_raised_on_the_job_thread_after_the_batches_before_it(make):
+    inner = make(10, fail_at=2)
     src = PrefetchingSource(inner, 100, depth=4, name="t")
     src.open(None)
     try:
@@ -136,12 +83,12 @@ def test_a_fetch_failure_is_raised_on_the_job_thread_after_the_batches_before_it
     assert inner.closed
 
 
-def test_commits_run_on_the_fetch_thread_or_at_close():
-    inner = CountingSource(2, bounded=False)
+def test_commits_run_on_the_fetch_thread_or_at_close(make):
+    inner = make(2, bounded=False)
     src = PrefetchingSource(inner, 100, depth=2, name="t")
     src.open(None)
     src.checkpoint_committed(1, {"next": 1})
-    _wait(lambda: inner.committed)
+    wait_until(lambda: inner.committed)
     assert inner.committed[0][:2] == (1, {"next": 1})
     assert inner.committed[0][2].startswith("fetch-")
     src.close()
@@ -150,17 +97,18 @@ def test_commits_run_on_the_fetch_thread_or_at_close():
 
 
 @pytest.mark.parametrize("batches", [0, 1000])  # the fetch thread polls on, or waits on a full queue
-def test_lag_is_asked_on_the_fetch_thread(batches):
+def test_lag_is_asked_on_the_fetch_thread(make, batches):
     """SHOW JOBS asks a task's input lag from its own thread; the consumer belongs to the fetch thread.
 
     confluent-kafka 2.16 serializes the calls on a consumer; the caller's ``Consumer.position``
     waited for ever while the fetch thread consumed (a SHOW JOBS hung in test_parallel_savepoint).
     """
-    inner = CountingSource(batches, bounded=False)
+    inner = make(batches, bounded=False)
     src = PrefetchingSource(inner, 100, depth=1, name="t")
     src.open(None)
     try:
-        _wait(lambda: inner.next == min(batches, 2))  # 1000: one batch queued, one held by its put
+        held = 2 if make is CountingSource else 4  # per stage: one batch queued, one held by its put
+        wait_until(lambda: inner.next == min(batches, held))
         inner.threads.clear()
         assert src.lag() == batches - inner.next
         assert inner.threads == {"fetch-t"}
@@ -169,13 +117,13 @@ def test_lag_is_asked_on_the_fetch_thread(batches):
     assert src.lag() is None  # closed: nothing asks the source
 
 
-def test_close_joins_a_fetch_thread_blocked_on_a_full_queue():
-    inner = CountingSource(1000, bounded=False)
+def test_close_joins_a_fetch_thread_blocked_on_a_full_queue(make):
+    inner = make(1000, bounded=False)
     src = PrefetchingSource(inner, 100, depth=1, name="t")
     src.open(None)
-    _wait(lambda: inner.next >= 2)
+    wait_until(lambda: inner.next >= 2)
     src.close()
-    assert not src._thread.is_alive()
+    assert src._threads and not any(th.is_alive() for th in src._threads)
     assert inner.closed
 
 
@@ -219,10 +167,10 @@ def test_a_pre_commit_flushes_every_write_before_it_and_none_after():
     sink = PipelinedSink(inner, depth=2, name="out")
     sink.open()
     for i in range(5):
-        sink.write(_batch(i))
+        sink.write(counted_batch(i))
     sink.pre_commit(1)
     for i in range(5, 8):
-        sink.write(_batch(i))
+        sink.write(counted_batch(i))
     sink.commit(1)
     sink.finish()
     sink.close()
@@ -239,11 +187,11 @@ def test_a_write_failure_fails_the_next_call_on_the_job_thread():
     inner = RecordingSink(fail_on=1)
     sink = PipelinedSink(inner, depth=4, name="out")
     sink.open()
-    sink.write(_batch(0))
-    sink.write(_batch(1))
+    sink.write(counted_batch(0))
+    sink.write(counted_batch(1))
     with pytest.raises(ExecutionError, match="delivery failed at 1") as failure:
         for i in range(2, 100):
-            sink.write(_batch(i))
+            sink.write(counted_batch(i))
             time.sleep(0.01)
     with pytest.raises(ExecutionError) as again:
         sink.pre_commit(1)
@@ -259,7 +207,7 @@ def test_the_sink_queue_is_bounded():
     sink.open()
     t0 = time.monotonic()
     for i in range(3):  # one written, one waiting: the third write waits for room
-        sink.write(_batch(i))
+        sink.write(counted_batch(i))
     assert time.monotonic() - t0 >= 0.15
     sink.close()
 
@@ -280,6 +228,9 @@ def test_the_switch_and_the_connectors_that_allow_it():
     three = Config({"streamsql.exec.pipeline.queue-batches": "3"})
     deep = _prefetching_source(CountingSource(1), three, 100, "t")
     assert deep._queue.maxsize == 3
+    assert _prefetching_source(ApartSource(1), on, 100, "t").apart  # a decode thread of its own
+    one = Config({"streamsql.exec.pipeline.decode-thread": "false"})
+    assert not _prefetching_source(ApartSource(1), one, 100, "t").apart  # decodes on the fetch thread
 
 
 class FailingSink(Sink):
