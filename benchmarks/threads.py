@@ -8,13 +8,14 @@ middle, from 20 % to 90 % of the events consumed, so start-up and the final comm
 out):
 
 - **CPU per thread** (user + sys from ``/proc/self/task/*/stat``, as a share of one core): the
-  job thread, the fetch thread(s), the decode thread(s), the sink thread(s), librdkafka's
-  threads (``rdk:*``), the rest; and the broker's JVM (``/proc/PID/stat`` of the process whose command line runs
-  ``kafka.Kafka``), which shares the two cores;
+  job thread, the fetch thread(s), the decode thread(s), the sink thread(s), the commit
+  thread, librdkafka's threads (``rdk:*``), the rest; and the broker's JVM (``/proc/PID/stat``
+  of the process whose command line runs ``kafka.Kafka``), which shares the two cores;
 - **waits** (s per s of wall clock): the job thread waiting for a prefetched batch, the fetch
   and decode threads blocked on a full queue, the fetch thread inside ``consume()``, the decode
-  thread in the decode, the job thread blocked on a full sink queue or on the sink thread at a
-  barrier, the sink thread idle, and the job thread in the checkpoint's commit;
+  thread in the decode, the job thread blocked on a full sink queue, the sink thread idle, the
+  job thread completing checkpoints, and the commit thread waiting for the sinks' barrier flush
+  and in the commit point;
 - with ``--stats``, librdkafka's own view of the consumer (``statistics.interval.ms`` = 1 s):
   messages and bytes waiting in its fetch queue, fetch requests and the broker round trip.
 
@@ -121,8 +122,10 @@ def instrument() -> None:
     timed(reader_mod.KafkaReader, "consume", "fetch: consume()")
     timed(source_mod.KafkaSource, "rows", "decode: decode")
     timed(sink_stage.PipelinedSink, "write", "job: hand to the sink (full queue)")
-    timed(sink_stage.PipelinedSink, "wait_idle", "job: wait for the sink thread (barrier)")
+    timed(sink_stage.PipelinedSink, "wait_idle", "job: wait for the sink thread (end of input)")
+    timed(sink_stage.PipelinedSink, "flushed", "commit: wait for the sinks' barrier flush")
     timed(coord_mod.CheckpointCoordinator, "maybe_complete", "job: complete + commit checkpoints")
+    timed(coord_mod.CheckpointCoordinator, "_commit_point", "commit: metadata + commit point")
     timed(coord_mod.CheckpointCoordinator, "acknowledge", "job: snapshot at the barrier")
 
     # the sink thread's idle time: its condition wait with nothing pending
@@ -238,6 +241,8 @@ def thread_label(tid: int, comm: str, names: dict[int, str]) -> str:
         return "decode thread"
     if name.startswith("sink-"):
         return "sink thread"
+    if name.startswith("commit-"):
+        return "commit thread"
     if comm.startswith("rdk:"):
         return comm.rstrip("0123456789-/").replace("rdk:broker", "rdk:broker")
     if tid == os.getpid():

@@ -139,7 +139,7 @@ class KafkaSink(ProducingSink):
         self.task_index = ctx.task_index
         self.partition = -1
         self.changelog = self.changelog_format(ctx.table)
-        self._held: list[Batch] = []
+        self._held: list[tuple] = []  # encoded rows held from a pre-commit to its commit
 
     @staticmethod
     def formats(table: TableDef) -> FormatSetup:
@@ -192,22 +192,24 @@ class KafkaSink(ProducingSink):
             raise ExecutionError(msg)
         if batch.num_rows == 0:
             return
-        if self._holding:
-            self._held.append(batch)
+        records = self._encode(batch)
+        if self._holding:  # encoded now, while the transaction commits; produced after it
+            self._held.append(records)
             return
-        self._send(batch)
+        self.session.produce_many(*records)
 
-    def _send(self, batch: Batch) -> None:
+    def _encode(self, batch: Batch) -> tuple:
+        """The arguments of :meth:`ProducerSession.produce_many` for the rows of ``batch``."""
         table = self.physical(batch.table)
         values = self.venc.encode(table.select(self.fs.value_schema.names), batch.kinds)
         keys = self.kenc.encode(self.fs.key_table(table)) if self.kenc is not None else None
         timestamps, headers = self.metadata.of(table)
-        self.session.produce_many(keys, values, self.partition, timestamps, headers)
+        return keys, values, self.partition, timestamps, headers
 
     def _release(self) -> None:
         held, self._held = self._held, []
-        for b in held:
-            self._send(b)
+        for records in held:
+            self.session.produce_many(*records)
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Flush: every row written so far is acknowledged (exactly-once: not yet visible).

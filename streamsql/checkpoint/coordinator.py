@@ -9,10 +9,17 @@ One checkpoint in flight at a time. Checkpoint n:
    buffers into keyed state and acknowledges (sinks pre-commit); when the last task has
    acknowledged, the job's state backend is snapshotted into ``chk-n/state/`` (each
    operator's state as of its own barrier: see :mod:`streamsql.runtime.job_state`);
-3. **complete** — write ``chk-n/_metadata``;
+3. **complete** — wait until every pipelined sink has flushed its barrier (a sink thread
+   pre-commits in order with its writes, :mod:`streamsql.runtime.sink_stage`), then write
+   ``chk-n/_metadata``;
 4. **commit** — the commit point: the job's committer commits (the Kafka transaction, whose
    offset commit names the checkpoint, or the ``_committed`` file);
 5. **notify** — sinks learn that n committed; old checkpoints are pruned.
+
+With ``asynchronous`` (the pipelined hot path) phases 3 and 4 run on a commit thread while the
+job thread goes on (:mod:`.background` says why that keeps exactly-once); phase 5 runs on the
+job thread once they returned. The final checkpoint, and a caller that asks to ``wait``,
+complete before :meth:`CheckpointCoordinator.maybe_complete` returns.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol
 
+from streamsql.checkpoint.background import AHEAD_S, BackgroundCommit
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.connector import Committer
 from streamsql.core.errors import ExecutionError
@@ -114,13 +122,19 @@ class CheckpointCoordinator:
             (:mod:`streamsql.plan.state_signature`), recorded in every checkpoint's ``_metadata``
             so that a restore can tell whether its plan means the same by that state
             (:mod:`streamsql.checkpoint.operators`).
+        pre_commits: called with n before the commit point; each returns once a sink that
+            pre-commits on a thread of its own flushed barrier n (raises its failure).
+        asynchronous: commit on a commit thread (module docstring).
+        name: the job's name (the commit thread's).
     """
 
     def __init__(self, storage: CheckpointStorage, committer: Committer, interval_ms: int, *,
                  task_ids: list[str] = (), state: StateSnapshots | None = None,
                  commit_listeners: list[Callable[[int], None]] = (), min_pause_ms: int = 0,
                  timeout_ms: int = 600_000, tolerable_failures: int = 0, num_retained: int = 1,
-                 first_id: int = 1, operators: dict[str, dict] | None = None):
+                 first_id: int = 1, operators: dict[str, dict] | None = None,
+                 pre_commits: list[Callable[[int], None]] = (), asynchronous: bool = False,
+                 name: str = "job"):
         self.storage = storage
         self.committer = committer
         self.interval_ms = interval_ms
@@ -143,6 +157,10 @@ class CheckpointCoordinator:
         self.state = state
         self.commit_listeners = list(commit_listeners)
         self.operators = dict(operators or {})
+        self.pre_commits = list(pre_commits)
+        self.asynchronous = asynchronous
+        self.name = name
+        self._commit: BackgroundCommit | None = None  # phases 3-4 of ``pending`` in flight
 
     # -- 1. trigger ---------------------------------------------------------------------------
     def due(self) -> bool:
@@ -193,24 +211,48 @@ class CheckpointCoordinator:
                 p.state_bytes["state"] = self.storage.save_state(checkpoint_id, self.state.snapshot)
 
     # -- 3..5. complete, commit, notify --------------------------------------------------------
-    def maybe_complete(self, final: bool = False) -> CheckpointStats | None:
+    def maybe_complete(self, final: bool = False, wait: bool = False) -> CheckpointStats | None:
         """Complete and commit the pending checkpoint if every task acknowledged it.
 
+        Asynchronous: the first call after the last acknowledgement starts the commit thread
+        and returns None; a later call finishes (phase 5) once the commit returned, and waits
+        for it once it has been in flight for :data:`~.background.AHEAD_S`.
+
         Args:
-            final: this is the last checkpoint of a finished job (a rerun starts afresh).
+            final: this is the last checkpoint of a finished job (a rerun starts afresh); it
+                completes before the call returns.
+            wait: complete before returning, also asynchronously (a commit in flight included).
 
         Raises:
             ExecutionError: when more consecutive checkpoints failed than tolerated.
+            BaseException: the commit's failure (also from the commit thread).
         """
         p = self.pending
         if p is None:
             return None
-        if len(self._acks) < len(self.task_ids):
-            if (time.monotonic() - self._trigger_mono) * 1000 > self.timeout_ms:
-                self._fail(p, "timed out")
+        if self._commit is None:
+            if len(self._acks) < len(self.task_ids):
+                if (time.monotonic() - self._trigger_mono) * 1000 > self.timeout_ms:
+                    self._fail(p, "timed out")
+                return None
+            if not self.asynchronous or final:
+                self._commit_point(p, final)
+                return self._notify(p)
+            self._commit = BackgroundCommit(p.checkpoint_id, lambda: self._commit_point(p, final), self.name)
+        behind = time.monotonic() - self._commit.started > AHEAD_S  # the job went on long enough
+        if not self._commit.done(None if wait or final or behind else 0.0):
             return None
+        commit, self._commit = self._commit, None
+        commit.outcome()
+        return self._notify(p)
+
+    def _commit_point(self, p: CheckpointStats, final: bool) -> None:
+        """Phases 3 and 4 (on the commit thread when asynchronous)."""
         n = p.checkpoint_id
-        # 3. metadata (durable before the commit point, so a committed id always has it)
+        # 3. the sinks' flushes of barrier n, then the metadata (durable before the commit point,
+        # so a committed id always has it)
+        for flushed in self.pre_commits:
+            flushed(n)
         self.storage.write_metadata(n, {"checkpoint_id": n, "trigger_time": p.trigger_time,
                                         "positions": p.positions, "state_bytes": p.state_bytes,
                                         "operators": self.operators})
@@ -218,7 +260,10 @@ class CheckpointCoordinator:
         # 4. the commit point
         self.committer.commit(n, {"positions": p.positions, "final": final})
         fault_point("after_commit_before_bookkeeping")
-        # 5. notify and prune
+
+    def _notify(self, p: CheckpointStats) -> CheckpointStats:
+        """Phase 5 (on the job thread): notify, prune, account."""
+        n = p.checkpoint_id
         for fn in self.commit_listeners:
             fn(n)
         self.storage.prune(n, self.num_retained)
@@ -231,6 +276,11 @@ class CheckpointCoordinator:
         self._last_end = time.monotonic() * 1000
         log.info("checkpoint %s", p.summary())
         return p
+
+    def close(self) -> None:
+        """Wait for a commit in flight (before the job closes its sinks' producers); never raises."""
+        if self._commit is not None:
+            self._commit.join()
 
     def _fail(self, p: CheckpointStats, why: str) -> None:
         if self.state is not None:

@@ -52,6 +52,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.pipeline.enabled": "true",
     "streamsql.exec.pipeline.queue-batches": "2",
     "streamsql.exec.pipeline.decode-thread": "true",
+    "streamsql.exec.pipeline.commit-thread": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
 }
@@ -103,12 +104,15 @@ KINDS: dict[str, object] = {
     "restart-strategy.exponential-delay.jitter-factor": "number",
     "restart-strategy.exponential-delay.attempts-before-reset-backoff": "int>=1",
     "execution.batch-size": "int>=1",
-    # A Kafka source's fetch/decode and a Kafka sink's encode/produce on threads of their own
-    # (streamsql.runtime.prefetch, streamsql.runtime.sink_stage), with queues of this many batches.
+    # A Kafka source's fetch and decode, a Kafka sink's encode/produce/flush and the checkpoints'
+    # commits on threads of their own (streamsql.runtime.prefetch, streamsql.runtime.sink_stage,
+    # streamsql.checkpoint.background), with queues of this many batches.
     "streamsql.exec.pipeline.enabled": "bool",
     "streamsql.exec.pipeline.queue-batches": "int>=1",
     # false: a Kafka source decodes on its fetch thread (no decode thread of its own)
     "streamsql.exec.pipeline.decode-thread": "bool",
+    # false: checkpoints commit on the job thread (streamsql.checkpoint.background)
+    "streamsql.exec.pipeline.commit-thread": "bool",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),

@@ -1,9 +1,11 @@
 """The source and sink contracts every connector implements.
 
-Call order the runtime guarantees (never two calls on one source or sink at once; a source
-with ``prefetch`` is polled on a fetch thread of its own and a sink with ``pipelined`` writes on
-a sink thread of its own, see :mod:`streamsql.runtime.prefetch` and
-:mod:`streamsql.runtime.sink_stage`; all other connectors run on the job thread):
+Call order the runtime guarantees (never two calls on one source or sink at once, but for the
+``decode`` of a ``decode_apart`` source; a source with ``prefetch`` is polled on a fetch thread
+of its own, and one with ``decode_apart`` decodes on a decode thread besides, and a sink with
+``pipelined`` writes and pre-commits on a sink thread of its own, see
+:mod:`streamsql.runtime.prefetch` and :mod:`streamsql.runtime.sink_stage`; all other connectors
+run on the job thread):
 
 Source: ``open(position)`` once → ``poll()`` repeatedly, interleaved with ``position()`` at
 each checkpoint barrier → ``close()``. ``poll`` never blocks longer than its timeout.
@@ -365,8 +367,11 @@ class Sink(ABC):
     upserts: bool = False
     transactional: bool = False
     guarantee_reason: str = ""
-    #: ``write`` may run on a sink thread of its own (:mod:`streamsql.runtime.sink_stage`); the
-    #: other calls then come from the job thread, never while a ``write`` runs.
+    #: ``write``, ``pre_commit`` and ``commit`` may run on a sink thread of its own, in the order
+    #: the job thread made them (:mod:`streamsql.runtime.sink_stage`); ``open``, ``finish`` and
+    #: ``close`` then come from the job thread, never while the sink thread makes a call. The
+    #: checkpoint's commit point may run on yet another thread between ``pre_commit(n)`` and
+    #: ``commit(n)``: a transactional sink must produce nothing into the transaction meanwhile.
     pipelined: bool = False
 
     def open(self) -> None:

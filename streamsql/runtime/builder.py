@@ -228,7 +228,11 @@ class JobGraph:
     workdir: str = ""  # this attempt's working state (snapshots live elsewhere)
 
     def close(self) -> None:
-        """Close every source, operator, backend and shared service; never raises."""
+        """Close every source, operator, backend and shared service; never raises.
+
+        A checkpoint's commit in flight returns first: its producer must not close under it.
+        """
+        _quietly(self.coordinator.close)
         for s in self.sources:
             _quietly(s.source.close)
         for t in self.tasks:
@@ -321,7 +325,10 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             timeout_ms=config.duration("execution.checkpointing.timeout"),
             tolerable_failures=config.integer("execution.checkpointing.tolerable-failed-checkpoints"),
             num_retained=config.integer("execution.checkpointing.num-retained"),
-            operators=_own(operators if operators is not None else state_signatures(roots), nodes))
+            operators=_own(operators if operators is not None else state_signatures(roots), nodes),
+            pre_commits=[s.flushed for s in sinks.values() if isinstance(s, PipelinedSink)],
+            asynchronous=_pipelined(config) > 0 and _switch(config, "streamsql.exec.pipeline.commit-thread"),
+            name=name)
         exactly_once = (config.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
         consumers: dict[str, list[tuple[plan.PlanNode, int]]] = {n.id: [] for n in nodes}
         for node in nodes:
@@ -364,10 +371,14 @@ def _own(signatures: dict[str, dict], nodes: list[plan.PlanNode]) -> dict[str, d
     return {op: sig for op, sig in signatures.items() if op in ids}
 
 
+def _switch(config: Config, key: str) -> bool:
+    """A pipeline switch (on by default: Config.boolean would read unset as false)."""
+    return parse_bool(config.get(key), key)
+
+
 def _pipelined(config: Config) -> int:
     """Queue bound of the pipeline's stages in batches, or 0 when it is switched off."""
-    key = "streamsql.exec.pipeline.enabled"  # on by default: Config.boolean would read unset as false
-    if not parse_bool(config.get(key), key):
+    if not _switch(config, "streamsql.exec.pipeline.enabled"):
         return 0
     return config.integer("streamsql.exec.pipeline.queue-batches")
 
@@ -377,8 +388,8 @@ def _prefetching_source(source: Source, config: Config, batch_rows: int, name: s
     depth = _pipelined(config)
     if not depth or not source.prefetch:
         return source
-    key = "streamsql.exec.pipeline.decode-thread"
-    return PrefetchingSource(source, batch_rows, depth, name, apart=parse_bool(config.get(key), key))
+    apart = _switch(config, "streamsql.exec.pipeline.decode-thread")
+    return PrefetchingSource(source, batch_rows, depth, name, apart=apart)
 
 
 def _pipelined_sink(sink: Sink, config: Config, name: str) -> Sink:

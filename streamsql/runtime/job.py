@@ -5,8 +5,9 @@ Each attempt builds a fresh graph; a failure restarts the job per the restart st
 A job's operators run in one thread: its loop gives each source a turn (inject a requested
 barrier, then poll a batch and push it through the tasks below), completes checkpoints whose
 barriers have passed every task, and triggers the next one when due. Kafka sources fetch and
-decode, and Kafka sinks encode and produce, on threads of their own (the pipelined hot path:
-:mod:`streamsql.runtime.prefetch`, :mod:`streamsql.runtime.sink_stage`). A job whose sources are all bounded
+decode, Kafka sinks encode, produce and flush, and checkpoints commit, on threads of their own
+(the pipelined hot path: :mod:`streamsql.runtime.prefetch`, :mod:`streamsql.runtime.sink_stage`,
+:mod:`streamsql.checkpoint.background`). A job whose sources are all bounded
 ends with: end of input (final watermark, operators flush) → a final checkpoint → commit.
 """
 
@@ -231,14 +232,14 @@ class JobRunner:
 
     def _final_checkpoint(self, graph: JobGraph, final: bool) -> None:
         coord = graph.coordinator
-        if coord.pending is not None:  # let the one in flight finish first
+        if coord.pending is not None:  # let the one in flight finish first (its commit too)
             for s in graph.sources:
                 s.inject_barrier()
-            coord.maybe_complete()
+            coord.maybe_complete(wait=True)
         coord.trigger()
         for s in graph.sources:
             s.inject_barrier()
-        if coord.maybe_complete(final=final) is None:
+        if coord.maybe_complete(final=final, wait=True) is None:
             msg = f"Job '{self.name}': the final checkpoint did not complete"
             raise ExecutionError(msg)
         self._finished = final

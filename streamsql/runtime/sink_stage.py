@@ -5,20 +5,26 @@ queue blocks the job thread: backpressure) and returns, so the encoding and prod
 batch (pyarrow, and librdkafka's produce and delivery reports) overlaps the operators of the
 next one.
 
-Only ``write`` moves. Every other call — ``pre_commit`` at a barrier, ``commit`` when a
-checkpoint completes, ``finish``, ``close`` — first waits until the sink thread has written
-every batch handed before it (and is idle), then runs on the caller's thread (the job thread).
-So a pre-commit flushes everything written before its barrier and nothing after it, the sink
-is never called from two threads at once, and the transaction protocol
+``pre_commit`` and ``commit`` move too, as markers in the same queue: the sink thread makes the
+wrapped call when it reaches the marker, after every batch handed before it and before every
+batch handed after it. So a pre-commit flushes everything written before its barrier and
+nothing after it, the job thread does not wait for the flush at the barrier (the checkpoint's
+commit does: :meth:`PipelinedSink.flushed`, called by the coordinator before the commit point,
+:mod:`streamsql.checkpoint.coordinator`), and a ``commit`` releases the rows a transactional
+sink held since its pre-commit in order, on the sink thread. The wrapped sink is never called
+from two threads at once: ``finish`` and ``close`` first wait until the sink thread is idle (or
+stop it), then run on the caller's thread. The transaction protocol
 (:mod:`streamsql.connectors.kafka.transactions`) is unchanged: between a pre-commit and its
 commit a transactional sink holds new rows and produces nothing, so the committer's
-``commit_transaction`` on the job thread never races a produce.
+``commit_transaction`` (on the job's commit thread, :mod:`streamsql.checkpoint.background`)
+never races a produce.
 
-A failure of ``write`` on the sink thread is raised on the job thread by the next ``write``, by
-the wait before the next other call, or by :meth:`PipelinedSink.raise_failure`, which the job's
-loop calls on every round (the same exception object): an idle input or a long checkpoint
-interval must not leave a failed sink unnoticed. Batches handed after it are dropped (the attempt fails,
-and a restore replays from the last checkpoint).
+A failure of the sink thread is raised on the job thread by the next ``write``, ``pre_commit``
+or ``commit``, by :meth:`PipelinedSink.flushed` (failing the checkpoint's commit), by the wait
+before ``finish``, or by :meth:`PipelinedSink.raise_failure`, which the job's loop calls on
+every round (the same exception object): an idle input or a long checkpoint interval must not
+leave a failed sink unnoticed. Work handed after it is dropped (the attempt fails, and a restore
+replays from the last checkpoint).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import threading
 
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch
+from streamsql.core.errors import ExecutionError
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +43,16 @@ log = logging.getLogger(__name__)
 WAIT_S = 0.1
 #: How long :meth:`PipelinedSink.close` waits for the sink thread (s).
 JOIN_TIMEOUT_S = 60.0
+
+
+class _Marker:
+    """A call the sink thread makes in queue order: ``pre_commit`` or ``commit`` of a checkpoint."""
+
+    __slots__ = ("call", "checkpoint_id")
+
+    def __init__(self, call: str, checkpoint_id: int):
+        self.call = call
+        self.checkpoint_id = checkpoint_id
 
 
 class PipelinedSink(Sink):
@@ -56,8 +73,9 @@ class PipelinedSink(Sink):
         self.guarantee_reason = inner.guarantee_reason
         self.name = name
         self.depth = max(1, depth)
-        self._pending: collections.deque[Batch] = collections.deque()
-        self._busy = False  # the sink thread is inside inner.write
+        self._pending: collections.deque[Batch | _Marker] = collections.deque()
+        self._busy = False  # the sink thread is inside a call of the wrapped sink
+        self._flushed = 0  # the last checkpoint whose pre-commit the sink thread made
         self._cv = threading.Condition()
         self._stop = False
         self._error: BaseException | None = None
@@ -102,15 +120,42 @@ class PipelinedSink(Sink):
                 self._cv.wait(WAIT_S)
             self.raise_failure()
 
+    def _mark(self, call: str, checkpoint_id: int) -> None:
+        with self._cv:
+            self.raise_failure()
+            self._pending.append(_Marker(call, checkpoint_id))
+            self._cv.notify_all()
+
     def pre_commit(self, checkpoint_id: int) -> None:
-        """Wait for the writes before the barrier, then the wrapped pre-commit (flush)."""
-        self.wait_idle()
-        self.inner.pre_commit(checkpoint_id)
+        """Queue the wrapped pre-commit (flush) behind the writes before the barrier; returns at once.
+
+        Raises:
+            BaseException: a failure of the sink thread.
+        """
+        self._mark("pre_commit", checkpoint_id)
+
+    def flushed(self, checkpoint_id: int) -> None:
+        """From any thread: wait until the sink thread made the pre-commit of ``checkpoint_id``.
+
+        Raises:
+            BaseException: a failure of the sink thread (its pre-commit's included).
+            ExecutionError: the sink was closed first.
+        """
+        with self._cv:
+            while self._flushed < checkpoint_id and self._error is None and not self._stop:
+                self._cv.wait(WAIT_S)
+            self.raise_failure()
+            if self._flushed < checkpoint_id:
+                msg = f"Sink '{self.name}' closed before it flushed checkpoint {checkpoint_id}"
+                raise ExecutionError(msg)
 
     def commit(self, checkpoint_id: int) -> None:
-        """Wait for the sink thread, then the wrapped commit."""
-        self.wait_idle()
-        self.inner.commit(checkpoint_id)
+        """Queue the wrapped commit (release the held rows) behind the writes so far; returns at once.
+
+        Raises:
+            BaseException: a failure of the sink thread.
+        """
+        self._mark("commit", checkpoint_id)
 
     def finish(self) -> None:
         """Wait for the sink thread, then the wrapped finish (end of input)."""
@@ -145,16 +190,29 @@ class PipelinedSink(Sink):
                     cv.wait(WAIT_S)
                 if self._stop:
                     return
-                batch = self._pending.popleft()
+                item = self._pending.popleft()
                 self._busy = True
                 cv.notify_all()  # room in the queue
+            flushed = None
             try:
                 if self._error is None:
-                    self.inner.write(batch)
-            except BaseException as e:  # raised on the job thread by write / wait_idle
+                    flushed = self._call(item)
+            except BaseException as e:  # raised on the job thread by write / flushed / wait_idle
                 self._error = e
             finally:
                 with cv:
                     self._busy = False
+                    if flushed is not None:
+                        self._flushed = flushed
                     cv.notify_all()
 
+    def _call(self, item: Batch | _Marker) -> int | None:
+        """Make the wrapped call ``item`` stands for; the checkpoint id of a pre-commit made."""
+        if not isinstance(item, _Marker):
+            self.inner.write(item)
+            return None
+        if item.call == "pre_commit":
+            self.inner.pre_commit(item.checkpoint_id)
+            return item.checkpoint_id
+        self.inner.commit(item.checkpoint_id)
+        return None

@@ -178,9 +178,58 @@ def test_a_pre_commit_flushes_every_write_before_it_and_none_after():
         [("write", i) for i in range(5)] + [("pre_commit", 1)] + [("write", i) for i in range(5, 8)]
         + [("commit", 1), ("finish", None)])
     threads = {w: t for w, _, t in inner.calls}
-    assert threads["write"].startswith("sink-")
-    assert threads["pre_commit"] == threads["commit"] == threading.current_thread().name
+    assert threads["write"] == threads["pre_commit"] == threads["commit"] == "sink-out"  # in queue order
+    assert threads["finish"] == threading.current_thread().name  # after the sink thread went idle
     assert inner.closed
+
+
+def test_the_job_thread_does_not_wait_for_the_flush_the_commit_does():
+    inner = RecordingSink(delay_s=0.05)
+    sink = PipelinedSink(inner, depth=8, name="out")
+    sink.open()
+    try:
+        for i in range(4):
+            sink.write(counted_batch(i))
+        t0 = time.monotonic()
+        sink.pre_commit(1)  # the barrier: queued behind the four writes
+        assert time.monotonic() - t0 < 0.1
+        sink.write(counted_batch(4))  # epoch 2 goes on
+        assert ("pre_commit", 1) not in [(w, a) for w, a, _ in inner.calls]
+        sink.flushed(1)  # what the checkpoint's commit waits for
+        done = [(w, a) for w, a, _ in inner.calls]
+        assert done[:5] == [("write", i) for i in range(4)] + [("pre_commit", 1)]
+    finally:
+        sink.close()
+
+
+def test_a_failed_pre_commit_fails_the_checkpoint_s_commit():
+    class FailingFlush(RecordingSink):
+        def pre_commit(self, checkpoint_id):
+            msg = f"flush of {checkpoint_id} failed"
+            raise ExecutionError(msg)
+
+    sink = PipelinedSink(FailingFlush(), depth=2, name="out")
+    sink.open()
+    try:
+        sink.write(counted_batch(0))
+        sink.pre_commit(3)
+        with pytest.raises(ExecutionError, match="flush of 3 failed") as failure:
+            sink.flushed(3)
+        with pytest.raises(ExecutionError) as again:
+            sink.commit(3)
+        assert again.value is failure.value
+    finally:
+        sink.close()
+
+
+def test_a_closed_sink_never_reports_a_flush_it_did_not_make():
+    sink = PipelinedSink(RecordingSink(delay_s=0.2), depth=2, name="out")
+    sink.open()
+    sink.write(counted_batch(0))
+    sink.pre_commit(1)
+    sink.close()  # the attempt fails: the pre-commit is dropped
+    with pytest.raises(ExecutionError, match="closed before it flushed checkpoint 1"):
+        sink.flushed(1)
 
 
 def test_a_write_failure_fails_the_next_call_on_the_job_thread():
