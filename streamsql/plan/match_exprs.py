@@ -55,7 +55,8 @@ class MatchExpr:
             ``FIRST``/``LAST`` of an expression); ``row`` (``(column index,)``: a column of the
             row an aggregate argument or a ``nav`` expression is evaluated on); ``call``
             (``(operator, operand...)``, operators of :data:`CALLS` and ``not``, ``neg``,
-            ``is_null``, ``is_not_null``); ``rowtime`` / ``proctime`` (MATCH_ROWTIME(),
+            ``is_null``, ``is_not_null``, ``abs``, ``coalesce``, ``case`` (condition, value, ...
+            [, else])); ``rowtime`` / ``proctime`` (MATCH_ROWTIME(),
             MATCH_PROCTIME()).
         args: the operands (see ``op``).
         type: the Flink type of the value.
@@ -145,6 +146,8 @@ class MatchExprCompiler:
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             inner, proxy = self._compile(node.this, clause, row_var)
             return self._call("is_null", node, [inner], exp.Is(this=proxy, expression=exp.Null()))
+        if isinstance(node, (exp.Case, exp.Coalesce, exp.Abs)):
+            return self._conditional(node, clause, row_var)
         if isinstance(node, exp.Between):
             low = exp.GTE(this=node.this, expression=node.args["low"])
             high = exp.LTE(this=node.this.copy(), expression=node.args["high"])
@@ -160,7 +163,35 @@ class MatchExprCompiler:
             return self._call(op, node, [left, right], type(node)(this=lp, expression=rp))
         self._fail(node, f"{node.sql()} is not supported in MATCH_RECOGNIZE's {clause} yet; "
                          "use columns, FIRST/LAST, COUNT/SUM/AVG/MIN/MAX, arithmetic, comparisons, "
-                         "AND/OR/NOT, IS [NOT] NULL and BETWEEN")
+                         "AND/OR/NOT, IS [NOT] NULL, BETWEEN, CASE, COALESCE and ABS")
+
+    def _conditional(self, node: exp.Expression, clause: str, row_var: list | None) -> Tree:
+        """``CASE [x] WHEN ... THEN ... [ELSE ...] END``, ``COALESCE(...)``, ``ABS(x)``.
+
+        A simple CASE compares ``x`` with each WHEN value by ``=``.
+        """
+        if isinstance(node, exp.Abs):
+            inner, proxy = self._compile(node.this, clause, row_var)
+            return self._call("abs", node, [inner], exp.Abs(this=proxy))
+        if isinstance(node, exp.Coalesce):
+            parts = [self._compile(x, clause, row_var) for x in [node.this, *node.expressions]]
+            proxy = exp.Coalesce(this=parts[0][1], expressions=[p for _, p in parts[1:]])
+            return self._call("coalesce", node, [t for t, _ in parts], proxy)
+        subject = node.this
+        operands, ifs = [], []
+        for branch in node.args.get("ifs") or []:
+            cond = branch.this if subject is None else exp.EQ(this=subject.copy(), expression=branch.this)
+            c, cp = self._compile(cond, clause, row_var)
+            v, vp = self._compile(branch.args["true"], clause, row_var)
+            operands += [c, v]
+            ifs.append(exp.If(this=cp, true=vp))
+        default = node.args.get("default")
+        proxy = exp.Case(ifs=ifs)
+        if default is not None:
+            d, dp = self._compile(default, clause, row_var)
+            operands.append(d)
+            proxy.set("default", dp)
+        return self._call("case", node, operands, proxy)
 
     def _call(self, op: str, node: exp.Expression, operands: list[MatchExpr],
               proxy: exp.Expression) -> Tree:

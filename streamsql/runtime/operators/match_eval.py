@@ -176,9 +176,13 @@ def _call(e: MatchExpr) -> Fn:
     if name == "is_not_null":
         inner = fns[0]
         return lambda env: inner(env) is not None
-    if name == "neg":
-        inner = fns[0]
-        return lambda env: None if (v := inner(env)) is None else _coerce(-v, t)
+    if name in ("neg", "abs"):
+        inner, sign = fns[0], (operator.neg if name == "neg" else abs)
+        return lambda env: None if (v := inner(env)) is None else _coerce(sign(v), t)
+    if name == "coalesce":
+        return lambda env: _coerce(next((v for f in fns if (v := f(env)) is not None), None), t)
+    if name == "case":
+        return _case(fns, t)
     arith = _ARITHMETIC[name]
     left, right = fns
 
@@ -189,6 +193,19 @@ def _call(e: MatchExpr) -> Fn:
         with localcontext(_DECIMALS):
             return arith(_operand(a, t), _operand(b, t), t)
     return calc
+
+
+def _case(fns: list[Fn], t: SqlType) -> Fn:
+    """``CASE``: the value of the first condition that is TRUE, else the ELSE value (NULL without one)."""
+    pairs = list(zip(fns[0::2], fns[1::2]))
+    default = fns[-1] if len(fns) % 2 else None
+
+    def case(env):
+        for condition, value in pairs:
+            if condition(env) is True:
+                return _coerce(value(env), t)
+        return None if default is None else _coerce(default(env), t)
+    return case
 
 
 def _logic(conjunction: bool, left: Fn, right: Fn) -> Fn:
