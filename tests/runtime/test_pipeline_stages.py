@@ -363,3 +363,21 @@ def test_the_loops_failure_probe_is_no_sink_method_of_another_meaning(tmp_path, 
         assert env.execute_sql("INSERT INTO out_t VALUES (1), (2)").job.wait(30) == "FINISHED"
     finally:
         _REGISTRY.pop("test-checking", None)
+
+
+@pytest.mark.parametrize("setting,asynchronous", [(None, True), ("false", False)])
+def test_the_commit_thread_switch(tmp_path, setting, asynchronous):
+    """'streamsql.exec.pipeline.commit-thread' = 'false' commits on the job thread; either way the
+    job's final checkpoint commits before it ends."""
+    from streamsql.environment import StreamEnvironment
+
+    config = {"state.dir": str(tmp_path / "state"), "execution.checkpointing.dir": str(tmp_path / "cp"),
+              "restart-strategy.type": "none"}
+    if setting is not None:
+        config["streamsql.exec.pipeline.commit-thread"] = setting
+    env = StreamEnvironment(config)
+    env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'blackhole')")
+    job = env.execute_sql("INSERT INTO out_t VALUES (1), (2)").job
+    assert job.wait(30) == "FINISHED"
+    assert job.runner.coordinator.asynchronous is asynchronous
+    assert job.last_checkpoint["status"] == "committed"
