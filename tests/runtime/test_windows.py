@@ -444,6 +444,44 @@ def test_snapshot_restore_keeps_pending_windows_and_timers(tmp_path, backend_nam
     assert ref_metrics.get("late_records", 0) >= 1
 
 
+@pytest.mark.parametrize("kind", ["TUMBLE", "HOP", "CUMULATE"])
+def test_a_watermark_fires_many_sparse_windows_in_one_query(tmp_path, kind):
+    """Sparse rows (one every ~1.3 s) over hours: the final watermark fires hundreds of windows with one
+    combine query, each window's rows (COUNT, SUM, COUNT DISTINCT) as counted from the input."""
+    rnd = random.Random(3)
+    rows = [(rnd.choice("xy"), BASE + 1300 * i + rnd.randint(0, 999), rnd.randint(0, 3)) for i in range(3000)]
+    op, backend = _operator(kind, "hashmap", tmp_path / "w", {})
+    queries = []
+    query = op._query
+    op._query = lambda sql, table: queries.append(sql) or query(sql, table)
+    assert op.process_batch(_batch(rows), 0) == []
+    out = op.process_watermark(Watermark(MAX_WATERMARK))
+    assert len(queries) == 2  # the partial aggregate, then every window's combination at once
+    got = [(k, ws, we, n, sm, d) for k, ws, we, _, n, sm, d in _rows(out)]
+    assert len(got) > 700  # TUMBLE: ~390 windows of two keys; HOP and CUMULATE more
+    assert [we for *_, we, _, _, _ in got] == sorted(we for *_, we, _, _, _ in got), "in end order"
+    expected = {}
+    for k, ts, v in rows:
+        for start, end in _windows(kind, ts - BASE):
+            expected.setdefault((k, start, end), []).append(v)
+    epoch = dt.datetime(1970, 1, 1)
+    assert Counter(got) == Counter(
+        (k, epoch + dt.timedelta(milliseconds=BASE + start), epoch + dt.timedelta(milliseconds=BASE + end),
+         len(vs), sum(vs), len(set(vs))) for (k, start, end), vs in expected.items())
+    backend.close()
+
+
+def _windows(kind: str, t: int) -> list[tuple[int, int]]:
+    """The windows ``[start, end)`` of ``_operator(kind)`` holding ``t`` (ms after BASE, itself aligned)."""
+    if kind == "TUMBLE":
+        return [(t - t % 10_000, t - t % 10_000 + 10_000)]
+    if kind == "HOP":
+        last = t - t % 5000
+        return [(last - 5000, last + 5000), (last, last + 10_000)]
+    start = t - t % 10_000
+    return [(start, end) for end in range(start + 2000, start + 10_001, 2000) if end > t]
+
+
 # -- kill -9 and restart (job level, Kafka) -------------------------------------------------------
 
 _CHILD = """

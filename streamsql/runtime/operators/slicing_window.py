@@ -16,7 +16,10 @@ remaining windows.
 **Per batch** (no per-row or per-key Python): the slice of every row is computed with numpy,
 DuckDB computes one partial aggregate row per (key, slice), and the partial table is appended to
 its slice. **On a watermark**, each due window's slices are combined by DuckDB (``sum`` of
-counts, ``min``/``max`` of extremes, union of distinct-value lists) into the output batch.
+counts, ``min``/``max`` of extremes, union of distinct-value lists) into the output batch: one
+query for all the windows the watermark fires (each window's partials tagged with its index), so
+sparse input whose watermark passes thousands of small windows at once costs one query, not one
+per window.
 
 The partial aggregates are the DuckDB partial / combine forms of the calls'
 :mod:`streamsql.functions.aggregates` objects (COUNT a count; SUM and AVG a count and a sum;
@@ -45,6 +48,7 @@ distinct key per slice after compaction).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import struct
 
@@ -73,6 +77,7 @@ SLICE_PARTIALS = ValueFormat("slicing-window/partials", 1)
 _OFFSET = 2**63
 _BE = struct.Struct(">Q")
 _SLICE_COL = "__slice_end"
+_WINDOW_COL = "__window"  # firing several windows in one query: the window's index
 _COMPACT_EVERY = 16  # fresh partial tables kept before they are combined in memory
 _REWRITE_AFTER = 16  # checkpoints of delta entries before a slice is rewritten compacted
 
@@ -164,6 +169,9 @@ class SlicingWindowAggOperator(Operator):
         key_cols = [f"__k{i}" for i in range(num_keys)]
         self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
                              + (f" GROUP BY {', '.join(key_cols)}" if key_cols else ""))
+        # several windows at once: their partials tagged with the window's index
+        self._fire_sql = (f"SELECT {', '.join(key_cols + combine + [_WINDOW_COL])} FROM __in "
+                          f"GROUP BY {', '.join(key_cols + [_WINDOW_COL])}")
         self._con = python_functions.connect()
         if self.aggregates.rowwise:
             # a row-wise aggregate's partial is the list of its rows, which must keep their arrival
@@ -230,14 +238,19 @@ class SlicingWindowAggOperator(Operator):
         part = self._query(self._partial_sql, table.append_column(_SLICE_COL, pa.array(ends, pa.int64())))
         col = part.column(_SLICE_COL).to_numpy()
         part = part.drop_columns([_SLICE_COL])
-        lo, hi = int(col.min()), int(col.max())
-        uniques = [lo] if lo == hi else np.unique(col).tolist()
-        for end in uniques:
+        if col.min() == col.max():
+            pieces = [(int(col[0]), part)]
+        else:  # sorted by slice, then cut: one pass, not one filter of the whole batch per slice
+            order = np.argsort(col, kind="stable")
+            col, part = col[order], part.take(pa.array(order))
+            cuts = [0, *(np.flatnonzero(np.diff(col)) + 1).tolist(), len(col)]
+            pieces = [(int(col[a]), part.slice(a, b - a)) for a, b in zip(cuts, cuts[1:])]
+        for end, piece in pieces:
             sl = self.slices.get(end)
             if sl is None:
                 sl = self.slices[end] = _Slice()
                 self._register(end)
-            sl.fresh.append(self._conform(part if lo == hi else part.filter(pa.array(col == end))))
+            sl.fresh.append(self._conform(piece))
             if len(sl.fresh) > _COMPACT_EVERY:
                 sl.fresh = [self._combine(sl.fresh)]
         return []
@@ -249,26 +262,30 @@ class SlicingWindowAggOperator(Operator):
         if self.watermark is None or wm > self.watermark:
             self.watermark = wm
         wm = self.watermark
-        out: list[Element] = []
-        deletes: list[bytes] = []
+        due: list[tuple[int, int, list[pa.Table]]] = []  # per window to fire: start, end, partials
         heap = self._heap
+        slice_ends = sorted(self.slices)
+        last = None  # the end of the last window fired
         while heap and (heap[0] - 1 <= wm or wm == MAX_WATERMARK):
-            end = heapq.heappop(heap)
+            last = end = heapq.heappop(heap)
             self.timers.discard(end)
             start = self.assigner.window_start(end)
             # A row-wise aggregate's lists join in the order Flink merges the slices: a HOP window's
             # newest first (HoppingSliceAssigner), a CUMULATE window's oldest first (into the first slice)
-            ends = sorted((se for se in self.slices if start < se <= end), reverse=self.spec.kind == "HOP")
+            ends = slice_ends[bisect.bisect_right(slice_ends, start):bisect.bisect_right(slice_ends, end)]
+            if self.spec.kind == "HOP":
+                ends.reverse()
             tables = [t for se in ends for t in self.slices[se].base + self.slices[se].fresh]
             if tables:
-                out.append(Batch(self._finalize(self._combine(tables), start, end)))
-            done = [se for se in self.slices if int(self.assigner.last_window_ends(np.array([se]))[0]) <= end]
-            for se in done:
-                deletes += self.slices.pop(se).entries
-        if deletes:
-            self.ctx.state.write([], deletes)
-        out.append(watermark)
-        return out
+                due.append((start, end, tables))
+        if last is not None:
+            # slices whose last window has fired (none of them is in a window not fired yet)
+            done = np.asarray(slice_ends, np.int64)
+            done = done[self.assigner.last_window_ends(done) <= last].tolist()
+            deletes = [k for se in done for k in self.slices.pop(se).entries]
+            if deletes:
+                self.ctx.state.write([], deletes)
+        return [Batch(self._fire(due)), watermark] if due else [watermark]
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Write each slice's partials since the last checkpoint (per key group), and the watermark."""
@@ -316,6 +333,27 @@ class SlicingWindowAggOperator(Operator):
         """One partial row per key: the combination of ``tables``' partials."""
         return self._conform(self._query(self._combine_sql, pa.concat_tables(tables)))
 
+    def _fire(self, due: list[tuple[int, int, list[pa.Table]]]) -> pa.Table:
+        """The output rows of the windows ``due`` (start, end, partial tables; in end order), in that order.
+
+        One combine query for all of them (the partials tagged with their window's index), not one
+        per window: a watermark that passes many sparse windows at once costs one query.
+        """
+        if len(due) == 1:
+            start, end, tables = due[0]
+            part = self._combine(tables)
+            n = part.num_rows
+            return self._finalize(part, np.full(n, start, np.int64), np.full(n, end, np.int64))
+        tagged = [t.append_column(_WINDOW_COL, pa.array(np.full(t.num_rows, w, np.int64)))
+                  for w, (_, _, tables) in enumerate(due) for t in tables]
+        part = self._query(self._fire_sql, pa.concat_tables(tagged))
+        window = part.column(_WINDOW_COL).to_numpy()
+        order = np.argsort(window, kind="stable")
+        part = self._conform(part.drop_columns([_WINDOW_COL]).take(pa.array(order)))
+        window = window[order]
+        starts, ends = (np.array(c, np.int64)[window] for c in zip(*((s, e) for s, e, _ in due)))
+        return self._finalize(part, starts, ends)
+
     def _split_by_key_group(self, table: pa.Table) -> list[tuple[bytes, bytes]]:
         """``table`` cut into one Arrow IPC blob per key group: ``[(kg 2 bytes, blob)]``."""
         kgs = key_groups(encode_keys(table.columns[: self.num_keys], table.num_rows))
@@ -331,14 +369,13 @@ class SlicingWindowAggOperator(Operator):
             out.append((int(kgs[a]).to_bytes(2, "big"), SLICE_PARTIALS.wrap(sink.getvalue().to_pybytes())))
         return out
 
-    def _finalize(self, part: pa.Table, start: int, end: int) -> pa.Table:
-        """Output rows of window ``[start, end)`` from its combined partials."""
-        n = part.num_rows
+    def _finalize(self, part: pa.Table, starts: np.ndarray, ends: np.ndarray) -> pa.Table:
+        """Output rows from combined partials, row ``i`` of window ``[starts[i], ends[i])`` (ms, int64)."""
         fields = list(self.output_schema)
         arrays = [part.column(i).cast(fields[i].type) for i in range(self.num_keys)]
-        time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
-        for f, t in zip(fields[self.num_keys: self.num_keys + 3], (start, end, time)):
-            arrays.append(ms_array(np.full(n, t, np.int64), f.type))
+        times = to_instant(ends - 1, self.spec.zone)
+        for f, t in zip(fields[self.num_keys: self.num_keys + 3], (starts, ends, times)):
+            arrays.append(ms_array(np.asarray(t, np.int64), f.type))
         for f, result in zip(fields[self.num_keys + 3:], self.aggregates.finish(part)):
             arrays.append(result.cast(f.type))
         return pa.Table.from_arrays(arrays, schema=self.output_schema)
