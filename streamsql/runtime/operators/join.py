@@ -42,7 +42,12 @@ batch (regular join: one multi-get of this side's rows of the batch, one prefix 
 key of the other side's; interval join: one multi-get of both sides' entries) and written with one
 write batch; a residual (non-equi) ``ON`` condition of an outer join is evaluated by DuckDB over
 all candidate pairs of the batch at once. Matching within a key, and building output rows, is
-Python over the key's rows.
+Python over the key's rows — except for a batch of an inner join's side that appends (insert-only
+input, no state TTL, no residual condition; q3, q4, q7, q8 of Nexmark), which never becomes Python
+rows: its matches are index arrays, its output the batch's own columns taken by them next to the
+matched rows of the other side, its rows one vectorized encoding
+(:func:`~streamsql.state.row_values.encode_rows`) and one write
+(:meth:`StreamingJoinOperator._append_batch`).
 
 Interval join state layout (:mod:`streamsql.state.layout`; ``key`` = the join key's
 :func:`encode_keys` bytes, ``kg`` = its 2-byte key group, shared by both sides)::
@@ -66,7 +71,7 @@ from streamsql.core.types import hashable
 from streamsql.plan.joins import FULL, LEFT, RIGHT
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
-from streamsql.runtime.operators.join_state import JoinState, KeyedRows
+from streamsql.runtime.operators.join_state import JoinState, KeyedRows, rows_of
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, rowtimes
 from streamsql.state.layout import JOIN_LEFT, JOIN_RIGHT, ValueFormat, encode_keys, with_key_groups
 
@@ -79,22 +84,6 @@ _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 def outer_sides(join_type: str) -> tuple[bool, bool]:
     """(left is outer, right is outer) for a join type."""
     return join_type in (LEFT, FULL), join_type in (RIGHT, FULL)
-
-
-def rows_of(table: pa.Table) -> list[tuple]:
-    """The rows of ``table`` as Python tuples (hashable: they key the join's state).
-
-    A ROW, ARRAY or MAP value becomes a tuple (of fields, elements, key/value pairs), which
-    Arrow builds back into the same value (:func:`table_of`).
-    """
-    if not table.num_columns:
-        return []
-    cols = [c.to_pylist() for c in table.columns]
-    if any(pa.types.is_nested(f.type) for f in table.schema):
-        cols = [[hashable(v) for v in c] if pa.types.is_nested(f.type) else c
-                for c, f in zip(cols, table.schema)]
-    return list(zip(*cols))
-
 
 
 def pack_rows(rows: dict[tuple, list]) -> list[list]:
@@ -235,9 +224,17 @@ class StreamingJoinOperator(JoinBase, Operator):
         super().open(ctx)
         self.ttls = tuple(state_ttl(ctx, ms) for ms in self.state_ttl_ms)
         self.join_state = JoinState(ctx.state, self.ttls, self.inputs_insert_only)
+        plain = self.residual is None and not any(self.outer)
+        self.columnar = tuple(plain and a for a in self.join_state.appends)
+        fields = list(self.output_schema)
+        self.side_schemas = (pa.schema(fields[:self.widths[0]]), pa.schema(fields[self.widths[0]:]))
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Join ``batch`` (from side ``input_index``) with the other side's state; update state."""
+        if self.columnar[input_index] and batch.table.num_rows:
+            out = self._append_batch(batch.table, input_index)
+            if out is not None:
+                return out
         side, other = input_index, 1 - input_index
         kb = self._load(batch, side)
         if kb is None:
@@ -298,6 +295,45 @@ class StreamingJoinOperator(JoinBase, Operator):
 
         self.join_state.write(kb, touched)
         return self._output(out_rows, out_kinds, self.insert_only)
+
+
+    def _append_batch(self, table: pa.Table, side: int) -> list[Element] | None:
+        """An inner join's batch of a side that appends (insert-only, no state TTL), column by column.
+
+        No Python row of the batch: its matches are index arrays, the output is the batch's
+        columns taken by them next to the matched rows of the other side (converted once per
+        batch, not once per match), its rows go to state in one write (:meth:`JoinState.append`). Output
+        rows come in the order of the general path: per input row, each match ``count`` times,
+        in state order; all +I (an accumulate of an inner join keeps its kind).
+
+        Returns:
+            The output, or None when the batch's column types differ from the side's schema
+            (the general path converts them).
+        """
+        if table.schema.types != self.side_schemas[side].types:
+            return None
+        keys, with_nulls = self._row_keys(table, side)
+        theirs, prefixes = self.join_state.probe(side, keys, with_nulls)
+        their_rows: list[tuple] = []
+        spans = {}
+        for k, entries in theirs.items():
+            start = len(their_rows)
+            for y, e in entries:
+                their_rows += [y] * e[0]
+            spans[k] = (start, len(their_rows) - start)
+        start_of, count = (np.array(c, np.int64).reshape(-1) for c in zip(*(spans[k] for k in keys)))
+        self.join_state.append(side, keys, prefixes, table, count)
+        total = int(count.sum())
+        if not total:
+            return []
+        mine_idx = np.repeat(np.arange(table.num_rows), count)
+        first = np.cumsum(count) - count  # per row, its first output row
+        their_idx = np.repeat(start_of - first, count) + np.arange(total)
+        mine_cols = table.take(mine_idx).columns
+        their_cols = table_of(their_rows, self.side_schemas[1 - side]).take(their_idx).columns
+        cols = mine_cols + their_cols if side == 0 else their_cols + mine_cols
+        kinds = None if self.insert_only else np.full(total, RowKind.INSERT, np.int8)
+        return [Batch(pa.Table.from_arrays(cols, schema=self.output_schema), kinds)]
 
 
 class IntervalJoinOperator(JoinBase, WindowOperatorBase):

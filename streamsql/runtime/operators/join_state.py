@@ -23,6 +23,8 @@ A side whose input is insert-only and has no state TTL (:attr:`JoinState.appends
 adds rows: each row is an entry of its own, under a random 16-byte entry key (:func:`unique_keys`),
 with count 1 — no read before the put, no encoding of the row as a key (Flink reads the count;
 nothing can tell the two apart, as a row of such a side is never retracted, updated or expired).
+Its batches are encoded whole (:meth:`JoinState.append`, :func:`~streamsql.state.row_values.encode_rows`:
+the same values, built with numpy instead of one msgpack call per row).
 
 Elsewhere rows equal as key bytes are one entry (SQL equality: ``-0.0`` and ``0.0``, every NaN, are one),
 as they were one dict key before. Rows whose join key has a NULL are kept (an outer side retracts
@@ -41,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from streamsql.core.types import hashable
 from streamsql.state.base import KeyedState
 from streamsql.state.layout import (
     JOIN_LEFT,
@@ -53,6 +56,7 @@ from streamsql.state.layout import (
     split_map_key,
     with_key_groups,
 )
+from streamsql.state.row_values import encode_rows
 from streamsql.state.ttl import StateTtl, TtlKeyedState
 
 #: A row of a side: ``[count, associations, *row]``.
@@ -61,6 +65,21 @@ JOIN_ROW = ValueFormat("join/row", 1)
 JOIN_LAYOUT = ValueFormat("join/layout", 2)
 _SIDE = (JOIN_LEFT, JOIN_RIGHT)
 _UNIQUE_BYTES = 16  # random entry keys: a collision among 10^12 rows has odds below 10^-14
+
+
+def rows_of(table: pa.Table) -> list[tuple]:
+    """The rows of ``table`` as Python tuples (hashable: they key the join's state).
+
+    A ROW, ARRAY or MAP value becomes a tuple (of fields, elements, key/value pairs), which
+    Arrow builds back into the same value (:func:`~streamsql.runtime.operators.join.table_of`).
+    """
+    if not table.num_columns:
+        return []
+    cols = [c.to_pylist() for c in table.columns]
+    if any(pa.types.is_nested(f.type) for f in table.schema):
+        cols = [[hashable(v) for v in c] if pa.types.is_nested(f.type) else c
+                for c, f in zip(cols, table.schema)]
+    return list(zip(*cols))
 
 
 def unique_keys(n: int) -> list[bytes]:
@@ -134,10 +153,8 @@ class JoinState:
             StateFormatError: the state was written by another layout or format.
         """
         self._check_layout()
-        distinct = list(dict.fromkeys(keys))
-        grouped = with_key_groups(distinct)
-        prefixes = tuple(dict(zip(distinct, map_prefixes(grouped, tag))) for tag in _SIDE)
-        mine_p, their_p = prefixes[side], prefixes[1 - side]
+        distinct, prefixes = self._prefixes(keys)
+        mine_p = prefixes[side]
         decode = JOIN_ROW.decode
         if self.appends[side]:  # a new entry per row, none to read
             row_keys = unique_keys(len(rows))
@@ -156,6 +173,61 @@ class JoinState:
                 else:
                     r = decode(v)
                     mine[pair] = [r[0], r[1], tuple(r[2:]), True]
+        theirs = self._theirs(side, distinct, with_nulls, prefixes[1 - side])
+        values = self.state.get_many(list(extra)) if extra else []
+        return KeyedRows(rows, kinds, keys, distinct, with_nulls, row_keys, side, mine, theirs, prefixes,
+                         values, [])
+
+    def probe(self, side: int, keys: list[bytes], with_nulls: set[bytes]) -> tuple[dict, tuple[dict, dict]]:
+        """The other side's rows for a batch of ``side`` that appends (:attr:`appends`), read only.
+
+        Args:
+            side: the batch's side.
+            keys: per row of the batch its encoded join key.
+            with_nulls: the keys with a NULL column (they never match).
+
+        Returns:
+            Per distinct key the other side's rows ``(row, [count, associations, row key])``,
+            and per side, per distinct key, its map prefix (for :meth:`append`).
+
+        Raises:
+            StateFormatError: the state was written by another layout or format.
+        """
+        self._check_layout()
+        distinct, prefixes = self._prefixes(keys)
+        return self._theirs(side, distinct, with_nulls, prefixes[1 - side]), prefixes
+
+    def append(self, side: int, keys: list[bytes], prefixes: tuple[dict, dict], table: pa.Table,
+               associations: np.ndarray) -> None:
+        """Add each row of ``table`` (a batch of ``side``, which appends) as a new entry, in one write.
+
+        The values are :data:`JOIN_ROW` ``[1, associations, *row]``, encoded for the whole batch
+        at once (:func:`~streamsql.state.row_values.encode_rows`) where its column types allow.
+
+        Args:
+            side: the batch's side; :attr:`appends` must hold for it.
+            keys: per row its encoded join key.
+            prefixes: from :meth:`probe`.
+            table: the batch's rows.
+            associations: per row, its number of matches (int64).
+        """
+        n = table.num_rows
+        values = encode_rows(JOIN_ROW, [np.ones(n, np.int64), associations], table)
+        if values is None:
+            encode = JOIN_ROW.encode
+            values = [encode([1, a, *x]) for a, x in zip(associations.tolist(), rows_of(table))]
+        mine_p = prefixes[side]
+        self.views[side].write_maps([(mine_p[k], rk, v) for k, rk, v in zip(keys, unique_keys(n), values)])
+
+    def _prefixes(self, keys: list[bytes]) -> tuple[list[bytes], tuple[dict, dict]]:
+        """The distinct keys of ``keys`` in order, and per side their map prefixes."""
+        distinct = list(dict.fromkeys(keys))
+        grouped = with_key_groups(distinct)
+        return distinct, tuple(dict(zip(distinct, map_prefixes(grouped, tag))) for tag in _SIDE)
+
+    def _theirs(self, side: int, distinct: list[bytes], with_nulls: set[bytes], their_p: dict) -> dict:
+        """Per distinct key, the other side's rows ``(row, [count, associations, row key])``."""
+        decode = JOIN_ROW.decode
         probed = [k for k in distinct if k not in with_nulls]
         theirs = {k: [] for k in distinct}
         for k, entries in zip(probed, self.views[1 - side].get_maps([their_p[k] for k in probed])):
@@ -163,9 +235,7 @@ class JoinState:
             for rk, v in entries:
                 r = decode(v)
                 out.append((tuple(r[2:]), [r[0], r[1], rk]))
-        values = self.state.get_many(list(extra)) if extra else []
-        return KeyedRows(rows, kinds, keys, distinct, with_nulls, row_keys, side, mine, theirs, prefixes,
-                         values, [])
+        return theirs
 
     def write(self, kb: KeyedRows, touched: dict, puts: list | None = None) -> None:
         """Write back this side's entries of the batch, the other side's in ``touched``, and ``puts``.
