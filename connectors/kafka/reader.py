@@ -19,13 +19,14 @@ A new partition enters the position at once, so a checkpoint holds it; a restore
 partition its position does not name starts that one at the earliest offset too (Flink: a
 partition missing from the restored enumerator state is a new one).
 
-A task of a parallel job owns the partitions ``i`` (in topic, partition order) with
-``i % tasks == task``. A restarted task restores only its own position, so that order must not
-move a partition from one task to another: partitions found later are appended (their index
-continues after the known ones). A change that would move known partitions — in a parallel job
-reading several topics, partitions added to a topic other than the last, or a new topic sorting
-before a known one — fails the task with an error instead of reading some rows twice or never
-(at discovery, and at a restore whose position names a partition another task owns now).
+A task of a parallel job owns partition ``p`` of topic ``t`` when ``(start(t) + p) % tasks ==
+task``, as Flink's ``KafkaSourceEnumerator.getSplitOwner`` (:mod:`.assignment`): the start of a
+topic depends on its name only, so partitions added to any topic, and new topics, never move a
+known partition to another task. A restarted task restores only its own position, which records
+every topic's start (``"@<topic>"``), so it owns the partitions it checkpointed. A position written
+before starts were recorded numbered all partitions in one sequence; its restore keeps that
+numbering, and fails with an error (instead of reading some rows twice or never) when partitions
+added to a topic other than the last while the job was down moved one of its partitions.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ from typing import Any
 
 import numpy as np
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
+from streamsql.connectors.kafka.assignment import (
+    START_PREFIX,
+    flink_start,
+    owner,
+    position_starts,
+    sequence_starts,
+)
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
     PROBE_TIMEOUT_S,
@@ -155,7 +163,8 @@ class KafkaReader:
         #: seconds between two partition discoveries; 0: none (a bounded read never discovers)
         self.discovery_s = interval_ms / 1000 if bounded_mode == "unbounded" else 0.0
         self._discover_at = 0.0  # time.monotonic() of the next discovery
-        self._all: list[TopicPart] = []  # every partition of the source (all tasks'), in index order
+        self._all: list[TopicPart] = []  # every partition of the source (all tasks'), as found
+        self.starts: dict[str, int] = {}  # each topic's start (.assignment); a parallel task records them
         librdkafka_props(o, pre)  # Java-only keys are rejected or warned about at planning already
         self.group_id = o.get("properties.group.id") or f"streamsql-{job_name}-{table.name}"
         self.what = f"Table '{table.name}' (kafka source)"
@@ -210,7 +219,12 @@ class KafkaReader:
         self.consumer = new_client(Consumer, self._consumer_config(), self.what)
         self.latch.watch(self.consumer)
         self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap, self.group_id)
-        parts = self._share(self._partitions(METADATA_TIMEOUT_S, True))
+        every = self._partitions(METADATA_TIMEOUT_S, True)
+        if position is not None and self.share[1] > 1:
+            # the starts the checkpoint recorded; none: one numbering of the partitions seen now (as
+            # positions written before starts were recorded assigned them)
+            self.starts = position_starts(position) or sequence_starts(every)
+        parts = self._share(every)
         self.parts = parts
         self._split_of = {tp: i for i, tp in enumerate(parts)}
         self._split_of_partition = {p: i for i, (_, p) in enumerate(parts)}
@@ -266,10 +280,17 @@ class KafkaReader:
         return out
 
     def _share(self, every: list[TopicPart]) -> list[TopicPart]:
-        """This task's partitions of ``every`` (the source's, in index order); remembers ``every``."""
+        """This task's partitions of ``every`` (the source's); remembers ``every``."""
         self._all = list(every)
+        return [tp for tp in every if self._mine(tp)]
+
+    def _mine(self, tp: TopicPart) -> bool:
+        """Whether this task reads ``tp`` (:mod:`.assignment`; a topic seen first gets Flink's start)."""
         task, tasks = self.share
-        return [tp for i, tp in enumerate(every) if i % tasks == task]
+        if tasks == 1:
+            return True
+        start = self.starts.setdefault(tp[0], flink_start(tp[0]))
+        return owner(start, tp[1], tasks) == task
 
     def _restored(self, position: dict, parts: list[TopicPart]) -> dict[TopicPart, int]:
         """The offsets of ``position`` (a restore's) for this task's ``parts``.
@@ -290,12 +311,12 @@ class KafkaReader:
     def _moved_error(self, moved: list[TopicPart]) -> ExecutionError:
         names = ", ".join(f"{t}[{p}]" for t, p in moved[:5])
         task, tasks = self.share
-        msg = (f"{self.what}: partitions were added in a way that moves {names} to another of the "
-               f"job's {tasks} tasks (this is task {task}; a task owns the partitions i, in topic and "
-               "partition order, with i % tasks = its index): a restarted task would read some rows "
-               "twice and others never, so the job stops here. In a parallel job reading several "
-               "topics, add partitions only to the last topic in name order (and create topics "
-               "matching 'topic-pattern' only with names sorting after the known ones)")
+        msg = (f"{self.what}: the checkpoint restored numbered the partitions of all topics in one "
+               f"sequence (it was written before each topic's start was recorded), and partitions "
+               f"added since move {names} to another of the job's {tasks} tasks (this is task {task}): "
+               "restoring would read some rows twice and others never, so the job stops here. Restore "
+               "it before adding partitions to a topic other than the last in name order, or start "
+               "the job afresh; checkpoints written from now on record each topic's start")
         return ExecutionError(msg)
 
     def _key(self, tp: TopicPart) -> str:
@@ -311,6 +332,8 @@ class KafkaReader:
         known = set(parts)
         out = {}
         for k, off in position.items():
+            if str(k).startswith(START_PREFIX):
+                continue  # a topic's start (.assignment)
             t, sep, p = str(k).rpartition(":")
             tp = (t, int(p)) if sep else (self.topics[0], int(p))
             if tp in known:
@@ -432,12 +455,8 @@ class KafkaReader:
         new = [tp for tp in every if tp not in known]
         if not new:
             return
-        task, tasks = self.share
-        if tasks > 1 and self._all and new[0] < self._all[-1]:
-            raise self._moved_error(sorted(tp for tp in self._all if tp > new[0]))
-        base = len(self._all)
         self._all += new
-        mine = [tp for i, tp in enumerate(new) if (base + i) % tasks == task]
+        mine = [tp for tp in new if self._mine(tp)]
         if not mine:
             return
         starts = self.offsets.start_offsets(mine, "earliest-offset")
@@ -607,14 +626,19 @@ class KafkaReader:
         return partition_lag(consumer, positions)
 
     def position(self) -> dict[str, int]:
-        """``{"<topic>:<partition>": next_offset}``.
+        """``{"<topic>:<partition>": next_offset}``, and a parallel task's ``{"@<topic>": start}``.
 
         The topic is named even for one topic (as a Flink Kafka split names its topic): a restore
         into a table that reads another topic then finds no position for its partitions and reads
         them as new ones, from the earliest offset (a warning names the positions left unused),
-        instead of seeking them to the other topic's offsets.
+        instead of seeking them to the other topic's offsets. A task of a parallel job also records
+        the start of every topic of the source (:mod:`.assignment`), so that its restore owns the
+        partitions it checkpointed.
         """
-        return {f"{t}:{p}": off for (t, p), off in sorted(self.next.items())}
+        out = {f"{t}:{p}": off for (t, p), off in sorted(self.next.items())}
+        if self.share[1] > 1:
+            out.update({f"{START_PREFIX}{t}": s for t, s in sorted(self.starts.items())})
+        return out
 
     def commit_offsets(self, position: dict) -> None:
         """Commit ``position`` (a checkpoint's) to the consumer group, as Flink does on checkpoints.

@@ -22,8 +22,9 @@ An input is already partitioned by a key when it comes from the operator that ke
 Each cut becomes an :class:`Exchange`: an :class:`ExchangeSinkNode` ends the upstream stage,
 an :class:`ExchangeSourceNode` begins the downstream one. A stage is a connected part of the
 rest. A stage with a scan runs one task per share of the source's partitions, so its
-parallelism is P only when every scan reads Kafka (each task reads the partitions ``i`` with
-``i % P == task``), else 1. Operators that keep state and are not listed above cannot run
+parallelism is P only when every scan reads Kafka (each task reads its share of the partitions,
+as Flink's ``KafkaSourceEnumerator`` assigns them: :mod:`streamsql.connectors.kafka.assignment`),
+else 1. Operators that keep state and are not listed above cannot run
 partitioned yet: planning refuses them rather than giving a wrong answer.
 """
 

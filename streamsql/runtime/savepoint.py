@@ -17,8 +17,10 @@ parallelism: :func:`seed_tasks` gives each task of the new run a seed checkpoint
 - state: the stage's snapshots split or merged by key-group range
   (:func:`~streamsql.state.rescale.rescale_snapshots`), so each task gets exactly its keys;
 - positions: for each source, the union of the old tasks' partition offsets, cut to the new
-  task's share (partition ``i`` in topic, partition order with ``i % P == t``, as the Kafka
-  reader assigns them). Exchange positions are dropped: the exchanges start afresh, empty.
+  task's share as the Kafka reader assigns partitions (:mod:`~streamsql.connectors.kafka.assignment`:
+  partition ``p`` of topic ``t`` to task ``(start(t) + p) % P``, each topic's start recorded in the
+  positions; a savepoint without starts numbered all partitions in one sequence, ``i % P == t``).
+  Exchange positions are dropped: the exchanges start afresh, empty.
 
 A task restores its seed while it has no committed checkpoint of its own
 (:class:`~streamsql.runtime.parallel.TaskRunner`); the job's reset deletes the seeds with the
@@ -37,6 +39,7 @@ from typing import Any
 from streamsql.checkpoint.identity import JobIdentityError
 from streamsql.checkpoint.operators import claim_state
 from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.connectors.kafka.assignment import START_PREFIX, flink_start, owner, position_starts
 from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import walk
 from streamsql.plan.stages import ExchangeSourceNode, Stage
@@ -231,11 +234,21 @@ def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int) -> dic
                 merged[source] = position
     out: dict[str, Any] = {}
     for source, position in merged.items():
-        if isinstance(position, dict):
+        if not isinstance(position, dict):
+            out[source] = position
+            continue
+        starts = position_starts(position)
+        if starts is None:  # written before starts were recorded: one numbering of all partitions
             keys = sorted(position, key=_partition_order)
             out[source] = {k: position[k] for i, k in enumerate(keys) if i % tasks == task}
-        else:
-            out[source] = position
+            continue
+        out[source] = {}
+        for k, v in position.items():
+            topic, _, partition = k.rpartition(":")
+            if k.startswith(START_PREFIX):
+                out[source][k] = v  # every task records every topic's start
+            elif owner(starts.get(topic, flink_start(topic)), int(partition), tasks) == task:
+                out[source][k] = v
     return out
 
 

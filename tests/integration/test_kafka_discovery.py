@@ -140,8 +140,23 @@ def test_discovery_off_never_discovers(kafka_bootstrap, kafka_topic_factory, kaf
     off.close()
 
 
+def owned(topic, task, tasks, partitions):
+    """The ``topic:p`` keys task ``task`` reads: Flink's KafkaSourceEnumerator.getSplitOwner, written
+    out here from its source ((hashCode * 31 & 0x7FFFFFFF) % tasks, then + partition)."""
+    h = 0
+    for ch in topic:
+        h = (31 * h + ord(ch)) & 0xFFFFFFFF
+    start = ((h * 31) & 0x7FFFFFFF) % tasks
+    return {f"{topic}:{p}" for p in range(partitions) if (start + p) % tasks == task}
+
+
+def offsets(position):
+    """A position's partition entries (without the topics' ``@`` starts)."""
+    return {k: v for k, v in position.items() if not k.startswith("@")}
+
+
 def test_parallel_tasks_share_new_partitions_exactly_once(kafka_bootstrap, kafka_topic_factory, kafka_admin):
-    """Each new partition is read by exactly one task (i % tasks == task), as a restart assigns it."""
+    """Each new partition is read by exactly one task (Flink's owner), as a restart assigns it."""
     topic = kafka_topic_factory("pdisc", partitions=2)
     every_s = {"scan.topic-partition-discovery.interval": "1 s"}
     t = table("d", COLS, src_opts(kafka_bootstrap, topic, **every_s))
@@ -158,37 +173,76 @@ def test_parallel_tasks_share_new_partitions_exactly_once(kafka_bootstrap, kafka
     for i, s in enumerate(tasks):
         got[i] += drain(s, timeout=1)[0]
     assert sorted(ids(got[0]) + ids(got[1])) == list(range(100))
-    assert set(tasks[0].position()) == {f"{topic}:{p}" for p in (0, 2, 4)}
-    assert set(tasks[1].position()) == {f"{topic}:{p}" for p in (1, 3)}
     for i, s in enumerate(tasks):
-        assert {r["id"] % 5 for r in got[i]} == {int(k.rpartition(":")[2]) for k in s.position()}
+        assert set(offsets(s.position())) == owned(topic, i, 2, 5)
+        assert {r["id"] % 5 for r in got[i]} == {int(k.rpartition(":")[2]) for k in offsets(s.position())}
         s.close()
     # a restarted task owns the same partitions and resumes them
     for i in range(2):
         r = KafkaSource(ctx(t, i, 2))
         r.open(tasks[i].position())
-        assert set(r.position()) == set(tasks[i].position())
+        assert r.position() == tasks[i].position()
         r.close()
 
 
-def test_parallel_partition_that_moves_known_ones_fails(kafka_bootstrap, kafka_topic_factory, kafka_admin):
-    """Several topics, 2 tasks: a partition added to the first topic would shift every later index."""
-    a, b = kafka_topic_factory("mva", partitions=1), kafka_topic_factory("mvb", partitions=1)
+def test_parallel_partitions_added_to_any_topic_keep_the_known_ones(kafka_bootstrap, kafka_topic_factory,
+                                                                     kafka_admin):
+    """Several topics, 2 tasks: partitions added to the first topic (in name order) move no known
+    partition (it stopped the job with an error before: one numbering of all topics' partitions)."""
+    a, b = kafka_topic_factory("mva", partitions=1), kafka_topic_factory("mvb", partitions=2)
     first, second = sorted([a, b])
     t = table("d", COLS, {**src_opts(kafka_bootstrap, f"{first};{second}"),
                           "scan.topic-partition-discovery.interval": "1 s"})
-    s = KafkaSource(ctx(t, 1, 2))
-    s.open(None)
-    pos = s.position()
-    assert set(pos) == {f"{second}:0"}
-    grow(kafka_admin, first, 2)
-    with pytest.raises(ExecutionError, match="moves"):
-        drain(s, timeout=5)
-    s.close()
-    # ... and a restart does not silently drop the partition its position names either
+    tasks = [KafkaSource(ctx(t, i, 2)) for i in range(2)]
+    for s in tasks:
+        s.open(None)
+    parts = {first: 1, second: 2}
+    before = [s.position() for s in tasks]
+    for i, pos in enumerate(before):
+        assert set(offsets(pos)) == owned(first, i, 2, 1) | owned(second, i, 2, 2)
+        assert {k for k in pos if k.startswith("@")} == {f"@{first}", f"@{second}"}
+    grow(kafka_admin, first, 3)
+    parts[first] = 3
+    produce(kafka_bootstrap, first, [(i % 3, None, jrec(i)) for i in range(30)])
+    produce(kafka_bootstrap, second, [(i % 2, None, jrec(100 + i)) for i in range(10)])
+    got = [[], []]
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and len(got[0]) + len(got[1]) < 40:
+        for i, s in enumerate(tasks):
+            got[i] += drain(s, timeout=0.3)[0]
+    assert sorted(ids(got[0]) + ids(got[1])) == list(range(30)) + list(range(100, 110))
+    for i, s in enumerate(tasks):
+        assert set(offsets(s.position())) == owned(first, i, 2, 3) | owned(second, i, 2, 2)
+        s.close()
+    # a restore of the checkpoints before the partitions were added owns the same partitions, and
+    # the new ones from their earliest offset
+    again = [KafkaSource(ctx(t, i, 2)) for i in range(2)]
+    for s, pos in zip(again, before):
+        s.open(pos)
+    got = [drain(s, timeout=3)[0] for s in again]
+    assert sorted(ids(got[0]) + ids(got[1])) == list(range(30)) + list(range(100, 110))
+    for s in again:
+        s.close()
+
+
+def test_parallel_restore_of_a_position_without_starts_keeps_its_numbering(kafka_bootstrap,
+                                                                            kafka_topic_factory, kafka_admin):
+    """A position written before the topics' starts were recorded numbered every partition in one
+    sequence (i % tasks); it restores so, and fails with an error when partitions added to the
+    first topic since then moved one of its partitions (never reads rows twice or never)."""
+    a, b = kafka_topic_factory("lga", partitions=1), kafka_topic_factory("lgb", partitions=1)
+    first, second = sorted([a, b])
+    produce(kafka_bootstrap, second, [(0, None, jrec(i)) for i in range(5)])
+    t = table("d", COLS, src_opts(kafka_bootstrap, f"{first};{second}"))
     r = KafkaSource(ctx(t, 1, 2))
-    with pytest.raises(ExecutionError, match="moves"):
-        r.open(pos)
+    r.open({f"{second}:0": 2})  # task 1 of 2 read second:0 (index 1) up to offset 2
+    assert ids(drain(r, want_rows=3, timeout=10)[0]) == [2, 3, 4]
+    assert r.position() == {f"{second}:0": 5, f"@{first}": 0, f"@{second}": 1}
+    r.close()
+    grow(kafka_admin, first, 2)  # second:0 is index 2 now: task 0's
+    r = KafkaSource(ctx(t, 1, 2))
+    with pytest.raises(ExecutionError, match=r"partitions added since move .*\[0\] to another of the job"):
+        r.open({f"{second}:0": 2})
     r.close()
 
 
@@ -275,3 +329,71 @@ def test_kill_after_discovery_and_restart_is_exactly_once(kafka_bootstrap, kafka
         job.wait()
     got = _committed_ids(kafka_bootstrap, dst)
     assert sorted(got) == list(range(803))
+
+
+#: a parallel job (2 tasks in one process) reading two topics into an exactly-once sink
+_PARALLEL_CHILD = """
+import sys
+from streamsql.environment import StreamEnvironment
+bs, first, second, dst, d, name = sys.argv[1:7]
+env = StreamEnvironment({"execution.checkpointing.dir": d + "/chk", "state.dir": d + "/state",
+                         "pipeline.name": name, "execution.checkpointing.interval": "100 ms",
+                         "parallelism.default": "2"})
+env.execute_sql(f"CREATE TABLE s (id BIGINT, name STRING) WITH ('connector'='kafka', "
+                f"'topic'='{first};{second}', 'properties.bootstrap.servers'='{bs}', 'format'='json', "
+                f"'scan.startup.mode'='earliest-offset', 'scan.topic-partition-discovery.interval'='300 ms')")
+env.execute_sql(f"CREATE TABLE d (id BIGINT, name STRING) WITH ('connector'='kafka', 'topic'='{dst}', "
+                f"'properties.bootstrap.servers'='{bs}', 'format'='json', "
+                f"'sink.delivery-guarantee'='exactly-once')")
+env.execute_sql("INSERT INTO d SELECT id, name FROM s")
+env.wait_all()
+"""
+
+
+def test_parallel_job_killed_while_partitions_are_added_to_the_first_topic(kafka_bootstrap,
+                                                                          kafka_topic_factory, kafka_admin,
+                                                                          tmp_path):
+    """kill -9 of a 2-task job reading two topics; partitions added to the first topic (in name order)
+    while it is down and again while it runs, and to the second: every row exactly once. Before each
+    topic's start was recorded, the restart stopped with 'partitions were added in a way that moves
+    ...' (the second topic's partition 0 went from index 1 to 2), and so did the discovery."""
+    a, b = kafka_topic_factory("kp-a", partitions=1), kafka_topic_factory("kp-b", partitions=1)
+    first, second = sorted([a, b])
+    dst = kafka_topic_factory("kp-dst", partitions=1)
+    produce(kafka_bootstrap, first, [(0, None, jrec(i)) for i in range(100)])
+    produce(kafka_bootstrap, second, [(0, None, jrec(100 + i)) for i in range(100)])
+    name = f"kp-{uuid.uuid4().hex[:8]}"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    args = [sys.executable, "-c", _PARALLEL_CHILD, kafka_bootstrap, first, second, dst, str(tmp_path), name]
+    env = {**os.environ, "PYTHONPATH": root}
+
+    def wait_for(job: subprocess.Popen, count: int) -> subprocess.Popen:
+        deadline = time.monotonic() + 90
+        while len(set(_committed_ids(kafka_bootstrap, dst))) < count:
+            err = (tmp_path / "job.err").read_text()[-2000:]
+            assert job.poll() is None and time.monotonic() < deadline, f"{count} rows not committed: {err}"
+            time.sleep(0.2)
+        return job
+
+    def run_until(count: int) -> subprocess.Popen:
+        job = subprocess.Popen(args, env=env, stderr=(tmp_path / "job.err").open("a"), cwd=tmp_path)
+        return wait_for(job, count)
+
+    job = run_until(200)
+    job.kill()  # kill -9: the open epoch is lost, the restart resumes each task's last commit
+    job.wait()
+    grow(kafka_admin, first, 2)  # second:0 was partition 1 of one numbering, now 2: another task's
+    produce(kafka_bootstrap, first, [(1, None, jrec(200 + i)) for i in range(60)])
+    job = run_until(260)
+    try:
+        grow(kafka_admin, first, 3)  # ... and again while it runs (discovery), and the second topic too
+        grow(kafka_admin, second, 2)
+        produce(kafka_bootstrap, first, [(2, None, jrec(260 + i)) for i in range(30)])
+        produce(kafka_bootstrap, second, [(i % 2, None, jrec(300 + i)) for i in range(40)])
+        wait_for(job, 330)
+        time.sleep(1.5)  # duplicates would be committed by now
+    finally:
+        job.kill()
+        job.wait()
+    got = _committed_ids(kafka_bootstrap, dst)
+    assert sorted(got) == list(range(290)) + list(range(300, 340))
