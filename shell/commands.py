@@ -62,7 +62,7 @@ SQL_STATEMENTS: tuple[tuple[str, str], ...] = (
     ("EXPLAIN statement", "Prints the operator graph and each sink's delivery guarantee."),
     ("SHOW JOBS", "Lists the jobs started in this shell with their status (and a failed job's cause)."),
     ("DESCRIBE JOB 'id'", "Prints a job's status, counts, checkpoints and, if it failed, the whole error."),
-    ("STOP JOB 'id'", "Stops a job after a final checkpoint."),
+    ("STOP JOB 'id'", "Cancels a job, as Flink (WITH SAVEPOINT: stops it after a final checkpoint)."),
     ("PRINT TOPIC name [FROM BEGINNING] [LIMIT n]", "Shows a Kafka topic's raw records."),
 )
 

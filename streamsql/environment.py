@@ -205,12 +205,17 @@ class StreamEnvironment:
             raise error_at(name, e.message, sql) from None
 
     def _stop_job(self, tree: n.StopJob, sql: str) -> TableResult:
-        """``STOP JOB 'id' [WITH SAVEPOINT]``: stop after a final checkpoint (Flink's syntax).
+        """``STOP JOB 'id' [WITH SAVEPOINT]`` (Flink's syntax and meaning).
 
-        With a savepoint, the result is Flink's one row ``savepoint path``: the final
-        checkpoint's ``chk-<n>`` folder, for ``SET 'execution.savepoint.path'``; it is marked a
-        savepoint, so the job's pruning never deletes it. A parallel job's is a ``savepoint-<n>``
-        folder holding every task's final checkpoint (:mod:`streamsql.runtime.savepoint`).
+        Without a savepoint the job is cancelled, as Flink's SQL gateway does
+        (``OperationExecutor.callStopJobOperation`` calls ``ClusterClient.cancel``): no final
+        checkpoint, the open transactions are aborted, and the job ends CANCELED; a restart of
+        the same job resumes its last committed checkpoint. With a savepoint it stops after a
+        final checkpoint and ends FINISHED (Flink's stop-with-savepoint), and the result is
+        Flink's one row ``savepoint path``: the final checkpoint's ``chk-<n>`` folder, for
+        ``SET 'execution.savepoint.path'``; it is marked a savepoint, so the job's pruning never
+        deletes it. A parallel job's is a ``savepoint-<n>`` folder holding every task's final
+        checkpoint (:mod:`streamsql.runtime.savepoint`).
         """
         if tree.args.get("drain"):
             msg = "STOP JOB ... WITH DRAIN is not supported; use STOP JOB ... WITH SAVEPOINT"
@@ -221,9 +226,10 @@ class StreamEnvironment:
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")
             raise SqlError(msg, sql)
-        job.stop()
         if not tree.args.get("savepoint"):
+            job.cancel()
             return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")
+        job.stop()
         if isinstance(job.runner, ParallelJobRunner):
             if job.status == "FAILED" or not job.done:
                 msg = f"Job '{job.name}' stopped without a savepoint: it did not stop in time ({job.status})"
