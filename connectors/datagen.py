@@ -27,7 +27,7 @@ import pyarrow as pa
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Source
+from streamsql.core.connector import OPT_SCAN_PARALLELISM, ConnectorContext, ConnectorSpec, OptionSpec, Source
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import SqlType
@@ -383,6 +383,7 @@ SPEC = register(
             OptionSpec("rows-per-second", default="10000", description="rows generated per second"),
             OptionSpec("number-of-rows", description="total rows to generate (bounded when set)"),
             OptionSpec("seed", default="0", description="seed of random values (StreamSQL extension)"),
+            OPT_SCAN_PARALLELISM,
         ],
         create_source=DataGenSource,
         option_prefixes=("fields.",),

@@ -26,7 +26,15 @@ from streamsql.connectors.formats import encodes_updates, is_changelog_format, m
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, SinkGuarantee, Source
+from streamsql.core.connector import (
+    OPT_SINK_PARALLELISM,
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    SinkGuarantee,
+    Source,
+)
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError, ExecutionError
 
@@ -331,6 +339,7 @@ SPEC = register(
                 "source.monitor-interval",
                 description="refused when read: Flink's continuous reading (the source here is bounded)"
             ),
+            OPT_SINK_PARALLELISM,  # Flink 2.3's filesystem connector has no 'scan.parallelism'
         ],
         create_source=FileSystemSource,
         create_sink=FileSystemSink,

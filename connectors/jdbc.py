@@ -36,7 +36,14 @@ from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.config import duration_ms
-from streamsql.core.connector import ConnectorContext, ConnectorSpec, OptionSpec, Sink, SinkGuarantee
+from streamsql.core.connector import (
+    OPT_SINK_PARALLELISM,
+    ConnectorContext,
+    ConnectorSpec,
+    OptionSpec,
+    Sink,
+    SinkGuarantee,
+)
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.secrets import redact, remember
@@ -53,7 +60,7 @@ OPTIONS = [
                description="flush when this many keys are buffered"),
     OptionSpec("sink.buffer-flush.interval", default="1s", description="flush when this long has passed"),
     OptionSpec("sink.max-retries", default="3", description="retries of a failed flush"),
-    OptionSpec("sink.parallelism", description="accepted (the sink runs in its job's task)"),
+    OPT_SINK_PARALLELISM,
     OptionSpec("connection.max-retry-timeout", default="60s", description="accepted"),
     # as a lookup join's dimension table (connectors/jdbc_lookup.py; the cache is the runtime's)
     OptionSpec("lookup.cache", default="NONE", description="NONE or PARTIAL: cache looked-up keys"),

@@ -32,6 +32,7 @@ from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import (
+    OPT_SINK_PARALLELISM,
     ConnectorContext,
     ConnectorSpec,
     OptionSpec,
@@ -210,7 +211,7 @@ SPEC = register(
             OptionSpec("connector", required=True, description="'print'"),
             OptionSpec("print-identifier", description="prefix of every printed line ('ident> ')"),
             flag_option("standard-error", "print to stderr instead of stdout"),
-            OptionSpec("sink.parallelism", description="accepted for compatibility (ignored)"),
+            OPT_SINK_PARALLELISM,
         ],
         create_sink=PrintSink,
         description="prints rows to stdout as +I[...] (debugging); at-least-once",

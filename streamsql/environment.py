@@ -37,6 +37,7 @@ from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
 from streamsql.plan import describe
 from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
 from streamsql.plan.nodes import walk
+from streamsql.plan.parallelism_options import parallelism_notes
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import CollectNode, CollectSink
@@ -412,14 +413,15 @@ class StreamEnvironment:
             raise ConfigError(msg)
         else:
             runner = JobRunner(name, roots, self.config.copy(), identity)
+        notes = parallelism_notes(roots, self.config.integer("parallelism.default"))
         handle = JobHandle(runner)
         self.jobs[handle.job_id] = handle  # before it starts: close() then always cancels it
         handle.start()
         if self.config.boolean("table.dml-sync"):
             handle.wait()
-        message = (f"[INFO] Submitting SQL update statement to the cluster...\n"
-                   f"[INFO] SQL update statement has been successfully submitted.\n"
-                   f"Job ID: {handle.job_id}")
+        message = "\n".join(["[INFO] Submitting SQL update statement to the cluster...", *notes,
+                             "[INFO] SQL update statement has been successfully submitted.",
+                             f"Job ID: {handle.job_id}"])
         return TableResult("job", job=handle, message=message)
 
     def _query(self, query: exp.Expression, sql: str) -> TableResult:

@@ -6,14 +6,24 @@ The option lists are what the connectors' specs declare; the helpers read the op
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
 from streamsql.connectors.kafka.client_keys import translate
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.connector import OPT_WATERMARK_IDLE, OptionSpec, choice_option, flag_option
+from streamsql.core.connector import (
+    OPT_SCAN_PARALLELISM,
+    OPT_SINK_PARALLELISM,
+    OPT_WATERMARK_IDLE,
+    OptionSpec,
+    choice_option,
+    flag_option,
+)
 from streamsql.core.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 FORMATS = ("json", "csv", "raw", "debezium-json")
 
@@ -48,6 +58,19 @@ OPT_DISCOVERY = OptionSpec(
     "scan.topic-partition-discovery.interval",
     default="5 min",
     description="how often new partitions (and topics matching 'topic-pattern') are looked for ('0' = never)",
+)
+#: Flink's ``KafkaConnectorOptions.TRANSACTION_NAMING_STRATEGY`` (connector 4.x/5.0; enum
+#: ``TransactionNamingStrategy``, any case; ``INCREMENTING`` by default). Flink's INCREMENTING names
+#: a transaction per checkpoint (``<prefix>-<subtask>-<n>``), POOLING reuses a few names. Here the
+#: transactional id is one per job and task, reused by every checkpoint
+#: (:mod:`.transactions`), which is what POOLING is for: the option changes neither the rows
+#: nor their visibility, so both values are accepted and mean the same.
+OPT_TXN_NAMING = choice_option(
+    "sink.transaction-naming-strategy",
+    ("INCREMENTING", "POOLING"),
+    "accepted: the transactional id is one per job and task, reused by every checkpoint (as POOLING)",
+    "INCREMENTING",
+    enum=True,
 )
 OPT_PROGRESS = OptionSpec(
     "sink.progress-topic",
@@ -136,8 +159,16 @@ KAFKA_OPTIONS = [
         "at-least-once",
         enum=True,
     ),
+    #: Flink's deprecated alias of 'sink.delivery-guarantee' (KafkaDynamicTableFactory.SINK_SEMANTIC)
+    OptionSpec(
+        "sink.semantic",
+        description="deprecated alias of 'sink.delivery-guarantee' (as Flink: wins when set, with a warning)",
+    ),
     OPT_TXN_PREFIX,
+    OPT_TXN_NAMING,
     OPT_PROGRESS,
+    OPT_SCAN_PARALLELISM,
+    OPT_SINK_PARALLELISM,
     *auto_create_options("kafka"),
 ]
 
@@ -177,7 +208,10 @@ UPSERT_KAFKA_OPTIONS = [
         enum=True,
     ),
     OPT_TXN_PREFIX,
+    OPT_TXN_NAMING,
     OPT_PROGRESS,
+    OPT_SCAN_PARALLELISM,
+    OPT_SINK_PARALLELISM,
     *auto_create_options("upsert-kafka"),
 ]
 
@@ -224,13 +258,37 @@ def resolve_guarantee(table: TableDef, config: dict[str, str], default: str) -> 
     ``default`` may be ``'auto'``: exactly-once when the job checkpoints in EXACTLY_ONCE mode,
     else at-least-once.
     """
-    g = table.options.get("sink.delivery-guarantee")
+    g = semantic_guarantee(table) or table.options.get("sink.delivery-guarantee")
     if g:
         return g
     if default != "auto":
         return default
     mode = (config.get("execution.checkpointing.mode") or "EXACTLY_ONCE").upper()
     return "exactly-once" if mode == "EXACTLY_ONCE" else "at-least-once"
+
+
+def semantic_guarantee(table: TableDef) -> str | None:
+    """The guarantee the deprecated ``'sink.semantic'`` names, or None when unset.
+
+    As Flink's ``KafkaDynamicTableFactory.validateDeprecatedSemantic``: when set it decides
+    (over ``'sink.delivery-guarantee'``), read as ``DeliveryGuarantee.valueOf(value.toUpperCase()
+    .replace("-", "_"))``, and a warning says it is deprecated.
+
+    Raises:
+        ConfigError: for a value that names no guarantee.
+    """
+    value = table.options.get("sink.semantic")
+    if value is None:
+        return None
+    name = value.upper().replace("-", "_")
+    by_name = {g.upper().replace("-", "_"): g for g in GUARANTEES}
+    if name not in by_name:
+        msg = (f"{table_prefix(table)}option 'sink.semantic' = '{value}' is not one of "
+               f"{', '.join(repr(g) for g in GUARANTEES)} (it is deprecated: use 'sink.delivery-guarantee')")
+        raise ConfigError(msg)
+    log.warning("%ssink.semantic is deprecated and will be removed. Please use sink.delivery-guarantee "
+                "instead.", table_prefix(table))
+    return by_name[name]
 
 
 def int_option(table: TableDef, key: str, default: str | None = None, required: bool = False) -> int | None:

@@ -102,6 +102,19 @@ OPT_WATERMARK_IDLE = OptionSpec(
 )
 
 
+#: Flink's ``FactoryUtil.SOURCE_PARALLELISM`` / ``SINK_PARALLELISM``: the number of subtasks of a
+#: table's source or sink. A job here runs each stage at ``'parallelism.default'`` tasks; what the
+#: options do is :mod:`streamsql.plan.parallelism_options` (validated when a job is planned, as Flink).
+OPT_SCAN_PARALLELISM = OptionSpec(
+    "scan.parallelism",
+    description="Flink's source parallelism: validated; read by the job's tasks (docs/parallelism.md)",
+)
+OPT_SINK_PARALLELISM = OptionSpec(
+    "sink.parallelism",
+    description="Flink's sink parallelism: validated; written by its input's tasks (docs/parallelism.md)",
+)
+
+
 class Committer(Protocol):
     """Decides and records which checkpoint is the last committed one.
 

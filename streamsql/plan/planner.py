@@ -70,6 +70,7 @@ from streamsql.plan.nodes import (
 )
 from streamsql.plan.ordered_aggs import ORDERED_CALLS, mark_listagg, ordered_agg_call
 from streamsql.plan.over import plan_over
+from streamsql.plan.parallelism_options import check_scan_parallelism
 from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, python_agg_call
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
@@ -311,6 +312,7 @@ class Planner:
             self._fail(at, msg, PlanError)
         # A bad option fails here, with the statement's position, rather than after submission.
         spec.check_source(table, self.config.as_dict())
+        check_scan_parallelism(self, table, spec.source_changelog(table), at)
         return self.table_node(table, RETRACT if spec.source_changelog(table) else INSERT_ONLY,
                                self._idle_timeout(table) if table.watermark is not None else 0)
 

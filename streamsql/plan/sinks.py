@@ -21,6 +21,7 @@ from streamsql.core.errors import PlanError
 from streamsql.core.types import SqlType, duckdb_cast, sink_assignable
 from streamsql.plan.expressions import flink_text, quote
 from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode
+from streamsql.plan.parallelism_options import check_sink_parallelism
 from streamsql.plan.windows import plain_column, time_attributes
 
 
@@ -76,6 +77,7 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
         msg = (f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) "
                f"NOT ENFORCED")
         planner._fail(target, msg, PlanError)
+    check_sink_parallelism(planner, table, node, target)
     guarantee, reason = _guarantee(planner.config, spec.sink_guarantee(table, options_config))
     return SinkNode([node], node.schema, node.mode, table=table, guarantee=guarantee,
                     guarantee_reason=reason)
