@@ -20,6 +20,7 @@ Example::
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -27,15 +28,23 @@ import uuid
 
 from sqlglot import exp
 
-from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity
+from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity, superseded_notice
+from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config
-from streamsql.core.errors import ConfigError, ExecutionError, OptionError, SqlError, StatementError
+from streamsql.core.errors import (
+    ConfigError,
+    ExecutionError,
+    OptionError,
+    SqlError,
+    StatementError,
+    StreamSQLError,
+)
 from streamsql.core.secrets import mask_options, remember
 from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
 from streamsql.plan import describe
-from streamsql.plan.fingerprint import JobFingerprint, job_fingerprint
+from streamsql.plan.fingerprint import JobFingerprint, changes, job_fingerprint
 from streamsql.plan.nodes import walk
 from streamsql.plan.parallelism_options import parallelism_notes
 from streamsql.plan.planner import Planner, assign_ids, explain
@@ -47,6 +56,8 @@ from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
 from streamsql.statement_set import StatementSet
 from streamsql.table_result import TableResult, wait_job_async
+
+log = logging.getLogger(__name__)
 
 
 class StreamEnvironment:
@@ -399,7 +410,8 @@ class StreamEnvironment:
         fingerprint = job_fingerprint(inserts, self.catalog)
         name = self._job_name(inserts, fingerprint)
         recovery = next((self.config.get(k) for k in RECOVERY_KEYS if self.config.get(k)), None)
-        identity = JobIdentity(name, fingerprint.digest, fingerprint.sql, recovery)
+        identity = JobIdentity(name, fingerprint.digest, fingerprint.sql, recovery, fingerprint.described,
+                               changes)
         planner = Planner(self.catalog, self.config, sql)
         roots = [planner.plan_insert(i) for i in inserts]
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
@@ -414,6 +426,8 @@ class StreamEnvironment:
         else:
             runner = JobRunner(name, roots, self.config.copy(), identity)
         notes = parallelism_notes(roots, self.config.integer("parallelism.default"))
+        if not self.config.get("pipeline.name") and recovery is None and self.parallel_role.worker_id is None:
+            notes += self._superseded(identity, len(fingerprint.short))
         handle = JobHandle(runner)
         self.jobs[handle.job_id] = handle  # before it starts: close() then always cancels it
         handle.start()
@@ -423,6 +437,21 @@ class StreamEnvironment:
                              "[INFO] SQL update statement has been successfully submitted.",
                              f"Job ID: {handle.job_id}"])
         return TableResult("job", job=handle, message=message)
+
+    def _superseded(self, identity: JobIdentity, digest_chars: int) -> list[str]:
+        """The warning that a default-named job does not resume an older version of itself.
+
+        See :func:`~streamsql.checkpoint.identity.superseded_notice`; a checkpoint store that
+        cannot be listed (S3 down) leaves the job to fail, or not, on its own.
+        """
+        try:
+            storage = CheckpointStorage(self.config.get("execution.checkpointing.dir"), identity.name,
+                                        self.config.as_dict())
+            notice = superseded_notice(storage, identity, digest_chars)
+        except (OSError, StreamSQLError) as e:
+            log.debug("job %s: earlier versions not looked for: %s", identity.name, e)
+            return []
+        return [notice] if notice else []
 
     def _query(self, query: exp.Expression, sql: str) -> TableResult:
         name = f"collect-{uuid.uuid4().hex[:8]}"

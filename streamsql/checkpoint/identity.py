@@ -3,7 +3,8 @@
 Two files in the job's checkpoint folder (``<execution.checkpointing.dir>/<pipeline.name>/``):
 
 - ``_job`` (JSON, written atomically before the first checkpoint): the fingerprint of what the
-  job computes (:mod:`streamsql.plan.fingerprint`), its SQL, its name, the creation time, the
+  job computes (:mod:`streamsql.plan.fingerprint`) and what it hashed (``described``, so that a
+  job that does not resume this one can say what changed), its SQL, its name, the creation time, the
   first checkpoint id it owns (``first_checkpoint``: checkpoints below it, committed by a job the
   folder belonged to before, are not its own) and the path it restored from on purpose, if any.
 - ``_lock``: held with ``fcntl.flock`` while the job runs (released by the OS when the process
@@ -16,7 +17,14 @@ Where a job restores from (:meth:`JobIdentity.restore_point`):
    warning when another one did), and continue under this job's fingerprint;
 2. no committed checkpoint: start fresh;
 3. the committed checkpoint is this job's (same fingerprint): resume it (crash recovery);
-4. otherwise refuse, with one message naming the job that wrote it and the ways on.
+4. otherwise refuse, with one message naming the job that wrote it, what changed, and the ways on.
+
+A job without ``'pipeline.name'`` is named after its sinks and fingerprint
+(``insert-into_<sinks>-<8 hex>``), so a changed query or table option makes a job of another name,
+with a folder of its own: it starts from scratch, and an append sink writes again what the older
+job wrote. :func:`superseded_notice` tells the user so, naming the older job's unfinished run,
+its last checkpoint and what changed (Flink starts every submitted job afresh unless told where to
+restore from; here resuming is the default, so not resuming must be said).
 """
 
 from __future__ import annotations
@@ -26,9 +34,10 @@ import fcntl
 import json
 import logging
 import os
+import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
@@ -77,13 +86,32 @@ class JobIdentity:
         digest: the job's fingerprint (hex).
         sql: the job's INSERT statements, recorded in ``_job``.
         recovery_path: a ``chk-<n>`` folder to restore on purpose, or None.
+        described: what the fingerprint hashed (recorded in ``_job``; compared by
+            :func:`~streamsql.plan.fingerprint.changes` through ``explain_changes``).
+        explain_changes: ``(recorded, ours) -> phrases``: what differs between two descriptions.
     """
 
-    def __init__(self, name: str, digest: str, sql: str, recovery_path: str | None = None):
+    def __init__(self, name: str, digest: str, sql: str, recovery_path: str | None = None,
+                 described: dict | None = None,
+                 explain_changes: Callable[[dict, dict], list[str]] | None = None):
         self.name = name
         self.digest = digest
         self.sql = sql
         self.recovery_path = _location(recovery_path) if recovery_path else None
+        self.described = described or {}
+        self._explain_changes = explain_changes
+
+    def why(self, record: dict | None) -> str:
+        """What differs between the job that wrote ``record`` (a ``_job``) and this one, in brackets.
+
+        ``(table 'src': option 'format' changed from 'json' to 'csv')``, or ``(another SQL or other
+        tables)`` when the record does not say (written before ``described`` was recorded).
+        """
+        before = (record or {}).get("described")
+        found = []
+        if before and self.described and self._explain_changes is not None:
+            found = self._explain_changes(before, self.described)
+        return f"({'; '.join(found)})" if found else "(another SQL or other tables)"
 
     @contextlib.contextmanager
     def lock(self, folder: str) -> Iterator[None]:
@@ -166,7 +194,8 @@ class JobIdentity:
         if record is not None and record.get("fingerprint") == self.digest:
             return
         msg = (f"Job '{self.name}': the unfinished run in {storage.dir} was written by {_describe(record)}, "
-               "not by this job (another SQL or other tables), so it is not resumed. To start fresh, give "
+               f"not by this job {self.why(record)}, so it is not resumed. "
+               "To start fresh, give "
                f"this job another 'pipeline.name' or remove the folder {storage.dir} (and the job's "
                "_streamsql-* topics); to carry its state over on purpose, stop that job WITH SAVEPOINT and "
                "SET 'execution.savepoint.path' to the savepoint")
@@ -189,7 +218,8 @@ class JobIdentity:
 
     def _write(self, storage: CheckpointStorage, first_checkpoint: int, recovered_from: str | None) -> None:
         record = {"name": self.name, "fingerprint": self.digest, "sql": self.sql, "created": _now(),
-                  "first_checkpoint": first_checkpoint, "recovered_from": recovered_from}
+                  "first_checkpoint": first_checkpoint, "recovered_from": recovered_from,
+                  "described": self.described}
         storage.write_file("_job", json.dumps(record, indent=1).encode())
 
     def _foreign_message(self, storage: CheckpointStorage, committed: int, record: dict | None) -> str:
@@ -202,10 +232,53 @@ class JobIdentity:
                     "nothing is restored. Give this job (or the other) another 'pipeline.name' or "
                     "'sink.transactional-id-prefix'")
         return (f"Job '{self.name}': checkpoint {committed} in {storage.dir} was written by "
-                f"{_describe(record)}, not by this job (another SQL or other tables), so it is not "
-                "restored. To start fresh, give this job another 'pipeline.name' or remove the folder "
+                f"{_describe(record)}, not by this job {self.why(record)}, so it is not restored. To start "
+                "fresh, give this job another 'pipeline.name' or remove the folder "
                 f"{storage.dir}; to restore it on purpose, SET 'execution.state-recovery.path' = "
                 f"'{storage.location(committed)}'")
+
+
+def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_chars: int) -> str | None:
+    """A warning when a default-named job starts from scratch next to an unfinished older version.
+
+    Args:
+        storage: this job's checkpoint folder (``<root>/<prefix><8 hex>``).
+        identity: this job's identity.
+        digest_chars: how many hex digits of the fingerprint end the default name (8).
+
+    Returns:
+        ``[WARNING] ...`` naming each other job folder of the same prefix that holds an unfinished
+        run (``_tasks``) and a completed checkpoint: which checkpoint is not resumed and why (what
+        changed, from its ``_job``), and how to resume it on purpose; None when there is none.
+    """
+    lines = []
+    prefix = storage.job_key[:-digest_chars]  # insert-into_<sinks>-
+    for job in sorted(storage.files.list("")):  # the job folders next to this one
+        if not (job.startswith(prefix) and re.fullmatch(r"[0-9a-f]+", job[len(prefix):])
+                and len(job) == len(storage.job_key)) or job == storage.job_key:
+            continue
+        other = storage.at(storage.files.uri(job))
+        record = read_job_file(other)
+        if record is None or other.read_file(TASKS_FILE) is None:
+            continue  # not a job's folder, or its last run finished (a rerun starts afresh anyway)
+        done = [i for i in other.checkpoint_ids() if other.read_metadata(i) is not None]
+        tasks = other.read_file(TASKS_FILE).decode(errors="replace").split("\n")
+        if done:
+            what = f"checkpoint {other.location(done[-1])}"
+            how = f"SET 'execution.state-recovery.path' = '{other.location(done[-1])}'"
+        elif len(tasks) > 1:
+            what = f"the checkpoints of its {len(tasks)} tasks in {other.dir}"
+            how = "stop it WITH SAVEPOINT and SET 'execution.savepoint.path' to the savepoint"
+        else:
+            continue  # an unfinished run without a checkpoint: nothing would be resumed anyway
+        lines.append(
+            f"[WARNING] Job '{identity.name}' starts from scratch: it does not resume {what}, written by "
+            f"the unfinished job '{record.get('name', job)}' (created {record.get('created', '?')}), "
+            f"because it is another job {identity.why(record)}. "
+            "Its sources are read again from their startup mode, so an append sink writes again what that "
+            f"job wrote. To resume that job, run it unchanged; to restore its state here on purpose, {how}; "
+            f"to drop it, remove {other.dir}.")
+    return "\n".join(lines) or None
 
 
 def check_tasks(storage: CheckpointStorage, name: str, tasks: list[str]) -> bool:

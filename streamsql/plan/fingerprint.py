@@ -16,17 +16,24 @@ What goes in, as canonical JSON hashed with SHA-256:
 
 Left out of the options: credentials (:func:`~streamsql.core.secrets.is_sensitive`, Flink's
 rule: rotating a password does not change what a job computes), options
-that only tune speed (:data:`TUNING_OPTIONS`: batching, buffering and parallelism never change
-results or state) and where a source stops (``scan.bounded.*``: a running job restarted with
-``'scan.bounded.mode' = 'latest-offset'`` resumes its checkpoint and drains to the end — the
-same computation over the same positions, ending).
+that only tune speed or the clients (:data:`TUNING_OPTIONS`: batching, buffering, parallelism,
+retries, how often partitions are discovered, how transactions are named, datagen's rate never
+change results or state; and every Kafka client property ``'properties.*'`` but those that decide
+what is read or where: :data:`IDENTITY_PROPERTIES`) and where a source stops (``scan.bounded.*``:
+a running job restarted with ``'scan.bounded.mode' = 'latest-offset'`` resumes its checkpoint and
+drains to the end — the same computation over the same positions, ending). What stays in decides
+the rows: a changed format, startup mode, topic, watermark idle timeout, delivery guarantee or
+transactional id prefix (the commit point) makes another job.
+
+The canonical description is kept with the checkpoints (``_job``), so a job that does not resume
+another can say what changed (:func:`changes`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
@@ -41,9 +48,15 @@ STATE_LAYOUT = 1
 #: Option names whose values never change results or state: left out of the fingerprint.
 TUNING_OPTIONS = frozenset({
     "sink.parallelism", "scan.parallelism", "sink.buffer-flush.max-rows",
-    "sink.buffer-flush.interval", "properties.linger.ms", "properties.batch.size",
-    "properties.compression.type", "properties.fetch.min.bytes", "properties.fetch.max.wait.ms",
-    "properties.max.poll.records", "properties.queue.buffering.max.ms",
+    "sink.buffer-flush.interval", "scan.topic-partition-discovery.interval",
+    "sink.transaction-naming-strategy", "sink.max-retries", "lookup.max-retries",
+    "connection.max-retry-timeout", "rows-per-second",
+})
+#: The Kafka client properties that decide what a job reads or where it commits (the rest —
+#: timeouts, batching, fetch sizes, client ids — only tune the clients).
+IDENTITY_PROPERTIES = frozenset({
+    "properties.bootstrap.servers", "properties.group.id", "properties.isolation.level",
+    "properties.auto.offset.reset", "properties.transactional.id",
 })
 _STOP_PREFIX = "scan.bounded."
 
@@ -56,11 +69,13 @@ class JobFingerprint:
         digest: 64 hex digits (SHA-256 of the canonical description).
         sql: the INSERTs as generated SQL, one per line (recorded next to the checkpoints).
         tables: names of the tables and views read or written, sorted.
+        described: what was hashed (recorded next to the checkpoints for :func:`changes`).
     """
 
     digest: str
     sql: str
     tables: tuple[str, ...]
+    described: dict = field(default_factory=dict, compare=False)
 
     @property
     def short(self) -> str:
@@ -84,7 +99,7 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
     doc = {"state_layout": STATE_LAYOUT, "inserts": sqls, "objects": described}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return JobFingerprint(digest, "\n".join(sqls), tuple(o.name for _, o in sorted(objects.items())))
+    return JobFingerprint(digest, "\n".join(sqls), tuple(o.name for _, o in sorted(objects.items())), doc)
 
 
 def _sql(tree: exp.Expression) -> str:
@@ -118,8 +133,63 @@ def _describe(obj: TableDef | ViewDef) -> dict:
     columns = [[c.name, _sql(c.computed) if c.computed is not None else str(c.type),
                 c.metadata_key, c.virtual] for c in obj.columns]
     watermark = [obj.watermark.column, _sql(obj.watermark.expr)] if obj.watermark else None
-    options = {k: v for k, v in obj.options.items()
-               if k not in TUNING_OPTIONS and not k.startswith(_STOP_PREFIX)
-               and not is_sensitive(k)}
+    options = {k: v for k, v in obj.options.items() if _identifies(k)}
     return {"columns": columns, "watermark": watermark, "primary_key": list(obj.primary_key),
             "options": options}
+
+
+def _identifies(key: str) -> bool:
+    """Whether table option ``key`` is part of the job's identity (module docstring)."""
+    if key in TUNING_OPTIONS or key.startswith(_STOP_PREFIX) or is_sensitive(key):
+        return False
+    return not key.startswith("properties.") or key in IDENTITY_PROPERTIES
+
+
+def changes(before: dict, after: dict, limit: int = 3) -> list[str]:
+    """What differs between two jobs' described fingerprints (:attr:`JobFingerprint.described`).
+
+    Args:
+        before: the description recorded with the older job's checkpoints.
+        after: this job's.
+        limit: at most this many differences (the first ones, tables in name order).
+
+    Returns:
+        Phrases such as ``"table 'src': option 'format' changed from 'json' to 'csv'"``, or
+        ``"the INSERT statement changed"``; empty when they are the same.
+    """
+    out: list[str] = []
+    if before.get("state_layout") != after.get("state_layout"):
+        out.append(f"the state layout changed (version {before.get('state_layout')} to "
+                   f"{after.get('state_layout')}, another StreamSQL)")
+    if before.get("inserts") != after.get("inserts"):
+        out.append("the INSERT statement changed")
+    old, new = before.get("objects") or {}, after.get("objects") or {}
+    for name in sorted(set(old) | set(new)):
+        if name not in old:
+            out.append(f"it now uses '{name}'")
+        elif name not in new:
+            out.append(f"it no longer uses '{name}'")
+        else:
+            out += _object_changes(name, old[name], new[name])
+    return out[:limit]
+
+
+def _object_changes(name: str, before: dict, after: dict) -> list[str]:
+    if "view" in before or "view" in after:
+        return [f"view '{name}' changed"] if before != after else []
+    out = []
+    o, n = before.get("options") or {}, after.get("options") or {}
+    for key in sorted(set(o) | set(n)):
+        if o.get(key) == n.get(key):
+            continue
+        if key not in o:
+            out.append(f"table '{name}': option '{key}' = '{n[key]}' was added")
+        elif key not in n:
+            out.append(f"table '{name}': option '{key}' = '{o[key]}' was removed")
+        else:
+            out.append(f"table '{name}': option '{key}' changed from '{o[key]}' to '{n[key]}'")
+    for part, what in (("columns", "its columns"), ("watermark", "its watermark"),
+                       ("primary_key", "its primary key")):
+        if before.get(part) != after.get(part):
+            out.append(f"table '{name}': {what} changed")
+    return out

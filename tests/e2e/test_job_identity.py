@@ -4,6 +4,7 @@ job computes, default job names are unique per INSERT, and one job at a time wri
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -107,7 +108,9 @@ def test_state_recovery_path_restores_on_purpose(script, tmp_path, caplog):
     _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "old"})
     n = stopped_after_checkpoint(first)
     path = str(tmp_path / "checkpoints" / "old" / f"chk-{n}")
-    changed = TICKS.format(rate=400)  # another source option: another fingerprint, the same plan
+    # another source option (the values' seed; not the rate, which only tunes speed): another
+    # fingerprint, the same plan
+    changed = TICKS.format(rate=500).replace("'500'", "'500', 'seed' = '7'")
     for key in ("execution.state-recovery.path", "execution.savepoint.path"):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="streamsql.checkpoint.identity"):
@@ -177,3 +180,71 @@ def test_statement_set_stays_one_job(script):
     assert list(env.jobs) == [job.job_id]
     assert job.name.startswith("insert-into_out_out-")
     assert job.metrics["rows_out"] == 10
+
+
+def test_changed_option_starts_from_scratch_and_says_so(script, tmp_path):
+    """A changed table option (default names) makes another job, which does not resume the older
+    job's unfinished run: its submission warns, naming that job's checkpoint and what changed,
+    never silently (an append sink writes again what the older job wrote)."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS)
+    until(lambda: first.last_checkpoint.get("checkpoint_id", 0) >= 2)
+    first.cancel()  # an unfinished run, resumable
+    changed = TICKS.format(rate=500).replace("'500'", "'500', 'seed' = '7'")
+    env, _ = script(changed, OUT)
+    result = env.execute_sql(COUNTS)
+    folder = tmp_path / "checkpoints" / first.name
+    assert result.job.name != first.name
+    warning = next(line for line in result.message.splitlines() if line.startswith("[WARNING]"))
+    assert (f"Job '{result.job.name}' starts from scratch: it does not resume checkpoint {folder}/chk-"
+            in warning)
+    assert f"the unfinished job '{first.name}'" in warning
+    assert "(table 'ticks': option 'seed' = '7' was added)" in warning
+    assert f"SET 'execution.state-recovery.path' = '{folder}/chk-" in warning
+    assert f"remove {folder}." in warning
+    result.job.cancel()
+    shutil.rmtree(tmp_path / "checkpoints" / result.job.name)  # as the warning says, to drop a job
+    # options that only tune speed or the clients are not part of the identity: it resumes, no warning
+    env, _ = script(TICKS.format(rate=50).replace("'50'", "'50', 'scan.parallelism' = '2'"), OUT)
+    resumed = env.execute_sql(COUNTS)
+    assert resumed.job.name == first.name and "[WARNING]" not in resumed.message
+    until(lambda: resumed.job.runner.restored_from is not None)
+    resumed.job.cancel()
+
+
+def test_finished_older_job_is_not_named(script):
+    """A finished job's rerun starts afresh anyway: a changed version of it warns of nothing."""
+    _, first = script(FIVE, OUT, COUNTS)
+    assert first.wait(60) == "FINISHED"
+    env, _ = script(FIVE.replace("'5')", "'4')"), OUT)
+    result = env.execute_sql(COUNTS)
+    assert "[WARNING]" not in result.message
+    assert result.job.wait(60) == "FINISHED"
+
+
+def test_same_explicit_name_refusal_names_the_changed_option(script, tmp_path):
+    """With 'pipeline.name', the refusal of another job's checkpoint says what changed."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "named"})
+    stopped_after_checkpoint(first)
+    changed = TICKS.format(rate=500).replace("'datagen'", "'datagen', 'seed' = '3'")
+    _, second = script(changed, OUT, COUNTS, **{"pipeline.name": "named"})
+    with pytest.raises(ExecutionError) as err:
+        second.wait(60)
+    assert ("not by this job (table 'ticks': option 'seed' = '3' was added), so it is not restored"
+            in str(err.value))
+
+
+def test_stop_job_without_savepoint_cancels_as_flink(script):
+    """STOP JOB without a savepoint cancels the job (Flink's gateway calls ClusterClient.cancel):
+    CANCELED, no final checkpoint; the same job started again resumes its last checkpoint."""
+    env, job = script(TICKS.format(rate=500), OUT, COUNTS)
+    until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 2)
+    result = env.execute_sql(f"STOP JOB '{job.job_id}'")
+    assert result.message == f"[INFO] Job {job.job_id} stopped (CANCELED)."
+    assert job.status == "CANCELED"
+    assert not job.runner._finished  # no final checkpoint
+    rows = {r[0]: r for r in env.execute_sql("SHOW JOBS").rows}
+    assert rows[job.job_id][2] == "CANCELED"
+    _, again = script(TICKS.format(rate=500), OUT, COUNTS)
+    until(lambda: again.runner.restored_from is not None)
+    assert again.runner.restored_from >= 2
+    again.cancel()

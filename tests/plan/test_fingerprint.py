@@ -3,7 +3,7 @@
 import pytest
 
 from streamsql.environment import StreamEnvironment
-from streamsql.plan.fingerprint import job_fingerprint
+from streamsql.plan.fingerprint import changes, job_fingerprint
 from streamsql.sql.parser import parse_statement
 
 SRC = ("CREATE TABLE src (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
@@ -31,7 +31,7 @@ def test_same_job_same_fingerprint_whatever_the_layout_of_the_text():
 
 @pytest.mark.parametrize("change", [
     {"insert": "INSERT INTO out SELECT id, COUNT(*) FROM v WHERE id > 0 GROUP BY id"},
-    {"src": SRC.format(rate=20, extra="")},  # a connector option of a table read through a view
+    {"src": SRC.format(rate=10, extra=", 'seed' = '3'")},  # a connector option of a table read through a view
     {"src": SRC.format(rate=10, extra="").replace("INTERVAL '1'", "INTERVAL '2'")},  # the watermark
     {"src": SRC.format(rate=10, extra="").replace("id INT", "id BIGINT")},  # the schema
     {"view": "CREATE VIEW v AS SELECT id + 1 AS id FROM src"},  # the view's query
@@ -51,3 +51,37 @@ def test_credentials_and_tuning_options_are_left_out():
     other_topic = kafka.replace("'t'", "'u'")
     assert fingerprint(src=kafka.format("a", 1, "")).digest != (
         fingerprint(src=other_topic.format("a", 1, "")).digest)
+
+
+def test_client_side_options_are_left_out_and_what_is_read_stays_in():
+    """Options that only tune speed or the Kafka clients (rate, parallelism, discovery interval,
+    transaction naming, timeouts, client ids) are not another job; what decides the rows is."""
+    kafka = ("CREATE TABLE src (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'kafka', 'topic' = 't', "
+             "'properties.bootstrap.servers' = 'b:9092', 'format' = 'json'{})")
+    base = fingerprint(src=kafka.format("")).digest
+    for tuning in (", 'scan.parallelism' = '4'", ", 'scan.topic-partition-discovery.interval' = '1 s'",
+                   ", 'sink.transaction-naming-strategy' = 'POOLING'", ", 'properties.client.id' = 'me'",
+                   ", 'properties.request.timeout.ms' = '5000'"):
+        assert fingerprint(src=kafka.format(tuning)).digest == base, tuning
+    assert fingerprint(src=SRC.format(rate=20, extra="")).digest == fingerprint().digest
+    for identity in (", 'properties.isolation.level' = 'read_uncommitted'", ", 'properties.group.id' = 'g'",
+                     ", 'scan.startup.mode' = 'latest-offset'", ", 'scan.watermark.idle-timeout' = '5 s'"):
+        assert fingerprint(src=kafka.format(identity)).digest != base, identity
+
+
+def test_changes_name_what_differs():
+    """What a job that does not resume another says: the options, schema and statement changed."""
+    base = fingerprint().described
+    assert changes(base, base) == []
+    seeded = fingerprint(src=SRC.format(rate=10, extra=", 'seed' = '3'")).described
+    assert changes(base, seeded) == ["table 'src': option 'seed' = '3' was added"]
+    assert changes(seeded, base) == ["table 'src': option 'seed' = '3' was removed"]
+    json_csv = (fingerprint(src=SRC.format(rate=10, extra=", 'seed' = '1'")).described,
+                fingerprint(src=SRC.format(rate=10, extra=", 'seed' = '2'")).described)
+    assert changes(*json_csv) == ["table 'src': option 'seed' changed from '1' to '2'"]
+    typed = fingerprint(src=SRC.format(rate=10, extra="").replace("id INT", "id BIGINT")).described
+    assert changes(base, typed) == ["table 'src': its columns changed"]
+    other = fingerprint("INSERT INTO out SELECT id, COUNT(*) FROM v WHERE id > 0 GROUP BY id").described
+    assert changes(base, other) == ["the INSERT statement changed"]
+    view = fingerprint(view="CREATE VIEW v AS SELECT id + 1 AS id FROM src").described
+    assert changes(base, view) == ["view 'v' changed"]
