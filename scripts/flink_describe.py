@@ -29,8 +29,19 @@ DDL = [
     "CREATE VIEW v_subquery AS SELECT * FROM (SELECT bidder, PROCTIME() AS p FROM b) WHERE bidder > 1",
     "CREATE VIEW v_cte AS WITH c AS (SELECT bidder, PROCTIME() AS p FROM b) SELECT p AS q, bidder FROM c",
     "CREATE VIEW v_cast AS SELECT bidder, CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) AS p FROM b",
+    # instants of a SELECT list keep their precision (DuckDB's TIMESTAMPTZ has six digits), and a
+    # TIMESTAMP literal has its written fraction's
+    "CREATE VIEW v_ltz AS SELECT TO_TIMESTAMP_LTZ(price, 3) AS a, CAST(dt AS TIMESTAMP_LTZ(3)) AS b, "
+    "CAST(dt AS TIMESTAMP_LTZ(0)) AS c, TO_TIMESTAMP_LTZ(price, 0) AS d, TO_TIMESTAMP_LTZ(price, 6) AS e, "
+    "CAST(dt AS TIMESTAMP_LTZ(6)) AS f, TO_TIMESTAMP_LTZ(CAST(price AS STRING)) AS g, "
+    "TO_TIMESTAMP_LTZ(price, 3) + INTERVAL '1' HOUR AS h FROM b",
+    "CREATE VIEW v_ltz_subquery AS SELECT a FROM (SELECT TO_TIMESTAMP_LTZ(price, 3) AS a FROM b)",
+    "CREATE VIEW v_literal AS SELECT TIMESTAMP '2024-01-01 00:00:03' AS t0, "
+    "TIMESTAMP '2024-01-01 00:00:03.5' AS t1, TIMESTAMP '2024-01-01 00:00:03.123456' AS t6, "
+    "TIMESTAMP '2024-01-01 00:00:03' + INTERVAL '1' SECOND AS s0, bidder FROM b",
 ]
-NAMES = ["t", "u", "pk2", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast"]
+NAMES = ["t", "u", "pk2", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast", "v_ltz", "v_ltz_subquery",
+         "v_literal"]
 
 
 def main() -> None:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 
-import pyarrow as pa
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.generator import Generator
 
 from streamsql.core.errors import SqlError
+from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import FunctionError, bind, calls
 from streamsql.functions.scalars.registry import TYPE, lookup, written
@@ -255,18 +255,41 @@ def sql_type_of(node: exp.Expression, scope: Scope) -> SqlType | None:
     return _bind(resolve_columns(node, scope), scope.sql).meta.get(TYPE)
 
 
-def registry_time_type(node: exp.Expression, scope: Scope) -> pa.DataType | None:
-    """The Arrow type of ``node``'s value when it is a TIMESTAMP_LTZ(p) the registry types, p < 6.
+def registry_time_type(node: exp.Expression, compiled: Compiled, scope: Scope,
+                       ) -> tuple[Compiled, SqlType | None]:
+    """``compiled`` (``node``'s DuckDB SQL) and the type its Calc column takes where DuckDB's cannot say it.
 
     DuckDB has no millisecond TIMESTAMPTZ, so a Calc's inferred type of, e.g.,
     ``TO_TIMESTAMP_LTZ(ms, 3)`` or ``PROCTIME()`` is TIMESTAMP_LTZ(6): DESCRIBE would say so and
-    a CAST to STRING print six fraction digits where Flink prints three. The registry knows the
-    precision; the runtime casts each result to the Calc's output schema. None otherwise.
+    a CAST to STRING print six fraction digits where Flink prints three. Nor does DuckDB keep the
+    precision of a constant TIMESTAMP: ``TIMESTAMP '... 00:00:03'`` is TIMESTAMP(0) in Flink (its
+    written fraction digits), and so is ``TIMESTAMP '... 00:00:03' + INTERVAL '1' SECOND``, which
+    Flink's planner folds to a literal of that type; such a constant is cut down to its digits, as
+    Calcite's literal (:func:`~streamsql.core.timestamp_precision.truncate_sql`, ``floor``). The
+    registry knows the precision; the runtime casts each result to the Calc's output schema (a
+    TIMESTAMP_LTZ(0) is carried in milliseconds, its precision in the field's metadata). The type
+    is None for any other item (DuckDB's is right).
     """
     t = sql_type_of(node, scope)
-    if t is None or t.name != "TIMESTAMP_LTZ" or (t.precision or 0) >= 6:
-        return None
-    return t.to_arrow()
+    if t is None or (t.precision or 0) >= 6:
+        return compiled, None
+    if t.name == "TIMESTAMP_LTZ":
+        return compiled, t
+    if t.name != "TIMESTAMP" or not compiled.deterministic or node.find(exp.Column) is not None:
+        return compiled, None
+    if not _timestamp_literal(node):  # a literal has its digits already
+        cut = f"CAST({truncate_sql(compiled, t.precision or 0, floor=True)} AS {t.duckdb()})"
+        compiled = Compiled(cut, compiled.flink, compiled.type, compiled.deterministic)
+    return compiled, t
+
+
+def _timestamp_literal(node: exp.Expression) -> bool:
+    """Whether ``node`` (unaliased) is a ``TIMESTAMP '...'`` literal."""
+    node = node.unalias() if isinstance(node, exp.Alias) else node
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string \
+        and not node.to.expressions and node.to.this == exp.DataType.Type.TIMESTAMP
 
 
 def is_proctime_call(node: exp.Expression) -> bool:
@@ -279,15 +302,6 @@ def is_proctime_call(node: exp.Expression) -> bool:
     if not isinstance(node, exp.Func):
         return False
     return (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).upper() == "PROCTIME"
-
-
-def over_proctime(node: exp.Expression) -> bool:
-    """Whether ``node`` contains a ``PROCTIME()`` call.
-
-    Its TIMESTAMP_LTZ precision is then the registry's (``PROCTIME() + INTERVAL '1' HOUR`` is a
-    materialized TIMESTAMP_LTZ(3) in Flink), not DuckDB's six digits.
-    """
-    return any(is_proctime_call(n) for n in node.walk())
 
 
 def output_name(node: exp.Expression, index: int) -> str:

@@ -46,7 +46,6 @@ from streamsql.plan.expressions import (
     flink_text,
     is_proctime_call,
     output_name,
-    over_proctime,
     quote,
     registry_time_type,
     resolve_columns,
@@ -334,8 +333,7 @@ class Planner:
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
         scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
-            node = self._project(node, [(c.name, c.computed) for c in table.columns], None, scope,
-                                 computed=True)
+            node = self._project(node, [(c.name, c.computed) for c in table.columns], None, scope)
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
                     c.type = SqlType.of_field(node.schema.field(c.name))
@@ -370,30 +368,32 @@ class Planner:
         return ms
 
     def _project(self, node: PlanNode, items: list[tuple[str, exp.Expression | None]], cond: str | None,
-                 scope: Scope, computed: bool = False) -> PlanNode:
+                 scope: Scope) -> PlanNode:
         """The Calc of ``items`` over ``node`` (a table's computed columns, a SELECT list).
 
         ``items`` are ``(name, expression over scope)``, or ``(name, None)`` for ``node``'s column
         of that name. A bare ``PROCTIME()`` item is a processing-time attribute (``CalcNode.proctime``),
         whether a DDL computed column or a view's, subquery's or CTE's SELECT item, as in Flink, and
-        TIMESTAMP_LTZ(3). With ``computed`` (a table's computed columns) every TIMESTAMP_LTZ(p < 6)
-        item gets the registry's precision (:func:`registry_time_type`), and so does an expression
-        over ``PROCTIME()`` (``PROCTIME() + INTERVAL '1' HOUR``: TIMESTAMP_LTZ(3) in Flink); a SELECT
-        list's other instants keep DuckDB's TIMESTAMP_LTZ(6) (``TO_TIMESTAMP_LTZ(x, 6)`` is one in
-        Flink, the registry says 3).
+        TIMESTAMP_LTZ(3). Every TIMESTAMP_LTZ(p < 6) item gets the registry's precision
+        (:func:`registry_time_type`), which DuckDB cannot carry: ``TO_TIMESTAMP_LTZ(ms, 3)``,
+        ``CAST(x AS TIMESTAMP_LTZ(3))``, ``PROCTIME() + INTERVAL '1' HOUR`` are TIMESTAMP_LTZ(3) in
+        Flink, and through a view or subquery their CAST to STRING prints three fraction digits.
         """
         compiled, types, proctime = [], {}, set()
         for name, e in items:
-            compiled.append((name, quote(name) if e is None else compile_expression(e, scope)))
-            t = registry_time_type(e, scope) if e is not None and (computed or over_proctime(e)) else None
+            if e is None:
+                compiled.append((name, quote(name)))
+                continue
+            sql, t = registry_time_type(e, compile_expression(e, scope), scope)
+            compiled.append((name, sql))
             if t is not None:
                 types[name] = t
-            if e is not None and is_proctime_call(e):
+            if is_proctime_call(e):
                 proctime.add(name)
         return self._calc(node, compiled, cond, types, frozenset(proctime))
 
     def _calc(self, node: PlanNode, items: list[tuple[str, str]], cond: str | None,
-              types: dict[str, pa.DataType] | None = None,
+              types: dict[str, SqlType] | None = None,
               proctime: frozenset[str] = frozenset()) -> PlanNode:
         q = compile_query(items, cond, node.schema, self.sql, types)
         if cond is None and [e for _, e in items] == [quote(n) for n in node.schema.names] \
@@ -428,7 +428,6 @@ class Planner:
         specs = [AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type if a is not None else None))
                  for call, (f, a) in zip(calls.values(), specs_raw)]
         out_fields = [pre_node.schema.field(i) for i in range(len(keys))]
-        import pyarrow as pa
 
         out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                              for j, s in enumerate(specs)])
@@ -482,9 +481,9 @@ class Planner:
         post, types = [], {}
         for name, r in zip(names, resolved):
             expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
-            post.append((name, self._post_expr(expr, post_scope)))
-            t = registry_time_type(expr, post_scope) if over_proctime(expr) else None
-            if t is not None:  # PROCTIME() after an aggregation: a TIMESTAMP_LTZ(3) value, as Flink
+            sql, t = registry_time_type(expr, self._post_expr(expr, post_scope), post_scope)
+            post.append((name, sql))
+            if t is not None:  # e.g. PROCTIME() after an aggregation: a TIMESTAMP_LTZ(3) value, as Flink
                 types[name] = t
         post_cond = None if having_r is None else self._post_expr(having_r.transform(to_agg_cols), post_scope,
                                                                    "HAVING")

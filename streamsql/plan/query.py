@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from streamsql.core.errors import SqlError
-from streamsql.core.types import Schema
+from streamsql.core.types import Schema, SqlType
 from streamsql.functions import python_functions
 from streamsql.plan.expressions import quote
 from streamsql.sql.parser import too_deep
@@ -59,7 +59,7 @@ class QuerySpec:
 
 
 def compile_query(items: list[tuple[str, str]], condition: str | None, input_schema: pa.Schema,
-                  sql: str | None = None, types: dict[str, pa.DataType] | None = None) -> QuerySpec:
+                  sql: str | None = None, types: dict[str, SqlType] | None = None) -> QuerySpec:
     """Check ``SELECT items FROM batch [WHERE condition]`` and infer its output schema.
 
     Args:
@@ -90,7 +90,7 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
     output = _keep_passed_types(items, input_schema, output)
     output = _keep_compiled_types(items, output)
     if types:
-        output = pa.schema([f.with_type(types[f.name]) if f.name in types else f for f in output])
+        output = pa.schema([types[f.name].arrow_field(f.name) if f.name in types else f for f in output])
     return QuerySpec(items, condition, input_schema, output, result.schema)
 
 

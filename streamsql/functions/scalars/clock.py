@@ -18,6 +18,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.config import is_time_zone
+from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, sql_string, template
 from streamsql.functions.scalars.temporal import DEFAULT_PARSE, strftime_pattern, wall_clock
@@ -118,7 +119,9 @@ def _parse_ltz(c: Call) -> exp.Expression:
         if java is None:
             return exp.Null()
         wall = f"try_strptime({{0}}, {sql_string(strftime_pattern(c, java, parsing=True))})"
-    return template(f"timezone({zone}, CAST({wall} AS TIMESTAMP))", c.args[0])
+    # Flink keeps milliseconds of the text, cut down (DateTimeUtils.parseTimestampData at precision 3)
+    cut = truncate_sql(f"CAST({wall} AS TIMESTAMP)", 3, floor=True)
+    return template(f"timezone({zone}, {cut})", c.args[0])
 
 
 @scalar("CONVERT_TZ", group="temporal", sig=((S, S, S),), result=fixed("STRING"),
