@@ -1,103 +1,143 @@
-"""VAR_POP, VAR_SAMP (VARIANCE), STDDEV_POP and STDDEV_SAMP (STDDEV), as Flink computes them.
+"""VAR_POP, VAR_SAMP (VARIANCE), STDDEV_POP and STDDEV_SAMP (STDDEV), as Flink 2.3 computes them.
 
-Flink computes each from the sums of the values and of their squares, in DOUBLE, and casts the
-result to the argument's type (checked against Flink 2.3 by the conformance cases)::
+Flink 2.3 rewrites each into its internal ``WELFORD_M2`` aggregate (flink-table-runtime
+``WelfordM2AggFunction``) and a COUNT::
 
-    VAR_POP(x)     = (SUM(x * x) - SUM(x) * SUM(x) / COUNT(x)) / COUNT(x)
-    VAR_SAMP(x)    = (SUM(x * x) - SUM(x) * SUM(x) / COUNT(x)) / NULLIF(COUNT(x) - 1, 0)
-    STDDEV_*(x)    = POWER(VAR_*(x), 0.5)
+    VAR_POP(x)     = CAST(M2 / COUNT(x) AS type of x)
+    VAR_SAMP(x)    = CAST(M2 / (COUNT(x) - 1) AS type of x)        NULL for a single value
+    STDDEV_*(x)    = CAST(POWER(VAR_*(x), 0.5) AS type of x)
 
-so over integers the result is truncated toward zero (VAR_POP of INT 1, 2 is 0). The partial
-state is ``(non-NULL count, sum, sum of squares)``, signed over a changelog (a retraction
-subtracts) and combinable (window slices); the sums are DOUBLE, as Flink's, so a result may
-differ from Flink's in the last bits when their additions happen in another order (a batch's
-partial sum is added to the state at once). DECIMAL and FLOAT arguments are refused at planning
-(not supported yet).
+``M2`` is Welford's online sum of squared deviations, over the values as DOUBLE, updated row by
+row in arrival order (``accumulate``; a retraction undoes a row with ``retract``; window slices
+and sessions ``merge``, Chan's formula), and NULL when it comes out negative (unmatched
+retractions). A value that overflows makes it Infinity (VAR_POP of -0.25, 1E300 is Infinity, not
+the NaN of a sum-of-squares formula), and the last digits are those of Welford's updates
+(checked against Flink 2.3 by the differential fuzzer's regression cases). The cast to the
+argument's type is Java's: an integer type truncates toward zero and saturates (BIGINT:
+9223372036854775807), a TINYINT or SMALLINT keeps the int's low bits; FLOAT rounds to the nearest
+float; a DECIMAL(p, s) argument gives a DECIMAL(38, max(6, s)) rounded half up.
+
+They run row-wise, as FIRST_VALUE does (:mod:`streamsql.functions.ordered_aggregates`): the
+accumulator is ``["M2", n, mean, m2]`` in keyed state. The tag tells it from the ``[count, sum,
+sum of squares]`` this family kept before 2026-12-02: a checkpoint with one fails the job (it
+would be read as garbage) rather than answer.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
-import pyarrow as pa
-
-from streamsql.core.errors import PlanError
+from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.types import SqlType
-from streamsql.functions.aggregate_function import AggregateFunction
+from streamsql.functions.ordered_aggregates import register_builtin
 
-_SUPPORTED = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DOUBLE")
+_INTEGERS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+_SUPPORTED = (*_INTEGERS, "FLOAT", "DOUBLE", "DECIMAL")
+_TAG = "M2"
 
 
-class VarPop(AggregateFunction):
-    """``VAR_POP(x)``: partial state ``(count, sum, sum of squares)`` of the non-NULL values."""
+class Welford:
+    """One of the variance family over Flink's ``WelfordM2AggFunction`` accumulator ``[n, mean, m2]``.
 
-    func = "var_pop"
-    width = 3
-    sample = False
-    root = False
+    Args:
+        name: the SQL name (in errors).
+        sample: divide by ``n - 1`` (VAR_SAMP, STDDEV_SAMP) instead of ``n``.
+        root: the square root (``POWER(v, 0.5)``: STDDEV_*).
+        arg: the argument's SQL type, which the result is cast to (set per call by :func:`_bound`).
+    """
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.integer = pa.types.is_integer(self.arg_type)
+    def __init__(self, name: str, sample: bool, root: bool, arg: SqlType | None = None):
+        """A function of the family (see the class docstring)."""
+        self.name, self.sample, self.root, self.arg = name, sample, root, arg
 
-    @classmethod
-    def result_type(cls, arg: SqlType | None) -> SqlType:
-        """The argument's type, as Flink.
+    def create_accumulator(self) -> list:
+        """``["M2", n, mean, m2]``: no value yet."""
+        return [_TAG, 0, 0.0, 0.0]
+
+    def accumulate(self, acc: list, value) -> None:
+        """Welford's update with a non-NULL ``value`` (as a DOUBLE); ``n`` counts even when not positive."""
+        if value is None:
+            return
+        self._check(acc)
+        acc[1] += 1
+        if acc[1] <= 0:
+            return
+        val = float(value)
+        delta = val - acc[2]
+        acc[2] += delta / acc[1]
+        acc[3] += delta * (val - acc[2])
+
+    def retract(self, acc: list, value) -> None:
+        """Welford's update undone for a non-NULL ``value`` (Flink's ``retract``)."""
+        if value is None:
+            return
+        self._check(acc)
+        acc[1] -= 1
+        if acc[1] <= 0:
+            if acc[1] == 0:
+                acc[2], acc[3] = 0.0, 0.0
+            return
+        val = float(value)
+        delta2 = val - acc[2]
+        acc[2] -= delta2 / acc[1]
+        acc[3] -= (val - acc[2]) * delta2
+
+    def merge(self, acc: list, others: list) -> None:
+        """Chan's combination of the accumulators ``others`` into ``acc`` (Flink's ``merge``)."""
+        self._check(acc)
+        negative = 0
+        for other in others:
+            self._check(other)
+            _, n, mean, m2 = other
+            if n <= 0:
+                negative += n
+                continue
+            if acc[1] == 0:
+                acc[1:] = [n, mean, m2]
+                continue
+            count = acc[1] + n
+            delta = mean - acc[2]
+            new_mean = acc[2] + n / count * delta
+            acc[3] = acc[3] + m2 + acc[1] * n / count * delta * delta
+            acc[1], acc[2] = count, new_mean
+        acc[1] += negative
+        if acc[1] <= 0:
+            acc[2], acc[3] = 0.0, 0.0
+
+    def get_value(self, acc: list):
+        """The variance (or its root) of the accumulated values, cast to the argument's type."""
+        self._check(acc)
+        _, n, _, m2 = acc
+        if n <= 0 or m2 < 0 or (self.sample and n == 1):
+            return None
+        value = m2 / (n - 1 if self.sample else n)
+        if self.root:
+            value = math.pow(value, 0.5) if not value < 0 else math.nan  # Java's Math.pow
+        return _cast(value, self.arg)
+
+    def _check(self, acc: list) -> None:
+        """Raise unless ``acc`` is this family's accumulator.
 
         Raises:
-            PlanError: an argument that is not an integer or a DOUBLE.
+            ExecutionError: ``acc`` is another one (restored from an older checkpoint).
         """
-        if arg is None or arg.name not in _SUPPORTED:
-            msg = f"{cls.func.upper()} of {arg} is not supported yet (supported: integers and DOUBLE)"
-            raise PlanError(msg)
-        return SqlType(arg.name)
+        if not acc or acc[0] != _TAG:
+            msg = (f"{self.name}: its state was written by an older StreamSQL (a sum-of-squares "
+                   "accumulator); start the job without that checkpoint")
+            raise ExecutionError(msg)
 
-    def partial(self, sign: str | None) -> list[str]:
-        """The (signed) non-NULL count, sum and sum of squares."""
-        x = f"{self.arg}::DOUBLE"  # Flink sums in DOUBLE
-        if sign:
-            return [f"sum(CASE WHEN {self.arg} IS NOT NULL THEN {sign} ELSE 0 END)::BIGINT",
-                    f"sum({sign} * {x})::DOUBLE", f"sum({sign} * {x} * {x})::DOUBLE"]
-        return [f"count({self.arg})::BIGINT", f"sum({x})::DOUBLE", f"sum({x} * {x})::DOUBLE"]
 
-    def combine(self) -> list[str]:
-        """Sums of the counts, sums and sums of squares."""
-        c, s, q = self.columns
-        return [f"sum({c})::BIGINT", f"sum({s})::DOUBLE", f"sum({q})::DOUBLE"]
-
-    def finish(self, parts):
-        """The result of each combined state (see :meth:`result`)."""
-        rows = zip(*(p.to_pylist() for p in parts))
-        return pa.array([self.result([n, s or 0, q or 0]) for n, s, q in rows], self.out_type)
-
-    def create(self):
-        """``[count, sum, sum of squares]``."""
-        return [0, 0, 0]
-
-    def fold(self, accs, slot, parts) -> None:
-        """Add counts, sums and sums of squares."""
-        for acc, n, s, q in zip(accs, *parts):
-            cur = acc[slot]
-            cur[0] += n
-            cur[1] += s or 0
-            cur[2] += q or 0
-
-    def merge(self, a, b):
-        """Add ``b``'s state to ``a``'s."""
-        return [x + y for x, y in zip(a, b)]
-
-    def result(self, acc):
-        """Flink's formula over the state (None without a value, or with one for a sample)."""
-        n, s, q = acc
-        if n == 0 or (self.sample and n == 1):
+def _cast(value: float, t: SqlType | None):
+    """Flink's CAST of the DOUBLE result to the argument's type ``t`` (see the module docstring)."""
+    if t is None or t.name in ("DOUBLE", "FLOAT"):
+        return value
+    if t.name == "DECIMAL":
+        if math.isnan(value) or math.isinf(value):
             return None
-        s, q = float(s), float(q)
-        value = (q - s * s / n) / (n - 1 if self.sample else n)
-        if self.root:
-            value = math.sqrt(value) if value >= 0 else math.nan  # Java's Math.pow(negative, 0.5)
-        if not self.integer:
-            return value
-        return java_narrow(value, self.arg_type.bit_width)
+        scale = max(6, t.scale or 0)
+        return Decimal(repr(value)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    return java_narrow(value, _INTEGERS[t.name])
 
 
 def java_narrow(value: float, bits: int) -> int:
@@ -117,27 +157,42 @@ def java_narrow(value: float, bits: int) -> int:
     return n
 
 
-class VarSamp(VarPop):
-    """``VAR_SAMP(x)`` (and ``VARIANCE``): the sample variance, NULL for fewer than two values."""
+def _result_type(name: str):
+    def result_type(arg: SqlType | None) -> SqlType:
+        """The argument's type (a DECIMAL: DECIMAL(38, max(6, s)), as Flink's AVG), nullable.
 
-    func = "var_samp"
-    sample = True
+        Raises:
+            PlanError: an argument that is not a number.
+        """
+        if arg is None or arg.name not in _SUPPORTED:
+            msg = f"{name} needs a numeric argument, got {arg}"
+            raise PlanError(msg)
+        if arg.name == "DECIMAL":
+            return SqlType("DECIMAL", 38, max(6, arg.scale or 0))
+        return SqlType(arg.name)
 
-
-class StddevPop(VarPop):
-    """``STDDEV_POP(x)``: the square root of VAR_POP, in the argument's type."""
-
-    func = "stddev_pop"
-    root = True
-
-
-class StddevSamp(VarPop):
-    """``STDDEV_SAMP(x)`` (and ``STDDEV``): the square root of VAR_SAMP, in the argument's type."""
-
-    func = "stddev_samp"
-    sample = True
-    root = True
+    return result_type
 
 
-VARIANCE_FUNCTIONS = (VarPop, VarSamp, StddevPop, StddevSamp)
-"""The variance family's aggregate function classes."""
+def _family(func: str, name: str, sample: bool, root: bool):
+    """The row-wise aggregate class of one function of the family (its ``AggSpec.func``: ``func``)."""
+    cls = register_builtin(func, name, Welford(name, sample, root), 1, _result_type(name))
+    bind = cls.bind
+
+    def bound(self, names: list[str]) -> None:
+        """Bind the argument columns and give this call's function its argument's SQL type."""
+        bind(self, names)
+        impl = Welford(name, sample, root, SqlType.from_arrow(self.arg_type) if self.arg_type else None)
+        self.function = type(self.function)(self.function.name, impl, self.function.arity)
+
+    cls.bind = bound
+    return cls
+
+
+VARIANCE_FUNCTIONS = (
+    _family("var_pop", "VAR_POP", sample=False, root=False),
+    _family("var_samp", "VAR_SAMP", sample=True, root=False),
+    _family("stddev_pop", "STDDEV_POP", sample=False, root=True),
+    _family("stddev_samp", "STDDEV_SAMP", sample=True, root=True),
+)
+"""The variance family's aggregate classes, by their ``AggSpec.func``."""
