@@ -99,13 +99,41 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
         msg = f"TO_TIMESTAMP_LTZ: precision {precision} is not supported yet; supported: 0 (seconds), "
         msg += "3 (milliseconds), 6 (microseconds)"
         raise c.fail(msg)
-    micros = {0: "floor(CAST({0} AS DOUBLE) * 1000) * 1000", 3: "floor(CAST({0} AS DOUBLE)) * 1000",
-              6: "floor(CAST({0} AS DOUBLE))"}[precision]
-    if precision == 6 and c.args[0].is_literal:  # folded while planning: Flink 2.3 keeps milliseconds
-        micros = "floor(CAST({0} AS DOUBLE) / 1000) * 1000"
-    # Flink gives NULL outside its TIMESTAMP range (years 0000-9999)
-    return template(f"CASE WHEN abs({micros}) < 253402300800000000 "
-                    f"THEN timezone('UTC', make_timestamp(CAST({micros} AS BIGINT))) END", c.args[0])
+    if precision == 6:
+        micros = "floor(CAST({0} AS DOUBLE))"
+        if c.args[0].is_literal:  # folded while planning: Flink 2.3 keeps milliseconds
+            micros = "floor(CAST({0} AS DOUBLE) / 1000) * 1000"
+        # Flink gives NULL outside its TIMESTAMP range (years 0000-9999)
+        return template(f"CASE WHEN abs({micros}) < 253402300800000000 "
+                        f"THEN timezone('UTC', make_timestamp(CAST({micros} AS BIGINT))) END", c.args[0])
+    ms = epoch_millis(c.args[0].type, precision)
+    return template(f"CASE WHEN {ms} BETWEEN {_MIN_EPOCH_MS} AND {_MAX_EPOCH_MS} "
+                    f"THEN timezone('UTC', make_timestamp(CAST({ms} AS BIGINT) * 1000)) END", c.args[0])
+
+
+_MIN_EPOCH_MS, _MAX_EPOCH_MS = -62167219200000, 253402300799999
+"""Flink's TIMESTAMP range in epoch milliseconds: 0000-01-01 00:00:00.000 to 9999-12-31 23:59:59.999 UTC."""
+
+
+def epoch_millis(t: SqlType | None, precision: int) -> str:
+    """DuckDB SQL (over ``{0}``) of the epoch milliseconds Flink makes of a number of unit 10^-precision s.
+
+    As Flink 2.3's ``TO_TIMESTAMP_LTZ`` (precision 0: seconds, 3: milliseconds): of seconds only those
+    in [0000-01-01, 9999-12-31 23:59:59] are taken (NULL for the others; the caller's range check on
+    the milliseconds gives NULL past the range). A DECIMAL is cut toward zero to whole units
+    (``BigDecimal.setScale(0, DOWN)``: ``-1.5`` seconds is ``-1``); an integer is exact. A DOUBLE (or
+    FLOAT) is floored to milliseconds, as Flink's planner folds a constant (``-1.5E0`` ms is ``-2``;
+    computed per row Flink keeps its sub-millisecond digits, which a TIMESTAMP_LTZ(3) here cannot
+    hold).
+    """
+    seconds = f"BETWEEN {_MIN_EPOCH_MS // 1000} AND {_MAX_EPOCH_MS // 1000}"
+    if t is not None and t.name in ("DOUBLE", "FLOAT"):
+        x = "CAST({0} AS DOUBLE)"
+        return f"floor({x})" if precision == 3 else f"(CASE WHEN {x} {seconds} THEN floor({x} * 1000) END)"
+    whole = "trunc({0})" if t is not None and t.name == "DECIMAL" else "{0}"
+    if precision == 3:
+        return whole
+    return f"(CASE WHEN {whole} {seconds} THEN CAST({whole} AS BIGINT) * 1000 END)"
 
 
 def _parse_ltz(c: Call) -> exp.Expression:

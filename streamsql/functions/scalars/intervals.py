@@ -16,6 +16,7 @@ DAY TO SECOND       ``'[+-]d h:m:s[.f]'``
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
@@ -70,3 +71,25 @@ def single_unit(n: exp.Interval) -> exp.Interval | None:
             micros += int(whole) * 1_000_000 + int((frac + "000000")[:6])
         amount, unit = sign * micros, "MICROSECOND"
     return exp.Interval(this=exp.Literal.string(str(amount)), unit=exp.var(unit))
+
+
+_MILLIS = {"DAY": 86_400_000, "HOUR": 3_600_000, "MINUTE": 60_000, "SECOND": 1000, "MILLISECOND": 1}
+
+
+def day_time_millis(n: exp.Expression) -> int | None:
+    """The milliseconds of a day-time interval literal (Flink's INTERVAL DAY TO SECOND value).
+
+    ``n`` is a single-unit interval (a range already read by :func:`single_unit`, in microseconds,
+    cut toward zero to milliseconds as Flink keeps them). None for a year-month interval or an
+    interval that is not a literal.
+    """
+    if not isinstance(n, exp.Interval) or not isinstance(n.this, exp.Literal) or n.unit is None:
+        return None
+    unit = n.unit.name.upper()
+    try:
+        value = Decimal(n.this.name.strip())
+    except InvalidOperation:
+        return None
+    if unit == "MICROSECOND":
+        return int(value / 1000)
+    return int(value * _MILLIS[unit]) if unit in _MILLIS else None

@@ -11,7 +11,8 @@ DECIMAL / DECIMAL (or INT)   exact: the unscaled values are divided as HUGEINTs 
                              HALF_UP to Flink's result scale (DuckDB divides DECIMALs in DOUBLE)
 DECIMAL + - * %              cast to Flink's result precision and scale (see :mod:`.typerules`)
 INT % INT                    the type of the right operand (Flink's MOD)
-CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward zero; DuckDB rounds)
+CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward zero; DuckDB rounds);
+                             a DOUBLE or FLOAT to INT/BIGINT saturates as Java's cast, NaN is 0
 CAST(x AS STRING)            Flink's text for timestamps, floating point and booleans
                              (:mod:`.cast_string`); to VARCHAR(n) ``left(x, n)``, to CHAR(n)
                              ``rpad(x, n, ' ')`` (Flink cuts and pads; DuckDB ignores the length)
@@ -19,7 +20,8 @@ CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits 
                              (DuckDB fails); a DOUBLE goes
                              through its shortest text (Flink's BigDecimal.valueOf: 1.005 → 1.01)
 CAST(string AS ...)          the texts Flink reads, as it reads them (:mod:`.cast_text`)
-DATE +/- INTERVAL            a DATE, as Flink (DuckDB's result is a TIMESTAMP)
+DATE +/- INTERVAL            a DATE, as Flink: moved by whole days of a day-time interval,
+                             truncated (DuckDB's result is a TIMESTAMP)
 INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
                              DuckDB parses no field range)
 x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
@@ -47,7 +49,7 @@ from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
-from streamsql.functions.scalars.intervals import single_unit
+from streamsql.functions.scalars.intervals import day_time_millis, single_unit
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -139,7 +141,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
                 this = exp.Cast(this=this, to=exp.DataType.build("VARCHAR"))
             return exp.TryCast(this=this, to=n.to), t
     if _is_date_interval(n):
-        return exp.Cast(this=n, to=exp.DataType.build("DATE")), t
+        return _date_interval(n), t
     if t is not None and _timestamp_interval(n) is not None:
         return exp.Cast(this=n, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
     operands = (type_of(n.this), type_of(n.expression)) if isinstance(n, exp.Mod) else ()
@@ -173,6 +175,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             return zoned, t
     if isinstance(n, exp.Cast) and t is not None and t.name == "FLOAT" and _named(type_of(n.this), "DOUBLE"):
         return template(_JAVA_FLOAT, f"({n.this.sql(dialect='duckdb')})"), t
+    if isinstance(n, exp.Cast) and n.to.this in _SATURATING and _named(type_of(n.this), "DOUBLE", "FLOAT"):
+        return template(_java_narrowing(n.to.this), f"({n.this.sql(dialect='duckdb')})"), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
         if inner is not None and inner.name in _FRACTIONAL:
@@ -189,6 +193,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     lt, rt = type_of(n.this), type_of(n.expression)
     if lt is None or rt is None or not (lt.is_numeric and rt.is_numeric):
         return n, t
+    if t.name in ("DOUBLE", "FLOAT") and op in "+-*/":
+        return _approximate(n, lt, rt, t.name), t
     if op in ("/", "%") and (t.name in _INT_NAMES or t.name == "DECIMAL"):
         divisor = _nonzero(n.expression, n.meta.get(WRITTEN))
         if op == "/" and t.name == "DECIMAL":
@@ -202,6 +208,24 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
 
 
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _approximate(n: exp.Expression, lt: SqlType, rt: SqlType, result: str) -> exp.Expression:
+    """``a op b`` of a FLOAT or DOUBLE result, as Flink's generated Java computes it.
+
+    The operands are brought to the result's type first, then the operation runs in it: a FLOAT
+    result casts a DOUBLE operand with Java's ``(float)`` (an infinity past its range: FLOAT(1E300)
+    / 1E300 is NaN in Flink 2.3) and an integer to the nearest float; a DOUBLE result widens a
+    FLOAT. DuckDB computed FLOAT with a DECIMAL in FLOAT (``1.1f + 0.000001`` was 1.10000097,
+    Flink 1.1000010238418578) and FLOAT with an integer or a DOUBLE in DOUBLE.
+    """
+    for key, side in (("this", lt), ("expression", rt)):
+        value = n.args[key]
+        if result == "FLOAT" and side.name == "DOUBLE":
+            n.set(key, template(_JAVA_FLOAT, f"({value.sql(dialect='duckdb')})"))
+        elif side.name in ("FLOAT", *_INT_NAMES) and side.name != result:
+            n.set(key, exp.Cast(this=value, to=exp.DataType.build(result)))
+    return n
 
 
 def _nonzero(divisor: exp.Expression, division: str | None) -> exp.Expression:
@@ -265,6 +289,25 @@ def _is_date_interval(n: exp.Expression) -> bool:
     types = [type_of(x) for x in sides]
     return any(isinstance(x, exp.Interval) for x in sides) and any(
         t is not None and t.name == "DATE" for t in types)
+
+
+def _date_interval(n: exp.Add | exp.Sub) -> exp.Expression:
+    """``DATE +/- INTERVAL ...`` (compiled operands): a DATE, as Flink's ``generateTemporalPlusMinus``.
+
+    A day-time interval moves the date by its milliseconds / 86,400,000 whole days, Java's ``long``
+    division (toward zero): ``DATE - INTERVAL '2' HOUR`` is the same day, ``- INTERVAL '25' HOUR``
+    the day before (DuckDB's date minus 2 hours is the day before). A year-month interval adds
+    months, the day clamped to the month's end, as DuckDB does.
+    """
+    date, interval = n.this, n.expression
+    if isinstance(date, exp.Interval):  # INTERVAL ... + DATE
+        date, interval = interval, date
+    ms = day_time_millis(interval)
+    if ms is None:
+        return exp.Cast(this=n, to=exp.DataType.build("DATE"))
+    days = abs(ms) // 86_400_000 * (1 if ms >= 0 else -1)
+    op = "-" if isinstance(n, exp.Sub) else "+"
+    return template(f"CAST({{0}} {op} ({days}) AS DATE)", f"({date.sql(dialect='duckdb')})")
 
 
 _SQL_LITERAL_IN_REGEX = {"$": "\\$", "\\": "\\\\", "%": ".*", "_": "."}
@@ -342,8 +385,8 @@ def _is_zero(e: exp.Expression) -> bool:
     return isinstance(e, exp.Literal) and e.is_number and float(e.this) == 0
 
 
-def _named(t: SqlType | None, name: str) -> bool:
-    return t is not None and t.name == name
+def _named(t: SqlType | None, *names: str) -> bool:
+    return t is not None and t.name in names
 
 
 def _is_timestamp(t: SqlType | None) -> bool:
@@ -358,6 +401,23 @@ _JAVA_FLOAT = (f"CASE WHEN {{0}} IS NULL THEN NULL "
                f"WHEN {{0}} >= 3.4028235677973366e38 THEN CAST('Infinity' AS FLOAT) "
                f"WHEN {{0}} <= -3.4028235677973366e38 THEN CAST('-Infinity' AS FLOAT) "
                f"ELSE CAST(greatest(least({{0}}, {_FLOAT_MAX}), -{_FLOAT_MAX}) AS FLOAT) END")
+
+
+_SATURATING = {exp.DataType.Type.INT: ("INTEGER", 2**31), exp.DataType.Type.BIGINT: ("BIGINT", 2**63)}
+
+
+def _java_narrowing(to: exp.DataType.Type) -> str:
+    """DuckDB SQL (over ``{0}``, a DOUBLE or FLOAT) of Java's ``(int)``/``(long)`` cast, as Flink's CAST.
+
+    Java cuts toward zero and saturates: past the type's range the result is its bound
+    (CAST(1E300 AS BIGINT) is 9223372036854775807), NaN is 0 (DuckDB fails on both). TRY_CAST is
+    the same, as the cast never fails. TINYINT and SMALLINT (the int's low bits in Java) are not so.
+    """
+    name, bound = _SATURATING[to]
+    return (f"CASE WHEN isnan({{0}}) THEN CAST(0 AS {name}) "
+            f"WHEN {{0}} >= {float(bound)!r} THEN CAST({bound - 1} AS {name}) "
+            f"WHEN {{0}} <= {float(-bound)!r} THEN CAST({-bound} AS {name}) "
+            f"ELSE CAST(trunc({{0}}) AS {name}) END")
 
 
 def _unscaled(a: Arg) -> tuple[str, int]:

@@ -484,23 +484,55 @@ def unix_timestamp(c: Call) -> exp.Expression:
     """Seconds since 1970-01-01 00:00:00 UTC of now, or of a string.
 
     The string is parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session
-    time zone.
+    time zone, as Flink's ``DateTimeUtils.unixTimestamp``: a lenient ``SimpleDateFormat`` gives
+    epoch milliseconds, divided by 1000 as a Java ``long`` (toward zero: ``1969-12-31
+    23:59:59.500`` is 0). Its ``S`` is a number of milliseconds of any length, not a fraction
+    (:func:`_millis_field`).
     """
     if not c.args:
         return template("epoch(current_timestamp)")
-    fmt = _pattern(c, 1, "yyyy-MM-dd HH:mm:ss", parsing=True)
-    if fmt is None:
-        return exp.Null()
-    # Flink returns Long.MIN_VALUE for a string that does not parse; like Java's
-    # SimpleDateFormat it ignores text after a fixed-width pattern's end ('... 13:45:30.999')
     java = c.literal(1, "the format") if len(c.args) > 1 else "yyyy-MM-dd HH:mm:ss"
-    parsed = f"try_strptime({{0}}, {fmt})"
-    width = fixed_width(java)
-    if width:
-        parsed = f"coalesce({parsed}, try_strptime(left({{0}}, {width}), {fmt}))"
-    seconds = f"CAST(floor(epoch({instant(parsed)})) AS BIGINT)"
+    if java is None:
+        return exp.Null()
+    ms = _millis_field(c, java)
+    if ms is None:
+        fmt = sql_string(strftime_pattern(c, java, parsing=True))
+        # like SimpleDateFormat it ignores text after a fixed-width pattern's end ('... 13:45:30.999')
+        parsed = f"try_strptime({{0}}, {fmt})"
+        width = fixed_width(java)
+        if width:
+            parsed = f"coalesce({parsed}, try_strptime(left({{0}}, {width}), {fmt}))"
+        ms = f"epoch_ms({instant(parsed)})"
+    seconds = f"CAST(trunc({ms} / 1000) AS BIGINT)"
+    # Flink returns Long.MIN_VALUE for a string that does not parse
     return template(f"CASE WHEN {{0}} IS NOT NULL THEN coalesce({seconds}, -9223372036854775808) END",
                     c.args[0])
+
+
+def _millis_field(c: Call, java: str) -> str | None:
+    """DuckDB SQL (over ``{0}``) of the epoch milliseconds of a Java pattern ending in ``S`` letters.
+
+    As a lenient ``SimpleDateFormat`` parses them (None for a pattern without them at its end, before
+    only literal text). ``S`` reads the whole number there (after spaces or tabs, with an optional ``-``) as
+    milliseconds, which the lenient calendar adds: ``'123456'`` with ``'SSSSSS'`` is 123.456
+    seconds, ``'13:45:30.5'`` with ``'HH:mm:ss.SSS'`` 30.005. The fields before it must have a
+    fixed width (``yyyy-MM-dd HH:mm:ss.``); without any, the date is 1970-01-01 00:00:00 in the
+    session time zone. NULL when the text does not parse.
+    """
+    m = re.fullmatch(r"(.*?)(S+)((?:'[^']*'|[^A-Za-z'])*)", java)
+    if m is None:
+        return None
+    head = m.group(1)
+    width = fixed_width(head) if head else 0
+    if width is None or "S" in head:
+        return None
+    digits = f"TRY_CAST(regexp_extract(substr({{0}}, {width + 1}), '^[ \t]*(-?[0-9]+)', 1) AS BIGINT)"
+    if head:
+        fmt = sql_string(strftime_pattern(c, head, parsing=True))
+        base = f"try_strptime(left({{0}}, {width}), {fmt})"
+    else:
+        base = "TIMESTAMP '1970-01-01 00:00:00'"
+    return f"(epoch_ms({instant(base)}) + {digits})"
 
 
 @scalar("FROM_UNIXTIME", group="temporal", sig=((INTEGER,), (INTEGER, S)), result=fixed("STRING"),

@@ -14,9 +14,12 @@ a / b        p1 - s1 + s2 + max(6, s1 + p2 + 1)                     max(6, s1 + 
 MOD(a, b)    min(p1 - s1, p2 - s2) + max(s1, s2)                    max(s1, s2)
 ============ ====================================================== ======================
 
-An integer operand counts as DECIMAL(3/5/10/19, 0) (TINYINT/SMALLINT/INT/BIGINT); any FLOAT
-or DOUBLE operand makes the result DOUBLE; two integers give the wider integer (a division too:
-Flink divides integers as integers).
+An integer operand counts as DECIMAL(3/5/10/19, 0) (TINYINT/SMALLINT/INT/BIGINT); two integers
+give the wider integer (a division too: Flink divides integers as integers). With a FLOAT or
+DOUBLE operand, arithmetic takes Calcite's type, the first approximate operand's (FLOAT + d is
+FLOAT, d + FLOAT DOUBLE, i * FLOAT FLOAT), but DOUBLE with a DECIMAL (checked against Flink 2.3
+by the differential fuzzer's regression cases); the common type of several values takes DOUBLE
+for any approximate one.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from streamsql.core.types import SqlType
 
 _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 _INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
+_APPROXIMATE = ("FLOAT", "DOUBLE")
 MAX_PRECISION = 38
 
 
@@ -57,8 +61,10 @@ def arithmetic(op: str, a: SqlType | None, b: SqlType | None) -> SqlType | None:
         return None if is_null(a) and is_null(b) else (b if is_null(a) else a)
     if not (a.is_numeric and b.is_numeric):
         return a if op in "+-" and not a.is_numeric else (b if op == "+" and not b.is_numeric else None)
-    if a.name in ("FLOAT", "DOUBLE") or b.name in ("FLOAT", "DOUBLE"):
-        return SqlType("DOUBLE")
+    if a.name in _APPROXIMATE or b.name in _APPROXIMATE:
+        if "DECIMAL" in (a.name, b.name):
+            return SqlType("DOUBLE")
+        return SqlType(a.name if a.name in _APPROXIMATE else b.name)
     if a.name in _INT_RANK and b.name in _INT_RANK:
         if op == "%":
             return SqlType(b.name)
