@@ -39,7 +39,7 @@ from streamsql.state.layout import (
 _NIL, _FALSE, _TRUE = 0xC0, 0xC2, 0xC3
 _INT64, _UINT64, _FLOAT64 = 0xD3, 0xCF, 0xCB
 _EXT8, _FIXEXT4 = 0xC7, 0xD6
-_FIXARRAY, _ARRAY16 = 0x90, 0xDC
+_FIXARRAY, _ARRAY16, _ARRAY32 = 0x90, 0xDC, 0xDD
 #: String headers: fixstr (< 32 bytes), str 8, str 16, str 32; binaries: bin 8, 16, 32.
 _STR_HEADS = (0xD9, 0xDA, 0xDB)
 _BIN_HEADS = (0xC4, 0xC5, 0xC6)
@@ -47,11 +47,21 @@ _UNIX_EPOCH_ORDINAL = 719_163  # datetime.date(1970, 1, 1).toordinal()
 _MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
 
 
-def encode_rows(fmt: ValueFormat, lead: Sequence[np.ndarray], table: pa.Table) -> list[bytes] | None:
+def array_header(n: int) -> bytes:
+    """The msgpack header of an array of ``n`` items (fixarray, array 16 or array 32)."""
+    if n < 16:
+        return bytes([_FIXARRAY | n])
+    if n < 65536:
+        return bytes([_ARRAY16]) + n.to_bytes(2, "big")
+    return bytes([_ARRAY32]) + n.to_bytes(4, "big")
+
+
+def encode_rows(fmt: ValueFormat | None, lead: Sequence[np.ndarray], table: pa.Table) -> list[bytes] | None:
     """Per row ``i`` of ``table``: ``fmt.encode([*(c[i] for c in lead), *row_i])`` (module docstring).
 
     Args:
-        fmt: the values' format (its tag comes first).
+        fmt: the values' format (its tag comes first); None: the msgpack alone, untagged (to be
+            put together into a larger value).
         lead: integer columns written before the row's columns (e.g. count, associations).
         table: the rows.
 
@@ -59,9 +69,8 @@ def encode_rows(fmt: ValueFormat, lead: Sequence[np.ndarray], table: pa.Table) -
         One value per row, or None if a column has a type this does not write (module docstring).
     """
     n = table.num_rows
-    width = len(lead) + table.num_columns
-    head = [_FIXARRAY | width] if width < 16 else [_ARRAY16, width >> 8, width & 0xFF]
-    segments: list[Any] = [np.tile(np.frombuffer(fmt.tag + bytes(head), np.uint8), (n, 1))]
+    head = (fmt.tag if fmt is not None else b"") + array_header(len(lead) + table.num_columns)
+    segments: list[Any] = [np.tile(np.frombuffer(head, np.uint8), (n, 1))]
     segments += [_ints(np.asarray(c, np.int64), None) for c in lead]
     for column in table.columns:
         seg = _column(_normalize(column))

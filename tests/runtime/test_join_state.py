@@ -22,6 +22,7 @@ from streamsql.state.layout import (
     StateFormatError,
     ValueFormat,
     encode_keys,
+    map_prefixes,
     split_map_key,
     with_key_groups,
 )
@@ -159,6 +160,25 @@ def test_a_change_writes_its_own_entry_only(tmp_path, backend_name):
     assert rec.writes == [(1, 0)]  # one put, whatever the key's 200 other rows
     after = dict(backend.keyed_state("join-1").items())
     assert {k: v for k, v in after.items() if k in before} == before
+    backend.close()
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_an_inner_appending_side_writes_a_block_per_key_and_reads_old_rows_too(tmp_path, backend_name):
+    """One entry per join key of a batch (its rows in order, duplicates kept), read back next to an
+    entry of one row as written before blocks (a snapshot of the earlier version)."""
+    op, backend = _join(tmp_path, backend_name, insert_only=(True, True))
+    rec = _Recording(op.join_state.views[0])
+    op.join_state.views = (rec, rec)
+    op.process_batch(_batch(L, [(1, "a"), (2, "b"), (1, "c"), (1, "a")]), 0)
+    assert rec.writes == [(2, 0)]  # keys 1 and 2: two entries for four rows
+    (prefix,) = map_prefixes(with_key_groups(encode_keys([pa.array([1], pa.int64())])), JOIN_LEFT)
+    backend.keyed_state("join-1").write_maps([(prefix, b"o" * 16, JOIN_ROW.encode([1, 0, 1, "old"]))])
+    assert Counter(_out(op.process_batch(_batch(R, [(1, "x"), (3, "y")]), 1))) == Counter(
+        {("INSERT", "a", "x"): 2, ("INSERT", "c", "x"): 1, ("INSERT", "old", "x"): 1})
+    assert _out(op.process_batch(_batch(L, [(2, "d")]), 0)) == []
+    assert Counter(_out(op.process_batch(_batch(R, [(2, "z")]), 1))) == Counter(
+        {("INSERT", "b", "z"): 1, ("INSERT", "d", "z"): 1})
     backend.close()
 
 
