@@ -27,7 +27,10 @@ Finally a bounded run drains the topic and finishes. The output is read with a
   its count and sum per join key into ``upsert-kafka``, compared as ``agg`` with DuckDB's join;
 - ``join-append``: a regular LEFT JOIN of two insert-only inputs (each side's rows appended under
   random entry keys; many rows per key, NULL keys on both sides): a padded left row is retracted
-  when its first match arrives; count and sum per ``join key % 10``, compared as ``join``.
+  when its first match arrives; count and sum per ``join key % 10``, compared as ``join``;
+- ``join-inner``: the same as an inner join, whose appending sides are joined column by column
+  and stored as one block of rows per join key and batch (:meth:`JoinState.append
+  <streamsql.runtime.operators.join_state.JoinState.append>`).
 
 Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.
@@ -198,9 +201,12 @@ class PySum:
     def get_result_type(self):
         return "BIGINT"
 """
+_KEYED_DUCK["join-inner"] = ("j", _KEYED_DUCK["join-append"][1].replace("LEFT JOIN", "JOIN"))
 _SINKS = {"agg": _AGG_SINK, "filter": _FILTER_SINK, "window": _WINDOW_SINK, "topn": _TOPN_SINK,
-          "dedup": _DEDUP_SINK, "udaf": _UDAF_SINK, "join": _JOIN_SINK, "join-append": _JOIN_APPEND_SINK}
-_UPSERT = ("agg", "topn", "udaf", "join", "join-append")  # queries into a compacted upsert-kafka topic
+          "dedup": _DEDUP_SINK, "udaf": _UDAF_SINK, "join": _JOIN_SINK, "join-append": _JOIN_APPEND_SINK,
+          "join-inner": _JOIN_APPEND_SINK.replace("LEFT JOIN", "JOIN")}
+#: queries into a compacted upsert-kafka topic
+_UPSERT = ("agg", "topn", "udaf", "join", "join-append", "join-inner")
 _EVENT_MS = 20  # event time advances 20 ms per record: 500 records per 10-second window
 
 

@@ -8,7 +8,8 @@ from streamsql.testing import chaos
 
 @pytest.mark.parametrize("query,backend", [("agg", "rocksdb"), ("filter", "hashmap"), ("window", "rocksdb"),
                                            ("topn", "hashmap"), ("dedup", "rocksdb"), ("udaf", "hashmap"),
-                                           ("join", "rocksdb"), ("join-append", "hashmap")])
+                                           ("join", "rocksdb"), ("join-append", "hashmap"),
+                                           ("join-inner", "rocksdb")])
 def test_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys):
     rc = chaos.main(["--bootstrap", kafka_bootstrap, "--records", "20000", "--kills", "5",
                      "--query", query, "--backend", backend,
