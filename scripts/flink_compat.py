@@ -25,6 +25,11 @@ the JVM starts; each case's lines are the ones written between the start and the
 The session runs with parallelism 1 (so print lines carry no subtask prefix) and the time zone UTC,
 as StreamSQL's defaults. Statements: ``CREATE ...`` and ``SET 'key' = 'value'`` (applied to the
 table config) before the single ``INSERT``.
+
+A Kafka case (a ``records.json`` beside ``case.sql``, see ``tests/compat/kafka_input.py``) reads a
+new topic of the broker ``$STREAMSQL_KAFKA_BOOTSTRAP`` (default ``127.0.0.1:9092``), loaded by that
+module in the project's venv (``$CLIENT_PYTHON``, default ``.venv/bin/python``: PyFlink's venv has
+no Kafka client), through the Kafka SQL connector jar of ``benchmarks/flink_setup.py``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,10 +45,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the Flink venv does not install StreamSQL: import the helpers by path
 
+from benchmarks.flink_setup import kafka_jar  # noqa: E402
 from tests.compat.changelog import INSERT, fold, split_statements  # noqa: E402
+from tests.compat.kafka_input import is_kafka_case, substitute  # noqa: E402
 
 CASES = ROOT / "tests" / "compat" / "cases"
 CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
+BOOTSTRAP = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
 SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.IGNORECASE | re.DOTALL)
 
 
@@ -77,6 +86,14 @@ class Capture:
             return f.read().splitlines()
 
 
+def _load_topic(case: Path) -> str:
+    """A new topic holding the case's ``records.json``, loaded in the project's venv; its name."""
+    python = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
+    done = subprocess.run([python, "-m", "tests.compat.kafka_input", BOOTSTRAP, str(case)], cwd=ROOT,
+                          check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
 def run_case(case: Path, capture: Capture) -> dict:
     """Run one case on Flink; its expected.json document (a table or Flink's error)."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
@@ -85,6 +102,9 @@ def run_case(case: Path, capture: Capture) -> dict:
     for k, v in CONFIG.items():
         tenv.get_config().set(k, v)
     sql = (case / "case.sql").read_text().replace("${CASE_DIR}", str(case.resolve()))
+    if is_kafka_case(case):
+        tenv.get_config().set("pipeline.jars", Path(kafka_jar()).as_uri())
+        sql = substitute(sql, _load_topic(case), BOOTSTRAP)
     statements = split_statements(sql)
     inserts = [s for s in statements if INSERT.match(s)]
     if len(inserts) != 1:

@@ -43,7 +43,7 @@ class Decoder(ABC):
     Attributes:
         schema: the columns produced, in order.
         skipped: bad records skipped so far (``'<format>.ignore-parse-errors' = 'true'``).
-        tombstones: None payloads skipped so far.
+        tombstones: None payloads (and empty ones, see :attr:`empty_is_no_row`) skipped so far.
         changelog: True when batches may carry -U/+U/-D rows (debezium-json).
         source_index: after each :meth:`decode`, the int64 index into ``values`` of every
             output row (lets a connector line up per-record metadata such as Kafka offsets).
@@ -53,6 +53,9 @@ class Decoder(ABC):
 
     changelog: bool = False
     option_prefix: str = ""
+    #: Flink's deserializer of the format returns no row for an empty (zero-byte) message (json,
+    #: debezium-json), which :meth:`decode` skips and counts in ``tombstones``.
+    empty_is_no_row: bool = False
 
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         self.schema = schema

@@ -14,6 +14,13 @@ import decimal
 from typing import Any, Callable
 
 import pyarrow as pa
+from streamsql.connectors.formats.java_text import (
+    parse_boolean,
+    parse_double,
+    parse_int,
+    parse_iso_date,
+    parse_sql_date,
+)
 
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema, SqlType
@@ -166,10 +173,13 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
             if isinstance(v, int):
                 x = v
             elif isinstance(v, (float, decimal.Decimal)) and not from_text:
-                x = int(v)  # Jackson's intValue(): truncates
+                if n in ("TINYINT", "SMALLINT"):  # Flink: Byte/Short.parseXxx of the number's text
+                    msg = f"cannot convert {_text(v)} to {n}"
+                    raise RecordError(msg)
+                x = int(v)  # Jackson's getIntValue()/getLongValue(): truncates
             else:
                 try:
-                    x = int(_text(v).strip())
+                    x = parse_int(_text(v))  # Java's parseInt (no "1_000")
                 except ValueError:
                     msg = f"cannot convert {quoted(_text(v))} to {n}"
                     raise RecordError(msg) from None
@@ -188,7 +198,7 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
             if isinstance(v, (int, float, decimal.Decimal)):
                 return float(v)
             try:
-                return float(_text(v).strip())
+                return parse_double(_text(v))  # Java's parseDouble ("1d", "NaN"; not "inf")
             except ValueError:
                 msg = f"cannot convert {quoted(_text(v))} to {n}"
                 raise RecordError(msg) from None
@@ -199,13 +209,7 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
         def conv(v):
             if isinstance(v, bool):
                 return v
-            s = _text(v).strip().lower()
-            if s in ("true", "1"):
-                return True
-            if s in ("false", "0"):
-                return False
-            msg = f"cannot convert {quoted(_text(v))} to BOOLEAN"
-            raise RecordError(msg)
+            return parse_boolean(_text(v))  # Flink: Boolean.parseBoolean, so "1" and "yes" are false
 
         return conv
     if n == "DECIMAL":
@@ -234,10 +238,11 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
 
         return conv
     if n == "DATE":
+        parse_date = parse_sql_date if from_text else parse_iso_date  # CSV: Date.valueOf; JSON: ISO
 
         def conv(v):
             try:
-                return (_dt.date.fromisoformat(_text(v).strip()) - _EPOCH_DATE).days
+                return (parse_date(_text(v)) - _EPOCH_DATE).days
             except ValueError:
                 msg = f"cannot convert {quoted(_text(v))} to DATE"
                 raise RecordError(msg) from None

@@ -15,8 +15,9 @@ skipped and counted in ``tombstones``. ``'csv.allow-comments'`` skips records st
 A payload with a line break inside (a quoted multi-line value, or a malformed payload) is decoded
 per record: one message is one record, never split or merged with its neighbours.
 
-BOOLEAN accepts ``true``/``false``/``1``/``0`` (any case); other text is a bad record (Flink maps
-any other text to false).
+BOOLEAN is Java's ``Boolean.parseBoolean`` of the trimmed text, as Flink's: ``true`` in any case is
+true, any other text (``1``, ``yes``) false; INT, DOUBLE and DATE text follow Java's parsers too
+(:mod:`.java_text`).
 
 Encoding (vectorized with Arrow string kernels): values rendered as Flink 2.3's csv format writes
 them through Jackson's CSV writer (``tests/connectors/json_encode_flink.json``, cases ``csv_*``):
@@ -109,8 +110,9 @@ class _CsvOptions:
         self.ignore_errors = bool_option(options, "csv.ignore-parse-errors", False, table)
 
 
-_TRUE = ["true", "True", "TRUE", "1"]
-_FALSE = ["false", "False", "FALSE", "0"]
+#: Read by Arrow; any other BOOLEAN text goes per record (:func:`.java_text.parse_boolean`).
+_TRUE = ["true", "True", "TRUE"]
+_FALSE = ["false", "False", "FALSE"]
 
 
 class CsvDecoder(Decoder):
@@ -169,6 +171,8 @@ class CsvDecoder(Decoder):
         return batch
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
+        if not all(payloads):  # Arrow reads an empty line as a row; Flink fails on an empty message
+            return None
         data = b"\n".join(payloads) + b"\n"
         if data.count(b"\n") != len(payloads) or b"\r" in data:
             # One message is one record: a line break inside a payload (other than a trailing one,

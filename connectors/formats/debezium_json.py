@@ -5,11 +5,12 @@ Events are ``{"before": {...}|null, "after": {...}|null, "op": "c"|"r"|"u"|"d"}`
 Row kinds, as Flink: ``c``/``r`` → +I(after); ``u`` → -U(before), +U(after); ``d`` → -D(before).
 With ``'debezium-json.schema-include' = 'true'`` the event is wrapped as
 ``{"schema": ..., "payload": {...}}``. Tombstones (None, Kafka's delete markers that follow a ``d``)
-are skipped and counted in ``tombstones``. An unknown ``op``, a missing ``after`` for c/r/u or a
-missing ``before`` for u/d (Postgres without ``REPLICA IDENTITY FULL``) is a bad record, as is
-undecodable JSON: skipped and counted with ``'debezium-json.ignore-parse-errors' = 'true'``, else
-``BadRecordError`` naming the location. With that option a field that does not convert to its
-column type (``"x"`` for an INT) is NULL and the change is kept, as Flink's json format does.
+and empty messages are skipped (as Flink: no change) and counted in ``tombstones``. An unknown
+``op``, a missing ``after`` for c/r/u or a missing ``before`` for u/d (Postgres without
+``REPLICA IDENTITY FULL``) is a bad record, as is undecodable JSON: skipped and counted with
+``'debezium-json.ignore-parse-errors' = 'true'``, else ``BadRecordError`` naming the location.
+With that option a field that does not convert to its column type (``"x"`` for an INT) is NULL
+and the change is kept, as Flink's json format does.
 
 Decoding is vectorized (``pyarrow.json`` with nested struct schemas; kinds and the row
 interleaving computed with numpy); values follow the json format's rules (exact decimals, ...),
@@ -69,6 +70,7 @@ class DebeziumJsonDecoder(Decoder):
     """See module docstring."""
 
     fmt = "debezium-json"
+    empty_is_no_row = True
     changelog = True
 
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
@@ -85,8 +87,8 @@ class DebeziumJsonDecoder(Decoder):
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
         """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
-        if None in values:
-            idx = np.asarray([i for i, v in enumerate(values) if v is not None], dtype=np.int64)
+        if None in values or not all(values):  # Flink: a tombstone or an empty message is no change
+            idx = np.asarray([i for i, v in enumerate(values) if v], dtype=np.int64)
             self.tombstones += len(values) - len(idx)
         else:
             idx = np.arange(len(values), dtype=np.int64)
@@ -106,7 +108,7 @@ class DebeziumJsonDecoder(Decoder):
         return batch
 
     def _fast(self, payloads, idx, where):
-        t = read_rows(payloads, self.read_schema)  # None unless one row per payload, valid UTF-8
+        t = read_rows(payloads, self.read_schema, constants=True)  # None unless one row per payload
         if t is None:
             raise _Fallback
         if self.schema_include:

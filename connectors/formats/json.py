@@ -19,6 +19,9 @@ number into a STRING column, epoch millis into a TIMESTAMP, ``"12"`` into an INT
 is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL or
 STRING column holds a non-integer number, so no binary float ever reaches a DECIMAL), applying
 Flink's per-type conversion rules. That path names a bad record in a ``BadRecordError``.
+An empty message (zero bytes) is no row, as a tombstone (Flink's deserializer returns null for
+both): it is counted in ``tombstones``. A message is read up to the end of its first JSON value,
+as Flink's streaming parser: what follows (``{"a":1}{"a":2}``, ``{"a":1} xyz``) is never read.
 With ``'json.ignore-parse-errors' = 'true'`` (as Flink's ``JsonParserToRowDataConverters``) a
 value that does not convert to its column type (``"four"`` for an INT, a string for a ROW, a bad
 field inside a ROW) becomes NULL and the row is kept (not counted); a record that is not a JSON
@@ -29,7 +32,8 @@ with ``{`` (after whitespace) and the joined text holds no NUL byte — so each 
 least one row or an Arrow error, and the row count equal to the payload count then means exactly
 one each — and the text is valid UTF-8 (Arrow does not validate strings). An empty or
 whitespace-only payload, several JSON values in one payload, a top-level ``null`` (which crashes
-Arrow) or invalid UTF-8 thus go to the slow path, where they are bad records.
+Arrow) or invalid UTF-8 thus go to the slow path (a whitespace-only payload, ``null`` and invalid
+UTF-8 are bad records there, as in Flink).
 
 Leniencies: raw newlines inside a payload are treated as whitespace.
 
@@ -153,14 +157,19 @@ def valid_utf8(data: bytes) -> bool:
     return True
 
 
-def read_rows(payloads: list[bytes], schema: pa.Schema) -> pa.Table | None:
+def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False) -> pa.Table | None:
     """Fast path: one row per payload read by Arrow, or None when that is not guaranteed.
 
     None when a payload is not a lone JSON object (see :func:`objects_only`), the text is not
-    valid UTF-8, or the row count differs; raises Arrow's error for invalid JSON.
+    valid UTF-8, or the row count differs; raises Arrow's error for invalid JSON. Arrow reads the
+    bare tokens ``NaN`` and ``Infinity`` as numbers, which Flink's JSON parser rejects (the record
+    is bad: compat case ``kafka_json_non_numeric_numbers``), so unless ``constants`` a batch
+    holding either text goes to the slow path, which decides.
     """
     data = join_lines(payloads)
     if not objects_only(data, payloads) or not valid_utf8(data):
+        return None
+    if not constants and (b"NaN" in data or b"Infinity" in data):
         return None
     table = arrow_read(data, schema)
     return table if table.num_rows == len(payloads) else None
@@ -193,6 +202,24 @@ def loads_exact(v: bytes, reject_constants: bool = True):
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\[uU][dD][89a-fA-F]")
+_FIRST = _json.JSONDecoder(parse_float=decimal.Decimal)
+
+
+def first_value(v: bytes) -> bytes | None:
+    """The bytes of the first JSON value of ``v`` (leading whitespace skipped), or None.
+
+    Flink's JSON format reads a message with a streaming parser that stops at the end of the
+    first object, so ``{"a":1}{"a":2}`` and ``{"a":1} xyz`` are the row ``a = 1`` and the rest is
+    never read (compat cases ``kafka_json_concatenated``, ``kafka_json_trailing_garbage``). None
+    when ``v`` does not start with a complete JSON value.
+    """
+    text = v.decode("utf-8", "surrogateescape")
+    start = len(text) - len(text.lstrip(" \t\r\n"))
+    try:
+        _, end = _FIRST.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    return text[start:end].encode("utf-8", "surrogateescape")
 
 
 def arrow_read(data: bytes, schema: pa.Schema) -> pa.Table:
@@ -241,7 +268,13 @@ class RecordParser:
         if not v.strip():
             msg = "empty record"
             raise RecordError(msg)
-        return loads_exact(v)
+        try:
+            return loads_exact(v)
+        except RecordError:
+            head = first_value(v)
+            if head is None or head == v.strip():
+                raise
+            return loads_exact(head)  # what follows the first value is never read, as Flink
 
 
 class RowConverter:
@@ -276,6 +309,7 @@ class JsonDecoder(Decoder):
     """See module docstring."""
 
     fmt = "json"
+    empty_is_no_row = True
 
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         super().__init__(schema, options)
@@ -350,6 +384,10 @@ class JsonDecoder(Decoder):
                     )
 
     def _slow(self, payloads, pos, lo: int, hi: int, where: Where):
+        if not all(payloads[lo:hi]):  # an empty message is no row, as Flink's deserializer
+            keep = [j for j in range(lo, hi) if payloads[j]]
+            self.tombstones += hi - lo - len(keep)
+            payloads, pos, lo, hi = [payloads[j] for j in keep], pos[keep], 0, len(keep)
         return decode_records(
             self, payloads, pos, lo, hi, where, self._parse_row, self.ignore_errors
         )

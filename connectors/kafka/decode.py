@@ -23,28 +23,18 @@ from streamsql.core.types import Schema
 
 
 def decode_keys(kdec, keys: list[bytes | None], where: Callable[[int], str]) -> tuple[pa.Table, np.ndarray]:
-    """Decode message keys; None keys give NULL key columns.
+    """Decode message keys, a missing key (None) as its format decodes a tombstone.
+
+    As Flink's Kafka source, which joins each value row with the rows its key format gives for
+    the key: ``json`` and ``csv`` give none for a missing key, so the message is no row (counted
+    in ``kdec.tombstones``; compat case ``kafka_json_null_key``), ``raw`` a NULL key.
 
     Returns:
         ``(key_table, kept)``: ``kept`` are the indices into ``keys`` of the rows of
-        ``key_table`` (a key that fails to decode under ``ignore-parse-errors`` drops its row).
+        ``key_table`` (a key that fails to decode under ``ignore-parse-errors`` drops its row too).
     """
-    present = [j for j, k in enumerate(keys) if k is not None]
-    if len(present) == len(keys):
-        kb = kdec.decode(keys, where)
-        return kb.table, np.asarray(kdec.source_index, dtype=np.int64)
-    sub = [keys[j] for j in present]
-    kb = kdec.decode(sub, lambda q: where(present[q]))
-    ok = (
-        np.asarray(present, dtype=np.int64)[np.asarray(kdec.source_index, dtype=np.int64)]
-        if present
-        else np.zeros(0, np.int64)
-    )
-    none_rows = np.asarray([j for j, k in enumerate(keys) if k is None], dtype=np.int64)
-    kept = np.sort(np.concatenate([ok, none_rows]))
-    pos = {int(r): q for q, r in enumerate(ok)}
-    take = pa.array([pos.get(int(j)) for j in kept], pa.int64())
-    return kb.table.take(take), kept
+    kb = kdec.decode(keys, where)
+    return kb.table, np.asarray(kdec.source_index, dtype=np.int64)
 
 
 def assemble(
@@ -81,7 +71,8 @@ class RecordDecoder:
         table: the source table.
         fs: its key/value formats.
         metrics: the job's counters; undecodable records skipped under ``ignore-parse-errors``
-            are added to ``metrics["bad_records"]`` by :meth:`count_skipped`.
+            are added to ``metrics["bad_records"]``, tombstones and empty values the value format
+            gives no row for to ``metrics["empty_records"]``, by :meth:`count_skipped`.
 
     Attributes:
         schema: physical then metadata columns (:func:`source_schema`).
@@ -95,6 +86,7 @@ class RecordDecoder:
         self.vdec, self.kdec = fs.make_decoders(table)
         self.metrics = metrics
         self._skipped = 0
+        self._empty = 0
 
     def decode(
         self,
@@ -151,8 +143,12 @@ class RecordDecoder:
         return self.kdec is not None or bool(self.table.metadata_columns)
 
     def count_skipped(self) -> None:
-        """Add the records skipped since the last call to ``metrics["bad_records"]``."""
+        """Add the records skipped since the last call to ``metrics`` (``bad_records``, ``empty_records``)."""
         skipped = self.vdec.skipped + (self.kdec.skipped if self.kdec else 0)
         if skipped != self._skipped:
             count(self.metrics, "bad_records", skipped - self._skipped)
             self._skipped = skipped
+        empty = self.vdec.tombstones + (self.kdec.tombstones if self.kdec else 0)
+        if empty != self._empty:
+            count(self.metrics, "empty_records", empty - self._empty)
+            self._empty = empty

@@ -343,12 +343,16 @@ class UpsertKafkaSource(ReaderSource):
         vals: list[bytes] = []
         kinds: list[int] = []
         src: list[int] = []
-        null_keys = 0
+        null_keys = empty = 0
+        no_row = self.decoder.vdec.empty_is_no_row
         msgs = fetched.msgs
         for i, (m, v) in enumerate(zip(msgs, fetched.values)):
             k = m.key()
             if k is None:
                 null_keys += 1
+                continue
+            if no_row and v is not None and not v:  # Flink: no row, the key's value stays
+                empty += 1
                 continue
             old = state.get(k)
             if v is None:
@@ -372,6 +376,8 @@ class UpsertKafkaSource(ReaderSource):
             state[k] = v
         if null_keys:
             count(self.metrics, "bad_records", null_keys)
+        if empty:
+            count(self.metrics, "empty_records", empty)
         if not vals:
             return None
         src_arr, kinds_arr = np.asarray(src, dtype=np.int64), np.asarray(kinds, dtype=np.int8)

@@ -13,6 +13,9 @@ from __future__ import annotations
 DROPPED: tuple[tuple[str, str, str], ...] = (
     # undecodable source records skipped ('json.ignore-parse-errors', upsert-kafka NULL keys)
     ("bad_records", "bad records skipped", "Bad records"),
+    # Kafka records that are no row, as in Flink: tombstones into an append source, empty values
+    # of formats whose deserializer gives no row for them (json)
+    ("empty_records", "empty records skipped", "Empty records"),
     # rows behind the watermark (window aggregates, joins and Top-N, OVER, deduplication)
     ("late_records", "late records dropped", "Late records"),
     # -U/-D rows of a row the sink upsert materializer no longer holds ('table.exec.state.ttl')

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.compat import kafka_input
 from tests.compat.batch import duckdb_rows
 from tests.compat.changelog import fold
 
@@ -29,10 +30,24 @@ CASES = Path(__file__).resolve().parent / "cases"
 case_dirs = sorted(p for p in CASES.iterdir() if (p / "case.sql").exists())
 
 
-def run_streamsql(case: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    """Run the case's script (``${CASE_DIR}`` substituted) with ``streamsql run`` in ``tmp_path``."""
+def run_streamsql(case: Path, tmp_path: Path, bootstrap: str | None = None) -> subprocess.CompletedProcess:
+    """Run the case's script (``${CASE_DIR}`` substituted) with ``streamsql run`` in ``tmp_path``.
+
+    A Kafka case (:mod:`tests.compat.kafka_input`) reads a new topic loaded from its records on
+    broker ``bootstrap``; the topic is deleted after the run.
+    """
+    if kafka_input.is_kafka_case(case):
+        topic = kafka_input.load(bootstrap, case)
+        try:
+            return _run_script(case, tmp_path, lambda sql: kafka_input.substitute(sql, topic, bootstrap))
+        finally:
+            kafka_input.drop(bootstrap, topic)
+    return _run_script(case, tmp_path, lambda sql: sql)
+
+
+def _run_script(case: Path, tmp_path: Path, fill) -> subprocess.CompletedProcess:
     script = tmp_path / "case.sql"
-    script.write_text((case / "case.sql").read_text().replace("${CASE_DIR}", str(case.resolve())))
+    script.write_text(fill((case / "case.sql").read_text().replace("${CASE_DIR}", str(case.resolve()))))
     command = [sys.executable, "-m", "streamsql", "run", str(script)]
     try:
         return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=180)
@@ -52,9 +67,12 @@ def compat_runs(request, tmp_path_factory) -> dict[str, Future]:
     """
     selected = [item.callspec.params["case"] for item in request.session.items
                 if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__]
+    kafka = any(kafka_input.is_kafka_case(c) for c in selected)
+    bootstrap = request.getfixturevalue("kafka_bootstrap") if kafka else None
     pool = ThreadPoolExecutor(max_workers=int(os.environ.get("STREAMSQL_COMPAT_JOBS", "2")))
     request.addfinalizer(lambda: pool.shutdown(cancel_futures=True))
-    return {c.name: pool.submit(run_streamsql, c, tmp_path_factory.mktemp(c.name)) for c in selected}
+    return {c.name: pool.submit(run_streamsql, c, tmp_path_factory.mktemp(c.name), bootstrap)
+            for c in selected}
 
 
 def _key(row) -> list:

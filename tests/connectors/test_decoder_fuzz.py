@@ -243,6 +243,6 @@ def test_finding_4_kafka_keys_values_and_headers(lenient, records):
         assert any(f"fuzz[0]@{100 + n}" in str(e) for n in range(len(records))), str(e)
         return
     decoder.count_skipped()
-    tombstones = decoder.vdec.tombstones
+    tombstones = metrics.get("empty_records", 0)  # no row, as Flink: empty values, missing keys
     assert batch.table.num_rows + metrics.get("bad_records", 0) + tombstones == len(records)
     COUNTS["skipped"] += metrics.get("bad_records", 0)

@@ -1,0 +1,108 @@
+"""Text → value as the Java parsers Flink's JSON and CSV formats call, where Python's differ.
+
+Flink's ``JsonParserToRowDataConverters`` and ``CsvToRowDataConverters`` turn a text value into a
+column value with ``Integer.parseInt(text.trim())`` (and ``Long``/``Short``/``Byte``),
+``Double.parseDouble(text.trim())`` (and ``Float``), ``Boolean.parseBoolean(text.trim())``, and
+for DATE ``ISO_LOCAL_DATE`` (JSON) or ``java.sql.Date.valueOf`` (CSV), neither trimmed. Python's
+``int``/``float``/``date.fromisoformat`` accept other text: ``int("1_000")``, ``float("inf")``,
+``float("1_0.5")``, ``date.fromisoformat("20240105")`` (3.11) are values where Java throws, and
+``float`` rejects ``"1d"`` and ``"0x1p3"``, which Java reads. Each function here accepts exactly
+what its Java counterpart accepts (compat cases ``kafka_json_string_into_int_ignored``,
+``kafka_json_string_into_double_ignored``, ``kafka_json_boolean_from_other_kinds``,
+``kafka_csv_text_conversions_ignored``, recorded from Flink 2.3).
+
+Every parser raises :class:`ValueError` for text Java rejects (a record fault of
+:mod:`.convert`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+#: The characters Java's ``String.trim()`` removes: every code point up to U+0020.
+_JAVA_SPACE = "".join(chr(c) for c in range(0x21))
+#: ``Integer.parseInt``: a sign, then digits (any Unicode decimal digit, as ``Character.digit``).
+_JAVA_INT = re.compile(r"[+-]?\d+")
+#: ``Double.parseDouble`` (``FloatingDecimal``), ASCII only: NaN, Infinity, a decimal with an
+#: optional exponent and ``f``/``d`` suffix, or a hexadecimal float with its binary exponent.
+_JAVA_DOUBLE = re.compile(
+    r"(?P<sign>[+-]?)(?:(?P<special>NaN|Infinity)"
+    r"|(?P<dec>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?"
+    r"|(?P<hex>0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)[fFdD]?)",
+    re.ASCII,
+)
+#: ``DateTimeFormatter.ISO_LOCAL_DATE`` for years 0000-9999.
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
+#: ``java.sql.Date.valueOf``: a 4-digit year, then a 1- or 2-digit month and day.
+_SQL_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})", re.ASCII)
+
+
+def java_trim(text: str) -> str:
+    """``String.trim()``: every character up to U+0020 removed from both ends (not Unicode spaces)."""
+    return text.strip(_JAVA_SPACE)
+
+
+def parse_int(text: str) -> int:
+    """``Long.parseLong(text.trim())`` (the caller checks the type's range).
+
+    Raises:
+        ValueError: for anything but an optionally signed run of decimal digits.
+    """
+    t = java_trim(text)
+    if not _JAVA_INT.fullmatch(t):
+        msg = f"not an integer: {text!r}"
+        raise ValueError(msg)
+    return int(t)
+
+
+def parse_double(text: str) -> float:
+    """``Double.parseDouble(text)`` (which trims).
+
+    Raises:
+        ValueError: for text Java rejects (``inf``, ``1_000``, an empty string ...).
+    """
+    m = _JAVA_DOUBLE.fullmatch(java_trim(text))
+    if m is None:
+        msg = f"not a Java floating-point number: {text!r}"
+        raise ValueError(msg)
+    sign = -1.0 if m["sign"] == "-" else 1.0
+    if m["special"]:
+        return float("nan") if m["special"] == "NaN" else sign * float("inf")
+    if m["hex"]:
+        return sign * float.fromhex(m["hex"])
+    return sign * float(m["dec"])
+
+
+def parse_boolean(text: str) -> bool:
+    """``Boolean.parseBoolean(text.trim())``: true for ``true`` in any case, false for any other text."""
+    return java_trim(text).lower() == "true"
+
+
+def parse_iso_date(text: str) -> _dt.date:
+    """``ISO_LOCAL_DATE.parse(text)`` (Flink's JSON format): ``yyyy-MM-dd`` exactly, not trimmed.
+
+    Raises:
+        ValueError: for another form (``20240105``, ``2024-1-5``, spaces) or an invalid date.
+    """
+    m = _ISO_DATE.fullmatch(text)
+    if m is None:
+        msg = f"not a yyyy-MM-dd date: {text!r}"
+        raise ValueError(msg)
+    return _dt.date(int(m[1]), int(m[2]), int(m[3]))
+
+
+def parse_sql_date(text: str) -> _dt.date:
+    """``java.sql.Date.valueOf(text)`` (Flink's CSV format): ``yyyy-[m]m-[d]d``, not trimmed.
+
+    As ``Date.valueOf``, a month of 1-12 and a day of 1-31 are taken, a day past the month's end
+    rolling over into the next month (``2024-02-30`` is 2024-03-01).
+
+    Raises:
+        ValueError: for another form or a month or day out of those ranges.
+    """
+    m = _SQL_DATE.fullmatch(text)
+    if m is None or not (1 <= int(m[2]) <= 12 and 1 <= int(m[3]) <= 31):
+        msg = f"not a yyyy-[m]m-[d]d date: {text!r}"
+        raise ValueError(msg)
+    return _dt.date(int(m[1]), int(m[2]), 1) + _dt.timedelta(days=int(m[3]) - 1)
