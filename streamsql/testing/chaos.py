@@ -30,7 +30,8 @@ Finally a bounded run drains the topic and finishes. The output is read with a
   when its first match arrives; count and sum per ``join key % 10``, compared as ``join``;
 - ``join-inner``: the same as an inner join, whose appending sides are joined column by column
   and stored as one block of rows per join key and batch (:meth:`JoinState.append
-  <streamsql.runtime.operators.join_state.JoinState.append>`).
+  <streamsql.runtime.operators.join_state.JoinState.append>`);
+- ``window-upsert``, ``interval-join``, ``window-topn``, ``two-sinks``: see :mod:`.chaos_queries`.
 
 Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.
@@ -65,6 +66,8 @@ import uuid
 import duckdb
 import orjson
 import pyarrow as pa
+
+from streamsql.testing.chaos_queries import QUERIES
 
 POINTS = ("before_barrier", "during_alignment", "after_snapshot_before_commit", "during_commit",
           "after_commit_before_bookkeeping")
@@ -312,7 +315,10 @@ def write_scripts(a: argparse.Namespace, work: str, job: str, src: str, out: str
                   prefix: str = "") -> tuple[str, str]:
     """Write the job's script (``job.sql``) and its bounded version (``final.sql``) into ``work``."""
     guarantee = "exactly-once" if a.mode == "EXACTLY_ONCE" else "at-least-once"
-    sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee, work=work)
+    if a.query in QUERIES:
+        sink = QUERIES[a.query].script(out, a.bootstrap, guarantee)
+    else:
+        sink = _SINKS[a.query].format(out=out, bootstrap=a.bootstrap, guarantee=guarantee, work=work)
     if a.query == "udaf":
         with open(os.path.join(work, "chaos_udfs.py"), "w") as f:
             f.write(UDAF_MODULE)
@@ -331,8 +337,7 @@ def campaign(a: argparse.Namespace) -> int:
     """Run one campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
-    cfg = {"cleanup.policy": "compact"} if a.query in _UPSERT else {}
-    create_topics(a.bootstrap, [(src, 3, {}), (out, 1, cfg)])
+    create_topics(a.bootstrap, [(src, 3, {}), *output_topics(a.query, out)])
     records = make_records(a.records)
     done = threading.Event()
     feeder = threading.Thread(target=produce, args=(a.bootstrap, src, records, a.feed_seconds, done),
@@ -361,9 +366,24 @@ def campaign(a: argparse.Namespace) -> int:
     return verdict(a, records, out, f"kills={kills} restarts={restarts}")
 
 
+def output_topics(query: str, out: str) -> list[tuple[str, int, dict]]:
+    """The ``(name, partitions, config)`` of the output topics of ``query`` (``out``, and more)."""
+    if query in QUERIES:
+        q = QUERIES[query]
+        names = {"out": out, "out2": out + "_2"}
+        return [(names[t], 1, {"cleanup.policy": "compact"} if t in q.upsert else {}) for t in q.topics]
+    return [(out, 1, {"cleanup.policy": "compact"} if query in _UPSERT else {})]
+
+
 def verdict(a: argparse.Namespace, records: list[dict], out: str, counts: str) -> int:
     """Compare the committed output of topic ``out`` with DuckDB, print the line; the exit code."""
-    lost, dup = compare(a, records, read_committed(a.bootstrap, out))
+    if a.query in QUERIES:
+        outputs = {"out": read_committed(a.bootstrap, out), "out2": []}
+        if "out2" in QUERIES[a.query].topics:
+            outputs["out2"] = read_committed(a.bootstrap, out + "_2")
+        lost, dup = compare(a, records, outputs)
+    else:
+        lost, dup = compare(a, records, read_committed(a.bootstrap, out))
     print(f"{counts} records={len(records)} lost={lost} duplicated={dup}", flush=True)
     if lost or (dup and a.mode == "EXACTLY_ONCE"):
         print("DIFFERENCE: the committed output does not match DuckDB over the input", flush=True)
@@ -371,13 +391,19 @@ def verdict(a: argparse.Namespace, records: list[dict], out: str, counts: str) -
     return 0
 
 
-def compare(a, records: list[dict], output: list) -> tuple[int, int]:
-    """(lost, duplicated) of the committed ``output`` against DuckDB over ``records``."""
+def compare(a, records: list[dict], output) -> tuple[int, int]:
+    """(lost, duplicated) of the committed ``output`` against DuckDB over ``records``.
+
+    ``output``: the records of the output topic, or for a query of :mod:`.chaos_queries` those of
+    each of its topics by name.
+    """
     con = duckdb.connect()
     given = pa.Table.from_pylist(records)  # one Arrow scan: executemany took minutes for 200,000 rows
     con.register("given", given)
     con.execute("CREATE TABLE r AS SELECT id::BIGINT AS id, k::INT AS k, v::INT AS v, g::INT AS g, "
                 "ts::TIMESTAMP AS ts FROM given")
+    if a.query in QUERIES:
+        return QUERIES[a.query].compare(con, output)
     if a.query in _KEYED_DUCK:
         by, sql = _KEYED_DUCK[a.query]
         sums = con.execute(sql).fetchall()
@@ -438,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--kills", type=int, default=20, help="at least 5: one per fault point, the rest random")
-    ap.add_argument("--query", choices=tuple(_SINKS), default="agg")
+    ap.add_argument("--query", choices=(*_SINKS, *QUERIES), default="agg")
     ap.add_argument("--backend", choices=("rocksdb", "hashmap"), default="rocksdb")
     ap.add_argument("--mode", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), default="EXACTLY_ONCE")
     ap.add_argument("--interval", default="300 ms", help="checkpoint interval")

@@ -99,8 +99,7 @@ def worker_campaign(a: argparse.Namespace) -> int:
     """Run the campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-w-{a.query}-{run}"
-    cfg = {"cleanup.policy": "compact"} if a.query == "agg" else {}
-    chaos.create_topics(a.bootstrap, [(src, a.partitions, {}), (out, 1, cfg)])
+    chaos.create_topics(a.bootstrap, [(src, a.partitions, {}), *chaos.output_topics(a.query, out)])
     records = chaos.make_records(a.records)
     done = threading.Event()
     feed = (a.bootstrap, src, records, a.feed_seconds, done, a.partitions)

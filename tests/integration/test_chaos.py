@@ -9,7 +9,11 @@ from streamsql.testing import chaos
 @pytest.mark.parametrize("query,backend", [("agg", "rocksdb"), ("filter", "hashmap"), ("window", "rocksdb"),
                                            ("topn", "hashmap"), ("dedup", "rocksdb"), ("udaf", "hashmap"),
                                            ("join", "rocksdb"), ("join-append", "hashmap"),
-                                           ("join-inner", "rocksdb")])
+                                           ("join-inner", "rocksdb"),
+                                           # streamsql.testing.chaos_queries
+                                           ("window-upsert", "rocksdb"), ("two-sinks", "hashmap"),
+                                           pytest.param("interval-join", "hashmap", marks=pytest.mark.slow),
+                                           pytest.param("window-topn", "rocksdb", marks=pytest.mark.slow)])
 def test_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys):
     rc = chaos.main(["--bootstrap", kafka_bootstrap, "--records", "20000", "--kills", "5",
                      "--query", query, "--backend", backend,

@@ -1,0 +1,170 @@
+"""More queries of the crash campaign (:mod:`.chaos`): windows, interval join, window Top-N, two sinks.
+
+Each :class:`Query` is the job's SQL after the source table ``src`` (and the view ``both_halves``,
+its two halves through a UNION ALL, so barrier alignment runs), and the comparison of the
+committed output with DuckDB over every produced record (table ``r``: ``id, k, v, g, ts``):
+
+- ``window-upsert``: CUMULATE windows (step 5 s, size 10 s) of count/sum per ``g`` into
+  ``upsert-kafka`` keyed by ``(g, ws, we)`` (``ON CONFLICT DO DEDUPLICATE``: a window aggregate
+  has no upsert key, so Flink 2.3 asks for the clause); DuckDB puts each record into the 5-second window of
+  its 10-second bucket when it falls in the first half, and into the whole bucket always;
+- ``interval-join``: an event-time interval join of two halves of the input (``v % 3``) on ``k``
+  with ``b.ts BETWEEN a.ts - 2 s AND a.ts + 1 s``, into an exactly-once ``kafka`` sink, compared
+  as a multiset with DuckDB's join;
+- ``window-topn``: the top 2 records per ``g`` of each 10-second TUMBLE window by ``v DESC, id``
+  (Flink's window Top-N: emitted once when the window fires), into an exactly-once ``kafka``
+  sink, compared as a multiset;
+- ``two-sinks``: one ``EXECUTE STATEMENT SET`` with a ``GROUP BY k`` count/sum into
+  ``upsert-kafka`` and a filter into an exactly-once ``kafka`` sink on a second topic: both
+  sinks commit in the job's one transaction, so a crash between them is impossible by design;
+  both topics are compared (lost and duplicated summed).
+
+The output topics: ``out`` (and ``out2`` for ``two-sinks``), compacted when :attr:`Query.upsert`
+names them.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+from typing import Callable
+
+import orjson
+
+_KAFKA = """'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}',
+  'format' = 'json', 'sink.delivery-guarantee' = '{guarantee}'"""
+_UPSERT = """'connector' = 'upsert-kafka', 'topic' = '{topic}',
+  'properties.bootstrap.servers' = '{bootstrap}', 'key.format' = 'json', 'value.format' = 'json'"""
+_HALVES = """CREATE VIEW both_halves AS
+  SELECT * FROM src WHERE MOD(k, 2) = 0 UNION ALL SELECT * FROM src WHERE MOD(k, 2) = 1;
+"""
+
+Outputs = dict[str, list[tuple[bytes | None, bytes | None]]]
+
+
+@dataclass(frozen=True)
+class Query:
+    """One campaign query.
+
+    Attributes:
+        sql: the statements after ``src``; ``{kafka_out}``, ``{upsert_out}`` and ``{kafka_out2}``
+            stand for the WITH options of a ``kafka`` / ``upsert-kafka`` sink on ``out`` or ``out2``.
+        compare: ``compare(con, outputs)`` → (lost, duplicated); ``con`` a DuckDB connection
+            holding ``r``, ``outputs`` the committed records of each output topic by name.
+        upsert: the output topics written by ``upsert-kafka`` (created compacted).
+        topics: the output topics the job writes.
+    """
+
+    sql: str
+    compare: Callable[[object, Outputs], tuple[int, int]]
+    upsert: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ("out",)
+
+    def script(self, out: str, bootstrap: str, guarantee: str) -> str:
+        """The query's statements for output topic ``out`` (``out2``: ``out`` + ``"_2"``)."""
+        fill = {"bootstrap": bootstrap, "guarantee": guarantee}
+        return self.sql.format(kafka_out=_KAFKA.format(topic=out, **fill),
+                               upsert_out=_UPSERT.format(topic=out, **fill),
+                               kafka_out2=_KAFKA.format(topic=out + "_2", **fill))
+
+
+def multiset(expected: list, actual: list) -> tuple[int, int]:
+    """(lost, duplicated) of two row lists compared as multisets."""
+    e, a = collections.Counter(expected), collections.Counter(actual)
+    return sum((e - a).values()), sum((a - e).values())
+
+
+def fold_upsert(output: list, key_of: Callable[[dict], tuple], row_of: Callable[[dict], tuple]) -> list:
+    """The rows an upsert topic ends with: each key's last value, a tombstone deleting it."""
+    rows: dict = {}
+    for key, value in output:
+        k = key_of(orjson.loads(key))
+        if value is None:
+            rows.pop(k, None)
+        else:
+            rows[k] = row_of(orjson.loads(value))
+    return list(rows.values())
+
+
+def _values(output: list, row_of: Callable[[dict], tuple]) -> list:
+    return [row_of(orjson.loads(v)) for _, v in output]
+
+
+_WINDOW_UPSERT_SQL = _HALVES + """CREATE TABLE out_t (g INT, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT,
+  s BIGINT, PRIMARY KEY (g, ws, we) NOT ENFORCED) WITH ({upsert_out});
+INSERT INTO out_t SELECT g, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(CUMULATE(TABLE both_halves,
+  DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY g, window_start, window_end
+  ON CONFLICT DO DEDUPLICATE;
+"""
+
+
+def _window_upsert(con, outputs: Outputs) -> tuple[int, int]:
+    expected = con.execute("""
+        WITH b AS (SELECT g, v, ts, time_bucket(INTERVAL 10 SECOND, ts) AS ws FROM r),
+             w AS (SELECT g, v, ws, ws + INTERVAL 10 SECOND AS we FROM b
+                   UNION ALL SELECT g, v, ws, ws + INTERVAL 5 SECOND FROM b WHERE ts < ws + INTERVAL 5 SECOND)
+        SELECT g, strftime(ws, '%Y-%m-%d %H:%M:%S'), strftime(we, '%Y-%m-%d %H:%M:%S'), COUNT(*), SUM(v)
+        FROM w GROUP BY ALL""").fetchall()
+    actual = fold_upsert(outputs["out"], lambda k: (k["g"], k["ws"], k["we"]),
+                         lambda r: (r["g"], r["ws"][:19], r["we"][:19], r["n"], r["s"]))
+    return multiset(expected, actual)
+
+
+_INTERVAL_JOIN_SQL = """CREATE TABLE out_t (aid BIGINT, bid BIGINT, s INT) WITH ({kafka_out});
+CREATE VIEW a AS SELECT * FROM src WHERE MOD(v, 3) = 0;
+CREATE VIEW b AS SELECT * FROM src WHERE MOD(v, 3) = 1;
+INSERT INTO out_t SELECT a.id, b.id, a.v + b.v FROM a JOIN b ON a.k = b.k
+  AND b.ts BETWEEN a.ts - INTERVAL '2' SECOND AND a.ts + INTERVAL '1' SECOND;
+"""
+
+
+def _interval_join(con, outputs: Outputs) -> tuple[int, int]:
+    expected = con.execute("""
+        SELECT a.id, b.id, a.v + b.v FROM r a JOIN r b ON a.k = b.k AND a.v % 3 = 0 AND b.v % 3 = 1
+        AND b.ts BETWEEN a.ts - INTERVAL 2 SECOND AND a.ts + INTERVAL 1 SECOND""").fetchall()
+    return multiset(expected, _values(outputs["out"], lambda r: (r["aid"], r["bid"], r["s"])))
+
+
+_WINDOW_TOPN_SQL = _HALVES + """CREATE TABLE out_t (g INT, ws TIMESTAMP(3), rn BIGINT, id BIGINT, v INT)
+  WITH ({kafka_out});
+INSERT INTO out_t SELECT g, window_start, rn, id, v FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, g ORDER BY v DESC, id ASC) AS rn
+  FROM TABLE(TUMBLE(TABLE both_halves, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2;
+"""
+
+
+def _window_topn(con, outputs: Outputs) -> tuple[int, int]:
+    expected = con.execute("""
+        SELECT g, strftime(ws, '%Y-%m-%d %H:%M:%S'), rn, id, v FROM (
+          SELECT g, id, v, time_bucket(INTERVAL 10 SECOND, ts) AS ws,
+                 ROW_NUMBER() OVER (PARTITION BY time_bucket(INTERVAL 10 SECOND, ts), g
+                                    ORDER BY v DESC, id) AS rn
+          FROM r) WHERE rn <= 2""").fetchall()
+    actual = _values(outputs["out"], lambda r: (r["g"], r["ws"][:19], r["rn"], r["id"], r["v"]))
+    return multiset(expected, actual)
+
+
+_TWO_SINKS_SQL = _HALVES + """CREATE TABLE agg_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ({upsert_out});
+CREATE TABLE filt_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2});
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO agg_t SELECT k, COUNT(*), SUM(v) FROM both_halves GROUP BY k;
+INSERT INTO filt_t SELECT id, k, v * 2 FROM both_halves WHERE MOD(v, 3) <> 0;
+END;
+"""
+
+
+def _two_sinks(con, outputs: Outputs) -> tuple[int, int]:
+    agg = multiset(con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall(),
+                   fold_upsert(outputs["out"], lambda k: k["k"], lambda r: (r["k"], r["n"], r["s"])))
+    filt = multiset(con.execute("SELECT id, k, v * 2 FROM r WHERE v % 3 <> 0").fetchall(),
+                    _values(outputs["out2"], lambda r: (r["id"], r["k"], r["v2"])))
+    return agg[0] + filt[0], agg[1] + filt[1]
+
+
+QUERIES: dict[str, Query] = {
+    "window-upsert": Query(_WINDOW_UPSERT_SQL, _window_upsert, upsert=("out",)),
+    "interval-join": Query(_INTERVAL_JOIN_SQL, _interval_join),
+    "window-topn": Query(_WINDOW_TOPN_SQL, _window_topn),
+    "two-sinks": Query(_TWO_SINKS_SQL, _two_sinks, upsert=("out",), topics=("out", "out2")),
+}
