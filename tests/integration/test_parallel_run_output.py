@@ -111,7 +111,7 @@ def test_a_finished_job_says_its_rows_and_each_tasks(kafka_bootstrap, kafka_topi
                         r"processes:", lines[0])
     assert head, run.stderr
     worker = r"\S+-w[01]"
-    for t, line in zip((0, 1), lines[1:3]):  # task t reads partitions t and t + 2: 500 rows
+    for t, line in zip((0, 1), lines[1:3]):  # each task reads every other partition: 500 rows
         assert re.fullmatch(rf"\[INFO\]   task 0-{t} \(worker {worker}\): 500 rows in from the sources, "
                             r"500 rows out to the exchange", line), run.stderr
     stage1 = [re.fullmatch(rf"\[INFO\]   task 1-{t} \(worker {worker}\): (\d+) rows in from the exchange, "
