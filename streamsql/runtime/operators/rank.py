@@ -255,8 +255,13 @@ class TopNOperator(RankOperatorBase):
                     rows.append(new)
                     kinds.append(INSERT)
             return
-        gone = list((Counter(before) - Counter(after)).elements())
-        came = list((Counter(after) - Counter(before)).elements())
+        if len(before) <= 1 and len(after) <= 1:  # top-1 and deduplication: no multiset needed
+            if before == after:
+                return
+            gone, came = before, after
+        else:
+            gone = list((Counter(before) - Counter(after)).elements())
+            came = list((Counter(after) - Counter(before)).elements())
         paired = min(len(gone), len(came))
         change_kinds, which = self._change
         for old, new in zip(gone[:paired], came[:paired]):
