@@ -118,12 +118,7 @@ class MatchRecognizeOperator(WindowOperatorBase):
                 deletes.append(skey)
         if puts or deletes:
             self.ctx.state.write(puts, deletes)
-        out: list[Element] = []
-        if emitted:
-            emitted.sort(key=lambda e: e[0])
-            out.append(Batch(self._to_table([r for _, r in emitted])))
-        out.append(watermark)
-        return out
+        return self._emit_then_forward(emitted, watermark)
 
     # -- the automaton ------------------------------------------------------------------------
 

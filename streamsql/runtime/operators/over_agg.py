@@ -151,7 +151,6 @@ class OverAggOperator(WindowOperatorBase):
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Emit the pending rows the watermark passed (in rowtime order), then forward it."""
         wm, deletes, skeys = self._pop_due_keys(watermark)
-        out: list[Element] = []
         if not skeys:
             if deletes:
                 self.ctx.state.write([], deletes)
@@ -167,11 +166,7 @@ class OverAggOperator(WindowOperatorBase):
             self._set_timer(skey, value, puts, deletes)
             puts.append((skey, OVER_KEY.encode(value)))
         self.ctx.state.write(puts, deletes)
-        if emitted:
-            emitted.sort(key=lambda e: e[0])
-            out.append(Batch(self._to_table([r for _, r in emitted])))
-        out.append(watermark)
-        return out
+        return self._emit_then_forward(emitted, watermark)
 
     # -- frames -------------------------------------------------------------------------------
 

@@ -47,7 +47,7 @@ from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.local_time import to_instant, to_local
-from streamsql.runtime.operators.window_agg import WindowAggBase, _rows_to_table, add_late, rowtimes
+from streamsql.runtime.operators.window_agg import WindowAggBase, add_late, rowtimes
 from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
 #: A key's open sessions (tagged msgpack).
@@ -193,30 +193,22 @@ class SessionWindowAggOperator(WindowAggBase):
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Fire every session with ``end - 1 <= watermark``, then forward the watermark."""
         wm, deletes, skeys = self._pop_due_keys(watermark)
-        out: list[Element] = []
-        if skeys:
-            values = self.ctx.state.get_many(skeys)
-            rows, puts = [], []
-            for skey, v in zip(skeys, values):
-                if v is None:
-                    continue
-                key, sessions = SESSIONS.decode(v)
-                rest = []
-                for start, end, acc in sessions:
-                    if end - 1 <= wm:
-                        time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
-                        rows.append((end, key + (start, end, time) + self.aggregates.result(acc)))
-                    else:
-                        rest.append([start, end, acc])
-                if rest:
-                    puts.append((skey, SESSIONS.encode([key, rest])))
+        rows: list[tuple[int, tuple]] = []
+        puts: list = []
+        for skey, v in zip(skeys, self.ctx.state.get_many(skeys) if skeys else []):
+            if v is None:
+                continue
+            key, sessions = SESSIONS.decode(v)
+            rest = []
+            for start, end, acc in sessions:
+                if end - 1 <= wm:
+                    time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+                    rows.append((end, key + (start, end, time) + self.aggregates.result(acc)))
                 else:
-                    deletes.append(skey)
-            self.ctx.state.write(puts, deletes)
-            if rows:
-                rows.sort(key=lambda r: r[0])
-                out.append(Batch(_rows_to_table([r for _, r in rows], self.output_schema, self.num_keys)))
-        else:
-            self.ctx.state.write([], deletes)
-        out.append(watermark)
-        return out
+                    rest.append([start, end, acc])
+            if rest:
+                puts.append((skey, SESSIONS.encode([key, rest])))
+            else:
+                deletes.append(skey)
+        self.ctx.state.write(puts, deletes)
+        return self._emit_then_forward(rows, watermark)

@@ -281,6 +281,21 @@ class WindowOperatorBase(Operator):
         due = self.timers.pop_due(wm, deletes)
         return wm, deletes, list(dict.fromkeys(k for _, k in due))
 
+    def _emit_then_forward(self, emitted: list[tuple[int, tuple]], watermark: Watermark) -> list[Element]:
+        """One batch of ``emitted`` rows in rowtime order (ms), then ``watermark`` itself.
+
+        ``emitted`` holds ``(time, row)`` pairs (the rowtime, or a session's end); the sort is
+        stable, so rows of one time keep the order they were produced in. The rows go before the
+        watermark that made them due, as Flink's operators emit in ``onEventTime`` before
+        forwarding the watermark. The subclass provides ``_to_table(rows) -> pa.Table``.
+        """
+        out: list[Element] = []
+        if emitted:
+            emitted.sort(key=lambda e: e[0])
+            out.append(Batch(self._to_table([r for _, r in emitted])))
+        out.append(watermark)
+        return out
+
 
 class WindowAggBase(WindowOperatorBase):
     """Shared by the window aggregates over (grouping key, window): their setup and DuckDB access.
@@ -313,6 +328,10 @@ class WindowAggBase(WindowOperatorBase):
     def _query_table(self, sql: str, table: pa.Table) -> pa.Table:
         """Run ``sql`` with ``table`` registered as ``__in``."""
         return query_table(self._con, sql, table)
+
+    def _to_table(self, rows: list[tuple]) -> pa.Table:
+        """Output rows ``(keys..., start, end, time, aggs...)`` (times as int ms) → Arrow."""
+        return _rows_to_table(rows, self.output_schema, self.num_keys)
 
 
 def _rows_to_table(rows: list[tuple], schema: pa.Schema, num_keys: int) -> pa.Table:
