@@ -249,8 +249,12 @@ def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_
     Returns:
         ``[WARNING] ...`` naming each other job folder of the same prefix that holds an unfinished
         run (``_tasks``) and a completed checkpoint: which checkpoint is not resumed and why (what
-        changed, from its ``_job``), and how to resume it on purpose; None when there is none.
+        changed, from its ``_job``), and how to resume it on purpose; None when there is none, or
+        when this job resumes an unfinished run of its own (it does not start from scratch).
     """
+    own = read_job_file(storage)
+    if own is not None and own.get("fingerprint") == identity.digest and _unfinished_run(storage):
+        return None  # it resumes its own unfinished run: it does not start from scratch
     lines = []
     prefix = storage.job_key[:-digest_chars]  # insert-into_<sinks>-
     for job in sorted(storage.files.list("")):  # the job folders next to this one
@@ -259,18 +263,10 @@ def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_
             continue
         other = storage.at(storage.files.uri(job))
         record = read_job_file(other)
-        if record is None or other.read_file(TASKS_FILE) is None:
-            continue  # not a job's folder, or its last run finished (a rerun starts afresh anyway)
-        done = [i for i in other.checkpoint_ids() if other.read_metadata(i) is not None]
-        tasks = other.read_file(TASKS_FILE).decode(errors="replace").split("\n")
-        if done:
-            what = f"checkpoint {other.location(done[-1])}"
-            how = f"SET 'execution.state-recovery.path' = '{other.location(done[-1])}'"
-        elif len(tasks) > 1:
-            what = f"the checkpoints of its {len(tasks)} tasks in {other.dir}"
-            how = "stop it WITH SAVEPOINT and SET 'execution.savepoint.path' to the savepoint"
-        else:
-            continue  # an unfinished run without a checkpoint: nothing would be resumed anyway
+        found = _unfinished_run(other) if record is not None else None
+        if found is None:
+            continue  # not a job's folder, its last run finished, or it has nothing to resume
+        what, how = found
         lines.append(
             f"[WARNING] Job '{identity.name}' starts from scratch: it does not resume {what}, written by "
             f"the unfinished job '{record.get('name', job)}' (created {record.get('created', '?')}), "
@@ -279,6 +275,28 @@ def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_
             f"job wrote. To resume that job, run it unchanged; to restore its state here on purpose, {how}; "
             f"to drop it, remove {other.dir}.")
     return "\n".join(lines) or None
+
+
+def _unfinished_run(folder: CheckpointStorage) -> tuple[str, str] | None:
+    """What a rerun of the job of ``folder`` would resume, and how to restore it on purpose.
+
+    Returns:
+        ``(what, how)`` when the folder holds an unfinished run (``_tasks``) with a completed
+        checkpoint, or the checkpoints of a parallel run's tasks; None when its last run finished
+        (a rerun starts afresh) or it has no checkpoint (nothing would be resumed).
+    """
+    tasks = folder.read_file(TASKS_FILE)
+    if tasks is None:
+        return None
+    done = [i for i in folder.checkpoint_ids() if folder.read_metadata(i) is not None]
+    if done:
+        where = folder.location(done[-1])
+        return f"checkpoint {where}", f"SET 'execution.state-recovery.path' = '{where}'"
+    names = tasks.decode(errors="replace").split("\n")
+    if len(names) > 1:
+        return (f"the checkpoints of its {len(names)} tasks in {folder.dir}",
+                "stop it WITH SAVEPOINT and SET 'execution.savepoint.path' to the savepoint")
+    return None
 
 
 def check_tasks(storage: CheckpointStorage, name: str, tasks: list[str]) -> bool:

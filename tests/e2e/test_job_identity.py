@@ -211,6 +211,26 @@ def test_changed_option_starts_from_scratch_and_says_so(script, tmp_path):
     resumed.job.cancel()
 
 
+def test_job_resuming_its_own_run_does_not_warn(script):
+    """A changed job that ran, stopped and runs again resumes its own checkpoint: no warning that
+    it starts from scratch, though the older version's unfinished run is still there (it said
+    'starts from scratch: it does not resume ...' while it resumed its own savepoint)."""
+    _, first = script(TICKS.format(rate=500), OUT, COUNTS)
+    until(lambda: first.last_checkpoint.get("checkpoint_id", 0) >= 2)
+    first.cancel()  # an unfinished run of the older version
+    changed = TICKS.format(rate=500).replace("'500'", "'500', 'seed' = '7'")
+    env, _ = script(changed, OUT)
+    second = env.execute_sql(COUNTS)
+    assert "starts from scratch" in second.message
+    stopped_after_checkpoint(second.job)  # STOP JOB ... WITH SAVEPOINT
+    env, _ = script(changed, OUT)
+    again = env.execute_sql(COUNTS)
+    assert again.job.name == second.job.name and "[WARNING]" not in again.message
+    until(lambda: again.job.runner.restored_from is not None)
+    assert again.job.runner.restored_from >= 2
+    again.job.cancel()
+
+
 def test_finished_older_job_is_not_named(script):
     """A finished job's rerun starts afresh anyway: a changed version of it warns of nothing."""
     _, first = script(FIVE, OUT, COUNTS)
