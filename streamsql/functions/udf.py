@@ -213,8 +213,14 @@ def load(path: str, python_files: str | None = None) -> Callable:
     try:
         return getattr(importlib.import_module(module), attr)
     except ImportError as e:
-        msg = (f"Cannot import '{module}' for function '{path}': {e} (add it to 'python.files' or the "
-               "Python path)")
+        if (e.name or "").split(".")[0] == "pyflink":
+            hint = ("StreamSQL has PyFlink's UDF API without PyFlink: import udf, udaf, udtf, "
+                    "AggregateFunction and TableFunction from streamsql.functions.udf instead of "
+                    "pyflink.table.udf, and write types as SQL text ('STRING' for DataTypes.STRING()); "
+                    "see docs/udf.md")
+        else:
+            hint = "add it to 'python.files' or the Python path"
+        msg = f"Cannot import '{module}' for function '{path}': {e} ({hint})"
         raise SqlError(msg) from None
     except AttributeError:
         msg = f"Module '{module}' has no function '{attr}'"

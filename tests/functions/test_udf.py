@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -82,6 +83,20 @@ def test_show_functions(env):
 def test_refused(env, sql, message):
     with pytest.raises(SqlError, match=message):
         env.execute_sql(sql)
+
+
+def test_a_module_written_for_pyflink_is_told_what_to_import(env, tmp_path):
+    """A Flink user's UDF module imports pyflink.table.udf, which is not installed: the error says
+    which module to import instead, not to add pyflink to 'python.files'."""
+    if importlib.util.find_spec("pyflink") is not None:
+        pytest.skip("pyflink is installed here")
+    (tmp_path / "flink_udfs.py").write_text("from pyflink.table.udf import udf\n")
+    env.execute_sql(f"SET 'python.files' = '{tmp_path / 'flink_udfs.py'}'")
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("CREATE TEMPORARY FUNCTION f AS 'flink_udfs.f' LANGUAGE PYTHON")
+    assert "No module named 'pyflink'" in str(ei.value)
+    assert "AggregateFunction and TableFunction from streamsql.functions.udf instead of" in str(ei.value)
+    assert "python.files' or the Python path" not in str(ei.value)
 
 
 def test_a_duplicate_is_refused(env):
