@@ -13,26 +13,47 @@ from __future__ import annotations
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
-from streamsql.connectors.kafka.options import int_option, librdkafka_props, parse_specific_offsets
+from streamsql.connectors.kafka.options import (
+    int_option,
+    librdkafka_props,
+    parse_specific_offsets,
+    table_prefix,
+    topics_of,
+)
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ConfigError, ExecutionError
 
 TopicPart = tuple[str, int]
 
 
 def check_offset_options(table: TableDef, startup: str, bounded: str) -> None:
-    """Check the options the startup and bounded modes need.
+    """Check the options the startup and bounded modes need (Flink's ``validateScan*Mode``).
+
+    As ``KafkaConnectorOptionsUtil.validateScanStartupMode`` and ``validateScanBoundedMode``: a
+    ``timestamp`` mode needs its ``*-timestamp-millis`` (an integer), a ``specific-offsets``
+    mode its ``*-specific-offsets`` (well formed) and a single topic in ``'topic'`` (Flink: "Currently
+    Kafka source only supports specific offset for single topic."; ``'topic-pattern'`` counts as
+    several topics).
 
     Raises:
-        ConfigError: for a missing timestamp or malformed specific offsets.
+        ConfigError: naming the table and the option, with Flink's wording.
     """
-    if startup == "timestamp":
-        int_option(table, "scan.startup.timestamp-millis", required=True)
-    if startup == "specific-offsets":
-        parse_specific_offsets(table, "scan.startup.specific-offsets")
-    if bounded == "timestamp":
-        int_option(table, "scan.bounded.timestamp-millis", required=True)
+    for scan, mode in (("startup", startup), ("bounded", bounded)):
+        if mode not in ("timestamp", "specific-offsets"):
+            continue
+        option = f"scan.{scan}.{'timestamp-millis' if mode == 'timestamp' else 'specific-offsets'}"
+        if option not in table.options:
+            msg = f"{table_prefix(table)}'{option}' is required in '{mode}' {scan} mode but missing."
+            raise ConfigError(msg, table=table.name, option=f"scan.{scan}.mode")
+        if mode == "timestamp":
+            int_option(table, option, required=True)
+            continue
+        if len(topics_of(table)) != 1 or table.options.get("topic-pattern"):
+            msg = (f"{table_prefix(table)}'scan.{scan}.mode' = 'specific-offsets' needs a single topic in "
+                   "'topic' (Flink: Currently Kafka source only supports specific offset for single topic.)")
+            raise ConfigError(msg, table=table.name, option=f"scan.{scan}.mode")
+        parse_specific_offsets(table, option)
 
 
 class OffsetResolver:

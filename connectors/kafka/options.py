@@ -108,10 +108,33 @@ def auto_create_options(connector: str) -> list[OptionSpec]:
 #: Where a ``kafka`` read may start (after ``'earliest-offset'``) or end (after ``'unbounded'``).
 _OFFSET_MODES = ("latest-offset", "group-offsets", "timestamp", "specific-offsets")
 
+OPT_TOPIC_PATTERN = OptionSpec(
+    "topic-pattern", description="regular expression of the topics to read (source only)"
+)
+#: Flink's ``KafkaConnectorOptions.SCAN_BOUNDED_*``, declared by both ``kafka`` and ``upsert-kafka``
+#: (``UpsertKafkaDynamicTableFactory.optionalOptions``); :mod:`.offsets` resolves them.
+OPTS_BOUNDED = [
+    choice_option(
+        "scan.bounded.mode",
+        ("unbounded", *_OFFSET_MODES),
+        "when a bounded read ends: unbounded | latest-offset | group-offsets | timestamp | specific-offsets",
+        "unbounded",
+        enum=True,
+    ),
+    OptionSpec(
+        "scan.bounded.timestamp-millis",
+        description="end timestamp (ms) for 'scan.bounded.mode' = 'timestamp'",
+    ),
+    OptionSpec(
+        "scan.bounded.specific-offsets",
+        description="end offsets 'partition:0,offset:42;...' for 'specific-offsets' (one topic only)",
+    ),
+]
+
 #: Options of the ``kafka`` connector.
 KAFKA_OPTIONS = [
     OPT_TOPIC,
-    OptionSpec("topic-pattern", description="regular expression of the topics to read (source only)"),
+    OPT_TOPIC_PATTERN,
     OPT_BOOTSTRAP,
     OPT_GROUP,
     choice_option("format", FORMATS, "value format: json, csv, raw, debezium-json"),
@@ -129,21 +152,7 @@ KAFKA_OPTIONS = [
         "scan.startup.specific-offsets",
         description="start offsets 'partition:0,offset:42;...' for 'specific-offsets' startup",
     ),
-    choice_option(
-        "scan.bounded.mode",
-        ("unbounded", *_OFFSET_MODES),
-        "when a bounded read ends: unbounded | latest-offset | ...",
-        "unbounded",
-        enum=True,
-    ),
-    OptionSpec(
-        "scan.bounded.timestamp-millis",
-        description="end timestamp (ms) for 'scan.bounded.mode' = 'timestamp'",
-    ),
-    OptionSpec(
-        "scan.bounded.specific-offsets",
-        description="end offsets 'partition:0,offset:42;...' for 'specific-offsets'",
-    ),
+    *OPTS_BOUNDED,
     OPT_WATERMARK_IDLE,
     OPT_DISCOVERY,
     choice_option(
@@ -175,6 +184,7 @@ KAFKA_OPTIONS = [
 #: Options of the ``upsert-kafka`` connector.
 UPSERT_KAFKA_OPTIONS = [
     OPT_TOPIC,
+    OPT_TOPIC_PATTERN,
     OPT_BOOTSTRAP,
     OPT_GROUP,
     choice_option("key.format", FORMATS, "format of the message key (the PRIMARY KEY)", "json"),
@@ -184,13 +194,7 @@ UPSERT_KAFKA_OPTIONS = [
     OPT_FIELDS_INCLUDE,
     OPT_WATERMARK_IDLE,
     OPT_DISCOVERY,
-    choice_option(
-        "scan.bounded.mode",
-        ("unbounded", "latest-offset"),
-        "unbounded | latest-offset (stop at each partition's last stable offset at open)",
-        "unbounded",
-        enum=True,
-    ),
+    *OPTS_BOUNDED,
     OptionSpec(
         "sink.buffer-flush.max-rows",
         default="100000",
@@ -247,8 +251,12 @@ def sink_topic(table: TableDef) -> str:
     """
     topics = topics_of(table)
     if len(topics) != 1 or table.options.get("topic-pattern"):
-        msg = f"{table_prefix(table)}a Kafka sink needs exactly one topic in 'topic'"
-        raise ConfigError(msg)
+        option = "topic-pattern" if table.options.get("topic-pattern") else "topic"
+        msg = (f"{table_prefix(table)}a Kafka sink needs exactly one topic in 'topic'. Flink takes several "
+               "topics or 'topic-pattern' only with a 'topic' metadata column naming each row's topic, "
+               "which StreamSQL does not write; without one Flink fails the job: The topic of the sink "
+               "record is not valid. Expected a single topic but no topic is set.")
+        raise ConfigError(msg, table=table.name, option=option)
     return topics[0]
 
 

@@ -23,8 +23,10 @@ in EXACTLY_ONCE mode (the rows are written in the task's Kafka transaction, see
 harmless for an upsert topic, since a key's last value wins). ``'none'``: no flush at
 checkpoints.
 
-Source — reads the topic from the earliest offset as a changelog, as Flink's upsert-kafka
-source followed by its ChangelogNormalize: the first value of a key → +I; a new value → -U (the
+Source — reads ``'topic'`` (or every topic matching ``'topic-pattern'``) from the earliest offset,
+up to the end ``'scan.bounded.mode'`` names when set (any of the ``kafka`` source's bounded modes,
+:mod:`.offsets`, as Flink's ``UpsertKafkaDynamicTableFactory``), as a changelog, as Flink's
+upsert-kafka source followed by its ChangelogNormalize: the first value of a key → +I; a new value → -U (the
 previous value) and +U; a repeated identical value → nothing; a tombstone → -D carrying the
 previous value (nothing for an unknown key). The previous value per key is kept in memory (raw
 message bytes); when the source opens at a position (a restore) or at a later startup offset, it
