@@ -6,13 +6,26 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
-from streamsql.connectors.kafka.errors import RDKAFKA_LOG, ErrorLatch, execution_error, new_client
+from streamsql.connectors.kafka.errors import (
+    MISSING_TOPIC_CODES,
+    PROBE_TIMEOUT_S,
+    RDKAFKA_LOG,
+    ErrorLatch,
+    execution_error,
+    new_client,
+)
 from streamsql.connectors.kafka.topics import NO_AUTO_CREATE
 
 from streamsql.core.errors import ExecutionError
+
+#: How long a flush may make no progress before it asks the cluster whether its topics still
+#: exist (s). A transactional producer keeps the messages of a deleted topic queued until
+#: ``message.timeout.ms`` (5 min by default) and its flush with them.
+STUCK_PROBE_S = 5.0
 
 
 class ProducerHandle:
@@ -31,6 +44,7 @@ class ProducerHandle:
         self.bootstrap = str(props.get("bootstrap.servers", ""))
         self.latch = ErrorLatch(what, self.bootstrap)
         self.failed: list[str] = []
+        self._failed_missing = False  # a failed delivery said its topic or partition is unknown
         self.topics: set[str] = set()  # every topic produced to (a finished transaction awaits them)
         cfg = {
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
@@ -48,14 +62,22 @@ class ProducerHandle:
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
         if err is not None:
             self.failed.append(f"{msg.topic()}[{msg.partition()}]: {err.str()}")
+            self._failed_missing |= err.code() in MISSING_TOPIC_CODES
         else:
             self.latch.alive()
 
     def check(self) -> None:
-        """Raise ExecutionError for failed deliveries or a pending error event."""
+        """Raise ExecutionError for failed deliveries or a pending error event.
+
+        Deliveries that failed on an unknown topic or partition fail naming the topic when the
+        cluster no longer has it (:meth:`check_topics`).
+        """
         if self.failed:
             n, first = len(self.failed), self.failed[0]
             self.failed = []
+            if self._failed_missing:
+                self._failed_missing = False
+                self.check_topics(f"{n} message(s) not delivered")
             msg = f"{self.what}: {n} message(s) could not be delivered to Kafka, first: {first}"
             raise ExecutionError(msg)
         self.latch.check()
@@ -119,6 +141,7 @@ class ProducerHandle:
             ExecutionError: for failed deliveries, or brokers down too long.
         """
         p = self.producer
+        probe_at = time.monotonic() + STUCK_PROBE_S
         while True:
             try:
                 left = p.flush(1.0)
@@ -127,6 +150,31 @@ class ProducerHandle:
             self.check()
             if left == 0:
                 return
+            if time.monotonic() >= probe_at:  # stuck: a topic deleted under a transactional producer?
+                self.check_topics(f"{left} message(s) waiting")
+                probe_at = time.monotonic() + STUCK_PROBE_S
+
+    def check_topics(self, waiting: str) -> None:
+        """Fail when a topic produced to is gone from the cluster (deleted while the job wrote to it).
+
+        Unreachable brokers are not judged here (the latch's "brokers down" covers them).
+
+        Args:
+            waiting: what is left undelivered, for the message (``"20 message(s) waiting"``).
+
+        Raises:
+            ExecutionError: ``topic 'x' is gone from <bootstrap>``.
+        """
+        try:
+            md = self.producer.list_topics(timeout=PROBE_TIMEOUT_S)
+        except (KafkaException, SystemError):
+            return
+        for t in sorted(self.topics):
+            tm = md.topics.get(t)
+            if tm is None or (tm.error is not None and tm.error.code() in MISSING_TOPIC_CODES):
+                msg = (f"{self.what}: topic '{t}' is gone from {self.bootstrap} (deleted while the job "
+                       f"wrote to it?); {waiting}")
+                raise ExecutionError(msg)
 
     def close(self) -> None:
         """Flush what is queued, best effort and for at most 10 s (nothing raises); idempotent.

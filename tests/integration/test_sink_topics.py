@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import ConfigError
+from streamsql.core.errors import ConfigError, ExecutionError
 from tests.integration.test_flights import read_committed
 
 _NUMS = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
@@ -74,3 +74,34 @@ def test_finding_5_auto_create_on_purpose(kafka_bootstrap, kafka_admin, tmp_path
         assert final == {0: 2, 1: 3}
     finally:
         kafka_admin.delete_topics([topic], operation_timeout=10)
+
+
+@pytest.mark.parametrize("guarantee", ["at-least-once", "exactly-once"])
+def test_sink_topic_deleted_while_the_job_runs_fails_it_soon(kafka_bootstrap, kafka_admin,
+                                                             kafka_topic_factory, tmp_path, guarantee):
+    """A sink topic deleted mid-run: the barrier's flush used to wait for librdkafka's
+    message.timeout.ms (5 min), the job thread and every cancel with it, then failed on
+    "Local: Unknown partition". Now the flush asks the cluster after a few seconds stuck and the
+    job fails naming the topic (as a Kafka source whose topic is deleted does)."""
+    import time
+
+    topic = kafka_topic_factory("deleted-sink")
+    with _env(tmp_path) as env:
+        env.execute_sql("CREATE TABLE gen (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '500', "
+                        "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
+                        "'fields.id.end' = '100000000')")
+        env.execute_sql(f"CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+                        f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
+                        f"'sink.delivery-guarantee' = '{guarantee}')")
+        job = env.execute_sql("INSERT INTO out SELECT id FROM gen").job
+        deadline = time.monotonic() + 60
+        while not job.last_checkpoint and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert job.last_checkpoint, "no checkpoint before the topic was deleted"
+        kafka_admin.delete_topics([topic], operation_timeout=30)[topic].result(timeout=60)
+        deleted = time.monotonic()
+        with pytest.raises(ExecutionError) as e:
+            job.wait(90)
+        assert time.monotonic() - deleted < 60
+    assert f"topic '{topic}' is gone from {kafka_bootstrap}" in str(e.value)
+    assert "deleted while the job wrote to it?" in str(e.value)
