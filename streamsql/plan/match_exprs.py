@@ -299,8 +299,8 @@ def _is_leaf(n: exp.Expression) -> bool:
     """Whether ``n`` reads the match (its value is computed per match, not by a scalar function)."""
     if isinstance(n, exp.Column):
         return not isinstance(n.this, exp.Star)
-    if isinstance(n, (exp.First, exp.Last, *AGG_TYPES)):
-        return True
+    if isinstance(n, (exp.First, exp.Last, *AGG_TYPES, exp.AggFunc)):
+        return True  # any other aggregate (or LAG, NTILE ...: sqlglot's aggregates) is refused as one
     return isinstance(n, exp.Anonymous) and n.name.upper() in _LEAF_CALLS
 
 

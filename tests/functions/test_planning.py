@@ -48,6 +48,11 @@ def refused(env, sql: str) -> SqlError:
     ("SELECT CARDINALITY(s) FROM t", "No match found for function signature CARDINALITY(<CHARACTER>); "
                                      "supported: CARDINALITY(<ARRAY>), CARDINALITY(<MAP>)", 8),
     ("SELECT LOCALTIME FROM t", "Function LOCALTIME is not supported yet", 8),
+    # a window function without OVER: Calcite's message, as Flink 2.3 (was DuckDB's unpositioned
+    # "Binder Error: Window functions are not supported here" for LAG, LEAD, NTILE, RANK ...)
+    ("SELECT s, LAG(n) FROM t", "OVER clause is necessary for window functions", 11),
+    ("SELECT NTILE(2) FROM t", "OVER clause is necessary for window functions", 8),
+    ("SELECT ROW_NUMBER() FROM t", "OVER clause is necessary for window functions", 8),
     ("SELECT JSON_VALUE(s, '$.a[*]') FROM t", "JSON_VALUE: JSON path '$.a[*]' is not supported yet", 8),
     ("SELECT CONVERT_TZ(s, 'UTC', 'Nowhere/City') FROM t", "CONVERT_TZ: 'Nowhere/City' is not a time zone",
      8),

@@ -41,6 +41,10 @@ _PREDICATES = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.O
                exp.Like, exp.ILike, exp.Between, exp.In, exp.NullSafeEQ, exp.NullSafeNEQ, exp.SimilarTo,
                exp.Boolean, exp.Exists)
 _OPERATOR_FUNCS = (exp.Cast, exp.TryCast, exp.Case)
+#: Calls that exist only with OVER (sqlglot parses most of them as aggregates, which the binder
+#: would otherwise hand to DuckDB as they are: "Binder Error: Window functions are not supported here").
+_WINDOW_ONLY = (exp.Lag, exp.Lead, exp.Ntile, exp.NthValue, exp.CumeDist, exp.PercentRank, exp.Rank,
+                exp.DenseRank, exp.RowNumber)
 
 
 def bind(node: exp.Expression) -> exp.Expression:
@@ -67,6 +71,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
             n.set(key, _visit(value))
         elif isinstance(value, list):
             n.set(key, [_visit(v) if isinstance(v, exp.Expression) else v for v in value])
+    if isinstance(n, _WINDOW_ONLY) and not isinstance(n.parent, exp.Window):
+        msg = "OVER clause is necessary for window functions"  # Calcite's absentOverClause, as Flink
+        raise FunctionError(msg, n)
     if isinstance(n, exp.Func) and not isinstance(n.parent, exp.Window) and aggregate_not_yet(n):
         msg = f"Aggregate function {aggregate_not_yet(n)} is not supported yet"
         raise FunctionError(msg, n)
