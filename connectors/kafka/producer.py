@@ -45,6 +45,7 @@ class ProducerHandle:
         self.latch = ErrorLatch(what, self.bootstrap)
         self.failed: list[str] = []
         self._failed_missing = False  # a failed delivery said its topic or partition is unknown
+        self.aborted = False  # the job is cancelled: waits give up (abort)
         self.topics: set[str] = set()  # every topic produced to (a finished transaction awaits them)
         cfg = {
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
@@ -127,6 +128,7 @@ class ProducerHandle:
                 except BufferError:  # queue full: serve delivery reports and retry the same row
                     p.poll(0.05)
                     self.check()
+                    self._raise_aborted()
                     continue
                 finally:
                     p.poll(0)
@@ -150,9 +152,19 @@ class ProducerHandle:
             self.check()
             if left == 0:
                 return
+            self._raise_aborted()
             if time.monotonic() >= probe_at:  # stuck: a topic deleted under a transactional producer?
                 self.check_topics(f"{left} message(s) waiting")
                 probe_at = time.monotonic() + STUCK_PROBE_S
+
+    def abort(self) -> None:
+        """From another thread (a cancel): a produce waiting for room or a flush raises soon."""
+        self.aborted = True
+
+    def _raise_aborted(self) -> None:
+        if self.aborted:
+            msg = f"{self.what}: cancelled while waiting for the brokers"
+            raise ExecutionError(msg)
 
     def check_topics(self, waiting: str) -> None:
         """Fail when a topic produced to is gone from the cluster (deleted while the job wrote to it).

@@ -161,6 +161,15 @@ class ProducerSession:
         """
         self.handle.flush()
 
+    def abort(self) -> None:
+        """From another thread (a cancel): the producer's waits give up (:meth:`ProducerHandle.abort`).
+
+        Exactly-once: that is the task's transactional producer, whose commit in flight then
+        fails unless it is past its own last wait; the checkpoint is then not committed.
+        """
+        if self.handle is not None:
+            self.handle.abort()
+
     def close(self) -> None:
         """Release the producer; idempotent.
 

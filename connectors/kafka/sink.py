@@ -114,6 +114,10 @@ class ProducingSink(Sink, StatesFormats):
             return table.rename_columns(names)
         return table
 
+    def abort(self) -> None:
+        """From the cancelling thread: a produce or flush waiting on the brokers raises soon."""
+        self.session.abort()
+
     def close(self) -> None:
         """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
         self.session.close()

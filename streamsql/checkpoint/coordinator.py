@@ -25,6 +25,7 @@ complete before :meth:`CheckpointCoordinator.maybe_complete` returns.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -37,6 +38,9 @@ from streamsql.core.errors import ExecutionError
 from streamsql.core.faults import fault_point
 
 log = logging.getLogger(__name__)
+
+#: How often a job thread waiting for a commit looks whether the job was cancelled (s).
+ABORT_POLL_S = 0.1
 
 
 class StateSnapshots(Protocol):
@@ -161,6 +165,7 @@ class CheckpointCoordinator:
         self.asynchronous = asynchronous
         self.name = name
         self._commit: BackgroundCommit | None = None  # phases 3-4 of ``pending`` in flight
+        self._aborted = threading.Event()  # the job is cancelled: stop waiting for a commit
 
     # -- 1. trigger ---------------------------------------------------------------------------
     def due(self) -> bool:
@@ -240,11 +245,33 @@ class CheckpointCoordinator:
                 return self._notify(p)
             self._commit = BackgroundCommit(p.checkpoint_id, lambda: self._commit_point(p, final), self.name)
         behind = time.monotonic() - self._commit.started > AHEAD_S  # the job went on long enough
-        if not self._commit.done(None if wait or final or behind else 0.0):
+        if not self._await(self._commit, wait or final or behind):
             return None
         commit, self._commit = self._commit, None
         commit.outcome()
         return self._notify(p)
+
+    def _await(self, commit: BackgroundCommit, block: bool) -> bool:
+        """True once ``commit`` returned; ``block``: wait for it, until :meth:`abort`.
+
+        Raises:
+            ExecutionError: the job was cancelled (:meth:`abort`) while it waited.
+        """
+        if not block:
+            return commit.done(0.0)
+        while not commit.done(ABORT_POLL_S):
+            if self._aborted.is_set():
+                msg = f"Job '{self.name}' cancelled while checkpoint {commit.checkpoint_id} was committing"
+                raise ExecutionError(msg)
+        return True
+
+    def abort(self) -> None:
+        """From any thread (a cancel): the job thread stops waiting for a commit in flight.
+
+        The commit itself goes on until its sinks' flushes give up (their own ``abort``) or it
+        returns; :meth:`close` still waits for it before any producer closes.
+        """
+        self._aborted.set()
 
     def _commit_point(self, p: CheckpointStats, final: bool) -> None:
         """Phases 3 and 4 (on the commit thread when asynchronous)."""

@@ -410,6 +410,13 @@ class Sink(ABC):
     def finish(self) -> None:
         """End of input: flush what is buffered (before the final checkpoint)."""
 
+    def abort(self) -> None:
+        """From another thread, when the job is cancelled: make a blocked call return soon.
+
+        A ``write`` or ``pre_commit`` waiting on the outside world (a throttled or stuck broker)
+        should then raise instead of waiting on; ``close`` still follows. Default: nothing.
+        """
+
     def close(self) -> None:
         """Release resources; called once, also after a failure."""
 

@@ -227,6 +227,17 @@ class JobGraph:
     resources: TaskResources = field(default_factory=TaskResources)
     workdir: str = ""  # this attempt's working state (snapshots live elsewhere)
 
+    def abort(self) -> None:
+        """From the cancelling thread: waits of the job thread and of the commit give up soon.
+
+        The sinks drop what they hold and their blocked writes and flushes raise (a checkpoint
+        whose flush did not finish does not commit); the job thread stops waiting for a commit
+        in flight. :meth:`close` follows on the job thread, as after any end.
+        """
+        for sink in self.sinks:
+            _quietly(sink.abort)
+        self.coordinator.abort()
+
     def close(self) -> None:
         """Close every source, operator, backend and shared service; never raises.
 

@@ -62,6 +62,7 @@ class JobRunner:
         self._cancel = threading.Event()
         self._stop = threading.Event()
         self.coordinator: CheckpointCoordinator | None = None
+        self._graph: JobGraph | None = None  # the attempt running now (a cancel aborts its waits)
         self.watermark: int | None = None
         self.restored_from: int | None = None
         #: True while the job waits to restart after a failure (status RESTARTING).
@@ -169,6 +170,9 @@ class JobRunner:
         workdir = os.path.join(self.config.get("state.dir"), _safe(self.name), uuid.uuid4().hex[:8])
         graph = self._build(workdir)
         self.coordinator = graph.coordinator
+        self._graph = graph
+        if self._cancel.is_set():  # cancelled while it was built: cancel() saw no graph to abort
+            graph.abort()
         try:
             positions = self._restore(graph)
             for s in graph.sources:
@@ -177,6 +181,7 @@ class JobRunner:
             self._loop(graph)
         finally:
             self._polling = False
+            self._graph = None
             graph.close()
 
     def _build(self, workdir: str) -> JobGraph:
@@ -245,8 +250,16 @@ class JobRunner:
         self._finished = final
 
     def cancel(self) -> None:
-        """Stop as soon as possible, without a final checkpoint (Flink's cancel)."""
+        """Stop as soon as possible, without a final checkpoint (Flink's cancel).
+
+        The running attempt's waits on the outside world give up (:meth:`JobGraph.abort`): a
+        write blocked by a full sink queue under backpressure, a barrier's flush, the wait for a
+        checkpoint's commit. A commit already inside its last Kafka call still returns first.
+        """
         self._cancel.set()
+        graph = self._graph
+        if graph is not None:
+            graph.abort()
 
     def stop(self) -> None:
         """Stop after a final checkpoint (Flink's stop-with-savepoint, without draining)."""

@@ -94,9 +94,10 @@ class PipelinedSink(Sink):
             BaseException: a failure of an earlier write on the sink thread.
         """
         with self._cv:
-            while len(self._pending) >= self.depth and self._error is None:
+            while len(self._pending) >= self.depth and self._error is None and not self._stop:
                 self._cv.wait(WAIT_S)
             self.raise_failure()
+            self._raise_stopped()
             self._pending.append(batch)
             self._cv.notify_all()
 
@@ -109,6 +110,11 @@ class PipelinedSink(Sink):
         if self._error is not None:
             raise self._error
 
+    def _raise_stopped(self) -> None:
+        if self._stop:
+            msg = f"Sink '{self.name}' is closed (the job is cancelled)"
+            raise ExecutionError(msg)
+
     def wait_idle(self) -> None:
         """Wait until every batch handed so far is written.
 
@@ -116,13 +122,15 @@ class PipelinedSink(Sink):
             BaseException: a failure of a write on the sink thread.
         """
         with self._cv:
-            while (self._pending or self._busy) and self._error is None:
+            while (self._pending or self._busy) and self._error is None and not self._stop:
                 self._cv.wait(WAIT_S)
             self.raise_failure()
+            self._raise_stopped()
 
     def _mark(self, call: str, checkpoint_id: int) -> None:
         with self._cv:
             self.raise_failure()
+            self._raise_stopped()
             self._pending.append(_Marker(call, checkpoint_id))
             self._cv.notify_all()
 
@@ -161,6 +169,20 @@ class PipelinedSink(Sink):
         """Wait for the sink thread, then the wrapped finish (end of input)."""
         self.wait_idle()
         self.inner.finish()
+
+    def abort(self) -> None:
+        """From any thread (a cancel): stop the sink thread and ask the wrapped sink to end its call.
+
+        The batches not written yet are dropped, the sink thread stops after its call in
+        progress, which the wrapped sink's ``abort`` makes return soon. A ``write`` waiting for
+        room then raises, and so does :meth:`flushed`: a checkpoint whose flush was not made does
+        not commit. The wrapped sink is closed by :meth:`close` only.
+        """
+        with self._cv:
+            self._stop = True
+            self._pending.clear()
+            self._cv.notify_all()
+        self.inner.abort()
 
     def close(self) -> None:
         """Stop the sink thread (batches not written yet are dropped), then close the wrapped sink.

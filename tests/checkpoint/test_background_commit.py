@@ -167,3 +167,24 @@ def test_the_job_thread_waits_for_a_commit_in_flight_too_long(tmp_path, committe
     t0 = time.monotonic()
     assert coord.maybe_complete().checkpoint_id == n  # blocks until the commit returned
     assert time.monotonic() - t0 >= 0.2
+
+
+def test_abort_ends_the_job_thread_s_wait_for_a_commit(tmp_path, committer, events):
+    """A cancel (abort, from another thread) ends the job thread's wait for a commit whose flush
+    does not come; the wait was unbounded (``done(None)``), so a cancel left the job RUNNING."""
+    released = threading.Event()
+
+    def flushed(n):
+        assert released.wait(30)
+
+    coord = make(tmp_path, committer, events, flushes=[flushed])
+    committer.gate.set()
+    acknowledged(coord)
+    threading.Timer(0.2, coord.abort).start()
+    started = time.monotonic()
+    with pytest.raises(ExecutionError, match=r"Job 'j' cancelled while checkpoint 1 was committing"):
+        coord.maybe_complete(wait=True)
+    assert time.monotonic() - started < 2
+    released.set()
+    coord.close()
+    assert events == [("commit", 1, "commit-j")]  # the commit itself was not cut; nobody notified

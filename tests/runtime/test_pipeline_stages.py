@@ -282,6 +282,15 @@ def test_the_switch_and_the_connectors_that_allow_it():
     assert not _prefetching_source(ApartSource(1), one, 100, "t").apart  # decodes on the fetch thread
 
 
+def _env(tmp_path, interval: str):
+    """An environment checkpointing every ``interval`` into ``tmp_path``, failing without restarts."""
+    from streamsql.environment import StreamEnvironment
+
+    return StreamEnvironment({"state.dir": str(tmp_path / "state"), "state.backend.type": "hashmap",
+                              "execution.checkpointing.dir": str(tmp_path / "cp"),
+                              "execution.checkpointing.interval": interval, "restart-strategy.type": "none"})
+
+
 class FailingSink(Sink):
     """A pipelined sink whose first write fails (as a Kafka sink refusing a record)."""
 
@@ -305,15 +314,11 @@ def test_a_sink_thread_failure_fails_the_job_while_no_row_comes(tmp_path):
     from streamsql.connectors.registry import _REGISTRY, register
 
     from streamsql.core.connector import ConnectorSpec, OptionSpec
-    from streamsql.environment import StreamEnvironment
 
     register(ConnectorSpec(name="test-failing", options=[OptionSpec("connector", required=True)],
                            create_sink=FailingSink))
     try:
-        env = StreamEnvironment({"state.dir": str(tmp_path / "state"), "state.backend.type": "hashmap",
-                                 "execution.checkpointing.dir": str(tmp_path / "cp"),
-                                 "execution.checkpointing.interval": "10 min",
-                                 "restart-strategy.type": "none"})
+        env = _env(tmp_path, "10 min")
         env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', "
                         "'rows-per-second' = '0.001')")
         env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-failing')")
@@ -381,3 +386,75 @@ def test_the_commit_thread_switch(tmp_path, setting, asynchronous):
     assert job.wait(30) == "FINISHED"
     assert job.runner.coordinator.asynchronous is asynchronous
     assert job.last_checkpoint["status"] == "committed"
+
+
+class StuckSink(Sink):
+    """A pipelined sink whose ``stuck_in`` call waits (a stuck or throttled broker) until aborted.
+
+    Gives up after :attr:`GIVE_UP_S` anyway, so that a job that ignores the cancel still ends.
+    """
+
+    pipelined = True
+    stuck_in = "pre_commit"
+    GIVE_UP_S = 40.0
+    stuck = threading.Event()
+    aborted = threading.Event()
+    closed = threading.Event()
+
+    def __init__(self, ctx):
+        pass
+
+    def _hang(self, call: str) -> None:
+        if call != self.stuck_in:
+            return
+        StuckSink.stuck.set()
+        if StuckSink.aborted.wait(self.GIVE_UP_S):
+            msg = f"{call}: cancelled while waiting for the brokers"
+            raise ExecutionError(msg)
+
+    def write(self, batch: Batch) -> None:
+        self._hang("write")
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        self._hang("pre_commit")
+
+    def abort(self) -> None:
+        StuckSink.aborted.set()
+
+    def close(self) -> None:
+        StuckSink.closed.set()
+
+
+@pytest.mark.parametrize("stuck_in", ["pre_commit", "write"])
+def test_cancel_ends_a_job_whose_sink_or_commit_is_stuck(tmp_path, stuck_in):
+    """Cancel while a barrier's flush cannot finish (the commit thread waits for it, the job thread
+    for the commit after AHEAD_S) or while the sink is under backpressure (the job thread waits
+    for room in the sink's queue): the job used to stay RUNNING until the sink's call returned
+    (a flush under a deleted topic: 5 min; a broker quota: a minute), JobHandle.cancel gave up
+    after 30 s. Now the cancel aborts those waits: CANCELED within seconds."""
+    from streamsql.connectors.registry import _REGISTRY, register
+
+    from streamsql.core.connector import ConnectorSpec, OptionSpec
+
+    StuckSink.stuck_in = stuck_in
+    for e in (StuckSink.stuck, StuckSink.aborted, StuckSink.closed):
+        e.clear()
+    register(ConnectorSpec(name="test-stuck", options=[OptionSpec("connector", required=True)],
+                           create_sink=StuckSink))
+    try:
+        env = _env(tmp_path, "100 ms")
+        env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000')")
+        env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-stuck')")
+        job = env.execute_sql("INSERT INTO out_t SELECT x FROM src").job
+        assert StuckSink.stuck.wait(30)
+        time.sleep(1.5)  # past AHEAD_S: the job thread waits for the commit, or for room to write
+        started = time.monotonic()
+        job.cancel()
+        assert job.status == "CANCELED", job.status
+        assert time.monotonic() - started < 10
+        assert StuckSink.closed.is_set()
+        commits = [th for th in threading.enumerate() if th.name.startswith(("commit-", "sink-out_t"))]
+        assert not any(th.is_alive() for th in commits)
+    finally:
+        _REGISTRY.pop("test-stuck", None)
+        StuckSink.aborted.set()  # a job that ignored the cancel ends now

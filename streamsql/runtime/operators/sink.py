@@ -117,6 +117,10 @@ class SinkOperator(Operator):
         """Raise a failure of the sink's work off the job thread (:meth:`Sink.raise_failure`)."""
         self.sink.raise_failure()
 
+    def abort(self) -> None:
+        """From the cancelling thread: a blocked write or flush returns soon (:meth:`Sink.abort`)."""
+        self.sink.abort()
+
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Phase one of two-phase commit: flush everything written so far."""
         self.sink.pre_commit(checkpoint_id)
