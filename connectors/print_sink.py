@@ -1,6 +1,16 @@
 """The ``print`` connector (sink only): rows to stdout (or stderr) in Flink's print format.
 
-Lines look like ``+I[1, AB, null]``, or ``ident> +I[...]`` with ``'print-identifier'``.
+Lines look like ``+I[1, AB, null]``, or ``ident> +I[...]`` with ``'print-identifier'``. A sink
+of more than one subtask starts each line with the 1-based subtask that printed it: ``2> +I[...]``,
+``ident:2> +I[...]`` (Flink's ``PrintSinkOutputWriter.open``). Its subtasks are
+``'sink.parallelism'`` when set, else those of its input, as Flink's ``CommonExecSink`` derives
+them: a job's tasks at ``'parallelism.default'`` > 1 (rows of a Kafka partition are printed by the
+task reading it, as Flink's ``getSplitOwner``), one after a global aggregate (or an OVER, ranking
+or MATCH_RECOGNIZE without PARTITION BY), which Flink runs at parallelism 1.
+When ``'sink.parallelism'`` differs from the input's tasks, each task deals its rows round-robin
+over the sink's subtasks, starting at its own index (Flink's ``RebalancePartitioner`` starts at a
+random subtask), so which subtask prints a row may differ from Flink's run; how many rows each
+prints does not.
 
 Delivery guarantee: at-least-once. Rows are printed as they are written and flushed at each
 checkpoint and at the end; after a failure the rows since the last completed checkpoint are
@@ -138,8 +148,28 @@ def _render_nested(col: pa.Array, t: SqlType) -> pa.Array:
     return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), text)
 
 
-def format_rows(batch: Batch, schema: Schema, identifier: str | None = None) -> list[str]:
-    """The printed lines of ``batch`` (``[ident> ]+I[v1, v2, ...]``)."""
+def line_prefixes(identifier: str | None, subtasks: np.ndarray | None) -> pa.Array | str:
+    """Each line's prefix before the row kind, as Flink's ``PrintSinkOutputWriter.open``.
+
+    Args:
+        identifier: ``'print-identifier'`` (None or empty: none).
+        subtasks: the 0-based subtask of each line, or None for a sink of one subtask.
+
+    >>> line_prefixes("out", None), line_prefixes(None, None)
+    ('out> ', '')
+    >>> line_prefixes("out", np.array([0, 1])).to_pylist()
+    ['out:1> ', 'out:2> ']
+    """
+    if subtasks is None:
+        return f"{identifier}> " if identifier else ""
+    head = f"{identifier}:" if identifier else ""
+    numbers = pa.array((subtasks + 1).astype(np.int64)).cast(pa.string())
+    return pc.binary_join_element_wise(head, numbers, "> ", "")
+
+
+def format_rows(batch: Batch, schema: Schema, identifier: str | None = None,
+                subtasks: np.ndarray | None = None) -> list[str]:
+    """The printed lines of ``batch`` (``[prefix]+I[v1, v2, ...]``, :func:`line_prefixes`)."""
     n = batch.num_rows
     if n == 0:
         return []
@@ -149,8 +179,9 @@ def format_rows(batch: Batch, schema: Schema, identifier: str | None = None) -> 
         prefix = pa.array(["+I["] * n, pa.string())
     else:
         prefix = pa.array(_KIND_PREFIX[batch.kinds.astype(np.int64)], pa.string())
-    if identifier:
-        prefix = pc.binary_join_element_wise(f"{identifier}> ", prefix, "")
+    head = line_prefixes(identifier, subtasks)
+    if len(head):
+        prefix = pc.binary_join_element_wise(head, prefix, "")
     return pc.binary_join_element_wise(prefix, body, "]", "").to_pylist()
 
 
@@ -178,13 +209,32 @@ class PrintSink(Sink):
         self.stderr = _check(table, ctx.config)
         self.schema = table.physical_schema
         self.identifier = table.options.get("print-identifier")
+        configured = table.options.get(OPT_SINK_PARALLELISM.key)  # validated by the planner
+        #: the sink's subtasks (module docstring); > 1: lines carry the subtask
+        inputs = 1 if ctx.single_input else ctx.num_tasks  # Flink's parallelism of the input
+        self.subtasks = int(configured) if configured else inputs
+        #: True: rows are dealt round-robin over the subtasks (Flink's rebalance); False: this
+        #: task's rows are its own subtask's (Flink's forward)
+        self.rebalance = self.subtasks != inputs
+        self.task = ctx.task_index
+        self._next = ctx.task_index  # the round-robin's next subtask (before the modulo)
+
+    def _subtasks_of(self, n: int) -> np.ndarray | None:
+        """The 0-based subtask printing each of the next ``n`` rows; None for one subtask."""
+        if self.subtasks <= 1:
+            return None
+        if not self.rebalance:
+            return np.full(n, self.task, np.int64)
+        out = (self._next + np.arange(n, dtype=np.int64)) % self.subtasks
+        self._next = (self._next + n) % self.subtasks
+        return out
 
     def _stream(self):
         return sys.stderr if self.stderr else sys.stdout  # looked up per call (redirection, capture)
 
     def write(self, batch: Batch) -> None:
         """Write a batch (see :meth:`Sink.write`)."""
-        lines = format_rows(batch, self.schema, self.identifier)
+        lines = format_rows(batch, self.schema, self.identifier, self._subtasks_of(batch.num_rows))
         if lines:
             self._stream().write("\n".join(lines) + "\n")
 

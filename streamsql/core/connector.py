@@ -209,6 +209,8 @@ class ConnectorContext:
         task_index: index of this source/sink instance in the job (for ids, transactional ids).
         num_tasks: how many tasks run this source/sink; a partitioned source reads its share
             (a Kafka source: the partitions ``i`` with ``i % num_tasks == task_index``).
+        single_input: a sink whose input has all its rows on one task whatever ``num_tasks``
+            (a global aggregate; Flink runs that input, and so the sink, at parallelism 1).
         metrics: counters the connector may bump, e.g. ``metrics['bad_records'] += 1``.
         resources: shared objects and the commit point of the task (:class:`TaskResources`).
     """
@@ -218,6 +220,7 @@ class ConnectorContext:
     config: dict[str, str]
     task_index: int = 0
     num_tasks: int = 1
+    single_input: bool = False
     metrics: dict[str, int] = field(default_factory=dict)
     resources: TaskResources = field(default_factory=TaskResources)
 

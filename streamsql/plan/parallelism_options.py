@@ -21,8 +21,9 @@ is validated as Flink validates it and then changes nothing that a query's answe
 
 What differs is told when the job is submitted (:func:`parallelism_notes`, one ``[INFO]`` line per
 table): with ``'sink.partitioner'`` = ``'fixed'`` each task writes one partition (task index
-modulo partitions), where Flink's N sink subtasks each write one; the print sink prints no
-``<subtask>>`` prefix Flink's N subtasks would print. Validated when a job reads or writes the
+modulo partitions), where Flink's N sink subtasks each write one; the print sink prints Flink's
+``<subtask>>`` prefix of N subtasks, dealing rows round-robin where Flink's rebalance starts at a
+random subtask (:mod:`streamsql.connectors.print_sink`). Validated when a job reads or writes the
 table, not at CREATE TABLE (Flink: a table used only as a source may carry any
 ``'sink.parallelism'``).
 """
@@ -148,5 +149,6 @@ def _sink_note(table: TableDef, tasks: str) -> str:
                 f"modulo partitions), where Flink's {value} sink subtasks each write one: the same rows, "
                 "spread over other partitions.")
     if table.connector == "print" and value.strip() != "1":
-        return text + f"; lines carry no '<subtask>> ' prefix (Flink's {value} subtasks print one)."
+        return text + (f"; lines carry the '<subtask>> ' prefix of {value} subtasks, rows dealt round-robin "
+                       "(Flink's rebalance starts at a random subtask, so a row's number may differ).")
     return text + ", which changes no row written."

@@ -156,6 +156,15 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
     return None
 
 
+def single_task(node: PlanNode) -> bool:
+    """True when all of ``node``'s rows are on one task: partitioned by no key.
+
+    A global aggregate, or an OVER / ranking / MATCH_RECOGNIZE without PARTITION BY (possibly
+    under Calcs): Flink runs such an operator, and a sink it feeds by forward, at parallelism 1.
+    """
+    return _partitioning(node) == ()
+
+
 def _required_keys(node: PlanNode) -> list[list[int] | None]:
     """Per input of ``node``: the key its rows must be partitioned by, or None (any partitioning).
 
