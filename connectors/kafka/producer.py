@@ -20,7 +20,7 @@ from streamsql.connectors.kafka.errors import (
 )
 from streamsql.connectors.kafka.topics import NO_AUTO_CREATE
 
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ExecutionError, FencedError
 
 #: How long a flush may make no progress before it asks the cluster whether its topics still
 #: exist (s). A transactional producer keeps the messages of a deleted topic queued until
@@ -46,6 +46,11 @@ class ProducerHandle:
         self.failed: list[str] = []
         self._failed_missing = False  # a failed delivery said its topic or partition is unknown
         self.aborted = False  # the job is cancelled: waits give up (abort)
+        #: A transactional producer's ``transaction.timeout.ms`` (set by .transactions), and when
+        #: the open transaction's first message was produced (monotonic s; None: none yet).
+        self.txn_timeout_ms: int | None = None
+        self.txn_first_write: float | None = None
+        self.in_txn = False
         self.topics: set[str] = set()  # every topic produced to (a finished transaction awaits them)
         cfg = {
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
@@ -81,7 +86,35 @@ class ProducerHandle:
                 self.check_topics(f"{n} message(s) not delivered")
             msg = f"{self.what}: {n} message(s) could not be delivered to Kafka, first: {first}"
             raise ExecutionError(msg)
-        self.latch.check()
+        try:
+            self.latch.check()
+        except FencedError as e:
+            raise self.timed_out(e) from None
+
+    def timed_out(self, fenced: FencedError) -> ExecutionError:
+        """``fenced``, or what it means when the open transaction outlived ``transaction.timeout.ms``.
+
+        The broker aborts a transaction open longer than that and bumps the producer's epoch, so
+        its next request fails as "fenced by a newer instance" although no other instance ran
+        (a checkpoint interval above the timeout, a checkpoint or broker outage that long). That
+        is no reason to stop for good (a FencedError is never restarted): a restart begins a new
+        transaction; the message says what happened and what to set.
+        """
+        began = self.txn_first_write
+        if self.txn_timeout_ms is None or began is None:
+            return fenced
+        age_s = time.monotonic() - began
+        if age_s * 1000 <= self.txn_timeout_ms:
+            return fenced
+        msg = (f"{self.what}: the broker aborted the open transaction: it was open for {age_s:.1f} s, longer "
+               f"than 'transaction.timeout.ms' = {self.txn_timeout_ms} ms; set "
+               "'properties.transaction.timeout.ms' above the checkpoint interval plus the longest "
+               "checkpoint (Flink's advice for its exactly-once Kafka sink)")
+        return ExecutionError(msg)
+
+    def _error(self, e: BaseException) -> ExecutionError:
+        err = execution_error(self.what, e, self.bootstrap)
+        return self.timed_out(err) if isinstance(err, FencedError) else err
 
     def produce_many(
         self,
@@ -103,6 +136,8 @@ class ProducerHandle:
         p = self.producer
         produce = p.produce
         self.topics.add(topic)
+        if self.in_txn and self.txn_first_write is None and values:
+            self.txn_first_write = time.monotonic()  # the broker's transaction timer starts about now
         n = len(values)
         i = 0
         try:
@@ -133,7 +168,7 @@ class ProducerHandle:
                 finally:
                     p.poll(0)
         except (KafkaException, SystemError) as e:
-            raise execution_error(self.what, e, self.bootstrap) from None
+            raise self._error(e) from None
         self.check()
 
     def flush(self) -> None:
@@ -148,7 +183,7 @@ class ProducerHandle:
             try:
                 left = p.flush(1.0)
             except (KafkaException, SystemError) as e:
-                raise execution_error(self.what, e, self.bootstrap) from None
+                raise self._error(e) from None
             self.check()
             if left == 0:
                 return

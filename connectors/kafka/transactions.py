@@ -163,6 +163,7 @@ class KafkaTransactions:
         props.setdefault("transaction.timeout.ms", 900_000)
         props["enable.idempotence"] = True
         handle = ProducerHandle(props, self.what)
+        handle.txn_timeout_ms = int(props["transaction.timeout.ms"])
         require_brokers(handle.producer, self.what, self.bootstrap)  # fail in 10 s, not 60 s of init
         self.handle = handle
         try:
@@ -181,6 +182,17 @@ class KafkaTransactions:
             msg = f"{self.what}: begin_transaction"
             raise execution_error(msg, e, self.bootstrap) from None
         self.in_txn = True
+
+    @property
+    def in_txn(self) -> bool:
+        """A transaction is open (the producer handle times it: :meth:`.ProducerHandle.timed_out`)."""
+        return self.handle is not None and self.handle.in_txn
+
+    @in_txn.setter
+    def in_txn(self, value: bool) -> None:
+        if self.handle is not None:
+            self.handle.in_txn = value
+            self.handle.txn_first_write = None
 
     def _ensure_progress_topic(self) -> None:
         props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
@@ -235,9 +247,10 @@ class KafkaTransactions:
                                        metadata="final" if metadata.get("final") else "")
             p.send_offsets_to_transaction([committed], self._group_metadata(), TXN_TIMEOUT_S)
         except (KafkaException, SystemError) as e:
-            self._abort_quietly()
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {unwrap(e)}"
-            raise (FencedError if is_fenced(unwrap(e)) else ExecutionError)(msg) from None
+            error = h.timed_out(FencedError(msg)) if is_fenced(unwrap(e)) else ExecutionError(msg)
+            self._abort_quietly()
+            raise error from None
         except ExecutionError as e:
             self._abort_quietly()
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
@@ -353,11 +366,12 @@ class KafkaTransactions:
                 f"producer fenced: another instance with transactional.id '{self.transactional_id}' "
                 f"started ({why})"
             )
-        elif isinstance(err, KafkaError) and err.txn_requires_abort():
+        msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {why}"
+        failure = self.handle.timed_out(error(msg)) if error is FencedError else error(msg)
+        if error is not FencedError and isinstance(err, KafkaError) and err.txn_requires_abort():
             self._abort_quietly()
         self.in_txn = False
-        msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {why}"
-        raise error(msg) from None
+        raise failure from None
 
     def _abort_quietly(self) -> None:
         try:

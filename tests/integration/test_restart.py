@@ -88,3 +88,51 @@ def test_options_that_cannot_run_together_fail_once(kafka_bootstrap, kafka_topic
     with pytest.raises(ConfigError, match="share one transaction"):
         job.wait(60)
     assert job.status == "FAILED" and job.metrics["restarts"] == 0
+
+
+def test_a_transaction_open_longer_than_its_timeout_restarts_and_says_why(kafka_bootstrap,
+                                                                         kafka_topic_factory, tmp_path,
+                                                                         monkeypatch):
+    """A checkpoint interval (6 s) above 'transaction.timeout.ms' (2 s): the broker aborts the open
+    transaction and bumps the producer's epoch, so its next produce fails as "fenced by a newer
+    instance". That used to end the job for good as FencedError ("another instance with the same
+    transactional.id started": none had). Now it says what happened and the job restarts; the
+    output stays exactly once (drained by the same job, bounded, with the default timeout)."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    src, out = kafka_topic_factory("txn_timeout_in", partitions=3), kafka_topic_factory("txn_timeout_out")
+    name = f"txn-timeout-{uuid.uuid4().hex[:6]}"
+
+    def start(interval, options, sink_options):
+        env = StreamEnvironment({"pipeline.name": name, "execution.checkpointing.interval": interval,
+                                 "restart-strategy.type": "fixed-delay",
+                                 "restart-strategy.fixed-delay.attempts": "5",
+                                 "restart-strategy.fixed-delay.delay": "100 ms"})
+        env.execute_sql(f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+            'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+            'scan.startup.mode' = 'earliest-offset'{options})""")
+        env.execute_sql(f"""CREATE TABLE o (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out}',
+            'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+            'sink.delivery-guarantee' = 'exactly-once'{sink_options})""")
+        return env.execute_sql("INSERT INTO o SELECT k, v FROM src").job
+
+    job = start("6 s", "", ", 'properties.transaction.timeout.ms' = '2000'")
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    fed = 0
+    deadline = time.monotonic() + 60
+    while job.metrics["restarts"] == 0 and job.status != "FAILED" and time.monotonic() < deadline:
+        for i in range(fed, fed + 50):
+            p.produce(src, orjson.dumps({"k": i % 10, "v": i}), partition=i % 3)
+        p.flush(30)
+        fed += 50
+        time.sleep(0.2)
+    assert job.status != "FAILED", job.error
+    assert job.metrics["restarts"] >= 1
+    assert "the broker aborted the open transaction: it was open for" in job.runner.last_failure
+    assert "longer than 'transaction.timeout.ms' = 2000 ms" in job.runner.last_failure
+    job.cancel()
+    drain = start("500 ms", ", 'scan.bounded.mode' = 'latest-offset'", "")
+    assert drain.wait(120) == "FINISHED"
+    got = sorted(orjson.loads(v)["v"] for _, v in read_committed(kafka_bootstrap, out))
+    assert got == list(range(fed))
