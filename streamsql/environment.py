@@ -50,7 +50,7 @@ from streamsql.plan.parallelism_options import parallelism_notes
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import CollectNode, CollectSink
-from streamsql.runtime.job import JobHandle, JobRunner
+from streamsql.runtime.job import STOP_TIMEOUT_S, JobHandle, JobRunner
 from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
@@ -247,6 +247,12 @@ class StreamEnvironment:
                 msg = f"Job '{job.name}' stopped without a savepoint: it did not stop in time ({job.status})"
                 raise ExecutionError(msg) from job.error
             return TableResult("rows", ["savepoint path"], [(job.runner.savepoint(),)])
+        if not job.done:  # the last completed checkpoint is an earlier one: no savepoint (yet)
+            msg = (f"Job '{job.name}' did not stop within {STOP_TIMEOUT_S:.0f} s: its final checkpoint is "
+                   "still being taken (a slow sink flushing its rows). The job stops once it commits "
+                   "(SHOW JOBS), and started again under the same 'pipeline.name' it resumes from there; "
+                   "no savepoint path is returned")
+            raise ExecutionError(msg)
         done = job.runner.coordinator.last_completed
         if job.status == "FAILED" or done is None:
             msg = f"Job '{job.name}' stopped without a savepoint: its final checkpoint did not complete"

@@ -38,6 +38,9 @@ from streamsql.state.layout import StateFormatError
 log = logging.getLogger(__name__)
 
 
+#: How long :meth:`JobHandle.stop` (STOP JOB ... WITH SAVEPOINT) waits for the job's final checkpoint (s).
+STOP_TIMEOUT_S = 60.0
+
 class JobRunner:
     """Runs one job to completion, cancellation or failure (see module docstring).
 
@@ -334,9 +337,13 @@ class JobHandle:
         self._await_end(30)
 
     def stop(self) -> None:
-        """Stop with a final checkpoint and wait for the thread to end."""
+        """Stop with a final checkpoint and wait (at most :data:`STOP_TIMEOUT_S`) for the thread to end.
+
+        A job whose final checkpoint takes longer (a throttled or slow sink flushing the epoch)
+        is still RUNNING when this returns; it ends once that checkpoint committed.
+        """
         self.runner.stop()
-        self._await_end(60)
+        self._await_end(STOP_TIMEOUT_S)
 
     def _await_end(self, timeout: float | None) -> None:
         """Wait up to ``timeout`` seconds for the job to end, then for its thread to be gone.

@@ -458,3 +458,49 @@ def test_cancel_ends_a_job_whose_sink_or_commit_is_stuck(tmp_path, stuck_in):
     finally:
         _REGISTRY.pop("test-stuck", None)
         StuckSink.aborted.set()  # a job that ignored the cancel ends now
+
+
+class SlowFinalFlush(Sink):
+    """A pipelined sink whose pre-commits after the first take ``SLOW_S`` (a throttled broker)."""
+
+    pipelined = True
+    SLOW_S = 4.0
+
+    def __init__(self, ctx):
+        self.flushes = 0
+
+    def write(self, batch: Batch) -> None:
+        pass
+
+    def pre_commit(self, checkpoint_id: int) -> None:
+        self.flushes += 1
+        if self.flushes > 1:
+            time.sleep(self.SLOW_S)
+
+
+def test_stop_with_savepoint_never_returns_an_earlier_checkpoint(tmp_path, monkeypatch):
+    """STOP JOB ... WITH SAVEPOINT whose final checkpoint outlasts the stop's wait (a slow sink):
+    it returned the last *periodic* checkpoint as the savepoint while the job went on to commit
+    its final one, so a job started from that path read again, and wrote again, what the stopped
+    job had committed after it. Now it says the job did not stop in time and returns no path; the
+    job still stops (FINISHED) once its final checkpoint commits."""
+    from streamsql.connectors.registry import _REGISTRY, register
+
+    from streamsql.core.connector import ConnectorSpec, OptionSpec
+    from streamsql.runtime import job as job_module
+
+    monkeypatch.setattr(job_module, "STOP_TIMEOUT_S", 1.0)
+    monkeypatch.setattr("streamsql.environment.STOP_TIMEOUT_S", 1.0)
+    register(ConnectorSpec(name="test-slow-flush", options=[OptionSpec("connector", required=True)],
+                           create_sink=SlowFinalFlush))
+    try:
+        env = _env(tmp_path, "100 ms")
+        env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = '100')")
+        env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-slow-flush')")
+        job = env.execute_sql("INSERT INTO out_t SELECT x FROM src").job
+        wait_until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1, 30)
+        with pytest.raises(ExecutionError, match=r"did not stop within 1 s: its final checkpoint is still"):
+            env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
+        assert job.wait(30) == "FINISHED"
+    finally:
+        _REGISTRY.pop("test-slow-flush", None)
