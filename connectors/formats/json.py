@@ -144,6 +144,58 @@ def objects_only(data: bytes, payloads: list[bytes]) -> bool:
     return all(p.lstrip(_JSON_WS)[:1] == b"{" for p in payloads)
 
 
+#: Bytes per numpy pass of :func:`object_lines` and :func:`has_constant`: their temporaries stay
+#: small (a 2 MB comparison mask per batch cost more in fresh pages than the comparison itself).
+SCAN_CHUNK = 1 << 18
+
+
+def object_lines(payloads: list[bytes]) -> tuple[bytes, np.ndarray] | None:
+    """``(data, bytes_of_data)``: the payloads as :func:`join_lines` joins them, or None.
+
+    None when :func:`objects_only` is false. The common batch — no CR, LF or NUL inside a
+    payload, each starting with ``{`` — is checked with one numpy scan for the newlines, the only
+    ones being the separators (0.13 µs per 200-byte record with the join, against 0.27 for
+    ``join_lines``, whose ``count`` is a scan of its own, and ``objects_only``); any other batch
+    takes those two functions. The numpy view of ``data`` (uint8) serves :func:`has_constant`.
+    """
+    data = b"\n".join(payloads)
+    a = np.frombuffer(data, np.uint8)
+    if data[:1] == b"{" and data[-1:] != b"\n" and b"\r" not in data and b"\x00" not in data:
+        lines = 0
+        for lo in range(0, len(a), SCAN_CHUNK):
+            chunk = a[lo:lo + SCAN_CHUNK]
+            nl = np.flatnonzero(chunk == 10)
+            if len(nl) and not bool((a[nl + (lo + 1)] == 123).all()):  # never the last byte: "}"
+                lines = -1
+                break
+            lines += len(nl)
+        if lines == len(payloads) - 1:
+            return data, a
+    data = join_lines(payloads)
+    if not objects_only(data, payloads):
+        return None
+    return data, np.frombuffer(data, np.uint8)
+
+
+def has_constant(a: np.ndarray) -> bool:
+    """``b"NaN" in data or b"Infinity" in data`` for ``a``, the bytes of ``data`` (uint8).
+
+    By numpy, a chunk at a time: the positions of ``N`` and ``I``, then the letters after each
+    (0.04 µs per 200-byte record; CPython's two substring searches took 0.29).
+    """
+    for lo in range(0, len(a), SCAN_CHUNK):
+        for word in (b"NaN", b"Infinity"):
+            m = len(word)
+            at = np.flatnonzero(a[lo:max(lo, min(lo + SCAN_CHUNK, len(a) - m + 1))] == word[0]) + lo
+            for k in range(1, m):
+                if not len(at):
+                    break
+                at = at[a[at + k] == word[k]]
+            if len(at):
+                return True
+    return False
+
+
 def valid_utf8(data: bytes) -> bool:
     """True when ``data`` is valid UTF-8 (Arrow's JSON reader copies invalid strings through)."""
     if data.isascii():
@@ -166,10 +218,11 @@ def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False)
     is bad: compat case ``kafka_json_non_numeric_numbers``), so unless ``constants`` a batch
     holding either text goes to the slow path, which decides.
     """
-    data = join_lines(payloads)
-    if not objects_only(data, payloads) or not valid_utf8(data):
+    lines = object_lines(payloads)
+    if lines is None or not valid_utf8(lines[0]):
         return None
-    if not constants and (b"NaN" in data or b"Infinity" in data):
+    data, a = lines
+    if not constants and has_constant(a):
         return None
     table = arrow_read(data, schema)
     return table if table.num_rows == len(payloads) else None
