@@ -99,8 +99,44 @@ def _text(v: Any) -> str:
     return str(v)
 
 
+class _Text(str):
+    """Literal JSON text on :func:`json_text`'s work list (a plain ``str`` there is a value)."""
+
+
 def json_text(v: Any) -> str:
-    """Compact JSON text of a parsed value (numbers keep their exact text via Decimal)."""
+    """Compact JSON text of a parsed value (numbers keep their exact text via Decimal).
+
+    Without recursion, so a value nested as deep as the parser takes has a text: a STRING
+    column never makes a record bad (Flink's string converter writes any JSON value's text).
+    Recursive, a ~500-deep array failed with RecursionError, two Python frames a level.
+    """
+    out: list[str] = []
+    todo: list[Any] = [v]
+    while todo:
+        x = todo.pop()
+        if type(x) is _Text:
+            out.append(x)
+        elif isinstance(x, dict):
+            items: list[Any] = [_Text("}")]
+            for i, (k, y) in enumerate(reversed(x.items())):
+                items += [y, _Text(("" if i == len(x) - 1 else ",") + _scalar_json(k) + ":")]
+            todo += items if x else [_Text("{}")]
+            if x:
+                todo.append(_Text("{"))
+        elif isinstance(x, list):
+            todo.append(_Text("]"))
+            for i in range(len(x) - 1, -1, -1):
+                todo.append(x[i])
+                if i:
+                    todo.append(_Text(","))
+            todo.append(_Text("["))
+        else:
+            out.append(_scalar_json(x))
+    return "".join(out)
+
+
+def _scalar_json(v: Any) -> str:
+    """JSON text of a value that is not a container."""
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -109,10 +145,6 @@ def json_text(v: Any) -> str:
         import json as _json
 
         return _json.dumps(v, ensure_ascii=False)
-    if isinstance(v, dict):
-        return "{" + ",".join(f"{json_text(k)}:{json_text(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ",".join(json_text(x) for x in v) + "]"
     return str(v)
 
 

