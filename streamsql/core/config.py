@@ -152,13 +152,24 @@ KINDS: dict[str, object] = {
     "state.backend.rocksdb.block.cache-size": "memory>0",
     "state.backend.rocksdb.writebuffer.size": "memory>0",
 }
+#: Flink 2.3's deprecated names of keys StreamSQL reads (their ``ConfigOption.fallbackKeys()``, read
+#: on PyFlink 2.3.0): a script that sets one is read as Flink reads it, the new name winning when
+#: both are set ('restart-strategy' and 'execution.savepoint.path' are read where they are used).
+DEPRECATED_KEYS: dict[str, tuple[str, ...]] = {
+    "execution.checkpointing.dir": ("state.checkpoints.dir", "state.backend.fs.checkpointdir"),
+    "execution.checkpointing.num-retained": ("state.checkpoints.num-retained",),
+    "execution.checkpointing.storage": ("state.checkpoint-storage",),
+    "state.backend.type": ("state.backend",),
+}
+KINDS.update({old: KINDS[new] for new, olds in DEPRECATED_KEYS.items() if new in KINDS for old in olds})
 #: Keys with no default that the engine or its tools read.
 OTHER_KEYS = ("pipeline.name", "python.files", "sql-client.display.max-column-width",
               "properties.bootstrap.servers", "execution.state-recovery.path", "execution.savepoint.path",
               # S3 checkpoint storage (streamsql.checkpoint.stores), Flink's s3 filesystem keys
               "s3.endpoint", "s3.access-key", "s3.secret-key", "s3.path.style.access", "s3.region")
 #: Every key StreamSQL reads: a SET of any other key warns (it would be ignored).
-KNOWN_KEYS = frozenset(DEFAULTS) | frozenset(KINDS) | frozenset(OTHER_KEYS)
+KNOWN_KEYS = (frozenset(DEFAULTS) | frozenset(KINDS) | frozenset(OTHER_KEYS)
+              | frozenset(old for olds in DEPRECATED_KEYS.values() for old in olds))
 
 
 def unknown_key_warning(key: str) -> str | None:
@@ -289,6 +300,9 @@ class Config:
         """The value of ``key``: set, else default argument, else engine default."""
         if key in self.settings:
             return self.settings[key]
+        for old in DEPRECATED_KEYS.get(key, ()):
+            if old in self.settings:
+                return self.settings[old]
         return default if default is not None else DEFAULTS.get(key)
 
     def duration(self, key: str) -> int:
@@ -329,8 +343,8 @@ class Config:
         return parse_enum(value, kind, key) if value is not None and isinstance(kind, tuple) else value
 
     def as_dict(self) -> dict[str, str]:
-        """Defaults overlaid with settings."""
-        return {**DEFAULTS, **self.settings}
+        """Defaults overlaid with settings (a key set under a deprecated name too)."""
+        return {**DEFAULTS, **self.settings, **{key: self.get(key) for key in DEPRECATED_KEYS}}
 
     def copy(self) -> Config:
         """An independent copy."""

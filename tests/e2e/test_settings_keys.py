@@ -82,6 +82,30 @@ def test_finding_6_documented_folder_keys_are_read(tmp_path):
     assert [p.name for p in state.iterdir()] == [job.name]
 
 
+def test_flink_deprecated_key_names_are_read_as_flink_reads_them(tmp_path):
+    """Flink 2.3 still reads 'state.checkpoints.dir' and 'state.backend' (fallback keys of
+    'execution.checkpointing.dir' and 'state.backend.type'); a Flink script setting them had its
+    checkpoints go to .streamsql/checkpoints after '[WARNING] ... is not a key StreamSQL reads'."""
+    chk, other = tmp_path / "old-name", tmp_path / "new-name"
+    settings = {"execution.checkpointing.interval": "100 ms", "state.dir": str(tmp_path / "s")}
+    with StreamEnvironment(settings) as env:
+        for key, value in (("state.checkpoints.dir", f"file://{chk}"), ("state.backend", "HASHMAP")):
+            msg = env.execute_sql(f"SET '{key}' = '{value}'").message
+            assert msg == "[INFO] Execute statement succeeded."
+        with pytest.raises(ConfigError, match="'state.backend' = 'memory' is not one of 'rocksdb', "):
+            env.execute_sql("SET 'state.backend' = 'memory'")
+        env.execute_sql(_FIVE)
+        env.execute_sql("CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
+        job = env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
+        assert job.wait(60) == "FINISHED"
+        assert [p.name for p in chk.iterdir()] == [job.name]
+        assert job.runner.config.choice("state.backend.type") == "hashmap"  # what the builder reads
+        env.execute_sql(f"SET 'execution.checkpointing.dir' = '{other}'")  # the new name wins, as in Flink
+        job = env.execute_sql("INSERT INTO out SELECT id, COUNT(*) FROM nums GROUP BY id").job
+        assert job.wait(60) == "FINISHED"
+        assert [p.name for p in other.iterdir()] == [job.name]
+
+
 def test_finding_6_cli_set_is_checked_like_set(tmp_path):
     """Finding 6: ``--set`` warns about an unknown key and refuses a bad value (exit 2)."""
     script = tmp_path / "s.sql"
