@@ -8,6 +8,7 @@ thread fails the job thread with that very exception; close joins the threads.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -282,6 +283,21 @@ def test_the_switch_and_the_connectors_that_allow_it():
     assert not _prefetching_source(ApartSource(1), one, 100, "t").apart  # decodes on the fetch thread
 
 
+@contextlib.contextmanager
+def _sink_connector(name: str, sink_class):
+    """Register ``sink_class`` as connector ``name`` for the duration of a test."""
+    from streamsql.connectors.registry import _REGISTRY, register
+
+    from streamsql.core.connector import ConnectorSpec, OptionSpec
+
+    register(ConnectorSpec(name=name, options=[OptionSpec("connector", required=True)],
+                           create_sink=sink_class))
+    try:
+        yield
+    finally:
+        _REGISTRY.pop(name, None)
+
+
 def _env(tmp_path, interval: str):
     """An environment checkpointing every ``interval`` into ``tmp_path``, failing without restarts."""
     from streamsql.environment import StreamEnvironment
@@ -311,13 +327,8 @@ def test_a_sink_thread_failure_fails_the_job_while_no_row_comes(tmp_path):
     it), checkpoints every 10 minutes: the job thread never wrote again nor pre-committed, so the
     job stayed RUNNING with its sink failed (without the pipeline it fails at once).
     """
-    from streamsql.connectors.registry import _REGISTRY, register
 
-    from streamsql.core.connector import ConnectorSpec, OptionSpec
-
-    register(ConnectorSpec(name="test-failing", options=[OptionSpec("connector", required=True)],
-                           create_sink=FailingSink))
-    try:
+    with _sink_connector("test-failing", FailingSink):
         env = _env(tmp_path, "10 min")
         env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', "
                         "'rows-per-second' = '0.001')")
@@ -328,8 +339,6 @@ def test_a_sink_thread_failure_fails_the_job_while_no_row_comes(tmp_path):
             job.wait(30)
         assert job.status == "FAILED", job.status
         assert time.monotonic() - started < 20
-    finally:
-        _REGISTRY.pop("test-failing", None)
 
 
 class OptionCheckingSink(Sink):
@@ -352,22 +361,15 @@ def test_the_loops_failure_probe_is_no_sink_method_of_another_meaning(tmp_path, 
     Kafka sinks' classmethod ``check(table, config)`` with the pipeline off, and every such job
     failed at once: "Internal error ...: ProducingSink.check() missing 2 required positional
     arguments"."""
-    from streamsql.connectors.registry import _REGISTRY, register
-
-    from streamsql.core.connector import ConnectorSpec, OptionSpec
     from streamsql.environment import StreamEnvironment
 
     OptionCheckingSink.pipelined = pipelined
-    register(ConnectorSpec(name="test-checking", options=[OptionSpec("connector", required=True)],
-                           create_sink=OptionCheckingSink))
-    try:
+    with _sink_connector("test-checking", OptionCheckingSink):
         env = StreamEnvironment({"state.dir": str(tmp_path / "state"), "state.backend.type": "hashmap",
                                  "execution.checkpointing.dir": str(tmp_path / "cp"),
                                  "restart-strategy.type": "none"})
         env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-checking')")
         assert env.execute_sql("INSERT INTO out_t VALUES (1), (2)").job.wait(30) == "FINISHED"
-    finally:
-        _REGISTRY.pop("test-checking", None)
 
 
 @pytest.mark.parametrize("setting,asynchronous", [(None, True), ("false", False)])
@@ -432,32 +434,28 @@ def test_cancel_ends_a_job_whose_sink_or_commit_is_stuck(tmp_path, stuck_in):
     for room in the sink's queue): the job used to stay RUNNING until the sink's call returned
     (a flush under a deleted topic: 5 min; a broker quota: a minute), JobHandle.cancel gave up
     after 30 s. Now the cancel aborts those waits: CANCELED within seconds."""
-    from streamsql.connectors.registry import _REGISTRY, register
-
-    from streamsql.core.connector import ConnectorSpec, OptionSpec
 
     StuckSink.stuck_in = stuck_in
     for e in (StuckSink.stuck, StuckSink.aborted, StuckSink.closed):
         e.clear()
-    register(ConnectorSpec(name="test-stuck", options=[OptionSpec("connector", required=True)],
-                           create_sink=StuckSink))
-    try:
-        env = _env(tmp_path, "100 ms")
-        env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000')")
-        env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-stuck')")
-        job = env.execute_sql("INSERT INTO out_t SELECT x FROM src").job
-        assert StuckSink.stuck.wait(30)
-        time.sleep(1.5)  # past AHEAD_S: the job thread waits for the commit, or for room to write
-        started = time.monotonic()
-        job.cancel()
-        assert job.status == "CANCELED", job.status
-        assert time.monotonic() - started < 10
-        assert StuckSink.closed.is_set()
-        commits = [th for th in threading.enumerate() if th.name.startswith(("commit-", "sink-out_t"))]
-        assert not any(th.is_alive() for th in commits)
-    finally:
-        _REGISTRY.pop("test-stuck", None)
-        StuckSink.aborted.set()  # a job that ignored the cancel ends now
+    with _sink_connector("test-stuck", StuckSink):
+        try:
+            env = _env(tmp_path, "100 ms")
+            env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', "
+                            "'rows-per-second' = '2000')")
+            env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-stuck')")
+            job = env.execute_sql("INSERT INTO out_t SELECT x FROM src").job
+            assert StuckSink.stuck.wait(30)
+            time.sleep(1.5)  # past AHEAD_S: the job thread waits for the commit, or for room to write
+            started = time.monotonic()
+            job.cancel()
+            assert job.status == "CANCELED", job.status
+            assert time.monotonic() - started < 10
+            assert StuckSink.closed.is_set()
+            commits = [th for th in threading.enumerate() if th.name.startswith(("commit-", "sink-out_t"))]
+            assert not any(th.is_alive() for th in commits)
+        finally:
+            StuckSink.aborted.set()  # a job that ignored the cancel ends now
 
 
 class SlowFinalFlush(Sink):
@@ -484,16 +482,11 @@ def test_stop_with_savepoint_never_returns_an_earlier_checkpoint(tmp_path, monke
     its final one, so a job started from that path read again, and wrote again, what the stopped
     job had committed after it. Now it says the job did not stop in time and returns no path; the
     job still stops (FINISHED) once its final checkpoint commits."""
-    from streamsql.connectors.registry import _REGISTRY, register
-
-    from streamsql.core.connector import ConnectorSpec, OptionSpec
     from streamsql.runtime import job as job_module
 
     monkeypatch.setattr(job_module, "STOP_TIMEOUT_S", 1.0)
     monkeypatch.setattr("streamsql.environment.STOP_TIMEOUT_S", 1.0)
-    register(ConnectorSpec(name="test-slow-flush", options=[OptionSpec("connector", required=True)],
-                           create_sink=SlowFinalFlush))
-    try:
+    with _sink_connector("test-slow-flush", SlowFinalFlush):
         env = _env(tmp_path, "100 ms")
         env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = '100')")
         env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-slow-flush')")
@@ -502,5 +495,3 @@ def test_stop_with_savepoint_never_returns_an_earlier_checkpoint(tmp_path, monke
         with pytest.raises(ExecutionError, match=r"did not stop within 1 s: its final checkpoint is still"):
             env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
         assert job.wait(30) == "FINISHED"
-    finally:
-        _REGISTRY.pop("test-slow-flush", None)
