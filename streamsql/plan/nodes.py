@@ -35,6 +35,19 @@ UPSERT = "upsert"
 _IDENTITY_CAST = re.compile(r'CAST\(("(?:[^"]|"")+") AS [A-Z]+(?:\(\d+(?:, ?\d+)?\))?\)')
 
 
+def select_list(node: PlanNode, keys: str = "") -> str:
+    """An aggregate's EXPLAIN ``select``: its keys, then each call ``AS`` its display name.
+
+    The calls are ``node.labels``, the last columns of its output; without display names (a set
+    operation's counts) the labels alone.
+    """
+    labels = list(node.labels)
+    if node.display:
+        names = node.schema.names[len(node.schema.names) - len(labels):]
+        labels = [f"{label} AS {node.display.get(n, n)}" for label, n in zip(labels, names)]
+    return ", ".join(([keys] if keys and node.display else []) + labels)
+
+
 def explain_attr(name: str, value: str | None) -> str:
     """``, name=[value]`` for an EXPLAIN line, or nothing when ``value`` is empty or None."""
     return f", {name}=[{value}]" if value else ""
@@ -51,6 +64,8 @@ class PlanNode:
         id: stable, readable id assigned by the planner (``calc-3``); names operator state.
         update_before: an updating output carries -U rows (False: no consumer needs them, see
             :mod:`streamsql.plan.update_kinds`; only GROUP BY and Top-N then skip building them).
+        display: output columns with an internal name (``__k0``, ``__agg0``) → the name EXPLAIN
+            shows, Flink's (:mod:`streamsql.plan.display_names`); display only.
     """
 
     inputs: list[PlanNode]
@@ -58,6 +73,7 @@ class PlanNode:
     mode: str = INSERT_ONLY
     id: str = ""
     update_before: bool = True
+    display: dict[str, str] = field(default_factory=dict)
     kind: ClassVar[str] = "node"
     stateful: ClassVar[bool] = False
 
@@ -207,10 +223,10 @@ class GroupAggNode(PlanNode):
     stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
-        """One line for EXPLAIN."""
-        keys = ", ".join(self.schema.names[: self.num_keys])
-        labels = ", ".join(self.labels)
-        return f"GroupAggregate(groupBy=[{keys}], select=[{labels}], changelog=[{self.changelog}])"
+        """One line for EXPLAIN (with display names: Flink's ``select=[k, COUNT(*) AS EXPR$1]``)."""
+        keys = ", ".join(self.display.get(n, n) for n in self.schema.names[: self.num_keys])
+        return (f"GroupAggregate(groupBy=[{keys}], select=[{select_list(self, keys)}], "
+                f"changelog=[{self.changelog}])")
 
 
 @dataclass(eq=False)

@@ -33,6 +33,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.functions.aggregates import AggSpec
+from streamsql.plan.display_names import name_aggregate
 from streamsql.plan.expressions import (
     AGG_TYPES,
     compile_expression,
@@ -41,7 +42,7 @@ from streamsql.plan.expressions import (
     resolve_columns,
     to_duckdb,
 )
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, select_list
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import OverSpec
 from streamsql.plan.windows import interval_ms, is_proctime, materialized_note, time_attributes
@@ -74,7 +75,7 @@ class OverAggNode(PlanNode):
     def describe(self) -> str:
         """One line for EXPLAIN."""
         return (f"OverAggregate(partitionBy=[{', '.join(self.partition_by)}], orderBy=[{self.rowtime} ASC], "
-                f"window=[{self.spec.describe()}], select=[{', '.join(self.labels)}])")
+                f"window=[{self.spec.describe()}], select=[{select_list(self)}])")
 
 
 def over_calls(items: list[exp.Expression]) -> list[exp.Window]:
@@ -154,6 +155,7 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
                        aggs=aggs, labels=list(calls),
                        partition_by=[p.sql() for p in first.args.get("partition_by") or []], rowtime=rowtime,
                        out_time_attributes=time_attributes(pre_node))
+    name_aggregate(pre_node, over, keys, list(calls.values()), {}, over=True)
 
     # The select list over the OVER aggregate's output: each OVER call becomes its column.
     call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}

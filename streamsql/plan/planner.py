@@ -35,6 +35,7 @@ from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
+from streamsql.plan.display_names import name_aggregate, rename, select_names
 from streamsql.plan.explain_types import flink_types
 from streamsql.plan.expressions import (
     AGG_TYPES,
@@ -433,6 +434,7 @@ class Planner:
                                              for j, s in enumerate(specs)])
         agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=len(keys), aggs=specs,
                            labels=[flink_sql(c) for c in calls.values()])
+        name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
         note_group_agg(self, agg, scope)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
         # Post-projection: aggregate calls and grouping expressions become columns of `agg`.
         key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
@@ -694,7 +696,7 @@ def explain(roots: list[PlanNode]) -> str:
         if id(n) in shared:
             reuse_ids[id(n)] = len(reuse_ids) + 1
             mark = f"(reuse_id=[{reuse_ids[id(n)]}])"
-        lines.append(indent + flink_types(n.describe()) + mark)
+        lines.append(indent + flink_types(rename(n.describe(), n)) + mark)
         for i in n.inputs:
             show(i, depth + 1)
 

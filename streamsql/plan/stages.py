@@ -37,6 +37,7 @@ from typing import ClassVar
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
 from streamsql.plan.conflicts import SinkMaterializerNode
+from streamsql.plan.display_names import rename
 from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.match_recognize import MatchNode
 from streamsql.plan.nodes import (
@@ -322,7 +323,7 @@ def explain_stages(stages: list[Stage]) -> str:
     """The ``== Stages ==`` section of EXPLAIN: each stage, its parallelism, inputs and outputs."""
     lines = ["== Stages =="]
     for s in stages:
-        outs = [r.describe() for r in s.roots]
+        outs = [rename(r.describe(), r) for r in s.roots]
         ins = [f"{e.topic} (from stage {e.upstream}, {e.upstream_tasks} tasks)" for e in s.inputs]
         ops = [n.kind for n in walk(s.roots)]
         lines.append(f"Stage {s.id}: parallelism={s.parallelism}, operators=[{', '.join(ops)}]")

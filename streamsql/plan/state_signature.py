@@ -72,7 +72,8 @@ from streamsql.plan.windows import WindowTableFunctionNode
 _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labels", "condition",
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
                         "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
-                        "uid"})  # uid: a Python function's registration counter, another in every process
+                        "uid", "display"})
+# uid: a Python function's registration counter, another in every process; display: EXPLAIN's names
 #: Comparable parts of a signature, in the order messages list differences.
 PARTS = ("operator", "parameters", "input", "output", "layout")
 _QUOTED = re.compile(r'"((?:[^"]|"")+)"')

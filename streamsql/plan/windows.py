@@ -42,6 +42,7 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.plan.display_names import name_aggregate, select_names
 from streamsql.plan.expressions import AGG_TYPES, quote, resolve_columns, to_duckdb
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -50,6 +51,7 @@ from streamsql.plan.nodes import (
     UnionNode,
     WatermarkAssignerNode,
     explain_attr,
+    select_list,
 )
 from streamsql.plan.ordered_aggs import reject_unmerged
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
@@ -107,9 +109,9 @@ class WindowAggNode(PlanNode):
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        keys = ", ".join(self.schema.names[: self.num_keys])
+        keys = ", ".join(self.display.get(n, n) for n in self.schema.names[: self.num_keys])
         return (f"WindowAggregate(groupBy=[{keys}], window=[{self.spec.describe(self.rowtime)}], "
-                f"select=[{', '.join(self.labels)}], changelog=[{self.mode}])")
+                f"select=[{select_list(self, keys)}], changelog=[{self.mode}])")
 
 
 # -- time attributes -------------------------------------------------------------------------------
@@ -452,6 +454,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys),
                         ts_index=len(keys), aggs=specs, labels=[c.sql() for c in calls.values()],
                         rowtime=rowtime)
+    name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
 
     # Post-projection over the aggregate's columns.
     key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}

@@ -47,7 +47,7 @@ def test_parallelism_one_has_no_stages(env):
 def test_group_by_is_cut_once_when_the_sink_key_follows_the_group_key(env):
     lines = _stages(env, "INSERT INTO by_k SELECT k, COUNT(*) FROM a GROUP BY k")
     assert lines[0] == "Stage 0: parallelism=4, operators=[scan, calc, exchange-sink]"
-    assert lines[1] == ("  writes Exchange(distribution=[hash[__k0]], topic=[_streamsql-stg-s1-repartition], "
+    assert lines[1] == ("  writes Exchange(distribution=[hash[k]], topic=[_streamsql-stg-s1-repartition], "
                         "partitions=[4])")
     assert lines[2].startswith("Stage 1: parallelism=4, operators=[exchange-source, group-agg, calc")
     assert lines[2].endswith(", sink]")
@@ -114,7 +114,7 @@ def test_over_aggregate_is_cut_by_its_partition_by(env):
                          "FROM ea")
     stages = [ln for ln in lines if ln.startswith("Stage")]
     assert len(stages) == 2
-    assert "distribution=[hash[__k0]]" in lines[1]
+    assert "distribution=[hash[k]]" in lines[1]  # Flink's Exchange(distribution=[hash[k]])
     assert stages[1].startswith("Stage 1: parallelism=4, operators=[exchange-source, over-agg")
 
 
