@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from streamsql.connectors.formats.convert import RECORD_FAULTS, excerpt, from_rows, record_fault
+from streamsql.connectors.formats.java_timestamp import timestamp_column
 from streamsql.connectors.formats.timestamp_text import trim_fraction
 
 from streamsql.core.config import did_you_mean
@@ -245,11 +246,18 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
         raise pa.ArrowInvalid(msg) from None
 
 
-def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
+def fix_types(table: pa.Table, schema: Schema, iso: bool = False) -> pa.Table:
     """Cast fast-path read types to the schema's Arrow types.
 
-    Timestamps are read in ns and cut down to the unit (:func:`floor_timestamps`); decimals with
-    extra scale are rounded HALF_UP, as Flink's ``DecimalData.fromBigDecimal``.
+    Timestamps are read as text and parsed only when every value is text Flink's formatter reads
+    as Arrow does (:func:`.java_timestamp.timestamp_column`; ``iso``: the ISO-8601 standard, else
+    SQL), then cut down to the unit (:func:`floor_timestamps`); decimals with extra scale are
+    rounded HALF_UP, as Flink's ``DecimalData.fromBigDecimal``.
+
+    Raises:
+        pyarrow.ArrowInvalid: for a value the fast path must not convert (the caller goes per
+            record), such as timestamp text in another form or any timestamp inside a ROW,
+            ARRAY or MAP (read per record, as :mod:`.convert`).
     """
     target = schema.to_arrow()
     if table.schema.equals(target):
@@ -262,15 +270,26 @@ def fix_types(table: pa.Table, schema: Schema) -> pa.Table:
                 c = pc.round(c, f.type.scale, round_mode="half_towards_infinity")
                 c = c.cast(f.type)
             elif pa.types.is_timestamp(f.type):
+                if pa.types.is_string(c.type):
+                    c = timestamp_column(c, f.type.tz is not None, iso)
                 c = floor_timestamps(c, f.type)
             elif pa.types.is_binary(f.type) and pa.types.is_string(c.type):
                 c = base64_column(c)
             elif pa.types.is_nested(f.type):
-                c = c.cast(f.type, safe=False)  # nested timestamps read in ns: truncated
+                if _holds_timestamp(schema.fields[i].type):
+                    msg = "a timestamp inside a nested column is read per record"
+                    raise pa.ArrowInvalid(msg)
+                c = c.cast(f.type)
             else:
                 c = c.cast(f.type)
         cols.append(c)
     return pa.Table.from_arrays(cols, schema=target)
+
+
+def _holds_timestamp(t: SqlType) -> bool:
+    if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return True
+    return t.is_composite and any(map(_holds_timestamp, t.children))
 
 
 def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
@@ -338,8 +357,9 @@ def combine(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
 def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataType:
     """The Arrow type a fast path reads a column as (before :func:`fix_types`).
 
-    Decimals get the column's integer digits and as many fraction digits as fit in 38; timestamps
-    are read in ns; the types in ``text_types`` are read as strings and converted later.
+    Decimals get the column's integer digits and as many fraction digits as fit in 38; the types
+    in ``text_types`` are read as strings and converted later (timestamps always are: Arrow's
+    reader takes forms Flink rejects, such as zone offsets).
     """
     n = t.name
     if t.is_composite:
@@ -347,21 +367,17 @@ def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataTy
     if n == "DECIMAL":
         p, s = t.precision or 10, t.scale or 0
         return pa.decimal128(38, max(s, 38 - (p - s)))
-    if n == "TIMESTAMP":
-        return pa.timestamp("ns")
-    if n == "TIMESTAMP_LTZ":
-        return pa.timestamp("ns", tz="UTC")
-    if n in text_types:
+    if n in text_types or n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         return pa.string()
     return t.to_arrow()
 
 
 def _nested_read_type(t: SqlType) -> pa.DataType:
-    """The read type of a ROW/ARRAY/MAP column: its own types inside, timestamps in ns.
+    """The read type of a ROW/ARRAY/MAP column: its own types inside, timestamps as text.
 
-    Timestamps are truncated to their unit by :func:`fix_types`. A value Arrow cannot read at
-    that type (a decimal needing rounding, a MAP, which Arrow's JSON reader has no conversion
-    for) sends the batch to the slow path.
+    A nested column holding a timestamp is then converted per record (:func:`fix_types`). A
+    value Arrow cannot read at that type (a decimal needing rounding, a MAP, which Arrow's JSON
+    reader has no conversion for) sends the batch to the slow path.
     """
     if t.name == "ROW":
         return pa.struct([pa.field(n, _nested_read_type(c)) for n, c in t.fields])
@@ -370,7 +386,7 @@ def _nested_read_type(t: SqlType) -> pa.DataType:
     if t.name == "MAP":
         return pa.map_(_nested_read_type(t.children[0]), _nested_read_type(t.children[1]))
     if t.is_time:
-        return pa.timestamp("ns", tz="UTC" if t.name == "TIMESTAMP_LTZ" else None)
+        return pa.string()
     return t.to_arrow()
 
 

@@ -15,17 +15,20 @@ from typing import Any, Callable
 
 import pyarrow as pa
 from streamsql.connectors.formats.java_text import (
+    java_trim,
     parse_boolean,
+    parse_decimal,
     parse_double,
     parse_int,
     parse_iso_date,
     parse_sql_date,
 )
+from streamsql.connectors.formats.java_timestamp import parse_timestamp
+from streamsql.connectors.formats.json_fields import Repeated, streamed_fields
 
 from streamsql.core.errors import ConfigError
 from streamsql.core.types import Schema, SqlType
 
-_EPOCH = _dt.datetime(1970, 1, 1)
 _EPOCH_DATE = _dt.date(1970, 1, 1)
 _DEC_CTX = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_UP)
 
@@ -151,40 +154,62 @@ def _scalar_json(v: Any) -> str:
 _INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
 
 
-def make_converter(t: SqlType, from_text: bool = False, lenient: bool = False) -> Callable[[Any], Any]:
+def make_converter(
+    t: SqlType, from_text: bool = False, lenient: bool = False, iso: bool = False, streamed: bool = False
+) -> Callable[[Any], Any]:
     """A function converting one parsed value to the Python value Arrow builds ``t`` from.
 
-    The input is a JSON value (or a str when ``from_text``); timestamps and dates come out as ints
-    (epoch units / days). With ``lenient`` (``'<format>.ignore-parse-errors' = 'true'``) a value
-    that does not convert becomes None (NULL) instead, at every level (a ROW's field, an ARRAY's
+    The input is a JSON value (or a str when ``from_text``: a CSV field); timestamps and dates come
+    out as ints (epoch units / days). Timestamps are text in the formats of
+    :mod:`.java_timestamp`: the SQL standard, or ISO-8601 with ``iso`` (JSON only; CSV trims the
+    text and always uses SQL). A JSON object with a repeated field name
+    (:class:`~.json_fields.Repeated`) gives a ROW the fields Flink's streaming parser reads.
+
+    With ``lenient`` (``'<format>.ignore-parse-errors' = 'true'``) a value that does not
+    convert becomes None (NULL) instead, at every level (a ROW's field, an ARRAY's
     element, a MAP's value; a MAP key that does not convert makes the whole MAP NULL, as an
     Arrow map key cannot be NULL), as Flink's JSON/CSV converters wrap each value's converter
-    (``wrapIntoNullableConverter`` / ``createNullableConverter``: any error → null).
+    (``wrapIntoNullableConverter`` / ``createNullableConverter``: any error → null). With
+    ``streamed`` as well (the ``json`` format, whose parser is then left inside the value:
+    :mod:`.json_stream`), a rejected JSON object or array raises :class:`Misaligned` instead.
 
     Raises (from the returned function, unless ``lenient``):
         RecordError: with a reason naming the expected type.
     """
-    conv = _converter(t, from_text, lenient)
-    return _nulling(conv) if lenient else conv
+    conv = _converter(t, from_text, lenient, iso, streamed)
+    return _nulling(conv, streamed) if lenient else conv
 
 
-def _nulling(conv: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``conv`` with a record fault turned into None (Flink's ignore-parse-errors per value)."""
+def _nulling(conv: Callable[[Any], Any], streamed: bool = False) -> Callable[[Any], Any]:
+    """``conv`` with a record fault turned into None (Flink's ignore-parse-errors per value).
+
+    With ``streamed``, a rejected object or array raises :class:`Misaligned` (see
+    :func:`make_converter`).
+    """
 
     def nulling(v):
         try:
             return conv(v)
         except RECORD_FAULTS:
+            if streamed and isinstance(v, (dict, list)):
+                raise Misaligned from None
             return None
 
     return nulling
 
 
-def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], Any]:
+class Misaligned(Exception):  # noqa: N818  (a signal, not an error)
+    """A lenient ``json`` converter rejected an object or array.
+
+    The record is then read again as Flink's parser walks it (:mod:`.json_stream`).
+    """
+
+
+def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool) -> Callable[[Any], Any]:
     """The converter of :func:`make_converter`, strict at this level."""
     n = t.name
     if t.is_composite:
-        return _composite_converter(t, from_text, lenient)
+        return _composite_converter(t, from_text, lenient, iso, streamed)
     if n == "STRING":
 
         def conv(v):
@@ -255,8 +280,11 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
                 raise RecordError(msg)
             if isinstance(v, float):  # only when exact text was unavailable
                 v = repr(v)
-            try:
-                d = decimal.Decimal(v.strip() if isinstance(v, str) else v)
+            try:  # JSON text: new BigDecimal(text.trim()); CSV: new BigDecimal(text)
+                if isinstance(v, str):
+                    d = parse_decimal(v if from_text else java_trim(v))
+                else:
+                    d = decimal.Decimal(v)
             except (decimal.InvalidOperation, TypeError, ValueError):
                 msg = f"cannot convert {quoted(_text(v))} to {t.sql()}"
                 raise RecordError(msg) from None
@@ -281,33 +309,23 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
 
         return conv
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        us_unit = (t.precision or 0) > 3
-
-        def in_range(epoch: int, v: Any) -> int:
-            if not -(2**63) <= epoch < 2**63:  # the int64 an Arrow timestamp holds
-                msg = f"cannot convert {quoted(_text(v))} to {t.sql()} (out of range)"
-                raise RecordError(msg)
-            return epoch
+        per_unit = 1000 if (t.precision or 0) > 3 else 1_000_000  # ns per µs / ms
+        ltz = n == "TIMESTAMP_LTZ"
 
         def conv(v):
-            if isinstance(v, bool):
-                msg = f"cannot convert {_text(v)} to {t.sql()}"
+            if not isinstance(v, str):  # Flink parses a number's text too: never epoch millis
+                msg = f"cannot convert {_text(v)} to {t.sql()} (a timestamp is text)"
                 raise RecordError(msg)
-            if isinstance(v, (int, decimal.Decimal, float)) and not isinstance(v, bool):
-                return in_range(int(v) * 1000 if us_unit else int(v), v)  # epoch milliseconds
-            s = _text(v).strip()
-            if from_text and s.lstrip("-").isdigit():
-                return in_range(int(s) * 1000 if us_unit else int(s), s)
-            try:
-                d = _dt.datetime.fromisoformat(s)
-            except ValueError:
-                msg = f"cannot convert {quoted(s)} to {t.sql()}"
+            try:  # CSV: LocalDateTime.parse(text.trim(), SQL format); JSON: the standard's format
+                ns = parse_timestamp(java_trim(v) if from_text else v, iso and not from_text, ltz)
+            except ValueError as e:
+                msg = f"cannot convert {quoted(v)} to {t.sql()} ({e})"
                 raise RecordError(msg) from None
-            if d.tzinfo is not None:
-                d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-            delta = d - _EPOCH
-            us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-            return us if us_unit else us // 1000
+            epoch = ns // per_unit  # floored, as Flink's epoch millis
+            if not -(2**63) <= epoch < 2**63:  # the int64 an Arrow timestamp holds
+                msg = f"cannot convert {quoted(v)} to {t.sql()} (out of range)"
+                raise RecordError(msg)
+            return epoch
 
         return conv
     if n == "BYTES":
@@ -327,7 +345,9 @@ def _converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], An
     raise ConfigError(msg)
 
 
-def _composite_converter(t: SqlType, from_text: bool, lenient: bool) -> Callable[[Any], Any]:
+def _composite_converter(
+    t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool
+) -> Callable[[Any], Any]:
     """The converter of a composite type: JSON value → the Python value Arrow builds ``t`` from.
 
     ROW from a JSON object (fields by name, absent ones NULL), ARRAY from a JSON array, MAP from
@@ -337,18 +357,24 @@ def _composite_converter(t: SqlType, from_text: bool, lenient: bool) -> Callable
     if from_text:
         msg = f"Unsupported type {t.sql()} for this format"
         raise ConfigError(msg)
-    children = [make_converter(c, lenient=lenient) for c in t.children]
+    children = [make_converter(c, lenient=lenient, iso=iso, streamed=streamed) for c in t.children]
 
     def child(conv, v):
         return None if v is None else conv(v)
 
     if t.name == "ROW":
         fields = list(zip(t.field_names, children))
+        index = {name: i for i, name in enumerate(t.field_names)}
 
         def conv(v):
             if not isinstance(v, dict):
                 msg = f"expected a JSON object for {t.sql()}, got {_kind(v)}"
                 raise RecordError(msg)
+            if isinstance(v, Repeated):  # the fields Flink's streaming parser reads
+                out = dict.fromkeys(t.field_names)
+                for i, name, x in streamed_fields(v, index):
+                    out[name] = None if x is None else convert_field(name, fields[i][1], x)
+                return out
             return {name: convert_field(name, c, v[name]) if v.get(name) is not None else None
                     for name, c in fields}
 

@@ -3,8 +3,13 @@ r"""The ``csv`` format: one delimited record per message, by position, no header
 Decoding (vectorized): the payloads are joined with newlines and read by ``pyarrow.csv`` with
 explicit column types (decimals read from their text, exact, then rounded HALF_UP to the scale;
 timestamps read in ns then truncated to the column's unit; BYTES base64 as Flink). An empty field
-is NULL for non-STRING columns; for STRING it is the empty string unless ``'csv.null-literal'``
-says otherwise (the null literal is NULL in every column). A record with the wrong number of
+is read as the text ``""`` unless ``'csv.null-literal'`` is ``''``, as Flink's Jackson reader
+does: the empty string for STRING, empty bytes for BYTES, false for BOOLEAN
+(``Boolean.parseBoolean``), and a value that does not convert for every other type (the record
+fails, or with ``'csv.ignore-parse-errors'`` the value is NULL). The null literal, quoted or
+not, is NULL in every column (compat cases ``kafka_csv_empty_*``, ``kafka_csv_null_literal_*``).
+TIMESTAMP and TIMESTAMP_LTZ text is trimmed and read in the SQL form (``2024-01-05 10:00:00``,
+with a ``Z`` for TIMESTAMP_LTZ), as :mod:`.java_timestamp`. A record with the wrong number of
 fields, or a value that does not convert, sends the batch to the per-record path (Python's csv
 module + Flink's conversion rules), which names the bad record in a ``BadRecordError``. With
 ``'csv.ignore-parse-errors' = 'true'`` (as Flink's ``CsvToRowDataConverters``) a value that does
@@ -137,13 +142,13 @@ class CsvDecoder(Decoder):
             ignore_empty_lines=False,
         )
         nl = self.o.null_literal
-        self._convert_opts = pcsv.ConvertOptions(
+        self._convert_opts = pcsv.ConvertOptions(  # only the null literal, quoted or not, is NULL
             column_types={f.name: read_type(f.type) for f in schema},
-            null_values=[nl] if nl is not None else [""],
+            null_values=[nl] if nl is not None else [],
             strings_can_be_null=nl is not None,
-            quoted_strings_can_be_null=False,
+            quoted_strings_can_be_null=nl is not None,
             true_values=_TRUE,
-            false_values=_FALSE,
+            false_values=_FALSE + ([""] if nl != "" else []),  # Boolean.parseBoolean("") is false
         )
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
@@ -190,12 +195,6 @@ class CsvDecoder(Decoder):
         )
         if table.num_rows != len(payloads):
             return None
-        for i, f in enumerate(self.schema):
-            if f.type.name == "BYTES":  # read as text (base64): an empty field is NULL
-                c = table.column(i)
-                table = table.set_column(
-                    i, f.name, pc.if_else(pc.equal(c, ""), pa.scalar(None, pa.string()), c)
-                )
         return fix_types(table, self.schema)
 
     def _parse_record(self, v: bytes) -> tuple:
@@ -223,9 +222,7 @@ class CsvDecoder(Decoder):
             raise RecordError(msg)
         out = []
         for f, conv, s in zip(self.schema.fields, self.convs, fields):
-            if s is None or (self.o.null_literal is not None and s == self.o.null_literal) or (
-                s == "" and f.type.name != "STRING"
-            ):
+            if s is None or s == self.o.null_literal:  # an empty field is text: "" for Flink's converters
                 out.append(None)
             else:
                 out.append(convert_field(f.name, conv, s))

@@ -80,7 +80,8 @@ class DebeziumJsonDecoder(Decoder):
         row = pa.struct(list(read_schema(schema)))
         env = pa.schema([("before", row), ("after", row), ("op", pa.string())])
         self.read_schema = pa.schema([("payload", pa.struct(list(env)))]) if self.schema_include else env
-        self.converter = RowConverter(schema, False, self.ignore_errors)
+        self.iso = options.get("debezium-json.timestamp-format.standard", "SQL") == "ISO-8601"
+        self.converter = RowConverter(schema, False, self.ignore_errors, self.iso)
         self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
 
     # ---------------------------------------------------------------------------------- fast
@@ -141,10 +142,10 @@ class DebeziumJsonDecoder(Decoder):
             is_ins, is_u, is_d = is_ins[keep], is_u[keep], is_d[keep]
         n = len(payloads)
         rows = fix_types(
-            pa.Table.from_arrays(after.flatten(), schema=pa.schema(list(after.type))), self.schema
+            pa.Table.from_arrays(after.flatten(), schema=pa.schema(list(after.type))), self.schema, self.iso
         )
         brows = fix_types(
-            pa.Table.from_arrays(before.flatten(), schema=pa.schema(list(before.type))), self.schema
+            pa.Table.from_arrays(before.flatten(), schema=pa.schema(list(before.type))), self.schema, self.iso
         )
         both = pa.concat_tables([rows, brows])  # after rows 0..n-1, before rows n..2n-1
         counts = 1 + is_u.astype(np.int64)

@@ -18,6 +18,7 @@ Every parser raises :class:`ValueError` for text Java rejects (a record fault of
 from __future__ import annotations
 
 import datetime as _dt
+import decimal
 import re
 
 #: The characters Java's ``String.trim()`` removes: every code point up to U+0020.
@@ -32,6 +33,8 @@ _JAVA_DOUBLE = re.compile(
     r"|(?P<hex>0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)[fFdD]?)",
     re.ASCII,
 )
+#: ``new BigDecimal(text)``: a sign, digits with an optional point, an optional exponent (ASCII).
+_JAVA_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 #: ``DateTimeFormatter.ISO_LOCAL_DATE`` for years 0000-9999.
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
 #: ``java.sql.Date.valueOf``: a 4-digit year, then a 1- or 2-digit month and day.
@@ -72,6 +75,18 @@ def parse_double(text: str) -> float:
     if m["hex"]:
         return sign * float.fromhex(m["hex"])
     return sign * float(m["dec"])
+
+
+def parse_decimal(text: str) -> decimal.Decimal:
+    """``new BigDecimal(text)``, not trimmed (Python's ``Decimal`` also takes spaces, ``1_000``, ``NaN``).
+
+    Raises:
+        ValueError: for text ``BigDecimal`` rejects.
+    """
+    if not _JAVA_DECIMAL.fullmatch(text):
+        msg = f"not a decimal number: {text!r}"
+        raise ValueError(msg)
+    return decimal.Decimal(text)
 
 
 def parse_boolean(text: str) -> bool:

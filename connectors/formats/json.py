@@ -9,13 +9,15 @@ single-threaded / ≈ 4.5 ms with threads, orjson per record + ``pa.array`` per 
 so DECIMAL is exact (``799.929496989092949698`` stays exact in DECIMAL(38, 18)).
 
 Decimals are read with the column's integer digits and as many fraction digits as fit in 38,
-then rounded HALF_UP to the column's scale (Flink's ``DecimalData.fromBigDecimal``); timestamps
-are read in ns (so ``"2024-05-01 10:00:00.000"``, ``"2024-05-01T10:00:00Z"`` and offsets all
-parse; extra fraction digits are truncated); DATE and BYTES (base64, as Flink) are read as strings
-and converted.
+then rounded HALF_UP to the column's scale (Flink's ``DecimalData.fromBigDecimal``); timestamps,
+DATE and BYTES (base64, as Flink) are read as strings and converted: timestamps only when every
+value is in the form of ``'json.timestamp-format.standard'`` (:mod:`.java_timestamp`: SQL
+``2024-05-01 10:00:00.000``, ``Z`` after it for TIMESTAMP_LTZ; ISO-8601 with ``T``; never an
+offset or epoch millis), extra fraction digits truncated.
 
 When the fast path fails (a bad record, or a value whose JSON kind Arrow will not convert: a
-number into a STRING column, epoch millis into a TIMESTAMP, ``"12"`` into an INT ...), the batch
+number into a STRING column, timestamp text in another form, ``"12"`` into an INT, a field name
+written twice (:mod:`.json_fields`) ...), the batch
 is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL or
 STRING column holds a non-integer number, so no binary float ever reaches a DECIMAL), applying
 Flink's per-type conversion rules. That path names a bad record in a ``BadRecordError``.
@@ -64,7 +66,15 @@ from streamsql.connectors.formats.common import (
     try_fast,
 )
 from streamsql.connectors.formats.common import read_type as _read_type
-from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter, record_fault
+from streamsql.connectors.formats.convert import (
+    Misaligned,
+    RecordError,
+    convert_field,
+    make_converter,
+    record_fault,
+)
+from streamsql.connectors.formats.json_fields import Repeated, may_repeat, object_from_pairs, streamed_fields
+from streamsql.connectors.formats.json_stream import replay
 
 from streamsql.core.connector import OptionSpec, choice_option, flag_option
 from streamsql.core.elements import Batch
@@ -77,10 +87,10 @@ def timestamp_standard_option(prefix: str, written: str) -> OptionSpec:
 
     Args:
         prefix: the format name (``'json'``, ``'debezium-json'``).
-        written: the HELP text after ``'timestamp text written: '``.
+        written: the HELP text after ``'timestamp text read and written: '``.
     """
     key = f"{prefix}.timestamp-format.standard"
-    return choice_option(key, ("SQL", "ISO-8601"), "timestamp text written: " + written, "SQL")
+    return choice_option(key, ("SQL", "ISO-8601"), "timestamp text read and written: " + written, "SQL")
 
 
 def decimal_plain_option(prefix: str) -> OptionSpec:
@@ -228,11 +238,13 @@ def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False)
     return table if table.num_rows == len(payloads) else None
 
 
-def loads_exact(v: bytes, reject_constants: bool = True):
+def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None):
     r"""Parse ``v`` with stdlib json, non-integer numbers as Decimal.
 
-    Strict UTF-8 (the stdlib lets UTF-8-encoded surrogates through) and no lone surrogate
-    escapes (``"\ud800"``), which no Arrow string can hold.
+    ``pairs_hook`` is the stdlib's ``object_pairs_hook`` (the ``json`` format keeps repeated
+    field names: :func:`.json_fields.object_from_pairs`). Strict UTF-8 (the stdlib lets
+    UTF-8-encoded surrogates through) and no lone surrogate escapes (``"\ud800"``), which no
+    Arrow string can hold.
 
     Raises:
         RecordError: for invalid JSON or text.
@@ -240,7 +252,8 @@ def loads_exact(v: bytes, reject_constants: bool = True):
     try:
         text = v.decode(_json.detect_encoding(v)) if isinstance(v, (bytes, bytearray)) else v
         obj = _json.loads(
-            text, parse_float=decimal.Decimal, parse_constant=_reject_constant if reject_constants else None
+            text, parse_float=decimal.Decimal, parse_constant=_reject_constant if reject_constants else None,
+            object_pairs_hook=pairs_hook,
         )
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         msg = f"invalid JSON ({record_fault(e)})"
@@ -291,7 +304,11 @@ def _reject_constant(name: str):
 
 
 class RecordParser:
-    """Slow path: one payload → one JSON object, numbers exact where exactness matters."""
+    """Slow path: one payload → one JSON object, numbers exact where exactness matters.
+
+    An object holding a field name twice is a :class:`~.json_fields.Repeated` (which fields
+    Flink reads from it: :mod:`.json_fields`).
+    """
 
     def __init__(self, schema: Schema):
         self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
@@ -307,8 +324,9 @@ class RecordParser:
         except orjson.JSONDecodeError:
             obj = self._exact(v)
         else:
-            if isinstance(obj, dict) and any(
-                isinstance(obj.get(c), (float, dict, list)) for c in self.exact_cols
+            if isinstance(obj, dict) and (
+                any(isinstance(obj.get(c), (float, dict, list)) for c in self.exact_cols)
+                or may_repeat(v, obj)
             ):
                 obj = self._exact(v)
         if not isinstance(obj, dict):
@@ -322,27 +340,49 @@ class RecordParser:
             msg = "empty record"
             raise RecordError(msg)
         try:
-            return loads_exact(v)
+            return loads_exact(v, pairs_hook=object_from_pairs)
         except RecordError:
             head = first_value(v)
             if head is None or head == v.strip():
                 raise
-            return loads_exact(head)  # what follows the first value is never read, as Flink
+            return loads_exact(head, pairs_hook=object_from_pairs)  # the rest is never read, as Flink
 
 
 class RowConverter:
     """Slow path: a parsed JSON object → a tuple of column values (Flink's conversion rules).
 
     With ``lenient`` (``ignore-parse-errors``) a value that does not convert is NULL and the row
-    is kept (see :func:`~.convert.make_converter`).
+    is kept (see :func:`~.convert.make_converter`); ``iso``: the timestamp text standard is
+    ISO-8601 (:mod:`.java_timestamp`).
     """
 
-    def __init__(self, schema: Schema, fail_on_missing: bool, lenient: bool = False):
-        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient)) for f in schema]
+    def __init__(self, schema: Schema, fail_on_missing: bool, lenient: bool = False, iso: bool = False,
+                 streamed: bool = False):
+        self.schema = schema
+        self.iso = iso
+        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient, iso=iso, streamed=streamed))
+                       for f in schema]
+        self.index = {f.name: i for i, f in enumerate(schema)}
         self.fail_on_missing = fail_on_missing
 
     def convert(self, obj: dict) -> tuple:
-        """The row tuple of a parsed JSON object (Flink's conversion rules)."""
+        """The row tuple of a parsed JSON object (Flink's conversion rules).
+
+        With ``streamed`` (the ``json`` format, lenient), a record whose object or array a
+        converter rejects is read as Flink's parser walks it (:mod:`.json_stream`).
+
+        Raises:
+            RecordError: for a value that does not convert (unless lenient), a missing field.
+            ValueError: (:class:`~.json_stream.Dropped`) for a record Flink drops.
+        """
+        try:
+            if isinstance(obj, Repeated):
+                return self._convert_streamed(obj)
+            return self._convert(obj)
+        except Misaligned:
+            return replay(obj, self.schema, self.iso)
+
+    def _convert(self, obj: dict) -> tuple:
         out = []
         for name, t, conv in self.fields:
             v = obj.get(name, _MISSING)
@@ -355,6 +395,19 @@ class RowConverter:
                 out.append(None)
             else:
                 out.append(convert_field(name, conv, v))
+        return tuple(out)
+
+    def _convert_streamed(self, obj: Repeated) -> tuple:
+        """The row of an object with a repeated field name, read as Flink's streaming parser."""
+        out: list = [None] * len(self.fields)
+        settings = streamed_fields(obj, self.index)
+        for i, name, v in settings:
+            out[i] = None if v is None else convert_field(name, self.fields[i][2], v)
+        if self.fail_on_missing and len(settings) < len(self.fields):
+            seen = {name for _, name, _ in settings}
+            missing = next(n for n, _, _ in self.fields if n not in seen)
+            msg = f"field '{missing}' is missing"
+            raise RecordError(msg)
         return tuple(out)
 
 
@@ -374,9 +427,10 @@ class JsonDecoder(Decoder):
                 "and 'json.ignore-parse-errors' cannot both be 'true'"
             )
             raise ConfigError(msg)
+        self.iso = options.get("json.timestamp-format.standard", "SQL") == "ISO-8601"
         self.read_schema = read_schema(schema)
         self.parser = RecordParser(schema)
-        self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors)
+        self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
     def narrow(self, read: frozenset[str]) -> None:
@@ -444,7 +498,7 @@ class JsonDecoder(Decoder):
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
         table = read_rows(payloads, self.read_schema)
-        return None if table is None else fix_types(table, self.schema)
+        return None if table is None else fix_types(table, self.schema, self.iso)
 
     def _check_missing(self, table: pa.Table, payloads, pos, lo: int, where: Where) -> None:
         """Fail on the first row whose NULL comes from an absent field (fast path)."""

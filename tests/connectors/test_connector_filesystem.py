@@ -120,12 +120,12 @@ def test_bad_record_names_file_and_line(tmp_path):
 
 def test_csv_and_debezium_sources(tmp_path):
     f = tmp_path / "a.csv"
-    f.write_text('1,"x, y",799.929496989092949698\n2,,\n')
+    f.write_text('1,"x, y",799.929496989092949698\n2,,0.5\n')
     src, _ = src_of(f, "csv", id="INT", name="STRING", v="DECIMAL(38, 18)")
     src.open(None)
     assert read_all(src) == [
         {"id": 1, "name": "x, y", "v": Decimal("799.929496989092949698")},
-        {"id": 2, "name": "", "v": None},
+        {"id": 2, "name": "", "v": Decimal("0.5")},
     ]
     d = tmp_path / "cdc.json"
     d.write_text(

@@ -1,0 +1,6 @@
+CREATE TABLE src (id INT, ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3)) WITH (
+  'connector' = 'kafka', 'topic' = '${TOPIC}', 'properties.bootstrap.servers' = '${BOOTSTRAP}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'format' = 'debezium-json', 'debezium-json.timestamp-format.standard' = 'ISO-8601', 'debezium-json.ignore-parse-errors' = 'true');
+CREATE TABLE out_rows (id INT, ts STRING, ltz STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, CAST(ts AS STRING), CAST(ltz AS STRING) FROM src;

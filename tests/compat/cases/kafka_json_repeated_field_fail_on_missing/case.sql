@@ -1,0 +1,6 @@
+CREATE TABLE src (id INT, a INT, b INT) WITH (
+  'connector' = 'kafka', 'topic' = '${TOPIC}', 'properties.bootstrap.servers' = '${BOOTSTRAP}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'format' = 'json', 'json.fail-on-missing-field' = 'true');
+CREATE TABLE out_rows (id INT, a INT, b INT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, a, b FROM src;

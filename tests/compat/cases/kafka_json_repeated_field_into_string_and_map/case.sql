@@ -1,0 +1,6 @@
+CREATE TABLE src (id INT, s STRING, m MAP<STRING, INT>) WITH (
+  'connector' = 'kafka', 'topic' = '${TOPIC}', 'properties.bootstrap.servers' = '${BOOTSTRAP}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'format' = 'json');
+CREATE TABLE out_rows (id INT, s STRING, m MAP<STRING, INT>) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, s, m FROM src;
