@@ -38,6 +38,7 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.connector import ConnectorContext, Sink, SinkGuarantee
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.core.faults import fault_point
 
 
 def guarantee_of(sink_class: type[Sink], table: TableDef, config: dict[str, str]) -> SinkGuarantee:
@@ -199,6 +200,7 @@ class KafkaSink(ProducingSink):
         records = self._encode(batch)
         if self._holding:  # encoded now, while the transaction commits; produced after it
             self._held.append(records)
+            fault_point("while_holding")
             return
         self.session.produce_many(*records)
 

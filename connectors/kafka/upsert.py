@@ -60,6 +60,7 @@ from streamsql.core.config import duration_ms
 from streamsql.core.connector import ConnectorContext, count
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError
+from streamsql.core.faults import fault_point
 
 _ROW = "__streamsql_row__"
 
@@ -182,8 +183,9 @@ class UpsertKafkaSink(ProducingSink):
             kinds = np.where(before, np.int8(RowKind.DELETE), kinds)
         self._buf.append((table, kinds))
         self._rows += table.num_rows
-        if self._holding:
+        if self._holding:  # the epoch after a pre-commit, while its checkpoint commits
             self._maybe_stage()
+            fault_point("while_holding")
             return
         if self.max_rows > 0 and self._rows + len(self._staged) >= self.max_rows:
             self._flush_buffer()

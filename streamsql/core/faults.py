@@ -9,6 +9,13 @@ n-th time (default first) the process reaches ``<point>``. Points:
 - ``during_commit`` — between the marker/offsets and the Kafka commit;
 - ``after_commit_before_bookkeeping`` — committed, sinks not yet notified, nothing pruned.
 
+Points of the pipelined hot path (docs/checkpointing.md, "The pipelined hot path"):
+
+- ``while_holding`` — a transactional Kafka sink holds a batch of epoch n+1 while checkpoint n
+  commits (on the sink thread);
+- ``during_decode`` — a Kafka source's decode thread decodes a batch while batches wait in both
+  its queues (fetched, and decoded for the job thread).
+
 Points of a parallel job's tasks and workers (docs/parallelism.md):
 
 - ``before_exchange_commit`` — an exchange writer pre-committed its records, the task's

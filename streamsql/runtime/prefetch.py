@@ -47,6 +47,7 @@ from typing import Any, Callable
 from streamsql.core.connector import Source
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.core.faults import fault_point
 from streamsql.runtime.handoff import Handoff
 
 log = logging.getLogger(__name__)
@@ -283,6 +284,8 @@ class PrefetchingSource(Source):
                 except queue.Empty:
                     continue
                 if got is not None and not isinstance(got, _Failure):
+                    if not self._queue.empty() and not self._fetched.empty():
+                        fault_point("during_decode")  # batches waiting in both queues
                     got = self.inner.decode(got)
                     if got is not None and not got.num_rows:
                         got = None

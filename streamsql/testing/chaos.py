@@ -71,6 +71,9 @@ from streamsql.testing.chaos_queries import QUERIES
 
 POINTS = ("before_barrier", "during_alignment", "after_snapshot_before_commit", "during_commit",
           "after_commit_before_bookkeeping")
+#: The pipelined hot path's points (``--pipeline-points``): epoch n+1 held while n commits, a
+#: decode with batches in both of a source's queues.
+PIPELINE_POINTS = ("while_holding", "during_decode")
 
 _SQL = """{settings}
 SET 'pipeline.name' = '{job}';
@@ -346,7 +349,8 @@ def campaign(a: argparse.Namespace) -> int:
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
     unbounded, bounded = write_scripts(a, work, job, src, out)
     rnd = random.Random(a.seed)
-    plan = [("point", p) for p in POINTS] + [("random", None)] * max(0, a.kills - len(POINTS))
+    points = POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
+    plan = [("point", p) for p in points] + [("random", None)] * max(0, a.kills - len(points))
     rnd.shuffle(plan)
     kills = restarts = 0
     log = open(os.path.join(work, "jobs.log"), "ab")
@@ -486,6 +490,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --workers: freeze one worker past its session timeout once")
     ap.add_argument("--every-point", action="store_true",
                     help="with --workers: go on past --kills until every fault point was reached")
+    ap.add_argument("--pipeline-points", action="store_true",
+                    help="also kill once at each of the pipelined hot path's fault points "
+                         "(while_holding, during_decode)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a further SET of the job (e.g. execution.checkpointing.dir=s3://bucket/prefix)")
     ap.add_argument("--broker-restarts", type=int, default=0,

@@ -120,3 +120,28 @@ def test_a_restore_after_a_crash_mid_pipeline_reads_each_batch_once():
     finally:
         again.close()
     assert committed + replayed == list(range(20))
+
+
+def test_the_during_decode_fault_point_fires_with_batches_in_both_queues(monkeypatch):
+    """``during_decode`` (the crash campaign's ``--pipeline-points``) is reached when the job thread
+    falls behind: the decode thread takes a fetched batch while decoded ones wait for the job
+    thread and fetched ones for it. Raised there (``STREAMSQL_FAULT_RAISE``), the failure reaches
+    the job thread behind the batches decoded before it, as any decode failure."""
+    from streamsql.core.faults import reset_counts
+
+    monkeypatch.setenv("STREAMSQL_FAULT_RAISE", "during_decode:1")
+    reset_counts()
+    inner = ApartSource(20)
+    src = PrefetchingSource(inner, 100, depth=2, name="t")
+    src.open(None)
+    try:
+        wait_until(lambda: src._queue.full() and src._fetched.full())  # the job thread is behind
+        handed = []
+        with pytest.raises(ExecutionError, match="injected failure at during_decode"):
+            for _ in range(20):
+                handed.append(_x(src.poll(100, 2.0)))
+        assert handed == list(range(len(handed))) and 1 <= len(handed) < 20
+        assert src.position() == {"next": len(handed)}  # a barrier now records no batch it lost
+    finally:
+        src.close()
+        reset_counts()
