@@ -11,7 +11,9 @@ operators read those names; EXPLAIN shows Flink's instead (display only: no colu
 - an aggregate call: the name of the SELECT item that is that call (its alias, or ``EXPR$<n>``
   for the n-th item), else ``$f<i>``, its position in the aggregate's output (Flink's
   ``MAX(v) AS $f2`` under ``MAX(v) + 1``); an OVER aggregate's: ``w0$o<j>``;
-- a window's start, end and time: ``window_start``, ``window_end``, ``window_time``.
+- a window's start, end and time: ``window_start``, ``window_end``, ``window_time``;
+- a ranking's number ``w0$o0``, its hidden PARTITION BY / ORDER BY columns as keys are; a
+  MATCH_RECOGNIZE's partition columns their names, a measure that is one value its name.
 
 Each node keeps the names of its own output columns in :attr:`PlanNode.display`;
 :func:`rename` rewrites a node's EXPLAIN line with its own and its inputs' names. These names
@@ -87,6 +89,19 @@ def name_aggregate(pre: PlanNode, agg: PlanNode, keys: list[exp.Expression], cal
     for j, call in enumerate(calls):
         shown[names[first_call + j]] = f"w0$o{j}" if over else selected.get(call.sql(), f"$f{first_call + j}")
     agg.display = shown
+
+
+def name_hidden(pre: PlanNode, fixed: dict[str, str], *also: PlanNode) -> None:
+    """Display names of the internal columns ``pre`` outputs, given to ``also`` (same columns) too.
+
+    ``fixed`` names some (a ranking's number ``w0$o0``); any other is the input column it passes
+    through, else ``$<i>``, its position (Flink's Calc under a Rank: ``UPPER(k) AS $3``).
+    """
+    plain = _passed_through(pre)
+    names = {n: fixed.get(n) or plain.get(n) or f"${pos}"
+             for pos, n in enumerate(pre.schema.names) if n.startswith("__")}
+    for node in (pre, *also):
+        node.display = {**node.display, **names}
 
 
 def rename(text: str, node: PlanNode) -> str:

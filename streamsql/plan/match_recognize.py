@@ -182,6 +182,10 @@ def plan_match_recognize(planner, src: exp.Expression, match: ms.MatchRecognize)
               f"after=[SKIP {skip[0]}{' ' + variables[skip[1]] if skip[1] is not None else ''}]",
               f"pattern=[{match.args['pattern'].sql()}]"] + ([f"within=[{within} ms]"] if within else [])
     matched = MatchNode([node], schema, INSERT_ONLY, spec=spec, labels=labels, out_time_attributes=times)
+    # EXPLAIN's names: the partition columns', and a measure's that is one leaf (Flink's Match outputs them)
+    single = {e.name: name for name, e in measures if isinstance(e, exp.Column)}
+    matched.display = {**{k: c.name for k, c in zip(keys, partition)},
+                       **{leaf: single.get(leaf, f"$f{len(keys) + j}") for j, (leaf, _) in enumerate(leaves)}}
     return _measures(planner, matched, partition, keys, measures, match.args.get("alias"))
 
 

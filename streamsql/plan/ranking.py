@@ -45,6 +45,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.plan.display_names import name_hidden
 from streamsql.plan.joins import conjunction, conjuncts
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -241,6 +242,7 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
                     rank_end=rank_end, rn_index=rn_index, output_rank=out_rank,
                     new_row_wins_ties=(dedup or by_arrival) and descending[0], window_end=window_end,
                     window_zone=window_zone, labels=labels)
+    name_hidden(node, {_RN: "w0$o0"}, rank)  # EXPLAIN's names, as Flink's Rank
     qual = src.alias_or_name.lower() if src.alias else None
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in visible]
     return rank, Scope(cols, planner.sql), rest

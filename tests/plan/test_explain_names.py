@@ -1,5 +1,7 @@
 """EXPLAIN names an aggregate's keys and results as Flink 2.3 does (``k``, ``EXPR$1``, ``$f2``, ``w0$o0``).
 
+Also a ranking's number (``w0$o0``) and a MATCH_RECOGNIZE's partition columns and measures.
+
 ``explain_names_flink.json`` is Flink's EXPLAIN of each statement, recorded by
 ``scripts/flink_explain_names.py``. Our plan showed the planner's internal columns (``__k0``,
 ``__agg0``, ``__a1``); now, per statement, the aggregate groups by Flink's names, its calls carry
@@ -86,7 +88,30 @@ def _calls(args: str) -> list[str]:
     return [i.rpartition(" AS ")[2] for i in _attr(args, "select") if " AS " in i]
 
 
-@pytest.mark.parametrize("statement", list(ORACLE["plans"]))
+def _flink_ops(statement: str) -> list[tuple[str, str]]:
+    return _operators(ORACLE["plans"][statement])
+
+
+AGGREGATE_STATEMENTS = [q for q in ORACLE["plans"] if any(op in AGGREGATES for op, _ in _flink_ops(q))]
+OTHER_STATEMENTS = [q for q in ORACLE["plans"] if q not in AGGREGATE_STATEMENTS]
+
+
+@pytest.mark.parametrize("statement", OTHER_STATEMENTS)
+def test_ranking_and_match_show_flinks_names(statement, env):
+    """A Rank's number is Flink's ``w0$o0``; a Match partitions by Flink's names, measures named."""
+    ours_text = env.execute_sql(statement).message
+    assert "__" not in ours_text, ours_text
+    flink = _flink_ops(statement)
+    for name in re.findall(r"w\d+\$o\d+", ORACLE["plans"][statement]):
+        assert name in ours_text, ours_text
+    for op, args in flink:
+        if op == "Match":
+            ours = dict(_operators(ours_text))["Match"]
+            assert _attr(ours, "partitionBy") == _attr(args, "partitionBy"), ours_text
+            assert _attr(ours, "measures") == _names(_attr(args, "measures")), ours_text
+
+
+@pytest.mark.parametrize("statement", AGGREGATE_STATEMENTS)
 def test_explain_shows_flinks_names(statement, env):
     ours_text = env.execute_sql(statement).message
     assert "__" not in ours_text, ours_text
