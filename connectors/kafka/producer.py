@@ -224,7 +224,7 @@ class ProducerHandle:
                 raise ExecutionError(msg)
 
     def close(self) -> None:
-        """Flush what is queued, best effort and for at most 10 s (nothing raises); idempotent.
+        """Flush what is queued, best effort, at most 10 s (after :meth:`abort`: not); idempotent.
 
         The handle lets go of the producer: the producer holds this handle's callbacks and the
         latch holds the producer, a cycle that kept its sockets and librdkafka threads until a
@@ -233,7 +233,7 @@ class ProducerHandle:
         if self.producer is None:
             return
         try:
-            self.producer.flush(10)
+            self.producer.flush(0 if self.aborted else 10)  # a cancel delivers nothing more
         except (KafkaException, RuntimeError, SystemError):  # a fenced producer fails its callbacks
             pass
         self.latch.watch(None)
