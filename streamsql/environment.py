@@ -51,6 +51,7 @@ from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import CollectNode, CollectSink
 from streamsql.runtime.job import STOP_TIMEOUT_S, JobHandle, JobRunner
+from streamsql.runtime.memory import limit_malloc_arenas
 from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
@@ -69,6 +70,7 @@ class StreamEnvironment:
     """
 
     def __init__(self, config: dict[str, str] | None = None):
+        limit_malloc_arenas()  # before any job's threads start (process-wide, once)
         self.catalog = Catalog()
         self.config = Config(config)
         remember(self.config.settings)

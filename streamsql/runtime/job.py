@@ -30,7 +30,7 @@ from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, St
 from streamsql.plan.nodes import PlanNode
 from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.handoff import Handoff
-from streamsql.runtime.memory import use_system_allocator
+from streamsql.runtime.memory import limit_malloc_arenas, use_system_allocator
 from streamsql.runtime.restart import create_strategy
 from streamsql.runtime.task import Task
 from streamsql.state.layout import StateFormatError
@@ -124,6 +124,7 @@ class JobRunner:
                 files.delete_file(TASKS_FILE)
 
     def _run_attempts(self) -> None:
+        limit_malloc_arenas()
         use_system_allocator()
         strategy = create_strategy(self.config)
         while True:
