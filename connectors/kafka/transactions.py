@@ -426,6 +426,15 @@ class KafkaTransactions:
             return None
         return int(tp.offset)
 
+    def abort(self) -> None:
+        """From the cancelling thread: the producer's flushes and produce retries give up soon.
+
+        For every writer of the transaction: the sinks, and an exchange writer flushing at a
+        barrier (:meth:`.ProducerHandle.abort`). :meth:`close` follows.
+        """
+        if self.handle is not None:
+            self.handle.abort()
+
     def close(self) -> None:
         """Abort the open transaction (uncommitted rows are never visible) and close; idempotent."""
         if self._consumer is not None:

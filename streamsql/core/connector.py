@@ -158,7 +158,8 @@ class TaskResources:
       commit point: the job builder hands the registered committer to the checkpoint
       coordinator (one commit path: coordinator → committer → its sinks).
 
-    The runtime closes shared objects that have ``close()`` when the task ends, newest first.
+    The runtime closes shared objects that have ``close()`` when the task ends, newest first, and
+    calls ``abort()`` of those that have one when the task is cancelled (:meth:`abort`).
     """
 
     def __init__(self) -> None:
@@ -181,6 +182,21 @@ class TaskResources:
             msg = "A job can have one transactional commit point; a second one was registered"
             raise ConfigError(msg)
         self.committer = committer
+
+    def abort(self) -> None:
+        """From the cancelling thread: ``abort()`` every shared object that has one; never raises.
+
+        A shared object's blocked calls should then return soon (e.g. the task's transactional
+        producer, which an exchange writer flushes at a barrier); :meth:`close` still follows.
+        """
+        for obj in list(self._shared.values()):
+            abort = getattr(obj, "abort", None)
+            if abort is None:
+                continue
+            try:
+                abort()
+            except Exception:  # a cancel goes on whatever one object says
+                continue
 
     def close(self) -> None:
         """Close every shared object that has ``close()``, newest first; raises the first error."""

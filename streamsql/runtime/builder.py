@@ -237,6 +237,7 @@ class JobGraph:
         """
         for sink in self.sinks:
             _quietly(sink.abort)
+        self.resources.abort()  # the task's transactional producer, for its exchange writers too
         self.coordinator.abort()
 
     def close(self) -> None:

@@ -495,3 +495,46 @@ def test_stop_with_savepoint_never_returns_an_earlier_checkpoint(tmp_path, monke
         with pytest.raises(ExecutionError, match=r"did not stop within 1 s: its final checkpoint is still"):
             env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
         assert job.wait(30) == "FINISHED"
+
+
+def test_a_cancel_aborts_every_shared_object_of_the_task():
+    """JobGraph.abort also aborts the task's shared objects (TaskResources.abort): the task's
+    transactional producer, which an exchange writer of a parallel task flushes at its barrier
+    (not a Sink, so no sink's abort reached it). One object failing does not stop the others."""
+    from streamsql.core.connector import TaskResources
+
+    calls = []
+
+    class Producer:
+        def abort(self):
+            calls.append("producer")
+
+    class Failing:
+        def abort(self):
+            msg = "already closed"
+            raise RuntimeError(msg)
+
+    resources = TaskResources()
+    resources.shared("failing", Failing)
+    resources.shared("plain", object)
+    resources.shared("producer", Producer)
+    resources.abort()
+    assert calls == ["producer"]
+
+
+def test_an_aborted_kafka_producer_stops_flushing():
+    """ProducerHandle.abort (a cancel): a flush waiting for brokers that do not answer raises
+    within a second or two instead of waiting (here for ever: nothing listens on the port)."""
+    from streamsql.connectors.kafka.producer import ProducerHandle
+
+    handle = ProducerHandle({"bootstrap.servers": "127.0.0.1:1", "message.timeout.ms": 600_000},
+                            "Table 'out'")
+    try:
+        handle.produce_many("t", None, [b"1"])
+        threading.Timer(0.3, handle.abort).start()
+        started = time.monotonic()
+        with pytest.raises(ExecutionError, match=r"Table 'out': cancelled while waiting for the brokers"):
+            handle.flush()
+        assert time.monotonic() - started < 5
+    finally:
+        handle.close()
