@@ -34,7 +34,7 @@ from streamsql.functions.scalars.registry import (
     type_of,
     written,
 )
-from streamsql.functions.scalars.typerules import common_type
+from streamsql.functions.scalars.typerules import least_restrictive
 
 _BOOLEAN = SqlType("BOOLEAN")
 _PREDICATES = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
@@ -145,7 +145,7 @@ def _operator_type(n: exp.Expression) -> SqlType | None:
     if isinstance(n, exp.DPipe):
         return SqlType("STRING")
     if isinstance(n, exp.Case):
-        return common_type([type_of(i.args["true"]) for i in n.args.get("ifs") or []]
+        return least_restrictive([type_of(i.args["true"]) for i in n.args.get("ifs") or []]
                            + ([type_of(n.args["default"])] if n.args.get("default") else []))
     return operators.binary_type(n)
 

@@ -318,9 +318,19 @@ def _case_branches(n: exp.Case) -> None:
 def _coalesce(n: exp.Coalesce) -> None:
     """Flink refuses a COALESCE of values with no common type (its words, then which types)."""
     args = [n.this, *n.expressions]
-    if _mixed(args):
+    if _mixed(args) and not timestamps_and_dates([type_of(a) for a in args]):
         msg = f"Invalid input arguments. COALESCE({', '.join(_calcite(a) for a in args)}): no common type"
         raise FunctionError(msg, n)
+
+
+def timestamps_and_dates(types: list[SqlType | None]) -> bool:
+    """TIMESTAMPs (without time zone) and DATEs, both: Flink 2.3's COALESCE brings them to DATE.
+
+    As ``LogicalTypeMerging.findCommonType``: COALESCE(ts, dt) is a DATE there; with a
+    TIMESTAMP_LTZ Flink refuses it, and CASE ("Illegal mixing of types") and IF refuse both.
+    """
+    names = {t.name for t in types if _known(t) and t.name != "NULL"}
+    return names == {"TIMESTAMP", "DATE"}
 
 
 def _mixed(values: list[exp.Expression]) -> bool:

@@ -149,6 +149,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         msg = (f"Cannot apply '%' to arguments of type '<{_calcite_numeric(operands[0])}> % "
                f"<{_calcite_numeric(operands[1])}>'. Supported form(s): '<EXACT_NUMERIC> % <EXACT_NUMERIC>'")
         raise FunctionError(msg, n)
+    if isinstance(n, exp.Case) and t is not None and t.name in ("FLOAT", "DOUBLE"):
+        return _approximate_case(n, t.name), t
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.JSON):
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):
@@ -225,6 +227,33 @@ def _approximate(n: exp.Expression, lt: SqlType, rt: SqlType, result: str) -> ex
             n.set(key, template(_JAVA_FLOAT, f"({value.sql(dialect='duckdb')})"))
         elif side.name in ("FLOAT", *_INT_NAMES) and side.name != result:
             n.set(key, exp.Cast(this=value, to=exp.DataType.build(result)))
+    return n
+
+
+def to_approximate(value: exp.Expression, source: SqlType | None, result: str) -> exp.Expression:
+    """A compiled value (of type ``source``) brought to ``result``, FLOAT or DOUBLE, as Flink's cast.
+
+    Java's ``(float)`` of a DOUBLE (1e300 is Infinity). Each value is cast on its own: DuckDB's
+    common type of a DECIMAL and a FLOAT is a FLOAT (12.34 would be 12.34000015258789 as a DOUBLE),
+    and its greatest/least of a FLOAT and a DECIMAL loses a -0.0.
+    """
+    if source is not None and source.name == result:
+        return value
+    if result == "FLOAT" and source is not None and source.name == "DOUBLE":
+        return template(_JAVA_FLOAT, f"({value.sql(dialect='duckdb')})")
+    return exp.Cast(this=value, to=exp.DataType.build(result))
+
+
+def _approximate_case(n: exp.Case, result: str) -> exp.Case:
+    """A CASE of FLOAT or DOUBLE results: every result brought to it first, as Calcite's CASE.
+
+    Flink 2.3: ``CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END`` is FLOAT, the ELSE value 1e300 is
+    Infinity there (DuckDB's CASE would have been a DOUBLE).
+    """
+    for branch in n.args.get("ifs") or []:
+        branch.set("true", to_approximate(branch.args["true"], type_of(branch.args["true"]), result))
+    if n.args.get("default") is not None:
+        n.set("default", to_approximate(n.args["default"], type_of(n.args["default"]), result))
     return n
 
 

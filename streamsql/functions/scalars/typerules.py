@@ -18,8 +18,17 @@ An integer operand counts as DECIMAL(3/5/10/19, 0) (TINYINT/SMALLINT/INT/BIGINT)
 give the wider integer (a division too: Flink divides integers as integers). With a FLOAT or
 DOUBLE operand, arithmetic takes Calcite's type, the first approximate operand's (FLOAT + d is
 FLOAT, d + FLOAT DOUBLE, i * FLOAT FLOAT), but DOUBLE with a DECIMAL (checked against Flink 2.3
-by the differential fuzzer's regression cases); the common type of several values takes DOUBLE
-for any approximate one.
+by the differential fuzzer's regression cases).
+
+The common type of several values has two rules in Flink 2.3, by where it is derived:
+
+- :func:`common_type`, Flink's ``LogicalTypeMerging.findCommonType`` (COALESCE, GREATEST, LEAST,
+  built-in functions typed by ``TypeStrategies.COMMON``): DOUBLE for a DOUBLE, or a FLOAT with a
+  DECIMAL; FLOAT for FLOATs with integers (``COALESCE(CAST(d AS FLOAT), i)`` is FLOAT);
+- :func:`least_restrictive`, Calcite's ``SqlTypeFactoryImpl.leastRestrictive`` (CASE, IF): the same,
+  except that FLOAT and DOUBLE have the same precision there, so the first approximate type met
+  wins (``CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END`` is FLOAT, the DOUBLE cut as Java's
+  ``(float)``: 1e300 is Infinity).
 """
 
 from __future__ import annotations
@@ -103,10 +112,35 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
         return SqlType(first.name)
     if not all(t.is_numeric for t in known):
         return None
-    if any(t.name in ("FLOAT", "DOUBLE") for t in known):
-        return SqlType("DOUBLE")
+    if any(t.name in _APPROXIMATE for t in known):
+        floats_only = all(t.name in ("FLOAT", *_INT_RANK) for t in known)
+        return SqlType("FLOAT" if floats_only else "DOUBLE")
     if all(t.name in _INT_RANK for t in known):
         return SqlType(max((t.name for t in known), key=_INT_RANK.__getitem__))
     decs = [as_decimal(t) for t in known]
     s = max(sc for _, sc in decs)
     return _adjust(max(p - sc for p, sc in decs) + s, s)
+
+
+def least_restrictive(types: list[SqlType | None]) -> SqlType | None:
+    """The type of CASE's (and IF's) results, as Calcite's ``leastRestrictive`` in Flink 2.3.
+
+    As :func:`common_type`, except for approximate numbers, met in order: the first FLOAT or
+    DOUBLE is kept against a later one (their precisions are equal in Flink's type system), an
+    integer does not change it, and a DECIMAL before or after it makes it DOUBLE.
+    """
+    known = [t for t in types if not is_null(t)]
+    if not known or any(t is None for t in known) or not all(t.is_numeric for t in known) \
+            or not any(t.name in _APPROXIMATE for t in known):
+        return common_type(types)
+    result: SqlType = known[0]
+    for t in known[1:]:
+        if t.name in _APPROXIMATE and result.name in _APPROXIMATE:
+            continue
+        if t.name in _APPROXIMATE:
+            result = SqlType("DOUBLE") if result.name == "DECIMAL" else SqlType(t.name)
+        elif result.name in _APPROXIMATE and t.name == "DECIMAL":
+            result = SqlType("DOUBLE")
+        elif result.name not in _APPROXIMATE:
+            result = common_type([result, t]) or result
+    return SqlType(result.name)
