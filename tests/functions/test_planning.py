@@ -59,7 +59,7 @@ def refused(env, sql: str) -> SqlError:
     ("SELECT s, COUNT(*) FROM t GROUP BY s HAVING BAR(COUNT(*)) > 1", "No match found for function signature "
                                                                        "BAR(<ANY>)", 45),
     ("SELECT REGEXP_EXTRACT(s, 'a(b)', n) FROM t", "REGEXP_EXTRACT: the group index must be a literal", 8),
-    ("SELECT DATE_FORMAT(ts, 'YYYY-MM') FROM t", "DATE_FORMAT: unsupported pattern letters 'YYYY'", 8),
+    ("SELECT DATE_FORMAT(ts, 'yyyy-MM z') FROM t", "DATE_FORMAT: unsupported pattern letters 'z'", 8),
     ("SELECT SHA2(s, 100) FROM t", "SHA2: digest length 100 is not a SHA-2 digest length", 8),
     # Flink's INSTR(s, sub, start, nth): refused, not answered with the first match (breaker)
     ("SELECT INSTR(s, 'l', -1) FROM t", "No match found for function signature INSTR(<CHARACTER>, "

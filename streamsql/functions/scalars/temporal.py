@@ -29,6 +29,7 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars import java_fields, java_ints, time_units
 from streamsql.functions.scalars.cast_text import java_trim, reader, text_fields, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
@@ -50,10 +51,19 @@ _TIME_PARTS = ("HOUR", "MINUTE", "SECOND")
 
 
 def _part(c: Call, unit: str) -> exp.Expression:
-    if unit not in _PARTS:
-        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(_PARTS)})"
+    if unit not in _PARTS and unit not in time_units.EXTRA_EXTRACT:
+        units = ", ".join([*_PARTS, *time_units.EXTRA_EXTRACT])
+        msg = f"{c.name}: unsupported unit {unit} (supported: {units})"
         raise c.fail(msg)
     t = c.args[0].type
+    if unit in time_units.EXTRA_EXTRACT:
+        if t is not None and t.name == "DATE" and unit in ("MICROSECOND", "NANOSECOND"):
+            msg = f"unit {unit} can not be applied to DATE variable"  # Flink 2.3's words
+            raise c.fail(msg)
+        if t is not None and t.name == "DATE":
+            return template(time_units.extract_date(unit, "{0}"), c.args[0])
+        value = _wall_if_ltz(c, "{0}")
+        return template(time_units.extract_timestamp(unit, value, flink_day(value)), c.args[0])
     if unit in _TIME_PARTS and t is not None and t.name == "DATE":
         # a DATE's time of day is midnight (Flink 2.3: EXTRACT(MINUTE FROM DATE '2024-02-29') is 0)
         return template("CASE WHEN {0} IS NULL THEN NULL ELSE CAST(0 AS BIGINT) END", c.args[0])
@@ -100,7 +110,9 @@ def _wall_if_ltz(c: Call, value: str) -> str:
 def extract(c: Call) -> exp.Expression:
     """A field of a date or timestamp: EXTRACT(unit FROM t).
 
-    Units: YEAR, QUARTER, MONTH, WEEK (ISO), DAY, DOY, DOW (1 = Sunday), HOUR, MINUTE, SECOND.
+    Units: YEAR, QUARTER, MONTH, WEEK (ISO), DAY, DOY, DOW (1 = Sunday), HOUR, MINUTE, SECOND, and
+    those of :mod:`.time_units` (MILLISECOND, MICROSECOND, NANOSECOND, EPOCH, DECADE, CENTURY,
+    MILLENNIUM, ISODOW, ISOYEAR).
     """
     return _part(c, c.unit or "")
 
@@ -137,7 +149,8 @@ _YEAR = "\x01%Y\x02"
 _JAVA = {("y", 4): "%Y", ("y", 2): "%y", ("y", 1): _YEAR, ("M", 1): "%-m", ("M", 2): "%m", ("M", 3): "%b",
          ("M", 4): "%B", ("d", 1): "%-d", ("d", 2): "%d", ("H", 1): "%-H", ("H", 2): "%H", ("h", 1): "%-I",
          ("h", 2): "%I", ("m", 1): "%-M", ("m", 2): "%M", ("s", 1): "%-S", ("s", 2): "%S", ("S", 3): "%g",
-         ("S", 6): "%f", ("a", 1): "%p", ("E", 3): "%a", ("E", 4): "%A", ("D", 3): "%j", ("D", 1): "%-j"}
+         ("S", 6): "%f", ("a", 1): "%p", ("E", 1): "%a", ("E", 2): "%a", ("E", 3): "%a", ("E", 4): "%A",
+         ("D", 3): "%j", ("D", 1): "%-j", ("L", 1): "%-m", ("L", 2): "%m", ("L", 3): "%b", ("L", 4): "%B"}
 
 
 _WEEK = {1: "\x03", 2: "\x04"}
@@ -145,8 +158,12 @@ _WEEK = {1: "\x03", 2: "\x04"}
 replaces with the week of the year, which strftime has not (see :func:`_week_of_year`)."""
 
 
-def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
+def strftime_pattern(c: Call, java: str, parsing: bool = False, flavour: str | None = None,
+                     fields: list | None = None) -> str:
     """The strftime/strptime pattern for a Java DateTimeFormatter pattern.
+
+    A format (``flavour`` given, see :mod:`.java_fields`) writes a marker for a letter strftime has
+    no directive for, collected in ``fields``.
 
     Raises:
         streamsql.functions.scalars.registry.FunctionError: for a pattern letter (or count)
@@ -161,10 +178,14 @@ def strftime_pattern(c: Call, java: str, parsing: bool = False) -> str:
             spec = _JAVA.get((text[0], len(text)))
             if text[0] == "w" and not parsing:
                 spec = _WEEK.get(len(text))
+            if spec is None and flavour is not None and fields is not None:
+                spec = java_fields.marker(text[0], len(text), flavour, fields)
             if spec is None:
                 msg = f"{c.name}: unsupported pattern letters '{text}' in '{java}'"
                 raise c.fail(msg)
             out.append(spec.replace(_YEAR, "%Y").replace("%-", "%") if parsing else spec)
+        elif text in "[]" and flavour == java_fields.JAVA_TIME and not parsing:
+            continue  # an optional section of a format: written, its fields are all there
         else:
             out.append(text.replace("%", "%%"))
     return "".join(out)
@@ -183,21 +204,25 @@ def fixed_width(java: str) -> int | None:
     return width
 
 
-def _pattern(c: Call, i: int, default: str, parsing: bool = False) -> str | None:
+def _pattern(c: Call, i: int, default: str, parsing: bool = False, flavour: str | None = None,
+             fields: list | None = None) -> str | None:
     java = c.literal(i, "the format") if len(c.args) > i else default
-    return None if java is None else sql_string(strftime_pattern(c, java, parsing))
+    return None if java is None else sql_string(strftime_pattern(c, java, parsing, flavour, fields))
 
 
-def formatted(c: Call, value: str, i: int, default: str) -> exp.Expression:
+def formatted(c: Call, value: str, i: int, default: str,
+              flavour: str = java_fields.JAVA_TIME) -> exp.Expression:
     """``value`` (DuckDB SQL over ``{0}``) formatted with the Java pattern of argument ``i``.
 
     strftime has no unpadded year: Java's 'y' writes year 99 as '99' where %Y writes '0099', so
     a pattern with 'y' strips the leading zeros of its %Y (one regex pass per row, only then).
+    ``flavour``: the Java formatter whose letters are read (:mod:`.java_fields`).
     """
-    fmt = _pattern(c, i, default)
+    fields: list = []
+    fmt = _pattern(c, i, default, flavour=flavour, fields=fields)
     if fmt is None:
         return exp.Null()
-    out = f"strftime({value}, {fmt})"
+    out = java_fields.fill(f"strftime({value}, {fmt})", value, fields, flavour)
     if _YEAR in fmt:
         out = f"regexp_replace({out}, '\x010*([0-9]+)\x02', '\\1', 'g')"
     for width, marker in _WEEK.items():
@@ -245,12 +270,19 @@ def _ts(text: str) -> str:
 
 @scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D),), result=fixed("INT"))
 def timestampdiff(c: Call) -> exp.Expression:
-    """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero."""
+    """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero.
+
+    A count of a unit of time is computed in a long and cut to the INT result as Java's ``(int)``
+    (Flink 2.3: TIMESTAMPDIFF(SECOND, 1900-01-01, 2024-01-01) is -381911296); see
+    :mod:`.time_units` for MILLISECOND, MICROSECOND, EPOCH, DECADE, CENTURY and MILLENNIUM.
+    """
     unit = c.unit or ""
-    if unit in _MS:
-        return template(f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')})) // {_MS[unit]}", *c.args)
-    if unit not in _MONTHS:
-        msg = f"TIMESTAMPDIFF: unsupported unit {unit} (supported: {', '.join([*_MS, *_MONTHS])})"
+    millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
+    if unit in _MS or unit in time_units.DIFF_MILLIS:
+        return template(java_ints.java_int(time_units.millis_diff(unit, millis, _MS)), *c.args)
+    if unit not in _MONTHS and unit not in time_units.DIFF_MONTHS:
+        units = [*_MS, *time_units.DIFF_MILLIS, *_MONTHS, *time_units.DIFF_MONTHS]
+        msg = f"TIMESTAMPDIFF: unsupported unit {unit} (supported: {', '.join(units)})"
         raise c.fail(msg)
     a, b = _ts("{0}"), _ts("{1}")
     d0, d1 = f"CAST({b} AS DATE)", f"CAST({a} AS DATE)"
@@ -261,14 +293,15 @@ def timestampdiff(c: Call) -> exp.Expression:
          f"ELSE {m0} + CAST({d0} + to_months(-{m0}) > {d1} AS INTEGER) END)")
     months = (f"{x} - CAST(CAST({d1} + to_months({x}) AS DATE) = {d0} "
               f"AND CAST({b} AS TIME) < CAST({a} AS TIME) AS INTEGER)")
-    return template(f"({months}) // {_MONTHS[unit]}", *c.args)
+    return template(f"({months}) // {_MONTHS.get(unit) or time_units.DIFF_MONTHS[unit]}", *c.args)
 
 
 _ADD = {"SECOND": "to_seconds({0})", "MINUTE": "to_minutes({0})", "HOUR": "to_hours({0})",
         "DAY": "to_days({0})",
         "WEEK": "to_weeks({0})", "MONTH": "to_months({0})", "QUARTER": "to_months(3 * {0})",
-        "YEAR": "to_years({0})"}
-_DAY_UNITS = ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+        "YEAR": "to_years({0})", "DECADE": "to_years(10 * {0})", "CENTURY": "to_years(100 * {0})",
+        "MILLENNIUM": "to_years(1000 * {0})", "MILLISECOND": "to_milliseconds({0})"}
+_DAY_UNITS = ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR", *time_units.YEAR_ROUNDED)
 
 
 def _date_unit(c: Call, unit: str, allowed) -> None:
@@ -300,8 +333,8 @@ def _timestampadd_type(c: Call) -> SqlType | None:
 def timestampadd(c: Call) -> exp.Expression:
     """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end."""
     unit = c.unit or ""
-    if unit not in _ADD:
-        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(_ADD)})"
+    if unit not in _ADD or (unit == "MILLISECOND" and _is_date(c)):  # Flink 2.3 refuses the latter too
+        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(_ADD)}; MILLISECOND not of a DATE)"
         raise c.fail(msg)
     value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
     return template(value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
@@ -319,10 +352,15 @@ def _floor_ceil_date(c: Call, unit: str, fn: str) -> exp.Expression:
     """
     if unit != "WEEK":
         return template("{0}", c.args[0])
-    floor = "CAST({0} - to_days(CAST(dayofweek({0}) AS INTEGER)) AS DATE)"
+    return template(_week_rounded("{0}", fn), c.args[0])
+
+
+def _week_rounded(day: str, fn: str) -> str:
+    """DuckDB SQL of the DATE ``day`` (SQL) rounded down / up to a week starting on Sunday."""
+    floor = f"CAST({day} - to_days(CAST(dayofweek({day}) AS INTEGER)) AS DATE)"
     if fn == "ceil":
-        floor = f"CASE WHEN dayofweek({{0}}) = 0 THEN {{0}} ELSE CAST({floor} + to_days(7) AS DATE) END"
-    return template(floor, c.args[0])
+        floor = f"CASE WHEN dayofweek({day}) = 0 THEN {day} ELSE CAST({floor} + to_days(7) AS DATE) END"
+    return floor
 
 
 def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
@@ -331,9 +369,22 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     CEIL keeps a t already on the boundary.
     """
     unit = c.unit or ""
-    if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK"):
+    if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND"):
         return _floor_ceil_date(c, unit, fn)
-    _date_unit(c, unit, _TRUNC_UNITS)
+    if unit == "MILLISECOND":  # Flink rounds the epoch milliseconds: both drop what is below one
+        value = _wall_if_ltz(c, "{0}")
+        return template(_back_from_wall(c, value, f"date_trunc('millisecond', {value})"), c.args[0])
+    if unit == "WEEK":  # a timestamp: its day (Flink's epoch ms / 86400000) to the week, as a DATE's
+        value = _wall_if_ltz(c, "{0}")
+        week = _week_rounded(flink_day(value), fn)
+        return template(_back_from_wall(c, value, f"CAST({week} AS TIMESTAMP)"), c.args[0])
+    if unit in time_units.YEAR_ROUNDED:
+        if _is_date(c):
+            return template(time_units.year_boundary(unit, "{0}", fn == "ceil"), c.args[0])
+        value = _wall_if_ltz(c, "{0}")
+        boundary = time_units.year_boundary(unit, flink_day(value), fn == "ceil")
+        return template(_back_from_wall(c, value, f"CAST({boundary} AS TIMESTAMP)"), c.args[0])
+    _date_unit(c, unit, [*_TRUNC_UNITS, *time_units.YEAR_ROUNDED, "MILLISECOND"])
     # A TIMESTAMP_LTZ is rounded on its wall clock in the session time zone (its local day,
     # hour, ...), then shifted back by the UTC offset *of the value itself*, as Flink's
     # DateTimeUtils.timestampFloor/Ceil(unit, ts, tz) do: across a DST change the result is an
@@ -350,9 +401,18 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     if fn == "ceil":
         step = _ADD[unit].format("1")
         floor = f"CASE WHEN {floor} = {value} THEN {value} ELSE {floor} + {step} END"
+    return template(_back_from_wall(c, value, floor), c.args[0])
+
+
+def _back_from_wall(c: Call, value: str, rounded: str) -> str:
+    """``rounded`` (a wall clock), or for a TIMESTAMP_LTZ the instant: shifted back by its offset.
+
+    The offset is that of the value itself, ``value`` (its wall clock), as Flink's
+    DateTimeUtils.timestampFloor/Ceil(unit, ts, tz).
+    """
     if _is_ltz(c):
-        floor = f"timezone('UTC', {floor} - ({value} - timezone('UTC', {{0}})))"
-    return template(floor, c.args[0])
+        return f"timezone('UTC', {rounded} - ({value} - timezone('UTC', {{0}})))"
+    return rounded
 
 
 #: DuckDB SQL parsing ``{0}`` as Flink's default 'yyyy-MM-dd HH:mm:ss' parser does, which also
@@ -540,8 +600,11 @@ def _millis_field(c: Call, java: str) -> str | None:
 def from_unixtime(c: Call) -> exp.Expression:
     """Seconds since the epoch, formatted.
 
-    With a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone.
+    With a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone. The seconds
+    times 1000 wrap around as Java's long (Flink's ``new Date(unixtime * 1000)``: 9223372036854775807
+    is 1969-12-31 23:59:59 in UTC).
     """
-    wall = wall_clock("timezone('UTC', make_timestamp(CAST({0} AS BIGINT) * 1000000))")
-    return formatted(c, wall, 1, "yyyy-MM-dd HH:mm:ss")
+    millis = java_ints.java_long("CAST({0} AS HUGEINT) * 1000")
+    wall = wall_clock(f"timezone('UTC', make_timestamp(CAST({millis} AS BIGINT) * 1000))")
+    return formatted(c, wall, 1, "yyyy-MM-dd HH:mm:ss", java_fields.SIMPLE)
 

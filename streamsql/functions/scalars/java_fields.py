@@ -1,0 +1,100 @@
+"""Pattern letters of Java's date formatters that strftime has no directive for.
+
+A format pattern is translated to strftime at planning time (:mod:`.temporal`); these letters are
+written into the strftime pattern as marker characters, which :func:`fill` replaces with their
+field computed per row in DuckDB SQL. Two flavours, as Flink 2.3 formats:
+
+- ``java.time`` (``DateTimeFormatter``, DATE_FORMAT): ``S`` x n is the fraction of the second cut
+  to n digits ('S' of .123 is '1', 'SSSS' '1230'); ``u`` is the year; ``Y`` the week-based year;
+  ``n`` the nano-of-second, ``A`` the milli-of-day, ``N`` the nano-of-day; ``Q``/``q`` the
+  quarter; ``e``/``c`` the day of the week from Sunday = 1; ``W`` the week of the month (from
+  Sunday, week 1 holds the 1st), ``F`` ``(day - 1) % 7 + 1`` (Java's ALIGNED_DAY_OF_WEEK_IN_MONTH);
+  ``G`` the era, AD; 'yyy', 'yyyyy' the year padded to 3, 5 digits. An optional section ``[...]``
+  is always written (a timestamp has every field);
+- ``SimpleDateFormat`` (FROM_UNIXTIME): ``S`` x n is the milliseconds as a number padded to n
+  digits; ``u`` the day number of the week (1 = Monday .. 7 = Sunday); ``Y`` the week-based year.
+
+In both, ``k`` is the hour 1..24 (midnight is 24) and ``K`` the hour of the half day 0..11, n
+letters padded to n digits. The week-based year is that of the week's Saturday in Flink's JVM
+locale (``en``: weeks from Sunday, week 1 holds January 1), as ``w`` (see
+``temporal._week_of_year``): 1999-12-31 is in 2000, and 'YY' writes its last two digits.
+"""
+
+from __future__ import annotations
+
+JAVA_TIME, SIMPLE = "java.time", "SimpleDateFormat"
+
+_FIRST_MARKER = 0xE000  # private-use characters: never in a pattern's literal text
+
+
+def _padded(sql: str, count: int) -> str:
+    """A number's text, zero-padded to at least ``count`` digits (never cut)."""
+    return f"printf('%0{count}d', {sql})" if count > 1 else f"CAST({sql} AS VARCHAR)"
+
+
+def _week_year(v: str) -> str:
+    saturday = f"(CAST({v} AS DATE) + (6 - dayofweek({v}))::INTEGER)"
+    return f"year({saturday})"
+
+
+def _field(letter: str, count: int, flavour: str, v: str) -> str | None:
+    """DuckDB SQL (VARCHAR) of the field ``letter`` x ``count`` of the TIMESTAMP ``v``, or None."""
+    if letter == "k" and count <= 2:
+        return _padded(f"CASE WHEN hour({v}) = 0 THEN 24 ELSE hour({v}) END", count)
+    if letter == "K" and count <= 2:
+        return _padded(f"hour({v}) % 12", count)
+    if letter == "Y" and count in (1, 2, 4):
+        year = _week_year(v)
+        return f"lpad(CAST({year} % 100 AS VARCHAR), 2, '0')" if count == 2 else _padded(year, count)
+    if flavour == JAVA_TIME:
+        return _java_time_field(letter, count, v)
+    if letter == "S" and count <= 9:
+        return _padded(f"(microsecond({v}) // 1000) % 1000", count)
+    if letter == "u" and count <= 2:
+        return _padded(f"isodow({v})", count)
+    return None
+
+
+def _java_time_field(letter: str, count: int, v: str) -> str | None:
+    """DuckDB SQL of a DateTimeFormatter field strftime lacks (``en`` locale, as Flink's JVM)."""
+    micros = f"strftime({v}, '%f')"
+    of_day = f"(epoch_us({v}) - epoch_us(CAST(CAST({v} AS DATE) AS TIMESTAMP)))"
+    fields = {
+        "S": (range(1, 10), f"left({micros}, {count})" if count <= 6 else f"rpad({micros}, {count}, '0')"),
+        "n": (range(1, 10), _padded(f"microsecond({v}) % 1000000 * 1000", count)),  # nano-of-second
+        "A": (range(1, 10), _padded(f"{of_day} // 1000", count)),  # milli-of-day
+        "N": (range(1, 16), _padded(f"{of_day} * 1000", count)),  # nano-of-day
+        "Q": (range(1, 3), _padded(f"quarter({v})", count)),
+        "q": (range(1, 3), _padded(f"quarter({v})", count)),
+        "e": (range(1, 3), _padded(f"dayofweek({v}) + 1", count)),  # localized: Sunday is 1 in en
+        "c": (range(1, 2), _padded(f"dayofweek({v}) + 1", count)),
+        # week of the month from Sunday, week 1 holding the 1st; F: Java's ALIGNED_DAY_OF_WEEK_IN_MONTH
+        "W": (range(1, 2), f"CAST((day({v}) + dayofweek(date_trunc('month', {v})) - 1) // 7 + 1 AS VARCHAR)"),
+        "F": (range(1, 2), f"CAST((day({v}) - 1) % 7 + 1 AS VARCHAR)"),
+        "G": (range(1, 4), "'AD'"),
+    }
+    if letter in fields and count in fields[letter][0]:
+        return fields[letter][1]
+    if letter in "yu" and (count != 4 or letter == "u"):
+        if count == 2:
+            return f"lpad(CAST(year({v}) % 100 AS VARCHAR), 2, '0')"
+        return _padded(f"year({v})", count) if letter == "u" or count >= 3 else None
+    return None
+
+
+def marker(letter: str, count: int, flavour: str, fields: list[tuple[str, int]]) -> str | None:
+    """The marker to write for ``letter`` x ``count`` (None: not a field of this module).
+
+    ``fields`` collects the pattern's fields in marker order, for :func:`fill`.
+    """
+    if _field(letter, count, flavour, "x") is None:
+        return None
+    fields.append((letter, count))
+    return chr(_FIRST_MARKER + len(fields) - 1)
+
+
+def fill(text: str, value: str, fields: list[tuple[str, int]], flavour: str) -> str:
+    """DuckDB SQL of ``text`` (strftime's output over ``value``) with each marker replaced."""
+    for n, (letter, count) in enumerate(fields):
+        text = f"replace({text}, '{chr(_FIRST_MARKER + n)}', {_field(letter, count, flavour, value)})"
+    return text

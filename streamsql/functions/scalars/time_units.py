@@ -1,0 +1,106 @@
+"""Flink's time units that DuckDB's date parts lack: EXTRACT, FLOOR/CEIL and TIMESTAMPADD.
+
+Each function returns DuckDB SQL over SQL given by the caller (:mod:`.temporal`), which brings a
+TIMESTAMP_LTZ to its wall clock and a timestamp to the day Flink sees in it (its epoch
+milliseconds / 86,400,000, truncated) first. Checked against Flink 2.3 by the differential
+fuzzer's regression cases (``tests/functions/difffuzz_regressions.txt``).
+
+EXTRACT, as Calcite's ``StandardConvertletTable.convertExtract`` and ``DateTimeUtils.unixDateExtract``
+that Flink 2.3 runs:
+
+- MILLISECOND, MICROSECOND, NANOSECOND of a timestamp are its epoch milliseconds modulo 1000
+  (Java's ``%``, so negative before 1970: 1969-07-20 20:17:40.500 is -500), times 1, 1,000 or
+  1,000,000; of a DATE the same arithmetic runs on its epoch *days* (Flink 2.3 prints 782 for
+  EXTRACT(MILLISECOND FROM DATE '2024-02-29'), day 19,782);
+- EPOCH is the epoch milliseconds / 1000 truncated (a DATE: its days * 86,400);
+- DECADE is year / 10, CENTURY (year + 99) / 100, MILLENNIUM (year + 999) / 1000 (years > 0);
+  ISODOW is 1 = Monday .. 7 = Sunday, ISOYEAR the ISO 8601 week-based year.
+
+TIMESTAMPDIFF, as Flink 2.3 answers it: EPOCH is the difference of the epoch milliseconds / 1000
+(whole seconds, truncated), MILLISECOND those seconds times 1000 (Flink 2.3 drops the
+milliseconds: 2023-12-31 23:59:59.999 to 2024-01-01 is 0), MICROSECOND times 1,000,000, each cut
+to the INT result as Java's ``(int)`` of a long (they wrap around past 24 days of milliseconds);
+DECADE counts whole *years* (Flink 2.3 prints 124 for TIMESTAMPDIFF(DECADE, 1900-01-01,
+2024-01-01)), CENTURY whole years / 100, MILLENNIUM whole years / 1000.
+
+FLOOR/CEIL to DECADE, CENTURY, MILLENNIUM, as Calcite's ``DateTimeUtils.julianDateFloor``: centuries
+and millennia start in a year ending in 1 (FLOOR(1900-01-01 TO CENTURY) is 1801-01-01), and CEIL
+steps to the next boundary even from one (CEIL(1970-01-01 TO DECADE) is 1980-01-01, CEIL(2001-01-01
+TO CENTURY) 2101-01-01).
+"""
+
+from __future__ import annotations
+
+#: Units of the year that EXTRACT reads from a DATE (DuckDB SQL over ``{0}``, a DATE).
+YEAR_PARTS = {
+    "DECADE": "(year({0}) // 10)",
+    "CENTURY": "((year({0}) + 99) // 100)",
+    "MILLENNIUM": "((year({0}) + 999) // 1000)",
+    "ISODOW": "isodow({0})",
+    "ISOYEAR": "isoyear({0})",
+}
+
+#: Units below a second: the multiplier of the milliseconds modulo 1000.
+SUB_SECOND = {"MILLISECOND": 1, "MICROSECOND": 1000, "NANOSECOND": 1_000_000}
+
+EXTRA_EXTRACT = (*SUB_SECOND, "EPOCH", *YEAR_PARTS)
+"""The EXTRACT units this module computes."""
+
+#: FLOOR/CEIL units of whole years: (floor, ceil) DuckDB SQL of the boundary's year over ``{y}``.
+_YEAR_BOUNDARIES = {
+    "DECADE": ("10 * ({y} // 10)", "10 * (1 + {y} // 10)"),
+    "CENTURY": ("100 * (({y} + 99) // 100) - 99", "100 * (({y} + 99) // 100) + 1"),
+    "MILLENNIUM": ("1000 * (({y} + 999) // 1000) - 999", "1000 * (({y} + 999) // 1000) + 1"),
+}
+
+YEAR_ROUNDED = tuple(_YEAR_BOUNDARIES)
+"""The FLOOR/CEIL units rounded by :func:`year_boundary`."""
+
+
+def extract_timestamp(unit: str, value: str, day: str) -> str:
+    """DuckDB SQL of Flink's EXTRACT(unit FROM a timestamp), a unit of :data:`EXTRA_EXTRACT`.
+
+    ``value`` is the timestamp (DuckDB SQL, a wall clock) and ``day`` the DATE Flink sees in it.
+    """
+    millis = f"epoch_ms(CAST({value} AS TIMESTAMP))"
+    if unit in SUB_SECOND:
+        return f"(({millis} % 1000) * {SUB_SECOND[unit]})"
+    if unit == "EPOCH":
+        return f"({millis} // 1000)"
+    return YEAR_PARTS[unit].format(day)
+
+
+def extract_date(unit: str, value: str) -> str:
+    """DuckDB SQL of Flink's EXTRACT(unit FROM a DATE ``value``), a unit of :data:`EXTRA_EXTRACT`."""
+    days = f"CAST(({value} - DATE '1970-01-01') AS BIGINT)"
+    if unit in SUB_SECOND:
+        return f"(({days} % 1000) * {SUB_SECOND[unit]})"
+    if unit == "EPOCH":
+        return f"({days} * 86400)"
+    return YEAR_PARTS[unit].format(value)
+
+
+def year_boundary(unit: str, day: str, ceil: bool) -> str:
+    """DuckDB SQL (a DATE) of FLOOR/CEIL of the DATE ``day`` to a unit of :data:`YEAR_ROUNDED`."""
+    year = _YEAR_BOUNDARIES[unit][1 if ceil else 0].format(y=f"year({day})")
+    return f"make_date(CAST({year} AS BIGINT), 1, 1)"
+
+
+#: TIMESTAMPDIFF units counted in milliseconds: the count's DuckDB SQL over ``{0}``, the difference
+#: of the epoch milliseconds (a BIGINT).
+DIFF_MILLIS = {"MILLISECOND": "(({0} // 1000) * 1000)", "MICROSECOND": "(({0} // 1000) * 1000000)",
+               "EPOCH": "({0} // 1000)"}
+
+#: TIMESTAMPDIFF units counted in whole months: the months per unit, as Flink 2.3 answers.
+DIFF_MONTHS = {"DECADE": 12, "CENTURY": 1200, "MILLENNIUM": 12000}
+
+
+def millis_diff(unit: str, millis: str, sizes: dict[str, int]) -> str:
+    """DuckDB SQL (a BIGINT) of TIMESTAMPDIFF's count of ``unit`` in ``millis`` milliseconds.
+
+    ``sizes``: the milliseconds of the units of a fixed length (SECOND .. WEEK) the caller has.
+    """
+    if unit in DIFF_MILLIS:
+        return DIFF_MILLIS[unit].format(millis)
+    return f"({millis} // {sizes[unit]})"
+
