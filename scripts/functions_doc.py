@@ -60,7 +60,26 @@ Python user-defined functions: [udf.md](udf.md).
   planning time as Flink reads it: `%` is any text, `_` and `.` any character, `$` a literal);
   other patterns are refused.
 - Date/time format patterns are Java's, translated to strftime at planning time; the pattern
-  must be a literal, and a pattern letter without a translation is refused.
+  must be a literal, and a pattern letter without a translation is refused (the zone letters
+  `z Z X x O V`, whose format fails Flink's job on a TIMESTAMP). DATE_FORMAT reads them as
+  `java.time`'s DateTimeFormatter does (`S` x n the fraction cut to n digits, `u` the year, `k`
+  1..24, `K` 0..11, `Y` the week-based year of the `en` locale, `Q`, `e`, `W`, `F`, `n`, `A`,
+  `N`, `G`, optional sections `[...]` written), FROM_UNIXTIME as SimpleDateFormat (`S` the
+  milliseconds, `u` the ISO day of the week).
+- The result type of CASE and IF is Calcite's least restrictive type, where the first FLOAT or
+  DOUBLE met wins (`CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END` is a FLOAT, the DOUBLE cut as
+  Java's `(float)`); that of COALESCE, GREATEST and LEAST Flink's common type (FLOAT with
+  integers, DOUBLE with a DOUBLE or a DECIMAL; a TIMESTAMP and a DATE are a DATE in COALESCE).
+- The time units beyond DuckDB's are Flink's, including where Flink's answer looks odd (copied,
+  as Flink computes them everywhere): EXTRACT(MILLISECOND | MICROSECOND | NANOSECOND) is the
+  epoch milliseconds modulo 1000 (negative before 1970; of a DATE, its epoch *days* modulo 1000),
+  EPOCH whole seconds; FLOOR/CEIL to CENTURY and MILLENNIUM have boundaries in years ending in 1
+  and CEIL to DECADE, CENTURY, MILLENNIUM moves past a boundary it is on; TIMESTAMPDIFF cuts its
+  count to INT as Java's `(int)` (wrapping past it), drops the milliseconds in MILLISECOND and
+  MICROSECOND, and counts DECADE in whole years (CENTURY, MILLENNIUM in years / 100, / 1000).
+- DECIMAL multiplication is exact, rounded half up to Flink's result type, and NULL past its
+  precision, as Flink's `DecimalDataUtils.multiply` (`CAST(m AS DECIMAL(38, 18)) *
+  CAST(m AS DECIMAL(38, 18))` is a DECIMAL(38, 6)).
 - The session time zone is `'table.local-time-zone'` (StreamSQL's default: UTC; Flink's: the
   JVM's zone), read when a statement is planned: LOCALTIMESTAMP, CURRENT_DATE,
   UNIX_TIMESTAMP, FROM_UNIXTIME, and of a TIMESTAMP_LTZ: DATE_FORMAT, EXTRACT and its
@@ -94,10 +113,13 @@ Python user-defined functions: [udf.md](udf.md).
   gives NULL for TRY_CAST and fails the job for CAST. From a DOUBLE, a DECIMAL, DECIMAL
   arithmetic and into a DECIMAL(10, 2) sink such a value is NULL, there as here
   (`BigDecimal.setScale`, then the precision check; compat case `decimal_round_past_precision`).
-- Integer overflow (`2147483647 + 1`, `ABS(CAST(-128 AS TINYINT))`) and an out-of-range CAST
-  to an integer fail the job; Flink wraps around silently. The same holds for aggregates:
-  `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the job where
-  Flink wraps ([aggregate result types](queries.md#aggregate-result-types)).
+- Integer arithmetic wraps around as Java's, as in Flink: `+`, `-`, `*`, `/`, unary minus and
+  ABS of integers keep the low bits of the exact result (`2147483647 + 1` is -2147483648,
+  `ABS(CAST(-128 AS TINYINT))` -128), and CAST and TRY_CAST to a narrower integer keep the low
+  bits of the integer, the DECIMAL cut toward zero, or the DOUBLE's Java `(int)`
+  (`CAST(3000000000 AS INT)` is -1294967296, `TRY_CAST(123456.789E0 AS TINYINT)` 64). Not yet for
+  aggregates: `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the
+  job where Flink wraps ([aggregate result types](queries.md#aggregate-result-types)).
 - Integer and DECIMAL division by zero fail the job, as in Flink, where a row reaches the
   division. StreamSQL evaluates only the operands a row needs, and so does Flink for `CASE`,
   `IF`, `AND` and `OR` (`IF(b <> 0, a / b, -1)`, `b <> 0 AND a / b > 1` never divide by a zero
@@ -115,9 +137,7 @@ Python user-defined functions: [udf.md](udf.md).
   each is kept in `tests/functions/difffuzz_known.json` with this reason): TO_DATE of a text its
   pattern does not read is NULL, where Flink turns its parser's failure value (Long.MIN_VALUE
   milliseconds) into a date far in the future (`+1705471-09-27` at run time, `5471-09-27` when
-  the call is constant); TRY_CAST of a DOUBLE or DECIMAL outside TINYINT or SMALLINT is NULL,
-  where Flink keeps the low bits of Java's int (`TRY_CAST(123456.789E0 AS TINYINT)` is 64 and
-  `TRY_CAST(1e300 AS TINYINT)` -1 in Flink); `CEIL(d TO DAY)` of a DATE is the date itself,
+  the call is constant); `CEIL(d TO DAY)` of a DATE is the date itself,
   where Flink gives the next day. Copied on the other hand, as they are rules Flink
   applies everywhere: `CAST(ts AS DATE)` of a TIMESTAMP before 1970 is the next day when the time
   is not midnight (Flink divides the epoch milliseconds by a day, truncating, as in EXTRACT), and

@@ -11,8 +11,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import temporal
-from streamsql.functions.scalars.registry import Call, Failure, duckdb_call, fixed, same_as, scalar, template
+from streamsql.functions.scalars import java_ints, temporal
+from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, same_as, scalar, template
 from streamsql.functions.scalars.typerules import arithmetic as arithmetic_type
 from streamsql.functions.scalars.typerules import as_decimal
 
@@ -20,12 +20,13 @@ N, INTEGER = "NUMERIC", "INTEGER"
 DOUBLE = fixed("DOUBLE")
 
 
-scalar("ABS", group="arithmetic", sig=((N,),), result=same_as(0), failures=(Failure(
-    r"Overflow on abs\((-?\d+)\)",
-    lambda m: f"ABS({m.group(1)}) overflows its integer type (Flink wraps around to {m.group(1)}; "
-              "StreamSQL fails the job rather than answer a wrapped value): CAST the argument to BIGINT "
-              "or DECIMAL first"),
-))(duckdb_call("abs"))
+@scalar("ABS", group="arithmetic", sig=((N,),), result=same_as(0))
+def abs_(c: Call) -> exp.Expression:
+    """The absolute value; of an integer as Java's Math.abs: ABS(-2147483648) is -2147483648."""
+    t = c.args[0].type
+    if t is not None and t.name in java_ints.BITS:
+        return template(java_ints.wrap(f"abs(CAST({{0}} AS {java_ints.wider(t.name)}))", t.name), *c.args)
+    return template("abs({0})", *c.args)
 
 
 def _mod_type(c: Call) -> SqlType | None:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+import sqlglot
 from sqlglot import exp
 
+from streamsql.functions.scalars.java_ints import java_int
 from streamsql.functions.scalars.registry import FunctionError
 
 _NUM = r"(\d+)"
@@ -93,3 +95,58 @@ def day_time_millis(n: exp.Expression) -> int | None:
     if unit == "MICROSECOND":
         return int(value / 1000)
     return int(value * _MILLIS[unit]) if unit in _MILLIS else None
+
+
+_MONTHS = {"YEAR": 12, "MONTH": 1}
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _amount(n: exp.Interval) -> tuple[str, str] | None:
+    """(DuckDB SQL of the amount, MILLISECOND or MONTH) of an interval, None if not known."""
+    unit = n.unit.name.upper() if n.unit is not None else ""
+    if not isinstance(n.this, exp.Literal):  # a product already: its amount in its unit
+        return (n.this.sql(dialect="duckdb"), unit) if unit in ("MILLISECOND", "MONTH") else None
+    if unit in _MONTHS:
+        try:
+            return str(int(Decimal(n.this.name.strip())) * _MONTHS[unit]), "MONTH"
+        except InvalidOperation:
+            return None
+    ms = day_time_millis(n)
+    return None if ms is None else (str(ms), "MILLISECOND")
+
+
+def interval_product(n: exp.Expression, factor_type) -> exp.Interval | None:
+    """``INTERVAL ... * k`` (or ``k * INTERVAL ...``) of an integer ``k``: one interval, or None.
+
+    As Flink 2.3 multiplies them: a day-time interval's milliseconds times k (``INTERVAL '1.5'
+    SECOND * id`` is id * 1,500 ms), a year-month interval's months times k in Java's int
+    (wrapping around: ``INTERVAL '1' YEAR * j`` of -2147483648 adds 0 months); the result is an
+    interval of MILLISECOND or MONTH whose amount is the product (DuckDB SQL). Flink refuses a
+    DOUBLE or DECIMAL factor and a division (its code generator: ``Unsupported call``), so does
+    the caller; a product anywhere but in a DATE/TIMESTAMP +/- (or another product) is refused.
+    """
+    if not isinstance(n, exp.Mul) or factor_type is None or factor_type.name not in _INTEGERS:
+        return None
+    interval, factor = (n.this, n.expression) if isinstance(n.this, exp.Interval) else (n.expression, n.this)
+    if not isinstance(interval, exp.Interval) or isinstance(factor, exp.Interval):
+        return None
+    amount = _amount(interval)
+    if amount is None:
+        return None
+    parent = n.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    if not isinstance(parent, (exp.Add, exp.Sub, exp.Mul)):
+        msg = "An interval times a number is supported only added to or subtracted from a DATE or TIMESTAMP"
+        raise FunctionError(msg, n)
+    text = f"(({amount[0]}) * CAST(({factor.sql(dialect='duckdb')}) AS BIGINT))"
+    if amount[1] == "MONTH":  # Flink multiplies months in an int: Java's int arithmetic wraps around
+        text = java_int(text)
+    return exp.Interval(this=sqlglot.parse_one(text, dialect="duckdb"), unit=exp.var(amount[1]))
+
+
+def interval_millis(n: exp.Interval) -> str | None:
+    """DuckDB SQL of the milliseconds of a day-time interval product (a MILLISECOND interval), else None."""
+    if isinstance(n.this, exp.Literal) or n.unit is None or n.unit.name.upper() != "MILLISECOND":
+        return None
+    return f"({n.this.sql(dialect='duckdb')})"

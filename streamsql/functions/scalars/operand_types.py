@@ -63,6 +63,7 @@ _BIGINT = SqlType("BIGINT")
 _TEXT = ("STRING", "BYTES")
 _TIMES = ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
 # Families whose values Flink never compares with another family's (strings aside, see above).
+_INTEGER_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 _COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIMESTAMP", "INTERVAL", "ARRAY", "MAP", "ROW")
 _CALCITE_NAME = {"INT": "INTEGER", "STRING": "VARCHAR", "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"}
 
@@ -199,6 +200,9 @@ def _binary(n: exp.Expression, op: str, family: str) -> FunctionError:
 def _arithmetic(n: exp.Expression, op: str) -> None:
     families = {_operand_family(n.this), _operand_family(n.expression)}
     if "INTERVAL" in families:  # DATE/TIMESTAMP +/- INTERVAL: typed by the operators module
+        others = [type_of(x) for x in (n.this, n.expression) if not _is_interval(x)]
+        if op == "*" and others and all(_known(t) and t.name in _INTEGER_NAMES for t in others):
+            return  # INTERVAL * an integer (operators.compile_operator)
         if families - {"INTERVAL", "DATE", "TIMESTAMP", None}:
             raise _binary(n, op, "NUMERIC")
         return

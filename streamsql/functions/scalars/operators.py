@@ -47,9 +47,16 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars import java_ints
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
-from streamsql.functions.scalars.intervals import day_time_millis, single_unit
+from streamsql.functions.scalars.decimal_product import decimal_product
+from streamsql.functions.scalars.intervals import (
+    day_time_millis,
+    interval_millis,
+    interval_product,
+    single_unit,
+)
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -130,6 +137,13 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
     if isinstance(n, exp.Interval):
         return single_unit(n) or n, t
+    if isinstance(n, exp.Paren) and isinstance(n.this, exp.Interval):  # (INTERVAL ... * k) * 2
+        return n.this, t
+    if isinstance(n, exp.Mul):
+        other = n.expression if isinstance(n.this, exp.Interval) else n.this
+        product = interval_product(n, type_of(other))
+        if product is not None:
+            return product, None
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES:
         text = flink_to_string(n.this.sql(dialect="duckdb"), type_of(n.this))
         return _bounded_length(n if text is None else sqlglot.parse_one(text, dialect="duckdb"), n.to), t
@@ -181,9 +195,24 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return template(_java_narrowing(n.to.this), f"({n.this.sql(dialect='duckdb')})"), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
+        if t is not None and t.name in ("TINYINT", "SMALLINT") and inner is not None \
+                and inner.name in ("DOUBLE", "FLOAT"):
+            # Java's (byte)/(short) of a double: to an int first (cut, saturated), then its low bits
+            # (Flink 2.3: CAST(1E300 AS TINYINT) is -1, CAST(123456.789E0 AS TINYINT) 64)
+            as_int = _java_narrowing(exp.DataType.Type.INT)
+            return template(java_ints.wrap(f"CAST({as_int} AS BIGINT)", t.name), _sql(n.this)), t
+        if t is not None and t.name in java_ints.BITS and inner is not None and _narrows(inner, t.name):
+            # as Java's narrowing (Flink 2.3: CAST(3000000000 AS INT) is -1294967296): the low bits of
+            # the value, a DECIMAL's cut toward zero first (BigDecimal.longValue)
+            whole = "trunc({0})" if inner.name == "DECIMAL" else "{0}"
+            return template(java_ints.wrap(f"CAST({whole} AS HUGEINT)", t.name), _sql(n.this)), t
         if inner is not None and inner.name in _FRACTIONAL:
             n.set("this", exp.func("trunc", n.this))
         return n, t
+    if isinstance(n, exp.Neg) and t is not None and t.name in java_ints.BITS \
+            and not isinstance(n.this, exp.Literal):  # a literal stays one (a[-1] is checked as such)
+        # Java's -x: -(-2147483648) is -2147483648 (DuckDB fails)
+        return template(java_ints.wrap(f"-CAST({{0}} AS {java_ints.wider(t.name)})", t.name), _sql(n.this)), t
     op = _OPS.get(type(n))
     if op is None or t is None or not t.is_numeric:
         return n, t
@@ -197,11 +226,17 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return n, t
     if t.name in ("DOUBLE", "FLOAT") and op in "+-*/":
         return _approximate(n, lt, rt, t.name), t
+    if op == "*" and t.name == "DECIMAL":
+        return decimal_product(n.this, n.expression, lt, rt, t), t
+    if op in "+-*" and t.name in java_ints.BITS and lt.name in java_ints.BITS and rt.name in java_ints.BITS:
+        return _java_arithmetic(n.this, op, n.expression, t.name), t
     if op in ("/", "%") and (t.name in _INT_NAMES or t.name == "DECIMAL"):
         divisor = _nonzero(n.expression, n.meta.get(WRITTEN))
         if op == "/" and t.name == "DECIMAL":
             return _decimal_division(Arg(n.this, lt), Arg(divisor, rt), t), t
         n.set("expression", divisor)
+    if op == "/" and t.name in java_ints.BITS:  # -2147483648 / -1 is -2147483648 in Java
+        return _java_arithmetic(n.this, "//", n.expression, t.name), t
     if op == "/" and t.name != "DECIMAL":
         return (exp.IntDiv(this=n.this, expression=n.expression), t) if t.name in _INT_NAMES else (n, t)
     if t.name == "DECIMAL" or (op == "%" and t.name != lt.name):
@@ -210,6 +245,28 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
 
 
 _INT_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _java_arithmetic(a: exp.Expression, op: str, b: exp.Expression, result: str) -> exp.Expression:
+    """Integer ``a op b`` as Java computes it: exact in a wider type, then wrapped to ``result``.
+
+    Flink 2.3: ``2147483647 + 1`` is -2147483648, ``b * 2`` of 9223372036854775807 is -2 (DuckDB
+    fails the job on an overflow).
+    """
+    w = java_ints.wider(result)
+    return template(java_ints.wrap(f"CAST({{0}} AS {w}) {op} CAST({{1}} AS {w})", result), _sql(a), _sql(b))
+
+
+def _sql(node: exp.Expression) -> str:
+    """A compiled operand's DuckDB SQL, parenthesized, for :func:`template`."""
+    return f"({node.sql(dialect='duckdb')})"
+
+
+def _narrows(source: SqlType, target: str) -> bool:
+    """A CAST from ``source`` to the integer type ``target`` that may not hold its values."""
+    if source.name == "DECIMAL":
+        return True
+    return source.name in java_ints.BITS and java_ints.BITS[source.name] > java_ints.BITS[target]
 
 
 def _approximate(n: exp.Expression, lt: SqlType, rt: SqlType, result: str) -> exp.Expression:
@@ -332,10 +389,14 @@ def _date_interval(n: exp.Add | exp.Sub) -> exp.Expression:
     if isinstance(date, exp.Interval):  # INTERVAL ... + DATE
         date, interval = interval, date
     ms = day_time_millis(interval)
+    op = "-" if isinstance(n, exp.Sub) else "+"
+    product = interval_millis(interval) if isinstance(interval, exp.Interval) else None
+    if product is not None:  # INTERVAL ... * k: the same whole days, computed per row
+        days = f"CAST({product} // 86400000 AS INTEGER)"
+        return template(f"CAST({{0}} {op} {days} AS DATE)", f"({date.sql(dialect='duckdb')})")
     if ms is None:
         return exp.Cast(this=n, to=exp.DataType.build("DATE"))
     days = abs(ms) // 86_400_000 * (1 if ms >= 0 else -1)
-    op = "-" if isinstance(n, exp.Sub) else "+"
     return template(f"CAST({{0}} {op} ({days}) AS DATE)", f"({date.sql(dialect='duckdb')})")
 
 
@@ -440,7 +501,7 @@ def _java_narrowing(to: exp.DataType.Type) -> str:
 
     Java cuts toward zero and saturates: past the type's range the result is its bound
     (CAST(1E300 AS BIGINT) is 9223372036854775807), NaN is 0 (DuckDB fails on both). TRY_CAST is
-    the same, as the cast never fails. TINYINT and SMALLINT (the int's low bits in Java) are not so.
+    the same, as the cast never fails. TINYINT and SMALLINT are the int's low bits (compile_operator).
     """
     name, bound = _SATURATING[to]
     return (f"CASE WHEN isnan({{0}}) THEN CAST(0 AS {name}) "

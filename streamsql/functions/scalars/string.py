@@ -216,9 +216,10 @@ def regexp_extract(c: Call) -> exp.Expression:
         differences="An empty separator splits at runs of white space, as Flink.")
 def split_index(c: Call) -> exp.Expression:
     """Field ``index`` (0-based) of the string split at every occurrence of the separator."""
-    return template("CASE WHEN {0} = '' OR {2} < 0 THEN NULL WHEN {1} = '' "
-                    "THEN string_split_regex(trim({0}), '\\s+')[{2} + 1] "
-                    "ELSE string_split({0}, {1})[{2} + 1] END", *c.args)
+    # NULL for a NULL separator (DuckDB's string_split would not split: SPLIT_INDEX(' ', NULL, 0) was ' ')
+    return template("CASE WHEN {0} = '' OR {2} < 0 OR {1} IS NULL THEN NULL WHEN {1} = '' "
+                    "THEN string_split_regex(trim({0}), '\\s+')[CAST({2} AS BIGINT) + 1] "
+                    "ELSE string_split({0}, {1})[CAST({2} AS BIGINT) + 1] END", *c.args)
 
 
 @scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING)
