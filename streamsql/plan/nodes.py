@@ -189,12 +189,17 @@ class WatermarkAssignerNode(PlanNode):
     Attributes:
         idle_timeout_ms: a split without rows for this long is idle (0 = never):
             ``'scan.watermark.idle-timeout'``, else ``'table.exec.source.idle-timeout'``.
+        eager_interval_ms: for a source whose watermark Flink assigns after the source
+            (no watermark push-down: every connector but ``kafka`` / ``upsert-kafka``),
+            ``'pipeline.auto-watermark-interval'``: Flink's ``WatermarkAssignerOperator`` emits
+            the watermark after a row as soon as it moved more than this; None: per batch.
     """
 
     query: QuerySpec = None  # type: ignore[assignment]
     rowtime: str = ""
     expr_sql: str = ""
     idle_timeout_ms: int = 0
+    eager_interval_ms: int | None = None
 
     kind: ClassVar[str] = "watermark"
     stateful: ClassVar[bool] = True

@@ -347,8 +347,11 @@ class Planner:
                 raise SqlError(msg, ddl, *position_of(table.watermark.expr))
             wsql = compile_expression(table.watermark.expr, scope)
             q = compile_query([("wm", wsql)], None, node.schema, ddl)
+            pushed = table.options.get("connector") in ("kafka", "upsert-kafka")  # Flink: in the source
+            eager = None if pushed else self.config.duration("pipeline.auto-watermark-interval")
             node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name,
-                                         expr_sql=flink_text(wsql), idle_timeout_ms=idle_timeout_ms)
+                                         expr_sql=flink_text(wsql), idle_timeout_ms=idle_timeout_ms,
+                                         eager_interval_ms=eager)
         return node
 
     def _idle_timeout(self, table: TableDef) -> int:

@@ -217,3 +217,22 @@ def test_task_tick_emits_and_skips_when_finished():
     clock.now = 10_000
     task.tick()
     assert len(got) == n  # nothing after end of input
+
+
+def test_eager_watermark_inside_a_batch_as_flinks_assigner():
+    # a filesystem-like source (no push-down): Flink's WatermarkAssignerOperator emits after each
+    # row that moves the watermark by more than 200 ms, so the row at 3 s, after the one at 10 s,
+    # is behind an emitted watermark (compat case match_late_rows, recorded from Flink 2.3)
+    q = BatchQuery(compile_query([("wm", "ts - INTERVAL 1 SECOND")], None, SCHEMA))
+    op = WatermarkAssignerOperator(q, 0, Clock(), eager_interval_ms=200)
+    op.open(OperatorContext("watermark-1", None, {}))
+    out = op.process_batch(batch([(1, 1_000), (2, 2_000), (3, 10_000), (4, 3_000), (5, 10_100)]), 0)
+    pieces = [[r["id"] for r in e.table.to_pylist()] if isinstance(e, Batch) else e.timestamp for e in out]
+    assert pieces == [[1, 2], 1_000, [3], 9_000, [4, 5], 9_100]
+    # rows in order need no cut: one batch, one watermark after it
+    out = op.process_batch(batch([(6, 20_000), (7, 30_000)]), 0)
+    assert [type(e) for e in out] == [Batch, Watermark] and wms(out) == [29_000]
+    # the Kafka source (push-down): one watermark per batch, as before
+    kafka = assigner()
+    out = kafka.process_batch(batch([(1, 1_000), (3, 10_000), (4, 3_000)]), 0)
+    assert [type(e) for e in out] == [Batch, Watermark] and wms(out) == [9_000]

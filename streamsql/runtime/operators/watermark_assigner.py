@@ -26,6 +26,15 @@ generates one watermark per partition and emits their minimum):
   in a new ``SplitStatus`` before the next batch) is left out for good, from the next batch or
   tick on; at end of input the final watermark (+inf) comes from the runtime anyway.
 
+**Within a batch** (``eager_interval_ms``, a source without Flink's watermark push-down, such as
+``filesystem``; one split): Flink's ``WatermarkAssignerOperator`` emits the watermark right after
+a row once it has moved more than ``'pipeline.auto-watermark-interval'`` since the last one
+emitted, so a later row behind it is late in every operator downstream (compat case
+``match_late_rows`` and the other ``*_late_*`` cases, now without ``'execution.batch-size' =
+'1'``). A batch holding a row below the running maximum is therefore cut after each row where
+Flink would emit, each piece followed by that watermark; an ordered batch needs no cut (no row
+can be behind an earlier watermark) and goes on whole.
+
 Watermarks only move forward: a split that comes back from idleness behind the others does not
 pull the emitted watermark back. Split ids and statuses stop here: batches leave with
 ``splits = None``.
@@ -82,8 +91,9 @@ class WatermarkAssignerOperator(Operator):
     stateful = True
 
     def __init__(self, query: BatchQuery, idle_timeout_ms: int = 0,
-                 clock: Callable[[], float] | None = None):
+                 clock: Callable[[], float] | None = None, eager_interval_ms: int | None = None):
         self.query = query
+        self.eager_interval_ms = eager_interval_ms
         self.idle_timeout_ms = idle_timeout_ms
         self.wants_ticks = idle_timeout_ms > 0
         self.clock = clock or _monotonic_ms
@@ -143,17 +153,52 @@ class WatermarkAssignerOperator(Operator):
         """
         self._start()
         n = batch.num_rows
+        out: list[Element] = []
         if n:
             ids = batch.splits if batch.splits is not None else np.zeros(n, np.int32)
             self._grow(int(ids.max()) + 1)
             values = self.query.run(Batch(batch.table, origin=batch.origin)).table.column(0)
             ms = values.cast(pa.timestamp("ms", tz=values.type.tz)).cast(pa.int64())
             v = pc.fill_null(ms, NO_DATA).to_numpy()
-            np.maximum.at(self.maxes, ids, v)  # NULLs are NO_DATA: no effect
+            if self.eager_interval_ms is not None and len(self.names) == 1 and batch.splits is None:
+                out, batch, v = self._eager_pieces(batch, v)
+            np.maximum.at(self.maxes, ids[len(ids) - len(v):], v)  # NULLs are NO_DATA: no effect
             self.last_rows[np.bincount(ids, minlength=len(self.names)) > 0] = self.clock()
         kept = batch if batch.splits is None else Batch(batch.table, batch.kinds, origin=batch.origin)
-        out: list[Element] = [kept]
+        out.append(kept)
         return out + self._advance()
+
+    def _eager_pieces(self, batch: Batch, v: np.ndarray) -> tuple[list[Element], Batch, np.ndarray]:
+        """Cut ``batch`` where Flink's assigner emits a watermark (module docstring).
+
+        Returns:
+            The leading pieces, each followed by its watermark; the rest of the batch and its
+            watermark values (the whole batch when no cut is needed).
+        """
+        prior = int(self.maxes[0])
+        running = np.maximum.accumulate(np.concatenate([[prior], v]))[1:]
+        if not (v[1:] < running[:-1]).any():  # no row behind an earlier one: never late inside
+            return [], batch, v
+        out: list[Element] = []
+        last = self.current if self.current is not None else 0  # Flink's lastWatermark starts at 0
+        start = 0
+        for i in np.flatnonzero(running - last > self.eager_interval_ms):
+            if running[i] - last <= self.eager_interval_ms:
+                continue  # an earlier cut in this batch moved ``last`` past it
+            last = int(running[i])
+            out += [self._slice(batch, start, i + 1), Watermark(last)]
+            start = i + 1
+        if out:
+            self.maxes[0] = max(int(self.maxes[0]), last)
+            self.current = last
+        return out, self._slice(batch, start, len(v)), v[start:]
+
+    @staticmethod
+    def _slice(batch: Batch, lo: int, hi: int) -> Batch:
+        kinds = None if batch.kinds is None else batch.kinds[lo:hi]
+        origin = batch.origin
+        where = None if origin is None else (lambda i: origin(i + lo))
+        return Batch(batch.table.slice(lo, hi - lo), kinds, origin=where)
 
     def process_split_status(self, status: SplitStatus) -> list[Element]:
         """Take the source's splits and finished splits; nothing is forwarded.

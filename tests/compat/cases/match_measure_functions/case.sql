@@ -1,4 +1,3 @@
-SET 'execution.batch-size' = '1';
 CREATE TABLE Ticker (symbol STRING, price BIGINT, tax BIGINT, rowtime TIMESTAMP(3),
   WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND) WITH (
   'connector' = 'filesystem', 'path' = '${CASE_DIR}/ticker.jsonl', 'format' = 'json');

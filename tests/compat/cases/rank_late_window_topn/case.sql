@@ -1,4 +1,3 @@
-SET 'execution.batch-size' = '1';
 CREATE TABLE orders (id INT, k STRING, amount INT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (
   'connector' = 'filesystem', 'path' = '${CASE_DIR}/orders.jsonl', 'format' = 'json');
