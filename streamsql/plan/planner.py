@@ -30,6 +30,7 @@ from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.functions import udf
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
+from streamsql.functions.scalars.binder import unknown_aggregate
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan.calc_merge import merge_calcs
@@ -496,6 +497,10 @@ class Planner:
         return calc, _scope_of(calc, None, self.sql)
 
     def _post_expr(self, expr: exp.Expression, scope: Scope, clause: str | None = None) -> str:
+        for call in expr.find_all(exp.AggFunc):  # one no aggregate took: not "column not grouped"
+            unknown = unknown_aggregate(call)
+            if unknown is not None:
+                self._fail(call, unknown.message)
         for col in expr.find_all(exp.Column):
             if not col.name.startswith("__"):
                 line, c, length = position_of(col)

@@ -77,6 +77,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if isinstance(n, exp.Func) and not isinstance(n.parent, exp.Window) and aggregate_not_yet(n):
         msg = f"Aggregate function {aggregate_not_yet(n)} is not supported yet"
         raise FunctionError(msg, n)
+    unknown = unknown_aggregate(n)
+    if unknown is not None:
+        raise unknown
     if composite.handles(n):
         out, t = composite.compile_composite(n)
     elif _is_call(n):
@@ -100,6 +103,31 @@ def aggregate_not_yet(n: exp.Func) -> str | None:
     """
     name = calls.name_of(n)
     return name if name in calls.FLINK_AGGREGATES_NOT_YET else None
+
+
+#: sqlglot's nodes of the aggregates Flink has (the planner's own calls, UDAFs, LISTAGG, PERCENTILE
+#: ..., are ``exp.Anonymous`` subclasses); the planner computes them, and tells which it does not.
+_FLINK_AGGREGATES = (exp.Anonymous, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop,
+                     exp.Variance, exp.StddevPop, exp.StddevSamp, exp.Stddev, exp.FirstValue, exp.LastValue,
+                     exp.ArrayAgg, exp.JSONArrayAgg, exp.JSONObjectAgg, *_WINDOW_ONLY)
+
+
+def unknown_aggregate(n: exp.Expression) -> FunctionError | None:
+    """The error for an aggregate call no aggregate of StreamSQL's took (None for anything else).
+
+    sqlglot parses many other engines' aggregates (MEDIAN, ANY_VALUE, BOOL_AND, ARG_MAX, CORR,
+    STRING_AGG ...) as aggregates; the planner takes out the ones it computes, so one reaching
+    here is no Flink function: Flink's ``No match found for function signature`` (it went to
+    DuckDB, which computed MEDIAN per batch without GROUP BY, and with GROUP BY its column was
+    said not to be grouped).
+    """
+    if (not isinstance(n, exp.AggFunc) or isinstance(n, _FLINK_AGGREGATES) or isinstance(n.parent, exp.Window)
+            or calls.name_of(n) in calls.FLINK_AGGREGATES_NOT_YET):
+        return None
+    name, args, _ = calls.arguments(n)
+    types = [type_of(a) or (a.meta.get("sql_type") if isinstance(a, exp.Column) else None) for a in args]
+    sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"
+    return FunctionError(f"No match found for function signature {sig}", n)
 
 
 def _is_call(n: exp.Expression) -> bool:
