@@ -19,7 +19,7 @@ _arenas_done = threading.Event()
 #: glibc's ``mallopt`` parameter number of ``M_ARENA_MAX`` (``<malloc.h>``).
 M_ARENA_MAX = -8
 #: The arena cap a job sets when ``MALLOC_ARENA_MAX`` is not in the environment.
-DEFAULT_ARENA_MAX = 2
+DEFAULT_ARENA_MAX = 4
 
 
 def use_system_allocator() -> None:
@@ -44,9 +44,11 @@ def limit_malloc_arenas(limit: int = DEFAULT_ARENA_MAX) -> bool:
     glibc gives a thread that allocates while the others hold their arenas an arena of its own,
     up to 8 per core, and each arena keeps the memory its thread freed for that thread's next
     allocations. A job's pipeline (fetch, decode, sink and commit threads) beside librdkafka's,
-    RocksDB's and DuckDB's threads so holds freed memory in up to 17 arenas. Two arenas measured
-    (``benchmarks/README.md``, *Malloc arenas*): AGG 2M keys 515 → 492 MiB peak RSS with the
-    pipeline on, at the same events/s.
+    RocksDB's and DuckDB's threads so holds freed memory in up to 17 arenas. Measured
+    (``benchmarks/README.md``, *Where the 10M-key memory went*; AGG 2M keys, pipeline on,
+    alternating): 514-562 MiB peak RSS without a cap, 499-507 with 4 at the same events/s and
+    CPU per event, 479-491 with 2 but 10-20 % more CPU per event (threads wait for each other's
+    arena). So 4 by default; ``MALLOC_ARENA_MAX=2`` for a job bound by memory rather than CPU.
 
     glibc reads the cap when it first needs a ninth arena and keeps it, so this must run before
     the process has more than 8 (before a job's threads start): the environment calls it when it
