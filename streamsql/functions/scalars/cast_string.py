@@ -45,7 +45,10 @@ def flink_to_string(arg: str, t: SqlType | None) -> str | None:
     if t.is_composite:
         return _composite(arg, t, 0)
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        ts = f"timezone({sql_string(session_zone())}, {arg})" if t.name == "TIMESTAMP_LTZ" else arg
+        # a naive TIMESTAMP(p <= 3) is DuckDB's TIMESTAMP_MS, whose strftime fails before 1677
+        # ("Could not convert Timestamp to higher precision"): format it as a TIMESTAMP (µs)
+        ts = (f"timezone({sql_string(session_zone())}, {arg})" if t.name == "TIMESTAMP_LTZ"
+              else f"CAST({arg} AS TIMESTAMP)")
         return _timestamp(ts, 6 if t.precision is None else t.precision)
     if t.name in ("DOUBLE", "FLOAT"):
         return _java_double(arg, t.name == "FLOAT")
