@@ -1,10 +1,11 @@
 """Summarize a py-spy ``--format raw`` (collapsed stacks) profile: where the time goes.
 
 By default only the samples inside the job loop (``JobRunner._loop``) and the pipeline's stage
-threads (a source's fetch thread ``PrefetchingSource._run``, a sink's ``PipelinedSink._run``)
-count: start-up (imports, planning) is left out. With more than one of them, the share of each
-thread is printed first (they add up to 100 %; a thread's samples are time it ran, not time it
-held the GIL: ``python -m benchmarks.run --profile --profile-gil`` samples only the GIL's holder).
+threads (a source's fetch thread ``PrefetchingSource._run`` and decode thread
+``PrefetchingSource._decode_run``, a sink's ``PipelinedSink._run``) count: start-up (imports,
+planning) is left out. With more than one of them, the share of each thread is printed first
+(they add up to 100 %; a thread's samples are time it ran, not time it held the GIL:
+``python -m benchmarks.run --profile --profile-gil`` samples only the GIL's holder).
 In a leaf frame, time spent in C (librdkafka, DuckDB, RocksDB, orjson) is charged to the Python
 function that called it (e.g. ``TimedConsumer.consume`` is librdkafka's ``consume()``).
 
@@ -34,7 +35,7 @@ def short(frame: str) -> str:
 
 
 #: The frames of the job's threads: the job loop and the pipeline's stages.
-THREADS = "JobRunner._loop,PrefetchingSource._run,PipelinedSink._run"
+THREADS = "JobRunner._loop,PrefetchingSource._run,PrefetchingSource._decode_run,PipelinedSink._run"
 
 
 def summarize(path: str, top: int = 25, within: str | None = THREADS) -> str:
