@@ -164,7 +164,59 @@ def parse_script(script: str, file: str | None = None) -> list[tuple[Statement, 
         except SqlError as e:
             raise error_in_script(e, stmt, script, file) from e
         result.append((stmt, tree))
-    return result
+    return _statement_sets(result, script, file)
+
+
+def _statement_sets(statements: list[tuple[Statement, exp.Expr]], script: str,
+                    file: str | None) -> list[tuple[Statement, exp.Expr]]:
+    """Each ``BEGIN STATEMENT SET; INSERT ...; ... END;`` of a script as one statement set.
+
+    Flink's SQL client runs a script's ``BEGIN STATEMENT SET;`` block as one job (as ``EXECUTE
+    STATEMENT SET BEGIN ... END``); the block becomes one :class:`nodes.StatementSet` whose text
+    is the script's text from the first INSERT to ``END`` (comments and line breaks kept), after
+    ``EXECUTE STATEMENT SET BEGIN`` on the line of ``BEGIN``, so errors inside it keep their script
+    lines. A BEGIN without END, an END without BEGIN, a statement other than INSERT in between
+    and an empty block are errors before anything runs.
+    """
+    out: list[tuple[Statement, exp.Expr]] = []
+    begin: Statement | None = None
+    for stmt, tree in statements:
+        if isinstance(tree, nodes.BeginStatementSet):
+            if begin is not None:
+                msg = "A statement set is already open; END; runs it"
+                raise error_in_script(SqlError(msg, stmt.text), stmt, script, file)
+            begin, first = stmt, len(out)
+            continue
+        if begin is None:
+            if isinstance(tree, nodes.EndStatementSet):
+                msg = "No statement set is open; BEGIN STATEMENT SET; starts one"
+                raise error_in_script(SqlError(msg, stmt.text), stmt, script, file)
+            out.append((stmt, tree))
+            continue
+        if isinstance(tree, nodes.EndStatementSet):
+            if len(out) == first:
+                msg = "A statement set needs at least one INSERT statement"
+                raise error_in_script(SqlError(msg, stmt.text), stmt, script, file)
+            after_begin = begin.offset + len(begin.text)
+            body = script[after_begin:stmt.offset]
+            semicolon = body.index(";")
+            text = "EXECUTE STATEMENT SET BEGIN" + " " * (semicolon + 1) + body[semicolon + 1:] + "END"
+            block = Statement(text, begin.line, begin.col, begin.offset)
+            try:
+                tree = parse_statement(text)
+            except SqlError as e:
+                raise error_in_script(e, block, script, file) from e
+            out[first:] = [(block, tree)]
+            begin = None
+            continue
+        if not isinstance(tree, exp.Insert):
+            msg = "Only INSERT statements can be added to a statement set; END; runs it"
+            raise error_in_script(SqlError(msg, stmt.text), stmt, script, file)
+        out.append((stmt, tree))
+    if begin is not None:
+        msg = "BEGIN STATEMENT SET has no END; to run it"
+        raise error_in_script(SqlError(msg, begin.text), begin, script, file)
+    return out
 
 
 def error_at(node: exp.Expr | None, message: str, sql: str | None) -> SqlError:

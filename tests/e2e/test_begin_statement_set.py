@@ -1,0 +1,76 @@
+"""A script's ``BEGIN STATEMENT SET; INSERT ...; END;`` runs as one job, as Flink's SQL client runs it.
+
+A newcomer's Flink script (``sql-client.sh -f``) with a ``BEGIN STATEMENT SET;`` block failed
+``streamsql run`` at once (``Statement BeginStatementSet is not supported here``), though the
+shell's prompt took the same block: ``run`` (and ``shell -f``) now submit the block's INSERTs as
+one job, as ``EXECUTE STATEMENT SET BEGIN ... END`` (Flink's ``StatementSet``), and refuse a
+block that is not one before any statement runs.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from streamsql.core.errors import SqlError
+from streamsql.sql import nodes
+from streamsql.sql.parser import parse_script
+
+SCRIPT = """CREATE TABLE t (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
+  'fields.x.kind' = 'sequence', 'fields.x.start' = '1', 'fields.x.end' = '3');
+CREATE TABLE p1 (x INT) WITH ('connector' = 'print', 'print-identifier' = 'a');
+CREATE TABLE p2 (y INT) WITH ('connector' = 'print', 'print-identifier' = 'b');
+BEGIN STATEMENT SET;
+-- both sinks in one job
+INSERT INTO p1 SELECT x FROM t;
+INSERT INTO p2
+  SELECT x * 10 FROM t;
+END;
+"""
+
+
+def _cli(cwd, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
+    return subprocess.run([sys.executable, "-m", "streamsql", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("command", [["run"], ["shell", "-f"]])
+def test_begin_statement_set_block_runs_as_one_job(tmp_path, command):
+    (tmp_path / "s.sql").write_text(SCRIPT)
+    proc = _cli(tmp_path, *command, "s.sql")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("Job ID:") == 1, proc.stdout
+    lines = sorted(ln for ln in proc.stdout.splitlines() if ln.startswith(("a>", "b>")))
+    assert lines == ["a> +I[1]", "a> +I[2]", "a> +I[3]", "b> +I[10]", "b> +I[20]", "b> +I[30]"]
+
+
+def test_block_is_one_statement_set_of_its_inserts():
+    statements = parse_script(SCRIPT)
+    assert [type(t).__name__ for _, t in statements] == ["Create", "Create", "Create", "StatementSet"]
+    block, tree = statements[-1]
+    assert isinstance(tree, nodes.StatementSet)
+    assert len(tree.expressions) == 2
+    assert (block.line, block.col) == (5, 1)
+
+
+def test_error_inside_the_block_points_at_its_script_line(tmp_path):
+    (tmp_path / "s.sql").write_text(SCRIPT.replace("x * 10 FROM t;", "nope * 10 FROM t;"))
+    proc = _cli(tmp_path, "run", "s.sql")
+    assert proc.returncode == 1
+    assert "Job ID:" not in proc.stdout
+    assert "(line 9, column 10)\n    SELECT nope * 10 FROM t;\n           ^^^^" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(("script", "message", "where"), [
+    ("BEGIN STATEMENT SET;\nSELECT 1;\nEND;\n", "Only INSERT statements can be added", (2, 1)),
+    ("BEGIN STATEMENT SET;\n", "BEGIN STATEMENT SET has no END", (1, 1)),
+    ("END;\n", "No statement set is open", (1, 1)),
+    ("BEGIN STATEMENT SET;\nEND;\n", "needs at least one INSERT", (2, 1)),
+    ("BEGIN STATEMENT SET;\nBEGIN STATEMENT SET;\nEND;\n", "already open", (2, 1)),
+])
+def test_malformed_blocks_are_refused_before_anything_runs(script, message, where):
+    with pytest.raises(SqlError, match=message) as e:
+        parse_script(script, "s.sql")
+    assert (e.value.line, e.value.col) == where
