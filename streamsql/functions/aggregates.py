@@ -542,6 +542,9 @@ _FIRST_LAST = ("In GROUP BY, TUMBLE windows and OVER; refused in HOP, CUMULATE a
                "refuses them (no merge of a window's parts).")
 _ROWWISE = ("Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
             "every window and OVER; in a HOP window the slices join newest first, as Flink merges them.")
+_DISTINCT = (" DISTINCT keeps a value once, at its first arrival since it was last absent (a value "
+             "retracted to a count of zero and added again comes last), in GROUP BY and OVER; refused in "
+             "windows: Flink's two-phase window aggregate orders the values by its distinct map's hash.")
 AGGREGATE_DOCS = (
     AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
     AggregateDoc(("SUM",), "numeric, `DISTINCT` numeric", "NULL without a non-NULL value", _OVERFLOW),
@@ -557,12 +560,11 @@ AGGREGATE_DOCS = (
                  _VARIANCE),
     AggregateDoc(("FIRST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
     AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
-    AggregateDoc(("LISTAGG",), "STRING [, separator: a string literal, default `,`]",
-                 "ignores NULL values; NULL without a non-NULL value", _ROWWISE),
+    AggregateDoc(("LISTAGG",), "`[DISTINCT]` STRING [, separator: a string literal, default `,`]",
+                 "ignores NULL values; NULL without a non-NULL value",
+                 _ROWWISE + _DISTINCT + " Flink refuses LISTAGG(DISTINCT ...) in a HOP window."),
     AggregateDoc(("ARRAY_AGG",), "any value: `[DISTINCT] x [RESPECT NULLS \\| IGNORE NULLS]`",
-                 "keeps NULL values unless IGNORE NULLS; NULL without a value",
-                 _ROWWISE + " DISTINCT keeps a value once, at its first arrival; not in HOP, CUMULATE or "
-                 "SESSION windows yet."),
+                 "keeps NULL values unless IGNORE NULLS; NULL without a value", _ROWWISE + _DISTINCT),
     AggregateDoc(("JSON_ARRAYAGG",), "STRING, integers, BOOLEAN: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",

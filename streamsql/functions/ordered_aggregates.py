@@ -119,6 +119,52 @@ class ListAgg:
         return separator.join(values)
 
 
+class ListAggDistinct(ListAgg):
+    """``LISTAGG(DISTINCT x, separator)``: the accumulator is ``[separator, [[value, count], ...]]``."""
+
+    def accumulate(self, acc: list, value, separator) -> None:
+        """Count a non-NULL ``value``; a new one is appended and its row's separator becomes the separator."""
+        if value is None:
+            return
+        for entry in acc[1]:
+            if entry[0] == value:
+                entry[1] += 1
+                return
+        acc[0] = separator
+        acc[1].append([value, 1])
+
+    def retract(self, acc: list, value, separator) -> None:
+        """Count a non-NULL ``value`` down; at zero it leaves, and its row's separator is kept."""
+        if value is None:
+            return
+        for n, entry in enumerate(acc[1]):
+            if entry[0] == value:
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    acc[0] = separator
+                    del acc[1][n]
+                return
+
+    def merge(self, acc: list, others: list) -> None:
+        """Add the counts of each of ``others``; a value new to ``acc`` is appended (sessions merged)."""
+        for other in others:
+            for value, count in other[1]:
+                for entry in acc[1]:
+                    if entry[0] == value:
+                        entry[1] += count
+                        break
+                else:
+                    acc[0] = other[0]
+                    acc[1].append([value, count])
+
+    def get_value(self, acc: list):
+        """The distinct values joined by the separator; NULL without a value or with a NULL separator."""
+        separator, entries = acc
+        if not entries or separator is None:
+            return None
+        return separator.join(entry[0] for entry in entries)
+
+
 @dataclass(frozen=True)
 class BuiltInAggregate:
     """What :class:`PythonAggregate` needs of its function, for a built-in.
@@ -168,5 +214,6 @@ ORDERED_FUNCTIONS = (
     register_builtin("last_value", "LAST_VALUE", LastValue(), 1, _argument_type),
     register_builtin("last_value_retract", "LAST_VALUE", LastValueWithRetract(), 1, _argument_type),
     register_builtin("listagg", "LISTAGG", ListAgg(), 2, _string),
+    register_builtin("listagg_distinct", "LISTAGG", ListAggDistinct(), 2, _string),
 )
 """The aggregate classes, by their ``AggSpec.func`` (``*_retract``: over a changelog)."""

@@ -53,7 +53,7 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     """``(AggSpec function, argument expressions)`` of a row-wise built-in aggregate call (``ORDERED_CALLS``).
 
     Raises:
-        SqlError: FIRST_VALUE, LAST_VALUE or LISTAGG with DISTINCT; JSON_ARRAYAGG in an OVER window;
+        SqlError: FIRST_VALUE or LAST_VALUE with DISTINCT; JSON_ARRAYAGG in an OVER window;
             LISTAGG with other than one or two arguments or a separator that is not a string literal;
             PERCENTILE's errors (:func:`_percentile`) (positioned at the call).
     """
@@ -73,17 +73,20 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
         null_on_null = call.args.get("null_handling") == "NULL ON NULL"
         return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [call.this]
     args = list(call.expressions) if isinstance(call, ListAggCall) else [call.this]
-    if any(isinstance(a, exp.Distinct) for a in args):
-        planner._fail(call, f"{name}(DISTINCT ...) is not supported yet")
     if not isinstance(call, ListAggCall):
+        if any(isinstance(a, exp.Distinct) for a in args):
+            planner._fail(call, f"{name}(DISTINCT ...) is not supported yet")
         return name.lower() + ("" if mode == INSERT_ONLY else "_retract"), args
+    distinct = bool(args) and isinstance(args[0], exp.Distinct)
+    if distinct:  # sqlglot: LISTAGG(DISTINCT x, sep) is one DISTINCT node of both arguments
+        args = list(args[0].expressions) + args[1:]
     if len(args) not in (1, 2):
         planner._fail(call, f"LISTAGG takes one or two arguments (value [, separator]), got {len(args)}")
     if len(args) == 1:
         args.append(exp.Literal.string(","))  # Flink's default separator
     elif not (isinstance(args[1], exp.Literal) and args[1].is_string):
         planner._fail(args[1], "The separator of LISTAGG must be a string literal")
-    return "listagg", args
+    return "listagg" + ("_distinct" if distinct else ""), args
 
 
 def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:
@@ -134,7 +137,8 @@ def reject_unmerged(planner, calls, where: str) -> None:
     Flink combines the slices of a HOP or CUMULATE window, and merges sessions, with the aggregate
     function's ``merge``: FIRST_VALUE, LAST_VALUE and JSON_ARRAYAGG have none there ("Could not
     find an implementation method 'merge'"); a Python aggregate needs one to merge sessions.
-    ARRAY_AGG(DISTINCT ...) is refused there for now.
+    ARRAY_AGG(DISTINCT ...) and LISTAGG(DISTINCT ...) are refused in every window
+    (:func:`reject_window_distinct`).
 
     Raises:
         SqlError: at the first one.
@@ -143,6 +147,25 @@ def reject_unmerged(planner, calls, where: str) -> None:
         if isinstance(c, _NO_MERGE):
             planner._fail(c, f"{_NAMES[type(c)]} cannot be used in {where}: it has no merge of the "
                              "window's parts (as in Flink); use a TUMBLE window or a GROUP BY")
-        if isinstance(c, ArrayAggCall) and isinstance(c.expressions[0], exp.Distinct):
-            planner._fail(c, f"ARRAY_AGG(DISTINCT ...) in {where} is not supported yet; use a TUMBLE window "
-                             "or a GROUP BY")
+
+
+def reject_window_distinct(planner, calls, where: str) -> None:
+    """Refuse LISTAGG(DISTINCT ...) and ARRAY_AGG(DISTINCT ...) among ``calls`` of a window aggregate.
+
+    Flink 2.3 splits a window aggregate into a local and a global phase: the global phase merges
+    each local accumulator's distinct map into the window's, handing its new values to the
+    function in the map's hash order (and the local phase's bundles end when Flink's timers say),
+    so the order is neither the arrival order nor reproducible (compat cases
+    ``array_agg_distinct_tumble``, ``listagg_distinct_tumble``, ``listagg_distinct_cumulate``,
+    ``listagg_distinct_session*``). A GROUP BY and an OVER window keep the arrival order, as here.
+
+    Raises:
+        SqlError: at the first one.
+    """
+    for c in calls:
+        if isinstance(c, (ListAggCall, ArrayAggCall)) and c.expressions and isinstance(c.expressions[0],
+                                                                                       exp.Distinct):
+            name = _NAMES[type(c)]
+            planner._fail(c, f"{name}(DISTINCT ...) in {where} is not supported yet: Flink orders its "
+                             "values by the hash order of its distinct map there, not by arrival "
+                             f"({name}(DISTINCT ...) runs in a GROUP BY and an OVER window)")

@@ -43,7 +43,7 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.display_names import name_aggregate, select_names
-from streamsql.plan.expressions import AGG_TYPES, quote, resolve_columns, to_duckdb
+from streamsql.plan.expressions import AGG_TYPES, ListAggCall, quote, resolve_columns, to_duckdb
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     CalcNode,
@@ -53,7 +53,7 @@ from streamsql.plan.nodes import (
     explain_attr,
     select_list,
 )
-from streamsql.plan.ordered_aggs import reject_unmerged
+from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 from streamsql.plan.specs import WindowSpec, window_zone
@@ -392,7 +392,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
 
 
 def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> None:
-    """Refuse SUM(DISTINCT x) in a HOP window TVF aggregate, in Flink 2.3's words.
+    """Refuse SUM(DISTINCT x) and LISTAGG(DISTINCT x) in a HOP window TVF aggregate, in Flink 2.3's words.
 
     Flink 2.3 plans it with a distinct view that retracts from SumAggFunction, which cannot
     retract, and fails planning; COUNT, AVG, MIN and MAX with DISTINCT run there, and SUM(DISTINCT
@@ -401,8 +401,12 @@ def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> N
     """
     having = sel.args.get("having")
     for e in items + ([having] if having is not None else []):
-        for call in e.find_all(exp.Sum):
-            if isinstance(call.this, exp.Distinct):
+        for call in e.find_all(exp.Sum, ListAggCall):
+            arg = call.expressions[0] if isinstance(call, ListAggCall) and call.expressions else call.this
+            if isinstance(arg, exp.Distinct):
+                if isinstance(call, ListAggCall):
+                    planner._fail(call, "This function does not support retraction. (Flink 2.3 refuses "
+                                        "LISTAGG(DISTINCT ...) in a HOP window aggregate)")
                 planner._fail(call, "This function does not support retraction, Please choose "
                                     "SumWithRetractAggFunction. (Flink 2.3 refuses SUM(DISTINCT ...) in a "
                                     "HOP window aggregate)")
@@ -435,6 +439,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         SqlError: a window column used in an aggregate argument; aggregate errors.
     """
     resolved, having_r, calls = planner._resolve_aggregate(sel, items, scope)
+    reject_window_distinct(planner, calls.values(), f"a {spec.kind} window aggregate")
     if spec.kind != "TUMBLE":  # slices and sessions are merged: FIRST_VALUE etc. have no merge
         reject_unmerged(planner, calls.values(), f"a {spec.kind} window aggregate")
     if spec.kind == "SESSION":

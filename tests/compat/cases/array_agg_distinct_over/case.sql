@@ -1,0 +1,5 @@
+CREATE TABLE ev (k STRING, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, ts TIMESTAMP(3), a ARRAY<STRING>, ai ARRAY<STRING>) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT k, ts, ARRAY_AGG(DISTINCT s) OVER w, ARRAY_AGG(DISTINCT s IGNORE NULLS) OVER w
+FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW);

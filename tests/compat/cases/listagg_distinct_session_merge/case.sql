@@ -1,0 +1,7 @@
+CREATE TABLE ev (k STRING, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '20' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, window_start TIMESTAMP(3), d STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT k, window_start, LISTAGG(DISTINCT s)
+FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND))
+GROUP BY k, window_start, window_end;
