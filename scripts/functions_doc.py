@@ -21,10 +21,13 @@ not edit by hand (`tests/functions/test_docs.py` checks it is current).
 Every scalar call is resolved through the registry at planning time. A function that is not in
 it, or a call whose arguments no signature accepts, is refused at the call's position in Flink's
 words: `No match found for function signature F(<NUMERIC>, <CHARACTER>)` (better refused than
-wrong). Operators (`+ - * / %`, comparisons, `AND`/`OR`/`NOT`, `CASE`, `CAST`, `IS [NOT] NULL`,
-`IS [NOT] DISTINCT FROM`, `LIKE`, `BETWEEN`, `IN (...)`, `||`) are compiled directly; integer
-division truncates, DECIMAL division is exact with Flink's precision and scale, DECIMAL results
-carry Flink's types, and `CAST` of a fraction to an integer truncates.
+wrong), naming the function as written (`MAX_BY`, not another engine's `ARG_MAX`); `STRING_AGG`,
+`GROUP_CONCAT` and `ARRAY_CONCAT_AGG`, keywords of Flink's grammar, get its parser's `Incorrect
+syntax near the keyword 'STRING_AGG'`. Operators (`+ - * / %`, comparisons, `AND`/`OR`/`NOT`,
+`CASE`, `CAST`, `IS [NOT] NULL`, `IS [NOT] DISTINCT FROM`, `LIKE`, `BETWEEN`, `IN (...)`, `||`)
+are compiled directly; integer division truncates, DECIMAL division is exact with Flink's
+precision and scale, DECIMAL results carry Flink's types, and `CAST` of a fraction to an integer
+truncates.
 
 ## Conformance with Apache Flink
 

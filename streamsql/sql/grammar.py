@@ -403,12 +403,19 @@ class FlinkParser(parser.Parser):
     def _parse_function_call(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
         # Calls without parentheses (LOCALTIMESTAMP, CURRENT_DATE), and aggregates the planner refuses
         # in some placements, get their keyword's position.
+        # An aggregate built by a parse hook (STRING_AGG) or an alias (MAX_BY) gets its name as written
+        # and its position too, so a refusal names what the user wrote.
         token = self._curr
+        called = self._next is not None and self._next.token_type == TokenType.L_PAREN
         node = super()._parse_function_call(*args, **kwargs)
         if type(node) in self.NO_PAREN_FUNCTIONS.values() or isinstance(node, _POSITIONED_CALLS):
             _position(node, token)
         elif isinstance(node, exp.Window) and isinstance(node.this, _POSITIONED_CALLS):  # call OVER (...)
             _position(node.this, token)
+        call = node.this if isinstance(node, exp.Window) else node
+        if called and isinstance(call, exp.AggFunc) and not isinstance(call, exp.Anonymous):
+            call.meta.setdefault(self.dialect.ORIGINAL_NAME_META_KEY, token.text)
+            _position(call, token)
         return node
 
     def _parse_null(self) -> exp.Expr | None:  # noqa: D102 - sqlglot's hook

@@ -117,7 +117,9 @@ def unknown_aggregate(n: exp.Expression) -> FunctionError | None:
 
     sqlglot parses many other engines' aggregates (MEDIAN, ANY_VALUE, BOOL_AND, ARG_MAX, CORR,
     STRING_AGG ...) as aggregates; the planner takes out the ones it computes, so one reaching
-    here is no Flink function: Flink's ``No match found for function signature`` (it went to
+    here is no Flink function: Flink's ``No match found for function signature`` naming the
+    function as written (``MAX_BY``, not sqlglot's ``ARG_MAX``), or for the ones Flink's grammar
+    has as keywords its parser's ``Incorrect syntax near the keyword 'STRING_AGG'`` (it went to
     DuckDB, which computed MEDIAN per batch without GROUP BY, and with GROUP BY its column was
     said not to be grouped).
     """
@@ -125,9 +127,16 @@ def unknown_aggregate(n: exp.Expression) -> FunctionError | None:
             or calls.name_of(n) in calls.FLINK_AGGREGATES_NOT_YET):
         return None
     name, args, _ = calls.arguments(n)
+    if name in _PARSER_KEYWORD_AGGREGATES:  # keywords of Flink's grammar: its parser refuses the call
+        return FunctionError(f"Incorrect syntax near the keyword '{name}'", n)
     types = [type_of(a) or (a.meta.get("sql_type") if isinstance(a, exp.Column) else None) for a in args]
     sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"
     return FunctionError(f"No match found for function signature {sig}", n)
+
+
+#: Aggregates Flink 2.3's parser knows as keywords (Calcite's grammar) and refuses as calls:
+#: ``Incorrect syntax near the keyword 'STRING_AGG'`` (read from Flink's answers).
+_PARSER_KEYWORD_AGGREGATES = frozenset({"STRING_AGG", "GROUP_CONCAT", "ARRAY_CONCAT_AGG"})
 
 
 def _is_call(n: exp.Expression) -> bool:

@@ -1,0 +1,4 @@
+CREATE TABLE ev (k STRING, s STRING, ts TIMESTAMP(3)) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, l STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT k, STRING_AGG(s, ',') FROM ev GROUP BY k;
