@@ -417,9 +417,10 @@ class StreamEnvironment:
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
         fingerprint = job_fingerprint(inserts, self.catalog)
         name = self._job_name(inserts, fingerprint)
-        recovery = next((self.config.get(k) for k in RECOVERY_KEYS if self.config.get(k)), None)
+        recovery_key = next((k for k in RECOVERY_KEYS if self.config.get(k)), RECOVERY_KEYS[0])
+        recovery = self.config.get(recovery_key) or None
         identity = JobIdentity(name, fingerprint.digest, fingerprint.sql, recovery, fingerprint.described,
-                               changes)
+                               changes, recovery_key)
         planner = Planner(self.catalog, self.config, sql)
         roots = [planner.plan_insert(i) for i in inserts]
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
@@ -436,6 +437,8 @@ class StreamEnvironment:
         notes = parallelism_notes(roots, self.config.integer("parallelism.default"))
         if not self.config.get("pipeline.name") and recovery is None and self.parallel_role.worker_id is None:
             notes += self._superseded(identity, len(fingerprint.short))
+        if recovery is not None and self.parallel_role.worker_id is None:
+            notes += self._restore_notice(identity)
         handle = JobHandle(runner)
         self.jobs[handle.job_id] = handle  # before it starts: close() then always cancels it
         handle.start()
@@ -458,6 +461,21 @@ class StreamEnvironment:
             notice = superseded_notice(storage, identity, digest_chars)
         except (OSError, StreamSQLError) as e:
             log.debug("job %s: earlier versions not looked for: %s", identity.name, e)
+            return []
+        return [notice] if notice else []
+
+    def _restore_notice(self, identity: JobIdentity) -> list[str]:
+        """The warning that the job restores another job's checkpoint or savepoint on purpose.
+
+        See :meth:`~streamsql.checkpoint.identity.JobIdentity.restore_notice`; a store that cannot
+        be read leaves the job to fail, or not, on its own.
+        """
+        try:
+            storage = CheckpointStorage(self.config.get("execution.checkpointing.dir"), identity.name,
+                                        self.config.as_dict())
+            notice = identity.restore_notice(storage)
+        except (OSError, StreamSQLError) as e:
+            log.debug("job %s: the restored checkpoint's writer not looked up: %s", identity.name, e)
             return []
         return [notice] if notice else []
 

@@ -86,6 +86,7 @@ class JobIdentity:
         digest: the job's fingerprint (hex).
         sql: the job's INSERT statements, recorded in ``_job``.
         recovery_path: a ``chk-<n>`` folder to restore on purpose, or None.
+        recovery_key: the setting that named it (one of :data:`RECOVERY_KEYS`), for messages.
         described: what the fingerprint hashed (recorded in ``_job``; compared by
             :func:`~streamsql.plan.fingerprint.changes` through ``explain_changes``).
         explain_changes: ``(recorded, ours) -> phrases``: what differs between two descriptions.
@@ -93,11 +94,13 @@ class JobIdentity:
 
     def __init__(self, name: str, digest: str, sql: str, recovery_path: str | None = None,
                  described: dict | None = None,
-                 explain_changes: Callable[[dict, dict], list[str]] | None = None):
+                 explain_changes: Callable[[dict, dict], list[str]] | None = None,
+                 recovery_key: str = RECOVERY_KEYS[0]):
         self.name = name
         self.digest = digest
         self.sql = sql
         self.recovery_path = _location(recovery_path) if recovery_path else None
+        self.recovery_key = recovery_key
         self.described = described or {}
         self._explain_changes = explain_changes
 
@@ -202,19 +205,56 @@ class JobIdentity:
         raise JobIdentityError(msg)
 
     def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
-        source, checkpoint_id = checkpoint_at(self.recovery_path, storage)
+        source, checkpoint_id = checkpoint_at(self.recovery_path, storage, self.recovery_key)
         writer = read_job_file(source)
-        if writer is None or writer.get("fingerprint") != self.digest:
-            log.warning("job %s restores checkpoint %s, written by %s: state and source positions "
-                        "of another job, on purpose ('execution.state-recovery.path'), for the operators "
-                        "whose state means the same in this job (streamsql.checkpoint.operators)", self.name,
-                        self.recovery_path, _describe(writer))
+        if writer is None or writer.get("fingerprint") != self.digest:  # the user was told (restore_notice)
+            log.info("job %s restores checkpoint %s of %s, on purpose ('%s')", self.name, self.recovery_path,
+                     _describe(writer), self.recovery_key)
         # Ids above every id the folder has seen, so an older job's commits never pass for ours.
         next_id = storage.first_id_after(max(checkpoint_id, committed or 0))
         self._write(storage, first_checkpoint=next_id, recovered_from=self.recovery_path)
         log.info("job %s restores checkpoint %d from %s", self.name, checkpoint_id, source.dir)
         keep = checkpoint_id if source.dir == storage.dir else None  # rolling back: keep the source
         return RestorePoint(source, checkpoint_id, keep, next_id)
+
+    def restore_notice(self, storage: CheckpointStorage) -> str | None:
+        """The warning that this job restores, on purpose, a checkpoint or savepoint another job wrote.
+
+        Printed with the statement's result, as Flink's SQL client prints its notices, naming the
+        setting the user gave (``'execution.savepoint.path'`` or ``'execution.state-recovery.path'``).
+
+        Args:
+            storage: the job's own checkpoint folder (its settings reach the path).
+
+        Returns:
+            ``[WARNING] ...``, or None: nothing to restore on purpose, the same job wrote it, or the
+            path is not readable as a checkpoint (the job then fails with the reason).
+        """
+        if not self.recovery_path:
+            return None
+        own = read_job_file(storage)
+        if (own is not None and own.get("fingerprint") == self.digest
+                and own.get("recovered_from") == self.recovery_path):
+            return None  # a rerun: it resumes its own run, which began from that restore
+        job_dir, _, base = self.recovery_path.rpartition("/")
+        if base.startswith("chk-") and base[4:].isdigit():
+            what, writer = "checkpoint", read_job_file(storage.at(job_dir))
+        else:  # a parallel job's savepoint (in its job's folder): its manifest names the job
+            try:
+                manifest = json.loads(storage.at(self.recovery_path).read_file(SAVEPOINT_MARKER) or b"null")
+            except ValueError:
+                return None
+            if not isinstance(manifest, dict):
+                return None
+            what, writer = "savepoint", read_job_file(storage.at(job_dir))
+            if writer is None or writer.get("fingerprint") != manifest.get("fingerprint"):
+                writer = {"name": manifest.get("job"), "fingerprint": manifest.get("fingerprint")}
+        if writer is not None and writer.get("fingerprint") == self.digest:
+            return None
+        return (f"[WARNING] Job '{self.name}' restores {what} {self.recovery_path} ('{self.recovery_key}'), "
+                f"written by {_describe(writer)}: the state and source positions of another job, on purpose. "
+                "Operators whose state means the same in this job take it over; the others start empty "
+                "(streamsql.checkpoint.operators).")
 
     def _write(self, storage: CheckpointStorage, first_checkpoint: int, recovered_from: str | None) -> None:
         record = {"name": self.name, "fingerprint": self.digest, "sql": self.sql, "created": _now(),
@@ -335,12 +375,14 @@ def read_job_file(storage: CheckpointStorage) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def checkpoint_at(path: str, like: CheckpointStorage) -> tuple[CheckpointStorage, int]:
+def checkpoint_at(path: str, like: CheckpointStorage,
+                  key: str = RECOVERY_KEYS[0]) -> tuple[CheckpointStorage, int]:
     """The checkpoint folder and id of a ``.../<job>/chk-<n>`` path (or ``s3://...`` URI).
 
     Args:
         path: the checkpoint's location.
         like: a storage whose settings (storage kind, ``s3.*`` keys) reach it.
+        key: the setting that named ``path``, for messages.
 
     Raises:
         JobIdentityError: ``path`` is not a completed checkpoint.
@@ -349,18 +391,18 @@ def checkpoint_at(path: str, like: CheckpointStorage) -> tuple[CheckpointStorage
     job_dir, _, base = path.rpartition("/")
     if not (base.startswith("chk-") and base[4:].isdigit()):
         if like.at(path).read_file(SAVEPOINT_MARKER) is not None:
-            msg = (f"'execution.state-recovery.path' = '{path}' is the savepoint of a parallel job; "
+            msg = (f"'{key}' = '{path}' is the savepoint of a parallel job; "
                    "restoring it at 'parallelism.default' = '1' is not supported yet: restore it at a "
                    "parallelism > 1")
             raise JobIdentityError(msg)
         found = [f"chk-{i}" for i in like.at(path).checkpoint_ids()]
         hint = f"; it holds {', '.join(found)}" if found else ""
-        msg = f"'execution.state-recovery.path' = '{path}' is not a chk-<n> checkpoint folder{hint}"
+        msg = f"'{key}' = '{path}' is not a chk-<n> checkpoint folder{hint}"
         raise JobIdentityError(msg)
     storage = like.at(job_dir)
     checkpoint_id = int(base[4:])
     if storage.read_metadata(checkpoint_id) is None:
-        msg = f"'execution.state-recovery.path' = '{path}' is not a completed checkpoint (no _metadata)"
+        msg = f"'{key}' = '{path}' is not a completed checkpoint (no _metadata)"
         raise JobIdentityError(msg)
     return storage, checkpoint_id
 

@@ -146,8 +146,8 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
                f"this job has {sorted(str(s.id) for s in stages)}: it cannot be restored into it")
         raise JobIdentityError(msg)
     if manifest.get("fingerprint") != fingerprint:
-        log.warning("job %s restores savepoint %s of job '%s': state and source positions of another job, "
-                    "on purpose", files.job_key, path, manifest.get("job"))
+        log.info("job %s restores savepoint %s of job '%s', on purpose (the user was told: "
+                 "JobIdentity.restore_notice)", files.job_key, path, manifest.get("job"))
     options = files.options
     for stage in stages:
         ids = old[str(stage.id)]

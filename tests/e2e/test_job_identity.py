@@ -2,7 +2,6 @@
 job computes, default job names are unique per INSERT, and one job at a time writes a folder."""
 
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -102,9 +101,12 @@ def test_same_script_restarted_resumes(script):
     second.cancel()
 
 
-def test_state_recovery_path_restores_on_purpose(script, tmp_path, caplog):
+def test_state_recovery_path_restores_on_purpose(script, tmp_path):
     """Finding 1: 'execution.state-recovery.path' (or 'execution.savepoint.path') restores
-    another job's checkpoint on purpose, with a warning; the job then owns its folder."""
+    another job's checkpoint on purpose, with a warning; the job then owns its folder.
+
+    The warning is a ``[WARNING]`` line of the INSERT's result (as the superseded-job notice), naming
+    the setting the user gave; it was a raw log line that always said 'execution.state-recovery.path'."""
     _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "old"})
     n = stopped_after_checkpoint(first)
     path = str(tmp_path / "checkpoints" / "old" / f"chk-{n}")
@@ -112,19 +114,24 @@ def test_state_recovery_path_restores_on_purpose(script, tmp_path, caplog):
     # fingerprint, the same plan
     changed = TICKS.format(rate=500).replace("'500'", "'500', 'seed' = '7'")
     for key in ("execution.state-recovery.path", "execution.savepoint.path"):
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="streamsql.checkpoint.identity"):
-            _, moved = script(changed, OUT, COUNTS, **{"pipeline.name": f"new-{key[10:14]}", key: path})
-            m = stopped_after_checkpoint(moved)
+        env, _ = script(changed, OUT, **{"pipeline.name": f"new-{key[10:14]}", key: path})
+        result = env.execute_sql(COUNTS)
+        moved = result.job
+        m = stopped_after_checkpoint(moved)
         assert moved.runner.restored_from == n
         assert m > n  # its own checkpoints continue after the restored one
-        assert any("written by job 'old'" in r.getMessage() for r in caplog.records)
+        warning = next(line for line in result.message.splitlines() if line.startswith("[WARNING]"))
+        assert f"restores checkpoint {path} ('{key}'), written by job 'old'" in warning, warning
         record = json.loads((tmp_path / "checkpoints" / moved.name / "_job").read_text())
         assert record["recovered_from"] == path
-        # Run again with the same settings: it resumes its own checkpoint, not the path again.
-        _, rerun = script(changed, OUT, COUNTS, **{"pipeline.name": moved.name, key: path})
+        # Run again with the same settings: it resumes its own checkpoint, not the path again, and
+        # says nothing about restoring.
+        env, _ = script(changed, OUT, **{"pipeline.name": moved.name, key: path})
+        result = env.execute_sql(COUNTS)
+        rerun = result.job
         until(lambda: rerun.runner.restored_from is not None)  # noqa: B023
         assert rerun.runner.restored_from == m
+        assert "[WARNING]" not in result.message
         rerun.cancel()
 
 
