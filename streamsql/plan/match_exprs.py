@@ -15,7 +15,10 @@ Their meaning is Flink's ``MatchCodeGenerator``:
 - ``PREV(x, 0)`` / ``NEXT(x, 0)`` are ``x``; any other offset is refused as Flink refuses it
   ("Flink does not support physical offsets within partition.");
 - ``MATCH_ROWTIME()`` is the time of the match's emission (the CEP context's timestamp),
-  ``MATCH_PROCTIME()`` the wall clock then.
+  ``MATCH_PROCTIME()`` the wall clock then;
+- any other scalar function or operator (``CAST``, ``LIKE``, ``IN``, ``UPPER``, ``ROUND`` ...)
+  is evaluated on its operands' values by the same compiled query a Calc runs (Flink's semantics),
+  one row at a time (memoized by the operands' values): :meth:`MatchExprCompiler._scalar`.
 
 Each node carries its Flink type, inferred by the function registry over the same expression
 with its leaves (row references, aggregates) as typed columns, so arithmetic types (DECIMAL
@@ -27,11 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.plan.expressions import AGG_TYPES, sql_type_of
+from streamsql.plan.expressions import AGG_TYPES, compile_expression, sql_type_of
+from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn, position_of
 
 #: Calls the evaluator runs: sqlglot node → operator name.
@@ -52,12 +57,14 @@ class MatchExpr:
             the first?, offset)``: a value of a row of the variable's list); ``agg`` (``(function,
             variable or None, argument or None)``: an aggregate over the variable's rows);
             ``nav`` (``(variable or None, from the first?, offset, row expression)``:
-            ``FIRST``/``LAST`` of an expression); ``row`` (``(column index,)``: a column of the
-            row an aggregate argument or a ``nav`` expression is evaluated on); ``call``
-            (``(operator, operand...)``, operators of :data:`CALLS` and ``not``, ``neg``,
-            ``is_null``, ``is_not_null``, ``abs``, ``coalesce``, ``case`` (condition, value, ...
-            [, else])); ``rowtime`` / ``proctime`` (MATCH_ROWTIME(),
-            MATCH_PROCTIME()).
+            ``FIRST``/``LAST`` of an expression); ``scalar`` (``(query, operand...)``: any
+            other scalar function or operator, a one-row
+            :class:`~streamsql.plan.query.QuerySpec` over its operands' values); ``row``
+            (``(column index,)``: a column of the row an aggregate argument or a ``nav``
+            expression is evaluated on); ``call`` (``(operator, operand...)``, operators of
+            :data:`CALLS` and ``not``, ``neg``, ``is_null``, ``is_not_null``, ``abs``,
+            ``coalesce``, ``case`` (condition, value, ... [, else])); ``rowtime`` /
+            ``proctime`` (MATCH_ROWTIME(), MATCH_PROCTIME()).
         args: the operands (see ``op``).
         type: the Flink type of the value.
     """
@@ -92,6 +99,10 @@ class MatchExprCompiler:
         self.sql = sql
         self.agg_type = agg_type
         self._leaves: list[ScopeColumn] = []
+        self._current: str | None = None  # the variable whose DEFINE is compiled
+        #: Scalar calls over one row, computed for every input row before the match (a Calc):
+        #: ``(internal name, DuckDB SQL over the input's columns)``, at input index ``len(columns) + i``.
+        self.precomputed: list[tuple[str, str]] = []
 
     def split_measure(self, node: exp.Expression, leaves: list[tuple[str, MatchExpr]]) -> exp.Expression:
         """A measure as a scalar expression over its *leaves*, for a batch query after the match.
@@ -114,14 +125,18 @@ class MatchExprCompiler:
             return column
         return node.copy().transform(replace, copy=False)
 
-    def compile(self, node: exp.Expression, clause: str) -> MatchExpr:
-        """``node`` of ``clause`` (``"DEFINE"`` or ``"MEASURES"``) as a tree.
+    def compile(self, node: exp.Expression, clause: str, variable: str | None = None) -> MatchExpr:
+        """``node`` of ``clause`` (``"DEFINE"`` of ``variable``, or ``"MEASURES"``) as a tree.
 
         Raises:
             SqlError: a construct the evaluator does not run (positioned, naming it), an unknown
                 column or pattern variable, an aggregate over two variables, a physical offset.
         """
-        return self._compile(node, clause, None)[0]
+        self._current = variable if clause == "DEFINE" else None
+        try:
+            return self._compile(node, clause, None)[0]
+        finally:
+            self._current = None
 
     # -- nodes ------------------------------------------------------------------------------
 
@@ -161,9 +176,50 @@ class MatchExprCompiler:
             left, lp = self._compile(node.this, clause, row_var)
             right, rp = self._compile(node.expression, clause, row_var)
             return self._call(op, node, [left, right], type(node)(this=lp, expression=rp))
-        self._fail(node, f"{node.sql()} is not supported in MATCH_RECOGNIZE's {clause} yet; "
-                         "use columns, FIRST/LAST, COUNT/SUM/AVG/MIN/MAX, arithmetic, comparisons, "
-                         "AND/OR/NOT, IS [NOT] NULL, BETWEEN, CASE, COALESCE and ABS")
+        if isinstance(node, (exp.AggFunc, exp.Window, exp.Subquery, exp.Select, exp.Star, exp.Exists)):
+            self._fail(node, f"{node.sql()} is not supported in MATCH_RECOGNIZE's {clause} yet; use columns, "
+                             "FIRST/LAST, COUNT/SUM/AVG/MIN/MAX and scalar functions and operators")
+        return self._scalar(node, clause, row_var)
+
+    def _scalar(self, node: exp.Expression, clause: str, row_var: list | None) -> Tree:
+        """Any other scalar function or operator (``CAST``, ``LIKE``, ``IN``, ``UPPER``, ``POWER`` ...).
+
+        Its value operands are compiled as trees; the call itself is a one-row query over them
+        (``op`` ``scalar``), compiled with every scalar function's Flink semantics, as a Calc
+        computes it. Literal operands (a LIKE pattern, a CAST's type, a unit) stay in the query.
+        """
+        row = self._one_row(node, row_var)
+        if row is not None:
+            for c in node.find_all(exp.Column):  # the variables exist, an aggregate reads one
+                self._column(c, row_var)
+            tree = self._precompute(node, row)
+            return tree, self._leaf(tree.type)
+        operands: list[MatchExpr] = []
+        leaves: list[ScopeColumn] = []
+
+        def operand(child):
+            if not isinstance(child, exp.Expression) or _constant(child):
+                return child.copy() if isinstance(child, exp.Expression) else child
+            tree, _ = self._compile(child, clause, row_var)
+            operands.append(tree)
+            column = self._leaf(tree.type)
+            leaves.append(self._leaves[-1])
+            return column
+
+        args = {k: [operand(c) for c in v] if isinstance(v, list) else operand(v)
+                for k, v in node.args.items()}
+        proxy = type(node)(**args)
+        proxy.meta.update(node.meta)
+        t = self._type(proxy, node)
+        fields = [c.type.arrow_field(c.internal) for c in leaves] or [pa.field("__one", pa.int8())]
+        schema = pa.schema(fields)
+        try:
+            query = compile_query([("v", compile_expression(proxy, Scope(leaves, self.sql)))], None, schema,
+                                  self.sql, {"v": t})
+        except SqlError as e:
+            line, col, length = position_of(node)
+            raise SqlError(e.message, self.sql, line, col, length) from None
+        return MatchExpr("scalar", (query, *operands), t), proxy
 
     def _conditional(self, node: exp.Expression, clause: str, row_var: list | None) -> Tree:
         """``CASE [x] WHEN ... THEN ... [ELSE ...] END``, ``COALESCE(...)``, ``ABS(x)``.
@@ -266,7 +322,64 @@ class MatchExprCompiler:
             return MatchExpr("proctime", (), t), self._leaf(t)
         if name == "CLASSIFIER":
             self._fail(node, "CLASSIFIER() is not supported (as in Flink's MATCH_RECOGNIZE)")
-        self._fail(node, f"{node.sql()} is not supported in MATCH_RECOGNIZE's {clause} yet")
+        if name in _LEAF_CALLS:
+            self._fail(node, f"{node.sql()} is not supported in MATCH_RECOGNIZE's {clause}")
+        return self._scalar(node, clause, row_var)
+
+    def _one_row(self, node: exp.Expression, row_var: list | None) -> tuple | None:
+        """Where a call reads only one row that always exists: ``("row",)`` or ``("ref", variable)``.
+
+        Inside an aggregate's argument or a FIRST/LAST expression the row is the one it runs on; in
+        the DEFINE of ``v``, columns of ``v`` or without a variable are the row being classified.
+        None when the call reads anything else (another variable's row, FIRST/LAST, an aggregate).
+        """
+        columns = [n for n in node.walk() if isinstance(n, exp.Column)]
+        navs = [n for n in node.walk() if isinstance(n, (exp.First, exp.Last))]
+        if not columns or any(isinstance(n, (exp.AggFunc, exp.Anonymous)) and not _scalar_call(n)
+                              and not isinstance(n, (exp.First, exp.Last)) for n in node.walk()):
+            return None
+        if not navs:
+            if row_var is not None:
+                return ("row",)
+            if self._current is not None and all(c.table in ("", self._current) for c in columns):
+                return ("ref", None, False, 0)  # the last row of the match: the row being classified
+            return None
+        # f(LAST(v.x, n), ...): f on that row, when every column is in such a call of the same row and
+        # f is NULL on a NULL (the row may not exist: Flink computes f(NULL))
+        tolerant = any(isinstance(n, _NULL_TOLERANT) or (isinstance(n, exp.Anonymous) and n.name.upper()
+                                                          in _NULL_TOLERANT_NAMES) for n in node.walk())
+        if row_var is not None or tolerant:
+            return None
+        if any(not isinstance(nav.this, exp.Column) for nav in navs) or len(navs) != len(columns):
+            return None  # an expression inside FIRST/LAST, or a column outside them
+        rows = {(nav.this.table or None, isinstance(nav, exp.First), _offset(nav.args.get("expression")))
+                for nav in navs}
+        if len(rows) != 1 or None in next(iter(rows))[2:]:
+            return None  # several rows, or an offset that is no literal (refused by the navigation)
+        return ("ref", *next(iter(rows)))
+
+    def _precompute(self, node: exp.Expression, row: tuple) -> MatchExpr:
+        """``node`` (reading one row) as a column computed before the match, and its reference."""
+        plain = node.copy()
+        for nav in list(plain.find_all(exp.First, exp.Last)):
+            nav.replace(nav.this)
+        for c in plain.find_all(exp.Column):
+            c.set("table", None)
+        try:
+            t = sql_type_of(plain, self.scope)
+            sql = compile_expression(plain, self.scope)
+        except SqlError as e:
+            line, col, length = position_of(node)
+            raise SqlError(e.message, self.sql, line, col, length) from None
+        if t is None:
+            self._fail(node, f"The type of {node.sql()} is not known; MATCH_RECOGNIZE cannot evaluate it yet")
+        index = len(self.columns) + len(self.precomputed)
+        name = f"__p{len(self.precomputed)}"
+        self.precomputed.append((name, sql))
+        if row[0] == "row":
+            return MatchExpr("row", (index,), t)
+        _, var, first, offset = row
+        return MatchExpr("ref", (var, index, first, offset), t.with_nullable(True))
 
     # -- typing -----------------------------------------------------------------------------
 
@@ -302,6 +415,24 @@ def _is_leaf(n: exp.Expression) -> bool:
     if isinstance(n, (exp.First, exp.Last, *AGG_TYPES, exp.AggFunc)):
         return True  # any other aggregate (or LAG, NTILE ...: sqlglot's aggregates) is refused as one
     return isinstance(n, exp.Anonymous) and n.name.upper() in _LEAF_CALLS
+
+
+#: Calls whose value on a NULL operand need not be NULL: not computed ahead on a row that may not exist.
+_NULL_TOLERANT = (exp.If, exp.Case, exp.Coalesce, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ, exp.ConcatWs,
+                  exp.JSONObject, exp.JSONArray, exp.Nvl2)
+_NULL_TOLERANT_NAMES = frozenset({"IFNULL", "NVL", "IF", "IS_NULL", "CONCAT_WS", "JSON_OBJECT", "JSON_ARRAY",
+                                  "JSON_STRING", "TYPEOF", "NULLIF", "COALESCE"})
+
+
+def _scalar_call(n: exp.Expression) -> bool:
+    """Whether an ``exp.Anonymous`` node is a scalar function (not PREV, NEXT, MATCH_ROWTIME ...)."""
+    return isinstance(n, exp.Anonymous) and n.name.upper() not in _LEAF_CALLS
+
+
+def _constant(node: exp.Expression) -> bool:
+    """Whether ``node`` reads nothing of the match: a literal, a type, a unit, an expression of them."""
+    return not any(isinstance(n, (exp.Column, exp.AggFunc, exp.Anonymous, exp.First, exp.Last))
+                   for n in node.walk())
 
 
 def _literal(node: exp.Expression):

@@ -148,7 +148,7 @@ def plan_match_recognize(planner, src: exp.Expression, match: ms.MatchRecognize)
     compiler = MatchExprCompiler(scope, index, variables, rowtime, planner.sql, planner._agg_type)
     defines: list[MatchExpr | None] = [None] * len(variables)
     for d in match.args.get("define") or []:
-        condition = compiler.compile(d.this, "DEFINE")
+        condition = compiler.compile(d.this, "DEFINE", d.alias)
         if d.alias in variables:  # Flink ignores the DEFINE of a variable the PATTERN does not have
             defines[variables.index(d.alias)] = condition
     partition = []
@@ -166,6 +166,8 @@ def plan_match_recognize(planner, src: exp.Expression, match: ms.MatchRecognize)
             planner._fail(item, "A measure needs a name: MEASURES expression AS name")
         measures.append((item.alias, compiler.split_measure(item.this, leaves)))
     proctime = is_proctime(node, rowtime.internal)
+    if compiler.precomputed:  # scalar calls over one row: a Calc computes them for every row first
+        node = planner._calc(node, [(n, quote(n)) for n in node.schema.names] + compiler.precomputed, None)
     if proctime and any(e.op == "rowtime" for _, e in leaves):
         planner._fail(match, "MATCH_ROWTIME() needs MATCH_RECOGNIZE ordered by an event-time attribute; "
                              "use MATCH_PROCTIME()")

@@ -115,7 +115,14 @@ def test_snapshot_restore_mid_match(tmp_path, backend_name, query):
 
 @pytest.mark.parametrize(("sql", "message", "caret_at", "kind"), [
     ("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY rowtime MEASURES A.price AS p PATTERN (A B) "
-     "DEFINE A AS UPPER(A.symbol) = 'X')", "is not supported in MATCH_RECOGNIZE's DEFINE yet", "UPPER(",
+     "DEFINE A AS NTILE(2) > 1)", "is not supported in MATCH_RECOGNIZE's DEFINE yet", "NTILE(",
+     SqlError),
+    # scalar functions in DEFINE run (compat match_define_functions*); a wrong call is refused at it
+    ("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY rowtime MEASURES A.price AS p PATTERN (A B) "
+     "DEFINE A AS UPPER(A.price) = 'X')", r"No match found for function signature UPPER\(<NUMERIC>\)",
+     "UPPER(", SqlError),
+    ("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY rowtime MEASURES SUM(CHAR_LENGTH(A.price)) AS p "
+     "PATTERN (A B))", r"No match found for function signature CHAR_LENGTH\(<NUMERIC>\)", "CHAR_LENGTH(",
      SqlError),
     ("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY rowtime MEASURES Z.price AS p PATTERN (A B))",
      "Unknown pattern variable 'Z'", "Z.price", SqlError),
@@ -156,3 +163,32 @@ def test_parse_round_trip():
     assert parse_one(once, read=Flink).sql(Flink) == once
     for part in ("PATTERN (A B+? C{2,3} D{,4} E*)", "WITHIN INTERVAL '1' HOUR", "AFTER MATCH SKIP TO LAST B"):
         assert part in once
+
+
+def _ops(e) -> set[str]:
+    """The node kinds of a compiled MATCH_RECOGNIZE expression tree."""
+    found = {e.op}
+    for a in e.args:
+        if hasattr(a, "op"):
+            found |= _ops(a)
+    return found
+
+
+def test_scalar_calls_over_one_row_are_computed_before_the_match(tmp_path):
+    """A call over the classified row (or one FIRST/LAST row, NULL on NULL) is a column of a Calc
+    under the Match; a call over several rows or an aggregate is evaluated per partial match."""
+    node = _node(tmp_path, """SELECT * FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime
+        MEASURES SUM(CAST(B.price AS DOUBLE)) AS s
+        PATTERN (A B+ C)
+        DEFINE A AS UPPER(A.symbol) LIKE 'X%',
+          B AS POWER(LAST(price, 1), 2) < 900 AND CONCAT_WS('-', LAST(B.symbol, 1), 'x') <> '',
+          C AS ROUND(C.price / LAST(B.price), 1) > 1.1) AS m""")
+    calc = node.inputs[0]
+    # UPPER(A.symbol) LIKE 'X%', POWER(LAST(price, 1), 2), CAST(B.price AS DOUBLE)
+    assert calc.schema.names[-3:] == ["__p0", "__p1", "__p2"], calc.schema.names
+    a, b, c = node.spec.defines
+    assert "scalar" not in _ops(a)  # the classified row
+    assert "scalar" in _ops(b)  # CONCAT_WS of a row that may not exist: not NULL on NULL
+    assert "scalar" not in _ops(b.args[1])  # POWER of the previous row: NULL on NULL
+    assert "scalar" in _ops(c)  # ROUND over two rows
+    assert "scalar" not in _ops(node.spec.measures[0])  # CAST inside SUM: the aggregated row

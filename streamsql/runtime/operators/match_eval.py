@@ -17,9 +17,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
+import pyarrow as pa
+
+from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
 from streamsql.core.types import SqlType
 from streamsql.plan.match_exprs import MatchExpr
+from streamsql.runtime.evaluator import BatchQuery
 
 Fn = Callable[[object], object]
 _INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
@@ -86,6 +90,8 @@ def compile_expr(e: MatchExpr, rowtime_type: SqlType | None = None) -> Fn:
         return _rowtime(e.type)
     if op == "proctime":
         return lambda env: datetime.now(UTC)
+    if op == "scalar":
+        return _scalar(e)
     return _call(e)
 
 
@@ -151,6 +157,48 @@ def _aggregate(e: MatchExpr) -> Fn:
                 return _int_divide(total, len(values))
             return _coerce(total / (Decimal(len(values)) if isinstance(total, Decimal) else len(values)), t)
     return agg
+
+
+#: How many operand tuples a scalar call remembers the value of (then it forgets them all).
+SCALAR_MEMO = 4096
+
+
+def _scalar(e: MatchExpr) -> Fn:
+    """Any other scalar function or operator: its one-row query over the operands' values.
+
+    The query is the one a Calc would run (:class:`~streamsql.runtime.evaluator.BatchQuery`, Flink's
+    semantics and failure messages); its value is remembered per operand tuple, since a condition
+    is evaluated for every partial match a row meets, mostly on the same values.
+    """
+    query, *operands = e.args
+    fns = [compile_expr(o) for o in operands]
+    schema = query.input_schema
+    memo: dict = {}
+    runner: list[BatchQuery] = []
+
+    def scalar(env):
+        values = tuple(f(env) for f in fns)
+        try:
+            return memo[values]
+        except KeyError:
+            pass
+        except TypeError:  # an ARRAY or MAP value: not remembered
+            return _run(values)
+        value = _run(values)
+        if len(memo) >= SCALAR_MEMO:
+            memo.clear()
+        memo[values] = value
+        return value
+
+    def _run(values: tuple):
+        if not runner:
+            runner.append(BatchQuery(query))
+        arrays = ([pa.array([v], f.type) for v, f in zip(values, schema)] if fns
+                  else [pa.array([1], pa.int8())])
+        out = runner[0].run(Batch(pa.Table.from_arrays(arrays, schema=schema)))
+        return out.table.column(0)[0].as_py() if out.num_rows else None
+
+    return scalar
 
 
 def _call(e: MatchExpr) -> Fn:
