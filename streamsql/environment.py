@@ -50,7 +50,7 @@ from streamsql.plan.parallelism_options import parallelism_notes
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import CollectNode, CollectSink
-from streamsql.runtime.job import STOP_TIMEOUT_S, JobHandle, JobRunner
+from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.runtime.memory import limit_malloc_arenas
 from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
 from streamsql.sql import nodes as n
@@ -243,18 +243,19 @@ class StreamEnvironment:
         if not tree.args.get("savepoint"):
             job.cancel()
             return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")
-        job.stop()
+        timeout_ms = self.config.duration("client.timeout")
+        job.stop(timeout_ms / 1000)
+        if not job.done:  # the last completed checkpoint is an earlier one: no savepoint (yet)
+            msg = (f"Job '{job.name}' did not stop within {timeout_ms / 1000:g} s ('client.timeout'): its "
+                   "final checkpoint is still being taken (a slow sink flushing its rows). The job stops "
+                   "once it commits (SHOW JOBS), and started again under the same 'pipeline.name' it "
+                   "resumes from there; no savepoint path is returned. SET 'client.timeout' to wait longer")
+            raise ExecutionError(msg)
         if isinstance(job.runner, ParallelJobRunner):
-            if job.status == "FAILED" or not job.done:
-                msg = f"Job '{job.name}' stopped without a savepoint: it did not stop in time ({job.status})"
+            if job.status == "FAILED":
+                msg = f"Job '{job.name}' stopped without a savepoint: it failed"
                 raise ExecutionError(msg) from job.error
             return TableResult("rows", ["savepoint path"], [(job.runner.savepoint(),)])
-        if not job.done:  # the last completed checkpoint is an earlier one: no savepoint (yet)
-            msg = (f"Job '{job.name}' did not stop within {STOP_TIMEOUT_S:.0f} s: its final checkpoint is "
-                   "still being taken (a slow sink flushing its rows). The job stops once it commits "
-                   "(SHOW JOBS), and started again under the same 'pipeline.name' it resumes from there; "
-                   "no savepoint path is returned")
-            raise ExecutionError(msg)
         done = job.runner.coordinator.last_completed
         if job.status == "FAILED" or done is None:
             msg = f"Job '{job.name}' stopped without a savepoint: its final checkpoint did not complete"

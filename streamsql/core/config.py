@@ -55,6 +55,9 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.pipeline.commit-thread": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
+    # Flink's client wait, here STOP JOB ... WITH SAVEPOINT's for the final checkpoint (the SQL
+    # gateway's OperationExecutor.callStopJobOperation waits this long for the savepoint path).
+    "client.timeout": "60 s",
 }
 
 def ratio(value: str, key: str = "ratio") -> float:
@@ -104,6 +107,7 @@ KINDS: dict[str, object] = {
     "restart-strategy.exponential-delay.jitter-factor": "number",
     "restart-strategy.exponential-delay.attempts-before-reset-backoff": "int>=1",
     "execution.batch-size": "int>=1",
+    "client.timeout": "duration",
     # A Kafka source's fetch and decode, a Kafka sink's encode/produce/flush and the checkpoints'
     # commits on threads of their own (streamsql.runtime.prefetch, streamsql.runtime.sink_stage,
     # streamsql.checkpoint.background), with queues of this many batches.

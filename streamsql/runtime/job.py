@@ -38,7 +38,8 @@ from streamsql.state.layout import StateFormatError
 log = logging.getLogger(__name__)
 
 
-#: How long :meth:`JobHandle.stop` (STOP JOB ... WITH SAVEPOINT) waits for the job's final checkpoint (s).
+#: How long :meth:`JobHandle.stop` waits for the job's final checkpoint by default (s): Flink's
+#: ``'client.timeout'``, which STOP JOB ... WITH SAVEPOINT reads from the session.
 STOP_TIMEOUT_S = 60.0
 
 class JobRunner:
@@ -337,14 +338,14 @@ class JobHandle:
             return
         self._await_end(30)
 
-    def stop(self) -> None:
-        """Stop with a final checkpoint and wait (at most :data:`STOP_TIMEOUT_S`) for the thread to end.
+    def stop(self, timeout_s: float = STOP_TIMEOUT_S) -> None:
+        """Stop with a final checkpoint and wait (at most ``timeout_s``) for the thread to end.
 
         A job whose final checkpoint takes longer (a throttled or slow sink flushing the epoch)
         is still RUNNING when this returns; it ends once that checkpoint committed.
         """
         self.runner.stop()
-        self._await_end(STOP_TIMEOUT_S)
+        self._await_end(timeout_s)
 
     def _await_end(self, timeout: float | None) -> None:
         """Wait up to ``timeout`` seconds for the job to end, then for its thread to be gone.

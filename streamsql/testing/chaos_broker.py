@@ -37,6 +37,7 @@ import uuid
 from pathlib import Path
 
 from streamsql.testing import chaos
+from streamsql.testing.quotas import set_producer_byte_rate
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kafka-local.sh"
 #: The shared broker of the machine: never stopped by a campaign.
@@ -100,13 +101,8 @@ class PrivateBroker:
 
     def throttle_producers(self, byte_rate: int, exempt: str) -> None:
         """A producer byte-rate quota (bytes/s) for every client id but ``exempt`` (Kafka quotas)."""
-        version = os.environ.get("KAFKA_VERSION", "4.1.2")  # the jars kafka-local.sh provisioned
-        cache = os.environ.get("STREAMSQL_CACHE") or os.path.expanduser(f"~/.cache/streamsql/kafka-{version}")
-        tool = ["java", "-cp", os.path.join(cache, "libs", "*"), "kafka.admin.ConfigCommand",
-                "--bootstrap-server", self.bootstrap, "--alter", "--entity-type", "clients"]
-        for entity, rate in ((["--entity-default"], byte_rate), (["--entity-name", exempt], 10**12)):
-            subprocess.run([*tool, *entity, "--add-config", f"producer_byte_rate={rate}"], check=True,
-                           capture_output=True, timeout=120)
+        set_producer_byte_rate(self.bootstrap, byte_rate)
+        set_producer_byte_rate(self.bootstrap, 10**12, exempt)
 
     def destroy(self) -> None:
         """Stop it (if it runs) and remove its state folder."""

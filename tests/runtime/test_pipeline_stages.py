@@ -476,23 +476,22 @@ class SlowFinalFlush(Sink):
             time.sleep(self.SLOW_S)
 
 
-def test_stop_with_savepoint_never_returns_an_earlier_checkpoint(tmp_path, monkeypatch):
+def test_stop_with_savepoint_never_returns_an_earlier_checkpoint(tmp_path):
     """STOP JOB ... WITH SAVEPOINT whose final checkpoint outlasts the stop's wait (a slow sink):
     it returned the last *periodic* checkpoint as the savepoint while the job went on to commit
     its final one, so a job started from that path read again, and wrote again, what the stopped
     job had committed after it. Now it says the job did not stop in time and returns no path; the
-    job still stops (FINISHED) once its final checkpoint commits."""
-    from streamsql.runtime import job as job_module
-
-    monkeypatch.setattr(job_module, "STOP_TIMEOUT_S", 1.0)
-    monkeypatch.setattr("streamsql.environment.STOP_TIMEOUT_S", 1.0)
+    job still stops (FINISHED) once its final checkpoint commits. The wait is Flink's
+    'client.timeout' (default 60 s), named in the message."""
     with _sink_connector("test-slow-flush", SlowFinalFlush):
         env = _env(tmp_path, "100 ms")
+        env.execute_sql("SET 'client.timeout' = '1 s'")
         env.execute_sql("CREATE TABLE src (x INT) WITH ('connector' = 'datagen', 'rows-per-second' = '100')")
         env.execute_sql("CREATE TABLE out_t (x INT) WITH ('connector' = 'test-slow-flush')")
         job = env.execute_sql("INSERT INTO out_t SELECT x FROM src").job
         wait_until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1, 30)
-        with pytest.raises(ExecutionError, match=r"did not stop within 1 s: its final checkpoint is still"):
+        said = r"did not stop within 1 s \('client.timeout'\): its final checkpoint is still"
+        with pytest.raises(ExecutionError, match=said):
             env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
         assert job.wait(30) == "FINISHED"
 
