@@ -67,7 +67,9 @@ class JobRunner:
         self._stop = threading.Event()
         self.coordinator: CheckpointCoordinator | None = None
         self._graph: JobGraph | None = None  # the attempt running now (a cancel aborts its waits)
-        self.watermark: int | None = None
+        #: The job's event time (:func:`low_watermark` of its graph, ms; None before any) and as text.
+        self.event_time_ms: int | None = None
+        self.watermark: str | None = None
         self.restored_from: int | None = None
         #: True while the job waits to restart after a failure (status RESTARTING).
         self.restarting = False
@@ -213,7 +215,8 @@ class JobRunner:
             for sink in graph.sinks:  # a sink thread's failure, also while no row comes
                 sink.raise_failure()
             self.metrics["rows_in"] = sum(s.rows for s in sources)
-            self.watermark = _event_time(graph.tasks)
+            self.event_time_ms = low_watermark(graph.tasks)
+            self.watermark = format_event_time(self.event_time_ms)
             if self._handoff:
                 self._handoff.serve(graph)
             coord.maybe_complete()
@@ -417,19 +420,25 @@ def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: 
     return {k: v for k, v in meta.get("positions", {}).items() if k not in drop}
 
 
-def _event_time(tasks: list[Task]) -> str | None:
-    """The minimum watermark over the sink tasks (those with no downstream), formatted."""
+def low_watermark(tasks: list[Task]) -> int | None:
+    """The minimum watermark (ms) over the sink tasks (those with no downstream); None while one has none."""
+    marks = [t.watermarks.current for t in tasks if not t.downstream]
+    if not marks or any(m is None for m in marks):
+        return None
+    return min(marks)
+
+
+def format_event_time(ms: int | None) -> str | None:
+    """A watermark as ``YYYY-MM-DD HH:MM:SS.mmm`` (UTC); ``end of input`` for the final one; None for None."""
     import datetime as dt
 
     from streamsql.core.elements import MAX_WATERMARK
 
-    marks = [t.watermarks.current for t in tasks if not t.downstream]
-    if not marks or any(m is None for m in marks):
+    if ms is None:
         return None
-    low = min(marks)
-    if low >= MAX_WATERMARK:
+    if ms >= MAX_WATERMARK:
         return "end of input"
-    return dt.datetime.fromtimestamp(low / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def _safe(name: str) -> str:

@@ -52,7 +52,7 @@ from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, Stage, c
 from streamsql.plan.state_signature import state_signatures
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
 from streamsql.runtime.exchange import ExchangeSinkOperator
-from streamsql.runtime.job import JobRunner, restore_claimed
+from streamsql.runtime.job import JobRunner, format_event_time, restore_claimed
 from streamsql.runtime.savepoint import claim_savepoint, seed_storage, seed_tasks, write_savepoint
 from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_topic
 
@@ -216,7 +216,6 @@ class ParallelJobRunner:
     """
 
     coordinator = None  # each task has its own: see :attr:`tasks`
-    watermark = None
 
     def __init__(self, name: str, roots: list[PlanNode], config: Config, identity: JobIdentity | None = None,
                  role: ParallelRole | None = None):
@@ -275,6 +274,19 @@ class ParallelJobRunner:
                 st.update({k: v for k, v in self._reports[p].items() if k in REPORT_KEYS}, status="FINISHED")
             out.append({**st, **self._stage_shape[t.slot.stage]})
         return out
+
+    @property
+    def watermark(self) -> str | None:
+        """The job's event time (:attr:`JobHandle.watermark`): the lowest over the tasks writing its tables.
+
+        That is what Flink's web UI shows as a vertex's watermark (the minimum over its
+        subtasks), for the job's sink vertex. None while one of those tasks has none yet, and
+        with worker processes (``streamsql run``), whose tasks do not run in this process.
+        """
+        marks = [t.event_time_ms for t in self.tasks if self._stage_shape[t.slot.stage]["to_tables"]]
+        if not marks or any(m is None for m in marks):
+            return None
+        return format_event_time(min(marks))
 
     @property
     def restored_from(self) -> int | None:

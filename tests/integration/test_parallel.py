@@ -383,3 +383,34 @@ def test_on_conflict_do_deduplicate(kafka_bootstrap, kafka_topic_factory, tmp_pa
     expected = _duck(f"SELECT k % 5, k, n FROM ({inner})", src=rows)
     assert _upserts(kafka_bootstrap, out, ["g", "k", "n"]) == Counter(expected)
     assert len(expected) == 5
+
+
+def test_a_parallel_jobs_handle_reports_its_watermark(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """JobHandle.watermark of a parallel job is what Flink's web UI shows for the job's sink vertex:
+    the lowest watermark over the tasks that write its tables (the window stage's, behind an
+    exchange), here the smallest partition maximum less the 1 s delay. It was None for every
+    parallel job (the single-task job's answer was never filled in)."""
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    rows = _rows(2)
+    _load(kafka_bootstrap, src, rows)
+    by_partition: dict[int, str] = {}
+    for r in rows:
+        by_partition[r["id"] % PARTITIONS] = max(by_partition.get(r["id"] % PARTITIONS, ""), r["ts"])
+    low = min(by_partition.values())  # 'YYYY-MM-DD HH:MM:SS.000', less the WATERMARK's delay:
+    expected = _duck(f"SELECT strftime(TIMESTAMP '{low}' - INTERVAL 1 SECOND, '%Y-%m-%d %H:%M:%S.000')")[0][0]
+    env = _env(2, tmp_path)
+    env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3),
+        WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'kafka', 'topic' = '{src}',
+        'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'scan.startup.mode' = 'earliest-offset')""")
+    _append_sink(env, out, kafka_bootstrap, "ws STRING, g INT, c BIGINT")
+    with env:
+        job = env.execute_sql("INSERT INTO out_t SELECT CAST(window_start AS STRING), k % 4, COUNT(*) "
+                              "FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '30' SECOND)) "
+                              "GROUP BY window_start, window_end, k % 4").job
+        deadline = time.monotonic() + 90
+        while job.watermark != expected and time.monotonic() < deadline:
+            assert not job.done, job.error
+            time.sleep(0.2)
+        assert job.watermark == expected
+        job.cancel()
