@@ -87,6 +87,7 @@ class ProducerHandle:
         cfg.update(props)
         for key, value in queue_bounds(cfg).items():
             cfg.setdefault(key, value)
+        self.queue_kbytes = cfg["queue.buffering.max.kbytes"]  # for the message of a message too large
         cfg["error_cb"] = self.latch
         cfg["on_delivery"] = self._on_delivery
         self.producer = new_client(Producer, cfg, what)
@@ -188,6 +189,8 @@ class ProducerHandle:
                             produce(topic, values[i], keys[i], partition)
                     i = n
                 except BufferError:  # queue full: serve delivery reports and retry the same row
+                    if len(p) == 0:  # nothing queued, still no room: this message can never fit
+                        self._too_large(values[i], keys[i] if keys else None)
                     p.poll(QUEUE_FULL_WAIT_S)
                     self.check()
                     self._raise_aborted()
@@ -197,6 +200,19 @@ class ProducerHandle:
         except (KafkaException, SystemError) as e:
             raise self._error(e) from None
         self.check()
+
+    def _too_large(self, value: bytes | None, key: bytes | None) -> None:
+        """Raise: librdkafka never queues a message larger than its queue's bytes bound.
+
+        Raises:
+            ExecutionError: naming the option to raise.
+        """
+        size = len(value or b"") + len(key or b"")
+        kbytes = self.queue_kbytes
+        msg = (f"{self.what}: a message of {size} bytes is larger than "
+               f"'properties.queue.buffering.max.kbytes' = {kbytes}, the producer's queue: raise it above "
+               "the largest message")
+        raise ExecutionError(msg)
 
     def flush(self) -> None:
         """Wait until every queued message is acknowledged (or failed).

@@ -178,3 +178,32 @@ def test_a_stop_that_outlasts_client_timeout_names_it(kafka_bootstrap, kafka_top
         assert job.wait(120) == "FINISHED"  # the quota is lifted: the final checkpoint commits
     _drain(kafka_bootstrap, src, out, config)
     _exactly_once(kafka_bootstrap, out, ROWS)
+
+
+def test_the_queue_bound_leaves_room_for_the_largest_message():
+    """A message larger than 'queue.buffering.max.kbytes' would never be queued (its produce would
+    wait for room for ever): with 'message.max.bytes' raised, the default bytes bound grows to
+    twice it; the table's own values win (ProducerHandle sets the defaults only)."""
+    from streamsql.connectors.kafka.producer import queue_bounds
+
+    assert queue_bounds({}) == QUEUE_DEFAULTS
+    large = queue_bounds({"message.max.bytes": "10000000"})
+    assert large["queue.buffering.max.kbytes"] >= 2 * 10_000_000 // 1024
+    assert queue_bounds({"message.max.bytes": "oops"}) == QUEUE_DEFAULTS
+
+
+def test_a_row_larger_than_the_queue_fails_the_job_naming_the_option(kafka_bootstrap, kafka_topic_factory,
+                                                                      tmp_path):
+    """A message larger than 'properties.queue.buffering.max.kbytes' is never queued by librdkafka
+    (Queue full, however empty the queue): the produce waited for room for ever and the job hung
+    RUNNING. It fails now, saying which option to raise."""
+    out = kafka_topic_factory("bp-big", 1)
+    with StreamEnvironment(_config(tmp_path)) as env:
+        env.execute_sql("CREATE TABLE src (s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3', "
+                        "'fields.s.length' = '5000')")
+        env.execute_sql("CREATE TABLE out_t (s STRING) WITH ('connector' = 'kafka', "
+                        f"'topic' = '{out}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
+                        "'format' = 'json', 'properties.queue.buffering.max.kbytes' = '1')")
+        job = env.execute_sql("INSERT INTO out_t SELECT s FROM src").job
+        with pytest.raises(ExecutionError, match=r"larger than 'properties.queue.buffering.max.kbytes' = 1"):
+            job.wait(60)
