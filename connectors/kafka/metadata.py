@@ -1,7 +1,9 @@
 """Metadata columns of a Kafka table (``METADATA FROM 'offset'``, ...), Flink's keys.
 
 A source produces its physical columns, then its metadata columns in declaration order
-(:func:`source_schema`); :func:`metadata_arrays` reads them from the messages of a batch. A sink
+(:func:`source_schema`); :func:`metadata_arrays` reads them from the messages of a batch: Flink's
+keys ``topic``, ``partition``, ``headers``, ``leader-epoch``, ``offset``, ``timestamp``,
+``timestamp-type``. A sink
 writes the ``timestamp`` and ``headers`` keys (:class:`RecordMetadata`) and refuses the others
 unless VIRTUAL (:func:`check_sink_metadata`).
 """
@@ -26,6 +28,8 @@ READABLE_METADATA = {
     "offset": SqlType("BIGINT"),
     "timestamp": SqlType("TIMESTAMP_LTZ", 3),
     "timestamp-type": SqlType("STRING"),
+    "headers": SqlType.parse("MAP<STRING, BYTES>"),
+    "leader-epoch": SqlType("INT"),
 }
 
 _TS_TYPES = np.array(["NoTimestampType", "CreateTime", "LogAppendTime"], dtype=object)
@@ -67,6 +71,10 @@ def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> li
                 arr = pa.array([t[1] if t[0] else None for t in ts], pa.int64()).cast(
                     pa.timestamp("ms", tz="UTC")
                 )
+            elif key == "headers":
+                arr = pa.array([_headers(msgs[i].headers()) for i in idx], c.type.to_arrow())
+            elif key == "leader-epoch":
+                arr = pa.array([msgs[i].leader_epoch() for i in idx], pa.int32())
             else:  # timestamp-type
                 arr = pa.array([_TS_TYPES[msgs[i].timestamp()[0]] for i in idx], pa.string())
             cache[key] = arr
@@ -74,6 +82,19 @@ def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> li
         target = c.type.to_arrow()
         out.append(arr if arr.type == target else arr.cast(target))
     return out
+
+
+def _headers(headers: list | None) -> list[tuple[str, bytes | None]]:
+    """A record's headers as map entries, as Flink's ``KafkaDynamicSource`` reads them.
+
+    Flink puts each header into a ``HashMap`` in the record's order: a key that repeats keeps its
+    last value, at the place of its first (the map's entries are ordered here, a Java map's are not).
+    No headers is an empty map, not NULL; a header without a value is a NULL value.
+    """
+    entries: dict[str, bytes | None] = {}
+    for k, v in headers or ():
+        entries[k] = v
+    return list(entries.items())
 
 
 # --------------------------------------------------------------------------------------------

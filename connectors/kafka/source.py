@@ -8,7 +8,8 @@ partition; a restore seeks there, so no record is replayed or skipped. ``poll`` 
 ``decode`` (one call of the value format, and of the key format for ``'key.fields'``); the
 pipeline runs the two on threads of their own (:mod:`streamsql.runtime.prefetch`), the decode
 reading only what the fetch handed it (:mod:`.fetched`). Metadata columns (:mod:`.metadata`): ``topic``,
-``partition``, ``offset``, ``timestamp`` (TIMESTAMP_LTZ(3)), ``timestamp-type``. Startup and
+``partition``, ``headers`` (MAP<STRING, BYTES>), ``leader-epoch``, ``offset``, ``timestamp``
+(TIMESTAMP_LTZ(3)), ``timestamp-type``. Startup and
 bounded modes: :mod:`.offsets` (default startup: ``group-offsets``).
 
 Each partition is a split (:attr:`Source.split_names`) and every row is tagged with its
