@@ -190,12 +190,20 @@ class KafkaReader:
             "auto.offset.reset": "earliest",
             "isolation.level": "read_committed",
             "enable.partition.eof": True,
-            # librdkafka prefetches up to 64 MB by default; one job thread consuming ~10k-row
-            # batches needs far less, and the memory counts against large-state jobs' RSS.
-            "queued.max.messages.kbytes": 16384,
-            # ... but fetches of the 1 MB default per partition leave it waiting on the broker
-            # (measured: WIN 95k -> 135k ev/s with 4 MB on 4 partitions, same queue bound).
-            "max.partition.fetch.bytes": 4194304,
+            # librdkafka prefetches up to 64 MB by default; one fetch thread consuming ~10k-row
+            # batches needs far less, and the memory counts against large-state jobs' RSS. The
+            # bound is checked before a fetch, so one fetch response overshoots it, and a queued
+            # record keeps its whole response buffer alive, plus an op of ~300 bytes per record:
+            # with 16 MB queued and 4 MB per partition, heaptrack saw 50 MB of response buffers
+            # and 45 MB of ops at the peak of the 1M-key GROUP BY benchmark.
+            "queued.max.messages.kbytes": 4096,
+            # Responses of up to 2 MB per partition and 8 MB in all. Measured with a bare consume
+            # loop on the benchmark's 4-partition topic (benchmarks/README.md, 2026-12-03): as fast
+            # as 4 MB per partition (whose fetches were needed for WIN: 95k -> 135k ev/s against
+            # the 1 MB default) at half the memory, and the partitions read evenly; 4 MB in all,
+            # or 2 MB per partition with the 50 MB default in all, read one partition after another.
+            "max.partition.fetch.bytes": 2097152,
+            "fetch.max.bytes": 8388608,
             # librdkafka (>= 2.2) waits this long before fetching again for a partition whose
             # queue was over the bounds above (default 1000 ms): a backlog read stalled on it.
             "fetch.queue.backoff.ms": 1,

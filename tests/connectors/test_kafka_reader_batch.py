@@ -103,3 +103,19 @@ def test_consume_never_waits_with_the_collector_paused(gc_on):
     assert reader.consume(10_000, 0.1) == []
     assert calls == [(0, False), (0.1, True)]
     assert gc.isenabled()
+
+
+def test_the_consumer_prefetch_is_bounded_and_a_table_can_raise_it():
+    """librdkafka's prefetch counts in a large-state job's RSS: 4 MB queued, responses of 2 MB per
+    partition and 8 MB in all (queued records keep their whole response buffer), unless the table
+    says otherwise."""
+    opts = {"connector": "kafka", "topic": "bids", "properties.bootstrap.servers": "x:1", "format": "json"}
+    cfg = KafkaReader(table_of("t", opts, a="INT"), "job")._consumer_config()
+    assert cfg["queued.max.messages.kbytes"] == 4096
+    assert cfg["fetch.max.bytes"] == 8 * 1024 * 1024
+    assert cfg["max.partition.fetch.bytes"] == 2 * 1024 * 1024
+    raised = {**opts, "properties.fetch.max.bytes": "52428800",
+              "properties.queued.max.messages.kbytes": "65536"}
+    cfg = KafkaReader(table_of("t", raised, a="INT"), "job")._consumer_config()
+    assert cfg["fetch.max.bytes"] == "52428800"
+    assert cfg["queued.max.messages.kbytes"] == "65536"
