@@ -53,6 +53,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.pipeline.queue-batches": "2",
     "streamsql.exec.pipeline.decode-thread": "true",
     "streamsql.exec.pipeline.commit-thread": "true",
+    "streamsql.exec.memory.trim-after-checkpoint": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
     # Flink's client wait, here STOP JOB ... WITH SAVEPOINT's for the final checkpoint (the SQL
@@ -117,6 +118,9 @@ KINDS: dict[str, object] = {
     "streamsql.exec.pipeline.decode-thread": "bool",
     # false: checkpoints commit on the job thread (streamsql.checkpoint.background)
     "streamsql.exec.pipeline.commit-thread": "bool",
+    # true: glibc's free arena memory goes back to the system after each completed checkpoint
+    # (malloc_trim on a thread of its own: streamsql.runtime.memory.MallocTrimmer)
+    "streamsql.exec.memory.trim-after-checkpoint": "bool",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),

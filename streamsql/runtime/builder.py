@@ -47,6 +47,7 @@ from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job_state import JobState
+from streamsql.runtime.memory import TRIM_KEY, malloc_trimmer
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
 from streamsql.runtime.operators.correlate import CorrelateOperator
@@ -346,6 +347,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             pre_commits=[s.flushed for s in sinks.values() if isinstance(s, PipelinedSink)],
             asynchronous=_pipelined(config) > 0 and _switch(config, "streamsql.exec.pipeline.commit-thread"),
             name=name)
+        if _switch(config, TRIM_KEY) and malloc_trimmer().available:
+            coordinator.commit_listeners.append(_trim_after_checkpoint)
         exactly_once = (config.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"
         consumers: dict[str, list[tuple[plan.PlanNode, int]]] = {n.id: [] for n in nodes}
         for node in nodes:
@@ -386,6 +389,11 @@ def _own(signatures: dict[str, dict], nodes: list[plan.PlanNode]) -> dict[str, d
     """The signatures of ``nodes`` (a task's sub-plan of a parallel job: its stage's operators)."""
     ids = {n.id for n in nodes}
     return {op: sig for op, sig in signatures.items() if op in ids}
+
+
+def _trim_after_checkpoint(checkpoint_id: int) -> None:
+    """A commit listener: free arena memory goes back to the system (:class:`MallocTrimmer`)."""
+    malloc_trimmer().request()
 
 
 def _switch(config: Config, key: str) -> bool:
