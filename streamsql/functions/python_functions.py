@@ -92,6 +92,8 @@ _failures: dict[str, str] = {}
 _lock = threading.Lock()
 _registered = [0]  # how many times a function was registered: a planning connection's version
 _planning = threading.local()
+_planning_db: list = [None, -1]  # the process's planning database and its version
+_planning_lock = threading.Lock()
 
 
 def register(f: VectorFunction) -> VectorFunction:
@@ -104,14 +106,21 @@ def register(f: VectorFunction) -> VectorFunction:
 def planning_connection() -> duckdb.DuckDBPyConnection:
     """This thread's connection for checking queries at planning time (over empty tables).
 
-    Opening a connection creates every registered function on it (~0.1 s with the built-ins),
-    so planning reuses one per thread until a function is registered.
+    Opening a database creates every registered function in it (~0.1 s with the built-ins), and
+    each in-memory database costs ~4-8 MiB and threads of its own for as long as it lives, so the
+    process plans in one database (until a function is registered) and each thread gets its own
+    cursor of it: a connection of its own (its own registered input table), the database shared.
+    A job's thread plans its operators when the job starts and keeps its cursor while it runs.
     """
     con = getattr(_planning, "con", None)
     if con is None or _planning.version != _registered[0]:
         if con is not None:
             con.close()
-        _planning.con, _planning.version = connect(), _registered[0]
+        with _planning_lock:
+            if _planning_db[0] is None or _planning_db[1] != _registered[0]:
+                _planning_db[:] = [connect(), _registered[0]]
+            db, version = _planning_db
+        _planning.con, _planning.version = quiet(db.cursor()), version
     return _planning.con
 
 
@@ -132,6 +141,32 @@ def connect() -> duckdb.DuckDBPyConnection:
         con.create_function(f.name, _with_arity(f), list(f.params), f.returns, type="arrow",
                             null_handling="special", side_effects=not f.deterministic)
     return con
+
+
+class LazyConnection:
+    """A class attribute giving each instance its own :func:`connect` connection, opened at first use.
+
+    Each connection is an in-memory DuckDB database of its own: ~4-8 MiB (its catalog with every
+    function) and a few threads. An evaluator or operator that may never run SQL (a projection
+    of plain columns, a GROUP BY whose accumulators numpy folds) opens none this way.
+
+    >>> class Evaluator:
+    ...     con = LazyConnection()
+    >>> e = Evaluator()
+    >>> "_lazy_con" in vars(e), e.con.execute("SELECT 1").fetchall(), "_lazy_con" in vars(e)
+    (False, [(1,)], True)
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._attr = f"_lazy_{name}"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        con = obj.__dict__.get(self._attr)
+        if con is None:
+            con = obj.__dict__[self._attr] = connect()
+        return con
 
 
 def _with_arity(f: VectorFunction) -> Callable[..., pa.Array]:

@@ -31,11 +31,12 @@ class BatchQuery:
         spec: the query, checked at planning (:func:`~streamsql.plan.query.compile_query`).
     """
 
+    _con = python_functions.LazyConnection()  # none for a projection of plain columns
+
     def __init__(self, spec: QuerySpec):
         self.spec = spec
         self.items = spec.items
         self.output_schema = spec.output_schema
-        self._con = python_functions.connect()
         self._hidden: dict[tuple[str, ...], str] = {}
         # A projection of plain columns (no WHERE) is an Arrow select: no DuckDB round trip.
         self._columns = spec.column_refs()

@@ -122,6 +122,8 @@ class GroupAggBase(Operator):
             needs -U rows: Flink's UPDATE_BEFORE elimination, :mod:`streamsql.plan.update_kinds`).
     """
 
+    _con = python_functions.LazyConnection()  # opened by the first batch that needs DuckDB
+
     stateful = True
 
     def __init__(self, num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema, output_schema: pa.Schema,
@@ -145,7 +147,6 @@ class GroupAggBase(Operator):
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
         items = self.aggregates.partial_items("__sign", objects=True)
         self._partial_sql = f"SELECT {', '.join(keys + items)} FROM __in{group}"
-        self._con = python_functions.connect()
         self.cache: WriteBehindCache | None = None
 
     def _new_values(self) -> ValueStore:
