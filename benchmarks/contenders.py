@@ -303,6 +303,12 @@ def run_streamsql(spec: dict, res: dict) -> None:
     from streamsql import StreamEnvironment
 
     _instrument_streamsql_consumer(res, spec["input"])
+    probe = None
+    if spec.get("memory_probe"):  # benchmarks.memory_ab: what the RSS peak is made of
+        from benchmarks.memprobe import MemoryProbe
+
+        probe = MemoryProbe()
+        probe.start()
     d = spec["workdir"]
     env = StreamEnvironment(
         {
@@ -315,7 +321,9 @@ def run_streamsql(spec: dict, res: dict) -> None:
             **spec.get("streamsql_config", {}),
         }
     )
-    source_ddl, sink_ddl, inserts = workload_sql(spec)
+    # more WITH options of the kafka source (benchmarks.memory_ab's src.KEY=VALUE)
+    source_extra = "".join(f", '{k}' = '{v}'" for k, v in (spec.get("source_options") or {}).items())
+    source_ddl, sink_ddl, inserts = workload_sql(spec, source_extra=source_extra)
     env.execute_sql(source_ddl)
     env.execute_sql(sink_ddl)
     if spec.get("engine"):  # no consumer to time: the run starts at the INSERT
@@ -344,6 +352,9 @@ def run_streamsql(spec: dict, res: dict) -> None:
         res["t_end"] = time.time()
         stop.set()
         th.join()
+        if probe is not None:
+            probe.halt.set()
+            res["memory_at_peak"] = probe.snapshot()
     m = job.metrics
     res["events"], res["produced"] = m["rows_in"], m["rows_out"]
     res["checkpoint_ms"] = [seen[k] for k in sorted(seen)]
