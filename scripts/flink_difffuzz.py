@@ -61,13 +61,16 @@ PLAN_GROUP, RUN_GROUP = 40, 60
 class Flink:
     """One table environment over the input table; plans and runs groups of expressions."""
 
-    def __init__(self, capture: Capture, folder: Path):
-        """A streaming table environment with the input table ``src`` over ``folder``'s data file."""
+    def __init__(self, capture: Capture, folder: Path, zone: str | None = None):
+        """A streaming table environment with the input table ``src`` over ``folder``'s data file.
+
+        ``zone``: the session time zone, if not :data:`CONFIG`'s UTC (a case's ``"zone"``).
+        """
         from pyflink.table import EnvironmentSettings, TableEnvironment
 
         self.capture = capture
         self.tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        for k, v in CONFIG.items():
+        for k, v in {**CONFIG, **({"table.local-time-zone": zone} if zone else {})}.items():
             self.tenv.get_config().set(k, v)
         data = folder / "src.json"
         data.write_text(fz.data_lines(), encoding="utf-8")
@@ -146,16 +149,19 @@ def _run(flink: Flink, exprs: list[str], group_by: str | None, out: dict, emit) 
         emit(e)
 
 
-def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=None) -> list[dict]:
+def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=None,
+             zone: str | None = None) -> list[dict]:
     """Flink's record of each expression (see the module docstring).
 
     ``emit(record)`` is called with each one as soon as it is final (the refused ones after
-    planning, the others after their job).
+    planning, the others after their job). ``zone``: the session time zone of ``flink``, recorded
+    with each case when it is not UTC.
     """
     out: dict[str, dict] = {}
 
     def record(e: str) -> dict:
-        return {"expr": e, **out[e], **({"aggregate": True} if group_by else {})}
+        return {"expr": e, **out[e], **({"aggregate": True} if group_by else {}),
+                **({"zone": zone} if zone else {})}
 
     def done(e: str) -> None:
         if emit:
@@ -173,19 +179,28 @@ def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=N
 
 
 def read_lines(path: Path) -> list[str]:
-    """The expressions of a file: one a line, ``AGG `` before an aggregate call, ``#`` a comment."""
+    """The expressions of a file: one a line, ``AGG `` before an aggregate call, ``#`` a comment.
+
+    ``TZ=<zone> `` before it (and before ``AGG ``) evaluates it in that session time zone (UTC
+    otherwise): where a TIMESTAMP meets a TIMESTAMP_LTZ, UTC hides the conversion between them.
+    """
     lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
     return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
 def _line(item: dict) -> str:
     """A case's line as :func:`read_lines` reads it (``AGG `` before an aggregate call): its key."""
-    return ("AGG " if item.get("aggregate") else "") + item["expr"]
+    return fz.case_key(item, "AGG ")
 
 
 def _items(lines: list[str]) -> list[dict]:
-    """The work items of :func:`read_lines`'s lines: ``{"expr", "aggregate"?}``."""
-    return [{"expr": ln[4:], "aggregate": True} if ln.startswith("AGG ") else {"expr": ln} for ln in lines]
+    """The work items of :func:`read_lines`'s lines: ``{"expr", "aggregate"?, "zone"?}``."""
+    items = []
+    for ln in lines:
+        zone, ln = ln[3:].split(" ", 1) if ln.startswith("TZ=") else (None, ln)
+        item = {"expr": ln[4:], "aggregate": True} if ln.startswith("AGG ") else {"expr": ln}
+        items.append({**item, **({"zone": zone} if zone else {})})
+    return items
 
 
 # -- the worker: one JVM, a share of the cases, each finished group appended to the journal ----------
@@ -203,24 +218,28 @@ def worker(items: list[dict], journal: Path, group: int, recycle: int, deadline:
     capture = Capture()
     done = 0
     size = group
+    jobs_run = 0
     with tempfile.TemporaryDirectory(prefix="difffuzz_") as tmp, journal.open("a", encoding="utf-8") as out:
-        flink = Flink(capture, Path(tmp))
 
         def emit(case: dict) -> None:
             out.write(json.dumps(case, ensure_ascii=False) + "\n")
             out.flush()
             os.fsync(out.fileno())
 
-        for agg in (False, True):
-            todo = [it["expr"] for it in items if bool(it.get("aggregate")) == agg]
-            while todo and done < recycle and time.time() < deadline:
-                chunk, todo = todo[:size], todo[size:]
-                jobs = flink.jobs
-                evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit)
-                failed = flink.jobs - jobs > 1
-                size = max(4, size // 2) if failed else min(group, size * 2)
-                done += len(chunk)
-    print(f"worker: {done} cases, {flink.jobs} jobs", file=capture.out)
+        for zone in dict.fromkeys(it.get("zone") for it in items):  # a table environment per time zone
+            flink = Flink(capture, Path(tmp), zone)
+            for agg in (False, True):
+                todo = [it["expr"] for it in items
+                        if bool(it.get("aggregate")) == agg and it.get("zone") == zone]
+                while todo and done < recycle and time.time() < deadline:
+                    chunk, todo = todo[:size], todo[size:]
+                    jobs = flink.jobs
+                    evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit, zone)
+                    failed = flink.jobs - jobs > 1
+                    size = max(4, size // 2) if failed else min(group, size * 2)
+                    done += len(chunk)
+            jobs_run += flink.jobs
+    print(f"worker: {done} cases, {jobs_run} jobs", file=capture.out)
     return 0
 
 

@@ -73,6 +73,18 @@ Python user-defined functions: [udf.md](udf.md).
   DOUBLE met wins (`CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END` is a FLOAT, the DOUBLE cut as
   Java's `(float)`); that of COALESCE, GREATEST and LEAST Flink's common type (FLOAT with
   integers, DOUBLE with a DOUBLE or a DECIMAL; a TIMESTAMP and a DATE are a DATE in COALESCE).
+- A TIMESTAMP with a TIMESTAMP_LTZ, as Flink 2.3: CASE (and `ARRAY[...]`, a UNION's or VALUES'
+  column) is Calcite's least restrictive type met in order, where a value of the same precision
+  keeps the type so far and one of another precision makes it its own kind with the larger
+  precision (`CASE WHEN f THEN ts ELSE ltz END` is a TIMESTAMP(3), `THEN ltz ELSE ts` a
+  TIMESTAMP_LTZ(3), `THEN CAST(ts AS TIMESTAMP(6)) ELSE ltz` a TIMESTAMP_LTZ(6)); IF is its first
+  branch's type (the other cut to it); COALESCE, IFNULL, GREATEST and LEAST are the TIMESTAMP_LTZ
+  of the larger precision. The values move between the kinds in the session time zone, as CAST
+  moves them, except in GREATEST and LEAST, which read the TIMESTAMP's wall clock as UTC (Flink's
+  own answer, copied). `=`, `<>`, NULLIF and a simple CASE compare in the least restrictive kind
+  of their two operands, `<`, `<=`, `>`, `>=`, BETWEEN and IS [NOT] DISTINCT FROM as instants,
+  IN in the kind of the value looked for: this differs only for a wall clock in a DST gap or
+  fall-back overlap (differential fuzzer cases with `TZ=America/New_York`).
 - The time units beyond DuckDB's are Flink's, including where Flink's answer looks odd (copied,
   as Flink computes them everywhere): EXTRACT(MILLISECOND | MICROSECOND | NANOSECOND) is the
   epoch milliseconds modulo 1000 (negative before 1970; of a DATE, its epoch *days* modulo 1000),
@@ -120,9 +132,9 @@ Python user-defined functions: [udf.md](udf.md).
   ABS of integers keep the low bits of the exact result (`2147483647 + 1` is -2147483648,
   `ABS(CAST(-128 AS TINYINT))` -128), and CAST and TRY_CAST to a narrower integer keep the low
   bits of the integer, the DECIMAL cut toward zero, or the DOUBLE's Java `(int)`
-  (`CAST(3000000000 AS INT)` is -1294967296, `TRY_CAST(123456.789E0 AS TINYINT)` 64). Not yet for
-  aggregates: `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range fails the
-  job where Flink wraps ([aggregate result types](queries.md#aggregate-result-types)).
+  (`CAST(3000000000 AS INT)` is -1294967296, `TRY_CAST(123456.789E0 AS TINYINT)` 64). So do
+  aggregates: `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range wraps
+  ([aggregate result types](queries.md#aggregate-result-types)).
 - Integer and DECIMAL division by zero fail the job, as in Flink, where a row reaches the
   division. StreamSQL evaluates only the operands a row needs, and so does Flink for `CASE`,
   `IF`, `AND` and `OR` (`IF(b <> 0, a / b, -1)`, `b <> 0 AND a / b > 1` never divide by a zero

@@ -44,10 +44,13 @@ schemas): SUM and AVG of TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE keep the 
 count); SUM of DECIMAL(p, s) is DECIMAL(38, s), AVG of it DECIMAL(38, max(s, 6)); MIN and MAX
 keep the type; COUNT is BIGINT NOT NULL.
 
-A SUM over integers is BIGINT arithmetic in every form, and a total outside the range of the
-result type (INT for SUM of INT) raises :class:`~streamsql.core.errors.ExecutionError`
-(:func:`overflow_error`) where Flink wraps around silently (a deliberate difference: a wrapped
-total is a wrong answer). The sum inside an AVG is bounded by BIGINT only, as in Flink.
+A SUM over integers wraps around as Java's arithmetic, as Flink 2.3's (its SUM adds in the
+result type: ``SUM`` of TINYINT values 30, 120 and 240 is -122, of INTs past 2147483647 negative):
+every form adds in BIGINT, wrapping past it (DuckDB's partial sums are HUGEINTs cut to their low 64
+bits), and the total keeps the low bits of the result type. Two's complement addition gives the
+same low bits in any order, so partial sums, retractions and merges agree with Flink's row by row
+addition. The sum inside an AVG is a BIGINT, as in Flink, wrapping past it; the quotient is cut to
+the result type the same way.
 """
 
 from __future__ import annotations
@@ -63,8 +66,6 @@ import pyarrow.compute as pc
 from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import (
-    BIGINT_MAX,
-    BIGINT_MIN,
     AggregateFunction,
     numpy_values,
     overflow_error,
@@ -73,6 +74,7 @@ from streamsql.functions.aggregate_function import (
 from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
+from streamsql.functions.scalars import java_ints
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
 
@@ -142,6 +144,17 @@ class CountStar(AggregateFunction):
             acc[slot] += d
 
 
+def java_narrow(v: int, bits: int) -> int:
+    """Java's narrowing of the integer ``v`` to ``bits``: its low bits, two's complement."""
+    half = 1 << (bits - 1)
+    return ((v + half) & ((1 << bits) - 1)) - half
+
+
+def _narrow(values: np.ndarray, bits: int) -> np.ndarray:
+    """:func:`java_narrow` of an int64 array (``bits`` < 64)."""
+    return values.astype(np.dtype(f"int{bits}"))
+
+
 class Count(CountStar):
     """``COUNT(x)``: the number of non-NULL values."""
 
@@ -174,46 +187,40 @@ class Sum(AggregateFunction):
             return SqlType("DECIMAL", 38, arg.scale or 0)
         return SqlType(arg.name)
 
-    def bounds(self) -> tuple[int, int]:
-        """The range an integer total must stay in: the result type's (BIGINT's for an AVG)."""
-        if self.func == "sum" and pa.types.is_integer(self.out_type):
-            info = np.iinfo(self.out_type.to_pandas_dtype())
-            return int(info.min), int(info.max)
-        return BIGINT_MIN, BIGINT_MAX
+    def bits(self) -> int:
+        """The width the integer result keeps (its type's; an AVG's quotient: the result type's too)."""
+        return np.iinfo(self.out_type.to_pandas_dtype()).bits if pa.types.is_integer(self.out_type) else 64
+
+    def _sum(self, values: str) -> str:
+        """DuckDB's sum of ``values``: an integer one exact in HUGEINT, then its low 64 bits (Java's long)."""
+        if self.kind == "i":
+            return java_ints.wrap(f"sum({values})", "BIGINT")
+        return f"sum({values}){self._cast}"
 
     def partial(self, sign: str | None) -> list[str]:
         """The (signed) non-NULL count and the (signed) sum."""
-        a = self.arg
+        a = f"{self.arg}::HUGEINT" if self.kind == "i" else self.arg
         if sign:
-            return [f"sum(CASE WHEN {a} IS NOT NULL THEN {sign} ELSE 0 END)::BIGINT",
-                    f"sum(CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END){self._cast}"]
-        return [f"count({a})::BIGINT", f"sum({a}){self._cast}"]
+            return [f"sum(CASE WHEN {self.arg} IS NOT NULL THEN {sign} ELSE 0 END)::BIGINT",
+                    self._sum(f"CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END")]
+        return [f"count({self.arg})::BIGINT", self._sum(a)]
 
     def combine(self) -> list[str]:
         """Sums of the counts and of the sums."""
         c, s = self.columns
-        return [f"sum({c})::BIGINT", f"sum({s}){self._cast}"]
+        return [f"sum({c})::BIGINT", self._sum(f"{s}::HUGEINT" if self.kind == "i" else s)]
 
     def finish(self, parts):
-        """The sum, NULL where no value counted.
-
-        Raises:
-            ExecutionError: an integer sum outside the result type's range.
-        """
+        """The sum, NULL where no value counted; an integer one wrapped to the result type."""
         c, s = parts
-        if self.kind == "i":
-            lo, hi = self.bounds()
-            extremes = pc.min_max(s)
-            if extremes["min"].is_valid and (extremes["min"].as_py() < lo or extremes["max"].as_py() > hi):
-                raise self.overflow()
+        if self.kind == "i" and self.bits() < 64:  # the low bits, two's complement (Java's narrowing)
+            half = 1 << (self.bits() - 1)
+            s = pc.subtract(pc.bit_wise_and(pc.add(s, half), (1 << self.bits()) - 1), half)
         return pc.if_else(pc.equal(c, 0), pa.scalar(None, s.type), s)
 
     def overflow(self) -> ExecutionError:
-        """The error of a sum beyond its result type, saying that Flink would wrap around."""
-        t = SqlType.from_arrow(self.out_type)
-        return overflow_error(self.context, f"{self.label} (a SUM) is out of the {t} range; Flink would "
-                                            "wrap around silently, StreamSQL fails instead of emitting "
-                                            f"a wrong total (CAST the argument to a wider type)")
+        """The error of a partial integer sum beyond HUGEINT (DuckDB's exact sum; never in practice)."""
+        return overflow_error(self.context, f"{self.label} (a SUM) left the exact range of its partial sums")
 
     def fixed_fields(self) -> list[tuple[str, str]] | None:
         """An int64 count and an int64 or float64 sum (integer and floating-point arguments)."""
@@ -222,47 +229,31 @@ class Sum(AggregateFunction):
         return [("c", "<i8"), ("s", "<f8" if self.kind == "f" else "<i8")]
 
     def fold_fixed(self, cols, slots, parts) -> None:
-        """Add counts and sums; an integer sum that leaves BIGINT raises, never wraps.
-
-        Raises:
-            ExecutionError: the sum overflowed.
-        """
+        """Add counts and sums (an integer sum wraps around int64, as Java's long)."""
         cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
         col = cols[self.field("s")]
-        partial = numpy_values(parts[1], col.dtype)
-        cur = col[slots]
-        total = cur + partial
-        if self.kind == "i":
-            lo, hi = self.bounds()
-            wrapped = (((cur ^ total) & (partial ^ total)) < 0).any()
-            if wrapped or (hi < BIGINT_MAX and ((total < lo) | (total > hi)).any()):
-                raise self.overflow()
-        col[slots] = total
+        col[slots] = col[slots] + numpy_values(parts[1], col.dtype)
 
     def result_fixed(self, cols, slots):
-        """The sum, valid where the count is positive."""
-        return cols[self.field("s")][slots], cols[self.field("c")][slots] > 0
+        """The sum (an integer one wrapped to the result type), valid where the count is positive."""
+        s = cols[self.field("s")][slots]
+        if self.kind == "i" and self.bits() < 64:
+            s = _narrow(s, self.bits())
+        return s, cols[self.field("c")][slots] > 0
 
     def create(self):
         """``[sum, count]``, the sum None until a value counts."""
         return [None, 0]
 
     def fold(self, accs, slot, parts) -> None:
-        """Add counts and sums.
-
-        Raises:
-            ExecutionError: an integer sum overflowed BIGINT.
-        """
+        """Add counts and sums (an integer sum wraps around as Java's long)."""
         integer = self.kind == "i"
-        lo, hi = self.bounds()
         for acc, n, s in zip(accs, parts[0], parts[1]):
             cur = acc[slot]
             cur[1] += n
             if s is not None:
                 t = s if cur[0] is None else cur[0] + s
-                if integer and not lo <= t <= hi:
-                    raise self.overflow()
-                cur[0] = t
+                cur[0] = java_narrow(t, 64) if integer else t
 
     def merge(self, a, b):
         """Add ``b``'s count and sum to ``a``'s."""
@@ -270,8 +261,10 @@ class Sum(AggregateFunction):
         return a
 
     def result(self, acc):
-        """The sum, None when no value counted."""
-        return None if acc[1] == 0 else acc[0]
+        """The sum (an integer one wrapped to the result type), None when no value counted."""
+        if acc[1] == 0:
+            return None
+        return java_narrow(acc[0], self.bits()) if self.kind == "i" and acc[0] is not None else acc[0]
 
 
 class Avg(Sum):
@@ -287,10 +280,6 @@ class Avg(Sum):
             return SqlType("DECIMAL", 38, max(arg.scale or 0, 6))
         return SqlType(arg.name)
 
-    def overflow(self) -> ExecutionError:
-        """The error of an AVG's sum beyond BIGINT."""
-        return overflow_error(self.context, f"{self.label} (the sum of an AVG) is out of the BIGINT range")
-
     def finish(self, parts):
         """Sum / count, NULL where no value counted (see :meth:`result`)."""
         c, s = parts
@@ -305,7 +294,8 @@ class Avg(Sum):
         c, s = cols[self.field("c")][slots], cols[self.field("s")][slots]
         n = np.where(c > 0, c, 1)
         if self.kind == "i":
-            return np.sign(s) * (np.abs(s) // n), c > 0
+            quotient = np.sign(s) * (np.abs(s) // n)
+            return (_narrow(quotient, self.bits()) if self.bits() < 64 else quotient), c > 0
         return s.astype(np.float64) / n, c > 0
 
     def result(self, acc):
@@ -321,7 +311,7 @@ class Avg(Sum):
             quantum = Decimal(1).scaleb(-self.out_type.scale)
             return (Decimal(total) / n).quantize(quantum, rounding=ROUND_HALF_UP)
         if self.kind == "i":
-            return -(-total // n) if total < 0 else total // n
+            return java_narrow(-(-total // n) if total < 0 else total // n, self.bits())
         return float(total) / n
 
 
@@ -532,8 +522,8 @@ class AggregateDoc:
     differences: str = ""
 
 
-_OVERFLOW = ("An integer total beyond the result type fails the job (Flink wraps around; "
-             "[aggregate result types](queries.md#aggregate-result-types)).")
+_OVERFLOW = ("An integer total beyond the result type wraps around as Java's, as in Flink "
+             "([aggregate result types](queries.md#aggregate-result-types)).")
 _VARIANCE = ("Flink 2.3's Welford accumulator over the values as DOUBLE, row by row in arrival order, cast "
              "to the argument's type (a DECIMAL's: DECIMAL(38, max(6, s))). In a HOP or CUMULATE window "
              "or a session the window's rows are accumulated in order where Flink merges the parts' "

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.core.types import SqlType, duckdb_cast
+from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
-from streamsql.functions.scalars.typerules import common_type
+from streamsql.functions.scalars.registry import cast_value
+from streamsql.functions.scalars.typerules import common_type, rows_type
 from streamsql.plan.expressions import quote
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, GroupAggNode, PlanNode, UnionNode
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -64,7 +65,7 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
     lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
     if len(lt) != len(rt):
         planner._fail(q, f"{op} inputs have {len(lt)} and {len(rt)} columns")
-    types = [common_type([a, b]) or a for a, b in zip(lt, rt)]
+    types = [rows_type([a, b]) or a for a, b in zip(lt, rt)]
     for i, (a, b) in enumerate(zip(lt, rt)):
         if common_type([a, b]) is None and a.name != b.name and not {a.name, b.name} <= _DATETIMES:
             planner._fail(q, f"Type mismatch in column {i + 1} of {op} ({a} and {b}); CAST one side "
@@ -94,7 +95,7 @@ def _widen(planner: Planner, side: PlanNode, names: list[str], have: list[SqlTyp
     if all(a.to_arrow() == t.to_arrow() for a, t in zip(have, types)):
         return side
     return planner._calc(side, [(n, quote(src) if a.to_arrow() == t.to_arrow() else
-                                 duckdb_cast(quote(src), a, t))
+                                 cast_value(quote(src), a, t))
                                 for n, src, a, t in zip(names, side.schema.names, have, types)], None)
 
 

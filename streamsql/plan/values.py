@@ -12,10 +12,12 @@ Each column has the least restrictive type of its rows (Calcite's ``leastRestric
 Flink's validator types a VALUES; checked with TYPEOF against Flink 2.3, compat case
 ``values_types``): ``(1), (2.5)`` is DECIMAL(11, 1); ``('ab'), ('cd')`` CHAR(2), but ``('a'),
 ('abc')`` VARCHAR(3), not padded (Flink turns ragged CHARs into a VARCHAR); a CHAR with a
-VARCHAR(n) is VARCHAR; TIMESTAMPs take the largest precision. Rows of different lengths, columns
-without a common type and an untyped NULL (Flink 2.3: ``Illegal use of 'NULL'``, in an INSERT's
-VALUES too; ``CAST(NULL AS INT)`` is fine) are refused with Flink's words. Each cell is cast to its
-column's type (:func:`~streamsql.core.types.duckdb_cast`, the sink's cast), so the values carry
+VARCHAR(n) is VARCHAR; TIMESTAMPs take the largest precision, and a TIMESTAMP with a TIMESTAMP_LTZ
+Calcite's kind met in order (:func:`~streamsql.functions.scalars.typerules.rows_type`). Rows of
+different lengths, columns without a common type and an untyped NULL (Flink 2.3: ``Illegal use of
+'NULL'``, in an INSERT's VALUES too; ``CAST(NULL AS INT)`` is fine) are refused with Flink's words.
+Each cell is cast to its column's type (:func:`~streamsql.functions.scalars.registry.cast_value`,
+the sink's cast; between the TIMESTAMP kinds in the session time zone), so the values carry
 Flink's type through the plan (:meth:`~streamsql.core.types.SqlType.arrow_field`), and an
 INSERT casts them to the sink's types as it casts a SELECT's (:mod:`streamsql.plan.sinks`).
 
@@ -31,11 +33,11 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.catalog import TableDef
-from streamsql.core.types import SqlType, duckdb_cast
+from streamsql.core.types import SqlType
 from streamsql.functions.scalars import bind
-from streamsql.functions.scalars.registry import FunctionError
+from streamsql.functions.scalars.registry import FunctionError, cast_value
 from streamsql.functions.scalars.typeof import flink_type
-from streamsql.functions.scalars.typerules import common_type
+from streamsql.functions.scalars.typerules import rows_type
 from streamsql.plan.expressions import compile_expression, flink_text, resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, ValuesNode
 from streamsql.plan.query import compile_query
@@ -80,7 +82,7 @@ def plan_values(planner: Planner, values: exp.Values) -> tuple[ValuesNode, Scope
     columns = [f"EXPR${i}" for i in range(width)]
     types = [_column_type(planner, [row[i] for row in rows], [row[i][1] for row in compiled], i)
              for i in range(width)]
-    cells = [[duckdb_cast(sql, t, types[i]) if t != types[i] else sql for i, (sql, t, _) in enumerate(row)]
+    cells = [[cast_value(sql, t, types[i]) if t != types[i] else sql for i, (sql, t, _) in enumerate(row)]
              for row in compiled]
     schema = pa.schema([t.arrow_field(n) for n, t in zip(columns, types)])
     declared = [_declared(types[i], [row[i][2] for row in compiled]) for i in range(width)]
@@ -170,9 +172,9 @@ def _column_type(planner: Planner, cells: list[exp.Expression], types: list[SqlT
         # CHAR(1) with CHAR(3) is VARCHAR(3): Flink's type system turns ragged CHARs to VARCHAR
         # (shouldConvertRaggedUnionTypesToVarying), so 'a' is not padded.
         return SqlType("STRING", None if None in lengths or not max(lengths) else max(lengths))
-    t = common_type(types)
+    t = rows_type(types)
     if t is None:
-        at = next(c for k, c in enumerate(cells) if common_type(types[: k + 1]) is None)
+        at = next(c for k, c in enumerate(cells) if rows_type(types[: k + 1]) is None)
         planner._fail(at, f"Values passed to VALUES operator must have compatible types: column "
                               f"{i + 1} has {' and '.join(dict.fromkeys(str(k) for k in types))}")
     return t

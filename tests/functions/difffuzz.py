@@ -674,3 +674,10 @@ def generate_aggregates(seed: int, count: int, version: int = 1) -> list[str]:
 def load(path: str | Path) -> dict:
     """A fixture written by scripts/flink_difffuzz.py."""
     return json.loads(Path(path).read_text())
+
+
+def case_key(case: dict, aggregate: str) -> str:
+    """A case's key: ``TZ=<zone> `` for a case of another session time zone than UTC, then
+    ``aggregate`` for an aggregate call, then the expression."""
+    zone = f"TZ={case['zone']} " if case.get("zone") else ""
+    return zone + (aggregate if case.get("aggregate") else "") + case["expr"]

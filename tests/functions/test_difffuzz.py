@@ -61,18 +61,19 @@ def _load() -> str:
 
 
 def _key(case: dict) -> str:
-    return ("aggregate: " if case.get("aggregate") else "") + case["expr"]
+    return fz.case_key(case, "aggregate: ")
 
 
 class Ours:
     """StreamSQL's outcome of every case: ("rows", {key: text}) | ("refused", msg) | ("error", msg)."""
 
-    def __init__(self, tmp: Path):
-        """An environment over the input table (``DOC['data']``) in ``tmp``."""
+    def __init__(self, tmp: Path, zone: str | None = None):
+        """An environment over the input table (``DOC['data']``) in ``tmp``, in the session time zone
+        ``zone`` (a case's ``"zone"``; UTC when None)."""
         data = tmp / "src.json"
         data.write_text(DOC["data"], encoding="utf-8")
         config = {"state.dir": str(tmp / "state"), "execution.checkpointing.dir": str(tmp / "cp"),
-                  "table.local-time-zone": "UTC", "parallelism.default": "1"}
+                  "table.local-time-zone": zone or "UTC", "parallelism.default": "1"}
         self.env = StreamEnvironment(config)
         self.env.execute_sql(fz.source_ddl(str(data)))
         self.sinks = 0
@@ -175,32 +176,36 @@ def _each(cases: list[dict], size: int):
 def ours(tmp_path_factory) -> dict[str, tuple]:
     """StreamSQL's outcome of every case (see :class:`Ours`)."""
     assert DOC["data"] == fz.data_lines(), "the input table changed: regenerate the fixture (--fixture)"
-    o = Ours(tmp_path_factory.mktemp("difffuzz"))
-    try:
-        typed = [c for c in CASES if "type" in c]
-        for group in _each(typed, 40):
-            o.plan(group)
-        answered = [c for c in typed if "rows" in c and _key(c) not in o.out]
-        for group in _each(answered, RUN_GROUP):
-            o.run(group)
-        for c in typed:  # Flink's job failed: a job each
-            if _key(c) not in o.out:
-                o.run([c])
-        for c in CASES:
-            if "refused" in c:
-                o.out[_key(c)] = o.query(c)
-    finally:
-        o.env.close()
+    out: dict[str, tuple] = {}
+    for zone in dict.fromkeys(c.get("zone") for c in CASES):  # an environment per session time zone
+        o = Ours(tmp_path_factory.mktemp("difffuzz"), zone)
+        cases = [c for c in CASES if c.get("zone") == zone]
+        try:
+            typed = [c for c in cases if "type" in c]
+            for group in _each(typed, 40):
+                o.plan(group)
+            answered = [c for c in typed if "rows" in c and _key(c) not in o.out]
+            for group in _each(answered, RUN_GROUP):
+                o.run(group)
+            for c in typed:  # Flink's job failed: a job each
+                if _key(c) not in o.out:
+                    o.run([c])
+            for c in cases:
+                if "refused" in c:
+                    o.out[_key(c)] = o.query(c)
+        finally:
+            o.env.close()
+        out.update(o.out)
     if "STREAMSQL_DIFFFUZZ" in os.environ:
-        _report(o.out)
+        _report(out)
     if os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write":
-        failed = [v for v in o.out.values() if v[0] == "batch failed"]
+        failed = [v for v in out.values() if v[0] == "batch failed"]
         assert not failed, (f"not rewriting {KNOWN_FILE.name}: {len(failed)} cases were not compared "
                             f"({failed[0][1]})")
-        found = {_key(c): verdict(c, o.out[_key(c)]) for c in CASES if "skipped" not in c}
+        found = {_key(c): verdict(c, out[_key(c)]) for c in CASES if "skipped" not in c}
         known = {k: KNOWN.get(k) or f"not fixed yet: {v.split(':')[0]}" for k, v in found.items() if v}
         KNOWN_FILE.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n")
-    return o.out
+    return out
 
 
 def verdict(case: dict, got: tuple) -> str | None:
@@ -284,7 +289,7 @@ def test_a_batch_out_of_time_fails_once(tmp_path, monkeypatch):
 # differently in a SELECT); the regression cases are planned here and their types compared.
 REGRESSIONS = Path(__file__).parent / "difffuzz_regressions.txt"
 TYPED = [c for c in CASES if "type" in c and "rows" in c and not c.get("aggregate")
-         and c["expr"] in REGRESSIONS.read_text(encoding="utf-8").splitlines()]
+         and fz.case_key(c, "AGG ") in REGRESSIONS.read_text(encoding="utf-8").splitlines()]
 
 
 @pytest.fixture(scope="module")

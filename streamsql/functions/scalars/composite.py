@@ -34,9 +34,10 @@ from streamsql.functions.scalars.registry import (
     scalar,
     sql_string,
     template,
+    to_time,
     type_of,
 )
-from streamsql.functions.scalars.typerules import common_type
+from streamsql.functions.scalars.typerules import common_type, rows_type
 
 _INT = SqlType("INT")
 
@@ -221,7 +222,7 @@ def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
 
 def _common(n: exp.Expression, items: list[exp.Expression], what: str) -> SqlType:
     types = [type_of(i) for i in items]
-    t = common_type(types)
+    t = rows_type(types)
     if t is None:
         shown = ", ".join(str(x) if x is not None else "?" for x in types)
         msg = f"{what} has no common type for its elements ({shown})"
@@ -230,7 +231,15 @@ def _common(n: exp.Expression, items: list[exp.Expression], what: str) -> SqlTyp
 
 
 def _list(items: list[exp.Expression], t: SqlType) -> str:
-    return "list_value(" + ", ".join(f"CAST({_sql(i)} AS {t.duckdb()})" for i in items) + ")"
+    return "list_value(" + ", ".join(_element(i, t) for i in items) + ")"
+
+
+def _element(item: exp.Expression, t: SqlType) -> str:
+    """An element cast to the array's type ``t`` (a TIMESTAMP and a TIMESTAMP_LTZ in the session zone)."""
+    it = type_of(item)
+    if it is not None and it.is_time and t.is_time:
+        return f"CAST({to_time(_sql(item), it, t)} AS {t.duckdb()})"
+    return f"CAST({_sql(item)} AS {t.duckdb()})"
 
 
 def _array(n: exp.Expression, items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:

@@ -8,9 +8,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType, duckdb_cast
-from streamsql.functions.scalars.operand_types import calcite_type, equality_refusal, timestamps_and_dates
+from streamsql.functions.scalars.operand_types import (
+    calcite_type,
+    equality_refusal,
+    pair_kind,
+    timestamps_and_dates,
+)
 from streamsql.functions.scalars.operators import to_approximate
-from streamsql.functions.scalars.registry import Arg, Call, scalar, template
+from streamsql.functions.scalars.registry import Arg, Call, scalar, template, to_time
 from streamsql.functions.scalars.temporal import flink_day
 from streamsql.functions.scalars.typerules import common_type, is_null, least_restrictive
 
@@ -42,10 +47,20 @@ def _list(c: Call, start: int = 0) -> str:
 
 
 def _brought(args: list[Arg], result) -> list[Arg | str]:
-    """The arguments, each brought to an approximate ``result`` type first (else as they are)."""
+    """The arguments brought to ``result``: to an approximate type, or a TIMESTAMP to a TIMESTAMP_LTZ.
+
+    The latter in the session time zone (:func:`~.registry.to_time`); other arguments as they are.
+    """
+    if result is not None and result.name == "TIMESTAMP_LTZ":
+        return [f"({to_time(a.text, a.type, SqlType(result.name, a.type.precision))})"
+                if _kind(a, "TIMESTAMP") else a for a in args]
     if result is None or result.name not in ("FLOAT", "DOUBLE"):
         return list(args)
     return [f"({to_approximate(a.sql, a.type, result.name).sql(dialect='duckdb')})" for a in args]
+
+
+def _kind(a: Arg, name: str) -> bool:
+    return a.type is not None and a.type.name == name
 
 
 def _coalesce_type(c: Call):
@@ -77,6 +92,10 @@ def nullif(c: Call) -> exp.Expression:
     msg = equality_refusal(c.args[0].type, c.args[1].type)
     if msg:
         raise c.fail(msg)
+    kind = pair_kind(c.args[0].type, c.args[1].type)
+    if kind:  # a TIMESTAMP and a TIMESTAMP_LTZ compared in one kind, as ``=`` (operand_types)
+        a, b = (to_time(x.text, x.type, SqlType(kind, x.type.precision)) for x in c.args)
+        return template(f"CASE WHEN ({a}) = ({b}) THEN NULL ELSE {{0}} END", c.args[0])
     return template("nullif({0}, {1})", *c.args)
 
 
@@ -98,17 +117,29 @@ def if_(c: Call) -> exp.Expression:
     result = _if_type(c)
     if result is None or not result.is_time:  # a FLOAT or DOUBLE: each branch brought to it, as CASE
         return template("CASE WHEN {0} THEN {1} ELSE {2} END", c.args[0], *_brought(c.args[1:], result))
-    # Flink's IfCallGen casts both branches to the result type: a timestamp's extra digits are cut.
-    values = [duckdb_cast(a.text, a.type, result) if a.type is not None and not is_null(a.type) else a.text
-              for a in c.args[1:]]
+    # Flink's IfCallGen casts both branches to the result type: a timestamp's extra digits are cut,
+    # a TIMESTAMP and a TIMESTAMP_LTZ meet in the session time zone
+    values = [(to_time if a.type.is_time and result.is_time else duckdb_cast)(a.text, a.type, result)
+              if a.type is not None and not is_null(a.type) else a.text for a in c.args[1:]]
     return template("CASE WHEN {0} THEN {1} ELSE {2} END", c.args[0], *values)
 
 
 def _extreme(fn: str):
     def build(c: Call) -> exp.Expression:
-        """NULL if any argument is NULL (DuckDB's greatest/least skip NULLs)."""
+        """NULL if any argument is NULL (DuckDB's greatest/least skip NULLs).
+
+        A TIMESTAMP among TIMESTAMP_LTZs is read as the instant of its wall clock in UTC, whatever
+        the session time zone: Flink 2.3's GREATEST/LEAST reinterpret its value (America/New_York:
+        GREATEST(TIMESTAMP '2024-02-29 13:45:30.123', TO_TIMESTAMP_LTZ(10, 3)) is 13:45:30.123Z,
+        not 18:45:30.123Z as CAST and COALESCE give), unlike every other place the two meet.
+        """
         nulls = " OR ".join("{%d} IS NULL" % i for i in range(len(c.args)))
-        args = _brought(c.args, _common(c))
+        common = _common(c)
+        if common is not None and common.name == "TIMESTAMP_LTZ":
+            args = [f"timezone('UTC', CAST({a.text} AS TIMESTAMP))" if _kind(a, "TIMESTAMP") else a
+                    for a in c.args]
+            return template(f"CASE WHEN {nulls} THEN NULL ELSE {fn}({_list(c)}) END", *args)
+        args = _brought(c.args, common)
         if _common(c) is not None and _common(c).name == "FLOAT":  # DuckDB's least of REALs loses a -0.0
             args = [f"CAST({a} AS DOUBLE)" for a in args]
         return template(f"CASE WHEN {nulls} THEN NULL ELSE {fn}({_list(c)}) END", *args)

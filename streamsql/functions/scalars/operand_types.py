@@ -51,8 +51,8 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import NULL, TYPE, FunctionError, type_of
-from streamsql.functions.scalars.typerules import common_type
+from streamsql.functions.scalars.registry import NULL, TYPE, FunctionError, time_operand, type_of
+from streamsql.functions.scalars.typerules import common_type, least_restrictive
 
 _ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 _EQUALITY = {exp.EQ: "=", exp.NEQ: "<>", exp.NullSafeEQ: "IS NOT DISTINCT FROM",
@@ -84,10 +84,13 @@ def check_operands(n: exp.Expression) -> exp.Expression:
             raise _cannot_apply(n, "-", f"-<{_calcite(n.this)}>", "-<NUMERIC>")
     elif isinstance(n, tuple(_EQUALITY)):
         _comparison(n, _EQUALITY[type(n)], cast=False)
+        _one_time_kind(n, ("this", "expression"), _pair_kind(n) if isinstance(n, (exp.EQ, exp.NEQ)) else _LTZ)
     elif isinstance(n, tuple(_ORDERING)):
         _comparison(n, _ORDERING[type(n)], cast=True)
+        _one_time_kind(n, ("this", "expression"), _LTZ)
     elif isinstance(n, exp.Between):
         _between(n)
+        _one_time_kind(n, ("this", "low", "high"), _LTZ)
     elif isinstance(n, tuple(_LOGIC)):
         if not (_boolean(n.this) and _boolean(n.expression)):
             raise _binary(n, _LOGIC[type(n)], "BOOLEAN")
@@ -110,6 +113,8 @@ def check_operands(n: exp.Expression) -> exp.Expression:
         _case_branches(n)
     elif isinstance(n, exp.In):
         _in_numbers_as_text(n)
+        if _known(type_of(n.this)) and n.expressions:
+            _one_time_kind(n, ("this", "expressions"), type_of(n.this).name)
     elif isinstance(n, exp.Coalesce):
         _coalesce(n)
     elif isinstance(n, exp.Cast):  # and TRY_CAST
@@ -290,6 +295,45 @@ def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | No
             n.set(k, cast)
 
 
+# -- a TIMESTAMP compared with a TIMESTAMP_LTZ -------------------------------------------------------
+# Flink 2.3 (asked with non-constant values at the America/New_York fall-back hour, where the two
+# conversions differ): = and <> (and NULLIF, a simple CASE) compare in Calcite's least restrictive
+# type of the two operands (``W3 = L3`` as TIMESTAMPs, ``L3 = W3`` as instants, ``W6 = L3`` as
+# instants); < <= > >=, BETWEEN and IS [NOT] DISTINCT FROM always as instants; IN in the kind of
+# the value looked for. DuckDB would read the wall clock in UTC.
+_LTZ = "TIMESTAMP_LTZ"
+
+
+def pair_kind(left: SqlType | None, right: SqlType | None) -> str | None:
+    """The kind (TIMESTAMP or TIMESTAMP_LTZ) ``left = right`` compares in, None unless both kinds meet."""
+    if not (_known(left) and _known(right) and left.is_time and right.is_time and left.name != right.name):
+        return None
+    return least_restrictive([left, right]).name
+
+
+def _pair_kind(n: exp.Expression) -> str | None:
+    return pair_kind(type_of(n.this), type_of(n.expression))
+
+
+def _one_time_kind(n: exp.Expression, keys: tuple[str, ...], kind: str | None) -> None:
+    """Bring the TIMESTAMP and TIMESTAMP_LTZ operands among ``n.args[keys]`` to ``kind`` when both meet.
+
+    In the session time zone (:func:`~.registry.time_operand`).
+    """
+    sides = [v for k in keys for v in (n.args[k] if isinstance(n.args.get(k), list) else [n.args.get(k)])
+             if isinstance(v, exp.Expression)]
+    kinds = {type_of(v).name for v in sides if _known(type_of(v)) and type_of(v).is_time}
+    if kind not in ("TIMESTAMP", _LTZ) or len(kinds) < 2:
+        return
+    target = SqlType(kind)
+    for k in keys:
+        value = n.args.get(k)
+        if isinstance(value, list):
+            n.set(k, [time_operand(v, target) for v in value])
+        elif isinstance(value, exp.Expression):
+            n.set(k, time_operand(value, target))
+
+
 def equality_refusal(left: SqlType | None, right: SqlType | None) -> str | None:
     """Flink's refusal of ``left = right`` for values of these types, None where it compares them.
 
@@ -312,6 +356,8 @@ def _case_branches(n: exp.Case) -> None:
             msg = equality_refusal(type_of(n.this), type_of(branch.this))
             if msg:
                 raise FunctionError(msg, branch.this)
+        if any(_pair_kind(exp.EQ(this=n.this, expression=b.this)) for b in n.args.get("ifs") or []):
+            _searched_times(n)
     results = [i.args["true"] for i in n.args.get("ifs") or []]
     results += [n.args["default"]] if n.args.get("default") else []
     if _mixed(results):
@@ -325,6 +371,20 @@ def _coalesce(n: exp.Coalesce) -> None:
     if _mixed(args) and not timestamps_and_dates([type_of(a) for a in args]):
         msg = f"Invalid input arguments. COALESCE({', '.join(_calcite(a) for a in args)}): no common type"
         raise FunctionError(msg, n)
+
+
+def _searched_times(n: exp.Case) -> None:
+    """``CASE x WHEN v ...`` of a TIMESTAMP and a TIMESTAMP_LTZ as ``CASE WHEN x = v ...``.
+
+    Each ``=`` compares in its pair's kind, as Flink's (``CASE ts WHEN ltz`` compares wall clocks).
+    """
+    operand = n.this
+    for branch in n.args.get("ifs") or []:
+        eq = exp.EQ(this=operand.copy(), expression=branch.this)
+        eq.meta[TYPE] = SqlType("BOOLEAN")
+        _one_time_kind(eq, ("this", "expression"), _pair_kind(eq))
+        branch.set("this", eq)
+    n.set("this", None)
 
 
 def timestamps_and_dates(types: list[SqlType | None]) -> bool:

@@ -67,6 +67,7 @@ from streamsql.functions.scalars.registry import (
     session_zone,
     sql_string,
     template,
+    time_operand,
     type_of,
 )
 from streamsql.functions.scalars.temporal import flink_day
@@ -165,6 +166,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         raise FunctionError(msg, n)
     if isinstance(n, exp.Case) and t is not None and t.name in ("FLOAT", "DOUBLE"):
         return _approximate_case(n, t.name), t
+    if isinstance(n, exp.Case) and t is not None and t.is_time:  # TIMESTAMP and TIMESTAMP_LTZ results
+        for branch in n.args.get("ifs") or []:
+            branch.set("true", time_operand(branch.args["true"], t))
+        if n.args.get("default") is not None:
+            n.set("default", time_operand(n.args["default"], t))
+        return n, t
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.JSON):
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):

@@ -24,7 +24,7 @@ from functools import cache
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from streamsql.core.types import SqlType
+from streamsql.core.types import SqlType, duckdb_cast
 from streamsql.functions.python_functions import VectorFunction, register
 
 NULL = SqlType("NULL")
@@ -463,6 +463,45 @@ def java_instant(zone: str, wall: str) -> str:
     """
     return (f"least(timezone({zone}, {wall}), "
             f"timezone({zone}, {wall} - INTERVAL 1 HOUR) + INTERVAL 1 HOUR)")
+
+
+def to_time(sql: str, source: SqlType, target: SqlType) -> str:
+    """DuckDB SQL of a TIMESTAMP or TIMESTAMP_LTZ value (``sql``, of type ``source``) as ``target``.
+
+    As Flink's cast between the two kinds, in the session time zone: a wall clock is the instant it
+    is there (:func:`java_instant`), an instant its wall clock there; a target of fewer digits cuts
+    them as Flink (:func:`~streamsql.core.types.duckdb_cast`). Flink 2.3 brings a TIMESTAMP and a
+    TIMESTAMP_LTZ to one kind this way in CASE, IF, COALESCE, UNION, VALUES and comparisons (but not
+    in GREATEST/LEAST, see :mod:`.conditional`): with DuckDB's implicit cast the wall clock would be
+    read in UTC.
+    """
+    zone = sql_string(session_zone())
+    if source.name == "TIMESTAMP" and target.name == "TIMESTAMP_LTZ":
+        sql = java_instant(zone, f"CAST({sql} AS TIMESTAMP)")
+    elif source.name == "TIMESTAMP_LTZ" and target.name == "TIMESTAMP":
+        sql = f"CAST(timezone({zone}, {sql}) AS TIMESTAMP)"
+    return duckdb_cast(sql, SqlType(target.name, source.precision), target)
+
+
+def cast_value(sql: str, source: SqlType, target: SqlType) -> str:
+    """:func:`~streamsql.core.types.duckdb_cast`, or :func:`to_time` between TIMESTAMP kinds."""
+    if source.is_time and target.is_time:
+        return to_time(sql, source, target)
+    return duckdb_cast(sql, source, target)
+
+
+def time_operand(node: exp.Expression, target: SqlType) -> exp.Expression:
+    """A compiled TIMESTAMP/TIMESTAMP_LTZ operand brought to the kind of ``target`` (:func:`to_time`).
+
+    ``node`` itself when it is of that kind already, or not a time value (an untyped NULL...).
+    """
+    source = type_of(node)
+    if source is None or not source.is_time or source.name == target.name:
+        return node
+    kind = SqlType(target.name, source.precision)
+    out = exp.Var(this="(" + to_time(f"({node.sql(dialect='duckdb')})", source, kind) + ")")
+    out.meta[TYPE] = kind
+    return out
 
 
 def sql_string(value: str) -> str:

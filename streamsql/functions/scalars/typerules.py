@@ -29,6 +29,14 @@ The common type of several values has two rules in Flink 2.3, by where it is der
   except that FLOAT and DOUBLE have the same precision there, so the first approximate type met
   wins (``CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END`` is FLOAT, the DOUBLE cut as Java's
   ``(float)``: 1e300 is Infinity).
+
+A TIMESTAMP with a TIMESTAMP_LTZ (Flink 2.3's answers, ``scripts/flink_difffuzz.py``): the common
+type is the TIMESTAMP_LTZ of the largest precision; Calcite's least restrictive type (CASE, UNION,
+VALUES, ARRAY[...]) is met in order: a type of the same precision as the one so far leaves it, one of
+another precision makes it its own kind with the larger precision (``CASE WHEN f THEN ts ELSE
+ltz3 END`` is TIMESTAMP(3), ``THEN ltz3 ELSE ts`` TIMESTAMP_LTZ(3), ``THEN ts6 ELSE ltz3``
+TIMESTAMP_LTZ(6), ``THEN ltz3 ELSE ts6`` TIMESTAMP(6)). The values move between the kinds in the
+session time zone (:func:`~streamsql.functions.scalars.registry.to_time`).
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from streamsql.core.types import SqlType
 _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 _INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
 _APPROXIMATE = ("FLOAT", "DOUBLE")
+_TIMES = ("TIMESTAMP", "TIMESTAMP_LTZ")
 MAX_PRECISION = 38
 
 
@@ -107,9 +116,11 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
         parts = [common_type([t.children[i] for t in known]) for i in range(len(first.children))]
         return None if None in parts else replace(first, children=tuple(parts), nullable=True)
     if all(t.name == first.name for t in known) and first.name != "DECIMAL":
-        if first.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        if first.name in _TIMES:
             return SqlType(first.name, max(t.precision or 0 for t in known))
         return SqlType(first.name)
+    if all(t.name in _TIMES for t in known):  # both kinds: an instant (LogicalTypeMerging)
+        return SqlType("TIMESTAMP_LTZ", max(t.precision or 0 for t in known))
     if not all(t.is_numeric for t in known):
         return None
     if any(t.name in _APPROXIMATE for t in known):
@@ -130,6 +141,8 @@ def least_restrictive(types: list[SqlType | None]) -> SqlType | None:
     integer does not change it, and a DECIMAL before or after it makes it DOUBLE.
     """
     known = [t for t in types if not is_null(t)]
+    if known and all(t is not None and t.name in _TIMES for t in known):
+        return _least_restrictive_time(known)
     if not known or any(t is None for t in known) or not all(t.is_numeric for t in known) \
             or not any(t.name in _APPROXIMATE for t in known):
         return common_type(types)
@@ -144,3 +157,29 @@ def least_restrictive(types: list[SqlType | None]) -> SqlType | None:
         elif result.name not in _APPROXIMATE:
             result = common_type([result, t]) or result
     return SqlType(result.name)
+
+
+def _least_restrictive_time(types: list[SqlType]) -> SqlType:
+    """Calcite's least restrictive type of TIMESTAMPs and TIMESTAMP_LTZs, met in order (Flink 2.3).
+
+    A type of another precision than the result so far replaces it, with the larger precision; one
+    of the same precision leaves it (whatever its kind): ``(ts3, ltz3)`` is TIMESTAMP(3), ``(ts6,
+    ltz3)`` TIMESTAMP_LTZ(6), ``(ts6, ltz3, ts3)`` TIMESTAMP(6).
+    """
+    result = types[0]
+    for t in types[1:]:
+        if (t.precision or 0) != (result.precision or 0):
+            result = SqlType(t.name, max(t.precision or 0, result.precision or 0))
+    return SqlType(result.name, result.precision)
+
+
+def rows_type(types: list[SqlType | None]) -> SqlType | None:
+    """The type of values brought together by position: a UNION's or VALUES' column, ARRAY[...].
+
+    :func:`least_restrictive` for TIMESTAMPs and TIMESTAMP_LTZs (Flink 2.3: ``SELECT ts ... UNION ALL
+    SELECT ltz ...`` is TIMESTAMP(3), ``ARRAY[ts, ltz]`` ARRAY<TIMESTAMP(3)>), else :func:`common_type`.
+    """
+    known = [t for t in types if not is_null(t)]
+    if known and all(t is not None and t.name in _TIMES for t in known):
+        return least_restrictive(types)
+    return common_type(types)
