@@ -82,16 +82,21 @@ def _lpad(arr, width: int) -> pa.Array:
     return pc.utf8_lpad(arr.cast(pa.string()), width, "0")
 
 
+def _signed_years(text: pa.Array) -> pa.Array:
+    """Dates in Arrow's text with a year past 9999 as ``java.time`` writes them: ``+10024-01-01``."""
+    return pc.replace_substring_regex(text, r"^(\d{5,})-", r"+\1-")
+
+
 def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
     """``LocalDateTime.toString()`` (``Instant.toString()`` when ``zulu``) of a timestamp column."""
     unit = arr.type.unit
     per_sec = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
     naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
     v = pc.fill_null(naive.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-    floor_s = (
+    floor_s = _signed_years(
         pa.array(v // per_sec, pa.int64()).cast(pa.timestamp("s")).cast(pa.string())
-    )  # yyyy-MM-dd HH:mm:ss
-    base = pc.utf8_replace_slice(pc.utf8_slice_codeunits(floor_s, 0, 16), 10, 11, "T")
+    )  # yyyy-MM-dd HH:mm:ss (+yyyyy-MM-dd ... past year 9999)
+    base = pc.replace_substring(pc.utf8_slice_codeunits(floor_s, 0, -3), " ", "T")
     sec = (v // per_sec) % 60
     nanos = (v % per_sec) * (1_000_000_000 // per_sec)
     ms3 = nanos % 1_000_000 == 0
@@ -124,6 +129,8 @@ def render_column(col, t: SqlType) -> pa.Array:
         text = _java_decimal(col)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):
         text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
+    elif n == "DATE":  # LocalDate.toString()
+        text = _signed_years(col.cast(pa.string()))
     else:
         text = col.cast(pa.string())
     return pc.fill_null(text, "null")

@@ -92,6 +92,16 @@ Python user-defined functions: [udf.md](udf.md).
   and CEIL to DECADE, CENTURY, MILLENNIUM moves past a boundary it is on; TIMESTAMPDIFF cuts its
   count to INT as Java's `(int)` (wrapping past it), drops the milliseconds in MILLISECOND and
   MICROSECOND, and counts DECADE in whole years (CENTURY, MILLENNIUM in years / 100, / 1000).
+- Day-time intervals hold milliseconds, as Flink's: a literal's digits below the millisecond are
+  cut toward zero (`INTERVAL '0.000123' SECOND` is 0 ms; `CAST(ts AS TIMESTAMP(6)) + INTERVAL
+  '0.0015' SECOND` adds 1 ms), and `CAST` of an interval literal to STRING is Flink's text
+  (`+0 00:00:01.001`, `-1 02:03:04.500`, `+1-02`).
+- Dates and timestamps past year 9999 are computed as in Flink (`TIMESTAMPADD(YEAR, 8000, ts)`),
+  and the print sink writes such a year as `java.time` does (`+10024-01-01T12:00`). Not as
+  Flink: `CAST` of one to STRING writes the whole year (Flink's formatter keeps four digits:
+  `0024-02-29 13:45:30.123`) and DATE_FORMAT's `yyyy` writes no `+`; a SELECT collected into
+  Python (`TableResult.collect`, the shell) fails with a clear error, as Python's `datetime` stops
+  at year 9999: CAST the column to STRING there.
 - DECIMAL multiplication is exact, rounded half up to Flink's result type, and NULL past its
   precision, as Flink's `DecimalDataUtils.multiply` (`CAST(m AS DECIMAL(38, 18)) *
   CAST(m AS DECIMAL(38, 18))` is a DECIMAL(38, 6)).

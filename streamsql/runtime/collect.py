@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import PlanNode
 
 END = object()
@@ -22,15 +23,30 @@ class CollectSink(Sink):
         self.queue: queue.Queue = queue.Queue(maxsize)
 
     def write(self, batch: Batch) -> None:
-        """Queue every row of ``batch`` with its kind."""
+        """Queue every row of ``batch`` with its kind.
+
+        Raises:
+            ExecutionError: a DATE or TIMESTAMP value Python's ``datetime`` cannot hold (past year
+                9999 or before year 1; Flink 2.3 computes them, ``TIMESTAMPADD(YEAR, 8000, ts)``).
+        """
         kinds = batch.kind_array()
-        cols = [c.to_pylist() for c in batch.table.columns]
+        cols = [_values(c, name) for c, name in zip(batch.table.columns, batch.table.column_names)]
         for i, row in enumerate(zip(*cols)):
             self.queue.put((RowKind(int(kinds[i])), row))
 
     def finish(self) -> None:
         """End of a bounded query."""
         self.queue.put(END)
+
+
+def _values(column, name: str) -> list:
+    """The Python values of a result column (DATE and TIMESTAMP as ``datetime``)."""
+    try:
+        return column.to_pylist()
+    except (ValueError, OverflowError) as e:
+        msg = (f"Column '{name}' holds a date or timestamp outside the years 1..9999, which a Python "
+               f"datetime cannot hold ({e}); CAST it to STRING to read it, or write it to a sink")
+        raise ExecutionError(msg) from e
 
 
 @dataclass(eq=False)

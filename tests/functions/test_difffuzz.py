@@ -317,5 +317,7 @@ def test_regression_type(our_types, case):
     """A regression case's result type is Flink's (NOT NULL aside; CHAR(n) may be STRING)."""
     from tests.functions.test_conformance import flink_type
 
+    if _key(case) in KNOWN:  # its value differs already (a strict xfail of test_case)
+        pytest.skip(f"a known difference: {KNOWN[_key(case)][:120]}")
     want = case["type"]
     assert our_types[case["expr"]] in (want.replace(" NOT NULL", ""), flink_type(want)), want

@@ -68,11 +68,55 @@ def single_unit(n: exp.Interval) -> exp.Interval | None:
         amount, unit = sign * (12 * int(fields["YEAR"]) + int(fields["MONTH"])), "MONTH"
     else:
         micros = sum(int(v) * _MICROS[k] for k, v in fields.items() if k != "SECOND")
-        if "SECOND" in fields:
+        if "SECOND" in fields:  # Flink keeps milliseconds: the fraction's further digits are cut
             whole, _, frac = fields["SECOND"].partition(".")
-            micros += int(whole) * 1_000_000 + int((frac + "000000")[:6])
+            micros += int(whole) * 1_000_000 + int((frac + "000")[:3]) * 1000
         amount, unit = sign * micros, "MICROSECOND"
     return exp.Interval(this=exp.Literal.string(str(amount)), unit=exp.var(unit))
+
+
+def whole_millis(n: exp.Interval) -> exp.Interval | None:
+    """A single-unit day-time literal with digits below the millisecond as whole milliseconds.
+
+    Flink 2.3 holds a day-time interval in milliseconds, the further digits cut toward zero
+    (``INTERVAL '0.000123' SECOND`` is 0 ms, ``INTERVAL '1.0015' SECOND`` 1001 ms: ``CAST(ts AS
+    TIMESTAMP(6)) + INTERVAL '0.0015' SECOND`` adds 1 ms); DuckDB would keep microseconds. None for
+    any other interval (left as it is).
+    """
+    if isinstance(n.unit, exp.IntervalSpan) or not isinstance(n.this, exp.Literal) or n.unit is None \
+            or n.unit.name.upper() not in _MILLIS:
+        return None
+    try:
+        value = Decimal(n.this.name.strip()) * _MILLIS[n.unit.name.upper()]
+    except InvalidOperation:
+        return None
+    if value == int(value):
+        return None
+    return exp.Interval(this=exp.Literal.string(str(int(value))), unit=exp.var("MILLISECOND"))
+
+
+def interval_text(n: exp.Expression) -> str | None:
+    """Flink's text of an interval literal (``CAST(... AS STRING)``), None for another value.
+
+    ``+d hh:mm:ss.fff`` for a day-time one (Flink 2.3: ``CAST(INTERVAL '1.0015' SECOND AS STRING)``
+    is ``+0 00:00:01.001``; its milliseconds, the further digits cut), ``+y-mm`` for a year-month one.
+    """
+    if isinstance(n, exp.Interval) and isinstance(n.this, exp.Literal) and isinstance(n.unit, exp.Var) \
+            and n.unit.name.upper() in _MONTHS:
+        try:
+            months = int(Decimal(n.this.name.strip())) * _MONTHS[n.unit.name.upper()]
+        except InvalidOperation:
+            return None
+        years, rest = divmod(abs(months), 12)
+        return f"{'-' if months < 0 else '+'}{years}-{rest:02d}"
+    ms = day_time_millis(n)
+    if ms is None:
+        return None
+    sign, ms = ("-" if ms < 0 else "+"), abs(ms)
+    days, ms = divmod(ms, 86_400_000)
+    hours, ms = divmod(ms, 3_600_000)
+    minutes, ms = divmod(ms, 60_000)
+    return f"{sign}{days} {hours:02d}:{minutes:02d}:{ms // 1000:02d}.{ms % 1000:03d}"
 
 
 _MILLIS = {"DAY": 86_400_000, "HOUR": 3_600_000, "MINUTE": 60_000, "SECOND": 1000, "MILLISECOND": 1}

@@ -55,7 +55,9 @@ from streamsql.functions.scalars.intervals import (
     day_time_millis,
     interval_millis,
     interval_product,
+    interval_text,
     single_unit,
+    whole_millis,
 )
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
@@ -137,7 +139,7 @@ def binary_type(n: exp.Expression) -> SqlType | None:
 def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
     if isinstance(n, exp.Interval):
-        return single_unit(n) or n, t
+        return single_unit(n) or whole_millis(n) or n, t
     if isinstance(n, exp.Paren) and isinstance(n.this, exp.Interval):  # (INTERVAL ... * k) * 2
         return n.this, t
     if isinstance(n, exp.Mul):
@@ -145,6 +147,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         product = interval_product(n, type_of(other))
         if product is not None:
             return product, None
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES \
+            and interval_text(n.this) is not None:  # Flink's text of a day-time interval: +d hh:mm:ss.fff
+        return _bounded_length(exp.Literal.string(interval_text(n.this)), n.to), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES:
         text = flink_to_string(n.this.sql(dialect="duckdb"), type_of(n.this))
         return _bounded_length(n if text is None else sqlglot.parse_one(text, dialect="duckdb"), n.to), t
