@@ -42,7 +42,7 @@ from streamsql.core.errors import SqlError
 from streamsql.functions.scalars.operand_types import join_key_error
 from streamsql.plan.expressions import compile_expression, flink_text, quote, resolve_columns, sql_type_of
 from streamsql.plan.lookup import plan_lookup_join
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, ScanNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.state_ttl_hint import note_join
@@ -396,7 +396,8 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         left_time, right_time = check_temporal(planner, j, jt, as_of, left, ls, right, right_cols)
         node = TemporalJoinNode([left, right], out_schema, left.mode, join_type=jt, left_keys=lki,
                                 right_keys=rki, left_time=left_time, right_time=right_time, residual=residual,
-                                condition=cond_text, out_time_attributes=time_attributes(left))
+                                condition=cond_text, out_time_attributes=time_attributes(left),
+                                ignore_deletes=_scanned_connector(right) == "upsert-kafka")
         return node, scope
 
     # 3. window_start and window_end of two window TVFs among the keys → window join;
@@ -584,3 +585,12 @@ def _time_bounds(planner, conds: list[tuple[exp.Expression, set[int]]], scope: S
     if lower is None or upper is None:
         return None
     return lower, upper, pair[0], pair[1], used
+
+
+def _scanned_connector(node: PlanNode) -> str | None:
+    """The connector of the table that ``node`` reads through single-input nodes (a Calc), or None."""
+    while not isinstance(node, ScanNode):
+        if len(node.inputs) != 1:
+            return None
+        node = node.inputs[0]
+    return node.table.connector

@@ -44,6 +44,9 @@ class TemporalJoinNode(PlanNode):
         condition: the join condition, for EXPLAIN.
         out_time_attributes: output columns that stay time attributes: the left's (rows are
             emitted before the watermark that releases them).
+        ignore_deletes: the versioned side is an ``upsert-kafka`` table: its deletes (tombstones)
+            are no versions, as in Flink 2.3, which plans no ChangelogNormalize before the join, so a
+            tombstone's -D carries a NULL rowtime there.
     """
 
     join_type: str = "INNER"
@@ -54,6 +57,7 @@ class TemporalJoinNode(PlanNode):
     residual: str | None = None
     condition: str = ""
     out_time_attributes: set = field(default_factory=set)
+    ignore_deletes: bool = False
 
     kind: ClassVar[str] = "temporal-join"
     stateful: ClassVar[bool] = True

@@ -113,7 +113,7 @@ def _temporal_join(node: TemporalJoinNode) -> Operator:
     left, right = node.inputs[0].schema, node.inputs[1].schema
     return TemporalJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_time,
                                 node.right_time, left, right, node.schema, _residual(node),
-                                insert_only=node.mode == plan.INSERT_ONLY)
+                                insert_only=node.mode == plan.INSERT_ONLY, ignore_deletes=node.ignore_deletes)
 
 
 def _lookup_join(node: LookupJoinNode) -> Operator:

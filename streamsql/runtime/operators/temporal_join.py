@@ -15,6 +15,11 @@ Input 0 is the probe (left) side, input 1 the versioned table (right). Per join 
   probe row still to come can see them); that latest one goes too if it is a retraction (a
   probe row would then find no version instead of a retraction: the same result).
 
+Over an ``upsert-kafka`` versioned table (``ignore_deletes``) the deletes are no versions: Flink
+plans no ChangelogNormalize there, so a tombstone reaches its operator as a -D of the key alone,
+its rowtime NULL (read as 0): never the latest version at or before a probe row's rowtime once
+the key has one. A key's tombstone leaves its last value valid in Flink 2.3, and here.
+
 A left row whose rowtime is at or below the watermark when it arrives is still buffered and
 joined at the next watermark (as Flink 2.3's operator does), against the versions still kept.
 A NULL join key is a key like any other, as in Flink (its operator is keyed by the equi-join
@@ -65,6 +70,7 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
         residual: the rest of the join condition as one boolean item over ``output_schema``
             (a NULL result does not match), or None.
         insert_only: the left input (and so the output) is insert-only.
+        ignore_deletes: deletes of the right input are no versions (an ``upsert-kafka`` table).
     """
 
     stateful = True
@@ -72,10 +78,11 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
 
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_time: int,
                  right_time: int, left_schema: pa.Schema, right_schema: pa.Schema, output_schema: pa.Schema,
-                 residual: BatchQuery | None = None, insert_only: bool = True):
+                 residual: BatchQuery | None = None, insert_only: bool = True, ignore_deletes: bool = False):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
         self.times = (left_time, right_time)
         self.insert_only = insert_only
+        self.ignore_deletes = ignore_deletes
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Buffer probe rows (input 0) or record versions (input 1).
@@ -107,7 +114,7 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
             if side == 0:
                 left.append([kind, t, *x])
                 continue
-            if kind == RowKind.UPDATE_BEFORE:
+            if kind == RowKind.UPDATE_BEFORE or (kind == RowKind.DELETE and self.ignore_deletes):
                 continue
             i = bisect.bisect_left(versions, t, key=lambda v: v[0])
             if i < len(versions) and versions[i][0] == t:
