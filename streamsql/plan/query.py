@@ -53,9 +53,31 @@ class QuerySpec:
 
     def column_refs(self) -> list[int] | None:
         """Input column indexes when the query only selects plain columns (no WHERE), else None."""
-        by_ref = {quote(n): i for i, n in enumerate(self.input_schema.names)}
-        refs = [by_ref.get(expr) for _, expr in self.items]
+        refs = self.item_refs()
         return refs if self.items and self.condition is None and None not in refs else None
+
+    def item_refs(self) -> list[int | None]:
+        """Per item, the index of the input column it only passes on, or None (an expression)."""
+        by_ref = {quote(n): i for i, n in enumerate(self.input_schema.names)}
+        return [by_ref.get(expr) for _, expr in self.items]
+
+    def computed_part(self) -> QuerySpec | None:
+        """This query's computed items alone, when it has no WHERE and also passes plain columns on.
+
+        Without a filter every input row is an output row in order, so the plain columns can be
+        taken from the batch as they are and only the other items need evaluating (the runtime
+        puts the two together). None when there is a WHERE, or no plain or no computed item, or
+        an item unnests (DuckDB's ``unnest`` in a SELECT list makes a row per element).
+        """
+        refs = self.item_refs()
+        computed = [i for i, r in enumerate(refs) if r is None]
+        if self.condition is not None or not computed or len(computed) == len(refs):
+            return None
+        if any("unnest(" in self.items[i][1].lower() for i in computed):  # DuckDB's unnest adds rows
+            return None
+        fields = [self.output_schema.field(i) for i in computed]
+        duck = self.duckdb_schema and pa.schema([self.duckdb_schema.field(i) for i in computed])
+        return QuerySpec([self.items[i] for i in computed], None, self.input_schema, pa.schema(fields), duck)
 
 
 def compile_query(items: list[tuple[str, str]], condition: str | None, input_schema: pa.Schema,

@@ -40,6 +40,10 @@ class BatchQuery:
         self._hidden: dict[tuple[str, ...], str] = {}
         # A projection of plain columns (no WHERE) is an Arrow select: no DuckDB round trip.
         self._columns = spec.column_refs()
+        # Without a WHERE, plain columns are taken from the batch; DuckDB computes only the rest.
+        part = None if self._columns is not None else spec.computed_part()
+        self._computed = None if part is None else BatchQuery(part)
+        self._refs = spec.item_refs()
 
     def _run_sql(self, query: str, table: pa.Table) -> pa.Table:
         return query_table(self._con, query, table)
@@ -57,6 +61,10 @@ class BatchQuery:
             if out.schema != self.output_schema:
                 out = out.cast(self.output_schema)
             return Batch(out, batch.kinds, batch.splits, batch.origin)
+        if self._computed is not None:
+            out = self._run_split(batch)
+            if out is not None:
+                return out
         hidden: list[str] = []
         if batch.kinds is not None:
             table = table.append_column(_KIND, pa.array(batch.kinds, pa.int8()))
@@ -87,6 +95,23 @@ class BatchQuery:
         if out.schema != self.output_schema:
             out = out.cast(self.output_schema)
         return Batch(out, kinds, splits, origin)
+
+    def _run_split(self, batch: Batch) -> Batch | None:
+        """A projection without WHERE: the plain columns from ``batch``, the others from DuckDB.
+
+        Every row is kept in order, so the row kinds, splits and origin are the batch's own.
+        None (the caller runs the whole query) if the computed items gave another number of rows.
+        """
+        table = batch.table
+        result = self._computed.run(Batch(table, origin=batch.origin)).table
+        if result.num_rows != table.num_rows:  # pragma: no cover - unnest is never split
+            return None
+        taken = iter(result.columns)
+        columns = [table.column(r) if r is not None else next(taken) for r in self._refs]
+        out = pa.Table.from_arrays(columns, names=self.output_schema.names)
+        if out.schema != self.output_schema:
+            out = out.cast(self.output_schema)
+        return Batch(out, batch.kinds, batch.splits, batch.origin)
 
     def _failure(self, e: duckdb.Error, query: str, table: pa.Table, origin) -> ExecutionError:
         """The job's error for a query that failed on ``table``: what failed, on which record.
