@@ -36,7 +36,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import fail_sql, java_instant, session_zone, sql_string, template
+from streamsql.functions.scalars.registry import (
+    bind,
+    fail_sql,
+    java_instant,
+    session_zone,
+    sql_string,
+    template_once,
+)
 
 #: Java's String.trim(): every character up to U+0020 (RE2 cannot hold U+0000).
 _TRIM = r"[\x01-\x20]*"
@@ -50,12 +57,19 @@ def java_trim(x: str) -> str:
     return f"regexp_replace({x}, '^{_TRIM}(.*?){_TRIM}$', '\\1', 's')"
 
 
-def reader(target: SqlType) -> tuple[str, str]:
-    """Flink reading a string ``{0}`` as ``target``: (DuckDB condition, DuckDB SQL of the value).
+def read_text(target: SqlType, bad: str = "NULL") -> str:
+    """DuckDB SQL of Flink reading the string ``{0}`` as ``target``: its value, or ``bad`` (SQL).
 
-    See the module table; ``target`` is one that :func:`reads_string_as`.
+    See the module table; ``target`` is one that :func:`reads_string_as`. The plain texts DuckDB
+    reads as Flink take DuckDB's cast (:func:`_fast`); only the others the reader's own test.
     """
-    return _READERS[target.name](target)
+    ok, value, *let = _READERS[target.name](target)
+    slow = f"CASE WHEN {ok} THEN {value} ELSE {bad} END"
+    if let:  # what the test and the value read from the text, once
+        slow = bind(let[0][1], let[0][0], slow)
+    fast = _fast(target)
+    plain = f"WHEN {fast[0]} AND {fast[1]} IS NOT NULL THEN {fast[1]} " if fast else ""
+    return f"CASE WHEN {{0}} IS NULL THEN NULL {plain}ELSE {slow} END"
 
 
 def reads_string_as(target: SqlType) -> bool:
@@ -69,7 +83,6 @@ def cast_string(n: exp.Cast | exp.TryCast, target: SqlType) -> exp.Expression:
     Where Flink does not read the text, CAST fails the job ("CAST('x' AS DATE) failed: the value
     is not a valid DATE ...") and TRY_CAST is NULL.
     """
-    ok, value = _READERS[target.name](target)
     bad = "NULL"
     if isinstance(n, exp.Cast) and not isinstance(n, exp.TryCast):
         flink = str(target).replace("INTEGER", "INT")
@@ -77,11 +90,8 @@ def cast_string(n: exp.Cast | exp.TryCast, target: SqlType) -> exp.Expression:
                else f"is not a valid {flink}")
         bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {flink}) failed: the value {why} "
                        "(Flink fails the job too); use TRY_CAST to get NULL instead'")
-    fast = _fast(target)
     literal = isinstance(n.this, exp.Literal)
-    plain = f"WHEN {fast[0]} AND {fast[1]} IS NOT NULL THEN {fast[1]} " if fast else ""
-    out = template(f"CASE WHEN {{0}} IS NULL THEN NULL {plain}WHEN {ok} THEN {value} ELSE {bad} END",
-                   f"({n.this.sql(dialect='duckdb')})")
+    out = template_once(read_text(target, bad), f"({n.this.sql(dialect='duckdb')})")
     out.meta[FROM_TEXT] = "literal" if literal else "text"
     return out
 
@@ -158,26 +168,37 @@ _TIMESTAMP = (f"([0-9][0-9][0-9][0-9])-({_D1_2})-({_D1_2})"
               f"(?: ({_D1_2}):({_D1_2}):({_D1_2})(?:\\.({'[0-9]?' * 9}))?)?")
 
 
-def _wall_clock(t: SqlType) -> tuple[str, str]:
-    """The TIMESTAMP(p) text: its validity and the wall clock (DuckDB TIMESTAMP)."""
+def _wall_clock(t: SqlType) -> tuple[str, str, tuple[str, str]]:
+    """The TIMESTAMP(p) text: its validity and the wall clock (DuckDB TIMESTAMP), over its groups.
+
+    The third item binds the name both use to the text's groups (one regular expression).
+    """
     digits = min(t.precision if t.precision is not None else 6, 6)  # DuckDB holds microseconds
 
-    y, m, d, h, mi, s = text_fields("{0}", _TIMESTAMP, 6)  # BIGINT: multiplied up to microseconds
-    fraction = f"regexp_extract({{0}}, '^{_TIMESTAMP}$', 7)"
+    groups, (y, m, d, h, mi, s) = text_groups("{0}", _TIMESTAMP, 6, "__ts", 7)  # BIGINTs
+    fraction = "__ts.g7"
     micros = f"CAST(rpad(left({fraction}, {digits}), 6, '0') AS BIGINT)" if digits else "0"
     month = f"make_date({y}, {m}, 1)"
     midnight = f"({h} = 24 AND {mi} = 0 AND {s} = 0 AND regexp_full_match({fraction}, '0*'))"
-    ok = (f"regexp_full_match({{0}}, '{_TIMESTAMP}') AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
+    # the year is never empty where the pattern matches
+    ok = (f"__ts.g1 <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR {midnight}) AND {mi} <= 59 AND {s} <= 59")
     wall = (f"(CAST({month} AS TIMESTAMP) + to_days(least({d}, day(last_day({month}))) - 1) "
             f"+ {time_of_day(h, mi, s, micros)})")
-    return ok, wall
+    return ok, wall, ("__ts", groups)
 
 
-def text_fields(text: str, pattern: str, n: int) -> list[str]:
-    """DuckDB SQL of the ``n`` groups of ``pattern`` in ``text`` as BIGINTs (0 where a group is empty)."""
-    return [f"coalesce(TRY_CAST(nullif(regexp_extract({text}, '^{pattern}$', {i}), '') AS BIGINT), 0)"
-            for i in range(1, n + 1)]
+def text_groups(text: str, pattern: str, n: int, name: str,
+                total: int | None = None) -> tuple[str, list[str]]:
+    """The groups of ``pattern`` in ``text``: (DuckDB SQL of all of them, the first ``n`` as BIGINTs).
+
+    The first is a STRUCT of ``total`` (default ``n``) strings ``g1``, ``g2`` ... (all empty where
+    the text does not match), one regular expression; the BIGINTs read it under the name ``name``
+    (:func:`~streamsql.functions.scalars.registry.bind`), 0 where a group is empty.
+    """
+    names = ", ".join(f"'g{i}'" for i in range(1, (total or n) + 1))
+    groups = f"regexp_extract({text}, '^{pattern}$', [{names}])"
+    return groups, [f"coalesce(TRY_CAST(nullif({name}.g{i}, '') AS BIGINT), 0)" for i in range(1, n + 1)]
 
 
 def time_of_day(h: str, mi: str, s: str, micros: str) -> str:
@@ -185,14 +206,14 @@ def time_of_day(h: str, mi: str, s: str, micros: str) -> str:
     return f"to_microseconds({h} * 3600000000 + {mi} * 60000000 + {s} * 1000000 + {micros})"
 
 
-def _timestamp(t: SqlType) -> tuple[str, str]:
-    ok, wall = _wall_clock(t)
-    return ok, f"CAST({wall} AS {t.duckdb()})"
+def _timestamp(t: SqlType) -> tuple[str, str, tuple[str, str]]:
+    ok, wall, let = _wall_clock(t)
+    return ok, f"CAST({wall} AS {t.duckdb()})", let
 
 
-def _timestamp_ltz(t: SqlType) -> tuple[str, str]:
-    ok, wall = _wall_clock(t)
-    return ok, java_instant(sql_string(session_zone()), wall)
+def _timestamp_ltz(t: SqlType) -> tuple[str, str, tuple[str, str]]:
+    ok, wall, let = _wall_clock(t)
+    return ok, java_instant(sql_string(session_zone()), wall), let
 
 
 _JAVA_NUMBER = r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)"

@@ -267,6 +267,34 @@ def template(text: str, *args: Arg | str) -> exp.Expression:
     return exp.Var(this="(" + text.format(*parts) + ")")
 
 
+#: DuckDB SQL that costs nothing to repeat: a column or a literal, in parentheses or not.
+_TRIVIAL = re.compile(r"""\(*(?:"[^"]*"|'(?:[^']|'')*'|-?[0-9]+(?:\.[0-9]+)?|NULL|TRUE|FALSE)\)*""",
+                      re.IGNORECASE)
+
+
+def bind(value: str, name: str, body: str) -> str:
+    """DuckDB SQL of ``body`` in which the name ``name`` is ``value``, computed once per row.
+
+    DuckDB eliminates a repeated subexpression only in a projection and only outside CASE
+    branches: written n times in a THEN or in a WHERE, it is computed n times. A lambda over a
+    one-element list computes ``value`` once. Nothing is eliminated inside ``body`` either, so
+    what repeats there must be bound too. A lambda's name hides an outer one of the same name.
+    """
+    return f"list_transform([{value}], lambda {name}: {body})[1]"
+
+
+def template_once(text: str, arg: Arg | str) -> exp.Expression:
+    """``template(text, arg)`` with the one argument computed once however often ``{0}`` appears.
+
+    A column or a literal is written in place (repeating it costs nothing); anything else is
+    bound (:func:`bind`).
+    """
+    part = arg.text if isinstance(arg, Arg) else arg
+    if _TRIVIAL.fullmatch(part) or text.count("{0}") < 2:
+        return template(text, part)
+    return exp.Var(this="(" + bind(part, "__arg", text.format("__arg")) + ")")
+
+
 def duckdb_call(fn: str) -> Callable[[Call], exp.Expression]:
     """A ``build`` that calls DuckDB's function ``fn`` with the arguments as they are."""
 

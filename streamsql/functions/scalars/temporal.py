@@ -30,15 +30,17 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import java_fields, java_ints, time_units
-from streamsql.functions.scalars.cast_text import java_trim, reader, text_fields, time_of_day
+from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
+    bind,
     fixed,
     same_as,
     scalar,
     session_zone,
     sql_string,
     template,
+    template_once,
 )
 
 T, D, S, INTEGER, N = "TIMESTAMP", "DATETIME", "STRING", "INTEGER", "NUMERIC"
@@ -439,6 +441,10 @@ _JAVA_SQL = f"{_YEAR4}-{_FIELD2}-{_FIELD2}(?: {_INT9}:{_INT9}:{_INT9}(?:\\.([0-9
 _D2 = "([0-9][0-9])"
 #: the patterns read exactly, as java.time reads them (strptime would also take '2024-2-3' or two
 #: spaces, and no day past the month's end): their regular expression over the text
+_DAY = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
+#: the plain texts of :data:`_EXACT_PATTERNS` (hours 00-23), which DuckDB's cast reads as java.time
+#: does where it reads them at all (a real day; not the year 0000)
+_EXACT_FAST = {"yyyy-MM-dd HH:mm:ss": f"{_DAY} ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]", "yyyy-MM-dd": _DAY}
 _EXACT_PATTERNS = {"yyyy-MM-dd HH:mm:ss": f"([0-9][0-9][0-9][0-9])-{_D2}-{_D2} {_D2}:{_D2}:{_D2}",
                    "yyyy-MM-dd": f"([0-9][0-9][0-9][0-9])-{_D2}-{_D2}()()()"}
 
@@ -450,15 +456,12 @@ def java_sql_timestamp(text: str) -> str:
     as Java: a Julian leap day before 1582 (Flink fails the job) and an hour, minute or second of
     ten digits or more are NULL.
     """
-    trimmed = java_trim(text)
-    y, m, d, h, mi, s = text_fields(trimmed, _JAVA_SQL, 6)
-    fraction = f"regexp_extract({trimmed}, '^{_JAVA_SQL}$', 7)"
-    micros = f"CAST(rpad(left({fraction}, 6), 6, '0') AS BIGINT)"
-    ok = (f"regexp_full_match({trimmed}, '{_JAVA_SQL}') AND {m} BETWEEN 1 AND 12 "
-          f"AND {d} BETWEEN 1 AND 31")
+    groups, (y, m, d, h, mi, s) = text_groups(java_trim(text), _JAVA_SQL, 6, "__js", 7)
+    micros = "CAST(rpad(left(__js.g7, 6), 6, '0') AS BIGINT)"
+    ok = f"__js.g1 <> '' AND {m} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"  # a year where it matches
     value = (f"CAST(make_date(greatest({y}, 1), {m}, 1) AS TIMESTAMP) + to_days(CAST({d} - 1 AS INTEGER)) "
              f"+ {time_of_day(h, mi, s, micros)}")
-    return f"(CASE WHEN {ok} THEN {value} END)"
+    return f"({bind(groups, '__js', f'CASE WHEN {ok} THEN {value} END')})"
 
 
 def _exact_pattern(text: str, shape: str) -> str:
@@ -467,14 +470,14 @@ def _exact_pattern(text: str, shape: str) -> str:
     Exactly the pattern's widths; a day past the month's end is its last day, 24:00:00 the next
     midnight.
     """
-    y, m, d, h, mi, s = text_fields(text, shape, 6)
+    groups, (y, m, d, h, mi, s) = text_groups(text, shape, 6, "__xp")
     month = f"make_date({y}, {m}, 1)"
-    ok = (f"regexp_full_match({text}, '{shape}') AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
+    ok = (f"__xp.g1 <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "  # the year: the shape matched
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR ({h} = 24 AND {mi} = 0 AND {s} = 0)) "
           f"AND {mi} <= 59 AND {s} <= 59")
     value = (f"CAST({month} AS TIMESTAMP) + to_days(CAST(least({d}, day(last_day({month}))) - 1 AS INTEGER)) "
              f"+ to_seconds({h} * 3600 + {mi} * 60 + {s})")
-    return f"(CASE WHEN {ok} THEN {value} END)"
+    return f"({bind(groups, '__xp', f'CASE WHEN {ok} THEN {value} END')})"
 
 
 @scalar("TO_TIMESTAMP", group="temporal", sig=((S,), (S, S)), result=fixed("TIMESTAMP", 3),
@@ -490,18 +493,21 @@ def to_timestamp(c: Call) -> exp.Expression:
     Its fraction is cut down to TIMESTAMP(3)'s milliseconds, as Flink (the result's cast to
     ``TIMESTAMP_MS`` would round: ``10:00:00.999999`` became ``10:00:01``).
     """
-    if len(c.args) == 1:
-        ok, value = reader(SqlType("TIMESTAMP", 3))
-        return template(f"CASE WHEN {ok} THEN {value} END", c.args[0])
+    if len(c.args) == 1:  # TRY_CAST(s AS TIMESTAMP(3))
+        return template_once(read_text(SqlType("TIMESTAMP", 3)), c.args[0])
     java = c.literal(1, "the format")
     if java is None:
         return exp.Null()
+    fast = ""
     if java in _EXACT_PATTERNS:
         parsed = _exact_pattern("{0}", _EXACT_PATTERNS[java])
+        fast = (f"WHEN regexp_full_match({{0}}, '{_EXACT_FAST[java]}') AND NOT starts_with({{0}}, '0000') "
+                "AND TRY_CAST({0} AS TIMESTAMP) IS NOT NULL THEN TRY_CAST({0} AS TIMESTAMP) ")
     else:
         parsed = f"try_strptime({{0}}, {sql_string(strftime_pattern(c, java, True))})"
     either = f"coalesce({parsed}, {java_sql_timestamp('{0}')})"
-    return template(truncate_sql(either, 3, floor=True), c.args[0])
+    either = bind(either, "__tt", truncate_sql("__tt", 3, floor=True))  # named 4 times
+    return template_once(f"CASE {fast}ELSE {either} END" if fast else either, c.args[0])
 
 
 # Flink's DateTimeUtils.parseDate (TO_DATE without a pattern): the text before its first space
