@@ -147,19 +147,34 @@ def instrument() -> None:
         return run(self)
 
     sink_stage.PipelinedSink._run = timed_run
-    write = None
     for cls in _sink_classes():
-        write = cls.write
+        # the sink thread writes what the job thread prepared (the Kafka sink's encoding) where
+        # the sink has a prepare of its own (since 2026-12-03), else whole batches
+        split = "prepare" in vars(cls)
+        name = "write_prepared" if split else "write"
+        write = getattr(cls, name)
 
-        def timed_write(self, batch, _w=write):
+        def timed_write(self, batch, _w=write, _what="sink: produce" if split else "sink: encode + produce"):
             t0 = time.perf_counter()
             try:
                 return _w(self, batch)
             finally:
                 if threading.current_thread().name.startswith("sink-"):
-                    waits.add("sink: encode + produce", time.perf_counter() - t0)
+                    waits.add(_what, time.perf_counter() - t0)
 
-        cls.write = timed_write
+        setattr(cls, name, timed_write)
+        if split:
+            prepare = cls.prepare
+
+            def timed_prepare(self, batch, _p=prepare):
+                t0 = time.perf_counter()
+                try:
+                    return _p(self, batch)
+                finally:
+                    if not threading.current_thread().name.startswith("sink-"):
+                        waits.add("job: encode for the sink", time.perf_counter() - t0)
+
+            cls.prepare = timed_prepare
 
     config = reader_mod.KafkaReader._consumer_config
 

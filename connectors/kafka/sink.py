@@ -189,15 +189,30 @@ class KafkaSink(ProducingSink):
             ExecutionError: for an updating row (but in a changelog format) or a Kafka delivery
                 failure.
         """
+        self.write_prepared(self.prepare(batch))
+
+    def prepare(self, batch: Batch) -> tuple | None:
+        """The rows encoded: the arguments of the produce (None: no rows), on the job thread.
+
+        Raises:
+            ExecutionError: for an updating row (but in a changelog format).
+        """
         if not batch.insert_only and not self.changelog:
             msg = (
                 f"Table '{self.table.name}' (kafka sink) is append-only but received "
                 "update/delete rows; use 'upsert-kafka' with a PRIMARY KEY"
             )
             raise ExecutionError(msg)
-        if batch.num_rows == 0:
+        return self._encode(batch) if batch.num_rows else None
+
+    def write_prepared(self, records: tuple | None) -> None:
+        """Produce encoded rows, or hold them while the transaction commits.
+
+        Raises:
+            ExecutionError: for a Kafka delivery failure.
+        """
+        if records is None:
             return
-        records = self._encode(batch)
         if self._holding:  # encoded now, while the transaction commits; produced after it
             self._held.append(records)
             fault_point("while_holding")

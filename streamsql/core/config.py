@@ -54,6 +54,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.pipeline.decode-thread": "true",
     "streamsql.exec.pipeline.commit-thread": "true",
     "streamsql.exec.memory.trim-after-checkpoint": "true",
+    "streamsql.exec.pipeline.sink-prepare-on-job-thread": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
     # Flink's client wait, here STOP JOB ... WITH SAVEPOINT's for the final checkpoint (the SQL
@@ -121,6 +122,8 @@ KINDS: dict[str, object] = {
     # true: glibc's free arena memory goes back to the system after each completed checkpoint
     # (malloc_trim on a thread of its own: streamsql.runtime.memory.MallocTrimmer)
     "streamsql.exec.memory.trim-after-checkpoint": "bool",
+    # false: a pipelined sink's thread also does its prepare (the Kafka sink's encoding)
+    "streamsql.exec.pipeline.sink-prepare-on-job-thread": "bool",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),

@@ -417,6 +417,19 @@ class Sink(ABC):
     def write(self, batch: Batch) -> None:
         """Write rows (columns = the sink table's physical columns, in order)."""
 
+    def prepare(self, batch: Batch) -> object:
+        """The part of ``write(batch)`` that a pipelined sink's job thread does before handing on.
+
+        Called on the job thread, in order, possibly while the sink thread writes an earlier
+        batch, so it must not touch what ``write_prepared`` changes (e.g. only encode the rows).
+        ``write(batch)`` must be ``write_prepared(prepare(batch))``. Default: nothing, the batch.
+        """
+        return batch
+
+    def write_prepared(self, prepared: object) -> None:
+        """Write what :meth:`prepare` returned (on the sink thread of a pipelined sink)."""
+        self.write(prepared)  # type: ignore[arg-type]
+
     def raise_failure(self) -> None:
         """Raise a failure of work the sink does off the job thread (default: none).
 

@@ -422,7 +422,8 @@ def _pipelined_sink(sink: Sink, config: Config, name: str) -> Sink:
     depth = _pipelined(config)
     if not depth or not sink.pipelined:
         return sink
-    return PipelinedSink(sink, depth, name)
+    return PipelinedSink(sink, depth, name,
+                         prepare_here=_switch(config, "streamsql.exec.pipeline.sink-prepare-on-job-thread"))
 
 
 def _purges(sources: dict[str, Any], resources: TaskResources) -> list[Callable[[int], None]]:

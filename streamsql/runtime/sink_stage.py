@@ -1,9 +1,11 @@
 """A sink's encode/produce stage on a thread of its own, behind the job thread.
 
 :class:`PipelinedSink` hands each ``write`` to a sink thread through a bounded queue (a full
-queue blocks the job thread: backpressure) and returns, so the encoding and producing of one
-batch (pyarrow, and librdkafka's produce and delivery reports) overlaps the operators of the
-next one.
+queue blocks the job thread: backpressure) and returns, so the producing of one batch
+(librdkafka's produce and delivery reports) overlaps the operators of the next one. What the
+wrapped sink can do before (:meth:`~streamsql.core.connector.Sink.prepare`: the Kafka sink's
+encoding, mostly pyarrow) runs on the job thread before the handoff, where it overlaps the
+sink thread's produce of the batch before; its failure is raised by that ``write`` itself.
 
 ``pre_commit`` and ``commit`` move too, as markers in the same queue: the sink thread makes the
 wrapped call when it reaches the marker, after every batch handed before it and before every
@@ -55,6 +57,15 @@ class _Marker:
         self.checkpoint_id = checkpoint_id
 
 
+class _Prepared:
+    """A write the sink thread makes: what the wrapped sink's ``prepare`` returned for a batch."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object):
+        self.value = value
+
+
 class PipelinedSink(Sink):
     """Wraps ``inner`` so that its writes run on a sink thread (see module docstring).
 
@@ -62,9 +73,11 @@ class PipelinedSink(Sink):
         inner: the connector's sink (not opened yet); its :attr:`Sink.pipelined` is True.
         depth: batches that may wait for the sink thread (the queue's bound, at least 1).
         name: for the thread's name.
+        prepare_here: ``write`` runs the wrapped sink's ``prepare`` on the caller's (job)
+            thread; False: the sink thread writes whole batches.
     """
 
-    def __init__(self, inner: Sink, depth: int, name: str):
+    def __init__(self, inner: Sink, depth: int, name: str, prepare_here: bool = True):
         self.inner = inner
         self.accepts_updates = inner.accepts_updates
         self.requires_primary_key = inner.requires_primary_key
@@ -73,7 +86,8 @@ class PipelinedSink(Sink):
         self.guarantee_reason = inner.guarantee_reason
         self.name = name
         self.depth = max(1, depth)
-        self._pending: collections.deque[Batch | _Marker] = collections.deque()
+        self.prepare_here = prepare_here
+        self._pending: collections.deque[_Prepared | Batch | _Marker] = collections.deque()
         self._busy = False  # the sink thread is inside a call of the wrapped sink
         self._flushed = 0  # the last checkpoint whose pre-commit the sink thread made
         self._cv = threading.Condition()
@@ -93,12 +107,14 @@ class PipelinedSink(Sink):
         Raises:
             BaseException: a failure of an earlier write on the sink thread.
         """
+        # e.g. the encoding, while the sink thread produces the batch before
+        prepared = _Prepared(self.inner.prepare(batch)) if self.prepare_here else batch
         with self._cv:
             while len(self._pending) >= self.depth and self._error is None and not self._stop:
                 self._cv.wait(WAIT_S)
             self.raise_failure()
             self._raise_stopped()
-            self._pending.append(batch)
+            self._pending.append(prepared)
             self._cv.notify_all()
 
     def raise_failure(self) -> None:
@@ -228,9 +244,12 @@ class PipelinedSink(Sink):
                         self._flushed = flushed
                     cv.notify_all()
 
-    def _call(self, item: Batch | _Marker) -> int | None:
+    def _call(self, item: _Prepared | Batch | _Marker) -> int | None:
         """Make the wrapped call ``item`` stands for; the checkpoint id of a pre-commit made."""
-        if not isinstance(item, _Marker):
+        if isinstance(item, _Prepared):
+            self.inner.write_prepared(item.value)
+            return None
+        if isinstance(item, Batch):
             self.inner.write(item)
             return None
         if item.call == "pre_commit":

@@ -251,6 +251,64 @@ def test_a_write_failure_fails_the_next_call_on_the_job_thread():
     assert inner.closed
 
 
+class PreparingSink(RecordingSink):
+    """Prepares (as the Kafka sink encodes) on the job thread; a prepare can fail."""
+
+    def __init__(self, fail_prepare_on: int | None = None, **kw):
+        super().__init__(**kw)
+        self.fail_prepare_on = fail_prepare_on
+
+    def write(self, batch):
+        self.write_prepared(self.prepare(batch))
+
+    def prepare(self, batch):
+        x = batch.table.column("x")[0].as_py()
+        if x == self.fail_prepare_on:
+            msg = f"cannot encode {x}"
+            raise ExecutionError(msg)
+        self._log("prepare", x)
+        return x
+
+    def write_prepared(self, x):
+        time.sleep(self.delay_s)
+        self._log("write", x)
+
+
+def test_a_sink_prepares_on_the_job_thread_and_writes_in_order_on_the_sink_thread():
+    inner = PreparingSink(fail_prepare_on=5, delay_s=0.01)
+    sink = PipelinedSink(inner, depth=2, name="out", prepare_here=True)
+    sink.open()
+    try:
+        for i in range(3):
+            sink.write(counted_batch(i))
+        sink.pre_commit(1)
+        sink.write(counted_batch(3))
+        sink.flushed(1)
+        with pytest.raises(ExecutionError, match="cannot encode 5"):  # raised by that write itself
+            sink.write(counted_batch(5))
+        sink.wait_idle()
+    finally:
+        sink.close()
+    me = threading.current_thread().name
+    assert [(w, a, t) for w, a, t in inner.calls if w == "prepare"] == [("prepare", i, me) for i in range(4)]
+    assert [(w, a, t) for w, a, t in inner.calls if w != "prepare"] == (
+        [("write", i, "sink-out") for i in range(3)]
+        + [("pre_commit", 1, "sink-out"), ("write", 3, "sink-out")])
+
+
+def test_with_the_switch_off_the_sink_thread_also_prepares():
+    inner = PreparingSink(delay_s=0.01)
+    sink = PipelinedSink(inner, depth=2, name="out", prepare_here=False)
+    sink.open()
+    try:
+        for i in range(3):
+            sink.write(counted_batch(i))
+        sink.wait_idle()
+    finally:
+        sink.close()
+    assert inner.calls == [(w, i, "sink-out") for i in range(3) for w in ("prepare", "write")]
+
+
 def test_the_sink_queue_is_bounded():
     inner = RecordingSink(delay_s=0.2)
     sink = PipelinedSink(inner, depth=1, name="out")
@@ -269,6 +327,9 @@ def test_the_switch_and_the_connectors_that_allow_it():
     on, off = Config(), Config({"streamsql.exec.pipeline.enabled": "false"})
     assert isinstance(_prefetching_source(CountingSource(1), on, 100, "t"), PrefetchingSource)
     assert isinstance(_pipelined_sink(RecordingSink(), on, "out"), PipelinedSink)
+    assert _pipelined_sink(RecordingSink(), on, "out").prepare_here
+    no_prepare = Config({"streamsql.exec.pipeline.sink-prepare-on-job-thread": "false"})
+    assert not _pipelined_sink(RecordingSink(), no_prepare, "out").prepare_here
     plain = CountingSource(1)
     assert _prefetching_source(plain, off, 100, "t") is plain
     sink = RecordingSink()
