@@ -280,16 +280,20 @@ def _profiler(a: argparse.Namespace) -> str | None:
     return "pyspy-gil" if a.profile_gil else "pyspy"
 
 
-def _settings(contender: str, settings: list[str], baseline_settings: list[str]) -> dict:
-    """Spec entry with the ``--set`` (``--baseline-set``) engine settings of a StreamSQL contender."""
-    chosen = {"streamsql": settings, "streamsql-baseline": baseline_settings}.get(contender) or []
-    if not chosen:
-        return {}
-    pairs = [kv.split("=", 1) for kv in chosen]
-    if any(len(p) != 2 for p in pairs):
-        msg = f"--set takes KEY=VALUE, got {chosen}"
-        raise SystemExit(msg)
-    return {"streamsql_config": {k.strip(): v.strip() for k, v in pairs}}
+def _settings(contender: str, a: argparse.Namespace) -> dict:
+    """Spec entries with the engine settings (``--set``, ``--baseline-set``) and the kafka source's
+    WITH options (``--source-set``, ``--baseline-source-set``) of a StreamSQL contender."""
+    out = {}
+    for entry, mine, baseline in (("streamsql_config", a.set, a.baseline_set),
+                                  ("source_options", a.source_set, a.baseline_source_set)):
+        chosen = {"streamsql": mine, "streamsql-baseline": baseline}.get(contender) or []
+        pairs = [kv.split("=", 1) for kv in chosen]
+        if any(len(p) != 2 for p in pairs):
+            msg = f"--set / --source-set take KEY=VALUE, got {chosen}"
+            raise SystemExit(msg)
+        if pairs:
+            out[entry] = {k.strip(): v.strip() for k, v in pairs}
+    return out
 
 
 def _tree(contender: str, baseline: str | None) -> dict | None:
@@ -351,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="an engine setting of the streamsql contender (repeatable)")
     ap.add_argument("--baseline-set", action="append", default=[], metavar="KEY=VALUE",
                     help="an engine setting of the streamsql-baseline contender (repeatable)")
+    ap.add_argument("--source-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a WITH option of the streamsql contender's kafka source, e.g. "
+                    "properties.fetch.max.bytes=52428800 (repeatable)")
+    ap.add_argument("--baseline-source-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a WITH option of the streamsql-baseline contender's kafka source (repeatable)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
     ap.add_argument("--backends", default="rocksdb",
@@ -409,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                 if backend == "hashmap" and c in ("raw", "quix"):  # they have no such backend
                     continue
                 extra = {**(_tree(c, a.baseline) or {}), "backend": backend,
-                         **_settings(c, a.set, a.baseline_set)}
+                         **_settings(c, a)}
                 res = run_contender(
                     c,
                     label,
