@@ -22,6 +22,7 @@ partition whose bounded read is complete stops holding it back for good.
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import Callable
 
 from streamsql.connectors.formats import is_changelog_format
 from streamsql.connectors.kafka.decode import RecordDecoder
@@ -71,6 +72,8 @@ class ReaderSource(Source, StatesFormats):
         share = (ctx.task_index, ctx.num_tasks)
         self.reader = KafkaReader(t, ctx.job_name, self.startup_default, mode, share)
         self.bounded = mode != "unbounded"
+        self.fs = fs
+        self.read_columns = ctx.read_columns
         self.decoder = RecordDecoder(t, fs, ctx.metrics, ctx.read_columns)
         self.schema = self.decoder.schema
         self.metrics = ctx.metrics
@@ -202,5 +205,20 @@ class KafkaSource(ReaderSource):
     def rows(self, fetched: Fetched) -> Batch:
         """Every message's value (and key) decoded, with its metadata columns."""
         return self.decoder.decode(fetched.values, fetched.located, fetched.msgs)
+
+    def decode_copy(self) -> Callable[[Fetched], Batch | None]:
+        """A :meth:`decode` with a :class:`RecordDecoder` of its own (for another decode thread).
+
+        The rows of one fetch depend on its messages alone: a decoder keeps only counters (added
+        to the job's metrics under a lock) and per-batch choices from one batch to the next.
+        """
+        decoder = RecordDecoder(self.table, self.fs, self.metrics, self.read_columns)
+
+        def decode(fetched: Fetched) -> Batch | None:
+            batch = decoder.decode(fetched.values, fetched.located, fetched.msgs)
+            decoder.count_skipped()
+            return batch if batch.num_rows else None
+
+        return decode
 
 

@@ -52,6 +52,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.pipeline.enabled": "true",
     "streamsql.exec.pipeline.queue-batches": "2",
     "streamsql.exec.pipeline.decode-thread": "true",
+    "streamsql.exec.pipeline.decode-threads": "1",
     "streamsql.exec.pipeline.commit-thread": "true",
     "streamsql.exec.memory.trim-after-checkpoint": "true",
     "streamsql.exec.pipeline.sink-prepare-on-job-thread": "true",
@@ -117,6 +118,9 @@ KINDS: dict[str, object] = {
     "streamsql.exec.pipeline.queue-batches": "int>=1",
     # false: a Kafka source decodes on its fetch thread (no decode thread of its own)
     "streamsql.exec.pipeline.decode-thread": "bool",
+    # decode threads of a Kafka source whose decodes may overlap (the kafka source; upsert-kafka's
+    # derive its changelog in order: one); batches are handed on in fetch order all the same
+    "streamsql.exec.pipeline.decode-threads": "int>=1",
     # false: checkpoints commit on the job thread (streamsql.checkpoint.background)
     "streamsql.exec.pipeline.commit-thread": "bool",
     # true: glibc's free arena memory goes back to the system after each completed checkpoint

@@ -310,6 +310,16 @@ class Source(ABC):
         msg = f"{type(self).__name__} does not decode apart from its fetch"
         raise NotImplementedError(msg)
 
+    def decode_copy(self) -> Callable[[Any], Batch | None] | None:
+        """With :attr:`decode_apart`: another :meth:`decode` that may run at the same time as it.
+
+        The pipeline's extra decode threads (``'streamsql.exec.pipeline.decode-threads'``) each
+        call one; the batches are still handed on in fetch order. It must touch nothing
+        :meth:`decode` or the fetch thread touches (a decoder of its own). None (the default):
+        decodes share state (upsert-kafka's per-key values) and run one at a time, in order.
+        """
+        return None
+
     @abstractmethod
     def position(self) -> dict:
         """A JSON-serializable position just after the last row returned by ``poll``."""

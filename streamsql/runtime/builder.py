@@ -414,7 +414,8 @@ def _prefetching_source(source: Source, config: Config, batch_rows: int, name: s
     if not depth or not source.prefetch:
         return source
     apart = _switch(config, "streamsql.exec.pipeline.decode-thread")
-    return PrefetchingSource(source, batch_rows, depth, name, apart=apart)
+    decoders = config.integer("streamsql.exec.pipeline.decode-threads")
+    return PrefetchingSource(source, batch_rows, depth, name, apart=apart, decoders=decoders)
 
 
 def _pipelined_sink(sink: Sink, config: Config, name: str) -> Sink:

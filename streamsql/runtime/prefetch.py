@@ -14,7 +14,15 @@ thread**, which calls ``decode`` on each item in order and queues the batch, wit
 came with, for the job thread; both queues hold at most ``depth`` items. One thread consumes
 while the other decodes (pyarrow's JSON reader releases the GIL), so the decode no longer waits
 for the next ``consume()`` and the other way round. The rule below holds unchanged: the state
-travels with its batch through both queues, and the single decode thread keeps their order.
+travels with its batch through both queues, and the decode keeps their order.
+
+With ``decoders`` > 1 and a source whose decodes may run at the same time
+(:meth:`Source.decode_copy`: the ``kafka`` source, whose decode keeps nothing from one batch to
+the next), that many decode threads take fetched items one after another, each decoding with a
+decoder of its own, and hand them on **in the order they were taken**, which is the fetch order:
+each item gets a turn as it is taken, and a thread whose decode is done waits for its turn before
+it queues the batch (:meth:`PrefetchingSource._hand_on`). So the job thread sees exactly the
+sequence one decode thread would give it, failures included; only the decodes overlap.
 
 Exactly-once depends on one rule: **the position the job thread sees is the one after the last
 batch it was handed**, never where the fetch thread has read to. Each queued item carries the
@@ -101,9 +109,12 @@ class PrefetchingSource(Source):
         name: for the threads' names and messages.
         apart: decode on a decode thread when the source allows it (``Source.decode_apart``);
             False: ``poll`` on the fetch thread.
+        decoders: decode threads, when apart and the source gives decodes that may run at the same
+            time (``Source.decode_copy``); else one.
     """
 
-    def __init__(self, inner: Source, max_rows: int, depth: int, name: str, apart: bool = True):
+    def __init__(self, inner: Source, max_rows: int, depth: int, name: str, apart: bool = True,
+                 decoders: int = 1):
         self.inner = inner
         self.schema = inner.schema
         self.bounded = inner.bounded
@@ -114,6 +125,11 @@ class PrefetchingSource(Source):
         self._queue: queue.Queue[_Item] = queue.Queue(max(1, depth))  # batches for the job thread
         # fetched items for the decode thread (only when the source decodes apart)
         self._fetched: queue.Queue[_Item] | None = queue.Queue(max(1, depth)) if self.apart else None
+        self.decoders = max(1, decoders) if self.apart else 0
+        self._take = threading.Lock()  # a decode thread takes a fetched item and its turn at once
+        self._taken = 0  # turns given out: the next fetched item's
+        self._turns = threading.Condition()
+        self._handed = 0  # turns handed on to the job's queue: the next one's
         self._commands: list[tuple[int, Any]] = []  # checkpoint_committed calls, in order
         self._handoff = Handoff()  # lag() calls, answered by the fetch thread
         self._lock = threading.Lock()
@@ -140,11 +156,24 @@ class PrefetchingSource(Source):
         self.inner.open(position)
         self._state = self._snapshot()
         self._threads = [threading.Thread(target=self._run, name=f"fetch-{self.name}", daemon=True)]
-        if self.apart:
-            self._threads.append(threading.Thread(target=self._decode_run, name=f"decode-{self.name}",
+        for i, decode in enumerate(self._decodes()):
+            name = f"decode-{self.name}" if i == 0 else f"decode-{self.name}-{i + 1}"
+            self._threads.append(threading.Thread(target=self._decode_run, args=(decode,), name=name,
                                                   daemon=True))
         for th in self._threads:
             th.start()
+
+    def _decodes(self) -> list[Callable[[Any], Batch | None]]:
+        """One decode per decode thread: the source's own, then copies while it gives them."""
+        if not self.apart:
+            return []
+        decodes = [self.inner.decode]
+        while len(decodes) < self.decoders:
+            other = self.inner.decode_copy()
+            if other is None:  # its decodes share state: one at a time
+                break
+            decodes.append(other)
+        return decodes
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
         """The next prefetched batch, or None when none is ready within ``timeout_s``.
@@ -275,26 +304,47 @@ class PrefetchingSource(Source):
             self._failing = True
             self._put(out, (_Failure(e), None), self._serve)
 
-    # -- the decode thread -------------------------------------------------------------------------
-    def _decode_run(self) -> None:
+    # -- the decode threads ------------------------------------------------------------------------
+    def _decode_run(self, decode: Callable[[Any], Batch | None]) -> None:
+        turn = -1  # the turn of the item this thread holds, if any
         try:
             while not self._stop.is_set():
-                try:
-                    got, state = self._fetched.get(timeout=FETCH_TIMEOUT_S)
-                except queue.Empty:
-                    continue
+                with self._take:  # the item and its turn together: turns follow the fetch order
+                    try:
+                        got, state = self._fetched.get(timeout=FETCH_TIMEOUT_S)
+                    except queue.Empty:
+                        continue
+                    turn, self._taken = self._taken, self._taken + 1
                 if got is not None and not isinstance(got, _Failure):
                     if not self._queue.empty() and not self._fetched.empty():
                         fault_point("during_decode")  # batches waiting in both queues
-                    got = self.inner.decode(got)
+                    got = decode(got)
                     if got is not None and not got.num_rows:
                         got = None
-                self._put(self._queue, (got, state), None)
+                self._hand_on(turn, (got, state))
+                turn = -1
                 if isinstance(got, _Failure):
                     return
         except BaseException as e:  # raised on the job thread by the poll that reaches it
             self._failing = True
-            self._put(self._queue, (_Failure(e), None), None)
+            if turn < 0:
+                with self._take:
+                    turn, self._taken = self._taken, self._taken + 1
+            self._hand_on(turn, (_Failure(e), None))
+
+    def _hand_on(self, turn: int, item: _Item) -> None:
+        """Queue ``item`` for the job thread once the items of every earlier turn are queued."""
+        with self._turns:
+            while self._handed != turn:
+                if self._stop.is_set():
+                    return
+                self._turns.wait(FETCH_TIMEOUT_S)
+        try:
+            self._put(self._queue, item, None)
+        finally:
+            with self._turns:
+                self._handed += 1
+                self._turns.notify_all()
 
     def _put(self, q: queue.Queue[_Item], item: _Item, serve: Callable[[], None] | None) -> None:
         """Put ``item`` on ``q``, waiting while it is full (``serve`` meanwhile), until stopped."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
 import pyarrow as pa
 
@@ -89,17 +90,23 @@ class ApartSource(CountingSource):
 
     Args:
         decode_fail_at: the batch whose decode fails (a bad record), or None.
-        decode_s: seconds each decode takes.
+        decode_s: seconds each decode takes, or a function of the batch's index giving them.
+        copies: :meth:`decode_copy` gives decodes that may overlap (else None: one at a time).
     """
 
     decode_apart = True
 
     def __init__(self, batches: int, bounded: bool = True, fail_at: int | None = None,
-                 decode_fail_at: int | None = None, decode_s: float = 0.0):
+                 decode_fail_at: int | None = None, decode_s: float | Callable[[int], float] = 0.0,
+                 copies: bool = False):
         super().__init__(batches, bounded, fail_at)
         self.decode_fail_at = decode_fail_at
         self.decode_s = decode_s
+        self.copies = copies
         self.decode_threads: set[str] = set()
+        self.decoding = 0  # decodes running now
+        self.most_decoding = 0  # the most that ran at once
+        self._lock = threading.Lock()
 
     def poll(self, max_rows, timeout_s):
         msg = "the pipeline calls fetch and decode apart"
@@ -109,9 +116,19 @@ class ApartSource(CountingSource):
         return self._read(timeout_s)
 
     def decode(self, fetched):
-        self.decode_threads.add(threading.current_thread().name)
-        time.sleep(self.decode_s)
-        if fetched == self.decode_fail_at:
-            msg = f"cannot decode batch {fetched}"
-            raise ExecutionError(msg)
-        return counted_batch(fetched)
+        with self._lock:
+            self.decode_threads.add(threading.current_thread().name)
+            self.decoding += 1
+            self.most_decoding = max(self.most_decoding, self.decoding)
+        try:
+            time.sleep(self.decode_s(fetched) if callable(self.decode_s) else self.decode_s)
+            if fetched == self.decode_fail_at:
+                msg = f"cannot decode batch {fetched}"
+                raise ExecutionError(msg)
+            return counted_batch(fetched)
+        finally:
+            with self._lock:
+                self.decoding -= 1
+
+    def decode_copy(self):
+        return self.decode if self.copies else None

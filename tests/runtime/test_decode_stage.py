@@ -22,6 +22,11 @@ def _x(batch) -> int:
     return batch.table.column("x")[0].as_py()
 
 
+def _slow_even(i: int) -> float:
+    """Even batches decode slowly, odd ones at once: a second decode thread finishes out of order."""
+    return 0.03 if i % 2 == 0 else 0.0
+
+
 def test_each_batch_comes_with_the_position_of_its_own_fetch():
     inner = ApartSource(40, decode_s=0.002)
     src = PrefetchingSource(inner, 100, depth=2, name="t")
@@ -80,12 +85,12 @@ def test_a_fetch_failure_behind_a_slow_decode_is_the_source_s_own_error():
         src.close()
 
 
-@pytest.mark.parametrize("depth", [1, 2])
-def test_each_stage_holds_a_bounded_number_of_batches(depth):
-    inner = ApartSource(1000, bounded=False)
-    src = PrefetchingSource(inner, 100, depth=depth, name="t")
+@pytest.mark.parametrize(("depth", "decoders"), [(1, 1), (2, 1), (2, 2)])
+def test_each_stage_holds_a_bounded_number_of_batches(depth, decoders):
+    inner = ApartSource(1000, bounded=False, copies=True)
+    src = PrefetchingSource(inner, 100, depth=depth, name="t", decoders=decoders)
     src.open(None)
-    full = 2 * depth + 2  # each queue full, and one batch held by each stage's put
+    full = 2 * depth + 1 + decoders  # both queues full, a batch held by the fetch thread and by each decoder
     try:
         wait_until(lambda: inner.next == full)
         time.sleep(0.3)
@@ -99,12 +104,14 @@ def test_each_stage_holds_a_bounded_number_of_batches(depth):
     assert not any(th.is_alive() for th in src._threads)
 
 
-def test_a_restore_after_a_crash_mid_pipeline_reads_each_batch_once():
+@pytest.mark.parametrize("decoders", [1, 2])
+def test_a_restore_after_a_crash_mid_pipeline_reads_each_batch_once(decoders):
     """Barrier after batch 4, two more batches processed, then the attempt dies with batches in
     both queues and one inside the decode: the restore from the barrier's position hands 5..19,
-    so batches 0..4 (committed) and 5..19 (replayed) make every batch exactly once."""
-    inner = ApartSource(20, decode_s=0.05)
-    src = PrefetchingSource(inner, 100, depth=2, name="t")
+    so batches 0..4 (committed) and 5..19 (replayed) make every batch exactly once. With two
+    decode threads, even batches decode slowly, so they finish out of fetch order."""
+    inner = ApartSource(20, decode_s=0.05 if decoders == 1 else _slow_even, copies=True)
+    src = PrefetchingSource(inner, 100, depth=2, name="t", decoders=decoders)
     src.open(None)
     committed = [_x(src.poll(100, 2.0)) for _ in range(5)]
     barrier = src.position()
@@ -112,7 +119,7 @@ def test_a_restore_after_a_crash_mid_pipeline_reads_each_batch_once():
     wait_until(lambda: inner.next >= 7 + 2 * 2 + 1)  # read ahead of the job thread
     src.close()
     assert barrier == {"next": 5} and lost == [5, 6]
-    again = PrefetchingSource(ApartSource(20), 100, depth=2, name="t")
+    again = PrefetchingSource(ApartSource(20, copies=True), 100, depth=2, name="t", decoders=decoders)
     again.open(barrier)
     try:
         replayed = [_x(again.poll(100, 2.0)) for _ in range(15)]
@@ -145,3 +152,55 @@ def test_the_during_decode_fault_point_fires_with_batches_in_both_queues(monkeyp
     finally:
         src.close()
         reset_counts()
+
+
+def test_several_decode_threads_hand_batches_on_in_fetch_order_with_their_positions():
+    inner = ApartSource(30, decode_s=_slow_even, copies=True)
+    src = PrefetchingSource(inner, 100, depth=2, name="t", decoders=3)
+    src.open(None)
+    try:
+        for i in range(30):
+            batch = None
+            while batch is None:
+                batch = src.poll(100, 1.0)
+            assert _x(batch) == i  # fetch order, although odd batches were decoded first
+            assert src.position() == {"next": i + 1}  # the state of batch i's own fetch
+        assert src.poll(100, 0.05) is None
+        assert src.finished()
+    finally:
+        src.close()
+    assert inner.decode_threads == {"decode-t", "decode-t-2", "decode-t-3"}
+    assert inner.most_decoding >= 2  # the decodes did overlap
+    assert not any(th.is_alive() for th in src._threads)
+
+
+def test_a_source_whose_decodes_share_state_gets_one_decode_thread():
+    inner = ApartSource(10, decode_s=0.005)  # decode_copy() is None (as upsert-kafka's)
+    src = PrefetchingSource(inner, 100, depth=2, name="t", decoders=4)
+    src.open(None)
+    try:
+        assert [_x(src.poll(100, 1.0)) for _ in range(10)] == list(range(10))
+    finally:
+        src.close()
+    assert inner.decode_threads == {"decode-t"} and inner.most_decoding == 1
+
+
+def test_with_several_decode_threads_a_decode_failure_comes_after_every_batch_before_it():
+    """Batch 4 fails at once while batches 2 and 3 (slow) are still being decoded on the other
+    threads: the job thread still gets 0..3 first, then the failure, and the position stays 4."""
+    inner = ApartSource(10, decode_fail_at=4, decode_s=lambda i: 0.1 if i in (2, 3) else 0.0,
+                        copies=True)
+    src = PrefetchingSource(inner, 100, depth=2, name="t", decoders=3)
+    src.open(None)
+    try:
+        handed = []
+        with pytest.raises(ExecutionError, match="cannot decode batch 4"):
+            for _ in range(200):
+                b = src.poll(100, 0.02)
+                if b is not None:
+                    handed.append(_x(b))
+        assert handed == [0, 1, 2, 3]
+        assert src.position() == {"next": 4}
+    finally:
+        src.close()
+    assert not any(th.is_alive() for th in src._threads)

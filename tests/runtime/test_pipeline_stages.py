@@ -342,6 +342,11 @@ def test_the_switch_and_the_connectors_that_allow_it():
     assert _prefetching_source(ApartSource(1), on, 100, "t").apart  # a decode thread of its own
     one = Config({"streamsql.exec.pipeline.decode-thread": "false"})
     assert not _prefetching_source(ApartSource(1), one, 100, "t").apart  # decodes on the fetch thread
+    assert _prefetching_source(ApartSource(1), on, 100, "t").decoders == 1
+    two = Config({"streamsql.exec.pipeline.decode-threads": "2"})
+    assert _prefetching_source(ApartSource(1), two, 100, "t").decoders == 2
+    assert _prefetching_source(ApartSource(1), Config({**two.as_dict(), **one.as_dict()}), 100,
+                               "t").decoders == 0  # no decode thread at all
 
 
 @contextlib.contextmanager
