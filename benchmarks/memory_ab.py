@@ -9,11 +9,12 @@ variant is a label with StreamSQL settings and environment variables::
         --variant base --variant small:taskmanager.memory.managed.size=64mb \\
         --variant arenas2:env.MALLOC_ARENA_MAX=2
 
-Rounds alternate the order (A B, B A, ...). Every run is the harness's ``run_contender`` (peak
-RSS of the process tree sampled every 0.2 s, CPU of the tree, events/s), plus a probe inside the
-contender that notes, at its own RSS peak, glibc's ``mallinfo2``, the RocksDB caches' counters
-and ``/proc/self/smaps_rollup``. One JSON line per run goes to ``--out`` (appended) and stdout;
-the medians per variant are printed at the end.
+Rounds alternate the order (A B, B A, ...); ``--workload Q2`` (or Q0, Q1, FN) runs that stateless
+workload on the same topic instead of the AGG (the floor under it). Every run is the harness's
+``run_contender`` (peak RSS of the process tree sampled every 0.2 s, CPU of the tree, events/s),
+plus a probe inside the contender that notes, at its own RSS peak, glibc's ``mallinfo2``, the
+RocksDB caches' counters and ``/proc/self/smaps`` (:mod:`benchmarks.memprobe`). One JSON line
+per run goes to ``--out`` (appended) and stdout; the medians per variant are printed at the end.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--events", type=int, default=2_000_000)
     ap.add_argument("--variant", action="append", default=[], help="label[:KEY=VALUE,...] (env.NAME=V: env)")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--workload", default="AGG", help="AGG (the default) or a stateless one: Q0, Q1, Q2, FN")
     ap.add_argument("--interval-ms", type=int, default=1000)
     ap.add_argument("--backend", default="rocksdb")
     ap.add_argument("--timeout", type=float, default=3600)
@@ -105,15 +107,17 @@ def main(argv: list[str] | None = None) -> int:
                 if "tree" in settings:
                     contender = "streamsql-baseline"
                     extra["streamsql_tree"] = os.path.abspath(settings["tree"])
-                res = run_contender(contender, f"AGG{a.keys}", topic, ends, a.interval_ms, a.timeout,
-                                    compacted=True, extra=extra)
+                agg = a.workload == "AGG"
+                res = run_contender(contender, f"AGG{a.keys}" if agg else a.workload, topic, ends,
+                                    a.interval_ms, a.timeout, compacted=agg, extra=extra)
             finally:
                 for k, v in saved.items():
                     if v is None:
                         os.environ.pop(k, None)
                     else:
                         os.environ[k] = v
-            row = {"label": label, "round": r, "keys": a.keys, "events": a.events, "settings": settings,
+            row = {"label": label, "round": r, "workload": a.workload, "keys": a.keys, "events": a.events,
+                   "settings": settings,
                    "env": env, "source_options": source, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
                    "load": os.getloadavg()[0],
                    **{k: res.get(k) for k in ("peak_rss", "events_per_s", "cpu_s_per_m_events", "error",

@@ -4,13 +4,16 @@
 its previous peak by a MiB it notes the parts it can attribute: glibc's ``mallinfo2`` (bytes in
 use by ``malloc``, free inside its arenas, mapped on their own), the counters of every RocksDB
 block cache the process's state backends use, pyarrow's pool, and ``/proc/self/smaps_rollup``
-(anonymous vs file-backed). ``snapshot()`` is the note of the highest peak.
+(anonymous vs file-backed), and, at most every 2 s, ``/proc/self/smaps`` summed by mapping
+(each library file, ``[heap]``, anonymous, stacks), the threads by name and the bytes Python's
+object allocator holds. ``snapshot()`` is the note of the highest peak.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -60,6 +63,56 @@ def smaps_rollup() -> dict[str, float]:
     return out
 
 
+def _anon_kind(span: str) -> str:
+    """An anonymous mapping's likely owner, guessed from its size and alignment: glibc's heaps of
+    non-main arenas start at a multiple of 64 MiB; Python's object arenas are mappings of 1 MiB."""
+    lo, hi = (int(x, 16) for x in span.split("-"))
+    if lo % (64 * MIB) == 0:
+        return "[anon, 64 MiB-aligned: glibc arenas?]"
+    if hi - lo == MIB:
+        return "[anon, 1 MiB: Python arenas?]"
+    return "[anon]"
+
+
+def smaps_by_mapping(top: int = 14) -> dict[str, float]:
+    """``/proc/self/smaps``'s RSS summed per mapping name (a library's file name, ``[heap]``,
+    ``[stack]``, anonymous ones by :func:`_anon_kind`), the ``top`` largest, in MiB."""
+    sums: dict[str, int] = {}
+    name = "[anon]"
+    try:
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                head = line.split(None, 6)
+                if not head:
+                    continue
+                if not head[0].endswith(":"):  # a mapping's header: range perms offset dev inode [path]
+                    name = head[5].strip().rsplit("/", 1)[-1] if len(head) > 5 else _anon_kind(head[0])
+                elif head[0] == "Rss:":
+                    sums[name] = sums.get(name, 0) + int(head[1])
+    except OSError:
+        return {}
+    ranked = sorted(sums.items(), key=lambda kv: -kv[1])
+    out = {k: round(v / 1024, 1) for k, v in ranked[:top]}
+    out["(rest)"] = round(sum(v for _, v in ranked[top:]) / 1024, 1)
+    return out
+
+
+def thread_names() -> dict[str, int]:
+    """This process's threads counted by name (``/proc/self/task/*/comm``)."""
+    names: dict[str, int] = {}
+    try:
+        for t in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{t}/comm") as f:
+                    n = f.read().strip()
+            except OSError:
+                continue
+            names[n] = names.get(n, 0) + 1
+    except OSError:
+        pass
+    return names
+
+
 def rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * _PAGE
@@ -76,6 +129,8 @@ class MemoryProbe(threading.Thread):
         self.note: dict = {}
         # (seconds since start, RSS MiB, malloc in use MiB, malloc free MiB) every ``period``
         self.samples: list[tuple[float, float, float, float]] = []
+        self._detailed_at = -1e9
+        self.detail: dict | None = None  # the last detailed note (kept on later peaks' notes)
 
     def run(self) -> None:
         import time
@@ -90,6 +145,16 @@ class MemoryProbe(threading.Thread):
             if rss > self.peak + MIB:
                 self.peak = rss
                 self.note = self._attribute(rss, now)
+                if now - self._detailed_at >= 2.0:  # /proc/self/smaps takes a few ms to read
+                    self._detailed_at = now
+                    self.note["mappings"] = smaps_by_mapping()
+                    self.note["threads"] = thread_names()
+                    self.note["python_blocks"] = sys.getallocatedblocks()
+                    self.note["detail_t"] = self.note["t"]
+                elif self.detail is not None:
+                    self.note.update(self.detail)
+                self.detail = {k: self.note[k] for k in ("mappings", "threads", "python_blocks", "detail_t")
+                               if k in self.note}
 
     @staticmethod
     def _attribute(rss: int, now: float) -> dict:
