@@ -41,6 +41,7 @@ from streamsql.core.errors import (
     StreamSQLError,
 )
 from streamsql.core.secrets import mask_options, remember
+from streamsql.core.values import parse_bool
 from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
 from streamsql.plan import describe
@@ -51,7 +52,7 @@ from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
 from streamsql.runtime.collect import CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
-from streamsql.runtime.memory import limit_malloc_arenas
+from streamsql.runtime.memory import PANDAS_KEY, keep_pandas_unloaded, limit_malloc_arenas
 from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
@@ -73,6 +74,8 @@ class StreamEnvironment:
         limit_malloc_arenas()  # before any job's threads start (process-wide, once)
         self.catalog = Catalog()
         self.config = Config(config)
+        if parse_bool(self.config.get(PANDAS_KEY), PANDAS_KEY):
+            keep_pandas_unloaded()  # before planning's first Arrow table (process-wide, once)
         remember(self.config.settings)
         self.jobs: dict[str, JobHandle] = {}
         self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)

@@ -55,6 +55,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.pipeline.decode-threads": "1",
     "streamsql.exec.pipeline.commit-thread": "true",
     "streamsql.exec.memory.trim-after-checkpoint": "true",
+    "streamsql.exec.memory.keep-pandas-unloaded": "true",
     "streamsql.exec.pipeline.sink-prepare-on-job-thread": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
@@ -126,6 +127,9 @@ KINDS: dict[str, object] = {
     # true: glibc's free arena memory goes back to the system after each completed checkpoint
     # (malloc_trim on a thread of its own: streamsql.runtime.memory.MallocTrimmer)
     "streamsql.exec.memory.trim-after-checkpoint": "bool",
+    # false: pyarrow imports pandas if installed (streamsql.runtime.memory.keep_pandas_unloaded;
+    # read when a StreamEnvironment is created, process-wide)
+    "streamsql.exec.memory.keep-pandas-unloaded": "bool",
     # false: a pipelined sink's thread also does its prepare (the Kafka sink's encoding)
     "streamsql.exec.pipeline.sink-prepare-on-job-thread": "bool",
     "pipeline.auto-watermark-interval": "duration",

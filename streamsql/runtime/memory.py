@@ -9,12 +9,14 @@ import os
 import sys
 import threading
 
+import numpy as np
 import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
 _done = threading.Event()
 _arenas_done = threading.Event()
+_pandas_done = threading.Event()
 
 #: glibc's ``mallopt`` parameter number of ``M_ARENA_MAX`` (``<malloc.h>``).
 M_ARENA_MAX = -8
@@ -36,6 +38,86 @@ def use_system_allocator() -> None:
     _done.set()
     if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
         pa.set_memory_pool(pa.system_memory_pool())
+
+
+#: The switch of :func:`keep_pandas_unloaded` (``true`` by default; a StreamSQL key, Flink has none).
+PANDAS_KEY = "streamsql.exec.memory.keep-pandas-unloaded"
+
+
+def keep_pandas_unloaded() -> bool:
+    """Stop pyarrow from importing pandas for its own checks; True if it was stopped.
+
+    pyarrow looks for pandas at its first ``pa.array`` of anything but a numpy array (planning's
+    empty tables) and at its first ``to_numpy`` (every operator), and imports it if installed:
+    ~30-37 MiB of RSS a job never uses (``benchmarks/README.md``, *Issue 15's memory bars, a
+    third time*). Here both checks run once with ``import pandas`` refused on this thread, so
+    pyarrow remembers "no pandas", and a one-shot import hook tells pyarrow's Python side when
+    anyone imports pandas later: ``pa.array`` of a pandas Series or Categorical converts as
+    pandas' own again, and ``to_pandas`` / ``Table.from_pandas`` import pandas themselves.
+    What stays off for the process is pyarrow's C++ knowledge of pandas' scalars: in a list of
+    Python objects given to ``pa.array``, a ``pd.Timedelta`` converts at microseconds and
+    ``pd.NA`` / ``pd.NaT`` are not nulls. A process that needs those creates its first
+    environment with ``'streamsql.exec.memory.keep-pandas-unloaded' = 'false'`` or imports
+    pandas first.
+
+    A no-op when pandas is already imported (nothing to save; pyarrow keeps it); applied once
+    per process. Another thread importing pandas meanwhile imports it as usual.
+    """
+    if _pandas_done.is_set():
+        return False
+    _pandas_done.set()
+    shim = getattr(pa.lib, "_pandas_api", None)
+    if "pandas" in sys.modules or shim is None:
+        return False
+    refuse = _RefusePandas(threading.get_ident())
+    sys.meta_path.insert(0, refuse)
+    try:
+        if shim.have_pandas:  # pragma: no cover - pyarrow had already imported it
+            return False
+        pa.array(np.zeros(1, np.int64)).to_numpy()  # its C++ side's check (asked once per process)
+    finally:
+        sys.meta_path.remove(refuse)
+    sys.meta_path.insert(0, _TellPyarrowOnImport())
+    return True
+
+
+class _RefusePandas:
+    """A meta path finder that makes ``import pandas`` fail on one thread."""
+
+    def __init__(self, thread: int):
+        self.thread = thread
+
+    def find_spec(self, name: str, path=None, target=None):
+        if name == "pandas" and threading.get_ident() == self.thread:
+            msg = "pandas is not imported for pyarrow's type checks (streamsql.runtime.memory)"
+            raise ModuleNotFoundError(msg, name=name)
+        return None
+
+
+class _TellPyarrowOnImport:
+    """A one-shot meta path finder: after ``pandas`` is imported, pyarrow takes it up."""
+
+    def find_spec(self, name: str, path=None, target=None):
+        if name != "pandas":
+            return None
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:  # pragma: no cover - another thread's import came first
+            return None
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):  # pragma: no cover - a namespace
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            pa.lib._pandas_api.is_array_like(None)  # pyarrow imports pandas (loaded by now)
+
+        loader.exec_module = exec_module  # this loader serves pandas alone; its type is kept
+        return spec
 
 
 @functools.lru_cache(maxsize=1)
