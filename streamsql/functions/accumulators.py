@@ -144,6 +144,34 @@ class Aggregates:
             fields += [(s.field(name), t) for name, t in own]
         return np.dtype(fields)
 
+    def partials_numpy(self, table: pa.Table, num_keys: int) -> pa.Table | None:
+        """The partial states of an insert-only batch grouped by numpy, or None (DuckDB's query).
+
+        The table DuckDB's ``SELECT keys, partial items FROM table GROUP BY keys`` gives (another
+        row order), for one integer key column without NULLs when every state has a numpy
+        partial form (``partial_numpy``: COUNT, MIN and MAX); no DuckDB database is opened or
+        run for it, which a job's memory and CPU per row notice (``benchmarks/README.md``,
+        *Issue 15's memory bars, a third time*).
+        """
+        if num_keys != 1 or not self.states:
+            return None
+        key = table.column(0)
+        t = key.type
+        if not pa.types.is_integer(t) or t == pa.uint64() or key.null_count:
+            return None
+        groups_of, groups = np.unique(key.to_numpy(), return_inverse=True)
+        n = len(groups_of)
+        columns = [pa.array(groups_of).cast(t)]
+        names = [table.schema.names[0]]
+        for s in self.states:
+            values = None if s.spec.arg is None else table.column(s.spec.arg).combine_chunks()
+            parts = s.partial_numpy(values, groups, n)
+            if parts is None:
+                return None
+            columns += parts
+            names += s.columns
+        return pa.Table.from_arrays(columns, names=names)
+
     def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, part: pa.Table) -> None:
         """Fold the partial states ``part`` (row i for ``slots[i]``) into the fields ``cols``.
 

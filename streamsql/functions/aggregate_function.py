@@ -99,6 +99,19 @@ class AggregateFunction:
         """The full name of this state's fixed-width field ``name``."""
         return f"p{self.index}_{name}"
 
+    def partial_numpy(self, values: pa.Array | None, groups: np.ndarray, n: int) -> list[pa.Array] | None:
+        """The partial state columns of an insert-only batch, grouped with numpy; None: use DuckDB.
+
+        The same columns (types and values) as :meth:`partial` gives DuckDB without a sign, one
+        row per group. None when this call has no such form or these values need DuckDB's.
+
+        Args:
+            values: the argument column (one chunk), None for ``COUNT(*)``.
+            groups: the group (``0 .. n - 1``) of each row.
+            n: the number of groups.
+        """
+        return None
+
     def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, parts: list[pa.ChunkedArray],
                    ) -> None:
         """Fold a batch's partial states (one row per slot in ``slots``) into the fields ``cols``."""

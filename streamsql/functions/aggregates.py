@@ -130,6 +130,10 @@ class CountStar(AggregateFunction):
         """One int64 count."""
         return [("c", "<i8")]
 
+    def partial_numpy(self, values, groups, n):
+        """The row count of each group."""
+        return [pa.array(np.bincount(groups, minlength=n).astype(np.int64, copy=False))]
+
     def fold_fixed(self, cols, slots, parts) -> None:
         """Add the counts."""
         cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
@@ -165,6 +169,10 @@ class Count(CountStar):
         if sign:
             return [f"sum(CASE WHEN {self.arg} IS NOT NULL THEN {sign} ELSE 0 END)::BIGINT"]
         return [f"count({self.arg})::BIGINT"]
+
+    def partial_numpy(self, values, groups, n):
+        """The count of non-NULL values of each group."""
+        return super().partial_numpy(None, groups[valid_mask(values)], n)
 
 
 class Sum(AggregateFunction):
@@ -339,6 +347,33 @@ class Min(AggregateFunction):
         if pa.types.is_integer(t) or pa.types.is_timestamp(t) or pa.types.is_date(t):
             return [("v", "<i8"), ("h", "<i1")]
         return None
+
+    def partial_numpy(self, values, groups, n):
+        """The extreme of each group's non-NULL values (NULL where none).
+
+        None (DuckDB's query) for floating point values with a NaN: DuckDB orders NaN above
+        every number, numpy's minimum and maximum give NaN.
+        """
+        t = values.type
+        if pa.types.is_floating(t):
+            dtype, start = np.float64, (np.inf if self.func == "min" else -np.inf)
+        elif (pa.types.is_integer(t) and t != pa.uint64()) or pa.types.is_timestamp(t) or pa.types.is_date(t):
+            dtype = np.int64
+            start = np.iinfo(np.int64).max if self.func == "min" else np.iinfo(np.int64).min
+        else:
+            return None
+        valid = valid_mask(values)
+        raw = numpy_values(values, dtype)[valid]
+        if dtype is np.float64 and np.isnan(raw).any():
+            return None
+        at = groups[valid]
+        out = np.full(n, start, dtype)
+        self._pick.at(out, at, raw)
+        seen = np.bincount(at, minlength=n) > 0
+        arr = pa.array(out, mask=~seen)
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):  # from its integer storage
+            return [arr.cast(pa.int32()).view(t) if t.bit_width == 32 else arr.view(t)]
+        return [arr.cast(t)]
 
     def fold_fixed(self, cols, slots, parts) -> None:
         """Keep the extreme of the stored and the batch's value, per slot."""

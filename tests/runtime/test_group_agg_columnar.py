@@ -31,6 +31,9 @@ INPUT = [("x", pa.int64(), "BIGINT"), ("f", pa.float64(), "DOUBLE"),
          ("dt", pa.date32(), "DATE"), ("i", pa.int32(), "INT")]
 INSERT_ONLY = [("count_star", None), ("count", 1), ("sum", 1), ("avg", 1), ("sum", 2), ("avg", 2),
                ("min", 1), ("max", 1), ("min", 2), ("max", 2), ("max", 3), ("min", 4), ("max", 5), ("max", 6)]
+# the calls numpy groups (Aggregates.partials_numpy)
+NUMPY_CALLS = [("count_star", None), ("count", 1), ("count", 3), ("min", 1), ("max", 1), ("min", 2),
+               ("max", 2), ("max", 3), ("min", 4), ("max", 5), ("min", 6), ("max", 6)]
 CHANGELOG = [("count_star", None), ("count", 1), ("sum", 1), ("avg", 1), ("sum", 2), ("avg", 6), ("count", 3)]
 KEYS = {"bigint": pa.int64(), "int": pa.int32(), "string": pa.string()}
 
@@ -52,10 +55,11 @@ def _operator(cls, key_type, calls, backend_name, workdir, cache_entries=None):
     return open_group_agg(op, backend_name, workdir, cache_entries)
 
 
-def _batches(key_type, changelog, seed, n_batches=24):
+def _batches(key_type, changelog, seed, n_batches=24, null_keys=True):
     rnd = random.Random(seed)
     pool = ([None, -(2**31), -1, 0, 1, 7, 2**31 - 1] + list(range(10, 30)) if pa.types.is_integer(key_type)
             else [None, "", "a", "ä"] + [f"k{i}" for i in range(25)])
+    pool = pool if null_keys else pool[1:]
     inp = pa.schema([("k", key_type)] + [(n, t) for n, t, _ in INPUT])
     live, out = [], []
     for _ in range(n_batches):
@@ -112,6 +116,71 @@ def test_same_changelog_as_general_operator_and_exact_restores(tmp_path, backend
             return _operator(ColumnarGroupAggOperator, key_type, calls, backend_name, workdir, n)
 
         assert checkpointed_run(make, batches, tmp_path / f"c{cache_entries}") == expected
+
+
+@pytest.mark.parametrize("backend_name", ["hashmap", "rocksdb"])
+@pytest.mark.parametrize("key", ["bigint", "int"])
+def test_numpy_partials_give_the_same_changelog(tmp_path, backend_name, key):
+    """COUNT, MIN and MAX by one integer key without NULLs: numpy groups the batch, no DuckDB."""
+    key_type = KEYS[key]
+    batches = _batches(key_type, False, seed=7, null_keys=False)
+    ref, ref_backend = _operator(GroupAggOperator, key_type, NUMPY_CALLS, backend_name, tmp_path / "ref")
+    expected = _run(ref, batches)
+    ref_backend.close()
+    col, col_backend = _operator(ColumnarGroupAggOperator, key_type, NUMPY_CALLS, backend_name, tmp_path)
+    assert _run(col, batches) == expected
+    assert "_lazy__con" not in vars(col)  # DuckDB was never needed
+    col_backend.close()
+    assert any(k == RowKind.UPDATE_BEFORE for b in expected for k, _ in b)
+
+
+@pytest.mark.parametrize("key_type", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint32()])
+def test_numpy_partials_are_duckdbs(key_type):
+    """Per type, the partial states numpy gives are the ones of DuckDB's query (in key order)."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    nulls = rng.random(n) < 0.2
+    ms = rng.integers(-(10**12), 10**12, n)
+    table = pa.table({
+        "k": pa.array(rng.integers(0, 100, n)).cast(key_type),
+        "x": pa.array(rng.integers(-(2**62), 2**62, n), mask=nulls),
+        "f": pa.array(rng.integers(-400, 400, n) / 8, mask=rng.random(n) < 0.5),
+        "ts": pa.array(ms, mask=nulls).cast(pa.timestamp("ms")),
+        "lt": pa.array(ms * 1000, mask=nulls).cast(T_LTZ),
+        "dt": pa.array(rng.integers(-5, 20000, n), pa.int32()).cast(pa.date32()),
+        "i": pa.array(rng.integers(-(2**31), 2**31 - 1, n), pa.int32(), mask=nulls),
+        "only_null": pa.array([None] * n, pa.int64()),
+    })
+    calls = [*NUMPY_CALLS, ("max", 7), ("count", 7)]
+    aggs = [AggSpec(f, a, SqlType("BIGINT")) for f, a in calls]
+    out = pa.schema([("k", key_type)] + [(f"a{i}", pa.int64()) for i in range(len(calls))])
+    op = ColumnarGroupAggOperator(1, aggs, table.schema, out)
+    mine = op.aggregates.partials_numpy(table, 1)
+    _, duck = op._partials(Batch(table))
+    mine, duck = mine.sort_by("k"), duck.sort_by("k")
+    assert mine.column_names == duck.column_names
+    for a, b in zip(mine.columns, duck.columns):  # DuckDB names UTC 'Etc/UTC'
+        assert a.type == b.type or (a.type, b.type) == (T_LTZ, pa.timestamp("us", tz="Etc/UTC"))
+        assert a.equals(b.cast(a.type))
+
+
+def test_numpy_partials_leave_the_rest_to_duckdb():
+    table = pa.table({"k": pa.array([1, 2, None], pa.int64()), "s": ["a", "b", "c"],
+                      "f": [1.0, float("nan"), 2.0], "u": pa.array([1, 2, 3], pa.uint64()), "x": [1, 2, 3]})
+
+    def partials(calls, key=0):
+        t = table.select([key] + [i for i in range(len(table.schema)) if i != key])
+        names = t.schema.names
+        aggs = [AggSpec(f, None if a is None else names.index(a), SqlType("BIGINT")) for f, a in calls]
+        out = pa.schema([("k", t.schema.field(0).type)] + [(f"a{i}", pa.int64()) for i in range(len(calls))])
+        return ColumnarGroupAggOperator(1, aggs, t.schema, out).aggregates.partials_numpy(t, 1)
+
+    assert partials([("count_star", None)], key=0) is None  # a NULL key
+    assert partials([("count_star", None)], key=1) is None  # a string key
+    assert partials([("count_star", None)], key=3) is None  # an unsigned 64-bit key
+    assert partials([("max", "f")], key=4) is None  # a NaN, which DuckDB orders above numbers
+    assert partials([("sum", "x")], key=4) is None  # SUM: DuckDB's HUGEINT and its range check
+    assert partials([("count", "s"), ("max", "x")], key=4) is not None
 
 
 @pytest.mark.parametrize("cls", [ColumnarGroupAggOperator, GroupAggOperator], ids=["columnar", "general"])

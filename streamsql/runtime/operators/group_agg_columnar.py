@@ -11,8 +11,10 @@ dates and timestamps on insert-only input (over a changelog MIN/MAX need a multi
 
 The calls are the objects of :mod:`streamsql.functions.aggregates` in their fixed-width form,
 composed by :class:`~streamsql.functions.accumulators.Aggregates` (row count first). Per batch
-there is no per-key Python beyond one dict lookup per distinct key: DuckDB computes the signed
-partial states per key (the same query as the general operator's), the keys' slots in a
+there is no per-key Python beyond one dict lookup per distinct key: numpy groups an insert-only
+batch by one integer key for COUNT, MIN and MAX
+(:meth:`~streamsql.functions.accumulators.Aggregates.partials_numpy`), otherwise DuckDB computes
+the signed partial states per key (the same query as the general operator's); the keys' slots in a
 :class:`~streamsql.state.cache.WriteBehindCache` over
 :class:`~streamsql.state.fixed_cache.FixedWidthValues` are looked up (misses with one
 multi-get), the partials are folded with array operations, and old and new results are compared
@@ -88,7 +90,9 @@ class ColumnarGroupAggOperator(GroupAggBase):
         Raises:
             ExecutionError: an integer SUM left the BIGINT range (within the batch or across).
         """
-        _, res = self._partials(batch)
+        res = self.aggregates.partials_numpy(batch.table, self.num_keys) if batch.insert_only else None
+        if res is None:
+            _, res = self._partials(batch)
         aggregates = self.aggregates
         slots = self.cache.key_slots(res.columns[: self.num_keys], res.num_rows)
         values = self.values
