@@ -68,7 +68,9 @@ Python user-defined functions: [udf.md](udf.md).
   `java.time`'s DateTimeFormatter does (`S` x n the fraction cut to n digits, `u` the year, `k`
   1..24, `K` 0..11, `Y` the week-based year of the `en` locale, `Q`, `e`, `W`, `F`, `n`, `A`,
   `N`, `G`, optional sections `[...]` written), FROM_UNIXTIME as SimpleDateFormat (`S` the
-  milliseconds, `u` the ISO day of the week).
+  milliseconds, `u` the ISO day of the week). A letter java.time does not know (`f`, ...) makes
+  TO_TIMESTAMP NULL, as Flink's; `w` is refused in a parsing pattern (TO_DATE, UNIX_TIMESTAMP,
+  TO_TIMESTAMP read it each their own way in Flink).
 - The result type of CASE and IF is Calcite's least restrictive type, where the first FLOAT or
   DOUBLE met wins (`CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END` is a FLOAT, the DOUBLE cut as
   Java's `(float)`); that of COALESCE, GREATEST and LEAST Flink's common type (FLOAT with
@@ -97,11 +99,22 @@ Python user-defined functions: [udf.md](udf.md).
   '0.0015' SECOND` adds 1 ms), and `CAST` of an interval literal to STRING is Flink's text
   (`+0 00:00:01.001`, `-1 02:03:04.500`, `+1-02`).
 - Dates and timestamps past year 9999 are computed as in Flink (`TIMESTAMPADD(YEAR, 8000, ts)`),
-  and the print sink writes such a year as `java.time` does (`+10024-01-01T12:00`). Not as
-  Flink: `CAST` of one to STRING writes the whole year (Flink's formatter keeps four digits:
-  `0024-02-29 13:45:30.123`) and DATE_FORMAT's `yyyy` writes no `+`; a SELECT collected into
-  Python (`TableResult.collect`, the shell) fails with a clear error, as Python's `datetime` stops
-  at year 9999: CAST the column to STRING there.
+  and the print sink writes such a year as `java.time` does (`+10024-01-01T12:00`). `CAST` of one
+  to STRING keeps four year characters as Flink's (Calcite's) formatter: `0024-02-29
+  13:45:30.123`, and before year 1 characters below '0' (`0')*-02-29` for the year -976), copied;
+  DATE_FORMAT writes java.time's year of the era, with a `+` past the letters' width from four
+  letters on (`yyyy`: `+10024`; `0977` for 977 BC). A SELECT collected into Python
+  (`TableResult.collect`, the shell) fails with a clear error, as Python's `datetime` stops at
+  year 9999: CAST the column to STRING there.
+- An interval literal's qualifier has Calcite's precisions (`INTERVAL '8000' YEAR(4)`, `DAY(3) TO
+  HOUR`, `SECOND(2, 3)`), and Flink's checks: the leading field must fit its precision (2 digits
+  unless written: `INTERVAL '100' HOUR` is refused with `Interval field value 100 exceeds
+  precision of HOUR(2) field`), the precisions must be in Calcite's ranges (1..10, fraction
+  1..9), and a day-time one's leading precision at most 3 (`DAY_INTERVAL_TYPES precision is not
+  supported: 5`).
+- ROUND, TRUNCATE and CAST (and TRY_CAST) to DECIMAL read a DOUBLE or FLOAT as a `BigDecimal` in
+  Flink: an infinite or NaN value fails the job there (`Character I is neither a decimal digit
+  number ...`), and here.
 - DECIMAL multiplication is exact, rounded half up to Flink's result type, and NULL past its
   precision, as Flink's `DecimalDataUtils.multiply` (`CAST(m AS DECIMAL(38, 18)) *
   CAST(m AS DECIMAL(38, 18))` is a DECIMAL(38, 6)).

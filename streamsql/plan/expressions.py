@@ -255,6 +255,12 @@ def sql_type_of(node: exp.Expression, scope: Scope) -> SqlType | None:
     return _bind(resolve_columns(node, scope), scope.sql).meta.get(TYPE)
 
 
+def _short_ltz_inside(t: SqlType) -> bool:
+    """An ARRAY or MAP with a TIMESTAMP_LTZ(p < 6) inside (``ARRAY[TO_TIMESTAMP_LTZ(ms, 3)]``)."""
+    return t.name in ("ARRAY", "MAP") and any(
+        (c.name == "TIMESTAMP_LTZ" and (c.precision or 0) < 6) or _short_ltz_inside(c) for c in t.children)
+
+
 def registry_time_type(node: exp.Expression, compiled: Compiled, scope: Scope,
                        ) -> tuple[Compiled, SqlType | None]:
     """``compiled`` (``node``'s DuckDB SQL) and the type its Calc column takes where DuckDB's cannot say it.
@@ -273,7 +279,7 @@ def registry_time_type(node: exp.Expression, compiled: Compiled, scope: Scope,
     t = sql_type_of(node, scope)
     if t is None or (t.precision or 0) >= 6:
         return compiled, None
-    if t.name == "TIMESTAMP_LTZ":
+    if t.name == "TIMESTAMP_LTZ" or _short_ltz_inside(t):
         return compiled, t
     if t.name != "TIMESTAMP" or not compiled.deterministic or node.find(exp.Column) is not None:
         return compiled, None

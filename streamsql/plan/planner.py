@@ -31,6 +31,7 @@ from streamsql.functions import udf
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
 from streamsql.functions.scalars.binder import unknown_aggregate
+from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan.calc_merge import merge_calcs
@@ -646,6 +647,8 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
         if not (isinstance(n, exp.Filter) and isinstance(n.this, AGG_TYPES)):
             return n
         call, cond = n.this.copy(), n.expression.this
+        for literal in cond.find_all(exp.Literal):
+            literal.meta[FILTER_CLAUSE] = True
         null_on_null = isinstance(call, exp.JSONArrayAgg) and call.args.get("null_handling") == "NULL ON NULL"
         if null_on_null or isinstance(call, PythonAggCall) or isinstance(call, ArrayAggCall) \
                 and not call.args.get("ignore_nulls"):

@@ -154,7 +154,9 @@ def _cell(e: exp.Expression, sql: str, inferred: SqlType,
     except FunctionError:
         exact = None
     t = exact.with_nullable(True) if exact is not None else getattr(sql, "type", None)
-    if t is None or t.is_composite or t.to_arrow() != inferred.to_arrow():
+    # DuckDB has no millisecond TIMESTAMPTZ: TO_TIMESTAMP_LTZ(ms, 3) keeps the registry's precision
+    same_time = t is not None and t.is_time and t.name == inferred.name
+    if t is None or t.is_composite or (t.to_arrow() != inferred.to_arrow() and not same_time):
         t = inferred
     return sql, t, exact
 

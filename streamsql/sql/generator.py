@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlglot import exp, generator
 from sqlglot.dialects.dialect import rename_func, trim_sql, unit_to_var
 
+from streamsql.functions.scalars.interval_qualifier import PRECISIONS, qualifier_sql
 from streamsql.sql import match_syntax, nodes
 
 
@@ -50,6 +51,17 @@ class FlinkGenerator(generator.Generator):
         **generator.Generator.PROPERTIES_LOCATION,
         exp.PartitionedByProperty: exp.Properties.Location.POST_SCHEMA,
     }
+
+    def interval_sql(self, expression: exp.Interval) -> str:
+        """The literal with its qualifier's precisions written (``INTERVAL '8000' YEAR(4)``)."""
+        text = super().interval_sql(expression)
+        unit = expression.args.get("unit")
+        if PRECISIONS not in expression.meta or unit is None:
+            return text
+        plain = self.sql(unit)
+        if not text.endswith(plain):
+            return text
+        return text[:len(text) - len(plain)] + qualifier_sql(expression, plain)
 
     # --- catalog statements ---------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from sqlglot.errors import ParseError
 from sqlglot.helper import seq_get
 from sqlglot.tokens import Token, TokenType
 
+from streamsql.functions.scalars.interval_qualifier import PRECISIONS, parse_qualifier, qualifier_error
 from streamsql.sql import nodes
 from streamsql.sql.match_syntax import parse_match_recognize
 
@@ -210,6 +211,34 @@ class FlinkParser(parser.Parser):
             raise
         if self.errors:
             self.errors[-1].errors[0].update(where)
+
+    def _refuse(self, message: str, first: Token, last: Token) -> None:
+        """A validation error (Flink's own wording, no "near ...") over the tokens ``first``..``last``."""
+        span = Token(TokenType.STRING, self.sql[first.start:last.end + 1], first.line, first.col, first.start,
+                     last.end)
+        try:
+            self.raise_error(message, span)
+        except ParseError as e:
+            e.errors[0]["validation"] = True
+            raise
+        if self.errors:
+            self.errors[-1].errors[0]["validation"] = True
+
+    def _parse_interval_span(self, this, parse_function_unit=True):  # noqa: D102 - sqlglot's private hook
+        # Calcite's qualifier: YEAR(4), DAY(3) TO SECOND(3), SECOND(2, 3) (streamsql.sql.interval_qualifier)
+        literal = this is not None and this.is_string and self._prev is not None \
+            and self._prev.token_type == TokenType.STRING and self._index >= 2
+        keyword = self._tokens[self._index - 2] if literal else None  # INTERVAL
+        read = parse_qualifier(self) if literal else None
+        if read is None:
+            return super()._parse_interval_span(this, parse_function_unit)
+        node = self.expression(exp.Interval(this=this, unit=read[0]))
+        if read[1] != (None, None):
+            node.meta[PRECISIONS] = read[1]
+        refused = qualifier_error(node)
+        if refused is not None:
+            self._refuse(refused, keyword, self._prev)
+        return node
 
     def _parse_as_command(self, start: Token) -> exp.Command:
         # sqlglot turns a CREATE TABLE/VIEW with tokens left after it (a ';' missing before the
@@ -426,7 +455,10 @@ class FlinkParser(parser.Parser):
         return node
 
     def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:  # noqa: D102 - sqlglot's hook
-        # Calcite's POSITION(sub IN s FROM start): LOCATE(sub, s, start)
+        # Calcite's POSITION(sub IN s FROM start): LOCATE(sub, s, start). Its parser reads ``sub`` as
+        # an atomic expression: a parenthesised one is its syntax error (Flink 2.3: Encountered "(")
+        if self._curr is not None and self._curr.token_type == TokenType.L_PAREN:
+            self._refuse('Encountered "("', self._curr, self._curr)
         node = super()._parse_position(haystack_first)
         if self._match(TokenType.FROM):
             node.set("position", self._parse_bitwise())

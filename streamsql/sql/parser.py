@@ -322,7 +322,7 @@ def _parse_error(error: ParseError, text: str) -> SqlError:
     token_text = text[start:end + 1]
     if info.get("at_end"):
         message, start, end = f"{message} at end of input", end + 1, end + 1
-    elif token_text:
+    elif token_text and not info.get("validation"):
         quoted = token_text if token_text[0] == "'" else f"'{token_text}'"
         message = f"{message} near {quoted}"
         if token_text.upper() in _STATEMENT_WORDS and message.startswith("Syntax error: unexpected token"):

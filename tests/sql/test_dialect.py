@@ -100,6 +100,9 @@ def test_view_and_drop_trees():
         "SELECT * FROM a LEFT JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' HOUR AND a.ts",
         "WITH x AS (SELECT 1 AS a) SELECT a FROM x",
         "SELECT INTERVAL '10' MINUTES, INTERVAL '1 10' DAY TO HOUR",
+        # Calcite's interval qualifier keeps its precisions (YEAR(4) was read as a call of YEAR())
+        "SELECT INTERVAL '8000' YEAR(4), INTERVAL '100 10' DAY(3) TO HOUR, INTERVAL '1-2' YEAR(3) TO MONTH",
+        "SELECT INTERVAL '1.5' SECOND(2, 3), INTERVAL '1 1:1:1.5' DAY TO SECOND(3), INTERVAL '100' MINUTE(3)",
     ],
 )
 def test_query_identity(sql):

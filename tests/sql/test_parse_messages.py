@@ -34,6 +34,26 @@ def test_a_syntax_error_shows_no_token_repr(sql, says, col):
 
 
 
+@pytest.mark.parametrize(("sql", "says", "col", "length"), [
+    # Flink 2.3 (Calcite's checkLeadFieldInRange): the leading field has 2 digits unless written
+    ("SELECT ts + INTERVAL '100' HOUR FROM t", "Interval field value 100 exceeds precision of HOUR(2) field",
+     13, 19),
+    ("SELECT INTERVAL '-100' MINUTE TO SECOND",
+     "Interval field value -100 exceeds precision of MINUTE(2) field", 8, 32),
+    ("SELECT INTERVAL '10:00' HOUR(1) TO MINUTE",
+     "Interval field value 10 exceeds precision of HOUR(1) field", 8, 34),
+    ("SELECT INTERVAL '1' YEAR(11)",
+     "Interval leading field precision '11' out of range for INTERVAL YEAR(11)", 8, 21),
+    ("SELECT INTERVAL '1' MINUTE(5)", "DAY_INTERVAL_TYPES precision is not supported: 5", 8, 22),
+    # Calcite reads POSITION's first operand as an atomic expression
+    ("SELECT POSITION(('a') IN s) FROM t", 'Encountered "("', 17, 1),
+])
+def test_flinks_validation_wording_without_near(sql, says, col, length):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    assert ei.value.message == says and (ei.value.col, ei.value.length) == (col, length), str(ei.value)
+
+
 def test_position_in_from_is_calcites_three_argument_position():
     """POSITION(sub IN s FROM n) failed with 'Expected table name but got <Token ...>'."""
     position = parse_statement("SELECT POSITION('a' IN s FROM 3) FROM t").find(exp.StrPosition)

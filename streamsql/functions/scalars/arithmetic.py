@@ -12,7 +12,15 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import java_ints, temporal
-from streamsql.functions.scalars.registry import Call, duckdb_call, fixed, same_as, scalar, template
+from streamsql.functions.scalars.registry import (
+    Call,
+    big_decimal_of,
+    duckdb_call,
+    fixed,
+    same_as,
+    scalar,
+    template,
+)
 from streamsql.functions.scalars.typerules import arithmetic as arithmetic_type
 from streamsql.functions.scalars.typerules import as_decimal
 
@@ -100,8 +108,10 @@ def _rounding(fn: str):
         digits = "{1}" if len(c.args) == 2 else "0"
         t = c.args[0].type
         if t is not None and t.name in ("DOUBLE", "FLOAT"):
+            value = big_decimal_of("{0}", c.name)  # Flink 2.3: a BigDecimal, Infinity and NaN fail
             return template(f"CASE WHEN abs({{0}}) < 1e17 THEN CAST({fn}(CAST(CAST({{0}} AS VARCHAR) AS "
-                            f"DECIMAL(38, 20)), {digits}) AS DOUBLE) ELSE {fn}({{0}}, {digits}) END", *c.args)
+                            f"DECIMAL(38, 20)), {digits}) AS DOUBLE) ELSE {fn}({value}, {digits}) END",
+                            *c.args)
         return template(f"{fn}({{0}}, {digits})", *c.args)
 
     return build

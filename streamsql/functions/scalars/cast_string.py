@@ -50,6 +50,9 @@ def flink_to_string(arg: str, t: SqlType | None) -> str | None:
         ts = (f"timezone({sql_string(session_zone())}, {arg})" if t.name == "TIMESTAMP_LTZ"
               else f"CAST({arg} AS TIMESTAMP)")
         return _timestamp(ts, 6 if t.precision is None else t.precision)
+    if t.name == "DATE":  # DuckDB writes '10024-02-29', '0977-02-29 (BC)'
+        return (f"CASE WHEN {arg} >= DATE '0001-01-01' AND {arg} < DATE '10000-01-01' "
+                f"THEN CAST({arg} AS VARCHAR) ELSE {_four_year_digits(arg)} || strftime({arg}, '-%m-%d') END")
     if t.name in ("DOUBLE", "FLOAT"):
         return _java_double(arg, t.name == "FLOAT")
     if t.name == "BOOLEAN":
@@ -73,13 +76,29 @@ def _composite(arg: str, t: SqlType, depth: int) -> str:
     return f"('{{' || array_to_string(list_transform(map_entries({arg}), lambda {v}: {pair}), ', ') || '}}')"
 
 
+def _four_year_digits(value: str) -> str:
+    """DuckDB SQL of the year of a DATE or TIMESTAMP as Flink 2.3's CAST to STRING writes it.
+
+    Four characters ``'0' + (year / 10^k) % 10`` in Java's int arithmetic (Calcite's ``int4``):
+    a year past 9999 loses its leading digits (10024 is '0024'), a year before 1 is written with
+    characters below '0' (-976 is "0')*"), as Flink prints them.
+    """
+    year = f"year({value})"
+    return " || ".join(f"chr(48 + CAST(({year} // {k}) % 10 AS INTEGER))" for k in (1000, 100, 10, 1))
+
+
 def _timestamp(ts: str, precision: int) -> str:
-    """``yyyy-MM-dd HH:mm:ss`` and exactly ``precision`` fraction digits (DuckDB has 6)."""
-    text = f"strftime({ts}, '%Y-%m-%d %H:%M:%S')"
+    """``yyyy-MM-dd HH:mm:ss`` and exactly ``precision`` fraction digits (DuckDB has 6).
+
+    A year outside 1..9999 as Flink writes it (:func:`_four_year_digits`).
+    """
+    text = (f"CASE WHEN {ts} >= TIMESTAMP '0001-01-01' AND {ts} < TIMESTAMP '10000-01-01' "
+            f"THEN strftime({ts}, '%Y-%m-%d %H:%M:%S') "
+            f"ELSE {_four_year_digits(ts)} || strftime({ts}, '-%m-%d %H:%M:%S') END")
     if precision == 0:
-        return text
+        return f"({text})"
     frac = f"substr(strftime({ts}, '%f'), 1, {min(precision, 6)})"
-    return f"({text} || '.' || {frac}{' || ' + repr('0' * (precision - 6)) if precision > 6 else ''})"
+    return f"(({text}) || '.' || {frac}{' || ' + repr('0' * (precision - 6)) if precision > 6 else ''})"
 
 
 def _java_text(values: pa.ChunkedArray | pa.Array, single: bool) -> pa.Array:

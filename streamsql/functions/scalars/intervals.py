@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 import sqlglot
 from sqlglot import exp
 
+from streamsql.functions.scalars.interval_qualifier import qualifier_sql
 from streamsql.functions.scalars.java_ints import java_int
 from streamsql.functions.scalars.registry import FunctionError
 
@@ -54,15 +55,16 @@ def single_unit(n: exp.Interval) -> exp.Interval | None:
     text = n.this.name.strip()
     shape = _SHAPES.get(key)
     m = re.fullmatch(r"([+-]?)\s*" + shape[0], text) if shape else None
+    qualifier = qualifier_sql(n, f"{key[0]} TO {key[1]}")  # with its precisions, as Calcite names it
     if m is None:
-        msg = (f"Illegal interval literal format '{n.this.name}' for INTERVAL {key[0]} TO {key[1]}"
+        msg = (f"Illegal interval literal format '{n.this.name}' for INTERVAL {qualifier}"
                if shape else f"Unsupported interval qualifier {key[0]} TO {key[1]}")
         raise FunctionError(msg, n)
     sign = -1 if m.group(1) == "-" else 1
     fields = dict(zip(shape[1], m.groups()[1:]))
     for name, value in list(fields.items())[1:]:
         if float(value) > _BOUND[name] + (0.999999 if name == "SECOND" else 0):
-            msg = f"Illegal interval literal format '{n.this.name}' for INTERVAL {key[0]} TO {key[1]}"
+            msg = f"Illegal interval literal format '{n.this.name}' for INTERVAL {qualifier}"
             raise FunctionError(msg, n)
     if key == ("YEAR", "MONTH"):
         amount, unit = sign * (12 * int(fields["YEAR"]) + int(fields["MONTH"])), "MONTH"

@@ -23,6 +23,10 @@ locale (``en``: weeks from Sunday, week 1 holds January 1), as ``w`` (see
 from __future__ import annotations
 
 JAVA_TIME, SIMPLE = "java.time", "SimpleDateFormat"
+ERA_YEAR = "y*"
+"""The field java.time's ``y`` letters write for any year: the year of the era (977 for the proleptic
+year -976), n letters padded to n digits, with a '+' past them from four letters on (SignStyle
+EXCEEDS_PAD: 'yyyy' of 10024 is +10024), two letters its last two digits."""
 
 _FIRST_MARKER = 0xE000  # private-use characters: never in a pattern's literal text
 
@@ -39,6 +43,12 @@ def _week_year(v: str) -> str:
 
 def _field(letter: str, count: int, flavour: str, v: str) -> str | None:
     """DuckDB SQL (VARCHAR) of the field ``letter`` x ``count`` of the TIMESTAMP ``v``, or None."""
+    if letter == ERA_YEAR:
+        of_era = f"(CASE WHEN year({v}) <= 0 THEN 1 - year({v}) ELSE year({v}) END)"
+        if count == 2:
+            return f"lpad(CAST({of_era} % 100 AS VARCHAR), 2, '0')"
+        sign = f"CASE WHEN {of_era} >= {10 ** count} THEN '+' ELSE '' END || " if count >= 4 else ""
+        return sign + _padded(of_era, count)
     if letter == "k" and count <= 2:
         return _padded(f"CASE WHEN hour({v}) = 0 THEN 24 ELSE hour({v}) END", count)
     if letter == "K" and count <= 2:

@@ -179,10 +179,21 @@ _LONG_DIGITS = 2**63
 
 def _exact_literal(n: exp.Literal) -> None:
     text = n.this
-    if any(c in text for c in "eE") or abs(int(text.replace(".", "") or "0")) <= _LONG_DIGITS:
+    if any(c in text for c in "eE") or abs(int(text.replace(".", "") or "0")) <= _LONG_DIGITS \
+            or _in_filter_clause(n):
         return
     msg = f"Numeric literal '{text}' out of range"
     raise FunctionError(msg, n)
+
+
+FILTER_CLAUSE = "filter_clause"
+"""``meta`` key of a literal written in an aggregate's ``FILTER (WHERE ...)``, where Flink 2.3 does not
+check an exact literal's range (``SUM(x) FILTER (WHERE CAST(12345678901234567890.5 AS BOOLEAN))``)."""
+
+
+def _in_filter_clause(n: exp.Expression) -> bool:
+    where = n.find_ancestor(exp.Where)
+    return n.meta.get(FILTER_CLAUSE, False) or (where is not None and isinstance(where.parent, exp.Filter))
 
 
 def _searched(case: exp.Expression | None) -> bool:

@@ -63,12 +63,14 @@ from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
     Arg,
     FunctionError,
+    big_decimal_of,
     declare_failure,
     fail_sql,
     java_instant,
     session_zone,
     sql_string,
     template,
+    template_once,
     time_operand,
     type_of,
 )
@@ -159,6 +161,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             this = n.this
             if source.name == "DOUBLE":  # Flink: BigDecimal.valueOf(d), the shortest text (1.005 is 1.01)
                 this = exp.Cast(this=this, to=exp.DataType.build("VARCHAR"))
+            if source.name in ("DOUBLE", "FLOAT"):  # NaN, Infinity fail the job, TRY_CAST's too (Flink 2.3)
+                text = "CAST({0} AS VARCHAR)" if source.name == "DOUBLE" else "{0}"
+                value = f"TRY_CAST({text} AS {n.to.sql(dialect='duckdb')})"
+                return template_once(big_decimal_of("{0}", f"CAST to {t}", value), _sql(n.this)), t
             return exp.TryCast(this=this, to=n.to), t
     if _is_date_interval(n):
         return _date_interval(n), t

@@ -424,6 +424,22 @@ def fail_sql(message: str) -> str:
     return f"error({sql_string(FAILURE)} || {message})"
 
 
+def big_decimal_of(value: str, what: str, then: str | None = None) -> str:
+    """DuckDB SQL of ``value`` (a DOUBLE), failing the job where it is NaN or infinite, as Flink.
+
+    Flink 2.3 reads a DOUBLE as a ``BigDecimal`` in ROUND and in a CAST to DECIMAL, whose text
+    ``Infinity`` / ``NaN`` is its ``NumberFormatException`` ("Character I is neither a decimal
+    digit number, decimal point, nor "e" notation exponential mark"). ``what``: the operation, for
+    the message (plain text); ``then``: the SQL of the result for a finite value (``value`` itself
+    when None).
+    """
+    char = f"CASE WHEN isnan({value}) THEN 'N' ELSE 'I' END"
+    message = (f"{sql_string(what + ' failed: Character ')} || {char} || ' is neither a decimal digit "
+               "number, decimal point, nor \"e\" notation exponential mark (Flink reads an infinite or NaN "
+               "DOUBLE as a BigDecimal and fails the job too)'")
+    return f"CASE WHEN isnan({value}) OR isinf({value}) THEN {fail_sql(message)} ELSE {then or value} END"
+
+
 @dataclass(frozen=True)
 class Failure:
     """How a function's (or an operator's) failure on a value reads, in Flink's terms.

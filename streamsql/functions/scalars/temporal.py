@@ -161,11 +161,12 @@ replaces with the week of the year, which strftime has not (see :func:`_week_of_
 
 
 def strftime_pattern(c: Call, java: str, parsing: bool = False, flavour: str | None = None,
-                     fields: list | None = None) -> str:
+                     fields: list | None = None, era_years: bool = False) -> str:
     """The strftime/strptime pattern for a Java DateTimeFormatter pattern.
 
     A format (``flavour`` given, see :mod:`.java_fields`) writes a marker for a letter strftime has
-    no directive for, collected in ``fields``.
+    no directive for, collected in ``fields``; with ``era_years`` its ``y`` letters too, as
+    java.time writes a year outside 1..9999 (:data:`.java_fields.ERA_YEAR`).
 
     Raises:
         streamsql.functions.scalars.registry.FunctionError: for a pattern letter (or count)
@@ -178,6 +179,8 @@ def strftime_pattern(c: Call, java: str, parsing: bool = False, flavour: str | N
             out.append((m.group(1) or "'").replace("%", "%%"))
         elif m.group(2):
             spec = _JAVA.get((text[0], len(text)))
+            if era_years and text[0] == "y" and fields is not None:
+                spec = java_fields.marker(java_fields.ERA_YEAR, len(text), java_fields.JAVA_TIME, fields)
             if text[0] == "w" and not parsing:
                 spec = _WEEK.get(len(text))
             if spec is None and flavour is not None and fields is not None:
@@ -207,9 +210,11 @@ def fixed_width(java: str) -> int | None:
 
 
 def _pattern(c: Call, i: int, default: str, parsing: bool = False, flavour: str | None = None,
-             fields: list | None = None) -> str | None:
+             fields: list | None = None, era_years: bool = False) -> str | None:
     java = c.literal(i, "the format") if len(c.args) > i else default
-    return None if java is None else sql_string(strftime_pattern(c, java, parsing, flavour, fields))
+    if java is None:
+        return None
+    return sql_string(strftime_pattern(c, java, parsing, flavour, fields, era_years))
 
 
 def formatted(c: Call, value: str, i: int, default: str,
@@ -220,10 +225,25 @@ def formatted(c: Call, value: str, i: int, default: str,
     a pattern with 'y' strips the leading zeros of its %Y (one regex pass per row, only then).
     ``flavour``: the Java formatter whose letters are read (:mod:`.java_fields`).
     """
-    fields: list = []
-    fmt = _pattern(c, i, default, flavour=flavour, fields=fields)
-    if fmt is None:
+    out = _formatted(c, value, i, default, flavour, False)
+    if out is None:
         return exp.Null()
+    java = c.literal(i, "the format") if len(c.args) > i else default
+    if flavour == java_fields.JAVA_TIME and re.search(r"(?<!')y", re.sub(r"'[^']*'", "", java)):
+        # a year outside 1..9999: java.time's year of the era, a sign past the letters' width
+        # (Flink 2.3: 'yyyy' of 10024 is +10024, of -976 (977 BC) 0977); the years strftime writes
+        # as Java, the others per field
+        era = _formatted(c, value, i, default, flavour, True)
+        out = f"CASE WHEN year({value}) BETWEEN 1 AND 9999 THEN {out} ELSE {era} END"
+    return template(out, c.args[0])
+
+
+def _formatted(c: Call, value: str, i: int, default: str, flavour: str, era_years: bool) -> str | None:
+    """:func:`formatted`'s DuckDB SQL, with its ``y`` letters as fields when ``era_years``."""
+    fields: list = []
+    fmt = _pattern(c, i, default, flavour=flavour, fields=fields, era_years=era_years)
+    if fmt is None:
+        return None
     out = java_fields.fill(f"strftime({value}, {fmt})", value, fields, flavour)
     if _YEAR in fmt:
         out = f"regexp_replace({out}, '\x010*([0-9]+)\x02', '\\1', 'g')"
@@ -233,7 +253,7 @@ def formatted(c: Call, value: str, i: int, default: str,
             if width == 2:  # weeks are 1 to 53: 'ww' pads to two digits
                 week = f"lpad({week}, 2, '0')"
             out = f"replace({out}, '{marker}', {week})"
-    return template(out, c.args[0])
+    return out
 
 
 def _week_of_year(value: str) -> str:
@@ -480,6 +500,11 @@ def _exact_pattern(text: str, shape: str) -> str:
     return f"({bind(groups, '__xp', f'CASE WHEN {ok} THEN {value} END')})"
 
 
+#: Letters java.time's DateTimeFormatter does not know ("Unknown pattern letter: f"): Flink's
+#: TO_TIMESTAMP is NULL with such a pattern (DATE_FORMAT fails the job: refused here).
+_UNKNOWN_TO_JAVA_TIME = re.compile(r"[bfijlortCIJPRTU]")
+
+
 @scalar("TO_TIMESTAMP", group="temporal", sig=((S,), (S, S)), result=fixed("TIMESTAMP", 3),
         nulls="NULL if any argument is NULL or the string does not parse",
         differences="The format must be a literal. With a format other than 'yyyy-MM-dd HH:mm:ss' or "
@@ -496,8 +521,8 @@ def to_timestamp(c: Call) -> exp.Expression:
     if len(c.args) == 1:  # TRY_CAST(s AS TIMESTAMP(3))
         return template_once(read_text(SqlType("TIMESTAMP", 3)), c.args[0])
     java = c.literal(1, "the format")
-    if java is None:
-        return exp.Null()
+    if java is None or _UNKNOWN_TO_JAVA_TIME.search(re.sub(r"'[^']*'", "", java)):
+        return exp.Null()  # Flink 2.3: the formatter refuses the pattern on every row: NULL
     fast = ""
     if java in _EXACT_PATTERNS:
         parsed = _exact_pattern("{0}", _EXACT_PATTERNS[java])
