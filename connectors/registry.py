@@ -34,6 +34,17 @@ def known_connectors() -> dict[str, ConnectorSpec]:
     return dict(sorted(_REGISTRY.items()))
 
 
+def missing_connector(table: str, reading: bool) -> str:
+    """Flink's message for reading (or writing) a table created without a ``'connector'`` option.
+
+    Flink creates such a table (a schema, e.g. for ``LIKE``) and fails where it is used.
+    """
+    qualified = table if "." in table else f"default_catalog.default_database.{table}"
+    what = "source for reading" if reading else "sink for writing"
+    return (f"Unable to create a {what} table '{qualified}': Table options do not contain an option key "
+            "'connector' for discovering a connector.")
+
+
 def get_connector(name: str) -> ConnectorSpec:
     """The connector called ``name``.
 

@@ -31,7 +31,7 @@ from sqlglot import exp
 from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity, superseded_notice
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
-from streamsql.core.config import Config
+from streamsql.core.config import Config, check_mini_batch
 from streamsql.core.errors import (
     ConfigError,
     ExecutionError,
@@ -80,6 +80,9 @@ class StreamEnvironment:
         self.jobs: dict[str, JobHandle] = {}
         self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)
         self._scratch_dir: str | None = None  # where SELECTs' jobs keep state (see _query)
+        #: ``'pipeline.name'`` -> ``[fingerprint, job handle]`` of this session's jobs given that
+        #: name, in order of submission: the k-th (k > 1) is named ``<name>-<k>`` (:meth:`_job_name`).
+        self._named: dict[str, list[list]] = {}
         #: How parallel jobs run here (the CLI sets it; default: every task in this process).
         self.parallel_role = ParallelRole()
 
@@ -125,20 +128,24 @@ class StreamEnvironment:
 
     def _at_option(self, error: ConfigError) -> ConfigError:
         """``error`` as an :class:`OptionError` at its option's key in the table's DDL, if found."""
-        from streamsql.sql.ddl import option_position
+        from streamsql.sql.ddl import metadata_position, option_position
 
-        if isinstance(error, StatementError) or not (error.table and error.option):
+        if isinstance(error, StatementError) or not (error.table and (error.option or error.column)):
             return error
         try:
             table = self.catalog.get(error.table)
         except SqlError:  # e.g. a table of a statement set that its CREATE TABLE did not add
             return error
         ddl = table.sql if isinstance(table, TableDef) else None
-        where = option_position(ddl, error.option) if ddl else None
+        where = None
+        if ddl and error.option:
+            where = option_position(ddl, error.option)
+        elif ddl:
+            where = metadata_position(ddl, error.column)
         if where is None:
             return error
         e = OptionError(str(error), ddl, *where)
-        e.table, e.option = error.table, error.option
+        e.table, e.option, e.column = error.table, error.option, error.column
         return e
 
     def _execute(self, tree: exp.Expression, sql: str) -> TableResult:
@@ -283,8 +290,9 @@ class StreamEnvironment:
             remember(td.options)  # masked in messages and logs from now on
             from streamsql.connectors.registry import get_connector
 
-            try:
-                get_connector(td.connector or "<missing 'connector' option>")
+            try:  # without a 'connector' option the table is fine until used, as in Flink
+                if td.connector:
+                    get_connector(td.connector)
             except ConfigError as e:  # at the 'connector' key, as any other bad option
                 where = option_position(sql, "connector")
                 if where is None:
@@ -392,6 +400,7 @@ class StreamEnvironment:
 
     def explain(self, stmt: exp.Expression, sql: str) -> str:
         """EXPLAIN text for a query, INSERT or statement set (plan + sink guarantees)."""
+        check_mini_batch(self.config)
         planner = Planner(self.catalog, self.config, sql)
         if isinstance(stmt, exp.Insert):
             roots = [planner.plan_insert(stmt)]
@@ -410,21 +419,53 @@ class StreamEnvironment:
         return explain(roots) + "\n\n" + explain_stages(stages)
 
     # -- jobs ---------------------------------------------------------------------------------
-    def _job_name(self, inserts: list[exp.Insert], fingerprint: JobFingerprint) -> str:
-        """``'pipeline.name'``, or ``insert-into_<sinks>-<fingerprint's 8 hex digits>``."""
+    def _job_name(self, inserts: list[exp.Insert], fingerprint: JobFingerprint, submit: bool = False) -> str:
+        """``'pipeline.name'``, or ``insert-into_<sinks>-<fingerprint's 8 hex digits>``.
+
+        Several INSERTs of a session under one ``'pipeline.name'`` (Flink runs them all, jobs of
+        one name, each checkpointing under its own job id): the first is named so, the k-th
+        ``<name>-<k>``, which names its checkpoint folder and Kafka transactional ids, so that a
+        rerun of the script resumes each from its own folder. An INSERT submitted again (same
+        fingerprint) takes the name of its earlier run once that run has ended (it resumes it),
+        a new one while it runs. ``submit``: record the name as taken (else only look).
+        """
         name = self.config.get("pipeline.name")
-        if name:
-            return name
-        sinks = "_".join(_target_name(i) for i in inserts)
-        return f"insert-into_{sinks}-{fingerprint.short}"
+        if not name:
+            sinks = "_".join(_target_name(i) for i in inserts)
+            return f"insert-into_{sinks}-{fingerprint.short}"
+        taken = self._named.setdefault(name, [])
+        for k, (digest, handle) in enumerate(taken):
+            if digest == fingerprint.digest and (handle is None or handle.done):
+                return _nth(name, k)
+        if submit:
+            taken.append([fingerprint.digest, None])
+            return _nth(name, len(taken) - 1)
+        return _nth(name, len(taken))
+
+    def _bind_name(self, name: str, handle: JobHandle) -> None:
+        """Record the job that now runs under ``name`` (a name :meth:`_job_name` gave)."""
+        for k, entry in enumerate(self._named.get(self.config.get("pipeline.name") or "", [])):
+            if _nth(self.config.get("pipeline.name"), k) == name:
+                entry[1] = handle
+
+    def _shared_name_note(self, name: str) -> list[str]:
+        """The [INFO] line saying where a job sharing its ``'pipeline.name'`` checkpoints."""
+        shared = self.config.get("pipeline.name")
+        if not shared or name == shared:
+            return []
+        return [f"[INFO] 'pipeline.name' = '{shared}' already names another INSERT of this session: this "
+                f"job is named '{name}', its checkpoints and Kafka transactional ids too, so both run "
+                "(Flink runs both under one name). A rerun of the script resumes each job from its own "
+                "checkpoints as long as the INSERTs under that name keep their order."]
 
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
         fingerprint = job_fingerprint(inserts, self.catalog)
-        name = self._job_name(inserts, fingerprint)
+        name = self._job_name(inserts, fingerprint, submit=True)
         recovery_key = next((k for k in RECOVERY_KEYS if self.config.get(k)), RECOVERY_KEYS[0])
         recovery = self.config.get(recovery_key) or None
         identity = JobIdentity(name, fingerprint.digest, fingerprint.sql, recovery, fingerprint.described,
                                changes, recovery_key)
+        check_mini_batch(self.config)
         planner = Planner(self.catalog, self.config, sql)
         roots = [planner.plan_insert(i) for i in inserts]
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
@@ -439,11 +480,13 @@ class StreamEnvironment:
         else:
             runner = JobRunner(name, roots, self.config.copy(), identity)
         notes = parallelism_notes(roots, self.config.integer("parallelism.default"))
+        notes += self._shared_name_note(name)
         if not self.config.get("pipeline.name") and recovery is None and self.parallel_role.worker_id is None:
             notes += self._superseded(identity, len(fingerprint.short))
         if recovery is not None and self.parallel_role.worker_id is None:
             notes += self._restore_notice(identity)
         handle = JobHandle(runner)
+        self._bind_name(name, handle)
         self.jobs[handle.job_id] = handle  # before it starts: close() then always cancels it
         handle.start()
         if self.config.boolean("table.dml-sync"):
@@ -485,6 +528,7 @@ class StreamEnvironment:
 
     def _query(self, query: exp.Expression, sql: str) -> TableResult:
         name = f"collect-{uuid.uuid4().hex[:8]}"
+        check_mini_batch(self.config)
         root = Planner(self.catalog, self.config, sql).plan_query(query)
         sink = CollectSink()
         node = CollectNode([root], root.schema, root.mode, sink=sink)
@@ -581,6 +625,11 @@ class StreamEnvironment:
         if self._scratch_dir is not None and all(j.done for j in self._query_jobs):
             shutil.rmtree(self._scratch_dir, ignore_errors=True)
             self._scratch_dir = None
+
+
+def _nth(name: str, k: int) -> str:
+    """The name of the (k+1)-th job of a session under ``'pipeline.name'`` = ``name``."""
+    return name if k == 0 else f"{name}-{k + 1}"
 
 
 def _target_name(insert: exp.Insert) -> str:

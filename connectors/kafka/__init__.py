@@ -22,6 +22,7 @@ notifies the sinks, which release the rows they held since the pre-commit.
 
 import functools
 
+from streamsql.connectors.kafka.metadata import not_null_metadata
 from streamsql.connectors.kafka.options import KAFKA_OPTIONS, UPSERT_KAFKA_OPTIONS
 from streamsql.connectors.kafka.sink import KafkaSink, guarantee_of
 from streamsql.connectors.kafka.source import KafkaSource
@@ -57,6 +58,7 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
             sink_upserts=lambda table: sink_class.upserts,
             sink_always_upserts=lambda table: sink_class.upserts,
             sink_guarantee=functools.partial(guarantee_of, sink_class),
+            sink_not_null=not_null_metadata,
         )
     )
 

@@ -4,8 +4,9 @@ A source produces its physical columns, then its metadata columns in declaration
 (:func:`source_schema`); :func:`metadata_arrays` reads them from the messages of a batch: Flink's
 keys ``topic``, ``partition``, ``headers``, ``leader-epoch``, ``offset``, ``timestamp``,
 ``timestamp-type``. A sink
-writes the ``timestamp`` and ``headers`` keys (:class:`RecordMetadata`) and refuses the others
-unless VIRTUAL (:func:`check_sink_metadata`).
+writes the ``timestamp`` and ``headers`` keys (:class:`RecordMetadata`), the ``topic`` key when its
+``'topic'`` option does not name exactly one topic (each row's topic: :class:`.routing.TopicRouting`),
+and refuses the others unless VIRTUAL (:func:`check_sink_metadata`).
 """
 
 from __future__ import annotations
@@ -15,35 +16,47 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Message
-from streamsql.connectors.kafka.options import table_prefix
+from streamsql.connectors.kafka.options import topics_of
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.types import Field, Schema, SqlType
 
-#: Readable metadata keys: Flink's names and the SQL type they are produced as.
+#: Readable metadata keys: Flink's names and the SQL type they are produced as, in Flink's order
+#: (``KafkaDynamicSource.ReadableMetadata``).
 READABLE_METADATA = {
     "topic": SqlType("STRING"),
     "partition": SqlType("INT"),
+    "headers": SqlType.parse("MAP<STRING, BYTES>"),
+    "leader-epoch": SqlType("INT"),
     "offset": SqlType("BIGINT"),
     "timestamp": SqlType("TIMESTAMP_LTZ", 3),
     "timestamp-type": SqlType("STRING"),
-    "headers": SqlType.parse("MAP<STRING, BYTES>"),
-    "leader-epoch": SqlType("INT"),
 }
+#: Flink's class of the ``kafka`` and ``upsert-kafka`` sources, in its metadata error.
+SOURCE_CLASS = "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource"
 
 _TS_TYPES = np.array(["NoTimestampType", "CreateTime", "LogAppendTime"], dtype=object)
 
 
+def qualified_name(table: TableDef) -> str:
+    """The table's name as Flink's messages print it (``default_catalog.default_database.t``)."""
+    return table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
+
+
 def check_metadata(table: TableDef) -> None:
-    """Raise ConfigError for a metadata column the Kafka source cannot produce."""
+    """Raise ConfigError for a metadata column the Kafka source cannot produce (Flink's message).
+
+    The error carries the column, so that it points at the key in the CREATE TABLE.
+    """
     for c in table.metadata_columns:
         if c.metadata_key not in READABLE_METADATA:
             msg = (
-                f"{table_prefix(table)}metadata column '{c.name}' reads unknown key "
-                f"'{c.metadata_key}'; Kafka provides: {', '.join(READABLE_METADATA)}"
+                f"Invalid metadata key '{c.metadata_key}' in column '{c.name}' of table "
+                f"'{qualified_name(table)}'. The DynamicTableSource class '{SOURCE_CLASS}' supports the "
+                "following metadata keys for reading:\n" + "\n".join(READABLE_METADATA)
             )
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table.name, column=c.name)
 
 
 def source_schema(table: TableDef) -> Schema:
@@ -100,12 +113,33 @@ def _headers(headers: list | None) -> list[tuple[str, bytes | None]]:
 # --------------------------------------------------------------------------------------------
 # sinks
 
-#: Writable metadata keys of the ``kafka`` / ``upsert-kafka`` sinks and their SQL types (Flink's
-#: ``KafkaDynamicSink.WritableMetadata``).
+#: Writable metadata keys of the ``kafka`` / ``upsert-kafka`` sinks and their SQL types, in Flink's
+#: order (``KafkaDynamicSink.WritableMetadata``: ``topic`` is ``STRING NOT NULL`` there).
 WRITABLE_METADATA = {
+    "topic": SqlType("STRING"),
     "headers": SqlType.parse("MAP<STRING, BYTES>"),
     "timestamp": SqlType("TIMESTAMP_LTZ", 3),
 }
+
+
+def writable_metadata(table: TableDef) -> list[str]:
+    """The metadata keys the table's sink writes, as Flink's ``KafkaDynamicSink.listWritableMetadata``.
+
+    ``topic`` is left out when ``'topic'`` names exactly one topic: every row goes there.
+    """
+    single = len(topics_of(table)) == 1
+    return [k for k in WRITABLE_METADATA if not (k == "topic" and single)]
+
+
+def not_null_metadata(table: TableDef) -> list[str]:
+    """The written ``topic`` column: NOT NULL whatever its declared type.
+
+    Flink's sink types it ``STRING NOT NULL``: a NULL fails the job (or drops the row) in the sink's
+    not-null enforcer.
+    """
+    written = "topic" in writable_metadata(table)
+    return [c.name for c in table.metadata_columns
+            if written and c.metadata_key == "topic" and not c.virtual]
 
 
 def check_sink_metadata(table: TableDef, sink_class: str) -> None:
@@ -113,15 +147,16 @@ def check_sink_metadata(table: TableDef, sink_class: str) -> None:
 
     The message is Flink's (``DynamicSinkUtils``), with the sink class's Flink name.
     """
-    qualified = table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
+    qualified = qualified_name(table)
+    keys = writable_metadata(table)
     for c in table.metadata_columns:
-        if not c.virtual and c.metadata_key not in WRITABLE_METADATA:
+        if not c.virtual and c.metadata_key not in keys:
             msg = (
                 f"Invalid metadata key '{c.metadata_key}' in column '{c.name}' of table '{qualified}'. "
                 f"The DynamicTableSink class '{sink_class}' supports the following metadata keys for "
-                f"writing:\n" + "\n".join(WRITABLE_METADATA)
+                f"writing:\n" + "\n".join(keys)
             )
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table.name, column=c.name)
 
 
 class RecordMetadata:
@@ -141,6 +176,8 @@ class RecordMetadata:
         written = {c.metadata_key: c.name for c in table.metadata_columns if not c.virtual}
         self.timestamp = written.get("timestamp")
         self.headers = written.get("headers")
+        #: the ``topic`` column (read by the sink's :class:`.routing.TopicRouting`, not here)
+        self.topic = written.get("topic")
 
     def __bool__(self) -> bool:
         return bool(self.timestamp or self.headers)

@@ -36,9 +36,22 @@ def check_offset_options(table: TableDef, startup: str, bounded: str) -> None:
     Kafka source only supports specific offset for single topic."; ``'topic-pattern'`` counts as
     several topics).
 
+    A ``group-offsets`` mode set explicitly needs ``'properties.group.id'``, as Flink's
+    ``KafkaSourceBuilder`` checks it ("Property group.id is required when using committed offset
+    for offsets initializer"). Left unset, the startup mode reads the committed offsets of a
+    group of StreamSQL's, else from the earliest offset (Flink refuses that source too).
+
     Raises:
         ConfigError: naming the table and the option, with Flink's wording.
     """
+    group = table.options.get("properties.group.id")
+    for scan in ("startup", "bounded"):
+        key = f"scan.{scan}.mode"
+        if table.options.get(key, "").lower() == "group-offsets" and not group:
+            msg = (f"{table_prefix(table)}Property group.id is required when using committed offset for "
+                   f"offsets initializer ('{key}' = 'group-offsets' reads the committed offsets of "
+                   "'properties.group.id', which is not set)")
+            raise ConfigError(msg, table=table.name, option=key)
     for scan, mode in (("startup", startup), ("bounded", bounded)):
         if mode not in ("timestamp", "specific-offsets"):
             continue
@@ -136,6 +149,8 @@ class OffsetResolver:
             return self._for_times(rest, int(o["scan.startup.timestamp-millis"]))
         if mode == "specific-offsets":
             rest = self._specific(rest, "scan.startup.specific-offsets", out)
+            if rest and not o.get("properties.group.id"):
+                raise self._unlisted_without_group(rest)
             mode = "group-offsets"  # Flink: partitions not listed fall back to the committed offsets
         if mode == "group-offsets":
             explicit = o.get("scan.startup.mode") == "group-offsets"
@@ -158,6 +173,15 @@ class OffsetResolver:
             f"no committed offset for partition(s) [{parts}] and no reset policy (Flink fails the job "
             "too: 'Undefined offset with no reset policy'); set 'properties.auto.offset.reset' = "
             "'earliest' or 'latest' to start there, or choose 'scan.startup.mode' = 'earliest-offset'")
+
+    def _unlisted_without_group(self, tps: list[TopicPart]) -> ExecutionError:
+        """Partitions 'scan.startup.specific-offsets' does not name, and no group to ask."""
+        parts = ", ".join(f"{t}-{p}" for t, p in sorted(tps))
+        return ExecutionError(
+            f"{self.what}: 'scan.startup.specific-offsets' names no offset for partition(s) [{parts}], "
+            "which then start at the committed offsets of 'properties.group.id', and it is not set. "
+            "Flink fails the job too (Failed to initialize partition splits due to ... Unexpected size "
+            "of key set: expected >= 1, but got 0). Name every partition, or set 'properties.group.id'")
 
     def stop_offsets(self, parts: list[TopicPart], mode: str) -> dict[TopicPart, int]:
         """The end offset (exclusive) of each of ``parts`` under bounded mode ``mode``.

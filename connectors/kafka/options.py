@@ -243,23 +243,6 @@ def topics_of(table: TableDef) -> list[str]:
     return [t.strip() for t in table.options.get("topic", "").split(";") if t.strip()]
 
 
-def sink_topic(table: TableDef) -> str:
-    """The single topic a sink writes to.
-
-    Raises:
-        ConfigError: without exactly one topic in ``'topic'``.
-    """
-    topics = topics_of(table)
-    if len(topics) != 1 or table.options.get("topic-pattern"):
-        option = "topic-pattern" if table.options.get("topic-pattern") else "topic"
-        msg = (f"{table_prefix(table)}a Kafka sink needs exactly one topic in 'topic'. Flink takes several "
-               "topics or 'topic-pattern' only with a 'topic' metadata column naming each row's topic, "
-               "which StreamSQL does not write; without one Flink fails the job: The topic of the sink "
-               "record is not valid. Expected a single topic but no topic is set.")
-        raise ConfigError(msg, table=table.name, option=option)
-    return topics[0]
-
-
 def resolve_guarantee(table: TableDef, config: dict[str, str], default: str) -> str:
     """The sink's delivery guarantee: ``'sink.delivery-guarantee'``, else ``default``.
 

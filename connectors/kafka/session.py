@@ -17,8 +17,10 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
-from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
+from streamsql.connectors.kafka.metadata import RecordMetadata
+from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, table_prefix
 from streamsql.connectors.kafka.producer import ProducerHandle
+from streamsql.connectors.kafka.routing import TopicRouting
 from streamsql.connectors.kafka.topics import missing_sink_topic
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 
@@ -48,18 +50,21 @@ class ProducerSession:
 
     Attributes:
         guarantee: ``'none'``, ``'at-least-once'`` or ``'exactly-once'``.
-        topic: the sink's topic (``'topic'``, exactly one).
+        routing: which topic each row goes to (:mod:`.routing`).
+        topic: the sink's one topic, or None when each row names its topic.
         txn: the task's Kafka transaction (exactly-once), else None.
         handle: the producer client, set by :meth:`open`.
 
     Raises:
-        ConfigError: without exactly one topic, or when exactly-once sinks of one task disagree
-            on the transaction's options.
+        ConfigError: for bad topic options (:class:`.routing.TopicRouting`), or when exactly-once
+            sinks of one task disagree on the transaction's options.
     """
 
     def __init__(self, ctx: ConnectorContext, default_guarantee: str, what: str):
         self.table = ctx.table
-        self.topic = sink_topic(ctx.table)
+        self.routing = TopicRouting(ctx.table, RecordMetadata(ctx.table).topic)
+        self.topic = self.routing.single
+        self._partitions: dict[str, int] = {}
         self.guarantee = resolve_guarantee(ctx.table, ctx.config, default_guarantee)
         self.what = what
         self.txn: KafkaTransactions | None = None
@@ -82,7 +87,8 @@ class ProducerSession:
         """Connect (exactly-once: join the task's transaction, opening it first if needed).
 
         Returns:
-            The partition count of the topic.
+            The partition count of the sink's one topic; 0 when rows name their topics (each is
+            looked up as rows first reach it: :meth:`partitions`).
 
         Raises:
             ConfigError: when the topic does not exist and ``'sink.topic.auto-create'`` is
@@ -93,35 +99,42 @@ class ProducerSession:
             self.handle = self.txn.acquire()
         else:
             self.handle = ProducerHandle(producer_props(self.table, self.guarantee), self.what)
-        return self._partition_count()
+        return 0 if self.topic is None else self.partitions(self.topic)
 
-    def _partition_count(self) -> int:
-        tm = self._topic_metadata()
+    def partitions(self, topic: str) -> int:
+        """The partition count of ``topic`` (looked up once; a missing topic as in :meth:`open`)."""
+        n = self._partitions.get(topic)
+        if n is None:
+            n = self._partitions[topic] = self._partition_count(topic)
+        return n
+
+    def _partition_count(self, topic: str) -> int:
+        tm = self._topic_metadata(topic)
         if tm is None:
             props = librdkafka_props(self.table.options)
-            missing_sink_topic(self.table, self.topic, self.handle.bootstrap, props, self.what)
+            missing_sink_topic(self.table, topic, self.handle.bootstrap, props, self.what)
             # A topic just created reaches the producer's metadata a moment later: wait up to 10 s.
             deadline = time.monotonic() + 10.0
-            tm = self._topic_metadata()
+            tm = self._topic_metadata(topic)
             while tm is None and time.monotonic() < deadline:
                 time.sleep(0.2)
-                tm = self._topic_metadata()
+                tm = self._topic_metadata(topic)
         if tm is None:  # created, but not yet in the metadata the producer sees
-            msg = f"{self.what}: topic '{self.topic}' was created but is not visible yet; run again"
+            msg = f"{self.what}: topic '{topic}' was created but is not visible yet; run again"
             raise ExecutionError(msg)
         if tm.error is not None and tm.error.code() != KafkaError.LEADER_NOT_AVAILABLE:
-            msg = f"{self.what}: topic '{self.topic}': {tm.error.str()}"
+            msg = f"{self.what}: topic '{topic}': {tm.error.str()}"
             raise ExecutionError(msg)
         return max(1, len(tm.partitions))
 
-    def _topic_metadata(self):
+    def _topic_metadata(self, topic: str):
         """The topic's metadata, or None when the broker does not know it."""
         h = self.handle
         try:
-            md = h.producer.list_topics(topic=self.topic, timeout=METADATA_TIMEOUT_S)
+            md = h.producer.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
         except KafkaException as e:
             raise execution_error(h.what, e, h.bootstrap) from None
-        tm = md.topics.get(self.topic)
+        tm = md.topics.get(topic)
         if tm is None or (tm.error is not None and tm.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
             return None
         return tm
@@ -133,13 +146,22 @@ class ProducerSession:
         partition: int = -1,
         timestamps: list[int] | None = None,
         headers: list | None = None,
+        topic: str | None = None,
     ) -> None:
-        """Produce one message per value to the topic (:meth:`.producer.ProducerHandle.produce_many`).
+        """Produce one message per value (:meth:`.producer.ProducerHandle.produce_many`).
+
+        ``topic``: where to (None: the sink's one topic); a topic the sink has not written yet is
+        looked up first (:meth:`partitions`).
 
         Raises:
+            ConfigError: ``topic`` does not exist (and is not to be created).
             ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
         """
-        self.handle.produce_many(self.topic, keys, values, partition, timestamps, headers)
+        if topic is None:
+            topic = self.topic
+        elif topic not in self._partitions:
+            self.partitions(topic)
+        self.handle.produce_many(topic, keys, values, partition, timestamps, headers)
 
     def pre_commit(self) -> None:
         """The barrier: flush (guarantee ``none``: only serve delivery reports).

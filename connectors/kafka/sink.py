@@ -1,4 +1,4 @@
-"""The ``kafka`` sink: +I rows to one Kafka topic, delivery guarantee by option.
+"""The ``kafka`` sink: +I rows to a Kafka topic, delivery guarantee by option.
 
 ``'sink.delivery-guarantee'``:
 
@@ -13,14 +13,16 @@
 Each record's timestamp is the time of sending (CreateTime), or the instant of a
 ``METADATA FROM 'timestamp'`` column (NULL: the time of sending), as Flink's Kafka sink, which
 never uses the rows' rowtime; a ``METADATA FROM 'headers'`` column (``MAP<STRING, BYTES>``)
-gives the headers (:mod:`.metadata`).
+gives the headers (:mod:`.metadata`). With several topics in ``'topic'`` (``'a;b'``), or
+``'topic-pattern'``, each row goes to the topic its ``METADATA FROM 'topic'`` column names, as Flink's
+multi-topic sink (:mod:`.routing`).
 
 The sink is append-only (+I rows), but for a changelog value format (``debezium-json``): as
 Flink's ``KafkaDynamicSink``, which takes its changelog mode from the format, an updating result
 is then written as the format's change events (+I/+U as ``"op": "c"``, -U/-D as ``"op": "d"``),
 -U rows included. Use ``upsert-kafka`` for an updating result in any other format. Keys come from
 ``'key.format'`` + ``'key.fields'``; without them messages have no key. ``'sink.partitioner'``
-= ``fixed`` writes every row of a task to partition ``task_index % partitions``.
+= ``fixed`` writes every row of a task to partition ``task_index % partitions`` (of the row's topic).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ import pyarrow as pa
 from streamsql.connectors.formats import encodes_updates
 from streamsql.connectors.kafka.formats import FormatSetup, StatesFormats, format_setup, validate_table
 from streamsql.connectors.kafka.metadata import RecordMetadata, check_sink_metadata
-from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, sink_topic, table_prefix
+from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, table_prefix
+from streamsql.connectors.kafka.routing import TopicRouting
 from streamsql.connectors.kafka.session import ProducerSession
 
 from streamsql.core.catalog import TableDef
@@ -97,12 +100,12 @@ class ProducingSink(Sink, StatesFormats):
         """The constructor's option checks, without a sink (nothing connects).
 
         Raises:
-            ConfigError: for a bad topic or format option.
+            ConfigError: for a bad topic, format or metadata column.
         """
-        sink_topic(table)
+        check_sink_metadata(table, cls.flink_class)
+        TopicRouting(table, RecordMetadata(table).topic)
         librdkafka_props(table.options, table_prefix(table))  # Java-only keys: rejected or warned about
         cls.formats(table).make_encoders(table)
-        check_sink_metadata(table, cls.flink_class)
 
     def physical(self, table: pa.Table) -> pa.Table:
         """``table`` with the table's written column names (a query may name its columns otherwise).
@@ -122,6 +125,16 @@ class ProducingSink(Sink, StatesFormats):
     def close(self) -> None:
         """Release the producer (exactly-once: an uncommitted transaction is aborted)."""
         self.session.close()
+
+
+class Routed(list):
+    """Encoded rows of several topics: ``[(topic, produce arguments), ...]`` (:meth:`KafkaSink._encode`).
+
+    ``error``: raised once these rows are produced (a later row of the batch named no topic, or
+    one the sink may not write), else None.
+    """
+
+    error: ExecutionError | None = None
 
 
 class KafkaSink(ProducingSink):
@@ -179,7 +192,7 @@ class KafkaSink(ProducingSink):
             ExecutionError: when the brokers cannot be reached.
         """
         n = self.session.open()
-        if self.fixed:
+        if self.fixed and n:
             self.partition = self.task_index % n
 
     def write(self, batch: Batch) -> None:
@@ -217,20 +230,52 @@ class KafkaSink(ProducingSink):
             self._held.append(records)
             fault_point("while_holding")
             return
-        self.session.produce_many(*records)
+        self._produce(records)
 
-    def _encode(self, batch: Batch) -> tuple:
-        """The arguments of :meth:`ProducerSession.produce_many` for the rows of ``batch``."""
+    def _encode(self, batch: Batch) -> tuple | Routed:
+        """The arguments of :meth:`ProducerSession.produce_many` for the rows of ``batch``.
+
+        With rows naming their topics (:mod:`.routing`): a :class:`Routed` list of
+        ``(topic, arguments)``.
+
+        Raises:
+            ExecutionError: a row names no topic, or one the sink may not write (Flink's message).
+        """
         table = self.physical(batch.table)
-        values = self.venc.encode(table.select(self.fs.value_schema.names), batch.kinds)
+        groups, error = self.session.routing.groups(table)
+        if self.session.topic is not None:
+            return self._arguments(table, batch.kinds)
+        routed = Routed()
+        routed.error = error
+        for topic, idx in groups:
+            if idx is None:
+                routed.append((topic, self._arguments(table, batch.kinds)))
+                continue
+            kinds = None if batch.kinds is None else batch.kinds[idx]
+            routed.append((topic, self._arguments(table.take(pa.array(idx)), kinds)))
+        return routed
+
+    def _arguments(self, table: pa.Table, kinds) -> tuple:
+        values = self.venc.encode(table.select(self.fs.value_schema.names), kinds)
         keys = self.kenc.encode(self.fs.key_table(table)) if self.kenc is not None else None
         timestamps, headers = self.metadata.of(table)
         return keys, values, self.partition, timestamps, headers
 
+    def _produce(self, records: tuple | Routed) -> None:
+        if not isinstance(records, Routed):
+            self.session.produce_many(*records)
+            return
+        for topic, (keys, values, _, timestamps, headers) in records:
+            partition = self.task_index % self.session.partitions(topic) if self.fixed else -1
+            self.session.produce_many(keys, values, partition, timestamps, headers, topic)
+        if records.error is not None:  # a row named no topic, or another: the rows before it are written
+            self.session.flush()
+            raise records.error
+
     def _release(self) -> None:
         held, self._held = self._held, []
         for records in held:
-            self.session.produce_many(*records)
+            self._produce(records)
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Flush: every row written so far is acknowledged (exactly-once: not yet visible).

@@ -129,6 +129,9 @@ class UpsertKafkaSink(ProducingSink):
         self.stage_rows = 8192  # buffered rows that may be staged early (see _maybe_stage)
         self._epoch_in = 0  # rows compacted since the last flush
         self._distinct_ratio = 1.0  # written / received rows of the last flush
+        # staged values are (value, timestamp, headers, topic) tuples: written metadata, or rows
+        # naming their topics
+        self._tuples = bool(self.metadata) or self.session.topic is None
 
     @staticmethod
     def formats(table: TableDef) -> FormatSetup:
@@ -203,7 +206,8 @@ class UpsertKafkaSink(ProducingSink):
 
         Returns:
             ``(keys, values)``, a tombstone's value being None; with written metadata columns
-            each value is ``(value, timestamp, headers)`` (:class:`.metadata.RecordMetadata`).
+            or rows naming their topics each value is ``(value, timestamp, headers, topic)``
+            (:class:`.metadata.RecordMetadata`, :mod:`.routing`).
         """
         tables = [t for t, _ in self._buf]
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
@@ -225,9 +229,11 @@ class UpsertKafkaSink(ProducingSink):
             values = [None if d else next(encoded) for d in deletes.tolist()]
         else:
             values = self.venc.encode(vtable)
-        if self.metadata:
+        if self._tuples:
+            n = len(values)
             timestamps, headers = self.metadata.of(table)
-            values = list(zip(values, timestamps or [0] * len(values), headers or [None] * len(values)))
+            topics = self.session.routing.row_topics(table) if self.session.topic is None else [None] * n
+            values = list(zip(values, timestamps or [0] * n, headers or [None] * n, topics))
         return keys, values
 
     def _stage(self) -> None:
@@ -266,11 +272,19 @@ class UpsertKafkaSink(ProducingSink):
         if self._epoch_in:
             self._distinct_ratio = len(keys) / self._epoch_in
         self._epoch_in = 0
-        if self.metadata:
-            values, timestamps, headers = (list(x) for x in zip(*values)) if values else ([], [], [])
-            self.session.produce_many(keys, values, -1, timestamps, headers)
-        else:
+        if not self._tuples:
             self.session.produce_many(keys, values)
+            return
+        if self.session.topic is not None:
+            values, timestamps, headers, _ = (list(x) for x in zip(*values)) if values else ([], [], [], [])
+            self.session.produce_many(keys, values, -1, timestamps, headers)
+            return
+        by_topic: dict[str, list] = {}
+        for key, (value, ts, hdr, topic) in zip(keys, values):
+            by_topic.setdefault(topic, []).append((key, value, ts, hdr))
+        for topic, records in by_topic.items():
+            ks, vs, ts, hs = (list(x) for x in zip(*records))
+            self.session.produce_many(ks, vs, -1, ts, hs, topic)
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Compact and write the buffer, then flush (exactly-once: not yet visible).

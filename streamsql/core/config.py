@@ -191,6 +191,29 @@ KNOWN_KEYS = (frozenset(DEFAULTS) | frozenset(KINDS) | frozenset(OTHER_KEYS)
               | frozenset(old for olds in DEPRECATED_KEYS.values() for old in olds))
 
 
+def check_mini_batch(config) -> None:
+    """Refuse mini-batch settings Flink 2.3 refuses when it plans a query, in its words.
+
+    With ``'table.exec.mini-batch.enabled'`` = ``'true'``, Flink needs a latency above 0 ms and a
+    size above 0 (``'.allow-latency'`` defaults to 0 ms, ``'.size'`` to -1). The settings change
+    nothing else here (every aggregation folds whole batches already: README, "Mini-batch").
+
+    Raises:
+        ConfigError: Flink's message.
+    """
+    if not config.boolean("table.exec.mini-batch.enabled"):
+        return
+    latency = config.get("table.exec.mini-batch.allow-latency")
+    if latency is None or duration_ms(latency, "'table.exec.mini-batch.allow-latency'") <= 0:
+        msg = ("MiniBatch Latency must be greater than 0 ms. (set 'table.exec.mini-batch.allow-latency', "
+               "e.g. '1 s', with 'table.exec.mini-batch.enabled' = 'true')")
+        raise ConfigError(msg)
+    if int(config.get("table.exec.mini-batch.size") or -1) <= 0:
+        msg = ("Key: 'table.exec.mini-batch.size' , default: -1 (fallback keys: []) must be > 0. (set it, "
+               "e.g. '5000', with 'table.exec.mini-batch.enabled' = 'true')")
+        raise ConfigError(msg)
+
+
 def unknown_key_warning(key: str) -> str | None:
     """A warning for a key StreamSQL does not read, with the closest known key; None if known.
 

@@ -489,6 +489,10 @@ def _never(table: TableDef) -> bool:
     return False
 
 
+def _no_columns(table: TableDef) -> list[str]:
+    return []
+
+
 def _not_transactional(table: TableDef, config: dict[str, str]) -> SinkGuarantee:
     return SinkGuarantee()
 
@@ -531,6 +535,9 @@ class ConnectorSpec:
             the PRIMARY KEY of, and which an ``INSERT ... ON CONFLICT`` may not write
             (:mod:`streamsql.plan.conflicts`).
         sink_guarantee: ``(table, config) -> SinkGuarantee``.
+        sink_not_null: ``(table) -> [column, ...]``: written columns the sink takes as NOT NULL
+            whatever their declared type (a metadata key of a NOT NULL type, as Flink's Kafka
+            ``topic``), checked by the sink's not-null enforcer.
         create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
             processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
             None.
@@ -552,6 +559,7 @@ class ConnectorSpec:
     sink_always_upserts: Callable[[TableDef], bool] = _never
     sink_retracts: Callable[[TableDef], bool] = _never
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
+    sink_not_null: Callable[[TableDef], list[str]] = _no_columns
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
 
 

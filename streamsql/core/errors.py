@@ -86,11 +86,19 @@ class ConfigError(StreamSQLError):
         table: the table whose WITH option is wrong, when one is (else None).
         option: that option's key; with ``table``, the environment points the error at the key
             in the table's CREATE statement (:class:`OptionError`).
+        column: a metadata column of ``table`` whose key is wrong; the environment points the
+            error at the key (``METADATA FROM 'key'``) in the CREATE statement.
     """
 
-    def __init__(self, message: str, *, table: str | None = None, option: str | None = None):
+    table: str | None = None
+    option: str | None = None
+    column: str | None = None
+
+    def __init__(self, message: str, *, table: str | None = None, option: str | None = None,
+                 column: str | None = None):
         self.table = table
         self.option = option
+        self.column = column
         super().__init__(message)
 
 

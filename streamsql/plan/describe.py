@@ -12,15 +12,22 @@ Not marked here although Flink marks them (these are no time attributes to our p
 window over them is refused): a view's ``PROCTIME()`` column after an aggregation or a regular
 join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate. Also unlike
 Flink: a view's other columns are all nullable (null ``TRUE``), and ``extras`` / ``watermark``
-print expressions without Flink's backquoted identifiers.
+print an expression as StreamSQL's parser reads it, identifiers backquoted as Flink prints them,
+which is Flink's text for most expressions (``AS `a` + 1``, ``AS UPPER(`b`)``, ```TO_TIMESTAMP_LTZ`(`ms`,
+3)``, ``TRIM(BOTH ' ' FROM `b`)``, ``BETWEEN ASYMMETRIC``) but not all: ``MOD(a, 2)`` prints as
+``a % 2``, ``NOT (a > 1)`` keeps its parentheses, and Flink backquotes the names of its other
+new-stack functions, which are not listed here (``tests/e2e/test_ddl_flink.py``).
 """
 
 from __future__ import annotations
+
+from sqlglot import exp
 
 from streamsql.core.catalog import TableDef
 from streamsql.plan.expressions import is_proctime_call
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.windows import is_proctime, time_attributes
+from streamsql.sql.dialect import Flink
 
 COLUMNS = ["name", "type", "null", "key", "extras", "watermark"]
 ROWTIME, PROCTIME = " *ROWTIME*", " *PROCTIME*"
@@ -30,11 +37,10 @@ def table_rows(table: TableDef) -> list[tuple]:
     """DESCRIBE rows of a table: its declared (or, for computed columns, inferred) columns."""
     rows = []
     for c in table.columns:
-        extras = (f"AS {c.computed.sql()}" if c.computed is not None else
-                  f"METADATA FROM '{c.metadata_key}'" if c.metadata_key else None)
+        extras = f"AS {flink_text(c.computed)}" if c.computed is not None else _metadata_extras(c)
         rowtime = table.watermark is not None and table.watermark.column.lower() == c.name.lower()
         proctime = c.computed is not None and is_proctime_call(c.computed)
-        wm = table.watermark.expr.sql() if rowtime else None
+        wm = flink_text(table.watermark.expr) if rowtime else None
         # Flink's type column has no NOT NULL: the null column says it
         typ = str(c.type.with_nullable(True)) if c.type is not None else "(computed)"
         typ += ROWTIME if rowtime else PROCTIME if proctime else ""
@@ -42,6 +48,45 @@ def table_rows(table: TableDef) -> list[tuple]:
         key = f"PRI({', '.join(table.primary_key)})" if c.name in table.primary_key else None
         rows.append((c.name, typ, null, key, extras, wm))
     return rows
+
+
+#: Functions whose name Flink's DESCRIBE backquotes (its new-stack built-ins, seen in Flink 2.3's
+#: output); the others print as keywords.
+QUOTED_FUNCTIONS = frozenset({"TO_TIMESTAMP_LTZ"})
+
+
+class _DescribeText(Flink.Generator):
+    """Flink's dialect, spelled as Flink's DESCRIBE prints an expression (Calcite's unparse)."""
+
+    def between_sql(self, expression: exp.Between) -> str:
+        if expression.args.get("symmetric"):
+            return super().between_sql(expression)
+        return (f"{self.sql(expression, 'this')} BETWEEN ASYMMETRIC {self.sql(expression, 'low')} AND "
+                f"{self.sql(expression, 'high')}")
+
+    def trim_sql(self, expression: exp.Trim) -> str:
+        if expression.args.get("position") or expression.args.get("expression"):
+            return super().trim_sql(expression)
+        return f"TRIM(BOTH ' ' FROM {self.sql(expression, 'this')})"
+
+    def anonymous_sql(self, expression: exp.Anonymous) -> str:
+        name = str(expression.this)
+        if name.upper() in QUOTED_FUNCTIONS:
+            return f"`{name.upper()}`({self.expressions(expression, flat=True)})"
+        return super().anonymous_sql(expression)
+
+
+def flink_text(expr: exp.Expression) -> str:
+    """An expression as Flink's DESCRIBE prints it: identifiers in backquotes (```a` + 1``)."""
+    return _DescribeText(dialect=Flink, identify=True).generate(expr)
+
+
+def _metadata_extras(c) -> str | None:
+    """``METADATA [FROM 'key'] [VIRTUAL]`` as Flink prints it (FROM only for a key not the name)."""
+    if not c.metadata_key:
+        return None
+    text = "METADATA" if c.metadata_key == c.name else f"METADATA FROM '{c.metadata_key}'"
+    return f"{text} VIRTUAL" if c.virtual else text
 
 
 def view_rows(node: PlanNode) -> list[tuple]:

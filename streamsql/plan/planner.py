@@ -22,7 +22,7 @@ from __future__ import annotations
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.connectors.registry import get_connector
+from streamsql.connectors.registry import get_connector, missing_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
@@ -308,6 +308,8 @@ class Planner:
         self._fail(src, f"Unsupported FROM item: {src.key.upper()}")
 
     def _scan(self, table: TableDef, at: exp.Expression) -> PlanNode:
+        if not table.connector:
+            self._fail(at, missing_connector(table.name, reading=True), PlanError)
         spec = get_connector(table.connector)
         if spec.create_source is None and not (spec.create_lookup and at.meta.get("as_of")):  # lookup joins
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"

@@ -13,7 +13,7 @@ import re
 
 from sqlglot import exp
 
-from streamsql.connectors.registry import get_connector
+from streamsql.connectors.registry import get_connector, missing_connector
 from streamsql.core.catalog import TableDef
 from streamsql.core.config import Config
 from streamsql.core.connector import SinkGuarantee
@@ -34,6 +34,8 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
         PlanError: a sink that cannot take the query's result, or two rowtime columns
             (:func:`check_rowtimes`).
     """
+    if not table.connector:
+        planner._fail(target, missing_connector(table.name, reading=False), PlanError)
     spec = get_connector(table.connector)
     check_rowtimes(planner, table, node, target, query)
     if spec.create_sink is None:

@@ -25,7 +25,7 @@ from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitt
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, ExchangeWriter
 from streamsql.connectors.kafka.transactions import KafkaTransactions
-from streamsql.connectors.registry import get_connector
+from streamsql.connectors.registry import get_connector, known_connectors
 from streamsql.core.config import Config
 from streamsql.core.connector import ConnectorContext, Sink, Source, TaskResources
 from streamsql.core.values import parse_bool
@@ -169,6 +169,13 @@ def _match(node: MatchNode) -> Operator:
     return ProcessingTimeOperator(op, node.spec.rowtime, eager=True) if node.spec.proctime else op
 
 
+def _not_null(table, names) -> list[tuple[int, str]]:
+    """The NOT NULL columns of a sink's batches: declared so, or so to its connector."""
+    spec = known_connectors().get(table.connector)  # a test's table may name no registered connector
+    also = spec.sink_not_null(table) if spec is not None else []
+    return not_null_columns(table, list(names), also)
+
+
 def _rank(node: RankNode) -> Operator:
     """Top-N (an updating result) or a ranking that emits when the watermark passes (insert-only)."""
     spec = RankSpec(node, node.schema)
@@ -200,7 +207,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     CorrelateNode: lambda n: CorrelateOperator(n.function, n.args, n.keep, n.left, n.schema),
     RankNode: _rank,
     SinkMaterializerNode: lambda n: SinkUpsertMaterializer(n.sink_key, n.upsert_key, n.schema,
-                                                           not_null_columns(n.table, list(n.schema.names))),
+                                                           _not_null(n.table, n.schema.names)),
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
 }
 
@@ -366,8 +373,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             if isinstance(node, ExchangeSinkNode):
                 op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions)
             elif isinstance(node, plan.SinkNode):
-                op = SinkOperator(sinks[node.id], node.table.name,
-                                  not_null_columns(node.table, list(node.schema.names)))
+                op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names))
             else:
                 op = create_operator(node)
             keyed = state.keyed_state(node.id) if state is not None and node.stateful else None

@@ -17,6 +17,7 @@ from streamsql.sql import like as like_merge
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
 from streamsql.sql.parser import error_at, values_query
+from streamsql.sql.reserved import RESERVED
 from streamsql.sql.split import lexemes, line_col
 
 
@@ -65,6 +66,7 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
     keys: list[tuple[exp.Expr, list[exp.Identifier]]] = []
     for item in schema.expressions if isinstance(schema, exp.Schema) else []:
         if isinstance(item, exp.ColumnDef):
+            _check_unreserved(item.this, sql)
             declared.append((_column(item, sql, [c for c, _ in declared], keys), item.this))
         elif isinstance(item, exp.WatermarkColumnConstraint):
             watermarks.append(item)
@@ -324,6 +326,41 @@ def option_position(sql: str, key: str) -> tuple[int, int, int] | None:
         return None
     line, col = line_col(sql, found)
     return line, col, len(_string(key))
+
+
+def _check_unreserved(name: exp.Expr, sql: str) -> None:
+    """Refuse an unquoted column name that Flink's parser reserves, in its words (``year``, ``value``).
+
+    Raises:
+        SqlError: ``SQL parse failed. Encountered "year" at line L, column C.``, at the name.
+    """
+    if not isinstance(name, exp.Identifier) or name.quoted or name.name.upper() not in RESERVED:
+        return
+    msg = (f'SQL parse failed. Encountered "{name.name}": Flink\'s parser reserves it; write '
+           f"`{name.name}` for a column of that name")
+    raise error_at(name, msg, sql)
+
+
+def metadata_position(sql: str, column: str) -> tuple[int, int, int] | None:
+    """Where the metadata key of column ``column`` is written in a CREATE TABLE's text.
+
+    Returns:
+        ``(line, column, length)`` (1-based) of the quoted key of ``METADATA FROM 'key'``, or of
+        the column's name for a bare ``METADATA``; None when the text has no such column.
+    """
+    from streamsql.sql.parser import parse_statement
+
+    try:
+        tree = parse_statement(sql)
+    except SqlError:
+        return None
+    for col in tree.find_all(exp.ColumnDef):
+        meta = col.find(MetadataColumnConstraint)
+        if meta is None or col.name.lower() != column.lower():
+            continue
+        err = error_at(meta.this or col.this, "", sql)
+        return None if err.line is None else (err.line, err.col, err.length)
+    return None
 
 
 def _quote(name: str) -> str:

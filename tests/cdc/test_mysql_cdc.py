@@ -15,7 +15,7 @@ TYPES_DDL = """CREATE TABLE items (
   id INT PRIMARY KEY, price DECIMAL(10, 2), at DATETIME(6), ts TIMESTAMP(3) NULL, doc JSON,
   colour ENUM('red', 'green'), flag BIT(1), mask BIT(10), data BLOB, name VARCHAR(20), big BIGINT UNSIGNED,
   yes TINYINT(1))"""
-COLUMNS = """id INT, price DECIMAL(10, 2), at TIMESTAMP(6), ts TIMESTAMP(3), doc STRING, colour STRING,
+COLUMNS = """id INT, price DECIMAL(10, 2), `at` TIMESTAMP(6), ts TIMESTAMP(3), doc STRING, colour STRING,
   flag BOOLEAN, mask BYTES, data BYTES, name STRING, big DECIMAL(20, 0), yes BOOLEAN"""
 
 

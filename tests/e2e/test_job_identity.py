@@ -142,15 +142,21 @@ def test_recovery_path_that_is_not_a_checkpoint(script, tmp_path):
         job.wait(60)
 
 
-def test_two_jobs_on_one_folder_in_one_process(script):
-    """Finding 2: two jobs can never write one checkpoint folder; the second names the holder."""
+def test_the_same_insert_twice_in_one_process_runs_twice(script, tmp_path):
+    """Finding 2: two jobs never write one checkpoint folder. The same INSERT submitted again under
+    one 'pipeline.name' while the first runs failed ("in use by job 'shared'"); Flink runs both,
+    and so does this session: the second is named 'shared-2', with a folder of its own."""
     env, first = script(TICKS.format(rate=200), OUT, COUNTS, **{"pipeline.name": "shared"})
     until(lambda: first.last_checkpoint.get("checkpoint_id", 0) >= 1)
-    second = env.execute_sql(COUNTS).job
-    with pytest.raises(ExecutionError, match=rf"in use by job 'shared', pid {os.getpid()} on host"):
-        second.wait(30)
-    assert first.status == "RUNNING"
+    result = env.execute_sql(COUNTS)
+    second = result.job
+    assert second.name == "shared-2"
+    assert "this job is named 'shared-2'" in result.message
+    until(lambda: second.last_checkpoint.get("checkpoint_id", 0) >= 1)
+    assert first.status == second.status == "RUNNING"
+    assert (tmp_path / "checkpoints" / "shared-2" / "_job").exists()
     first.cancel()
+    second.cancel()
 
 
 def test_two_processes_on_one_folder(script, tmp_path):

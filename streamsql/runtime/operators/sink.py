@@ -23,14 +23,16 @@ from streamsql.runtime.operators.base import Operator
 NOT_NULL_ENFORCER = "table.exec.sink.not-null-enforcer"
 
 
-def not_null_columns(table: TableDef, names: list[str]) -> list[tuple[int, str]]:
+def not_null_columns(table: TableDef, names: list[str], also: list[str] = ()) -> list[tuple[int, str]]:
     """``(index in names, column name)`` of each written column that ``table`` declares NOT NULL.
 
     Args:
         table: the sink table (a PRIMARY KEY column is NOT NULL, as Flink's).
         names: the columns of the batches the sink is given, in order (the sink node's schema).
+        also: columns the connector takes as NOT NULL whatever their type
+            (:attr:`~streamsql.core.connector.ConnectorSpec.sink_not_null`).
     """
-    key = {k.lower() for k in table.primary_key}
+    key = {k.lower() for k in table.primary_key} | {a.lower() for a in also}
     required = {c.name.lower(): c.name for c in table.columns
                 if c.type is not None and (not c.type.nullable or c.name.lower() in key)}
     return [(i, required[n.lower()]) for i, n in enumerate(names) if n.lower() in required]
