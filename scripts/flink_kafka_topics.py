@@ -22,7 +22,9 @@ Needs the broker of ``/work/services.env`` (``STREAMSQL_KAFKA_BOOTSTRAP``), the 
 connector jar as cached by ``benchmarks/flink_setup.py``, and this project's venv for the Kafka
 client (``.venv/bin/python``). Run it through the shared Flink lock::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_kafka_topics.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_kafka_topics.py [NAME ...]
+
+With scenario names, only those run again (the others' records are kept from the file).
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ SINKS = [
      "with": UPSERT + ", 'topic' = '{a};{b}'",
      "insert": "SELECT id, MAX(tp), MAX(v) FROM (VALUES (1, '{a}', 'x'), (2, '{b}', 'y'), (1, '{a}', 'z')) "
                "AS t(id, tp, v) GROUP BY id"},
+    # one key to two topics in one run: each topic gets its row (an upsert topic per topic)
+    {"name": "upsert_same_key_two_topics", "columns": "id INT, tp STRING METADATA FROM 'topic', v STRING, "
+                                                      "PRIMARY KEY (id) NOT ENFORCED",
+     "with": UPSERT + ", 'topic' = '{a};{b}'",
+     "insert": "VALUES (1, '{a}', 'x'), (1, '{b}', 'y'), (2, '{b}', 'z'), (2, '{a}', 'w') "
+               "ON CONFLICT DO DEDUPLICATE"},
 ]
 #: The source topic {s} has two partitions: records id 0..2 in partition 0, 10..11 in partition 1.
 SOURCE = {0: [0, 1, 2], 1: [10, 11]}
@@ -198,12 +206,15 @@ def run_source(s: dict, bootstrap: str, run: str) -> dict:
     return out
 
 
-def main() -> int:
-    """Run every scenario on Flink and write :data:`OUT`."""
+def main(only: list[str]) -> int:
+    """Run every scenario (or those named in ``only``, kept with the others') and write :data:`OUT`."""
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     run = uuid.uuid4().hex[:8]
-    sinks = [run_sink(s, bootstrap, run) for s in SINKS]
-    sources = [run_source(s, bootstrap, run) for s in SOURCES]
+    old = json.loads(OUT.read_text()) if only else {"sinks": [], "sources": []}
+    kept = {r["name"]: r for r in old["sinks"] + old["sources"]}
+    sinks = [run_sink(s, bootstrap, run) if not only or s["name"] in only else kept[s["name"]] for s in SINKS]
+    sources = [run_source(s, bootstrap, run) if not only or s["name"] in only else kept[s["name"]]
+               for s in SOURCES]
     for r in sinks + sources:
         print(r["name"], r.get("error") or r.get("records") or r.get("rows"), file=sys.stderr)
     doc = {"about": "scripts/flink_kafka_topics.py on Flink 2.3 + flink-sql-connector-kafka 5.0.0-2.2",
@@ -214,4 +225,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -9,8 +9,10 @@ is a row that left the result (a WHERE after an aggregation, an update that chan
 The planner has a -U built only when a consumer needs it (:mod:`streamsql.plan.update_kinds`),
 so a GROUP BY keyed like the table sends none. Rows are buffered and compacted per key
 before producing: within one checkpoint epoch only each key's last change is written (a big win
-under aggregations). The buffer is written at each checkpoint's pre-commit, and earlier when it
-holds ``'sink.buffer-flush.max-rows'`` rows or, for a non-transactional sink, when
+under aggregations); when rows name their topics (``'topic'`` listing several), per key and topic,
+each topic being an upsert table of its own (Flink writes every row: a key's change to one topic
+never replaces its change to another). The buffer is written at each checkpoint's pre-commit,
+and earlier when it holds ``'sink.buffer-flush.max-rows'`` rows or, for a non-transactional sink, when
 ``'sink.buffer-flush.interval'`` has passed. When the previous flush compacted little (at least
 half of its rows were distinct keys), the buffer is compacted and encoded early, every 8192
 rows, into a per-key map of encoded changes that the flush then produces: the epoch still writes
@@ -124,7 +126,8 @@ class UpsertKafkaSink(ProducingSink):
         self._last_flush = time.monotonic()
         self.rows_compacted = 0  # rows dropped by compaction (for tests and metrics)
         # encoded changes of the epoch not produced yet: key bytes → value bytes (None: tombstone),
-        # or (value, timestamp, headers) with written metadata columns
+        # or (value, timestamp, headers, topic) with written metadata columns; keyed by
+        # (key bytes, topic) when rows name their topics
         self._staged: dict = {}
         self.stage_rows = 8192  # buffered rows that may be staged early (see _maybe_stage)
         self._epoch_in = 0  # rows compacted since the last flush
@@ -214,8 +217,7 @@ class UpsertKafkaSink(ProducingSink):
         kinds = np.concatenate([k for _, k in self._buf]) if len(self._buf) > 1 else self._buf[0][1]
         self._buf, self._rows = [], 0
         self._epoch_in += table.num_rows
-        key_names = self.fs.key_names
-        idx = last_per_key(table, key_names, lambda: self.kenc.encode(self.fs.key_table(table)))
+        idx = last_per_key(table, self._compaction_key(), lambda: self._compaction_bytes(table))
         if len(idx) != table.num_rows:
             self.rows_compacted += table.num_rows - len(idx)
             table = table.take(pa.array(idx))
@@ -236,6 +238,22 @@ class UpsertKafkaSink(ProducingSink):
             values = list(zip(values, timestamps or [0] * n, headers or [None] * n, topics))
         return keys, values
 
+    def _compaction_key(self) -> list[str]:
+        """The columns a change replaces earlier changes of.
+
+        The key, and the topic when rows name their topics: each topic is an upsert table of its
+        own (Flink writes every row).
+        """
+        column = self.session.routing.column if self.session.topic is None else None
+        return [*self.fs.key_names, column] if column else self.fs.key_names
+
+    def _compaction_bytes(self, table: pa.Table) -> list:
+        """Each row's compaction key as hashable values, for key types Arrow cannot group."""
+        keys = self.kenc.encode(self.fs.key_table(table))
+        if self.session.topic is not None:
+            return keys
+        return list(zip(keys, table.column(self.session.routing.column).to_pylist()))
+
     def _stage(self) -> None:
         """Compact and encode the buffer into the staged changes of the epoch (not yet produced).
 
@@ -246,7 +264,10 @@ class UpsertKafkaSink(ProducingSink):
         keys, values = self._compact_encode()
         staged = self._staged
         before = len(staged)
-        staged.update(zip(keys, values))
+        if self.session.topic is None:  # a key may go to several topics: one change per topic
+            staged.update(((k, v[3]), v) for k, v in zip(keys, values))
+        else:
+            staged.update(zip(keys, values))
         self.rows_compacted += len(keys) - (len(staged) - before)
 
     def _maybe_stage(self) -> None:
@@ -267,6 +288,8 @@ class UpsertKafkaSink(ProducingSink):
                 self._stage()
             staged, self._staged = self._staged, {}
             keys, values = list(staged), list(staged.values())
+            if self.session.topic is None:
+                keys = [k for k, _ in keys]
         else:
             keys, values = self._compact_encode()
         if self._epoch_in:
