@@ -31,7 +31,8 @@ Finally a bounded run drains the topic and finishes. The output is read with a
 - ``join-inner``: the same as an inner join, whose appending sides are joined column by column
   and stored as one block of rows per join key and batch (:meth:`JoinState.append
   <streamsql.runtime.operators.join_state.JoinState.append>`);
-- ``window-upsert``, ``interval-join``, ``window-topn``, ``two-sinks``: see :mod:`.chaos_queries`.
+- ``window-upsert``, ``interval-join``, ``window-topn``, ``two-sinks``, ``multi-topic``: see
+  :mod:`.chaos_queries`.
 
 Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
 its fault point) is exercised.

@@ -14,13 +14,16 @@ committed output with DuckDB over every produced record (table ``r``: ``id, k, v
 - ``window-topn``: the top 2 records per ``g`` of each 10-second TUMBLE window by ``v DESC, id``
   (Flink's window Top-N: emitted once when the window fires), into an exactly-once ``kafka``
   sink, compared as a multiset;
+- ``multi-topic``: a filter into one exactly-once ``kafka`` sink whose ``'topic'`` lists ``out``
+  and ``out2``, each row naming its topic in a ``topic`` metadata column (``v % 2``): one
+  transaction over both topics; each topic is compared with its own rows;
 - ``two-sinks``: one ``EXECUTE STATEMENT SET`` with a ``GROUP BY k`` count/sum into
   ``upsert-kafka`` and a filter into an exactly-once ``kafka`` sink on a second topic: both
   sinks commit in the job's one transaction, so a crash between them is impossible by design;
   both topics are compared (lost and duplicated summed).
 
-The output topics: ``out`` (and ``out2`` for ``two-sinks``), compacted when :attr:`Query.upsert`
-names them.
+The output topics: ``out`` (and ``out2`` for ``two-sinks`` and ``multi-topic``), compacted when
+:attr:`Query.upsert` names them.
 """
 
 from __future__ import annotations
@@ -48,7 +51,9 @@ class Query:
 
     Attributes:
         sql: the statements after ``src``; ``{kafka_out}``, ``{upsert_out}`` and ``{kafka_out2}``
-            stand for the WITH options of a ``kafka`` / ``upsert-kafka`` sink on ``out`` or ``out2``.
+            stand for the WITH options of a ``kafka`` / ``upsert-kafka`` sink on ``out`` or ``out2``,
+            ``{kafka_out_both}`` for a ``kafka`` sink listing both (rows name their topic),
+            ``{out}`` and ``{out2}`` for the topics' names.
         compare: ``compare(con, outputs)`` → (lost, duplicated); ``con`` a DuckDB connection
             holding ``r``, ``outputs`` the committed records of each output topic by name.
         upsert: the output topics written by ``upsert-kafka`` (created compacted).
@@ -65,7 +70,9 @@ class Query:
         fill = {"bootstrap": bootstrap, "guarantee": guarantee}
         return self.sql.format(kafka_out=_KAFKA.format(topic=out, **fill),
                                upsert_out=_UPSERT.format(topic=out, **fill),
-                               kafka_out2=_KAFKA.format(topic=out + "_2", **fill))
+                               kafka_out2=_KAFKA.format(topic=out + "_2", **fill),
+                               kafka_out_both=_KAFKA.format(topic=f"{out};{out}_2", **fill),
+                               out=out, out2=out + "_2")
 
 
 def multiset(expected: list, actual: list) -> tuple[int, int]:
@@ -162,9 +169,27 @@ def _two_sinks(con, outputs: Outputs) -> tuple[int, int]:
     return agg[0] + filt[0], agg[1] + filt[1]
 
 
+_MULTI_TOPIC_SQL = _HALVES + """CREATE TABLE out_t (id BIGINT, tp STRING METADATA FROM 'topic', k INT, v2 INT)
+  WITH ({kafka_out_both});
+INSERT INTO out_t SELECT id, CASE WHEN MOD(v, 2) = 0 THEN '{out}' ELSE '{out2}' END, k, v * 2
+  FROM both_halves WHERE MOD(v, 3) <> 0;
+"""
+
+
+def _multi_topic(con, outputs: Outputs) -> tuple[int, int]:
+    """Each topic compared with its own rows: a row in the other topic is lost here, duplicated there."""
+    lost = dup = 0
+    for name, rest in (("out", 0), ("out2", 1)):
+        expected = con.execute(f"SELECT id, k, v * 2 FROM r WHERE v % 3 <> 0 AND v % 2 = {rest}").fetchall()
+        got = multiset(expected, _values(outputs[name], lambda r: (r["id"], r["k"], r["v2"])))
+        lost, dup = lost + got[0], dup + got[1]
+    return lost, dup
+
+
 QUERIES: dict[str, Query] = {
     "window-upsert": Query(_WINDOW_UPSERT_SQL, _window_upsert, upsert=("out",)),
     "interval-join": Query(_INTERVAL_JOIN_SQL, _interval_join),
     "window-topn": Query(_WINDOW_TOPN_SQL, _window_topn),
     "two-sinks": Query(_TWO_SINKS_SQL, _two_sinks, upsert=("out",), topics=("out", "out2")),
+    "multi-topic": Query(_MULTI_TOPIC_SQL, _multi_topic, topics=("out", "out2")),
 }

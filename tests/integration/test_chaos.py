@@ -12,6 +12,7 @@ from streamsql.testing import chaos
                                            ("join-inner", "rocksdb"),
                                            # streamsql.testing.chaos_queries
                                            ("window-upsert", "rocksdb"), ("two-sinks", "hashmap"),
+                                           ("multi-topic", "rocksdb"),
                                            pytest.param("interval-join", "hashmap", marks=pytest.mark.slow),
                                            pytest.param("window-topn", "rocksdb", marks=pytest.mark.slow)])
 def test_crash_campaign_is_exactly_once(kafka_bootstrap, query, backend, capsys):
