@@ -47,9 +47,8 @@ from __future__ import annotations
 '''
 
 
-def main(argv: list[str]) -> int:
-    """Read the words from Flink's parser and write :data:`OUT`."""
-    venv = Path(argv[0] if argv else "/work/flinkvenv")
+def run_java(source: str, name: str, args: list[str], venv: Path) -> str:
+    """Compile Java class ``name`` from ``source`` against Flink's parser and run it; its stdout."""
     lib = next(venv.glob("lib/python*/site-packages/pyflink/lib"))
     with tempfile.TemporaryDirectory() as tmp:
         loader = next(lib.glob("flink-table-planner-loader-*.jar"))
@@ -58,10 +57,15 @@ def main(argv: list[str]) -> int:
         jars = [Path(tmp) / "flink-table-planner.jar", *lib.glob("flink-table-api-java-uber-*.jar"),
                 *lib.glob("flink-dist-*.jar"), *lib.glob("flink-table-runtime-*.jar")]
         cp = ":".join(str(j) for j in jars)
-        (Path(tmp) / "Reserved.java").write_text(JAVA)
-        subprocess.run(["javac", "-cp", cp, "Reserved.java"], cwd=tmp, check=True)
-        words = subprocess.run(["java", "-cp", f"{cp}:.", "Reserved"], cwd=tmp, check=True,
-                               capture_output=True, text=True).stdout.split()
+        (Path(tmp) / f"{name}.java").write_text(source)
+        subprocess.run(["javac", "-cp", cp, f"{name}.java"], cwd=tmp, check=True)
+        return subprocess.run(["java", "-cp", f"{cp}:.", name, *args], cwd=tmp, check=True,
+                              capture_output=True, text=True).stdout
+
+
+def main(argv: list[str]) -> int:
+    """Read the words from Flink's parser and write :data:`OUT`."""
+    words = run_java(JAVA, "Reserved", [], Path(argv[0] if argv else "/work/flinkvenv")).split()
     body = textwrap.fill(" ".join(words), width=100)
     table = f'RESERVED = frozenset("""\n{body}\n""".split())\n'
     OUT.write_text(HEADER + f"#: Upper-case words, {len(words)} of them.\n" + table)
