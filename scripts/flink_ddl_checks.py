@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from flink_session import ROOT, collect, error_text, kafka_jar, table_env
+
 OUT = ROOT / "tests" / "e2e" / "ddl_flink.json"
 
 KAFKA = ("'connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9092', "
@@ -71,47 +70,26 @@ WORDS = ["year", "month", "day", "hour", "minute", "second", "value", "time", "d
          "statement", "temporary", "metadata", "virtual", "watermark", "enforced", "primary"]
 
 
-def _error(e: Exception) -> str:
-    """The messages of a PyFlink exception's Java exception and its causes, `` / ``-joined."""
-    cause, chain = getattr(e, "java_exception", None), []
-    while cause is not None:
-        chain.append(str(cause.getMessage()))
-        cause = cause.getCause()
-    return " / ".join(chain) or str(e)
-
-
-def _table_env():
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    from benchmarks.flink_setup import kafka_jar
-
-    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    t.get_config().set("parallelism.default", "1")
-    t.get_config().set("pipeline.jars", Path(kafka_jar()).as_uri())
-    return t
-
-
 def _run(t, statement: str) -> dict:
     try:
-        result = t.execute_sql(statement)
         if statement.startswith("DESCRIBE"):
-            with result.collect() as rows:
-                return {"statement": statement, "flink": "ok", "rows": [list(r) for r in rows]}
+            return {"statement": statement, "flink": "ok", "rows": collect(t, statement)}
+        result = t.execute_sql(statement)
         if statement.startswith("EXPLAIN"):
             result.collect().close()
         return {"statement": statement, "flink": "ok"}
     except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
-        return {"statement": statement, "flink": "error", "flink_error": _error(e)}
+        return {"statement": statement, "flink": "error", "flink_error": error_text(e)}
 
 
 def main() -> int:
     """Run every scenario and word on Flink and write :data:`OUT`."""
     scenarios = []
     for s in SCENARIOS:
-        t = _table_env()
+        t = table_env(kafka_jar())
         scenarios.append({"name": s["name"], "steps": [_run(t, st) for st in s["statements"]]})
     words = {}
-    t = _table_env()
+    t = table_env(kafka_jar())
     for w in WORDS:
         steps = [_run(t, f"CREATE TABLE w_{w} ({w} INT) WITH ('connector' = 'datagen')")]
         if steps[0]["flink"] == "ok":

@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import uuid
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from flink_session import ROOT, collect, kafka_jar, run_client, table_env
+
 OUT = ROOT / "tests" / "connectors" / "kafka_read_metadata_flink.json"
 #: ``[value, headers]``: headers as ``[key, text or null]`` pairs in the order they are written.
 RECORDS = [
@@ -57,24 +55,16 @@ p.flush(30)
 
 def main() -> int:
     """Produce :data:`RECORDS`, read them with Flink, write :data:`OUT`."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    from benchmarks.flink_setup import kafka_jar
-
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     topic = f"flink-read-metadata-{uuid.uuid4().hex[:8]}"
-    py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
-    subprocess.run([py, "-c", _CLIENT, bootstrap, topic, json.dumps(RECORDS)], check=True)
-    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    t.get_config().set("parallelism.default", "1")
-    t.get_config().set("pipeline.jars", Path(kafka_jar()).as_uri())
+    run_client(_CLIENT, bootstrap, topic, json.dumps(RECORDS))
+    t = table_env(kafka_jar())
     t.execute_sql(
         "CREATE TABLE src (id INT, hdr MAP<STRING, BYTES> METADATA FROM 'headers', "
         "le INT METADATA FROM 'leader-epoch' VIRTUAL) WITH ('connector' = 'kafka', "
         f"'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
         "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json')")
-    with t.execute_sql(QUERY).collect() as rows:
-        got = sorted((list(r) for r in rows), key=lambda r: r[0])
+    got = sorted(collect(t, QUERY), key=lambda r: r[0])
     OUT.write_text(json.dumps({"records": RECORDS, "query": QUERY, "rows": got}, indent=1) + "\n")
     print(json.dumps(got))
     return 0

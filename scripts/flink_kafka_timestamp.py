@@ -13,8 +13,8 @@ not), a sink declaring ``METADATA FROM 'timestamp'`` (set, NULL, VIRTUAL), upser
 without it, and a window aggregate.
 
 Needs the broker of ``/work/services.env`` (``STREAMSQL_KAFKA_BOOTSTRAP``), the Kafka SQL
-connector jar ``org.apache.flink:flink-sql-connector-kafka:5.0.0-2.2`` (fetched with
-``mvn dependency:get`` when missing), and this project's venv for the Kafka client (producing the
+connector jar ``org.apache.flink:flink-sql-connector-kafka:5.0.0-2.2`` (as cached by
+``benchmarks/flink_setup.py``), and this project's venv for the Kafka client (producing the
 source, reading the results): ``.venv/bin/python``. Run it through the shared Flink lock::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_kafka_timestamp.py [SCENARIO ...]
@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from flink_session import ROOT, java_messages, kafka_jar, run_client, table_env
+
 OUT = ROOT / "tests" / "integration" / "kafka_timestamp_flink.json"
-JAR = ("org.apache.flink", "flink-sql-connector-kafka", "5.0.0-2.2")
 T0 = 1_700_000_000_000
 SOURCE = [{"id": i, "v": f"v{i}"} for i in range(5)]
 
@@ -134,19 +132,8 @@ else:  # dump
 
 
 def _client(*args: str) -> str:
-    """Run the Kafka client snippet in this project's venv; its stdout."""
-    py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
-    return subprocess.run([py, "-c", _CLIENT, *args], check=True, capture_output=True, text=True).stdout
-
-
-def _jar() -> str:
-    group, artifact, version = JAR
-    path = Path.home() / ".m2" / "repository" / group.replace(".", "/") / artifact / version / \
-        f"{artifact}-{version}.jar"
-    if not path.exists():
-        subprocess.run(["mvn", "-q", "dependency:get", f"-Dartifact={group}:{artifact}:{version}",
-                        "-Dtransitive=false"], check=True)
-    return path.as_uri()
+    """Run :data:`_CLIENT` with ``args``; its stdout."""
+    return run_client(_CLIENT, *args)
 
 
 def main(names: list[str]) -> int:
@@ -155,7 +142,6 @@ def main(names: list[str]) -> int:
     ``names``: only these scenarios run, the others keep their records from :data:`OUT`; [] runs all.
     """
     from py4j.protocol import Py4JJavaError
-    from pyflink.table import EnvironmentSettings, TableEnvironment
 
     unknown = set(names) - {s["name"] for s in SCENARIOS}
     if unknown:
@@ -175,11 +161,7 @@ def main(names: list[str]) -> int:
             if s["name"] in kept:
                 results.append(kept[s["name"]])
             continue
-        t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        config = t.get_config()
-        config.set("parallelism.default", "1")
-        config.set("table.local-time-zone", "UTC")
-        config.set("pipeline.jars", _jar())
+        t = table_env(kafka_jar(), utc=True)
         wm = ", WATERMARK FOR ts AS ts"
         t.execute_sql(SOURCE_DDL.format(name="src", wm=wm, src=src, bootstrap=bootstrap))
         t.execute_sql(SOURCE_DDL.format(name="src_plain", wm="", src=src, bootstrap=bootstrap))
@@ -189,7 +171,7 @@ def main(names: list[str]) -> int:
         try:
             t.execute_sql(f"INSERT INTO snk {s['insert']}").wait()
         except Py4JJavaError as e:
-            results.append({**s, "error": str(e.java_exception.getMessage())})
+            results.append({**s, "error": java_messages(e)[0]})
             print(s["name"], results[-1]["error"], file=sys.stderr)
             continue
         end = int(time.time() * 1000)

@@ -31,13 +31,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import uuid
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from flink_session import ROOT, collect, error_text, kafka_jar, run_client, table_env
+
 OUT = ROOT / "tests" / "integration" / "kafka_topics_flink.json"
 
 #: ``{opts}`` is filled in with the scenario's options, ``{bootstrap}`` with the broker.
@@ -139,29 +137,8 @@ else:  # dump: every partition's records [partition, key, value]
 
 
 def _client(*args: str) -> str:
-    """Run the Kafka client snippet in this project's venv; its stdout."""
-    py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
-    return subprocess.run([py, "-c", _CLIENT, *args], check=True, capture_output=True, text=True).stdout
-
-
-def _error(e: Exception) -> str:
-    """The messages of a PyFlink exception's Java exception and its causes, `` / ``-joined."""
-    cause, chain = getattr(e, "java_exception", None), []
-    while cause is not None:
-        chain.append(str(cause.getMessage()))
-        cause = cause.getCause()
-    return " / ".join(chain) or str(e)
-
-
-def _table_env():
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    from benchmarks.flink_setup import kafka_jar
-
-    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    t.get_config().set("parallelism.default", "1")
-    t.get_config().set("pipeline.jars", Path(kafka_jar()).as_uri())
-    return t
+    """Run :data:`_CLIENT` with ``args``; its stdout."""
+    return run_client(_CLIENT, *args)
 
 
 def _hide(text: str, names: dict[str, str]) -> str:
@@ -178,13 +155,13 @@ def run_sink(s: dict, bootstrap: str, run: str) -> dict:
     names["pattern"] = f"flink-topics-{tag}-[ab]-{run}"
     _client("create", bootstrap, json.dumps({names["a"]: 1, names["b"]: 2, names["c"]: 1}))
     fill = {**names, "bootstrap": bootstrap}
-    t = _table_env()
+    t = table_env(kafka_jar())
     t.execute_sql(f"CREATE TABLE snk ({s['columns']}) WITH ({s['with'].format(**fill)})")
     out = {**s}
     try:
         t.execute_sql(f"INSERT INTO snk {s['insert'].format(**fill)}").wait()
     except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
-        out["error"] = _hide(_error(e), names)
+        out["error"] = _hide(error_text(e), names)
     out["records"] = {k: json.loads(_client("dump", bootstrap, names[k])) for k in "abc"}
     return out
 
@@ -194,15 +171,14 @@ def run_source(s: dict, bootstrap: str, run: str) -> dict:
     topic = f"flink-topics-src-{s['name'].replace('_', '-')}-{run}"
     _client("create", bootstrap, json.dumps({topic: 2}))
     _client("produce", bootstrap, topic, json.dumps(SOURCE))
-    t = _table_env()
+    t = table_env(kafka_jar())
     t.execute_sql(f"CREATE TABLE src (id INT) WITH ({KAFKA.format(bootstrap=bootstrap)}, "
                   f"'topic' = '{topic}', {s['with']})")
     out = {**s}
     try:
-        with t.execute_sql("SELECT id FROM src").collect() as rows:
-            out["rows"] = sorted(r[0] for r in rows)
+        out["rows"] = sorted(r[0] for r in collect(t, "SELECT id FROM src"))
     except Exception as e:  # noqa: BLE001
-        out["error"] = _error(e).replace(topic, "{s}")
+        out["error"] = error_text(e).replace(topic, "{s}")
     return out
 
 

@@ -6,8 +6,8 @@ Flink's error. ``tests/integration/test_kafka_key_prefix.py`` runs the same stat
 must give the same records, rows and errors.
 
 Needs the broker of ``/work/services.env`` (``STREAMSQL_KAFKA_BOOTSTRAP``), the Kafka SQL connector
-jar (see ``scripts/flink_kafka_timestamp.py``, whose client helpers this uses) and this project's
-venv for the Kafka client. Run it through the shared Flink lock::
+jar (as cached by ``benchmarks/flink_setup.py``) and this project's venv for the Kafka client
+(``scripts/flink_kafka_timestamp.py``'s snippet). Run it through the shared Flink lock::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_key_prefix.py
 """
@@ -18,11 +18,10 @@ import json
 import os
 import sys
 import uuid
-from pathlib import Path
 
-from flink_kafka_timestamp import _client, _jar
+from flink_kafka_timestamp import _client
+from flink_session import ROOT, collect, java_messages, kafka_jar, table_env
 
-ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "integration" / "key_prefix_flink.json"
 
 #: ``{topic}`` and ``{bootstrap}`` are filled in.
@@ -53,16 +52,6 @@ SCENARIOS = [
 ]
 
 
-def _table_env():
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    config = t.get_config()
-    config.set("parallelism.default", "1")
-    config.set("pipeline.jars", _jar())
-    return t
-
-
 def main() -> int:
     """Run every scenario on Flink and write :data:`OUT`."""
     from py4j.protocol import Py4JJavaError
@@ -74,24 +63,20 @@ def main() -> int:
     results = []
     for s in SCENARIOS:
         fill = {"topic": topics[s["name"]], "bootstrap": bootstrap}
-        t = _table_env()
+        t = table_env(kafka_jar())
         try:
             t.execute_sql(s["ddl"].format(**fill))
             t.execute_sql(s["insert"]).wait()
         except Py4JJavaError as e:
-            cause = e.java_exception
-            while cause.getCause() is not None:
-                cause = cause.getCause()
-            results.append({**s, "error": str(cause.getMessage())})
+            results.append({**s, "error": java_messages(e)[-1]})
             print(s["name"], results[-1]["error"], file=sys.stderr)
             continue
         record = {**s, "records": [r[:2] for r in json.loads(_client("dump", bootstrap, fill["topic"]))]}
         if "read" in s:
-            t = _table_env()
+            t = table_env(kafka_jar())
             start = ", 'scan.startup.mode' = 'earliest-offset'" if "'kafka'" in s["ddl"] else ""
             t.execute_sql(s["ddl"].format(**fill)[:-1] + start + ", 'scan.bounded.mode' = 'latest-offset')")
-            with t.execute_sql(s["read"]).collect() as rows:
-                record["rows"] = [[str(r.get_row_kind()), *[r[i] for i in range(len(r))]] for r in rows]
+            record["rows"] = collect(t, s["read"], kinds=True)
         results.append(record)
     OUT.write_text(json.dumps({"scenarios": results}, indent=1) + "\n")
     return 0

@@ -23,7 +23,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from flink_session import ROOT, collect, maven_jar, table_env
+
 OUT = ROOT / "tests" / "connectors" / "lookup_join_flink.json"
 HOST, PORT, USER, PASSWORD = "127.0.0.1", 5432, "streamsql", "streamsql-test-password"
 JARS = [("org.apache.flink", "flink-connector-jdbc-core", "4.0.0-2.0"),
@@ -45,15 +46,6 @@ QUERIES = [
 DIM_DDL = "CREATE TABLE dim (id INT PRIMARY KEY, color VARCHAR(20), w INT, active BOOLEAN)"
 
 
-def _jar(group: str, artifact: str, version: str) -> str:
-    path = Path.home() / ".m2" / "repository" / group.replace(".", "/") / artifact / version / \
-        f"{artifact}-{version}.jar"
-    if not path.exists():
-        subprocess.run(["mvn", "-q", "dependency:get", f"-Dartifact={group}:{artifact}:{version}",
-                        "-Dtransitive=false"], check=True)
-    return path.as_uri()
-
-
 def _psql(database: str, sql: str) -> None:
     subprocess.run(["psql", "-h", HOST, "-p", str(PORT), "-U", USER, "-d", database, "-v", "ON_ERROR_STOP=1",
                     "-q", "-c", sql], check=True, env={**os.environ, "PGPASSWORD": PASSWORD})
@@ -70,8 +62,6 @@ def _literal(v) -> str:
 
 def main() -> int:
     """Seed the scratch database, run every query on Flink, write the JSON; the exit code."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
     database = f"flink_lookup_{uuid.uuid4().hex[:8]}"
     _psql("streamsql", f"CREATE DATABASE {database}")
     try:
@@ -81,11 +71,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             orders = Path(tmp) / "orders.json"
             orders.write_text("".join(json.dumps(o) + "\n" for o in ORDERS))
-            tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-            config = tenv.get_config()
-            config.set("parallelism.default", "1")
-            config.set("table.local-time-zone", "UTC")
-            config.set("pipeline.jars", ";".join(_jar(*j) for j in JARS))
+            tenv = table_env(*(maven_jar(*j) for j in JARS), utc=True)
             tenv.execute_sql("CREATE TABLE orders (oid INT, k INT, color STRING, proc AS PROCTIME()) WITH ("
                              f"'connector' = 'filesystem', 'path' = '{orders}', 'format' = 'json')")
             tenv.execute_sql("CREATE TABLE dim (id INT, color STRING, w INT, active BOOLEAN, "
@@ -94,8 +80,7 @@ def main() -> int:
                              f"'username' = '{USER}', 'password' = '{PASSWORD}')")
             cases = []
             for sql in QUERIES:
-                with tenv.execute_sql(sql).collect() as rows:
-                    got = [list(row) for row in rows]
+                got = collect(tenv, sql)
                 cases.append({"sql": sql, "rows": sorted(got, key=repr)})
                 print(f"{len(got)} rows: {sql}", file=sys.stderr)
     finally:

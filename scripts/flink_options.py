@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from flink_session import ROOT, error_text, kafka_jar, table_env
+
 OUT = ROOT / "tests" / "integration" / "options_flink.json"
-JAR = Path.home() / ".cache" / "streamsql" / "jars" / "flink-sql-connector-kafka-5.0.0-2.2.jar"
 
 KAFKA = ("'connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9092', "
          "'format' = 'json'")
@@ -95,21 +94,11 @@ SCENARIOS = [
 ]
 
 
-def _table_env():
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    config = t.get_config()
-    config.set("parallelism.default", "1")
-    config.set("pipeline.jars", JAR.as_uri())
-    return t
-
-
 def main() -> int:
     """Run every scenario on Flink and write :data:`OUT`."""
     results = []
     for s in SCENARIOS:
-        t = _table_env()
+        t = table_env(kafka_jar())
         try:
             for ddl in s["ddl"]:
                 t.execute_sql(ddl)
@@ -120,11 +109,7 @@ def main() -> int:
                 result.collect().close()
             results.append({**s, "flink": "ok"})
         except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
-            cause, chain = getattr(e, "java_exception", None), []
-            while cause is not None:
-                chain.append(str(cause.getMessage()))
-                cause = cause.getCause()
-            results.append({**s, "flink": "error", "flink_error": " / ".join(chain) or str(e)})
+            results.append({**s, "flink": "error", "flink_error": error_text(e)})
         print(s["name"], results[-1].get("flink_error", "ok"), file=sys.stderr)
     OUT.write_text(json.dumps({"scenarios": results}, indent=1) + "\n")
     return 0

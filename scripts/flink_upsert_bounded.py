@@ -14,7 +14,7 @@ among its optional options and validates them with ``KafkaConnectorOptionsUtil
 .validateScanBoundedMode``; the read always starts at the earliest offset.
 
 Needs the broker of ``/work/services.env`` (``STREAMSQL_KAFKA_BOOTSTRAP``), the Kafka SQL connector
-jar (``scripts/flink_kafka_timestamp.py``) and this project's venv for the Kafka client; name
+jar (as cached by ``benchmarks/flink_setup.py``) and this project's venv for the Kafka client; name
 scenarios to rerun only those (the others are kept from the file)::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_upsert_bounded.py [SCENARIO ...]
@@ -24,14 +24,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import uuid
-from pathlib import Path
 
-from flink_kafka_timestamp import _jar
+from flink_session import ROOT, collect, java_messages, kafka_jar, run_client, table_env
 
-ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "integration" / "upsert_bounded_flink.json"
 T0 = 1_700_000_000_000
 
@@ -102,8 +99,7 @@ else:  # commit: topic, group, offset
 
 def client(*args: str) -> None:
     """Run :data:`_CLIENT` in this project's venv (``CLIENT_PYTHON`` to override)."""
-    py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
-    subprocess.run([py, "-c", _CLIENT, *args], check=True)
+    run_client(_CLIENT, *args)
 
 
 def fill(text: str, names: dict[str, str]) -> str:
@@ -119,7 +115,6 @@ def ddl(s: dict, names: dict[str, str]) -> str:
 def main(only: list[str]) -> int:
     """Produce :data:`RECORDS`, run every scenario (or those named in ``only``) and write :data:`OUT`."""
     from py4j.protocol import Py4JJavaError
-    from pyflink.table import EnvironmentSettings, TableEnvironment
 
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     prefix = f"flink-upsert-bounded-{uuid.uuid4().hex[:8]}"
@@ -135,9 +130,7 @@ def main(only: list[str]) -> int:
         if only and s["name"] not in only:
             results.append(old[s["name"]])
             continue
-        t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        t.get_config().set("parallelism.default", "1")
-        t.get_config().set("pipeline.jars", _jar())
+        t = table_env(kafka_jar())
         record = dict(s)
         try:
             t.execute_sql(ddl(s, names))
@@ -147,13 +140,9 @@ def main(only: list[str]) -> int:
                 t.execute_sql(s["insert"]).wait()
                 record["rows"] = []
             else:
-                with t.execute_sql("SELECT k, v FROM u").collect() as rows:
-                    record["rows"] = sorted([str(r.get_row_kind()), r[0], r[1]] for r in rows)
+                record["rows"] = sorted(collect(t, "SELECT k, v FROM u", kinds=True))
         except Py4JJavaError as e:
-            cause = e.java_exception
-            while cause.getCause() is not None:
-                cause = cause.getCause()
-            record["error"] = str(cause.getMessage())
+            record["error"] = java_messages(e)[-1]
         print(s["name"], record.get("rows", record.get("error")), file=sys.stderr)
         results.append(record)
     OUT.write_text(json.dumps({"t0": T0, "records": RECORDS, "group_offset": GROUP_OFFSET,

@@ -1,0 +1,93 @@
+"""What the scripts that record Apache Flink's answers share: a session, its jars, its errors.
+
+The ``scripts/flink_*.py`` oracles run statements on PyFlink 2.3 (``/work/flinkvenv/bin/python``,
+under the shared Flink lock) and write Flink's answers as JSON the tests compare with. The Flink
+venv does not install StreamSQL: a script imports this module as ``flink_session`` (the folder of
+the script run is ``sys.path[0]``), and this module imports nothing of the engine.
+
+- :func:`table_env`: a new streaming ``TableEnvironment`` at parallelism 1, with connector jars;
+- :func:`kafka_jar` / :func:`maven_jar`: ``file:`` URIs of the Kafka SQL connector jar (as
+  ``benchmarks/flink_setup.py`` caches it) or of a jar in Maven's local repository;
+- :func:`collect`: a query's rows as lists (with their row kinds if asked);
+- :func:`java_messages` / :func:`error_text`: what a PyFlink exception says;
+- :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
+  confluent-kafka).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def table_env(*jars: str, utc: bool = False):
+    """A new streaming ``TableEnvironment``: ``'parallelism.default'`` 1, ``jars`` (URIs) loaded.
+
+    ``utc``: the session time zone (``'table.local-time-zone'``) is UTC, not the machine's.
+    """
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    config = t.get_config()
+    config.set("parallelism.default", "1")
+    if utc:
+        config.set("table.local-time-zone", "UTC")
+    if jars:
+        config.set("pipeline.jars", ";".join(jars))
+    return t
+
+
+def kafka_jar() -> str:
+    """URI of ``flink-sql-connector-kafka`` 5.0.0-2.2, downloaded once by ``benchmarks/flink_setup.py``."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from benchmarks.flink_setup import kafka_jar as cached_jar
+
+    return Path(cached_jar()).as_uri()
+
+
+def maven_jar(group: str, artifact: str, version: str) -> str:
+    """URI of a jar in Maven's local repository, fetched with ``mvn dependency:get`` when missing."""
+    path = (Path.home() / ".m2" / "repository" / group.replace(".", "/") / artifact / version
+            / f"{artifact}-{version}.jar")
+    if not path.exists():
+        subprocess.run(["mvn", "-q", "dependency:get", f"-Dartifact={group}:{artifact}:{version}",
+                        "-Dtransitive=false"], check=True)
+    return path.as_uri()
+
+
+def collect(t, sql: str, *, kinds: bool = False) -> list[list]:
+    """The rows ``sql`` gives on ``t``, each as a list (led by its row kind, ``+I`` ..., if ``kinds``)."""
+    with t.execute_sql(sql).collect() as rows:
+        return [[str(r.get_row_kind()), *r] if kinds else list(r) for r in rows]
+
+
+def java_messages(e: Exception) -> list[str]:
+    """The messages of a PyFlink exception's Java exception and its causes, outermost first.
+
+    Empty when ``e`` carries no Java exception (a Python error).
+    """
+    cause, chain = getattr(e, "java_exception", None), []
+    while cause is not None:
+        chain.append(str(cause.getMessage()))
+        cause = cause.getCause()
+    return chain
+
+
+def error_text(e: Exception) -> str:
+    """:func:`java_messages` joined by `` / ``, or ``str(e)`` for an exception without them."""
+    return " / ".join(java_messages(e)) or str(e)
+
+
+def run_client(snippet: str, *args: str) -> str:
+    """Run Python ``snippet`` with ``args`` in this project's venv (``CLIENT_PYTHON`` overrides); its stdout.
+
+    Raises:
+        subprocess.CalledProcessError: the snippet failed (its stderr went to ours).
+    """
+    py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
+    return subprocess.run([py, "-c", snippet, *args], check=True, stdout=subprocess.PIPE, text=True).stdout
