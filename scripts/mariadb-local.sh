@@ -120,18 +120,9 @@ probe() { sql "SELECT 1" >/dev/null 2>&1; }
 wait_ready() { wait_service "$1" "$MARIADB_PORT" "$MARIADB_START_TIMEOUT" "$OUT_FILE" MariaDB; }
 
 cmd_start() {
-  mkdir -p "$MARIADB_HOME_DIR" "$LOG_DIR"
-  exec 9>"$MARIADB_HOME_DIR/.lock"  # serialise concurrent starts (parallel test sessions)
-  flock -w 600 9 || die "could not take $MARIADB_HOME_DIR/.lock"
+  mkdir -p "$LOG_DIR"
+  start_once "$MARIADB_HOME_DIR" mariadbd && return 0
   local pid
-  pid="$(running_pid)"
-  if [[ -n "$pid" ]]; then
-    wait_ready "$pid" || die "mariadbd pid $pid is running but not usable; try: $0 stop && $0 start"
-    log "already running (pid $pid)"
-    echo "$ADDRESS"
-    return 0
-  fi
-  rm -f "$PID_FILE"
   port_open "$MARIADB_PORT" && die "port $MARIADB_PORT is taken by a process this script did not start (set MARIADB_PORT)"
   provision
   write_config

@@ -109,18 +109,9 @@ probe() { pg_ready; }
 wait_ready() { wait_service "$1" "$PG_PORT" "$PG_START_TIMEOUT" "$OUT_FILE" PostgreSQL; }
 
 cmd_start() {
-  mkdir -p "$PG_HOME_DIR" "$LOG_DIR"
-  exec 9>"$PG_HOME_DIR/.lock"  # serialise concurrent starts (parallel test sessions)
-  flock -w 600 9 || die "could not take $PG_HOME_DIR/.lock"
+  mkdir -p "$LOG_DIR"
+  start_once "$PG_HOME_DIR" postgres && return 0
   local pid
-  pid="$(running_pid)"
-  if [[ -n "$pid" ]]; then
-    wait_ready "$pid" || die "postgres pid $pid is running but not usable; try: $0 stop && $0 start"
-    log "already running (pid $pid)"
-    echo "$ADDRESS"
-    return 0
-  fi
-  rm -f "$PID_FILE"
   port_open "$PG_PORT" && die "port $PG_PORT is taken by a process this script did not start (set PG_PORT)"
   provision
   [[ "$(id -u)" == 0 ]] && chown postgres: "$PG_HOME_DIR" "$LOG_DIR"

@@ -3,8 +3,9 @@
 #
 # The sourcing script sets PID_FILE, SERVICE_MAIN (a string its command line contains, so a
 # recycled pid is never taken for ours), SERVICE_ADDRESS (host:port, printed by status) and
-# STOP_GRACE (seconds between SIGTERM and SIGKILL), defines log(), cmd_start (and probe() for
-# wait_service), and ends with `service_main "$@"`.
+# STOP_GRACE (seconds between SIGTERM and SIGKILL), defines log(), die(), wait_ready, cmd_start
+# (and probe() for wait_service), and ends with `service_main "$@"`. A Java service fetched
+# through Maven also sets STREAMSQL_CACHE and LIBS for maven_libs.
 
 # Pid of our service if it is alive (and really ours), else empty.
 running_pid() {
@@ -74,6 +75,50 @@ wait_service() {
   tail -n 30 "$out" >&2 || true
   log "ERROR: $name not ready on 127.0.0.1:$port after ${timeout}s"
   return 1
+}
+
+# cmd_start's first step. Takes the lock $1/.lock on fd 9 (concurrent starts, e.g. parallel test
+# sessions, wait for each other; the service is started with 9>&- so it does not keep it). When
+# our service already runs: waits until wait_ready accepts it ($2 names it in the error), prints
+# SERVICE_ADDRESS and returns 0. Else removes a stale pid file and returns 1: start it.
+start_once() {
+  local home="$1" name="$2" pid
+  mkdir -p "$home"
+  exec 9>"$home/.lock"
+  flock -w 600 9 || die "could not take $home/.lock"
+  pid="$(running_pid)"
+  if [[ -n "$pid" ]]; then
+    wait_ready "$pid" || die "$name pid $pid is running but not usable; try: $0 stop && $0 start"
+    log "already running (pid $pid)"
+    echo "$SERVICE_ADDRESS"
+    return 0
+  fi
+  rm -f "$PID_FILE"
+  return 1
+}
+
+# Fetch, once, the jars of the pom.xml read from stdin (with their runtime dependencies) into
+# $LIBS through Maven; $STREAMSQL_CACHE keeps the pom. $1 names the service, $2 is its version
+# and $3 the variable that picks it (for the error), $4 a jar (glob) that must be among them.
+# $LIBS/.complete is written last, so an interrupted download is redone.
+maven_libs() {
+  local name="$1" version="$2" knob="$3" jar="$4"
+  if [[ -f "$LIBS/.complete" ]]; then return 0; fi
+  command -v mvn >/dev/null || die "mvn not found (Maven is needed to fetch $name)"
+  command -v java >/dev/null || die "java not found ($name needs Java 17+)"
+  log "provisioning $name $version into $STREAMSQL_CACHE via Maven (one-time)..."
+  mkdir -p "$STREAMSQL_CACHE"
+  cat >"$STREAMSQL_CACHE/pom.xml"
+  rm -rf "$LIBS.tmp"
+  (cd "$STREAMSQL_CACHE" && mvn -B -q dependency:copy-dependencies \
+      -Dstyle.color=never -DincludeScope=runtime -DoutputDirectory=libs.tmp) >&2 \
+    || die "Maven could not resolve $name $version (try another $knob)"
+  # shellcheck disable=SC2086  # $jar is a glob
+  ls "$LIBS.tmp"/$jar >/dev/null 2>&1 || die "$jar missing after Maven run"
+  rm -rf "$LIBS"
+  mv "$LIBS.tmp" "$LIBS"
+  touch "$LIBS/.complete"
+  log "provisioned $(ls "$LIBS" | wc -l) jars"
 }
 
 # Stop the service (SIGTERM, SIGKILL after $STOP_GRACE seconds); cmd_start calls it too when a
