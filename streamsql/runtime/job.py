@@ -13,12 +13,14 @@ ends with: end of input (final watermark, operators flush) → a final checkpoin
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
 import time
 import traceback
 import uuid
+import weakref
 from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
@@ -274,6 +276,43 @@ class JobRunner:
         self._stop.set()
 
 
+#: Started jobs, cancelled at interpreter exit if still running (:func:`_cancel_running`).
+_STARTED: weakref.WeakSet[JobHandle] = weakref.WeakSet()
+_AT_EXIT = threading.Lock()
+_exit_hook: list = []  # the registered hook, once
+#: How long interpreter exit waits for the jobs it cancels, in all (s).
+EXIT_CANCEL_TIMEOUT_S = 30.0
+
+
+def _cancel_at_exit(handle: JobHandle) -> None:
+    """Have ``handle`` cancelled at interpreter exit if it still runs then.
+
+    The hook is registered at the first job, so it runs before the ``atexit`` handlers of the
+    modules imported before (they run last-registered first).
+    """
+    with _AT_EXIT:
+        if not _exit_hook:
+            _exit_hook.append(atexit.register(_cancel_running))
+        _STARTED.add(handle)
+
+
+def _cancel_running() -> None:
+    """Cancel the jobs still running and wait (in all at most :data:`EXIT_CANCEL_TIMEOUT_S`) for them.
+
+    A program may end without closing its environment (``StreamEnvironment.close``) while jobs
+    run: their threads are daemons, and one inside native code (DuckDB checking a query, RocksDB,
+    a Kafka client) when Python finalizes is cut short there and aborts the process ("terminate
+    called after throwing an instance of ''", exit code 134). Cancelled first, as ``close`` does,
+    they end before finalization.
+    """
+    running = [h for h in list(_STARTED) if not h.done]
+    for h in running:
+        h.runner.cancel()
+    deadline = time.monotonic() + EXIT_CANCEL_TIMEOUT_S
+    for h in running:
+        h._await_end(max(0.0, deadline - time.monotonic()))
+
+
 class JobHandle:
     """A submitted job: its status, metrics and checkpoints; wait on it, cancel or stop it.
 
@@ -306,6 +345,7 @@ class JobHandle:
     def start(self) -> JobHandle:
         """Start the job thread; returns self."""
         self.status = "RUNNING"
+        _cancel_at_exit(self)
         self._thread.start()
         return self
 
