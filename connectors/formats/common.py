@@ -114,6 +114,15 @@ class Encoder(ABC):
     def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
         """One payload per row of ``table`` (``kinds``: row kinds, for changelog formats)."""
 
+    def encode_array(self, table: pa.Table, kinds: np.ndarray | None = None) -> pa.Array | None:
+        """:meth:`encode`'s payloads as one Arrow string or binary array without NULLs, or None.
+
+        For a writer that hands whole arrays to its client (an exactly-once Kafka sink:
+        ``connectors/kafka/native.py``); None (the default) when this encoder builds no such
+        array for ``table``: the caller uses :meth:`encode`.
+        """
+        return None
+
 
 Piece = tuple[Batch, np.ndarray]
 """A decoded part of a batch and the input index of each of its rows."""

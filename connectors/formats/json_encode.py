@@ -257,6 +257,18 @@ def encode_vectorized(
         NotImplementedError: for a column type without a vectorized rendering, or repeated names.
         pyarrow.ArrowInvalid: when Arrow cannot build the text (e.g. over 2 GiB).
     """
+    return string_payloads(encode_texts(table, schema, options, prefix))
+
+
+def encode_texts(
+    table: pa.Table, schema: Schema, options: dict[str, str], prefix: str = "json"
+) -> pa.Array:
+    """:func:`encode_vectorized`'s rows as one Arrow string array (no NULL), before any Python object.
+
+    Raises:
+        NotImplementedError: for a column type without a vectorized rendering, or repeated names.
+        pyarrow.ArrowInvalid: when Arrow cannot build the text (e.g. over 2 GiB).
+    """
     names = schema.names
     if len(set(names)) != len(names):
         msg = "repeated column names"
@@ -274,7 +286,7 @@ def encode_vectorized(
     if not any(isinstance(p, pa.Array) for p in parts):  # pragma: no cover
         msg = "no columns"
         raise NotImplementedError(msg)
-    return string_payloads(pc.binary_join_element_wise(*parts, ""))
+    return pc.binary_join_element_wise(*parts, "")
 
 
 def encode_rows(table: pa.Table, schema: Schema, options: dict[str, str]) -> list[bytes]:
@@ -293,14 +305,24 @@ class JsonEncoder(Encoder):
     def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
         """One payload per row (see :meth:`Encoder.encode`).
 
-        Built column-wise by Arrow (:func:`encode_vectorized`); the per-row encoder is the fallback
+        Built column-wise by Arrow (:meth:`encode_array`); the per-row encoder is the fallback
         (no columns, a type or text Arrow cannot render).
         """
-        if self._vectorized and self.schema.names and table.num_rows:
-            try:
-                return encode_vectorized(table, self.schema, self.options)
-            except NotImplementedError:
-                self._vectorized = False
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
-                pass
-        return encode_rows(table, self.schema, self.options)
+        texts = self.encode_array(table, kinds)
+        return string_payloads(texts) if texts is not None else encode_rows(table, self.schema, self.options)
+
+    def encode_array(self, table: pa.Table, kinds: np.ndarray | None = None) -> pa.Array | None:
+        """The payloads as one Arrow string array (:func:`encode_texts`), or None: use :meth:`encode`.
+
+        None where the vectorized encoder does not apply (no columns, no rows, a type or text
+        Arrow cannot render); :meth:`encode` then gives the same bytes row by row.
+        """
+        if not (self._vectorized and self.schema.names and table.num_rows):
+            return None
+        try:
+            return encode_texts(table, self.schema, self.options)
+        except NotImplementedError:
+            self._vectorized = False
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
+            pass
+        return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from streamsql.connectors.kafka.errors import (
     MISSING_TOPIC_CODES,
@@ -18,6 +19,7 @@ from streamsql.connectors.kafka.errors import (
     execution_error,
     new_client,
 )
+from streamsql.connectors.kafka.native import BatchProducer, QueueFull, RefusedMessage, payload_list
 from streamsql.connectors.kafka.topics import NO_AUTO_CREATE
 
 from streamsql.core.errors import ExecutionError, FencedError
@@ -77,6 +79,8 @@ class ProducerHandle:
         self.txn_first_write: float | None = None
         self.in_txn = False
         self.topics: set[str] = set()  # every topic produced to (a finished transaction awaits them)
+        #: librdkafka's batch produce on this producer (:meth:`attach_batch`), or None: produce() per row
+        self.batch: BatchProducer | None = None
         cfg = {
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
             "linger.ms": 5,
@@ -92,6 +96,15 @@ class ProducerHandle:
         cfg["on_delivery"] = self._on_delivery
         self.producer = new_client(Producer, cfg, what)
         self.latch.watch(self.producer)
+
+    def attach_batch(self) -> None:
+        """Produce a batch given as an Arrow array with one librdkafka call (:mod:`.native`).
+
+        Only for a transactional producer: such messages get no delivery report; a failed
+        delivery fails the transaction's commit instead. A no-op where the native call is not
+        available (:meth:`.native.BatchProducer.attach`).
+        """
+        self.batch = BatchProducer.attach(self.producer)
 
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
         if err is not None:
@@ -148,7 +161,7 @@ class ProducerHandle:
         self,
         topic: str,
         keys: list[bytes | None] | None,
-        values: list[bytes | None],
+        values: list[bytes | None] | pa.Array,
         partition: int = -1,
         timestamps: list[int] | None = None,
         headers: list | None = None,
@@ -156,7 +169,9 @@ class ProducerHandle:
         """Produce one message per value (with ``keys[i]`` when given); never raises BufferError.
 
         ``timestamps[i]`` (epoch ms; 0: the time of sending) and ``headers[i]`` (``[(key, bytes)]``
-        or None) when given, else the producer's defaults.
+        or None) when given, else the producer's defaults. ``values`` may be an Arrow string or
+        binary array without NULLs (:meth:`.Encoder.encode_array`): without keys, timestamps and
+        headers, and with :meth:`attach_batch` done, it goes to librdkafka in one call per batch.
 
         Raises:
             ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
@@ -164,8 +179,14 @@ class ProducerHandle:
         p = self.producer
         produce = p.produce
         self.topics.add(topic)
-        if self.in_txn and self.txn_first_write is None and values:
+        if self.in_txn and self.txn_first_write is None and len(values):
             self.txn_first_write = time.monotonic()  # the broker's transaction timer starts about now
+        if isinstance(values, pa.Array):
+            if (self.batch is not None and keys is None and timestamps is None and headers is None
+                    and not values.null_count):
+                self._produce_batch(topic, values, partition)
+                return
+            values = payload_list(values)
         n = len(values)
         i = 0
         try:
@@ -199,6 +220,37 @@ class ProducerHandle:
                     p.poll(0)
         except (KafkaException, SystemError) as e:
             raise self._error(e) from None
+        self.check()
+
+    def _produce_batch(self, topic: str, values: pa.Array, partition: int) -> None:
+        """:meth:`produce_many` of an Arrow array through :attr:`batch`, in order, waiting for room.
+
+        Raises:
+            ExecutionError: as :meth:`produce_many` (a message librdkafka refuses is produced
+                again by ``produce()`` to raise its own error).
+        """
+        p = self.producer
+        start = 0
+        while True:
+            try:
+                self.batch.produce(topic, values, partition, start)
+                break
+            except QueueFull as full:
+                if full.done == start and len(p) == 0:  # nothing queued, still no room: never fits
+                    self._too_large(values[start].as_buffer().to_pybytes(), None)
+                start = full.done
+                p.poll(QUEUE_FULL_WAIT_S)
+                self.check()
+                self._raise_aborted()
+            except RefusedMessage as refused:  # produce() of that message raises the precise error
+                value = payload_list(values.slice(refused.index, 1))[0]
+                try:
+                    p.produce(topic, value, None, partition)
+                except (KafkaException, SystemError, BufferError) as e:
+                    raise self._error(e) from None
+                msg = f"{self.what}: librdkafka refused a message: {refused.reason}"
+                raise ExecutionError(msg) from None
+        p.poll(0)
         self.check()
 
     def _too_large(self, value: bytes | None, key: bytes | None) -> None:
@@ -275,6 +327,9 @@ class ProducerHandle:
         """
         if self.producer is None:
             return
+        if self.batch is not None:  # its topic handles go before the producer
+            self.batch.close()
+            self.batch = None
         try:
             self.producer.flush(0 if self.aborted else 10)  # a cancel delivers nothing more
         except (KafkaException, RuntimeError, SystemError):  # a fenced producer fails its callbacks

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
 from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
 from streamsql.connectors.kafka.metadata import RecordMetadata
@@ -77,6 +78,11 @@ class ProducerSession:
     def transactional(self) -> bool:
         """Rows become visible only when the task's transaction commits."""
         return self.txn is not None
+
+    @property
+    def batch_produce(self) -> bool:
+        """The producer takes a batch as one Arrow array in one call (``ProducerHandle.attach_batch``)."""
+        return self.handle is not None and self.handle.batch is not None
 
     @property
     def is_open(self) -> bool:
@@ -142,7 +148,7 @@ class ProducerSession:
     def produce_many(
         self,
         keys: list[bytes | None] | None,
-        values: list[bytes | None],
+        values: list[bytes | None] | pa.Array,
         partition: int = -1,
         timestamps: list[int] | None = None,
         headers: list | None = None,

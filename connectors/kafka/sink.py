@@ -256,9 +256,19 @@ class KafkaSink(ProducingSink):
         return routed
 
     def _arguments(self, table: pa.Table, kinds) -> tuple:
-        values = self.venc.encode(table.select(self.fs.value_schema.names), kinds)
+        """``(keys, values, partition, timestamps, headers)`` of :meth:`ProducerSession.produce_many`.
+
+        ``values`` is one Arrow array where the producer takes a whole batch in one call
+        (``ProducerSession.batch_produce``: exactly-once, and no keys, timestamps or headers).
+        """
+        value_table = table.select(self.fs.value_schema.names)
         keys = self.kenc.encode(self.fs.key_table(table)) if self.kenc is not None else None
         timestamps, headers = self.metadata.of(table)
+        values = None
+        if keys is None and timestamps is None and headers is None and self.session.batch_produce:
+            values = self.venc.encode_array(value_table, kinds)
+        if values is None:
+            values = self.venc.encode(value_table, kinds)
         return keys, values, self.partition, timestamps, headers
 
     def _produce(self, records: tuple | Routed) -> None:

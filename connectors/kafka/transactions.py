@@ -66,6 +66,7 @@ from streamsql.connectors.kafka.topics import create_topic
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.errors import ExecutionError, FencedError, JobSetupError
 from streamsql.core.faults import fault_point
+from streamsql.core.values import parse_bool
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +101,11 @@ class KafkaTransactions:
         task_index: int = 0,
         prefix: str = DEFAULT_PREFIX,
         progress_topic: str = DEFAULT_PROGRESS_TOPIC,
+        batch_produce: bool = True,
     ):
         self.props = dict(props)
+        #: produce a batch of rows in one call of librdkafka's (:mod:`.native`), where it can
+        self.batch_produce = batch_produce
         self.bootstrap = str(self.props.get("bootstrap.servers", ""))
         self.job_name = job_name
         self.task_index = task_index
@@ -133,8 +137,10 @@ class KafkaTransactions:
         props = librdkafka_props(o, f"Table '{ctx.table.name}': ", "producer")
         prefix = o.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
         topic = o.get("sink.progress-topic") or DEFAULT_PROGRESS_TOPIC
+        key = "streamsql.exec.kafka.batch-produce"
+        batch = parse_bool(ctx.config.get(key, "true"), key)
         txn = ctx.resources.shared(
-            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic))
+            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic, batch))
         ctx.resources.register_committer(txn)
         for what, mine, theirs in (
             ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
@@ -164,6 +170,8 @@ class KafkaTransactions:
         props["enable.idempotence"] = True
         handle = ProducerHandle(props, self.what)
         handle.txn_timeout_ms = int(props["transaction.timeout.ms"])
+        if self.batch_produce:
+            handle.attach_batch()  # transactional: a failed delivery fails the commit (.native)
         require_brokers(handle.producer, self.what, self.bootstrap)  # fail in 10 s, not 60 s of init
         self.handle = handle
         try:

@@ -57,6 +57,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.memory.trim-after-checkpoint": "true",
     "streamsql.exec.memory.keep-pandas-unloaded": "true",
     "streamsql.exec.pipeline.sink-prepare-on-job-thread": "true",
+    "streamsql.exec.kafka.batch-produce": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
     # Flink's client wait, here STOP JOB ... WITH SAVEPOINT's for the final checkpoint (the SQL
@@ -132,6 +133,9 @@ KINDS: dict[str, object] = {
     "streamsql.exec.memory.keep-pandas-unloaded": "bool",
     # false: a pipelined sink's thread also does its prepare (the Kafka sink's encoding)
     "streamsql.exec.pipeline.sink-prepare-on-job-thread": "bool",
+    # false: an exactly-once Kafka sink calls produce() per row instead of librdkafka's
+    # rd_kafka_produce_batch() per batch (connectors/kafka/native.py)
+    "streamsql.exec.kafka.batch-produce": "bool",
     "pipeline.auto-watermark-interval": "duration",
     "table.exec.source.idle-timeout": "duration",
     "sql-client.execution.result-mode": ("table", "changelog", "tableau"),

@@ -9,6 +9,7 @@ import orjson
 import pyarrow as pa
 import pytest
 from streamsql.connectors.formats import json_encode as J
+from streamsql.connectors.kafka.native import payload_list
 
 from tests.connectors.helpers import schema_of
 
@@ -79,6 +80,7 @@ def test_vectorized_matches_rows(iso):
     got = J.encode_vectorized(t, SCHEMA, opts)
     assert got == ref
     assert J.JsonEncoder(SCHEMA, opts).encode(t) == ref
+    assert payload_list(J.JsonEncoder(SCHEMA, opts).encode_array(t)) == ref  # what a batch produce sends
     for p in got:
         orjson.loads(p)  # valid JSON
 
@@ -103,6 +105,8 @@ def test_vectorized_all_null_and_empty():
     assert enc.encode(t.slice(0, 0)) == []
     empty = schema_of()
     assert J.JsonEncoder(empty, {}).encode(pa.table({"x": [1, 2]}).select([])) == [b"{}", b"{}"]
+    assert enc.encode_array(t.slice(0, 0)) is None  # no array: the sink encodes row by row
+    assert J.JsonEncoder(empty, {}).encode_array(pa.table({"x": [1, 2]}).select([])) is None
 
 
 def test_fallback_on_repeated_names():

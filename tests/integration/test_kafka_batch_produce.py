@@ -1,0 +1,137 @@
+"""librdkafka's batch produce on a transactional producer (connectors/kafka/native.py), real broker.
+
+An exactly-once Kafka sink hands a batch's JSON texts to librdkafka as one Arrow array in one
+call. What must hold: the same bytes, in order per partition, in the open transaction; a full
+producer queue waits and goes on where it stopped (no message twice, none skipped); a message
+librdkafka refuses fails with ``produce()``'s own error; a delivery that fails (no report reaches
+Python for these messages) fails the transaction's commit; a producer dropped without ``close()``
+is destroyed without hanging.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import uuid
+
+import pyarrow as pa
+import pytest
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+from streamsql.connectors.kafka.producer import ProducerHandle
+
+from streamsql.core.errors import ExecutionError
+
+
+def _handle(bootstrap: str, **props) -> ProducerHandle:
+    h = ProducerHandle({"bootstrap.servers": bootstrap, "transactional.id": f"batch-{uuid.uuid4().hex[:8]}",
+                        "enable.idempotence": True, **props}, "test")
+    h.producer.init_transactions(30)
+    h.attach_batch()
+    assert h.batch is not None, "the native batch produce is available on this platform"
+    return h
+
+
+def _read(bootstrap: str, topic: str, partitions: int) -> dict[int, list[bytes]]:
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"g-{topic}",
+                  "isolation.level": "read_committed", "enable.partition.eof": True})
+    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    out: dict[int, list[bytes]] = {p: [] for p in range(partitions)}
+    ended: set[int] = set()
+    try:
+        while len(ended) < partitions:
+            for m in c.consume(10_000, 5.0):
+                if m.error() is not None:
+                    ended.add(m.partition())
+                else:
+                    out[m.partition()].append(m.value())
+    finally:
+        c.close()
+    return out
+
+
+def test_a_batch_arrives_whole_in_order_and_only_once_committed(kafka_bootstrap, kafka_topic_factory):
+    topic = kafka_topic_factory("batch-produce", partitions=3)
+    texts = [f'{{"i":{i},"s":"{"ü" * (i % 7)}\\n"}}' for i in range(25_000)] + [""]
+    arr = pa.array(texts, pa.string()).slice(3)  # an offset into the buffers, as a sliced batch has
+    h = _handle(kafka_bootstrap)
+    try:
+        h.producer.begin_transaction()
+        h.in_txn = True
+        h.produce_many(topic, None, arr.slice(0, 10_000))
+        h.produce_many(topic, None, arr.slice(10_000))
+        h.flush()
+        h.producer.commit_transaction(30)
+    finally:
+        h.close()
+    got = _read(kafka_bootstrap, topic, 3)
+    want = [t.encode() for t in texts[3:]]
+    assert sorted(v for vs in got.values() for v in vs) == sorted(want)
+    rank = {v: i for i, v in enumerate(want[:-1])}
+    for values in got.values():  # each partition's messages in the order produced
+        ranks = [rank[v] for v in values if v]
+        assert ranks == sorted(ranks)
+
+
+def test_a_full_queue_waits_and_goes_on_where_it_stopped(kafka_bootstrap, kafka_topic_factory):
+    topic = kafka_topic_factory("batch-queue-full", partitions=1)
+    texts = [f"m{i}" for i in range(5_000)]
+    h = _handle(kafka_bootstrap, **{"queue.buffering.max.messages": 100})
+    try:
+        h.producer.begin_transaction()
+        h.in_txn = True
+        h.produce_many(topic, None, pa.array(texts), partition=0)
+        h.flush()
+        h.producer.commit_transaction(30)
+    finally:
+        h.close()
+    assert _read(kafka_bootstrap, topic, 1)[0] == [t.encode() for t in texts]
+
+
+def test_a_refused_message_fails_with_produces_own_error(kafka_bootstrap, kafka_topic_factory):
+    topic = kafka_topic_factory("batch-refused", partitions=1)
+    h = _handle(kafka_bootstrap)
+    try:  # no transaction begun: librdkafka refuses every message
+        with pytest.raises(ExecutionError, match="(?i)state"):
+            h.produce_many(topic, None, pa.array(["a", "b"]))
+    finally:
+        h.close()
+
+
+def test_a_failed_delivery_fails_the_commit(kafka_bootstrap, kafka_topic_factory):
+    # The broker rejects a message over the topic's max.message.bytes; no delivery report reaches
+    # Python for a batch-produced message, so the transaction's commit must fail instead.
+    topic = kafka_topic_factory("batch-too-large", partitions=1, config={"max.message.bytes": "2000"})
+    h = _handle(kafka_bootstrap)
+    try:
+        h.producer.begin_transaction()
+        h.in_txn = True
+        h.produce_many(topic, None, pa.array(["small", "x" * 10_000]))
+        h.producer.flush(30)
+        with pytest.raises(KafkaException) as failed:
+            h.producer.commit_transaction(30)
+        assert failed.value.args[0].txn_requires_abort()
+        h.producer.abort_transaction(30)
+    finally:
+        h.close()
+    assert _read(kafka_bootstrap, topic, 1)[0] == []
+
+
+def test_a_producer_dropped_without_close_is_destroyed(kafka_bootstrap):
+    script = textwrap.dedent(f"""
+        import gc, pyarrow as pa
+        from streamsql.connectors.kafka.producer import ProducerHandle
+        h = ProducerHandle({{"bootstrap.servers": "{kafka_bootstrap}", "enable.idempotence": True,
+                            "transactional.id": "drop-{uuid.uuid4().hex}"}}, "test")
+        h.producer.init_transactions(30)
+        h.attach_batch()
+        h.producer.begin_transaction()
+        h.batch.produce("drop-{uuid.uuid4().hex}", pa.array(["a"]))
+        del h
+        gc.collect()
+        print("done")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "done" in out.stdout
+
