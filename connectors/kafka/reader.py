@@ -412,8 +412,7 @@ class KafkaReader:
         c = self.consumer
         if self.finished():
             return []
-        if self.discovery_s and time.monotonic() >= self._discover_at:
-            self._discover()
+        self.discover_when_due()
         n = max(1, max_rows)
         try:
             with gc_paused():  # only what is queued already: never a wait with the collector off
@@ -443,6 +442,11 @@ class KafkaReader:
                 splits, offsets = splits[sel], offsets[sel]
         self._located = (msgs, splits, offsets)
         return msgs
+
+    def discover_when_due(self) -> None:
+        """Look for new partitions when the discovery interval has passed (:meth:`_discover`; may wait)."""
+        if self.discovery_s and time.monotonic() >= self._discover_at:
+            self._discover()
 
     def _discover(self) -> None:
         """Assign the partitions added since the last look, from their earliest offset (module docstring).
