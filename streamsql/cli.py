@@ -119,12 +119,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _interrupted_run(env, voice, failed: list) -> int:
-    """End a run that Ctrl-C (or SIGTERM) interrupted: cancel its jobs; 130 (1 if a job failed first)."""
+    """End a run that Ctrl-C (or SIGTERM) interrupted: cancel its jobs; 130 (1 if a job failed first).
+
+    Each cancelled job's summary follows (:func:`~streamsql.jobs.job_summary`: rows, the checkpoint
+    it resumed from, its last one), so the user sees what a rerun of the script resumes from.
+    """
+    from streamsql.jobs import job_summary
+
     if failed:
         env.close()
         return 1
     voice.info("\n[INFO] Interrupted; cancelling jobs.")
     env.close()
+    for job in env.jobs.values():
+        voice.info(job_summary(job))
     return 130
 
 

@@ -72,6 +72,8 @@ def test_ctrl_c_while_duckdb_runs_a_query_interrupts_the_run(tmp_path, monkeypat
     assert time.monotonic() - started < 25, "the Ctrl-C was lost: the run waited on"
     assert "Internal error" not in err
     assert rc == 130 and "[INFO] Interrupted; cancelling jobs." in err
+    # what was done, and what a rerun resumes from: the cancelled job's summary
+    assert "[INFO] Job 'insert-into_bh-" in err and "' CANCELED: " in err and " rows in, " in err
 
 
 def test_ctrl_c_while_the_command_starts_exits_130_without_a_traceback(monkeypatch, capsys, handlers):
