@@ -35,6 +35,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import sys
+import threading
 
 import confluent_kafka
 import numpy as np
@@ -142,14 +143,16 @@ def library() -> ctypes.CDLL | None:
 class BatchProducer:
     """``rd_kafka_produce_batch()`` on a confluent-kafka producer's handle (see module docstring).
 
-    Not thread-safe on its own: it is used where the producer's ``produce()`` would be, by one
-    thread at a time (the sink thread). :meth:`close` before the producer is destroyed.
+    :meth:`produce` may be called from several threads at once (the sink threads of the sinks that
+    share a task's transaction), as librdkafka's call may; :meth:`close` once they are done, before
+    the producer is destroyed.
     """
 
     def __init__(self, lib: ctypes.CDLL, rk: int):
         self._lib = lib
         self._rk = rk
         self._topics: dict[str, int] = {}  # topic -> rd_kafka_topic_t * (one application reference)
+        self._lock = threading.Lock()  # one topic handle per topic, whichever thread asks first
 
     @classmethod
     def attach(cls, producer: confluent_kafka.Producer) -> BatchProducer | None:
@@ -170,12 +173,16 @@ class BatchProducer:
 
     def _topic(self, topic: str) -> int:
         rkt = self._topics.get(topic)
-        if rkt is None:
-            rkt = self._lib.rd_kafka_topic_new(self._rk, topic.encode(), None)
-            if not rkt:
-                msg = f"rd_kafka_topic_new({topic!r}) failed"
-                raise OSError(msg)
-            self._topics[topic] = rkt
+        if rkt is not None:
+            return rkt
+        with self._lock:
+            rkt = self._topics.get(topic)
+            if rkt is None:
+                rkt = self._lib.rd_kafka_topic_new(self._rk, topic.encode(), None)
+                if not rkt:
+                    msg = f"rd_kafka_topic_new({topic!r}) failed"
+                    raise OSError(msg)
+                self._topics[topic] = rkt
         return rkt
 
     def produce(self, topic: str, values: pa.Array, partition: int = -1, start: int = 0) -> None:
@@ -223,6 +230,7 @@ class BatchProducer:
 
     def close(self) -> None:
         """Release the topic handles (before the producer is destroyed); idempotent."""
-        topics, self._topics = self._topics, {}
+        with self._lock:
+            topics, self._topics = self._topics, {}
         for rkt in topics.values():
             self._lib.rd_kafka_topic_destroy(rkt)
