@@ -238,7 +238,8 @@ def console() -> None:
 
     A ``run`` or ``worker`` that succeeded exits through :func:`exit_now`; anything else exits
     as Python does. A Ctrl-C before the command took it over (while it imports its modules, a
-    few seconds on a loaded machine: no job has started) exits 130 too, without a traceback.
+    few seconds on a loaded machine: no job has started) exits 130 too, without a traceback; a
+    closed stdout (the shell's output piped into ``head``) exits 1 without one.
     """
     args = _arguments(None)
     try:
@@ -246,6 +247,12 @@ def console() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("\n[INFO] Interrupted.\n")
         sys.exit(130)
+    except BrokenPipeError:  # the reader of our output left (`streamsql shell < s.sql | head`)
+        # End quietly, as Unix tools do, not with a traceback; stdout goes to /dev/null so that
+        # Python's last flush on exit does not fail again.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     if rc == 0 and args.command in ("run", "worker"):
         exit_now(rc)
     sys.exit(rc)

@@ -178,3 +178,29 @@ def test_end_of_input_with_an_unbounded_insert_says_it_waits_and_ctrl_c_cancels(
     assert waited is not None, f"no exit within 60 s of SIGINT (sent {late:.1f} s after start):\n{text}"
     assert proc.returncode == 130, text
     assert "Cancelling 1 running job" in out, out
+
+
+def test_a_reader_that_leaves_ends_the_shell_quietly(tmp_path):
+    """`streamsql shell < s.sql | head -1`: once head has left, the shell's next write (a later
+    result, its Goodbye) met a closed pipe and the shell ended with Python's traceback
+    (BrokenPipeError in Shell.write). It now exits 1 without one."""
+    text = ("SHOW TABLES;\n"
+            "CREATE TABLE slow (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '6', "
+            "'rows-per-second' = '3');\n"
+            "SELECT id FROM slow;\n")
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", "shell"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_env(tmp_path),
+                            text=True)
+    proc.stdin.write(text)
+    proc.stdin.close()
+    assert proc.stdout.readline()  # the first line of SHOW TABLES' table, then the reader leaves
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read()
+        rc = proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in err, err
+    assert rc == 1, (rc, err)
