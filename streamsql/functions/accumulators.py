@@ -20,6 +20,7 @@ from operator import itemgetter
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from streamsql.core.errors import PlanError
 from streamsql.core.types import hashable
@@ -102,12 +103,31 @@ class Aggregates:
         """Select items ``expr AS __p{j}_{k}`` that combine partial states (over those columns)."""
         return [f"{e} AS {c}" for s in self.states for e, c in zip(s.combine(), s.columns)]
 
-    def multiset_queries(self, group: list[str], sign: str | None) -> dict[int, str]:
-        """Per multiset state: the query of ``(group..., value, net multiplicity)`` over ``__in``."""
+    def multiset_queries(self, group: list[str], sign: str | None) -> list[MultisetQuery]:
+        """The queries of the multiset states' ``(group..., value, net multiplicity)`` over ``__in``.
+
+        One query per argument type, not per state: the argument columns of one type are unnested
+        side by side, so ``COUNT(DISTINCT a) FILTER (...)`` four times over two columns (Nexmark's
+        q15) costs one DuckDB query per batch instead of eight (each has ~1 ms of fixed cost).
+        """
+        by_type: dict[str, dict[str, list[int]]] = {}
+        for s in self.states:
+            if s.multiset:
+                by_type.setdefault(str(s.arg_type), {}).setdefault(s.arg, []).append(s.index)
         mult = f"sum({sign})::BIGINT" if sign else "count(*)::BIGINT"
-        return {s.index: f"SELECT {', '.join(group + [s.arg])}, {mult} FROM __in WHERE {s.arg} IS NOT NULL "
-                         f"GROUP BY ALL"
-                for s in self.states if s.multiset}
+        out = []
+        for columns in by_type.values():
+            args = list(columns)
+            if len(args) == 1:
+                sql = (f"SELECT {', '.join(group + args)}, {mult} FROM __in WHERE {args[0]} IS NOT NULL "
+                       f"GROUP BY ALL")
+            else:  # two unnests of one length are zipped: (column's code, its value) per input row
+                sql = (f"SELECT {', '.join(group)}{', ' if group else ''}__ms_code, __ms_value, {mult} FROM "
+                       f"(SELECT *, unnest(range({len(args)}))::INTEGER AS __ms_code, "
+                       f"unnest([{', '.join(args)}]) AS __ms_value FROM __in) "
+                       f"WHERE __ms_value IS NOT NULL GROUP BY ALL")
+            out.append(MultisetQuery(sql, len(group), [tuple(columns[a]) for a in args]))
+        return out
 
     @contextmanager
     def overflow_guard(self) -> Iterator[None]:
@@ -244,6 +264,34 @@ def _single(calls: list[int]):
         return lambda acc: ()
     i = calls[0]
     return lambda acc: (acc[i],)
+
+
+class MultisetQuery:
+    """One query of :meth:`Aggregates.multiset_queries` and how its result splits per state.
+
+    Args:
+        sql: the query over ``__in``: ``(group..., value, mult)`` for one argument column,
+            ``(group..., code, value, mult)`` for several (``code`` = the column's position).
+        num_group: the number of group columns.
+        states: per argument column (by code), the states that read it.
+    """
+
+    def __init__(self, sql: str, num_group: int, states: list[tuple[int, ...]]):
+        self.sql, self.num_group, self.states = sql, num_group, states
+
+    def parts(self, result: pa.Table) -> Iterator[tuple[int, pa.Table]]:
+        """``(state, its rows (group..., value, mult))`` for every state, from the query's ``result``."""
+        if len(self.states) == 1:
+            for state in self.states[0]:
+                yield state, result
+            return
+        g = self.num_group
+        codes = result.column(g)
+        rest = result.remove_column(g)
+        for code, states in enumerate(self.states):
+            part = rest.filter(pc.equal(codes, pa.scalar(code, pa.int32())))
+            for state in states:
+                yield state, part
 
 
 def python_values(col: pa.Array | pa.ChunkedArray) -> list:

@@ -198,8 +198,8 @@ class GroupAggOperator(GroupAggBase):
                  state_ttl_ms: int | None = None, updating_input: bool = False, update_before: bool = True):
         super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms, update_before)
         self.updating_input = updating_input
-        # One query per multiset state: net multiplicity of each (key, value).
-        self._multiset_sql = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
+        # The multiset states' net multiplicity of each (key, value), one query per argument type.
+        self._multisets = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
 
     def open(self, ctx: OperatorContext) -> None:
         """As the base; under state TTL a COUNT(DISTINCT x)'s values expire on their own, as Flink's.
@@ -241,17 +241,16 @@ class GroupAggOperator(GroupAggBase):
         new_acc = aggregates.new
         news = [new_acc() if a is None else a for a in accs]
         aggregates.fold(news, res)
-        index = {k: i for i, k in enumerate(encoded)} if self._multiset_sql or aggregates.rowwise else None
+        index = {k: i for i, k in enumerate(encoded)} if self._multisets or aggregates.rowwise else None
         if aggregates.rowwise:  # Python aggregates: every row, in order (Flink calls them per row)
             rows = [index[k] for k in encode_keys(table.columns[:nk], table.num_rows)] if nk \
                 else [0] * table.num_rows
             aggregates.fold_rows(news, table, rows, batch.signs().tolist(), batch.origin)
-        if self._multiset_sql:
-            for state, sql in self._multiset_sql.items():
-                mres = query_table(self._con, sql, table)
-                rows = [index[k] for k in encode_keys(mres.columns[:nk], mres.num_rows)]
-                aggregates.fold_multiset(state, news, rows, python_values(mres.column(nk)),
-                                         mres.column(nk + 1).to_pylist())
+        for query in self._multisets:
+            for state, part in query.parts(query_table(self._con, query.sql, table)):
+                rows = [index[k] for k in encode_keys(part.columns[:nk], part.num_rows)]
+                aggregates.fold_multiset(state, news, rows, python_values(part.column(nk)),
+                                         part.column(nk + 1).to_pylist())
 
         out_rows, out_kinds = [], []
         INSERT, DELETE = RowKind.INSERT, RowKind.DELETE  # noqa: N806

@@ -103,7 +103,7 @@ class SessionWindowAggOperator(WindowAggBase):
         group = keys + ['"__sid"']
         items = group + ["min(__t)", "max(__t)"] + self.aggregates.partial_items(None, objects=True)
         self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY ALL"
-        self._multiset_sql = self.aggregates.multiset_queries(group, None)
+        self._multisets = self.aggregates.multiset_queries(group, None)
 
     _query = WindowAggBase._query_table
 
@@ -136,13 +136,13 @@ class SessionWindowAggOperator(WindowAggBase):
             rows = [at[n] for n in range(table.num_rows)]
             origin = batch.origin if valid is None else None  # rows were dropped: positions moved
             aggregates.fold_rows(news, table, rows, [1] * table.num_rows, origin)
-        if self._multiset_sql:
+        if self._multisets:
             index = {g: i for i, g in enumerate(groups)}
-            for state, sql in self._multiset_sql.items():
-                d = self._query(sql, islands)
-                rows = [index[g] for g in zip(*(d.column(i).to_pylist() for i in range(nk + 1)))]
-                aggregates.fold_multiset(state, news, rows, d.column(nk + 1).to_pylist(),
-                                         d.column(nk + 2).to_pylist())
+            for query in self._multisets:
+                for state, d in query.parts(self._query(query.sql, islands)):
+                    rows = [index[g] for g in zip(*(d.column(i).to_pylist() for i in range(nk + 1)))]
+                    aggregates.fold_multiset(state, news, rows, d.column(nk + 1).to_pylist(),
+                                             d.column(nk + 2).to_pylist())
         gap = self.spec.gap
         # Batch-local sessions per key, in start order.
         by_key: dict[tuple, list] = {}
