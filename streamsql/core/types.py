@@ -166,6 +166,13 @@ class SqlType:
         if name == "DECIMAL":
             p = args[0] if args else 10
             s = args[1] if len(args) > 1 else 0
+            if not 1 <= p <= 38:  # Flink's DecimalType (Arrow's decimal128 has the same bounds)
+                msg = f"Decimal precision must be between 1 and 38 (both inclusive): {text.strip()}"
+                raise SqlError(msg)
+            if s > p:
+                msg = (f"Decimal scale must be between 0 and the precision {p} (both inclusive): "
+                       f"{text.strip()}")
+                raise SqlError(msg)
             return SqlType(name, p, s, nullable)
         if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(name, args[0] if args else (6 if name == "TIMESTAMP" else 6), None, nullable)

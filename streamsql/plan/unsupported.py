@@ -80,13 +80,17 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
 
 
 def _check_cast_type(sql: str | None, cast: exp.Cast) -> None:
-    """A CAST to a type StreamSQL does not know is refused here (DuckDB's catalog error was shown)."""
+    """A CAST to a type StreamSQL does not know, or a DECIMAL out of bounds, is refused here.
+
+    (DuckDB's catalog or binder error was shown.)
+    """
     target = cast.to.sql()
     try:
         SqlType.parse(target)
     except SqlError as e:
         word = target.split("(")[0].split()[0].upper() if target.strip() else None
-        _fail(sql, cast, f"CAST to an unknown type: {e.message}", keyword=word)
+        what = "an invalid type" if e.message.startswith("Decimal ") else "an unknown type"
+        _fail(sql, cast, f"CAST to {what}: {e.message}", keyword=word)
 
 
 def _joined_table(version: exp.Version) -> bool:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import ConfigError, OptionError
+from streamsql.core.errors import ConfigError, OptionError, SqlError
 from streamsql.sql.ddl import option_position
 
 SCRIPT = """-- a newcomer's script
@@ -115,3 +115,28 @@ def test_unknown_connector_points_at_the_connector_key(tmp_path):
     assert said in done.stderr, done.stderr
     assert "(line 5, column 3)\n    'connector' = 'kafak',\n    ^^^^^^^^^^^\n" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_decimal_out_of_bounds_is_refused_at_its_place_in_flinks_words():
+    """A newcomer's DECIMAL(40, 2) gave pyarrow's text as an internal error in CREATE TABLE
+    ('Internal error (a bug in StreamSQL ...): precision should be between 1 and 38') and DuckDB's
+    in a CAST ('Cannot evaluate expression: Binder Error: DECIMAL type width ...', column 1)."""
+    env = StreamEnvironment()
+    try:
+        for sql, where, words in [
+            ("CREATE TABLE t (x DECIMAL(40, 2)) WITH ('connector' = 'blackhole')", (1, 17),
+             "Column 'x': Decimal precision must be between 1 and 38 (both inclusive): DECIMAL(40, 2)"),
+            ("CREATE TABLE t (x INT,\n y DECIMAL(5, 6)) WITH ('connector' = 'blackhole')", (2, 2),
+             "Column 'y': Decimal scale must be between 0 and the precision 5 (both inclusive)"),
+            ("SELECT CAST(1 AS DECIMAL(0, 0))", (1, 18),
+             "CAST to an invalid type: Decimal precision must be between 1 and 38 (both inclusive)"),
+        ]:
+            try:
+                env.execute_sql(sql)
+            except SqlError as e:
+                assert (e.line, e.col) == where and words in e.message, (sql, e)
+            else:
+                msg = f"accepted: {sql}"
+                raise AssertionError(msg)
+    finally:
+        env.close()
