@@ -140,3 +140,20 @@ def test_a_decimal_out_of_bounds_is_refused_at_its_place_in_flinks_words():
                 raise AssertionError(msg)
     finally:
         env.close()
+
+
+def test_an_interval_literal_that_is_no_number_is_refused_when_planned():
+    """``INTERVAL 'x' SECOND`` planned, then failed the job with "CAST('x' AS DOUBLE) failed";
+    Flink (Calcite) refuses it when planning, with this message."""
+    env = StreamEnvironment()
+    try:
+        try:
+            env.execute_sql("SELECT CAST(INTERVAL 'x' SECOND AS STRING)")
+        except SqlError as e:
+            assert e.message == "Illegal interval literal format 'x' for INTERVAL SECOND"
+            assert (e.line, e.col) == (1, 22)
+        else:
+            msg = "accepted"
+            raise AssertionError(msg)
+    finally:
+        env.close()

@@ -36,6 +36,9 @@ _SHAPES = {
     ("HOUR", "SECOND"): (rf"{_NUM}:{_NUM}:{_SEC}", ("HOUR", "MINUTE", "SECOND")),
     ("MINUTE", "SECOND"): (rf"{_NUM}:{_SEC}", ("MINUTE", "SECOND")),
 }
+_SINGLE_UNITS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
+#: The text of a single-unit literal: a number (the shapes Calcite refuses beyond that are let be).
+_NUMBER = r"[+-]?\s*(\d+(\.\d*)?|\.\d+)"
 _MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000}
 # The largest value of a field after the leading one (Calcite: hours < 24, minutes and seconds < 60).
 _BOUND = {"MONTH": 11, "HOUR": 23, "MINUTE": 59, "SECOND": 59}
@@ -49,6 +52,12 @@ def single_unit(n: exp.Interval) -> exp.Interval | None:
             is out of its range (Calcite's validation).
     """
     span = n.unit
+    if isinstance(n.this, exp.Literal) and n.this.is_string and isinstance(span, exp.Var) \
+            and span.name.upper() in _SINGLE_UNITS and not re.fullmatch(_NUMBER, n.this.name.strip()):
+        # not a number: Calcite refuses it when planning (DuckDB's CAST failed when the job ran)
+        qualifier = qualifier_sql(n, span.name.upper())
+        msg = f"Illegal interval literal format '{n.this.name}' for INTERVAL {qualifier}"
+        raise FunctionError(msg, n)
     if not isinstance(span, exp.IntervalSpan) or not isinstance(n.this, exp.Literal):
         return None
     key = (span.this.name.upper(), span.expression.name.upper())
