@@ -306,6 +306,10 @@ class SqlType:
             return SqlType("DATE")
         if pa.types.is_integer(t):
             return SqlType("BIGINT")
+        if pa.types.is_interval(t) or pa.types.is_duration(t):
+            msg = ("An INTERVAL value cannot be a result column yet; CAST it AS STRING for Flink's text "
+                   "('+0 00:00:01.000', '+1-02')")
+            raise SqlError(msg)
         msg = f"Unsupported result type {t}"
         raise SqlError(msg)
 
