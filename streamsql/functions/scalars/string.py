@@ -16,6 +16,7 @@ from sqlglot import exp
 from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import Arg, Call, duckdb_call, fixed, python_call, scalar, template
+from streamsql.functions.scalars.utf16 import java_text as _text
 
 S, INTEGER = "STRING", "INTEGER"
 STRING = fixed("STRING")
@@ -134,9 +135,51 @@ def initcap(c: Call) -> exp.Expression:
                     "THEN upper(w[1:1]) || lower(w[2:]) ELSE w END), '')", *c.args)
 
 
+def _code_units(s: str) -> str:
+    """``s`` with each character outside the BMP as its two UTF-16 surrogates (Java's ``char``s)."""
+    return "".join(c if c < "\U00010000" else chr(0xD7C0 + (ord(c) >> 10)) + chr(0xDC00 + (ord(c) & 0x3FF))
+                   for c in s)
+
+
 def _java_replace_all(s: str, pattern: str, replacement: str) -> str:
-    """Java's ``String.replaceAll`` with a literal replacement (an empty match after a match counts)."""
-    return re.sub(pattern, lambda _: replacement, s)
+    """As Flink's REGEXP_REPLACE: Java's ``String.replaceAll`` with a literal replacement.
+
+    Java's ``Matcher.find`` loop over UTF-16 code units: each search starts where the last match
+    ended, one code unit further after an empty match, so an empty match right after a non-empty one
+    counts ('aaa' with 'a*' is 'xx'), an empty match is never followed by a non-empty one at the same
+    place ('a' with '|a' is '-a-'; Python's re.sub: '--'), and a pattern matching the empty string
+    matches between the two halves of a character outside the BMP too. Flink keeps the result as
+    UTF-8, where a half character is '?' (``REGEXP_REPLACE('😀', 'x*', 'R')`` is 'R?R?R').
+
+    Matches are found by Python's engine on the characters; a search that starts at a second half
+    (after an empty match) is tried on the code units there. Not found: a match starting at a
+    second half that the search from a whole character steps over (a pattern matching a lone
+    surrogate).
+    """
+    rx = re.compile(pattern)
+    units = _code_units(s)
+    start_of = [0]  # the code unit where each character (and the end) starts
+    for c in s:
+        start_of.append(start_of[-1] + (2 if c >= "\U00010000" else 1))
+    char_at = {u: n for n, u in enumerate(start_of)}
+    out, done, at = [], 0, 0
+    while at <= len(units):
+        if at in char_at:
+            m = rx.search(s, char_at[at])
+            found = (start_of[m.start()], start_of[m.end()]) if m else None
+        else:  # the second half of a character: Java tries there first
+            m = rx.match(units, at)
+            found = (at, m.end()) if m else None
+            if found is None and at + 1 <= len(units):
+                m = rx.search(s, char_at[at + 1])
+                found = (start_of[m.start()], start_of[m.end()]) if m else None
+        if found is None:
+            break
+        out += [units[done:found[0]], replacement]
+        done = found[1]
+        at = found[1] + (found[0] == found[1])
+    out.append(units[done:])
+    return _text("".join(out).encode("utf-16-le", "surrogatepass"))
 
 
 _REPLACE_ALL = python_call("REGEXP_REPLACE", lambda *a: rowwise(_java_replace_all, a, pa.string()),
@@ -145,24 +188,28 @@ _REPLACE_ALL = python_call("REGEXP_REPLACE", lambda *a: rowwise(_java_replace_al
 
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
         differences="Java regular expressions run on RE2 (no look-around or back-references); a literal "
-                    "pattern that can match the empty string runs on Python's engine, which has Java's "
-                    "empty matches, for the rows where it matches non-empty text. A pattern that is not a "
-                    "literal always runs on RE2, whose global replace skips an empty match right after a "
-                    "match (Java: REGEXP_REPLACE('aaa', 'a*', 'x') = 'xx', RE2: 'x').")
+                    "pattern that can match the empty string runs on Python's engine, with Java's empty "
+                    "matches, for the rows where it matches non-empty text or holds a character outside the "
+                    "BMP. A pattern that is not a literal always runs on RE2, whose global replace skips an "
+                    "empty match right after a match (Java: REGEXP_REPLACE('aaa', 'a*', 'x') = 'xx', RE2: "
+                    "'x') and between the UTF-16 halves of an emoji (Java: REGEXP_REPLACE('😀', 'x*', "
+                    "'R') = 'R?R?R', RE2: 'R😀R').")
 def regexp_replace(c: Call) -> exp.Expression:
     """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1').
 
     RE2's global replace skips an empty match that directly follows a non-empty match, Java's
-    replaceAll does not ('aaa' with 'a*' is 'xx'); Python's re.sub (3.7+) matches as Java. So for
-    a literal pattern of minimum width 0, the rows where some match is non-empty are replaced in
-    Python and the others on RE2: up to the first non-empty match every engine visits the same
-    (empty) matches, so a row whose RE2 matches are all empty has no non-empty match in Java
-    either, and its replacement is the same.
+    replaceAll does not ('aaa' with 'a*' is 'xx'), and RE2 steps over a character outside the BMP
+    where Java matches between its two UTF-16 halves too. So for a literal pattern of minimum width
+    0, the rows where some match is non-empty or that hold such a character are replaced in Python
+    as Java (:func:`_java_replace_all`) and the others on RE2: up to the first non-empty match every
+    engine visits the same (empty) matches, so a row within the BMP whose RE2 matches are all empty
+    has no non-empty match in Java either, and its replacement is the same.
     """
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
     if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
-        return template(f"CASE WHEN array_to_string(regexp_extract_all({{0}}, {{1}}), '') <> '' THEN {{3}} "
-                        f"ELSE {re2} END", *c.args, Arg(_REPLACE_ALL(c), None))
+        outside_bmp = "strlen({0}) <> length({0}) AND regexp_matches({0}, '[\\x{{10000}}-\\x{{10FFFF}}]')"
+        return template("CASE WHEN array_to_string(regexp_extract_all({0}, {1}), '') <> '' OR " + outside_bmp
+                        + f" THEN {{3}} ELSE {re2} END", *c.args, Arg(_REPLACE_ALL(c), None))
     return template(re2, *c.args)
 
 

@@ -31,7 +31,7 @@ def _units(s: str) -> bytes:
     return s.encode("utf-16-le", "surrogatepass")
 
 
-def _text(units: bytes) -> str:
+def java_text(units: bytes) -> str:
     """UTF-16 code units as text; half a character becomes '?', as Java's UTF-8 encoder writes it."""
     return units.decode("utf-16-le", "surrogatepass").encode("utf-8", "replace").decode("utf-8")
 
@@ -47,7 +47,7 @@ def lpad(s: str, n: int, pad: str) -> str | None:
         return None
     units = _units(s)
     missing = max(n - len(units) // _UNIT, 0)
-    return _text(_padding(_units(pad), missing) + units[: (n - missing) * _UNIT])
+    return java_text(_padding(_units(pad), missing) + units[: (n - missing) * _UNIT])
 
 
 def rpad(s: str, n: int, pad: str) -> str | None:
@@ -55,7 +55,7 @@ def rpad(s: str, n: int, pad: str) -> str | None:
     if n < 0 or pad == "":
         return None
     units = _units(s)[: n * _UNIT]
-    return _text(units + _padding(_units(pad), n - len(units) // _UNIT))
+    return java_text(units + _padding(_units(pad), n - len(units) // _UNIT))
 
 
 def overlay(s: str, r: str, pos: int, length: int | None = None) -> str:
@@ -69,7 +69,7 @@ def overlay(s: str, r: str, pos: int, length: int | None = None) -> str:
     if pos < 1 or pos > len(units) // _UNIT:
         return s
     n = len(placed) // _UNIT if length is None else length
-    return _text(units[: (pos - 1) * _UNIT] + placed + (units[(pos - 1 + n) * _UNIT:] if n > 0 else b""))
+    return java_text(units[: (pos - 1) * _UNIT] + placed + (units[(pos - 1 + n) * _UNIT:] if n > 0 else b""))
 
 
 def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: tuple[int, ...]):
