@@ -24,12 +24,15 @@ Flink's semantics that DuckDB does not share:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import java_fields, java_ints, time_units
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars import java_fields, java_ints, simple_date, time_units
 from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
@@ -557,35 +560,88 @@ def flink_parse_date(text: str) -> str:
     return f"CASE WHEN {y} BETWEEN 0 AND 9999 THEN CAST(try_strptime({ymd}, '%Y-%-m-%-d') AS DATE) END"
 
 
+_SIMPLE_DAYS = register(VectorFunction(
+    "__streamsql_simple_date_days", "Function TO_DATE",
+    lambda s, f: rowwise(simple_date.parse_days, (s, f), pa.int32()).cast(pa.date32()),
+    ("VARCHAR", "VARCHAR"), "DATE"))
+_SIMPLE_MILLIS = register(VectorFunction(
+    "__streamsql_simple_date_millis", "Function UNIX_TIMESTAMP",
+    lambda s, f, z: rowwise(simple_date.parse_millis, (s, f, z), pa.int64()),
+    ("VARCHAR", "VARCHAR", "VARCHAR"), "BIGINT"))
+
+
+#: The patterns whose plain texts strptime reads as a lenient SimpleDateFormat does (every field in
+#: range, a Gregorian year from 1600 on): the regular expression of such a text's start (Java ignores
+#: the rest), its length and the strptime pattern. Other texts go to :mod:`.simple_date`.
+_PLAIN_DATE = "(1[6-9]|[2-9][0-9])[0-9][0-9]-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+_PLAIN = {"yyyy-MM-dd": (_PLAIN_DATE, 10, "%Y-%m-%d"),
+          "yyyy-MM-dd HH:mm:ss": (f"{_PLAIN_DATE} ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]", 19,
+                                  "%Y-%m-%d %H:%M:%S")}
+
+
+def _simple_parse(java: str, python: str, fast: Callable[[str], str]) -> str:
+    """DuckDB SQL (over ``{0}``) of a numeric pattern's parse, as a lenient ``SimpleDateFormat``.
+
+    ``python`` (a call of :mod:`.simple_date`), or for a plain text of :data:`_PLAIN` ``fast`` of
+    strptime's timestamp (Python where strptime fails: a day past the month's end).
+    """
+    if java not in _PLAIN:
+        return python
+    shape, width, fmt = _PLAIN[java]
+    parsed = fast(f"try_strptime(left({{0}}, {width}), '{fmt}')")
+    return f"coalesce(CASE WHEN regexp_matches({{0}}, '^{shape}') THEN {parsed} END, {python})"
+
+
+_TEXT_LETTERS = ("A pattern with other letters than y, M, MM, d, D, w, H, k, m, s, S (names of days or "
+                 "months, AM/PM, h) is read by strptime: strictly, in the year 1900 when it has no year, "
+                 "without the Julian calendar before 1582.")
+
+
 @scalar("TO_DATE", group="temporal", sig=((S,), (S, S)), result=fixed("DATE"),
         nulls="NULL if any argument is NULL or the string does not parse",
-        differences="The format must be a literal.")
+        differences="The format must be a literal. Flink gives a garbage date for a text its pattern does "
+                    "not read; NULL here. " + _TEXT_LETTERS)
 def to_date(c: Call) -> exp.Expression:
-    """The string parsed with a Java pattern, or without one as Flink's ``DateTimeUtils.parseDate``."""
+    """The string parsed with a Java pattern, or without one as Flink's ``DateTimeUtils.parseDate``.
+
+    With a pattern, as Flink's ``DateTimeUtils.parseDate(text, pattern)``: a lenient
+    ``SimpleDateFormat`` in UTC (:mod:`.simple_date`; the plain 'yyyy-MM-dd' text by strptime).
+    """
     if len(c.args) == 1:
         return template(flink_parse_date("{0}"), c.args[0])
+    java = c.literal(1, "the format")
+    if java is not None and simple_date.elements(java) is not None:  # as SimpleDateFormat (.simple_date)
+        python = f"{_SIMPLE_DAYS.name}(CAST({{0}} AS VARCHAR), {sql_string(java)})"
+        return template(_simple_parse(java, python, lambda ts: f"CAST({ts} AS DATE)"), c.args[0])
     fmt = _pattern(c, 1, "yyyy-MM-dd", parsing=True)
     return exp.Null() if fmt is None else template(f"try_strptime({{0}}, {fmt})", c.args[0])
 
 
 @scalar("UNIX_TIMESTAMP", group="temporal", sig=((), (S,), (S, S)), result=BIGINT, deterministic=False,
         nulls="NULL if any argument is NULL; -9223372036854775808 (as Flink) if the string does not parse",
-        differences="The format must be a literal; UNIX_TIMESTAMP() is the time the batch is evaluated.")
+        differences="The format must be a literal; UNIX_TIMESTAMP() is the time the batch is evaluated. "
+                    + _TEXT_LETTERS)
 def unix_timestamp(c: Call) -> exp.Expression:
     """Seconds since 1970-01-01 00:00:00 UTC of now, or of a string.
 
     The string is parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss') in the session
     time zone, as Flink's ``DateTimeUtils.unixTimestamp``: a lenient ``SimpleDateFormat`` gives
     epoch milliseconds, divided by 1000 as a Java ``long`` (toward zero: ``1969-12-31
-    23:59:59.500`` is 0). Its ``S`` is a number of milliseconds of any length, not a fraction
-    (:func:`_millis_field`).
+    23:59:59.500`` is 0). A pattern of numbers is parsed by :mod:`.simple_date` (a plain text of
+    the default pattern by strptime); others by strptime, where ``S`` is a number of milliseconds
+    of any length, not a fraction (:func:`_millis_field`).
     """
     if not c.args:
         return template("epoch(current_timestamp)")
     java = c.literal(1, "the format") if len(c.args) > 1 else "yyyy-MM-dd HH:mm:ss"
     if java is None:
         return exp.Null()
-    ms = _millis_field(c, java)
+    if simple_date.elements(java) is not None:  # as SimpleDateFormat (see .simple_date)
+        zone = sql_string(session_zone())
+        python = f"{_SIMPLE_MILLIS.name}(CAST({{0}} AS VARCHAR), {sql_string(java)}, {zone})"
+        ms = _simple_parse(java, python, lambda ts: f"epoch_ms({instant(ts)})")
+    else:
+        ms = _millis_field(c, java)
     if ms is None:
         fmt = sql_string(strftime_pattern(c, java, parsing=True))
         # like SimpleDateFormat it ignores text after a fixed-width pattern's end ('... 13:45:30.999')
