@@ -273,12 +273,22 @@ def _week_of_year(value: str) -> str:
 @scalar("DATE_FORMAT", group="temporal", sig=((T, S), (S, S)), result=fixed("STRING"),
         differences="The format must be a literal.")
 def date_format(c: Call) -> exp.Expression:
-    """The timestamp (or a 'yyyy-MM-dd HH:mm:ss' string) formatted with a Java pattern."""
+    """The timestamp (or a 'yyyy-MM-dd HH:mm:ss' string) formatted with a Java pattern.
+
+    A timestamp as Flink's ``DateTimeUtils.formatTimestamp`` (java.time's ``DateTimeFormatter``); a
+    string as ``formatTimestampString``: parsed by a lenient ``SimpleDateFormat`` of 'yyyy-MM-dd
+    HH:mm:ss' in UTC (:func:`_simple_parse`: the rest of the text ignored, a fraction too; NULL where
+    it does not parse) and written by a ``SimpleDateFormat`` of the pattern.
+    """
     ts = c.args[0]
+    if ts.type is not None and ts.type.name == "STRING":
+        java = "yyyy-MM-dd HH:mm:ss"
+        python = f"{_SIMPLE_MILLIS.name}(CAST({{0}} AS VARCHAR), {sql_string(java)}, 'UTC')"
+        ms = _simple_parse(java, python, lambda parsed: f"epoch_ms({parsed})")
+        return formatted(c, f"make_timestamp(({ms}) * 1000)", 1, "", java_fields.SIMPLE)
     # a TIMESTAMP(3) (DuckDB's TIMESTAMP_MS) goes through strftime's nanosecond overload, which
     # fails before 1677: strftime a microsecond TIMESTAMP
-    text = ts.type is not None and ts.type.name == "STRING"
-    value = "try_cast({0} AS TIMESTAMP)" if text else "CAST({0} AS TIMESTAMP)"
+    value = "CAST({0} AS TIMESTAMP)"
     if ts.type is not None and ts.type.name == "TIMESTAMP_LTZ":
         value = wall_clock("{0}")
     return formatted(c, value, 1, "")
