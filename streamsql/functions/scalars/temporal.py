@@ -425,7 +425,7 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     # DateTimeUtils.timestampFloor/Ceil(unit, ts, tz) do: across a DST change the result is an
     # hour off the local boundary (FLOOR(03:00 EDT TO DAY) prints 23:00 of the day before in
     # New York), as in Flink 2.3 (compat case ltz_floor_ceil_local_zone)
-    value = _wall_if_ltz(c, "{0}")
+    wall = value = _wall_if_ltz(c, "{0}")
     t = c.args[0].type
     if unit in _DATE_ROUNDED and t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         # Flink (DateTimeUtils.timestampFloor/Ceil) rounds the timestamp's day (epoch ms / 86400000,
@@ -436,7 +436,8 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     if fn == "ceil":
         step = _ADD[unit].format("1")
         floor = f"CASE WHEN {floor} = {value} THEN {value} ELSE {floor} + {step} END"
-    return template(_back_from_wall(c, value, floor), c.args[0])
+    # the offset of the value itself, not of its day (a TIMESTAMP_LTZ's month kept its time of day)
+    return template(_back_from_wall(c, wall, floor), c.args[0])
 
 
 def _back_from_wall(c: Call, value: str, rounded: str) -> str:
