@@ -503,9 +503,10 @@ def _is_timestamp(t: SqlType | None) -> bool:
 
 # Java's (float) of a double: past Float.MAX_VALUE by half an ulp or more it is an infinity (DuckDB
 # fails the cast; Flink 2.3: CAST(1e300 AS FLOAT) is Infinity), below that it rounds to the nearest
-# (DuckDB's least/greatest skip a NULL: it is tested first)
+# (DuckDB's least/greatest skip a NULL: it is tested first); NaN stays NaN (DuckDB orders it above
+# every number: it was Infinity)
 _FLOAT_MAX = "3.4028234663852886e38"
-_JAVA_FLOAT = (f"CASE WHEN {{0}} IS NULL THEN NULL "
+_JAVA_FLOAT = (f"CASE WHEN {{0}} IS NULL THEN NULL WHEN isnan({{0}}) THEN CAST('NaN' AS FLOAT) "
                f"WHEN {{0}} >= 3.4028235677973366e38 THEN CAST('Infinity' AS FLOAT) "
                f"WHEN {{0}} <= -3.4028235677973366e38 THEN CAST('-Infinity' AS FLOAT) "
                f"ELSE CAST(greatest(least({{0}}, {_FLOAT_MAX}), -{_FLOAT_MAX}) AS FLOAT) END")
