@@ -242,7 +242,15 @@ class ProducerHandle:
                 p.poll(QUEUE_FULL_WAIT_S)
                 self.check()
                 self._raise_aborted()
-            except RefusedMessage as refused:  # produce() of that message raises the precise error
+            except RefusedMessage as refused:
+                # A fatal error (fenced after the broker aborted a transaction open too long) is
+                # known precisely only to the error callback, which poll() serves; else produce()
+                # of that message raises librdkafka's own error.
+                try:
+                    p.poll(0)
+                except (KafkaException, SystemError) as e:
+                    raise self._error(e) from None
+                self.check()
                 value = payload_list(values.slice(refused.index, 1))[0]
                 try:
                     p.produce(topic, value, None, partition)
