@@ -60,7 +60,7 @@ class ColumnTable:
         self._keys: _BytesKeys | _IntKeys | None = None  # chosen by the first key columns seen
         self._used = 0  # slots 0 .. _used - 1 belong to keys
         self._capacity = 0
-        self._frozen: tuple[int, bytes, bytes, bytes] | None = None
+        self._frozen: tuple[dict[bytes, bytes], tuple[int, bytes, bytes, bytes]] | None = None
         self.hits = 0
         self.misses = 0
 
@@ -100,9 +100,11 @@ class ColumnTable:
 
         The operator goes on with the next epoch while other tasks align, and the backend is
         snapshotted once all have acknowledged: what it writes must be this image, not the live
-        columns (as a cache's writes are held back by the job's deferring state).
+        columns (as a cache's writes are held back by the job's deferring state). The image holds
+        the restored entries not taken yet as well: the next batch moves them out of the backend's
+        dict, and a snapshot after it lost every restored key (crash campaign two-sinks-hashmap).
         """
-        self._frozen = self._sections()
+        self._frozen = (dict(self._pending), self._sections())
 
     def reset(self) -> None:
         """Forget every key (the backend was restored or reopened: its dict is the state now)."""
@@ -124,14 +126,16 @@ class ColumnTable:
         w = self.values.width
         return {keys[a:b]: blob[i * w : (i + 1) * w] for i, (a, b) in enumerate(zip([0, *ends], ends))}
 
-    def sections(self) -> tuple[int, bytes, bytes, bytes]:
-        """``(n, u32 little-endian key lengths, keys concatenated, values concatenated)``.
+    def image(self) -> tuple[dict[bytes, bytes], tuple[int, bytes, bytes, bytes]]:
+        """What a snapshot writes: the image :meth:`flush` froze (used once), else the state now.
 
-        The backend keys and values of a snapshot, in slot order: the image :meth:`flush` froze
-        (used once), else the present slots now.
+        Returns:
+            ``(restored entries not taken yet, table sections)``: backend key → value bytes, and
+            ``(n, u32 little-endian key lengths, keys concatenated, values concatenated)`` of the
+            present slots in slot order.
         """
         frozen, self._frozen = self._frozen, None
-        return frozen if frozen is not None else self._sections()
+        return frozen if frozen is not None else (self._pending, self._sections())
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -136,13 +136,15 @@ class HashMapKeyedState(KeyedState):
 
         Returns:
             ``(n, dict keys, dict values, table sections)`` where the table's are
-            :meth:`~streamsql.state.columns.ColumnTable.sections` (empty without a table).
+            :meth:`~streamsql.state.columns.ColumnTable.image` (empty without a table).
 
         Raises:
             StateClosedError: after the backend was closed.
         """
         data = self._dict()
-        table = self.table.sections() if self.table is not None else (0, b"", b"", b"")
+        table = (0, b"", b"", b"")
+        if self.table is not None:  # its image as of the operator's barrier (ColumnTable.flush)
+            data, table = self.table.image()
         map_keys, map_values = self._flat_maps()
         n = len(data) + len(map_keys) + table[0]
         return n, list(data) + map_keys, list(data.values()) + map_values, table

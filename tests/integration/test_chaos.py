@@ -12,12 +12,7 @@ from streamsql.testing import chaos
                                            ("join-inner", "rocksdb"),
                                            # streamsql.testing.chaos_queries
                                            ("window-upsert", "rocksdb"),
-                                           # OPEN exactly-once bug (session 16 note): rows lost and
-                                           # duplicated in most runs since session 16's landings
-                                           pytest.param("two-sinks", "hashmap", marks=pytest.mark.xfail(
-                                               reason="open exactly-once bug: two sinks in one "
-                                                      "transaction lose and duplicate rows under kill -9",
-                                               strict=False)),
+                                           ("two-sinks", "hashmap"),
                                            ("multi-topic", "rocksdb"),
                                            pytest.param("interval-join", "hashmap", marks=pytest.mark.slow),
                                            pytest.param("window-topn", "rocksdb", marks=pytest.mark.slow)])

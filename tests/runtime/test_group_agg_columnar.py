@@ -272,6 +272,30 @@ def test_snapshot_holds_the_state_as_of_the_barrier(tmp_path):
     b2.close()
 
 
+def test_restored_keys_stay_in_a_snapshot_whose_barrier_came_before_the_first_batch(tmp_path):
+    """Restored entries move into the columns at the first batch. A barrier before that batch and
+    a backend snapshot after it (another task acknowledged later) must still hold them: the crash
+    campaign two-sinks-hashmap lost every key's count this way (lost=500 duplicated=500)."""
+    inp, aggs, out = _schemas(pa.int64(), [("count_star", None), ("sum", 1)])
+    first, b1 = open_group_agg(ColumnarGroupAggOperator(1, aggs, inp, out), "hashmap", tmp_path / "a")
+    _run(first, [_keyed_batch(inp, [1, 2, 3])])
+    first.snapshot_state(1)
+    b1.snapshot(str(tmp_path / "chk-1"))
+    as_of_1 = dict(b1.keyed_state("group-agg-1").items())
+    b1.close()
+    second, b2 = open_group_agg(ColumnarGroupAggOperator(1, aggs, inp, out), "hashmap", tmp_path / "b")
+    b2.restore(str(tmp_path / "chk-1"))
+    second.snapshot_state(2)  # its barrier: no batch since the restore
+    expected = _run(second, [_keyed_batch(inp, [3, 4])])  # epoch 3, before the last acknowledgement
+    b2.snapshot(str(tmp_path / "chk-2"))
+    b2.close()
+    third, b3 = open_group_agg(ColumnarGroupAggOperator(1, aggs, inp, out), "hashmap", tmp_path / "c")
+    b3.restore(str(tmp_path / "chk-2"))
+    assert dict(b3.keyed_state("group-agg-1").items()) == as_of_1
+    assert _run(third, [_keyed_batch(inp, [3, 4])]) == expected  # key 3 counted from its restored value
+    b3.close()
+
+
 def test_deleted_keys_are_compacted_away_and_results_stay_right(tmp_path):
     """Keys whose rows are all retracted leave dead slots; a snapshot with more dead than live
     compacts them, and the operator goes on exactly as the general one."""
