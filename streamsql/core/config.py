@@ -57,7 +57,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.memory.trim-after-checkpoint": "true",
     "streamsql.exec.memory.keep-pandas-unloaded": "true",
     "streamsql.exec.pipeline.sink-prepare-on-job-thread": "true",
-    "streamsql.exec.kafka.batch-produce": "false",
+    "streamsql.exec.kafka.batch-produce": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
     # Flink's client wait, here STOP JOB ... WITH SAVEPOINT's for the final checkpoint (the SQL
