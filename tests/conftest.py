@@ -42,3 +42,32 @@ def pytest_xdist_make_scheduler(config, log):
             return "processes" if module.startswith(PROCESS_HEAVY) else module
 
     return ModuleScheduling(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """Say how a crashed pytest-xdist worker process ended; xdist says only "Not properly terminated".
+
+    A fatal signal that faulthandler catches (SIGSEGV, SIGABRT, ...) has its threads' stacks
+    printed above, on the worker's stderr, which is the controller's; the exit status tells the
+    other ends apart: SIGKILL (the OOM killer, or another process), SIGTERM, a SIGSEGV with no
+    stack printed (a C stack overflow in a thread other than the main one), an exit code (137: a
+    fault injection's ``os._exit``).
+    """
+    import signal
+    import subprocess
+
+    popen = getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
+    if not error or popen is None:
+        return
+    try:
+        rc = popen.wait(10)
+    except subprocess.TimeoutExpired:
+        return
+    try:
+        how = f"killed by {signal.Signals(-rc).name}" if rc < 0 else f"exit code {rc}"
+    except ValueError:
+        how = f"killed by signal {-rc}"
+    reporter = node.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"[{node.gateway.id}] worker process {popen.pid} ended: {how}")

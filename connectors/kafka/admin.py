@@ -17,14 +17,22 @@ client per configuration (librdkafka clients are thread-safe), kept for the life
 and destroyed at exit on the main thread (``atexit``). A process talks to a handful of clusters,
 so it holds a handful of clients, and a call no longer pays for a client's connection and
 metadata.
+
+``DeleteRecords`` goes through :func:`delete_records`, never ``AdminClient.delete_records``
+itself: confluent-kafka's C side of that call releases a reference to its list argument that it
+does not own (see the function).
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
+import sys
 import threading
+import traceback
 from typing import Any
 
+from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, new_client
 
@@ -55,3 +63,41 @@ def _destroy_all() -> None:
     """Destroy the clients at exit, on the main thread, while the interpreter is whole."""
     with _lock:
         _clients.clear()
+
+
+_py_incref = ctypes.pythonapi.Py_IncRef
+_py_incref.argtypes = [ctypes.py_object]
+_py_incref.restype = None
+
+
+def delete_records(admin: AdminClient, offsets: list[TopicPartition], **kwargs: Any) -> dict:
+    """``admin.delete_records(offsets, **kwargs)`` (its futures), without confluent-kafka's over-release.
+
+    confluent-kafka's ``Admin_delete_records`` (C) ends with ``Py_XDECREF`` of its list argument,
+    a borrowed reference (confluent-kafka-python issue 2275, fixed in 2.16.1; this project gets
+    2.12.2, the newest below quixstreams' ``<2.13``). The list is then freed while a caller still
+    refers to it: a temporary ``[tp]`` when the Python wrapper's own call returns, the caller's
+    list when the wrapper returns. The last reference, released afterwards, decrements the
+    first word of whatever object has taken the freed memory meanwhile, which another thread
+    may have allocated in between: a garbage collection later follows a corrupted list link and
+    the process dies (SIGSEGV in ``gc_collect_main``, the crashed pytest-xdist workers of
+    test_parallel_exchange_topics), or an object is freed under its owner. Reproduced by a loop of
+    ``AdminClient.delete_records([tp])`` while two threads allocate lists: 5 of 5 runs crashed or
+    found objects corrupted; through this function none of 4.
+
+    Here the call gets a list of its own, held twice so that the call can never free it; the
+    references it took (none with a fixed confluent-kafka) are measured and given back, so the
+    list is freed when its last real reference goes.
+    """
+    arg = list(offsets)
+    held = arg
+    before = sys.getrefcount(arg)
+    try:
+        return admin.delete_records(arg, **kwargs)
+    except BaseException as e:
+        traceback.clear_frames(e.__traceback__)  # the wrapper's frame in it holds the list too
+        raise
+    finally:
+        for _ in range(before - sys.getrefcount(arg)):
+            _py_incref(arg)
+        del held

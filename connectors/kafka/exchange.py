@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from streamsql.connectors.kafka.admin import admin_client
+from streamsql.connectors.kafka.admin import admin_client, delete_records
 from streamsql.connectors.kafka.errors import (
     METADATA_TIMEOUT_S,
     RDKAFKA_LOG,
@@ -412,7 +412,7 @@ class ExchangeReader(Source):
         self._purged = offset
         try:
             before = TopicPartition(self.topic, self.partition, offset)
-            admin_client(self.props, self.what).delete_records([before], request_timeout=30)
+            delete_records(admin_client(self.props, self.what), [before], request_timeout=30)
         except KafkaException:  # retried with the next commit's offset
             self._purged = 0
 

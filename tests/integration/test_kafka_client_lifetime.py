@@ -22,6 +22,15 @@ Third: a finished job's producers are freed when it ends, not by a later garbage
 producer and its handle's callbacks formed a cycle: each finished job of an embedding program
 kept about 8 file descriptors and its librdkafka threads, and a collection that came due in a
 producer's log callback would destroy it on its own thread, as the admin client above).
+
+Fourth (the same crashed worker, again, after the first fix): ``AdminClient.delete_records``
+releases a reference to its list argument that it does not own (confluent-kafka 2.12.2, fixed in
+2.16.1), so the list was freed under its caller, and the caller's last reference then decremented
+whatever object had taken the memory: a later garbage collection followed the corrupted link
+and the process died (SIGSEGV in ``gc_collect_main``, seen in a core of a loop of
+test_parallel_exchange_topics, whose first test and every exchange reader's purge call it).
+``DeleteRecords`` goes through streamsql/connectors/kafka/admin.py's ``delete_records``, which gives
+back what the call took.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -36,7 +46,9 @@ import threading
 import uuid
 from pathlib import Path
 
-from confluent_kafka import Producer
+import pytest
+from confluent_kafka import Producer, TopicPartition
+from streamsql.connectors.kafka.admin import admin_client, delete_records
 from streamsql.connectors.kafka.source import KafkaSource
 
 from streamsql import StreamEnvironment
@@ -159,3 +171,33 @@ def test_a_finished_jobs_producers_are_freed_without_a_garbage_collection(kafka_
         assert alive == [], f"{len(alive)} producer(s) of finished jobs wait for the garbage collector"
     finally:
         gc.enable()
+
+
+def test_delete_records_leaves_its_argument_as_many_references_as_it_had(kafka_bootstrap,
+                                                                           kafka_topic_factory):
+    topic = kafka_topic_factory("purge", 2)
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    for part in range(2):
+        for i in range(3):
+            p.produce(topic, b"%d" % i, partition=part)
+    assert p.flush(30) == 0
+    admin = admin_client({"bootstrap.servers": kafka_bootstrap}, "test")
+    offsets = [TopicPartition(topic, 0, 2), TopicPartition(topic, 1, 1)]
+    before = sys.getrefcount(offsets)
+    futures = delete_records(admin, offsets, request_timeout=30)
+    assert sys.getrefcount(offsets) == before  # AdminClient.delete_records of 2.12.2: one fewer
+    assert {tp.partition: f.result(30).low_watermark for tp, f in futures.items()} == {0: 2, 1: 1}
+    with pytest.raises(TypeError):  # refused by confluent-kafka before the request: no reference taken
+        delete_records(admin, [topic], request_timeout=30)
+
+
+def test_no_code_calls_admin_delete_records_itself():
+    """Every ``DeleteRecords`` of the engine and of the tests goes through ``admin.delete_records``."""
+    helper = ROOT / "connectors" / "kafka" / "admin.py"
+    found = []
+    for folder in ("streamsql", "connectors", "shell", "tests", "benchmarks", "scripts", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if re.search(r"\.delete_records\(", line) and path != helper:
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert found == []

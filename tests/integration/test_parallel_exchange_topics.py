@@ -23,6 +23,7 @@ import uuid
 import pytest
 from confluent_kafka import Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+from streamsql.connectors.kafka.admin import delete_records
 
 from streamsql.core.errors import ExecutionError
 from streamsql.environment import StreamEnvironment
@@ -71,7 +72,7 @@ def test_exchange_topics_keep_their_records_and_lost_ones_fail_the_job(kafka_boo
         p.produce(topics[0], b"\x00" * 8, b"w\x00\x00", partition=part)
     p.flush(30)
     ends = [TopicPartition(topics[0], part, -1) for part in range(2)]  # -1: up to the end
-    for f in kafka_admin.delete_records(ends, request_timeout=30).values():
+    for f in delete_records(kafka_admin, ends, request_timeout=30).values():  # not AdminClient's: see it
         f.result(30)
     with _resume(tmp_path, name, kafka_bootstrap, src, out) as env, pytest.raises(ExecutionError) as err:
         env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*) FROM src GROUP BY k").job.wait(120)
