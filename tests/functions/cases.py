@@ -237,6 +237,22 @@ CASES = [
     "TO_TIMESTAMP_LTZ('2024-02-29 13:45:30', 'yyyy-MM-dd HH:mm:ss', 'Asia/Tokyo')",
     "TO_TIMESTAMP_LTZ('2024-03-10 02:30:00', 'yyyy-MM-dd HH:mm:ss', 'America/New_York')",
     "TO_TIMESTAMP_LTZ(CAST(NULL AS STRING))",
+    # with a format, read as TO_TIMESTAMP reads it (java.time strictly, else java.sql), at the precision of
+    # the format's fraction: 'SSSSSS' is six digits in the year 1970 (strptime read '42' as .42 in 1900)
+    "TO_TIMESTAMP_LTZ('42', 'SSSSSS')", "TO_TIMESTAMP_LTZ('123456', 'SSSSSS')",
+    "TO_TIMESTAMP_LTZ('13:45', 'HH:mm')",
+    "TO_TIMESTAMP_LTZ('2024-02-29', 'MMMM dd, yyyy', 'Asia/Tokyo')",
+    "TO_TIMESTAMP_LTZ('February 29, 2024', 'MMMM dd, yyyy', 'Asia/Tokyo')",
+    "TO_TIMESTAMP_LTZ('2024-02-29 13:45:30.123456', 'yyyy-MM-dd HH:mm:ss.SSSSSS', 'Asia/Tokyo')",
+    "TO_TIMESTAMP_LTZ('2024-02-30 13:45:30', 'yyyy-MM-dd HH:mm:ss')",
+    "TO_TIMESTAMP_LTZ('24-02-29', 'yy-MM-dd')",
+    "TO_TIMESTAMP('42', 'SSSSSS')", "TO_TIMESTAMP('123456', 'SSSSSS')", "TO_TIMESTAMP('13:45', 'HH:mm')",
+    "TO_TIMESTAMP('100', 'DDD')", "TO_TIMESTAMP('24-01-05', 'yyyy-MM-dd')",
+    # before 1582-10-15 SimpleDateFormat writes the Julian calendar's date and the year of the era
+    "FROM_UNIXTIME(-12219292801)", "FROM_UNIXTIME(-62135596801)", "FROM_UNIXTIME(-9000000000, 'dd/MM/yy')",
+    "FROM_UNIXTIME(-12219292801, 'yyyy-MM-dd HH:mm:ss EEE D w Y u MMM MMMM yy y')",
+    "FROM_UNIXTIME(-70000000000, 'yyyy-MM-dd HH:mm:ss EEE D w')", "FROM_UNIXTIME(-62193830400, 'y-M-d D w')",
+    "DATE_FORMAT('1500-02-29 10:00:00', 'yyyy-MM-dd EEE D')",
     "CONVERT_TZ('2024-02-29 13:45:30', 'UTC', 'America/New_York')",
     "CONVERT_TZ('2024-07-01 12:00:00', 'UTC', 'America/New_York')",
     "CONVERT_TZ('2024-03-10 07:30:00', 'UTC', 'America/New_York')",

@@ -20,8 +20,16 @@ from sqlglot import exp
 from streamsql.core.config import is_time_zone
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, sql_string, template
-from streamsql.functions.scalars.temporal import DEFAULT_PARSE, strftime_pattern, wall_clock
+from streamsql.functions.scalars.registry import (
+    Call,
+    fail_sql,
+    fixed,
+    scalar,
+    sql_string,
+    template,
+    template_once,
+)
+from streamsql.functions.scalars.temporal import DEFAULT_PARSE, parse_timestamp_data, wall_clock
 
 S, N, INTEGER = "STRING", "NUMERIC", "INTEGER"
 LTZ = fixed("TIMESTAMP_LTZ", 3)
@@ -66,15 +74,26 @@ def current_date(c: Call) -> exp.Expression:
 
 
 def _to_timestamp_ltz_type(c: Call) -> SqlType:
-    """TIMESTAMP_LTZ(6) for ``TO_TIMESTAMP_LTZ(n, 6)``, else TIMESTAMP_LTZ(3), as Flink 2.3 types them."""
-    six = len(c.args) == 2 and c.args[1].is_literal and c.args[1].value() == 6
-    return SqlType("TIMESTAMP_LTZ", 6 if six else 3)
+    """TIMESTAMP_LTZ(6) for ``TO_TIMESTAMP_LTZ(n, 6)``, else TIMESTAMP_LTZ(3), as Flink 2.3 types them.
+
+    With a format: the precision of its fraction (:func:`_format_precision`).
+    """
+    second = c.args[1].value() if len(c.args) >= 2 and c.args[1].is_literal else None
+    if isinstance(second, str):
+        return SqlType("TIMESTAMP_LTZ", _format_precision(second))
+    return SqlType("TIMESTAMP_LTZ", 6 if second == 6 else 3)
+
+
+def _format_precision(java: str) -> int:
+    """Flink's ``DateTimeUtils.precisionFromFormat``: the number of S letters ending the format, 3 to 9."""
+    return max(3, min(len(java) - len(java.rstrip("S")), 9))
 
 
 @scalar("TO_TIMESTAMP_LTZ", group="temporal", sig=((N,), (N, INTEGER), (S,), (S, S), (S, S, S)),
         result=_to_timestamp_ltz_type,
         nulls="NULL if any argument is NULL, the string does not parse or the number is out of range",
-        differences="The precision, format and zone must be literals.")
+        differences="The precision, format and zone must be literals. A format ending in 7 to 9 S letters "
+                    "(TIMESTAMP_LTZ(7) to (9) in Flink) is refused.")
 def to_timestamp_ltz(c: Call) -> exp.Expression:
     """An instant from epoch seconds/milliseconds, or from a date-time string.
 
@@ -86,7 +105,11 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
     format[, zone]]): s parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss.SSS', the
     fraction optional) as a wall clock in ``zone`` (default: UTC, as Flink 2.3 does whatever
     the session time zone; its documentation says the session zone). Without a format, a
-    string that does not parse fails the job, as in Flink.
+    string that does not parse fails the job, as in Flink. With one, the text is read as
+    TO_TIMESTAMP reads it (Flink's ``parseTimestampData``: java.time, else java.sql's
+    ``Timestamp.valueOf``), at the precision of the format's last S letters (Flink's
+    ``precisionFromFormat``: 3 to 9; 7 to 9 refused here; of a literal text milliseconds, as
+    Flink's planner folds it).
     """
     t = c.args[0].type
     if (t is not None and t.name == "STRING") or (t is None and c.args[0].is_literal
@@ -142,14 +165,20 @@ def _parse_ltz(c: Call) -> exp.Expression:
         wall = DEFAULT_PARSE
         failed = fail_sql("'TO_TIMESTAMP_LTZ: cannot parse ''' || {0} || ''' as yyyy-MM-dd HH:mm:ss[.SSS]'")
         wall = f"CASE WHEN {{0}} IS NULL OR {wall} IS NOT NULL THEN {wall} ELSE {failed} END"
-    else:
-        java = c.literal(1, "the format")
-        if java is None:
-            return exp.Null()
-        wall = f"try_strptime({{0}}, {sql_string(strftime_pattern(c, java, parsing=True))})"
-    # Flink keeps milliseconds of the text, cut down (DateTimeUtils.parseTimestampData at precision 3)
-    cut = truncate_sql(f"CAST({wall} AS TIMESTAMP)", 3, floor=True)
-    return template(f"timezone({zone}, {cut})", c.args[0])
+        # Flink keeps milliseconds of the text, cut down (DateTimeUtils.parseTimestampData at precision 3)
+        cut = truncate_sql(f"CAST({wall} AS TIMESTAMP)", 3, floor=True)
+        return template(f"timezone({zone}, {cut})", c.args[0])
+    java = c.literal(1, "the format")
+    if java is None:
+        return exp.Null()
+    precision = _format_precision(java)
+    if precision > 6:
+        msg = f"TO_TIMESTAMP_LTZ: a format ending in {precision} S letters is not supported (at most 6)"
+        raise c.fail(msg)
+    if c.args[0].is_literal:  # folded while planning: Flink 2.3 keeps milliseconds (as of a number)
+        precision = 3
+    # as TO_TIMESTAMP reads it (Flink's parseTimestampData at the format's precision), in the zone
+    return template_once(f"timezone({zone}, {parse_timestamp_data(c, java, precision)})", c.args[0])
 
 
 @scalar("CONVERT_TZ", group="temporal", sig=((S, S, S),), result=fixed("STRING"),

@@ -14,7 +14,10 @@ field computed per row in DuckDB SQL. Two flavours, as Flink 2.3 formats:
 - ``SimpleDateFormat`` (FROM_UNIXTIME): ``S`` x n is the milliseconds as a number padded to n
   digits; ``u`` the day number of the week (1 = Monday .. 7 = Sunday); ``Y`` the week-based year.
 
-In both, ``k`` is the hour 1..24 (midnight is 24) and ``K`` the hour of the half day 0..11, n
+Before 1582-10-15 ``SimpleDateFormat`` writes the Julian calendar's date (its calendar's cutover),
+and the year of the era (1 BC for the year 0): the ``JULIAN`` flavour (see :func:`julian_window`).
+
+In all, ``k`` is the hour 1..24 (midnight is 24) and ``K`` the hour of the half day 0..11, n
 letters padded to n digits. The week-based year is that of the week's Saturday in Flink's JVM
 locale (``en``: weeks from Sunday, week 1 holds January 1), as ``w`` (see
 ``temporal._week_of_year``): 1999-12-31 is in 2000, and 'YY' writes its last two digits.
@@ -22,7 +25,10 @@ locale (``en``: weeks from Sunday, week 1 holds January 1), as ``w`` (see
 
 from __future__ import annotations
 
-JAVA_TIME, SIMPLE = "java.time", "SimpleDateFormat"
+JAVA_TIME, SIMPLE, JULIAN = "java.time", "SimpleDateFormat", "SimpleDateFormat before 1582-10-15"
+JULIAN_LETTERS = "yYEw"
+"""The letters the ``JULIAN`` flavour writes as fields; strftime writes its others over
+:func:`julian_window` (the month, the day, the day of the year: the Julian calendar's) or as ``SIMPLE``."""
 ERA_YEAR = "y*"
 """The field java.time's ``y`` letters write for any year: the year of the era (977 for the proleptic
 year -976), n letters padded to n digits, with a '+' past them from four letters on (SignStyle
@@ -41,8 +47,46 @@ def _week_year(v: str) -> str:
     return f"year({saturday})"
 
 
+def _cycles(v: str) -> str:
+    """DuckDB SQL of the whole 4-year Julian cycles (1461 days) from 0201-01-01 to the day of ``v``."""
+    return f"CAST(floor(date_diff('day', DATE '0201-01-01', CAST({v} AS DATE)) / 1461) AS BIGINT)"
+
+
+def julian_window(v: str) -> str:
+    """DuckDB SQL of the TIMESTAMP ``v`` moved by whole 4-year Julian cycles into 0201 .. 0204.
+
+    There the Gregorian and the Julian calendars agree (years 201-203 common, 204 leap in both): its
+    month, day, day of the year and time of day are ``v``'s in the Julian calendar, its year is the
+    Julian year minus 4 x :func:`_cycles` (a cycle is 1461 days in the Julian calendar); the day of
+    the week is not ``v``'s.
+    """
+    return f"({v} - to_days(CAST(1461 * {_cycles(v)} AS INTEGER)))"
+
+
+def _julian_year(v: str, era: bool) -> str:
+    """DuckDB SQL of the Julian year of the day of ``v``: of the era (1 BC for the year 0) if ``era``."""
+    year = f"(year({julian_window(v)}) + 4 * {_cycles(v)})"
+    return f"(CASE WHEN {year} <= 0 THEN 1 - {year} ELSE {year} END)" if era else year
+
+
+def _julian_field(letter: str, count: int, v: str) -> str | None:
+    """DuckDB SQL of a :data:`JULIAN_LETTERS` field of ``v`` as ``SimpleDateFormat`` writes it then."""
+    saturday = f"(CAST({v} AS DATE) + (6 - dayofweek({v}))::INTEGER)"  # of the week (see _week_year)
+    if letter in "yY" and (letter == "y" or count in (1, 2, 4)):
+        # the week-based year is the calendar's, not of the era (Flink: 'Y' of 1944 BC is -1943)
+        year = _julian_year(v, True) if letter == "y" else _julian_year(saturday, False)
+        return f"lpad(CAST({year} % 100 AS VARCHAR), 2, '0')" if count == 2 else _padded(year, count)
+    if letter == "E":
+        return f"strftime({v}, '{'%a' if count <= 3 else '%A'}')"
+    if letter == "w" and count <= 2:
+        return _padded(f"(dayofyear({julian_window(saturday)}) - 1) // 7 + 1", count)
+    return None
+
+
 def _field(letter: str, count: int, flavour: str, v: str) -> str | None:
     """DuckDB SQL (VARCHAR) of the field ``letter`` x ``count`` of the TIMESTAMP ``v``, or None."""
+    if flavour == JULIAN and letter in JULIAN_LETTERS:
+        return _julian_field(letter, count, v)
     if letter == ERA_YEAR:
         of_era = f"(CASE WHEN year({v}) <= 0 THEN 1 - year({v}) ELSE year({v}) END)"
         if count == 2:

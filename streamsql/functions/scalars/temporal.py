@@ -186,6 +186,8 @@ def strftime_pattern(c: Call, java: str, parsing: bool = False, flavour: str | N
                 spec = java_fields.marker(java_fields.ERA_YEAR, len(text), java_fields.JAVA_TIME, fields)
             if text[0] == "w" and not parsing:
                 spec = _WEEK.get(len(text))
+            if flavour == java_fields.JULIAN and text[0] in java_fields.JULIAN_LETTERS:
+                spec = None
             if spec is None and flavour is not None and fields is not None:
                 spec = java_fields.marker(text[0], len(text), flavour, fields)
             if spec is None:
@@ -238,6 +240,10 @@ def formatted(c: Call, value: str, i: int, default: str,
         # as Java, the others per field
         era = _formatted(c, value, i, default, flavour, True)
         out = f"CASE WHEN year({value}) BETWEEN 1 AND 9999 THEN {out} ELSE {era} END"
+    elif flavour == java_fields.SIMPLE and re.search(r"[yYMLdDw]", re.sub(r"'[^']*'", "", java)):
+        # before 1582-10-15 SimpleDateFormat writes the Julian calendar's date (java_fields.JULIAN)
+        julian = _formatted(c, value, i, default, java_fields.JULIAN, False)
+        out = f"CASE WHEN {value} >= TIMESTAMP '1582-10-15' THEN {out} ELSE {julian} END"
     return template(out, c.args[0])
 
 
@@ -247,7 +253,8 @@ def _formatted(c: Call, value: str, i: int, default: str, flavour: str, era_year
     fmt = _pattern(c, i, default, flavour=flavour, fields=fields, era_years=era_years)
     if fmt is None:
         return None
-    out = java_fields.fill(f"strftime({value}, {fmt})", value, fields, flavour)
+    shown = java_fields.julian_window(value) if flavour == java_fields.JULIAN else value
+    out = java_fields.fill(f"strftime({shown}, {fmt})", value, fields, flavour)
     if _YEAR in fmt:
         out = f"regexp_replace({out}, '\x010*([0-9]+)\x02', '\\1', 'g')"
     for width, marker in _WEEK.items():
@@ -537,16 +544,62 @@ def to_timestamp(c: Call) -> exp.Expression:
     java = c.literal(1, "the format")
     if java is None or _UNKNOWN_TO_JAVA_TIME.search(re.sub(r"'[^']*'", "", java)):
         return exp.Null()  # Flink 2.3: the formatter refuses the pattern on every row: NULL
+    return template_once(parse_timestamp_data(c, java, 3), c.args[0])
+
+
+def parse_timestamp_data(c: Call, java: str, precision: int) -> str:
+    """DuckDB SQL (over ``{0}``) of Flink's ``DateTimeUtils.parseTimestampData(text, java, precision)``.
+
+    What TO_TIMESTAMP(s, java) and TO_TIMESTAMP_LTZ(s, java[, zone]) read: the wall clock (a
+    TIMESTAMP) java.time's ``DateTimeFormatter.ofPattern(java)`` reads (:func:`_java_time_parse`),
+    else java.sql's ``Timestamp.valueOf`` / ``Date.valueOf`` of the trimmed text
+    (:func:`java_sql_timestamp`), else NULL; its fraction cut down to ``precision`` digits.
+    """
     fast = ""
     if java in _EXACT_PATTERNS:
         parsed = _exact_pattern("{0}", _EXACT_PATTERNS[java])
         fast = (f"WHEN regexp_full_match({{0}}, '{_EXACT_FAST[java]}') AND NOT starts_with({{0}}, '0000') "
                 "AND TRY_CAST({0} AS TIMESTAMP) IS NOT NULL THEN TRY_CAST({0} AS TIMESTAMP) ")
     else:
-        parsed = f"try_strptime({{0}}, {sql_string(strftime_pattern(c, java, True))})"
+        parsed = _java_time_parse(c, java)
     either = f"coalesce({parsed}, {java_sql_timestamp('{0}')})"
-    either = bind(either, "__tt", truncate_sql("__tt", 3, floor=True))  # named 4 times
-    return template_once(f"CASE {fast}ELSE {either} END" if fast else either, c.args[0])
+    either = bind(either, "__tt", truncate_sql("__tt", precision, floor=True))  # named 4 times
+    return f"CASE {fast}ELSE {either} END" if fast else either
+
+
+#: The letters java.time reads as numbers (``M`` and ``L`` up to two letters): n letters read exactly
+#: n digits (strictly, as ``DateTimeFormatter.ofPattern``: 'dd' is two digits, 'SSSSSS' six; 'yyyy'
+#: four, unsigned), one letter any number of digits.
+_NUMBER_LETTERS = frozenset("yMLdDHhmsS")
+
+
+def _java_time_parse(c: Call, java: str) -> str:
+    """DuckDB SQL (over ``{0}``) of ``DateTimeFormatter.ofPattern(java)`` reading the text, or NULL.
+
+    By strptime (:func:`strftime_pattern`), where the text has the widths java.time reads (a regular
+    expression of them; a name of a day or month, or AM/PM, is any text there). Without a year in
+    the pattern the year is 1970, as Flink's ``fromTemporalAccessor`` takes it (strptime's: 1900),
+    and a day of the year is not read.
+    """
+    shape = []
+    for m in re.finditer(r"'([^']*)'|([A-Za-z])\2*|.", java):
+        text = m.group(0)
+        if m.group(2) and text[0] in _NUMBER_LETTERS and (text[0] not in "ML" or len(text) <= 2):
+            shape.append("[0-9]+" if len(text) == 1 else f"[0-9]{{{len(text)}}}")
+        elif m.group(2):
+            shape.append(".*?")
+        else:
+            shape.append(re.escape((m.group(1) or "'") if m.group(1) is not None or text == "''" else text))
+    fmt, text, letters = strftime_pattern(c, java, True), "{0}", re.sub(r"'[^']*'", "", java)
+    if "y" not in letters:
+        fmt, text = "%Y|" + fmt, "'1970|' || {0}"
+    shape_sql = sql_string("".join(shape)).replace("{", "{{").replace("}", "}}")  # a template's text
+    parsed = f"try_strptime({text}, {sql_string(fmt)})"
+    if "y" not in letters and "D" in letters and not re.search("[MLd]", letters):
+        # a day of the year without a year is not read into the date (Flink: TO_TIMESTAMP('100', 'DDD')
+        # is 1970-01-01 00:00:00), only the time of day
+        parsed = f"(TIMESTAMP '1970-01-01' + ({parsed} - date_trunc('day', {parsed})))"
+    return f"CASE WHEN regexp_full_match({{0}}, {shape_sql}) THEN {parsed} END"
 
 
 # Flink's DateTimeUtils.parseDate (TO_DATE without a pattern): the text before its first space
