@@ -46,7 +46,6 @@ from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
 from streamsql.plan import describe
 from streamsql.plan.fingerprint import JobFingerprint, changes, job_fingerprint
-from streamsql.plan.nodes import walk
 from streamsql.plan.parallelism_options import parallelism_notes
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
@@ -405,8 +404,7 @@ class StreamEnvironment:
         if isinstance(stmt, exp.Insert):
             roots = [planner.plan_insert(stmt)]
         elif isinstance(stmt, n.StatementSet):
-            roots = [planner.plan_insert(i) for i in stmt.expressions]
-            assign_ids(roots)
+            roots = planner.plan_statement_set(stmt.expressions)
         else:
             return explain([planner.plan_query(stmt)])
         parallelism = self.config.integer("parallelism.default")
@@ -467,10 +465,7 @@ class StreamEnvironment:
                                changes, recovery_key)
         check_mini_batch(self.config)
         planner = Planner(self.catalog, self.config, sql)
-        roots = [planner.plan_insert(i) for i in inserts]
-        for node in walk(roots):  # ids unique across the statement set, stable across restarts
-            node.id = ""
-        assign_ids(roots)
+        roots = planner.plan_statement_set(inserts)
         if self.config.integer("parallelism.default") > 1:
             runner = ParallelJobRunner(name, roots, self.config.copy(), identity, self.parallel_role)
         elif self.parallel_role.worker_id is not None:

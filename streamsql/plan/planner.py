@@ -144,6 +144,24 @@ class Planner:
         assign_ids([sink])
         return sink
 
+    def plan_statement_set(self, inserts: list[exp.Insert]) -> list[SinkNode]:
+        """Plan the INSERTs of one statement set as one job: their equal parts computed once.
+
+        As Flink's planner optimizes a statement set as one plan: a table read by several INSERTs
+        is scanned once and its rows go to every sink (with a non-deterministic source, e.g.
+        datagen or a Kafka source starting at the latest offsets, scans of their own would give
+        the sinks different rows). Ids are unique across the set.
+
+        Raises:
+            as :meth:`plan_insert`.
+        """
+        roots = [self.plan_insert(i) for i in inserts]
+        reuse_subplans(roots, self.config, by_update_kind=True)
+        for node in walk(roots):  # ids unique across the statement set, stable across restarts
+            node.id = ""
+        assign_ids(roots)
+        return roots
+
     def _session(self):
         """Expressions are bound with the session's time zone and user functions."""
         functions = self.catalog.functions

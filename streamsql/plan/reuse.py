@@ -54,11 +54,14 @@ class _NotShared(Exception):
     """A field with no plain value form, or a non-deterministic expression: the node is kept apart."""
 
 
-def reuse_subplans(roots: list[PlanNode], config: Config) -> None:
+def reuse_subplans(roots: list[PlanNode], config: Config, by_update_kind: bool = False) -> None:
     """Replace, in place, every reusable node equal to an earlier one by that one (module docstring).
 
     Off with ``'table.optimizer.reuse-sub-plan-enabled'`` = false; scans (and so whatever reads
     them) are kept apart with ``'table.optimizer.reuse-source-enabled'`` = false, as in Flink.
+    ``by_update_kind``: equal nodes are shared only when they also emit the same update kinds
+    (``update_before``): the pass over a statement set's INSERTs, each planned (and its -U rows
+    eliminated) on its own, so no reader gets -U rows its plan did not expect.
 
     Raises:
         ConfigError: either key set to something other than a boolean.
@@ -74,6 +77,8 @@ def reuse_subplans(roots: list[PlanNode], config: Config) -> None:
         key = _digest(node) if sources or type(node) is not ScanNode else None
         if key is None:
             continue
+        if by_update_kind:
+            key = (key, node.update_before)
         kept = first.setdefault(key, node)
         if kept is not node:
             replaced[id(node)] = kept

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from streamsql.core.errors import SqlError
+from streamsql.environment import StreamEnvironment
 from streamsql.sql import nodes
 from streamsql.sql.parser import parse_script
 
@@ -74,3 +75,26 @@ def test_malformed_blocks_are_refused_before_anything_runs(script, message, wher
     with pytest.raises(SqlError, match=message) as e:
         parse_script(script, "s.sql")
     assert (e.value.line, e.value.col) == where
+
+
+def test_the_inserts_of_a_statement_set_read_one_scan_of_a_table(tmp_path):
+    """As Flink 2.3 plans a statement set (one ``TableSourceScan ... (reuse_id=[1])`` read by every
+    sink): both sinks get the same rows of a non-deterministic source. With a scan per INSERT they
+    got two different random streams (and every statement set read its sources twice)."""
+    tables = """CREATE TABLE r (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '40',
+  'fields.x.min' = '1', 'fields.x.max' = '1000000');
+CREATE TABLE p1 (x INT) WITH ('connector' = 'print', 'print-identifier' = 'a');
+CREATE TABLE p2 (x INT) WITH ('connector' = 'print', 'print-identifier' = 'b');
+"""
+    inserts = "INSERT INTO p1 SELECT x FROM r;\nINSERT INTO p2 SELECT x FROM r WHERE x > 0;\n"
+    env = StreamEnvironment()
+    for statement in tables.split(";\n")[:-1]:
+        env.execute_sql(statement)
+    plan = env.execute_sql(f"EXPLAIN STATEMENT SET BEGIN\n{inserts}END").message
+    assert plan.count("TableSourceScan(table=[r]") == 1, plan
+    (tmp_path / "s.sql").write_text(f"{tables}EXECUTE STATEMENT SET BEGIN\n{inserts}END;\n")
+    proc = _cli(tmp_path, "run", "s.sql")
+    assert proc.returncode == 0, proc.stderr
+    rows = {side: sorted(ln[3:] for ln in proc.stdout.splitlines() if ln.startswith(f"{side}>"))
+            for side in "ab"}
+    assert len(rows["a"]) == 40 and rows["a"] == rows["b"]
