@@ -42,9 +42,18 @@ def _padded(sql: str, count: int) -> str:
     return f"printf('%0{count}d', {sql})" if count > 1 else f"CAST({sql} AS VARCHAR)"
 
 
+def _saturday(v: str) -> str:
+    """DuckDB SQL of the DATE of the Saturday ending the week (from Sunday) of ``v``."""
+    return f"(CAST({v} AS DATE) + (6 - dayofweek({v}))::INTEGER)"
+
+
 def _week_year(v: str) -> str:
-    saturday = f"(CAST({v} AS DATE) + (6 - dayofweek({v}))::INTEGER)"
-    return f"year({saturday})"
+    return f"year({_saturday(v)})"
+
+
+def _of_era(year: str) -> str:
+    """DuckDB SQL of the year of the era of the proleptic ``year`` (1 BC for the year 0)."""
+    return f"(CASE WHEN {year} <= 0 THEN 1 - {year} ELSE {year} END)"
 
 
 def _cycles(v: str) -> str:
@@ -66,12 +75,12 @@ def julian_window(v: str) -> str:
 def _julian_year(v: str, era: bool) -> str:
     """DuckDB SQL of the Julian year of the day of ``v``: of the era (1 BC for the year 0) if ``era``."""
     year = f"(year({julian_window(v)}) + 4 * {_cycles(v)})"
-    return f"(CASE WHEN {year} <= 0 THEN 1 - {year} ELSE {year} END)" if era else year
+    return _of_era(year) if era else year
 
 
 def _julian_field(letter: str, count: int, v: str) -> str | None:
     """DuckDB SQL of a :data:`JULIAN_LETTERS` field of ``v`` as ``SimpleDateFormat`` writes it then."""
-    saturday = f"(CAST({v} AS DATE) + (6 - dayofweek({v}))::INTEGER)"  # of the week (see _week_year)
+    saturday = _saturday(v)
     if letter in "yY" and (letter == "y" or count in (1, 2, 4)):
         # the week-based year is the calendar's, not of the era (Flink: 'Y' of 1944 BC is -1943)
         year = _julian_year(v, True) if letter == "y" else _julian_year(saturday, False)
@@ -88,7 +97,7 @@ def _field(letter: str, count: int, flavour: str, v: str) -> str | None:
     if flavour == JULIAN and letter in JULIAN_LETTERS:
         return _julian_field(letter, count, v)
     if letter == ERA_YEAR:
-        of_era = f"(CASE WHEN year({v}) <= 0 THEN 1 - year({v}) ELSE year({v}) END)"
+        of_era = _of_era(f"year({v})")
         if count == 2:
             return f"lpad(CAST({of_era} % 100 AS VARCHAR), 2, '0')"
         sign = f"CASE WHEN {of_era} >= {10 ** count} THEN '+' ELSE '' END || " if count >= 4 else ""
