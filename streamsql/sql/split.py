@@ -31,7 +31,9 @@ _LEXEME = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
-_SET_PREFIX = ["EXECUTE", "STATEMENT", "SET", "BEGIN"]
+#: The first lexemes of a statement set block (its INSERTs end in ';' up to its END), run or explained.
+_SET_PREFIXES = (["EXECUTE", "STATEMENT", "SET", "BEGIN"], ["EXPLAIN", "STATEMENT", "SET", "BEGIN"])
+_SET_PREFIX_LEN = 4
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,9 @@ class _Splitter:
         if self._start is None:
             self._start = lx.start
         self.count += 1
-        if len(self._head) < len(_SET_PREFIX):
+        if len(self._head) < _SET_PREFIX_LEN:
             self._head.append(lx.text.upper())
-            self._in_set = self._head == _SET_PREFIX
+            self._in_set = self._head in _SET_PREFIXES
         elif self._in_set and lx.kind == "word" and lx.text.upper() == "END":
             # END closes the block only right after a ';' or the BEGIN (CASE ... END does not).
             prev = self._prev

@@ -72,6 +72,15 @@ def test_statement_set_is_one_statement():
     assert isinstance(parse_statement(stmts[1].text), nodes.StatementSet)
 
 
+def test_explain_of_a_statement_set_is_one_statement():
+    """Flink's SQL client explains ``EXPLAIN STATEMENT SET BEGIN ...; END;`` as one statement; a script
+    or the shell split it at the first INSERT's ';' ('Expecting ; after the INSERT statement')."""
+    stmts = split_statements("EXPLAIN STATEMENT SET BEGIN\nINSERT INTO a SELECT 1;\n"
+                             "INSERT INTO b SELECT 2;\nEND;\nSHOW JOBS;")
+    assert [s.line for s in stmts] == [1, 5]
+    assert stmts[0].text.endswith("END")
+
+
 def test_begin_statement_set_is_split_for_the_shell():
     assert texts("BEGIN STATEMENT SET; INSERT INTO a SELECT 1; END;") == [
         "BEGIN STATEMENT SET", "INSERT INTO a SELECT 1", "END",
