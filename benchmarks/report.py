@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from statistics import median
 
 
 def _f(v, fmt="{:,.0f}", none="–"):
@@ -94,6 +95,52 @@ def engine_table(rows: list[dict]) -> str:
             f"| {_f(_mib(r.get('peak_rss')))} |"
         )
     return "\n".join(lines)
+
+
+def _spread(xs: list[float], fmt: str) -> str:
+    """``median (min–max)`` of ``xs``, or ``–`` when empty."""
+    if not xs:
+        return "–"
+    if min(xs) == max(xs):
+        return fmt.format(xs[0])
+    return f"{fmt.format(median(xs))} ({fmt.format(min(xs))}–{fmt.format(max(xs))})"
+
+
+def median_table(rows: list[dict], rate: str, against: dict[str, str]) -> str:
+    """Medians over ``--repeat`` rounds: one row per (workload, contender).
+
+    ``rate`` is the events/s field compared; ``against`` maps a column name to the contender each
+    row is divided by, within the same round (a per-round ratio, so a machine whose speed drifts
+    between rounds moves both sides alike), e.g. ``{"× flink": "flink"}``. A raw or quix contender
+    is looked up under the workload without its backend (they have none). Rates are events/s,
+    CPU in seconds per million events, RSS in MiB, start-up in s.
+    """
+    ok = [r for r in rows if not r.get("error")]
+    by = {(r["workload"], r["contender"], r.get("round", 1)): r for r in ok}
+    columns = ["workload", "contender", "rounds", rate.replace("_", " "), *against,
+               "CPU s / M events", "peak RSS MiB", "start-up s"]
+    lines = _header(columns)
+    for w, c in dict.fromkeys((r["workload"], r["contender"]) for r in ok):
+        mine = [r for r in ok if (r["workload"], r["contender"]) == (w, c)]
+        ratios = []
+        for other in against.values():
+            base = w.split("/")[0] if other in ("raw", "quix") else w
+            pairs = [(r, by.get((base, other, r.get("round", 1)))) for r in mine]
+            ratios.append([r[rate] / o[rate] for r, o in pairs if o and r.get(rate) and o.get(rate)])
+        cells = [
+            str(len(mine)),
+            _spread([r[rate] for r in mine if r.get(rate)], "{:,.0f}"),
+            *(_spread(x, "{:.2f}") if c not in against.values() else "–" for x in ratios),
+            _spread([r["cpu_s_per_m_events"] for r in mine if r.get("cpu_s_per_m_events")], "{:.1f}"),
+            _spread([r["peak_rss"] / 2**20 for r in mine if r.get("peak_rss")], "{:,.0f}"),
+            _spread([r["startup_s"] for r in mine if r.get("startup_s") is not None], "{:.1f}"),
+        ]
+        lines.append(f"| {w} | {c} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _rounds(rows: list[dict]) -> list[int]:
+    return sorted({r.get("round", 1) for r in rows})
 
 
 def scaling_table(srows: list[dict]) -> str:
@@ -202,11 +249,21 @@ def write_report(rows: list[dict], srows: list[dict], meta: dict, out_dir: Path,
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items()),
         "",
-        table(rows),
-        "",
     ]
-    if engine_rows:
-        md += ["## Engine only (datagen → blackhole, no Kafka)", "", engine_table(engine_rows), ""]
+    rounds = _rounds(rows + (engine_rows or []))
+    if len(rounds) > 1:
+        md += [f"## Medians of {len(rounds)} alternated rounds (min–max): Kafka end to end, steady", "",
+               median_table(rows, "steady_events_per_s", {"× flink": "flink", "× raw (steady)": "raw"}), ""]
+        if engine_rows:
+            md += ["## Medians: engine only (datagen → blackhole, no Kafka)", "",
+                   median_table(engine_rows, "events_per_s", {"× flink": "flink"}), ""]
+    for k in rounds:
+        head = [f"## Round {k}", ""] if len(rounds) > 1 else []
+        md += [*head, table([r for r in rows if r.get("round", 1) == k]), ""]
+        eng = [r for r in engine_rows or [] if r.get("round", 1) == k]
+        if eng:
+            level = "###" if len(rounds) > 1 else "##"
+            md += [f"{level} Engine only (datagen → blackhole, no Kafka)", "", engine_table(eng), ""]
     if srows:
         md += ["## Scaling (AGG)", "", scaling_table(srows), ""]
     md += [f"![{f}]({f})" for f in files]

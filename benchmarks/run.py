@@ -370,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
                     "these workloads: " + ",".join(ENGINE) + " ('all' for every one); 'none' skips it")
     ap.add_argument("--engine-events", type=int, default=None,
                     help="rows per engine-only run (default --events)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="rounds of every workload's contenders, alternated (raw, streamsql, flink, raw, "
+                    "...); the report adds each round's table and the medians of the per-round ratios")
     ap.add_argument("--flink-lock", default="/tmp/flink.lock",
                     help="file locked while a flink contender runs (shared-machine serialization); "
                     "'' for none")
@@ -414,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         for label, w, backend in runs:
             keys = WORKLOADS[w]
             ds = dataset(keys, events)
-            for c in contenders:
+            # Alternated rounds: a machine whose speed drifts moves every contender of a round alike
+            for rnd, c in ((r, c) for r in range(1, a.repeat + 1) for c in contenders):
                 if backend == "hashmap" and c in ("raw", "quix"):  # they have no such backend
                     continue
                 extra = {**(_tree(c, a.baseline) or {}), "backend": backend,
@@ -434,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = {
                     "workload": label,
                     "contender": c,
+                    "round": rnd,
                     "events": ds.events,
                     "keys": ds.keys,
                     "expected": expected_count(w, c, ds),
@@ -471,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 eps = row.get("events_per_s")
                 log(
-                    f"    {c} {label}: "
+                    f"    {c} {label}{f' (round {rnd})' if a.repeat > 1 else ''}: "
                     + (
                         f"{eps:,.0f} ev/s, steady {row.get('steady_events_per_s') or 0:,.0f} ev/s, "
                         f"{row.get('cpu_s_per_m_events') or 0:.1f} CPU-s/M, "
@@ -486,11 +491,12 @@ def main(argv: list[str] | None = None) -> int:
         engine = list(ENGINE) if a.engine == "all" else (a.engine or "none").split(",")
         for label in [e for e in engine if e != "none"]:
             w, keys, backend = ENGINE[label]
-            for c in [c for c in contenders if c in ("streamsql", "flink")]:
+            engine_contenders = [c for c in contenders if c in ("streamsql", "flink")]
+            for rnd, c in ((r, c) for r in range(1, a.repeat + 1) for c in engine_contenders):
                 spec = {"engine": True, "events": a.engine_events or events, "keys": keys, "backend": backend}
                 res = run_contender(c, label, "", {}, a.interval_ms, timeout, extra=spec,
                                     flink_lock=a.flink_lock or None)
-                engine_rows.append({"workload": label, "contender": c, **res})
+                engine_rows.append({"workload": label, "contender": c, "round": rnd, **res})
                 log(f"    {c} {label} engine-only: {res.get('events_per_s') or 0:,.0f} ev/s, "
                     f"{res.get('cpu_s_per_m_events') or 0:.1f} CPU-s/M")
         scaling_rows = []
@@ -511,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{os.cpu_count()} cores",
         "versions": _versions(),
         "backends": a.backends,
+        "repeat": a.repeat,
         "datasets": [asdict(d) for d in datasets.values()],
     }
     write_report(rows, scaling_rows, meta, out_dir, engine_rows)
