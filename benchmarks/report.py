@@ -116,6 +116,8 @@ def median_table(rows: list[dict], rate: str, against: dict[str, str]) -> str:
     CPU in seconds per million events, RSS in MiB, start-up in s.
     """
     ok = [r for r in rows if not r.get("error")]
+    ran = {r["contender"] for r in ok}
+    against = {name: c for name, c in against.items() if c in ran}  # no column for who did not run
     by = {(r["workload"], r["contender"], r.get("round", 1)): r for r in ok}
     columns = ["workload", "contender", "rounds", rate.replace("_", " "), *against,
                "CPU s / M events", "peak RSS MiB", "start-up s"]
