@@ -323,7 +323,9 @@ def run_streamsql(spec: dict, res: dict) -> None:
     )
     # more WITH options of the kafka source (benchmarks.memory_ab's src.KEY=VALUE)
     source_extra = "".join(f", '{k}' = '{v}'" for k, v in (spec.get("source_options") or {}).items())
-    source_ddl, sink_ddl, inserts = workload_sql(spec, source_extra=source_extra)
+    sink_options = spec.get("sink_options") or {}  # benchmarks.run --sink-set
+    source_ddl, sink_ddl, inserts = workload_sql(
+        spec, {"kafka": sink_options, "upsert-kafka": sink_options}, source_extra=source_extra)
     env.execute_sql(source_ddl)
     env.execute_sql(sink_ddl)
     if spec.get("engine"):  # no consumer to time: the run starts at the INSERT

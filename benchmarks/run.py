@@ -282,14 +282,16 @@ def _profiler(a: argparse.Namespace) -> str | None:
 
 def _settings(contender: str, a: argparse.Namespace) -> dict:
     """Spec entries with the engine settings (``--set``, ``--baseline-set``) and the kafka source's
-    WITH options (``--source-set``, ``--baseline-source-set``) of a StreamSQL contender."""
+    and sink's WITH options (``--source-set``, ``--sink-set`` and their ``--baseline-`` twins) of
+    a StreamSQL contender."""
     out = {}
     for entry, mine, baseline in (("streamsql_config", a.set, a.baseline_set),
-                                  ("source_options", a.source_set, a.baseline_source_set)):
+                                  ("source_options", a.source_set, a.baseline_source_set),
+                                  ("sink_options", a.sink_set, a.baseline_sink_set)):
         chosen = {"streamsql": mine, "streamsql-baseline": baseline}.get(contender) or []
         pairs = [kv.split("=", 1) for kv in chosen]
         if any(len(p) != 2 for p in pairs):
-            msg = f"--set / --source-set take KEY=VALUE, got {chosen}"
+            msg = f"--set / --source-set / --sink-set take KEY=VALUE, got {chosen}"
             raise SystemExit(msg)
         if pairs:
             out[entry] = {k.strip(): v.strip() for k, v in pairs}
@@ -360,6 +362,11 @@ def main(argv: list[str] | None = None) -> int:
                     "properties.fetch.max.bytes=52428800 (repeatable)")
     ap.add_argument("--baseline-source-set", action="append", default=[], metavar="KEY=VALUE",
                     help="a WITH option of the streamsql-baseline contender's kafka source (repeatable)")
+    ap.add_argument("--sink-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a WITH option of the streamsql contender's sink (kafka or upsert-kafka), e.g. "
+                    "properties.queue.buffering.max.messages=100000 (repeatable)")
+    ap.add_argument("--baseline-sink-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a WITH option of the streamsql-baseline contender's sink (repeatable)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per contender run")
     ap.add_argument("--out", default=str(RESULTS), help="results folder")
     ap.add_argument("--backends", default="rocksdb",
