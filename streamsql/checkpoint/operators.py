@@ -13,6 +13,11 @@ plan's, the way Flink maps the operator states of a savepoint onto the new job g
   ``'execution.state-recovery.ignore-unclaimed-state'`` (Flink's key; before 2.0
   ``'execution.savepoint.ignore-unclaimed-state'``) is true: then that state is dropped
   (Flink's ``--allowNonRestoredState``) and an operator of the new plan at that id starts empty;
+- an operator whose id now feeds none of the sink tables it fed, while the job still writes one
+  of them (or wrote, before, one it feeds now), is another INSERT's: ids are positions in the
+  plan, and an INSERT added before the others of a statement set, or one removed, moves the later
+  INSERTs' operators to other ids (signatures recorded before sinks were, and an INSERT whose sink
+  alone changed, are not checked for this);
 - an operator of the new plan that the checkpoint has no state for starts empty (Flink too);
 - state Flink does not keep (a signature with ``droppable``: a watermark assigner's per-split
   progress) is dropped when unclaimed, with a log line, never refused.
@@ -120,6 +125,9 @@ def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
 def _differences(old: dict, new: dict) -> list[str]:
     """What differs between two signatures, one phrase per part (empty: the same state)."""
     out = []
+    sinks = _sink_difference(old, new)
+    if sinks:
+        out.append(sinks)
     for part, label in _PARTS.items():
         a, b = old.get(part), new.get(part)
         if a == b:
@@ -132,6 +140,22 @@ def _differences(old: dict, new: dict) -> list[str]:
         else:
             out.append(f"{label} {_short(a)} -> {_short(b)}")
     return out
+
+
+def _sink_difference(old: dict, new: dict) -> str | None:
+    """The operator at this id is another INSERT's (module docstring), as a phrase; else None."""
+    was, now = old.get("sinks"), new.get("sinks")
+    if was is None or now is None or set(was) & set(now):
+        return None
+    if not set(was) & set(new.get("job_sinks") or ()) and not set(now) & set(old.get("job_sinks") or ()):
+        return None  # the INSERT writes another table now: its state is still its own
+    return (f"it feeds {_tables(now)}, not {_tables(was)}: another INSERT's operator has this id (in a "
+            "statement set, ids follow the INSERTs' order: add new INSERTs after the others, remove "
+            "only the last)")
+
+
+def _tables(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names) or "no sink"
 
 
 def _column_difference(old: list[list[str]], new: list[list[str]], old_shown: list[list[str]],

@@ -124,8 +124,10 @@ def _plain(value: Any) -> Any:
         return value.name
     if isinstance(value, (SqlType, pa.Schema, pa.DataType)):
         return (type(value).__name__, str(value))
-    if isinstance(value, TableDef):  # a catalog table: as declared, with the options it is read with
-        return ("TableDef", value.name, value.sql, _plain(value.options))
+    if isinstance(value, TableDef):  # a catalog table: that one (the catalog holds one object per table;
+        # ``r`` and ``db2.r`` of the same DDL text are two tables, as Flink's scan digests name their
+        # catalog and database), as declared, with the options it is read with
+        return ("TableDef", id(value), value.name, value.sql, _plain(value.options))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (type(value).__name__,
                 tuple((f.name, _plain(getattr(value, f.name))) for f in dataclasses.fields(value)))

@@ -27,6 +27,12 @@ A signature is a JSON-able dict:
   (``correlate-3[9f2c0b...].10``); a VALUES list's columns have its rows, hashed;
 - ``output``: the output column types;
 - ``layout``: :data:`~streamsql.plan.fingerprint.STATE_LAYOUT`, the key and value encodings;
+- ``sinks``: the sink tables its output reaches, and ``job_sinks``: every sink table of the job.
+  Ids are positions in the plan, so in a statement set an INSERT added before the others, or one
+  removed, moves the later INSERTs' operators to other ids, where an operator of another INSERT
+  with the same signature (two GROUP BYs that differ in their WHERE only) would claim their state;
+  a restore refuses an operator that feeds none of the sinks it fed while the job still writes one
+  of them (:mod:`streamsql.checkpoint.operators`);
 - ``droppable``: True for state Flink does not keep (a watermark assigner's per-split progress):
   a restore that cannot use it starts that operator afresh instead of failing;
 - ``explain`` and ``columns``: the node's EXPLAIN line and its input columns' origins in Flink
@@ -58,6 +64,7 @@ from streamsql.plan.nodes import (
     CalcNode,
     PlanNode,
     ScanNode,
+    SinkNode,
     UnionNode,
     ValuesNode,
     WatermarkAssignerNode,
@@ -87,8 +94,11 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
     exchange sources, where the origin of a column is no longer known.
     """
     origins = _Origins()
+    order = walk(roots)
+    sinks = _sinks_reached(order)
+    job_sinks = sorted(set().union(*sinks.values()))
     out = {}
-    for node in walk(roots):
+    for node in order:
         if isinstance(node, (ExchangeSourceNode, ExchangeSinkNode)):
             continue  # a parallel job's internal topics: positions dropped by a savepoint restore
         if isinstance(node, ScanNode):
@@ -106,7 +116,22 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
                 "columns": [[f"{o.shown} {t}" for o, t in zip(cols, types)] for cols, types in inputs],
                 "output": _types(node.schema),
                 "droppable": isinstance(node, WatermarkAssignerNode)}
+        else:
+            continue
+        out[node.id]["sinks"] = sorted(sinks[id(node)])
+        out[node.id]["job_sinks"] = job_sinks
     return out
+
+
+def _sinks_reached(order: list[PlanNode]) -> dict[int, set[str]]:
+    """Per node of ``order`` (:func:`walk`'s, inputs first), the sink tables its output reaches."""
+    reached: dict[int, set[str]] = {id(n): set() for n in order}
+    for node in reversed(order):  # readers before their inputs
+        if isinstance(node, SinkNode) and not isinstance(node, ExchangeSinkNode):
+            reached[id(node)].add(node.table.name)
+        for i in node.inputs:
+            reached[id(i)] |= reached[id(node)]
+    return reached
 
 
 @dataclasses.dataclass(frozen=True)

@@ -84,3 +84,28 @@ def test_the_option_and_its_old_name(settings, expected):
 def test_a_bad_option_value_is_refused_naming_the_key():
     with pytest.raises(ConfigError, match="ignore-unclaimed-state"):
         ignore_unclaimed({"execution.state-recovery.ignore-unclaimed-state": "yes please"})
+
+
+def _fed(sinks, job_sinks, **kw):
+    return {**_sig(**kw), "sinks": list(sinks), "job_sinks": list(job_sinks)}
+
+
+@pytest.mark.parametrize(("old", "new", "claimed"), [
+    # the same INSERT's operator, the statement set grown or shrunk around it
+    (_fed(["agg"], ["agg"]), _fed(["agg"], ["agg", "agg2"]), True),
+    (_fed(["agg", "agg2"], ["agg", "agg2"]), _fed(["agg2"], ["agg2"]), True),
+    # an INSERT added before it, or the one before it removed: another INSERT's operator at its id
+    (_fed(["agg"], ["agg"]), _fed(["agg2"], ["agg", "agg2"]), False),
+    (_fed(["agg"], ["agg", "agg2"]), _fed(["agg2"], ["agg2"]), False),
+    # a lone INSERT whose sink table changed keeps its state, as before sinks were recorded
+    (_fed(["agg"], ["agg"]), _fed(["other"], ["other"]), True),
+    # recorded before sinks were: not checked for this
+    (_sig(), _fed(["agg2"], ["agg", "agg2"]), True),
+])
+def test_an_operator_that_now_feeds_another_inserts_sink_is_refused(old, new, claimed):
+    if claimed:
+        assert _claim({"group-agg-2": old}, {"group-agg-2": new}) == []
+        return
+    with pytest.raises(StateMappingError, match="it feeds 'agg2', not 'agg': another INSERT's operator"):
+        _claim({"group-agg-2": old}, {"group-agg-2": new})
+    assert _claim({"group-agg-2": old}, {"group-agg-2": new}, ignore=True) == ["group-agg-2"]

@@ -98,3 +98,31 @@ CREATE TABLE p2 (x INT) WITH ('connector' = 'print', 'print-identifier' = 'b');
     rows = {side: sorted(ln[3:] for ln in proc.stdout.splitlines() if ln.startswith(f"{side}>"))
             for side in "ab"}
     assert len(rows["a"]) == 40 and rows["a"] == rows["b"]
+
+
+def test_tables_of_one_name_in_two_databases_are_two_scans(tmp_path):
+    """``r`` and ``db2.r``, declared by the same text, are two tables: Flink 2.3 plans a
+    ``TableSourceScan`` of each (``[[default_catalog, default_database, r]]``, ``[[default_catalog,
+    db2, r]]``) and reuses neither. They were one scan (equal by name, DDL text and options), in a
+    statement set and in a join of the two: the sink of ``db2.r`` read ``r``. (The rows are the same
+    either way here: this datagen's values are a function of seed, column and row number.)"""
+    ddl = ("CREATE TABLE r (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '40', "
+           "'fields.x.min' = '1', 'fields.x.max' = '1000000');\n")
+    tables = (f"CREATE DATABASE db2;\n{ddl}USE db2;\n{ddl}USE default_database;\n"
+              "CREATE TABLE p1 (x INT) WITH ('connector' = 'print', 'print-identifier' = 'a');\n"
+              "CREATE TABLE p2 (x INT) WITH ('connector' = 'print', 'print-identifier' = 'b');\n")
+    inserts = "INSERT INTO p1 SELECT x FROM r;\nINSERT INTO p2 SELECT x FROM db2.r;\n"
+    env = StreamEnvironment()
+    for statement in tables.split(";\n")[:-1]:
+        env.execute_sql(statement)
+    plan = env.execute_sql(f"EXPLAIN STATEMENT SET BEGIN\n{inserts}END").message
+    assert plan.count("TableSourceScan(table=[r]") == 2 and "Reused" not in plan, plan
+    join = env.execute_sql("EXPLAIN SELECT a.x FROM r a JOIN db2.r b ON a.x = b.x").message
+    assert join.count("TableSourceScan(table=[r]") == 2 and "Reused" not in join, join
+    env.close()
+    (tmp_path / "s.sql").write_text(f"{tables}EXECUTE STATEMENT SET BEGIN\n{inserts}END;\n")
+    proc = _cli(tmp_path, "run", "s.sql")
+    assert proc.returncode == 0, proc.stderr
+    rows = {side: sorted(ln[3:] for ln in proc.stdout.splitlines() if ln.startswith(f"{side}>"))
+            for side in "ab"}
+    assert len(rows["a"]) == len(rows["b"]) == 40

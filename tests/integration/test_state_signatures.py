@@ -222,3 +222,81 @@ def test_a_savepoint_restored_into_a_table_reading_another_topic_reads_that_topi
     assert env.execute_sql(AGG).job.wait(180) == "FINISHED"
     expected = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows_a + rows_b))
     assert _counts(kafka_bootstrap, out) == expected
+
+
+POSITIVE = "INSERT INTO agg SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k"
+NEGATIVE = "INSERT INTO agg2 SELECT k, COUNT(*) FROM src WHERE v < 0 GROUP BY k"
+
+
+def _statement_set(*inserts: str) -> str:
+    return "EXECUTE STATEMENT SET BEGIN\n" + "".join(f"{i};\n" for i in inserts) + "END"
+
+
+def _set_env(tmp_path, name: str, bootstrap: str, src: str, outs: tuple[str, str], *, bounded: bool,
+             **settings) -> StreamEnvironment:
+    """``_env`` with a second upsert sink ``agg2`` (k, c) on ``outs[1]``."""
+    env = _env(tmp_path, name, bootstrap, src, outs[0], bounded=bounded, **settings)
+    env.execute_sql(f"""CREATE TABLE agg2 (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{outs[1]}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    return env
+
+
+def test_a_statement_set_with_an_insert_added_or_removed_never_resumes_another_inserts_state(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Operator ids are positions in the statement set's plan: an INSERT added before the others, or
+    one removed, moves every later INSERT's GROUP BY to another id. Two GROUP BYs that differ only
+    in their WHERE (not part of a signature) then claimed each other's state: the counts of
+    ``v >= 0`` went on as counts of ``v < 0`` and the other sink counted from zero, without a word.
+    An INSERT added at the end keeps the others' ids: its operators start empty, reading on from the
+    savepoint's offsets (Flink's new operators)."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(37, 4000)
+    first, second = rows[:2000], rows[2000:]
+    _load(kafka_bootstrap, src, first)
+    name = f"sigs-{uuid.uuid4().hex[:8]}"
+
+    def topics() -> tuple[str, str]:
+        return kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2")
+
+    def env(suffix: str, outs: tuple[str, str], savepoint: str | None = None, **settings):
+        if savepoint is not None:
+            settings["execution.savepoint.path"] = savepoint
+        return _set_env(tmp_path, f"{name}-{suffix}", kafka_bootstrap, src, outs,
+                        bounded=savepoint is not None, **settings)
+
+    alone_outs, both_outs = topics(), topics()  # a restored job goes on writing its savepoint's topics
+    alone = _savepoint(env("alone", alone_outs), _statement_set(POSITIVE), 2000)
+    both = _savepoint(env("both", both_outs), _statement_set(POSITIVE, NEGATIVE), 2000)
+    _load(kafka_bootstrap, src, second)
+    positive = {part: Counter(_duck("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", src=r))
+                for part, r in (("all", rows), ("second", second))}
+    negative = {part: Counter(_duck("SELECT k, COUNT(*) FROM src WHERE v < 0 GROUP BY k", src=r))
+                for part, r in (("all", rows), ("second", second))}
+
+    # added before the first INSERT: its GROUP BY would have taken the first one's id
+    outs = topics()
+    text = _refused(env("front", outs, alone), _statement_set(NEGATIVE, POSITIVE), outs[0], kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    assert "agg2" in text, text
+    # the first INSERT removed: the second one's GROUP BY now has the first one's id
+    outs = topics()
+    text = _refused(env("removed", outs, both), _statement_set(NEGATIVE), outs[1], kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    # ... and ignoring unclaimed state drops it rather than giving it to the other INSERT
+    outs = topics()
+    ignoring = env("ignored", outs, both, **{"execution.state-recovery.ignore-unclaimed-state": "true"})
+    assert ignoring.execute_sql(_statement_set(NEGATIVE)).job.wait(180) == "FINISHED"
+    assert _counts(kafka_bootstrap, outs[1]) == negative["second"]
+    # added at the end: the first INSERT resumes its counts, the new one starts at the savepoint
+    outs = (alone_outs[0], topics()[1])
+    job = env("end", outs, alone).execute_sql(_statement_set(POSITIVE, NEGATIVE)).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _counts(kafka_bootstrap, outs[0]) == positive["all"]
+    assert _counts(kafka_bootstrap, outs[1]) == negative["second"]
+    # the same set again: both resume
+    outs = both_outs
+    job = env("same", outs, both).execute_sql(_statement_set(POSITIVE, NEGATIVE)).job
+    assert job.wait(180) == "FINISHED"
+    assert _counts(kafka_bootstrap, outs[0]) == positive["all"]
+    assert _counts(kafka_bootstrap, outs[1]) == negative["all"]
