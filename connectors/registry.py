@@ -63,8 +63,9 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
 
     Raises:
         ConfigError: for a missing required option, an unknown key (with the known keys
-            listed), or a value outside an option's choices; the last two carry ``table`` and
-            ``option`` (the key), which place the error at the key in the CREATE TABLE.
+            listed), or a value outside an option's choices; each carries ``table`` and
+            ``option`` (the key, or ``connector`` for a missing one), which place the error at
+            the key in the CREATE TABLE.
 
     A boolean or enum option's value is rewritten in ``options`` to its canonical spelling
     (``'TRUE'`` → ``'true'``), which is what the connector compares with.
@@ -73,7 +74,7 @@ def validate_options(spec: ConnectorSpec, options: dict[str, str], table: str, a
     for o in spec.options:
         if o.required and o.key not in options:
             msg = f"Table '{table}': connector '{spec.name}' requires option '{o.key}' ({o.description})"
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table, option="connector")  # at the 'connector' key in the DDL
     for key, value in options.items():
         if key in known:
             # Booleans and enums in any case, as Flink; the connector then reads the canonical text.

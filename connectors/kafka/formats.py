@@ -118,17 +118,18 @@ def format_setup(
         default_key_format: key format when ``'key.format'`` is unset but a key is needed.
 
     Raises:
-        ConfigError: for a missing or conflicting format option or an unknown key field.
+        ConfigError: for a missing or conflicting format option or an unknown key field (at the
+            option in the CREATE TABLE: the one set, or ``connector`` for a missing one).
     """
     o = table.options
     pre = table_prefix(table)
     if "format" in o and "value.format" in o:
         msg = f"{pre}set either 'format' or 'value.format', not both"
-        raise ConfigError(msg)
+        raise ConfigError(msg, table=table.name, option="value.format")
     vfmt = (o.get("value.format") or o.get("format") or "").strip().lower()
     if not vfmt:
         msg = f"{pre}option 'format' (or 'value.format') is required: one of {', '.join(FORMATS)}"
-        raise ConfigError(msg)
+        raise ConfigError(msg, table=table.name, option="connector")
     vopts = _strip(o, vfmt, "value.") if "value.format" in o else _strip(o, vfmt, "")
     if "value.format" in o:  # be lenient: unprefixed format options apply to the value too
         vopts = {**_strip(o, vfmt, ""), **vopts}
@@ -137,10 +138,10 @@ def format_setup(
         key_fields = [k.strip() for k in o.get("key.fields", "").split(";") if k.strip()]
         if key_fields and "key.format" not in o:
             msg = f"{pre}'key.fields' needs 'key.format'"
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table.name, option="key.fields")
         if "key.format" in o and not key_fields:
             msg = f"{pre}'key.format' needs 'key.fields' (columns separated by ';')"
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table.name, option="key.format")
     kfmt = (o.get("key.format") or (default_key_format if key_fields else "") or "").strip().lower() or None
     key_schema = None
     if kfmt:

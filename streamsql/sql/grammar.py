@@ -334,6 +334,24 @@ class FlinkParser(parser.Parser):
             _position(with_, token)
         return with_
 
+    def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:  # noqa: D102 - sqlglot's hook
+        group = super()._parse_group(skip_group_by_token)
+        if group is not None and not any(group.args.get(k) for k in group.arg_types):
+            # sqlglot took GROUP BY with nothing after it as no grouping: a global aggregate ran
+            self._incomplete("GROUP BY")
+        return group
+
+    def _parse_partition_by(self) -> list[exp.Expr]:  # noqa: D102 - sqlglot's hook
+        by = self._curr is not None and self._curr.token_type == TokenType.PARTITION_BY
+        keys = super()._parse_partition_by()
+        if by and not keys:  # OVER (PARTITION BY ORDER BY ...) ran unpartitioned
+            self._incomplete("PARTITION BY")
+        return keys
+
+    def _incomplete(self, clause: str) -> None:
+        """``Incomplete <clause> clause``, at the token after it or at the end of the input."""
+        self.raise_error(f"Incomplete {clause} clause", self._curr)  # no token: "at end of input"
+
     def _parse_window(self, this: exp.Expr | None, alias: bool = False) -> exp.Expr | None:
         token = self._curr  # OVER, when this call is a window function
         node = super()._parse_window(this, alias=alias)
@@ -772,6 +790,8 @@ class FlinkParser(parser.Parser):
                 # One key, or a parenthesised list: a bare comma already ends the argument.
                 wrapped = self._match(TokenType.L_PAREN, advance=False)
                 keys = self._parse_wrapped_csv(self._parse_column) if wrapped else [self._parse_column()]
+                if not keys or None in keys:  # PARTITION BY, DESCRIPTOR(...): ran unpartitioned
+                    self._incomplete("PARTITION BY")
                 args["partition_by"] = keys
             return table
         if key == "time_col":

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from streamsql.core.config import did_you_mean
 from streamsql.core.errors import InternalError, OptionError, SqlError, StatementError, StreamSQLError
 from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
@@ -64,6 +65,18 @@ _STATEMENT_WORDS = frozenset({
     "CREATE", "DROP", "INSERT", "SELECT", "SET", "RESET", "SHOW", "DESCRIBE", "EXPLAIN", "EXECUTE",
     "STOP", "PRINT", "USE",
 })
+# Words a statement may start with: supported ones, and ones refused by name once parsed. A statement
+# that does not parse and starts with any other word is an unknown statement (a typo such as SELEC,
+# or a Flink client command such as ADD JAR), said at that word rather than at a later token.
+_STARTS = _STATEMENT_WORDS | {"WITH", "VALUES", "DESC", "BEGIN", "END", "HELP", "QUIT", "EXIT"}
+_FIRST_WORDS = _STARTS | {
+    "CLEAR", "TABLE", "FROM", "ALTER", "UPDATE", "DELETE", "TRUNCATE", "MERGE", "CALL", "LOAD", "UNLOAD",
+    "ANALYZE", "COMPILE",
+}
+# Flink SQL client statements that have nothing to do here, and why.
+_NO_JARS = ("StreamSQL's connectors and formats are built in, and its functions are Python "
+            "(CREATE FUNCTION ... LANGUAGE PYTHON): there is no JAR to load; remove the statement")
+_CLIENT_ONLY = {("ADD", "JAR"): _NO_JARS, ("REMOVE", "JAR"): _NO_JARS}
 _DOUBLE_QUOTE_HINT = (
     "Double quotes are not valid in Flink SQL: quote identifiers with backticks (`name`) "
     "and strings with single quotes ('text')"
@@ -98,7 +111,7 @@ def parse_statement(text: str) -> exp.Expr:
     try:
         trees = [t for t in _DIALECT.parser().parse(tokens, text) if t is not None]
     except ParseError as e:
-        raise _parse_error(e, text) from e
+        raise (_unknown_statement(text) or _parse_error(e, text)) from e
     except (SqlError, InternalError):
         raise
     except RecursionError:
@@ -289,8 +302,33 @@ def _check_supported(tree: exp.Expr, text: str) -> None:
     words = [lx.text for lx in lexemes(text) if lx.kind == "word"][:2]
     what = " ".join(words) if words else "this statement"
     line, col = line_col(text, first.start) if first else (None, None)
-    msg = f"Unsupported statement '{what} ...'; supported: {_SUPPORTED}"
-    raise SqlError(msg, text if line else None, line, col)
+    raise SqlError(_unsupported(what), text if line else None, line, col)
+
+
+def _unknown_statement(text: str) -> SqlError | None:
+    """For a statement that did not parse: the error at its first word, if no statement starts so.
+
+    ``SELEC * FROM t`` was "Missing operand near 'FROM'" and ``ADD JAR '...'`` "unexpected token
+    near '...'": errors at a later token of a statement that was never one.
+    """
+    words = [lx for lx in lexemes(text) if lx.kind not in ("ws", "comment")][:2]
+    if not words or words[0].kind != "word" or words[0].text.upper() in _FIRST_WORDS:
+        return None
+    first = words[0]
+    pair = tuple(lx.text.upper() for lx in words)
+    line, col = line_col(text, first.start)
+    if pair in _CLIENT_ONLY:
+        msg = f"{' '.join(pair)} is not supported: {_CLIENT_ONLY[pair]}"
+        last = words[1].start + len(words[1].text) - 1
+        return SqlError(msg, text, line, col, _length(text, first.start, last))
+    return SqlError(_unsupported(first.text), text, line, col, len(first.text))
+
+
+def _unsupported(what: str) -> str:
+    """``Unsupported statement 'WHAT ...'``: with the statement its first word is a typo of, else the list."""
+    word = what.split(" ")[0].upper()
+    hint = "" if word in _STARTS else did_you_mean(word, _STARTS)
+    return f"Unsupported statement '{what} ...'{hint or f'; supported: {_SUPPORTED}'}"
 
 
 def _reject_double_quotes(text: str) -> None:

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from streamsql import StreamEnvironment
 from streamsql.core.errors import ConfigError, OptionError, SqlError
 from streamsql.sql.ddl import option_position
@@ -93,6 +95,37 @@ def test_the_api_points_at_the_key_in_the_tables_ddl():
             error = e
         assert isinstance(error, ConfigError) and (error.table, error.option) == ("t", "bogus")
         assert (error.line, error.col, error.length) == (2, 34, 7)
+    finally:
+        env.close()
+
+
+KAFKA = "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = '127.0.0.1:1'"
+
+
+@pytest.mark.parametrize(("options", "says", "key"), [
+    # these said "s.sql:5: Table 't': ..." at the statement that used the table, without a caret
+    ("'connector' = 'filesystem', 'format' = 'csv'", "connector 'filesystem' requires option 'path'",
+     "connector"),
+    ("'connector' = 'kafka', 'topic' = 'x', 'format' = 'csv'",
+     "requires option 'properties.bootstrap.servers'", "connector"),
+    (KAFKA, "option 'format' (or 'value.format') is required", "connector"),
+    (KAFKA + ", 'key.format' = 'json', 'value.format' = 'json'", "'key.format' needs 'key.fields'",
+     "key.format"),
+    (KAFKA + ", 'key.fields' = 'a', 'value.format' = 'json'", "'key.fields' needs 'key.format'",
+     "key.fields"),
+    (KAFKA + ", 'format' = 'json', 'value.format' = 'json'", "set either 'format' or 'value.format'",
+     "value.format"),
+])
+def test_a_missing_or_conflicting_option_points_into_the_create_table(options, says, key):
+    ddl = f"CREATE TABLE t (a INT)\nWITH ({options})"
+    env = StreamEnvironment()
+    try:
+        env.execute_sql(ddl)
+        with pytest.raises(OptionError) as ei:
+            env.execute_sql("SELECT a FROM t")
+        e = ei.value
+        assert says in e.message and (e.table, e.option) == ("t", key), str(e)
+        assert (e.line, e.col, e.length) == option_position(ddl, key), str(e)
     finally:
         env.close()
 

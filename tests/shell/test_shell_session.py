@@ -173,7 +173,9 @@ def test_help_lists_commands_statements_and_connector_options(shell):
     sh.send("HELP\n")
     sh.expect(r"Received|SQL statements", after=m)
     out = sh.expect(r"Ctrl-D or QUIT leaves the shell", after=m) and sh.screen()[m:]
-    for word in ("CLEAR", "QUIT, EXIT", "SHOW JOBS", "STOP JOB 'id'", "PRINT TOPIC", "EXECUTE STATEMENT SET"):
+    for word in ("CLEAR", "QUIT, EXIT", "SHOW JOBS", "STOP JOB 'id'", "PRINT TOPIC", "EXECUTE STATEMENT SET",
+                 "FUNCTION [IF NOT EXISTS] f AS 'module.function' LANGUAGE PYTHON", "SHOW [USER] FUNCTIONS",
+                 "SHOW CREATE VIEW v"):
         assert word in out, word
     sh.send_expect("HELP datagen;\n", r"'number-of-rows'.*'fields\.\*'")
 

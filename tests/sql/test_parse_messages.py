@@ -82,3 +82,59 @@ def test_a_word_after_create_tables_options_is_a_syntax_error():
         parse_statement("CREATE TABLE a (x INT) WITH ('k' = 'v') garbage")
     assert ei.value.message == "Syntax error: unexpected token near 'garbage'"
     assert ei.value.col == 41
+
+
+@pytest.mark.parametrize(("sql", "says", "line", "col", "length"), [
+    # a statement that does not parse and starts with no statement's word is said at that word;
+    # these were "Missing operand near 'FROM'", "unexpected token near '1'" / "near 'INTO'"
+    ("SELEC * FROM orders", "Unsupported statement 'SELEC ...'; did you mean 'SELECT'?", 1, 1, 5),
+    ("SELEC 1", "Unsupported statement 'SELEC ...'; did you mean 'SELECT'?", 1, 1, 5),
+    ("INSRT INTO t SELECT 1", "Unsupported statement 'INSRT ...'; did you mean 'INSERT'?", 1, 1, 5),
+    ("-- orders\n  CRATE TABLE t (x INT)", "Unsupported statement 'CRATE ...'; did you mean 'CREATE'?",
+     2, 3, 5),
+    # one that parses (as an opaque command: DESCRIB t) gets the same hint
+    ("EXPLAN SELECT 1", "Unsupported statement 'EXPLAN ...'; did you mean 'EXPLAIN'?", 1, 1, 6),
+    ("DESCRIB t", "Unsupported statement 'DESCRIB t ...'; did you mean 'DESCRIBE'?", 1, 1, 1),
+    # Flink SQL client's jar statements: "unexpected token near '/tmp/k.jar'" before
+    ("ADD JAR '/tmp/k.jar'", "ADD JAR is not supported: StreamSQL's connectors and formats are built in",
+     1, 1, 7),
+    ("remove jar '/tmp/k.jar'", "REMOVE JAR is not supported", 1, 1, 10),
+])
+def test_a_statement_no_statement_starts_with_is_said_at_its_first_word(sql, says, line, col, length):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    e = ei.value
+    assert e.message.startswith(says) and (e.line, e.col, e.length) == (line, col, length), str(e)
+
+
+def test_a_word_that_is_no_typo_lists_the_statements():
+    with pytest.raises(SqlError) as ei:
+        parse_statement("UPSERT INTO t SELECT 1")
+    assert ei.value.message.startswith("Unsupported statement 'UPSERT ...'; supported: SELECT, INSERT INTO")
+
+
+@pytest.mark.parametrize(("sql", "says", "col"), [
+    # sqlglot read an empty GROUP BY as none (a global aggregate ran) and an empty PARTITION BY as
+    # an unpartitioned window; Flink's parser stops at the token after BY
+    ("SELECT COUNT(*) FROM t GROUP BY", "Incomplete GROUP BY clause at end of input", 32),
+    ("SELECT COUNT(*) FROM t GROUP BY;", "Incomplete GROUP BY clause at end of input", 32),
+    ("SELECT COUNT(*) FROM t GROUP BY HAVING COUNT(*) > 1", "Incomplete GROUP BY clause near 'HAVING'", 33),
+    ("SELECT ROW_NUMBER() OVER (PARTITION BY ORDER BY x) FROM t",
+     "Incomplete PARTITION BY clause near 'ORDER BY'", 40),
+    ("SELECT COUNT(*) OVER (PARTITION BY) FROM t", "Incomplete PARTITION BY clause near ')'", 35),
+    ("SELECT * FROM TABLE(SESSION(TABLE t PARTITION BY, DESCRIPTOR(ts), INTERVAL '1' MINUTE))",
+     "Incomplete PARTITION BY clause near ','", 49),
+])
+def test_an_empty_group_or_partition_by_is_a_syntax_error(sql, says, col):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    assert ei.value.message == says and ei.value.col == col, str(ei.value)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT k, COUNT(*) FROM t GROUP BY k",
+    "SELECT ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) FROM t",
+    "SELECT * FROM TABLE(SESSION(TABLE t PARTITION BY (k, j), DESCRIPTOR(ts), INTERVAL '1' MINUTE))",
+])
+def test_a_group_or_partition_by_with_keys_still_parses(sql):
+    parse_statement(sql)
