@@ -98,6 +98,13 @@ Python user-defined functions: [udf.md](udf.md).
   and CEIL to DECADE, CENTURY, MILLENNIUM moves past a boundary it is on; TIMESTAMPDIFF cuts its
   count to INT as Java's `(int)` (wrapping past it), drops the milliseconds in MILLISECOND and
   MICROSECOND, and counts DECADE in whole years (CENTURY, MILLENNIUM in years / 100, / 1000).
+  The units that are no length of time and ISOYEAR: FLOOR/CEIL of a DATE to DOW, DOY, ISODOW,
+  ISOYEAR, MICROSECOND, NANOSECOND or EPOCH is the date itself, of a TIMESTAMP to ISOYEAR its epoch
+  milliseconds rounded to a multiple of 12 (Flink uses ISOYEAR's 12 months as milliseconds; the
+  other units of a timestamp fail in Flink and are refused here); TIMESTAMPADD of DOW, DOY, ISODOW
+  or EPOCH is NULL, of ISOYEAR n * 12 months (as YEAR; a unit of months adds n times its months,
+  an INT product that wraps around, as in Flink); TIMESTAMPDIFF counts DOW,
+  DOY and ISODOW as days, ISOYEAR as years, NANOSECOND as whole seconds * 10^9 (a BIGINT).
 - Day-time intervals hold milliseconds, as Flink's: a literal's digits below the millisecond are
   cut toward zero (`INTERVAL '0.000123' SECOND` is 0 ms; `CAST(ts AS TIMESTAMP(6)) + INTERVAL
   '0.0015' SECOND` adds 1 ms), and `CAST` of an interval literal to STRING is Flink's text
