@@ -69,7 +69,8 @@ Python user-defined functions: [udf.md](udf.md).
   1..24, `K` 0..11, `Y` the week-based year of the `en` locale, `Q`, `e`, `W`, `F`, `n`, `A`,
   `N`, `G`, optional sections `[...]` written), FROM_UNIXTIME as SimpleDateFormat (`S` the
   milliseconds, `u` the ISO day of the week; before 1582-10-15 the Julian calendar's date and the
-  year of the era). TO_TIMESTAMP and TO_TIMESTAMP_LTZ read a pattern as java.time does: each
+  year of the era). TO_TIMESTAMP and TO_TIMESTAMP_LTZ read a pattern as java.time does (`u` the
+  year, unsigned): each
   number field of n letters exactly n digits (`SSSSSS` six), the year 1970 when the pattern has
   none; TO_TIMESTAMP_LTZ's result has the precision of the format's last `S` letters (at most 6
   here: 7 to 9 are refused). A letter java.time does not know (`f`, ...) makes

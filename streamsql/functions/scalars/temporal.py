@@ -574,8 +574,12 @@ def parse_timestamp_data(c: Call, java: str, precision: int) -> str:
     What TO_TIMESTAMP(s, java) and TO_TIMESTAMP_LTZ(s, java[, zone]) read: the wall clock (a
     TIMESTAMP) java.time's ``DateTimeFormatter.ofPattern(java)`` reads (:func:`_java_time_parse`),
     else java.sql's ``Timestamp.valueOf`` / ``Date.valueOf`` of the trimmed text
-    (:func:`java_sql_timestamp`), else NULL; its fraction cut down to ``precision`` digits.
+    (:func:`java_sql_timestamp`), else NULL; its fraction cut down to ``precision`` digits. The
+    letter ``u`` (java.time's proleptic year) is read as ``y`` (its year of the era): the same year
+    for the unsigned digits read here (Flink 2.3: TO_TIMESTAMP('42', 'u') is 0042-01-01 00:00; a
+    negative year, '-42', is NULL here).
     """
+    java = re.sub(r"'[^']*'|u", lambda m: "y" if m.group(0) == "u" else m.group(0), java)
     fast = ""
     if java in _EXACT_PATTERNS:
         parsed = _exact_pattern("{0}", _EXACT_PATTERNS[java])
