@@ -69,7 +69,8 @@ Python user-defined functions: [udf.md](udf.md).
   1..24, `K` 0..11, `Y` the week-based year of the `en` locale, `Q`, `e`, `W`, `F`, `n`, `A`,
   `N`, `G`, optional sections `[...]` written), FROM_UNIXTIME as SimpleDateFormat (`S` the
   milliseconds, `u` the ISO day of the week; before 1582-10-15 the Julian calendar's date and the
-  year of the era). TO_TIMESTAMP and TO_TIMESTAMP_LTZ read a pattern as java.time does: each
+  year of the era). TO_TIMESTAMP and TO_TIMESTAMP_LTZ read a pattern as java.time does (`u` the
+  year, unsigned): each
   number field of n letters exactly n digits (`SSSSSS` six), the year 1970 when the pattern has
   none; TO_TIMESTAMP_LTZ's result has the precision of the format's last `S` letters (at most 6
   here: 7 to 9 are refused). A letter java.time does not know (`f`, ...) makes
@@ -98,6 +99,13 @@ Python user-defined functions: [udf.md](udf.md).
   and CEIL to DECADE, CENTURY, MILLENNIUM moves past a boundary it is on; TIMESTAMPDIFF cuts its
   count to INT as Java's `(int)` (wrapping past it), drops the milliseconds in MILLISECOND and
   MICROSECOND, and counts DECADE in whole years (CENTURY, MILLENNIUM in years / 100, / 1000).
+  The units that are no length of time and ISOYEAR: FLOOR/CEIL of a DATE to DOW, DOY, ISODOW,
+  ISOYEAR, MICROSECOND, NANOSECOND or EPOCH is the date itself, of a TIMESTAMP to ISOYEAR its epoch
+  milliseconds rounded to a multiple of 12 (Flink uses ISOYEAR's 12 months as milliseconds; the
+  other units of a timestamp fail in Flink and are refused here); TIMESTAMPADD of DOW, DOY, ISODOW
+  or EPOCH is NULL, of ISOYEAR n * 12 months (as YEAR; a unit of months adds n times its months,
+  an INT product that wraps around, as in Flink); TIMESTAMPDIFF counts DOW,
+  DOY and ISODOW as days, ISOYEAR as years, NANOSECOND as whole seconds * 10^9 (a BIGINT).
 - Day-time intervals hold milliseconds, as Flink's: a literal's digits below the millisecond are
   cut toward zero (`INTERVAL '0.000123' SECOND` is 0 ms; `CAST(ts AS TIMESTAMP(6)) + INTERVAL
   '0.0015' SECOND` adds 1 ms), and `CAST` of an interval literal to STRING is Flink's text
@@ -109,7 +117,13 @@ Python user-defined functions: [udf.md](udf.md).
   DATE_FORMAT writes java.time's year of the era, with a `+` past the letters' width from four
   letters on (`yyyy`: `+10024`; `0977` for 977 BC). A SELECT collected into Python
   (`TableResult.collect`, the shell) fails with a clear error, as Python's `datetime` stops at
-  year 9999: CAST the column to STRING there.
+  year 9999: CAST the column to STRING there. A *constant* DATE outside the years 1 to 9999 is
+  refused, as Flink's planner folds it into a DATE literal, which cannot hold it: `DATE
+  '0001-01-01' - INTERVAL '1' DAY` (or `DATE '9999-12-31' + INTERVAL '1' DAY`) fails with `Year
+  out of range: [0]` wherever it stands, even in a branch no row takes; a constant that only
+  contains it (`YEAR(DATE '0001-01-01' - INTERVAL '1' DAY)`, 0) and a constant TIMESTAMP are
+  answered (Flink writes a constant TIMESTAMP past 9999 in four digits too: `TIMESTAMP '9999-12-31
+  23:59:59' + INTERVAL '1' SECOND` is `0000-01-01T00:00` there, the year 10000 here).
 - An interval literal's qualifier has Calcite's precisions (`INTERVAL '8000' YEAR(4)`, `DAY(3) TO
   HOUR`, `SECOND(2, 3)`), and Flink's checks: the leading field must fit its precision (2 digits
   unless written: `INTERVAL '100' HOUR` is refused with `Interval field value 100 exceeds
@@ -159,12 +173,16 @@ Python user-defined functions: [udf.md](udf.md).
   ABS of integers keep the low bits of the exact result (`2147483647 + 1` is -2147483648,
   `ABS(CAST(-128 AS TINYINT))` -128), and CAST and TRY_CAST to a narrower integer keep the low
   bits of the integer, the DECIMAL cut toward zero, or the DOUBLE's Java `(int)`
-  (`CAST(3000000000 AS INT)` is -1294967296, `TRY_CAST(123456.789E0 AS TINYINT)` 64). So do
+  (`CAST(3000000000 AS INT)` is -1294967296, `TRY_CAST(123456.789E0 AS TINYINT)` 64), and so does
+  ROUND of an integer to negative digits (rounded half up as a `BigDecimal`, then the low bits:
+  `ROUND(9223372036854775807, -1)` is -9223372036854775806; from -20 digits on it is 0). So do
   aggregates: `SUM` of an INT is an INT, as in Flink, and a total beyond the INT range wraps
   ([aggregate result types](queries.md#aggregate-result-types)).
-- Integer and DECIMAL division by zero fail the job, as in Flink, where a row reaches the
-  division. StreamSQL evaluates only the operands a row needs, and so does Flink for `CASE`,
-  `IF`, `AND` and `OR` (`IF(b <> 0, a / b, -1)`, `b <> 0 AND a / b > 1` never divide by a zero
+- Integer and DECIMAL division (and `%`, MOD) by zero fail the job, as in Flink, where a row
+  reaches the division; a NULL divided by zero is NULL, as Flink tests the operands for NULL
+  first (`NULLIF(i, i) / i`; it failed the job here until session 18). StreamSQL evaluates only
+  the operands a row needs, and so does Flink for `CASE`, `IF`, `AND` and `OR` (`IF(b <> 0, a /
+  b, -1)`, `b <> 0 AND a / b > 1` never divide by a zero
   `b`), but not for `COALESCE`, whose generated code evaluates every argument: Flink 2.3 fails
   `COALESCE(a, 100 / b)` with `/ by zero` on a row where `a` is not NULL and `b` is 0; StreamSQL
   answers `a` (deliberately: the answer is the one SQL defines, and Flink fails rather than

@@ -39,7 +39,11 @@ def truncate_sql(expr: str, precision: int, floor: bool = False) -> str:
     """
     if precision >= 6:
         return expr
-    us = f"epoch_us({expr})"
+    # + 0 µs: a TIMESTAMP_MS or TIMESTAMP_S becomes a TIMESTAMP (an instant stays one), whose
+    # epoch_us DuckDB computes past 2262 too (of a TIMESTAMP_MS it goes through nanoseconds and
+    # fails: "Could not convert Timestamp to higher precision" for CAST(DATE '9990-01-01' AS
+    # TIMESTAMP(3)) into a TIMESTAMP(3) column)
+    us = f"epoch_us(({expr}) + to_microseconds(0))"
     if floor:
         delta = _floor_mod(us, 10 ** (6 - precision))
     elif precision <= 3:  # epoch ms floored, then its last digits cut toward zero (Java's l / m * m)

@@ -112,9 +112,26 @@ def _rounding(fn: str):
             return template(f"CASE WHEN abs({{0}}) < 1e17 THEN CAST({fn}(CAST(CAST({{0}} AS VARCHAR) AS "
                             f"DECIMAL(38, 20)), {digits}) AS DOUBLE) ELSE {fn}({value}, {digits}) END",
                             *c.args)
+        if fn == "round" and len(c.args) == 2 and t is not None and t.name in java_ints.BITS:
+            return template(_integer_round(t.name), *c.args)
         return template(f"{fn}({{0}}, {digits})", *c.args)
 
     return build
+
+
+def _integer_round(name: str) -> str:
+    """DuckDB SQL of ROUND(``{0}``, ``{1}``) of an integer of type ``name``, as Flink 2.3's ``sround``.
+
+    The integer is rounded HALF_UP as a ``BigDecimal`` to ``{1}`` digits (a multiple of 10^-{1}
+    for a negative ``{1}``; itself otherwise), then narrowed to its type as Java's
+    ``longValue()``/``intValue()`` do: the low bits, so past the type's range it wraps around
+    (ROUND(9223372036854775807, -1) is -9223372036854775806; DuckDB fails on it). From 20 digits
+    on, every value rounds to 0.
+    """
+    x = "CAST({0} AS HUGEINT)"
+    p = "CAST(pow(10, -({1})) AS HUGEINT)"
+    rounded = java_ints.wrap(f"sign({x}) * ((abs({x}) + {p} // 2) // {p} * {p})", name)
+    return f"CASE WHEN {{1}} >= 0 OR {{0}} IS NULL THEN {{0}} WHEN {{1}} < -19 THEN 0 ELSE {rounded} END"
 
 
 scalar("ROUND", group="arithmetic", sig=((N,), (N, INTEGER)), result=_round_type)(_rounding("round"))

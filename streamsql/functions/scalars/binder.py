@@ -66,6 +66,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return out
     if isinstance(n, operators.NAMED_WHEN_FAILING):  # as written, before its operands compile
         n.meta[operators.WRITTEN] = written(n)
+    if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
+        _keep_position(n)
     for key, value in list(n.args.items()):
         if isinstance(value, exp.Expression):
             n.set(key, _visit(value))
@@ -91,8 +93,26 @@ def _visit(n: exp.Expression) -> exp.Expression:
         out, t = operators.compile_operator(n, _operator_type(n))
     if n.meta.get(reduced.REDUCED):  # a constant Flink's planner turns into a literal
         out = reduced.as_literal(out, t)
+        reduced.check_year(n, out, t)
     out.meta[TYPE] = t
     return out
+
+
+_POSITION = ("line", "col", "start", "end")
+
+
+def _keep_position(n: exp.Expression) -> None:
+    """Give ``n`` the position of its first token, if it has none, before its operands compile.
+
+    A refusal of ``n`` found after they compiled (a CAST of a CAST, a constant's value) would
+    otherwise have no position left to show: its compiled operands carry no tokens.
+    """
+    if "line" in n.meta:
+        return
+    for sub in n.walk(bfs=False):
+        if "line" in sub.meta:
+            n.meta.update({k: sub.meta[k] for k in _POSITION if k in sub.meta})
+            return
 
 
 def aggregate_not_yet(n: exp.Func) -> str | None:

@@ -34,10 +34,11 @@ FROM '1'`` (Flink has no implicit cast for = and <>)
 ``NULL + TRUE``                     ``Illegal use of 'NULL'``
 =================================== ===========================================================
 
-Also refused as Flink 2.3 refuses them (the differential fuzzer's cases): a CAST between a DATE
-and a number or a BOOLEAN, or between a BOOLEAN and a TIMESTAMP ("Cast function cannot convert
-value of type DATE to type DECIMAL(10, 2)"), between a TIMESTAMP and a number (Flink's own "The
-cast from TIMESTAMP type to NUMERIC type is not allowed. ..."), and an exact number literal whose
+Also refused as Flink 2.3 refuses them (the differential fuzzer's cases): a CAST or TRY_CAST between
+a DATE and a number or a BOOLEAN, or between a BOOLEAN and a TIMESTAMP or TIMESTAMP_LTZ ("Cast
+function cannot convert value of type DATE to type DECIMAL(10, 2)"), between a TIMESTAMP or
+TIMESTAMP_LTZ and a number (Flink's own "The cast from TIMESTAMP type to NUMERIC type is not
+allowed. ..."), and an exact number literal whose
 digits do not fit a Java long ("Numeric literal '12345678901234567890.5' out of range").
 
 Not followed: Flink 2.3 accepts ``b = 'true'`` and ``name = TRUE`` (BOOLEAN = string) but they are
@@ -141,17 +142,21 @@ def _truth_test(rhs: exp.Expression) -> str | None:
 # differential fuzzer's cases: a DATE to or from a number or a BOOLEAN, a BOOLEAN to a TIMESTAMP
 # and back: "Cast function cannot convert value of type DATE to type DECIMAL(10, 2)".
 _NO_CAST = {("DATE", "NUMERIC"), ("DATE", "BOOLEAN"), ("NUMERIC", "DATE"), ("BOOLEAN", "DATE"),
-            ("BOOLEAN", "TIMESTAMP"), ("TIMESTAMP", "BOOLEAN")}
+            ("BOOLEAN", "TIMESTAMP"), ("TIMESTAMP", "BOOLEAN"), ("BOOLEAN", "TIMESTAMP_LTZ"),
+            ("TIMESTAMP_LTZ", "BOOLEAN")}
 _FLINK_NO_CAST = {
     ("TIMESTAMP", "NUMERIC"): "The cast from TIMESTAMP type to NUMERIC type is not allowed. It's "
                               "recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead.",
     ("NUMERIC", "TIMESTAMP"): "The cast from NUMERIC type to TIMESTAMP type is not allowed. It's "
                               "recommended to use TO_TIMESTAMP(FROM_UNIXTIME(numeric_col)) instead, note "
-                              "the numeric is in seconds."}
+                              "the numeric is in seconds.",
+    ("TIMESTAMP_LTZ", "NUMERIC"): "The cast from TIMESTAMP_LTZ type to NUMERIC type is not allowed.",
+    ("NUMERIC", "TIMESTAMP_LTZ"): "The cast from NUMERIC type to TIMESTAMP_LTZ type is not allowed. It's "
+                                  "recommended to use TO_TIMESTAMP_LTZ(numeric_col, precision) instead."}
 
 
 def _cast(n: exp.Cast) -> None:
-    """Refuse a CAST between types Flink does not convert (TIMESTAMP_LTZ is not one of them)."""
+    """Refuse a CAST (or TRY_CAST) between types Flink does not convert, in Flink's words."""
     source = type_of(n.this)
     try:
         target = SqlType.parse(n.to.sql())
@@ -162,7 +167,8 @@ def _cast(n: exp.Cast) -> None:
     pair = (_cast_family(source), _cast_family(target))
     inner = n.this.unnest() if isinstance(n.this, exp.Paren) else n.this
     typed_null = isinstance(inner, exp.Cast) and isinstance(inner.this, exp.Null)
-    if pair in _FLINK_NO_CAST and not typed_null:  # Flink's own check lets CAST(NULL AS ...) through
+    # Flink's own check lets CAST(CAST(NULL AS INT) AS TIMESTAMP_LTZ(3)) through, not a TRY_CAST of it
+    if pair in _FLINK_NO_CAST and not (typed_null and not isinstance(n, exp.TryCast)):
         raise FunctionError(_FLINK_NO_CAST[pair], n)
     if pair in _NO_CAST:
         msg = (f"Cast function cannot convert value of type {calcite_type(source)} to type "

@@ -6,7 +6,8 @@ Flink                        DuckDB spelling (why)
 INT / INT                    ``a // b`` (Flink divides integers as integers, truncating toward
                              zero; DuckDB's ``/`` gives a DOUBLE)
 x / 0, x % 0 (exact types)   fails the job naming the division as written, as Flink's
-                             ArithmeticException (DuckDB's message quotes its compiled SQL)
+                             ArithmeticException (DuckDB's message quotes its compiled SQL);
+                             NULL / 0 and NULL % 0 are NULL, as Flink tests for NULL first
 DECIMAL / DECIMAL (or INT)   exact: the unscaled values are divided as HUGEINTs and rounded
                              HALF_UP to Flink's result scale (DuckDB divides DECIMALs in DOUBLE)
 DECIMAL + - * %              cast to Flink's result precision and scale (see :mod:`.typerules`)
@@ -249,7 +250,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     if op in "+-*" and t.name in java_ints.BITS and lt.name in java_ints.BITS and rt.name in java_ints.BITS:
         return _java_arithmetic(n.this, op, n.expression, t.name), t
     if op in ("/", "%") and (t.name in _INT_NAMES or t.name == "DECIMAL"):
-        divisor = _nonzero(n.expression, n.meta.get(WRITTEN))
+        divisor = _nonzero(n.this, n.expression, n.meta.get(WRITTEN))
         if op == "/" and t.name == "DECIMAL":
             return _decimal_division(Arg(n.this, lt), Arg(divisor, rt), t), t
         n.set("expression", divisor)
@@ -332,15 +333,20 @@ def _approximate_case(n: exp.Case, result: str) -> exp.Case:
     return n
 
 
-def _nonzero(divisor: exp.Expression, division: str | None) -> exp.Expression:
-    """``divisor`` (compiled), failing the job when it is 0 with a message naming ``division``.
+def _nonzero(dividend: exp.Expression, divisor: exp.Expression, division: str | None) -> exp.Expression:
+    """``divisor`` (compiled), failing the job when it is 0 and the ``dividend`` is not NULL.
 
-    ``division`` is the division's Flink text (None: unknown; the message names none). As Flink,
-    whose integer and DECIMAL division by zero throws an ArithmeticException; DuckDB's own failure
-    would quote its compiled SQL, our templates included, instead of what the user wrote.
+    As Flink, whose integer and DECIMAL division by zero throws an ArithmeticException, while its
+    generated code tests the operands for NULL first: a NULL divided by 0 is NULL (Flink 2.3:
+    ``NULLIF(i, i) / i`` and ``CAST(NULLIF(d, d) AS DECIMAL(38, 0)) / CAST(d AS DECIMAL(20, 10))``
+    of a 0; here the divisor becomes NULL, and so does the quotient). The dividend is computed
+    only where the divisor is 0. ``division`` is the division's Flink text for the message (None:
+    unknown; the message names none); DuckDB's own failure would quote its compiled SQL, our
+    templates included, instead of what the user wrote.
     """
     fail = fail_sql(sql_string(_by_zero(f" in {division}" if division else "")))
-    return template("CASE WHEN {0} = 0 THEN {1} ELSE {0} END", f"({divisor.sql(dialect='duckdb')})", fail)
+    return template("CASE WHEN {0} = 0 THEN (CASE WHEN {1} IS NULL THEN NULL ELSE {2} END) ELSE {0} END",
+                    f"({divisor.sql(dialect='duckdb')})", f"({dividend.sql(dialect='duckdb')})", fail)
 
 
 def _divided(duck_expr: str) -> str:

@@ -5,11 +5,15 @@ of a projection or condition (no column, no ``RAND()``/``NOW()``-like call) by t
 value (Flink's ``ExpressionReducer``). A DOUBLE literal goes through ``java.math.BigDecimal``,
 which has no negative zero, and a FLOAT literal is stored as one too: a constant expression that
 evaluates to ``-0.0`` is ``0.0`` in Flink 2.3 (``ATAN(-0.5) * ROUND(3.0E-5, -2)`` prints ``0.0``;
-``-d`` of a column that holds 0.0 still prints ``-0.0``, as it is computed per row).
+``-d`` of a column that holds 0.0 still prints ``-0.0``, as it is computed per row). A DATE literal
+holds the years 1 to 9999 only: a constant date outside them fails the planning (Flink 2.3:
+``DATE '0001-01-01' - INTERVAL '1' DAY`` is refused with ``Year out of range: [0]``, wherever it
+stands, even in a branch no row takes).
 
 :func:`mark` flags those sub-expressions before binding; :func:`as_literal` wraps a flagged one's
 DuckDB expression so that it has the literal's value (``x + 0.0`` is ``x`` for every double but
-``-0.0``, which it turns into ``0.0``; NaN and the infinities stay).
+``-0.0``, which it turns into ``0.0``; NaN and the infinities stay) and :func:`check_year` refuses
+a date out of the literals' range.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
+from streamsql.functions import python_functions
 from streamsql.functions.scalars import calls
-from streamsql.functions.scalars.registry import lookup
+from streamsql.functions.scalars.registry import FunctionError, lookup
 
 REDUCED = "streamsql_reduced_constant"
 """Meta key of a node that is a largest constant sub-expression (see :func:`mark`)."""
@@ -71,3 +76,60 @@ def as_literal(out: exp.Expression, t: SqlType | None) -> exp.Expression:
     wrapped = exp.Paren(this=exp.Add(this=exp.Paren(this=out), expression=zero))
     wrapped.meta.update(out.meta)
     return wrapped
+
+
+_DAYS = {"DATE": "CAST(({0}) - DATE '1970-01-01' AS BIGINT)"}
+
+
+def check_year(n: exp.Expression, out: exp.Expression, t: SqlType | None) -> None:
+    """Refuse the flagged constant ``n`` (compiled: ``out``, of type ``t``): a DATE outside 1..9999.
+
+    As Flink's planner refuses the DATE literal it would fold the constant into: Flink 2.3 writes
+    the date's text (four year digits: the year 10000 is ``0000``) and reads it back as a
+    literal: ``DATE '0001-01-01' - INTERVAL '1' DAY`` and ``DATE '9999-12-31' + INTERVAL '1' DAY``
+    both fail with ``Year out of range: [0]``, ``TIMESTAMPADD(DAY, -1, DATE '0001-01-01')`` too.
+    A TIMESTAMP constant out of the range is answered there (and here), and so is a constant the
+    date is only part of (``YEAR(DATE '0001-01-01' - INTERVAL '1' DAY)`` is 0). The constant is
+    evaluated here, once, at planning; one that fails to evaluate (its job fails on every row, as
+    it would) or is NULL is left to the job.
+
+    Raises:
+        FunctionError: Calcite's ``Year out of range: [<year>]``.
+    """
+    if t is None or t.name not in _DAYS or isinstance(n, exp.Literal) or _is_typed_literal(n):
+        return
+    con = python_functions.planning_connection().cursor()  # the planner may be reading its own
+    try:
+        row = con.execute("SELECT " + _DAYS[t.name].format(out.sql(dialect="duckdb"))).fetchone()
+    except Exception:  # noqa: BLE001  (evaluated by the job instead, which reports its failure)
+        return
+    finally:
+        con.close()
+    if row is None or row[0] is None:
+        return
+    year = civil_year(int(row[0]))
+    if not 1 <= year <= 9999:
+        written = year % 10000 if year > 9999 else year  # as Flink writes it: four digits
+        msg = (f"Year out of range: [{written}] (Flink evaluates a constant while planning, and its DATE "
+               f"literal holds the years 1 to 9999: this one is in the year {year})")
+        raise FunctionError(msg, n)
+
+
+def _is_typed_literal(n: exp.Expression) -> bool:
+    """``DATE '...'``, ``TIMESTAMP '...'`` or a CAST of a literal: checked where it is read."""
+    return isinstance(n, exp.Cast) and isinstance(n.this, exp.Literal)
+
+
+def civil_year(days: int) -> int:
+    """The proleptic Gregorian year (0 is 1 BC) of the day ``days`` after 1970-01-01.
+
+    >>> civil_year(0), civil_year(-719163), civil_year(-719162), civil_year(2932897)
+    (1970, 0, 1, 10000)
+    """
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    return yoe + era * 400 + (1 if mp >= 10 else 0)

@@ -310,18 +310,25 @@ def _ts(text: str) -> str:
     return f"CAST({text} AS TIMESTAMP)"
 
 
-@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D),), result=fixed("INT"))
+def _timestampdiff_type(c: Call) -> SqlType:
+    """INT; BIGINT for NANOSECOND, as Calcite types it."""
+    return SqlType("BIGINT" if c.unit == "NANOSECOND" else "INT")
+
+
+@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D),), result=_timestampdiff_type)
 def timestampdiff(c: Call) -> exp.Expression:
     """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero.
 
     A count of a unit of time is computed in a long and cut to the INT result as Java's ``(int)``
     (Flink 2.3: TIMESTAMPDIFF(SECOND, 1900-01-01, 2024-01-01) is -381911296); see
-    :mod:`.time_units` for MILLISECOND, MICROSECOND, EPOCH, DECADE, CENTURY and MILLENNIUM.
+    :mod:`.time_units` for MILLISECOND, MICROSECOND, NANOSECOND, EPOCH, DECADE, CENTURY,
+    MILLENNIUM, DOW, DOY, ISODOW and ISOYEAR.
     """
     unit = c.unit or ""
     millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
     if unit in _MS or unit in time_units.DIFF_MILLIS:
-        return template(java_ints.java_int(time_units.millis_diff(unit, millis, _MS)), *c.args)
+        cut = java_ints.java_long if unit == "NANOSECOND" else java_ints.java_int
+        return template(cut(time_units.millis_diff(unit, millis, _MS)), *c.args)
     if unit not in _MONTHS and unit not in time_units.DIFF_MONTHS:
         units = [*_MS, *time_units.DIFF_MILLIS, *_MONTHS, *time_units.DIFF_MONTHS]
         msg = f"TIMESTAMPDIFF: unsupported unit {unit} (supported: {', '.join(units)})"
@@ -339,10 +346,13 @@ def timestampdiff(c: Call) -> exp.Expression:
 
 
 _ADD = {"SECOND": "to_seconds({0})", "MINUTE": "to_minutes({0})", "HOUR": "to_hours({0})",
-        "DAY": "to_days({0})",
-        "WEEK": "to_weeks({0})", "MONTH": "to_months({0})", "QUARTER": "to_months(3 * {0})",
-        "YEAR": "to_years({0})", "DECADE": "to_years(10 * {0})", "CENTURY": "to_years(100 * {0})",
-        "MILLENNIUM": "to_years(1000 * {0})", "MILLISECOND": "to_milliseconds({0})"}
+        "DAY": "to_days({0})", "WEEK": "to_weeks({0})", "MILLISECOND": "to_milliseconds({0})"}
+# Flink 2.3 adds a unit of months as its multiplier in months times n, an INT product that wraps
+# around: TIMESTAMPADD(YEAR, 2147483647, DATE '2000-03-01') is 1999-03-01 (-12 months), DECADE
+# 1990-03-01 (-120); ISOYEAR's multiplier is YEAR's
+for _unit, _months in (("MONTH", 1), ("QUARTER", 3), ("YEAR", 12), ("ISOYEAR", 12), ("DECADE", 120),
+                       ("CENTURY", 1200), ("MILLENNIUM", 12000)):
+    _ADD[_unit] = f"to_months({java_ints.java_int(f'CAST({{0}} AS BIGINT) * {_months}')})"
 _DAY_UNITS = ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR", *time_units.YEAR_ROUNDED)
 
 
@@ -366,17 +376,24 @@ def _timestampadd_type(c: Call) -> SqlType | None:
 
     As Calcite types it (Flink 2.3: TIMESTAMPADD(HOUR, 3, DATE '2024-02-29') is 2024-02-29 03:00:00).
     """
-    if _is_date(c) and (c.unit or "") not in _DAY_UNITS:
+    if _is_date(c) and (c.unit or "") not in (*_DAY_UNITS, "ISOYEAR", *time_units.ADD_NULL):
         return SqlType("TIMESTAMP", 6)
     return same_as(1)(c)
 
 
 @scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D),), result=_timestampadd_type)
 def timestampadd(c: Call) -> exp.Expression:
-    """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end."""
+    """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end.
+
+    DOW, DOY, ISODOW and EPOCH give NULL, ISOYEAR adds years, as Flink 2.3 (:mod:`.time_units`).
+    """
     unit = c.unit or ""
+    if unit in time_units.ADD_NULL:
+        t = _timestampadd_type(c)
+        return template(f"CAST(NULL AS {t.duckdb()})") if t is not None else exp.Null()
     if unit not in _ADD or (unit == "MILLISECOND" and _is_date(c)):  # Flink 2.3 refuses the latter too
-        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(_ADD)}; MILLISECOND not of a DATE)"
+        units = [*_ADD, *time_units.ADD_NULL]
+        msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(units)}; MILLISECOND not of a DATE)"
         raise c.fail(msg)
     value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
     return template(value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
@@ -387,7 +404,7 @@ _DATE_ROUNDED = ("YEAR", "QUARTER", "MONTH")
 
 
 def _floor_ceil_date(c: Call, unit: str, fn: str) -> exp.Expression:
-    """FLOOR/CEIL of a DATE to a DAY or a smaller unit (the date itself) or to a WEEK.
+    """FLOOR/CEIL of a DATE to a DAY, a smaller unit or one of DATE_ITSELF (the date itself) or to a WEEK.
 
     A week starts on Sunday (Flink 2.3's julianDateFloor: CEIL(DATE '2024-02-29' TO WEEK) is
     2024-03-03).
@@ -411,8 +428,12 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     CEIL keeps a t already on the boundary.
     """
     unit = c.unit or ""
-    if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND"):
+    if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND", *time_units.DATE_ITSELF):
         return _floor_ceil_date(c, unit, fn)
+    t = c.args[0].type
+    if unit == "ISOYEAR" and t is not None and t.name == "TIMESTAMP":  # Flink's 12 ms (.time_units)
+        rounded = time_units.twelve_millis("epoch_ms(CAST({0} AS TIMESTAMP))", fn == "ceil")
+        return template(f"make_timestamp(CAST({rounded} AS BIGINT) * 1000)", c.args[0])
     if unit == "MILLISECOND":  # Flink rounds the epoch milliseconds: both drop what is below one
         value = _wall_if_ltz(c, "{0}")
         return template(_back_from_wall(c, value, f"date_trunc('millisecond', {value})"), c.args[0])
@@ -553,8 +574,12 @@ def parse_timestamp_data(c: Call, java: str, precision: int) -> str:
     What TO_TIMESTAMP(s, java) and TO_TIMESTAMP_LTZ(s, java[, zone]) read: the wall clock (a
     TIMESTAMP) java.time's ``DateTimeFormatter.ofPattern(java)`` reads (:func:`_java_time_parse`),
     else java.sql's ``Timestamp.valueOf`` / ``Date.valueOf`` of the trimmed text
-    (:func:`java_sql_timestamp`), else NULL; its fraction cut down to ``precision`` digits.
+    (:func:`java_sql_timestamp`), else NULL; its fraction cut down to ``precision`` digits. The
+    letter ``u`` (java.time's proleptic year) is read as ``y`` (its year of the era): the same year
+    for the unsigned digits read here (Flink 2.3: TO_TIMESTAMP('42', 'u') is 0042-01-01 00:00; a
+    negative year, '-42', is NULL here).
     """
+    java = re.sub(r"'[^']*'|u", lambda m: "y" if m.group(0) == "u" else m.group(0), java)
     fast = ""
     if java in _EXACT_PATTERNS:
         parsed = _exact_pattern("{0}", _EXACT_PATTERNS[java])

@@ -27,6 +27,21 @@ FLOOR/CEIL to DECADE, CENTURY, MILLENNIUM, as Calcite's ``DateTimeUtils.julianDa
 and millennia start in a year ending in 1 (FLOOR(1900-01-01 TO CENTURY) is 1801-01-01), and CEIL
 steps to the next boundary even from one (CEIL(1970-01-01 TO DECADE) is 1980-01-01, CEIL(2001-01-01
 TO CENTURY) 2101-01-01).
+
+The units that are no length of time (DOW, DOY, ISODOW, EPOCH) and ISOYEAR, as Flink 2.3 answers
+them (differential fuzzer, campaign 16; Calcite's ``TimeUnit`` has no multiplier for the first four
+and ISOYEAR's is YEAR's 12 months, which Flink's code uses as it finds them):
+
+- FLOOR/CEIL of a DATE to any of them, or to MICROSECOND or NANOSECOND, is the date itself (as to a
+  DAY or a smaller unit); of a TIMESTAMP to ISOYEAR, the epoch milliseconds rounded to a multiple
+  of 12 (FLOOR(2024-02-29 13:45:30.123 TO ISOYEAR) is 13:45:30.120, CEIL 13:45:30.132). Flink fails
+  on the others (its code generator: DOW, DOY, ISODOW, EPOCH of a timestamp, ISOYEAR, MICROSECOND,
+  NANOSECOND of a TIMESTAMP_LTZ; its job, ``/ by zero``: MICROSECOND and NANOSECOND of a
+  TIMESTAMP): refused here;
+- TIMESTAMPADD of DOW, DOY, ISODOW or EPOCH adds a NULL interval: NULL, of the operand's type
+  (a DATE stays one); of ISOYEAR, n * 12 months, an INT product that wraps around;
+- TIMESTAMPDIFF counts DOW, DOY and ISODOW as days, ISOYEAR as years, and NANOSECOND as the whole
+  seconds times 10^9 (a BIGINT, the milliseconds dropped as for MICROSECOND).
 """
 
 from __future__ import annotations
@@ -87,12 +102,30 @@ def year_boundary(unit: str, day: str, ceil: bool) -> str:
 
 
 #: TIMESTAMPDIFF units counted in milliseconds: the count's DuckDB SQL over ``{0}``, the difference
-#: of the epoch milliseconds (a BIGINT).
+#: of the epoch milliseconds (a BIGINT; NANOSECOND's a HUGEINT, cut to the BIGINT result).
 DIFF_MILLIS = {"MILLISECOND": "(({0} // 1000) * 1000)", "MICROSECOND": "(({0} // 1000) * 1000000)",
-               "EPOCH": "({0} // 1000)"}
+               "NANOSECOND": "(CAST({0} // 1000 AS HUGEINT) * 1000000000)", "EPOCH": "({0} // 1000)",
+               "DOW": "({0} // 86400000)", "DOY": "({0} // 86400000)", "ISODOW": "({0} // 86400000)"}
 
 #: TIMESTAMPDIFF units counted in whole months: the months per unit, as Flink 2.3 answers.
-DIFF_MONTHS = {"DECADE": 12, "CENTURY": 1200, "MILLENNIUM": 12000}
+DIFF_MONTHS = {"DECADE": 12, "CENTURY": 1200, "MILLENNIUM": 12000, "ISOYEAR": 12}
+
+#: FLOOR/CEIL units of which a DATE is its own boundary (besides DAY and the units of a day).
+DATE_ITSELF = ("DOW", "DOY", "ISODOW", "ISOYEAR", "MICROSECOND", "NANOSECOND", "EPOCH")
+
+#: TIMESTAMPADD units that add a NULL interval (the result is NULL, of the operand's type).
+ADD_NULL = ("DOW", "DOY", "ISODOW", "EPOCH")
+
+
+def twelve_millis(millis: str, ceil: bool) -> str:
+    """DuckDB SQL (a BIGINT) of the epoch milliseconds ``millis`` rounded down (up) to a multiple of 12.
+
+    Flink 2.3's FLOOR/CEIL of a TIMESTAMP TO ISOYEAR (``floor(ms, 12)``: ISOYEAR's multiplier).
+    """
+    below = f"((({millis}) % 12 + 12) % 12)"
+    if ceil:
+        return f"(({millis}) - {below} + CASE WHEN {below} = 0 THEN 0 ELSE 12 END)"
+    return f"(({millis}) - {below})"
 
 
 def millis_diff(unit: str, millis: str, sizes: dict[str, int]) -> str:
