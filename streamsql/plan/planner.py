@@ -58,6 +58,7 @@ from streamsql.plan.group_windows import plan_group_window
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
+from streamsql.plan.limit import plan_limit
 from streamsql.plan.match_recognize import plan_match_recognize
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -186,6 +187,10 @@ class Planner:
         self._fail(q, f"Unsupported query: {q.key.upper()}")
 
     def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
+        node, scope = self._select_rows(sel)
+        return plan_limit(self, sel, node), scope  # LIMIT hook (plan/limit.py): after every path
+
+    def _select_rows(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
         where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
@@ -212,7 +217,7 @@ class Planner:
         if distinct_clause is not None and distinct_clause.args.get("on") is not None:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
                                         "use ROW_NUMBER() OVER (...) = 1")
-        self._reject_modifiers(sel)
+        self._reject_modifiers(sel, limit=True)
         cond = compile_expression(where, scope, "WHERE") if where is not None else None
         items = self._expand_star(sel.expressions, scope)
         over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)
@@ -232,13 +237,17 @@ class Planner:
             node = distinct(self, node)
         return node, scope
 
-    def _reject_modifiers(self, q: exp.Query) -> None:
+    def _reject_modifiers(self, q: exp.Query, limit: bool = False) -> None:
         """Reject the clauses a streaming query cannot honour yet, positioned at their keyword.
+
+        ``limit``: LIMIT / FETCH / OFFSET without ORDER BY are planned (:mod:`.limit`).
 
         Raises:
             SqlError: for ORDER BY, LIMIT, FETCH, OFFSET or QUALIFY on ``q``.
         """
         for key, name in _UNSUPPORTED_CLAUSES.items():
+            if limit and key in ("limit", "offset") and q.args.get("order") is None:
+                continue
             clause = q.args.get(key)
             if clause is not None:
                 name = "FETCH" if isinstance(clause, exp.Fetch) else name

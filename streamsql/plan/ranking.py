@@ -91,6 +91,8 @@ class RankNode(PlanNode):
         window_end: WINDOW: the input column of the window's end.
         window_zone: WINDOW: the zone that window's bounds are local to (``WindowSpec.zone``).
         labels: ``(partition, order)`` as written, for EXPLAIN.
+        limit: a query's LIMIT / OFFSET (:mod:`streamsql.plan.limit`): no PARTITION BY, no ORDER
+            BY, insert-only, EXPLAINed as Flink's ``Limit``.
     """
 
     strategy: str = TOP_N
@@ -106,6 +108,7 @@ class RankNode(PlanNode):
     window_end: int | None = None
     window_zone: str | None = None
     labels: tuple[str, str] = ("", "")
+    limit: bool = False
 
     kind: ClassVar[str] = "rank"
     stateful: ClassVar[bool] = True
@@ -113,6 +116,9 @@ class RankNode(PlanNode):
     def describe(self) -> str:
         """One line for EXPLAIN (Flink's spelling)."""
         part, order = self.labels
+        if self.limit:
+            return (f"Limit(offset=[{self.rank_start - 1}], fetch=[{self.rank_end - self.rank_start + 1}], "
+                    f"changelog=[{self.changelog}])")
         dedup = self.strategy == KEEP_FIRST_ROWTIME or self.new_row_wins_ties
         keep = "LastRow" if self.new_row_wins_ties else "FirstRow"
         if self.strategy == WINDOW:

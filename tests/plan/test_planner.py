@@ -280,7 +280,7 @@ def test_join_without_equality_positioned_at_the_join(env):
 
 @pytest.mark.parametrize(("sql", "word"), [
     ("SELECT g FROM src ORDER BY g", "ORDER"),
-    ("SELECT g FROM src LIMIT 3", "LIMIT"),
+    ("SELECT g FROM src ORDER BY g LIMIT 3", "ORDER"),
     ("SELECT COUNT(DISTINCT x), STDDEV(DISTINCT x) FROM src", "STDDEV(DISTINCT"),
 ])
 def test_other_unsupported_constructs_are_clear(env, sql, word):
@@ -296,10 +296,7 @@ def caret_width(err: SqlError | PlanError) -> int:
 
 
 @pytest.mark.parametrize(("sql", "word", "pos"), [
-    ("SELECT g FROM src LIMIT 3", "LIMIT", (1, 19)),
     ("SELECT g\nFROM src\nORDER BY g", "ORDER BY", (3, 1)),
-    ("SELECT g FROM src OFFSET 3", "OFFSET", (1, 19)),
-    ("SELECT g FROM src FETCH FIRST 3 ROWS ONLY", "FETCH", (1, 19)),
     ("SELECT g FROM src QUALIFY x > 1", "QUALIFY", (1, 19)),
     # after the last SELECT of a UNION ALL they apply to the whole union: rejected, not ignored
     ("SELECT g FROM src UNION ALL SELECT g FROM src ORDER BY g", "ORDER BY", (1, 47)),
@@ -456,3 +453,32 @@ def test_a_derived_column_list_of_the_wrong_length_is_refused(env):
     with pytest.raises(SqlError, match="alias list has 1 columns") as ei:
         env.execute_sql("SELECT a FROM (SELECT g, x FROM src) AS t(a)")
     assert caret_col(ei.value) > 30
+
+
+# -- LIMIT / OFFSET / FETCH without ORDER BY (plan/limit.py; Flink's Limit) ----------------------
+
+
+@pytest.mark.parametrize(("sql", "offset", "fetch"), [
+    ("SELECT g FROM src LIMIT 3", 0, 3),
+    ("SELECT g FROM src LIMIT 3 OFFSET 2", 2, 3),
+    ("SELECT g FROM src OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY", 1, 2),
+    ("SELECT g FROM src FETCH NEXT ROW ONLY", 0, 1),
+    ("SELECT g FROM (SELECT g FROM src LIMIT 5) WHERE g > 0", 0, 5),
+])
+def test_a_limit_without_order_by_is_flinks_insert_only_limit(env, sql, offset, fetch):
+    text = env.execute_sql("EXPLAIN " + sql).message
+    assert f"Limit(offset=[{offset}], fetch=[{fetch}], changelog=[insert-only])" in text, text
+
+
+@pytest.mark.parametrize(("sql", "fragment", "pos"), [
+    ("SELECT g FROM src OFFSET 3", "OFFSET without LIMIT or FETCH", (1, 19)),
+    ("SELECT g, COUNT(*) FROM src GROUP BY g LIMIT 3", "LIMIT over an updating input", (1, 40)),
+    ("SELECT g FROM src LIMIT 1 + 1", "LIMIT takes a non-negative integer literal", (1, 25)),
+    ("SELECT g FROM src FETCH FIRST 10 PERCENT ROWS ONLY", "PERCENT / WITH TIES", (1, 19)),
+    ("SELECT g FROM src UNION ALL SELECT g FROM src LIMIT 1", "LIMIT is not supported", (1, 47)),
+])
+def test_a_limit_that_is_not_planned_is_refused_at_its_position(env, sql, fragment, pos):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert fragment in ei.value.message
+    assert (ei.value.line, ei.value.col) == pos

@@ -100,6 +100,20 @@ def test_no_rank_number_and_global_top_n(tmp_path, data):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("batch_size", [1, 4, 500])
+@pytest.mark.parametrize(("sql", "duck_sql"), [
+    ("SELECT id, x FROM t LIMIT 5 OFFSET 3", "SELECT id, x FROM t ORDER BY id LIMIT 5 OFFSET 3"),
+    ("SELECT id, g FROM t WHERE x > 0 OFFSET 10 ROWS FETCH NEXT 7 ROWS ONLY",
+     "SELECT id, g FROM t WHERE x > 0 ORDER BY id LIMIT 7 OFFSET 10"),
+    ("SELECT id FROM (SELECT id, x FROM t LIMIT 30) WHERE x < 0",
+     "SELECT id FROM (SELECT id, x FROM t ORDER BY id LIMIT 30) WHERE x < 0"),
+])
+def test_limit_keeps_the_rows_in_arrival_order(tmp_path, data, backend, batch_size, sql, duck_sql):
+    # the file's rows arrive in id order: DuckDB's ORDER BY id is their arrival order
+    _check(tmp_path, data, sql, duck_sql, backend=backend, batch_size=batch_size)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_top_n_over_an_updating_input(tmp_path, data, backend):
     """Top-2 groups by count: every new row of a group retracts and re-ranks it."""
     inner = "SELECT g, COUNT(*) AS c, SUM(x) AS s FROM t GROUP BY g"
@@ -331,6 +345,9 @@ _OPERATORS = {
     "top-n": lambda: TopNOperator(_spec(), updating_input=False),
     "top-n-updating": lambda: TopNOperator(_spec(), updating_input=True),
     "keep-first-rowtime": lambda: WatermarkRankOperator(_keep_first(), False),
+    # a query's LIMIT 5 OFFSET 2 (plan/limit.py): no PARTITION BY, no ORDER BY, no rank number
+    "limit": lambda: TopNOperator(_spec(partition=[], order=[], descending=[], nulls_first=[], rank_start=3,
+                                        rank_end=7, output_rank=False), updating_input=False),
 }
 
 

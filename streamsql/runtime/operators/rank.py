@@ -87,6 +87,8 @@ class RankSpec:
         """``(partition keys, sort keys)`` of every row of ``table``."""
         columns = table.columns
         parts = encode_keys([columns[i] for i in self.partition], table.num_rows)
+        if not self.order:  # a LIMIT: every row ties, arrival order ranks them
+            return parts, [b""] * table.num_rows
         return parts, sort_keys([columns[i] for i in self.order], self.descending, self.nulls_first)
 
     def candidates(self, parts: list[bytes], sks: list[bytes]) -> np.ndarray:
