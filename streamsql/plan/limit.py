@@ -9,17 +9,19 @@ PARTITION BY or ORDER BY: every row ties with those before it and ranks after th
 order), so the first ``m + n`` rows are kept in state and never displaced, and the ranked range
 is emitted as ``+I`` rows only.
 
-Refused at their keyword: LIMIT over an updating input (Flink ranks retractions there; not done
-here), OFFSET without LIMIT/FETCH (every row after the offset would be kept in state), a count
-that is not a non-negative integer literal, FETCH ... WITH TIES / PERCENT. ORDER BY with LIMIT
-(Flink's ``SortLimit``) is refused by the planner at the ORDER BY, as before.
+``ORDER BY ... LIMIT`` is Flink's ``SortLimit``: the same node with the ORDER BY's result columns
+as its order keys, an updating Top-N over an insert-only or updating input (:func:`_sort_limit`).
+
+Refused at their keyword: LIMIT without ORDER BY over an updating input (Flink ranks retractions
+there; not done here), OFFSET without LIMIT/FETCH (every row after the offset would be kept in
+state), a count that is not a non-negative integer literal, FETCH ... WITH TIES / PERCENT.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.plan.nodes import INSERT_ONLY, PlanNode
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
 from streamsql.plan.ranking import TOP_N, RankNode
 
 
@@ -42,6 +44,8 @@ def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
     else:
         fetch = _count(planner, limit, limit.expression, "LIMIT")
     skip = _count(planner, offset, offset.expression, "OFFSET") if offset is not None else 0
+    if q.args.get("order") is not None:
+        return _sort_limit(planner, q.args["order"], node, skip, fetch)
     if node.mode != INSERT_ONLY:
         planner._fail(limit, "LIMIT over an updating input (a GROUP BY, a join, a Top-N) is not "
                              "supported yet")
@@ -58,3 +62,34 @@ def _count(planner, clause: exp.Expression, value: exp.Expression | None, keywor
         planner._fail(value if value is not None else clause,
                       f"{keyword} takes a non-negative integer literal")
     return int(value.this)
+
+
+def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int) -> RankNode:
+    """``ORDER BY ... LIMIT``: Flink's ``SortLimit``, a Top-N without PARTITION BY (updating).
+
+    The ORDER BY items name result columns (by name or 1-based position), as Flink sorts the
+    SELECT's output.
+    """
+    names = [n.lower() for n in node.schema.names]
+    cols, descending, nulls_first, labels = [], [], [], []
+    for item in order.expressions:
+        ref = item.this
+        if isinstance(ref, exp.Literal) and not ref.is_string and ref.this.isdigit():
+            i = int(ref.this) - 1
+            if not 0 <= i < len(names):
+                planner._fail(ref, f"Ordinal out of range: ORDER BY {ref.this} with {len(names)} result "
+                                   "columns")
+        elif isinstance(ref, exp.Column) and ref.name.lower() in names:
+            i = names.index(ref.name.lower())
+        else:
+            planner._fail(ref, "ORDER BY ... LIMIT orders by the result's columns: select this expression "
+                               "and order by its name")
+        desc = bool(item.args.get("desc"))
+        cols.append(i)
+        descending.append(desc)
+        nulls_first.append(bool(item.args.get("nulls_first")))
+        labels.append(f"{node.schema.names[i]} {'DESC' if desc else 'ASC'}")
+    return RankNode([node], node.schema, RETRACT, strategy=TOP_N, partition=[], order=cols,
+                    descending=descending, nulls_first=nulls_first, rank_start=skip + 1,
+                    rank_end=skip + fetch, rn_index=-1, output_rank=False, limit=True,
+                    labels=("", ", ".join(labels)))

@@ -240,13 +240,13 @@ class Planner:
     def _reject_modifiers(self, q: exp.Query, limit: bool = False) -> None:
         """Reject the clauses a streaming query cannot honour yet, positioned at their keyword.
 
-        ``limit``: LIMIT / FETCH / OFFSET without ORDER BY are planned (:mod:`.limit`).
+        ``limit``: LIMIT / FETCH / OFFSET, and an ORDER BY with a LIMIT, are planned (:mod:`.limit`).
 
         Raises:
             SqlError: for ORDER BY, LIMIT, FETCH, OFFSET or QUALIFY on ``q``.
         """
         for key, name in _UNSUPPORTED_CLAUSES.items():
-            if limit and key in ("limit", "offset") and q.args.get("order") is None:
+            if limit and (key in ("limit", "offset") or (key == "order" and q.args.get("limit") is not None)):
                 continue
             clause = q.args.get(key)
             if clause is not None:

@@ -116,9 +116,10 @@ class RankNode(PlanNode):
     def describe(self) -> str:
         """One line for EXPLAIN (Flink's spelling)."""
         part, order = self.labels
-        if self.limit:
-            return (f"Limit(offset=[{self.rank_start - 1}], fetch=[{self.rank_end - self.rank_start + 1}], "
-                    f"changelog=[{self.changelog}])")
+        if self.limit:  # Flink's Limit / SortLimit
+            sort = f"orderBy=[{order}], " if self.order else ""
+            return (f"{'SortLimit' if self.order else 'Limit'}({sort}offset=[{self.rank_start - 1}], "
+                    f"fetch=[{self.rank_end - self.rank_start + 1}], changelog=[{self.changelog}])")
         dedup = self.strategy == KEEP_FIRST_ROWTIME or self.new_row_wins_ties
         keep = "LastRow" if self.new_row_wins_ties else "FirstRow"
         if self.strategy == WINDOW:

@@ -280,7 +280,6 @@ def test_join_without_equality_positioned_at_the_join(env):
 
 @pytest.mark.parametrize(("sql", "word"), [
     ("SELECT g FROM src ORDER BY g", "ORDER"),
-    ("SELECT g FROM src ORDER BY g LIMIT 3", "ORDER"),
     ("SELECT COUNT(DISTINCT x), STDDEV(DISTINCT x) FROM src", "STDDEV(DISTINCT"),
 ])
 def test_other_unsupported_constructs_are_clear(env, sql, word):
@@ -476,9 +475,17 @@ def test_a_limit_without_order_by_is_flinks_insert_only_limit(env, sql, offset, 
     ("SELECT g FROM src LIMIT 1 + 1", "LIMIT takes a non-negative integer literal", (1, 25)),
     ("SELECT g FROM src FETCH FIRST 10 PERCENT ROWS ONLY", "PERCENT / WITH TIES", (1, 19)),
     ("SELECT g FROM src UNION ALL SELECT g FROM src LIMIT 1", "LIMIT is not supported", (1, 47)),
+    ("SELECT g FROM src ORDER BY x LIMIT 3", "orders by the result's columns", (1, 28)),
+    ("SELECT g FROM src ORDER BY 2 LIMIT 3", "Ordinal out of range", (1, 28)),
+    ("SELECT g FROM src ORDER BY g OFFSET 2", "ORDER BY is not supported", (1, 19)),
 ])
 def test_a_limit_that_is_not_planned_is_refused_at_its_position(env, sql, fragment, pos):
     with pytest.raises(SqlError) as ei:
         env.execute_sql(sql)
     assert fragment in ei.value.message
     assert (ei.value.line, ei.value.col) == pos
+
+
+def test_order_by_with_a_limit_is_flinks_sort_limit(env):
+    text = env.execute_sql("EXPLAIN SELECT g, x AS y FROM src ORDER BY y DESC, 1 LIMIT 3 OFFSET 1").message
+    assert "SortLimit(orderBy=[y DESC, g ASC], offset=[1], fetch=[3], changelog=[retract])" in text, text

@@ -100,6 +100,17 @@ def test_no_rank_number_and_global_top_n(tmp_path, data):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("sql", "duck_sql"), [
+    ("SELECT id, x FROM t ORDER BY x DESC, id LIMIT 6 OFFSET 2",
+     "SELECT id, x FROM t ORDER BY x DESC NULLS LAST, id LIMIT 6 OFFSET 2"),
+    ("SELECT g, COUNT(*) AS c, SUM(x) AS s FROM t GROUP BY g ORDER BY c DESC, s LIMIT 3",
+     "SELECT g, COUNT(*) AS c, SUM(x) AS s FROM t GROUP BY g ORDER BY c DESC, s NULLS FIRST LIMIT 3"),
+])
+def test_order_by_limit_is_a_global_top_n(tmp_path, data, backend, sql, duck_sql):
+    _check(tmp_path, data, sql, duck_sql, backend=backend, batch_size=5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("batch_size", [1, 4, 500])
 @pytest.mark.parametrize(("sql", "duck_sql"), [
     ("SELECT id, x FROM t LIMIT 5 OFFSET 3", "SELECT id, x FROM t ORDER BY id LIMIT 5 OFFSET 3"),
