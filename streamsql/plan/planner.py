@@ -173,8 +173,10 @@ class Planner:
     def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:
         if q.args.get("with_") is not None:
             q = inline_ctes(q, self.sql)
-        if isinstance(q, exp.Subquery):
-            return self._query(q.this)
+        if isinstance(q, exp.Subquery):  # (SELECT ...) [ORDER BY ...] LIMIT n: Calcite's ordered query
+            node, scope = self._query(q.this)
+            self._reject_modifiers(q, limit=True)
+            return plan_limit(self, q, node), scope
         if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
@@ -322,6 +324,11 @@ class Planner:
             node = self._scan(obj, src)
             return node, _scope_of(node, alias or obj.name, self.sql, f"table '{obj.name}'", obj)
         if isinstance(src, exp.Subquery):
+            for key in ("order", "limit", "offset"):  # FROM ((SELECT ...) LIMIT 3): Flink's parser refuses
+                if isinstance(src.this, exp.Subquery) and (clause := src.this.args.get(key)) is not None:
+                    name = "FETCH" if isinstance(clause, exp.Fetch) else _UNSUPPORTED_CLAUSES[key]
+                    self._fail(clause, f"{name} after a parenthesized query in FROM is not valid Flink SQL "
+                                       "(Flink's parser refuses it): put it inside the parentheses")
             node, scope = self._query(src.this)
             return node, scope.requalify(alias)
         if isinstance(src, exp.Values):  # VALUES hook (plan/values.py)
