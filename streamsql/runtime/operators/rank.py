@@ -74,13 +74,14 @@ class RankSpec:
 
     Attributes: as the plan node's (``partition``, ``order``, ``descending``, ``nulls_first``,
     ``rank_start``, ``rank_end``, ``rn_index``, ``output_rank``, ``new_row_wins_ties``,
-    ``window_end``), plus ``schema``, the Arrow schema of input and output batches.
+    ``window_end``, ``limit``), plus ``schema``, the Arrow schema of input and output batches.
     """
 
     def __init__(self, node, schema: pa.Schema):
         for name in ("partition", "order", "descending", "nulls_first", "rank_start", "rank_end", "rn_index",
                      "output_rank", "new_row_wins_ties", "window_end"):
             setattr(self, name, getattr(node, name))
+        self.limit = getattr(node, "limit", False)
         self.schema = schema
 
     def keys(self, table: pa.Table) -> tuple[list[bytes], list[bytes]]:
@@ -205,6 +206,12 @@ class TopNOperator(RankOperatorBase):
         self.bounded = not updating_input
         # a changed row's kinds, and which of [old, new] they carry
         self._change = ([BEFORE, AFTER], slice(None)) if update_before else ([AFTER], slice(1, None))
+        if spec.limit and self.bounded and spec.rank_start == 1 and spec.rank_end > 1:
+            # Flink's SortLimit over an insert-only input (AppendOnlyTopNFunction without row number
+            # or offset) retires the row pushed out as -D and emits the new one as +I (PyFlink:
+            # ORDER BY v DESC, id LIMIT 2 prints ... -D[1, 1], +I[4, 2] ...), not as an update;
+            # LIMIT 1, an OFFSET (updates by position) and an updating input give -U/+U there
+            self._change = ([DELETE, INSERT], slice(None))
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Apply the batch's rows to their partitions and emit the changes of the ranked rows."""
