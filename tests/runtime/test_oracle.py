@@ -8,7 +8,6 @@ folded multiset with DuckDB's answer over the same file (``read_json`` with expl
 
 from __future__ import annotations
 
-import random
 import tempfile
 from collections import Counter
 from decimal import Decimal
@@ -24,6 +23,7 @@ from tests.runtime.oracle import (
     duck_rows,
     gen_rows,
     make_env,
+    simulate_changelog,
     stream_rows,
     write_debezium,
     write_jsonl,
@@ -188,59 +188,10 @@ def test_aggregation_of_aggregation(tmp_path, data):
 
 # -- aggregation over a changelog input (debezium-json) -----------------------------------------
 
-def _simulate_changelog(seed: int, n_events: int) -> tuple[list, dict[int, dict]]:
-    """Random c/u/d events over a keyed table, plus the targeted cases; returns (events, final
-    table by id)."""
-    rnd = random.Random(seed)
-    rows = gen_rows(seed, 4 * n_events)
-    table: dict[int, dict] = {}
-    events: list = []
-    fresh = iter(rows)
-
-    def insert(r):
-        table[r["id"]] = r
-        events.append(("c", None, dict(r)))
-
-    def update(old, new):
-        table[new["id"]] = new
-        events.append(("u", dict(old), dict(new)))
-
-    def delete(r):
-        del table[r["id"]]
-        events.append(("d", dict(r), None))
-
-    for _ in range(n_events):
-        p = rnd.random()
-        if p < 0.5 or len(table) < 5:
-            insert(next(fresh))
-        elif p < 0.8:
-            old = table[rnd.choice(list(table))]
-            new = dict(next(fresh), id=old["id"])
-            if rnd.random() < 0.5:
-                new["g"] = old["g"]  # stay in the group: -U/+U within one key
-            update(old, new)
-        else:
-            delete(table[rnd.choice(list(table))])
-
-    # Delete the current MAX(x) and MIN(d) of group 'a' (MIN/MAX must retract to the runner-up).
-    in_a = [r for r in table.values() if r["g"] == "a"]
-    top = max((r for r in in_a if r["x"] is not None), key=lambda r: r["x"])
-    delete(top)
-    low = min((r for r in table.values() if r["g"] == "a" and r["d"] is not None), key=lambda r: r["d"])
-    update(low, dict(low, d=Decimal("0.01")))
-    # Delete every row of group 'b', in a few different ways: the group must disappear.
-    for i, r in enumerate([r for r in table.values() if r["g"] == "b"]):
-        if i % 2:
-            update(r, dict(r, g="c"))
-        else:
-            delete(r)
-    return events, table
-
-
 @pytest.fixture(scope="module")
 def changelog(tmp_path_factory):
     d = tmp_path_factory.mktemp("cdc")
-    events, final = _simulate_changelog(seed=7, n_events=400)
+    events, final = simulate_changelog(seed=7, n_events=400)
     assert any(r["g"] == "a" for r in final.values()) and not any(r["g"] == "b" for r in final.values())
     cdc = write_debezium(d / "cdc.json", events)
     snapshot = write_jsonl(d / "final.json", sorted(final.values(), key=lambda r: r["id"]))
