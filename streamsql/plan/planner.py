@@ -55,6 +55,7 @@ from streamsql.plan.expressions import (
     to_duckdb,
 )
 from streamsql.plan.group_windows import plan_group_window
+from streamsql.plan.grouping_sets import expand, grouping_calls, grouping_sets, name_expand
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
@@ -225,8 +226,12 @@ class Planner:
         over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)
         if over is not None:
             return over
-        has_agg = sel.args.get("group") is not None or any(i.find(*AGG_TYPES) for i in items) \
-            or sel.args.get("having") is not None
+        has_agg = sel.args.get("group") is not None or sel.args.get("having") is not None \
+            or any(i.find(*AGG_TYPES) for i in items)
+        grouping = next((g for i in items for g in i.find_all(exp.Grouping, exp.GroupingId)), None)
+        if grouping is not None and not has_agg:  # Calcite's (Flink's) groupingInAggregate
+            what = "GROUPING_ID" if isinstance(grouping, exp.GroupingId) else "GROUPING"
+            self._fail(grouping, f"{what} operator may only occur in an aggregate query")
         if has_agg:
             node, scope = self._aggregate(sel, items, node, scope, cond)
         else:
@@ -450,38 +455,57 @@ class Planner:
 
     # -- aggregation ---------------------------------------------------------------------------
     def _aggregate(self, sel, items, node, scope, cond) -> tuple[PlanNode, Scope]:
+        group = sel.args.get("group")
+        grouping = grouping_sets(self, group, node)  # GROUPING SETS / ROLLUP / CUBE (plan/grouping_sets.py)
         # window hooks: GROUP BY window_start, window_end (plan/windows.py) or TUMBLE(...)
         # (plan/group_windows.py) → WindowAggregate
-        windowed = plan_window_aggregate(self, sel, items, node, scope, cond) \
+        windowed = None if grouping else plan_window_aggregate(self, sel, items, node, scope, cond) \
             or plan_group_window(self, sel, items, node, scope, cond)
         if windowed is not None:
             return windowed
-        group = sel.args.get("group")
-        keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
+        sets = None if grouping is None else grouping[1]
+        raw_keys = grouping[0] if grouping else group.expressions if group else []
+        keys = [resolve_columns(g, scope) for g in raw_keys]
         resolved, having_r, calls = self._resolve_aggregate(sel, items, scope)
         pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
+        if sets is not None:  # the grouping set's number: a key of the aggregate, as Flink's $e
+            pre.append(("__e", "CAST(0 AS INTEGER)"))
         specs_raw = []
         for call in calls.values():
             specs_raw.append(self._agg_arguments(pre, call, node.mode))
         if not pre:
             pre.append(("__one", "1"))
-        pre_node = self._calc(node, pre, cond)
+        if sets is None:
+            pre_node = self._calc(node, pre, cond)
+        else:
+            pre_node = expand(self, node, pre, len(keys), sets, cond)
         in_types = pre_node.sql_schema
         specs = [AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type if a is not None else None))
                  for call, (f, a) in zip(calls.values(), specs_raw)]
-        out_fields = [pre_node.schema.field(i) for i in range(len(keys))]
+        num_keys = len(keys) + (sets is not None)
+        out_fields = [pre_node.schema.field(i) for i in range(num_keys)]
 
         out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                              for j, s in enumerate(specs)])
-        agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=len(keys), aggs=specs,
+        agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=num_keys, aggs=specs,
                            labels=[flink_sql(c) for c in calls.values()])
         name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
+        if sets is not None:
+            name_expand(pre_node, agg)
         note_group_agg(self, agg, scope)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
         # Post-projection: aggregate calls and grouping expressions become columns of `agg`.
         key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
         call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
 
+        key_index = {k.sql(): i for i, k in enumerate(keys)}
+
         def to_agg_cols(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, (exp.Grouping, exp.GroupingId)):
+                try:
+                    return grouping_calls(n, key_index, sets)
+                except ValueError as e:  # Calcite's (Flink's) groupingArgument
+                    what = "GROUPING_ID" if isinstance(n, exp.GroupingId) else "GROUPING"
+                    self._fail(e.args[0], f"Argument to {what} operator must be a grouped expression")
             if n.sql() in call_col and isinstance(n, AGG_TYPES):
                 col = exp.column(call_col[n.sql()], quoted=True)
             elif n.sql() in key_sql and not isinstance(n, exp.Alias):

@@ -21,13 +21,9 @@ from streamsql.sql.split import lexemes, line_col
 
 # node type → (message, keyword whose first occurrence is reported; else the node's position).
 _HINT = "SQL hints (/*+ ... */) are not supported yet; remove the hint"
-_SPLIT_GROUPING = "write one GROUP BY per grouping and UNION ALL them"
 _NODES: dict[type[exp.Expression], tuple[str, str | None]] = {
     exp.TableSample: ("TABLESAMPLE is not supported in a streaming query", "TABLESAMPLE"),
     exp.Collate: ("COLLATE is not supported; compare with LOWER()/UPPER() instead", "COLLATE"),
-    exp.Rollup: (f"GROUP BY ROLLUP is not supported yet; {_SPLIT_GROUPING}", "ROLLUP"),
-    exp.Cube: (f"GROUP BY CUBE is not supported yet; {_SPLIT_GROUPING}", "CUBE"),
-    exp.GroupingSets: (f"GROUP BY GROUPING SETS is not supported yet; {_SPLIT_GROUPING}", "GROUPING"),
 }
 _STATE_TTL_PLACE = ("The STATE_TTL hint goes right after SELECT (SELECT /*+ STATE_TTL('t' = '1d') */ ...), "
                     "where it applies to the joins and GROUP BY of that SELECT")
@@ -46,7 +42,7 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         SqlError: naming the construct, positioned at it: hints other than ``STATE_TTL`` after
             ``SELECT`` (:mod:`streamsql.plan.state_ttl_hint`), ``FOR SYSTEM_TIME AS OF`` other
             than on a joined table,
-            ``TABLESAMPLE``, ``COLLATE``, ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``, ``INSERT OVERWRITE``,
+            ``TABLESAMPLE``, ``COLLATE``, ``INSERT OVERWRITE``,
             ``INSERT ... PARTITION``, ``CAST`` to an unknown type, a binary literal with an odd
             number of hexadecimal digits (``X'ABC'``, Flink's "Binary literal string must contain
             an even number of hexits"), a string literal continued on the same line (``'a' 'b'``).
@@ -56,25 +52,25 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         _reject_same_line_strings(sql)
     if isinstance(tree, exp.Insert):
         if tree.args.get("overwrite"):
-            _fail(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
+            refuse_at(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
                   keyword="OVERWRITE")
         partition = tree.find(exp.Partition)
         if partition is not None:
-            _fail(sql, partition, "INSERT INTO ... PARTITION is not supported: sinks are not partitioned",
+            refuse_at(sql, partition, "INSERT INTO ... PARTITION is not supported: sinks are not partitioned",
                   keyword="PARTITION")
     for node in tree.walk():
         found = _NODES.get(type(node))
         if found is not None:
-            _fail(sql, node, *found)
+            refuse_at(sql, node, *found)
         if isinstance(node, exp.Hint) and not all(_state_ttl(h) for h in node.expressions):
-            _fail(sql, node, _HINT)
+            refuse_at(sql, node, _HINT)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             _check_cast_type(sql, node)
         if isinstance(node, exp.HexString) and len(node.this) % 2:
             # Calcite's validator (Flink's): X'ABC' was read here as the bytes 0A BC
-            _fail(sql, node, "Binary literal string must contain an even number of hexits")
+            refuse_at(sql, node, "Binary literal string must contain an even number of hexits")
         if isinstance(node, exp.Version) and not _joined_table(node):
-            _fail(sql, node, "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal "
+            refuse_at(sql, node, "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal "
                              "join (FROM o JOIN r FOR SYSTEM_TIME AS OF o.rowtime ON ...); read the table "
                              "without it", keyword="SYSTEM_TIME")
 
@@ -90,7 +86,7 @@ def _check_cast_type(sql: str | None, cast: exp.Cast) -> None:
     except SqlError as e:
         word = target.split("(")[0].split()[0].upper() if target.strip() else None
         what = "an invalid type" if e.message.startswith("Decimal ") else "an unknown type"
-        _fail(sql, cast, f"CAST to {what}: {e.message}", keyword=word)
+        refuse_at(sql, cast, f"CAST to {what}: {e.message}", keyword=word)
 
 
 def _joined_table(version: exp.Version) -> bool:
@@ -140,7 +136,8 @@ def _reject_same_line_strings(sql: str) -> None:
         previous, newline = lx, False
 
 
-def _fail(sql: str | None, node: exp.Expression, message: str, keyword: str | None = None) -> None:
+def refuse_at(sql: str | None, node: exp.Expression, message: str, keyword: str | None = None) -> None:
+    """Raise SqlError(message) at the first ``keyword`` of ``sql`` (a word), else at ``node``."""
     line, col, length = position_of(node)
     if keyword is not None and sql is not None:
         for lx in lexemes(sql):

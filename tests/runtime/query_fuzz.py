@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 import tempfile
 import traceback
@@ -198,6 +199,61 @@ class Gen:
                 gd += " HAVING " + h[0].format(h[1])
         return (f"SELECT {sel_f} FROM {src}{wf}{gf}", f"SELECT {sel_d} FROM {src}{wd}{gd}", kn, an)
 
+    def more(self, shape: str, src: str) -> tuple[str, str]:
+        """Rankings of rows, semi/anti joins, grouping sets, ORDER BY ... LIMIT, outer joins."""
+        wf, wd = self.where()
+        if shape == "rank_rows":  # a Top-N of rows, ties broken by id (Flink refuses RANK on streams)
+            order = self.pick(["x DESC", "x", "d DESC", "k"])
+            col = order.split()[0]
+            inner = (f"SELECT id, g, {col}, ROW_NUMBER() OVER (PARTITION BY g ORDER BY {order}, id) AS rn "
+                     f"FROM (SELECT * FROM {src} WHERE {col} IS NOT NULL{{w}})")
+            n = self.r.randint(1, 4)
+            f = f"SELECT * FROM ({inner}) WHERE rn <= {n}"
+            return (f.replace("{w}", wf.replace(" WHERE ", " AND ")),
+                    f.replace("{w}", wd.replace(" WHERE ", " AND ")))
+        if shape == "semi":
+            p = self.predicate()
+            col = self.pick(["k", "g"])
+            op = self.pick(["IN", "NOT IN", "EXISTS", "NOT EXISTS"])
+            if op.endswith("IN"):
+                # NOT IN over a subquery with a NULL is never TRUE: keep the NULLs out on both sides
+                sub = f"(SELECT {col} FROM {src} WHERE {col} IS NOT NULL AND {{p}})"
+                cond = f"{col} {op} {sub}"
+            else:
+                sub = f"(SELECT 1 FROM {src} r WHERE r.{col} = l.{col} AND r.id <> l.id AND {{p}})"
+                cond = f"{op} {sub}"
+            f = f"SELECT l.id, l.{col} FROM {src} l WHERE {cond}"
+            if op.endswith("IN"):
+                f = f"SELECT id, {col} FROM {src} WHERE {cond}"
+            if not op.endswith("IN"):  # the subquery's own columns: r.x, not the outer l.x
+                p = Expr(self._qualify(p.flink, "r."), self._qualify(p.duck, "r."), "bool")
+            return f.replace("{p}", p.flink), f.replace("{p}", p.duck)
+        if shape == "grouping_sets":
+            how = self.pick(["GROUPING SETS ((g, k), (g), ())", "ROLLUP (g, k)", "CUBE (g, k)"])
+            agg = self.aggregate()
+            return (f"SELECT g, k, COUNT(*) AS c, {agg.flink} AS a FROM {src}{wf} GROUP BY {how}",
+                    f"SELECT g, k, COUNT(*) AS c, {agg.duck} AS a FROM {src}{wd} GROUP BY {how}")
+        if shape == "sort_limit":
+            order = self.pick(["x DESC, id", "d, id", "id DESC", "k DESC, x, id"])
+            n = self.r.randint(1, 8)
+            # Flink sorts NULL lowest (ASC: first, DESC: last); DuckDB puts NULLs last either way
+            duck_order = ", ".join(t + (" NULLS LAST" if t.endswith("DESC") else " NULLS FIRST")
+                                   for t in order.split(", "))
+            return (f"SELECT id, x, k, d FROM {src}{wf} ORDER BY {order} LIMIT {n}",
+                    f"SELECT id, x, k, d FROM {src}{wd} ORDER BY {duck_order} LIMIT {n}")
+        kind = self.pick(["RIGHT JOIN", "FULL JOIN", "LEFT JOIN"])
+        pl, pr = self.predicate(), self.predicate()
+        on = self.pick(["l.k = r.k", "l.g = r.g AND l.k = r.k", "l.x = r.x"])
+        lf, ld = (f"(SELECT * FROM {src} WHERE id % 5 = 0 AND {p}) l" for p in (pl.flink, pl.duck))
+        rf, rd = (f"(SELECT * FROM {src} WHERE id % 7 = 1 AND {p}) r" for p in (pr.flink, pr.duck))
+        return (f"SELECT l.id, r.id AS rid, l.g, r.x FROM {lf} {kind} {rf} ON {on}",
+                f"SELECT l.id, r.id AS rid, l.g, r.x FROM {ld} {kind} {rd} ON {on}")
+
+    @staticmethod
+    def _qualify(text: str, q: str) -> str:
+        """Column names of the grammar (single letters and ``id``) prefixed with ``q``."""
+        return re.sub(r"(?<![\w.'%])\b(id|g|k|x|b|d|f|s)\b(?![\w'(])", lambda m: q + m.group(1), text)
+
     def timed(self) -> tuple[str, str]:
         """A query over ``tw`` (``t`` with an event-time ``ts`` and a watermark): a window TVF,
         a legacy group window, an OVER aggregate or an interval join. DuckDB computes window
@@ -266,7 +322,10 @@ class Gen:
 
     def query(self, src: str) -> tuple[str, str]:
         shape = self.pick(["project", "aggregate", "aggregate", "agg_of_agg", "filter_agg", "distinct",
-                           "union", "join", "join_agg", "topn"])
+                           "union", "join", "join_agg", "topn", "rank_rows", "semi", "grouping_sets",
+                           "sort_limit", "outer_join"])
+        if shape in ("rank_rows", "semi", "grouping_sets", "sort_limit", "outer_join"):
+            return self.more(shape, src)
         if shape == "project":
             cols = [self.pick([self.int_expr, self.str_expr, self.predicate])()
                     for _ in range(self.r.randint(1, 4))]

@@ -79,6 +79,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if isinstance(n, exp.Func) and not isinstance(n.parent, exp.Window) and aggregate_not_yet(n):
         msg = f"Aggregate function {aggregate_not_yet(n)} is not supported yet"
         raise FunctionError(msg, n)
+    if isinstance(n, (exp.Grouping, exp.GroupingId)):  # the planner computes them (plan/grouping_sets.py)
+        n.meta[TYPE] = SqlType("BIGINT")
+        return n
     unknown = unknown_aggregate(n)
     if unknown is not None:
         raise unknown
