@@ -3,9 +3,11 @@
 Flink 2.3 plans a query's LIMIT without ORDER BY as ``Limit(offset=[m], fetch=[n])`` behind a
 single-task exchange: the rows ``m + 1 .. m + n`` in arrival order, insert-only (checked on
 PyFlink: ``SELECT id FROM src LIMIT 3 OFFSET 2`` over ids 1..20 gives 3, 4, 5; changelog
-``[I]``); the source keeps being read after the n-th row, so a job over an unbounded source
-runs until it is stopped. Here it is a :class:`~streamsql.plan.ranking.RankNode` without
-PARTITION BY or ORDER BY: every row ties with those before it and ranks after them (arrival
+``[I]``). Flink pushes ``m + n`` into a scan right under the limit (through projections only)
+whose source supports it (datagen here, :func:`_push_into_scan`), so the job over an unbounded
+datagen table ends; elsewhere the source keeps being read after the n-th row and a job over an
+unbounded source runs until it is stopped. Here it is a :class:`~streamsql.plan.ranking.RankNode`
+without PARTITION BY or ORDER BY: every row ties with those before it and ranks after them (arrival
 order), so the first ``m + n`` rows are kept in state and never displaced, and the ranked range
 is emitted as ``+I`` rows only.
 
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
-from streamsql.plan.ranking import TOP_N, RankNode
+from streamsql.connectors.registry import get_connector
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, PlanNode, ScanNode, ValuesNode
+from streamsql.plan.ranking import TOP_N, RankNode, integer_literal
 
 
 def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
@@ -49,19 +52,42 @@ def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
     if node.mode != INSERT_ONLY:
         planner._fail(limit, "LIMIT over an updating input (a GROUP BY, a join, a Top-N) is not "
                              "supported yet")
-    return RankNode([node], node.schema, INSERT_ONLY, strategy=TOP_N, partition=[], order=[],
-                    descending=[], nulls_first=[], rank_start=skip + 1, rank_end=skip + fetch,
-                    rn_index=-1, output_rank=False, limit=True)
+    _push_into_scan(node, skip + fetch)
+    return _limit_node(node, INSERT_ONLY, skip, fetch)
+
+
+def _limit_node(node: PlanNode, mode: str, skip: int, fetch: int, order: list[int] | None = None,
+                descending: list[bool] | None = None, nulls_first: list[bool] | None = None,
+                label: str = "") -> RankNode:
+    """The RankNode of a Limit (no ``order``) or SortLimit: rows ``skip + 1 .. skip + fetch`` of ``node``."""
+    return RankNode([node], node.schema, mode, strategy=TOP_N, partition=[], order=order or [],
+                    descending=descending or [], nulls_first=nulls_first or [], rank_start=skip + 1,
+                    rank_end=skip + fetch, rn_index=-1, output_rank=False, limit=True, labels=("", label))
+
+
+def _push_into_scan(node: PlanNode, rows: int) -> None:
+    """Push a Limit of the first ``rows`` rows of ``node`` into the scan under it, as Flink 2.3.
+
+    Flink moves a Limit below a projection (``Calc`` without a condition: computed columns too)
+    and, when the scan's source supports it (``SupportsLimitPushDown``: datagen here,
+    :attr:`~streamsql.core.connector.ConnectorSpec.source_limit`), into the scan
+    (``TableSourceScan(table=[[..., g, limit=[3]]])``): the source ends after ``rows`` rows, so
+    the job over an unbounded datagen table ends. Nothing is pushed through a WHERE, a
+    watermark assigner or any other node (checked on PyFlink: ``WHERE v > 0`` or a table with a
+    WATERMARK keeps the scan unlimited and the job running); ``OFFSET m`` pushes ``m + n``.
+    """
+    while isinstance(node, CalcNode) and node.query.condition is None:
+        node = node.inputs[0]
+    if isinstance(node, ScanNode) and not isinstance(node, ValuesNode) \
+            and get_connector(node.table.connector).source_limit:
+        node.limit = rows
 
 
 def _count(planner, clause: exp.Expression, value: exp.Expression | None, keyword: str) -> int:
     """A LIMIT/FETCH/OFFSET count: a non-negative integer literal."""
     if value is None and keyword == "FETCH":
         return 1  # FETCH FIRST ROW ONLY
-    if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
-        planner._fail(value if value is not None else clause,
-                      f"{keyword} takes a non-negative integer literal")
-    return int(value.this)
+    return integer_literal(planner, value, f"{keyword} takes a non-negative integer literal", at=clause)
 
 
 def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int) -> RankNode:
@@ -89,7 +115,4 @@ def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int
         descending.append(desc)
         nulls_first.append(bool(item.args.get("nulls_first")))
         labels.append(f"{node.schema.names[i]} {'DESC' if desc else 'ASC'}")
-    return RankNode([node], node.schema, RETRACT, strategy=TOP_N, partition=[], order=cols,
-                    descending=descending, nulls_first=nulls_first, rank_start=skip + 1,
-                    rank_end=skip + fetch, rn_index=-1, output_rank=False, limit=True,
-                    labels=("", ", ".join(labels)))
+    return _limit_node(node, RETRACT, skip, fetch, cols, descending, nulls_first, ", ".join(labels))
