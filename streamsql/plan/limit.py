@@ -12,11 +12,14 @@ order), so the first ``m + n`` rows are kept in state and never displaced, and t
 is emitted as ``+I`` rows only.
 
 ``ORDER BY ... LIMIT`` is Flink's ``SortLimit``: the same node with the ORDER BY's result columns
-as its order keys, an updating Top-N over an insert-only or updating input (:func:`_sort_limit`).
+as its order keys, an updating Top-N over an insert-only or updating input (:func:`_sort_limit`);
+keys that are not result columns are hidden SELECT items (:func:`select_order_keys`).
 
-Refused at their keyword: LIMIT without ORDER BY over an updating input (Flink ranks retractions
-there; not done here), OFFSET without LIMIT/FETCH (every row after the offset would be kept in
-state), a count that is not a non-negative integer literal, FETCH ... WITH TIES / PERCENT.
+Refused at their keyword: LIMIT without ORDER BY over an updating input of more than one row
+(Flink keeps the first rows in the order its operators emit updates row by row, which batched
+operators here do not reproduce, so the rows kept would differ), OFFSET without LIMIT/FETCH
+(every row after the offset would be kept in state), a count that is not a non-negative integer
+literal, FETCH ... WITH TIES / PERCENT.
 """
 
 from __future__ import annotations
@@ -24,12 +27,70 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, PlanNode, ScanNode, ValuesNode
+from streamsql.plan.expressions import quote
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, ValuesNode
+from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, RankNode, integer_literal
 
 
-def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
+def select_order_keys(sel: exp.Select) -> tuple[exp.Select, int]:
+    """``sel`` selecting too the ORDER BY keys of its ``ORDER BY ... LIMIT`` that are not result columns.
+
+    Flink sorts by any expression of the FROM's columns (Calcite adds it to the projection under
+    the SortLimit and drops it after: ``SELECT id FROM t ORDER BY v LIMIT 3`` is ``Calc(select=
+    [id])`` over ``SortLimit(orderBy=[v ASC])``). Here such a key becomes a hidden SELECT item
+    (named after the column, else ``EXPR$<position>``, as Flink's plan) and the ORDER BY names it;
+    a key equal to a SELECT item's expression (``SELECT id AS x ... ORDER BY id``) orders by that
+    item. :func:`plan_limit` drops the hidden columns after the limit.
+
+    Returns:
+        ``(sel, 0)`` when nothing is added (no LIMIT, a DISTINCT result, every key a result
+        column), else ``(a copy of sel with hidden items last, how many)``.
+    """
+    order = sel.args.get("order")
+    if order is None or sel.args.get("limit") is None or sel.args.get("distinct") is not None:
+        return sel, 0
+    items = list(sel.expressions)
+    star = any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+               for e in items)
+    names = {e.alias_or_name.lower() for e in items if isinstance(e, (exp.Alias, exp.Column))}
+    bare = [e.this if isinstance(e, exp.Alias) else e for e in items]
+    keys, hidden = [], []
+    for item in order.expressions:
+        ref = item.this
+        if isinstance(ref, exp.Literal) or (isinstance(ref, exp.Column) and not ref.table
+                                            and (ref.name.lower() in names or star)):
+            keys.append(item)  # a result column by position or name (resolved by _sort_limit)
+        elif not star and ref in bare:
+            keys.append(_order_by(item, exp.Literal.number(bare.index(ref) + 1)))
+        else:
+            position = len(items) + len(hidden)
+            plain = isinstance(ref, exp.Column) and ref.name.lower() not in names
+            name = ref.name if plain else f"EXPR${position}"
+            names.add(name.lower())
+            hidden.append(exp.alias_(ref.copy(), name, quoted=True))
+            keys.append(_order_by(item, exp.column(name, quoted=True)))
+    if not hidden and all(k is o for k, o in zip(keys, order.expressions)):
+        return sel, 0
+    widened = sel.copy()
+    widened.set("expressions", [e.copy() for e in items] + hidden)
+    widened.set("order", exp.Order(expressions=keys))
+    return widened, len(hidden)
+
+
+def _order_by(item: exp.Ordered, key: exp.Expression) -> exp.Ordered:
+    """``item`` (``<expr> [ASC|DESC] [NULLS ...]``) ordering by ``key`` instead, at the same position."""
+    ordered = item.copy()
+    key.meta.update(item.this.meta)  # errors about the key point at the ORDER BY item
+    ordered.set("this", key)
+    return ordered
+
+
+def plan_limit(planner, q: exp.Query, node: PlanNode, hidden: int = 0) -> PlanNode:
     """``node`` limited by ``q``'s LIMIT/FETCH and OFFSET, or ``node`` itself when it has neither.
+
+    ``hidden``: how many of ``node``'s last columns are the hidden ORDER BY keys of
+    :func:`select_order_keys`, dropped after the limit.
 
     Raises:
         SqlError: for a form refused above, at its position.
@@ -48,12 +109,31 @@ def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
         fetch = _count(planner, limit, limit.expression, "LIMIT")
     skip = _count(planner, offset, offset.expression, "OFFSET") if offset is not None else 0
     if q.args.get("order") is not None:
-        return _sort_limit(planner, q.args["order"], node, skip, fetch)
+        return _drop_hidden(_sort_limit(planner, q.args["order"], node, skip, fetch), hidden)
     if node.mode != INSERT_ONLY:
-        planner._fail(limit, "LIMIT over an updating input (a GROUP BY, a join, a Top-N) is not "
-                             "supported yet")
+        if not _one_row(node):
+            planner._fail(limit, "LIMIT without ORDER BY over an updating input (a GROUP BY, DISTINCT, a "
+                                 "Top-N, a join) is not supported: Flink keeps the first rows in the order "
+                                 "its operators emit updates, row by row, which differs here (updates are "
+                                 "emitted per batch), so the rows kept would differ; add an ORDER BY")
+        return _limit_node(node, RETRACT, skip, fetch)  # one row at most: the same whatever the order
     _push_into_scan(node, skip + fetch)
     return _limit_node(node, INSERT_ONLY, skip, fetch)
+
+
+def _one_row(node: PlanNode) -> bool:
+    """``node`` has one row at most: an aggregate without GROUP BY, under Calcs (HAVING, a projection)."""
+    while isinstance(node, CalcNode):
+        node = node.inputs[0]
+    return isinstance(node, GroupAggNode) and node.num_keys == 0
+
+
+def _drop_hidden(node: PlanNode, hidden: int) -> PlanNode:
+    """``node`` without its last ``hidden`` columns (a Calc dropping the hidden ORDER BY keys)."""
+    if not hidden:
+        return node
+    names = node.schema.names[:-hidden]
+    return CalcNode.over(node, compile_query([(n, quote(n)) for n in names], None, node.schema))
 
 
 def _limit_node(node: PlanNode, mode: str, skip: int, fetch: int, order: list[int] | None = None,
