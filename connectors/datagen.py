@@ -14,6 +14,10 @@ source ends after the shortest sequence); for random ``'fields.<f>.min'``/``'fie
 (TIMESTAMP/DATE, ms, default 0), ``'fields.<f>.null-rate'`` (default 0). Extension: ``'seed'``
 (default 0).
 
+A LIMIT right over the scan (no WHERE under it) is pushed into the source, as Flink's
+``SupportsLimitPushDown`` (``ConnectorContext.limit``): the source ends after that many rows, so
+``SELECT * FROM g LIMIT 3`` over an unbounded datagen table ends, as on Flink.
+
 Generation is vectorized with numpy: a counter-based hash (splitmix64 of seed, column, row).
 """
 
@@ -324,6 +328,8 @@ class DataGenSource(Source):
         limits = [g.rows_limit for g in self.gens if g.rows_limit is not None]
         if self.total is not None:
             limits.append(self.total)
+        if ctx.limit is not None:  # a LIMIT pushed into the scan
+            limits.append(ctx.limit)
         self.limit = min(limits) if limits else None
         self.bounded = self.limit is not None
         self.emitted = 0
@@ -389,5 +395,6 @@ SPEC = register(
         option_prefixes=("fields.",),
         check_source=lambda table, config: _settings(table),
         description="generated rows (sequences and random values); exactly-once",
+        source_limit=True,
     )
 )

@@ -232,6 +232,9 @@ class ConnectorContext:
         read_columns: for a source, the names of the table's columns the job reads, or None for
             all: a source may leave the others NULL (a Kafka source's value format then need not
             decode them; :mod:`streamsql.plan.scan_reads`).
+        limit: for a source whose spec has :attr:`ConnectorSpec.source_limit`, the number of rows
+            the job reads at most (a LIMIT pushed into the scan, :mod:`streamsql.plan.limit`), or
+            None: the source may end after that many rows.
     """
 
     table: TableDef
@@ -243,6 +246,7 @@ class ConnectorContext:
     metrics: dict[str, int] = field(default_factory=dict)
     resources: TaskResources = field(default_factory=TaskResources)
     read_columns: frozenset[str] | None = None
+    limit: int | None = None
 
 
 class Source(ABC):
@@ -541,6 +545,9 @@ class ConnectorSpec:
         create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
             processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
             None.
+        source_limit: the source can stop after its first n rows (Flink's
+            ``SupportsLimitPushDown``): a LIMIT right over the scan is pushed into it
+            (``ConnectorContext.limit``), so a job over an unbounded source ends after its rows.
     """
 
     name: str
@@ -561,6 +568,7 @@ class ConnectorSpec:
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
     sink_not_null: Callable[[TableDef], list[str]] = _no_columns
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
+    source_limit: bool = False
 
 
 def empty_table(schema: Schema) -> pa.Table:

@@ -3,30 +3,94 @@
 Flink 2.3 plans a query's LIMIT without ORDER BY as ``Limit(offset=[m], fetch=[n])`` behind a
 single-task exchange: the rows ``m + 1 .. m + n`` in arrival order, insert-only (checked on
 PyFlink: ``SELECT id FROM src LIMIT 3 OFFSET 2`` over ids 1..20 gives 3, 4, 5; changelog
-``[I]``); the source keeps being read after the n-th row, so a job over an unbounded source
-runs until it is stopped. Here it is a :class:`~streamsql.plan.ranking.RankNode` without
-PARTITION BY or ORDER BY: every row ties with those before it and ranks after them (arrival
+``[I]``). Flink pushes ``m + n`` into a scan right under the limit (through projections only)
+whose source supports it (datagen here, :func:`_push_into_scan`), so the job over an unbounded
+datagen table ends; elsewhere the source keeps being read after the n-th row and a job over an
+unbounded source runs until it is stopped. Here it is a :class:`~streamsql.plan.ranking.RankNode`
+without PARTITION BY or ORDER BY: every row ties with those before it and ranks after them (arrival
 order), so the first ``m + n`` rows are kept in state and never displaced, and the ranked range
 is emitted as ``+I`` rows only.
 
 ``ORDER BY ... LIMIT`` is Flink's ``SortLimit``: the same node with the ORDER BY's result columns
-as its order keys, an updating Top-N over an insert-only or updating input (:func:`_sort_limit`).
+as its order keys, an updating Top-N over an insert-only or updating input (:func:`_sort_limit`);
+keys that are not result columns are hidden SELECT items (:func:`select_order_keys`).
 
-Refused at their keyword: LIMIT without ORDER BY over an updating input (Flink ranks retractions
-there; not done here), OFFSET without LIMIT/FETCH (every row after the offset would be kept in
-state), a count that is not a non-negative integer literal, FETCH ... WITH TIES / PERCENT.
+Refused at their keyword: LIMIT without ORDER BY over an updating input of more than one row
+(Flink keeps the first rows in the order its operators emit updates row by row, which batched
+operators here do not reproduce, so the rows kept would differ), OFFSET without LIMIT/FETCH
+(every row after the offset would be kept in state), a count that is not a non-negative integer
+literal, FETCH ... WITH TIES / PERCENT.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode
-from streamsql.plan.ranking import TOP_N, RankNode
+from streamsql.connectors.registry import get_connector
+from streamsql.plan.expressions import quote
+from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, ValuesNode
+from streamsql.plan.query import compile_query
+from streamsql.plan.ranking import TOP_N, RankNode, integer_literal
 
 
-def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
+def select_order_keys(sel: exp.Select) -> tuple[exp.Select, int]:
+    """``sel`` selecting too the ORDER BY keys of its ``ORDER BY ... LIMIT`` that are not result columns.
+
+    Flink sorts by any expression of the FROM's columns (Calcite adds it to the projection under
+    the SortLimit and drops it after: ``SELECT id FROM t ORDER BY v LIMIT 3`` is ``Calc(select=
+    [id])`` over ``SortLimit(orderBy=[v ASC])``). Here such a key becomes a hidden SELECT item
+    (named after the column, else ``EXPR$<position>``, as Flink's plan) and the ORDER BY names it;
+    a key equal to a SELECT item's expression (``SELECT id AS x ... ORDER BY id``) orders by that
+    item. :func:`plan_limit` drops the hidden columns after the limit.
+
+    Returns:
+        ``(sel, 0)`` when nothing is added (no LIMIT, a DISTINCT result, every key a result
+        column), else ``(a copy of sel with hidden items last, how many)``.
+    """
+    order = sel.args.get("order")
+    if order is None or sel.args.get("limit") is None or sel.args.get("distinct") is not None:
+        return sel, 0
+    items = list(sel.expressions)
+    star = any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+               for e in items)
+    names = {e.alias_or_name.lower() for e in items if isinstance(e, (exp.Alias, exp.Column))}
+    bare = [e.this if isinstance(e, exp.Alias) else e for e in items]
+    keys, hidden = [], []
+    for item in order.expressions:
+        ref = item.this
+        if isinstance(ref, exp.Literal) or (isinstance(ref, exp.Column) and not ref.table
+                                            and (ref.name.lower() in names or star)):
+            keys.append(item)  # a result column by position or name (resolved by _sort_limit)
+        elif not star and ref in bare:
+            keys.append(_order_by(item, exp.Literal.number(bare.index(ref) + 1)))
+        else:
+            position = len(items) + len(hidden)
+            plain = isinstance(ref, exp.Column) and ref.name.lower() not in names
+            name = ref.name if plain else f"EXPR${position}"
+            names.add(name.lower())
+            hidden.append(exp.alias_(ref.copy(), name, quoted=True))
+            keys.append(_order_by(item, exp.column(name, quoted=True)))
+    if not hidden and all(k is o for k, o in zip(keys, order.expressions)):
+        return sel, 0
+    widened = sel.copy()
+    widened.set("expressions", [e.copy() for e in items] + hidden)
+    widened.set("order", exp.Order(expressions=keys))
+    return widened, len(hidden)
+
+
+def _order_by(item: exp.Ordered, key: exp.Expression) -> exp.Ordered:
+    """``item`` (``<expr> [ASC|DESC] [NULLS ...]``) ordering by ``key`` instead, at the same position."""
+    ordered = item.copy()
+    key.meta.update(item.this.meta)  # errors about the key point at the ORDER BY item
+    ordered.set("this", key)
+    return ordered
+
+
+def plan_limit(planner, q: exp.Query, node: PlanNode, hidden: int = 0) -> PlanNode:
     """``node`` limited by ``q``'s LIMIT/FETCH and OFFSET, or ``node`` itself when it has neither.
+
+    ``hidden``: how many of ``node``'s last columns are the hidden ORDER BY keys of
+    :func:`select_order_keys`, dropped after the limit.
 
     Raises:
         SqlError: for a form refused above, at its position.
@@ -45,23 +109,65 @@ def plan_limit(planner, q: exp.Query, node: PlanNode) -> PlanNode:
         fetch = _count(planner, limit, limit.expression, "LIMIT")
     skip = _count(planner, offset, offset.expression, "OFFSET") if offset is not None else 0
     if q.args.get("order") is not None:
-        return _sort_limit(planner, q.args["order"], node, skip, fetch)
+        return _drop_hidden(_sort_limit(planner, q.args["order"], node, skip, fetch), hidden)
     if node.mode != INSERT_ONLY:
-        planner._fail(limit, "LIMIT over an updating input (a GROUP BY, a join, a Top-N) is not "
-                             "supported yet")
-    return RankNode([node], node.schema, INSERT_ONLY, strategy=TOP_N, partition=[], order=[],
-                    descending=[], nulls_first=[], rank_start=skip + 1, rank_end=skip + fetch,
-                    rn_index=-1, output_rank=False, limit=True)
+        if not _one_row(node):
+            planner._fail(limit, "LIMIT without ORDER BY over an updating input (a GROUP BY, DISTINCT, a "
+                                 "Top-N, a join) is not supported: Flink keeps the first rows in the order "
+                                 "its operators emit updates, row by row, which differs here (updates are "
+                                 "emitted per batch), so the rows kept would differ; add an ORDER BY")
+        return _limit_node(node, RETRACT, skip, fetch)  # one row at most: the same whatever the order
+    _push_into_scan(node, skip + fetch)
+    return _limit_node(node, INSERT_ONLY, skip, fetch)
+
+
+def _one_row(node: PlanNode) -> bool:
+    """``node`` has one row at most: an aggregate without GROUP BY, under Calcs (HAVING, a projection)."""
+    while isinstance(node, CalcNode):
+        node = node.inputs[0]
+    return isinstance(node, GroupAggNode) and node.num_keys == 0
+
+
+def _drop_hidden(node: PlanNode, hidden: int) -> PlanNode:
+    """``node`` without its last ``hidden`` columns (a Calc dropping the hidden ORDER BY keys)."""
+    if not hidden:
+        return node
+    names = node.schema.names[:-hidden]
+    return CalcNode.over(node, compile_query([(n, quote(n)) for n in names], None, node.schema))
+
+
+def _limit_node(node: PlanNode, mode: str, skip: int, fetch: int, order: list[int] | None = None,
+                descending: list[bool] | None = None, nulls_first: list[bool] | None = None,
+                label: str = "") -> RankNode:
+    """The RankNode of a Limit (no ``order``) or SortLimit: rows ``skip + 1 .. skip + fetch`` of ``node``."""
+    return RankNode([node], node.schema, mode, strategy=TOP_N, partition=[], order=order or [],
+                    descending=descending or [], nulls_first=nulls_first or [], rank_start=skip + 1,
+                    rank_end=skip + fetch, rn_index=-1, output_rank=False, limit=True, labels=("", label))
+
+
+def _push_into_scan(node: PlanNode, rows: int) -> None:
+    """Push a Limit of the first ``rows`` rows of ``node`` into the scan under it, as Flink 2.3.
+
+    Flink moves a Limit below a projection (``Calc`` without a condition: computed columns too)
+    and, when the scan's source supports it (``SupportsLimitPushDown``: datagen here,
+    :attr:`~streamsql.core.connector.ConnectorSpec.source_limit`), into the scan
+    (``TableSourceScan(table=[[..., g, limit=[3]]])``): the source ends after ``rows`` rows, so
+    the job over an unbounded datagen table ends. Nothing is pushed through a WHERE, a
+    watermark assigner or any other node (checked on PyFlink: ``WHERE v > 0`` or a table with a
+    WATERMARK keeps the scan unlimited and the job running); ``OFFSET m`` pushes ``m + n``.
+    """
+    while isinstance(node, CalcNode) and node.query.condition is None:
+        node = node.inputs[0]
+    if isinstance(node, ScanNode) and not isinstance(node, ValuesNode) \
+            and get_connector(node.table.connector).source_limit:
+        node.limit = rows
 
 
 def _count(planner, clause: exp.Expression, value: exp.Expression | None, keyword: str) -> int:
     """A LIMIT/FETCH/OFFSET count: a non-negative integer literal."""
     if value is None and keyword == "FETCH":
         return 1  # FETCH FIRST ROW ONLY
-    if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
-        planner._fail(value if value is not None else clause,
-                      f"{keyword} takes a non-negative integer literal")
-    return int(value.this)
+    return integer_literal(planner, value, f"{keyword} takes a non-negative integer literal", at=clause)
 
 
 def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int) -> RankNode:
@@ -89,7 +195,4 @@ def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int
         descending.append(desc)
         nulls_first.append(bool(item.args.get("nulls_first")))
         labels.append(f"{node.schema.names[i]} {'DESC' if desc else 'ASC'}")
-    return RankNode([node], node.schema, RETRACT, strategy=TOP_N, partition=[], order=cols,
-                    descending=descending, nulls_first=nulls_first, rank_start=skip + 1,
-                    rank_end=skip + fetch, rn_index=-1, output_rank=False, limit=True,
-                    labels=("", ", ".join(labels)))
+    return _limit_node(node, RETRACT, skip, fetch, cols, descending, nulls_first, ", ".join(labels))

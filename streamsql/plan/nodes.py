@@ -96,15 +96,23 @@ class PlanNode:
 
 @dataclass(eq=False)
 class ScanNode(PlanNode):
-    """Reads a table through its connector's source."""
+    """Reads a table through its connector's source.
+
+    Attributes:
+        limit: the rows read at most, a LIMIT pushed into the source (:mod:`streamsql.plan.limit`),
+            or None; EXPLAIN shows it in the table, as Flink: ``table=[g, limit=[3]]``.
+    """
 
     table: TableDef = None  # type: ignore[assignment]
+    limit: int | None = None
 
     kind: ClassVar[str] = "scan"
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        return (f"TableSourceScan(table=[{self.table.name}], connector=[{self.table.connector}], "
+        limit = explain_attr("limit", None if self.limit is None else str(self.limit))
+        return (f"TableSourceScan(table=[{self.table.name}{limit}], "
+                f"connector=[{self.table.connector}], "
                 f"fields=[{', '.join(self.schema.names)}])")
 
 

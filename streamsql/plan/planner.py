@@ -59,7 +59,7 @@ from streamsql.plan.grouping_sets import expand, grouping_calls, grouping_sets, 
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
-from streamsql.plan.limit import plan_limit
+from streamsql.plan.limit import plan_limit, select_order_keys
 from streamsql.plan.match_recognize import plan_match_recognize
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -190,8 +190,9 @@ class Planner:
         self._fail(q, f"Unsupported query: {q.key.upper()}")
 
     def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
+        sel, hidden = select_order_keys(sel)  # ORDER BY ... LIMIT keys that are not selected (plan/limit.py)
         node, scope = self._select_rows(sel)
-        return plan_limit(self, sel, node), scope  # LIMIT hook (plan/limit.py): after every path
+        return plan_limit(self, sel, node, hidden), scope  # LIMIT hook (plan/limit.py): after every path
 
     def _select_rows(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")

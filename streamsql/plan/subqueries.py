@@ -83,6 +83,7 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
                 right, inner_scope, keys = _plan_grouped(planner, sub, corr)
                 conds += [exp.EQ(this=bind(o, [(scope, _OUTER)]), expression=k) for o, k in keys]
             else:
+                _refuse_correlated(planner, sub, scope)
                 right, inner_scope = planner._query(sub)
             if kind != "IN" and not correlated:
                 planner._fail(sub, "EXISTS over a UNION or a subquery with GROUP BY, DISTINCT, ORDER BY or "
@@ -108,10 +109,40 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
 
 
 def _grouped_select(q: exp.Expression) -> bool:
-    """A SELECT with a FROM and GROUP BY or DISTINCT, without ORDER BY / LIMIT (may be decorrelated)."""
-    return isinstance(q, exp.Select) and q.args.get("from_") is not None \
-        and (q.args.get("group") is not None or q.args.get("distinct") is not None) \
-        and not any(q.args.get(k) for k in ("order", "limit", "offset", "qualify"))
+    """A SELECT with a FROM that may be decorrelated whole: grouped, or limited.
+
+    Grouped: GROUP BY or DISTINCT, without ORDER BY / LIMIT. Limited: LIMIT [OFFSET] without
+    ORDER BY, aggregation or DISTINCT, which Flink 2.3 decorrelates with the limit applied to the
+    subquery's rows as a whole, not per outer row (PyFlink: ``EXISTS (SELECT 1 FROM s WHERE s.k =
+    t.k AND s.v > 5 LIMIT 1)`` is a semi join on ``k`` with ``Limit(fetch=[1])`` over ``s``'s rows
+    with ``v > 5``: the outer rows of the first such row's ``k`` only).
+    """
+    if not isinstance(q, exp.Select) or q.args.get("from_") is None or q.args.get("order") is not None \
+            or q.args.get("qualify") is not None:
+        return False
+    if q.args.get("group") is not None or q.args.get("distinct") is not None:
+        return not any(q.args.get(k) for k in ("limit", "offset"))
+    return q.args.get("limit") is not None and q.args.get("having") is None \
+        and not any(e.find(exp.AggFunc) for e in q.expressions)
+
+
+def _refuse_correlated(planner, sub: exp.Expression, outer: Scope) -> None:
+    """Refuse ``sub``, planned whole, when its WHERE reads the outer query's columns.
+
+    Raises:
+        SqlError: at the subquery, naming what keeps it from being decorrelated.
+    """
+    if not isinstance(sub, exp.Select) or sub.args.get("from_") is None:
+        return
+    corr = correlation(planner, sub, outer)
+    if corr.keys or corr.other:
+        what = [shown for k, shown in (("order", "ORDER BY"), ("qualify", "QUALIFY"), ("having", "HAVING"))
+                if sub.args.get(k) is not None]
+        if sub.args.get("group") is not None or sub.args.get("distinct") is not None:
+            what.append("GROUP BY / DISTINCT with LIMIT")
+        clauses = " and ".join(what) or "aggregates and LIMIT"
+        planner._fail(sub, f"A correlated subquery with {clauses} is not supported; decorrelate it (JOIN "
+                           "on the correlation key)")
 
 
 def _plan_grouped(planner, sub: exp.Select, corr: Correlation
@@ -124,8 +155,10 @@ def _plan_grouped(planner, sub: exp.Select, corr: Correlation
         SqlError: a correlated condition other than an equality.
     """
     if corr.other:
-        planner._fail(corr.other[0], "A correlated subquery with GROUP BY or DISTINCT may only correlate by "
-                                     "equalities (t.k = o.k)")
+        grouped = sub.args.get("group") is not None or sub.args.get("distinct") is not None
+        clause = "GROUP BY or DISTINCT" if grouped else "LIMIT"
+        planner._fail(corr.other[0], f"A correlated subquery with {clause} may only correlate by equalities "
+                                     "(t.k = o.k)")
     names = [f"__corr_key{i}" for i in range(len(corr.keys))]
     grouped = sub.copy()
     grouped.set("where", None)

@@ -322,7 +322,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             single = isinstance(node, plan.SinkNode) and single_task(node.inputs[0])
             ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources,
                                    task_index=slot.index if slot else 0, num_tasks=slot.count if slot else 1,
-                                   single_input=single, read_columns=reads.get(id(node)))
+                                   single_input=single, read_columns=reads.get(id(node)),
+                                   limit=node.limit if isinstance(node, plan.ScanNode) else None)
             if isinstance(node, ExchangeSourceNode):
                 sources[node.id] = ExchangeReader(ctx)
             elif isinstance(node, ExchangeSinkNode):

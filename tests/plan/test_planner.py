@@ -471,11 +471,12 @@ def test_a_limit_without_order_by_is_flinks_insert_only_limit(env, sql, offset, 
 
 @pytest.mark.parametrize(("sql", "fragment", "pos"), [
     ("SELECT g FROM src OFFSET 3", "OFFSET without LIMIT or FETCH", (1, 19)),
-    ("SELECT g, COUNT(*) FROM src GROUP BY g LIMIT 3", "LIMIT over an updating input", (1, 40)),
+    ("SELECT g, COUNT(*) FROM src GROUP BY g LIMIT 3", "LIMIT without ORDER BY over an updating", (1, 40)),
+    ("SELECT DISTINCT g FROM src LIMIT 3", "LIMIT without ORDER BY over an updating input", (1, 28)),
     ("SELECT g FROM src LIMIT 1 + 1", "LIMIT takes a non-negative integer literal", (1, 25)),
     ("SELECT g FROM src FETCH FIRST 10 PERCENT ROWS ONLY", "PERCENT / WITH TIES", (1, 19)),
     ("SELECT g FROM src UNION ALL SELECT g FROM src LIMIT 1", "LIMIT is not supported", (1, 47)),
-    ("SELECT g FROM src ORDER BY x LIMIT 3", "orders by the result's columns", (1, 28)),
+    ("SELECT DISTINCT g FROM src ORDER BY x LIMIT 3", "orders by the result's columns", (1, 37)),
     ("SELECT g FROM src ORDER BY 2 LIMIT 3", "Ordinal out of range", (1, 28)),
     ("SELECT g FROM src ORDER BY g OFFSET 2", "ORDER BY is not supported", (1, 19)),
 ])
@@ -489,3 +490,32 @@ def test_a_limit_that_is_not_planned_is_refused_at_its_position(env, sql, fragme
 def test_order_by_with_a_limit_is_flinks_sort_limit(env):
     text = env.execute_sql("EXPLAIN SELECT g, x AS y FROM src ORDER BY y DESC, 1 LIMIT 3 OFFSET 1").message
     assert "SortLimit(orderBy=[y DESC, g ASC], offset=[1], fetch=[3], changelog=[retract])" in text, text
+
+
+def test_order_by_keys_that_are_not_selected_are_hidden_columns_dropped_after_the_sort_limit(env):
+    text = env.execute_sql("EXPLAIN SELECT g FROM src ORDER BY x DESC, id + 1 LIMIT 3").message
+    lines = [ln.strip(" +-") for ln in text.splitlines()]
+    sort_limit = "SortLimit(orderBy=[x DESC, EXPR$2 ASC], offset=[0], fetch=[3], changelog=[retract])"
+    assert lines[1:4] == ["Calc(select=[g])", sort_limit, "Calc(select=[g, x, id + 1 AS EXPR$2])"], text
+    aliased = env.execute_sql("EXPLAIN SELECT id AS y FROM src ORDER BY id LIMIT 2").message
+    assert "SortLimit(orderBy=[y ASC]" in aliased and "Calc(select=[id AS y])" in aliased, aliased
+
+
+@pytest.mark.parametrize(("sql", "fragment", "col"), [
+    ("SELECT id FROM src AS o WHERE EXISTS (SELECT 1 FROM src AS s WHERE s.g = o.g ORDER BY s.x LIMIT 1)",
+     "A correlated subquery with ORDER BY is not supported", 39),
+    ("SELECT id FROM src AS o WHERE EXISTS (SELECT MAX(x) FROM src AS s WHERE s.g = o.g LIMIT 1)",
+     "A correlated subquery with aggregates and LIMIT is not supported", 39),
+    ("SELECT id FROM src AS o WHERE EXISTS (SELECT 1 FROM src AS s WHERE s.x > o.x LIMIT 1)",
+     "may only correlate by equalities", 70),
+])
+def test_a_correlated_subquery_that_is_not_decorrelated_is_refused_at_it(env, sql, fragment, col):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert fragment in ei.value.message and "Unknown table" not in ei.value.message
+    assert (ei.value.line, ei.value.col) == (1, col), ei.value.message
+
+
+def test_a_limit_over_an_aggregate_without_group_by_is_planned(env):
+    text = env.execute_sql("EXPLAIN SELECT COUNT(*) AS c FROM src LIMIT 1").message
+    assert "Limit(offset=[0], fetch=[1], changelog=[retract])" in text, text

@@ -319,7 +319,8 @@ BASE = 1_700_000_000_000
 
 def _spec(**kw):
     node = SimpleNamespace(partition=[0], order=[1], descending=[True], nulls_first=[False], rank_start=1,
-                           rank_end=2, rn_index=3, output_rank=True, new_row_wins_ties=False, window_end=None)
+                           rank_end=2, rn_index=3, output_rank=True, new_row_wins_ties=False, window_end=None,
+                           limit=False)
     for k, v in kw.items():
         setattr(node, k, v)
     return RankSpec(node, SCHEMA)

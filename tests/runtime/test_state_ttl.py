@@ -256,7 +256,8 @@ def _top2(backend, workdir, clock):
     from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 
     node = SimpleNamespace(partition=[0], order=[1], descending=[True], nulls_first=[False], rank_start=1,
-                           rank_end=2, rn_index=2, output_rank=True, new_row_wins_ties=False, window_end=None)
+                           rank_end=2, rn_index=2, output_rank=True, new_row_wins_ties=False, window_end=None,
+                           limit=False)
     op = TopNOperator(RankSpec(node, RANKED), updating_input=False)
     return open_operator(op, backend, workdir, "rank-1", dict(TTL), clock=clock)
 

@@ -223,7 +223,7 @@ def test_top_n_operator_drops_only_the_update_before_rows(tmp_path):
     schema = pa.schema([("k", pa.int64()), ("v", pa.int64()), ("rn", pa.int64())])
     node = type("N", (), dict(partition=[0], order=[1], descending=[True], nulls_first=[False], rank_start=1,
                               rank_end=2, rn_index=2, output_rank=True, new_row_wins_ties=False,
-                              window_end=None))
+                              window_end=None, limit=False))
     ops = [open_operator(TopNOperator(RankSpec(node, schema), updating_input=False, update_before=ub),
                          "hashmap", tmp_path / str(ub))[0] for ub in (True, False)]
     rnd = random.Random(2)

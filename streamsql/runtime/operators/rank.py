@@ -79,9 +79,8 @@ class RankSpec:
 
     def __init__(self, node, schema: pa.Schema):
         for name in ("partition", "order", "descending", "nulls_first", "rank_start", "rank_end", "rn_index",
-                     "output_rank", "new_row_wins_ties", "window_end"):
+                     "output_rank", "new_row_wins_ties", "window_end", "limit"):
             setattr(self, name, getattr(node, name))
-        self.limit = getattr(node, "limit", False)
         self.schema = schema
 
     def keys(self, table: pa.Table) -> tuple[list[bytes], list[bytes]]:

@@ -1,0 +1,1 @@
+SELECT id, (SELECT MAX(v) FROM t LIMIT 1) AS m FROM t

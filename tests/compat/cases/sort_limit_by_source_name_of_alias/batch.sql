@@ -1,0 +1,1 @@
+SELECT id AS x, v FROM t ORDER BY id DESC LIMIT 3

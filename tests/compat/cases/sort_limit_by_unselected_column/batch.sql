@@ -1,0 +1,1 @@
+SELECT id FROM t ORDER BY v DESC, id LIMIT 3

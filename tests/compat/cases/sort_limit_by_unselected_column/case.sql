@@ -1,0 +1,4 @@
+CREATE TABLE t (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id FROM t ORDER BY v DESC, id LIMIT 3;
