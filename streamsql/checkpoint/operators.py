@@ -18,6 +18,12 @@ plan's, the way Flink maps the operator states of a savepoint onto the new job g
   plan, and an INSERT added before the others of a statement set, or one removed, moves the later
   INSERTs' operators to other ids (signatures recorded before sinks were, and an INSERT whose sink
   alone changed, are not checked for this);
+- an operator whose rows (the filters on its input, its signature's ``rows``) are now those of
+  another operator of the same state in the job (``twins``: two GROUP BYs of a statement set
+  that differ in their WHERE only, into the same table or not), or were those of another before,
+  is another INSERT's too: two INSERTs that changed places, one added before its twin or one
+  removed. An edited WHERE is not refused (its rows are no other operator's): the state is still
+  this operator's, as Flink restores it;
 - an operator of the new plan that the checkpoint has no state for starts empty (Flink too);
 - state Flink does not keep (a signature with ``droppable``: a watermark assigner's per-split
   progress) is dropped when unclaimed, with a log line, never refused.
@@ -125,9 +131,9 @@ def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
 def _differences(old: dict, new: dict) -> list[str]:
     """What differs between two signatures, one phrase per part (empty: the same state)."""
     out = []
-    sinks = _sink_difference(old, new)
-    if sinks:
-        out.append(sinks)
+    for moved in (_sink_difference(old, new), _rows_difference(old, new)):
+        if moved:
+            out.append(moved)
     for part, label in _PARTS.items():
         a, b = old.get(part), new.get(part)
         if a == b:
@@ -152,6 +158,27 @@ def _sink_difference(old: dict, new: dict) -> str | None:
     return (f"it feeds {_tables(now)}, not {_tables(was)}: another INSERT's operator has this id (in a "
             "statement set, ids follow the INSERTs' order: add new INSERTs after the others, remove "
             "only the last)")
+
+
+def _rows_difference(old: dict, new: dict) -> str | None:
+    """The operator at this id is its twin's, of another INSERT (module docstring), as a phrase; else None."""
+    was, now = old.get("rows"), new.get("rows")
+    if was is None or now is None or was == now:
+        return None
+    if was not in (new.get("twins") or []) and now not in (old.get("twins") or []):
+        return None  # an edited WHERE: the state is still this operator's
+    return (f"its input rows pass {_filters(new)}, not {_filters(old)}, the filters of another operator "
+            "with the same state: another INSERT's operator has this id (in a statement set, ids follow the "
+            "INSERTs' order: keep their order, add new INSERTs after the others, remove only the last)")
+
+
+def _filters(sig: dict) -> str:
+    """The filters a signature's input rows passed, in Flink SQL: ``WHERE src.v > 0``."""
+    per_input = sig.get("filters") or sig.get("rows") or []
+    shown = [f"WHERE {' AND '.join(fs)}" if fs else "no filter" for fs in per_input]
+    if len(shown) == 1:
+        return shown[0]
+    return ", ".join(f"input {i}: {s}" for i, s in enumerate(shown))
 
 
 def _tables(names: list[str]) -> str:

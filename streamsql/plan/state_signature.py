@@ -33,6 +33,14 @@ A signature is a JSON-able dict:
   with the same signature (two GROUP BYs that differ in their WHERE only) would claim their state;
   a restore refuses an operator that feeds none of the sinks it fed while the job still writes one
   of them (:mod:`streamsql.checkpoint.operators`);
+- ``rows``: per input, the filters its rows passed on their way from the tables (every WHERE
+  above it, as origins: ``(src.v > 0)``), sorted; ``filters``: the same in Flink SQL, for
+  messages. Not compared on its own (another WHERE restores, see ``input``), and ``twins``: the
+  ``rows`` of every other operator of the job whose compared parts are the same as this one's
+  (two GROUP BYs of a statement set that differ in their WHERE only). Together they tell an edited
+  WHERE from two INSERTs that changed places: a restore refuses an operator whose rows are now
+  another operator's of its kind (its old ``rows`` among the new ``twins``, or its new ``rows``
+  among the old ``twins``), whatever sinks they feed;
 - ``droppable``: True for state Flink does not keep (a watermark assigner's per-split progress):
   a restore that cannot use it starts that operator afresh instead of failing;
 - ``explain`` and ``columns``: the node's EXPLAIN line and its input columns' origins in Flink
@@ -120,7 +128,24 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
             continue
         out[node.id]["sinks"] = sorted(sinks[id(node)])
         out[node.id]["job_sinks"] = job_sinks
+        if node.stateful and not isinstance(node, ScanNode):
+            passed = [origins.filters(i) for i in node.inputs]
+            out[node.id]["rows"] = [[f.exact for f in fs] for fs in passed]
+            out[node.id]["filters"] = [[f.shown for f in fs] for fs in passed]
+    _add_twins(out)
     return out
+
+
+def _add_twins(signatures: dict[str, dict[str, Any]]) -> None:
+    """Give each signature with ``rows`` its ``twins``: the ``rows`` of the others of equal compared parts."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for sig in signatures.values():
+        if "rows" in sig:
+            key = json.dumps([sig.get(p) for p in PARTS], sort_keys=True)
+            groups.setdefault(key, []).append(sig)
+    for group in groups.values():
+        for sig in group:
+            sig["twins"] = [other["rows"] for other in group if other is not sig]
 
 
 def _sinks_reached(order: list[PlanNode]) -> dict[int, set[str]]:
@@ -151,6 +176,20 @@ class _Origins:
 
     def __init__(self):
         self._memo: dict[int, list[_Origin]] = {}
+        self._filters: dict[int, list[_Origin]] = {}
+
+    def filters(self, node: PlanNode) -> list[_Origin]:
+        """The filters (WHERE, HAVING) the rows of ``node``'s output passed, as origins, sorted, once each."""
+        got = self._filters.get(id(node))
+        if got is None:
+            found = {f.exact: f for i in node.inputs for f in self.filters(i)}
+            if isinstance(node, CalcNode) and node.query.condition is not None:
+                inner = dict(zip(node.query.input_schema.names, self.of(node.inputs[0])))
+                cond = node.query.condition
+                made = _Origin(_substitute(cond, {k: o.exact for k, o in inner.items()}), _shown(cond, inner))
+                found[made.exact] = made
+            got = self._filters[id(node)] = [found[k] for k in sorted(found)]
+        return got
 
     def of(self, node: PlanNode) -> list[_Origin]:
         """Per output column of ``node``: its origin (see module docstring)."""

@@ -300,3 +300,88 @@ def test_a_statement_set_with_an_insert_added_or_removed_never_resumes_another_i
     assert job.wait(180) == "FINISHED"
     assert _counts(kafka_bootstrap, outs[0]) == positive["all"]
     assert _counts(kafka_bootstrap, outs[1]) == negative["all"]
+
+
+TAGGED = "INSERT INTO tagged SELECT k, '{tag}', COUNT(*) FROM src WHERE {where} GROUP BY k"
+POS = TAGGED.format(tag="pos", where="v > 0")
+NEG = TAGGED.format(tag="neg", where="v <= 0")
+
+
+def _tagged_env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bool,
+                **settings) -> StreamEnvironment:
+    """``_env`` with an upsert sink ``tagged`` (k, tag, c) keyed by (k, tag) on ``out``."""
+    env = _env(tmp_path, name, bootstrap, src, out, bounded=bounded, **settings)
+    env.execute_sql(f"""CREATE TABLE tagged (k INT, tag STRING, c BIGINT, PRIMARY KEY (k, tag) NOT ENFORCED)
+        WITH ('connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    return env
+
+
+def _tagged(bootstrap: str, topic: str) -> Counter:
+    return _upserts(bootstrap, topic, ["k", "tag", "c"])
+
+
+def _tagged_duck(rows: list[dict], *inserts: tuple[str, str]) -> Counter:
+    """DuckDB's final (k, tag, count) rows of ``inserts`` (tag, WHERE) over ``rows``."""
+    sql = "SELECT k, '{tag}', COUNT(*) FROM src WHERE {where} GROUP BY k"
+    return Counter(row for tag, where in inserts for row in _duck(sql.format(tag=tag, where=where), src=rows))
+
+
+def test_two_inserts_into_one_sink_swapped_in_a_statement_set_never_resume_each_others_state(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Two GROUP BYs into the same table that differ in their WHERE only have equal signatures, and
+    both feed that one table, so cd55c5b's sink check cannot tell them apart: swapped in the statement
+    set, each INSERT's GROUP BY claimed the other's counts (the counts of v > 0 went on as those of
+    v <= 0) without a word. Now refused, naming the INSERTs' filters; the same order still resumes."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(38, 4000)
+    first, second = rows[:2000], rows[2000:]
+    _load(kafka_bootstrap, src, first)
+    name = f"sigs-{uuid.uuid4().hex[:8]}"
+
+    def env(suffix: str, out: str, savepoint: str | None = None, **settings):
+        if savepoint is not None:
+            settings["execution.savepoint.path"] = savepoint
+        return _tagged_env(tmp_path, f"{name}-{suffix}", kafka_bootstrap, src, out,
+                           bounded=savepoint is not None, **settings)
+
+    both_out = kafka_topic_factory("sig_tagged")
+    both = _savepoint(env("both", both_out), _statement_set(POS, NEG), 2000)
+    _load(kafka_bootstrap, src, second)
+    pos, neg = ("pos", "v > 0"), ("neg", "v <= 0")
+
+    # swapped: each GROUP BY now has the other's id
+    out = kafka_topic_factory("sig_tagged")
+    text = _refused(env("swapped", out, both), _statement_set(NEG, POS), out, kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    assert "v > 0" in text and "v <= 0" in text, text
+    # ignoring unclaimed state drops both rather than handing them over: each counts from the savepoint
+    out = kafka_topic_factory("sig_tagged")
+    ignoring = {"execution.state-recovery.ignore-unclaimed-state": "true"}
+    job = env("ignored", out, both, **ignoring).execute_sql(_statement_set(NEG, POS)).job
+    assert job.wait(180) == "FINISHED"
+    assert _tagged(kafka_bootstrap, out) == _tagged_duck(second, pos, neg)
+    # the first one removed: the second's GROUP BY now has the first one's id
+    out = kafka_topic_factory("sig_tagged")
+    job = env("removed", out, both, **ignoring).execute_sql(_statement_set(NEG)).job
+    assert job.wait(180) == "FINISHED"
+    assert _tagged(kafka_bootstrap, out) == _tagged_duck(second, neg)
+    # the same order: both resume their counts
+    job = env("same", both_out, both).execute_sql(_statement_set(POS, NEG)).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _tagged(kafka_bootstrap, both_out) == _tagged_duck(rows, pos, neg)
+
+
+def test_a_parallel_job_refuses_two_inserts_into_one_sink_swapped(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """The same at parallelism 2: each stage checks its own operators, whose twins are the job's."""
+    src, first, out = (kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_tagged"),
+                       kafka_topic_factory("sig_tagged"))
+    _load(kafka_bootstrap, src, _rows(39, 2000))
+    name = f"sigsp-{uuid.uuid4().hex[:8]}"
+    env = _tagged_env(tmp_path, name, kafka_bootstrap, src, first, bounded=False, parallelism=2)
+    savepoint = _savepoint(env, _statement_set(POS, NEG), 2000)
+    env = _tagged_env(tmp_path, f"{name}-swapped", kafka_bootstrap, src, out, bounded=True, parallelism=2,
+                      **{"execution.savepoint.path": savepoint})
+    text = _refused(env, _statement_set(NEG, POS), out, kafka_bootstrap)
+    assert "its input rows pass WHERE src.v <= 0, not WHERE src.v > 0" in text, text
