@@ -24,7 +24,10 @@ A signature is a JSON-able dict:
   its state means (Flink restores such a job too). A column made by a stateless operator other
   than a Calc (a LATERAL TABLE's Correlate, a lookup join), which has no signature of its own to
   refuse a change with, has as origin that operator's fields and its inputs' origins, hashed
-  (``correlate-3[9f2c0b...].10``); a VALUES list's columns have its rows, hashed;
+  (``correlate-3[9f2c0b...].10``); a VALUES list's columns have its rows, hashed. A scalar
+  Python UDF (and a user aggregate, in ``parameters``) is named by its SQL name and Python module
+  and qualified name, not by the name it is called under, which numbers the process's functions
+  (:mod:`streamsql.functions.udf_names`);
 - ``output``: the output column types;
 - ``layout``: :data:`~streamsql.plan.fingerprint.STATE_LAYOUT`, the key and value encodings;
 - ``sinks``: the sink tables its output reaches, and ``job_sinks``: every sink table of the job.
@@ -67,6 +70,7 @@ import pyarrow as pa
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
+from streamsql.functions.udf_names import stable_sql
 from streamsql.plan.fingerprint import STATE_LAYOUT
 from streamsql.plan.nodes import (
     CalcNode,
@@ -249,7 +253,7 @@ def _substitute(expr: str, origins: dict[str, str]) -> str:
     def origin(m: re.Match) -> str:
         name = m.group(1).replace('""', '"')
         return origins.get(name, m.group(0))
-    return _QUOTED.sub(origin, str(expr))
+    return stable_sql(_QUOTED.sub(origin, str(expr)))
 
 
 def _shown(expr: str, inner: dict[str, _Origin]) -> str:
@@ -273,7 +277,9 @@ def _types(schema: pa.Schema) -> list[str]:
 
 def _canonical(value: Any) -> Any:
     """``value`` as plain JSON values, the same in every process (sets sorted, no addresses)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):
+        return stable_sql(value)  # a user function's name numbers the process's functions
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, TableDef):  # its name only: options hold passwords, and go to every _metadata
         return {"": "TableDef", "name": value.name, "connector": value.connector}

@@ -12,6 +12,7 @@ over every record, none counted twice.
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 from collections import Counter
@@ -20,7 +21,9 @@ import pytest
 
 from streamsql.checkpoint.operators import StateMappingError
 from streamsql.environment import StreamEnvironment
-from streamsql.functions.udf import udtf
+from streamsql.functions import udaf as udaf_module
+from streamsql.functions import udf as udf_module
+from streamsql.functions.udf import AggregateFunction, udaf, udf, udtf
 from tests.integration.test_flights import read_committed
 from tests.integration.test_parallel import PARTITIONS, _appends, _duck, _load, _rows, _upserts
 
@@ -30,7 +33,7 @@ WINDOW = ("INSERT INTO win SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TA
 
 
 def _env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bool, parallelism: int = 1,
-         **settings) -> StreamEnvironment:
+         startup: str = "'scan.startup.mode' = 'earliest-offset'", **settings) -> StreamEnvironment:
     env = StreamEnvironment({"parallelism.default": str(parallelism), "pipeline.name": name,
                              "execution.checkpointing.interval": "500 ms",
                              "execution.checkpointing.dir": str(tmp_path / "chk"),
@@ -39,7 +42,7 @@ def _env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bo
     env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3),
         WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
         'connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bootstrap}',
-        'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{end})""")
+        'format' = 'json', {startup}{end})""")
     env.execute_sql(f"""CREATE TABLE agg (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
         'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
         'key.format' = 'json', 'value.format' = 'json')""")
@@ -385,3 +388,137 @@ def test_a_parallel_job_refuses_two_inserts_into_one_sink_swapped(
                       **{"execution.savepoint.path": savepoint})
     text = _refused(env, _statement_set(NEG, POS), out, kafka_bootstrap)
     assert "its input rows pass WHERE src.v <= 0, not WHERE src.v > 0" in text, text
+
+
+def test_changes_that_keep_the_state_restore_it_as_flink_does(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Query changes a savepoint restores on purpose, each with its exact answer (Flink's too): another
+    startup mode (a restored source reads on from the savepoint's offsets; the mode is for a fresh
+    start), another WHERE constant (the rows counted before the savepoint stay counted; the new filter
+    counts from there), another sink table (it receives the keys updated after the restore, with
+    their counts from the start)."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(40, 4000)
+    first, second = rows[:2000], rows[2000:]
+    _load(kafka_bootstrap, src, first)
+    name = f"sigk-{uuid.uuid4().hex[:8]}"
+    where = "INSERT INTO agg SELECT k, COUNT(*) FROM src WHERE v >= {c} GROUP BY k"
+    savepoint = _savepoint(_env(tmp_path, name, kafka_bootstrap, src, kafka_topic_factory("sig_agg"),
+                                bounded=False), where.format(c=0), 2000)
+    _load(kafka_bootstrap, src, second)
+
+    def restored(suffix: str, sql: str, **kw) -> str:
+        out = kafka_topic_factory("sig_agg")
+        env = _env(tmp_path, f"{name}-{suffix}", kafka_bootstrap, src, out, bounded=True,
+                   **{"execution.savepoint.path": savepoint, **kw})
+        env.execute_sql(f"""CREATE TABLE renamed (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+            'connector' = 'upsert-kafka', 'topic' = '{out}', 'key.format' = 'json', 'value.format' = 'json',
+            'properties.bootstrap.servers' = '{kafka_bootstrap}')""")
+        job = env.execute_sql(sql).job
+        assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+        env.close()
+        return out
+
+    def count(sql: str, part: list[dict]) -> Counter:
+        return Counter(dict(_duck(sql, src=part)))
+
+    everything = Counter(_duck("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", src=rows))
+    for mode in ("'scan.startup.mode' = 'latest-offset'",
+                 "'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = '4102444800000'",
+                 "'scan.startup.mode' = 'specific-offsets', "
+                 "'scan.startup.specific-offsets' = 'partition:0,offset:0'"):
+        out = restored(f"mode-{len(mode)}", where.format(c=0), startup=mode)
+        assert _counts(kafka_bootstrap, out) == everything, mode
+    # another WHERE constant: v >= 0 up to the savepoint, v >= 250 after it
+    out = restored("where", where.format(c=250))
+    before = count("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", first)
+    after = count("SELECT k, COUNT(*) FROM src WHERE v >= 250 GROUP BY k", second)
+    assert _counts(kafka_bootstrap, out) == Counter((k, before[k] + after[k]) for k in after)
+    # another sink table (the same columns, another topic): the keys updated since, counted from the start
+    out = restored("sink", where.format(c=0).replace("INTO agg", "INTO renamed"))
+    touched = {k for k, _ in _duck("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", src=second)}
+    assert _counts(kafka_bootstrap, out) == Counter((k, c) for k, c in everything if k in touched)
+
+
+@udf(result_type="INT")
+def bucket10(x):
+    """x % 10."""
+    return x % 10
+
+
+@udf(result_type="INT")
+def bucket7(x):
+    """x % 7."""
+    return x % 7
+
+
+class Total(AggregateFunction):
+    """SUM(v) as a user aggregate."""
+
+    def create_accumulator(self):
+        return [0]
+
+    def accumulate(self, acc, x):
+        acc[0] += x or 0
+
+    def retract(self, acc, x):
+        acc[0] -= x or 0
+
+    def get_value(self, acc):
+        return acc[0]
+
+
+class Peak(Total):
+    """MAX(v, 0) as a user aggregate, with Total's accumulator."""
+
+    def accumulate(self, acc, x):
+        acc[0] = max(acc[0], x or 0)
+
+
+def _total() -> object:
+    return udaf(Total(), result_type="BIGINT", input_types=["INT"])
+
+
+def _peak() -> object:
+    return udaf(Peak(), result_type="BIGINT", input_types=["INT"])
+
+
+@pytest.mark.parametrize(("query", "same", "other", "expected"), [
+    ("INSERT INTO agg SELECT fn(k), COUNT(*) FROM src GROUP BY fn(k)", lambda: bucket10, lambda: bucket7,
+     "SELECT k % 10, COUNT(*) FROM src GROUP BY 1"),
+    ("INSERT INTO agg SELECT k, fn(v) FROM src GROUP BY k", _total, _peak,
+     "SELECT k, SUM(v) FROM src GROUP BY k"),
+], ids=["scalar-key", "aggregate"])
+def test_a_python_function_is_told_apart_by_what_it_is_not_its_registration_number(
+        kafka_bootstrap, kafka_topic_factory, tmp_path, monkeypatch, query, same, other, expected):
+    """A scalar Python UDF is called in DuckDB as ``__udf_<n>_...``, a user aggregate registered as
+    ``udaf_<n>_<name>``, n counting the functions the process has declared, and signatures held those
+    names. So the first function of a fresh process was number 0 whatever it was: GROUP BY bucket7(k)
+    restored GROUP BY bucket10(k)'s counts, a Peak aggregate a Total's sums, without a word; and the
+    unchanged query restored in the process that wrote the savepoint (the function declared again,
+    another n) was refused, "MYF(src.k) INT -> MYF(src.k) INT"."""
+    src, first = kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_agg")
+    rows = _rows(41, 4000)
+    _load(kafka_bootstrap, src, rows[:2000])
+    name = f"sigu-{uuid.uuid4().hex[:8]}"
+
+    def env(suffix: str, out: str, fn, *, fresh: bool, **settings) -> StreamEnvironment:
+        if fresh:  # numbered as the first function of a new process (a script run again)
+            for module in (udf_module, udaf_module):
+                monkeypatch.setattr(module, "_ids", itertools.count(10_000))
+        e = _env(tmp_path, f"{name}{suffix}", kafka_bootstrap, src, out, bounded=bool(suffix), **settings)
+        e.create_temporary_function("fn", fn())
+        return e
+
+    savepoint = _savepoint(env("", first, same, fresh=True), query, 2000)
+    _load(kafka_bootstrap, src, rows[2000:])
+    restore = {"execution.savepoint.path": savepoint}
+    # another function under the same name, numbered alike: another state
+    out = kafka_topic_factory("sig_agg")
+    text = _refused(env("-other", out, other, fresh=True, **restore), query, out, kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    assert "fn=tests.integration.test_state_signatures." in text, text
+    # the same function declared again in this process (another number): its state is restored
+    out = kafka_topic_factory("sig_agg")
+    job = env("-same", out, same, fresh=False, **restore).execute_sql(query).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _counts(kafka_bootstrap, out) == Counter(_duck(expected, src=rows))

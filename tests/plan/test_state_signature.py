@@ -7,6 +7,7 @@ change a signature and which do not.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -206,3 +207,27 @@ def test_twins_are_the_rows_of_the_other_operators_of_the_same_state(signatures)
         ([["src.v > 0"]], []),
     ]
     assert aggs[1]["filters"] == [["src.v <= 0 AND src.b = 1"]]
+
+
+def test_a_python_udf_is_named_by_what_it_calls_not_its_registration_number(monkeypatch):
+    """A scalar UDF's DuckDB name numbers the process's registrations: the same function registered
+    again had another signature, and two functions registered first in two processes had one."""
+    from streamsql.functions import udf as udf_module
+    from tests.integration.test_state_signatures import bucket7, bucket10
+
+    def agg(fn, start=None) -> dict:
+        if start is not None:
+            monkeypatch.setattr(udf_module, "_ids", itertools.count(start))
+        env = StreamEnvironment()
+        for ddl in DDL:
+            env.execute_sql(ddl)
+        env.create_temporary_function("bucket", fn)
+        root = Planner(env.catalog, env.config).plan_insert(
+            parse_statement("INSERT INTO out SELECT bucket(a), COUNT(*) FROM src GROUP BY bucket(a)"))
+        assign_ids([root])
+        env.close()
+        return _one(state_signatures([root]), "group-agg")[1]
+
+    assert _compared(agg(bucket10)) == _compared(agg(bucket10))
+    assert _compared(agg(bucket10, start=5000)) != _compared(agg(bucket7, start=5000))
+    assert "bucket=tests.integration.test_state_signatures.bucket10" in agg(bucket10)["input"][0][0]
