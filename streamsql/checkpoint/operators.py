@@ -104,6 +104,15 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
             drop.append(op_id)
         else:
             refused.append(why)
+    for op_id, new in sorted(current.items()):
+        why = None if op_id in recorded else _shared_before(op_id, new, recorded, current)
+        if why is None:
+            continue
+        if ignore:
+            log.warning("job %s: %s; it starts empty ('execution.state-recovery.ignore-unclaimed-state')",
+                        job, why)
+        else:
+            refused.append(why)
     if refused:
         msg = (f"Job '{job}': failed to rollback to checkpoint/savepoint {location}. "
                + " ".join(f"{r}." for r in refused)
@@ -126,6 +135,38 @@ def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
     diffs = "; ".join(_differences(old, new))
     return (f"{head}, because the operator {op_id} of the new program ({new.get('explain', '?')}) keeps "
             f"other state: {diffs}")
+
+
+def _shared_before(op_id: str, new: dict, recorded: dict[str, dict], current: dict[str, dict]) -> str | None:
+    """An operator new at ``op_id`` whose INSERT's state is another id's, shared before; else None.
+
+    Sub-plan reuse plans two INSERTs of one statement set that compute the same as one operator
+    feeding both sinks. When they no longer do (one INSERT's WHERE edited), the changed one gets
+    an operator of its own at a new id, which would start empty and read on from the checkpoint's
+    source positions: its sink would lose every row before them. Recognized as an operator of the
+    checkpoint with the same signature that fed this one's sink, which the operator now at its id
+    no longer feeds. Not when a new scan feeds its sink too (sub-plan reuse switched off: the INSERT
+    reads its tables again from their startup mode, as a new INSERT does).
+    """
+    if new.get("droppable") or new.get("sinks") is None or new.get("operator") == "scan":
+        return None  # a new scan reads from its startup mode, as Flink's new sources do
+    sinks = set(new["sinks"])
+    if any(sig.get("operator") == "scan" and scan not in recorded and sinks & set(sig.get("sinks") or ())
+           for scan, sig in current.items()):
+        return None  # the INSERT reads its table again from the startup mode (reuse switched off)
+    for old_id, old in sorted(recorded.items()):
+        if old.get("sinks") is None or any(old.get(part) != new.get(part) for part in _PARTS):
+            continue  # another state (rows may differ: an edited WHERE keeps the state)
+        lost = set(old["sinks"]) - set((current.get(old_id) or {}).get("sinks") or ())
+        if old_id in current and sinks & lost:
+            return (f"The operator {op_id} of the new program ({new.get('explain', '?')}), feeding "
+                    f"{_tables(new['sinks'])}, has no state in the checkpoint/savepoint, but its state is "
+                    f"that of operator {old_id} ({old.get('explain', '?')}), which fed "
+                    f"{_tables(old['sinks'])} and now feeds {_tables(current[old_id].get('sinks') or [])}: "
+                    "the INSERTs shared it "
+                    "(sub-plan reuse: 'table.optimizer.reuse-sub-plan-enabled') and no longer do; it would "
+                    "start empty and miss every row before the checkpoint's source positions")
+    return None
 
 
 def _differences(old: dict, new: dict) -> list[str]:

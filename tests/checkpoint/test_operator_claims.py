@@ -143,3 +143,36 @@ def test_an_operator_whose_rows_are_now_its_twins_is_refused(old, new, claimed):
     with pytest.raises(StateMappingError, match=moved):
         _claim({"group-agg-2": old}, {"group-agg-2": new})
     assert _claim({"group-agg-2": old}, {"group-agg-2": new}, ignore=True) == ["group-agg-2"]
+
+
+def _agg(sinks, rows=None, kind="group-agg"):
+    return {**_fed(sinks, ["a", "b"], kind=kind), "rows": [[rows] if rows else []], "twins": []}
+
+
+@pytest.mark.parametrize(("recorded", "current", "refused"), [
+    # one GROUP BY shared by two INSERTs; the second one's WHERE edited: a GROUP BY of its own, new
+    ({"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a", "b"])},
+     {"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a"]),
+      "group-agg-6": _agg(["b"], "src.v > 1")}, True),
+    # reuse switched off: the second INSERT has a scan of its own too, reading from the startup mode
+    ({"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a", "b"])},
+     {"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"]), "scan-4": _agg(["b"], kind="scan"),
+      "group-agg-6": _agg(["b"])}, False),
+    # an INSERT added after the other into the same table: the other still feeds it, a new operator
+    ({"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"], "src.v > 0")},
+     {"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"], "src.v > 0"),
+      "group-agg-6": _agg(["a"], "src.v <= 0")}, False),
+    # an INSERT into a new table added: no operator fed it before
+    ({"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"])},
+     {"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a"]), "group-agg-6": _agg(["b"])},
+     False),
+])
+def test_an_insert_whose_state_was_shared_never_starts_empty(recorded, current, refused):
+    if not refused:
+        assert _claim(recorded, current) == []
+        return
+    shared = ("The operator group-agg-6 of the new program .*, feeding 'b', has no state in the "
+              "checkpoint/savepoint, but its state is that of operator group-agg-2")
+    with pytest.raises(StateMappingError, match=shared):
+        _claim(recorded, current)
+    assert _claim(recorded, current, ignore=True) == []  # it starts empty, on purpose

@@ -522,3 +522,47 @@ def test_a_python_function_is_told_apart_by_what_it_is_not_its_registration_numb
     job = env("-same", out, same, fresh=False, **restore).execute_sql(query).job
     assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
     assert _counts(kafka_bootstrap, out) == Counter(_duck(expected, src=rows))
+
+
+def test_an_insert_that_no_longer_shares_its_aggregate_never_starts_it_empty(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Two INSERTs of a statement set computing the same GROUP BY share one operator (sub-plan
+    reuse) feeding both sinks. The second one's WHERE edited, it got a GROUP BY of its own at a new
+    id: no state there, so it started empty at the savepoint's offsets and its sink lost every count
+    before them, without a word. Now refused; with sub-plan reuse switched off the INSERT reads its
+    table again from the startup mode (a scan of its own, new) and gives DuckDB's answer."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(42, 4000)
+    _load(kafka_bootstrap, src, rows[:2000])
+    name = f"sigr-{uuid.uuid4().hex[:8]}"
+    both = ("INSERT INTO agg SELECT k, COUNT(*) FROM src GROUP BY k",
+            "INSERT INTO agg2 SELECT k, COUNT(*) FROM src GROUP BY k")
+    edited = (both[0], "INSERT INTO agg2 SELECT k, COUNT(*) FROM src WHERE v > -1000 GROUP BY k")
+
+    def env(suffix: str, outs: tuple[str, str], **settings) -> StreamEnvironment:
+        return _set_env(tmp_path, f"{name}{suffix}", kafka_bootstrap, src, outs, bounded=bool(suffix),
+                        **settings)
+
+    first = (kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2"))
+    savepoint = _savepoint(env("", first), _statement_set(*both), 2000)
+    _load(kafka_bootstrap, src, rows[2000:])
+    restore = {"execution.savepoint.path": savepoint}
+    everything = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows))
+    outs = (kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2"))
+    text = _refused(env("-edited", outs, **restore), _statement_set(*edited), outs[1], kafka_bootstrap)
+    assert "feeding 'agg2', has no state in the checkpoint/savepoint, but its state is that of" in text
+    assert "which fed 'agg', 'agg2' and now feeds 'agg'" in text, text
+    # ... what it did before, now only on purpose: the edited INSERT counts from the savepoint's offsets
+    outs = (kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2"))
+    ignoring = env("-ignored", outs, **restore, **{"execution.state-recovery.ignore-unclaimed-state": "true"})
+    assert ignoring.execute_sql(_statement_set(*edited)).job.wait(180) == "FINISHED"
+    assert _counts(kafka_bootstrap, outs[0]) == everything
+    since = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows[2000:]))
+    assert _counts(kafka_bootstrap, outs[1]) == since
+    # sub-plan reuse switched off: each INSERT scans the table itself, the new scan from its start
+    outs = (first[0], kafka_topic_factory("sig_agg2"))
+    unshared = env("-unshared", outs, **restore, **{"table.optimizer.reuse-sub-plan-enabled": "false"})
+    job = unshared.execute_sql(_statement_set(*both)).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _counts(kafka_bootstrap, outs[0]) == everything
+    assert _counts(kafka_bootstrap, outs[1]) == everything
