@@ -18,6 +18,12 @@ plan's, the way Flink maps the operator states of a savepoint onto the new job g
   plan, and an INSERT added before the others of a statement set, or one removed, moves the later
   INSERTs' operators to other ids (signatures recorded before sinks were, and an INSERT whose sink
   alone changed, are not checked for this);
+- an operator whose rows (the filters on its input, its signature's ``rows``) are now those of
+  another operator of the same state in the job (``twins``: two GROUP BYs of a statement set
+  that differ in their WHERE only, into the same table or not), or were those of another before,
+  is another INSERT's too: two INSERTs that changed places, one added before its twin or one
+  removed. An edited WHERE is not refused (its rows are no other operator's): the state is still
+  this operator's, as Flink restores it;
 - an operator of the new plan that the checkpoint has no state for starts empty (Flink too);
 - state Flink does not keep (a signature with ``droppable``: a watermark assigner's per-split
   progress) is dropped when unclaimed, with a log line, never refused.
@@ -98,6 +104,15 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
             drop.append(op_id)
         else:
             refused.append(why)
+    for op_id, new in sorted(current.items()):
+        why = None if op_id in recorded else _shared_before(op_id, new, recorded, current)
+        if why is None:
+            continue
+        if ignore:
+            log.warning("job %s: %s; it starts empty ('execution.state-recovery.ignore-unclaimed-state')",
+                        job, why)
+        else:
+            refused.append(why)
     if refused:
         msg = (f"Job '{job}': failed to rollback to checkpoint/savepoint {location}. "
                + " ".join(f"{r}." for r in refused)
@@ -122,12 +137,44 @@ def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
             f"other state: {diffs}")
 
 
+def _shared_before(op_id: str, new: dict, recorded: dict[str, dict], current: dict[str, dict]) -> str | None:
+    """An operator new at ``op_id`` whose INSERT's state is another id's, shared before; else None.
+
+    Sub-plan reuse plans two INSERTs of one statement set that compute the same as one operator
+    feeding both sinks. When they no longer do (one INSERT's WHERE edited), the changed one gets
+    an operator of its own at a new id, which would start empty and read on from the checkpoint's
+    source positions: its sink would lose every row before them. Recognized as an operator of the
+    checkpoint with the same signature that fed this one's sink, which the operator now at its id
+    no longer feeds. Not when a new scan feeds its sink too (sub-plan reuse switched off: the INSERT
+    reads its tables again from their startup mode, as a new INSERT does).
+    """
+    if new.get("droppable") or new.get("sinks") is None or new.get("operator") == "scan":
+        return None  # a new scan reads from its startup mode, as Flink's new sources do
+    sinks = set(new["sinks"])
+    if any(sig.get("operator") == "scan" and scan not in recorded and sinks & set(sig.get("sinks") or ())
+           for scan, sig in current.items()):
+        return None  # the INSERT reads its table again from the startup mode (reuse switched off)
+    for old_id, old in sorted(recorded.items()):
+        if old.get("sinks") is None or any(old.get(part) != new.get(part) for part in _PARTS):
+            continue  # another state (rows may differ: an edited WHERE keeps the state)
+        lost = set(old["sinks"]) - set((current.get(old_id) or {}).get("sinks") or ())
+        if old_id in current and sinks & lost:
+            return (f"The operator {op_id} of the new program ({new.get('explain', '?')}), feeding "
+                    f"{_tables(new['sinks'])}, has no state in the checkpoint/savepoint, but its state is "
+                    f"that of operator {old_id} ({old.get('explain', '?')}), which fed "
+                    f"{_tables(old['sinks'])} and now feeds {_tables(current[old_id].get('sinks') or [])}: "
+                    "the INSERTs shared it "
+                    "(sub-plan reuse: 'table.optimizer.reuse-sub-plan-enabled') and no longer do; it would "
+                    "start empty and miss every row before the checkpoint's source positions")
+    return None
+
+
 def _differences(old: dict, new: dict) -> list[str]:
     """What differs between two signatures, one phrase per part (empty: the same state)."""
     out = []
-    sinks = _sink_difference(old, new)
-    if sinks:
-        out.append(sinks)
+    for moved in (_sink_difference(old, new), _rows_difference(old, new)):
+        if moved:
+            out.append(moved)
     for part, label in _PARTS.items():
         a, b = old.get(part), new.get(part)
         if a == b:
@@ -154,6 +201,27 @@ def _sink_difference(old: dict, new: dict) -> str | None:
             "only the last)")
 
 
+def _rows_difference(old: dict, new: dict) -> str | None:
+    """The operator at this id is its twin's, of another INSERT (module docstring), as a phrase; else None."""
+    was, now = old.get("rows"), new.get("rows")
+    if was is None or now is None or was == now:
+        return None
+    if was not in (new.get("twins") or []) and now not in (old.get("twins") or []):
+        return None  # an edited WHERE: the state is still this operator's
+    return (f"its input rows pass {_filters(new)}, not {_filters(old)}, the filters of another operator "
+            "with the same state: another INSERT's operator has this id (in a statement set, ids follow the "
+            "INSERTs' order: keep their order, add new INSERTs after the others, remove only the last)")
+
+
+def _filters(sig: dict) -> str:
+    """The filters a signature's input rows passed, in Flink SQL: ``WHERE src.v > 0``."""
+    per_input = sig.get("filters") or sig.get("rows") or []
+    shown = [f"WHERE {' AND '.join(fs)}" if fs else "no filter" for fs in per_input]
+    if len(shown) == 1:
+        return shown[0]
+    return ", ".join(f"input {i}: {s}" for i, s in enumerate(shown))
+
+
 def _tables(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names) or "no sink"
 
@@ -174,7 +242,10 @@ def _column_difference(old: list[list[str]], new: list[list[str]], old_shown: li
         for c in range(max(len(a), len(b))):
             if (a[c] if c < len(a) else None) != (b[c] if c < len(b) else None):
                 where = f"input {i} column {c}" if len(old) > 1 else f"input column {c}"
-                return f"{where}: {at(old_shown, i, c)} -> {at(new_shown, i, c)}"
+                was, now = at(old_shown, i, c), at(new_shown, i, c)
+                if was == now:  # they differ where Flink SQL does not show it (a Python UDF's module)
+                    was, now = at(old, i, c), at(new, i, c)
+                return f"{where}: {was} -> {now}"
     return "input columns differ"
 
 

@@ -35,6 +35,7 @@ import pyarrow as pa
 from streamsql.core.errors import ExecutionError, SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import AggregateFunction as Aggregate
+from streamsql.functions.udf_names import remember
 from streamsql.functions.udf_types import annotation_type, argument_types, mark
 from streamsql.state.layout import encode_value
 
@@ -176,6 +177,7 @@ def declare_aggregate(name: str, obj: object, system: bool = False, path: str | 
         path=path,
         func=f"udaf_{next(_ids)}_{name.lower()}",
     )
+    remember(ua.func[:-len(name)], name, path)
     _storable(ua, impl.create_accumulator(), "its accumulator")
     # imported here: aggregates imports the built-in row-wise aggregates, which subclass PythonAggregate
     from streamsql.functions.aggregates import FUNCTIONS

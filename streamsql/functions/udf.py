@@ -43,6 +43,7 @@ from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, result_array
 from streamsql.functions.scalars.registry import REGISTRY, Call, ScalarFunction, family_of, template
 from streamsql.functions.udaf import AggregateFunction, UserAggregate, declare_aggregate, is_aggregate, udaf
+from streamsql.functions.udf_names import remember
 from streamsql.functions.udf_types import annotation_type, argument_types
 from streamsql.functions.udtf import (
     TableFunction,
@@ -125,7 +126,10 @@ class UserFunction:
     def _build(self, c: Call) -> exp.Expression:
         types = self.params or tuple(a.type or SqlType("STRING") for a in c.args)
         duck = tuple("VARCHAR" if t.name == "NULL" else t.duckdb() for t in types)
-        name = f"__udf_{self.uid}_" + "_".join(d.split("(")[0].lower() for d in duck)
+        prefix = f"__udf_{self.uid}_"
+        name = prefix + "_".join(d.split("(")[0].lower() for d in duck)
+        where = f"{getattr(self.fn, '__module__', None) or ''}.{getattr(self.fn, '__qualname__', self.path)}"
+        remember(prefix, self.name, where)
         register(VectorFunction(name, f"Python function '{self.name}' ({self.path})", self._call, duck,
                                 self.result.duckdb(), self.deterministic))
         casts = ", ".join(f"CAST({{{i}}} AS {d})" for i, d in enumerate(duck))

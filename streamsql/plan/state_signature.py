@@ -24,7 +24,10 @@ A signature is a JSON-able dict:
   its state means (Flink restores such a job too). A column made by a stateless operator other
   than a Calc (a LATERAL TABLE's Correlate, a lookup join), which has no signature of its own to
   refuse a change with, has as origin that operator's fields and its inputs' origins, hashed
-  (``correlate-3[9f2c0b...].10``); a VALUES list's columns have its rows, hashed;
+  (``correlate-3[9f2c0b...].10``); a VALUES list's columns have its rows, hashed. A scalar
+  Python UDF (and a user aggregate, in ``parameters``) is named by its SQL name and Python module
+  and qualified name, not by the name it is called under, which numbers the process's functions
+  (:mod:`streamsql.functions.udf_names`);
 - ``output``: the output column types;
 - ``layout``: :data:`~streamsql.plan.fingerprint.STATE_LAYOUT`, the key and value encodings;
 - ``sinks``: the sink tables its output reaches, and ``job_sinks``: every sink table of the job.
@@ -33,6 +36,14 @@ A signature is a JSON-able dict:
   with the same signature (two GROUP BYs that differ in their WHERE only) would claim their state;
   a restore refuses an operator that feeds none of the sinks it fed while the job still writes one
   of them (:mod:`streamsql.checkpoint.operators`);
+- ``rows``: per input, the filters its rows passed on their way from the tables (every WHERE
+  above it, as origins: ``(src.v > 0)``), sorted; ``filters``: the same in Flink SQL, for
+  messages. Not compared on its own (another WHERE restores, see ``input``), and ``twins``: the
+  ``rows`` of every other operator of the job whose compared parts are the same as this one's
+  (two GROUP BYs of a statement set that differ in their WHERE only). Together they tell an edited
+  WHERE from two INSERTs that changed places: a restore refuses an operator whose rows are now
+  another operator's of its kind (its old ``rows`` among the new ``twins``, or its new ``rows``
+  among the old ``twins``), whatever sinks they feed;
 - ``droppable``: True for state Flink does not keep (a watermark assigner's per-split progress):
   a restore that cannot use it starts that operator afresh instead of failing;
 - ``explain`` and ``columns``: the node's EXPLAIN line and its input columns' origins in Flink
@@ -59,6 +70,7 @@ import pyarrow as pa
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
+from streamsql.functions.udf_names import stable_sql
 from streamsql.plan.fingerprint import STATE_LAYOUT
 from streamsql.plan.nodes import (
     CalcNode,
@@ -120,7 +132,24 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
             continue
         out[node.id]["sinks"] = sorted(sinks[id(node)])
         out[node.id]["job_sinks"] = job_sinks
+        if node.stateful and not isinstance(node, ScanNode):
+            passed = [origins.filters(i) for i in node.inputs]
+            out[node.id]["rows"] = [[f.exact for f in fs] for fs in passed]
+            out[node.id]["filters"] = [[f.shown for f in fs] for fs in passed]
+    _add_twins(out)
     return out
+
+
+def _add_twins(signatures: dict[str, dict[str, Any]]) -> None:
+    """Give each signature with ``rows`` its ``twins``: the ``rows`` of the others of equal compared parts."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for sig in signatures.values():
+        if "rows" in sig:
+            key = json.dumps([sig.get(p) for p in PARTS], sort_keys=True)
+            groups.setdefault(key, []).append(sig)
+    for group in groups.values():
+        for sig in group:
+            sig["twins"] = [other["rows"] for other in group if other is not sig]
 
 
 def _sinks_reached(order: list[PlanNode]) -> dict[int, set[str]]:
@@ -151,6 +180,20 @@ class _Origins:
 
     def __init__(self):
         self._memo: dict[int, list[_Origin]] = {}
+        self._filters: dict[int, list[_Origin]] = {}
+
+    def filters(self, node: PlanNode) -> list[_Origin]:
+        """The filters (WHERE, HAVING) the rows of ``node``'s output passed, as origins, sorted, once each."""
+        got = self._filters.get(id(node))
+        if got is None:
+            found = {f.exact: f for i in node.inputs for f in self.filters(i)}
+            if isinstance(node, CalcNode) and node.query.condition is not None:
+                inner = dict(zip(node.query.input_schema.names, self.of(node.inputs[0])))
+                cond = node.query.condition
+                made = _Origin(_substitute(cond, {k: o.exact for k, o in inner.items()}), _shown(cond, inner))
+                found[made.exact] = made
+            got = self._filters[id(node)] = [found[k] for k in sorted(found)]
+        return got
 
     def of(self, node: PlanNode) -> list[_Origin]:
         """Per output column of ``node``: its origin (see module docstring)."""
@@ -210,7 +253,7 @@ def _substitute(expr: str, origins: dict[str, str]) -> str:
     def origin(m: re.Match) -> str:
         name = m.group(1).replace('""', '"')
         return origins.get(name, m.group(0))
-    return _QUOTED.sub(origin, str(expr))
+    return stable_sql(_QUOTED.sub(origin, str(expr)))
 
 
 def _shown(expr: str, inner: dict[str, _Origin]) -> str:
@@ -234,7 +277,9 @@ def _types(schema: pa.Schema) -> list[str]:
 
 def _canonical(value: Any) -> Any:
     """``value`` as plain JSON values, the same in every process (sets sorted, no addresses)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):
+        return stable_sql(value)  # a user function's name numbers the process's functions
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, TableDef):  # its name only: options hold passwords, and go to every _metadata
         return {"": "TableDef", "name": value.name, "connector": value.connector}

@@ -109,3 +109,70 @@ def test_an_operator_that_now_feeds_another_inserts_sink_is_refused(old, new, cl
     with pytest.raises(StateMappingError, match="it feeds 'agg2', not 'agg': another INSERT's operator"):
         _claim({"group-agg-2": old}, {"group-agg-2": new})
     assert _claim({"group-agg-2": old}, {"group-agg-2": new}, ignore=True) == ["group-agg-2"]
+
+
+def _passing(where, *twins):
+    """A GROUP BY's signature whose input rows passed ``where`` ([] : none); ``twins``: its twins' filters."""
+    rows = [[where]] if where else [[]]
+    return {**_fed(["s"], ["s"]), "rows": rows, "filters": rows,
+            "twins": [[[t]] if t else [[]] for t in twins]}
+
+
+@pytest.mark.parametrize(("old", "new", "claimed"), [
+    # two INSERTs into one table that differ in their WHERE only, swapped: each has its twin's id
+    (_passing("src.v > 0", "src.v <= 0"), _passing("src.v <= 0", "src.v > 0"), False),
+    # the first of the two removed: the second now has the first one's id
+    (_passing("src.v > 0", "src.v <= 0"), _passing("src.v <= 0"), False),
+    # a twin added before it: that twin now has its id
+    (_passing("src.v > 0"), _passing("src.v <= 0", "src.v > 0"), False),
+    # an edited WHERE (its rows are no other operator's): still its state, as Flink restores it
+    (_passing("src.v > 0", "src.v <= 0"), _passing("src.v > 10", "src.v <= 0"), True),
+    (_passing("src.v > 0"), _passing(None), True),
+    # the same set, or one added after it: claimed
+    (_passing("src.v > 0", "src.v <= 0"), _passing("src.v > 0", "src.v <= 0"), True),
+    (_passing("src.v > 0"), _passing("src.v > 0", "src.v <= 0"), True),
+    # recorded before rows were: not checked for this
+    (_fed(["s"], ["s"]), _passing("src.v <= 0", "src.v > 0"), True),
+])
+def test_an_operator_whose_rows_are_now_its_twins_is_refused(old, new, claimed):
+    if claimed:
+        assert _claim({"group-agg-2": old}, {"group-agg-2": new}) == []
+        return
+    moved = (r"its input rows pass WHERE src\.v <= 0, not WHERE src\.v > 0, the filters of another operator "
+             "with the same state: another INSERT's operator has this id")
+    with pytest.raises(StateMappingError, match=moved):
+        _claim({"group-agg-2": old}, {"group-agg-2": new})
+    assert _claim({"group-agg-2": old}, {"group-agg-2": new}, ignore=True) == ["group-agg-2"]
+
+
+def _agg(sinks, rows=None, kind="group-agg"):
+    return {**_fed(sinks, ["a", "b"], kind=kind), "rows": [[rows] if rows else []], "twins": []}
+
+
+@pytest.mark.parametrize(("recorded", "current", "refused"), [
+    # one GROUP BY shared by two INSERTs; the second one's WHERE edited: a GROUP BY of its own, new
+    ({"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a", "b"])},
+     {"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a"]),
+      "group-agg-6": _agg(["b"], "src.v > 1")}, True),
+    # reuse switched off: the second INSERT has a scan of its own too, reading from the startup mode
+    ({"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a", "b"])},
+     {"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"]), "scan-4": _agg(["b"], kind="scan"),
+      "group-agg-6": _agg(["b"])}, False),
+    # an INSERT added after the other into the same table: the other still feeds it, a new operator
+    ({"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"], "src.v > 0")},
+     {"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"], "src.v > 0"),
+      "group-agg-6": _agg(["a"], "src.v <= 0")}, False),
+    # an INSERT into a new table added: no operator fed it before
+    ({"scan-0": _agg(["a"], kind="scan"), "group-agg-2": _agg(["a"])},
+     {"scan-0": _agg(["a", "b"], kind="scan"), "group-agg-2": _agg(["a"]), "group-agg-6": _agg(["b"])},
+     False),
+])
+def test_an_insert_whose_state_was_shared_never_starts_empty(recorded, current, refused):
+    if not refused:
+        assert _claim(recorded, current) == []
+        return
+    shared = ("The operator group-agg-6 of the new program .*, feeding 'b', has no state in the "
+              "checkpoint/savepoint, but its state is that of operator group-agg-2")
+    with pytest.raises(StateMappingError, match=shared):
+        _claim(recorded, current)
+    assert _claim(recorded, current, ignore=True) == []  # it starts empty, on purpose

@@ -12,6 +12,7 @@ over every record, none counted twice.
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 from collections import Counter
@@ -20,7 +21,9 @@ import pytest
 
 from streamsql.checkpoint.operators import StateMappingError
 from streamsql.environment import StreamEnvironment
-from streamsql.functions.udf import udtf
+from streamsql.functions import udaf as udaf_module
+from streamsql.functions import udf as udf_module
+from streamsql.functions.udf import AggregateFunction, udaf, udf, udtf
 from tests.integration.test_flights import read_committed
 from tests.integration.test_parallel import PARTITIONS, _appends, _duck, _load, _rows, _upserts
 
@@ -30,7 +33,7 @@ WINDOW = ("INSERT INTO win SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TA
 
 
 def _env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bool, parallelism: int = 1,
-         **settings) -> StreamEnvironment:
+         startup: str = "'scan.startup.mode' = 'earliest-offset'", **settings) -> StreamEnvironment:
     env = StreamEnvironment({"parallelism.default": str(parallelism), "pipeline.name": name,
                              "execution.checkpointing.interval": "500 ms",
                              "execution.checkpointing.dir": str(tmp_path / "chk"),
@@ -39,7 +42,7 @@ def _env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bo
     env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3),
         WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
         'connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bootstrap}',
-        'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{end})""")
+        'format' = 'json', {startup}{end})""")
     env.execute_sql(f"""CREATE TABLE agg (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
         'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
         'key.format' = 'json', 'value.format' = 'json')""")
@@ -300,3 +303,266 @@ def test_a_statement_set_with_an_insert_added_or_removed_never_resumes_another_i
     assert job.wait(180) == "FINISHED"
     assert _counts(kafka_bootstrap, outs[0]) == positive["all"]
     assert _counts(kafka_bootstrap, outs[1]) == negative["all"]
+
+
+TAGGED = "INSERT INTO tagged SELECT k, '{tag}', COUNT(*) FROM src WHERE {where} GROUP BY k"
+POS = TAGGED.format(tag="pos", where="v > 0")
+NEG = TAGGED.format(tag="neg", where="v <= 0")
+
+
+def _tagged_env(tmp_path, name: str, bootstrap: str, src: str, out: str, *, bounded: bool,
+                **settings) -> StreamEnvironment:
+    """``_env`` with an upsert sink ``tagged`` (k, tag, c) keyed by (k, tag) on ``out``."""
+    env = _env(tmp_path, name, bootstrap, src, out, bounded=bounded, **settings)
+    env.execute_sql(f"""CREATE TABLE tagged (k INT, tag STRING, c BIGINT, PRIMARY KEY (k, tag) NOT ENFORCED)
+        WITH ('connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    return env
+
+
+def _tagged(bootstrap: str, topic: str) -> Counter:
+    return _upserts(bootstrap, topic, ["k", "tag", "c"])
+
+
+def _tagged_duck(rows: list[dict], *inserts: tuple[str, str]) -> Counter:
+    """DuckDB's final (k, tag, count) rows of ``inserts`` (tag, WHERE) over ``rows``."""
+    sql = "SELECT k, '{tag}', COUNT(*) FROM src WHERE {where} GROUP BY k"
+    return Counter(row for tag, where in inserts for row in _duck(sql.format(tag=tag, where=where), src=rows))
+
+
+def test_two_inserts_into_one_sink_swapped_in_a_statement_set_never_resume_each_others_state(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Two GROUP BYs into the same table that differ in their WHERE only have equal signatures, and
+    both feed that one table, so cd55c5b's sink check cannot tell them apart: swapped in the statement
+    set, each INSERT's GROUP BY claimed the other's counts (the counts of v > 0 went on as those of
+    v <= 0) without a word. Now refused, naming the INSERTs' filters; the same order still resumes."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(38, 4000)
+    first, second = rows[:2000], rows[2000:]
+    _load(kafka_bootstrap, src, first)
+    name = f"sigs-{uuid.uuid4().hex[:8]}"
+
+    def env(suffix: str, out: str, savepoint: str | None = None, **settings):
+        if savepoint is not None:
+            settings["execution.savepoint.path"] = savepoint
+        return _tagged_env(tmp_path, f"{name}-{suffix}", kafka_bootstrap, src, out,
+                           bounded=savepoint is not None, **settings)
+
+    both_out = kafka_topic_factory("sig_tagged")
+    both = _savepoint(env("both", both_out), _statement_set(POS, NEG), 2000)
+    _load(kafka_bootstrap, src, second)
+    pos, neg = ("pos", "v > 0"), ("neg", "v <= 0")
+
+    # swapped: each GROUP BY now has the other's id
+    out = kafka_topic_factory("sig_tagged")
+    text = _refused(env("swapped", out, both), _statement_set(NEG, POS), out, kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    assert "v > 0" in text and "v <= 0" in text, text
+    # ignoring unclaimed state drops both rather than handing them over: each counts from the savepoint
+    out = kafka_topic_factory("sig_tagged")
+    ignoring = {"execution.state-recovery.ignore-unclaimed-state": "true"}
+    job = env("ignored", out, both, **ignoring).execute_sql(_statement_set(NEG, POS)).job
+    assert job.wait(180) == "FINISHED"
+    assert _tagged(kafka_bootstrap, out) == _tagged_duck(second, pos, neg)
+    # the first one removed: the second's GROUP BY now has the first one's id
+    out = kafka_topic_factory("sig_tagged")
+    job = env("removed", out, both, **ignoring).execute_sql(_statement_set(NEG)).job
+    assert job.wait(180) == "FINISHED"
+    assert _tagged(kafka_bootstrap, out) == _tagged_duck(second, neg)
+    # the same order: both resume their counts
+    job = env("same", both_out, both).execute_sql(_statement_set(POS, NEG)).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _tagged(kafka_bootstrap, both_out) == _tagged_duck(rows, pos, neg)
+
+
+def test_a_parallel_job_refuses_two_inserts_into_one_sink_swapped(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """The same at parallelism 2: each stage checks its own operators, whose twins are the job's."""
+    src, first, out = (kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_tagged"),
+                       kafka_topic_factory("sig_tagged"))
+    _load(kafka_bootstrap, src, _rows(39, 2000))
+    name = f"sigsp-{uuid.uuid4().hex[:8]}"
+    env = _tagged_env(tmp_path, name, kafka_bootstrap, src, first, bounded=False, parallelism=2)
+    savepoint = _savepoint(env, _statement_set(POS, NEG), 2000)
+    env = _tagged_env(tmp_path, f"{name}-swapped", kafka_bootstrap, src, out, bounded=True, parallelism=2,
+                      **{"execution.savepoint.path": savepoint})
+    text = _refused(env, _statement_set(NEG, POS), out, kafka_bootstrap)
+    assert "its input rows pass WHERE src.v <= 0, not WHERE src.v > 0" in text, text
+
+
+def test_changes_that_keep_the_state_restore_it_as_flink_does(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Query changes a savepoint restores on purpose, each with its exact answer (Flink's too): another
+    startup mode (a restored source reads on from the savepoint's offsets; the mode is for a fresh
+    start), another WHERE constant (the rows counted before the savepoint stay counted; the new filter
+    counts from there), another sink table (it receives the keys updated after the restore, with
+    their counts from the start)."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(40, 4000)
+    first, second = rows[:2000], rows[2000:]
+    _load(kafka_bootstrap, src, first)
+    name = f"sigk-{uuid.uuid4().hex[:8]}"
+    where = "INSERT INTO agg SELECT k, COUNT(*) FROM src WHERE v >= {c} GROUP BY k"
+    savepoint = _savepoint(_env(tmp_path, name, kafka_bootstrap, src, kafka_topic_factory("sig_agg"),
+                                bounded=False), where.format(c=0), 2000)
+    _load(kafka_bootstrap, src, second)
+
+    def restored(suffix: str, sql: str, **kw) -> str:
+        out = kafka_topic_factory("sig_agg")
+        env = _env(tmp_path, f"{name}-{suffix}", kafka_bootstrap, src, out, bounded=True,
+                   **{"execution.savepoint.path": savepoint, **kw})
+        env.execute_sql(f"""CREATE TABLE renamed (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+            'connector' = 'upsert-kafka', 'topic' = '{out}', 'key.format' = 'json', 'value.format' = 'json',
+            'properties.bootstrap.servers' = '{kafka_bootstrap}')""")
+        job = env.execute_sql(sql).job
+        assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+        env.close()
+        return out
+
+    def count(sql: str, part: list[dict]) -> Counter:
+        return Counter(dict(_duck(sql, src=part)))
+
+    everything = Counter(_duck("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", src=rows))
+    for mode in ("'scan.startup.mode' = 'latest-offset'",
+                 "'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = '4102444800000'",
+                 "'scan.startup.mode' = 'specific-offsets', "
+                 "'scan.startup.specific-offsets' = 'partition:0,offset:0'"):
+        out = restored(f"mode-{len(mode)}", where.format(c=0), startup=mode)
+        assert _counts(kafka_bootstrap, out) == everything, mode
+    # another WHERE constant: v >= 0 up to the savepoint, v >= 250 after it
+    out = restored("where", where.format(c=250))
+    before = count("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", first)
+    after = count("SELECT k, COUNT(*) FROM src WHERE v >= 250 GROUP BY k", second)
+    assert _counts(kafka_bootstrap, out) == Counter((k, before[k] + after[k]) for k in after)
+    # another sink table (the same columns, another topic): the keys updated since, counted from the start
+    out = restored("sink", where.format(c=0).replace("INTO agg", "INTO renamed"))
+    touched = {k for k, _ in _duck("SELECT k, COUNT(*) FROM src WHERE v >= 0 GROUP BY k", src=second)}
+    assert _counts(kafka_bootstrap, out) == Counter((k, c) for k, c in everything if k in touched)
+
+
+@udf(result_type="INT")
+def bucket10(x):
+    """x % 10."""
+    return x % 10
+
+
+@udf(result_type="INT")
+def bucket7(x):
+    """x % 7."""
+    return x % 7
+
+
+class Total(AggregateFunction):
+    """SUM(v) as a user aggregate."""
+
+    def create_accumulator(self):
+        return [0]
+
+    def accumulate(self, acc, x):
+        acc[0] += x or 0
+
+    def retract(self, acc, x):
+        acc[0] -= x or 0
+
+    def get_value(self, acc):
+        return acc[0]
+
+
+class Peak(Total):
+    """MAX(v, 0) as a user aggregate, with Total's accumulator."""
+
+    def accumulate(self, acc, x):
+        acc[0] = max(acc[0], x or 0)
+
+
+def _total() -> object:
+    return udaf(Total(), result_type="BIGINT", input_types=["INT"])
+
+
+def _peak() -> object:
+    return udaf(Peak(), result_type="BIGINT", input_types=["INT"])
+
+
+@pytest.mark.parametrize(("query", "same", "other", "expected"), [
+    ("INSERT INTO agg SELECT fn(k), COUNT(*) FROM src GROUP BY fn(k)", lambda: bucket10, lambda: bucket7,
+     "SELECT k % 10, COUNT(*) FROM src GROUP BY 1"),
+    ("INSERT INTO agg SELECT k, fn(v) FROM src GROUP BY k", _total, _peak,
+     "SELECT k, SUM(v) FROM src GROUP BY k"),
+], ids=["scalar-key", "aggregate"])
+def test_a_python_function_is_told_apart_by_what_it_is_not_its_registration_number(
+        kafka_bootstrap, kafka_topic_factory, tmp_path, monkeypatch, query, same, other, expected):
+    """A scalar Python UDF is called in DuckDB as ``__udf_<n>_...``, a user aggregate registered as
+    ``udaf_<n>_<name>``, n counting the functions the process has declared, and signatures held those
+    names. So the first function of a fresh process was number 0 whatever it was: GROUP BY bucket7(k)
+    restored GROUP BY bucket10(k)'s counts, a Peak aggregate a Total's sums, without a word; and the
+    unchanged query restored in the process that wrote the savepoint (the function declared again,
+    another n) was refused, "MYF(src.k) INT -> MYF(src.k) INT"."""
+    src, first = kafka_topic_factory("sig_src", PARTITIONS), kafka_topic_factory("sig_agg")
+    rows = _rows(41, 4000)
+    _load(kafka_bootstrap, src, rows[:2000])
+    name = f"sigu-{uuid.uuid4().hex[:8]}"
+
+    def env(suffix: str, out: str, fn, *, fresh: bool, **settings) -> StreamEnvironment:
+        if fresh:  # numbered as the first function of a new process (a script run again)
+            for module in (udf_module, udaf_module):
+                monkeypatch.setattr(module, "_ids", itertools.count(10_000))
+        e = _env(tmp_path, f"{name}{suffix}", kafka_bootstrap, src, out, bounded=bool(suffix), **settings)
+        e.create_temporary_function("fn", fn())
+        return e
+
+    savepoint = _savepoint(env("", first, same, fresh=True), query, 2000)
+    _load(kafka_bootstrap, src, rows[2000:])
+    restore = {"execution.savepoint.path": savepoint}
+    # another function under the same name, numbered alike: another state
+    out = kafka_topic_factory("sig_agg")
+    text = _refused(env("-other", out, other, fresh=True, **restore), query, out, kafka_bootstrap)
+    assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
+    assert "fn=tests.integration.test_state_signatures." in text, text
+    # the same function declared again in this process (another number): its state is restored
+    out = kafka_topic_factory("sig_agg")
+    job = env("-same", out, same, fresh=False, **restore).execute_sql(query).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _counts(kafka_bootstrap, out) == Counter(_duck(expected, src=rows))
+
+
+def test_an_insert_that_no_longer_shares_its_aggregate_never_starts_it_empty(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Two INSERTs of a statement set computing the same GROUP BY share one operator (sub-plan
+    reuse) feeding both sinks. The second one's WHERE edited, it got a GROUP BY of its own at a new
+    id: no state there, so it started empty at the savepoint's offsets and its sink lost every count
+    before them, without a word. Now refused; with sub-plan reuse switched off the INSERT reads its
+    table again from the startup mode (a scan of its own, new) and gives DuckDB's answer."""
+    src = kafka_topic_factory("sig_src", PARTITIONS)
+    rows = _rows(42, 4000)
+    _load(kafka_bootstrap, src, rows[:2000])
+    name = f"sigr-{uuid.uuid4().hex[:8]}"
+    both = ("INSERT INTO agg SELECT k, COUNT(*) FROM src GROUP BY k",
+            "INSERT INTO agg2 SELECT k, COUNT(*) FROM src GROUP BY k")
+    edited = (both[0], "INSERT INTO agg2 SELECT k, COUNT(*) FROM src WHERE v > -1000 GROUP BY k")
+
+    def env(suffix: str, outs: tuple[str, str], **settings) -> StreamEnvironment:
+        return _set_env(tmp_path, f"{name}{suffix}", kafka_bootstrap, src, outs, bounded=bool(suffix),
+                        **settings)
+
+    first = (kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2"))
+    savepoint = _savepoint(env("", first), _statement_set(*both), 2000)
+    _load(kafka_bootstrap, src, rows[2000:])
+    restore = {"execution.savepoint.path": savepoint}
+    everything = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows))
+    outs = (kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2"))
+    text = _refused(env("-edited", outs, **restore), _statement_set(*edited), outs[1], kafka_bootstrap)
+    assert "feeding 'agg2', has no state in the checkpoint/savepoint, but its state is that of" in text
+    assert "which fed 'agg', 'agg2' and now feeds 'agg'" in text, text
+    # ... what it did before, now only on purpose: the edited INSERT counts from the savepoint's offsets
+    outs = (kafka_topic_factory("sig_agg"), kafka_topic_factory("sig_agg2"))
+    ignoring = env("-ignored", outs, **restore, **{"execution.state-recovery.ignore-unclaimed-state": "true"})
+    assert ignoring.execute_sql(_statement_set(*edited)).job.wait(180) == "FINISHED"
+    assert _counts(kafka_bootstrap, outs[0]) == everything
+    since = Counter(_duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows[2000:]))
+    assert _counts(kafka_bootstrap, outs[1]) == since
+    # sub-plan reuse switched off: each INSERT scans the table itself, the new scan from its start
+    outs = (first[0], kafka_topic_factory("sig_agg2"))
+    unshared = env("-unshared", outs, **restore, **{"table.optimizer.reuse-sub-plan-enabled": "false"})
+    job = unshared.execute_sql(_statement_set(*both)).job
+    assert job.wait(180) == "FINISHED" and job.runner.restored_from is not None
+    assert _counts(kafka_bootstrap, outs[0]) == everything
+    assert _counts(kafka_bootstrap, outs[1]) == everything

@@ -7,6 +7,7 @@ change a signature and which do not.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -72,7 +73,8 @@ def _one(sigs: dict[str, dict], kind: str) -> tuple[str, dict]:
 
 
 def _compared(sig: dict) -> dict:
-    return {k: v for k, v in sig.items() if k != "explain"}
+    """The parts a restore compares on their own (``rows`` only tells twins apart: operators.py)."""
+    return {k: v for k, v in sig.items() if k not in ("explain", "rows", "filters", "twins")}
 
 
 def test_a_group_by_key_of_the_same_type_from_another_column_is_another_state(signatures):
@@ -185,3 +187,47 @@ def _print_signatures(sql: str) -> None:
     assign_ids([root])
     print(json.dumps(state_signatures([root])))
     env.close()
+
+
+def test_twins_are_the_rows_of_the_other_operators_of_the_same_state(signatures):
+    """Two GROUP BYs of a statement set that differ in their WHERE only: equal compared parts, each
+    with the other's filters as twin; a third of another key is no twin of theirs."""
+    env = StreamEnvironment()
+    for ddl in DDL:
+        env.execute_sql(ddl)
+    inserts = ["INSERT INTO out SELECT a, COUNT(*) FROM src WHERE v > 0 GROUP BY a",
+               "INSERT INTO out SELECT a, COUNT(*) FROM src WHERE v <= 0 AND b = 1 GROUP BY a",
+               "INSERT INTO out SELECT b, COUNT(*) FROM src WHERE v > 0 GROUP BY b"]
+    roots = Planner(env.catalog, env.config).plan_statement_set([parse_statement(s) for s in inserts])
+    aggs = [s for s in state_signatures(roots).values() if s["operator"] == "group-agg"]
+    env.close()
+    assert [(a["rows"], a["twins"]) for a in aggs] == [
+        ([["src.v > 0"]], [[["src.v <= 0 AND src.b = 1"]]]),
+        ([["src.v <= 0 AND src.b = 1"]], [[["src.v > 0"]]]),
+        ([["src.v > 0"]], []),
+    ]
+    assert aggs[1]["filters"] == [["src.v <= 0 AND src.b = 1"]]
+
+
+def test_a_python_udf_is_named_by_what_it_calls_not_its_registration_number(monkeypatch):
+    """A scalar UDF's DuckDB name numbers the process's registrations: the same function registered
+    again had another signature, and two functions registered first in two processes had one."""
+    from streamsql.functions import udf as udf_module
+    from tests.integration.test_state_signatures import bucket7, bucket10
+
+    def agg(fn, start=None) -> dict:
+        if start is not None:
+            monkeypatch.setattr(udf_module, "_ids", itertools.count(start))
+        env = StreamEnvironment()
+        for ddl in DDL:
+            env.execute_sql(ddl)
+        env.create_temporary_function("bucket", fn)
+        root = Planner(env.catalog, env.config).plan_insert(
+            parse_statement("INSERT INTO out SELECT bucket(a), COUNT(*) FROM src GROUP BY bucket(a)"))
+        assign_ids([root])
+        env.close()
+        return _one(state_signatures([root]), "group-agg")[1]
+
+    assert _compared(agg(bucket10)) == _compared(agg(bucket10))
+    assert _compared(agg(bucket10, start=5000)) != _compared(agg(bucket7, start=5000))
+    assert "bucket=tests.integration.test_state_signatures.bucket10" in agg(bucket10)["input"][0][0]
