@@ -276,7 +276,6 @@ class StreamEnvironment:
     def _create(self, tree: exp.Create, sql: str) -> TableResult:
         from streamsql.sql.ddl import (
             check_view_columns,
-            option_position,
             table_def_from_create,
             view_def_from_create,
         )
@@ -284,19 +283,12 @@ class StreamEnvironment:
         kind = (tree.args.get("kind") or "").upper()
         replace = bool(tree.args.get("replace"))
         exists = bool(tree.args.get("exists"))
+        if kind == "TABLE" and tree.expression is not None:
+            return self._create_as(tree, sql)
         if kind == "TABLE":
             td = table_def_from_create(tree, sql, self._like_base(tree, sql))
             remember(td.options)  # masked in messages and logs from now on
-            from streamsql.connectors.registry import get_connector
-
-            try:  # without a 'connector' option the table is fine until used, as in Flink
-                if td.connector:
-                    get_connector(td.connector)
-            except ConfigError as e:  # at the 'connector' key, as any other bad option
-                where = option_position(sql, "connector")
-                if where is None:
-                    raise
-                raise OptionError(str(e), sql, *where) from None
+            self._check_connector(td, sql)
             if td.watermark is not None or any(c.computed is not None for c in td.columns):
                 Planner(self.catalog, self.config, sql).table_node(td)  # validate now, not at use
             self._add(td, tree, exists, replace, sql)
@@ -310,6 +302,47 @@ class StreamEnvironment:
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         msg = f"CREATE {kind} is not supported"
         raise SqlError(msg, sql)
+
+    @staticmethod
+    def _check_connector(td: TableDef, sql: str) -> None:
+        """A table's 'connector' names a known connector (else OptionError at the key)."""
+        from streamsql.connectors.registry import get_connector
+        from streamsql.sql.ddl import option_position
+
+        try:  # without a 'connector' option the table is fine until used, as in Flink
+            if td.connector:
+                get_connector(td.connector)
+        except ConfigError as e:  # at the 'connector' key, as any other bad option
+            where = option_position(sql, "connector")
+            if where is None:
+                raise
+            raise OptionError(str(e), sql, *where) from None
+
+    def _create_as(self, tree: exp.Create, sql: str) -> TableResult:
+        """``CREATE TABLE t WITH (...) AS SELECT ...`` (CTAS), as Flink's.
+
+        The table gets the query's columns (names and types of its result), then the job of
+        ``INSERT INTO t SELECT ...`` starts. The query is planned before the table exists (an
+        error leaves the catalog as it was); a job that fails to start drops the table again.
+        Unlike Flink's, the statement may not declare columns of its own (refused), and a
+        PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
+        """
+        from streamsql.core.catalog import ColumnDef
+        from streamsql.sql.ddl import table_def_from_create
+
+        query = tree.expression
+        node = Planner(self.catalog, self.config, sql).plan_query(query)
+        columns = [ColumnDef(f.name, f.type) for f in node.sql_schema.fields]
+        td = table_def_from_create(tree, sql, None, query_columns=columns)
+        remember(td.options)  # masked in messages and logs from now on
+        self._check_connector(td, sql)
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        self._add(td, tree, bool(tree.args.get("exists")), bool(tree.args.get("replace")), sql)
+        try:
+            return self._submit([exp.insert(query.copy(), target.copy())], sql)
+        except BaseException:
+            self.catalog.drop(table_parts(target), if_exists=True)
+            raise
 
     def _add(self, obj: TableDef | ViewDef, tree: exp.Create, exists: bool, replace: bool, sql: str) -> None:
         """Register a created table or view under its (qualified) name; errors at the name."""

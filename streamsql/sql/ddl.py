@@ -21,7 +21,8 @@ from streamsql.sql.reserved import RESERVED
 from streamsql.sql.split import lexemes, line_col
 
 
-def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = None) -> TableDef:
+def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = None,
+                          query_columns: list[ColumnDef] | None = None) -> TableDef:
     """Build the catalog entry declared by a ``CREATE [TEMPORARY] TABLE`` statement.
 
     Args:
@@ -29,6 +30,9 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         sql: the statement text, used for error positions and kept as ``TableDef.sql``.
         base: the table of its ``LIKE`` clause (see :func:`like_source`), merged as Flink's
             (:mod:`streamsql.sql.like`).
+        query_columns: for ``CREATE TABLE ... AS SELECT``, the query's result columns (name and
+            type), which are the table's; the statement may declare a PRIMARY KEY and a
+            WATERMARK over them, no column of its own (as Flink's CTAS without a column list).
 
     Returns:
         the table definition. Primary-key columns are NOT NULL, as in Flink. ``IF NOT
@@ -40,20 +44,23 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
             option or a duplicate option, a LIKE merge that Flink refuses, and for
             ``PARTITIONED BY`` and column constraints other than NOT NULL / PRIMARY KEY /
             COMMENT (``CHECK``, ``DEFAULT``: unsupported, not ignored), and for a query after
-            the options (CREATE TABLE AS SELECT, or a SELECT with the AS missing).
+            the options without ``query_columns`` (a SELECT with the AS missing is one), and
+            for a CTAS that declares columns or has a LIKE clause.
     """
     schema = create.this
     query = create.expression
     if query is not None:  # sqlglot also takes the query without AS: never drop it silently
         name = schema.this if isinstance(schema, exp.Schema) else schema
-        msg = ("CREATE TABLE ... AS SELECT is not supported; create the table with its columns, "
-               f"then INSERT INTO {name.sql(Flink)} SELECT ...")
-        raise error_at(query, msg, sql)
+        if query_columns is None:
+            msg = ("CREATE TABLE ... AS SELECT is not supported here; create the table with its "
+                   f"columns, then INSERT INTO {name.sql(Flink)} SELECT ...")
+            raise error_at(query, msg, sql)
+        _check_ctas(create, sql)
     like = like_source(create)
     if like is not None and base is None:  # the caller resolves LIKE's table: never drop the clause
         msg = "CREATE TABLE ... LIKE needs its base table here; run it with StreamEnvironment.execute_sql"
         raise error_at(like.this, msg, sql)
-    if not isinstance(schema, exp.Schema) and like is None:
+    if not isinstance(schema, exp.Schema) and like is None and query_columns is None:
         msg = "CREATE TABLE needs a column list, e.g. CREATE TABLE t (a INT) WITH (...)"
         raise error_at(schema, msg, sql)
     partitioned = next((p for p in _properties(create) if isinstance(p, exp.PartitionedByProperty)), None)
@@ -79,7 +86,7 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
             keys.append((pk, list(pk.expressions)))
 
     options = _options(create, sql)
-    columns = [c for c, _ in declared]
+    columns = [c for c, _ in declared] if query_columns is None else list(query_columns)
     watermark, primary_key = None, []
     if base is not None:
         how = like_merge.strategies(like, sql)
@@ -111,6 +118,31 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         if col is not None and col.type is not None:
             col.type = col.type.with_nullable(False)
     return td
+
+
+def _check_ctas(create: exp.Create, sql: str) -> None:
+    """Refuse what a CREATE TABLE ... AS SELECT cannot have here.
+
+    No AS before the query (sqlglot takes it without: a ';' gone missing after a CREATE TABLE),
+    columns of its own, a LIKE clause.
+    """
+    query = create.expression
+    start = next((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None), None)
+    if start is not None:
+        before = [lx for lx in lexemes(sql[:start]) if lx.kind not in ("ws", "comment")]
+        if not before or before[-1].text.upper() != "AS":
+            msg = ("A query right after CREATE TABLE needs AS: CREATE TABLE t WITH (...) AS SELECT ... "
+                   "(or a ';' is missing before it)")
+            raise error_at(query, msg, sql)
+    schema = create.this
+    for item in schema.expressions if isinstance(schema, exp.Schema) else []:
+        if isinstance(item, exp.ColumnDef):
+            msg = ("CREATE TABLE ... AS SELECT takes its columns from the query; declare only a "
+                   "PRIMARY KEY or WATERMARK here, or name the columns in the SELECT")
+            raise error_at(item.this, msg, sql)
+    like = like_source(create)
+    if like is not None:  # Flink refuses LIKE in a CTAS too
+        raise error_at(like.this, "CREATE TABLE ... AS SELECT does not support LIKE", sql)
 
 
 def like_source(create: exp.Create) -> exp.LikeProperty | None:

@@ -107,6 +107,7 @@ def test_watermark_on_computed_column():
         ("CREATE TABLE t (a INT) WITH ('k' = '1', 'k' = '2')", "Duplicate option 'k'", 1, 41),
         # a query after the options (AS forgotten, or CTAS) was parsed and silently dropped
         ("CREATE TABLE t (a INT) WITH ('k' = 'v')\nSELECT 1", "AS SELECT is not supported", 2, 1),
+        ("CREATE TABLE t WITH ('k' = 'v')\nSELECT 1", "AS SELECT is not supported", 2, 1),
         ("CREATE TABLE t WITH ('k' = 'v') AS SELECT a FROM s", "then INSERT INTO t SELECT", 1, 36),
     ],
 )

@@ -1,0 +1,90 @@
+"""CREATE TABLE ... AS SELECT (CTAS), as Flink 2.3's: the table takes the query's columns and
+the INSERT job starts (checked on PyFlink: ``CREATE TABLE s WITH ('connector' = 'print') AS
+SELECT g, id + 1 FROM t`` runs; a table of that name already there is refused, ``IF NOT EXISTS``
+inserts into it; ``LIKE`` does not parse).
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import SqlError
+
+ROWS = [{"id": i, "g": g, "v": v} for i, (g, v) in enumerate(
+    [("a", 10), ("a", 20), ("b", 5), (None, 7), ("b", 3), ("c", None)])]
+
+
+@pytest.fixture
+def env(tmp_path):
+    src = tmp_path / "t.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    e = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                           "execution.checkpointing.dir": str(tmp_path / "cp")})
+    e.execute_sql(f"CREATE TABLE t (id INT, g STRING, v INT) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{src}', 'format' = 'json')")
+    e.src = src
+    yield e
+    e.close()
+
+
+def _written(path) -> list[tuple]:
+    return sorted(tuple(json.loads(line).values()) for line in path.read_text().splitlines())
+
+
+def test_ctas_creates_the_query_columns_and_runs_the_insert(env, tmp_path):
+    out = tmp_path / "out.jsonl"
+    result = env.execute_sql(f"CREATE TABLE s WITH ('connector' = 'filesystem', 'path' = '{out}', "
+                             "'format' = 'json') AS SELECT id, UPPER(g) AS ug, v * 2 AS v2 FROM t "
+                             "WHERE id > 0")
+    assert result.kind == "job"
+    assert result.wait(60) == "FINISHED"
+    assert [tuple(r[:2]) for r in env.execute_sql("DESCRIBE s").rows] == [
+        ("id", "INT"), ("ug", "STRING"), ("v2", "INT")]
+    want = duckdb.sql(f"SELECT id, upper(g), v * 2 FROM read_json('{env.src}', columns = "
+                      "{'id': 'INTEGER', 'g': 'VARCHAR', 'v': 'INTEGER'}) WHERE id > 0").fetchall()
+    assert _written(out) == sorted(want, key=lambda r: r[0])
+
+
+def test_ctas_with_a_primary_key_of_an_aggregate(env):
+    result = env.execute_sql("CREATE TABLE s (PRIMARY KEY (g) NOT ENFORCED) WITH ('connector' = 'blackhole') "
+                             "AS SELECT g, COUNT(*) AS c, SUM(v) AS sv FROM t WHERE g IS NOT NULL GROUP BY g")
+    assert result.wait(60) == "FINISHED"
+    rows = {r[0]: r for r in env.execute_sql("DESCRIBE s").rows}
+    assert rows["g"][1] == "STRING" and "PRI" in str(rows["g"][3])
+    assert [r[1] for r in env.execute_sql("DESCRIBE s").rows] == ["STRING", "BIGINT", "INT"]
+
+
+def test_ctas_into_an_existing_name_is_refused_and_if_not_exists_inserts(env, tmp_path):
+    out = tmp_path / "out.jsonl"
+    ddl = f"WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json') AS SELECT id FROM t"
+    env.execute_sql(f"CREATE TABLE s {ddl}").wait(60)
+    with pytest.raises(SqlError, match="already exists"):
+        env.execute_sql(f"CREATE TABLE s {ddl}")
+    env.execute_sql(f"CREATE TABLE IF NOT EXISTS s {ddl}").wait(60)
+    assert _written(out) == sorted([(r["id"],) for r in ROWS] * 2)
+
+
+def test_a_query_error_leaves_no_table(env):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("CREATE TABLE s WITH ('connector' = 'blackhole') AS SELECT nope FROM t")
+    assert ei.value.line == 1 and ei.value.col == 59
+    assert env.execute_sql("SHOW TABLES").rows == [("t",)]
+
+
+@pytest.mark.parametrize(("sql", "message", "col"), [
+    ("CREATE TABLE s (x INT) WITH ('connector' = 'blackhole') AS SELECT id FROM t",
+     "CREATE TABLE ... AS SELECT takes its columns from the query", 17),
+    ("CREATE TABLE s WITH ('connector' = 'blackhole') LIKE t AS SELECT id FROM t",
+     "CREATE TABLE ... AS SELECT does not support LIKE", 54),
+    ("CREATE TABLE s WITH ('connector' = 'blackhole')\nSELECT id FROM t",  # a ';' gone missing
+     "A query right after CREATE TABLE needs AS", 1),
+])
+def test_what_ctas_cannot_have_is_refused_at_its_position(env, sql, message, col):
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql(sql)
+    assert message in ei.value.message and ei.value.col == col
+    assert env.execute_sql("SHOW TABLES").rows == [("t",)]
