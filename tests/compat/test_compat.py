@@ -1,7 +1,8 @@
 """The Flink compatibility suite: every case of tests/compat/cases/ run through `streamsql run`.
 
 Each case's expected.json was produced by Apache Flink 2.3 (``scripts/flink_compat.py``; see
-tests/compat/README.md). The case's script runs through the real CLI; its print sink's changelog
+tests/compat/README.md). The case's script runs through the real CLI, a process of its own forked
+from a server that has imported StreamSQL once (:mod:`tests.compat.forkserver`); its print sink's changelog
 is folded into the final table, which must equal Flink's cell for cell as printed text. A case
 Flink rejects must be rejected here too, with a clear message (no traceback) naming the case's
 ``expect_error`` substrings. A case listed in :data:`REFUSED_HERE` is one Flink answers and
@@ -14,11 +15,10 @@ compared as values).
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import json
 import os
+import queue
 import subprocess
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -28,6 +28,7 @@ import pytest
 from tests.compat import kafka_input
 from tests.compat.batch import duckdb_rows
 from tests.compat.changelog import fold
+from tests.compat.forkserver import ForkServer
 
 CASES = Path(__file__).resolve().parent / "cases"
 case_dirs = sorted(p for p in CASES.iterdir() if (p / "case.sql").exists())
@@ -44,48 +45,61 @@ REFUSED_HERE = {
 }
 
 
-def run_streamsql(case: Path, tmp_path: Path, bootstrap: str | None = None) -> subprocess.CompletedProcess:
+def run_streamsql(case: Path, tmp_path: Path, servers: queue.Queue, bootstrap: str | None = None
+                  ) -> subprocess.CompletedProcess:
     """Run the case's script (``${CASE_DIR}`` substituted) with ``streamsql run`` in ``tmp_path``.
 
-    A Kafka case (:mod:`tests.compat.kafka_input`) reads a new topic loaded from its records on
-    broker ``bootstrap``; the topic is deleted after the run.
+    The run is forked by a free server of ``servers``. A Kafka case (:mod:`tests.compat.kafka_input`)
+    reads a new topic loaded from its records on broker ``bootstrap``; the topic is deleted after
+    the run.
     """
     if kafka_input.is_kafka_case(case):
         topic = kafka_input.load(bootstrap, case)
         try:
-            return _run_script(case, tmp_path, lambda sql: kafka_input.substitute(sql, topic, bootstrap))
+            return _run_script(case, tmp_path, servers,
+                               lambda sql: kafka_input.substitute(sql, topic, bootstrap))
         finally:
             kafka_input.drop(bootstrap, topic)
-    return _run_script(case, tmp_path, lambda sql: sql)
+    return _run_script(case, tmp_path, servers, lambda sql: sql)
 
 
-def _run_script(case: Path, tmp_path: Path, fill) -> subprocess.CompletedProcess:
+def _run_script(case: Path, tmp_path: Path, servers: queue.Queue, fill) -> subprocess.CompletedProcess:
     script = tmp_path / "case.sql"
     script.write_text(fill((case / "case.sql").read_text().replace("${CASE_DIR}", str(case.resolve()))))
-    command = [sys.executable, "-m", "streamsql", "run", str(script)]
+    server = servers.get()
     try:
-        return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=180)
-    except OSError as e:  # EFAULT from the spawn itself (seen once in CI, two spawns side by side)
-        if e.errno != errno.EFAULT:
-            raise
-        return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=180)
+        return server.run(["run", str(script)], tmp_path, timeout=180)
+    finally:
+        servers.put(server)
 
 
 @pytest.fixture(scope="session")
 def compat_runs(request, tmp_path_factory) -> dict[str, Future]:
     """The runs of every selected case, started at once two at a time (``STREAMSQL_COMPAT_JOBS``).
 
-    Each case is a separate ``streamsql run`` process of a few seconds, mostly start-up; running
-    two side by side halves the suite's wall time on CI's two cores. Results are awaited by
-    :func:`test_case`, so a failure is still reported under its own case.
+    Each case is a separate ``streamsql run`` process of well under a second once its imports are
+    done, forked by one of as many fork servers; running two side by side halves the suite's wall
+    time on CI's two cores. Results are awaited by :func:`test_case`, so a failure is still reported
+    under its own case.
     """
     selected = [item.callspec.params["case"] for item in request.session.items
                 if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__]
     kafka = any(kafka_input.is_kafka_case(c) for c in selected)
     bootstrap = request.getfixturevalue("kafka_bootstrap") if kafka else None
-    pool = ThreadPoolExecutor(max_workers=int(os.environ.get("STREAMSQL_COMPAT_JOBS", "2")))
-    request.addfinalizer(lambda: pool.shutdown(cancel_futures=True))
-    return {c.name: pool.submit(run_streamsql, c, tmp_path_factory.mktemp(c.name), bootstrap)
+    jobs = int(os.environ.get("STREAMSQL_COMPAT_JOBS", "2"))
+    servers: queue.Queue = queue.Queue()
+    started = []
+    for _ in range(jobs if selected else 0):
+        started.append(ForkServer())
+        servers.put(started[-1])
+    pool = ThreadPoolExecutor(max_workers=jobs)
+
+    def finish():
+        pool.shutdown(cancel_futures=True)
+        for server in started:
+            server.close()
+    request.addfinalizer(finish)
+    return {c.name: pool.submit(run_streamsql, c, tmp_path_factory.mktemp(c.name), servers, bootstrap)
             for c in selected}
 
 

@@ -10,6 +10,11 @@ prints the tally of differences (``-s`` to see it).
 
 ``difffuzz_known.json`` lists the differences not fixed yet (a strict xfail each: a fixed one must
 leave the list).
+
+The default suite replays the regression cases (``difffuzz_regressions.txt``: each difference found
+and fixed, minimised) and the known differences; the rest of the fixture, the campaigns' random
+sample, is marked ``slow`` (``python -m pytest -m slow tests/functions/test_difffuzz.py``; both:
+``-m "slow or not slow"``). The replay runs only the selected cases.
 """
 
 from __future__ import annotations
@@ -48,6 +53,16 @@ FLINK_FAULT = re.compile(r"CodeGenException|CompileException|NullPointerExceptio
 # current differences (a new entry reads "not fixed yet: <the difference's category>").
 KNOWN_FILE = Path(__file__).parent / "difffuzz_known.json"
 KNOWN: dict[str, str] = {} if "STREAMSQL_DIFFFUZZ" in os.environ else json.loads(KNOWN_FILE.read_text())
+
+# The regression expressions kept after their fix (tests/functions/difffuzz_regressions.txt).
+REGRESSIONS = Path(__file__).parent / "difffuzz_regressions.txt"
+REGRESSION_KEYS = set(REGRESSIONS.read_text(encoding="utf-8").splitlines())
+
+
+def _in_default_suite(case: dict) -> bool:
+    """A regression case or a known difference of the committed fixture (a campaign's document: all)."""
+    return ("STREAMSQL_DIFFFUZZ" in os.environ or _key(case) in KNOWN
+            or fz.case_key(case, "AGG ") in REGRESSION_KEYS)
 
 
 class BatchFailed(Exception):  # noqa: N818  (an outcome, not an error of the code under test)
@@ -187,13 +202,18 @@ def _each(cases: list[dict], size: int):
 
 
 @pytest.fixture(scope="module")
-def ours(tmp_path_factory) -> dict[str, tuple]:
-    """StreamSQL's outcome of every case (see :class:`Ours`)."""
+def ours(request, tmp_path_factory) -> dict[str, tuple]:
+    """StreamSQL's outcome of every selected case (of all cases for a campaign's tally or to rewrite
+    the known list; see :class:`Ours`)."""
     assert DOC["data"] == fz.data_lines(), "the input table changed: regenerate the fixture (--fixture)"
+    selected = {_key(item.callspec.params["case"]) for item in request.session.items
+                if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__}
+    every = "STREAMSQL_DIFFFUZZ" in os.environ or os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write"
+    run = CASES if every else [c for c in CASES if _key(c) in selected]
     out: dict[str, tuple] = {}
-    for zone in dict.fromkeys(c.get("zone") for c in CASES):  # an environment per session time zone
+    for zone in dict.fromkeys(c.get("zone") for c in run):  # an environment per session time zone
         o = Ours(tmp_path_factory.mktemp("difffuzz"), zone)
-        cases = [c for c in CASES if c.get("zone") == zone]
+        cases = [c for c in run if c.get("zone") == zone]
         try:
             typed = [c for c in cases if "type" in c]
             for group in _each([c for c in typed if "rows" in c], RUN_GROUP):
@@ -259,7 +279,8 @@ def _report(out: dict[str, tuple]) -> None:
     print(f"\n[difffuzz] {dict(tally)}")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_key(c)[:120] for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=_key(c)[:120], marks=() if _in_default_suite(c) else
+                                               pytest.mark.slow) for c in CASES])
 def test_case(ours, case):
     if "skipped" in case:  # the Flink driver could not get Flink's answer (its worker died on it)
         pytest.skip(f"no answer of Flink's: {case['skipped']}")
@@ -298,9 +319,8 @@ def test_a_batch_out_of_time_fails_once(tmp_path, monkeypatch):
 # The regression cases' result types: the replay above prints through a sink of Flink's column type,
 # which hides a type of StreamSQL's own (a DOUBLE where Flink has a FLOAT prints as a FLOAT there, and
 # differently in a SELECT); the regression cases are planned here and their types compared.
-REGRESSIONS = Path(__file__).parent / "difffuzz_regressions.txt"
 TYPED = [c for c in CASES if "type" in c and "rows" in c and not c.get("aggregate")
-         and fz.case_key(c, "AGG ") in REGRESSIONS.read_text(encoding="utf-8").splitlines()]
+         and fz.case_key(c, "AGG ") in REGRESSION_KEYS]
 
 
 @pytest.fixture(scope="module")
