@@ -338,7 +338,8 @@ class Shell:
         running = None if self.interactive else (lambda: any(not j.done for j in self.env.jobs.values()))
         reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")),
                              jobs_running=running)
-        stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide="value", left_text=True)
+        stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide=("key", "value"),
+                        left_text=True)
         show_stream(self, stream, "tableau")
 
     # -- init file and exit --------------------------------------------------------------------
