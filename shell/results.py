@@ -35,7 +35,7 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from streamsql.core.elements import RowKind
-from streamsql.output import NULL_TEXT, format_value, tableau
+from streamsql.output import NULL_TEXT, counted, format_value, tableau
 
 if TYPE_CHECKING:
     from streamsql.shell.app import Shell
@@ -155,10 +155,6 @@ def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = 
 
 # -- formatting ------------------------------------------------------------------------------
 
-
-def counted(n: int, noun: str) -> str:
-    """``n`` with a plural noun made singular for one: ``1 row``, ``2 rows``, ``0 rows``."""
-    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
 
 
 
