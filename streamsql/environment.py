@@ -250,6 +250,10 @@ class StreamEnvironment:
             raise SqlError(msg, sql)
         job = self._job(tree.this.name)
         kind = (job.runner.config.get("execution.checkpointing.storage") or "").lower()
+        if tree.args.get("savepoint") and job.job_id not in self.jobs:
+            msg = ("STOP JOB ... WITH SAVEPOINT stops INSERT jobs: a query's job keeps its checkpoints in a "
+                   "scratch folder removed when the session ends; STOP JOB 'id' cancels it")
+            raise SqlError(msg, sql)
         if tree.args.get("savepoint") and kind == "jobmanager":
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")

@@ -116,6 +116,8 @@ def test_show_jobs_lists_a_running_query_and_stop_job_cancels_it(env):
     shown = env.execute_sql("SHOW JOBS").rows
     assert [(r[0], r[1], r[2]) for r in shown] == [(result.job.job_id, result.job.name, "RUNNING")]
     assert result.job.name.startswith("collect-")
+    with pytest.raises(SqlError, match="WITH SAVEPOINT stops INSERT jobs: a query's job keeps"):
+        env.execute_sql(f"STOP JOB '{result.job.job_id}' WITH SAVEPOINT")  # its folder goes at close()
     env.execute_sql(f"STOP JOB '{result.job.job_id}'")
     assert result.job.status == "CANCELED"
     assert [r[2] for r in env.execute_sql("SHOW JOBS").rows] == ["CANCELED"]
