@@ -42,7 +42,7 @@ from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user
 from streamsql.core.interrupts import INTERRUPTED
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
-from streamsql.jobs import FailureWatch, failure_notice
+from streamsql.jobs import FailureWatch, failure_notice, job_summary
 from streamsql.output import shown_changelog, tableau
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
@@ -415,6 +415,8 @@ def run_script_stream(shell: Shell, text: str) -> int:
                            f"({', '.join(running)}). Ctrl-C cancels them; a script ending with QUIT; "
                            "cancels them instead of waiting.")
             shell.env.wait_all()
+            for job in shell.env.jobs.values():  # as streamsql run (and shell -f) ends
+                shell.write(job_summary(job) + "\n")
         except KeyboardInterrupt:
             code = 130
         except Exception as e:
