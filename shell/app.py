@@ -42,7 +42,7 @@ from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user
 from streamsql.core.interrupts import INTERRUPTED
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
-from streamsql.jobs import FailureWatch, failure_notice
+from streamsql.jobs import FailureWatch, failure_notice, job_summary
 from streamsql.output import shown_changelog, tableau
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
@@ -338,7 +338,8 @@ class Shell:
         running = None if self.interactive else (lambda: any(not j.done for j in self.env.jobs.values()))
         reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")),
                              jobs_running=running)
-        stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide="value", left_text=True)
+        stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide=("key", "value"),
+                        left_text=True)
         show_stream(self, stream, "tableau")
 
     # -- init file and exit --------------------------------------------------------------------
@@ -414,6 +415,8 @@ def run_script_stream(shell: Shell, text: str) -> int:
                            f"({', '.join(running)}). Ctrl-C cancels them; a script ending with QUIT; "
                            "cancels them instead of waiting.")
             shell.env.wait_all()
+            for job in shell.env.jobs.values():  # as streamsql run (and shell -f) ends
+                shell.write(job_summary(job) + "\n")
         except KeyboardInterrupt:
             code = 130
         except Exception as e:

@@ -35,7 +35,7 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from streamsql.core.elements import RowKind
-from streamsql.output import NULL_TEXT, format_value, tableau
+from streamsql.output import NULL_TEXT, counted, format_value, tableau
 
 if TYPE_CHECKING:
     from streamsql.shell.app import Shell
@@ -55,8 +55,8 @@ class Stream:
         cancel: stops the producer (cancels the job); called on Ctrl-C.
         job: the query's job, for the status line (None for PRINT TOPIC).
         what: the noun for the summary ("rows", "records").
-        wide: a column that takes the rest of the terminal's width instead of being cut at
-            ``'sql-client.display.max-column-width'`` (PRINT TOPIC's ``value``).
+        wide: columns that share the rest of the terminal's width instead of being cut at
+            ``'sql-client.display.max-column-width'`` (PRINT TOPIC's ``key`` and ``value``).
         left_text: left-align text columns (records' keys and JSON values read better so).
     """
 
@@ -65,7 +65,7 @@ class Stream:
     cancel: Callable[[], None]
     job: JobHandle | None = None
     what: str = "rows"
-    wide: str | None = None
+    wide: tuple[str, ...] = ()
     left_text: bool = False
 
 
@@ -156,10 +156,6 @@ def status_line(pump: _Pump, job: JobHandle | None, finished: bool, what: str = 
 # -- formatting ------------------------------------------------------------------------------
 
 
-def counted(n: int, noun: str) -> str:
-    """``n`` with a plural noun made singular for one: ``1 row``, ``2 rows``, ``0 rows``."""
-    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
-
 
 
 def _width_for(v: Any) -> int:
@@ -187,18 +183,19 @@ def _cell(v: Any, width: int) -> str:
 class TableauPrinter:
     """Streams a boxed table: the header once (widths from the first rows), then row lines.
 
-    Columns are cut at ``max_width``, except ``wide``, which gets what is left of
-    ``total_width`` (the terminal's width), or its whole first values when ``total_width`` is
-    None (output to a pipe or file: nobody's screen to fit). With ``left_text``, columns whose
-    first values are text are left-aligned; the rest are right-aligned, as Flink's tableau does.
+    Columns are cut at ``max_width``, except the ``wide`` ones, which share what is left of
+    ``total_width`` (the terminal's width: each up to its whole width as long as the later ones
+    keep their usual width, the last the rest), or are never cut when ``total_width`` is None
+    (output to a pipe or file: nobody's screen to fit). With ``left_text``, columns whose first
+    values are text are left-aligned; the rest are right-aligned, as Flink's tableau does.
     """
 
-    def __init__(self, columns: list[str], with_op: bool, max_width: int = 30, wide: str | None = None,
+    def __init__(self, columns: list[str], with_op: bool, max_width: int = 30, wide: tuple[str, ...] = (),
                  total_width: int | None = 80, left_text: bool = False):
         self.headers = (["op"] if with_op else []) + list(columns)
         self.with_op = with_op
         self.max_width = max_width
-        self.wide = self.headers.index(wide) if wide in self.headers else None
+        self.wide = [self.headers.index(c) for c in wide if c in self.headers]
         self.total_width = total_width
         self.left_text = left_text
         self.widths: list[int] | None = None
@@ -215,12 +212,17 @@ class TableauPrinter:
         natural = [max([len(h), len(NULL_TEXT)] + [_width_for(c[i]) for c in cells])
                    for i, h in enumerate(self.headers)]
         self.widths = [min(self.max_width, w) for w in natural]
-        if self.wide is not None and self.total_width is None:
-            self.widths[self.wide] = natural[self.wide]
-        elif self.wide is not None:
-            others = sum(w for i, w in enumerate(self.widths) if i != self.wide)
+        if self.total_width is None:
+            for i in self.wide:
+                self.widths[i] = natural[i]
+        elif self.wide:
+            others = sum(w for i, w in enumerate(self.widths) if i not in self.wide)
             rest = self.total_width - others - 3 * len(self.widths) - 1  # borders and padding
-            self.widths[self.wide] = max(self.widths[self.wide], rest)
+            for n, i in enumerate(self.wide):  # each up to its whole width, keeping the later ones'
+                later = sum(self.widths[j] for j in self.wide[n + 1:])  # usual widths; the last: the rest
+                share = rest if n == len(self.wide) - 1 else min(natural[i], rest - later)
+                self.widths[i] = max(self.widths[i], share)
+                rest -= self.widths[i]
         if self.left_text:
             self.left = [any(isinstance(c[i], str) for c in cells) for i in range(len(self.headers))]
         return "\n".join([self.border(), self._line(self.headers), self.border()]) + "\n"
@@ -232,10 +234,10 @@ class TableauPrinter:
 
     def _line(self, cells: list[Any]) -> str:
         assert self.widths is not None
-        # Into a pipe or file the wide column is never cut: a later value may be longer than the
+        # Into a pipe or file the wide columns are never cut: a later value may be longer than the
         # first ones that set its width (the line is then wider than the border).
-        whole = self.wide if self.total_width is None else None
-        texts = [_cell(c, w if i != whole else len(format_value(c)))
+        whole = self.wide if self.total_width is None else ()
+        texts = [_cell(c, w if i not in whole else len(format_value(c)))
                  for i, (c, w) in enumerate(zip(cells, self.widths))]
         return "|" + "|".join(f" {t:{'<' if left else '>'}{w}} "
                               for t, w, left in zip(texts, self.widths, self.left)) + "|"

@@ -60,6 +60,10 @@ from streamsql.table_result import TableResult, wait_job_async
 
 log = logging.getLogger(__name__)
 
+#: How many ended query (SELECT) jobs SHOW JOBS goes on listing, the most recent (running ones
+#: are all listed); INSERT jobs are all kept, as before.
+ENDED_QUERIES_KEPT = 100
+
 
 class StreamEnvironment:
     """Runs Flink SQL statements: DDL into the catalog, queries and INSERT jobs on the runtime.
@@ -77,7 +81,7 @@ class StreamEnvironment:
             keep_pandas_unloaded()  # before planning's first Arrow table (process-wide, once)
         remember(self.config.settings)
         self.jobs: dict[str, JobHandle] = {}
-        self._query_jobs: list[JobHandle] = []  # SELECTs' jobs (not listed by SHOW JOBS)
+        self._query_jobs: list[JobHandle] = []  # SELECTs' jobs: running, and the last ended ones
         self._scratch_dir: str | None = None  # where SELECTs' jobs keep state (see _query)
         #: ``'pipeline.name'`` -> ``[fingerprint, job handle]`` of this session's jobs given that
         #: name, in order of submission: the k-th (k > 1) is named ``<name>-<k>`` (:meth:`_job_name`).
@@ -188,7 +192,8 @@ class StreamEnvironment:
         if isinstance(tree, n.Explain):
             return TableResult("text", message=self.explain(tree.this, sql))
         if isinstance(tree, n.ShowJobs):
-            return TableResult("rows", JOB_COLUMNS, [row for j in self.jobs.values() for row in job_rows(j)])
+            jobs = sorted([*self.jobs.values(), *self._query_jobs], key=lambda j: j.started)  # as submitted
+            return TableResult("rows", JOB_COLUMNS, [row for j in jobs for row in job_rows(j)])
         if isinstance(tree, n.DescribeJob):
             text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
             return TableResult("text", message=text)
@@ -245,6 +250,10 @@ class StreamEnvironment:
             raise SqlError(msg, sql)
         job = self._job(tree.this.name)
         kind = (job.runner.config.get("execution.checkpointing.storage") or "").lower()
+        if tree.args.get("savepoint") and job.job_id not in self.jobs:
+            msg = ("STOP JOB ... WITH SAVEPOINT stops INSERT jobs: a query's job keeps its checkpoints in a "
+                   "scratch folder removed when the session ends; STOP JOB 'id' cancels it")
+            raise SqlError(msg, sql)
         if tree.args.get("savepoint") and kind == "jobmanager":
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")
@@ -571,14 +580,16 @@ class StreamEnvironment:
         handle = JobHandle(JobRunner(name, [node], cfg))
         # Registered before it starts: an interrupt between the two (streamsql run's SIGINT when
         # another job fails) must not leave an unbounded query running that close() never sees.
-        self._query_jobs = [j for j in self._query_jobs if not j.done] + [handle]
+        ended = [j for j in self._query_jobs if j.done]
+        forget = {id(j) for j in ended[: max(0, len(ended) - ENDED_QUERIES_KEPT)]}
+        self._query_jobs = [j for j in self._query_jobs if id(j) not in forget] + [handle]
         handle.start()
         return TableResult("query", columns=list(root.schema.names), job=handle, _sink=sink,
                            column_types=[f.type for f in root.sql_schema],
                            time_zone=self.config.get("table.local-time-zone"))
 
     def _job(self, job_id: str) -> JobHandle:
-        job = self.jobs.get(job_id)
+        job = self.jobs.get(job_id) or next((j for j in self._query_jobs if j.job_id == job_id), None)
         if job is None:
             msg = f"No job with id '{job_id}'; SHOW JOBS lists them"
             raise SqlError(msg)

@@ -86,9 +86,10 @@ def failure_notice(job: JobHandle) -> str:
 def job_summary(job: JobHandle) -> str:
     """What ``streamsql run`` prints of an ended job: one line, then one per task of a parallel job.
 
-    ``[INFO] Job 'name' FINISHED: N rows in, M rows out, ...``: rows read from the job's sources
-    and written to its tables (a parallel job's from its source stages and to its tables, not
-    the rows crossing its exchanges), bad records, the checkpoint it resumed from, the last one.
+    ``[INFO] Job 'name' FINISHED: N rows in, M rows out, ...``: changes read from the job's
+    sources (an update read as -U/+U once) and rows written to its tables (a parallel job's from
+    its source stages and to its tables, not the rows crossing its exchanges), bad records, the
+    checkpoint it resumed from, the last one.
     A parallel job's tasks follow, each ``[INFO]   task <stage>-<index> (worker ...): N rows in
     from the sources | the exchange, M rows out to tables | to the exchange`` (:func:`task_summary`).
     """

@@ -163,16 +163,22 @@ def tableau(columns: list[str], rows: list[tuple], with_op: bool = False) -> str
     return "\n".join(out)
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` with a plural noun made singular for one: ``1 row``, ``2 rows``, ``0 rows``."""
+    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
+
+
 def print_result(result: TableResult, out: TextIO) -> None:
     """Print a statement's result: messages, rows, a query's changelog, EXPLAIN text."""
     if result.kind == "rows":
-        out.write(tableau(result.columns, result.rows) + f"\n{len(result.rows)} rows in set\n")
+        out.write(tableau(result.columns, result.rows) + f"\n{counted(len(result.rows), 'rows')} in set\n")
     elif result.kind == "text":
         out.write(result.message + "\n")
     elif result.kind == "query":
         changelog = shown_changelog(result.collect(), result.column_types, result.time_zone)
         rows = [(k.short,) + r for k, r in changelog]
-        out.write(tableau(result.columns, rows, with_op=True) + f"\nReceived a total of {len(rows)} rows\n")
+        total = counted(len(rows), "rows")
+        out.write(tableau(result.columns, rows, with_op=True) + f"\nReceived a total of {total}\n")
     elif result.message:
         out.write(result.message + "\n")
     out.flush()

@@ -106,16 +106,14 @@ def _strip(options: dict[str, str], fmt: str, prefix: str) -> dict[str, str]:
     return out
 
 
-def format_setup(
-    table: TableDef, key_fields: list[str] | None = None, default_key_format: str | None = None
-) -> FormatSetup:
+def format_setup(table: TableDef, key_fields: list[str] | None = None) -> FormatSetup:
     """Resolve the key/value formats of ``table``.
 
     Args:
         table: the table.
-        key_fields: key columns imposed by the connector (upsert-kafka: the PRIMARY KEY); None
-            to use ``'key.fields'``.
-        default_key_format: key format when ``'key.format'`` is unset but a key is needed.
+        key_fields: key columns imposed by the connector (upsert-kafka: the PRIMARY KEY, and then
+            ``'key.format'`` and ``'value.format'`` are required, ``'format'`` is refused, as
+            Flink's ``UpsertKafkaDynamicTableFactory``); None to use ``'key.fields'``.
 
     Raises:
         ConfigError: for a missing or conflicting format option or an unknown key field (at the
@@ -123,6 +121,8 @@ def format_setup(
     """
     o = table.options
     pre = table_prefix(table)
+    if key_fields is not None:
+        _check_upsert_formats(table, pre)
     if "format" in o and "value.format" in o:
         msg = f"{pre}set either 'format' or 'value.format', not both"
         raise ConfigError(msg, table=table.name, option="value.format")
@@ -142,7 +142,7 @@ def format_setup(
         if "key.format" in o and not key_fields:
             msg = f"{pre}'key.format' needs 'key.fields' (columns separated by ';')"
             raise ConfigError(msg, table=table.name, option="key.format")
-    kfmt = (o.get("key.format") or (default_key_format if key_fields else "") or "").strip().lower() or None
+    kfmt = (o.get("key.format") or "").strip().lower() or None
     key_schema = None
     if kfmt:
         fields = []
@@ -166,6 +166,30 @@ def format_setup(
         value_schema = physical
     kopts = _strip(o, kfmt, "key.") if kfmt else {}
     return FormatSetup(vfmt, value_schema, vopts, kfmt, key_schema, kopts, prefix)
+
+
+def _check_upsert_formats(table: TableDef, pre: str) -> None:
+    """Flink's format options of ``upsert-kafka``: ``'key.format'`` and ``'value.format'``, no ``'format'``.
+
+    Flink 2.3 asks for the key's format, then the value's, then refuses options it does not know;
+    so does this, in its words (``Could not find required ... format``, ``Unsupported options
+    found for 'upsert-kafka'``).
+
+    Raises:
+        ConfigError: at ``'format'`` when it is set, else at ``connector`` for a missing format.
+    """
+    o = table.options
+    for key in ("key.format", "value.format"):
+        if not o.get(key, "").strip():
+            misnamed = key == "value.format" and "format" in o
+            hint = (" (upsert-kafka has no option 'format': name the value's format 'value.format')"
+                    if misnamed else "")
+            msg = f"{pre}Could not find required format '{key}'{hint}"
+            raise ConfigError(msg, table=table.name, option="format" if misnamed else "connector")
+    if "format" in o:
+        msg = (f"{pre}Unsupported options found for 'upsert-kafka'. Unsupported options: format "
+               "('value.format' names the value's format)")
+        raise ConfigError(msg, table=table.name, option="format")
 
 
 def _check_key_prefix(pre: str, prefix: str, include: str, key_fields: list[str]) -> None:

@@ -138,9 +138,9 @@ class UpsertKafkaSink(ProducingSink):
 
     @staticmethod
     def formats(table: TableDef) -> FormatSetup:
-        """The PRIMARY KEY is the message key (``'key.format'``, default json)."""
+        """The PRIMARY KEY is the message key, in ``'key.format'``."""
         pk = list(table.primary_key)  # checked at open: the planner reports a missing key itself
-        fs = format_setup(table, key_fields=pk, default_key_format="json")
+        fs = format_setup(table, key_fields=pk)
         validate_table("upsert-kafka", table, fs)
         return fs
 
@@ -353,8 +353,8 @@ class UpsertKafkaSource(ReaderSource):
 
     @staticmethod
     def formats(table: TableDef) -> FormatSetup:
-        """The PRIMARY KEY is the message key (``'key.format'``, default json)."""
-        fs = format_setup(table, key_fields=_primary_key(table), default_key_format="json")
+        """The PRIMARY KEY is the message key, in ``'key.format'``."""
+        fs = format_setup(table, key_fields=_primary_key(table))
         validate_table("upsert-kafka", table, fs)
         check_metadata(table)
         return fs

@@ -57,6 +57,7 @@ from streamsql.plan.nodes import (
     ValuesNode,
     walk,
 )
+from streamsql.plan.ranking import RankNode
 from streamsql.plan.update_kinds import sink_input_keys
 
 REQUIRE_ON_CONFLICT = "table.exec.sink.require-on-conflict"
@@ -186,16 +187,31 @@ def _key_label(node: PlanNode, keys: list[frozenset[int]]) -> str:
     """The first upsert key as Flink's message names it: ``[a, b]``; without one ``none``, or ``""``.
 
     Flink prints an unknown key set (an updating input without a key, a VALUES) as ``none`` and an
-    empty one (an insert-only table without a PRIMARY KEY, a window aggregate, a UNION ALL) as
-    nothing (``upsert key: .``); both were read from Flink 2.3's messages.
+    empty one (an insert-only table without a PRIMARY KEY, a window aggregate, a UNION ALL, an
+    ``ORDER BY ... LIMIT`` over an updating input) as nothing (``upsert key: .``); both were read
+    from Flink 2.3's messages.
     """
     if keys:
         return f"[{', '.join(node.schema.names[i] for i in sorted(keys[0]))}]"
-    return "" if node.mode == INSERT_ONLY and not _from_values(node) else "none"
+    if node.mode == INSERT_ONLY:
+        return "" if not _from_values(node) else "none"
+    return "" if _sort_limit_over_updates(node) else "none"
+
+
+def _sort_limit_over_updates(node: PlanNode) -> bool:
+    """Whether ``node`` is Flink's ``SortLimit`` over an updating input, or projections of one."""
+    node = _below_projections(node)
+    return (isinstance(node, RankNode) and node.limit and bool(node.order)
+            and node.inputs[0].mode != INSERT_ONLY)
 
 
 def _from_values(node: PlanNode) -> bool:
     """Whether ``node`` is a VALUES, or projections of one."""
+    return isinstance(_below_projections(node), ValuesNode)
+
+
+def _below_projections(node: PlanNode) -> PlanNode:
+    """The first node at or below ``node`` that is not a projection (a Calc)."""
     while isinstance(node, CalcNode):
         node = node.inputs[0]
-    return isinstance(node, ValuesNode)
+    return node

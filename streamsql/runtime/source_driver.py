@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import numpy as np
+
 from streamsql.core.connector import Source
-from streamsql.core.elements import Barrier, EndOfInput, Watermark
+from streamsql.core.elements import Barrier, Batch, EndOfInput, RowKind, Watermark
 from streamsql.core.faults import fault_point
 from streamsql.runtime.operators.base import SplitStatus
 from streamsql.runtime.task import Task
@@ -19,6 +21,18 @@ class BarrierSource(Protocol):
 
     def record_position(self, checkpoint_id: int, source_id: str, position: Any) -> None:
         """A source injected barrier ``checkpoint_id`` at ``position``."""
+
+
+def changes(batch: Batch) -> int:
+    """The changes a source's batch carries: its rows, an update's -U/+U pair counted once.
+
+    What a job's "rows in" counts: a changelog source (``upsert-kafka``, ``debezium-json``,
+    ``mysql-cdc``) turns one record that updates a key into a -U row and a +U row, and counting
+    both would double the records read (Flink's source counts the record once).
+    """
+    if batch.kinds is None:
+        return batch.num_rows
+    return batch.num_rows - int(np.count_nonzero(batch.kinds == RowKind.UPDATE_BEFORE))
 
 
 class SourceDriver:
@@ -50,7 +64,7 @@ class SourceDriver:
         self._status = SplitStatus()
         self._watermark: int | None = None  # the last one the source itself carried
         self.ended = False
-        self.rows = 0
+        self.rows = 0  # changes read (see changes())
 
     def _emit(self, element) -> None:
         for target, idx in self.downstream:
@@ -96,7 +110,7 @@ class SourceDriver:
             self._status = SplitStatus(names, finished)
             self._emit(self._status)
         if batch is not None and batch.num_rows:
-            self.rows += batch.num_rows
+            self.rows += changes(batch)
             self._emit(batch)
         mark = self.source.watermark()  # after the rows it covers
         if mark is not None and (self._watermark is None or mark > self._watermark):

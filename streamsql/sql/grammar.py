@@ -165,6 +165,8 @@ class FlinkParser(parser.Parser):
 
     SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
 
+    _in_limit = False  # parsing a LIMIT clause (not FETCH): see _parse_limit_options
+
     # Clauses (WHERE, GROUP BY, ORDER BY, LIMIT, OFFSET ...) remember their keyword's position,
     # so the planner can point at e.g. LIMIT when it rejects one.
     QUERY_MODIFIER_PARSERS = {
@@ -298,6 +300,25 @@ class FlinkParser(parser.Parser):
         key, node = parse(self)
         _position(node, token)
         return key, node
+
+    def _parse_limit(self, this: exp.Expr | None = None, top: bool = False,
+                     skip_limit_token: bool = False) -> exp.Expr | None:  # noqa: D102 - sqlglot's hook
+        self._in_limit = not top and self._curr is not None and self._curr.token_type == TokenType.LIMIT
+        try:
+            return super()._parse_limit(this, top, skip_limit_token)
+        finally:
+            self._in_limit = False
+
+    def _parse_limit_options(self) -> exp.LimitOptions | None:  # noqa: D102 - sqlglot's hook
+        # Flink's LIMIT takes a count and then only OFFSET: 'LIMIT 10 PERCENT' and 'LIMIT 3 ROWS'
+        # are parse errors there (they ran as LIMIT 10 and LIMIT 3 here). FETCH takes ROWS ONLY;
+        # its PERCENT / WITH TIES are refused by the planner.
+        token = self._curr
+        if self._in_limit and token is not None and (
+                token.token_type in (TokenType.PERCENT, TokenType.MOD)
+                or token.text.upper() in ("ROW", "ROWS", "ONLY", "WITH")):
+            self.raise_error("Invalid expression / Unexpected token", token)
+        return super()._parse_limit_options()
 
     def _parse_select(self, *args: t.Any, **kwargs: t.Any) -> exp.Expr | None:
         start = self._index

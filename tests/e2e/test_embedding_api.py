@@ -107,6 +107,23 @@ def test_stop_iterating_an_unbounded_query_cancels_its_job(env):
     assert result.job.done and result.job.status == "CANCELED"
 
 
+def test_show_jobs_lists_a_running_query_and_stop_job_cancels_it(env):
+    """A SELECT's job is a job as in Flink (its ``collect`` job): SHOW JOBS lists it while it runs
+    and once it ended, DESCRIBE JOB and STOP JOB find it."""
+    env.execute_sql(ENDLESS.format(name="ticks", rate=1000))
+    result = env.execute_sql("SELECT id FROM ticks")
+    until(lambda: result.job.metrics["rows_out"] > 0)
+    shown = env.execute_sql("SHOW JOBS").rows
+    assert [(r[0], r[1], r[2]) for r in shown] == [(result.job.job_id, result.job.name, "RUNNING")]
+    assert result.job.name.startswith("collect-")
+    with pytest.raises(SqlError, match="WITH SAVEPOINT stops INSERT jobs: a query's job keeps"):
+        env.execute_sql(f"STOP JOB '{result.job.job_id}' WITH SAVEPOINT")  # its folder goes at close()
+    env.execute_sql(f"STOP JOB '{result.job.job_id}'")
+    assert result.job.status == "CANCELED"
+    assert [r[2] for r in env.execute_sql("SHOW JOBS").rows] == ["CANCELED"]
+    assert "CANCELED" in env.execute_sql(f"DESCRIBE JOB '{result.job.job_id}'").message
+
+
 # -- jobs ---------------------------------------------------------------------------------------
 def test_bounded_insert_finishes_with_metrics_and_checkpoint(env):
     env.execute_sql(SEQ.format(name="orders", n=1000))

@@ -97,6 +97,10 @@ MISMATCHES = [
                 "FROM src) WHERE rn <= 2", "upsert key: none"),
     ("a", None, "SELECT a, b, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a, b ORDER BY v DESC) rn "
                 "FROM src) WHERE rn = 1", "Primary key: [a], upsert key: [a, b]."),
+    # ORDER BY ... LIMIT over a GROUP BY keyed like the sink (PyFlink 2.3, 2026-12-04: Flink's
+    # SortLimit names no key, so ranking.md's top-K into upsert-kafka needs ON CONFLICT there too)
+    ("a", "a INT, c BIGINT", "SELECT a, COUNT(*) AS c FROM src GROUP BY a ORDER BY c DESC LIMIT 5",
+     "Primary key: [a], upsert key: . "),
 ]
 
 

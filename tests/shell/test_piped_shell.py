@@ -204,3 +204,15 @@ def test_a_reader_that_leaves_ends_the_shell_quietly(tmp_path):
             proc.wait()
     assert "Traceback" not in err, err
     assert rc == 1, (rc, err)
+
+
+def test_end_of_input_prints_each_jobs_summary_as_run_does(tmp_path):
+    """A piped script's INSERT ended with no word of it, where ``streamsql run`` and ``streamsql
+    shell -f`` print ``[INFO] Job '...' FINISHED: 50 rows in, 50 rows out, ...``."""
+    script = ("CREATE TABLE s (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '50');\n"
+              "CREATE TABLE b (x INT) WITH ('connector' = 'blackhole');\n"
+              "INSERT INTO b SELECT x FROM s;\n")
+    run = _shell(script, tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.search(r"\[INFO\] Job 'insert-into_b-[0-9a-f]{8}' FINISHED: 50 rows in, 50 rows out, ",
+                     run.stdout + run.stderr), run.stdout + run.stderr

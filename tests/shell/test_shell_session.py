@@ -105,6 +105,25 @@ def test_insert_show_jobs_and_stop_job(shell):
     sh.send_expect("STOP JOB 'nope';\n", r"\[ERROR\] No job with id 'nope'")
 
 
+def test_show_jobs_lists_the_queries_jobs_too(shell):
+    """SHOW JOBS listed only INSERT jobs, where Flink's lists every job of the cluster, a SELECT's
+    (its ``collect`` job) included: a query stopped with Ctrl-C, or ended, was nowhere to be seen,
+    nor could DESCRIBE JOB find it."""
+    sh = shell()
+    create_nums(sh)
+    sh.send("CREATE TABLE endless (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');\n")
+    sh.send_expect("SELECT id FROM nums WHERE id = 3;\n", r"Received a total of 1 row\n")
+    m = sh.mark()
+    sh.send("SELECT id FROM endless;\n")
+    sh.expect(r"\+I \|", after=m, timeout=20)
+    sh.send("\x03")
+    sh.expect(r"Query terminated, received a total of \d+ rows?", after=m)
+    query = r"\|\s+(\w{12}) \|\s+collect-[0-9a-f]{8} \|\s+"
+    rows = sh.send_expect("SHOW JOBS;\n", query + r"FINISHED \|\s+\S+ \S+ \|\s+6 \|.*\n"
+                          + query + r"CANCELED \|.*2 rows in set")
+    sh.send_expect(f"DESCRIBE JOB '{rows.group(2)}';\n", r"CANCELED")
+
+
 def test_stop_job_with_savepoint_prints_the_savepoint_path(shell):
     sh = shell()
     sh.send("CREATE TABLE src (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');\n"

@@ -24,6 +24,10 @@ from streamsql.sql.parser import parse_statement
     ("SELECT 1,, 2", "an item is missing after ',' near ','", 10),
     ("SELECT CONCAT('a',)", "an item is missing after ',' near ')'", 19),
     ("SELECT a, FROM t", "an item is missing after ',' near 'FROM'", 11),  # ran as SELECT a FROM t
+    # ran as LIMIT 10 / LIMIT 3; Flink 2.3 (PyFlink, 2026-12-04): Encountered "PERCENT" at line 1,
+    # column 27 / "ROWS" at column 26
+    ("SELECT id FROM t LIMIT 10 PERCENT", "unexpected token near 'PERCENT'", 27),
+    ("SELECT id FROM t LIMIT 3 ROWS", "unexpected token near 'ROWS'", 26),
 ])
 def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     with pytest.raises(SqlError) as ei:
@@ -138,3 +142,10 @@ def test_an_empty_group_or_partition_by_is_a_syntax_error(sql, says, col):
 ])
 def test_a_group_or_partition_by_with_keys_still_parses(sql):
     parse_statement(sql)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id FROM t LIMIT 3 OFFSET 2", "SELECT id FROM t OFFSET 1 ROW FETCH NEXT 2 ROWS ONLY",
+    "SELECT id FROM t FETCH FIRST ROW ONLY", "SELECT id FROM t ORDER BY id LIMIT 3"])
+def test_limit_and_fetch_forms_flink_parses_still_parse(sql):
+    assert parse_statement(sql).args["limit"] is not None
