@@ -32,8 +32,10 @@ a row once it has moved more than ``'pipeline.auto-watermark-interval'`` since t
 emitted, so a later row behind it is late in every operator downstream (compat case
 ``match_late_rows`` and the other ``*_late_*`` cases, now without ``'execution.batch-size' =
 '1'``). A batch holding a row below the running maximum is therefore cut after each row where
-Flink would emit, each piece followed by that watermark; an ordered batch needs no cut (no row
-can be behind an earlier watermark) and goes on whole.
+Flink would emit, each piece followed by that watermark; a batch of strictly rising rowtimes
+needs no cut (no row can be at or behind an earlier watermark) and goes on whole. A row *equal*
+to an earlier rowtime cuts too: an OVER aggregate drops a row not after the watermark (compat
+case ``lag_rows_with_equal_rowtime``: Flink drops the second row of a rowtime).
 
 Watermarks only move forward: a split that comes back from idleness behind the others does not
 pull the emitted watermark back. Split ids and statuses stop here: batches leave with
@@ -177,7 +179,10 @@ class WatermarkAssignerOperator(Operator):
         """
         prior = int(self.maxes[0])
         running = np.maximum.accumulate(np.concatenate([[prior], v]))[1:]
-        if not (v[1:] < running[:-1]).any():  # no row behind an earlier one: never late inside
+        # A row at or behind an earlier row's rowtime may be late for an operator downstream (an
+        # OVER aggregate drops a row not after the watermark: equal is late); strictly rising
+        # rowtimes never are, and need no cut.
+        if not (v[1:] <= running[:-1]).any():
             return [], batch, v
         out: list[Element] = []
         last = self.current if self.current is not None else 0  # Flink's lastWatermark starts at 0
