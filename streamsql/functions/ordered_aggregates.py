@@ -1,4 +1,4 @@
-"""FIRST_VALUE, LAST_VALUE and LISTAGG: built-in aggregates whose result depends on the rows' order.
+"""FIRST_VALUE, LAST_VALUE, LISTAGG and LAG: built-in aggregates whose result depends on the rows' order.
 
 They run on the mechanism of Python aggregates (:class:`~streamsql.functions.udaf.PythonAggregate`):
 an accumulator object per key, kept in keyed state with the key's other accumulators, folded
@@ -201,6 +201,33 @@ def _string(arg: SqlType | None) -> SqlType:
     return SqlType("STRING")
 
 
+class Lag:
+    """``LAG(x [, offset [, default]]) OVER (...)``: the value ``offset`` rows before as Flink's LAG.
+
+    The accumulator is ``[offset, default, [the last offset + 1 values]]`` (the current row's
+    last, NULLs included); the result is the first of them once there are ``offset + 1``, else
+    ``default`` (NULL when not given). Only in an OVER window; no retraction (Flink refuses a
+    frame on LAG, and LEAD on a stream).
+    """
+
+    def create_accumulator(self) -> list:
+        """``[1, None, []]``."""
+        return [1, None, []]
+
+    def accumulate(self, acc: list, value, offset, default) -> None:
+        """Append ``value``; keep the last ``offset + 1``."""
+        acc[0], acc[1] = offset, default
+        buffer = acc[2]
+        buffer.append(value)
+        if len(buffer) > offset + 1:
+            del buffer[0]
+
+    def get_value(self, acc: list):
+        """The value ``offset`` rows before the last accumulated one, else the default."""
+        offset, default, buffer = acc
+        return buffer[0] if len(buffer) == offset + 1 else default
+
+
 def register_builtin(func: str, name: str, impl: object, arity: int, result_type) -> type[PythonAggregate]:
     """The :class:`PythonAggregate` class of a built-in row-wise aggregate (``func``: its AggSpec.func)."""
     function = BuiltInAggregate(name, impl, arity)
@@ -215,5 +242,6 @@ ORDERED_FUNCTIONS = (
     register_builtin("last_value_retract", "LAST_VALUE", LastValueWithRetract(), 1, _argument_type),
     register_builtin("listagg", "LISTAGG", ListAgg(), 2, _string),
     register_builtin("listagg_distinct", "LISTAGG", ListAggDistinct(), 2, _string),
+    register_builtin("lag", "LAG", Lag(), 3, _argument_type),
 )
 """The aggregate classes, by their ``AggSpec.func`` (``*_retract``: over a changelog)."""

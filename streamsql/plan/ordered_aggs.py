@@ -21,9 +21,11 @@ from sqlglot import exp
 from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall
 from streamsql.plan.nodes import INSERT_ONLY
 
-ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg, PercentileCall)
+ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg, PercentileCall,
+                 exp.Lag)
 _NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
-          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", PercentileCall: "PERCENTILE"}
+          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", PercentileCall: "PERCENTILE",
+          exp.Lag: "LAG"}
 _ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall}
 
 
@@ -66,6 +68,8 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
         return _array_agg(call)
     if isinstance(call, PercentileCall):
         return _percentile(planner, call)
+    if isinstance(call, exp.Lag):
+        return _lag(planner, call)
     if isinstance(call, exp.JSONArrayAgg):
         if isinstance(call.parent, exp.Window):  # Flink's parser: "Incorrect syntax near ... 'OVER'"
             planner._fail(call, "JSON_ARRAYAGG cannot be used in an OVER window (as in Flink); aggregate "
@@ -87,6 +91,19 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     elif not (isinstance(args[1], exp.Literal) and args[1].is_string):
         planner._fail(args[1], "The separator of LISTAGG must be a string literal")
     return "listagg" + ("_distinct" if distinct else ""), args
+
+
+def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:
+    """``LAG(x [, offset [, default]])``: the arguments ``[x, offset, default]`` (offset 1, default NULL).
+
+    Raises:
+        SqlError: an offset that is not a positive integer literal (positioned).
+    """
+    offset = call.args.get("offset") or exp.Literal.number(1)
+    if not (isinstance(offset, exp.Literal) and not offset.is_string and offset.this.isdigit()
+            and int(offset.this) > 0):
+        planner._fail(offset, "The offset of LAG must be a positive integer literal")
+    return "lag", [call.this, offset, call.args.get("default") or exp.Null()]
 
 
 def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:

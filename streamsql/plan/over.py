@@ -19,7 +19,10 @@ The plan (EXPLAIN prints it)::
       ← Calc (WHERE; keys, rowtime, arguments, then every input column)
       ← input
 
-Everything else about OVER (a FOLLOWING bound, DESC, ranking and offset functions such as LAG;
+``LAG(x [, offset [, default]])`` is a row-wise aggregate of the frame (Flink's LagAggFunction;
+no frame of its own, LEAD refused as Flink refuses it on a stream).
+
+Everything else about OVER (a FOLLOWING bound, DESC, ranking functions other than Top-N's;
 OVER with GROUP BY; and what Flink 2.3 plans as its NonTime*UnboundedPrecedingFunction: ORDER BY
 a column that is no time attribute, or an updating input) is rejected at its position.
 """
@@ -103,9 +106,13 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
             planner._fail(w.this.this, "OVER must be applied to aggregate function: an aggregate's FILTER "
                                        "(WHERE ...) is not allowed in an OVER window; use "
                                        "agg(CASE WHEN cond THEN x END) OVER ...")
-        if not isinstance(w.this, AGG_TYPES):
-            planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: offset functions) are not supported "
-                             "yet; use COUNT, SUM, AVG, MIN or MAX OVER")
+        if isinstance(w.this, exp.Lead):  # Flink 2.3's AggFunctionFactory
+            planner._fail(w.this, "LEAD Function is not supported in stream mode.")
+        if isinstance(w.this, exp.Lag) and w.args.get("spec") is not None:  # Calcite's validator
+            planner._fail(w.args["spec"], "ROW/RANGE not allowed with LAG function")
+        if not isinstance(w.this, (*AGG_TYPES, exp.Lag)):
+            planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: ranking functions) are not "
+                             "supported; use an aggregate or LAG OVER")
     if sel.args.get("group") is not None or sel.args.get("having") is not None:
         planner._fail(sel.args.get("group") or sel.args["having"],
                       "OVER aggregates cannot be combined with GROUP BY or HAVING; aggregate in a "
