@@ -360,13 +360,15 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     Raises:
         SqlError: SESSION without both window columns in GROUP BY; window columns used other
             than as grouping keys (in WHERE, other keys, aggregate arguments); PARTITION BY keys
-            missing from GROUP BY; an updating input; grouping sets that leave out window_start
-            or window_end (not supported yet).
+            missing from GROUP BY; an updating input; grouping sets in a SESSION window
+            aggregation (not supported yet).
 
     ``grouping`` is the GROUP BY's ``(keys, sets)`` when it has GROUPING SETS, ROLLUP or CUBE
-    (:func:`streamsql.plan.grouping_sets.grouping_sets`): every set must hold window_start and
-    window_end; the window aggregate is then keyed by the other keys and the set number, over
-    the Expand of its input, as Flink 2.3 plans it (one row per window and set, insert-only).
+    (:func:`streamsql.plan.grouping_sets.grouping_sets`): every set must hold window_start or
+    window_end (else None: a GroupAggregate over the TVF's rows, as Flink's), the one it leaves
+    out is NULL in that set's rows; the window aggregate is then keyed by the other keys and the
+    set number, over the Expand of its input, as Flink 2.3 plans it (one row per window and set,
+    insert-only).
     """
     if not isinstance(node, WindowTableFunctionNode):
         return None
@@ -374,6 +376,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     group = sel.args.get("group")
     sets = None
     window_nulls: dict[str, list[int]] = {}  # a window column → the sets whose rows have it NULL
+    grouping_index, grouping_sets_all = None, None  # GROUPING()'s keys (window columns too) and sets
     if grouping is None:
         keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
     else:
@@ -382,23 +385,21 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         if {"window_start", "window_end"} <= {all_keys[i].name for i in windowed}:
             for e, members in enumerate(grouping[1]):
                 held = {all_keys[i].name for i in members if i in windowed}
-                if not held & {"window_start", "window_end"}:
-                    construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
-                    planner._fail(construct, "A grouping set of a window aggregation must hold window_start "
-                                             "or window_end (a set without both is not supported yet)")
+                if not held & {"window_start", "window_end"} and node.spec.kind != "SESSION":
+                    return None  # a set without the window: a GroupAggregate over the TVF's rows (Flink's)
                 for name in {all_keys[i].name for i in windowed} - held:  # NULL in that set's rows
                     window_nulls.setdefault(name, []).append(e)
         keys = [k for i, k in enumerate(all_keys) if i in windowed]
         at = {old: new for new, old in enumerate(i for i in range(len(all_keys)) if i not in windowed)}
         sets = [tuple(at[i] for i in s if i in at) for s in grouping[1]]
         keys += [k for i, k in enumerate(all_keys) if i not in windowed]
+        # GROUPING(window_start): the window columns take the indices after the other keys
+        window_at = {i: len(at) + n for n, i in enumerate(sorted(windowed))}
+        grouping_index = {**{all_keys[i].sql(): j for i, j in at.items()},
+                          **{all_keys[i].sql(): j for i, j in window_at.items()}}
+        grouping_sets_all = [tuple(at[i] if i in at else window_at[i] for i in s) for s in grouping[1]]
     wkeys = {k.name for k in keys if _is_window_col(k)}
     if not {"window_start", "window_end"} <= wkeys:
-        if grouping is not None:
-            construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
-            planner._fail(construct, "GROUPING SETS, ROLLUP and CUBE over a window TVF are supported in a "
-                                     "window aggregation only: GROUP BY window_start, window_end, "
-                                     "GROUPING SETS (...)")
         if node.spec.kind == "SESSION":
             planner._fail(group or sel,
                           "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
@@ -427,7 +428,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     return build_window_aggregate(planner, sel, items, node.inputs[0], scope, cond, node.spec, node.rowtime,
                                   other, node.schema.field("window_time").type,
                                   lambda n: window_col[n.name] if _is_window_col(n) else None, sets,
-                                  window_nulls)
+                                  window_nulls, (grouping_index, grouping_sets_all))
 
 
 def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> None:
@@ -455,7 +456,10 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
                            scope: Scope, cond: str | None, spec: WindowSpec, rowtime: str,
                            keys: list[exp.Expression], wt_type: pa.DataType,
                            window_col, sets: list[tuple[int, ...]] | None = None,
-                           window_nulls: dict[str, list[int]] | None = None) -> tuple[PlanNode, Scope]:
+                           window_nulls: dict[str, list[int]] | None = None,
+                           grouping: tuple[dict[str, int] | None, list[tuple[int, ...]] | None]
+                           = (None, None),
+                           ) -> tuple[PlanNode, Scope]:
     """The window aggregate over ``source`` and its post-projection (see module docstring).
 
     Shared by the window TVFs' ``GROUP BY window_start, window_end`` and the legacy
@@ -479,6 +483,8 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
             (:mod:`streamsql.plan.grouping_sets`).
         window_nulls: per window column name, the sets that leave it out: their rows show it NULL
             (the rows are still one per window, as Flink 2.3's).
+        grouping: GROUPING()'s key index (the keys' SQL, window columns too) and the sets over it,
+            or ``(None, None)``: ``keys`` and ``sets``.
 
     Raises:
         SqlError: a window column used in an aggregate argument; aggregate errors.
@@ -518,11 +524,12 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
     call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
 
-    key_index = {k.sql(): i for i, k in enumerate(keys)}
+    key_index = grouping[0] or {k.sql(): i for i, k in enumerate(keys)}
+    grouping_of = grouping[1] if grouping[0] else sets
 
     def to_agg_cols(n: exp.Expression) -> exp.Expression:
         if isinstance(n, (exp.Grouping, exp.GroupingId)):
-            return grouping_calls(planner, n, key_index, sets)
+            return grouping_calls(planner, n, key_index, grouping_of)
         if n.sql() in call_col and isinstance(n, AGG_TYPES):
             return exp.column(call_col[n.sql()], quoted=True)
         if window_col(n) is not None:
