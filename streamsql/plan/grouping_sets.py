@@ -17,7 +17,7 @@ Functions:
     grouping_sets(planner, group): ``(keys, sets)`` of a GROUP BY that has any, else None.
     expand(planner, node, pre, num_keys, sets, cond): the Expand (UNION ALL of Calcs).
     name_expand(union, agg): its EXPLAIN names.
-    grouping_calls(expr, key_index, sets): GROUPING()/GROUPING_ID() over ``__e`` (or constants).
+    grouping_calls(planner, expr, key_index, sets): GROUPING()/GROUPING_ID() over ``__e`` (or constants).
 """
 
 from __future__ import annotations
@@ -30,32 +30,31 @@ from streamsql.plan.nodes import PlanNode
 from streamsql.plan.setops import union_all
 from streamsql.plan.unsupported import refuse_at
 
-_CONSTRUCTS = (exp.GroupingSets, exp.Rollup, exp.Cube)
+GROUPING_CONSTRUCTS = _CONSTRUCTS = (exp.GroupingSets, exp.Rollup, exp.Cube)
 _GROUP_WINDOWS = {"TUMBLE", "HOP", "SESSION", "CUMULATE"}
 
 
-def grouping_sets(planner, group: exp.Group | None, node: PlanNode
+def grouping_sets(planner, group: exp.Group | None,
                   ) -> tuple[list[exp.Expression], list[tuple[int, ...]]] | None:
     """The distinct key expressions and the sets (indices into them), or None without any construct.
 
     Raises:
-        SqlError: a grouping set over a window TVF or next to a group window (``TUMBLE(...)``
-            in GROUP BY), positioned: not planned yet (Flink runs them).
+        SqlError: a grouping set next to a group window (``TUMBLE(...)`` in GROUP BY), positioned:
+            Flink 2.3 fails it too. Over a window TVF they are a window aggregation's
+            (:func:`streamsql.plan.windows.plan_window_aggregate`).
     """
     if group is None or not any(isinstance(g, _CONSTRUCTS) for g in group.expressions):
         return None
     construct = next(g for g in group.expressions if isinstance(g, _CONSTRUCTS))
     keyword = {exp.Rollup: "ROLLUP", exp.Cube: "CUBE", exp.GroupingSets: "GROUPING"}[type(construct)]
-    split = "write one window aggregation per grouping and UNION ALL them"
-    if node.kind == "window-tvf":
-        refuse_at(planner.sql, construct, "GROUPING SETS, ROLLUP and CUBE in a window aggregation are not "
-                                          f"supported yet; {split}", keyword)
     for g in group.expressions:
         for call in g.find_all(exp.Anonymous, exp.Func):
             name = call.name.upper() if isinstance(call, exp.Anonymous) else call.sql_name()
-            if name in _GROUP_WINDOWS:
+            if name in _GROUP_WINDOWS:  # Flink 2.3 fails it too, in code generation
                 refuse_at(planner.sql, construct, "GROUPING SETS, ROLLUP and CUBE next to a group window "
-                                                  f"are not supported yet; {split}", keyword)
+                                                  "(GROUP BY TUMBLE(...)) are not supported (Flink 2.3 "
+                                                  "fails it: Unsupported call: $TUMBLE); use a window TVF: "
+                                                  "GROUP BY window_start, window_end, ROLLUP (...)", keyword)
     keys: list[exp.Expression] = []
     index: dict[str, int] = {}
 
@@ -122,18 +121,22 @@ def name_expand(union: PlanNode, agg: PlanNode) -> None:
         calc.display = union.display
 
 
-def grouping_calls(expr: exp.Expression, key_index: dict[str, int],
+def grouping_calls(planner, expr: exp.Expression, key_index: dict[str, int],
                    sets: list[tuple[int, ...]] | None) -> exp.Expression:
     """``expr`` with GROUPING()/GROUPING_ID() calls computed from ``__e`` (constants without sets).
 
-    ``key_index`` maps a resolved key's SQL to its index. Raises ValueError naming an argument
-    that is not a grouping key (the caller positions it).
+    ``key_index`` maps a resolved key's SQL to its index (a window aggregation's: its keys other
+    than the window's).
+
+    Raises:
+        SqlError: an argument that is not a grouping key, positioned, in Calcite's (Flink's) words.
     """
     def bits(call: exp.Expression) -> list[int]:
         out = []
         for a in call.expressions:
             if a.sql() not in key_index:
-                raise ValueError(a)
+                what = "GROUPING_ID" if isinstance(call, exp.GroupingId) else "GROUPING"
+                planner._fail(a, f"Argument to {what} operator must be a grouped expression")
             out.append(key_index[a.sql()])
         return out
 

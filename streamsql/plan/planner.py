@@ -457,11 +457,12 @@ class Planner:
     # -- aggregation ---------------------------------------------------------------------------
     def _aggregate(self, sel, items, node, scope, cond) -> tuple[PlanNode, Scope]:
         group = sel.args.get("group")
-        grouping = grouping_sets(self, group, node)  # GROUPING SETS / ROLLUP / CUBE (plan/grouping_sets.py)
+        grouping = grouping_sets(self, group)  # GROUPING SETS / ROLLUP / CUBE (plan/grouping_sets.py)
         # window hooks: GROUP BY window_start, window_end (plan/windows.py) or TUMBLE(...)
         # (plan/group_windows.py) → WindowAggregate
-        windowed = None if grouping else plan_window_aggregate(self, sel, items, node, scope, cond) \
-            or plan_group_window(self, sel, items, node, scope, cond)
+        # (grouping sets run in a window TVF aggregation, not next to a group window: Flink refuses those)
+        windowed = plan_window_aggregate(self, sel, items, node, scope, cond, grouping) \
+            or (None if grouping else plan_group_window(self, sel, items, node, scope, cond))
         if windowed is not None:
             return windowed
         sets = None if grouping is None else grouping[1]
@@ -502,11 +503,7 @@ class Planner:
 
         def to_agg_cols(n: exp.Expression) -> exp.Expression:
             if isinstance(n, (exp.Grouping, exp.GroupingId)):
-                try:
-                    return grouping_calls(n, key_index, sets)
-                except ValueError as e:  # Calcite's (Flink's) groupingArgument
-                    what = "GROUPING_ID" if isinstance(n, exp.GroupingId) else "GROUPING"
-                    self._fail(e.args[0], f"Argument to {what} operator must be a grouped expression")
+                return grouping_calls(self, n, key_index, sets)
             if n.sql() in call_col and isinstance(n, AGG_TYPES):
                 col = exp.column(call_col[n.sql()], quoted=True)
             elif n.sql() in key_sql and not isinstance(n, exp.Alias):

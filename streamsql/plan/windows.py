@@ -44,6 +44,7 @@ from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.display_names import name_aggregate, select_names
 from streamsql.plan.expressions import AGG_TYPES, ListAggCall, quote, resolve_columns, to_duckdb
+from streamsql.plan.grouping_sets import GROUPING_CONSTRUCTS, expand, grouping_calls, name_expand
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     CalcNode,
@@ -348,7 +349,9 @@ def check_unaggregated(planner, node: PlanNode, sel: exp.Select) -> None:
 
 
 def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression], node: PlanNode, scope: Scope,
-                          cond: str | None) -> tuple[PlanNode, Scope] | None:
+                          cond: str | None,
+                          grouping: tuple[list[exp.Expression], list[tuple[int, ...]]] | None = None,
+                          ) -> tuple[PlanNode, Scope] | None:
     """Plan a window aggregation (the ``_aggregate`` hook), or None for a plain GROUP BY.
 
     Returns None when ``node`` is not a window TVF, or when GROUP BY lacks window_start or
@@ -357,19 +360,55 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     Raises:
         SqlError: SESSION without both window columns in GROUP BY; window columns used other
             than as grouping keys (in WHERE, other keys, aggregate arguments); PARTITION BY keys
-            missing from GROUP BY; an updating input.
+            missing from GROUP BY; an updating input; grouping sets in a SESSION window
+            aggregation (not supported yet).
+
+    ``grouping`` is the GROUP BY's ``(keys, sets)`` when it has GROUPING SETS, ROLLUP or CUBE
+    (:func:`streamsql.plan.grouping_sets.grouping_sets`): every set must hold window_start or
+    window_end (else None: a GroupAggregate over the TVF's rows, as Flink's), the one it leaves
+    out is NULL in that set's rows; the window aggregate is then keyed by the other keys and the
+    set number, over the Expand of its input, as Flink 2.3 plans it (one row per window and set,
+    insert-only).
     """
     if not isinstance(node, WindowTableFunctionNode):
         return None
 
     group = sel.args.get("group")
-    keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
+    sets = None
+    window_nulls: dict[str, list[int]] = {}  # a window column → the sets whose rows have it NULL
+    grouping_index, grouping_sets_all = None, None  # GROUPING()'s keys (window columns too) and sets
+    if grouping is None:
+        keys = [resolve_columns(g, scope) for g in (group.expressions if group else [])]
+    else:
+        all_keys = [resolve_columns(g, scope) for g in grouping[0]]
+        windowed = {i for i, k in enumerate(all_keys) if _is_window_col(k)}
+        if {"window_start", "window_end"} <= {all_keys[i].name for i in windowed}:
+            for e, members in enumerate(grouping[1]):
+                held = {all_keys[i].name for i in members if i in windowed}
+                if not held & {"window_start", "window_end"} and node.spec.kind != "SESSION":
+                    return None  # a set without the window: a GroupAggregate over the TVF's rows (Flink's)
+                for name in {all_keys[i].name for i in windowed} - held:  # NULL in that set's rows
+                    window_nulls.setdefault(name, []).append(e)
+        keys = [k for i, k in enumerate(all_keys) if i in windowed]
+        at = {old: new for new, old in enumerate(i for i in range(len(all_keys)) if i not in windowed)}
+        sets = [tuple(at[i] for i in s if i in at) for s in grouping[1]]
+        keys += [k for i, k in enumerate(all_keys) if i not in windowed]
+        # GROUPING(window_start): the window columns take the indices after the other keys
+        window_at = {i: len(at) + n for n, i in enumerate(sorted(windowed))}
+        grouping_index = {**{all_keys[i].sql(): j for i, j in at.items()},
+                          **{all_keys[i].sql(): j for i, j in window_at.items()}}
+        grouping_sets_all = [tuple(at[i] if i in at else window_at[i] for i in s) for s in grouping[1]]
     wkeys = {k.name for k in keys if _is_window_col(k)}
     if not {"window_start", "window_end"} <= wkeys:
         if node.spec.kind == "SESSION":
             planner._fail(group or sel,
                           "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
         return None
+    if grouping is not None and node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
+        construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
+        planner._fail(construct, "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not "
+                                 "supported yet (Flink 2.3 forms the sessions over all rows, not per key, "
+                                 "there); write one SESSION aggregation per grouping and UNION ALL them")
     if node.mode != INSERT_ONLY:
         planner._fail(sel.args["from_"].this,
                       "Window aggregation over an updating input is not supported yet")
@@ -388,7 +427,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
     return build_window_aggregate(planner, sel, items, node.inputs[0], scope, cond, node.spec, node.rowtime,
                                   other, node.schema.field("window_time").type,
-                                  lambda n: window_col[n.name] if _is_window_col(n) else None)
+                                  lambda n: window_col[n.name] if _is_window_col(n) else None, sets,
+                                  window_nulls, (grouping_index, grouping_sets_all))
 
 
 def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> None:
@@ -415,7 +455,11 @@ def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> N
 def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression], source: PlanNode,
                            scope: Scope, cond: str | None, spec: WindowSpec, rowtime: str,
                            keys: list[exp.Expression], wt_type: pa.DataType,
-                           window_col) -> tuple[PlanNode, Scope]:
+                           window_col, sets: list[tuple[int, ...]] | None = None,
+                           window_nulls: dict[str, list[int]] | None = None,
+                           grouping: tuple[dict[str, int] | None, list[tuple[int, ...]] | None]
+                           = (None, None),
+                           ) -> tuple[PlanNode, Scope]:
     """The window aggregate over ``source`` and its post-projection (see module docstring).
 
     Shared by the window TVFs' ``GROUP BY window_start, window_end`` and the legacy
@@ -434,6 +478,13 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         wt_type: the Arrow type of ``window_time`` (the rowtime's: TIMESTAMP(3) or TIMESTAMP_LTZ(3)).
         window_col: an expression node → ``__ws``, ``__we`` or ``__wt`` when it stands for the
             window's start, end or time, else None.
+        sets: the grouping sets (indices into ``keys``), or None: the aggregate is then keyed by
+            ``keys`` and the set number ``__e`` over the Expand of ``source``
+            (:mod:`streamsql.plan.grouping_sets`).
+        window_nulls: per window column name, the sets that leave it out: their rows show it NULL
+            (the rows are still one per window, as Flink 2.3's).
+        grouping: GROUPING()'s key index (the keys' SQL, window columns too) and the sets over it,
+            or ``(None, None)``: ``keys`` and ``sets``.
 
     Raises:
         SqlError: a window column used in an aggregate argument; aggregate errors.
@@ -446,30 +497,48 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         reject_unmerged_python_aggregates(planner, calls.values(), "a SESSION window aggregate")
     _no_window_cols(planner, list(calls.values()), "aggregate arguments", lambda c: window_col(c) is not None)
     pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
+    num_keys = len(keys) + (sets is not None)
+    if sets is not None:  # the grouping set's number: a key, as Flink's $e
+        pre.append(("__e", "CAST(0 AS INTEGER)"))
     pre.append(("__ts", quote(rowtime)))
     specs_raw = [planner._agg_arguments(pre, c, INSERT_ONLY) for c in calls.values()]
-    pre_node = planner._calc(source, pre, cond)
+    if sets is None:
+        pre_node = planner._calc(source, pre, cond)
+    else:
+        pre_node = expand(planner, source, pre, len(keys), sets, cond)
     in_types = pre_node.sql_schema
     specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))
              for f, a in specs_raw]
-    out_schema = pa.schema([pre_node.schema.field(i) for i in range(len(keys))]
+    out_schema = pa.schema([pre_node.schema.field(i) for i in range(num_keys)]
                            + [pa.field("__ws", pa.timestamp("ms")), pa.field("__we", pa.timestamp("ms")),
                               pa.field("__wt", wt_type)]
                            + [pa.field(f"__agg{j}", s.out_type.to_arrow()) for j, s in enumerate(specs)])
-    agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys),
-                        ts_index=len(keys), aggs=specs, labels=[c.sql() for c in calls.values()],
+    agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=num_keys,
+                        ts_index=num_keys, aggs=specs, labels=[c.sql() for c in calls.values()],
                         rowtime=rowtime)
     name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
+    if sets is not None:
+        name_expand(pre_node, agg)
 
     # Post-projection over the aggregate's columns.
     key_sql = {k.sql(): f"__k{i}" for i, k in enumerate(keys)}
     call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
 
+    key_index = grouping[0] or {k.sql(): i for i, k in enumerate(keys)}
+    grouping_of = grouping[1] if grouping[0] else sets
+
     def to_agg_cols(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, (exp.Grouping, exp.GroupingId)):
+            return grouping_calls(planner, n, key_index, grouping_of)
         if n.sql() in call_col and isinstance(n, AGG_TYPES):
             return exp.column(call_col[n.sql()], quoted=True)
         if window_col(n) is not None:
-            return exp.column(window_col(n), quoted=True)
+            col = exp.column(window_col(n), quoted=True)
+            if window_nulls and n.name in window_nulls:  # a grouping set without it
+                sets_without = [exp.Literal.number(e) for e in window_nulls[n.name]]
+                return exp.Case().when(exp.In(this=exp.column("__e", quoted=True), expressions=sets_without),
+                                       exp.Null()).else_(col)
+            return col
         if n.sql() in key_sql and not isinstance(n, exp.Alias):
             return exp.column(key_sql[n.sql()], quoted=True)
         return n

@@ -22,14 +22,20 @@ INSERT INTO flt SELECT id, k, v FROM src WHERE MOD(v, 3) = 0;
 END"""
 
 
-def _env(tmp_path, name: str, parallelism: int, bootstrap: str, topics: dict, bounded: bool,
-         savepoint: str | None = None) -> StreamEnvironment:
+def savepoint_settings(tmp_path, name: str, parallelism: int, savepoint: str | None, **more: str) -> dict:
+    """A parallel job's settings: checkpoints every 500 ms under ``tmp_path``, restored from ``savepoint``."""
     settings = {"parallelism.default": str(parallelism), "pipeline.name": name,
                 "execution.checkpointing.interval": "500 ms",
-                "execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "state")}
+                "execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "state"),
+                **more}
     if savepoint:
         settings["execution.savepoint.path"] = savepoint
-    env = StreamEnvironment(settings)
+    return settings
+
+
+def _env(tmp_path, name: str, parallelism: int, bootstrap: str, topics: dict, bounded: bool,
+         savepoint: str | None = None) -> StreamEnvironment:
+    env = StreamEnvironment(savepoint_settings(tmp_path, name, parallelism, savepoint))
     end = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
     env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH (
         'connector' = 'kafka', 'topic' = '{topics["src"]}', 'properties.bootstrap.servers' = '{bootstrap}',

@@ -231,3 +231,17 @@ def test_a_python_udf_is_named_by_what_it_calls_not_its_registration_number(monk
     assert _compared(agg(bucket10)) == _compared(agg(bucket10))
     assert _compared(agg(bucket10, start=5000)) != _compared(agg(bucket7, start=5000))
     assert "bucket=tests.integration.test_state_signatures.bucket10" in agg(bucket10)["input"][0][0]
+
+
+@pytest.mark.parametrize("kind, sql", [
+    ("group-agg", "INSERT INTO outw SELECT a, CAST(NULL AS TIMESTAMP(3)), COUNT(*) FROM src GROUP BY {}"),
+    ("window-agg", "INSERT INTO outw SELECT a, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, "
+                   "DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, {}"),
+])
+def test_another_grouping_set_list_is_another_state(signatures, kind, sql):
+    """The set number ``$e`` keys the state: the same keys and as many sets, other sets, must not restore."""
+    variants = ["ROLLUP (a, b)", "GROUPING SETS ((a, b), (b), ())", "GROUPING SETS ((a, b), (), (a))",
+                "CUBE (a, b)", "GROUPING SETS ((a), (b))"]
+    compared = [_compared(_one(signatures(sql.format(v)), kind)[1]) for v in variants]
+    assert all(c != d for c, d in itertools.combinations(compared, 2))
+    assert compared[0] == _compared(_one(signatures(sql.format("GROUPING SETS ((a, b), (a), ())")), kind)[1])
