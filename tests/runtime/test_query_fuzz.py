@@ -1,9 +1,11 @@
 """A few seeds of the random-query oracle (:mod:`tests.runtime.query_fuzz`) in the default suite.
 
-Each seed is one generated query — filters, GROUP BY/HAVING, aggregates of aggregates, joins,
-Top-N, window TVFs, legacy windows, OVER, interval joins, over an insert-only table or a
-debezium changelog — run streaming on a random backend and batch size, and compared with
-DuckDB's batch answer. Long campaigns: ``python -m tests.runtime.query_fuzz --seeds 0:2000``.
+Each seed is one generated query — filters, GROUP BY/HAVING, aggregates of aggregates, joins
+(of aggregates, three-way, with non-equi parts), set operations, Top-N, window TVFs and their
+Top-N, deduplication and joins, session windows, legacy windows, OVER, interval joins, over an
+insert-only table, a debezium changelog or one that keeps deleting the extremes — run streaming on
+a random backend and batch size, and compared with DuckDB's batch answer. Long campaigns:
+``python -m tests.runtime.query_fuzz --seeds 0:2000``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import pytest
 
 from tests.runtime.query_fuzz import check, data_files, make_query
 
-SEEDS = range(16)
+#: 0..15 but the slowest (9, 11, 12: window joins and event-time dedup at batch size 1), and 76: a
+#: session window over rows exactly the gap apart (one session, as Flink's TimeWindow.intersects)
+SEEDS = [*range(9), 10, *range(13, 16), 76]
 
 
 @pytest.fixture(scope="module")
@@ -30,5 +34,5 @@ def test_random_query_matches_duckdb(seed, files, tmp_path):
 def test_the_seeds_cover_every_source_and_both_backends():
     """The default seeds are not all one shape: each source and backend appears."""
     qs = [make_query(s) for s in SEEDS]
-    assert {q.source for q in qs} == {"t", "cdc", "tw"}
+    assert {q.source for q in qs} == {"t", "cdc", "cdx", "tw"}
     assert {q.backend for q in qs} == {"hashmap", "rocksdb"}
