@@ -57,11 +57,11 @@ class DeferringKeyedState(KeyedState):
         if map_puts or map_deletes:
             self._state.write_maps(map_puts, map_deletes)
 
-    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
+    def get_many(self, keys: list[bytes], cache: bool = True) -> list[bytes | None]:
         """Values for ``keys`` in order (None where absent), held-back writes included."""
         pending = self._pending
         if pending is None:
-            return self._state.get_many(keys)
+            return self._state.get_many(keys, cache)
         out: list[bytes | None] = [None] * len(keys)
         missing, where = [], []
         for i, k in enumerate(keys):
@@ -71,7 +71,7 @@ class DeferringKeyedState(KeyedState):
                 missing.append(k)
                 where.append(i)
         if missing:
-            for i, v in zip(where, self._state.get_many(missing)):
+            for i, v in zip(where, self._state.get_many(missing, cache)):
                 out[i] = v
         return out
 

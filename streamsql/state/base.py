@@ -48,8 +48,13 @@ class KeyedState(ABC):
     """One operator's keyed state: encoded key → value bytes (a namespace of the backend)."""
 
     @abstractmethod
-    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
-        """Values for ``keys`` in order (None where absent)."""
+    def get_many(self, keys: list[bytes], cache: bool = True) -> list[bytes | None]:
+        """Values for ``keys`` in order (None where absent).
+
+        ``cache=False``: the caller keeps what it reads decoded (a :class:`~streamsql.state.cache.
+        WriteBehindCache`), so the backend need not keep a copy in its own read cache (RocksDB's
+        block cache); a hint, which an in-memory backend ignores.
+        """
 
     @abstractmethod
     def write(self, puts: list[tuple[bytes, bytes]], deletes: list[bytes] = ()) -> None:

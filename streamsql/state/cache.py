@@ -172,10 +172,10 @@ class WriteBehindCache:
         order = sorted(range(len(skeys)), key=skeys.__getitem__)  # RocksDB reads sorted keys faster
         ordered = slots[np.array(order, np.int64)]
         if self._ttl is not None:
-            raws, times = self.state.get_timed([skeys[j] for j in order])
+            raws, times = self.state.get_timed([skeys[j] for j in order], cache=False)
             self._written[ordered] = times
         else:
-            raws = self.state.get_many([skeys[j] for j in order])
+            raws = self.state.get_many([skeys[j] for j in order], cache=False)
         self._dirty[slots] = False
         self.store.load(ordered, raws)
 

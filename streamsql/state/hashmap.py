@@ -149,8 +149,8 @@ class HashMapKeyedState(KeyedState):
         n = len(data) + len(map_keys) + table[0]
         return n, list(data) + map_keys, list(data.values()) + map_values, table
 
-    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
-        """Values for ``keys`` in order (None where absent).
+    def get_many(self, keys: list[bytes], cache: bool = True) -> list[bytes | None]:
+        """Values for ``keys`` in order (None where absent; ``cache`` does not apply).
 
         Raises:
             StateClosedError: after the backend was closed.

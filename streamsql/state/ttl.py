@@ -70,12 +70,15 @@ class TtlKeyedState(KeyedState):
         self.ttl = ttl
         self._purged_at = ttl.now()
 
-    def get_timed(self, keys: list[bytes]) -> tuple[list[bytes | None], list[int]]:
-        """Values for ``keys`` (None where absent or expired) and their write times (0 where None)."""
+    def get_timed(self, keys: list[bytes], cache: bool = True) -> tuple[list[bytes | None], list[int]]:
+        """Values for ``keys`` (None where absent or expired) and their write times (0 where None).
+
+        ``cache``: as :meth:`~streamsql.state.base.KeyedState.get_many`'s.
+        """
         now = self.ttl.now()
         values: list[bytes | None] = []
         times: list[int] = []
-        for raw in self.state.get_many(keys):
+        for raw in self.state.get_many(keys, cache):
             if raw is not None:
                 data = TTL_VALUE.unwrap(raw)
                 written = int.from_bytes(data[:8], "big")
@@ -87,9 +90,9 @@ class TtlKeyedState(KeyedState):
             times.append(0)
         return values, times
 
-    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
+    def get_many(self, keys: list[bytes], cache: bool = True) -> list[bytes | None]:
         """Values for ``keys`` in order (None where absent or expired)."""
-        return self.get_timed(keys)[0]
+        return self.get_timed(keys, cache)[0]
 
     def write(self, puts: list[tuple[bytes, bytes]], deletes: list[bytes] = (),
               times: list[int] | None = None) -> None:

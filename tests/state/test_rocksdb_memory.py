@@ -138,6 +138,39 @@ def test_blocks_of_files_compacted_away_leave_the_cache(tmp_path, aggressiveness
         assert after >= cached * 0.9  # they stay until the LRU evicts them
 
 
+def test_reads_for_a_decoding_cache_leave_the_block_cache_alone(tmp_path):
+    """``get_many(cache=False)`` (a WriteBehindCache's loads) reads the same values without
+    filling the block cache; a snapshot, restore and reopen still work after such reads (the
+    uncached handle must not hold the database open)."""
+    from streamsql.state.rocksdb import RocksDBOptions, RocksDBStateBackend
+
+    memory = RocksDBMemory(budget=None, block_cache_size=64 * MIB)
+    backend = RocksDBStateBackend(RocksDBOptions(memory=memory))
+    backend.open(str(tmp_path / "work"))
+    try:
+        state = backend.keyed_state("agg")
+        keys = fill(backend, 30_000)
+        backend._db.flush(True)
+        before = prop(backend, "block-cache-usage")
+        uncached = state.get_many(keys, cache=False)
+        after_uncached = prop(backend, "block-cache-usage")
+        cached = state.get_many(keys)
+        after_cached = prop(backend, "block-cache-usage")
+        assert uncached == cached and all(v is not None and len(v) == 100 for v in cached)
+        assert after_uncached - before < MIB  # index and filter blocks at most
+        assert after_cached - after_uncached > 2 * MIB  # the data blocks (30,000 × ~110 bytes)
+
+        backend.snapshot(str(tmp_path / "snap"))
+        state.write([(keys[0], b"changed")])
+        assert state.get_many([keys[0]], cache=False) == [b"changed"]
+        backend.restore(str(tmp_path / "snap"))
+        assert backend.keyed_state("agg").get_many([keys[0], keys[1]], cache=False) == cached[:2]
+    finally:
+        backend.close()
+    backend.open(str(tmp_path / "work"))  # the lock was released with the uncached handle
+    backend.close()
+
+
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("state.backend.rocksdb.memory.fixed-per-slot", "lots", "is not a memory size"),
     ("state.backend.rocksdb.memory.fixed-per-slot", "0 mb", "above 0 bytes"),
