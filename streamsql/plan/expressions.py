@@ -317,3 +317,15 @@ def output_name(node: exp.Expression, index: int) -> str:
     if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
         return node.name
     return f"EXPR${index}"
+
+
+def integer_literal(planner, node: exp.Expression | None, message: str,
+                    at: exp.Expression | None = None) -> int:
+    """The value of ``node``, a non-negative integer literal (a rank bound, a LIMIT count, a LAG offset).
+
+    Raises:
+        SqlError: ``message``, at ``node`` (or at ``at`` when ``node`` is None), for anything else.
+    """
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return int(node.this)
+    planner._fail(node if node is not None else at, message)

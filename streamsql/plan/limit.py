@@ -27,10 +27,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
-from streamsql.plan.expressions import quote
+from streamsql.plan.expressions import integer_literal, quote
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, CalcNode, GroupAggNode, PlanNode, ScanNode, ValuesNode
 from streamsql.plan.query import compile_query
-from streamsql.plan.ranking import TOP_N, RankNode, integer_literal
+from streamsql.plan.ranking import TOP_N, RankNode
 
 
 def select_order_keys(sel: exp.Select) -> tuple[exp.Select, int]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall
+from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
 from streamsql.plan.nodes import INSERT_ONLY
 
 ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg, PercentileCall,
@@ -97,12 +97,15 @@ def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:
     """``LAG(x [, offset [, default]])``: the arguments ``[x, offset, default]`` (offset 1, default NULL).
 
     Raises:
-        SqlError: an offset that is not a positive integer literal (positioned).
+        SqlError: an offset that is not a non-negative integer literal (positioned).
     """
-    offset = call.args.get("offset") or exp.Literal.number(1)
-    if not (isinstance(offset, exp.Literal) and not offset.is_string and offset.this.isdigit()
-            and int(offset.this) > 0):
-        planner._fail(offset, "The offset of LAG must be a positive integer literal")
+    offset = call.args.get("offset")
+    if offset is None:
+        offset = exp.Literal.number(1)
+    elif isinstance(offset, exp.Neg) and isinstance(offset.this, exp.Literal) and offset.this.is_int:
+        planner._fail(offset, f"Offset(-{offset.this.this}) should be positive.")  # Flink's words
+    else:  # 0 is allowed, as Flink's LagAggFunction: the row's own value
+        integer_literal(planner, offset, "The offset of LAG must be a non-negative integer literal")
     return "lag", [call.this, offset, call.args.get("default") or exp.Null()]
 
 

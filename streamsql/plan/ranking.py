@@ -46,6 +46,7 @@ from typing import ClassVar
 from sqlglot import exp
 
 from streamsql.plan.display_names import name_hidden
+from streamsql.plan.expressions import integer_literal
 from streamsql.plan.joins import conjunction, conjuncts
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -309,18 +310,6 @@ def _bounds(planner, cond: exp.Expression, rn: str, qualifier: str | None) -> tu
 def _int(planner, node: exp.Expression) -> int:
     return integer_literal(planner, node, f"A bound on the ranking number must be an integer literal; got "
                                           f"{node.sql()}")
-
-
-def integer_literal(planner, node: exp.Expression | None, message: str,
-                    at: exp.Expression | None = None) -> int:
-    """The value of ``node``, a non-negative integer literal (a rank bound, a LIMIT count).
-
-    Raises:
-        SqlError: ``message``, at ``node`` (or at ``at`` when ``node`` is None), for anything else.
-    """
-    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
-        return int(node.this)
-    planner._fail(node if node is not None else at, message)
 
 
 def _is_rn(node: exp.Expression, rn: str, qualifier: str | None) -> bool:
