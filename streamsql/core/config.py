@@ -60,6 +60,7 @@ DEFAULTS: dict[str, str] = {
     "streamsql.exec.kafka.batch-produce": "true",
     "table.optimizer.reuse-sub-plan-enabled": "true",
     "table.optimizer.reuse-source-enabled": "true",
+    "table.dynamic-table-options.enabled": "true",
     # Flink's client wait, here STOP JOB ... WITH SAVEPOINT's for the final checkpoint (the SQL
     # gateway's OperationExecutor.callStopJobOperation waits this long for the savepoint path).
     "client.timeout": "60 s",
@@ -159,6 +160,8 @@ KINDS: dict[str, object] = {
     # Equal parts of a statement's plan computed once (streamsql.plan.reuse), Flink's keys and defaults.
     "table.optimizer.reuse-sub-plan-enabled": "bool",
     "table.optimizer.reuse-source-enabled": "bool",
+    # /*+ OPTIONS(...) */ after a table's name (streamsql.plan.options_hint), Flink's key and default.
+    "table.dynamic-table-options.enabled": "bool",
     # Restoring a checkpoint whose operator state the new plan does not claim
     # (streamsql.checkpoint.operators): Flink's key, then its name before 2.0.
     "execution.state-recovery.ignore-unclaimed-state": "bool",

@@ -9,7 +9,8 @@ What goes in, as canonical JSON hashed with SHA-256:
 - ``STATE_LAYOUT``: the version of the state layout (key and value encodings of
   :mod:`streamsql.state.layout`);
 - each INSERT as sqlglot generates it (without comments), so whitespace, comments and the case
-  of keywords do not change the fingerprint;
+  of keywords do not change the fingerprint; then the options of its tables' OPTIONS hints that
+  would identify the table in its WITH clause (below);
 - every table and view the INSERTs read or write, found through views: a table's columns and
   types (computed columns by expression), watermark, primary key and connector options; a
   view's query as generated SQL.
@@ -39,6 +40,7 @@ from sqlglot import exp
 
 from streamsql.core.catalog import DEFAULT_CATALOG, DEFAULT_DATABASE, Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.secrets import is_sensitive
+from streamsql.plan import options_hint
 from streamsql.sql.dialect import Flink
 
 #: Version of the state layout (bump when :mod:`streamsql.state.layout` changes how keys or
@@ -103,7 +105,20 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
 
 
 def _sql(tree: exp.Expression) -> str:
-    return tree.sql(dialect=Flink, comments=False)
+    """``tree`` as generated SQL without comments, then its tables' OPTIONS hints that identify."""
+    text = tree.sql(dialect=Flink, comments=False)
+    hints = []
+    for table in tree.find_all(exp.Table):
+        body = options_hint.hint_text(table)
+        try:
+            options = options_hint.parse(body) if body is not None else {}
+        except ValueError:
+            continue  # the planner refuses it
+        kept = {k: v for k, v in options.items() if _identifies(k)}
+        if kept:
+            name = table.sql(dialect=Flink, comments=False)
+            hints.append(f"{name} OPTIONS {json.dumps(kept, sort_keys=True)}")
+    return text if not hints else f"{text} /*+ {'; '.join(hints)} */"
 
 
 def _collect(tree: exp.Expression, catalog: Catalog, out: dict[str, TableDef | ViewDef]) -> None:

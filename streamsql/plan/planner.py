@@ -19,6 +19,8 @@ hook, :mod:`streamsql.plan.sinks`), before anything runs.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pyarrow as pa
 from sqlglot import exp
 
@@ -27,6 +29,7 @@ from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
 from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
+from streamsql.core.values import parse_bool
 from streamsql.functions import udf
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type
 from streamsql.functions.scalars import planning_session
@@ -34,6 +37,7 @@ from streamsql.functions.scalars.binder import unknown_aggregate
 from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
+from streamsql.plan import options_hint
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
@@ -623,11 +627,22 @@ class Planner:
 
     # -- helpers -------------------------------------------------------------------------------
     def _lookup(self, table: exp.Table) -> TableDef | ViewDef:
+        """The table or view ``table`` names, with its OPTIONS hint's options laid over its own."""
         try:
-            return self.catalog.get(table_parts(table))
+            obj = self.catalog.get(table_parts(table))
+            hinted = options_hint.options_of(table)
         except SqlError as e:
             line, col, length = position_of(table)
             raise SqlError(e.message, self.sql, line, col, length) from None
+        if hinted is None:
+            return obj
+        if not parse_bool(self.config.get(options_hint.ENABLED_KEY), options_hint.ENABLED_KEY):
+            self._fail(table, options_hint.DISABLED)
+        if isinstance(obj, ViewDef):
+            path = ".".join(f"`{p}`" for p in self.catalog.qualify(table_parts(table)))
+            self._fail(table, f"View '{path}' cannot be enriched with new options. "
+                              "Hints can only be applied to tables.")
+        return dataclasses.replace(obj, options={**obj.options, **hinted})
 
     def _table(self, target: exp.Table) -> TableDef:
         obj = self._lookup(target)

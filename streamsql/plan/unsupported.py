@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.plan.options_hint import MISPLACED, attach
 from streamsql.plan.scope import position_of
 from streamsql.sql.split import lexemes, line_col
 
@@ -27,8 +28,9 @@ _NODES: dict[type[exp.Expression], tuple[str, str | None]] = {
 }
 _STATE_TTL_PLACE = ("The STATE_TTL hint goes right after SELECT (SELECT /*+ STATE_TTL('t' = '1d') */ ...), "
                     "where it applies to the joins and GROUP BY of that SELECT")
-_OPTIONS_HINT = ("Dynamic table options (/*+ OPTIONS(...) */) are not supported yet; set the options "
-                 "in the table's WITH clause (or declare a second table)")
+#: Words after which an OPTIONS hint does not follow a table's name.
+_KEYWORDS = frozenset({"SELECT", "FROM", "JOIN", "WHERE", "ON", "AS", "INTO", "TABLE", "BY", "AND", "OR",
+                       "NOT", "SET", "VALUES", "WITH", "UNION", "ALL", "DISTINCT", "LATERAL", "HAVING"})
 
 
 def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
@@ -48,8 +50,9 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
             an even number of hexits"), a string literal continued on the same line (``'a' 'b'``).
     """
     if sql is not None:
-        _reject_hint_comments(sql)
+        hints = _table_hints(sql)
         _reject_same_line_strings(sql)
+        attach(tree, hints, lambda message, line, col: _raise(message, sql, line, col))
     if isinstance(tree, exp.Insert):
         if tree.args.get("overwrite"):
             refuse_at(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
@@ -99,10 +102,19 @@ def _state_ttl(hint: exp.Expression) -> bool:
     return isinstance(hint, exp.Anonymous) and str(hint.this).upper() == "STATE_TTL"
 
 
-def _reject_hint_comments(sql: str) -> None:
-    # sqlglot keeps a table's `/*+ OPTIONS(...) */` as a plain comment, so hints are found lexically;
-    # only a STATE_TTL hint right after SELECT is parsed into the tree (and planned).
-    previous = None
+def _table_hints(sql: str) -> list[tuple[str, int, int]]:
+    """``(body, line, column)`` of every hint after a table's name, in text order.
+
+    sqlglot keeps a table's ``/*+ OPTIONS(...) */`` as a plain comment, so hints are found
+    lexically; a STATE_TTL hint right after SELECT is parsed into the tree (and planned).
+
+    Raises:
+        SqlError: for any other hint, a STATE_TTL hint elsewhere, an OPTIONS hint after a
+            keyword, or a second hint comment right after another (Flink's parser refuses it).
+    """
+    hints = []
+    previous = before = None  # the last two significant lexemes
+    after_hint = False
     for lx in lexemes(sql):
         if lx.kind == "comment" and lx.text.startswith("/*+"):
             body = lx.text[3:].lstrip().upper()
@@ -110,11 +122,30 @@ def _reject_hint_comments(sql: str) -> None:
             if body.startswith("STATE_TTL") and after_select:
                 continue
             line, col = line_col(sql, lx.start)
-            message = _OPTIONS_HINT if body.startswith("OPTIONS") else \
+            if _after_table_name(previous, before) and not after_hint:  # OPTIONS, or Flink's error
+                hints.append((lx.text[3:-2], line, col))
+                after_hint = True
+                continue
+            message = MISPLACED if body.startswith("OPTIONS") else \
                 _STATE_TTL_PLACE if body.startswith("STATE_TTL") else _HINT
             raise SqlError(message, sql, line, col, 3)
         if lx.kind not in ("ws", "comment"):
-            previous = lx
+            previous, before = lx, previous
+            after_hint = False
+    return hints
+
+
+def _after_table_name(previous, before) -> bool:
+    """Whether ``previous`` is a table's name (``FROM t``, ``JOIN db.t``, ``INTO t``), not an alias."""
+    def name(lx) -> bool:
+        return lx is not None and (lx.kind == "ident" or
+                                   lx.kind == "word" and lx.text.upper() not in _KEYWORDS)
+    alias = before is not None and (name(before) or before.text.upper() == "AS")
+    return name(previous) and not alias
+
+
+def _raise(message: str, sql: str, line: int, col: int) -> None:
+    raise SqlError(message, sql, line, col, 3)
 
 
 def _reject_same_line_strings(sql: str) -> None:

@@ -125,7 +125,7 @@ def test_finding_6_cli_set_is_checked_like_set(tmp_path):
 
 @pytest.mark.parametrize(("sql", "what"), [
     ("INSERT OVERWRITE out SELECT id FROM nums", "INSERT OVERWRITE"),
-    ("INSERT INTO out SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '1') */", "OPTIONS"),
+    ("INSERT INTO out SELECT id FROM nums AS n /*+ OPTIONS('number-of-rows' = '1') */", "OPTIONS"),
 ])
 def test_finding_6_hints_and_overwrite_are_rejected_at_their_position(sql, what):
     """Finding 6: hints and INSERT OVERWRITE are rejected with a caret, never ignored."""

@@ -2,7 +2,8 @@
 
 Each of these used to plan and run as if the construct were absent: a temporal join as a
 regular join (every version matched; temporal joins are now planned, see
-tests/runtime/test_temporal_join.py), INSERT OVERWRITE as an append, a hint's options unused.
+tests/runtime/test_temporal_join.py), INSERT OVERWRITE as an append, a hint's options unused
+(OPTIONS hints are now applied: tests/plan/test_options_hint.py).
 """
 
 from __future__ import annotations
@@ -31,8 +32,15 @@ def env(tmp_path):
     [
         ("SELECT k, w FROM r FOR SYSTEM_TIME AS OF TIMESTAMP '2024-05-01 00:00:00'",
          "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal join", 24),
-        ("SELECT k, v FROM o /*+ OPTIONS('number-of-rows'='3') */",
-         "Dynamic table options (/*+ OPTIONS(...) */) are not supported yet", 20),
+        # after an alias: Flink's parser refuses it (the hint goes right after the table's name)
+        ("SELECT k, v FROM o AS x /*+ OPTIONS('number-of-rows'='3') */", 'Encountered "/*+"', 25),
+        ("SELECT k, v FROM o x /*+ OPTIONS('number-of-rows'='3') */", 'Encountered "/*+"', 22),
+        ("SELECT k, v FROM o /*+ OPTIONS('number-of-rows'='3') */ /*+ OPTIONS('a'='b') */",
+         'Encountered "/*+"', 57),
+        ("SELECT k, v FROM o /*+ OPTIONS('number-of-rows') */",
+         "Hint [OPTIONS] only support non empty key value options", 20),
+        ("SELECT k, v FROM o /*+ FOO('a' = 'b') */",
+         "Hint: FOO should be registered in the HintStrategyTable", 20),
         ("SELECT /*+ BROADCAST(o) */ k FROM o", "SQL hints (/*+ ... */) are not supported yet", 8),
         ("SELECT k FROM o TABLESAMPLE (10 PERCENT)", "TABLESAMPLE is not supported", 17),
         # Flink 2.3 fails it too (CodeGenException: Unsupported call: $TUMBLE)

@@ -1,0 +1,126 @@
+"""Dynamic table options: ``FROM t /*+ OPTIONS('k' = 'v') */``, as Flink's OPTIONS hint.
+
+Flink (``'table.dynamic-table-options.enabled'``, true by default) lets one reference of a table
+add or override its options: the hint's options are laid over the table's WITH options and the
+connector checks the result as if declared, so a bad key or value fails as it would in the DDL.
+As PyFlink 2.3 does (``tests/compat/cases/options_hint_*``): within one ``OPTIONS`` a later key
+wins; of several ``OPTIONS`` in one hint (``/*+ OPTIONS(...), OPTIONS(...) */``) the first wins;
+the hint name is case-insensitive; on a view it is refused ("View ... cannot be enriched with new
+options. Hints can only be applied to tables."); an empty or key-only ``OPTIONS`` is refused
+("Hint [OPTIONS] only support non empty key value options"); another hint name on a table
+("Hint: FOO should be registered in the HintStrategyTable"); a hint after a subquery or a second
+hint comment after one table does not parse in Flink and is refused here.
+
+sqlglot keeps a table's hint as a comment of its :class:`~sqlglot.exp.Table` (without the ``+``),
+indistinguishable from a plain ``/* ... */`` comment. So the hint comments are found lexically
+(``streamsql.plan.unsupported``), matched here to the table whose comment holds the same text
+(:func:`attach`), and their options recorded in that node's ``meta`` (:func:`options_of`); a
+table whose comment looks like a hint but was never matched is refused by the planner rather
+than read without its options (:func:`options_of`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from streamsql.core.errors import SqlError
+
+#: The key of a table node's ``meta`` holding its hint's options.
+META_KEY = "options_hint"
+#: Flink's switch (``TableConfigOptions.TABLE_DYNAMIC_TABLE_OPTIONS_ENABLED``).
+ENABLED_KEY = "table.dynamic-table-options.enabled"
+DISABLED = (f"OPTIONS hint is allowed only when {ENABLED_KEY} is set to true")
+NOT_KEY_VALUE = "Hint [OPTIONS] only support non empty key value options"
+MISPLACED = ('Encountered "/*+": an OPTIONS hint goes right after a table\'s name, once '
+             "(FROM t /*+ OPTIONS('k' = 'v') */ AS x); a subquery cannot take one")
+
+_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(")
+_PAIR = re.compile(r"\s*'((?:[^']|'')*)'\s*=\s*'((?:[^']|'')*)'\s*([,)])")
+_STARTS = re.compile(r"\s*OPTIONS\s*\(", re.IGNORECASE)
+
+
+def parse(body: str) -> dict[str, str]:
+    """The options of a table hint's body (the comment's text between ``/*+`` and ``*/``).
+
+    Raises:
+        ValueError: with Flink's message, for a hint that is not ``OPTIONS``, an ``OPTIONS`` that
+            is empty or not ``'key' = 'value'`` pairs, or text after the last hint.
+    """
+    hints: list[dict[str, str]] = []
+    pos = 0
+    while True:
+        name = _NAME.match(body, pos)
+        if name is None:
+            raise ValueError(NOT_KEY_VALUE if hints else f"Cannot parse the hint /*+{body}*/")
+        if name.group(1).upper() != "OPTIONS":
+            msg = f"Hint: {name.group(1)} should be registered in the HintStrategyTable"
+            raise ValueError(msg)
+        pos = name.end()
+        options: dict[str, str] = {}
+        while True:
+            pair = _PAIR.match(body, pos)
+            if pair is None:
+                raise ValueError(NOT_KEY_VALUE)
+            options[pair.group(1).replace("''", "'")] = pair.group(2).replace("''", "'")
+            pos = pair.end()
+            if pair.group(3) == ")":
+                break
+        hints.append(options)
+        rest = body[pos:].lstrip()
+        if not rest:
+            break
+        if not rest.startswith(","):
+            msg = f"Cannot parse the hint /*+{body}*/"
+            raise ValueError(msg)
+        pos = len(body) - len(rest) + 1
+    merged: dict[str, str] = {}
+    for options in reversed(hints):  # the first OPTIONS wins, as Flink's
+        merged.update(options)
+    return merged
+
+
+def hint_text(table: exp.Table) -> str | None:
+    """The first comment of ``table`` that reads like an OPTIONS hint (its body), or None."""
+    return next((c for c in table.comments or () if _STARTS.match(c)), None)
+
+
+def attach(tree: exp.Expression, hints: list[tuple[str, int, int]],
+           refuse: callable) -> None:
+    """Record each hint's options on the table it follows (``meta[META_KEY]``).
+
+    Args:
+        tree: the statement the hints were found in.
+        hints: ``(body, line, column)`` of each OPTIONS hint comment, in text order.
+        refuse: ``refuse(message, line, column)`` raises the positioned error.
+
+    Raises:
+        SqlError: through ``refuse``, for a hint that does not parse or follows no table.
+    """
+    pending = list(hints)
+    for table in tree.find_all(exp.Table):
+        for comment in table.comments or ():
+            index = next((i for i, h in enumerate(pending) if h[0] == comment), None)
+            if index is None:
+                continue
+            body, line, col = pending.pop(index)
+            try:
+                table.meta[META_KEY] = parse(body)
+            except ValueError as e:
+                refuse(str(e), line, col)
+    if pending:
+        _, line, col = pending[0]
+        refuse(MISPLACED, line, col)
+
+
+def options_of(table: exp.Table) -> dict[str, str] | None:
+    """The options of ``table``'s hint (None without one).
+
+    Raises:
+        SqlError: (unpositioned) for a hint-like comment that was never checked by :func:`attach`.
+    """
+    options = table.meta.get(META_KEY)
+    if options is None and hint_text(table) is not None:
+        raise SqlError("This OPTIONS hint was not checked (a view's text?); " + MISPLACED)
+    return options

@@ -1,0 +1,4 @@
+CREATE TABLE t (id INT, v STRING) WITH ('connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE VIEW vw AS SELECT * FROM t;
+CREATE TABLE out_rows (id INT, v STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, v FROM vw /*+ OPTIONS('json.ignore-parse-errors' = 'true') */;
