@@ -122,7 +122,8 @@ def _table_hints(sql: str) -> list[tuple[str, int, int]]:
             if body.startswith("STATE_TTL") and after_select:
                 continue
             line, col = line_col(sql, lx.start)
-            if _after_table_name(previous, before) and not after_hint:  # OPTIONS, or Flink's error
+            if _after_table_name(previous, before) and not after_hint and not body.startswith("STATE_TTL"):
+                # OPTIONS, or another name: options_hint.parse gives Flink's error
                 hints.append((lx.text[3:-2], line, col))
                 after_hint = True
                 continue
