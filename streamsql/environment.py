@@ -571,7 +571,9 @@ class StreamEnvironment:
         return [notice] if notice else []
 
     def _query(self, query: exp.Expression, sql: str) -> TableResult:
-        name = f"collect-{uuid.uuid4().hex[:8]}"
+        # Flink names a SELECT's job 'pipeline.name', else "collect" (TableEnvironmentImpl's
+        # executeQueryOperation), and SHOW JOBS tells such jobs apart by id; so does ours.
+        name = self.config.get("pipeline.name") or "collect"
         check_mini_batch(self.config)
         root = Planner(self.catalog, self.config, sql).plan_query(query)
         sink = CollectSink()
@@ -580,8 +582,8 @@ class StreamEnvironment:
         cfg = self.config.copy()
         cfg.settings.setdefault("execution.checkpointing.interval", "0")  # a query commits nothing
         # ... and leaves nothing behind: its state and final checkpoint go to a scratch folder
-        # that close() removes, not to the folders of the INSERT jobs.
-        scratch = self._scratch()
+        # of its own (queries may share a name) that close() removes, not to the INSERT jobs'.
+        scratch = os.path.join(self._scratch(), uuid.uuid4().hex)
         cfg.settings["execution.checkpointing.dir"] = os.path.join(scratch, "checkpoints")
         cfg.settings["state.dir"] = os.path.join(scratch, "state")
         handle = JobHandle(JobRunner(name, [node], cfg))
