@@ -24,7 +24,8 @@ starts the gateway with stdout inherited), so file descriptor 1 is pointed at a 
 the JVM starts; each case's lines are the ones written between the start and the end of its job.
 The session runs with parallelism 1 (so print lines carry no subtask prefix) and the time zone UTC,
 as StreamSQL's defaults. Statements: ``CREATE ...`` and ``SET 'key' = 'value'`` (applied to the
-table config) before the single ``INSERT``.
+table config) before the single ``INSERT`` (or ``CREATE TABLE sink ... AS SELECT``, whose job is
+the case's).
 
 A Kafka case (a ``records.json`` beside ``case.sql``, see ``tests/compat/kafka_input.py``) reads a
 new topic of the broker ``$STREAMSQL_KAFKA_BOOTSTRAP`` (default ``127.0.0.1:9092``), loaded by that
@@ -118,10 +119,10 @@ def run_case(case: Path, capture: Capture) -> dict:
                 tenv.get_config().set(m.group(1), m.group(2))
             elif s is not inserts[0]:
                 tenv.execute_sql(s)
-        columns = list(tenv.from_path(sink).get_schema().get_field_names())
         start = capture.mark()
-        tenv.execute_sql(inserts[0]).wait()
+        tenv.execute_sql(inserts[0]).wait()  # a CTAS creates the sink before its job starts
         rows = fold(capture.since(start))
+        columns = list(tenv.from_path(sink).get_schema().get_field_names())
     except Exception as e:  # noqa: BLE001  (Flink's rejection is the case's expected outcome)
         return {"flink_error": _error_text(e)}
     return {"columns": columns, "rows": rows, "compare": "text"}

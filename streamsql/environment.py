@@ -330,10 +330,12 @@ class StreamEnvironment:
     def _create_as(self, tree: exp.Create, sql: str) -> TableResult:
         """``CREATE TABLE t WITH (...) AS SELECT ...`` (CTAS), as Flink's.
 
-        The table gets the query's columns (names and types of its result), then the job of
-        ``INSERT INTO t SELECT ...`` starts. The query is planned before the table exists (an
-        error leaves the catalog as it was); a job that fails to start drops the table again.
-        Unlike Flink's, the statement may not declare columns of its own (refused), and a
+        The table gets the query's columns (names and types of its result), merged with the
+        columns the statement declares as Flink 2.x's (:func:`streamsql.sql.ddl._ctas_columns`:
+        new ones first, written NULL; redeclared ones keep their place with the declared type),
+        then the job of ``INSERT INTO t (query's columns) SELECT ...`` starts. The query is planned
+        before the table exists (an error leaves the catalog as it was); a job that fails to start
+        drops the table again, unless it was there before (IF NOT EXISTS). Unlike Flink's, a
         PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
         """
         from streamsql.core.catalog import ColumnDef
@@ -346,11 +348,16 @@ class StreamEnvironment:
         remember(td.options)  # masked in messages and logs from now on
         self._check_connector(td, sql)
         target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        existed = self.catalog.find(table_parts(target)) is not None
         self._add(td, tree, bool(tree.args.get("exists")), bool(tree.args.get("replace")), sql)
+        listed = None  # the query's columns by name, when the table's are others or in another order
+        if [c.name for c in td.columns] != [c.name for c in columns]:
+            listed = [exp.to_identifier(c.name, quoted=True) for c in columns]
         try:
-            return self._submit([exp.insert(query.copy(), target.copy())], sql)
+            return self._submit([exp.insert(query.copy(), target.copy(), columns=listed)], sql)
         except BaseException:
-            self.catalog.drop(table_parts(target), if_exists=True)
+            if not existed:
+                self.catalog.drop(table_parts(target), if_exists=True)
             raise
 
     def _add(self, obj: TableDef | ViewDef, tree: exp.Create, exists: bool, replace: bool, sql: str) -> None:
@@ -564,7 +571,9 @@ class StreamEnvironment:
         return [notice] if notice else []
 
     def _query(self, query: exp.Expression, sql: str) -> TableResult:
-        name = f"collect-{uuid.uuid4().hex[:8]}"
+        # Flink names a SELECT's job 'pipeline.name', else "collect" (TableEnvironmentImpl's
+        # executeQueryOperation), and SHOW JOBS tells such jobs apart by id; so does ours.
+        name = self.config.get("pipeline.name") or "collect"
         check_mini_batch(self.config)
         root = Planner(self.catalog, self.config, sql).plan_query(query)
         sink = CollectSink()
@@ -573,8 +582,8 @@ class StreamEnvironment:
         cfg = self.config.copy()
         cfg.settings.setdefault("execution.checkpointing.interval", "0")  # a query commits nothing
         # ... and leaves nothing behind: its state and final checkpoint go to a scratch folder
-        # that close() removes, not to the folders of the INSERT jobs.
-        scratch = self._scratch()
+        # of its own (queries may share a name) that close() removes, not to the INSERT jobs'.
+        scratch = os.path.join(self._scratch(), uuid.uuid4().hex)
         cfg.settings["execution.checkpointing.dir"] = os.path.join(scratch, "checkpoints")
         cfg.settings["state.dir"] = os.path.join(scratch, "state")
         handle = JobHandle(JobRunner(name, [node], cfg))

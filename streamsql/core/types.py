@@ -360,9 +360,41 @@ def sink_assignable(src: SqlType, dst: SqlType) -> bool:
 
     :func:`assignable`, and also FLOAT or DOUBLE into DECIMAL, which Flink 2.3's INSERT casts
     implicitly (rounded to the scale, NULL when it does not fit: compat case
-    ``sink_double_into_decimal``) rather than refusing as a type mismatch.
+    ``sink_double_into_decimal``) rather than refusing as a type mismatch, and a TIMESTAMP into
+    DATE (its date: compat case ``ctas_declared_columns``). Not yet TIMESTAMP and TIMESTAMP_LTZ
+    into each other, which Flink casts implicitly too (in the session's time zone).
     """
-    return assignable(src, dst) or (src.name in ("FLOAT", "DOUBLE") and dst.name == "DECIMAL")
+    return assignable(src, dst) or (src.name in ("FLOAT", "DOUBLE") and dst.name == "DECIMAL") or (
+        src.name == "TIMESTAMP" and dst.name == "DATE")
+
+
+#: Flink's implicit casts between different types (LogicalTypeCasts): target -> the sources it takes.
+_IMPLICIT_FROM = {
+    "SMALLINT": ("TINYINT",), "INT": ("TINYINT", "SMALLINT"), "BIGINT": ("TINYINT", "SMALLINT", "INT"),
+    "FLOAT": ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL"),
+    "DOUBLE": ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT"),
+    "DECIMAL": ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE"),
+    "DATE": ("TIMESTAMP",), "TIMESTAMP": ("TIMESTAMP_LTZ",), "TIMESTAMP_LTZ": ("TIMESTAMP",),
+}
+
+
+def implicit_cast(src: SqlType, dst: SqlType) -> bool:
+    """Whether Flink casts ``src`` to ``dst`` implicitly (``LogicalTypeCasts.supportsImplicitCast``).
+
+    The check of a column a ``CREATE TABLE (cols) ... AS SELECT`` declares over a query column of
+    that name: never a nullable type into a NOT NULL one; within a type, any length, precision or
+    scale; integers widen; numbers into DECIMAL, DOUBLE (and all but DOUBLE into FLOAT); a
+    TIMESTAMP into DATE; TIMESTAMP and TIMESTAMP_LTZ into each other; any string into VARCHAR; a
+    CHAR(n) only from a CHAR, which the INSERT's check tells (our literals are STRINGs: the query
+    column's type alone cannot); ROW, ARRAY and MAP child by child.
+    """
+    if src.nullable and not dst.nullable:
+        return False
+    a, b = src.name, dst.name
+    if a in _COMPOSITE or b in _COMPOSITE:
+        return a == b and len(src.children) == len(dst.children) and all(
+            implicit_cast(x, y) for x, y in zip(src.children, dst.children))
+    return a == b or a in _IMPLICIT_FROM.get(b, ())
 
 
 def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:

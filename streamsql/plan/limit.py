@@ -18,8 +18,10 @@ keys that are not result columns are hidden SELECT items (:func:`select_order_ke
 Refused at their keyword: LIMIT without ORDER BY over an updating input of more than one row
 (Flink keeps the first rows in the order its operators emit updates row by row, which batched
 operators here do not reproduce, so the rows kept would differ), OFFSET without LIMIT/FETCH
-(every row after the offset would be kept in state), a count that is not a non-negative integer
-literal, FETCH ... WITH TIES / PERCENT.
+(Flink's "FETCH is missed, which on streaming table is not supported currently"), a count that
+is not a non-negative integer literal, FETCH without a count (``FETCH FIRST ROW ONLY``: Flink's
+parser refuses it), FETCH ... WITH TIES / PERCENT. ``LIMIT ALL`` is no limit and ``LIMIT m, n``
+is refused as Flink refuses it, both at parsing (:func:`streamsql.sql.parser._limit_forms`).
 """
 
 from __future__ import annotations
@@ -99,7 +101,8 @@ def plan_limit(planner, q: exp.Query, node: PlanNode, hidden: int = 0) -> PlanNo
     if limit is None and offset is None:
         return node
     if limit is None:
-        planner._fail(offset, "OFFSET without LIMIT or FETCH is not supported in a streaming query yet")
+        planner._fail(offset, "FETCH is missed, which on streaming table is not supported currently: OFFSET "
+                              "needs a LIMIT or FETCH here, as in Flink")
     if isinstance(limit, exp.Fetch):
         options = limit.args.get("limit_options")
         if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
@@ -165,8 +168,9 @@ def _push_into_scan(node: PlanNode, rows: int) -> None:
 
 def _count(planner, clause: exp.Expression, value: exp.Expression | None, keyword: str) -> int:
     """A LIMIT/FETCH/OFFSET count: a non-negative integer literal."""
-    if value is None and keyword == "FETCH":
-        return 1  # FETCH FIRST ROW ONLY
+    if value is None and keyword == "FETCH":  # Flink 2.3's parser: Encountered "ROW"
+        planner._fail(clause, "FETCH FIRST needs a count: FETCH FIRST 1 ROW ONLY (Flink's parser refuses "
+                              "FETCH FIRST ROW ONLY)")
     return integer_literal(planner, value, f"{keyword} takes a non-negative integer literal", at=clause)
 
 

@@ -12,7 +12,7 @@ from sqlglot import exp
 from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
 from streamsql.core.errors import SqlError
 from streamsql.core.secrets import masked
-from streamsql.core.types import SqlType
+from streamsql.core.types import SqlType, implicit_cast
 from streamsql.sql import like as like_merge
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
@@ -31,8 +31,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         base: the table of its ``LIKE`` clause (see :func:`like_source`), merged as Flink's
             (:mod:`streamsql.sql.like`).
         query_columns: for ``CREATE TABLE ... AS SELECT``, the query's result columns (name and
-            type), which are the table's; the statement may declare a PRIMARY KEY and a
-            WATERMARK over them, no column of its own (as Flink's CTAS without a column list).
+            type), merged with the columns the statement declares as Flink 2.x's
+            (:func:`_ctas_columns`); a PRIMARY KEY and a WATERMARK may name any of them.
 
     Returns:
         the table definition. Primary-key columns are NOT NULL, as in Flink. ``IF NOT
@@ -44,8 +44,9 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
             option or a duplicate option, a LIKE merge that Flink refuses, and for
             ``PARTITIONED BY`` and column constraints other than NOT NULL / PRIMARY KEY /
             COMMENT (``CHECK``, ``DEFAULT``: unsupported, not ignored), and for a query after
-            the options without ``query_columns`` (a SELECT with the AS missing is one), and
-            for a CTAS that declares columns or has a LIKE clause.
+            the options without ``query_columns`` (a SELECT with the AS missing is one), for a
+            CTAS whose columns do not merge with its query's (Flink's messages), or with a LIKE
+            clause.
     """
     schema = create.this
     query = create.expression
@@ -71,8 +72,11 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
     declared: list[tuple[ColumnDef, exp.Expr]] = []
     watermarks: list[exp.WatermarkColumnConstraint] = []
     keys: list[tuple[exp.Expr, list[exp.Identifier]]] = []
+    names: list[exp.Identifier] = []  # CREATE TABLE t (b, a) AS SELECT a, b: the query's columns reordered
     for item in schema.expressions if isinstance(schema, exp.Schema) else []:
-        if isinstance(item, exp.ColumnDef):
+        if isinstance(item, exp.Identifier) and query_columns is not None:
+            names.append(item)
+        elif isinstance(item, exp.ColumnDef):
             _check_unreserved(item.this, sql)
             declared.append((_column(item, sql, [c for c, _ in declared], keys), item.this))
         elif isinstance(item, exp.WatermarkColumnConstraint):
@@ -86,7 +90,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
             keys.append((pk, list(pk.expressions)))
 
     options = _options(create, sql)
-    columns = [c for c, _ in declared] if query_columns is None else list(query_columns)
+    columns = [c for c, _ in declared] if query_columns is None else _ctas_columns(
+        list(query_columns), declared, names, sql)
     watermark, primary_key = None, []
     if base is not None:
         how = like_merge.strategies(like, sql)
@@ -123,8 +128,9 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
 def _check_ctas(create: exp.Create, sql: str) -> None:
     """Refuse what a CREATE TABLE ... AS SELECT cannot have here.
 
-    No AS before the query (sqlglot takes it without: a ';' gone missing after a CREATE TABLE),
-    columns of its own, a LIKE clause.
+    No AS before the query (sqlglot takes it without: a ';' gone missing after a CREATE TABLE), a
+    list of bare column names mixed with definitions, a key or a watermark (Flink's parser takes
+    names alone), a LIKE clause.
     """
     query = create.expression
     start = next((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None), None)
@@ -135,14 +141,76 @@ def _check_ctas(create: exp.Create, sql: str) -> None:
                    "(or a ';' is missing before it)")
             raise error_at(query, msg, sql)
     schema = create.this
-    for item in schema.expressions if isinstance(schema, exp.Schema) else []:
-        if isinstance(item, exp.ColumnDef):
-            msg = ("CREATE TABLE ... AS SELECT takes its columns from the query; declare only a "
-                   "PRIMARY KEY or WATERMARK here, or name the columns in the SELECT")
-            raise error_at(item.this, msg, sql)
+    items = schema.expressions if isinstance(schema, exp.Schema) else []
+    if any(isinstance(i, exp.Identifier) for i in items):
+        other = next((i for i in items if not isinstance(i, exp.Identifier)), None)
+        if other is not None:
+            msg = ("A CREATE TABLE ... AS SELECT column list either names the query's columns (in a new "
+                   "order, no types) or defines columns; not both, and a list of names takes no PRIMARY "
+                   "KEY or WATERMARK")
+            raise error_at(other, msg, sql)
     like = like_source(create)
     if like is not None:  # Flink refuses LIKE in a CTAS too
         raise error_at(like.this, "CREATE TABLE ... AS SELECT does not support LIKE", sql)
+
+
+def _ctas_columns(query: list[ColumnDef], declared: list[tuple[ColumnDef, exp.Expr]],
+                  names: list[exp.Identifier], sql: str) -> list[ColumnDef]:
+    """The columns of a CTAS table: the query's merged with the declared ones, as Flink 2.x's.
+
+    Names alone (``CREATE TABLE t (b, a) AS SELECT a, b``) put the query's columns in their order;
+    they must name each exactly once. Declared columns the query lacks come first, in their order
+    (physical ones are written NULL, so they cannot be NOT NULL; computed and metadata columns
+    are as in any table); a declared physical column the query has keeps the query's position
+    with the declared type, which the query's must cast to implicitly (:func:`implicit_cast`: no
+    narrowing, no nullable into NOT NULL). Names match exactly, as Flink's: ``V`` is not ``v``,
+    a second column there, refused here (our names are case-insensitive).
+
+    Raises:
+        SqlError: Flink's messages (``Incompatible types for sink column 'v' at position 1. ...``,
+            ``Column 'x' has no default value and does not allow NULLs.``, ...), at the column.
+    """
+    if names:
+        by_name = {c.name: c for c in query}
+        if len(names) != len(query):
+            msg = ("The number of columns in the column list must match the number of columns in the "
+                   f"source schema: the list has {len(names)}, the query {len(query)} "
+                   f"({', '.join(c.name for c in query)}).")
+            raise error_at(names[0], msg, sql)
+        out: list[ColumnDef] = []
+        for ident in names:
+            if ident.name not in by_name or by_name[ident.name] in out:
+                what = "not found in" if ident.name not in by_name else "named twice for a column of"
+                raise error_at(ident, f"Column '{ident.name}' {what} the source schema.", sql)
+            out.append(by_name[ident.name])
+        return out
+    by_name = {c.name: c for c in query}
+    folded = {c.name.lower(): c.name for c in query}
+    new: list[ColumnDef] = []
+    for pos, (col, ident) in enumerate(declared, start=1):
+        src = by_name.get(col.name)
+        if src is None and col.name.lower() in folded:  # Flink: a new column beside the query's
+            msg = (f"Column '{col.name}' differs from the query's column '{folded[col.name.lower()]}' only "
+                   "in case: Flink's CTAS adds it as a column of its own, which StreamSQL's names (case-"
+                   "insensitive) cannot hold; rename it, or spell it as the query does to redefine that one")
+            raise error_at(ident, msg, sql)
+        if src is None:
+            if col.computed is None and not col.virtual and col.type is not None and not col.type.nullable:
+                msg = f"Column '{col.name}' has no default value and does not allow NULLs."
+                raise error_at(ident, msg, sql)
+            new.append(col)
+        elif col.computed is not None or col.metadata_key is not None:
+            kind = "Computed" if col.computed is not None else "Metadata"
+            msg = (f"A column named '{col.name}' already exists in the source schema. {kind} columns "
+                   "cannot overwrite columns from source.")
+            raise error_at(ident, msg, sql)
+        elif not implicit_cast(src.type, col.type):
+            msg = (f"Incompatible types for sink column '{col.name}' at position {pos}. The source column "
+                   f"has type '{src.type}', while the target column has type '{col.type}'.")
+            raise error_at(ident, msg, sql)
+        else:
+            by_name[col.name] = col
+    return new + [by_name[c.name] for c in query]
 
 
 def like_source(create: exp.Create) -> exp.LikeProperty | None:

@@ -720,6 +720,10 @@ class FlinkParser(parser.Parser):
             if not self._curr:
                 self.raise_error("Expecting END to close the statement set")
             start = self._curr
+            if start.token_type != TokenType.INSERT:  # before parsing it: a CTAS's errors would come first
+                self.raise_error(f'Only INSERT statements are allowed inside a statement set (Flink 2.3: '
+                                 f'Encountered "{start.text.upper()}"); a CREATE TABLE ... AS SELECT runs '
+                                 'as a job of its own, outside', start)
             stmt = self._parse_statement()
             if not isinstance(stmt, exp.Insert):
                 self.raise_error("Only INSERT statements are allowed inside a statement set", start)

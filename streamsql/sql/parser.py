@@ -130,7 +130,30 @@ def parse_statement(text: str) -> exp.Expr:
     if isinstance(tree, nodes.Explain) and isinstance(tree.this, exp.Values):
         tree.set("this", values_query(tree.this))
     _check_supported(tree, text)
+    _limit_forms(tree, text)
     return tree
+
+
+def _limit_forms(tree: exp.Expr, text: str) -> None:
+    """Drop ``LIMIT ALL``; refuse MySQL's ``LIMIT m, n``, both as Flink 2.3 (checked on PyFlink).
+
+    ``LIMIT ALL`` is no limit (every row; ``ORDER BY ts LIMIT ALL`` is ``ORDER BY ts``). sqlglot
+    reads ``LIMIT m, n`` as ``LIMIT n OFFSET m`` (the OFFSET's count comes first in the text),
+    which Flink refuses in the words used here.
+    """
+    for limit in list(tree.find_all(exp.Limit)):
+        count = limit.expression
+        if isinstance(count, exp.Column) and not count.table and not count.this.quoted \
+                and count.name.upper() == "ALL":
+            limit.pop()
+            continue
+        offset = limit.parent.args.get("offset") if limit.parent else None
+        start = count.meta.get("start") if count is not None else None
+        skip = offset.expression if isinstance(offset, exp.Offset) else None
+        first = skip.meta.get("start") if skip is not None else None
+        if start is not None and first is not None and first < start:
+            msg = "'LIMIT start, count' is not allowed under the current SQL conformance level"
+            raise error_at(limit, msg, text)
 
 
 def values_query(values: exp.Values) -> exp.Select:

@@ -11,7 +11,9 @@ import re
 from collections import deque
 
 ROW = re.compile(r"^(?:\S+>\s*)?([+-][IUD])\[(.*)\]\s*$")
-INSERT = re.compile(r"^INSERT\s+INTO\s+`?([\w.]+)`?", re.IGNORECASE)
+#: A case's job statement and its sink: ``INSERT INTO sink ...`` or ``CREATE TABLE sink ... AS SELECT``.
+INSERT = re.compile(r"^(?:INSERT\s+INTO|CREATE\s+TABLE(?=[\s\S]*\bAS\s+(?:SELECT|WITH|VALUES)\b))"
+                    r"\s+`?([\w.]+)`?", re.IGNORECASE)
 
 
 def split_statements(sql: str) -> list[str]:

@@ -115,12 +115,19 @@ def test_show_jobs_lists_a_running_query_and_stop_job_cancels_it(env):
     until(lambda: result.job.metrics["rows_out"] > 0)
     shown = env.execute_sql("SHOW JOBS").rows
     assert [(r[0], r[1], r[2]) for r in shown] == [(result.job.job_id, result.job.name, "RUNNING")]
-    assert result.job.name.startswith("collect-")
+    assert result.job.name == "collect"  # Flink's name of a SELECT's job (TableEnvironmentImpl)
+    env.execute_sql("SET 'pipeline.name' = 'ticker'")
+    named = env.execute_sql("SELECT id FROM ticks")
+    until(lambda: named.job.metrics["rows_out"] > 0)
+    assert named.job.name == "ticker"
+    env.execute_sql(f"STOP JOB '{named.job.job_id}'")
+    env.execute_sql("RESET 'pipeline.name'")
     with pytest.raises(SqlError, match="WITH SAVEPOINT stops INSERT jobs: a query's job keeps"):
         env.execute_sql(f"STOP JOB '{result.job.job_id}' WITH SAVEPOINT")  # its folder goes at close()
     env.execute_sql(f"STOP JOB '{result.job.job_id}'")
     assert result.job.status == "CANCELED"
-    assert [r[2] for r in env.execute_sql("SHOW JOBS").rows] == ["CANCELED"]
+    assert [r[1:3] for r in env.execute_sql("SHOW JOBS").rows] == [("collect", "CANCELED"),
+                                                                    ("ticker", "CANCELED")]
     assert "CANCELED" in env.execute_sql(f"DESCRIBE JOB '{result.job.job_id}'").message
 
 

@@ -461,16 +461,23 @@ def test_a_derived_column_list_of_the_wrong_length_is_refused(env):
     ("SELECT g FROM src LIMIT 3", 0, 3),
     ("SELECT g FROM src LIMIT 3 OFFSET 2", 2, 3),
     ("SELECT g FROM src OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY", 1, 2),
-    ("SELECT g FROM src FETCH NEXT ROW ONLY", 0, 1),
+    ("SELECT g FROM src FETCH NEXT 1 ROW ONLY", 0, 1),
+    ("SELECT g FROM src LIMIT ALL", None, None),
     ("SELECT g FROM (SELECT g FROM src LIMIT 5) WHERE g > 0", 0, 5),
 ])
 def test_a_limit_without_order_by_is_flinks_insert_only_limit(env, sql, offset, fetch):
     text = env.execute_sql("EXPLAIN " + sql).message
+    if fetch is None:  # LIMIT ALL: no limit, as Flink's
+        assert "Limit(" not in text, text
+        return
     assert f"Limit(offset=[{offset}], fetch=[{fetch}], changelog=[insert-only])" in text, text
 
 
 @pytest.mark.parametrize(("sql", "fragment", "pos"), [
-    ("SELECT g FROM src OFFSET 3", "OFFSET without LIMIT or FETCH", (1, 19)),
+    ("SELECT g FROM src OFFSET 3", "FETCH is missed, which on streaming table is not supported", (1, 19)),
+    ("SELECT g FROM src LIMIT 2, 3", "'LIMIT start, count' is not allowed", (1, 19)),
+    ("SELECT g FROM (SELECT g FROM src LIMIT 2, 3)", "'LIMIT start, count' is not allowed", (1, 34)),
+    ("SELECT g FROM src FETCH FIRST ROW ONLY", "FETCH FIRST needs a count", (1, 19)),
     ("SELECT g, COUNT(*) FROM src GROUP BY g LIMIT 3", "LIMIT without ORDER BY over an updating", (1, 40)),
     ("SELECT DISTINCT g FROM src LIMIT 3", "LIMIT without ORDER BY over an updating input", (1, 28)),
     ("SELECT g FROM src LIMIT 1 + 1", "LIMIT takes a non-negative integer literal", (1, 25)),

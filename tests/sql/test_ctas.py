@@ -1,7 +1,8 @@
 """CREATE TABLE ... AS SELECT (CTAS), as Flink 2.3's: the table takes the query's columns and
 the INSERT job starts (checked on PyFlink: ``CREATE TABLE s WITH ('connector' = 'print') AS
 SELECT g, id + 1 FROM t`` runs; a table of that name already there is refused, ``IF NOT EXISTS``
-inserts into it; ``LIKE`` does not parse).
+inserts into it; ``LIKE`` does not parse; declared columns merge with the query's, Flink 2.x's
+FLIP-463, whose printed rows are compat cases ``ctas_*``).
 """
 
 from __future__ import annotations
@@ -76,8 +77,16 @@ def test_a_query_error_leaves_no_table(env):
 
 
 @pytest.mark.parametrize(("sql", "message", "col"), [
-    ("CREATE TABLE s (x INT) WITH ('connector' = 'blackhole') AS SELECT id FROM t",
-     "CREATE TABLE ... AS SELECT takes its columns from the query", 17),
+    ("CREATE TABLE s (x INT, id SMALLINT) WITH ('connector' = 'blackhole') AS SELECT id FROM t",
+     "Incompatible types for sink column 'id' at position 2. The source column has type 'INT', while the "
+     "target column has type 'SMALLINT'.", 24),
+    ("CREATE TABLE s (id, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'blackhole') "
+     "AS SELECT id FROM t",
+     "either names the query's columns", 34),
+    ("CREATE TABLE s (ID BIGINT) WITH ('connector' = 'blackhole') AS SELECT id FROM t",
+     "Column 'ID' differs from the query's column 'id' only in case", 17),
+    ("CREATE TABLE s (id, nope) WITH ('connector' = 'blackhole') AS SELECT id, g FROM t",
+     "Column 'nope' not found in the source schema.", 21),
     ("CREATE TABLE s WITH ('connector' = 'blackhole') LIKE t AS SELECT id FROM t",
      "CREATE TABLE ... AS SELECT does not support LIKE", 54),
     ("CREATE TABLE s WITH ('connector' = 'blackhole')\nSELECT id FROM t",  # a ';' gone missing
@@ -88,3 +97,21 @@ def test_what_ctas_cannot_have_is_refused_at_its_position(env, sql, message, col
         env.execute_sql(sql)
     assert message in ei.value.message and ei.value.col == col
     assert env.execute_sql("SHOW TABLES").rows == [("t",)]
+
+
+def test_declared_columns_merge_with_the_query_columns(env, tmp_path):
+    out = tmp_path / "out.jsonl"
+    env.execute_sql(f"CREATE TABLE s (note STRING, v BIGINT, c AS v + 1) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{out}', 'format' = 'json') AS SELECT id, v FROM t WHERE id < 3").wait(60)
+    assert [tuple(r[:2]) for r in env.execute_sql("DESCRIBE s").rows] == [
+        ("note", "STRING"), ("c", "(computed)"), ("id", "INT"), ("v", "BIGINT")]
+    assert [json.loads(line) for line in out.read_text().splitlines()] == [
+        {"note": None, "id": i, "v": r["v"]} for i, r in enumerate(ROWS[:3])]
+
+
+def test_a_failed_ctas_if_not_exists_keeps_the_table_that_was_there(env):
+    env.execute_sql("CREATE TABLE s (id INT) WITH ('connector' = 'print')")
+    with pytest.raises(SqlError, match="do not match"):
+        env.execute_sql("CREATE TABLE IF NOT EXISTS s WITH ('connector' = 'print') "
+                        "AS SELECT COUNT(*) AS id FROM t")
+    assert ("s",) in env.execute_sql("SHOW TABLES").rows

@@ -146,6 +146,6 @@ def test_a_group_or_partition_by_with_keys_still_parses(sql):
 
 @pytest.mark.parametrize("sql", [
     "SELECT id FROM t LIMIT 3 OFFSET 2", "SELECT id FROM t OFFSET 1 ROW FETCH NEXT 2 ROWS ONLY",
-    "SELECT id FROM t FETCH FIRST ROW ONLY", "SELECT id FROM t ORDER BY id LIMIT 3"])
+    "SELECT id FROM t FETCH FIRST 1 ROW ONLY", "SELECT id FROM t ORDER BY id LIMIT 3"])
 def test_limit_and_fetch_forms_flink_parses_still_parse(sql):
     assert parse_statement(sql).args["limit"] is not None

@@ -180,6 +180,9 @@ def test_error_at_end_of_input_points_after_last_token():
         ("SELECT * FROM TABLE(HOP(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND))", 1, 33,
          "only allowed in SESSION"),
         ("EXECUTE STATEMENT SET BEGIN SELECT 1; END", 1, 29, "Only INSERT"),
+        # Flink 2.3 (PyFlink): ParseException 'Encountered "CREATE" at line 1, column 29.'
+        ("EXECUTE STATEMENT SET BEGIN CREATE TABLE o WITH ('connector' = 'print') AS SELECT 1 AS a; "
+         "INSERT INTO p SELECT 1; END", 1, 29, 'Encountered "CREATE"'),
         ("SELECT a FROM t WHERE", 1, 22, "Incomplete WHERE clause"),
         ("SELECT a FROM t WHERE a = ) ", 1, 27, "Missing operand"),
         ("SELECT 1; SELECT 2", 1, 11, "found several"),  # at the second statement's SELECT
