@@ -46,6 +46,7 @@ from streamsql.plan.expressions import (
     to_duckdb,
 )
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, select_list
+from streamsql.plan.ordered_aggs import check_lag_default
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import OverSpec
 from streamsql.plan.windows import interval_ms, is_proctime, materialized_note, time_attributes
@@ -156,6 +157,9 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     in_types = pre_node.sql_schema
     aggs = [AggSpec(f, a, planner._agg_type(call, f, in_types.fields[a].type if a is not None else None))
             for call, (f, a) in zip(calls.values(), specs_raw)]
+    for call, (f, a) in zip(calls.values(), specs_raw):
+        if f == "lag":
+            check_lag_default(planner, call, in_types.fields[a].type, in_types.fields[a + 2].type)
     out_schema = pa.schema(list(pre_node.schema) + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                                     for j, s in enumerate(aggs)])
     over = OverAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys), ts_index=len(keys),
