@@ -332,7 +332,8 @@ class StreamEnvironment:
 
         The table gets the query's columns (names and types of its result), then the job of
         ``INSERT INTO t SELECT ...`` starts. The query is planned before the table exists (an
-        error leaves the catalog as it was); a job that fails to start drops the table again.
+        error leaves the catalog as it was); a job that fails to start drops the table again (a
+        table that was there before, ``IF NOT EXISTS`` or ``OR REPLACE``, stays or comes back).
         Unlike Flink's, the statement may not declare columns of its own (refused), and a
         PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
         """
@@ -346,11 +347,15 @@ class StreamEnvironment:
         remember(td.options)  # masked in messages and logs from now on
         self._check_connector(td, sql)
         target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        before = self.catalog.find(table_parts(target))  # IF NOT EXISTS / OR REPLACE: a table already there
         self._add(td, tree, bool(tree.args.get("exists")), bool(tree.args.get("replace")), sql)
         try:
             return self._submit([exp.insert(query.copy(), target.copy())], sql)
-        except BaseException:
-            self.catalog.drop(table_parts(target), if_exists=True)
+        except BaseException:  # the catalog as before the statement: never drop a table it did not create
+            if before is None:
+                self.catalog.drop(table_parts(target), if_exists=True)
+            else:
+                self.catalog.add(before, replace=True, name=table_parts(target))
             raise
 
     def _add(self, obj: TableDef | ViewDef, tree: exp.Create, exists: bool, replace: bool, sql: str) -> None:

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import SqlError
+from streamsql.core.errors import SqlError, StatementError
 
 ROWS = [{"id": i, "g": g, "v": v} for i, (g, v) in enumerate(
     [("a", 10), ("a", 20), ("b", 5), (None, 7), ("b", 3), ("c", None)])]
@@ -88,3 +88,17 @@ def test_what_ctas_cannot_have_is_refused_at_its_position(env, sql, message, col
         env.execute_sql(sql)
     assert message in ei.value.message and ei.value.col == col
     assert env.execute_sql("SHOW TABLES").rows == [("t",)]
+
+
+@pytest.mark.parametrize("create", ["CREATE TABLE IF NOT EXISTS", "CREATE OR REPLACE TABLE"])
+def test_a_failing_ctas_leaves_a_table_that_was_there_as_it_was(env, create):
+    """The job of a CTAS over an existing name fails to start (its query does not fit the
+    table, or an updating query into an append-only sink): the table stays as it was. It was
+    dropped: a user's own table lost to a failed statement."""
+    env.execute_sql("CREATE TABLE keep (a INT, b INT, c INT) WITH ('connector' = 'blackhole')")
+    with pytest.raises(StatementError):  # IF NOT EXISTS: a SqlError (columns); OR REPLACE: a PlanError
+        env.execute_sql(f"{create} keep WITH ('connector' = 'filesystem', 'path' = '/nonexistent/x', "
+                        "'format' = 'json') AS SELECT g, COUNT(*) AS n FROM t GROUP BY g")
+    assert env.execute_sql("SHOW TABLES").rows == [("keep",), ("t",)]
+    described = [tuple(r[:2]) for r in env.execute_sql("DESCRIBE keep").rows]
+    assert described == [("a", "INT"), ("b", "INT"), ("c", "INT")]
