@@ -80,6 +80,8 @@ def test_a_query_error_leaves_no_table(env):
      "CREATE TABLE ... AS SELECT takes its columns from the query", 17),
     ("CREATE TABLE s WITH ('connector' = 'blackhole') LIKE t AS SELECT id FROM t",
      "CREATE TABLE ... AS SELECT does not support LIKE", 54),
+    ("CREATE TEMPORARY TABLE s WITH ('connector' = 'blackhole') AS SELECT id FROM t",  # as Flink 2.3
+     "CREATE TABLE AS SELECT syntax does not support to create temporary table yet", 24),
     ("CREATE TABLE s WITH ('connector' = 'blackhole')\nSELECT id FROM t",  # a ';' gone missing
      "A query right after CREATE TABLE needs AS", 1),
 ])
