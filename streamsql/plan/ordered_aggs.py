@@ -98,12 +98,12 @@ def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:
     """``LAG(x [, offset [, default]])``: the arguments ``[x, offset, default]`` (offset 1, default NULL).
 
     Raises:
-        SqlError: an offset that is not a positive integer literal (positioned).
+        SqlError: an offset that is not a non-negative integer literal (positioned; Flink 2.3 also
+            runs a column as the offset, and answers NULL for every row of its compat case).
     """
     offset = call.args.get("offset") or exp.Literal.number(1)
-    if not (isinstance(offset, exp.Literal) and not offset.is_string and offset.this.isdigit()
-            and int(offset.this) > 0):
-        planner._fail(offset, "The offset of LAG must be a positive integer literal")
+    if not (isinstance(offset, exp.Literal) and not offset.is_string and offset.this.isdigit()):
+        planner._fail(offset, "The offset of LAG must be a non-negative integer literal")  # 0: the row's own
     default = call.args.get("default")
     if isinstance(default, exp.Null):  # Calcite's validator: an untyped NULL (CAST(NULL AS t) is taken)
         planner._fail(default, "Illegal use of 'NULL'")

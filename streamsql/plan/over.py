@@ -111,6 +111,10 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
             planner._fail(w.this, "LEAD Function is not supported in stream mode.")
         if isinstance(w.this, exp.Lag) and w.args.get("spec") is not None:  # Calcite's validator
             planner._fail(w.args["spec"], "ROW/RANGE not allowed with LAG function")
+        if isinstance(w.this, exp.IgnoreNulls) and isinstance(w.this.this, exp.Lag):
+            planner._fail(w.this, "LAG(...) IGNORE NULLS is not supported: Flink 2.3 ignores IGNORE NULLS "
+                                  "(its LAG returns the NULLs), an answer not copied here; filter the NULL "
+                                  "rows in a subquery, or drop IGNORE NULLS")
         if not isinstance(w.this, (*AGG_TYPES, exp.Lag)):
             planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: ranking functions) are not "
                              "supported; use an aggregate or LAG OVER")
