@@ -335,7 +335,8 @@ class StreamEnvironment:
         new ones first, written NULL; redeclared ones keep their place with the declared type),
         then the job of ``INSERT INTO t (query's columns) SELECT ...`` starts. The query is planned
         before the table exists (an error leaves the catalog as it was); a job that fails to start
-        drops the table again, unless it was there before (IF NOT EXISTS). Unlike Flink's, a
+        drops the table again (a table that was there before, ``IF NOT EXISTS`` or
+        ``OR REPLACE``, stays or comes back). Unlike Flink's, a
         PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
         """
         from streamsql.core.catalog import ColumnDef
@@ -348,16 +349,18 @@ class StreamEnvironment:
         remember(td.options)  # masked in messages and logs from now on
         self._check_connector(td, sql)
         target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        existed = self.catalog.find(table_parts(target)) is not None
+        before = self.catalog.find(table_parts(target))  # IF NOT EXISTS / OR REPLACE: a table already there
         self._add(td, tree, bool(tree.args.get("exists")), bool(tree.args.get("replace")), sql)
         listed = None  # the query's columns by name, when the table's are others or in another order
         if [c.name for c in td.columns] != [c.name for c in columns]:
             listed = [exp.to_identifier(c.name, quoted=True) for c in columns]
         try:
             return self._submit([exp.insert(query.copy(), target.copy(), columns=listed)], sql)
-        except BaseException:
-            if not existed:
+        except BaseException:  # the catalog as before the statement: never drop a table it did not create
+            if before is None:
                 self.catalog.drop(table_parts(target), if_exists=True)
+            else:
+                self.catalog.add(before, replace=True, name=table_parts(target))
             raise
 
     def _add(self, obj: TableDef | ViewDef, tree: exp.Create, exists: bool, replace: bool, sql: str) -> None:

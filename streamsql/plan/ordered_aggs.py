@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.core.types import SqlType
 from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
 from streamsql.plan.nodes import INSERT_ONLY
 
@@ -97,7 +98,8 @@ def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:
     """``LAG(x [, offset [, default]])``: the arguments ``[x, offset, default]`` (offset 1, default NULL).
 
     Raises:
-        SqlError: an offset that is not a non-negative integer literal (positioned).
+        SqlError: an offset that is not a non-negative integer literal (positioned; Flink 2.3 also
+            runs a column as the offset, and answers NULL for every row of its compat case).
     """
     offset = call.args.get("offset")
     if offset is None:
@@ -106,7 +108,29 @@ def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:
         planner._fail(offset, f"Offset(-{offset.this.this}) should be positive.")  # Flink's words
     else:  # 0 is allowed, as Flink's LagAggFunction: the row's own value
         integer_literal(planner, offset, "The offset of LAG must be a non-negative integer literal")
-    return "lag", [call.this, offset, call.args.get("default") or exp.Null()]
+    default = call.args.get("default")
+    if isinstance(default, exp.Null):  # Calcite's validator: an untyped NULL (CAST(NULL AS t) is taken)
+        planner._fail(default, "Illegal use of 'NULL'")
+    return "lag", [call.this, offset, default or exp.Null()]
+
+
+def check_lag_default(planner, call: exp.Lag, value: SqlType, default: SqlType) -> None:
+    """Refuse a LAG default of another type than the value's, as Flink's LagAggFunction does.
+
+    Flink compares the type roots (``LAG(int_col, 1, 1.5)``, ``LAG(int_col, 1, CAST(0 AS BIGINT))``,
+    ``LAG(double_col, 1, 0)`` and ``LAG(int_col, 1, 'x')`` fail: "Please explicitly cast default
+    value ..."); a DECIMAL or TIMESTAMP of another precision, and a CHAR literal for a STRING, are
+    taken (checked on PyFlink 2.3). Without the check the default was cast to the value's Arrow
+    type at run time: a job failure ("Internal error") or a silently converted value.
+
+    Raises:
+        SqlError: at the default.
+    """
+    given = call.args.get("default")
+    if given is None or default.name == value.name:
+        return
+    planner._fail(given, f"Please explicitly cast default value {default} to {value}, the type of "
+                         f"LAG's first argument (e.g. CAST({given.sql()} AS {value}))")
 
 
 def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:

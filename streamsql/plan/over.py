@@ -46,6 +46,7 @@ from streamsql.plan.expressions import (
     to_duckdb,
 )
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, select_list
+from streamsql.plan.ordered_aggs import check_lag_default
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.specs import OverSpec
 from streamsql.plan.windows import interval_ms, is_proctime, materialized_note, time_attributes
@@ -110,6 +111,10 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
             planner._fail(w.this, "LEAD Function is not supported in stream mode.")
         if isinstance(w.this, exp.Lag) and w.args.get("spec") is not None:  # Calcite's validator
             planner._fail(w.args["spec"], "ROW/RANGE not allowed with LAG function")
+        if isinstance(w.this, exp.IgnoreNulls) and isinstance(w.this.this, exp.Lag):
+            planner._fail(w.this, "LAG(...) IGNORE NULLS is not supported: Flink 2.3 ignores IGNORE NULLS "
+                                  "(its LAG returns the NULLs), an answer not copied here; filter the NULL "
+                                  "rows in a subquery, or drop IGNORE NULLS")
         if not isinstance(w.this, (*AGG_TYPES, exp.Lag)):
             planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: ranking functions) are not "
                              "supported; use an aggregate or LAG OVER")
@@ -156,6 +161,9 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     in_types = pre_node.sql_schema
     aggs = [AggSpec(f, a, planner._agg_type(call, f, in_types.fields[a].type if a is not None else None))
             for call, (f, a) in zip(calls.values(), specs_raw)]
+    for call, (f, a) in zip(calls.values(), specs_raw):
+        if f == "lag":
+            check_lag_default(planner, call, in_types.fields[a].type, in_types.fields[a + 2].type)
     out_schema = pa.schema(list(pre_node.schema) + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                                     for j, s in enumerate(aggs)])
     over = OverAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys), ts_index=len(keys),

@@ -397,7 +397,8 @@ class Planner:
             q = compile_query([("wm", wsql)], None, node.schema, ddl)
             pushed = table.options.get("connector") in ("kafka", "upsert-kafka")  # Flink: in the source
             eager = None if pushed else self.config.duration("pipeline.auto-watermark-interval")
-            node = WatermarkAssignerNode([node], node.schema, node.mode, query=q, rowtime=col.name,
+            node = WatermarkAssignerNode([node], _rowtime_schema(node.schema, col.name), node.mode, query=q,
+                                         rowtime=col.name,
                                          expr_sql=flink_text(wsql), idle_timeout_ms=idle_timeout_ms,
                                          eager_interval_ms=eager)
         return node
@@ -693,13 +694,37 @@ def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str 
     return Scope(cols, sql, what)
 
 
+def _rowtime_schema(schema: pa.Schema, rowtime: str) -> pa.Schema:
+    """``schema`` with its rowtime column typed TIMESTAMP(3) / TIMESTAMP_LTZ(3), whatever its precision.
+
+    Flink's time attributes have precision 3 in queries (its rowtime indicator type): over a
+    ``WATERMARK FOR ts`` on a TIMESTAMP(0) column, ``CAST(ts AS STRING)`` is ``'2024-01-01
+    00:00:01.000'`` and TYPEOF(ts) ``TIMESTAMP(3)`` (PyFlink 2.3). The values are the same
+    (``timestamp[ms]`` either way): only the SQL type riding in the field's metadata changes.
+    """
+    i = schema.get_field_index(rowtime)
+    t = SqlType.of_field(schema.field(i))
+    attribute = _time_attribute_type(t)
+    return schema if attribute == t else schema.set(i, attribute.arrow_field(rowtime))
+
+
+def _time_attribute_type(t: SqlType) -> SqlType:
+    """A TIMESTAMP or TIMESTAMP_LTZ of a precision below 3 as the time attribute's (precision 3)."""
+    if t.name not in ("TIMESTAMP", "TIMESTAMP_LTZ") or (t.precision or 0) >= 3:
+        return t
+    return dataclasses.replace(t, precision=3)
+
+
 def _declared_types(table: TableDef) -> dict[str, SqlType]:
     """A table's physical columns → their DDL types, a PRIMARY KEY column NOT NULL (as Flink).
 
-    A rowtime column too: Flink's TYPEOF gives its declared type, without the ``*ROWTIME*`` marker.
+    A rowtime column too: Flink's TYPEOF gives its declared type, without the ``*ROWTIME*`` marker,
+    at precision 3 (a time attribute's, see :func:`_rowtime_schema`).
     """
     keys = {k.lower() for k in table.primary_key}
-    declared = {c.name: declared_type(c.type.with_nullable(False) if c.name.lower() in keys else c.type,
+    rowtime = table.watermark.column.lower() if table.watermark is not None else None
+    declared = {c.name: declared_type(_time_attribute_type(c.type) if c.name.lower() == rowtime else
+                                      c.type.with_nullable(False) if c.name.lower() in keys else c.type,
                                       c.written)
                 for c in table.columns if c.is_physical and c.type is not None}
     return {name: t for name, t in declared.items() if t is not None}

@@ -130,7 +130,7 @@ def _check_ctas(create: exp.Create, sql: str) -> None:
 
     No AS before the query (sqlglot takes it without: a ';' gone missing after a CREATE TABLE), a
     list of bare column names mixed with definitions, a key or a watermark (Flink's parser takes
-    names alone), a LIKE clause.
+    names alone), a LIKE clause, TEMPORARY (Flink's words).
     """
     query = create.expression
     start = next((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None), None)
@@ -152,6 +152,10 @@ def _check_ctas(create: exp.Create, sql: str) -> None:
     like = like_source(create)
     if like is not None:  # Flink refuses LIKE in a CTAS too
         raise error_at(like.this, "CREATE TABLE ... AS SELECT does not support LIKE", sql)
+    temporary = next((p for p in _properties(create) if isinstance(p, exp.TemporaryProperty)), None)
+    if temporary is not None:  # Flink 2.3's parser (SqlValidateException), checked on PyFlink
+        msg = "CREATE TABLE AS SELECT syntax does not support to create temporary table yet."
+        raise error_at(schema.this if isinstance(schema, exp.Schema) else schema, msg, sql)
 
 
 def _ctas_columns(query: list[ColumnDef], declared: list[tuple[ColumnDef, exp.Expr]],

@@ -526,14 +526,17 @@ class RocksDBStateBackend(StateBackend):
         return handle
 
     def _close_db(self) -> None:
-        self._uncached = None  # it holds the database open
-        db, self._db = self._db, None
-        if db is not None:
-            try:
-                db.close()
-            except Exception as e:
-                raise translate(e, f"close RocksDB state '{self._path}'") from e
-            del db
+        # The uncached handle holds the database open: close it, not only forget it (a reference
+        # kept elsewhere, e.g. by the traceback of a failed read in a job's error, kept the LOCK).
+        handles = [self._uncached, self._db]
+        self._uncached = self._db = None
+        for handle in handles:
+            if handle is not None:
+                try:
+                    handle.close()
+                except Exception as e:
+                    raise translate(e, f"close RocksDB state '{self._path}'") from e
+        del handles
 
     def _retry_locked(self, action: str, fn: Callable[[], T]) -> T:
         """Run ``fn``, retrying with backoff while RocksDB reports the database lock is held."""

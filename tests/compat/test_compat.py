@@ -44,6 +44,9 @@ REFUSED_HERE = {
     "listagg_distinct_session_merge": "LISTAGG(DISTINCT ...) in a SESSION window aggregate is not supported "
                                       "yet",
     "array_agg_distinct_tumble": "ARRAY_AGG(DISTINCT ...) in a TUMBLE window aggregate is not supported yet",
+    # Flink ignores IGNORE NULLS on LAG; and a column as LAG's offset answers NULL for each row there
+    "lag_ignore_nulls": "LAG(...) IGNORE NULLS is not supported",
+    "lag_offset_of_a_column": "The offset of LAG must be a non-negative integer literal",
 }
 
 

@@ -190,3 +190,27 @@ def test_a_bad_value_is_an_error_naming_the_key(key, value, message):
     if message != "above 0 bytes":  # SET checks the form; a zero budget fails at job start
         with pytest.raises(ConfigError, match=message):
             check_setting(key, value)
+
+
+def test_a_failed_uncached_read_kept_as_an_error_does_not_hold_the_database(tmp_path):
+    """A failed job keeps its error, and the error's traceback the frames of the failed read: the
+    uncached handle in one of them kept the database locked after close (a reopen in the same
+    process, a restart, timed out on RocksDB's LOCK) and read the closed database's data. Closing
+    the backend closes the handle too."""
+    from streamsql.state.exceptions import StateError
+    from streamsql.state.rocksdb import RocksDBOptions, RocksDBStateBackend
+
+    backend = RocksDBStateBackend(RocksDBOptions(open_timeout=0.5))
+    backend.open(str(tmp_path / "work"))
+    state = backend.keyed_state("agg")
+    state.write([(b"k", b"v")])
+    assert state.get_many([b"k"], cache=False) == [b"v"]
+    with pytest.raises(StateError) as kept:  # a str key: the multi-get fails inside the read
+        state.get_many(["not bytes"], cache=False)
+    backend.close()
+    backend.open(str(tmp_path / "work"))  # was: StateLockedError after open_timeout
+    try:
+        assert backend.keyed_state("agg").get_many([b"k"], cache=False) == [None]  # open() starts empty
+    finally:
+        backend.close()
+    assert kept.value is not None
