@@ -252,7 +252,7 @@ def _condition(bound: exp.Expression, node: exp.Expression, clause: str | None,
 
 def sql_type_of(node: exp.Expression, scope: Scope) -> SqlType | None:
     """The Flink type the function registry infers for ``node`` over ``scope`` (None: unknown)."""
-    return _bind(resolve_columns(node, scope), scope.sql).meta.get(TYPE)
+    return _resolve_and_bind(node, scope)[1].meta.get(TYPE)  # one binding (resolve_columns binds too)
 
 
 def _short_ltz_inside(t: SqlType) -> bool:
@@ -261,7 +261,7 @@ def _short_ltz_inside(t: SqlType) -> bool:
         (c.name == "TIMESTAMP_LTZ" and (c.precision or 0) < 6) or _short_ltz_inside(c) for c in t.children)
 
 
-def registry_time_type(node: exp.Expression, compiled: Compiled, scope: Scope,
+def registry_time_type(node: exp.Expression, compiled: Compiled, scope: Scope, resolved: bool = False,
                        ) -> tuple[Compiled, SqlType | None]:
     """``compiled`` (``node``'s DuckDB SQL) and the type its Calc column takes where DuckDB's cannot say it.
 
@@ -275,8 +275,11 @@ def registry_time_type(node: exp.Expression, compiled: Compiled, scope: Scope,
     registry knows the precision; the runtime casts each result to the Calc's output schema (a
     TIMESTAMP_LTZ(0) is carried in milliseconds, its precision in the field's metadata). The type
     is None for any other item (DuckDB's is right).
+
+    ``resolved``: ``compiled`` is :func:`compile_expression`'s of ``node`` over ``scope``, whose
+    ``type`` is that same inference (not done a second time).
     """
-    t = sql_type_of(node, scope)
+    t = compiled.type if resolved else sql_type_of(node, scope)
     if t is None or (t.precision or 0) >= 6:
         return compiled, None
     if t.name == "TIMESTAMP_LTZ" or _short_ltz_inside(t):

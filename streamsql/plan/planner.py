@@ -437,7 +437,7 @@ class Planner:
             if e is None:
                 compiled.append((name, quote(name)))
                 continue
-            sql, t = registry_time_type(e, compile_expression(e, scope), scope)
+            sql, t = registry_time_type(e, compile_expression(e, scope), scope, resolved=True)
             compiled.append((name, sql))
             if t is not None:
                 types[name] = t

@@ -350,7 +350,7 @@ def campaign(a: argparse.Namespace) -> int:
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
     unbounded, bounded = write_scripts(a, work, job, src, out)
     rnd = random.Random(a.seed)
-    points = POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
+    points = tuple(a.points) if a.points else POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
     plan = [("point", p) for p in points] + [("random", None)] * max(0, a.kills - len(points))
     rnd.shuffle(plan)
     kills = restarts = 0
@@ -468,7 +468,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Kill a StreamSQL job repeatedly; check exactly-once.")
     ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
     ap.add_argument("--records", type=int, default=200_000)
-    ap.add_argument("--kills", type=int, default=20, help="at least 5: one per fault point, the rest random")
+    ap.add_argument("--kills", type=int, default=20,
+                    help="at least one per fault point (5, or as many as --points names), the rest random")
     ap.add_argument("--query", choices=(*_SINKS, *QUERIES), default="agg")
     ap.add_argument("--backend", choices=("rocksdb", "hashmap"), default="rocksdb")
     ap.add_argument("--mode", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), default="EXACTLY_ONCE")
@@ -494,6 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pipeline-points", action="store_true",
                     help="also kill once at each of the pipelined hot path's fault points "
                          "(while_holding, during_decode)")
+    ap.add_argument("--points", type=lambda v: v.split(","), default=None, metavar="POINT,...",
+                    help="kill once at each of these fault points instead of every checkpoint point "
+                         f"({', '.join(POINTS)}; also {', '.join(PIPELINE_POINTS)})")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a further SET of the job (e.g. execution.checkpointing.dir=s3://bucket/prefix)")
     ap.add_argument("--broker-restarts", type=int, default=0,
@@ -503,6 +507,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slow-sink", type=int, default=0, metavar="BYTES",
                     help="with --broker-restarts: throttle the job's producers to BYTES/s (a broker quota)")
     a = ap.parse_args(argv)
+    unknown = set(a.points or ()) - set(POINTS + PIPELINE_POINTS)
+    if unknown:
+        ap.error(f"--points: unknown fault points {', '.join(sorted(unknown))}")
     workers = a.workers > 1 and a.broker_restarts <= 0
     a.min_kill = a.min_kill if a.min_kill is not None else 2.0 if workers else 1.0
     a.max_kill = a.max_kill if a.max_kill is not None else 6.0 if workers else 4.0
