@@ -143,7 +143,8 @@ class Gen:
             lambda: Expr(f"CONCAT({q}g, '-', {q}s)", f"({q}g || '-' || {q}s)", "str"),
             lambda: same(f"COALESCE({q}s, 'none')", "str"),
             lambda: same(f"REPLACE({q}s, '{self.pick('aeno')}', '{self.pick(['', 'X', 'yy'])}')", "str"),
-            lambda: same(f"TRIM(CONCAT(' ', {q}g, ' '))", "str"),
+            # DuckDB's concat() skips NULLs; Flink's CONCAT is NULL when any argument is (``||``)
+            lambda: Expr(f"TRIM(CONCAT(' ', {q}g, ' '))", f"TRIM(' ' || {q}g || ' ')", "str"),
             lambda: same(f"REVERSE({q}s)", "str"),
             lambda: same(f"REPEAT({q}g, {self.r.randint(0, 3)})", "str"),
             lambda: Expr(f"CAST({q}k AS STRING)", f"CAST({q}k AS VARCHAR)", "str"),
@@ -598,8 +599,11 @@ class Gen:
         if shape == "agg_of_agg":
             f, d, kn, an = self.aggregation(src, min_keys=1)
             outer = self.pick(kn + an)
-            inner = self.pick(an)
-            ag = self.pick(["COUNT(*)", f"SUM({inner})", f"MAX({inner})", f"MIN({inner})", f"COUNT({inner})"])
+            i = self.r.randrange(len(an))
+            inner = an[i]
+            # SUM of a number only (Flink and DuckDB refuse SUM of a string: MIN/MAX(s) is one)
+            total = f"SUM({inner})" if self.agg_kinds[i] != "str" else f"COUNT(DISTINCT {inner})"
+            ag = self.pick(["COUNT(*)", total, f"MAX({inner})", f"MIN({inner})", f"COUNT({inner})"])
             return (f"SELECT {outer}, {ag} AS c FROM ({f}) GROUP BY {outer}",
                     f"SELECT {outer}, {ag} AS c FROM ({d}) GROUP BY {outer}")
         if shape == "filter_agg":
