@@ -33,14 +33,15 @@ import random
 import re
 import sys
 import tempfile
+import time
 import traceback
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.runtime.oracle import (
     COLUMNS,
     assert_same,
-    create_table,
     duck_con,
     duck_rows,
     gen_rows,
@@ -718,29 +719,44 @@ def data_files(d: Path) -> dict[str, Path]:
     }
 
 
+def create_tables(env, files: dict[str, Path], connector: str = "filesystem") -> None:
+    """``t``, ``cdc``, ``cdx`` and ``tw`` (``t`` with an event-time ``ts``) in ``env``."""
+    cols = ", ".join(f"{c} {t}" for c, t, _ in COLUMNS)
+    for name, fmt in (("t", "json"), ("cdc", "debezium-json"), ("cdx", "debezium-json")):
+        env.execute_sql(f"CREATE TABLE {name} ({cols}) WITH ('connector' = '{connector}', "
+                        f"'path' = '{files[name]}', 'format' = '{fmt}')")
+    env.execute_sql(f"CREATE TABLE tw ({cols}, ts AS {TS_FLINK}, "
+                    f"WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = '{connector}', "
+                    f"'path' = '{files['t']}', 'format' = 'json')")
+
+
+def expected_rows(q: Query, files: dict[str, Path]) -> Counter:
+    """DuckDB's batch answer to ``q`` over the final tables."""
+    con = duck_con({"t": files["t"], "cdc": files["cdc_final"], "cdx": files["cdx_final"]})
+    con.execute(f"CREATE VIEW tw AS SELECT *, {TS_DUCK} AS ts FROM t")
+    return duck_rows(con, q.duck)
+
+
+def compare(actual: Counter, expected: Counter, what: str) -> None:
+    """``assert_same``, but a global aggregate over no rows: DuckDB answers one row, a streaming
+    aggregate none (Flink)."""
+    if not actual and len(expected) == 1 and all(v in (0, None) for r in expected for v in r):
+        return
+    assert_same(actual, expected, what)
+
+
 def check(seed: int, files: dict[str, Path], work: Path) -> Query:
     """Run seed's query both ways; AssertionError with the query when they differ."""
     q = make_query(seed)
     env = make_env(work, q.backend, q.batch_size)
-    create_table(env, "t", files["t"])
-    create_table(env, "cdc", files["cdc"], fmt="debezium-json")
-    create_table(env, "cdx", files["cdx"], fmt="debezium-json")
-    cols = ", ".join(f"{c} {t}" for c, t, _ in COLUMNS)
-    env.execute_sql(f"CREATE TABLE tw ({cols}, ts AS {TS_FLINK}, "
-                    f"WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'filesystem', "
-                    f"'path' = '{files['t']}', 'format' = 'json')")
-    con = duck_con({"t": files["t"], "cdc": files["cdc_final"], "cdx": files["cdx_final"]})
-    con.execute(f"CREATE VIEW tw AS SELECT *, {TS_DUCK} AS ts FROM t")
-    expected = duck_rows(con, q.duck)
+    create_tables(env, files)
+    expected = expected_rows(q, files)
     try:
         actual = stream_rows(env, q.flink, timeout=120)  # a session or window fires at the end only
     except AssertionError as e:
         msg = f"seed {seed} ({q.backend}, batch {q.batch_size}): {q.flink}\n{e}"
         raise AssertionError(msg) from None
-    # A global aggregate over no rows: DuckDB answers one row, a streaming aggregate none (Flink).
-    if not actual and len(expected) == 1 and all(v in (0, None) for r in expected for v in r):
-        return q
-    assert_same(actual, expected, f"seed {seed} ({q.backend}, batch {q.batch_size}): {q.flink}")
+    compare(actual, expected, f"seed {seed} ({q.backend}, batch {q.batch_size}): {q.flink}")
     return q
 
 
@@ -750,7 +766,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, help="one seed")
     ap.add_argument("--show", action="store_true", help="print the query, do not run it")
     ap.add_argument("--shape", help="only the seeds of these shapes (comma-separated)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="a line for every seed run")
+    ap.add_argument("--savepoint", action="store_true",
+                    help="stop each query with a savepoint part-way and resume it (query_fuzz_savepoint)")
     a = ap.parse_args(argv)
+    run = check
+    if a.savepoint:
+        from tests.runtime.query_fuzz_savepoint import check_savepoint as run
     seeds = [a.seed] if a.seed is not None else range(*map(int, a.seeds.split(":")))
     if a.shape:
         seeds = [s for s in seeds if make_query(s).shape in a.shape.split(",")]
@@ -764,8 +786,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"-- DuckDB\n{q.duck}")
                 continue
             with tempfile.TemporaryDirectory() as work:
+                start = time.monotonic()
                 try:
-                    check(s, files, Path(work))
+                    q = run(s, files, Path(work))
+                    if a.verbose:
+                        extra = f" {sys.modules[run.__module__].LAST}" if a.savepoint else ""
+                        print(f"ok seed {s} {q.shape} {time.monotonic() - start:.1f} s{extra}", flush=True)
                 except AssertionError as e:
                     failed += 1
                     print(f"FAIL {str(e)[:3000]}\n", flush=True)
