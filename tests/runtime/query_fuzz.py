@@ -769,10 +769,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="a line for every seed run")
     ap.add_argument("--savepoint", action="store_true",
                     help="stop each query with a savepoint part-way and resume it (query_fuzz_savepoint)")
+    ap.add_argument("--cuts", type=int, default=1, help="with --savepoint: stop and resume this many times")
     a = ap.parse_args(argv)
     run = check
     if a.savepoint:
-        from tests.runtime.query_fuzz_savepoint import check_savepoint as run
+        from tests.runtime.query_fuzz_savepoint import check_savepoint
+
+        def run(seed, files, work):
+            return check_savepoint(seed, files, work, cuts=a.cuts)
     seeds = [a.seed] if a.seed is not None else range(*map(int, a.seeds.split(":")))
     if a.shape:
         seeds = [s for s in seeds if make_query(s).shape in a.shape.split(",")]
@@ -790,7 +794,8 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     q = run(s, files, Path(work))
                     if a.verbose:
-                        extra = f" {sys.modules[run.__module__].LAST}" if a.savepoint else ""
+                        sp = sys.modules.get("tests.runtime.query_fuzz_savepoint")
+                        extra = f" {sp.LAST}" if a.savepoint else ""
                         print(f"ok seed {s} {q.shape} {time.monotonic() - start:.1f} s{extra}", flush=True)
                 except AssertionError as e:
                     failed += 1

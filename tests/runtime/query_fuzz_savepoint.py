@@ -11,9 +11,11 @@ changelog both jobs wrote (``fuzz-changelog`` keeps every row it is given, with 
 is given: nothing is taken back at a restore) is folded as one and compared with DuckDB's answer
 over all the input. So every operator's state crosses the savepoint mid-stream: pending windows
 and sessions, the watermark, join and Top-N state, accumulators of aggregates whose input
-retracts. A quarter of the seeds restore into the other state backend.
+retracts. A quarter of the seeds restore into the other state backend. With ``cuts`` > 1 the
+restored job is stopped with a savepoint again at the next cut, and so on (a restored state
+saved again).
 
-    python -m tests.runtime.query_fuzz --savepoint --seeds 0:300
+    python -m tests.runtime.query_fuzz --savepoint --seeds 0:300 [--cuts 3]
 """
 
 from __future__ import annotations
@@ -100,19 +102,23 @@ def connectors():
 
 @dataclasses.dataclass(frozen=True)
 class Resume:
-    """Where a seed's input is cut, and the backend of the job restored from the savepoint."""
+    """Where a seed's input is cut (fractions of every table, ascending), and each run's backend."""
 
-    fraction: float
-    backend: str
+    cuts: tuple[float, ...]
+    backends: tuple[str, ...]  # one more than the cuts
 
 
-def resume_plan(seed: int, q: Query) -> Resume:
-    """The seed's cut (15% .. 85% of every table) and restore backend (the other one, 1 in 4);
-    drawn apart from :func:`make_query`, whose queries stay those of the plain oracle."""
+def resume_plan(seed: int, q: Query, cuts: int = 1) -> Resume:
+    """The seed's cuts (15% .. 85% of every table) and the backend of each run (the first the query's,
+    each restore the other one 1 in 4); drawn apart from :func:`make_query`, whose queries stay those
+    of the plain oracle. The first cut and restore are the same whatever ``cuts``."""
     r = random.Random(f"savepoint-{seed}")
-    fraction = round(r.uniform(0.15, 0.85), 3)
-    other = {"hashmap": "rocksdb", "rocksdb": "hashmap"}[q.backend]
-    return Resume(fraction, other if r.random() < 0.25 else q.backend)
+    other = {"hashmap": "rocksdb", "rocksdb": "hashmap"}
+    fractions, backends = [], [q.backend]
+    for _ in range(cuts):
+        fractions.append(round(r.uniform(0.15, 0.85), 3))
+        backends.append(other[backends[-1]] if r.random() < 0.25 else backends[-1])
+    return Resume(tuple(sorted(fractions)), tuple(backends))
 
 
 def _reset(gates: dict[str, int]) -> None:
@@ -130,50 +136,60 @@ def _settings(name: str, **more: str) -> dict[str, str]:
     return {"pipeline.name": name, "execution.checkpointing.interval": "300 ms", **more}
 
 
-def check_savepoint(seed: int, files: dict[str, Path], work: Path, timeout: float = 120) -> Query:
+def check_savepoint(seed: int, files: dict[str, Path], work: Path, timeout: float = 120,
+                    cuts: int = 1) -> Query:
     """Run seed's query up to its cut, stop with a savepoint, resume in a fresh environment to the
-    end; AssertionError when the changelog of both runs differs from DuckDB's answer."""
+    end (with ``cuts`` > 1: to the next cut, stop with a savepoint again, ...); AssertionError when
+    the changelog of all the runs differs from DuckDB's answer."""
     q = make_query(seed)
-    plan = resume_plan(seed, q)
-    what = (f"seed {seed} savepoint at {plan.fraction:.0%} ({q.backend} -> {plan.backend}, "
-            f"batch {q.batch_size}): {q.flink}")
+    plan = resume_plan(seed, q, cuts)
+    what = (f"seed {seed} savepoints at {', '.join(f'{c:.0%}' for c in plan.cuts)} "
+            f"({' -> '.join(plan.backends)}, batch {q.batch_size}): {q.flink}")
     expected = expected_rows(q, files)
     sql = f"CREATE TABLE `out` WITH ('connector' = '{RECORDER}') AS {q.flink}"
+    runs: list[list[tuple[RowKind, tuple]]] = []
+    path = None
     with connectors():
-        _reset({str(files[n]): max(1, int(plan.fraction * _lines(files[n]))) for n in ("t", "cdc", "cdx")})
-        with make_env(work / "a", q.backend, q.batch_size, _settings("fuzz-first")) as env:
-            create_tables(env, files, GATED)
-            job = env.execute_sql(sql).job
-            deadline = time.monotonic() + timeout
-            while not (OPENED and all(s.held for s in OPENED)):
-                if job.done:
-                    job.wait(0)  # its failure
-                    msg = f"{what}\n  the first job ended ({job.status}) before its sources held at the cut"
-                    raise AssertionError(msg)
-                if time.monotonic() > deadline:
-                    msg = f"{what}\n  the sources did not reach the cut within {timeout} s"
-                    raise AssertionError(msg)
-                time.sleep(0.02)
-            path = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
-            assert job.status == "FINISHED", f"{what}\n  the stopped job is {job.status}"
-        first = list(WRITTEN)
-        _reset({})
-        with make_env(work / "b", plan.backend, q.batch_size,
-                      _settings("fuzz-second", **{"execution.savepoint.path": path})) as env:
-            create_tables(env, files, GATED)
-            job = env.execute_sql(sql).job
-            status = job.wait(timeout)
-            LAST.update(restored=job.runner.restored_from)
-            if status != "FINISHED":
-                job.cancel()
-                msg = f"{what}\n  the restored job did not finish within {timeout} s ({status})"
-                raise AssertionError(msg)
-        second = list(WRITTEN)
-    LAST.update(before=len(first), after=len(second), cut=plan.fraction)
+        for i, backend in enumerate(plan.backends):
+            last = i == len(plan.cuts)
+            _reset({} if last else {str(files[n]): max(1, int(plan.cuts[i] * _lines(files[n])))
+                                    for n in ("t", "cdc", "cdx")})
+            restore = {"execution.savepoint.path": path} if path else {}
+            with make_env(work / f"run{i}", backend, q.batch_size, _settings(f"fuzz-{i}", **restore)) as env:
+                create_tables(env, files, GATED)
+                job = env.execute_sql(sql).job
+                if last:
+                    status = job.wait(timeout)
+                    LAST.update(restored=job.runner.restored_from)
+                    if status != "FINISHED":
+                        job.cancel()
+                        msg = f"{what}\n  the last job did not finish within {timeout} s ({status})"
+                        raise AssertionError(msg)
+                else:
+                    _hold(job, timeout, f"{what}\n  run {i}")
+                    path = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+                    assert job.status == "FINISHED", f"{what}\n  the stopped job {i} is {job.status}"
+            runs.append(list(WRITTEN))
+    counts = f"({' + '.join(str(len(r)) for r in runs)} changes, savepoint to savepoint)"
+    LAST.update(changes=[len(r) for r in runs], cuts=plan.cuts)
     try:
-        actual = fold(first + second)
+        actual = fold([c for r in runs for c in r])
     except AssertionError as e:
-        msg = f"{what}\n  ({len(first)} changes before the savepoint, {len(second)} after) {e}"
+        msg = f"{what}\n  {counts} {e}"
         raise AssertionError(msg) from None
-    compare(actual, expected, f"{what}\n  ({len(first)} changes before the savepoint, {len(second)} after)")
+    compare(actual, expected, f"{what}\n  {counts}")
     return q
+
+
+def _hold(job, timeout: float, what: str) -> None:
+    """Wait until every source of ``job`` holds at its cut."""
+    deadline = time.monotonic() + timeout
+    while not (OPENED and all(s.held for s in OPENED)):
+        if job.done:
+            job.wait(0)  # its failure
+            msg = f"{what}: the job ended ({job.status}) before its sources held at the cut"
+            raise AssertionError(msg)
+        if time.monotonic() > deadline:
+            msg = f"{what}: the sources did not reach the cut within {timeout} s"
+            raise AssertionError(msg)
+        time.sleep(0.02)
