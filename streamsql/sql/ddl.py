@@ -133,9 +133,14 @@ def _check_ctas(create: exp.Create, sql: str) -> None:
     names alone), a LIKE clause, TEMPORARY (Flink's words).
     """
     query = create.expression
-    start = next((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None), None)
+    # the query's first node (walk() goes breadth first: a UNION's second SELECT may come first)
+    start = min((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None), default=None)
     if start is not None:
         before = [lx for lx in lexemes(sql[:start]) if lx.kind not in ("ws", "comment")]
+        while before and before[-1].text == "(":  # AS (SELECT ...) [UNION ...], AS VALUES (1), (2)
+            before.pop()
+        if before and before[-1].text.upper() == "VALUES":  # its first node is its first literal
+            before.pop()
         if not before or before[-1].text.upper() != "AS":
             msg = ("A query right after CREATE TABLE needs AS: CREATE TABLE t WITH (...) AS SELECT ... "
                    "(or a ';' is missing before it)")

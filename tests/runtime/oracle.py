@@ -126,7 +126,8 @@ def write_debezium(path: Path, events: list[tuple[str, dict | None, dict | None]
     return path
 
 
-def make_env(tmp_path: Path, backend: str = "hashmap", batch_size: int | None = None) -> StreamEnvironment:
+def make_env(tmp_path: Path, backend: str = "hashmap", batch_size: int | None = None,
+             settings: dict[str, str] | None = None) -> StreamEnvironment:
     cfg = {
         "state.backend.type": backend,
         "state.dir": str(tmp_path / "state"),
@@ -134,7 +135,7 @@ def make_env(tmp_path: Path, backend: str = "hashmap", batch_size: int | None = 
     }
     if batch_size is not None:
         cfg["execution.batch-size"] = str(batch_size)
-    return StreamEnvironment(cfg)
+    return StreamEnvironment({**cfg, **(settings or {})})
 
 
 def create_table(env: StreamEnvironment, name: str, path: Path, fmt: str = "json",

@@ -6,6 +6,10 @@ Top-N, deduplication and joins, session windows, legacy windows, OVER, interval 
 insert-only table, a debezium changelog or one that keeps deleting the extremes — run streaming on
 a random backend and batch size, and compared with DuckDB's batch answer. Long campaigns:
 ``python -m tests.runtime.query_fuzz --seeds 0:2000``.
+
+A few seeds also run stopped with a savepoint part-way and resumed in a fresh environment
+(:mod:`tests.runtime.query_fuzz_savepoint`; campaigns: ``python -m tests.runtime.query_fuzz
+--savepoint --seeds 0:300``).
 """
 
 from __future__ import annotations
@@ -15,10 +19,15 @@ from pathlib import Path
 import pytest
 
 from tests.runtime.query_fuzz import check, data_files, make_query
+from tests.runtime.query_fuzz_savepoint import check_savepoint, resume_plan
 
 #: 0..15 but the slowest (9, 11, 12: window joins and event-time dedup at batch size 1), and 76: a
 #: session window over rows exactly the gap apart (one session, as Flink's TimeWindow.intersects)
 SEEDS = [*range(9), 10, *range(13, 16), 76]
+#: cheap seeds (a few seconds each) of the savepoint variant: an aggregate of cdc and of cdx, a join
+#: of two aggregates, a CUMULATE, a window dedup and a TUMBLE pending at the cut, UNION ALL,
+#: ORDER BY ... LIMIT; 6 and 49 restore into the other backend
+SAVEPOINT_SEEDS = [1, 3, 6, 13, 16, 17, 25, 26, 49]
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +40,18 @@ def test_random_query_matches_duckdb(seed, files, tmp_path):
     check(seed, files, tmp_path)
 
 
-def test_the_seeds_cover_every_source_and_both_backends():
-    """The default seeds are not all one shape: each source and backend appears."""
-    qs = [make_query(s) for s in SEEDS]
+@pytest.mark.parametrize("seed", SAVEPOINT_SEEDS)
+def test_random_query_resumed_from_a_savepoint_matches_duckdb(seed, files, tmp_path):
+    check_savepoint(seed, files, tmp_path)
+
+
+@pytest.mark.parametrize("seeds", [SEEDS, SAVEPOINT_SEEDS], ids=["plain", "savepoint"])
+def test_the_seeds_cover_every_source_and_both_backends(seeds):
+    """The default seeds are not all one shape: each source and backend appears (and, resumed from
+    a savepoint, a restore into each other backend)."""
+    qs = [make_query(s) for s in seeds]
     assert {q.source for q in qs} == {"t", "cdc", "cdx", "tw"}
     assert {q.backend for q in qs} == {"hashmap", "rocksdb"}
+    if seeds is SAVEPOINT_SEEDS:
+        switches = {resume_plan(s, q).backends for s, q in zip(seeds, qs)}
+        assert {("hashmap", "rocksdb"), ("rocksdb", "hashmap")} <= switches
