@@ -341,10 +341,18 @@ class StreamEnvironment:
         """
         from streamsql.core.catalog import ColumnDef
         from streamsql.sql.ddl import table_def_from_create
+        from streamsql.sql.parser import error_at
 
         query = tree.expression
-        node = Planner(self.catalog, self.config, sql).plan_query(query)
+        planner = Planner(self.catalog, self.config, sql)
+        node = planner.plan_query(query)
         columns = [ColumnDef(f.name, f.type) for f in node.sql_schema.fields]
+        for name, renamed, earlier in planner.case_renames:
+            if any(c.name == renamed for c in columns):  # Flink's table would have both names
+                msg = (f"Columns '{earlier}' and '{name}' differ only in case: Flink's table would have "
+                       f"both, StreamSQL's names are case-insensitive (it would name the second "
+                       f"'{renamed}'); rename one with AS")
+                raise error_at(query, msg, sql)
         td = table_def_from_create(tree, sql, None, query_columns=columns)
         remember(td.options)  # masked in messages and logs from now on
         self._check_connector(td, sql)

@@ -184,7 +184,7 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
 
     from streamsql.plan.planner import _scope_of, _unique  # late: the planner imports this module
 
-    names = _unique([output_name(i, n) for n, i in enumerate(items)])
+    names = _unique([output_name(i, n) for n, i in enumerate(items)], planner.case_renames)
     post = [(name, compile_expression((i.unalias() if isinstance(i, exp.Alias) else i).transform(to_column),
                                       post_scope))
             for name, i in zip(names, items)]

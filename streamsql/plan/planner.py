@@ -108,6 +108,9 @@ class Planner:
         self.catalog = catalog
         self.config = config
         self.sql = sql
+        #: ``(name, renamed to, the name it clashed with)`` for SELECT items whose names differ from
+        #: an earlier item's only in case (Flink keeps both; here they are renamed, see ``_unique``)
+        self.case_renames: list[tuple[str, str, str]] = []
 
     # -- statements ---------------------------------------------------------------------------
     def plan_query(self, query: exp.Expression) -> PlanNode:
@@ -241,7 +244,7 @@ class Planner:
             node, scope = self._aggregate(sel, items, node, scope, cond)
         else:
             check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
-            names = _unique([output_name(i, n) for n, i in enumerate(items)])
+            names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
             node = self._project(node, [(name, i.unalias() if isinstance(i, exp.Alias) else i)
                                         for name, i in zip(names, items)], cond, scope)
             scope = _scope_of(node, None, self.sql)
@@ -547,7 +550,7 @@ class Planner:
         """
         post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.of_field(f))
                             for f in agg.schema], self.sql)
-        names = _unique([output_name(i, n) for n, i in enumerate(items)])
+        names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
         post, types = [], {}
         for name, r in zip(names, resolved):
             expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
@@ -771,14 +774,26 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
     return tree.transform(inline)
 
 
-def _unique(names: list[str]) -> list[str]:
+def _unique(names: list[str], case_renames: list[tuple[str, str, str]] | None = None) -> list[str]:
+    """``names`` with repeats renamed ``a``, ``a0``, ``a1``...
+
+    Names are compared case-insensitively here (DuckDB's), so ``A`` after ``a`` is renamed too,
+    where Flink keeps both: such renames are noted in ``case_renames`` as ``(name, new name,
+    earlier name)``.
+    """
     seen: dict[str, int] = {}
+    first: dict[str, str] = {}
     out = []
     for n in names:
-        if n.lower() in seen:
-            seen[n.lower()] += 1
-            n = f"{n}{seen[n.lower()] - 1}"
+        key = n.lower()
+        if key in seen:
+            seen[key] += 1
+            renamed = f"{n}{seen[key] - 1}"
+            if case_renames is not None and first[key] != n:
+                case_renames.append((n, renamed, first[key]))
+            n = renamed
         seen.setdefault(n.lower(), 0)
+        first.setdefault(n.lower(), n)
         out.append(n)
     return out
 

@@ -159,3 +159,11 @@ def test_ctas_of_any_query(env, tmp_path, query, want):
 def test_a_ctas_query_without_as_is_still_refused(env, query):
     with pytest.raises(SqlError, match="A query right after CREATE TABLE needs AS"):
         env.execute_sql(f"CREATE TABLE s WITH ('connector' = 'blackhole')\n{query}")
+
+
+def test_query_columns_differing_only_in_case_are_refused(env):
+    """Flink's CTAS makes columns ``a`` and ``A``; here names are case-insensitive and the second
+    was renamed ``A0``, so a JSON sink created this way wrote another field name, silently."""
+    with pytest.raises(SqlError, match="Columns 'a' and 'A' differ only in case"):
+        env.execute_sql("CREATE TABLE s WITH ('connector' = 'blackhole') AS SELECT id AS a, g AS A FROM t")
+    assert ("s",) not in env.execute_sql("SHOW TABLES").rows
