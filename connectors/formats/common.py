@@ -256,49 +256,47 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def fix_types(table: pa.Table, schema: Schema, iso: bool = False) -> pa.Table:
-    """Cast fast-path read types to the schema's Arrow types.
+    """Cast fast-path read types to the schema's Arrow types, inside ROW and ARRAY values too.
 
     Timestamps are read as text and parsed only when every value is text Flink's formatter reads
     as Arrow does (:func:`.java_timestamp.timestamp_column`; ``iso``: the ISO-8601 standard, else
     SQL), then cut down to the unit (:func:`floor_timestamps`); decimals with extra scale are
-    rounded HALF_UP, as Flink's ``DecimalData.fromBigDecimal``.
+    rounded HALF_UP, as Flink's ``DecimalData.fromBigDecimal``; BYTES are base64 text (Flink's
+    JSON and CSV), at any depth: Flink's converters are the same for a nested field.
 
     Raises:
         pyarrow.ArrowInvalid: for a value the fast path must not convert (the caller goes per
-            record), such as timestamp text in another form or any timestamp inside a ROW,
-            ARRAY or MAP (read per record, as :mod:`.convert`).
+            record), such as timestamp text in another form.
     """
     target = schema.to_arrow()
     if table.schema.equals(target):
         return table
-    cols = []
-    for i, f in enumerate(target):
-        c = table.column(i)
-        if c.type != f.type:
-            if pa.types.is_decimal(f.type) and pa.types.is_decimal(c.type):
-                c = pc.round(c, f.type.scale, round_mode="half_towards_infinity")
-                c = c.cast(f.type)
-            elif pa.types.is_timestamp(f.type):
-                if pa.types.is_string(c.type):
-                    c = timestamp_column(c, f.type.tz is not None, iso)
-                c = floor_timestamps(c, f.type)
-            elif pa.types.is_binary(f.type) and pa.types.is_string(c.type):
-                c = base64_column(c)
-            elif pa.types.is_nested(f.type):
-                if _holds_timestamp(schema.fields[i].type):
-                    msg = "a timestamp inside a nested column is read per record"
-                    raise pa.ArrowInvalid(msg)
-                c = c.cast(f.type)
-            else:
-                c = c.cast(f.type)
-        cols.append(c)
+    cols = [_fix_column(table.column(i), f.type, target.field(i).type, iso) for i, f in enumerate(schema)]
     return pa.Table.from_arrays(cols, schema=target)
 
 
-def _holds_timestamp(t: SqlType) -> bool:
-    if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return True
-    return t.is_composite and any(map(_holds_timestamp, t.children))
+def _fix_column(c: pa.Array | pa.ChunkedArray, t: SqlType, target: pa.DataType, iso: bool):
+    """One column (or a ROW's field, an ARRAY's elements) of :func:`fix_types`."""
+    if c.type == target:
+        return c
+    if pa.types.is_struct(target) or pa.types.is_list(target):
+        c = combine(c)
+        mask = c.is_null() if c.null_count else None
+        if pa.types.is_struct(target):
+            kids = [_fix_column(c.field(i), ct, target.field(i).type, iso)
+                    for i, (_, ct) in enumerate(t.fields)]
+            return pa.StructArray.from_arrays(kids, fields=list(target), mask=mask)
+        items = _fix_column(c.values, t.children[0], target.value_type, iso)  # c.offsets index c.values
+        return pa.ListArray.from_arrays(c.offsets, items, type=target, mask=mask)
+    if pa.types.is_decimal(target) and pa.types.is_decimal(c.type):
+        return pc.round(c, target.scale, round_mode="half_towards_infinity").cast(target)
+    if pa.types.is_timestamp(target):
+        if pa.types.is_string(c.type):
+            c = timestamp_column(c, target.tz is not None, iso)
+        return floor_timestamps(c, target)
+    if pa.types.is_binary(target) and pa.types.is_string(c.type):
+        return base64_column(c)
+    return c.cast(target)
 
 
 def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
@@ -364,37 +362,24 @@ def combine(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataType:
-    """The Arrow type a fast path reads a column as (before :func:`fix_types`).
+    """The Arrow type a fast path reads a column as (before :func:`fix_types`), at any depth.
 
     Decimals get the column's integer digits and as many fraction digits as fit in 38; the types
     in ``text_types`` are read as strings and converted later (timestamps always are: Arrow's
-    reader takes forms Flink rejects, such as zone offsets).
+    reader takes forms Flink rejects, such as zone offsets). A MAP is read as a map, which
+    Arrow's JSON reader has no conversion for: such a batch goes to the slow path.
     """
     n = t.name
-    if t.is_composite:
-        return _nested_read_type(t)
+    if n == "ROW":
+        return pa.struct([pa.field(name, read_type(c, text_types)) for name, c in t.fields])
+    if n == "ARRAY":
+        return pa.list_(read_type(t.children[0], text_types))
+    if n == "MAP":
+        return pa.map_(read_type(t.children[0], text_types), read_type(t.children[1], text_types))
     if n == "DECIMAL":
         p, s = t.precision or 10, t.scale or 0
         return pa.decimal128(38, max(s, 38 - (p - s)))
-    if n in text_types or n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return pa.string()
-    return t.to_arrow()
-
-
-def _nested_read_type(t: SqlType) -> pa.DataType:
-    """The read type of a ROW/ARRAY/MAP column: its own types inside, timestamps as text.
-
-    A nested column holding a timestamp is then converted per record (:func:`fix_types`). A
-    value Arrow cannot read at that type (a decimal needing rounding, a MAP, which Arrow's JSON
-    reader has no conversion for) sends the batch to the slow path.
-    """
-    if t.name == "ROW":
-        return pa.struct([pa.field(n, _nested_read_type(c)) for n, c in t.fields])
-    if t.name == "ARRAY":
-        return pa.list_(_nested_read_type(t.children[0]))
-    if t.name == "MAP":
-        return pa.map_(_nested_read_type(t.children[0]), _nested_read_type(t.children[1]))
-    if t.is_time:
+    if n in text_types or t.is_time:
         return pa.string()
     return t.to_arrow()
 
