@@ -20,6 +20,7 @@ hook, :mod:`streamsql.plan.sinks`), before anything runs.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pyarrow as pa
 from sqlglot import exp
@@ -775,25 +776,23 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
 
 
 def _unique(names: list[str], case_renames: list[tuple[str, str, str]] | None = None) -> list[str]:
-    """``names`` with repeats renamed ``a``, ``a0``, ``a1``...
+    """``names`` with repeats renamed to the first free ``a0``, ``a1``... (Calcite's ``uniquify``).
 
-    Names are compared case-insensitively here (DuckDB's), so ``A`` after ``a`` is renamed too,
-    where Flink keeps both: such renames are noted in ``case_renames`` as ``(name, new name,
-    earlier name)``.
+    A name already taken, by an earlier column or an earlier rename, is skipped: ``a0, a, a`` is
+    ``a0, a, a1``. Names are compared case-insensitively here (DuckDB's), so ``A`` after ``a`` is
+    renamed too, where Flink keeps both: such renames are noted in ``case_renames`` as ``(name,
+    new name, earlier name)``.
     """
-    seen: dict[str, int] = {}
-    first: dict[str, str] = {}
+    used: dict[str, str] = {}  # lower-cased name -> the spelling that took it
     out = []
     for n in names:
-        key = n.lower()
-        if key in seen:
-            seen[key] += 1
-            renamed = f"{n}{seen[key] - 1}"
-            if case_renames is not None and first[key] != n:
-                case_renames.append((n, renamed, first[key]))
+        earlier = used.get(n.lower())
+        if earlier is not None:
+            renamed = next(f"{n}{j}" for j in itertools.count() if f"{n}{j}".lower() not in used)
+            if case_renames is not None and earlier != n:
+                case_renames.append((n, renamed, earlier))
             n = renamed
-        seen.setdefault(n.lower(), 0)
-        first.setdefault(n.lower(), n)
+        used[n.lower()] = n
         out.append(n)
     return out
 
