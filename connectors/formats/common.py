@@ -12,7 +12,6 @@ counted, or raised as :class:`BadRecordError`).
 from __future__ import annotations
 
 import base64
-import binascii
 import decimal
 from abc import ABC, abstractmethod
 from typing import Callable
@@ -250,7 +249,7 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
     vals = arr.to_pylist()
     try:
         return pa.array([None if v is None else base64.b64decode(v) for v in vals], pa.binary())
-    except binascii.Error as e:
+    except ValueError as e:  # binascii.Error, and a str with a non-ASCII character
         msg = f"invalid base64: {e}"
         raise pa.ArrowInvalid(msg) from None
 
@@ -288,6 +287,12 @@ def _fix_column(c: pa.Array | pa.ChunkedArray, t: SqlType, target: pa.DataType, 
             return pa.StructArray.from_arrays(kids, fields=list(target), mask=mask)
         items = _fix_column(c.values, t.children[0], target.value_type, iso)  # c.offsets index c.values
         return pa.ListArray.from_arrays(c.offsets, items, type=target, mask=mask)
+    if pa.types.is_decimal(target) and pa.types.is_string(c.type):
+        # Java's BigDecimal(text) takes no space around the number; Arrow's cast would trim it
+        if pc.any(pc.match_substring_regex(c, r"^\s|\s$")).as_py():
+            msg = "a DECIMAL's text with spaces around it"
+            raise pa.ArrowInvalid(msg)
+        c = c.cast(_wide_decimal(target.precision, target.scale))
     if pa.types.is_decimal(target) and pa.types.is_decimal(c.type):
         return pc.round(c, target.scale, round_mode="half_towards_infinity").cast(target)
     if pa.types.is_timestamp(target):
@@ -376,12 +381,16 @@ def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataTy
         return pa.list_(read_type(t.children[0], text_types))
     if n == "MAP":
         return pa.map_(read_type(t.children[0], text_types), read_type(t.children[1], text_types))
-    if n == "DECIMAL":
-        p, s = t.precision or 10, t.scale or 0
-        return pa.decimal128(38, max(s, 38 - (p - s)))
     if n in text_types or t.is_time:
         return pa.string()
+    if n == "DECIMAL":
+        return _wide_decimal(t.precision or 10, t.scale or 0)
     return t.to_arrow()
+
+
+def _wide_decimal(precision: int, scale: int) -> pa.DataType:
+    """A DECIMAL(p, s) column's read type: its integer digits and as many fraction digits as fit in 38."""
+    return pa.decimal128(38, max(scale, 38 - (precision - scale)))
 
 
 def base64_text(col: pa.Array | pa.ChunkedArray) -> list:
