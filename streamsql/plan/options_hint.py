@@ -86,17 +86,17 @@ def hint_text(table: exp.Table) -> str | None:
     return next((c for c in table.comments or () if _STARTS.match(c)), None)
 
 
-def attach(tree: exp.Expression, hints: list[tuple[str, int, int]],
-           refuse: callable) -> None:
+def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str, int, int] | None:
     """Record each hint's options on the table it follows (``meta[META_KEY]``).
 
     Args:
         tree: the statement the hints were found in.
         hints: ``(body, line, column)`` of each OPTIONS hint comment, in text order.
-        refuse: ``refuse(message, line, column)`` raises the positioned error.
 
-    Raises:
-        SqlError: through ``refuse``, for a hint that does not parse or follows no table.
+    Returns:
+        None when every hint was recorded; else ``(message, line, column)`` of the first hint that
+        does not parse (Flink's message) or follows no table (:data:`MISPLACED`), for the caller
+        to raise at its position.
     """
     pending = list(hints)
     for table in tree.find_all(exp.Table):
@@ -108,10 +108,11 @@ def attach(tree: exp.Expression, hints: list[tuple[str, int, int]],
             try:
                 table.meta[META_KEY] = parse(body)
             except ValueError as e:
-                refuse(str(e), line, col)
+                return str(e), line, col
     if pending:
         _, line, col = pending[0]
-        refuse(MISPLACED, line, col)
+        return MISPLACED, line, col
+    return None
 
 
 def options_of(table: exp.Table) -> dict[str, str] | None:

@@ -52,7 +52,10 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
     if sql is not None:
         hints = _table_hints(sql)
         _reject_same_line_strings(sql)
-        attach(tree, hints, lambda message, line, col: _raise(message, sql, line, col))
+        failed = attach(tree, hints)
+        if failed is not None:
+            message, line, col = failed
+            raise SqlError(message, sql, line, col, 3)
     if isinstance(tree, exp.Insert):
         if tree.args.get("overwrite"):
             refuse_at(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
@@ -143,10 +146,6 @@ def _after_table_name(previous, before) -> bool:
                                    lx.kind == "word" and lx.text.upper() not in _KEYWORDS)
     alias = before is not None and (name(before) or before.text.upper() == "AS")
     return name(previous) and not alias
-
-
-def _raise(message: str, sql: str, line: int, col: int) -> None:
-    raise SqlError(message, sql, line, col, 3)
 
 
 def _reject_same_line_strings(sql: str) -> None:
