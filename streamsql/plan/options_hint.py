@@ -11,12 +11,13 @@ options. Hints can only be applied to tables."); an empty or key-only ``OPTIONS`
 ("Hint: FOO should be registered in the HintStrategyTable"); a hint after a subquery or a second
 hint comment after one table does not parse in Flink and is refused here.
 
-sqlglot keeps a table's hint as a comment of its :class:`~sqlglot.exp.Table` (without the ``+``),
-indistinguishable from a plain ``/* ... */`` comment. So the hint comments are found lexically
-(``streamsql.plan.unsupported``), matched here to the table whose comment holds the same text
-(:func:`attach`), and their options recorded in that node's ``meta`` (:func:`options_of`); a
-table whose comment looks like a hint but was never matched is refused by the planner rather
-than read without its options (:func:`options_of`).
+The dialect's tokenizer keeps a table's hint as a comment of its :class:`~sqlglot.exp.Table`,
+marked (:data:`~streamsql.sql.nodes.HINT_MARK`) and kept with the table's name even on a line
+of its own (``Flink.Tokenizer.tokenize``). Where a hint may go is checked lexically
+(``streamsql.plan.unsupported``); each hint is matched here to the table whose comment holds its
+text (:func:`attach`), and its options recorded in that node's ``meta`` (:func:`options_of`); a
+table with a hint that was never matched is refused by the planner rather than read without its
+options (:func:`options_of`). A plain comment, ``/* OPTIONS(...) */``, is a comment, as in Flink.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ import re
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
+from streamsql.sql.nodes import HINT_MARK
 
 #: The key of a table node's ``meta`` holding its hint's options.
 META_KEY = "options_hint"
 #: Flink's switch (``TableConfigOptions.TABLE_DYNAMIC_TABLE_OPTIONS_ENABLED``).
 ENABLED_KEY = "table.dynamic-table-options.enabled"
-DISABLED = (f"OPTIONS hint is allowed only when {ENABLED_KEY} is set to true")
+DISABLED = f"The 'OPTIONS' hint is allowed only when the config option '{ENABLED_KEY}' is set to true."
 NOT_KEY_VALUE = "Hint [OPTIONS] only support non empty key value options"
 MISPLACED = ('Encountered "/*+": an OPTIONS hint goes right after a table\'s name, once '
              "(FROM t /*+ OPTIONS('k' = 'v') */ AS x); a subquery cannot take one")
@@ -82,8 +84,12 @@ def parse(body: str) -> dict[str, str]:
 
 
 def hint_text(table: exp.Table) -> str | None:
-    """The first comment of ``table`` that reads like an OPTIONS hint (its body), or None."""
-    return next((c for c in table.comments or () if _STARTS.match(c)), None)
+    """The body of ``table``'s OPTIONS hint (its first ``/*+ OPTIONS(...) */``), or None.
+
+    A plain comment (``/* OPTIONS(...) */``) is a comment, as in Flink.
+    """
+    return next((c[1:] for c in table.comments or () if c.startswith(HINT_MARK) and _STARTS.match(c[1:])),
+                None)
 
 
 def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str, int, int] | None:
@@ -101,7 +107,7 @@ def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str
     pending = list(hints)
     for table in tree.find_all(exp.Table):
         for comment in table.comments or ():
-            index = next((i for i, h in enumerate(pending) if h[0] == comment), None)
+            index = next((i for i, h in enumerate(pending) if HINT_MARK + h[0] == comment), None)
             if index is None:
                 continue
             body, line, col = pending.pop(index)

@@ -111,6 +111,8 @@ class Planner:
         #: ``(name, renamed to, the name it clashed with)`` for SELECT items whose names differ from
         #: an earlier item's only in case (Flink keeps both; here they are renamed, see ``_unique``)
         self.case_renames: list[tuple[str, str, str]] = []
+        #: the tables read or written with an OPTIONS hint, by (catalog object's id, hint's options)
+        self._hinted: dict[tuple[int, tuple], TableDef] = {}
 
     # -- statements ---------------------------------------------------------------------------
     def plan_query(self, query: exp.Expression) -> PlanNode:
@@ -646,7 +648,13 @@ class Planner:
             path = ".".join(f"`{p}`" for p in self.catalog.qualify(table_parts(table)))
             self._fail(table, f"View '{path}' cannot be enriched with new options. "
                               "Hints can only be applied to tables.")
-        return dataclasses.replace(obj, options={**obj.options, **hinted})
+        # One object per table and hint, as Flink's scan digest names the hint's options: scans
+        # with equal hints are one scan for sub-plan reuse (two scans of a random or latest-offset
+        # source would read different rows; Flink reuses one), differently hinted ones are two.
+        key = (id(obj), tuple(hinted.items()))
+        if key not in self._hinted:
+            self._hinted[key] = dataclasses.replace(obj, options={**obj.options, **hinted})
+        return self._hinted[key]
 
     def _table(self, target: exp.Table) -> TableDef:
         obj = self._lookup(target)

@@ -11,6 +11,8 @@ from streamsql.core.catalog import Catalog
 from streamsql.core.errors import ConfigError, SqlError
 from streamsql.plan import options_hint
 from streamsql.plan.fingerprint import job_fingerprint
+from streamsql.plan.nodes import ScanNode, walk
+from streamsql.plan.planner import Planner
 from streamsql.sql.dialect import Flink
 
 NUMS = ("CREATE TABLE nums (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
@@ -74,15 +76,96 @@ def test_a_bad_option_in_a_hint_fails_as_in_the_ddl():
 def test_switched_off_as_in_flink():
     with StreamEnvironment({options_hint.ENABLED_KEY: "false"}) as env:
         env.execute_sql(NUMS)
-        with pytest.raises(SqlError, match="OPTIONS hint is allowed only when table.dynamic-table-options"):
+        with pytest.raises(SqlError, match="The 'OPTIONS' hint is allowed only when the config option "
+                                           "'table.dynamic-table-options.enabled' is set to true."):
             env.execute_sql("SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '3') */")
 
 
-def test_a_plain_comment_that_reads_like_a_hint_is_never_applied_silently():
+def test_a_plain_comment_is_a_comment_as_in_flink():
+    """PyFlink 2.3 reads all 5 rows of ``FROM nums /* OPTIONS('number-of-rows' = '2') */`` (was
+    refused here: "This OPTIONS hint was not checked"); a ``--+`` line comment is one too."""
     with StreamEnvironment() as env:
         env.execute_sql(NUMS)
+        assert _ids(env, "SELECT id FROM nums /* OPTIONS('number-of-rows' = '2') */") == [1, 2, 3, 4, 5]
+        assert _ids(env, "SELECT id FROM nums --+ OPTIONS('number-of-rows' = '2')\n") == [1, 2, 3, 4, 5]
+        assert _ids(env, "SELECT id FROM nums /* OPTIONS('number-of-rows' = '4') */ "
+                         "/*+ OPTIONS('number-of-rows' = '2') */") == [1, 2]
+
+
+def test_a_hint_never_checked_is_refused_not_ignored():
+    """A tree planned without its text (no position to check the hint against) refuses the hint."""
+    with StreamEnvironment() as env:
+        env.execute_sql(NUMS)
+        tree = sqlglot.parse_one("SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '2') */", read=Flink)
         with pytest.raises(SqlError, match="OPTIONS hint was not checked"):
-            env.execute_sql("SELECT id FROM nums /* OPTIONS('number-of-rows' = '3') */")
+            Planner(env.catalog, env.config).plan_query(tree)
+
+
+def test_a_hint_on_a_line_of_its_own_is_the_table_s():
+    """Flink reads a hint after a table's name wherever the lines break (PyFlink 2.3: 2 rows; compat
+    case options_hint_own_line); it was refused here (`Encountered "/*+"`), the comment having gone
+    to the next word."""
+    with StreamEnvironment() as env:
+        env.execute_sql(NUMS)
+        own_line = "SELECT id FROM nums\n  /*+ OPTIONS('number-of-rows' = '2') */\nWHERE id > 0"
+        assert _ids(env, own_line) == [1, 2]
+        rows = env.execute_sql("SELECT a.id, b.id FROM nums\n/*+ OPTIONS('number-of-rows' = '2') */ a\n"
+                               "JOIN nums\n  /*+ OPTIONS('number-of-rows' = '3') */\n"
+                               "  b ON a.id = b.id").collect()
+        assert sorted(tuple(r) for _, r in rows) == [(1, 1), (2, 2)]
+
+
+def test_each_insert_of_a_statement_set_has_its_own_hints(capfd):
+    """Hints in two INSERTs of one statement set: the second INSERT's hint was refused as misplaced
+    when planning the first (both were looked for in the whole block's text)."""
+    with StreamEnvironment() as env:
+        env.execute_sql(NUMS)
+        for name in ("a_out", "b_out"):
+            env.execute_sql(f"CREATE TABLE {name} (id BIGINT) WITH ('connector' = 'print', "
+                            f"'print-identifier' = '{name}')")
+        env.execute_sql("EXECUTE STATEMENT SET BEGIN\n"
+                        "INSERT INTO a_out SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '2') */;\n"
+                        "INSERT INTO b_out /*+ OPTIONS('print-identifier' = 'hinted') */\n"
+                        "  SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '3') */;\n"
+                        "END").job.wait()
+        stmts = env.create_statement_set()
+        stmts.add_insert_sql("INSERT INTO a_out /*+ OPTIONS('print-identifier' = 'api') */ "
+                             "SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '1') */")
+        stmts.add_insert_sql("INSERT INTO b_out SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '1') */")
+        stmts.execute().job.wait()
+    lines = sorted(line for line in capfd.readouterr().out.splitlines() if "+I[" in line)
+    assert lines == ["a_out> +I[1]", "a_out> +I[2]", "api> +I[1]", "b_out> +I[1]",
+                     "hinted> +I[1]", "hinted> +I[2]", "hinted> +I[3]"]
+
+
+def _scans(env, sql):
+    root = Planner(env.catalog, env.config, sql).plan_query(sqlglot.parse_one(sql, read=Flink))
+    return {id(n) for n in walk([root]) if isinstance(n, ScanNode)}
+
+
+def test_equally_hinted_scans_are_one_scan_as_in_flink():
+    """Flink's plan reuses two scans of one table with equal hints (its EXPLAIN: ``Reused``), not a
+    hinted and an unhinted one; here every hinted reference was a scan of its own."""
+    with StreamEnvironment() as env:
+        env.execute_sql(NUMS)
+        same = ("SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '2') */ UNION ALL "
+                "SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '2') */")
+        assert len(_scans(env, same)) == 1
+        assert len(_scans(env, same.replace("'2'", "'3'", 1))) == 2
+        assert len(_scans(env, "SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '5') */ UNION ALL "
+                               "SELECT id FROM nums")) == 2
+
+
+def test_no_hint_on_a_window_tvf_s_table():
+    """Flink's parser refuses ``TUMBLE(TABLE t /*+ OPTIONS(...) */, ...)`` (`Encountered "/*+"` at
+    line 1, column 57); the hint was applied here."""
+    with StreamEnvironment() as env:
+        env.execute_sql("CREATE TABLE w (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+                        "WITH ('connector' = 'datagen', 'number-of-rows' = '5')")
+        with pytest.raises(SqlError, match=r'Encountered "/\*\+".*\(line 1, column 57\)'):
+            env.execute_sql("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE w /*+ OPTIONS("
+                            "'number-of-rows' = '2') */, DESCRIPTOR(ts), INTERVAL '1' HOUR)) "
+                            "GROUP BY window_start, window_end")
 
 
 def test_a_hint_that_changes_what_is_read_makes_another_job():
@@ -102,5 +185,11 @@ def test_a_hint_that_changes_what_is_read_makes_another_job():
         hinted = "INSERT INTO out_rows SELECT id FROM nums /*+ OPTIONS('{}' = '3') */"
         assert fingerprint(hinted.format("number-of-rows")) != plain
         assert fingerprint(hinted.format("rows-per-second")) == plain
+        # a hint on a line of its own is the table's too (it was no part of the fingerprint)
+        own_line = "INSERT INTO out_rows SELECT id FROM nums\n/*+ OPTIONS('number-of-rows' = '3') */\n"
+        assert fingerprint(own_line) == fingerprint(hinted.format("number-of-rows"))
+        # a plain comment is not a hint: not what identifies the job
+        comment = "INSERT INTO out_rows SELECT id FROM nums /* OPTIONS('number-of-rows' = '3') */"
+        assert fingerprint(comment) == plain
     finally:
         env.close()
