@@ -26,11 +26,13 @@ import re
 
 from sqlglot import exp
 
-from streamsql.core.errors import SqlError
+from streamsql.core.errors import ConfigError, OptionError, SqlError
 from streamsql.sql.nodes import HINT_MARK
 
 #: The key of a table node's ``meta`` holding its hint's options.
 META_KEY = "options_hint"
+#: ... and the (line, column) of its ``/*+``.
+AT_KEY = "options_hint_at"
 #: Flink's switch (``TableConfigOptions.TABLE_DYNAMIC_TABLE_OPTIONS_ENABLED``).
 ENABLED_KEY = "table.dynamic-table-options.enabled"
 DISABLED = f"The 'OPTIONS' hint is allowed only when the config option '{ENABLED_KEY}' is set to true."
@@ -115,6 +117,7 @@ def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str
                 table.meta[META_KEY] = parse(body)
             except ValueError as e:
                 return str(e), line, col
+            table.meta[AT_KEY] = (line, col)
     if pending:
         _, line, col = pending[0]
         return MISPLACED, line, col
@@ -131,3 +134,43 @@ def options_of(table: exp.Table) -> dict[str, str] | None:
     if options is None and hint_text(table) is not None:
         raise SqlError("This OPTIONS hint was not checked (a view's text?); " + MISPLACED)
     return options
+
+
+def checked(table: exp.Expression, sql: str | None, check) -> None:
+    """Run ``check()`` (a connector's check of a hinted table's options), blaming the hint.
+
+    A bad option that the hint gave (its key is the error's option, or is quoted in its message)
+    is reported at that key in the hint, in the statement, rather than at the table's CREATE TABLE
+    (which holds another value, or not the key at all) or nowhere.
+
+    Raises:
+        ConfigError: ``check``'s; an :class:`~streamsql.core.errors.OptionError` positioned in
+            ``sql`` when the option is the hint's.
+    """
+    try:
+        check()
+    except ConfigError as e:
+        options, at = table.meta.get(META_KEY), table.meta.get(AT_KEY)
+        if sql is None or not options or at is None or isinstance(e, SqlError):
+            raise
+        message = e.message if isinstance(e, OptionError) else str(e)
+        key = e.option if e.option in options else next((k for k in options if f"'{k}'" in message), None)
+        if key is None:
+            raise
+        line, col, length = _key_position(sql, at, key)
+        positioned = OptionError(message, sql, line, col, length)
+        positioned.table, positioned.option, positioned.column = e.table, key, e.column
+        raise positioned from None
+
+
+def _key_position(sql: str, at: tuple[int, int], key: str) -> tuple[int, int, int]:
+    """(line, column, length) of ``'key'`` in the hint that starts at ``at`` (else of its ``/*+``)."""
+    lines = sql.split("\n")
+    start = sum(len(ln) + 1 for ln in lines[:at[0] - 1]) + at[1] - 1
+    end = sql.find("*/", start)
+    quoted = "'" + key.replace("'", "''") + "'"
+    found = sql.find(quoted, start, end if end >= 0 else len(sql))
+    if found < 0:
+        return at[0], at[1], 3
+    line = sql.count("\n", 0, found) + 1
+    return line, found - (sql.rfind("\n", 0, found) + 1) + 1, len(quoted)

@@ -364,7 +364,7 @@ class Planner:
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
             self._fail(at, msg, PlanError)
         # A bad option fails here, with the statement's position, rather than after submission.
-        spec.check_source(table, self.config.as_dict())
+        options_hint.checked(at, self.sql, lambda: spec.check_source(table, self.config.as_dict()))
         check_scan_parallelism(self, table, spec.source_changelog(table), at)
         return self.table_node(table, RETRACT if spec.source_changelog(table) else INSERT_ONLY,
                                self._idle_timeout(table) if table.watermark is not None else 0)

@@ -73,6 +73,26 @@ def test_a_bad_option_in_a_hint_fails_as_in_the_ddl():
             env.execute_sql("SELECT id FROM nums /*+ OPTIONS('no-such' = '3') */").collect()
 
 
+@pytest.mark.parametrize(("sql", "message", "line", "col"), [
+    ("SELECT id FROM nums\n  /*+ OPTIONS('rows-per-second' = '1',\n    'no-such' = '3') */",
+     "unknown option 'no-such' for connector 'datagen'", 3, 5),
+    ("SELECT id FROM nums /*+ OPTIONS('number-of-rows' = 'two') */",
+     "options 'number-of-rows' and 'seed' must be integers", 1, 33),
+    ("INSERT INTO out_rows /*+ OPTIONS('number-of-rows' = '2') */ SELECT id FROM nums",
+     "unknown option 'number-of-rows' for connector 'print'", 1, 34),
+])
+def test_a_bad_option_in_a_hint_is_shown_in_the_hint(sql, message, line, col):
+    """The hint's bad key or value is pointed at in the statement: it was shown without a position,
+    or at the CREATE TABLE's declaration of the key, which holds another value."""
+    with StreamEnvironment() as env:
+        env.execute_sql(NUMS)
+        env.execute_sql("CREATE TABLE out_rows (id BIGINT) WITH ('connector' = 'print')")
+        with pytest.raises(ConfigError) as e:
+            env.execute_sql(sql)
+    assert message in str(e.value)
+    assert (e.value.line, e.value.col, e.value.sql) == (line, col, sql)
+
+
 def test_switched_off_as_in_flink():
     with StreamEnvironment({options_hint.ENABLED_KEY: "false"}) as env:
         env.execute_sql(NUMS)
