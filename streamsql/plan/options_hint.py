@@ -41,7 +41,10 @@ MISPLACED = ('Encountered "/*+": an OPTIONS hint goes right after a table\'s nam
              "(FROM t /*+ OPTIONS('k' = 'v') */ AS x); a subquery cannot take one")
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(")
-_PAIR = re.compile(r"\s*'((?:[^']|'')*)'\s*=\s*'((?:[^']|'')*)'\s*([,)])")
+#: ``key = 'value'`` and what follows it; the key a string, a `quoted` or a plain identifier (Calcite's
+#: hint options; an identifier keeps its case, as Flink's parser).
+_PAIR = re.compile(r"\s*(?:'((?:[^']|'')*)'|`((?:[^`]|``)*)`|([A-Za-z_][A-Za-z_0-9$]*))"
+                   r"\s*=\s*'((?:[^']|'')*)'\s*([,)])")
 _STARTS = re.compile(r"\s*OPTIONS\s*\(", re.IGNORECASE)
 
 
@@ -67,9 +70,12 @@ def parse(body: str) -> dict[str, str]:
             pair = _PAIR.match(body, pos)
             if pair is None:
                 raise ValueError(NOT_KEY_VALUE)
-            options[pair.group(1).replace("''", "'")] = pair.group(2).replace("''", "'")
+            string, quoted, plain, value, after = pair.groups()
+            key = string.replace("''", "'") if string is not None else \
+                quoted.replace("``", "`") if quoted is not None else plain
+            options[key] = value.replace("''", "'")
             pos = pair.end()
-            if pair.group(3) == ")":
+            if after == ")":
                 break
         hints.append(options)
         rest = body[pos:].lstrip()

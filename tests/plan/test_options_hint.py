@@ -24,6 +24,10 @@ NUMS = ("CREATE TABLE nums (id BIGINT) WITH ('connector' = 'datagen', 'number-of
     ("options('a'='1','b' = 'it''s')", {"a": "1", "b": "it's"}),
     (" OPTIONS('a' = '1', 'a' = '2') ", {"a": "2"}),  # within one OPTIONS the later key wins
     (" OPTIONS('a' = '1'), OPTIONS('a' = '2', 'b' = '3') ", {"a": "1", "b": "3"}),  # the first OPTIONS wins
+    # a key may be an identifier, plain (its case kept) or quoted, as in Flink (PyFlink 2.3 reads
+    # OPTIONS(path = '...') and OPTIONS(`json.ignore-parse-errors` = 'true'); PATH is not 'path')
+    (" OPTIONS(path = '/x', PATH = 'y', `json.x` = 'true', `a``b` = '') ",
+     {"path": "/x", "PATH": "y", "json.x": "true", "a`b": ""}),
 ])
 def test_parse(body, options):
     assert options_hint.parse(body) == options
@@ -32,7 +36,7 @@ def test_parse(body, options):
 @pytest.mark.parametrize(("body", "message"), [
     (" OPTIONS() ", "Hint [OPTIONS] only support non empty key value options"),
     (" OPTIONS('a') ", "Hint [OPTIONS] only support non empty key value options"),
-    (" OPTIONS(a = '1') ", "Hint [OPTIONS] only support non empty key value options"),
+    (" OPTIONS('a' = 1) ", "Hint [OPTIONS] only support non empty key value options"),
     (" LOOKUP('a' = '1') ", "Hint: LOOKUP should be registered in the HintStrategyTable"),
     (" OPTIONS('a' = '1') junk ", "Cannot parse the hint"),
 ])
