@@ -54,6 +54,9 @@ class Flink(Dialect):
 
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.EXECUTE}
 
+        NESTED_COMMENTS = False
+        """Calcite's (Flink's) block comments do not nest: ``/* a /* b */`` ends at its first ``*/``."""
+
         def tokenize(self, sql: str) -> list[tokens.Token]:
             """Sqlglot's tokens, each hint comment (``/*+ ... */``) marked and with the token before it.
 
