@@ -37,8 +37,10 @@ MIN_REMEMBERED = 4
 
 _remembered: set[str] = set()
 _lock = threading.Lock()
-# 'key' = 'value' (SQL string literals, '' escaping a quote), as in WITH (...) and SET.
-_PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*")(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
+# 'key' = 'value' (SQL string literals, '' escaping a quote), as in WITH (...) and SET; the key may
+# also be an identifier, `quoted` or plain, as in an OPTIONS hint (OPTIONS(password = '...')).
+_PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\b[A-Za-z_][A-Za-z_0-9$]*)"""
+                   r"""(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
 # Secrets inside a JAAS config value: password="..." (also username-less forms).
 _JAAS_SECRET = re.compile(r"""(?:password|secret|token)\s*=\s*"([^"]*)\"""", re.IGNORECASE)
 
@@ -76,7 +78,8 @@ def redact(text: str) -> str:
         return text
 
     def pair(m: re.Match) -> str:
-        key = m.group("key")[1:-1]
+        key = m.group("key")
+        key = key[1:-1] if key[0] in "'\"`" else key
         return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
 
     text = _PAIR.sub(pair, text)

@@ -28,6 +28,7 @@ from streamsql.connectors.registry import get_connector, missing_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
+from streamsql.core.secrets import remember
 from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.core.values import parse_bool
 from streamsql.functions import udf
@@ -653,7 +654,8 @@ class Planner:
         # source would read different rows; Flink reuses one), differently hinted ones are two.
         key = (id(obj), tuple(hinted.items()))
         if key not in self._hinted:
-            self._hinted[key] = dataclasses.replace(obj, options={**obj.options, **hinted})
+            remember(hinted)  # masked in messages and logs from now on, as a CREATE TABLE's options
+            self._hinted[key] = dataclasses.replace(obj, options={**obj.options, **hinted}, hints=hinted)
         return self._hinted[key]
 
     def _table(self, target: exp.Table) -> TableDef:

@@ -217,3 +217,25 @@ def test_a_hint_that_changes_what_is_read_makes_another_job():
         assert fingerprint(comment) == plain
     finally:
         env.close()
+
+
+def test_explain_shows_each_scan_s_and_sink_s_hint_as_flink():
+    """Flink's EXPLAIN names the hint's options on the scan and the sink (``hints=[[[OPTIONS
+    options:{number-of-rows=2, rows-per-second=7}]]]``); here two scans of ``nums`` looked alike.
+    A secret is masked."""
+    with StreamEnvironment() as env:
+        env.execute_sql(NUMS)
+        env.execute_sql("CREATE TABLE out_rows (id BIGINT) WITH ('connector' = 'print')")
+        env.execute_sql("CREATE TABLE k (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'k', "
+                        "'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json')")
+        plan = env.execute_sql(
+            "EXPLAIN INSERT INTO out_rows "
+            "/*+ OPTIONS('print-identifier' = 'zz', 'sink.parallelism' = '1') */ "
+            "SELECT id FROM nums /*+ OPTIONS('number-of-rows' = '2', 'rows-per-second' = '7') */ UNION ALL "
+            "SELECT id FROM k /*+ OPTIONS(`properties.ssl.key.password` = 'p4ssw0rd!') */").message
+    assert ("Sink(table=[out_rows], connector=[print], fields=[id], hints=[[[OPTIONS options:"
+            "{print-identifier=zz, sink.parallelism=1}]]], input=[insert-only]") in plan
+    assert ("TableSourceScan(table=[nums], connector=[datagen], fields=[id], hints=[[[OPTIONS options:"
+            "{number-of-rows=2, rows-per-second=7}]]])") in plan
+    assert "hints=[[[OPTIONS options:{properties.ssl.key.password=******}]]]" in plan
+    assert "p4ssw0rd" not in plan
