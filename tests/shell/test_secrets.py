@@ -152,10 +152,10 @@ def test_a_secret_in_an_options_hint_is_masked_whatever_its_key_is_written_as():
     """An OPTIONS hint's key may be a string, a `quoted` or a plain identifier (as in Flink); the
     statement text shown in errors and kept in the history masks each form's secret value."""
     text = ("SELECT * FROM t /*+ OPTIONS('password' = 'hunter22', `properties.sasl.password` = 'a''b', "
-            "token='abcd', path = '/x') */ WHERE v = 'y'")
+            "token='abcd', path = '/x') */ WHERE token = 'y'")
     assert redact(text) == (f"SELECT * FROM t /*+ OPTIONS('password' = '{MASK}', "
                             f"`properties.sasl.password` = '{MASK}', token='{MASK}', path = '/x') */ "
-                            "WHERE v = 'y'")
+                            "WHERE token = 'y'")  # a column compared with a literal, not an option
 
 
 def test_a_secret_given_by_an_options_hint_is_remembered():
