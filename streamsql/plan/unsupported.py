@@ -144,6 +144,24 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
     return hints
 
 
+def reject_hints(sql: str) -> None:
+    """Refuse any hint comment of ``sql``, a statement that takes none.
+
+    DDL other than a view's or a CTAS's query, SHOW, DESCRIBE, DROP, SET ...: Flink's parser
+    refuses a hint there (``Encountered "/*+"``), where it was taken here for a comment
+    (``CREATE TABLE t2 LIKE t /*+ OPTIONS(...) */`` copied ``t``'s options without the hint's).
+
+    Raises:
+        SqlError: at the first ``/*+``.
+    """
+    for lx in lexemes(sql):
+        if lx.kind == "comment" and lx.text.startswith("/*+"):
+            line, col = line_col(sql, lx.start)
+            msg = ('Encountered "/*+": this statement takes no hint; a hint goes in a query or an INSERT, '
+                   "as FROM t /*+ OPTIONS('k' = 'v') */")
+            raise SqlError(msg, sql, line, col, 3)
+
+
 def _after_table_name(previous, before) -> bool:
     """Whether ``previous`` is a table's name (``FROM t``, ``JOIN db.t``, ``INTO t``), not an alias.
 
