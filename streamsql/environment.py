@@ -49,6 +49,7 @@ from streamsql.plan.fingerprint import JobFingerprint, changes, job_fingerprint
 from streamsql.plan.parallelism_options import parallelism_notes
 from streamsql.plan.planner import Planner, assign_ids, explain
 from streamsql.plan.stages import cut_stages, explain_stages
+from streamsql.plan.unsupported import reject_hints
 from streamsql.runtime.collect import CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.runtime.memory import PANDAS_KEY, keep_pandas_unloaded, limit_malloc_arenas
@@ -152,6 +153,10 @@ class StreamEnvironment:
         return e
 
     def _execute(self, tree: exp.Expression, sql: str) -> TableResult:
+        if not isinstance(tree, (exp.Query, exp.Insert, n.StatementSet, n.Explain)) and not (
+                isinstance(tree, exp.Create) and (tree.expression is not None or
+                                                   (tree.kind or "").upper() == "VIEW")):
+            reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
         if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)

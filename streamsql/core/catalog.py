@@ -65,6 +65,9 @@ class TableDef:
     primary_key: list[str] = field(default_factory=list)
     temporary: bool = False
     sql: str | None = None  # the CREATE statement as written, for SHOW CREATE TABLE
+    #: the options of the OPTIONS hint this table is read or written with, already laid over
+    #: ``options`` (a hinted reference's copy, made by the planner; shown by EXPLAIN), or None
+    hints: dict[str, str] | None = None
 
     def column(self, name: str) -> ColumnDef | None:
         """The declared column ``name`` (case-insensitive), or None."""

@@ -39,6 +39,11 @@ _remembered: set[str] = set()
 _lock = threading.Lock()
 # 'key' = 'value' (SQL string literals, '' escaping a quote), as in WITH (...) and SET.
 _PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*")(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
+# In a hint (/*+ OPTIONS(...) */) a key may also be an identifier, `quoted` or plain:
+# OPTIONS(password = '...'); outside hints such a pair is a column compared with a literal.
+_HINT = re.compile(r"/\*\+.*?\*/", re.DOTALL)
+_HINT_PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|`(?:[^`]|``)*`|\b[A-Za-z_][A-Za-z_0-9$]*)"""
+                        r"""(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
 # Secrets inside a JAAS config value: password="..." (also username-less forms).
 _JAAS_SECRET = re.compile(r"""(?:password|secret|token)\s*=\s*"([^"]*)\"""", re.IGNORECASE)
 
@@ -76,10 +81,12 @@ def redact(text: str) -> str:
         return text
 
     def pair(m: re.Match) -> str:
-        key = m.group("key")[1:-1]
+        key = m.group("key")
+        key = key[1:-1] if key[0] in "'\"`" else key
         return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
 
     text = _PAIR.sub(pair, text)
+    text = _HINT.sub(lambda hint: _HINT_PAIR.sub(pair, hint.group(0)), text)
     with _lock:
         secrets = sorted(_remembered, key=len, reverse=True)  # longest first: a JAAS text before its password
     for s in secrets:

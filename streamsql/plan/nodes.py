@@ -23,6 +23,7 @@ from typing import ClassVar
 import pyarrow as pa
 
 from streamsql.core.catalog import TableDef
+from streamsql.core.secrets import mask_options
 from streamsql.core.types import Schema
 from streamsql.plan.expressions import flink_text, quote
 from streamsql.plan.query import QuerySpec
@@ -51,6 +52,17 @@ def select_list(node: PlanNode, keys: str = "") -> str:
 def explain_attr(name: str, value: str | None) -> str:
     """``, name=[value]`` for an EXPLAIN line, or nothing when ``value`` is empty or None."""
     return f", {name}=[{value}]" if value else ""
+
+
+def explain_hints(table: TableDef) -> str:
+    """``, hints=[[[OPTIONS options:{k=v, ...}]]]`` for a hinted table (Flink's EXPLAIN), or nothing.
+
+    The table is read or written with an OPTIONS hint's options; secrets are masked.
+    """
+    if not table.hints:
+        return ""
+    options = ", ".join(f"{k}={v}" for k, v in mask_options(table.hints).items())
+    return f", hints=[[[OPTIONS options:{{{options}}}]]]"
 
 
 @dataclass(eq=False)
@@ -113,7 +125,7 @@ class ScanNode(PlanNode):
         limit = explain_attr("limit", None if self.limit is None else str(self.limit))
         return (f"TableSourceScan(table=[{self.table.name}{limit}], "
                 f"connector=[{self.table.connector}], "
-                f"fields=[{', '.join(self.schema.names)}])")
+                f"fields=[{', '.join(self.schema.names)}]{explain_hints(self.table)})")
 
 
 @dataclass(eq=False)
@@ -266,8 +278,8 @@ class SinkNode(PlanNode):
     def describe(self) -> str:
         """One line for EXPLAIN."""
         return (f"Sink(table=[{self.table.name}], connector=[{self.table.connector}], "
-                f"fields=[{', '.join(self.schema.names)}], input=[{self.inputs[0].changelog}], "
-                f"guarantee=[{self.guarantee}])")
+                f"fields=[{', '.join(self.schema.names)}]{explain_hints(self.table)}, "
+                f"input=[{self.inputs[0].changelog}], guarantee=[{self.guarantee}])")
 
 
 def walk(roots: list[PlanNode]) -> list[PlanNode]:

@@ -11,12 +11,13 @@ options. Hints can only be applied to tables."); an empty or key-only ``OPTIONS`
 ("Hint: FOO should be registered in the HintStrategyTable"); a hint after a subquery or a second
 hint comment after one table does not parse in Flink and is refused here.
 
-sqlglot keeps a table's hint as a comment of its :class:`~sqlglot.exp.Table` (without the ``+``),
-indistinguishable from a plain ``/* ... */`` comment. So the hint comments are found lexically
-(``streamsql.plan.unsupported``), matched here to the table whose comment holds the same text
-(:func:`attach`), and their options recorded in that node's ``meta`` (:func:`options_of`); a
-table whose comment looks like a hint but was never matched is refused by the planner rather
-than read without its options (:func:`options_of`).
+The dialect's tokenizer keeps a table's hint as a comment of its :class:`~sqlglot.exp.Table`,
+marked (:data:`~streamsql.sql.nodes.HINT_MARK`) and kept with the table's name even on a line
+of its own (``Flink.Tokenizer.tokenize``). Where a hint may go is checked lexically
+(``streamsql.plan.unsupported``); each hint is matched here to the table whose comment holds its
+text (:func:`attach`), and its options recorded in that node's ``meta`` (:func:`options_of`); a
+table with a hint that was never matched is refused by the planner rather than read without its
+options (:func:`options_of`). A plain comment, ``/* OPTIONS(...) */``, is a comment, as in Flink.
 """
 
 from __future__ import annotations
@@ -25,19 +26,25 @@ import re
 
 from sqlglot import exp
 
-from streamsql.core.errors import SqlError
+from streamsql.core.errors import ConfigError, OptionError, SqlError
+from streamsql.sql.nodes import HINT_MARK
 
 #: The key of a table node's ``meta`` holding its hint's options.
 META_KEY = "options_hint"
+#: ... and the (line, column) of its ``/*+``.
+AT_KEY = "options_hint_at"
 #: Flink's switch (``TableConfigOptions.TABLE_DYNAMIC_TABLE_OPTIONS_ENABLED``).
 ENABLED_KEY = "table.dynamic-table-options.enabled"
-DISABLED = (f"OPTIONS hint is allowed only when {ENABLED_KEY} is set to true")
+DISABLED = f"The 'OPTIONS' hint is allowed only when the config option '{ENABLED_KEY}' is set to true."
 NOT_KEY_VALUE = "Hint [OPTIONS] only support non empty key value options"
 MISPLACED = ('Encountered "/*+": an OPTIONS hint goes right after a table\'s name, once '
              "(FROM t /*+ OPTIONS('k' = 'v') */ AS x); a subquery cannot take one")
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(")
-_PAIR = re.compile(r"\s*'((?:[^']|'')*)'\s*=\s*'((?:[^']|'')*)'\s*([,)])")
+#: ``key = 'value'`` and what follows it; the key a string, a `quoted` or a plain identifier (Calcite's
+#: hint options; an identifier keeps its case, as Flink's parser).
+_PAIR = re.compile(r"\s*(?:'((?:[^']|'')*)'|`((?:[^`]|``)*)`|([A-Za-z_][A-Za-z_0-9$]*))"
+                   r"\s*=\s*'((?:[^']|'')*)'\s*([,)])")
 _STARTS = re.compile(r"\s*OPTIONS\s*\(", re.IGNORECASE)
 
 
@@ -63,9 +70,12 @@ def parse(body: str) -> dict[str, str]:
             pair = _PAIR.match(body, pos)
             if pair is None:
                 raise ValueError(NOT_KEY_VALUE)
-            options[pair.group(1).replace("''", "'")] = pair.group(2).replace("''", "'")
+            string, quoted, plain, value, after = pair.groups()
+            key = string.replace("''", "'") if string is not None else \
+                quoted.replace("``", "`") if quoted is not None else plain
+            options[key] = value.replace("''", "'")
             pos = pair.end()
-            if pair.group(3) == ")":
+            if after == ")":
                 break
         hints.append(options)
         rest = body[pos:].lstrip()
@@ -82,36 +92,42 @@ def parse(body: str) -> dict[str, str]:
 
 
 def hint_text(table: exp.Table) -> str | None:
-    """The first comment of ``table`` that reads like an OPTIONS hint (its body), or None."""
-    return next((c for c in table.comments or () if _STARTS.match(c)), None)
+    """The body of ``table``'s OPTIONS hint (its first ``/*+ OPTIONS(...) */``), or None.
+
+    A plain comment (``/* OPTIONS(...) */``) is a comment, as in Flink.
+    """
+    return next((c[1:] for c in table.comments or () if c.startswith(HINT_MARK) and _STARTS.match(c[1:])),
+                None)
 
 
-def attach(tree: exp.Expression, hints: list[tuple[str, int, int]],
-           refuse: callable) -> None:
+def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str, int, int] | None:
     """Record each hint's options on the table it follows (``meta[META_KEY]``).
 
     Args:
         tree: the statement the hints were found in.
         hints: ``(body, line, column)`` of each OPTIONS hint comment, in text order.
-        refuse: ``refuse(message, line, column)`` raises the positioned error.
 
-    Raises:
-        SqlError: through ``refuse``, for a hint that does not parse or follows no table.
+    Returns:
+        None when every hint was recorded; else ``(message, line, column)`` of the first hint that
+        does not parse (Flink's message) or follows no table (:data:`MISPLACED`), for the caller
+        to raise at its position.
     """
     pending = list(hints)
     for table in tree.find_all(exp.Table):
         for comment in table.comments or ():
-            index = next((i for i, h in enumerate(pending) if h[0] == comment), None)
+            index = next((i for i, h in enumerate(pending) if HINT_MARK + h[0] == comment), None)
             if index is None:
                 continue
             body, line, col = pending.pop(index)
             try:
                 table.meta[META_KEY] = parse(body)
             except ValueError as e:
-                refuse(str(e), line, col)
+                return str(e), line, col
+            table.meta[AT_KEY] = (line, col)
     if pending:
         _, line, col = pending[0]
-        refuse(MISPLACED, line, col)
+        return MISPLACED, line, col
+    return None
 
 
 def options_of(table: exp.Table) -> dict[str, str] | None:
@@ -124,3 +140,43 @@ def options_of(table: exp.Table) -> dict[str, str] | None:
     if options is None and hint_text(table) is not None:
         raise SqlError("This OPTIONS hint was not checked (a view's text?); " + MISPLACED)
     return options
+
+
+def checked(table: exp.Expression, sql: str | None, check) -> None:
+    """Run ``check()`` (a connector's check of a hinted table's options), blaming the hint.
+
+    A bad option that the hint gave (its key is the error's option, or is quoted in its message)
+    is reported at that key in the hint, in the statement, rather than at the table's CREATE TABLE
+    (which holds another value, or not the key at all) or nowhere.
+
+    Raises:
+        ConfigError: ``check``'s; an :class:`~streamsql.core.errors.OptionError` positioned in
+            ``sql`` when the option is the hint's.
+    """
+    try:
+        check()
+    except ConfigError as e:
+        options, at = table.meta.get(META_KEY), table.meta.get(AT_KEY)
+        if sql is None or not options or at is None or isinstance(e, SqlError):
+            raise
+        message = e.message if isinstance(e, OptionError) else str(e)
+        key = e.option if e.option in options else next((k for k in options if f"'{k}'" in message), None)
+        if key is None:
+            raise
+        line, col, length = _key_position(sql, at, key)
+        positioned = OptionError(message, sql, line, col, length)
+        positioned.table, positioned.option, positioned.column = e.table, key, e.column
+        raise positioned from None
+
+
+def _key_position(sql: str, at: tuple[int, int], key: str) -> tuple[int, int, int]:
+    """(line, column, length) of ``'key'`` in the hint that starts at ``at`` (else of its ``/*+``)."""
+    lines = sql.split("\n")
+    start = sum(len(ln) + 1 for ln in lines[:at[0] - 1]) + at[1] - 1
+    end = sql.find("*/", start)
+    quoted = "'" + key.replace("'", "''") + "'"
+    found = sql.find(quoted, start, end if end >= 0 else len(sql))
+    if found < 0:
+        return at[0], at[1], 3
+    line = sql.count("\n", 0, found) + 1
+    return line, found - (sql.rfind("\n", 0, found) + 1) + 1, len(quoted)

@@ -29,6 +29,7 @@ from streamsql.connectors.registry import get_connector, missing_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
+from streamsql.core.secrets import remember
 from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.core.values import parse_bool
 from streamsql.functions import udf
@@ -112,6 +113,8 @@ class Planner:
         #: ``(name, renamed to, the name it clashed with)`` for SELECT items whose names differ from
         #: an earlier item's only in case (Flink keeps both; here they are renamed, see ``_unique``)
         self.case_renames: list[tuple[str, str, str]] = []
+        #: the tables read or written with an OPTIONS hint, by (catalog object's id, hint's options)
+        self._hinted: dict[tuple[int, tuple], TableDef] = {}
 
     # -- statements ---------------------------------------------------------------------------
     def plan_query(self, query: exp.Expression) -> PlanNode:
@@ -363,7 +366,7 @@ class Planner:
             msg = f"Table '{table.name}' uses connector '{table.connector}', which cannot be read (sink only)"
             self._fail(at, msg, PlanError)
         # A bad option fails here, with the statement's position, rather than after submission.
-        spec.check_source(table, self.config.as_dict())
+        options_hint.checked(at, self.sql, lambda: spec.check_source(table, self.config.as_dict()))
         check_scan_parallelism(self, table, spec.source_changelog(table), at)
         return self.table_node(table, RETRACT if spec.source_changelog(table) else INSERT_ONLY,
                                self._idle_timeout(table) if table.watermark is not None else 0)
@@ -647,7 +650,14 @@ class Planner:
             path = ".".join(f"`{p}`" for p in self.catalog.qualify(table_parts(table)))
             self._fail(table, f"View '{path}' cannot be enriched with new options. "
                               "Hints can only be applied to tables.")
-        return dataclasses.replace(obj, options={**obj.options, **hinted})
+        # One object per table and hint, as Flink's scan digest names the hint's options: scans
+        # with equal hints are one scan for sub-plan reuse (two scans of a random or latest-offset
+        # source would read different rows; Flink reuses one), differently hinted ones are two.
+        key = (id(obj), tuple(hinted.items()))
+        if key not in self._hinted:
+            remember(hinted)  # masked in messages and logs from now on, as a CREATE TABLE's options
+            self._hinted[key] = dataclasses.replace(obj, options={**obj.options, **hinted}, hints=hinted)
+        return self._hinted[key]
 
     def _table(self, target: exp.Table) -> TableDef:
         obj = self._lookup(target)

@@ -19,6 +19,7 @@ from streamsql.core.config import Config
 from streamsql.core.connector import SinkGuarantee
 from streamsql.core.errors import PlanError
 from streamsql.core.types import SqlType, duckdb_cast, sink_assignable
+from streamsql.plan import options_hint
 from streamsql.plan.expressions import flink_text, quote
 from streamsql.plan.nodes import INSERT_ONLY, CalcNode, PlanNode, ScanNode, SinkNode, WatermarkAssignerNode
 from streamsql.plan.parallelism_options import check_sink_parallelism
@@ -69,7 +70,7 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
     elif query_types != [c.type for c in writable] or node.schema.names != [c.name for c in writable]:
         node = planner._cast(node, [c.name for c in writable], [c.type for c in writable])
     options_config = planner.config.as_dict()
-    spec.check_sink(table, options_config)
+    options_hint.checked(target, planner.sql, lambda: spec.check_sink(table, options_config))
     if node.mode != INSERT_ONLY and not spec.sink_accepts_updates(table):
         msg = (f"Table sink '{table.name}' (connector '{table.connector}') only accepts inserts, but the "
                f"query produces an updating result ({node.mode} changelog, e.g. from GROUP BY). Use "

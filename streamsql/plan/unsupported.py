@@ -18,6 +18,7 @@ from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.plan.options_hint import MISPLACED, attach
 from streamsql.plan.scope import position_of
+from streamsql.sql.nodes import TEXT_SPAN
 from streamsql.sql.split import lexemes, line_col
 
 # node type → (message, keyword whose first occurrence is reported; else the node's position).
@@ -50,9 +51,12 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
             an even number of hexits"), a string literal continued on the same line (``'a' 'b'``).
     """
     if sql is not None:
-        hints = _table_hints(sql)
+        hints = _table_hints(sql, tree.meta.get(TEXT_SPAN))
         _reject_same_line_strings(sql)
-        attach(tree, hints, lambda message, line, col: _raise(message, sql, line, col))
+        failed = attach(tree, hints)
+        if failed is not None:
+            message, line, col = failed
+            raise SqlError(message, sql, line, col, 3)
     if isinstance(tree, exp.Insert):
         if tree.args.get("overwrite"):
             refuse_at(sql, tree.this, "INSERT OVERWRITE is not supported on a streaming job; use INSERT INTO",
@@ -102,8 +106,11 @@ def _state_ttl(hint: exp.Expression) -> bool:
     return isinstance(hint, exp.Anonymous) and str(hint.this).upper() == "STATE_TTL"
 
 
-def _table_hints(sql: str) -> list[tuple[str, int, int]]:
+def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[str, int, int]]:
     """``(body, line, column)`` of every hint after a table's name, in text order.
+
+    With ``span`` (an INSERT of a statement set: where its text is in ``sql``), only the hints
+    inside it; the other INSERTs' hints are theirs.
 
     sqlglot keeps a table's ``/*+ OPTIONS(...) */`` as a plain comment, so hints are found
     lexically; a STATE_TTL hint right after SELECT is parsed into the tree (and planned).
@@ -124,7 +131,8 @@ def _table_hints(sql: str) -> list[tuple[str, int, int]]:
             line, col = line_col(sql, lx.start)
             if _after_table_name(previous, before) and not after_hint and not body.startswith("STATE_TTL"):
                 # OPTIONS, or another name: options_hint.parse gives Flink's error
-                hints.append((lx.text[3:-2], line, col))
+                if span is None or span[0] <= lx.start < span[1]:
+                    hints.append((lx.text[3:-2], line, col))
                 after_hint = True
                 continue
             message = MISPLACED if body.startswith("OPTIONS") else \
@@ -136,17 +144,35 @@ def _table_hints(sql: str) -> list[tuple[str, int, int]]:
     return hints
 
 
+def reject_hints(sql: str) -> None:
+    """Refuse any hint comment of ``sql``, a statement that takes none.
+
+    DDL other than a view's or a CTAS's query, SHOW, DESCRIBE, DROP, SET ...: Flink's parser
+    refuses a hint there (``Encountered "/*+"``), where it was taken here for a comment
+    (``CREATE TABLE t2 LIKE t /*+ OPTIONS(...) */`` copied ``t``'s options without the hint's).
+
+    Raises:
+        SqlError: at the first ``/*+``.
+    """
+    for lx in lexemes(sql):
+        if lx.kind == "comment" and lx.text.startswith("/*+"):
+            line, col = line_col(sql, lx.start)
+            msg = ('Encountered "/*+": this statement takes no hint; a hint goes in a query or an INSERT, '
+                   "as FROM t /*+ OPTIONS('k' = 'v') */")
+            raise SqlError(msg, sql, line, col, 3)
+
+
 def _after_table_name(previous, before) -> bool:
-    """Whether ``previous`` is a table's name (``FROM t``, ``JOIN db.t``, ``INTO t``), not an alias."""
+    """Whether ``previous`` is a table's name (``FROM t``, ``JOIN db.t``, ``INTO t``), not an alias.
+
+    Nor the table of a window TVF (``TUMBLE(TABLE t /*+ ... */, ...)``) or of a CREATE TABLE:
+    Flink's parser takes no hint there (``Encountered "/*+"``).
+    """
     def name(lx) -> bool:
         return lx is not None and (lx.kind == "ident" or
                                    lx.kind == "word" and lx.text.upper() not in _KEYWORDS)
-    alias = before is not None and (name(before) or before.text.upper() == "AS")
+    alias = before is not None and (name(before) or before.text.upper() in ("AS", "TABLE"))
     return name(previous) and not alias
-
-
-def _raise(message: str, sql: str, line: int, col: int) -> None:
-    raise SqlError(message, sql, line, col, 3)
 
 
 def _reject_same_line_strings(sql: str) -> None:

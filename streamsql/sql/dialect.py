@@ -21,6 +21,8 @@ from sqlglot.tokens import TokenType
 
 from streamsql.sql.generator import FlinkGenerator
 from streamsql.sql.grammar import FlinkParser
+from streamsql.sql.nodes import HINT_MARK
+from streamsql.sql.split import lexemes
 
 
 class Flink(Dialect):
@@ -52,6 +54,49 @@ class Flink(Dialect):
 
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.EXECUTE}
 
+        NESTED_COMMENTS = False
+        """Calcite's (Flink's) block comments do not nest: ``/* a /* b */`` ends at its first ``*/``."""
+
+        def tokenize(self, sql: str) -> list[tokens.Token]:
+            """Sqlglot's tokens, each hint comment (``/*+ ... */``) marked and with the token before it.
+
+            See :func:`_mark_hints`. A hint after SELECT is a token of its own (sqlglot's), left as is.
+            """
+            found = super().tokenize(sql)
+            _mark_hints(found, sql, {TokenType.HINT, *self.TOKENS_PRECEDING_HINT})
+            return found
+
     Parser = FlinkParser
 
     Generator = FlinkGenerator
+
+
+def _mark_hints(found: list[tokens.Token], sql: str, skip: set[TokenType]) -> None:
+    """Mark each hint comment (:data:`HINT_MARK`) and give it to the token before it.
+
+    sqlglot keeps a comment without its ``/*`` or ``/*+``, so a table's hint read as a plain
+    comment; here its text starts with ``+`` (``"+ OPTIONS('k' = 'v') "``, generated back as
+    ``/*+ OPTIONS('k' = 'v') */``), and ``/* OPTIONS('k' = 'v') */`` stays a comment, as in Flink
+    (a ``--+`` line comment's text gets a space first). And sqlglot gives a comment that starts a
+    line to the token after it, so a table's hint on a line of its own (``FROM t``, newline,
+    ``/*+ OPTIONS(...) */``, newline, ``WHERE``) went with ``WHERE``, where no table found it:
+    Flink's grammar reads a hint after a table's name wherever the lines break. The tokens of
+    ``skip`` (SELECT, a hint token) keep theirs.
+    """
+    for i, before in enumerate(found):
+        after = found[i + 1] if i + 1 < len(found) else None
+        if before.token_type in skip or not before.comments and (after is None or not after.comments):
+            continue
+        for lx in lexemes(sql[before.end + 1:after.start if after is not None else len(sql)]):
+            if lx.kind != "comment" or not lx.text.startswith(("/*+", "--" + HINT_MARK)):
+                continue
+            hint = lx.text.startswith("/*+")
+            body = lx.text[3:-2] if hint else lx.text[2:]
+            holder = next((h for h in (before.comments, after and after.comments) if h and body in h), None)
+            if holder is None:
+                continue
+            if hint:
+                holder.remove(body)
+                before.comments.append(HINT_MARK + body)
+            else:
+                holder[holder.index(body)] = " " + body

@@ -24,6 +24,12 @@ def _node_sql(cls: type[exp.Expression]):
 class FlinkGenerator(generator.Generator):
     """sqlglot's generator with Flink spellings and the custom statement nodes."""
 
+    def sanitize_comment(self, comment: str) -> str:
+        """As sqlglot's; a hint's comment (``nodes.HINT_MARK``) is written back as ``/*+ ... */``."""
+        if comment.startswith(nodes.HINT_MARK) and comment[1:].strip():
+            return nodes.HINT_MARK + super().sanitize_comment(comment[1:])
+        return super().sanitize_comment(comment)
+
     TYPE_MAPPING = {
         **generator.Generator.TYPE_MAPPING,
         exp.DType.TEXT: "STRING",

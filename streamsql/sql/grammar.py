@@ -730,6 +730,8 @@ class FlinkParser(parser.Parser):
             inserts.append(stmt)
             if not self._match(TokenType.SEMICOLON) and not self._match_text_seq("END", advance=False):
                 self.raise_error("Expecting ; after the INSERT statement")
+            # where its text is in the block's (its table hints are found there: plan/unsupported.py)
+            stmt.meta[nodes.TEXT_SPAN] = (start.start, self._curr.start if self._curr else len(self.sql))
         if not inserts:
             self.raise_error("A statement set needs at least one INSERT statement", self._prev)
         return self.expression(nodes.StatementSet(expressions=inserts))

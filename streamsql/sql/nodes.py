@@ -200,11 +200,19 @@ class PrintTopic(exp.Expression):
     arg_types = {"this": True, "from_beginning": False, "limit": False}
 
 
+#: The first character of a hint comment's text (``/*+ OPTIONS(...) */`` is kept as the comment
+#: ``"+ OPTIONS(...) "``, see ``Flink.Tokenizer.tokenize``); no other comment's text starts with it.
+HINT_MARK = "+"
+#: The key of an INSERT's ``meta`` holding where its text is in a statement set's (:class:`StatementSet`).
+TEXT_SPAN = "text_span"
+
+
 class StatementSet(exp.Expression):
     """``EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END``: one job, many INSERTs.
 
     Args:
-        expressions: the ``exp.Insert`` statements in order.
+        expressions: the ``exp.Insert`` statements in order; each one's ``meta[TEXT_SPAN]`` is
+            ``(start, end)``, the character offsets of its text (to its ``;``) in the block's.
     """
 
     arg_types = {"expressions": True}

@@ -35,3 +35,20 @@ def test_incremental_snapshot_enabled_values(value, ok):
     else:
         with pytest.raises(ConfigError, match="must be 'true' or 'false'"):
             _plan(extra)
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    (", 'scan.startup.mode' = 'latest'", "option 'scan.startup.mode' = 'latest' is not one of"),
+    (", 'scan.startup.mod' = 'latest-offset'", "unknown option 'scan.startup.mod' for connector 'mysql-cdc'"),
+])
+def test_an_unknown_option_or_startup_mode_is_refused_not_ignored(extra, words):
+    """The mistyped key was taken and ignored (the snapshot read, 'initial', where the latest offset
+    was asked for), the bad mode failed the running job with "'NoneType' object is not
+    subscriptable"; Flink CDC's factory refuses both ("Unsupported options found for 'mysql-cdc'",
+    "Invalid value for option 'scan.startup.mode'"). The same through an OPTIONS hint."""
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(")):
+        _plan(extra)
+    with StreamEnvironment() as env:
+        env.execute_sql(f"CREATE TABLE src (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ({OPTIONS})")
+        with pytest.raises(ConfigError, match=words):
+            env.execute_sql(f"EXPLAIN SELECT id FROM src /*+ OPTIONS({extra[2:]}) */")

@@ -282,3 +282,25 @@ def test_dialect_parse_handles_statement_sets_in_scripts():
     script = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END; SHOW JOBS"
     trees = Flink().parse(script)
     assert [type(t) for t in trees] == [nodes.StatementSet, nodes.ShowJobs]
+
+
+def test_block_comments_do_not_nest_as_in_flink():
+    """Calcite's comments end at the first ``*/``: PyFlink 2.3 answers (1, 2) to the first query and
+    applies the hint of the second (sqlglot nests comments, so both were refused as unreadable)."""
+    tree = parse_one("SELECT 1 AS x /* a /* b */, 2 AS y", read=Flink)
+    assert [e.alias for e in tree.expressions] == ["x", "y"]
+    hinted = parse_one("SELECT id /* a /* b */ FROM nums /*+ OPTIONS('k' = 'v') */", read=Flink)
+    table = hinted.find(exp.Table)
+    assert table.name == "nums" and table.comments == [nodes.HINT_MARK + " OPTIONS('k' = 'v') "]
+
+
+def test_hint_comments_are_marked_and_kept_with_the_name_before_them():
+    """A table's hint keeps to the table on a line of its own, and reads as a hint, not a comment,
+    when the tree is generated again (a plain comment and a ``--+`` line comment stay comments)."""
+    sql = "SELECT * FROM a /* c */\n/*+ OPTIONS('k' = 'v') */\nJOIN b --+ OPTIONS('x' = 'y')\nON a.id = b.id"
+    tree = parse_one(sql, read=Flink)
+    a, b = tree.find_all(exp.Table)
+    assert a.comments == [" c ", "+ OPTIONS('k' = 'v') "]
+    assert b.comments == [" + OPTIONS('x' = 'y')"]
+    assert tree.sql(dialect=Flink) == ("SELECT * FROM a /* c */ /*+ OPTIONS('k' = 'v') */ JOIN b "
+                                       "/* + OPTIONS('x' = 'y') */ ON a.id = b.id")

@@ -1,0 +1,7 @@
+CREATE TABLE t (id INT, v STRING) WITH ('connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, v STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT id, v
+FROM t
+  /*+ OPTIONS('json.ignore-parse-errors' = 'true') */
+WHERE id > 0;
