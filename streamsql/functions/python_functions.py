@@ -96,6 +96,11 @@ _planning_db: list = [None, -1]  # the process's planning database and its versi
 _planning_lock = threading.Lock()
 
 
+def registered_version() -> int:
+    """How many times a function was registered in this process (a planning answer's validity)."""
+    return _registered[0]
+
+
 def register(f: VectorFunction) -> VectorFunction:
     """Make ``f`` callable in every connection :func:`connect` opens from now on."""
     _FUNCTIONS[f.name] = f

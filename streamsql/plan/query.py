@@ -9,6 +9,8 @@ anything runs); the runtime's ``BatchQuery`` evaluates a spec over each batch.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import duckdb
@@ -96,24 +98,55 @@ def compile_query(items: list[tuple[str, str]], condition: str | None, input_sch
         SqlError: when DuckDB rejects the expressions (type errors, unknown functions).
     """
     spec = QuerySpec(items, condition, input_schema, input_schema)
-    con = python_functions.planning_connection()
-    con.register(INPUT_TABLE, input_schema.empty_table())
-    try:
-        result = con.sql(spec.sql()).to_arrow_table()
-    except duckdb.Error as e:
-        if "expression depth" in str(e):  # DuckDB's own nesting limit: ours, in our words
+    duck = _duckdb_schema(spec.sql(), input_schema)
+    if isinstance(duck, duckdb.Error):
+        if "expression depth" in str(duck):  # DuckDB's own nesting limit: ours, in our words
             raise too_deep(sql or "") from None
-        msg = f"Cannot evaluate expression: {duck_message(e)}"
+        msg = f"Cannot evaluate expression: {duck_message(duck)}"
         raise SqlError(msg, sql) from None
-    finally:
-        con.unregister(INPUT_TABLE)
     # DuckDB's result types, normalised through our SQL types (e.g. HUGEINT sums → DECIMAL).
-    output = Schema.from_arrow(result.schema).to_arrow()
+    output = Schema.from_arrow(duck).to_arrow()
     output = _keep_passed_types(items, input_schema, output)
     output = _keep_compiled_types(items, output)
     if types:
         output = pa.schema([types[f.name].arrow_field(f.name) if f.name in types else f for f in output])
-    return QuerySpec(items, condition, input_schema, output, result.schema)
+    return QuerySpec(items, condition, input_schema, output, duck)
+
+
+#: DuckDB's answers of :func:`_duckdb_schema`, most recent last: (query text, input schema's
+#: bytes, the registered functions' version) → the result's Arrow schema, or DuckDB's error.
+_CHECKED: OrderedDict[tuple[str, bytes, int], pa.Schema | duckdb.Error] = OrderedDict()
+_CHECKED_SIZE = 256
+_checked_lock = threading.Lock()
+
+
+def _duckdb_schema(query: str, input_schema: pa.Schema) -> pa.Schema | duckdb.Error:
+    """The Arrow schema of ``query`` run over an empty batch of ``input_schema``, or DuckDB's error.
+
+    Remembered (the last :data:`_CHECKED_SIZE` queries) until a function is registered: a
+    statement is planned more than once (``CREATE VIEW`` then ``DESCRIBE``; ``EXPLAIN`` then the
+    job; a view's query in each statement that reads it), and DuckDB's check is most of a large
+    SELECT list's planning time. Over no rows DuckDB's answer depends only on the text, the
+    input's types and the functions registered in the planning database.
+    """
+    key = (query, input_schema.serialize().to_pybytes(), python_functions.registered_version())
+    with _checked_lock:
+        if key in _CHECKED:
+            _CHECKED.move_to_end(key)
+            return _CHECKED[key]
+    con = python_functions.planning_connection()
+    con.register(INPUT_TABLE, input_schema.empty_table())
+    try:
+        answer: pa.Schema | duckdb.Error = con.sql(query).to_arrow_table().schema
+    except duckdb.Error as e:
+        answer = e.with_traceback(None)  # kept: not its frames
+    finally:
+        con.unregister(INPUT_TABLE)
+    with _checked_lock:
+        _CHECKED[key] = answer
+        while len(_CHECKED) > _CHECKED_SIZE:
+            _CHECKED.popitem(last=False)
+    return answer
 
 
 def _keep_passed_types(items: list[tuple[str, str]], input_schema: pa.Schema, output: pa.Schema) -> pa.Schema:

@@ -34,8 +34,12 @@ Finally a bounded run drains the topic and finishes. The output is read with a
 - ``window-upsert``, ``interval-join``, ``window-topn``, ``two-sinks``, ``multi-topic``: see
   :mod:`.chaos_queries`.
 
-Every query reads the input through a UNION ALL of two scans so that barrier alignment (and
-its fault point) is exercised.
+Every query reads the input through a UNION ALL of two scans. With source reuse (Flink's
+``'table.optimizer.reuse-source-enabled'``, on by default) the two scans are one source, whose
+barrier reaches both inputs of the union in one push: no input is ever held back, and the
+``during_alignment`` point cannot be reached. A campaign that kills there (``--points``, or all
+five points) therefore runs its job with source reuse off: two sources, one Kafka consumer each,
+whose barriers reach the union apart, so alignment holds an input back and the point is reached.
 
 usage::
 
@@ -72,6 +76,8 @@ from streamsql.testing.chaos_queries import QUERIES
 
 POINTS = ("before_barrier", "during_alignment", "after_snapshot_before_commit", "during_commit",
           "after_commit_before_bookkeeping")
+#: Source reuse: off where the campaign kills at ``during_alignment`` (see the module docstring).
+REUSE_SOURCE = "table.optimizer.reuse-source-enabled"
 #: The pipelined hot path's points (``--pipeline-points``): epoch n+1 held while n commits, a
 #: decode with batches in both of a source's queues.
 PIPELINE_POINTS = ("while_holding", "during_decode")
@@ -348,9 +354,11 @@ def campaign(a: argparse.Namespace) -> int:
                               daemon=True)
     feeder.start()
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
+    points = tuple(a.points) if a.points else POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
+    if "during_alignment" in points and not any(kv.startswith(REUSE_SOURCE + "=") for kv in a.set):
+        a.set = [*a.set, f"{REUSE_SOURCE}=false"]  # one source aligns nothing (module docstring)
     unbounded, bounded = write_scripts(a, work, job, src, out)
     rnd = random.Random(a.seed)
-    points = tuple(a.points) if a.points else POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
     plan = [("point", p) for p in points] + [("random", None)] * max(0, a.kills - len(points))
     rnd.shuffle(plan)
     kills = restarts = 0

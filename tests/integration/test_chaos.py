@@ -3,9 +3,12 @@
 The default suite kills every workload twice, at two fault-injection points: one in the middle of
 a checkpoint (:data:`MIDDLE`: its snapshot written, its commit, its bookkeeping) and one at its
 start (:data:`START`: a barrier injected, an input held back for alignment), rotated over the
-workloads so that every point is reached by several of them in one run. The full campaign
-(``python -m pytest -m slow tests/integration/test_chaos.py``) kills every workload at all five
-points, and has two workloads more. docs/checkpointing.md describes both, and the long runs.
+workloads so that every point is reached by several of them in one run. Each kill must happen at
+its point (a point not reached in time is a failure, not a ``kill -9`` elsewhere); a workload
+killed at ``during_alignment`` reads its two scans as two sources (see
+:mod:`streamsql.testing.chaos`). The full campaign (``python -m pytest -m slow
+tests/integration/test_chaos.py``) kills every workload at all five points, and has two workloads
+more. docs/checkpointing.md describes both, and the long runs.
 """
 
 import pytest
@@ -27,14 +30,16 @@ SLOW_WORKLOADS = [("interval-join", "hashmap"), ("window-topn", "rocksdb")]
 
 
 def _campaign(bootstrap: str, query: str, backend: str, capsys, points: tuple[str, ...]) -> str:
+    # Every point is reached within seconds of a start (the checkpoints are 300 ms apart); the
+    # 30 s allowed are for a start on a loaded machine, not waited out.
     rc = chaos.main(["--bootstrap", bootstrap, "--records", "20000", "--kills", str(len(points)),
                      "--points", ",".join(points), "--query", query, "--backend", backend,
-                     "--feed-seconds", "6", "--max-kill", "2.5", "--max-run-seconds", "12"])
+                     "--feed-seconds", "6", "--max-kill", "2.5", "--max-run-seconds", "30"])
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "lost=0 duplicated=0" in out
-    kills = [line.split() for line in out.splitlines() if line.startswith("kill ")]  # kill 1: fault POINT ...
-    assert sorted(k[3] for k in kills) == sorted(points), out
+    kills = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("kill ")]
+    assert sorted(kills) == sorted(f"fault {p}" for p in points), out  # each point reached (no kill -9)
     return out
 
 

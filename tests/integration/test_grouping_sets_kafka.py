@@ -71,8 +71,8 @@ def test_rollups_through_kafka_at_parallelism_two_and_a_savepoint(kafka_bootstra
     name = f"gs-{uuid.uuid4().hex[:8]}"
     env = _env(tmp_path, name, kafka_bootstrap, topics, bounded=False, backend=backend)
     job = env.execute_sql(JOB).job
-    deadline = time.monotonic() + 120
-    while _upserts(kafka_bootstrap, topics["agg"], AGG) != _agg(first):  # the first half is in
+    deadline, agg_first = time.monotonic() + 120, _agg(first)
+    while _upserts(kafka_bootstrap, topics["agg"], AGG) != agg_first:  # the first half is in
         assert time.monotonic() < deadline and not job.done, "the job did not produce the first half"
         time.sleep(0.5)
     savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]

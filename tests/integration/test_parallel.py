@@ -10,6 +10,7 @@ from collections import Counter
 
 import duckdb
 import orjson
+import pyarrow as pa
 import pytest
 from confluent_kafka import Producer
 
@@ -38,12 +39,21 @@ def _load(bootstrap: str, topic: str, rows: list[dict]) -> None:
     _produce(bootstrap, topic, [(None, orjson.dumps(r), r["id"] % PARTITIONS) for r in rows])
 
 
+#: The rows of :func:`_rows` as Arrow reads them, before DuckDB's casts to the tables' types.
+_ROW_SCHEMA = pa.schema([("id", pa.int64()), ("k", pa.int64()), ("v", pa.int64()), ("ts", pa.string())])
+
+
 def _duck(sql: str, **tables: list[dict]) -> list[tuple]:
+    """``sql`` over the given tables of rows ``(id INTEGER, k INTEGER, v INTEGER, ts TIMESTAMP)``.
+
+    Loaded through one Arrow scan each: ``executemany`` took ~2 s per 3,000 rows.
+    """
     con = duckdb.connect()
     for name, rows in tables.items():
-        con.execute(f"CREATE TABLE {name} (id INTEGER, k INTEGER, v INTEGER, ts TIMESTAMP)")
-        con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?, ?)",
-                        [(r["id"], r["k"], r["v"], r["ts"]) for r in rows])
+        con.register("given", pa.Table.from_pylist(rows, schema=_ROW_SCHEMA))
+        con.execute(f"CREATE TABLE {name} AS SELECT id::INTEGER AS id, k::INTEGER AS k, v::INTEGER AS v, "
+                    "ts::TIMESTAMP AS ts FROM given")
+        con.unregister("given")
     return con.execute(sql).fetchall()
 
 

@@ -65,12 +65,12 @@ def test_rescale_from_two_to_three_tasks_through_a_savepoint(kafka_bootstrap, ka
     name = f"sp-{uuid.uuid4().hex[:8]}"
     env = _env(tmp_path, name, 2, kafka_bootstrap, topics, bounded=False)
     job = env.execute_sql(JOB).job
-    agg_first, _ = _expect(first)
+    agg_first, flt_first = _expect(first)
     deadline = time.monotonic() + 120
     while _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) != agg_first:  # the first half is in
         assert time.monotonic() < deadline and not job.done, "the job did not produce the first half"
         time.sleep(0.5)
-    _check_task_rows(env, job, 3000 + sum(_expect(first)[1].values()))
+    _check_task_rows(env, job, 3000 + sum(flt_first.values()))
     savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
     assert savepoint.startswith(str(tmp_path / "chk" / name / "savepoint-"))
 

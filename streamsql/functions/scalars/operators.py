@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import re
 
-import sqlglot
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
@@ -155,7 +154,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return _bounded_length(exp.Literal.string(interval_text(n.this)), n.to), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in STRING_TYPES:
         text = flink_to_string(n.this.sql(dialect="duckdb"), type_of(n.this))
-        return _bounded_length(n if text is None else sqlglot.parse_one(text, dialect="duckdb"), n.to), t
+        # the text as it is (template): parsing the operand's SQL again cost ~0.1 s per large operand
+        return _bounded_length(n if text is None else template("{0}", text), n.to), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "DECIMAL":
         source = type_of(n.this)
         if source is not None and source.is_numeric:  # as Flink: a value out of DECIMAL(p, s) is NULL
@@ -485,7 +485,7 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
     wide.set("to", exp.DataType.build(full.duckdb(), dialect="duckdb"))
     wide = _zoned_cast(wide, source, full) or wide
     cut = truncate_sql(wide.sql(dialect="duckdb"), p, floor)
-    return exp.Cast(this=sqlglot.parse_one(cut, dialect="duckdb"),
+    return exp.Cast(this=template("{0}", cut),
                     to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
 
 
