@@ -202,3 +202,9 @@ def test_ranking_and_distinct_over_composite_columns(env):
     assert query(env, "SELECT id, a FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY p.s IS NULL "
                       "ORDER BY id DESC) AS rn FROM s) WHERE rn <= 1") == [(2, []), (5, [None, 4])]
     assert query(env, "SELECT COUNT(DISTINCT a), COUNT(DISTINCT p) FROM s") == [(3, 3)]
+
+
+def test_braces_in_string_elements_are_text(env):
+    # The constructors' DuckDB SQL went through str.format: ARRAY['{x}'] failed with KeyError('x').
+    rows = query(env, "SELECT ARRAY['{x}', '}'], MAP['{', 1]['{'], ROW('{0}', id).EXPR$0 FROM s WHERE id = 1")
+    assert rows == [(["{x}", "}"], 1, "{0}")]
