@@ -25,9 +25,12 @@ from sqlglot import exp
 from streamsql.core.types import SqlType, implicit_cast
 from streamsql.functions.scalars.registry import (
     Call,
+    Failure,
     bind,
     cast_value,
+    fail_sql,
     scalar,
+    sql_string,
     template,
 )
 from streamsql.functions.scalars.typerules import common_type, is_null
@@ -386,3 +389,81 @@ def array_prepend(c: Call) -> exp.Expression:
     """The array with the element added at its start."""
     return template("CASE WHEN {0} IS NULL THEN NULL ELSE list_prepend({1}, {0}) END",
                     c.args[0], _as_element(c, 1))
+
+
+# -- MAP -----------------------------------------------------------------------------------------
+def _map_part(i: int):
+    def rule(c: Call) -> SqlType | None:
+        t = c.args[0].type
+        return SqlType.array(t.children[i]) if t is not None and t.name == "MAP" else None
+    return rule
+
+
+@collection("MAP_KEYS", sig=(("MAP",),), result=_map_part(0), nulls="NULL if the map is NULL",
+        differences="In the map's order (a map read from JSON: the text's); Flink's order is its map's "
+                    "(a Java HashMap's for a map read from JSON), which it does not guarantee.")
+def map_keys(c: Call) -> exp.Expression:
+    """The map's keys as an array."""
+    return template("map_keys({0})", *c.args)
+
+
+@collection("MAP_VALUES", sig=(("MAP",),), result=_map_part(1),
+        nulls="NULL if the map is NULL",
+        differences="In the map's order (see MAP_KEYS).")
+def map_values(c: Call) -> exp.Expression:
+    """The map's values as an array."""
+    return template("map_values({0})", *c.args)
+
+
+def _entries_type(c: Call) -> SqlType | None:
+    t = c.args[0].type
+    if t is None or t.name != "MAP":
+        return None
+    return SqlType.array(SqlType.row([("key", t.children[0]), ("value", t.children[1])]))
+
+
+@collection("MAP_ENTRIES", sig=(("MAP",),), result=_entries_type,
+        nulls="NULL if the map is NULL",
+        differences="In the map's order (see MAP_KEYS).")
+def map_entries(c: Call) -> exp.Expression:
+    """The map's entries as an array of ``ROW<key, value>``."""
+    return template("map_entries({0})", *c.args)
+
+
+def _from_arrays_type(c: Call) -> SqlType | None:
+    k, v = _element(c.args[0].type), _element(c.args[1].type)
+    return None if k is None or v is None else SqlType.map(k, v)
+
+
+_LENGTHS = "Invalid function MAP_FROM_ARRAYS call: The length of the keys array "
+
+
+@collection("MAP_FROM_ARRAYS", sig=(("ARRAY", "ARRAY"),), result=_from_arrays_type,
+        nulls="NULL if either array is NULL; fails the job when their lengths differ (Flink's "
+              "message, on one line)",
+        differences="A NULL or repeated key fails the job (Flink keeps the entries as they are). Its result "
+                    "read by key (`MAP_FROM_ARRAYS(k, v)['x']`) is answered; Flink 2.3 fails the job there "
+                    "(a ClassCastException of its MapDataForMapFromArrays).",
+        failures=(Failure(r"Map keys (?:must be unique|can not be NULL)",
+                          lambda m: f"MAP_FROM_ARRAYS failed: {m.group(0)} (StreamSQL's maps hold no NULL "
+                                    "or repeated key)"),))
+def map_from_arrays(c: Call) -> exp.Expression:
+    """The map of the keys of the first array to the values of the second, by position."""
+    failed = fail_sql(f"{sql_string(_LENGTHS)} || len({{0}}) || ' is not equal to the length of the values "
+                      "array ' || len({1})")
+    return template(f"CASE WHEN {{0}} IS NULL OR {{1}} IS NULL THEN NULL WHEN len({{0}}) <> len({{1}}) "
+                    f"THEN {failed} ELSE map({{0}}, {{1}}) END", *c.args)
+
+
+def _common_map(c: Call) -> SqlType | None:
+    return _common_arrays(c, "MAP")[0]
+
+
+@collection("MAP_UNION", sig=(("MAP...",),), result=_common_map,
+        nulls="NULL if any map is NULL",
+        differences="Its result read by key (`MAP_UNION(m, n)['a']`) is answered; Flink 2.3 fails the job "
+                    "there (a ClassCastException of its MapDataForMapUnion).")
+def map_union(c: Call) -> exp.Expression:
+    """The maps merged; a key's value is the one of the last map that has it."""
+    _, parts = _common_arrays(c, "MAP")
+    return _over(parts, "map_concat")
