@@ -293,8 +293,9 @@ def render() -> str:
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
     out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
-               "`arr[i]`, `map[key]`) are in [types.md](types.md); the other collection functions "
-               "(`ARRAY_*`, `MAP_*`) and TIME values (`CURRENT_TIME`, `LOCALTIME`) are not supported yet.\n")
+               "`arr[i]`, `map[key]`) are in [types.md](types.md), Flink 2.3's collection functions "
+               "(`ARRAY_*`, `MAP_*`, `SPLIT`, `STR_TO_MAP`) in the Collection table above; TIME values "
+               "(`CURRENT_TIME`, `LOCALTIME`) are not supported yet.\n")
     from streamsql.functions.scalars.typeof import VERIFIED
 
     out.append(TYPEOF.replace("VERIFIED", ", ".join(f"`{n}`" for n in sorted(VERIFIED))))

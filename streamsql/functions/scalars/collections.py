@@ -467,3 +467,47 @@ def map_union(c: Call) -> exp.Expression:
     """The maps merged; a key's value is the one of the last map that has it."""
     _, parts = _common_arrays(c, "MAP")
     return _over(parts, "map_concat")
+
+
+# -- strings to collections ----------------------------------------------------------------------
+@collection("SPLIT", sig=(("STRING", "STRING"),), result=lambda c: SqlType.array(_STRING),
+        nulls="NULL if any argument is NULL",
+        differences="An empty delimiter splits into characters (code points); Flink splits a character "
+                    "beyond U+FFFF into its two UTF-16 halves, which are no text.")
+def split(c: Call) -> exp.Expression:
+    """The substrings between the delimiters (empty ones kept; an empty string has none)."""
+    return template("CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL WHEN {0} = '' THEN []::VARCHAR[] "
+                    "ELSE string_split({0}, {1}) END", *c.args)
+
+
+def _java_split(text: str, delimiter: str) -> str:
+    """DuckDB SQL of Java's ``text.split(regex)``: trailing empty strings dropped."""
+    last = "coalesce(list_max(list_transform(__p, lambda __s, __i: CASE WHEN __s <> '' THEN __i END)), 0)"
+    return bind(f"regexp_split_to_array({text}, {delimiter})", "__p", f"list_slice(__p, 1, {last})")
+
+
+@collection("STR_TO_MAP", sig=(("STRING",), ("STRING", "STRING", "STRING")),
+        result=lambda c: SqlType.map(_STRING, _STRING),
+        nulls="NULL if any argument is NULL; an empty text is an empty map",
+        differences="The delimiters are regular expressions read by RE2 (Flink: Java's). The entries are "
+                    "in the order their keys first occur in the text (Flink's: a Java HashMap's).")
+def str_to_map(c: Call) -> exp.Expression:
+    """The map of the text's ``key=value`` pairs (a pair without the delimiter: a NULL value).
+
+    As Flink's ``SqlFunctionUtils.strToMap``: pairs split with Java's ``String.split`` (trailing
+    empty pairs dropped), each pair at its first key-value delimiter; a later pair of the same
+    key replaces the earlier one's value (the key keeps its first place).
+    """
+    args = [c.args[0], "','", "'='"] if len(c.args) == 1 else c.args
+    head = "regexp_extract(__q, '(?s)^(.*?)(?:' || {2} || ')', %d)"
+    entry = (f"struct_pack(key := CASE WHEN regexp_matches(__q, {{2}}) THEN {head % 1} ELSE __q END, "
+             f"value := CASE WHEN regexp_matches(__q, {{2}}) THEN substr(__q, length({head % 0}) + 1) END)")
+    entries = f"list_transform({_java_split('{0}', '{1}')}, lambda __q: {entry})"
+    # each key once, where it first occurs, with the value of its last pair (as a map's put)
+    once = ("list_transform(list_filter(__m, lambda __y, __j: list_position(__k, __y.key) = __j), "
+            "lambda __y: struct_pack(key := __y.key, "
+            "value := __m[len(__m) + 1 - list_position(list_reverse(__k), __y.key)].value))")
+    last = bind("list_transform(__m, lambda __z: __z.key)", "__k", once)
+    return template("CASE WHEN {0} IS NULL OR {1} IS NULL OR {2} IS NULL THEN NULL WHEN {0} = '' "
+                    "THEN map([]::VARCHAR[], []::VARCHAR[]) "
+                    f"ELSE map_from_entries({bind(entries, '__m', last)}) END", *args)
