@@ -38,7 +38,7 @@ from streamsql.functions.scalars.registry import (
     to_time,
     type_of,
 )
-from streamsql.functions.scalars.typerules import common_type, rows_type
+from streamsql.functions.scalars.typerules import common_type, least_restrictive, rows_type
 
 _INT = SqlType("INT")
 
@@ -222,8 +222,15 @@ def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
 
 
 def _common(n: exp.Expression, items: list[exp.Expression], what: str) -> SqlType:
+    """The elements' type: Calcite's least restrictive type, as Flink 2.3's ARRAY[...] and MAP[...].
+
+    Among numbers with a FLOAT or DOUBLE, the first approximate one met wins (``ARRAY[CAST(x AS
+    FLOAT), d]`` is ARRAY<FLOAT>, ``ARRAY[d, CAST(x AS FLOAT)]`` ARRAY<DOUBLE>, a DECIMAL with a
+    FLOAT DOUBLE: read from Flink's planner).
+    """
     types = [type_of(i) for i in items]
-    t = rows_type(types)
+    approximate = any(t is not None and t.name in ("FLOAT", "DOUBLE") for t in types)
+    t = least_restrictive(types) if approximate else rows_type(types)
     if t is None:
         shown = ", ".join(str(x) if x is not None else "?" for x in types)
         msg = f"{what} has no common type for its elements ({shown})"
