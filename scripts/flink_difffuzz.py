@@ -318,8 +318,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000, help="scalar expressions")
     p.add_argument("--aggregates", type=int, default=0, help="aggregate calls")
-    p.add_argument("--generator", type=int, default=2, choices=(1, 2),
-                   help="the generator's version (1: the committed fixture's, 2: widened)")
+    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3),
+                   help="the generator's version (1: the committed fixture's, 2: widened, "
+                        "3: 2 and the collection functions)")
     p.add_argument("--exprs", type=Path, help="evaluate these expressions (one a line; 'AGG ' before an "
                    "aggregate call) instead of generated ones: minimising a difference")
     p.add_argument("--out", type=Path)

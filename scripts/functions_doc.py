@@ -48,7 +48,8 @@ plausibility. To regenerate the expectations:
 
 Types are compared without NOT NULL (StreamSQL does not track nullability of expressions yet).
 A CAST's CHAR(n)/VARCHAR(n) and TIMESTAMP(p) are carried exactly; elsewhere a type may be
-compared coarser: CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried
+compared coarser: CHAR(n)/VARCHAR(n) as STRING (inside ARRAY, MAP and ROW types too),
+BINARY(n)/VARBINARY(n) as BYTES, TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried
 in milliseconds) or TIMESTAMP(6), and TIMESTAMP_LTZ(p) as TIMESTAMP_LTZ(6): an expression's
 instant is carried in microseconds (DuckDB has no millisecond TIMESTAMPTZ), its value in
 Flink's precision.
@@ -293,8 +294,9 @@ def render() -> str:
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
     out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
-               "`arr[i]`, `map[key]`) are in [types.md](types.md); the other collection functions "
-               "(`ARRAY_*`, `MAP_*`) and TIME values (`CURRENT_TIME`, `LOCALTIME`) are not supported yet.\n")
+               "`arr[i]`, `map[key]`) are in [types.md](types.md), Flink 2.3's collection functions "
+               "(`ARRAY_*`, `MAP_*`, `SPLIT`, `STR_TO_MAP`) in the Collection table above; TIME values "
+               "(`CURRENT_TIME`, `LOCALTIME`) are not supported yet.\n")
     from streamsql.functions.scalars.typeof import VERIFIED
 
     out.append(TYPEOF.replace("VERIFIED", ", ".join(f"`{n}`" for n in sorted(VERIFIED))))

@@ -112,6 +112,11 @@ class FlinkGenerator(generator.Generator):
         """``ARRAY[a, b, ...]``."""
         return f"ARRAY[{self.expressions(expression, flat=True)}]"
 
+    def arraysort_sql(self, expression: exp.ArraySort) -> str:
+        """``ARRAY_SORT(a[, ascending[, nulls_first]])`` as written (the base drops the third argument)."""
+        args = [expression.this, expression.args.get("expression"), expression.args.get("asc")]
+        return self.func("ARRAY_SORT", *(a for a in args if a is not None))
+
     def datatype_sql(self, expression: exp.DataType) -> str:
         """Flink's ``ROW<...>`` for STRUCT and ``T NOT NULL`` inside composite types; else as the base."""
         text = super().datatype_sql(expression)

@@ -514,13 +514,53 @@ T2 = [
 ]
 BY_KIND2 = {k: [t for t in T2 if t[0] == k] for k in KINDS2}
 
+# Version 3: version 2 and Flink 2.3's collection functions over arrays built in the expression
+# (ARRAY[...] of generated values, SPLIT, STR_TO_MAP), brought back to a scalar kind.
+_ORDERED = ("INT", "BIGINT", "DECIMAL", "DOUBLE", "STRING", "DATE", "TIMESTAMP", "BOOLEAN")
+T3 = [
+    *T2,
+    *[("BOOLEAN", "ARRAY_CONTAINS(ARRAY[{0}, {1}, {2}], {3})", [k, "=0", "=0", "=0"]) for k in _ORDERED],
+    *[("INT", "ARRAY_POSITION(ARRAY[{0}, {1}, {2}], {3})", [k, "=0", "=0", "=0"]) for k in _ORDERED],
+    *[("INT", "CARDINALITY(ARRAY_DISTINCT(ARRAY[{0}, {1}, {2}]))", [k, "=0", "=0"]) for k in _ORDERED],
+    *[(k, "ARRAY_MAX(ARRAY[{0}, {1}, {2}])", [k, k, k]) for k in _ORDERED],
+    *[(k, "ARRAY_MIN(ARRAY[{0}, {1}])", [k, k]) for k in _ORDERED],
+    *[(k, "ARRAY_SORT(ARRAY[{0}, {1}, {2}], {3}, {4})[{L:GROUPS}]",
+       [k, k, k, "BOOLEAN", "BOOLEAN"]) for k in _ORDERED],
+    *[(k, "ELEMENT(ARRAY_SLICE(ARRAY[{0}, {1}, {2}], {L:SMALL}, {L:SMALL}))", [k, k, k])
+      for k in ("INT", "STRING")],
+    *[(k, "ARRAY_REVERSE(ARRAY_APPEND(ARRAY[{0}], {1}))[1]", [k, k]) for k in ("NUM", "STRING", "DATE")],
+    ("INT", "CARDINALITY(ARRAY_UNION(ARRAY[{0}, {1}], ARRAY[{2}]))", ["INT", "INT", "INT"]),
+    ("INT", "CARDINALITY(ARRAY_EXCEPT(ARRAY[{0}, {1}, {2}], ARRAY[{3}]))", ["STRING"] * 4),
+    ("INT", "CARDINALITY(ARRAY_INTERSECT(ARRAY[{0}, {1}, {2}], ARRAY[{3}, {4}]))", ["NUM"] * 5),
+    ("INT", "ARRAY_POSITION(ARRAY_REMOVE(ARRAY[{0}, {1}, {2}], {3}), {4})", ["INT"] * 5),
+    ("INT", "CARDINALITY(ARRAY_CONCAT(ARRAY[{0}], ARRAY[{1}, {2}]))", ["ANY", "=0", "=0"]),
+    ("STRING", "ARRAY_JOIN(ARRAY[{0}, {1}, {2}], {L:SEPS})", ["STRING", "STRING", "STRING"]),
+    ("STRING", "ARRAY_JOIN(ARRAY_SORT(ARRAY[{0}, {1}, {2}]), {L:SEPS}, {3})", ["STRING"] * 4),
+    ("STRING", "ARRAY_JOIN(SPLIT({0}, {L:SEPS}), '|', 'N')", ["STRING"]),
+    ("STRING", "ARRAY_JOIN(ARRAY_SLICE(SPLIT({0}, {L:SEPS}), {L:SMALL}, {L:SMALL}), '/')", ["STRING"]),
+    ("STRING", "ARRAY_JOIN(ARRAY_SLICE(SPLIT({0}, {1}), {L:SMALL}), '/')", ["STRING", "STRING"]),
+    ("INT", "CARDINALITY(SPLIT({0}, {1}))", ["STRING", "STRING"]),
+    ("INT", "CARDINALITY(STR_TO_MAP({0}))", ["STRING"]),
+    ("STRING", "STR_TO_MAP({0}, {L:SEPS}, ' ')[{1}]", ["STRING", "STRING"]),
+    ("STRING", "ARRAY_JOIN(MAP_KEYS(STR_TO_MAP({0}, ',', {L:SEPS})), ';')", ["STRING"]),
+    ("INT", "MAP_UNION(MAP[{0}, 1], MAP[{1}, 2])[{2}]", ["STRING", "STRING", "STRING"]),
+    ("INT", "MAP_FROM_ARRAYS(ARRAY[{0}, {1}], ARRAY[3, 4])[{2}]", ["INT", "INT", "INT"]),
+]
+KINDS3 = KINDS2
+BY_KIND3 = {k: [t for t in T3 if t[0] == k] for k in KINDS3}
+for _t in T3:  # a NUM template is one of each numeric kind
+    if _t[0] == "NUM":
+        for _k in NUMERIC:
+            BY_KIND3[_k].append((_k, *_t[1:]))
+
 _VERSIONS = {1: (KINDS, COLUMN_KINDS, LITERALS, CAST_TARGETS, BY_KIND, LISTS),
-             2: (KINDS2, COLUMN_KINDS2, LITERALS2, CAST_TARGETS2, BY_KIND2, LISTS2)}
+             2: (KINDS2, COLUMN_KINDS2, LITERALS2, CAST_TARGETS2, BY_KIND2, LISTS2),
+             3: (KINDS3, COLUMN_KINDS2, LITERALS2, CAST_TARGETS2, BY_KIND3, LISTS2)}
 
 
 class Generator:
     """Random expressions of a kind; ``seed`` fixes the sequence, ``version`` the lists drawn from
-    (1: the original generator, 2: the widened one)."""
+    (1: the original generator, 2: the widened one, 3: 2 and the collection functions)."""
 
     def __init__(self, seed: int, max_depth: int = 3, version: int = 1):
         """A generator of expressions nested up to ``max_depth`` calls deep."""

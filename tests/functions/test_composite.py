@@ -202,3 +202,25 @@ def test_ranking_and_distinct_over_composite_columns(env):
     assert query(env, "SELECT id, a FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY p.s IS NULL "
                       "ORDER BY id DESC) AS rn FROM s) WHERE rn <= 1") == [(2, []), (5, [None, 4])]
     assert query(env, "SELECT COUNT(DISTINCT a), COUNT(DISTINCT p) FROM s") == [(3, 3)]
+
+
+def test_braces_in_string_elements_are_text(env):
+    # The constructors' DuckDB SQL went through str.format: ARRAY['{x}'] failed with KeyError('x').
+    rows = query(env, "SELECT ARRAY['{x}', '}'], MAP['{', 1]['{'], ROW('{0}', id).EXPR$0 FROM s WHERE id = 1")
+    assert rows == [(["{x}", "}"], 1, "{0}")]
+
+
+@pytest.mark.parametrize(("expr", "flink"), [
+    # Flink 2.3's planner (PyFlink 2.3, 2026-12-04): the first FLOAT or DOUBLE met wins
+    ("ARRAY[CAST(1.5 AS FLOAT), CAST(2.5 AS DOUBLE)]", "ARRAY<FLOAT>"),
+    ("ARRAY[CAST(2.5 AS DOUBLE), CAST(1.5 AS FLOAT)]", "ARRAY<DOUBLE>"),
+    ("ARRAY[1.5, CAST(1.5 AS FLOAT)]", "ARRAY<DOUBLE>"),
+    ("ARRAY[1, CAST(1.5 AS FLOAT), 2.5]", "ARRAY<DOUBLE>"),
+    ("MAP[CAST(1.5 AS FLOAT), CAST(2.5 AS DOUBLE), CAST(2.5 AS DOUBLE), CAST(1.5 AS FLOAT)]",
+     "MAP<FLOAT, DOUBLE>"),
+])
+def test_constructor_element_type_is_calcites_least_restrictive(env, expr, flink):
+    # ARRAY[FLOAT, DOUBLE] was ARRAY<DOUBLE> here (found by the difference fuzzer, seed 21,
+    # generator 3: ARRAY_MAX(ARRAY[FLOOR(CAST(1.1 AS FLOAT)), SIN(m % 7), d]) is a FLOAT in Flink)
+    env.execute_sql(f"CREATE VIEW v AS SELECT {expr} AS c FROM s")
+    assert env.execute_sql("DESCRIBE v").rows[0][1] == flink

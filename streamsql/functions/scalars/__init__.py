@@ -2,7 +2,8 @@
 
 Importing this package registers every built-in (the group modules register at import):
 :mod:`.string`, :mod:`.text`, :mod:`.conditional`, :mod:`.arithmetic`, :mod:`.temporal`,
-:mod:`.clock`, :mod:`.composite`, :mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`,
+:mod:`.clock`, :mod:`.composite`, :mod:`.collections`,
+:mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`,
 :mod:`.utf16`.
 :func:`~.binder.bind` compiles an expression through the registry; :mod:`.registry` holds the
 entries, :mod:`.typerules` Flink's type derivation, :mod:`.operators` the operators whose
@@ -13,6 +14,7 @@ and argument order.
 from streamsql.functions.scalars import (  # noqa: F401  (register)
     arithmetic,
     clock,
+    collections,
     composite,
     conditional,
     fdlibm,

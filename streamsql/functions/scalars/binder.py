@@ -196,6 +196,8 @@ def _operator_type(n: exp.Expression) -> SqlType | None:
         return _BOOLEAN
     if isinstance(n, exp.Null):
         return NULL
+    if isinstance(n, exp.HexString):  # X'01' (Flink: BINARY(n); carried as BYTES)
+        return SqlType("BYTES")
     if isinstance(n, exp.Literal):
         return _literal_type(n)
     if isinstance(n, (exp.Paren, exp.Neg)):

@@ -32,12 +32,13 @@ from streamsql.functions.scalars.registry import (
     FunctionError,
     fail_sql,
     scalar,
+    sql_node,
     sql_string,
     template,
     to_time,
     type_of,
 )
-from streamsql.functions.scalars.typerules import common_type, rows_type
+from streamsql.functions.scalars.typerules import common_type, least_restrictive, rows_type
 
 _INT = SqlType("INT")
 
@@ -111,7 +112,7 @@ def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
         vt = type_of(v)
         if vt is None or vt.name == "NULL" or vt == t:
             return v
-        return template(duckdb_cast(v.sql(dialect="duckdb"), vt, t))
+        return sql_node(duckdb_cast(v.sql(dialect="duckdb"), vt, t))
 
     if isinstance(n, exp.Case):
         for i in n.args.get("ifs") or []:
@@ -120,7 +121,7 @@ def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
             n.set("default", cast(n.args["default"]))
         return n, t
     if isinstance(n, exp.Coalesce):
-        return template("coalesce(" + ", ".join(_sql(cast(v)) for v in values) + ")"), t
+        return sql_node("coalesce(" + ", ".join(_sql(cast(v)) for v in values) + ")"), t
     return exp.If(this=n.this, true=cast(n.args["true"]),
                   false=cast(n.args["false"]) if n.args.get("false") else None), t
 
@@ -158,7 +159,7 @@ def _collection_equals(n: exp.EQ | exp.NEQ, t: SqlType) -> exp.Expression:
         same = f"{left} = {right}" if t.name == "ARRAY" else \
             f"list_sort(map_entries({left})) = list_sort(map_entries({right}))"
         equal = f"CASE WHEN {both} THEN {same} AND {no_null} END"
-    return template(f"({equal})" if isinstance(n, exp.EQ) else f"(NOT ({equal}))")
+    return sql_node(f"({equal})" if isinstance(n, exp.EQ) else f"(NOT ({equal}))")
 
 
 def _like(n: exp.Expression, model: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -167,7 +168,7 @@ def _like(n: exp.Expression, model: exp.Expression, value: exp.Expression) -> ex
     if left is None or right is None or left.name != right.name or len(left.children) != len(right.children):
         msg = f"Cannot compare {left or 'unknown'} with {right or 'unknown'}"
         raise FunctionError(msg, n)
-    return value if left == right else template(duckdb_cast(value.sql(dialect="duckdb"), right, left))
+    return value if left == right else sql_node(duckdb_cast(value.sql(dialect="duckdb"), right, left))
 
 
 def _sql(node: exp.Expression) -> str:
@@ -183,7 +184,7 @@ def _field(n: exp.Expression, row: exp.Expression, name: str) -> tuple[exp.Expre
     if found is None:
         msg = f"Column '{name}' not found in {t}"
         raise FunctionError(msg, n)
-    return template(f"struct_extract({_sql(row)}, {sql_string(found[1])})"), found[2]
+    return sql_node(f"struct_extract({_sql(row)}, {sql_string(found[1])})"), found[2]
 
 
 def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
@@ -210,19 +211,26 @@ def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
             msg = f"Array element access needs an index starting at 1 but was {value}."
             raise FunctionError(msg, n)
         k = _sql(key)
-        return template(f"CASE WHEN {k} >= 1 THEN list_extract({_sql(base)}, {k}) END"), t.children[0]
+        return sql_node(f"CASE WHEN {k} >= 1 THEN list_extract({_sql(base)}, {k}) END"), t.children[0]
     key_type = t.children[0]
     if kt is not None and kt.name != "NULL" and common_type([kt, key_type]) is None:
         msg = (f"Cannot apply 'ITEM' to arguments of type 'ITEM(<{t}>, <{kt}>)'. "
                "Supported form(s): <MAP>[<KEY>] with a key of the map's key type")
         raise FunctionError(msg, n)
     value = f"map_extract_value({_sql(base)}, CAST({_sql(key)} AS {key_type.duckdb()}))"
-    return template(value), t.children[1]
+    return sql_node(value), t.children[1]
 
 
 def _common(n: exp.Expression, items: list[exp.Expression], what: str) -> SqlType:
+    """The elements' type: Calcite's least restrictive type, as Flink 2.3's ARRAY[...] and MAP[...].
+
+    Among numbers with a FLOAT or DOUBLE, the first approximate one met wins (``ARRAY[CAST(x AS
+    FLOAT), d]`` is ARRAY<FLOAT>, ``ARRAY[d, CAST(x AS FLOAT)]`` ARRAY<DOUBLE>, a DECIMAL with a
+    FLOAT DOUBLE: read from Flink's planner).
+    """
     types = [type_of(i) for i in items]
-    t = rows_type(types)
+    approximate = any(t is not None and t.name in ("FLOAT", "DOUBLE") for t in types)
+    t = least_restrictive(types) if approximate else rows_type(types)
     if t is None:
         shown = ", ".join(str(x) if x is not None else "?" for x in types)
         msg = f"{what} has no common type for its elements ({shown})"
@@ -247,7 +255,7 @@ def _array(n: exp.Expression, items: list[exp.Expression]) -> tuple[exp.Expressi
         msg = "ARRAY[] needs at least one element"
         raise FunctionError(msg, n)
     t = _common(n, items, "ARRAY[...]")
-    out = template(_list(items, t))
+    out = sql_node(_list(items, t))
     out.meta["items"] = tuple(range(len(items)))  # how many, for MAP[...]'s pairing check
     return out, SqlType.array(t)
 
@@ -258,13 +266,13 @@ def _map(n: exp.Expression, keys: exp.Expression, values: exp.Expression) -> tup
             len(keys.meta.get("items", ())) != len(values.meta.get("items", ())):
         msg = "MAP[...] needs keys and values in pairs: MAP[k1, v1, k2, v2, ...]"
         raise FunctionError(msg, n)
-    return template(f"map({_sql(keys)}, {_sql(values)})"), SqlType.map(kt.children[0], vt.children[0])
+    return sql_node(f"map({_sql(keys)}, {_sql(values)})"), SqlType.map(kt.children[0], vt.children[0])
 
 
 def _row(items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:
     fields = [(f"EXPR${i}", type_of(v) or SqlType("STRING")) for i, v in enumerate(items)]
     packed = ", ".join(f'"{name}" := {_sql(v)}' for (name, _), v in zip(fields, items))
-    return template(f"struct_pack({packed})"), SqlType.row(fields)
+    return sql_node(f"struct_pack({packed})"), SqlType.row(fields)
 
 
 @scalar("CARDINALITY", group="collection", sig=(("ARRAY",), ("MAP",)), result=lambda c: _INT,

@@ -485,8 +485,9 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
     wide.set("to", exp.DataType.build(full.duckdb(), dialect="duckdb"))
     wide = _zoned_cast(wide, source, full) or wide
     cut = truncate_sql(wide.sql(dialect="duckdb"), p, floor)
-    return exp.Cast(this=template("{0}", cut),
-                    to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
+    # the SQL as it is, not parsed again: sqlglot's parser recurses ~25 frames per nesting level, and
+    # a timestamp array's elements (each cast through the session zone) passed Python's limit
+    return exp.Cast(this=template("{0}", cut), to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
 
 
 _TIMES = ("TIMESTAMP", "TIMESTAMP_LTZ")

@@ -267,6 +267,15 @@ def template(text: str, *args: Arg | str) -> exp.Expression:
     return exp.Var(this="(" + text.format(*parts) + ")")
 
 
+def sql_node(text: str) -> exp.Expression:
+    """A DuckDB expression from finished SQL ``text``, parenthesized.
+
+    No placeholders: braces in it (in a string literal) stay as they are, where :func:`template`
+    would read them as placeholders.
+    """
+    return exp.Var(this="(" + text + ")")
+
+
 #: DuckDB SQL that costs nothing to repeat: a column or a literal, in parentheses or not.
 _TRIVIAL = re.compile(r"""\(*(?:"[^"]*"|'(?:[^']|'')*'|-?[0-9]+(?:\.[0-9]+)?|NULL|TRUE|FALSE)\)*""",
                       re.IGNORECASE)
