@@ -1,8 +1,9 @@
 """A Kafka source's JSON value decoder skips columns the job does not read, changing no record.
 
 ``JsonDecoder.narrow`` leaves out an unread column only when its value can never make a
-record bad: a STRING column (any JSON value converts), or any column under
-``'json.ignore-parse-errors'``; with ``'json.fail-on-missing-field'`` nothing. Flink's Kafka
+record bad nor change another column: a STRING column (any JSON value converts), also under
+``'json.ignore-parse-errors'`` (where a container in another column sends Flink's reader out of
+step); with ``'json.fail-on-missing-field'`` nothing. Flink's Kafka
 source decodes every column (compat cases ``kafka_json_unread_*`` hold its answers); here the
 narrowed decoder is checked against the full one on the fuzzer's batches: the same
 ``BadRecordError`` (``topic[partition]@offset``, reason), or the same rows, values and counts;
@@ -45,7 +46,7 @@ def test_narrow_keeps_what_is_read_and_what_can_fail():
     schema = schema_of(id="INT", s="STRING", v="VARCHAR(5)", n="BIGINT", d="DATE", r="ROW<x STRING>")
     assert narrowed("json", schema, {}, {"id"}) == ["id", "n", "d", "r"]
     assert narrowed("json", schema, {}, {"ID", "S"}) == ["id", "s", "n", "d", "r"]
-    assert narrowed("json", schema, {"json.ignore-parse-errors": "true"}, {"n"}) == ["n"]
+    assert narrowed("json", schema, {"json.ignore-parse-errors": "true"}, {"n"}) == ["id", "n", "d", "r"]
     assert narrowed("json", schema, {"json.fail-on-missing-field": "true"}, {"id"}) == names(schema)
     assert narrowed("json", schema_of(s="STRING", t="STRING"), {}, set()) == ["s", "t"]  # never no column
     flat = schema_of(id="INT", s="STRING", n="BIGINT")
@@ -136,6 +137,36 @@ def test_unread_values_that_do_not_convert_are_rows_when_errors_are_ignored():
     table = table_of("fuzz", {**OPTIONS, "json.ignore-parse-errors": "true"}, id="INT", v="INT", d="DATE")
     values = [b'{"id":1,"v":"abc"}', b'{"id":2,"d":"no date"}', b"[1]", b'{"id":3,"v":NaN}', b'{"id":4}']
     batch, metrics, decoder = _decode(table, frozenset({"id"}), values)
-    assert names(decoder.vdec.schema) == ["id"]
     assert batch.table.column("id").to_pylist() == [1, 2, 4]
     assert metrics == {"bad_records": 2}  # the array and the NaN token, as Flink skips them
+
+
+def test_an_unread_container_out_of_step_changes_the_record_as_in_flink():
+    """Under 'json.ignore-parse-errors' an object or array in an INT column sends Flink's reader out
+    of step: the later columns are NULL or the record is dropped (compat case
+    kafka_json_container_into_scalar_ignored). Leaving that column undecoded when the job read
+    only id and w gave (1, 5) ... (6, 5): six rows, w always 5, where Flink has four."""
+    table = table_of("fuzz", {**OPTIONS, "json.ignore-parse-errors": "true"}, id="INT", v="INT", w="INT")
+    values = [b'{"id":1,"v":{"x":1},"w":5}', b'{"id":2,"v":[1,2],"w":5}', b'{"id":3,"v":{"x":{"y":1}},"w":5}',
+              b'{"id":4,"v":[],"w":5}', b'{"id":5,"v":{},"w":5}', b'{"id":6,"w":5,"v":{"x":1}}']
+    full, _, _ = _decode(table, None, values)
+    narrow, _, _ = _decode(table, frozenset({"id", "w"}), values)
+    assert narrow.table.select(["id", "w"]).to_pylist() == [
+        {"id": 1, "w": None}, {"id": 3, "w": None}, {"id": 5, "w": None}, {"id": 6, "w": 5}]
+    assert narrow.table.select(["id", "w"]).equals(full.table.select(["id", "w"]))
+
+
+@pytest.mark.parametrize("lenient", ["true", "false"])
+def test_a_narrowed_decoder_keeps_the_timestamp_standard_on_the_per_record_path(lenient):
+    """Narrowed, the per-record converter read ISO-8601 timestamps as SQL ones: NULL under
+    'json.ignore-parse-errors' (a silent wrong answer), else a failed job."""
+    options = {**OPTIONS, "json.timestamp-format.standard": "ISO-8601", "json.ignore-parse-errors": lenient}
+    table = table_of("fuzz", options, id="INT", ts="TIMESTAMP(3)", s="STRING")
+    values = [b'{"id":1,"ts":"2024-01-01T10:00:00.123","s":"a"}',
+              b'{"id":' + (b'"x"' if lenient == "true" else b"2") + b',"ts":"2024-01-01T10:00:00","s":"b"}']
+    full, _, _ = _decode(table, None, values)
+    decoder = make_decoder("json", schema_of(id="INT", ts="TIMESTAMP(3)", s="STRING"), options, "t")
+    decoder.narrow(frozenset({"id", "ts"}))
+    rows = decoder._slow(values, np.arange(2), 0, 2, str)[0].table.to_pylist()  # the per-record path
+    assert [r["ts"] for r in rows] == full.table.column("ts").to_pylist()
+    assert rows[1]["ts"] is not None
