@@ -76,10 +76,10 @@ from streamsql.connectors.formats.convert import (
 from streamsql.connectors.formats.json_fields import Repeated, may_repeat, object_from_pairs, streamed_fields
 from streamsql.connectors.formats.json_stream import replay
 
-from streamsql.core.connector import OptionSpec, choice_option, flag_option
+from streamsql.core.connector import OptionSpec, choice_option, flag_option, read_tree
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
-from streamsql.core.types import Schema, SqlType
+from streamsql.core.types import Field, Schema, SqlType
 
 
 def timestamp_standard_option(prefix: str, written: str) -> OptionSpec:
@@ -411,6 +411,23 @@ class RowConverter:
         return tuple(out)
 
 
+def _kept(t: SqlType, tree) -> SqlType | None:
+    """What a narrowed decoder decodes of a column or field of type ``t``, or None for nothing.
+
+    ``tree``: what the job reads of it (:func:`~streamsql.core.connector.read_tree`: None for
+    all of it, ``_MISSING`` for nothing). A STRING nobody reads is left out; of a ROW, the fields
+    read and those that can change the record (every field but an unread STRING), unless that
+    leaves no field (the ROW is then decoded whole: it still fails a record where it is no object).
+    """
+    if tree is None:
+        return t
+    if t.name != "ROW":
+        return None if tree is _MISSING and t.name == "STRING" else t
+    sub = {} if tree is _MISSING else tree
+    fields = [(n, k) for n, ft in t.fields if (k := _kept(ft, sub.get(n.lower(), _MISSING))) is not None]
+    return SqlType.row(fields, t.nullable) if fields else t
+
+
 class JsonDecoder(Decoder):
     """See module docstring."""
 
@@ -453,9 +470,10 @@ class JsonDecoder(Decoder):
         """
         if self.fail_on_missing:
             return
-        wanted = {n.lower() for n in read}
-        kept = [f for f in self.schema if f.name.lower() in wanted or f.type.name != "STRING"]
-        if not kept or len(kept) == len(self.schema):
+        tree = read_tree(read)
+        kept = [Field(f.name, t) for f in self.schema
+                if (t := _kept(f.type, tree.get(f.name.lower(), _MISSING))) is not None]
+        if not kept or kept == list(self.schema):
             return
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
