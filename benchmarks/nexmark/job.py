@@ -92,7 +92,11 @@ def _streamsql_env(spec: dict, query: str):
 
 
 def run_query(spec: dict, query: str) -> dict:
-    """Run one query to its end on the spec's engine: ``{"seconds": s}`` or ``{"error": text}``."""
+    """Run one query to its end on the spec's engine: ``{"seconds": s}`` or ``{"error": text}``.
+
+    For StreamSQL also ``cpu_s``: the CPU time (user + system, this process and its waited-for
+    children) the query's job took, comparable between runs on a loaded machine, wall-clock not.
+    """
     env = None
     if spec["engine"] == "flink":
         execute, wait = _flink_env(spec)
@@ -104,11 +108,14 @@ def run_query(spec: dict, query: str) -> dict:
             if not INSERT.match(s):
                 execute(s)
         insert = next(s for s in statements if INSERT.match(s))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), os.times()
         timeout_s = spec.get("timeout_s") or 3600
         if not wait(execute(insert), timeout_s):
             return {"error": f"timed out after {timeout_s:g} s (cancelled)"}
-        return {"seconds": time.perf_counter() - start}
+        out = {"seconds": time.perf_counter() - start}
+        if env is not None:  # StreamSQL runs the job in this process (Flink: in its JVM)
+            out["cpu_s"] = sum(os.times()[:4]) - sum(cpu[:4])
+        return out
     except Exception as e:  # noqa: BLE001  (a refused query is a result of the run)
         text = str(e)
         causes = [ln for ln in text.splitlines() if ln.startswith("Caused by: ")]

@@ -84,11 +84,14 @@ class Decoder(ABC):
         self.source_index = np.zeros(0, dtype=np.int64)
         return Batch(self.arrow_schema.empty_table())
 
-    def narrow(self, read: frozenset[str]) -> None:
-        """Decode from now on only the columns needed when the job reads just those in ``read``.
+    def narrow(self, read: frozenset[tuple[str, ...]]) -> None:
+        """Decode from now on only what is needed when the job reads just the paths in ``read``.
 
-        Afterwards :attr:`schema` holds the columns still decoded, in order; the connector leaves
-        the others NULL (:mod:`streamsql.plan.scan_reads`). The narrowed decoder must take and
+        ``read``: ``(column,)`` for all of a column, ``(column, field, ...)`` for a field of a ROW
+        column (``ConnectorContext.read_columns``). Afterwards :attr:`schema` holds the columns
+        still decoded, in order, a ROW column with the fields still decoded; the connector leaves
+        the other columns and fields NULL (:mod:`streamsql.plan.scan_reads`,
+        ``connectors/kafka/decode.py``'s ``widen``). The narrowed decoder must take and
         reject (or skip and count) exactly the records it did before, with the same error for the
         same first bad record, and give the same values in the columns it keeps. Default: every
         column stays (a format that does not say what skipping a column changes decodes all).

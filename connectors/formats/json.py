@@ -76,10 +76,10 @@ from streamsql.connectors.formats.convert import (
 from streamsql.connectors.formats.json_fields import Repeated, may_repeat, object_from_pairs, streamed_fields
 from streamsql.connectors.formats.json_stream import replay
 
-from streamsql.core.connector import OptionSpec, choice_option, flag_option
+from streamsql.core.connector import OptionSpec, choice_option, flag_option, read_tree
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
-from streamsql.core.types import Schema, SqlType
+from streamsql.core.types import Field, Schema, SqlType
 
 
 def timestamp_standard_option(prefix: str, written: str) -> OptionSpec:
@@ -411,6 +411,23 @@ class RowConverter:
         return tuple(out)
 
 
+def _kept(t: SqlType, tree) -> SqlType | None:
+    """What a narrowed decoder decodes of a column or field of type ``t``, or None for nothing.
+
+    ``tree``: what the job reads of it (:func:`~streamsql.core.connector.read_tree`: None for
+    all of it, ``_MISSING`` for nothing). A STRING nobody reads is left out; of a ROW, the fields
+    read and those that can change the record (every field but an unread STRING), unless that
+    leaves no field (the ROW is then decoded whole: it still fails a record where it is no object).
+    """
+    if tree is None:
+        return t
+    if t.name != "ROW":
+        return None if tree is _MISSING and t.name == "STRING" else t
+    sub = {} if tree is _MISSING else tree
+    fields = [(n, k) for n, ft in t.fields if (k := _kept(ft, sub.get(n.lower(), _MISSING))) is not None]
+    return SqlType.row(fields, t.nullable) if fields else t
+
+
 class JsonDecoder(Decoder):
     """See module docstring."""
 
@@ -434,13 +451,16 @@ class JsonDecoder(Decoder):
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
     def narrow(self, read: frozenset[str]) -> None:
-        """Keep the columns read and those whose value can make a record bad (see :meth:`Decoder.narrow`).
+        """Keep the columns read and those whose value can change a record (see :meth:`Decoder.narrow`).
 
         A STRING column takes any JSON value (Flink's string converter: a string's text, any
-        other value's JSON text), so it never makes a record bad; under
-        ``'json.ignore-parse-errors'`` no column does (a value that does not convert is NULL, the
-        row kept). Those are left out unless read. What makes the whole record bad is checked on
-        the whole payload whichever columns are decoded: invalid JSON or UTF-8 (also inside an
+        other value's JSON text), so it never makes a record bad nor changes another column;
+        every other column stays decoded, also under ``'json.ignore-parse-errors'``: there a
+        value that does not convert is NULL, but an object or array where a scalar, a ROW, an
+        ARRAY or a MAP is expected sends Flink's reader out of step (:mod:`.json_stream`), which
+        drops the record or NULLs the columns after it (compat case
+        ``kafka_json_container_into_scalar_ignored``). What makes the whole record bad is checked
+        on the whole payload whichever columns are decoded: invalid JSON or UTF-8 (also inside an
         unread field: compat case ``kafka_json_invalid_utf8_unused_field``), ``NaN``, a value
         that is not an object, and the nesting the parser takes (the parser stays the one of
         every column: a STRING or DECIMAL column holding a container or a fraction is parsed
@@ -450,15 +470,15 @@ class JsonDecoder(Decoder):
         """
         if self.fail_on_missing:
             return
-        wanted = {n.lower() for n in read}
-        kept = [f for f in self.schema
-                if f.name.lower() in wanted or not (self.ignore_errors or f.type.name == "STRING")]
-        if not kept or len(kept) == len(self.schema):
+        tree = read_tree(read)
+        kept = [Field(f.name, t) for f in self.schema
+                if (t := _kept(f.type, tree.get(f.name.lower(), _MISSING))) is not None]
+        if not kept or kept == list(self.schema):
             return
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
-        self.converter = RowConverter(self.schema, self.fail_on_missing, self.ignore_errors)
+        self.converter = RowConverter(self.schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
         """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""

@@ -48,7 +48,8 @@ def assemble(
     """The output table: physical columns, then metadata columns.
 
     Key fields come from the key unless the value carries them too; a column neither decoded
-    carries (one the job does not read, left undecoded: :class:`RecordDecoder`'s ``read``) is NULL.
+    carries (one the job does not read, left undecoded: :class:`RecordDecoder`'s ``read``) is NULL,
+    and so is a ROW column's field the value format left undecoded (:func:`widen`).
     """
     cols = []
     vnames = {n.lower(): i for i, n in enumerate(value_tbl.column_names)}
@@ -56,13 +57,29 @@ def assemble(
     for f in table.physical_schema:
         low = f.name.lower()
         if low in vnames:
-            cols.append(value_tbl.column(vnames[low]))
+            cols.append(widen(value_tbl.column(vnames[low]), f.type.to_arrow()))
         elif low in knames:
             cols.append(key_tbl.column(knames[low]))
         else:
             cols.append(pa.nulls(value_tbl.num_rows, f.type.to_arrow()))
     cols += meta
     return pa.Table.from_arrays(cols, schema=schema.to_arrow())
+
+
+def widen(col: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """``col``, decoded with some ROW fields left out, with the type ``target``: those fields NULL.
+
+    A ROW that is NULL stays NULL, one that is not keeps its decoded fields.
+    """
+    if col.type == target:
+        return col
+    if isinstance(col, pa.ChunkedArray):
+        return pa.chunked_array([widen(c, target) for c in col.chunks], target)
+    have = {f.name: i for i, f in enumerate(col.type)}
+    kids = [widen(col.field(have[f.name]), f.type) if f.name in have else pa.nulls(len(col), f.type)
+            for f in target]
+    mask = col.is_null() if col.null_count else None
+    return pa.StructArray.from_arrays(kids, fields=list(target), mask=mask)
 
 
 class RecordDecoder:

@@ -229,9 +229,11 @@ class ConnectorContext:
             (a global aggregate; Flink runs that input, and so the sink, at parallelism 1).
         metrics: counters the connector may bump, e.g. ``metrics['bad_records'] += 1``.
         resources: shared objects and the commit point of the task (:class:`TaskResources`).
-        read_columns: for a source, the names of the table's columns the job reads, or None for
-            all: a source may leave the others NULL (a Kafka source's value format then need not
-            decode them; :mod:`streamsql.plan.scan_reads`).
+        read_columns: for a source, what the job reads of the table's columns, or None for all:
+            paths ``(column,)`` (all of the column) and ``(column, field, ...)`` (that field of a
+            ROW column, :func:`read_tree`); a source may leave the rest NULL, keeping the
+            columns' types (a Kafka source's value format then need not decode it;
+            :mod:`streamsql.plan.scan_reads`).
         limit: for a source whose spec has :attr:`ConnectorSpec.source_limit`, the number of rows
             the job reads at most (a LIMIT pushed into the scan, :mod:`streamsql.plan.limit`), or
             None: the source may end after that many rows.
@@ -245,7 +247,7 @@ class ConnectorContext:
     single_input: bool = False
     metrics: dict[str, int] = field(default_factory=dict)
     resources: TaskResources = field(default_factory=TaskResources)
-    read_columns: frozenset[str] | None = None
+    read_columns: frozenset[tuple[str, ...]] | None = None
     limit: int | None = None
 
 
@@ -574,3 +576,26 @@ class ConnectorSpec:
 def empty_table(schema: Schema) -> pa.Table:
     """An Arrow table with ``schema``'s columns and no rows."""
     return schema.to_arrow().empty_table()
+
+
+def read_tree(read: frozenset[tuple[str, ...]]) -> dict:
+    """``read`` (:attr:`ConnectorContext.read_columns`) as a tree, names lower-cased.
+
+    ``{column: None}`` reads all of the column, ``{column: {field: ...}}`` the fields of a ROW
+    column named, each in the same way: ``{("id",), ("p", "x")}`` is ``{"id": None, "p": {"x": None}}``.
+    Two names that differ only in case are read together (all of what either reads).
+    """
+    tree: dict = {}
+    for path in sorted(read, key=len):
+        node = tree
+        for i, name in enumerate(path):
+            key = name.lower()
+            if i == len(path) - 1:
+                node[key] = None
+            elif key not in node:
+                node = node.setdefault(key, {})
+            elif node[key] is None:
+                break  # all of it is read already
+            else:
+                node = node[key]
+    return tree

@@ -115,7 +115,7 @@ def column_references(sql: str) -> list[tuple[int, int, str]]:
     A compiled column is a quoted name; a quoted name after ``.`` is a STRUCT field, one before
     ``:=`` a ``struct_pack`` field, and one before a type name a STRUCT field of a CAST's type.
     """
-    tokens = [(m.start(), m.group()) for m in _DUCK_TOKEN.finditer(sql)]
+    tokens = duck_tokens(sql)
     out = []
     for i, (pos, tok) in enumerate(tokens):
         if not tok.startswith('"'):
@@ -126,6 +126,14 @@ def column_references(sql: str) -> list[tuple[int, int, str]]:
             continue
         out.append((pos, pos + len(tok), tok[1:-1].replace('""', '"')))
     return out
+
+
+def duck_tokens(sql: str) -> list[tuple[int, str]]:
+    """The tokens of DuckDB SQL ``sql``, ``(start, text)`` each.
+
+    String literals, quoted names, words, runs of whitespace, single other characters.
+    """
+    return [(m.start(), m.group()) for m in _DUCK_TOKEN.finditer(sql)]
 
 
 def _rewritten(expr: str, below: dict[str, str]) -> str:

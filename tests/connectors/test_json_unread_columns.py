@@ -1,8 +1,9 @@
 """A Kafka source's JSON value decoder skips columns the job does not read, changing no record.
 
 ``JsonDecoder.narrow`` leaves out an unread column only when its value can never make a
-record bad: a STRING column (any JSON value converts), or any column under
-``'json.ignore-parse-errors'``; with ``'json.fail-on-missing-field'`` nothing. Flink's Kafka
+record bad nor change another column: a STRING column (any JSON value converts), also under
+``'json.ignore-parse-errors'`` (where a container in another column sends Flink's reader out of
+step); with ``'json.fail-on-missing-field'`` nothing. Flink's Kafka
 source decodes every column (compat cases ``kafka_json_unread_*`` hold its answers); here the
 narrowed decoder is checked against the full one on the fuzzer's batches: the same
 ``BadRecordError`` (``topic[partition]@offset``, reason), or the same rows, values and counts;
@@ -12,6 +13,7 @@ the decoder already takes or rejects by the path their batch takes.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -25,9 +27,16 @@ from streamsql.connectors.kafka.fetched import Located
 
 from streamsql.core.errors import BadRecordError
 from tests.connectors.helpers import schema_of, table_of
-from tests.connectors.test_decoder_fuzz import COLUMNS, FUZZ, batches
+from tests.connectors.test_decoder_fuzz import COLUMNS, FUZZ, batches, json_values
+from tests.connectors.test_json_fast_path_oracle import _type_text as oracle_type_text
+from tests.connectors.test_json_fast_path_oracle import _value as oracle_value
 
 OPTIONS = {"connector": "kafka", "topic": "fuzz", "properties.bootstrap.servers": "x:1", "format": "json"}
+
+
+def columns(*names: str) -> frozenset[tuple[str, ...]]:
+    """The paths of whole columns ``names`` (``ConnectorContext.read_columns``)."""
+    return frozenset((n,) for n in names)
 
 
 def names(schema) -> list[str]:
@@ -36,7 +45,7 @@ def names(schema) -> list[str]:
 
 def narrowed(fmt: str, schema, options: dict[str, str], read: set[str]) -> list[str]:
     decoder = make_decoder(fmt, schema, options, "t")
-    decoder.narrow(frozenset(read))
+    decoder.narrow(columns(*read))
     assert decoder.arrow_schema == decoder.schema.to_arrow()
     return names(decoder.schema)
 
@@ -45,7 +54,7 @@ def test_narrow_keeps_what_is_read_and_what_can_fail():
     schema = schema_of(id="INT", s="STRING", v="VARCHAR(5)", n="BIGINT", d="DATE", r="ROW<x STRING>")
     assert narrowed("json", schema, {}, {"id"}) == ["id", "n", "d", "r"]
     assert narrowed("json", schema, {}, {"ID", "S"}) == ["id", "s", "n", "d", "r"]
-    assert narrowed("json", schema, {"json.ignore-parse-errors": "true"}, {"n"}) == ["n"]
+    assert narrowed("json", schema, {"json.ignore-parse-errors": "true"}, {"n"}) == ["id", "n", "d", "r"]
     assert narrowed("json", schema, {"json.fail-on-missing-field": "true"}, {"id"}) == names(schema)
     assert narrowed("json", schema_of(s="STRING", t="STRING"), {}, set()) == ["s", "t"]  # never no column
     flat = schema_of(id="INT", s="STRING", n="BIGINT")
@@ -109,7 +118,7 @@ def test_unread_columns_change_no_record(lenient, values, read):
     options = {**OPTIONS, **({"json.ignore-parse-errors": "true"} if lenient else {})}
     table = table_of("fuzz", options, **COLUMNS)
     full, full_metrics, _ = _decode(table, None, values)
-    narrow, narrow_metrics, decoder = _decode(table, frozenset(read), values)
+    narrow, narrow_metrics, decoder = _decode(table, columns(*read), values)
     if isinstance(full, str) or isinstance(narrow, str) or narrow_metrics != full_metrics:
         if any(v is not None and beyond_python_parsers(v) for v in values):
             return  # decoded or rejected by which path the batch takes, unread columns or not
@@ -127,7 +136,7 @@ def test_unread_columns_change_no_record(lenient, values, read):
 def test_bad_value_in_an_unread_column_still_fails_naming_the_record():
     table = table_of("fuzz", OPTIONS, id="INT", v="INT", s="STRING")
     values = [b'{"id":1,"v":1,"s":"a"}', b'{"id":2,"v":"abc","s":{"o":[1]}}']
-    error, _, decoder = _decode(table, frozenset({"id"}), values)
+    error, _, decoder = _decode(table, columns("id"), values)
     assert names(decoder.vdec.schema) == ["id", "v"]
     assert isinstance(error, str) and "fuzz[0]@101" in error and "'v'" in error, error
 
@@ -135,7 +144,133 @@ def test_bad_value_in_an_unread_column_still_fails_naming_the_record():
 def test_unread_values_that_do_not_convert_are_rows_when_errors_are_ignored():
     table = table_of("fuzz", {**OPTIONS, "json.ignore-parse-errors": "true"}, id="INT", v="INT", d="DATE")
     values = [b'{"id":1,"v":"abc"}', b'{"id":2,"d":"no date"}', b"[1]", b'{"id":3,"v":NaN}', b'{"id":4}']
-    batch, metrics, decoder = _decode(table, frozenset({"id"}), values)
-    assert names(decoder.vdec.schema) == ["id"]
+    batch, metrics, decoder = _decode(table, columns("id"), values)
     assert batch.table.column("id").to_pylist() == [1, 2, 4]
     assert metrics == {"bad_records": 2}  # the array and the NaN token, as Flink skips them
+
+
+def test_an_unread_container_out_of_step_changes_the_record_as_in_flink():
+    """Under 'json.ignore-parse-errors' an object or array in an INT column sends Flink's reader out
+    of step: the later columns are NULL or the record is dropped (compat case
+    kafka_json_container_into_scalar_ignored). Leaving that column undecoded when the job read
+    only id and w gave (1, 5) ... (6, 5): six rows, w always 5, where Flink has four."""
+    table = table_of("fuzz", {**OPTIONS, "json.ignore-parse-errors": "true"}, id="INT", v="INT", w="INT")
+    values = [b'{"id":1,"v":{"x":1},"w":5}', b'{"id":2,"v":[1,2],"w":5}', b'{"id":3,"v":{"x":{"y":1}},"w":5}',
+              b'{"id":4,"v":[],"w":5}', b'{"id":5,"v":{},"w":5}', b'{"id":6,"w":5,"v":{"x":1}}']
+    full, _, _ = _decode(table, None, values)
+    narrow, _, _ = _decode(table, columns("id", "w"), values)
+    assert narrow.table.select(["id", "w"]).to_pylist() == [
+        {"id": 1, "w": None}, {"id": 3, "w": None}, {"id": 5, "w": None}, {"id": 6, "w": 5}]
+    assert narrow.table.select(["id", "w"]).equals(full.table.select(["id", "w"]))
+
+
+@pytest.mark.parametrize("lenient", ["true", "false"])
+def test_a_narrowed_decoder_keeps_the_timestamp_standard_on_the_per_record_path(lenient):
+    """Narrowed, the per-record converter read ISO-8601 timestamps as SQL ones: NULL under
+    'json.ignore-parse-errors' (a silent wrong answer), else a failed job."""
+    options = {**OPTIONS, "json.timestamp-format.standard": "ISO-8601", "json.ignore-parse-errors": lenient}
+    table = table_of("fuzz", options, id="INT", ts="TIMESTAMP(3)", s="STRING")
+    values = [b'{"id":1,"ts":"2024-01-01T10:00:00.123","s":"a"}',
+              b'{"id":' + (b'"x"' if lenient == "true" else b"2") + b',"ts":"2024-01-01T10:00:00","s":"b"}']
+    full, _, _ = _decode(table, None, values)
+    decoder = make_decoder("json", schema_of(id="INT", ts="TIMESTAMP(3)", s="STRING"), options, "t")
+    decoder.narrow(columns("id", "ts"))
+    rows = decoder._slow(values, np.arange(2), 0, 2, str)[0].table.to_pylist()  # the per-record path
+    assert [r["ts"] for r in rows] == full.table.column("ts").to_pylist()
+    assert rows[1]["ts"] is not None
+
+
+# -- ROW fields ---------------------------------------------------------------------------------
+
+
+def test_narrow_keeps_the_read_fields_of_a_row_and_those_that_can_fail():
+    schema = schema_of(k="INT", p="ROW<x BIGINT, s STRING, q ROW<a STRING, b INT>, u ROW<c STRING>>",
+                       t="STRING")
+    decoder = make_decoder("json", schema, {}, "t")
+    decoder.narrow(frozenset({("k",), ("p", "s")}))
+    # x and b can fail the record, q and u too (a value that is no object); u has no other field
+    assert [f.type.sql() for f in decoder.schema] == [
+        "INT", "ROW<`x` BIGINT, `s` STRING, `q` ROW<`b` INT>, `u` ROW<`c` STRING>>"]
+    decoder = make_decoder("json", schema, {}, "t")
+    decoder.narrow(frozenset({("k",), ("p",), ("p", "s")}))  # all of p
+    assert [f.type.sql() for f in decoder.schema] == ["INT", list(schema)[1].type.sql()]
+
+
+def test_unread_fields_are_null_and_the_row_keeps_its_type_and_its_nulls():
+    table = table_of("fuzz", OPTIONS, k="INT", p="ROW<x BIGINT, s STRING, t STRING>")
+    values = [b'{"k":1,"p":{"x":1,"s":"a","t":{"deep":[1]}}}', b'{"k":2,"p":null}', b'{"k":3}',
+              b'{"k":4,"p":{}}', b'{"k":5,"p":{"s":[1,2],"t":7}}']
+    full, _, _ = _decode(table, None, values)
+    narrow, _, decoder = _decode(table, frozenset({("k",), ("p", "s")}), values)
+    assert narrow.table.schema == full.table.schema
+    assert [f.type.sql() for f in decoder.vdec.schema] == ["INT", "ROW<`x` BIGINT, `s` STRING>"]
+    assert narrow.table.column("p").to_pylist() == [
+        {"x": 1, "s": "a", "t": None}, None, None, {"x": None, "s": None, "t": None},
+        {"x": None, "s": "[1,2]", "t": None}]
+    assert [r and r["s"] for r in full.table.column("p").to_pylist()] == ["a", None, None, None, "[1,2]"]
+
+
+def test_a_bad_value_in_an_unread_field_still_fails_naming_the_record():
+    table = table_of("fuzz", OPTIONS, k="INT", p="ROW<x INT, s STRING>")
+    values = [b'{"k":1,"p":{"x":1,"s":"a"}}', b'{"k":2,"p":{"x":"two","s":"b"}}']
+    full, _, _ = _decode(table, None, values)
+    narrow, _, _ = _decode(table, frozenset({("k",), ("p", "s")}), values)
+    assert isinstance(narrow, str) and "fuzz[0]@101" in narrow and narrow == full
+
+
+def _paths(t, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+    out = [prefix]
+    if t.name == "ROW":
+        for n, ft in t.fields:
+            out += _paths(ft, (*prefix, n))
+    return out
+
+
+def _mixed(t):
+    """A value for type ``t``: mostly one that converts, sometimes any JSON value (bad or odd)."""
+    if t.name == "ROW":
+        good = st.none() | st.fixed_dictionaries({}, optional={n: _mixed(ft) for n, ft in t.fields})
+    else:
+        good = oracle_value(t)
+    return st.one_of(good, good, good, json_values)
+
+
+@st.composite
+def _nested_case(draw):
+    texts = draw(st.lists(oracle_type_text(), min_size=1, max_size=3))
+    cols = {f"c{i}": t for i, t in enumerate(texts)}
+    schema = schema_of(**cols)
+    row = st.fixed_dictionaries({f.name: _mixed(f.type) for f in schema})
+    records = draw(st.lists(row, min_size=1, max_size=6))
+    every = [p for f in schema for p in _paths(f.type, (f.name,))]
+    read = draw(st.sets(st.sampled_from(every), min_size=1))
+    return cols, [json.dumps(r, separators=(",", ":")).encode() for r in records], frozenset(read)
+
+
+def _at(row: dict, path: tuple[str, ...]):
+    v = row
+    for name in path:
+        if v is None:
+            return None
+        v = v[name]
+    return v
+
+
+@pytest.mark.parametrize("lenient", [True, False], ids=["ignore-parse-errors", "strict"])
+@FUZZ
+@given(case=_nested_case())
+def test_unread_row_fields_change_no_record(lenient, case):
+    cols, values, read = case
+    options = {**OPTIONS, **({"json.ignore-parse-errors": "true"} if lenient else {})}
+    table = table_of("fuzz", options, **cols)
+    full, full_metrics, _ = _decode(table, None, values)
+    narrow, narrow_metrics, _ = _decode(table, read, values)
+    if isinstance(full, str) or isinstance(narrow, str):
+        assert narrow == full  # the same first bad record, the same reason
+        return
+    assert narrow_metrics == full_metrics
+    assert narrow.table.schema == full.table.schema
+    assert narrow.num_rows == full.num_rows
+    for got, want in zip(narrow.table.to_pylist(), full.table.to_pylist()):
+        for path in read:
+            assert _at(got, path) == _at(want, path), (path, values)

@@ -28,12 +28,12 @@ def _fetched(values: list[bytes]) -> Fetched:
     return Fetched(values, Located(np.zeros(n, np.int32), np.arange(7, 7 + n, dtype=np.int64), (("t", 0),)))
 
 
-def _source(options: dict[str, str], read: frozenset[str] | None = None) -> KafkaSource:
+def _source(options: dict[str, str], read: frozenset[tuple[str, ...]] | None = None) -> KafkaSource:
     return KafkaSource(ConnectorContext(table_of("t", options, **COLS), "job", {}, read_columns=read))
 
 
 def test_a_copy_decodes_as_the_source_itself_and_counts_into_the_same_metrics():
-    src = _source({**OPTIONS, "json.ignore-parse-errors": "true"}, frozenset({"id"}))
+    src = _source({**OPTIONS, "json.ignore-parse-errors": "true"}, frozenset({("id",)}))
     copy = src.decode_copy()
     values = [b'{"id":1,"v":2,"s":"a"}', b"[1]", b'{"id":3,"v":"x"}', b"", b'{"id":4,"s":{"o":1}}']
     own = src.decode(_fetched(values))

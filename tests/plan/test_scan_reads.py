@@ -9,7 +9,7 @@ from sqlglot import parse_one
 from streamsql.core.config import Config
 from streamsql.plan.nodes import walk
 from streamsql.plan.planner import Planner
-from streamsql.plan.scan_reads import scan_reads
+from streamsql.plan.scan_reads import field_paths, scan_reads
 from streamsql.runtime.builder import build_job
 from streamsql.sql.dialect import Flink
 
@@ -29,7 +29,7 @@ def env(planning_env):
 
 def reads(env, sql: str) -> list:
     root = Planner(env.catalog, env.config, sql).plan_query(parse_one(sql, read=Flink))
-    return [None if r is None else sorted(r) for r in scan_reads(walk([root])).values()]
+    return [None if r is None else sorted(".".join(p) for p in r) for r in scan_reads(walk([root])).values()]
 
 
 @pytest.mark.parametrize(("sql", "expected"), [
@@ -76,3 +76,60 @@ def test_kafka_source_decodes_the_read_columns_and_those_that_can_fail(env, tmp_
         assert driver.source.decoder.vdec.schema.names == ["auction", "bidder", "price", "date_time"]
     finally:
         graph.close()
+
+
+KAFKA = ("WITH ('connector' = 'kafka', 'topic' = 'never-read', 'format' = 'json', "
+         "'properties.bootstrap.servers' = '127.0.0.1:1', 'scan.startup.mode' = 'earliest-offset')")
+EVENTS = ("(k INT, p ROW<x BIGINT, s STRING, ts TIMESTAMP(3), q ROW<a INT, b STRING>>, "
+          "r ROW<y INT, t TIMESTAMP(3)>{extra}) " + KAFKA)
+
+
+@pytest.fixture
+def nested(env):
+    env.execute_sql("CREATE TABLE ev " + EVENTS.format(extra=""))
+    # Nexmark's shape: a computed column reading a field of each ROW, the watermark on it
+    env.execute_sql("CREATE TABLE evw " + EVENTS.format(
+        extra=", rt AS CASE WHEN k = 0 THEN p.ts ELSE r.t END, WATERMARK FOR rt AS rt - INTERVAL '1' SECOND"))
+    env.execute_sql("CREATE VIEW pv AS SELECT p.x AS x, p.q.a AS a, rt FROM evw WHERE k = 0")
+    return env
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT k, p.x FROM ev", [["k", "p.x"]]),  # a projection
+    ("SELECT k FROM ev WHERE p.s = 'a' AND r.y > 1", [["k", "p.s", "r.y"]]),  # a filter
+    ("SELECT p['x'], p.q.a FROM ev", [["p.q.a", "p.x"]]),  # bracket access, a ROW in a ROW
+    ("SELECT p.q, p.x FROM ev", [["p.q", "p.x"]]),  # all of a nested ROW
+    ("SELECT p.x, p FROM ev", [["p"]]),  # the whole ROW as well: all of it
+    ("SELECT k FROM ev WHERE p IS NULL", [["k", "p"]]),  # the ROW itself tested
+    ("SELECT CAST(r AS STRING) FROM ev", [["r"]]),  # passed to a function
+    ("SELECT k FROM ev WHERE r = ROW(1, TIMESTAMP '2024-01-01 00:00:00')", [["k", "r"]]),  # compared
+    ("SELECT x, a FROM pv", [["k", "p.q.a", "p.ts", "p.x", "r.t"]]),  # computed column, watermark, view
+    ("SELECT x, window_start FROM TABLE(TUMBLE(TABLE pv, DESCRIPTOR(rt), INTERVAL '1' SECOND))",
+     [["k", "p.q.a", "p.ts", "p.x", "r.t"]]),
+    ("SELECT p, rt FROM evw", [["k", "p", "r.t"]]),  # passed on whole by the computed column's Calc
+    ("SELECT pp.x FROM (SELECT p AS pp, rt FROM evw)", [["k", "p.ts", "p.x", "r.t"]]),  # renamed on the way
+    ("SELECT k, COUNT(*) FROM evw GROUP BY k", [["k", "p.ts", "r.t"]]),
+])
+def test_nested_fields_read(nested, sql, expected):
+    assert reads(nested, sql) == expected
+
+
+def test_a_row_read_by_a_sink_or_a_join_is_read_whole(nested):
+    nested.execute_sql("CREATE TABLE sink_p (p ROW<x BIGINT, s STRING, ts TIMESTAMP(3), "
+                       "q ROW<a INT, b STRING>>) WITH ('connector' = 'blackhole')")
+    sql = "INSERT INTO sink_p SELECT p FROM evw"
+    sink = Planner(nested.catalog, nested.config, sql).plan_insert(parse_one(sql, read=Flink))
+    assert [sorted(".".join(p) for p in r) for r in scan_reads(walk([sink])).values()] == [["k", "p", "r.t"]]
+    # the Calc below each input of the join computes a.p.x and b.r.y: the join reads those values
+    assert reads(nested, "SELECT a.k FROM ev a JOIN ev b ON a.p.x = b.r.y") == [["k", "p.x", "r.y"]]
+    assert reads(nested, "SELECT a.p, b.k FROM ev a JOIN ev b ON a.k = b.k") == [["k", "p"]]
+
+
+def test_field_paths_of_compiled_sql():
+    nested = """struct_extract((struct_extract(("p"), 'q')), 'a') + "k" """
+    assert field_paths(nested) == [("p", "q", "a"), ("k",)]
+    quoted = """CASE WHEN "k" = 0 THEN (struct_extract(("p"), 'it''s')) END"""
+    assert field_paths(quoted) == [("k",), ("p", "it's")]
+    assert field_paths("""f(("p"), 'x')""") == [("p",)]  # another function: all of p
+    assert field_paths("""struct_extract("p", 'x' || 'y')""") == [("p",)]
+    assert field_paths("""struct_extract(("p"), 1)""") == [("p",)]
