@@ -134,7 +134,8 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         files: the job's checkpoint folder (the seeds go into it).
         stages: the new run's stages.
         fingerprint: the new run's fingerprint (another job's savepoint is restored with a warning).
-        scratch: a local folder for the rescale's working files.
+        scratch: a local folder for the rescale's working files (made when missing: a restore on
+            a fresh ``'state.dir'``, another machine's, has none yet).
 
     Raises:
         JobIdentityError: not a savepoint, or one of a job with other stages.
@@ -149,6 +150,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         log.info("job %s restores savepoint %s of job '%s', on purpose (the user was told: "
                  "JobIdentity.restore_notice)", files.job_key, path, manifest.get("job"))
     options = files.options
+    os.makedirs(scratch, exist_ok=True)
     for stage in stages:
         ids = old[str(stage.id)]
         sources = [(CheckpointStorage(path.rstrip("/"), task_key(stage.id, t), options), cid)

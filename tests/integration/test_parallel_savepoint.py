@@ -34,8 +34,9 @@ def savepoint_settings(tmp_path, name: str, parallelism: int, savepoint: str | N
 
 
 def _env(tmp_path, name: str, parallelism: int, bootstrap: str, topics: dict, bounded: bool,
-         savepoint: str | None = None) -> StreamEnvironment:
-    env = StreamEnvironment(savepoint_settings(tmp_path, name, parallelism, savepoint))
+         savepoint: str | None = None, state: str = "state") -> StreamEnvironment:
+    env = StreamEnvironment(savepoint_settings(tmp_path, name, parallelism, savepoint,
+                                               **{"state.dir": str(tmp_path / state)}))
     end = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
     env.execute_sql(f"""CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH (
         'connector' = 'kafka', 'topic' = '{topics["src"]}', 'properties.bootstrap.servers' = '{bootstrap}',
@@ -75,7 +76,9 @@ def test_rescale_from_two_to_three_tasks_through_a_savepoint(kafka_bootstrap, ka
     assert savepoint.startswith(str(tmp_path / "chk" / name / "savepoint-"))
 
     _load(kafka_bootstrap, topics["src"], second)
-    env = _env(tmp_path, name, 3, kafka_bootstrap, topics, bounded=True, savepoint=savepoint)
+    # restored on a 'state.dir' that does not exist yet, as on another machine (the rescale's
+    # working folder inside it failed: "No such file or directory", found by query_fuzz --rescale)
+    env = _env(tmp_path, name, 3, kafka_bootstrap, topics, bounded=True, savepoint=savepoint, state="fresh")
     assert env.execute_sql(JOB).job.wait(180) == "FINISHED"
     agg, flt = _expect(rows)
     assert _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) == agg
