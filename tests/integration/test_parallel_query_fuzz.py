@@ -1,0 +1,28 @@
+"""A few seeds of the random-query oracle over Kafka (:mod:`tests.runtime.query_fuzz_kafka`) in the
+default suite: the query at parallelism 2; stopped with a savepoint at a cut and restored at another
+parallelism (2 -> 3, 3 -> 2); and in one task stopped and restored with another batch size. Each
+folded changelog equals DuckDB's answer over all the input. Long campaigns: ``python -m
+tests.runtime.query_fuzz --parallel 2 | --rescale mix | --kafka --seeds A:B``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.runtime.query_fuzz import data_files
+from tests.runtime.query_fuzz_kafka import check_kafka
+
+#: (seed, parallelism of each run): cheap seeds (a few seconds each) of shapes with state across
+#: the exchange — an aggregate of cdc, a join of two aggregates of cdx, ... (see SEED_SHAPES)
+CASES = [(1, (2,)), (16, (2,)), (2, (2, 3)), (4, (3, 2)), (3, (1, 1)), (25, (1, 1))]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return data_files(tmp_path_factory.mktemp("query-fuzz-kafka"))
+
+
+@pytest.mark.parametrize(("seed", "parallelism"), CASES, ids=[f"{s}-p{'-'.join(map(str, p))}"
+                                                                for s, p in CASES])
+def test_random_query_over_kafka_matches_duckdb(seed, parallelism, files, tmp_path, kafka_bootstrap):
+    check_kafka(seed, files, tmp_path, kafka_bootstrap, parallelism)
