@@ -1,7 +1,8 @@
 """A few seeds of the random-query oracle over Kafka (:mod:`tests.runtime.query_fuzz_kafka`) in the
 default suite: the query at parallelism 2; stopped with a savepoint at a cut and restored at another
 parallelism (2 -> 3, 3 -> 2); and in one task stopped and restored with another batch size. Each
-folded changelog equals DuckDB's answer over all the input. Long campaigns: ``python -m
+folded changelog (the recorder's, or an exactly-once Kafka topic's) equals DuckDB's answer over
+all the input. Long campaigns: ``python -m
 tests.runtime.query_fuzz --parallel 2 | --rescale mix | --kafka --seeds A:B``.
 """
 
@@ -12,9 +13,11 @@ import pytest
 from tests.runtime.query_fuzz import data_files
 from tests.runtime.query_fuzz_kafka import check_kafka
 
-#: (seed, parallelism of each run): cheap seeds (a few seconds each) of shapes with state across
-#: the exchange — an aggregate of cdc, a join of two aggregates of cdx, ... (see SEED_SHAPES)
-CASES = [(1, (2,)), (16, (2,)), (2, (2, 3)), (4, (3, 2)), (3, (1, 1)), (25, (1, 1))]
+#: (seed, parallelism of each run): cheap seeds (a few seconds each): an aggregate of cdc and a
+#: CUMULATE at parallelism 2; an aggregate of an aggregate of cdc 2 -> 3 and an aggregate of cdx
+#: 3 -> 2; a CASE over aggregates of cdx and a TUMBLE in one task. 31 and 25 write into an
+#: exactly-once debezium-json topic, read back at the end.
+CASES = [(1, (2,)), (16, (2,)), (31, (2, 3)), (4, (3, 2)), (3, (1, 1)), (25, (1, 1))]
 
 
 @pytest.fixture(scope="module")

@@ -78,6 +78,8 @@ class KafkaPlan:
     runs: tuple[Run, ...]
     cut: float = 1.0
     early: bool = False
+    #: into an exactly-once ``debezium-json`` Kafka topic (read back at the end), not the recorder
+    kafka_sink: bool = False
 
 
 def kafka_plan(seed: int, q: Query, parallelism: tuple[int, ...]) -> KafkaPlan:
@@ -92,7 +94,8 @@ def kafka_plan(seed: int, q: Query, parallelism: tuple[int, ...]) -> KafkaPlan:
     other = {"hashmap": "rocksdb", "rocksdb": "hashmap"}
     sizes = [b for b in (1, 7, 50, None) if b != q.batch_size and (b != 1 or parallelism[1] == 1)]
     second = Run(parallelism[1], r.choice(sizes), other[q.backend] if r.random() < 0.25 else q.backend)
-    return KafkaPlan((first, second), round(r.uniform(0.15, 0.85), 3), r.random() < 1 / 3)
+    cut, early = round(r.uniform(0.15, 0.85), 3), r.random() < 1 / 3
+    return KafkaPlan((first, second), cut, early, kafka_sink=r.random() < 1 / 3)
 
 
 class Topics:
@@ -119,6 +122,14 @@ class Topics:
         md = self.admin.list_topics(topic=topic, timeout=10).topics.get(topic)
         return (md is not None and md.error is None and len(md.partitions) == PARTITIONS
                 and all(p.leader >= 0 for p in md.partitions.values()))
+
+    def output(self) -> str:
+        """A new output topic of one partition (deleted with the others)."""
+        out = f"fuzzq-out-{uuid.uuid4().hex[:10]}"
+        self.admin.create_topics([NewTopic(out, num_partitions=1, replication_factor=1)],
+                                 operation_timeout=30)[out].result(timeout=60)
+        self.names["out"] = out
+        return out
 
     def produce(self, fraction: float) -> None:
         """Produce every table's lines up to ``fraction`` of them (from where the last call stopped)."""
@@ -173,13 +184,18 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
     cut = (f", savepoint at {plan.cut:.0%}{' while reading' if plan.early else ''}"
            if len(plan.runs) > 1 else "")
     what = f"seed {seed} over Kafka ({runs}{cut}): {q.flink}"
+    if plan.kafka_sink:
+        what = what.replace(" over Kafka (", " over Kafka into an exactly-once debezium-json topic (", 1)
     expected = expected_rows(q, files)
     sql = f"CREATE TABLE `out` WITH ('connector' = '{RECORDER}') AS {q.flink}"
     name = f"fuzzk-{seed}-{uuid.uuid4().hex[:6]}"
     topics = Topics(bootstrap, files)
     changes: list[list[tuple[RowKind, tuple]]] = []
-    savepoint = None
+    savepoint = sink = None
     try:
+        if plan.kafka_sink:
+            schema, sink = output_schema(topics, q, work), sink_options(bootstrap, topics.output())
+            sql = f"INSERT INTO `out` {q.flink}"
         with connectors():
             for i, run in enumerate(plan.runs):
                 last = i == len(plan.runs) - 1
@@ -190,6 +206,8 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
                 settings["state.dir"] = str(work / f"state{i}")  # every run on a fresh local state
                 with make_env(folder, run.backend, run.batch_size, settings) as env:
                     create_kafka_tables(env, topics, bounded=last)
+                    if sink:
+                        env.execute_sql(f"CREATE TABLE `out` ({schema}) WITH ({sink})")
                     try:
                         job = env.execute_sql(sql).job
                     except PlanError as e:
@@ -207,11 +225,18 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
                         savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
                         assert job.status == "FINISHED", f"{what}\n  the stopped run {i} is {job.status}"
                 changes.append(list(WRITTEN))
+        if sink:
+            actual = read_back(topics, schema, sink, work, what)
     finally:
         topics.delete()
     LAST.clear()
-    LAST.update(changes=[len(c) for c in changes], runs=runs, cut=plan.cut if cut else None, early=plan.early)
-    compare_runs(changes, expected, what)
+    LAST.update(changes=[len(c) for c in changes], runs=runs, cut=plan.cut if cut else None, early=plan.early,
+                kafka_sink=plan.kafka_sink)
+    if sink:
+        LAST.update(changes=sum(actual.values()))
+        compare(actual, expected, what)
+    else:
+        compare_runs(changes, expected, what)
     return q
 
 
@@ -254,18 +279,10 @@ def check_workers(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
     what = f"seed {seed} on {parallelism} worker processes (batch {run.batch_size}, {run.backend}): {q.flink}"
     expected = expected_rows(q, files)
     topics = Topics(bootstrap, files)
-    out = f"fuzzq-out-{uuid.uuid4().hex[:10]}"
     try:
-        topics.admin.create_topics([NewTopic(out, num_partitions=1, replication_factor=1)],
-                                   operation_timeout=30)[out].result(timeout=60)
+        sink = sink_options(bootstrap, topics.output())
         topics.produce(1.0)
-        with make_env(work / "describe") as env:
-            create_kafka_tables(env, topics, bounded=True)
-            env.execute_sql(f"CREATE VIEW v AS {q.flink}")
-            schema = ", ".join(f"`{n}` {t.split(' *')[0]}"  # the type without *ROWTIME*
-                               for n, t, *_ in env.execute_sql("DESCRIBE v").rows)
-        sink = (f"'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
-                "'format' = 'debezium-json'")
+        schema = output_schema(topics, q, work)
         script = work / "job.sql"
         settings = {**_settings(f"fuzzw-{seed}-{uuid.uuid4().hex[:6]}", run, None),
                     "state.backend.type": run.backend, "state.dir": str(work / "state"),
@@ -275,9 +292,8 @@ def check_workers(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
         with make_env(work / "script") as env:  # the tables' DDL, as create_kafka_tables writes it
             ddl = _ddl(env, topics)
         script.write_text("".join(f"SET '{k}' = '{v}';\n" for k, v in settings.items()) + ddl
-                          + f"CREATE TABLE `out` ({schema}) WITH ({sink}, 'sink.delivery-guarantee' = "
-                          f"'exactly-once', 'sink.transactional-id-prefix' = 'fz-{uuid.uuid4().hex[:8]}');\n"
-                          f"INSERT INTO `out` {q.flink};\n", encoding="utf-8")
+                          + f"CREATE TABLE `out` ({schema}) WITH ({sink});\nINSERT INTO `out` {q.flink};\n",
+                          encoding="utf-8")
         proc = subprocess.run([sys.executable, "-m", "streamsql", "run", str(script)], cwd=work,
                               capture_output=True, text=True, timeout=timeout, check=False)
         if proc.returncode != 0:
@@ -285,22 +301,42 @@ def check_workers(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
                 raise Refused(proc.stderr.strip().splitlines()[-1])
             msg = f"{what}\n  streamsql run exited {proc.returncode}: {proc.stderr[-2000:]}"
             raise AssertionError(msg)
-        with make_env(work / "read") as env:
-            env.execute_sql(f"CREATE TABLE `out` ({schema}) WITH ({sink}, 'scan.startup.mode' = "
-                            "'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
-                            "'properties.isolation.level' = 'read_committed')")
-            try:
-                actual = stream_rows(env, "SELECT * FROM `out`", timeout=60)
-            except AssertionError as e:
-                msg = f"{what}\n  {e}"
-                raise AssertionError(msg) from None
+        actual = read_back(topics, schema, sink, work, what)
     finally:
-        topics.names["out"] = out
         topics.delete()
     LAST.clear()
     LAST.update(rows=sum(actual.values()))
     compare(actual, expected, what)
     return q
+
+
+def output_schema(topics: Topics, q: Query, work: Path) -> str:
+    """The columns of ``q``'s result, as a CREATE TABLE lists them."""
+    with make_env(work / "describe") as env:
+        create_kafka_tables(env, topics, bounded=True)
+        env.execute_sql(f"CREATE VIEW v AS {q.flink}")
+        return ", ".join(f"`{n}` {t.split(' *')[0]}"  # the type without *ROWTIME*
+                         for n, t, *_ in env.execute_sql("DESCRIBE v").rows)
+
+
+def sink_options(bootstrap: str, topic: str) -> str:
+    """The WITH options of an exactly-once ``debezium-json`` Kafka table over ``topic``."""
+    return (f"'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
+            "'format' = 'debezium-json', 'sink.delivery-guarantee' = 'exactly-once', "
+            f"'sink.transactional-id-prefix' = 'fz-{uuid.uuid4().hex[:8]}'")
+
+
+def read_back(topics: Topics, schema: str, sink: str, work: Path, what: str):
+    """The committed changes of the output topic, read by a bounded StreamSQL job and folded."""
+    with make_env(work / "read") as env:
+        env.execute_sql(f"CREATE TABLE `out` ({schema}) WITH ({sink}, 'scan.startup.mode' = "
+                        "'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
+                        "'properties.isolation.level' = 'read_committed')")
+        try:
+            return stream_rows(env, "SELECT * FROM `out`", timeout=60)
+        except AssertionError as e:
+            msg = f"{what}\n  the output topic, read back: {e}"
+            raise AssertionError(msg) from None
 
 
 def _ddl(env, topics: Topics) -> str:
