@@ -772,11 +772,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="a line for every seed run")
     ap.add_argument("--savepoint", action="store_true",
                     help="stop each query with a savepoint part-way and resume it (query_fuzz_savepoint)")
-    ap.add_argument("--cuts", type=int, default=1, help="with --savepoint: stop and resume this many times")
+    ap.add_argument("--cuts", type=int, default=1,
+                    help="with --savepoint or --kafka: stop and resume this many times")
     ap.add_argument("--parallel", type=int, metavar="P",
                     help="over Kafka topics, at parallelism P (query_fuzz_kafka)")
-    ap.add_argument("--rescale", metavar="P1,P2",
-                    help="over Kafka: at P1, stop with a savepoint at a cut, restore at P2 "
+    ap.add_argument("--rescale", metavar="P1,P2[,P3...]",
+                    help="over Kafka: at P1, stop with a savepoint at a cut, restore at P2 (and so on) "
                          "('mix': a pair per seed)")
     ap.add_argument("--workers", type=int, metavar="P",
                     help="over Kafka, at parallelism P on P `streamsql run` worker processes")
@@ -796,8 +797,8 @@ def main(argv: list[str] | None = None) -> int:
     elif a.parallel or a.rescale or a.kafka or a.workers:
         from tests.runtime import query_fuzz_kafka as qk
 
-        p = ((a.parallel,) if a.parallel else (1, 1) if a.kafka else () if a.rescale in (None, "mix")
-             else tuple(map(int, a.rescale.split(","))))
+        p = ((a.parallel,) if a.parallel else (1,) * (a.cuts + 1) if a.kafka
+             else () if a.rescale in (None, "mix") else tuple(map(int, a.rescale.split(","))))
 
         def run(seed, files, work):
             try:

@@ -72,30 +72,37 @@ class Run:
 
 @dataclasses.dataclass(frozen=True)
 class KafkaPlan:
-    """A seed's runs; with two, the cut (fraction of every table before the savepoint) and whether
-    the first run is stopped while its sources still read."""
+    """A seed's runs; between two runs a cut (ascending fractions of every table: the records in the
+    topics when the run before is stopped with a savepoint), and whether each stop comes while the
+    sources still read."""
 
     runs: tuple[Run, ...]
-    cut: float = 1.0
+    cuts: tuple[float, ...] = ()
     early: bool = False
     #: into an exactly-once ``debezium-json`` Kafka topic (read back at the end), not the recorder
     kafka_sink: bool = False
 
 
 def kafka_plan(seed: int, q: Query, parallelism: tuple[int, ...]) -> KafkaPlan:
-    """The seed's runs at ``parallelism`` (one or two runs; ``()``: a pair from :data:`MIX`), drawn
-    apart from :func:`make_query` (the query stays the plain oracle's)."""
+    """The seed's runs at ``parallelism`` (one per number; ``()``: a pair from :data:`MIX`), drawn
+    apart from :func:`make_query` (the query stays the plain oracle's). Each restore has another
+    batch size than the run before (batch size 1 only in one task), and one in four the other
+    state backend."""
     r = random.Random(f"kafka-{seed}")
     if not parallelism:
         parallelism = r.choice(MIX)
-    first = Run(parallelism[0], q.batch_size, q.backend)
+    runs = [Run(parallelism[0], q.batch_size, q.backend)]
     if len(parallelism) == 1:
-        return KafkaPlan((first,))
+        return KafkaPlan(tuple(runs))
     other = {"hashmap": "rocksdb", "rocksdb": "hashmap"}
-    sizes = [b for b in (1, 7, 50, None) if b != q.batch_size and (b != 1 or parallelism[1] == 1)]
-    second = Run(parallelism[1], r.choice(sizes), other[q.backend] if r.random() < 0.25 else q.backend)
-    cut, early = round(r.uniform(0.15, 0.85), 3), r.random() < 1 / 3
-    return KafkaPlan((first, second), cut, early, kafka_sink=r.random() < 1 / 3)
+    for p in parallelism[1:]:
+        last = runs[-1]
+        sizes = [b for b in (1, 7, 50, None) if b != last.batch_size and (b != 1 or p == 1)]
+        runs.append(Run(p, r.choice(sizes), other[last.backend] if r.random() < 0.25 else last.backend))
+    cuts, early = [round(r.uniform(0.15, 0.85), 3)], r.random() < 1 / 3
+    sink = r.random() < 1 / 3
+    cuts += [round(r.uniform(0.15, 0.85), 3) for _ in parallelism[2:]]
+    return KafkaPlan(tuple(runs), tuple(sorted(cuts)), early, kafka_sink=sink)
 
 
 class Topics:
@@ -181,8 +188,8 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
     q = make_query(seed)
     plan = kafka_plan(seed, q, parallelism)
     runs = " -> ".join(f"p{r.parallelism}/batch {r.batch_size}/{r.backend}" for r in plan.runs)
-    cut = (f", savepoint at {plan.cut:.0%}{' while reading' if plan.early else ''}"
-           if len(plan.runs) > 1 else "")
+    early = " while reading" if plan.early else ""
+    cut = f", savepoints at {', '.join(f'{c:.0%}' for c in plan.cuts)}{early}" if plan.cuts else ""
     what = f"seed {seed} over Kafka ({runs}{cut}): {q.flink}"
     if plan.kafka_sink:
         what = what.replace(" over Kafka (", " over Kafka into an exactly-once debezium-json topic (", 1)
@@ -199,7 +206,7 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
         with connectors():
             for i, run in enumerate(plan.runs):
                 last = i == len(plan.runs) - 1
-                topics.produce(1.0 if last else plan.cut)
+                topics.produce(1.0 if last else plan.cuts[i])
                 WRITTEN.clear()
                 folder = work if run.parallelism > 1 else work / f"run{i}"  # a parallel job keeps its folder
                 settings = _settings(name if run.parallelism > 1 else f"{name}-{i}", run, savepoint)
@@ -230,10 +237,10 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
     finally:
         topics.delete()
     LAST.clear()
-    LAST.update(changes=[len(c) for c in changes], runs=runs, cut=plan.cut if cut else None, early=plan.early,
+    LAST.update(changes=[len(c) for c in changes], runs=runs, cuts=plan.cuts, early=plan.early,
                 kafka_sink=plan.kafka_sink)
     if sink:
-        LAST.update(changes=sum(actual.values()))
+        LAST.update(changes=None, rows=sum(actual.values()))  # the topic's rows, folded
         compare(actual, expected, what)
     else:
         compare_runs(changes, expected, what)
