@@ -157,6 +157,21 @@ class TaskRunner(JobRunner):
         return True
 
 
+def reset_parallel_run(name: str, roots: list[PlanNode], config: Config, parallelism: int) -> None:
+    """Delete what an unfinished run of a parallel job left (see :meth:`ParallelJobRunner.reset`).
+
+    Its exchange topics, progress groups, task folders and ``_tasks`` go.
+
+    Args:
+        name: the job's name.
+        roots: the job's plan (not one that runs: the stages are cut from it).
+        config: the job's settings.
+        parallelism: the run's ``'parallelism.default'``.
+    """
+    settings = {**config.as_dict(), "parallelism.default": str(parallelism)}
+    ParallelJobRunner(name, roots, Config(settings)).reset()
+
+
 def _shape(stage: Stage) -> dict[str, Any]:
     """What a stage's tasks read and write: their counts' labels (:meth:`ParallelJobRunner.task_stats`)."""
     leaves = [n for n in walk(stage.roots) if not n.inputs]

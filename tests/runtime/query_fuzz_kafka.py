@@ -25,7 +25,7 @@ each key's changes come from the task owning it, in order) and compared with Duc
 input. A query the planner refuses at parallelism > 1 (``NOT IN``, ...) is counted, not failed.
 
     python -m tests.runtime.query_fuzz --parallel 2 --seeds 0:200 -v
-    python -m tests.runtime.query_fuzz --rescale 2,3 --seeds 0:200 -v    # or 3,2; "mix": 2,3 / 3,2 / 2,2
+    python -m tests.runtime.query_fuzz --rescale 2,3 --seeds 0:200 -v    # or 3,2, 2,3,2; "mix": a pair of MIX
     python -m tests.runtime.query_fuzz --kafka --seeds 0:200 -v
 """
 
@@ -52,7 +52,7 @@ from tests.runtime.query_fuzz_savepoint import RECORDER, WRITTEN, compare_runs, 
 PARTITIONS = 4
 TABLES = ("t", "cdc", "cdx")
 #: rescale pairs ``--rescale mix`` draws from
-MIX = ((2, 3), (3, 2), (2, 2))
+MIX = ((2, 3), (3, 2), (2, 2), (2, 1))
 #: the last seed's counts (what ``-v`` prints)
 LAST: dict[str, object] = {}
 
@@ -208,8 +208,11 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
                 last = i == len(plan.runs) - 1
                 topics.produce(1.0 if last else plan.cuts[i])
                 WRITTEN.clear()
-                folder = work if run.parallelism > 1 else work / f"run{i}"  # a parallel job keeps its folder
-                settings = _settings(name if run.parallelism > 1 else f"{name}-{i}", run, savepoint)
+                # with a parallel run, every run is the same job (the documented rescale: a restore
+                # resets the stopped run); in one task each run is another job, in another folder
+                parallel = any(r.parallelism > 1 for r in plan.runs)
+                folder = work if parallel else work / f"run{i}"
+                settings = _settings(name if parallel else f"{name}-{i}", run, savepoint)
                 settings["state.dir"] = str(work / f"state{i}")  # every run on a fresh local state
                 with make_env(folder, run.backend, run.batch_size, settings) as env:
                     create_kafka_tables(env, topics, bounded=last)
