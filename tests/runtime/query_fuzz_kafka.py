@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -137,6 +139,32 @@ class Topics:
                                  operation_timeout=30)[out].result(timeout=60)
         self.names["out"] = out
         return out
+
+    diagnosis = ""
+
+    def diagnose_output(self) -> None:
+        """Count the output topic's records read_uncommitted and read_committed (:attr:`diagnosis`)."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        counts = {}
+        for level in ("read_uncommitted", "read_committed"):
+            c = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"diag-{uuid.uuid4().hex}",
+                          "isolation.level": level, "enable.auto.commit": False,
+                          "enable.partition.eof": True})
+            c.assign([TopicPartition(self.names["out"], 0, 0)])
+            n, deadline = 0, time.monotonic() + 20
+            while time.monotonic() < deadline:
+                m = c.poll(1.0)
+                if m is None:
+                    continue
+                if m.error():
+                    break  # the partition's end (EOF) for this isolation level
+                n += 1
+            lo, hi = c.get_watermark_offsets(TopicPartition(self.names["out"], 0), timeout=10)
+            counts[level] = (n, c.position([TopicPartition(self.names["out"], 0)])[0].offset, hi)
+            c.close()
+        self.diagnosis = ("output topic: (records, position at the end, high watermark) "
+                          + ", ".join(f"{k}: {v}" for k, v in counts.items()))
 
     def produce(self, fraction: float) -> None:
         """Produce every table's lines up to ``fraction`` of them (from where the last call stopped)."""
@@ -244,7 +272,7 @@ def check_kafka(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
                 kafka_sink=plan.kafka_sink)
     if sink:
         LAST.update(changes=None, rows=sum(actual.values()))  # the topic's rows, folded
-        compare(actual, expected, what)
+        compare_diff(actual, expected, what)
     else:
         compare_runs(changes, expected, what)
     return q
@@ -305,19 +333,40 @@ def check_workers(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
                           + f"CREATE TABLE `out` ({schema}) WITH ({sink});\nINSERT INTO `out` {q.flink};\n",
                           encoding="utf-8")
         proc = subprocess.run([sys.executable, "-m", "streamsql", "run", str(script)], cwd=work,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+                              capture_output=True, text=True, timeout=timeout, check=False,
+                              env={**os.environ, "STREAMSQL_LOG": os.environ.get("STREAMSQL_LOG", "INFO")})
         if proc.returncode != 0:
             if "'parallelism.default' = '1'" in proc.stderr:
                 raise Refused(proc.stderr.strip().splitlines()[-1])
             msg = f"{what}\n  streamsql run exited {proc.returncode}: {proc.stderr[-2000:]}"
             raise AssertionError(msg)
         actual = read_back(topics, schema, sink, work, what)
+        if sum(actual.values()) != sum(expected.values()):
+            topics.diagnose_output()
     finally:
         topics.delete()
     LAST.clear()
     LAST.update(rows=sum(actual.values()))
-    compare(actual, expected, what)
+    try:
+        compare_diff(actual, expected, what)
+    except AssertionError as e:
+        log = Path(tempfile.gettempdir()) / f"query-fuzz-workers-{seed}-{uuid.uuid4().hex[:6]}.log"
+        log.write_text(proc.stderr, encoding="utf-8")
+        msg = f"{e}\n  the run's log (STREAMSQL_LOG=INFO): {log}\n  {topics.diagnosis}"
+        raise AssertionError(msg) from None
     return q
+
+
+def compare_diff(actual, expected, what: str) -> None:
+    """:func:`~tests.runtime.query_fuzz.compare`, its message led by the rows missing and the rows
+    extra (exactly equal rows; floats that differ in the last digits show in both)."""
+    try:
+        compare(actual, expected, what)
+    except AssertionError as e:
+        missing, extra = sorted((expected - actual).elements()), sorted((actual - expected).elements())
+        msg = (f"{what}\n  missing ({len(missing)}): {missing[:30]}\n  extra ({len(extra)}): {extra[:30]}\n"
+               f"{str(e).split(chr(10), 1)[-1]}")
+        raise AssertionError(msg) from None
 
 
 def output_schema(topics: Topics, q: Query, work: Path) -> str:
