@@ -352,7 +352,9 @@ def check_workers(seed: int, files: dict[str, Path], work: Path, bootstrap: str,
     except AssertionError as e:
         log = Path(tempfile.gettempdir()) / f"query-fuzz-workers-{seed}-{uuid.uuid4().hex[:6]}.log"
         log.write_text(proc.stderr, encoding="utf-8")
-        msg = f"{e}\n  the run's log (STREAMSQL_LOG=INFO): {log}\n  {topics.diagnosis}"
+        summary = "\n".join(ln for ln in (proc.stdout + proc.stderr).splitlines() if "] Job '" in ln
+                             or "]   task " in ln)
+        msg = f"{e}\n  the run's log (STREAMSQL_LOG=INFO): {log}\n  {topics.diagnosis}\n{summary}"
         raise AssertionError(msg) from None
     return q
 
