@@ -25,6 +25,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from functools import partial
 
 from sqlglot import exp
 
@@ -53,7 +54,7 @@ from streamsql.plan.unsupported import reject_hints
 from streamsql.runtime.collect import CollectNode, CollectSink
 from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.runtime.memory import PANDAS_KEY, keep_pandas_unloaded, limit_malloc_arenas
-from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole
+from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole, reset_parallel_run
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import parse_statement, too_deep
 from streamsql.statement_set import StatementSet
@@ -521,6 +522,14 @@ class StreamEnvironment:
                 "(Flink runs both under one name). A rerun of the script resumes each job from its own "
                 "checkpoints as long as the INSERTs under that name keep their order."]
 
+    def _reset_parallel_run(self, name: str, inserts: list[exp.Insert], sql: str, parallelism: int) -> None:
+        """Reset job ``name``'s unfinished parallel run of ``parallelism`` tasks.
+
+        The stages are cut from a plan of their own, not from the one that runs.
+        """
+        roots = Planner(self.catalog, self.config, sql).plan_statement_set(inserts)
+        reset_parallel_run(name, roots, self.config.copy(), parallelism)
+
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
         fingerprint = job_fingerprint(inserts, self.catalog)
         name = self._job_name(inserts, fingerprint, submit=True)
@@ -539,6 +548,8 @@ class StreamEnvironment:
             raise ConfigError(msg)
         else:
             runner = JobRunner(name, roots, self.config.copy(), identity)
+            if recovery is not None:  # a parallel job's savepoint replaces its unfinished run
+                runner.reset_parallel_run = partial(self._reset_parallel_run, name, inserts, sql)
         notes = parallelism_notes(roots, self.config.integer("parallelism.default"))
         notes += self._shared_name_note(name)
         if not self.config.get("pipeline.name") and recovery is None and self.parallel_role.worker_id is None:

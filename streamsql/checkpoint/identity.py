@@ -103,6 +103,9 @@ class JobIdentity:
         self.recovery_key = recovery_key
         self.described = described or {}
         self._explain_changes = explain_changes
+        #: ``(path, own folder) -> (folder, checkpoint id)``: a parallel job's savepoint merged into one
+        #: checkpoint, for a job that runs as one task (set by the runtime); None: refused
+        self.merge_savepoint: Callable[[str, CheckpointStorage], tuple[CheckpointStorage, int]] | None = None
 
     def why(self, record: dict | None) -> str:
         """What differs between the job that wrote ``record`` (a ``_job``) and this one, in brackets.
@@ -205,7 +208,11 @@ class JobIdentity:
         raise JobIdentityError(msg)
 
     def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
-        source, checkpoint_id = checkpoint_at(self.recovery_path, storage, self.recovery_key)
+        marker = storage.at(self.recovery_path).read_file(SAVEPOINT_MARKER) if self.merge_savepoint else None
+        if marker is not None and marker.strip():  # a parallel job's savepoint (its manifest)
+            source, checkpoint_id = self.merge_savepoint(self.recovery_path, storage)
+        else:
+            source, checkpoint_id = checkpoint_at(self.recovery_path, storage, self.recovery_key)
         writer = read_job_file(source)
         if writer is None or writer.get("fingerprint") != self.digest:  # the user was told (restore_notice)
             log.info("job %s restores checkpoint %s of %s, on purpose ('%s')", self.name, self.recovery_path,

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
 from streamsql.checkpoint.operators import claim_state, ignore_unclaimed
-from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
 from streamsql.plan.nodes import PlanNode
@@ -34,6 +34,7 @@ from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.handoff import Handoff
 from streamsql.runtime.memory import limit_malloc_arenas, use_system_allocator
 from streamsql.runtime.restart import create_strategy
+from streamsql.runtime.savepoint import merge_savepoint
 from streamsql.runtime.task import Task
 from streamsql.state.layout import StateFormatError
 
@@ -81,11 +82,17 @@ class JobRunner:
         self._finished = False
         self._handoff = Handoff()  # other threads' calls on the running graph (:meth:`ask`)
         self._polling = False  # the job thread runs the loop, which serves them
+        #: ``(parallelism) -> None``: reset this job's unfinished parallel run of that parallelism
+        #: (set by the environment; see :meth:`_replace_stopped_parallel_run`)
+        self.reset_parallel_run: Callable[[int], None] | None = None
 
     def _restore(self, graph: JobGraph) -> dict[str, Any]:
         coord = graph.coordinator
         committed = coord.committer.last_committed()
         own = coord.storage
+        if self.identity is not None:  # a parallel job's savepoint restores merged into one task
+            sources, scratch = {s.source_id for s in graph.sources}, self.config.get("state.dir")
+            self.identity.merge_savepoint = lambda path, files: merge_savepoint(path, files, sources, scratch)
         point = (self.identity.restore_point(own, committed) if self.identity
                  else RestorePoint.own(own, committed))
         own.discard_after(point.keep)
@@ -102,6 +109,26 @@ class JobRunner:
         self.restored_from = n
         log.info("job %s restored checkpoint %d", self.name, n)
         return positions
+
+    def _replace_stopped_parallel_run(self, files: CheckpointStorage) -> None:
+        """Reset the unfinished parallel run of this job when it restores a parallel job's savepoint.
+
+        As a parallel job resets itself before it applies a savepoint (its exchange topics, task
+        folders and ``_tasks``: :meth:`.ParallelJobRunner.reset`), the savepoint's state replaces
+        the run it was taken from; without the reset, that run's ``_tasks`` would refuse this one,
+        and its exchange topics would still hold records a later run would read from the start.
+        """
+        path = self.identity.recovery_path if self.identity else None
+        theirs = files.read_file(TASKS_FILE)
+        if not path or self.reset_parallel_run is None or theirs is None or theirs.decode() == self.name:
+            return
+        marker = files.at(path).read_file(SAVEPOINT_MARKER)
+        if marker is None or not marker.strip():  # not a parallel job's savepoint
+            return
+        tasks = theirs.decode().split("\n")
+        self.reset_parallel_run(1 + max(int(t.rpartition("-")[2]) for t in tasks))
+        log.info("job %s: the unfinished parallel run of %d tasks was reset for savepoint %s", self.name,
+                 len(tasks), path)
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -120,6 +147,7 @@ class JobRunner:
         files = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
                                   self.config.as_dict())
         with self.identity.lock(files.lock_dir):
+            self._replace_stopped_parallel_run(files)
             # One task, named as the job: an unfinished parallel run under this name refuses it
             # (it would read the sources again from the start), and a parallel run refuses ours.
             if not check_tasks(files, self.name, [self.name]):

@@ -47,7 +47,7 @@ from streamsql.core.config import Config
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import fault_point
-from streamsql.plan.nodes import PlanNode, walk
+from streamsql.plan.nodes import PlanNode, SinkNode, walk
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, Stage, cut_stages
 from streamsql.plan.state_signature import state_signatures
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
@@ -155,6 +155,21 @@ class TaskRunner(JobRunner):
             if isinstance(t.operator, ExchangeSinkOperator):
                 t.operator.writer.stop()
         return True
+
+
+def reset_parallel_run(name: str, roots: list[PlanNode], config: Config, parallelism: int) -> None:
+    """Delete what an unfinished run of a parallel job left (see :meth:`ParallelJobRunner.reset`).
+
+    Its exchange topics, progress groups, task folders and ``_tasks`` go.
+
+    Args:
+        name: the job's name.
+        roots: the job's plan (not one that runs: the stages are cut from it).
+        config: the job's settings.
+        parallelism: the run's ``'parallelism.default'``.
+    """
+    settings = {**config.as_dict(), "parallelism.default": str(parallelism)}
+    ParallelJobRunner(name, roots, Config(settings)).reset()
 
 
 def _shape(stage: Stage) -> dict[str, Any]:
@@ -461,9 +476,13 @@ class ParallelJobRunner:
     def reset(self) -> None:
         """Delete what the finished job leaves: exchange topics, progress groups, task folders."""
         exchanges = self._exchange_sinks()
-        options = exchanges[0].table.options if exchanges else {}
-        prefix = options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
-        groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress" for t in self.tasks]
+        # the tasks' transactional id prefix: their exactly-once Kafka sinks' (an exchange takes it
+        # from them; a job of one stage has no exchange, and the default prefix missed its groups)
+        tables = [n.table for s in self.stages for n in walk(s.roots)
+                  if isinstance(n, (ExchangeSinkNode, SinkNode))]
+        prefixes = {t.options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX for t in tables}
+        groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress"
+                  for prefix in sorted(prefixes or {DEFAULT_PREFIX}) for t in self.tasks]
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
         store, key = self.files.files, self.files.job_key

@@ -134,7 +134,8 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         files: the job's checkpoint folder (the seeds go into it).
         stages: the new run's stages.
         fingerprint: the new run's fingerprint (another job's savepoint is restored with a warning).
-        scratch: a local folder for the rescale's working files.
+        scratch: a local folder for the rescale's working files (made when missing: a restore on
+            a fresh ``'state.dir'``, another machine's, has none yet).
 
     Raises:
         JobIdentityError: not a savepoint, or one of a job with other stages.
@@ -149,6 +150,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         log.info("job %s restores savepoint %s of job '%s', on purpose (the user was told: "
                  "JobIdentity.restore_notice)", files.job_key, path, manifest.get("job"))
     options = files.options
+    os.makedirs(scratch, exist_ok=True)
     for stage in stages:
         ids = old[str(stage.id)]
         sources = [(CheckpointStorage(path.rstrip("/"), task_key(stage.id, t), options), cid)
@@ -172,6 +174,66 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
             shutil.rmtree(work, ignore_errors=True)
         log.info("job %s: stage %d restored from savepoint %s, %d -> %d tasks", files.job_key, stage.id, path,
                  len(ids), stage.parallelism)
+
+
+def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],
+                    scratch: str) -> tuple[CheckpointStorage, int]:
+    """The savepoint at ``path`` merged into one checkpoint, for the job restoring it in one task.
+
+    Every stage's snapshots are merged (:func:`~streamsql.state.rescale.rescale_snapshots`
+    into one target: every key group; an operator-wide watermark the lowest), the source
+    positions are the old tasks' offsets together (each partition once: its owner's), exchange
+    positions dropped (no exchange in one task), and the operators' signatures are the stages'
+    together. Written into ``<job>/from-savepoint/chk-<n>`` of the restoring job (replaced at
+    each restore from a savepoint); the savepoint itself is left as it is.
+
+    Args:
+        path: the savepoint folder.
+        files: the restoring job's checkpoint folder.
+        sources: the restoring job's source ids (positions of other ids are the old exchanges').
+        scratch: a local folder for the working files (made when missing).
+
+    Returns:
+        The merged checkpoint's folder and id (the savepoint's highest).
+
+    Raises:
+        JobIdentityError: ``path`` is not a parallel job's savepoint.
+    """
+    manifest = read_manifest(path, files)
+    stages = manifest.get("stages")
+    if not (isinstance(stages, dict) and stages
+            and all(isinstance(ids, list) and ids for ids in stages.values())):
+        msg = (f"'execution.savepoint.path' = '{path}' is the savepoint of a parallel job, but its manifest "
+               f"({MANIFEST}) lists no tasks' checkpoints: use the path that STOP JOB ... WITH SAVEPOINT "
+               "returned")
+        raise JobIdentityError(msg)
+    n = max(cid for ids in stages.values() for cid in ids)
+    target = CheckpointStorage(files.dir, "from-savepoint", files.options)
+    target.discard_after(None)
+    os.makedirs(scratch, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="streamsql-merge-", dir=scratch)
+    try:
+        metas, merged = [], []
+        for stage, ids in sorted(stages.items()):
+            olds = [(CheckpointStorage(path.rstrip("/"), task_key(int(stage), t), files.options), cid)
+                    for t, cid in enumerate(ids)]
+            metas += [s.read_metadata(cid) or {} for s, cid in olds]
+            os.makedirs(os.path.join(work, f"stage{stage}"))
+            merged += _rescaled(manifest["backend"], olds, 1, os.path.join(work, f"stage{stage}"))
+        if merged:
+            one = os.path.join(work, "merged")
+            rescale_snapshots(manifest["backend"], merged, [one], os.path.join(work, "backends"))
+            target.save_state(n, _copier(one))
+        exchanges = {k for m in metas for k in (m.get("positions") or {})} - sources
+        operators: dict[str, Any] = {}
+        for m in metas:
+            operators.update(m.get("operators") or {})
+        target.write_metadata(n, {"checkpoint_id": n, "positions": _share(metas, exchanges, 0, 1),
+                                  "savepoint": path, "operators": operators})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    log.info("job %s: savepoint %s merged into one task (%s)", files.job_key, path, target.location(n))
+    return target, n
 
 
 def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], operators: dict[str, dict],

@@ -65,14 +65,16 @@ def test_stop_with_drain_is_refused(tmp_path):
         job.cancel()
 
 
-def test_a_parallel_jobs_savepoint_at_parallelism_1_is_refused_as_such(tmp_path):
+def test_a_parallel_savepoint_without_tasks_is_refused_as_such(tmp_path):
     """A ``savepoint-<n>`` folder of a parallel job restored at parallelism 1 says what it is (it said
-    only "is not a chk-<n> checkpoint folder"; breaker)."""
+    only "is not a chk-<n> checkpoint folder"; breaker). A real one is merged into the one task
+    (tests/integration/test_parallel_savepoint.py); one whose manifest lists no tasks is refused."""
     savepoint = tmp_path / "checkpoints" / "first" / "savepoint-3"
     savepoint.mkdir(parents=True)
     (savepoint / "_savepoint").write_text('{"job": "first", "stages": []}')
     with _env(tmp_path, **{"pipeline.name": "second", "execution.savepoint.path": str(savepoint)}) as env:
         for ddl in (TICKS.format(rate=500), OUT):
             env.execute_sql(ddl)
-        with pytest.raises(StreamSQLError, match="is the savepoint of a parallel job"):
+        with pytest.raises(StreamSQLError, match="is the savepoint of a parallel job, but its manifest "
+                                                 r"\(_savepoint\) lists no tasks' checkpoints"):
             env.execute_sql(COUNTS).job.wait(30)

@@ -23,12 +23,15 @@ argument is (DuckDB's ``||``). Division and floating point keys are left out.
 
 Long campaigns: ``python -m tests.runtime.query_fuzz --seeds 0:2000`` prints each failing seed
 with its query and the first difference; ``--seed N --show`` prints one query; ``--shape a,b``
-keeps the seeds of those shapes.
+keeps the seeds of those shapes. ``--savepoint`` runs them across a stop with savepoint
+(:mod:`tests.runtime.query_fuzz_savepoint`); ``--parallel P``, ``--rescale P1,P2``, ``--kafka`` and
+``--workers P`` over Kafka topics, in parallel jobs and rescaled (:mod:`tests.runtime.query_fuzz_kafka`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import sys
@@ -769,14 +772,44 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="a line for every seed run")
     ap.add_argument("--savepoint", action="store_true",
                     help="stop each query with a savepoint part-way and resume it (query_fuzz_savepoint)")
-    ap.add_argument("--cuts", type=int, default=1, help="with --savepoint: stop and resume this many times")
+    ap.add_argument("--cuts", type=int, default=1,
+                    help="with --savepoint or --kafka: stop and resume this many times")
+    ap.add_argument("--parallel", type=int, metavar="P",
+                    help="over Kafka topics, at parallelism P (query_fuzz_kafka)")
+    ap.add_argument("--rescale", metavar="P1,P2[,P3...]",
+                    help="over Kafka: at P1, stop with a savepoint at a cut, restore at P2 (and so on) "
+                         "('mix': a pair per seed)")
+    ap.add_argument("--workers", type=int, metavar="P",
+                    help="over Kafka, at parallelism P on P `streamsql run` worker processes")
+    ap.add_argument("--kafka", action="store_true",
+                    help="over Kafka, one task: stop with a savepoint at a cut, restore with another "
+                         "batch size")
+    ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
+                    help="the broker of --parallel, --rescale and --kafka")
     a = ap.parse_args(argv)
     run = check
+    refused = Counter()
     if a.savepoint:
         from tests.runtime.query_fuzz_savepoint import check_savepoint
 
         def run(seed, files, work):
             return check_savepoint(seed, files, work, cuts=a.cuts)
+    elif a.parallel or a.rescale or a.kafka or a.workers:
+        from tests.runtime import query_fuzz_kafka as qk
+
+        p = ((a.parallel,) if a.parallel else (1,) * (a.cuts + 1) if a.kafka
+             else () if a.rescale in (None, "mix") else tuple(map(int, a.rescale.split(","))))
+
+        def run(seed, files, work):
+            try:
+                if a.workers:
+                    return qk.check_workers(seed, files, work, a.bootstrap, a.workers)
+                return qk.check_kafka(seed, files, work, a.bootstrap, p)
+            except qk.Refused as e:
+                refused[make_query(seed).shape] += 1
+                if a.verbose:
+                    print(f"refused seed {seed}: {str(e)[:200]}", flush=True)
+                return None
     seeds = [a.seed] if a.seed is not None else range(*map(int, a.seeds.split(":")))
     if a.shape:
         seeds = [s for s in seeds if make_query(s).shape in a.shape.split(",")]
@@ -793,9 +826,10 @@ def main(argv: list[str] | None = None) -> int:
                 start = time.monotonic()
                 try:
                     q = run(s, files, Path(work))
-                    if a.verbose:
+                    if a.verbose and q is not None:
                         sp = sys.modules.get("tests.runtime.query_fuzz_savepoint")
-                        extra = f" {sp.LAST}" if a.savepoint else ""
+                        kf = sys.modules.get("tests.runtime.query_fuzz_kafka")
+                        extra = f" {sp.LAST}" if a.savepoint else f" {kf.LAST}" if kf else ""
                         print(f"ok seed {s} {q.shape} {time.monotonic() - start:.1f} s{extra}", flush=True)
                 except AssertionError as e:
                     failed += 1
@@ -804,7 +838,8 @@ def main(argv: list[str] | None = None) -> int:
                     failed += 1
                     q = make_query(s)
                     print(f"ERROR seed {s}: {q.flink}\n{traceback.format_exc(limit=3)[-1500:]}\n", flush=True)
-    print(f"{failed} of {len(seeds)} seeds failed")
+    print(f"{failed} of {len(seeds)} seeds failed"
+          + (f"; {sum(refused.values())} refused at the parallelism ({dict(refused)})" if refused else ""))
     return 1 if failed else 0
 
 

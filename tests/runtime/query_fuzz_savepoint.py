@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -170,26 +171,40 @@ def check_savepoint(seed: int, files: dict[str, Path], work: Path, timeout: floa
                     path = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
                     assert job.status == "FINISHED", f"{what}\n  the stopped job {i} is {job.status}"
             runs.append(list(WRITTEN))
-    counts = f"({' + '.join(str(len(r)) for r in runs)} changes, savepoint to savepoint)"
     LAST.update(changes=[len(r) for r in runs], cuts=plan.cuts)
+    compare_runs(runs, expected, what)
+    return q
+
+
+def compare_runs(runs: list[list[tuple[RowKind, tuple]]], expected, what: str) -> None:
+    """Fold the changes of every run as one changelog and compare it with ``expected`` (DuckDB's);
+    AssertionError naming ``what`` and each run's count of changes when they differ."""
+    counts = f"({' + '.join(str(len(r)) for r in runs)} changes, run by run)"
     try:
         actual = fold([c for r in runs for c in r])
     except AssertionError as e:
         msg = f"{what}\n  {counts} {e}"
         raise AssertionError(msg) from None
     compare(actual, expected, f"{what}\n  {counts}")
-    return q
 
 
 def _hold(job, timeout: float, what: str) -> None:
     """Wait until every source of ``job`` holds at its cut."""
+    wait_for(job, lambda: bool(OPENED) and all(s.held for s in OPENED), timeout, what,
+             "its sources held at the cut")
+
+
+def wait_for(job, ready: Callable[[], bool], timeout: float, what: str, until: str,
+             poll: float = 0.02) -> None:
+    """Wait until ``ready()``; AssertionError (``what``: the job ended, or ``timeout`` passed, before
+    ``until``)."""
     deadline = time.monotonic() + timeout
-    while not (OPENED and all(s.held for s in OPENED)):
+    while not ready():
         if job.done:
             job.wait(0)  # its failure
-            msg = f"{what}: the job ended ({job.status}) before its sources held at the cut"
+            msg = f"{what}: the job ended ({job.status}) before {until}"
             raise AssertionError(msg)
         if time.monotonic() > deadline:
-            msg = f"{what}: the sources did not reach the cut within {timeout} s"
+            msg = f"{what}: not {until} within {timeout} s"
             raise AssertionError(msg)
-        time.sleep(0.02)
+        time.sleep(poll)

@@ -1,0 +1,34 @@
+"""A few seeds of the random-query oracle over Kafka (:mod:`tests.runtime.query_fuzz_kafka`) in the
+default suite: the query at parallelism 2; stopped with a savepoint at a cut and restored at another
+parallelism (2 -> 3, 3 -> 2); and in one task stopped and restored with another batch size. Each
+folded changelog (the recorder's, or an exactly-once Kafka topic's) equals DuckDB's answer over
+all the input. Long campaigns: ``python -m
+tests.runtime.query_fuzz --parallel 2 | --rescale mix | --kafka --seeds A:B``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.runtime.query_fuzz import data_files
+from tests.runtime.query_fuzz_kafka import check_kafka
+
+#: (seed, parallelism of each run): cheap seeds (a few seconds each): an aggregate of cdc and a
+#: CUMULATE at parallelism 2; an aggregate of an aggregate of cdc 2 -> 3 and an aggregate of cdx
+#: 3 -> 2; a CASE over aggregates of cdx and a TUMBLE in one task. 31 and 25 write into an
+#: exactly-once debezium-json topic, read back at the end.
+#: 87 (2 -> 2): a UNION ALL of cdc, one stage, into the topic (a sink with its own transactional id
+#: prefix): the restore's reset missed its tasks' progress groups, and the restored task failed
+#: ("checkpoint 10 is committed but its files are missing")
+CASES = [(1, (2,)), (16, (2,)), (31, (2, 3)), (4, (3, 2)), (3, (1, 1)), (25, (1, 1)), (87, (2, 2))]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return data_files(tmp_path_factory.mktemp("query-fuzz-kafka"))
+
+
+@pytest.mark.parametrize(("seed", "parallelism"), CASES, ids=[f"{s}-p{'-'.join(map(str, p))}"
+                                                                for s, p in CASES])
+def test_random_query_over_kafka_matches_duckdb(seed, parallelism, files, tmp_path, kafka_bootstrap):
+    check_kafka(seed, files, tmp_path, kafka_bootstrap, parallelism)
