@@ -246,17 +246,25 @@ def create_topics(bootstrap: str, topics: list[tuple[str, int, dict]]) -> None:
 
 
 def produce(bootstrap: str, topic: str, records: list[dict], seconds: float, done: threading.Event,
-            partitions: int = 3, client_id: str = "rdkafka") -> None:
+            partitions: int = 3, client_id: str = "rdkafka",
+            keep_alive: threading.Event | None = None) -> None:
     """Feed ``records`` over about ``seconds`` (record ``id`` into partition ``id % partitions``).
 
-    Idempotent, so a broker restart neither loses nor duplicates an input record.
+    Idempotent, so a broker restart neither loses nor duplicates an input record. With
+    ``keep_alive``, the last fifth of the records goes ten times slower until it is set: the
+    input keeps flowing while the campaign still has to reach a point that needs rows arriving
+    (``during_alignment``), however late a loaded machine starts the job.
     """
     from confluent_kafka import Producer
 
     p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 10,
                   "client.id": client_id, "log_level": 2})  # not every reconnect during a broker restart
-    chunk = max(1, len(records) // max(1, int(seconds * 10)))
-    for start in range(0, len(records), chunk):
+    full = max(1, len(records) // max(1, int(seconds * 10)))
+    tail = len(records) * 4 // 5
+    start = 0
+    while start < len(records):
+        slow = keep_alive is not None and start >= tail and not keep_alive.is_set()
+        chunk = max(1, full // 10) if slow else full
         for r in records[start:start + chunk]:
             while True:
                 try:
@@ -264,6 +272,7 @@ def produce(bootstrap: str, topic: str, records: list[dict], seconds: float, don
                     break
                 except BufferError:
                     p.poll(0.05)
+        start += chunk
         p.poll(0)
         time.sleep(0.1)
     if p.flush(60):
@@ -349,12 +358,12 @@ def campaign(a: argparse.Namespace) -> int:
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
     create_topics(a.bootstrap, [(src, 3, {}), *output_topics(a.query, out)])
     records = make_records(a.records)
-    done = threading.Event()
+    done, points_reached = threading.Event(), threading.Event()
+    points = tuple(a.points) if a.points else POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
     feeder = threading.Thread(target=produce, args=(a.bootstrap, src, records, a.feed_seconds, done),
-                              daemon=True)
+                              kwargs={"keep_alive": points_reached}, daemon=True)
     feeder.start()
     work = tempfile.mkdtemp(prefix="streamsql-chaos-")
-    points = tuple(a.points) if a.points else POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
     if "during_alignment" in points and not any(kv.startswith(REUSE_SOURCE + "=") for kv in a.set):
         a.set = [*a.set, f"{REUSE_SOURCE}=false"]  # one source aligns nothing (module docstring)
     unbounded, bounded = write_scripts(a, work, job, src, out)
@@ -363,8 +372,13 @@ def campaign(a: argparse.Namespace) -> int:
     rnd.shuffle(plan)
     kills = restarts = 0
     log = open(os.path.join(work, "jobs.log"), "ab")
-    for _, point in plan:
+    last_point = max((i for i, (kind, _) in enumerate(plan) if kind == "point"), default=-1)
+    if last_point < 0:
+        points_reached.set()
+    for i, (_, point) in enumerate(plan):
         rc, how = kill_once(unbounded, work, point, rnd, a, log)
+        if i == last_point:
+            points_reached.set()
         if rc not in (137, -9):
             print(f"job exited by itself with code {rc}; see {work}/jobs.log", flush=True)
             return 1
