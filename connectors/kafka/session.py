@@ -3,8 +3,11 @@
 - ``exactly-once``: the task's Kafka transaction (:class:`~.transactions.KafkaTransactions`),
   shared by every exactly-once sink of the task; creating the session registers the transaction
   as the task's commit point. Rows become visible when the checkpoint commits.
-- ``at-least-once``: a producer of the sink's own (``acks=all``), flushed at each pre-commit.
-- ``none``: a producer of its own (``acks=1``), only polled at pre-commits.
+- ``at-least-once``: a producer of the sink's own, flushed at each pre-commit.
+- ``none``: a producer of its own, only polled at pre-commits.
+
+Both are idempotent with ``acks=all`` unless the table's ``properties.*`` say otherwise, as the
+Java client Flink's sink uses (its defaults since Kafka 3.0; see :func:`producer_props`).
 
 Sinks hold a :class:`ProducerSession` (composition); they decide *what* to produce (rows,
 upserts, tombstones), the session *how* it reaches Kafka.
@@ -13,7 +16,7 @@ upserts, tombstones), the session *how* it reaches Kafka.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
@@ -29,12 +32,42 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.errors import ExecutionError
 
+#: The librdkafka keys (aliases included) whose values can rule idempotence out, by what rules it out.
+_CONFLICTS_WITH_IDEMPOTENCE = {
+    "acks": lambda v: str(v).strip().lower() not in ("all", "-1"),
+    "request.required.acks": lambda v: str(v).strip().lower() not in ("all", "-1"),
+    "max.in.flight.requests.per.connection": lambda v: int(v) > 5,
+    "max.in.flight": lambda v: int(v) > 5,
+    "retries": lambda v: int(v) == 0,
+    "message.send.max.retries": lambda v: int(v) == 0,
+}
+
 
 def producer_props(table: TableDef, guarantee: str) -> dict[str, Any]:
-    """Librdkafka properties of a non-transactional sink producer."""
-    props = {"acks": "all" if guarantee != "none" else "1"}
-    props.update(librdkafka_props(table.options, table_prefix(table), "producer"))
+    """Librdkafka properties of a non-transactional sink producer (``guarantee``: none or at-least-once).
+
+    Idempotent with ``acks=all``, as the Java client Flink's sink uses (its defaults since Kafka
+    3.0, for NONE and AT_LEAST_ONCE alike): a request retried after a transient broker error then
+    keeps its place. librdkafka's defaults (no idempotence, up to a million requests in flight)
+    write a retried batch *behind* the batches sent after it, so the rows of a partition come out
+    of order — an upsert topic can end on an older value of a key, an event-time reader sees
+    late rows (measured on the test broker: 2 of 480 fresh partitions). As Java's client,
+    idempotence stays off when the table's ``properties.*`` conflict with it (acks other than
+    all, no retries, more than 5 requests in flight) and do not set ``enable.idempotence``.
+    """
+    user = librdkafka_props(table.options, table_prefix(table), "producer")
+    props: dict[str, Any] = {"acks": "all", **user}
+    if "enable.idempotence" not in user and not any(
+            _rules_out(bad, user[k]) for k, bad in _CONFLICTS_WITH_IDEMPOTENCE.items() if k in user):
+        props["enable.idempotence"] = True
     return props
+
+
+def _rules_out(bad: Callable[[Any], bool], value: Any) -> bool:
+    try:
+        return bad(value)
+    except ValueError:  # not a number: librdkafka refuses the value itself, naming the key
+        return True
 
 
 class ProducerSession:

@@ -301,7 +301,7 @@ class CheckpointCoordinator:
         self.pending = None
         self._failures = 0
         self._last_end = time.monotonic() * 1000
-        log.info("checkpoint %s", p.summary())
+        log.info("job %s: checkpoint %s", self.name, p.summary())
         return p
 
     def close(self) -> None:

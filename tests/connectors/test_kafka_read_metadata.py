@@ -20,7 +20,7 @@ FLINK = json.loads((Path(__file__).parent / "kafka_read_metadata_flink.json").re
 
 def test_headers_and_leader_epoch_as_flink(kafka_bootstrap, kafka_topic_factory, tmp_path):
     topic = kafka_topic_factory("read-metadata")
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for value, headers in FLINK["records"]:
         p.produce(topic, json.dumps(value).encode(),
                   headers=[(k, None if v is None else v.encode()) for k, v in headers])

@@ -42,7 +42,7 @@ def topic(kafka_bootstrap, kafka_admin) -> str:
     name = next(t for t in (f"print-parallel-{uuid.uuid4().hex[:8]}" for _ in range(100))
                 if flink_start(t) % 2 == want)
     kafka_admin.create_topics([NewTopic(name, 2, 1)])[name].result(60)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for partition, values in enumerate(ORACLE["partitions"]):
         for v in values:
             p.produce(name, json.dumps(v, separators=(",", ":")).encode(), partition=partition)

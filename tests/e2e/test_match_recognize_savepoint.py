@@ -47,7 +47,7 @@ def test_savepoint_mid_match_then_resume_gives_flinks_matches(kafka_bootstrap, k
     src, out = kafka_topic_factory("mr_sp_src", 1), kafka_topic_factory("mr_sp_out", 1)
     rows = [json.loads(line) for line in (CASE / "ticker.jsonl").read_text().splitlines()]
     insert = "INSERT INTO out_rows" + (CASE / "case.sql").read_text().split("INSERT INTO out_rows", 1)[1]
-    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    producer = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for r in rows[:CUT]:
         producer.produce(src, orjson.dumps(r))
     producer.flush(30)

@@ -79,7 +79,7 @@ def test_a_failing_expression_names_the_files_line(tmp_path, query, says):
 def test_a_failing_expression_names_the_kafka_record(tmp_path, kafka_bootstrap, kafka_topic_factory):
     """Partition 1 holds offsets 0-2; the record at offset 1 is not a number."""
     topic = kafka_topic_factory("runtime-errors", partitions=2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for part, values in ((0, ["1", "2"]), (1, ["3", "oops", "4"])):
         for v in values:
             p.produce(topic, json.dumps({"s": v}).encode(), partition=part)

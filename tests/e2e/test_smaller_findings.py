@@ -30,7 +30,7 @@ def test_finding_9_offsets_committed_to_the_group_at_checkpoints(kafka_bootstrap
     from confluent_kafka import Consumer, Producer, TopicPartition
 
     topic = kafka_topic_factory("offsets", partitions=2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(30):
         p.produce(topic, b'{"id": %d}' % i, partition=i % 2)
     assert p.flush(30) == 0

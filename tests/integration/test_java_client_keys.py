@@ -121,7 +121,7 @@ def test_job_with_java_client_keys_runs_and_warns(kafka_bootstrap, kafka_topic_f
                                                   parallelism):
     """The finding: ``streamsql run`` of a job with Java client keys ends with the right result."""
     src, out = kafka_topic_factory("jk_src", 4), kafka_topic_factory("jk_out")
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(2000):
         p.produce(src, orjson.dumps({"k": i % 7, "v": i}), partition=i % 4)
     p.flush(30)

@@ -77,7 +77,7 @@ CHILD = textwrap.dedent("""
                "properties.bootstrap.servers": bootstrap}
     reader = ExchangeReader(ConnectorContext(TableDef("exchange 1", [], options), "job", {}))
     reader.open(None)  # creates the topic
-    p = Producer({"bootstrap.servers": bootstrap})
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
     p.produce(topic, b"", b"e\\x00\\x00", partition=0)  # upstream task 0 ended
     p.flush(30)
     while not reader.finished():
@@ -145,7 +145,7 @@ def test_a_sources_lag_is_answered_while_its_fetch_thread_polls(kafka_bootstrap,
 def test_a_finished_jobs_producers_are_freed_without_a_garbage_collection(kafka_bootstrap,
                                                                          kafka_topic_factory, tmp_path):
     src, out = kafka_topic_factory("life-src"), kafka_topic_factory("life-out")
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(50):
         p.produce(src, json.dumps({"k": i}).encode())
     assert p.flush(30) == 0
@@ -176,7 +176,7 @@ def test_a_finished_jobs_producers_are_freed_without_a_garbage_collection(kafka_
 def test_delete_records_leaves_its_argument_as_many_references_as_it_had(kafka_bootstrap,
                                                                            kafka_topic_factory):
     topic = kafka_topic_factory("purge", 2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for part in range(2):
         for i in range(3):
             p.produce(topic, b"%d" % i, partition=part)

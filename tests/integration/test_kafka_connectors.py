@@ -40,7 +40,7 @@ def ctx(tbl, job="job", resources=None, config=None):
 
 def produce(bootstrap, topic, records):
     """records: (partition, key, value) with bytes/str/None."""
-    p = Producer({"bootstrap.servers": bootstrap})
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
     for part, k, v in records:
         k = k.encode() if isinstance(k, str) else k
         v = v.encode() if isinstance(v, str) else v

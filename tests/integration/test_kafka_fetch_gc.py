@@ -22,7 +22,7 @@ from streamsql.core.types import SqlType
 
 def test_a_fetch_frees_its_messages_before_the_collector_resumes(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("fetch-gc", partitions=1)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(3_000):
         p.produce(topic, b'{"id":%d}' % i)
     assert p.flush(30) == 0

@@ -20,7 +20,7 @@ from streamsql.core.errors import ExecutionError
 @pytest.fixture
 def topic(kafka_bootstrap, kafka_topic_factory):
     name = kafka_topic_factory("group-offsets")
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for v in (1, 2, 3):
         p.produce(name, b'{"v": %d}' % v)
     assert p.flush(30) == 0

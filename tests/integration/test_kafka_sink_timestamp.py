@@ -70,7 +70,7 @@ def test_sink_record_timestamps_are_flinks(name, kafka_bootstrap, kafka_topic_fa
     # (every 5 min) could delete them before they are read, so these topics keep everything.
     keep = {"retention.ms": "-1"}
     src, dst = kafka_topic_factory("ts-src", config=keep), kafka_topic_factory("ts-dst", config=keep)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i, rec in enumerate(_FLINK["source"]):
         p.produce(src, json.dumps(rec, separators=(",", ":")).encode(), timestamp=_FLINK["t0"] + 1000 * i)
     p.flush(30)
@@ -126,7 +126,7 @@ def test_a_finished_exactly_once_job_is_visible_at_once(kafka_bootstrap, kafka_t
     """
     keep = {"retention.ms": "-1"}
     src = kafka_topic_factory("vis-src", parallelism, config=keep)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i, rec in enumerate(_FLINK["source"]):
         p.produce(src, json.dumps(rec, separators=(",", ":")).encode(), timestamp=_FLINK["t0"] + 1000 * i,
                   partition=i % parallelism)

@@ -110,7 +110,7 @@ def test_sink_topics_as_flink(name, kafka_bootstrap, kafka_topic_factory, tmp_pa
 def test_source_startup_without_group_as_flink(name, kafka_bootstrap, kafka_topic_factory, tmp_path):
     s = SOURCES[name]
     topic = kafka_topic_factory("topics-src", partitions=2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for part, ids in ORACLE["source"].items():
         for i in ids:
             p.produce(topic, json.dumps({"id": i}).encode(), partition=int(part))

@@ -28,7 +28,7 @@ def _fmt(ms: int) -> str:
 
 
 def produce(bootstrap: str, topic: str, records: list[tuple[int, dict]]) -> None:
-    p = Producer({"bootstrap.servers": bootstrap})
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
     for part, value in records:
         p.produce(topic, json.dumps(value).encode(), None, part)
     assert p.flush(30) == 0

@@ -28,7 +28,7 @@ def test_parallel_match_recognize_gives_flinks_matches_per_key(kafka_bootstrap, 
     src = kafka_topic_factory("mr_src", len(SYMBOLS))
     out = kafka_topic_factory("mr_out", 2)
     rows = [json.loads(line) for line in (CASE / "ticker.jsonl").read_text().splitlines()]
-    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 5})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 5, "enable.idempotence": True})
     for part, symbol in enumerate(SYMBOLS):
         for r in rows:
             p.produce(src, orjson.dumps({**r, "symbol": symbol}), partition=part)

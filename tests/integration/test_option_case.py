@@ -13,7 +13,7 @@ from streamsql import StreamEnvironment
 
 def test_kafka_enum_options_in_capitals_read_the_topic(kafka_bootstrap, kafka_topic_factory, tmp_path):
     topic = kafka_topic_factory("optcase", 2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(50):
         p.produce(topic, orjson.dumps({"id": i}), partition=i % 2)
     p.flush(30)

@@ -23,7 +23,7 @@ N = 4000
 
 
 def _produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes | None, int]]) -> None:
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "enable.idempotence": True})
     for key, value, partition in records:
         p.produce(topic, value, key, partition=partition)
     p.flush(30)

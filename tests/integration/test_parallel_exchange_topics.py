@@ -67,7 +67,7 @@ def test_exchange_topics_keep_their_records_and_lost_ones_fail_the_job(kafka_boo
     assert values["retention.ms"].value == "-1" and values["retention.bytes"].value == "-1"
     # An upstream task committed a record the downstream task has not read, then retention
     # deleted it while the job was down.
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for part in range(2):
         p.produce(topics[0], b"\x00" * 8, b"w\x00\x00", partition=part)
     p.flush(30)

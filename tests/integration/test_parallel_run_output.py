@@ -52,7 +52,7 @@ INSERT INTO agg SELECT k, {value} FROM src GROUP BY k;
 def source(kafka_bootstrap, kafka_topic_factory) -> str:
     """1000 records over 4 partitions (250 each); record 500 (partition 0, offset 125) has s = 'x'."""
     src = kafka_topic_factory("pro_src", PARTITIONS)
-    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 20})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 20, "enable.idempotence": True})
     for i in range(RECORDS):
         s = "x" if i == 500 else str(i)
         p.produce(src, orjson.dumps({"k": i % 101, "v": i, "s": s}), partition=i % PARTITIONS)

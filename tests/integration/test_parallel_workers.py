@@ -51,7 +51,7 @@ def _topics(bootstrap: str, topic_factory, records: int) -> tuple[str, str, str]
     """The input (fed ``records`` rows over 8 partitions) and the two output topics."""
     src = topic_factory("pw_src", PARTITIONS)
     agg, flt = topic_factory("pw_agg"), topic_factory("pw_flt", 2)
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "enable.idempotence": True})
     for i in range(records):
         p.produce(src, orjson.dumps({"k": i % 101, "v": i}), partition=i % PARTITIONS)
     p.flush(60)

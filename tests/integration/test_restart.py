@@ -14,7 +14,7 @@ from tests.integration.test_flights import fold_upserts, read_committed
 
 
 def _load(bootstrap, topic, n):
-    p = Producer({"bootstrap.servers": bootstrap})
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
     for i in range(n):
         p.produce(topic, orjson.dumps({"k": i % 10, "v": i}), partition=i % 3)
     p.flush(30)
@@ -118,7 +118,7 @@ def test_a_transaction_open_longer_than_its_timeout_restarts_and_says_why(kafka_
         return env.execute_sql("INSERT INTO o SELECT k, v FROM src").job
 
     job = start("6 s", "", ", 'properties.transaction.timeout.ms' = '2000'")
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     fed = 0
     deadline = time.monotonic() + 60
     while job.metrics["restarts"] == 0 and job.status != "FAILED" and time.monotonic() < deadline:

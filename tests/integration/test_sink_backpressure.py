@@ -34,7 +34,7 @@ THROTTLED_S = 6.0
 
 
 def _feed(bootstrap: str, topic: str, rows: int) -> None:
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "enable.idempotence": True})
     for i in range(rows):
         p.produce(topic, json.dumps({"id": i, "pad": "x" * 60}).encode())
         if i % 5000 == 0:

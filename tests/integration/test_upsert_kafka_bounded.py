@@ -44,7 +44,7 @@ def topics(kafka_admin, kafka_bootstrap):
     new = [NewTopic(names[t], 1, 1, config={"retention.ms": "-1"}) for t in "ab"]
     for f in kafka_admin.create_topics(new).values():
         f.result(60)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for t in "ab":
         for k, v, dt in ORACLE["records"][t]:
             value = None if v is None else json.dumps({"k": k, "v": v}, separators=(",", ":")).encode()

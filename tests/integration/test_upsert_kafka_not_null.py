@@ -53,7 +53,7 @@ def _env(tmp_path, bootstrap: str, src: str, out: str, enforcer: str) -> StreamE
 def loaded(kafka_bootstrap, kafka_topic_factory):
     src = kafka_topic_factory("nn_src")
     rows = _rows(300)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for r in rows:
         p.produce(src, orjson.dumps(r))
     p.flush(30)

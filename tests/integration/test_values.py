@@ -139,7 +139,7 @@ def test_values_union_all_with_an_unbounded_stream_keeps_running(kafka_bootstrap
     env.execute_sql(f"CREATE TABLE o (id BIGINT) WITH ('connector' = 'kafka', "
                     f"{_kafka(kafka_bootstrap, out)}, 'format' = 'json')")
     job = env.execute_sql("INSERT INTO o SELECT id FROM s UNION ALL VALUES (100), (101)").job
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(3):
         p.produce(src, orjson.dumps({"id": i, "ts": f"2024-01-01 00:00:0{i}"}))
     p.flush(30)

@@ -164,11 +164,37 @@ class Topics:
             counts[level] = (n, c.position([TopicPartition(self.names["out"], 0)])[0].offset, hi)
             c.close()
         self.diagnosis = ("output topic: (records, position at the end, high watermark) "
-                          + ", ".join(f"{k}: {v}" for k, v in counts.items()))
+                          + ", ".join(f"{k}: {v}" for k, v in counts.items()) + "\n  " + self._input_order())
+
+    def _input_order(self) -> str:
+        """Whether each partition of ``t`` holds its ids in rising order, once each (the order
+        ``tw``'s watermark assumes: a partition out of order makes rows late, by the query's rules)."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        c = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"diag-{uuid.uuid4().hex}",
+                      "enable.auto.commit": False, "enable.partition.eof": True})
+        c.assign([TopicPartition(self.names["t"], p, 0) for p in range(PARTITIONS)])
+        ids: dict[int, list[int]] = {p: [] for p in range(PARTITIONS)}
+        at_end: set[int] = set()
+        deadline = time.monotonic() + 20
+        while len(at_end) < PARTITIONS and time.monotonic() < deadline:
+            m = c.poll(1.0)
+            if m is None:
+                continue
+            if m.error():
+                at_end.add(m.partition())
+                continue
+            ids[m.partition()].append(json.loads(m.value())["id"])
+        c.close()
+        bad = {p: v for p, v in ids.items() if v != sorted(set(v))}
+        return (f"input topic t: {sum(map(len, ids.values()))} records, every partition in id order"
+                if not bad else f"input topic t OUT OF ORDER (or repeated) in partitions: {bad}")
 
     def produce(self, fraction: float) -> None:
         """Produce every table's lines up to ``fraction`` of them (from where the last call stopped)."""
-        p = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5})
+        # idempotent: a retried request neither repeats nor reorders records of a partition (the
+        # watermark of ``tw`` relies on each partition's order)
+        p = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5, "enable.idempotence": True})
         for n in TABLES:
             upto = len(self.lines[n]) if fraction >= 1 else max(1, int(fraction * len(self.lines[n])))
             for line in self.lines[n][self.sent[n]:upto]:

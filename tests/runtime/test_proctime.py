@@ -261,7 +261,7 @@ def test_job_fires_processing_time_windows_while_the_source_is_idle(kafka_bootst
     from confluent_kafka import Producer
 
     topic = kafka_topic_factory("proctime")
-    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    producer = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     env = make_env(tmp_path)
     env.execute_sql("SET 'pipeline.auto-watermark-interval' = '50 ms'")
     env.execute_sql(f"CREATE TABLE s (k STRING, v INT, pt AS PROCTIME()) WITH ('connector' = 'kafka', "
@@ -330,7 +330,7 @@ def test_kill_and_restart_counts_every_row_in_exactly_one_window(kafka_bootstrap
 
     src, dst = kafka_topic_factory("pt-src"), kafka_topic_factory("pt-dst")
     events = [(i, i % 3, i % 100) for i in range(3000)]
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i, k, v in events:
         p.produce(src, json.dumps({"id": i, "k": k, "v": v}).encode())
     assert p.flush(30) == 0

@@ -521,7 +521,7 @@ def test_kill_and_restart_window_aggregate_is_exactly_once(kafka_bootstrap, kafk
     rnd = random.Random(3)
     events = [(i, rnd.randrange(3), rnd.randrange(100), BASE + i * 100 - rnd.randint(0, 1500))
               for i in range(3000)]
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i, k, v, ts in events:
         p.produce(src, json.dumps({"id": i, "k": k, "v": v, "ts": _fmt(ts)}).encode())
     assert p.flush(30) == 0

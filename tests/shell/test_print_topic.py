@@ -20,7 +20,7 @@ def topic_with_records(kafka_bootstrap, kafka_topic_factory):
     from confluent_kafka import Producer
 
     topic = kafka_topic_factory("shell-print", partitions=2)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i in range(5):
         p.produce(topic, key=f"k{i}".encode(), value=_value(i).encode(), partition=i % 2,
                   timestamp=1_700_000_000_000 + i)
@@ -84,7 +84,7 @@ def topic_with_a_long_key(kafka_bootstrap, kafka_topic_factory):
     from confluent_kafka import Producer
 
     topic = kafka_topic_factory("shell-print-key", partitions=1)
-    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     p.produce(topic, key=LONG_KEY.encode(), value=b'{"flights": 12}')
     p.produce(topic, key=b"k" * 200, value=b'{"flights": 7}')
     assert p.flush(10) == 0
