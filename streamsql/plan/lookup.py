@@ -26,6 +26,7 @@ from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import TableDef
+from streamsql.plan.lookup_hint import LookupRetry, note_lookup_join
 from streamsql.plan.nodes import PlanNode, ScanNode
 from streamsql.plan.scope import Scope
 from streamsql.plan.windows import is_proctime, time_attributes
@@ -54,6 +55,7 @@ class LookupJoinNode(PlanNode):
     residual: str | None = None
     condition: str = ""
     out_time_attributes: set = field(default_factory=set)
+    retry: LookupRetry | None = None  # a LOOKUP hint's retry on a miss (plan/lookup_hint.py)
 
     kind: ClassVar[str] = "lookup-join"
 
@@ -62,8 +64,9 @@ class LookupJoinNode(PlanNode):
         jt = "InnerJoin" if self.join_type == "INNER" else "LeftOuterJoin"
         keys = ", ".join(f"{k}={self.schema.names[i]}" for k, i in zip(self.dim_keys, self.left_keys))
         where = f", where=[{self.residual}]" if self.residual else ""
+        retry = f", {self.retry.describe()}" if self.retry is not None else ""
         return (f"LookupJoin(table=[{self.dim.name}], joinType=[{jt}], lookup=[{keys}]{where}, "
-                f"select=[{', '.join(self.schema.names)}], changelog=[{self.mode}])")
+                f"select=[{', '.join(self.schema.names)}]{retry}, changelog=[{self.mode}])")
 
 
 def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left: PlanNode, ls: Scope,
@@ -126,6 +129,8 @@ def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left:
         planner._fail(j, f"A lookup join looks '{obj.name}' up by its own columns: the ON conditions must "
                          f"equal plain columns of '{obj.name}' (d.id = o.k), and the table can have no "
                          f"computed columns")
-    return LookupJoinNode([left], out_schema, left.mode, join_type=jt, left_keys=lki, dim=obj,
+    node = LookupJoinNode([left], out_schema, left.mode, join_type=jt, left_keys=lki, dim=obj,
                           dim_schema=right.schema, dim_keys=keys, residual=residual, condition=cond_text,
                           out_time_attributes=time_attributes(left))
+    note_lookup_join(planner, node, table.alias or table.name)  # a LOOKUP hint of its SELECT
+    return node

@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from streamsql.core.config import duration_ms
 from streamsql.core.errors import ConfigError, SqlError
+from streamsql.plan.lookup_hint import apply_lookup_hints, close_block, open_block
 from streamsql.plan.nodes import GroupAggNode, PlanNode
 from streamsql.plan.scope import Scope
 from streamsql.sql.split import lexemes, line_col
@@ -46,13 +47,16 @@ def plan_hinted_select(planner, sel: exp.Select, plan: Callable[[exp.Select], tu
     """
     blocks = _blocks(planner)
     blocks.append([])
+    open_block(planner)
     try:
         out = plan(sel)
     finally:
         block = blocks.pop()
+        lookups = close_block(planner)
     hint = _hint_options(planner, sel)
     if hint is not None and block:
         _apply(planner, sel, hint, block)
+    apply_lookup_hints(planner, sel, lookups, _fail)
     return out
 
 
@@ -138,15 +142,15 @@ def _written_names(sel: exp.Select) -> set[str]:
     return names
 
 
-def _fail(planner, text: str, message: str) -> None:
-    """Raise ``message`` at ``text`` inside the first STATE_TTL hint that holds it (else at no position).
+def _fail(planner, text: str, message: str, hint: str = "STATE_TTL") -> None:
+    """Raise ``message`` at ``text`` inside the first ``hint`` hint that holds it (else at no position).
 
     Raises:
         SqlError: always.
     """
     sql = planner.sql
     for lx in lexemes(sql or ""):
-        at = lx.text.find(text) if lx.kind == "comment" and "STATE_TTL" in lx.text.upper() else -1
+        at = lx.text.find(text) if lx.kind == "comment" and hint in lx.text.upper() else -1
         if at >= 0:
             line, col = line_col(sql, lx.start + at)
             raise SqlError(message, sql, line, col, len(text))

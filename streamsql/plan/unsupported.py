@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.plan.lookup_hint import lookup_hint_names
 from streamsql.plan.options_hint import MISPLACED, attach
 from streamsql.plan.scope import position_of
 from streamsql.sql.nodes import TEXT_SPAN
@@ -103,7 +104,8 @@ def _joined_table(version: exp.Version) -> bool:
 
 
 def _state_ttl(hint: exp.Expression) -> bool:
-    return isinstance(hint, exp.Anonymous) and str(hint.this).upper() == "STATE_TTL"
+    """A hint after SELECT that is taken: STATE_TTL, LOOKUP, a join hint (plan/lookup_hint.py)."""
+    return isinstance(hint, exp.Anonymous) and str(hint.this).upper() in ("STATE_TTL", *lookup_hint_names())
 
 
 def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[str, int, int]]:
@@ -126,8 +128,8 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
         if lx.kind == "comment" and lx.text.startswith("/*+"):
             body = lx.text[3:].lstrip().upper()
             after_select = previous is not None and previous.text.upper() == "SELECT"
-            if body.startswith("STATE_TTL") and after_select:
-                continue
+            if body.startswith(("STATE_TTL", *lookup_hint_names())) and after_select:
+                continue  # a query hint: parsed into the tree, checked there (_state_ttl) and planned
             line, col = line_col(sql, lx.start)
             if _after_table_name(previous, before) and not after_hint and not body.startswith("STATE_TTL"):
                 # OPTIONS, or another name: options_hint.parse gives Flink's error

@@ -126,7 +126,8 @@ def _lookup_join(node: LookupJoinNode) -> Operator:
 
     return LookupJoinOperator(node.join_type, node.left_keys, dim_keys, node.inputs[0].schema,
                               node.dim_schema, node.schema, _residual(node), node.mode == plan.INSERT_ONLY,
-                              connect, (node.dim.options, node.dim.name))
+                              connect, (node.dim.options, node.dim.name),
+                              (node.retry.delay_ms, node.retry.max_attempts) if node.retry else None)
 
 
 def _window_join(node: WindowJoinNode) -> Operator:

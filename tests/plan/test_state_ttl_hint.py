@@ -80,7 +80,7 @@ def test_group_by_hint_and_a_subquerys_own_hint(env):
      "Invalid STATE_TTL hint", "'soon'"),
     ("SELECT cid, COUNT(*) FROM orders /*+ STATE_TTL('orders' = '1h') */ GROUP BY cid",
      "The STATE_TTL hint goes right after SELECT", "/*+"),
-    ("SELECT /*+ STATE_TTL('orders' = '1h'), BROADCAST(orders) */ cid, COUNT(*) FROM orders GROUP BY cid",
+    ("SELECT /*+ STATE_TTL('orders' = '1h'), FOO(orders) */ cid, COUNT(*) FROM orders GROUP BY cid",
      "SQL hints (/*+ ... */) are not supported yet", None),
 ])
 def test_bad_hints_are_refused_at_their_position(env, sql, message, at):

@@ -21,6 +21,7 @@ The cache, per Flink's lookup options (``'lookup.cache'``):
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -116,17 +117,23 @@ class LookupJoinOperator(JoinBase, Operator):
         insert_only: the input (and so the output) is insert-only.
         connect: ``config → LookupSource`` for the dimension table (called at open).
         options: the dimension table's options (its cache), and its name.
+        retry: ``(delay ms, max attempts)`` of a LOOKUP hint's retry on a miss, or None: the keys
+            of a batch that found no row are looked up again together after the delay, up to
+            ``max attempts`` more times (Flink's ``RetryableLookupFunctionDelegator``, per key;
+            the job thread waits, as Flink's synchronous lookup does). The cache holds the answer
+            after the retries; a key answered by the cache is not retried.
     """
 
     def __init__(self, join_type: str, left_keys: list[int], dim_keys: list[int], left_schema: pa.Schema,
                  dim_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None,
                  insert_only: bool, connect: Callable[[dict[str, str]], LookupSource],
-                 options: tuple[dict[str, str], str]):
+                 options: tuple[dict[str, str], str], retry: tuple[int, int] | None = None):
         self._setup(join_type, left_keys, dim_keys, left_schema, dim_schema, output_schema, residual)
         self.dim_schema = dim_schema
         self.insert_only = insert_only
         self.connect = connect
         self.options = options
+        self.retry = retry
         self.source: LookupSource | None = None
 
     def open(self, ctx: OperatorContext) -> None:
@@ -139,6 +146,14 @@ class LookupJoinOperator(JoinBase, Operator):
         self.cache = LookupCache(self.options[0], self.options[1], ctx.clock)
         self.source = self.connect(ctx.config)
         self.source.open()
+
+    def _fetch(self, keys: list[tuple], into: dict[tuple, list[tuple]]) -> None:
+        """Look ``keys`` up in one call; their dimension rows appended to ``into``."""
+        dk = self.keys[1]
+        for d in rows_of(self._dim_table(self.source.lookup(keys))):
+            key = tuple(d[i] for i in dk)
+            if key in into:
+                into[key].append(d)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Look the batch's keys up (cache first, then one lookup) and join its rows."""
@@ -159,10 +174,14 @@ class LookupJoinOperator(JoinBase, Operator):
                 found[k] = cached
         if missing:
             fetched = {k: [] for k in missing}
-            for d in rows_of(self._dim_table(self.source.lookup(missing))):
-                key = tuple(d[i] for i in dk)
-                if key in fetched:
-                    fetched[key].append(d)
+            self._fetch(missing, fetched)
+            delay_ms, attempts = self.retry or (0, 0)
+            for _ in range(attempts):
+                misses = [k for k, v in fetched.items() if not v]
+                if not misses:
+                    break
+                time.sleep(delay_ms / 1000)
+                self._fetch(misses, fetched)
             for k, v in fetched.items():
                 self.cache.put(k, v)
             found.update(fetched)

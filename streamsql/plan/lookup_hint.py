@@ -1,0 +1,208 @@
+"""The ``LOOKUP`` query hint, and the join hints a streaming job takes without effect, as Flink 2.3.
+
+``SELECT /*+ LOOKUP('table' = 'd', 'retry-predicate' = 'lookup_miss', 'retry-strategy' =
+'fixed_delay', 'fixed-delay' = '10s', 'max-attempts' = '3') */ ... JOIN dim FOR SYSTEM_TIME AS OF
+o.proc AS d ...`` makes the lookup join of ``d`` look a key that found no row up again, after
+``fixed-delay``, up to ``max-attempts`` more times (Flink's ``RetryableLookupFunctionDelegator``:
+up to 1 + max-attempts lookups), for a dimension row written a little after the fact it enriches.
+EXPLAIN shows it as Flink's: ``retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]``.
+
+Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
+
+- options are key-value (``LOOKUP('d')``: "Invalid list options in LOOKUP hint, only support
+  key-value options."); ``'table'`` is required (keys are case-sensitive); other keys are
+  ignored; values parse as Flink's (``'async'`` true/false, ``'output-mode'`` ordered /
+  allow_unordered, ``'capacity'`` and ``'max-attempts'`` positive integers, ``'timeout'`` and
+  ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay, ``'retry-predicate'``
+  lookup_miss, all in any case); the four retry options come together or not at all;
+- ``'table'`` must name a lookup table (its alias, else its name, as written) of a lookup join in
+  the hinted SELECT or below it, else Flink's "The options of following hints cannot match the
+  name of input tables or views" — checked only where there is a join at all (a SELECT without
+  one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT only
+  (one in a subquery keeps its own or none), the first hint naming a table wins;
+- ``'async'``, ``'output-mode'``, ``'capacity'``, ``'timeout'`` change nothing: Flink's JDBC
+  lookup source is synchronous, and so is StreamSQL's (rows come out in input order);
+- ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies: a
+  streaming job takes them without effect, each name checked against the join inputs of the
+  SELECT and below (Flink's same message).
+
+Functions:
+    lookup_hint_names(): the hint names handled here.
+    note_lookup_join(planner, node, name): record a lookup join of the SELECT being planned.
+    apply_lookup_hints(planner, sel, lookups): check the hints of ``sel``, set the retries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from streamsql.core.errors import ConfigError
+from streamsql.core.values import duration_ms
+from streamsql.plan.nodes import PlanNode
+
+#: Flink's batch join strategies: taken without effect in a streaming job (names checked).
+JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
+_INT = re.compile(r"\s*[+-]?\d+\s*")
+_RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
+_UNMATCHED = "The options of following hints cannot match the name of input tables or views: "
+
+
+@dataclass(frozen=True)
+class LookupRetry:
+    """A lookup join's retry on a miss: ``delay_ms`` between lookups, up to ``max_attempts`` more."""
+
+    delay_ms: int
+    max_attempts: int
+    predicate: str = "lookup_miss"  # as written, for EXPLAIN (Flink prints it so)
+
+    def describe(self) -> str:
+        """Flink's EXPLAIN attribute: ``retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]``."""
+        return f"retry=[{self.predicate}, FIXED_DELAY, {self.delay_ms}ms, {self.max_attempts}]"
+
+
+def lookup_hint_names() -> tuple[str, ...]:
+    """The names of the hints after SELECT this module takes."""
+    return ("LOOKUP", *JOIN_HINTS)
+
+
+def note_lookup_join(planner, node: PlanNode, name: str) -> None:
+    """Record lookup join ``node`` of dimension table ``name`` (alias, else name, as written)."""
+    stack = _stack(planner)
+    if stack:
+        stack[-1].append((node, name))
+
+
+def open_block(planner) -> None:
+    """A SELECT starts planning: its lookup joins are recorded apart from its subqueries'."""
+    _stack(planner).append([])
+
+
+def close_block(planner) -> list[tuple[PlanNode, str]]:
+    """The SELECT is planned: its lookup joins."""
+    return _stack(planner).pop()
+
+
+def _stack(planner) -> list[list[tuple[PlanNode, str]]]:
+    return vars(planner).setdefault("_lookup_blocks", [])
+
+
+def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, str]], fail) -> None:
+    """Check ``sel``'s LOOKUP and join hints (module docstring) and set its lookup joins' retries.
+
+    ``fail(planner, text, message, hint_name)`` raises the SqlError at ``text`` in the hint.
+
+    Raises:
+        SqlError: an option Flink refuses, a table name no lookup join (join input) has.
+    """
+    hint = sel.args.get("hint")
+    if hint is None:
+        return
+    retries: dict[str, LookupRetry | None] = {}
+    joined = any(s.args.get("joins") for s in _selects(sel))  # Flink checks names on joins only
+    for h in hint.expressions:
+        name = str(h.this).upper() if isinstance(h, exp.Anonymous) else ""
+        if name == "LOOKUP":
+            table, retry = _lookup_options(planner, h, fail)
+            if joined and table not in _lookup_names(sel):
+                fail(planner, f"'{table}'", f"{_UNMATCHED}`{table}` in `LOOKUP` ('table' is the alias, else "
+                                            "the name, of the table joined FOR SYSTEM_TIME AS OF)", "LOOKUP")
+            retries.setdefault(table, retry)
+        elif name in JOIN_HINTS and joined:
+            inputs = _join_input_names(sel)
+            for arg in h.expressions:
+                plain = isinstance(arg, exp.Column | exp.Identifier | exp.Literal)
+                written = arg.name if plain else arg.sql()
+                if written not in inputs:
+                    fail(planner, written, f"{_UNMATCHED}`{written}` in `{name}`", name)
+    for node, table in lookups:
+        if retries.get(table) is not None:
+            node.retry = retries[table]
+
+
+def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetry | None]:
+    """``(table, retry or None)`` of one LOOKUP hint, checked as Flink's hint strategy."""
+
+    def fail(text: str, message: str) -> None:
+        fail_at(planner, text, message, "LOOKUP")
+
+    options: dict[str, str] = {}
+    for option in h.expressions:
+        if not (isinstance(option, exp.EQ) and isinstance(option.this, exp.Literal)
+                and isinstance(option.expression, exp.Literal)):
+            fail(option.sql(), "Invalid list options in LOOKUP hint, only support key-value options.")
+        options.setdefault(option.this.name, option.expression.name)
+    if "table" not in options:
+        fail("LOOKUP", "Invalid LOOKUP hint: incomplete required option(s): [Key: 'table' , default: null "
+                       "(fallback keys: [])]")
+
+    def bad(key: str) -> None:
+        value = options[key]
+        fail(f"'{value}'", f"Invalid LOOKUP hint options: Could not parse value '{value}' for key '{key}'.")
+
+    choices = {"async": ("true", "false"), "output-mode": ("ordered", "allow_unordered"),
+               "retry-strategy": ("fixed_delay",)}
+    for key, allowed in choices.items():
+        if key in options and options[key].strip().lower() not in allowed:
+            bad(key)
+    ints, delays = {}, {}
+    for key in ("capacity", "max-attempts"):
+        if key in options:
+            if not _INT.fullmatch(options[key]):
+                bad(key)
+            ints[key] = int(options[key])
+    for key in ("timeout", "fixed-delay"):
+        if key in options:
+            try:
+                delays[key] = duration_ms(options[key], key)
+            except ConfigError:
+                bad(key)
+    for key, value in ints.items():
+        if value <= 0:
+            fail(f"'{options[key]}'",
+                 f"Invalid LOOKUP hint option: {key} value should be positive integer but was {value}")
+    given = [k in options for k in _RETRY]
+    if any(given) and not all(given):
+        fail("LOOKUP", "Invalid LOOKUP hint: retry options can be both null or all not null")
+    if not all(given):
+        return options["table"], None
+    predicate = options["retry-predicate"]
+    if predicate.strip().lower() != "lookup_miss":
+        fail(f"'{predicate}'", f"Invalid LOOKUP hint option: unsupported retry-predicate '{predicate}', only "
+                               "'lookup_miss' is supported currently")
+    if delays["fixed-delay"] <= 0:
+        fail(f"'{options['fixed-delay']}'", "backoffTimeMillis should be greater than zero.")
+    return options["table"], LookupRetry(delays["fixed-delay"], ints["max-attempts"], predicate)
+
+
+def _selects(sel: exp.Select) -> list[exp.Select]:
+    """``sel`` and the SELECTs of its FROM and JOIN subqueries, at any depth."""
+    return [s for s in sel.find_all(exp.Select)]
+
+
+def _lookup_names(sel: exp.Select) -> set[str]:
+    """The alias (else name) of each table joined FOR SYSTEM_TIME AS OF in ``sel`` or below."""
+    names = set()
+    for s in _selects(sel):
+        for j in s.args.get("joins") or []:
+            t = j.this
+            if isinstance(t, exp.Table) and (t.args.get("version") or j.find(exp.Version)):
+                names.add(t.alias or t.name)
+    return names
+
+
+def _join_input_names(sel: exp.Select) -> set[str]:
+    """The alias (else name) of each input of a join in ``sel`` or below."""
+    names = set()
+    for s in _selects(sel):
+        joins = s.args.get("joins") or []
+        if not joins:
+            continue
+        inputs = [s.args["from_"].this] if s.args.get("from_") else []
+        inputs += [j.this for j in joins]
+        for t in inputs:
+            if isinstance(t, exp.Table | exp.Subquery) and (t.alias or isinstance(t, exp.Table)):
+                names.add(t.alias or t.name)
+    return names

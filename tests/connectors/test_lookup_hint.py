@@ -1,0 +1,242 @@
+"""The LOOKUP query hint and the batch join hints, as Flink 2.3 (probed on PyFlink 2.3 with Flink's
+JDBC connector, session 22; messages are Flink's).
+
+A lookup join with ``'retry-predicate' = 'lookup_miss'`` looks a key that found no row up again
+after ``'fixed-delay'``, up to ``'max-attempts'`` more times: a dimension row written while it
+retries is joined, on a real PostgreSQL server.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+
+import pytest
+
+from streamsql.core.errors import SqlError
+from streamsql.environment import StreamEnvironment
+from tests.db_fixtures import DB_PASSWORD, DB_USER
+
+JOIN = " o.oid, d.w FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d ON o.k = d.id"
+RETRY = (
+    "'retry-predicate'='lookup_miss', 'retry-strategy'='fixed_delay', 'fixed-delay'='{d}', "
+    "'max-attempts'='{n}'"
+)
+
+
+def _env(tmp_path, url="jdbc:postgresql://localhost:1/x", orders=({"oid": 1, "k": 7},)):
+    env = StreamEnvironment(
+        {
+            "execution.checkpointing.dir": str(tmp_path / "chk"),
+            "state.dir": str(tmp_path / "s"),
+            "pipeline.name": f"lh-{uuid.uuid4().hex[:6]}",
+        }
+    )
+    (tmp_path / "o.json").write_text("".join(json.dumps(o) + "\n" for o in orders))
+    env.execute_sql(
+        "CREATE TABLE orders (oid INT, k INT, proc AS PROCTIME()) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path}/o.json', 'format' = 'json')"
+    )
+    env.execute_sql(
+        "CREATE TABLE dim (id INT, w INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', "
+        f"'url' = '{url}', 'table-name' = 'dim', 'username' = '{DB_USER}', "
+        f"'password' = '{DB_PASSWORD}')"
+    )
+    env.execute_sql(
+        "CREATE TABLE dim2 (id INT, w INT, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+        "'connector' = 'filesystem', 'path' = '/nonexistent', 'format' = 'json')"
+    )
+    return env
+
+
+def _explain(env, sql: str) -> str:
+    return env.execute_sql("EXPLAIN " + sql).message
+
+
+@pytest.mark.parametrize(
+    ("hint", "message", "caret"),
+    [
+        (
+            "LOOKUP('table'='dim')",
+            "cannot match the name of input tables or views: `dim` in `LOOKUP`",
+            "'dim'",
+        ),
+        ("LOOKUP('table'='o')", "cannot match the name of input tables or views: `o` in `LOOKUP`", "'o'"),
+        ("LOOKUP('table'='D')", "`D` in `LOOKUP`", "'D'"),
+        (
+            "LOOKUP('tableName'='d')",
+            r"incomplete required option\(s\): \[Key: 'table' , default: null",
+            "LOOKUP",
+        ),
+        ("LOOKUP('TABLE'='d')", "incomplete required option", "LOOKUP"),
+        ("LOOKUP()", "incomplete required option", "LOOKUP"),
+        ("LOOKUP('d')", "Invalid list options in LOOKUP hint, only support key-value options.", "'d'"),
+        ("LOOKUP('table'='d', 'async'='yes')", "Could not parse value 'yes' for key 'async'.", "'yes'"),
+        (
+            "LOOKUP('table'='d', 'output-mode'='allow-unordered')",
+            "value 'allow-unordered' for key 'output-mode'",
+            "'allow-unordered'",
+        ),
+        ("LOOKUP('table'='d', 'capacity'='x')", "Could not parse value 'x' for key 'capacity'.", "'x'"),
+        ("LOOKUP('table'='d', 'timeout'='x')", "Could not parse value 'x' for key 'timeout'.", "'x'"),
+        ("LOOKUP('table'='d', 'capacity'='0')", "capacity value should be positive integer but was 0", "'0'"),
+        (
+            "LOOKUP('table'='d', 'retry-predicate'='lookup_miss')",
+            "retry options can be both null or all not null",
+            "LOOKUP",
+        ),
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="10s", n="0") + ")",
+            "max-attempts value should be positive integer but was 0",
+            "'0'",
+        ),
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="10s", n="x") + ")",
+            "value 'x' for key 'max-attempts'",
+            "'x'",
+        ),
+        ("LOOKUP('table'='d', " + RETRY.format(d="x", n="3") + ")", "value 'x' for key 'fixed-delay'", "'x'"),
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="0s", n="3") + ")",
+            "backoffTimeMillis should be greater than zero",
+            "'0s'",
+        ),
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="10s", n="3").replace("lookup_miss", "lookup-miss") + ")",
+            "unsupported retry-predicate 'lookup-miss', only 'lookup_miss' is supported currently",
+            "'lookup-miss'",
+        ),
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="10s", n="3").replace("fixed_delay", "fixed-delay") + ")",
+            "value 'fixed-delay' for key 'retry-strategy'",
+            "'fixed-delay'",
+        ),
+    ],
+)
+def test_a_lookup_hint_flink_refuses_is_refused_with_its_message(tmp_path, hint, message, caret):
+    env = _env(tmp_path)
+    sql = f"SELECT /*+ {hint} */" + JOIN
+    with pytest.raises(SqlError, match=message) as e:
+        env.execute_sql(sql)
+    assert sql.splitlines()[e.value.line - 1][e.value.col - 1 :].startswith(caret), (e.value.col, sql)
+
+
+@pytest.mark.parametrize(
+    ("sql", "retry"),
+    [
+        ("SELECT /*+ LOOKUP('table'='d') */" + JOIN, None),
+        (
+            "SELECT /*+ LOOKUP('table'='d', 'async'='TRUE', 'output-mode'='allow_unordered', "
+            "'capacity'='10', 'timeout'='10s', 'foo'='bar') */" + JOIN,
+            None,
+        ),
+        (
+            "SELECT /*+ LOOKUP('table'='d', " + RETRY.format(d="10s", n="3") + ") */" + JOIN,
+            "retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]",
+        ),
+        (
+            "SELECT /*+ LOOKUP('table'='d', "
+            + RETRY.format(d="1 s", n="3")
+            .replace("'lookup_miss'", "'LOOKUP_MISS'")
+            .replace("'fixed_delay'", "'FIXED_DELAY'")
+            + ") */"
+            + JOIN,
+            "retry=[LOOKUP_MISS, FIXED_DELAY, 1000ms, 3]",
+        ),
+        # the first hint naming a table wins
+        (
+            "SELECT /*+ LOOKUP('table'='d', "
+            + RETRY.format(d="10s", n="3")
+            + "), LOOKUP('table'='d', "
+            + RETRY.format(d="2s", n="1")
+            + ") */"
+            + JOIN,
+            "retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]",
+        ),
+        # the dimension table without an alias is named by its name
+        (
+            "SELECT /*+ LOOKUP('table'='dim', "
+            + RETRY.format(d="10s", n="3")
+            + ") */ o.oid, dim.w FROM orders AS o "
+            "LEFT JOIN dim FOR SYSTEM_TIME AS OF o.proc ON o.k = dim.id",
+            "retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]",
+        ),
+        # a hint of the outer SELECT names the subquery's table (no error) but applies to its own SELECT only
+        (
+            "SELECT /*+ LOOKUP('table'='d', "
+            + RETRY.format(d="10s", n="3")
+            + ") */ * FROM (SELECT"
+            + JOIN
+            + ")",
+            None,
+        ),
+        (
+            "SELECT /*+ LOOKUP('table'='d', "
+            + RETRY.format(d="10s", n="3")
+            + ") */ * FROM (SELECT /*+ LOOKUP("
+            "'table'='d', " + RETRY.format(d="2s", n="1") + ") */" + JOIN + ")",
+            "retry=[lookup_miss, FIXED_DELAY, 2000ms, 1]",
+        ),
+        # batch join strategies: taken without effect in a streaming job
+        ("SELECT /*+ BROADCAST(o), SHUFFLE_HASH(d), SHUFFLE_MERGE(o, d), NEST_LOOP(d) */" + JOIN, None),
+        (
+            "SELECT /*+ BROADCAST(d) */ * FROM (SELECT o.oid, d.w FROM orders AS o "
+            "JOIN dim2 AS d ON o.k = d.id)",
+            None,
+        ),
+    ],
+)
+def test_hints_flink_takes_plan_as_flink(tmp_path, sql, retry):
+    plan = _explain(_env(tmp_path), sql)
+    assert "LookupJoin" in plan or "Join" in plan
+    if retry is None:
+        assert "retry=" not in plan
+    else:
+        assert retry in plan
+
+
+def test_a_join_hint_naming_no_join_input_is_refused(tmp_path):
+    sql = "SELECT /*+ BROADCAST(x) */ o.oid, d.w FROM orders AS o JOIN dim2 AS d ON o.k = d.id"
+    with pytest.raises(SqlError, match="cannot match the name of input tables or views: `x` in `BROADCAST`"):
+        _env(tmp_path).execute_sql(sql)
+
+
+@pytest.mark.parametrize("retry", [True, False])
+def test_a_miss_is_looked_up_again_until_the_row_is_written(tmp_path, postgres_db, retry):
+    """Key 7 has no row when the job looks it up; the row is written ~1 s later. With the retry
+    (every 300 ms, up to 20 more lookups) the order joins it; without, the INNER join drops it."""
+    with postgres_db.pg() as c:
+        c.execute("CREATE TABLE dim (id INT PRIMARY KEY, w INT)")
+        c.execute("INSERT INTO dim VALUES (1, 10)")
+    url = f"jdbc:postgresql://{postgres_db.host}:{postgres_db.port}/{postgres_db.database}"
+    env = _env(tmp_path, url, orders=[{"oid": 1, "k": 1}, {"oid": 2, "k": 7}])
+    hint = "/*+ LOOKUP('table'='d', " + RETRY.format(d="300ms", n="20") + ") */" if retry else ""
+
+    def write_later():
+        time.sleep(1.0)
+        with postgres_db.pg() as c:
+            c.execute("INSERT INTO dim VALUES (7, 70)")
+
+    writer = threading.Thread(target=write_later)
+    writer.start()
+    started = time.monotonic()
+    rows = sorted(tuple(r) for _, r in env.execute_sql(f"SELECT {hint}" + JOIN).collect(timeout=60))
+    writer.join()
+    assert rows == ([(1, 10), (2, 70)] if retry else [(1, 10)])
+    if retry:
+        assert time.monotonic() - started >= 1.0  # it waited for the row
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT /*+ BROADCAST(o) */ o.k FROM orders AS o",
+        "SELECT /*+ LOOKUP('table'='d') */ o.k FROM orders AS o",
+        "SELECT /*+ BROADCAST(o) */ * FROM (SELECT o.k FROM orders AS o)",
+    ],
+)
+def test_without_a_join_any_name_is_taken(tmp_path, sql):
+    """Flink checks a hint's names on the joins it is attached to: a SELECT without one takes any."""
+    assert "Calc" in _explain(_env(tmp_path), sql) or "TableSourceScan" in _explain(_env(tmp_path), sql)
