@@ -221,7 +221,9 @@ class JobIdentity:
         next_id = storage.first_id_after(max(checkpoint_id, committed or 0))
         self._write(storage, first_checkpoint=next_id, recovered_from=self.recovery_path)
         log.info("job %s restores checkpoint %d from %s", self.name, checkpoint_id, source.dir)
-        keep = checkpoint_id if source.dir == storage.dir else None  # rolling back: keep the source
+        # Rolling back within the job's own folder: keep the source. Compared as locations: the
+        # folder's own dir is as configured (relative by default), the recovery path absolute.
+        keep = checkpoint_id if _location(source.dir) == _location(storage.dir) else None
         return RestorePoint(source, checkpoint_id, keep, next_id)
 
     def restore_notice(self, storage: CheckpointStorage) -> str | None:

@@ -270,7 +270,11 @@ class Planner:
             clause = q.args.get(key)
             if clause is not None:
                 name = "FETCH" if isinstance(clause, exp.Fetch) else name
-                self._fail(clause, f"{name} is not supported in a streaming query yet")
+                hint = ""
+                if key == "order" and limit:
+                    hint = ("; add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints "
+                            "a SELECT's final table sorted")
+                self._fail(clause, f"{name} is not supported in a streaming query yet{hint}")
 
     def _reject_subqueries(self, sel: exp.Select, where: exp.Expression | None) -> None:
         """Reject a subquery inside an expression (scalar, or IN/EXISTS not an AND condition of WHERE).

@@ -281,3 +281,38 @@ def test_stop_job_without_savepoint_cancels_as_flink(script):
     until(lambda: again.runner.restored_from is not None)
     assert again.runner.restored_from >= 2
     again.cancel()
+
+
+def test_own_savepoint_restored_by_its_printed_relative_path(tmp_path, monkeypatch):
+    """The path STOP JOB ... WITH SAVEPOINT prints, set as 'execution.state-recovery.path' for the
+    same job, with the default (relative) 'execution.checkpointing.dir': the job restores it and the
+    savepoint is still there. Found walking the README: the folder's own dir (relative) was compared
+    with the recovery path (absolute), so the restore took the savepoint for another folder's,
+    discarded every checkpoint of its own folder, the savepoint too, and the job failed with
+    'checkpoint 2 is committed but its files are missing'."""
+    monkeypatch.chdir(tmp_path)
+    settings = {"execution.checkpointing.dir": ".streamsql/checkpoints", "state.dir": ".streamsql/state",
+                "execution.checkpointing.interval": "100 ms"}
+    env = StreamEnvironment(dict(settings))
+    try:
+        for s in (TICKS.format(rate=500), OUT):
+            env.execute_sql(s)
+        job = env.execute_sql(COUNTS).job
+        until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 2)
+        (path,) = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0]
+    finally:
+        env.close()
+    assert not os.path.isabs(path) and os.path.isdir(path), path
+    n = int(path.rpartition("chk-")[2])
+    env = StreamEnvironment({**settings, "execution.state-recovery.path": path})
+    try:
+        for s in (TICKS.format(rate=500), OUT):
+            env.execute_sql(s)
+        again = env.execute_sql(COUNTS).job
+        until(lambda: again.runner.restored_from is not None or again.status == "FAILED")
+        assert again.status != "FAILED", again.error
+        assert again.name == job.name and again.runner.restored_from == n
+        assert os.path.isdir(path)  # the savepoint is the user's: never discarded by the restore
+        again.cancel()
+    finally:
+        env.close()
