@@ -245,6 +245,11 @@ class FileSystemSource(Source):
             if batch.num_rows:
                 rows = self.decoder.source_index  # the line (into ``lines``) of each row
                 batch.origin = lambda r, rows=rows, where=where: where(int(rows[r]))
+                if self._eof and not self._lines and self._i == len(self._files) - 1:
+                    # the last rows: finished now, so that the end of input follows this batch at
+                    # once (a processing-time timer due in between would fire; Flink's bounded
+                    # source ends right after its last record)
+                    self._next_file()
                 return batch
         return None
 

@@ -116,9 +116,9 @@ class SourceDriver:
         if mark is not None and (self._watermark is None or mark > self._watermark):
             self._watermark = mark
             self._emit(Watermark(mark))
-        if batch is not None and batch.num_rows:
-            return True
+        # the end of input right after the last batch, in the same step: nothing (a processing-time
+        # tick of the job loop) runs between them, as Flink's bounded source ends after its last record
         if self.source.bounded and self.source.finished():
             self.ended = True
             self._emit(EndOfInput())
-        return False
+        return batch is not None and batch.num_rows > 0

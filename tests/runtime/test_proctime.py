@@ -234,6 +234,20 @@ def test_processing_time_attributes_through_a_view(penv, sql, expected):
     assert [tuple(r) for _, r in penv.execute_sql(sql).collect(timeout=60)] == expected
 
 
+@pytest.mark.parametrize("sql", [
+    "SELECT v, COUNT(v) OVER (ORDER BY pt RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW) "
+    "FROM pev",
+    "SELECT COUNT(*) FROM pev GROUP BY TUMBLE(pt, INTERVAL '1' MILLISECOND)",
+])
+def test_end_of_input_comes_before_any_processing_time_tick(penv, sql):
+    """A bounded source's end of input follows its last batch in the same step, as Flink's ends
+    after its last record: rows waiting on a processing-time timer are dropped there (compat case
+    proctime_over_range_end_of_input, Flink's empty answer), even when the job's tick is due after
+    every step (1 ms: a loaded machine), which fired them when the end came one poll later."""
+    penv.execute_sql("SET 'pipeline.auto-watermark-interval' = '1 ms'")
+    assert [tuple(r) for _, r in penv.execute_sql(sql).collect(timeout=60)] == []
+
+
 @pytest.mark.parametrize(("sql", "message", "caret_at"), [
     ("SELECT TUMBLE_ROWTIME(pt, INTERVAL '10' SECOND) FROM pev GROUP BY TUMBLE(pt, INTERVAL '10' SECOND)",
      "use TUMBLE_PROCTIME", "TUMBLE_ROWTIME"),
