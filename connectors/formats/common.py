@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.formats.convert import RECORD_FAULTS, excerpt, from_rows, record_fault
+from streamsql.connectors.formats.convert import RECORD_FAULTS, MissingField, excerpt, from_rows, record_fault
 from streamsql.connectors.formats.java_timestamp import timestamp_column
 from streamsql.connectors.formats.timestamp_text import trim_fraction
 
@@ -426,7 +426,8 @@ def decode_records(
         except RECORD_FAULTS as e:  # the record's fault (RecordError and kin): skipped or named
             if not ignore_errors:
                 fault = record_fault(e)
-                raise bad_record(decoder.fmt, where(int(pos[j])), fault, v, skip_option(decoder)) from None
+                skip = None if isinstance(e, MissingField) else skip_option(decoder)
+                raise bad_record(decoder.fmt, where(int(pos[j])), fault, v, skip) from None
             decoder.skipped += 1
     return Batch(from_rows(rows, decoder.schema)), np.asarray(used, dtype=np.int64)
 

@@ -155,7 +155,8 @@ _INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
 
 
 def make_converter(
-    t: SqlType, from_text: bool = False, lenient: bool = False, iso: bool = False, streamed: bool = False
+    t: SqlType, from_text: bool = False, lenient: bool = False, iso: bool = False, streamed: bool = False,
+    fail_on_missing: bool = False,
 ) -> Callable[[Any], Any]:
     """A function converting one parsed value to the Python value Arrow builds ``t`` from.
 
@@ -172,11 +173,14 @@ def make_converter(
     (``wrapIntoNullableConverter`` / ``createNullableConverter``: any error → null). With
     ``streamed`` as well (the ``json`` format, whose parser is then left inside the value:
     :mod:`.json_stream`), a rejected JSON object or array raises :class:`Misaligned` instead.
+    With ``fail_on_missing`` (``'json.fail-on-missing-field'``) an object read as a ROW, at any
+    depth (also an ARRAY's element, a MAP's value), must name every field of the ROW, as Flink's
+    row converter checks each nested row (``Some field is missing in the JSON data.``).
 
     Raises (from the returned function, unless ``lenient``):
         RecordError: with a reason naming the expected type.
     """
-    conv = _converter(t, from_text, lenient, iso, streamed)
+    conv = _converter(t, from_text, lenient, iso, streamed, fail_on_missing)
     return _nulling(conv, streamed) if lenient else conv
 
 
@@ -198,6 +202,13 @@ def _nulling(conv: Callable[[Any], Any], streamed: bool = False) -> Callable[[An
     return nulling
 
 
+class MissingField(RecordError):
+    """An absent field under ``'json.fail-on-missing-field'``.
+
+    No option skips such a record: Flink refuses that option with ``'json.ignore-parse-errors'``.
+    """
+
+
 class Misaligned(Exception):  # noqa: N818  (a signal, not an error)
     """A lenient ``json`` converter rejected an object or array.
 
@@ -205,11 +216,12 @@ class Misaligned(Exception):  # noqa: N818  (a signal, not an error)
     """
 
 
-def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool) -> Callable[[Any], Any]:
+def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool,
+               fail_on_missing: bool = False) -> Callable[[Any], Any]:
     """The converter of :func:`make_converter`, strict at this level."""
     n = t.name
     if t.is_composite:
-        return _composite_converter(t, from_text, lenient, iso, streamed)
+        return _composite_converter(t, from_text, lenient, iso, streamed, fail_on_missing)
     if n == "STRING":
 
         def conv(v):
@@ -346,18 +358,19 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
 
 
 def _composite_converter(
-    t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool
+    t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool, fail_on_missing: bool = False
 ) -> Callable[[Any], Any]:
     """The converter of a composite type: JSON value → the Python value Arrow builds ``t`` from.
 
     ROW from a JSON object (fields by name, absent ones NULL), ARRAY from a JSON array, MAP from
-    a JSON object (keys converted from their text); ``lenient`` children (see
-    :func:`make_converter`).
+    a JSON object (keys converted from their text); ``lenient`` children, ``fail_on_missing``
+    ROWs (see :func:`make_converter`).
     """
     if from_text:
         msg = f"Unsupported type {t.sql()} for this format"
         raise ConfigError(msg)
-    children = [make_converter(c, lenient=lenient, iso=iso, streamed=streamed) for c in t.children]
+    children = [make_converter(c, lenient=lenient, iso=iso, streamed=streamed,
+                               fail_on_missing=fail_on_missing) for c in t.children]
 
     def child(conv, v):
         return None if v is None else conv(v)
@@ -372,9 +385,15 @@ def _composite_converter(
                 raise RecordError(msg)
             if isinstance(v, Repeated):  # the fields Flink's streaming parser reads
                 out = dict.fromkeys(t.field_names)
-                for i, name, x in streamed_fields(v, index):
+                settings = streamed_fields(v, index)
+                for i, name, x in settings:
                     out[name] = None if x is None else convert_field(name, fields[i][1], x)
+                if fail_on_missing and len(settings) < len(fields):  # Flink counts each occurrence
+                    seen = {name for _, name, _ in settings}
+                    _missing(next(n for n in t.field_names if n not in seen))
                 return out
+            if fail_on_missing and any(name not in v for name in index):
+                _missing(next(n for n in t.field_names if n not in v))
             return {name: convert_field(name, c, v[name]) if v.get(name) is not None else None
                     for name, c in fields}
 
@@ -401,6 +420,12 @@ def _composite_converter(
     return conv
 
 
+def _missing(name: str) -> None:
+    """Raise the :class:`RecordError` of a ROW field absent under ``'json.fail-on-missing-field'``."""
+    msg = f"field '{name}' is missing"
+    raise MissingField(msg)
+
+
 def _kind(v: Any) -> str:
     if isinstance(v, dict):
         return "an object"
@@ -419,7 +444,7 @@ def convert_field(name: str, conv: Callable[[Any], Any], value: Any) -> Any:
         return conv(value)
     except RecordError as e:
         msg = f"field '{name}': {e}"
-        raise RecordError(msg) from None
+        raise type(e)(msg) from None
 
 
 def build_column(values: list, t: SqlType) -> pa.Array:

@@ -68,6 +68,7 @@ from streamsql.connectors.formats.common import (
 from streamsql.connectors.formats.common import read_type as _read_type
 from streamsql.connectors.formats.convert import (
     Misaligned,
+    MissingField,
     RecordError,
     convert_field,
     make_converter,
@@ -360,7 +361,8 @@ class RowConverter:
                  streamed: bool = False):
         self.schema = schema
         self.iso = iso
-        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient, iso=iso, streamed=streamed))
+        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient, iso=iso, streamed=streamed,
+                                                       fail_on_missing=fail_on_missing))
                        for f in schema]
         self.index = {f.name: i for i, f in enumerate(schema)}
         self.fail_on_missing = fail_on_missing
@@ -389,7 +391,7 @@ class RowConverter:
             if v is _MISSING:
                 if self.fail_on_missing:
                     msg = f"field '{name}' is missing"
-                    raise RecordError(msg)
+                    raise MissingField(msg)
                 out.append(None)
             elif v is None:
                 out.append(None)
@@ -407,7 +409,7 @@ class RowConverter:
             seen = {name for _, name, _ in settings}
             missing = next(n for n, _, _ in self.fields if n not in seen)
             msg = f"field '{missing}' is missing"
-            raise RecordError(msg)
+            raise MissingField(msg)
         return tuple(out)
 
 
@@ -426,6 +428,11 @@ def _kept(t: SqlType, tree) -> SqlType | None:
     sub = {} if tree is _MISSING else tree
     fields = [(n, k) for n, ft in t.fields if (k := _kept(ft, sub.get(n.lower(), _MISSING))) is not None]
     return SqlType.row(fields, t.nullable) if fields else t
+
+
+def _has_row(t: SqlType) -> bool:
+    """True when ``t`` is or holds a ROW (as a field, an element or a map's key or value)."""
+    return t.name == "ROW" or any(_has_row(c) for c in t.children)
 
 
 class JsonDecoder(Decoder):
@@ -448,6 +455,9 @@ class JsonDecoder(Decoder):
         self.read_schema = read_schema(schema)
         self.parser = RecordParser(schema)
         self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
+        # Arrow reads an absent nested field as NULL, as a null one: with 'json.fail-on-missing-field'
+        # a ROW inside a column (which Flink checks as the top level) is checked record by record
+        self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
     def narrow(self, read: frozenset[str]) -> None:
@@ -488,6 +498,8 @@ class JsonDecoder(Decoder):
             return self.empty()
 
         def fast(lo: int, hi: int):
+            if self._nested_rows:
+                return None
             table = try_fast(self._fast, payloads[lo:hi])
             if table is None:
                 return None
