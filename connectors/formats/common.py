@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from streamsql.connectors.formats.convert import RECORD_FAULTS, MissingField, excerpt, from_rows, record_fault
+from streamsql.connectors.formats.java_text import parse_base64
 from streamsql.connectors.formats.java_timestamp import timestamp_column
 from streamsql.connectors.formats.timestamp_text import trim_fraction
 
@@ -251,8 +252,8 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
     """
     vals = arr.to_pylist()
     try:
-        return pa.array([None if v is None else base64.b64decode(v) for v in vals], pa.binary())
-    except ValueError as e:  # binascii.Error, and a str with a non-ASCII character
+        return pa.array([None if v is None else parse_base64(v) for v in vals], pa.binary())
+    except ValueError as e:  # Base64Error (Jackson rejects the text)
         msg = f"invalid base64: {e}"
         raise pa.ArrowInvalid(msg) from None
 

@@ -7,18 +7,20 @@ the converted rows. The decoders use these only on the slow path that locates ba
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 import decimal
 from typing import Any, Callable
 
 import pyarrow as pa
 from streamsql.connectors.formats.java_text import (
+    Base64Error,
+    float32_of,
     java_trim,
+    parse_base64,
     parse_boolean,
     parse_decimal,
     parse_double,
+    parse_float,
     parse_int,
     parse_iso_date,
     parse_sql_date,
@@ -90,10 +92,26 @@ def quoted(value: str, limit: int = 40) -> str:
 # per-value converters (slow path), Flink's JSON/CSV conversion rules
 
 
+class JsonNumber(decimal.Decimal):
+    """A JSON number with a fraction or an exponent, exact, and its text as written.
+
+    Flink's STRING of a JSON number is the token's text (``0.1e-7``, ``1.50e0``, ``1E+2``),
+    which ``str()`` of the Decimal is not (``1E-8``, ``1.50``, ``1E+2``): :func:`_text`
+    gives the text. The slow path parses numbers with this (:func:`~.json.loads_exact`).
+    """
+
+    def __new__(cls, text: str):  # noqa: D102  (json.loads's parse_float: the number's text)
+        self = super().__new__(cls, text)
+        self.text = text
+        return self
+
+
 def _text(v: Any) -> str:
-    """The text of a JSON scalar as Jackson's asText()."""
+    """The text of a JSON scalar as Jackson's getText(): a number's as written."""
     if isinstance(v, str):
         return v
+    if isinstance(v, JsonNumber):
+        return v.text
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (dict, list)):
@@ -194,12 +212,26 @@ def _nulling(conv: Callable[[Any], Any], streamed: bool = False) -> Callable[[An
     def nulling(v):
         try:
             return conv(v)
+        except Dropped:
+            raise
         except RECORD_FAULTS:
             if streamed and isinstance(v, (dict, list)):
                 raise Misaligned from None
             return None
 
     return nulling
+
+
+class Dropped(RecordError):
+    """Flink's walk ran past the end of the record (its converter throws): the record is no row.
+
+    Under ``'json.ignore-parse-errors'`` such a value is not NULL (:func:`_nulling` passes it on):
+    the record is skipped (counted); without the option it is a bad record as any other.
+    """
+
+    def __init__(self, msg: str = "Flink's lenient reader walks past the end of this record (an object "
+                                  "or array where another type is expected) and drops it"):
+        super().__init__(msg)
 
 
 class MissingField(RecordError):
@@ -259,15 +291,16 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
 
         return conv
     if n in ("FLOAT", "DOUBLE"):
+        single = n == "FLOAT"
 
         def conv(v):
             if isinstance(v, bool):
                 msg = f"cannot convert {_text(v)} to {n}"
                 raise RecordError(msg)
-            if isinstance(v, (int, float, decimal.Decimal)):
-                return float(v)
-            try:
-                return parse_double(_text(v))  # Java's parseDouble ("1d", "NaN"; not "inf")
+            if isinstance(v, (int, float, decimal.Decimal)):  # FLOAT: Jackson's getFloatValue, one rounding
+                return float32_of(float(v), None if isinstance(v, float) else v) if single else float(v)
+            try:  # Java's parseDouble / parseFloat ("1d", "NaN"; not "inf")
+                return parse_float(_text(v)) if single else parse_double(_text(v))
             except ValueError:
                 msg = f"cannot convert {quoted(_text(v))} to {n}"
                 raise RecordError(msg) from None
@@ -345,9 +378,12 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
         def conv(v):
             if isinstance(v, str):
                 try:
-                    return base64.b64decode(v, validate=False)  # base64 in JSON and CSV, as Flink
-                except binascii.Error:
-                    msg = f"cannot base64-decode {quoted(v)} to BYTES"
+                    return parse_base64(v)  # base64 in JSON and CSV, as Flink (Jackson's rules)
+                except Base64Error as e:
+                    msg = f"cannot base64-decode {quoted(v)} to BYTES ({e})"
+                    if e.past_end and not from_text:  # Jackson's JSON parser read the closing quote
+                        raise Dropped(msg + "; Flink's lenient reader is then out of step and drops "
+                                            "the record") from None
                     raise RecordError(msg) from None
             msg = f"cannot convert {_text(v)} to BYTES"
             raise RecordError(msg)

@@ -18,7 +18,7 @@ offset or epoch millis), extra fraction digits truncated.
 When the fast path fails (a bad record, or a value whose JSON kind Arrow will not convert: a
 number into a STRING column, timestamp text in another form, ``"12"`` into an INT, a field name
 written twice (:mod:`.json_fields`) ...), the batch
-is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL or
+is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL, FLOAT or
 STRING column holds a non-integer number, so no binary float ever reaches a DECIMAL), applying
 Flink's per-type conversion rules. That path names a bad record in a ``BadRecordError``.
 An empty message (zero bytes) is no row, as a tombstone (Flink's deserializer returns null for
@@ -67,6 +67,7 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.formats.common import read_type as _read_type
 from streamsql.connectors.formats.convert import (
+    JsonNumber,
     Misaligned,
     MissingField,
     RecordError,
@@ -253,7 +254,7 @@ def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None):
     try:
         text = v.decode(_json.detect_encoding(v)) if isinstance(v, (bytes, bytearray)) else v
         obj = _json.loads(
-            text, parse_float=decimal.Decimal, parse_constant=_reject_constant if reject_constants else None,
+            text, parse_float=JsonNumber, parse_constant=_reject_constant if reject_constants else None,
             object_pairs_hook=pairs_hook,
         )
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
@@ -312,7 +313,7 @@ class RecordParser:
     """
 
     def __init__(self, schema: Schema):
-        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
+        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING", "FLOAT")]
 
     def parse(self, v: bytes) -> dict:
         """The object in ``v``.
