@@ -385,6 +385,15 @@ class RowConverter:
         except Misaligned:
             return replay(obj, self.schema, self.iso)
 
+    def convert_plain(self, obj: dict) -> tuple:
+        """The row of an object without a repeated name.
+
+        Raises:
+            Misaligned: a lenient converter rejected an object or array (see :meth:`convert`).
+            RecordError: as :meth:`convert`.
+        """
+        return self._convert(obj)
+
     def _convert(self, obj: dict) -> tuple:
         out = []
         for name, t, conv in self.fields:
@@ -431,6 +440,54 @@ def _kept(t: SqlType, tree) -> SqlType | None:
     return SqlType.row(fields, t.nullable) if fields else t
 
 
+def _dropped_names(schema: Schema, kept: list[Field]) -> set[str]:
+    """The names of the fields (at any depth) in ``schema`` that ``kept`` (narrowed) leaves out."""
+    out: set[str] = set()
+    todo = [(schema.fields, dict((k.name, k.type) for k in kept))]
+    while todo:
+        fields, kf = todo.pop()
+        for f in fields:
+            name, t = (f.name, f.type) if isinstance(f, Field) else f
+            if name not in kf:
+                out.add(name)
+                out.update(_all_names(t))
+            elif t.name == "ROW" and kf[name].name == "ROW":
+                todo.append((t.fields, dict(kf[name].fields)))
+    return out
+
+
+def _all_names(t: SqlType) -> set[str]:
+    """Every ROW field name inside ``t`` (at any depth)."""
+    out: set[str] = set()
+    todo = [t]
+    while todo:
+        x = todo.pop()
+        if x.name == "ROW":
+            out.update(n for n, _ in x.fields)
+        todo += x.children
+    return out
+
+
+def _names_repeat(payloads: list[bytes], names: list[bytes]) -> bool:
+    """True when one of ``names`` (quoted) stands in ``payloads`` more often than there are payloads."""
+    data = b"\n".join(payloads)
+    return any(data.count(n) > len(payloads) for n in names)
+
+
+def _holds_repeated(v) -> bool:
+    """True when ``v`` is or holds (at any depth) an object with a repeated field name."""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Repeated):
+            return True
+        if isinstance(x, dict):
+            todo += [y for y in x.values() if isinstance(y, (dict, list))]
+        elif isinstance(x, list):
+            todo += [y for y in x if isinstance(y, (dict, list))]
+    return False
+
+
 def _has_row(t: SqlType) -> bool:
     """True when ``t`` is or holds a ROW (as a field, an element or a map's key or value)."""
     return t.name == "ROW" or any(_has_row(c) for c in t.children)
@@ -456,6 +513,8 @@ class JsonDecoder(Decoder):
         self.read_schema = read_schema(schema)
         self.parser = RecordParser(schema)
         self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
+        self._full: tuple[RowConverter, list[int]] | None = None  # set by narrow()
+        self._dropped: list[bytes] = []  # set by narrow(): '"name"' of each field left out
         # Arrow reads an absent nested field as NULL, as a null one: with 'json.fail-on-missing-field'
         # a ROW inside a column (which Flink checks as the top level) is checked record by record
         self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
@@ -486,6 +545,16 @@ class JsonDecoder(Decoder):
                 if (t := _kept(f.type, tree.get(f.name.lower(), _MISSING))) is not None]
         if not kept or kept == list(self.schema):
             return
+        # an object with a repeated name, or one Flink's lenient reader walks out of step, is read
+        # with the full schema: Flink counts every field toward each ROW's arity, also the unread
+        # STRINGs left out here (n_dup_field_unread: {"b":"x","b":"y","b":"z","b":"w","a":9} into
+        # ROW<a, b, c, d> reading a is NULL, as the four b's fill the count)
+        full = self._full[0] if self._full else self.converter
+        self._full = (full, [full.schema.names.index(f.name) for f in kept])
+        # Arrow ignores a field the read schema lacks, so a repeated name of a field left out
+        # would pass the batch path unseen: a batch naming one more often than it has payloads
+        # goes per record (where the name's repetition is found and counted)
+        self._dropped = sorted({b'"' + n.encode() + b'"' for n in _dropped_names(full.schema, kept)})
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
@@ -499,7 +568,7 @@ class JsonDecoder(Decoder):
             return self.empty()
 
         def fast(lo: int, hi: int):
-            if self._nested_rows:
+            if self._nested_rows or (self._dropped and _names_repeat(payloads[lo:hi], self._dropped)):
                 return None
             table = try_fast(self._fast, payloads[lo:hi])
             if table is None:
@@ -560,4 +629,14 @@ class JsonDecoder(Decoder):
         )
 
     def _parse_row(self, v: bytes) -> tuple:
-        return self.converter.convert(self.parser.parse(v))
+        obj = self.parser.parse(v)
+        if self._full is None:
+            return self.converter.convert(obj)
+        if not _holds_repeated(obj):
+            try:
+                return self.converter.convert_plain(obj)
+            except Misaligned:
+                pass
+        full, kept = self._full
+        row = full.convert(obj)
+        return tuple(row[i] for i in kept)
