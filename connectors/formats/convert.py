@@ -29,6 +29,7 @@ from streamsql.connectors.formats.java_timestamp import parse_timestamp
 from streamsql.connectors.formats.json_fields import Repeated, streamed_fields
 
 from streamsql.core.errors import ConfigError
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import Schema, SqlType
 
 _EPOCH_DATE = _dt.date(1970, 1, 1)
@@ -106,11 +107,22 @@ class JsonNumber(decimal.Decimal):
         return self
 
 
+class NegativeZero(int):
+    """The JSON integer ``-0``: 0, whose text (Jackson's getText, a STRING's value) is ``-0``."""
+
+    text = "-0"
+
+
+def json_int(text: str) -> int:
+    """``json.loads``'s ``parse_int``: the integer, ``-0`` kept apart (:class:`NegativeZero`)."""
+    return NegativeZero(0) if text == "-0" else int(text)
+
+
 def _text(v: Any) -> str:
     """The text of a JSON scalar as Jackson's getText(): a number's as written."""
     if isinstance(v, str):
         return v
-    if isinstance(v, JsonNumber):
+    if isinstance(v, (JsonNumber, NegativeZero)):
         return v.text
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -166,7 +178,9 @@ def _scalar_json(v: Any) -> str:
         import json as _json
 
         return _json.dumps(v, ensure_ascii=False)
-    return str(v)
+    if isinstance(v, (float, decimal.Decimal)):  # Jackson's tree holds a double (DoubleNode)
+        return java_float_text(pa.array([float(v)], pa.float64())).to_pylist()[0]
+    return str(int(v)) if isinstance(v, int) else str(v)
 
 
 _INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}

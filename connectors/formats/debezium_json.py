@@ -181,7 +181,7 @@ class DebeziumJsonDecoder(Decoder):
             if not v.strip():
                 msg = "empty record"
                 raise RecordError(msg)
-            obj = loads_exact(v, reject_constants=False)
+            obj = loads_exact(v, reject_constants=False, raw_numbers=False)
         if self.schema_include:
             if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
                 msg = 'expected a {"schema", "payload"} envelope'

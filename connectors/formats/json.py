@@ -72,6 +72,7 @@ from streamsql.connectors.formats.convert import (
     MissingField,
     RecordError,
     convert_field,
+    json_int,
     make_converter,
     record_fault,
 )
@@ -240,11 +241,13 @@ def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False)
     return table if table.num_rows == len(payloads) else None
 
 
-def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None):
+def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None, raw_numbers: bool = True):
     r"""Parse ``v`` with stdlib json, non-integer numbers as Decimal.
 
     ``pairs_hook`` is the stdlib's ``object_pairs_hook`` (the ``json`` format keeps repeated
-    field names: :func:`.json_fields.object_from_pairs`). Strict UTF-8 (the stdlib lets
+    field names: :func:`.json_fields.object_from_pairs`). ``raw_numbers``: numbers keep their text
+    (:class:`~.convert.JsonNumber`, ``-0``), which is what the ``json`` format's streaming parser
+    gives a STRING; ``debezium-json`` reads a Jackson tree, whose nodes do not. Strict UTF-8 (the stdlib lets
     UTF-8-encoded surrogates through) and no lone surrogate escapes (``"\ud800"``), which no
     Arrow string can hold.
 
@@ -254,8 +257,9 @@ def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None):
     try:
         text = v.decode(_json.detect_encoding(v)) if isinstance(v, (bytes, bytearray)) else v
         obj = _json.loads(
-            text, parse_float=JsonNumber, parse_constant=_reject_constant if reject_constants else None,
-            object_pairs_hook=pairs_hook,
+            text, parse_float=JsonNumber if raw_numbers else decimal.Decimal,
+            parse_int=json_int if raw_numbers else int,
+            parse_constant=_reject_constant if reject_constants else None, object_pairs_hook=pairs_hook,
         )
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         msg = f"invalid JSON ({record_fault(e)})"
@@ -329,6 +333,7 @@ class RecordParser:
             if isinstance(obj, dict) and (
                 any(isinstance(obj.get(c), (float, dict, list)) for c in self.exact_cols)
                 or may_repeat(v, obj)
+                or (self.exact_cols and b"-0" in v)  # a STRING of -0 is "-0" (orjson: 0)
             ):
                 obj = self._exact(v)
         if not isinstance(obj, dict):

@@ -69,6 +69,11 @@ def test_float_rounds_once(text):
 def test_number_into_string_is_its_text():
     # kafka_json_number_into_string_text: Jackson's getText of the number token
     dec = make_decoder("json", Schema([Field("s", SqlType.parse("STRING"))]), {})
-    texts = ["0.1e-7", "1.50e0", "1e21", "12e-1", "1E+2", "0.10", "-0.0", "123456789012345678.5"]
+    texts = ["0.1e-7", "1.50e0", "1e21", "12e-1", "1E+2", "0.10", "-0.0", "123456789012345678.5", "-0"]
     rows = dec.decode([b'{"s":%s}' % t.encode() for t in texts], None).table.column(0).to_pylist()
     assert rows == texts
+    # inside an object or array: Jackson's tree, doubles as Double.toString
+    # (kafka_json_container_into_string_numbers)
+    rows = dec.decode([b'{"s":{"a":1e2,"b":0.1e-7,"c":1.50,"d":-0,"e":[12345678901234567890.5]}}'], None)
+    want = '{"a":100.0,"b":1.0E-8,"c":1.5,"d":0,"e":[1.2345678901234567E19]}'
+    assert rows.table.column(0).to_pylist() == [want]
