@@ -119,11 +119,17 @@ def json_int(text: str) -> int:
 
 
 def _text(v: Any) -> str:
-    """The text of a JSON scalar as Jackson's getText(): a number's as written."""
+    """The text of a JSON scalar as Jackson's getText(): a number's as written.
+
+    A number parsed without its text (``debezium-json`` reads a Jackson tree, whose non-integer
+    numbers are doubles) is Java's ``Double.toString`` of it (``1.0E-8``, ``1.5``, ``100.0``).
+    """
     if isinstance(v, str):
         return v
     if isinstance(v, (JsonNumber, NegativeZero)):
         return v.text
+    if isinstance(v, (float, decimal.Decimal)):  # a Jackson tree's DoubleNode (debezium-json)
+        return _scalar_json(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (dict, list)):
@@ -350,10 +356,10 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
             if not d.is_finite():
                 msg = f"cannot convert {d} to {t.sql()}"
                 raise RecordError(msg)
-            if abs(d) >= lim:  # before rounding: quantize cannot hold more than 200 digits
+            if d.copy_abs() >= lim:  # before rounding: quantize cannot hold more than 200 digits
                 return None  # Flink: a value that does not fit the precision becomes NULL
             d = d.quantize(q, context=_DEC_CTX)
-            return None if abs(d) >= lim else d  # rounding may carry it over the precision
+            return None if d.copy_abs() >= lim else d  # rounding may carry it over the precision
 
         return conv
     if n == "DATE":

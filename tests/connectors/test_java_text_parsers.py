@@ -77,3 +77,21 @@ def test_number_into_string_is_its_text():
     rows = dec.decode([b'{"s":{"a":1e2,"b":0.1e-7,"c":1.50,"d":-0,"e":[12345678901234567890.5]}}'], None)
     want = '{"a":100.0,"b":1.0E-8,"c":1.5,"d":0,"e":[1.2345678901234567E19]}'
     assert rows.table.column(0).to_pylist() == [want]
+
+
+def test_decimal_beyond_28_digits_keeps_its_value():
+    # abs() rounded to Python's default 28 digits: 38 nines became 1E+38, over DECIMAL(38, 0)'s
+    # limit, and NULL (Flink 2.3: the value; compat case kafka_json_decimal_edges)
+    s = Schema([Field("e", SqlType.parse("DECIMAL(38, 0)")), Field("x", SqlType.parse("INT"))])
+    dec = make_decoder("json", s, {"json.ignore-parse-errors": "true"})
+    nines = "9" * 38
+    rows = dec.decode([b'{"e":%s}' % nines.encode(), b'{"e":1e38,"x":"bad"}'], None).table.to_pylist()
+    assert rows == [{"e": Decimal(nines), "x": None}, {"e": None, "x": None}]
+
+
+def test_debezium_number_into_string_is_the_double_text():
+    # debezium-json reads a Jackson tree (kafka_debezium_number_into_string)
+    s = Schema([Field("s", SqlType.parse("STRING")), Field("t", SqlType.parse("STRING"))])
+    dec = make_decoder("debezium-json", s, {})
+    batch = dec.decode([b'{"before":null,"after":{"s":0.1e-7,"t":1.50},"op":"c"}'], None)
+    assert batch.table.to_pylist() == [{"s": "1.0E-8", "t": "1.5"}]
