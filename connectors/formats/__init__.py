@@ -131,11 +131,38 @@ def make_decoder(
     Raises:
         ConfigError: for an unknown format, or a bad format option.
     """
-    return _checked(format_name, options, table).decoder(schema, options, table)
+    f = _checked(format_name, options, table)
+    _string_map_keys(format_name, schema, table)
+    return f.decoder(schema, options, table)
 
 
 def make_encoder(
     format_name: str, schema: Schema, options: dict[str, str], table: str | None = None
 ) -> Encoder:
     """An encoder of ``format_name`` for ``schema``; it checks and raises as :func:`make_decoder`."""
-    return _checked(format_name, options, table).encoder(schema, options, table)
+    f = _checked(format_name, options, table)
+    _string_map_keys(format_name, schema, table)
+    return f.encoder(schema, options, table)
+
+
+def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> None:
+    """Refuse a MAP whose key is not a string in a JSON format, as Flink's JSON converters do.
+
+    Flink 2.3 fails such a table's job (reading or writing, at any depth) with ``JSON format
+    doesn't support non-string as key type of map. The type is: MAP<INT, STRING>``; the key text
+    was converted here instead (``{"1.25": 1}`` into ``MAP<DECIMAL(5, 1), INT>`` read as 1.3).
+
+    Raises:
+        ConfigError: with Flink's message, naming the table.
+    """
+    if format_name.strip().lower() not in ("json", "debezium-json"):
+        return
+    todo = [f.type for f in reversed(schema.fields)]  # depth first, in field order, as Flink's
+    while todo:
+        t = todo.pop()
+        if t.name == "MAP" and t.children[0].name != "STRING":
+            where = f"Table '{table}': " if table else ""
+            msg = f"{where}JSON format doesn't support non-string as key type of map. The type is: {t.sql()}"
+            raise ConfigError(msg)
+        todo += reversed(t.children)
+

@@ -19,7 +19,8 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.formats.convert import RECORD_FAULTS, excerpt, from_rows, record_fault
+from streamsql.connectors.formats.convert import RECORD_FAULTS, MissingField, excerpt, from_rows, record_fault
+from streamsql.connectors.formats.java_text import parse_base64
 from streamsql.connectors.formats.java_timestamp import timestamp_column
 from streamsql.connectors.formats.timestamp_text import trim_fraction
 
@@ -251,8 +252,8 @@ def base64_column(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
     """
     vals = arr.to_pylist()
     try:
-        return pa.array([None if v is None else base64.b64decode(v) for v in vals], pa.binary())
-    except ValueError as e:  # binascii.Error, and a str with a non-ASCII character
+        return pa.array([None if v is None else parse_base64(v) for v in vals], pa.binary())
+    except ValueError as e:  # Base64Error (Jackson rejects the text)
         msg = f"invalid base64: {e}"
         raise pa.ArrowInvalid(msg) from None
 
@@ -426,7 +427,8 @@ def decode_records(
         except RECORD_FAULTS as e:  # the record's fault (RecordError and kin): skipped or named
             if not ignore_errors:
                 fault = record_fault(e)
-                raise bad_record(decoder.fmt, where(int(pos[j])), fault, v, skip_option(decoder)) from None
+                skip = None if isinstance(e, MissingField) else skip_option(decoder)
+                raise bad_record(decoder.fmt, where(int(pos[j])), fault, v, skip) from None
             decoder.skipped += 1
     return Batch(from_rows(rows, decoder.schema)), np.asarray(used, dtype=np.int64)
 

@@ -7,18 +7,20 @@ the converted rows. The decoders use these only on the slow path that locates ba
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 import decimal
 from typing import Any, Callable
 
 import pyarrow as pa
 from streamsql.connectors.formats.java_text import (
+    Base64Error,
+    float32_of,
     java_trim,
+    parse_base64,
     parse_boolean,
     parse_decimal,
     parse_double,
+    parse_float,
     parse_int,
     parse_iso_date,
     parse_sql_date,
@@ -27,6 +29,7 @@ from streamsql.connectors.formats.java_timestamp import parse_timestamp
 from streamsql.connectors.formats.json_fields import Repeated, streamed_fields
 
 from streamsql.core.errors import ConfigError
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import Schema, SqlType
 
 _EPOCH_DATE = _dt.date(1970, 1, 1)
@@ -90,10 +93,43 @@ def quoted(value: str, limit: int = 40) -> str:
 # per-value converters (slow path), Flink's JSON/CSV conversion rules
 
 
+class JsonNumber(decimal.Decimal):
+    """A JSON number with a fraction or an exponent, exact, and its text as written.
+
+    Flink's STRING of a JSON number is the token's text (``0.1e-7``, ``1.50e0``, ``1E+2``),
+    which ``str()`` of the Decimal is not (``1E-8``, ``1.50``, ``1E+2``): :func:`_text`
+    gives the text. The slow path parses numbers with this (:func:`~.json.loads_exact`).
+    """
+
+    def __new__(cls, text: str):  # noqa: D102  (json.loads's parse_float: the number's text)
+        self = super().__new__(cls, text)
+        self.text = text
+        return self
+
+
+class NegativeZero(int):
+    """The JSON integer ``-0``: 0, whose text (Jackson's getText, a STRING's value) is ``-0``."""
+
+    text = "-0"
+
+
+def json_int(text: str) -> int:
+    """``json.loads``'s ``parse_int``: the integer, ``-0`` kept apart (:class:`NegativeZero`)."""
+    return NegativeZero(0) if text == "-0" else int(text)
+
+
 def _text(v: Any) -> str:
-    """The text of a JSON scalar as Jackson's asText()."""
+    """The text of a JSON scalar as Jackson's getText(): a number's as written.
+
+    A number parsed without its text (``debezium-json`` reads a Jackson tree, whose non-integer
+    numbers are doubles) is Java's ``Double.toString`` of it (``1.0E-8``, ``1.5``, ``100.0``).
+    """
     if isinstance(v, str):
         return v
+    if isinstance(v, (JsonNumber, NegativeZero)):
+        return v.text
+    if isinstance(v, (float, decimal.Decimal)):  # a Jackson tree's DoubleNode (debezium-json)
+        return _scalar_json(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (dict, list)):
@@ -148,14 +184,17 @@ def _scalar_json(v: Any) -> str:
         import json as _json
 
         return _json.dumps(v, ensure_ascii=False)
-    return str(v)
+    if isinstance(v, (float, decimal.Decimal)):  # Jackson's tree holds a double (DoubleNode)
+        return java_float_text(pa.array([float(v)], pa.float64())).to_pylist()[0]
+    return str(int(v)) if isinstance(v, int) else str(v)
 
 
 _INT_RANGE = {"TINYINT": 2**7, "SMALLINT": 2**15, "INT": 2**31, "BIGINT": 2**63}
 
 
 def make_converter(
-    t: SqlType, from_text: bool = False, lenient: bool = False, iso: bool = False, streamed: bool = False
+    t: SqlType, from_text: bool = False, lenient: bool = False, iso: bool = False, streamed: bool = False,
+    fail_on_missing: bool = False,
 ) -> Callable[[Any], Any]:
     """A function converting one parsed value to the Python value Arrow builds ``t`` from.
 
@@ -172,11 +211,14 @@ def make_converter(
     (``wrapIntoNullableConverter`` / ``createNullableConverter``: any error → null). With
     ``streamed`` as well (the ``json`` format, whose parser is then left inside the value:
     :mod:`.json_stream`), a rejected JSON object or array raises :class:`Misaligned` instead.
+    With ``fail_on_missing`` (``'json.fail-on-missing-field'``) an object read as a ROW, at any
+    depth (also an ARRAY's element, a MAP's value), must name every field of the ROW, as Flink's
+    row converter checks each nested row (``Some field is missing in the JSON data.``).
 
     Raises (from the returned function, unless ``lenient``):
         RecordError: with a reason naming the expected type.
     """
-    conv = _converter(t, from_text, lenient, iso, streamed)
+    conv = _converter(t, from_text, lenient, iso, streamed, fail_on_missing)
     return _nulling(conv, streamed) if lenient else conv
 
 
@@ -190,12 +232,33 @@ def _nulling(conv: Callable[[Any], Any], streamed: bool = False) -> Callable[[An
     def nulling(v):
         try:
             return conv(v)
+        except Dropped:
+            raise
         except RECORD_FAULTS:
             if streamed and isinstance(v, (dict, list)):
                 raise Misaligned from None
             return None
 
     return nulling
+
+
+class Dropped(RecordError):
+    """Flink's walk ran past the end of the record (its converter throws): the record is no row.
+
+    Under ``'json.ignore-parse-errors'`` such a value is not NULL (:func:`_nulling` passes it on):
+    the record is skipped (counted); without the option it is a bad record as any other.
+    """
+
+    def __init__(self, msg: str = "Flink's lenient reader walks past the end of this record (an object "
+                                  "or array where another type is expected) and drops it"):
+        super().__init__(msg)
+
+
+class MissingField(RecordError):
+    """An absent field under ``'json.fail-on-missing-field'``.
+
+    No option skips such a record: Flink refuses that option with ``'json.ignore-parse-errors'``.
+    """
 
 
 class Misaligned(Exception):  # noqa: N818  (a signal, not an error)
@@ -205,11 +268,12 @@ class Misaligned(Exception):  # noqa: N818  (a signal, not an error)
     """
 
 
-def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool) -> Callable[[Any], Any]:
+def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool,
+               fail_on_missing: bool = False) -> Callable[[Any], Any]:
     """The converter of :func:`make_converter`, strict at this level."""
     n = t.name
     if t.is_composite:
-        return _composite_converter(t, from_text, lenient, iso, streamed)
+        return _composite_converter(t, from_text, lenient, iso, streamed, fail_on_missing)
     if n == "STRING":
 
         def conv(v):
@@ -247,15 +311,16 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
 
         return conv
     if n in ("FLOAT", "DOUBLE"):
+        single = n == "FLOAT"
 
         def conv(v):
             if isinstance(v, bool):
                 msg = f"cannot convert {_text(v)} to {n}"
                 raise RecordError(msg)
-            if isinstance(v, (int, float, decimal.Decimal)):
-                return float(v)
-            try:
-                return parse_double(_text(v))  # Java's parseDouble ("1d", "NaN"; not "inf")
+            if isinstance(v, (int, float, decimal.Decimal)):  # FLOAT: Jackson's getFloatValue, one rounding
+                return float32_of(float(v), None if isinstance(v, float) else v) if single else float(v)
+            try:  # Java's parseDouble / parseFloat ("1d", "NaN"; not "inf")
+                return parse_float(_text(v)) if single else parse_double(_text(v))
             except ValueError:
                 msg = f"cannot convert {quoted(_text(v))} to {n}"
                 raise RecordError(msg) from None
@@ -291,10 +356,10 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
             if not d.is_finite():
                 msg = f"cannot convert {d} to {t.sql()}"
                 raise RecordError(msg)
-            if abs(d) >= lim:  # before rounding: quantize cannot hold more than 200 digits
+            if d.copy_abs() >= lim:  # before rounding: quantize cannot hold more than 200 digits
                 return None  # Flink: a value that does not fit the precision becomes NULL
             d = d.quantize(q, context=_DEC_CTX)
-            return None if abs(d) >= lim else d  # rounding may carry it over the precision
+            return None if d.copy_abs() >= lim else d  # rounding may carry it over the precision
 
         return conv
     if n == "DATE":
@@ -333,9 +398,12 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
         def conv(v):
             if isinstance(v, str):
                 try:
-                    return base64.b64decode(v, validate=False)  # base64 in JSON and CSV, as Flink
-                except binascii.Error:
-                    msg = f"cannot base64-decode {quoted(v)} to BYTES"
+                    return parse_base64(v)  # base64 in JSON and CSV, as Flink (Jackson's rules)
+                except Base64Error as e:
+                    msg = f"cannot base64-decode {quoted(v)} to BYTES ({e})"
+                    if e.past_end and not from_text:  # Jackson's JSON parser read the closing quote
+                        raise Dropped(msg + "; Flink's lenient reader is then out of step and drops "
+                                            "the record") from None
                     raise RecordError(msg) from None
             msg = f"cannot convert {_text(v)} to BYTES"
             raise RecordError(msg)
@@ -346,18 +414,19 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
 
 
 def _composite_converter(
-    t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool
+    t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: bool, fail_on_missing: bool = False
 ) -> Callable[[Any], Any]:
     """The converter of a composite type: JSON value → the Python value Arrow builds ``t`` from.
 
     ROW from a JSON object (fields by name, absent ones NULL), ARRAY from a JSON array, MAP from
-    a JSON object (keys converted from their text); ``lenient`` children (see
-    :func:`make_converter`).
+    a JSON object (keys converted from their text); ``lenient`` children, ``fail_on_missing``
+    ROWs (see :func:`make_converter`).
     """
     if from_text:
         msg = f"Unsupported type {t.sql()} for this format"
         raise ConfigError(msg)
-    children = [make_converter(c, lenient=lenient, iso=iso, streamed=streamed) for c in t.children]
+    children = [make_converter(c, lenient=lenient, iso=iso, streamed=streamed,
+                               fail_on_missing=fail_on_missing) for c in t.children]
 
     def child(conv, v):
         return None if v is None else conv(v)
@@ -372,9 +441,15 @@ def _composite_converter(
                 raise RecordError(msg)
             if isinstance(v, Repeated):  # the fields Flink's streaming parser reads
                 out = dict.fromkeys(t.field_names)
-                for i, name, x in streamed_fields(v, index):
+                settings = streamed_fields(v, index)
+                for i, name, x in settings:
                     out[name] = None if x is None else convert_field(name, fields[i][1], x)
+                if fail_on_missing and len(settings) < len(fields):  # Flink counts each occurrence
+                    seen = {name for _, name, _ in settings}
+                    _missing(next(n for n in t.field_names if n not in seen))
                 return out
+            if fail_on_missing and any(name not in v for name in index):
+                _missing(next(n for n in t.field_names if n not in v))
             return {name: convert_field(name, c, v[name]) if v.get(name) is not None else None
                     for name, c in fields}
 
@@ -401,6 +476,12 @@ def _composite_converter(
     return conv
 
 
+def _missing(name: str) -> None:
+    """Raise the :class:`RecordError` of a ROW field absent under ``'json.fail-on-missing-field'``."""
+    msg = f"field '{name}' is missing"
+    raise MissingField(msg)
+
+
 def _kind(v: Any) -> str:
     if isinstance(v, dict):
         return "an object"
@@ -419,7 +500,7 @@ def convert_field(name: str, conv: Callable[[Any], Any], value: Any) -> Any:
         return conv(value)
     except RecordError as e:
         msg = f"field '{name}': {e}"
-        raise RecordError(msg) from None
+        raise type(e)(msg) from None
 
 
 def build_column(values: list, t: SqlType) -> pa.Array:

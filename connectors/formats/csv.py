@@ -16,9 +16,13 @@ module + Flink's conversion rules), which names the bad record in a ``BadRecordE
 not convert becomes NULL and missing trailing fields are NULL, and the row is kept (not
 counted); a record with too many fields or that is not CSV at all (invalid UTF-8, malformed
 quoting) is skipped and counted in ``skipped``. Tombstones (None) are
-skipped and counted in ``tombstones``. ``'csv.allow-comments'`` skips records starting with ``#``.
-A payload with a line break inside (a quoted multi-line value, or a malformed payload) is decoded
-per record: one message is one record, never split or merged with its neighbours.
+skipped and counted in ``tombstones``. ``'csv.allow-comments'`` skips what Jackson skips before a
+record: spaces (not tabs), line breaks and ``#`` lines; a message of nothing else fails (``No
+content``), or is skipped and counted under ``'csv.ignore-parse-errors'``, as Flink 2.3.
+A payload with a line break inside (a quoted multi-line value, or several lines) is decoded
+per record: one message is one record, its first (``5,e\n6,f`` is ``(5, e)``; a blank first line
+one empty field), never split or merged with its neighbours (compat cases ``kafka_csv_comments_*``,
+``kafka_csv_multiline_*``).
 
 BOOLEAN is Java's ``Boolean.parseBoolean`` of the trimmed text, as Flink's: ``true`` in any case is
 true, any other text (``1``, ``yes``) false; INT, DOUBLE and DATE text follow Java's parsers too
@@ -53,6 +57,7 @@ from streamsql.connectors.formats.common import (
     Decoder,
     Encoder,
     Where,
+    bad_record,
     base64_text,
     bool_option,
     combine,
@@ -62,6 +67,7 @@ from streamsql.connectors.formats.common import (
     read_type,
     render_timestamp,
     select_payloads,
+    skip_option,
     try_fast,
 )
 from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter
@@ -79,7 +85,7 @@ OPTIONS = [
     ),
     OptionSpec("csv.quote-character", default='"', description="quote character enclosing field values"),
     flag_option("csv.disable-quote-character", "disable quoting (the quote character is ordinary text)"),
-    flag_option("csv.allow-comments", "skip records starting with '#'"),
+    flag_option("csv.allow-comments", "skip '#' lines (and spaces, line breaks) before a record"),
     flag_option("csv.ignore-parse-errors",
                 "instead of failing: NULL for a value that does not convert, skip (counted) invalid rows"),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
@@ -104,6 +110,10 @@ def _char(options: dict[str, str], key: str, default: str | None, table: str | N
 #: Types the batch path reads as text and converts itself: BYTES (base64) and DECIMAL, whose
 #: text Arrow's reader would trim where Flink's ``new BigDecimal(text)`` refuses it.
 _TEXT_TYPES = ("BYTES", "DECIMAL")
+
+
+#: A message Jackson finds no record in (``'csv.allow-comments'``), skipped and counted.
+_NO_CONTENT = object()
 
 
 class _CsvOptions:
@@ -159,13 +169,11 @@ class CsvDecoder(Decoder):
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
         """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
-        if None in values or self.o.allow_comments:
-            idx = [
-                i
-                for i, v in enumerate(values)
-                if v is not None and not (self.o.allow_comments and v[:1] == b"#")
-            ]
+        if self.o.allow_comments:
+            values = [None if v is None else self._skip_comments(v, i, where) for i, v in enumerate(values)]
+        if None in values or (self.o.allow_comments and any(v is _NO_CONTENT for v in values)):
             self.tombstones += sum(v is None for v in values)
+            idx = [i for i, v in enumerate(values) if v is not None and v is not _NO_CONTENT]
         else:
             idx = None
         payloads, pos = select_payloads(values, idx)
@@ -205,6 +213,36 @@ class CsvDecoder(Decoder):
             return None
         return fix_types(table, self.schema)
 
+    def _skip_comments(self, v: bytes, i: int, where: Where) -> bytes | object:
+        """``v`` after the spaces, line breaks and ``#`` lines Jackson skips before a record.
+
+        With ``'csv.allow-comments'`` Jackson's CSV reader skips, before a record, spaces (not
+        tabs), line breaks and lines starting with ``#``; a message with nothing else has no
+        content: the record fails (``No content to map due to end-of-input``), or is skipped
+        and counted with ``'csv.ignore-parse-errors'`` (compat cases ``kafka_csv_comments_*``).
+        Returns :data:`_NO_CONTENT` (not None: a tombstone) for such a skipped message.
+
+        Raises:
+            BadRecordError: for a message of comments only, without ``ignore-parse-errors``.
+        """
+        j, n = 0, len(v)
+        while j < n:
+            c = v[j:j + 1]
+            if c == b"#":
+                k = min((x for x in (v.find(b"\n", j), v.find(b"\r", j)) if x >= 0), default=n)
+                j = k
+            elif c in (b"\r", b"\n", b" "):
+                j += 1
+            else:
+                break
+        if j < n:
+            return v[j:] if j else v
+        if not self.o.ignore_errors:
+            raise bad_record(self.fmt, where(i), "no content (comments, spaces and line breaks only)", v,
+                             skip_option(self))
+        self.skipped += 1
+        return _NO_CONTENT
+
     def _parse_record(self, v: bytes) -> tuple:
         try:
             text = v.decode("utf-8")
@@ -218,8 +256,10 @@ class CsvDecoder(Decoder):
             kw["quoting"] = _csv.QUOTE_NONE
         if self.o.escape:
             kw["escapechar"] = self.o.escape
-        try:
-            fields = next(_csv.reader([text.rstrip("\r\n")], **kw), [])
+        try:  # Flink reads a message's first record; the rest (after a line break) is never read
+            fields = next(_csv.reader(io.StringIO(text, newline=""), **kw), []) if text else []
+            if not fields and text:
+                fields = [""]  # a blank first line: Jackson reads one empty field
         except _csv.Error as e:
             msg = f"malformed CSV ({e})"
             raise RecordError(msg) from None

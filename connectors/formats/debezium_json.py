@@ -82,7 +82,7 @@ class DebeziumJsonDecoder(Decoder):
         self.read_schema = pa.schema([("payload", pa.struct(list(env)))]) if self.schema_include else env
         self.iso = options.get("debezium-json.timestamp-format.standard", "SQL") == "ISO-8601"
         self.converter = RowConverter(schema, False, self.ignore_errors, self.iso)
-        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
+        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING", "FLOAT")]
 
     # ---------------------------------------------------------------------------------- fast
 
@@ -181,7 +181,7 @@ class DebeziumJsonDecoder(Decoder):
             if not v.strip():
                 msg = "empty record"
                 raise RecordError(msg)
-            obj = loads_exact(v, reject_constants=False)
+            obj = loads_exact(v, reject_constants=False, raw_numbers=False)
         if self.schema_include:
             if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
                 msg = 'expected a {"schema", "payload"} envelope'

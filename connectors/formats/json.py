@@ -18,7 +18,7 @@ offset or epoch millis), extra fraction digits truncated.
 When the fast path fails (a bad record, or a value whose JSON kind Arrow will not convert: a
 number into a STRING column, timestamp text in another form, ``"12"`` into an INT, a field name
 written twice (:mod:`.json_fields`) ...), the batch
-is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL or
+is decoded record by record with orjson (re-parsed with ``Decimal`` floats when a DECIMAL, FLOAT or
 STRING column holds a non-integer number, so no binary float ever reaches a DECIMAL), applying
 Flink's per-type conversion rules. That path names a bad record in a ``BadRecordError``.
 An empty message (zero bytes) is no row, as a tombstone (Flink's deserializer returns null for
@@ -67,9 +67,12 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.formats.common import read_type as _read_type
 from streamsql.connectors.formats.convert import (
+    JsonNumber,
     Misaligned,
+    MissingField,
     RecordError,
     convert_field,
+    json_int,
     make_converter,
     record_fault,
 )
@@ -238,11 +241,13 @@ def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False)
     return table if table.num_rows == len(payloads) else None
 
 
-def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None):
+def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None, raw_numbers: bool = True):
     r"""Parse ``v`` with stdlib json, non-integer numbers as Decimal.
 
     ``pairs_hook`` is the stdlib's ``object_pairs_hook`` (the ``json`` format keeps repeated
-    field names: :func:`.json_fields.object_from_pairs`). Strict UTF-8 (the stdlib lets
+    field names: :func:`.json_fields.object_from_pairs`). ``raw_numbers``: numbers keep their text
+    (:class:`~.convert.JsonNumber`, ``-0``), which is what the ``json`` format's streaming parser
+    gives a STRING; ``debezium-json`` reads a Jackson tree, whose nodes do not. Strict UTF-8 (the stdlib lets
     UTF-8-encoded surrogates through) and no lone surrogate escapes (``"\ud800"``), which no
     Arrow string can hold.
 
@@ -252,8 +257,9 @@ def loads_exact(v: bytes, reject_constants: bool = True, pairs_hook=None):
     try:
         text = v.decode(_json.detect_encoding(v)) if isinstance(v, (bytes, bytearray)) else v
         obj = _json.loads(
-            text, parse_float=decimal.Decimal, parse_constant=_reject_constant if reject_constants else None,
-            object_pairs_hook=pairs_hook,
+            text, parse_float=JsonNumber if raw_numbers else decimal.Decimal,
+            parse_int=json_int if raw_numbers else int,
+            parse_constant=_reject_constant if reject_constants else None, object_pairs_hook=pairs_hook,
         )
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         msg = f"invalid JSON ({record_fault(e)})"
@@ -311,7 +317,7 @@ class RecordParser:
     """
 
     def __init__(self, schema: Schema):
-        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING")]
+        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING", "FLOAT")]
 
     def parse(self, v: bytes) -> dict:
         """The object in ``v``.
@@ -327,6 +333,7 @@ class RecordParser:
             if isinstance(obj, dict) and (
                 any(isinstance(obj.get(c), (float, dict, list)) for c in self.exact_cols)
                 or may_repeat(v, obj)
+                or (self.exact_cols and b"-0" in v)  # a STRING of -0 is "-0" (orjson: 0)
             ):
                 obj = self._exact(v)
         if not isinstance(obj, dict):
@@ -360,7 +367,8 @@ class RowConverter:
                  streamed: bool = False):
         self.schema = schema
         self.iso = iso
-        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient, iso=iso, streamed=streamed))
+        self.fields = [(f.name, f.type, make_converter(f.type, lenient=lenient, iso=iso, streamed=streamed,
+                                                       fail_on_missing=fail_on_missing))
                        for f in schema]
         self.index = {f.name: i for i, f in enumerate(schema)}
         self.fail_on_missing = fail_on_missing
@@ -382,6 +390,15 @@ class RowConverter:
         except Misaligned:
             return replay(obj, self.schema, self.iso)
 
+    def convert_plain(self, obj: dict) -> tuple:
+        """The row of an object without a repeated name.
+
+        Raises:
+            Misaligned: a lenient converter rejected an object or array (see :meth:`convert`).
+            RecordError: as :meth:`convert`.
+        """
+        return self._convert(obj)
+
     def _convert(self, obj: dict) -> tuple:
         out = []
         for name, t, conv in self.fields:
@@ -389,7 +406,7 @@ class RowConverter:
             if v is _MISSING:
                 if self.fail_on_missing:
                     msg = f"field '{name}' is missing"
-                    raise RecordError(msg)
+                    raise MissingField(msg)
                 out.append(None)
             elif v is None:
                 out.append(None)
@@ -407,7 +424,7 @@ class RowConverter:
             seen = {name for _, name, _ in settings}
             missing = next(n for n, _, _ in self.fields if n not in seen)
             msg = f"field '{missing}' is missing"
-            raise RecordError(msg)
+            raise MissingField(msg)
         return tuple(out)
 
 
@@ -426,6 +443,59 @@ def _kept(t: SqlType, tree) -> SqlType | None:
     sub = {} if tree is _MISSING else tree
     fields = [(n, k) for n, ft in t.fields if (k := _kept(ft, sub.get(n.lower(), _MISSING))) is not None]
     return SqlType.row(fields, t.nullable) if fields else t
+
+
+def _dropped_names(schema: Schema, kept: list[Field]) -> set[str]:
+    """The names of the fields (at any depth) in ``schema`` that ``kept`` (narrowed) leaves out."""
+    out: set[str] = set()
+    todo = [(schema.fields, dict((k.name, k.type) for k in kept))]
+    while todo:
+        fields, kf = todo.pop()
+        for f in fields:
+            name, t = (f.name, f.type) if isinstance(f, Field) else f
+            if name not in kf:
+                out.add(name)
+                out.update(_all_names(t))
+            elif t.name == "ROW" and kf[name].name == "ROW":
+                todo.append((t.fields, dict(kf[name].fields)))
+    return out
+
+
+def _all_names(t: SqlType) -> set[str]:
+    """Every ROW field name inside ``t`` (at any depth)."""
+    out: set[str] = set()
+    todo = [t]
+    while todo:
+        x = todo.pop()
+        if x.name == "ROW":
+            out.update(n for n, _ in x.fields)
+        todo += x.children
+    return out
+
+
+def _names_repeat(payloads: list[bytes], names: list[bytes]) -> bool:
+    """True when one of ``names`` (quoted) stands in ``payloads`` more often than there are payloads."""
+    data = b"\n".join(payloads)
+    return any(data.count(n) > len(payloads) for n in names)
+
+
+def _holds_repeated(v) -> bool:
+    """True when ``v`` is or holds (at any depth) an object with a repeated field name."""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Repeated):
+            return True
+        if isinstance(x, dict):
+            todo += [y for y in x.values() if isinstance(y, (dict, list))]
+        elif isinstance(x, list):
+            todo += [y for y in x if isinstance(y, (dict, list))]
+    return False
+
+
+def _has_row(t: SqlType) -> bool:
+    """True when ``t`` is or holds a ROW (as a field, an element or a map's key or value)."""
+    return t.name == "ROW" or any(_has_row(c) for c in t.children)
 
 
 class JsonDecoder(Decoder):
@@ -448,6 +518,11 @@ class JsonDecoder(Decoder):
         self.read_schema = read_schema(schema)
         self.parser = RecordParser(schema)
         self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
+        self._full: tuple[RowConverter, list[int]] | None = None  # set by narrow()
+        self._dropped: list[bytes] = []  # set by narrow(): '"name"' of each field left out
+        # Arrow reads an absent nested field as NULL, as a null one: with 'json.fail-on-missing-field'
+        # a ROW inside a column (which Flink checks as the top level) is checked record by record
+        self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
 
     def narrow(self, read: frozenset[str]) -> None:
@@ -475,6 +550,16 @@ class JsonDecoder(Decoder):
                 if (t := _kept(f.type, tree.get(f.name.lower(), _MISSING))) is not None]
         if not kept or kept == list(self.schema):
             return
+        # an object with a repeated name, or one Flink's lenient reader walks out of step, is read
+        # with the full schema: Flink counts every field toward each ROW's arity, also the unread
+        # STRINGs left out here (n_dup_field_unread: {"b":"x","b":"y","b":"z","b":"w","a":9} into
+        # ROW<a, b, c, d> reading a is NULL, as the four b's fill the count)
+        full = self._full[0] if self._full else self.converter
+        self._full = (full, [full.schema.names.index(f.name) for f in kept])
+        # Arrow ignores a field the read schema lacks, so a repeated name of a field left out
+        # would pass the batch path unseen: a batch naming one more often than it has payloads
+        # goes per record (where the name's repetition is found and counted)
+        self._dropped = sorted({b'"' + n.encode() + b'"' for n in _dropped_names(full.schema, kept)})
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
@@ -488,6 +573,8 @@ class JsonDecoder(Decoder):
             return self.empty()
 
         def fast(lo: int, hi: int):
+            if self._nested_rows or (self._dropped and _names_repeat(payloads[lo:hi], self._dropped)):
+                return None
             table = try_fast(self._fast, payloads[lo:hi])
             if table is None:
                 return None
@@ -547,4 +634,14 @@ class JsonDecoder(Decoder):
         )
 
     def _parse_row(self, v: bytes) -> tuple:
-        return self.converter.convert(self.parser.parse(v))
+        obj = self.parser.parse(v)
+        if self._full is None:
+            return self.converter.convert(obj)
+        if not _holds_repeated(obj):
+            try:
+                return self.converter.convert_plain(obj)
+            except Misaligned:
+                pass
+        full, kept = self._full
+        row = full.convert(obj)
+        return tuple(row[i] for i in kept)

@@ -20,19 +20,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from streamsql.connectors.formats.convert import RECORD_FAULTS, Misaligned, json_text, make_converter
+from streamsql.connectors.formats.convert import RECORD_FAULTS, Dropped, Misaligned, json_text, make_converter
 
 from streamsql.core.types import Schema, SqlType
 
 __all__ = ["Dropped", "Misaligned", "replay"]
 
-
-class Dropped(ValueError):
-    """Flink's walk ran past the end of the record (its converter throws): the record is no row."""
-
-    def __init__(self):
-        super().__init__("Flink's lenient reader walks past the end of this record (an object or array "
-                         "where another type is expected) and drops it")
 
 
 _OPEN = {"{": "}", "[": "]"}

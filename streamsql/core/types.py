@@ -161,7 +161,10 @@ class SqlType:
             msg = f"Type {name} needs its parts, e.g. ROW<a INT>, ARRAY<INT>, MAP<STRING, INT>"
             raise SqlError(msg)
         if name is None:
-            msg = f"Unknown type {text!r}; supported: {', '.join(sorted(set(_ALIASES.values())))}"
+            known = ", ".join(sorted(set(_ALIASES.values())))
+            what = "Type TIME is not supported yet" if t in ("TIME", "TIME WITHOUT TIME ZONE") else \
+                f"Unknown type {text.strip()!r}"
+            msg = f"{what}; supported: {known}"
             raise SqlError(msg)
         if name == "DECIMAL":
             p = args[0] if args else 10

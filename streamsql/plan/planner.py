@@ -97,6 +97,35 @@ from streamsql.plan.values import check_row_widths, plan_values, zero_row
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 
 
+def _row_star(star: exp.Column, scope: Scope) -> list[exp.Expression] | None:
+    """``r.*`` (``t.r.*``, ``r.c.*``) over a ROW column: its fields, each named as the field, as Flink's.
+
+    None when the qualifier names no ROW column (nor a ROW field of one).
+    """
+    parts = [p.name for p in (star.args.get("catalog"), star.args.get("db"), star.args.get("table")) if p]
+    for start in (0, 1):  # r.* / r.c.*, or t.r.* (the table's name or alias first)
+        if len(parts) <= start:
+            return None
+        qual = parts[0].lower() if start else None
+        col = next((c for c in scope.columns if c.name.lower() == parts[start].lower()
+                    and (qual is None or c.qualifier == qual)), None)
+        t = col.type if col is not None else None
+        for name in parts[start + 1:]:
+            t = dict(t.fields).get(name) if t is not None and t.name == "ROW" else None
+        if t is not None and t.name == "ROW":
+            return [exp.alias_(_path(parts + [n]), n, quoted=True) for n, _ in t.fields]
+    return None
+
+
+def _path(names: list[str]) -> exp.Expression:
+    """``a.b.c...`` as the parser reads it: a Column of up to four parts, then dots."""
+    q = [exp.to_identifier(n, quoted=True) for n in names]
+    if len(q) <= 4:
+        q = [None] * (4 - len(q)) + q
+        return exp.Column(this=q[3], table=q[2], db=q[1], catalog=q[0])
+    return exp.Dot.build([exp.Column(this=q[3], table=q[2], db=q[1], catalog=q[0]), *q[4:]])
+
+
 class Planner:
     """Plans statements against a catalog and configuration.
 
@@ -311,7 +340,11 @@ class Planner:
                 qual = i.table.lower() if isinstance(i, exp.Column) and i.table else None
                 cols = [c for c in scope.columns if qual is None or c.qualifier == qual]
                 if not cols:
-                    self._fail(i, f"Unknown table or alias '{i.table}' in '{i.sql()}'")
+                    fields = _row_star(i, scope)
+                    if fields is None:
+                        self._fail(i, f"Unknown table or alias '{i.table}' in '{i.sql()}'")
+                    out += fields
+                    continue
                 out += [exp.column(c.name, table=c.qualifier, quoted=True) for c in cols]
             else:
                 out.append(i)

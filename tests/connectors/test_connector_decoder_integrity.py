@@ -154,14 +154,16 @@ def test_debezium_invalid_utf8_is_a_bad_record(loc):
 
 def test_csv_line_breaks_inside_messages_do_not_merge_them(loc):
     vals = [b"1,a\n2,b", b'3,"x', b'4,y"', b"5,e"]
-    with pytest.raises(BadRecordError, match=r"topic\[2\]@1234: malformed CSV"):
+    with pytest.raises(BadRecordError, match=r"topic\[2\]@1235: malformed CSV"):
         make_decoder("csv", S, {}).decode(vals, loc)
     dec = make_decoder("csv", S, {"csv.ignore-parse-errors": "true"})
     b = dec.decode(vals, loc)
-    assert rows(b) == [(4, 'y"'), (5, "e")]  # each message on its own: '4,y"' is a record
-    assert dec.source_index.tolist() == [2, 3] and dec.skipped == 2
-    dec.decode([b"1,a\r2,b", b"3,c"], loc)  # a lone CR too
-    assert dec.skipped == 3
+    # each message on its own, its first record read as Flink's (compat case
+    # kafka_csv_multiline_first_record): '1,a\n2,b' is (1, a), '4,y"' a record
+    assert rows(b) == [(1, "a"), (4, 'y"'), (5, "e")]
+    assert dec.source_index.tolist() == [0, 2, 3] and dec.skipped == 1
+    assert rows(dec.decode([b"1,a\r2,b", b"3,c"], loc)) == [(1, "a"), (3, "c")]  # a lone CR too
+    assert dec.skipped == 1
 
 
 def test_csv_quoted_line_breaks_and_trailing_newlines_still_decode(loc):

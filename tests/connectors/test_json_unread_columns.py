@@ -26,6 +26,7 @@ from streamsql.connectors.kafka.decode import RecordDecoder
 from streamsql.connectors.kafka.fetched import Located
 
 from streamsql.core.errors import BadRecordError
+from streamsql.core.types import Field, Schema, SqlType
 from tests.connectors.helpers import schema_of, table_of
 from tests.connectors.test_decoder_fuzz import COLUMNS, FUZZ, batches, json_values
 from tests.connectors.test_json_fast_path_oracle import _type_text as oracle_type_text
@@ -274,3 +275,22 @@ def test_unread_row_fields_change_no_record(lenient, case):
     for got, want in zip(narrow.table.to_pylist(), full.table.to_pylist()):
         for path in read:
             assert _at(got, path) == _at(want, path), (path, values)
+
+
+def test_repeated_name_of_a_field_left_out_counts_as_flink():
+    # Flink counts every occurrence of a field name toward the ROW's arity, also of a STRING
+    # the job does not read; the narrowed decoder leaves that STRING out, so a record naming it
+    # again goes per record, read with the full schema (compat cases
+    # kafka_json_repeated_unread_string_narrowed, kafka_json_repeated_nested_unread_string_narrowed)
+    s = Schema([Field("id", SqlType.parse("INT")), Field("s", SqlType.parse("STRING")),
+                Field("x", SqlType.parse("INT")),
+                Field("r", SqlType.parse("ROW<a INT, b STRING, c INT, d INT>"))])
+    for options in ({}, {"json.ignore-parse-errors": "true"}):
+        d = make_decoder("json", s, options)
+        d.narrow(frozenset({("id",), ("x",), ("r", "a")}))
+        batch = d.decode([b'{"id":1,"s":"a","s":"b","s":"c","x":5}', b'{"id":2,"x":6,"s":"a","s":"b"}',
+                          b'{"id":3,"r":{"b":"x","b":"y","b":"z","b":"w","a":9}}',
+                          b'{"id":4,"r":{"b":"x","a":8}}'], None)
+        rows = batch.table.to_pylist()
+        assert [(r["id"], r["x"], r["r"] and r["r"]["a"]) for r in rows] == [
+            (1, None, None), (2, 6, None), (3, None, None), (4, None, 8)], options

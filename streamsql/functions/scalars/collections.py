@@ -445,8 +445,9 @@ _LENGTHS = "Invalid function MAP_FROM_ARRAYS call: The length of the keys array 
                     "read by key (`MAP_FROM_ARRAYS(k, v)['x']`) is answered; Flink 2.3 fails the job there "
                     "(a ClassCastException of its MapDataForMapFromArrays).",
         failures=(Failure(r"Map keys (?:must be unique|can not be NULL)",
-                          lambda m: f"MAP_FROM_ARRAYS failed: {m.group(0)} (StreamSQL's maps hold no NULL "
-                                    "or repeated key)"),))
+                          lambda m: f"A MAP value cannot be built (MAP_FROM_ARRAYS, or MAP[...] with a "
+                                    f"NULL key): {m.group(0)} (StreamSQL's maps hold no NULL or repeated "
+                                    "key)"),))
 def map_from_arrays(c: Call) -> exp.Expression:
     """The map of the keys of the first array to the values of the second, by position."""
     failed = fail_sql(f"{sql_string(_LENGTHS)} || len({{0}}) || ' is not equal to the length of the values "

@@ -30,6 +30,7 @@ from streamsql.core.types import SqlType, duckdb_cast
 from streamsql.functions.scalars.registry import (
     Call,
     FunctionError,
+    bind,
     fail_sql,
     scalar,
     sql_node,
@@ -266,7 +267,15 @@ def _map(n: exp.Expression, keys: exp.Expression, values: exp.Expression) -> tup
             len(keys.meta.get("items", ())) != len(values.meta.get("items", ())):
         msg = "MAP[...] needs keys and values in pairs: MAP[k1, v1, k2, v2, ...]"
         raise FunctionError(msg, n)
-    return sql_node(f"map({_sql(keys)}, {_sql(values)})"), SqlType.map(kt.children[0], vt.children[0])
+    mt = SqlType.map(kt.children[0], vt.children[0])
+    if len(keys.meta["items"]) < 2:
+        return sql_node(f"map({_sql(keys)}, {_sql(values)})"), mt
+    # a key given again replaces the earlier value and keeps its place, as Flink's MAP[...]
+    # (MAP['k', 1, 'k', 2] is {k=2}; DuckDB's map() refuses a repeated key)
+    once = ("map(list_filter(__mk, lambda __x, __i: list_position(__mk, __x) = __i), "
+            "list_transform(list_filter(__mk, lambda __x, __i: list_position(__mk, __x) = __i), "
+            "lambda __x: __mv[len(__mk) + 1 - list_position(list_reverse(__mk), __x)]))")
+    return sql_node("(" + bind(_sql(keys), "__mk", bind(_sql(values), "__mv", once)) + ")"), mt
 
 
 def _row(items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:

@@ -1,0 +1,5 @@
+CREATE TABLE src (id INT, r ROW<x INT, y STRING>, s STRING) WITH (
+  'connector' = 'kafka', 'topic' = '${TOPIC}', 'properties.bootstrap.servers' = '${BOOTSTRAP}',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'format' = 'json', 'json.fail-on-missing-field' = 'true');
+CREATE TABLE out_rows WITH ('connector' = 'print') AS SELECT id, r.x AS x FROM src;
