@@ -481,11 +481,19 @@ class ParallelJobRunner:
         tables = [n.table for s in self.stages for n in walk(s.roots)
                   if isinstance(n, (ExchangeSinkNode, SinkNode))]
         prefixes = {t.options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX for t in tables}
-        groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress"
-                  for prefix in sorted(prefixes or {DEFAULT_PREFIX}) for t in self.tasks]
+        # the tasks of this run and of the run _tasks names: after a restore at a lower parallelism,
+        # the old run's tasks beyond it kept their committed ids, which a later run's task of that
+        # index took for its own; a single-process run (named as the job) commits as task 0
+        recorded = (self.files.read_file(TASKS_FILE) or b"").decode().split("\n")
+        single = self.name in recorded
+        names = {t.name for t in self.tasks} | {f"{n}-0" if n == self.name else n for n in recorded if n}
+        groups = [f"{prefix}-{n}-progress"
+                  for prefix in sorted(prefixes or {DEFAULT_PREFIX}) for n in sorted(names)]
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
         store, key = self.files.files, self.files.job_key
+        if single:  # its commit point without a Kafka transaction (its checkpoints and savepoints stay)
+            store.delete(f"{key}/_committed")
         for name in store.list(key):
             if name.startswith("stage") and "-task" in name:
                 store.delete(f"{key}/{name}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from streamsql.state.base import StateBackend
 from streamsql.state.exceptions import StateError
@@ -51,7 +51,8 @@ def key_group_range(task: int, parallelism: int) -> range:
     return range(start, end)
 
 
-def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[str], workdir: str) -> None:
+def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[str], workdir: str,
+                      operators: Collection[str] | None = None) -> None:
     """Write ``len(targets)`` snapshots holding the state of ``sources``, split by key group.
 
     Args:
@@ -60,6 +61,9 @@ def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[st
         targets: folders (must not exist) for the new tasks' snapshots; target ``p`` gets the
             key groups :func:`key_group_range` ``(p, len(targets))``.
         workdir: a scratch folder for the backends' working files (removed at the end).
+        operators: only these operators' state goes into the targets (None: every operator's);
+            a single-process job's snapshot restored into the stages of a parallel job holds
+            every stage's operators, and each stage takes its own.
 
     Raises:
         RescaleError: for conflicting operator-wide entries, or no target.
@@ -77,6 +81,8 @@ def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[st
             try:
                 reader.restore(source)
                 for op in reader.operator_ids():
+                    if operators is not None and op not in operators:
+                        continue
                     _route_operator(op, reader, outs, route)
             finally:
                 reader.close()
