@@ -5,12 +5,16 @@ state was split by key-group range and the source offsets by partition, nothing 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
 from collections import Counter
 
+import orjson
 import pytest
+from confluent_kafka import KafkaException, Producer
+from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX
 
 from streamsql.checkpoint.identity import JobIdentityError
 from streamsql.environment import StreamEnvironment
@@ -190,3 +194,31 @@ def test_a_restore_at_another_parallelism_replaces_the_stopped_run(kafka_bootstr
     _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, second, savepoint, after, "restored")
     _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, [], None, before, "again", times=2)
     assert os.path.exists(os.path.join(savepoint, "_savepoint")), "the savepoint was deleted"
+
+
+def test_a_restore_at_a_lower_parallelism_aborts_the_old_tasks_open_transactions(
+        kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """3 -> 2 while an old task beyond 2 still has a transaction open on the filter's topic (its
+    process hung, or was killed after a later checkpoint began; here a producer under the task's
+    transactional id that wrote a row and never committed). Nobody of the new run fences that id,
+    so the open transaction held back every read_committed reader of the partition for
+    'transaction.timeout.ms' (15 min): the restored run's rows stayed invisible. Flink's KafkaSink
+    aborts the lingering transactions of subtasks beyond the new parallelism on restore; the
+    restore's reset now fences those ids."""
+    topics = _topics(kafka_topic_factory)
+    rows = _rows(25, 3000)
+    first, second = rows[:1500], rows[1500:]
+    name = f"sp-{uuid.uuid4().hex[:8]}"
+    env, job = _first_half(tmp_path, name, kafka_bootstrap, topics, first, parallelism=3)
+    savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+    zombie = Producer({"bootstrap.servers": kafka_bootstrap, "transaction.timeout.ms": 900_000,
+                       "transactional.id": f"{DEFAULT_PREFIX}-{name}-0-2"})
+    zombie.init_transactions(60)
+    zombie.begin_transaction()
+    zombie.produce(topics["flt"], orjson.dumps({"id": -1, "k": -1, "v": -3}))
+    assert zombie.flush(30) == 0
+    try:
+        _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, second, savepoint, 2, "two")
+    finally:
+        with contextlib.suppress(KafkaException):
+            zombie.abort_transaction(30)  # fenced by the restore: nothing left to abort
