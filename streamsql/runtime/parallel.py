@@ -169,7 +169,7 @@ def reset_parallel_run(name: str, roots: list[PlanNode], config: Config, paralle
         parallelism: the run's ``'parallelism.default'``.
     """
     settings = {**config.as_dict(), "parallelism.default": str(parallelism)}
-    ParallelJobRunner(name, roots, Config(settings)).reset()
+    ParallelJobRunner(name, roots, Config(settings)).reset(replaced=True)
 
 
 def _shape(stage: Stage) -> dict[str, Any]:
@@ -473,12 +473,14 @@ class ParallelJobRunner:
     def _exchange_sinks(self) -> list[ExchangeSinkNode]:
         return [n for s in self.stages for n in walk(s.roots) if isinstance(n, ExchangeSinkNode)]
 
-    def reset(self) -> None:
+    def reset(self, replaced: bool = False) -> None:
         """Delete what the finished job leaves: exchange topics, progress groups, task folders.
 
         Before a restore (another parallelism), also what the stopped run's tasks leave that this
         run's do not replace: the progress groups of the tasks ``_tasks`` names, and their
         transactional ids fenced (an open transaction aborted: :func:`abort_lingering`).
+        ``replaced``: a single-process run replaces this one (:func:`reset_parallel_run`): every
+        task's id is fenced, none is opened again.
         """
         exchanges = self._exchange_sinks()
         # the tasks' transactional id prefix: their exactly-once Kafka sinks' (an exchange takes it
@@ -496,7 +498,7 @@ class ParallelJobRunner:
         groups = [f"{prefix}-{n}-progress" for prefix in prefixes for n in sorted(names)]
         # the old tasks this run has not: nobody else fences them, and a transaction one left open
         # held back the read_committed readers of what it wrote (this run's output) for 15 min
-        gone = sorted(names - {t.name for t in self.tasks})
+        gone = sorted(names if replaced else names - {t.name for t in self.tasks})
         abort_lingering(self._props(), [f"{prefix}-{n}" for prefix in prefixes for n in gone])
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
