@@ -22,6 +22,10 @@ parallelism: :func:`seed_tasks` gives each task of the new run a seed checkpoint
   positions; a savepoint without starts numbered all partitions in one sequence, ``i % P == t``).
   Exchange positions are dropped: the exchanges start afresh, empty.
 
+A single-process job's savepoint (its ``chk-<n>`` folder) seeds the tasks the same way: its one
+checkpoint serves every stage, each stage taking its own operators' state and its own sources'
+positions, with each topic's start (Flink's) recorded, since a single task records none.
+
 A task restores its seed while it has no committed checkpoint of its own
 (:class:`~streamsql.runtime.parallel.TaskRunner`); the job's reset deletes the seeds with the
 task folders.
