@@ -170,7 +170,8 @@ class TaskGroup:
         if not register(self.props, self.topic, len(self.tasks), f"Job '{self.job}' task topic", cancelled):
             return False
         what = f"Job '{self.job}' worker {self.worker_id}"
-        self._producer = new_client(Producer, {**self.props, "acks": "all", "logger": RDKAFKA_LOG}, what)
+        self._producer = new_client(Producer, {**self.props, "acks": "all", "allow.auto.create.topics": False,
+                                               "logger": RDKAFKA_LOG}, what)  # the task topic goes at the end
         consumer = new_client(Consumer, {
             **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
             "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,
