@@ -18,7 +18,12 @@ Operator-wide entries (key group ``OPERATOR_KG``, e.g. a watermark or a watermar
 split maxima) are copied to every target. When two sources hold one such key with different
 values: for ``WATERMARK_KEY`` the smallest watermark is kept (its value's last 8 bytes, signed
 big-endian: a lower watermark never fires or drops early; Flink restores no watermark at all);
-any other conflict raises :class:`RescaleError` rather than pick one silently.
+for a watermark assigner's split maximum (``SPLIT_KEY_PREFIX`` + the split's name) the largest:
+a rescale gives every new task a copy of every split's maximum, only the task that reads the
+split moves its copy on, and the others keep the copy they were given, older and so never larger
+(a second rescale, 1 -> 2 -> 3 or 2 -> 3 -> 2, refused the job: "its operator-wide entry
+... differs between the snapshots", the entry of split "0"). Any other conflict raises
+:class:`RescaleError` rather than pick one silently.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from collections.abc import Collection, Sequence
 from streamsql.state.base import StateBackend
 from streamsql.state.exceptions import StateError
 from streamsql.state.factory import create_backend
-from streamsql.state.layout import MAX_PARALLELISM, OPERATOR_KG, WATERMARK_KEY
+from streamsql.state.layout import MAX_PARALLELISM, OPERATOR_KG, SPLIT_KEY_PREFIX, WATERMARK_KEY
 
 _CHUNK = 10_000  # entries written per write batch
 
@@ -130,6 +135,9 @@ def _merge_wide(op: str, out: StateBackend, entries: list[tuple[bytes, bytes]]) 
             puts.append((key, value))
         elif key == WATERMARK_KEY:
             if _signed_tail(value) < _signed_tail(old):
+                puts.append((key, value))
+        elif key.startswith(SPLIT_KEY_PREFIX):  # a split's largest rowtime: the owner's is the largest
+            if _signed_tail(value) > _signed_tail(old):
                 puts.append((key, value))
         else:
             msg = (f"Cannot rescale the state of operator '{op}': its operator-wide entry {key!r} "
