@@ -46,10 +46,18 @@ def admin_client(props: dict[str, Any], what: str) -> AdminClient:
     Its log lines go to :data:`~.errors.RDKAFKA_LOG`. It lives until the process exits; callers
     share it across threads and never destroy it.
 
+    It never lets the broker create a topic (``allow.auto.create.topics`` = false, whatever
+    ``props`` say): an admin client is a producer to librdkafka, whose default is true, and a
+    topic it once looked up by name stays in its metadata refreshes. A parallel job's exchange
+    topic, deleted when the job finished or was reset for a restore, came back with the broker's
+    ``num.partitions`` (1) at the process's next refresh, and the next run of the job failed
+    ("exchange topic ... has 1 partitions, the job's parallelism needs 2"; query_fuzz --rescale
+    3,1,2 seed 208).
+
     Raises:
         ConfigError: for properties librdkafka rejects (``what`` names the caller).
     """
-    config = {**props, "logger": RDKAFKA_LOG}
+    config = {**props, "allow.auto.create.topics": False, "logger": RDKAFKA_LOG}
     key = tuple(sorted(config.items(), key=lambda kv: kv[0]))
     with _lock:
         client = _clients.get(key)

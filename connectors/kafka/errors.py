@@ -237,6 +237,14 @@ def is_fenced(e: BaseException | KafkaError | None) -> bool:
     return isinstance(err, KafkaError) and err.code() in FENCED_CODES
 
 
+class KafkaUnreachableError(ExecutionError):
+    """The brokers did not answer (transport error, timeout, all brokers down, name resolution).
+
+    Transient as far as the caller can tell: a process stalled past its request's timeout (a
+    frozen or starved worker), or a broker slow to answer, gives it as well as one that is down.
+    """
+
+
 def execution_error(what: str, e: BaseException, bootstrap: str) -> ExecutionError:
     """An ExecutionError for a KafkaException raised by a client call."""
     e = unwrap(e)
@@ -252,5 +260,5 @@ def execution_error(what: str, e: BaseException, bootstrap: str) -> ExecutionErr
         KafkaError._ALL_BROKERS_DOWN,
         KafkaError._RESOLVE,
     ):
-        return ExecutionError(f"{what}: cannot reach Kafka at {bootstrap}: {text}")
+        return KafkaUnreachableError(f"{what}: cannot reach Kafka at {bootstrap}: {text}")
     return ExecutionError(f"{what}: Kafka error: {text}")

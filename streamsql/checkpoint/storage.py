@@ -238,9 +238,14 @@ class CheckpointStorage:
                 self.snapshots.delete(self._chk(i))
 
     def discard_after(self, checkpoint_id: int | None) -> None:
-        """Delete every checkpoint newer than ``checkpoint_id`` (restore discards them)."""
+        """Delete every checkpoint newer than ``checkpoint_id`` (restore discards them).
+
+        Savepoints (:meth:`keep_as_savepoint`) are kept, as :meth:`prune` keeps them: a fresh start
+        of the job (None) left the user's savepoint of an earlier run deleted.
+        """
         for i in self.checkpoint_ids():
-            if checkpoint_id is None or i > checkpoint_id:
+            if ((checkpoint_id is None or i > checkpoint_id)
+                    and self.snapshots.read(f"{self._chk(i)}/{SAVEPOINT_MARKER}") is None):
                 self.snapshots.delete(self._chk(i))
 
 

@@ -40,7 +40,7 @@ from typing import Any, Callable
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, check_tasks
 from streamsql.checkpoint.operators import ignore_unclaimed
 from streamsql.checkpoint.storage import CheckpointStorage
-from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
+from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions
 from streamsql.core.config import Config
@@ -169,7 +169,7 @@ def reset_parallel_run(name: str, roots: list[PlanNode], config: Config, paralle
         parallelism: the run's ``'parallelism.default'``.
     """
     settings = {**config.as_dict(), "parallelism.default": str(parallelism)}
-    ParallelJobRunner(name, roots, Config(settings)).reset()
+    ParallelJobRunner(name, roots, Config(settings)).reset(replaced=True)
 
 
 def _shape(stage: Stage) -> dict[str, Any]:
@@ -473,19 +473,38 @@ class ParallelJobRunner:
     def _exchange_sinks(self) -> list[ExchangeSinkNode]:
         return [n for s in self.stages for n in walk(s.roots) if isinstance(n, ExchangeSinkNode)]
 
-    def reset(self) -> None:
-        """Delete what the finished job leaves: exchange topics, progress groups, task folders."""
+    def reset(self, replaced: bool = False) -> None:
+        """Delete what the finished job leaves: exchange topics, progress groups, task folders.
+
+        Before a restore (another parallelism), also what the stopped run's tasks leave that this
+        run's do not replace: the progress groups of the tasks ``_tasks`` names, and their
+        transactional ids fenced (an open transaction aborted: :func:`abort_lingering`).
+        ``replaced``: a single-process run replaces this one (:func:`reset_parallel_run`): every
+        task's id is fenced, none is opened again.
+        """
         exchanges = self._exchange_sinks()
         # the tasks' transactional id prefix: their exactly-once Kafka sinks' (an exchange takes it
         # from them; a job of one stage has no exchange, and the default prefix missed its groups)
         tables = [n.table for s in self.stages for n in walk(s.roots)
                   if isinstance(n, (ExchangeSinkNode, SinkNode))]
         prefixes = {t.options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX for t in tables}
-        groups = [f"{prefix}-{t.slot.name}-{t.slot.index}-progress"
-                  for prefix in sorted(prefixes or {DEFAULT_PREFIX}) for t in self.tasks]
+        # the tasks of this run and of the run _tasks names: after a restore at a lower parallelism,
+        # the old run's tasks beyond it kept their committed ids, which a later run's task of that
+        # index took for its own; a single-process run (named as the job) commits as task 0
+        recorded = (self.files.read_file(TASKS_FILE) or b"").decode().split("\n")
+        single = self.name in recorded
+        names = {t.name for t in self.tasks} | {f"{n}-0" if n == self.name else n for n in recorded if n}
+        prefixes = sorted(prefixes or {DEFAULT_PREFIX})
+        groups = [f"{prefix}-{n}-progress" for prefix in prefixes for n in sorted(names)]
+        # the old tasks this run has not: nobody else fences them, and a transaction one left open
+        # held back the read_committed readers of what it wrote (this run's output) for 15 min
+        gone = sorted(names if replaced else names - {t.name for t in self.tasks})
+        abort_lingering(self._props(), [f"{prefix}-{n}" for prefix in prefixes for n in gone])
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
         store, key = self.files.files, self.files.job_key
+        if single:  # its commit point without a Kafka transaction (its checkpoints and savepoints stay)
+            store.delete(f"{key}/_committed")
         for name in store.list(key):
             if name.startswith("stage") and "-task" in name:
                 store.delete(f"{key}/{name}")

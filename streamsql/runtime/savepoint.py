@@ -22,6 +22,10 @@ parallelism: :func:`seed_tasks` gives each task of the new run a seed checkpoint
   positions; a savepoint without starts numbered all partitions in one sequence, ``i % P == t``).
   Exchange positions are dropped: the exchanges start afresh, empty.
 
+A single-process job's savepoint (its ``chk-<n>`` folder) seeds the tasks the same way: its one
+checkpoint serves every stage, each stage taking its own operators' state and its own sources'
+positions, with each topic's start (Flink's) recorded, since a single task records none.
+
 A task restores its seed while it has no committed checkpoint of its own
 (:class:`~streamsql.runtime.parallel.TaskRunner`); the job's reset deletes the seeds with the
 task folders.
@@ -36,7 +40,7 @@ import shutil
 import tempfile
 from typing import Any
 
-from streamsql.checkpoint.identity import JobIdentityError
+from streamsql.checkpoint.identity import JobIdentityError, read_job_file
 from streamsql.checkpoint.operators import claim_state
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.assignment import START_PREFIX, flink_start, owner, position_starts
@@ -44,6 +48,7 @@ from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import walk
 from streamsql.plan.stages import ExchangeSourceNode, Stage
 from streamsql.runtime.builder import TaskSlot
+from streamsql.state.convert import snapshot_backend
 from streamsql.state.rescale import rescale_snapshots
 
 log = logging.getLogger(__name__)
@@ -109,20 +114,37 @@ def _copier(local: str):
 def read_manifest(path: str, like: CheckpointStorage) -> dict:
     """The manifest of the savepoint at ``path``.
 
+    A single-process job's savepoint (its ``chk-<n>`` folder, marked by an empty ``_savepoint``)
+    has no manifest of its own; it reads as ``{"job", "fingerprint", "single": n, "backend": None}``:
+    its one checkpoint holds the state and the source positions of every stage.
+
     Raises:
-        JobIdentityError: ``path`` is not a savepoint of a parallel job.
+        JobIdentityError: ``path`` is not a savepoint.
     """
     data = like.at(path.rstrip("/")).read_file(MANIFEST)
     if data is None:
-        msg = (f"'execution.savepoint.path' = '{path}' is not a savepoint of a job with "
-               "'parallelism.default' > 1 (no _savepoint manifest): use the path that STOP JOB ... WITH "
-               "SAVEPOINT returned")
+        msg = (f"'execution.savepoint.path' = '{path}' is not a savepoint (no _savepoint marker): use the "
+               "path that STOP JOB ... WITH SAVEPOINT returned")
         raise JobIdentityError(msg)
     if not data.strip():  # a single-process job's savepoint: an empty marker in its chk-<n> folder
-        msg = (f"'execution.savepoint.path' = '{path}' is the savepoint of a job with 'parallelism.default' "
-               "= '1'; restoring it at a parallelism > 1 is not supported yet: restore it at parallelism 1")
-        raise JobIdentityError(msg)
+        job_dir, _, base = path.rstrip("/").rpartition("/")
+        if not (base.startswith("chk-") and base[4:].isdigit()):
+            msg = (f"'execution.savepoint.path' = '{path}' holds a single-process savepoint marker but "
+                   "is not a chk-<n> folder: use the path that STOP JOB ... WITH SAVEPOINT returned")
+            raise JobIdentityError(msg)
+        writer = read_job_file(like.at(job_dir)) or {}
+        return {"job": like.at(job_dir).job_key, "fingerprint": writer.get("fingerprint"),
+                "single": int(base[4:]), "backend": None}
     return json.loads(data)
+
+
+def _stage_checkpoints(path: str, manifest: dict, stage: int,
+                       like: CheckpointStorage) -> list[tuple[CheckpointStorage, int]]:
+    """The savepoint's checkpoints of stage ``stage``, in task order (a single-process one: its only)."""
+    if manifest.get("single") is not None:
+        return [(like.at(path.rstrip("/").rpartition("/")[0]), manifest["single"])]
+    return [(CheckpointStorage(path.rstrip("/"), task_key(stage, t), like.options), cid)
+            for t, cid in enumerate(manifest.get("stages", {})[str(stage)])]
 
 
 def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerprint: str,
@@ -141,8 +163,9 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         JobIdentityError: not a savepoint, or one of a job with other stages.
     """
     manifest = read_manifest(path, files)
+    single = manifest.get("single") is not None
     old = manifest.get("stages", {})
-    if sorted(old) != sorted(str(s.id) for s in stages):
+    if not single and sorted(old) != sorted(str(s.id) for s in stages):
         msg = (f"'execution.savepoint.path' = '{path}' is a savepoint of a job with stages {sorted(old)}, "
                f"this job has {sorted(str(s.id) for s in stages)}: it cannot be restored into it")
         raise JobIdentityError(msg)
@@ -152,24 +175,30 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
     options = files.options
     os.makedirs(scratch, exist_ok=True)
     for stage in stages:
-        ids = old[str(stage.id)]
-        sources = [(CheckpointStorage(path.rstrip("/"), task_key(stage.id, t), options), cid)
-                   for t, cid in enumerate(ids)]
+        sources = _stage_checkpoints(path, manifest, stage.id, files)
+        ids = [cid for _, cid in sources]
         exchanges = {n.id for n in walk(stage.roots) if isinstance(n, ExchangeSourceNode)}
+        # a single-process checkpoint holds every stage's state and sources: each stage takes its own
+        mine = {n.id for n in walk(stage.roots)} if single else None
         metas = [s.read_metadata(cid) or {} for s, cid in sources]
         targets = [seed_storage(TaskSlot(files.job_key, stage.id, t, stage.parallelism), files.root, options)
                    for t in range(stage.parallelism)]
         n = max(ids)
+        operators = metas[0].get("operators") if metas else None
+        if mine is not None and operators is not None:
+            operators = {k: v for k, v in operators.items() if k in mine}
         work = tempfile.mkdtemp(prefix="streamsql-rescale-", dir=scratch)
         try:
-            states = _rescaled(manifest["backend"], sources, stage.parallelism, work)
+            states = _rescaled(manifest["backend"], sources, stage.parallelism, work, mine)
             for t, target in enumerate(targets):
                 target.discard_after(None)
                 if states:
                     target.save_state(n, _copier(states[t]))
-                positions = _share(metas, exchanges, t, stage.parallelism)
+                positions = _share(metas, exchanges, t, stage.parallelism, one_task=single)
+                if mine is not None:
+                    positions = {k: v for k, v in positions.items() if k in mine}
                 target.write_metadata(n, {"checkpoint_id": n, "positions": positions, "savepoint": path,
-                                          "operators": metas[0].get("operators") if metas else None})
+                                          "operators": operators})
         finally:
             shutil.rmtree(work, ignore_errors=True)
         log.info("job %s: stage %d restored from savepoint %s, %d -> %d tasks", files.job_key, stage.id, path,
@@ -254,7 +283,15 @@ def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], op
         StateMappingError: a stage's state that the new plan does not claim
             (:func:`~streamsql.checkpoint.operators.claim_state`).
     """
-    old = read_manifest(path, files).get("stages", {})
+    manifest = read_manifest(path, files)
+    if manifest.get("single") is not None:  # one checkpoint of every stage's operators
+        [(storage, cid)] = _stage_checkpoints(path, manifest, 0, files)
+        mine = {n.id for s in stages for n in walk(s.roots)}
+        claim_state((storage.read_metadata(cid) or {}).get("operators"),
+                    {k: v for k, v in operators.items() if k in mine}, location=path, job=files.job_key,
+                    ignore=ignore)
+        return
+    old = manifest.get("stages", {})
     for stage in stages:
         ids = old.get(str(stage.id)) or []
         if not ids:
@@ -266,8 +303,13 @@ def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], op
                     location=path, job=files.job_key, ignore=ignore)
 
 
-def _rescaled(backend: str, sources: list[tuple[CheckpointStorage, int]], tasks: int, work: str) -> list[str]:
-    """Local folders of the ``tasks`` new snapshots ([] when the stage has no state)."""
+def _rescaled(backend: str | None, sources: list[tuple[CheckpointStorage, int]], tasks: int, work: str,
+              operators: set[str] | None = None) -> list[str]:
+    """Local folders of the ``tasks`` new snapshots ([] when the stage has no state).
+
+    ``backend`` None: the one that wrote the snapshots (a single-process savepoint records none);
+    ``operators``: only these operators' state (None: every operator's).
+    """
     local = []
     for i, (storage, cid) in enumerate(sources):
         folder = os.path.join(work, f"old-{i}")
@@ -278,13 +320,24 @@ def _rescaled(backend: str, sources: list[tuple[CheckpointStorage, int]], tasks:
     if len(local) != len(sources):
         msg = "A savepoint's stage has state snapshots for only some of its tasks"
         raise ExecutionError(msg)
+    backend = backend or snapshot_backend(local[0])
+    if backend is None:
+        where = sources[0][0].state_dir(sources[0][1])
+        msg = f"A savepoint's state snapshot ({where}) is of no known state backend"
+        raise ExecutionError(msg)
     targets = [os.path.join(work, f"new-{t}") for t in range(tasks)]
-    rescale_snapshots(backend, local, targets, os.path.join(work, "backends"))
+    rescale_snapshots(backend, local, targets, os.path.join(work, "backends"), operators)
     return targets
 
 
-def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int) -> dict[str, Any]:
-    """Task ``task``'s source positions: the old tasks' offsets merged, cut to its partitions."""
+def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int,
+           one_task: bool = False) -> dict[str, Any]:
+    """Task ``task``'s source positions: the old tasks' offsets merged, cut to its partitions.
+
+    ``one_task``: the positions are a single-process job's, which read every partition and record
+    no starts: each topic gets Flink's start (:func:`flink_start`), recorded in every task's share,
+    so the partitions go to the tasks a fresh run at ``tasks`` gives them.
+    """
     merged: dict[str, Any] = {}
     for meta in metas:
         for source, position in (meta.get("positions") or {}).items():
@@ -294,6 +347,11 @@ def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int) -> dic
                 merged.setdefault(source, {}).update(position)
             else:  # a source that is not partitioned runs in a stage of one task
                 merged[source] = position
+    if one_task and tasks > 1:  # one task (a stage reading no Kafka source) owns every position
+        for source, position in merged.items():
+            if isinstance(position, dict) and position_starts(position) is None:
+                topics = {str(k).rpartition(":")[0] for k in position}
+                position.update({f"{START_PREFIX}{t}": flink_start(t) for t in sorted(topics) if t})
     out: dict[str, Any] = {}
     for source, position in merged.items():
         if not isinstance(position, dict):

@@ -29,6 +29,8 @@ restarted within ``session.timeout.ms`` gets its tasks back without a rebalance)
 - The worker leaves when every partition holds a ``done`` record, after writing the job's
   ``_finished`` marker (see :mod:`streamsql.runtime.parallel`). A task failing beyond its
   restart strategy fails the worker (exit 1), its error naming the task and the worker.
+- A starting worker's first request (the task topic's metadata: its registration) is retried
+  while the brokers do not answer, for up to :data:`REGISTRATION_TIMEOUT_S` (:func:`register`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from typing import Any
 import orjson
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
-from streamsql.connectors.kafka.errors import RDKAFKA_LOG, new_client
+from streamsql.connectors.kafka.errors import RDKAFKA_LOG, KafkaUnreachableError, new_client
 from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ExecutionError, FencedError, user_text
@@ -54,6 +56,12 @@ SESSION_TIMEOUT_MS = 6000
 #: Longest hold of the tasks assigned beyond a worker's share (Kafka's default initial
 #: rebalance delay): after that they start, so a job short of workers runs all its tasks.
 HOLD_S = 3.0
+#: How long a starting worker retries joining its job while the brokers do not answer: Flink's
+#: ``taskmanager.registration.timeout`` (a TaskManager retries its registration with the
+#: ResourceManager, backing off up to ``cluster.registration.max-timeout``, for 5 min).
+REGISTRATION_TIMEOUT_S = 300.0
+#: The longest pause between two of those tries (the first waits 0.5 s, then twice as long).
+REGISTRATION_MAX_BACKOFF_S = 10.0
 #: What a task's ``done`` record holds (from :meth:`TaskRunner.stats`, what the worker that finished
 #: it counted): read back by :func:`task_reports`.
 REPORT_KEYS = ("worker", "rows_in", "rows_out", "rows_exchanged", *DROPPED_KEYS, "restarts")
@@ -95,6 +103,38 @@ def task_reports(props: dict[str, Any], job: str, tasks: int, timeout: float = 1
     return out
 
 
+def register(props: dict[str, Any], topic: str, tasks: int, what: str, cancelled: threading.Event,
+             timeout_s: float = REGISTRATION_TIMEOUT_S) -> bool:
+    """Make sure the job's task topic exists, retrying while the brokers do not answer.
+
+    A worker's first request (the task topic's metadata) is its registration with the job. It
+    failed the worker at once when the brokers took longer than the metadata timeout to answer:
+    a worker frozen during it (the crash campaign's SIGSTOP, past the 10 s timeout) or starved on
+    a loaded machine exited 1 with ``Failed to get metadata: Local: Timed out``. As a Flink
+    TaskManager retries its registration, it is retried with backoff for ``timeout_s``; other
+    errors (the topic with another partition count, ...) fail at once.
+
+    Returns:
+        False when ``cancelled`` was set meanwhile.
+
+    Raises:
+        KafkaUnreachableError: the brokers did not answer for ``timeout_s`` seconds.
+        ExecutionError: any other failure of :func:`ensure_topic`.
+    """
+    deadline, backoff = time.monotonic() + timeout_s, 0.5
+    while True:
+        try:
+            ensure_topic(props, topic, tasks, what)
+            return True
+        except KafkaUnreachableError as e:
+            if time.monotonic() + backoff > deadline:
+                raise
+            log.warning("%s; retrying in %.1f s (for up to %.0f s in all)", e, backoff, timeout_s)
+        if cancelled.wait(backoff):
+            return False
+        backoff = min(2 * backoff, REGISTRATION_MAX_BACKOFF_S)
+
+
 class TaskGroup:
     """This worker's membership in the job's group and the tasks it runs (see module docstring).
 
@@ -127,9 +167,11 @@ class TaskGroup:
         Raises:
             StreamSQLError: a task's failure beyond its restart strategy.
         """
-        ensure_topic(self.props, self.topic, len(self.tasks), f"Job '{self.job}' task topic")
+        if not register(self.props, self.topic, len(self.tasks), f"Job '{self.job}' task topic", cancelled):
+            return False
         what = f"Job '{self.job}' worker {self.worker_id}"
-        self._producer = new_client(Producer, {**self.props, "acks": "all", "logger": RDKAFKA_LOG}, what)
+        self._producer = new_client(Producer, {**self.props, "acks": "all", "allow.auto.create.topics": False,
+                                               "logger": RDKAFKA_LOG}, what)  # the task topic goes at the end
         consumer = new_client(Consumer, {
             **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
             "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,

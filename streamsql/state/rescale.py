@@ -18,19 +18,24 @@ Operator-wide entries (key group ``OPERATOR_KG``, e.g. a watermark or a watermar
 split maxima) are copied to every target. When two sources hold one such key with different
 values: for ``WATERMARK_KEY`` the smallest watermark is kept (its value's last 8 bytes, signed
 big-endian: a lower watermark never fires or drops early; Flink restores no watermark at all);
-any other conflict raises :class:`RescaleError` rather than pick one silently.
+for a watermark assigner's split maximum (``SPLIT_KEY_PREFIX`` + the split's name) the largest:
+a rescale gives every new task a copy of every split's maximum, only the task that reads the
+split moves its copy on, and the others keep the copy they were given, older and so never larger
+(a second rescale, 1 -> 2 -> 3 or 2 -> 3 -> 2, refused the job: "its operator-wide entry
+... differs between the snapshots", the entry of split "0"). Any other conflict raises
+:class:`RescaleError` rather than pick one silently.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from streamsql.state.base import StateBackend
 from streamsql.state.exceptions import StateError
 from streamsql.state.factory import create_backend
-from streamsql.state.layout import MAX_PARALLELISM, OPERATOR_KG, WATERMARK_KEY
+from streamsql.state.layout import MAX_PARALLELISM, OPERATOR_KG, SPLIT_KEY_PREFIX, WATERMARK_KEY
 
 _CHUNK = 10_000  # entries written per write batch
 
@@ -51,7 +56,8 @@ def key_group_range(task: int, parallelism: int) -> range:
     return range(start, end)
 
 
-def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[str], workdir: str) -> None:
+def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[str], workdir: str,
+                      operators: Collection[str] | None = None) -> None:
     """Write ``len(targets)`` snapshots holding the state of ``sources``, split by key group.
 
     Args:
@@ -60,6 +66,9 @@ def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[st
         targets: folders (must not exist) for the new tasks' snapshots; target ``p`` gets the
             key groups :func:`key_group_range` ``(p, len(targets))``.
         workdir: a scratch folder for the backends' working files (removed at the end).
+        operators: only these operators' state goes into the targets (None: every operator's);
+            a single-process job's snapshot restored into the stages of a parallel job holds
+            every stage's operators, and each stage takes its own.
 
     Raises:
         RescaleError: for conflicting operator-wide entries, or no target.
@@ -77,6 +86,8 @@ def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[st
             try:
                 reader.restore(source)
                 for op in reader.operator_ids():
+                    if operators is not None and op not in operators:
+                        continue
                     _route_operator(op, reader, outs, route)
             finally:
                 reader.close()
@@ -124,6 +135,9 @@ def _merge_wide(op: str, out: StateBackend, entries: list[tuple[bytes, bytes]]) 
             puts.append((key, value))
         elif key == WATERMARK_KEY:
             if _signed_tail(value) < _signed_tail(old):
+                puts.append((key, value))
+        elif key.startswith(SPLIT_KEY_PREFIX):  # a split's largest rowtime: the owner's is the largest
+            if _signed_tail(value) > _signed_tail(old):
                 puts.append((key, value))
         else:
             msg = (f"Cannot rescale the state of operator '{op}': its operator-wide entry {key!r} "

@@ -31,6 +31,11 @@ and the process died (SIGSEGV in ``gc_collect_main``, seen in a core of a loop o
 test_parallel_exchange_topics, whose first test and every exchange reader's purge call it).
 ``DeleteRecords`` goes through streamsql/connectors/kafka/admin.py's ``delete_records``, which gives
 back what the call took.
+
+Fifth: the shared admin client never has the broker create a topic. A topic it looked up by name
+stayed in its metadata refreshes, and an admin client is a producer to librdkafka
+(``allow.auto.create.topics`` true by default): a deleted exchange topic came back with the
+broker's ``num.partitions`` and failed the job's next run (query_fuzz --rescale 3,1,2 seed 208).
 """
 
 from __future__ import annotations
@@ -43,11 +48,13 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer, TopicPartition
+from confluent_kafka.admin import NewTopic
 from streamsql.connectors.kafka.admin import admin_client, delete_records
 from streamsql.connectors.kafka.source import KafkaSource
 
@@ -201,3 +208,18 @@ def test_no_code_calls_admin_delete_records_itself():
                 if re.search(r"\.delete_records\(", line) and path != helper:
                     found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert found == []
+
+
+def test_a_topic_deleted_after_a_lookup_by_name_stays_deleted(kafka_bootstrap, kafka_admin):
+    topic = f"lookup-{uuid.uuid4().hex[:8]}"
+    # its own client (a configuration of its own), refreshing its metadata every second
+    admin = admin_client({"bootstrap.servers": kafka_bootstrap, "topic.metadata.refresh.interval.ms": 1000},
+                         "test")
+    kafka_admin.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(30)
+    deadline = time.monotonic() + 30
+    while len(getattr(admin.list_topics(topic=topic, timeout=10).topics.get(topic), "partitions", ())) != 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    kafka_admin.delete_topics([topic])[topic].result(30)
+    time.sleep(5)  # five refreshes: it came back with 1 partition after the first
+    assert topic not in kafka_admin.list_topics(timeout=10).topics

@@ -53,8 +53,8 @@ from tests.runtime.query_fuzz_savepoint import RECORDER, WRITTEN, compare_runs, 
 
 PARTITIONS = 4
 TABLES = ("t", "cdc", "cdx")
-#: rescale pairs ``--rescale mix`` draws from
-MIX = ((2, 3), (3, 2), (2, 2), (2, 1))
+#: rescale pairs ``--rescale mix`` draws from (1 -> N: a single-process savepoint split into tasks)
+MIX = ((2, 3), (3, 2), (2, 2), (2, 1), (1, 2), (1, 3))
 #: the last seed's counts (what ``-v`` prints)
 LAST: dict[str, object] = {}
 

@@ -6,6 +6,7 @@ import pytest
 from streamsql.state.factory import create_backend
 from streamsql.state.layout import (
     MAX_PARALLELISM,
+    OPERATOR_KG,
     SPLIT_KEY_PREFIX,
     WATERMARK_KEY,
     encode_keys,
@@ -83,14 +84,24 @@ def test_split_one_two_three_and_merge_back(backend, tmp_path):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_merge_keeps_the_smallest_watermark_and_refuses_other_conflicts(backend, tmp_path):
+def test_merge_keeps_the_smallest_watermark_the_largest_split_maximum_and_refuses_other_conflicts(
+        backend, tmp_path):
     a = _snapshot(backend, tmp_path, "a", {"w": {WATERMARK_KEY: _watermark(-5)}})
     b = _snapshot(backend, tmp_path, "b", {"w": {WATERMARK_KEY: _watermark(7)}})
     out = str(tmp_path / "out")
     rescale_snapshots(backend, [b, a], [out], str(tmp_path / "s"))
     assert _content(backend, tmp_path, out) == {"w": {WATERMARK_KEY: _watermark(-5)}}
 
-    c = _snapshot(backend, tmp_path, "c", {"w": {SPLIT_KEY_PREFIX + b"p0": b"\x00" * 8}})
-    d = _snapshot(backend, tmp_path, "d", {"w": {SPLIT_KEY_PREFIX + b"p0": b"\x01" * 8}})
+    # a split's maximum: the task reading the split moved its copy on, the others kept an older one
+    split = SPLIT_KEY_PREFIX + b"0"
+    c = _snapshot(backend, tmp_path, "c", {"w": {split: (1_000).to_bytes(8, "big", signed=True)}})
+    d = _snapshot(backend, tmp_path, "d", {"w": {split: (-7).to_bytes(8, "big", signed=True)}})
+    rescale_snapshots(backend, [d, c], [str(tmp_path / "out2")], str(tmp_path / "s2"))
+    assert _content(backend, tmp_path, str(tmp_path / "out2")) == {
+        "w": {split: (1_000).to_bytes(8, "big", signed=True)}}
+
+    other = OPERATOR_KG + b"\x00Z"
+    e = _snapshot(backend, tmp_path, "e", {"w": {other: b"\x00" * 8}})
+    f = _snapshot(backend, tmp_path, "f", {"w": {other: b"\x01" * 8}})
     with pytest.raises(RescaleError, match="operator 'w'"):
-        rescale_snapshots(backend, [c, d], [str(tmp_path / "out2")], str(tmp_path / "s2"))
+        rescale_snapshots(backend, [e, f], [str(tmp_path / "out3")], str(tmp_path / "s3"))
