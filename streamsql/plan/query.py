@@ -26,8 +26,8 @@ from streamsql.sql.parser import too_deep
 #: The name under which the batch is visible to the query.
 INPUT_TABLE = "__in"
 
-#: DuckDB 2's Python API warns that Arrow out of a DB-API result copies the rows: :func:`_duckdb_schema`
-#: takes the schema of a result without rows that way (see there). Only for this module's calls.
+#: DuckDB 2's Python API warns that Arrow out of a DB-API result copies the rows: :func:`executed_arrow`
+#: takes results without rows or with few that way, on purpose. Only for this module's calls.
 _NO_ROWS_COPIED = dict(message="Arrow output on a DB-API result makes an extra copy", category=UserWarning,
                        module=__name__)
 warnings.filterwarnings("ignore", **_NO_ROWS_COPIED)
@@ -151,9 +151,7 @@ def _duckdb_schema(query: str, input_schema: pa.Schema) -> pa.Schema | duckdb.Er
     con = python_functions.planning_connection()
     con.register(INPUT_TABLE, input_schema.empty_table())
     try:
-        result = con.execute(query)
-        fetch = getattr(result, "to_arrow_table", None) or result.fetch_arrow_table  # DuckDB 2, 1
-        answer: pa.Schema | duckdb.Error = fetch().schema
+        answer: pa.Schema | duckdb.Error = executed_arrow(con, query).schema
     except duckdb.Error as e:
         answer = e.with_traceback(None)  # kept: not its frames
     finally:
@@ -163,6 +161,18 @@ def _duckdb_schema(query: str, input_schema: pa.Schema) -> pa.Schema | duckdb.Er
         while len(_CHECKED) > _CHECKED_SIZE:
             _CHECKED.popitem(last=False)
     return answer
+
+
+def executed_arrow(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
+    """``sql``'s result as Arrow, run as a DB-API ``execute`` (see :func:`_duckdb_schema`).
+
+    Cheaper than ``con.sql(sql).to_arrow_table()`` by a parse, a bind and a Python pass over the
+    text, dearer by a copy of the result's rows (DuckDB 2's warning, silenced for this module):
+    for a result without rows or with few (the runtime's small batches).
+    """
+    result = con.execute(sql)
+    fetch = getattr(result, "to_arrow_table", None) or result.fetch_arrow_table  # DuckDB 2, 1
+    return fetch()
 
 
 def _keep_passed_types(items: list[tuple[str, str]], input_schema: pa.Schema, output: pa.Schema) -> pa.Schema:
