@@ -59,6 +59,7 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
             sink_always_upserts=lambda table: sink_class.upserts,
             sink_guarantee=functools.partial(guarantee_of, sink_class),
             sink_not_null=not_null_metadata,
+            source_reads_columns=True,
         )
     )
 

@@ -550,6 +550,10 @@ class ConnectorSpec:
         source_limit: the source can stop after its first n rows (Flink's
             ``SupportsLimitPushDown``): a LIMIT right over the scan is pushed into it
             (``ConnectorContext.limit``), so a job over an unbounded source ends after its rows.
+        source_reads_columns: the source can leave the columns and fields the job does not read
+            undecoded (``ConnectorContext.read_columns``, :mod:`streamsql.plan.scan_reads`); the
+            runtime works out what a job reads only for the scans of such a source (that takes
+            DuckDB checks of each Calc above the scan), the others get None (all).
     """
 
     name: str
@@ -571,6 +575,7 @@ class ConnectorSpec:
     sink_not_null: Callable[[TableDef], list[str]] = _no_columns
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
     source_limit: bool = False
+    source_reads_columns: bool = False
 
 
 def empty_table(schema: Schema) -> pa.Table:

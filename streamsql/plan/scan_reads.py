@@ -32,6 +32,7 @@ scan read by nothing (a plan's root), reads every column (None).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Union
 
 import pyarrow as pa
@@ -46,7 +47,8 @@ from streamsql.plan.query import QuerySpec, compile_query
 Tree = dict[str, Union["Tree", None]]
 
 
-def scan_reads(nodes: list[PlanNode]) -> dict[int, frozenset[tuple[str, ...]] | None]:
+def scan_reads(nodes: list[PlanNode], wanted: Callable[[ScanNode], bool] | None = None,
+               ) -> dict[int, frozenset[tuple[str, ...]] | None]:
     """``{id(scan): the paths of its columns some reader uses, or None for all}`` (module docstring).
 
     A path is ``(column,)`` (all of it) or ``(column, field, ...)`` (that field of a ROW column);
@@ -55,6 +57,9 @@ def scan_reads(nodes: list[PlanNode]) -> dict[int, frozenset[tuple[str, ...]] | 
     Args:
         nodes: every node of the graph that will run (:func:`~streamsql.plan.nodes.walk` of its
             roots): a scan's readers must all be among them.
+        wanted: the scans to analyse (None: all); the others are left out (read whole). The
+            analysis compiles each Calc above a scan twice more with DuckDB, which a source that
+            decodes every column anyway has no use for.
     """
     readers: dict[int, list[PlanNode]] = {}
     for n in nodes:
@@ -62,7 +67,7 @@ def scan_reads(nodes: list[PlanNode]) -> dict[int, frozenset[tuple[str, ...]] | 
             readers.setdefault(id(i), []).append(n)
     out = {}
     for n in nodes:
-        if type(n) is ScanNode:
+        if type(n) is ScanNode and (wanted is None or wanted(n)):
             tree = _used(n, readers)
             out[id(n)] = frozenset(paths(tree)) if tree else None  # none read: SELECT 1 FROM t
     return out

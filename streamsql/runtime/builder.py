@@ -317,7 +317,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
     state: JobState | None = None
     try:
         sources, sinks = {}, {}
-        reads = scan_reads(nodes)
+        reads = scan_reads(nodes, lambda scan: get_connector(scan.table.connector).source_reads_columns)
         for node in nodes:
             table = getattr(node, "table", None)
             single = isinstance(node, plan.SinkNode) and single_task(node.inputs[0])

@@ -262,10 +262,15 @@ def test_unknown_topic_and_unreachable_broker(kafka_bootstrap, monkeypatch):
 def test_topic_deleted_while_reading_fails_the_source(kafka_bootstrap, kafka_topic_factory, kafka_admin):
     """A topic deleted under a running source fails it, naming the topic: librdkafka only
     reports "unknown topic or partition" events, every second, and waits (the job ran on,
-    reading nothing, with two warnings a second)."""
+    reading nothing, with two warnings a second).
+
+    The source fails only once librdkafka's metadata no longer lists the topic, which takes
+    ``topic.metadata.propagation.max.ms`` (30 s by default, which this test waited out); 1 s here.
+    """
     topic = kafka_topic_factory("gone", partitions=2)
     produce(kafka_bootstrap, topic, [(i % 2, None, jrec(i)) for i in range(20)])
-    src = KafkaSource(ctx(table("g", COLS, src_opts(kafka_bootstrap, topic))))
+    fast = {"properties.topic.metadata.propagation.max.ms": "1000"}
+    src = KafkaSource(ctx(table("g", COLS, src_opts(kafka_bootstrap, topic, **fast))))
     src.open(None)
     rows, _ = drain(src, want_rows=20)
     assert len(rows) == 20
