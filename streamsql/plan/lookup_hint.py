@@ -30,6 +30,7 @@ Functions:
     lookup_hint_names(): the hint names handled here.
     note_lookup_join(planner, node, name): record a lookup join of the SELECT being planned.
     apply_lookup_hints(planner, sel, lookups): check the hints of ``sel``, set the retries.
+    written_names(sel): the names of a SELECT's FROM and JOIN inputs as written.
 """
 
 from __future__ import annotations
@@ -101,17 +102,18 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, s
     if hint is None:
         return
     retries: dict[str, LookupRetry | None] = {}
-    joined = any(s.args.get("joins") for s in _selects(sel))  # Flink checks names on joins only
+    selects = list(sel.find_all(exp.Select))  # sel and its subqueries: the names a hint may use
+    joined = [s for s in selects if s.args.get("joins")]  # Flink checks names on joins only
     for h in hint.expressions:
         name = str(h.this).upper() if isinstance(h, exp.Anonymous) else ""
         if name == "LOOKUP":
             table, retry = _lookup_options(planner, h, fail)
-            if joined and table not in _lookup_names(sel):
+            if joined and table not in _lookup_names(joined):
                 fail(planner, f"'{table}'", f"{_UNMATCHED}`{table}` in `LOOKUP` ('table' is the alias, else "
                                             "the name, of the table joined FOR SYSTEM_TIME AS OF)", "LOOKUP")
             retries.setdefault(table, retry)
         elif name in JOIN_HINTS and joined:
-            inputs = _join_input_names(sel)
+            inputs = set().union(*map(written_names, joined))
             for arg in h.expressions:
                 plain = isinstance(arg, exp.Column | exp.Identifier | exp.Literal)
                 written = arg.name if plain else arg.sql()
@@ -177,32 +179,29 @@ def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetr
     return options["table"], LookupRetry(delays["fixed-delay"], ints["max-attempts"], predicate)
 
 
-def _selects(sel: exp.Select) -> list[exp.Select]:
-    """``sel`` and the SELECTs of its FROM and JOIN subqueries, at any depth."""
-    return [s for s in sel.find_all(exp.Select)]
+def _lookup_names(selects: list[exp.Select]) -> set[str]:
+    """The alias (else name) of each table joined FOR SYSTEM_TIME AS OF in ``selects``."""
+    return {j.this.alias or j.this.name for s in selects for j in s.args.get("joins") or []
+            if isinstance(j.this, exp.Table) and j.find(exp.Version)}
 
 
-def _lookup_names(sel: exp.Select) -> set[str]:
-    """The alias (else name) of each table joined FOR SYSTEM_TIME AS OF in ``sel`` or below."""
-    names = set()
-    for s in _selects(sel):
-        for j in s.args.get("joins") or []:
-            t = j.this
-            if isinstance(t, exp.Table) and (t.args.get("version") or j.find(exp.Version)):
-                names.add(t.alias or t.name)
-    return names
+def written_names(sel: exp.Select) -> set[str]:
+    """The names of ``sel``'s FROM and JOIN inputs as written: each alias, else the table name.
 
-
-def _join_input_names(sel: exp.Select) -> set[str]:
-    """The alias (else name) of each input of a join in ``sel`` or below."""
-    names = set()
-    for s in _selects(sel):
-        joins = s.args.get("joins") or []
-        if not joins:
-            continue
-        inputs = [s.args["from_"].this] if s.args.get("from_") else []
-        inputs += [j.this for j in joins]
-        for t in inputs:
-            if isinstance(t, exp.Table | exp.Subquery) and (t.alias or isinstance(t, exp.Table)):
-                names.add(t.alias or t.name)
+    The planner's scopes keep names in lower case (identifiers resolve in any case); Flink's hint
+    keys are compared with the names as written, case-sensitively.
+    """
+    sources = [sel.args["from_"].this] if sel.args.get("from_") else []
+    sources += [j.this for j in sel.args.get("joins") or []]
+    names: set[str] = set()
+    while sources:
+        src = sources.pop()
+        if isinstance(src, exp.Table | exp.Subquery) and src.alias:
+            names.add(src.alias)
+        elif isinstance(src, exp.Table):
+            names.add(src.name)
+        if isinstance(src, exp.Subquery) and isinstance(src.this, exp.Table | exp.Subquery) and not src.alias:
+            sources.append(src.this)  # (t) or ((t) JOIN u): a parenthesised input
+        for j in src.args.get("joins") or []:
+            sources.append(j.this)
     return names

@@ -31,7 +31,7 @@ from sqlglot import exp
 
 from streamsql.core.config import duration_ms
 from streamsql.core.errors import ConfigError, SqlError
-from streamsql.plan.lookup_hint import apply_lookup_hints, close_block, open_block
+from streamsql.plan.lookup_hint import apply_lookup_hints, close_block, open_block, written_names
 from streamsql.plan.nodes import GroupAggNode, PlanNode
 from streamsql.plan.scope import Scope
 from streamsql.sql.split import lexemes, line_col
@@ -120,28 +120,6 @@ def _hint_options(planner, sel: exp.Select) -> dict[str, tuple[int, exp.Expressi
     return options
 
 
-def _written_names(sel: exp.Select) -> set[str]:
-    """The names of ``sel``'s FROM and JOIN inputs as written: each alias, else the table name.
-
-    The planner's scopes keep names in lower case (identifiers resolve in any case); Flink's hint
-    keys are compared with the names as written, case-sensitively.
-    """
-    sources = [sel.args["from_"].this] if sel.args.get("from_") else []
-    sources += [j.this for j in sel.args.get("joins") or []]
-    names: set[str] = set()
-    while sources:
-        src = sources.pop()
-        if isinstance(src, exp.Table | exp.Subquery) and src.alias:
-            names.add(src.alias)
-        elif isinstance(src, exp.Table):
-            names.add(src.name)
-        if isinstance(src, exp.Subquery) and isinstance(src.this, exp.Table | exp.Subquery) and not src.alias:
-            sources.append(src.this)  # (t) or ((t) JOIN u): a parenthesised input
-        for j in src.args.get("joins") or []:
-            sources.append(j.this)
-    return names
-
-
 def _fail(planner, text: str, message: str, hint: str = "STATE_TTL") -> None:
     """Raise ``message`` at ``text`` inside the first ``hint`` hint that holds it (else at no position).
 
@@ -162,7 +140,7 @@ def _apply(planner, sel: exp.Select, hint: dict[str, tuple[int, exp.Expression]]
     if not hint:
         _fail(planner, "STATE_TTL",
               "Invalid STATE_TTL hint, expecting at least one key-value options specified")
-    written = _written_names(sel)
+    written = written_names(sel)
     used: set[str] = set()
     for node, names in block:
         ttls = []
