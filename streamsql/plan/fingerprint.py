@@ -111,7 +111,7 @@ def _sql(tree: exp.Expression) -> str:
     for table in tree.find_all(exp.Table):
         body = options_hint.hint_text(table)
         try:
-            options = options_hint.parse(body) if body is not None else {}
+            options = (options_hint.parse(body) if body is not None else None) or {}
         except ValueError:
             continue  # the planner refuses it
         kept = {k: v for k, v in options.items() if _identifies(k)}

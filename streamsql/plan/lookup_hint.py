@@ -11,8 +11,9 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
 
 - options are key-value (``LOOKUP('d')``: "Invalid list options in LOOKUP hint, only support
   key-value options."); ``'table'`` is required (keys are case-sensitive); other keys are
-  ignored; values parse as Flink's (``'async'`` true/false, ``'output-mode'`` ordered /
-  allow_unordered, ``'capacity'`` and ``'max-attempts'`` positive integers, ``'timeout'`` and
+  ignored (more than 10 keys are refused); values parse as Flink's (``'async'`` true/false,
+  ``'output-mode'`` ordered / allow_unordered, ``'capacity'`` and ``'max-attempts'`` integers,
+  positive (the capacity only when ``'async'`` is true: probes of session 23), ``'timeout'`` and
   ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay, ``'retry-predicate'``
   lookup_miss, all in any case); the four retry options come together or not at all;
 - ``'table'`` must name a lookup table (its alias, else its name, as written) of a lookup join in
@@ -48,6 +49,9 @@ from streamsql.plan.nodes import PlanNode
 JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
 _INT = re.compile(r"\s*[+-]?\d+\s*")
 _RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
+#: How many options Flink's LOOKUP hint knows (LookupJoinHintOptions' supported options, its message says):
+#: a hint with more keys is refused, unknown keys or not.
+_SUPPORTED = 10
 _UNMATCHED = "The options of following hints cannot match the name of input tables or views: "
 
 
@@ -124,58 +128,95 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, s
             node.retry = retries[table]
 
 
+class HintOptionError(Exception):
+    """A hint's option Flink's hint strategy refuses: its message and the text to point at."""
+
+    def __init__(self, message: str, text: str = "") -> None:
+        """``text``: what the error is positioned at inside the hint (its name when empty)."""
+        super().__init__(message)
+        self.message, self.text = message, text
+
+
 def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetry | None]:
-    """``(table, retry or None)`` of one LOOKUP hint, checked as Flink's hint strategy."""
-
-    def fail(text: str, message: str) -> None:
-        fail_at(planner, text, message, "LOOKUP")
-
+    """``(table, retry or None)`` of one LOOKUP hint after SELECT, checked as Flink's."""
     options: dict[str, str] = {}
     for option in h.expressions:
         if not (isinstance(option, exp.EQ) and isinstance(option.this, exp.Literal)
                 and isinstance(option.expression, exp.Literal)):
-            fail(option.sql(), "Invalid list options in LOOKUP hint, only support key-value options.")
+            msg = "Invalid list options in LOOKUP hint, only support key-value options."
+            fail_at(planner, option.sql(), msg, "LOOKUP")
         options.setdefault(option.this.name, option.expression.name)
-    if "table" not in options:
-        fail("LOOKUP", "Invalid LOOKUP hint: incomplete required option(s): [Key: 'table' , default: null "
-                       "(fallback keys: [])]")
+    try:
+        table, retry = lookup_options(options)
+        if retry is not None and retry.delay_ms <= 0:  # Flink's retry strategy, where a join takes it
+            msg = "backoffTimeMillis should be greater than zero."
+            raise HintOptionError(msg, f"'{options['fixed-delay']}'")
+    except HintOptionError as e:
+        fail_at(planner, e.text or "LOOKUP", e.message, "LOOKUP")
+    return table, retry
 
-    def bad(key: str) -> None:
+
+def lookup_options(options: dict[str, str]) -> tuple[str, LookupRetry | None]:
+    """``(table, retry or None)`` of a LOOKUP hint's key-value options, as Flink's hint strategy.
+
+    Flink checks the same wherever the hint is (after SELECT, or after a table's name where it
+    is then dropped): ``'table'`` given, values that parse, ``'capacity'`` positive when
+    ``'async'`` is true, the retry options all or none, ``'max-attempts'`` positive.
+
+    Raises:
+        HintOptionError: Flink's message.
+    """
+    if "table" not in options:
+        msg = ("Invalid LOOKUP hint: incomplete required option(s): [Key: 'table' , default: null "
+               "(fallback keys: [])]")
+        raise HintOptionError(msg)
+    if len(options) > _SUPPORTED:
+        msg = (f"Too many LOOKUP hint options {len(options)} beyond max number of supported options "
+               f"{_SUPPORTED}")
+        raise HintOptionError(msg)
+
+    def bad(key: str) -> HintOptionError:
         value = options[key]
-        fail(f"'{value}'", f"Invalid LOOKUP hint options: Could not parse value '{value}' for key '{key}'.")
+        msg = f"Invalid LOOKUP hint options: Could not parse value '{value}' for key '{key}'."
+        return HintOptionError(msg, f"'{value}'")
 
     choices = {"async": ("true", "false"), "output-mode": ("ordered", "allow_unordered"),
                "retry-strategy": ("fixed_delay",)}
     for key, allowed in choices.items():
         if key in options and options[key].strip().lower() not in allowed:
-            bad(key)
+            raise bad(key)
     ints, delays = {}, {}
     for key in ("capacity", "max-attempts"):
         if key in options:
             if not _INT.fullmatch(options[key]):
-                bad(key)
+                raise bad(key)
             ints[key] = int(options[key])
     for key in ("timeout", "fixed-delay"):
         if key in options:
             try:
                 delays[key] = duration_ms(options[key], key)
             except ConfigError:
-                bad(key)
-    for key, value in ints.items():
-        if value <= 0:
-            fail(f"'{options[key]}'",
-                 f"Invalid LOOKUP hint option: {key} value should be positive integer but was {value}")
+                raise bad(key) from None
+
+    def positive(key: str) -> None:
+        if ints[key] <= 0:
+            msg = f"Invalid LOOKUP hint option: {key} value should be positive integer but was {ints[key]}"
+            raise HintOptionError(msg, f"'{options[key]}'")
+
+    if options.get("async", "").strip().lower() == "true" and "capacity" in ints:
+        positive("capacity")  # Flink looks at the capacity of an async lookup only
     given = [k in options for k in _RETRY]
     if any(given) and not all(given):
-        fail("LOOKUP", "Invalid LOOKUP hint: retry options can be both null or all not null")
+        msg = "Invalid LOOKUP hint: retry options can be both null or all not null"
+        raise HintOptionError(msg)
     if not all(given):
         return options["table"], None
     predicate = options["retry-predicate"]
     if predicate.strip().lower() != "lookup_miss":
-        fail(f"'{predicate}'", f"Invalid LOOKUP hint option: unsupported retry-predicate '{predicate}', only "
-                               "'lookup_miss' is supported currently")
-    if delays["fixed-delay"] <= 0:
-        fail(f"'{options['fixed-delay']}'", "backoffTimeMillis should be greater than zero.")
+        msg = (f"Invalid LOOKUP hint option: unsupported retry-predicate '{predicate}', only 'lookup_miss' "
+               "is supported currently")
+        raise HintOptionError(msg, f"'{predicate}'")
+    positive("max-attempts")
     return options["table"], LookupRetry(delays["fixed-delay"], ints["max-attempts"], predicate)
 
 

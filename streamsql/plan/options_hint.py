@@ -7,9 +7,11 @@ As PyFlink 2.3 does (``tests/compat/cases/options_hint_*``): within one ``OPTION
 wins; of several ``OPTIONS`` in one hint (``/*+ OPTIONS(...), OPTIONS(...) */``) the first wins;
 the hint name is case-insensitive; on a view it is refused ("View ... cannot be enriched with new
 options. Hints can only be applied to tables."); an empty or key-only ``OPTIONS`` is refused
-("Hint [OPTIONS] only support non empty key value options"); another hint name on a table
+("Hint [OPTIONS] only support non empty key value options"); a hint name Flink does not know
 ("Hint: FOO should be registered in the HintStrategyTable"); a hint after a subquery or a second
-hint comment after one table does not parse in Flink and is refused here.
+hint comment after one table does not parse in Flink and is refused here. The other hints Flink
+knows (``LOOKUP``, ``BROADCAST``, ``STATE_TTL``, ...) are checked there as Flink checks them and
+change nothing (:mod:`streamsql.plan.table_hints`).
 
 The dialect's tokenizer keeps a table's hint as a comment of its :class:`~sqlglot.exp.Table`,
 marked (:data:`~streamsql.sql.nodes.HINT_MARK`) and kept with the table's name even on a line
@@ -22,82 +24,52 @@ options (:func:`options_of`). A plain comment, ``/* OPTIONS(...) */``, is a comm
 
 from __future__ import annotations
 
-import re
-
 from sqlglot import exp
 
 from streamsql.core.errors import ConfigError, OptionError, SqlError
+from streamsql.plan.table_hints import check_table_hint, parse_hints
 from streamsql.sql.nodes import HINT_MARK
 
 #: The key of a table node's ``meta`` holding its hint's options.
 META_KEY = "options_hint"
 #: ... and the (line, column) of its ``/*+``.
 AT_KEY = "options_hint_at"
+#: The key of a table node's ``meta`` saying its hint was checked (:func:`attach`).
+CHECKED_KEY = "table_hint_checked"
 #: Flink's switch (``TableConfigOptions.TABLE_DYNAMIC_TABLE_OPTIONS_ENABLED``).
 ENABLED_KEY = "table.dynamic-table-options.enabled"
 DISABLED = f"The 'OPTIONS' hint is allowed only when the config option '{ENABLED_KEY}' is set to true."
-NOT_KEY_VALUE = "Hint [OPTIONS] only support non empty key value options"
-MISPLACED = ('Encountered "/*+": an OPTIONS hint goes right after a table\'s name, once '
+MISPLACED = ('Encountered "/*+": a table hint goes right after a table\'s name, once '
              "(FROM t /*+ OPTIONS('k' = 'v') */ AS x); a subquery cannot take one")
 
-_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(")
-#: ``key = 'value'`` and what follows it; the key a string, a `quoted` or a plain identifier (Calcite's
-#: hint options; an identifier keeps its case, as Flink's parser).
-_PAIR = re.compile(r"\s*(?:'((?:[^']|'')*)'|`((?:[^`]|``)*)`|([A-Za-z_][A-Za-z_0-9$]*))"
-                   r"\s*=\s*'((?:[^']|'')*)'\s*([,)])")
-_STARTS = re.compile(r"\s*OPTIONS\s*\(", re.IGNORECASE)
 
+def parse(body: str) -> dict[str, str] | None:
+    """The options a table hint's body (the comment's text between ``/*+`` and ``*/``) lays over the table's.
 
-def parse(body: str) -> dict[str, str]:
-    """The options of a table hint's body (the comment's text between ``/*+`` and ``*/``).
+    Every hint of the body is checked as Flink checks a hint after a table's name
+    (:mod:`streamsql.plan.table_hints`); only ``OPTIONS`` acts (the first one wins on a key).
+
+    Returns:
+        None when the body holds no ``OPTIONS`` hint.
 
     Raises:
-        ValueError: with Flink's message, for a hint that is not ``OPTIONS``, an ``OPTIONS`` that
-            is empty or not ``'key' = 'value'`` pairs, or text after the last hint.
+        ValueError: with Flink's message, for text that is not a list of hints, a hint name
+            Flink does not know, or options its strategy refuses (an empty ``OPTIONS``, ...).
     """
-    hints: list[dict[str, str]] = []
-    pos = 0
-    while True:
-        name = _NAME.match(body, pos)
-        if name is None:
-            raise ValueError(NOT_KEY_VALUE if hints else f"Cannot parse the hint /*+{body}*/")
-        if name.group(1).upper() != "OPTIONS":
-            msg = f"Hint: {name.group(1)} should be registered in the HintStrategyTable"
-            raise ValueError(msg)
-        pos = name.end()
-        options: dict[str, str] = {}
-        while True:
-            pair = _PAIR.match(body, pos)
-            if pair is None:
-                raise ValueError(NOT_KEY_VALUE)
-            string, quoted, plain, value, after = pair.groups()
-            key = string.replace("''", "'") if string is not None else \
-                quoted.replace("``", "`") if quoted is not None else plain
-            options[key] = value.replace("''", "'")
-            pos = pair.end()
-            if after == ")":
-                break
-        hints.append(options)
-        rest = body[pos:].lstrip()
-        if not rest:
-            break
-        if not rest.startswith(","):
-            msg = f"Cannot parse the hint /*+{body}*/"
-            raise ValueError(msg)
-        pos = len(body) - len(rest) + 1
-    merged: dict[str, str] = {}
-    for options in reversed(hints):  # the first OPTIONS wins, as Flink's
-        merged.update(options)
+    merged: dict[str, str] | None = None
+    for hint in parse_hints(body):
+        check_table_hint(hint)
+        if hint.name == "OPTIONS":
+            merged = {**hint.kv, **(merged or {})}  # the first OPTIONS wins, as Flink's
     return merged
 
 
 def hint_text(table: exp.Table) -> str | None:
-    """The body of ``table``'s OPTIONS hint (its first ``/*+ OPTIONS(...) */``), or None.
+    """The body of ``table``'s hint (its first ``/*+ ... */``), or None.
 
     A plain comment (``/* OPTIONS(...) */``) is a comment, as in Flink.
     """
-    return next((c[1:] for c in table.comments or () if c.startswith(HINT_MARK) and _STARTS.match(c[1:])),
-                None)
+    return next((c[1:] for c in table.comments or () if c.startswith(HINT_MARK) and c[1:].strip()), None)
 
 
 def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str, int, int] | None:
@@ -105,7 +77,7 @@ def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str
 
     Args:
         tree: the statement the hints were found in.
-        hints: ``(body, line, column)`` of each OPTIONS hint comment, in text order.
+        hints: ``(body, line, column)`` of each hint comment after a table's name, in text order.
 
     Returns:
         None when every hint was recorded; else ``(message, line, column)`` of the first hint that
@@ -120,10 +92,13 @@ def attach(tree: exp.Expression, hints: list[tuple[str, int, int]]) -> tuple[str
                 continue
             body, line, col = pending.pop(index)
             try:
-                table.meta[META_KEY] = parse(body)
+                options = parse(body)
             except ValueError as e:
                 return str(e), line, col
-            table.meta[AT_KEY] = (line, col)
+            table.meta[CHECKED_KEY] = True
+            if options is not None:
+                table.meta[META_KEY] = options
+                table.meta[AT_KEY] = (line, col)
     if pending:
         _, line, col = pending[0]
         return MISPLACED, line, col
@@ -136,10 +111,9 @@ def options_of(table: exp.Table) -> dict[str, str] | None:
     Raises:
         SqlError: (unpositioned) for a hint-like comment that was never checked by :func:`attach`.
     """
-    options = table.meta.get(META_KEY)
-    if options is None and hint_text(table) is not None:
-        raise SqlError("This OPTIONS hint was not checked (a view's text?); " + MISPLACED)
-    return options
+    if not table.meta.get(CHECKED_KEY) and hint_text(table) is not None:
+        raise SqlError("This hint was not checked (a view's text?); " + MISPLACED)
+    return table.meta.get(META_KEY)
 
 
 def checked(table: exp.Expression, sql: str | None, check) -> None:

@@ -118,8 +118,8 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
     lexically; a STATE_TTL hint right after SELECT is parsed into the tree (and planned).
 
     Raises:
-        SqlError: for any other hint, a STATE_TTL hint elsewhere, an OPTIONS hint after a
-            keyword, or a second hint comment right after another (Flink's parser refuses it).
+        SqlError: for a hint neither after SELECT (a query hint) nor after a table's name (a
+            table hint), or a second hint comment right after another (Flink's parser refuses it).
     """
     hints = []
     previous = before = None  # the last two significant lexemes
@@ -131,14 +131,14 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
             if body.startswith(("STATE_TTL", *lookup_hint_names())) and after_select:
                 continue  # a query hint: parsed into the tree, checked there (_state_ttl) and planned
             line, col = line_col(sql, lx.start)
-            if _after_table_name(previous, before) and not after_hint and not body.startswith("STATE_TTL"):
-                # OPTIONS, or another name: options_hint.parse gives Flink's error
+            if _after_table_name(previous, before) and not after_hint:
+                # a table hint: checked by options_hint.parse (plan/table_hints.py), as Flink's
                 if span is None or span[0] <= lx.start < span[1]:
                     hints.append((lx.text[3:-2], line, col))
                 after_hint = True
                 continue
-            message = MISPLACED if body.startswith("OPTIONS") else \
-                _STATE_TTL_PLACE if body.startswith("STATE_TTL") else _HINT
+            message = _HINT if after_select else \
+                _STATE_TTL_PLACE if body.startswith("STATE_TTL") else MISPLACED
             raise SqlError(message, sql, line, col, 3)
         if lx.kind not in ("ws", "comment"):
             previous, before = lx, previous

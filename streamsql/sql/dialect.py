@@ -62,13 +62,40 @@ class Flink(Dialect):
 
             See :func:`_mark_hints`. A hint after SELECT is a token of its own (sqlglot's), left as is.
             """
-            found = super().tokenize(sql)
+            masked = _mask_hint_quotes(sql)
+            found = super().tokenize(masked)
+            if masked is not sql:
+                for token in found:
+                    token.comments[:] = [c.replace(_HIDDEN_END, "*/") for c in token.comments]
             _mark_hints(found, sql, {TokenType.HINT, *self.TOKENS_PRECEDING_HINT})
             return found
 
     Parser = FlinkParser
 
     Generator = FlinkGenerator
+
+
+#: What stands for a ``*/`` inside a hint's quoted text while sqlglot tokenizes (two characters
+#: of Unicode's private use area: the same length, so every token keeps its position).
+_HIDDEN_END = "\ue000\ue001"
+
+
+def _mask_hint_quotes(sql: str) -> str:
+    """``sql`` with each ``*/`` inside a hint's quoted string or identifier hidden, else ``sql`` itself.
+
+    Calcite (Flink's parser) reads a hint's text token by token, so ``/*+ OPTIONS('k' = 'a*/b') */``
+    ends at its last ``*/``; sqlglot ends every block comment at its first. The lexer of
+    :func:`~streamsql.sql.split.lexemes` finds the hint's true end; :data:`_HIDDEN_END` is put back
+    in the comments after tokenizing.
+    """
+    if _HIDDEN_END in sql or "*/" not in sql:
+        return sql
+    parts, done = [], 0
+    for lx in lexemes(sql):
+        if lx.kind == "comment" and lx.text.startswith("/*+") and "*/" in lx.text[3:-2]:
+            parts += [sql[done:lx.start], "/*+", lx.text[3:-2].replace("*/", _HIDDEN_END), "*/"]
+            done = lx.start + len(lx.text)
+    return "".join(parts) + sql[done:] if parts else sql
 
 
 def _mark_hints(found: list[tokens.Token], sql: str, skip: set[TokenType]) -> None:

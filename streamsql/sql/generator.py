@@ -25,9 +25,14 @@ class FlinkGenerator(generator.Generator):
     """sqlglot's generator with Flink spellings and the custom statement nodes."""
 
     def sanitize_comment(self, comment: str) -> str:
-        """As sqlglot's; a hint's comment (``nodes.HINT_MARK``) is written back as ``/*+ ... */``."""
+        """As sqlglot's; a hint's comment (``nodes.HINT_MARK``) is written back as ``/*+ ... */``.
+
+        A hint's text is written as it is: a ``*/`` in it is inside a quoted value (it would have
+        ended the hint otherwise), which sqlglot's ``* /`` would change.
+        """
         if comment.startswith(nodes.HINT_MARK) and comment[1:].strip():
-            return nodes.HINT_MARK + super().sanitize_comment(comment[1:])
+            body = comment[1:]
+            return f"{nodes.HINT_MARK}{' ' if body[0].strip() else ''}{body}{' ' if body[-1].strip() else ''}"
         return super().sanitize_comment(comment)
 
     TYPE_MAPPING = {

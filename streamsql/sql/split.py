@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from streamsql.sql.nodes import CLIENT_COMMANDS
 
 # One alternative per lexeme, tried in order; "open" is a string, quoted identifier or block
-# comment that the end of input cuts off.
+# comment that the end of input cuts off. A hint (``/*+ ... */``) is read as Calcite's parser
+# reads it, token by token: a ``*/`` inside one of its quoted strings or identifiers does not end
+# it (``/*+ OPTIONS('k' = 'a*/b') */``); a plain comment ends at its first ``*/``.
 _LEXEME = re.compile(
     r"""
     (?P<ws>\s+)
-  | (?P<comment>--[^\n]*|/\*.*?\*/)
+  | (?P<comment>--[^\n]*|/\*\+(?:'(?:[^']|'')*'|`(?:[^`]|``)*`|[^'`*]|\*(?!/))*\*/|/\*.*?\*/)
   | (?P<string>'(?:[^']|'')*')
   | (?P<ident>"(?:[^"]|"")*"|`(?:[^`]|``)*`)
   | (?P<open>/\*.*|['"`].*)

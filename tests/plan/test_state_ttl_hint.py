@@ -8,6 +8,9 @@ job's ``'table.exec.state.ttl'``, decides when state expires.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pyarrow as pa
 import pytest
 from sqlglot import parse_one
@@ -78,7 +81,7 @@ def test_group_by_hint_and_a_subquerys_own_hint(env):
      "cannot match the name of input tables or views: `orders`", "'orders'"),
     ("SELECT /*+ STATE_TTL('orders' = 'soon') */ cid, COUNT(*) FROM orders GROUP BY cid",
      "Invalid STATE_TTL hint", "'soon'"),
-    ("SELECT cid, COUNT(*) FROM orders /*+ STATE_TTL('orders' = '1h') */ GROUP BY cid",
+    ("SELECT cid, COUNT(*) FROM orders o /*+ STATE_TTL('orders' = '1h') */ GROUP BY cid",
      "The STATE_TTL hint goes right after SELECT", "/*+"),
     ("SELECT /*+ STATE_TTL('orders' = '1h'), FOO(orders) */ cid, COUNT(*) FROM orders GROUP BY cid",
      "SQL hints (/*+ ... */) are not supported yet", None),
@@ -178,3 +181,16 @@ def test_hint_keys_as_written_match(cased):
 def test_an_empty_or_list_hint_is_refused_with_flinks_message(cased, sql, message):
     with pytest.raises(SqlError, match=message):
         _plan(cased, sql)
+
+
+FLINK_PLANS = json.loads((Path(__file__).parent / "table_hints_flink.json").read_text())["plans"]
+
+
+@pytest.mark.parametrize("case", FLINK_PLANS, ids=["after SELECT", "after the table's name"])
+def test_the_hint_sets_the_ttl_where_flink_s_compiled_plan_has_it(env, case):
+    """Flink 2.3's COMPILE PLAN (scripts/flink_table_hints.py): STATE_TTL after SELECT gives the GROUP
+    BY's state a TTL of '1 d'; after the table's name it is checked and ignored ('0 ms': the job's
+    TTL, never expire). It was refused there before ("The STATE_TTL hint goes right after SELECT")."""
+    (agg,) = _nodes(_plan(env, case["sql"]), GroupAggNode)
+    (ttl,) = case["ttls"]
+    assert agg.state_ttl_ms == {"1 d": 86_400_000, "0 ms": None}[ttl]
