@@ -114,6 +114,15 @@ NESTED = [
 NESTED_SOURCE = ("k INT, a ARRAY<INT>, s ARRAY<STRING>, m MAP<STRING, DOUBLE>, "
                  "r ROW<x INT, s STRING, d DOUBLE>, ar ARRAY<ROW<x INT, y DOUBLE>>, "
                  "ad ARRAY<DECIMAL(10, 2)>, rt ROW<ts TIMESTAMP(3), amount DECIMAL(10, 2)>")
+#: ARRAY and ROW values whose text has the delimiters, the quote character, spaces, long text.
+CSV_NESTED = [
+    '{"k":5,"a":[7],"s":["a;b","c"],"r":{"x":1,"s":"q\\"r","d":0.5}}',
+    '{"k":6,"a":[null,null],"s":["has space","z,y"],'
+    '"r":{"x":null,"s":"abcdefghijklmnopqrstuvwxyz","d":null}}',
+    '{"k":7,"a":[1,2],"s":["",""],"r":{"x":3,"s":"a|b","d":1e-5}}',
+    '{"k":8,"a":[],"s":[null],"r":{"x":4,"s":null,"d":null}}',
+]
+CSV_NESTED_SOURCE = "k INT, a ARRAY<INT>, s ARRAY<STRING>, r ROW<x INT, s STRING, d DOUBLE>"
 DECIMAL_EDGES = [
     '{"k":1,"d0":10000000000000000000000000000000000000,"d5":0.00001,"d8":0.0000001,"d2":123000.00}',
     '{"k":2,"d0":-99999999999999999999999999999999999999,"d5":-0.10000,"d8":-0.00000010,"d2":-0.00}',
@@ -204,6 +213,23 @@ CASES = [
     {"name": "csv_arrays", "format": "csv",
      "source": "k INT, a ARRAY<INT>, s ARRAY<STRING>, ad ARRAY<DECIMAL(10, 2)>",
      "options": {}, "input": NESTED},
+    # ROW columns, the null literal and the element delimiter inside ARRAY and ROW values, quoting
+    {"name": "csv_rows", "format": "csv",
+     "source": "k INT, r ROW<x INT, s STRING, d DOUBLE>, rt ROW<ts TIMESTAMP(3), amount DECIMAL(10, 2)>",
+     "options": {}, "input": NESTED},
+    {"name": "csv_nested_null_literal", "format": "csv", "source": CSV_NESTED_SOURCE,
+     "options": {"csv.null-literal": "N"}, "input": NESTED + CSV_NESTED},
+    {"name": "csv_array_element_delimiter", "format": "csv", "source": CSV_NESTED_SOURCE,
+     "options": {"csv.array-element-delimiter": "|"}, "input": NESTED + CSV_NESTED},
+    {"name": "csv_nested_quoting", "format": "csv", "source": CSV_NESTED_SOURCE, "options": {},
+     "input": CSV_NESTED},
+    {"name": "csv_array_types", "format": "csv",
+     "source": "k INT, ts ARRAY<TIMESTAMP(3)>, y ARRAY<BYTES>, b ARRAY<BOOLEAN>, f ARRAY<DOUBLE>, "
+               "dt ARRAY<DATE>, ltz ARRAY<TIMESTAMP_LTZ(3)>",
+     "options": {}, "input": [
+         '{"k":1,"ts":["2024-05-01 10:00:00.120","2024-05-01 10:00:00"],"y":["AQI=",""],'
+         '"b":[true,false,null],"f":[1.5,1e20,null],"dt":["2024-01-02"],"ltz":["2024-05-01 10:00:00.1Z"]}',
+         '{"k":2,"ts":[null],"y":[null],"b":[],"f":[0.1],"dt":[null,"1970-01-01"],"ltz":[]}']},
 ]
 
 

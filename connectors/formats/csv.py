@@ -34,8 +34,10 @@ DECIMAL as ``BigDecimal.stripTrailingZeros().toString()`` (``1E+2``, ``0.1``: :m
 FLOAT/DOUBLE as Java's ``Float.toString`` / ``Double.toString`` (``1.0E20``:
 :mod:`streamsql.core.float_text`),
 TIMESTAMP as ``2024-05-01 10:00:00.12`` (fraction without trailing zeros), TIMESTAMP_LTZ the same
-with ``Z``, BYTES base64, booleans ``true``/``false``, an ARRAY as its elements joined by ``;``
-(NULL elements empty). Text values (STRING, TIMESTAMP, DATE, BYTES, ARRAY) are quoted as Jackson's
+with ``Z``, BYTES base64, booleans ``true``/``false``, an ARRAY as its elements and a ROW as its
+fields joined by ``'csv.array-element-delimiter'`` (``;``; a NULL element or field is the null
+literal; reading: :func:`_field_converter`). Text values (STRING, TIMESTAMP, DATE, BYTES, ARRAY,
+ROW) are quoted as Jackson's
 ``CsvEncoder`` decides: when they are longer than 24 UTF-16 units, or hold a character below its
 "minimum safe character" — one past the largest of the delimiter, the quote character and ``\n``,
 i.e. any of `` !"#$%&'()*+,`` and the control characters by default — or the escape character
@@ -48,6 +50,8 @@ from __future__ import annotations
 
 import csv as _csv
 import io
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -70,7 +74,13 @@ from streamsql.connectors.formats.common import (
     skip_option,
     try_fast,
 )
-from streamsql.connectors.formats.convert import RecordError, convert_field, make_converter
+from streamsql.connectors.formats.convert import (
+    RECORD_FAULTS,
+    RecordError,
+    build_column,
+    convert_field,
+    make_converter,
+)
 from streamsql.connectors.formats.decimal_text import flink_decimal_text
 
 from streamsql.core.connector import OptionSpec, flag_option
@@ -90,6 +100,8 @@ OPTIONS = [
                 "instead of failing: NULL for a value that does not convert, skip (counted) invalid rows"),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
     OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
+    OptionSpec("csv.array-element-delimiter", default=";",
+               description="separator of an ARRAY's elements and a ROW's fields, one character"),
 ]
 
 
@@ -128,6 +140,74 @@ class _CsvOptions:
         self.null_literal = options.get("csv.null-literal")
         self.allow_comments = bool_option(options, "csv.allow-comments", False, table)
         self.ignore_errors = bool_option(options, "csv.ignore-parse-errors", False, table)
+        self.element_delimiter = options.get("csv.array-element-delimiter", ";")
+        if len(self.element_delimiter) != 1:  # Flink's CsvCommons: a single character, no escapes
+            msg = ("Option 'csv.array-element-delimiter' must be a string with single character, but was: "
+                   f"{self.element_delimiter}")
+            raise ConfigError(msg)
+
+
+def _check_types(schema: Schema) -> None:
+    """Refuse the columns Flink's csv format refuses: MAP and MULTISET, and nesting below one level.
+
+    Raises:
+        ConfigError: with Flink's message (``CsvRowSchemaConverter``).
+    """
+    for f in schema.fields:
+        t = f.type
+        if t.name in ("MAP", "MULTISET"):
+            msg = f"Unsupported type '{t.sql()}' for field '{f.name}'."
+            raise ConfigError(msg)
+        nested = next((c for c in t.children if c.is_composite), None) if t.name in ("ARRAY", "ROW") else None
+        if nested is not None:
+            msg = (f"Only simple types are supported in the second level nesting of fields '{f.name}' "
+                   f"but was: {nested.sql()}")
+            raise ConfigError(msg)
+
+
+def _field_converter(t: SqlType, o: _CsvOptions) -> Callable[[str], Any]:
+    """The converter of one CSV field's text (after unquoting) to the value Arrow builds ``t`` from.
+
+    An ARRAY or ROW field is its elements (fields) joined by ``'csv.array-element-delimiter'``, as
+    Flink's (Jackson's array columns), checked against PyFlink 2.3 (compat cases ``csv_array_*``,
+    ``csv_row_*``): an empty field is an empty ARRAY and a NULL ROW; otherwise the text is split at
+    every delimiter (``';'`` is two empty elements) and each part converted as a field of its type
+    (so ``''`` is an INT element that fails, a STRING element ``''``), the null literal being a
+    NULL element or field (but the null literal as the whole field is one element: ``N`` is
+    ``[NULL]``); a ROW with fewer parts than fields fails ("Row length mismatch. 2 fields expected
+    but was 1."), extra parts are dropped. With ``'csv.ignore-parse-errors'`` a part that does not
+    convert is NULL and missing ROW fields are NULL.
+    """
+    if not t.is_composite:
+        return make_converter(t, from_text=True, lenient=o.ignore_errors)
+    sep, null, lenient = o.element_delimiter, o.null_literal, o.ignore_errors
+    children = [make_converter(c, from_text=True, lenient=lenient) for c in t.children]
+
+    def part(conv, text: str | None):
+        return None if text is None or text == null else conv(text)
+
+    if t.name == "ARRAY":
+        (elem,) = children
+
+        def array(text: str) -> list:
+            return [] if text == "" else [part(elem, x) for x in text.split(sep)]
+
+        return array
+    fields = list(zip(t.field_names, children))
+
+    def row(text: str) -> dict | None:
+        if text == "":
+            return None
+        parts: list[str | None] = text.split(sep)
+        if len(parts) < len(fields):
+            if not lenient:
+                msg = f"Row length mismatch. {len(fields)} fields expected but was {len(parts)}."
+                raise RecordError(msg)
+            parts += [None] * (len(fields) - len(parts))
+        return {name: convert_field(name, conv, x) if x is not None and x != null else None
+                for (name, conv), x in zip(fields, parts)}
+
+    return row
 
 
 #: Read by Arrow; any other BOOLEAN text goes per record (:func:`.java_text.parse_boolean`).
@@ -143,7 +223,10 @@ class CsvDecoder(Decoder):
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         super().__init__(schema, options)
         self.o = _CsvOptions(options, table)
-        self.convs = [make_converter(f.type, from_text=True, lenient=self.o.ignore_errors) for f in schema]
+        _check_types(schema)
+        self.convs = [_field_converter(f.type, self.o) for f in schema]
+        #: (index, converter) of the ARRAY and ROW columns, which the fast path reads as text
+        self._composite = [(i, c) for i, (f, c) in enumerate(zip(schema, self.convs)) if f.type.is_composite]
         self._has_ints = any(f.type.name in ("TINYINT", "SMALLINT", "INT", "BIGINT") for f in schema)
         names = schema.names
         self._read_opts = pcsv.ReadOptions(
@@ -159,7 +242,8 @@ class CsvDecoder(Decoder):
         )
         nl = self.o.null_literal
         self._convert_opts = pcsv.ConvertOptions(  # only the null literal, quoted or not, is NULL
-            column_types={f.name: read_type(f.type, _TEXT_TYPES) for f in schema},
+            column_types={f.name: pa.string() if f.type.is_composite else read_type(f.type, _TEXT_TYPES)
+                          for f in schema},
             null_values=[nl] if nl is not None else [],
             strings_can_be_null=nl is not None,
             quoted_strings_can_be_null=nl is not None,
@@ -211,7 +295,28 @@ class CsvDecoder(Decoder):
         )
         if table.num_rows != len(payloads):
             return None
+        if self._composite:
+            table = self._convert_composites(table)
+            if table is None:
+                return None
         return fix_types(table, self.schema)
+
+    def _convert_composites(self, table: pa.Table) -> pa.Table | None:
+        """``table`` with its ARRAY and ROW columns (read as text) converted, value by value.
+
+        A NULL text is the null literal (the only text Arrow's reader reads as NULL), which Flink
+        does not take for a whole ARRAY or ROW (:func:`_field_converter`). None when a value does
+        not convert (the batch goes per record, which names the record).
+        """
+        for i, conv in self._composite:
+            f = self.schema.fields[i]
+            null = self.o.null_literal
+            try:
+                values = [conv(null if v is None else v) for v in table.column(i).to_pylist()]
+            except RECORD_FAULTS:
+                return None
+            table = table.set_column(i, f.name, build_column(values, f.type))
+        return table
 
     def _skip_comments(self, v: bytes, i: int, where: Where) -> bytes | object:
         """``v`` after the spaces, line breaks and ``#`` lines Jackson skips before a record.
@@ -270,7 +375,8 @@ class CsvDecoder(Decoder):
             raise RecordError(msg)
         out = []
         for f, conv, s in zip(self.schema.fields, self.convs, fields):
-            if s is None or s == self.o.null_literal:  # an empty field is text: "" for Flink's converters
+            # an empty field is text: "" for Flink's converters; an ARRAY's or ROW's text is split
+            if s is None or s == self.o.null_literal and not f.type.is_composite:
                 out.append(None)
             else:
                 out.append(convert_field(f.name, conv, s))
@@ -295,6 +401,7 @@ class CsvEncoder(Encoder):
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         super().__init__(schema, options)
         self.o = _CsvOptions(options, table)
+        _check_types(schema)
 
     def _text(self, col, t: SqlType) -> tuple[pa.Array, bool]:
         """The text of every value (NULL stays NULL), and whether it is text Jackson may quote."""
@@ -308,13 +415,16 @@ class CsvEncoder(Encoder):
             return render_timestamp(col, t.precision or 0, " ", zulu=n == "TIMESTAMP_LTZ", trim=True), True
         if n == "BYTES":
             return pa.array(base64_text(col), pa.string()), True
-        if n == "ARRAY":
+        sep, null = self.o.element_delimiter, self.o.null_literal or ""
+        if n == "ARRAY":  # a NULL element is the null literal, as Jackson writes it
             items, _ = self._text(col.values, t.children[0])
-            joined = pc.binary_join(pa.ListArray.from_arrays(col.offsets, pc.fill_null(items, "")), ";")
+            joined = pc.binary_join(pa.ListArray.from_arrays(col.offsets, pc.fill_null(items, null)), sep)
             return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), joined), True
-        if t.is_composite:
-            msg = f"the csv format cannot write {t.name} columns"
-            raise ConfigError(msg)
+        if n == "ROW":  # its fields joined as an ARRAY's elements (Flink writes a ROW as a Jackson array)
+            parts = [pc.fill_null(self._text(col.field(i), ct)[0], null)
+                     for i, (_, ct) in enumerate(t.fields)]
+            joined = pc.binary_join_element_wise(*parts, sep) if len(parts) > 1 else parts[0]
+            return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), joined), True
         return col.cast(pa.string()), n in ("STRING", "DATE")
 
     def _quoted(self, text: pa.Array) -> pa.Array:
