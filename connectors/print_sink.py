@@ -52,6 +52,7 @@ from streamsql.core.connector import (
 )
 from streamsql.core.elements import Batch
 from streamsql.core.float_text import java_float_text
+from streamsql.core.java_hash import HASHED_TYPES, java_hash, reorder
 from streamsql.core.types import Schema, SqlType
 
 _KIND_PREFIX = np.array(["+I[", "-U[", "+U[", "-D["], dtype=object)
@@ -148,11 +149,29 @@ def _render_nested(col: pa.Array, t: SqlType) -> pa.Array:
         else:
             keys, values = render_column(col.keys, t.children[0]), render_column(col.items, t.children[1])
             items = pc.binary_join_element_wise(keys, values, "=")
+            if t.children[0].name in HASHED_TYPES:
+                items = items.take(_hash_map_positions(col))
         lists = pa.ListArray.from_arrays(col.offsets, items)
         inner = pc.binary_join(lists, ", ")
         opening, closing = ("[", "]") if t.name == "ARRAY" else ("{", "}")
         text = pc.binary_join_element_wise(opening, inner, closing, "")
     return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), text)
+
+
+def _hash_map_positions(col: pa.MapArray) -> pa.Array:
+    """The positions of ``col``'s entries, each map's in the order of the ``HashMap`` Flink prints.
+
+    Flink's print sink turns a MAP into a ``java.util.HashMap`` of its external keys (``String``,
+    ``Integer`` ...), filled in the map's own order, and prints that (compat case
+    ``map_entry_order``: ``MAP['b', 1, 'a', 2, 'zz', 3]`` prints ``{zz=3, a=2, b=1}``).
+    """
+    offsets, keys = col.offsets.to_pylist(), col.keys.to_pylist()
+    positions = list(range(len(keys)))
+    for lo, hi in zip(offsets, offsets[1:]):
+        order = reorder(keys[lo:hi], java_hash) if hi - lo > 1 else None
+        if order is not None:
+            positions[lo:hi] = [lo + i for i in order]
+    return pa.array(positions, pa.int64())
 
 
 def line_prefixes(identifier: str | None, subtasks: np.ndarray | None) -> pa.Array | str:

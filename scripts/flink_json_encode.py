@@ -114,6 +114,13 @@ NESTED = [
 NESTED_SOURCE = ("k INT, a ARRAY<INT>, s ARRAY<STRING>, m MAP<STRING, DOUBLE>, "
                  "r ROW<x INT, s STRING, d DOUBLE>, ar ARRAY<ROW<x INT, y DOUBLE>>, "
                  "ad ARRAY<DECIMAL(10, 2)>, rt ROW<ts TIMESTAMP(3), amount DECIMAL(10, 2)>")
+MAPS = [
+    '{"id":1,"m":{"b":1,"a":2,"c":3,"key10":4,"key2":5,"zz":6,"AA":7,"x1":8,"x9":9,"\u00e9":10,'
+    '"hello world":11,"":12}}',
+    '{"id":2,"m":{"zz":1,"b":2,"a":3}}',
+    '{"id":3,"m":{"q":1,"p":2,"o":3,"n":4,"m":5,"l":6,"k":7,"j":8,"i":9,"h":10,"g":11,"f":12,"e":13,"d":14,'
+    '"c":15,"b":16,"a":17}}',
+]
 #: ARRAY and ROW values whose text has the delimiters, the quote character, spaces, long text.
 CSV_NESTED = [
     '{"k":5,"a":[7],"s":["a;b","c"],"r":{"x":1,"s":"q\\"r","d":0.5}}',
@@ -213,6 +220,10 @@ CASES = [
     {"name": "csv_arrays", "format": "csv",
      "source": "k INT, a ARRAY<INT>, s ARRAY<STRING>, ad ARRAY<DECIMAL(10, 2)>",
      "options": {}, "input": NESTED},
+    # the order of a MAP's entries: a map read from JSON is a java.util.HashMap in Flink, MAP[...] as written
+    {"name": "map_order", "source": "id INT, m MAP<STRING, INT>", "sink": "id INT, m MAP<STRING, INT>, "
+     "c MAP<STRING, INT>", "options": {}, "input": MAPS,
+     "select": "SELECT id, m, MAP['b', id, 'a', 2, 'zz', 3, 'key10', 4, 'key2', 5] FROM src"},
     # ROW columns, the null literal and the element delimiter inside ARRAY and ROW values, quoting
     {"name": "csv_rows", "format": "csv",
      "source": "k INT, r ROW<x INT, s STRING, d DOUBLE>, rt ROW<ts TIMESTAMP(3), amount DECIMAL(10, 2)>",

@@ -30,6 +30,7 @@ from streamsql.connectors.formats.json_fields import Repeated, streamed_fields
 
 from streamsql.core.errors import ConfigError
 from streamsql.core.float_text import java_float_text
+from streamsql.core.java_hash import HASHED_TYPES, internal_hash, reorder
 from streamsql.core.types import Schema, SqlType
 
 _EPOCH_DATE = _dt.date(1970, 1, 1)
@@ -466,12 +467,17 @@ def _composite_converter(
         return conv
     key = make_converter(t.children[0], from_text=True)  # an Arrow map key cannot be NULL: strict
     value = children[1]
+    hashed = t.children[0].name in HASHED_TYPES
 
     def conv(v):
         if not isinstance(v, dict):
             msg = f"expected a JSON object for {t.sql()}, got {_kind(v)}"
             raise RecordError(msg)
-        return [(key(k), child(value, x)) for k, x in v.items()]
+        pairs = [(key(k), child(value, x)) for k, x in v.items()]
+        # Flink's JSON converters put the entries into a java.util.HashMap: their order is its own,
+        # which a CAST to STRING, a JSON sink, MAP_KEYS show (compat case map_entry_order)
+        order = reorder([k for k, _ in pairs], internal_hash) if hashed and len(pairs) > 1 else None
+        return pairs if order is None else [pairs[i] for i in order]
 
     return conv
 

@@ -25,6 +25,7 @@ from streamsql.connectors.kafka.options import table_prefix, topics_of
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.java_hash import hash_map_order, string_hash
 
 #: Flink's messages (``DynamicKafkaRecordSerializationSchema``).
 NO_TOPIC = "The topic of the sink record is not valid. Expected a single topic but no topic is set."
@@ -51,30 +52,9 @@ def java_hash_set_order(names: list[str]) -> list[str]:
     return _java_hash_map_order(first, capacity)
 
 
-def _java_hash(name: str) -> int:
-    """Java's ``String.hashCode`` spread as ``HashMap.hash`` does (unsigned 32 bits)."""
-    h, units = 0, name.encode("utf-16-be")  # Java hashes UTF-16 code units
-    for i in range(0, len(units), 2):
-        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def _java_hash_map_order(keys: list[str], initial_capacity: int) -> list[str]:
-    """The iteration order of a ``new HashMap<>(initial_capacity)`` after putting ``keys`` in order.
-
-    The table starts at the power of two at or above the capacity and doubles once it holds more
-    than 3/4 of its size; a doubling keeps the order of the keys within each bucket.
-    """
-    size = 1
-    while size < initial_capacity:
-        size *= 2
-    order: list[str] = []
-    for n, key in enumerate(keys, 1):
-        order.append(key)
-        if n > int(size * 0.75):
-            size *= 2
-    mask = size - 1
-    return sorted(order, key=lambda k: _java_hash(k) & mask)  # stable: a bucket keeps its order
+    """The iteration order of a ``new HashMap<>(initial_capacity)`` after putting ``keys`` in order."""
+    return [keys[i] for i in hash_map_order([string_hash(k) for k in keys], initial_capacity)]
 
 
 class _BadRow(Exception):

@@ -400,8 +400,9 @@ def _map_part(i: int):
 
 
 @collection("MAP_KEYS", sig=(("MAP",),), result=_map_part(0), nulls="NULL if the map is NULL",
-        differences="In the map's order (a map read from JSON: the text's); Flink's order is its map's "
-                    "(a Java HashMap's for a map read from JSON), which it does not guarantee.")
+        differences="In the map's order, as Flink's: a map read from JSON in the order of Flink's "
+                    "java.util.HashMap (compat case map_entry_order); STR_TO_MAP's in the text's order "
+                    "(Flink's: a HashMap's).")
 def map_keys(c: Call) -> exp.Expression:
     """The map's keys as an array."""
     return template("map_keys({0})", *c.args)

@@ -1,0 +1,3 @@
+CREATE TABLE s (id INT, m MAP<STRING, INT>) WITH ('connector' = 'filesystem', 'path' = '${CASE_DIR}/in.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, m MAP<STRING, INT>, ms STRING, mk ARRAY<STRING>, c MAP<STRING, INT>, cs STRING, sm MAP<STRING, STRING>, i MAP<INT, STRING>, iss STRING) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, m, CAST(m AS STRING), MAP_KEYS(m), MAP['b', id, 'a', 2, 'zz', 3, 'key10', 4, 'key2', 5], CAST(MAP['b', id, 'a', 2, 'zz', 3, 'key10', 4, 'key2', 5] AS STRING), STR_TO_MAP('b=1,a=2,zz=3,key10=4,key2=5'), MAP[20, 'a', 3, 'b', 100, 'c', 17, 'd', -1, 'e'], CAST(MAP[20, 'a', 3, 'b', 100, 'c', 17, 'd', -1, 'e'] AS STRING) FROM s;
