@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -55,6 +56,32 @@ def queue_bounds(props: dict[str, Any]) -> dict[str, int]:
     return out
 
 
+#: librdkafka's log line (facility TXNERR) when a delivery failed inside a transaction.
+_TXN_DELIVERY = re.compile(r"ProduceRequest for (?P<topic>.+?) \[(?P<partition>-?\d+)\] with (?P<n>\d+) "
+                           r"message\(s\) failed: (?P<why>.+?)(?: \(broker .*\))?: current transaction")
+
+
+class _LogTap:
+    """A producer's librdkafka log, passed on to ``RDKAFKA_LOG``; keeps why its transaction failed.
+
+    A transactional producer's batch-produced messages get no delivery report (:mod:`.native`):
+    a failed delivery only puts the transaction in an abortable state, and the next produce or the
+    commit fails with "Erroneous state" or "N message(s) failed delivery", naming no topic.
+    librdkafka logs the failed request with its topic, partition and the broker's error (facility
+    TXNERR); :meth:`ProducerHandle.delivery_failure` turns that line into the at-least-once
+    sink's message.
+    """
+
+    def __init__(self) -> None:
+        self.txn_error: str | None = None
+
+    def log(self, level: int, fmt: str, *args) -> None:
+        """confluent-kafka's call (``fmt`` ``"%s [%s] %s"``: facility, client name, text)."""
+        if len(args) == 3 and args[0] == "TXNERR" and self.txn_error is None:
+            self.txn_error = str(args[2])
+        RDKAFKA_LOG.log(level, fmt, *args)
+
+
 class ProducerHandle:
     """A librdkafka producer with batched produce, error collection and bounded flushes.
 
@@ -70,6 +97,7 @@ class ProducerHandle:
         self.what = what
         self.bootstrap = str(props.get("bootstrap.servers", ""))
         self.latch = ErrorLatch(what, self.bootstrap)
+        self.log_tap = _LogTap()
         self.failed: list[str] = []
         self._failed_missing = False  # a failed delivery said its topic or partition is unknown
         self.aborted = False  # the job is cancelled: waits give up (abort)
@@ -85,7 +113,7 @@ class ProducerHandle:
             "partitioner": "murmur2_random",  # Java client's partitioner: same key → same partition
             "linger.ms": 5,
             "delivery.report.only.error": True,
-            "logger": RDKAFKA_LOG,
+            "logger": self.log_tap,
             **NO_AUTO_CREATE,  # a topic lookup must not create the topic (see .topics)
         }
         cfg.update(props)
@@ -113,12 +141,32 @@ class ProducerHandle:
         else:
             self.latch.alive()
 
+    def delivery_failure(self) -> str | None:
+        """Why the open transaction failed, when a delivery failed in it (:class:`_LogTap`), or None.
+
+        As the at-least-once message: ``1 message(s) could not be delivered to Kafka, first:
+        topic[0]: Broker: Message size too large``.
+        """
+        text = self.log_tap.txn_error
+        if text is None:
+            return None
+        m = _TXN_DELIVERY.search(text)
+        if m is None:
+            return f"the transaction failed: {text}"
+        first = f"{m['topic']}[{m['partition']}]: {m['why']}"
+        return f"{m['n']} message(s) could not be delivered to Kafka, first: {first}"
+
     def check(self) -> None:
         """Raise ExecutionError for failed deliveries or a pending error event.
 
         Deliveries that failed on an unknown topic or partition fail naming the topic when the
-        cluster no longer has it (:meth:`check_topics`).
+        cluster no longer has it (:meth:`check_topics`); a delivery that failed in a transaction
+        (no report: :class:`_LogTap`) as the at-least-once one.
         """
+        failure = self.delivery_failure()
+        if failure is not None:
+            msg = f"{self.what}: {failure}"
+            raise ExecutionError(msg)
         if self.failed:
             n, first = len(self.failed), self.failed[0]
             self.failed = []
@@ -155,7 +203,14 @@ class ProducerHandle:
 
     def _error(self, e: BaseException) -> ExecutionError:
         err = execution_error(self.what, e, self.bootstrap)
-        return self.timed_out(err) if isinstance(err, FencedError) else err
+        if isinstance(err, FencedError):
+            return self.timed_out(err)
+        try:  # a failed delivery left the transaction in error: say which (served by poll)
+            self.producer.poll(0)
+        except (KafkaException, SystemError):
+            pass
+        failure = self.delivery_failure()
+        return ExecutionError(f"{self.what}: {failure}") if failure is not None else err
 
     def produce_many(
         self,

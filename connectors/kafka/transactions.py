@@ -184,6 +184,7 @@ class KafkaTransactions:
         self._begin()
 
     def _begin(self) -> None:
+        self.handle.log_tap.txn_error = None  # an aborted transaction's failure is not the next one's
         try:
             self.handle.producer.begin_transaction()
         except KafkaException as e:
@@ -261,7 +262,7 @@ class KafkaTransactions:
             raise error from None
         except ExecutionError as e:
             self._abort_quietly()
-            msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
+            msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {_without(str(e), self.what)}"
             raise type(e)(msg) from None
         fault_point("during_commit")
         ends = {}
@@ -275,7 +276,7 @@ class KafkaTransactions:
             self._fail_commit(checkpoint_id, unwrap(e))
         except ExecutionError as e:  # failed deliveries: this transaction must not commit
             self._abort_quietly()
-            msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {e}"
+            msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {_without(str(e), self.what)}"
             raise ExecutionError(msg) from None
         self.in_txn = False
         log.debug("%s: committed checkpoint %d", self.what, checkpoint_id)
@@ -367,7 +368,7 @@ class KafkaTransactions:
 
     def _fail_commit(self, checkpoint_id: int, e: BaseException) -> None:
         err = e.args[0] if isinstance(e, KafkaException) and e.args else None
-        why = err.str() if isinstance(err, KafkaError) else str(e)
+        why = self.handle.delivery_failure() or (err.str() if isinstance(err, KafkaError) else str(e))
         error = FencedError if is_fenced(err) else ExecutionError
         if error is FencedError:
             why = (
@@ -455,3 +456,8 @@ class KafkaTransactions:
             self._abort_quietly()
         self.handle.close()
 
+
+def _without(text: str, what: str) -> str:
+    """``text`` without a leading ``"<what>: "`` (the commit's message names who once)."""
+    prefix = f"{what}: "
+    return text[len(prefix):] if text.startswith(prefix) else text

@@ -21,6 +21,7 @@ import pytest
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from streamsql.connectors.kafka.producer import ProducerHandle
 
+from streamsql import StreamEnvironment
 from streamsql.core.errors import ExecutionError
 
 
@@ -117,6 +118,11 @@ def test_a_failed_delivery_fails_the_commit(kafka_bootstrap, kafka_topic_factory
         h.in_txn = True
         h.produce_many(topic, None, pa.array(["small", "x" * 10_000]))
         h.producer.flush(30)
+        # named as the at-least-once sink's delivery report would (producer._LogTap), where the next
+        # produce said "Local: Erroneous state" and the commit "N message(s) failed delivery"
+        named = rf"could not be delivered to Kafka, first: {topic}\[0\]: Broker: Message size too large"
+        with pytest.raises(ExecutionError, match=named):
+            h.produce_many(topic, None, pa.array(["later"]))
         with pytest.raises(KafkaException) as failed:
             h.producer.commit_transaction(30)
         assert failed.value.args[0].txn_requires_abort()
@@ -124,6 +130,22 @@ def test_a_failed_delivery_fails_the_commit(kafka_bootstrap, kafka_topic_factory
     finally:
         h.close()
     assert _read(kafka_bootstrap, topic, 1, 0)[0] == []
+
+
+@pytest.mark.parametrize("guarantee", ["exactly-once", "at-least-once"])
+def test_a_sink_s_failed_delivery_names_the_topic_under_either_guarantee(kafka_bootstrap, kafka_topic_factory,
+                                                                          tmp_path, guarantee):
+    topic = kafka_topic_factory(f"sink-too-large-{guarantee}", partitions=1,
+                                config={"max.message.bytes": "2000"})
+    with StreamEnvironment({"execution.checkpointing.dir": str(tmp_path)}) as env:
+        env.execute_sql(f"CREATE TABLE o (k STRING, v STRING) WITH ('connector' = 'kafka', "
+                        f"'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
+                        f"'format' = 'json', 'sink.delivery-guarantee' = '{guarantee}', "
+                        f"'sink.transactional-id-prefix' = '{topic}')")
+        with pytest.raises(ExecutionError) as failed:
+            env.execute_sql("INSERT INTO o VALUES ('a', 'small'), ('b', REPEAT('x', 5000))").job.wait()
+    want = f"could not be delivered to Kafka, first: {topic}[0]: Broker: Message size too large"
+    assert want in str(failed.value)
 
 
 def test_a_producer_dropped_without_close_is_destroyed(kafka_bootstrap):
