@@ -346,10 +346,13 @@ class StreamEnvironment:
         PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
         """
         from streamsql.core.catalog import ColumnDef
-        from streamsql.sql.ddl import table_def_from_create
+        from streamsql.sql.ddl import check_ctas, table_def_from_create
         from streamsql.sql.parser import error_at
 
         query = tree.expression
+        # before planning: a ';' missing after a CREATE TABLE whose next statement reads that
+        # table was reported as "Table ... not found" at the query, not as the missing AS / ';'
+        check_ctas(tree, sql)
         planner = Planner(self.catalog, self.config, sql)
         node = planner.plan_query(query)
         columns = [ColumnDef(f.name, f.type) for f in node.sql_schema.fields]
