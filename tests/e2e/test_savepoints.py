@@ -36,12 +36,7 @@ def test_stop_with_savepoint_then_start_from_it(tmp_path, request, where):
             assert os.path.isfile(os.path.join(path, "_metadata"))
             assert os.path.isdir(os.path.join(path, "state"))
     with _env(tmp_path, **settings, **{"pipeline.name": "second", "execution.savepoint.path": path}) as env:
-        for ddl in (TICKS.format(rate=500), OUT):
-            env.execute_sql(ddl)
-        again = env.execute_sql(COUNTS).job
-        until(lambda: again.runner.restored_from is not None or again.done)
-        assert again.runner.restored_from == n
-        again.cancel()
+        assert _counts_restored_from(env) == n
     with _env(tmp_path, **settings, **{"pipeline.name": "first"}) as env:  # the job that wrote it
         for ddl in (TICKS.format(rate=500), OUT):
             env.execute_sql(ddl)
@@ -71,12 +66,17 @@ def test_the_savepoint_path_is_absolute_so_another_folder_restores_it(tmp_path, 
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "elsewhere")
     with StreamEnvironment({**settings, "pipeline.name": "there", "execution.savepoint.path": path}) as env:
-        for ddl in (TICKS.format(rate=500), OUT):
-            env.execute_sql(ddl)
-        again = env.execute_sql(COUNTS).job
-        until(lambda: again.runner.restored_from is not None or again.done)
-        assert again.runner.restored_from == n
-        again.cancel()
+        assert _counts_restored_from(env) == n
+
+
+def _counts_restored_from(env: StreamEnvironment) -> int | None:
+    """Start the COUNTS job in ``env``; the checkpoint it restored (None: none), then cancel it."""
+    for ddl in (TICKS.format(rate=500), OUT):
+        env.execute_sql(ddl)
+    job = env.execute_sql(COUNTS).job
+    until(lambda: job.runner.restored_from is not None or job.done)
+    job.cancel()
+    return job.runner.restored_from
 
 
 def test_stop_with_drain_is_refused(tmp_path):
