@@ -666,13 +666,20 @@ class KafkaReader:
         Only with ``'properties.group.id'`` set (Flink: no group, no commit): the committed
         offsets are for lag monitoring and for ``'scan.startup.mode' = 'group-offsets'`` after a
         restart without a checkpoint; recovery itself uses the checkpoint. Asynchronous and
-        best effort: a failed commit is logged once, never fails the job (as Flink).
+        best effort: a failed commit is logged once, never fails the job (as Flink). Not when the
+        bounded read ends a partition at this group's offsets (``'group-offsets'``, or a partition
+        ``'scan.bounded.specific-offsets'`` does not name).
         """
         o = self.table.options
         if self.consumer is None or not o.get("properties.group.id"):
             return
         if o.get("properties.commit.offsets.on.checkpoint", "true").strip().lower() == "false":
             return  # Flink's KafkaSource key: the user turned the commits off
+        if self.offsets.stops_at_group:
+            # The read ends at this group's offsets, resolved again when the job is restored (Flink
+            # keeps them in its splits' state): committing the checkpoint's positions to the group
+            # made a resumed job end where it had been, the rest of the topic silently unread.
+            return
         parsed = self._parse_position(position, self.parts)
         offsets = [TopicPartition(t, p, off) for (t, p), off in parsed.items()]
         if not offsets:
