@@ -141,7 +141,7 @@ def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left:
                           dim_schema=right.schema, dim_keys=keys, residual=residual, dim_filter=dim_filter,
                           condition=cond_text,
                           out_time_attributes=time_attributes(left))
-    note_lookup_join(planner, node, table.alias or table.name)  # a LOOKUP hint of its SELECT
+    note_lookup_join(planner, node, table)  # a LOOKUP hint of its SELECT
     return node
 
 

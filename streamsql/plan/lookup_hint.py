@@ -11,11 +11,13 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
 
 - options are key-value (``LOOKUP('d')``: "Invalid list options in LOOKUP hint, only support
   key-value options."); ``'table'`` is required (keys are case-sensitive); other keys are
-  ignored; values parse as Flink's (``'async'`` true/false, ``'output-mode'`` ordered /
-  allow_unordered, ``'capacity'`` and ``'max-attempts'`` positive integers, ``'timeout'`` and
-  ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay, ``'retry-predicate'``
-  lookup_miss, all in any case); the four retry options come together or not at all;
-- ``'table'`` must name a lookup table (its alias, else its name, as written) of a lookup join in
+  ignored; values parse as Flink's (``'async'`` and ``'shuffle'`` true/false, ``'output-mode'``
+  ordered / allow_unordered, ``'capacity'`` and ``'max-attempts'`` positive Java ints,
+  ``'timeout'`` and ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay,
+  ``'retry-predicate'`` lookup_miss, all in any case but not padded: ``' 2'``, ``' true'``
+  are refused); the four retry options come together or not at all;
+- ``'table'`` must name a lookup table (its alias, else its name as written, bare or qualified
+  with its database or catalog and database) of a lookup join in
   the hinted SELECT or below it, else Flink's "The options of following hints cannot match the
   name of input tables or views" — checked only where there is a join at all (a SELECT without
   one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT only
@@ -35,18 +37,18 @@ Functions:
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlglot import exp
 
+from streamsql.core.catalog import table_parts
 from streamsql.core.errors import ConfigError
-from streamsql.core.values import duration_ms
+from streamsql.core.values import duration_ms, parse_int
 from streamsql.plan.nodes import PlanNode
 
 #: Flink's batch join strategies: taken without effect in a streaming job (names checked).
 JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
-_INT = re.compile(r"\s*[+-]?\d+\s*")
 _RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
 _UNMATCHED = "The options of following hints cannot match the name of input tables or views: "
 
@@ -69,11 +71,11 @@ def lookup_hint_names() -> tuple[str, ...]:
     return ("LOOKUP", *JOIN_HINTS)
 
 
-def note_lookup_join(planner, node: PlanNode, name: str) -> None:
-    """Record lookup join ``node`` of dimension table ``name`` (alias, else name, as written)."""
+def note_lookup_join(planner, node: PlanNode, table: exp.Table) -> None:
+    """Record lookup join ``node`` of dimension table ``table`` (as written, with its alias if any)."""
     stack = _stack(planner)
     if stack:
-        stack[-1].append((node, name))
+        stack[-1].append((node, table))
 
 
 def open_block(planner) -> None:
@@ -81,16 +83,16 @@ def open_block(planner) -> None:
     _stack(planner).append([])
 
 
-def close_block(planner) -> list[tuple[PlanNode, str]]:
+def close_block(planner) -> list[tuple[PlanNode, exp.Table]]:
     """The SELECT is planned: its lookup joins."""
     return _stack(planner).pop()
 
 
-def _stack(planner) -> list[list[tuple[PlanNode, str]]]:
+def _stack(planner) -> list[list[tuple[PlanNode, exp.Table]]]:
     return vars(planner).setdefault("_lookup_blocks", [])
 
 
-def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, str]], fail) -> None:
+def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, exp.Table]], fail) -> None:
     """Check ``sel``'s LOOKUP and join hints (module docstring) and set its lookup joins' retries.
 
     ``fail(planner, text, message, hint_name)`` raises the SqlError at ``text`` in the hint.
@@ -101,17 +103,18 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, s
     hint = sel.args.get("hint")
     if hint is None:
         return
-    retries: dict[str, LookupRetry | None] = {}
+    retries: list[tuple[str, LookupRetry | None]] = []  # in hint order: the first naming a table wins
+    qualify = lambda t: planner.catalog.qualify(table_parts(t))  # noqa: E731
     selects = list(sel.find_all(exp.Select))  # sel and its subqueries: the names a hint may use
     joined = [s for s in selects if s.args.get("joins")]  # Flink checks names on joins only
     for h in hint.expressions:
         name = str(h.this).upper() if isinstance(h, exp.Anonymous) else ""
         if name == "LOOKUP":
             table, retry = _lookup_options(planner, h, fail)
-            if joined and table not in _lookup_names(joined):
+            if joined and table not in _lookup_names(joined, qualify):
                 fail(planner, f"'{table}'", f"{_UNMATCHED}`{table}` in `LOOKUP` ('table' is the alias, else "
                                             "the name, of the table joined FOR SYSTEM_TIME AS OF)", "LOOKUP")
-            retries.setdefault(table, retry)
+            retries.append((table, retry))
         elif name in JOIN_HINTS and joined:
             inputs = set().union(*map(written_names, joined))
             for arg in h.expressions:
@@ -120,8 +123,8 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, s
                 if written not in inputs:
                     fail(planner, written, f"{_UNMATCHED}`{written}` in `{name}`", name)
     for node, table in lookups:
-        if retries.get(table) is not None:
-            node.retry = retries[table]
+        names = _hint_names(table, qualify)
+        node.retry = next((retry for name, retry in retries if name in names), None)
 
 
 def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetry | None]:
@@ -144,17 +147,19 @@ def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetr
         value = options[key]
         fail(f"'{value}'", f"Invalid LOOKUP hint options: Could not parse value '{value}' for key '{key}'.")
 
+    # Flink's Configuration: enums and booleans in any case but not padded, ints as Integer.parseInt
     choices = {"async": ("true", "false"), "output-mode": ("ordered", "allow_unordered"),
-               "retry-strategy": ("fixed_delay",)}
+               "retry-strategy": ("fixed_delay",), "shuffle": ("true", "false")}
     for key, allowed in choices.items():
-        if key in options and options[key].strip().lower() not in allowed:
+        if key in options and options[key].lower() not in allowed:
             bad(key)
     ints, delays = {}, {}
     for key in ("capacity", "max-attempts"):
         if key in options:
-            if not _INT.fullmatch(options[key]):
+            try:
+                ints[key] = parse_int(options[key], key)
+            except ConfigError:
                 bad(key)
-            ints[key] = int(options[key])
     for key in ("timeout", "fixed-delay"):
         if key in options:
             try:
@@ -171,7 +176,7 @@ def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetr
     if not all(given):
         return options["table"], None
     predicate = options["retry-predicate"]
-    if predicate.strip().lower() != "lookup_miss":
+    if predicate.lower() != "lookup_miss":
         fail(f"'{predicate}'", f"Invalid LOOKUP hint option: unsupported retry-predicate '{predicate}', only "
                                "'lookup_miss' is supported currently")
     if delays["fixed-delay"] <= 0:
@@ -179,10 +184,22 @@ def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetr
     return options["table"], LookupRetry(delays["fixed-delay"], ints["max-attempts"], predicate)
 
 
-def _lookup_names(selects: list[exp.Select]) -> set[str]:
-    """The alias (else name) of each table joined FOR SYSTEM_TIME AS OF in ``selects``."""
-    return {j.this.alias or j.this.name for s in selects for j in s.args.get("joins") or []
-            if isinstance(j.this, exp.Table) and j.find(exp.Version)}
+def _lookup_names(selects: list[exp.Select], qualify: Callable[[exp.Table], tuple[str, ...]]) -> set[str]:
+    """The names a hint may give each table joined FOR SYSTEM_TIME AS OF in ``selects``.
+
+    Its alias; without one its name, also qualified (``db.dim``, ``cat.db.dim``: Flink 2.3 takes
+    them, not for an aliased table). ``qualify``: a table's catalog, database and name.
+    """
+    return set().union(*(_hint_names(j.this, qualify) for s in selects for j in s.args.get("joins") or []
+                          if isinstance(j.this, exp.Table) and j.find(exp.Version)))
+
+
+def _hint_names(t: exp.Table, qualify: Callable[[exp.Table], tuple[str, ...]]) -> set[str]:
+    """The names a hint may give table ``t``: its alias, else its name, bare or qualified."""
+    if t.alias:
+        return {t.alias}
+    cat, db, name = qualify(t)
+    return {name, f"{db}.{name}", f"{cat}.{db}.{name}"}
 
 
 def written_names(sel: exp.Select) -> set[str]:

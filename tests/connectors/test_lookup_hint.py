@@ -133,6 +133,49 @@ def _explain(env, sql: str) -> str:
             "value 'fixed-delay' for key 'retry-strategy'",
             "'fixed-delay'",
         ),
+        # probed on Flink 2.3 (session 23): values are not trimmed, integers are Java ints
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="1s", n=" 2") + ")",
+            "value ' 2' for key 'max-attempts'",
+            "' 2'",
+        ),
+        (
+            "LOOKUP('table'='d', " + RETRY.format(d="1s", n="2147483648") + ")",
+            "value '2147483648' for key 'max-attempts'",
+            "'2147483648'",
+        ),
+        (
+            "LOOKUP('table'='d', 'capacity'='2147483648')",
+            "value '2147483648' for key 'capacity'",
+            "'2147483648'",
+        ),
+        (
+            "LOOKUP('table'='d', "
+            + RETRY.format(d="1s", n="2").replace("'fixed_delay'", "' fixed_delay '")
+            + ")",
+            "value ' fixed_delay ' for key 'retry-strategy'",
+            "' fixed_delay '",
+        ),
+        (
+            "LOOKUP('table'='d', "
+            + RETRY.format(d="1s", n="2").replace("'lookup_miss'", "' lookup_miss'")
+            + ")",
+            "unsupported retry-predicate ' lookup_miss'",
+            "' lookup_miss'",
+        ),
+        ("LOOKUP('table'='d', 'async'=' true')", "value ' true' for key 'async'", "' true'"),
+        (
+            "LOOKUP('table'='d', 'output-mode'=' ordered')",
+            "value ' ordered' for key 'output-mode'",
+            "' ordered'",
+        ),
+        ("LOOKUP('table'='d', 'shuffle'='maybe')", "value 'maybe' for key 'shuffle'", "'maybe'"),
+        # a qualified name names a table without an alias only
+        (
+            "LOOKUP('table'='default_catalog.default_database.dim')",
+            "`default_catalog.default_database.dim` in `LOOKUP`",
+            "'default_catalog.default_database.dim'",
+        ),
     ],
 )
 def test_a_lookup_hint_flink_refuses_is_refused_with_its_message(tmp_path, hint, message, caret):
@@ -181,6 +224,24 @@ def test_a_lookup_hint_flink_refuses_is_refused_with_its_message(tmp_path, hint,
             + RETRY.format(d="10s", n="3")
             + ") */ o.oid, dim.w FROM orders AS o "
             "LEFT JOIN dim FOR SYSTEM_TIME AS OF o.proc ON o.k = dim.id",
+            "retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]",
+        ),
+        # ... also qualified (Flink 2.3 takes both)
+        *[
+            (
+                f"SELECT /*+ LOOKUP('table'='{name}', "
+                + RETRY.format(d="10s", n="3")
+                + ") */ o.oid, dim.w FROM orders AS o "
+                "JOIN dim FOR SYSTEM_TIME AS OF o.proc ON o.k = dim.id",
+                "retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]",
+            )
+            for name in ("default_database.dim", "default_catalog.default_database.dim")
+        ],
+        (
+            "SELECT /*+ LOOKUP('table'='dim', "
+            + RETRY.format(d="10s", n="3")
+            + ") */ o.oid, dim.w FROM orders AS o "
+            "JOIN default_catalog.default_database.dim FOR SYSTEM_TIME AS OF o.proc ON o.k = dim.id",
             "retry=[lookup_miss, FIXED_DELAY, 10000ms, 3]",
         ),
         # a hint of the outer SELECT names the subquery's table (no error) but applies to its own SELECT only
