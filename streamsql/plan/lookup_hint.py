@@ -16,12 +16,15 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
   ``'timeout'`` and ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay,
   ``'retry-predicate'`` lookup_miss, all in any case but not padded: ``' 2'``, ``' true'``
   are refused); the four retry options come together or not at all;
+- a subquery in an expression (``IN (...)``, ``NOT IN``, a scalar subquery) takes the enclosing
+  SELECT's hint for its lookup joins that no hint of its own names (not a FROM subquery);
 - ``'table'`` must name a lookup table (its alias, else its name as written, bare or qualified
   with its database or catalog and database) of a lookup join in
   the hinted SELECT or below it, else Flink's "The options of following hints cannot match the
   name of input tables or views" — checked only where there is a join at all (a SELECT without
-  one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT only
-  (one in a subquery keeps its own or none), the first hint naming a table wins;
+  one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT (and of
+  its expression subqueries, below; one in a FROM subquery keeps its own or none), the first
+  hint naming a table wins;
 - ``'async'``, ``'output-mode'``, ``'capacity'``, ``'timeout'`` change nothing: Flink's JDBC
   lookup source is synchronous, and so is StreamSQL's (rows come out in input order);
 - ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies: a
@@ -32,6 +35,7 @@ Functions:
     lookup_hint_names(): the hint names handled here.
     note_lookup_join(planner, node, name): record a lookup join of the SELECT being planned.
     apply_lookup_hints(planner, sel, lookups): check the hints of ``sel``, set the retries.
+    mark_subquery(sel): note whether ``sel`` takes its enclosing SELECT's hint.
     written_names(sel): the names of a SELECT's FROM and JOIN inputs as written.
 """
 
@@ -50,6 +54,7 @@ from streamsql.plan.nodes import PlanNode
 #: Flink's batch join strategies: taken without effect in a streaming job (names checked).
 JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
 _RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
+_INHERITS = "lookup_hint_inherits"  # a Select's meta key: see mark_subquery
 _UNMATCHED = "The options of following hints cannot match the name of input tables or views: "
 
 
@@ -101,13 +106,11 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, e
         SqlError: an option Flink refuses, a table name no lookup join (join input) has.
     """
     hint = sel.args.get("hint")
-    if hint is None:
-        return
     retries: list[tuple[str, LookupRetry | None]] = []  # in hint order: the first naming a table wins
     qualify = lambda t: planner.catalog.qualify(table_parts(t))  # noqa: E731
     selects = list(sel.find_all(exp.Select))  # sel and its subqueries: the names a hint may use
     joined = [s for s in selects if s.args.get("joins")]  # Flink checks names on joins only
-    for h in hint.expressions:
+    for h in hint.expressions if hint is not None else ():
         name = str(h.this).upper() if isinstance(h, exp.Anonymous) else ""
         if name == "LOOKUP":
             table, retry = _lookup_options(planner, h, fail)
@@ -122,9 +125,38 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, e
                 written = arg.name if plain else arg.sql()
                 if written not in inputs:
                     fail(planner, written, f"{_UNMATCHED}`{written}` in `{name}`", name)
+    unnamed = []
     for node, table in lookups:
         names = _hint_names(table, qualify)
-        node.retry = next((retry for name, retry in retries if name in names), None)
+        named = [retry for name, retry in retries if name in names]
+        node.retry = named[0] if named else None
+        if not named:
+            unnamed.append((node, table))
+    stack = _stack(planner)
+    if stack and (sel.meta.get(_INHERITS) or _in_expression(sel)):  # asked before and after rewrites
+        stack[-1].extend(unnamed)  # the enclosing SELECT's hint applies to them (Flink 2.3 probe)
+
+
+def mark_subquery(sel: exp.Select) -> exp.Select:
+    """Note on ``sel`` (as written, before the planner's rewrites copy it) whether it inherits hints."""
+    if _in_expression(sel):
+        sel.meta[_INHERITS] = True
+    return sel
+
+
+def _in_expression(sel: exp.Select) -> bool:
+    """Whether ``sel`` is a subquery inside an expression (``IN (...)``, a scalar subquery).
+
+    Flink 2.3 applies a SELECT's LOOKUP hint to the lookup joins of such subqueries (without one of
+    their own naming the table), not to those of a FROM subquery, a CTE or a set operation.
+    """
+    node, wrapped = sel.parent, False
+    while isinstance(node, (exp.Subquery, exp.Paren)):
+        node, wrapped = node.parent, wrapped or isinstance(node, exp.Subquery)
+    if node is None:  # a scalar subquery the planner took out of its expression, or the statement
+        return wrapped
+    return not isinstance(
+        node, (exp.From, exp.Join, exp.CTE, exp.With, exp.SetOperation, exp.Lateral, exp.Create, exp.Insert))
 
 
 def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetry | None]:

@@ -9,6 +9,7 @@ retries is joined, on a real PostgreSQL server.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -276,6 +277,34 @@ def test_hints_flink_takes_plan_as_flink(tmp_path, sql, retry):
         assert "retry=" not in plan
     else:
         assert retry in plan
+
+
+SUB = "SELECT o2.oid FROM orders AS o2 JOIN dim FOR SYSTEM_TIME AS OF o2.proc AS d ON o2.k = d.id"
+OWN = "SELECT /*+ LOOKUP('table'='d', " + RETRY.format(d="1s", n="1") + ") */"
+OUTER = "SELECT /*+ LOOKUP('table'='d', " + RETRY.format(d="10s", n="3") + ") */ o.oid FROM orders AS o"
+
+
+@pytest.mark.parametrize(
+    ("sql", "retries"),
+    [
+        # Flink 2.3's EXPLAIN (session 23): a subquery in an expression takes the outer SELECT's hint
+        (f"{OUTER} WHERE o.oid IN ({SUB})", ["10000ms, 3"]),
+        (f"{OUTER} WHERE o.oid NOT IN ({SUB})", ["10000ms, 3"]),
+        (
+            f"{OUTER} WHERE o.oid > ({SUB.replace('o2.oid', 'MIN(o2.oid)', 1)})",
+            ["10000ms, 3"],
+        ),
+        (f"SELECT * FROM ({OUTER} WHERE o.oid IN ({SUB}))", ["10000ms, 3"]),
+        # ... unless a hint of its own names the table
+        (f"{OUTER} WHERE o.oid IN ({SUB.replace('SELECT', OWN, 1)})", ["1000ms, 1"]),
+        # ... and not through a FROM subquery of it
+        (f"{OUTER} WHERE o.oid IN (SELECT s.oid FROM ({SUB}) AS s)", []),
+    ],
+)
+def test_a_subquery_in_an_expression_takes_the_enclosing_hint(tmp_path, sql, retries):
+    plan = _explain(_env(tmp_path), sql)
+    assert "LookupJoin" in plan
+    assert re.findall(r"FIXED_DELAY, (\d+ms, \d+)\]", plan) == retries
 
 
 def test_a_join_hint_naming_no_join_input_is_refused(tmp_path):
