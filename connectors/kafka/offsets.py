@@ -6,7 +6,9 @@ partition without a committed offset fails the job; with the mode left unset Str
 to earliest) | ``earliest-offset`` | ``latest-offset`` | ``timestamp`` |
 ``specific-offsets`` (unlisted partitions: group offsets, then the reset policy). Bounded end
 (``'scan.bounded.mode'``): ``latest-offset`` (the last stable offset at open) | ``timestamp`` |
-``specific-offsets`` | ``group-offsets``. Offsets are resolved once, at open.
+``specific-offsets`` (unlisted partitions: group offsets, else the earliest: nothing read) |
+``group-offsets`` (a partition without a committed offset fails the job, as Flink). Offsets are
+resolved once, at open.
 """
 
 from __future__ import annotations
@@ -174,12 +176,14 @@ class OffsetResolver:
             "too: 'Undefined offset with no reset policy'); set 'properties.auto.offset.reset' = "
             "'earliest' or 'latest' to start there, or choose 'scan.startup.mode' = 'earliest-offset'")
 
-    def _unlisted_without_group(self, tps: list[TopicPart]) -> ExecutionError:
-        """Partitions 'scan.startup.specific-offsets' does not name, and no group to ask."""
+    def _unlisted_without_group(self, tps: list[TopicPart],
+                                option: str = "scan.startup.specific-offsets") -> ExecutionError:
+        """Partitions ``option`` does not name, and no group to ask."""
         parts = ", ".join(f"{t}-{p}" for t, p in sorted(tps))
+        where = "start" if "startup" in option else "stop"
         return ExecutionError(
-            f"{self.what}: 'scan.startup.specific-offsets' names no offset for partition(s) [{parts}], "
-            "which then start at the committed offsets of 'properties.group.id', and it is not set. "
+            f"{self.what}: '{option}' names no offset for partition(s) [{parts}], "
+            f"which then {where} at the committed offsets of 'properties.group.id', and it is not set. "
             "Flink fails the job too (Failed to initialize partition splits due to ... Unexpected size "
             "of key set: expected >= 1, but got 0). Name every partition, or set 'properties.group.id'")
 
@@ -195,9 +199,28 @@ class OffsetResolver:
         out: dict[TopicPart, int] = {}
         rest = list(parts)
         if mode == "specific-offsets":
+            # Flink's OffsetsInitializer.offsets: a partition not named stops at the group's committed
+            # offset, else at the earliest (it reads nothing); without a group the job fails
             rest = self._specific(rest, "scan.bounded.specific-offsets", out)
-        elif mode == "group-offsets":
+            if rest and not o.get("properties.group.id"):
+                raise self._unlisted_without_group(rest, "scan.bounded.specific-offsets")
+            for tp in self._group(rest, out):
+                out[tp] = self.watermarks(tp)[0]
+            return out
+        if mode == "group-offsets":
             rest = self._group(rest, out)
+            if rest:
+                raise self._no_stop_offset(rest)
         for tp in rest:  # latest-offset (read_committed: the last stable offset)
             out[tp] = self.watermarks(tp)[1]
         return out
+
+    def _no_stop_offset(self, tps: list[TopicPart]) -> ExecutionError:
+        """Flink's failure of a bounded read to committed offsets a partition does not have."""
+        t, p = sorted(tps)[0]
+        parts = ", ".join(f"{t}-{p}" for t, p in sorted(tps))
+        return ExecutionError(
+            f"{self.what}: Partition {t}-{p} should stop at committed offset. But there is no committed "
+            f"offset of this partition for group {self.group_id} (Flink 2.3's words; no committed offset "
+            f"for [{parts}]): 'scan.bounded.mode' = 'group-offsets' reads up to the offsets the group "
+            "committed; commit them first, or choose 'scan.bounded.mode' = 'latest-offset'")
