@@ -18,8 +18,9 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
   are refused); the four retry options come together or not at all;
 - a subquery in an expression (``IN (...)``, ``NOT IN``, a scalar subquery) takes the enclosing
   SELECT's hint for its lookup joins that no hint of its own names (not a FROM subquery);
-- ``'table'`` must name a lookup table (its alias, else its name as written, bare or qualified
-  with its database or catalog and database) of a lookup join in
+- ``'table'`` must name the right input of a join (its alias, else its name as written, bare or
+  qualified with its database or catalog and database; a regular join's right input is taken
+  too, to no effect, as Flink) in
   the hinted SELECT or below it, else Flink's "The options of following hints cannot match the
   name of input tables or views" — checked only where there is a join at all (a SELECT without
   one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT (and of
@@ -116,7 +117,8 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, e
             table, retry = _lookup_options(planner, h, fail)
             if joined and table not in _lookup_names(joined, qualify):
                 fail(planner, f"'{table}'", f"{_UNMATCHED}`{table}` in `LOOKUP` ('table' is the alias, else "
-                                            "the name, of the table joined FOR SYSTEM_TIME AS OF)", "LOOKUP")
+                                            "the name, of the right input of a join: the table joined FOR "
+                                            "SYSTEM_TIME AS OF)", "LOOKUP")
             retries.append((table, retry))
         elif name in JOIN_HINTS and joined:
             inputs = set().union(*map(written_names, joined))
@@ -217,13 +219,21 @@ def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetr
 
 
 def _lookup_names(selects: list[exp.Select], qualify: Callable[[exp.Table], tuple[str, ...]]) -> set[str]:
-    """The names a hint may give each table joined FOR SYSTEM_TIME AS OF in ``selects``.
+    """The names a LOOKUP hint may give: the right input of each join in ``selects``.
 
-    Its alias; without one its name, also qualified (``db.dim``, ``cat.db.dim``: Flink 2.3 takes
-    them, not for an aliased table). ``qualify``: a table's catalog, database and name.
+    Flink 2.3 matches a LOOKUP hint against the right side of every join (a regular join's too,
+    where it changes nothing), never a left side: a table's alias, else its name, also qualified
+    (``db.dim``, ``cat.db.dim``); a subquery's alias. ``qualify``: a table's catalog, database and
+    name.
     """
-    return set().union(*(_hint_names(j.this, qualify) for s in selects for j in s.args.get("joins") or []
-                          if isinstance(j.this, exp.Table) and j.find(exp.Version)))
+    names: set[str] = set()
+    for j in (j for s in selects for j in s.args.get("joins") or []):
+        right = j.this
+        if isinstance(right, exp.Table) and isinstance(right.this, exp.Identifier):
+            names |= _hint_names(right, qualify)
+        elif isinstance(right, (exp.Table, exp.Subquery)) and right.alias:
+            names.add(right.alias)
+    return names
 
 
 def _hint_names(t: exp.Table, qualify: Callable[[exp.Table], tuple[str, ...]]) -> set[str]:

@@ -268,6 +268,27 @@ def test_a_lookup_hint_flink_refuses_is_refused_with_its_message(tmp_path, hint,
             "JOIN dim2 AS d ON o.k = d.id)",
             None,
         ),
+        # LOOKUP naming the right input of a regular join: taken, to no effect (Flink 2.3, session 23)
+        *[
+            (
+                f"SELECT /*+ LOOKUP('table'='{name}', "
+                + RETRY.format(d="10s", n="3")
+                + f") */ o.oid FROM {rest}",
+                None,
+            )
+            for name, rest in [
+                ("d", "orders AS o JOIN dim2 AS d ON o.k = d.id"),
+                ("dim2", "orders AS o JOIN dim2 ON o.k = dim2.id"),
+                ("default_database.dim2", "orders AS o JOIN dim2 ON o.k = dim2.id"),
+                ("s", "orders AS o JOIN (SELECT * FROM dim2) AS s ON o.k = s.id"),
+            ]
+        ],
+        (
+            "SELECT /*+ LOOKUP('table'='e', " + RETRY.format(d="10s", n="3") + ") */ o.oid, d.w, e.w "
+            "FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d ON o.k = d.id "
+            "JOIN dim2 AS e ON o.k = e.id",
+            None,
+        ),
     ],
 )
 def test_hints_flink_takes_plan_as_flink(tmp_path, sql, retry):
@@ -305,6 +326,19 @@ def test_a_subquery_in_an_expression_takes_the_enclosing_hint(tmp_path, sql, ret
     plan = _explain(_env(tmp_path), sql)
     assert "LookupJoin" in plan
     assert re.findall(r"FIXED_DELAY, (\d+ms, \d+)\]", plan) == retries
+
+
+@pytest.mark.parametrize(
+    ("name", "rest"),
+    [("o", "orders AS o JOIN dim2 AS d ON o.k = d.id"), ("d", "dim2 AS d JOIN orders AS o ON o.k = d.id")],
+)
+def test_a_lookup_hint_naming_the_left_input_of_a_join_is_refused(tmp_path, name, rest):
+    """Flink 2.3 matches LOOKUP against the right input of each join only (session 23)."""
+    sql = f"SELECT /*+ LOOKUP('table'='{name}') */ o.oid FROM {rest}"
+    with pytest.raises(
+        SqlError, match=f"cannot match the name of input tables or views: `{name}` in `LOOKUP`"
+    ):
+        _env(tmp_path).execute_sql(sql)
 
 
 def test_a_join_hint_naming_no_join_input_is_refused(tmp_path):
