@@ -88,8 +88,6 @@ class OffsetResolver:
         self.what = what
         self.bootstrap = bootstrap
         self.group_id = group_id
-        #: Some partition's bounded end is the group's committed offset (:meth:`stop_offsets`).
-        self.stops_at_group = False
 
     def watermarks(self, tp: TopicPart) -> tuple[int, int]:
         """``(low, high)`` offsets of ``tp`` (high: the last stable offset under read_committed).
@@ -205,12 +203,10 @@ class OffsetResolver:
             rest = self._specific(rest, "scan.bounded.specific-offsets", out)
             if rest and not o.get("properties.group.id"):
                 raise self._unlisted_without_group(rest, "scan.bounded.specific-offsets")
-            self.stops_at_group = bool(rest)
             rest = self._group(rest, out)
             out.update({tp: self.watermarks(tp)[0] for tp in rest})
             return out
         if mode == "group-offsets":
-            self.stops_at_group = True
             rest = self._group(rest, out)
             if rest:
                 raise self._no_committed_stop(rest)
