@@ -94,6 +94,18 @@ SOURCES = [
     {"name": "bounded_group_offsets_without_group",
      "with": "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'group-offsets'"},
     {"name": "earliest_without_group", "with": "'scan.startup.mode' = 'earliest-offset', " + BOUNDED},
+    # a bounded end for some partitions only: the others end at the group's committed offset, else
+    # at the earliest (OffsetsInitializer.offsets: SpecifiedOffsetsInitializer, EARLIEST)
+    {"name": "bounded_specific_offsets_some_partitions_without_group",
+     "with": "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'specific-offsets', "
+             "'scan.bounded.specific-offsets' = 'partition:0,offset:2'"},
+    {"name": "bounded_specific_offsets_some_partitions_group_without_commits",
+     "with": "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'specific-offsets', "
+             "'scan.bounded.specific-offsets' = 'partition:0,offset:2', "
+             "'properties.group.id' = 'never-committed'"},
+    {"name": "bounded_group_offsets_group_without_commits",
+     "with": "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'group-offsets', "
+             "'properties.group.id' = 'never-committed'"},
 ]
 
 _CLIENT = r'''

@@ -142,6 +142,10 @@ transaction.state.log.num.partitions=10
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=true
 delete.topic.enable=true
+# A transaction open past its transaction.timeout.ms is aborted (and its producer fenced) at the
+# coordinator's next sweep: every 10 s by default, which a test of that timeout waits out
+# (tests/integration/test_restart.py). Sweep each second instead; Kafka accepts any value >= 1.
+transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 
 # Keep disk use bounded for a long-lived dev broker.
 log.retention.hours=24

@@ -279,14 +279,14 @@ class StreamEnvironment:
             if job.status == "FAILED":
                 msg = f"Job '{job.name}' stopped without a savepoint: it failed"
                 raise ExecutionError(msg) from job.error
-            return TableResult("rows", ["savepoint path"], [(job.runner.savepoint(),)])
+            return TableResult("rows", ["savepoint path"], [(_absolute(job.runner.savepoint()),)])
         done = job.runner.coordinator.last_completed
         if job.status == "FAILED" or done is None:
             msg = f"Job '{job.name}' stopped without a savepoint: its final checkpoint did not complete"
             raise ExecutionError(msg) from job.error
         storage = job.runner.coordinator.storage
         storage.keep_as_savepoint(done.checkpoint_id)
-        return TableResult("rows", ["savepoint path"], [(storage.location(done.checkpoint_id),)])
+        return TableResult("rows", ["savepoint path"], [(_absolute(storage.location(done.checkpoint_id)),)])
 
     def _create(self, tree: exp.Create, sql: str) -> TableResult:
         from streamsql.sql.ddl import (
@@ -346,10 +346,13 @@ class StreamEnvironment:
         PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
         """
         from streamsql.core.catalog import ColumnDef
-        from streamsql.sql.ddl import table_def_from_create
+        from streamsql.sql.ddl import check_ctas, table_def_from_create
         from streamsql.sql.parser import error_at
 
         query = tree.expression
+        # before planning: a ';' missing after a CREATE TABLE whose next statement reads that
+        # table was reported as "Table ... not found" at the query, not as the missing AS / ';'
+        check_ctas(tree, sql)
         planner = Planner(self.catalog, self.config, sql)
         node = planner.plan_query(query)
         columns = [ColumnDef(f.name, f.type) for f in node.sql_schema.fields]
@@ -716,3 +719,12 @@ def _target_name(insert: exp.Insert) -> str:
 def _inserts(stmt: exp.Expression) -> list[exp.Insert]:
     """The INSERTs of an INSERT or a statement set."""
     return [stmt] if isinstance(stmt, exp.Insert) else list(stmt.expressions)
+
+
+def _absolute(location: str) -> str:
+    """A savepoint's location as Flink prints it: absolute (a URI such as ``s3://...`` as it is).
+
+    The default checkpoint folder is relative to the session's working directory, and a script
+    run from another folder could not restore the relative path.
+    """
+    return location if "://" in location else os.path.abspath(location)

@@ -222,20 +222,25 @@ def valid_utf8(data: bytes) -> bool:
     return True
 
 
-def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False) -> pa.Table | None:
+def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False,
+              repeats: str | None = None) -> pa.Table | None:
     """Fast path: one row per payload read by Arrow, or None when that is not guaranteed.
 
     None when a payload is not a lone JSON object (see :func:`objects_only`), the text is not
     valid UTF-8, or the row count differs; raises Arrow's error for invalid JSON. Arrow reads the
     bare tokens ``NaN`` and ``Infinity`` as numbers, which Flink's JSON parser rejects (the record
     is bad: compat case ``kafka_json_non_numeric_numbers``), so unless ``constants`` a batch
-    holding either text goes to the slow path, which decides.
+    holding either text goes to the slow path, which decides. With ``repeats`` (a
+    :func:`repeats_pattern`), None too for a batch with a payload it matches (one that may name
+    a field the read schema left out twice, which Arrow would not see).
     """
     lines = object_lines(payloads)
     if lines is None or not valid_utf8(lines[0]):
         return None
     data, a = lines
     if not constants and has_constant(a):
+        return None
+    if repeats is not None and line_matches(data, repeats):
         return None
     table = arrow_read(data, schema)
     return table if table.num_rows == len(payloads) else None
@@ -473,10 +478,33 @@ def _all_names(t: SqlType) -> set[str]:
     return out
 
 
-def _names_repeat(payloads: list[bytes], names: list[bytes]) -> bool:
-    """True when one of ``names`` (quoted) stands in ``payloads`` more often than there are payloads."""
-    data = b"\n".join(payloads)
-    return any(data.count(n) > len(payloads) for n in names)
+def repeats_pattern(names: set[str]) -> str:
+    r"""An RE2 pattern for :func:`line_matches`: a line holding one of ``names``, quoted, twice.
+
+    Over bytes (Arrow's RE2 reads binary as Latin-1), so each UTF-8 byte of a name other than an
+    ASCII letter or digit is written ``\xHH``. A name counts as written, not in an escaped form
+    (``"\u0061"`` for ``"a"``), as with the batch-wide count this replaced.
+    """
+    def quoted(name: str) -> str:
+        return "".join(chr(b) if chr(b).isalnum() and b < 128 else f"\\x{b:02x}"
+                       for b in b'"' + name.encode() + b'"')
+
+    return "|".join(f"{quoted(n)}[^\\n]*{quoted(n)}" for n in sorted(names))
+
+
+def line_matches(data: bytes, pattern: str) -> bool:
+    """True when a line of ``data`` (newline-separated payloads) matches ``pattern`` (RE2).
+
+    One pass of Arrow's RE2 over the batch, in place: about 0.5 CPU-s per 1M 330-byte records
+    for 8 names, where a ``bytes.count`` per name took 1.4 (and a batch-wide count could not
+    tell one record naming a field three times from three records naming it once each).
+
+    Raises:
+        pyarrow.ArrowInvalid: RE2 refuses the pattern (not seen up to 20,000 names).
+    """
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
+    one = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
+    return bool(pc.match_substring_regex(one, pattern)[0].as_py())
 
 
 def _holds_repeated(v) -> bool:
@@ -519,7 +547,7 @@ class JsonDecoder(Decoder):
         self.parser = RecordParser(schema)
         self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
         self._full: tuple[RowConverter, list[int]] | None = None  # set by narrow()
-        self._dropped: list[bytes] = []  # set by narrow(): '"name"' of each field left out
+        self._repeats: str | None = None  # set by narrow(): a payload naming a field left out twice
         # Arrow reads an absent nested field as NULL, as a null one: with 'json.fail-on-missing-field'
         # a ROW inside a column (which Flink checks as the top level) is checked record by record
         self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
@@ -557,9 +585,10 @@ class JsonDecoder(Decoder):
         full = self._full[0] if self._full else self.converter
         self._full = (full, [full.schema.names.index(f.name) for f in kept])
         # Arrow ignores a field the read schema lacks, so a repeated name of a field left out
-        # would pass the batch path unseen: a batch naming one more often than it has payloads
-        # goes per record (where the name's repetition is found and counted)
-        self._dropped = sorted({b'"' + n.encode() + b'"' for n in _dropped_names(full.schema, kept)})
+        # would pass the batch path unseen: a batch with a payload naming one twice goes per
+        # record (where the name's repetition is found and counted)
+        names = _dropped_names(full.schema, kept)
+        self._repeats = repeats_pattern(names) if names else None
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
@@ -573,7 +602,7 @@ class JsonDecoder(Decoder):
             return self.empty()
 
         def fast(lo: int, hi: int):
-            if self._nested_rows or (self._dropped and _names_repeat(payloads[lo:hi], self._dropped)):
+            if self._nested_rows:
                 return None
             table = try_fast(self._fast, payloads[lo:hi])
             if table is None:
@@ -604,7 +633,7 @@ class JsonDecoder(Decoder):
         return idx
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
-        table = read_rows(payloads, self.read_schema)
+        table = read_rows(payloads, self.read_schema, repeats=self._repeats)
         return None if table is None else fix_types(table, self.schema, self.iso)
 
     def _check_missing(self, table: pa.Table, payloads, pos, lo: int, where: Where) -> None:

@@ -21,6 +21,9 @@ from collections.abc import Iterable
 
 #: Prefix of a start entry in a position: ``"@orders": 12345``.
 START_PREFIX = "@"
+#: Prefix of a bounded read's end offset (exclusive) of a partition in a position:
+#: ``"^orders:3": 1000``. A restore keeps it, as Flink's split state keeps its stopping offset.
+STOP_PREFIX = "^"
 
 
 def java_string_hash(text: str) -> int:

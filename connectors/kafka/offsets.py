@@ -6,7 +6,9 @@ partition without a committed offset fails the job; with the mode left unset Str
 to earliest) | ``earliest-offset`` | ``latest-offset`` | ``timestamp`` |
 ``specific-offsets`` (unlisted partitions: group offsets, then the reset policy). Bounded end
 (``'scan.bounded.mode'``): ``latest-offset`` (the last stable offset at open) | ``timestamp`` |
-``specific-offsets`` | ``group-offsets``. Offsets are resolved once, at open.
+``specific-offsets`` (unlisted partitions: group offsets, then the earliest offset: nothing is
+read there, as Flink's ``OffsetsInitializer.offsets``) | ``group-offsets`` (a partition without a
+committed offset fails, as Flink's split reader). Offsets are resolved once, at open.
 """
 
 from __future__ import annotations
@@ -150,7 +152,7 @@ class OffsetResolver:
         if mode == "specific-offsets":
             rest = self._specific(rest, "scan.startup.specific-offsets", out)
             if rest and not o.get("properties.group.id"):
-                raise self._unlisted_without_group(rest)
+                raise self._unlisted_without_group(rest, "scan.startup.specific-offsets")
             mode = "group-offsets"  # Flink: partitions not listed fall back to the committed offsets
         if mode == "group-offsets":
             explicit = o.get("scan.startup.mode") == "group-offsets"
@@ -174,12 +176,13 @@ class OffsetResolver:
             "too: 'Undefined offset with no reset policy'); set 'properties.auto.offset.reset' = "
             "'earliest' or 'latest' to start there, or choose 'scan.startup.mode' = 'earliest-offset'")
 
-    def _unlisted_without_group(self, tps: list[TopicPart]) -> ExecutionError:
-        """Partitions 'scan.startup.specific-offsets' does not name, and no group to ask."""
+    def _unlisted_without_group(self, tps: list[TopicPart], option: str) -> ExecutionError:
+        """Partitions ``option`` (a ``*-specific-offsets``) does not name, and no group to ask."""
         parts = ", ".join(f"{t}-{p}" for t, p in sorted(tps))
+        where = "start" if option.startswith("scan.startup.") else "end"
         return ExecutionError(
-            f"{self.what}: 'scan.startup.specific-offsets' names no offset for partition(s) [{parts}], "
-            "which then start at the committed offsets of 'properties.group.id', and it is not set. "
+            f"{self.what}: '{option}' names no offset for partition(s) [{parts}], "
+            f"which then {where} at the committed offsets of 'properties.group.id', and it is not set. "
             "Flink fails the job too (Failed to initialize partition splits due to ... Unexpected size "
             "of key set: expected >= 1, but got 0). Name every partition, or set 'properties.group.id'")
 
@@ -195,9 +198,32 @@ class OffsetResolver:
         out: dict[TopicPart, int] = {}
         rest = list(parts)
         if mode == "specific-offsets":
+            # Flink's OffsetsInitializer.offsets(map): a partition the map lacks ends at the
+            # group's committed offset, else at the earliest (EARLIEST reset): none of it is read
             rest = self._specific(rest, "scan.bounded.specific-offsets", out)
-        elif mode == "group-offsets":
+            if rest and not o.get("properties.group.id"):
+                raise self._unlisted_without_group(rest, "scan.bounded.specific-offsets")
             rest = self._group(rest, out)
+            out.update({tp: self.watermarks(tp)[0] for tp in rest})
+            return out
+        if mode == "group-offsets":
+            rest = self._group(rest, out)
+            if rest:
+                raise self._no_committed_stop(rest)
+            return out
         for tp in rest:  # latest-offset (read_committed: the last stable offset)
             out[tp] = self.watermarks(tp)[1]
         return out
+
+    def _no_committed_stop(self, tps: list[TopicPart]) -> ExecutionError:
+        """Flink's split reader's failure for partitions that should stop at a committed offset they lack.
+
+        Flink names the first partition it meets; this names each.
+        """
+        sentences = " ".join(
+            f"Partition {t}-{p} should stop at committed offset. But there is no committed offset of "
+            f"this partition for group {self.group_id}." for t, p in sorted(tps))
+        return ExecutionError(
+            f"{self.what}: {sentences} ('scan.bounded.mode' = 'group-offsets' ends each partition at "
+            "the committed offset of 'properties.group.id', as Flink, which fails the job too.) Commit "
+            "offsets for the group first, or choose another 'scan.bounded.mode' such as 'latest-offset'")

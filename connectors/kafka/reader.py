@@ -46,6 +46,7 @@ import numpy as np
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from streamsql.connectors.kafka.assignment import (
     START_PREFIX,
+    STOP_PREFIX,
     flink_start,
     owner,
     position_starts,
@@ -243,7 +244,12 @@ class KafkaReader:
         starts.update(restored)
         self.next = dict(starts)
         if self.bounded_mode != "unbounded":
-            self.stop = self.offsets.stop_offsets(parts, self.bounded_mode)
+            # a restore keeps the ends its run started with (the group's offsets are its own
+            # progress by now, the latest offset has moved on); new partitions are resolved
+            kept = self._restored_stops(position, parts) if position is not None else {}
+            todo = [tp for tp in parts if tp not in kept]
+            resolved = self.offsets.stop_offsets(todo, self.bounded_mode) if todo else {}
+            self.stop = {tp: kept[tp] if tp in kept else resolved[tp] for tp in parts}
             self._stop_arr = np.asarray([self.stop[tp] for tp in parts], np.int64)
             for tp in parts:
                 if self.next[tp] >= self.stop[tp]:
@@ -324,6 +330,11 @@ class KafkaReader:
                 raise self._moved_error(moved)
         return out
 
+    def _restored_stops(self, position: dict, parts: list[TopicPart]) -> dict[TopicPart, int]:
+        """The end offsets ``position`` recorded for ``parts`` (none in one written before ends were)."""
+        stops = {k[len(STOP_PREFIX):]: v for k, v in position.items() if str(k).startswith(STOP_PREFIX)}
+        return self._parse_position(stops, parts, quiet=True)
+
     def _moved_error(self, moved: list[TopicPart]) -> ExecutionError:
         names = ", ".join(f"{t}[{p}]" for t, p in moved[:5])
         task, tasks = self.share
@@ -348,8 +359,8 @@ class KafkaReader:
         known = set(parts)
         out = {}
         for k, off in position.items():
-            if str(k).startswith(START_PREFIX):
-                continue  # a topic's start (.assignment)
+            if str(k).startswith((START_PREFIX, STOP_PREFIX)):
+                continue  # a topic's start, a bounded read's end (.assignment)
             t, sep, p = str(k).rpartition(":")
             tp = (t, int(p)) if sep else (self.topics[0], int(p))
             if tp in known:
@@ -656,6 +667,7 @@ class KafkaReader:
         partitions it checkpointed.
         """
         out = {f"{t}:{p}": off for (t, p), off in sorted(self.next.items())}
+        out.update({f"{STOP_PREFIX}{t}:{p}": off for (t, p), off in sorted(self.stop.items())})
         if self.share[1] > 1:
             out.update({f"{START_PREFIX}{t}": s for t, s in sorted(self.starts.items())})
         return out
@@ -665,8 +677,9 @@ class KafkaReader:
 
         Only with ``'properties.group.id'`` set (Flink: no group, no commit): the committed
         offsets are for lag monitoring and for ``'scan.startup.mode' = 'group-offsets'`` after a
-        restart without a checkpoint; recovery itself uses the checkpoint. Asynchronous and
-        best effort: a failed commit is logged once, never fails the job (as Flink).
+        restart without a checkpoint; recovery itself uses the checkpoint, which also keeps where a
+        bounded read ends (so a read ending at this group's offsets is not moved by these commits).
+        Asynchronous and best effort: a failed commit is logged once, never fails the job (as Flink).
         """
         o = self.table.options
         if self.consumer is None or not o.get("properties.group.id"):

@@ -47,7 +47,8 @@ from streamsql.core.faults import fault_point
 def guarantee_of(sink_class: type[Sink], table: TableDef, config: dict[str, str]) -> SinkGuarantee:
     """What a Kafka sink class gives ``table``: its ``default_guarantee`` and ``reason``."""
     guarantee = resolve_guarantee(table, config, sink_class.default_guarantee)
-    return SinkGuarantee(guarantee == "exactly-once", sink_class.reason(guarantee))
+    return SinkGuarantee(guarantee == "exactly-once", sink_class.reason(guarantee),
+                         flushed=guarantee != "none")
 
 
 class ProducingSink(Sink, StatesFormats):

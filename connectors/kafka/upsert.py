@@ -149,6 +149,9 @@ class UpsertKafkaSink(ProducingSink):
         """Why the sink has ``guarantee`` (EXPLAIN)."""
         if guarantee == "exactly-once":
             return "writes compacted upserts in a Kafka transaction committed with each checkpoint"
+        if guarantee == "none":
+            return ("'sink.delivery-guarantee' = 'none': not flushed at checkpoints; changes may be lost or "
+                    "written again after a failure")
         return (
             f"'sink.delivery-guarantee' = '{guarantee}': changes after the last checkpoint are written "
             "again after a failure (the last value per key still wins)"

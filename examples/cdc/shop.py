@@ -126,11 +126,36 @@ def check(wait: float = 30.0) -> int:
     return 0 if kafka == expected == pg else 1
 
 
-if __name__ == "__main__":
-    cmd = sys.argv[1] if len(sys.argv) > 1 else "check"
-    if cmd == "setup":
+def main(argv: list[str]) -> int:
+    """Run one command; 2 with the usage for anything else (``--help`` ran ``check``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Run all three from the folder where you run revenue.sql.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("setup", help="create the databases and the topic; forget an earlier run of revenue.sql")
+    sub.add_parser("change", help="change orders for SECONDS").add_argument("seconds", nargs="?", type=float,
+                                                                            default=10.0)
+    sub.add_parser("check", help="compare the Kafka topic and the PostgreSQL table with MariaDB")
+    args = parser.parse_args(argv)
+    if args.cmd != "setup" and not _has_shop(MARIADB):
+        print(f"MariaDB at {MARIADB} has no database 'shop': run `python examples/cdc/shop.py setup` first",
+              file=sys.stderr)
+        return 1
+    if args.cmd == "setup":
         setup()
-    elif cmd == "change":
-        change(float(sys.argv[2]) if len(sys.argv) > 2 else 10.0)
+    elif args.cmd == "change":
+        change(args.seconds)
     else:
-        sys.exit(check())
+        return check()
+    return 0
+
+
+def _has_shop(address: str) -> bool:
+    """Whether ``setup`` made the database (``change`` and ``check`` failed with a traceback)."""
+    with mysql(address) as c, c.cursor() as cur:
+        return bool(cur.execute("SHOW DATABASES LIKE 'shop'"))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

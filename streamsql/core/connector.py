@@ -481,10 +481,13 @@ class SinkGuarantee:
         transactional: rows become visible only at ``commit`` (two-phase commit).
         reason: one line for EXPLAIN on why the sink has the guarantee it has ("" = the
             planner's default wording).
+        flushed: the rows before a barrier are durable once its checkpoint completes; False
+            (a Kafka sink's ``'sink.delivery-guarantee' = 'none'``): no guarantee at all.
     """
 
     transactional: bool = False
     reason: str = ""
+    flushed: bool = True
 
 
 def _no_check(table: TableDef, config: dict[str, str]) -> None:

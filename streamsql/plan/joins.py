@@ -43,7 +43,7 @@ from streamsql.core.types import SqlType
 from streamsql.functions.scalars.operand_types import join_key_error, pair_kind
 from streamsql.functions.scalars.registry import cast_value
 from streamsql.plan.expressions import compile_expression, flink_text, quote, resolve_columns, sql_type_of
-from streamsql.plan.lookup import plan_lookup_join
+from streamsql.plan.lookup import jdbc_pushable, plan_lookup_join
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, ScanNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -394,8 +394,11 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     if as_of is not None:
         residual = _residual(planner, keep, scope, out_schema)
         cond_text += f" AND ({residual})" if residual else ""
+        # the conditions Flink's JDBC lookup puts in its query: a row failing them is a miss (LOOKUP retry)
+        pushed = [(c, s) for c, s in keep if s == {1} and jdbc_pushable(c, lambda x: sql_type_of(x, rs))]
+        dim_filter = _residual(planner, pushed, rs, right.schema)
         lookup = plan_lookup_join(planner, j, jt, as_of, left, ls, right, lki, rki, out_schema, residual,
-                                  cond_text)
+                                  cond_text, dim_filter)
         if lookup is not None:  # AS OF a PROCTIME() column
             return lookup, scope
         right_cols = [rs.resolve(_unparen(r)).internal for _, r in keys

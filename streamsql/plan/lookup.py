@@ -18,6 +18,7 @@ key in versioned table, but no primary key can be found").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -26,6 +27,7 @@ from sqlglot import exp
 
 from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import TableDef
+from streamsql.core.types import SqlType
 from streamsql.plan.lookup_hint import LookupRetry, note_lookup_join
 from streamsql.plan.nodes import PlanNode, ScanNode
 from streamsql.plan.scope import Scope
@@ -43,6 +45,9 @@ class LookupJoinNode(PlanNode):
         dim_schema: its physical columns (Arrow), the right half of the output.
         dim_keys: the key columns of ``dim`` (names), in ``left_keys`` order.
         residual: DuckDB SQL of the other conditions over the output columns, or None.
+        dim_filter: DuckDB SQL over ``dim_schema`` of the conditions on the dimension alone that
+            Flink's JDBC lookup puts in its query (:func:`jdbc_pushable`), or None: a key whose
+            rows all fail it is a miss, looked up again under a LOOKUP hint's retry.
         condition: the join condition, for EXPLAIN.
         out_time_attributes: the left's time attributes.
     """
@@ -55,6 +60,7 @@ class LookupJoinNode(PlanNode):
     residual: str | None = None
     condition: str = ""
     out_time_attributes: set = field(default_factory=set)
+    dim_filter: str | None = None
     retry: LookupRetry | None = None  # a LOOKUP hint's retry on a miss (plan/lookup_hint.py)
 
     kind: ClassVar[str] = "lookup-join"
@@ -71,7 +77,8 @@ class LookupJoinNode(PlanNode):
 
 def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left: PlanNode, ls: Scope,
                      right: PlanNode, lki: list[int], rki: list[int], out_schema: pa.Schema,
-                     residual: str | None, cond_text: str) -> LookupJoinNode | None:
+                     residual: str | None, cond_text: str,
+                     dim_filter: str | None = None) -> LookupJoinNode | None:
     """The lookup join of ``j`` when ``AS OF`` names a ``PROCTIME()`` attribute of ``left``, else None.
 
     Args:
@@ -87,6 +94,7 @@ def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left:
         out_schema: left columns then the dimension's (renamed where they clash).
         residual: the other conditions over ``out_schema`` (DuckDB SQL), or None.
         cond_text: the condition for EXPLAIN.
+        dim_filter: the conditions on ``right`` alone its lookup query takes (over ``right``'s columns).
 
     Raises:
         SqlError: the right is no lookup table (at the AS OF column, with Flink's meaning), a RIGHT
@@ -130,7 +138,63 @@ def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left:
                          f"equal plain columns of '{obj.name}' (d.id = o.k), and the table can have no "
                          f"computed columns")
     node = LookupJoinNode([left], out_schema, left.mode, join_type=jt, left_keys=lki, dim=obj,
-                          dim_schema=right.schema, dim_keys=keys, residual=residual, condition=cond_text,
+                          dim_schema=right.schema, dim_keys=keys, residual=residual, dim_filter=dim_filter,
+                          condition=cond_text,
                           out_time_attributes=time_attributes(left))
-    note_lookup_join(planner, node, table.alias or table.name)  # a LOOKUP hint of its SELECT
+    note_lookup_join(planner, node, table)  # a LOOKUP hint of its SELECT
     return node
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Like)
+_INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def jdbc_pushable(e: exp.Expression, type_of: Callable[[exp.Expression], SqlType | None]) -> bool:
+    """Whether Flink's JDBC source puts ``e``, an ON or WHERE conjunct on the dimension alone, in its query.
+
+    Its filter push-down (``JdbcFilterPushdownPreparedStatementVisitor``, flink-connector-jdbc
+    4.0) renders =, <>, <, <=, >, >=, LIKE, AND, OR between columns and literals, and IS [NOT]
+    NULL of a column; anything else (a function, arithmetic, the CAST Calcite puts on an INT
+    column compared with ``2.5``) stays a condition checked after the lookup. What the database
+    filters out is a miss to a LOOKUP hint's ``lookup_miss`` retry: ``d.w = 70`` retries a row
+    (7, 5) until it becomes (7, 70), ``d.w + 1 = 71`` does not (probed on Flink 2.3 over
+    PostgreSQL). Calcite's rewrites are followed: BETWEEN and IN of literals become comparisons,
+    NOT of a comparison its opposite. ``type_of`` gives a column's type.
+    """
+    e = e.this if isinstance(e, exp.Paren) else e
+    if isinstance(e, (exp.Column, exp.Literal, exp.Boolean)):
+        return True
+    if isinstance(e, exp.Neg):
+        return isinstance(e.this, exp.Literal)
+    if isinstance(e, (exp.And, exp.Or)):
+        return jdbc_pushable(e.this, type_of) and jdbc_pushable(e.expression, type_of)
+    if isinstance(e, (*_COMPARISONS, exp.Between, exp.In)):
+        if isinstance(e, exp.In) and e.args.get("query"):
+            return False
+        if isinstance(e, _COMPARISONS):
+            operands = [e.this, e.expression]
+        elif isinstance(e, exp.Between):
+            operands = [e.this, e.args["low"], e.args["high"]]
+        else:
+            operands = [e.this, *e.expressions]
+        return all(jdbc_pushable(x, type_of) for x in operands) and not _cast_needed(operands, type_of)
+    if isinstance(e, exp.Is):
+        return isinstance(e.this, exp.Column) and isinstance(e.expression, exp.Null)
+    if isinstance(e, exp.Not):
+        inner = e.this.this if isinstance(e.this, exp.Paren) else e.this
+        negatable = isinstance(inner, (exp.Is, exp.In, exp.Between, *_COMPARISONS))
+        return negatable and jdbc_pushable(inner, type_of)
+    return False
+
+
+def _cast_needed(operands: list[exp.Expression], type_of) -> bool:
+    """An integral column among ``operands`` compared with a number that is not whole (Calcite casts it)."""
+    def fraction(x: exp.Expression) -> bool:
+        x = x.this if isinstance(x, exp.Neg) else x
+        return isinstance(x, exp.Literal) and x.is_number and not x.name.lstrip("+-").isdigit()
+
+    def integral(x: exp.Expression) -> bool:
+        t = type_of(x) if isinstance(x, exp.Column) else None
+        return t is not None and t.name in _INTEGRAL
+
+    return any(map(fraction, operands)) and any(map(integral, operands))

@@ -11,16 +11,22 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
 
 - options are key-value (``LOOKUP('d')``: "Invalid list options in LOOKUP hint, only support
   key-value options."); ``'table'`` is required (keys are case-sensitive); other keys are
-  ignored (more than 10 keys are refused); values parse as Flink's (``'async'`` true/false,
-  ``'output-mode'`` ordered / allow_unordered, ``'capacity'`` and ``'max-attempts'`` integers,
-  positive (the capacity only when ``'async'`` is true: probes of session 23), ``'timeout'`` and
-  ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay, ``'retry-predicate'``
-  lookup_miss, all in any case); the four retry options come together or not at all;
-- ``'table'`` must name a lookup table (its alias, else its name, as written) of a lookup join in
+  ignored (more than 10 keys are refused); values parse as Flink's (``'async'`` and ``'shuffle'``
+  true/false, ``'output-mode'`` ordered / allow_unordered, ``'capacity'`` and ``'max-attempts'``
+  Java ints, positive (the capacity only when ``'async'`` is true: probes of session 23),
+  ``'timeout'`` and ``'fixed-delay'`` durations, ``'retry-strategy'`` fixed_delay,
+  ``'retry-predicate'`` lookup_miss, all in any case but not padded: ``' 2'``, ``' true'``
+  are refused); the four retry options come together or not at all;
+- a subquery in an expression (``IN (...)``, ``NOT IN``, a scalar subquery) takes the enclosing
+  SELECT's hint for its lookup joins that no hint of its own names (not a FROM subquery);
+- ``'table'`` must name the right input of a join (its alias, else its name as written, bare or
+  qualified with its database or catalog and database; a regular join's right input is taken
+  too, to no effect, as Flink) in
   the hinted SELECT or below it, else Flink's "The options of following hints cannot match the
   name of input tables or views" — checked only where there is a join at all (a SELECT without
-  one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT only
-  (one in a subquery keeps its own or none), the first hint naming a table wins;
+  one takes any name, as Flink); the hint applies to the lookup joins of its own SELECT (and of
+  its expression subqueries, below; one in a FROM subquery keeps its own or none), the first
+  hint naming a table wins;
 - ``'async'``, ``'output-mode'``, ``'capacity'``, ``'timeout'`` change nothing: Flink's JDBC
   lookup source is synchronous, and so is StreamSQL's (rows come out in input order);
 - ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies: a
@@ -31,27 +37,29 @@ Functions:
     lookup_hint_names(): the hint names handled here.
     note_lookup_join(planner, node, name): record a lookup join of the SELECT being planned.
     apply_lookup_hints(planner, sel, lookups): check the hints of ``sel``, set the retries.
+    mark_subquery(sel): note whether ``sel`` takes its enclosing SELECT's hint.
     written_names(sel): the names of a SELECT's FROM and JOIN inputs as written.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlglot import exp
 
+from streamsql.core.catalog import table_parts
 from streamsql.core.errors import ConfigError
-from streamsql.core.values import duration_ms
+from streamsql.core.values import duration_ms, parse_int
 from streamsql.plan.nodes import PlanNode
 
 #: Flink's batch join strategies: taken without effect in a streaming job (names checked).
 JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
-_INT = re.compile(r"\s*[+-]?\d+\s*")
 _RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
 #: How many options Flink's LOOKUP hint knows (LookupJoinHintOptions' supported options, its message says):
 #: a hint with more keys is refused, unknown keys or not.
 _SUPPORTED = 10
+_INHERITS = "lookup_hint_inherits"  # a Select's meta key: see mark_subquery
 _UNMATCHED = "The options of following hints cannot match the name of input tables or views: "
 
 
@@ -73,11 +81,11 @@ def lookup_hint_names() -> tuple[str, ...]:
     return ("LOOKUP", *JOIN_HINTS)
 
 
-def note_lookup_join(planner, node: PlanNode, name: str) -> None:
-    """Record lookup join ``node`` of dimension table ``name`` (alias, else name, as written)."""
+def note_lookup_join(planner, node: PlanNode, table: exp.Table) -> None:
+    """Record lookup join ``node`` of dimension table ``table`` (as written, with its alias if any)."""
     stack = _stack(planner)
     if stack:
-        stack[-1].append((node, name))
+        stack[-1].append((node, table))
 
 
 def open_block(planner) -> None:
@@ -85,16 +93,16 @@ def open_block(planner) -> None:
     _stack(planner).append([])
 
 
-def close_block(planner) -> list[tuple[PlanNode, str]]:
+def close_block(planner) -> list[tuple[PlanNode, exp.Table]]:
     """The SELECT is planned: its lookup joins."""
     return _stack(planner).pop()
 
 
-def _stack(planner) -> list[list[tuple[PlanNode, str]]]:
+def _stack(planner) -> list[list[tuple[PlanNode, exp.Table]]]:
     return vars(planner).setdefault("_lookup_blocks", [])
 
 
-def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, str]], fail) -> None:
+def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, exp.Table]], fail) -> None:
     """Check ``sel``'s LOOKUP and join hints (module docstring) and set its lookup joins' retries.
 
     ``fail(planner, text, message, hint_name)`` raises the SqlError at ``text`` in the hint.
@@ -103,19 +111,19 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, s
         SqlError: an option Flink refuses, a table name no lookup join (join input) has.
     """
     hint = sel.args.get("hint")
-    if hint is None:
-        return
-    retries: dict[str, LookupRetry | None] = {}
+    retries: list[tuple[str, LookupRetry | None]] = []  # in hint order: the first naming a table wins
+    qualify = lambda t: planner.catalog.qualify(table_parts(t))  # noqa: E731
     selects = list(sel.find_all(exp.Select))  # sel and its subqueries: the names a hint may use
     joined = [s for s in selects if s.args.get("joins")]  # Flink checks names on joins only
-    for h in hint.expressions:
+    for h in hint.expressions if hint is not None else ():
         name = str(h.this).upper() if isinstance(h, exp.Anonymous) else ""
         if name == "LOOKUP":
             table, retry = _lookup_options(planner, h, fail)
-            if joined and table not in _lookup_names(joined):
+            if joined and table not in _lookup_names(joined, qualify):
                 fail(planner, f"'{table}'", f"{_UNMATCHED}`{table}` in `LOOKUP` ('table' is the alias, else "
-                                            "the name, of the table joined FOR SYSTEM_TIME AS OF)", "LOOKUP")
-            retries.setdefault(table, retry)
+                                            "the name, of the right input of a join: the table joined FOR "
+                                            "SYSTEM_TIME AS OF)", "LOOKUP")
+            retries.append((table, retry))
         elif name in JOIN_HINTS and joined:
             inputs = set().union(*map(written_names, joined))
             for arg in h.expressions:
@@ -123,9 +131,38 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, s
                 written = arg.name if plain else arg.sql()
                 if written not in inputs:
                     fail(planner, written, f"{_UNMATCHED}`{written}` in `{name}`", name)
+    unnamed = []
     for node, table in lookups:
-        if retries.get(table) is not None:
-            node.retry = retries[table]
+        names = _hint_names(table, qualify)
+        named = [retry for name, retry in retries if name in names]
+        node.retry = named[0] if named else None
+        if not named:
+            unnamed.append((node, table))
+    stack = _stack(planner)
+    if stack and (sel.meta.get(_INHERITS) or _in_expression(sel)):  # asked before and after rewrites
+        stack[-1].extend(unnamed)  # the enclosing SELECT's hint applies to them (Flink 2.3 probe)
+
+
+def mark_subquery(sel: exp.Select) -> exp.Select:
+    """Note on ``sel`` (as written, before the planner's rewrites copy it) whether it inherits hints."""
+    if _in_expression(sel):
+        sel.meta[_INHERITS] = True
+    return sel
+
+
+def _in_expression(sel: exp.Select) -> bool:
+    """Whether ``sel`` is a subquery inside an expression (``IN (...)``, a scalar subquery).
+
+    Flink 2.3 applies a SELECT's LOOKUP hint to the lookup joins of such subqueries (without one of
+    their own naming the table), not to those of a FROM subquery, a CTE or a set operation.
+    """
+    node, wrapped = sel.parent, False
+    while isinstance(node, (exp.Subquery, exp.Paren)):
+        node, wrapped = node.parent, wrapped or isinstance(node, exp.Subquery)
+    if node is None:  # a scalar subquery the planner took out of its expression, or the statement
+        return wrapped
+    return not isinstance(
+        node, (exp.From, exp.Join, exp.CTE, exp.With, exp.SetOperation, exp.Lateral, exp.Create, exp.Insert))
 
 
 class HintOptionError(Exception):
@@ -180,17 +217,19 @@ def lookup_options(options: dict[str, str]) -> tuple[str, LookupRetry | None]:
         msg = f"Invalid LOOKUP hint options: Could not parse value '{value}' for key '{key}'."
         return HintOptionError(msg, f"'{value}'")
 
+    # Flink's Configuration: enums and booleans in any case but not padded, ints as Integer.parseInt
     choices = {"async": ("true", "false"), "output-mode": ("ordered", "allow_unordered"),
-               "retry-strategy": ("fixed_delay",)}
+               "retry-strategy": ("fixed_delay",), "shuffle": ("true", "false")}
     for key, allowed in choices.items():
-        if key in options and options[key].strip().lower() not in allowed:
+        if key in options and options[key].lower() not in allowed:
             raise bad(key)
     ints, delays = {}, {}
     for key in ("capacity", "max-attempts"):
         if key in options:
-            if not _INT.fullmatch(options[key]):
-                raise bad(key)
-            ints[key] = int(options[key])
+            try:
+                ints[key] = parse_int(options[key], key)
+            except ConfigError:
+                raise bad(key) from None
     for key in ("timeout", "fixed-delay"):
         if key in options:
             try:
@@ -203,7 +242,7 @@ def lookup_options(options: dict[str, str]) -> tuple[str, LookupRetry | None]:
             msg = f"Invalid LOOKUP hint option: {key} value should be positive integer but was {ints[key]}"
             raise HintOptionError(msg, f"'{options[key]}'")
 
-    if options.get("async", "").strip().lower() == "true" and "capacity" in ints:
+    if options.get("async", "").lower() == "true" and "capacity" in ints:
         positive("capacity")  # Flink looks at the capacity of an async lookup only
     given = [k in options for k in _RETRY]
     if any(given) and not all(given):
@@ -212,7 +251,7 @@ def lookup_options(options: dict[str, str]) -> tuple[str, LookupRetry | None]:
     if not all(given):
         return options["table"], None
     predicate = options["retry-predicate"]
-    if predicate.strip().lower() != "lookup_miss":
+    if predicate.lower() != "lookup_miss":
         msg = (f"Invalid LOOKUP hint option: unsupported retry-predicate '{predicate}', only 'lookup_miss' "
                "is supported currently")
         raise HintOptionError(msg, f"'{predicate}'")
@@ -220,10 +259,30 @@ def lookup_options(options: dict[str, str]) -> tuple[str, LookupRetry | None]:
     return options["table"], LookupRetry(delays["fixed-delay"], ints["max-attempts"], predicate)
 
 
-def _lookup_names(selects: list[exp.Select]) -> set[str]:
-    """The alias (else name) of each table joined FOR SYSTEM_TIME AS OF in ``selects``."""
-    return {j.this.alias or j.this.name for s in selects for j in s.args.get("joins") or []
-            if isinstance(j.this, exp.Table) and j.find(exp.Version)}
+def _lookup_names(selects: list[exp.Select], qualify: Callable[[exp.Table], tuple[str, ...]]) -> set[str]:
+    """The names a LOOKUP hint may give: the right input of each join in ``selects``.
+
+    Flink 2.3 matches a LOOKUP hint against the right side of every join (a regular join's too,
+    where it changes nothing), never a left side: a table's alias, else its name, also qualified
+    (``db.dim``, ``cat.db.dim``); a subquery's alias. ``qualify``: a table's catalog, database and
+    name.
+    """
+    names: set[str] = set()
+    for j in (j for s in selects for j in s.args.get("joins") or []):
+        right = j.this
+        if isinstance(right, exp.Table) and isinstance(right.this, exp.Identifier):
+            names |= _hint_names(right, qualify)
+        elif isinstance(right, (exp.Table, exp.Subquery)) and right.alias:
+            names.add(right.alias)
+    return names
+
+
+def _hint_names(t: exp.Table, qualify: Callable[[exp.Table], tuple[str, ...]]) -> set[str]:
+    """The names a hint may give table ``t``: its alias, else its name, bare or qualified."""
+    if t.alias:
+        return {t.alias}
+    cat, db, name = qualify(t)
+    return {name, f"{db}.{name}", f"{cat}.{db}.{name}"}
 
 
 def written_names(sel: exp.Select) -> set[str]:

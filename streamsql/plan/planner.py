@@ -66,6 +66,7 @@ from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
 from streamsql.plan.limit import plan_limit, select_order_keys
+from streamsql.plan.lookup_hint import mark_subquery
 from streamsql.plan.match_recognize import plan_match_recognize
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -223,6 +224,7 @@ class Planner:
         if isinstance(q, exp.Select):
             # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py);
             # LISTAGG calls (plan/ordered_aggs.py); subqueries in HAVING (plan/having.py)
+            q = mark_subquery(q)  # in an expression it takes its SELECT's LOOKUP hint (plan/lookup_hint.py)
             q = mark_python_aggregates(mark_listagg(lift_having_subqueries(self, q)), self.catalog.functions)
             return plan_hinted_select(self, rewrite_qualify(q), self._select)  # STATE_TTL hint hook
         if isinstance(q, exp.Values):  # VALUES hook (plan/values.py): an INSERT's rows

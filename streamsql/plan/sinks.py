@@ -189,6 +189,8 @@ def _guarantee(config: Config, sink: SinkGuarantee) -> tuple[str, str]:
     if interval <= 0:
         return "none", ("checkpointing is off ('execution.checkpointing.interval' = 0): nothing is "
                         "replayed after a failure")
+    if not sink.flushed:  # was labelled at-least-once, its reason saying rows may be lost
+        return "none", sink.reason
     if sink.transactional and mode == "EXACTLY_ONCE":
         return "exactly-once", (sink.reason
                                 or "writes in a Kafka transaction committed with each checkpoint")

@@ -127,7 +127,9 @@ def _lookup_join(node: LookupJoinNode) -> Operator:
     return LookupJoinOperator(node.join_type, node.left_keys, dim_keys, node.inputs[0].schema,
                               node.dim_schema, node.schema, _residual(node), node.mode == plan.INSERT_ONLY,
                               connect, (node.dim.options, node.dim.name),
-                              (node.retry.delay_ms, node.retry.max_attempts) if node.retry else None)
+                              (node.retry.delay_ms, node.retry.max_attempts) if node.retry else None,
+                              BatchQuery(compile_query([("__ok", node.dim_filter)], None, node.dim_schema))
+                              if node.dim_filter and node.retry else None)
 
 
 def _window_join(node: WindowJoinNode) -> Operator:

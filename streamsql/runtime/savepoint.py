@@ -43,7 +43,13 @@ from typing import Any
 from streamsql.checkpoint.identity import JobIdentityError, read_job_file
 from streamsql.checkpoint.operators import claim_state
 from streamsql.checkpoint.storage import CheckpointStorage
-from streamsql.connectors.kafka.assignment import START_PREFIX, flink_start, owner, position_starts
+from streamsql.connectors.kafka.assignment import (
+    START_PREFIX,
+    STOP_PREFIX,
+    flink_start,
+    owner,
+    position_starts,
+)
 from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import walk
 from streamsql.plan.stages import ExchangeSourceNode, Stage
@@ -350,7 +356,7 @@ def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int,
     if one_task and tasks > 1:  # one task (a stage reading no Kafka source) owns every position
         for source, position in merged.items():
             if isinstance(position, dict) and position_starts(position) is None:
-                topics = {str(k).rpartition(":")[0] for k in position}
+                topics = {str(k).removeprefix(STOP_PREFIX).rpartition(":")[0] for k in position}
                 position.update({f"{START_PREFIX}{t}": flink_start(t) for t in sorted(topics) if t})
     out: dict[str, Any] = {}
     for source, position in merged.items():
@@ -359,12 +365,13 @@ def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int,
             continue
         starts = position_starts(position)
         if starts is None:  # written before starts were recorded: one numbering of all partitions
-            keys = sorted(position, key=_partition_order)
-            out[source] = {k: position[k] for i, k in enumerate(keys) if i % tasks == task}
+            keys = sorted((k for k in position if not k.startswith(STOP_PREFIX)), key=_partition_order)
+            mine = {k for i, k in enumerate(keys) if i % tasks == task}  # a partition's end goes with it
+            out[source] = {k: v for k, v in position.items() if k.removeprefix(STOP_PREFIX) in mine}
             continue
         out[source] = {}
         for k, v in position.items():
-            topic, _, partition = k.rpartition(":")
+            topic, _, partition = k.removeprefix(STOP_PREFIX).rpartition(":")
             if k.startswith(START_PREFIX):
                 out[source][k] = v  # every task records every topic's start
             elif owner(starts.get(topic, flink_start(topic)), int(partition), tasks) == task:

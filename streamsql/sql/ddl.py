@@ -56,7 +56,7 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
             msg = ("CREATE TABLE ... AS SELECT is not supported here; create the table with its "
                    f"columns, then INSERT INTO {name.sql(Flink)} SELECT ...")
             raise error_at(query, msg, sql)
-        _check_ctas(create, sql)
+        check_ctas(create, sql)
     like = like_source(create)
     if like is not None and base is None:  # the caller resolves LIKE's table: never drop the clause
         msg = "CREATE TABLE ... LIKE needs its base table here; run it with StreamEnvironment.execute_sql"
@@ -125,8 +125,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
     return td
 
 
-def _check_ctas(create: exp.Create, sql: str) -> None:
-    """Refuse what a CREATE TABLE ... AS SELECT cannot have here.
+def check_ctas(create: exp.Create, sql: str) -> None:
+    """Refuse what a CREATE TABLE ... AS SELECT cannot have here (syntax only: no table is looked up).
 
     No AS before the query (sqlglot takes it without: a ';' gone missing after a CREATE TABLE), a
     list of bare column names mixed with definitions, a key or a watermark (Flink's parser takes

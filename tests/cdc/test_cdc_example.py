@@ -35,3 +35,27 @@ def test_shop_setup_prepares_what_the_example_writes():
     assert re.search(rf"'pipeline.name' = '{shop.JOB}'", text)
     assert re.search(rf"'connector' = 'upsert-kafka', 'topic' = '{shop.TOPIC}'", text)
     assert "sink.topic.auto-create" not in text and "transactional-id-prefix" not in text
+
+
+def test_shop_help_and_unknown_commands_print_the_usage():
+    """``shop.py --help`` (or any word but setup/change) ran ``check``: a pymysql traceback
+    ("Unknown database 'shop'") before ``setup``. Now argparse: usage, exit 0 / 2."""
+    import subprocess
+    import sys
+
+    shop = [sys.executable, str(EXAMPLE.parent / "shop.py")]
+    helped = subprocess.run([*shop, "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "{setup,change,check}" in helped.stdout
+    wrong = subprocess.run([*shop, "chek"], capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "invalid choice: 'chek'" in wrong.stderr and not wrong.stdout
+
+
+def test_shop_check_before_setup_says_to_run_setup(monkeypatch, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("shop", EXAMPLE.parent / "shop.py")
+    shop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shop)
+    monkeypatch.setattr(shop, "_has_shop", lambda address: False)  # a server without the database
+    assert shop.main(["check"]) == 1 and shop.main(["change", "1"]) == 1
+    assert "has no database 'shop': run `python examples/cdc/shop.py setup` first" in capsys.readouterr().err

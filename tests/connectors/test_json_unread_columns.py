@@ -294,3 +294,36 @@ def test_repeated_name_of_a_field_left_out_counts_as_flink():
         rows = batch.table.to_pylist()
         assert [(r["id"], r["x"], r["r"] and r["r"]["a"]) for r in rows] == [
             (1, None, None), (2, 6, None), (3, None, None), (4, None, 8)], options
+
+
+def test_repeated_name_beside_records_without_it_counts_as_flink():
+    # Flink 2.3's rows (compat case kafka_json_repeated_unread_string_narrowed_neighbours): the
+    # record naming s three times (r.b four times) has x (r.a) NULL whatever the batch holds
+    # besides; a batch-wide count of the name (3 and 4 in 5 records) passed it to Arrow
+    s = Schema([Field("id", SqlType.parse("INT")), Field("s", SqlType.parse("STRING")),
+                Field("x", SqlType.parse("INT")),
+                Field("r", SqlType.parse("ROW<a INT, b STRING, c INT, d INT>"))])
+    records = [b'{"id":1,"s":"a","s":"b","s":"c","x":5}',
+               b'{"id":2,"r":{"b":"x","b":"y","b":"z","b":"w","a":9}}',
+               b'{"id":3,"x":7,"r":{"a":8}}', b'{"id":4,"x":8}', b'{"id":5,"x":9}']
+    flink = [(1, None, None), (2, None, None), (3, 7, 8), (4, 8, None), (5, 9, None)]
+    for options in ({}, {"json.ignore-parse-errors": "true"}):
+        for batch in (records, *([r] for r in records)):
+            d = make_decoder("json", s, options)
+            d.narrow(frozenset({("id",), ("x",), ("r", "a")}))
+            rows = d.decode(batch, None).table.to_pylist()
+            ids = {json.loads(p)["id"] for p in batch}
+            assert [(r["id"], r["x"], r["r"] and r["r"]["a"]) for r in rows] == [
+                f for f in flink if f[0] in ids], (options, batch)
+
+
+def test_repeats_pattern_matches_a_name_twice_in_one_line_as_written():
+    from streamsql.connectors.formats.json import line_matches, repeats_pattern
+
+    p = repeats_pattern({"a.b", "é", "x y", "q"})
+    assert line_matches(b'{"k":1}\n{"a.b":1,"z":{"a.b":2}}', p)  # any depth of the one line
+    assert line_matches('{"é":"1","é":"2"}'.encode(), p)
+    assert line_matches(b'{"x y":1,"x y":2}', p)
+    assert not line_matches(b'{"a.b":1}\n{"a.b":2}', p)  # one in each of two lines
+    assert not line_matches(b'{"aXb":1,"aXb":2,"q":1,"xy":1,"xy":2}', p)  # '.' and ' ' are themselves
+    assert not line_matches(b'{"qq":1,"q2":2,"q":3}', p)

@@ -36,12 +36,7 @@ def test_stop_with_savepoint_then_start_from_it(tmp_path, request, where):
             assert os.path.isfile(os.path.join(path, "_metadata"))
             assert os.path.isdir(os.path.join(path, "state"))
     with _env(tmp_path, **settings, **{"pipeline.name": "second", "execution.savepoint.path": path}) as env:
-        for ddl in (TICKS.format(rate=500), OUT):
-            env.execute_sql(ddl)
-        again = env.execute_sql(COUNTS).job
-        until(lambda: again.runner.restored_from is not None or again.done)
-        assert again.runner.restored_from == n
-        again.cancel()
+        assert _counts_restored_from(env) == n
     with _env(tmp_path, **settings, **{"pipeline.name": "first"}) as env:  # the job that wrote it
         for ddl in (TICKS.format(rate=500), OUT):
             env.execute_sql(ddl)
@@ -53,6 +48,35 @@ def test_stop_with_savepoint_then_start_from_it(tmp_path, request, where):
         resumed.stop()
     assert storage.read_metadata(n) is not None  # newer commits pruned around the savepoint
     assert len(storage.checkpoint_ids()) == 2  # the savepoint and the one retained checkpoint
+
+
+def test_the_savepoint_path_is_absolute_so_another_folder_restores_it(tmp_path, monkeypatch):
+    """Flink prints a savepoint's absolute path; here it was relative to the session's folder
+    (the default '.streamsql/checkpoints'), so a script run elsewhere could not restore it."""
+    monkeypatch.chdir(tmp_path)
+    settings = {"execution.checkpointing.interval": "100 ms"}
+    with StreamEnvironment({**settings, "pipeline.name": "here"}) as env:
+        for ddl in (TICKS.format(rate=500), OUT):
+            env.execute_sql(ddl)
+        job = env.execute_sql(COUNTS).job
+        until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1)
+        (path,) = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0]
+        n = job.last_checkpoint["checkpoint_id"]
+    assert path == str(tmp_path / ".streamsql" / "checkpoints" / "here" / f"chk-{n}")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    with StreamEnvironment({**settings, "pipeline.name": "there", "execution.savepoint.path": path}) as env:
+        assert _counts_restored_from(env) == n
+
+
+def _counts_restored_from(env: StreamEnvironment) -> int | None:
+    """Start the COUNTS job in ``env``; the checkpoint it restored (None: none), then cancel it."""
+    for ddl in (TICKS.format(rate=500), OUT):
+        env.execute_sql(ddl)
+    job = env.execute_sql(COUNTS).job
+    until(lambda: job.runner.restored_from is not None or job.done)
+    job.cancel()
+    return job.runner.restored_from
 
 
 def test_stop_with_drain_is_refused(tmp_path):

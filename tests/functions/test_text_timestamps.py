@@ -5,7 +5,7 @@ into the SQL ~20 to ~50 times: DuckDB computes a repeated subexpression once onl
 and outside CASE branches, so in a WHERE (or a THEN) a computed argument was computed as often,
 and every field took a regular expression of its own. Now the plain texts take DuckDB's cast,
 the others one regular expression, and a computed argument is bound once
-(``registry.template_once``). ``text_timestamps_expected.json`` holds the answers of the code
+(``registry.template``). ``text_timestamps_expected.json`` holds the answers of the code
 before the change (92e078a) over tricky texts, which match Flink's where the conformance
 and compat suites check them; a DATE of the year 0 is written '0000-01-01' since, as Flink's
 formatter writes it (was DuckDB's '0001-01-01 (BC)').

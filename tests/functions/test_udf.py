@@ -149,3 +149,20 @@ def test_a_result_that_does_not_fit_the_result_type_says_so(env, fn, vectorized,
     text = str(ei.value).splitlines()[0]
     assert re.search(r"Python function 'scaled' .* " + says, text), text
     assert "Arrow" not in text
+
+
+def test_a_function_argument_is_computed_once_per_row(env):
+    """DATE_FORMAT and TO_TIMESTAMP name their argument many times in their DuckDB SQL; a Python
+    function under them still runs once per row, as Flink evaluates a call's arguments once (its
+    side effects and cost are not multiplied). In a CASE branch, where DuckDB eliminates no
+    repeated expression, it ran twice per row before."""
+    seen = []
+
+    def stamp(s):
+        seen.append(s)
+        return None if s is None else f"2024-01-0{len(s)} 10:00:00"
+
+    env.create_temporary_function("stamp", udf(stamp, result_type="STRING", input_types=["STRING"]))
+    assert rows(env, "SELECT CASE WHEN n > 0 THEN DATE_FORMAT(TO_TIMESTAMP(stamp(s)), 'yyyy-MM-dd HH') END "
+                     "FROM t") == [("2024-01-02 10",), ("2024-01-03 10",), (None,)]
+    assert sorted(seen, key=str) == sorted(["ab", None, "xyz"], key=str)

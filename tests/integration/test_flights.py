@@ -14,6 +14,7 @@ from collections import Counter
 
 import duckdb
 import orjson
+import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -105,10 +106,15 @@ def test_flights_delays_match_duckdb(kafka_bootstrap, tmp_path):
         assert row["max_dep_delay"] == mx
 
 
-def january_flights(bootstrap: str) -> str:
-    """A new topic holding January's flights (3 partitions, by tail number); returns its name."""
+@pytest.fixture(scope="module")
+def january_flights(kafka_bootstrap: str) -> str:
+    """A new topic holding January's flights (3 partitions, by tail number); returns its name.
+
+    Loaded once for the module: the examples only read it, each from the earliest offset under a
+    pipeline name (and transactional ids) of its own.
+    """
     src = f"flights_jan_{uuid.uuid4().hex[:8]}"
-    assert replay.replay(bootstrap, src, partitions=3, output_topic=None, month=1) == 27_004
+    assert replay.replay(kafka_bootstrap, src, partitions=3, output_topic=None, month=1) == 27_004
     return src
 
 
@@ -118,8 +124,8 @@ def ts(text: str) -> str:
     return text.replace("T", " ")[:19]
 
 
-def test_first_flight_per_tail_and_day_matches_duckdb(kafka_bootstrap, tmp_path):
-    src, out = january_flights(kafka_bootstrap), f"first_flights_{uuid.uuid4().hex[:8]}"
+def test_first_flight_per_tail_and_day_matches_duckdb(kafka_bootstrap, january_flights, tmp_path):
+    src, out = january_flights, f"first_flights_{uuid.uuid4().hex[:8]}"
     run_example("first_flights.sql", {"flights_jan": src, "first_flights": out}, kafka_bootstrap, tmp_path)
     rows = committed_rows(kafka_bootstrap, out)
 
@@ -143,8 +149,8 @@ def test_first_flight_per_tail_and_day_matches_duckdb(kafka_bootstrap, tmp_path)
         assert f"{r['carrier']}{r['flight']}{r['origin']}{r['dest']}" in candidates
 
 
-def test_three_most_delayed_routes_per_day_match_duckdb(kafka_bootstrap, tmp_path):
-    src, out = january_flights(kafka_bootstrap), f"top_routes_{uuid.uuid4().hex[:8]}"
+def test_three_most_delayed_routes_per_day_match_duckdb(kafka_bootstrap, january_flights, tmp_path):
+    src, out = january_flights, f"top_routes_{uuid.uuid4().hex[:8]}"
     run_example("top_routes.sql", {"flights_jan": src, "top_routes": out}, kafka_bootstrap, tmp_path)
     rows = committed_rows(kafka_bootstrap, out)
 
@@ -173,8 +179,8 @@ def test_three_most_delayed_routes_per_day_match_duckdb(kafka_bootstrap, tmp_pat
             assert math.isclose(a, b, rel_tol=1e-9), (day, ranked)
 
 
-def test_flights_with_weather_as_of_departure_match_duckdb(kafka_bootstrap, tmp_path):
-    src, out = january_flights(kafka_bootstrap), f"flight_weather_{uuid.uuid4().hex[:8]}"
+def test_flights_with_weather_as_of_departure_match_duckdb(kafka_bootstrap, january_flights, tmp_path):
+    src, out = january_flights, f"flight_weather_{uuid.uuid4().hex[:8]}"
     weather_topic = f"weather_jan_{uuid.uuid4().hex[:8]}"
     assert replay.replay_weather(kafka_bootstrap, weather_topic, month=1) == 2_226
     run_example("weather_join.sql", {"flights_jan": src, "weather_jan": weather_topic, "flight_weather": out},

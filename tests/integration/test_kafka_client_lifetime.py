@@ -212,8 +212,8 @@ def test_no_code_calls_admin_delete_records_itself():
 
 def test_a_topic_deleted_after_a_lookup_by_name_stays_deleted(kafka_bootstrap, kafka_admin):
     topic = f"lookup-{uuid.uuid4().hex[:8]}"
-    # its own client (a configuration of its own), refreshing its metadata every second
-    admin = admin_client({"bootstrap.servers": kafka_bootstrap, "topic.metadata.refresh.interval.ms": 1000},
+    # its own client (a configuration of its own), refreshing its metadata every 200 ms
+    admin = admin_client({"bootstrap.servers": kafka_bootstrap, "topic.metadata.refresh.interval.ms": 200},
                          "test")
     kafka_admin.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(30)
     deadline = time.monotonic() + 30
@@ -221,5 +221,5 @@ def test_a_topic_deleted_after_a_lookup_by_name_stays_deleted(kafka_bootstrap, k
         assert time.monotonic() < deadline
         time.sleep(0.2)
     kafka_admin.delete_topics([topic])[topic].result(30)
-    time.sleep(5)  # five refreshes: it came back with 1 partition after the first
+    time.sleep(1)  # five refreshes: it came back with 1 partition after the first
     assert topic not in kafka_admin.list_topics(timeout=10).topics

@@ -143,7 +143,9 @@ def test_source_bounded_latest_offset_three_partitions(kafka_bootstrap, kafka_to
     assert set(kinds) == {"+I"}
     assert all(r["part"] == r["id"] % 3 and r["off"] == r["id"] // 3 and r["tp"] == topic for r in rows)
     assert all(r["ts"] is not None for r in rows)
-    assert src.position() == {f"{topic}:0": 10, f"{topic}:1": 10, f"{topic}:2": 10}
+    # the offsets after the last rows, and the bounded read's end of each partition (kept by a restore)
+    ends = {f"^{topic}:{p}": 10 for p in range(3)}
+    assert src.position() == {**{f"{topic}:{p}": 10 for p in range(3)}, **ends}
 
 
 def test_source_bounded_empty_topic_finishes(kafka_bootstrap, kafka_topic_factory):
@@ -196,7 +198,8 @@ def test_position_skips_transaction_markers(kafka_bootstrap, kafka_topic_factory
     src.close()
     assert [r["id"] for r in rows] == [0, 1, 2]
     assert src.finished()
-    assert src.position() == {f"{topic}:0": 4}  # 3 records + the commit marker
+    # 3 records + the commit marker; the end of the bounded read
+    assert src.position() == {f"{topic}:0": 4, f"^{topic}:0": 4}
 
 
 def test_bad_record_fails_naming_location(kafka_bootstrap, kafka_topic_factory):
@@ -644,7 +647,7 @@ def test_upsert_source_changelog_and_restore(kafka_bootstrap, kafka_topic_factor
         ("+U", (1, "b")),
         ("-D", (2, "x")),
     ]
-    assert src.position() == {f"{topic}:0": 6}
+    assert src.position() == {f"{topic}:0": 6, f"^{topic}:0": 6}
     # restore after the first two records: the state before is rebuilt from the topic
     src2 = UpsertKafkaSource(ctx(t))
     src2.open({"0": 2})  # a bare partition: a checkpoint written before positions named their topic

@@ -11,10 +11,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from streamsql import StreamEnvironment
 from streamsql.core.errors import ExecutionError
+from tests.e2e.test_embedding_api import until
 
 
 @pytest.fixture
@@ -62,3 +63,51 @@ def test_group_offsets_without_committed_offsets_use_the_reset_policy(tmp_path, 
 def test_startup_mode_left_unset_reads_from_the_earliest_offset(tmp_path, kafka_bootstrap, topic):
     """StreamSQL's default (documented): committed offsets, else the earliest."""
     assert _read(tmp_path, kafka_bootstrap, topic, f", 'properties.group.id' = '{_group()}'") == [1, 2, 3]
+
+
+@pytest.mark.parametrize("bounded", [
+    "'scan.bounded.mode' = 'group-offsets'",
+    # partition 0 not named: it ends at the group's offset (Flink's SpecifiedOffsetsInitializer)
+    "'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = 'partition:1,offset:0'",
+])
+def test_bounded_read_to_group_offsets_resumed_after_a_cancel_reads_to_them(tmp_path, kafka_bootstrap,
+                                                                            kafka_topic_factory, bounded):
+    """A bounded read that ends at the group's offsets, cancelled after a checkpoint and started
+    again, reads on to them, as Flink, whose splits keep their stopping offsets. The job committed
+    each checkpoint's positions to that same group, so the resumed run ended where the first had
+    been: FINISHED with 0 rows, the rest of the topic silently unread (210,000 of 300,000 records
+    in the walk that found it)."""
+    topic, group, n = kafka_topic_factory("bounded-group", partitions=2), _group(), 100_000
+    p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True, "linger.ms": 20})
+    for i in range(n):
+        p.produce(topic, b'{"v": %d}' % i, partition=0)
+        if i % 10_000 == 0:
+            p.poll(0)
+    assert p.flush(60) == 0
+    c = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": group, "enable.auto.commit": False})
+    # where the bounded read ends (partition 1 is empty: its end, 0, is committed too)
+    c.commit(offsets=[TopicPartition(topic, 0, n), TopicPartition(topic, 1, 0)], asynchronous=False)
+    c.close()
+    conf = {"execution.checkpointing.dir": str(tmp_path / "cp"), "state.dir": str(tmp_path / "state"),
+            "execution.checkpointing.interval": "50 ms", "execution.batch-size": "100",
+            "pipeline.name": "bounded-group"}
+
+    def start(env: StreamEnvironment):
+        env.execute_sql(f"CREATE TABLE k (v INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+                        f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
+                        f"'properties.group.id' = '{group}', 'scan.startup.mode' = 'earliest-offset', "
+                        f"{bounded})")
+        env.execute_sql("CREATE TABLE s (v INT) WITH ('connector' = 'blackhole')")
+        return env.execute_sql("INSERT INTO s SELECT v FROM k").job
+
+    with StreamEnvironment(conf) as env:
+        job = start(env)
+        until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1 or job.done, timeout=60)
+        job.cancel()
+    (first,) = job.last_checkpoint["positions"].values()
+    assert job.status == "CANCELED" and first[f"{topic}:0"] < n, (job.status, first)
+    with StreamEnvironment(conf) as env:
+        again = start(env)
+        assert again.wait(120) == "FINISHED"
+    (last,) = again.last_checkpoint["positions"].values()
+    assert again.runner.restored_from is not None and last[f"{topic}:0"] == n, last

@@ -4,7 +4,9 @@
 Kafka SQL connector 5.0.0-2.2 (never by hand). Sinks: with several topics in ``'topic'`` (or
 ``'topic-pattern'``) each row goes to the topic its ``topic`` column names, a row naming none or
 another topic fails the job; with one topic the column is refused (not writable). StreamSQL refused
-every multi-topic sink before. Sources: reading committed offsets without ``'properties.group.id'``.
+every multi-topic sink before. Sources: reading committed offsets without ``'properties.group.id'``,
+and bounded reads that end some partitions at committed offsets (``'scan.bounded.specific-offsets'``
+naming some partitions, ``'scan.bounded.mode' = 'group-offsets'`` for a group without commits).
 Each scenario runs here on new topics and must write Flink's records (per topic: partition when the
 partitioner decides it, key, value) or fail with Flink's message.
 """
@@ -127,7 +129,10 @@ def test_source_startup_without_group_as_flink(name, kafka_bootstrap, kafka_topi
         elif "error" in s:
             with pytest.raises(StreamSQLError) as e:
                 list(env.execute_sql("SELECT id FROM src").collect(timeout=60))
-            assert s["error"].split(" / ")[-1] in str(e.value)
+            # Flink names the first partition it meets without a committed offset, StreamSQL each
+            want = re.sub(r"\{s\}-\d+", "{s}-N", s["error"].split(" / ")[-1])
+            got = re.sub(r"\{s\}-\d+", "{s}-N", str(e.value).replace(topic, "{s}"))
+            assert want in got, (want, got)
         else:
             rows = sorted(r[0] for _, r in env.execute_sql("SELECT id FROM src").collect(timeout=60))
             assert rows == s["rows"]

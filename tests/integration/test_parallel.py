@@ -301,10 +301,14 @@ def test_consumed_exchange_records_are_purged_after_the_commit(kafka_bootstrap, 
         deadline = time.monotonic() + 120
         while _upserts(kafka_bootstrap, out, ["k", "c"]) != expected:
             assert time.monotonic() < deadline, "the job did not produce the result"
-            time.sleep(1)
-        time.sleep(3)  # a few more checkpoints of the reading tasks
-        marks = [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)
-                 for p in range(2)]
+            time.sleep(0.5)
+        # The purge follows the reading tasks' next checkpoints (1 s apart): polled, not a fixed 3 s.
+        while True:
+            marks = [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)
+                     for p in range(2)]
+            if all(low > 0 for low, _ in marks) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert all(low > 0 and low <= high for low, high in marks), marks  # records before low are gone
     finally:
         c.close()

@@ -5,7 +5,7 @@ import uuid
 
 import orjson
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import reset_counts
@@ -136,3 +136,39 @@ def test_a_transaction_open_longer_than_its_timeout_restarts_and_says_why(kafka_
     assert drain.wait(120) == "FINISHED"
     got = sorted(orjson.loads(v)["v"] for _, v in read_committed(kafka_bootstrap, out))
     assert got == list(range(fed))
+
+
+def test_a_restart_keeps_the_bounded_end_it_started_with(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                         monkeypatch):
+    """'scan.bounded.mode' = 'group-offsets' reads up to the offsets the group had committed when
+    the job started; the job commits its own progress to that group at each checkpoint (as
+    Flink). A restart from a checkpoint resolved the end again, from the group - its own progress
+    by then - and finished at once: the rows after it were never read (Flink keeps each split's
+    stopping offset in its checkpointed state). Restarted before its third barrier, the job must
+    still count every row."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("STREAMSQL_FAULT_RAISE", "before_barrier:3")
+    reset_counts()
+    src, out = kafka_topic_factory("bounded_end_in", partitions=3), kafka_topic_factory("bounded_end_out")
+    n = 60000
+    _load(kafka_bootstrap, src, n)
+    group = f"bounded-end-{uuid.uuid4().hex[:6]}"
+    c = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": group})
+    c.commit(offsets=[TopicPartition(src, p, n // 3) for p in range(3)], asynchronous=False)
+    c.close()
+    env = StreamEnvironment({"restart-strategy.type": "fixed-delay",
+                             "restart-strategy.fixed-delay.delay": "100 ms",
+                             "execution.checkpointing.interval": "50 ms", "execution.batch-size": "500",
+                             "pipeline.name": f"bounded-end-{uuid.uuid4().hex[:6]}"})
+    env.execute_sql(f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+        'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'properties.group.id' = '{group}', 'scan.startup.mode' = 'earliest-offset',
+        'scan.bounded.mode' = 'group-offsets')""")
+    env.execute_sql(f"""CREATE TABLE out_t (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')""")
+    job = env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*) FROM src GROUP BY k").job
+    assert job.wait(120) == "FINISHED"
+    assert job.metrics["restarts"] == 1
+    result = fold_upserts(read_committed(kafka_bootstrap, out))
+    assert result == {(k,): {"k": k, "n": n // 10} for k in range(10)}

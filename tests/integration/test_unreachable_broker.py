@@ -7,6 +7,7 @@ final message, and a transactional sink took 61 s to give up.
 import logging
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, OncePerCause
@@ -18,8 +19,7 @@ FIVE = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-ro
         "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
 
 
-@pytest.fixture
-def dead_bootstrap():
+def _dead_bootstrap() -> str:
     """host:port where nothing listens (a port the OS just handed out, then closed)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -49,24 +49,78 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_finding_8_unreachable_broker_fails_within_15_s_with_one_message(case, dead_bootstrap, tmp_path,
-                                                                         caplog):
-    """Finding 8: the job fails within 15 s saying it cannot reach Kafka; librdkafka's lines
-    stay below WARNING, each cause once."""
-    with StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")}) as env:
-        *ddl, insert = CASES[case]
-        for st in ddl:
-            env.execute_sql(st.format(b=dead_bootstrap))
-        with caplog.at_level(logging.INFO, logger="streamsql"):
+class _Records(logging.Handler):
+    """Every record that reaches the handler (caplog's is per test; the cases run in a fixture)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(scope="module")
+def failures(tmp_path_factory) -> tuple[dict, list[logging.LogRecord]]:
+    """Each case of :data:`CASES` run once, all at the same time, and a task topic's metadata asked
+    for (``"task topic"``): ``({case: (bootstrap, error, took)}, the log records of them all)``.
+
+    Each waits out the brokers' metadata timeout (10 s); side by side they take that once, not once
+    per case. Each case has a dead port of its own, so a librdkafka line of one never counts as a
+    repeat of another's cause.
+    """
+    root = tmp_path_factory.mktemp("unreachable")
+    logger, handler = logging.getLogger("streamsql"), _Records()
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+
+    def run(case: str):
+        bootstrap = _dead_bootstrap()
+        with StreamEnvironment({"execution.checkpointing.dir": str(root / f"chk-{list(CASES).index(case)}")
+                                }) as env:
+            *ddl, insert = CASES[case]
+            for st in ddl:
+                env.execute_sql(st.format(b=bootstrap))
             job = env.execute_sql(insert).job
             start = time.monotonic()
-            with pytest.raises(ExecutionError) as e:
+            try:
                 job.wait(60)
-            took = time.monotonic() - start
-    assert f"cannot reach Kafka at {dead_bootstrap}" in str(e.value)
+            except ExecutionError as e:
+                return bootstrap, e, time.monotonic() - start
+            return bootstrap, None, time.monotonic() - start
+
+    def task_topic():
+        from streamsql.connectors.kafka.exchange import ensure_topic
+
+        bootstrap, start = _dead_bootstrap(), time.monotonic()
+        try:
+            ensure_topic({"bootstrap.servers": bootstrap}, "_streamsql-x-tasks", 2, "Job 'x' task topic")
+        except Exception as e:  # noqa: BLE001  (the test says which type it must be)
+            return bootstrap, e, time.monotonic() - start
+        return bootstrap, None, time.monotonic() - start
+
+    try:
+        with ThreadPoolExecutor(len(CASES) + 1) as pool:
+            futures = {case: pool.submit(run, case) for case in CASES}
+            futures["task topic"] = pool.submit(task_topic)
+            results = {case: f.result() for case, f in futures.items()}
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    return results, handler.records
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_finding_8_unreachable_broker_fails_within_15_s_with_one_message(case, failures):
+    """Finding 8: the job fails within 15 s saying it cannot reach Kafka; librdkafka's lines
+    stay below WARNING, each cause once."""
+    results, records = failures
+    dead_bootstrap, error, took = results[case]
+    assert error is not None, f"{case} did not fail"
+    assert f"cannot reach Kafka at {dead_bootstrap}" in str(error)
     assert took < 15, f"{case} took {took:.1f} s to fail"
-    rd = [r for r in caplog.records if r.name == RDKAFKA_LOG.name]
+    rd = [r for r in records if r.name == RDKAFKA_LOG.name]
     assert all(r.levelno < logging.WARNING for r in rd), [r.getMessage() for r in rd]
     causes = [OncePerCause.cause(r.getMessage()) for r in rd]
     assert len(causes) == len(set(causes)), causes  # once per cause, not once per retry
@@ -100,11 +154,10 @@ def test_finding_8_once_per_cause_filter():
         logger.setLevel(old)
 
 
-def test_exchange_topic_metadata_timeout_is_an_execution_error(dead_bootstrap):
+def test_exchange_topic_metadata_timeout_is_an_execution_error(failures):
     """A parallel job's exchange/task topic metadata that times out is an ExecutionError (restarted
     by the restart strategy), never the raw KafkaException the job reported as an internal error
     (seen in CI: a worker frozen past its session timeout, the other's list_topics timed out)."""
-    from streamsql.connectors.kafka.exchange import ensure_topic
-
-    with pytest.raises(ExecutionError, match="cannot reach Kafka at"):
-        ensure_topic({"bootstrap.servers": dead_bootstrap}, "_streamsql-x-tasks", 2, "Job 'x' task topic")
+    _, error, _ = failures[0]["task topic"]
+    assert isinstance(error, ExecutionError), repr(error)
+    assert "cannot reach Kafka at" in str(error)

@@ -235,6 +235,25 @@ def test_explain_upsert_kafka_exactly_once(env):
     assert "up: at-least-once" in env.execute_sql(sql).message
 
 
+@pytest.mark.parametrize("option", ["'sink.delivery-guarantee' = 'none'", "'sink.semantic' = 'none'"])
+def test_explain_kafka_sink_with_guarantee_none_says_none(env, option):
+    """Flink's DeliveryGuarantee.NONE: "Produced records can be lost or can be duplicated"; the
+    sink does not flush at a checkpoint. EXPLAIN said ``at-least-once`` (with that very reason)."""
+    if not _kafka_registered():
+        pytest.skip("kafka connectors not registered yet")
+    env.execute_sql("CREATE TABLE kn (g STRING, x INT) WITH ('connector' = 'kafka', 'topic' = 'out', "
+                    f"'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json', {option})")
+    text = env.execute_sql("EXPLAIN INSERT INTO kn SELECT g, x FROM src").message
+    assert "guarantee=[none]" in text and "kn: none ('sink.delivery-guarantee' = 'none': not flushed" in text
+    assert "at-least-once" not in text
+    env.execute_sql("CREATE TABLE un (g STRING, c BIGINT, PRIMARY KEY (g) NOT ENFORCED) WITH ("
+                    "'connector' = 'upsert-kafka', 'topic' = 'out', 'properties.bootstrap.servers' = "
+                    "'127.0.0.1:9092', 'key.format' = 'json', 'value.format' = 'json', "
+                    "'sink.delivery-guarantee' = 'none')")  # no 'sink.semantic' in upsert-kafka, as Flink
+    text = env.execute_sql("EXPLAIN INSERT INTO un SELECT g, COUNT(*) FROM src GROUP BY g").message
+    assert "un: none ('sink.delivery-guarantee' = 'none': not flushed at checkpoints; changes may" in text
+
+
 def test_explain_transactional_sink_without_checkpointing_is_not_exactly_once(env):
     if not _kafka_registered():
         pytest.skip("kafka connectors not registered yet")

@@ -56,6 +56,26 @@ def _files_with_secrets(root) -> list[str]:
     return found
 
 
+@pytest.fixture(scope="module", autouse=True)
+def script_run(tmp_path_factory):
+    """``streamsql run`` of the secret-holding script (DEBUG logs), started as the module starts:
+    ``(its folder, the process, the folder of its stdout and stderr)``. Its job waits ~10 s for the
+    broker on port 1 to fail; the module's other tests run meanwhile, and the test that reads it
+    comes last."""
+    folder, output = tmp_path_factory.mktemp("script"), tmp_path_factory.mktemp("script-output")
+    (folder / "s.sql").write_text(TABLES + RENDER + "INSERT INTO out SELECT id FROM src;\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_LOG": "DEBUG"}
+    # into files, not pipes: DEBUG output unread until the end would fill a pipe and stall the run
+    with open(output / "stdout", "w") as stdout, open(output / "stderr", "w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "streamsql", "run", "s.sql", "--verbose",
+                                 "--set", "properties.sasl.oauthbearer.token=S3cret-Tok-5"],
+                                cwd=folder, env=env, stdout=stdout, stderr=stderr)
+    yield folder, proc, output
+    if proc.poll() is None:  # its test was not selected
+        proc.kill()
+        proc.wait()
+
+
 @pytest.mark.parametrize("key", ["properties.sasl.password", "properties.sasl.jaas.config", "api-key",
                                  "properties.ssl.key.pem", "properties.sasl.oauthbearer.client.secret",
                                  "http-headers", "TOKEN"])
@@ -74,25 +94,6 @@ def test_finding_7_redact_masks_pairs_in_statement_text():
     """Finding 7: a statement's text (the history, an error's caret line) keeps no secret value."""
     text = "SET 'properties.sasl.password' = 'it''s-S3cret'; SET 'key.format' = 'json';"
     assert redact(text) == f"SET 'properties.sasl.password' = '{MASK}'; SET 'key.format' = 'json';"
-
-
-def test_finding_7_script_renderings_and_files_hold_no_secret(tmp_path):
-    """Finding 7: `streamsql run` (with DEBUG logs) prints no secret value anywhere, and leaves
-    none in a file; the renderings did happen, masked."""
-    (tmp_path / "s.sql").write_text(TABLES + RENDER + "INSERT INTO out SELECT id FROM src;\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_LOG": "DEBUG"}
-    proc = subprocess.run([sys.executable, "-m", "streamsql", "run", "s.sql", "--verbose",
-                           "--set", "properties.sasl.oauthbearer.token=S3cret-Tok-5"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 1  # the job fails: no broker on port 1 (and an unknown JAAS property)
-    assert "FAILED:" in proc.stderr
-    assert f"'properties.sasl.password' = '{MASK}'" in proc.stdout  # SHOW CREATE TABLE
-    for key in ("properties.sasl.oauthbearer.client.secret", "properties.sasl.oauthbearer.token"):
-        assert re.search(rf"\| +{re.escape(key)} \| +\*{{6}} \|", proc.stdout), key  # SET;
-    assert _leaks(out) == [], out
-    (tmp_path / "s.sql").unlink()  # the script itself holds them, of course
-    assert _files_with_secrets(tmp_path) == []
 
 
 def test_finding_7_error_quoting_the_line_masks_it(tmp_path):
@@ -165,3 +166,20 @@ def test_a_secret_given_by_an_options_hint_is_remembered():
         with pytest.raises(ConfigError):  # datagen has no password: refused, after the hint was read
             env.execute_sql("SELECT id FROM nums /*+ OPTIONS(password = 'hint-secret-7f3a') */")
     assert redact("login failed with hint-secret-7f3a") == f"login failed with {MASK}"
+
+
+def test_finding_7_script_renderings_and_files_hold_no_secret(script_run):
+    """Finding 7: `streamsql run` (with DEBUG logs) prints no secret value anywhere, and leaves
+    none in a file; the renderings did happen, masked. (Last in the module: see ``script_run``.)"""
+    folder, proc, output = script_run
+    proc.wait(timeout=120)
+    stdout, stderr = (output / "stdout").read_text(), (output / "stderr").read_text()
+    out = stdout + stderr
+    assert proc.returncode == 1  # the job fails: no broker on port 1 (and an unknown JAAS property)
+    assert "FAILED:" in stderr
+    assert f"'properties.sasl.password' = '{MASK}'" in stdout  # SHOW CREATE TABLE
+    for key in ("properties.sasl.oauthbearer.client.secret", "properties.sasl.oauthbearer.token"):
+        assert re.search(rf"\| +{re.escape(key)} \| +\*{{6}} \|", stdout), key  # SET;
+    assert _leaks(out) == [], out
+    (folder / "s.sql").unlink()  # the script itself holds them, of course
+    assert _files_with_secrets(folder) == []

@@ -93,6 +93,9 @@ def test_a_query_error_leaves_no_table(env):
      "CREATE TABLE AS SELECT syntax does not support to create temporary table yet", 24),
     ("CREATE TABLE s WITH ('connector' = 'blackhole')\nSELECT id FROM t",  # a ';' gone missing
      "A query right after CREATE TABLE needs AS", 1),
+    # ... before a query of the table being created: it said "Table or view 's' not found"
+    ("CREATE TABLE s (id INT) WITH ('connector' = 'datagen')\nSELECT id FROM s",
+     "A query right after CREATE TABLE needs AS", 1),
 ])
 def test_what_ctas_cannot_have_is_refused_at_its_position(env, sql, message, col):
     with pytest.raises(SqlError) as ei:

@@ -42,7 +42,7 @@ from streamsql.functions.scalars.registry import (
     java_instant,
     session_zone,
     sql_string,
-    template_once,
+    template,
 )
 
 #: Java's String.trim(): every character up to U+0020 (RE2 cannot hold U+0000).
@@ -91,7 +91,7 @@ def cast_string(n: exp.Cast | exp.TryCast, target: SqlType) -> exp.Expression:
         bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {flink}) failed: the value {why} "
                        "(Flink fails the job too); use TRY_CAST to get NULL instead'")
     literal = isinstance(n.this, exp.Literal)
-    out = template_once(read_text(target, bad), f"({n.this.sql(dialect='duckdb')})")
+    out = template(read_text(target, bad), f"({n.this.sql(dialect='duckdb')})")
     out.meta[FROM_TEXT] = "literal" if literal else "text"
     return out
 

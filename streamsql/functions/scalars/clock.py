@@ -27,7 +27,6 @@ from streamsql.functions.scalars.registry import (
     scalar,
     sql_string,
     template,
-    template_once,
 )
 from streamsql.functions.scalars.temporal import DEFAULT_PARSE, parse_timestamp_data, wall_clock
 
@@ -178,7 +177,7 @@ def _parse_ltz(c: Call) -> exp.Expression:
     if c.args[0].is_literal:  # folded while planning: Flink 2.3 keeps milliseconds (as of a number)
         precision = 3
     # as TO_TIMESTAMP reads it (Flink's parseTimestampData at the format's precision), in the zone
-    return template_once(f"timezone({zone}, {parse_timestamp_data(c, java, precision)})", c.args[0])
+    return template(f"timezone({zone}, {parse_timestamp_data(c, java, precision)})", c.args[0])
 
 
 @scalar("CONVERT_TZ", group="temporal", sig=((S, S, S),), result=fixed("STRING"),

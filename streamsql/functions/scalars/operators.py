@@ -70,7 +70,6 @@ from streamsql.functions.scalars.registry import (
     session_zone,
     sql_string,
     template,
-    template_once,
     time_operand,
     type_of,
 )
@@ -165,7 +164,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             if source.name in ("DOUBLE", "FLOAT"):  # NaN, Infinity fail the job, TRY_CAST's too (Flink 2.3)
                 text = "CAST({0} AS VARCHAR)" if source.name == "DOUBLE" else "{0}"
                 value = f"TRY_CAST({text} AS {n.to.sql(dialect='duckdb')})"
-                return template_once(big_decimal_of("{0}", f"CAST to {t}", value), _sql(n.this)), t
+                return template(big_decimal_of("{0}", f"CAST to {t}", value), _sql(n.this)), t
             return exp.TryCast(this=this, to=n.to), t
     if _is_date_interval(n):
         return _date_interval(n), t

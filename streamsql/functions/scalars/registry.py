@@ -15,6 +15,7 @@ infer (it matches every family, so an untyped argument is never refused for its 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -261,10 +262,26 @@ def scalar(*names: str, group: str, sig: tuple[tuple[str, ...], ...], result: Re
 def template(text: str, *args: Arg | str) -> exp.Expression:
     """A DuckDB expression from ``text`` with ``{0}``, ``{1}`` ... replaced by the arguments.
 
-    The arguments are parenthesized and the result is too, so templates nest safely.
+    The arguments are parenthesized and the result is too, so templates nest safely. An argument
+    written more than once in ``text`` is computed once per row (:func:`_shared`): a function's
+    arguments are evaluated once, before the call, as in Flink, and nested templates that repeat
+    their arguments would otherwise grow the SQL exponentially (TIMESTAMPDIFF(MONTH,
+    TO_TIMESTAMP(s), ...) was 93 KB of SQL and seconds a batch).
     """
     parts = [a.text if isinstance(a, Arg) else a for a in args]
-    return exp.Var(this="(" + text.format(*parts) + ")")
+    shared = _shared(text, parts)
+    if not shared:
+        return exp.Var(this="(" + text.format(*parts) + ")")
+    # Named by nesting depth: deeper than every let inside the parts, so it hides none of theirs,
+    # and an enclosing template's, made later, is deeper still. One lambda per argument: a
+    # struct_pack of them would come back from sqlglot as a {'a0': ...} literal, and callers
+    # format SQL that holds a template's output.
+    depth = max((int(d) for p in parts for d in _LET.findall(p)), default=-1) + 1
+    names = {i: f"__let{depth}_{i}" for i in shared}
+    body = text.format(*(names.get(i, p) for i, p in enumerate(parts)))
+    for i in reversed(shared):
+        body = bind(parts[i], names[i], body)
+    return exp.Var(this="(" + body + ")")
 
 
 def sql_node(text: str) -> exp.Expression:
@@ -279,6 +296,26 @@ def sql_node(text: str) -> exp.Expression:
 #: DuckDB SQL that costs nothing to repeat: a column or a literal, in parentheses or not.
 _TRIVIAL = re.compile(r"""\(*(?:"[^"]*"|'(?:[^']|'')*'|-?[0-9]+(?:\.[0-9]+)?|NULL|TRUE|FALSE)\)*""",
                       re.IGNORECASE)
+#: Calls whose every evaluation may give another value or run user code: computed once however
+#: short (DuckDB eliminates no repeated volatile call).
+_VOLATILE = re.compile(r"\b(?:random|uuid)\(\)|\b__udf_")
+#: The names :func:`template` binds shared arguments under, ``__let<depth>_<argument>``.
+_LET = re.compile(r"\blambda __let([0-9]+)_[0-9]+:")
+#: Below this many characters of repeats, a repeated argument is cheaper written again than bound
+#: (binding builds a one-element list per row): ``("i" + "j")`` twice is, a CONCAT read seven
+#: times by a timestamp reader is not.
+_SHORT = 40
+
+
+def _shared(text: str, parts: list[str]) -> list[int]:
+    """The indexes of the arguments ``text`` names more than once that cost something to repeat."""
+    uses: dict[int, int] = {}
+    for _, field_name, _, _ in string.Formatter().parse(text):
+        if field_name is not None and field_name.isdigit():
+            uses[int(field_name)] = uses.get(int(field_name), 0) + 1
+    return [i for i, n in sorted(uses.items())
+            if n > 1 and not _TRIVIAL.fullmatch(parts[i])
+            and ((n - 1) * len(parts[i]) >= _SHORT or _VOLATILE.search(parts[i]))]
 
 
 def bind(value: str, name: str, body: str) -> str:
@@ -290,18 +327,6 @@ def bind(value: str, name: str, body: str) -> str:
     what repeats there must be bound too. A lambda's name hides an outer one of the same name.
     """
     return f"list_transform([{value}], lambda {name}: {body})[1]"
-
-
-def template_once(text: str, arg: Arg | str) -> exp.Expression:
-    """``template(text, arg)`` with the one argument computed once however often ``{0}`` appears.
-
-    A column or a literal is written in place (repeating it costs nothing); anything else is
-    bound (:func:`bind`).
-    """
-    part = arg.text if isinstance(arg, Arg) else arg
-    if _TRIVIAL.fullmatch(part) or text.count("{0}") < 2:
-        return template(text, part)
-    return exp.Var(this="(" + bind(part, "__arg", text.format("__arg")) + ")")
 
 
 def duckdb_call(fn: str) -> Callable[[Call], exp.Expression]:

@@ -122,18 +122,23 @@ class LookupJoinOperator(JoinBase, Operator):
             ``max attempts`` more times (Flink's ``RetryableLookupFunctionDelegator``, per key;
             the job thread waits, as Flink's synchronous lookup does). The cache holds the answer
             after the retries; a key answered by the cache is not retried.
+        dim_filter: with ``retry``, the conditions on the dimension alone that Flink's JDBC lookup
+            puts in its query (a ``__ok`` column over ``dim_schema``): rows failing it are not
+            looked up at all, so a key whose rows all fail it is a miss, retried.
     """
 
     def __init__(self, join_type: str, left_keys: list[int], dim_keys: list[int], left_schema: pa.Schema,
                  dim_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None,
                  insert_only: bool, connect: Callable[[dict[str, str]], LookupSource],
-                 options: tuple[dict[str, str], str], retry: tuple[int, int] | None = None):
+                 options: tuple[dict[str, str], str], retry: tuple[int, int] | None = None,
+                 dim_filter: BatchQuery | None = None):
         self._setup(join_type, left_keys, dim_keys, left_schema, dim_schema, output_schema, residual)
         self.dim_schema = dim_schema
         self.insert_only = insert_only
         self.connect = connect
         self.options = options
         self.retry = retry
+        self.dim_filter = dim_filter
         self.source: LookupSource | None = None
 
     def open(self, ctx: OperatorContext) -> None:
@@ -150,7 +155,10 @@ class LookupJoinOperator(JoinBase, Operator):
     def _fetch(self, keys: list[tuple], into: dict[tuple, list[tuple]]) -> None:
         """Look ``keys`` up in one call; their dimension rows appended to ``into``."""
         dk = self.keys[1]
-        for d in rows_of(self._dim_table(self.source.lookup(keys))):
+        table = self._dim_table(self.source.lookup(keys))
+        if self.dim_filter is not None and table.num_rows:
+            table = table.filter(self.dim_filter.run(Batch(table)).table.column(0).fill_null(False))
+        for d in rows_of(table):
             key = tuple(d[i] for i in dk)
             if key in into:
                 into[key].append(d)
