@@ -83,7 +83,11 @@ _APPEND_REASON = ("jdbc without a primary key appends: rows replayed after a fai
 
 @dataclass(frozen=True)
 class Target:
-    """Where a jdbc table writes: the dialect (``mysql`` or ``postgresql``) and the connection."""
+    """Where a jdbc table writes: the dialect (``mysql`` or ``postgresql``) and the connection.
+
+    ``server`` is the URL's name of the database (``mysql``, ``mariadb`` or ``postgresql``), for
+    messages; ``dialect`` the SQL spoken (``mysql`` for both MySQL and MariaDB).
+    """
 
     dialect: str
     host: str
@@ -92,6 +96,7 @@ class Target:
     user: str | None
     password: str | None
     table: str
+    server: str = ""
 
 
 def parse_target(table: TableDef) -> Target:
@@ -117,7 +122,7 @@ def parse_target(table: TableDef) -> Target:
                f"jdbc:{m.group(1)}://host:port/db")
         raise ConfigError(msg)
     return Target(kind, parts.hostname, parts.port or (5432 if kind == "postgresql" else 3306), database,
-                  o.get("username"), o.get("password"), o["table-name"])
+                  o.get("username"), o.get("password"), o["table-name"], m.group(1))
 
 
 class Dialect:
@@ -129,7 +134,7 @@ class Dialect:
         self.key = list(table.primary_key)
         pg = target.dialect == "postgresql"
         q = (lambda s: s) if pg else (lambda s: "`" + s.replace("`", "``") + "`")
-        qt = target.table if pg else ".".join(q(p) for p in target.table.split("."))
+        self.qt = qt = target.table if pg else ".".join(q(p) for p in target.table.split("."))
         cols = ", ".join(q(c) for c in self.cols)
         marks = ", ".join(["%s"] * len(self.cols))
         insert = f"INSERT INTO {qt} ({cols}) VALUES ({marks})"
@@ -161,12 +166,33 @@ class Dialect:
         except Exception as e:
             raise self.error(e) from None
 
-    def error(self, e: Exception) -> Exception:
-        """The error for a failed connection or statement, naming the option to fix; secrets masked."""
+    def check_table(self, conn) -> None:
+        """Run the probe on ``conn``: the table and every declared column exist (nothing is read).
+
+        Raises:
+            ConfigError: login, database, table or a column is wrong (see :meth:`error`).
+            ExecutionError: another failure.
+        """
+        try:
+            with conn.cursor() as cur:
+                cur.execute(self.probe)
+        except Exception as e:
+            raise self.error(e, conn) from None
+
+    def error(self, e: Exception, conn=None) -> Exception:
+        """The error for a failed connection or statement, naming the option to fix; secrets masked.
+
+        Args:
+            e: the driver's exception.
+            conn: the connection the statement failed on, if it is still open: for an unknown
+                column, the table's columns are read on it to name the declared ones it lacks.
+        """
         text = redact(str(e).strip())
-        where = (f"Table '{self.name}': {self.t.dialect} table '{self.t.table}' at "
+        where = (f"Table '{self.name}': the {self.t.server or self.t.dialect} table '{self.t.table}' at "
                  f"{self.t.host}:{self.t.port}")
-        code = getattr(e, "sqlstate", None) or (e.args[0] if e.args and isinstance(e.args[0], int) else None)
+        # pymysql's errors carry the server's errno first (and a generic SQLSTATE: 42S22, 42000
+        # ...), psycopg's a precise SQLSTATE
+        code = e.args[0] if e.args and isinstance(e.args[0], int) else getattr(e, "sqlstate", None)
         if code in (1045, 1044, "28P01", "28000") or "password authentication failed" in text:
             msg = f"{where}: login refused ({text}); check the options 'username' and 'password'"
             return ConfigError(msg)
@@ -177,10 +203,40 @@ class Dialect:
             msg = f"{where} does not exist; check the option 'table-name' (or create the table)"
             return ConfigError(msg)
         if code in (1054, "42703"):
-            msg = f"{where}: a column of the sink table is missing in the database ({text})"
-            return ConfigError(msg)
+            return ConfigError(self._missing_columns(where, text, conn))
         msg = f"{where}: {text}"
         return ExecutionError(msg)
+
+    def _missing_columns(self, where: str, text: str, conn) -> str:
+        """The message for an unknown column: the declared columns the table lacks, and its own."""
+        have = self._columns(conn) if conn is not None else None
+        if have:
+            # names as the statements write them: MySQL's are case-insensitive, PostgreSQL folds
+            # an unquoted name to lower case
+            pg = self.t.dialect == "postgresql"
+            known = set(have) if pg else {c.lower() for c in have}
+            missing = [c for c in self.cols if c.lower() not in known]
+            if missing:
+                names = ", ".join(f"'{c}'" for c in missing)
+                return (f"{where} has no column{'s' if len(missing) > 1 else ''} {names}, declared in "
+                        f"CREATE TABLE {self.name} (its columns: {', '.join(have)}); declare the "
+                        "database's column names, or check the option 'table-name'")
+        m = re.search(r"""(?:Unknown column|column) ['"`]?([^'"`\s]+)['"`]?""", text)
+        named = f" '{m.group(1)}'" if m else ""
+        return (f"{where} has no column{named} of those declared in CREATE TABLE {self.name}; declare the "
+                "database's column names, or check the option 'table-name'")
+
+    def _columns(self, conn) -> list[str] | None:
+        """The table's columns as the database names them, in its order; None if they cannot be read."""
+        try:
+            conn.rollback()  # a failed statement aborted the transaction (PostgreSQL)
+            with conn.cursor() as cur:
+                cur.execute(f"SELECT * FROM {self.qt} WHERE 1 = 0")
+                names = [d[0] for d in cur.description or ()]
+            conn.rollback()
+        except Exception:
+            return None
+        return names
 
 
 def close_quietly(conn) -> None:
@@ -217,11 +273,13 @@ class JdbcSink(Sink):
         """Connect and check that the table and its columns exist."""
         self._conn = self.dialect.connect()
         try:
-            with self._conn.cursor() as cur:
-                cur.execute(self.dialect.probe)
+            self.dialect.check_table(self._conn)
             self._conn.rollback()
         except Exception as e:
-            raise self.dialect.error(e) from None
+            # an open transaction would hold the table's metadata lock (MariaDB) until the job closes
+            error = e if isinstance(e, (ConfigError, ExecutionError)) else self.dialect.error(e)
+            self._drop_connection()
+            raise error from None
 
     def write(self, batch: Batch) -> None:
         """Buffer the rows (reduced per key in upsert mode); flush when the buffer is full or old."""

@@ -79,8 +79,8 @@ class JdbcLookup(LookupSource):
             except ConfigError:
                 raise
             except Exception as e:
+                error = self.dialect.error(e, self._conn)  # before closing: it may read the columns
                 self.close()
-                error = self.dialect.error(e)
                 if attempt >= self.retries or isinstance(error, ConfigError):
                     raise error from None
             attempt += 1

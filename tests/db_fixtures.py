@@ -16,7 +16,8 @@ import pytest
 
 from tests.local_services import local_service
 
-__all__ = ["DB_PASSWORD", "DB_USER", "DbServer", "mariadb", "mariadb_db", "postgres", "postgres_db"]
+__all__ = ["DB_PASSWORD", "DB_USER", "DbServer", "database_with", "mariadb", "mariadb_db", "postgres",
+           "postgres_db"]
 
 #: The fixed test credentials of scripts/mariadb-local.sh and scripts/postgres-local.sh.
 DB_USER = "streamsql"
@@ -82,3 +83,15 @@ def postgres_db(postgres: DbServer):
     yield DbServer(postgres.host, postgres.port, name)
     with postgres.pg() as c:
         c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def database_with(request, kind: str, ddl: str) -> DbServer:
+    """A fresh database of ``kind`` (``postgresql`` or ``mariadb``: the jdbc URL's name) after ``ddl``."""
+    db = request.getfixturevalue("postgres_db" if kind == "postgresql" else "mariadb_db")
+    if kind == "postgresql":
+        with db.pg() as c:
+            c.execute(ddl)
+    else:
+        with db.mysql() as c, c.cursor() as cur:
+            cur.execute(ddl)
+    return db

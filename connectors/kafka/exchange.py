@@ -46,7 +46,7 @@ from streamsql.connectors.kafka.errors import (
     new_client,
 )
 from streamsql.connectors.kafka.options import librdkafka_props
-from streamsql.connectors.kafka.reader import partition_lag
+from streamsql.connectors.kafka.reader import EndOffsets, partition_lag
 from streamsql.connectors.kafka.transactions import TXN_TIMEOUT_S, KafkaTransactions
 
 from streamsql.core.connector import ConnectorContext, Source
@@ -292,6 +292,7 @@ class ExchangeReader(Source):
         self.what = f"Exchange '{self.topic}' [{self.partition}]"
         self.latch = ErrorLatch(self.what, str(self.props.get("bootstrap.servers", "")))
         self.consumer: Consumer | None = None
+        self._ends: EndOffsets | None = None
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
@@ -323,6 +324,7 @@ class ExchangeReader(Source):
                "isolation.level": "read_committed", "error_cb": self.latch, "logger": RDKAFKA_LOG,
                "auto.offset.reset": "error"}
         self.consumer = new_client(Consumer, cfg, self.what)
+        self._ends = EndOffsets(cfg, self.what)  # its consumer is made when the lag is first asked
         self.latch.watch(self.consumer)
         start = self.next_offset if self.next_offset > 0 else -2  # -2: OFFSET_BEGINNING
         self.consumer.assign([TopicPartition(self.topic, self.partition, start)])
@@ -420,7 +422,7 @@ class ExchangeReader(Source):
         """Records of its partition not read yet (committed or not)."""
         if self.consumer is None:
             return None
-        return partition_lag(self.consumer, {(self.topic, self.partition): self.next_offset})
+        return partition_lag(self.consumer, {(self.topic, self.partition): self.next_offset}, self._ends)
 
     def drained(self) -> bool:
         """True once every upstream task stopped or ended, one at least stopped (see module docstring)."""
@@ -431,7 +433,10 @@ class ExchangeReader(Source):
         return len(self.ended) >= self.upstream
 
     def close(self) -> None:
-        """Close the consumer."""
+        """Close the consumers."""
+        if self._ends is not None:
+            self._ends.close()
+            self._ends = None
         if self.consumer is not None:
             self.consumer.close()
             self.consumer = None

@@ -183,6 +183,7 @@ class KafkaReader:
         self._stop_arr = np.zeros(0, np.int64)  # bounded: stop offset per split
         # the last batch consume() returned, with the split and offset of each message
         self._located: tuple[list[Message], np.ndarray, np.ndarray] | None = None
+        self._ends: EndOffsets | None = None  # made when the lag is first asked
 
     # -- open -----------------------------------------------------------------------------------
     def _consumer_config(self) -> dict[str, Any]:
@@ -654,7 +655,9 @@ class KafkaReader:
         consumer, positions = self.consumer, dict(self.next)
         if consumer is None:
             return None
-        return partition_lag(consumer, positions)
+        if self._ends is None:
+            self._ends = EndOffsets(self._consumer_config(), self.what)
+        return partition_lag(consumer, positions, self._ends)
 
     def position(self) -> dict[str, int]:
         """``{"<topic>:<partition>": next_offset}``, and a parallel task's ``{"@<topic>": start}``.
@@ -698,6 +701,9 @@ class KafkaReader:
 
     def close(self) -> None:
         """Close the consumer (offsets are committed only by :meth:`commit_offsets`)."""
+        if self._ends is not None:
+            self._ends.close()
+            self._ends = None
         if self.consumer is not None:
             try:
                 self.consumer.close()
@@ -706,12 +712,55 @@ class KafkaReader:
             self.consumer = None
 
 
-def partition_lag(consumer: Consumer, positions: dict[TopicPart, int]) -> int | None:
+class EndOffsets:
+    """End offsets of partitions for :func:`partition_lag`, asked on a consumer of their own.
+
+    Asked on the reading consumer, each query waited behind that connection's fetch request,
+    which the broker holds until data arrives (``fetch.wait.max.ms``, 500 ms): ~0.5 s per
+    partition, so ``JobHandle.tasks`` took seconds. This consumer is made at the first ask and
+    reused until :meth:`close`; it is never assigned, so it neither fetches nor joins a group.
+    Same settings as the reader's (``isolation.level`` included: the end is the last stable
+    offset for read_committed), without the reader's error callback: a failed query is a lag
+    of None, never the job's error.
+
+    Args:
+        config: the reading consumer's settings.
+        what: names the client in errors.
+    """
+
+    def __init__(self, config: dict[str, Any], what: str):
+        self._config = {k: v for k, v in config.items() if k != "error_cb"}
+        self._what = what
+        self._client: Consumer | None = None
+
+    def high(self, tp: TopicPartition) -> int:
+        """The end offset of ``tp`` (1 s at most).
+
+        Raises:
+            KafkaException: the query failed.
+        """
+        if self._client is None:
+            self._client = new_client(Consumer, self._config, self._what)
+        return self._client.get_watermark_offsets(tp, timeout=1, cached=False)[1]
+
+    def close(self) -> None:
+        """Close the consumer, if made."""
+        client, self._client = self._client, None
+        if client is not None:
+            try:
+                client.close()
+            except (KafkaException, RuntimeError):
+                pass
+
+
+def partition_lag(consumer: Consumer, positions: dict[TopicPart, int],
+                  ends: EndOffsets | None = None) -> int | None:
     """The sum over ``positions`` ((topic, partition) -> next offset) of end offset - next offset.
 
     The consumer's own position counts where it is further on: it steps over the markers of
     transactions, which are offsets but not records. A metadata request per partition (1 s
-    each at most); None when one fails.
+    each at most), on ``ends`` when given (see :class:`EndOffsets`), else on ``consumer``; None
+    when one fails.
     """
     total = 0
     try:
@@ -719,7 +768,10 @@ def partition_lag(consumer: Consumer, positions: dict[TopicPart, int]) -> int | 
         ahead = {(tp.topic, tp.partition): tp.offset for tp in fetched}
         for (topic, partition), offset in positions.items():
             tp = TopicPartition(topic, partition)
-            _, high = consumer.get_watermark_offsets(tp, timeout=1, cached=False)
+            if ends is not None:
+                high = ends.high(tp)
+            else:
+                _, high = consumer.get_watermark_offsets(tp, timeout=1, cached=False)
             total += max(0, high - max(offset, ahead.get((topic, partition), -1)))
     except (KafkaException, RuntimeError):  # RuntimeError: the task closed its consumer meanwhile
         return None

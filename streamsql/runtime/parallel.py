@@ -244,6 +244,9 @@ class ParallelJobRunner:
         self.tasks = task_runners(name, self.stages, config, self.operators)
         self._stage_shape = {s.id: _shape(s) for s in self.stages}
         self._reports: dict[int, dict[str, Any]] = {}  # what worker processes' tasks reported
+        # the savepoint checkpoint this run seeded its tasks with: the driver of worker processes
+        # runs no task, so their restored_from never reaches it
+        self._seeded: int | None = None
         self._cancel = threading.Event()
         self._failed = False
 
@@ -305,8 +308,14 @@ class ParallelJobRunner:
 
     @property
     def restored_from(self) -> int | None:
-        """The newest checkpoint a task resumed from, or None."""
-        return max((t.restored_from for t in self.tasks if t.restored_from is not None), default=None)
+        """The newest checkpoint a task resumed from (a savepoint's seed included), or None.
+
+        As a single-process job's (:attr:`JobRunner.restored_from`), so ``streamsql run``'s summary
+        says ``resumed from checkpoint #n`` after a restore from ``'execution.savepoint.path'``
+        whether the tasks ran here or in worker processes.
+        """
+        ids = [t.restored_from for t in self.tasks if t.restored_from is not None]
+        return max([*ids, *([self._seeded] if self._seeded is not None else [])], default=None)
 
     def run(self) -> None:
         """Run every task; return when all finished (or were cancelled).
@@ -374,7 +383,8 @@ class ParallelJobRunner:
         ignore = ignore_unclaimed(self.config.as_dict())
         claim_savepoint(path, self.files, self.stages, self.operators, ignore)
         self.reset()
-        seed_tasks(path, self.files, self.stages, self.identity.digest, self.config.get("state.dir"))
+        self._seeded = seed_tasks(path, self.files, self.stages, self.identity.digest,
+                                  self.config.get("state.dir"))
         self.files.write_file(RESTORED_FILE, path.encode())
 
     def _check_tasks(self) -> None:

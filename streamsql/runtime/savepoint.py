@@ -154,7 +154,7 @@ def _stage_checkpoints(path: str, manifest: dict, stage: int,
 
 
 def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerprint: str,
-               scratch: str) -> None:
+               scratch: str) -> int:
     """Write the seed checkpoint of every task of ``stages`` from the savepoint at ``path``.
 
     Args:
@@ -165,10 +165,15 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         scratch: a local folder for the rescale's working files (made when missing: a restore on
             a fresh ``'state.dir'``, another machine's, has none yet).
 
+    Returns:
+        The seeds' highest checkpoint id: what the tasks resume from (a stage's seed has its
+        old tasks' highest id).
+
     Raises:
         JobIdentityError: not a savepoint, or one of a job with other stages.
     """
     manifest = read_manifest(path, files)
+    seeded = 0
     single = manifest.get("single") is not None
     old = manifest.get("stages", {})
     if not single and sorted(old) != sorted(str(s.id) for s in stages):
@@ -190,6 +195,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         targets = [seed_storage(TaskSlot(files.job_key, stage.id, t, stage.parallelism), files.root, options)
                    for t in range(stage.parallelism)]
         n = max(ids)
+        seeded = max(seeded, n)
         operators = metas[0].get("operators") if metas else None
         if mine is not None and operators is not None:
             operators = {k: v for k, v in operators.items() if k in mine}
@@ -209,6 +215,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
             shutil.rmtree(work, ignore_errors=True)
         log.info("job %s: stage %d restored from savepoint %s, %d -> %d tasks", files.job_key, stage.id, path,
                  len(ids), stage.parallelism)
+    return seeded
 
 
 def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],

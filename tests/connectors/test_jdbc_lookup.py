@@ -17,7 +17,7 @@ import pytest
 
 from streamsql.core.errors import ConfigError, SqlError
 from streamsql.environment import StreamEnvironment
-from tests.db_fixtures import DB_PASSWORD, DB_USER
+from tests.db_fixtures import DB_PASSWORD, DB_USER, database_with
 
 DIM = [(1, "red", 10, True), (2, "green", 20, False), (3, "blue", 30, True), (4, "red", 40, True),
        (5, None, 50, True)]
@@ -173,3 +173,22 @@ def test_the_left_proctime_stays_a_time_attribute_after_a_lookup_join(tmp_path):
     sql = "EXPLAIN SELECT k, SUM(v) FROM j GROUP BY k, TUMBLE(proc, INTERVAL '1' MINUTE)"
     plan = env.execute_sql(sql).message
     assert "TUMBLE(time_col=[proc]" in plan and "LookupJoin(table=[d]" in plan
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb"])
+def test_a_declared_column_the_database_lacks_is_named_at_job_start(request, tmp_path, kind):
+    """The dimension table is checked when the job starts (no input row yet, so no lookup ran):
+    the error names the column the database's table lacks, in our words, and never the password."""
+    db = database_with(request, kind, "CREATE TABLE dim (k INT PRIMARY KEY, color VARCHAR(20), w INT, "
+                                      "active BOOLEAN)")
+    env = _env(tmp_path, kind, db, orders=[])  # `dim` is declared with `id`; the database has `k`
+    try:
+        with pytest.raises(ConfigError) as info:
+            _rows(env, "SELECT o.oid, d.w FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc AS d "
+                       "ON o.k = d.id")
+    finally:
+        env.close()
+    text = str(info.value)
+    assert f"Table 'dim': the {kind} table 'dim' at {db.host}:{db.port} has no column 'id'" in text
+    assert "its columns: k, color, w, active" in text
+    assert DB_PASSWORD not in text and "1054" not in text and "does not exist" not in text

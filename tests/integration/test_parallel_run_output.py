@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 import uuid
 
 import orjson
@@ -120,3 +121,37 @@ def test_a_finished_job_says_its_rows_and_each_tasks(kafka_bootstrap, kafka_topi
     assert sum(int(m.group(1)) for m in stage1) == RECORDS
     assert sum(int(m.group(2)) for m in stage1) == int(head.group(1))
     assert int(head.group(1)) >= 101  # a row per key at least (upserts)
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_a_restore_from_a_savepoint_says_so_as_a_single_process_run_does(kafka_bootstrap, kafka_topic_factory,
+                                                                          source, tmp_path, parallelism):
+    """Stopped WITH SAVEPOINT (in this process), then run with ``'execution.savepoint.path'``: the
+    summary says ``resumed from checkpoint #n`` of the savepoint, at parallelism 1 and with worker
+    processes alike (these said nothing: only their log at INFO told the savepoint was applied)."""
+    from streamsql.environment import StreamEnvironment
+
+    name, sink = f"pro-{uuid.uuid4().hex[:8]}", kafka_topic_factory("pro_out")
+    chk = tmp_path / "chk"
+    script = _script(kafka_bootstrap, source, sink, name, "COUNT(*)").replace(
+        "SET 'parallelism.default' = '2';", f"SET 'parallelism.default' = '{parallelism}';\n"
+                                            f"SET 'execution.checkpointing.dir' = '{chk}';")
+    env = StreamEnvironment({"sql-client.execution.result-mode": "tableau"})
+    try:
+        for statement in script.replace(", 'scan.bounded.mode' = 'latest-offset'", "").split(";\n")[:-1]:
+            result = env.execute_sql(statement)
+        job = result.job
+        deadline = time.monotonic() + 120
+        while job.metrics["rows_in"] < RECORDS:  # the job read everything, then stops
+            assert time.monotonic() < deadline and not job.done, job.error
+            time.sleep(0.3)
+        savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+    finally:
+        env.close()
+    n = int(re.fullmatch(r".*/(?:chk|savepoint)-(\d+)", savepoint).group(1))
+    run = _run(tmp_path, f"SET 'execution.savepoint.path' = '{savepoint}';\n" + script)
+    assert run.returncode == 0, run.stderr
+    head = run.stderr.splitlines()[0]
+    said = rf"\[INFO\] Job '{name}' FINISHED: 0 rows in, 0 rows out, resumed from checkpoint #{n}"
+    tail = r"(, last checkpoint #\d+ .*|; 4 tasks on 2 worker processes:)"
+    assert re.fullmatch(said + tail, head), run.stderr
