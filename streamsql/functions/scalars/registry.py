@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -309,10 +310,7 @@ _SHORT = 40
 
 def _shared(text: str, parts: list[str]) -> list[int]:
     """The indexes of the arguments ``text`` names more than once that cost something to repeat."""
-    uses: dict[int, int] = {}
-    for _, field_name, _, _ in string.Formatter().parse(text):
-        if field_name is not None and field_name.isdigit():
-            uses[int(field_name)] = uses.get(int(field_name), 0) + 1
+    uses = Counter(int(f) for _, f, _, _ in string.Formatter().parse(text) if f is not None and f.isdigit())
     return [i for i, n in sorted(uses.items())
             if n > 1 and not _TRIVIAL.fullmatch(parts[i])
             and ((n - 1) * len(parts[i]) >= _SHORT or _VOLATILE.search(parts[i]))]
