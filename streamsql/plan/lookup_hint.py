@@ -29,9 +29,11 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
   hint naming a table wins;
 - ``'async'``, ``'output-mode'``, ``'capacity'``, ``'timeout'`` change nothing: Flink's JDBC
   lookup source is synchronous, and so is StreamSQL's (rows come out in input order);
-- ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies: a
-  streaming job takes them without effect, each name checked against the join inputs of the
-  SELECT and below (Flink's same message).
+- ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies, and
+  ``MULTI_JOIN`` plans Flink's multi-way join operator for the joins it names (the same rows as
+  its chain of joins: probed on PyFlink 2.3, ``tests/plan/table_hints_flink.json``): a streaming
+  job here takes them without effect, each name checked against the join inputs of the SELECT and
+  below (Flink's same message).
 
 Functions:
     lookup_hint_names(): the hint names handled here.
@@ -53,8 +55,8 @@ from streamsql.core.errors import ConfigError
 from streamsql.core.values import duration_ms, parse_int
 from streamsql.plan.nodes import PlanNode
 
-#: Flink's batch join strategies: taken without effect in a streaming job (names checked).
-JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
+#: Flink's join hints: batch strategies and MULTI_JOIN, taken without effect here (names checked).
+JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP", "MULTI_JOIN")
 _RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
 #: How many options Flink's LOOKUP hint knows (LookupJoinHintOptions' supported options, its message says):
 #: a hint with more keys is refused, unknown keys or not.
