@@ -17,7 +17,7 @@ import time
 from streamsql.connectors.jdbc import Dialect, close_quietly, parse_target
 
 from streamsql.core.connector import ConnectorContext, LookupSource
-from streamsql.core.errors import ConfigError
+from streamsql.core.errors import ConfigError, ExecutionError
 
 #: Keys per lookup statement (a batch with more runs several statements).
 MAX_KEYS_PER_QUERY = 1000
@@ -79,7 +79,9 @@ class JdbcLookup(LookupSource):
             except ConfigError:
                 raise
             except Exception as e:
-                error = self.dialect.error(e, self._conn)  # before closing: it may read the columns
+                # a failed reconnect's error is already ours, naming the table: not wrapped again;
+                # a driver's is read before closing (it may read the table's columns)
+                error = e if isinstance(e, ExecutionError) else self.dialect.error(e, self._conn)
                 self.close()
                 if attempt >= self.retries or isinstance(error, ConfigError):
                     raise error from None

@@ -121,6 +121,11 @@ MAPS = [
     '{"id":3,"m":{"q":1,"p":2,"o":3,"n":4,"m":5,"l":6,"k":7,"j":8,"i":9,"h":10,"g":11,"f":12,"e":13,"d":14,'
     '"c":15,"b":16,"a":17}}',
 ]
+MAP_TEXTS = [
+    '{"id":1,"s":"b=1,a=2,zz=3,key10=4,key2=5","m":{"a":1,"b":2},"n":{"b":3,"c":4}}',
+    '{"id":2,"s":"i=1,b=2,a=3,c=4,d=5,i=6,\u00e9=7,=8","m":{"zz":1,"key10":2},"n":{"a":4,"zz":5}}',
+    '{"id":3,"s":"x,y=,q=1","m":{},"n":{"k":1}}',
+]
 #: ARRAY and ROW values whose text has the delimiters, the quote character, spaces, long text.
 CSV_NESTED = [
     '{"k":5,"a":[7],"s":["a;b","c"],"r":{"x":1,"s":"q\\"r","d":0.5}}',
@@ -224,6 +229,10 @@ CASES = [
     {"name": "map_order", "source": "id INT, m MAP<STRING, INT>", "sink": "id INT, m MAP<STRING, INT>, "
      "c MAP<STRING, INT>", "options": {}, "input": MAPS,
      "select": "SELECT id, m, MAP['b', id, 'a', 2, 'zz', 3, 'key10', 4, 'key2', 5] FROM src"},
+    # the functions' maps: STR_TO_MAP a HashMap's order (sized for its pairs), MAP_UNION the later map's first
+    {"name": "map_order_functions", "source": "id INT, s STRING, m MAP<STRING, INT>, n MAP<STRING, INT>",
+     "sink": "id INT, sm MAP<STRING, STRING>, u MAP<STRING, INT>", "options": {}, "input": MAP_TEXTS,
+     "select": "SELECT id, STR_TO_MAP(s), MAP_UNION(m, n) FROM src"},
     # ROW columns, the null literal and the element delimiter inside ARRAY and ROW values, quoting
     {"name": "csv_rows", "format": "csv",
      "source": "k INT, r ROW<x INT, s STRING, d DOUBLE>, rt ROW<ts TIMESTAMP(3), amount DECIMAL(10, 2)>",

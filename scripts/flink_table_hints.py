@@ -1,4 +1,4 @@
-"""Record Apache Flink 2.3's answers to hints after a table's name (and a few after SELECT).
+"""Record Apache Flink 2.3's answers to hints after a table's name (and some after SELECT).
 
 Writes ``tests/plan/table_hints_flink.json``: the rows of the table ``t`` and, per query, either
 the rows Flink returned or Flink's error message (its Java exception's messages, outermost
@@ -57,6 +57,16 @@ QUERIES = [f"SELECT id FROM t /*+ {h} */" for h in HINTS] + [
     "SELECT /*+ LOOKUP('table'='t', 'capacity'='0') */ id FROM t",
     "SELECT /*+ LOOKUP('table'='t', 'capacity'='0', 'async'='true') */ id FROM t",
     "SELECT /*+ LOOKUP('table'='a*/b') */ id FROM t",
+    # the other hints Flink knows, after SELECT (MULTI_JOIN plans Flink's MultiJoin operator: same rows)
+    *(f"SELECT /*+ {h} */ t.id FROM t JOIN t AS u ON t.id = u.id" for h in (
+        "MULTI_JOIN(t, u)", "multi_join(u)", "MULTI_JOIN(zzz)", "MULTI_JOIN(t, zzz)", "MULTI_JOIN",
+        "MULTI_JOIN()", "MULTI_JOIN('t')", "MULTI_JOIN(t), BROADCAST(u)", "ALIAS(t)", "ALIAS(zzz)",
+        "JSON_AGGREGATE_WRAPPED", "OPTIONS('a'='b')", "BROADCAST")),
+    "SELECT /*+ MULTI_JOIN(t, u, w) */ t.id FROM t JOIN t AS u ON t.id = u.id JOIN t AS w ON u.v = w.v",
+    "SELECT /*+ MULTI_JOIN(zzz) */ id FROM t", "SELECT /*+ MULTI_JOIN */ id FROM t",
+    *(f"SELECT /*+ {h} */ id FROM t" for h in (
+        "ALIAS(t)", "ALIAS", "ALIAS(a, b)", "JSON_AGGREGATE_WRAPPED(x)", "OPTIONS('a'='b')", "OPTIONS()",
+        "OPTIONS('a')", "FOO(t)")),
 ]
 #: GROUP BY queries over ``orders (id INT, cid INT, v INT)`` whose compiled plan's state TTL is recorded:
 #: a STATE_TTL hint after SELECT sets it, one after the table's name does not.

@@ -62,6 +62,7 @@ class LookupJoinNode(PlanNode):
     out_time_attributes: set = field(default_factory=set)
     dim_filter: str | None = None
     retry: LookupRetry | None = None  # a LOOKUP hint's retry on a miss (plan/lookup_hint.py)
+    shuffle: bool = False  # a LOOKUP hint's 'shuffle' = 'true': shown by EXPLAIN only, as Flink's
 
     kind: ClassVar[str] = "lookup-join"
 
@@ -70,9 +71,10 @@ class LookupJoinNode(PlanNode):
         jt = "InnerJoin" if self.join_type == "INNER" else "LeftOuterJoin"
         keys = ", ".join(f"{k}={self.schema.names[i]}" for k, i in zip(self.dim_keys, self.left_keys))
         where = f", where=[{self.residual}]" if self.residual else ""
-        retry = f", {self.retry.describe()}" if self.retry is not None else ""
+        hinted = ", shuffle=[true]" if self.shuffle else ""
+        hinted += f", {self.retry.describe()}" if self.retry is not None else ""
         return (f"LookupJoin(table=[{self.dim.name}], joinType=[{jt}], lookup=[{keys}]{where}, "
-                f"select=[{', '.join(self.schema.names)}]{retry}, changelog=[{self.mode}])")
+                f"select=[{', '.join(self.schema.names)}]{hinted}, changelog=[{self.mode}])")
 
 
 def plan_lookup_join(planner, j: exp.Join, jt: str, as_of: exp.Expression, left: PlanNode, ls: Scope,

@@ -29,9 +29,11 @@ Checked on PyFlink 2.3 (probes of session 22, JDBC dimension table):
   hint naming a table wins;
 - ``'async'``, ``'output-mode'``, ``'capacity'``, ``'timeout'`` change nothing: Flink's JDBC
   lookup source is synchronous, and so is StreamSQL's (rows come out in input order);
-- ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies: a
-  streaming job takes them without effect, each name checked against the join inputs of the
-  SELECT and below (Flink's same message).
+- ``BROADCAST``, ``SHUFFLE_HASH``, ``SHUFFLE_MERGE``, ``NEST_LOOP`` are batch join strategies, and
+  ``MULTI_JOIN`` plans Flink's multi-way join operator for the joins it names (the same rows as
+  its chain of joins: probed on PyFlink 2.3, ``tests/plan/table_hints_flink.json``): a streaming
+  job here takes them without effect, each name checked against the join inputs of the SELECT and
+  below (Flink's same message).
 
 Functions:
     lookup_hint_names(): the hint names handled here.
@@ -53,8 +55,8 @@ from streamsql.core.errors import ConfigError
 from streamsql.core.values import duration_ms, parse_int
 from streamsql.plan.nodes import PlanNode
 
-#: Flink's batch join strategies: taken without effect in a streaming job (names checked).
-JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
+#: Flink's join hints: batch strategies and MULTI_JOIN, taken without effect here (names checked).
+JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP", "MULTI_JOIN")
 _RETRY = ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
 #: How many options Flink's LOOKUP hint knows (LookupJoinHintOptions' supported options, its message says):
 #: a hint with more keys is refused, unknown keys or not.
@@ -111,19 +113,20 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, e
         SqlError: an option Flink refuses, a table name no lookup join (join input) has.
     """
     hint = sel.args.get("hint")
-    retries: list[tuple[str, LookupRetry | None]] = []  # in hint order: the first naming a table wins
+    # (table, retry, shuffle) in hint order: the first naming a table wins
+    retries: list[tuple[str, LookupRetry | None, bool]] = []
     qualify = lambda t: planner.catalog.qualify(table_parts(t))  # noqa: E731
     selects = list(sel.find_all(exp.Select))  # sel and its subqueries: the names a hint may use
     joined = [s for s in selects if s.args.get("joins")]  # Flink checks names on joins only
     for h in hint.expressions if hint is not None else ():
         name = str(h.this).upper() if isinstance(h, exp.Anonymous) else ""
         if name == "LOOKUP":
-            table, retry = _lookup_options(planner, h, fail)
+            table, retry, shuffle = _lookup_options(planner, h, fail)
             if joined and table not in _lookup_names(joined, qualify):
                 fail(planner, f"'{table}'", f"{_UNMATCHED}`{table}` in `LOOKUP` ('table' is the alias, else "
                                             "the name, of the right input of a join: the table joined FOR "
                                             "SYSTEM_TIME AS OF)", "LOOKUP")
-            retries.append((table, retry))
+            retries.append((table, retry, shuffle))
         elif name in JOIN_HINTS and joined:
             inputs = set().union(*map(written_names, joined))
             for arg in h.expressions:
@@ -134,8 +137,8 @@ def apply_lookup_hints(planner, sel: exp.Select, lookups: list[tuple[PlanNode, e
     unnamed = []
     for node, table in lookups:
         names = _hint_names(table, qualify)
-        named = [retry for name, retry in retries if name in names]
-        node.retry = named[0] if named else None
+        named = [(retry, shuffle) for name, retry, shuffle in retries if name in names]
+        node.retry, node.shuffle = named[0] if named else (None, False)
         if not named:
             unnamed.append((node, table))
     stack = _stack(planner)
@@ -174,8 +177,12 @@ class HintOptionError(Exception):
         self.message, self.text = message, text
 
 
-def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetry | None]:
-    """``(table, retry or None)`` of one LOOKUP hint after SELECT, checked as Flink's."""
+def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetry | None, bool]:
+    """``(table, retry or None, shuffle)`` of one LOOKUP hint after SELECT, checked as Flink's.
+
+    ``shuffle``: ``'shuffle' = 'true'`` (any case), which Flink's EXPLAIN shows as ``shuffle=[true]``
+    on the LookupJoin (it hashes the input by the lookup keys first; one task's lookups here).
+    """
     options: dict[str, str] = {}
     for option in h.expressions:
         if not (isinstance(option, exp.EQ) and isinstance(option.this, exp.Literal)
@@ -190,7 +197,7 @@ def _lookup_options(planner, h: exp.Anonymous, fail_at) -> tuple[str, LookupRetr
             raise HintOptionError(msg, f"'{options['fixed-delay']}'")
     except HintOptionError as e:
         fail_at(planner, e.text or "LOOKUP", e.message, "LOOKUP")
-    return table, retry
+    return table, retry, options.get("shuffle", "").lower() == "true"
 
 
 def lookup_options(options: dict[str, str]) -> tuple[str, LookupRetry | None]:

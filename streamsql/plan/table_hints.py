@@ -40,7 +40,8 @@ _TOKEN = re.compile(r"""\s*(?:(?P<string>'(?:[^']|'')*')|(?P<quoted>`(?:[^`]|``)
                         |(?P<other>\S))""", re.VERBOSE)
 #: The hints that take a list of table names, at least one (Flink's ``NON_EMPTY_LIST_OPTION_CHECKER``).
 _NAME_LISTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP", "MULTI_JOIN")
-_REGISTERED = ("OPTIONS", "LOOKUP", "STATE_TTL", "ALIAS", "JSON_AGGREGATE_WRAPPED", *_NAME_LISTS)
+#: Every hint Flink 2.3 knows (its hint strategy table), after a table's name or after SELECT.
+REGISTERED = ("OPTIONS", "LOOKUP", "STATE_TTL", "ALIAS", "JSON_AGGREGATE_WRAPPED", *_NAME_LISTS)
 
 
 @dataclass
@@ -144,7 +145,7 @@ def check_table_hint(hint: TableHint) -> None:
         ValueError: Flink's message.
     """
     name = hint.name
-    if name not in _REGISTERED:
+    if name not in REGISTERED:
         msg = f"Hint: {hint.written} should be registered in the HintStrategyTable"
         raise ValueError(msg)
     try:

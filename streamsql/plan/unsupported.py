@@ -16,9 +16,9 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.plan.lookup_hint import lookup_hint_names
 from streamsql.plan.options_hint import MISPLACED, attach
 from streamsql.plan.scope import position_of
+from streamsql.plan.table_hints import REGISTERED, check_table_hint, parse_hints
 from streamsql.sql.nodes import TEXT_SPAN
 from streamsql.sql.split import lexemes, line_col
 
@@ -43,8 +43,8 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         sql: the text ``tree`` was parsed from (positions are relative to it), or None.
 
     Raises:
-        SqlError: naming the construct, positioned at it: hints other than ``STATE_TTL`` after
-            ``SELECT`` (:mod:`streamsql.plan.state_ttl_hint`), ``FOR SYSTEM_TIME AS OF`` other
+        SqlError: naming the construct, positioned at it: a hint after ``SELECT`` Flink does not
+            know or refuses (:func:`_check_query_hints`), ``FOR SYSTEM_TIME AS OF`` other
             than on a joined table,
             ``TABLESAMPLE``, ``COLLATE``, ``INSERT OVERWRITE``,
             ``INSERT ... PARTITION``, ``CAST`` to an unknown type, a binary literal with an odd
@@ -70,7 +70,7 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         found = _NODES.get(type(node))
         if found is not None:
             refuse_at(sql, node, *found)
-        if isinstance(node, exp.Hint) and not all(_state_ttl(h) for h in node.expressions):
+        if isinstance(node, exp.Hint) and not all(_taken(h) for h in node.expressions):
             refuse_at(sql, node, _HINT)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             _check_cast_type(sql, node)
@@ -103,9 +103,37 @@ def _joined_table(version: exp.Version) -> bool:
     return isinstance(table, exp.Table) and isinstance(table.parent, exp.Join) and table.arg_key == "this"
 
 
-def _state_ttl(hint: exp.Expression) -> bool:
-    """A hint after SELECT that is taken: STATE_TTL, LOOKUP, a join hint (plan/lookup_hint.py)."""
-    return isinstance(hint, exp.Anonymous) and str(hint.this).upper() in ("STATE_TTL", *lookup_hint_names())
+def _taken(hint: exp.Expression) -> bool:
+    """A hint after SELECT that is taken: one Flink knows (``NAME(...)`` or a bare ``NAME``).
+
+    STATE_TTL (plan/state_ttl_hint.py), LOOKUP and the join hints (plan/lookup_hint.py) are
+    planned; the others (OPTIONS, ALIAS, JSON_AGGREGATE_WRAPPED) act on nothing after SELECT, as
+    in Flink 2.3. Their options were checked on the text (:func:`_check_query_hints`).
+    """
+    name = hint.this if isinstance(hint, exp.Anonymous) else hint.name if isinstance(hint, exp.Var) else None
+    return isinstance(name, str) and name.upper() in REGISTERED
+
+
+def _check_query_hints(sql: str, start: int, text: str) -> None:
+    """Check the hints of the comment ``text`` (at ``start`` in ``sql``), right after SELECT, as Flink does.
+
+    Flink's hint strategy table checks a hint the same wherever it is (:func:`check_table_hint`):
+    a name it does not know, an ``OPTIONS`` without key-value options, a join hint naming no
+    table, ``ALIAS`` without exactly one name are refused with its message. ``LOOKUP`` and
+    ``STATE_TTL`` are checked where they are planned, positioned at the option at fault.
+
+    Raises:
+        SqlError: at the hint at fault (at the comment for text that is no list of hints).
+    """
+    body, at = text[3:-2], start
+    try:
+        for hint in parse_hints(body):
+            at = start + 3 + max(body.find(hint.written), 0)
+            if hint.name not in ("LOOKUP", "STATE_TTL"):
+                check_table_hint(hint)
+    except ValueError as e:
+        line, col = line_col(sql, at)
+        raise SqlError(str(e), sql, line, col, 3 if at == start else len(hint.written)) from None
 
 
 def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[str, int, int]]:
@@ -115,11 +143,12 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
     inside it; the other INSERTs' hints are theirs.
 
     sqlglot keeps a table's ``/*+ OPTIONS(...) */`` as a plain comment, so hints are found
-    lexically; a STATE_TTL hint right after SELECT is parsed into the tree (and planned).
+    lexically; a hint right after SELECT is parsed into the tree (and planned), and checked here.
 
     Raises:
         SqlError: for a hint neither after SELECT (a query hint) nor after a table's name (a
-            table hint), or a second hint comment right after another (Flink's parser refuses it).
+            table hint), a second hint comment right after another (Flink's parser refuses it),
+            a query hint Flink refuses (:func:`_check_query_hints`).
     """
     hints = []
     previous = before = None  # the last two significant lexemes
@@ -128,8 +157,9 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
         if lx.kind == "comment" and lx.text.startswith("/*+"):
             body = lx.text[3:].lstrip().upper()
             after_select = previous is not None and previous.text.upper() == "SELECT"
-            if body.startswith(("STATE_TTL", *lookup_hint_names())) and after_select:
-                continue  # a query hint: parsed into the tree, checked there (_state_ttl) and planned
+            if after_select:  # a query hint: parsed into the tree too, where it is planned (_taken)
+                _check_query_hints(sql, lx.start, lx.text)
+                continue
             line, col = line_col(sql, lx.start)
             if _after_table_name(previous, before) and not after_hint:
                 # a table hint: checked by options_hint.parse (plan/table_hints.py), as Flink's
@@ -137,8 +167,7 @@ def _table_hints(sql: str, span: tuple[int, int] | None = None) -> list[tuple[st
                     hints.append((lx.text[3:-2], line, col))
                 after_hint = True
                 continue
-            message = _HINT if after_select else \
-                _STATE_TTL_PLACE if body.startswith("STATE_TTL") else MISPLACED
+            message = _STATE_TTL_PLACE if body.startswith("STATE_TTL") else MISPLACED
             raise SqlError(message, sql, line, col, 3)
         if lx.kind not in ("ws", "comment"):
             previous, before = lx, previous

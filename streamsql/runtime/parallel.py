@@ -311,10 +311,13 @@ class ParallelJobRunner:
         """The newest checkpoint a task resumed from (a savepoint's seed included), or None.
 
         As a single-process job's (:attr:`JobRunner.restored_from`), so ``streamsql run``'s summary
-        says ``resumed from checkpoint #n`` after a restore from ``'execution.savepoint.path'``
-        whether the tasks ran here or in worker processes.
+        says ``resumed from checkpoint #n`` after a restore from ``'execution.savepoint.path'`` or of
+        its own checkpoints after a crash, whether the tasks ran here or in worker processes (whose
+        finished tasks report it: :func:`~streamsql.runtime.worker.task_reports`).
         """
         ids = [t.restored_from for t in self.tasks if t.restored_from is not None]
+        # a worker process's task: its done report says (a run resumed after a crash, no savepoint)
+        ids += [r["restored_from"] for r in self._reports.values() if isinstance(r.get("restored_from"), int)]
         return max([*ids, *([self._seeded] if self._seeded is not None else [])], default=None)
 
     def run(self) -> None:

@@ -78,7 +78,8 @@ def task_reports(props: dict[str, Any], job: str, tasks: int, timeout: float = 1
 
     The first ``done`` record of a partition is the attempt that finished the task (a task run
     again after a crash between its last commit and that record ends at once, and says so
-    again). Its dict has :data:`REPORT_KEYS`; the counts are those of that attempt, since the
+    again). Its dict has :data:`REPORT_KEYS` and ``restored_from`` (the checkpoint id that attempt
+    resumed from, or None); the counts are those of that attempt, since the
     checkpoint it restored (as a resumed single-process run counts). A partition whose record is
     not read within ``timeout`` seconds is left out.
     """
@@ -284,7 +285,8 @@ class TaskGroup:
         if task._cancel.is_set() or task._stop.is_set():
             return
         try:  # the task finished: say so (after its last commit), with its counts (task_reports)
-            report = {k: st[k] for k in REPORT_KEYS}
+            # and the checkpoint it resumed from: the driver's summary says it, as a single-process run's
+            report = {**{k: st[k] for k in REPORT_KEYS}, "restored_from": task.restored_from}
             self._producer.produce(self.topic, value=orjson.dumps(report), key=b"done", partition=p)
             if self._producer.flush(30) != 0:
                 msg = f"Job '{self.job}': cannot record that task {task.name} finished"

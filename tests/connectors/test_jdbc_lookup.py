@@ -8,14 +8,21 @@ join gave for the queries of ``scripts/flink_lookup_join.py`` (``lookup_join_fli
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import threading
 import uuid
 from pathlib import Path
 
 import duckdb
 import pytest
+from streamsql.connectors.jdbc_lookup import JdbcLookup
 
-from streamsql.core.errors import ConfigError, SqlError
+from streamsql.core.catalog import ColumnDef, TableDef
+from streamsql.core.connector import ConnectorContext
+from streamsql.core.errors import ConfigError, ExecutionError, SqlError
+from streamsql.core.types import SqlType
 from streamsql.environment import StreamEnvironment
 from tests.db_fixtures import DB_PASSWORD, DB_USER, database_with
 
@@ -192,3 +199,69 @@ def test_a_declared_column_the_database_lacks_is_named_at_job_start(request, tmp
     assert f"Table 'dim': the {kind} table 'dim' at {db.host}:{db.port} has no column 'id'" in text
     assert "its columns: k, color, w, active" in text
     assert DB_PASSWORD not in text and "1054" not in text and "does not exist" not in text
+
+
+class _Proxy:
+    """A TCP relay to a database server on a port of its own, which :meth:`cut` stops for good."""
+
+    def __init__(self, host: str, port: int):
+        self.target = (host, port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client = self.listener.accept()[0]
+            except OSError:
+                return  # cut
+            server = socket.create_connection(self.target)
+            self.sockets += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            s.close()
+
+    def cut(self) -> None:
+        """Refuse new connections and drop the open ones: the server is gone."""
+        for s in (self.listener, *self.sockets):  # shutdown, not just close: it wakes a blocked accept/recv
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb"])
+def test_a_server_lost_while_looking_up_fails_naming_the_table_once(request, kind):
+    """The connection drops and the reconnect of the retry is refused: the error names the table
+    once (it said "Table 'dim': the ... at ...: Table 'dim': the ... at ...: ...", the failed
+    reconnect's own error wrapped again)."""
+    db = database_with(request, kind, "CREATE TABLE dim (id INT PRIMARY KEY, w INT)")
+    proxy = _Proxy(db.host, db.port)
+    options = {"connector": "jdbc", "url": f"jdbc:{kind}://127.0.0.1:{proxy.port}/{db.database}",
+               "table-name": "dim", "username": DB_USER, "password": DB_PASSWORD, "lookup.max-retries": "1"}
+    columns = [ColumnDef("id", SqlType.parse("INT")), ColumnDef("w", SqlType.parse("INT"))]
+    table = TableDef("dim", columns, options, primary_key=["id"])
+    lookup = JdbcLookup(ConnectorContext(table, "job", {}), ["id"])
+    try:
+        lookup.open()
+        assert lookup.lookup([(1,)]) == []
+        proxy.cut()
+        with pytest.raises(ExecutionError) as info:
+            lookup.lookup([(1,)])
+    finally:
+        lookup.close()
+        proxy.cut()
+    text = str(info.value)
+    assert text.startswith(f"Table 'dim': the {kind} table 'dim' at 127.0.0.1:{proxy.port}: "), text
+    assert text.count("Table 'dim'") == 1, text
+    assert DB_PASSWORD not in text

@@ -434,3 +434,24 @@ def test_the_conditions_flink_puts_in_the_jdbc_lookup_query(on, pushed):
     where = parse_statement(f"SELECT 1 FROM t AS d WHERE {on}").args["where"].this
     conjuncts = where.flatten() if isinstance(where, exp.And) else [where]
     assert all(jdbc_pushable(c, lambda col: types[col.name]) for c in conjuncts) is pushed
+
+
+@pytest.mark.parametrize(
+    ("hint", "shown"),
+    [
+        # Flink 2.3's EXPLAIN over the JDBC table (session 24 probe), its LookupJoin line:
+        # ..., select=[oid, k, id, color], shuffle=[true]) and with a retry
+        # ..., select=[oid, k, id, color], shuffle=[true], retry=[lookup_miss, FIXED_DELAY, 10000ms, 3])
+        ("LOOKUP('table'='d', 'shuffle'='true')", ", shuffle=[true], changelog="),
+        ("LOOKUP('table'='d', 'shuffle'='TRUE', 'async'='true')", ", shuffle=[true], changelog="),
+        ("LOOKUP('table'='d', 'shuffle'='TRUE', " + RETRY.format(d="10s", n="3") + ")",
+         ", shuffle=[true], retry=[lookup_miss, FIXED_DELAY, 10000ms, 3], changelog="),
+        ("LOOKUP('table'='d', 'shuffle'='false')", "w], changelog="),
+    ],
+)
+def test_explain_shows_a_shuffled_lookup_as_flink(tmp_path, hint, shown):
+    """A LOOKUP hint's ``'shuffle' = 'true'`` shows on the LookupJoin as Flink's (it was left out)."""
+    plan = _explain(_env(tmp_path), f"SELECT /*+ {hint} */" + JOIN)
+    line = next(ln for ln in plan.splitlines() if "LookupJoin(" in ln)
+    assert shown in line, line
+    assert ("shuffle=" in line) == ("true" in hint.lower().split("'shuffle'=")[1][:7])

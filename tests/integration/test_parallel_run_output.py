@@ -11,7 +11,9 @@ then each task's, labelled by what it reads and writes.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -19,7 +21,7 @@ import uuid
 
 import orjson
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
 from streamsql.connectors.kafka.assignment import flink_start, owner
 
 PARTITIONS = 4
@@ -155,3 +157,38 @@ def test_a_restore_from_a_savepoint_says_so_as_a_single_process_run_does(kafka_b
     said = rf"\[INFO\] Job '{name}' FINISHED: 0 rows in, 0 rows out, resumed from checkpoint #{n}"
     tail = r"(, last checkpoint #\d+ .*|; 4 tasks on 2 worker processes:)"
     assert re.fullmatch(said + tail, head), run.stderr
+
+
+def test_a_run_resuming_its_own_checkpoint_after_a_crash_says_so(kafka_bootstrap, kafka_topic_factory, source,
+                                                                   tmp_path):
+    """The unbounded job (2 worker processes) is killed (SIGKILL to the driver and its workers) once
+    a checkpoint committed output; the same script run again, bounded, resumes the tasks'
+    checkpoints: its summary says ``resumed from checkpoint #n``, as a single-process run's (it
+    said nothing: the tasks resumed in the workers, which did not report it)."""
+    name, sink = f"pro-{uuid.uuid4().hex[:8]}", kafka_topic_factory("pro_out")
+    script = _script(kafka_bootstrap, source, sink, name, "COUNT(*)")
+    path = tmp_path / "unbounded.sql"
+    path.write_text(script.replace(", 'scan.bounded.mode' = 'latest-offset'", ""))
+    with open(tmp_path / "first.log", "w") as log:
+        first = subprocess.Popen([sys.executable, "-m", "streamsql", "run", str(path)], cwd=tmp_path,
+                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    consumer = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": f"g-{uuid.uuid4().hex[:8]}",
+                         "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
+    try:
+        consumer.subscribe([sink])
+        deadline = time.monotonic() + 120
+        while True:  # committed output: a checkpoint completed
+            assert time.monotonic() < deadline and first.poll() is None, (tmp_path / "first.log").read_text()
+            msg = consumer.poll(0.5)
+            if msg is not None and not msg.error():
+                break
+    finally:
+        consumer.close()
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(30)
+    run = _run(tmp_path, script)
+    assert run.returncode == 0, run.stderr
+    head = run.stderr.splitlines()[0]
+    said = re.fullmatch(rf"\[INFO\] Job '{name}' FINISHED: \d+ rows in, \d+ rows out, resumed from "
+                        r"checkpoint #(\d+); 4 tasks on 2 worker processes:", head)
+    assert said and int(said.group(1)) >= 1, run.stderr

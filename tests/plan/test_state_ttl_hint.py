@@ -84,7 +84,7 @@ def test_group_by_hint_and_a_subquerys_own_hint(env):
     ("SELECT cid, COUNT(*) FROM orders o /*+ STATE_TTL('orders' = '1h') */ GROUP BY cid",
      "The STATE_TTL hint goes right after SELECT", "/*+"),
     ("SELECT /*+ STATE_TTL('orders' = '1h'), FOO(orders) */ cid, COUNT(*) FROM orders GROUP BY cid",
-     "SQL hints (/*+ ... */) are not supported yet", None),
+     "Hint: FOO should be registered in the HintStrategyTable", "FOO"),
 ])
 def test_bad_hints_are_refused_at_their_position(env, sql, message, at):
     with pytest.raises(SqlError) as e:

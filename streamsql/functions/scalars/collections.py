@@ -400,9 +400,9 @@ def _map_part(i: int):
 
 
 @collection("MAP_KEYS", sig=(("MAP",),), result=_map_part(0), nulls="NULL if the map is NULL",
-        differences="In the map's order, as Flink's: a map read from JSON in the order of Flink's "
-                    "java.util.HashMap (compat case map_entry_order); STR_TO_MAP's in the text's order "
-                    "(Flink's: a HashMap's).")
+        differences="In the map's order, as Flink's: a map read from JSON or built by STR_TO_MAP in the "
+                    "order of Flink's java.util.HashMap of it (compat cases map_entry_order, "
+                    "map_entry_order_functions).")
 def map_keys(c: Call) -> exp.Expression:
     """The map's keys as an array."""
     return template("map_keys({0})", *c.args)
@@ -466,9 +466,22 @@ def _common_map(c: Call) -> SqlType | None:
         differences="Its result read by key (`MAP_UNION(m, n)['a']`) is answered; Flink 2.3 fails the job "
                     "there (a ClassCastException of its MapDataForMapUnion).")
 def map_union(c: Call) -> exp.Expression:
-    """The maps merged; a key's value is the one of the last map that has it."""
+    """The maps merged; a key's value is the one of the last map that has it.
+
+    In Flink's order (``MapUnionFunction``: each next map's entries, then the entries of the
+    union so far whose key it lacks): the last map's entries first, then the keys of the one
+    before it that are new, and so on (``MAP_UNION(MAP['a', 1, 'b', 2], MAP['b', 3, 'c', 4])``
+    is ``{b=3, c=4, a=1}``). DuckDB's ``map_concat`` keeps a key's first place and its last
+    value: over the maps last to first it places the keys, a final union of them in written
+    order gives every value.
+    """
     _, parts = _common_arrays(c, "MAP")
-    return _over(parts, "map_concat")
+    n = len(parts)
+    placed = ", ".join(f"{{{i}}}" for i in reversed(range(n)))
+    valued = ", ".join(f"{{{i}}}" for i in range(n))
+    nulls = " OR ".join(f"{{{i}}} IS NULL" for i in range(n))
+    merged = f"map_concat({placed}, map_concat({valued}))"
+    return template(f"CASE WHEN {nulls} THEN NULL ELSE {merged} END", *parts)
 
 
 # -- strings to collections ----------------------------------------------------------------------
@@ -488,17 +501,44 @@ def _java_split(text: str, delimiter: str) -> str:
     return bind(f"regexp_split_to_array({text}, {delimiter})", "__p", f"list_slice(__p, 1, {last})")
 
 
+def _java_string_hash(s: str) -> str:
+    """DuckDB SQL of Java's ``String.hashCode`` of ``s`` (over its UTF-16 code units): 0 to 2^32 - 1."""
+    units = ("flatten(list_transform(string_split({s}, ''), lambda __c: CASE WHEN unicode(__c) > 65535 "
+             "THEN [55296 + ((unicode(__c) - 65536) >> 10), 56320 + ((unicode(__c) - 65536) & 1023)] "
+             "ELSE [unicode(__c)] END))").format(s=s)
+    # a leading 0 is the fold's start (list_reduce takes an initial value only from DuckDB 1.2)
+    return f"list_reduce(list_prepend(0::BIGINT, {units}), lambda __h, __u: (__h * 31 + __u) % 4294967296)"
+
+
+def _hash_map_order(entries: str, pairs: str) -> str:
+    """DuckDB SQL: ``entries`` (distinct STRING keys, as put) in the order of Flink's ``HashMap`` of them.
+
+    ``pairs``: how many puts the map was sized for (``newHashMapWithExpectedSize``: a capacity of
+    n + 1 up to 2, else ceil(n / 0.75), so it never grows). A key's bucket is its spread hash
+    (``h ^ h >>> 16``) masked to the table's size; a bucket keeps its keys in the order put. Not
+    modelled: a bucket of 8 or more keys, which Java turns into a tree or answers by growing.
+    """
+    capacity = f"CASE WHEN {pairs} <= 2 THEN {pairs} + 1 ELSE (4 * {pairs} + 2) // 3 END"
+    mask = f"((1::BIGINT << CAST(ceil(log2({capacity})) AS INTEGER)) - 1)"
+    bucket = bind(_java_string_hash("__e.key"), "__s", f"xor(__s, __s >> 16) & {mask}")
+    placed = f"list_transform({entries}, lambda __e, __i: struct_pack(b := {bucket}, i := __i, e := __e))"
+    return f"list_transform(list_sort({placed}), lambda __p: __p.e)"
+
+
 @collection("STR_TO_MAP", sig=(("STRING",), ("STRING", "STRING", "STRING")),
         result=lambda c: SqlType.map(_STRING, _STRING),
         nulls="NULL if any argument is NULL; an empty text is an empty map",
-        differences="The delimiters are regular expressions read by RE2 (Flink: Java's). The entries are "
-                    "in the order their keys first occur in the text (Flink's: a Java HashMap's).")
+        differences="The delimiters are regular expressions read by RE2 (Flink: Java's).")
 def str_to_map(c: Call) -> exp.Expression:
     """The map of the text's ``key=value`` pairs (a pair without the delimiter: a NULL value).
 
     As Flink's ``SqlFunctionUtils.strToMap``: pairs split with Java's ``String.split`` (trailing
     empty pairs dropped), each pair at its first key-value delimiter; a later pair of the same
-    key replaces the earlier one's value (the key keeps its first place).
+    key replaces the earlier one's value. Flink puts the pairs into a ``java.util.HashMap`` sized
+    for their number (``CollectionUtil.newHashMapWithExpectedSize``: 5 pairs, 8 buckets) and
+    builds the MAP in its iteration order, which CAST to STRING, MAP_KEYS, a JSON sink show: the
+    entries here are in that order (by bucket of the key's ``String.hashCode``, then first
+    occurrence; compat case ``map_entry_order_functions``).
     """
     args = [c.args[0], "','", "'='"] if len(c.args) == 1 else c.args
     head = "regexp_extract(__q, '(?s)^(.*?)(?:' || {2} || ')', %d)"
@@ -509,7 +549,7 @@ def str_to_map(c: Call) -> exp.Expression:
     once = ("list_transform(list_filter(__m, lambda __y, __j: list_position(__k, __y.key) = __j), "
             "lambda __y: struct_pack(key := __y.key, "
             "value := __m[len(__m) + 1 - list_position(list_reverse(__k), __y.key)].value))")
-    last = bind("list_transform(__m, lambda __z: __z.key)", "__k", once)
+    last = bind("list_transform(__m, lambda __z: __z.key)", "__k", _hash_map_order(once, "len(__m)"))
     return template("CASE WHEN {0} IS NULL OR {1} IS NULL OR {2} IS NULL THEN NULL WHEN {0} = '' "
                     "THEN map([]::VARCHAR[], []::VARCHAR[]) "
                     f"ELSE map_from_entries({bind(entries, '__m', last)}) END", *args)
