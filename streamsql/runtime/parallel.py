@@ -214,7 +214,8 @@ def run_assignment(files: CheckpointStorage, resuming: bool) -> int:
     recorded = files.read_file(ASSIGNMENT_FILE)
     if recorded is None:
         return KG_ASSIGNMENT_RANGES
-    assignment = int(recorded.decode().strip() or 0)
+    text = recorded.decode(errors="replace").strip()
+    assignment = int(text) if text.isdigit() else text
     if assignment not in (KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED):
         msg = (f"The unfinished run in {files.dir} spreads key groups over its tasks by assignment "
                f"{assignment}, which this StreamSQL does not know: resume it with the StreamSQL that "

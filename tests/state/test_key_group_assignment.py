@@ -60,9 +60,11 @@ def test_a_new_run_records_todays_assignment_an_unfinished_one_keeps_its_own(tmp
     assert run_assignment(files, resuming=True) == KG_ASSIGNMENT
     files.delete_file(ASSIGNMENT_FILE)  # a run started before the file: Flink's ranges
     assert run_assignment(files, resuming=True) == KG_ASSIGNMENT_RANGES
-    files.write_file(ASSIGNMENT_FILE, b"7")
-    with pytest.raises(ConfigError, match="assignment 7, which this StreamSQL does not know"):
-        run_assignment(files, resuming=True)
+    for unknown in (b"7", b"x"):
+        files.write_file(ASSIGNMENT_FILE, unknown)
+        refused = f"assignment {unknown.decode()}, which this StreamSQL does not know"
+        with pytest.raises(ConfigError, match=refused):
+            run_assignment(files, resuming=True)
 
 
 @pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
