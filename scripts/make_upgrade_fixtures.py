@@ -284,7 +284,8 @@ def _commit_of(cli: str) -> str:
     ask = "import os, streamsql; print(os.path.dirname(os.path.dirname(streamsql.__file__)))"
     where = subprocess.run([os.path.join(os.path.dirname(cli), "python"), "-c", ask],
                            capture_output=True, text=True, check=True, cwd="/").stdout.strip()  # not ours
-    dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--", "streamsql", "connectors"],
+    dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--", "streamsql", "connectors",
+                            "shell"],
                            capture_output=True, text=True, check=True).stdout.strip()
     if dirty:
         msg = f"{where} has uncommitted engine changes:\n{dirty}"
