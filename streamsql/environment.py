@@ -29,7 +29,7 @@ from functools import partial
 
 from sqlglot import exp
 
-from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity, superseded_notice
+from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity, JobIdentityError, superseded_notice
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, check_mini_batch
@@ -580,6 +580,8 @@ class StreamEnvironment:
             storage = CheckpointStorage(self.config.get("execution.checkpointing.dir"), identity.name,
                                         self.config.as_dict())
             notice = superseded_notice(storage, identity, digest_chars)
+        except JobIdentityError:
+            raise  # the same job under another state layout: refused, not started afresh
         except (OSError, StreamSQLError) as e:
             log.debug("job %s: earlier versions not looked for: %s", identity.name, e)
             return []

@@ -300,6 +300,10 @@ def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_
         run (``_tasks``) and a completed checkpoint: which checkpoint is not resumed and why (what
         changed, from its ``_job``), and how to resume it on purpose; None when there is none, or
         when this job resumes an unfinished run of its own (it does not start from scratch).
+
+    Raises:
+        JobIdentityError: such a run differs from this job only in its state layout version (the
+            same script under another StreamSQL): refused rather than started from scratch.
     """
     own = read_job_file(storage)
     if own is not None and own.get("fingerprint") == identity.digest and _unfinished_run(storage):
@@ -316,6 +320,8 @@ def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_
         if found is None:
             continue  # not a job's folder, its last run finished, or it has nothing to resume
         what, how = found
+        if _layout_only(record.get("described"), identity.described):
+            raise JobIdentityError(_layout_message(identity, record, what, other.dir))
         lines.append(
             f"[WARNING] Job '{identity.name}' starts from scratch: it does not resume {what}, written by "
             f"the unfinished job '{record.get('name', job)}' (created {record.get('created', '?')}), "
@@ -324,6 +330,29 @@ def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_
             f"job wrote. To resume that job, run it unchanged; to restore its state here on purpose, {how}; "
             f"to drop it, remove {other.dir}.")
     return "\n".join(lines) or None
+
+
+def _layout_only(before: dict | None, after: dict) -> bool:
+    """Whether two described fingerprints differ in their state layout version alone."""
+    if not before or not after or before.get("state_layout") == after.get("state_layout"):
+        return False
+    rest = {k: v for k, v in before.items() if k != "state_layout"}
+    return rest == {k: v for k, v in after.items() if k != "state_layout"}
+
+
+def _layout_message(identity: JobIdentity, record: dict, what: str, folder: str) -> str:
+    """The refusal of a default-named job whose older version differs only in the state layout.
+
+    Its name changed with the layout (the fingerprint hashes it), so it would start from scratch
+    next to the unfinished run: read its sources again and write their output a second time.
+    """
+    return (f"Job '{identity.name}' does not start: it is the unfinished job '{record.get('name', '?')}' "
+            f"(created {record.get('created', '?')}) of another StreamSQL, whose state layout "
+            f"(version {record.get('described', {}).get('state_layout')}) this one (version "
+            f"{identity.described.get('state_layout')}) cannot restore, and starting from scratch would "
+            f"read its sources again and write their output twice. To keep it exactly-once, finish {what} "
+            "with the StreamSQL that wrote it (run the script there until its sources end, or stop the "
+            f"job); to start from scratch on purpose, remove {folder} (or give the job a 'pipeline.name')")
 
 
 def _unfinished_run(folder: CheckpointStorage) -> tuple[str, str] | None:

@@ -75,6 +75,7 @@ from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
 from streamsql.runtime.values_source import ValuesSource
 from streamsql.state.factory import create_backend
+from streamsql.state.layout import KG_ASSIGNMENT
 
 log = logging.getLogger(__name__)
 
@@ -296,7 +297,7 @@ def job_folder(root: str, job: str) -> str:
 
 def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: dict[str, Any],
               workdir: str, slot: TaskSlot | None = None,
-              operators: dict[str, dict] | None = None) -> JobGraph:
+              operators: dict[str, dict] | None = None, assignment: int = KG_ASSIGNMENT) -> JobGraph:
     """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
 
     Args:
@@ -309,6 +310,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         operators: the job's state signatures (:func:`~streamsql.plan.state_signature.state_signatures`
             of the whole plan); the checkpoints record those of this graph's nodes. None: computed
             from ``roots`` (a job that runs as one task).
+        assignment: how the run spreads key groups over a stage's tasks (its exchange writers
+            route by it; :func:`~streamsql.state.layout.task_of_key_groups`).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
@@ -375,7 +378,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                 coordinator.commit_listeners.append(built[node.id].committed)
                 continue
             if isinstance(node, ExchangeSinkNode):
-                op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions)
+                op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions,
+                                          assignment)
             elif isinstance(node, plan.SinkNode):
                 op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names))
             else:

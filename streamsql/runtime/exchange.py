@@ -1,12 +1,13 @@
 """The runtime side of a keyed exchange: rows routed by key group to the downstream tasks.
 
-Task ``p`` of a stage of P tasks owns the key groups ``kg`` with ``kg * P // MAX_PARALLELISM
-== p`` (Flink's ``KeyGroupRangeAssignment``), the key group being that of the row's key in
-the one key encoding of keyed state (:func:`~streamsql.state.layout.encode_keys`,
-:func:`~streamsql.state.layout.key_groups`): a row reaches the task whose keyed state holds
-its key. :class:`ExchangeSinkOperator` splits each batch by that and hands each part to the
-Kafka writer (:mod:`streamsql.connectors.kafka.exchange`); it broadcasts its task's
-watermark and end of input.
+Task ``p`` of a stage of P tasks owns the key groups that the run's key-group assignment gives
+it (:func:`~streamsql.state.layout.task_of_key_groups`: ranges of the bit-reversed key groups,
+or, for a run started before the assignment was recorded, Flink's ``kg * P // 128`` ranges), the
+key group being that of the row's key in the one key encoding of keyed state
+(:func:`~streamsql.state.layout.encode_keys`, :func:`~streamsql.state.layout.key_groups`): a row
+reaches the task whose keyed state holds its key. :class:`ExchangeSinkOperator` splits each batch
+by that and hands each part to the Kafka writer (:mod:`streamsql.connectors.kafka.exchange`); it
+broadcasts its task's watermark and end of input.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ import numpy as np
 from streamsql.connectors.kafka.exchange import ExchangeWriter
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.runtime.operators.base import Operator
-from streamsql.state.layout import MAX_PARALLELISM, encode_keys, key_groups
+from streamsql.state.layout import KG_ASSIGNMENT, encode_keys, key_groups, task_of_key_groups
 
 
-def owner_tasks(batch: Batch, keys: list[int], tasks: int) -> np.ndarray:
+def owner_tasks(batch: Batch, keys: list[int], tasks: int, assignment: int = KG_ASSIGNMENT) -> np.ndarray:
     """The task (int64, one per row) owning each row's key group among ``tasks`` tasks."""
     columns = [batch.table.column(i) for i in keys]
-    kgs = key_groups(encode_keys(columns, batch.num_rows)).astype(np.int64)
-    return kgs * tasks // MAX_PARALLELISM
+    return task_of_key_groups(key_groups(encode_keys(columns, batch.num_rows)), tasks, assignment)
 
 
 class ExchangeSinkOperator(Operator):
@@ -33,12 +33,15 @@ class ExchangeSinkOperator(Operator):
         writer: the exchange's Kafka writer.
         keys: the key column indexes.
         partitions: the downstream stage's parallelism.
+        assignment: the run's key-group assignment (:func:`~streamsql.state.layout.task_of_key_groups`).
     """
 
-    def __init__(self, writer: ExchangeWriter, keys: list[int], partitions: int):
+    def __init__(self, writer: ExchangeWriter, keys: list[int], partitions: int,
+                 assignment: int = KG_ASSIGNMENT):
         self.writer = writer
         self.keys = keys
         self.partitions = partitions
+        self.assignment = assignment
 
     def open(self, ctx) -> None:
         """Open the writer (joins the task's transaction)."""
@@ -51,7 +54,7 @@ class ExchangeSinkOperator(Operator):
         if self.partitions == 1 or not batch.num_rows:
             self.writer.write(0, batch)
             return []
-        owner = owner_tasks(batch, self.keys, self.partitions)
+        owner = owner_tasks(batch, self.keys, self.partitions, self.assignment)
         order = np.argsort(owner, kind="stable")
         sorted_owner = owner[order]
         bounds = np.flatnonzero(np.diff(sorted_owner)) + 1

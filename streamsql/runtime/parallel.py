@@ -55,6 +55,7 @@ from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job import JobRunner, format_event_time, restore_claimed
 from streamsql.runtime.savepoint import claim_savepoint, seed_storage, seed_tasks, write_savepoint
 from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_topic
+from streamsql.state.layout import KG_ASSIGNMENT, KG_ASSIGNMENT_BIT_REVERSED, KG_ASSIGNMENT_RANGES
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ FINISHED_MARKER = "_finished"
 #: takes up to ~0.5 s per partition (behind the consumer's pending fetch).
 LAG_TIMEOUT_S = 15.0
 RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started from
+ASSIGNMENT_FILE = "_key_groups"  # the run's key-group assignment (run_assignment)
 
 
 class TaskRunner(JobRunner):
@@ -76,6 +78,8 @@ class TaskRunner(JobRunner):
     """
 
     final_marks_done = False
+    #: the run's key-group assignment (its exchange writers route by it), set by the job's runner
+    assignment = KG_ASSIGNMENT
 
     def __init__(self, slot: TaskSlot, roots: list[PlanNode], config: Config, operators: dict[str, dict]):
         super().__init__(f"{slot.name}-{slot.index}", roots, config)
@@ -98,7 +102,7 @@ class TaskRunner(JobRunner):
 
     def _build(self, workdir: str) -> JobGraph:
         self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
-                                self.operators)
+                                self.operators, self.assignment)
         return self._graph
 
     def stats(self) -> dict[str, Any]:
@@ -190,6 +194,34 @@ def _worker_failure(report_file: str, worker: str, rc: int) -> str:
     except OSError:
         text = ""
     return text or f"worker {worker} failed (exit {rc}); its error is above"
+
+
+def run_assignment(files: CheckpointStorage, resuming: bool) -> int:
+    """The key-group assignment of the job's run (:func:`~streamsql.state.layout.task_of_key_groups`).
+
+    A new run takes today's (:data:`~streamsql.state.layout.KG_ASSIGNMENT`) and records it in
+    :data:`ASSIGNMENT_FILE`. An unfinished run keeps the one it started with, whatever StreamSQL
+    resumes it: its tasks' committed state holds the key groups it gave them, and its exchange
+    topics hold records routed by it, not yet read; a run recorded none when a StreamSQL before
+    the file started it, and so had Flink's ranges (``KG_ASSIGNMENT_RANGES``).
+
+    Raises:
+        ConfigError: the run's assignment is one this StreamSQL does not know (a newer one wrote it).
+    """
+    if not resuming:
+        files.write_file(ASSIGNMENT_FILE, str(KG_ASSIGNMENT).encode())
+        return KG_ASSIGNMENT
+    recorded = files.read_file(ASSIGNMENT_FILE)
+    if recorded is None:
+        return KG_ASSIGNMENT_RANGES
+    text = recorded.decode(errors="replace").strip()
+    assignment = int(text) if text.isdigit() else text
+    if assignment not in (KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED):
+        msg = (f"The unfinished run in {files.dir} spreads key groups over its tasks by assignment "
+               f"{assignment}, which this StreamSQL does not know: resume it with the StreamSQL that "
+               "started it")
+        raise ConfigError(msg)
+    return assignment
 
 
 def task_runners(name: str, stages: list[Stage], config: Config,
@@ -406,6 +438,9 @@ class ParallelJobRunner:
         resuming = check_tasks(self.files, self.name, tasks)
         if self.identity is not None:  # before _tasks: a process that sees _tasks finds _job
             self.identity.bind_run(self.files, resuming)
+        assignment = run_assignment(self.files, resuming)  # before _tasks, as _job
+        for t in self.tasks:
+            t.assignment = assignment
         if not resuming:
             self.files.write_file(TASKS_FILE, "\n".join(tasks).encode())
 
@@ -522,6 +557,7 @@ class ParallelJobRunner:
             if name.startswith("stage") and "-task" in name:
                 store.delete(f"{key}/{name}")
         store.delete(f"{key}/{TASKS_FILE}")
+        store.delete(f"{key}/{ASSIGNMENT_FILE}")
         store.delete(f"{key}/{RESTORED_FILE}")
         store.delete(f"{key}/{FINISHED_MARKER}")
         log.info("job %s: finished; exchanges and task checkpoints removed", self.name)

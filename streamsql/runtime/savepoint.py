@@ -14,8 +14,9 @@ stage's tasks' checkpoint ids, in task order). It belongs to the user: nothing d
 parallelism: :func:`seed_tasks` gives each task of the new run a seed checkpoint in
 ``<job>/stage<s>-task<t>-seed/``, written before any task starts:
 
-- state: the stage's snapshots split or merged by key-group range
-  (:func:`~streamsql.state.rescale.rescale_snapshots`), so each task gets exactly its keys;
+- state: the stage's snapshots split or merged by key group
+  (:func:`~streamsql.state.rescale.rescale_snapshots`), so each task gets exactly the keys the new
+  run's key-group assignment gives it (whatever the savepoint's run had: a new run's routing);
 - positions: for each source, the union of the old tasks' partition offsets, cut to the new
   task's share as the Kafka reader assigns partitions (:mod:`~streamsql.connectors.kafka.assignment`:
   partition ``p`` of topic ``t`` to task ``(start(t) + p) % P``, each topic's start recorded in the

@@ -44,6 +44,10 @@ Key encoding (:func:`encode_keys`), per row:
   across operators share a type, hence a scale: the planner casts join keys to one type). Other
   types (nested) fall back to :func:`encode_value` bytes framed as a binary.
 
+Key groups (:func:`key_group`): ``crc32(encoded key) % MAX_PARALLELISM``, the same in every
+version (changing it would re-key every checkpoint). Which task of a parallel stage owns which key
+group is the run's assignment (:func:`task_of_key_groups`), not part of the stored keys.
+
 Values: every state value starts with the 3-byte tag of its :class:`ValueFormat` (``0xC1`` — a
 byte msgpack never writes — then 2 bytes of ``crc32(name@version)``); :meth:`ValueFormat.decode`
 and :meth:`ValueFormat.unwrap` refuse a value of another format with
@@ -107,6 +111,40 @@ class StateFormatError(StateError):
 def key_group(key: bytes) -> int:
     """The key group of an encoded key, in ``[0, MAX_PARALLELISM)``: ``crc32(key) % MAX_PARALLELISM``."""
     return zlib.crc32(key) % MAX_PARALLELISM
+
+
+#: How a stage's key groups are spread over its tasks, recorded per parallel run (each run keeps
+#: the one it started with, see :func:`task_of_key_groups`).
+KG_ASSIGNMENT_RANGES = 1
+KG_ASSIGNMENT_BIT_REVERSED = 2
+#: The assignment a new parallel run takes.
+KG_ASSIGNMENT = KG_ASSIGNMENT_BIT_REVERSED
+# Each key group's 7 bits reversed: the low bits of the CRC lead the ranges instead of the high ones.
+_BIT_REVERSED = np.array([int(f"{kg:07b}"[::-1], 2) for kg in range(MAX_PARALLELISM)], np.int64)
+
+
+def task_of_key_groups(kgs: np.ndarray, tasks: int, assignment: int = KG_ASSIGNMENT) -> np.ndarray:
+    """The task (int64 array) owning each key group of ``kgs`` among a stage's ``tasks`` tasks.
+
+    ``KG_ASSIGNMENT_RANGES`` (runs started before StreamSQL recorded an assignment): task ``p``
+    owns the contiguous range ``kg * tasks // 128 == p``, Flink's ``KeyGroupRangeAssignment``. The
+    CRC is linear, so a small set of similar keys (INT 0..15, 'k0'..'k15') shares its high key-group
+    bits: all 16 fall in 64..127, one task of 2 (2 of 4) holds them all.
+    ``KG_ASSIGNMENT_BIT_REVERSED``: the same ranges over the key groups with their 7 bits reversed,
+    so the low bits decide the task (at a power of two: task = the low bits, reversed), which such
+    keys spread evenly (16 INT keys: 8/8 at 2 tasks, 4/4/4/4 at 4); each task still owns 128/P key
+    groups. The key groups themselves (the prefix of every keyed-state key) are the same in both.
+
+    Raises:
+        ValueError: an unknown assignment.
+    """
+    kgs = np.asarray(kgs, np.int64)
+    if assignment == KG_ASSIGNMENT_RANGES:
+        return kgs * tasks // MAX_PARALLELISM
+    if assignment == KG_ASSIGNMENT_BIT_REVERSED:
+        return _BIT_REVERSED[kgs] * tasks // MAX_PARALLELISM
+    msg = f"Unknown key-group assignment {assignment} (this StreamSQL knows 1 and 2)"
+    raise ValueError(msg)
 
 
 def _crc32_table() -> np.ndarray:

@@ -2,10 +2,11 @@
 
 A job's keyed state is laid out by key group (:mod:`streamsql.state.layout`): every keyed
 entry starts with its 2-byte key group ``kg`` in ``[0, MAX_PARALLELISM)``. Task ``p`` of a stage
-with ``P`` tasks owns the key groups with ``kg * P // MAX_PARALLELISM == p`` (Flink's
-``KeyGroupRangeAssignment``: a contiguous range per task, :func:`key_group_range`). So a
-snapshot taken at parallelism ``P`` restores at ``P'`` by routing each entry to the new task
-that owns its key group:
+with ``P`` tasks owns the key groups the run's assignment gives it
+(:func:`~streamsql.state.layout.task_of_key_groups`, :func:`key_group_range`: a new run's, the
+bit-reversed ranges). So a snapshot taken at parallelism ``P`` restores at ``P'`` by routing each
+entry to the new task that owns its key group, whatever assignment the old run had (the entry's
+key group is the same under every assignment):
 
     rescale_snapshots("rocksdb", ["chk-9/task0", "chk-9/task1"], ["new/0", "new/1", "new/2"], tmp)
 
@@ -35,7 +36,14 @@ from collections.abc import Collection, Sequence
 from streamsql.state.base import StateBackend
 from streamsql.state.exceptions import StateError
 from streamsql.state.factory import create_backend
-from streamsql.state.layout import MAX_PARALLELISM, OPERATOR_KG, SPLIT_KEY_PREFIX, WATERMARK_KEY
+from streamsql.state.layout import (
+    KG_ASSIGNMENT,
+    MAX_PARALLELISM,
+    OPERATOR_KG,
+    SPLIT_KEY_PREFIX,
+    WATERMARK_KEY,
+    task_of_key_groups,
+)
 
 _CHUNK = 10_000  # entries written per write batch
 
@@ -44,20 +52,19 @@ class RescaleError(StateError):
     """Snapshots that cannot be split or merged (conflicting operator-wide entries)."""
 
 
-def task_of_key_group(key_group: int, parallelism: int) -> int:
-    """The task (of ``parallelism``) that owns ``key_group``: ``key_group * parallelism // 128``."""
-    return key_group * parallelism // MAX_PARALLELISM
+def task_of_key_group(key_group: int, parallelism: int, assignment: int = KG_ASSIGNMENT) -> int:
+    """The task (of ``parallelism``) that owns ``key_group`` (see :func:`key_group_range`)."""
+    return int(task_of_key_groups([key_group], parallelism, assignment)[0])
 
 
-def key_group_range(task: int, parallelism: int) -> range:
-    """The key groups task ``task`` of ``parallelism`` owns (contiguous; Flink's ranges)."""
-    start = -(-task * MAX_PARALLELISM // parallelism)  # ceil(task * 128 / P)
-    end = -(-(task + 1) * MAX_PARALLELISM // parallelism)
-    return range(start, end)
+def key_group_range(task: int, parallelism: int, assignment: int = KG_ASSIGNMENT) -> list[int]:
+    """The key groups task ``task`` of ``parallelism`` owns, ascending (contiguous under Flink's ranges)."""
+    owners = task_of_key_groups(range(MAX_PARALLELISM), parallelism, assignment)
+    return [kg for kg in range(MAX_PARALLELISM) if owners[kg] == task]
 
 
 def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[str], workdir: str,
-                      operators: Collection[str] | None = None) -> None:
+                      operators: Collection[str] | None = None, assignment: int = KG_ASSIGNMENT) -> None:
     """Write ``len(targets)`` snapshots holding the state of ``sources``, split by key group.
 
     Args:
@@ -69,6 +76,7 @@ def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[st
         operators: only these operators' state goes into the targets (None: every operator's);
             a single-process job's snapshot restored into the stages of a parallel job holds
             every stage's operators, and each stage takes its own.
+        assignment: the key-group assignment of the run the targets seed (a new run's by default).
 
     Raises:
         RescaleError: for conflicting operator-wide entries, or no target.
@@ -78,7 +86,7 @@ def rescale_snapshots(backend: str, sources: Sequence[str], targets: Sequence[st
         msg = "Rescale needs at least one target snapshot"
         raise RescaleError(msg)
     parallelism = len(targets)
-    route = [task_of_key_group(kg, parallelism) for kg in range(MAX_PARALLELISM)]
+    route = task_of_key_groups(range(MAX_PARALLELISM), parallelism, assignment).tolist()
     outs = [_opened(backend, os.path.join(workdir, f"target-{p}")) for p in range(parallelism)]
     try:
         for i, source in enumerate(sources):

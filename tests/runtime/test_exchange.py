@@ -9,17 +9,20 @@ from streamsql.connectors.kafka.exchange import decode_batch, encode_batch
 
 from streamsql.core.elements import Batch
 from streamsql.runtime.exchange import owner_tasks
-from streamsql.state.layout import MAX_PARALLELISM, encode_keys, key_group
+from streamsql.state.layout import KG_ASSIGNMENT_RANGES, MAX_PARALLELISM, encode_keys, key_group
 
 
 def test_owner_is_the_key_group_range_of_the_state_key():
+    """Ranges of the state key's key group: bit-reversed for a new run, Flink's for an older run."""
     table = pa.table({"k": pa.array([1, None, 7, -3, 2**40], pa.int64()), "s": ["a", "b", None, "", "é"]})
     batch = Batch(table)
     for tasks in (1, 2, 3, 4, 8):
         owners = owner_tasks(batch, [0, 1], tasks)
+        old = owner_tasks(batch, [0, 1], tasks, KG_ASSIGNMENT_RANGES)
         for i in range(table.num_rows):
             kg = key_group(encode_keys([table.column(0).slice(i, 1), table.column(1).slice(i, 1)])[0])
-            assert owners[i] == kg * tasks // MAX_PARALLELISM
+            assert owners[i] == int(f"{kg:07b}"[::-1], 2) * tasks // MAX_PARALLELISM
+            assert old[i] == kg * tasks // MAX_PARALLELISM
         assert set(owners) <= set(range(tasks))
 
 

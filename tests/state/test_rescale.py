@@ -1,10 +1,13 @@
 """Rescale at the state level: a snapshot split 1 → 2 → 3 tasks and merged back to 1 holds the
-same entries, each task only its key groups (task p of P owns kg with kg * P // 128 == p)."""
+same entries, each task only its key groups (a new run's assignment: the bit-reversed ranges;
+streamsql.state.layout.task_of_key_groups)."""
 
 import pytest
 
 from streamsql.state.factory import create_backend
 from streamsql.state.layout import (
+    KG_ASSIGNMENT_BIT_REVERSED,
+    KG_ASSIGNMENT_RANGES,
     MAX_PARALLELISM,
     OPERATOR_KG,
     SPLIT_KEY_PREFIX,
@@ -51,12 +54,15 @@ def _kgs(entries):
     return {int.from_bytes(k[:2], "big") for k in entries if k[:2] != b"\xff\xff"}
 
 
-def test_key_group_ranges_match_the_assignment():
+@pytest.mark.parametrize("assignment", [KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED])
+def test_key_group_ranges_match_the_assignment(assignment):
     for parallelism in (1, 2, 3, 4, 7, 128):
-        owned = [list(key_group_range(p, parallelism)) for p in range(parallelism)]
-        assert sum(owned, []) == list(range(MAX_PARALLELISM))
+        owned = [list(key_group_range(p, parallelism, assignment)) for p in range(parallelism)]
+        assert sorted(sum(owned, [])) == list(range(MAX_PARALLELISM))
         for p, kgs in enumerate(owned):
-            assert all(task_of_key_group(kg, parallelism) == p for kg in kgs)
+            assert all(task_of_key_group(kg, parallelism, assignment) == p for kg in kgs)
+    # Flink's ranges are contiguous: task p of P holds kg * P // 128 == p
+    assert key_group_range(1, 2, KG_ASSIGNMENT_RANGES) == list(range(64, 128))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,0 +1,116 @@
+"""Checkpoints written by an earlier StreamSQL restore with today's code, or are refused clearly.
+
+``fixtures/<case>/`` (written by ``scripts/make_upgrade_fixtures.py`` at the commit in
+``fixtures/MANIFEST.json``) holds a job killed right after it committed a checkpoint in the middle
+of its input: its script, its checkpoint folder and what its filesystem sink had written until
+then. Rerunning the unchanged script with today's code must resume that checkpoint (its summary
+says ``resumed from checkpoint #n``) and leave in the sink, old lines and new ones together, the
+final table of the reference version's uninterrupted run over the whole input (``expected.json``;
+for ``group_agg`` also checked against DuckDB here). A lost operator state, a re-read source or a
+refused checkpoint all fail it.
+
+When the state layout changes on purpose (:data:`~streamsql.plan.fingerprint.STATE_LAYOUT`), the
+fixtures' jobs must be refused with a message that says so, never started from scratch (which would
+read the input again and write every row twice): the tests expect that refusal for fixtures of
+another layout version, and :func:`test_a_layout_change_is_refused_not_started_afresh` checks it on
+today's fixtures with the layout bumped. Regenerate the fixtures then (``make_upgrade_fixtures.py``'s
+docstring), at the commit that changed the layout.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from streamsql.plan import fingerprint, state_signature
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures")
+_spec = importlib.util.spec_from_file_location(
+    "make_upgrade_fixtures", os.path.join(HERE, "..", "..", "scripts", "make_upgrade_fixtures.py"))
+_writer = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_writer)
+materialize = _writer.materialize  # the writer's own reading of a sink's changelog
+MANIFEST = json.load(open(os.path.join(FIXTURES, "MANIFEST.json")))
+CASES = sorted(MANIFEST["cases"])
+
+
+def _copy(case: str, tmp_path) -> str:
+    """A copy of fixture ``case`` (with the shared input files) to run in."""
+    folder = str(tmp_path / case)
+    shutil.copytree(os.path.join(FIXTURES, case), folder)
+    shutil.copytree(os.path.join(FIXTURES, "input"), os.path.join(folder, "input"))
+    return folder
+
+
+def _expected(case: str) -> dict:
+    with open(os.path.join(FIXTURES, case, "expected.json")) as f:
+        return json.load(f)
+
+
+def _recorded_layout(folder: str, job: str) -> int | None:
+    with open(os.path.join(folder, "checkpoints", job, "_job")) as f:
+        return json.load(f)["described"].get("state_layout")
+
+
+def _assert_refused(folder: str, expected: dict, rc: int, stderr: str) -> None:
+    """The job was refused, saying why, and wrote nothing: no new output, no new job folder."""
+    assert rc != 0, f"a checkpoint of another state layout was not refused:\n{stderr}"
+    assert "state layout" in stderr and expected["job"] in stderr, stderr
+    for job in os.listdir(os.path.join(folder, "checkpoints")):  # the new name's folder: made, empty
+        assert job == expected["job"] or not os.listdir(os.path.join(folder, "checkpoints", job)), job
+    written = os.listdir(os.path.join(folder, "output"))
+    assert written == [f"part-{expected['job']}-0.json"], written
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_checkpoint_of_the_reference_version_resumes(case, tmp_path):
+    expected = _expected(case)
+    folder = _copy(case, tmp_path)
+    run = subprocess.run([sys.executable, "-m", "streamsql", "run", "job.sql"], cwd=folder,
+                         capture_output=True, text=True, timeout=180)
+    if _recorded_layout(folder, expected["job"]) != fingerprint.STATE_LAYOUT:
+        _assert_refused(folder, expected, run.returncode, run.stderr)
+        return
+    assert run.returncode == 0, run.stderr
+    assert f"resumed from checkpoint #{expected['checkpoint']}," in run.stderr, (
+        f"the job did not resume the reference version's checkpoint:\n{run.stderr}")
+    assert materialize(folder) == expected["rows"]
+
+
+def test_group_agg_expectation_is_duckdbs():
+    """The recorded final table of ``group_agg`` is DuckDB's answer over the input (Flink's AVG of
+    an INT truncates toward zero; SUM ... FILTER of no row is NULL)."""
+    ticks = os.path.join(FIXTURES, "input", "ticks", "part-0.json")
+    rows = duckdb.sql(f"""
+        SELECT k, COUNT(*) AS n, CAST(TRUNC(SUM(v) / COUNT(v)) AS INT) AS a, MAX(v) AS m,
+               COUNT(DISTINCT v) AS d, SUM(v) FILTER (WHERE v > 50) AS big
+        FROM read_json('{ticks}', columns = {{id: 'INT', k: 'INT', s: 'VARCHAR', v: 'INT', ts: 'VARCHAR'}})
+        GROUP BY k""").fetchall()
+    want = sorted(({"k": k, "n": n, "a": a, "m": m, "d": d, "big": big} for k, n, a, m, d, big in rows),
+                  key=lambda r: json.dumps(r, sort_keys=True))
+    for backend in ("hashmap", "rocksdb"):
+        assert _expected(f"group_agg_{backend}")["rows"] == want
+
+
+def test_a_layout_change_is_refused_not_started_afresh(tmp_path, monkeypatch, capsys):
+    """With the layout bumped, the default-named job (another name: the fingerprint hashes the
+    layout) would start from scratch next to the unfinished run and write its output twice; it is
+    refused, naming the layout versions and the old job."""
+    from streamsql.cli import main
+
+    case = "group_agg_hashmap"
+    expected = _expected(case)
+    folder = _copy(case, tmp_path)
+    monkeypatch.setattr(fingerprint, "STATE_LAYOUT", fingerprint.STATE_LAYOUT + 1)
+    monkeypatch.setattr(state_signature, "STATE_LAYOUT", fingerprint.STATE_LAYOUT)
+    monkeypatch.chdir(folder)
+    rc = main(["run", "job.sql"])
+    _assert_refused(folder, expected, rc, capsys.readouterr().err)
