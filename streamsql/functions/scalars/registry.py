@@ -349,9 +349,33 @@ _SHORT = 40
 def _shared(text: str, parts: list[str]) -> list[int]:
     """The indexes of the arguments ``text`` names more than once that cost something to repeat."""
     uses = Counter(int(f) for _, f, _, _ in string.Formatter().parse(text) if f is not None and f.isdigit())
-    return [i for i, n in sorted(uses.items())
-            if n > 1 and not _TRIVIAL.fullmatch(parts[i])
-            and ((n - 1) * len(parts[i]) >= _SHORT or _VOLATILE.search(parts[i]))]
+    return [i for i, n in sorted(uses.items()) if _worth_binding(parts[i], n, "lambda" in text)]
+
+
+def _worth_binding(value: str, uses: int, in_lambda: bool) -> bool:
+    """Whether SQL naming ``value`` ``uses`` times should compute it once (see :func:`template`).
+
+    A volatile value is bound wherever a lambda may run it once per element, named once or not
+    (ARRAY_REMOVE(arr, RAND_INTEGER(3)) compared each element with another number).
+    """
+    if _TRIVIAL.fullmatch(value):
+        return False
+    if uses > 1 and (uses - 1) * len(value) >= _SHORT:
+        return True
+    return (uses > 1 or in_lambda) and _VOLATILE.search(value) is not None
+
+
+def once(value: str, body: Callable[[str], str]) -> str:
+    """DuckDB SQL of ``body(value)``, ``value`` computed once per row as :func:`template` binds.
+
+    For SQL written around a value outside a template (a CAST to STRING writes a timestamp's
+    text from it eleven times): bound where it is volatile or long, else written in place.
+    """
+    name = f"__let{max((int(d) for d in _LET.findall(value)), default=-1) + 1}_0"
+    text = body(name)
+    if _worth_binding(value, len(re.findall(_name_at(name), text)), "lambda" in text):
+        return bind(value, name, text)
+    return body(value)
 
 
 def bind(value: str, name: str, body: str) -> str:
@@ -575,8 +599,8 @@ def java_instant(zone: str, wall: str) -> str:
         zone: a DuckDB string literal of the zone.
         wall: DuckDB SQL of a TIMESTAMP.
     """
-    return (f"least(timezone({zone}, {wall}), "
-            f"timezone({zone}, {wall} - INTERVAL 1 HOUR) + INTERVAL 1 HOUR)")
+    return once(wall, lambda w: f"least(timezone({zone}, {w}), timezone({zone}, {w} - INTERVAL 1 HOUR) "
+                                "+ INTERVAL 1 HOUR)")
 
 
 def to_time(sql: str, source: SqlType, target: SqlType) -> str:

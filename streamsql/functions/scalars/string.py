@@ -208,8 +208,11 @@ def regexp_replace(c: Call) -> exp.Expression:
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
     if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
         outside_bmp = "strlen({0}) <> length({0}) AND regexp_matches({0}, '[\\x{{10000}}-\\x{{10FFFF}}]')"
+        # Java's replace over the same three placeholders: the arguments are computed once
+        placeholders = [Arg(exp.Var(this=f"{{{i}}}"), a.type) for i, a in enumerate(c.args)]
+        java = _REPLACE_ALL(Call(c.name, placeholders, c.node)).this
         return template("CASE WHEN array_to_string(regexp_extract_all({0}, {1}), '') <> '' OR " + outside_bmp
-                        + f" THEN {{3}} ELSE {re2} END", *c.args, Arg(_REPLACE_ALL(c), None))
+                        + f" THEN {java} ELSE {re2} END", *c.args)
     return template(re2, *c.args)
 
 
