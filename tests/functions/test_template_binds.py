@@ -86,6 +86,16 @@ def test_a_column_named_as_a_bound_name_is_the_column(env, sql, flink):
      list(enumerate(map(Decimal, ["0.1428571428571", "0.2857142857143", "0.4285714285714", "0.5714285714286",
                                   "0.7142857142857", "0.8571428571429", "1.0000000000000", "1.1428571428571",
                                   "1.2857142857143", "1.4285714285714"]), 1))),
+    # a cut to TIMESTAMP(p <= 3) names its value seven times (a value of one call cut by the digits of
+    # another: RAND() milliseconds added to 00:00:00 were 23:59:59 the day before at TIMESTAMP(0))
+    ("SELECT id, CAST(CAST(TIMESTAMPADD(MILLISECOND, nxt(id) * 100, ts) AS TIMESTAMP(0)) AS STRING) FROM src",
+     [(1, "2024-02-29 13:45:30"), (2, "1970-01-01 00:00:00"), (3, None), (4, "2000-01-01 00:00:00"),
+      (5, "2000-03-01 00:00:00"), (6, "1969-07-20 20:17:42"), (7, "2023-12-31 23:59:59"),
+      (8, "2024-01-01 12:00:00"), (9, "2038-01-19 03:14:07"), (10, "1900-01-01 00:00:01")]),
+    ("SELECT id, CAST(CAST(TIMESTAMPADD(MILLISECOND, nxt(id) * 30, ts) AS TIMESTAMP(1)) AS STRING) FROM src",
+     [(1, "2024-02-29 13:45:30.1"), (2, "1970-01-01 00:00:00.0"), (3, None), (4, "2000-01-01 00:00:00.1"),
+      (5, "2000-03-01 00:00:00.1"), (6, "1969-07-20 20:17:40.7"), (7, "2023-12-31 23:59:59.2"),
+      (8, "2024-01-01 12:00:00.2"), (9, "2038-01-19 03:14:07.2"), (10, "1900-01-01 00:00:00.3")]),
     # REGEXP_REPLACE's Java replace (rows with a non-empty match or outside the BMP) took the text again
     ("SELECT id, REGEXP_REPLACE(CONCAT(s, CAST(nxt(id) AS STRING)), 'x*', '-') FROM src",
      [(1, "-a-b-c-1-"), (2, "-2-"), (3, None), (4, "- -H-e-l-l-o- -W-o-r-l-d- -4-"), (5, "-日-本-語-?-?-5-"),
