@@ -206,6 +206,12 @@ def regexp_replace(c: Call) -> exp.Expression:
     has no non-empty match in Java either, and its replacement is the same.
     """
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
+    if c.args[1].is_literal and isinstance(c.args[1].value(), str):
+        try:  # as the other regular expression functions, in our words at the call (not DuckDB's)
+            re.compile(c.args[1].value())
+        except re.error as e:
+            msg = f"REGEXP_REPLACE: invalid regular expression {c.args[1].value()!r}: {e}"
+            raise c.fail(msg) from None
     if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
         outside_bmp = "strlen({0}) <> length({0}) AND regexp_matches({0}, '[\\x{{10000}}-\\x{{10FFFF}}]')"
         # Java's replace over the same three placeholders: the arguments are computed once
