@@ -96,6 +96,13 @@ def test_a_column_named_as_a_bound_name_is_the_column(env, sql, flink):
      [(1, "2024-02-29 13:45:30.1"), (2, "1970-01-01 00:00:00.0"), (3, None), (4, "2000-01-01 00:00:00.1"),
       (5, "2000-03-01 00:00:00.1"), (6, "1969-07-20 20:17:40.7"), (7, "2023-12-31 23:59:59.2"),
       (8, "2024-01-01 12:00:00.2"), (9, "2038-01-19 03:14:07.2"), (10, "1900-01-01 00:00:00.3")]),
+    # REGEXP_EXTRACT's one-pass form is DuckDB's nullif(regexp_extract(..), ''), which computes its
+    # first argument twice: '' tested on one value, the other returned
+    ("SELECT id, REGEXP_EXTRACT(CONCAT(s, CAST(nxt(id) AS STRING)), '[0-9]+', 0) FROM src",
+     [(1, "1"), (2, "2"), (3, None), (4, "4"), (5, "5"), (6, "426"), (7, "7"), (8, "8"), (9, "3"),
+      (10, "1")]),
+    ("SELECT id, REGEXP_EXTRACT(CONCAT('a', CAST(nxt(id) AS STRING), 'b'), 'a([0-9]+)b', 1) FROM src",
+     [(n, str(n)) for n in range(1, 11)]),
     # REGEXP_REPLACE's Java replace (rows with a non-empty match or outside the BMP) took the text again
     ("SELECT id, REGEXP_REPLACE(CONCAT(s, CAST(nxt(id) AS STRING)), 'x*', '-') FROM src",
      [(1, "-a-b-c-1-"), (2, "-2-"), (3, None), (4, "- -H-e-l-l-o- -W-o-r-l-d- -4-"), (5, "-日-本-語-?-?-5-"),

@@ -365,6 +365,15 @@ def _worth_binding(value: str, uses: int, in_lambda: bool) -> bool:
     return (uses > 1 or in_lambda) and _VOLATILE.search(value) is not None
 
 
+def volatile(sql: str) -> bool:
+    """Whether DuckDB SQL calls something whose every evaluation may differ.
+
+    RAND(), UUID(), a Python function: such a value is computed once, however often the SQL
+    around it names it.
+    """
+    return _VOLATILE.search(sql) is not None
+
+
 def once(value: str, body: Callable[[str], str]) -> str:
     """DuckDB SQL of ``body(value)``, ``value`` computed once per row as :func:`template` binds.
 

@@ -15,7 +15,17 @@ from sqlglot import exp
 
 from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
-from streamsql.functions.scalars.registry import Arg, Call, duckdb_call, fixed, python_call, scalar, template
+from streamsql.functions.scalars.registry import (
+    Arg,
+    Call,
+    bind,
+    duckdb_call,
+    fixed,
+    python_call,
+    scalar,
+    template,
+    volatile,
+)
 from streamsql.functions.scalars.utf16 import java_text as _text
 
 S, INTEGER = "STRING", "INTEGER"
@@ -236,7 +246,10 @@ def one_pass_extract(c: Call) -> exp.Expression | None:
     pattern, group = args[0].value(), args[1].value() if len(args) > 1 else 0
     if not isinstance(pattern, str) or not isinstance(group, int) or not group_never_empty(pattern, group):
         return None
-    return template(f"nullif(regexp_extract({{0}}, {{1}}, {group}), '')", c.args[0], c.args[1])
+    extract = f"regexp_extract({{0}}, {{1}}, {group})"
+    if volatile(c.args[0].text):  # DuckDB's nullif computes its first argument twice (compares one)
+        return template(bind(extract, "__rx", "nullif(__rx, '')"), c.args[0], c.args[1])
+    return template(f"nullif({extract}, '')", c.args[0], c.args[1])
 
 
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
