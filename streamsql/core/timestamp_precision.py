@@ -22,6 +22,11 @@ gave ``10:00:01`` for ``10:00:00.5`` at precision 0.
 
 from __future__ import annotations
 
+import re
+
+#: A column or a literal, in parentheses or not: written again at no cost.
+_PLAIN = re.compile(r"""\(*(?:"(?:[^"]|"")*"|'(?:[^']|'')*'|-?[0-9]+)\)*""")
+
 
 def truncate_sql(expr: str, precision: int, floor: bool = False) -> str:
     """DuckDB SQL of ``expr`` (a TIMESTAMP[_MS] or TIMESTAMPTZ) cut to ``precision`` fraction digits.
@@ -39,6 +44,16 @@ def truncate_sql(expr: str, precision: int, floor: bool = False) -> str:
     """
     if precision >= 6:
         return expr
+    if not _PLAIN.fullmatch(expr):
+        # named up to seven times below: computed once per row (a RAND() or a Python function in
+        # it cut one value by the digits of another: CAST(.. AS TIMESTAMP(0)) of 00:00:00.5 was
+        # 23:59:59 the day before). The body names nothing but the parameter: nothing to hide.
+        return f"list_transform([{expr}], lambda __tp: {_truncated('__tp', precision, floor)})[1]"
+    return _truncated(expr, precision, floor)
+
+
+def _truncated(expr: str, precision: int, floor: bool) -> str:
+    """:func:`truncate_sql`'s SQL, ``expr`` written where it is used (below precision 6)."""
     # + 0 µs: a TIMESTAMP_MS or TIMESTAMP_S becomes a TIMESTAMP (an instant stays one), whose
     # epoch_us DuckDB computes past 2262 too (of a TIMESTAMP_MS it goes through nanoseconds and
     # fails: "Could not convert Timestamp to higher precision" for CAST(DATE '9990-01-01' AS

@@ -72,15 +72,17 @@ class BatchQuery:
             if out is not None:
                 return out
         hidden: list[str] = []
+        # named apart from the input's columns: a user's column may be called __row too
+        kind_col, split_col, row_col = (_unused(n, table.column_names) for n in (_KIND, _SPLIT, _ROW))
         if batch.kinds is not None:
-            table = table.append_column(_KIND, pa.array(batch.kinds, pa.int8()))
-            hidden.append(_KIND)
+            table = table.append_column(kind_col, pa.array(batch.kinds, pa.int8()))
+            hidden.append(kind_col)
         if batch.splits is not None:
-            table = table.append_column(_SPLIT, pa.array(batch.splits, pa.int32()))
-            hidden.append(_SPLIT)
+            table = table.append_column(split_col, pa.array(batch.splits, pa.int32()))
+            hidden.append(split_col)
         if batch.origin is not None and self.spec.condition:  # which input row each output row is
-            table = table.append_column(_ROW, pa.array(np.arange(table.num_rows, dtype=np.int32)))
-            hidden.append(_ROW)
+            table = table.append_column(row_col, pa.array(np.arange(table.num_rows, dtype=np.int32)))
+            hidden.append(row_col)
         query = self._query_with(tuple(hidden))
         try:
             out = self._run_sql(query, table)
@@ -89,13 +91,15 @@ class BatchQuery:
         kinds = splits = None
         origin = batch.origin
         if hidden:
+            # the query's output ends with the hidden columns, in their order
+            at = dict(zip(hidden, range(out.num_columns - len(hidden), out.num_columns)))
             if batch.kinds is not None:
-                kinds = out.column(_KIND).to_numpy().astype(np.int8)
+                kinds = out.column(at[kind_col]).to_numpy().astype(np.int8)
             if batch.splits is not None:
-                splits = out.column(_SPLIT).to_numpy().astype(np.int32)
-            if _ROW in hidden:
-                origin = _kept(batch.origin, out.column(_ROW).to_numpy())
-            out = out.drop_columns(hidden)
+                splits = out.column(at[split_col]).to_numpy().astype(np.int32)
+            if row_col in at:
+                origin = _kept(batch.origin, out.column(at[row_col]).to_numpy())
+            out = out.select(range(out.num_columns - len(hidden)))
         if not self.items:
             out = out.drop_columns(["__dummy"])
         if out.schema != self.output_schema:
@@ -167,6 +171,14 @@ class BatchQuery:
         if q is None:
             q = self._hidden[hidden] = self.spec.sql(hidden)
         return q
+
+
+def _unused(name: str, names: list[str]) -> str:
+    """``name``, or ``name`` with underscores added until no column of ``names`` is called so."""
+    taken = {n.lower() for n in names}  # DuckDB's names are case-insensitive
+    while name.lower() in taken:
+        name += "_"
+    return name
 
 
 def _kept(origin, rows: np.ndarray):

@@ -84,6 +84,8 @@ def refused(env, sql: str) -> SqlError:
                                                                        "BAR(<ANY>)", 45),
     ("SELECT REGEXP_EXTRACT(s, 'a(b)', n) FROM t", "REGEXP_EXTRACT: the group index must be a literal", 8),
     ("SELECT DATE_FORMAT(ts, 'yyyy-MM z') FROM t", "DATE_FORMAT: unsupported pattern letters 'z'", 8),
+    # as the other regular expression functions (breaker24: DuckDB's 'missing ]: [', no position)
+    ("SELECT n, REGEXP_REPLACE(s, '[', 'x') FROM t", "REGEXP_REPLACE: invalid regular expression '['", 11),
     ("SELECT SHA2(s, 100) FROM t", "SHA2: digest length 100 is not a SHA-2 digest length", 8),
     # Flink's INSTR(s, sub, start, nth): refused, not answered with the first match (breaker)
     ("SELECT INSTR(s, 'l', -1) FROM t", "No match found for function signature INSTR(<CHARACTER>, "

@@ -30,7 +30,7 @@ import pyarrow as pa
 from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register
-from streamsql.functions.scalars.registry import session_zone, sql_string
+from streamsql.functions.scalars.registry import once, session_zone, sql_string
 
 STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
 
@@ -38,10 +38,16 @@ STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
 def flink_to_string(arg: str, t: SqlType | None) -> str | None:
     """DuckDB SQL rendering ``arg`` (compiled SQL of type ``t``) as Flink's CAST to STRING.
 
-    Returns None where DuckDB's own cast already gives Flink's text.
+    Returns None where DuckDB's own cast already gives Flink's text. ``arg`` is computed once per
+    row (:func:`~.registry.once`): a timestamp's text names it eleven times, and a Python
+    function or RAND() in it ran as often, the text pieced together from different values.
     """
-    if t is None:
+    if t is None or _text(arg, t) is None:
         return None
+    return once(arg, lambda a: _text(a, t))
+
+
+def _text(arg: str, t: SqlType) -> str | None:
     if t.is_composite:
         return _composite(arg, t, 0)
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):

@@ -535,18 +535,25 @@ def _java_narrowing(to: exp.DataType.Type) -> str:
             f"ELSE CAST(trunc({{0}}) AS {name}) END")
 
 
-def _unscaled(a: Arg) -> tuple[str, int]:
-    """DuckDB SQL of the unscaled HUGEINT value of a DECIMAL or integer argument, and its scale."""
+def _unscaled(a: Arg, text: str) -> tuple[str, int]:
+    """DuckDB SQL of the unscaled HUGEINT value of a DECIMAL or integer argument, and its scale.
+
+    ``text``: the argument's SQL as it is to be written (a template's placeholder).
+    """
     _, s = as_decimal(a.type)
     if s == 0:
-        return f"CAST({a.text} AS HUGEINT)", 0
-    return f"CAST({a.text} * {10 ** s} AS HUGEINT)", s
+        return f"CAST({text} AS HUGEINT)", 0
+    return f"CAST({text} * {10 ** s} AS HUGEINT)", s
 
 
 def _decimal_division(a: Arg, b: Arg, t: SqlType) -> exp.Expression:
-    """``a / b`` exactly, rounded HALF_UP to ``t``'s scale (Flink's DECIMAL division)."""
-    num, s1 = _unscaled(a)
-    den, s2 = _unscaled(b)
+    """``a / b`` exactly, rounded HALF_UP to ``t``'s scale (Flink's DECIMAL division).
+
+    A template over both: each is named three times, and is computed once (a RAND() or a Python
+    function in it gave the quotient of one value and the rounding of another).
+    """
+    num, s1 = _unscaled(a, "{0}")
+    den, s2 = _unscaled(b, "{1}")
     k = t.scale - s1 + s2  # num / den * 10^k is the result's unscaled value
     if k > 0:
         num = f"({num} * CAST('{10 ** k}' AS HUGEINT))"
@@ -556,4 +563,4 @@ def _decimal_division(a: Arg, b: Arg, t: SqlType) -> exp.Expression:
     r = f"({num} % {den})"
     rounded = f"({q} + CASE WHEN 2 * abs({r}) >= abs({den}) THEN sign({num}) * sign({den}) ELSE 0 END)"
     unit = "0." + "0" * (t.scale - 1) + "1" if t.scale else "1"
-    return template(f"CAST(CAST({rounded} AS DECIMAL(38, 0)) * {unit} AS {t.duckdb()})")
+    return template(f"CAST(CAST({rounded} AS DECIMAL(38, 0)) * {unit} AS {t.duckdb()})", a, b)

@@ -270,11 +270,14 @@ def template(text: str, *args: Arg | str) -> exp.Expression:
     TO_TIMESTAMP(s), ...) was 93 KB of SQL and seconds a batch).
     """
     parts = [a.text if isinstance(a, Arg) else a for a in args]
+    if "lambda" in text:
+        text = _unshadowed(text, parts)
     shared = _shared(text, parts)
     if not shared:
         return exp.Var(this="(" + text.format(*parts) + ")")
     # Named by nesting depth: deeper than every let inside the parts, so it hides none of theirs,
-    # and an enclosing template's, made later, is deeper still. One lambda per argument: a
+    # and an enclosing template's, made later, is deeper still; deeper too than a column of the
+    # user's named like one (`__let0_0`), which the lambda would hide. One lambda per argument: a
     # struct_pack of them would come back from sqlglot as a {'a0': ...} literal, and callers
     # format SQL that holds a template's output.
     depth = max((int(d) for p in parts for d in _LET.findall(p)), default=-1) + 1
@@ -300,8 +303,43 @@ _TRIVIAL = re.compile(r"""\(*(?:"[^"]*"|'(?:[^']|'')*'|-?[0-9]+(?:\.[0-9]+)?|NUL
 #: Calls whose every evaluation may give another value or run user code: computed once however
 #: short (DuckDB eliminates no repeated volatile call).
 _VOLATILE = re.compile(r"\b(?:random|uuid)\(\)|\b__udf_")
-#: The names :func:`template` binds shared arguments under, ``__let<depth>_<argument>``.
-_LET = re.compile(r"\blambda __let([0-9]+)_[0-9]+:")
+#: The names :func:`template` binds shared arguments under, ``__let<depth>_<argument>``, wherever
+#: named (a column too: DuckDB's names are case-insensitive).
+_LET = re.compile(r"__let([0-9]+)_", re.IGNORECASE)
+#: A string literal or a quoted name (group 1), or a lambda's parameters (group 2).
+_QUOTED_OR_PARAMS = re.compile(r"""'(?:[^']|'')*'|("(?:[^"]|"")*")|\blambda\s+([A-Za-z_][A-Za-z0-9_, ]*):""")
+
+
+def _name_at(name: str) -> str:
+    """A regular expression of ``name`` as a whole name."""
+    return rf"(?<![A-Za-z0-9_$]){re.escape(name)}(?![A-Za-z0-9_$])"
+
+
+def _named(name: str, text: str) -> bool:
+    """Whether ``text`` names ``name``, bare or quoted (DuckDB matches names case-insensitively)."""
+    return re.search(_name_at(name), text, re.IGNORECASE) is not None
+
+
+def _unshadowed(text: str, parts: list[str]) -> str:
+    """``text`` with each lambda parameter that a part names renamed.
+
+    Inside a lambda DuckDB reads the parameter's name as the parameter, even quoted: a column of
+    the user's called ``__x`` (or an outer lambda's parameter) in an argument placed in the body
+    was read as the element (ARRAY_REMOVE(arr, __x) removed every element).
+    """
+    found = [m for m in _QUOTED_OR_PARAMS.finditer(text) if m.group(1) or m.group(2)]
+    columns = [m.group(1) for m in found if m.group(1)]
+    params = {p.strip() for m in found if m.group(2) for p in m.group(2).split(",")}
+    for name in sorted(params):
+        if not any(_named(name, p) for p in (*parts, *columns)):
+            continue
+        k = 1
+        while any(_named(f"{name}_{k}", p) for p in (text, *parts)):
+            k += 1
+        # renamed outside string literals and quoted names (a user's literal may spell it)
+        text = re.sub(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|""" + _name_at(name),
+                      lambda m, new=f"{name}_{k}": m.group(0) if m.group(0)[0] in "'\"" else new, text)
+    return text
 #: Below this many characters of repeats, a repeated argument is cheaper written again than bound
 #: (binding builds a one-element list per row): ``("i" + "j")`` twice is, a CONCAT read seven
 #: times by a timestamp reader is not.
@@ -311,9 +349,42 @@ _SHORT = 40
 def _shared(text: str, parts: list[str]) -> list[int]:
     """The indexes of the arguments ``text`` names more than once that cost something to repeat."""
     uses = Counter(int(f) for _, f, _, _ in string.Formatter().parse(text) if f is not None and f.isdigit())
-    return [i for i, n in sorted(uses.items())
-            if n > 1 and not _TRIVIAL.fullmatch(parts[i])
-            and ((n - 1) * len(parts[i]) >= _SHORT or _VOLATILE.search(parts[i]))]
+    return [i for i, n in sorted(uses.items()) if _worth_binding(parts[i], n, "lambda" in text)]
+
+
+def _worth_binding(value: str, uses: int, in_lambda: bool) -> bool:
+    """Whether SQL naming ``value`` ``uses`` times should compute it once (see :func:`template`).
+
+    A volatile value is bound wherever a lambda may run it once per element, named once or not
+    (ARRAY_REMOVE(arr, RAND_INTEGER(3)) compared each element with another number).
+    """
+    if _TRIVIAL.fullmatch(value):
+        return False
+    if uses > 1 and (uses - 1) * len(value) >= _SHORT:
+        return True
+    return (uses > 1 or in_lambda) and _VOLATILE.search(value) is not None
+
+
+def volatile(sql: str) -> bool:
+    """Whether DuckDB SQL calls something whose every evaluation may differ.
+
+    RAND(), UUID(), a Python function: such a value is computed once, however often the SQL
+    around it names it.
+    """
+    return _VOLATILE.search(sql) is not None
+
+
+def once(value: str, body: Callable[[str], str]) -> str:
+    """DuckDB SQL of ``body(value)``, ``value`` computed once per row as :func:`template` binds.
+
+    For SQL written around a value outside a template (a CAST to STRING writes a timestamp's
+    text from it eleven times): bound where it is volatile or long, else written in place.
+    """
+    name = f"__let{max((int(d) for d in _LET.findall(value)), default=-1) + 1}_0"
+    text = body(name)
+    if _worth_binding(value, len(re.findall(_name_at(name), text)), "lambda" in text):
+        return bind(value, name, text)
+    return body(value)
 
 
 def bind(value: str, name: str, body: str) -> str:
@@ -537,8 +608,8 @@ def java_instant(zone: str, wall: str) -> str:
         zone: a DuckDB string literal of the zone.
         wall: DuckDB SQL of a TIMESTAMP.
     """
-    return (f"least(timezone({zone}, {wall}), "
-            f"timezone({zone}, {wall} - INTERVAL 1 HOUR) + INTERVAL 1 HOUR)")
+    return once(wall, lambda w: f"least(timezone({zone}, {w}), timezone({zone}, {w} - INTERVAL 1 HOUR) "
+                                "+ INTERVAL 1 HOUR)")
 
 
 def to_time(sql: str, source: SqlType, target: SqlType) -> str:

@@ -15,7 +15,17 @@ from sqlglot import exp
 
 from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
-from streamsql.functions.scalars.registry import Arg, Call, duckdb_call, fixed, python_call, scalar, template
+from streamsql.functions.scalars.registry import (
+    Arg,
+    Call,
+    bind,
+    duckdb_call,
+    fixed,
+    python_call,
+    scalar,
+    template,
+    volatile,
+)
 from streamsql.functions.scalars.utf16 import java_text as _text
 
 S, INTEGER = "STRING", "INTEGER"
@@ -206,10 +216,19 @@ def regexp_replace(c: Call) -> exp.Expression:
     has no non-empty match in Java either, and its replacement is the same.
     """
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
+    if c.args[1].is_literal and isinstance(c.args[1].value(), str):
+        try:  # as the other regular expression functions, in our words at the call (not DuckDB's)
+            re.compile(c.args[1].value())
+        except re.error as e:
+            msg = f"REGEXP_REPLACE: invalid regular expression {c.args[1].value()!r}: {e}"
+            raise c.fail(msg) from None
     if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
         outside_bmp = "strlen({0}) <> length({0}) AND regexp_matches({0}, '[\\x{{10000}}-\\x{{10FFFF}}]')"
+        # Java's replace over the same three placeholders: the arguments are computed once
+        placeholders = [Arg(exp.Var(this=f"{{{i}}}"), a.type) for i, a in enumerate(c.args)]
+        java = _REPLACE_ALL(Call(c.name, placeholders, c.node)).this
         return template("CASE WHEN array_to_string(regexp_extract_all({0}, {1}), '') <> '' OR " + outside_bmp
-                        + f" THEN {{3}} ELSE {re2} END", *c.args, Arg(_REPLACE_ALL(c), None))
+                        + f" THEN {java} ELSE {re2} END", *c.args)
     return template(re2, *c.args)
 
 
@@ -227,7 +246,10 @@ def one_pass_extract(c: Call) -> exp.Expression | None:
     pattern, group = args[0].value(), args[1].value() if len(args) > 1 else 0
     if not isinstance(pattern, str) or not isinstance(group, int) or not group_never_empty(pattern, group):
         return None
-    return template(f"nullif(regexp_extract({{0}}, {{1}}, {group}), '')", c.args[0], c.args[1])
+    extract = f"regexp_extract({{0}}, {{1}}, {group})"
+    if volatile(c.args[0].text):  # DuckDB's nullif computes its first argument twice (compares one)
+        return template(bind(extract, "__rx", "nullif(__rx, '')"), c.args[0], c.args[1])
+    return template(f"nullif({extract}, '')", c.args[0], c.args[1])
 
 
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
