@@ -789,6 +789,8 @@ class FlinkParser(parser.Parser):
             token = self._curr
             key = None
             if self._next and self._next.token_type == TokenType.FARROW:
+                if token.token_type == TokenType.OFFSET:  # reserved in Flink: only `OFFSET` => parses
+                    self.raise_error("OFFSET is a reserved keyword: write `OFFSET` => to name it", token)
                 key = _TVF_PARAM_NAMES.get(token.text.upper())
                 if key not in cls.arg_types:
                     self.raise_error(f"{name} has no parameter {token.text}", token)
