@@ -281,13 +281,13 @@ def check_view_columns(create: exp.Create, view: ViewDef, query_columns: list[st
         raise error_at(create.this.expressions[0], msg, sql)
 
 
-def show_create_table(td: TableDef) -> str:
+def show_create_table(td: TableDef, mask: bool = True) -> str:
     """Flink-style DDL for a table, as ``SHOW CREATE TABLE`` prints it.
 
     Returns:
         a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
         names, one column, watermark or key per line, and the options sorted by key (the
-        values of sensitive ones masked, :mod:`streamsql.core.secrets`).
+        values of sensitive ones masked, :mod:`streamsql.core.secrets`, unless ``mask`` is False).
     """
     lines = [f"  {_column_sql(c)}" for c in td.columns]
     if td.watermark:
@@ -295,7 +295,8 @@ def show_create_table(td: TableDef) -> str:
         lines.append(f"  WATERMARK FOR {_quote(td.watermark.column)} AS {expr}")
     if td.primary_key:
         lines.append(f"  PRIMARY KEY ({', '.join(map(_quote, td.primary_key))}) NOT ENFORCED")
-    options = [f"  {_string(k)} = {_string(masked(k, v))}" for k, v in sorted(td.options.items())]
+    options = [f"  {_string(k)} = {_string(masked(k, v) if mask else v)}"
+               for k, v in sorted(td.options.items())]
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)
