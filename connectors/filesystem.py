@@ -22,6 +22,7 @@ import os
 import re
 
 import numpy as np
+import pyarrow as pa
 from streamsql.connectors.formats import encodes_updates, is_changelog_format, make_decoder, make_encoder
 from streamsql.connectors.registry import register, validate_options
 
@@ -37,8 +38,15 @@ from streamsql.core.connector import (
 )
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.types import Field, Schema, SqlType
 
 _CHUNK = 1 << 20
+#: Readable metadata keys, Flink's names and types, in Flink's order (``FileSystemTableSource``).
+READABLE_METADATA = {
+    "file.path": SqlType("STRING"), "file.name": SqlType("STRING"), "file.size": SqlType("BIGINT"),
+    "file.modification-time": SqlType("TIMESTAMP_LTZ", 3),
+}
+_SOURCE_CLASS = "org.apache.flink.connector.file.table.FileSystemTableSource"
 _EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json"}
 
 
@@ -46,7 +54,7 @@ def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:
     """The table's format name and options, checked (connector options, format name, columns).
 
     Raises:
-        ConfigError: for an unknown option, an unknown format, metadata columns.
+        ConfigError: for an unknown option, an unknown format.
     """
     fmt = (table.options.get("format") or "").strip().lower()
     validate_options(SPEC, table.options, table.name, allowed_extra=(fmt + ".",) if fmt else ())
@@ -56,10 +64,41 @@ def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:
             f"{', '.join(repr(f) for f in _EXT)}"
         )
         raise ConfigError(msg)
-    if table.metadata_columns:
-        msg = f"Table '{table.name}': connector 'filesystem' has no metadata columns"
-        raise ConfigError(msg)
     return fmt, table.options
+
+
+def _check_source_metadata(table: TableDef) -> None:
+    """Raise Flink's ConfigError for a metadata key the source cannot read (carrying the column)."""
+    for c in table.metadata_columns:
+        if c.metadata_key not in READABLE_METADATA:
+            name = table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
+            msg = (f"Invalid metadata key '{c.metadata_key}' in column '{c.name}' of table '{name}'. The "
+                   f"DynamicTableSource class '{_SOURCE_CLASS}' supports the following metadata keys for "
+                   "reading:\n" + "\n".join(READABLE_METADATA))
+            raise ConfigError(msg, table=table.name, column=c.name)
+
+
+def _check_sink_metadata(table: TableDef) -> None:
+    """Raise Flink's ConfigError for a persisted metadata column: the sink writes none."""
+    if any(not c.virtual for c in table.metadata_columns):
+        name = table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
+        msg = (f"Table '{name}' declares persistable metadata columns, but the underlying DynamicTableSink "
+               "doesn't implement the SupportsWritingMetadata interface. If the column should not be "
+               "persisted, it can be declared with the VIRTUAL keyword.")
+        raise ConfigError(msg, table=table.name)
+
+
+def _metadata_arrays(table: TableDef, path: str, rows: int) -> list[pa.Array]:
+    """The metadata columns (declaration order) of ``rows`` rows read from the file ``path``."""
+    st = os.stat(path)
+    values = {"file.path": os.path.abspath(path), "file.name": os.path.basename(path),
+              "file.size": st.st_size, "file.modification-time": st.st_mtime_ns // 1_000_000}  # Flink's ms
+    out = []
+    for c in table.metadata_columns:
+        kind = READABLE_METADATA[c.metadata_key]
+        arr = pa.array([values[c.metadata_key]] * rows, kind.to_arrow())
+        out.append(arr.cast(c.type.to_arrow()) if c.type is not None else arr)
+    return out
 
 
 def _decoder(table: TableDef):
@@ -71,6 +110,7 @@ def _decoder(table: TableDef):
             reaches the end, so the last windows never fire), where this source reads once.
     """
     fmt, opts = _format_of(table)
+    _check_source_metadata(table)
     if "source.monitor-interval" in opts:
         msg = (f"Table '{table.name}': option 'source.monitor-interval' is not supported: StreamSQL reads a "
                f"filesystem table's files once, as a bounded source (with it, Flink watches for new files "
@@ -82,6 +122,7 @@ def _decoder(table: TableDef):
 def _encoder(table: TableDef):
     """The table's format encoder (checks the connector and format options)."""
     fmt, opts = _format_of(table)
+    _check_sink_metadata(table)
     return make_encoder(fmt, table.physical_schema, opts, table.name)
 
 
@@ -119,7 +160,8 @@ class FileSystemSource(Source):
         self.decoder = _decoder(ctx.table)
         self.ctx = ctx
         self.path = ctx.table.options["path"]
-        self.schema = ctx.table.physical_schema
+        self.schema = Schema([*ctx.table.physical_schema.fields,
+                              *(Field(c.name, c.type) for c in ctx.table.metadata_columns)])
         self.changelog = self.decoder.changelog
         self._files: list[str] = []
         self._i = 0
@@ -243,6 +285,9 @@ class FileSystemSource(Source):
                 m = self.ctx.metrics
                 m["bad_records"] = m.get("bad_records", 0) + self.decoder.skipped - before
             if batch.num_rows:
+                for c, arr in zip(self.ctx.table.metadata_columns,
+                                  _metadata_arrays(self.ctx.table, name, batch.num_rows), strict=True):
+                    batch.table = batch.table.append_column(c.name, arr)
                 rows = self.decoder.source_index  # the line (into ``lines``) of each row
                 batch.origin = lambda r, rows=rows, where=where: where(int(rows[r]))
                 if self._eof and not self._lines and self._i == len(self._files) - 1:

@@ -25,6 +25,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from dataclasses import replace as dc_replace
 from functools import partial
 
 from sqlglot import exp
@@ -56,7 +57,7 @@ from streamsql.runtime.job import JobHandle, JobRunner
 from streamsql.runtime.memory import PANDAS_KEY, keep_pandas_unloaded, limit_malloc_arenas
 from streamsql.runtime.parallel import ParallelJobRunner, ParallelRole, reset_parallel_run
 from streamsql.sql import nodes as n
-from streamsql.sql.parser import parse_statement, too_deep
+from streamsql.sql.parser import error_at, parse_statement, too_deep
 from streamsql.statement_set import StatementSet
 from streamsql.table_result import TableResult, wait_job_async
 
@@ -187,6 +188,8 @@ class StreamEnvironment:
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         if isinstance(tree, (n.ShowTables, n.ShowViews)):
             return self._namespace_statement(tree, sql)
+        if isinstance(tree, n.AlterTable):
+            return self._alter_table(tree, sql)
         if isinstance(tree, n.ShowCreateTable):
             from streamsql.sql.ddl import show_create_table
 
@@ -317,6 +320,49 @@ class StreamEnvironment:
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         msg = f"CREATE {kind} is not supported"
         raise SqlError(msg, sql)
+
+    def _alter_table(self, tree: n.AlterTable, sql: str) -> TableResult:
+        """``ALTER TABLE``: the table created anew from its altered DDL (:mod:`streamsql.sql.alter`).
+
+        Raises:
+            SqlError: an unknown table (unless IF EXISTS) or a view, an action Flink refuses, or
+                an altered schema that CREATE TABLE refuses (the table is then left as it was).
+        """
+        from streamsql.sql.alter import alter
+        from streamsql.sql.ddl import show_create_table
+
+        parts = table_parts(tree.this)
+        obj = self.catalog.find(parts)
+        if obj is None and tree.args.get("exists"):
+            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+        obj = self._get(tree.this, sql)
+        if not isinstance(obj, TableDef):
+            msg = f"ALTER TABLE for a view is not allowed: '{obj.name}' is a view; use CREATE OR REPLACE VIEW"
+            raise error_at(tree.this, msg, sql)
+        path = ".".join(f"`{p}`" for p in self.catalog.qualify(parts))
+        ddl, new_name = alter(show_create_table(obj, mask=False), tree, sql)
+        if new_name is not None:
+            if self.catalog.find((*self.catalog.qualify(parts)[:2], new_name)) is not None:
+                msg = f"Table '{new_name}' already exists"
+                raise error_at(tree.this, msg, sql)
+            self.catalog.drop(parts)
+            renamed = dc_replace(obj, name=new_name)
+            self.catalog.add(renamed, name=(*self.catalog.qualify(parts)[:2], new_name))
+            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+        ddl = ddl.replace(f"TABLE {self._created_name(ddl)}", f"TABLE {path}", 1)
+        self.catalog.drop(parts)
+        try:
+            self._create(parse_statement(ddl), ddl)
+        except Exception:
+            self.catalog.add(obj, name=tuple(self.catalog.qualify(parts)))
+            raise
+        return TableResult("ok", message="[INFO] Execute statement succeeded.")
+
+    @staticmethod
+    def _created_name(ddl: str) -> str:
+        """The table name of a generated CREATE TABLE statement, as written there."""
+        head = ddl.split("(", 1)[0].split()
+        return head[-1]
 
     @staticmethod
     def _check_connector(td: TableDef, sql: str) -> None:

@@ -99,7 +99,18 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         watermark = like_merge.base_watermark(base, watermarks[0] if watermarks else None, how, sql)
         primary_key = like_merge.base_primary_key(base, keys[0][0] if keys else None, how, sql)
         options = like_merge.merge_options(base, options, _option_keys(create), how, sql)
-    new_watermark = _watermark(watermarks, columns, sql)
+    wm_columns = columns
+    if base is not None:  # Flink types no inherited computed column when it checks a LIKE's own watermark
+        own = {c.name.lower() for c, _ in declared}
+        inherited = {c.name.lower() for c in base.columns if c.computed is not None} - own
+        wm_columns = [c for c in columns if c.name.lower() not in inherited]
+        if watermarks and watermarks[0].this.name.lower() in inherited:
+            name = watermarks[0].this.name
+            msg = (f"The rowtime attribute field '{name}' is not defined in the table schema: a computed "
+                   "column of the LIKE base table cannot be this table's rowtime; declare it here, with "
+                   "EXCLUDING GENERATED")
+            raise error_at(watermarks[0].this, msg, sql)
+    new_watermark = _watermark(watermarks, wm_columns, sql)
     if new_watermark is not None and watermark is not None:  # the base's, on another column
         msg = "A table can have only one WATERMARK definition"
         raise error_at(watermarks[0].this, msg, sql)
@@ -270,13 +281,13 @@ def check_view_columns(create: exp.Create, view: ViewDef, query_columns: list[st
         raise error_at(create.this.expressions[0], msg, sql)
 
 
-def show_create_table(td: TableDef) -> str:
+def show_create_table(td: TableDef, mask: bool = True) -> str:
     """Flink-style DDL for a table, as ``SHOW CREATE TABLE`` prints it.
 
     Returns:
         a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
         names, one column, watermark or key per line, and the options sorted by key (the
-        values of sensitive ones masked, :mod:`streamsql.core.secrets`).
+        values of sensitive ones masked, :mod:`streamsql.core.secrets`, unless ``mask`` is False).
     """
     lines = [f"  {_column_sql(c)}" for c in td.columns]
     if td.watermark:
@@ -284,7 +295,8 @@ def show_create_table(td: TableDef) -> str:
         lines.append(f"  WATERMARK FOR {_quote(td.watermark.column)} AS {expr}")
     if td.primary_key:
         lines.append(f"  PRIMARY KEY ({', '.join(map(_quote, td.primary_key))}) NOT ENFORCED")
-    options = [f"  {_string(k)} = {_string(masked(k, v))}" for k, v in sorted(td.options.items())]
+    options = [f"  {_string(k)} = {_string(masked(k, v) if mask else v)}"
+               for k, v in sorted(td.options.items())]
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)

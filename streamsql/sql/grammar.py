@@ -188,6 +188,7 @@ class FlinkParser(parser.Parser):
         "CREATE": lambda self: self._parse_create_or_drop(create=True),
         "DROP": lambda self: self._parse_create_or_drop(create=False),
         "END": lambda self: nodes.EndStatementSet(),
+        "ALTER": lambda self: self._parse_alter_table(),
         **{
             name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
             for name in nodes.CLIENT_COMMANDS
@@ -414,6 +415,19 @@ class FlinkParser(parser.Parser):
         if not table or not table.name:
             self.raise_error("Expecting a table name")
         return table
+
+    def _parse_alter_table(self) -> exp.Expr | None:
+        """``ALTER TABLE [IF EXISTS] t`` and the offset of its action (read by :mod:`.alter`)."""
+        if not self._match(TokenType.TABLE):
+            return None  # ALTER VIEW / DATABASE ...: the base parser, then refused by name
+        exists = self._match_text_seq("IF", "EXISTS")
+        table = self._parse_table_name()
+        if self._curr is None:
+            self.raise_error("ALTER TABLE needs an action: ADD, MODIFY, DROP, RENAME, SET or RESET")
+        action = self._curr.start
+        while self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self._advance()
+        return self.expression(nodes.AlterTable(this=table, action=action, exists=exists))
 
     def _parse_describe(self) -> exp.Expr:
         """``DESCRIBE JOB 'id'`` (a quoted id: ``DESCRIBE job`` is a table named job), else a table."""
@@ -789,6 +803,8 @@ class FlinkParser(parser.Parser):
             token = self._curr
             key = None
             if self._next and self._next.token_type == TokenType.FARROW:
+                if token.token_type == TokenType.OFFSET:  # reserved in Flink: only `OFFSET` => parses
+                    self.raise_error("OFFSET is a reserved keyword: write `OFFSET` => to name it", token)
                 key = _TVF_PARAM_NAMES.get(token.text.upper())
                 if key not in cls.arg_types:
                     self.raise_error(f"{name} has no parameter {token.text}", token)

@@ -134,6 +134,18 @@ class ResetOption(exp.Expression):
         return self.this.name if self.this else None
 
 
+class AlterTable(exp.Expression):
+    """``ALTER TABLE [IF EXISTS] t <action>`` (:mod:`streamsql.sql.alter` reads the action).
+
+    Args:
+        this: an ``exp.Table``.
+        action: the offset in the statement's text where the action starts.
+        exists: True for ``IF EXISTS``.
+    """
+
+    arg_types = {"this": True, "action": True, "exists": False}
+
+
 class ShowCreateTable(exp.Expression):
     """``SHOW CREATE TABLE t`` (``view`` is True for ``SHOW CREATE VIEW v``).
 

@@ -42,10 +42,11 @@ _STATEMENTS = (
     nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.DescribeJob, nodes.Explain,
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
-    nodes.CreateCatalog, nodes.DropCatalog,
+    nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable,
 )
 _SUPPORTED = (
-    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, USE [CATALOG], SET, RESET, SHOW, "
+    "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, ALTER TABLE, USE [CATALOG], SET, "
+    "RESET, SHOW, "
     "DESCRIBE [JOB], EXPLAIN, STOP JOB, "
     "PRINT TOPIC, EXECUTE STATEMENT SET, HELP, QUIT"
 )
@@ -63,7 +64,7 @@ _CLAUSES = {
 # most likely means that statement's ';' is missing.
 _STATEMENT_WORDS = frozenset({
     "CREATE", "DROP", "INSERT", "SELECT", "SET", "RESET", "SHOW", "DESCRIBE", "EXPLAIN", "EXECUTE",
-    "STOP", "PRINT", "USE",
+    "STOP", "PRINT", "USE", "ALTER",
 })
 # Words a statement may start with: supported ones, and ones refused by name once parsed. A statement
 # that does not parse and starts with any other word is an unknown statement (a typo such as SELEC,

@@ -213,7 +213,7 @@ def test_parse_script_pairs():
 @pytest.mark.parametrize(
     "sql",
     ["UPDATE t SET a = 1", "DELETE FROM t", "CREATE SCHEMA d", "USE ROLE r",
-     "ALTER TABLE t SET ('a' = 'b')", "hello world", "STOP it"],
+     "ALTER DATABASE d SET ('a' = 'b')", "hello world", "STOP it"],
 )
 def test_unsupported_statements(sql):
     with pytest.raises(SqlError, match="Unsupported statement") as info:

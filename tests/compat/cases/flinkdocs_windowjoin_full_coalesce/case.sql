@@ -1,0 +1,16 @@
+CREATE TABLE LeftTable (row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/left.jsonl', 'format' = 'json');
+CREATE TABLE RightTable (row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/right.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (L_Num INT, L_Id STRING, R_Num INT, R_Id STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3)) WITH ('connector' = 'print');
+INSERT INTO out_rows
+SELECT L.num as L_Num, L.id as L_Id, R.num as R_Num, R.id as R_Id,
+       COALESCE(L.window_start, R.window_start) as window_start,
+       COALESCE(L.window_end, R.window_end) as window_end
+FROM (
+    SELECT * FROM TABLE(TUMBLE(TABLE LeftTable, DESCRIPTOR(row_time), INTERVAL '5' MINUTES))
+) L
+FULL JOIN (
+    SELECT * FROM TABLE(TUMBLE(TABLE RightTable, DESCRIPTOR(row_time), INTERVAL '5' MINUTES))
+) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
