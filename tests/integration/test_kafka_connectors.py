@@ -66,7 +66,7 @@ def read_all(bootstrap, topic, isolation="read_committed", timeout=20):
         out = []
         deadline = time.monotonic() + timeout
         while left and time.monotonic() < deadline:
-            for m in c.consume(100, 0.5):
+            for m in c.consume(100, 0.2):  # waits out its timeout unless 100 come: short
                 if m.error():
                     if m.error().code() == KafkaError._PARTITION_EOF:
                         left.discard(m.partition())
