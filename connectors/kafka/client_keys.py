@@ -15,7 +15,10 @@ set in their scripts therefore get their librdkafka meaning here:
   its own batches; ``key.deserializer``: the formats decode; ``partition.assignment.strategy``:
   sources assign their partitions themselves, as Flink's KafkaSource).
 - **Read by StreamSQL**: ``commit.offsets.on.checkpoint`` (Flink's KafkaSource key) decides
-  whether a source commits its offsets on checkpoints; it never reaches librdkafka.
+  whether a source commits its offsets on checkpoints; the Java clients' bounds of a blocking
+  call, ``max.block.ms`` (producer) and ``default.api.timeout.ms`` (consumer), bound how long a
+  sink or source waits for the brokers' metadata at open (:data:`WAIT_KEYS`). They never reach
+  librdkafka.
 - **Rejected**: a Java truststore or keystore type StreamSQL cannot read, naming the librdkafka
   key to use instead (ignoring it would change whom the client trusts).
 
@@ -70,8 +73,6 @@ IGNORED = {
     "metrics.sample.window.ms": "no JVM metrics here",
     "metrics.num.samples": "no JVM metrics here",
     "metrics.recording.level": "no JVM metrics here",
-    "default.api.timeout.ms": "librdkafka has no such bound",
-    "max.block.ms": "librdkafka has no such bound",
     "exclude.internal.topics": "internal topics are never read unless named",
     "socket.connection.setup.timeout.max.ms": "librdkafka has only 'socket.connection.setup.timeout.ms'",
     "metadata.max.idle.ms": "librdkafka has no such setting",
@@ -123,6 +124,12 @@ _OTHER_ROLE = {"consumer": PRODUCER_ONLY, "producer": CONSUMER_ONLY}
 
 #: Flink KafkaSource keys StreamSQL reads itself (not client keys): dropped without a word.
 HANDLED = {"commit.offsets.on.checkpoint"}
+#: Per client role, the Java key bounding how long a blocking call waits for the brokers (the
+#: producer's metadata wait before a send; the consumer's ``partitionsFor``, ``offsetsForTimes``,
+#: ``committed``): StreamSQL reads it as the metadata timeout of a sink or source at open, in ms
+#: (:func:`~.options.metadata_timeout_s`; unset: :data:`~.errors.METADATA_TIMEOUT_S`, not Java's 60 s).
+WAIT_KEYS = {"producer": "max.block.ms", "consumer": "default.api.timeout.ms"}
+_JAVA_LONG = re.compile(r"\+?\d{1,18}")
 
 _JAAS_MODULES = ("PlainLoginModule", "ScramLoginModule")
 _JAAS_FIELD = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
@@ -150,6 +157,19 @@ def _warn_other_role(key: str, prefix: str, role: str) -> None:
         where = "a source table's reads" if role == "consumer" else "a sink table's writes"
         log.warning("%s'properties.%s' is a Kafka %s key; %s ignore it (as Flink's Java %s does)",
                     prefix, key, other, where, role)
+
+
+def wait_ms(key: str, value: Any, prefix: str = "") -> int:
+    """A :data:`WAIT_KEYS` value in ms, as the Java client reads it (a long, at least 0; blanks trimmed).
+
+    Raises:
+        ConfigError: for another value (Java: "Invalid value ... for configuration ...").
+    """
+    text = str(value).strip()
+    if not _JAVA_LONG.fullmatch(text):
+        msg = f"{prefix}'properties.{key}' = '{value}' is not a number of ms (at least 0)"
+        raise ConfigError(msg)
+    return int(text)
 
 
 def _jaas(value: str, prefix: str) -> dict[str, str]:
@@ -206,6 +226,11 @@ def translate(props: dict[str, Any], prefix: str = "", role: str | None = None) 
             msg = f"{prefix}'properties.{key}' {REJECTED[key]}"
             raise ConfigError(msg)
         if key in HANDLED:
+            continue
+        if key in WAIT_KEYS.values():
+            wait_ms(key, value, prefix)  # checked whoever reads it, as the Java client checks it
+            if role is not None and key != WAIT_KEYS[role]:
+                _warn_other_role(key, prefix, role)
             continue
         if key == "ssl.keystore.type" and str(value).strip().upper() != "PKCS12":
             msg = (f"{prefix}'properties.ssl.keystore.type' = '{value}': librdkafka reads PKCS12 "

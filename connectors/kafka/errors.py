@@ -35,7 +35,9 @@ RDKAFKA_LOG = logging.getLogger("streamsql.kafka.librdkafka")
 BROKER_DOWN_TIMEOUT_S = 30.0
 #: Timeout of metadata requests at open (topic lookup, watermarks, offsets for times): how long
 #: a source or sink waits for brokers that do not answer before it fails (with the start-up of
-#: the process, an unreachable broker fails a job within 15 s).
+#: the process, an unreachable broker fails a job within 15 s). A table's Java client key sets
+#: its own (``'properties.max.block.ms'``, ``'properties.default.api.timeout.ms'``:
+#: :func:`.options.metadata_timeout_s`).
 METADATA_TIMEOUT_S = 10.0
 #: Timeout of the metadata request that tells whether brokers reported down are back.
 PROBE_TIMEOUT_S = 2.0
@@ -205,8 +207,8 @@ def new_client(cls, config: dict[str, Any], what: str):
         raise ConfigError(msg) from None
 
 
-def require_brokers(client, what: str, bootstrap: str) -> None:
-    """Ask the brokers for metadata; an unreachable cluster fails within :data:`METADATA_TIMEOUT_S`.
+def require_brokers(client, what: str, bootstrap: str, timeout_s: float = METADATA_TIMEOUT_S) -> None:
+    """Ask the brokers for metadata; an unreachable cluster fails within ``timeout_s``.
 
     Calls that would otherwise wait longer for brokers that never answer (a transactional
     producer's ``init_transactions``, 60 s) come after it.
@@ -215,7 +217,7 @@ def require_brokers(client, what: str, bootstrap: str) -> None:
         ExecutionError: ``cannot reach Kafka at ...``.
     """
     try:
-        client.list_topics(timeout=METADATA_TIMEOUT_S)
+        client.list_topics(timeout=timeout_s)
     except KafkaException as e:
         raise execution_error(what, e, bootstrap) from None
 

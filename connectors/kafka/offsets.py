@@ -14,10 +14,11 @@ committed offset fails, as Flink's split reader). Offsets are resolved once, at 
 from __future__ import annotations
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
-from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
+from streamsql.connectors.kafka.errors import execution_error
 from streamsql.connectors.kafka.options import (
     int_option,
     librdkafka_props,
+    metadata_timeout_s,
     parse_specific_offsets,
     table_prefix,
     topics_of,
@@ -88,6 +89,8 @@ class OffsetResolver:
         self.what = what
         self.bootstrap = bootstrap
         self.group_id = group_id
+        #: 'properties.default.api.timeout.ms' (s): how long the brokers' answers are waited for
+        self.timeout_s = metadata_timeout_s(table, "consumer")
 
     def watermarks(self, tp: TopicPart) -> tuple[int, int]:
         """``(low, high)`` offsets of ``tp`` (high: the last stable offset under read_committed).
@@ -97,7 +100,7 @@ class OffsetResolver:
         """
         try:
             return self.consumer.get_watermark_offsets(
-                TopicPartition(*tp), timeout=METADATA_TIMEOUT_S, cached=False
+                TopicPartition(*tp), timeout=self.timeout_s, cached=False
             )
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
@@ -107,7 +110,7 @@ class OffsetResolver:
             return {}
         try:
             res = self.consumer.offsets_for_times(
-                [TopicPartition(t, p, ts) for t, p in tps], timeout=METADATA_TIMEOUT_S
+                [TopicPartition(t, p, ts) for t, p in tps], timeout=self.timeout_s
             )
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
@@ -121,7 +124,7 @@ class OffsetResolver:
         if not tps:
             return {}
         try:
-            res = self.consumer.committed([TopicPartition(t, p) for t, p in tps], timeout=METADATA_TIMEOUT_S)
+            res = self.consumer.committed([TopicPartition(t, p) for t, p in tps], timeout=self.timeout_s)
         except KafkaException as e:
             raise execution_error(self.what, e, self.bootstrap) from None
         return {(r.topic, r.partition): r.offset for r in res if r.offset >= 0}

@@ -10,7 +10,8 @@ import logging
 import re
 from typing import Any
 
-from streamsql.connectors.kafka.client_keys import translate
+from streamsql.connectors.kafka.client_keys import WAIT_KEYS, translate, wait_ms
+from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import (
@@ -230,6 +231,20 @@ def librdkafka_props(options: dict[str, str], prefix: str = "", role: str | None
     """
     props = {k[len("properties.") :]: v for k, v in options.items() if k.startswith("properties.")}
     return translate(props, prefix, role)
+
+
+def metadata_timeout_s(table: TableDef, role: str) -> float:
+    """How long the table's ``role`` client (``"consumer"``, ``"producer"``) waits for metadata at open.
+
+    Its Java key of :data:`~.client_keys.WAIT_KEYS` (``'properties.max.block.ms'``,
+    ``'properties.default.api.timeout.ms'``), else :data:`~.errors.METADATA_TIMEOUT_S`.
+
+    Raises:
+        ConfigError: for a value that is no number of milliseconds.
+    """
+    key = WAIT_KEYS[role]
+    value = table.options.get(f"properties.{key}")
+    return METADATA_TIMEOUT_S if value is None else wait_ms(key, value, table_prefix(table)) / 1000
 
 
 def table_prefix(table: TableDef) -> str:

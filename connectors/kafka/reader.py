@@ -53,7 +53,6 @@ from streamsql.connectors.kafka.assignment import (
     sequence_starts,
 )
 from streamsql.connectors.kafka.errors import (
-    METADATA_TIMEOUT_S,
     PROBE_TIMEOUT_S,
     RDKAFKA_LOG,
     ErrorLatch,
@@ -62,7 +61,13 @@ from streamsql.connectors.kafka.errors import (
 )
 from streamsql.connectors.kafka.fetched import Located
 from streamsql.connectors.kafka.offsets import OffsetResolver, TopicPart, check_offset_options
-from streamsql.connectors.kafka.options import OPT_DISCOVERY, librdkafka_props, table_prefix, topics_of
+from streamsql.connectors.kafka.options import (
+    OPT_DISCOVERY,
+    librdkafka_props,
+    metadata_timeout_s,
+    table_prefix,
+    topics_of,
+)
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError, ExecutionError
@@ -229,7 +234,7 @@ class KafkaReader:
         self.consumer = new_client(Consumer, self._consumer_config(), self.what)
         self.latch.watch(self.consumer)
         self.offsets = OffsetResolver(self.consumer, self.table, self.what, self.bootstrap, self.group_id)
-        every = self._partitions(METADATA_TIMEOUT_S, True)
+        every = self._partitions(metadata_timeout_s(self.table, "consumer"), True)
         if position is not None and self.share[1] > 1:
             # the starts the checkpoint recorded; none: one numbering of the partitions seen now (as
             # positions written before starts were recorded assigned them)

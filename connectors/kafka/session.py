@@ -20,9 +20,14 @@ from typing import Any, Callable
 
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException
-from streamsql.connectors.kafka.errors import METADATA_TIMEOUT_S, execution_error
+from streamsql.connectors.kafka.errors import execution_error
 from streamsql.connectors.kafka.metadata import RecordMetadata
-from streamsql.connectors.kafka.options import librdkafka_props, resolve_guarantee, table_prefix
+from streamsql.connectors.kafka.options import (
+    librdkafka_props,
+    metadata_timeout_s,
+    resolve_guarantee,
+    table_prefix,
+)
 from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.routing import TopicRouting
 from streamsql.connectors.kafka.topics import missing_sink_topic
@@ -101,6 +106,8 @@ class ProducerSession:
         self._partitions: dict[str, int] = {}
         self.guarantee = resolve_guarantee(ctx.table, ctx.config, default_guarantee)
         self.what = what
+        #: 'properties.max.block.ms' (s): how long a topic's metadata is waited for
+        self.metadata_timeout_s = metadata_timeout_s(ctx.table, "producer")
         self.txn: KafkaTransactions | None = None
         if self.guarantee == "exactly-once":
             self.txn = KafkaTransactions.for_context(ctx)
@@ -170,7 +177,7 @@ class ProducerSession:
         """The topic's metadata, or None when the broker does not know it."""
         h = self.handle
         try:
-            md = h.producer.list_topics(topic=topic, timeout=METADATA_TIMEOUT_S)
+            md = h.producer.list_topics(topic=topic, timeout=self.metadata_timeout_s)
         except KafkaException as e:
             raise execution_error(h.what, e, h.bootstrap) from None
         tm = md.topics.get(topic)

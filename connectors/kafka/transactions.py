@@ -59,7 +59,7 @@ from streamsql.connectors.kafka.errors import (
     require_brokers,
     unwrap,
 )
-from streamsql.connectors.kafka.options import librdkafka_props
+from streamsql.connectors.kafka.options import librdkafka_props, metadata_timeout_s
 from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.topics import create_topic
 
@@ -92,6 +92,9 @@ class KafkaTransactions:
         prefix: transactional id prefix.
         progress_topic: the compacted topic of the checkpoint markers; its partition 0 carries the
             progress group's committed offset (the last committed checkpoint id).
+        batch_produce: hand librdkafka a batch of rows in one call (:mod:`.native`), where it can.
+        metadata_timeout_s: how long :meth:`open` waits for the brokers' metadata (a sink table's
+            ``'properties.max.block.ms'``).
     """
 
     def __init__(
@@ -102,8 +105,10 @@ class KafkaTransactions:
         prefix: str = DEFAULT_PREFIX,
         progress_topic: str = DEFAULT_PROGRESS_TOPIC,
         batch_produce: bool = True,
+        metadata_timeout_s: float = METADATA_TIMEOUT_S,
     ):
         self.props = dict(props)
+        self.metadata_timeout_s = metadata_timeout_s
         #: produce a batch of rows in one call of librdkafka's (:mod:`.native`), where it can
         self.batch_produce = batch_produce
         self.bootstrap = str(self.props.get("bootstrap.servers", ""))
@@ -139,8 +144,9 @@ class KafkaTransactions:
         topic = o.get("sink.progress-topic") or DEFAULT_PROGRESS_TOPIC
         key = "streamsql.exec.kafka.batch-produce"
         batch = parse_bool(ctx.config.get(key, "true"), key)
+        wait_s = metadata_timeout_s(ctx.table, "producer")
         txn = ctx.resources.shared(
-            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic, batch))
+            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic, batch, wait_s))
         ctx.resources.register_committer(txn)
         for what, mine, theirs in (
             ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
@@ -172,7 +178,8 @@ class KafkaTransactions:
         handle.txn_timeout_ms = int(props["transaction.timeout.ms"])
         if self.batch_produce:
             handle.attach_batch()  # transactional: a failed delivery fails the commit (.native)
-        require_brokers(handle.producer, self.what, self.bootstrap)  # fail in 10 s, not 60 s of init
+        # fail within the metadata timeout (10 s by default), not init_transactions' 60 s
+        require_brokers(handle.producer, self.what, self.bootstrap, self.metadata_timeout_s)
         self.handle = handle
         try:
             self.handle.producer.init_transactions(TXN_TIMEOUT_S)
@@ -207,7 +214,7 @@ class KafkaTransactions:
         props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
         what = f"Progress topic '{self.progress_topic}'"
         try:
-            md = admin_client(props, what).list_topics(timeout=METADATA_TIMEOUT_S)
+            md = admin_client(props, what).list_topics(timeout=self.metadata_timeout_s)
         except KafkaException as e:  # a restart retries; a raw one failed the job as internal
             raise execution_error(what, e, self.bootstrap) from None
         if self.progress_topic in md.topics and md.topics[self.progress_topic].error is None:

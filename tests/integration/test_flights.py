@@ -32,7 +32,8 @@ def read_committed(bootstrap: str, topic: str) -> list:
     c.assign(parts)
     out, done = [], {p for p, e in ends.items() if e == 0}
     while len(done) < len(ends):
-        for m in c.consume(1000, timeout=1.0):
+        # consume() waits out its timeout unless 1000 records come: short, the loop goes on
+        for m in c.consume(1000, timeout=0.2):
             if m.error():
                 continue
             out.append((m.key(), m.value()))

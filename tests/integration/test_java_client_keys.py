@@ -16,7 +16,9 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from streamsql.connectors.kafka import client_keys
 from streamsql.connectors.kafka.client_keys import translate
+from streamsql.connectors.kafka.options import metadata_timeout_s
 
+from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError
 from tests.integration.test_flights import fold_upserts, read_committed
 
@@ -69,6 +71,25 @@ def test_each_ignored_key_warns_once_naming_it(caplog):
     assert len(texts) == 2
     assert "Table 't': 'properties.max.poll.records' is a Java Kafka client key; ignored" in texts[0]
     assert "'properties.value.deserializer'" in texts[1]
+
+
+def test_the_java_clients_wait_bounds_are_the_metadata_wait_of_their_role(caplog):
+    """``max.block.ms`` (the Java producer's) and ``default.api.timeout.ms`` (the Java consumer's)
+    bound how long a sink or source waits for the brokers at open (the unreachable-broker tests
+    time it); a value the Java client refuses (not a long, below 0) is refused; the other role's
+    key is left out with the other-role warning, as the Java client ignores it."""
+    keys = {"max.block.ms": " 1500", "default.api.timeout.ms": "+2500"}
+    with caplog.at_level(logging.WARNING, logger=client_keys.__name__):
+        assert translate(keys) == {}
+        assert translate(keys, "Table 't': ", "producer") == {}
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["Table 't': 'properties.default.api.timeout.ms' is a Kafka consumer key; a sink table's "
+                    "writes ignore it (as Flink's Java producer does)"]
+    t = TableDef("t", [], {f"properties.{k}": v for k, v in keys.items()})
+    assert (metadata_timeout_s(t, "producer"), metadata_timeout_s(t, "consumer")) == (1.5, 2.5)
+    for bad in ("-1", "1.5", "10 s", ""):
+        with pytest.raises(ConfigError, match=f"'properties.max.block.ms' = '{bad}' is not a number of ms"):
+            translate({"max.block.ms": bad}, "Table 't': ")
 
 
 def test_keystore_and_truststore_types_are_java_keys():

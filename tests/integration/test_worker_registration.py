@@ -6,10 +6,11 @@ metadata of topic '_streamsql-...-tasks': cannot reach Kafka at 127.0.0.1:9092: 
 metadata: Local: Timed out`` (its workers.log), its first request not answered within 10 s — the
 worker frozen (SIGSTOP, 10 s) or starved while it made it. Here the brokers are reached through
 a TCP relay that holds every connection unanswered for a while (a stalled network path; the
-broker behind it is the real one), then relays them. librdkafka reports a request unanswered
-for 10 s there as ``Local: Broker transport failure`` (its API-version request timed out first);
-a process frozen across its metadata request gets ``Local: Timed out``: the same
-KafkaUnreachableError, which a starting worker retries.
+broker behind it is the real one), then relays them. A request unanswered past the metadata
+timeout is ``Local: Timed out`` there (at librdkafka's 10 s, ``Local: Broker transport failure``:
+its API-version request timed out first), as for a process frozen across its metadata request:
+the same KafkaUnreachableError, which a starting worker retries. The metadata timeout is 2 s here
+(:func:`_short_metadata_wait`), so that the tests wait seconds, not tens of them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 import uuid
 
 import pytest
+from streamsql.connectors.kafka import exchange
 from streamsql.connectors.kafka.errors import KafkaUnreachableError
 
 from streamsql.runtime.worker import register
@@ -72,9 +74,18 @@ def _pipe(src: socket.socket, dst: socket.socket) -> None:
         dst.shutdown(socket.SHUT_WR)
 
 
+#: The registration's metadata timeout in these tests (10 s by default).
+WAIT_S = 2.0
+
+
+@pytest.fixture(autouse=True)
+def _short_metadata_wait(monkeypatch):
+    monkeypatch.setattr(exchange, "METADATA_TIMEOUT_S", WAIT_S)
+
+
 @pytest.fixture
 def relay(kafka_bootstrap):
-    r = StallingRelay(kafka_bootstrap, stall_s=13.0)
+    r = StallingRelay(kafka_bootstrap, stall_s=WAIT_S + 1.5)  # the first try times out, a later one passes
     yield r
     r.close()
 
@@ -85,7 +96,7 @@ def test_a_worker_retries_its_registration_while_the_brokers_do_not_answer(relay
         assert register({"bootstrap.servers": relay.address}, topic, 3, "Job 'reg' task topic",
                         threading.Event())
         assert time.monotonic() >= relay.open_at, "registered before the brokers answered"
-        # its first try is what failed the worker: unanswered for 10 s
+        # its first try is what failed the worker: unanswered past the metadata timeout
         assert f"cannot reach Kafka at {relay.address}: Failed to get metadata: Local: " in caplog.text
         assert "; retrying in 0.5 s (for up to 300 s in all)" in caplog.text
         md = kafka_admin.list_topics(topic=topic, timeout=10).topics[topic]
@@ -95,15 +106,14 @@ def test_a_worker_retries_its_registration_while_the_brokers_do_not_answer(relay
 
 
 def test_a_registration_gives_up_after_its_timeout(kafka_bootstrap):
-    """One unanswered try (librdkafka's 10 s metadata wait) outlasts a 3 s timeout: it gives up after
-    that try, not retrying for ever. Retrying while time is left is the test above's (12 s -> 3 s:
-    one try of 10 s instead of two)."""
+    """One unanswered try (the metadata timeout, 2 s here) outlasts a 1 s registration timeout: it
+    gives up after that try, not retrying for ever. Retrying while time is left is the test above's."""
     r = StallingRelay(kafka_bootstrap, stall_s=3600.0)
     try:
         started = time.monotonic()
         with pytest.raises(KafkaUnreachableError, match="Failed to get metadata: Local: "):
             register({"bootstrap.servers": r.address}, f"_streamsql-reg-{uuid.uuid4().hex[:8]}-tasks", 1,
-                     "Job 'reg' task topic", threading.Event(), timeout_s=3.0)
-        assert 3.0 <= time.monotonic() - started < 30
+                     "Job 'reg' task topic", threading.Event(), timeout_s=1.0)
+        assert 1.0 <= time.monotonic() - started < 30
     finally:
         r.close()

@@ -5,7 +5,9 @@ SHOW CREATE TABLE printed ``'properties.sasl.password' = 'hunter2'`` and the who
 Here a script and a shell session put secret values in table options and SETs, go through every
 rendering (SHOW CREATE TABLE, SET;, EXPLAIN, DESCRIBE, SHOW JOBS, DESCRIBE JOB, a failed job's
 notice, a positioned error quoting the line, DEBUG logs), and then every byte they printed and
-every file they left (history, checkpoints, state) is searched for the secret values.
+every file they left (history, checkpoints, state) is searched for the secret values. The sink's
+unreachable broker fails each job after 1 s (its Java client key 'properties.max.block.ms'), not
+the 10 s a sink waits by default.
 """
 
 import logging
@@ -29,7 +31,7 @@ CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = 'secrets-never-
   'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json',
   'properties.sasl.password' = 'S3cret-Pw-1',
   'properties.sasl.jaas.config' = 'PlainLoginModule required username="u" password="S3cret-Jaas-2";',
-  'properties.ssl.key.password' = 'S3cret-Key-3');
+  'properties.ssl.key.password' = 'S3cret-Key-3', 'properties.max.block.ms' = '1000');
 SET 'properties.sasl.oauthbearer.client.secret' = 'S3cret-Set-4';
 """
 RENDER = """\
@@ -59,9 +61,8 @@ def _files_with_secrets(root) -> list[str]:
 @pytest.fixture(scope="module", autouse=True)
 def script_run(tmp_path_factory):
     """``streamsql run`` of the secret-holding script (DEBUG logs), started as the module starts:
-    ``(its folder, the process, the folder of its stdout and stderr)``. Its job waits ~10 s for the
-    broker on port 1 to fail; the module's other tests run meanwhile, and the test that reads it
-    comes last."""
+    ``(its folder, the process, the folder of its stdout and stderr)``. Its job waits for the broker
+    on port 1 to fail; the module's other tests run meanwhile, and the test that reads it comes last."""
     folder, output = tmp_path_factory.mktemp("script"), tmp_path_factory.mktemp("script-output")
     (folder / "s.sql").write_text(TABLES + RENDER + "INSERT INTO out SELECT id FROM src;\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_LOG": "DEBUG"}
