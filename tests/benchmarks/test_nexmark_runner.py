@@ -3,9 +3,7 @@
 A long Kafka-mode run (a million events, q0–q22, both engines) does not fit one 10-minute hold
 of a shared lock, so it is split into groups of queries (``--queries``) that read one topic
 loaded once (``--topic``) and add to one results file (``--merge``); a query that never ends
-is cancelled at ``--timeout-s``. These run StreamSQL only, against the real broker. The default
-suite runs one query per run; the version with two queries in the first run and 3,000 events is
-marked slow (``python -m pytest -m slow tests/benchmarks/test_nexmark_runner.py``).
+is cancelled at ``--timeout-s``. These run StreamSQL only, against the real broker.
 """
 
 from __future__ import annotations
@@ -33,24 +31,6 @@ def _run(bootstrap: str, out, topic: str, queries: str, *extra: str, events: int
                  "--topic", topic, "--bootstrap", bootstrap, "--flink-lock", "", "--out", str(out), *extra])
 
 
-def test_kept_topic_is_loaded_once_and_a_run_merges(kafka_bootstrap, kept_topic, tmp_path, capsys):
-    """One query a run, 1,000 events: q2's run loads the topic and keeps it; q0's reads it again and
-    merges, listed first (the table is in query order, not in the order the runs added them)."""
-    out = tmp_path / "nexmark"
-    _run(kafka_bootstrap, out, kept_topic, "q2", events=1000)
-    assert load.committed_records(kept_topic, kafka_bootstrap) == 1000  # kept after the run
-    _run(kafka_bootstrap, out, kept_topic, "q0", "--merge", events=1000)
-    assert f"reading {kept_topic} (1,000 events, loaded before)" in capsys.readouterr().out
-    assert load.committed_records(kept_topic, kafka_bootstrap) == 1000  # not loaded twice
-    doc = json.loads(out.with_suffix(".json").read_text())
-    per_query = doc["results"]["kafka"]["streamsql"]
-    assert sorted(per_query) == ["q0", "q2"]
-    assert all("seconds" in r for r in per_query.values()), per_query
-    md = out.with_suffix(".md").read_text()
-    assert re.findall(r"^\| (q\d+) \|", md, re.MULTILINE) == ["q0", "q2"]  # in query order
-
-
-@pytest.mark.slow
 def test_kept_topic_is_loaded_once_and_runs_merge(kafka_bootstrap, kept_topic, tmp_path, capsys):
     """Two queries in the first run, 3,000 events: the merged table interleaves the runs' queries."""
     out = tmp_path / "nexmark"
