@@ -624,12 +624,20 @@ class Planner:
         """``(function, index of its first argument column or None)`` of an aggregate call.
 
         Its argument columns (``__a{i}``, one per argument: several for a Python aggregate) are
-        appended to ``pre``, the items of the Calc before the aggregate.
+        appended to ``pre``, the items of the Calc before the aggregate; a single argument that an
+        earlier call already has (``AVG(x), MAX(x)``) is that call's column, as in Flink's Calc.
+        Never a key's column: an Expand nulls keys per grouping set, not arguments. Several
+        arguments always get columns of their own (a Python aggregate reads them side by side).
         """
         func, arg = self._agg_call(call, mode)
         args = arg if isinstance(arg, list) else [] if arg is None else [arg]
+        sqls = [to_duckdb(a) for a in args]
+        if len(sqls) == 1:
+            same = next((i for i, (n, e) in enumerate(pre) if n.startswith("__a") and e == sqls[0]), None)
+            if same is not None:
+                return func, same
         first = len(pre)
-        pre += [(f"__a{first + k}", to_duckdb(a)) for k, a in enumerate(args)]
+        pre += [(f"__a{first + k}", sql) for k, sql in enumerate(sqls)]
         return func, first if args else None
 
     def _agg_call(self, call: exp.Expression, mode: str) -> tuple[str, exp.Expression | list | None]:
