@@ -48,7 +48,13 @@ DDL = [
     "WITH ('connector' = '{sink}')",
     "CREATE TABLE out_over (q STRING, k STRING, v INT, ts TIMESTAMP(3), a INT, m INT) "
     "WITH ('connector' = '{sink}')",
+    "CREATE TABLE out_rowwise (q STRING, k STRING, w BIGINT, m INT, w2 BIGINT, l STRING, mg INT) "
+    "WITH ('connector' = '{sink}')",
 ]
+#: Python aggregates of the job: name -> (module, class, result type, argument types). The module
+#: is the same in the version that writes the savepoint (a Python aggregate is named in state
+#: signatures by its module and class).
+FUNCTIONS = {"wavg": ("tests.functions.udf_flink.udfs", "WeightedAvg", "BIGINT", ["INT", "INT"])}
 #: One job: each INSERT's rows carry its name first (one recorder gets them all).
 INSERTS = {
     "group": "INSERT INTO out_group SELECT 'group', k, AVG(v), MAX(v) FROM t GROUP BY k",
@@ -62,6 +68,9 @@ INSERTS = {
               "GROUP BY k, window_start, window_end",
     "over": "INSERT INTO out_over SELECT 'over', k, v, ts, AVG(v) OVER w, MAX(v) OVER w FROM t "
             "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+    # calls of several argument columns (a Python aggregate's, LISTAGG's) next to calls of one
+    "rowwise": "INSERT INTO out_rowwise SELECT 'rowwise', k, wavg(v, g), MAX(v), wavg(g, COALESCE(v, 1)), "
+               "LISTAGG(CAST(v AS STRING), '-'), MIN(g) FROM t GROUP BY k",
 }
 
 
@@ -75,6 +84,17 @@ def rows() -> list[dict]:
         out.append({"k": "abcd"[i % 4], "g": r.randint(0, 2), "v": v,
                     "ts": ts.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]})
     return out
+
+
+def declare_functions(env) -> None:
+    """Declare :data:`FUNCTIONS` in ``env`` (the module imported from the running version's tests)."""
+    import importlib
+
+    from streamsql.functions.udf import udaf
+
+    for name, (module, cls, result, inputs) in FUNCTIONS.items():
+        impl = getattr(importlib.import_module(module), cls)()
+        env.create_temporary_function(name, udaf(impl, result_type=result, input_types=inputs))
 
 
 def statement_set() -> str:
@@ -104,6 +124,7 @@ def main() -> int:
         fuzz.OPENED.clear()
         env = make_env(Path(work), "hashmap", None, {"pipeline.name": "shared-arguments",
                                                      "execution.checkpointing.interval": "300 ms"})
+        declare_functions(env)
         for ddl in DDL:
             env.execute_sql(ddl.format(source=fuzz.GATED, sink=fuzz.RECORDER, path=data))
         job = env.execute_sql(statement_set()).job
@@ -116,8 +137,8 @@ def main() -> int:
         shutil.copytree(path, OUT / saved)
     (OUT / "job.json").write_text(json.dumps({
         "written_by": commit, "rows": ROWS, "cut": CUT, "savepoint": str(saved), "ddl": DDL,
-        "inserts": INSERTS, "statement_set": statement_set(), "source": fuzz.GATED, "sink": fuzz.RECORDER},
-        indent=1) + "\n")
+        "inserts": INSERTS, "functions": FUNCTIONS, "statement_set": statement_set(), "source": fuzz.GATED,
+        "sink": fuzz.RECORDER}, indent=1) + "\n")
     print(f"{OUT}: savepoint of {commit[:7]} after {CUT} of {ROWS} rows ({path})")
     return 0
 

@@ -9,14 +9,15 @@ they compute (streamsql/plan/state_signature.py) and read old ones in that form.
 ``shared_arguments/`` holds a statement set's savepoint written by 735568b after 203 of its 400
 input rows (``scripts/shared_argument_savepoint.py``, run with that version): GROUP BY calls over
 one argument (``AVG(v), MAX(v)``, ``MAX(v), MAX(DISTINCT v)``, two DISTINCT calls, FILTER clauses),
-a ROLLUP whose call reads a key (``MIN(g)``), a tumbling window pending at the cut and an OVER
-aggregate. The same statement set restores it here and reads the rest; what it emits must be
-DuckDB's answer over all 400 rows, so every accumulator of the savepoint was restored into the
-call it belongs to.
+calls of several argument columns among them (a Python aggregate's, LISTAGG's), a ROLLUP whose
+call reads a key (``MIN(g)``), a tumbling window pending at the cut and an OVER aggregate. The
+same statement set restores it here and reads the rest; what it emits must be DuckDB's answer over
+all 400 rows, so every accumulator of the savepoint was restored into the call it belongs to.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 from collections import Counter
@@ -28,6 +29,7 @@ import pytest
 
 from streamsql.checkpoint.operators import StateMappingError
 from streamsql.core.elements import RowKind
+from streamsql.functions.udf import udaf
 from tests.runtime import query_fuzz_savepoint as fuzz
 from tests.runtime.oracle import make_env
 
@@ -44,9 +46,13 @@ DUCK = {
               "GROUP BY k, ws",
     "over": "SELECT 'over', k, v, ts, CAST(trunc(avg(v) OVER w) AS INTEGER), max(v) OVER w FROM t "
             "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+    # wavg(value, weight): SUM(value * weight) // SUM(weight) over the rows with a value (udf_flink/udfs.py)
+    "rowwise": "SELECT 'rowwise', k, CAST(floor(sum(v * g) / nullif(sum(g) FILTER (WHERE v IS NOT NULL), 0)) "
+               "AS BIGINT), max(v), CAST(floor(sum(g * coalesce(v, 1)) / nullif(sum(coalesce(v, 1)), 0)) "
+               "AS BIGINT), string_agg(CAST(v AS VARCHAR), '-' ORDER BY ts), min(g) FROM t GROUP BY k",
 }
 #: The updating results' keys: the columns after the INSERT's name.
-KEYS = {"group": 1, "wide": 1, "rollup": 2}
+KEYS = {"group": 1, "wide": 1, "rollup": 2, "rowwise": 1}
 
 
 def _duck() -> dict[str, Counter]:
@@ -70,6 +76,9 @@ def _run(tmp_path: Path, backend: str, inserts: dict[str, str] | None = None) ->
         settings = {"pipeline.name": "shared-arguments-restored",
                     "execution.savepoint.path": str(tmp_path / JOB["savepoint"])}
         with make_env(tmp_path / "run", backend, None, settings) as env:
+            for name, (module, cls, result, inputs) in JOB["functions"].items():
+                impl = getattr(importlib.import_module(module), cls)()
+                env.create_temporary_function(name, udaf(impl, result_type=result, input_types=inputs))
             for ddl in JOB["ddl"]:
                 env.execute_sql(ddl.format(source=JOB["source"], sink=JOB["sink"], path=FIXTURE / "t.json"))
             job = env.execute_sql(sql).job
