@@ -41,10 +41,10 @@ DDL = [
     "WITH ('connector' = '{source}', 'path' = '{path}', 'format' = 'json')",
     "CREATE TABLE out_group (q STRING, k STRING, a INT, m INT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_wide (q STRING, k STRING, c BIGINT, a INT, m INT, md INT, sp INT, cp BIGINT, "
-    "cd BIGINT, sd INT) WITH ('connector' = '{sink}')",
+    "cd BIGINT, sd INT, mk STRING, ck BIGINT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_rollup (q STRING, k STRING, g INT, c BIGINT, a INT, m INT, mg INT) "
     "WITH ('connector' = '{sink}')",
-    "CREATE TABLE out_window (q STRING, k STRING, ws TIMESTAMP(3), a INT, m INT) "
+    "CREATE TABLE out_window (q STRING, k STRING, ws TIMESTAMP(3), a INT, m INT, mk STRING) "
     "WITH ('connector' = '{sink}')",
     "CREATE TABLE out_over (q STRING, k STRING, v INT, ts TIMESTAMP(3), a INT, m INT) "
     "WITH ('connector' = '{sink}')",
@@ -59,11 +59,11 @@ FUNCTIONS = {"wavg": ("tests.functions.udf_flink.udfs", "WeightedAvg", "BIGINT",
 INSERTS = {
     "group": "INSERT INTO out_group SELECT 'group', k, AVG(v), MAX(v) FROM t GROUP BY k",
     "wide": "INSERT INTO out_wide SELECT 'wide', k, COUNT(*), AVG(v), MAX(v), MAX(DISTINCT v), "
-            "SUM(v) FILTER (WHERE v > 0), COUNT(v) FILTER (WHERE v > 0), COUNT(DISTINCT v), SUM(DISTINCT v) "
-            "FROM t GROUP BY k",
+            "SUM(v) FILTER (WHERE v > 0), COUNT(v) FILTER (WHERE v > 0), COUNT(DISTINCT v), SUM(DISTINCT v), "
+            "MAX(k), COUNT(DISTINCT k) FROM t GROUP BY k",
     "rollup": "INSERT INTO out_rollup SELECT 'rollup', k, g, COUNT(*), AVG(v), MAX(v), MIN(g) FROM t "
               "GROUP BY ROLLUP (k, g)",
-    "window": "INSERT INTO out_window SELECT 'window', k, window_start, AVG(v), MAX(v) FROM "
+    "window": "INSERT INTO out_window SELECT 'window', k, window_start, AVG(v), MAX(v), MAX(k) FROM "
               "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
               "GROUP BY k, window_start, window_end",
     "over": "INSERT INTO out_over SELECT 'over', k, v, ts, AVG(v) OVER w, MAX(v) OVER w FROM t "

@@ -8,7 +8,8 @@ they compute (streamsql/plan/state_signature.py) and read old ones in that form.
 
 ``shared_arguments/`` holds a statement set's savepoint written by 735568b after 203 of its 400
 input rows (``scripts/shared_argument_savepoint.py``, run with that version): GROUP BY calls over
-one argument (``AVG(v), MAX(v)``, ``MAX(v), MAX(DISTINCT v)``, two DISTINCT calls, FILTER clauses),
+one argument (``AVG(v), MAX(v)``, ``MAX(v), MAX(DISTINCT v)``, two DISTINCT calls, FILTER clauses,
+calls of the key: ``MAX(k), COUNT(DISTINCT k)``, which now read the key's column),
 calls of several argument columns among them (a Python aggregate's, LISTAGG's), a ROLLUP whose
 call reads a key (``MIN(g)``), a tumbling window pending at the cut and an OVER aggregate. The
 same statement set restores it here and reads the rest; what it emits must be DuckDB's answer over
@@ -40,9 +41,10 @@ AVG = "CAST(trunc(avg(v)) AS INTEGER)"
 DUCK = {
     "group": f"SELECT 'group', k, {AVG}, max(v) FROM t GROUP BY k",
     "wide": f"SELECT 'wide', k, count(*), {AVG}, max(v), max(DISTINCT v), sum(v) FILTER (WHERE v > 0), "
-            "count(v) FILTER (WHERE v > 0), count(DISTINCT v), sum(DISTINCT v) FROM t GROUP BY k",
+            "count(v) FILTER (WHERE v > 0), count(DISTINCT v), sum(DISTINCT v), max(k), count(DISTINCT k) "
+            "FROM t GROUP BY k",
     "rollup": f"SELECT 'rollup', k, g, count(*), {AVG}, max(v), min(g) FROM t GROUP BY ROLLUP (k, g)",
-    "window": f"SELECT 'window', k, time_bucket(INTERVAL 10 SECOND, ts) AS ws, {AVG}, max(v) FROM t "
+    "window": f"SELECT 'window', k, time_bucket(INTERVAL 10 SECOND, ts) AS ws, {AVG}, max(v), max(k) FROM t "
               "GROUP BY k, ws",
     "over": "SELECT 'over', k, v, ts, CAST(trunc(avg(v) OVER w) AS INTEGER), max(v) OVER w FROM t "
             "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
