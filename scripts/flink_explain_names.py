@@ -31,6 +31,15 @@ STATEMENTS = [
     "PRECEDING AND CURRENT ROW) FROM src",
     "EXPLAIN SELECT UPPER(k), COUNT(DISTINCT v) FROM src GROUP BY UPPER(k)",
     "EXPLAIN SELECT k, SUM(v * 2) FROM src GROUP BY k HAVING COUNT(*) > 1",
+    # calls of one argument read one column of the Calc (the flights example repeated it), in a
+    # window too; DISTINCT calls as well; a ROLLUP's call of a key reads a column of its own,
+    "EXPLAIN SELECT k, COUNT(*), AVG(v), MAX(v), MIN(v * 2), SUM(v * 2) FROM src GROUP BY k",
+    "EXPLAIN SELECT k, window_start, AVG(v), MAX(v), MIN(v) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
+    "INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end",
+    "EXPLAIN SELECT k, COUNT(DISTINCT v), SUM(v), MAX(DISTINCT v) FROM src GROUP BY k",
+    "EXPLAIN SELECT k, v, COUNT(*), AVG(v), MAX(v), MAX(k) FROM src GROUP BY ROLLUP (k, v)",
+    # without grouping sets a call of a key reads the key's column
+    "EXPLAIN SELECT k, MAX(k), COUNT(DISTINCT k), AVG(v) FROM src GROUP BY k",
     "EXPLAIN SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src) "
     "WHERE rn <= 2",
     "EXPLAIN SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY UPPER(k) ORDER BY v + 1 DESC) AS rn "

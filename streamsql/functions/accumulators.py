@@ -1,8 +1,9 @@
 """The aggregate calls of one operator, composed over whole batches.
 
 :class:`Aggregates` turns an operator's calls into aggregate function objects
-(:mod:`streamsql.functions.aggregates`), one *state* per distinct (function, argument) — so
-``COUNT(*)`` twice, or a GROUP BY's row count and its ``COUNT(*)``, share one state — and offers
+(:mod:`streamsql.functions.aggregates`), one *state* per call, but calls of one function without
+an argument share one — so ``COUNT(*)`` twice, or a GROUP BY's row count and its ``COUNT(*)``,
+share one state — and offers
 each form for all of them at once: the DuckDB partial / combine select items, the multiset
 queries, the fixed-width record (a numpy structured dtype) with its batch fold and results, the
 object accumulators (a list, one item per state) with fold, merge and result, and the Arrow
@@ -42,7 +43,7 @@ class Aggregates:
             to know when a key's last row is retracted.
 
     Attributes:
-        states: the aggregate function objects, one per distinct (function, argument).
+        states: the aggregate function objects, one per call (calls without an argument: per function).
         calls: the state of each call.
     """
 
@@ -51,11 +52,14 @@ class Aggregates:
         names = input_schema.names
         self.states: list[AggregateFunction] = []
         self.calls: list[int] = []
-        index: dict[tuple[str, int | None], int] = {}
+        index: dict[str | int, int] = {}
         calls = [(_ROW_COUNT, pa.field("the row count", pa.int64()))] if row_count else []
         calls += zip(specs, out_fields)
-        for spec, f in calls:
-            key = (spec.func, spec.arg)
+        for n, (spec, f) in enumerate(calls):
+            # Two calls over one column (MAX(v), MAX(DISTINCT v): the planner shares an argument's
+            # column) keep a state each: the states stay those of checkpoints written when every
+            # call had a column of its own.
+            key = spec.func if spec.arg is None else n
             if key not in index:
                 index[key] = len(self.states)
                 arg = None if spec.arg is None else '"' + names[spec.arg].replace('"', '""') + '"'

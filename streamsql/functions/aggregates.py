@@ -85,7 +85,8 @@ class AggSpec:
     Attributes:
         func: count_star, count, sum, avg, min, max, min_retract, max_retract, count_distinct,
             sum_distinct, avg_distinct (and the functions of the other aggregate modules).
-        arg: index of the argument column in the input batch (None for COUNT(*)).
+        arg: index of the argument column in the input batch (None for COUNT(*)); of the first
+            of :func:`argument_count` consecutive ones. Calls may read one column (AVG(x), MAX(x)).
         out_type: the SQL type of the result.
     """
 
@@ -105,6 +106,18 @@ def agg_output_type(func: str, arg: SqlType | None) -> SqlType:
         msg = f"unknown aggregate function {func!r}"
         raise PlanError(msg)
     return cls.result_type(arg)
+
+
+def argument_count(func: str) -> int | None:
+    """The number of consecutive input columns, from its ``AggSpec.arg``, that a call of ``func`` reads.
+
+    1, or a row-wise aggregate's arity (LISTAGG's value and separator, a Python aggregate's
+    arguments); None for a function this process does not know.
+    """
+    cls = FUNCTIONS.get(func)
+    if cls is None:
+        return None
+    return cls.function.arity if cls.rowwise else 1
 
 
 class CountStar(AggregateFunction):

@@ -525,7 +525,7 @@ class Planner:
             pre.append(("__e", "CAST(0 AS INTEGER)"))
         specs_raw = []
         for call in calls.values():
-            specs_raw.append(self._agg_arguments(pre, call, node.mode))
+            specs_raw.append(self._agg_arguments(pre, call, node.mode, keys=sets is None))
         if not pre:
             pre.append(("__one", "1"))
         if sets is None:
@@ -620,16 +620,26 @@ class Planner:
         return to_duckdb(expr, scope, clause)
 
     def _agg_arguments(self, pre: list[tuple[str, str]], call: exp.Expression, mode: str,
-                       ) -> tuple[str, int | None]:
+                       keys: bool = True) -> tuple[str, int | None]:
         """``(function, index of its first argument column or None)`` of an aggregate call.
 
         Its argument columns (``__a{i}``, one per argument: several for a Python aggregate) are
-        appended to ``pre``, the items of the Calc before the aggregate.
+        appended to ``pre``, the items of the Calc before the aggregate; a single argument that an
+        earlier call already has (``AVG(x), MAX(x)``), or with ``keys`` a grouping key is
+        (``GROUP BY k`` ... ``MAX(k)``), is that column, as in Flink's Calc. Not a key's under
+        grouping sets (``keys`` False): their Expand nulls the keys, not the arguments. Several
+        arguments always get columns of their own (a Python aggregate reads them side by side).
         """
         func, arg = self._agg_call(call, mode)
         args = arg if isinstance(arg, list) else [] if arg is None else [arg]
+        sqls = [to_duckdb(a) for a in args]
+        shared = ("__a", "__k") if keys else ("__a",)
+        if len(sqls) == 1:
+            same = next((i for i, (n, e) in enumerate(pre) if n.startswith(shared) and e == sqls[0]), None)
+            if same is not None:
+                return func, same
         first = len(pre)
-        pre += [(f"__a{first + k}", to_duckdb(a)) for k, a in enumerate(args)]
+        pre += [(f"__a{first + k}", sql) for k, sql in enumerate(sqls)]
         return func, first if args else None
 
     def _agg_call(self, call: exp.Expression, mode: str) -> tuple[str, exp.Expression | list | None]:

@@ -12,10 +12,15 @@ A signature is a JSON-able dict:
 
 - ``operator``: the node kind (``group-agg``, ``window-agg``, ``join``, ``scan``...);
 - ``parameters``: the node's own fields that shape its state (aggregate calls with their
-  argument positions and result types, the window spec, key and time column positions, join
-  type and residual condition, rank range...), as canonical JSON values; fields that only label
-  EXPLAIN output (aliases, condition text) are left out, so renaming an output column is no
-  change;
+  arguments and result types, the window spec, key and time column positions, join type and
+  residual condition, rank range...), as canonical JSON values; fields that only label EXPLAIN
+  output (aliases, condition text) are left out, so renaming an output column is no change. An
+  aggregate call's ``arg`` is what it reads, not where: the ``input`` entries of its argument
+  columns (``["src.v INT"]``, ``[]`` for COUNT(*)), and those columns are left out of ``input``
+  (:func:`_named_arguments`). So ``AVG(v), MAX(v)`` is one signature whether the Calc before the
+  aggregate gives each call a column of its own (StreamSQL up to 735568b, whose checkpoints record
+  positions: :func:`recorded_signatures` reads them in this form) or one column to both, as
+  Flink's;
 - ``input``: per input, per column, ``origin TYPE``: where the column comes from through the
   stateless projections above it, e.g. ``(ticks.id % 10) INT`` (a table's column is
   ``table.column``; an operator's output column ``<id>.<position>``), so ``GROUP BY a`` and
@@ -70,6 +75,7 @@ import pyarrow as pa
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
+from streamsql.functions.aggregates import FUNCTIONS, argument_count
 from streamsql.functions.udf_names import stable_sql
 from streamsql.plan.fingerprint import STATE_LAYOUT
 from streamsql.plan.nodes import (
@@ -130,6 +136,11 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
                 "columns": [[f"{o.shown} {t}" for o, t in zip(cols, types)] for cols, types in inputs],
                 "output": _types(node.schema),
                 "droppable": isinstance(node, WatermarkAssignerNode)}
+            calls = getattr(node, "aggs", None)
+            if calls:
+                read = [[] if c.arg is None else list(range(c.arg, c.arg + (argument_count(c.func) or 1)))
+                        for c in calls]
+                out[node.id] = _named_arguments(out[node.id], read)
         else:
             continue
         out[node.id]["sinks"] = sorted(sinks[id(node)])
@@ -139,6 +150,79 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
             out[node.id]["rows"] = [[f.exact for f in fs] for fs in passed]
             out[node.id]["filters"] = [[f.shown for f in fs] for fs in passed]
     _add_twins(out)
+    return out
+
+
+def recorded_signatures(recorded: dict[str, dict] | None) -> dict[str, dict] | None:
+    """A checkpoint's ``operators`` in this version's form, to compare with :func:`state_signatures`.
+
+    Checkpoints of StreamSQL up to 735568b name an aggregate call's argument by its input position
+    (``"arg": 2``, the column in ``input``), where every call had argument columns of its own,
+    consecutive, in the order of the calls. Such a signature is rewritten as :func:`state_signatures`
+    records it now (:func:`_named_arguments`): an unchanged ``SELECT k, AVG(v), MAX(v)`` restores its
+    state though both calls now read one column. Other signatures are returned as they are.
+    """
+    if recorded is None:
+        return None
+    return {op: _current_form(sig) for op, sig in recorded.items()}
+
+
+def _current_form(sig: dict) -> dict:
+    """One recorded signature with positional aggregate arguments named (see :func:`recorded_signatures`)."""
+    params = sig.get("parameters") if isinstance(sig, dict) else None
+    calls = params.get("aggs") if isinstance(params, dict) else None
+    inputs = sig.get("input") if isinstance(sig, dict) else None
+    if not (isinstance(calls, list) and calls and all(isinstance(c, dict) for c in calls)
+            and isinstance(inputs, list) and len(inputs) == 1 and isinstance(inputs[0], list)):
+        return sig
+    starts = [c.get("arg") for c in calls]
+    if not all(a is None or (isinstance(a, int) and not isinstance(a, bool)) for a in starts):
+        return sig  # named already (lists)
+    read = []
+    for j, (call, start) in enumerate(zip(calls, starts)):
+        if start is None:
+            read.append([])
+            continue
+        n = _recorded_argument_count(call.get("func"))
+        if n is None:  # a function this process does not have: the columns up to the next call's
+            later = [a for a in starts[j + 1:] if a is not None and a > start]
+            n = (min(later) if later else len(inputs[0])) - start
+        read.append(list(range(start, start + n)))
+    return _named_arguments(sig, read)
+
+
+def _recorded_argument_count(func: Any) -> int | None:
+    """:func:`argument_count` of a recorded function name (a Python aggregate's is its stable name)."""
+    if not isinstance(func, str):
+        return None
+    n = argument_count(func)
+    if n is None:  # registered in this process under its numbered name (udf_names)
+        n = next((argument_count(f) for f in list(FUNCTIONS) if stable_sql(f) == func), None)
+    return n
+
+
+def _named_arguments(sig: dict, read: list[list[int]]) -> dict:
+    """``sig`` with each aggregate call's ``arg`` the ``input`` entries of the positions it reads.
+
+    ``read``: per call of ``parameters["aggs"]``, its input positions. Those positions leave
+    ``input`` (and ``columns``, shown in messages), but for the keys' and the time column's
+    (``num_keys``, ``ts_index``, which index the positions before them). ``sig`` as it is when a
+    position is out of range (a malformed record: it differs from every plan's).
+    """
+    params = sig["parameters"]
+    inputs = sig["input"][0]
+    if any(not 0 <= i < len(inputs) for cols in read for i in cols):
+        return sig
+    keep = set(range(params.get("num_keys") or 0))
+    if isinstance(params.get("ts_index"), int):
+        keep.add(params["ts_index"])
+    gone = {i for cols in read for i in cols} - keep
+    named = [{**call, "arg": [inputs[i] for i in cols]} for call, cols in zip(params["aggs"], read)]
+    out = {**sig, "parameters": {**params, "aggs": named},
+           "input": [[c for i, c in enumerate(inputs) if i not in gone]]}
+    shown = sig.get("columns")
+    if isinstance(shown, list) and len(shown) == 1 and len(shown[0]) == len(inputs):
+        out["columns"] = [[c for i, c in enumerate(shown[0]) if i not in gone]]
     return out
 
 

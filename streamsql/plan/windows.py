@@ -501,7 +501,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     if sets is not None:  # the grouping set's number: a key, as Flink's $e
         pre.append(("__e", "CAST(0 AS INTEGER)"))
     pre.append(("__ts", quote(rowtime)))
-    specs_raw = [planner._agg_arguments(pre, c, INSERT_ONLY) for c in calls.values()]
+    specs_raw = [planner._agg_arguments(pre, c, INSERT_ONLY, keys=sets is None) for c in calls.values()]
     if sets is None:
         pre_node = planner._calc(source, pre, cond)
     else:

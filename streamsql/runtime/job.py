@@ -30,6 +30,7 @@ from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
 from streamsql.plan.nodes import PlanNode
+from streamsql.plan.state_signature import recorded_signatures
 from streamsql.runtime.builder import JobGraph, build_job
 from streamsql.runtime.handoff import Handoff
 from streamsql.runtime.memory import limit_malloc_arenas, use_system_allocator
@@ -479,7 +480,7 @@ def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: 
         StateMappingError: checkpointed state the graph's plan does not claim.
     """
     ignore = ignore_unclaimed(config.as_dict())
-    drop = claim_state(meta.get("operators"), graph.coordinator.operators,
+    drop = claim_state(recorded_signatures(meta.get("operators")), graph.coordinator.operators,
                        location=storage.location(checkpoint_id), job=job, ignore=ignore)
     if graph.state is not None:
         storage.restore_state(checkpoint_id, graph.state.restore)

@@ -54,6 +54,7 @@ from streamsql.connectors.kafka.assignment import (
 from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import walk
 from streamsql.plan.stages import ExchangeSourceNode, Stage
+from streamsql.plan.state_signature import recorded_signatures
 from streamsql.runtime.builder import TaskSlot
 from streamsql.state.convert import snapshot_backend
 from streamsql.state.rescale import rescale_snapshots
@@ -301,7 +302,7 @@ def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], op
     if manifest.get("single") is not None:  # one checkpoint of every stage's operators
         [(storage, cid)] = _stage_checkpoints(path, manifest, 0, files)
         mine = {n.id for s in stages for n in walk(s.roots)}
-        claim_state((storage.read_metadata(cid) or {}).get("operators"),
+        claim_state(recorded_signatures((storage.read_metadata(cid) or {}).get("operators")),
                     {k: v for k, v in operators.items() if k in mine}, location=path, job=files.job_key,
                     ignore=ignore)
         return
@@ -313,7 +314,8 @@ def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], op
         first = CheckpointStorage(path.rstrip("/"), task_key(stage.id, 0), files.options)
         meta = first.read_metadata(ids[0]) or {}
         mine = {n.id for n in walk(stage.roots)}
-        claim_state(meta.get("operators"), {k: v for k, v in operators.items() if k in mine},
+        claim_state(recorded_signatures(meta.get("operators")),
+                    {k: v for k, v in operators.items() if k in mine},
                     location=path, job=files.job_key, ignore=ignore)
 
 

@@ -6,7 +6,9 @@ Also a ranking's number (``w0$o0``) and a MATCH_RECOGNIZE's partition columns an
 ``scripts/flink_explain_names.py``. Our plan showed the planner's internal columns (``__k0``,
 ``__agg0``, ``__a1``); now, per statement, the aggregate groups by Flink's names, its calls carry
 Flink's names, the Calc under it outputs Flink's names, and no internal name is left. (How an
-expression is printed, ``SUM(v * 2)`` for Flink's ``SUM($f1)``, is not compared.)
+expression is printed, ``SUM(v * 2)`` for Flink's ``SUM($f1)``, is not compared.) Calls of one
+argument read one column (``AVG(v), MAX(v)``: ``Calc(select=[k, v])``); under a grouping set's
+Expand a row has as many columns as Flink's (a call of a key reads a column apart: ``k AS k_0``).
 """
 
 from __future__ import annotations
@@ -127,3 +129,7 @@ def test_explain_shows_flinks_names(statement, env):
         assert _calls(o_args) == _calls(f_args), ours_text
     if f_calc is not None:  # the Calc computing the keys and arguments
         assert _names(_attr(o_calc[1], "select")) == _names(_attr(f_calc[1], "select")), ours_text
+    expand = re.search(r"Expand\(projects=\[\{([^}]*)\}", ORACLE["plans"][statement])
+    if expand is not None:  # a grouping set's row: keys, $e, one column per distinct argument (a key's apart)
+        ours = next(args for op, args in _operators(ours_text) if op == "Calc" and " AS $e" in args)
+        assert len(_attr(ours, "select")) == len(expand.group(1).split(", ")), ours_text

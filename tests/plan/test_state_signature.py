@@ -16,9 +16,9 @@ import sys
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.functions.udf import udtf
+from streamsql.functions.udf import udaf, udtf
 from streamsql.plan.planner import Planner, assign_ids
-from streamsql.plan.state_signature import state_signatures
+from streamsql.plan.state_signature import recorded_signatures, state_signatures
 from streamsql.sql.parser import parse_statement
 
 DDL = ("CREATE TABLE src (id INT, a INT, b INT, v BIGINT, ts TIMESTAMP(3), "
@@ -30,6 +30,7 @@ DDL = ("CREATE TABLE src (id INT, a INT, b INT, v BIGINT, ts TIMESTAMP(3), "
        "CREATE TABLE texts (id INT, j INT, s STRING, t STRING, p AS PROCTIME()) "
        "WITH ('connector' = 'datagen')",
        "CREATE TABLE outs (w STRING, c BIGINT) WITH ('connector' = 'blackhole')",
+       "CREATE TABLE out3 (k INT, x BIGINT, y BIGINT) WITH ('connector' = 'blackhole')",
        *(f"CREATE TABLE {d} (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'jdbc', "
          f"'url' = 'jdbc:mysql://127.0.0.1:3306/db', 'table-name' = '{d}', 'password' = 'hunter2')"
          for d in ("dim1", "dim2")))
@@ -97,6 +98,48 @@ def test_another_aggregate_function_is_another_state(signatures):
     _, total = _one(signatures("INSERT INTO out SELECT a, SUM(v) FROM src GROUP BY a"), "group-agg")
     assert count["input"] == total["input"]  # same columns in, another accumulator
     assert count["parameters"]["aggs"] != total["parameters"]["aggs"]
+
+
+def test_calls_of_one_argument_name_it_by_what_it_computes(signatures):
+    """``AVG(v), MAX(v)`` read one column of the Calc (Flink's); each call's ``arg`` is its origin,
+    not the column's position, and the argument columns are not in ``input``."""
+    sql = "INSERT INTO out3 SELECT a, AVG(v), MAX({}) FROM src GROUP BY a"
+    _, same = _one(signatures(sql.format("v")), "group-agg")
+    _, other = _one(signatures(sql.format("b")), "group-agg")
+    assert [c["arg"] for c in same["parameters"]["aggs"]] == [["src.v BIGINT"], ["src.v BIGINT"]]
+    assert [c["arg"] for c in other["parameters"]["aggs"]] == [["src.v BIGINT"], ["src.b INT"]]
+    assert same["input"] == other["input"] == [["src.a INT"]]
+    # as StreamSQL up to 735568b recorded it: a column per call, arguments by position
+    old = {**same, "parameters": {**same["parameters"], "aggs": [
+        {**c, "arg": n} for n, c in enumerate(same["parameters"]["aggs"], 1)]},
+        "input": [["src.a INT", "src.v BIGINT", "src.v BIGINT"]], "columns": [["src.a INT", "src.v BIGINT",
+                                                                              "src.v BIGINT"]]}
+    assert _compared(recorded_signatures({"group-agg-3": old})["group-agg-3"]) == _compared(same)
+    old["input"][0][2] = "src.b INT"  # MAX(b): another state
+    moved = recorded_signatures({"group-agg-3": old})["group-agg-3"]
+    assert [c["arg"] for c in moved["parameters"]["aggs"]] == [["src.v BIGINT"], ["src.b INT"]]
+    assert _compared(moved) != _compared(same)
+
+
+def test_a_recorded_row_wise_call_reads_as_many_columns_as_its_function():
+    """A positional signature (up to 735568b) of an OVER aggregate, whose passed columns follow the
+    arguments: LISTAGG reads two columns, a Python aggregate of two arguments two (its arity found
+    by the name signatures give it, udf_names), not every column up to the passed ones."""
+    from tests.functions.udf_flink.udfs import WeightedAvg
+
+    with StreamEnvironment() as env:
+        env.create_temporary_function("wavg", udaf(WeightedAvg(), result_type="BIGINT",
+                                                   input_types=["INT", "INT"]))
+        func = "udaf_py[wavg=tests.functions.udf_flink.udfs.WeightedAvg]_wavg"
+        old = {"operator": "over-agg", "parameters": {"num_keys": 1, "ts_index": 1, "aggs": [
+            {"": "AggSpec", "arg": 2, "func": "listagg", "out_type": "STRING"},
+            {"": "AggSpec", "arg": 4, "func": func, "out_type": "BIGINT"}]},
+            "input": [["src.a INT", "src.ts TIMESTAMP(3)", "CAST(src.v AS TEXT) STRING", "'-' STRING",
+                       "src.a INT", "src.b INT", "src.id INT", "src.a INT"]]}
+        new = recorded_signatures({"over-agg-3": old})["over-agg-3"]
+    assert [c["arg"] for c in new["parameters"]["aggs"]] == [["CAST(src.v AS TEXT) STRING", "'-' STRING"],
+                                                             ["src.a INT", "src.b INT"]]
+    assert new["input"] == [["src.a INT", "src.ts TIMESTAMP(3)", "src.id INT", "src.a INT"]]
 
 
 def test_another_window_size_is_another_state(signatures):
