@@ -13,7 +13,11 @@ committed offset fails, as Flink's split reader). Offsets are resolved once, at 
 
 from __future__ import annotations
 
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from streamsql.connectors.kafka.errors import execution_error
 from streamsql.connectors.kafka.options import (
     int_option,
@@ -72,6 +76,13 @@ def check_offset_options(table: TableDef, startup: str, bounded: str) -> None:
         parse_specific_offsets(table, option)
 
 
+_T = TypeVar("_T")
+_RETRY_BACKOFF_S = 0.1  # between asks of a retriable error (librdkafka's retry.backoff.ms)
+#: Errors of a partition whose leader is being elected or moved (retriable in the Java client):
+#: a topic created just before the job starts answers them for a moment.
+_LEADER_CHANGING = frozenset({KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE})
+
+
 class OffsetResolver:
     """Asks the brokers, through ``consumer``, for the offsets a read starts and ends at.
 
@@ -92,28 +103,42 @@ class OffsetResolver:
         #: 'properties.default.api.timeout.ms' (s): how long the brokers' answers are waited for
         self.timeout_s = metadata_timeout_s(table, "consumer")
 
+    def _ask(self, call: Callable[[], _T]) -> _T:
+        """``call()``, asked again every 0.1 s while a partition's leader is changing.
+
+        A new topic's partitions answer NOT_LEADER_OR_FOLLOWER until their leader is elected (the
+        Java client retries it); asked until ``timeout_s`` has passed.
+
+        Raises:
+            ExecutionError: another error, or a leader still changing past the timeout.
+        """
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                return call()
+            except KafkaException as e:
+                err = e.args[0] if e.args else None
+                code = err.code() if isinstance(err, KafkaError) else None
+                if code not in _LEADER_CHANGING or time.monotonic() >= deadline:
+                    raise execution_error(self.what, e, self.bootstrap) from None
+            time.sleep(_RETRY_BACKOFF_S)
+
     def watermarks(self, tp: TopicPart) -> tuple[int, int]:
         """``(low, high)`` offsets of ``tp`` (high: the last stable offset under read_committed).
 
         Raises:
             ExecutionError: when the brokers cannot be asked.
         """
-        try:
-            return self.consumer.get_watermark_offsets(
-                TopicPartition(*tp), timeout=self.timeout_s, cached=False
-            )
-        except KafkaException as e:
-            raise execution_error(self.what, e, self.bootstrap) from None
+        return self._ask(lambda: self.consumer.get_watermark_offsets(
+            TopicPartition(*tp), timeout=self.timeout_s, cached=False
+        ))
 
     def _for_times(self, tps: list[TopicPart], ts: int) -> dict[TopicPart, int]:
         if not tps:
             return {}
-        try:
-            res = self.consumer.offsets_for_times(
-                [TopicPartition(t, p, ts) for t, p in tps], timeout=self.timeout_s
-            )
-        except KafkaException as e:
-            raise execution_error(self.what, e, self.bootstrap) from None
+        res = self._ask(lambda: self.consumer.offsets_for_times(
+            [TopicPartition(t, p, ts) for t, p in tps], timeout=self.timeout_s
+        ))
         out = {}
         for r in res:
             tp = (r.topic, r.partition)
@@ -123,10 +148,8 @@ class OffsetResolver:
     def _committed(self, tps: list[TopicPart]) -> dict[TopicPart, int]:
         if not tps:
             return {}
-        try:
-            res = self.consumer.committed([TopicPartition(t, p) for t, p in tps], timeout=self.timeout_s)
-        except KafkaException as e:
-            raise execution_error(self.what, e, self.bootstrap) from None
+        res = self._ask(lambda: self.consumer.committed([TopicPartition(t, p) for t, p in tps],
+                                                        timeout=self.timeout_s))
         return {(r.topic, r.partition): r.offset for r in res if r.offset >= 0}
 
     def _specific(self, tps: list[TopicPart], option: str, out: dict[TopicPart, int]) -> list[TopicPart]:
