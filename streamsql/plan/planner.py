@@ -92,6 +92,7 @@ from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
 from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
 from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
+from streamsql.plan.temporal_sort import plan_temporal_sort, wants_temporal_sort
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
@@ -232,6 +233,9 @@ class Planner:
         self._fail(q, f"Unsupported query: {q.key.upper()}")
 
     def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
+        if wants_temporal_sort(sel):  # ORDER BY without LIMIT hook (plan/temporal_sort.py)
+            node = plan_temporal_sort(self, sel)
+            return node, _scope_of(node, None, self.sql)
         sel, hidden = select_order_keys(sel)  # ORDER BY ... LIMIT keys that are not selected (plan/limit.py)
         node, scope = self._select_rows(sel)
         return plan_limit(self, sel, node, hidden), scope  # LIMIT hook (plan/limit.py): after every path
