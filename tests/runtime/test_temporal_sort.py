@@ -123,6 +123,7 @@ def test_snapshot_restore_gives_the_uninterrupted_rows_in_order(tmp_path, backen
     assert actual == expected
     sent = sum(len(arg) for what, arg in steps if what == "batch")
     assert metrics.get("late_records", 0) > 0 and len(expected) + metrics["late_records"] == sent
-    kept = pa.Table  # noqa: F841 (DuckDB reads the local by name).from_pylist([dict(zip(SCHEMA.names, r)) for r in expected], schema=SCHEMA)
-    duck = duckdb.sql("SELECT * FROM kept ORDER BY ts, k DESC NULLS LAST, v ASC NULLS FIRST, id").fetchall()
+    rows = pa.Table.from_pylist([dict(zip(SCHEMA.names, r)) for r in expected], schema=SCHEMA)
+    kept = duckdb.from_arrow(rows)
+    duck = kept.order("ts, k DESC NULLS LAST, v ASC NULLS FIRST, id").fetchall()
     assert [tuple(r) for r in duck] == expected
