@@ -57,17 +57,31 @@ def wants_temporal_sort(sel: exp.Select) -> bool:
         and sel.args.get("offset") is None
 
 
-def plan_temporal_sort(planner, sel: exp.Select) -> PlanNode:
+def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     """Plan ``sel`` (an ORDER BY without LIMIT) as its rows under a :class:`TemporalSortNode`.
+
+    ``where``: ``"statement"`` (the statement's own query), ``"view"`` (a view's) or ``""``.
+    Only the statement's own query sorts (a top-level SELECT, an INSERT's or a CTAS's query): in a
+    subquery or CTE the ORDER BY is dropped, as Calcite removes it there (checked on PyFlink 2.3:
+    ``SELECT * FROM (SELECT * FROM ev ORDER BY ts) WHERE id > 1`` plans no sort).
 
     Keys that are not result columns are hidden columns dropped after the sort, as for
     ``ORDER BY ... LIMIT`` (:func:`~streamsql.plan.limit.select_order_keys`).
 
     Raises:
-        SqlError: at the first ORDER BY item when it is not an ascending event-time attribute of
+        SqlError: in a view's query (Flink keeps or drops it depending on the reader: not done);
+            at the first ORDER BY item when it is not an ascending event-time attribute of
             an insert-only input (Flink's words), or a processing-time one (not supported yet).
     """
     order = sel.args["order"]
+    if where == "view":
+        planner._fail(order, "ORDER BY without LIMIT in a view is not supported yet (Flink sorts, or drops "
+                             "the ORDER BY, depending on the query reading the view); put the ORDER BY in "
+                             "the query that reads the view")
+    if where != "statement":
+        rows = sel.copy()  # a subquery or CTE: Calcite drops its ORDER BY (Flink plans no sort)
+        rows.set("order", None)
+        return planner._select_rows(rows)[0]
     widened, hidden = select_order_keys(sel, any_order=True)
     rows = widened.copy()
     rows.set("order", None)

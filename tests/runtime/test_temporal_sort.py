@@ -66,13 +66,17 @@ def test_explain_shows_flinks_temporal_sort(tmp_path):
     ("SELECT id, ts FROM ev ORDER BY id, ts", "Sort on a non-time-attribute field is not", "id, ts"),
     ("SELECT k, MAX(ts) AS m FROM ev GROUP BY k ORDER BY m", "non-time-attribute", "m"),
     ("SELECT id FROM ev ORDER BY pt", "processing-time attribute", "pt"),
+    ("SELECT id FROM sorted_view", "ORDER BY without LIMIT in a view is not supported yet", "ORDER BY ts"),
 ])
 def test_refused_at_the_first_key(tmp_path, sql, message, caret_at):
     env = _env(tmp_path)
+    view = "CREATE VIEW sorted_view AS SELECT * FROM ev ORDER BY ts"
+    env.execute_sql(view)
     with pytest.raises(SqlError, match=message) as err:
         env.execute_sql(sql)
     e = err.value
-    assert e.line == 1 and sql[e.col - 1:].startswith(caret_at), (e.col, str(e))
+    text = view if "sorted_view" in sql else sql  # a view's error points into its own statement
+    assert e.line == 1 and text[e.col - 1:].startswith(caret_at), (e.col, str(e))
 
 
 # -- operator level ---------------------------------------------------------------------------
