@@ -35,7 +35,7 @@ from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, RankNode
 
 
-def select_order_keys(sel: exp.Select) -> tuple[exp.Select, int]:
+def select_order_keys(sel: exp.Select, any_order: bool = False) -> tuple[exp.Select, int]:
     """``sel`` selecting too the ORDER BY keys of its ``ORDER BY ... LIMIT`` that are not result columns.
 
     Flink sorts by any expression of the FROM's columns (Calcite adds it to the projection under
@@ -43,14 +43,16 @@ def select_order_keys(sel: exp.Select) -> tuple[exp.Select, int]:
     [id])`` over ``SortLimit(orderBy=[v ASC])``). Here such a key becomes a hidden SELECT item
     (named after the column, else ``EXPR$<position>``, as Flink's plan) and the ORDER BY names it;
     a key equal to a SELECT item's expression (``SELECT id AS x ... ORDER BY id``) orders by that
-    item. :func:`plan_limit` drops the hidden columns after the limit.
+    item. :func:`plan_limit` drops the hidden columns after the limit. With ``any_order`` an ORDER
+    BY without LIMIT is widened too (a temporal sort, :mod:`.temporal_sort`).
 
     Returns:
         ``(sel, 0)`` when nothing is added (no LIMIT, a DISTINCT result, every key a result
         column), else ``(a copy of sel with hidden items last, how many)``.
     """
     order = sel.args.get("order")
-    if order is None or sel.args.get("limit") is None or sel.args.get("distinct") is not None:
+    unlimited = sel.args.get("limit") is None and not any_order
+    if order is None or unlimited or sel.args.get("distinct") is not None:
         return sel, 0
     items = list(sel.expressions)
     star = any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
@@ -112,7 +114,7 @@ def plan_limit(planner, q: exp.Query, node: PlanNode, hidden: int = 0) -> PlanNo
         fetch = _count(planner, limit, limit.expression, "LIMIT")
     skip = _count(planner, offset, offset.expression, "OFFSET") if offset is not None else 0
     if q.args.get("order") is not None:
-        return _drop_hidden(_sort_limit(planner, q.args["order"], node, skip, fetch), hidden)
+        return drop_hidden(_sort_limit(planner, q.args["order"], node, skip, fetch), hidden)
     if node.mode != INSERT_ONLY:
         if not _one_row(node):
             planner._fail(limit, "LIMIT without ORDER BY over an updating input (a GROUP BY, DISTINCT, a "
@@ -131,7 +133,7 @@ def _one_row(node: PlanNode) -> bool:
     return isinstance(node, GroupAggNode) and node.num_keys == 0
 
 
-def _drop_hidden(node: PlanNode, hidden: int) -> PlanNode:
+def drop_hidden(node: PlanNode, hidden: int) -> PlanNode:
     """``node`` without its last ``hidden`` columns (a Calc dropping the hidden ORDER BY keys)."""
     if not hidden:
         return node
@@ -175,10 +177,20 @@ def _count(planner, clause: exp.Expression, value: exp.Expression | None, keywor
 
 
 def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int) -> RankNode:
-    """``ORDER BY ... LIMIT``: Flink's ``SortLimit``, a Top-N without PARTITION BY (updating).
+    """``ORDER BY ... LIMIT``: Flink's ``SortLimit``, a Top-N without PARTITION BY (updating)."""
+    cols, descending, nulls_first, labels = order_columns(planner, order, node, "ORDER BY ... LIMIT")
+    return _limit_node(node, RETRACT, skip, fetch, cols, descending, nulls_first, ", ".join(labels))
 
-    The ORDER BY items name result columns (by name or 1-based position), as Flink sorts the
-    SELECT's output.
+
+def order_columns(planner, order: exp.Order, node: PlanNode, what: str
+                  ) -> tuple[list[int], list[bool], list[bool], list[str]]:
+    """The ORDER BY items as ``node``'s columns: ``(indexes, descending, nulls_first, EXPLAIN labels)``.
+
+    The items name result columns (by name or 1-based position), as Flink sorts the SELECT's
+    output; ``what`` names the clause in the error.
+
+    Raises:
+        SqlError: an ordinal out of range, or an expression that is not a result column.
     """
     names = [n.lower() for n in node.schema.names]
     cols, descending, nulls_first, labels = [], [], [], []
@@ -192,11 +204,11 @@ def _sort_limit(planner, order: exp.Order, node: PlanNode, skip: int, fetch: int
         elif isinstance(ref, exp.Column) and ref.name.lower() in names:
             i = names.index(ref.name.lower())
         else:
-            planner._fail(ref, "ORDER BY ... LIMIT orders by the result's columns: select this expression "
+            planner._fail(ref, f"{what} orders by the result's columns: select this expression "
                                "and order by its name")
         desc = bool(item.args.get("desc"))
         cols.append(i)
         descending.append(desc)
         nulls_first.append(bool(item.args.get("nulls_first")))
         labels.append(f"{node.schema.names[i]} {'DESC' if desc else 'ASC'}")
-    return _limit_node(node, RETRACT, skip, fetch, cols, descending, nulls_first, ", ".join(labels))
+    return cols, descending, nulls_first, labels

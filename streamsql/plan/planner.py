@@ -92,6 +92,7 @@ from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
 from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
 from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
+from streamsql.plan.temporal_sort import plan_temporal_sort, wants_temporal_sort
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
@@ -151,6 +152,7 @@ class Planner:
         """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
         reject_ignored(query, self.sql)
         with self._session():
+            self._top = "statement"
             node, _ = self._query(query)
         merge_calcs([node], self.sql)
         if prune_join_inputs([node]):
@@ -176,6 +178,7 @@ class Planner:
         with self._session():
             if cols is not None and isinstance(insert.expression, exp.Values):
                 check_row_widths(self, insert.expression, len(cols))  # VALUES hook (plan/values.py)
+            self._top = "statement"
             node, _ = self._query(insert.expression)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
@@ -213,6 +216,9 @@ class Planner:
 
     # -- queries -------------------------------------------------------------------------------
     def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:
+        # where this query is, for an ORDER BY without LIMIT (plan/temporal_sort.py): the statement's
+        # own query, a view's, or "" (a subquery, CTE, set operation's branch)
+        top, self._top = getattr(self, "_top", ""), ""
         if q.args.get("with_") is not None:
             q = inline_ctes(q, self.sql)
         if isinstance(q, exp.Subquery):  # (SELECT ...) [ORDER BY ...] LIMIT n: Calcite's ordered query
@@ -226,12 +232,17 @@ class Planner:
             # LISTAGG calls (plan/ordered_aggs.py); subqueries in HAVING (plan/having.py)
             q = mark_subquery(q)  # in an expression it takes its SELECT's LOOKUP hint (plan/lookup_hint.py)
             q = mark_python_aggregates(mark_listagg(lift_having_subqueries(self, q)), self.catalog.functions)
+            self._top_select = top
             return plan_hinted_select(self, rewrite_qualify(q), self._select)  # STATE_TTL hint hook
         if isinstance(q, exp.Values):  # VALUES hook (plan/values.py): an INSERT's rows
             return self._from(q)
         self._fail(q, f"Unsupported query: {q.key.upper()}")
 
     def _select(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
+        where, self._top_select = getattr(self, "_top_select", ""), ""
+        if wants_temporal_sort(sel):  # ORDER BY without LIMIT hook (plan/temporal_sort.py)
+            node = plan_temporal_sort(self, sel, where)
+            return node, _scope_of(node, None, self.sql)
         sel, hidden = select_order_keys(sel)  # ORDER BY ... LIMIT keys that are not selected (plan/limit.py)
         node, scope = self._select_rows(sel)
         return plan_limit(self, sel, node, hidden), scope  # LIMIT hook (plan/limit.py): after every path
@@ -373,6 +384,7 @@ class Planner:
             obj = self._lookup(src)
             if isinstance(obj, ViewDef):
                 with self.catalog.within(obj.namespace):
+                    self._top = "view"
                     node, scope = self._query(obj.query)
                 if obj.columns:  # CREATE VIEW v (a, b): checked against the query when created
                     scope = scope.renamed(list(obj.columns))

@@ -53,6 +53,7 @@ from streamsql.plan.nodes import (
 from streamsql.plan.over import OverAggNode
 from streamsql.plan.ranking import RankNode
 from streamsql.plan.temporal import TemporalJoinNode
+from streamsql.plan.temporal_sort import TemporalSortNode
 from streamsql.plan.windows import WindowAggNode
 
 #: Connectors whose sources split their partitions between the tasks of a stage.
@@ -146,6 +147,8 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
         return tuple(range(len(node.spec.partition)))
     if isinstance(node, SinkMaterializerNode):
         return tuple(node.sink_key)
+    if isinstance(node, TemporalSortNode):  # one task sorts every row (Flink's single exchange)
+        return ()
     if isinstance(node, CalcNode):
         inner = _partitioning(node.inputs[0])
         if inner is None:
@@ -182,6 +185,8 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
         return [list(node.left_keys), list(node.right_keys)]
     if isinstance(node, RankNode):
         return [list(node.partition)]
+    if isinstance(node, TemporalSortNode):
+        return [[]]
     if isinstance(node, MatchNode):  # no PARTITION BY: one key, one task (Flink's parallelism 1)
         return [list(node.spec.partition)]
     if isinstance(node, SinkMaterializerNode):

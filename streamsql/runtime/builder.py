@@ -42,6 +42,7 @@ from streamsql.plan.scan_reads import scan_reads
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, single_task
 from streamsql.plan.state_signature import state_signatures
 from streamsql.plan.temporal import TemporalJoinNode
+from streamsql.plan.temporal_sort import TemporalSortNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
@@ -65,6 +66,7 @@ from streamsql.runtime.operators.sink import SinkOperator, not_null_columns
 from streamsql.runtime.operators.sink_materializer import SinkUpsertMaterializer
 from streamsql.runtime.operators.slicing_window import SlicingWindowAggOperator
 from streamsql.runtime.operators.temporal_join import TemporalJoinOperator
+from streamsql.runtime.operators.temporal_sort import TemporalSortOperator
 from streamsql.runtime.operators.union import UnionOperator
 from streamsql.runtime.operators.watermark_assigner import WatermarkAssignerOperator
 from streamsql.runtime.operators.window_agg import WindowTableFunctionOperator
@@ -201,6 +203,8 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
+    TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
+                                                     n.schema),
     MatchNode: _match,
     JoinNode: _join,
     IntervalJoinNode: _interval_join,

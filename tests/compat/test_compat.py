@@ -47,9 +47,6 @@ REFUSED_HERE = {
     # Flink ignores IGNORE NULLS on LAG; and a column as LAG's offset answers NULL for each row there
     "lag_ignore_nulls": "LAG(...) IGNORE NULLS is not supported",
     "lag_offset_of_a_column": "The offset of LAG must be a non-negative integer literal",
-    # Flink's temporal sort (ORDER BY an ascending rowtime, then any columns, no LIMIT): a buffering
-    # operator emitting by watermark, not built yet
-    "flinkdocs_orderby_time_then_id": "ORDER BY is not supported in a streaming query yet",
     # Flink takes a deduplicating view (ROW_NUMBER ... = 1 keeping the last row per key, on the
     # rowtime) as a versioned table: planning a view as a temporal join's build side is not done yet
     "flinkdocs_versioned_view_temporal_join": "a view or subquery is not supported",

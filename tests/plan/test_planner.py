@@ -314,7 +314,6 @@ def caret_width(err: SqlError | PlanError) -> int:
 
 
 @pytest.mark.parametrize(("sql", "word", "pos"), [
-    ("SELECT g\nFROM src\nORDER BY g", "ORDER BY", (3, 1)),
     ("SELECT g FROM src QUALIFY x > 1", "QUALIFY", (1, 19)),
     # after the last SELECT of a UNION ALL they apply to the whole union: rejected, not ignored
     ("SELECT g FROM src UNION ALL SELECT g FROM src ORDER BY g", "ORDER BY", (1, 47)),
@@ -506,8 +505,11 @@ def test_a_limit_without_order_by_is_flinks_insert_only_limit(env, sql, offset, 
     ("SELECT g FROM src ORDER BY 2 LIMIT 3", "Ordinal out of range", (1, 28)),
     ("SELECT g FROM src ORDER BY g OFFSET 2", "ORDER BY is not supported", (1, 19)),
     # ORDER BY without LIMIT (a script, `streamsql run`, `shell -f`): the refusal says the ways on
-    ("SELECT g FROM src ORDER BY g DESC", "ORDER BY is not supported in a streaming query yet; add LIMIT n "
-     "for a Top-N (docs/ranking.md); the shell's prompt prints a SELECT's final table sorted", (1, 19)),
+    ("SELECT g FROM src ORDER BY g DESC", "Sort on a non-time-attribute field is not supported: ORDER BY "
+     "without LIMIT on a stream must start with an ascending event-time attribute (Flink's temporal sort); "
+     "add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a SELECT's final table sorted",
+     (1, 28)),
+    ("SELECT g\nFROM src\nORDER BY g", "Sort on a non-time-attribute field", (3, 10)),  # at the first key
 ])
 def test_a_limit_that_is_not_planned_is_refused_at_its_position(env, sql, fragment, pos):
     with pytest.raises(SqlError) as ei:

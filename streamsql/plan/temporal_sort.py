@@ -1,0 +1,104 @@
+"""``ORDER BY <rowtime> [, ...]`` without LIMIT on a stream: Flink's ``TemporalSort``.
+
+Flink 2.3 plans a query's ORDER BY without LIMIT whose first key is an ascending event-time
+attribute of an insert-only input as ``TemporalSort(orderBy=[ts ASC, ...])`` behind a
+single-task exchange (``StreamPhysicalTemporalSortRule``; runtime ``RowTimeSortOperator``): each
+row waits until the watermark reaches its rowtime, then the rows of that rowtime are emitted
+sorted by the other keys (operator: :mod:`streamsql.runtime.operators.temporal_sort`).
+Insert-only; the rowtime stays a time attribute.
+
+Refused as Flink refuses them ("Sort on a non-time-attribute field is not supported", checked on
+PyFlink 2.3): a first key that is not an event-time attribute (any other column, the rowtime
+DESC, a time attribute an aggregation materialized). ORDER BY a processing-time attribute
+(Flink's ``ProcTimeSortOperator``) is not built here and is refused as not supported yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from sqlglot import exp
+
+from streamsql.plan.limit import drop_hidden, order_columns, select_order_keys
+from streamsql.plan.nodes import INSERT_ONLY, PlanNode
+from streamsql.plan.windows import is_proctime, time_attributes
+
+
+@dataclass(eq=False)
+class TemporalSortNode(PlanNode):
+    """Rows sorted by an ascending rowtime (emitted by watermark), then by the other ORDER BY keys.
+
+    Attributes:
+        ts_index: the input column of the rowtime (the first ORDER BY key).
+        order / descending / nulls_first: the other ORDER BY keys (input columns), per key.
+        labels: the ORDER BY as Flink's EXPLAIN prints it (``ts ASC, id ASC``).
+        out_time_attributes: the input's time attributes, passed through (rows are not changed).
+    """
+
+    ts_index: int = 0
+    order: list[int] = field(default_factory=list)
+    descending: list[bool] = field(default_factory=list)
+    nulls_first: list[bool] = field(default_factory=list)
+    labels: str = ""
+    out_time_attributes: set = field(default_factory=set)
+
+    kind: ClassVar[str] = "temporal-sort"
+    stateful: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN (Flink's spelling)."""
+        return f"TemporalSort(orderBy=[{self.labels}])"
+
+
+def wants_temporal_sort(sel: exp.Select) -> bool:
+    """``sel`` has an ORDER BY without LIMIT / FETCH / OFFSET (the only form planned here)."""
+    return sel.args.get("order") is not None and sel.args.get("limit") is None \
+        and sel.args.get("offset") is None
+
+
+def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
+    """Plan ``sel`` (an ORDER BY without LIMIT) as its rows under a :class:`TemporalSortNode`.
+
+    ``where``: ``"statement"`` (the statement's own query), ``"view"`` (a view's) or ``""``.
+    Only the statement's own query sorts (a top-level SELECT, an INSERT's or a CTAS's query): in a
+    subquery or CTE the ORDER BY is dropped, as Calcite removes it there (checked on PyFlink 2.3:
+    ``SELECT * FROM (SELECT * FROM ev ORDER BY ts) WHERE id > 1`` plans no sort).
+
+    Keys that are not result columns are hidden columns dropped after the sort, as for
+    ``ORDER BY ... LIMIT`` (:func:`~streamsql.plan.limit.select_order_keys`).
+
+    Raises:
+        SqlError: in a view's query (Flink keeps or drops it depending on the reader: not done);
+            at the first ORDER BY item when it is not an ascending event-time attribute of
+            an insert-only input (Flink's words), or a processing-time one (not supported yet).
+    """
+    order = sel.args["order"]
+    if where == "view":
+        planner._fail(order, "ORDER BY without LIMIT in a view is not supported yet (Flink sorts, or drops "
+                             "the ORDER BY, depending on the query reading the view); put the ORDER BY in "
+                             "the query that reads the view")
+    if where != "statement":
+        rows = sel.copy()  # a subquery or CTE: Calcite drops its ORDER BY (Flink plans no sort)
+        rows.set("order", None)
+        return planner._select_rows(rows)[0]
+    widened, hidden = select_order_keys(sel, any_order=True)
+    rows = widened.copy()
+    rows.set("order", None)
+    node, _ = planner._select_rows(rows)
+    keys = widened.args["order"]
+    cols, descending, nulls_first, labels = order_columns(planner, keys, node, "ORDER BY")
+    first = order.expressions[0]
+    name = node.schema.names[cols[0]]
+    if is_proctime(node, name) and not descending[0]:
+        planner._fail(first, "ORDER BY a processing-time attribute (Flink's ProcTimeSort) is not supported "
+                             "yet; order by an event-time attribute, or add LIMIT n for a Top-N")
+    if node.mode != INSERT_ONLY or descending[0] or name not in time_attributes(node):
+        planner._fail(first, "Sort on a non-time-attribute field is not supported: ORDER BY without LIMIT on "
+                             "a stream must start with an ascending event-time attribute (Flink's temporal "
+                             "sort); add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a "
+                             "SELECT's final table sorted")
+    sort = TemporalSortNode([node], node.schema, INSERT_ONLY, ts_index=cols[0], order=cols[1:],
+                            descending=descending[1:], nulls_first=nulls_first[1:], labels=", ".join(labels),
+                            out_time_attributes=time_attributes(node))
+    return drop_hidden(sort, hidden)

@@ -1,0 +1,143 @@
+"""Temporal sort, as Flink's ``RowTimeSortOperator`` (``ORDER BY rowtime [, ...]`` without LIMIT).
+
+Semantics (times in **milliseconds**, source: Flink 2.3's ``RowTimeSortOperator``): a row waits
+in state under its rowtime until the watermark reaches that rowtime (an event-time timer at the
+rowtime), then every row of that rowtime is emitted, sorted by the other ORDER BY keys (a
+stable sort: rows equal on them keep their arrival order), insert-only; rowtimes fire in
+ascending order. A row is late, dropped and counted in the job metric ``late_records``, when its
+rowtime is not after the last rowtime emitted (Flink's ``lastTriggeringTs``; none before the
+first emission), so a row behind the watermark but newer than the last emission is still
+taken and emitted at the next watermark. A NULL rowtime is dropped. One task holds every row
+(the plan sends all rows to it), so the state has one key group.
+
+State layout (``base`` = the key group of the empty key, then :data:`_ROWS_TAG` or
+:data:`_LAST_TAG`):
+
+======================================= =====================================================
+``base + 'R' + rowtime(8)``             :data:`SORT_ROWS`: the rowtime's rows not emitted
+                                        yet, ``[[sort key bytes, row], ...]`` in arrival order
+``base + 'L'``                          :data:`SORT_LAST`: the last rowtime emitted
+``kg + TIMER_TAG + end(8) + key``       the rowtime's event-time timer (``end`` = rowtime + 1)
+``WATERMARK_KEY``                       the watermark at the last checkpoint
+======================================= =====================================================
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pyarrow as pa
+
+from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.runtime.operators.sort_keys import sort_keys
+from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late, rowtimes
+from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
+
+#: One rowtime's pending rows (tagged msgpack).
+SORT_ROWS = ValueFormat("temporal-sort/rows", 1)
+#: The last rowtime emitted (tagged msgpack int).
+SORT_LAST = ValueFormat("temporal-sort/last", 1)
+_ROWS_TAG, _LAST_TAG = b"R", b"L"
+_TS = struct.Struct(">q")
+
+
+class TemporalSortOperator(WindowOperatorBase):
+    """Buffers rows until the watermark passes their rowtime, then emits them sorted (module docstring).
+
+    Args:
+        ts_index: the input column of the rowtime.
+        order / descending / nulls_first: the secondary ORDER BY keys (input columns), per key.
+        schema: Arrow schema of input and output (rows pass unchanged).
+    """
+
+    state_ttl_missing = None  # Flink's RowTimeSortOperator keeps no TTL'd state either
+
+    def __init__(self, ts_index: int, order: list[int], descending: list[bool], nulls_first: list[bool],
+                 schema: pa.Schema):
+        self.ts_index = ts_index
+        self.order = order
+        self.descending = descending
+        self.nulls_first = nulls_first
+        self.schema = schema
+        self._base = with_key_groups(encode_keys([], 1))[0]
+        self._last_key = self._base + _LAST_TAG
+
+    def open(self, ctx) -> None:
+        """Called once; the last emitted rowtime is read at the first element (after any restore)."""
+        super().open(ctx)
+        self._last: int | None = None
+        self._last_loaded = False
+
+    def _last_emitted(self) -> int | None:
+        if not self._last_loaded:  # after open or restore
+            raw = self.ctx.state.get_many([self._last_key])[0]
+            self._last = SORT_LAST.decode(raw) if raw is not None else None
+            self._last_loaded = True
+        return self._last
+
+    def _bucket(self, ts: int) -> bytes:
+        return self._base + _ROWS_TAG + _TS.pack(ts)
+
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Store the batch's rows under their rowtimes (late and NULL-rowtime rows are dropped)."""
+        self._ensure_loaded()
+        table = batch.table
+        ts, valid = rowtimes(table.column(self.ts_index))
+        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
+        last = self._last_emitted()
+        if last is not None:
+            late = keep & (ts <= last)
+            add_late(self.ctx.metrics, int(late.sum()))
+            keep &= ~late
+        if not keep.all():
+            idx = np.flatnonzero(keep)
+            table, ts = table.take(pa.array(idx)), ts[idx]
+        if table.num_rows == 0:
+            return []
+        keys = (sort_keys([table.column(i) for i in self.order], self.descending, self.nulls_first)
+                if self.order else [b""] * table.num_rows)
+        rows = list(zip(*(c.to_pylist() for c in table.columns)))
+        by_ts: dict[int, list] = {}
+        for t, key, row in zip(ts.tolist(), keys, rows):
+            by_ts.setdefault(t, []).append([key, row])
+        buckets = [self._bucket(t) for t in by_ts]
+        puts: list = []
+        for (t, new), bucket, old in zip(by_ts.items(), buckets, self.ctx.state.get_many(buckets)):
+            if old is None:
+                self.timers.add(t + 1, bucket, puts)  # timers fire at end - 1: at the rowtime
+                pending = new
+            else:
+                pending = SORT_ROWS.decode(old) + new
+            puts.append((bucket, SORT_ROWS.encode(pending)))
+        self.ctx.state.write(puts)
+        return []
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Emit the rows of every rowtime the watermark reached, in (rowtime, keys) order; forward it."""
+        _, deletes, buckets = self._pop_due_keys(watermark)
+        if not buckets:
+            if deletes:
+                self.ctx.state.write([], deletes)
+            return [watermark]
+        emitted: list[tuple[int, tuple]] = []
+        last = self._last_emitted()
+        for bucket, raw in zip(buckets, self.ctx.state.get_many(buckets)):
+            if raw is None:
+                continue
+            t = _TS.unpack_from(bucket, len(self._base) + 1)[0]
+            pending = SORT_ROWS.decode(raw)
+            pending.sort(key=lambda p: p[0])  # stable: ties keep arrival order, as Java's List.sort
+            emitted += [(t, tuple(row)) for _, row in pending]
+            deletes.append(bucket)
+            last = t if last is None else max(last, t)
+        self._last = last
+        puts = [(self._last_key, SORT_LAST.encode(last))] if last is not None else []
+        self.ctx.state.write(puts, deletes)
+        return self._emit_then_forward(emitted, watermark)
+
+    def _to_table(self, rows: list[tuple]) -> pa.Table:
+        """Output rows (Python values, as stored) → Arrow."""
+        columns = list(zip(*rows))
+        arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.schema)]
+        return pa.Table.from_arrays(arrays, schema=self.schema)
