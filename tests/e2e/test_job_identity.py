@@ -300,12 +300,16 @@ def test_stop_with_savepoint_of_a_job_that_failed_at_start_says_it_is_not_runnin
                               "nothing to stop and no savepoint to take")
 
 
-def test_stop_with_savepoint_of_a_finished_job_is_refused(script):
-    """A finished job has nothing to stop: no savepoint path (it gave its last checkpoint's)."""
+def test_stop_job_of_a_finished_job_says_it_had_ended(script):
+    """A finished job has nothing to stop: WITH SAVEPOINT is refused (it gave its last checkpoint's
+    path), without it the answer says the job had already ended (it said "stopped (FINISHED)")."""
     env, job = script(FIVE, OUT, COUNTS)
     assert job.wait(30) == "FINISHED"
     with pytest.raises(ExecutionError, match=r"is not running \(FINISHED\)"):
         env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
+    result = env.execute_sql(f"STOP JOB '{job.job_id}'")
+    assert result.message == f"[INFO] Job {job.job_id} had already ended (FINISHED); nothing to stop."
+    assert job.status == "FINISHED"
 
 
 def test_own_savepoint_restored_by_its_printed_relative_path(tmp_path, monkeypatch):
