@@ -267,6 +267,15 @@ class StreamEnvironment:
             msg = ("STOP JOB ... WITH SAVEPOINT needs 'execution.checkpointing.storage' = 'filesystem': "
                    "this job keeps its checkpoints in the memory of this process")
             raise SqlError(msg, sql)
+        if tree.args.get("savepoint") and job.done:
+            # Flink stops only a running job; an ended one may have no checkpoint (or coordinator) at all.
+            msg = (f"Job '{job.name}' (id {job.job_id}) is not running ({job.status}): there is nothing to "
+                   "stop and no savepoint to take")
+            raise ExecutionError(msg)
+        if not tree.args.get("savepoint") and job.done:
+            # "stopped (FINISHED)" read as if this statement had stopped it.
+            return TableResult("ok", message=f"[INFO] Job {job.job_id} had already ended ({job.status}); "
+                                             "nothing to stop.")
         if not tree.args.get("savepoint"):
             job.cancel()
             return TableResult("ok", message=f"[INFO] Job {job.job_id} stopped ({job.status}).")

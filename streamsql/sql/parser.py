@@ -100,7 +100,7 @@ def parse_statement(text: str) -> exp.Expr:
 
     Raises:
         SqlError: for a syntax error, an empty input, more than one statement, or a statement
-            StreamSQL does not run (UPDATE, ALTER, CREATE FUNCTION ...); positioned (line/col
+            StreamSQL does not run (UPDATE, DELETE, ALTER VIEW ...); positioned (line/col
             relative to ``text``) at the offending token.
         InternalError: if sqlglot fails in an unexpected way (our bug).
     """

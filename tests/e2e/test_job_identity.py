@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ExecutionError, StreamSQLError
 from tests.e2e.test_embedding_api import until
 
 TICKS = "CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '{rate}')"
@@ -281,6 +281,35 @@ def test_stop_job_without_savepoint_cancels_as_flink(script):
     until(lambda: again.runner.restored_from is not None)
     assert again.runner.restored_from >= 2
     again.cancel()
+
+
+def test_stop_with_savepoint_of_a_job_that_failed_at_start_says_it_is_not_running(script, kafka_bootstrap):
+    """A job whose Kafka sink topic is missing fails before its checkpoint coordinator exists;
+    STOP JOB ... WITH SAVEPOINT then said "Internal error: 'NoneType' object has no attribute
+    'last_completed'" (found walking the shell). Flink stops only a running job."""
+    topic = f"nc24-missing-{os.getpid()}"
+    sink = (f"CREATE TABLE out (g INT, n BIGINT, PRIMARY KEY (g) NOT ENFORCED) WITH ('connector' = "
+            f"'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
+            "'key.format' = 'json', 'value.format' = 'json')")
+    env, job = script(TICKS.format(rate=50), sink, COUNTS, **{"restart-strategy.type": "none"})
+    with pytest.raises(StreamSQLError, match="does not exist"):
+        job.wait(30)
+    with pytest.raises(ExecutionError) as err:
+        env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
+    assert str(err.value) == (f"Job '{job.name}' (id {job.job_id}) is not running (FAILED): there is "
+                              "nothing to stop and no savepoint to take")
+
+
+def test_stop_job_of_a_finished_job_says_it_had_ended(script):
+    """A finished job has nothing to stop: WITH SAVEPOINT is refused (it gave its last checkpoint's
+    path), without it the answer says the job had already ended (it said "stopped (FINISHED)")."""
+    env, job = script(FIVE, OUT, COUNTS)
+    assert job.wait(30) == "FINISHED"
+    with pytest.raises(ExecutionError, match=r"is not running \(FINISHED\)"):
+        env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT")
+    result = env.execute_sql(f"STOP JOB '{job.job_id}'")
+    assert result.message == f"[INFO] Job {job.job_id} had already ended (FINISHED); nothing to stop."
+    assert job.status == "FINISHED"
 
 
 def test_own_savepoint_restored_by_its_printed_relative_path(tmp_path, monkeypatch):

@@ -194,7 +194,7 @@ def test_help_lists_commands_statements_and_connector_options(shell):
     out = sh.expect(r"Ctrl-D or QUIT leaves the shell", after=m) and sh.screen()[m:]
     for word in ("CLEAR", "QUIT, EXIT", "SHOW JOBS", "STOP JOB 'id'", "PRINT TOPIC", "EXECUTE STATEMENT SET",
                  "FUNCTION [IF NOT EXISTS] f AS 'module.function' LANGUAGE PYTHON", "SHOW [USER] FUNCTIONS",
-                 "SHOW CREATE VIEW v"):
+                 "SHOW CREATE VIEW v", "ALTER TABLE [IF EXISTS] t", "AS SELECT"):
         assert word in out, word
     sh.send_expect("HELP datagen;\n", r"'number-of-rows'.*'fields\.\*'")
 
