@@ -215,7 +215,8 @@ def run_assignment(files: CheckpointStorage, resuming: bool) -> int:
     if recorded is None:
         return KG_ASSIGNMENT_RANGES
     text = recorded.decode(errors="replace").strip()
-    assignment = int(text) if text.isdigit() else text
+    # isascii: str.isdigit() takes '²' for a digit, which int() refuses
+    assignment = int(text) if text.isascii() and text.isdigit() else text
     if assignment not in (KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED):
         msg = (f"The unfinished run in {files.dir} spreads key groups over its tasks by assignment "
                f"{assignment}, which this StreamSQL does not know: resume it with the StreamSQL that "
