@@ -11,61 +11,24 @@ all 400 rows, as in one task.
 
 from __future__ import annotations
 
-import importlib
-import shutil
 from collections import Counter
 
 import pytest
 
-from streamsql.core.elements import RowKind
-from streamsql.functions.udf import udaf
-from tests.checkpoint.test_shared_argument_savepoint import FIXTURE, JOB, KEYS, _duck, _final
-from tests.runtime import query_fuzz_savepoint as fuzz
-from tests.runtime.oracle import make_env
-
-
-def _run_parallel(tmp_path, bootstrap: str, topic: str, parallelism: int) -> tuple[object, list]:
-    savepoint = tmp_path / "savepoint"
-    shutil.copytree(FIXTURE / "savepoint", savepoint)
-    extra = "INSERT INTO kout SELECT k, v FROM t"
-    sql = JOB["statement_set"].removesuffix(" END") + f" {extra}; END"
-    with fuzz.connectors():
-        fuzz.GATES.clear()
-        fuzz.OPENED.clear()
-        fuzz.WRITTEN.clear()
-        settings = {"pipeline.name": f"shared-arguments-p{parallelism}",
-                    "parallelism.default": str(parallelism),
-                    "execution.savepoint.path": str(tmp_path / JOB["savepoint"])}
-        with make_env(tmp_path / "run", "hashmap", None, settings) as env:
-            for name, (module, cls, result, inputs) in JOB["functions"].items():
-                impl = getattr(importlib.import_module(module), cls)()
-                env.create_temporary_function(name, udaf(impl, result_type=result, input_types=inputs))
-            for ddl in JOB["ddl"]:
-                env.execute_sql(ddl.format(source=JOB["source"], sink=JOB["sink"], path=FIXTURE / "t.json"))
-            env.execute_sql(f"""CREATE TABLE kout (k STRING, v INT) WITH ('connector' = 'kafka',
-                'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json')""")
-            job = env.execute_sql(sql).job
-            try:
-                job.wait(240)
-            finally:
-                written = list(fuzz.WRITTEN)
-    return job, written
+from tests.checkpoint.test_shared_argument_savepoint import _run, check_updating_inserts
 
 
 @pytest.mark.parametrize("parallelism", [2, 3])
 def test_735568bs_savepoint_restores_into_a_parallel_job(tmp_path, kafka_bootstrap, kafka_topic_factory,
                                                         parallelism):
-    job, written = _run_parallel(tmp_path, kafka_bootstrap, kafka_topic_factory(), parallelism)
+    kout = (f"CREATE TABLE kout (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = "
+            f"'{kafka_topic_factory()}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
+            "'format' = 'json')")
+    job, written = _run(tmp_path, "hashmap", more={"parallelism.default": str(parallelism)},
+                        extra=(kout, "INSERT INTO kout SELECT k, v FROM t"))
     assert job.status == "FINISHED"
     assert job.runner.restored_from is not None
-    expected = _duck()
-    by_insert: dict[str, list] = {q: [] for q in JOB["inserts"]}
-    for kind, row in written:
-        by_insert[row[0]].append((kind, row))
-    for q, width in KEYS.items():
-        changes = by_insert[q]
-        assert RowKind.INSERT not in {k for k, _ in changes}, q  # every key's state was restored
-        assert _final(changes, width) == expected[q], q
+    by_insert, expected = check_updating_inserts(written)
     over = Counter(r for _, r in by_insert["over"])
     assert not over - expected["over"]
     windows = Counter(r for _, r in by_insert["window"])
