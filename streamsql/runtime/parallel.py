@@ -417,10 +417,11 @@ class ParallelJobRunner:
             return
         # refuse what is not a savepoint, or state this plan does not claim, before resetting anything
         ignore = ignore_unclaimed(self.config.as_dict())
-        claim_savepoint(path, self.files, self.stages, self.operators, ignore)
+        key = self.identity.recovery_key  # the setting that named it, for messages
+        claim_savepoint(path, self.files, self.stages, self.operators, ignore, key)
         self.reset()
         self._seeded = seed_tasks(path, self.files, self.stages, self.identity.digest,
-                                  self.config.get("state.dir"))
+                                  self.config.get("state.dir"), key)
         self.files.write_file(RESTORED_FILE, path.encode())
 
     def _check_tasks(self) -> None:
