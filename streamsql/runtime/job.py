@@ -93,7 +93,9 @@ class JobRunner:
         own = coord.storage
         if self.identity is not None:  # a parallel job's savepoint restores merged into one task
             sources, scratch = {s.source_id for s in graph.sources}, self.config.get("state.dir")
-            self.identity.merge_savepoint = lambda path, files: merge_savepoint(path, files, sources, scratch)
+            key = self.identity.recovery_key  # the setting that named the savepoint, for messages
+            self.identity.merge_savepoint = lambda path, files: merge_savepoint(path, files, sources, scratch,
+                                                                                key)
         point = (self.identity.restore_point(own, committed) if self.identity
                  else RestorePoint.own(own, committed))
         own.discard_after(point.keep)

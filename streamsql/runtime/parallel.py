@@ -215,7 +215,8 @@ def run_assignment(files: CheckpointStorage, resuming: bool) -> int:
     if recorded is None:
         return KG_ASSIGNMENT_RANGES
     text = recorded.decode(errors="replace").strip()
-    assignment = int(text) if text.isdigit() else text
+    # isascii: str.isdigit() takes '²' for a digit, which int() refuses
+    assignment = int(text) if text.isascii() and text.isdigit() else text
     if assignment not in (KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED):
         msg = (f"The unfinished run in {files.dir} spreads key groups over its tasks by assignment "
                f"{assignment}, which this StreamSQL does not know: resume it with the StreamSQL that "
@@ -416,10 +417,11 @@ class ParallelJobRunner:
             return
         # refuse what is not a savepoint, or state this plan does not claim, before resetting anything
         ignore = ignore_unclaimed(self.config.as_dict())
-        claim_savepoint(path, self.files, self.stages, self.operators, ignore)
+        key = self.identity.recovery_key  # the setting that named it, for messages
+        claim_savepoint(path, self.files, self.stages, self.operators, ignore, key)
         self.reset()
         self._seeded = seed_tasks(path, self.files, self.stages, self.identity.digest,
-                                  self.config.get("state.dir"))
+                                  self.config.get("state.dir"), key)
         self.files.write_file(RESTORED_FILE, path.encode())
 
     def _check_tasks(self) -> None:

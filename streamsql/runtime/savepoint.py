@@ -41,7 +41,7 @@ import shutil
 import tempfile
 from typing import Any
 
-from streamsql.checkpoint.identity import JobIdentityError, read_job_file
+from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentityError, read_job_file
 from streamsql.checkpoint.operators import claim_state
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.assignment import (
@@ -62,6 +62,8 @@ from streamsql.state.rescale import rescale_snapshots
 log = logging.getLogger(__name__)
 
 MANIFEST = "_savepoint"
+#: the setting messages name when the caller does not say which one named the savepoint
+SAVEPOINT_KEY = RECOVERY_KEYS[1]
 
 
 def task_key(stage: int, task: int) -> str:
@@ -119,8 +121,8 @@ def _copier(local: str):
     return copy
 
 
-def read_manifest(path: str, like: CheckpointStorage) -> dict:
-    """The manifest of the savepoint at ``path``.
+def read_manifest(path: str, like: CheckpointStorage, key: str = SAVEPOINT_KEY) -> dict:
+    """The manifest of the savepoint at ``path`` (``key``: the setting that named it, for messages).
 
     A single-process job's savepoint (its ``chk-<n>`` folder, marked by an empty ``_savepoint``)
     has no manifest of its own; it reads as ``{"job", "fingerprint", "single": n, "backend": None}``:
@@ -131,13 +133,13 @@ def read_manifest(path: str, like: CheckpointStorage) -> dict:
     """
     data = like.at(path.rstrip("/")).read_file(MANIFEST)
     if data is None:
-        msg = (f"'execution.savepoint.path' = '{path}' is not a savepoint (no _savepoint marker): use the "
+        msg = (f"'{key}' = '{path}' is not a savepoint (no _savepoint marker): use the "
                "path that STOP JOB ... WITH SAVEPOINT returned")
         raise JobIdentityError(msg)
     if not data.strip():  # a single-process job's savepoint: an empty marker in its chk-<n> folder
         job_dir, _, base = path.rstrip("/").rpartition("/")
         if not (base.startswith("chk-") and base[4:].isdigit()):
-            msg = (f"'execution.savepoint.path' = '{path}' holds a single-process savepoint marker but "
+            msg = (f"'{key}' = '{path}' holds a single-process savepoint marker but "
                    "is not a chk-<n> folder: use the path that STOP JOB ... WITH SAVEPOINT returned")
             raise JobIdentityError(msg)
         writer = read_job_file(like.at(job_dir)) or {}
@@ -156,7 +158,7 @@ def _stage_checkpoints(path: str, manifest: dict, stage: int,
 
 
 def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerprint: str,
-               scratch: str) -> int:
+               scratch: str, key: str = SAVEPOINT_KEY) -> int:
     """Write the seed checkpoint of every task of ``stages`` from the savepoint at ``path``.
 
     Args:
@@ -166,6 +168,8 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
         fingerprint: the new run's fingerprint (another job's savepoint is restored with a warning).
         scratch: a local folder for the rescale's working files (made when missing: a restore on
             a fresh ``'state.dir'``, another machine's, has none yet).
+        key: the setting that named ``path`` (:data:`~streamsql.checkpoint.identity.RECOVERY_KEYS`),
+            for messages.
 
     Returns:
         The seeds' highest checkpoint id: what the tasks resume from (a stage's seed has its
@@ -174,12 +178,12 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
     Raises:
         JobIdentityError: not a savepoint, or one of a job with other stages.
     """
-    manifest = read_manifest(path, files)
+    manifest = read_manifest(path, files, key)
     seeded = 0
     single = manifest.get("single") is not None
     old = manifest.get("stages", {})
     if not single and sorted(old) != sorted(str(s.id) for s in stages):
-        msg = (f"'execution.savepoint.path' = '{path}' is a savepoint of a job with stages {sorted(old)}, "
+        msg = (f"'{key}' = '{path}' is a savepoint of a job with stages {sorted(old)}, "
                f"this job has {sorted(str(s.id) for s in stages)}: it cannot be restored into it")
         raise JobIdentityError(msg)
     if manifest.get("fingerprint") != fingerprint:
@@ -221,7 +225,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
 
 
 def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],
-                    scratch: str) -> tuple[CheckpointStorage, int]:
+                    scratch: str, key: str = SAVEPOINT_KEY) -> tuple[CheckpointStorage, int]:
     """The savepoint at ``path`` merged into one checkpoint, for the job restoring it in one task.
 
     Every stage's snapshots are merged (:func:`~streamsql.state.rescale.rescale_snapshots`
@@ -236,6 +240,7 @@ def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],
         files: the restoring job's checkpoint folder.
         sources: the restoring job's source ids (positions of other ids are the old exchanges').
         scratch: a local folder for the working files (made when missing).
+        key: the setting that named ``path``, for messages.
 
     Returns:
         The merged checkpoint's folder and id (the savepoint's highest).
@@ -243,11 +248,11 @@ def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],
     Raises:
         JobIdentityError: ``path`` is not a parallel job's savepoint.
     """
-    manifest = read_manifest(path, files)
+    manifest = read_manifest(path, files, key)
     stages = manifest.get("stages")
     if not (isinstance(stages, dict) and stages
             and all(isinstance(ids, list) and ids for ids in stages.values())):
-        msg = (f"'execution.savepoint.path' = '{path}' is the savepoint of a parallel job, but its manifest "
+        msg = (f"'{key}' = '{path}' is the savepoint of a parallel job, but its manifest "
                f"({MANIFEST}) lists no tasks' checkpoints: use the path that STOP JOB ... WITH SAVEPOINT "
                "returned")
         raise JobIdentityError(msg)
@@ -281,7 +286,7 @@ def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],
 
 
 def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], operators: dict[str, dict],
-                    ignore: bool) -> None:
+                    ignore: bool, key: str = SAVEPOINT_KEY) -> None:
     """Check that the new plan claims the state of every stage of the savepoint at ``path``.
 
     Called before the job is reset for the savepoint, so a refusal leaves everything as it was;
@@ -293,12 +298,13 @@ def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], op
         stages: the new run's stages.
         operators: the new plan's state signatures (:mod:`streamsql.plan.state_signature`).
         ignore: ``'execution.state-recovery.ignore-unclaimed-state'``.
+        key: the setting that named ``path``, for messages.
 
     Raises:
         StateMappingError: a stage's state that the new plan does not claim
             (:func:`~streamsql.checkpoint.operators.claim_state`).
     """
-    manifest = read_manifest(path, files)
+    manifest = read_manifest(path, files, key)
     if manifest.get("single") is not None:  # one checkpoint of every stage's operators
         [(storage, cid)] = _stage_checkpoints(path, manifest, 0, files)
         mine = {n.id for s in stages for n in walk(s.roots)}

@@ -146,6 +146,19 @@ def test_a_savepoint_path_that_is_not_a_parallel_savepoint_is_refused(kafka_boot
         env.execute_sql(JOB).job.wait(60)
 
 
+@pytest.mark.parametrize("key", ["execution.state-recovery.path", "execution.savepoint.path"])
+def test_a_refused_savepoint_path_is_named_by_the_key_that_set_it(kafka_bootstrap, kafka_topic_factory,
+                                                                   tmp_path, key):
+    """Flink 2.3's key is 'execution.state-recovery.path' (the other, the older name, is read too):
+    a refusal names the one the job set, not always the older one."""
+    topics = _topics(kafka_topic_factory)
+    (tmp_path / "elsewhere").mkdir()
+    env = _env(tmp_path, f"sp-{uuid.uuid4().hex[:8]}", 2, kafka_bootstrap, topics, bounded=True)
+    env.execute_sql(f"SET '{key}' = '{tmp_path / 'elsewhere'}'")
+    with pytest.raises(JobIdentityError, match=f"^'{key}' = '.*' is not a savepoint"):
+        env.execute_sql(JOB).job.wait(60)
+
+
 def test_a_parallel_savepoint_restores_in_one_task(kafka_bootstrap, kafka_admin, kafka_topic_factory,
                                                    tmp_path):
     """2 -> 1: the savepoint's stages merged into one task's checkpoint (every key group, the

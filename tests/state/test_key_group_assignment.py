@@ -60,7 +60,8 @@ def test_a_new_run_records_todays_assignment_an_unfinished_one_keeps_its_own(tmp
     assert run_assignment(files, resuming=True) == KG_ASSIGNMENT
     files.delete_file(ASSIGNMENT_FILE)  # a run started before the file: Flink's ranges
     assert run_assignment(files, resuming=True) == KG_ASSIGNMENT_RANGES
-    for unknown in (b"7", b"x"):
+    # "²" is a digit to str.isdigit but not to int(): a corrupt file, refused as the others
+    for unknown in (b"7", b"x", "²".encode()):
         files.write_file(ASSIGNMENT_FILE, unknown)
         refused = f"assignment {unknown.decode()}, which this StreamSQL does not know"
         with pytest.raises(ConfigError, match=refused):

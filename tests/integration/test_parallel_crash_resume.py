@@ -1,0 +1,68 @@
+"""An in-process parallel job killed inside the checkpoint protocol resumes with the key groups it had.
+
+16 INT keys: under today's bit-reversed assignment both tasks of 2 (and all of 3) hold keys (under
+the ranges one task held all 16, so a crash never had state on both). The job (its tasks as
+threads of one process, the embedding API's path) dies with ``os._exit(137)`` at a fault point of
+the checkpoint protocol; the same job started again resumes the unfinished run (its
+``_key_groups``, its tasks' committed state and its exchange topic) and reads on to the end. The
+upsert topic's final table must be DuckDB's over all the rows.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+
+import pytest
+
+from tests.integration.test_parallel import _duck, _load, _upserts
+
+QUERY = "SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k"
+SCRIPT = textwrap.dedent("""
+    import sys
+    from streamsql.environment import StreamEnvironment
+    chk, state, src, out, bootstrap, parallelism = sys.argv[1:]
+    env = StreamEnvironment({
+        "parallelism.default": parallelism, "pipeline.name": "crash-resume",
+        "execution.checkpointing.interval": "200 ms", "execution.batch-size": "25",
+        "execution.checkpointing.dir": chk, "state.dir": state})
+    env.execute_sql(f'''CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH (
+        'connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')''')
+    env.execute_sql(f'''CREATE TABLE out_t (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json')''')
+    job = env.execute_sql("INSERT INTO out_t SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k").job
+    job.wait(300)
+    print("STATUS", job.status, "RESTORED", job.runner.restored_from)
+""")
+
+
+def _run(args: list[str], fault: str | None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("STREAMSQL_FAULT")}
+    if fault:
+        env["STREAMSQL_FAULT"] = fault
+    return subprocess.run([sys.executable, "-c", SCRIPT, *args], env=env, capture_output=True, text=True,
+                          timeout=400)
+
+
+@pytest.mark.parametrize(("parallelism", "fault"), [
+    (2, "after_commit_before_bookkeeping:4"),
+    (2, "before_exchange_commit:4"),
+    (3, "after_snapshot_before_commit:4"),
+])
+def test_a_killed_parallel_run_resumes_with_its_key_groups(tmp_path, kafka_bootstrap, kafka_topic_factory,
+                                                           parallelism, fault):
+    src, out = kafka_topic_factory(partitions=8), kafka_topic_factory()
+    rows = [{"id": i, "k": i % 16, "v": i % 7, "ts": "2026-01-01 00:00:00.000"} for i in range(3000)]
+    _load(kafka_bootstrap, src, rows)
+    args = [str(tmp_path / "chk"), str(tmp_path / "state"), src, out, kafka_bootstrap, str(parallelism)]
+    first = _run(args, fault)
+    assert first.returncode == 137, (first.stdout, first.stderr[-3000:])  # died at the fault point
+    assert (tmp_path / "chk" / "crash-resume" / "_key_groups").read_text() == "2"
+    second = _run(args, None)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "STATUS FINISHED RESTORED" in second.stdout and "RESTORED None" not in second.stdout, second.stdout
+    assert _upserts(kafka_bootstrap, out, ["k", "c", "s"]) == Counter(_duck(QUERY, src=rows))
