@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
@@ -278,6 +279,40 @@ def regexp_extract(c: Call) -> exp.Expression:
     # The first match's group, NULL without a match: one regex pass (regexp_matches + regexp_extract
     # took two, and the FN benchmark workload spent most of its time there).
     return template(f"regexp_extract_all({{0}}, {{1}}, {group})[1]", c.args[0], c.args[1])
+
+
+@scalar("REGEXP_EXTRACT_ALL", group="string", sig=((S, S), (S, S, INTEGER)),
+        result=lambda c: SqlType.array(SqlType("STRING")),
+        nulls="NULL if any argument is NULL; an element is NULL where the group did not take part in "
+              "the match",
+        differences="The pattern and the group index must be literals, and the pattern must not match the "
+                    "empty string (Java's empty matches are not reproduced); a group index out of range is "
+                    "refused at planning (Flink fails the job on every row that is not NULL). Java regular "
+                    "expressions run on RE2.")
+def regexp_extract_all(c: Call) -> exp.Expression:
+    """Group ``g`` (default 1, as Flink's ``RegexpExtractAllFunction``) of every match, in order.
+
+    Java's ``Matcher.find`` loop and RE2's ``regexp_extract_all`` visit the same matches when none
+    is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
+    both give NULL for a group that did not take part, '' for one that matched ''.
+    """
+    pattern = c.literal(1, "the pattern")
+    group = c.literal(2, "the group index") if len(c.args) == 3 else 1
+    if pattern is None or group is None:
+        return exp.Null()
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as e:
+        msg = f"REGEXP_EXTRACT_ALL: invalid regular expression {pattern!r}: {e}"
+        raise c.fail(msg) from None
+    if not 0 <= group <= groups:  # Flink's words (its job fails on the first row that is not NULL)
+        msg = f"REGEXP_EXTRACT_ALL: Extract group index {group} is out of range [0, {groups}]."
+        raise c.fail(msg)
+    if min_width(pattern) == 0:
+        msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
+               "supported yet (Java's empty matches are not reproduced)")
+        raise c.fail(msg)
+    return template(f"regexp_extract_all({{0}}, {{1}}, {group})", c.args[0], c.args[1])
 
 
 @scalar("SPLIT_INDEX", group="string", sig=((S, S, INTEGER),), result=STRING,
