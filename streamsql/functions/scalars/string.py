@@ -14,7 +14,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.python_functions import rowwise
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -283,14 +283,16 @@ def regexp_extract(c: Call) -> exp.Expression:
 
 @scalar("REGEXP_EXTRACT_ALL", group="string", sig=((S, S), (S, S, INTEGER)),
         result=lambda c: SqlType.array(SqlType("STRING")),
-        nulls="NULL if any argument is NULL; an element is NULL where the group did not take part in "
-              "the match",
+        nulls="NULL if any argument is NULL or the group does not exist; an element is NULL where the "
+              "group did not take part in the match",
         differences="The pattern and the group index must be literals, and the pattern must not match the "
-                    "empty string (Java's empty matches are not reproduced); a group index out of range is "
-                    "refused at planning (Flink fails the job on every row that is not NULL). Java regular "
-                    "expressions run on RE2.")
+                    "empty string (Java's empty matches are not reproduced). Java regular expressions run on "
+                    "RE2.")
 def regexp_extract_all(c: Call) -> exp.Expression:
     """Group ``g`` (default 1, as Flink's ``RegexpExtractAllFunction``) of every match, in order.
+
+    A group that does not exist gives NULL: Flink 2.3 answers NULL (difffuzz regression
+    ``REGEXP_EXTRACT_ALL(s, 'b')``), though its source throws on it.
 
     Java's ``Matcher.find`` loop and RE2's ``regexp_extract_all`` visit the same matches when none
     is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
@@ -305,9 +307,8 @@ def regexp_extract_all(c: Call) -> exp.Expression:
     except re.error as e:
         msg = f"REGEXP_EXTRACT_ALL: invalid regular expression {pattern!r}: {e}"
         raise c.fail(msg) from None
-    if not 0 <= group <= groups:  # Flink's words (its job fails on the first row that is not NULL)
-        msg = f"REGEXP_EXTRACT_ALL: Extract group index {group} is out of range [0, {groups}]."
-        raise c.fail(msg)
+    if not 0 <= group <= groups:  # NULL, as Flink 2.3 answers (its function's range check does not fail)
+        return exp.Null()
     if min_width(pattern) == 0:
         msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
                "supported yet (Java's empty matches are not reproduced)")
@@ -383,8 +384,23 @@ def translate(c: Call) -> exp.Expression:
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
     lambda c: template("to_base64(encode({0}))", *c.args))
-scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING)(
-    lambda c: template("decode(from_base64({0}))", *c.args))
+@scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING)
+def from_base64(c: Call) -> exp.Expression:
+    """The UTF-8 text of the base64 bytes, as Flink's ``java.util.Base64`` decoder reads them.
+
+    Java takes a last unit of 2 or 3 characters without its '=' padding (FROM_BASE64('YWJ') is
+    'ab'); DuckDB's decoder only whole units: the padding is added where none is written (a unit
+    of 1 character, or one padded in part, still fails, as in Flink).
+    """
+    raw = ("from_base64(CASE WHEN strpos({0}, '=') = 0 AND length({0}) % 4 IN (2, 3) "
+           "THEN {0} || repeat('=', 4 - length({0}) % 4) ELSE {0} END)")
+    # bytes that are no UTF-8 are read as Java's new String(bytes, UTF_8): U+FFFD for each malformed part
+    return template(bind(raw, "__b", f"coalesce(try(decode(__b)), {_UTF8_REPLACE.name}(__b))"), *c.args)
+
+
+_UTF8_REPLACE = register(VectorFunction(
+    "__streamsql_utf8_replace", "FROM_BASE64",
+    lambda a: rowwise(lambda b: b.decode("utf-8", "replace"), (a,), pa.string()), ("BLOB",), "VARCHAR"))
 
 
 @scalar("HEX", group="string", sig=(("INTEGER",), (S,)), result=STRING)
