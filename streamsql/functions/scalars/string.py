@@ -318,19 +318,31 @@ def regexp_extract_all(c: Call) -> exp.Expression:
 
 @scalar("SPLIT_INDEX", group="string", sig=((S, S, INTEGER),), result=STRING,
         nulls="NULL if any argument is NULL, the string is empty or the index is out of range",
-        differences="An empty separator splits at runs of white space, as Flink.")
+        differences="An empty separator splits at every white space character (Java's "
+                    "Character.isWhitespace), as Flink.")
 def split_index(c: Call) -> exp.Expression:
-    """Field ``index`` (0-based) of the string split at every occurrence of the separator."""
+    """Field ``index`` (0-based) of the string split at every occurrence of the separator.
+
+    An empty separator: commons-lang's ``splitByWholeSeparatorPreserveAllTokens`` (Flink's
+    ``SqlFunctionUtils.splitIndex``) splits at each white space character, keeping the empty fields
+    (``SPLIT_INDEX(' Hello World ', '', 0)`` is ''; trimming and splitting at runs gave 'Hello').
+    """
     # NULL for a NULL separator (DuckDB's string_split would not split: SPLIT_INDEX(' ', NULL, 0) was ' ')
     return template("CASE WHEN {0} = '' OR {2} < 0 OR {1} IS NULL THEN NULL WHEN {1} = '' "
-                    "THEN string_split_regex(trim({0}), '\\s+')[CAST({2} AS BIGINT) + 1] "
+                    f"THEN string_split_regex({{0}}, '{_JAVA_WHITESPACE}')[CAST({{2}} AS BIGINT) + 1] "
                     "ELSE string_split({0}, {1})[CAST({2} AS BIGINT) + 1] END", *c.args)
+
+
+# Java's Character.isWhitespace: Unicode space separators but the no-break ones, and these controls
+# (braces doubled: the text goes into a template)
+_JAVA_WHITESPACE = ("[\\t\\n\\x0B\\f\\r\\x1C-\\x1F \\x{{1680}}\\x{{2000}}-\\x{{2006}}"
+                    "\\x{{2008}}-\\x{{200A}}\\x{{2028}}\\x{{2029}}\\x{{205F}}\\x{{3000}}]")
 
 
 @scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING)
 def repeat(c: Call) -> exp.Expression:
     """The string repeated n times ('' for n <= 0)."""
-    return template("CASE WHEN {1} < 0 THEN '' ELSE repeat({0}, {1}) END", *c.args)
+    return template("CASE WHEN {0} IS NULL THEN NULL WHEN {1} < 0 THEN '' ELSE repeat({0}, {1}) END", *c.args)
 
 
 @scalar("CHR", group="string", sig=((INTEGER,),), result=STRING)
@@ -358,7 +370,9 @@ def _first_last(fn: str):
 
         DuckDB's functions drop -n characters instead.
         """
-        return template(f"CASE WHEN {{1}} <= 0 THEN '' ELSE {fn}({{0}}, {{1}}) END", *c.args)
+        # a NULL string is NULL whatever n (was '' for n <= 0)
+        return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN {{1}} <= 0 THEN '' "
+                        f"ELSE {fn}({{0}}, {{1}}) END", *c.args)
 
     return build
 
