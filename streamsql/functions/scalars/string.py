@@ -253,6 +253,27 @@ def one_pass_extract(c: Call) -> exp.Expression | None:
     return template(f"nullif({extract}, '')", c.args[0], c.args[1])
 
 
+def _pattern_and_group(c: Call, default: int) -> tuple[str | None, int]:
+    """The literal pattern and group of ``f(s, pattern[, group])``; (None, 0) when the call is NULL.
+
+    NULL for a NULL pattern or group and for a group the pattern does not have (Flink 2.3 answers
+    NULL for both REGEXP_EXTRACT and REGEXP_EXTRACT_ALL).
+
+    Raises:
+        FunctionError: when an argument is not a literal or the pattern does not compile.
+    """
+    pattern = c.literal(1, "the pattern")
+    group = c.literal(2, "the group index") if len(c.args) == 3 else default
+    if pattern is None or group is None:
+        return None, 0
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as e:
+        msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
+        raise c.fail(msg) from None
+    return (pattern, group) if 0 <= group <= groups else (None, 0)
+
+
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
@@ -265,16 +286,8 @@ def regexp_extract(c: Call) -> exp.Expression:
     The general form: a group that matched '' is '', one that did not take part NULL (the fast
     path, :func:`one_pass_extract`, serves the groups that never match '').
     """
-    pattern = c.literal(1, "the pattern")
-    group = c.literal(2, "the group index") if len(c.args) == 3 else 0
-    if pattern is None or group is None:
-        return exp.Null()
-    try:
-        groups = re.compile(pattern).groups
-    except re.error as e:
-        msg = f"REGEXP_EXTRACT: invalid regular expression {pattern!r}: {e}"
-        raise c.fail(msg) from None
-    if not 0 <= group <= groups:
+    pattern, group = _pattern_and_group(c, 0)
+    if pattern is None:
         return exp.Null()
     # The first match's group, NULL without a match: one regex pass (regexp_matches + regexp_extract
     # took two, and the FN benchmark workload spent most of its time there).
@@ -298,16 +311,8 @@ def regexp_extract_all(c: Call) -> exp.Expression:
     is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
     both give NULL for a group that did not take part, '' for one that matched ''.
     """
-    pattern = c.literal(1, "the pattern")
-    group = c.literal(2, "the group index") if len(c.args) == 3 else 1
-    if pattern is None or group is None:
-        return exp.Null()
-    try:
-        groups = re.compile(pattern).groups
-    except re.error as e:
-        msg = f"REGEXP_EXTRACT_ALL: invalid regular expression {pattern!r}: {e}"
-        raise c.fail(msg) from None
-    if not 0 <= group <= groups:  # NULL, as Flink 2.3 answers (its function's range check does not fail)
+    pattern, group = _pattern_and_group(c, 1)
+    if pattern is None:
         return exp.Null()
     if min_width(pattern) == 0:
         msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
