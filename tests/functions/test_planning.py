@@ -83,6 +83,10 @@ def refused(env, sql: str) -> SqlError:
     ("SELECT s, COUNT(*) FROM t GROUP BY s HAVING BAR(COUNT(*)) > 1", "No match found for function signature "
                                                                        "BAR(<ANY>)", 45),
     ("SELECT REGEXP_EXTRACT(s, 'a(b)', n) FROM t", "REGEXP_EXTRACT: the group index must be a literal", 8),
+    ("SELECT REGEXP_EXTRACT_ALL(s, 'b', n) FROM t",
+     "REGEXP_EXTRACT_ALL: the group index must be a literal", 8),
+    ("SELECT REGEXP_EXTRACT_ALL(s, '(b)*', 1) FROM t",
+     "REGEXP_EXTRACT_ALL of a pattern that matches the empty string ('(b)*') is not supported yet", 8),
     ("SELECT DATE_FORMAT(ts, 'yyyy-MM z') FROM t", "DATE_FORMAT: unsupported pattern letters 'z'", 8),
     # as the other regular expression functions (breaker24: DuckDB's 'missing ]: [', no position)
     ("SELECT n, REGEXP_REPLACE(s, '[', 'x') FROM t", "REGEXP_REPLACE: invalid regular expression '['", 11),

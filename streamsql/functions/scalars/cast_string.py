@@ -117,6 +117,11 @@ _FLOAT_TEXT = register(VectorFunction("__streamsql_java_float_text", "CAST(FLOAT
                                       lambda a: _java_text(a, True), ("FLOAT",), "VARCHAR"))
 
 
+def java_double_text(arg: str) -> str:
+    """DuckDB SQL of Java's ``Double.toString`` of the DOUBLE ``arg``."""
+    return _java_double(arg, False)
+
+
 def _java_double(arg: str, single: bool) -> str:
     """Java's ``Double.toString`` / ``Float.toString`` of ``arg`` (:mod:`streamsql.core.float_text`).
 

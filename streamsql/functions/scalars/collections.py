@@ -340,7 +340,24 @@ def array_intersect(c: Call) -> exp.Expression:
 def array_max(c: Call) -> exp.Expression:
     """The greatest element."""
     _orderable(c)
-    return template("list_max({0})", *c.args)
+    return _java_extreme(c, ">") or template("list_max({0})", *c.args)
+
+
+def _java_extreme(c: Call, op: str) -> exp.Expression | None:
+    """ARRAY_MAX (``>``) or ARRAY_MIN (``<``) of DOUBLE or FLOAT elements as Flink 2.3 finds it.
+
+    Flink keeps the first non-NULL element and takes a later one only if it compares ``op`` by
+    Java's primitive comparison: a NaN never replaces nor is replaced, and of -0.0 and 0.0 the
+    first stays (ARRAY_MAX(ARRAY[d, NaN]) is d, ARRAY_MIN(ARRAY[0.0, -0.0]) 0.0). DuckDB's
+    list_max/list_min order NaN above every number and may return either zero. None: other types.
+    """
+    e = _element(c.args[0].type)
+    if e is None or e.name not in ("DOUBLE", "FLOAT"):
+        return None
+    step = (f"lambda __m, __x: CASE WHEN __x {op} __m AND NOT isnan(__x) AND NOT isnan(__m) "
+            "THEN __x ELSE __m END")
+    body = f"CASE WHEN len(__l) = 0 THEN NULL ELSE list_reduce(__l, {step}) END"
+    return template(bind("list_filter({0}, lambda __v: __v IS NOT NULL)", "__l", body), *c.args)
 
 
 @collection("ARRAY_MIN", sig=(("ARRAY",),), result=_element_type,
@@ -348,7 +365,7 @@ def array_max(c: Call) -> exp.Expression:
 def array_min(c: Call) -> exp.Expression:
     """The least element."""
     _orderable(c)
-    return template("list_min({0})", *c.args)
+    return _java_extreme(c, "<") or template("list_min({0})", *c.args)
 
 
 def _string_array(c: Call) -> None:

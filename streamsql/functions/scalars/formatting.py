@@ -162,18 +162,26 @@ scalar("JSON_UNQUOTE", group="json", sig=((S,),), result=STRING,
 
 
 # -- INET_ATON / INET_NTOA ---------------------------------------------------------------------
-_IPV4 = re.compile(r"^\d+(\.\d+){1,3}$")
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only, as Flink reads the bytes
 
 
 def _aton(s: str) -> int | None:
-    """Flink's forms: ``a.b.c.d``, ``a.b.c`` (a.b.0.c) and ``a.b`` (a.0.0.b), every part 0-255."""
-    if _IPV4.match(s) is None:
+    """The address of an IPv4 text in Flink 2.3's forms, None if it is none.
+
+    ``a`` (a itself), ``a.b`` (a.0.0.b), ``a.b.c`` (a.b.0.c) and ``a.b.c.d``, every part 0-255 in
+    ASCII digits: Flink 2.3's ``InetAtonFunction`` bytecode checks each part against 255 as it reads
+    it (INET_ATON('42') is 42, INET_ATON('16909060') NULL; its later source takes any 32-bit ``a``).
+    """
+    parts = s.split(".")
+    if len(parts) > 4 or not all(_DIGITS.fullmatch(p) for p in parts):
         return None
-    parts = [int(p) for p in s.split(".")]
-    if any(p > 255 for p in parts):
+    values = [int(p) for p in parts]
+    if any(v > 255 for v in values):
         return None
-    value = (parts[0] << 24) | (parts[1] << 16 if len(parts) > 2 else 0)
-    return value | (parts[2] << 8 if len(parts) == 4 else 0) | parts[-1]
+    if len(values) == 1:  # the address itself (was NULL)
+        return values[0]
+    value = (values[0] << 24) | (values[1] << 16 if len(values) > 2 else 0)
+    return value | (values[2] << 8 if len(values) == 4 else 0) | values[-1]
 
 
 def _ntoa(n: int) -> str | None:
@@ -183,7 +191,8 @@ def _ntoa(n: int) -> str | None:
 
 
 scalar("INET_ATON", group="string", sig=((S,),), result=fixed("BIGINT"),
-       nulls="NULL if the argument is NULL or not an IPv4 address (a.b.c.d, a.b.c or a.b)")(python_call(
+       nulls="NULL if the argument is NULL or not an IPv4 address (a.b.c.d, a.b.c, a.b or a, every "
+             "part 0-255)")(python_call(
     "INET_ATON", lambda a: rowwise(_aton, (a,), pa.int64()), ("VARCHAR",), "BIGINT"))
 scalar("INET_NTOA", group="string", sig=(("INTEGER",),), result=STRING,
        nulls="NULL if the argument is NULL or outside 0 .. 4294967295")(python_call(

@@ -17,9 +17,13 @@ made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a stri
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
+import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars.cast_string import java_double_text
 from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template
 
 S = "STRING"
@@ -110,6 +114,40 @@ _VALUE_TYPES = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DE
                 "NULL")
 
 
+def _big_decimal_text(text: str) -> str:
+    """Java's ``BigDecimal.toString`` of a decimal number's text (Python's ``Decimal`` has its rules).
+
+    Plain unless the exponent is positive or the value below 10^-6 (``1.0E+300``, ``0.000010``,
+    ``1.000E-7``); Java's BigDecimal has no negative zero.
+    """
+    d = Decimal(text)
+    return str(d.copy_abs() if d.is_zero() else d)
+
+
+_NUMBER_TEXT = register(VectorFunction("__streamsql_json_number_text", "JSON of a number",
+                                       lambda a: rowwise(_big_decimal_text, (a,), pa.string()),
+                                       ("VARCHAR",), "VARCHAR"))
+
+
+def _number_text(a: Arg) -> str | None:
+    """DuckDB SQL of Flink's JSON text of a DECIMAL or DOUBLE (None: DuckDB's ``to_json`` is Flink's).
+
+    Flink's JSON functions write a number as a ``BigDecimal`` (a DOUBLE through ``Double.toString``):
+    a DECIMAL keeps its scale (``-0.50``), a DOUBLE is ``1.0E+300``, ``0.000010`` for 1e-05, ``0.0``
+    for -0.0 (to_json: ``-0.5``, ``1e300``, ``0.00001``, ``-0.0``). A DECIMAL of scale <= 6 is
+    DuckDB's text already; an infinite or NaN DOUBLE keeps to_json's.
+    """
+    if a.type is None or a.type.name not in ("DECIMAL", "DOUBLE"):
+        return None
+    if a.type.name == "DECIMAL":
+        if (a.type.scale or 0) <= 6:
+            return f"CAST(CAST({a.text} AS {a.type.duckdb()}) AS VARCHAR)"
+        return f"{_NUMBER_TEXT.name}(CAST({a.text} AS VARCHAR))"
+    v = f"CAST({a.text} AS DOUBLE)"
+    return (f"CASE WHEN isfinite({v}) THEN {_NUMBER_TEXT.name}({java_double_text(v)}) "
+            f"ELSE CAST(to_json({v}) AS VARCHAR) END")
+
+
 def _json_text(c: Call, a: Arg) -> str:
     """DuckDB SQL of the JSON text of a value (NULL for NULL)."""
     inner = a.sql.this if isinstance(a.sql, exp.Cast) else a.sql
@@ -119,7 +157,8 @@ def _json_text(c: Call, a: Arg) -> str:
         msg = f"{c.name}: values of type {a.type} are not supported yet (supported: strings, numbers, "
         msg += "booleans)"
         raise c.fail(msg)
-    return f"CAST(to_json({a.text}) AS VARCHAR)"
+    number = _number_text(a)
+    return number if number is not None else f"CAST(to_json({a.text}) AS VARCHAR)"
 
 
 def _sql(text: str) -> exp.Expression:

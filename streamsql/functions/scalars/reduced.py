@@ -52,6 +52,12 @@ def mark(tree: exp.Expression) -> None:
     (Flink 2.3 prints ``d + (-0.0E0)`` of ``d`` = -0.0 as -0.0), which ``d + -0.0`` computes
     exactly and ``d + 0.0`` does not.
     """
+    # Calcite's parser folds a minus sign into the numeric literal after it, a BigDecimal: -0.0E0 is
+    # the literal 0.0 wherever it stands (Flink 2.3: ATAN2(-0.0E0, -1) is pi; it was -pi here)
+    for neg in [n for n in tree.walk() if isinstance(n, exp.Neg) and n is not tree]:
+        lit = neg.this
+        if isinstance(lit, exp.Literal) and lit.is_number and float(lit.this) == 0:
+            neg.replace(lit)
     memo: dict[int, bool] = {}
     _constant(tree, memo)
     for n in tree.walk():

@@ -13,7 +13,8 @@ from collections.abc import Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.functions.python_functions import rowwise
+from streamsql.core.types import SqlType
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -252,6 +253,27 @@ def one_pass_extract(c: Call) -> exp.Expression | None:
     return template(f"nullif({extract}, '')", c.args[0], c.args[1])
 
 
+def _pattern_and_group(c: Call, default: int) -> tuple[str | None, int]:
+    """The literal pattern and group of ``f(s, pattern[, group])``; (None, 0) when the call is NULL.
+
+    NULL for a NULL pattern or group and for a group the pattern does not have (Flink 2.3 answers
+    NULL for both REGEXP_EXTRACT and REGEXP_EXTRACT_ALL).
+
+    Raises:
+        FunctionError: when an argument is not a literal or the pattern does not compile.
+    """
+    pattern = c.literal(1, "the pattern")
+    group = c.literal(2, "the group index") if len(c.args) == 3 else default
+    if pattern is None or group is None:
+        return None, 0
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as e:
+        msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
+        raise c.fail(msg) from None
+    return (pattern, group) if 0 <= group <= groups else (None, 0)
+
+
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
@@ -264,37 +286,68 @@ def regexp_extract(c: Call) -> exp.Expression:
     The general form: a group that matched '' is '', one that did not take part NULL (the fast
     path, :func:`one_pass_extract`, serves the groups that never match '').
     """
-    pattern = c.literal(1, "the pattern")
-    group = c.literal(2, "the group index") if len(c.args) == 3 else 0
-    if pattern is None or group is None:
-        return exp.Null()
-    try:
-        groups = re.compile(pattern).groups
-    except re.error as e:
-        msg = f"REGEXP_EXTRACT: invalid regular expression {pattern!r}: {e}"
-        raise c.fail(msg) from None
-    if not 0 <= group <= groups:
+    pattern, group = _pattern_and_group(c, 0)
+    if pattern is None:
         return exp.Null()
     # The first match's group, NULL without a match: one regex pass (regexp_matches + regexp_extract
     # took two, and the FN benchmark workload spent most of its time there).
     return template(f"regexp_extract_all({{0}}, {{1}}, {group})[1]", c.args[0], c.args[1])
 
 
+@scalar("REGEXP_EXTRACT_ALL", group="string", sig=((S, S), (S, S, INTEGER)),
+        result=lambda c: SqlType.array(SqlType("STRING")),
+        nulls="NULL if any argument is NULL or the group does not exist; an element is NULL where the "
+              "group did not take part in the match",
+        differences="The pattern and the group index must be literals, and the pattern must not match the "
+                    "empty string (Java's empty matches are not reproduced). Java regular expressions run on "
+                    "RE2.")
+def regexp_extract_all(c: Call) -> exp.Expression:
+    """Group ``g`` (default 1, as Flink's ``RegexpExtractAllFunction``) of every match, in order.
+
+    A group that does not exist gives NULL: Flink 2.3 answers NULL (difffuzz regression
+    ``REGEXP_EXTRACT_ALL(s, 'b')``), though its source throws on it.
+
+    Java's ``Matcher.find`` loop and RE2's ``regexp_extract_all`` visit the same matches when none
+    is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
+    both give NULL for a group that did not take part, '' for one that matched ''.
+    """
+    pattern, group = _pattern_and_group(c, 1)
+    if pattern is None:
+        return exp.Null()
+    if min_width(pattern) == 0:
+        msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
+               "supported yet (Java's empty matches are not reproduced)")
+        raise c.fail(msg)
+    return template(f"regexp_extract_all({{0}}, {{1}}, {group})", c.args[0], c.args[1])
+
+
 @scalar("SPLIT_INDEX", group="string", sig=((S, S, INTEGER),), result=STRING,
         nulls="NULL if any argument is NULL, the string is empty or the index is out of range",
-        differences="An empty separator splits at runs of white space, as Flink.")
+        differences="An empty separator splits at every white space character (Java's "
+                    "Character.isWhitespace), as Flink.")
 def split_index(c: Call) -> exp.Expression:
-    """Field ``index`` (0-based) of the string split at every occurrence of the separator."""
+    """Field ``index`` (0-based) of the string split at every occurrence of the separator.
+
+    An empty separator: commons-lang's ``splitByWholeSeparatorPreserveAllTokens`` (Flink's
+    ``SqlFunctionUtils.splitIndex``) splits at each white space character, keeping the empty fields
+    (``SPLIT_INDEX(' Hello World ', '', 0)`` is ''; trimming and splitting at runs gave 'Hello').
+    """
     # NULL for a NULL separator (DuckDB's string_split would not split: SPLIT_INDEX(' ', NULL, 0) was ' ')
     return template("CASE WHEN {0} = '' OR {2} < 0 OR {1} IS NULL THEN NULL WHEN {1} = '' "
-                    "THEN string_split_regex(trim({0}), '\\s+')[CAST({2} AS BIGINT) + 1] "
+                    f"THEN string_split_regex({{0}}, '{_JAVA_WHITESPACE}')[CAST({{2}} AS BIGINT) + 1] "
                     "ELSE string_split({0}, {1})[CAST({2} AS BIGINT) + 1] END", *c.args)
+
+
+# Java's Character.isWhitespace: Unicode space separators but the no-break ones, and these controls
+# (braces doubled: the text goes into a template)
+_JAVA_WHITESPACE = ("[\\t\\n\\x0B\\f\\r\\x1C-\\x1F \\x{{1680}}\\x{{2000}}-\\x{{2006}}"
+                    "\\x{{2008}}-\\x{{200A}}\\x{{2028}}\\x{{2029}}\\x{{205F}}\\x{{3000}}]")
 
 
 @scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING)
 def repeat(c: Call) -> exp.Expression:
     """The string repeated n times ('' for n <= 0)."""
-    return template("CASE WHEN {1} < 0 THEN '' ELSE repeat({0}, {1}) END", *c.args)
+    return template("CASE WHEN {0} IS NULL THEN NULL WHEN {1} < 0 THEN '' ELSE repeat({0}, {1}) END", *c.args)
 
 
 @scalar("CHR", group="string", sig=((INTEGER,),), result=STRING)
@@ -322,7 +375,9 @@ def _first_last(fn: str):
 
         DuckDB's functions drop -n characters instead.
         """
-        return template(f"CASE WHEN {{1}} <= 0 THEN '' ELSE {fn}({{0}}, {{1}}) END", *c.args)
+        # a NULL string is NULL whatever n (was '' for n <= 0)
+        return template(f"CASE WHEN {{0}} IS NULL THEN NULL WHEN {{1}} <= 0 THEN '' "
+                        f"ELSE {fn}({{0}}, {{1}}) END", *c.args)
 
     return build
 
@@ -348,8 +403,23 @@ def translate(c: Call) -> exp.Expression:
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
     lambda c: template("to_base64(encode({0}))", *c.args))
-scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING)(
-    lambda c: template("decode(from_base64({0}))", *c.args))
+@scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING)
+def from_base64(c: Call) -> exp.Expression:
+    """The UTF-8 text of the base64 bytes, as Flink's ``java.util.Base64`` decoder reads them.
+
+    Java takes a last unit of 2 or 3 characters without its '=' padding (FROM_BASE64('YWJ') is
+    'ab'); DuckDB's decoder only whole units: the padding is added where none is written (a unit
+    of 1 character, or one padded in part, still fails, as in Flink).
+    """
+    raw = ("from_base64(CASE WHEN strpos({0}, '=') = 0 AND length({0}) % 4 IN (2, 3) "
+           "THEN {0} || repeat('=', 4 - length({0}) % 4) ELSE {0} END)")
+    # bytes that are no UTF-8 are read as Java's new String(bytes, UTF_8): U+FFFD for each malformed part
+    return template(bind(raw, "__b", f"coalesce(try(decode(__b)), {_UTF8_REPLACE.name}(__b))"), *c.args)
+
+
+_UTF8_REPLACE = register(VectorFunction(
+    "__streamsql_utf8_replace", "FROM_BASE64",
+    lambda a: rowwise(lambda b: b.decode("utf-8", "replace"), (a,), pa.string()), ("BLOB",), "VARCHAR"))
 
 
 @scalar("HEX", group="string", sig=(("INTEGER",), (S,)), result=STRING)

@@ -58,7 +58,9 @@ def regexp(c: Call) -> exp.Expression:
     pattern = regex(c, 1)
     if pattern is None:
         return exp.Null()
-    test = "{0} IS NOT NULL AND false" if pattern == "''" else f"regexp_matches({{0}}, {pattern})"
+    # NULL IS NOT NULL AND false was false: a NULL string is NULL, as every pattern's
+    empty = "CASE WHEN {0} IS NOT NULL THEN false END"
+    test = empty if pattern == "''" else f"regexp_matches({{0}}, {pattern})"
     return template(f"({test})", c.args[0])
 scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, differences=_RE,
        nulls="NULL if any argument is NULL or nothing matches", fast=one_pass_extract)(
