@@ -21,12 +21,14 @@ from streamsql.functions.scalars.registry import (
     Call,
     bind,
     duckdb_call,
+    fail_sql,
     fixed,
     python_call,
     scalar,
     template,
     volatile,
 )
+from streamsql.functions.scalars.utf16 import JAVA_MAX_STRING
 from streamsql.functions.scalars.utf16 import java_text as _text
 
 S, INTEGER = "STRING", "INTEGER"
@@ -344,10 +346,19 @@ _JAVA_WHITESPACE = ("[\\t\\n\\x0B\\f\\r\\x1C-\\x1F \\x{{1680}}\\x{{2000}}-\\x{{2
                     "\\x{{2008}}-\\x{{200A}}\\x{{2028}}\\x{{2029}}\\x{{205F}}\\x{{3000}}]")
 
 
-@scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING)
+@scalar("REPEAT", group="string", sig=((S, INTEGER),), result=STRING,
+        differences="A result longer than 1,073,741,823 characters fails the job with a message "
+                    "(Flink: an OutOfMemoryError).")
 def repeat(c: Call) -> exp.Expression:
-    """The string repeated n times ('' for n <= 0)."""
-    return template("CASE WHEN {0} IS NULL THEN NULL WHEN {1} < 0 THEN '' ELSE repeat({0}, {1}) END", *c.args)
+    """The string repeated n times ('' for n <= 0).
+
+    Raises (when run): a job failure for a result past :data:`JAVA_MAX_STRING` characters.
+    """
+    too_long = fail_sql(f"'REPEAT: the result would be longer than {JAVA_MAX_STRING:,} characters (' || "
+                        "length({0}) || ' characters repeated ' || {1} || ' times)'")
+    return template("CASE WHEN {0} IS NULL THEN NULL WHEN {1} < 0 THEN '' "
+                    f"WHEN CAST(length({{0}}) AS BIGINT) * {{1}} > {JAVA_MAX_STRING} THEN {too_long} "
+                    "ELSE repeat({0}, {1}) END", *c.args)
 
 
 @scalar("CHR", group="string", sig=((INTEGER,),), result=STRING)

@@ -16,7 +16,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars.registry import Call, fixed, scalar, template
+from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, template
 
 S, INTEGER = "STRING", "INTEGER"
 STRING = fixed("STRING")
@@ -72,10 +72,12 @@ def overlay(s: str, r: str, pos: int, length: int | None = None) -> str:
     return java_text(units[: (pos - 1) * _UNIT] + placed + (units[(pos - 1 + n) * _UNIT:] if n > 0 else b""))
 
 
-def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: tuple[int, ...]):
+def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: tuple[int, ...],
+            too_long: tuple[str, str] | None = None):
     """A build running ``duckdb_sql`` on rows within the BMP, else ``fn`` (per row, over UTF-16).
 
-    ``strings`` are the indexes of the string arguments, whose characters decide.
+    ``strings`` are the indexes of the string arguments, whose characters decide; ``too_long``:
+    ``(condition, failure)`` SQL checked first, failing the job before a result too long is built.
     """
     name = f"__streamsql_utf16_{label.lower()}_{len(params)}"
     f = register(VectorFunction(name, f"Function {label}", lambda *a: rowwise(fn, a, pa.string()), params,
@@ -85,18 +87,36 @@ def _hybrid(label: str, fn, params: tuple[str, ...], duckdb_sql: str, strings: t
         n = len(c.args)
         casts = ", ".join(f"CAST({{{i}}} AS {t})" for i, t in enumerate(params[:n]))
         within = " AND ".join(_WITHIN_BMP.format(f"{{{i}}}") for i in strings)
-        return template(f"CASE WHEN {within} THEN {duckdb_sql} ELSE {f.name}({casts}) END", *c.args)
+        first = f"WHEN {too_long[0]} THEN {too_long[1]} " if too_long else ""
+        return template(f"CASE {first}WHEN {within} THEN {duckdb_sql} ELSE {f.name}({casts}) END", *c.args)
 
     return build
 
 
+#: The longest string a Java String can hold (characters): a longer result fails the job, as Flink's
+#: StringBuilder does (with an OutOfMemoryError), instead of taking all of this process's memory.
+JAVA_MAX_STRING = 2**30 - 1
+
 _PAD_NULLS = "NULL if any argument is NULL, the length is negative or the pad is empty"
 # DuckDB's lpad/rpad fail on an empty pad: NULL, as Flink
 _PAD_SQL = "(CASE WHEN {{1}} < 0 OR {{2}} = '' THEN NULL ELSE {fn}({{0}}, {{1}}, {{2}}) END)"
-scalar("LPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD_NULLS)(
-    _hybrid("LPAD", lpad, ("VARCHAR", "INTEGER", "VARCHAR"), _PAD_SQL.format(fn="lpad"), (0, 2)))
-scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD_NULLS)(
-    _hybrid("RPAD", rpad, ("VARCHAR", "INTEGER", "VARCHAR"), _PAD_SQL.format(fn="rpad"), (0, 2)))
+_PAD_PARAMS = ("VARCHAR", "INTEGER", "VARCHAR")
+_PAD_TOO_LONG = "A length past 1,073,741,823 fails the job with a message (Flink: an OutOfMemoryError)."
+
+
+def _pad_guard(label: str) -> tuple[str, str]:
+    """A pad length past :data:`JAVA_MAX_STRING` fails the job (Flink runs out of memory)."""
+    message = (f"'{label}: the result would be longer than {JAVA_MAX_STRING:,} characters "
+               "(length ' || {1} || ')'")
+    return f"{{1}} > {JAVA_MAX_STRING}", fail_sql(message)
+
+
+scalar("LPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD_NULLS,
+       differences=_PAD_TOO_LONG)(
+    _hybrid("LPAD", lpad, _PAD_PARAMS, _PAD_SQL.format(fn="lpad"), (0, 2), _pad_guard("LPAD")))
+scalar("RPAD", group="string", sig=((S, INTEGER, S),), result=STRING, nulls=_PAD_NULLS,
+       differences=_PAD_TOO_LONG)(
+    _hybrid("RPAD", rpad, _PAD_PARAMS, _PAD_SQL.format(fn="rpad"), (0, 2), _pad_guard("RPAD")))
 
 _PARAMS = ("VARCHAR", "VARCHAR", "INTEGER", "INTEGER")
 # NULL when any argument is (s is returned as it is only after that check, as Flink's generated code)
