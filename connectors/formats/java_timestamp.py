@@ -32,6 +32,7 @@ import re
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from streamsql.connectors.formats.fixed_timestamps import parse_fixed
 
 #: ``ISO_LOCAL_DATE``'s year (``SignStyle.EXCEEDS_PAD``, 4-10 digits), month and day.
 _DATE = r"(?P<y>[0-9]{4}|\+[0-9]{5,10}|-[0-9]{4,10})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})"
@@ -133,6 +134,9 @@ def timestamp_column(text: pa.Array | pa.ChunkedArray, ltz: bool, iso: bool) -> 
         pyarrow.ArrowInvalid: when a value is not text Arrow is known to read as Flink does
             (:data:`_ARROW_SAFE`) or Arrow rejects it; the caller then goes per record.
     """
+    fast = parse_fixed(text, ord("T" if iso else " "), ltz)
+    if fast is not None:
+        return fast
     ok = pc.match_substring_regex(text, _ARROW_SAFE[(iso, ltz)])
     if pc.any(pc.invert(ok)).as_py():  # NULL stays NULL
         msg = "timestamp text Arrow may read differently from Flink"
