@@ -106,7 +106,7 @@ class TemporalSortOperator(WindowOperatorBase):
         """Emit the rows of every rowtime the watermark reached, in (rowtime, keys) order; forward it."""
         before = self._last_emitted()
         out = self._fire_due_keys(watermark, self._fire_rowtime)
-        if self._last != before:
+        if self._last != before:  # once per watermark; with the buckets' deletes before any snapshot
             self.ctx.state.write([(self._last_key, SORT_LAST.encode(self._last))])
         return out
 
