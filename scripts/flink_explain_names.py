@@ -51,17 +51,9 @@ STATEMENTS = [
 
 def main() -> int:
     """Explain :data:`STATEMENTS` on Flink and write :data:`OUT`."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
+    from flink_session import explained
 
-    t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    t.get_config().set("parallelism.default", "1")
-    for d in DDL:
-        t.execute_sql(d)
-    plans = {}
-    for q in STATEMENTS:
-        with t.execute_sql(q).collect() as rows:
-            plans[q] = "\n".join(str(row[0]) for row in rows)
-    OUT.write_text(json.dumps({"ddl": DDL, "plans": plans}, indent=1) + "\n")
+    OUT.write_text(json.dumps({"ddl": DDL, "plans": explained(DDL, STATEMENTS)}, indent=1) + "\n")
     return 0
 
 

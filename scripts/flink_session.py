@@ -9,6 +9,7 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`kafka_jar` / :func:`maven_jar`: ``file:`` URIs of the Kafka SQL connector jar (as
   ``benchmarks/flink_setup.py`` caches it) or of a jar in Maven's local repository;
 - :func:`collect`: a query's rows as lists (with their row kinds if asked);
+- :func:`explained`: Flink's EXPLAIN text of statements, after some DDL;
 - :func:`java_messages` / :func:`error_text`: what a PyFlink exception says;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
   confluent-kafka).
@@ -91,3 +92,15 @@ def run_client(snippet: str, *args: str) -> str:
     """
     py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
     return subprocess.run([py, "-c", snippet, *args], check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
+def explained(ddl: list[str], statements: list[str]) -> dict[str, str]:
+    """``{statement: Flink's whole output}`` of EXPLAIN ``statements``, run after ``ddl`` in a new session."""
+    t = table_env()
+    for d in ddl:
+        t.execute_sql(d)
+    plans = {}
+    for q in statements:
+        with t.execute_sql(q).collect() as rows:
+            plans[q] = "\n".join(str(row[0]) for row in rows)
+    return plans

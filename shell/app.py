@@ -39,11 +39,12 @@ from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
 from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user_text
-from streamsql.core.interrupts import INTERRUPTED
+from streamsql.core.interrupts import INTERRUPTED, exit_code
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
 from streamsql.jobs import FailureWatch, failure_notice, job_summary
 from streamsql.output import shown_changelog, tableau
+from streamsql.plan.temporal_sort import NotTemporalSortError
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
 from streamsql.table_result import TableResult
@@ -292,8 +293,17 @@ class Shell:
         if isinstance(tree, n.ClientCommand):  # parsed, but not in the registry
             msg = f"Unknown command {tree.this.name}; HELP lists commands"
             raise SqlError(msg, sql)
-        tree, order = split_order_by(tree)  # ORDER BY of a query: the result view sorts (shell/ordering.py)
-        self.show(self.env.execute_parsed(tree, sql), order, sql)
+        stripped, order = split_order_by(tree)
+        if order and isinstance(tree, exp.Select):
+            try:  # ORDER BY an event-time attribute: the job's temporal sort emits in order; show that
+                result = self.env.execute_parsed(tree, sql)
+            except NotTemporalSortError:
+                result = None
+            if result is not None:
+                self.show(result)
+                return
+        # any other ORDER BY of a query: the result view sorts the final table (shell/ordering.py)
+        self.show(self.env.execute_parsed(stripped, sql), order, sql)
 
     def _end_statement_set(self, sql: str) -> None:
         if self.statement_set is None:
@@ -389,8 +399,8 @@ def run_script_stream(shell: Shell, text: str) -> int:
     the terminal — the jobs live in this process, so they cannot outlive it as a Flink SQL
     client's jobs outlive the client on a cluster. At the end of the input without QUIT the
     shell says which jobs it waits for and waits, as ``streamsql run`` does (an unbounded job
-    until Ctrl-C, which cancels them; exit 130). INSERT jobs run in the background meanwhile;
-    PRINT TOPIC reads are bounded by them (:mod:`streamsql.shell.print_topic`).
+    until Ctrl-C, which cancels them; exit 130, or 143 for SIGTERM). INSERT jobs run in the
+    background meanwhile; PRINT TOPIC reads are bounded by them (:mod:`streamsql.shell.print_topic`).
     """
     code = 0
     notice = lambda job: shell.write(failure_notice(job) + "\n")  # noqa: E731
@@ -407,7 +417,7 @@ def run_script_stream(shell: Shell, text: str) -> int:
                 return 1
             if shell.interrupted:  # Ctrl-C ends the script, as streamsql run's (it cancelled the jobs)
                 shell.shutdown()
-                return 130
+                return exit_code()
         try:  # (the message inside: a Ctrl-C right after it is the wait's)
             running = [j.job_id for j in shell.env.jobs.values() if not j.done]
             if running:  # an unbounded job never ends: say what the shell waits for and how to stop it
@@ -418,7 +428,7 @@ def run_script_stream(shell: Shell, text: str) -> int:
             for job in shell.env.jobs.values():  # as streamsql run (and shell -f) ends
                 shell.write(job_summary(job) + "\n")
         except KeyboardInterrupt:
-            code = 130
+            code = exit_code()
         except Exception as e:
             watch.poll()  # a job's failure is reported by the watch, the rest here
             if not any(e is job.error for job in shell.env.jobs.values()):

@@ -1,7 +1,10 @@
 """``ORDER BY`` of a query typed in the shell: the final table, sorted, when the query ends.
 
-A streaming query cannot emit rows in order (a later row may sort first), and the planner
-refuses ``ORDER BY`` in a job. In the shell's result view it is a presentation of the result,
+An ORDER BY whose first key is an ascending event-time attribute is Flink's temporal sort: the
+job itself emits the rows in order as the watermark passes them (late rows dropped), and the
+shell shows what it emits, as Flink's SQL client does (``shell/app.py``). Any other ORDER BY
+cannot be emitted in order by a streaming query (a later row may sort first), and the planner
+refuses it in a job. In the shell's result view it is a presentation of the result,
 as in Flink's SQL client over a bounded query (batch mode): the query runs without its ORDER BY,
 its changelog is folded into the table it ends with, and that table is printed sorted once the
 query has ended — a bounded query by itself, an unbounded one when the user stops it (the table

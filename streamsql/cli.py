@@ -7,7 +7,8 @@ prints: the workers it starts hand it their failure (``--report-file``) and thei
 (the task topic's ``done`` records), and it prints them under its own job id.
 
 Exit codes: 0 success (all jobs finished), 1 a statement or job failed, 2 bad usage,
-130 interrupted (Ctrl-C: jobs are cancelled cleanly).
+130 interrupted by Ctrl-C (SIGINT), 143 by ``kill`` (SIGTERM): either way the jobs are cancelled
+cleanly (128 + the signal's number, as a shell reports a process the signal ended).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import sys
 import threading
 
 from streamsql.core.errors import StreamSQLError, user_text
-from streamsql.core.interrupts import INTERRUPTED
+from streamsql.core.interrupts import INTERRUPTED, exit_code, interrupt
 from streamsql.core.secrets import redact, remember
 
 
@@ -119,7 +120,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _interrupted_run(env, voice, failed: list) -> int:
-    """End a run that Ctrl-C (or SIGTERM) interrupted: cancel its jobs; 130 (1 if a job failed first).
+    """End a run that Ctrl-C or SIGTERM interrupted: cancel its jobs; 130 or 143 (1 if a job failed first).
 
     Each cancelled job's summary follows (:func:`~streamsql.jobs.job_summary`: rows, the checkpoint
     it resumed from, its last one), so the user sees what a rerun of the script resumes from.
@@ -133,7 +134,7 @@ def _interrupted_run(env, voice, failed: list) -> int:
     env.close()
     for job in env.jobs.values():
         voice.info(job_summary(job))
-    return 130
+    return exit_code()
 
 
 class _Voice:
@@ -222,9 +223,9 @@ def _on_sigint(signum, frame):
     turns it into an exception of its own ("Query interrupted", or a failed read of a registered
     table), which code around the query may catch and go on (the Ctrl-C was lost: the run kept
     going) or which reached the user as "Internal error (a bug in StreamSQL ...)" with exit 1
-    instead of the interrupt's 130.
+    instead of the interrupt's 130 (143 for SIGTERM: :func:`~streamsql.core.interrupts.exit_code`).
     """
-    _interrupted.set()
+    interrupt(signum)
     raise KeyboardInterrupt
 
 
@@ -246,7 +247,7 @@ def console() -> None:
         rc = _dispatch(args)
     except KeyboardInterrupt:
         sys.stderr.write("\n[INFO] Interrupted.\n")
-        sys.exit(130)
+        sys.exit(exit_code())
     except BrokenPipeError:  # the reader of our output left (`streamsql shell < s.sql | head`)
         # End quietly, as Unix tools do, not with a traceback; stdout goes to /dev/null so that
         # Python's last flush on exit does not fail again.
@@ -292,8 +293,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     _take_sigint(ignore=bool(getattr(args, "report_file", None)))
+    if args.command in ("run", "worker") or not sys.stdin.isatty():
+        signal.signal(signal.SIGTERM, _on_sigint)  # `kill` stops jobs as cleanly as Ctrl-C (exit 143)
     if args.command in ("run", "worker"):
-        signal.signal(signal.SIGTERM, _on_sigint)  # `kill` stops jobs as cleanly as Ctrl-C
         signal.signal(signal.SIGUSR1, _interrupt)  # a job failed: stop waiting (cmd_run)
         return cmd_run(args)
     return cmd_shell(args)

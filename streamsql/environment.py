@@ -199,7 +199,8 @@ class StreamEnvironment:
         if isinstance(tree, n.DescribeTable):
             return self._describe(tree.this, sql)
         if isinstance(tree, n.Explain):
-            return TableResult("text", message=self.explain(tree.this, sql))
+            details = {d.name.upper() for d in tree.expressions}
+            return TableResult("text", message=self.explain(tree.this, sql, "CHANGELOG_MODE" in details))
         if isinstance(tree, n.ShowJobs):
             jobs = sorted([*self.jobs.values(), *self._query_jobs], key=lambda j: j.started)  # as submitted
             return TableResult("rows", JOB_COLUMNS, [row for j in jobs for row in job_rows(j)])
@@ -521,8 +522,11 @@ class StreamEnvironment:
             return TableResult("rows", describe.COLUMNS, rows)
         return TableResult("rows", describe.COLUMNS, describe.table_rows(obj))
 
-    def explain(self, stmt: exp.Expression, sql: str) -> str:
-        """EXPLAIN text for a query, INSERT or statement set (plan + sink guarantees)."""
+    def explain(self, stmt: exp.Expression, sql: str, changelog: bool = False) -> str:
+        """EXPLAIN text for a query, INSERT or statement set (plan + sink guarantees).
+
+        ``changelog``: ``EXPLAIN CHANGELOG_MODE``, each node's row kinds as Flink's.
+        """
         check_mini_batch(self.config)
         planner = Planner(self.catalog, self.config, sql)
         if isinstance(stmt, exp.Insert):
@@ -530,15 +534,15 @@ class StreamEnvironment:
         elif isinstance(stmt, n.StatementSet):
             roots = planner.plan_statement_set(stmt.expressions)
         else:
-            return explain([planner.plan_query(stmt)])
+            return explain([planner.plan_query(stmt)], changelog)
         parallelism = self.config.integer("parallelism.default")
         if parallelism <= 1:
-            return explain(roots)
+            return explain(roots, changelog)
         if isinstance(stmt, exp.Insert):
             assign_ids(roots)
         stages = cut_stages(self._job_name(_inserts(stmt), job_fingerprint(_inserts(stmt), self.catalog)),
                             roots, parallelism)
-        return explain(roots) + "\n\n" + explain_stages(stages)
+        return explain(roots, changelog) + "\n\n" + explain_stages(stages)
 
     # -- jobs ---------------------------------------------------------------------------------
     def _job_name(self, inserts: list[exp.Insert], fingerprint: JobFingerprint, submit: bool = False) -> str:

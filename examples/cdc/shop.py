@@ -6,6 +6,11 @@
     python examples/cdc/shop.py change 10  # 10 s of inserts, updates, key changes and deletes
     python examples/cdc/shop.py check      # Kafka topic and PostgreSQL table vs MariaDB's GROUP BY
 
+On servers others use too, give every command the same ``--name NAME``: the databases are
+``shop_NAME``, the topic ``customer-revenue-NAME``, the job ``cdc-revenue-NAME`` with a binlog
+``server-id`` of its own, and ``setup`` writes ``revenue-NAME.sql`` (revenue.sql with those
+names) into the folder to run instead: ``streamsql run revenue-NAME.sql``.
+
 Servers: ``scripts/mariadb-local.sh start``, ``scripts/postgres-local.sh start``,
 ``scripts/kafka-local.sh start`` (or STREAMSQL_MARIADB, STREAMSQL_POSTGRES,
 STREAMSQL_KAFKA_BOOTSTRAP).
@@ -14,6 +19,7 @@ STREAMSQL_KAFKA_BOOTSTRAP).
 import os
 import sys
 import threading
+import zlib
 
 from streamsql.testing.chaos_cdc import (
     expected_revenue,
@@ -30,27 +36,69 @@ POSTGRES = os.environ.get("STREAMSQL_POSTGRES", "127.0.0.1:5432")
 KAFKA = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
 TOPIC = "customer-revenue"  # revenue.sql's upsert-kafka sink
 JOB = "cdc-revenue"  # revenue.sql's 'pipeline.name'
+DATABASE = "shop"  # revenue.sql's MariaDB and PostgreSQL database
+SERVER_ID = 5501  # revenue.sql's binlog 'server-id'
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "revenue.sql")
 
 
-def setup() -> None:
+class Names:
+    """The example's names: revenue.sql's, or with ``--name NAME`` a set of the run's own."""
+
+    def __init__(self, name: str | None = None):
+        if name is not None and not name.replace("_", "").isalnum():
+            msg = f"--name takes letters, digits and '_' (a database name): {name!r}"
+            raise SystemExit(msg)
+        suffix = f"_{name}" if name else ""
+        self.name = name
+        self.database = DATABASE + suffix
+        self.topic = TOPIC + (f"-{name}" if name else "")
+        self.job = JOB + (f"-{name}" if name else "")
+        # MariaDB refuses a second binlog reader with the same server-id: one per name
+        self.server_id = SERVER_ID + (1 + zlib.crc32(name.encode()) % 100_000 if name else 0)
+
+    def script(self) -> str:
+        """revenue.sql with these names (itself without ``--name``)."""
+        with open(SCRIPT) as f:
+            text = f.read()
+        if not self.name:
+            return text
+        for old, new in ((f"'{JOB}'", f"'{self.job}'"), (f"'{TOPIC}'", f"'{self.topic}'"),
+                         (f"'database-name' = '{DATABASE}'", f"'database-name' = '{self.database}'"),
+                         (f":5432/{DATABASE}'", f":5432/{self.database}'"),
+                         (f"'server-id' = '{SERVER_ID}'", f"'server-id' = '{self.server_id}'")):
+            if old not in text:  # revenue.sql changed: say so rather than share a name
+                msg = f"revenue.sql no longer contains {old}; update examples/cdc/shop.py"
+                raise SystemExit(msg)
+            text = text.replace(old, new)
+        return text
+
+
+def setup(names: Names) -> None:
+    db = names.database
     with mysql(MARIADB) as c, c.cursor() as cur:
-        cur.execute("DROP DATABASE IF EXISTS shop")
-        cur.execute("CREATE DATABASE shop")
-        cur.execute("USE shop")
+        cur.execute(f"DROP DATABASE IF EXISTS {db}")
+        cur.execute(f"CREATE DATABASE {db}")
+        cur.execute(f"USE {db}")
         load_orders(cur, 1000)
     with postgres(POSTGRES) as c:
-        c.execute("DROP DATABASE IF EXISTS shop WITH (FORCE)")
-        c.execute("CREATE DATABASE shop")
-    with postgres(POSTGRES, "shop") as c:
+        c.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+        c.execute(f"CREATE DATABASE {db}")
+    with postgres(POSTGRES, db) as c:
         c.execute("CREATE TABLE revenue (customer INT PRIMARY KEY, orders BIGINT NOT NULL, "
                   "revenue DECIMAL(38, 2), last_placed TIMESTAMP(6))")
-    _fresh_topic(KAFKA, TOPIC)
-    forgot = _forget_the_job(KAFKA)
-    print(f"MariaDB shop.orders: 1000 orders; PostgreSQL shop.revenue: empty; Kafka topic '{TOPIC}': empty"
-          + (f"; forgot the earlier run of job '{JOB}' ({forgot})" if forgot else ""))
+    _fresh_topic(KAFKA, names.topic)
+    forgot = _forget_the_job(KAFKA, names.job)
+    run = "revenue.sql"
+    if names.name:
+        run = f"revenue-{names.name}.sql"
+        with open(run, "w") as f:
+            f.write(names.script())
+    print(f"MariaDB {db}.orders: 1000 orders; PostgreSQL {db}.revenue: empty; Kafka topic '{names.topic}': "
+          f"empty" + (f"; forgot the earlier run of job '{names.job}' ({forgot})" if forgot else "")
+          + (f"; wrote {run}: run it with streamsql run {run}" if names.name else ""))
 
 
-def _forget_the_job(bootstrap: str) -> str:
+def _forget_the_job(bootstrap: str, job: str) -> str:
     """Remove what an earlier run of revenue.sql left, so that it starts afresh on the new databases.
 
     Its checkpoints (``.streamsql/checkpoints/cdc-revenue``, relative to where ``streamsql run``
@@ -67,11 +115,11 @@ def _forget_the_job(bootstrap: str) -> str:
     from confluent_kafka.admin import AdminClient
 
     removed = []
-    folder = os.path.join(".streamsql", "checkpoints", JOB)
+    folder = os.path.join(".streamsql", "checkpoints", job)
     if os.path.isdir(folder):
         shutil.rmtree(folder)
         removed.append(folder)
-    group = f"streamsql-{JOB}-0-progress"  # <transactional-id prefix>-<pipeline.name>-<task>-progress
+    group = f"streamsql-{job}-0-progress"  # <transactional-id prefix>-<pipeline.name>-<task>-progress
     admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 4})
     if group in {g.group_id for g in admin.list_consumer_groups().result().valid}:
         admin.delete_consumer_groups([group])[group].result()
@@ -102,21 +150,21 @@ def _fresh_topic(bootstrap: str, topic: str) -> None:
     raise SystemExit(msg)
 
 
-def change(seconds: float) -> None:
+def change(names: Names, seconds: float) -> None:
     done = threading.Event()
-    run_workload(MARIADB, "shop", seconds, done, seed=1, rows=1000)
+    run_workload(MARIADB, names.database, seconds, done, seed=1, rows=1000)
     print(f"changed orders for {seconds:g} s")
 
 
-def check(wait: float = 30.0) -> int:
+def check(names: Names, wait: float = 30.0) -> int:
     """Compare both outputs with MariaDB's GROUP BY; the job commits each second, so give it up to
     ``wait`` seconds to catch up with the last changes before calling an output different."""
     import time
 
     deadline = time.monotonic() + wait
     while True:
-        expected = expected_revenue(MARIADB, "shop")
-        kafka, pg = kafka_revenue(KAFKA, TOPIC), postgres_revenue(POSTGRES, "shop")
+        expected = expected_revenue(MARIADB, names.database)
+        kafka, pg = kafka_revenue(KAFKA, names.topic), postgres_revenue(POSTGRES, names.database)
         if kafka == expected == pg or time.monotonic() > deadline:
             break
         time.sleep(1)
@@ -137,24 +185,28 @@ def main(argv: list[str]) -> int:
     sub.add_parser("change", help="change orders for SECONDS").add_argument("seconds", nargs="?", type=float,
                                                                             default=10.0)
     sub.add_parser("check", help="compare the Kafka topic and the PostgreSQL table with MariaDB")
+    for command in sub.choices.values():
+        command.add_argument("--name", help="run the example under names of its own (servers others use too)")
     args = parser.parse_args(argv)
-    if args.cmd != "setup" and not _has_shop(MARIADB):
-        print(f"MariaDB at {MARIADB} has no database 'shop': run `python examples/cdc/shop.py setup` first",
-              file=sys.stderr)
+    names = Names(args.name)
+    if args.cmd != "setup" and not _has_shop(MARIADB, names.database):
+        again = " --name " + args.name if args.name else ""
+        print(f"MariaDB at {MARIADB} has no database '{names.database}': run `python examples/cdc/shop.py "
+              f"setup{again}` first", file=sys.stderr)
         return 1
     if args.cmd == "setup":
-        setup()
+        setup(names)
     elif args.cmd == "change":
-        change(args.seconds)
+        change(names, args.seconds)
     else:
-        return check()
+        return check(names)
     return 0
 
 
-def _has_shop(address: str) -> bool:
+def _has_shop(address: str, database: str = DATABASE) -> bool:
     """Whether ``setup`` made the database (``change`` and ``check`` failed with a traceback)."""
     with mysql(address) as c, c.cursor() as cur:
-        return bool(cur.execute("SHOW DATABASES LIKE 'shop'"))
+        return bool(cur.execute("SHOW DATABASES LIKE %s", (database,)))
 
 
 if __name__ == "__main__":

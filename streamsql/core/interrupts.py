@@ -5,12 +5,35 @@ signal comes while DuckDB runs a query of the planner or the shell (a statement 
 DuckDB turns the KeyboardInterrupt into an exception of its own ("Query interrupted", or
 "reading the schema of the object registered as '__in' failed: KeyboardInterrupt"), so the code
 that catches errors around a statement asks here whether it was in fact interrupted.
+
+The run it ends exits as a shell expects of a process ended by the signal: 128 + its number,
+130 for Ctrl-C (SIGINT), 143 for ``kill`` (SIGTERM) (:func:`exit_code`).
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 
 #: Set by the first Ctrl-C (SIGINT) or SIGTERM; cleared when a command (or the shell, before each
 #: statement) takes SIGINT over.
 INTERRUPTED = threading.Event()
+
+_signal: int = signal.SIGINT
+
+
+def interrupt(signum: int) -> None:
+    """Remember an interrupting signal (SIGINT or SIGTERM): set :data:`INTERRUPTED`, keep its number."""
+    global _signal
+    if not INTERRUPTED.is_set():  # the first one since the last clear decides the exit code
+        _signal = signum
+    INTERRUPTED.set()
+
+
+def exit_code() -> int:
+    """The exit code of an interrupted run: 128 + the remembered signal (130 SIGINT, 143 SIGTERM).
+
+    130 when none is remembered: a KeyboardInterrupt Python raised itself (a Ctrl-C before our
+    handler was installed).
+    """
+    return 128 + (int(_signal) if INTERRUPTED.is_set() else int(signal.SIGINT))

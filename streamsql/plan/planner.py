@@ -94,7 +94,7 @@ from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
 from streamsql.plan.subqueries import plan_subquery_joins, split_subquery_conjuncts
 from streamsql.plan.temporal_sort import plan_temporal_sort, wants_temporal_sort
 from streamsql.plan.unsupported import reject_ignored
-from streamsql.plan.update_kinds import eliminate_update_before
+from streamsql.plan.update_kinds import changelog_mode, eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
 
@@ -875,8 +875,13 @@ def assign_ids(roots: list[PlanNode]) -> None:
             n.id = f"{n.kind}-{i}"
 
 
-def explain(roots: list[PlanNode]) -> str:
-    """The plan as an indented tree (sink first), then each sink's delivery guarantee."""
+def explain(roots: list[PlanNode], changelog: bool = False) -> str:
+    """The plan as an indented tree (sink first), then each sink's delivery guarantee.
+
+    The tree's section is named as Flink 2.3 names the one it resembles (``== Optimized Physical
+    Plan ==``); ``changelog`` (``EXPLAIN CHANGELOG_MODE``) adds each node's row kinds to it as
+    Flink does (``changelogMode=[I,UB,UA]``, :func:`~streamsql.plan.update_kinds.changelog_mode`).
+    """
     lines: list[str] = []
     shared = shared_nodes(roots)
     reuse_ids: dict[int, int] = {}  # a node read more than once: printed once, then referenced
@@ -890,7 +895,10 @@ def explain(roots: list[PlanNode]) -> str:
         if id(n) in shared:
             reuse_ids[id(n)] = len(reuse_ids) + 1
             mark = f"(reuse_id=[{reuse_ids[id(n)]}])"
-        lines.append(indent + flink_types(rename(n.describe(), n)) + mark)
+        text = flink_types(rename(n.describe(), n))
+        if changelog and text.endswith(")"):
+            text = f"{text[:-1]}, changelogMode=[{changelog_mode(n)}])"
+        lines.append(indent + text + mark)
         for i in n.inputs:
             show(i, depth + 1)
 
@@ -898,7 +906,7 @@ def explain(roots: list[PlanNode]) -> str:
         show(r, 0)
     guarantees = [f"{r.table.name}: {r.guarantee} ({r.guarantee_reason})"
                   for r in roots if isinstance(r, SinkNode)]
-    text = "== Physical Plan ==\n" + "\n".join(lines)
+    text = "== Optimized Physical Plan ==\n" + "\n".join(lines)
     if guarantees:
         text += "\n\n== Delivery guarantees ==\n" + "\n".join(guarantees)
     return text

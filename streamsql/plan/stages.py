@@ -21,7 +21,10 @@ An input is already partitioned by a key when it comes from the operator that ke
 (aggregates emit their keys first) through Calcs that pass those columns through unchanged.
 Each cut becomes an :class:`Exchange`: an :class:`ExchangeSinkNode` ends the upstream stage,
 an :class:`ExchangeSourceNode` begins the downstream one. A stage is a connected part of the
-rest. A stage with a scan runs one task per share of the source's partitions, so its
+rest. A stage fed only by exchanges without a key (Flink's singleton exchange: before a
+global aggregate, an OVER / ranking / MATCH_RECOGNIZE without PARTITION BY, a temporal sort)
+runs one task, as Flink runs such an operator at parallelism 1 (``inputsContainSingleton``).
+A stage with a scan runs one task per share of the source's partitions, so its
 parallelism is P only when every scan reads Kafka (each task reads its share of the partitions,
 as Flink's ``KafkaSourceEnumerator`` assigns them: :mod:`streamsql.connectors.kafka.assignment`),
 else 1. Operators that keep state and are not listed above cannot run
@@ -94,7 +97,9 @@ class ExchangeSinkNode(SinkNode):
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        return (f"Exchange(distribution=[hash[{', '.join(self.exchange.key_names)}]], "
+        keys = self.exchange.key_names  # no key: every row to one task, Flink's singleton exchange
+        distribution = f"hash[{', '.join(keys)}]" if keys else "single"
+        return (f"Exchange(distribution=[{distribution}], "
                 f"topic=[{self.exchange.topic}], partitions=[{self.exchange.partitions}])")
 
 
@@ -255,11 +260,17 @@ def cut_stages(job: str, roots: list[PlanNode], parallelism: int) -> list[Stage]
     members: dict[int, list[PlanNode]] = {k: [] for k in range(len(topo))}
     for node in nodes:
         members[number[stage_of[id(node)]]].append(node)
-    par = {k: _stage_parallelism(ms, parallelism) for k, ms in members.items()}
+    inputs: dict[int, list[list[int]]] = {k: [] for k in members}  # each stage's exchange keys
+    for (nid, _), key in cuts.items():
+        inputs[number[stage_of[nid]]].append(key)
+    # fed by singleton exchanges only (no key): one task, as Flink's inputsContainSingleton
+    par = {k: 1 if inputs[k] and not any(inputs[k]) else _stage_parallelism(ms, parallelism)
+           for k, ms in members.items()}
     return _build_stages(job, nodes, members, par, cuts, {id(n): number[stage_of[id(n)]] for n in nodes})
 
 
 def _stage_parallelism(members: list[PlanNode], parallelism: int) -> int:
+    """P, or 1 for a stage that reads a non-Kafka source (it is not split between tasks)."""
     scans = [n for n in members if isinstance(n, ScanNode)]
     if any(n.table.connector not in PARTITIONED_SOURCES for n in scans):
         return 1

@@ -20,9 +20,18 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.core.errors import SqlError
 from streamsql.plan.limit import drop_hidden, order_columns, select_order_keys
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.windows import is_proctime, time_attributes
+
+
+class NotTemporalSortError(SqlError):
+    """An ORDER BY without LIMIT whose first key is not an ascending event-time attribute.
+
+    Refused in a job, as Flink refuses it; the shell catches it to sort a typed query's final
+    table itself (``shell/ordering.py``).
+    """
 
 
 @dataclass(eq=False)
@@ -69,9 +78,10 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     ``ORDER BY ... LIMIT`` (:func:`~streamsql.plan.limit.select_order_keys`).
 
     Raises:
-        SqlError: in a view's query (Flink keeps or drops it depending on the reader: not done);
-            at the first ORDER BY item when it is not an ascending event-time attribute of
-            an insert-only input (Flink's words), or a processing-time one (not supported yet).
+        SqlError: in a view's query (Flink keeps or drops it depending on the reader: not done).
+        NotTemporalSortError: at the first ORDER BY item when it is not an ascending event-time
+            attribute of an insert-only input (Flink's words), or a processing-time one (not
+            supported yet).
     """
     order = sel.args["order"]
     if where == "view":
@@ -92,12 +102,13 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     name = node.schema.names[cols[0]]
     if is_proctime(node, name) and not descending[0]:
         planner._fail(first, "ORDER BY a processing-time attribute (Flink's ProcTimeSort) is not supported "
-                             "yet; order by an event-time attribute, or add LIMIT n for a Top-N")
+                             "yet; order by an event-time attribute, or add LIMIT n for a Top-N",
+                      NotTemporalSortError)
     if node.mode != INSERT_ONLY or descending[0] or name not in time_attributes(node):
         planner._fail(first, "Sort on a non-time-attribute field is not supported: ORDER BY without LIMIT on "
                              "a stream must start with an ascending event-time attribute (Flink's temporal "
                              "sort); add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a "
-                             "SELECT's final table sorted")
+                             "SELECT's final table sorted", NotTemporalSortError)
     sort = TemporalSortNode([node], node.schema, INSERT_ONLY, ts_index=cols[0], order=cols[1:],
                             descending=descending[1:], nulls_first=nulls_first[1:], labels=", ".join(labels),
                             out_time_attributes=time_attributes(node))

@@ -209,3 +209,33 @@ def _same_column(node: PlanNode, col: int) -> int:
     if col not in source:
         return col
     return min(o for o, i in source.items() if i == source[col])
+
+
+def changelog_mode(node: PlanNode) -> str:
+    """The row kinds ``node`` emits as Flink 2.3's ``EXPLAIN CHANGELOG_MODE`` spells them.
+
+    ``I`` for an insert-only output; an updating one is ``I,UB,UA`` (``I,UA`` when no consumer
+    needs -U rows, see :func:`eliminate_update_before`), with ``D`` when it may delete a row; a
+    sink consumes and emits nothing: ``NONE``.
+    """
+    if isinstance(node, SinkNode):
+        return "NONE"
+    if node.mode == INSERT_ONLY:
+        return "I"
+    kinds = ["I", "UB", "UA"] if node.update_before else ["I", "UA"]
+    return ",".join(kinds + ["D"] if _deletes(node) else kinds)
+
+
+def _deletes(node: PlanNode) -> bool:
+    """Whether an updating ``node`` may emit -D rows (as Flink's changelog mode inference says)."""
+    if node.mode == INSERT_ONLY:
+        return False
+    retracted = any(i.mode != INSERT_ONLY for i in node.inputs)
+    if isinstance(node, GroupAggNode):  # a group ends only when its last row is retracted
+        return retracted
+    if isinstance(node, (RankNode, JoinNode, ScanNode)):
+        # rows leave a Top-N (Flink plans a rowtime deduplication keeping the last row as one too);
+        # a join retracts its NULL-padded rows; a changelog source deletes
+        return True
+    return any(_deletes(i) for i in node.inputs)
+

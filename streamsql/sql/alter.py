@@ -22,10 +22,17 @@ from sqlglot.tokens import Token, TokenType
 
 from streamsql.core.errors import SqlError
 from streamsql.sql.parser import _DIALECT, error_at, parse_statement
+from streamsql.sql.split import line_col
 
 
 def _tokens(text: str) -> list[Token]:
     return _DIALECT.tokenize(text)
+
+
+def _at_token(tk: Token, message: str, sql: str) -> SqlError:
+    """A SqlError underlining token ``tk`` of ``sql`` (a column name the action names)."""
+    line, col = line_col(sql, tk.start)
+    return SqlError(message, sql, line, col, tk.end - tk.start + 1)
 
 
 def _split_items(tokens: list[Token]) -> list[list[Token]]:
@@ -44,11 +51,11 @@ def _split_items(tokens: list[Token]) -> list[list[Token]]:
     return [i for i in items if i]
 
 
-def _parse_items(sql: str, items: list[list[Token]]) -> list[tuple[exp.Expr, str | None, str | None]]:
-    """Each item as a CREATE TABLE schema node, with its position (``FIRST``/``AFTER``) and column.
+def _parse_items(sql: str, items: list[list[Token]]) -> list[tuple[exp.Expr, str | None, str | None, Token]]:
+    """Each item as a schema node, with its position (``FIRST``/``AFTER``), column and first token.
 
     The items are parsed inside a CREATE TABLE laid over the ALTER statement's own text, so that
-    errors point into it.
+    errors point into it; the first token (a column's name) places the errors of the action.
     """
     out = []
     for item in items:
@@ -65,7 +72,7 @@ def _parse_items(sql: str, items: list[list[Token]]) -> list[tuple[exp.Expr, str
         prefix = head + blank[len(head):] if fits else head + "\n" * blank.count("\n")
         create = parse_statement(prefix + sql[start:end] + ") WITH ('connector' = 'blackhole')")
         node = create.this.expressions[0]
-        out.append((node, where, after))
+        out.append((node, where, after, body[0]))
     return out
 
 
@@ -125,8 +132,8 @@ def alter(create_sql: str, statement: exp.Expr, sql: str) -> tuple[str, str | No
         wrapped = bool(rest) and rest[0].token_type == TokenType.L_PAREN and (
             rest[-1].token_type == TokenType.R_PAREN)
         nodes = _parse_items(sql, _split_items(rest[1:-1] if wrapped else rest))
-        for node, where, after in nodes:
-            _apply_item(items, verb, node, where, after, sql)
+        for node, where, after, first in nodes:
+            _apply_item(items, verb, node, where, after, first, sql)
     elif verb == "DROP":
         _drop(items, rest, sql)
     elif verb == "RENAME":
@@ -136,10 +143,10 @@ def alter(create_sql: str, statement: exp.Expr, sql: str) -> tuple[str, str | No
             i = _index(items, rest[0].text)
             if i is None:
                 msg = f"The column `{rest[0].text}` does not exist in the base table."
-                raise SqlError(msg, sql)
+                raise _at_token(rest[0], msg, sql)
             if _index(items, rest[2].text) is not None:
                 msg = f"The column `{rest[2].text}` already existed in table schema."
-                raise SqlError(msg, sql)
+                raise _at_token(rest[2], msg, sql)
             items[i].set("this", exp.to_identifier(rest[2].text, quoted=True))
         else:
             msg = "Expecting RENAME <column> TO <name> or RENAME TO <table name>"
@@ -155,7 +162,8 @@ def alter(create_sql: str, statement: exp.Expr, sql: str) -> tuple[str, str | No
 
 
 def _apply_item(items: list[exp.Expr], verb: str, node: exp.Expr, where: str | None, after: str | None,
-                sql: str) -> None:
+                first: Token, sql: str) -> None:
+    """Apply one ADD / MODIFY item; its errors underline ``first``, the item's first token."""
     if isinstance(node, exp.WatermarkColumnConstraint) or _is_key(node):
         kind = exp.WatermarkColumnConstraint if isinstance(node, exp.WatermarkColumnConstraint) else None
         old = next((i for i, it in enumerate(items)
@@ -164,10 +172,10 @@ def _apply_item(items: list[exp.Expr], verb: str, node: exp.Expr, where: str | N
         if verb == "ADD" and old is not None:
             msg = (f"The base table has already defined the {what}. You might want to drop it before "
                    "adding a new one.")
-            raise SqlError(msg, sql)
+            raise _at_token(first, msg, sql)
         if verb == "MODIFY" and old is None:
             msg = f"The base table does not define any {what}. You might want to add a new one."
-            raise SqlError(msg, sql)
+            raise _at_token(first, msg, sql)
         if old is not None:
             items[old] = node
         else:
@@ -177,11 +185,11 @@ def _apply_item(items: list[exp.Expr], verb: str, node: exp.Expr, where: str | N
     i = _index(items, name)
     if verb == "ADD" and i is not None:
         msg = f"Try to add a column `{name}` which already exists in the table."
-        raise SqlError(msg, sql)
+        raise _at_token(first, msg, sql)
     if verb == "MODIFY":
         if i is None:
             msg = f"Try to modify a column `{name}` which does not exist in the table."
-            raise SqlError(msg, sql)
+            raise _at_token(first, msg, sql)
         if where is None:
             items[i] = node
             return
@@ -206,12 +214,11 @@ def _drop(items: list[exp.Expr], rest: list[Token], sql: str) -> None:
         del items[i]
         return
     punctuation = (TokenType.L_PAREN, TokenType.R_PAREN, TokenType.COMMA)
-    names = [t.text for t in rest if t.token_type not in punctuation]
-    for name in names:
-        i = _index(items, name)
+    for tk in (t for t in rest if t.token_type not in punctuation):
+        i = _index(items, tk.text)
         if i is None:
-            msg = f"The column `{name}` does not exist in the base table."
-            raise SqlError(msg, sql)
+            msg = f"The column `{tk.text}` does not exist in the base table."
+            raise _at_token(tk, msg, sql)
         del items[i]
 
 

@@ -17,6 +17,11 @@ committed output with DuckDB over every produced record (table ``r``: ``id, k, v
 - ``multi-topic``: a filter into one exactly-once ``kafka`` sink whose ``'topic'`` lists ``out``
   and ``out2``, each row naming its topic in a ``topic`` metadata column (``v % 2``): one
   transaction over both topics; each topic is compared with its own rows;
+- ``temporal-sort``: every record, ``ORDER BY ts, k DESC`` without LIMIT (Flink's TemporalSort:
+  rows held in state until the watermark passes their rowtime), into an exactly-once ``kafka``
+  sink: the one output partition must hold DuckDB's ``ORDER BY ts, k DESC`` row for row, in
+  that order (``misplaced``: the rows out of place; each input partition is in rowtime order,
+  so no row is late);
 - ``two-sinks``: one ``EXECUTE STATEMENT SET`` with a ``GROUP BY k`` count/sum into
   ``upsert-kafka`` and a filter into an exactly-once ``kafka`` sink on a second topic: both
   sinks commit in the job's one transaction, so a crash between them is impossible by design;
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Callable
 
 import orjson
@@ -58,12 +64,15 @@ class Query:
             holding ``r``, ``outputs`` the committed records of each output topic by name.
         upsert: the output topics written by ``upsert-kafka`` (created compacted).
         topics: the output topics the job writes.
+        misplaced: for a query whose output order is part of its answer, ``misplaced(con,
+            outputs)`` → how many committed rows are not where DuckDB's order puts them.
     """
 
     sql: str
     compare: Callable[[object, Outputs], tuple[int, int]]
     upsert: tuple[str, ...] = ()
     topics: tuple[str, ...] = ("out",)
+    misplaced: Callable[[object, Outputs], int] | None = None
 
     def script(self, out: str, bootstrap: str, guarantee: str) -> str:
         """The query's statements for output topic ``out`` (``out2``: ``out`` + ``"_2"``)."""
@@ -169,6 +178,28 @@ def _two_sinks(con, outputs: Outputs) -> tuple[int, int]:
     return agg[0] + filt[0], agg[1] + filt[1]
 
 
+_TEMPORAL_SORT_SQL = _HALVES + """CREATE TABLE out_t (id BIGINT, k INT, v INT, ts TIMESTAMP(3))
+  WITH ({kafka_out});
+INSERT INTO out_t SELECT id, k, v, ts FROM both_halves ORDER BY ts, k DESC;
+"""
+
+
+def _sorted_rows(con, outputs: Outputs) -> tuple[list, list]:
+    """(DuckDB's rows in ORDER BY order, the committed rows in commit order)."""
+    expected = con.execute("SELECT id, k, v, ts FROM r ORDER BY ts, k DESC").fetchall()
+    actual = _values(outputs["out"], lambda r: (r["id"], r["k"], r["v"], datetime.fromisoformat(r["ts"])))
+    return expected, actual
+
+
+def _temporal_sort(con, outputs: Outputs) -> tuple[int, int]:
+    return multiset(*_sorted_rows(con, outputs))
+
+
+def _temporal_sort_misplaced(con, outputs: Outputs) -> int:
+    expected, actual = _sorted_rows(con, outputs)
+    return sum(e != a for e, a in zip(expected, actual)) + abs(len(expected) - len(actual))
+
+
 _MULTI_TOPIC_SQL = _HALVES + """CREATE TABLE out_t (id BIGINT, tp STRING METADATA FROM 'topic', k INT, v2 INT)
   WITH ({kafka_out_both});
 INSERT INTO out_t SELECT id, CASE WHEN MOD(v, 2) = 0 THEN '{out}' ELSE '{out2}' END, k, v * 2
@@ -192,4 +223,5 @@ QUERIES: dict[str, Query] = {
     "window-topn": Query(_WINDOW_TOPN_SQL, _window_topn),
     "two-sinks": Query(_TWO_SINKS_SQL, _two_sinks, upsert=("out",), topics=("out", "out2")),
     "multi-topic": Query(_MULTI_TOPIC_SQL, _multi_topic, topics=("out", "out2")),
+    "temporal-sort": Query(_TEMPORAL_SORT_SQL, _temporal_sort, misplaced=_temporal_sort_misplaced),
 }

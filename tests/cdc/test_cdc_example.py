@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from streamsql.environment import StreamEnvironment
 from streamsql.sql.split import split_statements
 
@@ -56,6 +58,45 @@ def test_shop_check_before_setup_says_to_run_setup(monkeypatch, capsys):
     spec = importlib.util.spec_from_file_location("shop", EXAMPLE.parent / "shop.py")
     shop = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shop)
-    monkeypatch.setattr(shop, "_has_shop", lambda address: False)  # a server without the database
+    monkeypatch.setattr(shop, "_has_shop", lambda address, database=None: False)  # a server without it
     assert shop.main(["check"]) == 1 and shop.main(["change", "1"]) == 1
     assert "has no database 'shop': run `python examples/cdc/shop.py setup` first" in capsys.readouterr().err
+
+
+def _shop():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("shop", EXAMPLE.parent / "shop.py")
+    shop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shop)
+    return shop
+
+
+def test_named_runs_share_no_name():
+    """``--name``: two people running the walkthrough on the same servers (setup dropped and
+    recreated the one database and topic, and the two jobs fenced each other's transactions and
+    took the same binlog server-id). Each name's script plans, and differs from revenue.sql and
+    from another name's in exactly the database, topic, job and server-id."""
+    import re
+
+    shop = _shop()
+    base = EXAMPLE.read_text()
+    assert shop.Names().script() == base
+    scripts = {n: shop.Names(n).script() for n in ("alice", "bob")}
+    for n, text in scripts.items():
+        names = shop.Names(n)
+        assert f"'database-name' = 'shop_{n}'" in text and f"/shop_{n}'" in text
+        assert f"'topic' = 'customer-revenue-{n}'" in text and f"'pipeline.name' = 'cdc-revenue-{n}'" in text
+        assert f"'server-id' = '{names.server_id}'" in text and names.server_id != 5501
+        changed = [(a, b) for a, b in zip(base.splitlines(), text.splitlines()) if a != b]
+        assert len(changed) == 4 and len(text.splitlines()) == len(base.splitlines()), changed
+        env = StreamEnvironment()
+        statements = [s.text for s in split_statements(text)]
+        for st in statements[:-1]:
+            env.execute_sql(st)
+        assert "connector=[mysql-cdc]" in env.execute_sql("EXPLAIN " + statements[-1]).message
+        env.close()
+    ids = {re.search(r"'server-id' = '(\d+)'", t).group(1) for t in scripts.values()}
+    assert len(ids) == 2
+    with pytest.raises(SystemExit, match="--name takes letters"):
+        shop.Names("a-b; DROP")

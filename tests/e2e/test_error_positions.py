@@ -7,6 +7,7 @@ pipe counted lines from the statement (``SELEC 1;`` after two lines said line 1)
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -190,3 +191,27 @@ def test_an_interval_literal_that_is_no_number_is_refused_when_planned():
             raise AssertionError(msg)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(("action", "message", "underlined"), [
+    ("ADD b INT", "Try to add a column `b` which already exists in the table.", "b"),
+    ("ADD (c INT, a BIGINT FIRST)", "Try to add a column `a` which already exists", "a"),
+    ("ADD\n  (c INT,\n   b INT)", "Try to add a column `b` which already exists", "b"),
+    ("MODIFY (a BIGINT, x INT)", "Try to modify a column `x` which does not exist", "x"),
+    ("DROP (a, y)", "The column `y` does not exist in the base table.", "y"),
+    ("RENAME a TO b", "The column `b` already existed in table schema.", "b"),
+    ("RENAME z TO q", "The column `z` does not exist in the base table.", "z"),
+    ("ADD PRIMARY KEY (a) NOT ENFORCED", "The base table has already defined the primary key", "PRIMARY KEY"),
+])
+def test_alter_table_errors_point_at_the_column(tmp_path, action, message, underlined):
+    """A newcomer's report: ALTER TABLE ... ADD of an existing column put the caret at column 1."""
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")})
+    env.execute_sql("CREATE TABLE t (a INT, b STRING, PRIMARY KEY (a) NOT ENFORCED) "
+                    "WITH ('connector' = 'datagen')")
+    sql = f"ALTER TABLE t {action}"
+    with pytest.raises(SqlError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
+        env.execute_sql(sql)
+    e = err.value
+    at = sum(len(x) + 1 for x in sql.split("\n")[:e.line - 1]) + e.col - 1
+    where = [m.start() for m in re.finditer(rf"\b{underlined}\b", sql)][-1]  # the action's column
+    assert (at, sql[at:at + e.length]) == (where, underlined), str(e)

@@ -10,7 +10,10 @@ during planning gave DuckDB's exception instead of KeyboardInterrupt).
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -92,3 +95,43 @@ def test_ctrl_c_while_the_command_starts_exits_130_without_a_traceback(monkeypat
             pytest.fail("the Ctrl-C escaped: Python's traceback, status -2")
     assert ended.value.code == 130
     assert capsys.readouterr().err == "\n[INFO] Interrupted.\n"
+
+
+@pytest.mark.parametrize("how", ["run", "piped shell"])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["SIGINT", "SIGTERM"])
+def test_a_signal_cancels_the_jobs_and_exits_128_plus_its_number(tmp_path, how, sig, code):
+    """Ctrl-C exits 130 and ``kill`` 143 (128 + the signal's number, what a shell reports for a
+    process the signal ended), both after cancelling the jobs cleanly: SIGTERM exited 130 too."""
+    (tmp_path / "s.sql").write_text(SCRIPT)
+    args = ["run", "s.sql"] if how == "run" else ["shell"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(tmp_path / "h")}
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", *args], cwd=tmp_path, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(SCRIPT if how != "run" else "")
+        proc.stdin.close()
+        started = threading.Event()
+        out: list[str] = []
+
+        def read() -> None:
+            for line in proc.stdout:
+                out.append(line)
+                if line.startswith("Job ID:"):
+                    started.set()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        assert started.wait(60), "".join(out)
+        proc.send_signal(sig)
+        err = proc.stderr.read()
+        assert proc.wait(60) == code, "".join(out) + err
+        reader.join(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = "".join(out) + err
+    assert "Traceback" not in text, text
+    assert ("[INFO] Interrupted; cancelling jobs." in err and "' CANCELED: " in err if how == "run"
+            else "[INFO] Cancelling 1 running job" in text), text

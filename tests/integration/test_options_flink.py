@@ -26,7 +26,7 @@ def run(env: StreamEnvironment, scenario: dict):
     if scenario["statement"].startswith("INSERT"):
         assert result.job.wait(60) == "FINISHED"
     else:
-        assert "== Physical Plan ==" in result.message
+        assert "== Optimized Physical Plan ==" in result.message
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["name"] for s in SCENARIOS])

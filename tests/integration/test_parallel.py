@@ -428,3 +428,31 @@ def test_a_parallel_jobs_handle_reports_its_watermark(kafka_bootstrap, kafka_top
             time.sleep(0.2)
         assert job.watermark == expected
         job.cancel()
+
+
+@pytest.mark.parametrize("parallelism", PARALLELISM)
+def test_temporal_sort_runs_as_one_task_in_rowtime_order(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                         parallelism):
+    """ORDER BY ts, v DESC, id without LIMIT (Flink's TemporalSort: a singleton exchange, parallelism 1).
+
+    The 8 partitions are read by up to 4 tasks; the sort stage is one task, so its output, in
+    the order committed to the one output partition, is DuckDB's ORDER BY over every record
+    (each partition is in rowtime order and the watermark is 1 s behind: no row is late).
+    """
+    src, out = kafka_topic_factory("par_src", PARTITIONS), kafka_topic_factory("par_out")
+    rows = _rows(17)
+    _load(kafka_bootstrap, src, rows)
+    env = _env(parallelism, tmp_path)
+    _source(env, "src", src, kafka_bootstrap, watermark=True)
+    _append_sink(env, out, kafka_bootstrap, "id INT, v INT, ts TIMESTAMP(3)")
+    sql = "INSERT INTO out_t SELECT id, v, ts FROM src ORDER BY ts, v DESC, id"
+    stages = env.execute_sql(f"EXPLAIN {sql}").message.split("== Stages ==")
+    if parallelism > 1:  # the sort's stage is one task behind Flink's singleton exchange
+        assert "distribution=[single]" in stages[1] and "partitions=[1]" in stages[1], stages[1]
+        assert "parallelism=1, operators=[exchange-source, temporal-sort, sink]" in stages[1], stages[1]
+    _run(env, sql)
+    expected = _duck("SELECT id, v, strftime(ts, '%Y-%m-%d %H:%M:%S') FROM src ORDER BY ts, v DESC, id",
+                     src=rows)
+    committed = (orjson.loads(v) for _, v in read_committed(kafka_bootstrap, out))
+    actual = [(r["id"], r["v"], r["ts"][:19]) for r in committed]
+    assert actual == expected

@@ -29,3 +29,12 @@ def planning_env(tmp_path):
     yield make
     for env in made:
         env.close()
+
+
+def oracle_environment(tmp_path_factory, ddl: list[str]):
+    """Yield an environment holding the tables of a Flink oracle's ``ddl`` (for a module fixture)."""
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path_factory.mktemp("chk"))})
+    for statement in ddl:
+        env.execute_sql(statement)
+    yield env
+    env.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from streamsql import StreamEnvironment
+from tests.plan.conftest import oracle_environment
 
 ORACLE = json.loads((Path(__file__).parent / "explain_names_flink.json").read_text())
 #: Flink's aggregate operator → ours.
@@ -30,11 +30,7 @@ _LINE = re.compile(r"^[ +|-]*(\w+)\((.*)\)\S*$")
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    e = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path_factory.mktemp("chk"))})
-    for ddl in ORACLE["ddl"]:
-        e.execute_sql(ddl)
-    yield e
-    e.close()
+    yield from oracle_environment(tmp_path_factory, ORACLE["ddl"])
 
 
 def _items(text: str) -> list[str]:

@@ -102,23 +102,18 @@ class MatchRecognizeOperator(WindowOperatorBase):
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Run the partitions the watermark makes due (module docstring), emit their matches, forward it."""
-        wm, deletes, skeys = self._pop_due_keys(watermark)
-        emitted: list[tuple[int, tuple]] = []
-        puts: list = []
-        for skey, old in zip(skeys, self.ctx.state.get_many(skeys) if skeys else []):
-            if old is None:
-                continue
-            value = MATCH_KEY.decode(old)
-            value[6] = None  # its timer just fired
-            self._run(value, wm, emitted)
-            self._set_timer(skey, value, puts, deletes)
-            if value[0] or len(value[3]) > 1 or value[4]:
-                puts.append((skey, MATCH_KEY.encode(value)))
-            else:  # nothing pending, no partial match: the partition's state ends
-                deletes.append(skey)
-        if puts or deletes:
-            self.ctx.state.write(puts, deletes)
-        return self._emit_then_forward(emitted, watermark)
+        return self._fire_due_keys(watermark, self._fire_key)
+
+    def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
+        """Run one partition's rows up to ``wm``; keep its state, or end it when nothing is left."""
+        value = MATCH_KEY.decode(raw)
+        value[6] = None  # its timer just fired
+        self._run(value, wm, emitted)
+        self._set_timer(skey, value, puts, deletes)
+        if value[0] or len(value[3]) > 1 or value[4]:
+            puts.append((skey, MATCH_KEY.encode(value)))
+        else:  # nothing pending, no partial match: the partition's state ends
+            deletes.append(skey)
 
     # -- the automaton ------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.functions.python_functions import quiet
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.evaluator import query_table
-from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late, rowtimes
+from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late
 from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
 #: A partition key's accumulators, frame and pending rows (tagged msgpack).
@@ -109,16 +109,9 @@ class OverAggOperator(WindowOperatorBase):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Store the batch's rows as pending under their keys (late rows are dropped)."""
         self._ensure_loaded()
-        table = batch.table
-        ts, valid = rowtimes(table.column(self.ts_index))
-        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
-        if self.watermark is not None and not self.spec.bounded:  # bounded: per key, below
-            late = keep & (ts <= self.watermark)
-            add_late(self.ctx.metrics, int(late.sum()))
-            keep &= ~late
-        if not keep.all():
-            idx = np.flatnonzero(keep)
-            table, ts = table.take(pa.array(idx)), ts[idx]
+        # an unbounded frame drops rows at or behind the watermark; a bounded one per key, below
+        bound = None if self.spec.bounded else self.watermark
+        table, ts = self._rows_after(batch.table, self.ts_index, bound)
         if table.num_rows == 0:
             return []
         adds, retracts = self._row_partials(table)
@@ -150,23 +143,15 @@ class OverAggOperator(WindowOperatorBase):
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Emit the pending rows the watermark passed (in rowtime order), then forward it."""
-        wm, deletes, skeys = self._pop_due_keys(watermark)
-        if not skeys:
-            if deletes:
-                self.ctx.state.write([], deletes)
-            return [watermark]
-        emitted: list[tuple[int, tuple]] = []
-        puts: list = []
-        for skey, old in zip(skeys, self.ctx.state.get_many(skeys)):
-            if old is None:
-                continue
-            value = OVER_KEY.decode(old)
-            value[4] = None  # its timer just fired
-            self._emit_due(value, wm, emitted)
-            self._set_timer(skey, value, puts, deletes)
-            puts.append((skey, OVER_KEY.encode(value)))
-        self.ctx.state.write(puts, deletes)
-        return self._emit_then_forward(emitted, watermark)
+        return self._fire_due_keys(watermark, self._fire_key)
+
+    def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
+        """A key's pending rows up to ``wm`` into its frame and ``emitted``; its next timer."""
+        value = OVER_KEY.decode(raw)
+        value[4] = None  # its timer just fired
+        self._emit_due(value, wm, emitted)
+        self._set_timer(skey, value, puts, deletes)
+        puts.append((skey, OVER_KEY.encode(value)))
 
     # -- frames -------------------------------------------------------------------------------
 

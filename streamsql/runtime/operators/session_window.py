@@ -192,23 +192,19 @@ class SessionWindowAggOperator(WindowAggBase):
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Fire every session with ``end - 1 <= watermark``, then forward the watermark."""
-        wm, deletes, skeys = self._pop_due_keys(watermark)
-        rows: list[tuple[int, tuple]] = []
-        puts: list = []
-        for skey, v in zip(skeys, self.ctx.state.get_many(skeys) if skeys else []):
-            if v is None:
-                continue
-            key, sessions = SESSIONS.decode(v)
-            rest = []
-            for start, end, acc in sessions:
-                if end - 1 <= wm:
-                    time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
-                    rows.append((end, key + (start, end, time) + self.aggregates.result(acc)))
-                else:
-                    rest.append([start, end, acc])
-            if rest:
-                puts.append((skey, SESSIONS.encode([key, rest])))
+        return self._fire_due_keys(watermark, self._fire_key)
+
+    def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
+        """A key's sessions that ended by ``wm`` into ``emitted``; the rest stay."""
+        key, sessions = SESSIONS.decode(raw)
+        rest = []
+        for start, end, acc in sessions:
+            if end - 1 <= wm:
+                time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+                emitted.append((end, key + (start, end, time) + self.aggregates.result(acc)))
             else:
-                deletes.append(skey)
-        self.ctx.state.write(puts, deletes)
-        return self._emit_then_forward(rows, watermark)
+                rest.append([start, end, acc])
+        if rest:
+            puts.append((skey, SESSIONS.encode([key, rest])))
+        else:
+            deletes.append(skey)

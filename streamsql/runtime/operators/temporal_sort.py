@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.runtime.operators.sort_keys import sort_keys
-from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late, rowtimes
+from streamsql.runtime.operators.window_agg import WindowOperatorBase
 from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
 #: One rowtime's pending rows (tagged msgpack).
@@ -82,17 +81,7 @@ class TemporalSortOperator(WindowOperatorBase):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Store the batch's rows under their rowtimes (late and NULL-rowtime rows are dropped)."""
         self._ensure_loaded()
-        table = batch.table
-        ts, valid = rowtimes(table.column(self.ts_index))
-        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
-        last = self._last_emitted()
-        if last is not None:
-            late = keep & (ts <= last)
-            add_late(self.ctx.metrics, int(late.sum()))
-            keep &= ~late
-        if not keep.all():
-            idx = np.flatnonzero(keep)
-            table, ts = table.take(pa.array(idx)), ts[idx]
+        table, ts = self._rows_after(batch.table, self.ts_index, self._last_emitted())
         if table.num_rows == 0:
             return []
         keys = (sort_keys([table.column(i) for i in self.order], self.descending, self.nulls_first)
@@ -115,26 +104,21 @@ class TemporalSortOperator(WindowOperatorBase):
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Emit the rows of every rowtime the watermark reached, in (rowtime, keys) order; forward it."""
-        _, deletes, buckets = self._pop_due_keys(watermark)
-        if not buckets:
-            if deletes:
-                self.ctx.state.write([], deletes)
-            return [watermark]
-        emitted: list[tuple[int, tuple]] = []
-        last = self._last_emitted()
-        for bucket, raw in zip(buckets, self.ctx.state.get_many(buckets)):
-            if raw is None:
-                continue
-            t = _TS.unpack_from(bucket, len(self._base) + 1)[0]
-            pending = SORT_ROWS.decode(raw)
-            pending.sort(key=lambda p: p[0])  # stable: ties keep arrival order, as Java's List.sort
-            emitted += [(t, tuple(row)) for _, row in pending]
-            deletes.append(bucket)
-            last = t if last is None else max(last, t)
-        self._last = last
-        puts = [(self._last_key, SORT_LAST.encode(last))] if last is not None else []
-        self.ctx.state.write(puts, deletes)
-        return self._emit_then_forward(emitted, watermark)
+        before = self._last_emitted()
+        out = self._fire_due_keys(watermark, self._fire_rowtime)
+        if self._last != before:  # once per watermark; with the buckets' deletes before any snapshot
+            self.ctx.state.write([(self._last_key, SORT_LAST.encode(self._last))])
+        return out
+
+    def _fire_rowtime(self, bucket: bytes, raw: bytes, wm: int, emitted: list, puts: list,
+                      deletes: list) -> None:
+        """One rowtime's rows, sorted by the other keys, into ``emitted``; its bucket is deleted."""
+        t = _TS.unpack_from(bucket, len(self._base) + 1)[0]
+        pending = SORT_ROWS.decode(raw)
+        pending.sort(key=lambda p: p[0])  # stable: ties keep arrival order, as Java's List.sort
+        emitted += [(t, tuple(row)) for _, row in pending]
+        deletes.append(bucket)
+        self._last = t if self._last is None else max(self._last, t)
 
     def _to_table(self, rows: list[tuple]) -> pa.Table:
         """Output rows (Python values, as stored) → Arrow."""

@@ -269,6 +269,23 @@ class WindowOperatorBase(Operator):
             self.watermark = wm
         return self.watermark
 
+    def _rows_after(self, table: pa.Table, ts_index: int, bound: int | None) -> tuple[pa.Table, np.ndarray]:
+        """``table`` without its NULL-rowtime rows and, unless ``bound`` is None, its late rows.
+
+        A row is late when its rowtime (column ``ts_index``) is not after ``bound`` (ms): dropped
+        and counted in the job metric ``late_records``. Returns the rows kept and their rowtimes (ms).
+        """
+        ts, valid = rowtimes(table.column(ts_index))
+        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
+        if bound is not None:
+            late = keep & (ts <= bound)
+            add_late(self.ctx.metrics, int(late.sum()))
+            keep &= ~late
+        if not keep.all():
+            idx = np.flatnonzero(keep)
+            table, ts = table.take(pa.array(idx)), ts[idx]
+        return table, ts
+
     def _pop_due_keys(self, watermark: Watermark) -> tuple[int, list, list[bytes]]:
         """Advance to ``watermark`` and pop the timers it makes due.
 
@@ -280,6 +297,25 @@ class WindowOperatorBase(Operator):
         deletes: list = []
         due = self.timers.pop_due(wm, deletes)
         return wm, deletes, list(dict.fromkeys(k for _, k in due))
+
+    def _fire_due_keys(self, watermark: Watermark, fire) -> list[Element]:
+        """Advance to ``watermark``, run ``fire`` on each due state key, write, emit its rows, forward it.
+
+        ``fire(state_key, value, wm, emitted, puts, deletes)`` is called per due key that still
+        has a value (``value``: its raw state bytes), in timer order; it appends ``(time, row)``
+        pairs to ``emitted`` and its state changes to ``puts`` / ``deletes`` (which already hold
+        the popped timers' deletes). The changes are written in one call, then
+        :meth:`_emit_then_forward`.
+        """
+        wm, deletes, skeys = self._pop_due_keys(watermark)
+        emitted: list[tuple[int, tuple]] = []
+        puts: list = []
+        for skey, value in zip(skeys, self.ctx.state.get_many(skeys) if skeys else []):
+            if value is not None:
+                fire(skey, value, wm, emitted, puts, deletes)
+        if puts or deletes:
+            self.ctx.state.write(puts, deletes)
+        return self._emit_then_forward(emitted, watermark)
 
     def _emit_then_forward(self, emitted: list[tuple[int, tuple]], watermark: Watermark) -> list[Element]:
         """One batch of ``emitted`` rows in rowtime order (ms), then ``watermark`` itself.
