@@ -519,8 +519,8 @@ def java_sql_timestamp(text: str) -> str:
     ten digits or more are NULL.
     """
     groups, (y, m, d, h, mi, s) = text_groups(java_trim(text), _JAVA_SQL, 6, "__js", 7)
-    micros = "CAST(rpad(left(__js.g7, 6), 6, '0') AS BIGINT)"
-    ok = f"__js.g1 <> '' AND {m} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"  # a year where it matches
+    micros = "CAST(rpad(left(__js['g7'], 6), 6, '0') AS BIGINT)"
+    ok = f"__js['g1'] <> '' AND {m} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"  # a year where it matches
     value = (f"CAST(make_date(greatest({y}, 1), {m}, 1) AS TIMESTAMP) + to_days(CAST({d} - 1 AS INTEGER)) "
              f"+ {time_of_day(h, mi, s, micros)}")
     return f"({bind(groups, '__js', f'CASE WHEN {ok} THEN {value} END')})"
@@ -534,7 +534,7 @@ def _exact_pattern(text: str, shape: str) -> str:
     """
     groups, (y, m, d, h, mi, s) = text_groups(text, shape, 6, "__xp")
     month = f"make_date({y}, {m}, 1)"
-    ok = (f"__xp.g1 <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "  # the year: the shape matched
+    ok = (f"__xp['g1'] <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "  # the year: the shape matched
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR ({h} = 24 AND {mi} = 0 AND {s} = 0)) "
           f"AND {mi} <= 59 AND {s} <= 59")
     value = (f"CAST({month} AS TIMESTAMP) + to_days(CAST(least({d}, day(last_day({month}))) - 1 AS INTEGER)) "
