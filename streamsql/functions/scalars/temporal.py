@@ -37,6 +37,7 @@ from streamsql.functions.scalars.cast_text import java_trim, read_text, text_gro
 from streamsql.functions.scalars.registry import (
     Call,
     bind,
+    fail_sql,
     fixed,
     same_as,
     scalar,
@@ -396,7 +397,17 @@ def timestampadd(c: Call) -> exp.Expression:
         msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(units)}; MILLISECOND not of a DATE)"
         raise c.fail(msg)
     value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
-    return template(value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
+    added = value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)")
+    # Past the years DuckDB holds (a TIMESTAMP's 290309 BC..294247) its error names neither the call
+    # nor the operands; Flink 2.3 gives a value there whose year it prints garbled (TIMESTAMPADD(DAY,
+    # 2147483647, ...) is ')+()-06-21'), or fails (WEEK of a DATE: integer overflow): fail, saying so.
+    what = "'TIMESTAMPADD(" + unit + ", ' || CAST({0} AS VARCHAR) || ', ' || CAST({1} AS VARCHAR) || ')'"
+    kind = "DATE" if _is_date(c) and unit in _DAY_UNITS else "TIMESTAMP"
+    message = (f"{what} || ' is out of the range of a {kind} here (Flink 2.3 gives a value there whose "
+               "year it prints garbled, or fails)'")
+    checked = (f"CASE WHEN __r IS NULL AND {{0}} IS NOT NULL AND {{1}} IS NOT NULL THEN {fail_sql(message)} "
+               "ELSE __r END")
+    return template(bind(f"try({added})", "__r", checked), *c.args)
 
 
 _TRUNC_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
