@@ -38,7 +38,14 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.formats.common import bool_option, combine, render_decimal
+from streamsql.connectors.formats.common import (
+    arrow_date_text,
+    bool_option,
+    combine,
+    render_date,
+    render_decimal,
+    signed_years,
+)
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
@@ -84,47 +91,6 @@ def _lpad(arr, width: int) -> pa.Array:
     return pc.utf8_lpad(arr.cast(pa.string()), width, "0")
 
 
-def _signed_years(text: pa.Array) -> pa.Array:
-    """Dates in Arrow's text with a year past 9999 as ``java.time`` writes them: ``+10024-01-01``."""
-    return pc.replace_substring_regex(text, r"^(\d{5,})-", r"+\1-")
-
-
-def _civil_date(days: int) -> str:
-    """``yyyy-MM-dd`` of a day number (days since 1970-01-01, proleptic Gregorian), any year.
-
-    Arrow writes ``<value out of range: ...>`` past the years -32767..32767 (a DuckDB TIMESTAMP
-    reaches 294247, TIMESTAMPADD gets there); a positive year of five digits or more stays
-    unsigned for :func:`_signed_years`. The arithmetic is Hinnant's ``civil_from_days``.
-    """
-    z = days + 719468
-    era, doe = divmod(z, 146097)
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day, month = doy - (153 * mp + 2) // 5 + 1, mp + 3 if mp < 10 else mp - 9
-    year = yoe + era * 400 + (month <= 2)
-    sign = "-" if year < 0 else ""
-    return f"{sign}{abs(year):04d}-{month:02d}-{day:02d}"
-
-
-def _arrow_text(text: pa.Array, numbers: np.ndarray, per_day: int) -> pa.Array:
-    """Arrow's date/time ``text``, with its ``<value out of range: ...>`` rows written from ``numbers``.
-
-    ``numbers``: the values as integers, ``per_day`` of them a day (1 for a DATE, 86400 for
-    seconds); such a row gets ``yyyy-MM-dd`` (``yyyy-MM-dd HH:mm:ss`` when ``per_day`` > 1).
-    """
-    bad = pc.fill_null(pc.starts_with(text, "<value out of range"), False)
-    if not pc.any(bad).as_py():
-        return text
-    rows = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
-    fixed = []
-    for v in numbers[rows].tolist():
-        day, rest = divmod(v, per_day)
-        clock = f" {rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}" if per_day > 1 else ""
-        fixed.append(_civil_date(day) + clock)
-    return pc.replace_with_mask(text, bad, pa.array(fixed, pa.string()))
-
-
 def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
     """``LocalDateTime.toString()`` (``Instant.toString()`` when ``zulu``) of a timestamp column."""
     unit = arr.type.unit
@@ -132,8 +98,8 @@ def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
     naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
     v = pc.fill_null(naive.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
     seconds = v // per_sec
-    floor_s = _signed_years(_arrow_text(
-        pa.array(seconds, pa.int64()).cast(pa.timestamp("s")).cast(pa.string()), seconds, 86400
+    floor_s = signed_years(arrow_date_text(
+        pa.array(seconds, pa.int64()).cast(pa.timestamp("s")).cast(pa.string()), seconds, 1
     ))  # yyyy-MM-dd HH:mm:ss (+yyyyy-MM-dd ... past year 9999)
     base = pc.replace_substring(pc.utf8_slice_codeunits(floor_s, 0, -3), " ", "T")
     sec = (v // per_sec) % 60
@@ -169,8 +135,7 @@ def render_column(col, t: SqlType) -> pa.Array:
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):
         text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
     elif n == "DATE":  # LocalDate.toString()
-        days = pc.fill_null(col.cast(pa.int32()), 0).to_numpy(zero_copy_only=False)
-        text = _signed_years(_arrow_text(col.cast(pa.string()), days, 1))
+        text = render_date(col)
     else:
         text = col.cast(pa.string())
     return pc.fill_null(text, "null")
