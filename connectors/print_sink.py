@@ -38,7 +38,14 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.formats.common import bool_option, combine, render_decimal
+from streamsql.connectors.formats.common import (
+    arrow_date_text,
+    bool_option,
+    combine,
+    render_date,
+    render_decimal,
+    signed_years,
+)
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
@@ -84,20 +91,16 @@ def _lpad(arr, width: int) -> pa.Array:
     return pc.utf8_lpad(arr.cast(pa.string()), width, "0")
 
 
-def _signed_years(text: pa.Array) -> pa.Array:
-    """Dates in Arrow's text with a year past 9999 as ``java.time`` writes them: ``+10024-01-01``."""
-    return pc.replace_substring_regex(text, r"^(\d{5,})-", r"+\1-")
-
-
 def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
     """``LocalDateTime.toString()`` (``Instant.toString()`` when ``zulu``) of a timestamp column."""
     unit = arr.type.unit
     per_sec = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
     naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
     v = pc.fill_null(naive.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-    floor_s = _signed_years(
-        pa.array(v // per_sec, pa.int64()).cast(pa.timestamp("s")).cast(pa.string())
-    )  # yyyy-MM-dd HH:mm:ss (+yyyyy-MM-dd ... past year 9999)
+    seconds = v // per_sec
+    floor_s = signed_years(arrow_date_text(
+        pa.array(seconds, pa.int64()).cast(pa.timestamp("s")).cast(pa.string()), seconds, 1
+    ))  # yyyy-MM-dd HH:mm:ss (+yyyyy-MM-dd ... past year 9999)
     base = pc.replace_substring(pc.utf8_slice_codeunits(floor_s, 0, -3), " ", "T")
     sec = (v // per_sec) % 60
     nanos = (v % per_sec) * (1_000_000_000 // per_sec)
@@ -132,7 +135,7 @@ def render_column(col, t: SqlType) -> pa.Array:
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):
         text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
     elif n == "DATE":  # LocalDate.toString()
-        text = _signed_years(col.cast(pa.string()))
+        text = render_date(col)
     else:
         text = col.cast(pa.string())
     return pc.fill_null(text, "null")

@@ -124,7 +124,11 @@ Python user-defined functions: [udf.md](udf.md).
   out of range: [0]` wherever it stands, even in a branch no row takes; a constant that only
   contains it (`YEAR(DATE '0001-01-01' - INTERVAL '1' DAY)`, 0) and a constant TIMESTAMP are
   answered (Flink writes a constant TIMESTAMP past 9999 in four digits too: `TIMESTAMP '9999-12-31
-  23:59:59' + INTERVAL '1' SECOND` is `0000-01-01T00:00` there, the year 10000 here).
+  23:59:59' + INTERVAL '1' SECOND` is `0000-01-01T00:00` there, the year 10000 here). Past
+  the years a TIMESTAMP holds here (290309 BC to 294247 AD), or a DATE, `TIMESTAMPADD` fails the
+  job naming the call, its operands and the record (`TIMESTAMPADD(DAY, 2147483647, 2024-01-01
+  00:00:00) is out of the range of a TIMESTAMP here ...`), where Flink 2.3 gives a value whose
+  year it prints garbled (`)+()-06-21 00:00:00.000`), or fails itself (WEEK of a DATE).
 - An interval literal's qualifier has Calcite's precisions (`INTERVAL '8000' YEAR(4)`, `DAY(3) TO
   HOUR`, `SECOND(2, 3)`), and Flink's checks: the leading field must fit its precision (2 digits
   unless written: `INTERVAL '100' HOUR` is refused with `Interval field value 100 exceeds

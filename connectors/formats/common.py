@@ -325,6 +325,58 @@ def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.C
 # rendering (encoders)
 
 
+def signed_years(text: pa.Array) -> pa.Array:
+    """Dates in Arrow's text with a year past 9999 as ``java.time`` writes them: ``+10024-01-01``."""
+    return pc.replace_substring_regex(text, r"^(\d{5,})-", r"+\1-")
+
+
+def _civil_date(days: int) -> str:
+    """``yyyy-MM-dd`` of a day number (days since 1970-01-01, proleptic Gregorian), any year.
+
+    Arrow writes ``<value out of range: ...>`` past the years -32767..32767 (a DuckDB TIMESTAMP
+    reaches 294247, TIMESTAMPADD gets there); a positive year of five digits or more stays
+    unsigned for :func:`signed_years`. The arithmetic is Hinnant's ``civil_from_days``.
+    """
+    z = days + 719468
+    era, doe = divmod(z, 146097)
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day, month = doy - (153 * mp + 2) // 5 + 1, mp + 3 if mp < 10 else mp - 9
+    year = yoe + era * 400 + (month <= 2)
+    sign = "-" if year < 0 else ""
+    return f"{sign}{abs(year):04d}-{month:02d}-{day:02d}"
+
+
+def arrow_date_text(text: pa.Array, numbers: np.ndarray, per_second: int = 0, digits: int = 0) -> pa.Array:
+    """Arrow's date/time ``text``, with its ``<value out of range: ...>`` rows written from ``numbers``.
+
+    ``numbers``: the values as integers, days since 1970-01-01 (``per_second`` 0: a DATE, such a
+    row gets ``yyyy-MM-dd``) or ``per_second`` units since the epoch (``yyyy-MM-dd HH:mm:ss``
+    and ``digits`` fraction digits, as Arrow writes a timestamp).
+    """
+    bad = pc.fill_null(pc.starts_with(text, "<value out of range"), False)
+    if not pc.any(bad).as_py():
+        return text
+    fixed = []
+    for v in numbers[np.flatnonzero(bad.to_numpy(zero_copy_only=False))].tolist():
+        if not per_second:
+            fixed.append(_civil_date(v))
+            continue
+        secs, part = divmod(v, per_second)
+        day, rest = divmod(secs, 86400)
+        fraction = f".{part:0{digits}d}" if digits else ""
+        fixed.append(f"{_civil_date(day)} {rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}{fraction}")
+    return pc.replace_with_mask(text, bad, pa.array(fixed, pa.string()))
+
+
+def render_date(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A DATE column's text as ``java.time``'s ``LocalDate`` writes it (``+10024-01-01`` past 9999)."""
+    arr = combine(arr)
+    days = pc.fill_null(arr.cast(pa.int32()), 0).to_numpy(zero_copy_only=False)
+    return signed_years(arrow_date_text(arr.cast(pa.string()), days))
+
+
 def render_timestamp(
     arr: pa.Array | pa.ChunkedArray, precision: int, sep: str = " ", zulu: bool = False, trim: bool = False
 ) -> pa.Array:
@@ -332,17 +384,22 @@ def render_timestamp(
 
     ``sep`` goes between date and time; ``zulu`` appends ``Z``; tz-aware columns print in UTC;
     ``trim`` drops the fraction's trailing zeros (Flink's JSON format: :func:`.trim_fraction`).
+    A year past 9999 is written ``+10024`` (Flink 2.3's JSON and CSV formats, java.time's).
     """
     unit = arr.type.unit
-    naive = arr.cast(pa.timestamp(unit)) if arr.type.tz else arr
+    naive = combine(arr.cast(pa.timestamp(unit)) if arr.type.tz else arr)
     text = naive.cast(pa.string())  # "yyyy-MM-dd HH:mm:ss" + the unit's fraction digits
     unit_digits = {"s": 0, "ms": 3, "us": 6, "ns": 9}[unit]
-    if precision < unit_digits:
-        text = pc.utf8_slice_codeunits(text, 0, 19 + (precision + 1 if precision > 0 else 0))
+    v = pc.fill_null(naive.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    text = arrow_date_text(text, v, 10 ** unit_digits, unit_digits)
+    # cut from the end and at the first space: a year's width varies (-0221, 10024, 294247)
+    if precision < unit_digits:  # the digits past the precision, and the '.' at precision 0
+        text = pc.utf8_slice_codeunits(text, 0, -(unit_digits - precision + (precision == 0)))
     if trim:
         text = trim_fraction(combine(text), min(precision, unit_digits))
     if sep != " ":
-        text = pc.utf8_replace_slice(text, 10, 11, sep)
+        text = pc.replace_substring(text, " ", sep, max_replacements=1)
+    text = signed_years(text)
     if zulu:
         text = pc.binary_join_element_wise(text, pa.scalar("Z"), "")
     return text

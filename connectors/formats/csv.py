@@ -69,6 +69,7 @@ from streamsql.connectors.formats.common import (
     decode_records,
     fix_types,
     read_type,
+    render_date,
     render_timestamp,
     select_payloads,
     skip_option,
@@ -425,7 +426,9 @@ class CsvEncoder(Encoder):
                      for i, (_, ct) in enumerate(t.fields)]
             joined = pc.binary_join_element_wise(*parts, sep) if len(parts) > 1 else parts[0]
             return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), joined), True
-        return col.cast(pa.string()), n in ("STRING", "DATE")
+        if n == "DATE":  # java.time's text: +10024-01-01 past year 9999
+            return render_date(col), True
+        return col.cast(pa.string()), n == "STRING"
 
     def _quoted(self, text: pa.Array) -> pa.Array:
         """``text`` quoted where Jackson's CSV writer quotes it (module docstring).

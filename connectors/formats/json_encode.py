@@ -37,6 +37,7 @@ from streamsql.connectors.formats.common import (
     Encoder,
     base64_text,
     combine,
+    render_date,
     render_decimal,
     render_timestamp,
 )
@@ -88,7 +89,7 @@ def python_columns(
         elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             cols.append(_timestamps(col, f.type, style).to_pylist())
         elif n == "DATE":
-            cols.append(col.cast(pa.string()).to_pylist())
+            cols.append(render_date(col).to_pylist())
         elif n == "BYTES":
             cols.append(base64_text(col))
         elif f.type.is_composite or n in ("FLOAT", "DOUBLE"):
@@ -199,7 +200,7 @@ def column_texts(col: pa.Array, t: SqlType, style: Style) -> tuple[pa.Array, boo
         text = _decimals(col, style)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "BYTES"):
         if n == "DATE":
-            text = col.cast(pa.string())
+            text = render_date(col)
         elif n == "BYTES":
             text = pa.array(base64_text(col), pa.string())
         else:

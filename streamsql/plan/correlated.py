@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.core.names import apart
 from streamsql.core.types import SqlType
 from streamsql.plan.expressions import AGG_TYPES, compile_expression, quote
 from streamsql.plan.joins import LEFT, conjunction, plan_join
 from streamsql.plan.nodes import PlanNode
-from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column
 from streamsql.plan.subqueries import Correlation, bind, plan_subquery_from
 
 _QUALIFIER = "__scalar"
@@ -74,13 +75,14 @@ def plan_correlated_scalar(planner, sub: exp.Select, name: str, corr: Correlatio
         grouped = grouped.where(conjunction([c.copy() for c in corr.local]), copy=False)
     grouped = grouped.group_by(*[inner.copy() for inner, _ in pairs], copy=False)
     right, gs = planner._query(grouped)
-    rs = Scope([ScopeColumn(_QUALIFIER, c.name, c.internal, c.type) for c in gs.columns], scope.sql,
-               "scalar subquery")
-    on = [exp.EQ(this=o.copy(), expression=exp.column(k, table=_QUALIFIER, quoted=True))
-          for (_, o), k in zip(pairs, keys)]
+    # the grouped side's columns and the value are the planner's: resolved by mark only, and the
+    # value named apart from the query's columns it is added to (Flink allows any column name)
+    rs = Scope([ScopeColumn(_QUALIFIER, c.name, c.internal, c.type, generated=True) for c in gs.columns],
+               scope.sql, "scalar subquery")
+    on = [exp.EQ(this=o.copy(), expression=generated_column(k, _QUALIFIER)) for (_, o), k in zip(pairs, keys)]
     node, joined = plan_join(planner, sub, LEFT, node, scope, right, rs, on)
-    found = joined.resolve(exp.column(marker, table=_QUALIFIER, quoted=True))
-    got = joined.resolve(exp.column(value, table=_QUALIFIER, quoted=True))
+    found = joined.resolve(generated_column(marker, _QUALIFIER))
+    got = joined.resolve(generated_column(value, _QUALIFIER))
     empty = _empty_value(item)
     result = quote(got.internal)
     if empty is not None:  # COUNT of no rows is 0, not NULL
@@ -88,8 +90,9 @@ def plan_correlated_scalar(planner, sub: exp.Select, name: str, corr: Correlatio
                  f"ELSE {result} END"
     kept = joined.columns[:len(scope.columns)]  # the query's columns (the grouped side's follow)
     internals = list(dict.fromkeys(c.internal for c in kept))
-    node = planner._calc(node, [(n, quote(n)) for n in internals] + [(name, result)], None)
-    column = ScopeColumn(_QUALIFIER, name, name, _result_type(got.type, empty))
+    own = apart(name, internals)
+    node = planner._calc(node, [(n, quote(n)) for n in internals] + [(own, result)], None)
+    column = ScopeColumn(_QUALIFIER, name, own, _result_type(got.type, empty), generated=True)
     return node, Scope([*kept, column], scope.sql, scope.what)
 
 

@@ -25,7 +25,7 @@ from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import FunctionError, bind, calls
 from streamsql.functions.scalars.registry import TYPE, lookup, written
-from streamsql.plan.scope import Scope, position_of
+from streamsql.plan.scope import GENERATED, Scope, position_of
 
 
 class PythonAggCall(exp.Anonymous, exp.AggFunc):
@@ -147,6 +147,8 @@ def _resolve_and_bind(node: exp.Expression, scope: Scope) -> tuple[exp.Expressio
             new = exp.column(col.internal, quoted=True)
             new.this.meta.update(n.this.meta)  # keep the source position for later errors
             new.meta["sql_type"] = col.type
+            if col.generated:  # still the planner's column when resolved again (a post-projection)
+                new.meta[GENERATED] = True
             if col.declared is not None:  # for TYPEOF (functions/scalars/typeof.py)
                 new.meta["declared_type"] = col.declared
             for f in fields:  # nested field access, typed by the binder (functions/scalars/composite)

@@ -25,7 +25,7 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.plan.expressions import resolve_columns
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
-from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column, is_generated
 from streamsql.plan.specs import WindowSpec, window_zone
 from streamsql.plan.windows import (
     build_window_aggregate,
@@ -110,7 +110,7 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
                 planner._fail(n, f"{_name(n)} needs a window over a "
                                  f"{'processing' if suffix == 'PROCTIME' else 'event'}-time attribute; "
                                  f"use {kind}_{other} for this window's time")
-            return exp.column(AUXILIARY[suffix], quoted=True)
+            return generated_column(AUXILIARY[suffix])
         return n
 
     # An auxiliary call keeps the name Flink gives it (EXPR$n), not its placeholder column's.
@@ -120,13 +120,14 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
         sel = sel.copy()
         sel.set("having", exp.Having(this=having.this.transform(replace)))
     ts3 = SqlType("TIMESTAMP", 3)
-    wide = Scope(scope.columns + [ScopeColumn(None, c, c, t) for c, t in
+    # the placeholders are the planner's columns: a user's column named __ws is still the user's
+    wide = Scope(scope.columns + [ScopeColumn(None, c, c, t, generated=True) for c, t in
                                   (("__ws", ts3), ("__we", ts3), ("__wt", wt_type))], planner.sql, scope.what)
     keys = [resolve_columns(g, scope) for g in group.expressions if g is not call]
     placeholders = {"__ws", "__we", "__wt"}
 
     def window_col(n: exp.Expression) -> str | None:
-        return n.name if isinstance(n, exp.Column) and n.name in placeholders else None
+        return n.name if isinstance(n, exp.Column) and is_generated(n) and n.name in placeholders else None
 
     return build_window_aggregate(planner, sel, items, node, wide, cond, spec, rowtime, keys,
                                   wt_type.to_arrow(), window_col)

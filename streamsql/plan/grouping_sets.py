@@ -27,6 +27,7 @@ from itertools import product
 from sqlglot import exp
 
 from streamsql.plan.nodes import PlanNode
+from streamsql.plan.scope import generated_column
 from streamsql.plan.setops import union_all
 from streamsql.plan.unsupported import refuse_at
 
@@ -152,7 +153,7 @@ def grouping_calls(planner, expr: exp.Expression, key_index: dict[str, int],
         keys = bits(n)
         if sets is None:
             return exp.cast(exp.Literal.number(0), "BIGINT")
-        case = exp.Case(this=exp.column("__e", quoted=True))
+        case = exp.Case(this=generated_column("__e"))
         for e, members in enumerate(sets):
             case = case.when(exp.Literal.number(e), exp.Literal.number(value(keys, members)))
         return exp.cast(case, "BIGINT")

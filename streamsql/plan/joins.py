@@ -32,7 +32,7 @@ other regular join is a retract changelog (see :mod:`streamsql.runtime.operators
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import pyarrow as pa
@@ -269,8 +269,8 @@ def _rename(right: PlanNode, taken: set[str]) -> dict[str, str]:
 
 def _combine(left: PlanNode, ls: Scope, right: PlanNode, rs: Scope, sql) -> tuple[Scope, dict[str, str]]:
     rename = _rename(right, {n.lower() for n in left.schema.names})
-    cols = [c.derived() for c in ls.columns] + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type)
-                               for c in rs.columns]
+    cols = [c.derived() for c in ls.columns] + [replace(c.derived(), internal=rename[c.internal])
+                                                for c in rs.columns]
     return Scope(cols, sql, "join"), rename
 
 
@@ -375,7 +375,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     rename = _rename(right, {n.lower() for n in left.schema.names})
     out_schema = pa.schema(list(left.schema) + [pa.field(rename[f.name], f.type) for f in right.schema])
     scope = Scope([c.derived() for c in ls.columns]
-                  + [ScopeColumn(c.qualifier, c.name, rename[c.internal], c.type) for c in rs.columns],
+                  + [replace(c.derived(), internal=rename[c.internal]) for c in rs.columns],
                   planner.sql, "join")
     cond_text = " AND ".join([f"({flink_text(quote(lsch))} = {flink_text(quote(rename[rsch]))})"
                               for lsch, rsch in zip(lkeys, rkeys)])

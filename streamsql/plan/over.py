@@ -35,6 +35,7 @@ from typing import ClassVar
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.names import apart
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.display_names import name_aggregate
 from streamsql.plan.expressions import (
@@ -47,7 +48,7 @@ from streamsql.plan.expressions import (
 )
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, select_list
 from streamsql.plan.ordered_aggs import check_lag_default
-from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column
 from streamsql.plan.specs import OverSpec
 from streamsql.plan.windows import interval_ms, is_proctime, materialized_note, time_attributes
 
@@ -145,17 +146,23 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     calls: dict[str, exp.Expression] = {}
     for w in windows:
         calls.setdefault(w.this.sql(), w.this)
-    pre: list[tuple[str, str]] = [(f"__k{i}", to_duckdb(k)) for i, k in enumerate(keys)]
-    pre.append(("__ts", quote(rowtime)))
+    # The input's columns pass through the aggregate beside the planner's own (keys, time, arguments,
+    # results): those are named apart from them, as Flink allows a column named __k0 or __agg0.
+    passed = list(dict.fromkeys(c.internal for c in scope.columns))
+
+    def own(name: str) -> str:
+        return apart(name, passed)  # distinct bases that end in no '_' stay distinct
+
+    pre: list[tuple[str, str]] = [(own(f"__k{i}"), to_duckdb(k)) for i, k in enumerate(keys)]
+    pre.append((own("__ts"), quote(rowtime)))
     mode = RETRACT if spec.bounded else INSERT_ONLY  # a bounded frame retracts: MIN/MAX keep a multiset
     specs_raw = []
     for call in calls.values():
         func, arg = planner._agg_call(call, mode)
         args = arg if isinstance(arg, list) else [] if arg is None else [arg]  # a list: a row-wise aggregate
         at = len(pre)
-        pre += [(f"__a{at + k}", to_duckdb(resolve_columns(a, scope))) for k, a in enumerate(args)]
+        pre += [(own(f"__a{at + k}"), to_duckdb(resolve_columns(a, scope))) for k, a in enumerate(args)]
         specs_raw.append((func, at if args else None))
-    passed = list(dict.fromkeys(c.internal for c in scope.columns))
     pre += [(name, quote(name)) for name in passed]
     pre_node = planner._calc(node, pre, cond)
     in_types = pre_node.sql_schema
@@ -164,8 +171,9 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     for call, (f, a) in zip(calls.values(), specs_raw):
         if f == "lag":
             check_lag_default(planner, call, in_types.fields[a].type, in_types.fields[a + 2].type)
-    out_schema = pa.schema(list(pre_node.schema) + [pa.field(f"__agg{j}", s.out_type.to_arrow())
-                                                    for j, s in enumerate(aggs)])
+    results = [own(f"__agg{j}") for j in range(len(aggs))]
+    out_schema = pa.schema(list(pre_node.schema) + [pa.field(r, s.out_type.to_arrow())
+                                                    for r, s in zip(results, aggs)])
     over = OverAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys), ts_index=len(keys),
                        aggs=aggs, labels=list(calls),
                        partition_by=[p.sql() for p in first.args.get("partition_by") or []], rowtime=rowtime,
@@ -173,13 +181,13 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     name_aggregate(pre_node, over, keys, list(calls.values()), {}, over=True)
 
     # The select list over the OVER aggregate's output: each OVER call becomes its column.
-    call_col = {s: f"__agg{j}" for j, s in enumerate(calls)}
-    post_scope = Scope(scope.columns + [ScopeColumn(None, f"__agg{j}", f"__agg{j}", s.out_type)
-                                        for j, s in enumerate(aggs)], planner.sql, scope.what)
+    call_col = dict(zip(calls, results))
+    post_scope = Scope(scope.columns + [ScopeColumn(None, r, r, s.out_type, generated=True)
+                                        for r, s in zip(results, aggs)], planner.sql, scope.what)
 
     def to_column(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Window):
-            return exp.column(call_col[n.this.sql()], quoted=True)
+            return generated_column(call_col[n.this.sql()])
         return n
 
     from streamsql.plan.planner import _scope_of, _unique  # late: the planner imports this module

@@ -87,7 +87,7 @@ from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
 from streamsql.plan.reuse import reuse_subplans, shared_nodes
 from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_subqueries
-from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column, is_generated, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
 from streamsql.plan.sinks import plan_sink
 from streamsql.plan.state_ttl_hint import note_group_agg, plan_hinted_select
@@ -568,9 +568,9 @@ class Planner:
             if isinstance(n, (exp.Grouping, exp.GroupingId)):
                 return grouping_calls(self, n, key_index, sets)
             if n.sql() in call_col and isinstance(n, AGG_TYPES):
-                col = exp.column(call_col[n.sql()], quoted=True)
+                col = generated_column(call_col[n.sql()])
             elif n.sql() in key_sql and not isinstance(n, exp.Alias):
-                col = exp.column(key_sql[n.sql()], quoted=True)
+                col = generated_column(key_sql[n.sql()])
             else:
                 return n
             col.meta[AS_WRITTEN] = written(n)  # messages name what the user wrote, not __agg0
@@ -603,7 +603,8 @@ class Planner:
         expression node to refer to the columns of ``agg`` (aggregate calls, grouping keys...).
         Returns the Calc node (or ``agg`` itself when it is already the result) and its scope.
         """
-        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.of_field(f))
+        # every column of `agg` is the planner's: a user's column left over is one not grouped
+        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.of_field(f), generated=True)
                             for f in agg.schema], self.sql)
         names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
         post, types = [], {}
@@ -624,7 +625,7 @@ class Planner:
             if unknown is not None:
                 self._fail(call, unknown.message)
         for col in expr.find_all(exp.Column):
-            if not col.name.startswith("__"):
+            if not is_generated(col):
                 line, c, length = position_of(col)
                 msg = (f"Column '{col.name}' must appear in the GROUP BY clause or be used in an "
                        f"aggregate function")

@@ -45,6 +45,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.core.names import apart_all
 from streamsql.plan.display_names import name_hidden
 from streamsql.plan.expressions import integer_literal
 from streamsql.plan.joins import conjunction, conjuncts
@@ -55,7 +56,7 @@ from streamsql.plan.nodes import (
     PlanNode,
     explain_attr,
 )
-from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.scope import GENERATED, Scope, ScopeColumn, generated_column, is_generated
 from streamsql.plan.windows import (
     WindowAggNode,
     WindowTableFunctionNode,
@@ -155,8 +156,11 @@ def rewrite_qualify(sel: exp.Select) -> exp.Select:
     inner.set("qualify", None)
     calls = [w for w in cond.find_all(exp.Window) if isinstance(w.this, _RANK_CALLS)]
     if calls:
-        inner.set("expressions", inner.expressions + [exp.alias_(calls[0].copy(), _QUALIFY, quoted=True)])
-        calls[0].replace(exp.column(_QUALIFY, quoted=True))
+        # marked as the planner's: a user's column named __rank_qualify stays the user's
+        number = exp.alias_(calls[0].copy(), _QUALIFY, quoted=True)
+        number.args["alias"].meta[GENERATED] = True
+        inner.set("expressions", inner.expressions + [number])
+        calls[0].replace(generated_column(_QUALIFY))
     else:
         aliases = {i.alias.lower() for i in sel.expressions if isinstance(i, exp.Alias)
                    and isinstance(i.this, exp.Window) and isinstance(i.this.this, _RANK_CALLS)}
@@ -209,21 +213,19 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     # Planned before the outer WHERE's bounds are read: as Flink validates the whole query first,
     # an unknown column inside (Nexmark q6's ``WHERE rownum <= 1`` beside the ``AS rownum``) is
     # "Column 'rownum' not found", not a missing bound.
-    body = inner.copy()
-    body.expressions[index] = exp.alias_(exp.cast(exp.Literal.number(0), "BIGINT"), _RN, quoted=True)
-    hidden = [(f"{_HIDDEN}p{i}", e) for i, e in enumerate(partition)]
-    hidden += [(f"{_HIDDEN}o{i}", o.this) for i, o in enumerate(ordered)]
-    body.set("expressions", body.expressions + [exp.alias_(e.copy(), n, quoted=True) for n, e in hidden])
-    node, scope = planner._query(body)
-    rank_start, rank_end, rest = _rank_range(planner, where, rn_name, qualifier, call)
+    own = [_RN, *(f"{_HIDDEN}p{i}" for i in range(len(partition))),
+           *(f"{_HIDDEN}o{i}" for i in range(len(ordered)))]
+    node, scope = _plan_body(planner, inner, index, own, partition, ordered)
+    rank_start, rank_end, rest = _rank_range(planner, where, rn_name, qualifier, call,
+                                             is_generated(item.args["alias"]))
     names = node.schema.names
-    pcols = [names.index(n) for n, _ in hidden[: len(partition)]]
-    ocols = [names.index(n) for n, _ in hidden[len(partition):]]
-    rn_index = names.index(_RN)
-    hidden_rn = rn_name == _QUALIFY  # QUALIFY's rank number is not a column of the result
-    visible = [ScopeColumn(c.qualifier, rn_name if c.internal == _RN else c.name, c.internal, c.type)
+    pcols = [names.index(n) for n in own[1: 1 + len(partition)]]
+    ocols = [names.index(n) for n in own[1 + len(partition):]]
+    rn_index = names.index(own[0])
+    hidden_rn = is_generated(item.args["alias"])  # QUALIFY's rank number is not a column of the result
+    visible = [ScopeColumn(c.qualifier, rn_name if c.internal == own[0] else c.name, c.internal, c.type)
                for c in scope.columns
-               if not c.internal.startswith(_HIDDEN) or (c.internal == _RN and not hidden_rn)]
+               if c.internal not in own or (c.internal == own[0] and not hidden_rn)]
     descending = [bool(o.args.get("desc")) for o in ordered]
     nulls_first = [bool(o.args.get("nulls_first")) for o in ordered]
     labels = (", ".join(p.sql() for p in partition),
@@ -250,14 +252,14 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
                     rank_end=rank_end, rn_index=rn_index, output_rank=out_rank,
                     new_row_wins_ties=(dedup or by_arrival) and descending[0], window_end=window_end,
                     window_zone=window_zone, labels=labels)
-    name_hidden(node, {_RN: "w0$o0"}, rank)  # EXPLAIN's names, as Flink's Rank
+    name_hidden(node, {own[0]: "w0$o0"}, rank)  # EXPLAIN's names, as Flink's Rank
     qual = src.alias_or_name.lower() if src.alias else None
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in visible]
     return rank, Scope(cols, planner.sql), rest
 
 
 def _rank_range(planner, where: exp.Expression | None, rn: str, qualifier: str | None,
-                call: exp.Expression) -> tuple[int, int, exp.Expression | None]:
+                call: exp.Expression, generated: bool = False) -> tuple[int, int, exp.Expression | None]:
     """``(rank_start, rank_end, the other conjuncts)`` from the outer WHERE's conditions on ``rn``.
 
     Raises:
@@ -267,11 +269,11 @@ def _rank_range(planner, where: exp.Expression | None, rn: str, qualifier: str |
     parts = conjuncts(where)
     low, high, rest = 1, None, []
     for c in parts:
-        refs = [col for col in c.find_all(exp.Column) if _is_rn(col, rn, qualifier)]
+        refs = [col for col in c.find_all(exp.Column) if _is_rn(col, rn, qualifier, generated)]
         if not refs:
             rest.append(c)
             continue
-        lo, hi = _bounds(planner, c, rn, qualifier)
+        lo, hi = _bounds(planner, c, rn, qualifier, generated)
         low = max(low, lo)
         high = hi if high is None or (hi is not None and hi < high) else high
         if hi is None and lo == 1:
@@ -288,20 +290,21 @@ def _rank_range(planner, where: exp.Expression | None, rn: str, qualifier: str |
 _FORMS = f"filter the ranking number with {', '.join(('rn <= N', 'rn < N', 'rn = N', 'rn BETWEEN a AND b'))}"
 
 
-def _bounds(planner, cond: exp.Expression, rn: str, qualifier: str | None) -> tuple[int, int | None]:
+def _bounds(planner, cond: exp.Expression, rn: str, qualifier: str | None,
+            generated: bool = False) -> tuple[int, int | None]:
     """The ``[low, high]`` range one condition on rn allows (high None: unbounded)."""
     if isinstance(cond, exp.Paren):
-        return _bounds(planner, cond.this, rn, qualifier)
-    if isinstance(cond, exp.Between) and _is_rn(cond.this, rn, qualifier):
+        return _bounds(planner, cond.this, rn, qualifier, generated)
+    if isinstance(cond, exp.Between) and _is_rn(cond.this, rn, qualifier, generated):
         return _int(planner, cond.args["low"]), _int(planner, cond.args["high"])
     ops = {exp.EQ: "=", exp.LTE: "<=", exp.LT: "<", exp.GTE: ">=", exp.GT: ">"}
     flipped = {"=": "=", "<=": ">=", "<": ">", ">=": "<=", ">": "<"}
     op = ops.get(type(cond))
     if op is not None:
         left, right = cond.this, cond.expression
-        if _is_rn(right, rn, qualifier) and not _is_rn(left, rn, qualifier):
+        if _is_rn(right, rn, qualifier, generated) and not _is_rn(left, rn, qualifier, generated):
             left, right, op = right, left, flipped[op]
-        if _is_rn(left, rn, qualifier):
+        if _is_rn(left, rn, qualifier, generated):
             n = _int(planner, right)
             return {"=": (n, n), "<=": (1, n), "<": (1, n - 1), ">=": (n, None), ">": (n + 1, None)}[op]
     planner._fail(cond, _FORMS[0].upper() + _FORMS[1:] + " (combined with AND)")
@@ -312,9 +315,38 @@ def _int(planner, node: exp.Expression) -> int:
                                           f"{node.sql()}")
 
 
-def _is_rn(node: exp.Expression, rn: str, qualifier: str | None) -> bool:
+def _is_rn(node: exp.Expression, rn: str, qualifier: str | None, generated: bool = False) -> bool:
+    """Whether ``node`` reads the rank number ``rn`` (QUALIFY's, ``generated``, only by its mark)."""
     return isinstance(node, exp.Column) and node.name.lower() == rn.lower() and \
+        is_generated(node) == generated and \
         (not node.table or (qualifier is not None and node.table.lower() == qualifier.lower()))
+
+
+def _plan_body(planner, inner: exp.Select, index: int, own: list[str], partition: list[exp.Expression],
+               ordered: list[exp.Ordered]) -> tuple[PlanNode, Scope]:
+    """The ranking's inner query, planned with its ranking call and keys as columns named ``own``.
+
+    The ranking call (SELECT item ``index``) becomes a BIGINT placeholder named ``own[0]``, and
+    the PARTITION BY and ORDER BY expressions columns added at the end, named ``own[1:]``.
+
+    Flink allows any column name, ``__rank_number`` too: when a column of the query's own is
+    called as one of ``own`` (``__rank_*``, the planner's prefix), the query is planned again with
+    ``own`` named apart from all its columns (``own`` is renamed in place).
+    """
+    renames = len(planner.case_renames)
+    keys = [*partition, *(o.this for o in ordered)]
+    for attempt in range(2):
+        body = inner.copy()
+        body.expressions[index] = exp.alias_(exp.cast(exp.Literal.number(0), "BIGINT"), own[0], quoted=True)
+        body.set("expressions", body.expressions + [exp.alias_(e.copy(), n, quoted=True)
+                                                    for n, e in zip(own[1:], keys)])
+        node, scope = planner._query(body)
+        names = node.schema.names
+        if attempt or sum(n.lower().startswith(_HIDDEN) for n in names) == len(own):
+            break
+        del planner.case_renames[renames:]  # noted again by the second planning
+        own[:] = apart_all(own, names)
+    return node, scope
 
 
 def _reads(sel: exp.Select, rest: exp.Expression | None, rn: str) -> bool:

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
+from streamsql.core.names import apart
 from streamsql.core.types import SqlType
 from streamsql.plan.correlated import plan_correlated_scalar
 from streamsql.plan.expressions import quote
 from streamsql.plan.joins import LEFT, plan_join
 from streamsql.plan.nodes import PlanNode
-from streamsql.plan.scope import Scope, ScopeColumn
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column
 from streamsql.plan.subqueries import correlation
 
 _QUALIFIER = "__scalar"
@@ -71,7 +72,7 @@ def split_scalar_subqueries(planner, sel: exp.Select, where: exp.Expression | No
                                  "JOIN the grouped query on the key")
             name = f"__scalar_{len(found)}"
             found.append(ScalarSubquery(name, q))
-            column = exp.column(name, table=_QUALIFIER, quoted=True)
+            column = generated_column(name, _QUALIFIER)
             if sub is e:
                 return column
             sub.replace(column)
@@ -127,12 +128,16 @@ def plan_scalar_joins(planner, sel: exp.Select, node: PlanNode, scope: Scope, su
                    "query's columns) is not supported yet: JOIN the subquery grouped by the key instead")
             raise SqlError(msg, e.sql, e.line, e.col, e.length) from None
         left_key, right_key = f"__scalar_key_{n}", f"__scalar_key_r{n}"
+        # the planner's columns beside the query's: named apart from them, resolved only by mark
+        own = apart(left_key, node.schema.names)
         right = planner._calc(right, [(s.name, quote(right.schema.names[0])), (right_key, "1")], None)
-        node = planner._calc(node, [(c, quote(c)) for c in node.schema.names] + [(left_key, "1")], None)
-        ls = Scope([*scope.columns, ScopeColumn(_QUALIFIER, left_key, left_key, _KEY)], scope.sql, scope.what)
-        rs = Scope([ScopeColumn(_QUALIFIER, s.name, s.name, rs.columns[0].type),
-                    ScopeColumn(_QUALIFIER, right_key, right_key, _KEY)], scope.sql, "scalar subquery")
-        on = exp.EQ(this=exp.column(left_key, table=_QUALIFIER, quoted=True),
-                    expression=exp.column(right_key, table=_QUALIFIER, quoted=True))
+        node = planner._calc(node, [(c, quote(c)) for c in node.schema.names] + [(own, "1")], None)
+        ls = Scope([*scope.columns, ScopeColumn(_QUALIFIER, left_key, own, _KEY, generated=True)],
+                   scope.sql, scope.what)
+        rs = Scope([ScopeColumn(_QUALIFIER, s.name, s.name, rs.columns[0].type, generated=True),
+                    ScopeColumn(_QUALIFIER, right_key, right_key, _KEY, generated=True)], scope.sql,
+                   "scalar subquery")
+        on = exp.EQ(this=generated_column(left_key, _QUALIFIER),
+                    expression=generated_column(right_key, _QUALIFIER))
         node, scope = plan_join(planner, s.query, LEFT, node, ls, right, rs, [on])
     return sel, node, scope

@@ -23,6 +23,9 @@ class ScopeColumn:
         declared: the type a table's DDL declares (NOT NULL and lengths included) for a physical
             column read straight from the table, where nullability is certain; None for every
             column derived by the plan (TYPEOF refuses those).
+        generated: a column the planner made (an aggregate's ``__agg0``, a group window's
+            ``__ws``): only a :func:`generated_column` reference resolves to it, and such a
+            reference to nothing else, so a user's column of the same name stays the user's.
     """
 
     qualifier: str | None
@@ -30,10 +33,31 @@ class ScopeColumn:
     internal: str
     type: SqlType
     declared: SqlType | None = None
+    generated: bool = False
 
     def derived(self) -> ScopeColumn:
         """The same column with no declared type (e.g. one side of a join may become NULL)."""
         return replace(self, declared=None)
+
+
+#: ``Column.meta`` key marking a reference to a column the planner made (see ScopeColumn.generated).
+GENERATED = "streamsql_generated"
+
+
+def generated_column(name: str, table: str | None = None) -> exp.Column:
+    """A reference to the planner's own column ``name`` (of qualifier ``table``), never a user's column.
+
+    Flink allows any column name, ``__agg0`` included, so the planner's references are told from
+    the user's by this mark, not by their names.
+    """
+    col = exp.column(name, table=table, quoted=True)
+    col.meta[GENERATED] = True
+    return col
+
+
+def is_generated(col: exp.Expression) -> bool:
+    """Whether ``col`` is a :func:`generated_column` reference (the mark survives resolution)."""
+    return bool(col.meta.get(GENERATED))
 
 
 def position_of(node: exp.Expression) -> tuple[int | None, int | None, int]:
@@ -68,7 +92,8 @@ class Scope:
         """
         name = col.name
         qual = col.table.lower() if col.table else None
-        cands = [c for c in self.columns if c.name.lower() == name.lower()
+        generated = is_generated(col)
+        cands = [c for c in self.columns if c.name.lower() == name.lower() and c.generated == generated
                  and (qual is None or c.qualifier == qual)]
         if len(cands) > 1:
             exact = [c for c in cands if c.name == name]
@@ -82,7 +107,8 @@ class Scope:
                 msg = (f"Unknown table or alias '{col.table}' in '{col.sql()}'; "
                        f"in scope: {', '.join(quals) or 'none'}")
             else:
-                visible = [c for c in self.columns if qual is None or c.qualifier == qual]
+                visible = [c for c in self.columns
+                           if not c.generated and (qual is None or c.qualifier == qual)]
                 # Calcite's words: an unqualified name is "not found in any table" (Nexmark q6's
                 # rownum), a qualified one "not found in table 't'"; then what there is.
                 where = f"table '{col.table}'" if qual is not None else "any table"
@@ -110,17 +136,21 @@ class Scope:
             SqlError: as :meth:`resolve`, and for a field the ROW type does not have
                 (``Column 'p.zz' not found``) or a field of a value that is not a ROW.
         """
+        if is_generated(col):  # the planner's own column: no fields, no table to read
+            return self.resolve(col), []
         parts = [p.name for p in col.parts]
         quals = {c.qualifier for c in self.columns if c.qualifier}
         if len(parts) >= 2 and parts[0].lower() in quals and len(parts) > 2:
             head = exp.column(parts[1], table=parts[0])
             return self._fields(col, self.resolve(head), parts[2:])
         if len(parts) >= 2 and parts[0].lower() not in quals:
-            found = [c for c in self.columns if c.name.lower() == parts[0].lower()]
+            found = [c for c in self.columns if c.name.lower() == parts[0].lower() and not c.generated]
             if found:
                 return self._fields(col, self.resolve(exp.column(parts[0])), parts[1:])
-        if len(parts) == 1 and not any(c.name.lower() == parts[0].lower() for c in self.columns):
-            peek = [c for c in self.columns if c.type.name == "ROW" and c.type.field(parts[0]) is not None]
+        if len(parts) == 1 and not any(c.name.lower() == parts[0].lower() and not c.generated
+                                       for c in self.columns):
+            peek = [c for c in self.columns if c.type.name == "ROW" and not c.generated
+                    and c.type.field(parts[0]) is not None]
             if len(peek) == 1:
                 return peek[0], [parts[0]]
             if len(peek) > 1:

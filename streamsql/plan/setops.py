@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.names import apart, apart_all
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars.registry import cast_value
@@ -77,15 +78,18 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
     if isinstance(q, exp.Union):
         node = union_all([left, right])
         return (distinct(planner, node) if q.args.get("distinct") else node), scope
+    # the side tags, counts and copy number sit beside the user's columns: named apart from them
+    sides = apart_all(_SIDES, names)
     tagged = [planner._calc(side, [(n, quote(m)) for n, m in zip(names, side.schema.names)] +
-                            [(tag, "1" if tag == mine else "CAST(NULL AS INTEGER)") for tag in _SIDES], None)
-              for side, mine in zip((left, right), _SIDES)]
+                            [(tag, "1" if tag == mine else "CAST(NULL AS INTEGER)") for tag in sides], None)
+              for side, mine in zip((left, right), sides)]
     counts = _group_all(union_all(tagged), len(names), [f"COUNT({t})" for t in _SIDES])
-    copies = _COPIES[(q.key, not q.args.get("distinct"))].format(l=quote("__agg0"), r=quote("__agg1"))
+    left_count, right_count = counts.schema.names[len(names):]
+    copies = _COPIES[(q.key, not q.args.get("distinct"))].format(l=quote(left_count), r=quote(right_count))
     keep = [(n, quote(n)) for n in names]
     if q.args.get("distinct"):
         return planner._calc(counts, keep, f"{copies} = 1"), scope
-    replicated = planner._calc(counts, [*keep, ("__copy", f"unnest(range({copies}))")], None)
+    replicated = planner._calc(counts, [*keep, (apart("__copy", names), f"unnest(range({copies}))")], None)
     return planner._calc(replicated, keep, None), scope
 
 
@@ -114,10 +118,13 @@ def union_all(inputs: list[PlanNode]) -> UnionNode:
 def _group_all(node: PlanNode, num_keys: int, labels: list[str]) -> GroupAggNode:
     """GROUP BY the first ``num_keys`` columns of ``node``; ``COUNT`` of each later column.
 
-    ``labels`` name the counts for EXPLAIN; their results are columns ``__agg0``, ``__agg1``...
+    ``labels`` name the counts for EXPLAIN; their results are columns ``__agg0``, ``__agg1``...,
+    named apart from the keys (a user's column may be called ``__agg0``).
     """
     counts = [AggSpec("count", num_keys + j, agg_output_type("count", SqlType.from_arrow(f.type)))
               for j, f in enumerate(list(node.schema)[num_keys:])]
-    fields = list(node.schema)[:num_keys] + [pa.field(f"__agg{j}", s.out_type.to_arrow())
-                                             for j, s in enumerate(counts)]
+    keys = node.schema.names[:num_keys]
+    results = apart_all([f"__agg{j}" for j in range(len(counts))], keys)
+    fields = list(node.schema)[:num_keys] + [pa.field(r, s.out_type.to_arrow())
+                                             for r, s in zip(results, counts)]
     return GroupAggNode([node], pa.schema(fields), RETRACT, num_keys=num_keys, aggs=counts, labels=labels)

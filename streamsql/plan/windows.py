@@ -56,7 +56,7 @@ from streamsql.plan.nodes import (
 )
 from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
-from streamsql.plan.scope import Scope, ScopeColumn, position_of
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column, position_of
 from streamsql.plan.specs import WindowSpec, window_zone
 from streamsql.sql import nodes as tvf
 
@@ -531,16 +531,16 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
         if isinstance(n, (exp.Grouping, exp.GroupingId)):
             return grouping_calls(planner, n, key_index, grouping_of)
         if n.sql() in call_col and isinstance(n, AGG_TYPES):
-            return exp.column(call_col[n.sql()], quoted=True)
+            return generated_column(call_col[n.sql()])
         if window_col(n) is not None:
-            col = exp.column(window_col(n), quoted=True)
+            col = generated_column(window_col(n))
             if window_nulls and n.name in window_nulls:  # a grouping set without it
                 sets_without = [exp.Literal.number(e) for e in window_nulls[n.name]]
-                return exp.Case().when(exp.In(this=exp.column("__e", quoted=True), expressions=sets_without),
+                return exp.Case().when(exp.In(this=generated_column("__e"), expressions=sets_without),
                                        exp.Null()).else_(col)
             return col
         if n.sql() in key_sql and not isinstance(n, exp.Alias):
-            return exp.column(key_sql[n.sql()], quoted=True)
+            return generated_column(key_sql[n.sql()])
         return n
 
     return planner._post_project(agg, items, resolved, having_r, to_agg_cols)

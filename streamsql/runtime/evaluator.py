@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.core.names import apart
 from streamsql.functions import python_functions
 from streamsql.functions.scalars.registry import failure_message
 from streamsql.plan.query import INPUT_TABLE, QuerySpec, duck_message, executed_arrow
@@ -73,7 +74,7 @@ class BatchQuery:
                 return out
         hidden: list[str] = []
         # named apart from the input's columns: a user's column may be called __row too
-        kind_col, split_col, row_col = (_unused(n, table.column_names) for n in (_KIND, _SPLIT, _ROW))
+        kind_col, split_col, row_col = (apart(n, table.column_names) for n in (_KIND, _SPLIT, _ROW))
         if batch.kinds is not None:
             table = table.append_column(kind_col, pa.array(batch.kinds, pa.int8()))
             hidden.append(kind_col)
@@ -171,14 +172,6 @@ class BatchQuery:
         if q is None:
             q = self._hidden[hidden] = self.spec.sql(hidden)
         return q
-
-
-def _unused(name: str, names: list[str]) -> str:
-    """``name``, or ``name`` with underscores added until no column of ``names`` is called so."""
-    taken = {n.lower() for n in names}  # DuckDB's names are case-insensitive
-    while name.lower() in taken:
-        name += "_"
-    return name
 
 
 def _kept(origin, rows: np.ndarray):

@@ -6,6 +6,7 @@ rows (PyFlink, streaming, parallelism 1)."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -125,3 +126,35 @@ def test_a_volatile_argument_is_computed_once_per_row(tmp_path, sql, flink):
                                                  deterministic=False))
         assert rows(env, sql) == flink
     assert len(calls) == 10  # Flink's count: once per row
+
+
+# ROW columns named as the lambda parameters whose fields the compiled SQL reads (the text
+# timestamps' regular-expression groups __ts.g1, a map entry's __s0.key...): DuckDB reads
+# ``name.field`` inside a lambda as the column's field when a column has that name, so CAST(s AS
+# TIMESTAMP) read the user's __ts.g1..g7 (all '': NULL, no error) and a column of the name without
+# those fields failed the query with DuckDB's binder text. Expected values: Flink 2.3's answers (PyFlink,
+# streaming, parallelism 1, session zone UTC) to the same queries over the same rows.
+GROUPS = {f"g{i}": "" for i in range(1, 8)}
+ROW_ROWS = [{"id": 1, "s": "2024-01-02 03:04:05.678", "__ts": GROUPS, "__js": GROUPS, "__xp": GROUPS,
+             "__s0": {"key": 5, "value": 6},
+             "__y": {"key": "zz"}, "__z": {"key": "zz"}, "__e": {"key": "q"}, "__p": {"e": 3}},
+            {"id": 2, "s": "2023-12-31 23:59:59", **dict.fromkeys(["__ts", "__js", "__xp", "__s0", "__y",
+                                                                 "__z", "__e", "__p"])}]
+GROUPS_TYPE = "ROW<g1 STRING, g2 STRING, g3 STRING, g4 STRING, g5 STRING, g6 STRING, g7 STRING>"
+ROW_DDL = (f"CREATE TABLE r (id INT, s STRING, `__ts` {GROUPS_TYPE}, `__js` {GROUPS_TYPE}, "
+           f"`__xp` {GROUPS_TYPE}, `__s0` ROW<key INT, `value` INT>, `__y` ROW<key STRING>, "
+           "`__z` ROW<key STRING>, `__e` ROW<key STRING>, `__p` ROW<e INT>) "
+           "WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
+
+
+@pytest.mark.parametrize("sql, flink", [
+    ("SELECT id, CAST(s AS TIMESTAMP(3)), TO_TIMESTAMP(s), TO_TIMESTAMP(s, 'yyyy-MM-dd HH:mm:ss') FROM r",
+     [(1, *[datetime(2024, 1, 2, 3, 4, 5, 678000)] * 3), (2, *[datetime(2023, 12, 31, 23, 59, 59)] * 3)]),
+    ("SELECT id, CAST(MAP[id, id + 1] AS STRING), CAST(STR_TO_MAP('a=1,b=2,a=3') AS STRING) FROM r",
+     [(1, "{1=2}", "{a=3, b=2}"), (2, "{2=3}", "{a=3, b=2}")]),
+])
+def test_a_row_column_named_as_a_lambda_parameter_is_not_read_for_it(env, tmp_path, sql, flink):
+    (tmp_path / "r.json").write_text("".join(json.dumps(r) + "\n" for r in ROW_ROWS))
+    env.execute_sql("DROP TABLE IF EXISTS r")
+    env.execute_sql(ROW_DDL.format(path=tmp_path / "r.json"))
+    assert rows(env, sql) == flink

@@ -78,7 +78,8 @@ def _composite(arg: str, t: SqlType, depth: int) -> str:
     if t.name == "ARRAY":
         items = f"list_transform({arg}, lambda {v}: {text(v, t.children[0])})"
         return f"('[' || array_to_string({items}, ', ') || ']')"
-    pair = f"{text(f'{v}.key', t.children[0])} || '=' || {text(f'{v}.value', t.children[1])}"
+    key, value = f"{v}['key']", f"{v}['value']"  # not {v}.key: a user's column {v} would be read
+    pair = f"{text(key, t.children[0])} || '=' || {text(value, t.children[1])}"
     return f"('{{' || array_to_string(list_transform(map_entries({arg}), lambda {v}: {pair}), ', ') || '}}')"
 
 

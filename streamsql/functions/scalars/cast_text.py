@@ -176,12 +176,12 @@ def _wall_clock(t: SqlType) -> tuple[str, str, tuple[str, str]]:
     digits = min(t.precision if t.precision is not None else 6, 6)  # DuckDB holds microseconds
 
     groups, (y, m, d, h, mi, s) = text_groups("{0}", _TIMESTAMP, 6, "__ts", 7)  # BIGINTs
-    fraction = "__ts.g7"
+    fraction = "__ts['g7']"
     micros = f"CAST(rpad(left({fraction}, {digits}), 6, '0') AS BIGINT)" if digits else "0"
     month = f"make_date({y}, {m}, 1)"
     midnight = f"({h} = 24 AND {mi} = 0 AND {s} = 0 AND regexp_full_match({fraction}, '0*'))"
     # the year is never empty where the pattern matches
-    ok = (f"__ts.g1 <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
+    ok = (f"__ts['g1'] <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR {midnight}) AND {mi} <= 59 AND {s} <= 59")
     wall = (f"(CAST({month} AS TIMESTAMP) + to_days(least({d}, day(last_day({month}))) - 1) "
             f"+ {time_of_day(h, mi, s, micros)})")
@@ -198,7 +198,7 @@ def text_groups(text: str, pattern: str, n: int, name: str,
     """
     names = ", ".join(f"'g{i}'" for i in range(1, (total or n) + 1))
     groups = f"regexp_extract({text}, '^{pattern}$', [{names}])"
-    return groups, [f"coalesce(TRY_CAST(nullif({name}.g{i}, '') AS BIGINT), 0)" for i in range(1, n + 1)]
+    return groups, [f"coalesce(TRY_CAST(nullif({name}['g{i}'], '') AS BIGINT), 0)" for i in range(1, n + 1)]
 
 
 def time_of_day(h: str, mi: str, s: str, micros: str) -> str:

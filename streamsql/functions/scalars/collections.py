@@ -537,9 +537,9 @@ def _hash_map_order(entries: str, pairs: str) -> str:
     """
     capacity = f"CASE WHEN {pairs} <= 2 THEN {pairs} + 1 ELSE (4 * {pairs} + 2) // 3 END"
     mask = f"((1::BIGINT << CAST(ceil(log2({capacity})) AS INTEGER)) - 1)"
-    bucket = bind(_java_string_hash("__e.key"), "__s", f"xor(__s, __s >> 16) & {mask}")
+    bucket = bind(_java_string_hash("__e['key']"), "__s", f"xor(__s, __s >> 16) & {mask}")
     placed = f"list_transform({entries}, lambda __e, __i: struct_pack(b := {bucket}, i := __i, e := __e))"
-    return f"list_transform(list_sort({placed}), lambda __p: __p.e)"
+    return f"list_transform(list_sort({placed}), lambda __p: __p['e'])"
 
 
 @collection("STR_TO_MAP", sig=(("STRING",), ("STRING", "STRING", "STRING")),
@@ -563,10 +563,10 @@ def str_to_map(c: Call) -> exp.Expression:
              f"value := CASE WHEN regexp_matches(__q, {{2}}) THEN substr(__q, length({head % 0}) + 1) END)")
     entries = f"list_transform({_java_split('{0}', '{1}')}, lambda __q: {entry})"
     # each key once, where it first occurs, with the value of its last pair (as a map's put)
-    once = ("list_transform(list_filter(__m, lambda __y, __j: list_position(__k, __y.key) = __j), "
-            "lambda __y: struct_pack(key := __y.key, "
-            "value := __m[len(__m) + 1 - list_position(list_reverse(__k), __y.key)].value))")
-    last = bind("list_transform(__m, lambda __z: __z.key)", "__k", _hash_map_order(once, "len(__m)"))
+    once = ("list_transform(list_filter(__m, lambda __y, __j: list_position(__k, __y['key']) = __j), "
+            "lambda __y: struct_pack(key := __y['key'], "
+            "value := __m[len(__m) + 1 - list_position(list_reverse(__k), __y['key'])]['value']))")
+    last = bind("list_transform(__m, lambda __z: __z['key'])", "__k", _hash_map_order(once, "len(__m)"))
     return template("CASE WHEN {0} IS NULL OR {1} IS NULL OR {2} IS NULL THEN NULL WHEN {0} = '' "
                     "THEN map([]::VARCHAR[], []::VARCHAR[]) "
                     f"ELSE map_from_entries({bind(entries, '__m', last)}) END", *args)

@@ -37,6 +37,7 @@ from streamsql.functions.scalars.cast_text import java_trim, read_text, text_gro
 from streamsql.functions.scalars.registry import (
     Call,
     bind,
+    fail_sql,
     fixed,
     same_as,
     scalar,
@@ -396,7 +397,17 @@ def timestampadd(c: Call) -> exp.Expression:
         msg = f"{c.name}: unsupported unit {unit} (supported: {', '.join(units)}; MILLISECOND not of a DATE)"
         raise c.fail(msg)
     value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
-    return template(value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)"), *c.args)
+    added = value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)")
+    # Past the years DuckDB holds (a TIMESTAMP's 290309 BC..294247) its error names neither the call
+    # nor the operands; Flink 2.3 gives a value there whose year it prints garbled (TIMESTAMPADD(DAY,
+    # 2147483647, ...) is ')+()-06-21'), or fails (WEEK of a DATE: integer overflow): fail, saying so.
+    what = "'TIMESTAMPADD(" + unit + ", ' || CAST({0} AS VARCHAR) || ', ' || CAST({1} AS VARCHAR) || ')'"
+    kind = "DATE" if _is_date(c) and unit in _DAY_UNITS else "TIMESTAMP"
+    message = (f"{what} || ' is out of the range of a {kind} here (Flink 2.3 gives a value there whose "
+               "year it prints garbled, or fails)'")
+    checked = (f"CASE WHEN __r IS NULL AND {{0}} IS NOT NULL AND {{1}} IS NOT NULL THEN {fail_sql(message)} "
+               "ELSE __r END")
+    return template(bind(f"try({added})", "__r", checked), *c.args)
 
 
 _TRUNC_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND")
@@ -519,8 +530,8 @@ def java_sql_timestamp(text: str) -> str:
     ten digits or more are NULL.
     """
     groups, (y, m, d, h, mi, s) = text_groups(java_trim(text), _JAVA_SQL, 6, "__js", 7)
-    micros = "CAST(rpad(left(__js.g7, 6), 6, '0') AS BIGINT)"
-    ok = f"__js.g1 <> '' AND {m} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"  # a year where it matches
+    micros = "CAST(rpad(left(__js['g7'], 6), 6, '0') AS BIGINT)"
+    ok = f"__js['g1'] <> '' AND {m} BETWEEN 1 AND 12 AND {d} BETWEEN 1 AND 31"  # a year where it matches
     value = (f"CAST(make_date(greatest({y}, 1), {m}, 1) AS TIMESTAMP) + to_days(CAST({d} - 1 AS INTEGER)) "
              f"+ {time_of_day(h, mi, s, micros)}")
     return f"({bind(groups, '__js', f'CASE WHEN {ok} THEN {value} END')})"
@@ -534,7 +545,7 @@ def _exact_pattern(text: str, shape: str) -> str:
     """
     groups, (y, m, d, h, mi, s) = text_groups(text, shape, 6, "__xp")
     month = f"make_date({y}, {m}, 1)"
-    ok = (f"__xp.g1 <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "  # the year: the shape matched
+    ok = (f"__xp['g1'] <> '' AND {y} >= 1 AND {m} BETWEEN 1 AND 12 "  # the year: the shape matched
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR ({h} = 24 AND {mi} = 0 AND {s} = 0)) "
           f"AND {mi} <= 59 AND {s} <= 59")
     value = (f"CAST({month} AS TIMESTAMP) + to_days(CAST(least({d}, day(last_day({month}))) - 1 AS INTEGER)) "

@@ -56,6 +56,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.core.names import apart
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.functions.python_functions import quiet
@@ -100,7 +101,10 @@ class OverAggOperator(WindowOperatorBase):
                 continue
             for sign in ("1", "-1") if spec.bounded else ("1",):
                 items += s.partial(sign)
-        self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {_RID} ORDER BY {_RID}"
+        # the row number goes next to the input's columns: named apart from them (a user's __rid)
+        self._rid = apart(_RID, input_schema.names)
+        rid = f'"{self._rid}"'
+        self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {rid} ORDER BY {rid}"
                              if items else "")
         self._con = quiet(duckdb.connect())
 
@@ -221,7 +225,7 @@ class OverAggOperator(WindowOperatorBase):
             return [[] for _ in range(n)], [[] for _ in range(n)]
         with self.aggregates.overflow_guard():
             part = query_table(self._con, self._partial_sql,
-                               table.append_column(_RID, pa.array(np.arange(n, dtype=np.int64))))
+                               table.append_column(self._rid, pa.array(np.arange(n, dtype=np.int64))))
         cols = iter(part.columns)
         per_state_add, per_state_sub = [], []
         for s in states:
