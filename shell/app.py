@@ -44,6 +44,7 @@ from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
 from streamsql.jobs import FailureWatch, failure_notice, job_summary
 from streamsql.output import shown_changelog, tableau
+from streamsql.plan.temporal_sort import NOT_A_TIME_ATTRIBUTE, PROCTIME_SORT
 from streamsql.sql import nodes as n
 from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
 from streamsql.table_result import TableResult
@@ -292,8 +293,18 @@ class Shell:
         if isinstance(tree, n.ClientCommand):  # parsed, but not in the registry
             msg = f"Unknown command {tree.this.name}; HELP lists commands"
             raise SqlError(msg, sql)
-        tree, order = split_order_by(tree)  # ORDER BY of a query: the result view sorts (shell/ordering.py)
-        self.show(self.env.execute_parsed(tree, sql), order, sql)
+        stripped, order = split_order_by(tree)
+        if order and isinstance(tree, exp.Select):
+            # An ORDER BY starting with an ascending rowtime is Flink's temporal sort: it streams
+            # rows as the watermark passes, in Flink's SQL client too, so the planner runs it
+            try:
+                self.show(self.env.execute_parsed(tree, sql))
+                return
+            except SqlError as e:
+                if not str(e).startswith((NOT_A_TIME_ATTRIBUTE, PROCTIME_SORT)):
+                    raise
+        # any other ORDER BY of a query: the result view sorts the final table (shell/ordering.py)
+        self.show(self.env.execute_parsed(stripped, sql), order, sql)
 
     def _end_statement_set(self, sql: str) -> None:
         if self.statement_set is None:

@@ -24,6 +24,11 @@ from streamsql.plan.limit import drop_hidden, order_columns, select_order_keys
 from streamsql.plan.nodes import INSERT_ONLY, PlanNode
 from streamsql.plan.windows import is_proctime, time_attributes
 
+#: How the refusals of an ORDER BY that is no temporal sort begin; the shell's result view
+#: sorts such a query's final table instead (shell/ordering.py).
+NOT_A_TIME_ATTRIBUTE = "Sort on a non-time-attribute field is not supported"
+PROCTIME_SORT = "ORDER BY a processing-time attribute (Flink's ProcTimeSort) is not supported"
+
 
 @dataclass(eq=False)
 class TemporalSortNode(PlanNode):
@@ -91,11 +96,11 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     first = order.expressions[0]
     name = node.schema.names[cols[0]]
     if is_proctime(node, name) and not descending[0]:
-        planner._fail(first, "ORDER BY a processing-time attribute (Flink's ProcTimeSort) is not supported "
-                             "yet; order by an event-time attribute, or add LIMIT n for a Top-N")
+        planner._fail(first, f"{PROCTIME_SORT} yet; order by an event-time attribute, or add LIMIT n "
+                             "for a Top-N")
     if node.mode != INSERT_ONLY or descending[0] or name not in time_attributes(node):
-        planner._fail(first, "Sort on a non-time-attribute field is not supported: ORDER BY without LIMIT on "
-                             "a stream must start with an ascending event-time attribute (Flink's temporal "
+        planner._fail(first, f"{NOT_A_TIME_ATTRIBUTE}: ORDER BY without LIMIT on a stream"
+                             " must start with an ascending event-time attribute (Flink's temporal "
                              "sort); add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a "
                              "SELECT's final table sorted")
     sort = TemporalSortNode([node], node.schema, INSERT_ONLY, ts_index=cols[0], order=cols[1:],
