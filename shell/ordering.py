@@ -15,7 +15,8 @@ each ``ASC`` (default) or ``DESC`` with NULLs first for ASC and last for DESC un
 FIRST|LAST`` says otherwise (as Flink). Values compare as SQL values: numbers by value, strings
 by code point (= their UTF-8 bytes, as Flink), dates and timestamps in time order. Anything else
 in ORDER BY, or with LIMIT / OFFSET / FETCH, is left to the planner, which refuses it at its
-position.
+position. An ORDER BY that starts with an ascending event-time attribute is not a shell sort:
+it is Flink's temporal sort, which the planner runs (shell/app.py tries it first).
 """
 
 from __future__ import annotations

@@ -89,11 +89,18 @@ def job_summary(job: JobHandle) -> str:
     ``[INFO] Job 'name' FINISHED: N rows in, M rows out, ...``: changes read from the job's
     sources (an update read as -U/+U once) and rows written to its tables (a parallel job's from
     its source stages and to its tables, not the rows crossing its exchanges), bad records, the
-    checkpoint it resumed from, the last one.
+    checkpoint it resumed from, the last one. A parallel job with worker processes that ended
+    before any task finished (cancelled, failed) says its counts are not known here.
     A parallel job's tasks follow, each ``[INFO]   task <stage>-<index> (worker ...): N rows in
     from the sources | the exchange, M rows out to tables | to the exchange`` (:func:`task_summary`).
     """
     m, cp = job.metrics, job.last_checkpoint
+    tasks = job.tasks
+    ran = [t for t in tasks if t["worker"]]
+    if m.get("workers") and not ran and job.status != "FINISHED":
+        # worker processes report a task's counts when it finishes: "0 rows in" would be a lie
+        return (f"[INFO] Job '{job.name}' {job.status}: rows in and out not known here (the worker "
+                "processes report them when their tasks finish); the tasks' checkpoints keep their progress")
     parts = [f"{m['rows_in']} rows in", f"{m['rows_out']} rows out"]
     parts += [f"{m[key]} {label}" for key, label, _ in DROPPED if m.get(key)]
     if job.runner.restored_from is not None:
@@ -102,8 +109,6 @@ def job_summary(job: JobHandle) -> str:
         parts.append(f"last checkpoint #{cp['checkpoint_id']} ({cp['duration_ms']} ms, "
                      f"{sum(cp['state_bytes'].values())} bytes, alignment {cp['alignment_ms']} ms)")
     line = f"[INFO] Job '{job.name}' {job.status}: " + ", ".join(parts)
-    tasks = job.tasks
-    ran = [t for t in tasks if t["worker"]]
     if not ran:
         return line
     count = f"{len(ran)} tasks" if len(ran) == len(tasks) else f"{len(ran)} of {len(tasks)} tasks"

@@ -192,3 +192,34 @@ def test_a_run_resuming_its_own_checkpoint_after_a_crash_says_so(kafka_bootstrap
     said = re.fullmatch(rf"\[INFO\] Job '{name}' FINISHED: \d+ rows in, \d+ rows out, resumed from "
                         r"checkpoint #(\d+); 4 tasks on 2 worker processes:", head)
     assert said and int(said.group(1)) >= 1, run.stderr
+
+
+def test_a_cancelled_run_does_not_claim_zero_rows(kafka_bootstrap, kafka_topic_factory, source, tmp_path):
+    """Ctrl-C of an unbounded parallel run once a checkpoint committed output: the workers report a
+    task's counts only when it finishes, so the summary said ``CANCELED: 0 rows in, 0 rows out``
+    of a job that had read every record and written its result (a newcomer's walkthrough); it
+    now says the counts are not known here."""
+    name, sink = f"pro-{uuid.uuid4().hex[:8]}", kafka_topic_factory("pro_out")
+    script = _script(kafka_bootstrap, source, sink, name, "COUNT(*)")
+    path = tmp_path / "unbounded.sql"
+    path.write_text(script.replace(", 'scan.bounded.mode' = 'latest-offset'", ""))
+    run = subprocess.Popen([sys.executable, "-m", "streamsql", "run", str(path)], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    consumer = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": f"g-{uuid.uuid4().hex[:8]}",
+                         "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
+    try:
+        consumer.subscribe([sink])
+        deadline = time.monotonic() + 120
+        while True:  # committed output: the tasks read and wrote rows
+            assert time.monotonic() < deadline and run.poll() is None, run.stderr
+            msg = consumer.poll(0.5)
+            if msg is not None and not msg.error():
+                break
+    finally:
+        consumer.close()
+        os.killpg(run.pid, signal.SIGINT)  # Ctrl-C reaches the terminal's whole process group
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    summary = [line for line in err.splitlines() if line.startswith(f"[INFO] Job '{name}' CANCELED")]
+    assert len(summary) == 1, err
+    assert "0 rows in" not in summary[0] and "rows in and out not known here" in summary[0], err

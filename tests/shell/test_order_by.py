@@ -88,3 +88,28 @@ def test_an_order_by_rowtime_shows_what_the_job_emits(shell, workdir):
     assert [[text(c) for c in row[1:]] for row in shown] == [[text(c) for c in row] for row in expected], out
     sh.send("QUIT\n")
     assert sh.wait() == 0
+
+
+def test_order_by_rowtime_is_flinks_temporal_sort(shell, workdir):
+    """ORDER BY an ascending rowtime streams rows as the watermark passes (Flink's TemporalSort),
+    as Flink's SQL client runs it: the rowtime need not be selected, and no final-table view."""
+    rows = [(1, "2024-05-01 10:00:05"), (2, "2024-05-01 10:00:01"), (3, "2024-05-01 10:00:03"),
+            (4, "2024-05-01 10:00:02"), (5, "2024-05-01 10:00:09")]
+    (workdir / "e.json").write_text("".join(f'{{"id": {i}, "ts": "{ts}"}}\n' for i, ts in rows))
+    sh = shell()
+    path = workdir / "e.json"
+    sh.send_expect(f"CREATE TABLE e (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE) "
+                   f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json');\n",
+                   r"\[INFO\] Execute statement succeeded")
+    m = sh.mark()
+    sh.send("SELECT id FROM e ORDER BY ts;\n")
+    sh.expect(r"Received a total of 5 rows", after=m)
+    out = sh.screen()[m:]
+    assert "the final table, sorted" not in out, out
+    got = [re.findall(r"[^|\s]+", line) for line in out.splitlines() if line.startswith("|")][1:]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE e (id INTEGER, ts TIMESTAMP)")
+    con.executemany("INSERT INTO e VALUES (?, ?)", rows)
+    assert got == [["+I", str(i)] for (i,) in con.execute("SELECT id FROM e ORDER BY ts").fetchall()], out
+    sh.send("QUIT\n")
+    assert sh.wait() == 0
