@@ -72,6 +72,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from streamsql.checkpoint.operators import unmarked
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
@@ -160,11 +161,15 @@ def recorded_signatures(recorded: dict[str, dict] | None) -> dict[str, dict] | N
     (``"arg": 2``, the column in ``input``), where every call had argument columns of its own,
     consecutive, in the order of the calls. Such a signature is rewritten as :func:`state_signatures`
     records it now (:func:`_named_arguments`): an unchanged ``SELECT k, AVG(v), MAX(v)`` restores its
-    state though both calls now read one column. Other signatures are returned as they are.
+    state though both calls now read one column.
+
+    A parallel task's ``layout``, which names its run's key-group assignment
+    (:func:`~streamsql.checkpoint.operators.mark_layouts`), is read back as the layout version
+    alone: the assignment is checked on its own. Other signatures are returned as they are.
     """
     if recorded is None:
         return None
-    return {op: _current_form(sig) for op, sig in recorded.items()}
+    return {op: _current_form(unmarked(sig)) for op, sig in recorded.items()}
 
 
 def _current_form(sig: dict) -> dict:

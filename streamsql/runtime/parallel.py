@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, check_tasks
-from streamsql.checkpoint.operators import ignore_unclaimed
+from streamsql.checkpoint.operators import ignore_unclaimed, recorded_assignment
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
@@ -196,33 +196,80 @@ def _worker_failure(report_file: str, worker: str, rc: int) -> str:
     return text or f"worker {worker} failed (exit {rc}); its error is above"
 
 
-def run_assignment(files: CheckpointStorage, resuming: bool) -> int:
+def run_assignment(files: CheckpointStorage, resuming: bool, slots: list[TaskSlot] = ()) -> int:
     """The key-group assignment of the job's run (:func:`~streamsql.state.layout.task_of_key_groups`).
 
     A new run takes today's (:data:`~streamsql.state.layout.KG_ASSIGNMENT`) and records it in
     :data:`ASSIGNMENT_FILE`. An unfinished run keeps the one it started with, whatever StreamSQL
     resumes it: its tasks' committed state holds the key groups it gave them, and its exchange
-    topics hold records routed by it, not yet read; a run recorded none when a StreamSQL before
-    the file started it, and so had Flink's ranges (``KG_ASSIGNMENT_RANGES``).
+    topics hold records routed by it, not yet read. Its tasks' checkpoints say which
+    (``_metadata``'s ``key_group_assignment``, :func:`~streamsql.checkpoint.operators.recorded_assignment`):
+    they decide, whatever :data:`ASSIGNMENT_FILE` says (deleted or rewritten, it is written again).
+    Only a run whose checkpoints record none (written before they did, or none written yet) takes
+    the file's; a run without the file either was started before it, with Flink's ranges
+    (``KG_ASSIGNMENT_RANGES``).
+
+    Args:
+        files: the job's checkpoint folder.
+        resuming: an unfinished run's tasks are recorded (``_tasks``).
+        slots: the run's tasks, whose checkpoints (and savepoint seeds) are read.
 
     Raises:
-        ConfigError: the run's assignment is one this StreamSQL does not know (a newer one wrote it).
+        ConfigError: the run's assignment is one this StreamSQL does not know (a newer one wrote it),
+            or its tasks' checkpoints record different ones.
     """
     if not resuming:
         files.write_file(ASSIGNMENT_FILE, str(KG_ASSIGNMENT).encode())
         return KG_ASSIGNMENT
+    found = _recorded_assignments(files, slots)
     recorded = files.read_file(ASSIGNMENT_FILE)
-    if recorded is None:
+    text = recorded.decode(errors="replace").strip() if recorded is not None else None
+    if len(set(found.values())) > 1:
+        listed = ", ".join(f"{where}: {a}" for where, a in sorted(found.items()))
+        msg = (f"The unfinished run in {files.dir} has checkpoints of different key-group assignments "
+               f"({listed}): they were not all written by one run, and it cannot be resumed. Restore a "
+               "savepoint of the job ('execution.savepoint.path') or start it afresh")
+        raise ConfigError(msg)
+    if found:
+        assignment = next(iter(found.values()))
+        if text != str(assignment):
+            log.warning("job folder %s: %s is %s, but the run's checkpoints record key-group assignment %s: "
+                        "the checkpoints decide; the file is written again", files.dir, ASSIGNMENT_FILE,
+                        "missing" if text is None else repr(text), assignment)
+    elif text is None:
         return KG_ASSIGNMENT_RANGES
-    text = recorded.decode(errors="replace").strip()
-    # isascii: str.isdigit() takes '²' for a digit, which int() refuses
-    assignment = int(text) if text.isascii() and text.isdigit() else text
+    else:  # isascii: str.isdigit() takes '²' for a digit, which int() refuses
+        assignment = int(text) if text.isascii() and text.isdigit() else text
     if assignment not in (KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED):
         msg = (f"The unfinished run in {files.dir} spreads key groups over its tasks by assignment "
                f"{assignment}, which this StreamSQL does not know: resume it with the StreamSQL that "
                "started it")
         raise ConfigError(msg)
+    if found and text != str(assignment):
+        files.write_file(ASSIGNMENT_FILE, str(assignment).encode())
     return assignment
+
+
+def _recorded_assignments(files: CheckpointStorage, slots: list[TaskSlot]) -> dict[str, int]:
+    """The key-group assignment each task's newest completed checkpoint (or seed) records, by folder.
+
+    Every checkpoint in a task's folders was written by the run in progress (a reset deletes the
+    folders with ``_tasks``), so any of them tells the run's assignment; folders whose checkpoints
+    record none (or have none) are left out.
+    """
+    root, options = files.root, files.options
+    out = {}
+    for slot in slots:
+        for storage in (slot.storage(root, options), seed_storage(slot, root, options)):
+            for cid in reversed(storage.checkpoint_ids()):
+                meta = storage.read_metadata(cid)
+                if meta is None:
+                    continue  # claimed or in progress: no record yet
+                assignment = recorded_assignment(meta)
+                if assignment is not None:
+                    out[storage.location(cid)] = assignment
+                break
+    return out
 
 
 def task_runners(name: str, stages: list[Stage], config: Config,
@@ -421,7 +468,7 @@ class ParallelJobRunner:
         claim_savepoint(path, self.files, self.stages, self.operators, ignore, key)
         self.reset()
         self._seeded = seed_tasks(path, self.files, self.stages, self.identity.digest,
-                                  self.config.get("state.dir"), key)
+                                  self.config.get("state.dir"), key, KG_ASSIGNMENT)  # a new run's
         self.files.write_file(RESTORED_FILE, path.encode())
 
     def _check_tasks(self) -> None:
@@ -440,7 +487,8 @@ class ParallelJobRunner:
         resuming = check_tasks(self.files, self.name, tasks)
         if self.identity is not None:  # before _tasks: a process that sees _tasks finds _job
             self.identity.bind_run(self.files, resuming)
-        assignment = run_assignment(self.files, resuming)  # before _tasks, as _job
+        # before _tasks, as _job
+        assignment = run_assignment(self.files, resuming, [t.slot for t in self.tasks])
         for t in self.tasks:
             t.assignment = assignment
         if not resuming:
