@@ -142,9 +142,12 @@ def read_manifest(path: str, like: CheckpointStorage, key: str = SAVEPOINT_KEY) 
         JobIdentityError: ``path`` is not a savepoint.
     """
     data = like.at(path.rstrip("/")).read_file(MANIFEST)
+    if data is None and _retained_checkpoint(path, like):
+        data = b""  # a single-process job's retained checkpoint: restored as its savepoint would be
     if data is None:
         msg = (f"'{key}' = '{path}' is not a savepoint (no _savepoint marker): use the "
-               "path that STOP JOB ... WITH SAVEPOINT returned")
+               "path that STOP JOB ... WITH SAVEPOINT returned, a single-process job's checkpoint "
+               "(<folder>/chk-<n>), or this job's own folder (its retained checkpoints)")
         raise JobIdentityError(msg)
     if not data.strip():  # a single-process job's savepoint: an empty marker in its chk-<n> folder
         job_dir, _, base = path.rstrip("/").rpartition("/")
@@ -156,6 +159,20 @@ def read_manifest(path: str, like: CheckpointStorage, key: str = SAVEPOINT_KEY) 
         return {"job": like.at(job_dir).job_key, "fingerprint": writer.get("fingerprint"),
                 "single": int(base[4:]), "backend": None}
     return json.loads(data)
+
+
+def _retained_checkpoint(path: str, like: CheckpointStorage) -> bool:
+    """``path`` is a completed ``chk-<n>`` of a job's own folder (a single-process job's, retained).
+
+    Flink restores a retained checkpoint as it restores a savepoint (``'execution.state-recovery.path'``
+    takes either), at any parallelism. A parallel job's tasks keep theirs in folders of their own:
+    its retained checkpoints are restored through the job's folder (``ParallelJobRunner``).
+    """
+    job_dir, _, base = path.rstrip("/").rpartition("/")
+    if not (base.startswith("chk-") and base[4:].isdigit()):
+        return False
+    folder = like.at(job_dir)
+    return folder.read_metadata(int(base[4:])) is not None and folder.read_file("_job") is not None
 
 
 def _stage_checkpoints(path: str, manifest: dict, stage: int,
