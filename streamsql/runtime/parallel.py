@@ -560,6 +560,10 @@ class ParallelJobRunner:
         if run._cancel.is_set():
             msg = f"Job '{self.name}' cancelled while its unfinished run was drained for the restore"
             raise ExecutionError(msg)
+        read = {}
+        for t in run.tasks:
+            read[t.slot.stage] = read.get(t.slot.stage, 0) + t.metrics.get("rows_in", 0)
+        log.info("job %s: its unfinished run drained (rows read per stage: %s)", self.name, read)
         savepoint = write_savepoint(run.files, run.tasks, self.identity.digest,
                                     self.config.choice("state.backend.type"))
         files.write_file(DRAINED_FILE, savepoint.encode())
