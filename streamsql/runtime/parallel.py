@@ -286,7 +286,7 @@ def _same_location(a: str, b: str) -> bool:
 def _run_parallelism(name: str, roots: list[PlanNode], config: Config, names: list[str]) -> int | None:
     """The ``'parallelism.default'`` at which the job's plan has exactly the tasks ``names``; None if none."""
     indexes = [int(n.rpartition("-")[2]) for n in names if n.rpartition("-")[2].isdigit()]
-    for p in range(2, max(indexes, default=0) + 2):
+    for p in range(1, max(indexes, default=0) + 2):
         if [t.name for t in task_runners(name, cut_stages(name, roots, p), config, {})] == names:
             return p
     return None
