@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol
 
 from streamsql.checkpoint.background import AHEAD_S, BackgroundCommit
+from streamsql.checkpoint.operators import ASSIGNMENT_KEY, mark_layouts
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.connector import Committer
 from streamsql.core.errors import ExecutionError
@@ -130,6 +131,8 @@ class CheckpointCoordinator:
             pre-commits on a thread of its own flushed barrier n (raises its failure).
         asynchronous: commit on a commit thread (module docstring).
         name: the job's name (the commit thread's).
+        key_groups: a parallel task's run's key-group assignment, recorded in every ``_metadata``
+            (:func:`~streamsql.checkpoint.operators.mark_layouts`); None for a single-process job.
     """
 
     def __init__(self, storage: CheckpointStorage, committer: Committer, interval_ms: int, *,
@@ -138,7 +141,7 @@ class CheckpointCoordinator:
                  timeout_ms: int = 600_000, tolerable_failures: int = 0, num_retained: int = 1,
                  first_id: int = 1, operators: dict[str, dict] | None = None,
                  pre_commits: list[Callable[[int], None]] = (), asynchronous: bool = False,
-                 name: str = "job"):
+                 name: str = "job", key_groups: int | None = None):
         self.storage = storage
         self.committer = committer
         self.interval_ms = interval_ms
@@ -164,6 +167,7 @@ class CheckpointCoordinator:
         self.pre_commits = list(pre_commits)
         self.asynchronous = asynchronous
         self.name = name
+        self.key_groups = key_groups
         self._commit: BackgroundCommit | None = None  # phases 3-4 of ``pending`` in flight
         self._aborted = threading.Event()  # the job is cancelled: stop waiting for a commit
 
@@ -280,9 +284,11 @@ class CheckpointCoordinator:
         # so a committed id always has it)
         for flushed in self.pre_commits:
             flushed(n)
-        self.storage.write_metadata(n, {"checkpoint_id": n, "trigger_time": p.trigger_time,
-                                        "positions": p.positions, "state_bytes": p.state_bytes,
-                                        "operators": self.operators})
+        metadata = {"checkpoint_id": n, "trigger_time": p.trigger_time, "positions": p.positions,
+                    "state_bytes": p.state_bytes, "operators": mark_layouts(self.operators, self.key_groups)}
+        if self.key_groups is not None:
+            metadata[ASSIGNMENT_KEY] = self.key_groups
+        self.storage.write_metadata(n, metadata)
         fault_point("after_snapshot_before_commit")
         # 4. the commit point
         self.committer.commit(n, {"positions": p.positions, "final": final})

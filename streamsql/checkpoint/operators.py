@@ -30,12 +30,21 @@ plan's, the way Flink maps the operator states of a savepoint onto the new job g
 
 A checkpoint written before signatures were recorded (no ``operators``) cannot be checked: it is
 restored as before, with a warning.
+
+A parallel task's checkpoint also records its run's key-group assignment (which task owns which key
+groups, :func:`~streamsql.state.layout.task_of_key_groups`): ``_metadata``'s
+``key_group_assignment``, checked at restore (:func:`check_assignment`). A run whose assignment is
+not Flink's ranges also writes it into every signature's ``layout`` (:func:`mark_layouts`:
+``"1 (key groups: assignment 2)"``), so that a StreamSQL that knows only the ranges (up to 735568b)
+refuses the checkpoint as another state layout instead of restoring it into the wrong tasks;
+:func:`unmarked` reads it back for comparison.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,8 +61,72 @@ _PARTS = {"operator": "operator kind", "parameters": "state parameters", "input"
           "output": "output column types", "layout": "state layout version"}
 
 
+#: ``_metadata`` key of a parallel task's checkpoint: its run's key-group assignment (an int).
+ASSIGNMENT_KEY = "key_group_assignment"
+#: The assignment a StreamSQL that records none used: Flink's ranges (``KG_ASSIGNMENT_RANGES``).
+RANGES = 1
+_MARKED = re.compile(r"^(\d+) \(key groups: assignment (\d+)\)$")
+
+
 class StateMappingError(JobIdentityError):
     """Checkpointed operator state that the new plan cannot claim: restarting cannot help."""
+
+
+def mark_layouts(operators: dict[str, dict], assignment: int | None) -> dict[str, dict]:
+    """``operators`` as a parallel task's checkpoint records them under ``assignment`` (module docstring).
+
+    Unchanged for a single-process job (None) and for the ranges, which every version reads alike.
+    """
+    if assignment is None or assignment == RANGES:
+        return operators
+    return {op: {**sig, "layout": f"{sig.get('layout')} (key groups: assignment {assignment})"}
+            if isinstance(sig, dict) else sig for op, sig in operators.items()}
+
+
+def unmarked(sig: Any) -> Any:
+    """A recorded signature with the assignment taken out of its ``layout`` (:func:`mark_layouts`)."""
+    layout = sig.get("layout") if isinstance(sig, dict) else None
+    found = _MARKED.match(layout) if isinstance(layout, str) else None
+    return {**sig, "layout": int(found.group(1))} if found else sig
+
+
+def recorded_assignment(meta: Mapping[str, Any]) -> int | None:
+    """The key-group assignment a checkpoint's ``_metadata`` records; None when it records none.
+
+    None for a single-process job's checkpoint and for a parallel task's written before the
+    assignment was recorded (its run's is then ``_key_groups``'s, or the ranges).
+    """
+    value = meta.get(ASSIGNMENT_KEY)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    for sig in (meta.get("operators") or {}).values():  # a record without the key: its layouts say
+        layout = sig.get("layout") if isinstance(sig, dict) else None
+        found = _MARKED.match(layout) if isinstance(layout, str) else None
+        if found:
+            return int(found.group(2))
+    return None
+
+
+def check_assignment(meta: Mapping[str, Any], assignment: int, location: str, job: str) -> None:
+    """Refuse to restore a parallel task's checkpoint recorded under another key-group assignment.
+
+    Its state holds the key groups its run's assignment gave the task; restored into a run that
+    routes by another one, records of its keys would reach other tasks, and the answer would be
+    wrong without an error.
+
+    Raises:
+        StateMappingError: the checkpoint records another assignment than ``assignment``.
+    """
+    recorded = recorded_assignment(meta)
+    if recorded is None or recorded == assignment:
+        return
+    msg = (f"Job '{job}': checkpoint {location} was written by a parallel run that spreads key groups over "
+           f"its tasks by assignment {recorded}, but this run routes them by assignment {assignment}: its "
+           "state would be restored into tasks that no longer receive its keys. The checkpoints of the "
+           "run decide its assignment; the job folder's _key_groups disagrees with them or is not this "
+           "run's. Restore it with the run's own files, or start the job afresh from a savepoint "
+           "('execution.savepoint.path')")
+    raise StateMappingError(msg)
 
 
 def ignore_unclaimed(config: Mapping[str, str]) -> bool:

@@ -72,6 +72,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from streamsql.checkpoint.operators import unmarked
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
@@ -160,11 +161,18 @@ def recorded_signatures(recorded: dict[str, dict] | None) -> dict[str, dict] | N
     (``"arg": 2``, the column in ``input``), where every call had argument columns of its own,
     consecutive, in the order of the calls. Such a signature is rewritten as :func:`state_signatures`
     records it now (:func:`_named_arguments`): an unchanged ``SELECT k, AVG(v), MAX(v)`` restores its
-    state though both calls now read one column. Other signatures are returned as they are.
+    state though both calls now read one column. A call's arguments are the columns up to the next
+    call's, as recorded; only the last call's count comes from its function (at most the columns
+    left: an OVER aggregate's passed columns follow it), so a Python aggregate whose arity changed
+    since the checkpoint reads, before the last call, as the call it was (another state).
+
+    A parallel task's ``layout``, which names its run's key-group assignment
+    (:func:`~streamsql.checkpoint.operators.mark_layouts`), is read back as the layout version
+    alone: the assignment is checked on its own. Other signatures are returned as they are.
     """
     if recorded is None:
         return None
-    return {op: _current_form(sig) for op, sig in recorded.items()}
+    return {op: _current_form(unmarked(sig)) for op, sig in recorded.items()}
 
 
 def _current_form(sig: dict) -> dict:
@@ -183,10 +191,12 @@ def _current_form(sig: dict) -> dict:
         if start is None:
             read.append([])
             continue
-        n = _recorded_argument_count(call.get("func"))
-        if n is None:  # a function this process does not have: the columns up to the next call's
-            later = [a for a in starts[j + 1:] if a is not None and a > start]
-            n = (min(later) if later else len(inputs[0])) - start
+        later = [a for a in starts[j + 1:] if a is not None and a > start]
+        if later:  # the columns up to the next call's: what the call read then, whatever its arity now
+            n = min(later) - start
+        else:  # the last call: passed columns may follow it (OVER), so its arity, within the input
+            n = _recorded_argument_count(call.get("func"))
+            n = len(inputs[0]) - start if n is None else min(n, len(inputs[0]) - start)
         read.append(list(range(start, start + n)))
     return _named_arguments(sig, read)
 

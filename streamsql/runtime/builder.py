@@ -315,7 +315,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             of the whole plan); the checkpoints record those of this graph's nodes. None: computed
             from ``roots`` (a job that runs as one task).
         assignment: how the run spreads key groups over a stage's tasks (its exchange writers
-            route by it; :func:`~streamsql.state.layout.task_of_key_groups`).
+            route by it, a task's checkpoints record it: :func:`~streamsql.state.layout.task_of_key_groups`).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
@@ -364,7 +364,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             operators=_own(operators if operators is not None else state_signatures(roots), nodes),
             pre_commits=[s.flushed for s in sinks.values() if isinstance(s, PipelinedSink)],
             asynchronous=_pipelined(config) > 0 and _switch(config, "streamsql.exec.pipeline.commit-thread"),
-            name=name)
+            name=name, key_groups=assignment if slot else None)
         if _switch(config, TRIM_KEY) and malloc_trimmer().available:
             coordinator.commit_listeners.append(_trim_after_checkpoint)
         exactly_once = (config.get("execution.checkpointing.mode") or "").upper() != "AT_LEAST_ONCE"

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
-from streamsql.checkpoint.operators import claim_state, ignore_unclaimed
+from streamsql.checkpoint.operators import check_assignment, claim_state, ignore_unclaimed
 from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
@@ -478,9 +478,15 @@ def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: 
     job, or with ``'execution.state-recovery.ignore-unclaimed-state'`` is dropped (as is a
     droppable operator's), and so are the positions of a source whose state is dropped.
 
+    A parallel task's checkpoint must record the key-group assignment its run routes by
+    (:func:`~streamsql.checkpoint.operators.check_assignment`).
+
     Raises:
-        StateMappingError: checkpointed state the graph's plan does not claim.
+        StateMappingError: checkpointed state the graph's plan does not claim, or a parallel task's
+            written under another key-group assignment.
     """
+    if graph.coordinator.key_groups is not None:
+        check_assignment(meta, graph.coordinator.key_groups, storage.location(checkpoint_id), job)
     ignore = ignore_unclaimed(config.as_dict())
     drop = claim_state(recorded_signatures(meta.get("operators")), graph.coordinator.operators,
                        location=storage.location(checkpoint_id), job=job, ignore=ignore)

@@ -20,7 +20,9 @@ A task's last checkpoint is not marked final; when every task finished, the job 
 groups and their folders, then ``_finished``. A job started while ``_finished`` exists resets
 first, so a rerun starts afresh (as a finished single-task job does) and a crash during the
 reset is finished by the next start. ``_tasks`` names the tasks of the run in progress: an
-unfinished run is resumed only with the same tasks (the same parallelism).
+unfinished run is resumed only with the same tasks (the same parallelism); at another one, through
+a savepoint, or through the job's folder as ``'execution.state-recovery.path'`` (its retained
+checkpoints: :meth:`ParallelJobRunner._drain_retained`).
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, check_tasks
-from streamsql.checkpoint.operators import ignore_unclaimed
+from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, check_tasks
+from streamsql.checkpoint.operators import ignore_unclaimed, recorded_assignment
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
 from streamsql.connectors.kafka.options import librdkafka_props
@@ -64,6 +66,8 @@ FINISHED_MARKER = "_finished"
 #: takes up to ~0.5 s per partition (behind the consumer's pending fetch).
 LAG_TIMEOUT_S = 15.0
 RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started from
+#: the savepoint a restore from the job's own folder (its retained checkpoints) drained its run into
+DRAINED_FILE = "_drained_into"
 ASSIGNMENT_FILE = "_key_groups"  # the run's key-group assignment (run_assignment)
 
 
@@ -196,33 +200,96 @@ def _worker_failure(report_file: str, worker: str, rc: int) -> str:
     return text or f"worker {worker} failed (exit {rc}); its error is above"
 
 
-def run_assignment(files: CheckpointStorage, resuming: bool) -> int:
+def run_assignment(files: CheckpointStorage, resuming: bool, slots: list[TaskSlot] = ()) -> int:
     """The key-group assignment of the job's run (:func:`~streamsql.state.layout.task_of_key_groups`).
 
     A new run takes today's (:data:`~streamsql.state.layout.KG_ASSIGNMENT`) and records it in
     :data:`ASSIGNMENT_FILE`. An unfinished run keeps the one it started with, whatever StreamSQL
     resumes it: its tasks' committed state holds the key groups it gave them, and its exchange
-    topics hold records routed by it, not yet read; a run recorded none when a StreamSQL before
-    the file started it, and so had Flink's ranges (``KG_ASSIGNMENT_RANGES``).
+    topics hold records routed by it, not yet read. Its tasks' checkpoints say which
+    (``_metadata``'s ``key_group_assignment``, :func:`~streamsql.checkpoint.operators.recorded_assignment`):
+    they decide, whatever :data:`ASSIGNMENT_FILE` says (deleted or rewritten, it is written again).
+    Only a run whose checkpoints record none (written before they did, or none written yet) takes
+    the file's; a run without the file either was started before it, with Flink's ranges
+    (``KG_ASSIGNMENT_RANGES``).
+
+    Args:
+        files: the job's checkpoint folder.
+        resuming: an unfinished run's tasks are recorded (``_tasks``).
+        slots: the run's tasks, whose checkpoints (and savepoint seeds) are read.
 
     Raises:
-        ConfigError: the run's assignment is one this StreamSQL does not know (a newer one wrote it).
+        ConfigError: the run's assignment is one this StreamSQL does not know (a newer one wrote it),
+            or its tasks' checkpoints record different ones.
     """
     if not resuming:
         files.write_file(ASSIGNMENT_FILE, str(KG_ASSIGNMENT).encode())
         return KG_ASSIGNMENT
+    found = _recorded_assignments(files, slots)
     recorded = files.read_file(ASSIGNMENT_FILE)
-    if recorded is None:
+    text = recorded.decode(errors="replace").strip() if recorded is not None else None
+    if len(set(found.values())) > 1:
+        listed = ", ".join(f"{where}: {a}" for where, a in sorted(found.items()))
+        msg = (f"The unfinished run in {files.dir} has checkpoints of different key-group assignments "
+               f"({listed}): they were not all written by one run, and it cannot be resumed. Restore a "
+               "savepoint of the job ('execution.savepoint.path') or start it afresh")
+        raise ConfigError(msg)
+    if found:
+        assignment = next(iter(found.values()))
+        if text != str(assignment):
+            log.warning("job folder %s: %s is %s, but the run's checkpoints record key-group assignment %s: "
+                        "the checkpoints decide; the file is written again", files.dir, ASSIGNMENT_FILE,
+                        "missing" if text is None else repr(text), assignment)
+    elif text is None:
         return KG_ASSIGNMENT_RANGES
-    text = recorded.decode(errors="replace").strip()
-    # isascii: str.isdigit() takes '²' for a digit, which int() refuses
-    assignment = int(text) if text.isascii() and text.isdigit() else text
+    else:  # isascii: str.isdigit() takes '²' for a digit, which int() refuses
+        assignment = int(text) if text.isascii() and text.isdigit() else text
     if assignment not in (KG_ASSIGNMENT_RANGES, KG_ASSIGNMENT_BIT_REVERSED):
         msg = (f"The unfinished run in {files.dir} spreads key groups over its tasks by assignment "
                f"{assignment}, which this StreamSQL does not know: resume it with the StreamSQL that "
                "started it")
         raise ConfigError(msg)
+    if found and text != str(assignment):
+        files.write_file(ASSIGNMENT_FILE, str(assignment).encode())
     return assignment
+
+
+def _recorded_assignments(files: CheckpointStorage, slots: list[TaskSlot]) -> dict[str, int]:
+    """The key-group assignment each task's newest completed checkpoint (or seed) records, by folder.
+
+    Every checkpoint in a task's folders was written by the run in progress (a reset deletes the
+    folders with ``_tasks``), so any of them tells the run's assignment; folders whose checkpoints
+    record none (or have none) are left out.
+    """
+    root, options = files.root, files.options
+    out = {}
+    for slot in slots:
+        for storage in (slot.storage(root, options), seed_storage(slot, root, options)):
+            for cid in reversed(storage.checkpoint_ids()):
+                meta = storage.read_metadata(cid)
+                if meta is None:
+                    continue  # claimed or in progress: no record yet
+                assignment = recorded_assignment(meta)
+                if assignment is not None:
+                    out[storage.location(cid)] = assignment
+                break
+    return out
+
+
+def _same_location(a: str, b: str) -> bool:
+    """Two folder locations name one folder (paths compared absolute, URIs as given)."""
+    def norm(p: str) -> str:
+        return p.rstrip("/") if "://" in p else os.path.abspath(p)
+    return norm(a) == norm(b)
+
+
+def _run_parallelism(name: str, roots: list[PlanNode], config: Config, names: list[str]) -> int | None:
+    """The ``'parallelism.default'`` at which the job's plan has exactly the tasks ``names``; None if none."""
+    indexes = [int(n.rpartition("-")[2]) for n in names if n.rpartition("-")[2].isdigit()]
+    for p in range(1, max(indexes, default=0) + 2):
+        if [t.name for t in task_runners(name, cut_stages(name, roots, p), config, {})] == names:
+            return p
+    return None
 
 
 def task_runners(name: str, stages: list[Stage], config: Config,
@@ -271,6 +338,7 @@ class ParallelJobRunner:
         self.role = role or ParallelRole()
         self.config = config
         self.identity = identity
+        self.roots = roots
         self.operators = state_signatures(roots)  # of the whole plan: a stage's leaves lose the origins
         self.stages = cut_stages(name, roots, config.integer("parallelism.default"))
         self.files = CheckpointStorage(config.get("execution.checkpointing.dir"), name, config.as_dict())
@@ -281,6 +349,7 @@ class ParallelJobRunner:
         # runs no task, so their restored_from never reaches it
         self._seeded: int | None = None
         self._cancel = threading.Event()
+        self._draining: ParallelJobRunner | None = None  # the run a restore drains (_drain_retained)
         self._failed = False
 
     @property
@@ -374,6 +443,7 @@ class ParallelJobRunner:
         with self.identity.lock(files.lock_dir) if self.identity else contextlib.nullcontext():
             if files.read_file(FINISHED_MARKER) is not None:
                 self.reset()
+                files.delete_file(DRAINED_FILE)  # a finished run leaves no retained checkpoints
             self._apply_savepoint()
             self._check_tasks()
             if self.role.command:
@@ -387,6 +457,7 @@ class ParallelJobRunner:
                 self._reports = task_reports(self._props(), self.name, len(self.tasks))
             files.write_file(FINISHED_MARKER, b"finished")
             self.reset()
+            files.delete_file(DRAINED_FILE)
 
     def _await_output(self) -> None:
         """Wait until what the tasks run here wrote is visible to read_committed readers.
@@ -407,22 +478,96 @@ class ParallelJobRunner:
                 committer.await_output()
 
     def _apply_savepoint(self) -> None:
-        """Seed every task from ``'execution.savepoint.path'``, once per savepoint (``_restored_from``).
+        """Seed every task from ``'execution.state-recovery.path'``, once per savepoint (``_restored_from``).
 
-        The job is reset first (exchange topics, progress groups, task folders of any run):
-        the savepoint's state replaces whatever the job had.
+        The path is a savepoint (a parallel job's, or a single-process job's ``chk-<n>``), a
+        single-process job's retained checkpoint (its ``chk-<n>``), or the job's own folder: its
+        retained checkpoints, the unfinished run's (:meth:`_drain_retained`). The job is reset
+        first (exchange topics, progress groups, task folders of any run): the savepoint's state
+        replaces whatever the job had.
         """
         path = self.identity.recovery_path if self.identity else None
-        if not path or self.files.read_file(RESTORED_FILE) == path.encode():
+        key = self.identity.recovery_key if self.identity else ""  # the setting that named it, for messages
+        if path and _same_location(path, self.files.dir):
+            source = self._drain_retained(key)
+        else:
+            source = path if path and self.files.read_file(RESTORED_FILE) != path.encode() else None
+        if source is None:
             return
         # refuse what is not a savepoint, or state this plan does not claim, before resetting anything
         ignore = ignore_unclaimed(self.config.as_dict())
-        key = self.identity.recovery_key  # the setting that named it, for messages
-        claim_savepoint(path, self.files, self.stages, self.operators, ignore, key)
+        claim_savepoint(source, self.files, self.stages, self.operators, ignore, key)
         self.reset()
-        self._seeded = seed_tasks(path, self.files, self.stages, self.identity.digest,
-                                  self.config.get("state.dir"), key)
+        self._seeded = seed_tasks(source, self.files, self.stages, self.identity.digest,
+                                  self.config.get("state.dir"), key, KG_ASSIGNMENT)  # a new run's
         self.files.write_file(RESTORED_FILE, path.encode())
+        self.files.delete_file(DRAINED_FILE)  # restored: the new run's _tasks stand for it now
+
+    def _drain_retained(self, key: str) -> str | None:
+        """The savepoint a restore from the job's own folder starts from; None: the run resumes itself.
+
+        The folder's retained checkpoints are its unfinished run's (cancelled, failed, crashed):
+        each task's last one, and the records in the exchanges that downstream tasks had not read
+        yet (committed by the upstream tasks' checkpoints, so part of the run's state). At the
+        run's own tasks that is a plain resume. At another parallelism, the run is resumed at its
+        own first, in this process, and stopped at once as ``STOP JOB ... WITH SAVEPOINT`` stops a
+        job (its source tasks stop after their first turn; a downstream task once it read every
+        upstream task's stop record), so nothing is left in flight; the savepoint it leaves
+        (recorded in :data:`DRAINED_FILE` until the seeds are written, so a restore interrupted after
+        its reset takes it again) then seeds this run as any savepoint does. As Flink restores a retained
+        checkpoint at another parallelism, in-flight records included.
+
+        Raises:
+            JobIdentityError: the folder holds no unfinished run (and no drained one), a
+                single-process job's, or another job's (another query under this name).
+        """
+        files, where = self.files, f"'{key}' = '{self.identity.recovery_path}'"
+        recorded = files.read_file(TASKS_FILE)
+        if recorded is None:
+            drained = files.read_file(DRAINED_FILE)
+            if drained is not None:  # a restore from it was interrupted after its reset: take it again
+                return drained.decode()
+            msg = (f"{where} is the folder of job '{self.name}', which holds no unfinished run (no _tasks): "
+                   "there is no retained checkpoint to restore. Give a savepoint "
+                   "(STOP JOB ... WITH SAVEPOINT)")
+            raise JobIdentityError(msg)
+        names = [n for n in recorded.decode().split("\n") if n]
+        if names == [t.name for t in self.tasks]:
+            return None  # its own tasks: the run resumes, its in-flight records with it
+        if self.name in names:
+            msg = (f"{where} is the folder of a single-process job: give its retained checkpoint "
+                   "(<folder>/chk-<n>) instead")
+            raise JobIdentityError(msg)
+        self.identity.bind_run(files, resuming=True)  # the unfinished run is this query's
+        parallelism = _run_parallelism(self.name, self.roots, self.config, names)
+        if parallelism is None:
+            msg = (f"{where}: the unfinished run's tasks ({', '.join(names)}) are not this job's at any "
+                   "parallelism: restore it through a savepoint")
+            raise JobIdentityError(msg)
+        settings = {**self.config.as_dict(), "parallelism.default": str(parallelism)}
+        run = ParallelJobRunner(self.name, self.roots, Config(settings))
+        run._check_tasks()  # its tasks, its key-group assignment (from its checkpoints)
+        log.info("job %s: draining its unfinished run of %d tasks for the restore at another parallelism",
+                 self.name, len(names))
+        self._draining = run  # a cancel of this job cancels the drain
+        try:
+            run.stop()
+            if self._cancel.is_set():
+                run.cancel()
+            run._run_threads()
+        finally:
+            self._draining = None
+        if run._cancel.is_set():
+            msg = f"Job '{self.name}' cancelled while its unfinished run was drained for the restore"
+            raise ExecutionError(msg)
+        read = {}
+        for t in run.tasks:
+            read[t.slot.stage] = read.get(t.slot.stage, 0) + t.metrics.get("rows_in", 0)
+        log.info("job %s: its unfinished run drained (rows read per stage: %s)", self.name, read)
+        savepoint = write_savepoint(run.files, run.tasks, self.identity.digest,
+                                    self.config.choice("state.backend.type"))
+        files.write_file(DRAINED_FILE, savepoint.encode())
+        return savepoint
 
     def _check_tasks(self) -> None:
         """Record the job's tasks in ``_tasks`` (and ``_job``), or refuse to resume it with other ones.
@@ -440,7 +585,8 @@ class ParallelJobRunner:
         resuming = check_tasks(self.files, self.name, tasks)
         if self.identity is not None:  # before _tasks: a process that sees _tasks finds _job
             self.identity.bind_run(self.files, resuming)
-        assignment = run_assignment(self.files, resuming)  # before _tasks, as _job
+        # before _tasks, as _job
+        assignment = run_assignment(self.files, resuming, [t.slot for t in self.tasks])
         for t in self.tasks:
             t.assignment = assignment
         if not resuming:
@@ -578,8 +724,11 @@ class ParallelJobRunner:
         return write_savepoint(self.files, self.tasks, digest, self.config.choice("state.backend.type"))
 
     def cancel(self) -> None:
-        """Cancel every task (no final checkpoint)."""
+        """Cancel every task (no final checkpoint), and the drain of a restore in progress."""
         self._cancel.set()
+        draining = self._draining
+        if draining is not None:
+            draining.cancel()
         for t in self.tasks:
             t.cancel()
 

@@ -42,7 +42,7 @@ import tempfile
 from typing import Any
 
 from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentityError, read_job_file
-from streamsql.checkpoint.operators import claim_state
+from streamsql.checkpoint.operators import ASSIGNMENT_KEY, claim_state, mark_layouts, unmarked
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.assignment import (
     START_PREFIX,
@@ -57,6 +57,7 @@ from streamsql.plan.stages import ExchangeSourceNode, Stage
 from streamsql.plan.state_signature import recorded_signatures
 from streamsql.runtime.builder import TaskSlot
 from streamsql.state.convert import snapshot_backend
+from streamsql.state.layout import KG_ASSIGNMENT
 from streamsql.state.rescale import rescale_snapshots
 
 log = logging.getLogger(__name__)
@@ -110,8 +111,17 @@ def write_savepoint(files: CheckpointStorage, tasks: list, fingerprint: str, bac
 
 
 def _copy_checkpoint(source: CheckpointStorage, checkpoint_id: int, target: CheckpointStorage) -> None:
+    """Copy a task's checkpoint into a savepoint, its signatures' layouts without the assignment.
+
+    A savepoint restores by key group into a new run, whatever assignment it was taken under, so it
+    is readable by a StreamSQL that knows only the ranges (the way back: docs/parallelism.md); its
+    ``_metadata`` keeps the assignment for the record.
+    """
     source.restore_state(checkpoint_id, lambda local: target.save_state(checkpoint_id, _copier(local)))
-    target.write_metadata(checkpoint_id, source.read_metadata(checkpoint_id) or {})
+    meta = source.read_metadata(checkpoint_id) or {}
+    if isinstance(meta.get("operators"), dict):
+        meta["operators"] = {op: unmarked(sig) for op, sig in meta["operators"].items()}
+    target.write_metadata(checkpoint_id, meta)
 
 
 def _copier(local: str):
@@ -132,9 +142,12 @@ def read_manifest(path: str, like: CheckpointStorage, key: str = SAVEPOINT_KEY) 
         JobIdentityError: ``path`` is not a savepoint.
     """
     data = like.at(path.rstrip("/")).read_file(MANIFEST)
+    if data is None and _retained_checkpoint(path, like):
+        data = b""  # a single-process job's retained checkpoint: restored as its savepoint would be
     if data is None:
         msg = (f"'{key}' = '{path}' is not a savepoint (no _savepoint marker): use the "
-               "path that STOP JOB ... WITH SAVEPOINT returned")
+               "path that STOP JOB ... WITH SAVEPOINT returned, a single-process job's checkpoint "
+               "(<folder>/chk-<n>), or this job's own folder (its retained checkpoints)")
         raise JobIdentityError(msg)
     if not data.strip():  # a single-process job's savepoint: an empty marker in its chk-<n> folder
         job_dir, _, base = path.rstrip("/").rpartition("/")
@@ -148,6 +161,20 @@ def read_manifest(path: str, like: CheckpointStorage, key: str = SAVEPOINT_KEY) 
     return json.loads(data)
 
 
+def _retained_checkpoint(path: str, like: CheckpointStorage) -> bool:
+    """``path`` is a completed ``chk-<n>`` of a job's own folder (a single-process job's, retained).
+
+    Flink restores a retained checkpoint as it restores a savepoint (``'execution.state-recovery.path'``
+    takes either), at any parallelism. A parallel job's tasks keep theirs in folders of their own:
+    its retained checkpoints are restored through the job's folder (``ParallelJobRunner``).
+    """
+    job_dir, _, base = path.rstrip("/").rpartition("/")
+    if not (base.startswith("chk-") and base[4:].isdigit()):
+        return False
+    folder = like.at(job_dir)
+    return folder.read_metadata(int(base[4:])) is not None and folder.read_file("_job") is not None
+
+
 def _stage_checkpoints(path: str, manifest: dict, stage: int,
                        like: CheckpointStorage) -> list[tuple[CheckpointStorage, int]]:
     """The savepoint's checkpoints of stage ``stage``, in task order (a single-process one: its only)."""
@@ -158,7 +185,7 @@ def _stage_checkpoints(path: str, manifest: dict, stage: int,
 
 
 def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerprint: str,
-               scratch: str, key: str = SAVEPOINT_KEY) -> int:
+               scratch: str, key: str = SAVEPOINT_KEY, assignment: int = KG_ASSIGNMENT) -> int:
     """Write the seed checkpoint of every task of ``stages`` from the savepoint at ``path``.
 
     Args:
@@ -170,6 +197,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
             a fresh ``'state.dir'``, another machine's, has none yet).
         key: the setting that named ``path`` (:data:`~streamsql.checkpoint.identity.RECOVERY_KEYS`),
             for messages.
+        assignment: the new run's key-group assignment: the seeds are split by it and record it.
 
     Returns:
         The seeds' highest checkpoint id: what the tasks resume from (a stage's seed has its
@@ -202,12 +230,14 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
                    for t in range(stage.parallelism)]
         n = max(ids)
         seeded = max(seeded, n)
-        operators = metas[0].get("operators") if metas else None
+        operators = recorded_signatures(metas[0].get("operators")) if metas else None
         if mine is not None and operators is not None:
             operators = {k: v for k, v in operators.items() if k in mine}
+        if operators is not None:  # the seeds are the new run's: its assignment, as its checkpoints
+            operators = mark_layouts(operators, assignment)
         work = tempfile.mkdtemp(prefix="streamsql-rescale-", dir=scratch)
         try:
-            states = _rescaled(manifest["backend"], sources, stage.parallelism, work, mine)
+            states = _rescaled(manifest["backend"], sources, stage.parallelism, work, mine, assignment)
             for t, target in enumerate(targets):
                 target.discard_after(None)
                 if states:
@@ -216,7 +246,7 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
                 if mine is not None:
                     positions = {k: v for k, v in positions.items() if k in mine}
                 target.write_metadata(n, {"checkpoint_id": n, "positions": positions, "savepoint": path,
-                                          "operators": operators})
+                                          "operators": operators, ASSIGNMENT_KEY: assignment})
         finally:
             shutil.rmtree(work, ignore_errors=True)
         log.info("job %s: stage %d restored from savepoint %s, %d -> %d tasks", files.job_key, stage.id, path,
@@ -276,7 +306,7 @@ def merge_savepoint(path: str, files: CheckpointStorage, sources: set[str],
         exchanges = {k for m in metas for k in (m.get("positions") or {})} - sources
         operators: dict[str, Any] = {}
         for m in metas:
-            operators.update(m.get("operators") or {})
+            operators.update({op: unmarked(sig) for op, sig in (m.get("operators") or {}).items()})
         target.write_metadata(n, {"checkpoint_id": n, "positions": _share(metas, exchanges, 0, 1),
                                   "savepoint": path, "operators": operators})
     finally:
@@ -326,11 +356,12 @@ def claim_savepoint(path: str, files: CheckpointStorage, stages: list[Stage], op
 
 
 def _rescaled(backend: str | None, sources: list[tuple[CheckpointStorage, int]], tasks: int, work: str,
-              operators: set[str] | None = None) -> list[str]:
+              operators: set[str] | None = None, assignment: int = KG_ASSIGNMENT) -> list[str]:
     """Local folders of the ``tasks`` new snapshots ([] when the stage has no state).
 
     ``backend`` None: the one that wrote the snapshots (a single-process savepoint records none);
-    ``operators``: only these operators' state (None: every operator's).
+    ``operators``: only these operators' state (None: every operator's); ``assignment``: the new
+    run's key-group assignment.
     """
     local = []
     for i, (storage, cid) in enumerate(sources):
@@ -348,7 +379,7 @@ def _rescaled(backend: str | None, sources: list[tuple[CheckpointStorage, int]],
         msg = f"A savepoint's state snapshot ({where}) is of no known state backend"
         raise ExecutionError(msg)
     targets = [os.path.join(work, f"new-{t}") for t in range(tasks)]
-    rescale_snapshots(backend, local, targets, os.path.join(work, "backends"), operators)
+    rescale_snapshots(backend, local, targets, os.path.join(work, "backends"), operators, assignment)
     return targets
 
 

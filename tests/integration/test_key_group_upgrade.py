@@ -6,7 +6,9 @@ Today a new parallel run spreads key groups over its tasks bit-reversed
 its committed state per task and records in its exchange topic routed by the ranges) must be
 resumed with the ranges: its state and its in-flight records say where each key lives. The
 second test shows what the record decides: the same run told it had the new assignment routes
-half of the 16 keys to a task without their counts, and the answer is wrong.
+half of the 16 keys to a task without their counts, and the answer is wrong. That is the hole that
+checkpoints recording their assignment close: a run whose checkpoints record it (today's) resumes
+with it whatever ``_key_groups`` says (the third test).
 """
 
 from __future__ import annotations
@@ -43,16 +45,26 @@ def _env(tmp_path, name: str, bounded: bool, bootstrap: str, src: str, out: str)
     return env
 
 
-def _old_run_then_resume(tmp_path, monkeypatch, bootstrap, topic_factory, recorded: int | None) -> tuple:
+def _old_run_then_resume(tmp_path, monkeypatch, bootstrap, topic_factory, recorded: int | None,
+                         in_checkpoints: bool = False) -> tuple:
     """Run the job under the ranges until it committed counts for all 16 keys, cancel it, record
     ``recorded`` as its assignment (None: no record, as the StreamSQL before it), add rows and
-    resume it bounded; (what the sink holds, DuckDB's answer)."""
+    resume it bounded; (what the sink holds, DuckDB's answer). ``in_checkpoints``: the first run's
+    checkpoints record its assignment, as today's do (else none, as the StreamSQL before it)."""
     src, out = topic_factory("kgup_src", PARTITIONS), topic_factory("kgup_out")
     name = f"kgup-{uuid.uuid4().hex[:8]}"
     first, second = _rows(0, 1600), _rows(1600, 1600)
     _load(bootstrap, src, first)
     with monkeypatch.context() as m:
         m.setattr(parallel, "KG_ASSIGNMENT", KG_ASSIGNMENT_RANGES)  # the older StreamSQL's routing
+        if not in_checkpoints:  # nor did its checkpoints record an assignment
+            build = parallel.TaskRunner._build
+
+            def unrecorded(self, workdir):
+                graph = build(self, workdir)
+                graph.coordinator.key_groups = None
+                return graph
+            m.setattr(parallel.TaskRunner, "_build", unrecorded)
         with _env(tmp_path, name, False, bootstrap, src, out) as env:
             job = env.execute_sql(f"INSERT INTO out_t {QUERY}").job
             deadline = time.monotonic() + 120
@@ -87,6 +99,16 @@ def test_the_recorded_assignment_decides_the_routing(kafka_bootstrap, kafka_topi
     got, expected = _old_run_then_resume(tmp_path, monkeypatch, kafka_bootstrap, kafka_topic_factory,
                                          recorded)
     assert got != expected  # keys routed away from their counts: what the record prevents
+
+
+@pytest.mark.parametrize("recorded", [KG_ASSIGNMENT_BIT_REVERSED, None])
+def test_checkpoints_that_record_the_assignment_decide_it(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                          monkeypatch, recorded):
+    """The same run, its checkpoints recording the ranges (as today's record their run's): ``_key_groups``
+    rewritten to the other assignment, or deleted, changes nothing: DuckDB's answer."""
+    got, expected = _old_run_then_resume(tmp_path, monkeypatch, kafka_bootstrap, kafka_topic_factory,
+                                         recorded, in_checkpoints=True)
+    assert got == expected
 
 
 @pytest.mark.parametrize("parallelism", [2, 3])

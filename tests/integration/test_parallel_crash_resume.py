@@ -5,7 +5,10 @@ the ranges one task held all 16, so a crash never had state on both). The job (i
 threads of one process, the embedding API's path) dies with ``os._exit(137)`` at a fault point of
 the checkpoint protocol; the same job started again resumes the unfinished run (its
 ``_key_groups``, its tasks' committed state and its exchange topic) and reads on to the end. The
-upsert topic's final table must be DuckDB's over all the rows.
+upsert topic's final table must be DuckDB's over all the rows, also when ``_key_groups`` was
+deleted or rewritten to the ranges between the kill and the resume: the tasks' checkpoints record
+the run's assignment and decide it (before, the resume took the ranges and routed half the keys
+away from their counts, a wrong answer without an error).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import uuid
 from collections import Counter
 
 import pytest
@@ -23,9 +27,9 @@ QUERY = "SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k"
 SCRIPT = textwrap.dedent("""
     import sys
     from streamsql.environment import StreamEnvironment
-    chk, state, src, out, bootstrap, parallelism = sys.argv[1:]
+    chk, state, src, out, bootstrap, parallelism, name = sys.argv[1:]
     env = StreamEnvironment({
-        "parallelism.default": parallelism, "pipeline.name": "crash-resume",
+        "parallelism.default": parallelism, "pipeline.name": name,
         "execution.checkpointing.interval": "200 ms", "execution.batch-size": "25",
         "execution.checkpointing.dir": chk, "state.dir": state})
     env.execute_sql(f'''CREATE TABLE src (id INT, k INT, v INT, ts TIMESTAMP(3)) WITH (
@@ -48,20 +52,29 @@ def _run(args: list[str], fault: str | None) -> subprocess.CompletedProcess:
                           timeout=400)
 
 
-@pytest.mark.parametrize(("parallelism", "fault"), [
-    (2, "after_commit_before_bookkeeping:4"),
-    (2, "before_exchange_commit:4"),
-    (3, "after_snapshot_before_commit:4"),
+@pytest.mark.parametrize(("parallelism", "fault", "tamper"), [
+    (2, "after_commit_before_bookkeeping:4", None),
+    (2, "before_exchange_commit:4", None),
+    (3, "after_snapshot_before_commit:4", None),
+    (2, "after_commit_before_bookkeeping:4", "delete"),
+    (3, "after_commit_before_bookkeeping:4", "rewrite"),
 ])
 def test_a_killed_parallel_run_resumes_with_its_key_groups(tmp_path, kafka_bootstrap, kafka_topic_factory,
-                                                           parallelism, fault):
+                                                           parallelism, fault, tamper):
     src, out = kafka_topic_factory(partitions=8), kafka_topic_factory()
     rows = [{"id": i, "k": i % 16, "v": i % 7, "ts": "2026-01-01 00:00:00.000"} for i in range(3000)]
     _load(kafka_bootstrap, src, rows)
-    args = [str(tmp_path / "chk"), str(tmp_path / "state"), src, out, kafka_bootstrap, str(parallelism)]
+    # a name of its own: the tasks' progress groups on the shared broker are named after the job
+    name = f"crash-resume-{uuid.uuid4().hex[:8]}"
+    args = [str(tmp_path / "chk"), str(tmp_path / "state"), src, out, kafka_bootstrap, str(parallelism), name]
     first = _run(args, fault)
     assert first.returncode == 137, (first.stdout, first.stderr[-3000:])  # died at the fault point
-    assert (tmp_path / "chk" / "crash-resume" / "_key_groups").read_text() == "2"
+    marker = tmp_path / "chk" / name / "_key_groups"
+    assert marker.read_text() == "2"
+    if tamper == "delete":
+        marker.unlink()
+    elif tamper == "rewrite":
+        marker.write_text("1")  # the ranges: what a run without the file was taken to have
     second = _run(args, None)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "STATUS FINISHED RESTORED" in second.stdout and "RESTORED None" not in second.stdout, second.stdout

@@ -142,6 +142,49 @@ def test_a_recorded_row_wise_call_reads_as_many_columns_as_its_function():
     assert new["input"] == [["src.a INT", "src.ts TIMESTAMP(3)", "src.id INT", "src.a INT"]]
 
 
+def test_a_recorded_python_aggregate_reads_the_columns_it_had_whatever_its_arity_now():
+    """A positional signature (up to 735568b) of ``wavg(a), MAX(b)``, ``wavg`` a Python aggregate of one
+    argument then and of two now: its arguments are the columns up to the next call's (``[a]``), not
+    the two its registration says today (``[a, b]``, which made it read as today's ``wavg(a, b),
+    MAX(b)``: another accumulator restored as this one). The same record of a two-argument ``wavg``
+    still reads as that query."""
+    from tests.functions.udf_flink.udfs import WeightedAvg
+
+    with StreamEnvironment() as env:
+        for ddl in (d for d in DDL if " src (" in d or " out3 (" in d):
+            env.execute_sql(ddl)
+        env.create_temporary_function("wavg", udaf(WeightedAvg(), result_type="BIGINT",
+                                                   input_types=["INT", "INT"]))
+        root = Planner(env.catalog, env.config).plan_insert(parse_statement(
+            "INSERT INTO out3 SELECT a, wavg(a, b), MAX(b) FROM src GROUP BY a"))
+        assign_ids([root])
+        op, now = _one(state_signatures([root]), "group-agg")
+
+        def recorded(columns: list[str], starts: list[int]) -> dict:
+            calls = [{**c, "arg": n} for n, c in zip(starts, now["parameters"]["aggs"])]
+            return recorded_signatures({op: {**now, "parameters": {**now["parameters"], "aggs": calls},
+                                             "input": [columns], "columns": [columns]}})[op]
+
+        keys, (both, mx) = now["input"][0], [c["arg"] for c in now["parameters"]["aggs"]]
+        one_argument = recorded([*keys, both[0], *mx], [1, 2])
+        two_arguments = recorded([*keys, *both, *mx], [1, 3])
+    assert len(both) == 2 and [c["arg"] for c in one_argument["parameters"]["aggs"]] == [both[:1], mx]
+    assert _compared(one_argument) != _compared(now)  # another state: refused at restore
+    assert _compared(two_arguments) == _compared(now)
+
+
+@pytest.mark.parametrize(("call", "same"), [("MAX", True), ("MIN", True), ("COUNT", False), ("SUM", False),
+                                            ("AVG", False)])
+def test_distinct_is_another_state_except_for_min_and_max(signatures, call, same):
+    """DISTINCT changes nothing MIN and MAX compute: one function, one state (Flink 2.3 plans
+    ``MAX(DISTINCT v)`` as ``MAX(v)``: Calcite ignores DISTINCT there). COUNT, SUM and AVG with
+    DISTINCT keep the values seen (Flink: a distinct MapView in the accumulator): another state."""
+    sql = "INSERT INTO out SELECT a, {} FROM src GROUP BY a"
+    _, plain = _one(signatures(sql.format(f"{call}(v)")), "group-agg")
+    _, distinct = _one(signatures(sql.format(f"{call}(DISTINCT v)")), "group-agg")
+    assert (_compared(plain) == _compared(distinct)) is same
+
+
 def test_another_window_size_is_another_state(signatures):
     op, ten = _one(signatures(WINDOW.format(s=10)), "window-agg")
     op20, twenty = _one(signatures(WINDOW.format(s=20)), "window-agg")

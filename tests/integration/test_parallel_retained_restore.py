@@ -1,0 +1,76 @@
+"""A parallel job restores from retained checkpoints, not only from a savepoint, as Flink does.
+
+Flink's ``'execution.state-recovery.path'`` takes a savepoint or a retained (externalized)
+checkpoint, and either restores at another parallelism. Here a job cancelled without a savepoint
+keeps its retained checkpoints: each task's last one, and the records its exchanges hold that no
+downstream task has read yet. The job's folder as the path restores them at another parallelism
+(the run is drained into a savepoint first, so nothing in flight is lost), and a single-process
+job's retained ``chk-<n>`` restores at parallelism 3. The GROUP BY's upserts and the exactly-once
+filter's rows must be DuckDB's over every record: none lost, none twice.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from streamsql.checkpoint.identity import JobIdentityError
+from tests.integration.test_parallel import _load, _rows, _upserts
+from tests.integration.test_parallel_savepoint import JOB, _env, _first_half, _restore_second_half, _topics
+
+
+def _cancel_mid_run(tmp_path, name: str, bootstrap: str, topics: dict, first: list[dict],
+                    parallelism: int) -> None:
+    """``first`` loaded, JOB running unbounded at ``parallelism`` until some of its upserts are out
+    (a checkpoint committed, likely with records still in flight in its exchange), then cancelled."""
+    _load(bootstrap, topics["src"], first)
+    with _env(tmp_path, name, parallelism, bootstrap, topics, bounded=False) as env:
+        job = env.execute_sql(JOB).job
+        deadline = time.monotonic() + 120
+        while not _upserts(bootstrap, topics["agg"], ["k", "c", "s"]):
+            assert time.monotonic() < deadline and not job.done, "the job committed nothing"
+            time.sleep(0.2)
+        job.cancel()
+    assert (tmp_path / "chk" / name / "_tasks").exists()  # an unfinished run: its retained checkpoints
+
+
+@pytest.mark.parametrize(("before", "after"), [(2, 3), (3, 2), (2, 2)])
+def test_a_parallel_job_restores_its_retained_checkpoints_at_another_parallelism(
+        kafka_bootstrap, kafka_topic_factory, tmp_path, before, after):
+    topics = _topics(kafka_topic_factory)
+    rows = _rows(23, 6000)
+    name = f"rt-{uuid.uuid4().hex[:8]}"
+    _cancel_mid_run(tmp_path, name, kafka_bootstrap, topics, rows[:3000], before)
+    retained = str(tmp_path / "chk" / name)
+    _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, rows[3000:], retained, after, "state")
+    # drained into a savepoint (the user's), at another parallelism only: at its own the run resumed
+    savepoints = list((tmp_path / "chk" / name).glob("savepoint-*/_savepoint"))
+    assert len(savepoints) == (before != after)
+    assert not (tmp_path / "chk" / name / "_drained_into").exists()  # the restore completed
+
+
+def test_a_single_process_jobs_retained_checkpoint_restores_at_three_tasks(kafka_bootstrap,
+                                                                            kafka_topic_factory, tmp_path):
+    topics = _topics(kafka_topic_factory)
+    rows = _rows(29, 6000)
+    name = f"rt1-{uuid.uuid4().hex[:8]}"
+    env, job = _first_half(tmp_path, name, kafka_bootstrap, topics, rows[:3000], parallelism=1)
+    job.cancel()
+    env.close()
+    folder = tmp_path / "chk" / name
+    done = [p for p in folder.glob("chk-*") if (p / "_metadata").exists()]
+    newest = max(done, key=lambda p: int(p.name[4:]))
+    assert not (newest / "_savepoint").exists()  # a checkpoint, not a savepoint
+    _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, rows[3000:], str(newest), 3, "state")
+
+
+def test_a_job_folder_without_an_unfinished_run_is_refused(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    topics = _topics(kafka_topic_factory)
+    name = f"rt0-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "chk" / name).mkdir(parents=True)
+    with _env(tmp_path, name, 2, kafka_bootstrap, topics, bounded=True,
+              savepoint=str(tmp_path / "chk" / name)) as env:
+        with pytest.raises(JobIdentityError, match="holds no unfinished run .no _tasks.: there is no"):
+            env.execute_sql(JOB).job.wait(60)
