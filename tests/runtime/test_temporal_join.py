@@ -179,7 +179,8 @@ def test_versioned_view_equals_duckdb_asof(tmp_path, files, backend, batch_size)
     con.execute("CREATE VIEW kept AS SELECT * FROM ra QUALIFY ts >= COALESCE(MAX(ts) OVER (PARTITION BY pk "
                 "ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), ts)")
     con.execute("CREATE VIEW r AS SELECT * FROM kept QUALIFY i = MAX(i) OVER (PARTITION BY pk, ts)")
-    expected = duck_rows(con, "SELECT o.id, r.rate, r.ts FROM o ASOF LEFT JOIN r ON o.k = r.pk AND o.ts >= r.ts")
+    expected = duck_rows(con, "SELECT o.id, r.rate, r.ts FROM o ASOF LEFT JOIN r "
+                              "ON o.k = r.pk AND o.ts >= r.ts")
     assert_same(actual, expected)
     dropped = duck_rows(con, "SELECT i FROM ra EXCEPT SELECT i FROM r")
     assert dropped, "the data has rows the deduplication drops (older than their key's latest)"
