@@ -23,6 +23,9 @@ class ScopeColumn:
         declared: the type a table's DDL declares (NOT NULL and lengths included) for a physical
             column read straight from the table, where nullability is certain; None for every
             column derived by the plan (TYPEOF refuses those).
+        produced: for a metadata column, the type its source produces when it differs from
+            ``declared`` only in nullability: what TYPEOF of the bare column gives (Flink drops
+            that cast, and types any other expression over the column by ``declared``).
     """
 
     qualifier: str | None
@@ -30,10 +33,11 @@ class ScopeColumn:
     internal: str
     type: SqlType
     declared: SqlType | None = None
+    produced: SqlType | None = None
 
     def derived(self) -> ScopeColumn:
         """The same column with no declared type (e.g. one side of a join may become NULL)."""
-        return replace(self, declared=None)
+        return replace(self, declared=None, produced=None)
 
 
 def position_of(node: exp.Expression) -> tuple[int | None, int | None, int]:
