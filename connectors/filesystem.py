@@ -393,6 +393,8 @@ SPEC = register(
         ],
         create_source=FileSystemSource,
         create_sink=FileSystemSink,
+        # FileSystemTableSource's are all NOT NULL (TYPEOF in compat case typeof_metadata_column)
+        metadata_types={k: t.with_nullable(False) for k, t in READABLE_METADATA.items()},
         description="newline-delimited files (bounded source, append sink)",
         uses_format=True,
         check_source=lambda table, config: _decoder(table),

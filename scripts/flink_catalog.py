@@ -113,6 +113,28 @@ SCRIPTS: dict[str, list[str]] = {
         "SHOW CREATE TABLE s30",
         "CREATE TABLE s31 (WATERMARK FOR nope AS nope) LIKE s (EXCLUDING WATERMARKS)",
     ],
+    "show": [
+        "CREATE TABLE c (id INT NOT NULL COMMENT 'the id', name STRING COMMENT 'who''s', ts TIMESTAMP(3), "
+        "fp STRING METADATA FROM 'file.path' VIRTUAL COMMENT 'the file', c2 AS id + 1 COMMENT 'computed', "
+        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, PRIMARY KEY (id) NOT ENFORCED) COMMENT 'a table' "
+        "WITH ('connector' = 'filesystem', 'path' = '/tmp/none.jsonl', 'format' = 'json')",
+        "CREATE TABLE cat_t (a INT) WITH ('connector' = 'datagen')",
+        "CREATE TABLE plain (a INT COMMENT 'only a column comment') WITH ('connector' = 'datagen')",
+        "CREATE VIEW cv AS SELECT id, name FROM c",
+        "SHOW CREATE TABLE c", "SHOW CREATE TABLE plain", "DESCRIBE c", "DESC c", "DESCRIBE EXTENDED c",
+        "DESC EXTENDED c", "DESCRIBE EXTENDED cv", "DESCRIBE cv",
+        "SHOW COLUMNS FROM c", "SHOW COLUMNS IN c", "SHOW COLUMNS FROM c LIKE '%a%'",
+        "SHOW COLUMNS FROM c NOT LIKE 'n%'", "SHOW COLUMNS FROM c LIKE 'i_'", "SHOW COLUMNS FROM c LIKE 'ID'",
+        "SHOW COLUMNS FROM c ILIKE 'ID'", "SHOW COLUMNS FROM cv", "SHOW COLUMNS FROM default_database.c",
+        "SHOW COLUMNS FROM nope",
+        "SHOW TABLES LIKE 'c%'", "SHOW TABLES NOT LIKE 'c%'", "SHOW TABLES LIKE 'C%'",
+        "SHOW TABLES ILIKE 'C%'",
+        "SHOW TABLES LIKE 'c_'", "SHOW TABLES LIKE 'c\\_t'",
+        "CREATE DATABASE d2", "CREATE TABLE d2.dt (x INT) WITH ('connector' = 'datagen')",
+        "CREATE TABLE d2.other (x INT) WITH ('connector' = 'datagen')",
+        "SHOW TABLES FROM d2 LIKE 'd%'", "SHOW TABLES IN d2 NOT LIKE 'd%'",
+        "SHOW TABLES FROM default_catalog.d2 LIKE '_t'", "SHOW TABLES FROM d2", "SHOW VIEWS LIKE 'c%'",
+    ],
 }
 
 

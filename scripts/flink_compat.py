@@ -24,8 +24,9 @@ starts the gateway with stdout inherited), so file descriptor 1 is pointed at a 
 the JVM starts; each case's lines are the ones written between the start and the end of its job.
 The session runs with parallelism 1 (so print lines carry no subtask prefix) and the time zone UTC,
 as StreamSQL's defaults. Statements: ``CREATE ...`` and ``SET 'key' = 'value'`` (applied to the
-table config) before the single ``INSERT`` (or ``CREATE TABLE sink ... AS SELECT``, whose job is
-the case's).
+table config) before the single ``INSERT`` (or ``CREATE [OR REPLACE] TABLE sink ... AS SELECT``,
+whose job is the case's, or an ``EXECUTE STATEMENT SET BEGIN INSERT ...; ...; END;``, one job
+whose print sinks share their columns: their lines fold into one table).
 
 A Kafka case (a ``records.json`` beside ``case.sql``, see ``tests/compat/kafka_input.py``) reads a
 new topic of the broker ``$STREAMSQL_KAFKA_BOOTSTRAP`` (default ``127.0.0.1:9092``), loaded by that
@@ -47,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the Flink venv does not install StreamSQL: import the helpers by path
 
 from benchmarks.flink_setup import kafka_jar  # noqa: E402
-from tests.compat.changelog import INSERT, fold, split_statements  # noqa: E402
+from tests.compat.changelog import INSERT, fold, join_statement_sets, split_statements  # noqa: E402
 from tests.compat.kafka_input import is_kafka_case, substitute  # noqa: E402
 
 CASES = ROOT / "tests" / "compat" / "cases"
@@ -106,21 +107,25 @@ def run_case(case: Path, capture: Capture) -> dict:
     if is_kafka_case(case):
         tenv.get_config().set("pipeline.jars", Path(kafka_jar()).as_uri())
         sql = substitute(sql, _load_topic(case), BOOTSTRAP)
-    statements = split_statements(sql)
-    inserts = [s for s in statements if INSERT.match(s)]
-    if len(inserts) != 1:
-        msg = f"{case.name}: a case has exactly one INSERT, found {len(inserts)}"
+    statements = join_statement_sets(split_statements(sql))
+    jobs = [s for s in statements if isinstance(s, list) or INSERT.match(s)]
+    if len(jobs) != 1:
+        msg = f"{case.name}: a case has exactly one INSERT (or statement set), found {len(jobs)}"
         raise SystemExit(msg)
-    sink = INSERT.match(inserts[0]).group(1)
+    job = jobs[0]
+    sink = INSERT.match(job[0] if isinstance(job, list) else job).group(1)  # a set's sinks share columns
     try:
         for s in statements:
-            m = SET.match(s)
+            m = SET.match(s) if isinstance(s, str) else None
             if m:
                 tenv.get_config().set(m.group(1), m.group(2))
-            elif s is not inserts[0]:
+            elif s is not job:
                 tenv.execute_sql(s)
         start = capture.mark()
-        tenv.execute_sql(inserts[0]).wait()  # a CTAS creates the sink before its job starts
+        if isinstance(job, list):  # one job of several INSERTs, as Flink's SQL parser reads the block
+            tenv.execute_sql("EXECUTE STATEMENT SET BEGIN\n" + "".join(f"{s};\n" for s in job) + "END").wait()
+        else:
+            tenv.execute_sql(job).wait()  # a CTAS creates the sink before its job starts
         rows = fold(capture.since(start))
         columns = list(tenv.from_path(sink).get_schema().get_field_names())
     except Exception as e:  # noqa: BLE001  (Flink's rejection is the case's expected outcome)

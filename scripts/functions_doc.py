@@ -227,7 +227,11 @@ at the argument that is not (never a guess):
   a rowtime column without a `*ROWTIME*` marker, as Flink 2.3 answers); not a column of a
   subquery, a view, an aggregation or a join (Flink may make it nullable), nor of a type whose
   Flink spelling StreamSQL does not keep (`VARCHAR` without a length, `BINARY`, `VARBINARY`) or
-  of a ROW, ARRAY or MAP type;
+  of a ROW, ARRAY or MAP type; a `filesystem` table's metadata column too (`file.path`, ...),
+  whose bare TYPEOF is the source's NOT NULL type when the declared one differs only in
+  nullability, as Flink drops that cast (`fs BIGINT METADATA FROM 'file.size'`: `BIGINT NOT
+  NULL`; in `fs + 1` it is the declared `BIGINT`: `BIGINT`); other connectors' metadata columns
+  are refused (their produced types not checked against Flink yet);
 - a literal: NOT NULL; a string literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
 - `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x` (not to the types
   above whose spelling is not kept, nor ROW, ARRAY, MAP); an integer literal up to BIGINT's range;

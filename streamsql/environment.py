@@ -196,8 +196,8 @@ class StreamEnvironment:
             obj = self._get(tree.this, sql)
             text = show_create_table(obj) if isinstance(obj, TableDef) else (obj.sql or "")
             return TableResult("text", message=text)
-        if isinstance(tree, n.DescribeTable):
-            return self._describe(tree.this, sql)
+        if isinstance(tree, n.DescribeTable):  # and SHOW COLUMNS, its rows filtered by name
+            return self._describe(tree, sql)
         if isinstance(tree, n.Explain):
             details = {d.name.upper() for d in tree.expressions}
             return TableResult("text", message=self.explain(tree.this, sql, "CHANGELOG_MODE" in details))
@@ -511,16 +511,20 @@ class StreamEnvironment:
         """
         udf.drop(self.catalog.functions, name)
 
-    def _describe(self, name: exp.Expression, sql: str) -> TableResult:
-        obj = self._get(name, sql)
+    def _describe(self, tree: n.DescribeTable, sql: str) -> TableResult:
+        """DESCRIBE [EXTENDED] t and SHOW COLUMNS FROM t [[NOT] LIKE 'p']: Flink 2.3's rows."""
+        from streamsql.sql.namespace import shown
+
+        obj = self._get(tree.this, sql)
         if isinstance(obj, ViewDef):
             with self.catalog.within(obj.namespace):
                 node = Planner(self.catalog, self.config).plan_query(obj.query)
-            rows = describe.view_rows(node)
+            columns, rows = describe.COLUMNS, describe.view_rows(node)
             if obj.columns:  # CREATE VIEW v (a, b): the view's names for the query's columns
                 rows = [(name, *row[1:]) for name, row in zip(obj.columns, rows)]
-            return TableResult("rows", describe.COLUMNS, rows)
-        return TableResult("rows", describe.COLUMNS, describe.table_rows(obj))
+        else:
+            columns, rows = describe.describe_table(obj)
+        return TableResult("rows", columns, [r for r in rows if shown(tree, r[0])])
 
     def explain(self, stmt: exp.Expression, sql: str, changelog: bool = False) -> str:
         """EXPLAIN text for a query, INSERT or statement set (plan + sink guarantees).

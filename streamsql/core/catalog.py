@@ -31,6 +31,7 @@ class ColumnDef:
         virtual: ``METADATA VIRTUAL`` — read on scan, never written by a sink.
         written: the type as the DDL writes it (``VARCHAR``, ``VARBINARY(3)``), where ``type``
             keeps only what StreamSQL computes with (``STRING``, ``BYTES``); None if not from DDL.
+        comment: the column's ``COMMENT '...'``, or None (shown by DESCRIBE, SHOW CREATE TABLE).
     """
 
     name: str
@@ -39,6 +40,7 @@ class ColumnDef:
     metadata_key: str | None = None
     virtual: bool = False
     written: str | None = field(default=None, compare=False)  # a spelling, not a different column
+    comment: str | None = field(default=None, compare=False)  # documentation, not a different column
 
     @property
     def is_physical(self) -> bool:
@@ -65,6 +67,7 @@ class TableDef:
     primary_key: list[str] = field(default_factory=list)
     temporary: bool = False
     sql: str | None = None  # the CREATE statement as written, for SHOW CREATE TABLE
+    comment: str | None = field(default=None, compare=False)  # the table's COMMENT '...'
     #: the options of the OPTIONS hint this table is read or written with, already laid over
     #: ``options`` (a hinted reference's copy, made by the planner; shown by EXPLAIN), or None
     hints: dict[str, str] | None = None

@@ -31,7 +31,7 @@ import pyarrow as pa
 from streamsql.core.catalog import TableDef
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ConfigError
-from streamsql.core.types import Schema
+from streamsql.core.types import Schema, SqlType
 from streamsql.core.values import parse_enum
 
 
@@ -557,6 +557,11 @@ class ConnectorSpec:
             undecoded (``ConnectorContext.read_columns``, :mod:`streamsql.plan.scan_reads`); the
             runtime works out what a job reads only for the scans of such a source (that takes
             DuckDB checks of each Calc above the scan), the others get None (all).
+        metadata_types: readable metadata key → the type the source produces it as, nullability
+            included (Flink's ``listReadableMetadata``), where checked against Flink: what
+            ``TYPEOF`` of a metadata column read straight from the table gives when its declared
+            type differs only in nullability (Flink drops that cast). Empty: not known (TYPEOF
+            refuses such a column).
     """
 
     name: str
@@ -579,6 +584,7 @@ class ConnectorSpec:
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
     source_limit: bool = False
     source_reads_columns: bool = False
+    metadata_types: dict[str, SqlType] = field(default_factory=dict)
 
 
 def empty_table(schema: Schema) -> pa.Table:

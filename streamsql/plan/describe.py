@@ -1,7 +1,9 @@
 """The rows of ``DESCRIBE t``, as Apache Flink 2.3's: one per column, time attributes marked.
 
 Columns (Flink's): ``name``, ``type``, ``null``, ``key`` (``PRI(a, b)`` on each primary key
-column), ``extras``, ``watermark``. The type of a time attribute carries Flink's marker:
+column), ``extras``, ``watermark``, and ``comment`` when a column of the table has a
+``COMMENT`` (Flink 2.3's ``DESCRIBE [EXTENDED]`` and ``SHOW COLUMNS`` print the same rows). The
+type of a time attribute carries Flink's marker:
 ``TIMESTAMP(3) *ROWTIME*`` (or ``TIMESTAMP_LTZ(3) *ROWTIME*``) for a ``WATERMARK FOR`` column,
 ``TIMESTAMP_LTZ(3) *PROCTIME*`` (``NOT NULL``: null ``FALSE``) for a ``PROCTIME()`` attribute, a
 DDL computed column's or a view's SELECT item's, also passed on through the view's projections
@@ -31,6 +33,14 @@ from streamsql.sql.dialect import Flink
 
 COLUMNS = ["name", "type", "null", "key", "extras", "watermark"]
 ROWTIME, PROCTIME = " *ROWTIME*", " *PROCTIME*"
+
+
+def describe_table(table: TableDef) -> tuple[list[str], list[tuple]]:
+    """``(columns, rows)`` of DESCRIBE: :data:`COLUMNS`, and ``comment`` when a column has one."""
+    rows = table_rows(table)
+    if all(c.comment is None for c in table.columns):
+        return COLUMNS, rows
+    return [*COLUMNS, "comment"], [(*r, c.comment) for r, c in zip(rows, table.columns)]
 
 
 def table_rows(table: TableDef) -> list[tuple]:

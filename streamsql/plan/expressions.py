@@ -151,6 +151,8 @@ def _resolve_and_bind(node: exp.Expression, scope: Scope) -> tuple[exp.Expressio
                 new.meta[GENERATED] = True
             if col.declared is not None:  # for TYPEOF (functions/scalars/typeof.py)
                 new.meta["declared_type"] = col.declared
+            if col.produced is not None:
+                new.meta["produced_type"] = col.produced
             for f in fields:  # nested field access, typed by the binder (functions/scalars/composite)
                 new = exp.Dot(this=new, expression=exp.to_identifier(f))
             return new

@@ -48,7 +48,13 @@ from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, ScanNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.scope import Scope, ScopeColumn
 from streamsql.plan.state_ttl_hint import note_join
-from streamsql.plan.temporal import TemporalJoinNode, check_temporal, temporal_version
+from streamsql.plan.temporal import (
+    TemporalJoinNode,
+    check_temporal,
+    keeps_update_before,
+    temporal_version,
+    versioned_side,
+)
 from streamsql.plan.unnest import is_unnest, plan_unnest
 from streamsql.plan.window_join import window_join_ends
 from streamsql.plan.windows import interval_ms, time_attributes
@@ -403,11 +409,13 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
             return lookup, scope
         right_cols = [rs.resolve(_unparen(r)).internal for _, r in keys
                       if isinstance(_unparen(r), exp.Column)]
+        versioned_side(right)
         left_time, right_time = check_temporal(planner, j, jt, as_of, left, ls, right, right_cols)
         node = TemporalJoinNode([left, right], out_schema, left.mode, join_type=jt, left_keys=lki,
                                 right_keys=rki, left_time=left_time, right_time=right_time, residual=residual,
                                 condition=cond_text, out_time_attributes=time_attributes(left),
-                                ignore_deletes=_scanned_connector(right) == "upsert-kafka")
+                                ignore_deletes=_scanned_connector(right) == "upsert-kafka",
+                                keep_update_before=keeps_update_before(right))
         return node, scope
 
     # 3. window_start and window_end of two window TVFs among the keys → window join;

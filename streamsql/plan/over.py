@@ -24,7 +24,9 @@ no frame of its own, LEAD refused as Flink refuses it on a stream).
 
 Everything else about OVER (a FOLLOWING bound, DESC, ranking functions other than Top-N's;
 OVER with GROUP BY; and what Flink 2.3 plans as its NonTime*UnboundedPrecedingFunction: ORDER BY
-a column that is no time attribute, or an updating input) is rejected at its position.
+a column that is no time attribute with an unbounded frame, or an updating input) is rejected at
+its position, in Flink's words where Flink refuses it too (a bounded frame over a column that is
+no time attribute, DESC, several ORDER BY columns).
 """
 
 from __future__ import annotations
@@ -231,12 +233,13 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
     """
     order = w.args.get("order")
     if order is None or len(order.expressions) != 1:
-        planner._fail(order or w, "An OVER window in a streaming query must ORDER BY exactly one time "
-                                  "attribute, e.g. OVER (PARTITION BY k ORDER BY ts ...)")
+        planner._fail(order or w, "The window can only be ordered by a single time column. An OVER window "
+                                  "in a streaming query must ORDER BY exactly one time attribute, e.g. "
+                                  "OVER (PARTITION BY k ORDER BY ts ...)")
     item = order.expressions[0]
     if item.args.get("desc"):
-        planner._fail(item, "OVER windows can only be ordered in ascending order by a time attribute; "
-                            "drop DESC")
+        planner._fail(item, "The window can only be ordered in ASCENDING mode. OVER windows can only be "
+                            "ordered in ascending order by a time attribute; drop DESC")
     col = item.this
     attrs = time_attributes(node)
     note = ""
@@ -247,9 +250,21 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
         note = materialized_note(resolved)
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
-    # Flink 2.3 also orders by any column with UNBOUNDED PRECEDING (an updating result): not here yet.
-    planner._fail(col, f"OVER windows ordered by '{col.sql()}' are not supported yet: ORDER BY an event-time "
+    if _bounded(w):  # Flink 2.3's words (StreamExecOverAggregate)
+        planner._fail(col, f"Non-time attribute sort is not supported for bounded OVER window. ORDER BY an "
+                           f"event-time attribute{hint}, or a PROCTIME() column{note}")
+    # Flink 2.3 plans this as NonTime{Rows,Range}UnboundedPrecedingFunction (an updating result)
+    planner._fail(col, f"OVER windows ordered by '{col.sql()}', which is no time attribute, are not "
+                       "supported yet (Flink 2.1+ runs them with ROWS or RANGE BETWEEN UNBOUNDED PRECEDING "
+                       "AND CURRENT ROW as an updating result); supported here: ORDER BY an event-time "
                        f"attribute{hint}, or a PROCTIME() column{note}")
+
+
+def _bounded(w: exp.Window) -> bool:
+    """Whether ``w``'s frame starts at n PRECEDING (no frame, or UNBOUNDED PRECEDING: False)."""
+    spec = w.args.get("spec")
+    start = spec.args.get("start") if spec is not None else None
+    return start is not None and not (isinstance(start, str) and start.upper() == "UNBOUNDED")
 
 
 def _frame(planner, w: exp.Window) -> OverSpec:

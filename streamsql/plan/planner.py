@@ -25,7 +25,7 @@ import itertools
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.connectors.registry import get_connector, missing_connector
+from streamsql.connectors.registry import get_connector, known_connectors, missing_connector
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, duration_ms
 from streamsql.core.errors import ConfigError, PlanError, SqlError, StatementError
@@ -765,7 +765,8 @@ def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str 
     """The columns of ``node``; with ``table`` (``node`` reads it), its physical columns' DDL types."""
     q = qualifier.lower() if qualifier else None
     declared = _declared_types(table) if table is not None else {}
-    cols = [ScopeColumn(q, f.name, f.name, SqlType.of_field(f), declared.get(f.name))
+    produced = _produced_types(table, declared) if table is not None else {}
+    cols = [ScopeColumn(q, f.name, f.name, SqlType.of_field(f), declared.get(f.name), produced.get(f.name))
             for f in node.schema]
     return Scope(cols, sql, what)
 
@@ -792,7 +793,10 @@ def _time_attribute_type(t: SqlType) -> SqlType:
 
 
 def _declared_types(table: TableDef) -> dict[str, SqlType]:
-    """A table's physical columns → their DDL types, a PRIMARY KEY column NOT NULL (as Flink).
+    """A table's columns read straight from it → their DDL types, a PRIMARY KEY column NOT NULL (as Flink).
+
+    Physical columns, and metadata columns of a connector whose produced types are known
+    (``ConnectorSpec.metadata_types``).
 
     A rowtime column too: Flink's TYPEOF gives its declared type, without the ``*ROWTIME*`` marker,
     at precision 3 (a time attribute's, see :func:`_rowtime_schema`).
@@ -802,8 +806,30 @@ def _declared_types(table: TableDef) -> dict[str, SqlType]:
     declared = {c.name: declared_type(_time_attribute_type(c.type) if c.name.lower() == rowtime else
                                       c.type.with_nullable(False) if c.name.lower() in keys else c.type,
                                       c.written)
-                for c in table.columns if c.is_physical and c.type is not None}
+                for c in table.columns if c.computed is None and c.type is not None and (
+                    c.metadata_key is None or c.metadata_key in _metadata_types(table))}
     return {name: t for name, t in declared.items() if t is not None}
+
+
+def _metadata_types(table: TableDef) -> dict[str, SqlType]:
+    spec = known_connectors().get(table.connector) if table.connector else None
+    return spec.metadata_types if spec is not None else {}
+
+
+def _produced_types(table: TableDef, declared: dict[str, SqlType]) -> dict[str, SqlType]:
+    """Metadata columns whose source type differs from the declared one only in nullability → it.
+
+    TYPEOF of such a bare column is the produced type in Flink 2.3 (its planner drops the
+    nullability cast), e.g. ``fs BIGINT METADATA FROM 'file.size'`` is ``BIGINT NOT NULL``.
+    """
+    types = _metadata_types(table)
+    out = {}
+    for c in table.columns:
+        t = types.get(c.metadata_key) if c.metadata_key is not None else None
+        mine = declared.get(c.name)
+        if t is not None and mine is not None and t.with_nullable(True) == mine.with_nullable(True):
+            out[c.name] = t
+    return out
 
 
 def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:

@@ -95,6 +95,10 @@ class RankNode(PlanNode):
         labels: ``(partition, order)`` as written, for EXPLAIN.
         limit: a query's LIMIT / OFFSET (:mod:`streamsql.plan.limit`): no PARTITION BY, no ORDER
             BY, insert-only, EXPLAINed as Flink's ``Limit``.
+        per_row: TOP_N: emit each row's change as it happens (Flink's row-at-a-time ranking), not
+            one diff per batch: set on a temporal join's versioned side
+            (:func:`~streamsql.plan.temporal.versioned_side`), which keeps every version, so a row
+            that led its partition only within a batch is a version too.
     """
 
     strategy: str = TOP_N
@@ -111,6 +115,7 @@ class RankNode(PlanNode):
     window_zone: str | None = None
     labels: tuple[str, str] = ("", "")
     limit: bool = False
+    per_row: bool = False
 
     kind: ClassVar[str] = "rank"
     stateful: ClassVar[bool] = True

@@ -26,6 +26,9 @@ class ScopeColumn:
         generated: a column the planner made (an aggregate's ``__agg0``, a group window's
             ``__ws``): only a :func:`generated_column` reference resolves to it, and such a
             reference to nothing else, so a user's column of the same name stays the user's.
+        produced: for a metadata column, the type its source produces when it differs from
+            ``declared`` only in nullability: what TYPEOF of the bare column gives (Flink drops
+            that cast, and types any other expression over the column by ``declared``).
     """
 
     qualifier: str | None
@@ -34,10 +37,11 @@ class ScopeColumn:
     type: SqlType
     declared: SqlType | None = None
     generated: bool = False
+    produced: SqlType | None = None
 
     def derived(self) -> ScopeColumn:
         """The same column with no declared type (e.g. one side of a join may become NULL)."""
-        return replace(self, declared=None)
+        return replace(self, declared=None, produced=None)
 
 
 #: ``Column.meta`` key marking a reference to a column the planner made (see ScopeColumn.generated).

@@ -116,7 +116,8 @@ def _temporal_join(node: TemporalJoinNode) -> Operator:
     left, right = node.inputs[0].schema, node.inputs[1].schema
     return TemporalJoinOperator(node.join_type, node.left_keys, node.right_keys, node.left_time,
                                 node.right_time, left, right, node.schema, _residual(node),
-                                insert_only=node.mode == plan.INSERT_ONLY, ignore_deletes=node.ignore_deletes)
+                                insert_only=node.mode == plan.INSERT_ONLY, ignore_deletes=node.ignore_deletes,
+                                keep_update_before=node.keep_update_before)
 
 
 def _lookup_join(node: LookupJoinNode) -> Operator:
@@ -187,7 +188,7 @@ def _rank(node: RankNode) -> Operator:
     spec = RankSpec(node, node.schema)
     if node.strategy == TOP_N:
         return TopNOperator(spec, updating_input=node.inputs[0].mode != plan.INSERT_ONLY,
-                            update_before=node.update_before)
+                            update_before=node.update_before, per_row=node.per_row)
     return WatermarkRankOperator(spec, window=node.strategy == WINDOW, zone=node.window_zone)
 
 

@@ -128,6 +128,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         primary_key=primary_key,
         temporary=any(isinstance(p, exp.TemporaryProperty) for p in _properties(create)),
         sql=sql,
+        comment=next((p.this.name for p in _properties(create) if isinstance(p, exp.SchemaCommentProperty)),
+                     None),
     )
     for name in td.primary_key:  # Flink makes primary-key columns NOT NULL
         col = td.column(name)
@@ -286,8 +288,9 @@ def show_create_table(td: TableDef, mask: bool = True) -> str:
 
     Returns:
         a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
-        names, one column, watermark or key per line, and the options sorted by key (the
-        values of sensitive ones masked, :mod:`streamsql.core.secrets`, unless ``mask`` is False).
+        names, one column, watermark or key per line, column and table ``COMMENT``s where
+        Flink puts them, and the options sorted by key (the values of sensitive ones masked,
+        :mod:`streamsql.core.secrets`, unless ``mask`` is False).
     """
     lines = [f"  {_column_sql(c)}" for c in td.columns]
     if td.watermark:
@@ -300,7 +303,8 @@ def show_create_table(td: TableDef, mask: bool = True) -> str:
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)
-    return f"CREATE {temporary}TABLE {name} (\n{body}\n) WITH (\n{with_}\n)"
+    comment = f"\nCOMMENT {_string(td.comment)}\n" if td.comment is not None else " "  # Flink's place for it
+    return f"CREATE {temporary}TABLE {name} (\n{body}\n){comment}WITH (\n{with_}\n)"
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -336,7 +340,9 @@ def _column(item: exp.ColumnDef, sql: str, seen: list[ColumnDef], keys: list) ->
         elif isinstance(c, exp.PrimaryKeyColumnConstraint):
             _check_not_enforced(c, sql, at=item.this)
             keys.append((c, [item.this]))
-        elif not isinstance(c, exp.CommentColumnConstraint):
+        elif isinstance(c, exp.CommentColumnConstraint):
+            col.comment = c.this.name
+        else:
             # Flink's column has a type, NULL / NOT NULL, PRIMARY KEY, COMMENT, AS or METADATA only:
             # a CHECK or DEFAULT would parse here and be ignored (rows not checked, no default)
             msg = f"Unsupported column constraint: {constraint.sql(Flink)}"
@@ -493,10 +499,11 @@ def _string(text: str) -> str:
 
 
 def _column_sql(c: ColumnDef) -> str:
+    comment = f" COMMENT {_string(c.comment)}" if c.comment is not None else ""
     if c.computed is not None:
-        return f"{_quote(c.name)} AS {c.computed.sql(Flink, identify=True)}"
+        return f"{_quote(c.name)} AS {c.computed.sql(Flink, identify=True)}{comment}"
     text = f"{_quote(c.name)} {c.type.sql() if c.type else 'STRING'}"
     if c.metadata_key is not None:
         text += " METADATA" if c.metadata_key == c.name else f" METADATA FROM {_string(c.metadata_key)}"
         text += " VIRTUAL" if c.virtual else ""
-    return text
+    return text + comment

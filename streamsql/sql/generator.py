@@ -77,14 +77,24 @@ class FlinkGenerator(generator.Generator):
     # --- catalog statements ---------------------------------------------------------------
 
     def showtables_sql(self, expression: nodes.ShowTables) -> str:
-        """``SHOW TABLES [FROM db]``."""
+        """``SHOW TABLES [FROM db] [[NOT] LIKE 'p']``."""
         where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
-        return f"SHOW TABLES{where}"
+        return f"SHOW TABLES{where}{self._show_like(expression)}"
 
     def showviews_sql(self, expression: nodes.ShowViews) -> str:
-        """``SHOW VIEWS [FROM db]``."""
+        """``SHOW VIEWS [FROM db] [[NOT] LIKE 'p']``."""
         where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
-        return f"SHOW VIEWS{where}"
+        return f"SHOW VIEWS{where}{self._show_like(expression)}"
+
+    def showcolumns_sql(self, expression: nodes.ShowColumns) -> str:
+        """``SHOW COLUMNS FROM t [[NOT] LIKE 'p']``."""
+        return f"SHOW COLUMNS FROM {self.sql(expression, 'this')}{self._show_like(expression)}"
+
+    def _show_like(self, expression: exp.Expression) -> str:
+        like = expression.args.get("like")
+        if like is None:
+            return ""
+        return f"{' NOT' if expression.args.get('negated') else ''} LIKE {self.sql(like)}"
 
     def likeproperty_sql(self, expression: exp.LikeProperty) -> str:
         """``LIKE t [(INCLUDING ALL EXCLUDING OPTIONS ...)]`` (Flink's parenthesised like options)."""
@@ -199,8 +209,9 @@ class FlinkGenerator(generator.Generator):
         return f"SHOW CREATE {kind} {self.sql(expression, 'this')}"
 
     def describetable_sql(self, expression: nodes.DescribeTable) -> str:
-        """``DESCRIBE t`` (``DESC t`` is normalised to ``DESCRIBE``)."""
-        return f"DESCRIBE {self.sql(expression, 'this')}"
+        """``DESCRIBE [EXTENDED] t`` (``DESC t`` is normalised to ``DESCRIBE``)."""
+        extended = "EXTENDED " if expression.args.get("extended") else ""
+        return f"DESCRIBE {extended}{self.sql(expression, 'this')}"
 
     def describejob_sql(self, expression: nodes.DescribeJob) -> str:
         """``DESCRIBE JOB 'id'``."""

@@ -435,7 +435,9 @@ class FlinkParser(parser.Parser):
         if self._curr and self._curr.text.upper() == "JOB" and nxt and nxt.token_type == TokenType.STRING:
             self._advance()
             return self.expression(nodes.DescribeJob(this=self._parse_string()))
-        return self.expression(nodes.DescribeTable(this=self._parse_table_name()))
+        nxt = self._next
+        extended = nxt is not None and self._match_text_seq("EXTENDED")  # DESCRIBE extended: a table
+        return self.expression(nodes.DescribeTable(this=self._parse_table_name(), extended=extended))
 
     _nested_types = 0  # how many ARRAY/MAP/ROW type brackets the type being read is inside
 
@@ -597,18 +599,38 @@ class FlinkParser(parser.Parser):
         if self._match_texts(("TABLES", "VIEWS", "JOBS")):
             kind = self._prev.text.upper()
             cls = {"TABLES": nodes.ShowTables, "VIEWS": nodes.ShowViews, "JOBS": nodes.ShowJobs}[kind]
-            if kind != "JOBS" and self._match_set((TokenType.FROM, TokenType.IN)):
-                return self.expression(cls(this=self._parse_table_parts()))
-            return self.expression(cls())
+            if kind == "JOBS":
+                return self.expression(cls())
+            where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
+            return self.expression(cls(this=where, **self._parse_show_like()))
+        if self._match_text_seq("COLUMNS"):
+            if not self._match_set((TokenType.FROM, TokenType.IN)):
+                self.raise_error("Expecting FROM or IN after SHOW COLUMNS")
+            table = self._parse_table_parts()
+            return self.expression(nodes.ShowColumns(this=table, **self._parse_show_like()))
         if self._match(TokenType.CREATE):
             if self._match(TokenType.TABLE):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name()))
             if self._match(TokenType.VIEW):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name(), view=True))
             self.raise_error("Expecting TABLE or VIEW after SHOW CREATE")
-        self.raise_error("Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS, "
+        self.raise_error("Expecting TABLES, VIEWS, COLUMNS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS, "
                          "DATABASES, CURRENT CATALOG|DATABASE or [FULL] MODULES after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
+
+    def _parse_show_like(self) -> dict:
+        """``[NOT] LIKE 'pattern'`` after SHOW TABLES / VIEWS / COLUMNS: the node's args (none: {})."""
+        if self._curr and self._curr.text.upper() == "ILIKE":  # Flink 2.3's parser has no ILIKE here
+            self.raise_error('Encountered "ILIKE": SHOW takes [NOT] LIKE \'pattern\' (case-sensitive), '
+                             "as Flink 2.3")
+        negated = self._match(TokenType.NOT)
+        if not self._match(TokenType.LIKE):
+            if negated:
+                self.raise_error("Expecting LIKE after NOT")
+            return {}
+        if not self._curr or self._curr.token_type != TokenType.STRING:
+            self.raise_error("Expecting a string literal after LIKE, e.g. LIKE 'orders%'")
+        return {"like": self._parse_string(), "negated": bool(negated)}
 
     def _parse_explain(self) -> nodes.Explain:
         plan_for = self._match_text_seq("PLAN", "FOR")

@@ -13,6 +13,8 @@ Only in-memory catalogs exist here: a catalog type that persists tables elsewher
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
@@ -48,7 +50,7 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
         kind = (TableDef, ViewDef) if isinstance(tree, nodes.ShowTables) else ViewDef
         column = "view name" if kind is ViewDef else "table name"
         database = table_parts(tree.this) if tree.this else None
-        return [column], [(o.name,) for o in catalog.objects(kind, database)]
+        return [column], [(o.name,) for o in catalog.objects(kind, database) if shown(tree, o.name)]
     if isinstance(tree, exp.Use):
         if tree.text("kind").upper() == "CATALOG":
             catalog.use_catalog(tree.this.name)
@@ -65,6 +67,31 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
     else:
         return _drop(catalog, tree)
     return "[INFO] Execute statement succeeded."
+
+
+def shown(tree: exp.Expression, name: str) -> bool:
+    """Whether SHOW TABLES / VIEWS / COLUMNS lists ``name`` under the statement's ``[NOT] LIKE``."""
+    like = tree.args.get("like")
+    if like is None:
+        return True
+    return like_matches(name, like.name) != bool(tree.args.get("negated"))
+
+
+def like_matches(text: str, pattern: str) -> bool:
+    r"""Whether ``text`` matches SQL LIKE ``pattern``, as Flink's SHOW statements match names.
+
+    Case-sensitive; ``%`` is any run of characters, ``_`` one character, ``\`` escapes the next.
+    """
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        i += 1
+    return re.fullmatch("".join(out), text, re.DOTALL) is not None
 
 
 def _show(catalog: Catalog, what: str) -> list[tuple]:

@@ -157,13 +157,26 @@ class ShowCreateTable(exp.Expression):
 
 
 class DescribeTable(exp.Expression):
-    """``DESCRIBE t`` or ``DESC t``.
+    """``DESCRIBE [EXTENDED] t`` or ``DESC [EXTENDED] t`` (EXTENDED prints the same rows in Flink 2.3).
 
     Args:
         this: an ``exp.Table``.
+        extended: EXTENDED was written.
     """
 
-    arg_types = {"this": True}
+    arg_types = {"this": True, "extended": False}
+
+
+class ShowColumns(DescribeTable):
+    """``SHOW COLUMNS (FROM | IN) t [[NOT] LIKE 'pattern']``: DESCRIBE's rows whose name matches.
+
+    Args:
+        this: an ``exp.Table``.
+        like: the LIKE pattern's string literal, or None.
+        negated: ``NOT LIKE``.
+    """
+
+    arg_types = {"this": True, "like": False, "negated": False}
 
 
 class DescribeJob(exp.Expression):
@@ -255,15 +268,21 @@ class KeywordStatement(exp.Expression):
 
 
 class ShowTables(exp.Expression):
-    """``SHOW TABLES [FROM | IN [catalog.]database]`` (``this``: the database's ``Table`` name, or None)."""
+    """``SHOW TABLES [FROM | IN [catalog.]database] [[NOT] LIKE 'pattern']``.
 
-    arg_types = {"this": False}
+    Args:
+        this: the database's ``Table`` name, or None (the current one).
+        like: the LIKE pattern's string literal, or None.
+        negated: ``NOT LIKE``.
+    """
+
+    arg_types = {"this": False, "like": False, "negated": False}
 
 
 class ShowViews(exp.Expression):
-    """``SHOW VIEWS [FROM | IN [catalog.]database]`` (``this`` as :class:`ShowTables`)."""
+    """``SHOW VIEWS [FROM | IN [catalog.]database] [[NOT] LIKE 'pattern']`` (args as :class:`ShowTables`)."""
 
-    arg_types = {"this": False}
+    arg_types = {"this": False, "like": False, "negated": False}
 
 
 class ShowJobs(KeywordStatement):
@@ -338,8 +357,8 @@ CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
 
 NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     MetadataColumnConstraint, Tumble, Hop, Cumulate, Session, SetOption, ResetOption, ShowTables,
-    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, DescribeJob, Explain, StopJob, PrintTopic,
-    StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
+    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, ShowColumns, DescribeJob, Explain, StopJob,
+    PrintTopic, StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
     DropCatalog,
 )
 """Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""

@@ -39,7 +39,8 @@ _DIALECT = Flink()
 # USE is USE CATALOG c or USE [c.]db).
 _STATEMENTS = (
     exp.Query, exp.Insert, nodes.SetOption, nodes.ResetOption, nodes.ShowTables, nodes.ShowViews,
-    nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.DescribeJob, nodes.Explain,
+    nodes.ShowJobs, nodes.ShowCreateTable, nodes.DescribeTable, nodes.ShowColumns, nodes.DescribeJob,
+    nodes.Explain,
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
     nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable,

@@ -12,8 +12,32 @@ from collections import deque
 
 ROW = re.compile(r"^(?:\S+>\s*)?([+-][IUD])\[(.*)\]\s*$")
 #: A case's job statement and its sink: ``INSERT INTO sink ...`` or ``CREATE TABLE sink ... AS SELECT``.
-INSERT = re.compile(r"^(?:INSERT\s+INTO|CREATE\s+TABLE(?=[\s\S]*\bAS\s+(?:SELECT|WITH|VALUES)\b))"
-                    r"\s+`?([\w.]+)`?", re.IGNORECASE)
+INSERT = re.compile(r"^(?:INSERT\s+INTO|CREATE\s+(?:OR\s+REPLACE\s+)?TABLE"
+                    r"(?=[\s\S]*\bAS\s+(?:SELECT|WITH|VALUES)\b))\s+`?([\w.]+)`?", re.IGNORECASE)
+#: The head of a statement set: ``EXECUTE STATEMENT SET BEGIN`` before its first INSERT.
+STATEMENT_SET = re.compile(r"^EXECUTE\s+STATEMENT\s+SET\s+BEGIN\s+", re.IGNORECASE)
+
+
+def join_statement_sets(statements: list[str]) -> list[str | list[str]]:
+    """``statements`` with each ``EXECUTE STATEMENT SET BEGIN ...; ...; END`` as one list of its INSERTs.
+
+    :func:`split_statements` splits a statement set at its inner semicolons; this puts it back
+    together (an unterminated set takes the rest of the script).
+    """
+    out: list[str | list[str]] = []
+    open_set: list[str] | None = None
+    for s in statements:
+        head = STATEMENT_SET.match(s)
+        if head:
+            open_set = [s[head.end():]]
+            out.append(open_set)
+        elif open_set is not None and s.strip().upper() == "END":
+            open_set = None
+        elif open_set is not None:
+            open_set.append(s)
+        else:
+            out.append(s)
+    return out
 
 
 def split_statements(sql: str) -> list[str]:

@@ -140,6 +140,52 @@ def test_temporal_join_equals_duckdb_asof(tmp_path, files, backend, batch_size, 
         assert any(r[1] is None for r in expected) and any(r[1] is not None for r in expected)
 
 
+def _appended_rates(seed: int, n: int) -> list[dict]:
+    """Append-only rate rows over keys 1..4, rowtimes out of order by < 2 s, some sharing a rowtime."""
+    rnd = random.Random(seed)
+    t, out = BASE + 500, []
+    for i in range(n):
+        t += rnd.choice([0, 300, 900, 2500])
+        out.append({"i": i, "pk": rnd.randint(1, 4), "rate": rnd.randint(1, 20),
+                    "ts": _fmt(t - rnd.choice([0, 0, 700, 1999]))})
+    return out
+
+
+@pytest.mark.parametrize(("backend", "batch_size"), [("rocksdb", 3), ("hashmap", 7), ("hashmap", None)],
+                         ids=["rocksdb-batch3", "hashmap-batch7", "hashmap-batch-default"])
+def test_versioned_view_equals_duckdb_asof(tmp_path, files, backend, batch_size):
+    """A deduplicating view (last row per key by rowtime) as the versioned side, as Flink plans it.
+
+    Flink deduplicates row by row: a row is a version when its rowtime is at or after every
+    earlier row's of its key (a later row at the same rowtime replaces it); an older one is
+    dropped. So a row replaced within one batch is still a version, whatever the batch size.
+    """
+    rates = write_jsonl(tmp_path / "rates.json", _appended_rates(11, 80))
+    env = make_env(tmp_path, backend, batch_size)
+    env.execute_sql(PROBE_DDL.format(path=files[0]))
+    env.execute_sql("CREATE TABLE ra (i INT, pk INT, rate INT, ts TIMESTAMP(3), "
+                    "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) "
+                    f"WITH ('connector' = 'filesystem', 'path' = '{rates}', 'format' = 'json')")
+    env.execute_sql("CREATE VIEW rv AS SELECT pk, rate, ts FROM (SELECT *, ROW_NUMBER() OVER "
+                    "(PARTITION BY pk ORDER BY ts DESC) AS rn FROM ra) WHERE rn = 1")
+    res = env.execute_sql("SELECT o.id, rv.rate, rv.ts FROM o LEFT JOIN rv FOR SYSTEM_TIME AS OF o.ts "
+                          "ON o.k = rv.pk")
+    actual = fold(res.collect(timeout=30))
+    con = duck_con({}, [])
+    con.execute(f"CREATE VIEW o AS SELECT * FROM read_json('{files[0]}', format = 'newline_delimited', "
+                "columns = {'id': 'INTEGER', 'k': 'INTEGER', 'v': 'INTEGER', 'ts': 'TIMESTAMP'})")
+    con.execute(f"CREATE VIEW ra AS SELECT * FROM read_json('{rates}', format = 'newline_delimited', "
+                "columns = {'i': 'INTEGER', 'pk': 'INTEGER', 'rate': 'INTEGER', 'ts': 'TIMESTAMP'})")
+    con.execute("CREATE VIEW kept AS SELECT * FROM ra QUALIFY ts >= COALESCE(MAX(ts) OVER (PARTITION BY pk "
+                "ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), ts)")
+    con.execute("CREATE VIEW r AS SELECT * FROM kept QUALIFY i = MAX(i) OVER (PARTITION BY pk, ts)")
+    expected = duck_rows(con, "SELECT o.id, r.rate, r.ts FROM o ASOF LEFT JOIN r "
+                              "ON o.k = r.pk AND o.ts >= r.ts")
+    assert_same(actual, expected)
+    dropped = duck_rows(con, "SELECT i FROM ra EXCEPT SELECT i FROM r")
+    assert dropped, "the data has rows the deduplication drops (older than their key's latest)"
+
+
 def test_temporal_join_output_keeps_the_probe_rowtime(tmp_path, files):
     """A window aggregate over the join: the probe's rowtime is still a time attribute, no row late."""
     env = _env(tmp_path, files)
@@ -168,8 +214,10 @@ def test_temporal_join_output_keeps_the_probe_rowtime(tmp_path, files):
      "Table 'q' has no WATERMARK", 22),
     ("SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts ON o.v = r.rate",
      "must cover the primary key of 'r' (pk); missing: pk", None),
-    ("SELECT * FROM o JOIN rv FOR SYSTEM_TIME AS OF o.ts ON o.k = rv.pk",
-     "A temporal join needs a versioned table on its right", 22),
+    ("SELECT * FROM o JOIN nk FOR SYSTEM_TIME AS OF o.ts ON o.k = nk.k",
+     "Temporal Table Join requires primary key in versioned table, but no primary key can be found.", 22),
+    ("SELECT * FROM o JOIN nr FOR SYSTEM_TIME AS OF o.ts ON o.k = nr.pk",
+     "but no row time attribute can be found.", 22),
     ("SELECT * FROM r FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'",
      "FOR SYSTEM_TIME AS OF is supported only on the table joined in a temporal join", 21),
 ])
@@ -179,7 +227,8 @@ def test_temporal_join_errors_are_positioned(tmp_path, files, sql, message, col)
                     f"'connector' = 'filesystem', 'path' = '{files[0]}', 'format' = 'json')")
     env.execute_sql(f"CREATE TABLE q (pk INT, ts TIMESTAMP(3), PRIMARY KEY (pk) NOT ENFORCED) WITH ("
                     f"'connector' = 'filesystem', 'path' = '{files[0]}', 'format' = 'json')")
-    env.execute_sql("CREATE VIEW rv AS SELECT * FROM r")
+    env.execute_sql("CREATE VIEW nk AS SELECT * FROM o")  # a rowtime, no key
+    env.execute_sql("CREATE VIEW nr AS SELECT pk, rate FROM r")  # a key, no rowtime
     with pytest.raises(SqlError) as ei:
         env.execute_sql(sql)
     assert message in ei.value.message, ei.value.message

@@ -170,7 +170,9 @@ def test_show_create_table_text():
   `partition` INT METADATA VIRTUAL,
   WATERMARK FOR `ts` AS `ts` - INTERVAL '5' SECOND,
   PRIMARY KEY (`id`) NOT ENFORCED
-) WITH (
+)
+COMMENT 'orders'
+WITH (
   'connector' = 'kafka',
   'it''s' = 'quoted',
   'topic' = 'orders'
@@ -225,5 +227,9 @@ def test_clauses_flink_would_not_ignore_are_refused(ddl, message):
 
 
 def test_column_comments_and_nullability_are_kept():
-    td = table("CREATE TABLE t (a INT NOT NULL COMMENT 'x', b INT NULL) COMMENT 'c'")
+    td = table("CREATE TABLE t (a INT NOT NULL COMMENT 'x', b INT NULL) COMMENT 'it''s c'")
     assert [c.name for c in td.columns] == ["a", "b"]
+    assert [c.comment for c in td.columns] == ["x", None]
+    assert td.comment == "it's c"
+    assert "`a` INT NOT NULL COMMENT 'x',\n" in show_create_table(td)
+    assert show_create_table(td).endswith(")\nCOMMENT 'it''s c'\nWITH (\n\n)")

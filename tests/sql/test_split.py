@@ -173,7 +173,7 @@ def test_error_at_end_of_input_points_after_last_token():
         ("SELECT 'abc", 1, 8, "Unterminated string literal"),
         ("SELECT 1 /* x", 1, 10, "Unterminated comment"),
         ("SELECT `abc", 1, 8, "Unterminated quoted identifier"),
-        ("SHOW FOO", 1, 6, "Expecting TABLES, VIEWS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS"),
+        ("SHOW FOO", 1, 6, "Expecting TABLES, VIEWS, COLUMNS, JOBS, [USER] FUNCTIONS, CREATE TABLE"),
         ("SET 'a' 'b'", 1, 9, "Expecting ="),
         ("STOP JOB 1", 1, 10, "quoted job id"),
         ("SELECT * FROM TABLE(TUMBLE(TABLE t, ts, INTERVAL '1' SECOND))", 1, 37, "DESCRIPTOR"),

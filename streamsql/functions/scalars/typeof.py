@@ -6,7 +6,9 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
 
 - a column read straight from a table: its DDL type (``NOT NULL``, a PRIMARY KEY column NOT NULL,
   ``VARCHAR(n)``, ``TIMESTAMP(p)`` as declared; a rowtime column has no ``*ROWTIME*`` marker in
-  Flink's answer);
+  Flink's answer); a metadata column of a connector whose produced types are known
+  (``ConnectorSpec.metadata_types``): declared, except that TYPEOF of the bare column is the
+  produced type where the two differ only in nullability (Flink drops that cast);
 - a literal: NOT NULL, a string literal ``CHAR(n)`` (n in UTF-16 units, as Java counts);
 - ``CAST(x AS T)``: T, nullable as x; ``TRY_CAST(x AS T)`` of a nullable x: T, nullable;
 - ``x + y``, ``x - y``, ``x * y`` over numbers (Flink's result type, as the binder infers it) and
@@ -101,7 +103,8 @@ def compile_typeof(n: exp.Anonymous, bind: Callable[[exp.Expression], exp.Expres
     if len(args) == 2 and not isinstance(args[1], exp.Boolean):
         msg = "TYPEOF: force_serializable must be a BOOLEAN literal (TRUE or FALSE)"
         raise FunctionError(msg, args[1])
-    return exp.Literal.string(flink_type(args[0], bind).sql()), RESULT
+    produced = args[0].meta.get("produced_type") if isinstance(args[0], exp.Column) else None
+    return exp.Literal.string((produced or flink_type(args[0], bind)).sql()), RESULT
 
 
 def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:

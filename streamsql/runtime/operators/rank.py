@@ -13,7 +13,9 @@ an updating table:
   that left the range is retracted, one that entered is inserted, a row that only moved emits
   nothing.
 
-Emission is per batch (as Flink's mini-batch ranking): the folded changelog is the same.
+Emission is per batch (as Flink's mini-batch ranking): the folded changelog is the same. On a
+temporal join's versioned side it is per row (``per_row``), as Flink's ranking without mini-batch:
+that join keeps every version, so a row that led its partition only within a batch counts there.
 
 Input: insert-only, or updating (a ``GROUP BY`` result, a CDC source): a ``-U``/``-D`` row removes
 an equal row of its partition, and the next rows move up. Over an insert-only input a partition
@@ -196,16 +198,25 @@ class TopNOperator(RankOperatorBase):
         updating_input: the input carries retractions (keep every row of a partition).
         update_before: emit a changed row as -U old, +U new; False: as +U new alone (no
             consumer needs -U rows, :mod:`streamsql.plan.update_kinds`).
+        per_row: diff the ranked rows after each input row, not once per batch (a temporal
+            join's versioned side: every row that led its partition is a version there).
     """
 
     expires = True
 
-    def __init__(self, spec: RankSpec, updating_input: bool, update_before: bool = True):
+    def __init__(self, spec: RankSpec, updating_input: bool, update_before: bool = True,
+                 per_row: bool = False):
         super().__init__(spec, _dump, _load)
         self.bounded = not updating_input
+        self.per_row = per_row
         # a changed row's kinds, and which of [old, new] they carry
         self._change = ([BEFORE, AFTER], slice(None)) if update_before else ([AFTER], slice(1, None))
-        if spec.limit and self.bounded and spec.rank_start == 1 and spec.rank_end > 1:
+        if per_row and not self.bounded and not spec.output_rank:
+            # Flink's RetractableTopNFunction without row number emits a row that leaves the
+            # range as -D and one that enters as +I, never as an update: a temporal join takes
+            # that -D as a version (a deletion at the row's rowtime)
+            self._change = ([DELETE, INSERT], slice(None))
+        elif spec.limit and self.bounded and spec.rank_start == 1 and spec.rank_end > 1:
             # Flink's SortLimit over an insert-only input (AppendOnlyTopNFunction without row number
             # or offset) retires the row pushed out as -D and emits the new one as +I (PyFlink:
             # ORDER BY v DESC, id LIMIT 2 prints ... -D[1, 1], +I[4, 2] ...), not as an update;
@@ -218,7 +229,7 @@ class TopNOperator(RankOperatorBase):
         table = batch.table
         parts, sks = spec.keys(table)
         signs = batch.signs() if not batch.insert_only else None
-        if signs is None and self.bounded:  # rows that cannot reach the top need no step
+        if signs is None and self.bounded and not self.per_row:  # rows that cannot reach the top need no step
             keep = spec.candidates(parts, sks)
             if len(keep) < len(parts):
                 table = table.take(pa.array(keep))
@@ -238,7 +249,12 @@ class TopNOperator(RankOperatorBase):
                     spec.insert(key_sks, key_rows, sks[i], rows[i], self.bounded)
                 else:
                     _retract(key_sks, key_rows, sks[i], rows[i])
-            self._diff(before, spec.ranked(key_rows), out_rows, out_kinds)
+                if self.per_row:
+                    after = spec.ranked(key_rows)
+                    self._diff(before, after, out_rows, out_kinds)
+                    before = after
+            if not self.per_row:
+                self._diff(before, spec.ranked(key_rows), out_rows, out_kinds)
             news.append((key_sks, key_rows) if key_rows else None)
         self.values.put(slots, news)
         self.cache.touch(slots)

@@ -5,7 +5,10 @@ Input 0 is the probe (left) side, input 1 the versioned table (right). Per join 
 - every right row is a **version** at its rowtime; a later row with the same rowtime replaces
   it (Flink keeps one version per rowtime). A delete (-D) is a version too: a probe row whose
   version is a delete does not join. Update-befores (-U) are dropped, as Flink's planner does
-  for a temporal join's versioned source (``DropUpdateBefore``): an update is its +U alone;
+  for a temporal join's versioned source (``DropUpdateBefore``): an update is its +U alone.
+  Not where a filter (a Calc with a condition) sits between the updating input and the join
+  (``keep_update_before``): Flink's filter needs -U rows (FLINK-9528), so they reach its join,
+  which takes one as a retraction version at its rowtime, as it takes a -D;
 - every left row is buffered with its row kind until the watermark (the minimum of both
   inputs') reaches its rowtime; then, in arrival order, it joins the version with the greatest
   rowtime ``<=`` its own, if that version is an accumulation (+I, +U) and the residual
@@ -71,6 +74,7 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
             (a NULL result does not match), or None.
         insert_only: the left input (and so the output) is insert-only.
         ignore_deletes: deletes of the right input are no versions (an ``upsert-kafka`` table).
+        keep_update_before: -U rows of the right input are retraction versions, not dropped.
     """
 
     stateful = True
@@ -78,11 +82,13 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
 
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_time: int,
                  right_time: int, left_schema: pa.Schema, right_schema: pa.Schema, output_schema: pa.Schema,
-                 residual: BatchQuery | None = None, insert_only: bool = True, ignore_deletes: bool = False):
+                 residual: BatchQuery | None = None, insert_only: bool = True, ignore_deletes: bool = False,
+                 keep_update_before: bool = False):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
         self.times = (left_time, right_time)
         self.insert_only = insert_only
         self.ignore_deletes = ignore_deletes
+        self.keep_update_before = keep_update_before
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Buffer probe rows (input 0) or record versions (input 1).
@@ -114,7 +120,8 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
             if side == 0:
                 left.append([kind, t, *x])
                 continue
-            if kind == RowKind.UPDATE_BEFORE or (kind == RowKind.DELETE and self.ignore_deletes):
+            if (kind == RowKind.UPDATE_BEFORE and not self.keep_update_before) or (
+                    kind == RowKind.DELETE and self.ignore_deletes):
                 continue
             i = bisect.bisect_left(versions, t, key=lambda v: v[0])
             if i < len(versions) and versions[i][0] == t:
