@@ -70,7 +70,7 @@ def _printf_argument(conv: str, a: Arg) -> str | None:
                     "(Flink formats its internal object).",
         nulls="NULL if the format is NULL or an argument's type does not fit its conversion (%d of a "
               "DOUBLE, %f of a DECIMAL: Java refuses it, Flink returns NULL); a NULL argument is written "
-              "'null'")
+              "'null' (as Java: cut to the precision, 'NULL' for %S %X %E, padded with spaces to the width)")
 def printf(c: Call) -> exp.Expression:
     """Java's ``String.format(format, args...)``."""
     fmt = c.literal(0, "the format")
@@ -108,7 +108,11 @@ def printf(c: Call) -> exp.Expression:
             out.append(f"%{'-' if '-' in flags else ''}{width}s")
         else:
             numeric = f"%{flags}{width}{precision}{conv}"
-            text = f"coalesce(printf({sql_string(numeric)}, {text}), 'null')"
+            # Java formats a NULL argument as the text "null", cut to the precision and upper-cased
+            # by an upper-case conversion (Formatter.print): '%5.2f' gives '   nu', '%X' 'NULL'
+            null = "null"[:int(precision[1:])] if precision else "null"
+            null = null.upper() if conv.isupper() else null
+            text = f"coalesce(printf({sql_string(numeric)}, {text}), {sql_string(null)})"
             out.append(f"%{'-' if '-' in flags else ''}{width}s")
         args.append(text)
     out.append(fmt[pos:].replace("%", "%%"))
