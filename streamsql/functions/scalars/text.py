@@ -14,8 +14,9 @@ import urllib.parse
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import rowwise
-from streamsql.functions.scalars.registry import Call, fixed, python_call, scalar, sql_string, template
+from streamsql.functions.scalars.registry import Arg, Call, fixed, python_call, scalar, sql_string, template
 from streamsql.functions.scalars.string import one_pass_extract
 
 S, INTEGER = "STRING", "INTEGER"
@@ -96,10 +97,58 @@ scalar("ENDSWITH", group="string", sig=((S, S),), result=BOOLEAN)(
     lambda c: template("suffix({0}, {1})", *c.args))
 
 
-@scalar("INSTR", group="string", sig=((S, S),), result=INT)
+def _java_instr(s: str, sub: str, start: int, nth: int) -> int:
+    """Flink 2.3's ``SqlFunctionUtils.instr`` (read from its bytecode; positions in characters).
+
+    From ``start`` (1-based) on, the position of the ``nth`` occurrence, each search starting one
+    character after the last occurrence's start (so they may overlap); 0 when there are fewer, or
+    for a start of 0. A negative start searches the reversed strings from ``-start`` and maps the
+    position back: the occurrence ends at or before character ``length + start + 1``. An empty
+    substring is at 1 (``BinaryStringData.indexOf`` of '' is 0 from any index).
+
+    Raises:
+        ValueError: ``nth`` below 1 (Flink's job fails: ``nthAppearance must be positive!``), or a
+            start of -2147483648 (Flink recurses until its stack overflows).
+    """
+    if nth <= 0:
+        msg = f"INSTR: nthAppearance must be positive! (was {nth})"
+        raise ValueError(msg)
+    if start == 0:
+        return 0
+    if start > 0:
+        at = found = start
+        for _ in range(nth):
+            found = (0 if sub == "" else s.find(sub, at - 1)) + 1
+            if found == 0:
+                return 0
+            at = found + 1
+        return found
+    if start == -2**31:
+        msg = "INSTR: a start of -2147483648 cannot be negated (Flink's job fails: StackOverflowError)"
+        raise ValueError(msg)
+    back = _java_instr(s[::-1], sub[::-1], -start, nth)
+    return 0 if back == 0 else len(s) + 2 - back - len(sub)
+
+
+_INSTR = python_call("INSTR", lambda *a: rowwise(_java_instr, a, pa.int32()),
+                     ("VARCHAR", "VARCHAR", "INTEGER", "INTEGER"), "INTEGER")
+
+
+@scalar("INSTR", group="string", sig=((S, S), (S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=INT,
+        nulls="NULL if any argument is NULL; 0 when the substring does not occur (often enough) or the "
+              "start is 0")
 def instr(c: Call) -> exp.Expression:
-    """The 1-based position of the first occurrence of the substring, 0 when absent."""
-    return template("strpos({0}, {1})", *c.args)
+    """The 1-based position of an occurrence of the substring, 0 when absent.
+
+    INSTR(s, sub): the first occurrence; INSTR(s, sub, start[, nth]): the ``nth`` (default 1) from
+    ``start``, counting from the end for a negative start, as Flink (:func:`_java_instr`; a
+    ``nth`` below 1 fails the job, as in Flink).
+    """
+    if len(c.args) == 2:
+        return template("strpos({0}, {1})", *c.args)
+    if len(c.args) == 3:
+        return _INSTR(Call(c.name, [*c.args, Arg(exp.Literal.number(1), SqlType("INT"))], c.node))
+    return _INSTR(c)
 
 
 @scalar("ELT", group="string", sig=((INTEGER, f"{S}..."),), result=STRING,
