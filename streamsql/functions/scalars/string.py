@@ -15,6 +15,8 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars import java_regex
+from streamsql.functions.scalars.java_regex import dynamic_call
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -199,6 +201,10 @@ _REPLACE_ALL = python_call("REGEXP_REPLACE", lambda *a: rowwise(_java_replace_al
                            ("VARCHAR", "VARCHAR", "VARCHAR"), "VARCHAR")
 
 
+_DYNAMIC_REPLACE = dynamic_call("REGEXP_REPLACE", java_regex.regexp_replace, pa.string(),
+                                ("VARCHAR", "VARCHAR", "VARCHAR"), "VARCHAR")
+
+
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
         differences="Java regular expressions run on RE2 (no look-around or back-references); a literal "
                     "pattern that can match the empty string runs on Python's engine, with Java's empty "
@@ -219,6 +225,8 @@ def regexp_replace(c: Call) -> exp.Expression:
     has no non-empty match in Java either, and its replacement is the same.
     """
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
+    if not c.args[1].is_literal:
+        return _DYNAMIC_REPLACE(c)
     if c.args[1].is_literal and isinstance(c.args[1].value(), str):
         try:  # as the other regular expression functions, in our words at the call (not DuckDB's)
             re.compile(c.args[1].value())
@@ -276,6 +284,18 @@ def _pattern_and_group(c: Call, default: int) -> tuple[str | None, int]:
     return (pattern, group) if 0 <= group <= groups else (None, 0)
 
 
+_VV, _VVI = ("VARCHAR", "VARCHAR"), ("VARCHAR", "VARCHAR", "BIGINT")
+_DYNAMIC_EXTRACT = {
+    2: dynamic_call("REGEXP_EXTRACT", lambda s, p: java_regex.regexp_extract(s, p, 0), pa.string(), _VV,
+                    "VARCHAR"),
+    3: dynamic_call("REGEXP_EXTRACT", java_regex.regexp_extract, pa.string(), _VVI, "VARCHAR")}
+_STRINGS = pa.list_(pa.string())
+_DYNAMIC_EXTRACT_ALL = {
+    2: dynamic_call("REGEXP_EXTRACT_ALL", lambda s, p: java_regex.regexp_extract_all(s, p, 1), _STRINGS, _VV,
+                    "VARCHAR[]"),
+    3: dynamic_call("REGEXP_EXTRACT_ALL", java_regex.regexp_extract_all, _STRINGS, _VVI, "VARCHAR[]")}
+
+
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
@@ -288,6 +308,8 @@ def regexp_extract(c: Call) -> exp.Expression:
     The general form: a group that matched '' is '', one that did not take part NULL (the fast
     path, :func:`one_pass_extract`, serves the groups that never match '').
     """
+    if not all(a.is_literal for a in c.args[1:]):
+        return _DYNAMIC_EXTRACT[len(c.args)](c)
     pattern, group = _pattern_and_group(c, 0)
     if pattern is None:
         return exp.Null()
@@ -313,6 +335,8 @@ def regexp_extract_all(c: Call) -> exp.Expression:
     is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
     both give NULL for a group that did not take part, '' for one that matched ''.
     """
+    if not all(a.is_literal for a in c.args[1:]):
+        return _DYNAMIC_EXTRACT_ALL[len(c.args)](c)
     pattern, group = _pattern_and_group(c, 1)
     if pattern is None:
         return exp.Null()

@@ -16,6 +16,8 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import rowwise
+from streamsql.functions.scalars import java_regex
+from streamsql.functions.scalars.java_regex import dynamic_call
 from streamsql.functions.scalars.registry import Arg, Call, fixed, python_call, scalar, sql_string, template
 from streamsql.functions.scalars.string import one_pass_extract
 
@@ -42,20 +44,30 @@ def regex(c: Call, i: int) -> str | None:
     return sql_string(pattern)
 
 
-def _regex_build(body: str):
+def _regex_build(body: str, dynamic):
     def build(c: Call) -> exp.Expression:
-        """The pattern (a literal) compiled once; NULL for a NULL pattern."""
+        """The pattern (a literal) compiled once; NULL for a NULL pattern; else row by row (``dynamic``)."""
+        if not c.args[1].is_literal:
+            return dynamic(c)
         pattern = regex(c, 1)
         return exp.Null() if pattern is None else template(body.replace("{re}", pattern), c.args[0])
 
     return build
 
 
-_RE = ("Java regular expressions run on RE2 (no look-around or back-references); the pattern must be "
-       "a literal.")
+_RE = ("A literal pattern runs on RE2 (no look-around or back-references). A pattern that is not a literal "
+       "is compiled per row with Java's meaning (a pattern Java refuses gives NULL, REGEXP false, as "
+       "Flink), except syntax Python's engine reads otherwise (\\p{..}, \\Q..\\E, nested classes ...), "
+       "which fails the job.")
+_VV = ("VARCHAR", "VARCHAR")
+_DYNAMIC_REGEXP = dynamic_call("REGEXP", java_regex.regexp, pa.bool_(), _VV, "BOOLEAN")
+
+
 @scalar("REGEXP", group="string", sig=((S, S),), result=BOOLEAN, differences=_RE)
 def regexp(c: Call) -> exp.Expression:
     """Whether the pattern matches part of the string (false for an empty pattern, as Flink)."""
+    if not c.args[1].is_literal:
+        return _DYNAMIC_REGEXP(c)
     pattern = regex(c, 1)
     if pattern is None:
         return exp.Null()
@@ -65,9 +77,13 @@ def regexp(c: Call) -> exp.Expression:
     return template(f"({test})", c.args[0])
 scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, differences=_RE,
        nulls="NULL if any argument is NULL or nothing matches", fast=one_pass_extract)(
-    _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END"))
+    _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END",
+                 dynamic_call("REGEXP_SUBSTR", lambda s, p: java_regex.regexp_extract(s, p, 0), pa.string(),
+                              _VV, "VARCHAR")))
 scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)(
-    _regex_build("len(regexp_extract_all({0}, {re}))"))
+    _regex_build("len(regexp_extract_all({0}, {re}))",
+                 dynamic_call("REGEXP_COUNT", java_regex.regexp_count, pa.int32(), _VV, "INTEGER")))
+_DYNAMIC_INSTR = dynamic_call("REGEXP_INSTR", java_regex.regexp_instr, pa.int32(), _VV, "INTEGER")
 
 
 @scalar("REGEXP_INSTR", group="string", sig=((S, S),), result=INT, differences=_RE)
@@ -76,6 +92,8 @@ def regexp_instr(c: Call) -> exp.Expression:
 
     The lazy prefix before an anchored match is the text before the leftmost match.
     """
+    if not c.args[1].is_literal:
+        return _DYNAMIC_INSTR(c)
     pattern = regex(c, 1)
     if pattern is None:
         return exp.Null()
