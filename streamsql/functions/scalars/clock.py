@@ -75,18 +75,11 @@ def current_date(c: Call) -> exp.Expression:
 def _to_timestamp_ltz_type(c: Call) -> SqlType:
     """TIMESTAMP_LTZ(6) for ``TO_TIMESTAMP_LTZ(n, 6)``, else TIMESTAMP_LTZ(3), as Flink 2.3 types them.
 
-    But (6) of a DOUBLE or FLOAT that is not a literal, whose fraction of a millisecond Flink keeps.
-
     With a format: the precision of its fraction (:func:`_format_precision`).
     """
     second = c.args[1].value() if len(c.args) >= 2 and c.args[1].is_literal else None
     if isinstance(second, str):
         return SqlType("TIMESTAMP_LTZ", _format_precision(second))
-    first = c.args[0].type
-    if first is not None and first.name in ("DOUBLE", "FLOAT") and not c.args[0].is_literal:
-        # Flink's TIMESTAMP_LTZ(3) value keeps the digits below the millisecond (it prints
-        # 00:00:00.001500 of 1.5 ms): carried here as microseconds, which a (3) column cannot hold
-        return SqlType("TIMESTAMP_LTZ", 6)
     return SqlType("TIMESTAMP_LTZ", 6 if second == 6 else 3)
 
 
@@ -98,20 +91,21 @@ def _format_precision(java: str) -> int:
 @scalar("TO_TIMESTAMP_LTZ", group="temporal", sig=((N,), (N, INTEGER), (S,), (S, S), (S, S, S)),
         result=_to_timestamp_ltz_type,
         nulls="NULL if any argument is NULL, the string does not parse or the number is out of range",
-        differences="The precision, format and zone must be literals. Precision 9 and a format ending in 7 "
-                    "to 9 S letters (TIMESTAMP_LTZ(7) to (9) in Flink) are refused. Of a DOUBLE or FLOAT "
-                    "column the result is TIMESTAMP_LTZ(6) (Flink: (3) holding its fraction of a millisecond "
-                    "too, which a sink column of TIMESTAMP_LTZ(3) cuts off here, Flink's does not); digits "
-                    "below the microsecond are dropped (Flink keeps nanoseconds). A DECIMAL beyond BIGINT's "
-                    "range is NULL (Flink takes its lowest 64 bits).")
+        differences="The precision, format and zone must be literals. Precision 9 and a format ending in "
+                    "7 to 9 S letters (TIMESTAMP_LTZ(7) to (9) in Flink) are refused. Of a DOUBLE or FLOAT, "
+                    "the fraction of a millisecond (at precision 0 or 3) or of a microsecond (at 6) is "
+                    "dropped, floored: Flink's TIMESTAMP_LTZ(3) value keeps it (its print sink shows "
+                    "00:00:00.001500 for TO_TIMESTAMP_LTZ(1.5E0 + 0 * d, 3), EXTRACT and comparisons see it; "
+                    "a TIMESTAMP_LTZ(3) holds milliseconds here). A DECIMAL beyond BIGINT's range is NULL "
+                    "(Flink takes its lowest 64 bits).")
 def to_timestamp_ltz(c: Call) -> exp.Expression:
     """An instant from a number of units of 10^-precision seconds, or from a date-time string.
 
     TO_TIMESTAMP_LTZ(n[, precision]): precision 0 (seconds), 3 (the default: milliseconds) or 6
     (microseconds), as Flink 2.3's ``DateTimeUtils.toTimestampData`` (:func:`epoch_micros`); the
-    result is TIMESTAMP_LTZ(3), TIMESTAMP_LTZ(6) for precision 6, and a DOUBLE's fraction of the
-    unit is kept (``TO_TIMESTAMP_LTZ(d, 3)`` of 1.5 is ``00:00:00.001500``) where Flink's planner
-    does not fold a literal to the type's precision. TO_TIMESTAMP_LTZ(s[,
+    result is TIMESTAMP_LTZ(3) (milliseconds, floored: Flink's value keeps the fraction of a
+    DOUBLE, ``00:00:00.001500`` for 1.5 ms), TIMESTAMP_LTZ(6) for precision 6 (microseconds).
+    TO_TIMESTAMP_LTZ(s[,
     format[, zone]]): s parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss.SSS', the
     fraction optional) as a wall clock in ``zone`` (default: UTC, as Flink 2.3 does whatever
     the session time zone; its documentation says the session zone). Without a format, a
@@ -133,12 +127,12 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
         msg += "3 (milliseconds), 6 (microseconds)"
         raise c.fail(msg)
     micros = epoch_micros(t, precision)
-    if c.args[0].is_literal:
-        # folded while planning: the instant is cut down to the result type's precision (of an
-        # integer at precision 6, to milliseconds too: Flink 2.3's answer, conformance cases)
-        integral = t is not None and t.name in ("TINYINT", "SMALLINT", "INT", "BIGINT")
-        unit = 1000 if precision < 6 or integral else 1
-        micros = f"({_floor_div(micros, unit)} * {unit})" if unit > 1 else micros
+    # A TIMESTAMP_LTZ(3) holds milliseconds here (floored, as Flink's TimestampData millisecond);
+    # a literal is folded while planning to the type's precision, of an integer at precision 6 to
+    # milliseconds too (Flink 2.3's answer in the conformance cases)
+    integral = t is not None and t.name in ("TINYINT", "SMALLINT", "INT", "BIGINT")
+    if precision < 6 or (c.args[0].is_literal and integral):
+        micros = f"({_floor_div(micros, 1000)} * 1000)"
     return template(f"timezone('UTC', make_timestamp({micros}))", c.args[0])
 
 
