@@ -83,6 +83,7 @@ scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, difference
 scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)(
     _regex_build("len(regexp_extract_all({0}, {re}))",
                  dynamic_call("REGEXP_COUNT", java_regex.regexp_count, pa.int32(), _VV, "INTEGER")))
+_NOT_ASTRAL = "'[^\\x{{10000}}-\\x{{10FFFF}}]'"  # braces doubled: the text goes into a template
 _DYNAMIC_INSTR = dynamic_call("REGEXP_INSTR", java_regex.regexp_instr, pa.int32(), _VV, "INTEGER")
 
 
@@ -90,7 +91,8 @@ _DYNAMIC_INSTR = dynamic_call("REGEXP_INSTR", java_regex.regexp_instr, pa.int32(
 def regexp_instr(c: Call) -> exp.Expression:
     """The 1-based position of the first match, 0 when nothing matches.
 
-    The lazy prefix before an anchored match is the text before the leftmost match.
+    The lazy prefix before an anchored match is the text before the leftmost match; its length
+    is counted in UTF-16 code units, as Java's ``Matcher.start``.
     """
     if not c.args[1].is_literal:
         return _DYNAMIC_INSTR(c)
@@ -98,9 +100,11 @@ def regexp_instr(c: Call) -> exp.Expression:
     if pattern is None:
         return exp.Null()
     prefix = sql_string("(?s)^(.*?)(?:" + c.args[1].value() + ")")
+    # Java's index counts UTF-16 code units: a character outside the BMP is two
+    before = f"regexp_extract({{0}}, {prefix}, 1)"
+    units = f"length({before}) + length(regexp_replace({before}, {_NOT_ASTRAL}, '', 'g'))"
     return template(f"CASE WHEN regexp_matches({{0}}, {pattern}) "
-                    f"THEN length(regexp_extract({{0}}, {prefix}, 1)) + 1 WHEN {{0}} IS NOT NULL THEN 0 END",
-                    c.args[0])
+                    f"THEN {units} + 1 WHEN {{0}} IS NOT NULL THEN 0 END", c.args[0])
 
 
 @scalar("BTRIM", group="string", sig=((S,), (S, S)), result=STRING)
