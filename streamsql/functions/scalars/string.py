@@ -206,13 +206,11 @@ _DYNAMIC_REPLACE = dynamic_call("REGEXP_REPLACE", java_regex.regexp_replace, pa.
 
 
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
-        differences="Java regular expressions run on RE2 (no look-around or back-references); a literal "
-                    "pattern that can match the empty string runs on Python's engine, with Java's empty "
-                    "matches, for the rows where it matches non-empty text or holds a character outside the "
-                    "BMP. A pattern that is not a literal always runs on RE2, whose global replace skips an "
-                    "empty match right after a match (Java: REGEXP_REPLACE('aaa', 'a*', 'x') = 'xx', RE2: "
-                    "'x') and between the UTF-16 halves of an emoji (Java: REGEXP_REPLACE('😀', 'x*', "
-                    "'R') = 'R?R?R', RE2: 'R😀R').")
+        differences="A literal pattern runs on RE2 (no look-around or back-references); one that can "
+                    "match the empty string runs on Python's engine, with Java's empty matches, for the rows "
+                    "where it matches non-empty text or holds a character outside the BMP. A pattern that is "
+                    "not a literal is compiled per row with Java's meaning (NULL for a pattern Java refuses, "
+                    "as Flink; Java syntax Python reads otherwise, such as \\p{..}, fails the job).")
 def regexp_replace(c: Call) -> exp.Expression:
     """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1').
 
@@ -299,8 +297,9 @@ _DYNAMIC_EXTRACT_ALL = {
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
-        differences="The pattern and the group index must be literals (DuckDB needs a constant group); "
-                    "Java regular expressions run on RE2.",
+        differences="A literal pattern and group run on RE2; otherwise the pattern is compiled per row with "
+                    "Java's meaning (NULL for a pattern Java refuses, as Flink; Java syntax Python reads "
+                    "otherwise, such as \\p{..}, fails the job).",
         fast=one_pass_extract)
 def regexp_extract(c: Call) -> exp.Expression:
     """Group ``g`` (default 0: the whole match) of the first match of the pattern.
@@ -322,9 +321,10 @@ def regexp_extract(c: Call) -> exp.Expression:
         result=lambda c: SqlType.array(SqlType("STRING")),
         nulls="NULL if any argument is NULL or the group does not exist; an element is NULL where the "
               "group did not take part in the match",
-        differences="The pattern and the group index must be literals, and the pattern must not match the "
-                    "empty string (Java's empty matches are not reproduced). Java regular expressions run on "
-                    "RE2.")
+        differences="A literal pattern must not match the empty string (refused) and runs on RE2; a pattern "
+                    "or group that is not a literal is compiled per row with Java's meaning and Java's empty "
+                    "matches (NULL for a pattern Java refuses, as Flink; Java syntax Python reads otherwise, "
+                    "such as \\p{..}, fails the job).")
 def regexp_extract_all(c: Call) -> exp.Expression:
     """Group ``g`` (default 1, as Flink's ``RegexpExtractAllFunction``) of every match, in order.
 
