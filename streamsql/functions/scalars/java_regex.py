@@ -49,14 +49,26 @@ def compile_java(pattern: str) -> re.Pattern | None:
     Raises:
         UnsupportedPattern: Java syntax Python's engine does not read the same way.
     """
-    i = 0
-    while i < len(pattern) - 1:
-        if pattern[i] == "\\":
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
             if pattern[i + 1] in _JAVA_ONLY or pattern.startswith("x{", i + 1):
                 raise UnsupportedPattern(_unsupported(pattern, pattern[i:i + 2]))
             i += 2
-        else:
-            i += 1
+            continue
+        if in_class and (ch == "[" or pattern.startswith("&&", i)):
+            # Java: a union or intersection of classes; Python: a literal '[' or '&'
+            raise UnsupportedPattern(_unsupported(pattern, "a nested character class or set operation"))
+        if not in_class and ch == "[":
+            in_class = True
+            i += 2 if pattern.startswith("[^", i) else 1
+            if pattern.startswith("]", i):  # a ']' first in the class is a literal one
+                i += 1
+            continue
+        if in_class and ch == "]":
+            in_class = False
+        i += 1
     text = _BACKREF.sub(r"(?P=\1)", _NAMED.sub("(?P<", pattern))
     try:
         with warnings.catch_warnings():
