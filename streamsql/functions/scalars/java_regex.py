@@ -80,6 +80,14 @@ def compile_java(pattern: str) -> re.Pattern | None:
         return None
 
 
+def runs_as_java(pattern: str) -> bool:
+    """Whether a literal ``pattern`` compiles here with Java's meaning (checked while planning)."""
+    try:
+        return compile_java(pattern) is not None
+    except UnsupportedPattern:
+        return False
+
+
 def _unsupported(pattern: str, what: str) -> str:
     return (f"the regular expression {pattern!r} (not a literal) uses Java syntax that is not supported "
             f"here ({what}); write it without, or as a literal")

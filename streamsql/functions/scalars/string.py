@@ -341,6 +341,8 @@ def regexp_extract_all(c: Call) -> exp.Expression:
     if pattern is None:
         return exp.Null()
     if min_width(pattern) == 0:
+        if java_regex.runs_as_java(pattern):  # Java's empty matches: its find loop, row by row
+            return _DYNAMIC_EXTRACT_ALL[len(c.args)](c)
         msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
                "supported yet (Java's empty matches are not reproduced)")
         raise c.fail(msg)

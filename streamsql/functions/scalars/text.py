@@ -18,6 +18,7 @@ from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars import java_regex
 from streamsql.functions.scalars.java_regex import dynamic_call
+from streamsql.functions.scalars.regex_shape import min_width
 from streamsql.functions.scalars.registry import Arg, Call, fixed, python_call, scalar, sql_string, template
 from streamsql.functions.scalars.string import one_pass_extract
 
@@ -80,9 +81,22 @@ scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, difference
     _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END",
                  dynamic_call("REGEXP_SUBSTR", lambda s, p: java_regex.regexp_extract(s, p, 0), pa.string(),
                               _VV, "VARCHAR")))
-scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)(
-    _regex_build("len(regexp_extract_all({0}, {re}))",
-                 dynamic_call("REGEXP_COUNT", java_regex.regexp_count, pa.int32(), _VV, "INTEGER")))
+_DYNAMIC_COUNT = dynamic_call("REGEXP_COUNT", java_regex.regexp_count, pa.int32(), _VV, "INTEGER")
+_COUNT = _regex_build("len(regexp_extract_all({0}, {re}))", _DYNAMIC_COUNT)
+
+
+@scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)
+def regexp_count(c: Call) -> exp.Expression:
+    """The number of matches, as Java's ``find`` loop counts them.
+
+    A literal pattern that can match the empty string is counted row by row as Java does (after an
+    empty match the next search starts one UTF-16 code unit on: between the halves of an emoji too);
+    the others on RE2, whose matches are Java's when none is empty.
+    """
+    pattern = c.args[1].value() if c.args[1].is_literal else None
+    if isinstance(pattern, str) and min_width(pattern) == 0 and java_regex.runs_as_java(pattern):
+        return _DYNAMIC_COUNT(c)
+    return _COUNT(c)
 _NOT_ASTRAL = "'[^\\x{{10000}}-\\x{{10FFFF}}]'"  # braces doubled: the text goes into a template
 _DYNAMIC_INSTR = dynamic_call("REGEXP_INSTR", java_regex.regexp_instr, pa.int32(), _VV, "INTEGER")
 
