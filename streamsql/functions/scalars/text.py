@@ -171,10 +171,9 @@ _INSTR = python_call("INSTR", lambda *a: rowwise(_java_instr, a, pa.int32()),
 
 
 @scalar("INSTR", group="string", sig=((S, S), (S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=INT,
-        nulls="NULL if any argument is NULL; 0 when the substring does not occur (often enough) or the "
-              "start is 0")
+        nulls="NULL if any argument is NULL")
 def instr(c: Call) -> exp.Expression:
-    """The 1-based position of an occurrence of the substring, 0 when absent.
+    """The 1-based position of an occurrence of the substring, 0 when absent (or for a start of 0).
 
     INSTR(s, sub): the first occurrence; INSTR(s, sub, start[, nth]): the ``nth`` (default 1) from
     ``start``, counting from the end for a negative start, as Flink (:func:`_java_instr`; a
