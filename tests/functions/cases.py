@@ -596,9 +596,6 @@ DIFFERENCES = {
                                                     "'1.5' (Flink keeps the text, '1.50')"),
     """JSON_VALUE('{"a": 1e2}', '$.a')""": ("100.0", "JSON numbers are read as doubles: 1e2 is written "
                                                     "'100.0' (Flink: '1E+2')"),
-    "PRINTF('%.3f', CAST(1.0005 AS DOUBLE))": ("1.000", "%f rounds the binary DOUBLE as C's printf (1.0005 "
-                                                         "is 1.000499...); Java rounds its decimal text half "
-                                                         "up"),
     "UNHEX('414')": ("0414", "an odd-length string counts a leading 0 digit (Flink gives the bytes 00 14)"),
     "ARRAY_PREPEND(ARRAY['a'], 'bc')": (["bc", "a"], "Flink casts the element to the array's element "
                                                      "type, the literal 'a''s CHAR(1), cutting 'bc' to "

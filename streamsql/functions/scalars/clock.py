@@ -91,16 +91,21 @@ def _format_precision(java: str) -> int:
 @scalar("TO_TIMESTAMP_LTZ", group="temporal", sig=((N,), (N, INTEGER), (S,), (S, S), (S, S, S)),
         result=_to_timestamp_ltz_type,
         nulls="NULL if any argument is NULL, the string does not parse or the number is out of range",
-        differences="The precision, format and zone must be literals. A format ending in 7 to 9 S letters "
-                    "(TIMESTAMP_LTZ(7) to (9) in Flink) is refused.")
+        differences="The precision, format and zone must be literals. Precision 9 and a format ending in "
+                    "7 to 9 S letters (TIMESTAMP_LTZ(7) to (9) in Flink) are refused. Of a DOUBLE or FLOAT, "
+                    "the fraction of a millisecond (at precision 0 or 3) or of a microsecond (at 6) is "
+                    "dropped, floored: Flink's TIMESTAMP_LTZ(3) value keeps it (its print sink shows "
+                    "00:00:00.001500 for TO_TIMESTAMP_LTZ(1.5E0 + 0 * d, 3), EXTRACT and comparisons see it; "
+                    "a TIMESTAMP_LTZ(3) holds milliseconds here). A DECIMAL beyond BIGINT's range is NULL "
+                    "(Flink takes its lowest 64 bits).")
 def to_timestamp_ltz(c: Call) -> exp.Expression:
-    """An instant from epoch seconds/milliseconds, or from a date-time string.
+    """An instant from a number of units of 10^-precision seconds, or from a date-time string.
 
-    TO_TIMESTAMP_LTZ(n[, precision]): n in units of 10^-precision seconds (0: seconds, 3, the
-    default: milliseconds; 6: microseconds, kept: Flink 2.3's result is TIMESTAMP_LTZ(6), except
-    for a literal ``n``, which Flink's planner folds to a value cut down to milliseconds:
-    ``TO_TIMESTAMP_LTZ(1709214330, 6)`` is ``00:28:29.214000``); the others are cut down to
-    milliseconds, TIMESTAMP_LTZ(3), as Flink. TO_TIMESTAMP_LTZ(s[,
+    TO_TIMESTAMP_LTZ(n[, precision]): precision 0 (seconds), 3 (the default: milliseconds) or 6
+    (microseconds), as Flink 2.3's ``DateTimeUtils.toTimestampData`` (:func:`epoch_micros`); the
+    result is TIMESTAMP_LTZ(3) (milliseconds, floored: Flink's value keeps the fraction of a
+    DOUBLE, ``00:00:00.001500`` for 1.5 ms), TIMESTAMP_LTZ(6) for precision 6 (microseconds).
+    TO_TIMESTAMP_LTZ(s[,
     format[, zone]]): s parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss.SSS', the
     fraction optional) as a wall clock in ``zone`` (default: UTC, as Flink 2.3 does whatever
     the session time zone; its documentation says the session zone). Without a format, a
@@ -121,41 +126,50 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
         msg = f"TO_TIMESTAMP_LTZ: precision {precision} is not supported yet; supported: 0 (seconds), "
         msg += "3 (milliseconds), 6 (microseconds)"
         raise c.fail(msg)
-    if precision == 6:
-        micros = "floor(CAST({0} AS DOUBLE))"
-        if c.args[0].is_literal:  # folded while planning: Flink 2.3 keeps milliseconds
-            micros = "floor(CAST({0} AS DOUBLE) / 1000) * 1000"
-        # Flink gives NULL outside its TIMESTAMP range (years 0000-9999)
-        return template(f"CASE WHEN abs({micros}) < 253402300800000000 "
-                        f"THEN timezone('UTC', make_timestamp(CAST({micros} AS BIGINT))) END", c.args[0])
-    ms = epoch_millis(c.args[0].type, precision)
-    return template(f"CASE WHEN {ms} BETWEEN {_MIN_EPOCH_MS} AND {_MAX_EPOCH_MS} "
-                    f"THEN timezone('UTC', make_timestamp(CAST({ms} AS BIGINT) * 1000)) END", c.args[0])
+    micros = epoch_micros(t, precision)
+    # A TIMESTAMP_LTZ(3) holds milliseconds here (floored, as Flink's TimestampData millisecond);
+    # a literal is folded while planning to the type's precision, of an integer at precision 6 to
+    # milliseconds too (Flink 2.3's answer in the conformance cases)
+    integral = t is not None and t.name in ("TINYINT", "SMALLINT", "INT", "BIGINT")
+    if precision < 6 or (c.args[0].is_literal and integral):
+        micros = f"({_floor_div(micros, 1000)} * 1000)"
+    return template(f"timezone('UTC', make_timestamp({micros}))", c.args[0])
 
 
-_MIN_EPOCH_MS, _MAX_EPOCH_MS = -62167219200000, 253402300799999
-"""Flink's TIMESTAMP range in epoch milliseconds: 0000-01-01 00:00:00.000 to 9999-12-31 23:59:59.999 UTC."""
+_MIN_SECOND, _MAX_SECOND = -62167219200, 253402300799
+"""Flink's TIMESTAMP range in epoch seconds: 0000-01-01 00:00:00 to 9999-12-31 23:59:59 UTC."""
 
 
-def epoch_millis(t: SqlType | None, precision: int) -> str:
-    """DuckDB SQL (over ``{0}``) of the epoch milliseconds Flink makes of a number of unit 10^-precision s.
+def _floor_div(n: str, d: int) -> str:
+    """DuckDB SQL of ``n`` (a BIGINT) divided by ``d`` rounded down (DuckDB's ``//`` truncates)."""
+    return f"(({n}) - ((({n}) % {d}) + {d}) % {d}) // {d}"
 
-    As Flink 2.3's ``TO_TIMESTAMP_LTZ`` (precision 0: seconds, 3: milliseconds): of seconds only those
-    in [0000-01-01, 9999-12-31 23:59:59] are taken (NULL for the others; the caller's range check on
-    the milliseconds gives NULL past the range). A DECIMAL is cut toward zero to whole units
-    (``BigDecimal.setScale(0, DOWN)``: ``-1.5`` seconds is ``-1``); an integer is exact. A DOUBLE (or
-    FLOAT) is floored to milliseconds, as Flink's planner folds a constant (``-1.5E0`` ms is ``-2``;
-    computed per row Flink keeps its sub-millisecond digits, which a TIMESTAMP_LTZ(3) here cannot
-    hold).
+
+def epoch_micros(t: SqlType | None, precision: int) -> str:
+    """DuckDB SQL (over ``{0}``) of the epoch microseconds of a number of units of 10^-precision s.
+
+    As Flink 2.3's ``DateTimeUtils.toTimestampData`` (precision 0, 3 or 6). NULL when the instant
+    is before 0000-01-01 or after 9999-12-31 23:59:59 (whole seconds, floored).
+
+    - A DOUBLE or FLOAT (widened to a double): NULL when ``n / 10^p`` (a double) is outside the
+      range, else ``(long) (n * 10^(9 - p))`` nanoseconds (truncated toward zero, saturating at
+      Java's long range, NaN 0), floored to microseconds here;
+    - a DECIMAL: cut toward zero to whole units (``setScale(0, DOWN)``), then as an integer;
+    - an integer: ``floorDiv(n, 10^p)`` seconds checked against the range, exact.
     """
-    seconds = f"BETWEEN {_MIN_EPOCH_MS // 1000} AND {_MAX_EPOCH_MS // 1000}"
     if t is not None and t.name in ("DOUBLE", "FLOAT"):
-        x = "CAST({0} AS DOUBLE)"
-        return f"floor({x})" if precision == 3 else f"(CASE WHEN {x} {seconds} THEN floor({x} * 1000) END)"
-    whole = "trunc({0})" if t is not None and t.name == "DECIMAL" else "{0}"
-    if precision == 3:
-        return whole
-    return f"(CASE WHEN {whole} {seconds} THEN CAST({whole} AS BIGINT) * 1000 END)"
+        x, seconds = "CAST({0} AS DOUBLE)", f"(CAST({{0}} AS DOUBLE) / {10.0 ** precision!r})"
+        nanos = f"({x} * {10.0 ** (9 - precision)!r})"
+        java_long = (f"CASE WHEN isnan({nanos}) THEN 0 WHEN {nanos} >= 9.223372036854775807e18 "
+                     f"THEN 9223372036854775807 WHEN {nanos} <= -9.223372036854775808e18 "
+                     f"THEN -9223372036854775808 ELSE CAST(trunc({nanos}) AS BIGINT) END")
+        return (f"(CASE WHEN isnan({seconds}) OR {seconds} BETWEEN {float(_MIN_SECOND)!r} "
+                f"AND {float(_MAX_SECOND)!r} THEN {_floor_div(java_long, 1000)} END)")
+    units = "trunc({0})" if t is not None and t.name == "DECIMAL" else "{0}"
+    scale = 10 ** precision
+    low, high = _MIN_SECOND * scale, _MAX_SECOND * scale + scale - 1
+    return (f"(CASE WHEN {units} BETWEEN {low} AND {high} "
+            f"THEN CAST({units} AS BIGINT) * {10 ** (6 - precision)} END)")
 
 
 def _parse_ltz(c: Call) -> exp.Expression:

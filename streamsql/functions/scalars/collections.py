@@ -1,9 +1,10 @@
 """Flink 2.3's collection functions over ARRAY and MAP values, and SPLIT and STR_TO_MAP.
 
 Each is one DuckDB list expression over the whole batch (``list_filter``, ``list_position``,
-``list_sort`` ... with lambdas), never a Python loop. Flink's semantics, from its 2.3 runtime
-classes (``org.apache.flink.table.runtime.functions.scalar.Array*Function``) and checked against
-its answers (compat cases ``tests/compat/cases/collection_*``):
+``list_sort`` ... with lambdas), never a Python loop (but for ARRAY_SORT of floating point holding a
+NaN or both zeros: :mod:`.java_sort`). Flink's semantics, from its 2.3 runtime classes
+(``org.apache.flink.table.runtime.functions.scalar.Array*Function``) and checked against its answers
+(compat cases ``tests/compat/cases/collection_*``):
 
 - Elements are compared NULL-safely where Flink's Java compares them that way: ARRAY_CONTAINS,
   ARRAY_REMOVE, ARRAY_DISTINCT, ARRAY_UNION, ARRAY_EXCEPT and ARRAY_INTERSECT treat a NULL element
@@ -20,9 +21,12 @@ its answers (compat cases ``tests/compat/cases/collection_*``):
 
 from __future__ import annotations
 
+import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType, implicit_cast
+from streamsql.functions.python_functions import VectorFunction, register
+from streamsql.functions.scalars.java_sort import sort_arrays
 from streamsql.functions.scalars.registry import (
     Call,
     Failure,
@@ -261,6 +265,9 @@ def array_sort(c: Call) -> exp.Expression:
     ``ARRAY_SORT(a, asc, nulls_first)`` says both.
     """
     _orderable(c)
+    element = _element(c.args[0].type)
+    if element is not None and element.name in ("DOUBLE", "FLOAT"):
+        return _sort_floating(c, element.name)
     if len(c.args) == 1:
         return template(f"list_sort({{0}}, {_ORDERS[True, True]})", *c.args)
     up = c.args[1]
@@ -271,6 +278,30 @@ def array_sort(c: Call) -> exp.Expression:
                      f"THEN list_sort({{0}}, {o})"
                      for (u, f), o in _ORDERS.items())
     return template(f"CASE WHEN {{1}} IS NULL OR {{2}} IS NULL THEN NULL {cases} END", c.args[0], up, first)
+
+
+_JAVA_SORTS = {name: register(VectorFunction(
+    f"__streamsql_array_sort_{name.lower()}", "Function ARRAY_SORT",
+    lambda a, up, first, _t=arrow: sort_arrays(a, up, first, _t),
+    (f"{name}[]", "BOOLEAN", "BOOLEAN"), f"{name}[]", True)) for name, arrow in (
+    ("DOUBLE", pa.float64()), ("FLOAT", pa.float32()))}
+
+
+def _sort_floating(c: Call, name: str) -> exp.Expression:
+    """ARRAY_SORT of DOUBLEs or FLOATs: Flink's order (:mod:`.java_sort`) where it is no total one.
+
+    An array holding a NaN, or both 0.0 and -0.0, is sorted in Python as Java's ``Arrays.sort``
+    does with Flink's comparator; the others by ``list_sort`` (any stable sort agrees there).
+    """
+    up = "{1}" if len(c.args) > 1 else "true"
+    first = "{2}" if len(c.args) > 2 else up
+    odd = ("len(list_filter({0}, lambda __x: isnan(__x))) > 0 OR len(list_distinct(list_transform("
+           "list_filter({0}, lambda __x: __x = 0), lambda __x: signbit(__x)))) > 1")
+    java = f"{_JAVA_SORTS[name].name}({{0}}, {up}, {first})"
+    cases = " ".join(f"WHEN {'' if u else 'NOT '}{up} AND {'' if f else 'NOT '}{first} "
+                     f"THEN list_sort({{0}}, {o})" for (u, f), o in _ORDERS.items())
+    return template(f"CASE WHEN {{0}} IS NULL OR {up} IS NULL OR {first} IS NULL THEN NULL "
+                    f"WHEN {odd} THEN {java} {cases} END", *c.args)
 
 
 def _common_result(c: Call) -> SqlType | None:

@@ -16,7 +16,8 @@ import re
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.functions.python_functions import rowwise
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars import java_format
 from streamsql.functions.scalars.cast_string import flink_to_string
 from streamsql.functions.scalars.registry import Arg, Call, fixed, python_call, scalar, sql_string
 
@@ -24,96 +25,98 @@ S = "STRING"
 STRING = fixed("STRING")
 
 # -- PRINTF -------------------------------------------------------------------------------------
-_SPEC = re.compile(r"%(?P<flags>[-0+ ,#(]*)(?P<width>\d+)?(?:\.(?P<precision>\d+))?(?P<conv>[a-zA-Z%])")
-_INTEGRAL = "dxXo"
-_FLOATING = "feE"
-_FLAGS = {"-", "0", "+", " "}
+_INT_BITS = {"TINYINT": "8", "SMALLINT": "16", "INT": "32", "BIGINT": "64", "DATE": "32"}
+_TEXT_ARGS = ("STRING", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN",
+              "DATE", "NULL")
 
 
-_STRING_ARGS = ("STRING", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN",
-                "DATE", "NULL")
-_ACCEPTS = {"d": ("TINYINT", "SMALLINT", "INT", "BIGINT"), "f": ("FLOAT", "DOUBLE")}
+def _printf_text(a: Arg) -> str:
+    """DuckDB SQL of the text Java's ``String.valueOf`` makes of Flink's internal object of ``a``.
 
-
-def _printf_argument(conv: str, a: Arg) -> str | None:
-    """DuckDB SQL of argument ``a`` ready for DuckDB's ``printf`` conversion ``conv``.
-
-    None where Java's Formatter refuses the argument's type (Flink's PRINTF is then NULL):
-    ``%d %x %o`` take integers, ``%f %e`` FLOAT or DOUBLE (Flink hands a DECIMAL over as its
-    internal value, which Java does not format as a number).
+    A DATE is its Integer day number, a DOUBLE Java's ``Double.toString``, a BOOLEAN
+    ``true``/``false``; NULL stays NULL.
     """
     t = a.type.name if a.type is not None else None
-    accepts = _ACCEPTS["d" if conv in _INTEGRAL else "f"] if conv in _INTEGRAL + _FLOATING else None
-    if accepts is not None and t not in (None, "NULL", *accepts):
-        return None
-    if conv in "sS" and t == "DATE":  # Flink formats a DATE's internal value: days since 1970-01-01
-        return f"coalesce(CAST(({a.text} - DATE '1970-01-01') AS VARCHAR), 'null')"
+    if t == "DATE":
+        return f"CAST(({a.text} - DATE '1970-01-01') AS VARCHAR)"
+    text = flink_to_string(a.text, a.type) or f"CAST({a.text} AS VARCHAR)"
+    return f"lower({text})" if t == "BOOLEAN" else text
+
+
+def _printf_argument(conv: str, a: Arg) -> tuple[str, str]:
+    """(kind, DuckDB SQL of the VARCHAR) of argument ``a`` for conversion ``conv`` (:mod:`.java_format`)."""
+    t = a.type.name if a.type is not None else "NULL"
     if conv in "sS":
-        text = flink_to_string(a.text, a.type) or f"CAST({a.text} AS VARCHAR)"
-        if a.type is not None and a.type.name == "BOOLEAN":
-            text = f"lower({text})"  # Java's Boolean.toString
-        text = f"coalesce({text}, 'null')"
-        return f"upper({text})" if conv == "S" else text
-    if conv in "bB":
-        text = (f"CASE WHEN {a.text} IS NULL OR CAST({a.text} AS VARCHAR) = 'false' THEN 'false' "
-                "ELSE 'true' END")
-        return f"upper({text})" if conv == "B" else text
-    if conv in _INTEGRAL:
-        return f"CAST({a.text} AS BIGINT)"
-    return f"CAST({a.text} AS DOUBLE)"
+        return "text", _printf_text(a)
+    if conv in "bB":  # Java: a Boolean's own value, any other object true
+        if t == "BOOLEAN":
+            return "text", f"CASE WHEN {a.text} THEN 'true' WHEN NOT {a.text} THEN 'false' END"
+        return "text", f"CASE WHEN {a.text} IS NOT NULL THEN 'true' END"
+    null_only = f"CASE WHEN {a.text} IS NOT NULL THEN '' END"
+    if conv in "cC":
+        ok = t in ("TINYINT", "SMALLINT", "INT")
+        return ("32", f"CAST({a.text} AS VARCHAR)") if ok else ("bad", null_only)
+    if conv in "doxX":
+        if t == "DATE":
+            return "32", f"CAST(({a.text} - DATE '1970-01-01') AS VARCHAR)"
+        return (_INT_BITS[t], f"CAST({a.text} AS VARCHAR)") if t in _INT_BITS else ("bad", null_only)
+    if t in ("FLOAT", "DOUBLE"):  # Java widens a Float to a double
+        return "double", f"CAST(CAST({a.text} AS DOUBLE) AS VARCHAR)"
+    return "bad", null_only
+
+
+_PRINTF = {}
+
+
+def _printf_function(n: int) -> VectorFunction:
+    """The vector function formatting rows of ``n`` arguments (the plan first), made once per ``n``."""
+    if n not in _PRINTF:
+        _PRINTF[n] = register(VectorFunction(
+            f"__streamsql_java_printf_{n}", "Function PRINTF",
+            lambda *a: pa.array([java_format.format_row(*row) for row in zip(*(x.to_pylist() for x in a))],
+                                pa.string()),
+            ("VARCHAR",) * (n + 1), "VARCHAR", True))
+    return _PRINTF[n]
 
 
 @scalar("PRINTF", group="string", sig=((S, "ANY..."), (S,)), result=STRING,
-        differences="The format must be a literal; the conversions supported are %s %S %b %B %d %x %X %o "
-                    "%f %e %E %% and %n, with the flags - 0 + and space, a width and a precision (others "
-                    "are refused at planning); %s of a TIMESTAMP, BYTES or composite value is refused "
-                    "(Flink formats its internal object).",
-        nulls="NULL if the format is NULL or an argument's type does not fit its conversion (%d of a "
-              "DOUBLE, %f of a DECIMAL: Java refuses it, Flink returns NULL); a NULL argument is written "
-              "'null'")
+        differences="The format must be a literal; %h, %a and %t are refused at planning (Flink formats "
+                    "an internal object's hash, a hexadecimal double, a date of a Long); %s of a TIMESTAMP, "
+                    "BYTES or composite value is refused (Flink formats its internal object). A double's "
+                    "digits are its shortest decimal ones (Java's FloatingDecimal gives one more for a few "
+                    "values).",
+        nulls="NULL if the format is NULL or Java's Formatter refuses the format or an argument (%d of a "
+              "DOUBLE, %f of a DECIMAL, a precision with %d, a missing argument...: Flink returns NULL); a "
+              "NULL argument is written 'null' (as Java: cut to the precision, 'NULL' for an upper-case "
+              "conversion, 'false' for %b)")
 def printf(c: Call) -> exp.Expression:
-    """Java's ``String.format(format, args...)``."""
+    """Java's ``String.format(Locale.US, format, args...)`` (:mod:`.java_format`)."""
     fmt = c.literal(0, "the format")
     if fmt is None:
         return exp.Null()
-    out, args, pos, i = [], [], 0, 1
-    for m in _SPEC.finditer(fmt):
-        out.append(fmt[pos:m.start()].replace("%", "%%"))
-        pos = m.end()
-        conv, flags = m.group("conv"), m.group("flags")
-        if conv == "%":
-            out.append("%%")
-            continue
-        if conv == "n":
-            out.append("\n")
-            continue
-        if conv not in "sSbB" + _INTEGRAL + _FLOATING or not set(flags) <= _FLAGS:
-            msg = f"PRINTF: the conversion {m.group(0)!r} is not supported yet"
+    args = c.args[1:]
+    try:
+        pieces = java_format.parse(fmt, len(args))
+    except java_format.Refused:
+        return exp.Null()
+    except ValueError as e:
+        msg = f"PRINTF: the conversion {e.args[0]!r} is not supported yet"
+        raise c.fail(msg) from None
+    # one VARCHAR per (argument, conversion) used, rendered in SQL; the plan names them by slot
+    used = sorted({(p[4], p[0]) for p in pieces if not isinstance(p, str) and p[4] >= 0})
+    for i, conv in used:
+        t = args[i].type
+        if conv in "sS" and t is not None and t.name not in _TEXT_ARGS:
+            msg = f"PRINTF: %{conv} of a {t} is not supported yet"
             raise c.fail(msg)
-        if i >= len(c.args):  # Java: MissingFormatArgumentException, which Flink answers with NULL
-            return exp.Null()
-        a = c.args[i]
-        i += 1
-        if conv in "sS" and a.type is not None and a.type.name not in _STRING_ARGS:
-            msg = f"PRINTF: %{conv} of a {a.type} is not supported yet"
-            raise c.fail(msg)
-        text = _printf_argument(conv, a)
-        if text is None:
-            return exp.Null()
-        width = m.group("width") or ""
-        precision = f".{m.group('precision')}" if m.group("precision") else ""
-        if conv in "sSbB":
-            if precision:
-                text = f"substr({text}, 1, {precision[1:]})"
-            out.append(f"%{'-' if '-' in flags else ''}{width}s")
-        else:
-            numeric = f"%{flags}{width}{precision}{conv}"
-            text = f"coalesce(printf({sql_string(numeric)}, {text}), 'null')"
-            out.append(f"%{'-' if '-' in flags else ''}{width}s")
-        args.append(text)
-    out.append(fmt[pos:].replace("%", "%%"))
-    fmt_sql = sql_string("".join(out))
-    return exp.Var(this=f"(printf({', '.join([fmt_sql, *args])}))")
+    slot = {u: n for n, u in enumerate(used)}
+    for p in pieces:
+        if not isinstance(p, str) and p[4] >= 0:
+            p[4] = slot[(p[4], p[0])]
+    rendered = [_printf_argument(conv, args[i]) for i, conv in used]
+    plan = java_format.plan_json(pieces, [{conv: kind} for (_, conv), (kind, _) in zip(used, rendered)])
+    f = _printf_function(len(used))
+    return exp.Var(this=f"{f.name}({', '.join([sql_string(plan), *(text for _, text in rendered)])})")
 
 
 # -- JSON_QUOTE / JSON_UNQUOTE -----------------------------------------------------------------

@@ -15,6 +15,8 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars import java_regex
+from streamsql.functions.scalars.java_regex import dynamic_call
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -199,14 +201,16 @@ _REPLACE_ALL = python_call("REGEXP_REPLACE", lambda *a: rowwise(_java_replace_al
                            ("VARCHAR", "VARCHAR", "VARCHAR"), "VARCHAR")
 
 
+_DYNAMIC_REPLACE = dynamic_call("REGEXP_REPLACE", java_regex.regexp_replace, pa.string(),
+                                ("VARCHAR", "VARCHAR", "VARCHAR"), "VARCHAR")
+
+
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
-        differences="Java regular expressions run on RE2 (no look-around or back-references); a literal "
-                    "pattern that can match the empty string runs on Python's engine, with Java's empty "
-                    "matches, for the rows where it matches non-empty text or holds a character outside the "
-                    "BMP. A pattern that is not a literal always runs on RE2, whose global replace skips an "
-                    "empty match right after a match (Java: REGEXP_REPLACE('aaa', 'a*', 'x') = 'xx', RE2: "
-                    "'x') and between the UTF-16 halves of an emoji (Java: REGEXP_REPLACE('😀', 'x*', "
-                    "'R') = 'R?R?R', RE2: 'R😀R').")
+        differences="A literal pattern runs on RE2 (no look-around or back-references); one that can "
+                    "match the empty string runs on Python's engine, with Java's empty matches, for the rows "
+                    "where it matches non-empty text or holds a character outside the BMP. A pattern that is "
+                    "not a literal is compiled per row with Java's meaning (NULL for a pattern Java refuses, "
+                    "as Flink; Java syntax Python reads otherwise, such as \\p{..}, fails the job).")
 def regexp_replace(c: Call) -> exp.Expression:
     """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1').
 
@@ -219,6 +223,8 @@ def regexp_replace(c: Call) -> exp.Expression:
     has no non-empty match in Java either, and its replacement is the same.
     """
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
+    if not c.args[1].is_literal:
+        return _DYNAMIC_REPLACE(c)
     if c.args[1].is_literal and isinstance(c.args[1].value(), str):
         try:  # as the other regular expression functions, in our words at the call (not DuckDB's)
             re.compile(c.args[1].value())
@@ -276,11 +282,24 @@ def _pattern_and_group(c: Call, default: int) -> tuple[str | None, int]:
     return (pattern, group) if 0 <= group <= groups else (None, 0)
 
 
+_VV, _VVI = ("VARCHAR", "VARCHAR"), ("VARCHAR", "VARCHAR", "BIGINT")
+_DYNAMIC_EXTRACT = {
+    2: dynamic_call("REGEXP_EXTRACT", lambda s, p: java_regex.regexp_extract(s, p, 0), pa.string(), _VV,
+                    "VARCHAR"),
+    3: dynamic_call("REGEXP_EXTRACT", java_regex.regexp_extract, pa.string(), _VVI, "VARCHAR")}
+_STRINGS = pa.list_(pa.string())
+_DYNAMIC_EXTRACT_ALL = {
+    2: dynamic_call("REGEXP_EXTRACT_ALL", lambda s, p: java_regex.regexp_extract_all(s, p, 1), _STRINGS, _VV,
+                    "VARCHAR[]"),
+    3: dynamic_call("REGEXP_EXTRACT_ALL", java_regex.regexp_extract_all, _STRINGS, _VVI, "VARCHAR[]")}
+
+
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
-        differences="The pattern and the group index must be literals (DuckDB needs a constant group); "
-                    "Java regular expressions run on RE2.",
+        differences="A literal pattern and group run on RE2; otherwise the pattern is compiled per row with "
+                    "Java's meaning (NULL for a pattern Java refuses, as Flink; Java syntax Python reads "
+                    "otherwise, such as \\p{..}, fails the job).",
         fast=one_pass_extract)
 def regexp_extract(c: Call) -> exp.Expression:
     """Group ``g`` (default 0: the whole match) of the first match of the pattern.
@@ -288,6 +307,8 @@ def regexp_extract(c: Call) -> exp.Expression:
     The general form: a group that matched '' is '', one that did not take part NULL (the fast
     path, :func:`one_pass_extract`, serves the groups that never match '').
     """
+    if not all(a.is_literal for a in c.args[1:]):
+        return _DYNAMIC_EXTRACT[len(c.args)](c)
     pattern, group = _pattern_and_group(c, 0)
     if pattern is None:
         return exp.Null()
@@ -300,9 +321,10 @@ def regexp_extract(c: Call) -> exp.Expression:
         result=lambda c: SqlType.array(SqlType("STRING")),
         nulls="NULL if any argument is NULL or the group does not exist; an element is NULL where the "
               "group did not take part in the match",
-        differences="The pattern and the group index must be literals, and the pattern must not match the "
-                    "empty string (Java's empty matches are not reproduced). Java regular expressions run on "
-                    "RE2.")
+        differences="A literal pattern must not match the empty string (refused) and runs on RE2; a pattern "
+                    "or group that is not a literal is compiled per row with Java's meaning and Java's empty "
+                    "matches (NULL for a pattern Java refuses, as Flink; Java syntax Python reads otherwise, "
+                    "such as \\p{..}, fails the job).")
 def regexp_extract_all(c: Call) -> exp.Expression:
     """Group ``g`` (default 1, as Flink's ``RegexpExtractAllFunction``) of every match, in order.
 
@@ -313,10 +335,14 @@ def regexp_extract_all(c: Call) -> exp.Expression:
     is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
     both give NULL for a group that did not take part, '' for one that matched ''.
     """
+    if not all(a.is_literal for a in c.args[1:]):
+        return _DYNAMIC_EXTRACT_ALL[len(c.args)](c)
     pattern, group = _pattern_and_group(c, 1)
     if pattern is None:
         return exp.Null()
     if min_width(pattern) == 0:
+        if java_regex.runs_as_java(pattern):  # Java's empty matches: its find loop, row by row
+            return _DYNAMIC_EXTRACT_ALL[len(c.args)](c)
         msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
                "supported yet (Java's empty matches are not reproduced)")
         raise c.fail(msg)

@@ -14,8 +14,12 @@ import urllib.parse
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import rowwise
-from streamsql.functions.scalars.registry import Call, fixed, python_call, scalar, sql_string, template
+from streamsql.functions.scalars import java_regex
+from streamsql.functions.scalars.java_regex import dynamic_call
+from streamsql.functions.scalars.regex_shape import min_width
+from streamsql.functions.scalars.registry import Arg, Call, fixed, python_call, scalar, sql_string, template
 from streamsql.functions.scalars.string import one_pass_extract
 
 S, INTEGER = "STRING", "INTEGER"
@@ -41,20 +45,30 @@ def regex(c: Call, i: int) -> str | None:
     return sql_string(pattern)
 
 
-def _regex_build(body: str):
+def _regex_build(body: str, dynamic):
     def build(c: Call) -> exp.Expression:
-        """The pattern (a literal) compiled once; NULL for a NULL pattern."""
+        """The pattern (a literal) compiled once; NULL for a NULL pattern; else row by row (``dynamic``)."""
+        if not c.args[1].is_literal:
+            return dynamic(c)
         pattern = regex(c, 1)
         return exp.Null() if pattern is None else template(body.replace("{re}", pattern), c.args[0])
 
     return build
 
 
-_RE = ("Java regular expressions run on RE2 (no look-around or back-references); the pattern must be "
-       "a literal.")
+_RE = ("A literal pattern runs on RE2 (no look-around or back-references). A pattern that is not a literal "
+       "is compiled per row with Java's meaning (a pattern Java refuses gives NULL, REGEXP false, as "
+       "Flink), except syntax Python's engine reads otherwise (\\p{..}, \\Q..\\E, nested classes ...), "
+       "which fails the job.")
+_VV = ("VARCHAR", "VARCHAR")
+_DYNAMIC_REGEXP = dynamic_call("REGEXP", java_regex.regexp, pa.bool_(), _VV, "BOOLEAN")
+
+
 @scalar("REGEXP", group="string", sig=((S, S),), result=BOOLEAN, differences=_RE)
 def regexp(c: Call) -> exp.Expression:
     """Whether the pattern matches part of the string (false for an empty pattern, as Flink)."""
+    if not c.args[1].is_literal:
+        return _DYNAMIC_REGEXP(c)
     pattern = regex(c, 1)
     if pattern is None:
         return exp.Null()
@@ -64,24 +78,47 @@ def regexp(c: Call) -> exp.Expression:
     return template(f"({test})", c.args[0])
 scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, differences=_RE,
        nulls="NULL if any argument is NULL or nothing matches", fast=one_pass_extract)(
-    _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END"))
-scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)(
-    _regex_build("len(regexp_extract_all({0}, {re}))"))
+    _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END",
+                 dynamic_call("REGEXP_SUBSTR", lambda s, p: java_regex.regexp_extract(s, p, 0), pa.string(),
+                              _VV, "VARCHAR")))
+_DYNAMIC_COUNT = dynamic_call("REGEXP_COUNT", java_regex.regexp_count, pa.int32(), _VV, "INTEGER")
+_COUNT = _regex_build("len(regexp_extract_all({0}, {re}))", _DYNAMIC_COUNT)
+
+
+@scalar("REGEXP_COUNT", group="string", sig=((S, S),), result=INT, differences=_RE)
+def regexp_count(c: Call) -> exp.Expression:
+    """The number of matches, as Java's ``find`` loop counts them.
+
+    A literal pattern that can match the empty string is counted row by row as Java does (after an
+    empty match the next search starts one UTF-16 code unit on: between the halves of an emoji too);
+    the others on RE2, whose matches are Java's when none is empty.
+    """
+    pattern = c.args[1].value() if c.args[1].is_literal else None
+    if isinstance(pattern, str) and min_width(pattern) == 0 and java_regex.runs_as_java(pattern):
+        return _DYNAMIC_COUNT(c)
+    return _COUNT(c)
+_NOT_ASTRAL = "'[^\\x{{10000}}-\\x{{10FFFF}}]'"  # braces doubled: the text goes into a template
+_DYNAMIC_INSTR = dynamic_call("REGEXP_INSTR", java_regex.regexp_instr, pa.int32(), _VV, "INTEGER")
 
 
 @scalar("REGEXP_INSTR", group="string", sig=((S, S),), result=INT, differences=_RE)
 def regexp_instr(c: Call) -> exp.Expression:
     """The 1-based position of the first match, 0 when nothing matches.
 
-    The lazy prefix before an anchored match is the text before the leftmost match.
+    The lazy prefix before an anchored match is the text before the leftmost match; its length
+    is counted in UTF-16 code units, as Java's ``Matcher.start``.
     """
+    if not c.args[1].is_literal:
+        return _DYNAMIC_INSTR(c)
     pattern = regex(c, 1)
     if pattern is None:
         return exp.Null()
     prefix = sql_string("(?s)^(.*?)(?:" + c.args[1].value() + ")")
+    # Java's index counts UTF-16 code units: a character outside the BMP is two
+    before = f"regexp_extract({{0}}, {prefix}, 1)"
+    units = f"length({before}) + length(regexp_replace({before}, {_NOT_ASTRAL}, '', 'g'))"
     return template(f"CASE WHEN regexp_matches({{0}}, {pattern}) "
-                    f"THEN length(regexp_extract({{0}}, {prefix}, 1)) + 1 WHEN {{0}} IS NOT NULL THEN 0 END",
-                    c.args[0])
+                    f"THEN {units} + 1 WHEN {{0}} IS NOT NULL THEN 0 END", c.args[0])
 
 
 @scalar("BTRIM", group="string", sig=((S,), (S, S)), result=STRING)
@@ -96,10 +133,57 @@ scalar("ENDSWITH", group="string", sig=((S, S),), result=BOOLEAN)(
     lambda c: template("suffix({0}, {1})", *c.args))
 
 
-@scalar("INSTR", group="string", sig=((S, S),), result=INT)
+def _java_instr(s: str, sub: str, start: int, nth: int) -> int:
+    """Flink 2.3's ``SqlFunctionUtils.instr`` (read from its bytecode; positions in characters).
+
+    From ``start`` (1-based) on, the position of the ``nth`` occurrence, each search starting one
+    character after the last occurrence's start (so they may overlap); 0 when there are fewer, or
+    for a start of 0. A negative start searches the reversed strings from ``-start`` and maps the
+    position back: the occurrence ends at or before character ``length + start + 1``. An empty
+    substring is at 1 (``BinaryStringData.indexOf`` of '' is 0 from any index).
+
+    Raises:
+        ValueError: ``nth`` below 1 (Flink's job fails: ``nthAppearance must be positive!``), or a
+            start of -2147483648 (Flink recurses until its stack overflows).
+    """
+    if nth <= 0:
+        msg = f"INSTR: nthAppearance must be positive! (was {nth})"
+        raise ValueError(msg)
+    if start == 0:
+        return 0
+    if start > 0:
+        at = found = start
+        for _ in range(nth):
+            found = (0 if sub == "" else s.find(sub, at - 1)) + 1
+            if found == 0:
+                return 0
+            at = found + 1
+        return found
+    if start == -2**31:
+        msg = "INSTR: a start of -2147483648 cannot be negated (Flink's job fails: StackOverflowError)"
+        raise ValueError(msg)
+    back = _java_instr(s[::-1], sub[::-1], -start, nth)
+    return 0 if back == 0 else len(s) + 2 - back - len(sub)
+
+
+_INSTR = python_call("INSTR", lambda *a: rowwise(_java_instr, a, pa.int32()),
+                     ("VARCHAR", "VARCHAR", "INTEGER", "INTEGER"), "INTEGER")
+
+
+@scalar("INSTR", group="string", sig=((S, S), (S, S, INTEGER), (S, S, INTEGER, INTEGER)), result=INT,
+        nulls="NULL if any argument is NULL")
 def instr(c: Call) -> exp.Expression:
-    """The 1-based position of the first occurrence of the substring, 0 when absent."""
-    return template("strpos({0}, {1})", *c.args)
+    """The 1-based position of an occurrence of the substring, 0 when absent (or for a start of 0).
+
+    INSTR(s, sub): the first occurrence; INSTR(s, sub, start[, nth]): the ``nth`` (default 1) from
+    ``start``, counting from the end for a negative start, as Flink (:func:`_java_instr`; a
+    ``nth`` below 1 fails the job, as in Flink).
+    """
+    if len(c.args) == 2:
+        return template("strpos({0}, {1})", *c.args)
+    if len(c.args) == 3:
+        return _INSTR(Call(c.name, [*c.args, Arg(exp.Literal.number(1), SqlType("INT"))], c.node))
+    return _INSTR(c)
 
 
 @scalar("ELT", group="string", sig=((INTEGER, f"{S}..."),), result=STRING,
