@@ -766,7 +766,8 @@ def _scope_of(node: PlanNode, qualifier: str | None, sql: str | None, what: str 
     q = qualifier.lower() if qualifier else None
     declared = _declared_types(table) if table is not None else {}
     produced = _produced_types(table, declared) if table is not None else {}
-    cols = [ScopeColumn(q, f.name, f.name, SqlType.of_field(f), declared.get(f.name), produced.get(f.name))
+    cols = [ScopeColumn(q, f.name, f.name, SqlType.of_field(f), declared.get(f.name),
+                        produced=produced.get(f.name))
             for f in node.schema]
     return Scope(cols, sql, what)
 

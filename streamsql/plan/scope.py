@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 
 from sqlglot import exp
 
@@ -36,6 +36,7 @@ class ScopeColumn:
     internal: str
     type: SqlType
     declared: SqlType | None = None
+    _: KW_ONLY  # the flags below are named at every call: two merged branches once swapped them
     generated: bool = False
     produced: SqlType | None = None
 
