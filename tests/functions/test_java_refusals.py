@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import ExecutionError, SqlError
 
 _NAN_ARRAY = "ARRAY[" + ", ".join(["CAST('NaN' AS DOUBLE)"] + [f"{n}.0E0 * x" for n in range(40)]) + "]"
 
@@ -37,3 +37,31 @@ def test_a_short_array_with_nan_is_sorted_as_flink():
                                 "FROM (VALUES (1.0E0)) AS t(x)").collect())
     (_, (values,)), = rows
     assert values[0] == 1.0 and values[1] != values[1] and values[2] == 2.0
+
+
+@pytest.mark.parametrize(("call", "what"), [
+    # Java: [ab]; RE2: one of 'a' '[' 'b' then ']'
+    ("REGEXP(s, '[a[b]]')", "a nested character class or set operation"),
+    # Java: a, c-z; RE2: a-z, '&', '[', '^', 'b' then ']'
+    ("REGEXP_EXTRACT(s, '([a-z&&[^b]]+)', 1)", "a nested character class or set operation"),
+    # Java: one of [ : a l p h ]; RE2: a POSIX class
+    ("REGEXP_REPLACE(s, '[[:alpha:]]', 'x')", "a nested character class or set operation"),
+    ("REGEXP_COUNT(s, '\\v')", "\\v"),  # Java: any vertical white space; RE2: U+000B only
+    ("REGEXP_INSTR(s, 'b\\Z')", "\\Z"),  # RE2 refuses it when the job runs, in its own words
+])
+def test_a_literal_pattern_re2_reads_otherwise_is_refused_at_its_call(call, what):
+    """A literal pattern runs on DuckDB's RE2: Java syntax RE2 reads otherwise is refused while
+    planning, at the call, instead of answering otherwise than Flink's java.util.regex."""
+    env = StreamEnvironment({})
+    with pytest.raises(SqlError) as refusal:
+        env.execute_sql(f"SELECT {call} FROM (VALUES ('ab')) AS t(s)")
+    text = str(refusal.value)
+    assert f"uses Java syntax that this engine reads otherwise ({what})" in text, text
+    assert "line 1, column 8" in text, text
+
+
+def test_a_literal_pattern_java_and_re2_read_alike_still_runs():
+    env = StreamEnvironment({})
+    rows = list(env.execute_sql("SELECT REGEXP(s, '[]a]'), REGEXP_EXTRACT(s, '[\\[x](b)', 1) "
+                                "FROM (VALUES ('[b')) AS t(s)").collect())
+    assert [values for _, values in rows] == [(False, "b")]

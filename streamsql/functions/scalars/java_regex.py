@@ -34,6 +34,8 @@ from streamsql.functions.scalars.utf16 import java_text
 
 # Escapes Java reads that Python refuses or reads otherwise (after a backslash)
 _JAVA_ONLY = set("pPQEhHRXGzZvecN")
+# ... that DuckDB's RE2 reads otherwise, or refuses only at run time (a literal pattern: check_literal)
+_RE2_OTHERWISE = set("vZ")
 _NAMED = re.compile(r"\(\?<(?![=!])")
 _BACKREF = re.compile(r"\\k<([A-Za-z][A-Za-z0-9]*)>")
 
@@ -42,24 +44,23 @@ class UnsupportedPattern(ValueError):  # noqa: N818  (a job failure's cause, in 
     """A pattern in Java syntax that this engine cannot run as Java would."""
 
 
-@lru_cache(maxsize=4096)
-def compile_java(pattern: str) -> re.Pattern | None:
-    """``pattern`` compiled with Java's meaning; None when Java refuses it (PatternSyntaxException).
+def _java_only(pattern: str, escapes: set[str], hex_braces: bool) -> str | None:
+    r"""The first piece of ``pattern`` that Java reads otherwise than the other engine; None if none.
 
-    Raises:
-        UnsupportedPattern: Java syntax Python's engine does not read the same way.
+    ``escapes``: the letters after a backslash the other engine refuses or reads otherwise;
+    ``hex_braces``: whether ``\x{..}`` is one of them. A ``[`` or ``&&`` inside a character class
+    is a union or intersection in Java and a literal character in Python and RE2, always.
     """
     i, in_class = 0, False
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
-            if pattern[i + 1] in _JAVA_ONLY or pattern.startswith("x{", i + 1):
-                raise UnsupportedPattern(_unsupported(pattern, pattern[i:i + 2]))
+            if pattern[i + 1] in escapes or (hex_braces and pattern.startswith("x{", i + 1)):
+                return pattern[i:i + 2]
             i += 2
             continue
         if in_class and (ch == "[" or pattern.startswith("&&", i)):
-            # Java: a union or intersection of classes; Python: a literal '[' or '&'
-            raise UnsupportedPattern(_unsupported(pattern, "a nested character class or set operation"))
+            return "a nested character class or set operation"
         if not in_class and ch == "[":
             in_class = True
             i += 2 if pattern.startswith("[^", i) else 1
@@ -69,6 +70,19 @@ def compile_java(pattern: str) -> re.Pattern | None:
         if in_class and ch == "]":
             in_class = False
         i += 1
+    return None
+
+
+@lru_cache(maxsize=4096)
+def compile_java(pattern: str) -> re.Pattern | None:
+    """``pattern`` compiled with Java's meaning; None when Java refuses it (PatternSyntaxException).
+
+    Raises:
+        UnsupportedPattern: Java syntax Python's engine does not read the same way.
+    """
+    what = _java_only(pattern, _JAVA_ONLY, hex_braces=True)
+    if what is not None:
+        raise UnsupportedPattern(_unsupported(pattern, what))
     text = _BACKREF.sub(r"(?P=\1)", _NAMED.sub("(?P<", pattern))
     try:
         with warnings.catch_warnings():
@@ -78,6 +92,28 @@ def compile_java(pattern: str) -> re.Pattern | None:
         raise UnsupportedPattern(_unsupported(pattern, "a nested character class or set operation")) from None
     except (re.error, OverflowError, RecursionError):
         return None
+
+
+def check_literal(c: Call, pattern: str) -> re.Pattern:
+    r"""A literal pattern that will run on DuckDB's RE2, checked while planning; compiled by Python.
+
+    RE2 reads a ``[`` or ``&&`` inside a class, ``\v`` (Java: any vertical white space) and ``\Z``
+    (Java: the end before a final line terminator; RE2 refuses it at run time) otherwise than Java,
+    without an error: refused here rather than answered otherwise than Flink.
+
+    Raises:
+        FunctionError: the pattern does not compile, or uses such syntax.
+    """
+    what = _java_only(pattern, _RE2_OTHERWISE, hex_braces=False)
+    if what is not None:
+        msg = (f"{c.name}: the regular expression {pattern!r} uses Java syntax that this engine reads "
+               f"otherwise ({what}); write it without (e.g. [ab] for [a[b]])")
+        raise c.fail(msg)
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
+        raise c.fail(msg) from None
 
 
 def runs_as_java(pattern: str) -> bool:

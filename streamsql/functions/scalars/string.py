@@ -206,7 +206,8 @@ _DYNAMIC_REPLACE = dynamic_call("REGEXP_REPLACE", java_regex.regexp_replace, pa.
 
 
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
-        differences="A literal pattern runs on RE2 (no look-around or back-references); one that can "
+        differences="A literal pattern runs on RE2 (no look-around or back-references; Java syntax RE2 reads "
+                    "otherwise, a class inside a class, &&, \\v, \\Z, is refused at the call); one that can "
                     "match the empty string runs on Python's engine, with Java's empty matches, for the rows "
                     "where it matches non-empty text or holds a character outside the BMP. A pattern that is "
                     "not a literal is compiled per row with Java's meaning (NULL for a pattern Java refuses, "
@@ -226,11 +227,8 @@ def regexp_replace(c: Call) -> exp.Expression:
     if not c.args[1].is_literal:
         return _DYNAMIC_REPLACE(c)
     if c.args[1].is_literal and isinstance(c.args[1].value(), str):
-        try:  # as the other regular expression functions, in our words at the call (not DuckDB's)
-            re.compile(c.args[1].value())
-        except re.error as e:
-            msg = f"REGEXP_REPLACE: invalid regular expression {c.args[1].value()!r}: {e}"
-            raise c.fail(msg) from None
+        # as the other regular expression functions, in our words at the call (not DuckDB's)
+        java_regex.check_literal(c, c.args[1].value())
     if c.args[1].is_literal and c.args[1].value() is not None and min_width(c.args[1].value()) == 0:
         outside_bmp = "strlen({0}) <> length({0}) AND regexp_matches({0}, '[\\x{{10000}}-\\x{{10FFFF}}]')"
         # Java's replace over the same three placeholders: the arguments are computed once
@@ -253,6 +251,8 @@ def one_pass_extract(c: Call) -> exp.Expression | None:
     if not all(a.is_literal for a in args):
         return None
     pattern, group = args[0].value(), args[1].value() if len(args) > 1 else 0
+    if isinstance(pattern, str):  # refused before any form of the call is chosen
+        java_regex.check_literal(c, pattern)
     if not isinstance(pattern, str) or not isinstance(group, int) or not group_never_empty(pattern, group):
         return None
     extract = f"regexp_extract({{0}}, {{1}}, {group})"
@@ -268,17 +268,14 @@ def _pattern_and_group(c: Call, default: int) -> tuple[str | None, int]:
     NULL for both REGEXP_EXTRACT and REGEXP_EXTRACT_ALL).
 
     Raises:
-        FunctionError: when an argument is not a literal or the pattern does not compile.
+        FunctionError: when an argument is not a literal or the pattern does not compile or is read
+            otherwise than Java (:func:`~.java_regex.check_literal`).
     """
     pattern = c.literal(1, "the pattern")
     group = c.literal(2, "the group index") if len(c.args) == 3 else default
     if pattern is None or group is None:
         return None, 0
-    try:
-        groups = re.compile(pattern).groups
-    except re.error as e:
-        msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
-        raise c.fail(msg) from None
+    groups = java_regex.check_literal(c, pattern).groups
     return (pattern, group) if 0 <= group <= groups else (None, 0)
 
 

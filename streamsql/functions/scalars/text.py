@@ -32,16 +32,13 @@ def regex(c: Call, i: int) -> str | None:
     """Argument ``i``, a regular expression, as a checked DuckDB literal (None for NULL).
 
     Raises:
-        FunctionError: when it is not a literal or does not compile.
+        FunctionError: when it is not a literal, does not compile or is read otherwise than Java
+            (:func:`~.java_regex.check_literal`).
     """
     pattern = c.literal(i, "the pattern")
     if pattern is None:
         return None
-    try:
-        re.compile(pattern)
-    except re.error as e:
-        msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
-        raise c.fail(msg) from None
+    java_regex.check_literal(c, pattern)
     return sql_string(pattern)
 
 
@@ -56,8 +53,9 @@ def _regex_build(body: str, dynamic):
     return build
 
 
-_RE = ("A literal pattern runs on RE2 (no look-around or back-references). A pattern that is not a literal "
-       "is compiled per row with Java's meaning (a pattern Java refuses gives NULL, REGEXP false, as "
+_RE = ("A literal pattern runs on RE2 (no look-around or back-references; Java syntax RE2 reads "
+       "otherwise, a class inside a class, &&, \\v, \\Z, is refused at the call). A pattern that is not a "
+       "literal is compiled per row with Java's meaning (a pattern Java refuses gives NULL, REGEXP false, as "
        "Flink), except syntax Python's engine reads otherwise (\\p{..}, \\Q..\\E, nested classes ...), "
        "which fails the job.")
 _VV = ("VARCHAR", "VARCHAR")
