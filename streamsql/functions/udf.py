@@ -40,6 +40,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.functions.aggregates import AGGREGATE_DOCS
 from streamsql.functions.python_functions import VectorFunction, register, result_array
 from streamsql.functions.scalars.registry import REGISTRY, Call, ScalarFunction, family_of, template
 from streamsql.functions.udaf import AggregateFunction, UserAggregate, declare_aggregate, is_aggregate, udaf
@@ -268,10 +269,17 @@ def resolve(functions: dict[str, object], name: str) -> ScalarFunction | None:
     return uf.entry() if isinstance(uf, UserFunction) else None
 
 
+#: The built-in functions of OVER windows and rankings (planned by streamsql.plan.over / ranking).
+WINDOW_FUNCTIONS = ("ROW_NUMBER", "RANK", "DENSE_RANK", "LAG")
+
+
 def show(functions: dict[str, object], user_only: bool) -> list[tuple[str]]:
-    """Rows of SHOW [USER] FUNCTIONS: built-in names (lower case, as Flink) and user functions."""
+    """Rows of SHOW [USER] FUNCTIONS: built-in names (lower case, as Flink: scalars, aggregates and
+    window functions) and user functions.
+    """
     kinds = (UserFunction, UserAggregate, UserTableFunction)
     names = [f.name for f in functions.values() if isinstance(f, kinds)]
     if not user_only:
-        names += [n.lower() for n in REGISTRY]
+        aggregates = [name for doc in AGGREGATE_DOCS for name in doc.names]
+        names += [n.lower() for n in (*REGISTRY, *aggregates, *WINDOW_FUNCTIONS)]
     return [(n,) for n in sorted(set(names), key=str.lower)]
