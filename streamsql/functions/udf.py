@@ -274,8 +274,9 @@ WINDOW_FUNCTIONS = ("ROW_NUMBER", "RANK", "DENSE_RANK", "LAG")
 
 
 def show(functions: dict[str, object], user_only: bool) -> list[tuple[str]]:
-    """Rows of SHOW [USER] FUNCTIONS: built-in names (lower case, as Flink: scalars, aggregates and
-    window functions) and user functions.
+    """Rows of SHOW [USER] FUNCTIONS: built-in and user function names.
+
+    Built-in names are lower case, as Flink lists them: scalars, aggregates and window functions.
     """
     kinds = (UserFunction, UserAggregate, UserTableFunction)
     names = [f.name for f in functions.values() if isinstance(f, kinds)]
