@@ -157,6 +157,9 @@ def test_stop_with_savepoint_under_backpressure_returns_its_path(kafka_bootstrap
     _exactly_once(kafka_bootstrap, out, ROWS)
 
 
+# Under -m slow: the two tests above keep a throttled sink in the default suite, and
+# tests/runtime/test_pipeline_stages.py a STOP past its 'client.timeout'.
+@pytest.mark.slow
 def test_a_stop_that_outlasts_client_timeout_names_it(kafka_bootstrap, kafka_topic_factory, tmp_path):
     """A STOP JOB ... WITH SAVEPOINT whose final checkpoint takes longer than Flink's
     'client.timeout' (the SQL gateway's wait for the savepoint, default 60 s) fails naming that

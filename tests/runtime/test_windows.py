@@ -140,8 +140,16 @@ TUMBLE_DUCK = (f"SELECT k, epoch_ms(ms // 10000 * 10000), epoch_ms(ms // 10000 *
                f"FROM ev GROUP BY ALL")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("batch_size", [1, 7, None])
+def backend_batches(sizes: tuple) -> list:
+    """(backend, batch size) for each of both, ids as ``size-backend``; one row per batch on RocksDB
+    under -m slow (~10 s a run): one row per batch is the operator's own path (windows spanning many
+    batches), run on the heap backend, and RocksDB's state is read and written batch by batch at
+    the other sizes."""
+    return [pytest.param(b, n, id=f"{n}-{b}", marks=pytest.mark.slow if (b, n) == ("rocksdb", 1) else ())
+            for n in sizes for b in BACKENDS]
+
+
+@pytest.mark.parametrize(("backend", "batch_size"), backend_batches((1, 7, None)))
 def test_tumble_per_key(tmp_path, events, events_for_single_rows, backend, batch_size):
     sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
            f"INTERVAL '10' SECONDS)) GROUP BY k, window_start, window_end")
@@ -194,8 +202,7 @@ SELECT k, epoch_ms(min(ms)), epoch_ms(max(ms) + 3000), {DUCK_AGGS} FROM s GROUP 
 """
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("batch_size", [1, 5, None])
+@pytest.mark.parametrize(("backend", "batch_size"), backend_batches((1, 5, None)))
 def test_session(tmp_path, events, events_for_single_rows, backend, batch_size):
     sql = (f"SELECT k, window_start, window_end, {AGGS} FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
            f"DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end")
