@@ -50,8 +50,8 @@ from streamsql.plan.expressions import (
     VARIANCE_CALLS,
     ArrayAggCall,
     PythonAggCall,
+    agg_label,
     compile_expression,
-    flink_sql,
     flink_text,
     is_proctime_call,
     output_name,
@@ -553,7 +553,7 @@ class Planner:
         out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                              for j, s in enumerate(specs)])
         agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=num_keys, aggs=specs,
-                           labels=[flink_sql(c) for c in calls.values()])
+                           labels=[agg_label(c) for c in calls.values()])
         name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
         if sets is not None:
             name_expand(pre_node, agg)
