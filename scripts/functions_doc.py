@@ -200,12 +200,11 @@ Python user-defined functions: [udf.md](udf.md).
   takes that branch; StreamSQL plans it and fails the job only if a row reaches it (such a
   script does not run on Flink, so there is no Flink answer to give; a branch no row takes is not
   evaluated, as the rest of the language does). The other way round, Flink drops what its
-  simplification proves unused before it generates code: a `CASE WHEN FALSE THEN x` branch, or
-  the operand of a TIMESTAMPADD of DOW, DOY, ISODOW or EPOCH (NULL whatever the operand). A part
-  there that Flink refuses when it stands alone is refused here even so (`CEIL(ltz TO DOY)` of a
-  TIMESTAMP_LTZ, which Flink's code generator fails on; `TRY_CAST(3 AS TIMESTAMP(0))`): the
-  statement is refused at planning where Flink answers (two difffuzz known differences, kept: such
-  a part is dead code in Flink's script too).
+  simplification proves unused before it generates code: a `CASE WHEN FALSE THEN x` branch, and
+  the operand of a TIMESTAMPADD of DOW, DOY, ISODOW or EPOCH (NULL whatever the operand). What
+  Flink refuses only when it generates code is accepted there, as in Flink (`CEIL(ltz TO DOY)` of
+  a TIMESTAMP_LTZ, `TRY_CAST(3 AS TIMESTAMP(0))`); refused still, where Flink answers: such a part
+  under another condition Calcite proves false (`WHEN 1 = 0`), which StreamSQL does not simplify.
 - Where Flink's answer is a fault rather than a rule, StreamSQL does not copy it (found by the
   differential fuzzer, [fuzzing](fuzzing.md#differential-fuzzing-of-expressions-against-flink);
   each is kept in `tests/functions/difffuzz_known.json` with this reason): TO_DATE of a text its
