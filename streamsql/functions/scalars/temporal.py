@@ -33,7 +33,7 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import java_fields, java_ints, simple_date, time_units
+from streamsql.functions.scalars import flink_months, java_fields, java_ints, simple_date, time_units
 from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
@@ -399,6 +399,11 @@ def timestampadd(c: Call) -> exp.Expression:
         raise c.fail(msg)
     value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
     added = value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)")
+    operand = c.args[-1].type
+    if _ADD[unit].startswith("to_months(") and operand is not None and operand.name in ("DATE", "TIMESTAMP"):
+        # Flink's month arithmetic, which leaves the calendar before 4800 BC (.flink_months)
+        months = _ADD[unit][len("to_months("):-1].replace("{0}", "CAST({0} AS INTEGER)")
+        added = flink_months.add_months_sql(value, months, value == "{1}" and operand.name == "DATE")
     # Past the years DuckDB holds (a TIMESTAMP's 290309 BC..294247) its error names neither the call
     # nor the operands; Flink 2.3 gives a value there whose year it prints garbled (TIMESTAMPADD(DAY,
     # 2147483647, ...) is ')+()-06-21'), or fails (WEEK of a DATE: integer overflow): fail, saying so.
@@ -652,12 +657,15 @@ def _java_time_parse(c: Call, java: str) -> str:
     (:func:`_ignored_week_fields`) are read as digits, then cut out of the text strptime reads.
     """
     weeks = _ignored_week_fields(c, java)
-    parts: list[tuple[bool, str]] = []  # (a week field to drop, its regular expression)
+    # with them, a day of the year without a year is dropped too (java.time never resolves it)
+    drop = _WEEK_LETTERS + ("D" if "y" not in re.sub(r"'[^']*'", "", java) else "") if weeks else ""
+    parts: list[tuple[bool, str]] = []  # (a field to drop, its regular expression)
     for m in re.finditer(r"'([^']*)'|([A-Za-z])\2*|.", java):
         text = m.group(0)
-        if weeks and m.group(2) and text[0] in _WEEK_LETTERS:
-            # 'w' is one or two digits, 'ww' two; 'Y' as 'y' ('YY' two, 'YYYY' four)
-            width = "{1,2}" if text == "w" else "+" if text == "Y" else f"{{{len(text)}}}"
+        if m.group(2) and text[0] in drop:
+            # 'w' is one or two digits, 'ww' two; 'Y' as 'y' ('YY' two, 'YYYY' four); 'DD' two or three
+            width = ("{1,2}" if text == "w" else "+" if text in ("Y", "D") else "{2,3}" if text == "DD"
+                     else f"{{{len(text)}}}")
             parts.append((True, f"[0-9]{width}"))
         elif m.group(2) and text[0] in _NUMBER_LETTERS and (text[0] not in "ML" or len(text) <= 2):
             parts.append((False, "[0-9]+" if len(text) == 1 else f"[0-9]{{{len(text)}}}"))
@@ -674,10 +682,11 @@ def _java_time_parse(c: Call, java: str) -> str:
                 for drop, run in itertools.groupby(parts, key=lambda part: part[0])]
         grouped = "".join(f"(?:{r})" if drop else f"({r})" for drop, r in runs)
         back = "".join(f"\\{n + 1}" for n in range(sum(not drop for drop, _ in runs)))
-        text = f"regexp_replace({{0}}, {sql_string('^' + grouped + '$')}, {sql_string(back)})"
+        # '#' before both: strptime does not read a text that starts with a space as its pattern says
+        text = f"'#' || regexp_replace({{0}}, {sql_string('^' + grouped + '$')}, {sql_string(back)})"
         text = text.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
-        java = re.sub(r"'[^']*'|([A-Za-z])\1*", lambda t: "" if t.group(1) and t.group(1) in _WEEK_LETTERS
-                      else t.group(0), java)
+        java = "'#'" + re.sub(r"'[^']*'|([A-Za-z])\1*", lambda t: "" if t.group(1) and t.group(1) in drop
+                              else t.group(0), java)
     fmt, letters = strftime_pattern(c, java, True), re.sub(r"'[^']*'", "", java)
     if "y" not in letters:
         fmt, text = "%Y|" + fmt, f"'1970|' || {text}"
