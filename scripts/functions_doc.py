@@ -114,6 +114,14 @@ Python user-defined functions: [udf.md](udf.md).
   cut toward zero (`INTERVAL '0.000123' SECOND` is 0 ms; `CAST(ts AS TIMESTAMP(6)) + INTERVAL
   '0.0015' SECOND` adds 1 ms), and `CAST` of an interval literal to STRING is Flink's text
   (`+0 00:00:01.001`, `-1 02:03:04.500`, `+1-02`).
+- Months are added as Flink's `DateTimeUtils.addMonths` adds them (TIMESTAMPADD of MONTH, QUARTER,
+  YEAR ..., a DATE or TIMESTAMP +/- a year-month interval): the proleptic Gregorian calendar, year
+  0 and negative years included, and before 4800 BC Flink's Julian-day arithmetic in Java ints,
+  which leaves the calendar there (`TIMESTAMPADD(YEAR, -7000, TIMESTAMP '2024-01-01 00:00:00')` is
+  not -4976-01-01 in Flink; copied, `streamsql/functions/scalars/flink_months.py`; a TIMESTAMP_LTZ
+  operand keeps DuckDB's calendar arithmetic). Flink fails the job where it writes a DATE before
+  4800-03-01 BC (`Invalid value for MonthOfYear`: its conversion to a `LocalDate` uses the same
+  Julian-day arithmetic); StreamSQL writes the date.
 - Dates and timestamps past year 9999 are computed as in Flink (`TIMESTAMPADD(YEAR, 8000, ts)`),
   and the print sink writes such a year as `java.time` does (`+10024-01-01T12:00`). `CAST` of one
   to STRING keeps four year characters as Flink's (Calcite's) formatter: `0024-02-29

@@ -12,8 +12,10 @@ written by ``scripts/flink_describe.py``).
 
 Not marked here although Flink marks them (these are no time attributes to our planner, so a
 window over them is refused): a view's ``PROCTIME()`` column after an aggregation or a regular
-join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate. Also unlike
-Flink: a view's other columns are all nullable (null ``TRUE``), and ``extras`` / ``watermark``
+join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate. A computed
+column's and a view's column's type and nullability are Flink's where TYPEOF's rules make them
+certain (``ColumnDef.derived``, ``Planner.view_column_types``: a view of a SELECT over one table);
+elsewhere unlike Flink: nullable (null ``TRUE``) with the plan's type. ``extras`` / ``watermark``
 print an expression as StreamSQL's parser reads it, identifiers backquoted as Flink prints them,
 which is Flink's text for most expressions (``AS `a` + 1``, ``AS UPPER(`b`)``, ```TO_TIMESTAMP_LTZ`(`ms`,
 3)``, ``TRIM(BOTH ' ' FROM `b`)``, ``BETWEEN ASYMMETRIC``) but not all: ``MOD(a, 2)`` prints as
