@@ -44,13 +44,9 @@ NAMES = ["cc", "km", "vc", "vf", "va", "vj"]
 
 def main() -> None:
     """Run the DDL on Flink and write every object's DESCRIBE rows and SHOW CREATE text."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
+    from flink_describe import described  # this script's folder is sys.path[0]
 
-    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    tenv.get_config().set("table.local-time-zone", "UTC")
-    for statement in DDL:
-        tenv.execute_sql(statement)
-    describe = {name: [list(row) for row in tenv.execute_sql(f"DESCRIBE {name}").collect()] for name in NAMES}
+    tenv, describe = described(DDL, NAMES)
     show = {}
     for name in NAMES:
         kind = "VIEW" if name.startswith("v") else "TABLE"
