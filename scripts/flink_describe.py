@@ -44,15 +44,21 @@ NAMES = ["t", "u", "pk2", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast
          "v_literal"]
 
 
-def main() -> None:
-    """Run the DDL on Flink and write every object's DESCRIBE rows."""
+def described(ddl: list[str], names: list[str]):
+    """A new table environment (session zone UTC) after ``ddl``, and the DESCRIBE rows of ``names``."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
     tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     tenv.get_config().set("table.local-time-zone", "UTC")
-    for statement in DDL:
+    for statement in ddl:
         tenv.execute_sql(statement)
-    describe = {name: [list(row) for row in tenv.execute_sql(f"DESCRIBE {name}").collect()] for name in NAMES}
+    rows = {name: [list(row) for row in tenv.execute_sql(f"DESCRIBE {name}").collect()] for name in names}
+    return tenv, rows
+
+
+def main() -> None:
+    """Run the DDL on Flink and write every object's DESCRIBE rows."""
+    _, describe = described(DDL, NAMES)
     OUT.write_text(json.dumps({"ddl": DDL, "describe": describe}, indent=1) + "\n")
 
 

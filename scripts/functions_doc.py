@@ -75,8 +75,11 @@ Python user-defined functions: [udf.md](udf.md).
   number field of n letters exactly n digits (`SSSSSS` six), the year 1970 when the pattern has
   none; TO_TIMESTAMP_LTZ's result has the precision of the format's last `S` letters (at most 6
   here: 7 to 9 are refused). A letter java.time does not know (`f`, ...) makes
-  TO_TIMESTAMP NULL, as Flink's; `w` is refused in a parsing pattern (TO_DATE, UNIX_TIMESTAMP,
-  TO_TIMESTAMP read it each their own way in Flink).
+  TO_TIMESTAMP NULL, as Flink's; `w` is refused in a parsing pattern of TO_DATE and
+  UNIX_TIMESTAMP (each reads it its own way in Flink). TO_TIMESTAMP and TO_TIMESTAMP_LTZ read the
+  week fields `Y` and `w` as java.time does where they make no difference (no day of the week to
+  resolve them with, no date to check them against: `TO_TIMESTAMP('2024', 'YYYY')` is 1970-01-01
+  00:00:00, as Flink's); other patterns with them are refused.
 - The result type of CASE and IF is Calcite's least restrictive type, where the first FLOAT or
   DOUBLE met wins (`CASE WHEN f THEN CAST(d AS FLOAT) ELSE d END` is a FLOAT, the DOUBLE cut as
   Java's `(float)`); that of COALESCE, GREATEST and LEAST Flink's common type (FLOAT with
@@ -111,6 +114,14 @@ Python user-defined functions: [udf.md](udf.md).
   cut toward zero (`INTERVAL '0.000123' SECOND` is 0 ms; `CAST(ts AS TIMESTAMP(6)) + INTERVAL
   '0.0015' SECOND` adds 1 ms), and `CAST` of an interval literal to STRING is Flink's text
   (`+0 00:00:01.001`, `-1 02:03:04.500`, `+1-02`).
+- Months are added as Flink's `DateTimeUtils.addMonths` adds them (TIMESTAMPADD of MONTH, QUARTER,
+  YEAR ..., a DATE or TIMESTAMP +/- a year-month interval): the proleptic Gregorian calendar, year
+  0 and negative years included, and before 4800 BC Flink's Julian-day arithmetic in Java ints,
+  which leaves the calendar there (`TIMESTAMPADD(YEAR, -7000, TIMESTAMP '2024-01-01 00:00:00')` is
+  not -4976-01-01 in Flink; copied, `streamsql/functions/scalars/flink_months.py`; a TIMESTAMP_LTZ
+  operand keeps DuckDB's calendar arithmetic). Flink fails the job where it writes a DATE before
+  4800-03-01 BC (`Invalid value for MonthOfYear`: its conversion to a `LocalDate` uses the same
+  Julian-day arithmetic); StreamSQL writes the date.
 - Dates and timestamps past year 9999 are computed as in Flink (`TIMESTAMPADD(YEAR, 8000, ts)`),
   and the print sink writes such a year as `java.time` does (`+10024-01-01T12:00`). `CAST` of one
   to STRING keeps four year characters as Flink's (Calcite's) formatter: `0024-02-29
@@ -196,14 +207,21 @@ Python user-defined functions: [udf.md](udf.md).
   refuses the whole statement there (`ArithmeticException: Division by zero`) even when no row
   takes that branch; StreamSQL plans it and fails the job only if a row reaches it (such a
   script does not run on Flink, so there is no Flink answer to give; a branch no row takes is not
-  evaluated, as the rest of the language does).
+  evaluated, as the rest of the language does). The other way round, Flink drops what its
+  simplification proves unused before it generates code: a `CASE WHEN FALSE THEN x` branch, and
+  the operand of a TIMESTAMPADD of DOW, DOY, ISODOW or EPOCH (NULL whatever the operand). What
+  Flink refuses only when it generates code is accepted there, as in Flink (`CEIL(ltz TO DOY)` of
+  a TIMESTAMP_LTZ, `TRY_CAST(3 AS TIMESTAMP(0))`); refused still, where Flink answers: such a part
+  under another condition Calcite proves false (`WHEN 1 = 0`), which StreamSQL does not simplify.
 - Where Flink's answer is a fault rather than a rule, StreamSQL does not copy it (found by the
   differential fuzzer, [fuzzing](fuzzing.md#differential-fuzzing-of-expressions-against-flink);
   each is kept in `tests/functions/difffuzz_known.json` with this reason): TO_DATE of a text its
   pattern does not read is NULL, where Flink turns its parser's failure value (Long.MIN_VALUE
   milliseconds) into a date far in the future (`+1705471-09-27` at run time, `5471-09-27` when
   the call is constant); `CEIL(d TO DAY)` of a DATE is the date itself,
-  where Flink gives the next day. Copied on the other hand, as they are rules Flink
+  where Flink gives the next day; `LOWER`/`UPPER` of a `CHAR(n)` literal keeps every character of
+  the result, where Flink cuts it to n (`LOWER('İ')`, two characters, see *Cases answered
+  differently*). Copied on the other hand, as they are rules Flink
   applies everywhere: `CAST(ts AS DATE)` of a TIMESTAMP before 1970 is the next day when the time
   is not midnight (Flink divides the epoch milliseconds by a day, truncating, as in EXTRACT), and
   `x + 0` keeps a `-0.0` (Calcite simplifies it to `x`).

@@ -518,8 +518,10 @@ class StreamEnvironment:
         obj = self._get(tree.this, sql)
         if isinstance(obj, ViewDef):
             with self.catalog.within(obj.namespace):
-                node = Planner(self.catalog, self.config).plan_query(obj.query)
-            columns, rows = describe.COLUMNS, describe.view_rows(node)
+                planner = Planner(self.catalog, self.config)
+                node = planner.plan_query(obj.query)
+                types = planner.view_column_types(obj.query)
+            columns, rows = describe.COLUMNS, describe.view_rows(node, types)
             if obj.columns:  # CREATE VIEW v (a, b): the view's names for the query's columns
                 rows = [(name, *row[1:]) for name, row in zip(obj.columns, rows)]
         else:

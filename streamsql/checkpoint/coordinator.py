@@ -168,6 +168,9 @@ class CheckpointCoordinator:
         self.asynchronous = asynchronous
         self.name = name
         self.key_groups = key_groups
+        # what every ``_metadata`` records: the same for each checkpoint of the run, so built once
+        # (a bit-reversed run rebuilt every operator's signature at each checkpoint)
+        self._recorded_operators = mark_layouts(self.operators, key_groups)
         self._commit: BackgroundCommit | None = None  # phases 3-4 of ``pending`` in flight
         self._aborted = threading.Event()  # the job is cancelled: stop waiting for a commit
 
@@ -285,7 +288,7 @@ class CheckpointCoordinator:
         for flushed in self.pre_commits:
             flushed(n)
         metadata = {"checkpoint_id": n, "trigger_time": p.trigger_time, "positions": p.positions,
-                    "state_bytes": p.state_bytes, "operators": mark_layouts(self.operators, self.key_groups)}
+                    "state_bytes": p.state_bytes, "operators": self._recorded_operators}
         if self.key_groups is not None:
             metadata[ASSIGNMENT_KEY] = self.key_groups
         self.storage.write_metadata(n, metadata)

@@ -32,6 +32,9 @@ class ColumnDef:
         written: the type as the DDL writes it (``VARCHAR``, ``VARBINARY(3)``), where ``type``
             keeps only what StreamSQL computes with (``STRING``, ``BYTES``); None if not from DDL.
         comment: the column's ``COMMENT '...'``, or None (shown by DESCRIBE, SHOW CREATE TABLE).
+        derived: a computed column's type as Flink derives it, nullability included, where that is
+            certain (``streamsql.functions.scalars.typeof``); None otherwise (DESCRIBE then shows
+            ``type``, nullable).
     """
 
     name: str
@@ -41,6 +44,7 @@ class ColumnDef:
     virtual: bool = False
     written: str | None = field(default=None, compare=False)  # a spelling, not a different column
     comment: str | None = field(default=None, compare=False)  # documentation, not a different column
+    derived: SqlType | None = field(default=None, compare=False)  # derived from the others at planning
 
     @property
     def is_physical(self) -> bool:

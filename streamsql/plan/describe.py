@@ -12,8 +12,10 @@ written by ``scripts/flink_describe.py``).
 
 Not marked here although Flink marks them (these are no time attributes to our planner, so a
 window over them is refused): a view's ``PROCTIME()`` column after an aggregation or a regular
-join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate. Also unlike
-Flink: a view's other columns are all nullable (null ``TRUE``), and ``extras`` / ``watermark``
+join, ``PROCTIME() + INTERVAL ...``, and the ``window_time`` of a window aggregate. A computed
+column's and a view's column's type and nullability are Flink's where TYPEOF's rules make them
+certain (``ColumnDef.derived``, ``Planner.view_column_types``: a view of a SELECT over one table);
+elsewhere unlike Flink: nullable (null ``TRUE``) with the plan's type. ``extras`` / ``watermark``
 print an expression as StreamSQL's parser reads it, identifiers backquoted as Flink prints them,
 which is Flink's text for most expressions (``AS `a` + 1``, ``AS UPPER(`b`)``, ```TO_TIMESTAMP_LTZ`(`ms`,
 3)``, ``TRIM(BOTH ' ' FROM `b`)``, ``BETWEEN ASYMMETRIC``) but not all: ``MOD(a, 2)`` prints as
@@ -26,6 +28,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.catalog import TableDef
+from streamsql.core.types import SqlType
 from streamsql.plan.expressions import is_proctime_call
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.windows import is_proctime, time_attributes
@@ -51,10 +54,12 @@ def table_rows(table: TableDef) -> list[tuple]:
         rowtime = table.watermark is not None and table.watermark.column.lower() == c.name.lower()
         proctime = c.computed is not None and is_proctime_call(c.computed)
         wm = flink_text(table.watermark.expr) if rowtime else None
-        # Flink's type column has no NOT NULL: the null column says it
-        typ = str(c.type.with_nullable(True)) if c.type is not None else "(computed)"
+        # Flink's type column has no NOT NULL: the null column says it. A computed column's type
+        # is Flink's where it is certain (``derived``), else the inferred one, nullable.
+        t = c.derived if c.derived is not None and not proctime else c.type
+        typ = str(t.with_nullable(True)) if t is not None else "(computed)"
         typ += ROWTIME if rowtime else PROCTIME if proctime else ""
-        null = False if proctime else (c.type.nullable if c.type else True)
+        null = False if proctime else (t.nullable if t else True)
         key = f"PRI({', '.join(table.primary_key)})" if c.name in table.primary_key else None
         rows.append((c.name, typ, null, key, extras, wm))
     return rows
@@ -99,12 +104,22 @@ def _metadata_extras(c) -> str | None:
     return f"{text} VIRTUAL" if c.virtual else text
 
 
-def view_rows(node: PlanNode) -> list[tuple]:
-    """DESCRIBE rows of a view whose query plans to ``node``."""
+def view_rows(node: PlanNode, certain: list[SqlType | None] | None = None) -> list[tuple]:
+    """DESCRIBE rows of a view whose query plans to ``node``.
+
+    ``certain``: Flink's type of each column where it is certain (nullability included; see
+    ``Planner.view_column_types``); the others are the plan's types, nullable.
+    """
     rowtimes = time_attributes(node)
+    fields = list(node.sql_schema)
+    known = certain if certain is not None and len(certain) == len(fields) else [None] * len(fields)
     rows = []
-    for f in node.sql_schema:
+    for f, t in zip(fields, known, strict=True):
         proctime = is_proctime(node, f.name)
-        marker = PROCTIME if proctime else ROWTIME if f.name in rowtimes and f.type.is_time else ""
-        rows.append((f.name, str(f.type) + marker, not proctime, None, None, None))
+        rowtime = f.name in rowtimes and f.type.is_time
+        marker = PROCTIME if proctime else ROWTIME if rowtime else ""
+        if t is None or proctime or rowtime:
+            rows.append((f.name, str(f.type) + marker, not proctime, None, None, None))
+        else:
+            rows.append((f.name, str(t.with_nullable(True)), t.nullable, None, None, None))
     return rows

@@ -50,8 +50,9 @@ from streamsql.plan.expressions import (
     VARIANCE_CALLS,
     ArrayAggCall,
     PythonAggCall,
+    agg_label,
+    certain_type,
     compile_expression,
-    flink_sql,
     flink_text,
     is_proctime_call,
     output_name,
@@ -409,6 +410,40 @@ class Planner:
                             "FROM t CROSS JOIN UNNEST(t.arr) AS u(x)")
         self._fail(src, f"Unsupported FROM item: {src.key.upper()}")
 
+    def view_column_types(self, query: exp.Expression) -> list[SqlType | None] | None:
+        """Flink's type of each column of a view's ``query`` where certain (None where not), or None.
+
+        Only for a SELECT of expressions over one table (a WHERE allowed; no join, aggregation,
+        window, DISTINCT, set operation or subquery in FROM): each item's type by TYPEOF's rules
+        (:func:`~streamsql.plan.expressions.certain_type`), a star's columns their DDL types.
+        """
+        blocked = ("joins", "group", "having", "distinct", "qualify", "windows", "with", "with_", "laterals")
+        if not isinstance(query, exp.Select) or any(query.args.get(k) for k in blocked):
+            return None
+        src = query.args.get("from_")
+        src = src.this if src is not None else None
+        alias = src.args.get("alias") if isinstance(src, exp.Table) else None
+        if not isinstance(src, exp.Table) or isinstance(src.this, exp.Anonymous) or (alias and alias.columns):
+            return None
+        try:
+            table = self._lookup(src)
+        except SqlError:  # not a catalog object (a CTE's name): not planned here
+            return None
+        if not isinstance(table, TableDef):
+            return None
+        node = self.table_node(table)
+        scope = _scope_of(node, src.alias_or_name, self.sql, f"table '{table.name}'", table)
+        out: list[SqlType | None] = []
+        for item in query.expressions:
+            if isinstance(item, exp.Star):
+                out += [c.declared for c in scope.columns]
+                continue
+            expr = item.this if isinstance(item, exp.Alias) else item
+            if any(isinstance(e, (exp.AggFunc, exp.Window, exp.Star, exp.Subquery)) for e in expr.walk()):
+                return None
+            out.append(certain_type(expr, scope))
+        return out
+
     def _scan(self, table: TableDef, at: exp.Expression) -> PlanNode:
         if not table.connector:
             self._fail(at, missing_connector(table.name, reading=True), PlanError)
@@ -438,12 +473,16 @@ class Planner:
         ordered = [c for c in readable if c.is_physical] + [c for c in readable if not c.is_physical]
         scan_schema = Schema([Field(c.name, c.type) for c in ordered])
         node: PlanNode = ScanNode([], scan_schema.to_arrow(), mode, table=table)
+        scan = node
         scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if ordered != readable or any(c.computed is not None for c in table.columns):
             node = self._project(node, [(c.name, c.computed) for c in table.columns], None, scope)
+            typed = _scope_of(scan, table.name, ddl, f"table '{table.name}'", table=table)
             for c in table.columns:  # computed columns get their inferred types
                 if c.computed is not None and c.type is None:
                     c.type = SqlType.of_field(node.schema.field(c.name))
+                if c.computed is not None and c.derived is None:
+                    c.derived = certain_type(c.computed, typed)
             scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if table.watermark is not None:
             col = table.column(table.watermark.column)
@@ -553,7 +592,7 @@ class Planner:
         out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
                                              for j, s in enumerate(specs)])
         agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=num_keys, aggs=specs,
-                           labels=[flink_sql(c) for c in calls.values()])
+                           labels=[agg_label(c) for c in calls.values()])
         name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
         if sets is not None:
             name_expand(pre_node, agg)
@@ -796,7 +835,8 @@ def _time_attribute_type(t: SqlType) -> SqlType:
 def _declared_types(table: TableDef) -> dict[str, SqlType]:
     """A table's columns read straight from it → their DDL types, a PRIMARY KEY column NOT NULL (as Flink).
 
-    Physical columns, and metadata columns of a connector whose produced types are known
+    Physical columns, computed columns whose type is certain (``ColumnDef.derived``), and metadata
+    columns of a connector whose produced types are known
     (``ConnectorSpec.metadata_types``).
 
     A rowtime column too: Flink's TYPEOF gives its declared type, without the ``*ROWTIME*`` marker,
@@ -809,6 +849,9 @@ def _declared_types(table: TableDef) -> dict[str, SqlType]:
                                       c.written)
                 for c in table.columns if c.computed is None and c.type is not None and (
                     c.metadata_key is None or c.metadata_key in _metadata_types(table))}
+    # a computed column's type as Flink derives it, where certain (set by table_node)
+    declared.update({c.name: c.derived for c in table.columns
+                     if c.computed is not None and c.derived is not None})
     return {name: t for name, t in declared.items() if t is not None}
 
 

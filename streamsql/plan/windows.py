@@ -43,7 +43,7 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.display_names import name_aggregate, select_names
-from streamsql.plan.expressions import AGG_TYPES, ListAggCall, quote, resolve_columns, to_duckdb
+from streamsql.plan.expressions import AGG_TYPES, ListAggCall, agg_label, quote, resolve_columns, to_duckdb
 from streamsql.plan.grouping_sets import GROUPING_CONSTRUCTS, expand, grouping_calls, name_expand
 from streamsql.plan.nodes import (
     INSERT_ONLY,
@@ -514,8 +514,8 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
                               pa.field("__wt", wt_type)]
                            + [pa.field(f"__agg{j}", s.out_type.to_arrow()) for j, s in enumerate(specs)])
     agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=num_keys,
-                        ts_index=num_keys, aggs=specs, labels=[c.sql() for c in calls.values()],
-                        rowtime=rowtime)
+                        ts_index=num_keys, aggs=specs,
+                        labels=[agg_label(c, exp.Expression.sql) for c in calls.values()], rowtime=rowtime)
     name_aggregate(pre_node, agg, keys, list(calls.values()), select_names(items, resolved))
     if sets is not None:
         name_expand(pre_node, agg)

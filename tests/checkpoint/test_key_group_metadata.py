@@ -128,3 +128,23 @@ def test_a_streamsql_that_knows_only_the_ranges_refuses_a_bit_reversed_checkpoin
     # the ranges are what it routes by: a run of them stays readable to it
     assert claim_state(json.loads(json.dumps(mark_layouts(signatures, KG_ASSIGNMENT_RANGES))), signatures,
                        location="x", job="job", ignore=False) == []
+
+
+def test_the_marked_signatures_are_built_once_per_run(signatures, tmp_path, monkeypatch):
+    """Every checkpoint of a bit-reversed run records the same marked signatures, built once when the
+    coordinator is made (not at each checkpoint: they never change within a run)."""
+    from streamsql.checkpoint import coordinator as coordinator_module
+
+    calls = []
+    monkeypatch.setattr(coordinator_module, "mark_layouts",
+                        lambda ops, kg: calls.append(kg) or mark_layouts(ops, kg))
+    storage = SLOTS[1].storage(str(tmp_path), {})
+    coord = CheckpointCoordinator(storage, LocalCommitter(storage), 0, task_ids=["t"], first_id=1,
+                                  operators=signatures, key_groups=KG_ASSIGNMENT_BIT_REVERSED)
+    for _ in range(3):
+        n = coord.trigger()
+        coord.acknowledge(n, "t")
+        coord.maybe_complete(wait=True)
+        assert {s["layout"] for s in storage.read_metadata(n)["operators"].values()} == \
+            {"1 (key groups: assignment 2)"}
+    assert calls == [KG_ASSIGNMENT_BIT_REVERSED]

@@ -184,12 +184,11 @@ def sign(c: Call) -> exp.Expression:
 
 # -- trigonometric, logarithms, constants ---------------------------------------------------------
 for _names, _fn in ((("SIN",), "sin"), (("COS",), "cos"), (("TAN",), "tan"), (("COT",), "cot"),
-                    (("ASIN",), "asin"), (("ACOS",), "acos"), (("ATAN",), "atan"), (("SINH",), "sinh"),
+                    (("ASIN",), "asin"), (("ACOS",), "acos"), (("SINH",), "sinh"),
                     (("TANH",), "tanh"), (("DEGREES",), "degrees"),
                     (("RADIANS",), "radians")):
     scalar(*_names, group="arithmetic", sig=((N,),), result=DOUBLE)(_double(_fn))
-# COSH: Java's fdlibm algorithm (.fdlibm)
-scalar("ATAN2", group="arithmetic", sig=((N, N),), result=DOUBLE)(_double("atan2"))
+# COSH, ATAN, ATAN2: Java's fdlibm algorithms (.fdlibm)
 # Flink's LOG2 is Math.log(x) / Math.log(2) (SqlFunctionUtils.log2), which differs from a true
 # base-2 logarithm in the last digit (LOG2(1.05): 0.07038932789139801, DuckDB's log2 0.070389327891398)
 scalar("LOG2", group="arithmetic", sig=((N,),), result=DOUBLE)(_log("(ln({x}) / ln(2))"))

@@ -24,6 +24,7 @@ from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import calls, composite, operand_types, operators, reduced, typeof
 from streamsql.functions.scalars.registry import (
+    DEAD_CODE,
     NULL,
     TYPE,
     Arg,
@@ -68,11 +69,17 @@ def _visit(n: exp.Expression) -> exp.Expression:
         n.meta[operators.WRITTEN] = written(n)
     if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
         _keep_position(n)
+    dead = _dropped_by_flink(n)
     for key, value in list(n.args.items()):
-        if isinstance(value, exp.Expression):
-            n.set(key, _visit(value))
-        elif isinstance(value, list):
-            n.set(key, [_visit(v) if isinstance(v, exp.Expression) else v for v in value])
+        token = DEAD_CODE.set(True) if key == dead else None
+        try:
+            if isinstance(value, exp.Expression):
+                n.set(key, _visit(value))
+            elif isinstance(value, list):
+                n.set(key, [_visit(v) if isinstance(v, exp.Expression) else v for v in value])
+        finally:
+            if token is not None:
+                DEAD_CODE.reset(token)
     if isinstance(n, _WINDOW_ONLY) and not isinstance(n.parent, exp.Window):
         msg = "OVER clause is necessary for window functions"  # Calcite's absentOverClause, as Flink
         raise FunctionError(msg, n)
@@ -90,10 +97,20 @@ def _visit(n: exp.Expression) -> exp.Expression:
     elif _is_call(n):
         if isinstance(n, exp.Coalesce):
             operand_types.check_operands(n)
-        out, t = _call(n)
+        try:
+            out, t = _call(n)
+        except FunctionError:
+            # FLOOR/CEIL of a time to a unit Flink's code generator fails on, in code Flink drops
+            operand = type_of(n.this) if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") else None
+            if not (DEAD_CODE.get() and operand is not None and operand.is_time):
+                raise
+            out, t = _typed_null(operand)
     else:
         n = operand_types.check_operands(n)  # Flink's operand types, before DuckDB's own rules
-        out, t = operators.compile_operator(n, _operator_type(n))
+        if n.meta.get(operand_types.DEAD_NULL):  # a CAST Flink refuses in code it never generates
+            out, t = _typed_null(SqlType.parse(n.to.sql(dialect="flink")))
+        else:
+            out, t = operators.compile_operator(n, _operator_type(n))
     if n.meta.get(reduced.REDUCED):  # a constant Flink's planner turns into a literal
         out = reduced.as_literal(out, t)
         reduced.check_year(n, out, t)
@@ -102,6 +119,29 @@ def _visit(n: exp.Expression) -> exp.Expression:
 
 
 _POSITION = ("line", "col", "start", "end")
+#: TIMESTAMPADD's units whose result is NULL whatever the operand (Flink 2.3, :mod:`.time_units`).
+_NULL_ADD_UNITS = ("DOW", "DOY", "ISODOW", "EPOCH")
+
+
+def _dropped_by_flink(n: exp.Expression) -> str | None:
+    """The argument of ``n`` that Flink's planner drops before it generates code, if any.
+
+    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it) and the operand of a
+    TIMESTAMPADD of a unit that makes it NULL (reduced to a NULL literal): Flink validates them,
+    but never generates their code, so a refusal of its code generator does not reach them.
+    """
+    if (isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and isinstance(n.this, exp.Boolean)
+            and not n.this.this):
+        return "true"
+    unit = n.args.get("unit") if isinstance(n, exp.TimestampAdd) else None
+    if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:
+        return "this"
+    return None
+
+
+def _typed_null(t: SqlType) -> tuple[exp.Expression, SqlType]:
+    """A NULL of DuckDB's type for ``t``, typed ``t``: code that Flink drops, never evaluated."""
+    return exp.Cast(this=exp.Null(), to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
 
 
 def _keep_position(n: exp.Expression) -> None:

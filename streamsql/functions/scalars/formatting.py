@@ -79,6 +79,37 @@ def _printf_function(n: int) -> VectorFunction:
     return _PRINTF[n]
 
 
+def vectorized(pieces: list, rendered: list[tuple[str, str]]) -> str | None:
+    """DuckDB SQL of a PRINTF whose every specifier writes its argument's text unchanged, else None.
+
+    The common formats (``'%s: %d'``, ``'%s%%'``): ``%s`` of a STRING, number, BOOLEAN or DATE and
+    ``%d`` of an integer, with no flags, width or precision, ``%b``, ``%%`` and ``%n`` bare. Java's
+    Formatter then writes the argument's text (:func:`_printf_argument`, the text the row-wise path
+    is given) or ``null`` for NULL (``false`` for ``%b``), which a concatenation in DuckDB writes
+    for the whole batch at once; the others go row by row through :mod:`.java_format`
+    (tests/functions/test_printf_vectorized.py compares both).
+    """
+    out = []
+    for p in pieces:
+        if isinstance(p, str):
+            out.append(sql_string(p))
+            continue
+        conv, flags, width, precision, slot = p
+        if flags or width != -1 or precision != -1:
+            return None
+        if conv == "%":
+            out.append("'%'")
+        elif conv == "n":
+            out.append(sql_string("\n"))
+        elif conv in "sbd" and rendered[slot][0] in ("text", *_INT_BITS.values()):
+            if conv == "d" and rendered[slot][0] == "text":  # %d of a non-integer: Java refuses it
+                return None
+            out.append(f"coalesce({rendered[slot][1]}, '{'false' if conv == 'b' else 'null'}')")
+        else:
+            return None
+    return f"({' || '.join(out) or sql_string('')})"
+
+
 @scalar("PRINTF", group="string", sig=((S, "ANY..."), (S,)), result=STRING,
         differences="The format must be a literal; %h, %a and %t are refused at planning (Flink formats "
                     "an internal object's hash, a hexadecimal double, a date of a Long); %s of a TIMESTAMP, "
@@ -114,6 +145,9 @@ def printf(c: Call) -> exp.Expression:
         if not isinstance(p, str) and p[4] >= 0:
             p[4] = slot[(p[4], p[0])]
     rendered = [_printf_argument(conv, args[i]) for i, conv in used]
+    fast = vectorized(pieces, rendered)
+    if fast is not None:
+        return exp.Var(this=fast)
     plan = java_format.plan_json(pieces, [{conv: kind} for (_, conv), (kind, _) in zip(used, rendered)])
     f = _printf_function(len(used))
     return exp.Var(this=f"{f.name}({', '.join([sql_string(plan), *(text for _, text in rendered)])})")

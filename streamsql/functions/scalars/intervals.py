@@ -200,6 +200,12 @@ def interval_product(n: exp.Expression, factor_type) -> exp.Interval | None:
     return exp.Interval(this=sqlglot.parse_one(text, dialect="duckdb"), unit=exp.var(amount[1]))
 
 
+def interval_months(n: exp.Expression) -> str | None:
+    """DuckDB SQL of the months of a compiled year-month interval (a product too), else None."""
+    amount = _amount(n) if isinstance(n, exp.Interval) else None
+    return f"({amount[0]})" if amount is not None and amount[1] == "MONTH" else None
+
+
 def interval_millis(n: exp.Interval) -> str | None:
     """DuckDB SQL of the milliseconds of a day-time interval product (a MILLISECOND interval), else None."""
     if isinstance(n.this, exp.Literal) or n.unit is None or n.unit.name.upper() != "MILLISECOND":

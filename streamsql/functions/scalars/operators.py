@@ -47,13 +47,14 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import java_ints
+from streamsql.functions.scalars import flink_months, java_ints
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
 from streamsql.functions.scalars.decimal_product import decimal_product
 from streamsql.functions.scalars.intervals import (
     day_time_millis,
     interval_millis,
+    interval_months,
     interval_product,
     interval_text,
     single_unit,
@@ -166,6 +167,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
                 value = f"TRY_CAST({text} AS {n.to.sql(dialect='duckdb')})"
                 return template(big_decimal_of("{0}", f"CAST to {t}", value), _sql(n.this)), t
             return exp.TryCast(this=this, to=n.to), t
+    months = _added_months(n, t)
+    if months is not None:
+        return months, t
     if _is_date_interval(n):
         return _date_interval(n), t
     if t is not None and _timestamp_interval(n) is not None:
@@ -388,6 +392,26 @@ def _timestamp_interval(n: exp.Expression) -> SqlType | None:
         return None
     types = [type_of(x) for x in sides if not isinstance(x, exp.Interval)]
     return next((t for t in types if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ")), None)
+
+
+def _added_months(n: exp.Expression, t: SqlType | None) -> exp.Expression | None:
+    """A DATE or TIMESTAMP +/- a year-month interval, as Flink's ``addMonths`` (:mod:`.flink_months`).
+
+    None for anything else (a TIMESTAMP_LTZ too: DuckDB's calendar arithmetic, as before).
+    """
+    if t is None or t.name not in ("DATE", "TIMESTAMP") or not isinstance(n, (exp.Add, exp.Sub)):
+        return None
+    value, interval = n.this, n.expression
+    if isinstance(value, exp.Interval) and isinstance(n, exp.Add):  # INTERVAL ... + x
+        value, interval = interval, value
+    months = interval_months(interval)
+    if months is None or isinstance(value, exp.Interval):
+        return None
+    if isinstance(n, exp.Sub):  # Flink negates the interval's months in an int
+        months = java_ints.java_int(f"-CAST({months} AS BIGINT)")
+    value_sql = f"CAST(({value.sql(dialect='duckdb')}) AS {t.duckdb()})"
+    out = flink_months.add_months_sql("{0}", "CAST({1} AS INTEGER)", t.name == "DATE")
+    return template(f"CAST({out} AS {t.duckdb()})", value_sql, months)
 
 
 def _is_date_interval(n: exp.Expression) -> bool:

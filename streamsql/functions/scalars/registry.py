@@ -229,6 +229,10 @@ def _fits(sig: tuple[str, ...], types: list[SqlType | None]) -> bool:
 
 
 TYPE = "flink_type"
+#: True while the binder compiles a part of an expression that Flink's simplification drops before
+#: it generates code (a ``CASE WHEN FALSE`` branch; the operand of a TIMESTAMPADD whose unit makes it
+#: NULL): what Flink refuses only in code generation is a typed NULL there, never evaluated.
+DEAD_CODE: ContextVar[bool] = ContextVar("streamsql_dead_code", default=False)
 """The meta key under which compiled nodes carry their inferred Flink type."""
 
 

@@ -23,6 +23,7 @@ Flink's semantics that DuckDB does not share:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -32,7 +33,7 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import java_fields, java_ints, simple_date, time_units
+from streamsql.functions.scalars import flink_months, java_fields, java_ints, simple_date, time_units
 from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
@@ -398,6 +399,11 @@ def timestampadd(c: Call) -> exp.Expression:
         raise c.fail(msg)
     value = "CAST({1} AS TIMESTAMP)" if _is_date(c) and unit not in _DAY_UNITS else "{1}"
     added = value + " + " + _ADD[unit].replace("{0}", "CAST({0} AS INTEGER)")
+    operand = c.args[-1].type
+    if _ADD[unit].startswith("to_months(") and operand is not None and operand.name in ("DATE", "TIMESTAMP"):
+        # Flink's month arithmetic, which leaves the calendar before 4800 BC (.flink_months)
+        months = _ADD[unit][len("to_months("):-1].replace("{0}", "CAST({0} AS INTEGER)")
+        added = flink_months.add_months_sql(value, months, value == "{1}" and operand.name == "DATE")
     # Past the years DuckDB holds (a TIMESTAMP's 290309 BC..294247) its error names neither the call
     # nor the operands; Flink 2.3 gives a value there whose year it prints garbled (TIMESTAMPADD(DAY,
     # 2147483647, ...) is ')+()-06-21'), or fails (WEEK of a DATE: integer overflow): fail, saying so.
@@ -609,26 +615,81 @@ def parse_timestamp_data(c: Call, java: str, precision: int) -> str:
 _NUMBER_LETTERS = frozenset("yMLdDHhmsS")
 
 
+#: The week fields of the JVM's locale (en-US): ``Y`` the week-based year, ``w`` its week. java.time
+#: resolves them into a date only with a day of the week (``E``, ``e``, ``c``), and checks them against
+#: a date the other letters give; otherwise Flink's ``fromTemporalAccessor`` never asks for them.
+_WEEK_LETTERS = "Yw"
+
+
+def _ignored_week_fields(c: Call, java: str) -> bool:
+    """Whether ``java`` has week fields that java.time reads but that make no difference here.
+
+    True when it has ``Y`` or ``w`` and nothing they could resolve with or be checked against (no
+    day of the week, no date from ``y`` with ``M`` and ``d`` or ``D``) and each stands apart from
+    another field (java.time's adjacent-value parsing not copied); then they are digits to read
+    and drop (Flink 2.3: TO_TIMESTAMP('2024', 'YYYY') is 1970-01-01 00:00:00, TO_TIMESTAMP('60 5',
+    'D w') too).
+
+    Raises:
+        streamsql.functions.scalars.registry.FunctionError: for the other patterns with ``Y`` or ``w``.
+    """
+    tokens = [m.group(0) for m in re.finditer(r"'[^']*'|([A-Za-z])\1*|.", java)]
+    letters = "".join(t for t in tokens if t[0].isalpha())
+    if not any(w in letters for w in _WEEK_LETTERS):
+        return False
+    date = "y" in letters and ("D" in letters or (re.search("[ML]", letters) and "d" in letters))
+    adjacent = any(a[0] in _WEEK_LETTERS and b[0].isalpha() or b[0] in _WEEK_LETTERS and a[0].isalpha()
+                   for a, b in zip(tokens, tokens[1:]))
+    if date or adjacent or re.search("[Eec]", letters):
+        msg = (f"{c.name}: the week fields 'Y' and 'w' with a day of the week, a date or another field "
+               f"next to them are not supported yet in '{java}'")
+        raise c.fail(msg)
+    return True
+
+
 def _java_time_parse(c: Call, java: str) -> str:
     """DuckDB SQL (over ``{0}``) of ``DateTimeFormatter.ofPattern(java)`` reading the text, or NULL.
 
     By strptime (:func:`strftime_pattern`), where the text has the widths java.time reads (a regular
     expression of them; a name of a day or month, or AM/PM, is any text there). Without a year in
     the pattern the year is 1970, as Flink's ``fromTemporalAccessor`` takes it (strptime's: 1900),
-    and a day of the year is not read.
+    and a day of the year is not read. Week fields that make no difference
+    (:func:`_ignored_week_fields`) are read as digits, then cut out of the text strptime reads.
     """
-    shape = []
+    weeks = _ignored_week_fields(c, java)
+    # with them, a day of the year without a year is dropped too (java.time never resolves it)
+    drop = _WEEK_LETTERS + ("D" if "y" not in re.sub(r"'[^']*'", "", java) else "") if weeks else ""
+    parts: list[tuple[bool, str]] = []  # (a field to drop, its regular expression)
     for m in re.finditer(r"'([^']*)'|([A-Za-z])\2*|.", java):
         text = m.group(0)
-        if m.group(2) and text[0] in _NUMBER_LETTERS and (text[0] not in "ML" or len(text) <= 2):
-            shape.append("[0-9]+" if len(text) == 1 else f"[0-9]{{{len(text)}}}")
+        if m.group(2) and text[0] in drop:
+            # 'w' is one or two digits, 'ww' two; 'Y' as 'y' ('YY' two, 'YYYY' four); 'DD' two or three
+            width = ("{1,2}" if text == "w" else "+" if text in ("Y", "D") else "{2,3}" if text == "DD"
+                     else f"{{{len(text)}}}")
+            parts.append((True, f"[0-9]{width}"))
+        elif m.group(2) and text[0] in _NUMBER_LETTERS and (text[0] not in "ML" or len(text) <= 2):
+            parts.append((False, "[0-9]+" if len(text) == 1 else f"[0-9]{{{len(text)}}}"))
         elif m.group(2):
-            shape.append(".*?")
+            parts.append((False, ".*?"))
         else:
-            shape.append(re.escape((m.group(1) or "'") if m.group(1) is not None or text == "''" else text))
-    fmt, text, letters = strftime_pattern(c, java, True), "{0}", re.sub(r"'[^']*'", "", java)
+            parts.append((False, re.escape((m.group(1) or "'") if m.group(1) is not None or text == "''"
+                                           else text)))
+    shape = [part for _, part in parts]
+    text = "{0}"
+    if weeks:
+        # the text without the week fields: the runs of other parts as groups, put back together
+        runs = [(drop, "".join(p for _, p in run))
+                for drop, run in itertools.groupby(parts, key=lambda part: part[0])]
+        grouped = "".join(f"(?:{r})" if drop else f"({r})" for drop, r in runs)
+        back = "".join(f"\\{n + 1}" for n in range(sum(not drop for drop, _ in runs)))
+        # '#' before both: strptime does not read a text that starts with a space as its pattern says
+        text = f"'#' || regexp_replace({{0}}, {sql_string('^' + grouped + '$')}, {sql_string(back)})"
+        text = text.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
+        java = "'#'" + re.sub(r"'[^']*'|([A-Za-z])\1*", lambda t: "" if t.group(1) and t.group(1) in drop
+                              else t.group(0), java)
+    fmt, letters = strftime_pattern(c, java, True), re.sub(r"'[^']*'", "", java)
     if "y" not in letters:
-        fmt, text = "%Y|" + fmt, "'1970|' || {0}"
+        fmt, text = "%Y|" + fmt, f"'1970|' || {text}"
     shape_sql = sql_string("".join(shape)).replace("{", "{{").replace("}", "}}")  # a template's text
     parsed = f"try_strptime({text}, {sql_string(fmt)})"
     if "y" not in letters and "D" in letters and not re.search("[MLd]", letters):
