@@ -36,6 +36,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -82,6 +83,9 @@ class TaskRunner(JobRunner):
     """
 
     final_marks_done = False
+    #: the stop in progress (:meth:`ParallelJobRunner.stop`): its stop records carry it, and only
+    #: stop records with it end the task's exchange reads (None: not stopping, they end nothing)
+    stop_token: bytes | None = None
     #: the run's key-group assignment (its exchange writers route by it), set by the job's runner
     assignment = KG_ASSIGNMENT
 
@@ -156,12 +160,14 @@ class TaskRunner(JobRunner):
         final checkpoint's transaction (see :mod:`streamsql.runtime.savepoint`).
         """
         readers = [s.source for s in graph.sources if isinstance(s.source, ExchangeReader)]
-        if not (self._stop.is_set() or (readers and all(r.drained() for r in readers))):
+        token = self.stop_token
+        drained = readers and token is not None and all(r.drained(token) for r in readers)
+        if not (self._stop.is_set() or drained):
             return False
         self._stop.set()  # a stop, not an end: the job is not finished
         for t in graph.tasks:
             if isinstance(t.operator, ExchangeSinkOperator):
-                t.operator.writer.stop()
+                t.operator.writer.stop(token or b"")
         return True
 
 
@@ -740,6 +746,9 @@ class ParallelJobRunner:
         leave nothing in flight (a savepoint, :mod:`streamsql.runtime.savepoint`).
         """
         sources = {s.id for s in self.stages if not s.inputs}
+        token = uuid.uuid4().hex.encode()  # this stop's: an interrupted earlier stop's records are stale
+        for t in self.tasks:
+            t.stop_token = token
         for t in self.tasks:
             if t.slot.stage in sources:
                 t.stop()

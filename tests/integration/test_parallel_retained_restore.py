@@ -11,6 +11,10 @@ filter's rows must be DuckDB's over every record: none lost, none twice.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 
@@ -74,3 +78,37 @@ def test_a_job_folder_without_an_unfinished_run_is_refused(kafka_bootstrap, kafk
               savepoint=str(tmp_path / "chk" / name)) as env:
         with pytest.raises(JobIdentityError, match="holds no unfinished run .no _tasks.: there is no"):
             env.execute_sql(JOB).job.wait(60)
+
+
+_RESTORE = """
+import sys, json
+from pathlib import Path
+from tests.integration.test_parallel_savepoint import JOB, _env
+tmp, name, topics = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+with _env(tmp, name, 3, topics["bootstrap"], topics, bounded=True, savepoint=str(tmp / "chk" / name)) as env:
+    env.execute_sql(JOB).job.wait(300)
+"""
+
+
+def test_a_restore_killed_in_its_drain_after_a_commit_restores_again(kafka_bootstrap, kafka_topic_factory,
+                                                                       tmp_path):
+    """The restore's process dies (``kill -9``) inside the drain, after a task committed its final
+    checkpoint: the partitions of the exchange hold stop records of that task, and a second restore
+    drains the run again, its tasks reading on (rows that came meanwhile) past them. The second
+    drain's downstream tasks took those stale stop records for the upstream tasks' last, stopped
+    before the rows after them, and the savepoint dropped them: the GROUP BY's counts came out
+    short, with no error (breaker26). Stop records now carry their stop's token."""
+    topics = _topics(kafka_topic_factory)
+    rows = _rows(31, 6000)
+    name = f"rtk-{uuid.uuid4().hex[:8]}"
+    _cancel_mid_run(tmp_path, name, kafka_bootstrap, topics, rows[:3000], 2)
+    _load(kafka_bootstrap, topics["src"], rows[3000:])
+    killed = subprocess.run([sys.executable, "-c", _RESTORE, str(tmp_path), name,
+                             json.dumps({**topics, "bootstrap": kafka_bootstrap})],
+                            capture_output=True, text=True, timeout=300, check=False,
+                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            env={**os.environ, "STREAMSQL_FAULT": "after_commit_before_bookkeeping:2"})
+    assert killed.returncode == 137, killed.stderr[-2000:]  # died in the drain, as kill -9 leaves it
+    assert not list((tmp_path / "chk" / name).glob("savepoint-*/_savepoint"))  # before its savepoint
+    _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, [], str(tmp_path / "chk" / name), 3,
+                         "state2")
