@@ -452,6 +452,9 @@ class ParallelJobRunner:
                 files.delete_file(DRAINED_FILE)  # a finished run leaves no retained checkpoints
             self._apply_savepoint()
             self._check_tasks()
+            # restored: the new run's _tasks stand for it now (deleted before _tasks was written, a
+            # restore killed in between found neither and refused its own folder)
+            files.delete_file(DRAINED_FILE)
             if self.role.command:
                 self._run_workers()
             else:
@@ -507,7 +510,6 @@ class ParallelJobRunner:
         self._seeded = seed_tasks(source, self.files, self.stages, self.identity.digest,
                                   self.config.get("state.dir"), key, KG_ASSIGNMENT)  # a new run's
         self.files.write_file(RESTORED_FILE, path.encode())
-        self.files.delete_file(DRAINED_FILE)  # restored: the new run's _tasks stand for it now
 
     def _drain_retained(self, key: str) -> str | None:
         """The savepoint a restore from the job's own folder starts from; None: the run resumes itself.
