@@ -245,10 +245,10 @@ class ExchangeWriter:
         key = _key(END, self.task)
         self._send([(p, key, b"") for p in range(self.partitions)])
 
-    def stop(self) -> None:
-        """Broadcast that this task stops after its next (final) checkpoint."""
+    def stop(self, token: bytes = b"") -> None:
+        """Broadcast that this task stops after its next (final) checkpoint, for the stop ``token``."""
         key = _key(STOP, self.task)
-        self._send([(p, key, b"") for p in range(self.partitions)])
+        self._send([(p, key, token) for p in range(self.partitions)])
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Flush (acknowledged, invisible until the commit); hold later records until it."""
@@ -296,7 +296,9 @@ class ExchangeReader(Source):
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
-        self.stopped: set[int] = set()  # not in the position: a restored task reads on past them
+        # upstream task -> the token of the stop it wrote last (not in the position: a restored task
+        # reads on past them)
+        self.stopped: dict[int, bytes] = {}
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
         self.topic_id = ""  # the topic's id when opened (see :meth:`position`)
@@ -358,9 +360,9 @@ class ExchangeReader(Source):
             key = m.key()
             kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
             if kind == STOP:
-                self.stopped.add(task)
+                self.stopped[task] = m.value() or b""
                 continue
-            self.stopped.discard(task)  # it runs again (resumed without the savepoint)
+            self.stopped.pop(task, None)  # it runs again (resumed without the savepoint)
             if kind == DATA:
                 batches.append(decode_batch(m.value()))
             elif kind == WATERMARK:
@@ -424,9 +426,16 @@ class ExchangeReader(Source):
             return None
         return partition_lag(self.consumer, {(self.topic, self.partition): self.next_offset}, self._ends)
 
-    def drained(self) -> bool:
-        """True once every upstream task stopped or ended, one at least stopped (see module docstring)."""
-        return bool(self.stopped) and len(self.stopped | self.ended) >= self.upstream
+    def drained(self, token: bytes) -> bool:
+        """True once every upstream task stopped or ended, one at least stopped (see module docstring).
+
+        Only stop records of this stop (``token``) count: one an earlier, interrupted stop left in
+        the partition (its process killed after some tasks committed their final checkpoints)
+        is followed by more of that task's records once the run goes on, and taken for the
+        task's last it ended the drain before them (their rows lost from the savepoint).
+        """
+        ours = {t for t, v in self.stopped.items() if v == token}
+        return bool(ours) and len(ours | self.ended) >= self.upstream
 
     def finished(self) -> bool:
         """True once every upstream task ended."""

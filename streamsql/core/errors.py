@@ -129,6 +129,14 @@ class ExecutionError(StreamSQLError):
     """A failure at run time caused by the environment or by a job."""
 
 
+class LostCheckpointError(ExecutionError):
+    """A committed checkpoint's files are gone: restarting cannot bring them back.
+
+    Deleted, or kept in the memory of a process that died (``'jobmanager'`` storage): the job fails
+    at once instead of restarting for ever (a drain of a restore from the job's folder hung there).
+    """
+
+
 class FencedError(ExecutionError):
     """Another instance took over this job's (or task's) commit point: it must stop, not retry.
 

@@ -28,7 +28,14 @@ from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityEr
 from streamsql.checkpoint.operators import check_assignment, claim_state, ignore_unclaimed
 from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.config import Config
-from streamsql.core.errors import ExecutionError, FencedError, JobSetupError, StreamSQLError, user_text
+from streamsql.core.errors import (
+    ExecutionError,
+    FencedError,
+    JobSetupError,
+    LostCheckpointError,
+    StreamSQLError,
+    user_text,
+)
 from streamsql.plan.nodes import PlanNode
 from streamsql.plan.state_signature import recorded_signatures
 from streamsql.runtime.builder import JobGraph, build_job
@@ -106,7 +113,7 @@ class JobRunner:
         meta = storage.read_metadata(n)
         if meta is None:
             msg = f"Job '{self.name}': {storage.missing_message(n)}"
-            raise ExecutionError(msg)
+            raise LostCheckpointError(msg)
         positions = restore_claimed(graph, storage, n, meta, self.name, self.config)
         coord.last_completed = None
         self.restored_from = n
@@ -167,10 +174,10 @@ class JobRunner:
             try:
                 self._run_once()
                 return
-            except (JobIdentityError, FencedError, JobSetupError, StateFormatError):
+            except (JobIdentityError, FencedError, JobSetupError, StateFormatError, LostCheckpointError):
                 raise  # another job's checkpoint, a newer instance took over, options that cannot
-                # run together, restored state of another format (it is restored again): restarting
-                # cannot help
+                # run together, restored state of another format (it is restored again), a committed
+                # checkpoint's files gone: restarting cannot help
             except Exception as e:
                 if self._cancel.is_set():
                     return

@@ -36,6 +36,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -82,6 +83,9 @@ class TaskRunner(JobRunner):
     """
 
     final_marks_done = False
+    #: the stop in progress (:meth:`ParallelJobRunner.stop`): its stop records carry it, and only
+    #: stop records with it end the task's exchange reads (None: not stopping, they end nothing)
+    stop_token: bytes | None = None
     #: the run's key-group assignment (its exchange writers route by it), set by the job's runner
     assignment = KG_ASSIGNMENT
 
@@ -156,12 +160,14 @@ class TaskRunner(JobRunner):
         final checkpoint's transaction (see :mod:`streamsql.runtime.savepoint`).
         """
         readers = [s.source for s in graph.sources if isinstance(s.source, ExchangeReader)]
-        if not (self._stop.is_set() or (readers and all(r.drained() for r in readers))):
+        token = self.stop_token
+        drained = readers and token is not None and all(r.drained(token) for r in readers)
+        if not (self._stop.is_set() or drained):
             return False
         self._stop.set()  # a stop, not an end: the job is not finished
         for t in graph.tasks:
             if isinstance(t.operator, ExchangeSinkOperator):
-                t.operator.writer.stop()
+                t.operator.writer.stop(token or b"")
         return True
 
 
@@ -446,6 +452,9 @@ class ParallelJobRunner:
                 files.delete_file(DRAINED_FILE)  # a finished run leaves no retained checkpoints
             self._apply_savepoint()
             self._check_tasks()
+            # restored: the new run's _tasks stand for it now (deleted before _tasks was written, a
+            # restore killed in between found neither and refused its own folder)
+            files.delete_file(DRAINED_FILE)
             if self.role.command:
                 self._run_workers()
             else:
@@ -501,7 +510,6 @@ class ParallelJobRunner:
         self._seeded = seed_tasks(source, self.files, self.stages, self.identity.digest,
                                   self.config.get("state.dir"), key, KG_ASSIGNMENT)  # a new run's
         self.files.write_file(RESTORED_FILE, path.encode())
-        self.files.delete_file(DRAINED_FILE)  # restored: the new run's _tasks stand for it now
 
     def _drain_retained(self, key: str) -> str | None:
         """The savepoint a restore from the job's own folder starts from; None: the run resumes itself.
@@ -740,6 +748,9 @@ class ParallelJobRunner:
         leave nothing in flight (a savepoint, :mod:`streamsql.runtime.savepoint`).
         """
         sources = {s.id for s in self.stages if not s.inputs}
+        token = uuid.uuid4().hex.encode()  # this stop's: an interrupted earlier stop's records are stale
+        for t in self.tasks:
+            t.stop_token = token
         for t in self.tasks:
             if t.slot.stage in sources:
                 t.stop()

@@ -147,7 +147,9 @@ def check_ctas(create: exp.Create, sql: str) -> None:
     """
     query = create.expression
     # the query's first node (walk() goes breadth first: a UNION's second SELECT may come first)
-    start = min((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None), default=None)
+    # (not a hint's nodes: their positions are within the hint's own text)
+    start = min((n.meta["start"] for n in query.walk() if n.meta.get("start") is not None
+                 and not isinstance(n, exp.Hint) and n.find_ancestor(exp.Hint) is None), default=None)
     if start is not None:
         before = [lx for lx in lexemes(sql[:start]) if lx.kind not in ("ws", "comment")]
         while before and before[-1].text == "(":  # AS (SELECT ...) [UNION ...], AS VALUES (1), (2)

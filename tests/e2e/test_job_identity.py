@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import ExecutionError, StreamSQLError
+from streamsql.core.errors import ExecutionError, LostCheckpointError, StreamSQLError
 from tests.e2e.test_embedding_api import until
 
 TICKS = "CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '{rate}')"
@@ -346,3 +346,18 @@ def test_own_savepoint_restored_by_its_printed_relative_path(tmp_path, monkeypat
         again.cancel()
     finally:
         env.close()
+
+
+def test_a_committed_checkpoint_whose_files_are_gone_fails_the_job_at_once(script, tmp_path):
+    """The job's last committed checkpoint lost its ``_metadata`` (deleted by hand, a disk cleaned):
+    the resume fails with the reason, once. It restarted for ever under the default restart strategy
+    ('restarting in 8 s ...'): found by deleting a task's ``_metadata`` before a parallel job's
+    restore from its folder (breaker26), whose drain then never ended."""
+    _, job = script(TICKS.format(rate=500), OUT, COUNTS)
+    until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 2)
+    job.cancel()
+    (meta,) = [p for p in (tmp_path / "checkpoints").glob(f"{job.name}/chk-*/_metadata")]
+    meta.unlink()
+    with pytest.raises(LostCheckpointError, match="checkpoint 2 is committed but its files are missing"):
+        _, again = script(TICKS.format(rate=500), OUT, COUNTS)
+        again.wait(60)  # (it restarted on: RESTARTING after 60 s, nothing raised)

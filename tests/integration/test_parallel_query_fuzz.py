@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.runtime import query_fuzz
 from tests.runtime.query_fuzz import data_files
 from tests.runtime.query_fuzz_kafka import check_kafka
 
@@ -37,4 +38,19 @@ def files(tmp_path_factory):
 @pytest.mark.parametrize(("seed", "parallelism"), CASES, ids=[f"{s}-p{'-'.join(map(str, p))}"
                                                                 for s, p in CASES])
 def test_random_query_over_kafka_matches_duckdb(seed, parallelism, files, tmp_path, kafka_bootstrap):
+    check_kafka(seed, files, tmp_path, kafka_bootstrap, parallelism)
+
+
+#: ``--extras`` seeds (:func:`~tests.runtime.query_fuzz.extras_query`): 35 a temporal sort 3 -> 2 (one
+#: task behind a keyless exchange; its rows checked in rowtime order too), 9 ``tm``'s partition and
+#: offset (metadata columns) under an OPTIONS hint 2 -> 2, 12 a join under STATE_TTL 1 -> 2 whose
+#: tables are made bounded by ALTER TABLE between the stop and the restore
+EXTRA_CASES = [(35, (3, 2)), (9, (2, 2)), (12, (1, 2))]
+
+
+@pytest.mark.parametrize(("seed", "parallelism"), EXTRA_CASES, ids=[f"{s}-p{'-'.join(map(str, p))}"
+                                                                      for s, p in EXTRA_CASES])
+def test_extras_over_kafka_match_duckdb(seed, parallelism, files, tmp_path, kafka_bootstrap, monkeypatch):
+    monkeypatch.setattr(query_fuzz, "EXTRAS", "kafka")
+    assert query_fuzz.make_query(seed).shape in ("tsort", "meta", "ttl_join")
     check_kafka(seed, files, tmp_path, kafka_bootstrap, parallelism)

@@ -11,6 +11,10 @@ filter's rows must be DuckDB's over every record: none lost, none twice.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 
@@ -76,3 +80,52 @@ def test_a_job_folder_without_an_unfinished_run_is_refused(kafka_bootstrap, kafk
               savepoint=str(tmp_path / "chk" / name)) as env:
         with pytest.raises(JobIdentityError, match="holds no unfinished run .no _tasks.: there is no"):
             env.execute_sql(JOB).job.wait(60)
+
+
+_RESTORE = """
+import os, sys, json
+if os.environ.get("KILL_AT_SECOND_CHECK_TASKS"):  # kill -9 there: the drain's run checks first
+    import streamsql.runtime.parallel as par
+    calls, check = [], par.ParallelJobRunner._check_tasks
+    def _check(self):
+        calls.append(1)
+        if len(calls) == 2:
+            os._exit(137)
+        return check(self)
+    par.ParallelJobRunner._check_tasks = _check
+from pathlib import Path
+from tests.integration.test_parallel_savepoint import JOB, _env
+tmp, name, topics = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+with _env(tmp, name, 3, topics["bootstrap"], topics, bounded=True, savepoint=str(tmp / "chk" / name)) as env:
+    env.execute_sql(JOB).job.wait(300)
+"""
+
+
+@pytest.mark.parametrize("kill", [{"STREAMSQL_FAULT": "after_commit_before_bookkeeping:2"},
+                                  {"KILL_AT_SECOND_CHECK_TASKS": "1"}])
+def test_a_restore_killed_in_its_drain_after_a_commit_restores_again(kafka_bootstrap, kafka_topic_factory,
+                                                                       tmp_path, kill):
+    """The restore's process dies (``kill -9``) inside the drain, after a task committed its final
+    checkpoint: the partitions of the exchange hold stop records of that task, and a second restore
+    drains the run again, its tasks reading on (rows that came meanwhile) past them. The second
+    drain's downstream tasks took those stale stop records for the upstream tasks' last, stopped
+    before the rows after them, and the savepoint dropped them: the GROUP BY's counts came out
+    short, with no error (breaker26). Stop records now carry their stop's token.
+
+    Killed after the seeds were written, before the new run's ``_tasks``: ``_drained_into`` was
+    gone already, and the second restore refused the folder ("holds no unfinished run")."""
+    topics = _topics(kafka_topic_factory)
+    rows = _rows(31, 6000)
+    name = f"rtk-{uuid.uuid4().hex[:8]}"
+    _cancel_mid_run(tmp_path, name, kafka_bootstrap, topics, rows[:3000], 2)
+    _load(kafka_bootstrap, topics["src"], rows[3000:])
+    killed = subprocess.run([sys.executable, "-c", _RESTORE, str(tmp_path), name,
+                             json.dumps({**topics, "bootstrap": kafka_bootstrap})],
+                            capture_output=True, text=True, timeout=300, check=False,
+                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            env={**os.environ, **kill})
+    assert killed.returncode == 137, killed.stderr[-2000:]  # died in the restore, as kill -9 leaves it
+    drained = list((tmp_path / "chk" / name).glob("savepoint-*/_savepoint"))
+    assert len(drained) == ("STREAMSQL_FAULT" not in kill)  # in the drain: before its savepoint
+    _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, [], str(tmp_path / "chk" / name), 3,
+                         "state2")

@@ -90,6 +90,10 @@ class Query:
     batch_size: int | None
     backend: str
     shape: str = ""
+    #: generator extras (``--extras``): what changes between a stop and the restore — ``"bounded"``
+    #: (the restored run's tables made bounded by ``ALTER TABLE ... SET``), ``"add"`` (that, and an
+    #: unused computed column added to ``t``), ``""`` nothing (the tables created bounded)
+    alter: str = ""
 
 
 class Gen:
@@ -664,7 +668,69 @@ class Gen:
         return tmpl.replace("{w}", wf), tmpl.replace("{w}", wd)
 
 
+#: ``--extras``: ``"files"`` or ``"kafka"`` (which tables the extras may read), ``""`` off
+EXTRAS = ""
+#: an OPTIONS hint that changes no row (a Kafka option that tunes the client only)
+KAFKA_HINT = "/*+ OPTIONS('scan.topic-partition-discovery.interval' = '5 min') */"
+#: ``tm``: ``t``'s Kafka topic with its partition and offset (metadata columns); a row of ``t`` is in
+#: partition ``id % 4`` at offset ``id // 4`` (ids 0.., one record each, produced in id order)
+TM_DUCK = "(SELECT *, id % 4 AS part, id // 4 AS off FROM t)"
+
+
+def extras_query(seed: int) -> Query | None:
+    """One seed in two under ``--extras`` (None: the seed's plain query): a temporal sort of ``tw``
+    (``ORDER BY ts``: Flink's sort on the rowtime, rows held until the watermark passes them), a
+    GROUP BY or join under a ``STATE_TTL`` hint (a day, or ``'0 ms'``: forever, so no row expires),
+    over Kafka a query of ``tm``'s metadata columns; over Kafka one query in three carries an
+    ``OPTIONS`` hint after each table name, and a restore (:attr:`Query.alter`) may alter the
+    tables between the stop and the restore. Drawn from a generator of its own: the plain seeds'
+    queries stay as they were."""
+    g = Gen(seed)
+    g.r = random.Random(f"extras-{seed}")
+    if g.r.random() < 0.5:
+        return None
+    kafka = EXTRAS == "kafka"
+    shape = g.pick_shape(["tsort", "tsort", "ttl_agg", "ttl_join"] + (["meta", "meta_agg"] if kafka else []))
+    src = "tw" if shape == "tsort" else g.pick(["t", "cdc"])
+    wf, wd = g.where()
+    if shape == "tsort":
+        e = g.int_expr()
+        order = g.pick(["ts", "ts", "ts, x DESC", "ts, id"])
+        flink = f"SELECT id, g, {e.flink} AS v, ts FROM tw{wf} ORDER BY {order}"
+        duck = f"SELECT id, g, {e.duck} AS v, ts FROM tw{wd}"
+    elif shape == "ttl_agg":
+        flink, duck, _, _ = g.aggregation(src, min_keys=1)
+        ttl = g.pick(["1d", "0 ms", "PT12H"])
+        flink = flink.replace("SELECT ", f"SELECT /*+ STATE_TTL('{src}' = '{ttl}') */ ", 1)
+    elif shape == "ttl_join":
+        kind = g.pick(["JOIN", "LEFT JOIN"])
+        on = g.pick(["l.k = r.k", "l.g = r.g"])
+        m = g.r.randint(0, 8)
+        e = g.int_expr("l.")
+        right = f"(SELECT * FROM {src} WHERE id % 9 = {m})"
+        hint = g.pick(["'l' = '1d', 'r' = '0 ms'", "'r' = '1d'", "'l' = 'PT1H'"])
+        flink = (f"SELECT /*+ STATE_TTL({hint}) */ l.id, r.id AS rid, {e.flink} AS v "
+                 f"FROM {src} l {kind} {right} r ON {on}")
+        duck = f"SELECT l.id, r.id AS rid, {e.duck} AS v FROM {src} l {kind} {right} r ON {on}"
+    elif shape == "meta":
+        flink = f"SELECT id, part, off, x FROM tm{wf}"
+        duck = f"SELECT id, part, off, x FROM {TM_DUCK}{wd}"
+    else:  # meta_agg: keyed by a metadata column (an exchange by it at parallelism > 1)
+        flink = f"SELECT part, COUNT(*) AS c, SUM(x) AS sx, MAX(off) AS mo FROM tm{wf} GROUP BY part"
+        duck = f"SELECT part, COUNT(*) AS c, SUM(x) AS sx, MAX(off) AS mo FROM {TM_DUCK}{wd} GROUP BY part"
+    if kafka and g.r.random() < 1 / 3:
+        flink = re.sub(r"\b(FROM|JOIN) (tm|tw|t|cdc)\b", rf"\1 \2 {KAFKA_HINT}", flink)
+    alter = g.pick(["", "bounded", "add"])
+    if alter == "add" and "*" in flink.replace("COUNT(*)", ""):
+        alter = "bounded"  # a column added to t would show in SELECT *
+    return Query(flink, duck, src if shape != "meta" else "t", g.pick([1, 7, 50, None]),
+                 g.pick(["hashmap", "rocksdb"]), shape, alter)
+
+
 def make_query(seed: int) -> Query:
+    extra = extras_query(seed) if EXTRAS else None
+    if extra is not None:
+        return extra
     g = Gen(seed)
     p = g.r.random()
     src = "cdc" if p < 0.2 else "cdx" if p < 0.3 else "tw" if p < 0.55 else "t"
@@ -740,6 +806,16 @@ def expected_rows(q: Query, files: dict[str, Path]) -> Counter:
     return duck_rows(con, q.duck)
 
 
+def check_sorted(rows: list[tuple], q: Query, what: str) -> None:
+    """A temporal sort's rows (``ts`` their last column) in the order of ``ts``, as Flink emits
+    them (the multiset alone would not see a wrong order); other shapes: nothing to check."""
+    if q.shape != "tsort":
+        return
+    ts = [r[-1] for r in rows]
+    bad = next((i for i in range(1, len(ts)) if ts[i] < ts[i - 1]), None)
+    assert bad is None, f"{what}\n  out of rowtime order at row {bad}: {ts[bad - 1]} then {ts[bad]}"
+
+
 def compare(actual: Counter, expected: Counter, what: str) -> None:
     """``assert_same``, but a global aggregate over no rows: DuckDB answers one row, a streaming
     aggregate none (Flink)."""
@@ -784,9 +860,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kafka", action="store_true",
                     help="over Kafka, one task: stop with a savepoint at a cut, restore with another "
                          "batch size")
+    ap.add_argument("--extras", action="store_true",
+                    help="the generator's extras (extras_query): temporal sort, STATE_TTL and OPTIONS "
+                         "hints, Kafka metadata columns, ALTER TABLE between a stop and its restore")
     ap.add_argument("--bootstrap", default=os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
                     help="the broker of --parallel, --rescale and --kafka")
     a = ap.parse_args(argv)
+    global EXTRAS  # noqa: PLW0603  (the campaign's generator, read by make_query)
+    if a.extras:
+        EXTRAS = "kafka" if a.parallel or a.rescale or a.kafka or a.workers else "files"
+        from tests.runtime import query_fuzz  # run as __main__: the variants read this module's
+
+        query_fuzz.EXTRAS = EXTRAS
     run = check
     refused = Counter()
     if a.savepoint:

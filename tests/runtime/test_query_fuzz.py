@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runtime import query_fuzz
 from tests.runtime.query_fuzz import check, data_files, make_query
 from tests.runtime.query_fuzz_savepoint import check_savepoint, resume_plan
 
@@ -42,6 +43,19 @@ def test_random_query_matches_duckdb(seed, files, tmp_path):
 
 @pytest.mark.parametrize("seed", SAVEPOINT_SEEDS)
 def test_random_query_resumed_from_a_savepoint_matches_duckdb(seed, files, tmp_path):
+    check_savepoint(seed, files, tmp_path)
+
+
+#: ``--extras`` seeds (:func:`~tests.runtime.query_fuzz.extras_query`), across a savepoint: 3 a GROUP BY
+#: under a STATE_TTL hint (its CTAS was refused, "needs AS": the hint's positions taken for the
+#: query's), 90 a temporal sort (its rows checked in rowtime order too), 80 a join under STATE_TTL
+EXTRAS_SAVEPOINT_SEEDS = [3, 90, 80]
+
+
+@pytest.mark.parametrize("seed", EXTRAS_SAVEPOINT_SEEDS)
+def test_extras_resumed_from_a_savepoint_match_duckdb(seed, files, tmp_path, monkeypatch):
+    monkeypatch.setattr(query_fuzz, "EXTRAS", "files")
+    assert query_fuzz.make_query(seed).shape in ("ttl_agg", "tsort", "ttl_join")
     check_savepoint(seed, files, tmp_path)
 
 

@@ -143,6 +143,9 @@ def test_a_failing_ctas_leaves_a_table_that_was_there_as_it_was(env, create):
     ("(SELECT id FROM t WHERE g = 'a') UNION ALL (SELECT id FROM t WHERE v < 6)", [0, 1, 2, 4]),
     ("WITH w AS (SELECT id, v FROM t) SELECT id FROM w WHERE v >= 10", [0, 1]),
     ("VALUES (7), (8)", [7, 8]),
+    # a hint right after SELECT (the hint's node came first: "needs AS", found by query_fuzz --extras)
+    ("SELECT /*+ STATE_TTL('t' = '1d') */ g, COUNT(*) AS n FROM t GROUP BY g", None),
+    ("SELECT /*+ STATE_TTL('t' = '1d') */ id FROM t WHERE v >= 10", [0, 1]),
 ])
 def test_ctas_of_any_query(env, tmp_path, query, want):
     """The query after AS may be a set operation, parenthesized, a WITH or VALUES, as Flink's
@@ -158,7 +161,7 @@ def test_ctas_of_any_query(env, tmp_path, query, want):
 
 
 @pytest.mark.parametrize("query", ["SELECT id FROM t UNION ALL SELECT v FROM t", "(SELECT id FROM t)",
-                                   "VALUES (1)"])
+                                   "VALUES (1)", "SELECT /*+ STATE_TTL('t' = '1d') */ id FROM t"])
 def test_a_ctas_query_without_as_is_still_refused(env, query):
     with pytest.raises(SqlError, match="A query right after CREATE TABLE needs AS"):
         env.execute_sql(f"CREATE TABLE s WITH ('connector' = 'blackhole')\n{query}")
