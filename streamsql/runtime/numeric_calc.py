@@ -107,7 +107,7 @@ def _column(arr: pa.ChunkedArray | pa.Array) -> _Val:
         chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
         parts = [np.frombuffer(c.buffers()[1], np.int64)[2 * c.offset:2 * (c.offset + len(c)):2]
                  for c in chunks]
-        data = np.concatenate(parts) if len(parts) != 1 else parts[0].copy()
+        data = np.concatenate([np.zeros(0, np.int64), *parts])  # a copy: NULLs are zeroed below
         if valid is not None:
             data[~valid] = 0
         return _Val("dec", data, valid, t.scale)
@@ -306,9 +306,22 @@ def compile_items(items: list[tuple[str, str]], input_schema: pa.Schema,
         return None
     compiler = _Compiler(input_schema)
     programs = []
-    for _, sql in items:
+    types = [duckdb_schema.field(i).type for i in range(len(items))]
+    for (_, sql), t in zip(items, types):
         try:
-            programs.append(compiler.compile(sqlglot.parse_one(sql, read="duckdb"))[2])
+            kind, scale, program = compiler.compile(sqlglot.parse_one(sql, read="duckdb"))
         except (_Unsupported, sqlglot.errors.SqlglotError):
             return None
-    return NumericItems(programs, [duckdb_schema.field(i).type for i in range(len(items))])
+        if not _fits(kind, scale, t):  # our reading of DuckDB's types differs: DuckDB's, always
+            return None
+        programs.append(program)
+    return NumericItems(programs, types)
+
+
+def _fits(kind: str, scale: int, t: pa.DataType) -> bool:
+    """Whether a value of ``kind`` and ``scale`` is written as DuckDB's result type ``t`` unchanged."""
+    if kind == "double":
+        return pa.types.is_float64(t)
+    if pa.types.is_decimal128(t):
+        return t.scale == scale
+    return kind == "int" and pa.types.is_integer(t)

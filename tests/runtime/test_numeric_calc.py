@@ -199,3 +199,16 @@ def test_the_planner_compiles_q1s_projection():
                       "price": pa.array([1000, None, -7], pa.int64())})
     assert query.run(Batch(table)).table.to_pylist() == [
         {"auction": 1, "price": 908.0}, {"auction": 2, "price": None}, {"auction": 3, "price": -6.356}]
+
+
+def test_sliced_chunked_and_chunkless_columns():
+    """Offsets into an Arrow buffer (a slice), several chunks and no chunk at all read the right values."""
+    rng = np.random.default_rng(3)
+    parts = [_table(rng, 300, wide=False, small=True) for _ in range(3)]
+    table = pa.concat_tables([parts[0].slice(17, 200), parts[1], parts[2].slice(5)])
+    empty = pa.table({f.name: pa.chunked_array([], f.type) for f in SCHEMA}, schema=SCHEMA)
+    for sql in ('CAST("i" AS DECIMAL(12, 1)) * "dm"', 'CAST((CAST("dm" AS DOUBLE)) AS DOUBLE)', '"d" * "e"'):
+        spec = compile_query([("x", sql)], None, SCHEMA)
+        items = compile_items(spec.items, SCHEMA, spec.duckdb_schema)
+        assert _same(items.run(table)[0], _duckdb(sql, table))
+        assert items.run(empty)[0].to_pylist() == []
