@@ -103,17 +103,19 @@ def _shortest(col: pa.Array, single: bool) -> pa.Array:
         text = col.cast(pa.string())
         bare = pc.invert(pc.or_(pc.match_substring(text, "."), pc.match_substring(text, "e")))
         return pc.if_else(bare, pc.binary_join_element_wise(text, ".0", ""), text)
-    return _orjson_texts(col.to_pylist())
+    # orjson writes a float64 array's values as it writes Python floats (ryu), without a Python
+    # object per value (NULL -> NaN -> null, as None: that text is replaced by the caller)
+    return _orjson_texts(np.ascontiguousarray(col.to_numpy(zero_copy_only=False), np.float64))
 
 
-def _orjson_texts(values: list) -> pa.Array:
+def _orjson_texts(values: list | np.ndarray) -> pa.Array:
     """The text orjson writes for each float (NaN/inf: ``null``), built from one ``orjson.dumps`` call.
 
     The list's text ``[a,b,c]`` holds no comma inside a number, so the commas are the separators:
     they are removed and the offsets computed around them.
     """
     n = len(values)
-    inner = orjson.dumps(values)[1:-1]
+    inner = orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1]
     commas = np.flatnonzero(np.frombuffer(inner, np.uint8) == 44)
     if len(commas) != n - 1:  # pragma: no cover  (orjson never writes a comma inside a number)
         msg = "unexpected float text"
