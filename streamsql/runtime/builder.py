@@ -34,7 +34,7 @@ from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.lookup import LookupJoinNode
 from streamsql.plan.match_recognize import MatchNode
-from streamsql.plan.over import OverAggNode
+from streamsql.plan.over import NonTimeOverAggNode, OverAggNode
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
@@ -57,6 +57,7 @@ from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoin
 from streamsql.runtime.operators.lookup_join import LookupJoinOperator
 from streamsql.runtime.operators.match_recognize import MatchRecognizeOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
+from streamsql.runtime.operators.over_nontime import NonTimeOverOperator
 from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
@@ -204,6 +205,8 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
+    NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
+                                                      n.inputs[0].schema, n.schema),
     TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
                                                      n.schema),
     MatchNode: _match,

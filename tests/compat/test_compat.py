@@ -50,12 +50,6 @@ REFUSED_HERE = {
     # Flink keeps MAX(rowtime) of a GROUP BY a rowtime, so such a view is a versioned table there
     # (each aggregate change a version): not planned here
     "versioned_view_group_by_max_rowtime": "A versioned view over a GROUP BY is not supported yet",
-    # Flink 2.1+ orders an unbounded OVER window by any column (NonTime*UnboundedPrecedingFunction,
-    # an updating result) and over an updating input: not planned here yet
-    "over_nontime_range_unbounded": "which is no time attribute, are not supported yet",
-    "over_nontime_rows_unbounded": "which is no time attribute, are not supported yet",
-    "over_nontime_no_partition": "which is no time attribute, are not supported yet",
-    "over_nontime_over_changelog": "OVER aggregates over an updating input",
 }
 
 
