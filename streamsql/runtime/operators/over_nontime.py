@@ -22,14 +22,15 @@ Rows whose result did not change emit nothing (Flink's early out: it stops at th
 row whose value is unchanged; for COUNT, SUM, MIN and MAX no row after it can change then).
 
 The aggregates are the object forms of :mod:`streamsql.functions.aggregates`, fed by each row's
-partial state (:class:`~streamsql.runtime.operators.over_agg.RowPartials`); a change recomputes
-the partition's results in order (Flink recomputes from the changed row on: both are linear in
-the partition's rows).
+partial state (:class:`~streamsql.runtime.operators.over_agg.RowPartials`). Each row keeps the
+accumulators its result comes from, so a change recomputes from the changed row (RANGE: its
+peer group) on, as Flink does, and stops at the first row whose accumulators come out unchanged.
 
 State: per partition key, ``kg + key`` (:func:`~streamsql.state.layout.encode_keys` of the
 PARTITION BY columns, ``kg`` its key group) → :data:`OVER_ROWS`: ``[sort keys, rows]``, the
-partition's rows in order, each ``[row, partials, result]`` (the input row, its partial states,
-the result last emitted for it), as tagged msgpack, read and written through the ranking
+partition's rows in order, each ``[row, partials, result, accumulators]`` (the input row, its
+partial states, the result last emitted for it and the accumulators it came from), as tagged
+msgpack, read and written through the ranking
 operators' write-behind cache (:class:`~streamsql.runtime.operators.rank.RankOperatorBase`):
 written back at every checkpoint, split by key group on rescale like all keyed state. Flink keeps
 it until state TTL, which is not implemented for this operator: a job with
@@ -53,19 +54,19 @@ from streamsql.runtime.operators.rank import RankOperatorBase
 from streamsql.runtime.operators.sort_keys import sort_keys
 from streamsql.state.layout import ValueFormat, encode_keys
 
-#: A partition's rows in ORDER BY order: ``[sort keys, [[row, partials, result], ...]]``.
+#: A partition's rows in ORDER BY order: ``[sort keys, [[row, partials, result, accumulators], ...]]``.
 OVER_ROWS = ValueFormat("over-nontime/rows", 1)
 
 INSERT, BEFORE, AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
 def _dump(value: tuple[list[bytes], list[list]]) -> bytes:
-    return OVER_ROWS.encode([value[0], [[list(r), p, list(v)] for r, p, v in value[1]]])
+    return OVER_ROWS.encode([value[0], [[list(r), p, list(v), a] for r, p, v, a in value[1]]])
 
 
 def _load(raw: bytes) -> tuple[list[bytes], list[list]]:
     sks, entries = OVER_ROWS.decode(raw)
-    return list(sks), [[tuple(r), p, tuple(v)] for r, p, v in entries]
+    return list(sks), [[tuple(r), p, tuple(v), a] for r, p, v, a in entries]
 
 
 class NonTimeOverOperator(RankOperatorBase):
@@ -133,15 +134,15 @@ class NonTimeOverOperator(RankOperatorBase):
         """Put ``row`` after its peers; emit it, then the changed results after it."""
         pos = bisect_right(sks, sk)
         sks.insert(pos, sk)
-        entries.insert(pos, [row, partials, None])
-        results = self._results(sks, entries)
+        entries.insert(pos, [row, partials, None, None])
         start = bisect_left(sks, sk) if self.peers else pos
+        new = self._refresh(sks, entries, start)
         # RANGE: the peers before it first, when their shared result changed (Flink's order)
-        self._emit_changes(entries, results, start, pos, out_rows, out_kinds)
-        entries[pos][2] = results[pos]
-        out_rows.append(row + results[pos])
+        self._emit_changes(entries, new, start, pos, out_rows, out_kinds)
+        entries[pos][2] = new[pos]
+        out_rows.append(row + new[pos])
         out_kinds.append(kind)
-        self._emit_changes(entries, results, pos + 1, len(entries), out_rows, out_kinds)
+        self._emit_changes(entries, new, pos + 1, len(entries), out_rows, out_kinds)
 
     def _retract(self, sks: list[bytes], entries: list[list], sk: bytes, row: tuple,
                  out_rows: list, out_kinds: list) -> None:
@@ -152,36 +153,61 @@ class NonTimeOverOperator(RankOperatorBase):
             return
         gone = entries.pop(pos)
         del sks[pos]
-        results = self._results(sks, entries)
+        start = lo if self.peers else pos
+        new = self._refresh(sks, entries, start)
         # RANGE: the peers ahead of it first, then its -D, then the rows after it (Flink's order)
-        self._emit_changes(entries, results, lo if self.peers else pos, pos, out_rows, out_kinds)
+        self._emit_changes(entries, new, start, pos, out_rows, out_kinds)
         out_rows.append(gone[0] + gone[2])
         out_kinds.append(DELETE)
-        self._emit_changes(entries, results, pos, len(entries), out_rows, out_kinds)
+        self._emit_changes(entries, new, pos, len(entries), out_rows, out_kinds)
 
-    def _emit_changes(self, entries: list[list], results: list[tuple], start: int, end: int,
+    def _emit_changes(self, entries: list[list], new: dict[int, tuple], start: int, end: int,
                       out_rows: list, out_kinds: list) -> None:
         """-U old / +U new for each row in ``start .. end`` whose result changed (and record it)."""
-        for j in range(start, end):
+        for j in range(start, min(end, max(new, default=-1) + 1)):  # rows past the refresh kept theirs
+            result = new.get(j)
             old = entries[j][2]
-            if old == results[j]:
+            if result is None or old == result:
                 continue
             row = entries[j][0]
-            out_rows += [row + old, row + results[j]]
+            out_rows += [row + old, row + result]
             out_kinds += [BEFORE, AFTER]
-            entries[j][2] = results[j]
+            entries[j][2] = result
 
-    def _results(self, sks: list[bytes], entries: list[list]) -> list[tuple]:
-        """Every row's result over the partition as it is now (RANGE: each peer group's, shared)."""
-        agg = self.rows.aggregates
-        acc = agg.new()
-        out: list[tuple] = []
+    def _refresh(self, sks: list[bytes], entries: list[list], start: int) -> dict[int, tuple]:
+        """Recompute the accumulators and results from row ``start`` on; the new result by row index.
+
+        Each row keeps the accumulator its result comes from (ROWS: the rows up to it; RANGE: its
+        peer group's). Once a row's (a group's) recomputed accumulator equals the one it has,
+        every later one does too (each folds the same rows onto it), so the pass stops there.
+        """
+        agg, fold = self.rows.aggregates, self.rows.fold
+        acc = _copy(entries[start - 1][3]) if start else agg.new()
+        new: dict[int, tuple] = {}
         n = len(entries)
-        for j, entry in enumerate(entries):
-            self.rows.fold(acc, entry[1], 1)
-            if not self.peers:
-                out.append(agg.result(acc))
-            elif j + 1 == n or sks[j + 1] != sks[j]:  # the last of its peers: the group's result
-                result = agg.result(acc)
-                out += [result] * (j + 1 - len(out))
-        return out
+        j = start
+        while j < n:
+            end = j + 1
+            if self.peers:
+                while end < n and sks[end] == sks[j]:
+                    end += 1
+            for entry in entries[j:end]:
+                fold(acc, entry[1], 1)
+            if entries[end - 1][3] == acc:
+                break
+            result = agg.result(acc)
+            kept = _copy(acc)  # peers share it: it is never folded into (the next pass copies it)
+            for m in range(j, end):
+                entries[m][3] = kept
+                new[m] = result
+            j = end
+        return new
+
+
+def _copy(acc: list) -> list:
+    """A copy of accumulators ``acc`` that folding into the original leaves unchanged.
+
+    One level down is enough for the functions this operator takes (COUNT's int, SUM's and AVG's
+    ``[sum, count]`` list, MIN's and MAX's value: plan/over.py's ``NONTIME_FUNCTIONS``).
+    """
+    return [list(a) if isinstance(a, list) else a for a in acc]
