@@ -22,11 +22,14 @@ The plan (EXPLAIN prints it)::
 ``LAG(x [, offset [, default]])`` is a row-wise aggregate of the frame (Flink's LagAggFunction;
 no frame of its own, LEAD refused as Flink refuses it on a stream).
 
+ORDER BY a column that is no time attribute (or an expression) with ROWS or RANGE BETWEEN
+UNBOUNDED PRECEDING AND CURRENT ROW is Flink 2.1+'s non-time OVER (:class:`NonTimeOverAggNode`,
+an updating result, also over an updating input; COUNT, SUM, AVG, MIN and MAX).
+
 Everything else about OVER (a FOLLOWING bound, DESC, ranking functions other than Top-N's;
-OVER with GROUP BY; and what Flink 2.3 plans as its NonTime*UnboundedPrecedingFunction: ORDER BY
-a column that is no time attribute with an unbounded frame, or an updating input) is rejected at
-its position, in Flink's words where Flink refuses it too (a bounded frame over a column that is
-no time attribute, DESC, several ORDER BY columns).
+OVER with GROUP BY; a time-ordered OVER over an updating input) is rejected at its position, in
+Flink's words where Flink refuses it too (a bounded frame over a column that is no time
+attribute, DESC, several ORDER BY columns).
 """
 
 from __future__ import annotations
