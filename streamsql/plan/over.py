@@ -160,9 +160,11 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     keys = [resolve_columns(p, scope) for p in first.args.get("partition_by") or []]
     rowtime, nontime = _order_column(planner, first, node, scope)
     if node.mode != INSERT_ONLY and not nontime:
-        planner._fail(windows[0], "OVER aggregates over an updating input (a changelog source, a GROUP BY "
-                                  "without window, a regular join) ordered by a time attribute are not "
-                                  "supported; ORDER BY a column that is no time attribute (ROWS or RANGE "
+        # Flink 2.3's words (compat case over_rowtime_over_changelog_rejected)
+        planner._fail(windows[0], "StreamPhysicalOverAggregate doesn't support consuming update and delete "
+                                  "changes: OVER aggregates over an updating input (a changelog source, a "
+                                  "GROUP BY without window, a regular join) cannot be ordered by a time "
+                                  "attribute; ORDER BY a column that is no time attribute (ROWS or RANGE "
                                   "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), or apply them to an "
                                   "insert-only table with a WATERMARK")
     spec = replace(_frame(planner, first), proctime=not nontime and is_proctime(node, rowtime))

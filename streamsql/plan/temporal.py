@@ -140,12 +140,16 @@ def _rowtimes(node: PlanNode) -> set[str]:
         return {name for name, e in node.query.items if any(e == quote(c) for c in inner)}
     if node.kind == "rank" and (getattr(node, "per_row", False) or node.mode == INSERT_ONLY):
         return _rowtimes(node.inputs[0])
-    if node.kind == "group-agg":  # Flink keeps MAX(rowtime) a rowtime: each change a version at it
+    if node.kind == "group-agg":  # Flink keeps MAX/MIN(rowtime) a rowtime: each change a version at it
         inner = _rowtimes(node.inputs[0])
         names, out = node.inputs[0].schema.names, node.schema.names
         return {out[node.num_keys + j] for j, a in enumerate(node.aggs)
-                if a.func in ("max", "max_retract") and a.arg is not None and names[a.arg] in inner}
+                if a.func in _EXTREMES and a.arg is not None and names[a.arg] in inner}
     return time_attributes(node)
+
+
+#: The aggregates of a rowtime that stay a rowtime in a GROUP BY's result, as in Flink 2.3.
+_EXTREMES = ("max", "max_retract", "min", "min_retract")
 
 
 def _view_keys(right: PlanNode) -> list[list[str]]:
@@ -235,10 +239,9 @@ def _check_view_body(planner, j: exp.Join, right: PlanNode) -> exp.Expression | 
     """Refuse a versioned view this engine does not plan as Flink does; find a filter Flink refuses.
 
     Supported: a ranking (deduplication, Top-N) under projections and filters, projections
-    of a table, and a GROUP BY of an insert-only input whose result keeps a rowtime
-    (``MAX(ts)``, which Flink keeps a rowtime attribute: each aggregate change is a version at
-    it). A GROUP BY over a changelog, or without ``MAX(rowtime)``, is refused, not answered
-    differently.
+    of a table, and a GROUP BY whose result keeps a rowtime (``MAX(ts)`` or ``MIN(ts)``, which
+    Flink keeps a rowtime attribute: each aggregate change is a version at it, its ``-U`` rows
+    no versions unless a filter above passes them on, as Flink's).
 
     Returns:
         The message Flink's ``EventTimeTemporalJoinRewriteRule`` refuses a filter between the
@@ -251,7 +254,7 @@ def _check_view_body(planner, j: exp.Join, right: PlanNode) -> exp.Expression | 
         node = node.inputs[0]
     if node.kind == "rank":
         return None
-    if node.kind == "group-agg" and node.inputs[0].mode == INSERT_ONLY and _rowtimes(node):
+    if node.kind == "group-agg":  # without MAX/MIN(rowtime): Flink's "no row time attribute" (the caller)
         return None
     if node.kind in ("scan", "values"):
         return _FILTERED if filtered else None
