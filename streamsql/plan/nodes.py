@@ -237,12 +237,15 @@ class GroupAggNode(PlanNode):
     Attributes:
         state_ttl_ms: the state TTL from a STATE_TTL hint (ms; 0: never), None for the job's
             ``'table.exec.state.ttl'`` (:mod:`streamsql.plan.state_ttl_hint`).
+        per_row: emit the changes of each input row, not once per batch (a versioned view's
+            GROUP BY: every change is a version, :func:`~streamsql.plan.temporal.versioned_side`).
     """
 
     num_keys: int = 0
     aggs: list = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     state_ttl_ms: int | None = None
+    per_row: bool = False
 
     kind: ClassVar[str] = "group-agg"
     stateful: ClassVar[bool] = True

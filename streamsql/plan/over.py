@@ -22,11 +22,14 @@ The plan (EXPLAIN prints it)::
 ``LAG(x [, offset [, default]])`` is a row-wise aggregate of the frame (Flink's LagAggFunction;
 no frame of its own, LEAD refused as Flink refuses it on a stream).
 
+ORDER BY a column that is no time attribute (or an expression) with ROWS or RANGE BETWEEN
+UNBOUNDED PRECEDING AND CURRENT ROW is Flink 2.1+'s non-time OVER (:class:`NonTimeOverAggNode`,
+an updating result, also over an updating input; COUNT, SUM, AVG, MIN and MAX).
+
 Everything else about OVER (a FOLLOWING bound, DESC, ranking functions other than Top-N's;
-OVER with GROUP BY; and what Flink 2.3 plans as its NonTime*UnboundedPrecedingFunction: ORDER BY
-a column that is no time attribute with an unbounded frame, or an updating input) is rejected at
-its position, in Flink's words where Flink refuses it too (a bounded frame over a column that is
-no time attribute, DESC, several ORDER BY columns).
+OVER with GROUP BY; a time-ordered OVER over an updating input) is rejected at its position, in
+Flink's words where Flink refuses it too (a bounded frame over a column that is no time
+attribute, DESC, several ORDER BY columns).
 """
 
 from __future__ import annotations
@@ -85,6 +88,23 @@ class OverAggNode(PlanNode):
                 f"window=[{self.spec.describe()}], select=[{select_list(self)}])")
 
 
+@dataclass(eq=False)
+class NonTimeOverAggNode(OverAggNode):
+    """An unbounded OVER aggregate ordered by a column that is no time attribute (an updating result).
+
+    Flink 2.1+'s ``NonTime{Rows,Range}UnboundedPrecedingFunction``
+    (:mod:`~streamsql.runtime.operators.over_nontime`): ``ts_index`` is the ORDER BY column,
+    ``rowtime`` its name; its input may be updating. A node kind of its own, so that its state
+    signature differs from the time-ordered operator's.
+    """
+
+    kind: ClassVar[str] = "over-agg-nontime"
+
+
+#: The aggregates an OVER window ordered by a non-time column takes here (checked against Flink 2.3).
+NONTIME_FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+
+
 def over_calls(items: list[exp.Expression]) -> list[exp.Window]:
     """The OVER calls of a SELECT list (``exp.Window`` nodes), in order of appearance."""
     return [w for i in items for w in i.find_all(exp.Window)]
@@ -130,10 +150,6 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if plain:
             planner._fail(plain[0], f"Aggregate function {plain[0].sql()} needs an OVER clause here "
                                     "(without GROUP BY, every aggregate of an OVER query is one)")
-    if node.mode != INSERT_ONLY:  # Flink 2.3 orders such an input by a non-time column (updating output)
-        planner._fail(windows[0], "OVER aggregates over an updating input (a changelog source, a GROUP BY "
-                                  "without window, a regular join) are not supported yet; apply them to an "
-                                  "insert-only table with a WATERMARK, ordered by its rowtime")
     named = {w.this.name.lower(): w for w in sel.args.get("windows") or []}
     defs = [_definition(planner, w, named) for w in windows]
     first = defs[0]
@@ -142,8 +158,19 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
             planner._fail(w, "All aggregates must be computed on the same window (Flink's OVER "
                              "limitation); compute the others in another query and join them")
     keys = [resolve_columns(p, scope) for p in first.args.get("partition_by") or []]
-    rowtime = _order_column(planner, first, node, scope)
-    spec = replace(_frame(planner, first), proctime=is_proctime(node, rowtime))
+    rowtime, nontime = _order_column(planner, first, node, scope)
+    if node.mode != INSERT_ONLY and not nontime:
+        # Flink 2.3's words (compat case over_rowtime_over_changelog_rejected)
+        planner._fail(windows[0], "StreamPhysicalOverAggregate doesn't support consuming update and delete "
+                                  "changes: OVER aggregates over an updating input (a changelog source, a "
+                                  "GROUP BY without window, a regular join) cannot be ordered by a time "
+                                  "attribute; ORDER BY a column that is no time attribute (ROWS or RANGE "
+                                  "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), or apply them to an "
+                                  "insert-only table with a WATERMARK")
+    spec = replace(_frame(planner, first), proctime=not nontime and is_proctime(node, rowtime))
+    if nontime:
+        for call in windows:
+            _check_nontime_call(planner, call.this)
 
     calls: dict[str, exp.Expression] = {}
     for w in windows:
@@ -156,7 +183,9 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         return apart(name, passed)  # distinct bases that end in no '_' stay distinct
 
     pre: list[tuple[str, str]] = [(own(f"__k{i}"), to_duckdb(k)) for i, k in enumerate(keys)]
-    pre.append((own("__ts"), quote(rowtime)))
+    order_item = first.args["order"].expressions[0].this
+    pre.append((own("__o"), to_duckdb(resolve_columns(order_item, scope))) if nontime
+               else (own("__ts"), quote(rowtime)))
     mode = RETRACT if spec.bounded else INSERT_ONLY  # a bounded frame retracts: MIN/MAX keep a multiset
     specs_raw = []
     for call in calls.values():
@@ -168,6 +197,9 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     pre += [(name, quote(name)) for name in passed]
     pre_node = planner._calc(node, pre, cond)
     in_types = pre_node.sql_schema
+    if nontime and pa.types.is_nested(pre_node.schema.field(len(keys)).type):
+        planner._fail(order_item, "OVER windows cannot be ordered by a value of type "
+                                  f"{in_types.fields[len(keys)].type}; ORDER BY an orderable column")
     aggs = [AggSpec(f, a, planner._agg_type(call, f, in_types.fields[a].type if a is not None else None))
             for call, (f, a) in zip(calls.values(), specs_raw)]
     for call, (f, a) in zip(calls.values(), specs_raw):
@@ -176,10 +208,13 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     results = [own(f"__agg{j}") for j in range(len(aggs))]
     out_schema = pa.schema(list(pre_node.schema) + [pa.field(r, s.out_type.to_arrow())
                                                     for r, s in zip(results, aggs)])
-    over = OverAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=len(keys), ts_index=len(keys),
-                       aggs=aggs, labels=list(calls),
-                       partition_by=[p.sql() for p in first.args.get("partition_by") or []], rowtime=rowtime,
-                       out_time_attributes=time_attributes(pre_node))
+    cls, out_mode, attrs = (NonTimeOverAggNode, RETRACT, set()) if nontime else \
+        (OverAggNode, INSERT_ONLY, time_attributes(pre_node))
+    over = cls([pre_node], out_schema, out_mode, spec=spec, num_keys=len(keys), ts_index=len(keys),
+               aggs=aggs, labels=list(calls),
+               partition_by=[p.sql() for p in first.args.get("partition_by") or []],
+               rowtime=order_item.sql() if nontime else rowtime,
+               out_time_attributes=attrs)
     name_aggregate(pre_node, over, keys, list(calls.values()), {}, over=True)
 
     # The select list over the OVER aggregate's output: each OVER call becomes its column.
@@ -225,11 +260,28 @@ def _signature(w: exp.Window) -> tuple:
     return (tuple(parts), order.sql() if order is not None else "", spec.sql() if spec is not None else "")
 
 
-def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
-    """The internal name of the ORDER BY time attribute (a rowtime or a ``PROCTIME()`` column).
+def _check_nontime_call(planner, call: exp.Expression) -> None:
+    """Refuse a call this OVER window ordered by a non-time column does not compute here.
 
     Raises:
-        SqlError: no or several ORDER BY columns, DESC, or a column that is no time attribute.
+        SqlError: a DISTINCT aggregate, LAG, or an aggregate other than COUNT, SUM, AVG, MIN, MAX.
+    """
+    inner = call.this if isinstance(call, NONTIME_FUNCTIONS) else None
+    if isinstance(call, NONTIME_FUNCTIONS) and not isinstance(inner, exp.Distinct):
+        return
+    planner._fail(call, f"{call.sql()} in an OVER window ordered by a column that is no time attribute is "
+                        "not supported yet; supported there: COUNT, SUM, AVG, MIN and MAX (without DISTINCT)")
+
+
+def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> tuple[str, bool]:
+    """The internal name of the ORDER BY column ("" for an expression), and whether it is no time attribute.
+
+    A rowtime or a ``PROCTIME()`` column orders a time-ordered OVER; any other column, with an
+    unbounded frame, Flink 2.1+'s non-time OVER (an updating result).
+
+    Raises:
+        SqlError: no or several ORDER BY columns, DESC, or a column that is no time attribute
+            with a bounded frame (Flink's words for each).
     """
     order = w.args.get("order")
     if order is None or len(order.expressions) != 1:
@@ -246,18 +298,16 @@ def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> str:
     if isinstance(col, exp.Column):
         resolved = scope.resolve(col)
         if (resolved.internal in attrs and resolved.type.is_time) or is_proctime(node, resolved.internal):
-            return resolved.internal
+            return resolved.internal, False
         note = materialized_note(resolved)
+        if not _bounded(w):  # Flink 2.1+: NonTime{Rows,Range}UnboundedPrecedingFunction
+            return resolved.internal, True
     known = sorted(c.name for c in scope.columns if c.internal in attrs)
     hint = f" ({', '.join(known)})" if known else "; declare one with WATERMARK FOR <column> AS ..."
     if _bounded(w):  # Flink 2.3's words (StreamExecOverAggregate)
         planner._fail(col, f"Non-time attribute sort is not supported for bounded OVER window. ORDER BY an "
                            f"event-time attribute{hint}, or a PROCTIME() column{note}")
-    # Flink 2.3 plans this as NonTime{Rows,Range}UnboundedPrecedingFunction (an updating result)
-    planner._fail(col, f"OVER windows ordered by '{col.sql()}', which is no time attribute, are not "
-                       "supported yet (Flink 2.1+ runs them with ROWS or RANGE BETWEEN UNBOUNDED PRECEDING "
-                       "AND CURRENT ROW as an updating result); supported here: ORDER BY an event-time "
-                       f"attribute{hint}, or a PROCTIME() column{note}")
+    return "", True  # an expression: the Calc before the aggregate computes it
 
 
 def _bounded(w: exp.Window) -> bool:

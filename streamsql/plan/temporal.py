@@ -110,15 +110,16 @@ def temporal_version(planner, j: exp.Join) -> tuple[exp.Expression, exp.Expressi
 
 
 def versioned_side(right: PlanNode) -> None:
-    """Make the Top-N rankings of a versioned view (below its projections) emit row by row.
+    """Make the Top-N ranking or GROUP BY of a versioned view (below its projections) emit row by row.
 
-    Flink ranks a row at a time, so every row that became its key's latest reaches the temporal
-    join as a version; a per-batch diff would skip those replaced within the batch.
+    Flink ranks and aggregates a row at a time, so every row that became its key's latest (every
+    aggregate change) reaches the temporal join as a version; a per-batch diff would skip those
+    replaced within the batch.
     """
     node = right
     while isinstance(node, CalcNode):
         node = node.inputs[0]
-    if node.kind == "rank" and node.strategy == "top-n" and not node.limit:
+    if (node.kind == "rank" and node.strategy == "top-n" and not node.limit) or node.kind == "group-agg":
         node.per_row = True
 
 
@@ -139,7 +140,16 @@ def _rowtimes(node: PlanNode) -> set[str]:
         return {name for name, e in node.query.items if any(e == quote(c) for c in inner)}
     if node.kind == "rank" and (getattr(node, "per_row", False) or node.mode == INSERT_ONLY):
         return _rowtimes(node.inputs[0])
+    if node.kind == "group-agg":  # Flink keeps MAX/MIN(rowtime) a rowtime: each change a version at it
+        inner = _rowtimes(node.inputs[0])
+        names, out = node.inputs[0].schema.names, node.schema.names
+        return {out[node.num_keys + j] for j, a in enumerate(node.aggs)
+                if a.func in _EXTREMES and a.arg is not None and names[a.arg] in inner}
     return time_attributes(node)
+
+
+#: The aggregates of a rowtime that stay a rowtime in a GROUP BY's result, as in Flink 2.3.
+_EXTREMES = ("max", "max_retract", "min", "min_retract")
 
 
 def _view_keys(right: PlanNode) -> list[list[str]]:
@@ -228,9 +238,10 @@ def _check_view(planner, j: exp.Join, right: PlanNode, right_key_names: list[str
 def _check_view_body(planner, j: exp.Join, right: PlanNode) -> exp.Expression | None:
     """Refuse a versioned view this engine does not plan as Flink does; find a filter Flink refuses.
 
-    Supported: a ranking (deduplication, Top-N) under projections and filters, and projections
-    of a table. Flink also takes a GROUP BY view whose result keeps a rowtime (``MAX(ts)``) as a
-    versioned table: refused here, not answered differently.
+    Supported: a ranking (deduplication, Top-N) under projections and filters, projections
+    of a table, and a GROUP BY whose result keeps a rowtime (``MAX(ts)`` or ``MIN(ts)``, which
+    Flink keeps a rowtime attribute: each aggregate change is a version at it, its ``-U`` rows
+    no versions unless a filter above passes them on, as Flink's).
 
     Returns:
         The message Flink's ``EventTimeTemporalJoinRewriteRule`` refuses a filter between the
@@ -242,6 +253,8 @@ def _check_view_body(planner, j: exp.Join, right: PlanNode) -> exp.Expression | 
         filtered = filtered or (node.kind == "calc" and node.where_sql is not None)
         node = node.inputs[0]
     if node.kind == "rank":
+        return None
+    if node.kind == "group-agg":  # without MAX/MIN(rowtime): Flink's "no row time attribute" (the caller)
         return None
     if node.kind in ("scan", "values"):
         return _FILTERED if filtered else None

@@ -34,7 +34,7 @@ from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.lookup import LookupJoinNode
 from streamsql.plan.match_recognize import MatchNode
-from streamsql.plan.over import OverAggNode
+from streamsql.plan.over import NonTimeOverAggNode, OverAggNode
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
@@ -57,6 +57,8 @@ from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoin
 from streamsql.runtime.operators.lookup_join import LookupJoinOperator
 from streamsql.runtime.operators.match_recognize import MatchRecognizeOperator
 from streamsql.runtime.operators.over_agg import OverAggOperator
+from streamsql.runtime.operators.over_nontime import NonTimeOverOperator
+from streamsql.runtime.operators.per_row import PerRowOperator
 from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
@@ -155,6 +157,13 @@ def _window_tvf(node: WindowTableFunctionNode) -> Operator:
     return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
 
 
+def _group_agg(node: plan.GroupAggNode) -> Operator:
+    """The GROUP BY aggregate; on a versioned view's side, fed one row at a time (each change a version)."""
+    op = create_group_agg(node.num_keys, node.aggs, node.inputs[0].schema, node.schema, node.state_ttl_ms,
+                          node.inputs[0].mode != plan.INSERT_ONLY, node.update_before)
+    return PerRowOperator(op) if node.per_row else op
+
+
 def _over_agg(node: OverAggNode) -> Operator:
     """The OVER aggregate; ordered by processing time, ROWS and unbounded frames emit at once.
 
@@ -197,13 +206,13 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
     plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms,
                                                                     eager_interval_ms=n.eager_interval_ms),
-    plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema,
-                                                  n.state_ttl_ms, n.inputs[0].mode != plan.INSERT_ONLY,
-                                                  n.update_before),
+    plan.GroupAggNode: _group_agg,
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
+    NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
+                                                      n.inputs[0].schema, n.schema),
     TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
                                                      n.schema),
     MatchNode: _match,

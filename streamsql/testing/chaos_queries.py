@@ -1,4 +1,4 @@
-"""More queries of the crash campaign (:mod:`.chaos`): windows, interval join, window Top-N, two sinks.
+"""More queries of the crash campaign (:mod:`.chaos`): windows, joins, Top-N, OVER, two sinks.
 
 Each :class:`Query` is the job's SQL after the source table ``src`` (and the view ``both_halves``,
 its two halves through a UNION ALL, so barrier alignment runs), and the comparison of the
@@ -22,6 +22,13 @@ committed output with DuckDB over every produced record (table ``r``: ``id, k, v
   sink: the one output partition must hold DuckDB's ``ORDER BY ts, k DESC`` row for row, in
   that order (``misplaced``: the rows out of place; each input partition is in rowtime order,
   so no row is late);
+- ``over-nontime``: per ``id % 4000`` (five records each), COUNT and SUM of ``v`` over the rows
+  ordered by ``v`` (``RANGE
+  BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW``: an OVER window ordered by a non-time column,
+  Flink 2.1+'s updating result; each new row updates the rows after it) into ``upsert-kafka``
+  keyed by ``id`` (``ON CONFLICT DO DEDUPLICATE``: the OVER result has no upsert key); DuckDB's
+  window function gives each record's final row (peers share one, so arrival order does not
+  matter);
 - ``two-sinks``: one ``EXECUTE STATEMENT SET`` with a ``GROUP BY k`` count/sum into
   ``upsert-kafka`` and a filter into an exactly-once ``kafka`` sink on a second topic: both
   sinks commit in the job's one transaction, so a crash between them is impossible by design;
@@ -200,6 +207,23 @@ def _temporal_sort_misplaced(con, outputs: Outputs) -> int:
     return sum(e != a for e, a in zip(expected, actual)) + abs(len(expected) - len(actual))
 
 
+_OVER_NONTIME_SQL = _HALVES + """CREATE TABLE out_t (id BIGINT, k INT, v INT, n BIGINT, s BIGINT,
+  PRIMARY KEY (id) NOT ENFORCED) WITH ({upsert_out});
+INSERT INTO out_t SELECT id, k, v, COUNT(*) OVER w, SUM(v) OVER w FROM both_halves
+  WINDOW w AS (PARTITION BY MOD(id, 4000) ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+  ON CONFLICT DO DEDUPLICATE;
+"""
+
+
+def _over_nontime(con, outputs: Outputs) -> tuple[int, int]:
+    expected = con.execute("""SELECT id, k, v, COUNT(*) OVER w, SUM(v) OVER w FROM r
+        WINDOW w AS (PARTITION BY id % 4000 ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
+                           ).fetchall()
+    actual = fold_upsert(outputs["out"], lambda k: k["id"],
+                         lambda r: (r["id"], r["k"], r["v"], r["n"], r["s"]))
+    return multiset(expected, actual)
+
+
 _MULTI_TOPIC_SQL = _HALVES + """CREATE TABLE out_t (id BIGINT, tp STRING METADATA FROM 'topic', k INT, v2 INT)
   WITH ({kafka_out_both});
 INSERT INTO out_t SELECT id, CASE WHEN MOD(v, 2) = 0 THEN '{out}' ELSE '{out2}' END, k, v * 2
@@ -223,5 +247,6 @@ QUERIES: dict[str, Query] = {
     "window-topn": Query(_WINDOW_TOPN_SQL, _window_topn),
     "two-sinks": Query(_TWO_SINKS_SQL, _two_sinks, upsert=("out",), topics=("out", "out2")),
     "multi-topic": Query(_MULTI_TOPIC_SQL, _multi_topic, topics=("out", "out2")),
+    "over-nontime": Query(_OVER_NONTIME_SQL, _over_nontime, upsert=("out",)),
     "temporal-sort": Query(_TEMPORAL_SORT_SQL, _temporal_sort, misplaced=_temporal_sort_misplaced),
 }

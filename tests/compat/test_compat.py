@@ -47,15 +47,6 @@ REFUSED_HERE = {
     # Flink ignores IGNORE NULLS on LAG; and a column as LAG's offset answers NULL for each row there
     "lag_ignore_nulls": "LAG(...) IGNORE NULLS is not supported",
     "lag_offset_of_a_column": "The offset of LAG must be a non-negative integer literal",
-    # Flink keeps MAX(rowtime) of a GROUP BY a rowtime, so such a view is a versioned table there
-    # (each aggregate change a version): not planned here
-    "versioned_view_group_by_max_rowtime": "A versioned view over a GROUP BY is not supported yet",
-    # Flink 2.1+ orders an unbounded OVER window by any column (NonTime*UnboundedPrecedingFunction,
-    # an updating result) and over an updating input: not planned here yet
-    "over_nontime_range_unbounded": "which is no time attribute, are not supported yet",
-    "over_nontime_rows_unbounded": "which is no time attribute, are not supported yet",
-    "over_nontime_no_partition": "which is no time attribute, are not supported yet",
-    "over_nontime_over_changelog": "OVER aggregates over an updating input",
 }
 
 

@@ -25,7 +25,8 @@ WORKLOADS = [("agg", "rocksdb"), ("filter", "hashmap"), ("window", "rocksdb"), (
              ("dedup", "rocksdb"), ("udaf", "hashmap"), ("join", "rocksdb"), ("join-append", "hashmap"),
              ("join-inner", "rocksdb"),
              # streamsql.testing.chaos_queries
-             ("window-upsert", "rocksdb"), ("two-sinks", "hashmap"), ("multi-topic", "rocksdb")]
+             ("window-upsert", "rocksdb"), ("two-sinks", "hashmap"), ("multi-topic", "rocksdb"),
+             ("over-nontime", "hashmap")]
 #: Only in the full campaign.
 SLOW_WORKLOADS = [("interval-join", "hashmap"), ("window-topn", "rocksdb"), ("temporal-sort", "hashmap")]
 

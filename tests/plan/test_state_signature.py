@@ -331,3 +331,19 @@ def test_another_grouping_set_list_is_another_state(signatures, kind, sql):
     compared = [_compared(_one(signatures(sql.format(v)), kind)[1]) for v in variants]
     assert all(c != d for c, d in itertools.combinations(compared, 2))
     assert compared[0] == _compared(_one(signatures(sql.format("GROUPING SETS ((a, b), (a), ())")), kind)[1])
+
+
+NONTIME_OVER = ("INSERT INTO out3 SELECT a, COUNT(*) OVER w, SUM(v) OVER w FROM src WINDOW w AS "
+                "(PARTITION BY a ORDER BY {order} {frame} BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)")
+
+
+def test_an_over_ordered_by_another_column_or_frame_is_another_state(signatures):
+    """A non-time OVER's state is its rows in ORDER BY order: another ORDER BY column (of the same
+    type) or another frame is another state, and a time-ordered OVER's state is of another kind."""
+    op, by_b = _one(signatures(NONTIME_OVER.format(order="b", frame="RANGE")), "over-agg-nontime")
+    op_id, by_id = _one(signatures(NONTIME_OVER.format(order="id", frame="RANGE")), "over-agg-nontime")
+    _, rows = _one(signatures(NONTIME_OVER.format(order="b", frame="ROWS")), "over-agg-nontime")
+    assert op == op_id and _compared(by_b) != _compared(by_id) and by_b["input"] != by_id["input"]
+    assert by_b["parameters"]["spec"] != rows["parameters"]["spec"]
+    timed = signatures(NONTIME_OVER.format(order="ts", frame="RANGE"))
+    assert [s["operator"] for s in timed.values() if s["operator"].startswith("over")] == ["over-agg"]

@@ -727,11 +727,40 @@ def extras_query(seed: int) -> Query | None:
                  g.pick(["hashmap", "rocksdb"]), shape, alter)
 
 
-def make_query(seed: int) -> Query:
-    extra = extras_query(seed) if EXTRAS else None
+#: Shapes drawn only when asked for (``make_query(seed, shape)``, ``--shape``), so that adding one
+#: leaves every seed's query as it was (Flink's answers are recorded per seed).
+EXTRA_SHAPES = ("over_nontime",)
+
+
+def over_nontime(g: Gen, src: str) -> tuple[str, str]:
+    """An unbounded OVER window ordered by a column that is no time attribute (Flink 2.1+).
+
+    RANGE over a column (peers share a result, whatever their arrival order) or ROWS over ``id``
+    (unique): both deterministic over the final rows, so DuckDB's window gives the final table.
+    NULLs first, as Flink orders them ascending.
+    """
+    part = g.pick(["", "PARTITION BY g ", "PARTITION BY k "])
+    fn = g.pick(["SUM(x)", "COUNT(*)", "MAX(x)", "MIN(d)", "COUNT(x)", "AVG(k)"])
+    order, frame = g.pick([("x", "RANGE"), ("k", "RANGE"), ("s", "RANGE"), ("d", "RANGE"), ("id", "ROWS")])
+    wf, wd = g.where()
+    w_f = f"OVER ({part}ORDER BY {order} {frame} BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+    w_d = f"OVER ({part}ORDER BY {order} NULLS FIRST {frame} BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+    fd = f"trunc(AVG(k) {w_d})" if fn == "AVG(k)" else f"{fn} {w_d}"
+    return (f"SELECT id, {fn} {w_f} AS v FROM (SELECT * FROM {src}{wf})",
+            f"SELECT id, {fd} AS v FROM (SELECT * FROM {src}{wd})")
+
+
+def make_query(seed: int, shape: str = "") -> Query:
+    """Seed's query; ``shape`` one of :data:`EXTRA_SHAPES` draws that shape instead."""
+    extra = extras_query(seed) if EXTRAS and not shape else None
     if extra is not None:
         return extra
     g = Gen(seed)
+    if shape in EXTRA_SHAPES:
+        src = g.pick(["t", "cdc", "cdx"])
+        g.shape = shape
+        flink, duck = over_nontime(g, src)
+        return Query(flink, duck, src, g.pick([1, 7, 50, None]), g.pick(["hashmap", "rocksdb"]), shape)
     p = g.r.random()
     src = "cdc" if p < 0.2 else "cdx" if p < 0.3 else "tw" if p < 0.55 else "t"
     if src == "cdx":  # the extremes keep going: aggregates, their rankings and joins
@@ -824,9 +853,9 @@ def compare(actual: Counter, expected: Counter, what: str) -> None:
     assert_same(actual, expected, what)
 
 
-def check(seed: int, files: dict[str, Path], work: Path) -> Query:
-    """Run seed's query both ways; AssertionError with the query when they differ."""
-    q = make_query(seed)
+def check(seed: int, files: dict[str, Path], work: Path, shape: str = "") -> Query:
+    """Run seed's query (of an extra ``shape``) both ways; AssertionError with the query when they differ."""
+    q = make_query(seed, shape)
     env = make_env(work, q.backend, q.batch_size)
     create_tables(env, files)
     expected = expected_rows(q, files)
@@ -896,14 +925,20 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"refused seed {seed}: {str(e)[:200]}", flush=True)
                 return None
     seeds = [a.seed] if a.seed is not None else range(*map(int, a.seeds.split(":")))
-    if a.shape:
+    extra = a.shape if a.shape in EXTRA_SHAPES else ""
+    if extra:  # every seed draws that shape
+        plain = run
+
+        def run(seed, files, work):
+            return plain(seed, files, work, extra) if plain is check else plain(seed, files, work)
+    elif a.shape:
         seeds = [s for s in seeds if make_query(s).shape in a.shape.split(",")]
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         files = data_files(Path(tmp))
         for s in seeds:
             if a.show:
-                q = make_query(s)
+                q = make_query(s, extra)
                 print(f"-- seed {s} {q.shape} ({q.backend}, batch {q.batch_size})\n{q.flink}\n"
                       f"-- DuckDB\n{q.duck}")
                 continue

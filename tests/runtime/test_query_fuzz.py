@@ -41,6 +41,11 @@ def test_random_query_matches_duckdb(seed, files, tmp_path):
     check(seed, files, tmp_path)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_over_ordered_by_a_non_time_column_matches_duckdb(seed, files, tmp_path):
+    check(seed, files, tmp_path, "over_nontime")
+
+
 @pytest.mark.parametrize("seed", SAVEPOINT_SEEDS)
 def test_random_query_resumed_from_a_savepoint_matches_duckdb(seed, files, tmp_path):
     check_savepoint(seed, files, tmp_path)

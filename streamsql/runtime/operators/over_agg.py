@@ -91,22 +91,9 @@ class OverAggOperator(WindowOperatorBase):
         self.ts_index = ts_index
         self.output_schema = output_schema
         n_in = len(input_schema)
-        self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER")
-        # Per row: each state's partial for sign +1 (and -1 when rows leave the frame), or for a
-        # multiset state its argument value.
-        items = []
-        for s in self.aggregates.states:
-            if s.multiset:
-                items.append(f"any_value({s.arg})")
-                continue
-            for sign in ("1", "-1") if spec.bounded else ("1",):
-                items += s.partial(sign)
-        # the row number goes next to the input's columns: named apart from them (a user's __rid)
-        self._rid = apart(_RID, input_schema.names)
-        rid = f'"{self._rid}"'
-        self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {rid} ORDER BY {rid}"
-                             if items else "")
-        self._con = quiet(duckdb.connect())
+        self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER"),
+                                input_schema, spec.bounded)
+        self.aggregates = self.rows.aggregates
 
     # -- elements -----------------------------------------------------------------------------
 
@@ -118,7 +105,7 @@ class OverAggOperator(WindowOperatorBase):
         table, ts = self._rows_after(batch.table, self.ts_index, bound)
         if table.num_rows == 0:
             return []
-        adds, retracts = self._row_partials(table)
+        adds, retracts = self.rows.partials(table)
         rows = list(zip(*(c.to_pylist() for c in table.columns)))
         skeys = with_key_groups(encode_keys(table.columns[: self.num_keys], table.num_rows))
         by_key: dict[bytes, list[int]] = {}
@@ -176,7 +163,7 @@ class OverAggOperator(WindowOperatorBase):
                     j += 1
             group = due[i:j]
             for ts, _, _, add, retract in group:
-                self._fold(acc, add, 1)
+                self.rows.fold(acc, add, 1)
                 if spec.bounded:
                     frame.append([ts, retract])
             if spec.bounded:
@@ -186,24 +173,12 @@ class OverAggOperator(WindowOperatorBase):
                     lower = group[0][0] - spec.preceding
                     leaving = next((n for n, r in enumerate(frame) if r[0] >= lower), len(frame))
                 for _, retract in frame[:leaving]:
-                    self._fold(acc, retract, -1)
+                    self.rows.fold(acc, retract, -1)
                 del frame[:leaving]
             result = self.aggregates.result(acc)
             emitted += [(ts, tuple(row) + result) for ts, _, row, _, _ in group]
             value[5] = group[0][0]
             i = j
-
-    def _fold(self, acc: list, partials: list, sign: int) -> None:
-        """Fold one row's partial states (multiset values, row-wise arguments: with ``sign``) into ``acc``."""
-        for j, (s, part) in enumerate(zip(self.aggregates.states, partials)):
-            if s.rowwise:  # the row's arguments (a list of one struct): accumulate or retract them
-                args = tuple(part[0][0].values()) if isinstance(part[0][0], dict) else ()
-                s.fold_rows([acc], j, [[a] for a in args], [0], [sign])
-            elif s.multiset:
-                if part is not None:
-                    s.fold_multiset([acc], j, [0], [part], [sign])
-            else:
-                s.fold([acc], j, [[p] for p in part])
 
     def _set_timer(self, skey: bytes, value: list, puts: list, deletes: list) -> None:
         """Keep the key's one timer at its earliest pending rowtime (+ 1: timers fire at ``end - 1``)."""
@@ -217,7 +192,46 @@ class OverAggOperator(WindowOperatorBase):
 
     # -- batches ------------------------------------------------------------------------------
 
-    def _row_partials(self, table: pa.Table) -> tuple[list[list], list[list]]:
+    def _to_table(self, rows: list[tuple]) -> pa.Table:
+        """Output rows (Python values) → Arrow."""
+        columns = list(zip(*rows))
+        arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.output_schema)]
+        return pa.Table.from_arrays(arrays, schema=self.output_schema)
+
+
+class RowPartials:
+    """Each row's partial aggregate states, and their folding into one accumulator list.
+
+    What the OVER operators share (this one and :mod:`~streamsql.runtime.operators.over_nontime`):
+    the partial states of every row of a batch are computed by DuckDB at once (one group per row),
+    then folded one row at a time into a key's accumulators as the frame requires.
+
+    Args:
+        aggregates: the calls (:class:`~streamsql.functions.accumulators.Aggregates`).
+        input_schema: Arrow schema of the rows.
+        retracts: compute each row's partial for sign -1 too (rows leave a bounded frame).
+    """
+
+    def __init__(self, aggregates: Aggregates, input_schema: pa.Schema, retracts: bool):
+        self.aggregates = aggregates
+        self.retracts = retracts
+        # Per row: each state's partial for sign +1 (and -1 when rows leave the frame), or for a
+        # multiset state its argument value.
+        items = []
+        for s in aggregates.states:
+            if s.multiset:
+                items.append(f"any_value({s.arg})")
+                continue
+            for sign in ("1", "-1") if retracts else ("1",):
+                items += s.partial(sign)
+        # the row number goes next to the input's columns: named apart from them (a user's __rid)
+        self._rid = apart(_RID, input_schema.names)
+        rid = f'"{self._rid}"'
+        self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {rid} ORDER BY {rid}"
+                             if items else "")
+        self._con = quiet(duckdb.connect())
+
+    def partials(self, table: pa.Table) -> tuple[list[list], list[list]]:
         """Per row and state: the partial state for sign +1 and for sign -1 (bounded frames)."""
         n = table.num_rows
         states = self.aggregates.states
@@ -236,7 +250,7 @@ class OverAggOperator(WindowOperatorBase):
                 continue
             add = [s.to_objects(next(cols)) for _ in s.columns]
             per_state_add.append(list(zip(*add)))
-            if self.spec.bounded:
+            if self.retracts:
                 sub = [s.to_objects(next(cols)) for _ in s.columns]
                 per_state_sub.append(list(zip(*sub)))
             else:
@@ -245,8 +259,14 @@ class OverAggOperator(WindowOperatorBase):
         retracts = [list(r) for r in zip(*per_state_sub)]
         return adds, retracts
 
-    def _to_table(self, rows: list[tuple]) -> pa.Table:
-        """Output rows (Python values) → Arrow."""
-        columns = list(zip(*rows))
-        arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.output_schema)]
-        return pa.Table.from_arrays(arrays, schema=self.output_schema)
+    def fold(self, acc: list, partials: list, sign: int) -> None:
+        """Fold one row's partial states (multiset values, row-wise arguments: with ``sign``) into ``acc``."""
+        for j, (s, part) in enumerate(zip(self.aggregates.states, partials)):
+            if s.rowwise:  # the row's arguments (a list of one struct): accumulate or retract them
+                args = tuple(part[0][0].values()) if isinstance(part[0][0], dict) else ()
+                s.fold_rows([acc], j, [[a] for a in args], [0], [sign])
+            elif s.multiset:
+                if part is not None:
+                    s.fold_multiset([acc], j, [0], [part], [sign])
+            else:
+                s.fold([acc], j, [[p] for p in part])
