@@ -949,8 +949,8 @@ def main(argv: list[str] | None = None) -> int:
                     if a.verbose and q is not None:
                         sp = sys.modules.get("tests.runtime.query_fuzz_savepoint")
                         kf = sys.modules.get("tests.runtime.query_fuzz_kafka")
-                        extra = f" {sp.LAST}" if a.savepoint else f" {kf.LAST}" if kf else ""
-                        print(f"ok seed {s} {q.shape} {time.monotonic() - start:.1f} s{extra}", flush=True)
+                        detail = f" {sp.LAST}" if a.savepoint else f" {kf.LAST}" if kf else ""
+                        print(f"ok seed {s} {q.shape} {time.monotonic() - start:.1f} s{detail}", flush=True)
                 except AssertionError as e:
                     failed += 1
                     print(f"FAIL {str(e)[:3000]}\n", flush=True)
