@@ -437,7 +437,17 @@ def _similar_to(n: exp.SimilarTo) -> exp.Expression:
         msg = "SIMILAR TO: the pattern must be a string literal (without ESCAPE)"
         raise FunctionError(msg, n)
     regex = "".join(_SQL_LITERAL_IN_REGEX.get(ch, ch) for ch in pattern.this)
-    return template(f"regexp_full_match({{0}}, {sql_string(regex)})", f"({n.this.sql(dialect='duckdb')})")
+    if _ILLEGAL_REPETITION.search(regex):  # RE2 reads such a brace as itself; Java refuses the pattern
+        msg = (f"SIMILAR TO: the pattern {pattern.this!r} is no valid Java regular expression once "
+               f"translated ({regex!r}: Illegal repetition); Flink's job fails on it "
+               "(PatternSyntaxException)")
+        raise FunctionError(msg, n)
+    literal = sql_string(regex).replace("{", "{{").replace("}", "}}")  # the text goes into a template
+    return template(f"regexp_full_match({{0}}, {literal})", f"({n.this.sql(dialect='duckdb')})")
+
+
+# A '{' that does not start a repetition {n}, {n,} or {n,m} (an escaped one, \{, is a literal)
+_ILLEGAL_REPETITION = re.compile(r"(?<!\\)(?:\\\\)*\{(?!\d+(?:,\d*)?\})")
 
 
 def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:
