@@ -196,7 +196,8 @@ def _rank(node: RankNode) -> Operator:
 OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
     plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms,
-                                                                    eager_interval_ms=n.eager_interval_ms),
+                                                                    eager_interval_ms=n.eager_interval_ms,
+                                                                    every_emit=n.every_emit),
     plan.GroupAggNode: lambda n: create_group_agg(n.num_keys, n.aggs, n.inputs[0].schema, n.schema,
                                                   n.state_ttl_ms, n.inputs[0].mode != plan.INSERT_ONLY,
                                                   n.update_before),

@@ -29,7 +29,7 @@ _ORDER: dict[type, tuple[str, ...]] = {
 }
 
 FLINK_NOT_YET = frozenset("""
-    CURRENT_TIME CURRENT_WATERMARK LOCALTIME
+    CURRENT_TIME LOCALTIME
 """.split())
 """Flink built-ins not in the registry yet (refused as 'not supported yet', listed in the docs).
 
