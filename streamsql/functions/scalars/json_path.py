@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from functools import lru_cache
 
 _STEP = re.compile(r"\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*(-?\d+)\s*\])")
 _MODE = re.compile(r"^\s*(strict|lax)\s+(.+)$", re.IGNORECASE | re.DOTALL)
@@ -38,7 +39,8 @@ class Unsupported(ValueError):
     """A path with steps other than members and indexes (refused at planning)."""
 
 
-def path_steps(spec: str) -> tuple[str, list[tuple[str, str | int]]]:
+@lru_cache(maxsize=1024)  # a call's path is a literal: parsed once, not per row
+def path_steps(spec: str) -> tuple[str, tuple[tuple[str, str | int], ...]]:
     """(mode ``LAX`` / ``STRICT``, steps ``("member", name)`` / ``("index", n)``) of a Flink path.
 
     Raises:
@@ -62,7 +64,7 @@ def path_steps(spec: str) -> tuple[str, list[tuple[str, str | int]]]:
         else:
             steps.append(("member", name if name is not None else re.sub(r"\\(.)", r"\1", quoted)))
         pos = s.end()
-    return mode, steps
+    return mode, tuple(steps)
 
 
 def _no_constant(name: str):
