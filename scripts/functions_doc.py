@@ -60,9 +60,11 @@ Python user-defined functions: [udf.md](udf.md).
 
 - Regular expressions (REGEXP_REPLACE, REGEXP_EXTRACT) run on RE2, not Java's engine:
   look-around and back-references are not available.
-- `SIMILAR TO` takes a literal pattern without `ESCAPE` (translated to a regular expression at
-  planning time as Flink reads it: `%` is any text, `_` and `.` any character, `$` a literal);
-  other patterns are refused.
+- `SIMILAR TO`: a literal pattern without `ESCAPE` is translated to a regular expression at
+  planning time as Flink reads it (`%` is any text, `_` and `.` any character, `$` a literal);
+  another pattern, or one with `ESCAPE`, is translated row by row with Flink's (Calcite's) rules
+  and matched with Java's meaning; a pattern Flink's translation or Java refuses fails the job
+  (a leading `{1,2}` and a quantifier after a quantifier, `.**`, which Java reads, too).
 - Date/time format patterns are Java's, translated to strftime at planning time; the pattern
   must be a literal, and a pattern letter without a translation is refused (the zone letters
   `z Z X x O V`, whose format fails Flink's job on a TIMESTAMP). DATE_FORMAT reads them as

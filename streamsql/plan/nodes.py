@@ -213,6 +213,8 @@ class WatermarkAssignerNode(PlanNode):
             (no watermark push-down: every connector but ``kafka`` / ``upsert-kafka``),
             ``'pipeline.auto-watermark-interval'``: Flink's ``WatermarkAssignerOperator`` emits
             the watermark after a row as soon as it moved more than this; None: per batch.
+        every_emit: cut a batch at every watermark Flink's assigner emits within it, rising
+            rowtimes too (a CURRENT_WATERMARK downstream sees each; see ``plan.current_watermark``).
     """
 
     query: QuerySpec = None  # type: ignore[assignment]
@@ -220,6 +222,7 @@ class WatermarkAssignerNode(PlanNode):
     expr_sql: str = ""
     idle_timeout_ms: int = 0
     eager_interval_ms: int | None = None
+    every_emit: bool = False
 
     kind: ClassVar[str] = "watermark"
     stateful: ClassVar[bool] = True

@@ -43,6 +43,7 @@ from streamsql.plan import options_hint
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
+from streamsql.plan.current_watermark import watermark_every_emit
 from streamsql.plan.display_names import name_aggregate, rename, select_names
 from streamsql.plan.explain_types import flink_types
 from streamsql.plan.expressions import (
@@ -159,6 +160,7 @@ class Planner:
         if prune_join_inputs([node]):
             merge_calcs([node], self.sql)
         reuse_subplans([node], self.config)
+        watermark_every_emit([node])
         assign_ids([node])
         return node
 
@@ -188,6 +190,7 @@ class Planner:
             merge_calcs([sink], self.sql)
         reuse_subplans([sink], self.config)
         eliminate_update_before([sink])
+        watermark_every_emit([sink])
         assign_ids([sink])
         return sink
 
@@ -204,6 +207,7 @@ class Planner:
         """
         roots = [self.plan_insert(i) for i in inserts]
         reuse_subplans(roots, self.config, by_update_kind=True)
+        watermark_every_emit(roots)
         for node in walk(roots):  # ids unique across the statement set, stable across restarts
             node.id = ""
         assign_ids(roots)

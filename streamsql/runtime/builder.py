@@ -205,7 +205,8 @@ def _rank(node: RankNode) -> Operator:
 OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
     plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms,
-                                                                    eager_interval_ms=n.eager_interval_ms),
+                                                                    eager_interval_ms=n.eager_interval_ms,
+                                                                    every_emit=n.every_emit),
     plan.GroupAggNode: _group_agg,
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,

@@ -17,6 +17,7 @@ from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
 from streamsql.core.names import apart
 from streamsql.functions import python_functions
+from streamsql.functions.scalars.clock import WATERMARK_VARIABLE
 from streamsql.functions.scalars.registry import failure_message
 from streamsql.plan.query import INPUT_TABLE, QuerySpec, duck_message, executed_arrow
 from streamsql.runtime.numeric_calc import compile_items
@@ -27,6 +28,8 @@ from streamsql.runtime.numeric_calc import compile_items
 #: instead, which costs more from a few thousand rows (10,000: 9.5 ms vs 8.4 ms).
 SMALL_BATCH = 1024
 
+_UNSET = object()
+_LATEST_MS = 253402300799999  # 9999-12-31 23:59:59.999: the final watermark (+inf) as a timestamp
 _KIND = "__kind"
 _SPLIT = "__split"
 _ROW = "__row"
@@ -55,8 +58,29 @@ class BatchQuery:
         # numeric items numpy computes exactly as DuckDB would, without DuckDB's fixed cost per query
         self._numeric = (None if self._columns is not None or spec.condition is not None
                          else compile_items(spec.items, spec.input_schema, spec.duckdb_schema))
+        # CURRENT_WATERMARK: the DuckDB variable the query reads, set from the operator's watermark
+        self.uses_watermark = WATERMARK_VARIABLE in spec.sql()
+        self.watermark_fed = False  # an operator that keeps the watermark (the Calc) runs the query
+        self._watermark: int | None = None
+        self._watermark_set: object = _UNSET
+
+    def keep_watermark(self) -> None:
+        """The evaluating operator keeps its watermark for CURRENT_WATERMARK (:meth:`set_watermark`)."""
+        self.watermark_fed = True
+        if self._computed is not None:
+            self._computed.keep_watermark()
+
+    def set_watermark(self, ms: int) -> None:
+        """The evaluating operator's current watermark (ms since the epoch), for CURRENT_WATERMARK."""
+        self._watermark = ms
+        if self._computed is not None:
+            self._computed.set_watermark(ms)
 
     def _run_sql(self, query: str, table: pa.Table) -> pa.Table:
+        if self.uses_watermark and self._watermark_set != self._watermark:
+            value = "NULL" if self._watermark is None else str(min(self._watermark, _LATEST_MS))
+            self._con.execute(f"SET VARIABLE {WATERMARK_VARIABLE} = {value}")
+            self._watermark_set = self._watermark
         return query_table(self._con, query, table)
 
     def run(self, batch: Batch) -> Batch:
@@ -67,6 +91,10 @@ class BatchQuery:
                 not a number), naming the function, the value and the record (``batch.origin``).
         """
         table = batch.table
+        if self.uses_watermark and not self.watermark_fed:
+            msg = ("CURRENT_WATERMARK is supported in a projection or a filter only (this operator keeps no "
+                   "watermark for it)")
+            raise ExecutionError(msg)
         if self._columns is not None:
             out = table.select(self._columns).rename_columns(self.output_schema.names)
             if out.schema != self.output_schema:

@@ -243,6 +243,21 @@ class FlinkGenerator(generator.Generator):
         body = sep.join(f"{self.sql(e)};" for e in expression.expressions)
         return f"EXECUTE STATEMENT SET{sep}BEGIN{sep}{body}{sep}END"
 
+    def jsoncall_sql(self, expression: nodes.JsonCall) -> str:
+        """``JSON_VALUE(doc, path RETURNING ... ON EMPTY ... ON ERROR)`` / ``JSON_QUERY(...)`` as written."""
+        parts = [f"{self.sql(expression, 'this')}, {self.sql(expression, 'path')}"]
+        if expression.args.get("returning"):
+            parts.append(f"RETURNING {expression.args['returning']}")
+        wrapper = expression.args.get("wrapper")
+        if wrapper:
+            parts.append("WITHOUT ARRAY WRAPPER" if wrapper == "WITHOUT ARRAY" else f"WITH {wrapper} WRAPPER")
+        for on in ("empty", "error"):
+            kind = expression.args.get(f"on_{on}")
+            if kind:
+                text = f"DEFAULT {self.sql(expression, on + '_default')}" if kind == "DEFAULT" else kind
+                parts.append(f"{text} ON {on.upper()}")
+        return f"{expression.args['name']}({' '.join(parts)})"
+
     def clientcommand_sql(self, expression: nodes.ClientCommand) -> str:
         """``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``."""
         return expression.name

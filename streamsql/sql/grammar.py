@@ -151,6 +151,8 @@ class FlinkParser(parser.Parser):
         **parser.Parser.FUNCTION_PARSERS,
         **{name: (lambda self, n=name: self._parse_window_tvf(n)) for name in nodes.WINDOW_TVFS},
         "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
+        "JSON_VALUE": lambda self: self._parse_json_call("JSON_VALUE"),
+        "JSON_QUERY": lambda self: self._parse_json_call("JSON_QUERY"),
     }
 
     CONSTRAINT_PARSERS = {
@@ -805,6 +807,61 @@ class FlinkParser(parser.Parser):
         this = self._parse_assignment()
         nulls = self._parse_on_handling("NULL", "NULL", "ABSENT")
         return self.expression(exp.JSONArrayAgg(this=this, null_handling=nulls))
+
+    def _parse_json_call(self, name: str) -> exp.Expr:
+        """Parse JSON_VALUE / JSON_QUERY's arguments and clauses after the ``(`` (see ``nodes.JsonCall``).
+
+        Without a clause the call is an ``exp.Anonymous``, as any call; a clause the function does
+        not take, or one given twice, is a syntax error at it.
+        """
+        name_token = self._tokens[self._index - 2]  # the name: the call's position
+        args = self._parse_csv(self._parse_assignment)
+        clauses: dict[str, t.Any] = {}
+        if len(args) == 2 and self._match(TokenType.RETURNING):
+            returning = self._parse_types(check_func=False, allow_identifiers=False)
+            clauses["returning"] = returning.sql(dialect=self.dialect)
+        if len(args) == 2 and name == "JSON_QUERY":
+            wrapper = self._parse_json_wrapper()
+            if wrapper:
+                clauses["wrapper"] = wrapper
+        kinds = ("NULL", "ERROR", "DEFAULT") if name == "JSON_VALUE" else ("NULL", "ERROR", "EMPTY ARRAY",
+                                                                            "EMPTY OBJECT")
+        while len(args) == 2 and self._curr and self._curr.token_type != TokenType.R_PAREN:
+            first = self._curr
+            kind = next((k for k in kinds if self._match_text_seq(*k.split())), None)
+            if kind is None:
+                self.raise_error(f"Expecting one of {', '.join(kinds)} ON EMPTY | ON ERROR, or )")
+                break
+            default = self._parse_bitwise() if kind == "DEFAULT" else None
+            on = next((w.lower() for w in ("EMPTY", "ERROR") if self._match_text_seq("ON", w)), None)
+            if on is None:
+                self.raise_error("Expecting ON EMPTY or ON ERROR")
+                break
+            if f"on_{on}" in clauses:  # either order is Flink's (ON ERROR first too)
+                self._refuse(f"{name}: ON {on.upper()} given twice", first, self._prev)
+            clauses[f"on_{on}"] = kind
+            if default is not None:
+                clauses[f"{on}_default"] = default
+        if not clauses:
+            return self.expression(exp.Anonymous(this=name, expressions=args)).update_positions(name_token)
+        node = nodes.JsonCall(this=args[0], path=args[1], name=name, **clauses)
+        return self.expression(node).update_positions(name_token)
+
+    def _parse_json_wrapper(self) -> str | None:
+        # {WITHOUT [ARRAY] | WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER (Calcite's grammar)
+        index = self._index
+        if self._match_text_seq("WITHOUT"):
+            self._match_text_seq("ARRAY")
+            if self._match_text_seq("WRAPPER"):
+                return "WITHOUT ARRAY"
+        elif self._match(TokenType.WITH):
+            kind = "CONDITIONAL" if self._match_text_seq("CONDITIONAL") else "UNCONDITIONAL"
+            self._match_text_seq("UNCONDITIONAL")
+            self._match_text_seq("ARRAY")
+            if self._match_text_seq("WRAPPER"):
+                return f"{kind} ARRAY"
+        self._retreat(index)
+        return None
 
     def _parse_window_tvf(self, name: str) -> exp.Expr:
         """Parse the arguments of TUMBLE/HOP/CUMULATE/SESSION after the ``(``.

@@ -355,10 +355,36 @@ class DropCatalog(exp.Expression):
 
 CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
 
+# --- calls with clauses of their own ---------------------------------------------------------
+
+
+class JsonCall(exp.Expression, exp.Func):
+    """``JSON_VALUE`` / ``JSON_QUERY`` with any of Flink's clauses (without any: ``exp.Anonymous``).
+
+    ``JSON_VALUE(doc, path [RETURNING type] [{NULL | ERROR | DEFAULT x} ON EMPTY]
+    [{NULL | ERROR | DEFAULT x} ON ERROR])``; ``JSON_QUERY(doc, path [RETURNING type]
+    [{WITHOUT [ARRAY] | WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER]
+    [{NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT} ON EMPTY] [... ON ERROR])``.
+
+    Args:
+        this: the document; ``path``: the path expression.
+        name: ``JSON_VALUE`` or ``JSON_QUERY`` (a str).
+        returning: the RETURNING type's Flink text (a str), or None.
+        wrapper: ``WITHOUT ARRAY``, ``CONDITIONAL ARRAY`` or ``UNCONDITIONAL ARRAY`` (JSON_QUERY), or None.
+        on_empty, on_error: ``NULL``, ``ERROR``, ``DEFAULT``, ``EMPTY ARRAY`` or ``EMPTY OBJECT`` (a str),
+            or None.
+        empty_default, error_default: the DEFAULT expressions.
+    """
+
+    arg_types = {"this": True, "path": True, "name": True, "returning": False, "wrapper": False,
+                 "on_empty": False, "empty_default": False, "on_error": False, "error_default": False}
+
+
 NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     MetadataColumnConstraint, Tumble, Hop, Cumulate, Session, SetOption, ResetOption, ShowTables,
     ShowViews, ShowJobs, ShowCreateTable, DescribeTable, ShowColumns, DescribeJob, Explain, StopJob,
     PrintTopic, StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
-    DropCatalog,
+    DropCatalog, JsonCall,
 )
 """Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""
+

@@ -9,7 +9,7 @@ import hashlib
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import ConfigError, SqlError
+from streamsql.core.errors import ConfigError, SqlError, StreamSQLError
 
 ROWS = [
     '{"s": "foothebar", "n": -1, "ts": "2024-01-01 23:00:00", "ts2": "2024-01-02 01:00:00", '
@@ -78,6 +78,17 @@ def refused(env, sql: str) -> SqlError:
     ("SELECT s, STRING_AGG(s, ',') FROM t GROUP BY s", "Incorrect syntax near the keyword 'STRING_AGG'", 11),
     ("SELECT GROUP_CONCAT(s) FROM t", "Incorrect syntax near the keyword 'GROUP_CONCAT'", 8),
     ("SELECT JSON_VALUE(s, '$.a[*]') FROM t", "JSON_VALUE: JSON path '$.a[*]' is not supported yet", 8),
+    # Flink 2.3's code generator fails on other RETURNING types (flink_difffuzz, session 26); its job
+    # fails on a DEFAULT that is not a constant (NoSuchElementException)
+    ("SELECT n, JSON_VALUE(s, '$.a' RETURNING BIGINT) FROM t",
+     "JSON_VALUE: Unsupported type 'BIGINT' for RETURNING in JSON_VALUE()", 11),
+    ("SELECT JSON_VALUE(s, '$.a' DEFAULT s ON EMPTY) FROM t",
+     "JSON_VALUE: the DEFAULT ... ON EMPTY value must be a constant", 8),
+    ("SELECT JSON_VALUE(s, '$.a' RETURNING INT DEFAULT NULL ON ERROR) FROM t", "Illegal use of 'NULL'", 8),
+    ("SELECT JSON_QUERY(s, '$.a' RETURNING INT) FROM t",
+     "JSON_QUERY: Unsupported type 'INT' for RETURNING in JSON_QUERY()", 8),
+    ("SELECT JSON_QUERY(s, '$.a[*]' WITH WRAPPER) FROM t",
+     "JSON_QUERY: JSON path '$.a[*]' is not supported yet", 8),
     ("SELECT CONVERT_TZ(s, 'UTC', 'Nowhere/City') FROM t", "CONVERT_TZ: 'Nowhere/City' is not a time zone",
      8),
     ("SELECT s, COUNT(*) FROM t GROUP BY s HAVING BAR(COUNT(*)) > 1", "No match found for function signature "
@@ -153,3 +164,34 @@ def test_cast_of_a_string_to_timestamp_9_keeps_microseconds(env):
     rows = [row for _, row in env.execute_sql(q).collect(timeout=30)]
     assert len(rows) == 1 and rows[0][0].startswith("2024-01-01 10:00:00.123456")
     assert str(rows[0][1]).startswith("1969-12-31 23:59:59.999999")
+
+
+@pytest.mark.parametrize(("sql", "message", "col"), [
+    ("SELECT JSON_VALUE(s, '$.a' EMPTY ARRAY ON ERROR) FROM t", "Expecting one of NULL, ERROR, DEFAULT", 28),
+    ("SELECT JSON_VALUE(s, '$.a' NULL ON EMPTY ERROR ON EMPTY) FROM t", "JSON_VALUE: ON EMPTY given twice",
+     42),
+    ("SELECT JSON_QUERY(s, '$.a' DEFAULT 'x' ON EMPTY) FROM t", "Expecting one of NULL, ERROR, EMPTY ARRAY",
+     28),
+])
+def test_json_clauses_refused_at_parsing(env, sql, message, col):
+    err = refused(env, sql)
+    assert message in err.message, err.message
+    assert (err.line, err.col) == (1, col), str(err)
+
+
+@pytest.mark.parametrize(("expr", "message"), [
+    # Flink 2.3's jobs fail too (flink_difffuzz, session 26: TableRuntimeException, ClassCastException)
+    ("JSON_VALUE(s, '$.a' ERROR ON ERROR)", "Unexpected character"),  # 'x' is no JSON: strict's error
+    ("JSON_VALUE(s, 'lax $.a' ERROR ON EMPTY)", "Empty result of JSON_VALUE function is not allowed"),
+    ("JSON_VALUE('{\"a\": 1.5}', '$.a' RETURNING INT)", "cannot be returned as INT"),
+    # Flink casts the DEFAULT's internal object (a DecimalData here) to BigDecimal when it is used
+    ("JSON_VALUE(s, '$.a' RETURNING DOUBLE DEFAULT 0.5 ON ERROR)", "cannot be returned as DOUBLE"),
+    ("JSON_QUERY(CONCAT('{\"b\": \"', s, '\"}'), 'strict $.a' ERROR ON ERROR)",
+     "No results for path: $['a']"),
+])
+def test_json_failures_fail_the_job_naming_the_function(env, expr, message):
+    with pytest.raises(StreamSQLError) as ei:
+        list(env.execute_sql(f"SELECT {expr} FROM t WHERE s IS NOT NULL").collect(timeout=30))
+    text = str(ei.value)
+    assert expr.split("(")[0] in text and message in text, text
+    assert "duckdb" not in text.lower() and "Invalid Input Error" not in text, text

@@ -29,7 +29,7 @@ _ORDER: dict[type, tuple[str, ...]] = {
 }
 
 FLINK_NOT_YET = frozenset("""
-    CURRENT_TIME CURRENT_WATERMARK LOCALTIME
+    CURRENT_TIME LOCALTIME
 """.split())
 """Flink built-ins not in the registry yet (refused as 'not supported yet', listed in the docs).
 
@@ -46,6 +46,8 @@ def name_of(n: exp.Func) -> str:
     """The function's name as written (upper case)."""
     if isinstance(n, exp.Anonymous):
         return n.name.upper()
+    if n.key == "jsoncall":  # streamsql.sql.nodes.JsonCall: JSON_VALUE / JSON_QUERY with clauses
+        return n.args["name"]
     written = n.meta.get("flink_name")
     if written:
         return written.upper()
@@ -68,6 +70,8 @@ def arguments(n: exp.Func) -> tuple[str, list[exp.Expression], str | None]:
     if isinstance(n, exp.JSONObject):  # JSON_OBJECT(KEY k VALUE v, ...): k1, v1, k2, v2 ...
         pairs = [part for kv in n.expressions for part in (kv.this, kv.expression)]
         return name, pairs, str(n.args.get("null_handling") or "NULL ON NULL").upper()
+    if n.key == "jsoncall":  # the document and the path (the build reads the clauses)
+        return name, _named(n, ("this", "path")), None
     unit = _unit(n)
     order = _ORDER.get(type(n))
     if order is not None:

@@ -204,3 +204,31 @@ def convert_tz(c: Call) -> exp.Expression:
     wall = f"CAST({DEFAULT_PARSE} AS TIMESTAMP)"
     converted = f"timezone({target}, timezone({source}, {wall}))"
     return template(f"strftime({converted}, '%Y-%m-%d %H:%M:%S')", c.args[0])
+
+
+WATERMARK_VARIABLE = "__streamsql_current_watermark"
+"""The DuckDB variable (``getvariable``) holding the evaluating operator's current watermark, ms since
+the epoch (unset: NULL); the Calc operator sets it on its connection before each batch."""
+
+
+def _watermark_type(c: Call) -> SqlType:
+    t = c.args[0].type
+    ltz = t is not None and t.name == "TIMESTAMP_LTZ"
+    return SqlType("TIMESTAMP_LTZ", 3) if ltz else SqlType("TIMESTAMP", 3)
+
+
+@scalar("CURRENT_WATERMARK", group="temporal", sig=(("TIMESTAMP",),), result=_watermark_type,
+        deterministic=False, nulls="NULL before the operator's first watermark",
+        differences="Evaluated in a projection or filter (a Calc) only; the argument is not checked to be a "
+                    "rowtime attribute (Flink refuses another column).")
+def current_watermark(c: Call) -> exp.Expression:
+    """CURRENT_WATERMARK(rowtime): the watermark of the operator evaluating the row, as the rowtime's type.
+
+    As Flink's: NULL until the first watermark reached the operator (per task, as Flink's per subtask),
+    then the last watermark before the row; a TIMESTAMP(3) for a TIMESTAMP rowtime, a TIMESTAMP_LTZ(3)
+    for a TIMESTAMP_LTZ one. The value is the variable :data:`WATERMARK_VARIABLE` the Calc operator sets.
+    """
+    ms = f"getvariable('{WATERMARK_VARIABLE}')"
+    if _watermark_type(c).name == "TIMESTAMP_LTZ":
+        return exp.Var(this=f"(make_timestamptz(CAST({ms} AS BIGINT) * 1000))")
+    return exp.Var(this=f"(CAST(epoch_ms(CAST({ms} AS BIGINT)) AS TIMESTAMP_MS))")

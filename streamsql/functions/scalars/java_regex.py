@@ -25,11 +25,13 @@ import warnings
 from collections.abc import Iterator
 from functools import lru_cache
 
+import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars.registry import Call, template
+from streamsql.functions.python_functions import VectorFunction, planning_connection, register, rowwise
+from streamsql.functions.scalars import java_properties
+from streamsql.functions.scalars.registry import Arg, Call, template
 from streamsql.functions.scalars.utf16 import java_text
 
 # Escapes Java reads that Python refuses or reads otherwise (after a backslash)
@@ -94,26 +96,54 @@ def compile_java(pattern: str) -> re.Pattern | None:
         return None
 
 
-def check_literal(c: Call, pattern: str) -> re.Pattern:
+def check_literal(c: Call, pattern: str, index: int = 1) -> re.Pattern:
     r"""A literal pattern that will run on DuckDB's RE2, checked while planning; compiled by Python.
 
     RE2 reads a ``[`` or ``&&`` inside a class, ``\v`` (Java: any vertical white space) and ``\Z``
     (Java: the end before a final line terminator; RE2 refuses it at run time) otherwise than Java,
-    without an error: refused here rather than answered otherwise than Flink.
+    without an error: refused here rather than answered otherwise than Flink. Java's character
+    properties (``\p{L}``, ``\p{IsLatin}``, ``\p{Alpha}`` ...) are written for RE2
+    (:mod:`.java_properties`): argument ``index`` (the pattern) of ``c`` is replaced by that
+    pattern, so the call's SQL carries it; Python compiles a stand-in (its groups are the same).
 
     Raises:
         FunctionError: the pattern does not compile, or uses such syntax.
     """
+    arg = c.args[index]
+    stand_in = arg.sql.meta.get(_TRANSLATED)
+    if stand_in is not None:  # written for RE2 by an earlier check of this call
+        return re.compile(stand_in)
     what = _java_only(pattern, _RE2_OTHERWISE, hex_braces=False)
     if what is not None:
         msg = (f"{c.name}: the regular expression {pattern!r} uses Java syntax that this engine reads "
                f"otherwise ({what}); write it without (e.g. [ab] for [a[b]])")
         raise c.fail(msg)
     try:
-        return re.compile(pattern)
+        re2, stand_in = java_properties.translate(pattern)
+    except java_properties.PropertyError as e:
+        msg = (f"{c.name}: the regular expression {pattern!r} uses a character property that this engine "
+               f"cannot read as Java does: {e}")
+        raise c.fail(msg) from None
+    try:
+        compiled = re.compile(stand_in)
     except re.error as e:
         msg = f"{c.name}: invalid regular expression {pattern!r}: {e}"
         raise c.fail(msg) from None
+    if re2 != pattern:
+        try:
+            planning_connection().execute("SELECT regexp_matches('', ?)", [re2]).fetchall()
+        except duckdb.Error:
+            msg = (f"{c.name}: the regular expression {pattern!r} uses a character property that this "
+                   "engine does not know (RE2 has no such script)")
+            raise c.fail(msg) from None
+        literal = exp.Literal.string(re2)
+        literal.meta[_TRANSLATED] = stand_in
+        c.args[index] = Arg(literal, arg.type)
+    return compiled
+
+
+_TRANSLATED = "java_properties"
+"""Meta key of a pattern literal written for RE2 by :func:`check_literal`: Python's stand-in."""
 
 
 def runs_as_java(pattern: str) -> bool:

@@ -1,14 +1,17 @@
 """JSON functions (Flink's "JSON Functions"), and the ``IS [NOT] JSON`` predicate.
 
 JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_STRING, JSON_OBJECT, JSON_ARRAY; IS JSON is an
-operator (see :func:`is_json`). Flink's defaults are kept: a path is lax, and NULL ON EMPTY /
-NULL ON ERROR (FALSE ON ERROR for JSON_EXISTS) apply, so a document that does not parse, a
-path that finds nothing, or (for JSON_VALUE) an object or array where a scalar is wanted give
-NULL, never a failed job. The RETURNING, ON EMPTY and ON ERROR clauses are not parsed (a
-positioned syntax error).
+operator (see :func:`is_json`).
+
+JSON_VALUE and JSON_QUERY are Flink 2.3's ``SqlJsonUtils`` row by row (:mod:`.json_path`), with
+their clauses: RETURNING, JSON_QUERY's WRAPPER, ON EMPTY and ON ERROR (default NULL ON EMPTY NULL
+ON ERROR, so a document that does not parse or a path that finds nothing gives NULL). A path
+without ``lax`` / ``strict`` is strict, as in Flink. ERROR ON EMPTY / ON ERROR, and a value that
+does not cast to the RETURNING type, fail the job naming the function, as Flink's job fails.
+JSON_EXISTS runs on DuckDB (its ON ERROR clause is not parsed: a positioned syntax error).
 
 Paths must be literals and use member and index steps only (``$.a.b[0]``, ``$['a b']``); a
-wildcard, filter or method is refused at planning. They are translated to DuckDB's JSON paths.
+wildcard, filter or method is refused at planning. JSON_EXISTS's are translated to DuckDB's.
 
 JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
 made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
@@ -16,18 +19,23 @@ made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a stri
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars import json_path
 from streamsql.functions.scalars.cast_string import java_double_text
-from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template
+from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template, type_of
 
 S = "STRING"
 STRING = fixed("STRING")
+JSON_CALL = "jsoncall"
+"""The key of ``streamsql.sql.nodes.JsonCall`` (a layer above: known by its key)."""
 JSON_MADE = "json_made"
 """Meta key marking a node built by JSON_OBJECT / JSON_ARRAY (inserted raw when nested)."""
 
@@ -78,27 +86,267 @@ def _at_path(c: Call, body: str) -> exp.Expression:
     return template(body.replace("{path}", path.replace("{", "{{").replace("}", "}}")), c.args[0])
 
 
-@scalar("JSON_VALUE", group="json", sig=((S, S),), result=STRING,
-        nulls="NULL if an argument is NULL, the document is not JSON, the path finds nothing, or it "
-              "finds an object, an array or null",
-        differences="RETURNING, ON EMPTY and ON ERROR are not supported yet; the path must be a literal. "
-                    "JSON numbers are read as doubles ('1.50' gives '1.5', '1e2' gives '100.0'; Flink keeps "
-                    "the number's text).")
+def _clauses(c: Call) -> dict:
+    """The call's clauses (``nodes.JsonCall``'s args; none for a call without any)."""
+    return c.node.args if c.node.key == JSON_CALL else {}
+
+
+def _returning(c: Call, allowed: tuple[str, ...]) -> SqlType | None:
+    """The RETURNING type (None: none written).
+
+    Raises:
+        FunctionError: a type Flink 2.3 cannot return (its code generator fails on it).
+    """
+    text = _clauses(c).get("returning")
+    if text is None:
+        return None
+    t = SqlType.parse(text)
+    shown = "ARRAY<STRING>" if t.name == "ARRAY" and t.children[0].name == "STRING" else t.name
+    if shown not in allowed or re.match(r"(?i)\s*CHAR", text):
+        msg = (f"{c.name}: Unsupported type '{text}' for RETURNING in {c.name}() (as Flink 2.3's code "
+               f"generator; supported: {', '.join(allowed)})")
+        raise c.fail(msg)
+    return t
+
+
+_VALUE_RETURNS = ("STRING", "VARCHAR", "INT", "DOUBLE", "BOOLEAN")
+_QUERY_RETURNS = ("STRING", "VARCHAR", "ARRAY<STRING>")
+
+
+def _value_type(c: Call) -> SqlType:
+    return _returning(c, _VALUE_RETURNS) or SqlType("STRING")
+
+
+def _query_type(c: Call) -> SqlType:
+    return _returning(c, _QUERY_RETURNS) or SqlType("STRING")
+
+
+_DEFAULT_CLASSES = {"STRING": "org.apache.flink.table.data.binary.BinaryStringData",
+                    "INT": "java.lang.Integer",
+                    "BIGINT": "java.lang.Long", "SMALLINT": "java.lang.Short", "TINYINT": "java.lang.Byte",
+                    "DECIMAL": "org.apache.flink.table.data.DecimalData", "BOOLEAN": "java.lang.Boolean"}
+
+
+def _default(c: Call, on: str) -> dict | None:
+    """The constant DEFAULT value of ON ``on`` (EMPTY / ERROR): its Java class, value and text.
+
+    Flink hands the constant to the result's cast as its internal Java object (a string literal
+    is a ``BinaryStringData``, 0.5 a ``DecimalData``), so a DEFAULT of another type than the
+    RETURNING one fails the job when it is used (:func:`_behave`), not at planning.
+
+    Raises:
+        FunctionError: a DEFAULT that is not a constant (Flink's job fails on it:
+            ``NoSuchElementException``), NULL (Flink refuses it: ``Illegal use of 'NULL'``), or
+            of a type whose text is not carried here (DOUBLE, FLOAT, temporal types).
+    """
+    cl = _clauses(c)
+    if cl.get(f"on_{on}") != "DEFAULT":
+        return None
+    node = cl[f"{on}_default"]  # compiled by the binder with the other children
+    arg = Arg(node, type_of(node))
+    if isinstance(node, exp.Boolean):
+        value = node.this
+    elif arg.is_literal:
+        value = arg.value()
+    else:
+        msg = (f"{c.name}: the DEFAULT ... ON {on.upper()} value must be a constant (Flink 2.3's job fails "
+               "on any other: NoSuchElementException)")
+        raise c.fail(msg)
+    if value is None:
+        msg = "Illegal use of 'NULL'"  # Calcite's validator, as Flink 2.3 (write NULL ON EMPTY / ON ERROR)
+        raise c.fail(msg)
+    java = _DEFAULT_CLASSES.get(arg.type.name if arg.type is not None else "")
+    if java is None:
+        msg = f"{c.name}: a DEFAULT ... ON {on.upper()} value of type {arg.type} is not supported yet"
+        raise c.fail(msg)
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, float):  # a DECIMAL literal: DecimalData's plain text
+        text = format(Decimal(repr(value)), "f")
+        value = text
+    else:
+        text = str(value)
+    return {"java": java, "value": value, "text": text}
+
+
+def _config(c: Call, result: SqlType) -> dict:
+    path = c.literal(1, "the JSON path")
+    cl = _clauses(c)
+    if path is not None:
+        try:
+            json_path.path_steps(str(path))
+        except json_path.Unsupported:
+            msg = (f"{c.name}: JSON path {path!r} is not supported yet (supported: $, .member, "
+                   "['member'] and [index] steps)")
+            raise c.fail(msg) from None
+    kind = "ARRAY" if result.name == "ARRAY" else result.name
+    return {"path": path, "returns": kind, "wrapper": cl.get("wrapper") or "WITHOUT ARRAY",
+            "on_empty": cl.get("on_empty") or "NULL", "on_error": cl.get("on_error") or "NULL",
+            "empty_default": _default(c, "empty"), "error_default": _default(c, "error")}
+
+
+_DUCK_TYPES = {"STRING": ("VARCHAR", pa.string()), "INT": ("INTEGER", pa.int32()),
+               "DOUBLE": ("DOUBLE", pa.float64()), "BOOLEAN": ("BOOLEAN", pa.bool_()),
+               "ARRAY": ("VARCHAR[]", pa.list_(pa.string()))}
+
+
+def _row_function(label: str, row, kind: str) -> VectorFunction:
+    """The DuckDB function of ``row(doc, config)`` for a result of kind ``kind`` (NULL doc: NULL)."""
+    duck, arrow = _DUCK_TYPES[kind]
+
+    def fn(docs: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
+        cfg = json.loads(configs[0].as_py()) if len(configs) else {}
+        return pa.array([None if d is None else row(d, cfg) for d in docs.to_pylist()], arrow)
+
+    return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
+                                   ("VARCHAR", "VARCHAR"), duck))
+
+
+def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
+    cfg = _config(c, result)
+    if cfg["path"] is None:
+        return exp.Null()
+    f = fns[cfg["returns"]]
+    config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
+    return template(f"{f.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
+
+
+def _json_value_row(doc: str, cfg: dict):
+    """Flink's ``SqlJsonUtils.jsonValue`` of one document, then the RETURNING conversion."""
+    value, error = json_path.evaluate(doc, cfg["path"])
+    mode = json_path.path_steps(cfg["path"])[0]
+    if error is None:
+        if value is None or (mode == "LAX" and not json_path.is_scalar(value)):
+            return _behave("JSON_VALUE", cfg, "empty", None)
+        if not json_path.is_scalar(value):
+            error = json_path.JsonError("Strict jsonpath mode requires scalar value, and the actual value "
+                                        "is: "
+                                        f"''{json_path.java_text(value)}''")  # Flink's doubled quotes
+        else:
+            return _returned(value, cfg["returns"])
+    return _behave("JSON_VALUE", cfg, "error", error)
+
+
+def _behave(name: str, cfg: dict, on: str, error: Exception | None):
+    kind = cfg[f"on_{on}"]
+    if kind == "ERROR":
+        if error is None:
+            msg = f"Empty result of {name} function is not allowed"
+            raise json_path.JsonError(msg)
+        raise error
+    if kind == "DEFAULT":
+        default = cfg[f"{on}_default"]
+        if cfg["returns"] == "STRING":
+            return default["text"]
+        if default["java"] != _CASTS[cfg["returns"]][0]:
+            raise _cast_error(default["text"], default["java"], cfg["returns"])
+        return default["value"]
+    if kind in ("EMPTY ARRAY", "EMPTY OBJECT"):
+        if cfg["returns"] == "ARRAY":
+            if kind == "EMPTY OBJECT":
+                msg = f"Illegal {on} behavior 'EMPTY_OBJECT' specified in {name} function"
+                raise json_path.JsonError(msg)
+            return []
+        return "[]" if kind == "EMPTY ARRAY" else "{}"
+    return None
+
+
+_CASTS = {"INT": ("java.lang.Integer", lambda v: isinstance(v, int) and not isinstance(v, bool)
+                   and -2**31 <= v < 2**31, int),
+          "DOUBLE": ("java.math.BigDecimal", lambda v: isinstance(v, Decimal),
+                     lambda v: float(v) + 0.0),  # doubleValue: BigDecimal has no -0
+          "BOOLEAN": ("java.lang.Boolean", lambda v: isinstance(v, bool), bool)}
+
+
+def _returned(value, kind: str):
+    """The found scalar as the RETURNING type, as Flink's generated code casts it.
+
+    A string type is Java's ``String.valueOf``; the others are a Java cast of the parsed value:
+    INT takes an ``Integer`` only, DOUBLE a ``BigDecimal`` only (a number with a fraction or an
+    exponent: ``1`` does not cast), BOOLEAN a ``Boolean``. Any other value fails the job, as
+    Flink's (a ``ClassCastException``), whatever ON ERROR says.
+
+    Raises:
+        JsonError: a value that does not cast.
+    """
+    if kind == "STRING":
+        return json_path.java_text(value)
+    java, fits, convert = _CASTS[kind]
+    if fits(value):
+        return convert(value)
+    raise _cast_error(json_path.java_text(value), json_path.java_class(value), kind)
+
+
+def _cast_error(text: str, found: str, kind: str) -> json_path.JsonError:
+    java = _CASTS[kind][0]
+    msg = (f"the value {text} (a {found} in Flink) cannot be returned as {kind}: Flink 2.3's job fails on it "
+           f"too (ClassCastException: {found} cannot be cast to {java})")
+    return json_path.JsonError(msg)
+
+
+def _json_query_row(doc: str, cfg: dict):
+    """Flink's ``SqlJsonUtils.jsonQuery`` of one document."""
+    value, error = json_path.evaluate(doc, cfg["path"])
+    mode = json_path.path_steps(cfg["path"])[0]
+    if error is None:
+        wrapper = cfg["wrapper"]
+        if value is not None and (wrapper == "UNCONDITIONAL ARRAY"
+                                  or (wrapper == "CONDITIONAL ARRAY" and not isinstance(value, list))):
+            value = [value]
+        if value is None or (mode == "LAX" and json_path.is_scalar(value)):
+            return _behave("JSON_QUERY", cfg, "empty", None)
+        if json_path.is_scalar(value):
+            error = json_path.JsonError("Strict jsonpath mode requires array or object value, and the actual "
+                                        f"value is: ''{json_path.java_text(value)}''")
+        elif cfg["returns"] != "ARRAY":
+            return json_path.jsonize(value)
+        elif not isinstance(value, list):
+            error = json_path.JsonError("class java.util.LinkedHashMap cannot be cast to class "
+                                        "java.util.List")
+        else:
+            return [None if v is None else json_path.java_text(v) if json_path.is_scalar(v)
+                    else json_path.jsonize(v) for v in value]
+    return _behave("JSON_QUERY", cfg, "error", error)
+
+
+_VALUE_FNS = {k: _row_function("JSON_VALUE", _json_value_row, k)
+              for k in ("STRING", "INT", "DOUBLE", "BOOLEAN")}
+_QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRING", "ARRAY")}
+
+
+
+@scalar("JSON_VALUE", group="json", sig=((S, S),), result=_value_type,
+        nulls="NULL if the document or the path is NULL; else as ON EMPTY (a lax path: nothing found, JSON "
+              "null, an object or an array, a document that is not JSON) and ON ERROR (a strict path: the "
+              "same; a path without lax/strict is strict), each NULL by default",
+        differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
+                    "c} ON EMPTY / ON ERROR. The path must be a literal with member and index steps; a "
+                    "DEFAULT must be a constant (Flink's job fails on a column).")
 def json_value(c: Call) -> exp.Expression:
-    """The scalar at the path, as a string (a JSON string unquoted)."""
-    return _at_path(c, "CASE WHEN json_valid({0}) AND json_type({0}, {path}) NOT IN ('OBJECT', 'ARRAY') "
-                       "THEN json_extract_string({0}, {path}) END")
+    """JSON_VALUE(doc, path [RETURNING t] [... ON EMPTY] [... ON ERROR]): the scalar at the path.
+
+    As Flink 2.3's ``SqlJsonUtils.jsonValue`` (:mod:`.json_path`): a path without ``lax``/``strict``
+    is strict; a number keeps its text (``1.50``, ``1E+2``). RETURNING INT, DOUBLE, BOOLEAN or a
+    string type; ERROR ON EMPTY / ON ERROR fail the job as Flink's does.
+    """
+    return _call_row(_VALUE_FNS, c, _value_type(c))
 
 
-@scalar("JSON_QUERY", group="json", sig=((S, S),), result=STRING,
-        nulls="NULL if an argument is NULL, the document is not JSON, the path finds nothing, or it "
-              "finds a scalar",
-        differences="WITH WRAPPER, RETURNING, ON EMPTY and ON ERROR are not supported yet; the path must "
-                    "be a literal.")
+@scalar("JSON_QUERY", group="json", sig=((S, S),), result=_query_type,
+        nulls="NULL if the document or the path is NULL; else as ON EMPTY (a lax path: nothing found, JSON "
+              "null, a scalar, a document that is not JSON) and ON ERROR (a strict path: the same; a path "
+              "without lax/strict is strict), each NULL by default",
+        differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
+                    "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
+                    "OBJECT} ON EMPTY / ON ERROR. The path must be a literal with member and index steps.")
 def json_query(c: Call) -> exp.Expression:
-    """The object or array at the path, as compact JSON text."""
-    return _at_path(c, "CASE WHEN json_valid({0}) AND json_type({0}, {path}) IN ('OBJECT', 'ARRAY') "
-                       "THEN CAST(json_extract({0}, {path}) AS VARCHAR) END")
+    """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.
+
+    As Flink 2.3's ``SqlJsonUtils.jsonQuery`` (:mod:`.json_path`): compact JSON with object keys
+    sorted; WITH [CONDITIONAL | UNCONDITIONAL] ARRAY WRAPPER wraps the value in an array;
+    RETURNING ARRAY<STRING> gives an array's elements as strings.
+    """
+    return _call_row(_QUERY_FNS, c, _query_type(c))
 
 
 @scalar("JSON_EXISTS", group="json", sig=((S, S),), result=fixed("BOOLEAN"),

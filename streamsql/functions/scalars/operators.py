@@ -28,7 +28,8 @@ INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning 
 x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
 x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads it (``%`` any text,
                              ``_`` and ``.`` one character, ``$`` and backslash literal; DuckDB
-                             reads it as a POSIX regular expression); the pattern must be a literal
+                             reads it as a POSIX regular expression); another pattern, or ESCAPE:
+                             Flink's translation row by row (``similar.py``)
 CAST(LTZ AS TIMESTAMP/DATE)  ``timezone(zone, x)``: the wall clock in the session time zone
 CAST(TIMESTAMP AS DATE)      the day of its epoch ms / 86400000 truncated (Flink: before 1970 the next day)
 CAST(DOUBLE AS FLOAT)        Java's: an infinity past Float.MAX_VALUE (DuckDB fails)
@@ -47,7 +48,7 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import flink_months, java_ints
+from streamsql.functions.scalars import flink_months, java_ints, similar
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
 from streamsql.functions.scalars.decimal_product import decimal_product
@@ -63,6 +64,7 @@ from streamsql.functions.scalars.intervals import (
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.registry import (
     Arg,
+    Call,
     FunctionError,
     big_decimal_of,
     declare_failure,
@@ -191,6 +193,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):
         return _similar_to(n), t
+    if isinstance(n, exp.Escape) and n.this.meta.get(_ESCAPED):  # the SIMILAR TO took its escape
+        return n.this, SqlType("BOOLEAN")
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "TIMESTAMP" \
             and (t.precision or 0) > 6:
         # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
@@ -447,6 +451,9 @@ def _date_interval(n: exp.Add | exp.Sub) -> exp.Expression:
     return template(f"CAST({{0}} {op} ({days}) AS DATE)", f"({date.sql(dialect='duckdb')})")
 
 
+_ESCAPED = "similar_escape"
+"""Meta key of a compiled SIMILAR TO that took the ESCAPE of its parent ``exp.Escape``."""
+
 _SQL_LITERAL_IN_REGEX = {"$": "\\$", "\\": "\\\\", "%": ".*", "_": "."}
 
 
@@ -457,11 +464,27 @@ def _similar_to(n: exp.SimilarTo) -> exp.Expression:
         FunctionError: a pattern that is not a literal, or an ESCAPE clause.
     """
     pattern = n.expression
-    if not (isinstance(pattern, exp.Literal) and pattern.is_string) or n.args.get("escape") is not None:
-        msg = "SIMILAR TO: the pattern must be a string literal (without ESCAPE)"
-        raise FunctionError(msg, n)
+    # sqlglot reads `x SIMILAR TO p ESCAPE e` as Escape(SimilarTo(x, p), e): its escape, not compiled yet
+    escape = n.parent.expression if isinstance(n.parent, exp.Escape) else None
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string) or escape is not None:
+        # Flink's translation and Java's matching, row by row (functions/scalars/similar.py)
+        args = [Arg(a, type_of(a)) for a in (n.this, pattern, escape) if a is not None]
+        fn = similar.SIMILAR_ESCAPE if escape is not None else similar.SIMILAR
+        out = fn(Call("SIMILAR_TO", args, n))
+        out.meta[_ESCAPED] = escape is not None
+        return out
     regex = "".join(_SQL_LITERAL_IN_REGEX.get(ch, ch) for ch in pattern.this)
-    return template(f"regexp_full_match({{0}}, {sql_string(regex)})", f"({n.this.sql(dialect='duckdb')})")
+    if _ILLEGAL_REPETITION.search(regex):  # RE2 reads such a brace as itself; Java refuses the pattern
+        msg = (f"SIMILAR TO: the pattern {pattern.this!r} is no valid Java regular expression once "
+               f"translated ({regex!r}: Illegal repetition); Flink's job fails on it "
+               "(PatternSyntaxException)")
+        raise FunctionError(msg, n)
+    literal = sql_string(regex).replace("{", "{{").replace("}", "}}")  # the text goes into a template
+    return template(f"regexp_full_match({{0}}, {literal})", f"({n.this.sql(dialect='duckdb')})")
+
+
+# A '{' that does not start a repetition {n}, {n,} or {n,m} (an escaped one, \{, is a literal)
+_ILLEGAL_REPETITION = re.compile(r"(?<!\\)(?:\\\\)*\{(?!\d+(?:,\d*)?\})")
 
 
 def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Expression | None:

@@ -29,7 +29,7 @@ INT = fixed("INT")
 
 
 def regex(c: Call, i: int) -> str | None:
-    """Argument ``i``, a regular expression, as a checked DuckDB literal (None for NULL).
+    """Argument ``i``, a regular expression, as a checked DuckDB literal for a template (None for NULL).
 
     Raises:
         FunctionError: when it is not a literal, does not compile or is read otherwise than Java
@@ -38,8 +38,10 @@ def regex(c: Call, i: int) -> str | None:
     pattern = c.literal(i, "the pattern")
     if pattern is None:
         return None
-    java_regex.check_literal(c, pattern)
-    return sql_string(pattern)
+    java_regex.check_literal(c, pattern, i)
+    # as written for RE2 (Java's \p{..} properties); braces doubled: the text goes into a template
+    # (REGEXP(s, 'a{2}') failed with an IndexError)
+    return sql_string(c.args[i].value()).replace("{", "{{").replace("}", "}}")
 
 
 def _regex_build(body: str, dynamic):
@@ -54,10 +56,11 @@ def _regex_build(body: str, dynamic):
 
 
 _RE = ("A literal pattern runs on RE2 (no look-around or back-references; Java syntax RE2 reads "
-       "otherwise, a class inside a class, &&, \\v, \\Z, is refused at the call). A pattern that is not a "
-       "literal is compiled per row with Java's meaning (a pattern Java refuses gives NULL, REGEXP false, as "
-       "Flink), except syntax Python's engine reads otherwise (\\p{..}, \\Q..\\E, nested classes ...), "
-       "which fails the job.")
+       "otherwise, a class inside a class, &&, \\v, \\Z, is refused at the call; Java's \\p{..} "
+       "properties are written for RE2, those it has no class for, IsAlphabetic, blocks, java..., "
+       "refused). A pattern that is not a literal is compiled per row with Java's meaning (a pattern "
+       "Java refuses gives NULL, REGEXP false, as Flink), except syntax Python's engine reads otherwise "
+       "(\\p{..}, \\Q..\\E, nested classes ...), which fails the job.")
 _VV = ("VARCHAR", "VARCHAR")
 _DYNAMIC_REGEXP = dynamic_call("REGEXP", java_regex.regexp, pa.bool_(), _VV, "BOOLEAN")
 
@@ -111,7 +114,7 @@ def regexp_instr(c: Call) -> exp.Expression:
     pattern = regex(c, 1)
     if pattern is None:
         return exp.Null()
-    prefix = sql_string("(?s)^(.*?)(?:" + c.args[1].value() + ")")
+    prefix = sql_string("(?s)^(.*?)(?:" + c.args[1].value() + ")").replace("{", "{{").replace("}", "}}")
     # Java's index counts UTF-16 code units: a character outside the BMP is two
     before = f"regexp_extract({{0}}, {prefix}, 1)"
     units = f"length({before}) + length(regexp_replace({before}, {_NOT_ASTRAL}, '', 'g'))"

@@ -93,9 +93,11 @@ class WatermarkAssignerOperator(Operator):
     stateful = True
 
     def __init__(self, query: BatchQuery, idle_timeout_ms: int = 0,
-                 clock: Callable[[], float] | None = None, eager_interval_ms: int | None = None):
+                 clock: Callable[[], float] | None = None, eager_interval_ms: int | None = None,
+                 every_emit: bool = False):
         self.query = query
         self.eager_interval_ms = eager_interval_ms
+        self.every_emit = every_emit  # cut rising rowtimes too: a CURRENT_WATERMARK downstream sees each
         self.idle_timeout_ms = idle_timeout_ms
         self.wants_ticks = idle_timeout_ms > 0
         self.clock = clock or _monotonic_ms
@@ -182,7 +184,7 @@ class WatermarkAssignerOperator(Operator):
         # A row at or behind an earlier row's rowtime may be late for an operator downstream (an
         # OVER aggregate drops a row not after the watermark: equal is late); strictly rising
         # rowtimes never are, and need no cut.
-        if not (v[1:] <= running[:-1]).any():
+        if not self.every_emit and not (v[1:] <= running[:-1]).any():
             return [], batch, v
         out: list[Element] = []
         last = self.current if self.current is not None else 0  # Flink's lastWatermark starts at 0

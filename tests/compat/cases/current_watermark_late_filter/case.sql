@@ -1,0 +1,4 @@
+CREATE TABLE ev (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, ts FROM ev WHERE CURRENT_WATERMARK(ts) IS NULL OR ts > CURRENT_WATERMARK(ts);
