@@ -310,7 +310,9 @@ def compile_items(items: list[tuple[str, str]], input_schema: pa.Schema,
     for (_, sql), t in zip(items, types):
         try:
             kind, scale, program = compiler.compile(sqlglot.parse_one(sql, read="duckdb"))
-        except (_Unsupported, sqlglot.errors.SqlglotError):
+        except (_Unsupported, sqlglot.errors.SqlglotError, RecursionError):
+            # RecursionError: sqlglot's parser is recursive, and the planner's SQL for nested integer
+            # arithmetic (Java's wrap-around spelled out) can be deeper than Python's stack allows
             return None
         if not _fits(kind, scale, t):  # our reading of DuckDB's types differs: DuckDB's, always
             return None
