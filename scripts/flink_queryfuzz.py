@@ -116,13 +116,17 @@ ROW = re.compile(r"^q(\d+)> ([+-][IUD])\[(.*)\]$")
 
 
 def plan(tenv, case: dict) -> tuple[dict, object]:
-    """``case`` with Flink's ``columns``/``types`` (and its Table), or with its ``refused`` error."""
+    """``case`` with Flink's ``columns``/``types`` (and its Table), or with its ``refused`` error.
+
+    Refused: by validation or by the optimizer (EXPLAIN).
+    """
     out = dict(case)
     try:
         table = tenv.sql_query(case["query"])
         schema = table._j_table.getResolvedSchema()
         out["columns"] = [str(n) for n in schema.getColumnNames()]
         out["types"] = [str(t.toString()) for t in schema.getColumnDataTypes()]
+        table.explain()  # the optimizer's refusals too (RANK on a stream), before a job is shared
         return out, table
     except Exception as err:  # noqa: BLE001  (Flink's refusal is an answer)
         out["refused"] = _error_text(err)
@@ -185,7 +189,8 @@ def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadl
     """Answer ``cases`` in one table environment, appending each answer to ``journal`` at once.
 
     ``together`` queries whose result types print unambiguously (:data:`PRINTABLE`) run as one
-    job; the others, and those of a job that failed, are collected one by one. Stops after
+    job (a job that fails is split in two, down to 3 queries); the others, and those of the small
+    jobs that failed, are collected one by one. Stops after
     ``recycle`` cases or at ``deadline`` (``time.time()``); the driver starts a fresh worker (a
     fresh JVM) for the rest.
     """
@@ -218,11 +223,18 @@ def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadl
                     planned.append((rec, table))
                 else:
                     alone.append(case)
-            answers = answer_together(tenv, capture, planned) if len(planned) > 1 else None
-            if answers is None:
-                alone = [c for c, _ in planned] + alone
-            for rec in answers or []:
-                emit(rec, started, len(answers))
+            groups = [planned] if len(planned) > 1 else []
+            alone += [c for c, _ in planned] if len(planned) == 1 else []
+            while groups:  # a failed job is split in two until its failing query runs alone
+                group = groups.pop(0)
+                started = time.monotonic()
+                answers = answer_together(tenv, capture, group)
+                for rec in answers or []:
+                    emit(rec, started, len(answers))
+                if answers is None and len(group) > 3:
+                    groups[:0] = [group[:len(group) // 2], group[len(group) // 2:]]
+                elif answers is None:
+                    alone += [c for c, _ in group]
             for case in alone:
                 started = time.monotonic()
                 emit(answer(tenv, {k: case[k] for k in ("seed", "shape", "source", "query")}), started, 1)
@@ -331,7 +343,8 @@ def main(argv: list[str]) -> int:
     out = {"generated_by": "scripts/flink_queryfuzz.py", "flink": getattr(pyflink, "__version__", "2.3.0"),
            "config": fq.CONFIG, "data": prep["data"], "cases": cases}
     args.out.write_text(json.dumps(out, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-    journal.unlink(missing_ok=True)
+    if not left:  # (a partial document leaves the journal to resume from)
+        journal.unlink(missing_ok=True)
     counts = {k: sum(k in c for c in cases) for k in ("rows", "refused", "error", "skipped")}
     print(f"[queryfuzz] {len(cases)} seeds {counts}, {time.monotonic() - started:.0f} s -> {args.out}",
           file=sys.stderr)
