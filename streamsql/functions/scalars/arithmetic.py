@@ -142,8 +142,10 @@ def _floor_ceil_type(c: Call) -> SqlType | None:
     t = c.args[0].type
     if c.unit is not None or t is None or t.name != "DECIMAL":
         return same_as(0)(c)
-    p, s = as_decimal(t)
-    return SqlType("DECIMAL", p - s + 1 if s else p, 0)
+    # Flink keeps the precision (Calcite's ARG0_OR_EXACT_NO_SCALE): FLOOR(DECIMAL(21, 13)) is
+    # DECIMAL(21, 0), FLOOR of a DECIMAL(10, 2) column DECIMAL(10, 0) (query fuzz seed 100076)
+    p, _ = as_decimal(t)
+    return SqlType("DECIMAL", p, 0)
 
 
 def _floor_ceil(fn: str):

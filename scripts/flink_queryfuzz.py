@@ -1,0 +1,355 @@
+r"""Record Apache Flink 2.3's answers to the random queries of ``tests/runtime/query_fuzz.py``.
+
+For each seed of a range, the generator's query (its Flink text) runs on PyFlink's local
+mini-cluster in streaming mode, over the generator's own tables (``t``, the debezium changelogs
+``cdc`` and ``cdx``, the event-time ``tw``: the same files and DDL as the DuckDB oracle, written by
+this project's venv, bounded filesystem sources); the query's changelog is collected and folded
+into its final rows. The answers go into a JSON document (format: ``tests/runtime/flink_queries.py``)
+that ``tests/runtime/test_query_fuzz_flink.py`` replays on StreamSQL without Flink: result types,
+the rows as a multiset, or Flink's refusal (planning) or job failure.
+
+How: workers (fresh processes, so fresh JVMs) take ``--recycle`` queries each, and append each
+seed's answer to a journal as soon as it has it (one JSON line, flushed); a worker that answers
+nothing for ``--stall`` seconds is killed and its seed recorded as skipped. The whole run stops
+after ``--budget`` seconds (keep one hold of the Flink lock under 10 minutes): rerun the same command
+to resume from the journal; the document is written once every seed is answered.
+
+Usage (serialized with the other Flink users)::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_queryfuzz.py --seeds 0:100
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_queryfuzz.py --seeds 100:200  # adds them
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_queryfuzz.py --seeds 0:50 --out /tmp/q.json
+
+``--out`` defaults to the committed fixture; seeds already in the output document are kept, not
+rerun (``--redo`` runs them again). ``--partial --budget 0`` writes the document with the seeds the
+journal holds so far (no Flink run: no lock needed). Seeds from 100000 are the typed generator's
+(``tests/runtime/query_fuzz_typed.py``).
+
+Queries whose result types print unambiguously run ``--together`` at a time as one job, a print
+sink each (``'print-identifier'`` the seed), their lines read back into values; the others, and
+the queries of a job that failed, are collected one by one (``TableResult.collect``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests" / "runtime")]  # no StreamSQL in the Flink venv
+
+import flink_queries as fq  # noqa: E402
+from flink_compat import Capture, _error_text  # noqa: E402
+from flink_session import run_client  # noqa: E402
+
+#: Run in this project's venv: the data files, the tables' DDL (query_fuzz.create_tables, recorded)
+#: and the seeds' queries, as JSON on stdout.
+PREPARE = r"""
+import hashlib, json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from tests.runtime.query_fuzz import create_tables, data_files
+from tests.runtime.query_fuzz_typed import make_flink_query
+
+class Recorder:
+    def __init__(self):
+        self.ddl = []
+    def execute_sql(self, sql):
+        self.ddl.append(sql)
+
+folder = Path(sys.argv[2])
+folder.mkdir(parents=True, exist_ok=True)
+files = data_files(folder)
+rec = Recorder()
+create_tables(rec, files)
+queries = []
+for seed in json.loads(sys.argv[3]):
+    q = make_flink_query(seed)
+    queries.append({"seed": seed, "shape": q.shape, "source": q.source, "query": q.flink})
+digest = {k: hashlib.sha256(p.read_bytes()).hexdigest() for k, p in files.items()}
+print(json.dumps({"ddl": rec.ddl, "data": digest, "queries": queries}))
+"""
+
+
+def prepare(seeds: list[int], folder: Path) -> dict:
+    """``{"ddl", "data", "queries"}`` for ``seeds``, the data files written into ``folder``."""
+    return json.loads(run_client(PREPARE, str(ROOT), str(folder), json.dumps(seeds)))
+
+
+# -- the worker: one JVM, a share of the seeds ------------------------------------------------------
+
+def _value(text: str, type_text: str):
+    """A printed cell (Flink's ``Row.toString`` of the external value) back as that value."""
+    t = type_text.replace(" NOT NULL", "").replace(" *ROWTIME*", "")
+    if text == "null":
+        return None
+    if t in ("INT", "BIGINT", "SMALLINT", "TINYINT"):
+        return int(text)
+    if t.startswith("DECIMAL"):
+        return Decimal(text)
+    if t in ("DOUBLE", "FLOAT"):
+        return float(text)
+    if t == "BOOLEAN":
+        return text == "true"
+    if t.startswith("TIMESTAMP"):
+        return dt.datetime.fromisoformat(text)
+    if t == "DATE":
+        return dt.date.fromisoformat(text)
+    return text
+
+
+PRINTABLE = re.compile(r"^(INT|BIGINT|SMALLINT|TINYINT|DECIMAL\(\d+, \d+\)|DOUBLE|BOOLEAN|DATE|"
+                       r"TIMESTAMP\(\d\)|STRING|VARCHAR\(\d+\)|CHAR\(\d+\))( NOT NULL)?( \*ROWTIME\*)?$")
+"""The types whose printed text reads back as the value (strings: none of the tables' words holds
+``", "``, which separates cells)."""
+ROW = re.compile(r"^q(\d+)> ([+-][IUD])\[(.*)\]$")
+
+
+def plan(tenv, case: dict) -> tuple[dict, object]:
+    """``case`` with Flink's ``columns``/``types`` (and its Table), or with its ``refused`` error.
+
+    Refused: by validation or by the optimizer (EXPLAIN).
+    """
+    out = dict(case)
+    try:
+        table = tenv.sql_query(case["query"])
+        schema = table._j_table.getResolvedSchema()
+        out["columns"] = [str(n) for n in schema.getColumnNames()]
+        out["types"] = [str(t.toString()) for t in schema.getColumnDataTypes()]
+        table.explain()  # the optimizer's refusals too (RANK on a stream), before a job is shared
+        return out, table
+    except Exception as err:  # noqa: BLE001  (Flink's refusal is an answer)
+        out["refused"] = _error_text(err)
+        return out, None
+
+
+def answer(tenv, case: dict) -> dict:
+    """Flink's answer to one case's query, collected: its types and folded rows, its refusal or failure."""
+    out, table = plan(tenv, case)
+    if table is None:
+        return out
+    try:
+        with table.execute().collect() as rows:
+            changes = [(str(r.get_row_kind()), [fq.cell(v) for v in r]) for r in rows]
+        out["rows"] = fq.fold(changes)
+        out["changes"] = len(changes)
+    except Exception as err:  # noqa: BLE001  (a failing job is an answer)
+        out["error"] = _error_text(err)
+    return out
+
+
+def answer_together(tenv, capture, planned: list[tuple[dict, object]]) -> list[dict] | None:
+    """The answers of several planned queries run as one job (a print sink each, its lines read back).
+
+    None when the job fails or a line does not read back (the caller runs them one by one).
+    """
+    stmt = tenv.create_statement_set()
+    for case, table in planned:
+        cols = ", ".join(f"c{i} {t.replace(' *ROWTIME*', '')}" for i, t in enumerate(case["types"]))
+        tenv.execute_sql(f"CREATE TEMPORARY TABLE p{case['seed']} ({cols}) WITH ('connector' = 'print', "
+                         f"'print-identifier' = 'q{case['seed']}')")
+        stmt.add_insert(f"p{case['seed']}", table)
+    start = capture.mark()
+    try:
+        stmt.execute().wait()
+    except Exception:  # noqa: BLE001  (one query's failure fails them all: run them alone)
+        return None
+    finally:
+        for case, _ in planned:
+            tenv.execute_sql(f"DROP TEMPORARY TABLE p{case['seed']}")
+    changes: dict[int, list] = {case["seed"]: [] for case, _ in planned}
+    types = {case["seed"]: case["types"] for case, _ in planned}
+    for line in capture.since(start):
+        m = ROW.match(line.rstrip("\r\n"))
+        if not m or int(m.group(1)) not in changes:
+            continue
+        seed, body = int(m.group(1)), m.group(3)
+        cells = body.split(", ") if types[seed] else []
+        if len(types[seed]) == 1:
+            cells = [body]
+        if len(cells) != len(types[seed]):
+            return None
+        changes[seed].append((m.group(2), [fq.cell(_value(c, t)) for c, t in zip(cells, types[seed])]))
+    return [{**case, "rows": fq.fold(changes[case["seed"]]), "changes": len(changes[case["seed"]])}
+            for case, _ in planned]
+
+
+def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadline: float,
+           together: int) -> int:
+    """Answer ``cases`` in one table environment, appending each answer to ``journal`` at once.
+
+    ``together`` queries whose result types print unambiguously (:data:`PRINTABLE`) run as one
+    job (a job that fails is split in two, down to 3 queries); the others, and those of the small
+    jobs that failed, are collected one by one. Stops after
+    ``recycle`` cases or at ``deadline`` (``time.time()``); the driver starts a fresh worker (a
+    fresh JVM) for the rest.
+    """
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    capture = Capture()
+    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    for k, v in fq.CONFIG.items():
+        tenv.get_config().set(k, v)
+    for d in ddl:
+        tenv.execute_sql(d)
+    with journal.open("a", encoding="utf-8") as out:
+
+        def emit(rec: dict, started: float, n: int) -> None:
+            rec["seconds"] = round((time.monotonic() - started) / n, 1)
+            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+        cases = cases[:recycle]
+        while cases and time.time() < deadline:
+            chunk, cases = cases[:together], cases[together:]
+            started = time.monotonic()
+            planned, alone = [], []
+            for case in chunk:
+                rec, table = plan(tenv, case)
+                if table is None:
+                    emit(rec, started, 1)
+                elif all(PRINTABLE.match(t) for t in rec["types"]):
+                    planned.append((rec, table))
+                else:
+                    alone.append(case)
+            groups = [planned] if len(planned) > 1 else []
+            alone += [c for c, _ in planned] if len(planned) == 1 else []
+            while groups:  # a failed job is split in two until its failing query runs alone
+                group = groups.pop(0)
+                started = time.monotonic()
+                answers = answer_together(tenv, capture, group)
+                for rec in answers or []:
+                    emit(rec, started, len(answers))
+                if answers is None and len(group) > 3:
+                    groups[:0] = [group[:len(group) // 2], group[len(group) // 2:]]
+                elif answers is None:
+                    alone += [c for c, _ in group]
+            for case in alone:
+                started = time.monotonic()
+                emit(answer(tenv, {k: case[k] for k in ("seed", "shape", "source", "query")}), started, 1)
+    return 0
+
+
+# -- the driver ----------------------------------------------------------------------------------
+
+def read_journal(journal: Path) -> dict[int, dict]:
+    """The answered cases of ``journal`` by seed (a torn last line, from a kill, is dropped)."""
+    done: dict[int, dict] = {}
+    if journal.exists():
+        for ln in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                case = json.loads(ln)
+            except json.JSONDecodeError:
+                continue
+            done[case["seed"]] = case
+    return done
+
+
+GRACE, POLL = 30.0, 1.0
+"""Seconds: no new worker starts ``GRACE`` before the budget ends; the journal is looked at every ``POLL``."""
+
+
+def drive(cases: list[dict], ddl: list[str], journal: Path, args: argparse.Namespace) -> dict[int, dict]:
+    """Run workers until every case is in ``journal`` or the budget is spent; the journal's cases."""
+    end = time.time() + args.budget
+    while True:
+        done = read_journal(journal)
+        pending = [c for c in cases if c["seed"] not in done]
+        if not pending or time.time() > end - GRACE:
+            return done
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"cases": pending, "ddl": ddl}, f, ensure_ascii=False)
+        cmd = [sys.executable, __file__, "--worker", f.name, "--journal", str(journal),
+               "--recycle", str(args.recycle), "--deadline", str(end - GRACE),
+               "--together", str(args.together)]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL)
+        size, quiet_since, why = journal.stat().st_size if journal.exists() else 0, time.time(), ""
+        while proc.poll() is None:
+            time.sleep(POLL)
+            now_size = journal.stat().st_size if journal.exists() else 0
+            if now_size != size:
+                size, quiet_since = now_size, time.time()
+            elif time.time() - quiet_since > args.stall or time.time() > end + GRACE:
+                why = f"no answer in {time.time() - quiet_since:.0f} s"
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        os.unlink(f.name)
+        now = read_journal(journal)
+        print(f"[queryfuzz] worker exit {proc.returncode}: {len(now)} of {len(cases)} seeds answered, "
+              f"{time.time() - end + args.budget:.0f} s", file=sys.stderr, flush=True)
+        if len(now) == len(done) and time.time() < end - GRACE:  # the first pending case killed it
+            skipped = {**pending[0], "skipped": f"the Flink worker died on it (exit {proc.returncode}"
+                       f"{'; ' + why if why else ''})"}
+            with journal.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(skipped, ensure_ascii=False) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    """Answer the seeds and write the document; the exit code (3: unfinished, run again to resume)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seeds", default="0:100", help="A:B, the seeds A..B-1 (or a comma-separated list)")
+    p.add_argument("--out", type=Path, default=fq.FIXTURE)
+    p.add_argument("--redo", action="store_true", help="run the seeds the document already has again")
+    p.add_argument("--partial", action="store_true", help="write the document with the seeds answered so far "
+                   "(the journal's), leaving the others out")
+    p.add_argument("--budget", type=float, default=540, help="seconds before stopping (the journal keeps "
+                   "what is done: rerun to resume); keep the Flink lock <= 10 min")
+    p.add_argument("--recycle", type=int, default=100, help="queries per worker process (a fresh JVM each)")
+    p.add_argument("--together", type=int, default=8, help="queries run as one job (print sinks)")
+    p.add_argument("--stall", type=float, default=150, help="kill a worker that answers nothing this long")
+    p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: a worker's cases (JSON)
+    p.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        work = json.loads(args.worker.read_text(encoding="utf-8"))
+        return worker(work["cases"], work["ddl"], args.journal, args.recycle, args.deadline, args.together)
+    seeds = ([int(s) for s in args.seeds.split(",")] if "," in args.seeds
+             else list(range(*map(int, args.seeds.split(":")))))
+    doc = fq.load(args.out) if args.out.exists() else None
+    kept = [] if doc is None else [c for c in doc["cases"] if args.redo is False or c["seed"] not in seeds]
+    have = {c["seed"] for c in kept}
+    seeds = [s for s in seeds if s not in have]
+    folder = Path(tempfile.gettempdir()) / f"flink_queryfuzz_{os.getuid()}"
+    prep = prepare(seeds, folder / "data")
+    if doc is not None and doc["data"] != prep["data"]:
+        print("[queryfuzz] the generator's data changed since the document was written: --redo every seed "
+              "(or write to a new --out)", file=sys.stderr)
+        return 2
+    journal = args.out.with_name(args.out.name + ".journal.jsonl")
+    started = time.monotonic()
+    done = drive(prep["queries"], prep["ddl"], journal, args)
+    left = [c["seed"] for c in prep["queries"] if c["seed"] not in done]
+    if left and args.partial:  # keep what is answered; the rest is not in the document
+        seeds = [s for s in seeds if s in done]
+    elif left:
+        print(f"[queryfuzz] {len(left)} of {len(seeds)} seeds left after {time.monotonic() - started:.0f} s; "
+              f"{journal} keeps the rest: run the same command again to resume", file=sys.stderr)
+        return 3
+    cases = sorted(kept + [done[s] for s in seeds], key=lambda c: c["seed"])
+    import pyflink  # its version only (no JVM: the workers ran Flink)
+
+    out = {"generated_by": "scripts/flink_queryfuzz.py", "flink": getattr(pyflink, "__version__", "2.3.0"),
+           "config": fq.CONFIG, "data": prep["data"], "cases": cases}
+    args.out.write_text(json.dumps(out, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+    if not left:  # (a partial document leaves the journal to resume from)
+        journal.unlink(missing_ok=True)
+    counts = {k: sum(k in c for c in cases) for k in ("rows", "refused", "error", "skipped")}
+    print(f"[queryfuzz] {len(cases)} seeds {counts}, {time.monotonic() - started:.0f} s -> {args.out}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

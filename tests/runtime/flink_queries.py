@@ -1,0 +1,96 @@
+"""Flink 2.3's answers to the random queries of :mod:`tests.runtime.query_fuzz`: the fixture's format.
+
+``scripts/flink_queryfuzz.py`` (PyFlink, streaming mode) writes them and
+``tests/runtime/test_query_fuzz_flink.py`` replays them on StreamSQL. This module imports nothing of
+the engine nor DuckDB (the Flink venv has neither): the script imports it by path.
+
+The fixture (:data:`FIXTURE`) is one JSON document::
+
+    {"generated_by", "flink", "config", "data": {table: sha256 of its file},
+     "cases": [{"seed", "shape", "source", "query",
+                "columns": [name, ...], "types": [Flink's type text, ...],
+                "rows": [[cell, ...], ...]}          # the folded changelog, sorted (a multiset)
+               | {"seed", ..., "refused": Flink's planning error}
+               | {"seed", ..., "types", "error": Flink's job failure}
+               | {"seed", ..., "skipped": why (no answer from Flink: left out of the replay)}]}
+
+A cell is :func:`cell` of the value: JSON's null, booleans, integers and strings as they are, a
+DOUBLE/FLOAT as ``{"f": repr}`` (``'nan'``, ``'inf'`` too), a DECIMAL as ``{"dec": str}`` (its
+scale kept: ``12.50``), a date or time as ``{"t": ISO text}``, bytes as ``{"hex": ...}``, and a
+ROW / ARRAY / MAP as a list (a map of ``[key, value]`` pairs, sorted).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from decimal import Decimal
+from pathlib import Path
+
+FIXTURE = Path(__file__).with_name("query_fuzz_flink.json")
+#: Flink's session: UTC (no conversions hidden in TIMESTAMP_LTZ), one task (the order of a
+#: changelog is then the input's, as one StreamSQL task reads it).
+CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
+
+
+def cell(v):
+    """The JSON form of one value of a result row (see the module docstring)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return {"f": repr(v)}
+    if isinstance(v, Decimal):
+        return {"dec": str(v)}
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
+        return {"t": v.isoformat(sep=" ") if isinstance(v, dt.datetime) else v.isoformat()}
+    if isinstance(v, (bytes, bytearray)):
+        return {"hex": bytes(v).hex()}
+    if isinstance(v, dict):
+        return sorted(([cell(k), cell(x)] for k, x in v.items()), key=json.dumps)
+    if isinstance(v, (list, tuple)):
+        return [cell(x) for x in v]
+    # a PyFlink Row or another sequence-like value
+    return [cell(x) for x in list(v)]
+
+
+def row_key(row: list) -> str:
+    """A row's text, for sorting and counting rows."""
+    return json.dumps(row, sort_keys=True, ensure_ascii=False)
+
+
+def fold(changes) -> list[list]:
+    """``(kind, cells)`` pairs (kind ``'+I' '-U' '+U' '-D'``) folded into the final rows, sorted.
+
+    Raises:
+        ValueError: a retraction of a row that is not in the result.
+    """
+    state: dict[str, int] = {}
+    rows: dict[str, list] = {}
+    for n, (kind, r) in enumerate(changes):
+        key = row_key(r)
+        if kind in ("+I", "+U"):
+            state[key] = state.get(key, 0) + 1
+            rows[key] = r
+        else:
+            if state.get(key, 0) <= 0:
+                msg = f"change #{n}: {kind}{key} retracts a row that is not in the result"
+                raise ValueError(msg)
+            state[key] -= 1
+    return [rows[k] for k in sorted(state) for _ in range(state[k])]
+
+
+def same_cell(ours, theirs) -> bool:
+    """Two cells agree: exactly, but a DOUBLE/FLOAT within 1e-9 relative (sums add in another
+    order), a NaN equal to a NaN."""
+    if isinstance(ours, dict) and isinstance(theirs, dict) and "f" in ours and "f" in theirs:
+        a, b = float(ours["f"]), float(theirs["f"])
+        return (math.isnan(a) and math.isnan(b)) or a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(ours, list) and isinstance(theirs, list):
+        return len(ours) == len(theirs) and all(same_cell(a, b) for a, b in zip(ours, theirs))
+    return ours == theirs
+
+
+def load(path: Path = FIXTURE) -> dict:
+    """The fixture document."""
+    return json.loads(path.read_text(encoding="utf-8"))
