@@ -115,6 +115,83 @@ PRINTABLE = re.compile(r"^(INT|BIGINT|SMALLINT|TINYINT|DECIMAL\(\d+, \d+\)|DOUBL
 ROW = re.compile(r"^q(\d+)> ([+-][IUD])\[(.*)\]$")
 
 
+def _items(text: str) -> list[str]:
+    """The comma-separated items of a plan node's ``name=[...]`` list (brackets and parentheses nest)."""
+    items, depth, cur = [], 0, ""
+    for ch in text:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return [*items, cur.strip()] if cur.strip() else items
+
+
+def _attr(line: str, name: str) -> list[str] | None:
+    """A plan line's ``name=[...]`` items (None: the node has no such attribute)."""
+    start = line.find(f"{name}=[")
+    if start < 0:
+        return None
+    i, depth = start + len(name) + 2, 1
+    for j in range(i, len(line)):
+        depth += {"[": 1, "]": -1}.get(line[j], 0)
+        if depth == 0:
+            return _items(line[i:j])
+    return None
+
+
+def upsert_key(table) -> list[int] | None:
+    """The result columns (indices) that key Flink's upsert changelog of a Top-N, or None (unknown).
+
+    Flink drops a Top-N's ``-U`` when nothing downstream needs it (the Top-1 of an append-only
+    input: ``+I`` then ``+U`` keyed by the partition). Its unique key (Flink's ``Rank`` upsert
+    keys): the partition columns for a Top-1, with the row number for a Top-N that outputs it.
+    Read off the optimized plan: the root ``Calc``'s select list (if any) over the ``Rank``.
+    """
+    plan_text = table.explain().split("== Optimized Physical Plan ==")[1].split("== ")[0]
+    lines = [ln.strip().lstrip(":+- ") for ln in plan_text.strip().splitlines()]
+    rank = next((ln for ln in lines if ln.startswith("Rank(")), None)
+    if rank is None:
+        return None
+    parts, rank_out = _attr(rank, "partitionBy") or [], _attr(rank, "select") or []
+    end = re.search(r"rankEnd=(\d+)", rank)
+    names = rank_out
+    if lines[0].startswith("Calc(") and lines[1].startswith("Rank("):
+        # the output's names: `g`, `x AS y` (a constant row number `1:BIGINT AS $3` names nothing)
+        names = [it.split(" AS ")[0] if re.fullmatch(r"[\w$]+( AS [\w$]+)?", it) else None
+                 for it in _attr(lines[0], "select") or []]
+    elif not lines[0].startswith("Rank("):
+        return None
+    key = [names.index(p) for p in parts if p in names]
+    if len(key) != len(parts):
+        return None
+    if end and int(end.group(1)) > 1:  # rows 1..N of a partition: the row number tells them apart
+        rn = rank_out[-1] if rank_out and "$" in rank_out[-1] else None  # `w0$o0`: the row number
+        if rn not in names:
+            return None
+        key.append(names.index(rn))
+    return key
+
+
+def fold(table, changes: list) -> list[list]:
+    """``changes`` folded into the final rows (by :func:`upsert_key` if an upsert changelog).
+
+    An upsert changelog: Flink emitted ``+U`` without ``-U``; otherwise a retract stream.
+
+    Raises:
+        ValueError: an upsert changelog whose key the plan does not tell (the seed is then skipped,
+            not recorded with rows that may be wrong).
+    """
+    if not fq.upsert_only(changes):
+        return fq.fold(changes)
+    key = upsert_key(table)
+    if key is None:
+        msg = "Flink's changelog has +U without -U, and the plan names no upsert key"
+        raise ValueError(msg)
+    return fq.fold(changes, key)
+
+
 def plan(tenv, case: dict) -> tuple[dict, object]:
     """``case`` with Flink's ``columns``/``types`` (and its Table), or with its ``refused`` error.
 
@@ -141,10 +218,14 @@ def answer(tenv, case: dict) -> dict:
     try:
         with table.execute().collect() as rows:
             changes = [(str(r.get_row_kind()), [fq.cell(v) for v in r]) for r in rows]
-        out["rows"] = fq.fold(changes)
-        out["changes"] = len(changes)
     except Exception as err:  # noqa: BLE001  (a failing job is an answer)
         out["error"] = _error_text(err)
+        return out
+    try:
+        out["rows"] = fold(table, changes)
+        out["changes"] = len(changes)
+    except ValueError as err:  # (no rows we cannot vouch for)
+        return {**{k: case[k] for k in ("seed", "shape", "source", "query")}, "skipped": str(err)}
     return out
 
 
@@ -180,8 +261,11 @@ def answer_together(tenv, capture, planned: list[tuple[dict, object]]) -> list[d
         if len(cells) != len(types[seed]):
             return None
         changes[seed].append((m.group(2), [fq.cell(_value(c, t)) for c, t in zip(cells, types[seed])]))
-    return [{**case, "rows": fq.fold(changes[case["seed"]]), "changes": len(changes[case["seed"]])}
-            for case, _ in planned]
+    try:
+        return [{**case, "rows": fold(table, changes[case["seed"]]), "changes": len(changes[case["seed"]])}
+                for case, table in planned]
+    except ValueError:  # an upsert changelog without a known key: alone, the seed is skipped
+        return None
 
 
 def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadline: float,

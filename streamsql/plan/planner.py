@@ -43,6 +43,7 @@ from streamsql.plan import options_hint
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
+from streamsql.plan.current_watermark import check_arguments as check_current_watermark
 from streamsql.plan.current_watermark import watermark_every_emit
 from streamsql.plan.display_names import name_aggregate, rename, select_names
 from streamsql.plan.explain_types import flink_types
@@ -280,6 +281,7 @@ class Planner:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
                                         "use ROW_NUMBER() OVER (...) = 1")
         self._reject_modifiers(sel, limit=True)
+        check_current_watermark(self, node, scope, [where, *sel.expressions])  # a rowtime's only
         cond = compile_expression(where, scope, "WHERE") if where is not None else None
         items = self._expand_star(sel.expressions, scope)
         over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)

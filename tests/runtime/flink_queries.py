@@ -59,25 +59,47 @@ def row_key(row: list) -> str:
     return json.dumps(row, sort_keys=True, ensure_ascii=False)
 
 
-def fold(changes) -> list[list]:
+def fold(changes, key: list[int] | None = None) -> list[list]:
     """``(kind, cells)`` pairs (kind ``'+I' '-U' '+U' '-D'``) folded into the final rows, sorted.
 
+    Without ``key`` the changelog is a retract stream: a ``+U`` adds its row, a ``-U``/``-D``
+    takes one copy away. With ``key`` (column indices: the query's upsert key) it is an upsert
+    stream, as Flink emits when no consumer needs the ``-U`` (a Top-1's ``+U`` without ``-U``): a
+    ``+I``/``+U`` replaces the row holding its key, a ``-U``/``-D`` removes it.
+
     Raises:
-        ValueError: a retraction of a row that is not in the result.
+        ValueError: a retraction of a row (or key) that is not in the result.
     """
+    if key is not None:
+        by_key: dict[str, list] = {}
+        for n, (kind, r) in enumerate(changes):
+            k = row_key([r[i] for i in key])
+            if kind in ("+I", "+U"):
+                by_key[k] = r
+            elif by_key.pop(k, None) is None:
+                msg = f"change #{n}: {kind}{row_key(r)} retracts a key that is not in the result"
+                raise ValueError(msg)
+        return sorted(by_key.values(), key=row_key)
     state: dict[str, int] = {}
     rows: dict[str, list] = {}
     for n, (kind, r) in enumerate(changes):
-        key = row_key(r)
+        key_text = row_key(r)
         if kind in ("+I", "+U"):
-            state[key] = state.get(key, 0) + 1
-            rows[key] = r
+            state[key_text] = state.get(key_text, 0) + 1
+            rows[key_text] = r
         else:
-            if state.get(key, 0) <= 0:
-                msg = f"change #{n}: {kind}{key} retracts a row that is not in the result"
+            if state.get(key_text, 0) <= 0:
+                msg = f"change #{n}: {kind}{key_text} retracts a row that is not in the result"
                 raise ValueError(msg)
-            state[key] -= 1
+            state[key_text] -= 1
     return [rows[k] for k in sorted(state) for _ in range(state[k])]
+
+
+def upsert_only(changes) -> bool:
+    """The changelog updates rows (``+U``) without retracting them first (no ``-U``): an upsert
+    stream, to fold by its key (:func:`fold`)."""
+    kinds = {kind for kind, _ in changes}
+    return "+U" in kinds and "-U" not in kinds
 
 
 def same_cell(ours, theirs) -> bool:

@@ -38,10 +38,6 @@ from tests.runtime.query_fuzz_typed import make_flink_query
 ACCEPTED: dict[int, str] = {}
 #: seed → why StreamSQL's answer differs from Flink's (refusals of what Flink runs included).
 KNOWN: dict[int, str] = {
-    77: "the recorder's fault, not a difference: for this Top-1 (`rn = 1`, PARTITION BY g) Flink's collect "
-        "gave an upsert changelog (+I/+U keyed by g, no -U: 24 changes), which flink_queryfuzz.py folds as a "
-        "retract stream, keeping every former top row (24 rows for 6 groups). To do: fold by the upsert "
-        "key (or have Flink emit -U) and record the seed again.",
     100069: "refused here, answered by Flink: a join whose only key is `l.k IS NOT DISTINCT FROM r.k` "
             "(Flink plans it as an equi-join key on which NULLs match; the streaming join here takes `=` "
             "keys only, and drops NULL keys). No wrong answer: the statement is refused at its position.",

@@ -22,7 +22,7 @@ from tests.runtime.query_fuzz_typed import BASE
 DOC = fq.load()
 CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: The seeds of the default suite: each fixed difference's seed, then a few cheap ones.
-REGRESSIONS = [100076]  # FLOOR of a DECIMAL: its type
+REGRESSIONS = [77, 100076]  # a Top-1 recorded as an upsert changelog; FLOOR of a DECIMAL: its type
 #: a few of each generator: aggregates over cdc/cdx, a join of aggregates, a window join, event-time
 #: dedup (Flink keeps the rowtime), a typed GROUP BY, division and f / 0, RANK refused by both, OVER
 SAMPLE = [1, 2, 3, 8, 9, 11, 100000, 100004, 100008, 100011, 100014, 100018, 100020, 100022]
@@ -59,3 +59,45 @@ def test_the_fixture_covers_both_generators_and_every_source():
     assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw"}
     assert len(CASES) >= 300
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
+
+
+#: Flink 2.3's optimized physical plan of seed 77 (``Table.explain()``, PyFlink), the recorder's input.
+PLAN_77 = """== Abstract Syntax Tree ==
+LogicalProject(id=[$0], g=[$1], x=[$2], rn=[$3])
+
+== Optimized Physical Plan ==
+Calc(select=[id, g, x, 1:BIGINT AS $3], changelogMode=[I])
++- Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=1], \
+partitionBy=[g], orderBy=[x ASC, id ASC], select=[id, g, x], changelogMode=[I])
+   +- Exchange(distribution=[hash[g]], changelogMode=[I])
+      +- Calc(select=[id, g, x], where=[IS NOT NULL(x)], changelogMode=[I])
+         +- TableSourceScan(table=[[default_catalog, default_database, t]], fields=[id, g, k, x, b, d, f, s])
+
+== Optimized Execution Plan ==
+"""
+
+
+def test_an_upsert_changelog_folds_by_its_key():
+    """Seed 77's Top-1: Flink emitted +I then +U per partition with no -U (24 changes, 6 groups).
+    The recorder folds it by the Rank's partition key, read off Flink's plan: one row per group,
+    the group's last top row, which StreamSQL's answer (the replay above) matches."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("flink_queryfuzz", Path(__file__).parents[2] / "scripts"
+                                                  / "flink_queryfuzz.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    class Plan:
+        def explain(self):
+            return PLAN_77
+
+    assert script.upsert_key(Plan()) == [1]  # g
+    changes = [("+I", [1, "e", 921, 1]), ("+I", [3, None, 322, 1]), ("+U", [2, "e", 910, 1]),
+               ("+U", [5, "e", -951, 1]), ("+U", [20, None, -19, 1])]
+    assert fq.upsert_only(changes)
+    assert script.fold(Plan(), changes) == [[20, None, -19, 1], [5, "e", -951, 1]]
+    # read as a retract stream the same changes keep every former top row: what was recorded before
+    assert len(fq.fold(changes)) == 5
+    with pytest.raises(ValueError, match="retracts a key"):
+        fq.fold([("-U", [1, "e", 921, 1])], [1])

@@ -219,8 +219,8 @@ def _watermark_type(c: Call) -> SqlType:
 
 @scalar("CURRENT_WATERMARK", group="temporal", sig=(("TIMESTAMP",),), result=_watermark_type,
         deterministic=False, nulls="NULL before the operator's first watermark",
-        differences="Evaluated in a projection or filter (a Calc) only; the argument is not checked to be a "
-                    "rowtime attribute (Flink refuses another column).")
+        differences="Evaluated in a projection or filter (a Calc) only. As in Flink, the argument must be a "
+                    "rowtime attribute of the input (plan.current_watermark refuses anything else).")
 def current_watermark(c: Call) -> exp.Expression:
     """CURRENT_WATERMARK(rowtime): the watermark of the operator evaluating the row, as the rowtime's type.
 
