@@ -82,6 +82,8 @@ class JoinNode(PlanNode):
         condition: the join condition, for EXPLAIN.
         state_ttl_ms: the state TTL of each side's rows from a STATE_TTL hint (ms; 0: never),
             None for the job's ``'table.exec.state.ttl'`` (:mod:`streamsql.plan.state_ttl_hint`).
+        null_safe_keys: positions in the key lists compared by ``IS NOT DISTINCT FROM`` (NULL
+            matches NULL, as Flink's join key with filterNulls false); regular joins only.
     """
 
     join_type: str = INNER
@@ -90,6 +92,7 @@ class JoinNode(PlanNode):
     residual: str | None = None
     condition: str = ""
     state_ttl_ms: tuple[int | None, int | None] = (None, None)
+    null_safe_keys: tuple[int, ...] = ()
 
     kind: ClassVar[str] = "join"
     stateful: ClassVar[bool] = True
@@ -322,18 +325,31 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
 
     # 1. equi-keys
     keys: list[tuple[exp.Expression, exp.Expression]] = []
+    null_safe: list[tuple[exp.Expression, exp.Expression, exp.Expression]] = []  # (l, r, condition)
     rest: list[tuple[exp.Expression, set[int]]] = []
     for c, s in zip(conds, sides):
         u = _unparen(c)
-        if isinstance(u, exp.EQ) and s == {0, 1}:
+        if isinstance(u, (exp.EQ, exp.NullSafeEQ)) and s == {0, 1}:
             a, b = _sides(u.this, combined, left_names), _sides(u.expression, combined, left_names)
-            if a == {0} and b == {1}:
-                keys.append((u.this, u.expression))
+            pair = (u.this, u.expression) if a == {0} and b == {1} else \
+                (u.expression, u.this) if a == {1} and b == {0} else None
+            if pair is not None and isinstance(u, exp.EQ):
+                keys.append(pair)
                 continue
-            if a == {1} and b == {0}:
-                keys.append((u.expression, u.this))
-                continue
+            if pair is not None:
+                null_safe.append((*pair, c))
         rest.append((c, s))
+    # IS NOT DISTINCT FROM becomes a NULL-matching key of a regular join (Flink's filterNulls false).
+    # Where another plan may come of it (semi/anti, temporal; a window or interval join of
+    # insert-only inputs with `=` keys) it stays a condition, which gives the same rows.
+    if null_safe and jt not in (SEMI, ANTI) and as_of is None and \
+            not (keys and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY):
+        used = [c for _, _, c in null_safe]
+        rest = [(c, s) for c, s in rest if not any(c is u for u in used)]
+        null_safe_at = tuple(range(len(keys), len(keys) + len(null_safe)))
+        keys += [(le, re_) for le, re_, _ in null_safe]
+    else:
+        null_safe_at = ()
     if not keys:
         planner._fail(j, f"{NO_EQUALITY} (e.g. ON a.id = b.id); found none in: "
                          f"{' AND '.join(c.sql() for c in conds) or 'no condition'}")
@@ -383,8 +399,10 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     scope = Scope([c.derived() for c in ls.columns]
                   + [replace(c.derived(), internal=rename[c.internal]) for c in rs.columns],
                   planner.sql, "join")
-    cond_text = " AND ".join([f"({flink_text(quote(lsch))} = {flink_text(quote(rename[rsch]))})"
-                              for lsch, rsch in zip(lkeys, rkeys)])
+    cond_text = " AND ".join([f"IS NOT DISTINCT FROM({flink_text(quote(lsch))}, {flink_text(quote(rename[rsch]))})"
+                              if n in null_safe_at else
+                              f"({flink_text(quote(lsch))} = {flink_text(quote(rename[rsch]))})"
+                              for n, (lsch, rsch) in enumerate(zip(lkeys, rkeys))])
 
     if jt in (SEMI, ANTI):
         residual = _residual(planner, keep, scope, out_schema)
@@ -421,12 +439,18 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     # 3. window_start and window_end of two window TVFs among the keys → window join;
     #    bounds between the time attributes → interval join
     window_ends = window_join_ends(left, right, lkeys, rkeys)
+    if window_ends is not None and null_safe_at:  # window bounds compared NULL-safe only: refused as before
+        planner._fail(null_safe[0][2], "IS NOT DISTINCT FROM as a key of a window join is not supported "
+                                       "(compare window_start and window_end with `=`)")
     bounds = None
     if left.mode == INSERT_ONLY and right.mode == INSERT_ONLY and window_ends is None:
         bounds = _time_bounds(planner, keep, scope, left, right, rename)
     if bounds is not None:
         lower, upper, lt_name, rt_name, used = bounds
         keep = [(c, s) for c, s in keep if not any(c is u for u in used)]
+        if null_safe_at:  # only keys NULL-safe: no `=` key to plan the interval join on as before
+            planner._fail(null_safe[0][2], "IS NOT DISTINCT FROM as the only key of an interval join is not "
+                                           "supported (add an `=` key between the inputs)")
         kinds = [SqlType.of_field(n.schema.field(name)) for n, name in ((left, lt_name), (right, rt_name))]
         if kinds[0].name != kinds[1].name:  # Flink 2.3 does not bring one to the other's kind here
             planner._fail(j, "Interval join with rowtime attribute requires same rowtime types, but the "
@@ -455,7 +479,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         insert_only = jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         mode = INSERT_ONLY if insert_only else RETRACT
         node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
-                        residual=residual, condition=cond_text)
+                        residual=residual, condition=cond_text, null_safe_keys=null_safe_at)
         note_join(planner, node, ls, rs)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)

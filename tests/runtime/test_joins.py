@@ -192,6 +192,46 @@ def test_join_over_changelog_input(tmp_path, files, backend, sql):
     assert any(k in (RowKind.DELETE, RowKind.UPDATE_BEFORE) for k, _ in changelog), "updates retract rows"
 
 
+# -- IS NOT DISTINCT FROM keys (NULL matches NULL, as Flink's join key with filterNulls false) -----------
+
+NULL_SAFE = [
+    "SELECT l.id, l.k, r.id, r.w FROM l JOIN r ON l.k IS NOT DISTINCT FROM r.k",
+    "SELECT l.id, r.id, r.w FROM l LEFT JOIN r ON l.k IS NOT DISTINCT FROM r.k AND r.w > l.v",
+    "SELECT l.id, r.id FROM l RIGHT JOIN r ON r.k IS NOT DISTINCT FROM l.k",
+    "SELECT l.id, l.s, r.id, r.t FROM l FULL JOIN r ON l.s = r.t AND (l.k IS NOT DISTINCT FROM r.k)",
+    "SELECT l.id, c.id, c.w FROM l JOIN c ON l.k IS NOT DISTINCT FROM c.k",
+    "SELECT l.id, c.id, c.t FROM l FULL JOIN c ON c.t = l.s AND l.k IS NOT DISTINCT FROM c.k",
+    "SELECT c.id, d.id FROM c LEFT JOIN c AS d ON c.k IS NOT DISTINCT FROM d.k AND c.id <> d.id",
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("sql", NULL_SAFE)
+def test_is_not_distinct_from_key_equals_duckdb(tmp_path, files, backend, sql):
+    lp, rp = files
+    events, final = _cdc(7, 150)
+    cp = write_debezium(tmp_path / "c.json", events)
+    snap = write_jsonl(tmp_path / "snap.json", final)
+    env = make_env(tmp_path, backend, 4)
+    _table(env, "l", lp, L_COLS)
+    _table(env, "r", rp, R_COLS)
+    _table(env, "c", cp, R_COLS, fmt="debezium-json")
+    actual, _ = _stream(env, sql)
+    expected = _duck({"l": (lp, L_COLS), "r": (rp, R_COLS), "c": (snap, R_COLS)}, sql)
+    assert_same(actual, expected, sql)
+    # NULL keys are in the data, and matched: the answer differs from the one with `=`
+    assert expected != _duck({"l": (lp, L_COLS), "r": (rp, R_COLS), "c": (snap, R_COLS)},
+                             sql.replace("IS NOT DISTINCT FROM", "="))
+
+
+def test_is_not_distinct_from_is_a_join_key_in_explain(tmp_path, files):
+    env = make_env(tmp_path)
+    _table(env, "l", files[0], L_COLS)
+    _table(env, "r", files[1], R_COLS)
+    plan = env.execute_sql("EXPLAIN SELECT l.id, r.id FROM l LEFT JOIN r ON l.k IS NOT DISTINCT FROM r.k").message
+    assert "Join(joinType=[LeftOuterJoin], where=[IS NOT DISTINCT FROM(" in plan, plan
+
+
 # -- planning ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sql", [
