@@ -399,10 +399,9 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     scope = Scope([c.derived() for c in ls.columns]
                   + [replace(c.derived(), internal=rename[c.internal]) for c in rs.columns],
                   planner.sql, "join")
-    cond_text = " AND ".join([f"IS NOT DISTINCT FROM({flink_text(quote(lsch))}, {flink_text(quote(rename[rsch]))})"
-                              if n in null_safe_at else
-                              f"({flink_text(quote(lsch))} = {flink_text(quote(rename[rsch]))})"
-                              for n, (lsch, rsch) in enumerate(zip(lkeys, rkeys))])
+    pairs = [(flink_text(quote(lsch)), flink_text(quote(rename[rsch]))) for lsch, rsch in zip(lkeys, rkeys)]
+    cond_text = " AND ".join([f"IS NOT DISTINCT FROM({a}, {b})" if n in null_safe_at else f"({a} = {b})"
+                              for n, (a, b) in enumerate(pairs)])
 
     if jt in (SEMI, ANTI):
         residual = _residual(planner, keep, scope, out_schema)

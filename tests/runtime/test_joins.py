@@ -228,7 +228,8 @@ def test_is_not_distinct_from_is_a_join_key_in_explain(tmp_path, files):
     env = make_env(tmp_path)
     _table(env, "l", files[0], L_COLS)
     _table(env, "r", files[1], R_COLS)
-    plan = env.execute_sql("EXPLAIN SELECT l.id, r.id FROM l LEFT JOIN r ON l.k IS NOT DISTINCT FROM r.k").message
+    sql = "EXPLAIN SELECT l.id, r.id FROM l LEFT JOIN r ON l.k IS NOT DISTINCT FROM r.k"
+    plan = env.execute_sql(sql).message
     assert "Join(joinType=[LeftOuterJoin], where=[IS NOT DISTINCT FROM(" in plan, plan
 
 
