@@ -329,13 +329,19 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     rest: list[tuple[exp.Expression, set[int]]] = []
     for c, s in zip(conds, sides):
         u = _unparen(c)
-        if isinstance(u, (exp.EQ, exp.NullSafeEQ)) and s == {0, 1}:
-            a, b = _sides(u.this, combined, left_names), _sides(u.expression, combined, left_names)
-            pair = (u.this, u.expression) if a == {0} and b == {1} else \
-                (u.expression, u.this) if a == {1} and b == {0} else None
+        both = _null_safe_operands(u) or ((u.this, u.expression) if isinstance(u, exp.EQ) else None)
+        if both is not None and s == {0, 1}:
+            a, b = (_sides(x, combined, left_names) for x in both)
+            pair = both if a == {0} and b == {1} else both[::-1] if a == {1} and b == {0} else None
             if pair is not None and isinstance(u, exp.EQ):
                 keys.append(pair)
                 continue
+            lst, rst = (sql_type_of(pair[0], ls), sql_type_of(pair[1], rs)) if pair else (None, None)
+            if pair is not None and lst and rst and lst.name != rst.name:
+                if isinstance(u, exp.NullSafeEQ):  # Flink 2.3 casts neither side of a NULL-safe key
+                    planner._fail(u, f"Join: Equality join predicate on incompatible types: {pair[0].sql()} "
+                                     f"is {lst}, {pair[1].sql()} is {rst}")
+                pair = None  # Flink keeps the OR form a condition then (CAST(k AS BIGINT) = k0 OR ...)
             if pair is not None:
                 null_safe.append((*pair, c))
         rest.append((c, s))
@@ -483,6 +489,31 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)
     return node, scope
+
+
+def _null_safe_operands(e: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
+    """The operands of a NULL-safe equality, as Flink's planner reads one into a join key.
+
+    Returns:
+        ``(a, b)`` for ``a IS NOT DISTINCT FROM b`` or ``a = b OR (a IS NULL AND b IS NULL)`` (either
+        order throughout; operands compared as written), else None.
+    """
+    if isinstance(e, exp.NullSafeEQ):
+        return e.this, e.expression
+    if not isinstance(e, exp.Or):
+        return None
+    for eq, nulls in ((e.this, e.expression), (e.expression, e.this)):
+        eq, nulls = _unparen(eq), _unparen(nulls)
+        if not (isinstance(eq, exp.EQ) and isinstance(nulls, exp.And)):
+            continue
+        tested = []
+        for t in (_unparen(nulls.this), _unparen(nulls.expression)):
+            if isinstance(t, exp.Is) and isinstance(t.expression, exp.Null):
+                tested.append(t.this)
+        a, b = eq.this, eq.expression
+        if len(tested) == 2 and (tested in ([a, b], [b, a])):
+            return a, b
+    return None
 
 
 def _residual(planner, keep: list[tuple[exp.Expression, set[int]]], scope: Scope,
