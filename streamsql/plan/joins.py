@@ -82,6 +82,8 @@ class JoinNode(PlanNode):
         condition: the join condition, for EXPLAIN.
         state_ttl_ms: the state TTL of each side's rows from a STATE_TTL hint (ms; 0: never),
             None for the job's ``'table.exec.state.ttl'`` (:mod:`streamsql.plan.state_ttl_hint`).
+        null_safe_keys: positions in the key lists compared by ``IS NOT DISTINCT FROM`` (NULL
+            matches NULL, as Flink's join key with filterNulls false); regular joins only.
     """
 
     join_type: str = INNER
@@ -90,6 +92,7 @@ class JoinNode(PlanNode):
     residual: str | None = None
     condition: str = ""
     state_ttl_ms: tuple[int | None, int | None] = (None, None)
+    null_safe_keys: tuple[int, ...] = ()
 
     kind: ClassVar[str] = "join"
     stateful: ClassVar[bool] = True
@@ -322,18 +325,37 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
 
     # 1. equi-keys
     keys: list[tuple[exp.Expression, exp.Expression]] = []
+    null_safe: list[tuple[exp.Expression, exp.Expression, exp.Expression]] = []  # (l, r, condition)
     rest: list[tuple[exp.Expression, set[int]]] = []
     for c, s in zip(conds, sides):
         u = _unparen(c)
-        if isinstance(u, exp.EQ) and s == {0, 1}:
-            a, b = _sides(u.this, combined, left_names), _sides(u.expression, combined, left_names)
-            if a == {0} and b == {1}:
-                keys.append((u.this, u.expression))
+        both = _null_safe_operands(u) or ((u.this, u.expression) if isinstance(u, exp.EQ) else None)
+        if both is not None and s == {0, 1}:
+            a, b = (_sides(x, combined, left_names) for x in both)
+            pair = both if a == {0} and b == {1} else both[::-1] if a == {1} and b == {0} else None
+            if pair is not None and isinstance(u, exp.EQ):
+                keys.append(pair)
                 continue
-            if a == {1} and b == {0}:
-                keys.append((u.expression, u.this))
-                continue
+            lst, rst = (sql_type_of(pair[0], ls), sql_type_of(pair[1], rs)) if pair else (None, None)
+            if pair is not None and lst and rst and lst.name != rst.name:
+                if isinstance(u, exp.NullSafeEQ):  # Flink 2.3 casts neither side of a NULL-safe key
+                    planner._fail(u, f"Join: Equality join predicate on incompatible types: {pair[0].sql()} "
+                                     f"is {lst}, {pair[1].sql()} is {rst}")
+                pair = None  # Flink keeps the OR form a condition then (CAST(k AS BIGINT) = k0 OR ...)
+            if pair is not None:
+                null_safe.append((*pair, c))
         rest.append((c, s))
+    # IS NOT DISTINCT FROM becomes a NULL-matching key of a regular join (Flink's filterNulls false).
+    # Where another plan may come of it (semi/anti, temporal; a window or interval join of
+    # insert-only inputs with `=` keys) it stays a condition, which gives the same rows.
+    if null_safe and jt not in (SEMI, ANTI) and as_of is None and \
+            not (keys and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY):
+        used = [c for _, _, c in null_safe]
+        rest = [(c, s) for c, s in rest if not any(c is u for u in used)]
+        null_safe_at = tuple(range(len(keys), len(keys) + len(null_safe)))
+        keys += [(le, re_) for le, re_, _ in null_safe]
+    else:
+        null_safe_at = ()
     if not keys:
         planner._fail(j, f"{NO_EQUALITY} (e.g. ON a.id = b.id); found none in: "
                          f"{' AND '.join(c.sql() for c in conds) or 'no condition'}")
@@ -383,8 +405,9 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     scope = Scope([c.derived() for c in ls.columns]
                   + [replace(c.derived(), internal=rename[c.internal]) for c in rs.columns],
                   planner.sql, "join")
-    cond_text = " AND ".join([f"({flink_text(quote(lsch))} = {flink_text(quote(rename[rsch]))})"
-                              for lsch, rsch in zip(lkeys, rkeys)])
+    pairs = [(flink_text(quote(lsch)), flink_text(quote(rename[rsch]))) for lsch, rsch in zip(lkeys, rkeys)]
+    cond_text = " AND ".join([f"IS NOT DISTINCT FROM({a}, {b})" if n in null_safe_at else f"({a} = {b})"
+                              for n, (a, b) in enumerate(pairs)])
 
     if jt in (SEMI, ANTI):
         residual = _residual(planner, keep, scope, out_schema)
@@ -421,12 +444,18 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     # 3. window_start and window_end of two window TVFs among the keys → window join;
     #    bounds between the time attributes → interval join
     window_ends = window_join_ends(left, right, lkeys, rkeys)
+    if window_ends is not None and null_safe_at:  # window bounds compared NULL-safe only: refused as before
+        planner._fail(null_safe[0][2], "IS NOT DISTINCT FROM as a key of a window join is not supported "
+                                       "(compare window_start and window_end with `=`)")
     bounds = None
     if left.mode == INSERT_ONLY and right.mode == INSERT_ONLY and window_ends is None:
         bounds = _time_bounds(planner, keep, scope, left, right, rename)
     if bounds is not None:
         lower, upper, lt_name, rt_name, used = bounds
         keep = [(c, s) for c, s in keep if not any(c is u for u in used)]
+        if null_safe_at:  # only keys NULL-safe: no `=` key to plan the interval join on as before
+            planner._fail(null_safe[0][2], "IS NOT DISTINCT FROM as the only key of an interval join is not "
+                                           "supported (add an `=` key between the inputs)")
         kinds = [SqlType.of_field(n.schema.field(name)) for n, name in ((left, lt_name), (right, rt_name))]
         if kinds[0].name != kinds[1].name:  # Flink 2.3 does not bring one to the other's kind here
             planner._fail(j, "Interval join with rowtime attribute requires same rowtime types, but the "
@@ -455,11 +484,36 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         insert_only = jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         mode = INSERT_ONLY if insert_only else RETRACT
         node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
-                        residual=residual, condition=cond_text)
+                        residual=residual, condition=cond_text, null_safe_keys=null_safe_at)
         note_join(planner, node, ls, rs)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)
     return node, scope
+
+
+def _null_safe_operands(e: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
+    """The operands of a NULL-safe equality, as Flink's planner reads one into a join key.
+
+    Returns:
+        ``(a, b)`` for ``a IS NOT DISTINCT FROM b`` or ``a = b OR (a IS NULL AND b IS NULL)`` (either
+        order throughout; operands compared as written), else None.
+    """
+    if isinstance(e, exp.NullSafeEQ):
+        return e.this, e.expression
+    if not isinstance(e, exp.Or):
+        return None
+    for eq, nulls in ((e.this, e.expression), (e.expression, e.this)):
+        eq, nulls = _unparen(eq), _unparen(nulls)
+        if not (isinstance(eq, exp.EQ) and isinstance(nulls, exp.And)):
+            continue
+        tested = []
+        for t in (_unparen(nulls.this), _unparen(nulls.expression)):
+            if isinstance(t, exp.Is) and isinstance(t.expression, exp.Null):
+                tested.append(t.this)
+        a, b = eq.this, eq.expression
+        if len(tested) == 2 and (tested in ([a, b], [b, a])):
+            return a, b
+    return None
 
 
 def _residual(planner, keep: list[tuple[exp.Expression, set[int]]], scope: Scope,

@@ -104,6 +104,10 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
 # shuffle: a LOOKUP hint's 'shuffle', for EXPLAIN only; per_row (a ranking emitting row by row) and
 # keep_update_before (a temporal join keeping -U versions): how rows are emitted, not what the state
 # holds, and only on a versioned view's plans (refused before these fields existed)
+#: Fields added after checkpoints were recorded without them: left out while empty, so those
+#: checkpoints keep their signature, and one with the field set differs from one of the old kind
+#: (a join's NULL-safe keys: a join on `=` keys dropped NULL-keyed rows' matches).
+_ONLY_WHEN_SET = frozenset({"null_safe_keys"})
 #: Comparable parts of a signature, in the order messages list differences.
 PARTS = ("operator", "parameters", "input", "output", "layout")
 _QUOTED = re.compile(r'"((?:[^"]|"")+)"')
@@ -337,7 +341,7 @@ class _Origins:
 def _parameters(node: PlanNode) -> dict[str, Any]:
     """The node's fields that shape what it computes or keeps, as canonical JSON values."""
     return {f.name: _canonical(getattr(node, f.name)) for f in dataclasses.fields(node)
-            if f.name not in _NOT_STATE}
+            if f.name not in _NOT_STATE and not (f.name in _ONLY_WHEN_SET and not getattr(node, f.name))}
 
 
 def _digest(value: Any) -> str:

@@ -104,7 +104,8 @@ def _join(node: JoinNode) -> Operator:
     return StreamingJoinOperator(node.join_type, node.left_keys, node.right_keys, left, right, node.schema,
                                  _residual(node), insert_only=node.mode == plan.INSERT_ONLY,
                                  state_ttl_ms=node.state_ttl_ms,
-                                 inputs_insert_only=tuple(i.mode == plan.INSERT_ONLY for i in node.inputs))
+                                 inputs_insert_only=tuple(i.mode == plan.INSERT_ONLY for i in node.inputs),
+                                 null_safe=node.null_safe_keys)
 
 
 def _interval_join(node: IntervalJoinNode) -> Operator:

@@ -199,6 +199,17 @@ def test_another_join_key_is_another_state(signatures):
     assert op == op_b and _compared(on_a) != _compared(on_b)
 
 
+def test_a_null_safe_join_key_is_another_state(signatures):
+    """A join on `=` keeps no match of a NULL key: its checkpoint must not restore a NULL-safe join."""
+    sql = "INSERT INTO outj SELECT s.a, d.name FROM src s JOIN dim d ON s.a {} d.a"
+    op, plain = _one(signatures(sql.format("=")), "join")
+    op_ns, null_safe = _one(signatures(sql.format("IS NOT DISTINCT FROM")), "join")
+    assert op == op_ns and _compared(plain) != _compared(null_safe)
+    assert null_safe["parameters"]["null_safe_keys"] == [0]
+    # left out while unset: the signatures recorded before the field existed stay the same
+    assert "null_safe_keys" not in plain["parameters"]
+
+
 @pytest.mark.parametrize("changed", [
     "INSERT INTO out SELECT a, COUNT(*) * 2 FROM src GROUP BY a",  # a projection after the aggregate
     "INSERT INTO out SELECT a AS k, COUNT(*) AS c FROM src GROUP BY a",  # aliases

@@ -38,10 +38,6 @@ from tests.runtime.query_fuzz_typed import make_flink_query
 ACCEPTED: dict[int, str] = {}
 #: seed → why StreamSQL's answer differs from Flink's (refusals of what Flink runs included).
 KNOWN: dict[int, str] = {
-    100069: "refused here, answered by Flink: a join whose only key is `l.k IS NOT DISTINCT FROM r.k` "
-            "(Flink plans it as an equi-join key on which NULLs match; the streaming join here takes `=` "
-            "keys only, and drops NULL keys). No wrong answer: the statement is refused at its position.",
-    100132: "as 100069 (IS NOT DISTINCT FROM as the join key): refused here.",
     100085: "a global aggregate under a WHERE that can never hold (`x IS NULL AND x BETWEEN ...`): Flink's "
             "optimizer folds the filter to an empty VALUES and the aggregate of it to one row of NULLs "
             "(Calcite's AggregateValuesRule), so Flink emits one row; a streaming aggregate that sees no "

@@ -177,19 +177,76 @@ CDC_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("sql", CDC_QUERIES)
-def test_join_over_changelog_input(tmp_path, files, backend, sql):
-    lp, _ = files
-    events, final = _cdc(5, 150)
+def _with_changelog(tmp_path, files, backend: str, seed: int):
+    """An env (batches of 4) with tables l, r (JSON lines) and c (debezium-json from :func:`_cdc`).
+
+    Returns:
+        The env, and per table its file and columns for :func:`_duck` (c's: its final rows).
+    """
+    lp, rp = files
+    events, final = _cdc(seed, 150)
     cp = write_debezium(tmp_path / "c.json", events)
     snap = write_jsonl(tmp_path / "snap.json", final)
     env = make_env(tmp_path, backend, 4)
     _table(env, "l", lp, L_COLS)
+    _table(env, "r", rp, R_COLS)
     _table(env, "c", cp, R_COLS, fmt="debezium-json")
+    return env, {"l": (lp, L_COLS), "r": (rp, R_COLS), "c": (snap, R_COLS)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("sql", CDC_QUERIES)
+def test_join_over_changelog_input(tmp_path, files, backend, sql):
+    env, paths = _with_changelog(tmp_path, files, backend, 5)
     actual, changelog = _stream(env, sql)
-    assert_same(actual, _duck({"l": (lp, L_COLS), "c": (snap, R_COLS)}, sql), sql)
+    assert_same(actual, _duck(paths, sql), sql)
     assert any(k in (RowKind.DELETE, RowKind.UPDATE_BEFORE) for k, _ in changelog), "updates retract rows"
+
+
+# -- IS NOT DISTINCT FROM keys (NULL matches NULL, as Flink's join key with filterNulls false) -----------
+
+NULL_SAFE = [  # l.k is INT, r.k and c.k BIGINT: Flink 2.3 casts neither side of a NULL-safe key
+    "SELECT l.id, l.k, r.id, r.w FROM l JOIN r ON CAST(l.k AS BIGINT) IS NOT DISTINCT FROM r.k",
+    "SELECT l.id, r.id, r.w FROM l LEFT JOIN r ON CAST(l.k AS BIGINT) IS NOT DISTINCT FROM r.k AND r.w > l.v",
+    "SELECT l.id, r.id FROM l RIGHT JOIN r ON r.k IS NOT DISTINCT FROM CAST(l.k AS BIGINT)",
+    "SELECT l.id, r.t FROM l FULL JOIN r ON l.s = r.t AND (r.k IS NOT DISTINCT FROM CAST(l.k AS BIGINT))",
+    "SELECT l.id, c.id, c.w FROM l JOIN c ON CAST(l.k AS BIGINT) IS NOT DISTINCT FROM c.k",
+    "SELECT l.id, c.id, c.t FROM l FULL JOIN c ON c.t = l.s AND CAST(l.k AS BIGINT) IS NOT DISTINCT FROM c.k",
+    "SELECT c.id, d.id FROM c LEFT JOIN c AS d ON c.k IS NOT DISTINCT FROM d.k AND c.id <> d.id",
+    # the form Flink's planner turns into the same key (its EXPLAIN: IS NOT DISTINCT FROM(k, k0))
+    "SELECT c.id, d.id, d.w FROM c FULL JOIN c AS d ON c.k = d.k OR (c.k IS NULL AND d.k IS NULL)",
+    # (keys of two types: a condition, as in Flink)
+    "SELECT l.id, c.id FROM l LEFT JOIN c ON l.s = c.t AND (c.k IS NULL AND l.k IS NULL OR l.k = c.k)",
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("sql", NULL_SAFE)
+def test_is_not_distinct_from_key_equals_duckdb(tmp_path, files, backend, sql):
+    env, paths = _with_changelog(tmp_path, files, backend, 7)
+    actual, _ = _stream(env, sql)
+    expected = _duck(paths, sql)
+    assert_same(actual, expected, sql)
+    # NULL keys are in the data, and matched: the answer differs from the one with `=`
+    plain = sql.replace("IS NOT DISTINCT FROM", "=").replace("IS NULL AND", "IS NULL AND FALSE AND")
+    assert expected != _duck(paths, plain)
+
+
+def test_is_not_distinct_from_is_a_join_key_in_explain(tmp_path, files):
+    env = make_env(tmp_path)
+    _table(env, "l", files[0], L_COLS)
+    _table(env, "r", files[1], R_COLS)
+    for on in ("l.id IS NOT DISTINCT FROM r.id", "l.id = r.id OR (r.id IS NULL AND l.id IS NULL)"):
+        plan = env.execute_sql(f"EXPLAIN SELECT l.v, r.w FROM l LEFT JOIN r ON {on}").message
+        assert "Join(joinType=[LeftOuterJoin], where=[IS NOT DISTINCT FROM(" in plan, plan
+    # keys of two types: Flink 2.3 refuses IS NOT DISTINCT FROM, keeps the OR form a condition
+    with pytest.raises(SqlError) as ei:
+        env.execute_sql("SELECT l.id, r.id\nFROM l JOIN r ON l.v = r.w AND l.k IS NOT DISTINCT FROM r.k")
+    assert "Equality join predicate on incompatible types" in ei.value.message
+    assert ei.value.line == 2 and ei.value.col == 34, (ei.value.line, ei.value.col)  # under l.k
+    plan = env.execute_sql("EXPLAIN SELECT l.id FROM l LEFT JOIN r ON l.v = r.w AND "
+                           "(l.k = r.k OR (l.k IS NULL AND r.k IS NULL))").message
+    assert "IS NOT DISTINCT FROM" not in plan and "IS NULL" in plan, plan
 
 
 # -- planning ---------------------------------------------------------------------------------------------

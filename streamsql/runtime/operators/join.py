@@ -6,7 +6,9 @@ share its key reading, state keys and row packing: one module keeps that one pro
 Both are two-input operators: input 0 is the left side, input 1 the right side. Output rows are
 the left columns followed by the right columns; the side without a match is padded with NULLs.
 Join keys are input columns (the planner computes key expressions into extra columns first).
-Rows whose key has a NULL never match (SQL equality), but outer sides still emit them padded.
+Rows whose key has a NULL never match (SQL equality), but outer sides still emit them padded;
+except in a key column compared by ``IS NOT DISTINCT FROM`` (``null_safe``), where NULL matches NULL
+(the key encoding already tells NULL from every value, :func:`encode_keys`).
 
 **Regular join** (:class:`StreamingJoinOperator`) — INNER, LEFT, RIGHT, FULL over insert-only or
 changelog inputs. State per side and join key: a multiset of that side's rows, one state entry per
@@ -115,6 +117,7 @@ class JoinBase:
         self.residual = residual
         self.ttls = (None, None)  # per side: its rows' StateTtl (a regular join under state TTL)
         self.join_state: JoinState | None = None  # a regular, semi or anti join's rows (open)
+        self.null_safe = frozenset()  # positions in the key lists compared by IS NOT DISTINCT FROM
 
     def _joined(self, side: int, x: tuple, y: tuple) -> tuple:
         return x + y if side == 0 else y + x
@@ -128,8 +131,8 @@ class JoinBase:
         columns = [table.column(i) for i in self.keys[side]]
         keys = encode_keys(columns, table.num_rows)
         null = np.zeros(table.num_rows, bool)
-        for c in columns:
-            if c.null_count:
+        for n, c in enumerate(columns):
+            if c.null_count and n not in self.null_safe:
                 null |= c.is_null().to_numpy(zero_copy_only=False)
         return keys, {keys[i] for i in np.flatnonzero(null)}
 
@@ -202,6 +205,7 @@ class StreamingJoinOperator(JoinBase, Operator):
         state_ttl_ms: per side, the TTL of a STATE_TTL hint (ms, 0: never), None for
             'table.exec.state.ttl'.
         inputs_insert_only: per side, its input is insert-only (its rows are never retracted).
+        null_safe: positions in the key lists compared by ``IS NOT DISTINCT FROM`` (NULL matches NULL).
     """
 
     stateful = True
@@ -209,8 +213,9 @@ class StreamingJoinOperator(JoinBase, Operator):
     def __init__(self, join_type: str, left_keys: list[int], right_keys: list[int], left_schema: pa.Schema,
                  right_schema: pa.Schema, output_schema: pa.Schema, residual: BatchQuery | None = None,
                  insert_only: bool = False, state_ttl_ms: tuple[int | None, int | None] = (None, None),
-                 inputs_insert_only: tuple[bool, bool] = (False, False)):
+                 inputs_insert_only: tuple[bool, bool] = (False, False), null_safe: tuple[int, ...] = ()):
         self._setup(join_type, left_keys, right_keys, left_schema, right_schema, output_schema, residual)
+        self.null_safe = frozenset(null_safe)
         self.insert_only = insert_only
         self.state_ttl_ms = state_ttl_ms
         self.inputs_insert_only = inputs_insert_only
