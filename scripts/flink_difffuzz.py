@@ -43,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # the Flink venv has no StreamSQL: import by path
 
+import flink_session  # noqa: E402
 from flink_compat import Capture, _error_text  # noqa: E402
 
 from tests.functions import difffuzz as fz  # noqa: E402
@@ -247,15 +248,7 @@ def worker(items: list[dict], journal: Path, group: int, recycle: int, deadline:
 
 def read_journal(journal: Path) -> dict[str, dict]:
     """The finished cases of ``journal`` by their line (a torn last line, from a crash, is dropped)."""
-    done: dict[str, dict] = {}
-    if journal.exists():
-        for ln in journal.read_text(encoding="utf-8").splitlines():
-            try:
-                case = json.loads(ln)
-            except json.JSONDecodeError:
-                continue
-            done[_line(case)] = case
-    return done
+    return flink_session.read_journal(journal, _line)
 
 
 WORKER = [sys.executable, __file__, "--worker"]

@@ -50,6 +50,7 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests" / "runtime")]  # no St
 
 import flink_queries as fq  # noqa: E402
 from flink_compat import Capture, _error_text  # noqa: E402
+from flink_session import read_journal as read_records  # noqa: E402
 from flink_session import run_client  # noqa: E402
 
 #: Run in this project's venv: the data files, the tables' DDL (query_fuzz.create_tables, recorded)
@@ -329,15 +330,7 @@ def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadl
 
 def read_journal(journal: Path) -> dict[int, dict]:
     """The answered cases of ``journal`` by seed (a torn last line, from a kill, is dropped)."""
-    done: dict[int, dict] = {}
-    if journal.exists():
-        for ln in journal.read_text(encoding="utf-8").splitlines():
-            try:
-                case = json.loads(ln)
-            except json.JSONDecodeError:
-                continue
-            done[case["seed"]] = case
-    return done
+    return read_records(journal, lambda case: case["seed"])
 
 
 GRACE, POLL = 30.0, 1.0

@@ -11,15 +11,18 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`collect`: a query's rows as lists (with their row kinds if asked);
 - :func:`explained`: Flink's EXPLAIN text of statements, after some DDL;
 - :func:`java_messages` / :func:`error_text`: what a PyFlink exception says;
+- :func:`read_journal`: the finished records of a driver's journal (JSON lines), by a key;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
   confluent-kafka).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,3 +107,19 @@ def explained(ddl: list[str], statements: list[str]) -> dict[str, str]:
         with t.execute_sql(q).collect() as rows:
             plans[q] = "\n".join(str(row[0]) for row in rows)
     return plans
+
+
+def read_journal(journal: Path, key: Callable[[dict], object]) -> dict:
+    """The records of ``journal`` (one JSON object per line) by ``key(record)``.
+
+    A torn last line, from a killed worker, is dropped; a missing journal is empty.
+    """
+    done: dict = {}
+    if journal.exists():
+        for ln in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(ln)
+            except json.JSONDecodeError:
+                continue
+            done[key(record)] = record
+    return done
