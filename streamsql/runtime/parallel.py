@@ -635,8 +635,11 @@ class ParallelJobRunner:
         reports = tempfile.mkdtemp(prefix="streamsql-workers-")
 
         def start(i: int) -> subprocess.Popen:
+            # --driver-pid: a worker dies with this process (streamsql.core.lifeline); this
+            # thread forks every worker and outlives them, as PR_SET_PDEATHSIG needs
             return subprocess.Popen([*self.role.command, "--worker-id", ids[i],
-                                     "--report-file", os.path.join(reports, f"w{i}")])
+                                     "--report-file", os.path.join(reports, f"w{i}"),
+                                     "--driver-pid", str(os.getpid())])
 
         procs = {i: start(i) for i in range(len(ids))}
         try:
