@@ -71,7 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     env = StreamEnvironment(_settings(args.set))
     if args.command == "worker":
-        env.parallel_role = ParallelRole(worker_id=args.worker_id or socket.gethostname())
+        driver = f"{socket.gethostname()}-{args.driver_pid}" if args.driver_pid else None  # its ids' prefix
+        env.parallel_role = ParallelRole(worker_id=args.worker_id or socket.gethostname(), driver=driver)
     else:  # a parallel job's tasks run in worker processes of this same script
         command = [sys.executable, "-m", "streamsql", "worker", args.file]
         for p in args.set or []:

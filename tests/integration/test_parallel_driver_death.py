@@ -63,8 +63,8 @@ class _Lines:
         return "\n".join(self.lines[-60:])
 
 
-def _job(bootstrap: str, work: str) -> tuple[argparse.Namespace, str, str, str]:
-    """The campaign's ``agg`` query at parallelism 2 over RECORDS fed records: (args, job, final, out)."""
+def _job(bootstrap: str, work: str, parallelism: int = 2) -> tuple[argparse.Namespace, str, str, str]:
+    """The campaign's ``agg`` query over RECORDS fed records: (args, job script, its bounded one, out)."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"dd_in_{run}", f"dd_out_{run}", f"driver-death-{run}"
     a = argparse.Namespace(query="agg", mode="EXACTLY_ONCE", backend="rocksdb", interval="300 ms", set=[],
@@ -73,7 +73,7 @@ def _job(bootstrap: str, work: str) -> tuple[argparse.Namespace, str, str, str]:
     records = chaos.make_records(RECORDS)
     chaos.produce(bootstrap, src, records, 0.5, threading.Event(), partitions=4)
     a.records = records
-    prefix = "SET 'parallelism.default' = '2';\nSET 'restart-strategy.type' = 'fixed-delay';\n"
+    prefix = f"SET 'parallelism.default' = '{parallelism}';\nSET 'restart-strategy.type' = 'fixed-delay';\n"
     unbounded, bounded = chaos.write_scripts(a, work, job, src, out, prefix)
     return a, unbounded, bounded, out
 
