@@ -96,6 +96,7 @@ class TaskRunner(JobRunner):
         self.status = "CREATED"
         self.worker: str | None = None
         self._graph: JobGraph | None = None
+        self._stop_asked = False  # told to stop (a source task), not stopped by its own drain
 
     def run(self) -> None:
         """Run the task (see :meth:`JobRunner.run`), keeping :attr:`status` (Flink's names)."""
@@ -107,6 +108,38 @@ class TaskRunner(JobRunner):
             raise
         stopped = "STOPPED" if self._stop.is_set() else "FINISHED"
         self.status = "CANCELED" if self._cancel.is_set() else stopped
+
+    def stop(self) -> None:
+        """Stop after a final checkpoint (a source stage's task, told by :meth:`ParallelJobRunner.stop`)."""
+        self._stop_asked = True
+        super().stop()
+
+    def _wait_to_restart(self, delay: float) -> bool:
+        """Wait to restart; a task of a stop in progress restarts too, and stops again.
+
+        A stop (``STOP JOB ... WITH SAVEPOINT``, the drain of a restore at another parallelism:
+        :attr:`stop_token` set) is the whole job's: a single-process job waiting to restart ends
+        as cancelled (:meth:`JobRunner._wait_to_restart`), but a task that did so left its stage's
+        downstream tasks waiting for its stop records for good (a source task: the restore hung),
+        or the savepoint without its final checkpoint (a downstream task: "took no final
+        checkpoint", the restore failed, and only a second restore drained the run). The task
+        restarts from its committed checkpoint instead: a source task told to stop stops again at
+        once; a downstream task, which stops on its own once drained (:meth:`_stopping`), reads
+        its exchange on from the checkpoint to the stop records again (those it had read before
+        the checkpoint are in its position).
+
+        Returns:
+            True when cancelled meanwhile.
+        """
+        if self.stop_token is None:
+            return super()._wait_to_restart(delay)
+        if not self._stop_asked:
+            self._stop.clear()  # set by its own drain: the new attempt drains again
+        self.restarting = True
+        try:
+            return self._cancel.wait(delay)
+        finally:
+            self.restarting = False
 
     def _build(self, workdir: str) -> JobGraph:
         self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
