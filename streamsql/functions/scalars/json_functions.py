@@ -199,7 +199,13 @@ def _row_function(label: str, row, kind: str) -> VectorFunction:
         return pa.array([None if d is None else row(d, cfg) for d in docs.to_pylist()], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
-                                   ("VARCHAR", "VARCHAR"), duck))
+                                   ("VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
+
+
+def _doc_and_path(values: list) -> list:
+    """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
+    doc, config = values
+    return [doc, json.loads(config)["path"]] if config else [doc]
 
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
