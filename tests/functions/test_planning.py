@@ -195,3 +195,6 @@ def test_json_failures_fail_the_job_naming_the_function(env, expr, message):
     text = str(ei.value)
     assert expr.split("(")[0] in text and message in text, text
     assert "duckdb" not in text.lower() and "Invalid Input Error" not in text, text
+    # the failing row as written (document, path), not the engine's JSON of the clauses
+    path = expr.split("'")[-2]
+    assert f", '{path}'): " in text and '"on_error"' not in text, text

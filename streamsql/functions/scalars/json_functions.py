@@ -199,7 +199,13 @@ def _row_function(label: str, row, kind: str) -> VectorFunction:
         return pa.array([None if d is None else row(d, cfg) for d in docs.to_pylist()], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
-                                   ("VARCHAR", "VARCHAR"), duck))
+                                   ("VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
+
+
+def _doc_and_path(values: list) -> list:
+    """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
+    doc, config = values
+    return [doc, json.loads(config)["path"]] if config else [doc]
 
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
@@ -321,7 +327,9 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
                     "c} ON EMPTY / ON ERROR. The path must be a literal with member and index steps; a "
-                    "DEFAULT must be a constant (Flink's job fails on a column).")
+                    "DEFAULT must be a constant (Flink's job fails on a column). RETURNING VARCHAR(n) does "
+                    "not cut the text, as Flink's call over a column; Flink's planner folds a call over a "
+                    "constant document into a literal cut to n characters (not done here).")
 def json_value(c: Call) -> exp.Expression:
     """JSON_VALUE(doc, path [RETURNING t] [... ON EMPTY] [... ON ERROR]): the scalar at the path.
 
@@ -338,7 +346,8 @@ def json_value(c: Call) -> exp.Expression:
               "without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
-                    "OBJECT} ON EMPTY / ON ERROR. The path must be a literal with member and index steps.")
+                    "OBJECT} ON EMPTY / ON ERROR. The path must be a literal with member and index steps. "
+                    "RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
     """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.
 
