@@ -2,7 +2,7 @@
 
 Flink's answers themselves are in the difffuzz regressions (session 25: ARRAY_SORT with NaN, the
 REGEXP family over a column pattern); these are the cases beyond them: TimSort's merges (32
-elements or more) and Java regex syntax Python's engine reads otherwise.
+elements or more) and the Java regex syntax java_pattern.py does not write for the regex module.
 """
 
 from __future__ import annotations
