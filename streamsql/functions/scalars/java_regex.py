@@ -168,8 +168,9 @@ def on_java(c: Call, index: int = 1) -> bool:
 
     A pattern that is not a literal does; so does a literal one RE2 cannot run as Java reads it
     (look-around, back-references, possessive quantifiers, nested classes, ``\\v``, ``\\Z``,
-    ``(?i)`` mid-pattern ...) where Java's engine can: the one mechanism for both (a literal
-    pattern Java refuses, or one neither engine reads as Java, is still refused at the call).
+    ``(?i)`` mid-pattern ...), and one Java refuses (answered as Flink answers it, REGEXP false,
+    the others NULL): the one mechanism for both. Only Java syntax the translation does not write
+    is still refused at the call.
     """
     arg = c.args[index]
     if not arg.is_literal:
@@ -179,7 +180,11 @@ def on_java(c: Call, index: int = 1) -> bool:
         return False
     if _re2_reads_as_java(pattern):
         return False
-    return runs_as_java(pattern)
+    try:  # Java's engine answers a pattern Java refuses as Flink does (REGEXP false, the others NULL)
+        compile_java(pattern)
+    except UnsupportedPattern:
+        return False  # refused at the call by check_literal, in its words
+    return True
 
 
 # An escape, a class, an inline flag group (its flags: group 1), or "." / "$" (group 2), outside classes
@@ -235,8 +240,8 @@ MECHANISM = ("One mechanism per distinct pattern: a literal pattern RE2 reads as
              "Java's engine); any other pattern, a column's or a literal with Java-only syntax (look-around, "
              "back-references, possessive quantifiers, atomic groups, \\p{java..}, \\Q..\\E, (?i) "
              "mid-pattern, nested classes ...), is written for the regex module with Java's meaning. A "
-             "pattern Java refuses gives NULL (REGEXP false), as Flink; a literal one is refused at the "
-             "call. (?U), a back-reference under ASCII-only (?i) and \\p{javaJavaIdentifier..} fail the job.")
+             "pattern Java refuses gives NULL (REGEXP false), as Flink, a literal one too. (?U), a "
+             "back-reference under ASCII-only (?i) and \\p{javaJavaIdentifier..} fail the job.")
 """The REGEXP family's "differences from Flink" (docs/functions.md)."""
 
 
