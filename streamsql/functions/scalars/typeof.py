@@ -61,8 +61,8 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
-                "+ - * over numbers, comparisons and functions that return NULL exactly when an "
-                "argument is NULL; ")
+                "+ - * over numbers, comparisons, IS [NOT] NULL, NOT / AND / OR, CASE / IF / COALESCE "
+                "of values of one type, and functions that return NULL exactly when an argument is NULL; ")
 
 
 # Types whose Flink name StreamSQL's SqlType does not keep: VARCHAR without a length (Flink:
