@@ -104,7 +104,7 @@ class NonTimeOverAggNode(OverAggNode):
 #: The aggregates an OVER window ordered by a non-time column takes here (checked against Flink 2.3).
 NONTIME_FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
 #: The ranking functions a non-time OVER computes (as COUNT(*): :func:`_nontime_frame`).
-RANKINGS = (exp.RowNumber, exp.Rank)
+RANKINGS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
 
 def over_calls(items: list[exp.Expression]) -> list[exp.Window]:
@@ -274,11 +274,12 @@ def _signature(w: exp.Window) -> tuple:
 def _nontime_frame(planner, windows: list[exp.Window], spec: OverSpec) -> OverSpec:
     """The frame of a non-time OVER with its ranking calls: ROW_NUMBER's is ROWS, RANK's RANGE.
 
-    Flink 2.3 runs ``ROW_NUMBER()`` and ``RANK()`` in ``NonTime{Rows,Range}UnboundedPreceding
-    Function`` as aggregates of the frame up to the row, each one counting the rows folded in:
-    ROW_NUMBER is COUNT(*) over ROWS (the row's place), RANK COUNT(*) over RANGE — the row's
-    peers counted too (Flink's answer, ``tests/runtime/over_nontime_calls_flink.json``: a row
-    after one peer ranks 3, not 2).
+    Flink 2.3 runs ``ROW_NUMBER()``, ``RANK()`` and ``DENSE_RANK()`` in
+    ``NonTime{Rows,Range}UnboundedPrecedingFunction`` as aggregates of the frame up to the row,
+    each one counting the rows folded in: ROW_NUMBER is COUNT(*) over ROWS (the row's place),
+    RANK and DENSE_RANK COUNT(*) over RANGE — the row's peers counted too, and every row before
+    (Flink's answers, ``tests/runtime/over_nontime_calls_flink.json``: a row after one peer
+    ranks 3, not 2).
 
     Raises:
         SqlError: ROW_NUMBER beside calls of the RANGE frame of the same window (two frames here).
@@ -293,7 +294,7 @@ def _nontime_frame(planner, windows: list[exp.Window], spec: OverSpec) -> OverSp
 
 
 #: Flink 2.3's failures of a non-time OVER's job over a ROWS frame (scripts/flink_over_nontime_calls.py).
-_ROWS_FAILURES = {"distinct": "Row arity: 6, but serializer arity: 5",
+_ROWS_FAILURES = {"distinct": "Row arity: n, but serializer arity: n - 1",
                   "value": "class org.apache.flink.table.data.GenericRowData cannot be cast to class "
                            "java.lang.Long"}
 
@@ -301,7 +302,7 @@ _ROWS_FAILURES = {"distinct": "Row arity: 6, but serializer arity: 5",
 def _check_nontime_call(planner, call: exp.Expression, kind: str) -> None:
     """Refuse a call this OVER window ordered by a non-time column does not compute, as Flink 2.3.
 
-    Flink runs COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER and RANK there; DISTINCT aggregates,
+    Flink runs COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER, RANK and DENSE_RANK there; DISTINCT aggregates,
     FIRST_VALUE and LAST_VALUE over a RANGE frame only (over ROWS its job fails); LAG fails its
     job (LEAD is refused for any stream).
 
@@ -327,7 +328,7 @@ def _check_nontime_call(planner, call: exp.Expression, kind: str) -> None:
                             "ORDER BY a time attribute")
     planner._fail(call, f"{call.sql()} in an OVER window ordered by a column that is no time attribute is "
                         "not supported yet; supported there: COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER, RANK, "
-                        "and DISTINCT aggregates, FIRST_VALUE and LAST_VALUE over RANGE")
+                        "DENSE_RANK, and DISTINCT aggregates, FIRST_VALUE and LAST_VALUE over RANGE")
 
 
 def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> tuple[str, bool]:
