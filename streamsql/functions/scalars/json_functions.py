@@ -8,10 +8,11 @@ their clauses: RETURNING, JSON_QUERY's WRAPPER, ON EMPTY and ON ERROR (default N
 ON ERROR, so a document that does not parse or a path that finds nothing gives NULL). A path
 without ``lax`` / ``strict`` is strict, as in Flink. ERROR ON EMPTY / ON ERROR, and a value that
 does not cast to the RETURNING type, fail the job naming the function, as Flink's job fails.
-JSON_EXISTS runs on DuckDB (its ON ERROR clause is not parsed: a positioned syntax error).
+JSON_EXISTS is ``SqlJsonUtils.jsonExists`` row by row too, with its ON ERROR clause (FALSE by
+default).
 
 Paths must be literals and use member and index steps only (``$.a.b[0]``, ``$['a b']``); a
-wildcard, filter or method is refused at planning. JSON_EXISTS's are translated to DuckDB's.
+wildcard, filter or method is refused at planning.
 
 JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
 made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
@@ -38,52 +39,6 @@ JSON_CALL = "jsoncall"
 """The key of ``streamsql.sql.nodes.JsonCall`` (a layer above: known by its key)."""
 JSON_MADE = "json_made"
 """Meta key marking a node built by JSON_OBJECT / JSON_ARRAY (inserted raw when nested)."""
-
-_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]")
-
-
-def duckdb_path(c: Call, i: int) -> str | None:
-    """The DuckDB JSON path literal for Flink's path, argument ``i`` (None for a NULL path).
-
-    Raises:
-        FunctionError: when the path is not a literal or uses steps other than members and
-            indexes.
-    """
-    path = c.literal(i, "the JSON path")
-    if path is None:
-        return None
-    text = re.sub(r"^\s*(lax|strict)\s+", "", str(path), flags=re.IGNORECASE).strip()
-    out, pos = ["$"], 1
-    if not text.startswith("$"):
-        pos = -1
-    while 0 < pos < len(text):
-        m = _STEP.match(text, pos)
-        if m is None:
-            pos = -1
-            break
-        name, quoted, index = m.groups()
-        if index is not None:
-            out.append(f"[{index}]")
-        else:
-            key = name if name is not None else quoted.replace("\\'", "'")
-            out.append('."' + key.replace('"', '\\"') + '"')
-        pos = m.end()
-    if pos < 0:
-        msg = (f"{c.name}: JSON path {path!r} is not supported yet (supported: $, .member, "
-               "['member'] and [index] steps)")
-        raise c.fail(msg)
-    return sql_string("".join(out))
-
-
-def _at_path(c: Call, body: str) -> exp.Expression:
-    """``body`` (DuckDB SQL; ``{0}`` the document, ``{path}`` the path) for a literal path.
-
-    NULL for a NULL path.
-    """
-    path = duckdb_path(c, 1)
-    if path is None:
-        return exp.Null()
-    return template(body.replace("{path}", path.replace("{", "{{").replace("}", "}}")), c.args[0])
 
 
 def _clauses(c: Call) -> dict:
@@ -358,13 +313,46 @@ def json_query(c: Call) -> exp.Expression:
     return _call_row(_QUERY_FNS, c, _query_type(c))
 
 
+_EXISTS_ON_ERROR = {"TRUE": True, "FALSE": False, "UNKNOWN": None}
+
+
+def _json_exists_row(doc: str, cfg: dict):
+    """Flink's ``SqlJsonUtils.jsonExists`` of one document: a value other than JSON null was found.
+
+    An error of the path's evaluation (:func:`.json_path.evaluate`: a strict step that finds
+    nothing, a document that is not JSON in strict mode ...) is the ON ERROR behaviour: TRUE,
+    FALSE (the default), UNKNOWN (NULL) or ERROR (the job fails with Flink's message).
+    """
+    value, error = json_path.evaluate(doc, cfg["path"])
+    if error is None:
+        return value is not None
+    if cfg["on_error"] == "ERROR":
+        raise error
+    return _EXISTS_ON_ERROR[cfg["on_error"]]
+
+
+_EXISTS_FN = _row_function("JSON_EXISTS", _json_exists_row, "BOOLEAN")
+
+
 @scalar("JSON_EXISTS", group="json", sig=((S, S),), result=fixed("BOOLEAN"),
-        nulls="NULL if the document is NULL; false if it is not JSON",
-        differences="ON ERROR is not supported yet; the path must be a literal.")
+        nulls="NULL if the document is NULL, or on an error with UNKNOWN ON ERROR (a NULL path is refused, "
+              "as Flink's code generator refuses it)",
+        differences="The path must be a literal with member and index steps.")
 def json_exists(c: Call) -> exp.Expression:
-    """Whether the path finds a value other than JSON null (Flink: a null member does not exist)."""
-    return _at_path(c, "CASE WHEN json_valid({0}) THEN coalesce(json_type({0}, {path}) <> 'NULL', false) "
-                       "WHEN {0} IS NOT NULL THEN false END")
+    """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]): the path finds a value.
+
+    As Flink 2.3's ``SqlJsonUtils.jsonExists`` (:mod:`.json_path`): JSON null found is not a value;
+    an error (a strict path that finds nothing, a document that is not JSON) is the ON ERROR
+    behaviour, FALSE by default. A path without ``lax``/``strict`` is strict.
+    """
+    cfg = _config(c, SqlType("BOOLEAN"))
+    cfg["on_error"] = _clauses(c).get("on_error") or "FALSE"
+    if cfg["path"] is None:  # Flink 2.3's code generator refuses a NULL path (JSON_VALUE's is NULL)
+        types = ", ".join(["STRING", "STRING"] + (["SYMBOL NOT NULL"] if _clauses(c) else []))
+        msg = f"Unsupported call: JSON_EXISTS({types})"
+        raise c.fail(msg)
+    config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
+    return template(f"{_EXISTS_FN.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
 
 
 _VALUE_TYPES = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE",

@@ -39,6 +39,7 @@ it until state TTL, which is not implemented for this operator: a job with
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_left, bisect_right
 
 import numpy as np
@@ -207,7 +208,14 @@ class NonTimeOverOperator(RankOperatorBase):
 def _copy(acc: list) -> list:
     """A copy of accumulators ``acc`` that folding into the original leaves unchanged.
 
-    One level down is enough for the functions this operator takes (COUNT's int, SUM's and AVG's
-    ``[sum, count]`` list, MIN's and MAX's value: plan/over.py's ``NONTIME_FUNCTIONS``).
+    COUNT's int, SUM's and AVG's ``[sum, count]`` list, MIN's and MAX's value are copied one
+    level down; a DISTINCT aggregate's multiset and FIRST_VALUE's / LAST_VALUE's value list
+    whole (plan/over.py's ``NONTIME_FUNCTIONS``).
     """
-    return [list(a) if isinstance(a, list) else a for a in acc]
+    return [_copied(a) for a in acc]
+
+
+def _copied(a):
+    if isinstance(a, list) and not any(isinstance(x, (list, dict)) for x in a):
+        return list(a)
+    return copy.deepcopy(a) if isinstance(a, (list, dict)) else a
