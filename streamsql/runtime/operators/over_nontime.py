@@ -84,12 +84,13 @@ class NonTimeOverOperator(RankOperatorBase):
             from an accumulator, a change recomputes the results).
         input_schema: Arrow schema of the input.
         output_schema: the input columns, then one column per call.
+        order_sql: the ORDER BY expression as written (for an error message; default: its column's name).
     """
 
     state_ttl_missing = "an OVER aggregate ordered by a column that is no time attribute"
 
     def __init__(self, spec: OverSpec, num_keys: int, order_index: int, aggs: list[AggSpec],
-                 input_schema: pa.Schema, output_schema: pa.Schema):
+                 input_schema: pa.Schema, output_schema: pa.Schema, order_sql: str | None = None):
         super().__init__(spec, _dump, _load)
         self.num_keys = num_keys
         self.order_index = order_index
@@ -100,7 +101,7 @@ class NonTimeOverOperator(RankOperatorBase):
         self.peers = spec.kind == "RANGE"  # peers share one result
         fields = list(input_schema) + list(output_schema)[n_in:]
         order = input_schema.field(order_index)
-        self.nan_order = pa.types.is_floating(order.type) and order.name  # a NaN fails the job (below)
+        self.nan_order = pa.types.is_floating(order.type) and (order_sql or order.name)  # a NaN fails the job
         # rows and accumulators compare as Flink's (Java's equals): by a DOUBLE's bits
         self.same = _java_equal if any(pa.types.is_floating(f.type) for f in fields) else operator.eq
 
@@ -150,7 +151,7 @@ class NonTimeOverOperator(RankOperatorBase):
         if pc.any(pc.is_nan(column)).as_py():
             msg = (f"An OVER aggregate ordered by {self.nan_order} got NaN: Flink 2.3's comparator takes "
                    f"NaN for equal to every value, so no order of the rows gives its answer; filter "
-                   f"NaN out first (WHERE {self.nan_order} = {self.nan_order} is false for NaN)")
+                   f"the NaN values out first (WHERE CAST({self.nan_order} AS STRING) <> 'NaN')")
             raise ExecutionError(msg)
         return pc.if_else(pc.equal(column, 0.0), pa.scalar(0.0, column.type), column)
 
