@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from decimal import Decimal
 from functools import lru_cache
 
@@ -72,7 +73,55 @@ def _no_constant(name: str):
     raise JsonError(msg)
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_no_constant, strict=True)
+#: Jackson's ``StreamReadConstraints`` defaults (2.15+, Flink 2.3's): a document nested deeper, or an
+#: integer with more digits, is an error (PyFlink 2.3: 1,000 digits and 1,000 levels are read, one
+#: more is not; tests/functions/difffuzz_regressions.txt).
+MAX_DEPTH, MAX_INT_DIGITS = 1000, 1000
+
+
+def _int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_INT_DIGITS:
+        msg = f"Number value length ({digits}) exceeds the maximum allowed ({MAX_INT_DIGITS})"
+        raise JsonError(msg)
+    return int(text)  # within Python's own limit of int digits (4,300) too
+
+
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_int=_int, parse_constant=_no_constant, strict=True)
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth(text: str, start: int) -> int:
+    """The deepest nesting of arrays and objects in the JSON value at ``start`` (up to its end)."""
+    depth = deepest = 0
+    for m in _NESTING.finditer(text, start):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+            if depth <= 0:
+                break
+    return deepest
+
+
+def _decode(text: str, start: int):
+    """``raw_decode`` with Jackson's nesting limit: Python's own recursion limit is not it."""
+    try:
+        return _DECODER.raw_decode(text, start)
+    except RecursionError:
+        pass
+    depth = _depth(text, start)
+    if depth > MAX_DEPTH:
+        msg = f"Document nesting depth ({depth}) exceeds the maximum allowed ({MAX_DEPTH})"
+        raise JsonError(msg) from None
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 2 * MAX_DEPTH)  # the scanner recurses once per level
+    try:
+        return _DECODER.raw_decode(text, start)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def parse_document(text: str):
@@ -86,7 +135,7 @@ def parse_document(text: str):
         msg = "No content to map due to end-of-input"
         raise JsonError(msg)
     try:
-        value, end = _DECODER.raw_decode(text, start)
+        value, end = _decode(text, start)
     except json.JSONDecodeError as e:
         msg = f"Unexpected character: {e.msg}"
         raise JsonError(msg) from None
