@@ -3,7 +3,8 @@
 Flink reads the document with Jackson (``USE_BIG_DECIMAL_FOR_FLOATS``: a number with a fraction or
 an exponent is a ``BigDecimal`` that keeps its text, ``1.50``; an integer is an ``Integer``, a
 ``Long`` or a ``BigInteger`` by its size; the first JSON value of the text is read, what follows
-it is ignored), splits the path's mode off (``lax`` / ``strict``; a path without one is
+it is ignored; past Jackson's limits, an integer of more than 1,000 digits or nesting deeper than
+1,000 levels, it is not JSON), splits the path's mode off (``lax`` / ``strict``; a path without one is
 **strict**), and evaluates the path with Jayway (lax: ``SUPPRESS_EXCEPTIONS``):
 
 - lax: a step that finds nothing (a missing member, an index out of range, a member of a
