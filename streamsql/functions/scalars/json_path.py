@@ -3,7 +3,7 @@
 Flink reads the document with Jackson (``USE_BIG_DECIMAL_FOR_FLOATS``: a number with a fraction or
 an exponent is a ``BigDecimal`` that keeps its text, ``1.50``; an integer is an ``Integer``, a
 ``Long`` or a ``BigInteger`` by its size; the first JSON value of the text is read, what follows
-it is ignored; past Jackson's limits, an integer of more than 1,000 digits or nesting deeper than
+it is ignored; past Jackson's limits, a number of more than 1,000 digits or nesting deeper than
 1,000 levels, it is not JSON), splits the path's mode off (``lax`` / ``strict``; a path without one is
 **strict**), and evaluates the path with Jayway (lax: ``SUPPRESS_EXCEPTIONS``):
 
@@ -74,21 +74,27 @@ def _no_constant(name: str):
     raise JsonError(msg)
 
 
-#: Jackson's ``StreamReadConstraints`` defaults (2.15+, Flink 2.3's): a document nested deeper, or an
-#: integer with more digits, is an error (PyFlink 2.3: 1,000 digits and 1,000 levels are read, one
+#: Jackson's ``StreamReadConstraints`` defaults (2.15+, Flink 2.3's): a document nested deeper, or a
+#: number with more digits, is an error (PyFlink 2.3: 1,000 digits and 1,000 levels are read, one
 #: more is not; tests/functions/difffuzz_regressions.txt).
-MAX_DEPTH, MAX_INT_DIGITS = 1000, 1000
+MAX_DEPTH, MAX_DIGITS = 1000, 1000
 
 
-def _int(text: str) -> int:
-    digits = len(text) - text.startswith("-")
-    if digits > MAX_INT_DIGITS:
-        msg = f"Number value length ({digits}) exceeds the maximum allowed ({MAX_INT_DIGITS})"
-        raise JsonError(msg)
-    return int(text)  # within Python's own limit of int digits (4,300) too
+def _digits(text: str) -> int:
+    if len(text) > MAX_DIGITS:  # else within the limit whatever it counts
+        # the digits of the integer part (none for a lone 0: Flink reads 0. and 1,000 more), the
+        # fraction and the exponent, as Jackson counts them
+        mantissa, _, exponent = text.lstrip("-").replace("E", "e").partition("e")
+        whole, _, fraction = mantissa.partition(".")
+        digits = (0 if whole == "0" else len(whole)) + len(fraction) + len(exponent.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            msg = f"Number value length ({digits}) exceeds the maximum allowed ({MAX_DIGITS})"
+            raise JsonError(msg)
+    return text
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal, parse_int=_int, parse_constant=_no_constant, strict=True)
+_DECODER = json.JSONDecoder(parse_float=lambda t: Decimal(_digits(t)), parse_int=lambda t: int(_digits(t)),
+                            parse_constant=_no_constant, strict=True)  # (Python's own int limit: 4,300)
 _NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
