@@ -214,7 +214,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
     NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
-                                                      n.inputs[0].schema, n.schema),
+                                                      n.inputs[0].schema, n.schema, order_sql=n.rowtime),
     TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
                                                      n.schema),
     MatchNode: _match,

@@ -151,7 +151,11 @@ def _row_function(label: str, row, kind: str) -> VectorFunction:
 
     def fn(docs: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
         cfg = json.loads(configs[0].as_py()) if len(configs) else {}
-        return pa.array([None if d is None else row(d, cfg) for d in docs.to_pylist()], arrow)
+        values = [None if d is None else row(d, cfg) for d in docs.to_pylist()]
+        try:
+            return pa.array(values, arrow)
+        except UnicodeEncodeError:  # a lone surrogate (a JSON "\ud83d" escape): '?' as Java's UTF-8
+            return pa.array([_java_utf8(v) for v in values], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
                                    ("VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
@@ -161,6 +165,16 @@ def _doc_and_path(values: list) -> list:
     """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
     doc, config = values
     return [doc, json.loads(config)["path"]] if config else [doc]
+
+
+def _java_utf8(value):
+    r"""``value`` (a string, a list of them, or another scalar) with each lone surrogate as ``?``.
+
+    As Java writes a String to UTF-8 (Flink 2.3: ``JSON_VALUE('{"a":"\ud83d"}', '$.a')`` is ``?``).
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return [_java_utf8(v) for v in value] if isinstance(value, list) else value
 
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:

@@ -40,12 +40,16 @@ it until state TTL, which is not implemented for this operator: a job with
 from __future__ import annotations
 
 import copy
+import math
+import operator
 from bisect import bisect_left, bisect_right
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.core.errors import ExecutionError
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import OverSpec
@@ -81,12 +85,13 @@ class NonTimeOverOperator(RankOperatorBase):
             from an accumulator, a change recomputes the results).
         input_schema: Arrow schema of the input.
         output_schema: the input columns, then one column per call.
+        order_sql: the ORDER BY expression as written (for an error message; default: its column's name).
     """
 
     state_ttl_missing = "an OVER aggregate ordered by a column that is no time attribute"
 
     def __init__(self, spec: OverSpec, num_keys: int, order_index: int, aggs: list[AggSpec],
-                 input_schema: pa.Schema, output_schema: pa.Schema):
+                 input_schema: pa.Schema, output_schema: pa.Schema, order_sql: str | None = None):
         super().__init__(spec, _dump, _load)
         self.num_keys = num_keys
         self.order_index = order_index
@@ -95,6 +100,11 @@ class NonTimeOverOperator(RankOperatorBase):
         self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER"),
                                 input_schema, retracts=False)
         self.peers = spec.kind == "RANGE"  # peers share one result
+        fields = list(input_schema) + list(output_schema)[n_in:]
+        order = input_schema.field(order_index)
+        self.nan_order = pa.types.is_floating(order.type) and (order_sql or order.name)  # a NaN fails the job
+        # rows and accumulators compare as Flink's (Java's equals): by a DOUBLE's bits
+        self.same = _java_equal if any(pa.types.is_floating(f.type) for f in fields) else operator.eq
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Apply the batch's rows in arrival order, emitting each one's changelog."""
@@ -102,7 +112,7 @@ class NonTimeOverOperator(RankOperatorBase):
         if table.num_rows == 0:
             return []
         parts = encode_keys(table.columns[: self.num_keys], table.num_rows)
-        sks = sort_keys([table.column(self.order_index)], [False], [True])
+        sks = sort_keys([self._order_column(table)], [False], [True])
         adds, _ = self.rows.partials(table)
         rows = rows_of(table)
         kinds = batch.kind_array().tolist()
@@ -128,6 +138,24 @@ class NonTimeOverOperator(RankOperatorBase):
         arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.output_schema)]
         return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), np.array(out_kinds, np.int8))]
 
+    def _order_column(self, table: pa.Table) -> pa.ChunkedArray:
+        """The ORDER BY column as Flink's comparator orders it (``a > b ? 1 : a < b ? -1 : 0``).
+
+        -0.0 and 0.0 compare equal there (peers), so -0.0 is ordered as 0.0. NaN compares equal to
+        every value, which no order can give (Flink's linear search puts such a row, and the rows
+        after it, where their arrival takes them): a NaN fails the job rather than be ordered
+        otherwise.
+        """
+        column = table.column(self.order_index)
+        if not self.nan_order:
+            return column
+        if pc.any(pc.is_nan(column)).as_py():
+            msg = (f"An OVER aggregate ordered by {self.nan_order} got NaN: Flink 2.3's comparator takes "
+                   f"NaN for equal to every value, so no order of the rows gives its answer; filter "
+                   f"the NaN values out first (WHERE CAST({self.nan_order} AS STRING) <> 'NaN')")
+            raise ExecutionError(msg)
+        return pc.if_else(pc.equal(column, 0.0), pa.scalar(0.0, column.type), column)
+
     # -- changes ------------------------------------------------------------------------------
 
     def _insert(self, sks: list[bytes], entries: list[list], sk: bytes, row: tuple, partials: list,
@@ -149,7 +177,7 @@ class NonTimeOverOperator(RankOperatorBase):
                  out_rows: list, out_kinds: list) -> None:
         """Remove the first row equal to ``row``; emit it as -D, then the changed results."""
         lo = bisect_left(sks, sk)
-        pos = next((j for j in range(lo, bisect_right(sks, sk)) if entries[j][0] == row), None)
+        pos = next((j for j in range(lo, bisect_right(sks, sk)) if self.same(entries[j][0], row)), None)
         if pos is None:  # Flink logs it (numOfIdsNotFound) and goes on
             return
         gone = entries.pop(pos)
@@ -168,7 +196,7 @@ class NonTimeOverOperator(RankOperatorBase):
         for j in range(start, min(end, max(new, default=-1) + 1)):  # rows past the refresh kept theirs
             result = new.get(j)
             old = entries[j][2]
-            if result is None or old == result:
+            if result is None or self.same(old, result):
                 continue
             row = entries[j][0]
             out_rows += [row + old, row + result]
@@ -194,7 +222,7 @@ class NonTimeOverOperator(RankOperatorBase):
                     end += 1
             for entry in entries[j:end]:
                 fold(acc, entry[1], 1)
-            if entries[end - 1][3] == acc:
+            if self.same(entries[end - 1][3], acc):
                 break
             result = agg.result(acc)
             kept = _copy(acc)  # peers share it: it is never folded into (the next pass copies it)
@@ -203,6 +231,21 @@ class NonTimeOverOperator(RankOperatorBase):
                 new[m] = result
             j = end
         return new
+
+
+def _java_equal(x: object, y: object) -> bool:
+    """Java's ``equals`` of two rows, results or accumulators: DOUBLEs by their bits.
+
+    NaN equals NaN (a retraction of a row with a NaN finds it, as Flink's row equaliser does) and
+    -0.0 is not 0.0 (a result going from -0.0 to 0.0 is an update, as Flink's accumulator equals).
+    """
+    if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+        return len(x) == len(y) and all(_java_equal(a, b) for a, b in zip(x, y))
+    if isinstance(x, float) and isinstance(y, float):
+        if x != x:
+            return y != y
+        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+    return x == y
 
 
 def _copy(acc: list) -> list:
