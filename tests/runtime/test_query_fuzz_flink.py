@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.runtime import flink_queries as fq
-from tests.runtime.query_fuzz import data_files
 from tests.runtime.query_fuzz_flink import ACCEPTED, KNOWN, check_case, check_data
 from tests.runtime.query_fuzz_typed import BASE
+from tests.runtime.query_fuzz_wide import all_files
 
 DOC = fq.load()
 CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
@@ -38,7 +38,7 @@ def _param(seed: int):
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
-    f = data_files(tmp_path_factory.mktemp("query-fuzz-flink"))
+    f = all_files(tmp_path_factory.mktemp("query-fuzz-flink"))
     check_data(DOC, f)
     return f
 
