@@ -463,5 +463,8 @@ def is_json(value: exp.Expression, kind: str | None) -> exp.Expression:
     """``value IS JSON [VALUE | OBJECT | ARRAY | SCALAR]``: false for NULL or text that is not JSON."""
     test = _KINDS[kind.upper() if kind else None]
     text = f"({value.sql(dialect='duckdb')})"
-    check = f"json_valid({text})" + (f" AND json_type({text}) {test}" if test else "")
-    return _sql(f"coalesce({check}, false)")
+    if not test:
+        return _sql(f"coalesce(json_valid({text}), false)")
+    # a CASE, not AND: DuckDB evaluates both sides of an AND, and json_type of text that is not
+    # JSON fails the job (`'not json' IS JSON ARRAY` is false in Flink)
+    return _sql(f"coalesce(CASE WHEN json_valid({text}) THEN json_type({text}) {test} ELSE false END, false)")
