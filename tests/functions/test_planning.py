@@ -141,6 +141,19 @@ def test_silent_wrong_answers_over_columns(env):
     ], key=str)
 
 
+def test_json_object_members_sorted_by_key(env):
+    # Flink 2.3's printed row for this SELECT (PyFlink, qflink27): its Jackson writes the members in
+    # Java's String order, NULL ON NULL or ABSENT ON NULL, nested objects too ('B' < 'a' < 'z' < 'é')
+    q = ("SELECT JSON_OBJECT('k' VALUE 1, 'b' VALUE 2), "
+         "JSON_OBJECT('k' VALUE 1, 'b' VALUE 2 ABSENT ON NULL), "
+         "JSON_OBJECT('z' VALUE 1, 'a' VALUE JSON_OBJECT('y' VALUE 1, 'b' VALUE 2), 'B' VALUE 3, "
+         "'é' VALUE 4), "
+         "JSON_OBJECT(KEY 'b' VALUE 1, KEY 'a' VALUE CAST(NULL AS INT) NULL ON NULL) FROM t WHERE n = 3")
+    rows = [row for _, row in env.execute_sql(q).collect(timeout=30)]
+    assert rows == [('{"b":2,"k":1}', '{"b":2,"k":1}', '{"B":3,"a":{"b":2,"y":1},"z":1,"é":4}',
+                     '{"a":null,"b":1}')]
+
+
 def test_decimal_division_after_aggregation(env):
     # SUM(DECIMAL(10, 2)) is DECIMAL(38, 2); their quotient is DECIMAL(38, 6) in Flink, exact.
     q = "SELECT s, SUM(a) / SUM(b) AS r, COUNT(*) / 2 AS h FROM t WHERE s IS NOT NULL GROUP BY s"
