@@ -174,6 +174,15 @@ def _result_type(name: str):
     return result_type
 
 
+def variance_type(arg: SqlType) -> SqlType:
+    """The result type of the family over an argument of type ``arg`` (see ``_result_type``).
+
+    Raises:
+        PlanError: an argument that is not a number.
+    """
+    return _result_type("VARIANCE")(arg)
+
+
 def _family(func: str, name: str, sample: bool, root: bool):
     """The row-wise aggregate class of one function of the family (its ``AggSpec.func``: ``func``)."""
     cls = register_builtin(func, name, Welford(name, sample, root), 1, _result_type(name))

@@ -6,7 +6,8 @@ single ``GroupAggregate`` keyed by every key and ``$e``. Here the Expand is a UN
 Calc per set over the same input (``__e`` the set's number), so the aggregate, its state and
 its changelog are the ones of a plain GROUP BY. ``GROUPING(c)`` is 1 where ``c`` is not in the
 row's set, ``GROUPING_ID(a, b, ...)`` those bits with the first argument the most significant
-(both BIGINT, as Flink's); ``GROUP_ID()`` is refused.
+(both BIGINT, as Flink's); ``GROUP_ID()`` numbers the repeats of a set: 0 for its first listing,
+1 for the second, ... (Calcite's meaning; BIGINT).
 
 Sets, as the SQL standard and Calcite expand them: ``ROLLUP (a, b)`` is ``(a, b), (a), ()``,
 ``CUBE (a, b)`` is ``(a, b), (a), (b), ()``, a parenthesised list in either is one element;
@@ -17,7 +18,9 @@ Functions:
     grouping_sets(planner, group): ``(keys, sets)`` of a GROUP BY that has any, else None.
     expand(planner, node, pre, num_keys, sets, cond): the Expand (UNION ALL of Calcs).
     name_expand(union, agg): its EXPLAIN names.
-    grouping_calls(planner, expr, key_index, sets): GROUPING()/GROUPING_ID() over ``__e`` (or constants).
+    grouping_calls(planner, expr, key_index, sets): GROUPING()/GROUPING_ID()/GROUP_ID() over ``__e``
+        (or constants).
+    is_grouping_call(n): whether ``n`` is one of those three calls.
 """
 
 from __future__ import annotations
@@ -122,6 +125,12 @@ def name_expand(union: PlanNode, agg: PlanNode) -> None:
         calc.display = union.display
 
 
+def is_grouping_call(n: exp.Expression) -> bool:
+    """``n`` is GROUPING(...), GROUPING_ID(...) or GROUP_ID() (sqlglot reads that as an anonymous call)."""
+    return isinstance(n, (exp.Grouping, exp.GroupingId)) or (
+        isinstance(n, exp.Anonymous) and n.name.upper() == "GROUP_ID" and not n.expressions)
+
+
 def grouping_calls(planner, expr: exp.Expression, key_index: dict[str, int],
                    sets: list[tuple[int, ...]] | None) -> exp.Expression:
     """``expr`` with GROUPING()/GROUPING_ID() calls computed from ``__e`` (constants without sets).
@@ -148,14 +157,16 @@ def grouping_calls(planner, expr: exp.Expression, key_index: dict[str, int],
         return v
 
     def rewrite(n: exp.Expression) -> exp.Expression:
-        if not isinstance(n, (exp.Grouping, exp.GroupingId)):
+        if not is_grouping_call(n):
             return n
-        keys = bits(n)
+        group_id = isinstance(n, exp.Anonymous)
+        keys = [] if group_id else bits(n)
         if sets is None:
             return exp.cast(exp.Literal.number(0), "BIGINT")
         case = exp.Case(this=generated_column("__e"))
         for e, members in enumerate(sets):
-            case = case.when(exp.Literal.number(e), exp.Literal.number(value(keys, members)))
+            v = sets[:e].count(members) if group_id else value(keys, members)
+            case = case.when(exp.Literal.number(e), exp.Literal.number(v))
         return exp.cast(case, "BIGINT")
 
     return expr.transform(rewrite)

@@ -107,6 +107,66 @@ NONTIME_FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
 RANKINGS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
 
+#: The variance family's calls → (population, square root), as Calcite's AvgVarianceConvertlet expands them.
+_VARIANCE = {exp.VariancePop: (True, False), exp.Variance: (False, False), exp.StddevPop: (True, True),
+             exp.StddevSamp: (False, True), exp.Stddev: (False, True)}
+
+
+def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expression]:
+    """``items`` with each VAR_POP/VAR_SAMP/STDDEV_POP/STDDEV_SAMP ``OVER w`` written as Flink runs it.
+
+    Flink 2.3's SQL-to-rel conversion (Calcite's ``AvgVarianceConvertlet``) expands a windowed
+    variance into windowed SUM and COUNT of the argument cast to the result type ``T``::
+
+        CAST(POWER((SUM(x*x) OVER w - SUM(x) OVER w * SUM(x) OVER w / COUNT(x) OVER w)
+                   / COUNT(x) OVER w, 0.5) AS T)     -- STDDEV_POP; VAR_* without POWER;
+                                                      -- *_SAMP: / CASE WHEN n = 1 THEN NULL ELSE n - 1 END
+
+    so over integers it is integer arithmetic (VAR_SAMP of -2, -1 is 1, not 0.5 cut to 0), unlike
+    a GROUP BY's variance (Welford's, :mod:`streamsql.functions.variance`). A DISTINCT argument is
+    left as written.
+    """
+    from streamsql.core.errors import PlanError
+    from streamsql.functions.variance import variance_type
+    from streamsql.plan.expressions import sql_type_of
+    from streamsql.sql.dialect import Flink
+
+    def expand(n: exp.Expression) -> exp.Expression:
+        if not isinstance(n, exp.Window) or type(n.this) not in _VARIANCE \
+                or isinstance(n.this.this, exp.Distinct):
+            return n
+        arg = sql_type_of(n.this.this, scope)
+        try:
+            t = variance_type(arg)
+        except PlanError:  # not a number: the aggregate's own check says so, positioned
+            return n
+        pop, root = _VARIANCE[type(n.this)]
+        to = exp.DataType.build(str(t).replace(" NOT NULL", ""), dialect=Flink)
+
+        def x() -> exp.Expression:
+            return exp.Cast(this=n.this.this.copy(), to=to.copy())
+
+        def over(agg: exp.Expression) -> exp.Expression:
+            w = n.copy()
+            w.set("this", agg)
+            return w
+
+        count = over(exp.Count(this=x()))
+        mean_sq = exp.Div(this=exp.Mul(this=over(exp.Sum(this=x())), expression=over(exp.Sum(this=x()))),
+                          expression=count.copy())
+        diff = exp.Sub(this=over(exp.Sum(this=exp.Mul(this=x(), expression=x()))), expression=mean_sq)
+        one = exp.Literal.number(1)
+        den = count if pop else exp.Case(ifs=[exp.If(this=exp.EQ(this=count.copy(), expression=one.copy()),
+                                                     true=exp.Null())],
+                                         default=exp.Sub(this=count, expression=one))
+        value = exp.Div(this=exp.Paren(this=diff), expression=exp.Paren(this=den))
+        if root:
+            value = exp.Pow(this=value, expression=exp.Literal.number("0.5"))
+        return exp.Cast(this=value, to=to)
+
+    return [i.transform(expand) for i in items]
+
+
 def over_calls(items: list[exp.Expression]) -> list[exp.Window]:
     """The OVER calls of a SELECT list (``exp.Window`` nodes), in order of appearance."""
     return [w for i in items for w in i.find_all(exp.Window)]
@@ -124,6 +184,8 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     windows = over_calls(items)
     if not windows:
         return None
+    items = expand_variance(items, scope)
+    windows = over_calls(items)
     for w in windows:
         if isinstance(w.this, RANKINGS) and w.args.get("spec") is not None:  # Calcite's validator
             planner._fail(w.args["spec"], f"ROW/RANGE not allowed with {w.this.sql_name().upper()} function")

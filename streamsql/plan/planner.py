@@ -64,7 +64,7 @@ from streamsql.plan.expressions import (
     to_duckdb,
 )
 from streamsql.plan.group_windows import plan_group_window
-from streamsql.plan.grouping_sets import expand, grouping_calls, grouping_sets, name_expand
+from streamsql.plan.grouping_sets import expand, grouping_calls, grouping_sets, is_grouping_call, name_expand
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
 from streamsql.plan.join_prune import prune_join_inputs
 from streamsql.plan.joins import plan_joins
@@ -289,9 +289,9 @@ class Planner:
             return over
         has_agg = sel.args.get("group") is not None or sel.args.get("having") is not None \
             or any(i.find(*AGG_TYPES) for i in items)
-        grouping = next((g for i in items for g in i.find_all(exp.Grouping, exp.GroupingId)), None)
+        grouping = next((g for i in items for g in i.walk() if is_grouping_call(g)), None)
         if grouping is not None and not has_agg:  # Calcite's (Flink's) groupingInAggregate
-            what = "GROUPING_ID" if isinstance(grouping, exp.GroupingId) else "GROUPING"
+            what = {exp.GroupingId: "GROUPING_ID", exp.Grouping: "GROUPING"}.get(type(grouping), "GROUP_ID")
             self._fail(grouping, f"{what} operator may only occur in an aggregate query")
         if has_agg:
             node, scope = self._aggregate(sel, items, node, scope, cond)
@@ -610,7 +610,7 @@ class Planner:
         key_index = {k.sql(): i for i, k in enumerate(keys)}
 
         def to_agg_cols(n: exp.Expression) -> exp.Expression:
-            if isinstance(n, (exp.Grouping, exp.GroupingId)):
+            if is_grouping_call(n):
                 return grouping_calls(self, n, key_index, sets)
             if n.sql() in call_col and isinstance(n, AGG_TYPES):
                 col = generated_column(call_col[n.sql()])

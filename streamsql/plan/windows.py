@@ -44,7 +44,13 @@ from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.plan.display_names import name_aggregate, select_names
 from streamsql.plan.expressions import AGG_TYPES, ListAggCall, agg_label, quote, resolve_columns, to_duckdb
-from streamsql.plan.grouping_sets import GROUPING_CONSTRUCTS, expand, grouping_calls, name_expand
+from streamsql.plan.grouping_sets import (
+    GROUPING_CONSTRUCTS,
+    expand,
+    grouping_calls,
+    is_grouping_call,
+    name_expand,
+)
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     CalcNode,
@@ -528,7 +534,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     grouping_of = grouping[1] if grouping[0] else sets
 
     def to_agg_cols(n: exp.Expression) -> exp.Expression:
-        if isinstance(n, (exp.Grouping, exp.GroupingId)):
+        if is_grouping_call(n):
             return grouping_calls(planner, n, key_index, grouping_of)
         if n.sql() in call_col and isinstance(n, AGG_TYPES):
             return generated_column(call_col[n.sql()])

@@ -5,8 +5,9 @@ sources over the generator's files, UTC, one task) and kept its result types and
 refusal or its job failure in ``query_fuzz_flink.json`` (:mod:`tests.runtime.flink_queries`). Here
 the same query runs on StreamSQL (the seed's state backend and batch size) and must give:
 
-- the same result types (:func:`tests.functions.test_conformance.flink_type`: NOT NULL aside, a
-  CHAR(n) as STRING; Flink's `` *ROWTIME*`` mark left out), column by column;
+- the same result types (:func:`tests.functions.test_conformance.flink_type` of both sides: NOT
+  NULL aside, a CHAR(n)/VARCHAR(n) as STRING, TIMESTAMP_LTZ of any precision alike; Flink's
+  `` *ROWTIME*`` mark left out), column by column;
 - the same rows, a multiset (DOUBLEs within 1e-12 relative, DECIMALs with their scale); the
   final rows of a changelog have no order, so an ``ORDER BY ... LIMIT`` is checked by the rows it
   keeps;
@@ -31,8 +32,8 @@ from pathlib import Path
 from streamsql.core.errors import StreamSQLError
 from tests.runtime import flink_queries as fq
 from tests.runtime.oracle import make_env
-from tests.runtime.query_fuzz import create_tables, data_files
 from tests.runtime.query_fuzz_typed import make_flink_query
+from tests.runtime.query_fuzz_wide import all_files, create_all_tables
 
 #: seed → why StreamSQL answers a query Flink refuses (or whose job fails in Flink).
 ACCEPTED: dict[int, str] = {}
@@ -43,6 +44,12 @@ KNOWN: dict[int, str] = {
             "(Calcite's AggregateValuesRule), so Flink emits one row; a streaming aggregate that sees no "
             "row emits none (Flink's too, for a filter it does not fold away). Not followed: which "
             "contradictions Calcite's simplifier proves is not a semantics to copy.",
+    200279: "a row IN subquery (`(k, window_start, window_end) IN (SELECT ...)`, a window semi join): "
+            "refused here at its position (IN with several columns is not supported yet), Flink answers",
+    200316: "the same row IN subquery as seed 200279 (`(g, window_start, window_end) IN (SELECT ...)`)",
+    200291: "CAST(AVG(f) AS DECIMAL(10, 3)) over cdx, whose exact average is 124.6625: Flink's DOUBLE sum, "
+            "added and retracted row by row through the changelog, lands just below and rounds to 124.662, "
+            "ours to 124.663; the order of floating-point additions is not copied",
 }
 
 
@@ -56,8 +63,9 @@ def flink_type(text: str) -> str:
 def check_data(doc: dict, files: dict[str, Path]) -> None:
     """The generator's files are the ones Flink read (else the fixture must be recorded again)."""
     ours = {k: hashlib.sha256(p.read_bytes()).hexdigest() for k, p in files.items()}
-    assert ours == doc["data"], ("the generator's tables changed since Flink answered: record the fixture "
-                                 "again (scripts/flink_queryfuzz.py --redo)")
+    assert {k: ours.get(k) for k in doc["data"]} == doc["data"], (
+        "the generator's tables changed since Flink answered: record the fixture "
+        "again (scripts/flink_queryfuzz.py --redo)")
 
 
 def run_ours(case: dict, files: dict[str, Path], work: Path) -> dict:
@@ -66,7 +74,7 @@ def run_ours(case: dict, files: dict[str, Path], work: Path) -> dict:
     assert q.flink == case["query"], f"seed {case['seed']}: the generator's query changed since Flink ran it"
     env = make_env(work, q.backend, q.batch_size, {"table.local-time-zone": "UTC"})
     try:
-        create_tables(env, files)
+        create_all_tables(env, files)
         try:
             res = env.execute_sql(q.flink)
         except StreamSQLError as e:
@@ -118,7 +126,9 @@ def differences(case: dict, ours: dict) -> list[str]:
     out = []
     # a query's column types here do not carry the time attribute (DESCRIBE of a table does)
     want = [flink_type(t.replace(" *ROWTIME*", "")) for t in case["types"]]
-    got = [t.replace(" NOT NULL", "") for t in ours["types"]]
+    # both sides spelled alike: StreamSQL's query types carry a VARCHAR(n) or TIMESTAMP_LTZ(3) where
+    # they can, flink_type writes what the expression plans do not always carry (the values tell)
+    got = [flink_type(t) for t in ours["types"]]
     if got != want:
         out.append(f"types: StreamSQL {got}, Flink {want}")
     extra, missing = _match(ours["rows"], case["rows"])
@@ -149,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         cases = [c for c in cases if lo <= c["seed"] < hi]
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        files = data_files(Path(tmp))
+        files = all_files(Path(tmp))
         check_data(doc, files)
         for case in cases:
             with tempfile.TemporaryDirectory() as work:

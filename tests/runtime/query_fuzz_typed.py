@@ -157,6 +157,11 @@ def make_typed_query(seed: int) -> Query:
 
 
 def make_flink_query(seed: int) -> Query:
-    """The query Flink answered for ``seed``: the typed generator's from :data:`BASE`, else query_fuzz's."""
+    """The query Flink answered for ``seed``: the wide generator's from
+    :data:`tests.runtime.query_fuzz_wide.BASE`, the typed generator's from :data:`BASE`, else query_fuzz's."""
+    from tests.runtime import query_fuzz_wide as wide  # (it imports this module's aggregates)
+
+    if seed >= wide.BASE:
+        return wide.make_wide_query(seed)
     return make_typed_query(seed) if seed >= BASE else make_query(seed)
 

@@ -1,11 +1,12 @@
 """Random queries against Flink 2.3's own answers (:mod:`tests.runtime.query_fuzz_flink`).
 
 ``query_fuzz_flink.json`` holds what PyFlink answered for each recorded seed of the random-query
-generators (``tests/runtime/query_fuzz.py``'s and the typed shapes of
-``tests/runtime/query_fuzz_typed.py``): result types and final rows, or its refusal, or its job's
-failure (``scripts/flink_queryfuzz.py`` recorded it). StreamSQL runs the same query over the same
-files and must agree. The default suite replays :data:`DEFAULT` (every seed a fix came from and a
-few of each generator's shapes); ``-m slow`` replays the rest.
+generators (``tests/runtime/query_fuzz.py``'s, the typed shapes of
+``tests/runtime/query_fuzz_typed.py`` and the wide ones of ``tests/runtime/query_fuzz_wide.py``):
+result types and final rows, or its refusal, or its job's failure (``scripts/flink_queryfuzz.py``
+recorded it). StreamSQL runs the same query over the same files and must agree. The default suite
+replays :data:`DEFAULT` (every seed a fix came from and a few of each generator's shapes); ``-m
+slow`` replays the rest.
 """
 
 from __future__ import annotations
@@ -15,18 +16,23 @@ from pathlib import Path
 import pytest
 
 from tests.runtime import flink_queries as fq
-from tests.runtime.query_fuzz import data_files
 from tests.runtime.query_fuzz_flink import ACCEPTED, KNOWN, check_case, check_data
 from tests.runtime.query_fuzz_typed import BASE
+from tests.runtime.query_fuzz_wide import BASE as WIDE
+from tests.runtime.query_fuzz_wide import all_files
 
 DOC = fq.load()
 CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: The seeds of the default suite: each fixed difference's seed, then a few cheap ones.
-#: a Top-1 recorded as an upsert changelog; a NULL-safe join key; FLOOR of a DECIMAL: its type
-REGRESSIONS = [77, 100069, 100076]
-#: a few of each generator: aggregates over cdc/cdx, a join of aggregates, a window join, event-time
-#: dedup (Flink keeps the rowtime), a typed GROUP BY, division and f / 0, RANK refused by both, OVER
-SAMPLE = [1, 2, 3, 8, 9, 11, 100000, 100004, 100008, 100011, 100014, 100018, 100020, 100022]
+#: a Top-1 recorded as an upsert changelog; a NULL-safe join key; FLOOR of a DECIMAL: its type;
+#: a bounded OVER frame retracting before it accumulates and VAR_SAMP OVER expanded (integer
+#: arithmetic); STDDEV over a non-time ORDER BY; GROUP_ID(); a string CAST to BYTES (UTF-8);
+#: IS JSON ARRAY of text that is not JSON; JSON_OBJECT's members sorted by key
+REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250]
+#: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
+#: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
+#: outer interval join
+SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -38,7 +44,7 @@ def _param(seed: int):
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
-    f = data_files(tmp_path_factory.mktemp("query-fuzz-flink"))
+    f = all_files(tmp_path_factory.mktemp("query-fuzz-flink"))
     check_data(DOC, f)
     return f
 
@@ -54,11 +60,13 @@ def test_every_recorded_query_matches_flink(seed, files, tmp_path):
     check_case(CASES[seed], files, tmp_path)
 
 
-def test_the_fixture_covers_both_generators_and_every_source():
-    """The recorded campaign is not one shape: both generators, every table, refusals recorded."""
-    assert {s >= BASE for s in CASES} == {True, False}
-    assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw"}
-    assert len(CASES) >= 300
+def test_the_fixture_covers_every_generator_and_source():
+    """The recorded campaign is not one shape: the three generators, every table, refusals recorded."""
+    assert {0 if s < BASE else 1 if s < WIDE else 2 for s in CASES} == {0, 1, 2}
+    assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw", "e"}
+    assert len(CASES) >= 700
+    wide = {c["shape"] for s, c in CASES.items() if s >= WIDE}
+    assert {"w_join", "interval_join", "temporal", "over_time", "casts", "json", "grouping"} <= wide
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 

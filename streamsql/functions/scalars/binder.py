@@ -86,7 +86,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if isinstance(n, exp.Func) and not isinstance(n.parent, exp.Window) and aggregate_not_yet(n):
         msg = f"Aggregate function {aggregate_not_yet(n)} is not supported yet"
         raise FunctionError(msg, n)
-    if isinstance(n, (exp.Grouping, exp.GroupingId)):  # the planner computes them (plan/grouping_sets.py)
+    if isinstance(n, (exp.Grouping, exp.GroupingId)) or (  # the planner computes them (plan/grouping_sets.py)
+            isinstance(n, exp.Anonymous) and n.name.upper() == "GROUP_ID" and not n.expressions):
         n.meta[TYPE] = SqlType("BIGINT")
         return n
     unknown = unknown_aggregate(n)

@@ -441,10 +441,19 @@ def json_string(c: Call) -> exp.Expression:
         nulls="never NULL; a NULL value is written as null (NULL ON NULL, the default) or left out "
               "(ABSENT ON NULL)")
 def json_object(c: Call) -> exp.Expression:
-    """JSON_OBJECT([KEY] k VALUE v, ... [NULL | ABSENT ON NULL]): an object of the pairs, in order."""
+    """JSON_OBJECT([KEY] k VALUE v, ... [NULL | ABSENT ON NULL]): an object of the pairs.
+
+    Sorted by their literal keys; keys that are no literals, or repeated, in the order written.
+    """
     absent = c.unit == "ABSENT ON NULL"
     entries = []
-    for key, value in zip(c.args[::2], c.args[1::2]):
+    pairs = list(zip(c.args[::2], c.args[1::2]))
+    literal = [k.sql.this if isinstance(k.sql, exp.Literal) and k.sql.is_string else None for k, _ in pairs]
+    if len(set(literal)) == len(pairs) and None not in literal:
+        # Flink 2.3 writes the members sorted by key (its Jackson mapper, as JSON_QUERY's objects):
+        # JSON_OBJECT('k' VALUE 1, 'b' VALUE true) is {"b":true,"k":1}; Java's String order
+        pairs.sort(key=lambda kv: kv[0].sql.this.encode("utf-16-be", "surrogatepass"))
+    for key, value in pairs:
         if key.type is not None and key.type.name not in ("STRING", "NULL"):
             msg = f"JSON_OBJECT: a key must be a string, not {key.type}"
             raise c.fail(msg)
@@ -474,5 +483,8 @@ def is_json(value: exp.Expression, kind: str | None) -> exp.Expression:
     """``value IS JSON [VALUE | OBJECT | ARRAY | SCALAR]``: false for NULL or text that is not JSON."""
     test = _KINDS[kind.upper() if kind else None]
     text = f"({value.sql(dialect='duckdb')})"
-    check = f"json_valid({text})" + (f" AND json_type({text}) {test}" if test else "")
-    return _sql(f"coalesce({check}, false)")
+    if not test:
+        return _sql(f"coalesce(json_valid({text}), false)")
+    # a CASE, not AND: DuckDB evaluates both sides of an AND, and json_type of text that is not
+    # JSON fails the job (`'not json' IS JSON ARRAY` is false in Flink)
+    return _sql(f"coalesce(CASE WHEN json_valid({text}) THEN json_type({text}) {test} ELSE false END, false)")

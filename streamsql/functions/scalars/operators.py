@@ -200,6 +200,11 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
         # every TIMESTAMP(7..9) here) could not hold: cut to microseconds in the CAST itself
         n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BYTES" \
+            and type_of(n.this) is not None and type_of(n.this).name in STRING_TYPES:
+        # Flink: the string's UTF-8 bytes; DuckDB's cast to BLOB reads `\xNN` escapes and refuses
+        # any other non-ASCII character (TRY_CAST('ÄÖü' AS BYTES) was NULL, CAST failed the job)
+        return template("encode({0})", _sql(n.this)), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and reads_string_as(t):
         source = type_of(n.this)
         if source is not None and source.name in STRING_TYPES:

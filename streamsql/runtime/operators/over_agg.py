@@ -162,19 +162,22 @@ class OverAggOperator(WindowOperatorBase):
                 while j < len(due) and due[j][0] == due[i][0]:
                     j += 1
             group = due[i:j]
-            for ts, _, _, add, retract in group:
-                self.rows.fold(acc, add, 1)
-                if spec.bounded:
-                    frame.append([ts, retract])
+            # the rows leaving the frame are retracted before the new ones accumulate, as Flink's
+            # RowTime{Rows,Range}BoundedPrecedingFunction do: a floating accumulator (Welford's M2
+            # of STDDEV/VAR) then ends on Flink's digits (the other order left -1e-12: NULL for 0)
             if spec.bounded:
-                if spec.kind == "ROWS":
-                    leaving = max(0, len(frame) - spec.preceding - 1)
+                if spec.kind == "ROWS":  # (one row a group)
+                    leaving = max(0, len(frame) - spec.preceding)
                 else:  # RANGE: rows more than `preceding` before this rowtime leave
                     lower = group[0][0] - spec.preceding
                     leaving = next((n for n, r in enumerate(frame) if r[0] >= lower), len(frame))
                 for _, retract in frame[:leaving]:
                     self.rows.fold(acc, retract, -1)
                 del frame[:leaving]
+            for ts, _, _, add, retract in group:
+                self.rows.fold(acc, add, 1)
+                if spec.bounded:
+                    frame.append([ts, retract])
             result = self.aggregates.result(acc)
             emitted += [(ts, tuple(row) + result) for ts, _, row, _, _ in group]
             value[5] = group[0][0]
