@@ -25,6 +25,7 @@ from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.operators import over_nontime
 from streamsql.runtime.operators.over_nontime import NonTimeOverOperator
+from streamsql.state.layout import StateFormatError, ValueFormat, encode_keys, with_key_groups
 from tests.runtime.harness import open_operator
 from tests.runtime.oracle import fold, make_env
 
@@ -214,3 +215,16 @@ def test_refused_with_a_caret(tmp_path, sql, message, caret_at):
         env.execute_sql(sql)
     e = err.value
     assert e.line == 1 and sql[e.col - 1:].startswith(caret_at), (e.col, str(e))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_partition_of_the_earlier_layout_is_refused(tmp_path, backend):
+    """A checkpoint of the one-value-per-partition layout must not read as an empty partition."""
+    op, be = open_operator(_operator("ROWS"), backend, tmp_path / "b", "over-agg-nontime-1")
+    old = ValueFormat("over-nontime/rows", 1).encode([[b"x"], [[["k0", 1, 5, 0], [1], [1, 5, 5], [1]]]])
+    key = with_key_groups(encode_keys([pa.array(["k0"])], 1))[0]
+    op.ctx.state.write([(key, old)])
+    batch = pa.Table.from_pylist([{"k": "k0", "p": 2, "v": 3, "id": 1}], schema=IN_SCHEMA)
+    with pytest.raises(StateFormatError):
+        op.process_batch(Batch(batch), 0)
+    be.close()

@@ -33,12 +33,19 @@ State: per partition key, its rows in ORDER BY order cut into blocks of at most
 so an insert or a retraction touches one block: finding the row is a bisection over the blocks'
 last sort keys then within one block, and a checkpoint writes only the blocks that changed. Each
 row is ``[sort key, row, partials, result, accumulators]`` (the input row, its partial states,
-the result last emitted for it and the accumulators it came from). The entries are one map per
-partition (:func:`~streamsql.state.layout.map_prefixes` of ``kg + key``, ``key`` the
-:func:`~streamsql.state.layout.encode_keys` of the PARTITION BY columns): the map's empty entry
-key holds the block directory (:data:`OVER_BLOCKS`: the next block id and the ids in order), the
-8-byte big-endian id of a block its rows (:data:`OVER_ROWS`, tagged msgpack). Partitions are read
-and written through the ranking operators' write-behind cache
+the result last emitted for it and the accumulators it came from). Entries, ``key`` the
+:func:`~streamsql.state.layout.encode_keys` of the PARTITION BY columns and ``kg`` its key group:
+
+============================================ ===============================================
+``kg + key``                                 the block directory, :data:`OVER_BLOCKS`: the
+                                             next block id and the block ids in order
+``kg + MAP_TAG + "O" + len + key + id(8)``   a block's rows (:data:`OVER_ROWS`; a map entry,
+                                             :func:`~streamsql.state.layout.map_prefixes`)
+============================================ ===============================================
+
+Values are tagged msgpack; a checkpoint of the earlier layout (a whole partition under ``kg +
+key``, format ``over-nontime/rows``) is refused with a StateFormatError, not read as empty.
+Partitions are read and written through the ranking operators' write-behind cache
 (:class:`~streamsql.runtime.operators.rank.RankOperatorBase`): a partition's changed blocks and
 its directory are written back at every checkpoint (or when it is evicted), split by key group on
 rescale like all keyed state. Flink keeps it until state TTL, which is not implemented for this
@@ -78,7 +85,7 @@ SK, ROW, PARTIALS, RESULT, ACC = range(5)  # the fields of a row entry
 
 
 def _prefixes(keys: list[bytes]) -> list[bytes]:
-    """The map prefix of each partition key (its directory's backend key)."""
+    """The map prefix of each partition key: its blocks' keys start with it."""
     return map_prefixes(with_key_groups(keys), _MAP)
 
 
@@ -266,7 +273,7 @@ class NonTimeOverOperator(RankOperatorBase):
         """The ranking operators' cache, over partitions kept in blocks (module docstring)."""
         super().open(ctx)
         self.values = _PartitionValues(self.state)
-        self.cache = WriteBehindCache(self.state, self.values, cache_entries(ctx.config), _prefixes)
+        self.cache = WriteBehindCache(self.state, self.values, cache_entries(ctx.config))
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Apply the batch's rows in arrival order, emitting each one's changelog."""
