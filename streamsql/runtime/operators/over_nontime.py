@@ -150,28 +150,24 @@ class _Partition:
     def touch(self, b: int) -> None:
         self.dirty.add(self.ids[b])
 
-    def tidy(self) -> None:
-        """Split blocks grown past :data:`BLOCK_ROWS`, drop emptied ones (after a change)."""
-        b = 0
-        while b < len(self.blocks):
-            n = len(self.blocks[b])
-            if n == 0:
-                self.gone.append(self.ids[b])
-                self.dirty.discard(self.ids[b])
-                for part in (self.blocks, self.sks, self.lasts, self.ids):
-                    del part[b]
-                continue
-            if n > BLOCK_ROWS:
-                half = n // 2
-                new_id = self._new_id()
-                self.blocks.insert(b + 1, self.blocks[b][half:])
-                self.sks.insert(b + 1, self.sks[b][half:])
-                self.lasts.insert(b + 1, self.lasts[b])
-                self.ids.insert(b + 1, new_id)
-                del self.blocks[b][half:], self.sks[b][half:]
-                self.lasts[b] = self.sks[b][-1]
-                self.dirty.add(new_id)
-            b += 1
+    def tidy(self, b: int) -> None:
+        """Split block ``b`` if it grew past :data:`BLOCK_ROWS`, drop it if emptied (after a change to it)."""
+        n = len(self.blocks[b])
+        if n == 0:
+            self.gone.append(self.ids[b])
+            self.dirty.discard(self.ids[b])
+            for part in (self.blocks, self.sks, self.lasts, self.ids):
+                del part[b]
+        elif n > BLOCK_ROWS:
+            half = n // 2
+            new_id = self._new_id()
+            self.blocks.insert(b + 1, self.blocks[b][half:])
+            self.sks.insert(b + 1, self.sks[b][half:])
+            self.lasts.insert(b + 1, self.lasts[b])
+            self.ids.insert(b + 1, new_id)
+            del self.blocks[b][half:], self.sks[b][half:]
+            self.lasts[b] = self.sks[b][-1]
+            self.dirty.add(new_id)
 
     def previous(self, b: int, i: int) -> list | None:
         """The entry before position (b, i), or None at the partition's start."""
@@ -337,7 +333,7 @@ class NonTimeOverOperator(RankOperatorBase):
         out_rows.append(row + entry[RESULT])
         out_kinds.append(kind)
         self._emit_changes(p, [n for n in new if n[0] > at], out_rows, out_kinds)
-        p.tidy()
+        p.tidy(b)
 
     def _retract(self, p: _Partition, sk: bytes, row: tuple, out_rows: list, out_kinds: list) -> None:
         """Remove the first row equal to ``row``; emit it as -D, then the changed results."""
@@ -358,7 +354,7 @@ class NonTimeOverOperator(RankOperatorBase):
         out_rows.append(gone[ROW] + gone[RESULT])
         out_kinds.append(DELETE)
         self._emit_changes(p, [n for n in new if n[0] >= at], out_rows, out_kinds)
-        p.tidy()
+        p.tidy(at[0])
 
     @staticmethod
     def _emit_changes(p: _Partition, new: list, out_rows: list, out_kinds: list) -> None:
