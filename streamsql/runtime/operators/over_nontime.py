@@ -25,8 +25,8 @@ The aggregates are the object forms of :mod:`streamsql.functions.aggregates`, fe
 partial state (:class:`~streamsql.runtime.operators.over_agg.RowPartials`). Each row keeps the
 accumulators its result comes from, so a change recomputes from the changed row (RANGE: its
 peer group) on, as Flink does, and stops at the first row whose accumulators come out unchanged:
-an insert or retraction costs the rows whose results it changes (what it emits) plus a
-bisection, not the partition's size.
+an insert or retraction costs the rows whose results it changes (what it emits; RANGE: its peer
+group too) plus a bisection, not the partition's size.
 
 State: per partition key, its rows in ORDER BY order cut into blocks of at most
 :data:`BLOCK_ROWS` rows (a block is split in two when it grows past that, dropped when emptied),
