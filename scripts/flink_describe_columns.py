@@ -3,8 +3,9 @@
 What Flink derives for a column it is not told the type of: a computed column's type and
 nullability (``c AS k + 1`` of ``k INT NOT NULL`` is ``INT``, null ``FALSE``), a view's columns
 (a NOT NULL column stays NOT NULL through a projection, ``COALESCE(ms, 0)`` is NOT NULL, an outer
-join's other side is nullable), and a metadata column's declared type. This script runs ``DDL`` on
-PyFlink (planning only: no job, no connector jar) and writes each object's DESCRIBE rows and the
+join's other side is nullable), a metadata column's declared type, and a CTAS table's columns
+(``ct``: NOT NULL where the query's column is). This script runs ``DDL`` on PyFlink (planning
+only but for the CTAS's one-row job; no connector jar) and writes each object's DESCRIBE rows and the
 SHOW CREATE TABLE / VIEW texts to ``tests/e2e/describe_columns_flink.json``, which
 ``tests/e2e/test_describe_columns.py`` compares with StreamSQL's::
 
@@ -38,8 +39,13 @@ DDL = [
     "CREATE VIEW va AS SELECT k, COUNT(*) AS cnt, SUM(ms) AS sm, MAX(s) AS mx, COUNT(n) AS cn FROM cc "
     "GROUP BY k",
     "CREATE VIEW vj AS SELECT a.k, a.s, b.k AS k2, b.s AS s2 FROM cc a LEFT JOIN cc b ON a.k = b.k",
+    "CREATE TABLE bs (k INT NOT NULL, ms BIGINT, s STRING NOT NULL, n STRING) WITH ('connector' = 'datagen', "
+    "'number-of-rows' = '1')",
+    "CREATE TABLE ct WITH ('connector' = 'blackhole') AS SELECT k, ms, COALESCE(ms, 0) AS a, "
+    "CASE WHEN k > 0 THEN s ELSE UPPER(s) END AS b, n IS NULL AS c, CAST(k AS BIGINT) AS d, k + 1 AS e, "
+    "IF(k > 0, ms, 0) AS f, n IS NOT NULL OR k > 0 AS g, n FROM bs",
 ]
-NAMES = ["cc", "km", "vc", "vf", "va", "vj"]
+NAMES = ["cc", "km", "vc", "vf", "va", "vj", "bs", "ct"]
 
 
 def main() -> None:

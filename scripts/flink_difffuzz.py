@@ -33,8 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -261,48 +259,27 @@ after it; the driver looks at the journal every ``POLL``."""
 def drive(items: list[dict], journal: Path, args: argparse.Namespace) -> dict[str, dict]:
     """Run workers (fresh processes, fresh JVMs) until every item is in ``journal``.
 
-    Stops early once the budget (``args.budget`` seconds) is spent; returns the journal's cases.
-
-    A worker that writes nothing for ``args.stall`` seconds is killed. A worker that ends without
-    finishing a case (killed, crashed, its JVM gone) is retried with half its group; at a group of
-    one, that case is recorded as ``{"skipped": why}`` (not Flink's answer: the replay leaves it
-    out), so that one poisonous expression cannot stop a campaign.
+    Stops early once the budget (``args.budget`` seconds) is spent; returns the journal's cases
+    (:func:`flink_session.drive_workers`: a stalled worker, ``args.stall`` s, is killed). A worker that
+    ends without finishing a case (killed, crashed, its JVM gone) is retried with half its group; at
+    a group of one, that case is recorded as ``{"skipped": why}``.
     """
-    end = time.time() + args.budget
     group = RUN_GROUP
-    while True:
-        done = read_journal(journal)
-        pending = list({_line(it): it for it in items if _line(it) not in done}.values())
-        if not pending or time.time() > end - GRACE:
-            return done
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump(pending, f, ensure_ascii=False)
-        cmd = [*WORKER, f.name, "--journal", str(journal), "--group", str(group),
-               "--recycle", str(args.recycle), "--deadline", str(end - GRACE)]
-        proc = subprocess.Popen(cmd, start_new_session=True)
-        size, quiet_since, why = journal.stat().st_size if journal.exists() else 0, time.time(), ""
-        while proc.poll() is None:
-            time.sleep(POLL)
-            now_size = journal.stat().st_size if journal.exists() else 0
-            if now_size != size:
-                size, quiet_since = now_size, time.time()
-            elif time.time() - quiet_since > args.stall or time.time() > end + GRACE:
-                why = f"no case finished in {time.time() - quiet_since:.0f} s"
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        os.unlink(f.name)
-        progressed = len(read_journal(journal)) > len(done)
-        print(f"[difffuzz] worker exit {proc.returncode}: {len(read_journal(journal))} of {len(items)} cases "
-              f"done, {time.time() - end + args.budget:.0f} s", file=sys.stderr, flush=True)
-        if progressed:
-            group = RUN_GROUP
-        elif group > 1:
-            group = max(1, group // 2)
-        else:
-            skipped = {**pending[0], "skipped": f"the Flink worker died on this case alone "
-                       f"(exit {proc.returncode}{'; ' + why if why else ''})"}
-            with journal.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(skipped, ensure_ascii=False) + "\n")
+
+    def command(items_file: str, deadline: float) -> list[str]:
+        return [*WORKER, items_file, "--journal", str(journal), "--group", str(group),
+                "--recycle", str(args.recycle), "--deadline", str(deadline)]
+
+    def retry(progressed: bool) -> bool:
+        nonlocal group
+        if progressed or group > 1:
+            group = RUN_GROUP if progressed else max(1, group // 2)
+            return True
+        return False
+
+    return flink_session.drive_workers(items, journal, _line, lambda pending: pending, command, retry,
+                                       budget=args.budget, stall=args.stall, grace=GRACE, poll=POLL,
+                                       label="difffuzz")
 
 
 def main(argv: list[str]) -> int:

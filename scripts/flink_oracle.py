@@ -9,6 +9,7 @@ Setup (once; PyFlink is ~850 MB and needs Java 11+, so it lives outside the proj
 
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py            # rewrites the JSON
+    /work/flinkvenv/bin/python scripts/flink_oracle.py --only JSON_EXISTS   # those cases only, merged
 
 How: the cases are planned together (``SELECT <case>, ... FROM (VALUES (1)) AS t(x)``: planning
 only, no job) to get their result types, halving a group that fails until each validation error is a
@@ -157,9 +158,33 @@ def _records(cases: list[str], zone: str, normalize, volatile: set[str], source:
 CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
 
 
+def _merge_only(ns: dict, needle: str) -> int:
+    """Record again only the UTC cases of ``CASES`` containing ``needle``, merged into the JSON.
+
+    The other records stay as they are (no re-run of the whole suite for a few new cases); the
+    merged list keeps ``CASES``' order for the UTC cases, then the records of the rest.
+    """
+    chosen = [c for c in ns["CASES"] if needle in c]
+    fresh = {r["expr"]: r for r in _records(chosen, "UTC", ns["normalize"], set(ns["VOLATILE"]))}
+    doc = json.loads(OUT.read_text())
+    plain = {r["expr"]: r for r in doc["cases"] if "zone" not in r and not r.get("aggregate")}
+    plain.update(fresh)
+    order = ns["CASES"] + ns["VOLATILE"]
+    rest = [r for r in doc["cases"] if "zone" in r or r.get("aggregate")]
+    doc["cases"] = [plain[c] for c in order if c in plain] + rest
+    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(fresh)} cases recorded again ({sum('error' in r for r in fresh.values())} errors) -> {OUT}")
+    return 0
+
+
 def main() -> int:
-    """Write ``flink_expected.json``; returns the process exit code."""
+    """Write ``flink_expected.json``; returns the process exit code.
+
+    ``--only TEXT``: record only the cases containing TEXT, merged into the file (:func:`_merge_only`).
+    """
     ns = runpy.run_path(str(CASES_FILE))
+    if len(sys.argv) == 3 and sys.argv[1] == "--only":
+        return _merge_only(ns, sys.argv[2])
     normalize, volatile = ns["normalize"], set(ns["VOLATILE"])
     records = _records(ns["CASES"] + ns["VOLATILE"], "UTC", normalize, volatile)
     for zone, cases in ns["ZONED"].items():

@@ -6,7 +6,10 @@ changelog Flink emitted, in order (``[kind, cell, ...]``, cells as JSON values),
 (the innermost cause's message). ``tests/runtime/test_over_nontime.py`` runs the same queries and
 must emit the same changelog, row for row and kind for kind (``"compare": "changelog"``), or the
 same final table where Flink emits no-op updates StreamSQL does not (``"compare": "table"``, see
-docs/windows.md), and refuse the same scenarios.
+docs/windows.md), and refuse the same scenarios; ``"compare": "refused"`` marks a scenario whose
+Flink answer no order of the rows gives (NaN in the ORDER BY column), which StreamSQL fails;
+``"compare": "duckdb"`` one where Flink's job fails by a fault of its own, whose final table StreamSQL
+gives as DuckDB's window functions do.
 
 Flink runs at parallelism 1 over a filesystem source (one split: rows in file order), so its
 changelog order is the operator's (``NonTime{Rows,Range}UnboundedPrecedingFunction``). Name
@@ -53,6 +56,19 @@ CHANGES = [_c({"id": 1, "k": "a", "v": 10, "p": 3}), _c({"id": 2, "k": "a", "v":
            {"before": {"id": 9, "k": "a", "v": 1, "p": 1}, "after": None, "op": "d"}]
 DOUBLES = [{"id": 1, "k": "a", "d": 1.5}, {"id": 2, "k": "a", "d": -2.0}, {"id": 3, "k": "b", "d": None},
            {"id": 4, "k": "a", "d": 0.0}, {"id": 5, "k": "b", "d": -0.5}, {"id": 6, "k": "a", "d": 1.5}]
+#: -0.0 and 0.0 in the ORDER BY column (peers to Flink's comparator) and in the summed column.
+ZEROS = [{"id": 1, "k": "a", "d": 0.0}, {"id": 2, "k": "a", "d": -0.0}, {"id": 3, "k": "a", "d": 1.0},
+         {"id": 4, "k": "a", "d": -0.0}, {"id": 5, "k": "a", "d": -1.0}, {"id": 6, "k": "a", "d": 0.0}]
+_NAN = {"id": 2, "k": "a", "v": "NaN", "p": 1}
+#: A row with a NaN value retracted (Flink's row equaliser finds it: NaN's bits equal NaN's), and a
+#: SUM going from -0.0 to 0.0 (an update to Flink: its accumulators equal as Java's Double.equals).
+NAN_VALUES = [_c({"id": 1, "k": "a", "v": 1.5, "p": 2}), _c(_NAN), _c({"id": 3, "k": "a", "v": -0.0, "p": 3}),
+              {"before": _NAN, "after": None, "op": "d"}, _c({"id": 4, "k": "b", "v": -0.0, "p": 1}),
+              _c({"id": 5, "k": "b", "v": 0.0, "p": 0})]
+#: NaN in the ORDER BY column: Flink's comparator takes it for equal to anything (its place then
+#: depends on the arrival order); StreamSQL refuses it (``"compare": "refused"``).
+NAN_ORDER = [{"id": 1, "k": "a", "d": 1.0}, {"id": 2, "k": "a", "d": "NaN"}, {"id": 3, "k": "a", "d": 0.5},
+             {"id": 4, "k": "a", "d": 2.0}]
 
 W_ROWS = "PARTITION BY k ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
 W_RANGE = "PARTITION BY k ORDER BY p RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
@@ -89,6 +105,21 @@ SCENARIOS = [
     {"name": "order_by_double", "rows": DOUBLES, "columns": "id INT, k STRING, d DOUBLE",
      "query": "SELECT id, k, d, COUNT(*) OVER w, SUM(id) OVER w FROM ev WINDOW w AS (ORDER BY d ROWS "
               "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"},
+    {"name": "order_by_negative_zero_rows", "rows": ZEROS, "columns": "id INT, k STRING, d DOUBLE",
+     "query": "SELECT id, d, COUNT(*) OVER w, SUM(id) OVER w, SUM(d) OVER w FROM ev WINDOW w AS (ORDER BY d "
+              "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"},
+    # Flink 2.3's job fails (NullPointerException: its accumulators are keyed by the sort key's bytes,
+    # and the group of 0.0 took -0.0's); StreamSQL answers as DuckDB's window does (compare "duckdb")
+    {"name": "order_by_negative_zero_range", "rows": ZEROS, "columns": "id INT, k STRING, d DOUBLE",
+     "compare": "duckdb",
+     "query": "SELECT id, d, COUNT(*) OVER w, SUM(id) OVER w FROM ev WINDOW w AS (ORDER BY d)"},
+    {"name": "changelog_nan_value_retracted", "rows": NAN_VALUES, **CHANGELOG,
+     "columns": "id INT, k STRING, v DOUBLE, p INT",
+     "query": f"SELECT id, p, COUNT(v) OVER w, SUM(id) OVER w, SUM(CASE WHEN v = v THEN v END) OVER w "
+              f"FROM ev WINDOW w AS ({W_ROWS})"},
+    {"name": "order_by_nan", "rows": NAN_ORDER, "columns": "id INT, k STRING, d DOUBLE", "compare": "refused",
+     "query": "SELECT id, COUNT(*) OVER w, SUM(id) OVER w FROM ev WINDOW w AS (ORDER BY d "
+              "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"},
     {"name": "order_by_expression", "rows": EV,
      "query": "SELECT id, k, p, SUM(v) OVER (PARTITION BY k ORDER BY p % 2) FROM ev"},
 ]

@@ -37,8 +37,6 @@ import datetime as dt
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,8 +48,8 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests" / "runtime")]  # no St
 
 import flink_queries as fq  # noqa: E402
 from flink_compat import Capture, _error_text  # noqa: E402
+from flink_session import drive_workers, run_client  # noqa: E402
 from flink_session import read_journal as read_records  # noqa: E402
-from flink_session import run_client  # noqa: E402
 
 #: Run in this project's venv: the data files, the tables' DDL (query_fuzz.create_tables, recorded)
 #: and the seeds' queries, as JSON on stdout.
@@ -333,43 +331,32 @@ def read_journal(journal: Path) -> dict[int, dict]:
     return read_records(journal, lambda case: case["seed"])
 
 
+WORKER = [sys.executable, __file__, "--worker"]
+"""The command of a worker process (its cases file, then its options, follow)."""
 GRACE, POLL = 30.0, 1.0
 """Seconds: no new worker starts ``GRACE`` before the budget ends; the journal is looked at every ``POLL``."""
 
 
 def drive(cases: list[dict], ddl: list[str], journal: Path, args: argparse.Namespace) -> dict[int, dict]:
-    """Run workers until every case is in ``journal`` or the budget is spent; the journal's cases."""
-    end = time.time() + args.budget
-    while True:
-        done = read_journal(journal)
-        pending = [c for c in cases if c["seed"] not in done]
-        if not pending or time.time() > end - GRACE:
-            return done
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump({"cases": pending, "ddl": ddl}, f, ensure_ascii=False)
-        cmd = [sys.executable, __file__, "--worker", f.name, "--journal", str(journal),
-               "--recycle", str(args.recycle), "--deadline", str(end - GRACE),
-               "--together", str(args.together)]
-        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL)
-        size, quiet_since, why = journal.stat().st_size if journal.exists() else 0, time.time(), ""
-        while proc.poll() is None:
-            time.sleep(POLL)
-            now_size = journal.stat().st_size if journal.exists() else 0
-            if now_size != size:
-                size, quiet_since = now_size, time.time()
-            elif time.time() - quiet_since > args.stall or time.time() > end + GRACE:
-                why = f"no answer in {time.time() - quiet_since:.0f} s"
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        os.unlink(f.name)
-        now = read_journal(journal)
-        print(f"[queryfuzz] worker exit {proc.returncode}: {len(now)} of {len(cases)} seeds answered, "
-              f"{time.time() - end + args.budget:.0f} s", file=sys.stderr, flush=True)
-        if len(now) == len(done) and time.time() < end - GRACE:  # the first pending case killed it
-            skipped = {**pending[0], "skipped": f"the Flink worker died on it (exit {proc.returncode}"
-                       f"{'; ' + why if why else ''})"}
-            with journal.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(skipped, ensure_ascii=False) + "\n")
+    """Run workers until every case is in ``journal`` or the budget is spent; the journal's cases.
+
+    (:func:`flink_session.drive_workers`.) A worker that ends without answering a case skips the
+    first pending one: it killed the worker.
+    """
+
+    def command(cases_file: str, deadline: float) -> list[str]:
+        return [*WORKER, cases_file, "--journal", str(journal),
+                "--recycle", str(args.recycle), "--deadline", str(deadline), "--together", str(args.together)]
+
+    def payload(pending: list[dict]) -> dict:
+        return {"cases": pending, "ddl": ddl}
+
+    def seed(case: dict) -> int:
+        return case["seed"]
+
+    return drive_workers(cases, journal, seed, payload, command, lambda progressed: progressed,
+                         budget=args.budget, stall=args.stall, grace=GRACE, poll=POLL, label="queryfuzz",
+                         quiet=True)
 
 
 def main(argv: list[str]) -> int:

@@ -12,6 +12,8 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`explained`: Flink's EXPLAIN text of statements, after some DDL;
 - :func:`java_messages` / :func:`error_text`: what a PyFlink exception says;
 - :func:`read_journal`: the finished records of a driver's journal (JSON lines), by a key;
+- :func:`drive_workers`: a fuzz driver's loop: worker processes in turn until every case is in
+  the journal (or the budget is spent), a stalled one killed, a case that kills them skipped;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
   confluent-kafka).
 """
@@ -20,8 +22,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -123,3 +128,68 @@ def read_journal(journal: Path, key: Callable[[dict], object]) -> dict:
                 continue
             done[key(record)] = record
     return done
+
+
+def drive_workers(cases: list[dict], journal: Path, key: Callable[[dict], object],
+                  payload: Callable[[list[dict]], object], command: Callable[[str, float], list[str]],
+                  retry: Callable[[bool], bool], *, budget: float, stall: float, grace: float, poll: float,
+                  label: str, quiet: bool = False) -> dict:
+    """Run worker processes (fresh ones: fresh JVMs) until every case is in ``journal``; its records.
+
+    The loop of the fuzz drivers (``flink_difffuzz.py``, ``flink_queryfuzz.py``). Each round writes
+    ``payload(pending cases)`` as JSON into a temporary file and starts ``command(that file,
+    deadline)`` in a session of its own; the worker appends each case it finished to ``journal``
+    (one JSON line, read by ``key`` as :func:`read_journal` does) and stops starting work at the
+    deadline (``grace`` s before the budget ends). A worker whose journal does not grow for
+    ``stall`` s, or that runs ``grace`` s past the budget, is killed with its process group.
+
+    After a round, ``retry(progressed)`` says whether the driver may try the first pending case
+    again (True), e.g. in a smaller group; False records it as ``{**case, "skipped": why}`` (not
+    Flink's answer: a replay leaves it out), so that one poisonous case cannot stop a campaign. A
+    round cut short by the budget skips nothing.
+
+    Args:
+        cases: every case; those whose ``key`` the journal holds are done.
+        journal: the JSON-lines journal (made by the first worker).
+        key: a case's (and its record's) key.
+        payload: what the worker reads from its file, given the pending cases.
+        command: the worker's command line, given its file and its deadline (time.time()).
+        retry: given whether the round finished a case: try again (True) or skip the first pending.
+        budget: seconds from now; then the journal's records are returned, whatever is pending.
+        stall: seconds a worker may go without finishing a case.
+        grace: seconds before the budget's end no round starts (and the workers stop starting
+            work), and after it a running worker is killed.
+        poll: seconds between looks at the journal.
+        label: the driver's name in its progress lines on stderr (``[label] worker exit ...``).
+        quiet: the workers' stdout goes to /dev/null.
+    """
+    end = time.time() + budget
+    while True:
+        done = read_journal(journal, key)
+        pending = list({key(c): c for c in cases if key(c) not in done}.values())
+        if not pending or time.time() > end - grace:
+            return done
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(payload(pending), f, ensure_ascii=False)
+        proc = subprocess.Popen(command(f.name, end - grace), start_new_session=True,
+                                stdout=subprocess.DEVNULL if quiet else None)
+        size, quiet_since, why = journal.stat().st_size if journal.exists() else 0, time.time(), ""
+        while proc.poll() is None:
+            time.sleep(poll)
+            now_size = journal.stat().st_size if journal.exists() else 0
+            if now_size != size:
+                size, quiet_since = now_size, time.time()
+            elif time.time() - quiet_since > stall or time.time() > end + grace:
+                why = f"no case finished in {time.time() - quiet_since:.0f} s"
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        os.unlink(f.name)
+        now = read_journal(journal, key)
+        print(f"[{label}] worker exit {proc.returncode}: {len(now)} of {len(cases)} cases done, "
+              f"{time.time() - end + budget:.0f} s", file=sys.stderr, flush=True)
+        if retry(len(now) > len(done)) or time.time() > end - grace:  # the budget cut it short
+            continue
+        skipped = {**pending[0], "skipped": "the Flink worker died on this case alone "
+                   f"(exit {proc.returncode}{'; ' + why if why else ''})"}
+        with journal.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(skipped, ensure_ascii=False) + "\n")

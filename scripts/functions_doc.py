@@ -257,15 +257,22 @@ at the argument that is not (never a guess):
   above whose spelling is not kept, nor ROW, ARRAY, MAP); an integer literal up to BIGINT's range;
 - `x + y`, `x - y`, `x * y` over numbers (Flink's result type) and the comparisons
   `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
+- `IS [NOT] NULL`, `IS [NOT] TRUE` ..., `IS [NOT] DISTINCT FROM`: `BOOLEAN NOT NULL`; `NOT`, `AND`,
+  `OR`: nullable iff an operand is;
+- `CASE`, `IF`, `COALESCE` over values of one type, integers of several widths, or `STRING` with
+  `CHAR(n)`/`VARCHAR(n)`: that type (the widest integer, `STRING`); `CASE` nullable iff a value is
+  (without `ELSE`: NULL), `IF` iff any argument is (its condition too), `COALESCE` iff every
+  argument is (`COALESCE(ms, 0)` is `BIGINT NOT NULL`);
 - a call, over such arguments, of a function whose result type and NULL behaviour ("NULL if any
   argument is NULL") were checked against Flink 2.3's types in the conformance cases: its result
   type, NOT NULL iff every argument is (not when a string result is computed from a
   `CHAR(n)`/`VARCHAR(n)` argument: Flink keeps the length, `UPPER('abc')` is `CHAR(3) NOT NULL`).
   These functions: VERIFIED.
 
-Refused: other operators (`/`, `%`, `AND`/`OR`, `||`, `IS NULL`, arithmetic on times), `CASE`,
-`COALESCE`, `IF`, the other functions (e.g. `MD5`: Flink's type is `CHAR(32)`; `CHR`, `REGEXP_COUNT`:
-nullable over NOT NULL values), `TYPEOF('')`. Flink's answers are the
+Refused: other operators (`/`, `%`, `||`, arithmetic on times), `CASE` / `IF` / `COALESCE` of
+other mixes of types (`CHAR(n)` of different lengths, DECIMALs ...), the other functions (e.g.
+`MD5`: Flink's type is `CHAR(32)`; `CHR`, `REGEXP_COUNT`: nullable over NOT NULL values),
+`TYPEOF('')`. Flink's answers are the
 compat cases `tests/compat/cases/typeof_*`.
 """
 

@@ -25,6 +25,7 @@ import threading
 
 from streamsql.core.errors import StreamSQLError, user_text
 from streamsql.core.interrupts import INTERRUPTED, exit_code, interrupt
+from streamsql.core.lifeline import die_with_driver
 from streamsql.core.secrets import redact, remember
 
 
@@ -70,7 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     env = StreamEnvironment(_settings(args.set))
     if args.command == "worker":
-        env.parallel_role = ParallelRole(worker_id=args.worker_id or socket.gethostname())
+        driver = f"{socket.gethostname()}-{args.driver_pid}" if args.driver_pid else None  # its ids' prefix
+        env.parallel_role = ParallelRole(worker_id=args.worker_id or socket.gethostname(), driver=driver)
     else:  # a parallel job's tasks run in worker processes of this same script
         command = [sys.executable, "-m", "streamsql", "worker", args.file]
         for p in args.set or []:
@@ -277,6 +279,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     worker.add_argument("--verbose", action="store_true", help="print stack traces of errors")
     # Given by 'streamsql run' to the workers it starts: tell it why this worker failed (see _Voice).
     worker.add_argument("--report-file", help=argparse.SUPPRESS)
+    # ... and its own pid: the worker dies with it (streamsql.core.lifeline)
+    worker.add_argument("--driver-pid", type=int, help=argparse.SUPPRESS)
     shell = sub.add_parser("shell", help="interactive SQL shell")
     shell.add_argument("-i", "--init", help="a script of DDL and SET statements to run first")
     shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
@@ -290,6 +294,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def _dispatch(args: argparse.Namespace) -> int:
     """Run the parsed command; its exit code."""
+    if getattr(args, "driver_pid", None):  # first: a driver killed from here on takes this worker along
+        die_with_driver(args.driver_pid)
     logging.basicConfig(level=os.environ.get("STREAMSQL_LOG", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     _take_sigint(ignore=bool(getattr(args, "report_file", None)))

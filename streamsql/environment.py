@@ -398,8 +398,10 @@ class StreamEnvironment:
         then the job of ``INSERT INTO t (query's columns) SELECT ...`` starts. The query is planned
         before the table exists (an error leaves the catalog as it was); a job that fails to start
         drops the table again (a table that was there before, ``IF NOT EXISTS`` or
-        ``OR REPLACE``, stays or comes back). Unlike Flink's, a
-        PRIMARY KEY over a column the query may leave NULL is taken (Flink: "Column is nullable").
+        ``OR REPLACE``, stays or comes back). A query column is NOT NULL where Flink's type is
+        certain here (``Planner.view_column_types``: a SELECT over one table) and NOT NULL; its type
+        stays the plan's. Unlike Flink's, a PRIMARY KEY over a column the query may leave NULL
+        is taken (Flink: "Column is nullable").
         """
         from streamsql.core.catalog import ColumnDef
         from streamsql.sql.ddl import check_ctas, table_def_from_create
@@ -412,6 +414,10 @@ class StreamEnvironment:
         planner = Planner(self.catalog, self.config, sql)
         node = planner.plan_query(query)
         columns = [ColumnDef(f.name, f.type) for f in node.sql_schema.fields]
+        certain = planner.view_column_types(query) or []
+        if len(certain) == len(columns):  # NOT NULL where Flink's planner derives it (COALESCE(x, 0) ...)
+            columns = [ColumnDef(c.name, c.type.with_nullable(False)) if t is not None and not t.nullable
+                       else c for c, t in zip(columns, certain)]
         for name, renamed, earlier in planner.case_renames:
             if any(c.name == renamed for c in columns):  # Flink's table would have both names
                 msg = (f"Columns '{earlier}' and '{name}' differ only in case: Flink's table would have "

@@ -4,6 +4,9 @@ Fixture modules live beside this file and are re-exported here so every test
 directory sees them. Append further imports/fixtures below.
 """
 
+import re
+import zlib
+
 import pytest
 
 from tests.db_fixtures import mariadb, mariadb_db, postgres, postgres_db  # noqa: F401
@@ -71,3 +74,54 @@ def pytest_testnodedown(node, error):
     reporter = node.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(f"[{node.gateway.id}] worker process {popen.pid} ended: {how}")
+
+
+#: The two state backends a test may be parametrized over (a parameter whose value is one of them).
+STATE_BACKENDS = ("hashmap", "rocksdb")
+#: Test files whose point is the state backend: their cases run on both backends by default.
+BACKEND_IS_THE_POINT = ("tests/state/", "tests/checkpoint/", "tests/upgrade/",
+                        "tests/integration/test_chaos.py", "tests/integration/test_s3_checkpoints.py",
+                        "tests/runtime/test_job_state.py", "tests/runtime/test_join_state.py")
+#: Words of a test's name that say its point is the state backend (what it writes, keeps, restores).
+BACKEND_WORDS = ("snapshot", "restore", "rescale", "savepoint", "checkpoint", "key_group", "crash", "kill",
+                 "memory", "state")
+_BACKEND_ID = re.compile(r"(?<![A-Za-z0-9_])(?:hashmap|rocksdb)(?![A-Za-z0-9_])")
+
+
+def _backend_param(item) -> str | None:
+    """The backend the item runs on, if exactly one of its parameters is a state backend's name."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    named = [v for v in params.values() if isinstance(v, str) and v in STATE_BACKENDS]
+    return named[0] if len(named) == 1 else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Run a case parametrized over both state backends on one of them by default, where the backend
+    is incidental to what the test checks (SQL semantics); the other backend's case is marked
+    ``slow`` and ``other_backend`` (``-m "not slow or other_backend"`` runs the default suite on both).
+
+    The kept backend is a stable hash of the node id with the backend left out, so a case keeps its
+    backend however the tests are selected and xdist's workers agree, and each operator family's
+    cases are spread over both backends. Files of :data:`BACKEND_IS_THE_POINT` and tests named with
+    :data:`BACKEND_WORDS` keep both; a pair one of whose cases is already ``slow`` (a pairwise cut of a
+    matrix) is left as it is.
+    """
+    pairs: dict[str, list] = {}
+    for item in items:
+        backend = _backend_param(item)
+        path = item.nodeid.replace("\\", "/")
+        if (backend is None or path.startswith(BACKEND_IS_THE_POINT)
+                or any(w in getattr(item, "originalname", item.name) for w in BACKEND_WORDS)):
+            continue
+        pairs.setdefault(_BACKEND_ID.sub("*", path), []).append((backend, item))
+    moved = [pytest.mark.slow, pytest.mark.other_backend]
+    for key, pair in pairs.items():
+        if (sorted(b for b, _ in pair) != list(STATE_BACKENDS)
+                or any(i.get_closest_marker("slow") for _, i in pair)):
+            continue
+        keep = STATE_BACKENDS[zlib.crc32(key.encode()) % 2]
+        for backend, item in pair:
+            if backend != keep:
+                for mark in moved:
+                    item.add_marker(mark)

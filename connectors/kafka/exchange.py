@@ -296,8 +296,9 @@ class ExchangeReader(Source):
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
-        # upstream task -> the token of the stop it wrote last (not in the position: a restored task
-        # reads on past them)
+        # upstream task -> the token of the stop it wrote last (in the position: a task restarted
+        # inside a drain must know the stop records it read before its checkpoint, which deleted
+        # them; a stale one, of another stop, counts for nothing: drained())
         self.stopped: dict[int, bytes] = {}
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
@@ -313,6 +314,7 @@ class ExchangeReader(Source):
         self.next_offset = int(position.get("offset", 0))
         self.marks = {int(u): int(ts) for u, ts in position.get("watermarks", {}).items()}
         self.ended = {int(u) for u in position.get("ended", [])}
+        self.stopped = {int(u): token.encode("latin-1") for u, token in position.get("stopped", {}).items()}
         recorded = position.get("topic_id")
         self.topic_id = ensure_topic(self.props, self.topic, self.partitions, self.what,
                                      create=not recorded)
@@ -396,13 +398,19 @@ class ExchangeReader(Source):
         return min(self.marks[u] for u in live)
 
     def position(self) -> dict:
-        """``{"offset": next offset, "watermarks": {task: ms}, "ended": [task, ...], "topic_id": id}``.
+        """Its checkpoint position: the next offset, watermarks, ended and stopped tasks, the topic's id.
+
+        ``{"offset": n, "watermarks": {task: ms}, "ended": [task, ...], "topic_id": id, "stopped":
+        {task: token}}``.
 
         The topic's id lets a restore tell a topic deleted and made again under the same name.
+        ``stopped``: the stop record each upstream task wrote last, if it wrote none since (a
+        checkpoint before session 27 has none: read as no stop record).
         """
         self._barrier_offset = self.next_offset
         return {"offset": self.next_offset, "watermarks": {str(u): t for u, t in self.marks.items()},
-                "ended": sorted(self.ended), "topic_id": self.topic_id}
+                "ended": sorted(self.ended), "topic_id": self.topic_id,
+                "stopped": {str(u): token.decode("latin-1") for u, token in self.stopped.items()}}
 
     def committed(self, checkpoint_id: int) -> None:
         """The task's checkpoint committed in its Kafka transaction: delete the records before its position.

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, TopicPartition
@@ -126,6 +126,8 @@ class KafkaTransactions:
         self.users = 0
         self._consumer: Consumer | None = None  # of the progress group (created on first use)
         self._closed = False
+        #: called with the committed checkpoint id read before fencing (:meth:`open`), or None
+        self.before_fencing: Callable[[int | None], None] | None = None
 
     # -- creation --------------------------------------------------------------------------------
     @classmethod
@@ -148,6 +150,7 @@ class KafkaTransactions:
         txn = ctx.resources.shared(
             SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic, batch, wait_s))
         ctx.resources.register_committer(txn)
+        txn.before_fencing = ctx.resources.before_fencing
         for what, mine, theirs in (
             ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
             ("'sink.transactional-id-prefix'", prefix, txn.prefix),
@@ -180,6 +183,10 @@ class KafkaTransactions:
             handle.attach_batch()  # transactional: a failed delivery fails the commit (.native)
         # fail within the metadata timeout (10 s by default), not init_transactions' 60 s
         require_brokers(handle.producer, self.what, self.bootstrap, self.metadata_timeout_s)
+        if self.before_fencing is not None:
+            # A job that commits under the same id from another folder is running: refuse before
+            # init_transactions fences it (the read after fencing decides what is restored).
+            self.before_fencing(self._read_committed())
         self.handle = handle
         try:
             self.handle.producer.init_transactions(TXN_TIMEOUT_S)
@@ -423,6 +430,10 @@ class KafkaTransactions:
             ExecutionError: when the broker cannot be asked.
         """
         self.open()
+        return self._read_committed()
+
+    def _read_committed(self) -> int | None:
+        """The progress group's committed checkpoint id (None: none, or final); one OffsetFetch."""
         progress = [TopicPartition(self.progress_topic, 0)]
         deadline = time.monotonic() + TXN_TIMEOUT_S
         while True:

@@ -185,8 +185,12 @@ def main(argv: list[str]) -> int:
     sub.add_parser("change", help="change orders for SECONDS").add_argument("seconds", nargs="?", type=float,
                                                                             default=10.0)
     sub.add_parser("check", help="compare the Kafka topic and the PostgreSQL table with MariaDB")
+    name_help = "run the example under names of its own (servers others use too)"
+    # before or after the command (`shop.py --name x setup` is as natural to type as `setup --name x`);
+    # SUPPRESS keeps a command's default from overwriting a --name given before it
+    parser.add_argument("--name", help=name_help)
     for command in sub.choices.values():
-        command.add_argument("--name", help="run the example under names of its own (servers others use too)")
+        command.add_argument("--name", help=name_help, default=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = Names(args.name)
     if args.cmd != "setup" and not _has_shop(MARIADB, names.database):

@@ -176,6 +176,25 @@ class JobIdentity:
             return RestorePoint.own(storage, committed)
         raise JobIdentityError(self._foreign_message(storage, committed, record))
 
+    def check_before_fencing(self, storage: CheckpointStorage, committed: int | None) -> None:
+        """Refuse a commit point that is not this folder's, before the job fences its transactional id.
+
+        ``committed`` is read from the commit point before fencing. A committed checkpoint that
+        ``storage`` does not hold was committed by a job of the same name and transactional id
+        prefix from another checkpoint folder (another ``'execution.checkpointing.dir'``, the same
+        script run from another working folder): fencing its producer would fail that job, which
+        may be running, and :meth:`restore_point` would then refuse this one anyway. Refused
+        first, it runs on. A restore on purpose (:attr:`recovery_path`) is not checked here.
+
+        Raises:
+            JobIdentityError: as :meth:`restore_point` would after fencing.
+        """
+        if committed is None or self.recovery_path or storage.read_metadata(committed) is not None:
+            return
+        msg = (f"{self._foreign_message(storage, committed, read_job_file(storage))} (refused before fencing "
+               "that id: a job committing under it runs on)")
+        raise JobIdentityError(msg)
+
     def bind_run(self, storage: CheckpointStorage, resuming: bool) -> None:
         """Bind a parallel job's run to this job: record ``_job`` for a new run, check it on resume.
 

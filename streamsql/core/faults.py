@@ -26,12 +26,17 @@ Points of a parallel job's tasks and workers (docs/parallelism.md):
 ``STREAMSQL_FAULT_RAISE=<point>[:<n>]`` raises an :class:`~streamsql.core.errors.ExecutionError` there
 instead (once, the n-th time): an operator failure inside a running job, which the restart
 strategy (``'restart-strategy.type' = 'fixed-delay'``) recovers from.
+
+``STREAMSQL_FAULT_PAUSE=<point>[:<n>]`` stops the thread there for good (the n-th time), after
+saying so on stderr: a process caught in the middle of the protocol, for a test to kill it or its
+parent at that moment (a worker's driver killed mid-checkpoint: :mod:`streamsql.core.lifeline`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 
 _counts: dict[str, int] = {}
 
@@ -46,7 +51,7 @@ def _reached(variable: str, name: str) -> bool:
     key = f"{variable}:{name}"
     _counts[key] = _counts.get(key, 0) + 1
     n = int(nth or 1)
-    if variable == "STREAMSQL_FAULT_RAISE":
+    if variable in ("STREAMSQL_FAULT_RAISE", "STREAMSQL_FAULT_PAUSE"):
         return _counts[key] == n  # once: the restarted job passes the point again
     return _counts[key] >= n
 
@@ -62,6 +67,11 @@ def fault_point(name: str) -> None:
 
         msg = f"injected failure at {name}"
         raise ExecutionError(msg)
+    if _reached("STREAMSQL_FAULT_PAUSE", name):
+        sys.stderr.write(f"[fault injection] pausing at {name}\n")
+        sys.stderr.flush()
+        while True:  # until the process is killed
+            time.sleep(60)
 
 
 def reset_counts() -> None:

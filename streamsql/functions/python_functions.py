@@ -35,6 +35,8 @@ class VectorFunction:
         params: the DuckDB types of the arguments.
         returns: the DuckDB type of the result.
         deterministic: False when two calls with the same arguments may differ.
+        shown: the values a failing row's message shows, from its argument values (``None``: all
+            of them), for a function called with arguments of the engine's own beside the user's.
     """
 
     name: str
@@ -43,6 +45,7 @@ class VectorFunction:
     params: tuple[str, ...]
     returns: str
     deterministic: bool = True
+    shown: Callable[[list], list] | None = None
 
     def __call__(self, *arrays: pa.ChunkedArray) -> pa.Array:
         """Call :attr:`fn`, keeping a failure for :func:`take_failure` before re-raising it."""
@@ -200,7 +203,8 @@ def _failing_row(f: VectorFunction, arrays: tuple[pa.ChunkedArray, ...]) -> str:
         try:
             f.fn(*row)
         except Exception:
-            return ", ".join(repr(a[0].as_py()) for a in row)
+            values = [a[0].as_py() for a in row]
+            return ", ".join(repr(v) for v in (f.shown(values) if f.shown else values))
     return f"{n} rows"
 
 

@@ -103,6 +103,8 @@ class NonTimeOverAggNode(OverAggNode):
 
 #: The aggregates an OVER window ordered by a non-time column takes here (checked against Flink 2.3).
 NONTIME_FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+#: The ranking functions a non-time OVER computes (as COUNT(*): :func:`_nontime_frame`).
+RANKINGS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
 
 def over_calls(items: list[exp.Expression]) -> list[exp.Window]:
@@ -123,9 +125,8 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     if not windows:
         return None
     for w in windows:
-        if isinstance(w.this, exp.RowNumber):  # a ranking: plan/ranking.py, with an outer filter
-            planner._fail(w, "ROW_NUMBER() OVER (...) is supported for Top-N and deduplication: SELECT ... "
-                             "FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N")
+        if isinstance(w.this, RANKINGS) and w.args.get("spec") is not None:  # Calcite's validator
+            planner._fail(w.args["spec"], f"ROW/RANGE not allowed with {w.this.sql_name().upper()} function")
         if isinstance(w.this, exp.Filter):  # Flink's validator refuses it too
             planner._fail(w.this.this, "OVER must be applied to aggregate function: an aggregate's FILTER "
                                        "(WHERE ...) is not allowed in an OVER window; use "
@@ -138,7 +139,7 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
             planner._fail(w.this, "LAG(...) IGNORE NULLS is not supported: Flink 2.3 ignores IGNORE NULLS "
                                   "(its LAG returns the NULLs), an answer not copied here; filter the NULL "
                                   "rows in a subquery, or drop IGNORE NULLS")
-        if not isinstance(w.this, (*AGG_TYPES, exp.Lag)):
+        if not isinstance(w.this, (*AGG_TYPES, exp.Lag, *RANKINGS)):
             planner._fail(w, f"OVER windows ({w.this.sql()} OVER ...: ranking functions) are not "
                              "supported; use an aggregate or LAG OVER")
     if sel.args.get("group") is not None or sel.args.get("having") is not None:
@@ -167,14 +168,24 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
                                   "attribute; ORDER BY a column that is no time attribute (ROWS or RANGE "
                                   "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), or apply them to an "
                                   "insert-only table with a WATERMARK")
+    if not nontime:
+        ranked = next((w for w in windows if isinstance(w.this, RANKINGS)), None)
+        if ranked is not None and isinstance(ranked.this, exp.RowNumber):  # Top-N: plan/ranking.py
+            planner._fail(ranked, "ROW_NUMBER() OVER (...) is supported for Top-N and deduplication: SELECT "
+                                  "... FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N")
+        if ranked is not None:
+            planner._fail(ranked, f"OVER windows ({ranked.this.sql()} OVER ...: ranking functions) are not "
+                                  "supported; use an aggregate or LAG OVER")
     spec = replace(_frame(planner, first), proctime=not nontime and is_proctime(node, rowtime))
     if nontime:
+        spec = _nontime_frame(planner, windows, spec)
         for call in windows:
-            _check_nontime_call(planner, call.this)
+            _check_nontime_call(planner, call.this, spec.kind)
 
     calls: dict[str, exp.Expression] = {}
     for w in windows:
-        calls.setdefault(w.this.sql(), w.this)
+        # ROW_NUMBER / RANK: Flink 2.3 computes them as COUNT(*) of the frame (_nontime_frame)
+        calls.setdefault(w.this.sql(), exp.Count(this=exp.Star()) if isinstance(w.this, RANKINGS) else w.this)
     # The input's columns pass through the aggregate beside the planner's own (keys, time, arguments,
     # results): those are named apart from them, as Flink allows a column named __k0 or __agg0.
     passed = list(dict.fromkeys(c.internal for c in scope.columns))
@@ -260,17 +271,64 @@ def _signature(w: exp.Window) -> tuple:
     return (tuple(parts), order.sql() if order is not None else "", spec.sql() if spec is not None else "")
 
 
-def _check_nontime_call(planner, call: exp.Expression) -> None:
-    """Refuse a call this OVER window ordered by a non-time column does not compute here.
+def _nontime_frame(planner, windows: list[exp.Window], spec: OverSpec) -> OverSpec:
+    """The frame of a non-time OVER with its ranking calls: ROW_NUMBER's is ROWS, RANK's RANGE.
+
+    Flink 2.3 runs ``ROW_NUMBER()``, ``RANK()`` and ``DENSE_RANK()`` in
+    ``NonTime{Rows,Range}UnboundedPrecedingFunction`` as aggregates of the frame up to the row,
+    each one counting the rows folded in: ROW_NUMBER is COUNT(*) over ROWS (the row's place),
+    RANK and DENSE_RANK COUNT(*) over RANGE — the row's peers counted too, and every row before
+    (Flink's answers, ``tests/runtime/over_nontime_calls_flink.json``: a row after one peer
+    ranks 3, not 2).
 
     Raises:
-        SqlError: a DISTINCT aggregate, LAG, or an aggregate other than COUNT, SUM, AVG, MIN, MAX.
+        SqlError: ROW_NUMBER beside calls of the RANGE frame of the same window (two frames here).
     """
+    kinds = {"ROWS" if isinstance(w.this, exp.RowNumber) else spec.kind for w in windows}
+    if len(kinds) > 1:
+        row_number = next(w for w in windows if isinstance(w.this, exp.RowNumber))
+        planner._fail(row_number, "ROW_NUMBER() beside other calls of the same window ordered by a column "
+                                  "that is no time attribute is not supported yet (ROW_NUMBER's frame is "
+                                  "ROWS, theirs RANGE); compute it in another query and join them")
+    return replace(spec, kind=kinds.pop())
+
+
+#: Flink 2.3's failures of a non-time OVER's job over a ROWS frame (scripts/flink_over_nontime_calls.py).
+_ROWS_FAILURES = {"distinct": "Row arity: n, but serializer arity: n - 1",
+                  "value": "class org.apache.flink.table.data.GenericRowData cannot be cast to class "
+                           "java.lang.Long"}
+
+
+def _check_nontime_call(planner, call: exp.Expression, kind: str) -> None:
+    """Refuse a call this OVER window ordered by a non-time column does not compute, as Flink 2.3.
+
+    Flink runs COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER, RANK and DENSE_RANK there; DISTINCT aggregates,
+    FIRST_VALUE and LAST_VALUE over a RANGE frame only (over ROWS its job fails); LAG fails its
+    job (LEAD is refused for any stream).
+
+    Raises:
+        SqlError: LAG; a DISTINCT aggregate, FIRST_VALUE or LAST_VALUE over ROWS; another function.
+    """
+    if isinstance(call, RANKINGS):
+        return
     inner = call.this if isinstance(call, NONTIME_FUNCTIONS) else None
     if isinstance(call, NONTIME_FUNCTIONS) and not isinstance(inner, exp.Distinct):
         return
+    what = "distinct" if isinstance(inner, exp.Distinct) else "value" if isinstance(
+        call, (exp.FirstValue, exp.LastValue)) else None
+    if what is not None and kind == "RANGE":
+        return
+    if what is not None:
+        planner._fail(call, f"{call.sql()} over a ROWS frame ordered by a column that is no time attribute "
+                            f"fails Flink 2.3's job ({_ROWS_FAILURES[what]}); use RANGE (the default "
+                            "frame), where Flink computes it")
+    if isinstance(call, exp.Lag):
+        planner._fail(call, f"{call.sql()} in an OVER window ordered by a column that is no time attribute "
+                            "fails Flink 2.3's job (Unmaterialized BinaryRawValueData cannot be compared.); "
+                            "ORDER BY a time attribute")
     planner._fail(call, f"{call.sql()} in an OVER window ordered by a column that is no time attribute is "
-                        "not supported yet; supported there: COUNT, SUM, AVG, MIN and MAX (without DISTINCT)")
+                        "not supported yet; supported there: COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER, RANK, "
+                        "DENSE_RANK, and DISTINCT aggregates, FIRST_VALUE and LAST_VALUE over RANGE")
 
 
 def _order_column(planner, w: exp.Window, node: PlanNode, scope: Scope) -> tuple[str, bool]:

@@ -214,7 +214,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
     NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
-                                                      n.inputs[0].schema, n.schema),
+                                                      n.inputs[0].schema, n.schema, order_sql=n.rowtime),
     TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
                                                      n.schema),
     MatchNode: _match,
@@ -313,7 +313,8 @@ def job_folder(root: str, job: str) -> str:
 
 def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: dict[str, Any],
               workdir: str, slot: TaskSlot | None = None,
-              operators: dict[str, dict] | None = None, assignment: int = KG_ASSIGNMENT) -> JobGraph:
+              operators: dict[str, dict] | None = None, assignment: int = KG_ASSIGNMENT,
+              before_fencing: Callable[[int | None], None] | None = None) -> JobGraph:
     """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
 
     Args:
@@ -328,13 +329,15 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             from ``roots`` (a job that runs as one task).
         assignment: how the run spreads key groups over a stage's tasks (its exchange writers
             route by it, a task's checkpoints record it: :func:`~streamsql.state.layout.task_of_key_groups`).
+        before_fencing: checks the job's committed checkpoint before its Kafka transaction fences
+            the transactional id (:attr:`~streamsql.core.connector.TaskResources.before_fencing`).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
     """
     cfg = config.as_dict()
     nodes = plan.walk(roots)
-    resources = TaskResources()
+    resources = TaskResources(before_fencing)
     state: JobState | None = None
     try:
         sources, sinks = {}, {}

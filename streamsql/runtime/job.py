@@ -232,7 +232,16 @@ class JobRunner:
             graph.close()
 
     def _build(self, workdir: str) -> JobGraph:
-        return build_job(self.name, self.roots, self.config, self.metrics, workdir)
+        identity = self.identity
+        if identity is None:
+            return build_job(self.name, self.roots, self.config, self.metrics, workdir)
+        own = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
+                                self.config.as_dict())
+
+        def guard(committed: int | None) -> None:  # another folder's running job: refused, not fenced
+            identity.check_before_fencing(own, committed)
+
+        return build_job(self.name, self.roots, self.config, self.metrics, workdir, before_fencing=guard)
 
     def _loop(self, graph: JobGraph) -> None:
         coord = graph.coordinator

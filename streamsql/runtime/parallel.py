@@ -57,7 +57,7 @@ from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
 from streamsql.runtime.exchange import ExchangeSinkOperator
 from streamsql.runtime.job import JobRunner, format_event_time, restore_claimed
 from streamsql.runtime.savepoint import claim_savepoint, seed_storage, seed_tasks, write_savepoint
-from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, task_reports, task_topic
+from streamsql.runtime.worker import REPORT_KEYS, TaskGroup, other_drivers_workers, task_reports, task_topic
 from streamsql.state.layout import KG_ASSIGNMENT, KG_ASSIGNMENT_BIT_REVERSED, KG_ASSIGNMENT_RANGES
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,7 @@ class TaskRunner(JobRunner):
         self.status = "CREATED"
         self.worker: str | None = None
         self._graph: JobGraph | None = None
+        self._stop_asked = False  # told to stop (a source task), not stopped by its own drain
 
     def run(self) -> None:
         """Run the task (see :meth:`JobRunner.run`), keeping :attr:`status` (Flink's names)."""
@@ -107,6 +108,38 @@ class TaskRunner(JobRunner):
             raise
         stopped = "STOPPED" if self._stop.is_set() else "FINISHED"
         self.status = "CANCELED" if self._cancel.is_set() else stopped
+
+    def stop(self) -> None:
+        """Stop after a final checkpoint (a source stage's task, told by :meth:`ParallelJobRunner.stop`)."""
+        self._stop_asked = True
+        super().stop()
+
+    def _wait_to_restart(self, delay: float) -> bool:
+        """Wait to restart; a task of a stop in progress restarts too, and stops again.
+
+        A stop (``STOP JOB ... WITH SAVEPOINT``, the drain of a restore at another parallelism:
+        :attr:`stop_token` set) is the whole job's: a single-process job waiting to restart ends
+        as cancelled (:meth:`JobRunner._wait_to_restart`), but a task that did so left its stage's
+        downstream tasks waiting for its stop records for good (a source task: the restore hung),
+        or the savepoint without its final checkpoint (a downstream task: "took no final
+        checkpoint", the restore failed, and only a second restore drained the run). The task
+        restarts from its committed checkpoint instead: a source task told to stop stops again at
+        once; a downstream task, which stops on its own once drained (:meth:`_stopping`), reads
+        its exchange on from the checkpoint to the stop records again (those it had read before
+        the checkpoint are in its position).
+
+        Returns:
+            True when cancelled meanwhile.
+        """
+        if self.stop_token is None:
+            return super()._wait_to_restart(delay)
+        if not self._stop_asked:
+            self._stop.clear()  # set by its own drain: the new attempt drains again
+        self.restarting = True
+        try:
+            return self._cancel.wait(delay)
+        finally:
+            self.restarting = False
 
     def _build(self, workdir: str) -> JobGraph:
         self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
@@ -313,11 +346,13 @@ class ParallelRole:
         command: ``streamsql run``: start ``'parallelism.default'`` processes of this command
             (``streamsql worker FILE.sql --set ...``, a ``--worker-id`` appended), wait for them.
         worker_id: ``streamsql worker``: this process is the group member with this id.
+        driver: a worker that ``streamsql run`` started: that driver's ``<host>-<pid>``.
         With neither (the embedding API and the shell), every task runs in this process.
     """
 
     command: tuple[str, ...] = ()
     worker_id: str | None = None
+    driver: str | None = None
 
 
 class ParallelJobRunner:
@@ -441,12 +476,14 @@ class ParallelJobRunner:
                 return  # the job finished; nothing left to take part in
             self._check_tasks()
             group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id,
-                              self.config.integer("parallelism.default"))
+                              self.config.integer("parallelism.default"), self.role.driver)
             if group.run(self._cancel):
                 self._await_output()
                 files.write_file(FINISHED_MARKER, b"finished")
             return
         with self.identity.lock(files.lock_dir) if self.identity else contextlib.nullcontext():
+            if self.role.command:  # before anything of the job's on Kafka is reset or joined
+                self._refuse_other_drivers()
             if files.read_file(FINISHED_MARKER) is not None:
                 self.reset()
                 files.delete_file(DRAINED_FILE)  # a finished run leaves no retained checkpoints
@@ -467,6 +504,29 @@ class ParallelJobRunner:
             files.write_file(FINISHED_MARKER, b"finished")
             self.reset()
             files.delete_file(DRAINED_FILE)
+
+    def _refuse_other_drivers(self) -> None:
+        """Refuse to run while another ``streamsql run`` of this job has workers in its group.
+
+        The folder lock keeps a second driver off this checkpoint folder only: the same script run
+        from another working folder (another ``'execution.checkpointing.dir'``) has a folder of its
+        own, but the same group, task topic, exchanges and transactional ids. Its workers joined
+        the running job's group and took tasks over, fencing their producers, before they failed
+        on checkpoints their folder does not hold; and a folder holding a finished run would have
+        reset (deleted) the running job's topics first.
+
+        Raises:
+            JobIdentityError: another driver's workers are still members after
+                :data:`~streamsql.runtime.worker.OTHER_DRIVERS_WAIT_S`.
+        """
+        others = other_drivers_workers(self._props(), self.name, f"{socket.gethostname()}-{os.getpid()}")
+        if others:
+            msg = (f"Job '{self.name}' is running from another 'streamsql run': its workers "
+                   f"{', '.join(others)} are members of the job's group '_streamsql-{self.name}-workers' "
+                   f"(their checkpoint folder is not {self.files.dir}, whose lock this run holds). Two runs "
+                   "of one job would share its tasks, topics and Kafka transactional ids. Stop that run "
+                   "first, or give this one another 'pipeline.name'")
+            raise JobIdentityError(msg)
 
     def _await_output(self) -> None:
         """Wait until what the tasks run here wrote is visible to read_committed readers.
@@ -635,8 +695,11 @@ class ParallelJobRunner:
         reports = tempfile.mkdtemp(prefix="streamsql-workers-")
 
         def start(i: int) -> subprocess.Popen:
+            # --driver-pid: a worker dies with this process (streamsql.core.lifeline); this
+            # thread forks every worker and outlives them, as PR_SET_PDEATHSIG needs
             return subprocess.Popen([*self.role.command, "--worker-id", ids[i],
-                                     "--report-file", os.path.join(reports, f"w{i}")])
+                                     "--report-file", os.path.join(reports, f"w{i}"),
+                                     "--driver-pid", str(os.getpid())])
 
         procs = {i: start(i) for i in range(len(ids))}
         try:

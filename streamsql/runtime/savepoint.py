@@ -88,10 +88,12 @@ def write_savepoint(files: CheckpointStorage, tasks: list, fingerprint: str, bac
         backend: ``'state.backend.type'`` of the snapshots.
 
     Raises:
-        ExecutionError: a task has no completed checkpoint.
+        ExecutionError: a task has no completed checkpoint, or did not stop (nor finish) after one.
     """
-    done = {(t.slot.stage, t.slot.index): t.coordinator.last_completed if t.coordinator else None
-            for t in tasks}
+    # A task that did not stop (cancelled while stopping) has a last completed checkpoint that is
+    # not its final one: the rows it read after it, in flight no more, were not in the savepoint.
+    done = {(t.slot.stage, t.slot.index): t.coordinator.last_completed
+            if t.coordinator and t.status in ("STOPPED", "FINISHED") else None for t in tasks}
     missing = [task_key(*k) for k, c in done.items() if c is None]
     if missing:
         msg = (f"Job '{files.job_key}' stopped without a savepoint: tasks {', '.join(missing)} took no "

@@ -31,11 +31,17 @@ restarted within ``session.timeout.ms`` gets its tasks back without a rebalance)
   restart strategy fails the worker (exit 1), its error naming the task and the worker.
 - A starting worker's first request (the task topic's metadata: its registration) is retried
   while the brokers do not answer, for up to :data:`REGISTRATION_TIMEOUT_S` (:func:`register`).
+- A worker that ``streamsql run`` started says whose it is in its ``client.id``
+  (:data:`DRIVER_CLIENT_PREFIX` + the driver's host and pid), so that a second ``streamsql run``
+  of the job, from another checkpoint folder (whose folder lock it does not meet), finds the
+  first one's workers in the group and refuses to start its own among them
+  (:func:`other_drivers_workers`). A worker started by hand carries no such id: it joins any run.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from typing import Any
@@ -62,6 +68,11 @@ HOLD_S = 3.0
 REGISTRATION_TIMEOUT_S = 300.0
 #: The longest pause between two of those tries (the first waits 0.5 s, then twice as long).
 REGISTRATION_MAX_BACKOFF_S = 10.0
+#: The ``client.id`` of a worker that ``streamsql run`` started starts so, then names that driver.
+DRIVER_CLIENT_PREFIX = "streamsql-worker-of-"
+#: How long a starting driver waits for another driver's workers to leave the group: the workers
+#: of a driver killed just before are dead, but their static members stay until the session timeout.
+OTHER_DRIVERS_WAIT_S = SESSION_TIMEOUT_MS / 1000 + 4.0
 #: What a task's ``done`` record holds (from :meth:`TaskRunner.stats`, what the worker that finished
 #: it counted): read back by :func:`task_reports`.
 REPORT_KEYS = ("worker", "rows_in", "rows_out", "rows_exchanged", *DROPPED_KEYS, "restarts")
@@ -136,6 +147,65 @@ def register(props: dict[str, Any], topic: str, tasks: int, what: str, cancelled
         backoff = min(2 * backoff, REGISTRATION_MAX_BACKOFF_S)
 
 
+def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
+                          wait_s: float = OTHER_DRIVERS_WAIT_S) -> list[str]:
+    """The members of the job's worker group that another ``streamsql run`` than ``driver`` started.
+
+    Members of a driver on this host whose process is gone are left out (:func:`_driver_may_live`);
+    for the others it waits up to ``wait_s`` seconds for them to leave (a driver on another host,
+    killed, took its workers along, but their static members stay until the session timeout);
+    live workers heartbeat and stay. Each
+    is described as ``<worker id> (of driver <host>-<pid>)``. A group the brokers cannot describe
+    counts as empty: this check refuses, it never fails a run by itself.
+
+    Args:
+        props: librdkafka properties of the brokers.
+        job: the job's name.
+        driver: this driver's ``<host>-<pid>``.
+        wait_s: how long to wait for them to leave (s).
+    """
+    from confluent_kafka import KafkaError
+
+    from streamsql.connectors.kafka.admin import admin_client
+
+    group, mine = f"_streamsql-{job}-workers", DRIVER_CLIENT_PREFIX + driver
+    admin = admin_client(props, f"Job '{job}' workers")
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            found = admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15)
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            if not (isinstance(err, KafkaError) and err.code() == KafkaError.GROUP_ID_NOT_FOUND):
+                log.warning("job %s: cannot describe the workers' group %s: %s", job, group, e)
+            return []
+        others = [f"{m.group_instance_id or m.member_id} (of driver "
+                  f"{m.client_id.removeprefix(DRIVER_CLIENT_PREFIX)})" for m in found.members
+                  if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine
+                  and _driver_may_live(m.client_id.removeprefix(DRIVER_CLIENT_PREFIX), driver)]
+        if not others or time.monotonic() >= deadline:
+            return sorted(others)
+        time.sleep(0.5)
+
+
+def _driver_may_live(theirs: str, mine: str) -> bool:
+    """Whether driver ``theirs`` (``<host>-<pid>``) may run: on this host, its pid is alive.
+
+    A dead driver's workers died with it (:mod:`streamsql.core.lifeline`); their static members
+    just have not timed out yet: not waited for. A driver on another host is taken to live.
+    """
+    host, _, pid = theirs.rpartition("-")
+    if host != mine.rpartition("-")[0] or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 class TaskGroup:
     """This worker's membership in the job's group and the tasks it runs (see module docstring).
 
@@ -145,13 +215,16 @@ class TaskGroup:
         props: librdkafka properties of the brokers.
         worker_id: the static member id (stable across restarts of this worker).
         workers: how many workers the job expects (its share is ``ceil(len(tasks) / workers)``).
+        driver: ``<host>-<pid>`` of the ``streamsql run`` that started this worker, or None.
     """
 
-    def __init__(self, job: str, tasks: list, props: dict[str, Any], worker_id: str, workers: int = 1):
+    def __init__(self, job: str, tasks: list, props: dict[str, Any], worker_id: str, workers: int = 1,
+                 driver: str | None = None):
         self.job = job
         self.tasks = tasks
         self.props = props
         self.worker_id = worker_id
+        self.driver = driver
         self.share = -(-len(tasks) // max(1, workers))
         self.topic = task_topic(job)
         self._assigned: set[int] = set()  # the group thread's view (its callbacks run in poll)
@@ -177,6 +250,7 @@ class TaskGroup:
             **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
             "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,
             "heartbeat.interval.ms": 1000, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            **({"client.id": DRIVER_CLIENT_PREFIX + self.driver} if self.driver else {}),
             "logger": RDKAFKA_LOG}, what)
         consumer.subscribe([self.topic], on_assign=self._assign, on_revoke=self._revoke, on_lost=self._revoke)
         try:

@@ -35,6 +35,10 @@ _TVF_PARAM_NAMES = {
 _EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 _SET_PREFIX = ["EXECUTE", "STATEMENT", "SET", "BEGIN"]
 _CONFLICT_ACTIONS = ("ERROR", "NOTHING", "DEDUPLICATE")  # INSERT ... ON CONFLICT DO <action>
+# The {...} ON EMPTY / ON ERROR behaviours each JSON function takes (Calcite's grammar)
+_JSON_BEHAVIOURS = {"JSON_VALUE": ("NULL", "ERROR", "DEFAULT"),
+                    "JSON_QUERY": ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT"),
+                    "JSON_EXISTS": ("TRUE", "FALSE", "UNKNOWN", "ERROR")}
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -153,6 +157,7 @@ class FlinkParser(parser.Parser):
         "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
         "JSON_VALUE": lambda self: self._parse_json_call("JSON_VALUE"),
         "JSON_QUERY": lambda self: self._parse_json_call("JSON_QUERY"),
+        "JSON_EXISTS": lambda self: self._parse_json_call("JSON_EXISTS"),
     }
 
     CONSTRAINT_PARSERS = {
@@ -809,7 +814,9 @@ class FlinkParser(parser.Parser):
         return self.expression(exp.JSONArrayAgg(this=this, null_handling=nulls))
 
     def _parse_json_call(self, name: str) -> exp.Expr:
-        """Parse JSON_VALUE / JSON_QUERY's arguments and clauses after the ``(`` (see ``nodes.JsonCall``).
+        """Parse a JSON_VALUE / JSON_QUERY / JSON_EXISTS call's arguments and clauses after the ``(``.
+
+        The clauses make a ``nodes.JsonCall``.
 
         Without a clause the call is an ``exp.Anonymous``, as any call; a clause the function does
         not take, or one given twice, is a syntax error at it.
@@ -824,18 +831,19 @@ class FlinkParser(parser.Parser):
             wrapper = self._parse_json_wrapper()
             if wrapper:
                 clauses["wrapper"] = wrapper
-        kinds = ("NULL", "ERROR", "DEFAULT") if name == "JSON_VALUE" else ("NULL", "ERROR", "EMPTY ARRAY",
-                                                                            "EMPTY OBJECT")
+        kinds = _JSON_BEHAVIOURS[name]
+        ons = ("ERROR",) if name == "JSON_EXISTS" else ("EMPTY", "ERROR")  # Calcite: no ON EMPTY there
+        expected = " | ".join(f"ON {w}" for w in ons)
         while len(args) == 2 and self._curr and self._curr.token_type != TokenType.R_PAREN:
             first = self._curr
             kind = next((k for k in kinds if self._match_text_seq(*k.split())), None)
             if kind is None:
-                self.raise_error(f"Expecting one of {', '.join(kinds)} ON EMPTY | ON ERROR, or )")
+                self.raise_error(f"Expecting one of {', '.join(kinds)} {expected}, or )")
                 break
             default = self._parse_bitwise() if kind == "DEFAULT" else None
-            on = next((w.lower() for w in ("EMPTY", "ERROR") if self._match_text_seq("ON", w)), None)
+            on = next((w.lower() for w in ons if self._match_text_seq("ON", w)), None)
             if on is None:
-                self.raise_error("Expecting ON EMPTY or ON ERROR")
+                self.raise_error(f"Expecting {' or '.join(f'ON {w}' for w in ons)}")
                 break
             if f"on_{on}" in clauses:  # either order is Flink's (ON ERROR first too)
                 self._refuse(f"{name}: ON {on.upper()} given twice", first, self._prev)

@@ -359,20 +359,21 @@ CLIENT_COMMANDS = ("HELP", "QUIT", "EXIT", "CLEAR")
 
 
 class JsonCall(exp.Expression, exp.Func):
-    """``JSON_VALUE`` / ``JSON_QUERY`` with any of Flink's clauses (without any: ``exp.Anonymous``).
+    """``JSON_VALUE`` / ``JSON_QUERY`` / ``JSON_EXISTS`` with any of Flink's clauses (else ``exp.Anonymous``).
 
     ``JSON_VALUE(doc, path [RETURNING type] [{NULL | ERROR | DEFAULT x} ON EMPTY]
     [{NULL | ERROR | DEFAULT x} ON ERROR])``; ``JSON_QUERY(doc, path [RETURNING type]
     [{WITHOUT [ARRAY] | WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER]
-    [{NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT} ON EMPTY] [... ON ERROR])``.
+    [{NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT} ON EMPTY] [... ON ERROR])``; ``JSON_EXISTS(doc, path
+    [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])``.
 
     Args:
         this: the document; ``path``: the path expression.
-        name: ``JSON_VALUE`` or ``JSON_QUERY`` (a str).
+        name: ``JSON_VALUE``, ``JSON_QUERY`` or ``JSON_EXISTS`` (a str).
         returning: the RETURNING type's Flink text (a str), or None.
         wrapper: ``WITHOUT ARRAY``, ``CONDITIONAL ARRAY`` or ``UNCONDITIONAL ARRAY`` (JSON_QUERY), or None.
-        on_empty, on_error: ``NULL``, ``ERROR``, ``DEFAULT``, ``EMPTY ARRAY`` or ``EMPTY OBJECT`` (a str),
-            or None.
+        on_empty, on_error: ``NULL``, ``ERROR``, ``DEFAULT``, ``EMPTY ARRAY``, ``EMPTY OBJECT``, ``TRUE``,
+            ``FALSE`` or ``UNKNOWN`` (a str), or None.
         empty_default, error_default: the DEFAULT expressions.
     """
 

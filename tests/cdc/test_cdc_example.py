@@ -63,6 +63,18 @@ def test_shop_check_before_setup_says_to_run_setup(monkeypatch, capsys):
     assert "has no database 'shop': run `python examples/cdc/shop.py setup` first" in capsys.readouterr().err
 
 
+def test_shop_name_before_or_after_the_command(monkeypatch, capsys):
+    """README: "give every shop.py command the same --name NAME"; `shop.py --name x setup` failed
+    with argparse's "invalid choice: 'x'" as --name was only an option of each command."""
+    shop = _shop()
+    monkeypatch.setattr(shop, "_has_shop", lambda address, database=None: False)
+    assert shop.main(["--name", "nc", "check"]) == 1
+    assert shop.main(["change", "1", "--name", "nc"]) == 1
+    err = capsys.readouterr().err
+    said = "has no database 'shop_nc': run `python examples/cdc/shop.py setup --name nc` first"
+    assert err.count(said) == 2
+
+
 def _shop():
     import importlib.util
 

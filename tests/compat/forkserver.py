@@ -28,9 +28,13 @@ import threading
 from pathlib import Path
 
 ROOT = str(Path(__file__).resolve().parents[2])
-#: What ``cmd_run`` imports before it reads the script, and the planner it then uses.
+#: What ``cmd_run`` imports before it reads the script, the planner it then uses, and the DDL reader
+#: and formats the cases' tables use.
 PRELOAD = ("streamsql.cli", "streamsql.environment", "streamsql.jobs", "streamsql.output",
-           "streamsql.sql.parser", "streamsql.plan.planner")
+           "streamsql.sql.parser", "streamsql.plan.planner", "streamsql.sql.ddl", "streamsql.sql.like",
+           "streamsql.connectors.formats.json", "streamsql.connectors.formats.json_stream",
+           "streamsql.connectors.formats.debezium_json", "streamsql.connectors.formats.csv",
+           "streamsql.connectors.formats.raw")
 _SERVER = ("import sys; sys.path.insert(0, {root!r}); from tests.compat.forkserver import serve; serve(); "
            "from streamsql.cli import console; console()")
 
@@ -45,6 +49,8 @@ def serve() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    # The built-in connectors, as a script's first CREATE TABLE loads them: ~30 ms a case otherwise.
+    importlib.import_module("streamsql.connectors.registry").known_connectors()
     # A Python thread running at the fork could hold a lock the child then waits on forever: refuse.
     # (The imports start two native threads, pyarrow's jemalloc background thread and numpy's
     # OpenBLAS worker; both libraries reset them in a forked child, as multiprocessing relies on.)

@@ -9,13 +9,13 @@ answer of Flink's), and stop within its budget. No Flink needed.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.fuzz_driver_fixtures import driver_with_fake_worker
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "flink_difffuzz.py"
 
@@ -39,15 +39,7 @@ with open(args["--journal"], "a") as out:
 @pytest.fixture
 def driver(tmp_path, monkeypatch):
     """The driver module, its workers replaced by :data:`FAKE_WORKER`."""
-    spec = importlib.util.spec_from_file_location("flink_difffuzz_under_test", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    fake = tmp_path / "fake_worker.py"
-    fake.write_text(FAKE_WORKER)
-    monkeypatch.setattr(module, "WORKER", [sys.executable, str(fake)])
-    monkeypatch.setattr(module, "GRACE", 2.0)
-    monkeypatch.setattr(module, "POLL", 0.1)
-    return module
+    return driver_with_fake_worker(SCRIPT, FAKE_WORKER, tmp_path, monkeypatch)
 
 
 def _args(**kw) -> argparse.Namespace:

@@ -22,7 +22,15 @@ import pytest
 
 from streamsql.checkpoint.identity import JobIdentityError
 from tests.integration.test_parallel import _load, _rows, _upserts
-from tests.integration.test_parallel_savepoint import JOB, _env, _first_half, _restore_second_half, _topics
+from tests.integration.test_parallel_savepoint import (
+    JOB,
+    _appends,
+    _env,
+    _expect,
+    _first_half,
+    _restore_second_half,
+    _topics,
+)
 
 
 def _cancel_mid_run(tmp_path, name: str, bootstrap: str, topics: dict, first: list[dict],
@@ -129,3 +137,62 @@ def test_a_restore_killed_in_its_drain_after_a_commit_restores_again(kafka_boots
     assert len(drained) == ("STREAMSQL_FAULT" not in kill)  # in the drain: before its savepoint
     _restore_second_half(tmp_path, name, kafka_bootstrap, topics, rows, [], str(tmp_path / "chk" / name), 3,
                          "state2")
+
+
+def _fail_once(monkeypatch, stage: int) -> list[str]:
+    """Task ``<stage>-0``'s first final checkpoint fails (an operator failure, inside the drain); the
+    tasks that failed so, by name."""
+    from streamsql.core.errors import ExecutionError
+    from streamsql.runtime.parallel import TaskRunner
+
+    failed: list[str] = []
+    original = TaskRunner._final_checkpoint
+
+    def _final(self, graph, final):
+        if (self.slot.stage, self.slot.index) == (stage, 0) and self.stop_token is not None and not failed:
+            failed.append(self.name)
+            msg = "injected failure in the final checkpoint"
+            raise ExecutionError(msg)
+        return original(self, graph, final=final)
+
+    monkeypatch.setattr(TaskRunner, "_final_checkpoint", _final)
+    return failed
+
+
+@pytest.mark.parametrize("fault", ["source-task", "downstream-task", "first-snapshot"])
+def test_a_task_restarted_inside_the_drain_stops_again(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                        monkeypatch, fault):
+    """A task of the drain fails once (its restart strategy restarts it) while the restore at another
+    parallelism drains the unfinished run: the first restore succeeds, DuckDB's answer.
+
+    A task waiting to restart while stopping ended as cancelled, as a single-process job stopped
+    while it waits: a source task's downstream tasks then waited for its stop records for good (the
+    restore hung), and a downstream task's missing final checkpoint failed the restore ("took no
+    final checkpoint"), which only a second restore got past. ``first-snapshot``: the process's
+    first checkpoint snapshot fails (``STREAMSQL_FAULT_RAISE``), the drain's first task to take one.
+    """
+    from streamsql.core import faults
+
+    topics = _topics(kafka_topic_factory)
+    rows = _rows(37, 6000)
+    name = f"rtr-{uuid.uuid4().hex[:8]}"
+    _cancel_mid_run(tmp_path, name, kafka_bootstrap, topics, rows[:3000], 2)
+    _load(kafka_bootstrap, topics["src"], rows[3000:])
+    failed: list[str] = []
+    if fault == "first-snapshot":
+        faults.reset_counts()
+        monkeypatch.setenv("STREAMSQL_FAULT_RAISE", "after_snapshot_before_commit:1")
+    else:
+        failed = _fail_once(monkeypatch, 0 if fault == "source-task" else 1)
+    retained = str(tmp_path / "chk" / name)
+    with _env(tmp_path, name, 3, kafka_bootstrap, topics, bounded=True, savepoint=retained,
+              state="state2") as env:
+        env.execute_sql("SET 'restart-strategy.type' = 'fixed-delay'")
+        env.execute_sql("SET 'restart-strategy.fixed-delay.delay' = '100 ms'")
+        job = env.execute_sql(JOB).job
+        assert job.wait(180) == "FINISHED", job.error
+    if fault != "first-snapshot":
+        assert failed == [f"{name}-{0 if fault == 'source-task' else 1}-0"]  # it failed in the drain
+    agg, flt = _expect(rows)
+    assert _upserts(kafka_bootstrap, topics["agg"], ["k", "c", "s"]) == agg
+    assert _appends(kafka_bootstrap, topics["flt"], ["id", "k", "v"]) == flt

@@ -37,6 +37,7 @@ from tests.runtime.test_windows import (
     write_events,
 )
 from tests.runtime.test_windows import events as events  # noqa: F401  (the module fixture)
+from tests.runtime.test_windows import events_for_single_rows as events_for_single_rows  # noqa: F401
 
 AGGS = "COUNT(*) OVER w, COUNT(v) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, AVG(v) OVER w"
 DUCK_AGGS = ("COUNT(*) OVER w, COUNT(v) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, "
@@ -65,7 +66,10 @@ def test_over_frames_match_duckdb(tmp_path, events, frame, duck_frame, backend):
 
 
 @pytest.mark.parametrize("batch_size", [1, None])
-def test_inline_over_without_partition_with_where_and_expressions(tmp_path, events, batch_size):  # noqa: F811
+def test_inline_over_without_partition_with_where_and_expressions(tmp_path, events, events_for_single_rows,  # noqa: F811
+                                                                   batch_size):
+    # One row per batch on the 120-row prefix (a round of the operators per row): it spans 353 s.
+    events = events_for_single_rows if batch_size == 1 else events
     sql = ("SELECT id, SUM(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) "
            "* 2 AS s2, COUNT(DISTINCT v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND "
            "CURRENT ROW) AS d FROM ev WHERE v > 10")

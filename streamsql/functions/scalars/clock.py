@@ -219,8 +219,11 @@ def _watermark_type(c: Call) -> SqlType:
 
 @scalar("CURRENT_WATERMARK", group="temporal", sig=(("TIMESTAMP",),), result=_watermark_type,
         deterministic=False, nulls="NULL before the operator's first watermark",
-        differences="Evaluated in a projection or filter (a Calc) only. As in Flink, the argument must be a "
-                    "rowtime attribute of the input (plan.current_watermark refuses anything else).")
+        differences="Evaluated in a projection or filter (a Calc) only. As in Flink, the argument must be "
+                    "a rowtime attribute of the input (anything else is refused in Flink's words: `The "
+                    "argument of CURRENT_WATERMARK() must be a rowtime attribute, but was 'TIMESTAMP(3)'.`). "
+                    "Flink's use: `WHERE CURRENT_WATERMARK(ts) IS NULL OR ts > CURRENT_WATERMARK(ts)` keeps "
+                    "the rows that are not late.")
 def current_watermark(c: Call) -> exp.Expression:
     """CURRENT_WATERMARK(rowtime): the watermark of the operator evaluating the row, as the rowtime's type.
 

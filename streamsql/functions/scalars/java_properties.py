@@ -30,6 +30,8 @@ _UNIONS = {"LC": ("Lu", "Ll", "Lt"), "LD": ("L", "Nd")}  # Java's own: cased let
 _POSIX = {"Lower": "a-z", "Upper": "A-Z", "ASCII": "\\x00-\\x7F", "Alpha": "a-zA-Z", "Digit": "0-9",
           "Alnum": "a-zA-Z0-9", "Punct": "!-/:-@\\[-`{-~", "Graph": "!-~", "Print": " -~", "Blank": " \\t",
           "Cntrl": "\\x00-\\x1F\\x7F", "XDigit": "0-9a-fA-F", "Space": " \\t\\n\\x0B\\f\\r"}
+POSIX_CLASSES = _POSIX
+"""Java's POSIX classes (``\\p{Alpha}`` ...: US-ASCII only) as class members (RE2's, ``regex``'s syntax)."""
 _BINARY = {"letter": "\\p{L}", "digit": "\\p{Nd}", "punctuation": "\\p{P}", "control": "\\p{Cc}",
            "white_space": "\\x09-\\x0D\\x20\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}"
                           "\\x{202F}\\x{205F}\\x{3000}"}

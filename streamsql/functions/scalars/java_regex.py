@@ -6,12 +6,14 @@ functions do with ``java.util.regex`` (read from their bytecode, ``SqlFunctionUt
 ``Regexp*Function``), with their answers for a pattern Java refuses (difffuzz regressions
 ``... CASE WHEN id = 2 THEN '(' ELSE u END``): REGEXP is false, the others NULL.
 
-Java's syntax is read by Python's engine with ``re.ASCII`` (Java's ``\w \d \s \b`` and case
-folding are ASCII by default) after two spellings are translated: ``(?<name>...)`` and
-``\k<name>``. Syntax that Java reads and Python does not, or reads otherwise (``\p{L}``,
-``\Q...\E``, ``\h``, ``\R``, ``\z``, ``\v``, nested character classes and ``&&`` ...), fails the
-job with a message rather than being taken for an invalid pattern. Java's ``.`` does not match
-``\r``, U+0085, U+2028 or U+2029 either; Python's does.
+Java's syntax is written for the ``regex`` module (version 1 behaviour) by :mod:`.java_pattern`,
+once per distinct pattern: possessive quantifiers, atomic groups, look-around, ``\p{..}``
+properties (``\p{javaLowerCase}``, ``\p{InGreek}`` ...), ``\Q..\E``, inline flags mid-pattern
+(``a(?i)b``, ASCII-only case folding without ``(?u)``), nested classes and ``&&``, and Java's
+``.``, ``^``, ``$``, ``\b``, ``\w``, ``\s``, ``\R``, ``\Z`` ... (Flink 2.3's answers:
+``tests/functions/flink_regex_java.json``). The few constructs it does not write (``(?U)``, a
+back-reference under ASCII-only ``(?i)``, ``\p{javaJavaIdentifierStart}`` and kin) fail the job
+with a message rather than answering otherwise.
 
 Matches are found as Java's ``Matcher.find`` loop finds them, over UTF-16 code units: after an
 empty match the next search starts one code unit on, which can be between the halves of a
@@ -21,25 +23,21 @@ character outside the BMP (:func:`java_finds`); positions are UTF-16 indexes.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterator
 from functools import lru_cache
 
 import duckdb
 import pyarrow as pa
+import regex
 from sqlglot import exp
 
 from streamsql.functions.python_functions import VectorFunction, planning_connection, register, rowwise
-from streamsql.functions.scalars import java_properties
-from streamsql.functions.scalars.registry import Arg, Call, template
+from streamsql.functions.scalars import java_pattern, java_properties
+from streamsql.functions.scalars.registry import Arg, Call, sql_string, template
 from streamsql.functions.scalars.utf16 import java_text
 
-# Escapes Java reads that Python refuses or reads otherwise (after a backslash)
-_JAVA_ONLY = set("pPQEhHRXGzZvecN")
 # ... that DuckDB's RE2 reads otherwise, or refuses only at run time (a literal pattern: check_literal)
 _RE2_OTHERWISE = set("vZ")
-_NAMED = re.compile(r"\(\?<(?![=!])")
-_BACKREF = re.compile(r"\\k<([A-Za-z][A-Za-z0-9]*)>")
 
 
 class UnsupportedPattern(ValueError):  # noqa: N818  (a job failure's cause, in the user's terms)
@@ -76,23 +74,23 @@ def _java_only(pattern: str, escapes: set[str], hex_braces: bool) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def compile_java(pattern: str) -> re.Pattern | None:
+def compile_java(pattern: str) -> regex.Pattern | None:
     """``pattern`` compiled with Java's meaning; None when Java refuses it (PatternSyntaxException).
 
+    Written for the ``regex`` module by :func:`.java_pattern.translate`, once per distinct pattern.
+
     Raises:
-        UnsupportedPattern: Java syntax Python's engine does not read the same way.
+        UnsupportedPattern: Java syntax whose meaning the translation does not write.
     """
-    what = _java_only(pattern, _JAVA_ONLY, hex_braces=True)
-    if what is not None:
-        raise UnsupportedPattern(_unsupported(pattern, what))
-    text = _BACKREF.sub(r"(?P=\1)", _NAMED.sub("(?P<", pattern))
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", FutureWarning)  # nested sets and set operations
-            return re.compile(text, re.ASCII)
-    except FutureWarning:
-        raise UnsupportedPattern(_unsupported(pattern, "a nested character class or set operation")) from None
-    except (re.error, OverflowError, RecursionError):
+        text = java_pattern.translate(pattern)
+    except java_pattern.JavaRefuses:
+        return None
+    except java_pattern.NotTranslatable as e:
+        raise UnsupportedPattern(_unsupported(pattern, str(e))) from None
+    try:
+        return regex.compile(text, regex.V1)
+    except (regex.error, OverflowError, RecursionError):
         return None
 
 
@@ -144,6 +142,107 @@ def check_literal(c: Call, pattern: str, index: int = 1) -> re.Pattern:
 
 _TRANSLATED = "java_properties"
 """Meta key of a pattern literal written for RE2 by :func:`check_literal`: Python's stand-in."""
+
+
+@lru_cache(maxsize=1024)
+def _re2_reads_as_java(pattern: str) -> bool:
+    """Whether RE2 runs literal ``pattern`` as :func:`check_literal` writes it (checked while planning)."""
+    if _java_only(pattern, _RE2_OTHERWISE, hex_braces=False) is not None:
+        return False
+    pieces = [m.groups() for m in _PIECES.finditer(pattern)]
+    if any(escaped == "0" for escaped, _, _ in pieces):  # Java's octal \0101; RE2: NUL, then 101
+        return False
+    if not pattern.isascii() and any(flags and "i" in flags for _, flags, _ in pieces):
+        return False  # Java folds the ASCII letters only: the pattern's own others never
+    try:
+        re2, stand_in = java_properties.translate(pattern)
+        re.compile(stand_in)
+        planning_connection().execute("SELECT regexp_matches('', ?)", [re2]).fetchall()
+    except (java_properties.PropertyError, re.error, duckdb.Error):
+        return False
+    return True
+
+
+def on_java(c: Call, index: int = 1) -> bool:
+    r"""Whether the call's pattern (argument ``index``) runs on Java's engine, row by row.
+
+    A pattern that is not a literal does; so does a literal one RE2 cannot run as Java reads it
+    (look-around, back-references, possessive quantifiers, nested classes, ``\\v``, ``\\Z``,
+    ``(?i)`` mid-pattern ...), and one Java refuses (answered as Flink answers it, REGEXP false,
+    the others NULL): the one mechanism for both. Only Java syntax the translation does not write
+    is still refused at the call.
+    """
+    arg = c.args[index]
+    if not arg.is_literal:
+        return True
+    pattern = arg.value()
+    if not isinstance(pattern, str) or arg.sql.meta.get(_TRANSLATED) is not None:
+        return False
+    if _re2_reads_as_java(pattern):
+        return False
+    try:  # Java's engine answers a pattern Java refuses as Flink does (REGEXP false, the others NULL)
+        compile_java(pattern)
+    except UnsupportedPattern:
+        return False  # refused at the call by check_literal, in its words
+    return True
+
+
+# An escape, a class, an inline flag group (its flags: group 1), or "." / "$" (group 2), outside classes
+_PIECES = re.compile(r"\\(.)|\[(?:\\.|[^\]\\])*\]|\(\?([a-zA-Z-]*)[:)]|([.$])", re.DOTALL)
+_TERMINATORS = "\\r\\n\\x{85}\\x{2028}\\x{2029}"
+
+
+def _rows_for_java(pattern: str) -> str | None:
+    r"""The RE2 class of the characters in a string that make RE2 answer a literal pattern otherwise.
+
+    Where RE2 reads ``pattern`` as Java does for most strings but not all (None: for all): Java's
+    ``.`` and ``$`` (and ``^`` / ``$`` under ``(?m)``) know ``\r``, U+0085, U+2028 and U+2029 as
+    line terminators, RE2's only ``\n`` (and its ``$`` no final one); Java's ``\s`` takes U+000B;
+    Java 17's ``\b`` takes any letter or digit for a word character and its ``(?i)`` folds ASCII
+    only, RE2's are ASCII and Unicode.
+    """
+    chars, wide = "", False
+    for m in _PIECES.finditer(pattern):
+        escaped, flags, meta = m.groups()
+        if meta or (flags and set(flags) & set("smd")):
+            chars += _TERMINATORS
+        if (flags and "i" in flags) or escaped in ("b", "B"):
+            wide = True
+        if escaped in ("s", "S"):
+            chars += "\\x0B"
+    if not chars and not wide:
+        return None
+    return f"[{chars}\\x{{80}}-\\x{{10FFFF}}]" if wide else f"[{chars}]"
+
+
+def needs_guard(c: Call) -> bool:
+    """Whether :func:`guard` sends some rows of the call (a literal pattern) to Java's engine."""
+    pattern = c.args[1].value() if c.args[1].is_literal else None
+    return isinstance(pattern, str) and _rows_for_java(pattern) is not None
+
+
+def guard(c: Call, re2: exp.Expression, dynamic) -> exp.Expression:
+    """``re2`` (a literal pattern's RE2 form of the call), with the rows RE2 reads otherwise on Java's.
+
+    The rows holding a character of :func:`_rows_for_java`'s class go through ``dynamic(c)``
+    (Java's engine, row by row); the others, most, stay on RE2.
+    """
+    if not needs_guard(c) or isinstance(re2, exp.Null):
+        return re2
+    chars = _rows_for_java(c.args[1].value())
+    test = sql_string(chars).replace("{", "{{").replace("}", "}}")
+    return template(f"CASE WHEN regexp_matches({{0}}, {test}) THEN {{1}} ELSE {{2}} END", c.args[0],
+                    dynamic(c).sql(dialect="duckdb"), re2.sql(dialect="duckdb"))
+
+
+MECHANISM = ("One mechanism per distinct pattern: a literal pattern RE2 reads as Java runs on RE2 (the "
+             "rows where Java's line terminators, \\s, \\b or ASCII-only (?i) would answer otherwise on "
+             "Java's engine); any other pattern, a column's or a literal with Java-only syntax (look-around, "
+             "back-references, possessive quantifiers, atomic groups, \\p{java..}, \\Q..\\E, (?i) "
+             "mid-pattern, nested classes ...), is written for the regex module with Java's meaning. A "
+             "pattern Java refuses gives NULL (REGEXP false), as Flink, a literal one too. (?U), a "
+             "back-reference under ASCII-only (?i) and \\p{javaJavaIdentifier..} fail the job.")
+"""The REGEXP family's "differences from Flink" (docs/functions.md)."""
 
 
 def runs_as_java(pattern: str) -> bool:

@@ -8,10 +8,11 @@ their clauses: RETURNING, JSON_QUERY's WRAPPER, ON EMPTY and ON ERROR (default N
 ON ERROR, so a document that does not parse or a path that finds nothing gives NULL). A path
 without ``lax`` / ``strict`` is strict, as in Flink. ERROR ON EMPTY / ON ERROR, and a value that
 does not cast to the RETURNING type, fail the job naming the function, as Flink's job fails.
-JSON_EXISTS runs on DuckDB (its ON ERROR clause is not parsed: a positioned syntax error).
+JSON_EXISTS is ``SqlJsonUtils.jsonExists`` row by row too, with its ON ERROR clause (FALSE by
+default).
 
 Paths must be literals and use member and index steps only (``$.a.b[0]``, ``$['a b']``); a
-wildcard, filter or method is refused at planning. JSON_EXISTS's are translated to DuckDB's.
+wildcard, filter or method is refused at planning.
 
 JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
 made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
@@ -38,52 +39,6 @@ JSON_CALL = "jsoncall"
 """The key of ``streamsql.sql.nodes.JsonCall`` (a layer above: known by its key)."""
 JSON_MADE = "json_made"
 """Meta key marking a node built by JSON_OBJECT / JSON_ARRAY (inserted raw when nested)."""
-
-_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]")
-
-
-def duckdb_path(c: Call, i: int) -> str | None:
-    """The DuckDB JSON path literal for Flink's path, argument ``i`` (None for a NULL path).
-
-    Raises:
-        FunctionError: when the path is not a literal or uses steps other than members and
-            indexes.
-    """
-    path = c.literal(i, "the JSON path")
-    if path is None:
-        return None
-    text = re.sub(r"^\s*(lax|strict)\s+", "", str(path), flags=re.IGNORECASE).strip()
-    out, pos = ["$"], 1
-    if not text.startswith("$"):
-        pos = -1
-    while 0 < pos < len(text):
-        m = _STEP.match(text, pos)
-        if m is None:
-            pos = -1
-            break
-        name, quoted, index = m.groups()
-        if index is not None:
-            out.append(f"[{index}]")
-        else:
-            key = name if name is not None else quoted.replace("\\'", "'")
-            out.append('."' + key.replace('"', '\\"') + '"')
-        pos = m.end()
-    if pos < 0:
-        msg = (f"{c.name}: JSON path {path!r} is not supported yet (supported: $, .member, "
-               "['member'] and [index] steps)")
-        raise c.fail(msg)
-    return sql_string("".join(out))
-
-
-def _at_path(c: Call, body: str) -> exp.Expression:
-    """``body`` (DuckDB SQL; ``{0}`` the document, ``{path}`` the path) for a literal path.
-
-    NULL for a NULL path.
-    """
-    path = duckdb_path(c, 1)
-    if path is None:
-        return exp.Null()
-    return template(body.replace("{path}", path.replace("{", "{{").replace("}", "}}")), c.args[0])
 
 
 def _clauses(c: Call) -> dict:
@@ -196,10 +151,30 @@ def _row_function(label: str, row, kind: str) -> VectorFunction:
 
     def fn(docs: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
         cfg = json.loads(configs[0].as_py()) if len(configs) else {}
-        return pa.array([None if d is None else row(d, cfg) for d in docs.to_pylist()], arrow)
+        values = [None if d is None else row(d, cfg) for d in docs.to_pylist()]
+        try:
+            return pa.array(values, arrow)
+        except UnicodeEncodeError:  # a lone surrogate (a JSON "\ud83d" escape): '?' as Java's UTF-8
+            return pa.array([_java_utf8(v) for v in values], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
-                                   ("VARCHAR", "VARCHAR"), duck))
+                                   ("VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
+
+
+def _doc_and_path(values: list) -> list:
+    """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
+    doc, config = values
+    return [doc, json.loads(config)["path"]] if config else [doc]
+
+
+def _java_utf8(value):
+    r"""``value`` (a string, a list of them, or another scalar) with each lone surrogate as ``?``.
+
+    As Java writes a String to UTF-8 (Flink 2.3: ``JSON_VALUE('{"a":"\ud83d"}', '$.a')`` is ``?``).
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return [_java_utf8(v) for v in value] if isinstance(value, list) else value
 
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
@@ -321,7 +296,9 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
                     "c} ON EMPTY / ON ERROR. The path must be a literal with member and index steps; a "
-                    "DEFAULT must be a constant (Flink's job fails on a column).")
+                    "DEFAULT must be a constant (Flink's job fails on a column). RETURNING VARCHAR(n) does "
+                    "not cut the text, as Flink's call over a column; Flink's planner folds a call over a "
+                    "constant document into a literal cut to n characters (not done here).")
 def json_value(c: Call) -> exp.Expression:
     """JSON_VALUE(doc, path [RETURNING t] [... ON EMPTY] [... ON ERROR]): the scalar at the path.
 
@@ -338,7 +315,8 @@ def json_value(c: Call) -> exp.Expression:
               "without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
-                    "OBJECT} ON EMPTY / ON ERROR. The path must be a literal with member and index steps.")
+                    "OBJECT} ON EMPTY / ON ERROR. The path must be a literal with member and index steps. "
+                    "RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
     """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.
 
@@ -349,13 +327,46 @@ def json_query(c: Call) -> exp.Expression:
     return _call_row(_QUERY_FNS, c, _query_type(c))
 
 
+_EXISTS_ON_ERROR = {"TRUE": True, "FALSE": False, "UNKNOWN": None}
+
+
+def _json_exists_row(doc: str, cfg: dict):
+    """Flink's ``SqlJsonUtils.jsonExists`` of one document: a value other than JSON null was found.
+
+    An error of the path's evaluation (:func:`.json_path.evaluate`: a strict step that finds
+    nothing, a document that is not JSON in strict mode ...) is the ON ERROR behaviour: TRUE,
+    FALSE (the default), UNKNOWN (NULL) or ERROR (the job fails with Flink's message).
+    """
+    value, error = json_path.evaluate(doc, cfg["path"])
+    if error is None:
+        return value is not None
+    if cfg["on_error"] == "ERROR":
+        raise error
+    return _EXISTS_ON_ERROR[cfg["on_error"]]
+
+
+_EXISTS_FN = _row_function("JSON_EXISTS", _json_exists_row, "BOOLEAN")
+
+
 @scalar("JSON_EXISTS", group="json", sig=((S, S),), result=fixed("BOOLEAN"),
-        nulls="NULL if the document is NULL; false if it is not JSON",
-        differences="ON ERROR is not supported yet; the path must be a literal.")
+        nulls="NULL if the document is NULL, or on an error with UNKNOWN ON ERROR (a NULL path is refused, "
+              "as Flink's code generator refuses it)",
+        differences="The path must be a literal with member and index steps.")
 def json_exists(c: Call) -> exp.Expression:
-    """Whether the path finds a value other than JSON null (Flink: a null member does not exist)."""
-    return _at_path(c, "CASE WHEN json_valid({0}) THEN coalesce(json_type({0}, {path}) <> 'NULL', false) "
-                       "WHEN {0} IS NOT NULL THEN false END")
+    """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]): the path finds a value.
+
+    As Flink 2.3's ``SqlJsonUtils.jsonExists`` (:mod:`.json_path`): JSON null found is not a value;
+    an error (a strict path that finds nothing, a document that is not JSON) is the ON ERROR
+    behaviour, FALSE by default. A path without ``lax``/``strict`` is strict.
+    """
+    cfg = _config(c, SqlType("BOOLEAN"))
+    cfg["on_error"] = _clauses(c).get("on_error") or "FALSE"
+    if cfg["path"] is None:  # Flink 2.3's code generator refuses a NULL path (JSON_VALUE's is NULL)
+        types = ", ".join(["STRING", "STRING"] + (["SYMBOL NOT NULL"] if _clauses(c) else []))
+        msg = f"Unsupported call: JSON_EXISTS({types})"
+        raise c.fail(msg)
+    config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
+    return template(f"{_EXISTS_FN.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
 
 
 _VALUE_TYPES = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE",

@@ -3,7 +3,8 @@
 Flink reads the document with Jackson (``USE_BIG_DECIMAL_FOR_FLOATS``: a number with a fraction or
 an exponent is a ``BigDecimal`` that keeps its text, ``1.50``; an integer is an ``Integer``, a
 ``Long`` or a ``BigInteger`` by its size; the first JSON value of the text is read, what follows
-it is ignored), splits the path's mode off (``lax`` / ``strict``; a path without one is
+it is ignored; past Jackson's limits, a number of more than 1,000 digits or nesting deeper than
+1,000 levels, it is not JSON), splits the path's mode off (``lax`` / ``strict``; a path without one is
 **strict**), and evaluates the path with Jayway (lax: ``SUPPRESS_EXCEPTIONS``):
 
 - lax: a step that finds nothing (a missing member, an index out of range, a member of a
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from decimal import Decimal
 from functools import lru_cache
 
@@ -72,7 +74,61 @@ def _no_constant(name: str):
     raise JsonError(msg)
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_no_constant, strict=True)
+#: Jackson's ``StreamReadConstraints`` defaults (2.15+, Flink 2.3's): a document nested deeper, or a
+#: number with more digits, is an error (PyFlink 2.3: 1,000 digits and 1,000 levels are read, one
+#: more is not; tests/functions/difffuzz_regressions.txt).
+MAX_DEPTH, MAX_DIGITS = 1000, 1000
+
+
+def _digits(text: str) -> int:
+    if len(text) > MAX_DIGITS:  # else within the limit whatever it counts
+        # the digits of the integer part (none for a lone 0: Flink reads 0. and 1,000 more), the
+        # fraction and the exponent, as Jackson counts them
+        mantissa, _, exponent = text.lstrip("-").replace("E", "e").partition("e")
+        whole, _, fraction = mantissa.partition(".")
+        digits = (0 if whole == "0" else len(whole)) + len(fraction) + len(exponent.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            msg = f"Number value length ({digits}) exceeds the maximum allowed ({MAX_DIGITS})"
+            raise JsonError(msg)
+    return text
+
+
+_DECODER = json.JSONDecoder(parse_float=lambda t: Decimal(_digits(t)), parse_int=lambda t: int(_digits(t)),
+                            parse_constant=_no_constant, strict=True)  # (Python's own int limit: 4,300)
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth(text: str, start: int) -> int:
+    """The deepest nesting of arrays and objects in the JSON value at ``start`` (up to its end)."""
+    depth = deepest = 0
+    for m in _NESTING.finditer(text, start):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+            if depth <= 0:
+                break
+    return deepest
+
+
+def _decode(text: str, start: int):
+    """``raw_decode`` with Jackson's nesting limit: Python's own recursion limit is not it."""
+    try:
+        return _DECODER.raw_decode(text, start)
+    except RecursionError:
+        pass
+    depth = _depth(text, start)
+    if depth > MAX_DEPTH:
+        msg = f"Document nesting depth ({depth}) exceeds the maximum allowed ({MAX_DEPTH})"
+        raise JsonError(msg) from None
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 2 * MAX_DEPTH)  # the scanner recurses once per level
+    try:
+        return _DECODER.raw_decode(text, start)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def parse_document(text: str):
@@ -86,7 +142,7 @@ def parse_document(text: str):
         msg = "No content to map due to end-of-input"
         raise JsonError(msg)
     try:
-        value, end = _DECODER.raw_decode(text, start)
+        value, end = _decode(text, start)
     except json.JSONDecodeError as e:
         msg = f"Unexpected character: {e.msg}"
         raise JsonError(msg) from None

@@ -206,12 +206,9 @@ _DYNAMIC_REPLACE = dynamic_call("REGEXP_REPLACE", java_regex.regexp_replace, pa.
 
 
 @scalar("REGEXP_REPLACE", group="string", sig=((S, S, S),), result=STRING,
-        differences="A literal pattern runs on RE2 (no look-around or back-references; Java syntax RE2 reads "
-                    "otherwise, a class inside a class, &&, \\v, \\Z, is refused at the call); one that can "
-                    "match the empty string runs on Python's engine, with Java's empty matches, for the rows "
-                    "where it matches non-empty text or holds a character outside the BMP. A pattern that is "
-                    "not a literal is compiled per row with Java's meaning (NULL for a pattern Java refuses, "
-                    "as Flink; Java syntax Python reads otherwise, such as \\p{..}, fails the job).")
+        differences="A literal pattern that can match the empty string runs on Java's engine (Java's empty "
+                    "matches) for the rows where it matches non-empty text or holds a character outside the "
+                    "BMP. " + java_regex.MECHANISM)
 def regexp_replace(c: Call) -> exp.Expression:
     """Every match replaced by the replacement taken literally (as Flink: '$1' stays '$1').
 
@@ -224,7 +221,7 @@ def regexp_replace(c: Call) -> exp.Expression:
     has no non-empty match in Java either, and its replacement is the same.
     """
     re2 = "regexp_replace({0}, {1}, replace({2}, '\\', '\\\\'), 'g')"
-    if not c.args[1].is_literal:
+    if java_regex.on_java(c):
         return _DYNAMIC_REPLACE(c)
     if c.args[1].is_literal and isinstance(c.args[1].value(), str):
         # as the other regular expression functions, in our words at the call (not DuckDB's)
@@ -234,9 +231,10 @@ def regexp_replace(c: Call) -> exp.Expression:
         # Java's replace over the same three placeholders: the arguments are computed once
         placeholders = [Arg(exp.Var(this=f"{{{i}}}"), a.type) for i, a in enumerate(c.args)]
         java = _REPLACE_ALL(Call(c.name, placeholders, c.node)).this
-        return template("CASE WHEN array_to_string(regexp_extract_all({0}, {1}), '') <> '' OR " + outside_bmp
-                        + f" THEN {java} ELSE {re2} END", *c.args)
-    return template(re2, *c.args)
+        some = "array_to_string(regexp_extract_all({0}, {1}), '') <> ''"
+        return java_regex.guard(c, template(f"CASE WHEN {some} OR {outside_bmp} THEN {java} ELSE {re2} END",
+                                            *c.args), _DYNAMIC_REPLACE)
+    return java_regex.guard(c, template(re2, *c.args), _DYNAMIC_REPLACE)
 
 
 def one_pass_extract(c: Call) -> exp.Expression | None:
@@ -248,7 +246,7 @@ def one_pass_extract(c: Call) -> exp.Expression | None:
     last cannot happen, so NULLIF makes it Flink's answer.
     """
     args = c.args[1:3]
-    if not all(a.is_literal for a in args):
+    if not all(a.is_literal for a in args) or java_regex.on_java(c) or java_regex.needs_guard(c):
         return None
     pattern, group = args[0].value(), args[1].value() if len(args) > 1 else 0
     if isinstance(pattern, str):  # refused before any form of the call is chosen
@@ -294,9 +292,7 @@ _DYNAMIC_EXTRACT_ALL = {
 @scalar("REGEXP_EXTRACT", group="string", sig=((S, S), (S, S, INTEGER)), result=STRING,
         nulls="NULL if any argument is NULL, nothing matches, the group does not exist or did not take part "
               "in the match",
-        differences="A literal pattern and group run on RE2; otherwise the pattern is compiled per row with "
-                    "Java's meaning (NULL for a pattern Java refuses, as Flink; Java syntax Python reads "
-                    "otherwise, such as \\p{..}, fails the job).",
+        differences=java_regex.MECHANISM,
         fast=one_pass_extract)
 def regexp_extract(c: Call) -> exp.Expression:
     """Group ``g`` (default 0: the whole match) of the first match of the pattern.
@@ -304,24 +300,23 @@ def regexp_extract(c: Call) -> exp.Expression:
     The general form: a group that matched '' is '', one that did not take part NULL (the fast
     path, :func:`one_pass_extract`, serves the groups that never match '').
     """
-    if not all(a.is_literal for a in c.args[1:]):
+    if not all(a.is_literal for a in c.args[1:]) or java_regex.on_java(c):
         return _DYNAMIC_EXTRACT[len(c.args)](c)
     pattern, group = _pattern_and_group(c, 0)
     if pattern is None:
         return exp.Null()
     # The first match's group, NULL without a match: one regex pass (regexp_matches + regexp_extract
     # took two, and the FN benchmark workload spent most of its time there).
-    return template(f"regexp_extract_all({{0}}, {{1}}, {group})[1]", c.args[0], c.args[1])
+    first = template(f"regexp_extract_all({{0}}, {{1}}, {group})[1]", c.args[0], c.args[1])
+    return java_regex.guard(c, first, _DYNAMIC_EXTRACT[len(c.args)])
 
 
 @scalar("REGEXP_EXTRACT_ALL", group="string", sig=((S, S), (S, S, INTEGER)),
         result=lambda c: SqlType.array(SqlType("STRING")),
         nulls="NULL if any argument is NULL or the group does not exist; an element is NULL where the "
               "group did not take part in the match",
-        differences="A literal pattern must not match the empty string (refused) and runs on RE2; a pattern "
-                    "or group that is not a literal is compiled per row with Java's meaning and Java's empty "
-                    "matches (NULL for a pattern Java refuses, as Flink; Java syntax Python reads otherwise, "
-                    "such as \\p{..}, fails the job).")
+        differences="A literal pattern that matches the empty string runs on Java's engine (Java's empty "
+                    "matches). " + java_regex.MECHANISM)
 def regexp_extract_all(c: Call) -> exp.Expression:
     """Group ``g`` (default 1, as Flink's ``RegexpExtractAllFunction``) of every match, in order.
 
@@ -332,7 +327,7 @@ def regexp_extract_all(c: Call) -> exp.Expression:
     is empty (after an empty match Java steps one UTF-16 code unit on), hence the pattern's check;
     both give NULL for a group that did not take part, '' for one that matched ''.
     """
-    if not all(a.is_literal for a in c.args[1:]):
+    if not all(a.is_literal for a in c.args[1:]) or java_regex.on_java(c):
         return _DYNAMIC_EXTRACT_ALL[len(c.args)](c)
     pattern, group = _pattern_and_group(c, 1)
     if pattern is None:
@@ -343,7 +338,8 @@ def regexp_extract_all(c: Call) -> exp.Expression:
         msg = (f"REGEXP_EXTRACT_ALL of a pattern that matches the empty string ({pattern!r}) is not "
                "supported yet (Java's empty matches are not reproduced)")
         raise c.fail(msg)
-    return template(f"regexp_extract_all({{0}}, {{1}}, {group})", c.args[0], c.args[1])
+    return java_regex.guard(c, template(f"regexp_extract_all({{0}}, {{1}}, {group})", c.args[0], c.args[1]),
+                            _DYNAMIC_EXTRACT_ALL[len(c.args)])
 
 
 @scalar("SPLIT_INDEX", group="string", sig=((S, S, INTEGER),), result=STRING,

@@ -47,20 +47,17 @@ def regex(c: Call, i: int) -> str | None:
 def _regex_build(body: str, dynamic):
     def build(c: Call) -> exp.Expression:
         """The pattern (a literal) compiled once; NULL for a NULL pattern; else row by row (``dynamic``)."""
-        if not c.args[1].is_literal:
+        if java_regex.on_java(c):
             return dynamic(c)
         pattern = regex(c, 1)
-        return exp.Null() if pattern is None else template(body.replace("{re}", pattern), c.args[0])
+        if pattern is None:
+            return exp.Null()
+        return java_regex.guard(c, template(body.replace("{re}", pattern), c.args[0]), dynamic)
 
     return build
 
 
-_RE = ("A literal pattern runs on RE2 (no look-around or back-references; Java syntax RE2 reads "
-       "otherwise, a class inside a class, &&, \\v, \\Z, is refused at the call; Java's \\p{..} "
-       "properties are written for RE2, those it has no class for, IsAlphabetic, blocks, java..., "
-       "refused). A pattern that is not a literal is compiled per row with Java's meaning (a pattern "
-       "Java refuses gives NULL, REGEXP false, as Flink), except syntax Python's engine reads otherwise "
-       "(\\p{..}, \\Q..\\E, nested classes ...), which fails the job.")
+_RE = java_regex.MECHANISM
 _VV = ("VARCHAR", "VARCHAR")
 _DYNAMIC_REGEXP = dynamic_call("REGEXP", java_regex.regexp, pa.bool_(), _VV, "BOOLEAN")
 
@@ -68,7 +65,7 @@ _DYNAMIC_REGEXP = dynamic_call("REGEXP", java_regex.regexp, pa.bool_(), _VV, "BO
 @scalar("REGEXP", group="string", sig=((S, S),), result=BOOLEAN, differences=_RE)
 def regexp(c: Call) -> exp.Expression:
     """Whether the pattern matches part of the string (false for an empty pattern, as Flink)."""
-    if not c.args[1].is_literal:
+    if java_regex.on_java(c):
         return _DYNAMIC_REGEXP(c)
     pattern = regex(c, 1)
     if pattern is None:
@@ -76,7 +73,7 @@ def regexp(c: Call) -> exp.Expression:
     # NULL IS NOT NULL AND false was false: a NULL string is NULL, as every pattern's
     empty = "CASE WHEN {0} IS NOT NULL THEN false END"
     test = empty if pattern == "''" else f"regexp_matches({{0}}, {pattern})"
-    return template(f"({test})", c.args[0])
+    return java_regex.guard(c, template(f"({test})", c.args[0]), _DYNAMIC_REGEXP)
 scalar("REGEXP_SUBSTR", group="string", sig=((S, S),), result=STRING, differences=_RE,
        nulls="NULL if any argument is NULL or nothing matches", fast=one_pass_extract)(
     _regex_build("CASE WHEN regexp_matches({0}, {re}) THEN regexp_extract({0}, {re}) END",
@@ -95,7 +92,8 @@ def regexp_count(c: Call) -> exp.Expression:
     the others on RE2, whose matches are Java's when none is empty.
     """
     pattern = c.args[1].value() if c.args[1].is_literal else None
-    if isinstance(pattern, str) and min_width(pattern) == 0 and java_regex.runs_as_java(pattern):
+    if java_regex.on_java(c) or (isinstance(pattern, str) and min_width(pattern) == 0
+                                 and java_regex.runs_as_java(pattern)):
         return _DYNAMIC_COUNT(c)
     return _COUNT(c)
 _NOT_ASTRAL = "'[^\\x{{10000}}-\\x{{10FFFF}}]'"  # braces doubled: the text goes into a template
@@ -109,7 +107,7 @@ def regexp_instr(c: Call) -> exp.Expression:
     The lazy prefix before an anchored match is the text before the leftmost match; its length
     is counted in UTF-16 code units, as Java's ``Matcher.start``.
     """
-    if not c.args[1].is_literal:
+    if java_regex.on_java(c):
         return _DYNAMIC_INSTR(c)
     pattern = regex(c, 1)
     if pattern is None:
@@ -118,8 +116,9 @@ def regexp_instr(c: Call) -> exp.Expression:
     # Java's index counts UTF-16 code units: a character outside the BMP is two
     before = f"regexp_extract({{0}}, {prefix}, 1)"
     units = f"length({before}) + length(regexp_replace({before}, {_NOT_ASTRAL}, '', 'g'))"
-    return template(f"CASE WHEN regexp_matches({{0}}, {pattern}) "
-                    f"THEN {units} + 1 WHEN {{0}} IS NOT NULL THEN 0 END", c.args[0])
+    return java_regex.guard(c, template(f"CASE WHEN regexp_matches({{0}}, {pattern}) "
+                                       f"THEN {units} + 1 WHEN {{0}} IS NOT NULL THEN 0 END", c.args[0]),
+                            _DYNAMIC_INSTR)
 
 
 @scalar("BTRIM", group="string", sig=((S,), (S, S)), result=STRING)

@@ -15,10 +15,16 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   the comparisons ``= <> < <= > >=``: nullable iff an operand is;
 - a built-in of :data:`VERIFIED` (its NULL behaviour "NULL if any argument is NULL"), with at least
   one argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
-  is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length).
+  is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length);
+- ``IS [NOT] NULL`` / ``IS [NOT] TRUE`` ..., ``IS [NOT] DISTINCT FROM``: BOOLEAN NOT NULL; ``NOT``,
+  ``AND``, ``OR``: nullable iff an operand is;
+- CASE, IF, COALESCE over values of one type, integers of several widths or STRING with
+  CHAR/VARCHAR(n): that common type; CASE nullable iff a value is (no ELSE: NULL), IF iff any
+  argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the
+  conformance cases and ``tests/e2e/describe_columns_flink.json``).
 
-Every other argument is refused at its position (a column the plan derives, division, CASE,
-COALESCE...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
+Every other argument is refused at its position (a column the plan derives, division, CHAR
+lengths that differ ...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
 literal) changes Flink's text only for types StreamSQL has not (RAW, structured types).
 """
 
@@ -55,8 +61,8 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
-                "+ - * over numbers, comparisons and functions that return NULL exactly when an "
-                "argument is NULL; ")
+                "+ - * over numbers, comparisons, IS [NOT] NULL, NOT / AND / OR, CASE / IF / COALESCE "
+                "of values of one type, and functions that return NULL exactly when an argument is NULL; ")
 
 
 # Types whose Flink name StreamSQL's SqlType does not keep: VARCHAR without a length (Flink:
@@ -144,10 +150,74 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return _inferred(n, bind).with_nullable(operand.nullable)
     if isinstance(n, (*_ARITHMETIC, *_COMPARISONS)):
         return _operator_type(n, bind)
+    if isinstance(n, (exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)):  # IS [NOT] NULL / TRUE, [NOT] DISTINCT
+        bind(n)
+        return SqlType("BOOLEAN", nullable=False)
+    if isinstance(n, exp.Not):
+        operand = flink_type(n.this, bind)
+        if operand.name != "BOOLEAN":
+            raise FunctionError(_NOT_CERTAIN + "NOT of other than a BOOLEAN is not", n)
+        return operand
+    if isinstance(n, (exp.And, exp.Or)):
+        sides = [flink_type(n.this, bind), flink_type(n.expression, bind)]
+        if any(t.name != "BOOLEAN" for t in sides):
+            raise FunctionError(_NOT_CERTAIN + "AND / OR over other than BOOLEANs is not", n)
+        return SqlType("BOOLEAN", nullable=any(t.nullable for t in sides))
+    if isinstance(n, (exp.Case, exp.If, exp.Coalesce)):
+        return _choice_type(n, bind)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
         return _call_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
+
+
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _common_type(n: exp.Expression, types: list[SqlType]) -> SqlType:
+    """Calcite's least restrictive type of ``types`` (nullable), where it is certain here.
+
+    The same type; integers of different widths (the widest); STRING with CHAR(n) / VARCHAR(n)
+    (STRING). An untyped NULL takes the others' type.
+
+    Raises:
+        FunctionError: other mixes (CHAR lengths, DECIMALs, numbers of other kinds ...).
+    """
+    typed = [t.with_nullable(True) for t in types if t.name != "NULL"]
+    if not typed:
+        raise FunctionError(_NOT_CERTAIN + "the type of a choice between untyped NULLs is not", n)
+    if all(t == typed[0] for t in typed):
+        return typed[0]
+    if all(t.name in _INTEGERS and not t.children for t in typed):
+        return max(typed, key=lambda t: _INTEGERS.index(t.name))
+    if all(t.name == "STRING" and not t.children for t in typed) and any(t.precision is None for t in typed):
+        return SqlType("STRING")
+    raise FunctionError(_NOT_CERTAIN + "the common type of these values is not", n)
+
+
+def _choice_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """CASE, IF and COALESCE: the values' common type, nullable as Flink 2.3 derives it.
+
+    CASE (Calcite's) is nullable when a value is (without ELSE: NULL), IF (Flink's) when any
+    argument is, its condition too (Flink 2.3: IF(CAST(NULL AS BOOLEAN), 1, 2) is INT), COALESCE
+    (Flink's) only when every argument is (COALESCE(ms, 0) is NOT NULL).
+    """
+    if isinstance(n, exp.Coalesce):
+        values = [n.this, *n.expressions]
+    elif isinstance(n, exp.If):
+        values = [n.args["true"], n.args.get("false") or exp.Null()]
+    else:
+        values = [w.args["true"] for w in n.args.get("ifs") or []] + [n.args.get("default") or exp.Null()]
+        if n.this is not None:  # CASE x WHEN v ...: the operand and the WHEN values must compare
+            flink_type(n.this, bind)
+    types = [flink_type(v, bind) for v in values]
+    bind(n)  # refuses what the binder refuses (values of no common type ...)
+    common = _common_type(n, types)
+    if isinstance(n, exp.Coalesce):
+        return common.with_nullable(all(t.nullable for t in types))
+    if isinstance(n, exp.If):  # Flink's IF: NULL when any argument is, the condition too
+        types.append(flink_type(n.this, bind))
+    return common.with_nullable(any(t.nullable for t in types))
 
 
 def _operator_type(n: exp.Binary, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:

@@ -54,12 +54,17 @@ operator: a job with ``'table.exec.state.ttl'`` is refused at open.
 
 from __future__ import annotations
 
+import copy
+import math
+import operator
 from bisect import bisect_left, bisect_right
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from streamsql.core.elements import Batch, Element, RowKind
+from streamsql.core.errors import ExecutionError
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import OverSpec
@@ -250,12 +255,13 @@ class NonTimeOverOperator(RankOperatorBase):
             from an accumulator, a change recomputes the results).
         input_schema: Arrow schema of the input.
         output_schema: the input columns, then one column per call.
+        order_sql: the ORDER BY expression as written (for an error message; default: its column's name).
     """
 
     state_ttl_missing = "an OVER aggregate ordered by a column that is no time attribute"
 
     def __init__(self, spec: OverSpec, num_keys: int, order_index: int, aggs: list[AggSpec],
-                 input_schema: pa.Schema, output_schema: pa.Schema):
+                 input_schema: pa.Schema, output_schema: pa.Schema, order_sql: str | None = None):
         super().__init__(spec, None, None)
         self.num_keys = num_keys
         self.order_index = order_index
@@ -264,6 +270,11 @@ class NonTimeOverOperator(RankOperatorBase):
         self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER"),
                                 input_schema, retracts=False)
         self.peers = spec.kind == "RANGE"  # peers share one result
+        fields = list(input_schema) + list(output_schema)[n_in:]
+        order = input_schema.field(order_index)
+        self.nan_order = pa.types.is_floating(order.type) and (order_sql or order.name)  # a NaN fails the job
+        # rows and accumulators compare as Flink's (Java's equals): by a DOUBLE's bits
+        self.same = _java_equal if any(pa.types.is_floating(f.type) for f in fields) else operator.eq
 
     def open(self, ctx) -> None:
         """The ranking operators' cache, over partitions kept in blocks (module docstring)."""
@@ -277,7 +288,7 @@ class NonTimeOverOperator(RankOperatorBase):
         if table.num_rows == 0:
             return []
         parts = encode_keys(table.columns[: self.num_keys], table.num_rows)
-        sks = sort_keys([table.column(self.order_index)], [False], [True])
+        sks = sort_keys([self._order_column(table)], [False], [True])
         adds, _ = self.rows.partials(table)
         rows = rows_of(table)
         kinds = batch.kind_array().tolist()
@@ -316,6 +327,24 @@ class NonTimeOverOperator(RankOperatorBase):
                 at += len(p.ids)
         return out
 
+    def _order_column(self, table: pa.Table) -> pa.ChunkedArray:
+        """The ORDER BY column as Flink's comparator orders it (``a > b ? 1 : a < b ? -1 : 0``).
+
+        -0.0 and 0.0 compare equal there (peers), so -0.0 is ordered as 0.0. NaN compares equal to
+        every value, which no order can give (Flink's linear search puts such a row, and the rows
+        after it, where their arrival takes them): a NaN fails the job rather than be ordered
+        otherwise.
+        """
+        column = table.column(self.order_index)
+        if not self.nan_order:
+            return column
+        if pc.any(pc.is_nan(column)).as_py():
+            msg = (f"An OVER aggregate ordered by {self.nan_order} got NaN: Flink 2.3's comparator takes "
+                   f"NaN for equal to every value, so no order of the rows gives its answer; filter "
+                   f"the NaN values out first (WHERE CAST({self.nan_order} AS STRING) <> 'NaN')")
+            raise ExecutionError(msg)
+        return pc.if_else(pc.equal(column, 0.0), pa.scalar(0.0, column.type), column)
+
     # -- changes ------------------------------------------------------------------------------
 
     def _insert(self, p: _Partition, sk: bytes, row: tuple, partials: list, kind: int,
@@ -342,7 +371,7 @@ class NonTimeOverOperator(RankOperatorBase):
         for b, i, entry in p.walk(*lo):
             if entry[SK] != sk:
                 break
-            if entry[ROW] == row:
+            if self.same(entry[ROW], row):
                 at = (b, i)
                 break
         if at is None:  # Flink logs it (numOfIdsNotFound) and goes on
@@ -356,12 +385,11 @@ class NonTimeOverOperator(RankOperatorBase):
         self._emit_changes(p, [n for n in new if n[0] >= at], out_rows, out_kinds)
         p.tidy(at[0])
 
-    @staticmethod
-    def _emit_changes(p: _Partition, new: list, out_rows: list, out_kinds: list) -> None:
+    def _emit_changes(self, p: _Partition, new: list, out_rows: list, out_kinds: list) -> None:
         """-U old / +U new for each refreshed row whose result changed (and record it)."""
         for (b, _), entry, result in new:
             old = entry[RESULT]
-            if old == result:
+            if self.same(old, result):
                 continue
             out_rows += [entry[ROW] + old, entry[ROW] + result]
             out_kinds += [BEFORE, AFTER]
@@ -393,7 +421,7 @@ class NonTimeOverOperator(RankOperatorBase):
                     nxt = next(walk, None)
             for _, e in group:
                 fold(acc, e[PARTIALS], 1)
-            if group[-1][1][ACC] == acc:
+            if self.same(group[-1][1][ACC], acc):
                 break
             result = agg.result(acc)
             kept = _copy(acc)  # peers share it: it is never folded into (the next pass copies it)
@@ -404,10 +432,32 @@ class NonTimeOverOperator(RankOperatorBase):
         return new
 
 
+def _java_equal(x: object, y: object) -> bool:
+    """Java's ``equals`` of two rows, results or accumulators: DOUBLEs by their bits.
+
+    NaN equals NaN (a retraction of a row with a NaN finds it, as Flink's row equaliser does) and
+    -0.0 is not 0.0 (a result going from -0.0 to 0.0 is an update, as Flink's accumulator equals).
+    """
+    if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+        return len(x) == len(y) and all(_java_equal(a, b) for a, b in zip(x, y))
+    if isinstance(x, float) and isinstance(y, float):
+        if x != x:
+            return y != y
+        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+    return x == y
+
+
 def _copy(acc: list) -> list:
     """A copy of accumulators ``acc`` that folding into the original leaves unchanged.
 
-    One level down is enough for the functions this operator takes (COUNT's int, SUM's and AVG's
-    ``[sum, count]`` list, MIN's and MAX's value: plan/over.py's ``NONTIME_FUNCTIONS``).
+    COUNT's int, SUM's and AVG's ``[sum, count]`` list, MIN's and MAX's value are copied one
+    level down; a DISTINCT aggregate's multiset and FIRST_VALUE's / LAST_VALUE's value list
+    whole (plan/over.py's ``NONTIME_FUNCTIONS``).
     """
-    return [list(a) if isinstance(a, list) else a for a in acc]
+    return [_copied(a) for a in acc]
+
+
+def _copied(a):
+    if isinstance(a, list) and not any(isinstance(x, (list, dict)) for x in a):
+        return list(a)
+    return copy.deepcopy(a) if isinstance(a, (list, dict)) else a
