@@ -23,7 +23,9 @@ from streamsql.core.errors import ExecutionError, SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import OverSpec
+from streamsql.runtime.operators import over_nontime
 from streamsql.runtime.operators.over_nontime import NonTimeOverOperator
+from streamsql.state.layout import StateFormatError, ValueFormat, encode_keys, with_key_groups
 from tests.runtime.harness import open_operator
 from tests.runtime.oracle import fold, make_env
 
@@ -58,9 +60,15 @@ def _table(changelog: list[list]) -> Counter:
 
 @pytest.mark.parametrize("name", sorted(FLINK))
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_changelog_is_flinks(tmp_path, name, backend):
+@pytest.mark.parametrize("blocks", ["one block", "blocks of 2"])
+def test_changelog_is_flinks(tmp_path, monkeypatch, name, backend, blocks):
+    """Also with a partition cut into blocks of 2 rows and one cached partition (write-back, reread)."""
     scenario = FLINK[name]
-    env = make_env(tmp_path, backend)
+    settings = None
+    if blocks == "blocks of 2":
+        monkeypatch.setattr(over_nontime, "BLOCK_ROWS", 2)
+        settings = {"state.cache.max-entries": "1"}
+    env = make_env(tmp_path, backend, settings=settings)
     _source(env, tmp_path, name, scenario)
     if scenario["compare"] == "duckdb":  # Flink's job fails by its own fault: test_final_table_is_duckdbs
         assert "NullPointerException" in scenario["flink_error"] or "Cannot invoke" in scenario["flink_error"]
@@ -112,6 +120,28 @@ def test_final_table_is_duckdbs(tmp_path, name):
     assert ours == Counter(con.execute(DUCK[name]).fetchall())
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("frame", ["ROWS", "RANGE"])
+def test_many_blocks_final_table_is_duckdbs(tmp_path, monkeypatch, backend, frame):
+    """600 rows in random ORDER BY order (ties, NULLs) over partitions of many 8-row blocks."""
+    monkeypatch.setattr(over_nontime, "BLOCK_ROWS", 8)
+    rnd = random.Random(27)
+    rows = [{"id": i, "k": f"k{rnd.randrange(3)}", "v": rnd.randrange(-50, 100),
+             "p": rnd.choice([None, *range(60)])} for i in range(600)]
+    env = make_env(tmp_path, backend, batch_size=37, settings={"state.cache.max-entries": "2"})
+    _source(env, tmp_path, "many", {"rows": rows, "columns": "id INT, k STRING, v BIGINT, p INT",
+                                    "format": "json"})
+    frame_sql = f"{frame} BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    select = "SELECT id, k, p, COUNT(*) OVER w, SUM(v) OVER w, MIN(v) OVER w FROM ev WINDOW w AS "
+    ours = _table(_changelog(env, f"{select}(PARTITION BY k ORDER BY p {frame_sql})"))
+    con = duckdb.connect()
+    con.register("ev", pa.Table.from_pylist(rows, schema=pa.schema(
+        [("id", pa.int32()), ("k", pa.string()), ("v", pa.int64()), ("p", pa.int32())])))
+    ties = ", id" if frame == "ROWS" else ""  # ROWS: peers in arrival order, as Flink
+    expected = con.execute(f"{select}(PARTITION BY k ORDER BY p NULLS FIRST{ties} {frame_sql})").fetchall()
+    assert ours == Counter(expected)
+
+
 # -- operator level: snapshot → restore ------------------------------------------------------------
 
 IN_SCHEMA = pa.schema([("k", pa.string()), ("p", pa.int32()), ("v", pa.int64()), ("id", pa.int64())])
@@ -157,7 +187,9 @@ def _play(op, batches) -> list[tuple]:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("kind", ["ROWS", "RANGE"])
-def test_snapshot_restore_gives_the_uninterrupted_changelog(tmp_path, backend, kind):
+@pytest.mark.parametrize("block_rows", [512, 2])
+def test_snapshot_restore_gives_the_uninterrupted_changelog(tmp_path, monkeypatch, backend, kind, block_rows):
+    monkeypatch.setattr(over_nontime, "BLOCK_ROWS", block_rows)
     steps = _script(5)
     ref, rb = open_operator(_operator(kind), backend, tmp_path / "ref", "over-agg-nontime-1")
     expected = _play(ref, steps)
@@ -203,3 +235,16 @@ def test_refused_with_a_caret(tmp_path, sql, message, caret_at):
         env.execute_sql(sql)
     e = err.value
     assert e.line == 1 and sql[e.col - 1:].startswith(caret_at), (e.col, str(e))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_partition_of_the_earlier_layout_is_refused(tmp_path, backend):
+    """A checkpoint of the one-value-per-partition layout must not read as an empty partition."""
+    op, be = open_operator(_operator("ROWS"), backend, tmp_path / "b", "over-agg-nontime-1")
+    old = ValueFormat("over-nontime/rows", 1).encode([[b"x"], [[["k0", 1, 5, 0], [1], [1, 5, 5], [1]]]])
+    key = with_key_groups(encode_keys([pa.array(["k0"])], 1))[0]
+    op.ctx.state.write([(key, old)])
+    batch = pa.Table.from_pylist([{"k": "k0", "p": 2, "v": 3, "id": 1}], schema=IN_SCHEMA)
+    with pytest.raises(StateFormatError):
+        op.process_batch(Batch(batch), 0)
+    be.close()

@@ -24,17 +24,32 @@ row whose value is unchanged; for COUNT, SUM, MIN and MAX no row after it can ch
 The aggregates are the object forms of :mod:`streamsql.functions.aggregates`, fed by each row's
 partial state (:class:`~streamsql.runtime.operators.over_agg.RowPartials`). Each row keeps the
 accumulators its result comes from, so a change recomputes from the changed row (RANGE: its
-peer group) on, as Flink does, and stops at the first row whose accumulators come out unchanged.
+peer group) on, as Flink does, and stops at the first row whose accumulators come out unchanged:
+an insert or retraction costs the rows whose results it changes (what it emits; RANGE: its peer
+group too) plus a bisection, not the partition's size.
 
-State: per partition key, ``kg + key`` (:func:`~streamsql.state.layout.encode_keys` of the
-PARTITION BY columns, ``kg`` its key group) → :data:`OVER_ROWS`: ``[sort keys, rows]``, the
-partition's rows in order, each ``[row, partials, result, accumulators]`` (the input row, its
-partial states, the result last emitted for it and the accumulators it came from), as tagged
-msgpack, read and written through the ranking
-operators' write-behind cache (:class:`~streamsql.runtime.operators.rank.RankOperatorBase`):
-written back at every checkpoint, split by key group on rescale like all keyed state. Flink keeps
-it until state TTL, which is not implemented for this operator: a job with
-``'table.exec.state.ttl'`` is refused at open.
+State: per partition key, its rows in ORDER BY order cut into blocks of at most
+:data:`BLOCK_ROWS` rows (a block is split in two when it grows past that, dropped when emptied),
+so an insert or a retraction touches one block: finding the row is a bisection over the blocks'
+last sort keys then within one block, and a checkpoint writes only the blocks that changed. Each
+row is ``[sort key, row, partials, result, accumulators]`` (the input row, its partial states,
+the result last emitted for it and the accumulators it came from). Entries, ``key`` the
+:func:`~streamsql.state.layout.encode_keys` of the PARTITION BY columns and ``kg`` its key group:
+
+============================================ ===============================================
+``kg + key``                                 the block directory, :data:`OVER_BLOCKS`: the
+                                             next block id and the block ids in order
+``kg + MAP_TAG + "O" + len + key + id(8)``   a block's rows (:data:`OVER_ROWS`; a map entry,
+                                             :func:`~streamsql.state.layout.map_prefixes`)
+============================================ ===============================================
+
+Values are tagged msgpack; a checkpoint of the earlier layout (a whole partition under ``kg +
+key``, format ``over-nontime/rows``) is refused with a StateFormatError, not read as empty.
+Partitions are read and written through the ranking operators' write-behind cache
+(:class:`~streamsql.runtime.operators.rank.RankOperatorBase`): a partition's changed blocks and
+its directory are written back at every checkpoint (or when it is evicted), split by key group on
+rescale like all keyed state. Flink keeps it until state TTL, which is not implemented for this
+operator: a job with ``'table.exec.state.ttl'`` is refused at open.
 """
 
 from __future__ import annotations
@@ -53,25 +68,180 @@ from streamsql.core.errors import ExecutionError
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import OverSpec
+from streamsql.runtime.operators.group_agg import cache_entries
 from streamsql.runtime.operators.join import rows_of
 from streamsql.runtime.operators.over_agg import RowPartials
 from streamsql.runtime.operators.rank import RankOperatorBase
 from streamsql.runtime.operators.sort_keys import sort_keys
-from streamsql.state.layout import ValueFormat, encode_keys
+from streamsql.state.cache import ObjectValues, WriteBehindCache
+from streamsql.state.layout import ValueFormat, encode_keys, map_prefixes, with_key_groups
 
-#: A partition's rows in ORDER BY order: ``[sort keys, [[row, partials, result, accumulators], ...]]``.
-OVER_ROWS = ValueFormat("over-nontime/rows", 1)
+#: A block of a partition's rows in ORDER BY order:
+#: ``[[sort key, row, partials, result, accumulators], ...]``.
+OVER_ROWS = ValueFormat("over-nontime/block", 1)
+#: A partition's block directory: ``[next block id, [block ids in order]]``.
+OVER_BLOCKS = ValueFormat("over-nontime/blocks", 1)
+#: Rows a block holds before it is split in two: a change rewrites one block, a lookup bisects one.
+BLOCK_ROWS = 512
+_MAP = b"O"  # the map family of the partitions (layout.map_prefixes)
 
 INSERT, BEFORE, AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+SK, ROW, PARTIALS, RESULT, ACC = range(5)  # the fields of a row entry
 
 
-def _dump(value: tuple[list[bytes], list[list]]) -> bytes:
-    return OVER_ROWS.encode([value[0], [[list(r), p, list(v), a] for r, p, v, a in value[1]]])
+def _prefixes(keys: list[bytes]) -> list[bytes]:
+    """The map prefix of each partition key: its blocks' keys start with it."""
+    return map_prefixes(with_key_groups(keys), _MAP)
 
 
-def _load(raw: bytes) -> tuple[list[bytes], list[list]]:
-    sks, entries = OVER_ROWS.decode(raw)
-    return list(sks), [[tuple(r), p, tuple(v), a] for r, p, v, a in entries]
+class _Partition:
+    """One partition's rows, in blocks; which blocks changed since they were last written.
+
+    ``blocks[b]`` is a list of entries, ``sks[b]`` their sort keys (for bisection), ``ids[b]``
+    the block's id in state; ``lasts[b]`` is ``sks[b][-1]``. ``blocks`` is None until the
+    blocks are read from state (a directory read by the cache names them only).
+    """
+
+    __slots__ = ("prefix", "next_id", "ids", "blocks", "sks", "lasts", "dirty", "gone")
+
+    def __init__(self, prefix: bytes | None = None, next_id: int = 0, ids: list[int] | None = None):
+        self.prefix = prefix
+        self.next_id = next_id
+        self.ids: list[int] = ids or []
+        self.blocks: list[list[list]] | None = None if self.ids else []
+        self.sks: list[list[bytes]] = []
+        self.lasts: list[bytes] = []
+        self.dirty: set[int] = set()  # ids of blocks changed since written
+        self.gone: list[int] = []  # ids of blocks dropped since written
+
+    def block_key(self, block_id: int) -> bytes:
+        return self.prefix + block_id.to_bytes(8, "big")
+
+    def load(self, raws: list[bytes]) -> None:
+        self.blocks = [[[sk, tuple(r), p, tuple(v), a] for sk, r, p, v, a in OVER_ROWS.decode(raw)]
+                       for raw in raws]
+        self.sks = [[e[SK] for e in b] for b in self.blocks]
+        self.lasts = [s[-1] for s in self.sks]
+
+    def position(self, sk: bytes, right: bool) -> tuple[int, int]:
+        """Where ``sk`` goes: after its peers (``right``) or before them, as (block, index)."""
+        if not self.blocks:
+            return 0, 0
+        find = bisect_right if right else bisect_left
+        b = find(self.lasts, sk)
+        if b == len(self.blocks):  # after every row: the end of the last block
+            return b - 1, len(self.blocks[-1])
+        return b, find(self.sks[b], sk)
+
+    def insert(self, b: int, i: int, entry: list) -> None:
+        if not self.blocks:
+            self.blocks.append([])
+            self.sks.append([])
+            self.lasts.append(entry[SK])
+            self.ids.append(self._new_id())
+        self.blocks[b].insert(i, entry)
+        self.sks[b].insert(i, entry[SK])
+        self.lasts[b] = self.sks[b][-1]
+        self.dirty.add(self.ids[b])
+
+    def pop(self, b: int, i: int) -> list:
+        entry = self.blocks[b].pop(i)
+        del self.sks[b][i]
+        self.dirty.add(self.ids[b])
+        if self.sks[b]:
+            self.lasts[b] = self.sks[b][-1]
+        return entry
+
+    def touch(self, b: int) -> None:
+        self.dirty.add(self.ids[b])
+
+    def tidy(self, b: int) -> None:
+        """Split block ``b`` if it grew past :data:`BLOCK_ROWS`, drop it if emptied (after a change to it)."""
+        n = len(self.blocks[b])
+        if n == 0:
+            self.gone.append(self.ids[b])
+            self.dirty.discard(self.ids[b])
+            for part in (self.blocks, self.sks, self.lasts, self.ids):
+                del part[b]
+        elif n > BLOCK_ROWS:
+            half = n // 2
+            new_id = self._new_id()
+            self.blocks.insert(b + 1, self.blocks[b][half:])
+            self.sks.insert(b + 1, self.sks[b][half:])
+            self.lasts.insert(b + 1, self.lasts[b])
+            self.ids.insert(b + 1, new_id)
+            del self.blocks[b][half:], self.sks[b][half:]
+            self.lasts[b] = self.sks[b][-1]
+            self.dirty.add(new_id)
+
+    def previous(self, b: int, i: int) -> list | None:
+        """The entry before position (b, i), or None at the partition's start."""
+        if i:
+            return self.blocks[b][i - 1]
+        while b:
+            b -= 1
+            if self.blocks[b]:
+                return self.blocks[b][-1]
+        return None
+
+    def walk(self, b: int, i: int):
+        """Entries from position (b, i) on, with their positions."""
+        blocks = self.blocks
+        while b < len(blocks):
+            block = blocks[b]
+            while i < len(block):
+                yield b, i, block[i]
+                i += 1
+            b, i = b + 1, 0
+
+    def _new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
+
+    def write_back(self, puts: list, deletes: list) -> bytes | None:
+        """The changed blocks' puts, the dropped ones' deletes; the directory (None: no rows left)."""
+        dirty = self.dirty
+        for b, block_id in enumerate(self.ids):
+            if block_id in dirty:
+                rows = [[sk, list(r), p, list(v), a] for sk, r, p, v, a in self.blocks[b]]
+                puts.append((self.block_key(block_id), OVER_ROWS.encode(rows)))
+        deletes += [self.block_key(g) for g in self.gone]
+        self.dirty, self.gone = set(), []
+        return OVER_BLOCKS.encode([self.next_id, self.ids]) if self.ids else None
+
+
+class _PartitionValues(ObjectValues):
+    """The cache's value store: a :class:`_Partition` per slot, its directory the slot's value.
+
+    Writing a slot back also writes the partition's changed blocks (to ``state``, before the
+    cache writes the directories, all before the backend is snapshotted).
+    """
+
+    def __init__(self, state):
+        super().__init__(None, None)
+        self.state = state
+
+    def load(self, slots: np.ndarray, raws: list[bytes | None]) -> None:
+        """Directories → partitions whose blocks are read when first used (they need their key)."""
+        values = self.values
+        for s, raw in zip(slots.tolist(), raws):
+            if raw is None:
+                values[s] = None
+            else:
+                next_id, ids = OVER_BLOCKS.decode(raw)
+                values[s] = _Partition(None, next_id, list(ids))
+
+    def dump(self, slots: np.ndarray) -> list[bytes | None]:
+        """Each partition's directory; its changed blocks are written here."""
+        puts: list = []
+        deletes: list = []
+        out = []
+        for s in slots.tolist():
+            p = self.values[s]
+            out.append(None if p is None else p.write_back(puts, deletes))
+        if puts or deletes:
+            self.state.write(puts, deletes)
+        return out
 
 
 class NonTimeOverOperator(RankOperatorBase):
@@ -92,7 +262,7 @@ class NonTimeOverOperator(RankOperatorBase):
 
     def __init__(self, spec: OverSpec, num_keys: int, order_index: int, aggs: list[AggSpec],
                  input_schema: pa.Schema, output_schema: pa.Schema, order_sql: str | None = None):
-        super().__init__(spec, _dump, _load)
+        super().__init__(spec, None, None)
         self.num_keys = num_keys
         self.order_index = order_index
         self.output_schema = output_schema
@@ -106,6 +276,12 @@ class NonTimeOverOperator(RankOperatorBase):
         # rows and accumulators compare as Flink's (Java's equals): by a DOUBLE's bits
         self.same = _java_equal if any(pa.types.is_floating(f.type) for f in fields) else operator.eq
 
+    def open(self, ctx) -> None:
+        """The ranking operators' cache, over partitions kept in blocks (module docstring)."""
+        super().open(ctx)
+        self.values = _PartitionValues(self.state)
+        self.cache = WriteBehindCache(self.state, self.values, cache_entries(ctx.config))
+
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Apply the batch's rows in arrival order, emitting each one's changelog."""
         table = batch.table
@@ -118,18 +294,16 @@ class NonTimeOverOperator(RankOperatorBase):
         kinds = batch.kind_array().tolist()
         keys = list(dict.fromkeys(parts))
         slots = self.cache.slots(keys)
-        loaded = self.values.get(slots)
-        states = {k: (list(v[0]), list(v[1])) if v is not None else ([], [])
-                  for k, v in zip(keys, loaded)}
+        states = dict(zip(keys, self._partitions(keys, self.values.get(slots))))
         out_rows: list[tuple] = []
         out_kinds: list[int] = []
         for i, kind in enumerate(kinds):
-            key_sks, entries = states[parts[i]]
+            p = states[parts[i]]
             if kind in (INSERT, AFTER):
-                self._insert(key_sks, entries, sks[i], rows[i], adds[i], kind, out_rows, out_kinds)
+                self._insert(p, sks[i], rows[i], adds[i], kind, out_rows, out_kinds)
             else:
-                self._retract(key_sks, entries, sks[i], rows[i], out_rows, out_kinds)
-        self.values.put(slots, [states[k] if states[k][1] else None for k in keys])
+                self._retract(p, sks[i], rows[i], out_rows, out_kinds)
+        self.values.put(slots, [states[k] for k in keys])
         self.cache.touch(slots)
         self.cache.evict()
         if not out_rows:
@@ -137,6 +311,21 @@ class NonTimeOverOperator(RankOperatorBase):
         columns = list(zip(*out_rows))
         arrays = [pa.array(list(c), type=f.type) for c, f in zip(columns, self.output_schema)]
         return [Batch(pa.Table.from_arrays(arrays, schema=self.output_schema), np.array(out_kinds, np.int8))]
+
+    def _partitions(self, keys: list[bytes], cached: list) -> list[_Partition]:
+        """The partitions of ``keys``, their blocks read from state where not yet (one multi-get)."""
+        out = [p if p is not None else _Partition() for p in cached]
+        todo = [(k, p) for k, p in zip(keys, out) if p.blocks is None or p.prefix is None]
+        if todo:
+            for (k, p), prefix in zip(todo, _prefixes([k for k, _ in todo])):
+                p.prefix = prefix
+            unread = [p for _, p in todo if p.blocks is None]
+            raws = self.state.get_many([p.block_key(i) for p in unread for i in p.ids])
+            at = 0
+            for p in unread:
+                p.load(raws[at: at + len(p.ids)])
+                at += len(p.ids)
+        return out
 
     def _order_column(self, table: pa.Table) -> pa.ChunkedArray:
         """The ORDER BY column as Flink's comparator orders it (``a > b ? 1 : a < b ? -1 : 0``).
@@ -158,78 +347,88 @@ class NonTimeOverOperator(RankOperatorBase):
 
     # -- changes ------------------------------------------------------------------------------
 
-    def _insert(self, sks: list[bytes], entries: list[list], sk: bytes, row: tuple, partials: list,
-                kind: int, out_rows: list, out_kinds: list) -> None:
+    def _insert(self, p: _Partition, sk: bytes, row: tuple, partials: list, kind: int,
+                out_rows: list, out_kinds: list) -> None:
         """Put ``row`` after its peers; emit it, then the changed results after it."""
-        pos = bisect_right(sks, sk)
-        sks.insert(pos, sk)
-        entries.insert(pos, [row, partials, None, None])
-        start = bisect_left(sks, sk) if self.peers else pos
-        new = self._refresh(sks, entries, start)
+        b, i = p.position(sk, right=True)
+        entry = [sk, row, partials, None, None]
+        p.insert(b, i, entry)
+        start = p.position(sk, right=False) if self.peers else (b, i)
+        new = self._refresh(p, start)
         # RANGE: the peers before it first, when their shared result changed (Flink's order)
-        self._emit_changes(entries, new, start, pos, out_rows, out_kinds)
-        entries[pos][2] = new[pos]
-        out_rows.append(row + new[pos])
+        at = (b, i)
+        self._emit_changes(p, [n for n in new if n[0] < at], out_rows, out_kinds)
+        entry[RESULT] = next(n[2] for n in new if n[0] == at)
+        out_rows.append(row + entry[RESULT])
         out_kinds.append(kind)
-        self._emit_changes(entries, new, pos + 1, len(entries), out_rows, out_kinds)
+        self._emit_changes(p, [n for n in new if n[0] > at], out_rows, out_kinds)
+        p.tidy(b)
 
-    def _retract(self, sks: list[bytes], entries: list[list], sk: bytes, row: tuple,
-                 out_rows: list, out_kinds: list) -> None:
+    def _retract(self, p: _Partition, sk: bytes, row: tuple, out_rows: list, out_kinds: list) -> None:
         """Remove the first row equal to ``row``; emit it as -D, then the changed results."""
-        lo = bisect_left(sks, sk)
-        pos = next((j for j in range(lo, bisect_right(sks, sk)) if self.same(entries[j][0], row)), None)
-        if pos is None:  # Flink logs it (numOfIdsNotFound) and goes on
+        lo = p.position(sk, right=False)
+        at = None
+        for b, i, entry in p.walk(*lo):
+            if entry[SK] != sk:
+                break
+            if self.same(entry[ROW], row):
+                at = (b, i)
+                break
+        if at is None:  # Flink logs it (numOfIdsNotFound) and goes on
             return
-        gone = entries.pop(pos)
-        del sks[pos]
-        start = lo if self.peers else pos
-        new = self._refresh(sks, entries, start)
+        gone = p.pop(*at)
+        new = self._refresh(p, lo if self.peers else at)
         # RANGE: the peers ahead of it first, then its -D, then the rows after it (Flink's order)
-        self._emit_changes(entries, new, start, pos, out_rows, out_kinds)
-        out_rows.append(gone[0] + gone[2])
+        self._emit_changes(p, [n for n in new if n[0] < at], out_rows, out_kinds)
+        out_rows.append(gone[ROW] + gone[RESULT])
         out_kinds.append(DELETE)
-        self._emit_changes(entries, new, pos, len(entries), out_rows, out_kinds)
+        self._emit_changes(p, [n for n in new if n[0] >= at], out_rows, out_kinds)
+        p.tidy(at[0])
 
-    def _emit_changes(self, entries: list[list], new: dict[int, tuple], start: int, end: int,
-                      out_rows: list, out_kinds: list) -> None:
-        """-U old / +U new for each row in ``start .. end`` whose result changed (and record it)."""
-        for j in range(start, min(end, max(new, default=-1) + 1)):  # rows past the refresh kept theirs
-            result = new.get(j)
-            old = entries[j][2]
-            if result is None or self.same(old, result):
+    def _emit_changes(self, p: _Partition, new: list, out_rows: list, out_kinds: list) -> None:
+        """-U old / +U new for each refreshed row whose result changed (and record it)."""
+        for (b, _), entry, result in new:
+            old = entry[RESULT]
+            if self.same(old, result):
                 continue
-            row = entries[j][0]
-            out_rows += [row + old, row + result]
+            out_rows += [entry[ROW] + old, entry[ROW] + result]
             out_kinds += [BEFORE, AFTER]
-            entries[j][2] = result
+            entry[RESULT] = result
+            p.touch(b)
 
-    def _refresh(self, sks: list[bytes], entries: list[list], start: int) -> dict[int, tuple]:
-        """Recompute the accumulators and results from row ``start`` on; the new result by row index.
+    def _refresh(self, p: _Partition, start: tuple[int, int]) -> list:
+        """Recompute the accumulators and results from position ``start`` on.
 
-        Each row keeps the accumulator its result comes from (ROWS: the rows up to it; RANGE: its
+        Returns ``[((block, index), entry, new result)]`` of the rows recomputed, in order. Each
+        row keeps the accumulator its result comes from (ROWS: the rows up to it; RANGE: its
         peer group's). Once a row's (a group's) recomputed accumulator equals the one it has,
         every later one does too (each folds the same rows onto it), so the pass stops there.
         """
         agg, fold = self.rows.aggregates, self.rows.fold
-        acc = _copy(entries[start - 1][3]) if start else agg.new()
-        new: dict[int, tuple] = {}
-        n = len(entries)
-        j = start
-        while j < n:
-            end = j + 1
+        before = p.previous(*start)
+        acc = _copy(before[ACC]) if before is not None else agg.new()
+        new: list = []
+        group: list = []  # the current peer group's (position, entry)
+        walk = p.walk(*start)
+        nxt = next(walk, None)
+        while nxt is not None:
+            b, i, entry = nxt
+            group = [((b, i), entry)]
+            nxt = next(walk, None)
             if self.peers:
-                while end < n and sks[end] == sks[j]:
-                    end += 1
-            for entry in entries[j:end]:
-                fold(acc, entry[1], 1)
-            if self.same(entries[end - 1][3], acc):
+                while nxt is not None and nxt[2][SK] == entry[SK]:
+                    group.append(((nxt[0], nxt[1]), nxt[2]))
+                    nxt = next(walk, None)
+            for _, e in group:
+                fold(acc, e[PARTIALS], 1)
+            if self.same(group[-1][1][ACC], acc):
                 break
             result = agg.result(acc)
             kept = _copy(acc)  # peers share it: it is never folded into (the next pass copies it)
-            for m in range(j, end):
-                entries[m][3] = kept
-                new[m] = result
-            j = end
+            for pos, e in group:
+                e[ACC] = kept
+                p.touch(pos[0])
+                new.append((pos, e, result))
         return new
 
 

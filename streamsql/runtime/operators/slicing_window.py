@@ -262,7 +262,7 @@ class SlicingWindowAggOperator(Operator):
         if self.watermark is None or wm > self.watermark:
             self.watermark = wm
         wm = self.watermark
-        due: list[tuple[int, int, list[pa.Table]]] = []  # per window to fire: start, end, partials
+        due: list[tuple[int, int, list[int]]] = []  # per window to fire: start, end, its slices' ends
         heap = self._heap
         slice_ends = sorted(self.slices)
         last = None  # the end of the last window fired
@@ -275,9 +275,9 @@ class SlicingWindowAggOperator(Operator):
             ends = slice_ends[bisect.bisect_right(slice_ends, start):bisect.bisect_right(slice_ends, end)]
             if self.spec.kind == "HOP":
                 ends.reverse()
-            tables = [t for se in ends for t in self.slices[se].base + self.slices[se].fresh]
-            if tables:
-                due.append((start, end, tables))
+            if ends:
+                due.append((start, end, ends))
+        fired = self._fire(due) if due else None  # before the slices whose last window this was go
         if last is not None:
             # slices whose last window has fired (none of them is in a window not fired yet)
             done = np.asarray(slice_ends, np.int64)
@@ -285,7 +285,7 @@ class SlicingWindowAggOperator(Operator):
             deletes = [k for se in done for k in self.slices.pop(se).entries]
             if deletes:
                 self.ctx.state.write([], deletes)
-        return [Batch(self._fire(due)), watermark] if due else [watermark]
+        return [Batch(fired), watermark] if due else [watermark]
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """Write each slice's partials since the last checkpoint (per key group), and the watermark."""
@@ -333,20 +333,38 @@ class SlicingWindowAggOperator(Operator):
         """One partial row per key: the combination of ``tables``' partials."""
         return self._conform(self._query(self._combine_sql, pa.concat_tables(tables)))
 
-    def _fire(self, due: list[tuple[int, int, list[pa.Table]]]) -> pa.Table:
-        """The output rows of the windows ``due`` (start, end, partial tables; in end order), in that order.
+    def _fire(self, due: list[tuple[int, int, list[int]]]) -> pa.Table:
+        """The output rows of the windows ``due`` (start, end, slice ends; in end order), in that order.
 
         One combine query for all of them (the partials tagged with their window's index), not one
-        per window: a watermark that passes many sparse windows at once costs one query.
+        per window: a watermark that passes many sparse windows at once costs one query. Its input
+        is each window's slices' partials one after the other (the order a row-wise aggregate
+        folds them in), taken from one table of every slice involved: a HOP slice is in several
+        windows, but is concatenated once, and the tagging is numpy, not per window and slice.
         """
         if len(due) == 1:
-            start, end, tables = due[0]
-            part = self._combine(tables)
+            start, end, ends = due[0]
+            part = self._combine([t for se in ends for t in self.slices[se].base + self.slices[se].fresh])
             n = part.num_rows
             return self._finalize(part, np.full(n, start, np.int64), np.full(n, end, np.int64))
-        tagged = [t.append_column(_WINDOW_COL, pa.array(np.full(t.num_rows, w, np.int64)))
-                  for w, (_, _, tables) in enumerate(due) for t in tables]
-        part = self._query(self._fire_sql, pa.concat_tables(tagged))
+        at: dict[int, tuple[int, int]] = {}  # slice end → (its first row in ``every``, its rows)
+        tables: list[pa.Table] = []
+        rows = 0
+        for se in dict.fromkeys(se for _, _, ends in due for se in ends):
+            sl = self.slices[se]
+            n = sum(t.num_rows for t in sl.base) + sum(t.num_rows for t in sl.fresh)
+            at[se] = (rows, n)
+            rows += n
+            tables += sl.base + sl.fresh
+        every = pa.concat_tables(tables)
+        pairs = [(w, *at[se]) for w, (_, _, ends) in enumerate(due) for se in ends]
+        window, begin, length = (np.array(c, np.int64) for c in zip(*pairs))
+        total = int(length.sum())
+        # row i of the tagged input: row begin[p] + (i - offset of pair p) of ``every``
+        offsets = np.cumsum(length) - length
+        take = np.repeat(begin - offsets, length) + np.arange(total, dtype=np.int64)
+        tagged = every.take(pa.array(take)).append_column(_WINDOW_COL, pa.array(np.repeat(window, length)))
+        part = self._query(self._fire_sql, tagged)
         window = part.column(_WINDOW_COL).to_numpy()
         order = np.argsort(window, kind="stable")
         part = self._conform(part.drop_columns([_WINDOW_COL]).take(pa.array(order)))
