@@ -238,12 +238,47 @@ def test_refused_with_a_caret(tmp_path, sql, message, caret_at):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_partition_of_the_earlier_layout_is_refused(tmp_path, backend):
-    """A checkpoint of the one-value-per-partition layout must not read as an empty partition."""
-    op, be = open_operator(_operator("ROWS"), backend, tmp_path / "b", "over-agg-nontime-1")
-    old = ValueFormat("over-nontime/rows", 1).encode([[b"x"], [[["k0", 1, 5, 0], [1], [1, 5, 5], [1]]]])
+@pytest.mark.parametrize("kind", ["ROWS", "RANGE"])
+def test_a_checkpoint_of_the_one_value_layout_restores(tmp_path, monkeypatch, backend, kind):
+    """A partition written whole (session 26's layout) is read as blocks: the changelog goes on."""
+    monkeypatch.setattr(over_nontime, "BLOCK_ROWS", 2)
+    steps, cut = _script(5), 23
+    ref, rb = open_operator(_operator(kind), backend, tmp_path / "ref", "over-agg-nontime-1")
+    expected = _play(ref, steps)
+    rb.close()
+    first, b1 = open_operator(_operator(kind), backend, tmp_path / "first", "over-agg-nontime-1")
+    before = _play(first, steps[:cut])
+    first.snapshot_state(1)
+    # each partition as the one value session 26 wrote: [sort keys, [[row, partials, result, accs]]]
+    old_layout = []
+    for k in ("k0", "k1", "k2", "k3"):
+        key = encode_keys([pa.array([k])], 1)[0]
+        directory = with_key_groups([key])[0]
+        (raw,) = first.ctx.state.get_many([directory])
+        if raw is None:
+            continue
+        _, ids = over_nontime.OVER_BLOCKS.decode(raw)
+        prefix = over_nontime._prefixes([key])[0]
+        rows = [e for b in first.ctx.state.get_many([prefix + i.to_bytes(8, "big") for i in ids])
+                for e in over_nontime.OVER_ROWS.decode(b)]
+        assert len(ids) > 1  # cut into blocks: the conversion joins them
+        old_layout.append((directory, ValueFormat("over-nontime/rows", 1).encode(
+            [[e[0] for e in rows], [e[1:] for e in rows]])))
+    b1.close()
+    assert old_layout
+    second, b2 = open_operator(_operator(kind), backend, tmp_path / "second", "over-agg-nontime-1",
+                               config={"state.cache.max-entries": "1"})
+    second.ctx.state.write(old_layout)
+    after = _play(second, steps[cut:])
+    b2.close()
+    assert before + after == expected
+
+
+def test_a_value_of_another_format_is_refused(tmp_path):
+    """A partition directory in a format the operator does not know must not read as empty."""
+    op, be = open_operator(_operator("ROWS"), "hashmap", tmp_path / "b", "over-agg-nontime-1")
     key = with_key_groups(encode_keys([pa.array(["k0"])], 1))[0]
-    op.ctx.state.write([(key, old)])
+    op.ctx.state.write([(key, ValueFormat("over-nontime/test-other", 1).encode([1]))])
     batch = pa.Table.from_pylist([{"k": "k0", "p": 2, "v": 3, "id": 1}], schema=IN_SCHEMA)
     with pytest.raises(StateFormatError):
         op.process_batch(Batch(batch), 0)

@@ -43,8 +43,9 @@ the result last emitted for it and the accumulators it came from). Entries, ``ke
                                              :func:`~streamsql.state.layout.map_prefixes`)
 ============================================ ===============================================
 
-Values are tagged msgpack; a checkpoint of the earlier layout (a whole partition under ``kg +
-key``, format ``over-nontime/rows``) is refused with a StateFormatError, not read as empty.
+Values are tagged msgpack; a partition of the earlier layout (session 26: the whole partition
+under ``kg + key``, format ``over-nontime/rows``) is read as blocks and written as blocks at the
+next checkpoint, so its checkpoints restore.
 Partitions are read and written through the ranking operators' write-behind cache
 (:class:`~streamsql.runtime.operators.rank.RankOperatorBase`): a partition's changed blocks and
 its directory are written back at every checkpoint (or when it is evicted), split by key group on
@@ -81,6 +82,9 @@ from streamsql.state.layout import ValueFormat, encode_keys, map_prefixes, with_
 OVER_ROWS = ValueFormat("over-nontime/block", 1)
 #: A partition's block directory: ``[next block id, [block ids in order]]``.
 OVER_BLOCKS = ValueFormat("over-nontime/blocks", 1)
+#: The layout before blocks (session 26): a whole partition under its directory's key, ``[sort
+#: keys, [[row, partials, result, accumulators], ...]]``; read and rewritten as blocks.
+_ONE_VALUE = ValueFormat("over-nontime/rows", 1)
 #: Rows a block holds before it is split in two: a change rewrites one block, a lookup bisects one.
 BLOCK_ROWS = 512
 _MAP = b"O"  # the map family of the partitions (layout.map_prefixes)
@@ -210,6 +214,20 @@ class _Partition:
         return OVER_BLOCKS.encode([self.next_id, self.ids]) if self.ids else None
 
 
+def _from_one_value(raw: bytes) -> _Partition:
+    """A partition of the one-value layout as blocks, every block dirty (written at the next checkpoint)."""
+    sks, entries = _ONE_VALUE.decode(raw)
+    rows = [[sk, tuple(r), p, tuple(v), a] for sk, (r, p, v, a) in zip(sks, entries)]
+    part = _Partition()
+    part.blocks = [rows[i: i + BLOCK_ROWS] for i in range(0, len(rows), BLOCK_ROWS)]
+    part.sks = [[e[SK] for e in b] for b in part.blocks]
+    part.lasts = [b[-1] for b in part.sks]
+    part.ids = list(range(len(part.blocks)))
+    part.next_id = len(part.ids)
+    part.dirty = set(part.ids)
+    return part
+
+
 class _PartitionValues(ObjectValues):
     """The cache's value store: a :class:`_Partition` per slot, its directory the slot's value.
 
@@ -227,6 +245,8 @@ class _PartitionValues(ObjectValues):
         for s, raw in zip(slots.tolist(), raws):
             if raw is None:
                 values[s] = None
+            elif bytes(raw[:3]) == _ONE_VALUE.tag:
+                values[s] = _from_one_value(raw)
             else:
                 next_id, ids = OVER_BLOCKS.decode(raw)
                 values[s] = _Partition(None, next_id, list(ids))
