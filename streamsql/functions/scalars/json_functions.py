@@ -125,19 +125,35 @@ def _default(c: Call, on: str) -> dict | None:
 
 
 def _config(c: Call, result: SqlType) -> dict:
-    path = c.literal(1, "the JSON path")
+    """The call's clauses as the row function's config; a literal path is checked here.
+
+    A path from a column is compiled row by row (once per distinct text, :func:`.json_path.compile_path`).
+    """
+    arg = c.args[1]
+    path = arg.value() if arg.is_literal else None
     cl = _clauses(c)
     if path is not None:
         try:
-            json_path.path_steps(str(path))
+            json_path.compile_path(str(path))
         except json_path.Unsupported:
-            msg = (f"{c.name}: JSON path {path!r} is not supported yet (supported: $, .member, "
-                   "['member'] and [index] steps)")
-            raise c.fail(msg) from None
+            raise c.fail(_unsupported(path)) from None
     kind = "ARRAY" if result.name == "ARRAY" else result.name
-    return {"path": path, "returns": kind, "wrapper": cl.get("wrapper") or "WITHOUT ARRAY",
+    return {"literal": arg.is_literal, "returns": kind, "wrapper": cl.get("wrapper") or "WITHOUT ARRAY",
             "on_empty": cl.get("on_empty") or "NULL", "on_error": cl.get("on_error") or "NULL",
             "empty_default": _default(c, "empty"), "error_default": _default(c, "error")}
+
+
+def _unsupported(path: str) -> str:
+    return (f"JSON path {path!r} is not supported yet (supported: $, .member, ['member'], [index], "
+            "[i,j], [from:to], * and [*] wildcards, ..member)")
+
+
+def _compiled(path: str):
+    """The compiled path of a row; a path not evaluated here fails the job (never a wrong answer)."""
+    try:
+        return json_path.compile_path(path)
+    except json_path.Unsupported:
+        raise json_path.JsonError(_unsupported(path)) from None
 
 
 _DUCK_TYPES = {"STRING": ("VARCHAR", pa.string()), "INT": ("INTEGER", pa.int32()),
@@ -146,25 +162,28 @@ _DUCK_TYPES = {"STRING": ("VARCHAR", pa.string()), "INT": ("INTEGER", pa.int32()
 
 
 def _row_function(label: str, row, kind: str) -> VectorFunction:
-    """The DuckDB function of ``row(doc, config)`` for a result of kind ``kind`` (NULL doc: NULL)."""
+    """The DuckDB function of ``row(doc, path, config)`` for a result of kind ``kind``.
+
+    A NULL document or path gives NULL (a NULL path from a column as Flink's generated code).
+    """
     duck, arrow = _DUCK_TYPES[kind]
 
-    def fn(docs: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
+    def fn(docs: pa.ChunkedArray, paths: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
         cfg = json.loads(configs[0].as_py()) if len(configs) else {}
-        values = [None if d is None else row(d, cfg) for d in docs.to_pylist()]
+        values = [None if d is None or p is None else row(d, p, cfg)
+                  for d, p in zip(docs.to_pylist(), paths.to_pylist())]
         try:
             return pa.array(values, arrow)
         except UnicodeEncodeError:  # a lone surrogate (a JSON "\ud83d" escape): '?' as Java's UTF-8
             return pa.array([_java_utf8(v) for v in values], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
-                                   ("VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
+                                   ("VARCHAR", "VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
 
 
 def _doc_and_path(values: list) -> list:
     """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
-    doc, config = values
-    return [doc, json.loads(config)["path"]] if config else [doc]
+    return values[:2]
 
 
 def _java_utf8(value):
@@ -179,17 +198,20 @@ def _java_utf8(value):
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
     cfg = _config(c, result)
-    if cfg["path"] is None:
+    if cfg["literal"] and c.args[1].value() is None:
         return exp.Null()
-    f = fns[cfg["returns"]]
+    return _template(fns[cfg["returns"]], c, cfg)
+
+
+def _template(f: VectorFunction, c: Call, cfg: dict) -> exp.Expression:
     config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
-    return template(f"{f.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
+    return template(f"{f.name}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {config})", c.args[0], c.args[1])
 
 
-def _json_value_row(doc: str, cfg: dict):
+def _json_value_row(doc: str, path: str, cfg: dict):
     """Flink's ``SqlJsonUtils.jsonValue`` of one document, then the RETURNING conversion."""
-    value, error = json_path.evaluate(doc, cfg["path"])
-    mode = json_path.path_steps(cfg["path"])[0]
+    mode = _compiled(path).mode
+    value, error = json_path.evaluate(doc, path)
     if error is None:
         if value is None or (mode == "LAX" and not json_path.is_scalar(value)):
             return _behave("JSON_VALUE", cfg, "empty", None)
@@ -259,10 +281,10 @@ def _cast_error(text: str, found: str, kind: str) -> json_path.JsonError:
     return json_path.JsonError(msg)
 
 
-def _json_query_row(doc: str, cfg: dict):
+def _json_query_row(doc: str, path: str, cfg: dict):
     """Flink's ``SqlJsonUtils.jsonQuery`` of one document."""
-    value, error = json_path.evaluate(doc, cfg["path"])
-    mode = json_path.path_steps(cfg["path"])[0]
+    mode = _compiled(path).mode
+    value, error = json_path.evaluate(doc, path)
     if error is None:
         wrapper = cfg["wrapper"]
         if value is not None and (wrapper == "UNCONDITIONAL ARRAY"
@@ -330,14 +352,15 @@ def json_query(c: Call) -> exp.Expression:
 _EXISTS_ON_ERROR = {"TRUE": True, "FALSE": False, "UNKNOWN": None}
 
 
-def _json_exists_row(doc: str, cfg: dict):
+def _json_exists_row(doc: str, path: str, cfg: dict):
     """Flink's ``SqlJsonUtils.jsonExists`` of one document: a value other than JSON null was found.
 
     An error of the path's evaluation (:func:`.json_path.evaluate`: a strict step that finds
     nothing, a document that is not JSON in strict mode ...) is the ON ERROR behaviour: TRUE,
     FALSE (the default), UNKNOWN (NULL) or ERROR (the job fails with Flink's message).
     """
-    value, error = json_path.evaluate(doc, cfg["path"])
+    _compiled(path)
+    value, error = json_path.evaluate(doc, path)
     if error is None:
         return value is not None
     if cfg["on_error"] == "ERROR":
@@ -361,12 +384,12 @@ def json_exists(c: Call) -> exp.Expression:
     """
     cfg = _config(c, SqlType("BOOLEAN"))
     cfg["on_error"] = _clauses(c).get("on_error") or "FALSE"
-    if cfg["path"] is None:  # Flink 2.3's code generator refuses a NULL path (JSON_VALUE's is NULL)
+    if cfg["literal"] and c.args[1].value() is None:
+        # Flink 2.3's code generator refuses a NULL path (JSON_VALUE's is NULL)
         types = ", ".join(["STRING", "STRING"] + (["SYMBOL NOT NULL"] if _clauses(c) else []))
         msg = f"Unsupported call: JSON_EXISTS({types})"
         raise c.fail(msg)
-    config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
-    return template(f"{_EXISTS_FN.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
+    return _template(_EXISTS_FN, c, cfg)
 
 
 _VALUE_TYPES = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE",
