@@ -28,6 +28,7 @@ import flink_session  # noqa: E402
 from tests.functions import json_path_grid as g  # noqa: E402
 
 OUT = ROOT / "tests" / "functions" / "flink_json_paths.json"
+MAX_ITEMS = 6
 
 
 def _plain(v):
@@ -48,8 +49,32 @@ def _answer(t, table: str, exprs: list[str], out: dict) -> None:
         _answer(t, table, exprs[:mid], out)
         _answer(t, table, exprs[mid:], out)
         return
+    # PyFlink fails to hand over some ARRAY<STRING> values ("Ran out of input"): such a column is
+    # collected as its CARDINALITY and elements, put together again here
+    cols, width = [], []
+    for e, typ in zip(exprs, types):
+        if typ.startswith("ARRAY"):
+            cols += [f"CARDINALITY({e})"] + [f"CASE WHEN CARDINALITY({e}) >= {i} THEN ({e})[{i}] END"
+                                            for i in range(1, MAX_ITEMS + 1)]
+            width.append(MAX_ITEMS + 1)
+        else:
+            cols.append(e)
+            width.append(1)
     try:
-        rows = flink_session.collect(t, query)
+        raw = flink_session.collect(t, f"SELECT id, {', '.join(cols)} FROM {table}")
+        rows = []
+        for r in raw:
+            out_row, at = [r[0]], 1
+            for w in width:
+                if w == 1:
+                    out_row.append(r[at])
+                else:
+                    n = r[at]
+                    if n is not None and n > MAX_ITEMS:
+                        raise RuntimeError(f"an array of {n} items: raise MAX_ITEMS")
+                    out_row.append(None if n is None else list(r[at + 1:at + 1 + n]))
+                at += w
+            rows.append(out_row)
     except Exception as e:  # noqa: BLE001  (a failing job is an answer)
         if len(exprs) == 1:
             out[exprs[0]] = {"table": table, "type": types[0], "error": flink_session.error_text(e)[:600]}

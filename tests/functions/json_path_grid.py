@@ -55,6 +55,10 @@ DOC_EXPRS = [e for lit in _LITERALS for e in (
     f"JSON_VALUE(doc, '{lit.replace(chr(39), chr(39) * 2)}')",
     f"JSON_QUERY(doc, '{lit.replace(chr(39), chr(39) * 2)}' WITH CONDITIONAL ARRAY WRAPPER)",
     f"JSON_EXISTS(doc, '{lit.replace(chr(39), chr(39) * 2)}')")]
+# Flink 2.3's code generator takes JSON_EXISTS's path as a literal only: every path text of the grid
+DOC_EXPRS += [f"JSON_EXISTS(doc, '{p.replace(chr(39), chr(39) * 2)}'{tail})" for p in PATHS if p is not None
+              for tail in ("", " TRUE ON ERROR")]
+DOC_EXPRS = list(dict.fromkeys(DOC_EXPRS))
 
 
 def grid_rows() -> list[tuple]:

@@ -375,7 +375,7 @@ _EXISTS_FN = _row_function("JSON_EXISTS", _json_exists_row, "BOOLEAN")
 
 @scalar("JSON_EXISTS", group="json", sig=((S, S),), result=fixed("BOOLEAN"),
         nulls="NULL if the document is NULL, or on an error with UNKNOWN ON ERROR (a NULL path is refused, "
-              "as Flink's code generator refuses it)",
+              "as Flink's code generator refuses it, and a path that is not a literal)",
         differences="The path may not have a filter or a function (not supported yet).")
 def json_exists(c: Call) -> exp.Expression:
     """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]): the path finds a value.
@@ -386,8 +386,9 @@ def json_exists(c: Call) -> exp.Expression:
     """
     cfg = _config(c, SqlType("BOOLEAN"))
     cfg["on_error"] = _clauses(c).get("on_error") or "FALSE"
-    if cfg["literal"] and c.args[1].value() is None:
-        # Flink 2.3's code generator refuses a NULL path (JSON_VALUE's is NULL)
+    if not cfg["literal"] or c.args[1].value() is None:
+        # Flink 2.3's code generator takes a literal path only, and refuses a NULL one (JSON_VALUE's
+        # is NULL): "Unsupported call" (flink_json_paths.json)
         types = ", ".join(["STRING", "STRING"] + (["SYMBOL NOT NULL"] if _clauses(c) else []))
         msg = f"Unsupported call: JSON_EXISTS({types})"
         raise c.fail(msg)

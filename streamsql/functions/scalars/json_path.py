@@ -138,6 +138,8 @@ def _tokens(text: str) -> tuple:
     tokens: list[tuple] = []
     pos = 1
     while pos < len(text):
+        if tokens and pos == len(text) - 1 and text[pos] != ".":
+            break  # Jayway's currentIsTail: a last character after a token is not read ("$.a[" is "$.a")
         c = text[pos]
         if c == "[":
             token, pos = _bracket(text, pos)
