@@ -71,7 +71,8 @@ def _answer(t, table: str, exprs: list[str], out: dict) -> None:
                 else:
                     n = r[at]
                     if n is not None and n > MAX_ITEMS:
-                        raise RuntimeError(f"an array of {n} items: raise MAX_ITEMS")
+                        msg = f"an array of {n} items: raise MAX_ITEMS"
+                        raise RuntimeError(msg)
                     out_row.append(None if n is None else list(r[at + 1:at + 1 + n]))
                 at += w
             rows.append(out_row)
@@ -90,6 +91,7 @@ def _answer(t, table: str, exprs: list[str], out: dict) -> None:
 
 
 def main() -> int:
+    """Record the grid (or, with arguments, the expressions containing one of them, merged)."""
     t = flink_session.table_env(utc=True)
     folder = Path(tempfile.mkdtemp(prefix="jsonpaths-"))
     (folder / "grid.json").write_text(g.json_lines(g.grid_rows(), ("id", "doc", "p")), encoding="utf-8")

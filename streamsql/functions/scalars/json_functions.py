@@ -206,8 +206,10 @@ def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.E
 
 
 def _template(f: VectorFunction, c: Call, cfg: dict) -> exp.Expression:
+    """DuckDB SQL of ``f(doc, path, config)`` (the path a literal or a column alike)."""
     config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
-    return template(f"{f.name}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {config})", c.args[0], c.args[1])
+    return template(f"{f.name}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {config})",
+                    c.args[0], c.args[1])
 
 
 def _json_value_row(doc: str, path: str, cfg: dict):
@@ -320,9 +322,10 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
                     "c} ON EMPTY / ON ERROR. The path may not have a filter or a function (not "
-                    "supported yet); a DEFAULT must be a constant (Flink's job fails on a column). RETURNING VARCHAR(n) does "
-                    "not cut the text, as Flink's call over a column; Flink's planner folds a call over a "
-                    "constant document into a literal cut to n characters (not done here).")
+                    "supported yet); a DEFAULT must be a constant (Flink's job fails on a column). "
+                    "RETURNING VARCHAR(n) does not cut the text, as Flink's call over a column; Flink's "
+                    "planner folds a call over a constant document into a literal cut to n characters "
+                    "(not done here).")
 def json_value(c: Call) -> exp.Expression:
     """JSON_VALUE(doc, path [RETURNING t] [... ON EMPTY] [... ON ERROR]): the scalar at the path.
 
@@ -340,7 +343,8 @@ def json_value(c: Call) -> exp.Expression:
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
                     "OBJECT} ON EMPTY / ON ERROR. The path may not have a filter or a function (not "
-                    "supported yet). RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a constant-folded call).")
+                    "supported yet). RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a "
+                    "constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
     """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.
 

@@ -33,7 +33,7 @@ import re
 import sys
 from decimal import Decimal
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 _MODE = re.compile(r"^\s*(strict|lax)\s+(.+)$", re.IGNORECASE | re.DOTALL)
 _INDEXES = re.compile(r"\s*-?\d+\s*(?:,\s*-?\d+\s*)*")
@@ -63,8 +63,9 @@ class CompiledPath(NamedTuple):
     error: str | None = None
 
 
-def _invalid(msg: str) -> JsonError:
-    return JsonError(msg)
+def _fail(msg: str) -> NoReturn:
+    """Raise Jayway's ``InvalidPathException`` (its message) as a :class:`JsonError`."""
+    raise JsonError(msg)
 
 
 def _bracket(text: str, pos: int) -> tuple[tuple, int]:
@@ -78,7 +79,7 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
             while i < len(text) and text[i] == " ":
                 i += 1
             if i >= len(text) or text[i] not in "'\"":
-                raise _invalid(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+                _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
             q, j, buf = text[i], i + 1, []
             while j < len(text) and text[j] != q:
                 if text[j] == "\\" and j + 1 < len(text):
@@ -86,7 +87,7 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
                 buf.append(text[j])
                 j += 1
             if j >= len(text):
-                raise _invalid(f"Property has not been closed - missing closing {q}")
+                _fail(f"Property has not been closed - missing closing {q}")
             names.append("".join(buf))
             i = j + 1
             while i < len(text) and text[i] == " ":
@@ -96,13 +97,13 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
                 continue
             if i < len(text) and text[i] == "]":
                 break
-            raise _invalid(f"Property must be separated by comma or Property must be terminated close square "
+            _fail(f"Property must be separated by comma or Property must be terminated close square "
                            f"bracket at index {i}")
         if len(names) > 1:  # Jayway merges the members into one object: not evaluated here
             raise Unsupported(text)
         return ("member", names[0]), i + 1
     if close < 0:
-        raise _invalid(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+        _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
     if stripped == "*":
         return ("wild",), close + 1
     if stripped.startswith("?"):
@@ -114,7 +115,7 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
     if m:
         lo, hi = m.groups()
         return ("slice", None if lo is None else int(lo), None if hi is None else int(hi)), close + 1
-    raise _invalid(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+    _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
 
 
 def _tokens(text: str) -> tuple:
@@ -126,15 +127,15 @@ def _tokens(text: str) -> tuple:
     """
     text = text.strip()
     if not text:
-        raise _invalid("Path may not be null empty")
+        _fail("Path may not be null empty")
     if text[0] not in "$@":
         text = "$." + text  # Jayway reads "a.b" as "$.a.b"
     if text[0] == "@":
         raise Unsupported(text)
     if text.endswith("."):
-        raise _invalid("Path must not end with a '.' or '..'")
+        _fail("Path must not end with a '.' or '..'")
     if len(text) > 1 and text[1] not in ".[ ":
-        raise _invalid("Illegal character at position 1 expected '.' or '['")
+        _fail("Illegal character at position 1 expected '.' or '['")
     tokens: list[tuple] = []
     pos = 1
     while pos < len(text):
@@ -152,7 +153,7 @@ def _tokens(text: str) -> tuple:
             else:
                 pos += 1
             if pos < len(text) and text[pos] == ".":
-                raise _invalid(f"Character '.' on position {pos} is not valid.")
+                _fail(f"Character '.' on position {pos} is not valid.")
             if pos < len(text) and text[pos] == "[":
                 continue
         if pos < len(text) and text[pos] == "*":
@@ -162,13 +163,13 @@ def _tokens(text: str) -> tuple:
         end = pos
         while end < len(text) and text[end] not in ".[":
             if text[end] == " ":
-                raise _invalid("Use bracket notion ['my prop'] if your property contains blank characters. "
+                _fail("Use bracket notion ['my prop'] if your property contains blank characters. "
                                f"position: {end}")
             if text[end] == "(":
                 raise Unsupported(text)  # a function: length(), min() ...
             end += 1
         if end == pos:
-            raise _invalid(f"Could not parse token starting at position {pos}")
+            _fail(f"Could not parse token starting at position {pos}")
         tokens.append(("member", text[pos:end]))
         pos = end
     for n, t in enumerate(tokens):
@@ -338,7 +339,8 @@ def _token_text(token: tuple) -> str:
     if kind == "indexes":
         return "[" + ",".join(str(n) for n in token[1]) + "]"
     if kind == "slice":
-        return "[" + ("" if token[1] is None else str(token[1])) + ":" + ("" if token[2] is None else str(token[2])) + "]"
+        lo, hi = ("" if b is None else str(b) for b in token[1:])
+        return f"[{lo}:{hi}]"
     return f"[{token[1]}]" if kind == "index" else f"['{token[1]}']" if kind == "member" else "[*]"
 
 
@@ -386,8 +388,8 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
         if not isinstance(model, list):
             if lax or not definite:
                 return
-            msg = f"The path {where} is null" if model is None else \
-                f"Filter: {_token_text(token)} can only be applied to arrays. Current context is: {java_text(model)}"
+            msg = (f"The path {where} is null" if model is None else f"Filter: {_token_text(token)} can only "
+                   f"be applied to arrays. Current context is: {java_text(model)}")
             raise JsonError(msg)
         size = len(model)
         if kind == "index":
