@@ -27,8 +27,9 @@ DOCS = [
 ]
 
 BASES = ["$", "$.a", "$.a[*]", "$.a[*].b", "$[*]", "$.*", '$."a b"', "$.'x'", "$['a b']", "$.a[0].b",
-         "$..b", "$.a[0,1]", "$.a[0:1]", "$.a[*][*]", "$.a.*", "$.x"]
-INVALID = ["$.", "$[", "a", "", "$a", "lax", "strict $.a["]
+         "$..b", "$.a[0,1]", "$.a[0:1]", "$.a[*][*]", "$.a.*", "$.x", "$.a[-1:]", "$.a[:1]", "$..b[0]",
+         "$.a[*].b[*]", "$[-2:-1]", "$.a[5,0]"]
+INVALID = ["$.", "$[", "a", "", "$a", "lax", "strict $.a[", "$.a[*]x", "$..", "$['a'", "lax $.a b", "$.a[x]"]
 PATHS = [p for b in BASES for p in (b, "lax " + b, "strict " + b)] + INVALID + [None]
 
 # Expressions over ``jgrid`` (the path is the column p); their answers are per row.
@@ -79,4 +80,5 @@ def json_lines(rows: list[tuple], names: tuple[str, ...]) -> str:
 def ddl(table: str, path: str) -> str:
     """CREATE TABLE of ``jgrid`` or ``jdocs`` over the JSON-lines file ``path``."""
     cols = "id INT, doc STRING, p STRING" if table == "jgrid" else "id INT, doc STRING"
-    return f"CREATE TABLE {table} ({cols}) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')"
+    return (f"CREATE TABLE {table} ({cols}) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+            "'format' = 'json')")
