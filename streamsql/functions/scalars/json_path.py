@@ -53,8 +53,8 @@ class CompiledPath(NamedTuple):
 
     Tokens: ``("member", name)``, ``("index", n)`` (definite); ``("indexes", (n, ...))``,
     ``("slice", from, to)``, ``("wild",)``, ``("scan",)`` (indefinite: the path's value is the list
-    of what it finds). ``error``: Jayway's ``InvalidPathException`` text, an error of every row
-    (ON ERROR, in lax mode too, where the document parses).
+    of what it finds). ``error``: Flink's message for Jayway's ``InvalidPathException``, an error
+    of every row (ON ERROR, in lax mode too, where the document parses).
     """
 
     mode: str
@@ -190,8 +190,11 @@ def compile_path(spec: str) -> CompiledPath:
     mode, text = (m.group(1).upper(), m.group(2)) if m else ("STRICT", spec)
     try:
         tokens = _tokens(text)
-    except JsonError as e:
-        return CompiledPath(mode, (), True, str(e))
+    except JsonError:
+        # SqlJsonUtils replaces Jayway's InvalidPathException with its own message (the spec as written)
+        msg = ("Illegal jsonpath spec ''" + spec + "'', format of the spec should be: "
+               "''<lax|strict> $'{'expr'}'''")
+        return CompiledPath(mode, (), True, msg)
     return CompiledPath(mode, tokens, all(t[0] in ("member", "index") for t in tokens))
 
 
