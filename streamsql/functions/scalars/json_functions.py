@@ -11,8 +11,10 @@ does not cast to the RETURNING type, fail the job naming the function, as Flink'
 JSON_EXISTS is ``SqlJsonUtils.jsonExists`` row by row too, with its ON ERROR clause (FALSE by
 default).
 
-Paths must be literals and use member and index steps only (``$.a.b[0]``, ``$['a b']``); a
-wildcard, filter or method is refused at planning.
+A path is a literal or a column (compiled once per distinct text): member and index steps
+(``$.a.b[0]``, ``$['a b']``), wildcards (``$.a[*].b``, ``$.*``), several indexes, slices and the
+deep scan ``..member``, as Jayway reads them (:mod:`.json_path`); a filter or a function is refused
+at planning (a literal path) or fails the job (a path from a column).
 
 JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
 made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
@@ -125,19 +127,35 @@ def _default(c: Call, on: str) -> dict | None:
 
 
 def _config(c: Call, result: SqlType) -> dict:
-    path = c.literal(1, "the JSON path")
+    """The call's clauses as the row function's config; a literal path is checked here.
+
+    A path from a column is compiled row by row (once per distinct text, :func:`.json_path.compile_path`).
+    """
+    arg = c.args[1]
+    path = arg.value() if arg.is_literal else None
     cl = _clauses(c)
     if path is not None:
         try:
-            json_path.path_steps(str(path))
+            json_path.compile_path(str(path))
         except json_path.Unsupported:
-            msg = (f"{c.name}: JSON path {path!r} is not supported yet (supported: $, .member, "
-                   "['member'] and [index] steps)")
-            raise c.fail(msg) from None
+            raise c.fail(_unsupported(path)) from None
     kind = "ARRAY" if result.name == "ARRAY" else result.name
-    return {"path": path, "returns": kind, "wrapper": cl.get("wrapper") or "WITHOUT ARRAY",
+    return {"literal": arg.is_literal, "returns": kind, "wrapper": cl.get("wrapper") or "WITHOUT ARRAY",
             "on_empty": cl.get("on_empty") or "NULL", "on_error": cl.get("on_error") or "NULL",
             "empty_default": _default(c, "empty"), "error_default": _default(c, "error")}
+
+
+def _unsupported(path: str) -> str:
+    return (f"JSON path {path!r} is not supported yet (supported: $, .member, ['member'], [index], "
+            "[i,j], [from:to], * and [*] wildcards, ..member)")
+
+
+def _compiled(path: str):
+    """The compiled path of a row; a path not evaluated here fails the job (never a wrong answer)."""
+    try:
+        return json_path.compile_path(path)
+    except json_path.Unsupported:
+        raise json_path.JsonError(_unsupported(path)) from None
 
 
 _DUCK_TYPES = {"STRING": ("VARCHAR", pa.string()), "INT": ("INTEGER", pa.int32()),
@@ -146,25 +164,28 @@ _DUCK_TYPES = {"STRING": ("VARCHAR", pa.string()), "INT": ("INTEGER", pa.int32()
 
 
 def _row_function(label: str, row, kind: str) -> VectorFunction:
-    """The DuckDB function of ``row(doc, config)`` for a result of kind ``kind`` (NULL doc: NULL)."""
+    """The DuckDB function of ``row(doc, path, config)`` for a result of kind ``kind``.
+
+    A NULL document or path gives NULL (a NULL path from a column as Flink's generated code).
+    """
     duck, arrow = _DUCK_TYPES[kind]
 
-    def fn(docs: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
+    def fn(docs: pa.ChunkedArray, paths: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
         cfg = json.loads(configs[0].as_py()) if len(configs) else {}
-        values = [None if d is None else row(d, cfg) for d in docs.to_pylist()]
+        values = [None if d is None or p is None else row(d, p, cfg)
+                  for d, p in zip(docs.to_pylist(), paths.to_pylist())]
         try:
             return pa.array(values, arrow)
         except UnicodeEncodeError:  # a lone surrogate (a JSON "\ud83d" escape): '?' as Java's UTF-8
             return pa.array([_java_utf8(v) for v in values], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
-                                   ("VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
+                                   ("VARCHAR", "VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
 
 
 def _doc_and_path(values: list) -> list:
     """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
-    doc, config = values
-    return [doc, json.loads(config)["path"]] if config else [doc]
+    return values[:2]
 
 
 def _java_utf8(value):
@@ -179,17 +200,22 @@ def _java_utf8(value):
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
     cfg = _config(c, result)
-    if cfg["path"] is None:
+    if cfg["literal"] and c.args[1].value() is None:
         return exp.Null()
-    f = fns[cfg["returns"]]
+    return _template(fns[cfg["returns"]], c, cfg)
+
+
+def _template(f: VectorFunction, c: Call, cfg: dict) -> exp.Expression:
+    """DuckDB SQL of ``f(doc, path, config)`` (the path a literal or a column alike)."""
     config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
-    return template(f"{f.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
+    return template(f"{f.name}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {config})",
+                    c.args[0], c.args[1])
 
 
-def _json_value_row(doc: str, cfg: dict):
+def _json_value_row(doc: str, path: str, cfg: dict):
     """Flink's ``SqlJsonUtils.jsonValue`` of one document, then the RETURNING conversion."""
-    value, error = json_path.evaluate(doc, cfg["path"])
-    mode = json_path.path_steps(cfg["path"])[0]
+    mode = _compiled(path).mode
+    value, error = json_path.evaluate(doc, path)
     if error is None:
         if value is None or (mode == "LAX" and not json_path.is_scalar(value)):
             return _behave("JSON_VALUE", cfg, "empty", None)
@@ -259,10 +285,10 @@ def _cast_error(text: str, found: str, kind: str) -> json_path.JsonError:
     return json_path.JsonError(msg)
 
 
-def _json_query_row(doc: str, cfg: dict):
+def _json_query_row(doc: str, path: str, cfg: dict):
     """Flink's ``SqlJsonUtils.jsonQuery`` of one document."""
-    value, error = json_path.evaluate(doc, cfg["path"])
-    mode = json_path.path_steps(cfg["path"])[0]
+    mode = _compiled(path).mode
+    value, error = json_path.evaluate(doc, path)
     if error is None:
         wrapper = cfg["wrapper"]
         if value is not None and (wrapper == "UNCONDITIONAL ARRAY"
@@ -295,10 +321,11 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "null, an object or an array, a document that is not JSON) and ON ERROR (a strict path: the "
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
-                    "c} ON EMPTY / ON ERROR. The path must be a literal with member and index steps; a "
-                    "DEFAULT must be a constant (Flink's job fails on a column). RETURNING VARCHAR(n) does "
-                    "not cut the text, as Flink's call over a column; Flink's planner folds a call over a "
-                    "constant document into a literal cut to n characters (not done here).")
+                    "c} ON EMPTY / ON ERROR. The path may not have a filter or a function (not "
+                    "supported yet); a DEFAULT must be a constant (Flink's job fails on a column). "
+                    "RETURNING VARCHAR(n) does not cut the text, as Flink's call over a column; Flink's "
+                    "planner folds a call over a constant document into a literal cut to n characters "
+                    "(not done here).")
 def json_value(c: Call) -> exp.Expression:
     """JSON_VALUE(doc, path [RETURNING t] [... ON EMPTY] [... ON ERROR]): the scalar at the path.
 
@@ -315,8 +342,9 @@ def json_value(c: Call) -> exp.Expression:
               "without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
-                    "OBJECT} ON EMPTY / ON ERROR. The path must be a literal with member and index steps. "
-                    "RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a constant-folded call).")
+                    "OBJECT} ON EMPTY / ON ERROR. The path may not have a filter or a function (not "
+                    "supported yet). RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a "
+                    "constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
     """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.
 
@@ -330,14 +358,15 @@ def json_query(c: Call) -> exp.Expression:
 _EXISTS_ON_ERROR = {"TRUE": True, "FALSE": False, "UNKNOWN": None}
 
 
-def _json_exists_row(doc: str, cfg: dict):
+def _json_exists_row(doc: str, path: str, cfg: dict):
     """Flink's ``SqlJsonUtils.jsonExists`` of one document: a value other than JSON null was found.
 
     An error of the path's evaluation (:func:`.json_path.evaluate`: a strict step that finds
     nothing, a document that is not JSON in strict mode ...) is the ON ERROR behaviour: TRUE,
     FALSE (the default), UNKNOWN (NULL) or ERROR (the job fails with Flink's message).
     """
-    value, error = json_path.evaluate(doc, cfg["path"])
+    _compiled(path)
+    value, error = json_path.evaluate(doc, path)
     if error is None:
         return value is not None
     if cfg["on_error"] == "ERROR":
@@ -350,8 +379,8 @@ _EXISTS_FN = _row_function("JSON_EXISTS", _json_exists_row, "BOOLEAN")
 
 @scalar("JSON_EXISTS", group="json", sig=((S, S),), result=fixed("BOOLEAN"),
         nulls="NULL if the document is NULL, or on an error with UNKNOWN ON ERROR (a NULL path is refused, "
-              "as Flink's code generator refuses it)",
-        differences="The path must be a literal with member and index steps.")
+              "as Flink's code generator refuses it, and a path that is not a literal)",
+        differences="The path may not have a filter or a function (not supported yet).")
 def json_exists(c: Call) -> exp.Expression:
     """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]): the path finds a value.
 
@@ -361,12 +390,13 @@ def json_exists(c: Call) -> exp.Expression:
     """
     cfg = _config(c, SqlType("BOOLEAN"))
     cfg["on_error"] = _clauses(c).get("on_error") or "FALSE"
-    if cfg["path"] is None:  # Flink 2.3's code generator refuses a NULL path (JSON_VALUE's is NULL)
+    if not cfg["literal"] or c.args[1].value() is None:
+        # Flink 2.3's code generator takes a literal path only, and refuses a NULL one (JSON_VALUE's
+        # is NULL): "Unsupported call" (flink_json_paths.json)
         types = ", ".join(["STRING", "STRING"] + (["SYMBOL NOT NULL"] if _clauses(c) else []))
         msg = f"Unsupported call: JSON_EXISTS({types})"
         raise c.fail(msg)
-    config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
-    return template(f"{_EXISTS_FN.name}(CAST({{0}} AS VARCHAR), {config})", c.args[0])
+    return _template(_EXISTS_FN, c, cfg)
 
 
 _VALUE_TYPES = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE",

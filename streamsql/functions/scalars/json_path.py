@@ -15,8 +15,13 @@ it is ignored; past Jackson's limits, a number of more than 1,000 digits or nest
   ``'strict $.a' DEFAULT 'e' ON EMPTY DEFAULT 'r' ON ERROR`` of ``{"a":null}`` is ``r``); a
   document that is JSON ``null`` is an error in either mode (Jayway refuses a null root).
 
-Only member and index steps are evaluated (``$``, ``.name``, ``['name']``, ``[n]``, ``[-n]``);
-:func:`path_steps` tells the others apart so the planner refuses them.
+Paths are compiled as Jayway's ``PathCompiler`` does (:func:`compile_path`, once per distinct text):
+member and index steps (``$``, ``.name``, ``['name']``, ``[n]``, ``[-n]``) make a definite path,
+whose value is the one thing found; wildcards (``*``, ``[*]``), several indexes (``[0,1]``), slices
+(``[0:2]``) and the deep scan ``..name`` an indefinite one, whose value is the list of matches. A
+path Jayway does not compile (``$.``, ``$a``, ``$."a b"``) is an error of every row; a name is read
+up to the next ``.`` or ``[`` (``$.'x'`` is the member ``'x'``, quotes included). Filters,
+functions and several bracketed members are not evaluated (:class:`Unsupported`).
 
 :func:`jsonize` writes a value as Flink's Jackson does (keys sorted, compact, numbers as parsed).
 """
@@ -28,9 +33,11 @@ import re
 import sys
 from decimal import Decimal
 from functools import lru_cache
+from typing import NamedTuple, NoReturn
 
-_STEP = re.compile(r"\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*(-?\d+)\s*\])")
 _MODE = re.compile(r"^\s*(strict|lax)\s+(.+)$", re.IGNORECASE | re.DOTALL)
+_INDEXES = re.compile(r"\s*-?\d+\s*(?:,\s*-?\d+\s*)*")
+_SLICE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
 
 
 class JsonError(Exception):
@@ -38,35 +45,157 @@ class JsonError(Exception):
 
 
 class Unsupported(ValueError):
-    """A path with steps other than members and indexes (refused at planning)."""
+    """A path with a filter, a function or a scan other than ``..member`` (not evaluated yet)."""
 
 
-@lru_cache(maxsize=1024)  # a call's path is a literal: parsed once, not per row
-def path_steps(spec: str) -> tuple[str, tuple[tuple[str, str | int], ...]]:
-    """(mode ``LAX`` / ``STRICT``, steps ``("member", name)`` / ``("index", n)``) of a Flink path.
+class CompiledPath(NamedTuple):
+    """A path as Jayway compiles it: its mode, tokens, whether it is definite, or its syntax error.
+
+    Tokens: ``("member", name)``, ``("index", n)`` (definite); ``("indexes", (n, ...))``,
+    ``("slice", from, to)``, ``("wild",)``, ``("scan",)`` (indefinite: the path's value is the list
+    of what it finds). ``error``: Flink's message for Jayway's ``InvalidPathException``, an error
+    of every row (ON ERROR, in lax mode too, where the document parses).
+    """
+
+    mode: str
+    tokens: tuple
+    definite: bool
+    error: str | None = None
+
+
+def _fail(msg: str) -> NoReturn:
+    """Raise Jayway's ``InvalidPathException`` (its message) as a :class:`JsonError`."""
+    raise JsonError(msg)
+
+
+def _bracket(text: str, pos: int) -> tuple[tuple, int]:
+    """The token of the ``[...]`` at ``pos`` and the position after it (Jayway's bracket forms)."""
+    close = text.find("]", pos)
+    inner = text[pos + 1:close] if close >= 0 else ""
+    stripped = inner.strip()
+    if stripped[:1] in ("'", '"'):  # ['a'] / ["a"] / ['a','b']: quoted names, backslash escapes
+        names, i, q = [], pos + 1, None
+        while True:
+            while i < len(text) and text[i] == " ":
+                i += 1
+            if i >= len(text) or text[i] not in "'\"":
+                _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+            q, j, buf = text[i], i + 1, []
+            while j < len(text) and text[j] != q:
+                if text[j] == "\\" and j + 1 < len(text):
+                    j += 1
+                buf.append(text[j])
+                j += 1
+            if j >= len(text):
+                _fail(f"Property has not been closed - missing closing {q}")
+            names.append("".join(buf))
+            i = j + 1
+            while i < len(text) and text[i] == " ":
+                i += 1
+            if i < len(text) and text[i] == ",":
+                i += 1
+                continue
+            if i < len(text) and text[i] == "]":
+                break
+            _fail(f"Property must be separated by comma or Property must be terminated close square "
+                           f"bracket at index {i}")
+        if len(names) > 1:  # Jayway merges the members into one object: not evaluated here
+            raise Unsupported(text)
+        return ("member", names[0]), i + 1
+    if close < 0:
+        _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+    if stripped == "*":
+        return ("wild",), close + 1
+    if stripped.startswith("?"):
+        raise Unsupported(text)
+    if _INDEXES.fullmatch(inner):
+        ns = tuple(int(x) for x in inner.split(","))
+        return (("index", ns[0]) if len(ns) == 1 else ("indexes", ns)), close + 1
+    m = _SLICE.fullmatch(inner)
+    if m:
+        lo, hi = m.groups()
+        return ("slice", None if lo is None else int(lo), None if hi is None else int(hi)), close + 1
+    _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+
+
+def _tokens(text: str) -> tuple:
+    """Jayway's ``PathCompiler`` over ``text`` (a path without its mode).
 
     Raises:
-        Unsupported: a step other than a member or an index (a wildcard, a filter, a function).
+        JsonError: Jayway's ``InvalidPathException`` (its message).
+        Unsupported: a filter, a function, several bracketed members, a scan not before a member.
+    """
+    text = text.strip()
+    if not text:
+        _fail("Path may not be null empty")
+    if text[0] not in "$@":
+        text = "$." + text  # Jayway reads "a.b" as "$.a.b"
+    if text[0] == "@":
+        raise Unsupported(text)
+    if text.endswith("."):
+        _fail("Path must not end with a '.' or '..'")
+    if len(text) > 1 and text[1] not in ".[ ":
+        _fail("Illegal character at position 1 expected '.' or '['")
+    tokens: list[tuple] = []
+    pos = 1
+    while pos < len(text):
+        if tokens and pos == len(text) - 1 and text[pos] != ".":
+            break  # Jayway's currentIsTail: a last character after a token is not read ("$.a[" is "$.a")
+        c = text[pos]
+        if c == "[":
+            token, pos = _bracket(text, pos)
+            tokens.append(token)
+            continue
+        if c == ".":
+            if text.startswith("..", pos):
+                tokens.append(("scan",))
+                pos += 2
+            else:
+                pos += 1
+            if pos < len(text) and text[pos] == ".":
+                _fail(f"Character '.' on position {pos} is not valid.")
+            if pos < len(text) and text[pos] == "[":
+                continue
+        if pos < len(text) and text[pos] == "*":
+            tokens.append(("wild",))
+            pos += 1
+            continue
+        end = pos
+        while end < len(text) and text[end] not in ".[":
+            if text[end] == " ":
+                _fail("Use bracket notion ['my prop'] if your property contains blank characters. "
+                               f"position: {end}")
+            if text[end] == "(":
+                raise Unsupported(text)  # a function: length(), min() ...
+            end += 1
+        if end == pos:
+            _fail(f"Could not parse token starting at position {pos}")
+        tokens.append(("member", text[pos:end]))
+        pos = end
+    for n, t in enumerate(tokens):
+        if t[0] == "scan" and (n + 1 == len(tokens) or tokens[n + 1][0] != "member"):
+            raise Unsupported(text)
+    return tuple(tokens)
+
+
+@lru_cache(maxsize=4096)  # a path column holds few distinct paths: each compiled once
+def compile_path(spec: str) -> CompiledPath:
+    """Flink's split of the mode (``lax`` / ``strict``; none: strict), then Jayway's compilation.
+
+    Raises:
+        Unsupported: a path Jayway evaluates that is not evaluated here (see :func:`_tokens`).
     """
     m = _MODE.match(spec)
     # SqlJsonUtils: a path without a mode is strict
     mode, text = (m.group(1).upper(), m.group(2)) if m else ("STRICT", spec)
-    text = text.strip()
-    if not text.startswith("$"):
-        raise Unsupported(spec)
-    steps: list[tuple[str, str | int]] = []
-    pos = 1
-    while pos < len(text):
-        s = _STEP.match(text, pos)
-        if s is None:
-            raise Unsupported(spec)
-        name, quoted, index = s.groups()
-        if index is not None:
-            steps.append(("index", int(index)))
-        else:
-            steps.append(("member", name if name is not None else re.sub(r"\\(.)", r"\1", quoted)))
-        pos = s.end()
-    return mode, tuple(steps)
+    try:
+        tokens = _tokens(text)
+    except JsonError:
+        # SqlJsonUtils replaces Jayway's InvalidPathException with its own message (the spec as written)
+        msg = ("Illegal jsonpath spec ''" + spec + "'', format of the spec should be: "
+               "''<lax|strict> $'{'expr'}'''")
+        return CompiledPath(mode, (), True, msg)
+    return CompiledPath(mode, tokens, all(t[0] in ("member", "index") for t in tokens))
 
 
 def _no_constant(name: str):
@@ -159,18 +288,30 @@ def evaluate(doc: str, spec: str):
     """The value Flink's path ``spec`` finds in document ``doc``: (found value or None, error or None).
 
     None with no error is "empty" (nothing found, or JSON null); an error is a :class:`JsonError`.
-    Raises :class:`Unsupported` for a path :func:`path_steps` refuses.
+    An indefinite path (a wildcard, a scan, several indexes, a slice) finds the list of its
+    matches, empty or not, as Jayway. Raises :class:`Unsupported` for a path :func:`compile_path`
+    refuses.
     """
-    mode, steps = path_steps(spec)
+    path = compile_path(spec)
+    mode = path.mode
     try:
         value = parse_document(doc)
     except JsonError as e:
         return (None, None) if mode == "LAX" else (None, e)
     if value is None:
         return None, JsonError("json can not be null")
+    if path.error is not None:  # SqlJsonUtils: Jayway's compile error is an error in either mode
+        return None, JsonError(path.error)
+    if not path.definite:
+        found: list = []
+        try:
+            _walk(path.tokens, 0, value, "$", mode == "LAX", True, found)
+        except JsonError as e:
+            return _missing(mode, str(e))
+        return found, None
     where = "$"
-    for n, (kind, key) in enumerate(steps):
-        leaf = n == len(steps) - 1
+    for n, (kind, key) in enumerate(path.tokens):
+        leaf = n == len(path.tokens) - 1
         here = f"{where}['{key}']" if kind == "member" else f"{where}[{key}]"
         if kind == "member":
             if not isinstance(value, dict):
@@ -194,6 +335,99 @@ def evaluate(doc: str, spec: str):
     if value is None and mode == "STRICT":  # Flink 2.3: a JSON null found by a strict path is an error
         return None, JsonError("Strict jsonpath mode requires a non empty returned value, but is null")
     return value, None
+
+
+def _token_text(token: tuple) -> str:
+    kind = token[0]
+    if kind == "indexes":
+        return "[" + ",".join(str(n) for n in token[1]) + "]"
+    if kind == "slice":
+        lo, hi = ("" if b is None else str(b) for b in token[1:])
+        return f"[{lo}:{hi}]"
+    return f"[{token[1]}]" if kind == "index" else f"['{token[1]}']" if kind == "member" else "[*]"
+
+
+def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, out: list) -> None:
+    """Jayway's evaluation of ``tokens[n:]`` from ``model``, each match appended to ``out``.
+
+    ``definite``: the tokens before ``n`` are all definite (Jayway's ``isUpstreamDefinite``): only
+    then does a step that cannot apply raise, and only in strict mode; else it finds nothing.
+
+    Raises:
+        JsonError: Jayway's ``PathNotFoundException`` of a strict path's definite prefix.
+    """
+    if n == len(tokens):
+        out.append(model)
+        return
+    token = tokens[n]
+    kind, leaf = token[0], n == len(tokens) - 1
+    if kind == "member":
+        key = token[1]
+        here = f"{where}['{key}']"
+        if not isinstance(model, dict):
+            if lax or not definite:
+                return
+            found = "null" if model is None else java_class(model)
+            msg = (f"Expected to find an object with property ['{key}'] in path {where} but found "
+                   f"'{found}'. This is not a json object according to the JsonProvider: "
+                   "'com.jayway.jsonpath.spi.json.JacksonJsonProvider'.")
+            raise JsonError(msg)
+        if key not in model:
+            if leaf or lax or not definite:  # a missing leaf is no match (no REQUIRE_PROPERTIES)
+                return
+            msg = f"Missing property in path {here}"
+            raise JsonError(msg)
+        _walk(tokens, n + 1, model[key], here, lax, definite, out)
+    elif kind == "wild":
+        if isinstance(model, dict):
+            for key, v in model.items():
+                _walk(tokens, n + 1, v, f"{where}['{key}']", lax, False, out)
+        elif isinstance(model, list):
+            for i, v in enumerate(model):
+                _walk(tokens, n + 1, v, f"{where}[{i}]", lax, False, out)
+    elif kind == "scan":
+        _scan(tokens, n + 1, model, where, lax, out)
+    else:  # index, indexes, slice: ArrayPathToken's checkArrayModel first
+        if not isinstance(model, list):
+            if lax or not definite:
+                return
+            msg = (f"The path {where} is null" if model is None else f"Filter: {_token_text(token)} can only "
+                   f"be applied to arrays. Current context is: {java_text(model)}")
+            raise JsonError(msg)
+        size = len(model)
+        if kind == "index":
+            picks = [token[1]]
+        elif kind == "indexes":
+            picks = list(token[1])
+        else:
+            picks = list(range(*_slice_bounds(token[1], token[2], size)))
+        still = definite and kind == "index"
+        for i in picks:
+            j = i + size if i < 0 else i
+            if 0 <= j < size:  # Jayway skips an index out of range
+                _walk(tokens, n + 1, model[j], f"{where}[{j}]", lax, still, out)
+
+
+def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
+    """Jayway's ``ArraySliceToken``: [from:], [:to], [from:to]; a negative bound counts from the end."""
+    start = 0 if lo is None else (max(0, size + lo) if lo < 0 else lo)
+    end = size if hi is None else (size + hi if hi < 0 else min(size, hi))
+    return start, max(start, end)
+
+
+def _scan(tokens: tuple, n: int, model, where: str, lax: bool, out: list) -> None:
+    """Jayway's deep scan (``..member``): the member's evaluation at every object that has it, pre-order."""
+    key = tokens[n][1]
+    if isinstance(model, dict):
+        if key in model:
+            _walk(tokens, n, model, where, lax, False, out)
+        for k, v in model.items():
+            if isinstance(v, (dict, list)):
+                _scan(tokens, n, v, f"{where}['{k}']", lax, out)
+    elif isinstance(model, list):
+        for i, v in enumerate(model):
+            if isinstance(v, (dict, list)):
+                _scan(tokens, n, v, f"{where}[{i}]", lax, out)
 
 
 def _missing(mode: str, message: str):
