@@ -186,7 +186,7 @@ class KafkaTransactions:
         if self.before_fencing is not None:
             # A job that commits under the same id from another folder is running: refuse before
             # init_transactions fences it (the read after fencing decides what is restored).
-            self.before_fencing(self._read_committed())
+            self.before_fencing(self._read_committed(stable=False))
         self.handle = handle
         try:
             self.handle.producer.init_transactions(TXN_TIMEOUT_S)
@@ -408,12 +408,16 @@ class KafkaTransactions:
         """The consumer group whose committed offset records the last committed checkpoint."""
         return f"{self.transactional_id}-progress"
 
-    def _progress_consumer(self) -> Consumer:
-        if self._consumer is None:
+    def _progress_consumer(self, isolation: str = "read_committed") -> Consumer:
+        """The progress group's consumer; ``read_uncommitted``: a new one, the caller closes it."""
+        if self._consumer is None or isolation != "read_committed":
             props = {k: v for k, v in self.props.items() if k not in PRODUCER_ONLY}
             props.update({"group.id": self.progress_group, "enable.auto.commit": False,
-                          "isolation.level": "read_committed", "logger": RDKAFKA_LOG})
-            self._consumer = new_client(Consumer, props, f"Transactional id '{self.transactional_id}'")
+                          "isolation.level": isolation, "logger": RDKAFKA_LOG})
+            consumer = new_client(Consumer, props, f"Transactional id '{self.transactional_id}'")
+            if isolation != "read_committed":
+                return consumer
+            self._consumer = consumer
         return self._consumer
 
     def _group_metadata(self):
@@ -432,23 +436,35 @@ class KafkaTransactions:
         self.open()
         return self._read_committed()
 
-    def _read_committed(self) -> int | None:
-        """The progress group's committed checkpoint id (None: none, or final); one OffsetFetch."""
+    def _read_committed(self, stable: bool = True) -> int | None:
+        """The progress group's committed checkpoint id (None: none, or final); one OffsetFetch.
+
+        ``stable``: wait for a pending transactional commit of the offset to end (read_committed:
+        the broker answers UNSTABLE_OFFSET_COMMIT until it does). Before fencing (``stable`` False)
+        the transaction of a previous incarnation killed mid-commit is still pending and only
+        ``init_transactions`` ends it: that read takes the last stable offset instead (the id
+        committed before it), enough to tell another folder's job; the read after fencing decides.
+        """
         progress = [TopicPartition(self.progress_topic, 0)]
         deadline = time.monotonic() + TXN_TIMEOUT_S
-        while True:
-            try:
-                [tp] = self._progress_consumer().committed(progress, TXN_TIMEOUT_S)
-                break
-            except (KafkaException, SystemError) as e:
-                err = unwrap(e).args[0] if unwrap(e).args else None
-                # The group coordinator moves or loads after a broker restart: ask again.
-                if (isinstance(err, KafkaError) and err.code() in _COORDINATOR_MOVING
-                        and time.monotonic() < deadline):
-                    time.sleep(0.5)
-                    continue
-                msg = f"{self.what}: cannot read the last committed checkpoint: {unwrap(e)}"
-                raise ExecutionError(msg) from None
+        consumer = self._progress_consumer("read_committed" if stable else "read_uncommitted")
+        try:
+            while True:
+                try:
+                    [tp] = consumer.committed(progress, TXN_TIMEOUT_S)
+                    break
+                except (KafkaException, SystemError) as e:
+                    err = unwrap(e).args[0] if unwrap(e).args else None
+                    # The group coordinator moves or loads after a broker restart: ask again.
+                    if (isinstance(err, KafkaError) and err.code() in _COORDINATOR_MOVING
+                            and time.monotonic() < deadline):
+                        time.sleep(0.5)
+                        continue
+                    msg = f"{self.what}: cannot read the last committed checkpoint: {unwrap(e)}"
+                    raise ExecutionError(msg) from None
+        finally:
+            if not stable:
+                consumer.close()
         if tp.offset < 0 or tp.metadata == "final":
             return None
         return int(tp.offset)
