@@ -31,7 +31,6 @@ def _cell(v):
     return "NaN" if isinstance(v, float) and v != v else v  # a NaN equals no other
 
 
-@pytest.mark.xfail(strict=True, reason="-0.0 is keyed as 0.0 (module docstring)")
 @pytest.mark.parametrize("query", sorted(FLINK["queries"]))
 @pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
 def test_final_table_is_flinks(tmp_path, query, backend):
