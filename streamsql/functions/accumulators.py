@@ -118,7 +118,7 @@ class Aggregates:
         q15) costs one DuckDB query per batch instead of eight (each has ~1 ms of fixed cost).
         ``group_by`` (default ``group``) are the GROUP BY items of the group columns; a floating
         value is grouped as Java's ``Double.equals`` (-0.0 apart, :func:`group_by_items`), as Flink's
-        distinct map keys it, and read back with :func:`multiset_values`.
+        distinct map keys it, and read back with :func:`key_values`.
         """
         by_type: dict[str, dict[str, list[int]]] = {}
         types: dict[str, pa.DataType] = {}
@@ -309,11 +309,11 @@ class MultisetQuery:
                 yield state, part
 
 
-def multiset_values(col: pa.Array | pa.ChunkedArray) -> list:
-    """A multiset query's values as multiset keys: as :func:`python_values`, floats as Java's keys.
+def key_values(col: pa.Array | pa.ChunkedArray) -> list:
+    """A column's values as dict keys: as :func:`python_values`, floats by Java's ``Double.equals``.
 
     A -0.0 or NaN becomes a :class:`~streamsql.core.java_hash.DoubleKey`, so a dict holds -0.0 apart
-    from 0.0 and every NaN as one (Flink's distinct map keys the boxed Double).
+    from 0.0 and every NaN as one, as Flink keys them (a distinct map's values, a window's key).
     """
     if pa.types.is_floating(col.type):
         return [double_key(v) for v in col.to_pylist()]

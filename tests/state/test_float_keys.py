@@ -44,8 +44,8 @@ def test_final_table_is_flinks(tmp_path, query, backend, batch_size):
     env = make_env(tmp_path, backend, batch_size, settings)
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in FLINK["rows"]))
-    for name in ("l", "r"):
-        env.execute_sql(f"CREATE TABLE {name} (id INT, d DOUBLE) WITH ('connector' = 'filesystem', "
+    for name, columns in FLINK["tables"].items():
+        env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
                         f"'path' = '{path}', 'format' = 'json')")
     ours = fold([(kind, tuple(map(_cell, row))) for kind, row in env.execute_sql(query)])
     flink = fold([(KINDS[r[0]], tuple(map(_cell, r[1:]))) for r in FLINK["queries"][query]])

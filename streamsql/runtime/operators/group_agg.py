@@ -46,7 +46,7 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
-from streamsql.functions.accumulators import Aggregates, multiset_values
+from streamsql.functions.accumulators import Aggregates, key_values
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.runtime.evaluator import query_table
@@ -253,7 +253,7 @@ class GroupAggOperator(GroupAggBase):
         for query in self._multisets:
             for state, part in query.parts(query_table(self._con, query.sql, table)):
                 rows = [index[k] for k in encode_keys(part.columns[:nk], part.num_rows)]
-                aggregates.fold_multiset(state, news, rows, multiset_values(part.column(nk)),
+                aggregates.fold_multiset(state, news, rows, key_values(part.column(nk)),
                                          part.column(nk + 1).to_pylist())
 
         out_rows, out_kinds = [], []
