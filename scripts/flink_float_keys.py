@@ -48,7 +48,10 @@ QUERIES = ["SELECT CAST(d AS STRING), COUNT(*) FROM l GROUP BY d",
            "SELECT CAST(d AS STRING), COUNT(*) FROM (SELECT CAST(d AS FLOAT) AS d FROM l) GROUP BY d",
            "SELECT id, CAST(d AS STRING) FROM l WHERE d IN (SELECT d FROM r WHERE id <> 1)",
            "SELECT id, CAST(d AS STRING) FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.d = l.d "
-           "AND r.id <> 1)"]
+           "AND r.id <> 1)",
+           "SELECT COUNT(DISTINCT d) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '1' HOUR)) "
+           "GROUP BY window_start, window_end",
+           "SELECT COUNT(DISTINCT d) FROM w GROUP BY SESSION(ts, INTERVAL '1' HOUR)"]
 
 
 def main() -> int:
