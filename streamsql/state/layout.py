@@ -39,7 +39,7 @@ Key encoding (:func:`encode_keys`), per row:
   and binaries are the marker, a 4-byte big-endian length and the bytes. Payloads: integers of
   any width 8 bytes (so INT and BIGINT keys agree); BOOLEAN 1 byte; DOUBLE/FLOAT as float64
   with every NaN one NaN and ``-0.0`` apart from ``0.0`` (Java's ``Double.equals``, which Flink
-  keys by; until StreamSQL 28 ``-0.0`` was keyed as ``0.0``, every other value's bytes are as
+  keys by; before the floatkeys28 change ``-0.0`` was keyed as ``0.0``; every other value's bytes are as
   then); DATE int32 days; TIMESTAMP and
   INTERVAL int64 microseconds + uint16 sub-microsecond nanoseconds (any unit gives the same
   bytes); TIME int64 nanoseconds of the day; DECIMAL the 16-byte unscaled value (keys compared
