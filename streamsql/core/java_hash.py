@@ -100,3 +100,43 @@ def reorder(keys: list, hash_of) -> list[int] | None:
     """The :func:`hash_map_order` of ``keys`` hashed by ``hash_of``; None if one has no hash."""
     hashes = [hash_of(k) for k in keys]
     return None if None in hashes else hash_map_order(hashes)
+
+
+class DoubleKey(float):
+    """A float that equals and hashes as Java's ``Double.equals``/``hashCode``: by its bits.
+
+    Flink keeps a DISTINCT aggregate's values (and a MIN/MAX over a changelog's) in a map keyed by
+    the boxed value, where ``-0.0`` is not ``0.0`` and every NaN is one key; a Python dict keyed by
+    floats merges the zeros and tells NaN objects apart. Only ``-0.0`` and NaN need this
+    (:func:`double_key`): every other float equals and hashes as Java's already, so a dict may mix
+    both. Arithmetic and ordering are a float's.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, float):
+            return NotImplemented
+        return _double_bits(self) == _double_bits(other)
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(_double_bits(self))  # not 0.0's hash (0), so the zeros land apart
+
+    def __repr__(self) -> str:
+        return f"DoubleKey({float(self)!r})"
+
+
+def _double_bits(v: float) -> bytes:
+    """Java's ``doubleToLongBits``: the value's 8 bytes, every NaN one pattern."""
+    return b"NaN" if math.isnan(v) else struct.pack(">d", v)
+
+
+def double_key(v):
+    """``v`` as a dict key with Java's equality: -0.0 and NaN as :class:`DoubleKey`, else ``v``."""
+    if isinstance(v, float) and (math.isnan(v) or (v == 0.0 and math.copysign(1.0, v) < 0)):
+        return DoubleKey(v)
+    return v

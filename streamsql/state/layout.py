@@ -38,7 +38,9 @@ Key encoding (:func:`encode_keys`), per row:
   byte (``0x00`` NULL, ``0x01`` a value) and the big-endian payload (zeros for NULL); strings
   and binaries are the marker, a 4-byte big-endian length and the bytes. Payloads: integers of
   any width 8 bytes (so INT and BIGINT keys agree); BOOLEAN 1 byte; DOUBLE/FLOAT as float64
-  with ``-0.0`` → ``0.0`` and every NaN one NaN (SQL equality); DATE int32 days; TIMESTAMP and
+  with every NaN one NaN and ``-0.0`` apart from ``0.0`` (Java's ``Double.equals``, which Flink
+  keys by; before the floatkeys28 change ``-0.0`` was keyed as ``0.0``; every other value's bytes are as
+  then); DATE int32 days; TIMESTAMP and
   INTERVAL int64 microseconds + uint16 sub-microsecond nanoseconds (any unit gives the same
   bytes); TIME int64 nanoseconds of the day; DECIMAL the 16-byte unscaled value (keys compared
   across operators share a type, hence a scale: the planner casts join keys to one type). Other
@@ -71,6 +73,7 @@ import msgpack
 import numpy as np
 import pyarrow as pa
 
+from streamsql.core.java_hash import DoubleKey
 from streamsql.state.exceptions import StateError
 
 MAX_PARALLELISM = 128  # Flink's default lower bound for max parallelism; fixed for the job's life
@@ -267,7 +270,7 @@ def _fixed_payload(arr: pa.Array) -> np.ndarray | None:
     if pa.types.is_integer(t):
         return _be(arr.fill_null(0).to_numpy(), ">u8" if t == pa.uint64() else ">i8")
     if pa.types.is_floating(t):
-        v = arr.fill_null(0.0).to_numpy().astype(np.float64) + 0.0  # -0.0 + 0.0 is 0.0
+        v = arr.fill_null(0.0).to_numpy().astype(np.float64)  # -0.0 stays apart (Java's equals)
         v[np.isnan(v)] = np.nan  # one NaN bit pattern
         return _be(v, ">f8")
     if pa.types.is_date32(t):
@@ -287,6 +290,23 @@ def _fixed_payload(arr: pa.Array) -> np.ndarray | None:
             mat = np.where(_marker(arr).astype(bool), mat, np.uint8(0))
         return mat[:, ::-1] if pa.types.is_decimal(t) else mat  # decimals are little-endian in Arrow
     return None
+
+
+def group_by_items(columns: Sequence[str], types: Sequence[pa.DataType]) -> list[str]:
+    """DuckDB GROUP BY items over key columns that group rows as :func:`encode_keys` keys them.
+
+    ``columns`` are SQL expressions (quoted names), ``types`` their Arrow types. DuckDB's ``=``
+    takes ``-0.0`` for ``0.0`` (and every NaN for one, as the key does), so a floating column is
+    followed by ``(c = 0 AND signbit(c))``, which sets the zeros' signs apart and no NaN's: rows a
+    batch groups together then share one state key (a retraction of ``-0.0`` meets its own key).
+    The selected columns need not change: the item only splits groups.
+    """
+    out = []
+    for c, t in zip(columns, types):
+        out.append(c)
+        if pa.types.is_floating(t):
+            out.append(f"({c} = 0 AND signbit({c}))")
+    return out
 
 
 def _variable(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -391,6 +411,10 @@ _FORMAT_MARK = 0xC1  # "never used" in msgpack: no bare msgpack value starts wit
 # msgpack extension type codes (part of the stored format: never renumber)
 _EXT_BIGINT, _EXT_DECIMAL, _EXT_DATE, _EXT_DATETIME, _EXT_DATETIME_TZ = range(5)
 _EXT_TIME, _EXT_TIMEDELTA, _EXT_TUPLE = range(5, 8)
+#: A :class:`~streamsql.core.java_hash.DoubleKey` (-0.0 or NaN kept as a key apart): a plain float
+#: would come back as a dict key equal to 0.0 (or unequal to every NaN).
+_EXT_DOUBLE_KEY = 8
+_D = struct.Struct(">d")
 _I = struct.Struct(">i")
 _DATETIME = struct.Struct(">HBBBBBI")  # year, month, day, hour, minute, second, microsecond
 _DATETIME_TZ = struct.Struct(">HBBBBBIi")  # ... then the UTC offset in seconds
@@ -425,6 +449,7 @@ _PACK = {
     dt.time: _pack_time,
     dt.timedelta: lambda obj: msgpack.ExtType(_EXT_TIMEDELTA, _DELTA.pack(obj.days, obj.seconds,
                                                                           obj.microseconds)),
+    DoubleKey: lambda obj: msgpack.ExtType(_EXT_DOUBLE_KEY, _D.pack(obj)),
 }
 
 
@@ -465,6 +490,7 @@ _UNPACK = {
     _EXT_DATE: lambda data: dt.date.fromordinal(_I.unpack(data)[0]),
     _EXT_TIME: lambda data: dt.time(*_TIME.unpack(data)),
     _EXT_TIMEDELTA: lambda data: dt.timedelta(*_DELTA.unpack(data)),
+    _EXT_DOUBLE_KEY: lambda data: DoubleKey(_D.unpack(data)[0]),
 }
 
 

@@ -46,13 +46,13 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
-from streamsql.functions.accumulators import Aggregates, python_values
+from streamsql.functions.accumulators import Aggregates, key_values
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.state.cache import ObjectValues, ValueStore, WriteBehindCache
-from streamsql.state.layout import ValueFormat, encode_keys
+from streamsql.state.layout import ValueFormat, encode_keys, group_by_items
 from streamsql.state.ttl import TtlKeyedState
 
 #: The value of a key of the general GROUP BY: its accumulator list.
@@ -144,7 +144,9 @@ class GroupAggBase(Operator):
             # Flink's distinct view expires its values on their own (as CountDistinctTtl does)
             self.state_ttl_missing = "a GROUP BY with SUM(DISTINCT ...) or AVG(DISTINCT ...)"
         keys = _quoted(input_schema, num_keys)
-        group = f" GROUP BY {', '.join(keys)}" if keys else ""
+        # rows one batch groups share one state key: DOUBLE keys by Java's equals, as encode_keys
+        group_by = group_by_items(keys, input_schema.types[:num_keys])
+        group = f" GROUP BY {', '.join(group_by)}" if keys else ""
         items = self.aggregates.partial_items("__sign", objects=True)
         self._partial_sql = f"SELECT {', '.join(keys + items)} FROM __in{group}"
         self.cache: WriteBehindCache | None = None
@@ -199,7 +201,9 @@ class GroupAggOperator(GroupAggBase):
         super().__init__(num_keys, aggs, input_schema, output_schema, state_ttl_ms, update_before)
         self.updating_input = updating_input
         # The multiset states' net multiplicity of each (key, value), one query per argument type.
-        self._multisets = self.aggregates.multiset_queries(_quoted(input_schema, num_keys), "__sign")
+        keys = _quoted(input_schema, num_keys)
+        by = group_by_items(keys, input_schema.types[:num_keys])
+        self._multisets = self.aggregates.multiset_queries(keys, "__sign", by)
 
     def open(self, ctx: OperatorContext) -> None:
         """As the base; under state TTL a COUNT(DISTINCT x)'s values expire on their own, as Flink's.
@@ -249,7 +253,7 @@ class GroupAggOperator(GroupAggBase):
         for query in self._multisets:
             for state, part in query.parts(query_table(self._con, query.sql, table)):
                 rows = [index[k] for k in encode_keys(part.columns[:nk], part.num_rows)]
-                aggregates.fold_multiset(state, news, rows, python_values(part.column(nk)),
+                aggregates.fold_multiset(state, news, rows, key_values(part.column(nk)),
                                          part.column(nk + 1).to_pylist())
 
         out_rows, out_kinds = [], []

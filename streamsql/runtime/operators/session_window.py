@@ -44,11 +44,12 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.functions.accumulators import key_values
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.local_time import to_instant, to_local
 from streamsql.runtime.operators.window_agg import WindowAggBase, add_late, rowtimes
-from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
+from streamsql.state.layout import ValueFormat, encode_keys, group_by_items, with_key_groups
 
 #: A key's open sessions (tagged msgpack).
 SESSIONS = ValueFormat("session-window/sessions", 1)
@@ -92,7 +93,9 @@ class SessionWindowAggOperator(WindowAggBase):
         super().__init__(spec, num_keys, ts_index, aggs, input_schema, output_schema)
         self.watermark_zone = spec.zone
         keys = self._quoted_names(input_schema, range(num_keys))
-        part = f"PARTITION BY {', '.join(keys)} " if keys else ""
+        # rows grouped together share one state key: DOUBLE keys by Java's equals, as encode_keys
+        by = group_by_items(keys, input_schema.types[:num_keys])
+        part = f"PARTITION BY {', '.join(by)} " if keys else ""
         # Gaps and islands: a new batch-local session starts where the gap to the previous row
         # of the key exceeds `gap` (rows exactly `gap` apart intersect, as Flink's windows do).
         self._islands_sql = (
@@ -102,8 +105,8 @@ class SessionWindowAggOperator(WindowAggBase):
             f"THEN 0 ELSE 1 END AS __brk FROM __in)")
         group = keys + ['"__sid"']
         items = group + ["min(__t)", "max(__t)"] + self.aggregates.partial_items(None, objects=True)
-        self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY ALL"
-        self._multisets = self.aggregates.multiset_queries(group, None)
+        self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY {', '.join(by + group[-1:])}"
+        self._multisets = self.aggregates.multiset_queries(group, None, by + group[-1:])
 
     _query = WindowAggBase._query_table
 
@@ -128,7 +131,7 @@ class SessionWindowAggOperator(WindowAggBase):
         with aggregates.overflow_guard():
             part = self._query(self._partial_sql, islands)
         nk = self.num_keys
-        groups = list(zip(*(part.column(i).to_pylist() for i in range(nk + 1))))  # (keys..., sid)
+        groups = list(zip(*(key_values(part.column(i)) for i in range(nk + 1))))  # (keys..., sid)
         news = [aggregates.new() for _ in groups]
         aggregates.fold(news, part)  # news[i][0]: the session's row count
         if aggregates.rowwise:  # in arrival order: row n is session n
@@ -140,8 +143,8 @@ class SessionWindowAggOperator(WindowAggBase):
             index = {g: i for i, g in enumerate(groups)}
             for query in self._multisets:
                 for state, d in query.parts(self._query(query.sql, islands)):
-                    rows = [index[g] for g in zip(*(d.column(i).to_pylist() for i in range(nk + 1)))]
-                    aggregates.fold_multiset(state, news, rows, d.column(nk + 1).to_pylist(),
+                    rows = [index[g] for g in zip(*(key_values(d.column(i)) for i in range(nk + 1)))]
+                    aggregates.fold_multiset(state, news, rows, key_values(d.column(nk + 1)),
                                              d.column(nk + 2).to_pylist())
         gap = self.spec.gap
         # Batch-local sessions per key, in start order.

@@ -70,7 +70,14 @@ from streamsql.runtime.operators.window_agg import (
     rowtimes,
     watermark_entry,
 )
-from streamsql.state.layout import SLICE_TAG, WATERMARK_KEY, ValueFormat, encode_keys, key_groups
+from streamsql.state.layout import (
+    SLICE_TAG,
+    WATERMARK_KEY,
+    ValueFormat,
+    encode_keys,
+    group_by_items,
+    key_groups,
+)
 
 #: A slice entry's value: Arrow IPC stream bytes of partial aggregates (their columns follow the calls).
 SLICE_PARTIALS = ValueFormat("slicing-window/partials", 1)
@@ -165,13 +172,19 @@ class SlicingWindowAggOperator(Operator):
         self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys + 3:], "Window")
         partial = self.aggregates.partial_items(None, objects=False)
         combine = self.aggregates.combine_items()
-        self._partial_sql = f"SELECT {', '.join(keys + [_SLICE_COL] + partial)} FROM __in GROUP BY ALL"
+        # rows grouped together share one state key: DOUBLE keys by Java's equals, as encode_keys
+        key_types = input_schema.types[:num_keys]
+        quoted = ['"' + names[i].replace('"', '""') + '"' for i in range(num_keys)]
+        by_input = group_by_items(quoted, key_types)
+        self._partial_sql = (f"SELECT {', '.join(keys + [_SLICE_COL] + partial)} FROM __in "
+                             f"GROUP BY {', '.join(by_input + [_SLICE_COL])}")
         key_cols = [f"__k{i}" for i in range(num_keys)]
+        by_keys = group_by_items(key_cols, key_types)
         self._combine_sql = (f"SELECT {', '.join(key_cols + combine)} FROM __in"
-                             + (f" GROUP BY {', '.join(key_cols)}" if key_cols else ""))
+                             + (f" GROUP BY {', '.join(by_keys)}" if key_cols else ""))
         # several windows at once: their partials tagged with the window's index
         self._fire_sql = (f"SELECT {', '.join(key_cols + combine + [_WINDOW_COL])} FROM __in "
-                          f"GROUP BY {', '.join(key_cols + [_WINDOW_COL])}")
+                          f"GROUP BY {', '.join(by_keys + [_WINDOW_COL])}")
         self._con = python_functions.connect()
         if self.aggregates.rowwise:
             # a row-wise aggregate's partial is the list of its rows, which must keep their arrival
