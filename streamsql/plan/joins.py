@@ -40,7 +40,6 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions import python_functions
 from streamsql.functions.scalars.operand_types import join_key_error, pair_kind
 from streamsql.functions.scalars.registry import cast_value
 from streamsql.plan.expressions import compile_expression, flink_text, quote, resolve_columns, sql_type_of
@@ -539,15 +538,13 @@ def _residual(planner, keep: list[tuple[exp.Expression, set[int]]], scope: Scope
 
 
 def _supertype(a: str, b: str) -> str | None:
-    # a cursor of its own: duckdb.sql's module connection is a database more, shared by all threads
-    con = python_functions.cursor()
+    import duckdb
+
     try:
         q = f"DESCRIBE SELECT * FROM (SELECT NULL::{a} AS x UNION ALL SELECT NULL::{b} AS x)"
-        rows = con.sql(q).fetchall()
+        rows = duckdb.sql(q).fetchall()
     except Exception:
         return None
-    finally:
-        con.close()
     return str(rows[0][1])
 
 
