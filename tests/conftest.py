@@ -115,13 +115,36 @@ def pytest_collection_modifyitems(config, items):
                 or any(w in getattr(item, "originalname", item.name) for w in BACKEND_WORDS)):
             continue
         pairs.setdefault(_BACKEND_ID.sub("*", path), []).append((backend, item))
-    moved = [pytest.mark.slow, pytest.mark.other_backend]
-    for key, pair in pairs.items():
-        if (sorted(b for b, _ in pair) != list(STATE_BACKENDS)
-                or any(i.get_closest_marker("slow") for _, i in pair)):
+    _keep_one_by_hash(pairs, STATE_BACKENDS, [pytest.mark.slow, pytest.mark.other_backend])
+    # tests/integration/test_parallel.py: each query family at parallelism 1 and one of 2 and 4
+    wider: dict[str, list] = {}
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (item.nodeid.replace("\\", "/").startswith(PARALLELISM_SPLIT)
+                and params.get("parallelism") in OTHER_PARALLELISMS):
+            rest = sorted((k, repr(v)) for k, v in params.items() if k != "parallelism")
+            wider.setdefault(f"{item.nodeid.split('[')[0]}{rest}", []).append((params["parallelism"], item))
+    _keep_one_by_hash(wider, OTHER_PARALLELISMS, [pytest.mark.slow, pytest.mark.other_parallelism])
+
+
+#: Files whose cases run at parallelism 1, 2 and 4: 1 and one of the others by default.
+PARALLELISM_SPLIT = ("tests/integration/test_parallel.py",)
+OTHER_PARALLELISMS = (2, 4)
+
+
+def _keep_one_by_hash(groups: dict[str, list], choices: tuple, moved: list) -> None:
+    """Of each group's cases (``key -> [(choice, item)]``, one per choice), mark all but one ``moved``.
+
+    The kept choice is a stable hash (CRC-32) of the group's key, so a case keeps its choice however
+    the tests are selected and xdist's workers agree. A group without exactly the ``choices``, or one
+    of whose cases is already ``slow`` (a pairwise cut of a matrix), is left as it is.
+    """
+    for key, group in groups.items():
+        if (sorted(c for c, _ in group) != sorted(choices)
+                or any(i.get_closest_marker("slow") for _, i in group)):
             continue
-        keep = STATE_BACKENDS[zlib.crc32(key.encode()) % 2]
-        for backend, item in pair:
-            if backend != keep:
+        keep = choices[zlib.crc32(key.encode()) % len(choices)]
+        for choice, item in group:
+            if choice != keep:
                 for mark in moved:
                     item.add_marker(mark)
