@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 
 import pytest
 
@@ -42,6 +43,14 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, ProcessLookupError):
         return False
+
+
+def _committed_by_both_stages(lines: list[str]) -> bool:
+    """Three commits logged per stage (``job <name>-<stage>: checkpoint #n committed``): each of its
+    two tasks has committed one (a chk-* folder alone may be a checkpoint still being written)."""
+    per_stage = Counter(line.split("job ", 1)[1].split(":", 1)[0] for line in list(lines)
+                        if " committed in " in line and "job " in line)
+    return len(per_stage) >= 2 and min(per_stage.values()) >= 3
 
 
 class _Lines:
@@ -95,9 +104,9 @@ def test_workers_die_with_a_killed_driver_and_the_restart_resumes(kafka_bootstra
     workers: list[int] = []
     try:
         assert log.seen.wait(180), log.text()
-        if when == "mid-run":  # a checkpoint of a task written (the run has something to resume)
+        if when == "mid-run":  # checkpoints committed by both stages' tasks (the run has something to resume)
             deadline = time.monotonic() + 60
-            while not any(tmp_path.rglob("chk-*")) and time.monotonic() < deadline:
+            while not _committed_by_both_stages(log.lines) and time.monotonic() < deadline:
                 time.sleep(0.1)
         workers = _children(driver.pid)
         assert len(workers) == 2 and driver.poll() is None, log.text()
