@@ -480,9 +480,16 @@ class JobHandle:
 
     @property
     def last_checkpoint(self) -> dict:
-        """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ..."""
+        """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ...
+
+        A parallel job's: the newest one every task completed
+        (:meth:`~streamsql.runtime.parallel.ParallelJobRunner.checkpoint_stats`).
+        """
         c = self.runner.coordinator
-        return c.stats() if c else {}
+        if c:
+            return c.stats()
+        tasks = getattr(self.runner, "checkpoint_stats", None)
+        return tasks() if tasks else {}
 
 
 def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: int, meta: dict, job: str,

@@ -411,6 +411,29 @@ class ParallelJobRunner:
                 out[key] += t[key]
         return out
 
+    def checkpoint_stats(self) -> dict[str, Any]:
+        """The job's last checkpoint (:attr:`JobHandle.last_checkpoint`): the newest every task completed.
+
+        Each task checkpoints on its own (its own coordinator and transaction), so the job's is
+        the lowest of its tasks' last completed ids, with the longest duration and alignment (ms)
+        and the state bytes summed over the tasks at that id (no ``positions``: each task has its
+        own). ``tasks_ahead``: how many tasks completed a later one. {} while a task has none, or
+        runs in a worker process (its coordinator is not here).
+        """
+        last = [t.coordinator.stats() if t.coordinator else {} for t in self.tasks]
+        if not last or not all(last):
+            return {}
+        low = min(c["checkpoint_id"] for c in last)
+        at = [c for c in last if c["checkpoint_id"] == low]
+        state: dict[str, int] = {}
+        for c in at:
+            for k, v in c["state_bytes"].items():
+                state[k] = state.get(k, 0) + v
+        first = {k: v for k, v in at[0].items() if k != "positions"}  # each task's own sources'
+        return {**first, "duration_ms": max(c["duration_ms"] for c in at),
+                "alignment_ms": max(c["alignment_ms"] for c in at), "state_bytes": state,
+                "tasks_ahead": len(last) - len(at)}
+
     def task_stats(self) -> list[dict[str, Any]]:
         """What each task of the job did, in task order: in this process, or as its worker reported.
 
