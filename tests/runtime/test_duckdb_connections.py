@@ -126,3 +126,20 @@ def test_a_cursor_outlives_the_database_a_new_function_replaces():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [duckdb.sql("SELECT lpad('ab', 5, 'x')").fetchall()[0][0], "7"]
+
+
+def test_join_key_typing_uses_a_cursor_not_duckdbs_module_connection(monkeypatch):
+    """``Scope.type_of`` (a join key's DuckDB type at planning) types in a cursor of the process's
+    database: ``duckdb.sql``'s module connection is one connection every thread shares (two jobs
+    planned at once), and it lacks StreamSQL's functions."""
+    import streamsql.plan.planner  # noqa: F401  (registers the built-in functions)
+    from streamsql.core.types import SqlType
+    from streamsql.plan.scope import Scope, ScopeColumn
+
+    used = []
+    monkeypatch.setattr(duckdb, "sql", lambda *a, **kw: used.append(a))
+    scope = Scope([ScopeColumn("t", "a", "__a", SqlType.parse("BIGINT")),
+                   ScopeColumn("t", "s", "__s", SqlType.parse("STRING"))])
+    assert scope.type_of('"__a" * 2') == "BIGINT"
+    assert scope.type_of("__streamsql_utf16_lpad_3(\"__s\", 5, 'x')") == "VARCHAR"
+    assert used == []
