@@ -40,6 +40,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.functions import python_functions
 from streamsql.functions.scalars.operand_types import join_key_error, pair_kind
 from streamsql.functions.scalars.registry import cast_value
 from streamsql.plan.expressions import compile_expression, flink_text, quote, resolve_columns, sql_type_of
@@ -538,13 +539,15 @@ def _residual(planner, keep: list[tuple[exp.Expression, set[int]]], scope: Scope
 
 
 def _supertype(a: str, b: str) -> str | None:
-    import duckdb
-
+    # a cursor of its own: duckdb.sql's module connection is a database more, shared by all threads
+    con = python_functions.cursor()
     try:
         q = f"DESCRIBE SELECT * FROM (SELECT NULL::{a} AS x UNION ALL SELECT NULL::{b} AS x)"
-        rows = duckdb.sql(q).fetchall()
+        rows = con.sql(q).fetchall()
     except Exception:
         return None
+    finally:
+        con.close()
     return str(rows[0][1])
 
 

@@ -185,11 +185,14 @@ class SlicingWindowAggOperator(Operator):
         # several windows at once: their partials tagged with the window's index
         self._fire_sql = (f"SELECT {', '.join(key_cols + combine + [_WINDOW_COL])} FROM __in "
                           f"GROUP BY {', '.join(by_keys + [_WINDOW_COL])}")
-        self._con = python_functions.connect()
         if self.aggregates.rowwise:
             # a row-wise aggregate's partial is the list of its rows, which must keep their arrival
-            # order (FIRST_VALUE, LISTAGG, Python aggregates): DuckDB's parallel list() does not
+            # order (FIRST_VALUE, LISTAGG, Python aggregates): DuckDB's parallel list() does not.
+            # threads is a database's setting: a database of its own, not the shared one's cursor.
+            self._con = python_functions.connect()
             self._con.execute("SET threads = 1")
+        else:
+            self._con = python_functions.cursor()
         self._schema: pa.Schema | None = None  # of partial tables (fixed by the first one)
 
     # -- lifecycle ----------------------------------------------------------------------------

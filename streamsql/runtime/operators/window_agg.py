@@ -353,7 +353,7 @@ class WindowAggBase(WindowOperatorBase):
         self.output_schema = output_schema
         self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys + 3:], "Window",
                                      row_count=True)
-        self._con = python_functions.connect()
+        self._con = python_functions.cursor()
 
     @staticmethod
     def _quoted_names(input_schema: pa.Schema, indices) -> list[str]:
