@@ -116,9 +116,19 @@ KAFKA = "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 
      "key.fields"),
     (KAFKA + ", 'format' = 'json', 'value.format' = 'json'", "set either 'format' or 'value.format'",
      "value.format"),
+    # a source without 'topic' said "s.sql:32: Table 't': set exactly one of 'topic' and
+    # 'topic-pattern'" at the INSERT, once its job built the reader; Flink's words, in the DDL now
+    ("'connector' = 'kafka', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json'",
+     "Table 't': Either 'topic' or 'topic-pattern' must be set.", "connector"),
+    (KAFKA + ", 'topic-pattern' = 'x.*', 'format' = 'json'",
+     "Table 't': Option 'topic' and 'topic-pattern' shouldn't be set together.", "topic-pattern"),
+    ("'connector' = 'upsert-kafka', 'properties.bootstrap.servers' = '127.0.0.1:1', "
+     "'key.format' = 'json', 'value.format' = 'json'",
+     "Table 't': Either 'topic' or 'topic-pattern' must be set.", "connector"),
 ])
 def test_a_missing_or_conflicting_option_points_into_the_create_table(options, says, key):
-    ddl = f"CREATE TABLE t (a INT)\nWITH ({options})"
+    key_column = ", PRIMARY KEY (a) NOT ENFORCED" if "upsert-kafka" in options else ""
+    ddl = f"CREATE TABLE t (a INT{key_column})\nWITH ({options})"
     env = StreamEnvironment()
     try:
         env.execute_sql(ddl)
