@@ -708,9 +708,18 @@ class StreamEnvironment:
         return job
 
     def execute_script(self, script: str, file: str | None = None) -> list[TableResult]:
-        """Run every statement of ``script`` in order.
+        """Run every statement of ``script`` (statements separated by ``;``) in order.
 
-        INSERT jobs run concurrently and are waited for at the end (as ``streamsql run`` does).
+        Returns as soon as the last statement has run: INSERT jobs run in the background,
+        concurrently; :meth:`wait_all` waits for them, as ``streamsql run`` does at the end of its
+        script.
+
+        Args:
+            script: the SQL text, as a ``.sql`` file holds it.
+            file: the file's name, shown in errors (``file: message (line L, column C)``).
+
+        Returns:
+            each statement's :class:`TableResult`, in order.
 
         Raises:
             SqlError: the first failing statement, positioned in the script (file:line:column);
