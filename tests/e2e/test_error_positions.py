@@ -225,3 +225,16 @@ def test_alter_table_errors_point_at_the_column(tmp_path, action, message, under
     at = sum(len(x) + 1 for x in sql.split("\n")[:e.line - 1]) + e.col - 1
     where = [m.start() for m in re.finditer(rf"\b{underlined}\b", sql)][-1]  # the action's column
     assert (at, sql[at:at + e.length]) == (where, underlined), str(e)
+
+
+def test_a_bad_set_value_points_at_its_key(tmp_path):
+    # said "s.sql:3: 'state.backend.type' = 'rocks' is not one of ..." without a column or caret,
+    # where every other error of a script has both
+    proc = _run(tmp_path, "-- settings\nCREATE TABLE t (x INT) WITH ('connector' = 'blackhole');\n"
+                          "SET\n  'state.backend.type' = 'rocks';\n")
+    assert proc.returncode == 1, proc.stderr
+    assert ("s.sql: 'state.backend.type' = 'rocks' is not one of 'rocksdb', 'hashmap' (line 4, column 3)\n"
+            "    'state.backend.type' = 'rocks';\n    ^^^^^^^^^^^^^^^^^^^^\n") in proc.stderr, proc.stderr
+    with StreamEnvironment() as env, pytest.raises(OptionError) as ei:  # still a ConfigError
+        env.execute_sql("SET 'execution.checkpointing.interval' = '1.5 s'")
+    assert isinstance(ei.value, ConfigError) and (ei.value.line, ei.value.col) == (1, 5), str(ei.value)
