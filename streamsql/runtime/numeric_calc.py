@@ -278,7 +278,7 @@ class _Compiler:
         """
         if node.this is not None:
             raise _Unsupported  # CASE x WHEN ...
-        one = pa.table({"_": pa.array([0], pa.int8())})
+        one = pa.Table.from_arrays([pa.array([0], pa.int8())], names=["_"])  # pa.table(dict) imports pandas
         for branch in node.args.get("ifs") or []:
             cond = branch.this
             if cond.find(exp.Column) is not None:
