@@ -316,7 +316,7 @@ def comparison(compiler: _Compiler, node: exp.Expression):
             raise _Unsupported
         low = exp.GTE(this=node.this, expression=node.args["low"])
         high = exp.LTE(this=node.this.copy(), expression=node.args["high"])
-        return logic(compiler, exp.And(this=low, expression=high))
+        return compiler.compile(exp.And(this=low, expression=high))[2]
     if isinstance(node, exp.In):
         if any(node.args.get(k) for k in ("query", "unnest", "field")) or not node.expressions:
             raise _Unsupported
@@ -324,7 +324,7 @@ def comparison(compiler: _Compiler, node: exp.Expression):
         for value in node.expressions:  # x IN (a, b) is x = a OR x = b, NULLs included
             eq = exp.EQ(this=node.this.copy(), expression=value.copy())
             either = eq if either is None else exp.Or(this=either, expression=eq)
-        return logic(compiler, either)
+        return compiler.compile(either)[2]
     op = _COMPARISONS[type(node)]
     (ka, _, left), (kb, _, right) = compiler.compile(node.this), compiler.compile(node.expression)
     double = ka == "double" and kb == "double"
