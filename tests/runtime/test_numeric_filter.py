@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from streamsql import StreamEnvironment
 from streamsql.core.elements import Batch
-from streamsql.core.errors import ExecutionError
+from streamsql.core.errors import BadRecordError, ExecutionError
 from streamsql.plan.nodes import CalcNode, walk
 from streamsql.plan.planner import Planner
 from streamsql.plan.query import compile_query
@@ -226,3 +226,22 @@ def test_random_conditions_keep_duckdbs_rows(condition, seed, edges):
     spec = compile_query([("auction", '"auction"')], condition, SCHEMA)
     out = BatchQuery(spec).run(Batch(table)).table
     assert out.column(0).to_pylist() == [table.column(0)[w].as_py() for w in want]
+
+
+@pytest.mark.parametrize("bad", ['{"auction": 124, "price": "x"}', '{"auction": 125, "price": 3'])
+def test_a_bad_record_the_filter_would_drop_still_fails_the_job(tmp_path, bad):
+    """As Flink's JSON format: the record is decoded whole before the WHERE, so a value that does
+    not convert or invalid JSON fails the job although ``auction % 123 = 0`` would drop the row."""
+    path = tmp_path / "bids.json"
+    path.write_text('{"auction": 123, "price": 1}\n' + bad + '\n{"auction": 246, "price": 2}\n')
+    with StreamEnvironment() as env:
+        env.execute_sql(f"CREATE TABLE bids (auction BIGINT, price BIGINT) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{path}', 'format' = 'json')")
+        query = "SELECT auction, price FROM bids WHERE auction % 123 = 0"
+        with pytest.raises(BadRecordError, match=rf"{path}:2"):
+            list(env.execute_sql(query).collect())
+        env.execute_sql(f"CREATE TABLE lenient (auction BIGINT, price BIGINT) WITH ("
+                        f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "
+                        "'json.ignore-parse-errors' = 'true')")
+        rows = [tuple(row) for _, row in env.execute_sql(query.replace("bids", "lenient")).collect()]
+    assert sorted(rows) == [(123, 1), (246, 2)]
