@@ -61,8 +61,10 @@ class BatchQuery:
         # CURRENT_WATERMARK: the DuckDB variable the query reads, set from the operator's watermark
         self.uses_watermark = WATERMARK_VARIABLE in spec.sql()
         # a numeric WHERE numpy decides as DuckDB would: the rows it keeps, then the items alone over them
-        self._filter = None if spec.condition is None or self.uses_watermark else compile_condition(
-            spec.condition, spec.input_schema)
+        # (not with an unnest item: its rows' origin is tracked through DuckDB's WHERE)
+        plain = spec.condition is not None and not self.uses_watermark and not any(
+            "unnest(" in sql.lower() for _, sql in spec.items)
+        self._filter = compile_condition(spec.condition, spec.input_schema) if plain else None
         self._projection = None if self._filter is None else BatchQuery(
             QuerySpec(spec.items, None, spec.input_schema, spec.output_schema, spec.duckdb_schema))
         self.watermark_fed = False  # an operator that keeps the watermark (the Calc) runs the query
