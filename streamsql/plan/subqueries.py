@@ -108,8 +108,8 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
             # Calcite's null-aware condition per column (FlinkSubQueryRemoveRule): a right row rules the
             # left row out unless some column is known to differ; the operator-wide NULL counts of the
             # one-column form do not apply (nor per correlation key)
-            conds += [exp.or_(exp.EQ(this=x, expression=y), x.copy().is_(exp.null()), y.copy().is_(exp.null()))
-                      for x, y in pairs]
+            conds += [exp.or_(exp.EQ(this=x, expression=y), x.copy().is_(exp.null()),
+                              y.copy().is_(exp.null())) for x, y in pairs]
             null_aware = False
         else:
             conds += [exp.EQ(this=x, expression=y) for x, y in pairs]
@@ -131,8 +131,10 @@ def _fail_width(planner, sub: exp.Expression, want: int, got: int | str) -> None
     Raises:
         SqlError: at the subquery.
     """
-    what = "one column" if want == 1 else f"{want} columns, as many as the row on the left of IN"
-    planner._fail(sub, f"The subquery of IN must select {what}; it selects {got}")
+    if want == 1:
+        planner._fail(sub, f"The subquery of IN must select one column; it selects {got}")
+    planner._fail(sub, f"Values passed to IN operator must have compatible types (as Flink): the row on the "
+                       f"left of IN has {want} columns, the subquery selects {got}")
 
 
 def _grouped_select(q: exp.Expression) -> bool:
