@@ -47,6 +47,9 @@ QUERIES = [
     "SELECT id FROM l WHERE (l.k, l.v) NOT IN (SELECT MAX(k), w FROM r WHERE w IS NOT NULL GROUP BY w)",
     "SELECT id FROM l WHERE (l.k, l.s) NOT IN (SELECT k, t FROM r WHERE w > 3 UNION ALL SELECT k, t FROM r "
     "WHERE w < -3)",
+    "SELECT id FROM l WHERE (k + 1, UPPER(s)) NOT IN (SELECT k + 1, UPPER(t) FROM r WHERE w > 2 "
+    "AND k IS NOT NULL)",
+    "SELECT k, COUNT(*) FROM l GROUP BY k, s HAVING (k, s) IN (SELECT k, t FROM r WHERE w > 0)",
 ]
 
 
