@@ -296,7 +296,7 @@ def _sides(e: exp.Expression, combined: Scope, left_names: set[str]) -> set[int]
 
 def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, right: PlanNode, rs: Scope,
               conds: list[exp.Expression], as_of: exp.Expression | None = None,
-              null_aware: bool = False) -> tuple[PlanNode, Scope]:
+              null_aware: bool = False, keyless: bool = False) -> tuple[PlanNode, Scope]:
     """Plan one join of ``left`` and ``right`` on the conjuncts ``conds`` (module docstring).
 
     Args:
@@ -310,6 +310,8 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         conds: the join's conjuncts (resolving against both scopes).
         as_of: a temporal join's ``FOR SYSTEM_TIME AS OF`` expression, else None.
         null_aware: a NOT IN anti join.
+        keyless: a semi/anti join may have no equality (NOT IN's null-aware conditions): then it has
+            no key, and every left row meets every right row on one task, as Flink's.
 
     Returns:
         The join's node and the scope of its output (a semi/anti join's is ``ls``).
@@ -357,7 +359,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         keys += [(le, re_) for le, re_, _ in null_safe]
     else:
         null_safe_at = ()
-    if not keys:
+    if not keys and not (keyless and jt in (SEMI, ANTI)):
         planner._fail(j, f"{NO_EQUALITY} (e.g. ON a.id = b.id); found none in: "
                          f"{' AND '.join(c.sql() for c in conds) or 'no condition'}")
 
@@ -412,7 +414,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
 
     if jt in (SEMI, ANTI):
         residual = _residual(planner, keep, scope, out_schema)
-        cond_text += f" AND ({residual})" if residual else ""
+        cond_text = " AND ".join(filter(None, [cond_text, residual and f"({residual})"]))
         insert_only = jt == SEMI and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         node = SemiJoinNode([left, right], left.schema, INSERT_ONLY if insert_only else RETRACT, join_type=jt,
                             left_keys=lki, right_keys=rki, residual=residual, condition=cond_text,
