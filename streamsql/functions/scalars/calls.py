@@ -37,7 +37,7 @@ Hive's ``DATEDIFF``, ``DATE_ADD`` and ``DATE_SUB`` are no Flink 2.3 built-ins: r
 refuses them (``No match found for function signature ...``; tests/functions/flink_expected.json)."""
 
 FLINK_AGGREGATES_NOT_YET = frozenset("""
-    COLLECT JSON_OBJECTAGG
+    COLLECT
 """.split())
 """Flink aggregates StreamSQL does not compute yet (refused at the call; listed in the docs)."""
 
