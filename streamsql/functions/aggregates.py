@@ -615,8 +615,8 @@ AGGREGATE_DOCS = (
                  "never NULL (`{}` without a pair); a NULL value written as `null` (NULL ON NULL, the "
                  "default) or left out",
                  "Members sorted by key, as Flink writes them; a retraction removes the key. A key seen "
-                 "again while present (also in two parts a window merges), or a NULL key, fails the job as in "
-                 "Flink. In GROUP BY and window aggregates; refused in OVER windows and with FILTER as "
+                 "again while present (also in two parts a window merges), or a NULL key, fails the job "
+                 "as in Flink. In GROUP BY and window aggregates; refused in OVER windows and with FILTER as "
                  "Flink refuses it. VARCHAR(2000) NOT NULL."),
     AggregateDoc(("PERCENTILE",),
                  "numeric, percentage (a literal in [0, 1] or an ARRAY of them) [, frequency]",

@@ -22,8 +22,8 @@ from streamsql.core.types import SqlType
 from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
 from streamsql.plan.nodes import INSERT_ONLY
 
-ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg, exp.JSONObjectAgg,
-                 PercentileCall, exp.Lag)
+ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg,
+                 exp.JSONObjectAgg, PercentileCall, exp.Lag)
 _NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
           ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", exp.JSONObjectAgg: "JSON_OBJECTAGG",
           PercentileCall: "PERCENTILE", exp.Lag: "LAG"}
