@@ -10,6 +10,8 @@ open transaction through its :class:`~.session.ProducerSession`.
 
 Protocol (checkpoint n):
 
+0. **mark** — the task joins ``<transactional id>-running`` as its run's member and is refused
+   while a run of another checkpoint folder is one (:mod:`.liveness`): that run would be fenced.
 1. **open** — ``init_transactions()`` (fences any zombie with the same transactional id and
    aborts, or completes if it was already prepared, its in-doubt transaction), create the
    progress topic if missing (compacted, one partition), ``begin_transaction()``.

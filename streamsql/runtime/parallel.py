@@ -753,6 +753,10 @@ class ParallelJobRunner:
         transactional ids fenced (an open transaction aborted: :func:`abort_lingering`).
         ``replaced``: a single-process run replaces this one (:func:`reset_parallel_run`): every
         task's id is fenced, none is opened again.
+
+        Raises:
+            JobRunningError: a run of another checkpoint folder marks one of the tasks' ids
+                (:func:`~streamsql.connectors.kafka.liveness.runs_elsewhere`): nothing is deleted.
         """
         exchanges = self._exchange_sinks()
         # the tasks' transactional id prefix: their exactly-once Kafka sinks' (an exchange takes it
