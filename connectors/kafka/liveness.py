@@ -110,7 +110,8 @@ def runs_elsewhere(props: dict[str, Any], transactional_ids: list[str], run: Run
     props = {k: v for k, v in props.items() if k not in PRODUCER_ONLY}
     deadline = time.monotonic() + wait_s
     while True:
-        found = {tid: sorted({m for m in _members(props, f"{tid}-running", what) if m.folder != run.folder
+        members = _members(props, [f"{tid}-running" for tid in transactional_ids], what)
+        found = {tid: sorted({m for m in members[f"{tid}-running"] if m.folder != run.folder
                               and (m.host != run.host or process_may_live(m.pid))},
                              key=lambda m: (m.host, m.pid, m.folder))
                  for tid in transactional_ids}
@@ -133,22 +134,29 @@ def running_elsewhere_error(job: str, found: dict[str, list[RunInfo]], folder: s
     return JobRunningError(msg)
 
 
-def _members(props: dict[str, Any], group: str, what: str) -> set[RunInfo]:
-    """The runs the members of ``group`` name (none when the group does not exist).
+def _members(props: dict[str, Any], groups: list[str], what: str) -> dict[str, set[RunInfo]]:
+    """The runs the members of each of ``groups`` name (none for a group that does not exist).
+
+    One DescribeGroups request for all of them.
 
     Raises:
-        ExecutionError: the group cannot be described.
+        ExecutionError: a group cannot be described.
     """
     admin = admin_client(props, f"{what}: liveness mark")
-    try:
-        found = admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15)
-    except KafkaException as e:
-        err = e.args[0] if e.args else None
-        if isinstance(err, KafkaError) and err.code() == KafkaError.GROUP_ID_NOT_FOUND:
-            return set()
-        msg = f"{what}: cannot describe group '{group}'"
-        raise execution_error(msg, e, str(props.get("bootstrap.servers", ""))) from None
-    return {r for r in (RunInfo.parse(m.client_id) for m in found.members) if r is not None}
+    futures = admin.describe_consumer_groups(groups, request_timeout=10)
+    out: dict[str, set[RunInfo]] = {}
+    for group, future in futures.items():
+        try:
+            found = future.result(timeout=15)
+        except KafkaException as e:
+            err = e.args[0] if e.args else None
+            if isinstance(err, KafkaError) and err.code() == KafkaError.GROUP_ID_NOT_FOUND:
+                out[group] = set()
+                continue
+            msg = f"{what}: cannot describe group '{group}'"
+            raise execution_error(msg, e, str(props.get("bootstrap.servers", ""))) from None
+        out[group] = {r for r in (RunInfo.parse(m.client_id) for m in found.members) if r is not None}
+    return out
 
 
 class RunMark:
@@ -206,7 +214,7 @@ class RunMark:
         return found[self.transactional_id]
 
     def _members(self) -> set[RunInfo]:
-        return _members(self.props, self.group, self.what)
+        return _members(self.props, [self.group], self.what)[self.group]
 
     def _poll(self) -> None:
         while not self._stop.is_set():
