@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -96,3 +97,25 @@ def test_a_second_folder_is_refused_before_its_producer_fences(kafka_bootstrap, 
         third.open()
     finally:
         third.close()
+
+
+def test_another_hosts_member_is_waited_for_then_refused(kafka_bootstrap, tid_topic):
+    """A member of another host may be a killed run whose session has not timed out: waited for
+    (``wait_s``), then found; one that leaves meanwhile is not."""
+    tid, topic = tid_topic
+    props = {"bootstrap.servers": kafka_bootstrap}
+    far = RunMark(props, tid, topic, RunInfo("/a/checkpoints/job", "another-host", 1), "far")
+    far.join()
+    try:
+        started = time.monotonic()
+        found = runs_elsewhere(props, [tid], this_run("/b/checkpoints/job"), "second", wait_s=1.5)
+        assert found == {tid: [far.run]} and time.monotonic() - started >= 1.5
+        # its process on that host goes (the member leaves) while the second run waits
+        leave = threading.Timer(1.0, far.close)
+        leave.start()
+        started = time.monotonic()
+        assert runs_elsewhere(props, [tid], this_run("/b/checkpoints/job"), "second", wait_s=15) == {tid: []}
+        assert time.monotonic() - started < 10
+        leave.join()
+    finally:
+        far.close()
