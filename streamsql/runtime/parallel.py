@@ -44,6 +44,7 @@ from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityEr
 from streamsql.checkpoint.operators import ignore_unclaimed, recorded_assignment
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
+from streamsql.connectors.kafka.liveness import running_elsewhere_error, runs_elsewhere, this_run
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions
 from streamsql.core.config import Config
@@ -142,8 +143,12 @@ class TaskRunner(JobRunner):
             self.restarting = False
 
     def _build(self, workdir: str) -> JobGraph:
+        # the run's folder (its tasks' are inside): a task moving between the run's workers is
+        # the same run; another folder's run of the job is refused before fencing
+        folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.slot.job,
+                                   self.config.as_dict()).folder
         self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
-                                self.operators, self.assignment)
+                                self.operators, self.assignment, run_folder=folder)
         return self._graph
 
     def stats(self) -> dict[str, Any]:
@@ -771,6 +776,10 @@ class ParallelJobRunner:
         transactional ids fenced (an open transaction aborted: :func:`abort_lingering`).
         ``replaced``: a single-process run replaces this one (:func:`reset_parallel_run`): every
         task's id is fenced, none is opened again.
+
+        Raises:
+            JobRunningError: a run of another checkpoint folder marks one of the tasks' ids
+                (:func:`~streamsql.connectors.kafka.liveness.runs_elsewhere`): nothing is deleted.
         """
         exchanges = self._exchange_sinks()
         # the tasks' transactional id prefix: their exactly-once Kafka sinks' (an exchange takes it
@@ -789,6 +798,13 @@ class ParallelJobRunner:
         # the old tasks this run has not: nobody else fences them, and a transaction one left open
         # held back the read_committed readers of what it wrote (this run's output) for 15 min
         gone = sorted(names if replaced else names - {t.name for t in self.tasks})
+        # nothing of the job's on Kafka is deleted or fenced while a run of another checkpoint
+        # folder holds one of its ids (the same script run from another working folder)
+        ids = [f"{prefix}-{n}" for prefix in prefixes for n in sorted(names)]
+        folder = self.files.folder
+        found = runs_elsewhere(self._props(), ids, this_run(folder), f"Job '{self.name}'")
+        if any(found.values()):
+            raise running_elsewhere_error(self.name, found, folder)
         abort_lingering(self._props(), [f"{prefix}-{n}" for prefix in prefixes for n in gone])
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget
