@@ -35,17 +35,19 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple, NoReturn
 
+from streamsql.functions.scalars import json_filter, json_path_functions
+from streamsql.functions.scalars.json_errors import JsonError, JsonPathFailure
+
+__all__ = ["CompiledPath", "JsonError", "JsonPathFailure", "Unsupported", "compile_path", "evaluate"]
+
 _MODE = re.compile(r"^\s*(strict|lax)\s+(.+)$", re.IGNORECASE | re.DOTALL)
 _INDEXES = re.compile(r"\s*-?\d+\s*(?:,\s*-?\d+\s*)*")
 _SLICE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
 
 
-class JsonError(Exception):
-    """What Flink's JSON functions take for an error (ON ERROR applies); the message is Flink's."""
-
-
 class Unsupported(ValueError):
-    """A path with a filter, a function or a scan other than ``..member`` (not evaluated yet)."""
+    """A path Jayway evaluates that is not evaluated here: a scan other than ``..member``,
+    ``..[?(...)]`` and ``..member.f()``."""
 
 
 class CompiledPath(NamedTuple):
@@ -99,15 +101,15 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
                 break
             _fail(f"Property must be separated by comma or Property must be terminated close square "
                            f"bracket at index {i}")
-        if len(names) > 1:  # Jayway merges the members into one object: not evaluated here
-            raise Unsupported(text)
+        if len(names) > 1:  # Jayway's multi-property token: merged into one object at the leaf
+            return ("members", tuple(names)), i + 1
         return ("member", names[0]), i + 1
+    if stripped.startswith("?"):
+        return _filter(text, pos)
     if close < 0:
         _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
     if stripped == "*":
         return ("wild",), close + 1
-    if stripped.startswith("?"):
-        raise Unsupported(text)
     if _INDEXES.fullmatch(inner):
         ns = tuple(int(x) for x in inner.split(","))
         return (("index", ns[0]) if len(ns) == 1 else ("indexes", ns)), close + 1
@@ -116,6 +118,136 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
         lo, hi = m.groups()
         return ("slice", None if lo is None else int(lo), None if hi is None else int(hi)), close + 1
     _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+
+
+def _filter(text: str, pos: int) -> tuple[tuple, int]:
+    """The ``[?(...)]`` at ``pos`` as Jayway's ``readFilterToken`` delimits it, compiled by :mod:`.json_filter`."""
+    q = text.index("?", pos)
+    open_paren = q + 1
+    while open_paren < len(text) and text[open_paren] == " ":
+        open_paren += 1
+    if open_paren >= len(text) or text[open_paren] != "(":
+        _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+    close_paren = _closing_paren(text, open_paren)
+    end = close_paren + 1 if close_paren >= 0 else -1
+    while 0 <= end < len(text) and text[end] == " ":
+        end += 1
+    if close_paren < 0 or end >= len(text) or text[end] != "]":
+        _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
+    try:
+        node = json_filter.compile_filter(text[pos:end + 1], _filter_path)
+    except json_filter.FilterSyntaxError as e:
+        _fail(str(e))
+    return ("filter", node), end + 1
+
+
+def _closing_paren(text: str, pos: int) -> int:
+    """Jayway's ``indexOfClosingBracket`` (quoted strings and ``/regex/`` skipped): the index, or -1."""
+    depth, i = 1, pos + 1
+    while i < len(text):
+        c = text[i]
+        if c in "'\"/":
+            j = i + 1
+            while j < len(text) and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            if j >= len(text):
+                return -1
+            i = j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _filter_path(text: str) -> tuple:
+    """A path inside a filter (``@.a``, ``$.b``): its tokens and whether it is definite."""
+    try:
+        tokens = _tokens(text)
+    except Unsupported as e:
+        raise json_filter.FilterSyntaxError(str(e)) from None
+    except JsonError as e:
+        raise json_filter.FilterSyntaxError(str(e)) from None
+    return tokens, _definite(tokens)
+
+
+def _definite(tokens: tuple) -> bool:
+    """Jayway's ``isDefinite``: member, index and function steps, several members at the leaf."""
+    return all(t[0] in ("member", "index", "function") or (t[0] == "members" and n == len(tokens) - 1)
+               for n, t in enumerate(tokens))
+
+
+def _function(text: str, pos: int, paren: int) -> tuple[tuple, int]:
+    """The function call whose name starts at ``pos`` and whose ``(`` is at ``paren`` (Jayway's
+    ``readPropertyOrFunctionToken``): its token and the position after it."""
+    name = text[pos:paren]
+    depth, i = 1, paren + 1
+    while i < len(text) and depth:
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        i += 1
+    if depth:
+        _fail(f"Arguments to function: '{name}' are not closed properly.")
+    if paren + 1 < len(text) and text[paren + 1] != ")":
+        params, after = _parameters(text, paren + 1, name)
+        return ("function", name, params), after
+    return ("function", name, ()), paren + 1  # Jayway stops on the ')': it is read as the next token
+
+
+def _parameters(text: str, pos: int, name: str) -> tuple[tuple, int]:
+    """Jayway's ``parseFunctionParameters`` from ``pos`` (after the ``(``): parameters and the end.
+
+    A parameter is JSON (it starts with ``{``, a digit, ``"`` or ``-``) or a path (``$``, ``@``);
+    other text (``'x'``) is dropped, as Jayway drops it.
+    """
+    params, buf, kind = [], [], None
+    paren, bracket, brace, quote, prior = 1, 0, 0, 0, ""
+    i = pos
+    while i < len(text):
+        c = text[i]
+        i += 1
+        if kind is None and c not in " \t\n\r":
+            kind = "json" if c in '{"-' or c.isdigit() else "path" if c in "$@" else None
+        if c == '"':
+            quote = quote - 1 if prior != "\\" and quote > 0 else quote + 1
+        elif c == "(":
+            paren += 1
+        elif c == "{":
+            brace += 1
+        elif c == "[":
+            bracket += 1
+        elif c in "}]":
+            if (brace if c == "}" else bracket) == 0:
+                _fail(f"Unexpected close {'brace' if c == '}' else 'bracket'} '{c}' at character position: {i}")
+            brace, bracket = (brace - 1, bracket) if c == "}" else (brace, bracket - 1)
+        if c in "),":
+            if c == ")":
+                paren -= 1
+                if paren < 0 or prior == "(":
+                    buf.append(c)
+            if quote == 0 and brace == 0 and bracket == 0 and ((paren == 0 and c == ")") or paren == 1):
+                if kind is not None:
+                    params.append(_parameter(kind, "".join(buf)))
+                    buf, kind = [], None
+                if paren == 0:
+                    prior = c
+                    break
+        if kind is not None and not (c == "," and brace == 0 and bracket == 0 and paren == 1):
+            buf.append(c)
+        prior = c
+    if brace or paren or bracket:
+        _fail(f"Arguments to function: '{name}' are not closed properly.")
+    return tuple(params), i
+
+
+def _parameter(kind: str, text: str) -> tuple:
+    if kind == "path":
+        tokens = _tokens(text)
+        return ("path", tokens, _definite(tokens))
+    return ("json", text)
 
 
 def _tokens(text: str) -> tuple:
@@ -130,8 +262,6 @@ def _tokens(text: str) -> tuple:
         _fail("Path may not be null empty")
     if text[0] not in "$@":
         text = "$." + text  # Jayway reads "a.b" as "$.a.b"
-    if text[0] == "@":
-        raise Unsupported(text)
     if text.endswith("."):
         _fail("Path must not end with a '.' or '..'")
     if len(text) > 1 and text[1] not in ".[ ":
@@ -166,16 +296,30 @@ def _tokens(text: str) -> tuple:
                 _fail("Use bracket notion ['my prop'] if your property contains blank characters. "
                                f"position: {end}")
             if text[end] == "(":
-                raise Unsupported(text)  # a function: length(), min() ...
+                break
             end += 1
+        if end < len(text) and text[end] == "(":
+            token, pos = _function(text, pos, end)
+            tokens.append(token)
+            continue
         if end == pos:
             _fail(f"Could not parse token starting at position {pos}")
         tokens.append(("member", text[pos:end]))
         pos = end
-    for n, t in enumerate(tokens):
-        if t[0] == "scan" and (n + 1 == len(tokens) or tokens[n + 1][0] != "member"):
-            raise Unsupported(text)
+    if tokens and tokens[0][0] == "scan" and tokens[-1][0] == "function" and len(tokens) > 2:
+        # Jayway's invertScannerFunctionRelationship: $..a.f() is $.f($..a)
+        scanned = tuple(tokens[:-1])
+        _check_scans(text, scanned)
+        return (("function", tokens[-1][1], (("path", scanned, _definite(scanned)),)),)
+    _check_scans(text, tokens)
     return tuple(tokens)
+
+
+def _check_scans(text: str, tokens) -> None:
+    """A scan is evaluated before a member or a filter (Jayway's other scan targets are not)."""
+    for n, t in enumerate(tokens):
+        if t[0] == "scan" and (n + 1 == len(tokens) or tokens[n + 1][0] not in ("member", "filter")):
+            raise Unsupported(text)
 
 
 @lru_cache(maxsize=4096)  # a path column holds few distinct paths: each compiled once
@@ -195,7 +339,7 @@ def compile_path(spec: str) -> CompiledPath:
         msg = ("Illegal jsonpath spec ''" + spec + "'', format of the spec should be: "
                "''<lax|strict> $'{'expr'}'''")
         return CompiledPath(mode, (), True, msg)
-    return CompiledPath(mode, tokens, all(t[0] in ("member", "index") for t in tokens))
+    return CompiledPath(mode, tokens, _definite(tokens))
 
 
 def _no_constant(name: str):
@@ -302,13 +446,8 @@ def evaluate(doc: str, spec: str):
         return None, JsonError("json can not be null")
     if path.error is not None:  # SqlJsonUtils: Jayway's compile error is an error in either mode
         return None, JsonError(path.error)
-    if not path.definite:
-        found: list = []
-        try:
-            _walk(path.tokens, 0, value, "$", mode == "LAX", True, found)
-        except JsonError as e:
-            return _missing(mode, str(e))
-        return found, None
+    if not path.definite or not all(t[0] in ("member", "index") for t in path.tokens):
+        return _walked(path, value)
     where = "$"
     for n, (kind, key) in enumerate(path.tokens):
         leaf = n == len(path.tokens) - 1
@@ -347,7 +486,67 @@ def _token_text(token: tuple) -> str:
     return f"[{token[1]}]" if kind == "index" else f"['{token[1]}']" if kind == "member" else "[*]"
 
 
-def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, out: list) -> None:
+class _Ctx(NamedTuple):
+    """A walk's configuration: ``lax`` (Jayway's ``SUPPRESS_EXCEPTIONS``), the document (``$`` in a
+    filter or a parameter), ``require`` (``REQUIRE_PROPERTIES``: a missing leaf raises, as
+    a filter's existence test reads its path)."""
+
+    lax: bool
+    root: object
+    require: bool = False
+
+
+def _walked(path: CompiledPath, doc):
+    """``evaluate`` of a path with filters, functions, several members or indefinite steps: Jayway's
+    ``JsonPath.read`` (a definite path's value is its last match; none is empty in lax mode, an
+    error in strict mode).
+    """
+    found: list = []
+    try:
+        _walk(path.tokens, 0, doc, "$", _Ctx(path.mode == "LAX", doc), True, found)
+    except JsonPathFailure as e:
+        return None, e
+    except JsonError as e:
+        return _missing(path.mode, str(e))
+    if not path.definite:
+        return found, None
+    if not found:
+        return _missing(path.mode, "No results for path: " + "$" + "".join(_token_text(t) for t in path.tokens))
+    if found[-1] is None and path.mode == "STRICT":
+        return None, JsonError("Strict jsonpath mode requires a non empty returned value, but is null")
+    return found[-1], None
+
+
+def _read_in_filter(ctx: _Ctx):
+    """The ``read`` of :func:`.json_filter.accept`: a filter's path from its start, as a value node.
+
+    As Jayway's ``PathNode.evaluate``: an existence test reads with ``REQUIRE_PROPERTIES`` (found:
+    true; a missing member: false); a value read finds null for nothing in a lax path (its
+    ``SUPPRESS_EXCEPTIONS``), undefined in a strict one, and a list for an indefinite path.
+    """
+
+    def read(compiled: tuple, start, root, exists: bool) -> json_filter.Value:
+        tokens, definite = compiled
+        found: list = []
+        sub = _Ctx(False, root, True) if exists else _Ctx(ctx.lax, root)
+        try:
+            _walk(tokens, 0, start, "@", sub, True, found)
+        except JsonPathFailure:
+            raise
+        except JsonError:
+            return json_filter.Value("bool", False) if exists else json_filter.UNDEFINED
+        if exists:
+            return json_filter.Value("bool", bool(found) or not definite)
+        if not definite:
+            return json_filter.Value("json", found)
+        if not found:
+            return json_filter.Value("null") if ctx.lax else json_filter.UNDEFINED
+        return json_filter.of(found[-1])
+
+    return read
+
+
+def _walk(tokens: tuple, n: int, model, where: str, ctx: _Ctx, definite: bool, out: list) -> None:  # noqa: C901, PLR0912
     """Jayway's evaluation of ``tokens[n:]`` from ``model``, each match appended to ``out``.
 
     ``definite``: the tokens before ``n`` are all definite (Jayway's ``isUpstreamDefinite``): only
@@ -355,12 +554,49 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
 
     Raises:
         JsonError: Jayway's ``PathNotFoundException`` of a strict path's definite prefix.
+        JsonPathFailure: what Jayway raises in either mode (a function's error, a filter over a
+            scalar).
     """
+    lax = ctx.lax
     if n == len(tokens):
         out.append(model)
         return
     token = tokens[n]
     kind, leaf = token[0], n == len(tokens) - 1
+    if kind == "filter":
+        if isinstance(model, dict):
+            if json_filter.accept(token[1], model, ctx.root, _read_in_filter(ctx)):
+                _walk(tokens, n + 1, model, where, ctx, False, out)
+        elif isinstance(model, list):
+            read = _read_in_filter(ctx)
+            for i, v in enumerate(model):
+                if json_filter.accept(token[1], v, ctx.root, read):
+                    _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
+        elif definite:
+            msg = f"Filter: [?] can not be applied to primitives. Current context is: {java_text(model)}"
+            raise JsonPathFailure(msg)
+        return
+    if kind == "function":
+        if token[1] not in json_path_functions.NAMES:
+            msg = f"Function of name: {token[1]} cannot be created"
+            raise JsonPathFailure(msg)
+        value = json_path_functions.invoke(token[1], model, [_argument(p, ctx) for p in token[2]])
+        _walk(tokens, n + 1, value, f"{where}.{token[1]}", ctx, definite, out)
+        return
+    if kind == "members":
+        if not isinstance(model, dict):
+            if lax or not definite:
+                return
+            msg = f"Expected to find an object with property {_token_text(token)} in path {where} but found " \
+                  f"'{'null' if model is None else java_class(model)}'."
+            raise JsonError(msg)
+        if leaf:  # merged into one object: the members present (JSON null included)
+            out.append({k: model[k] for k in token[1] if k in model})
+            return
+        for key in token[1]:
+            if key in model:
+                _walk(tokens, n + 1, model[key], f"{where}['{key}']", ctx, False, out)
+        return
     if kind == "member":
         key = token[1]
         here = f"{where}['{key}']"
@@ -373,20 +609,23 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
                    "'com.jayway.jsonpath.spi.json.JacksonJsonProvider'.")
             raise JsonError(msg)
         if key not in model:
+            if leaf and ctx.require:
+                msg = f"No results for path: {here}"
+                raise JsonError(msg)
             if leaf or lax or not definite:  # a missing leaf is no match (no REQUIRE_PROPERTIES)
                 return
             msg = f"Missing property in path {here}"
             raise JsonError(msg)
-        _walk(tokens, n + 1, model[key], here, lax, definite, out)
+        _walk(tokens, n + 1, model[key], here, ctx, definite, out)
     elif kind == "wild":
         if isinstance(model, dict):
             for key, v in model.items():
-                _walk(tokens, n + 1, v, f"{where}['{key}']", lax, False, out)
+                _walk(tokens, n + 1, v, f"{where}['{key}']", ctx, False, out)
         elif isinstance(model, list):
             for i, v in enumerate(model):
-                _walk(tokens, n + 1, v, f"{where}[{i}]", lax, False, out)
+                _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
     elif kind == "scan":
-        _scan(tokens, n + 1, model, where, lax, out)
+        _scan(tokens, n + 1, model, where, ctx, out)
     else:  # index, indexes, slice: ArrayPathToken's checkArrayModel first
         if not isinstance(model, list):
             if lax or not definite:
@@ -405,7 +644,7 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
         for i in picks:
             j = i + size if i < 0 else i
             if 0 <= j < size:  # Jayway skips an index out of range
-                _walk(tokens, n + 1, model[j], f"{where}[{j}]", lax, still, out)
+                _walk(tokens, n + 1, model[j], f"{where}[{j}]", ctx, still, out)
 
 
 def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
@@ -415,19 +654,64 @@ def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
     return start, max(start, end)
 
 
-def _scan(tokens: tuple, n: int, model, where: str, lax: bool, out: list) -> None:
-    """Jayway's deep scan (``..member``): the member's evaluation at every object that has it, pre-order."""
-    key = tokens[n][1]
+def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list) -> None:
+    """Jayway's deep scan (``..member``, ``..[?(...)]``): pre-order, the next step's evaluation at
+    every object that has the member (or that the filter accepts), and for a filter at every array
+    it accepts, its next step on each element (Jayway's ``walkArray``)."""
+    token = tokens[n]
+    if token[0] == "member":
+        def matches(m) -> bool:
+            return isinstance(m, dict) and token[1] in m
+    else:
+        read = _read_in_filter(ctx)
+
+        def matches(m) -> bool:
+            return json_filter.accept(token[1], m, ctx.root, read)
     if isinstance(model, dict):
-        if key in model:
-            _walk(tokens, n, model, where, lax, False, out)
+        if matches(model):
+            _walk(tokens, n, model, where, ctx, False, out)
         for k, v in model.items():
             if isinstance(v, (dict, list)):
-                _scan(tokens, n, v, f"{where}['{k}']", lax, out)
+                _scan(tokens, n, v, f"{where}['{k}']", ctx, out)
     elif isinstance(model, list):
+        if token[0] == "filter" and matches(model):
+            if n == len(tokens) - 1:
+                _walk(tokens, n, model, where, ctx, False, out)
+            else:
+                for i, v in enumerate(model):
+                    _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
         for i, v in enumerate(model):
             if isinstance(v, (dict, list)):
-                _scan(tokens, n, v, f"{where}[{i}]", lax, out)
+                _scan(tokens, n, v, f"{where}[{i}]", ctx, out)
+
+
+def _argument(param: tuple, ctx: _Ctx):
+    """A function parameter's value: JSON as Flink's Jackson reads it, a path's value from the document.
+
+    Raises:
+        JsonPathFailure: JSON that does not parse; a strict path that finds nothing.
+    """
+    if param[0] == "json":
+        try:
+            return parse_document(param[1])
+        except JsonError as e:
+            raise JsonPathFailure(str(e)) from None
+    _, tokens, definite = param
+    found: list = []
+    try:
+        _walk(tokens, 0, ctx.root, "$", ctx, True, found)
+    except JsonPathFailure:
+        raise
+    except JsonError as e:
+        raise JsonPathFailure(str(e)) from None
+    if not definite:
+        return found
+    if not found:
+        if ctx.lax:
+            return None
+        msg = "No results for path: $" + "".join(_token_text(t) for t in tokens)
+        raise JsonPathFailure(msg)
+    return found[-1]
 
 
 def _missing(mode: str, message: str):
@@ -437,7 +721,8 @@ def _missing(mode: str, message: str):
 def java_class(value) -> str:
     """The Java class Flink's Jackson reads a scalar as."""
     return {bool: "java.lang.Boolean", str: "java.lang.String", list: "java.util.ArrayList",
-            Decimal: "java.math.BigDecimal"}.get(type(value)) or java_number_class(value)
+            Decimal: "java.math.BigDecimal", float: "java.lang.Double",
+            dict: "java.util.LinkedHashMap"}.get(type(value)) or java_number_class(value)
 
 
 def java_number_class(value: int) -> str:
@@ -463,7 +748,18 @@ def _scalar_text(value) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double(value)
     return decimal_text(value) if isinstance(value, Decimal) else str(value)
+
+
+def java_double(value: float) -> str:
+    """Java's ``Double.toString`` (a Jayway function's ``Double`` result: ``11.5``, ``1.0E10``)."""
+    import pyarrow as pa  # noqa: PLC0415  (only for a function's Double)
+
+    from streamsql.core.float_text import java_float_text  # noqa: PLC0415
+
+    return java_float_text(pa.array([value], pa.float64()))[0].as_py()
 
 
 def java_text(value) -> str:
