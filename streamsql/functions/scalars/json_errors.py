@@ -8,6 +8,9 @@ class JsonError(Exception):
 
 
 class JsonPathFailure(JsonError):
-    """An exception Jayway raises whatever the mode (a lax path's ``SUPPRESS_EXCEPTIONS`` does not
-    cover it): a function over what it cannot take, a filter over a scalar. Flink's
-    ``SqlJsonUtils`` catches it as an error of the path: the ON ERROR behaviour, in lax mode too."""
+    """An exception Jayway raises whatever the mode: an error in lax mode too.
+
+    A lax path's ``SUPPRESS_EXCEPTIONS`` does not cover it: a function over what it cannot take,
+    a filter over a scalar. Flink's
+    ``SqlJsonUtils`` catches it as an error of the path: the ON ERROR behaviour, in lax mode too.
+    """

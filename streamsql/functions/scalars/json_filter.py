@@ -37,8 +37,11 @@ class FilterSyntaxError(ValueError):
 
 
 class Value(NamedTuple):
-    """A Jayway ``ValueNode`` at evaluation: ``kind`` is ``num`` (Decimal), ``str``, ``bool``,
-    ``null``, ``json`` (a parsed list or dict), ``pattern`` (compiled), or ``undef``."""
+    """A Jayway ``ValueNode`` at evaluation.
+
+    ``kind`` is ``num`` (Decimal), ``str``, ``bool``, ``null``, ``json`` (a parsed list or dict),
+    ``pattern`` (compiled), or ``undef``.
+    """
 
     kind: str
     value: object = None
@@ -91,13 +94,13 @@ def _unescaped(text: str, start: int, c: str) -> int:
 
 
 def _unescape(s: str) -> str:
-    """Jayway's ``Utils.unescape`` of a string literal's body (Java's escapes, ``\\uXXXX``)."""
+    r"""Jayway's ``Utils.unescape`` of a string literal's body (Java's escapes, ``\uXXXX``)."""
     out, i = [], 0
     while i < len(s):
         c = s[i]
         if c == "\\" and i + 1 < len(s):
             n = s[i + 1]
-            if n == "u" and i + 5 < len(s) + 0 and re.fullmatch(r"[0-9a-fA-F]{4}", s[i + 2:i + 6]):
+            if n == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", s[i + 2:i + 6]):
                 out.append(chr(int(s[i + 2:i + 6], 16)))
                 i += 6
                 continue
@@ -159,7 +162,7 @@ class _Reader:
             self.p += 1
             op = self.read_or()
             if self.blanks() != ")":
-                msg = f"Expected character: )"
+                msg = "Expected character: )"
                 raise FilterSyntaxError(msg)
             self.p += 1
             return op
@@ -197,6 +200,9 @@ class _Reader:
 
     def read_value(self):
         c = self.blanks()
+        if not c:
+            msg = f"Failed to parse filter: {self.s}, error on position: {self.p}"
+            raise FilterSyntaxError(msg)
         if c in ("$", "@"):
             return self.read_path(True)
         if c == "!":
@@ -352,8 +358,10 @@ Reader = Callable[[tuple, object, object, bool], Value]
 
 
 def accept(node, item, root, read: Reader) -> bool:
-    """Whether the filter ``node`` accepts ``item`` (Jayway's ``Predicate.apply``; an
-    ``InvalidPathException`` inside it, a value of the wrong kind, is false as Jayway's ``accept``)."""
+    """Whether the filter ``node`` accepts ``item`` (Jayway's ``Predicate.apply``).
+
+    An ``InvalidPathException`` inside it, a value of the wrong kind, is false as Jayway's ``accept``).
+    """
     try:
         return _apply(node, item, root, read)
     except _NotApplicable:
@@ -399,15 +407,17 @@ def of(res) -> Value:
     return Value("json", res)
 
 
+_JAVA_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
 def _number_of(v: Value) -> Decimal | None:
-    """``asNumberNode`` of a number or a string (None: Jayway's NaN node, equal to nothing)."""
+    """``asNumberNode`` of a number or a string: Java's ``new BigDecimal(text)``.
+
+    None: Jayway's NaN node, equal to nothing.
+    """
     if v.kind == "num":
         return v.value
-    try:
-        d = Decimal(v.value.strip() if v.value != v.value.strip() else v.value)
-    except InvalidOperation:
-        return None
-    return d if d.is_finite() and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v.value) else None
+    return Decimal(v.value) if _JAVA_DECIMAL.fullmatch(v.value) else None
 
 
 def _number_text(d: Decimal) -> str:

@@ -325,7 +325,8 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
                     "c} ON EMPTY / ON ERROR. The path may not have a deep scan '..' before a "
-                    "step other than a member or a filter (not supported yet); a DEFAULT must be a constant (Flink's job fails on a column). "
+                    "step other than a member or a filter (not supported yet); a DEFAULT must be a "
+                    "constant (Flink's job fails on a column). "
                     "RETURNING VARCHAR(n) does not cut the text, as Flink's call over a column; Flink's "
                     "planner folds a call over a constant document into a literal cut to n characters "
                     "(not done here).")
@@ -346,7 +347,8 @@ def json_value(c: Call) -> exp.Expression:
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
                     "OBJECT} ON EMPTY / ON ERROR. The path may not have a deep scan '..' before a "
-                    "step other than a member or a filter (not supported yet). RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a "
+                    "step other than a member or a filter (not supported yet). RETURNING VARCHAR(n) as "
+                    "JSON_VALUE's (not cut; Flink cuts a "
                     "constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
     """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.

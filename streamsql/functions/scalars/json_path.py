@@ -46,8 +46,10 @@ _SLICE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
 
 
 class Unsupported(ValueError):
-    """A path Jayway evaluates that is not evaluated here: a scan other than ``..member``,
-    ``..[?(...)]`` and ``..member.f()``."""
+    """A path Jayway evaluates that is not evaluated here.
+
+    A scan other than ``..member``, ``..[?(...)]`` and ``..member.f()``.
+    """
 
 
 class CompiledPath(NamedTuple):
@@ -121,7 +123,7 @@ def _bracket(text: str, pos: int) -> tuple[tuple, int]:
 
 
 def _filter(text: str, pos: int) -> tuple[tuple, int]:
-    """The ``[?(...)]`` at ``pos`` as Jayway's ``readFilterToken`` delimits it, compiled by :mod:`.json_filter`."""
+    """The ``[?(...)]`` at ``pos`` as Jayway's ``readFilterToken`` delimits it (:mod:`.json_filter`)."""
     q = text.index("?", pos)
     open_paren = q + 1
     while open_paren < len(text) and text[open_paren] == " ":
@@ -182,8 +184,10 @@ def _definite(tokens: tuple) -> bool:
 
 
 def _function(text: str, pos: int, paren: int) -> tuple[tuple, int]:
-    """The function call whose name starts at ``pos`` and whose ``(`` is at ``paren`` (Jayway's
-    ``readPropertyOrFunctionToken``): its token and the position after it."""
+    """The function call at ``pos`` (its ``(`` at ``paren``): its token and the position after it.
+
+    As Jayway's ``readPropertyOrFunctionToken``.
+    """
     name = text[pos:paren]
     depth, i = 1, paren + 1
     while i < len(text) and depth:
@@ -221,7 +225,8 @@ def _parameters(text: str, pos: int, name: str) -> tuple[tuple, int]:
             bracket += 1
         elif c in "}]":
             if (brace if c == "}" else bracket) == 0:
-                _fail(f"Unexpected close {'brace' if c == '}' else 'bracket'} '{c}' at character position: {i}")
+                what = "brace" if c == "}" else "bracket"
+                _fail(f"Unexpected close {what} '{c}' at character position: {i}")
             brace, bracket = (brace - 1, bracket) if c == "}" else (brace, bracket - 1)
         if c in "),":
             if c == ")":
@@ -487,9 +492,12 @@ def _token_text(token: tuple) -> str:
 
 
 class _Ctx(NamedTuple):
-    """A walk's configuration: ``lax`` (Jayway's ``SUPPRESS_EXCEPTIONS``), the document (``$`` in a
-    filter or a parameter), ``require`` (``REQUIRE_PROPERTIES``: a missing leaf raises, as
-    a filter's existence test reads its path)."""
+    """A walk's configuration.
+
+    ``lax`` (Jayway's ``SUPPRESS_EXCEPTIONS``), ``root`` the document (``$`` in a filter or a
+    parameter), ``require`` (``REQUIRE_PROPERTIES``: a missing leaf raises, as
+    a filter's existence test reads its path).
+    """
 
     lax: bool
     root: object
@@ -497,8 +505,9 @@ class _Ctx(NamedTuple):
 
 
 def _walked(path: CompiledPath, doc):
-    """``evaluate`` of a path with filters, functions, several members or indefinite steps: Jayway's
-    ``JsonPath.read`` (a definite path's value is its last match; none is empty in lax mode, an
+    """``evaluate`` of a path with filters, functions, several members or indefinite steps.
+
+    As Jayway's ``JsonPath.read`` (a definite path's value is its last match; none is empty in lax mode, an
     error in strict mode).
     """
     found: list = []
@@ -511,7 +520,7 @@ def _walked(path: CompiledPath, doc):
     if not path.definite:
         return found, None
     if not found:
-        return _missing(path.mode, "No results for path: " + "$" + "".join(_token_text(t) for t in path.tokens))
+        return _missing(path.mode, "No results for path: $" + "".join(_token_text(t) for t in path.tokens))
     if found[-1] is None and path.mode == "STRICT":
         return None, JsonError("Strict jsonpath mode requires a non empty returned value, but is null")
     return found[-1], None
@@ -587,8 +596,9 @@ def _walk(tokens: tuple, n: int, model, where: str, ctx: _Ctx, definite: bool, o
         if not isinstance(model, dict):
             if lax or not definite:
                 return
-            msg = f"Expected to find an object with property {_token_text(token)} in path {where} but found " \
-                  f"'{'null' if model is None else java_class(model)}'."
+            found = "null" if model is None else java_class(model)
+            msg = f"Expected to find an object with property {_token_text(token)} in path {where} but found "
+            msg += f"'{found}'."
             raise JsonError(msg)
         if leaf:  # merged into one object: the members present (JSON null included)
             out.append({k: model[k] for k in token[1] if k in model})
@@ -655,9 +665,12 @@ def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
 
 
 def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list) -> None:
-    """Jayway's deep scan (``..member``, ``..[?(...)]``): pre-order, the next step's evaluation at
-    every object that has the member (or that the filter accepts), and for a filter at every array
-    it accepts, its next step on each element (Jayway's ``walkArray``)."""
+    """Jayway's deep scan (``..member``, ``..[?(...)]``), pre-order.
+
+    The next step's evaluation at every object that has the member (or that the filter accepts),
+    and for a filter at every array it accepts, its next step on each element (Jayway's
+    ``walkArray``).
+    """
     token = tokens[n]
     if token[0] == "member":
         def matches(m) -> bool:
