@@ -110,6 +110,13 @@ FUNCTIONS = [
     "$.o['k1','k2']", "$.items[*]['name','price']", "$['nums','s']", "$.items[0]['name','missing']",
 ]
 FPATHS = [p for b in FILTERS + FUNCTIONS for p in (b, "lax " + b, "strict " + b)] + [None]
+# Flink 2.3 fails the job on a filter's existence test (``@.a``, ``!@.a``), JSON literal (``in
+# ['x']``) or array / object value (``@.tags size 2``): its shaded Jayway needs json-smart, which
+# flink-table-runtime does not ship (NoClassDefFoundError: net/minidev/json/...). One such row
+# fails a whole path-column expression, so those paths are in the literal-path expressions only.
+_JOB_FAILS = ("[?(@.opt)", "[?(!@.opt)", " in [", " nin [", "subsetof [", "anyof [", "noneof [", "$[?(@.a)]",
+              "&& @.tag)", "[?(@.tags ", "$.mixed[?(")
+FGRID_PATHS = [p for p in FPATHS if p is None or not any(f in p for f in _JOB_FAILS)]
 
 _FP = "fp"
 FGRID_EXPRS = [
@@ -147,7 +154,7 @@ def doc_rows() -> list[tuple]:
 
 def fgrid_rows() -> list[tuple]:
     """``jfgrid``'s rows: (id, fdoc, fp), every filter grid document with every path."""
-    return [(n * 1000 + m, d, p) for n, d in enumerate(FDOCS) for m, p in enumerate(FPATHS)]
+    return [(n * 1000 + m, d, p) for n, d in enumerate(FDOCS) for m, p in enumerate(FGRID_PATHS)]
 
 
 def fdoc_rows() -> list[tuple]:

@@ -19,17 +19,22 @@ numbers or two strings (UTF-16 order), anything else is false; a path that finds
 "undefined" in a strict path (equal to nothing) and JSON null in a lax one (Jayway's
 ``SUPPRESS_EXCEPTIONS`` reads it as null: ``@.x == null`` holds for a missing ``x`` in lax mode).
 A path inside a filter is one of :mod:`.json_path`'s, evaluated by the caller's ``read``.
+
+Flink 2.3 ships Jayway without json-smart, which Jayway's ``JsonNode`` and default configuration
+need: a JSON literal fails its job when the path is compiled (a document that parses), an
+existence test or a path's array or object value in a filter when evaluated
+(:class:`.json_errors.FlinkJobFailure`), and so they do here.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
 from streamsql.functions.scalars import java_pattern
+from streamsql.functions.scalars.json_errors import FlinkJobFailure
 
 
 class FilterSyntaxError(ValueError):
@@ -39,8 +44,8 @@ class FilterSyntaxError(ValueError):
 class Value(NamedTuple):
     """A Jayway ``ValueNode`` at evaluation.
 
-    ``kind`` is ``num`` (Decimal), ``str``, ``bool``, ``null``, ``json`` (a parsed list or dict),
-    ``pattern`` (compiled), or ``undef``.
+    ``kind`` is ``num`` (Decimal), ``str``, ``bool``, ``null``, ``pattern`` (compiled), or
+    ``undef`` (an array or object fails Flink's job: :func:`of`).
     """
 
     kind: str
@@ -266,9 +271,7 @@ class _Reader:
             if close < 0:
                 msg = f"String not closed. Expected ' in {self.s}"
                 raise FilterSyntaxError(msg)
-            text = self.s[self.p:close + 1]
-            self.p = close + 1
-            return ("lit", Value("json", _permissive(text)))
+            _json_smart("a JSON literal ([...] or {...})")  # Jayway's JsonNode class does not load
         if c == "/":
             return self.read_pattern()
         begin = self.p
@@ -307,16 +310,6 @@ def java_pattern_compiled(pattern: str):
         return regex.compile(java_pattern.translate(pattern), regex.V1)
     except (java_pattern.JavaRefuses, java_pattern.NotTranslatable, regex.error) as e:
         msg = f"Failed to parse filter pattern /{pattern}/: {e}"
-        raise FilterSyntaxError(msg) from None
-
-
-def _permissive(text: str):
-    """json-smart's permissive parse of a JSON literal (``['x','z']``: single quotes read as double)."""
-    swapped = re.sub(r"'((?:[^'\\]|\\.)*)'", lambda m: json.dumps(_unescape(m.group(1))), text)
-    try:
-        return json.loads(swapped, parse_float=Decimal)
-    except json.JSONDecodeError:
-        msg = f"Failed to parse filter JSON literal: {text}"
         raise FilterSyntaxError(msg) from None
 
 
@@ -382,10 +375,18 @@ def _apply(node, item, root, read: Reader) -> bool:
         return not _apply(node[1], item, root, read)
     if kind == "exists":
         _, path, should = node
+        _json_smart("an existence test (@.member)")
         found = read(path[1], root if path[2] else item, root, True)
         return (found.kind == "bool" and found.value) == should
     _, left, op, right = node
     return _relation(_value(left, item, root, read), op, _value(right, item, root, read))
+
+
+def _json_smart(what: str) -> None:
+    """Fail as Flink 2.3's job fails where Jayway reaches for json-smart (:class:`FlinkJobFailure`)."""
+    msg = (f"a JSON path filter with {what} fails Flink 2.3's job (NoClassDefFoundError: "
+           "net/minidev/json/writer/JsonReaderI: its shaded Jayway JsonPath lacks json-smart)")
+    raise FlinkJobFailure(msg)
 
 
 def _value(node, item, root, read: Reader) -> Value:
@@ -404,7 +405,8 @@ def of(res) -> Value:
         return Value("num", Decimal(repr(res)) if isinstance(res, float) else Decimal(res))
     if isinstance(res, str):
         return Value("str", res)
-    return Value("json", res)
+    _json_smart("an array or object value (Jayway's JsonNode)")
+    return UNDEFINED  # not reached
 
 
 _JAVA_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -426,7 +428,7 @@ def _number_text(d: Decimal) -> str:
 
 
 def equal(a: Value, b: Value) -> bool:
-    """Jayway's ``ValueNode.equals`` (``a.equals(b)``), as ``==`` and list membership use it."""
+    """Jayway's ``ValueNode.equals`` (``a.equals(b)``), as ``==`` uses it."""
     if a.kind == "num":
         if b.kind not in ("num", "str"):
             return False
@@ -438,29 +440,9 @@ def equal(a: Value, b: Value) -> bool:
         return b.kind == "num" and a.value == _number_text(b.value)
     if a.kind in ("bool", "null"):
         return b.kind == a.kind and a.value == b.value
-    if a.kind == "json":
-        return b.kind == "json" and _same_json(a.value, b.value)
     if a.kind == "pattern":
         return b.kind == "pattern" and a.value.pattern == b.value.pattern
     return False
-
-
-def _same_json(a, b) -> bool:
-    """Java's ``equals`` of parsed JSON (numbers by class and value, as Jackson's objects)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
-def _items(v: Value) -> list[Value] | None:
-    """``asValueListNode``: a JSON array's elements (None: Jayway's undefined, not an array)."""
-    if v.kind == "json" and isinstance(v.value, list):
-        return [of(x) for x in v.value]
-    if v.kind == "json":
-        return None
-    raise _NotApplicable
 
 
 def _utf16(s: str) -> bytes:
@@ -487,78 +469,30 @@ def _text_of(v: Value) -> str:
     return ""
 
 
-def _regex(left: Value, right: Value) -> bool:
-    if (left.kind == "pattern") == (right.kind == "pattern"):
-        return False
-    pattern, other = (left, right) if left.kind == "pattern" else (right, left)
-    if other.kind == "json" and isinstance(other.value, list):
-        return any(pattern.value.fullmatch(_text_of(x)) is not None for x in _items(other))
-    return pattern.value.fullmatch(_text_of(other)) is not None
+def _relation(left: Value, op: str, right: Value) -> bool:  # noqa: PLR0911  (Jayway's table)
+    """Jayway's ``EvaluatorFactory`` evaluator of ``op`` over the two values.
 
-
-def _lists(left: Value, right: Value) -> tuple[list[Value], list[Value]] | None:
-    """Both sides as value lists (``subsetof`` / ``anyof`` / ``noneof``); None: one is undefined."""
-    r, lv = _items(right), _items(left)
-    return None if r is None or lv is None else (lv, r)
-
-
-def _relation(left: Value, op: str, right: Value) -> bool:  # noqa: C901, PLR0911, PLR0912  (Jayway's table)
-    """Jayway's ``EvaluatorFactory`` evaluator of ``op`` over the two values."""
-    if op in ("==", "!="):
-        return equal(left, right) == (op == "==")
-    if op in ("===", "!=="):
-        same = left.kind == right.kind and equal(left, right)
-        return same == (op == "===")
+    An array or object never gets here (it fails Flink's job first, :func:`of`), so the list
+    operators (``in``, ``nin``, ``subsetof``, ``anyof``, ``noneof``, ``all``) meet no list: Jayway's
+    ``asValueListNode`` raises, and the element is not accepted.
+    """
+    if op in ("==", "!=", "===", "!=="):
+        same = equal(left, right) and (op in ("==", "!=") or left.kind == right.kind)
+        return same == (op in ("==", "==="))
     if op in ("<", "<=", ">", ">="):
         c = _compare(left, right)
         return c is not None and {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
     if op == "=~":
-        return _regex(left, right)
-    if op in ("IN", "NIN"):
-        items = _items(right)
-        inside = items is not None and any(equal(left, x) for x in items)
-        return inside if op == "IN" else not inside
-    if op == "SIZE":
-        if right.kind != "num":
+        if (left.kind == "pattern") == (right.kind == "pattern"):
             return False
-        want = int(right.value)
-        if left.kind == "str":
-            return len(_utf16(left.value)) // 2 == want
-        if left.kind == "json":
-            return (len(left.value) if isinstance(left.value, list) else -1) == want
-        return False
+        pattern, other = (left, right) if left.kind == "pattern" else (right, left)
+        return pattern.value.fullmatch(_text_of(other)) is not None
+    if op == "SIZE":  # a string's length in UTF-16 units
+        return right.kind == "num" and left.kind == "str" and len(_utf16(left.value)) // 2 == int(right.value)
     if op == "EMPTY":
         if right.kind != "bool":
             raise _NotApplicable
-        if left.kind == "str":
-            return (left.value == "") == right.value
-        if left.kind == "json":
-            return (len(left.value) == 0) == right.value
-        return False
+        return left.kind == "str" and (left.value == "") == right.value
     if op == "CONTAINS":
-        if left.kind == "str" and right.kind == "str":
-            return right.value in left.value
-        if left.kind == "json":
-            items = _items(left)
-            return items is not None and any(equal(right, x) for x in items)
-        return False
-    if op == "ALL":
-        required = _items(right)
-        if left.kind != "json":
-            return False
-        have = _items(left)
-        return have is None or all(any(equal(r, h) for h in have) for r in required or [])
-    if op in ("SUBSETOF", "ANYOF", "NONEOF"):
-        both = _lists(left, right)
-        if both is None:
-            return False
-        lv, rv = both
-        if op == "SUBSETOF":
-            return all(any(equal(x, y) for y in rv) for x in lv)
-        hit = any(equal(x, y) for x in lv for y in rv)
-        return hit if op == "ANYOF" else not hit
-    if op == "EXISTS":
-        if left.kind != "bool" and right.kind != "bool":
-            raise _NotApplicable
-        return left.value == right.value
-    return False  # TYPE, MATCHES: their right sides are Java objects a path's text cannot write
+        return left.kind == "str" and right.kind == "str" and right.value in left.value
+    return False  # the list operators (above); TYPE and MATCHES take Java objects a text cannot write

@@ -20,8 +20,14 @@ member and index steps (``$``, ``.name``, ``['name']``, ``[n]``, ``[-n]``) make 
 whose value is the one thing found; wildcards (``*``, ``[*]``), several indexes (``[0,1]``), slices
 (``[0:2]``) and the deep scan ``..name`` an indefinite one, whose value is the list of matches. A
 path Jayway does not compile (``$.``, ``$a``, ``$."a b"``) is an error of every row; a name is read
-up to the next ``.`` or ``[`` (``$.'x'`` is the member ``'x'``, quotes included). Filters,
-functions and several bracketed members are not evaluated (:class:`Unsupported`).
+up to the next ``.`` or ``[`` (``$.'x'`` is the member ``'x'``, quotes included). Several
+bracketed members (``['a','b']``) merge into one object at the leaf and are indefinite elsewhere;
+filters ``[?(...)]`` (:mod:`.json_filter`) are indefinite; functions (``.length()``, ``.sum()``,
+:mod:`.json_path_functions`) are definite, applied to what the path found before them, and
+``$..a.f()`` is ``$.f($..a)``, as Jayway. A function's or a filter's own failure is an error in lax
+mode too (:class:`JsonPathFailure`); a filter's existence test or JSON literal fails the job, as
+in Flink 2.3 (:class:`FlinkJobFailure`). A scan before a step other than a member or a filter is
+not evaluated (:class:`Unsupported`).
 
 :func:`jsonize` writes a value as Flink's Jackson does (keys sorted, compact, numbers as parsed).
 """
@@ -36,9 +42,10 @@ from functools import lru_cache
 from typing import NamedTuple, NoReturn
 
 from streamsql.functions.scalars import json_filter, json_path_functions
-from streamsql.functions.scalars.json_errors import JsonError, JsonPathFailure
+from streamsql.functions.scalars.json_errors import FlinkJobFailure, JsonError, JsonPathFailure
 
-__all__ = ["CompiledPath", "JsonError", "JsonPathFailure", "Unsupported", "compile_path", "evaluate"]
+__all__ = ["CompiledPath", "FlinkJobFailure", "JsonError", "JsonPathFailure", "Unsupported", "compile_path",
+           "evaluate"]
 
 _MODE = re.compile(r"^\s*(strict|lax)\s+(.+)$", re.IGNORECASE | re.DOTALL)
 _INDEXES = re.compile(r"\s*-?\d+\s*(?:,\s*-?\d+\s*)*")
@@ -65,6 +72,7 @@ class CompiledPath(NamedTuple):
     tokens: tuple
     definite: bool
     error: str | None = None
+    job_failure: str | None = None
 
 
 def _fail(msg: str) -> NoReturn:
@@ -339,6 +347,8 @@ def compile_path(spec: str) -> CompiledPath:
     mode, text = (m.group(1).upper(), m.group(2)) if m else ("STRICT", spec)
     try:
         tokens = _tokens(text)
+    except FlinkJobFailure as e:  # raised when a document is read, as Flink compiles the path then
+        return CompiledPath(mode, (), True, None, str(e))
     except JsonError:
         # SqlJsonUtils replaces Jayway's InvalidPathException with its own message (the spec as written)
         msg = ("Illegal jsonpath spec ''" + spec + "'', format of the spec should be: "
@@ -449,6 +459,8 @@ def evaluate(doc: str, spec: str):
         return (None, None) if mode == "LAX" else (None, e)
     if value is None:
         return None, JsonError("json can not be null")
+    if path.job_failure is not None:
+        raise FlinkJobFailure(path.job_failure)
     if path.error is not None:  # SqlJsonUtils: Jayway's compile error is an error in either mode
         return None, JsonError(path.error)
     if not path.definite or not all(t[0] in ("member", "index") for t in path.tokens):
@@ -547,7 +559,7 @@ def _read_in_filter(ctx: _Ctx):
         if exists:
             return json_filter.Value("bool", bool(found) or not definite)
         if not definite:
-            return json_filter.Value("json", found)
+            return json_filter.of(found)
         if not found:
             return json_filter.Value("null") if ctx.lax else json_filter.UNDEFINED
         return json_filter.of(found[-1])
