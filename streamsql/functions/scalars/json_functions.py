@@ -33,7 +33,7 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import json_path
+from streamsql.functions.scalars import json_path, json_path_functions
 from streamsql.functions.scalars.cast_string import java_double_text
 from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template, type_of
 
@@ -304,9 +304,9 @@ def _json_query_row(doc: str, path: str, cfg: dict):
                                         f"value is: ''{json_path.java_text(value)}''")
         elif cfg["returns"] != "ARRAY":
             return json_path.jsonize(value)
-        elif not isinstance(value, list):
-            error = json_path.JsonError("class java.util.LinkedHashMap cannot be cast to class "
-                                        "java.util.List")
+        elif not isinstance(value, list) or isinstance(value, json_path_functions.KeySet):
+            found = "java.util.LinkedHashMap$LinkedKeySet" if isinstance(value, list) else "java.util.LinkedHashMap"
+            error = json_path.JsonError(f"class {found} cannot be cast to class java.util.List")
         else:
             return [None if v is None else json_path.java_text(v) if json_path.is_scalar(v)
                     else json_path.jsonize(v) for v in value]

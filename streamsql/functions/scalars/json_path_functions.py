@@ -28,6 +28,15 @@ from decimal import Decimal
 
 from streamsql.functions.scalars.json_errors import JsonPathFailure
 
+
+class KeySet(list):
+    """``keys()``'s result: Jackson's ``LinkedHashMap.keySet()``, a ``Set``.
+
+    Written as a JSON array but no ``List``: JSON_QUERY ... RETURNING ARRAY<STRING> of it is an
+    error, as Flink's cast.
+    """
+
+
 NAMES = ("avg", "stddev", "sum", "min", "max", "concat", "length", "size", "append", "keys", "first", "last",
          "index")
 
@@ -112,7 +121,7 @@ def invoke(name: str, model, params: list):
     if name in ("length", "size"):
         return len(model) if isinstance(model, (list, dict)) else None
     if name == "keys":
-        return list(model) if isinstance(model, dict) else None
+        return KeySet(model) if isinstance(model, dict) else None
     if name == "first":
         return _element(model, 0)
     if name == "last":
