@@ -305,7 +305,7 @@ def _json_query_row(doc: str, path: str, cfg: dict):
         elif cfg["returns"] != "ARRAY":
             return json_path.jsonize(value)
         elif not isinstance(value, list) or isinstance(value, json_path_functions.KeySet):
-            found = "java.util.LinkedHashMap$LinkedKeySet" if isinstance(value, list) else "java.util.LinkedHashMap"
+            found = "java.util.LinkedHashMap" + ("$LinkedKeySet" if isinstance(value, list) else "")
             error = json_path.JsonError(f"class {found} cannot be cast to class java.util.List")
         else:
             return [None if v is None else json_path.java_text(v) if json_path.is_scalar(v)

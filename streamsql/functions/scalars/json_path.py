@@ -602,7 +602,7 @@ def _walk(tokens: tuple, n: int, model, where: str, ctx: _Ctx, definite: bool, o
             msg = f"Function of name: {token[1]} cannot be created"
             raise JsonPathFailure(msg)
         value = json_path_functions.invoke(token[1], model, [_argument(p, ctx) for p in token[2]])
-        if not leaf:  # Jayway's FunctionPathToken adds its result before the next step: lax $.a.min().x is the min
+        if not leaf:  # Jayway's FunctionPathToken adds its result before the next step: lax $.a.min().x
             out.append(value)
         _walk(tokens, n + 1, value, f"{where}.{token[1]}", ctx, definite, out)
         return
