@@ -7,11 +7,13 @@ Jayway's ``FilterCompiler`` reads it (:func:`compile_filter`):
 - ``||`` over ``&&`` over operands: ``(...)``, ``!operand``, ``value [op value]``; a lone path is an
   existence test (``@.a``, ``!@.a``: the member is there, JSON null included);
 - values: paths from the element (``@...``) or the document (``$...``), strings ``'x'`` / ``"x"``,
-  numbers, ``true`` / ``false``, ``null``, JSON ``[...]`` / ``{...}`` (single quotes allowed),
-  patterns ``/re/flags``;
+  numbers, ``true`` / ``false``, ``null``, JSON ``[...]`` / ``{...}`` (they fail Flink 2.3's job,
+  below), patterns ``/re/flags``;
 - operators ``==``, ``!=``, ``===``, ``!==``, ``<``, ``<=``, ``>``, ``>=``, ``=~`` and the words
-  ``in``, ``nin``, ``subsetof``, ``anyof``, ``noneof``, ``size``, ``empty``, ``contains``, ``all``
-  (any case; ``type`` and ``matches`` take Java objects a text cannot write: never true).
+  ``in``, ``nin``, ``subsetof``, ``anyof``, ``noneof``, ``all`` (over lists only, which fail Flink's
+  job: over anything else never true), ``size`` / ``empty`` / ``contains`` (of strings; of a list
+  the job fails), any case; ``type`` and ``matches`` take Java objects a text cannot write: never
+  true.
 
 Evaluated as Jayway's ``ValueNode`` evaluators (:func:`accept`): a number equals a number of the
 same value (``1 == 1.0``) and a string holding it (``15 == '15'``); ``<`` and the like compare two
