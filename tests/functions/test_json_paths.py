@@ -79,3 +79,11 @@ def test_as_flink(env, expr):
         diff = {k: (v, got.get(k)) for k, v in want["rows"].items() if got.get(k) != v}
         assert not diff, f"{len(diff)} rows differ (Flink's, ours): {dict(list(diff.items())[:12])}"
         assert len(got) == len(want["rows"])
+
+
+def test_a_filter_flink_cannot_run_fails_the_job_saying_why(env):
+    """Flink 2.3's Jayway lacks json-smart: an existence test fails its job; ours says why."""
+    assert "error" in EXPECTED["JSON_EXISTS(fdoc, 'lax $.items[?(@.opt)].name' TRUE ON ERROR)"]
+    kind, got = _ours(env, "jfdocs", "JSON_VALUE(fdoc, 'lax $.items[?(@.opt)].name' DEFAULT 'r' ON ERROR)")
+    assert kind == "error"
+    assert "existence test" in got and "NoClassDefFoundError" in got, got
