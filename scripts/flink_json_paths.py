@@ -1,7 +1,8 @@
 """Record Apache Flink 2.3's answers for the JSON path grid (``tests/functions/json_path_grid.py``).
 
-Each expression runs over its input table (``jgrid``: the path a column, every document with
-every path; ``jdocs``: a literal path) as ``SELECT id, e0, e1, ... FROM t`` in PyFlink's local
+Each expression runs over its input table (``jgrid``, ``jfgrid``: the path a column, every
+document with every path; ``jdocs``, ``jfdocs``: a literal path; the ``f`` tables are the filter
+and function grid) as ``SELECT id, e0, e1, ... FROM t`` in PyFlink's local
 mini-cluster; a group that fails (at planning or in its job) is halved until the failing
 expression runs alone. Writes ``tests/functions/flink_json_paths.json``::
 
@@ -10,7 +11,10 @@ expression runs alone. Writes ``tests/functions/flink_json_paths.json``::
 
 Usage (serialized with other Flink users)::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_paths.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_paths.py [TEXT ...]
+
+With arguments, only the expressions containing one of them are recorded and merged into the
+file (``fdoc``: the filter and function grid).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ import flink_session  # noqa: E402
 from tests.functions import json_path_grid as g  # noqa: E402
 
 OUT = ROOT / "tests" / "functions" / "flink_json_paths.json"
-MAX_ITEMS = 6
+MAX_ITEMS = 8
+CHUNK = 24  # expressions per first query: a failing group of hundreds is slow to halve
 
 
 def _plain(v):
@@ -98,17 +103,27 @@ def main() -> int:
     (folder / "docs.json").write_text(g.json_lines(g.doc_rows(), ("id", "doc")), encoding="utf-8")
     t.execute_sql(g.ddl("jgrid", str(folder / "grid.json")))
     t.execute_sql(g.ddl("jdocs", str(folder / "docs.json")))
+    (folder / "fgrid.json").write_text(g.json_lines(g.fgrid_rows(), ("id", "fdoc", "fp")), encoding="utf-8")
+    (folder / "fdocs.json").write_text(g.json_lines(g.fdoc_rows(), ("id", "fdoc")), encoding="utf-8")
+    t.execute_sql(g.ddl("jfgrid", str(folder / "fgrid.json")))
+    t.execute_sql(g.ddl("jfdocs", str(folder / "fdocs.json")))
     out: dict = {}
     only = sys.argv[1:]
-    grid = [e for e in g.GRID_EXPRS if not only or any(o in e for o in only)]
-    docs = [e for e in g.DOC_EXPRS if not only or any(o in e for o in only)]
-    _answer(t, "jgrid", grid, out)
-    _answer(t, "jdocs", docs, out)
-    old = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() and only else {}
-    old.update(out)
-    OUT.write_text(json.dumps(old, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    for table, exprs in (("jgrid", g.GRID_EXPRS), ("jdocs", g.DOC_EXPRS), ("jfgrid", g.FGRID_EXPRS),
+                         ("jfdocs", g.FDOC_EXPRS)):
+        chosen = [e for e in exprs if not only or any(o in e for o in only)]
+        for at in range(0, len(chosen), CHUNK):
+            _answer(t, table, chosen[at:at + CHUNK], out)
+            _save(out, bool(only))  # as it goes: a long run keeps what it recorded
     print(f"{len(out)} expressions -> {OUT}")
     return 0
+
+
+def _save(out: dict, merge: bool) -> None:
+    """Write the answers so far (merged into the file's others when only some are recorded)."""
+    old = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() and merge else {}
+    old.update(out)
+    OUT.write_text(json.dumps(old, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ expressions of ``json_path_grid.py``: every function with its clauses over docum
 and many matches, nested arrays, missing members and text that is not JSON, with paths in both
 modes that Jayway reads as definite (members, indexes) or indefinite (wildcards, scans, several
 indexes, slices), path texts Jayway does not compile, and a NULL path, the path a column (each
-row its own path) or a literal. Each expression runs here as Flink ran it, ``SELECT id, e FROM
+row its own path) or a literal; and the filter / function grid (``jfgrid``, ``jfdocs``): Jayway's
+filters ``[?(...)]`` with each operator, its functions ``.f()`` with their RETURNING types, and
+several bracketed members, over numbers (int, decimal, big), strings, booleans, nulls, nested
+arrays and objects and missing members. Each expression runs here as Flink ran it, ``SELECT id, e FROM
 t``, and every row's value must be Flink's; an expression Flink refused must be refused, one whose
 job failed must fail.
 """
@@ -34,6 +37,10 @@ def env(tmp_path_factory):
                            "parallelism.default": "1"})
     e.execute_sql(g.ddl("jgrid", str(tmp / "grid.json")))
     e.execute_sql(g.ddl("jdocs", str(tmp / "docs.json")))
+    (tmp / "fgrid.json").write_text(g.json_lines(g.fgrid_rows(), ("id", "fdoc", "fp")), encoding="utf-8")
+    (tmp / "fdocs.json").write_text(g.json_lines(g.fdoc_rows(), ("id", "fdoc")), encoding="utf-8")
+    e.execute_sql(g.ddl("jfgrid", str(tmp / "fgrid.json")))
+    e.execute_sql(g.ddl("jfdocs", str(tmp / "fdocs.json")))
     yield e
     e.close()
 
@@ -52,7 +59,7 @@ def _ours(env, table: str, expr: str) -> tuple:
 
 def test_the_grid_is_the_recorded_one():
     """The recorded answers are of this grid's expressions (re-record after changing it)."""
-    assert sorted(g.GRID_EXPRS + g.DOC_EXPRS) == CASES
+    assert sorted(g.GRID_EXPRS + g.DOC_EXPRS + g.FGRID_EXPRS + g.FDOC_EXPRS) == CASES
 
 
 @pytest.mark.parametrize("expr", CASES)
@@ -72,3 +79,11 @@ def test_as_flink(env, expr):
         diff = {k: (v, got.get(k)) for k, v in want["rows"].items() if got.get(k) != v}
         assert not diff, f"{len(diff)} rows differ (Flink's, ours): {dict(list(diff.items())[:12])}"
         assert len(got) == len(want["rows"])
+
+
+def test_a_filter_flink_cannot_run_fails_the_job_saying_why(env):
+    """Flink 2.3's Jayway lacks json-smart: an existence test fails its job; ours says why."""
+    assert "error" in EXPECTED["JSON_EXISTS(fdoc, 'lax $.items[?(@.opt)].name' TRUE ON ERROR)"]
+    kind, got = _ours(env, "jfdocs", "JSON_VALUE(fdoc, 'lax $.items[?(@.opt)].name' DEFAULT 'r' ON ERROR)")
+    assert kind == "error"
+    assert "existence test" in got and "NoClassDefFoundError" in got, got

@@ -12,9 +12,11 @@ JSON_EXISTS is ``SqlJsonUtils.jsonExists`` row by row too, with its ON ERROR cla
 default).
 
 A path is a literal or a column (compiled once per distinct text): member and index steps
-(``$.a.b[0]``, ``$['a b']``), wildcards (``$.a[*].b``, ``$.*``), several indexes, slices and the
-deep scan ``..member``, as Jayway reads them (:mod:`.json_path`); a filter or a function is refused
-at planning (a literal path) or fails the job (a path from a column).
+(``$.a.b[0]``, ``$['a b']``), several members (``$['a','b']``), wildcards (``$.a[*].b``, ``$.*``),
+several indexes, slices, the deep scan ``..member``, Jayway's filters (``$.a[?(@.b > 1)]``,
+:mod:`.json_filter`) and functions (``$.a.length()``, ``$.a.sum()``, :mod:`.json_path_functions`),
+as Jayway reads them (:mod:`.json_path`); a scan before another step (``$..[0]``, ``$..*``) is
+refused at planning (a literal path) or fails the job (a path from a column).
 
 JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
 made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
@@ -31,7 +33,7 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import json_path
+from streamsql.functions.scalars import json_path, json_path_functions
 from streamsql.functions.scalars.cast_string import java_double_text
 from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template, type_of
 
@@ -146,8 +148,9 @@ def _config(c: Call, result: SqlType) -> dict:
 
 
 def _unsupported(path: str) -> str:
-    return (f"JSON path {path!r} is not supported yet (supported: $, .member, ['member'], [index], "
-            "[i,j], [from:to], * and [*] wildcards, ..member)")
+    return (f"JSON path {path!r} is not supported yet (a deep scan '..' is supported before a member or a "
+            "filter only; supported: $, .member, ['member'], ['a','b'], [index], [i,j], [from:to], * and [*] "
+            "wildcards, [?(filter)], functions such as .length() or .sum(), ..member, ..[?(filter)])")
 
 
 def _compiled(path: str):
@@ -301,9 +304,9 @@ def _json_query_row(doc: str, path: str, cfg: dict):
                                         f"value is: ''{json_path.java_text(value)}''")
         elif cfg["returns"] != "ARRAY":
             return json_path.jsonize(value)
-        elif not isinstance(value, list):
-            error = json_path.JsonError("class java.util.LinkedHashMap cannot be cast to class "
-                                        "java.util.List")
+        elif not isinstance(value, list) or isinstance(value, json_path_functions.KeySet):
+            found = "java.util.LinkedHashMap" + ("$LinkedKeySet" if isinstance(value, list) else "")
+            error = json_path.JsonError(f"class {found} cannot be cast to class java.util.List")
         else:
             return [None if v is None else json_path.java_text(v) if json_path.is_scalar(v)
                     else json_path.jsonize(v) for v in value]
@@ -321,8 +324,9 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "null, an object or an array, a document that is not JSON) and ON ERROR (a strict path: the "
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
-                    "c} ON EMPTY / ON ERROR. The path may not have a filter or a function (not "
-                    "supported yet); a DEFAULT must be a constant (Flink's job fails on a column). "
+                    "c} ON EMPTY / ON ERROR. The path may not have a deep scan '..' before a "
+                    "step other than a member or a filter (not supported yet); a DEFAULT must be a "
+                    "constant (Flink's job fails on a column). "
                     "RETURNING VARCHAR(n) does not cut the text, as Flink's call over a column; Flink's "
                     "planner folds a call over a constant document into a literal cut to n characters "
                     "(not done here).")
@@ -342,8 +346,9 @@ def json_value(c: Call) -> exp.Expression:
               "without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
-                    "OBJECT} ON EMPTY / ON ERROR. The path may not have a filter or a function (not "
-                    "supported yet). RETURNING VARCHAR(n) as JSON_VALUE's (not cut; Flink cuts a "
+                    "OBJECT} ON EMPTY / ON ERROR. The path may not have a deep scan '..' before a "
+                    "step other than a member or a filter (not supported yet). RETURNING VARCHAR(n) as "
+                    "JSON_VALUE's (not cut; Flink cuts a "
                     "constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
     """JSON_QUERY(doc, path [RETURNING t] [wrapper] [... ON EMPTY] [... ON ERROR]): the JSON at the path.
@@ -380,7 +385,8 @@ _EXISTS_FN = _row_function("JSON_EXISTS", _json_exists_row, "BOOLEAN")
 @scalar("JSON_EXISTS", group="json", sig=((S, S),), result=fixed("BOOLEAN"),
         nulls="NULL if the document is NULL, or on an error with UNKNOWN ON ERROR (a NULL path is refused, "
               "as Flink's code generator refuses it, and a path that is not a literal)",
-        differences="The path may not have a filter or a function (not supported yet).")
+        differences="The path may not have a deep scan '..' before a step other than a member or a filter "
+                    "(not supported yet).")
 def json_exists(c: Call) -> exp.Expression:
     """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]): the path finds a value.
 

@@ -15,13 +15,13 @@ it is ignored; past Jackson's limits, a number of more than 1,000 digits or nest
   ``'strict $.a' DEFAULT 'e' ON EMPTY DEFAULT 'r' ON ERROR`` of ``{"a":null}`` is ``r``); a
   document that is JSON ``null`` is an error in either mode (Jayway refuses a null root).
 
-Paths are compiled as Jayway's ``PathCompiler`` does (:func:`compile_path`, once per distinct text):
-member and index steps (``$``, ``.name``, ``['name']``, ``[n]``, ``[-n]``) make a definite path,
-whose value is the one thing found; wildcards (``*``, ``[*]``), several indexes (``[0,1]``), slices
-(``[0:2]``) and the deep scan ``..name`` an indefinite one, whose value is the list of matches. A
-path Jayway does not compile (``$.``, ``$a``, ``$."a b"``) is an error of every row; a name is read
-up to the next ``.`` or ``[`` (``$.'x'`` is the member ``'x'``, quotes included). Filters,
-functions and several bracketed members are not evaluated (:class:`Unsupported`).
+Paths are compiled by :mod:`.json_path_compiler` (Jayway's ``PathCompiler``). A definite path's
+value is the one thing found, an indefinite one's the list of its matches. Functions
+(:mod:`.json_path_functions`) apply to what the path found before them; a function's or a
+filter's (:mod:`.json_filter`) own failure is an error in lax mode too (:class:`JsonPathFailure`);
+a filter's existence test, JSON literal or array value fails the job, as in Flink 2.3
+(:class:`FlinkJobFailure`). A scan before a step other than a member or a filter is not evaluated
+(:class:`Unsupported`).
 
 :func:`jsonize` writes a value as Flink's Jackson does (keys sorted, compact, numbers as parsed).
 """
@@ -32,171 +32,14 @@ import json
 import re
 import sys
 from decimal import Decimal
-from functools import lru_cache
-from typing import NamedTuple, NoReturn
+from typing import NamedTuple
 
-_MODE = re.compile(r"^\s*(strict|lax)\s+(.+)$", re.IGNORECASE | re.DOTALL)
-_INDEXES = re.compile(r"\s*-?\d+\s*(?:,\s*-?\d+\s*)*")
-_SLICE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
+from streamsql.functions.scalars import json_filter, json_path_functions
+from streamsql.functions.scalars.json_errors import FlinkJobFailure, JsonError, JsonPathFailure
+from streamsql.functions.scalars.json_path_compiler import CompiledPath, Unsupported, compile_path
 
-
-class JsonError(Exception):
-    """What Flink's JSON functions take for an error (ON ERROR applies); the message is Flink's."""
-
-
-class Unsupported(ValueError):
-    """A path with a filter, a function or a scan other than ``..member`` (not evaluated yet)."""
-
-
-class CompiledPath(NamedTuple):
-    """A path as Jayway compiles it: its mode, tokens, whether it is definite, or its syntax error.
-
-    Tokens: ``("member", name)``, ``("index", n)`` (definite); ``("indexes", (n, ...))``,
-    ``("slice", from, to)``, ``("wild",)``, ``("scan",)`` (indefinite: the path's value is the list
-    of what it finds). ``error``: Flink's message for Jayway's ``InvalidPathException``, an error
-    of every row (ON ERROR, in lax mode too, where the document parses).
-    """
-
-    mode: str
-    tokens: tuple
-    definite: bool
-    error: str | None = None
-
-
-def _fail(msg: str) -> NoReturn:
-    """Raise Jayway's ``InvalidPathException`` (its message) as a :class:`JsonError`."""
-    raise JsonError(msg)
-
-
-def _bracket(text: str, pos: int) -> tuple[tuple, int]:
-    """The token of the ``[...]`` at ``pos`` and the position after it (Jayway's bracket forms)."""
-    close = text.find("]", pos)
-    inner = text[pos + 1:close] if close >= 0 else ""
-    stripped = inner.strip()
-    if stripped[:1] in ("'", '"'):  # ['a'] / ["a"] / ['a','b']: quoted names, backslash escapes
-        names, i, q = [], pos + 1, None
-        while True:
-            while i < len(text) and text[i] == " ":
-                i += 1
-            if i >= len(text) or text[i] not in "'\"":
-                _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
-            q, j, buf = text[i], i + 1, []
-            while j < len(text) and text[j] != q:
-                if text[j] == "\\" and j + 1 < len(text):
-                    j += 1
-                buf.append(text[j])
-                j += 1
-            if j >= len(text):
-                _fail(f"Property has not been closed - missing closing {q}")
-            names.append("".join(buf))
-            i = j + 1
-            while i < len(text) and text[i] == " ":
-                i += 1
-            if i < len(text) and text[i] == ",":
-                i += 1
-                continue
-            if i < len(text) and text[i] == "]":
-                break
-            _fail(f"Property must be separated by comma or Property must be terminated close square "
-                           f"bracket at index {i}")
-        if len(names) > 1:  # Jayway merges the members into one object: not evaluated here
-            raise Unsupported(text)
-        return ("member", names[0]), i + 1
-    if close < 0:
-        _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
-    if stripped == "*":
-        return ("wild",), close + 1
-    if stripped.startswith("?"):
-        raise Unsupported(text)
-    if _INDEXES.fullmatch(inner):
-        ns = tuple(int(x) for x in inner.split(","))
-        return (("index", ns[0]) if len(ns) == 1 else ("indexes", ns)), close + 1
-    m = _SLICE.fullmatch(inner)
-    if m:
-        lo, hi = m.groups()
-        return ("slice", None if lo is None else int(lo), None if hi is None else int(hi)), close + 1
-    _fail(f"Could not parse token starting at position {pos}. Expected ?, ', 0-9, * ")
-
-
-def _tokens(text: str) -> tuple:
-    """Jayway's ``PathCompiler`` over ``text`` (a path without its mode).
-
-    Raises:
-        JsonError: Jayway's ``InvalidPathException`` (its message).
-        Unsupported: a filter, a function, several bracketed members, a scan not before a member.
-    """
-    text = text.strip()
-    if not text:
-        _fail("Path may not be null empty")
-    if text[0] not in "$@":
-        text = "$." + text  # Jayway reads "a.b" as "$.a.b"
-    if text[0] == "@":
-        raise Unsupported(text)
-    if text.endswith("."):
-        _fail("Path must not end with a '.' or '..'")
-    if len(text) > 1 and text[1] not in ".[ ":
-        _fail("Illegal character at position 1 expected '.' or '['")
-    tokens: list[tuple] = []
-    pos = 1
-    while pos < len(text):
-        if tokens and pos == len(text) - 1 and text[pos] != ".":
-            break  # Jayway's currentIsTail: a last character after a token is not read ("$.a[" is "$.a")
-        c = text[pos]
-        if c == "[":
-            token, pos = _bracket(text, pos)
-            tokens.append(token)
-            continue
-        if c == ".":
-            if text.startswith("..", pos):
-                tokens.append(("scan",))
-                pos += 2
-            else:
-                pos += 1
-            if pos < len(text) and text[pos] == ".":
-                _fail(f"Character '.' on position {pos} is not valid.")
-            if pos < len(text) and text[pos] == "[":
-                continue
-        if pos < len(text) and text[pos] == "*":
-            tokens.append(("wild",))
-            pos += 1
-            continue
-        end = pos
-        while end < len(text) and text[end] not in ".[":
-            if text[end] == " ":
-                _fail("Use bracket notion ['my prop'] if your property contains blank characters. "
-                               f"position: {end}")
-            if text[end] == "(":
-                raise Unsupported(text)  # a function: length(), min() ...
-            end += 1
-        if end == pos:
-            _fail(f"Could not parse token starting at position {pos}")
-        tokens.append(("member", text[pos:end]))
-        pos = end
-    for n, t in enumerate(tokens):
-        if t[0] == "scan" and (n + 1 == len(tokens) or tokens[n + 1][0] != "member"):
-            raise Unsupported(text)
-    return tuple(tokens)
-
-
-@lru_cache(maxsize=4096)  # a path column holds few distinct paths: each compiled once
-def compile_path(spec: str) -> CompiledPath:
-    """Flink's split of the mode (``lax`` / ``strict``; none: strict), then Jayway's compilation.
-
-    Raises:
-        Unsupported: a path Jayway evaluates that is not evaluated here (see :func:`_tokens`).
-    """
-    m = _MODE.match(spec)
-    # SqlJsonUtils: a path without a mode is strict
-    mode, text = (m.group(1).upper(), m.group(2)) if m else ("STRICT", spec)
-    try:
-        tokens = _tokens(text)
-    except JsonError:
-        # SqlJsonUtils replaces Jayway's InvalidPathException with its own message (the spec as written)
-        msg = ("Illegal jsonpath spec ''" + spec + "'', format of the spec should be: "
-               "''<lax|strict> $'{'expr'}'''")
-        return CompiledPath(mode, (), True, msg)
-    return CompiledPath(mode, tokens, all(t[0] in ("member", "index") for t in tokens))
-
+__all__ = ["CompiledPath", "FlinkJobFailure", "JsonError", "JsonPathFailure", "Unsupported", "compile_path",
+           "evaluate"]
 
 def _no_constant(name: str):
     msg = f"Non-standard token '{name}'"
@@ -300,15 +143,12 @@ def evaluate(doc: str, spec: str):
         return (None, None) if mode == "LAX" else (None, e)
     if value is None:
         return None, JsonError("json can not be null")
+    if path.job_failure is not None:
+        raise FlinkJobFailure(path.job_failure)
     if path.error is not None:  # SqlJsonUtils: Jayway's compile error is an error in either mode
         return None, JsonError(path.error)
-    if not path.definite:
-        found: list = []
-        try:
-            _walk(path.tokens, 0, value, "$", mode == "LAX", True, found)
-        except JsonError as e:
-            return _missing(mode, str(e))
-        return found, None
+    if not path.definite or not all(t[0] in ("member", "index") for t in path.tokens):
+        return _walked(path, value)
     where = "$"
     for n, (kind, key) in enumerate(path.tokens):
         leaf = n == len(path.tokens) - 1
@@ -347,7 +187,71 @@ def _token_text(token: tuple) -> str:
     return f"[{token[1]}]" if kind == "index" else f"['{token[1]}']" if kind == "member" else "[*]"
 
 
-def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, out: list) -> None:
+class _Ctx(NamedTuple):
+    """A walk's configuration.
+
+    ``lax`` (Jayway's ``SUPPRESS_EXCEPTIONS``), ``root`` the document (``$`` in a filter or a
+    parameter), ``require`` (``REQUIRE_PROPERTIES``: a missing leaf raises, as
+    a filter's existence test reads its path).
+    """
+
+    lax: bool
+    root: object
+    require: bool = False
+
+
+def _walked(path: CompiledPath, doc):
+    """``evaluate`` of a path with filters, functions, several members or indefinite steps.
+
+    As Jayway's ``JsonPath.read`` (a definite path's value is its last match; none is empty in lax mode, an
+    error in strict mode).
+    """
+    found: list = []
+    try:
+        _walk(path.tokens, 0, doc, "$", _Ctx(path.mode == "LAX", doc), True, found)
+    except JsonPathFailure as e:
+        return None, e
+    except JsonError as e:
+        return _missing(path.mode, str(e))
+    if not path.definite:
+        return found, None
+    if not found:
+        return _missing(path.mode, "No results for path: $" + "".join(_token_text(t) for t in path.tokens))
+    if found[-1] is None and path.mode == "STRICT":
+        return None, JsonError("Strict jsonpath mode requires a non empty returned value, but is null")
+    return found[-1], None
+
+
+def _read_in_filter(ctx: _Ctx):
+    """The ``read`` of :func:`.json_filter.accept`: a filter's path from its start, as a value node.
+
+    As Jayway's ``PathNode.evaluate``: an existence test reads with ``REQUIRE_PROPERTIES`` (found:
+    true; a missing member: false); a value read finds null for nothing in a lax path (its
+    ``SUPPRESS_EXCEPTIONS``), undefined in a strict one, and a list for an indefinite path.
+    """
+
+    def read(compiled: tuple, start, root, exists: bool) -> json_filter.Value:
+        tokens, definite = compiled
+        found: list = []
+        sub = _Ctx(False, root, True) if exists else _Ctx(ctx.lax, root)
+        try:
+            _walk(tokens, 0, start, "@", sub, True, found)
+        except JsonPathFailure:
+            raise
+        except JsonError:
+            return json_filter.Value("bool", False) if exists else json_filter.UNDEFINED
+        if exists:
+            return json_filter.Value("bool", bool(found) or not definite)
+        if not definite:
+            return json_filter.of(found)
+        if not found:
+            return json_filter.Value("null") if ctx.lax else json_filter.UNDEFINED
+        return json_filter.of(found[-1])
+
+    return read
+
+
+def _walk(tokens: tuple, n: int, model, where: str, ctx: _Ctx, definite: bool, out: list) -> None:  # noqa: C901, PLR0912
     """Jayway's evaluation of ``tokens[n:]`` from ``model``, each match appended to ``out``.
 
     ``definite``: the tokens before ``n`` are all definite (Jayway's ``isUpstreamDefinite``): only
@@ -355,12 +259,52 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
 
     Raises:
         JsonError: Jayway's ``PathNotFoundException`` of a strict path's definite prefix.
+        JsonPathFailure: what Jayway raises in either mode (a function's error, a filter over a
+            scalar).
     """
+    lax = ctx.lax
     if n == len(tokens):
         out.append(model)
         return
     token = tokens[n]
     kind, leaf = token[0], n == len(tokens) - 1
+    if kind == "filter":
+        if isinstance(model, dict):
+            if json_filter.accept(token[1], model, ctx.root, _read_in_filter(ctx)):
+                _walk(tokens, n + 1, model, where, ctx, False, out)
+        elif isinstance(model, list):
+            read = _read_in_filter(ctx)
+            for i, v in enumerate(model):
+                if json_filter.accept(token[1], v, ctx.root, read):
+                    _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
+        elif definite:
+            msg = f"Filter: [?] can not be applied to primitives. Current context is: {java_text(model)}"
+            raise JsonPathFailure(msg)
+        return
+    if kind == "function":
+        if token[1] not in json_path_functions.NAMES:
+            msg = f"Function of name: {token[1]} cannot be created"
+            raise JsonPathFailure(msg)
+        value = json_path_functions.invoke(token[1], model, [_argument(p, ctx) for p in token[2]])
+        if not leaf:  # Jayway's FunctionPathToken adds its result before the next step: lax $.a.min().x
+            out.append(value)
+        _walk(tokens, n + 1, value, f"{where}.{token[1]}", ctx, definite, out)
+        return
+    if kind == "members":
+        if not isinstance(model, dict):
+            if lax or not definite:
+                return
+            found = "null" if model is None else java_class(model)
+            msg = f"Expected to find an object with property {_token_text(token)} in path {where} but found "
+            msg += f"'{found}'."
+            raise JsonError(msg)
+        if leaf:  # merged into one object: the members present (JSON null included)
+            out.append({k: model[k] for k in token[1] if k in model})
+            return
+        for key in token[1]:
+            if key in model:
+                _walk(tokens, n + 1, model[key], f"{where}['{key}']", ctx, False, out)
+        return
     if kind == "member":
         key = token[1]
         here = f"{where}['{key}']"
@@ -373,20 +317,23 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
                    "'com.jayway.jsonpath.spi.json.JacksonJsonProvider'.")
             raise JsonError(msg)
         if key not in model:
+            if leaf and ctx.require:
+                msg = f"No results for path: {here}"
+                raise JsonError(msg)
             if leaf or lax or not definite:  # a missing leaf is no match (no REQUIRE_PROPERTIES)
                 return
             msg = f"Missing property in path {here}"
             raise JsonError(msg)
-        _walk(tokens, n + 1, model[key], here, lax, definite, out)
+        _walk(tokens, n + 1, model[key], here, ctx, definite, out)
     elif kind == "wild":
         if isinstance(model, dict):
             for key, v in model.items():
-                _walk(tokens, n + 1, v, f"{where}['{key}']", lax, False, out)
+                _walk(tokens, n + 1, v, f"{where}['{key}']", ctx, False, out)
         elif isinstance(model, list):
             for i, v in enumerate(model):
-                _walk(tokens, n + 1, v, f"{where}[{i}]", lax, False, out)
+                _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
     elif kind == "scan":
-        _scan(tokens, n + 1, model, where, lax, out)
+        _scan(tokens, n + 1, model, where, ctx, out)
     else:  # index, indexes, slice: ArrayPathToken's checkArrayModel first
         if not isinstance(model, list):
             if lax or not definite:
@@ -405,7 +352,7 @@ def _walk(tokens: tuple, n: int, model, where: str, lax: bool, definite: bool, o
         for i in picks:
             j = i + size if i < 0 else i
             if 0 <= j < size:  # Jayway skips an index out of range
-                _walk(tokens, n + 1, model[j], f"{where}[{j}]", lax, still, out)
+                _walk(tokens, n + 1, model[j], f"{where}[{j}]", ctx, still, out)
 
 
 def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
@@ -415,19 +362,67 @@ def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
     return start, max(start, end)
 
 
-def _scan(tokens: tuple, n: int, model, where: str, lax: bool, out: list) -> None:
-    """Jayway's deep scan (``..member``): the member's evaluation at every object that has it, pre-order."""
-    key = tokens[n][1]
+def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list) -> None:
+    """Jayway's deep scan (``..member``, ``..[?(...)]``), pre-order.
+
+    The next step's evaluation at every object that has the member (or that the filter accepts),
+    and for a filter at every array it accepts, its next step on each element (Jayway's
+    ``walkArray``).
+    """
+    token = tokens[n]
+    if token[0] == "member":
+        def matches(m) -> bool:
+            return isinstance(m, dict) and token[1] in m
+    else:
+        read = _read_in_filter(ctx)
+
+        def matches(m) -> bool:
+            return json_filter.accept(token[1], m, ctx.root, read)
     if isinstance(model, dict):
-        if key in model:
-            _walk(tokens, n, model, where, lax, False, out)
+        if matches(model):
+            _walk(tokens, n, model, where, ctx, False, out)
         for k, v in model.items():
             if isinstance(v, (dict, list)):
-                _scan(tokens, n, v, f"{where}['{k}']", lax, out)
+                _scan(tokens, n, v, f"{where}['{k}']", ctx, out)
     elif isinstance(model, list):
+        if token[0] == "filter" and matches(model):
+            if n == len(tokens) - 1:
+                _walk(tokens, n, model, where, ctx, False, out)
+            else:
+                for i, v in enumerate(model):
+                    _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
         for i, v in enumerate(model):
             if isinstance(v, (dict, list)):
-                _scan(tokens, n, v, f"{where}[{i}]", lax, out)
+                _scan(tokens, n, v, f"{where}[{i}]", ctx, out)
+
+
+def _argument(param: tuple, ctx: _Ctx):
+    """A function parameter's value: JSON as Flink's Jackson reads it, a path's value from the document.
+
+    Raises:
+        JsonPathFailure: JSON that does not parse; a strict path that finds nothing.
+    """
+    if param[0] == "json":
+        try:
+            return parse_document(param[1])
+        except JsonError as e:
+            raise JsonPathFailure(str(e)) from None
+    _, tokens, definite = param
+    found: list = []
+    try:
+        _walk(tokens, 0, ctx.root, "$", ctx, True, found)
+    except JsonPathFailure:
+        raise
+    except JsonError as e:
+        raise JsonPathFailure(str(e)) from None
+    if not definite:
+        return found
+    if not found:
+        if ctx.lax:
+            return None
+        msg = "No results for path: $" + "".join(_token_text(t) for t in tokens)
+        raise JsonPathFailure(msg)
+    return found[-1]
 
 
 def _missing(mode: str, message: str):
@@ -437,7 +432,8 @@ def _missing(mode: str, message: str):
 def java_class(value) -> str:
     """The Java class Flink's Jackson reads a scalar as."""
     return {bool: "java.lang.Boolean", str: "java.lang.String", list: "java.util.ArrayList",
-            Decimal: "java.math.BigDecimal"}.get(type(value)) or java_number_class(value)
+            Decimal: "java.math.BigDecimal", float: "java.lang.Double",
+            dict: "java.util.LinkedHashMap"}.get(type(value)) or java_number_class(value)
 
 
 def java_number_class(value: int) -> str:
@@ -463,7 +459,18 @@ def _scalar_text(value) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double(value)
     return decimal_text(value) if isinstance(value, Decimal) else str(value)
+
+
+def java_double(value: float) -> str:
+    """Java's ``Double.toString`` (a Jayway function's ``Double`` result: ``11.5``, ``1.0E10``)."""
+    import pyarrow as pa  # noqa: PLC0415  (only for a function's Double)
+
+    from streamsql.core.float_text import java_float_text  # noqa: PLC0415
+
+    return java_float_text(pa.array([value], pa.float64()))[0].as_py()
 
 
 def java_text(value) -> str:
