@@ -6,10 +6,19 @@ its WATERMARK is declared on) is NULL, ``ev2`` and ``ver`` have none::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_null_rowtime.py
 
-Findings (PyFlink 2.3.0, filesystem json sources, 2026-12-05) are in the JSON; in short, a job
-fails with ``RowTime field should not be null, please convert it to a non-null long value.``
-where the operator assigns the row to a time (window TVFs and everything over them, legacy group
-windows, MATCH_RECOGNIZE), and the other rowtime consumers are listed with what they answered.
+Findings (PyFlink 2.3.0, filesystem json sources, 2026-12-05, all 18 queries): every one fails
+with ``RowTime field should not be null, please convert it to a non-null long value.``, the plain
+``SELECT k, v, ts FROM ev`` too: Flink's ``WatermarkAssignerOperator`` (the watermark of a source
+without push-down) throws on the row before any operator sees it.
+
+Behind a source with watermark push-down (Kafka) the row goes on; there, from the bytecode of
+``flink-table-runtime-2.3.0.jar`` (not run here): the TUMBLE/HOP/CUMULATE window aggregate
+(``SliceAssigners.AbstractSliceAssigner``) throws the same message; the SESSION one
+(``UnsliceAssigners.SessionUnsliceAssigner``) throws ``rowtimeIndex should not be null, please
+convert it to a non-null long value.``; the window TVF without aggregation
+(``AlignedWindowTableFunctionOperator`` / ``UnalignedWindowTableFunctionOperator``) drops the row
+and counts it in ``numNullRowTimeRecordsDropped``; the interval and temporal joins, OVER and
+the temporal sort have no NULL check of their own (not established what they do).
 """
 
 from __future__ import annotations
