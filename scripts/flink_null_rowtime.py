@@ -12,14 +12,14 @@ with ``RowTime field should not be null, please convert it to a non-null long va
 ``SELECT k, v, ts FROM ev`` too: Flink's ``WatermarkAssignerOperator`` (the watermark of a source
 without push-down) throws on the row before any operator sees it.
 
-Behind a source with watermark push-down (Kafka) the row goes on; there, from the bytecode of
-``flink-table-runtime-2.3.0.jar`` (not run here): the TUMBLE/HOP/CUMULATE window aggregate
-(``SliceAssigners.AbstractSliceAssigner``) throws the same message; the SESSION one
-(``UnsliceAssigners.SessionUnsliceAssigner``) throws ``rowtimeIndex should not be null, please
-convert it to a non-null long value.``; the window TVF without aggregation
-(``AlignedWindowTableFunctionOperator`` / ``UnalignedWindowTableFunctionOperator``) drops the row
-and counts it in ``numNullRowTimeRecordsDropped``; the interval and temporal joins, OVER and
-the temporal sort have no NULL check of their own (not established what they do).
+Behind Kafka tables (``--kafka``: the watermark is pushed into the source, which ignores a NULL
+watermark value; key ``kafka``): the scan passes the row; TUMBLE/HOP/CUMULATE aggregates fail
+(``SliceAssigners``, same message); SESSION fails with ``rowtimeIndex should not be null, please
+convert it to a non-null long value.``; the plain TVF drops the row (metric
+``numNullRowTimeRecordsDropped``), so window Top-N, deduplication and join over it miss it; the
+legacy ``GROUP BY TUMBLE`` reads it as 1970-01-01 00:00 (a window of its own); interval and
+temporal joins do not join it (LEFT interval join: padded); bounded OVER frames drop it; an
+unbounded OVER frame, ORDER BY ts and MATCH_RECOGNIZE keep it (read as 0).
 """
 
 from __future__ import annotations

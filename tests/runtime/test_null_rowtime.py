@@ -72,7 +72,8 @@ ROWS = [("a", BASE, 1), ("b", None, 2), ("a", BASE + 90_000, 3)]
 def test_window_aggregate_fails_on_a_null_rowtime(tmp_path, kind, message):
     """Past a source that lets it through (Kafka), the window aggregate fails the job with
     Flink's message: ``SliceAssigners`` (TUMBLE/HOP/CUMULATE), ``SessionUnsliceAssigner``'s own
-    words for SESSION (flink-table-runtime 2.3.0)."""
+    words for SESSION (Flink's answers behind Kafka tables: ``FLINK["kafka"]``)."""
+    assert message in FLINK["kafka"][f"{kind.lower()}_aggregate"]["error"]
     if kind == "SESSION":
         op = SessionWindowAggOperator(WindowSpec("SESSION", gap=3000), 1, 1, OP_AGGS, IN_SCHEMA, OUT_SCHEMA)
     else:
@@ -91,6 +92,8 @@ def test_window_aggregate_fails_on_a_null_rowtime(tmp_path, kind, message):
 def test_window_tvf_without_aggregation_drops_and_counts_a_null_rowtime(tmp_path):
     """As Flink's ``AlignedWindowTableFunctionOperator``: the row is dropped and counted
     (``numNullRowTimeRecordsDropped``; here ``null_rowtime_records``), the others go on."""
+    flink = FLINK["kafka"]["tumble_select"]["rows"]  # behind Kafka: 'b' (NULL rowtime) is not there
+    assert len(flink) == 2 and not any("'b'" in r for r in flink)
     out = pa.schema(list(IN_SCHEMA) + [pa.field(n, pa.timestamp("ms")) for n in ("ws", "we", "wt")])
     metrics: dict = {}
     op, backend = open_operator(WindowTableFunctionOperator(WindowSpec("TUMBLE", size=60_000), 1, out),
@@ -119,6 +122,7 @@ def test_watermark_assigner_fails_on_a_null_rowtime_without_push_down():
     batch = Batch(pa.Table.from_arrays([pa.array(["a", "b"]), ts], schema=schema))
     with pytest.raises(ExecutionError, match=r"^RowTime field .* \(column 'ts' of the table 'ev'\)$"):
         op.process_batch(batch, 0)
+    assert "'b', 2, None" in FLINK["kafka"]["scan"]["rows"][-1]  # Kafka: Flink passes the row
     op, _ = _assigner(None)  # Kafka: Flink's pushed-down generator skips a NULL watermark value
     assert op.process_batch(batch, 0)[0].table.num_rows == 2
     assert np.array_equal(op.maxes, [BASE - 5000])

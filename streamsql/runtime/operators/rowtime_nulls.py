@@ -10,7 +10,9 @@ Flink 2.3 (``flink-table-runtime-2.3.0``; ``scripts/flink_null_rowtime.py`` runs
   - the window TVF aggregate of TUMBLE / HOP / CUMULATE (``SliceAssigners``) fails: :data:`NULL_ROWTIME`;
   - the SESSION window aggregate (``SessionUnsliceAssigner``) fails: :data:`NULL_SESSION_ROWTIME`;
   - the window TVF without aggregation (``WindowTableFunctionOperator``) drops the row and counts
-    it in its metric ``numNullRowTimeRecordsDropped``: here the job metric ``null_rowtime_records``.
+    it in its metric ``numNullRowTimeRecordsDropped``: here the job metric ``null_rowtime_records``;
+  - the other consumers differ per operator (``docs/windows.md``, "NULL rowtimes"); here they
+    keep their own handling, except the legacy group window, which shares the TVF's operator.
 
 The checks are one ``null_count`` of the Arrow column per batch (no per-row work).
 """
