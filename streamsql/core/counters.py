@@ -18,6 +18,9 @@ DROPPED: tuple[tuple[str, str, str], ...] = (
     ("empty_records", "empty records skipped", "Empty records"),
     # rows behind the watermark (window aggregates, joins and Top-N, OVER, deduplication)
     ("late_records", "late records dropped", "Late records"),
+    # rows with a NULL rowtime a window TVF without aggregation drops (Flink's
+    # numNullRowTimeRecordsDropped; where Flink fails the job instead, so does StreamSQL)
+    ("null_rowtime_records", "rows with a NULL rowtime dropped", "NULL-rowtime records"),
     # -U/-D rows of a row the sink upsert materializer no longer holds ('table.exec.state.ttl')
     ("dropped_retractions", "retractions of expired rows dropped", "Dropped retractions"),
 )

@@ -215,6 +215,10 @@ class WatermarkAssignerNode(PlanNode):
             the watermark after a row as soon as it moved more than this; None: per batch.
         every_emit: cut a batch at every watermark Flink's assigner emits within it, rising
             rowtimes too (a CURRENT_WATERMARK downstream sees each; see ``plan.current_watermark``).
+        null_rowtime_table: the table's name when a NULL ``rowtime`` fails the job, as Flink's
+            ``WatermarkAssignerOperator`` (no watermark push-down); None: the row goes on
+            (Kafka: Flink's source ignores the NULL watermark value). See
+            :mod:`streamsql.runtime.operators.rowtime_nulls`.
     """
 
     query: QuerySpec = None  # type: ignore[assignment]
@@ -223,6 +227,7 @@ class WatermarkAssignerNode(PlanNode):
     idle_timeout_ms: int = 0
     eager_interval_ms: int | None = None
     every_emit: bool = False
+    null_rowtime_table: str | None = None
 
     kind: ClassVar[str] = "watermark"
     stateful: ClassVar[bool] = True

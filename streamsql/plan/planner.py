@@ -503,7 +503,8 @@ class Planner:
             node = WatermarkAssignerNode([node], _rowtime_schema(node.schema, col.name), node.mode, query=q,
                                          rowtime=col.name,
                                          expr_sql=flink_text(wsql), idle_timeout_ms=idle_timeout_ms,
-                                         eager_interval_ms=eager)
+                                         eager_interval_ms=eager,
+                                         null_rowtime_table=None if pushed else table.name)
         return node
 
     def _idle_timeout(self, table: TableDef) -> int:

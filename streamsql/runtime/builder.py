@@ -205,9 +205,10 @@ def _rank(node: RankNode) -> Operator:
 #: Plan node type → the factory of its operator (exact types: a subclass gets its own entry).
 OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.CalcNode: lambda n: CalcOperator(BatchQuery(n.query)),
-    plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(BatchQuery(n.query), n.idle_timeout_ms,
-                                                                    eager_interval_ms=n.eager_interval_ms,
-                                                                    every_emit=n.every_emit),
+    plan.WatermarkAssignerNode: lambda n: WatermarkAssignerOperator(
+        BatchQuery(n.query), n.idle_timeout_ms, eager_interval_ms=n.eager_interval_ms,
+        every_emit=n.every_emit,
+        null_rowtime=None if n.null_rowtime_table is None else (n.rowtime, n.null_rowtime_table)),
     plan.GroupAggNode: _group_agg,
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,

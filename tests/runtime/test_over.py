@@ -1,8 +1,8 @@
 """OVER aggregates, checked against DuckDB's window functions over the same rows.
 
 The streaming side reads the window tests' events (out of order by less than the 5 s watermark
-delay: nothing is late; some NULL keys, values and rowtimes); DuckDB computes the same OVER
-clause as a batch (rows with a NULL rowtime removed, as the stream drops them). ROWS frames
+delay: nothing is late; some NULL keys and values); DuckDB computes the same OVER
+clause as a batch. ROWS frames
 order rows with the same rowtime by arrival, which is the file order, so DuckDB orders by
 ``ts, id``. Late rows, state cleaning and snapshot → restore are checked at the operator level
 through the harness, on both backends.

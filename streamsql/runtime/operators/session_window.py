@@ -14,7 +14,8 @@ A row is late when its own window has fired (``ts + gap - 1 <= watermark``) and 
 merge into a session that is still open: it is dropped and counted in ``late_records``. Within a
 batch, rows of one key are merged among themselves first (DuckDB, gaps-and-islands), then with
 the open sessions, so the batch behaves as if its rows had arrived in the most favourable order.
-Rows with a NULL rowtime are dropped.
+A NULL rowtime fails the job with Flink's ``SessionUnsliceAssigner`` message
+(:mod:`~streamsql.runtime.operators.rowtime_nulls`).
 
 Per batch: DuckDB assigns batch-local sessions (``lag`` over the key ordered by time) and
 partially aggregates each (with a row-wise aggregate, whose result depends on the rows' order,
@@ -48,6 +49,7 @@ from streamsql.functions.accumulators import key_values
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.local_time import to_instant, to_local
+from streamsql.runtime.operators.rowtime_nulls import NULL_SESSION_ROWTIME, fail_on_null
 from streamsql.runtime.operators.window_agg import WindowAggBase, add_late, rowtimes
 from streamsql.state.layout import ValueFormat, encode_keys, group_by_items, with_key_groups
 
@@ -114,10 +116,8 @@ class SessionWindowAggOperator(WindowAggBase):
         """Build batch-local sessions, merge them into the keys' open sessions."""
         self._ensure_loaded()
         table = batch.table
-        ts, valid = rowtimes(table.column(self.ts_index))
-        if valid is not None:
-            keep = np.flatnonzero(valid)
-            table, ts = table.take(pa.array(keep)), ts[keep]
+        fail_on_null(table, self.ts_index, "session window aggregate", NULL_SESSION_ROWTIME)
+        ts, _ = rowtimes(table.column(self.ts_index))
         if table.num_rows == 0:
             return []
         table = table.append_column("__t", pa.array(to_local(ts, self.spec.zone), pa.int64()))
@@ -137,7 +137,7 @@ class SessionWindowAggOperator(WindowAggBase):
         if aggregates.rowwise:  # in arrival order: row n is session n
             at = {g[nk]: i for i, g in enumerate(groups)}
             rows = [at[n] for n in range(table.num_rows)]
-            origin = batch.origin if valid is None else None  # rows were dropped: positions moved
+            origin = batch.origin
             aggregates.fold_rows(news, table, rows, [1] * table.num_rows, origin)
         if self._multisets:
             index = {g: i for i, g in enumerate(groups)}

@@ -63,6 +63,7 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.local_time import local_watermark, to_instant, to_local
+from streamsql.runtime.operators.rowtime_nulls import fail_on_null
 from streamsql.runtime.operators.window_agg import (
     add_late,
     ms_array,
@@ -240,9 +241,8 @@ class SlicingWindowAggOperator(Operator):
         """Partially aggregate ``batch`` per (key, slice) and append it to its slices."""
         self._ensure_loaded()
         table = batch.table
-        ts, valid = rowtimes(table.column(self.ts_index))
-        if valid is not None:  # NULL rowtimes are dropped; Flink 2.3 fails the job (xfail in test_windows)
-            table, ts = table.filter(pa.array(valid)), ts[valid]
+        fail_on_null(table, self.ts_index, "window aggregate")  # as Flink's SliceAssigners
+        ts, _ = rowtimes(table.column(self.ts_index))
         ends = self.assigner.slice_ends(to_local(ts, self.spec.zone))
         if self.watermark is not None:
             alive = self.assigner.last_window_ends(ends) - 1 > self.watermark

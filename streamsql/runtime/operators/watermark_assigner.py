@@ -37,6 +37,11 @@ needs no cut (no row can be at or behind an earlier watermark) and goes on whole
 to an earlier rowtime cuts too: an OVER aggregate drops a row not after the watermark (compat
 case ``lag_rows_with_equal_rowtime``: Flink drops the second row of a rowtime).
 
+**NULL rowtime**: with ``null_rowtime`` (a source without push-down), a batch holding a NULL in
+the rowtime column fails the job with Flink's ``WatermarkAssignerOperator`` message
+(:mod:`~streamsql.runtime.operators.rowtime_nulls`); without it (Kafka, whose Flink source ignores
+a NULL watermark value) the row goes on and its NULL watermark value counts for nothing.
+
 Watermarks only move forward: a split that comes back from idleness behind the others does not
 pull the emitted watermark back. Split ids and statuses stop here: batches leave with
 ``splits = None``.
@@ -71,6 +76,7 @@ import pyarrow.compute as pc
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.operators.base import Operator, OperatorContext, SplitStatus
+from streamsql.runtime.operators.rowtime_nulls import fail_on_null
 from streamsql.state.layout import SPLIT_KEY_PREFIX
 
 _SIGNED = struct.Struct(">q")
@@ -88,14 +94,17 @@ class WatermarkAssignerOperator(Operator):
         query: one item, the watermark expression, over the input's columns.
         idle_timeout_ms: a split without rows for this long is idle (0 = never).
         clock: processing time in ms (monotonic); for tests.
+        null_rowtime: ``(rowtime column, table name)``: a NULL in that column fails the job, as
+            Flink's ``WatermarkAssignerOperator``; None: NULL rowtimes pass (module docstring).
     """
 
     stateful = True
 
     def __init__(self, query: BatchQuery, idle_timeout_ms: int = 0,
                  clock: Callable[[], float] | None = None, eager_interval_ms: int | None = None,
-                 every_emit: bool = False):
+                 every_emit: bool = False, null_rowtime: tuple[str, str] | None = None):
         self.query = query
+        self.null_rowtime = null_rowtime
         self.eager_interval_ms = eager_interval_ms
         self.every_emit = every_emit  # cut rising rowtimes too: a CURRENT_WATERMARK downstream sees each
         self.idle_timeout_ms = idle_timeout_ms
@@ -158,6 +167,9 @@ class WatermarkAssignerOperator(Operator):
         self._start()
         n = batch.num_rows
         out: list[Element] = []
+        if n and self.null_rowtime is not None:
+            column, table = self.null_rowtime
+            fail_on_null(batch.table, batch.table.schema.get_field_index(column), f"table '{table}'")
         if n:
             ids = batch.splits if batch.splits is not None else np.zeros(n, np.int32)
             self._grow(int(ids.max()) + 1)

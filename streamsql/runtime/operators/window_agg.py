@@ -61,6 +61,7 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.local_time import local_watermark, to_instant, to_local
+from streamsql.runtime.operators.rowtime_nulls import count_dropped
 from streamsql.state.base import KeyedState
 from streamsql.state.layout import TIMER_TAG, WATERMARK_KEY, ValueFormat
 
@@ -387,8 +388,9 @@ class WindowTableFunctionOperator(Operator):
 
     Each row is sent once per window it belongs to, with ``window_start``, ``window_end`` and
     ``window_time`` (``end - 1`` ms) appended; insert-only, stateless. Rows with a NULL rowtime are dropped
-    (Flink 2.3 fails the job: ``scripts/flink_null_rowtime.py``); late rows are not (Flink does not drop
-    them either).
+    and counted (``null_rowtime_records``), as Flink's ``numNullRowTimeRecordsDropped`` (a source
+    without watermark push-down fails on them first: :mod:`~streamsql.runtime.operators.rowtime_nulls`);
+    late rows are not dropped (Flink does not drop them either).
 
     Args:
         spec: a TUMBLE, HOP or CUMULATE window.
@@ -406,6 +408,7 @@ class WindowTableFunctionOperator(Operator):
         table = batch.table
         ts, valid = rowtimes(table.column(self.ts_index))
         idx = np.arange(len(ts)) if valid is None else np.flatnonzero(valid)
+        count_dropped(self.ctx.metrics, len(ts) - len(idx))
         rows, starts, ends = assign_windows(to_local(ts[idx], self.spec.zone), self.spec)
         if len(rows) == 0:
             return []
