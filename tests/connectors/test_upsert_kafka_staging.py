@@ -90,8 +90,8 @@ def test_one_buffer_flush_option_alone_is_refused_in_flinks_words(options):
             "'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater "
             "than zero together to enable sink buffer flushing.")) as ei:
         sink(**options)
-    key = "sink.buffer-flush.max-rows" if options.get("sink.buffer-flush.max-rows") else "sink.buffer-flush.interval"
-    assert ei.value.option == key
+    max_rows = options.get("sink.buffer-flush.max-rows", "0") != "0"
+    assert ei.value.option == ("sink.buffer-flush.max-rows" if max_rows else "sink.buffer-flush.interval")
 
 
 def test_reducing_flushes_when_max_rows_keys_are_buffered():
