@@ -46,9 +46,12 @@ SINK_OPTS = (
     "'connector' = 'kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
     "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'{sink_extra}"
 )
+# Both buffer-flush options: StreamSQL and Flink both reduce each key's changes per flush (as
+# Flink's ReducingUpsertWriter); without them both write every change (benchmarks/README.md).
 UPSERT_OPTS = (
     "'connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{bootstrap}', "
-    "'key.format' = 'json', 'value.format' = 'json'{sink_extra}"
+    "'key.format' = 'json', 'value.format' = 'json', "
+    "'sink.buffer-flush.max-rows' = '100000', 'sink.buffer-flush.interval' = '1 s'{sink_extra}"
 )
 # Engine-only runs (no Kafka): the same columns from the datagen connector into a blackhole.
 ENGINE_SOURCE_DDL = BIDS + """

@@ -197,13 +197,15 @@ UPSERT_KAFKA_OPTIONS = [
     *OPTS_BOUNDED,
     OptionSpec(
         "sink.buffer-flush.max-rows",
-        default="100000",
-        description="buffered rows that trigger an early compact-and-write (0: only at checkpoints)",
+        default="0",
+        description="with 'sink.buffer-flush.interval' > 0: buffer and keep each key's last change, "
+        "written when this many keys are buffered (0: every change written, as Flink)",
     ),
     OptionSpec(
         "sink.buffer-flush.interval",
-        default="1 s",
-        description="non-transactional sink: longest time rows wait in the buffer (0: only at checkpoints)",
+        default="0",
+        description="with 'sink.buffer-flush.max-rows' > 0: longest time between buffer flushes "
+        "(0: every change written, as Flink)",
     ),
     choice_option(
         "sink.delivery-guarantee",

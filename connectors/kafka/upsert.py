@@ -7,16 +7,25 @@ column's instant as its timestamp (as the ``kafka`` sink, :mod:`.sink`), as Flin
 sink: a -U that no +U of its key follows
 is a row that left the result (a WHERE after an aggregation, an update that changed the key).
 The planner has a -U built only when a consumer needs it (:mod:`streamsql.plan.update_kinds`),
-so a GROUP BY keyed like the table sends none. Rows are buffered and compacted per key
-before producing: within one checkpoint epoch only each key's last change is written (a big win
-under aggregations); when rows name their topics (``'topic'`` listing several), per key and topic,
-each topic being an upsert table of its own (Flink writes every row: a key's change to one topic
-never replaces its change to another). The buffer is written at each checkpoint's pre-commit,
-and earlier when it holds ``'sink.buffer-flush.max-rows'`` rows or, for a non-transactional sink, when
-``'sink.buffer-flush.interval'`` has passed. When the previous flush compacted little (at least
-half of its rows were distinct keys), the buffer is compacted and encoded early, every 8192
-rows, into a per-key map of encoded changes that the flush then produces: the epoch still writes
-one message per key, but the encoding is no longer all inside the checkpoint barrier.
+so a GROUP BY keyed like the table sends none.
+
+By default every change is written, in order per key, as Flink 2.3's upsert-kafka sink does
+without buffering (``'sink.buffer-flush.max-rows'`` and ``'sink.buffer-flush.interval'`` both
+default to 0): a versioned table written here and read back (a temporal join) keeps every
+version. With both options > 0 the sink reduces as Flink's ``ReducingUpsertWriter``: rows are
+buffered and compacted per PRIMARY KEY (only each key's last change of the buffer is written,
+a -U/-D as a tombstone; a key's change to one topic replaces its change to another when rows
+name their topics, as Flink's buffer is keyed by the key alone) and the buffer is written when
+it holds ``max-rows`` distinct keys, when ``interval`` has passed since the last flush, at each
+checkpoint's pre-commit and at the end of input. Flink checks ``max-rows`` after every row and
+the interval on a timer; here both are checked after each written batch, so a flush may come
+a batch later (a key may show one intermediate change fewer; the last change per key and the
+topic's final table are the same). Only one of the two options > 0 is refused at planning in
+Flink's words (``'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to
+be greater than zero together to enable sink buffer flushing.``). While reducing, when the
+previous flush compacted little (at least half of its rows were distinct keys), the buffer is
+compacted and encoded early, every 8192 rows, into a per-key map of encoded changes that the
+flush then produces: the encoding is no longer all inside the checkpoint barrier.
 
 Delivery guarantee (``'sink.delivery-guarantee'``): by default exactly-once when the job runs
 in EXACTLY_ONCE mode (the rows are written in the task's Kafka transaction, see
@@ -82,10 +91,24 @@ def _primary_key(table: TableDef) -> list[str]:
 
 
 def _buffer_flush(table: TableDef) -> tuple[int, float]:
-    """``('sink.buffer-flush.max-rows', 'sink.buffer-flush.interval' in seconds)``."""
-    max_rows = int_option(table, "sink.buffer-flush.max-rows", "100000")
-    interval = table.options.get("sink.buffer-flush.interval", "1 s")
-    return max_rows, duration_ms(interval, "sink.buffer-flush.interval") / 1000
+    """``('sink.buffer-flush.max-rows', 'sink.buffer-flush.interval' in seconds)``, both 0 when unset.
+
+    As Flink's ``UpsertKafkaDynamicTableFactory`` (defaults 0 and 0 s; both > 0 turn buffering on).
+
+    Raises:
+        ConfigError: for a bad value, or only one of the two > 0 (Flink's message).
+    """
+    max_rows = int_option(table, "sink.buffer-flush.max-rows", "0")
+    interval = table.options.get("sink.buffer-flush.interval", "0")
+    interval_s = duration_ms(interval, "sink.buffer-flush.interval") / 1000
+    if (max_rows > 0) != (interval_s > 0):
+        msg = (
+            f"{table_prefix(table)}'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be "
+            "set to be greater than zero together to enable sink buffer flushing."
+        )
+        key = "sink.buffer-flush.max-rows" if max_rows > 0 else "sink.buffer-flush.interval"
+        raise ConfigError(msg, table=table.name, option=key)
+    return max_rows, interval_s
 
 
 def last_per_key(table: pa.Table, key_names: list[str], key_bytes=None) -> np.ndarray:
@@ -121,13 +144,15 @@ class UpsertKafkaSink(ProducingSink):
     def __init__(self, ctx: ConnectorContext):
         super().__init__(ctx)
         self.max_rows, self.interval_s = _buffer_flush(ctx.table)
+        #: Both buffer-flush options > 0: compact per key as Flink's ReducingUpsertWriter, else
+        #: every change is written (the buffer only holds rows while a checkpoint commits).
+        self.reducing = self.max_rows > 0
         self._buf: list[tuple[pa.Table, np.ndarray]] = []
         self._rows = 0
         self._last_flush = time.monotonic()
         self.rows_compacted = 0  # rows dropped by compaction (for tests and metrics)
-        # encoded changes of the epoch not produced yet: key bytes → value bytes (None: tombstone),
-        # or (value, timestamp, headers, topic) with written metadata columns; keyed by
-        # (key bytes, topic) when rows name their topics
+        # reducing: encoded changes of the epoch not produced yet: key bytes → value bytes (None:
+        # tombstone), or (value, timestamp, headers, topic) with written metadata columns
         self._staged: dict = {}
         self.stage_rows = 8192  # buffered rows that may be staged early (see _maybe_stage)
         self._epoch_in = 0  # rows compacted since the last flush
@@ -148,7 +173,7 @@ class UpsertKafkaSink(ProducingSink):
     def reason(guarantee: str) -> str:
         """Why the sink has ``guarantee`` (EXPLAIN)."""
         if guarantee == "exactly-once":
-            return "writes compacted upserts in a Kafka transaction committed with each checkpoint"
+            return "writes upserts in a Kafka transaction committed with each checkpoint"
         if guarantee == "none":
             return ("'sink.delivery-guarantee' = 'none': not flushed at checkpoints; changes may be lost or "
                     "written again after a failure")
@@ -178,7 +203,10 @@ class UpsertKafkaSink(ProducingSink):
         self.session.open()
 
     def write(self, batch: Batch) -> None:
-        """Buffer the changes (-U as a delete); compact and write when the buffer is due.
+        """Write the changes (-U as a delete), or buffer them (see module docstring).
+
+        Buffered while a checkpoint commits (exactly-once); reducing, until the buffer holds
+        ``max_rows`` distinct keys or ``interval_s`` has passed since the last flush.
 
         Raises:
             ExecutionError: for a Kafka delivery failure.
@@ -196,19 +224,17 @@ class UpsertKafkaSink(ProducingSink):
             self._maybe_stage()
             fault_point("while_holding")
             return
-        if self.max_rows > 0 and self._rows + len(self._staged) >= self.max_rows:
+        if not self.reducing or time.monotonic() - self._last_flush >= self.interval_s:
             self._flush_buffer()
-        elif (
-            not self.transactional
-            and self.interval_s > 0
-            and time.monotonic() - self._last_flush >= self.interval_s
-        ):
-            self._flush_buffer()
+        elif self._rows + len(self._staged) >= self.max_rows:  # maybe max_rows distinct keys
+            self._stage()
+            if len(self._staged) >= self.max_rows:
+                self._flush_buffer()
         else:
             self._maybe_stage()
 
-    def _compact_encode(self) -> tuple[list, list]:
-        """Compact the buffer (last change per key) and encode it; empties the buffer.
+    def _encode_buffer(self) -> tuple[list, list]:
+        """Encode the buffer, compacted (last change per key) when reducing; empties the buffer.
 
         Returns:
             ``(keys, values)``, a tombstone's value being None; with written metadata columns
@@ -220,11 +246,12 @@ class UpsertKafkaSink(ProducingSink):
         kinds = np.concatenate([k for _, k in self._buf]) if len(self._buf) > 1 else self._buf[0][1]
         self._buf, self._rows = [], 0
         self._epoch_in += table.num_rows
-        idx = last_per_key(table, self._compaction_key(), lambda: self._compaction_bytes(table))
-        if len(idx) != table.num_rows:
-            self.rows_compacted += table.num_rows - len(idx)
-            table = table.take(pa.array(idx))
-            kinds = kinds[idx]
+        if self.reducing:
+            idx = last_per_key(table, self.fs.key_names, lambda: self.kenc.encode(self.fs.key_table(table)))
+            if len(idx) != table.num_rows:
+                self.rows_compacted += table.num_rows - len(idx)
+                table = table.take(pa.array(idx))
+                kinds = kinds[idx]
         keys = self.kenc.encode(self.fs.key_table(table))
         deletes = kinds == RowKind.DELETE
         vtable = table.select(self.fs.value_schema.names)
@@ -241,45 +268,26 @@ class UpsertKafkaSink(ProducingSink):
             values = list(zip(values, timestamps or [0] * n, headers or [None] * n, topics))
         return keys, values
 
-    def _compaction_key(self) -> list[str]:
-        """The columns a change replaces earlier changes of.
-
-        The key, and the topic when rows name their topics: each topic is an upsert table of its
-        own (Flink writes every row).
-        """
-        column = self.session.routing.column if self.session.topic is None else None
-        return [*self.fs.key_names, column] if column else self.fs.key_names
-
-    def _compaction_bytes(self, table: pa.Table) -> list:
-        """Each row's compaction key as hashable values, for key types Arrow cannot group."""
-        keys = self.kenc.encode(self.fs.key_table(table))
-        if self.session.topic is not None:
-            return keys
-        return list(zip(keys, table.column(self.session.routing.column).to_pylist()))
-
     def _stage(self) -> None:
         """Compact and encode the buffer into the staged changes of the epoch (not yet produced).
 
-        Staged changes stay compacted per key (a later change replaces an earlier one), so the
-        epoch still writes one message per key; the encoding happens as rows arrive instead of
-        all at once inside the checkpoint barrier.
+        Reducing only. Staged changes stay compacted per key (a later change replaces an earlier
+        one), so a flush writes one message per key; the encoding happens as rows arrive instead
+        of all at once inside the checkpoint barrier.
         """
-        keys, values = self._compact_encode()
+        keys, values = self._encode_buffer()
         staged = self._staged
         before = len(staged)
-        if self.session.topic is None:  # a key may go to several topics: one change per topic
-            staged.update(((k, v[3]), v) for k, v in zip(keys, values))
-        else:
-            staged.update(zip(keys, values))
+        staged.update(zip(keys, values))
         self.rows_compacted += len(keys) - (len(staged) - before)
 
     def _maybe_stage(self) -> None:
-        """Stage early when the buffer is big and the last epoch compacted little.
+        """Reducing: stage early when the buffer is big and the last flush compacted little.
 
         With mostly distinct keys, compacting first saves no encoding, and the barrier would
         carry all of it.
         """
-        if self._rows >= self.stage_rows and self._distinct_ratio >= 0.5:
+        if self.reducing and self._rows >= self.stage_rows and self._distinct_ratio >= 0.5:
             self._stage()
 
     def _flush_buffer(self) -> None:
@@ -291,10 +299,8 @@ class UpsertKafkaSink(ProducingSink):
                 self._stage()
             staged, self._staged = self._staged, {}
             keys, values = list(staged), list(staged.values())
-            if self.session.topic is None:
-                keys = [k for k, _ in keys]
         else:
-            keys, values = self._compact_encode()
+            keys, values = self._encode_buffer()
         if self._epoch_in:
             self._distinct_ratio = len(keys) / self._epoch_in
         self._epoch_in = 0
@@ -313,7 +319,7 @@ class UpsertKafkaSink(ProducingSink):
             self.session.produce_many(ks, vs, -1, ts, hs, topic)
 
     def pre_commit(self, checkpoint_id: int) -> None:
-        """Compact and write the buffer, then flush (exactly-once: not yet visible).
+        """Write the buffer (compacted when reducing), then flush (exactly-once: not yet visible).
 
         Raises:
             ExecutionError: for failed deliveries.
@@ -323,8 +329,10 @@ class UpsertKafkaSink(ProducingSink):
         self._holding = self.transactional
 
     def commit(self, checkpoint_id: int) -> None:
-        """The transaction committed: buffered rows may be written into the next one again."""
+        """The transaction committed: rows buffered meanwhile go into the next one (but reducing)."""
         self._holding = False
+        if not self.reducing and self._buf:
+            self._flush_buffer()
 
     def finish(self) -> None:
         """End of input: a non-transactional sink writes and flushes its buffer now."""

@@ -1,4 +1,5 @@
-"""upsert-kafka sink: early (staged) encoding keeps one message per key per epoch.
+"""upsert-kafka sink: every change written by default; with both buffer-flush options (reducing,
+as Flink's ReducingUpsertWriter) early (staged) encoding keeps one message per key per flush.
 
 No broker: the producer session's handle is replaced by a recorder (the sink is never opened).
 """
@@ -9,14 +10,18 @@ import json
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from streamsql.connectors.kafka.upsert import UpsertKafkaSink
 
 from streamsql.core.catalog import ColumnDef, TableDef
 from streamsql.core.connector import ConnectorContext
 from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import ConfigError
 from streamsql.core.types import SqlType
 
 INS, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+#: Both buffer-flush options > 0: the sink reduces per key (Flink's ReducingUpsertWriter).
+REDUCING = {"sink.buffer-flush.max-rows": "100000", "sink.buffer-flush.interval": "1 h"}
 
 
 class Recorder:
@@ -41,7 +46,6 @@ def sink(**extra) -> tuple[UpsertKafkaSink, Recorder]:
         "key.format": "json",
         "value.format": "json",
         "sink.delivery-guarantee": "at-least-once",
-        "sink.buffer-flush.interval": "0",
     }
     opts.update(extra)
     cols = [ColumnDef("id", SqlType.parse("BIGINT")), ColumnDef("name", SqlType.parse("STRING"))]
@@ -61,8 +65,51 @@ def decoded(msgs):
     return {json.loads(k)["id"]: (None if v is None else json.loads(v)["name"]) for k, v in msgs}
 
 
-def test_staged_changes_stay_compacted_per_epoch():
+def test_every_change_is_written_by_default():
+    """Flink 2.3's upsert-kafka sink without 'sink.buffer-flush.*' writes every change, in order:
+    3 changes of one key in one checkpoint are 3 records (a -U a tombstone, as Flink's
+    DynamicKafkaRecordSerializationSchema). Compacted to 1 before."""
     s, rec = sink()
+    assert not s.reducing
+    s.write(batch([1], ["a"], [INS]))
+    s.write(batch([1, 1, 1], ["a", "b", "c"], [UB, UA, UA]))
+    s.pre_commit(1)
+    msgs = [m for sent in rec.sent for m in sent]
+    assert [(json.loads(k)["id"], v and json.loads(v)["name"]) for k, v in msgs] == [
+        (1, "a"), (1, None), (1, "b"), (1, "c")]
+    assert s.rows_compacted == 0
+
+
+@pytest.mark.parametrize("options", [
+    {"sink.buffer-flush.max-rows": "10"},
+    {"sink.buffer-flush.interval": "1 s"},
+    {"sink.buffer-flush.max-rows": "10", "sink.buffer-flush.interval": "0"},
+])
+def test_one_buffer_flush_option_alone_is_refused_in_flinks_words(options):
+    with pytest.raises(ConfigError, match=(
+            "'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater "
+            "than zero together to enable sink buffer flushing.")) as ei:
+        sink(**options)
+    max_rows = options.get("sink.buffer-flush.max-rows", "0") != "0"
+    assert ei.value.option == ("sink.buffer-flush.max-rows" if max_rows else "sink.buffer-flush.interval")
+
+
+def test_reducing_flushes_when_max_rows_keys_are_buffered():
+    """As Flink's ReducingUpsertWriter: the buffer is written once it holds max-rows distinct keys
+    (not rows), each key's last change."""
+    s, rec = sink(**{**REDUCING, "sink.buffer-flush.max-rows": "2"})
+    s.write(batch([1, 1], ["a", "b"], [INS, UA]))
+    s.write(batch([1], ["c"], [UA]))
+    assert not rec.sent  # 3 rows, 1 key
+    s.write(batch([2], ["x"], [INS]))
+    assert len(rec.sent) == 1 and decoded(rec.sent[0]) == {1: "c", 2: "x"} and len(rec.sent[0]) == 2
+    s.write(batch([1], ["d"], [UA]))
+    s.pre_commit(1)
+    assert decoded(rec.sent[1]) == {1: "d"}
+
+
+def test_staged_changes_stay_compacted_per_epoch():
+    s, rec = sink(**REDUCING)
     s.stage_rows = 2  # stage after every write
     s.write(batch([1, 2], ["a", "x"], [INS, INS]))
     assert s._staged and not s._buf and not rec.sent  # encoded early, not produced
@@ -91,7 +138,7 @@ def test_a_lone_update_before_is_a_tombstone():
 
 
 def test_no_early_staging_after_a_heavily_compacted_epoch():
-    s, rec = sink()
+    s, rec = sink(**REDUCING)
     s.stage_rows = 2
     s.write(batch([1] * 10, [str(i) for i in range(10)], [UA] * 10))
     s.write(batch([1] * 10, [str(i) for i in range(10, 20)], [UA] * 10))
@@ -106,7 +153,7 @@ def test_no_early_staging_after_a_heavily_compacted_epoch():
 
 
 def test_max_rows_counts_staged_changes():
-    s, rec = sink(**{"sink.buffer-flush.max-rows": "5"})
+    s, rec = sink(**{**REDUCING, "sink.buffer-flush.max-rows": "5"})
     s.stage_rows = 2
     s.write(batch([1, 2, 3], ["a", "b", "c"], [INS] * 3))
     assert not rec.sent and len(s._staged) == 3

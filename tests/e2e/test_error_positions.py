@@ -238,3 +238,22 @@ def test_a_bad_set_value_points_at_its_key(tmp_path):
     with StreamEnvironment() as env, pytest.raises(OptionError) as ei:  # still a ConfigError
         env.execute_sql("SET 'execution.checkpointing.interval' = '1.5 s'")
     assert isinstance(ei.value, ConfigError) and (ei.value.line, ei.value.col) == (1, 5), str(ei.value)
+
+
+def test_one_upsert_kafka_buffer_flush_option_alone_points_at_it():
+    """Flink 2.3's UpsertKafkaDynamicTableFactory refuses a sink with one of the two options > 0
+    (its words); StreamSQL refuses the INSERT at planning, at the option's key."""
+    ddl = ("CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED)\nWITH ('connector' = 'upsert-kafka', "
+           "'topic' = 'x', 'properties.bootstrap.servers' = '127.0.0.1:1', 'key.format' = 'json',\n"
+           "'value.format' = 'json', 'sink.buffer-flush.interval' = '1 s')")
+    env = StreamEnvironment()
+    try:
+        env.execute_sql(ddl)
+        with pytest.raises(OptionError) as ei:
+            env.execute_sql("INSERT INTO t VALUES (1)")
+        e = ei.value
+        assert ("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater "
+                "than zero together to enable sink buffer flushing.") in e.message, str(e)
+        assert (e.line, e.col, e.length) == option_position(ddl, "sink.buffer-flush.interval"), str(e)
+    finally:
+        env.close()

@@ -556,7 +556,7 @@ def test_upsert_sink_writes_real_tombstones(kafka_bootstrap, kafka_topic_factory
     ]
 
 
-def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_factory):
+def test_upsert_sink_with_buffer_flush_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("compact")
     s = UpsertKafkaSink(
         ctx(
@@ -566,7 +566,8 @@ def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_facto
                 upsert_opts(
                     kafka_bootstrap,
                     topic,
-                    **{"sink.delivery-guarantee": "at-least-once", "sink.buffer-flush.interval": "0"},
+                    **{"sink.delivery-guarantee": "at-least-once", "sink.buffer-flush.interval": "1 h",
+                       "sink.buffer-flush.max-rows": "1000"},  # reducing, as Flink's with both set
                 ),
                 pk=["id"],
             )
@@ -584,6 +585,34 @@ def test_upsert_sink_compacts_within_an_epoch(kafka_bootstrap, kafka_topic_facto
     assert len(read_all(kafka_bootstrap, topic)) == 3
     assert msgs == {1: b'{"id":1,"name":"c"}', 2: None, 3: b'{"id":3,"name":"y"}'}
     assert s.rows_compacted == 5  # the -U rows too: each is a tombstone its key's +U replaces
+
+
+def test_upsert_sink_writes_every_change_of_an_epoch_in_its_transaction(kafka_bootstrap, kafka_topic_factory):
+    """Flink 2.3's upsert-kafka sink without 'sink.buffer-flush.*': 3 changes of one key in one
+    checkpoint are 3 records, in order, visible when the checkpoint commits (1 record before)."""
+    topic, progress = kafka_topic_factory("uall"), progress_topic(kafka_topic_factory)
+    s = UpsertKafkaSink(
+        ctx(
+            table(
+                "u", COLS, upsert_opts(kafka_bootstrap, topic, **{"sink.progress-topic": progress}), pk=["id"]
+            ),
+            f"job-{uuid.uuid4().hex[:8]}",
+            TaskResources(),
+            config={"execution.checkpointing.mode": "EXACTLY_ONCE"},
+        )
+    )
+    assert s.transactional
+    s.open()
+    s.write(batch([(1, "a")]))
+    s.write(batch([(1, "b")], [RowKind.UPDATE_AFTER]))
+    s.write(batch([(1, "c")], [RowKind.UPDATE_AFTER]))
+    assert read_all(kafka_bootstrap, topic, timeout=2) == []  # in the open transaction
+    s.pre_commit(1)
+    s.session.txn.commit(1, {})
+    s.commit(1)
+    s.close()
+    assert [v for *_, v in read_all(kafka_bootstrap, topic)] == [
+        b'{"id":1,"name":"a"}', b'{"id":1,"name":"b"}', b'{"id":1,"name":"c"}']
 
 
 def test_upsert_sink_exactly_once_by_default(kafka_bootstrap, kafka_topic_factory):

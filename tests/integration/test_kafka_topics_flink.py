@@ -65,8 +65,8 @@ def _unordered_lists(text: str) -> str:
 def _comparable(records: list[list], s: dict) -> list[list]:
     """Records as compared: the partition only where Flink's partitioner decides it (a key, or
     'fixed'); an unkeyed record's partition is the producer's sticky choice. An upsert topic as the
-    last value per key: Flink's upsert-kafka writes every change (no buffer set), StreamSQL's the
-    changes of a checkpoint compacted per key (README: upsert-kafka)."""
+    last value per key (both write every change with no buffer set; the records themselves are
+    compared in test_upsert_temporal.py)."""
     if "upsert-kafka" in s["with"]:
         return sorted([p, k, v] for k, (p, v) in {k: (p, v) for p, k, v in records}.items())
     decided = "'sink.partitioner' = 'fixed'" in s["with"] or "key" in s["with"]

@@ -2,9 +2,10 @@
 
 Flink writes every row (no buffer by default), so a key written to topic a and then to topic b
 is in both topics (``kafka_topics_flink.json``, scenario ``upsert_same_key_two_topics``). The sink
-here compacts an epoch's changes before writing them; compacting per key alone kept only the
-key's last change and topic a never got its row. The compaction is per key and topic, in the
-buffer and in the changes staged early (more than 8192 buffered rows, mostly distinct keys).
+here compacted an epoch's changes per key before writing them by default, and topic a never got
+its row; it now writes every change unless both ``'sink.buffer-flush.*'`` options are set (then,
+as Flink's ReducingUpsertWriter, whose buffer is keyed by the PRIMARY KEY alone, a key's change
+to b replaces its change to a within a flush).
 """
 
 from __future__ import annotations
