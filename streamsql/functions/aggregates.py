@@ -64,6 +64,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamsql.core.errors import ExecutionError, PlanError
+from streamsql.core.java_hash import double_order
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import (
     AggregateFunction,
@@ -441,7 +442,11 @@ class Max(Min):
 
 
 class MinRetract(AggregateFunction):
-    """``MIN(x)`` over a changelog: a multiset of the values, so a retracted minimum falls back."""
+    """``MIN(x)`` over a changelog: a multiset of the values, so a retracted minimum falls back.
+
+    Floating-point values are ordered as Java's ``Double.compareTo`` (-0.0 below 0.0, NaN above
+    every number), as Flink's ``MinWithRetractAggFunction`` orders its map's boxed values.
+    """
 
     func = "min_retract"
     width = 0
@@ -460,8 +465,12 @@ class MinRetract(AggregateFunction):
         return a
 
     def result(self, acc):
-        """The extreme value still present, None when empty."""
-        return self._extreme(acc) if acc else None
+        """The extreme value still present (floats: by :func:`double_order`), None when empty."""
+        if not acc:
+            return None
+        if pa.types.is_floating(self.arg_type):
+            return self._extreme(acc, key=double_order)
+        return self._extreme(acc)
 
 
 class MaxRetract(MinRetract):
@@ -485,11 +494,25 @@ class CountDistinct(MinRetract):
 
     def partial(self, sign: str | None) -> list[str]:
         """The list of distinct non-NULL values (insert-only; the object form uses the multiset)."""
-        return [f"list_distinct(list({self.arg}))"]
+        return [self._distinct(f"list({self.arg})")]
 
     def combine(self) -> list[str]:
         """The distinct values of the lists."""
-        return [f"list_distinct(flatten(list({self.columns[0]})))"]
+        return [self._distinct(f"flatten(list({self.columns[0]}))")]
+
+    def _distinct(self, values: str) -> str:
+        """DuckDB's distinct non-NULL elements of list ``values``, floats by Java's ``Double.equals``.
+
+        DuckDB's ``list_distinct`` takes -0.0 for 0.0; Flink's distinct map keeps them apart (and
+        every NaN as one, as ``list_distinct`` does): a floating list's zeros are made distinct by
+        sign, on their own. The list's type stays the argument's, so window slices written before
+        stay readable.
+        """
+        if not pa.types.is_floating(self.arg_type):
+            return f"list_distinct({values})"
+        parts = [f"list_distinct(list_filter({values}, lambda v: {cond}))"
+                 for cond in ("v <> 0", "v = 0 AND signbit(v)", "v = 0 AND NOT signbit(v)")]
+        return f"list_concat({', '.join(parts)})"
 
     def finish(self, parts):
         """The length of the distinct list."""
