@@ -146,7 +146,8 @@ def double_order(v: float) -> tuple:
     """
     if math.isnan(v):
         return (1, 0.0, 0)
-    return (0, v, 0 if math.copysign(1.0, v) < 0 else 1)
+    # float(): a DoubleKey(-0.0) is unequal to 0.0, so a tuple would compare its next item wrongly
+    return (0, float(v), 0 if math.copysign(1.0, v) < 0 else 1)
 
 
 def double_key(v):

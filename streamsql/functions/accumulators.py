@@ -89,8 +89,9 @@ class Aggregates:
 
         Args:
             sign: the row-sign column over a changelog (None: insert-only).
-            objects: for the object form, whose multiset states read :meth:`multiset_queries`
-                instead.
+            objects: for the object and fixed-width forms, whose multiset states read
+                :meth:`multiset_queries` instead, and whose folds take ordered partials
+                (``ordered_partial``: a floating-point SUM's values in row order).
 
         Raises:
             PlanError: without ``objects``, a call that has no combinable partial state.
@@ -102,7 +103,8 @@ class Aggregates:
             if not objects and not s.combinable:
                 msg = f"{s.func.upper()} is not supported in a window aggregate"
                 raise PlanError(msg)
-            out += [f"{e} AS {c}" for e, c in zip(s.partial(sign), s.columns)]
+            items = s.ordered_partial(sign) if objects else s.partial(sign)
+            out += [f"{e} AS {c}" for e, c in zip(items, s.columns)]
         return out
 
     def combine_items(self) -> list[str]:

@@ -81,6 +81,14 @@ class AggregateFunction:
         """
         raise NotImplementedError
 
+    def ordered_partial(self, sign: str | None) -> list[str]:
+        """The partial state a fold into an accumulator reads (:meth:`fold`, :meth:`fold_fixed`).
+
+        :meth:`partial`'s, unless the result depends on the order the values are added in and the
+        state keeps the order (a floating-point SUM's list of the values).
+        """
+        return self.partial(sign)
+
     def combine(self) -> list[str]:
         """DuckDB aggregate expressions that combine partial states (over :attr:`columns`)."""
         raise NotImplementedError

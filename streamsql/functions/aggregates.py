@@ -227,6 +227,20 @@ class Sum(AggregateFunction):
                     self._sum(f"CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END")]
         return [f"count({self.arg})::BIGINT", self._sum(a)]
 
+    def ordered_partial(self, sign: str | None) -> list[str]:
+        """The (signed) non-NULL count and, floating point, the list of the (signed) values in row order.
+
+        Flink's SUM and AVG add (and retract) one row at a time, in DOUBLE (FLOAT: see
+        :meth:`fold`): a partial sum added to the stored one rounds otherwise than the rows one by
+        one (seed 200291's AVG, ``CAST`` to DECIMAL, differed in its third decimal). The list is
+        DuckDB's ``list`` over one batch, in its order (one thread).
+        """
+        if self.kind != "f":
+            return self.partial(sign)
+        a = f"{self.arg}::DOUBLE"
+        value = f"CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END" if sign else a
+        return [self.partial(sign)[0], f"list({value}) FILTER (WHERE {self.arg} IS NOT NULL)"]
+
     def combine(self) -> list[str]:
         """Sums of the counts and of the sums."""
         c, s = self.columns
@@ -251,9 +265,20 @@ class Sum(AggregateFunction):
         return [("c", "<i8"), ("s", "<f8" if self.kind == "f" else "<i8")]
 
     def fold_fixed(self, cols, slots, parts) -> None:
-        """Add counts and sums (an integer sum wraps around int64, as Java's long)."""
+        """Add counts and sums (an integer sum wraps around int64, as Java's long).
+
+        A floating-point list of values (:meth:`ordered_partial`) is added value by value in its
+        order (``np.add.at`` is unbuffered: repeated slots add in turn).
+        """
         cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
         col = cols[self.field("s")]
+        if pa.types.is_list(parts[1].type):
+            lists = parts[1].combine_chunks() if isinstance(parts[1], pa.ChunkedArray) else parts[1]
+            lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+            values = numpy_values(pc.list_flatten(lists), np.float64)
+            with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as Java's
+                np.add.at(col, np.repeat(slots, lengths), values)
+            return
         col[slots] = col[slots] + numpy_values(parts[1], col.dtype)
 
     def result_fixed(self, cols, slots):
@@ -273,7 +298,10 @@ class Sum(AggregateFunction):
         for acc, n, s in zip(accs, parts[0], parts[1]):
             cur = acc[slot]
             cur[1] += n
-            if s is not None:
+            if isinstance(s, list):  # a floating-point list (ordered_partial): one value at a time
+                for v in s:
+                    cur[0] = v if cur[0] is None else cur[0] + v
+            elif s is not None:
                 t = s if cur[0] is None else cur[0] + s
                 cur[0] = java_narrow(t, 64) if integer else t
 
@@ -338,20 +366,43 @@ class Avg(Sum):
 
 
 class Min(AggregateFunction):
-    """``MIN(x)`` over insert-only input: the smallest non-NULL value."""
+    """``MIN(x)`` over insert-only input: the smallest non-NULL value.
+
+    Floating-point values follow Flink's ``MinAggFunction``, which keeps a value and replaces it
+    when a new one is smaller by Java's primitive ``<``: of -0.0 and 0.0 the first seen stays, and
+    a NaN is kept only when it comes first (no comparison with NaN holds), then for good. The
+    answer depends on the rows' order: a batch's rows are taken in their order (DuckDB's
+    ``first``, one thread over a batch), batches and window slices in arrival order.
+    """
 
     func = "min"
     scalar = True
     _better = staticmethod(operator.lt)
     _pick = staticmethod(np.minimum)
+    _np_better = staticmethod(np.less)
 
     def partial(self, sign: str | None) -> list[str]:
         """The extreme of the batch (a retraction cannot be folded: see ``min_retract``)."""
-        return [f"{self.func}({self.arg})"]
+        return [self._java_extreme(self.arg)]
 
     def combine(self) -> list[str]:
         """The extreme of the extremes."""
-        return [f"{self.func}({self.columns[0]})"]
+        return [self._java_extreme(self.columns[0])]
+
+    def _java_extreme(self, x: str) -> str:
+        """DuckDB's extreme of ``x`` over a group as Java's ``<``/``>`` keeps it, rows in order.
+
+        Not floating point: DuckDB's ``min``/``max``. Floating point: NaN when the first non-NULL
+        value is NaN, else the extreme of the other values, the first zero seen when it is 0
+        (DuckDB's ``min`` takes -0.0 for 0.0 and NaN for the greatest value).
+        """
+        f = self.func
+        if not pa.types.is_floating(self.arg_type):
+            return f"{f}({x})"
+        first = f"first({x}) FILTER (WHERE {x} IS NOT NULL)"
+        extreme = f"{f}({x}) FILTER (WHERE NOT isnan({x}))"
+        return (f"CASE WHEN isnan({first}) THEN {first} WHEN {extreme} = 0 "
+                f"THEN first({x}) FILTER (WHERE {x} = 0) ELSE {extreme} END")
 
     def fixed_fields(self) -> list[tuple[str, str]] | None:
         """The extreme (int64: integers, dates, timestamps; float64) and an int8 "seen" flag."""
@@ -365,8 +416,8 @@ class Min(AggregateFunction):
     def partial_numpy(self, values, groups, n):
         """The extreme of each group's non-NULL values (NULL where none).
 
-        None (DuckDB's query) for floating point values with a NaN: DuckDB orders NaN above
-        every number, numpy's minimum and maximum give NaN.
+        None (DuckDB's query, which keeps the rows' order) for floating point values with a NaN
+        or a zero, whose extreme depends on the order (see the class docstring).
         """
         t = values.type
         if pa.types.is_floating(t):
@@ -378,7 +429,7 @@ class Min(AggregateFunction):
             return None
         valid = valid_mask(values)
         raw = numpy_values(values, dtype)[valid]
-        if dtype is np.float64 and np.isnan(raw).any():
+        if dtype is np.float64 and (np.isnan(raw).any() or (raw == 0).any()):
             return None
         at = groups[valid]
         out = np.full(n, start, dtype)
@@ -396,7 +447,8 @@ class Min(AggregateFunction):
         valid = valid_mask(partial)
         new = numpy_values(partial, v.dtype)
         cur, seen = v[slots], h[slots].astype(bool)
-        v[slots] = np.where(valid, np.where(seen, self._pick(cur, new), new), cur)
+        with np.errstate(invalid="ignore"):  # Java's < / >: the stored value stays on a tie or NaN
+            v[slots] = np.where(valid & (~seen | self._np_better(new, cur)), new, cur)
         h[slots] = seen | valid
 
     def result_fixed(self, cols, slots):
@@ -439,6 +491,7 @@ class Max(Min):
     func = "max"
     _better = staticmethod(operator.gt)
     _pick = staticmethod(np.maximum)
+    _np_better = staticmethod(np.greater)
 
 
 class MinRetract(AggregateFunction):
