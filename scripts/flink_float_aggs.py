@@ -92,32 +92,37 @@ _SUMS = "CAST(SUM(d) AS STRING), CAST(AVG(d) AS STRING), CAST(SUM(f) AS STRING),
 _DISTINCT = "COUNT(DISTINCT d), COUNT(DISTINCT f), CAST(SUM(DISTINCT d) AS STRING)"
 _WINDOWS = {"TUMBLE": "INTERVAL '10' SECOND", "HOP": "INTERVAL '5' SECOND, INTERVAL '10' SECOND",
             "CUMULATE": "INTERVAL '5' SECOND, INTERVAL '10' SECOND"}
-_OVER = {"rows_unbounded": "PARTITION BY g ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
-         "rows_bounded": "PARTITION BY g ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
-         "range_bounded": "PARTITION BY g ORDER BY ts RANGE BETWEEN INTERVAL '4' SECOND PRECEDING AND CURRENT ROW",
-         "range_unbounded": "PARTITION BY g ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
-         "non_time": "PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"}
+_OVER = {"rows_unbounded": "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+         "rows_bounded": "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
+         "range_bounded": "RANGE BETWEEN INTERVAL '4' SECOND PRECEDING AND CURRENT ROW",
+         "range_unbounded": "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"}
 
 
-def _over(spec: str) -> str:
+def _over(frame: str, order: str = "ts") -> str:
+    spec = f"PARTITION BY g ORDER BY {order} {frame}"
     calls = [f"CAST({f}({c}) OVER ({spec}) AS STRING)" for f in ("MIN", "MAX") for c in ("d", "f")]
     return f"SELECT id, {', '.join(calls)} FROM t"
 
 
+def _window(w: str, items: str, keys: str = "") -> str:
+    tvf = f"TABLE({w}(TABLE t, DESCRIPTOR(ts), {_WINDOWS[w]}))"
+    return (f"SELECT {keys}CAST(window_start AS STRING), {items} FROM {tvf} "
+            f"GROUP BY {keys}window_start, window_end")
+
+
 QUERIES = [f"SELECT g, {_MINMAX} FROM t GROUP BY g",
-           f"SELECT g, {_MINMAX} FROM (SELECT id, g, MAX(d) AS d, MAX(f) AS f FROM t GROUP BY id, g) GROUP BY g",
+           f"SELECT g, {_MINMAX} FROM (SELECT id, g, MAX(d) AS d, MAX(f) AS f FROM t GROUP BY id, g) "
+           "GROUP BY g",
            f"SELECT g, {_MINMAX} FROM c GROUP BY g",
            f"SELECT g, {_SUMS} FROM c GROUP BY g",
            f"SELECT g, {_SUMS} FROM t GROUP BY g",
            f"SELECT g, {_DISTINCT} FROM c GROUP BY g",
            "SELECT g, CAST(CAST(AVG(d) AS DECIMAL(10, 3)) AS STRING) FROM c WHERE g = 5 GROUP BY g",
-           *(f"SELECT g, CAST(window_start AS STRING), {_MINMAX} FROM TABLE({w}(TABLE t, DESCRIPTOR(ts), {a})) "
-             "GROUP BY g, window_start, window_end" for w, a in _WINDOWS.items()),
-           *(f"SELECT CAST(window_start AS STRING), {_DISTINCT} FROM TABLE({w}(TABLE t, DESCRIPTOR(ts), {a})) "
-             "GROUP BY window_start, window_end" for w, a in _WINDOWS.items()),
-           *(f"SELECT CAST(window_start AS STRING), COUNT(DISTINCT d), COUNT(DISTINCT f) FROM TABLE({w}(TABLE t, "
-             f"DESCRIPTOR(ts), {a})) GROUP BY window_start, window_end" for w, a in _WINDOWS.items() if w == "HOP"),
-           *(_over(spec) for spec in _OVER.values())]
+           *(_window(w, _MINMAX, "g, ") for w in _WINDOWS),
+           *(_window(w, _DISTINCT) for w in _WINDOWS),
+           _window("HOP", "COUNT(DISTINCT d), COUNT(DISTINCT f)"),
+           *(_over(frame) for frame in _OVER.values()),
+           _over(_OVER["rows_unbounded"], "id")]
 
 
 def main() -> int:

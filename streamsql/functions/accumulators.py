@@ -80,6 +80,9 @@ class Aggregates:
             self.result = itemgetter(*self.calls) if len(self.calls) > 1 else _single(self.calls)
         self._scalars = all(s.scalar for s in self.states)
         self.rowwise = [j for j, s in enumerate(self.states) if s.rowwise]
+        #: Some partial state depends on the rows' order (``AggregateFunction.ordered``): run the
+        #: DuckDB queries on one thread (:func:`ordered_connection`).
+        self.ordered = any(s.ordered for s in self.states)
         self._template = [s.create() for s in self.states]
 
     # -- DuckDB ------------------------------------------------------------------------------------

@@ -65,6 +65,9 @@ class AggregateFunction:
 
     def __post_init__(self) -> None:
         self.columns = [f"__p{self.index}_{k}" for k in range(self.width)]
+        #: The partial state depends on the rows' order within a DuckDB query (``first``,
+        #: ``list``): the operator's DuckDB runs one thread, which keeps the input's order.
+        self.ordered = False
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:

@@ -200,6 +200,7 @@ class Sum(AggregateFunction):
         t = self.arg_type
         self.kind = "i" if pa.types.is_integer(t) else "f" if pa.types.is_floating(t) else None
         self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
+        self.ordered = self.kind == "f"  # the values' list (ordered_partial)
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -380,6 +381,10 @@ class Min(AggregateFunction):
     _better = staticmethod(operator.lt)
     _pick = staticmethod(np.minimum)
     _np_better = staticmethod(np.less)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.ordered = pa.types.is_floating(self.arg_type)  # first(): see _java_extreme
 
     def partial(self, sign: str | None) -> list[str]:
         """The extreme of the batch (a retraction cannot be folded: see ``min_retract``)."""

@@ -186,9 +186,10 @@ class SlicingWindowAggOperator(Operator):
         self._fire_sql = (f"SELECT {', '.join(key_cols + combine + [_WINDOW_COL])} FROM __in "
                           f"GROUP BY {', '.join(by_keys + [_WINDOW_COL])}")
         self._con = python_functions.connect()
-        if self.aggregates.rowwise:
+        if self.aggregates.rowwise or self.aggregates.ordered:
             # a row-wise aggregate's partial is the list of its rows, which must keep their arrival
-            # order (FIRST_VALUE, LISTAGG, Python aggregates): DuckDB's parallel list() does not
+            # order (FIRST_VALUE, LISTAGG, Python aggregates), and a floating MIN/MAX takes the first
+            # of equal values: DuckDB's parallel list() and first() do not keep it
             self._con.execute("SET threads = 1")
         self._schema: pa.Schema | None = None  # of partial tables (fixed by the first one)
 
