@@ -47,9 +47,6 @@ KNOWN: dict[int, str] = {
     200279: "a row IN subquery (`(k, window_start, window_end) IN (SELECT ...)`, a window semi join): "
             "refused here at its position (IN with several columns is not supported yet), Flink answers",
     200316: "the same row IN subquery as seed 200279 (`(g, window_start, window_end) IN (SELECT ...)`)",
-    200291: "CAST(AVG(f) AS DECIMAL(10, 3)) over cdx, whose exact average is 124.6625: Flink's DOUBLE sum, "
-            "added and retracted row by row through the changelog, lands just below and rounds to 124.662, "
-            "ours to 124.663; the order of floating-point additions is not copied",
 }
 
 
