@@ -201,6 +201,8 @@ class Sum(AggregateFunction):
         self.kind = "i" if pa.types.is_integer(t) else "f" if pa.types.is_floating(t) else None
         self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
         self.ordered = self.kind == "f"  # the values' list (ordered_partial)
+        # Flink's SUM(FLOAT) adds in FLOAT (FloatSumAggFunction); its AVG(FLOAT) in DOUBLE
+        self.float32 = self.func in ("sum", "sum_distinct") and t == pa.float32()
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -277,8 +279,15 @@ class Sum(AggregateFunction):
             lists = parts[1].combine_chunks() if isinstance(parts[1], pa.ChunkedArray) else parts[1]
             lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
             values = numpy_values(pc.list_flatten(lists), np.float64)
+            at = np.repeat(slots, lengths)
             with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as Java's
-                np.add.at(col, np.repeat(slots, lengths), values)
+                if self.float32:  # FLOAT arithmetic, as Java's float +
+                    at, inv = np.unique(at, return_inverse=True)
+                    total = col[at].astype(np.float32)
+                    np.add.at(total, inv, values.astype(np.float32))
+                    col[at] = total
+                else:
+                    np.add.at(col, at, values)
             return
         col[slots] = col[slots] + numpy_values(parts[1], col.dtype)
 
@@ -301,10 +310,14 @@ class Sum(AggregateFunction):
             cur[1] += n
             if isinstance(s, list):  # a floating-point list (ordered_partial): one value at a time
                 for v in s:
-                    cur[0] = v if cur[0] is None else cur[0] + v
+                    cur[0] = v if cur[0] is None else self._add(cur[0], v)
             elif s is not None:
-                t = s if cur[0] is None else cur[0] + s
+                t = s if cur[0] is None else self._add(cur[0], s)
                 cur[0] = java_narrow(t, 64) if integer else t
+
+    def _add(self, a, b):
+        """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
+        return float(np.float32(a) + np.float32(b)) if self.float32 else a + b
 
     def merge(self, a, b):
         """Add ``b``'s count and sum to ``a``'s."""
