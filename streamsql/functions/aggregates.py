@@ -34,7 +34,10 @@ AVG(DISTINCT x)
 ================= ======================== ===================== ===============================
 
 Fixed-width forms exist for arguments of integer, floating-point, date or timestamp type (SUM
-and AVG: integer and floating point only). Multiset accumulators are folded from a separate
+and AVG: integer and floating point only). Floating point follows Flink's arithmetic and order: a
+SUM/AVG fold reads the batch's values as a list and adds them one by one
+(:meth:`Sum.ordered_partial`; SUM of FLOAT in FLOAT), an insert-only MIN/MAX compares with Java's
+``<``/``>`` and a changelog's with ``Double.compareTo`` (``tests/functions/test_float_aggs.py``). Multiset accumulators are folded from a separate
 query of the net multiplicity per (group, value)
 (:meth:`streamsql.functions.accumulators.Aggregates.multiset_queries`).
 
