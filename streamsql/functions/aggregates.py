@@ -37,8 +37,8 @@ Fixed-width forms exist for arguments of integer, floating-point, date or timest
 and AVG: integer and floating point only). Floating point follows Flink's arithmetic and order: a
 SUM/AVG fold reads the batch's values as a list and adds them one by one
 (:meth:`Sum.ordered_partial`; SUM of FLOAT in FLOAT), an insert-only MIN/MAX compares with Java's
-``<``/``>`` and a changelog's with ``Double.compareTo`` (``tests/functions/test_float_aggs.py``). Multiset accumulators are folded from a separate
-query of the net multiplicity per (group, value)
+``<``/``>`` and a changelog's with ``Double.compareTo`` (``tests/functions/test_float_aggs.py``).
+Multiset accumulators are folded from a separate query of the net multiplicity per (group, value)
 (:meth:`streamsql.functions.accumulators.Aggregates.multiset_queries`).
 
 Result types are Flink's (each class's ``result_type``, checked against Flink 2.3's resolved
