@@ -51,6 +51,13 @@ def live_cpu_seconds(pid: int) -> float:
     return total / _TICK
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system seconds of ``pid`` itself (and the children it reaped) and of its live descendants."""
+    st = _stat(pid)
+    own = sum(int(x) for x in st[11:15]) / _TICK if st is not None else 0.0
+    return own + live_cpu_seconds(pid)
+
+
 def tree_rss_bytes(pid: int) -> int:
     """Summed resident set of ``pid`` and its live descendants."""
     total = 0

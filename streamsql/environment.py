@@ -174,10 +174,8 @@ class StreamEnvironment:
             if tree.option is None:
                 all_ = mask_options(self.config.as_dict())
                 return TableResult("rows", ["key", "value"], sorted(all_.items()))
-            from streamsql.core.config import check_setting
-
             remember({tree.option: tree.value})
-            warning = check_setting(tree.option, tree.value)
+            warning = self._check_setting(tree.option, tree.value, sql)
             self.config.settings[tree.option] = tree.value
             return TableResult("ok", message=warning or "[INFO] Execute statement succeeded.")
         if isinstance(tree, n.ResetOption):
@@ -373,6 +371,25 @@ class StreamEnvironment:
         """The table name of a generated CREATE TABLE statement, as written there."""
         head = ddl.split("(", 1)[0].split()
         return head[-1]
+
+    @staticmethod
+    def _check_setting(key: str, value: str, sql: str) -> str | None:
+        """``check_setting`` of ``SET 'key' = 'value'``: its warning, or its error at the key.
+
+        Raises:
+            OptionError: a known key's bad value, positioned at the quoted key in ``sql`` (a
+                plain ConfigError when the key is not written quoted).
+        """
+        from streamsql.core.config import check_setting
+        from streamsql.sql.ddl import option_position
+
+        try:
+            return check_setting(key, value)
+        except ConfigError as e:
+            where = option_position(sql, key)
+            if where is None:
+                raise
+            raise OptionError(str(e), sql, *where) from None
 
     @staticmethod
     def _check_connector(td: TableDef, sql: str) -> None:
@@ -708,9 +725,18 @@ class StreamEnvironment:
         return job
 
     def execute_script(self, script: str, file: str | None = None) -> list[TableResult]:
-        """Run every statement of ``script`` in order.
+        """Run every statement of ``script`` (statements separated by ``;``) in order.
 
-        INSERT jobs run concurrently and are waited for at the end (as ``streamsql run`` does).
+        Returns as soon as the last statement has run: INSERT jobs run in the background,
+        concurrently; :meth:`wait_all` waits for them, as ``streamsql run`` does at the end of its
+        script.
+
+        Args:
+            script: the SQL text, as a ``.sql`` file holds it.
+            file: the file's name, shown in errors (``file: message (line L, column C)``).
+
+        Returns:
+            each statement's :class:`TableResult`, in order.
 
         Raises:
             SqlError: the first failing statement, positioned in the script (file:line:column);

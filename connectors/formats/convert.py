@@ -305,8 +305,8 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
                 except ValueError:
                     msg = f"cannot convert {quoted(_text(v))} to {n}"
                     raise RecordError(msg) from None
-            if not -lim <= x < lim:
-                msg = f"{x} is out of range for {n}"
+            if not -lim <= x < lim:  # named as written: 1e300 or 99999999999999999999999, not int(double)
+                msg = f"{_text(v)} is out of range for {n}"
                 raise RecordError(msg)
             return x
 

@@ -18,7 +18,7 @@ from streamsql.connectors.formats import (
     make_encoder,
     validate_format_options,
 )
-from streamsql.connectors.kafka.options import FORMATS, table_prefix
+from streamsql.connectors.kafka.options import FORMATS, check_topic_choice, table_prefix
 from streamsql.connectors.registry import get_connector, validate_options
 
 from streamsql.core.catalog import TableDef
@@ -218,6 +218,7 @@ def validate_table(connector: str, table: TableDef, fs: FormatSetup) -> None:
     opts = {k: v for k, v in table.options.items() if k != "connector"}
     validate_options(get_connector(connector), opts, table.name, allowed_extra=fs.extra_prefixes())
     table.options.update(opts)  # enums in their canonical spelling, which the reader compares
+    check_topic_choice(table)  # at planning, placed in the DDL (the reader and sink check it again)
     validate_format_options(fs.value_format, fs.value_options, table.name)
     if fs.key_format:
         validate_format_options(fs.key_format, fs.key_options, table.name)

@@ -257,6 +257,21 @@ def topics_of(table: TableDef) -> list[str]:
     return [t.strip() for t in table.options.get("topic", "").split(";") if t.strip()]
 
 
+def check_topic_choice(table: TableDef) -> None:
+    """Exactly one of ``'topic'`` and ``'topic-pattern'``, as Flink's ``validateSourceTopic`` (and sink's).
+
+    Raises:
+        ConfigError: with Flink's message, placed at ``'topic-pattern'`` when both are set, at
+            ``'connector'`` (as a missing required option) when neither is.
+    """
+    if topics_of(table) and table.options.get("topic-pattern"):
+        msg = f"{table_prefix(table)}Option 'topic' and 'topic-pattern' shouldn't be set together."
+        raise ConfigError(msg, table=table.name, option="topic-pattern")
+    if not topics_of(table) and not table.options.get("topic-pattern"):
+        msg = f"{table_prefix(table)}Either 'topic' or 'topic-pattern' must be set."
+        raise ConfigError(msg, table=table.name, option="connector")
+
+
 def resolve_guarantee(table: TableDef, config: dict[str, str], default: str) -> str:
     """The sink's delivery guarantee: ``'sink.delivery-guarantee'``, else ``default``.
 

@@ -63,6 +63,7 @@ from streamsql.connectors.kafka.fetched import Located
 from streamsql.connectors.kafka.offsets import OffsetResolver, TopicPart, check_offset_options
 from streamsql.connectors.kafka.options import (
     OPT_DISCOVERY,
+    check_topic_choice,
     librdkafka_props,
     metadata_timeout_s,
     table_prefix,
@@ -151,9 +152,7 @@ class KafkaReader:
         self.topics = topics_of(table)
         self.pattern = o.get("topic-pattern")
         pre = table_prefix(table)
-        if bool(self.topics) == bool(self.pattern):
-            msg = f"{pre}set exactly one of 'topic' and 'topic-pattern'"
-            raise ConfigError(msg)
+        check_topic_choice(table)
         if self.pattern:
             try:
                 self._regex = re.compile(self.pattern)

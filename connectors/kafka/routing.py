@@ -21,7 +21,7 @@ import re
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.kafka.options import table_prefix, topics_of
+from streamsql.connectors.kafka.options import check_topic_choice, table_prefix, topics_of
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError, ExecutionError
@@ -82,14 +82,9 @@ class TopicRouting:
     """
 
     def __init__(self, table: TableDef, column: str | None):
+        check_topic_choice(table)
         topics = topics_of(table)
         pattern = table.options.get("topic-pattern")
-        if topics and pattern:
-            msg = f"{table_prefix(table)}Option 'topic' and 'topic-pattern' shouldn't be set together."
-            raise ConfigError(msg, table=table.name, option="topic-pattern")
-        if not topics and not pattern:
-            msg = f"{table_prefix(table)}Either 'topic' or 'topic-pattern' must be set."
-            raise ConfigError(msg, table=table.name)
         self.single = topics[0] if len(topics) == 1 else None
         self.column = column
         self.listed = frozenset(topics)

@@ -10,6 +10,8 @@ open transaction through its :class:`~.session.ProducerSession`.
 
 Protocol (checkpoint n):
 
+0. **mark** — the task joins ``<transactional id>-running`` as its run's member and is refused
+   while a run of another checkpoint folder is one (:mod:`.liveness`): that run would be fenced.
 1. **open** — ``init_transactions()`` (fences any zombie with the same transactional id and
    aborts, or completes if it was already prepared, its in-doubt transaction), create the
    progress topic if missing (compacted, one partition), ``begin_transaction()``.
@@ -59,6 +61,7 @@ from streamsql.connectors.kafka.errors import (
     require_brokers,
     unwrap,
 )
+from streamsql.connectors.kafka.liveness import RunInfo, RunMark, running_elsewhere_error, this_run
 from streamsql.connectors.kafka.options import librdkafka_props, metadata_timeout_s
 from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.topics import create_topic
@@ -128,6 +131,10 @@ class KafkaTransactions:
         self._closed = False
         #: called with the committed checkpoint id read before fencing (:meth:`open`), or None
         self.before_fencing: Callable[[int | None], None] | None = None
+        #: the run's checkpoint folder: :meth:`open` marks the id as this run's before fencing
+        #: (:mod:`.liveness`); None: no mark
+        self.run_folder: str | None = None
+        self._mark: RunMark | None = None
 
     # -- creation --------------------------------------------------------------------------------
     @classmethod
@@ -151,6 +158,7 @@ class KafkaTransactions:
             SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic, batch, wait_s))
         ctx.resources.register_committer(txn)
         txn.before_fencing = ctx.resources.before_fencing
+        txn.run_folder = ctx.resources.run_folder
         for what, mine, theirs in (
             ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
             ("'sink.transactional-id-prefix'", prefix, txn.prefix),
@@ -183,6 +191,9 @@ class KafkaTransactions:
             handle.attach_batch()  # transactional: a failed delivery fails the commit (.native)
         # fail within the metadata timeout (10 s by default), not init_transactions' 60 s
         require_brokers(handle.producer, self.what, self.bootstrap, self.metadata_timeout_s)
+        self._ensure_progress_topic()
+        if self.run_folder is not None and self._mark is None:
+            self._mark_running(this_run(self.run_folder))
         if self.before_fencing is not None:
             # A job that commits under the same id from another folder is running: refuse before
             # init_transactions fences it (the read after fencing decides what is restored).
@@ -194,8 +205,25 @@ class KafkaTransactions:
             self.handle = None
             msg = f"{self.what}: init_transactions"
             raise execution_error(msg, e, self.bootstrap) from None
-        self._ensure_progress_topic()
         self._begin()
+
+    def _mark_running(self, run: RunInfo) -> None:
+        """Mark the transactional id as ``run``'s; refuse while another folder's run marks it.
+
+        Raises:
+            JobRunningError: a run of another checkpoint folder holds the id (:mod:`.liveness`).
+        """
+        mark = RunMark(self.props, self.transactional_id, self.progress_topic, run, self.what)
+        try:
+            mark.join()
+            others = mark.others()
+        except BaseException:
+            mark.close()
+            raise
+        if others:
+            mark.close()
+            raise running_elsewhere_error(self.job_name, {self.transactional_id: others}, run.folder)
+        self._mark = mark
 
     def _begin(self) -> None:
         self.handle.log_tap.txn_error = None  # an aborted transaction's failure is not the next one's
@@ -479,16 +507,24 @@ class KafkaTransactions:
             self.handle.abort()
 
     def close(self) -> None:
-        """Abort the open transaction (uncommitted rows are never visible) and close; idempotent."""
+        """Abort the open transaction (uncommitted rows are never visible) and close; idempotent.
+
+        The liveness mark is left last, once the producer is closed.
+        """
         if self._consumer is not None:
             self._consumer.close()
             self._consumer = None
-        if self.handle is None or self._closed:
-            return
-        self._closed = True
-        if self.in_txn:
-            self._abort_quietly()
-        self.handle.close()
+        try:
+            if self.handle is None or self._closed:
+                return
+            self._closed = True
+            if self.in_txn:
+                self._abort_quietly()
+            self.handle.close()
+        finally:
+            if self._mark is not None:
+                self._mark.close()
+                self._mark = None
 
 
 def _without(text: str, what: str) -> str:

@@ -64,6 +64,11 @@ class CheckpointStorage:
         if self.files.local_root is not None:
             os.makedirs(self.dir, exist_ok=True)
 
+    @property
+    def folder(self) -> str:
+        """The job folder, the same text from every working folder: an absolute path, or its URI."""
+        return os.path.realpath(self.dir) if self.files.local_root is not None else self.dir
+
     def at(self, location: str) -> CheckpointStorage:
         """The storage of another job folder ``location`` (``<root>/<job>``), with these settings."""
         root, _, job = location.rstrip("/").rpartition("/")

@@ -162,13 +162,19 @@ class TaskResources:
     calls ``abort()`` of those that have one when the task is cancelled (:meth:`abort`).
     """
 
-    def __init__(self, before_fencing: Callable[[int | None], None] | None = None) -> None:
+    def __init__(self, before_fencing: Callable[[int | None], None] | None = None,
+                 run_folder: str | None = None) -> None:
         self._shared: dict[Hashable, Any] = {}
         self.committer: Committer | None = None
         #: ``(committed) -> None``, given the last committed checkpoint id as read *before* a
         #: transactional committer fences its id's earlier producer: raises to refuse (the id is
         #: another running job's, :meth:`~streamsql.checkpoint.identity.JobIdentity.check_before_fencing`)
         self.before_fencing = before_fencing
+        #: the checkpoint folder of the run the task belongs to (a path or URI): a transactional
+        #: committer marks its id as used by this run before it fences anything, and refuses
+        #: while another folder's run marks it (:mod:`streamsql.connectors.kafka.liveness`);
+        #: None: no mark (a job without checkpoint folder identity)
+        self.run_folder = run_folder
 
     def shared(self, key: Hashable, factory: Callable[[], T]) -> T:
         """The task's object for ``key``, created by ``factory()`` on first use."""

@@ -145,6 +145,15 @@ class FencedError(ExecutionError):
     """
 
 
+class JobRunningError(ExecutionError):
+    """Another run of the job, from another checkpoint folder, uses its Kafka transactional ids.
+
+    Found before this run fences them (its liveness mark, :mod:`streamsql.connectors.kafka.liveness`):
+    starting would fail the running job, and retrying would not make it stop, so this run fails
+    at once instead of under its restart strategy.
+    """
+
+
 class InternalError(StreamSQLError):
     """A bug in StreamSQL. Please report it with the statement that triggered it."""
 

@@ -40,6 +40,20 @@ PR_SET_PDEATHSIG = 1
 POLL_S = 0.5
 
 
+def process_may_live(pid: int) -> bool:
+    """Whether process ``pid`` of this host may still run (False only when it is certainly gone).
+
+    A process of another user counts as alive (``kill(pid, 0)`` is not permitted on it).
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _die(driver_pid: int) -> None:
     sys.stderr.write(f"[ERROR] worker pid {os.getpid()}: its driver (pid {driver_pid}) is gone; stopping\n")
     sys.stderr.flush()

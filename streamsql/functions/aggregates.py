@@ -706,7 +706,15 @@ AGGREGATE_DOCS = (
                  "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY "
                  "and TUMBLE windows; refused in OVER, HOP, CUMULATE and SESSION windows as Flink refuses "
                  "it. "
-                 "Other argument types are not supported yet."),
+                 "Other argument types are not supported yet. VARCHAR(2000) NOT NULL, as Flink's (not cut)."),
+    AggregateDoc(("JSON_OBJECTAGG",),
+                 "`[KEY] k VALUE v [NULL ON NULL \\| ABSENT ON NULL]`: k a STRING, v as JSON_OBJECT's values",
+                 "never NULL (`{}` without a pair); a NULL value written as `null` (NULL ON NULL, the "
+                 "default) or left out",
+                 "Members sorted by key, as Flink writes them; a retraction removes the key. A key seen "
+                 "again while present (also in two parts a window merges), or a NULL key, fails the job "
+                 "as in Flink. In GROUP BY and window aggregates; refused in OVER windows and with FILTER as "
+                 "Flink refuses it. VARCHAR(2000) NOT NULL."),
     AggregateDoc(("PERCENTILE",),
                  "numeric, percentage (a literal in [0, 1] or an ARRAY of them) [, frequency]",
                  "ignores NULL values (and rows whose frequency is NULL or not positive); NULL without a "
@@ -715,8 +723,9 @@ AGGREGATE_DOCS = (
                  "percentage outside [0, 1] is refused at planning (Flink fails the job)."),
 )
 """The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py;
-FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG and PERCENTILE: the compat cases
-tests/compat/cases/ordered_aggs_*, collect_aggs_*, listagg_*, percentile_*, rowwise_aggs_over)."""
+FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: the compat
+cases tests/compat/cases/ordered_aggs_*, collect_aggs_*, json_objectagg_*, listagg_*, percentile_*,
+rowwise_aggs_over)."""
 
 
 def _numeric(func: str, arg: SqlType) -> None:

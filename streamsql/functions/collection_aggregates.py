@@ -1,4 +1,4 @@
-"""ARRAY_AGG, JSON_ARRAYAGG and PERCENTILE: built-in aggregates that collect their rows' values.
+"""ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: built-in aggregates that collect values.
 
 They run on the mechanism of FIRST_VALUE and LISTAGG (:mod:`streamsql.functions.ordered_aggregates`):
 an object with PyFlink's aggregate methods, whose list accumulator is folded row by row
@@ -17,7 +17,17 @@ Semantics, as Flink 2.3's (flink-table-runtime ``functions/aggregate``):
   the values in arrival order (each written as ``JSON_STRING`` writes it), STRING, never NULL
   (``[]`` without a value); NULLs are left out (``ABSENT ON NULL``, the default) or written as
   ``null``; a retraction removes the first occurrence of the value's JSON text. Its accumulator
-  is ``[JSON texts...]``.
+  is ``[JSON texts...]``. The result type is VARCHAR(2000) NOT NULL, as Flink's (not cut).
+- ``JSON_OBJECTAGG([KEY] k VALUE v [NULL ON NULL | ABSENT ON NULL])`` (JsonObjectAggFunction): the
+  JSON object of the key/value pairs, VARCHAR(2000) NOT NULL (``{}`` without a pair), its members
+  sorted by key (Java's String order, as Flink's Jackson mapper writes them); a NULL value is
+  written ``null`` (``NULL ON NULL``, the default) or left out. The planner hands the value in as
+  its JSON text (JSON_STRING's, so a nested JSON_OBJECT / JSON_ARRAY is inserted as JSON). A key
+  seen again while it is in the object fails the job (Flink's ``Key 'k' is already present.
+  Duplicate keys are not allowed in JSON_OBJECTAGG. ...``), so does a NULL key (``Map views don't
+  support null keys.``), and so does a key in two of the parts a HOP/CUMULATE window or a session
+  merges (Flink's ``merge``); a retraction removes the key whatever its value. Its accumulator is
+  ``{key: JSON text}``.
 - ``PERCENTILE(x, p [, frequency])`` (PercentileAggFunction): the percentile ``p`` (a DOUBLE in
   [0, 1], or an ARRAY of them for an ARRAY<DOUBLE> result) of the non-NULL values as DOUBLE, by
   linear interpolation between the two values around position ``p * (n - 1) + 1`` of the sorted
@@ -120,6 +130,58 @@ class JsonArrayAgg:
         return "[" + ",".join(acc) + "]"
 
 
+class JsonObjectAgg:
+    """``JSON_OBJECTAGG(KEY k VALUE v)``: the accumulator is ``{key: the value's JSON text}``."""
+
+    def __init__(self, null_on_null: bool):
+        self.null_on_null = null_on_null
+
+    def create_accumulator(self) -> dict:
+        """No member."""
+        return {}
+
+    def accumulate(self, acc: dict, key, text) -> None:
+        """Add the member ``key`` (``text``: the value's JSON text, None for NULL).
+
+        Raises:
+            ValueError: a NULL key, or a key the object has (Flink's messages).
+        """
+        if key is None:
+            msg = "Map views don't support null keys."
+            raise ValueError(msg)
+        _absent(acc, key)
+        if text is not None or self.null_on_null:
+            acc[key] = "null" if text is None else text
+
+    def merge(self, acc: dict, others: list) -> None:
+        """Add the members of each of ``others`` (a HOP/CUMULATE window's slices, merged sessions).
+
+        Raises:
+            ValueError: a key ``acc`` has already, as Flink's merge.
+        """
+        for other in others:
+            for key, text in other.items():
+                _absent(acc, key)
+                acc[key] = text
+
+    def retract(self, acc: dict, key, text) -> None:
+        """Remove the member ``key``, whatever its value."""
+        acc.pop(key, None)
+
+    def get_value(self, acc: dict) -> str:
+        """The JSON object, members sorted by key in Java's String order (``{}`` without one)."""
+        keys = sorted(acc, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+        return "{" + ",".join(json_text(k) + ":" + acc[k] for k in keys) + "}"
+
+
+def _absent(acc: dict, key: str) -> None:
+    """Fail on a key the object has, in Flink's words (JsonObjectAggFunction.assertKeyNotPresent)."""
+    if key in acc:
+        msg = (f"Key '{key}' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. "
+               "Please ensure that keys are unique.")
+        raise ValueError(msg)
+
+
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-f]{4})")
 
 
@@ -204,8 +266,12 @@ def _array_of(arg: SqlType | None) -> SqlType:
     return SqlType.array(arg)
 
 
+#: JSON_ARRAYAGG's and JSON_OBJECTAGG's result type in Flink 2.3 (values are not cut to it).
+_JSON_AGG_TYPE = SqlType("STRING", precision=2000, nullable=False)
+
+
 def _json_string(arg: SqlType | None) -> SqlType:
-    """JSON_ARRAYAGG: STRING NOT NULL.
+    """JSON_ARRAYAGG: VARCHAR(2000) NOT NULL.
 
     Raises:
         PlanError: an argument of a type whose JSON text is not written as Flink's yet.
@@ -214,7 +280,20 @@ def _json_string(arg: SqlType | None) -> SqlType:
         msg = (f"JSON_ARRAYAGG of a {arg} value is not supported yet (supported: strings, integers, "
                "booleans); CAST it to STRING")
         raise PlanError(msg)
-    return SqlType("STRING", nullable=False)
+    return _JSON_AGG_TYPE
+
+
+def _json_object_of(key: SqlType | None) -> SqlType:
+    """JSON_OBJECTAGG: VARCHAR(2000) NOT NULL.
+
+    Raises:
+        PlanError: a key that is not a character string (Calcite's words).
+    """
+    if key is not None and key.name not in ("STRING", "NULL"):
+        msg = (f"Cannot apply 'JSON_OBJECTAGG' to arguments of type 'JSON_OBJECTAGG(<{key}>, <ANY>)'. "
+               "Supported form(s): 'JSON_OBJECTAGG(<CHARACTER>, <ANY>)'")
+        raise PlanError(msg)
+    return _JSON_AGG_TYPE
 
 
 def _percentile_of(arg: SqlType | None) -> SqlType:
@@ -243,6 +322,10 @@ COLLECTION_FUNCTIONS = (
     register_builtin("json_arrayagg", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=False), 1, _json_string),
     register_builtin("json_arrayagg_null_on_null", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=True), 1,
                      _json_string),
+    register_builtin("json_objectagg", "JSON_OBJECTAGG", JsonObjectAgg(null_on_null=True), 2,
+                     _json_object_of),
+    register_builtin("json_objectagg_absent_on_null", "JSON_OBJECTAGG", JsonObjectAgg(null_on_null=False), 2,
+                     _json_object_of),
     register_builtin("percentile", "PERCENTILE", Percentile(many=False), 2, _percentile_of),
     register_builtin("percentile_frequency", "PERCENTILE", Percentile(many=False), 3, _percentile_of),
     register_builtin("percentile_array", "PERCENTILE", Percentile(many=True), 2, _percentiles_of),

@@ -2,9 +2,10 @@
 
 Built-ins DuckDB has no function for (SHA-224/384/512, Java's URL encoding, PARSE_URL, ...)
 and user-defined Python functions are registered here once per process as a
-:class:`VectorFunction`; :func:`connect` opens a DuckDB connection with every registered
-function created on it (DuckDB's Arrow UDFs: one call per batch, arguments as Arrow arrays), so
-the operators that evaluate expressions open their connections through it.
+:class:`VectorFunction`; :func:`connect` opens a DuckDB database with every registered
+function created on it (DuckDB's Arrow UDFs: one call per batch, arguments as Arrow arrays).
+Opening one costs ~35 ms of CPU, so the planner and the operators that evaluate expressions take
+a :func:`cursor` of one database the process shares instead (~0.01 ms): a connection of their own.
 
 A function that raises fails the query; the failure is kept (:func:`take_failure`) so the
 operator reports it in StreamSQL's words (the function, the argument values of the failing row,
@@ -15,7 +16,9 @@ threads, so the failure is kept per function name, not per thread.
 from __future__ import annotations
 
 import inspect
+import os
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -95,8 +98,9 @@ _failures: dict[str, str] = {}
 _lock = threading.Lock()
 _registered = [0]  # how many times a function was registered: a planning connection's version
 _planning = threading.local()
-_planning_db: list = [None, -1]  # the process's planning database and its version
-_planning_lock = threading.Lock()
+_shared_db: list = [None, -1, -1]  # the process's shared database, its version, the pid that opened it
+_forked: list = []  # databases a forked child inherited: never closed (their threads are the parent's)
+_shared_lock = threading.Lock()
 
 
 def registered_version() -> int:
@@ -111,24 +115,59 @@ def register(f: VectorFunction) -> VectorFunction:
     return f
 
 
+def shared_database() -> tuple[duckdb.DuckDBPyConnection, int]:
+    """The process's shared database (a :func:`connect` connection) and its version.
+
+    Opened again once a function is registered (a database has the functions registered before it
+    opened) and in a forked child (the parent's database's threads do not exist there). Use it
+    through :func:`cursor`, never directly: it is shared by every thread.
+    """
+    with _shared_lock:
+        db, version, pid = _shared_db
+        if db is None or version != _registered[0] or pid != os.getpid():
+            if db is not None and pid != os.getpid():
+                _forked.append(db)  # closing it would wait for threads that are not in this process
+            _shared_db[:] = [connect(), _registered[0], os.getpid()]
+        return _shared_db[0], _shared_db[1]
+
+
+def cursor() -> duckdb.DuckDBPyConnection:
+    """A :func:`quiet` connection of its own to the process's shared database (:func:`shared_database`).
+
+    What DuckDB keeps per connection is the cursor's own: its registered Arrow tables (``__in``),
+    its variables (``SET VARIABLE``), local settings (TimeZone, the progress bar) and temporary
+    objects; so two cursors used by two threads cannot see each other's. What it keeps per
+    database is shared: the catalog (the registered functions, which never change once created)
+    and global settings such as ``threads`` (memory_limit, ...) — a caller that needs a global
+    setting of its own opens a database of its own with :func:`connect`.
+
+    The cursor keeps the database alive: DuckDB crashes the process (a segfault) when a cursor
+    calls a Python function after its database's first connection was closed or collected, as it
+    is when a function registered later opens a new shared database.
+    """
+    db, _ = shared_database()
+    cur = quiet(db.cursor())
+    weakref.finalize(cur, _keep, db)
+    return cur
+
+
+def _keep(db: duckdb.DuckDBPyConnection) -> None:
+    """Nothing: holding ``db`` until a cursor of it is collected is the point (:func:`cursor`)."""
+
+
 def planning_connection() -> duckdb.DuckDBPyConnection:
     """This thread's connection for checking queries at planning time (over empty tables).
 
-    Opening a database creates every registered function in it (~0.1 s with the built-ins), and
-    each in-memory database costs ~4-8 MiB and threads of its own for as long as it lives, so the
-    process plans in one database (until a function is registered) and each thread gets its own
-    cursor of it: a connection of its own (its own registered input table), the database shared.
-    A job's thread plans its operators when the job starts and keeps its cursor while it runs.
+    A :func:`cursor` of the shared database, one per thread (its own registered input table),
+    opened again when the shared database is. A job's thread plans its operators when the job
+    starts and keeps its cursor while it runs.
     """
     con = getattr(_planning, "con", None)
-    if con is None or _planning.version != _registered[0]:
+    db, version = shared_database()
+    if con is None or _planning.db is not db:
         if con is not None:
             con.close()
-        with _planning_lock:
-            if _planning_db[0] is None or _planning_db[1] != _registered[0]:
-                _planning_db[:] = [connect(), _registered[0]]
-            db, version = _planning_db
-        _planning.con, _planning.version = quiet(db.cursor()), version
+        _planning.con, _planning.db = cursor(), db
     return _planning.con
 
 
@@ -143,20 +182,23 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
 
 
 def connect() -> duckdb.DuckDBPyConnection:
-    """A :func:`quiet` DuckDB connection with every registered function created on it."""
+    """A :func:`quiet` DuckDB connection, to a new in-memory database with every registered function.
+
+    Each costs ~35 ms of CPU (its catalog with the functions), ~4-8 MiB and threads of its own:
+    most callers want a :func:`cursor` instead.
+    """
     con = quiet(duckdb.connect())
-    for f in _FUNCTIONS.values():
+    for f in list(_FUNCTIONS.values()):  # a copy: another thread may register one meanwhile
         con.create_function(f.name, _with_arity(f), list(f.params), f.returns, type="arrow",
                             null_handling="special", side_effects=not f.deterministic)
     return con
 
 
 class LazyConnection:
-    """A class attribute giving each instance its own :func:`connect` connection, opened at first use.
+    """A class attribute giving each instance its own :func:`cursor`, opened at first use.
 
-    Each connection is an in-memory DuckDB database of its own: ~4-8 MiB (its catalog with every
-    function) and a few threads. An evaluator or operator that may never run SQL (a projection
-    of plain columns, a GROUP BY whose accumulators numpy folds) opens none this way.
+    An evaluator or operator that may never run SQL (a projection of plain columns, a GROUP BY
+    whose accumulators numpy folds) opens none this way.
 
     >>> class Evaluator:
     ...     con = LazyConnection()
@@ -173,7 +215,7 @@ class LazyConnection:
             return self
         con = obj.__dict__.get(self._attr)
         if con is None:
-            con = obj.__dict__[self._attr] = connect()
+            con = obj.__dict__[self._attr] = cursor()
         return con
 
 

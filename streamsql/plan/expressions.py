@@ -65,7 +65,7 @@ Generator.TRANSFORMS[ArrayAggCall] = _array_agg_sql
 
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
              exp.StddevSamp, exp.Stddev, PythonAggCall, exp.FirstValue, exp.LastValue, ListAggCall,
-             ArrayAggCall, exp.JSONArrayAgg, PercentileCall)
+             ArrayAggCall, exp.JSONArrayAgg, exp.JSONObjectAgg, PercentileCall)
 
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}

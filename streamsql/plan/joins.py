@@ -40,6 +40,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.functions import python_functions
 from streamsql.functions.scalars.operand_types import join_key_error, pair_kind
 from streamsql.functions.scalars.registry import cast_value
 from streamsql.plan.expressions import compile_expression, flink_text, quote, resolve_columns, sql_type_of
@@ -295,7 +296,7 @@ def _sides(e: exp.Expression, combined: Scope, left_names: set[str]) -> set[int]
 
 def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, right: PlanNode, rs: Scope,
               conds: list[exp.Expression], as_of: exp.Expression | None = None,
-              null_aware: bool = False) -> tuple[PlanNode, Scope]:
+              null_aware: bool = False, keyless: bool = False) -> tuple[PlanNode, Scope]:
     """Plan one join of ``left`` and ``right`` on the conjuncts ``conds`` (module docstring).
 
     Args:
@@ -309,6 +310,8 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         conds: the join's conjuncts (resolving against both scopes).
         as_of: a temporal join's ``FOR SYSTEM_TIME AS OF`` expression, else None.
         null_aware: a NOT IN anti join.
+        keyless: a semi/anti join may have no equality (NOT IN's null-aware conditions): then it has
+            no key, and every left row meets every right row on one task, as Flink's.
 
     Returns:
         The join's node and the scope of its output (a semi/anti join's is ``ls``).
@@ -356,7 +359,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         keys += [(le, re_) for le, re_, _ in null_safe]
     else:
         null_safe_at = ()
-    if not keys:
+    if not keys and not (keyless and jt in (SEMI, ANTI)):
         planner._fail(j, f"{NO_EQUALITY} (e.g. ON a.id = b.id); found none in: "
                          f"{' AND '.join(c.sql() for c in conds) or 'no condition'}")
 
@@ -411,7 +414,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
 
     if jt in (SEMI, ANTI):
         residual = _residual(planner, keep, scope, out_schema)
-        cond_text += f" AND ({residual})" if residual else ""
+        cond_text = " AND ".join(filter(None, [cond_text, residual and f"({residual})"]))
         insert_only = jt == SEMI and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         node = SemiJoinNode([left, right], left.schema, INSERT_ONLY if insert_only else RETRACT, join_type=jt,
                             left_keys=lki, right_keys=rki, residual=residual, condition=cond_text,
@@ -538,13 +541,15 @@ def _residual(planner, keep: list[tuple[exp.Expression, set[int]]], scope: Scope
 
 
 def _supertype(a: str, b: str) -> str | None:
-    import duckdb
-
+    # a cursor of its own: duckdb.sql's module connection is a database more, shared by all threads
+    con = python_functions.cursor()
     try:
         q = f"DESCRIBE SELECT * FROM (SELECT NULL::{a} AS x UNION ALL SELECT NULL::{b} AS x)"
-        rows = duckdb.sql(q).fetchall()
+        rows = con.sql(q).fetchall()
     except Exception:
         return None
+    finally:
+        con.close()
     return str(rows[0][1])
 
 

@@ -1,4 +1,4 @@
-"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG.
+"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_*AGG.
 
 Their functions are :mod:`streamsql.functions.ordered_aggregates` and
 :mod:`streamsql.functions.collection_aggregates`. sqlglot parses ``FIRST_VALUE(x)``,
@@ -22,11 +22,11 @@ from streamsql.core.types import SqlType
 from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
 from streamsql.plan.nodes import INSERT_ONLY
 
-ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg, PercentileCall,
-                 exp.Lag)
+ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg,
+                 exp.JSONObjectAgg, PercentileCall, exp.Lag)
 _NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
-          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", PercentileCall: "PERCENTILE",
-          exp.Lag: "LAG"}
+          ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", exp.JSONObjectAgg: "JSON_OBJECTAGG",
+          PercentileCall: "PERCENTILE", exp.Lag: "LAG"}
 _ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall}
 
 
@@ -71,11 +71,13 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
         return _percentile(planner, call)
     if isinstance(call, exp.Lag):
         return _lag(planner, call)
-    if isinstance(call, exp.JSONArrayAgg):
+    if isinstance(call, (exp.JSONArrayAgg, exp.JSONObjectAgg)):
         if isinstance(call.parent, exp.Window):  # Flink's parser: "Incorrect syntax near ... 'OVER'"
-            planner._fail(call, "JSON_ARRAYAGG cannot be used in an OVER window (as in Flink); aggregate "
+            planner._fail(call, f"{name} cannot be used in an OVER window (as in Flink); aggregate "
                                 "it in a GROUP BY or a TUMBLE window")
         null_on_null = call.args.get("null_handling") == "NULL ON NULL"
+        if isinstance(call, exp.JSONObjectAgg):
+            return _json_objectagg(planner, call)
         return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [call.this]
     args = list(call.expressions) if isinstance(call, ListAggCall) else [call.this]
     if not isinstance(call, ListAggCall):
@@ -92,6 +94,28 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     elif not (isinstance(args[1], exp.Literal) and args[1].is_string):
         planner._fail(args[1], "The separator of LISTAGG must be a string literal")
     return "listagg" + ("_distinct" if distinct else ""), args
+
+
+def _json_objectagg(planner, call: exp.JSONObjectAgg) -> tuple[str, list[exp.Expression]]:
+    """JSON_OBJECTAGG's function (``json_objectagg[_absent_on_null]``) and arguments: key, value's JSON text.
+
+    The value goes in as ``JSON_STRING(value)``: JSON_OBJECT's text of a value (a nested JSON call
+    inserted as JSON, the types it does not write yet refused at the value), NULL for NULL.
+
+    Raises:
+        SqlError: other than one KEY ... VALUE pair; FILTER or DISTINCT (Flink's parser refuses both).
+    """
+    pairs = call.expressions
+    if len(pairs) != 1 or not isinstance(pairs[0], exp.JSONKeyValue):
+        planner._fail(call, "JSON_OBJECTAGG takes one KEY k VALUE v pair")
+    if isinstance(call.parent, exp.Filter):
+        planner._fail(call.parent, "Incorrect syntax near the keyword 'FILTER': JSON_OBJECTAGG takes no "
+                                   "FILTER clause (as in Flink); filter the rows in a subquery")
+    key, value = pairs[0].this, pairs[0].expression
+    text = exp.Anonymous(this="JSON_STRING", expressions=[value])
+    text.meta.update(value.meta)
+    absent = call.args.get("null_handling") == "ABSENT ON NULL"
+    return "json_objectagg" + ("_absent_on_null" if absent else ""), [key, text]
 
 
 def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:

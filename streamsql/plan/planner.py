@@ -900,6 +900,8 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
         for literal in cond.find_all(exp.Literal):
             literal.meta[FILTER_CLAUSE] = True
         null_on_null = isinstance(call, exp.JSONArrayAgg) and call.args.get("null_handling") == "NULL ON NULL"
+        if isinstance(call, exp.JSONObjectAgg):
+            return n  # refused where its call is planned (ordered_aggs), in Flink's words
         if null_on_null or isinstance(call, PythonAggCall) or isinstance(call, ArrayAggCall) \
                 and not call.args.get("ignore_nulls"):
             name = written(call).split("(", 1)[0].upper()

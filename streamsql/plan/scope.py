@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.functions import python_functions
 
 
 @dataclass(frozen=True)
@@ -182,9 +183,11 @@ class Scope:
     def type_of(self, duckdb_sql: str) -> str:
         """The DuckDB type name of an expression over these columns (planning time only).
 
-        Returns ``""`` when DuckDB cannot type it (the real compile reports the error).
+        Returns ``""`` when DuckDB cannot type it (the real compile reports the error). Typed in a
+        cursor of its own of the process's database (:func:`~streamsql.functions.python_functions.cursor`:
+        StreamSQL's functions known), not ``duckdb.sql``'s module connection, one shared by every
+        thread (two jobs planned at once in the shell).
         """
-        import duckdb
         import pyarrow as pa
 
         seen, fields = set(), []
@@ -193,10 +196,13 @@ class Scope:
                 seen.add(c.internal)
                 fields.append(c.type.arrow_field(c.internal))
         empty = pa.schema(fields).empty_table()  # noqa: F841  (read by DuckDB by name)
+        con = python_functions.cursor()
         try:
-            return str(duckdb.sql(f"DESCRIBE SELECT {duckdb_sql} FROM empty").fetchall()[0][1])
+            return str(con.sql(f"DESCRIBE SELECT {duckdb_sql} FROM empty").fetchall()[0][1])
         except Exception:  # typing is best effort here; compilation reports real errors
             return ""
+        finally:
+            con.close()
 
     def renamed(self, names: list[str]) -> Scope:
         """The same columns (one name per column, in order) under new names: ``AS t(a, b)``."""

@@ -13,10 +13,18 @@ own columns a filter of its input. Any other subquery (``IN (SELECT k FROM t GRO
 UNION) is planned whole and must not be correlated; IN then joins on its one column. In the
 subquery, a column resolves first to its own FROM, then to the outer query's (SQL scoping).
 
+A row on the left, ``(a, b) IN (SELECT x, y ...)``, compares column by column: the conditions are
+``a = x AND b = y`` (the subquery selects as many columns as the row has).
+
 ``x NOT IN (SELECT y ...)`` is null-aware, as SQL's three-valued logic: a NULL ``x`` or any NULL
-``y`` (with a non-empty subquery) makes the condition unknown, so the row is not kept. A NOT IN
-with a correlated subquery is refused (write NOT EXISTS), as are subqueries anywhere else
-(``OR``, the SELECT list: ``Planner._reject_subqueries``).
+``y`` (with a non-empty subquery) makes the condition unknown, so the row is not kept. One
+uncorrelated column runs on its key with operator-wide NULL counts (``null_aware``); a correlated
+NOT IN or a row ``(a, b) NOT IN (SELECT x, y ...)`` takes Calcite's null-aware condition per column,
+``(a = x OR a IS NULL OR x IS NULL) AND ...`` (as Flink's ``FlinkSubQueryRemoveRule``), so a right
+row rules a left row out unless one column is known to differ. Without a correlation key such an
+anti join has no equi-key: it runs keyless, every left row against every right row on one task,
+as Flink's (its exchange is ``single``). Subqueries anywhere else (``OR``, the SELECT list) are
+refused (``Planner._reject_subqueries``).
 """
 
 from __future__ import annotations
@@ -48,15 +56,14 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
     """``node`` semi/anti joined with each subquery of ``found`` (from :func:`split_subquery_conjuncts`).
 
     Raises:
-        SqlError: a multi-column IN, a subquery with other than one column for IN, a correlated
-            NOT IN or non-simple subquery, no equality between the query and the subquery.
+        SqlError: an IN subquery selecting other than as many columns as IN's left side has, a
+            correlated non-simple subquery that cannot be decorrelated, no equality between the
+            query and the subquery (but for NOT IN, which may have none).
     """
     for c in found:
         negated, kind, outer_expr, sub = _subquery_of(c)
         outer = bound_scope(scope, _OUTER)
-        if isinstance(outer_expr, exp.Tuple):
-            planner._fail(outer_expr, "IN with several columns ((a, b) IN (SELECT ...)) is not supported "
-                                      "yet; write EXISTS (SELECT ... WHERE a = ... AND b = ...)")
+        xs = _row_items(outer_expr) if kind == "IN" else []
         conds: list[exp.Expression] = []
         correlated = False
         if _simple(sub):
@@ -71,11 +78,12 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
                 conds.append(bound)
             if kind == "IN":
                 items = sub.expressions
-                if len(items) != 1 or isinstance(items[0], exp.Star):
-                    planner._fail(sub, f"The subquery of IN must select one column; it selects "
-                                       f"{'*' if items and isinstance(items[0], exp.Star) else len(items)}")
-                y = items[0].unalias() if isinstance(items[0], exp.Alias) else items[0]
-                in_column = bind(y, [(inner_scope, _INNER)])
+                if any(isinstance(i, exp.Star) for i in items):
+                    _fail_width(planner, sub, len(xs), "*")
+                if len(items) != len(xs):
+                    _fail_width(planner, sub, len(xs), len(items))
+                in_columns = [bind(y.unalias() if isinstance(y, exp.Alias) else y, [(inner_scope, _INNER)])
+                              for y in items]
         else:
             corr = correlation(planner, sub, scope) if _grouped_select(sub) else None
             correlated = corr is not None and bool(corr.keys or corr.other)
@@ -89,23 +97,44 @@ def plan_subquery_joins(planner, node: PlanNode, scope: Scope, found: list[exp.E
                 planner._fail(sub, "EXISTS over a UNION or a subquery with GROUP BY, DISTINCT, ORDER BY or "
                                    "LIMIT is not supported yet unless it is correlated; write one EXISTS "
                                    "per SELECT, without them")
-            if kind == "IN" and len(right.schema) != 1 + len(corr.keys if correlated else ()):
-                planner._fail(sub, f"The subquery of IN must select one column; it selects "
-                                   f"{len(right.schema) - len(corr.keys if correlated else ())}")
+            width = len(right.schema) - len(corr.keys if correlated else ())
+            if kind == "IN" and width != len(xs):
+                _fail_width(planner, sub, len(xs), width)
             inner = bound_scope(inner_scope, _INNER)
-            in_column = exp.column(right.schema.names[0], table=_INNER, quoted=True)
+            in_columns = [exp.column(n, table=_INNER, quoted=True) for n in right.schema.names[:len(xs)]]
         null_aware = negated and kind == "IN"
-        if kind == "IN":
-            x = bind(outer_expr, [(scope, _OUTER)])
-            if null_aware and correlated:  # NOT IN per correlation key: Calcite's condition on it
-                conds.append(exp.or_(exp.EQ(this=x, expression=in_column), x.copy().is_(exp.null()),
-                                     in_column.copy().is_(exp.null())))
-                null_aware = False
-            else:
-                conds.append(exp.EQ(this=x, expression=in_column))
+        pairs = [(bind(x, [(scope, _OUTER)]), y) for x, y in zip(xs, in_columns)] if kind == "IN" else []
+        if null_aware and (correlated or len(pairs) > 1):
+            # Calcite's null-aware condition per column (FlinkSubQueryRemoveRule): a right row rules the
+            # left row out unless some column is known to differ; the operator-wide NULL counts of the
+            # one-column form do not apply (nor per correlation key)
+            conds += [exp.or_(exp.EQ(this=x, expression=y), x.copy().is_(exp.null()),
+                              y.copy().is_(exp.null())) for x, y in pairs]
+            null_aware = False
+        else:
+            conds += [exp.EQ(this=x, expression=y) for x, y in pairs]
         node, _ = plan_join(planner, sub, ANTI if negated else SEMI, node, outer, right, inner, conds,
-                            null_aware=null_aware)
+                            null_aware=null_aware, keyless=negated and kind == "IN")
     return node
+
+
+def _row_items(e: exp.Expression) -> list[exp.Expression]:
+    """The left side of IN as its columns: ``(a, b)`` (a row) → ``[a, b]``, ``x`` → ``[x]``."""
+    while isinstance(e, exp.Paren):
+        e = e.this
+    return list(e.expressions) if isinstance(e, exp.Tuple) else [e]
+
+
+def _fail_width(planner, sub: exp.Expression, want: int, got: int | str) -> None:
+    """Refuse an IN whose subquery selects other than the left side's number of columns.
+
+    Raises:
+        SqlError: at the subquery.
+    """
+    if want == 1:
+        planner._fail(sub, f"The subquery of IN must select one column; it selects {got}")
+    planner._fail(sub, f"Values passed to IN operator must have compatible types (as Flink): the row on the "
+                       f"left of IN has {want} columns, the subquery selects {got}")
 
 
 def _grouped_select(q: exp.Expression) -> bool:

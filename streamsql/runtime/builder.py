@@ -314,7 +314,8 @@ def job_folder(root: str, job: str) -> str:
 def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: dict[str, Any],
               workdir: str, slot: TaskSlot | None = None,
               operators: dict[str, dict] | None = None, assignment: int = KG_ASSIGNMENT,
-              before_fencing: Callable[[int | None], None] | None = None) -> JobGraph:
+              before_fencing: Callable[[int | None], None] | None = None,
+              run_folder: str | None = None) -> JobGraph:
     """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
 
     Args:
@@ -331,13 +332,16 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
             route by it, a task's checkpoints record it: :func:`~streamsql.state.layout.task_of_key_groups`).
         before_fencing: checks the job's committed checkpoint before its Kafka transaction fences
             the transactional id (:attr:`~streamsql.core.connector.TaskResources.before_fencing`).
+        run_folder: the run's checkpoint folder (:attr:`.CheckpointStorage.folder`): its Kafka
+            transactions mark their ids as this run's before fencing, and refuse while a run of
+            another folder marks them (:attr:`~streamsql.core.connector.TaskResources.run_folder`).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
     """
     cfg = config.as_dict()
     nodes = plan.walk(roots)
-    resources = TaskResources(before_fencing)
+    resources = TaskResources(before_fencing, run_folder)
     state: JobState | None = None
     try:
         sources, sinks = {}, {}

@@ -20,7 +20,7 @@ from streamsql.functions import python_functions
 from streamsql.functions.scalars.clock import WATERMARK_VARIABLE
 from streamsql.functions.scalars.registry import failure_message
 from streamsql.plan.query import INPUT_TABLE, QuerySpec, duck_message, executed_arrow
-from streamsql.runtime.numeric_calc import compile_items
+from streamsql.runtime.numeric_calc import compile_condition, compile_items
 
 #: A batch of at most this many rows runs as a DB-API execute (:func:`~streamsql.plan.query.executed_arrow`):
 #: DuckDB 2's relation (``con.sql``) parses, tokenizes in Python and binds each query once more, ~0.5-2 ms
@@ -60,6 +60,13 @@ class BatchQuery:
                          else compile_items(spec.items, spec.input_schema, spec.duckdb_schema))
         # CURRENT_WATERMARK: the DuckDB variable the query reads, set from the operator's watermark
         self.uses_watermark = WATERMARK_VARIABLE in spec.sql()
+        # a numeric WHERE numpy decides as DuckDB would: the rows it keeps, then the items alone over them
+        # (not with an unnest item: its rows' origin is tracked through DuckDB's WHERE)
+        plain = spec.condition is not None and not self.uses_watermark and not any(
+            "unnest(" in sql.lower() for _, sql in spec.items)
+        self._filter = compile_condition(spec.condition, spec.input_schema) if plain else None
+        self._projection = None if self._filter is None else BatchQuery(
+            QuerySpec(spec.items, None, spec.input_schema, spec.output_schema, spec.duckdb_schema))
         self.watermark_fed = False  # an operator that keeps the watermark (the Calc) runs the query
         self._watermark: int | None = None
         self._watermark_set: object = _UNSET
@@ -95,6 +102,10 @@ class BatchQuery:
             msg = ("CURRENT_WATERMARK is supported in a projection or a filter only (this operator keeps no "
                    "watermark for it)")
             raise ExecutionError(msg)
+        if self._filter is not None:
+            mask = self._filter.mask(table)
+            if mask is not None:  # else a value outside the exact domain: DuckDB's answer
+                return self._projection.run(_kept_rows(batch, mask))
         if self._columns is not None:
             out = table.select(self._columns).rename_columns(self.output_schema.names)
             if out.schema != self.output_schema:
@@ -211,6 +222,19 @@ class BatchQuery:
         if q is None:
             q = self._hidden[hidden] = self.spec.sql(hidden)
         return q
+
+
+def _kept_rows(batch: Batch, mask: np.ndarray) -> Batch:
+    """The rows of ``batch`` where ``mask`` (numpy bool, one per row) is True, in order.
+
+    Their kinds, splits and origin go with them: what DuckDB's WHERE keeps.
+    """
+    if bool(mask.all()):
+        return batch
+    rows = np.flatnonzero(mask)
+    return Batch(batch.table.take(rows), None if batch.kinds is None else batch.kinds[rows],
+                 None if batch.splits is None else batch.splits[rows],
+                 None if batch.origin is None else _kept(batch.origin, rows))
 
 
 def _kept(origin, rows: np.ndarray):

@@ -31,6 +31,7 @@ from streamsql.core.config import Config
 from streamsql.core.errors import (
     ExecutionError,
     FencedError,
+    JobRunningError,
     JobSetupError,
     LostCheckpointError,
     StreamSQLError,
@@ -174,10 +175,11 @@ class JobRunner:
             try:
                 self._run_once()
                 return
-            except (JobIdentityError, FencedError, JobSetupError, StateFormatError, LostCheckpointError):
+            except (JobIdentityError, FencedError, JobSetupError, StateFormatError, LostCheckpointError,
+                    JobRunningError):
                 raise  # another job's checkpoint, a newer instance took over, options that cannot
                 # run together, restored state of another format (it is restored again), a committed
-                # checkpoint's files gone: restarting cannot help
+                # checkpoint's files gone, another folder's run of the job: restarting cannot help
             except Exception as e:
                 if self._cancel.is_set():
                     return
@@ -241,7 +243,8 @@ class JobRunner:
         def guard(committed: int | None) -> None:  # another folder's running job: refused, not fenced
             identity.check_before_fencing(own, committed)
 
-        return build_job(self.name, self.roots, self.config, self.metrics, workdir, before_fencing=guard)
+        return build_job(self.name, self.roots, self.config, self.metrics, workdir, before_fencing=guard,
+                         run_folder=own.folder)
 
     def _loop(self, graph: JobGraph) -> None:
         coord = graph.coordinator
@@ -480,9 +483,16 @@ class JobHandle:
 
     @property
     def last_checkpoint(self) -> dict:
-        """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ..."""
+        """The last completed checkpoint: checkpoint_id, duration_ms, alignment_ms, state_bytes, ...
+
+        A parallel job's: the newest one every task completed
+        (:meth:`~streamsql.runtime.parallel.ParallelJobRunner.checkpoint_stats`).
+        """
         c = self.runner.coordinator
-        return c.stats() if c else {}
+        if c:
+            return c.stats()
+        tasks = getattr(self.runner, "checkpoint_stats", None)
+        return tasks() if tasks else {}
 
 
 def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: int, meta: dict, job: str,

@@ -1,4 +1,4 @@
-"""Numeric SELECT items computed by numpy instead of DuckDB, where the answer is provably DuckDB's.
+"""Numeric SELECT items and WHERE conditions by numpy instead of DuckDB, where provably DuckDB's answer.
 
 A projection's computed items (:meth:`~streamsql.plan.query.QuerySpec.computed_part`) are
 DuckDB SQL text. Each DuckDB query costs ~1.4 ms of fixed work per batch (register, bind,
@@ -25,8 +25,20 @@ one IEEE division of exact operands, the correctly rounded value, which is what 
 would round, or a CAST DuckDB would fail (out of the target's range: DuckDB's own error then
 names the value). ``TRY_CAST`` out of range is NULL, as DuckDB's. A NULL operand gives NULL.
 
+A WHERE condition (:func:`compile_condition`) compiles the same way when it is made of
+comparisons (``= <> < <= > >=``, ``BETWEEN``, ``IN`` a list of numbers) of such expressions,
+``%`` of integers (the remainder with the dividend's sign, DuckDB's and Java's), ``IS [NOT]
+NULL``, BOOLEAN columns and ``AND``/``OR``/``NOT`` (SQL's three-valued logic); a CASE whose
+conditions are constants (the planner's guard of a literal divisor, ``CASE WHEN (123) = 0 THEN
+error(...) ELSE (123) END``) is its branch. :meth:`NumericFilter.mask` gives the rows the WHERE
+keeps (TRUE; FALSE and NULL are dropped), or None for DuckDB: a divisor of 0 or -1, a NaN
+compared (DuckDB orders NaN above every number and equal to itself), or a value outside the
+exact domain as above. The runtime (:class:`~streamsql.runtime.evaluator.BatchQuery`) then runs
+the SELECT items over the kept rows alone, as DuckDB's WHERE does: Nexmark Q2's ``auction % 123
+= 0`` costs 0.013 µs per row instead of DuckDB's 0.26 (benchmarks/README.md, session 28).
+
 Checked against DuckDB on random inputs (NULLs, boundaries, overflow, negative values):
-``tests/runtime/test_numeric_calc.py``.
+``tests/runtime/test_numeric_calc.py``, ``tests/runtime/test_numeric_filter.py``.
 """
 
 from __future__ import annotations
@@ -57,8 +69,9 @@ class _Val:
     """A column's values during evaluation.
 
     Attributes:
-        kind: ``'int'`` (int64 values), ``'dec'`` (int64 unscaled values) or ``'double'`` (float64).
-        data: the values, 0 where NULL.
+        kind: ``'int'`` (int64 values), ``'dec'`` (int64 unscaled values), ``'double'`` (float64)
+            or ``'bool'`` (numpy bool: a condition's TRUE/FALSE).
+        data: the values, 0 (False) where NULL.
         valid: True where not NULL (None: no NULL).
         scale: a ``'dec'``'s scale.
     """
@@ -102,6 +115,9 @@ def _column(arr: pa.ChunkedArray | pa.Array) -> _Val:
     if pa.types.is_float64(t):
         filled = pc.fill_null(arr, 0.0) if arr.null_count else arr
         return _Val("double", filled.to_numpy(), valid)
+    if pa.types.is_boolean(t):
+        filled = pc.fill_null(arr, False) if arr.null_count else arr
+        return _Val("bool", filled.to_numpy(zero_copy_only=False), valid)
     if pa.types.is_decimal128(t) and t.precision <= 18:
         # the unscaled values are the low 64 bits of each 16-byte value (|u| < 10^18 fits)
         chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
@@ -163,6 +179,8 @@ class _Compiler:
             return self._column(node.name)
         if isinstance(node, exp.Literal) and not node.is_string:
             return self._literal(node.this)
+        if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+            return self._literal(node.this.this, negative=True)  # DuckDB's constant -5, -1.5
         if isinstance(node, exp.Neg):
             kind, _, inner = self.compile(node.this)
             if kind != "double":  # integer negation wraps in the planner's SQL: DuckDB's
@@ -170,6 +188,14 @@ class _Compiler:
             return kind, 0, lambda table: _negate(inner(table))
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
             return self._binary(node)
+        if isinstance(node, exp.Mod):
+            return self._mod(node)
+        if isinstance(node, exp.Case):
+            return self.compile(self._case_branch(node))
+        if isinstance(node, tuple(_COMPARISONS)) or isinstance(node, (exp.Between, exp.In)):
+            return "bool", 0, comparison(self, node)
+        if isinstance(node, (exp.And, exp.Or, exp.Not, exp.Is, exp.Boolean)):
+            return "bool", 0, logic(self, node)
         if isinstance(node, exp.Cast):  # TryCast is a Cast
             target = _type_of(node.to)
             kind, scale, inner = self.compile(node.this)
@@ -192,13 +218,14 @@ class _Compiler:
         return empty.kind, empty.scale, lambda table: _column(table.column(i))
 
     @staticmethod
-    def _literal(text: str) -> tuple[str, int, object]:
+    def _literal(text: str, negative: bool = False) -> tuple[str, int, object]:
         if not all(c.isdigit() or c == "." for c in text) or text.count(".") > 1:
             raise _Unsupported(text)  # an exponent: a DOUBLE literal, not compiled
         whole, _, frac = text.partition(".")
         unscaled, scale = int(whole + frac or "0"), len(frac)
         if unscaled >= 1 << 62:
             raise _Unsupported(text)
+        unscaled = -unscaled if negative else unscaled
         kind = "dec" if "." in text else "int"
 
         def literal(table: pa.Table) -> _Val:
@@ -227,6 +254,145 @@ class _Compiler:
             return _Val("dec", _checked(op, _rescale(a, scale), _rescale(b, scale)), valid, scale)
 
         return "dec", sa + sb if op is np.multiply else max(sa, sb), decimal
+
+
+    def _mod(self, node: exp.Mod) -> tuple[str, int, object]:
+        """``a % b`` of two integers: the remainder with the dividend's sign (DuckDB's, Java's)."""
+        (ka, _, left), (kb, _, right) = self.compile(node.this), self.compile(node.expression)
+        if ka != "int" or kb != "int":
+            raise _Unsupported  # a DECIMAL or DOUBLE remainder
+        def mod(table: pa.Table) -> _Val:
+            a, b = left(table), right(table)
+            valid = _and(a.valid, b.valid)
+            live = b.data if valid is None else b.data[valid]
+            if len(live) and bool(((live == 0) | (live == -1)).any()):
+                raise _Outside  # x % 0 (DuckDB: NULL) and MIN % -1: DuckDB's answer
+            with np.errstate(all="ignore"):
+                return _Val("int", np.fmod(a.data, np.where(b.data == 0, 1, b.data)), valid)
+        return "int", 0, mod
+
+    def _case_branch(self, node: exp.Case) -> exp.Expression:
+        """The branch a CASE whose WHEN conditions are all constant takes.
+
+        The planner guards a literal divisor so: ``CASE WHEN (123) = 0 THEN error(...) ELSE (123) END``.
+        """
+        if node.this is not None:
+            raise _Unsupported  # CASE x WHEN ...
+        one = pa.Table.from_arrays([pa.array([0], pa.int8())], names=["_"])  # pa.table(dict) imports pandas
+        for branch in node.args.get("ifs") or []:
+            cond = branch.this
+            if cond.find(exp.Column) is not None:
+                raise _Unsupported  # decided per row: DuckDB
+            kind, _, program = self.compile(cond)
+            try:
+                v = program(one)
+            except _Outside:
+                raise _Unsupported from None
+            if kind != "bool":
+                raise _Unsupported
+            if bool(v.data[0]) and (v.valid is None or bool(v.valid[0])):
+                return branch.args["true"]
+        default = node.args.get("default")
+        if default is None:
+            raise _Unsupported  # NULL: not compiled
+        return default
+
+
+#: DuckDB's comparison nodes and numpy's operators for them.
+_COMPARISONS = {exp.EQ: np.equal, exp.NEQ: np.not_equal, exp.GT: np.greater, exp.GTE: np.greater_equal,
+                exp.LT: np.less, exp.LTE: np.less_equal}
+
+
+def comparison(compiler: _Compiler, node: exp.Expression):
+    """The program of a comparison, ``BETWEEN`` or ``IN`` (a list of values): a ``'bool'`` :class:`_Val`.
+
+    Integers and DECIMALs compare exactly (at the larger scale, as DuckDB casts them to one
+    DECIMAL); two DOUBLEs as IEEE numbers, except that a batch holding a NaN is DuckDB's (which
+    orders NaN above every number and equal to itself). A DOUBLE against an exact number is not
+    compiled. A NULL operand gives NULL (False with ``valid`` False).
+    """
+    if isinstance(node, exp.Between):
+        if node.args.get("symmetric"):
+            raise _Unsupported
+        low = exp.GTE(this=node.this, expression=node.args["low"])
+        high = exp.LTE(this=node.this.copy(), expression=node.args["high"])
+        return compiler.compile(exp.And(this=low, expression=high))[2]
+    if isinstance(node, exp.In):
+        if any(node.args.get(k) for k in ("query", "unnest", "field")) or not node.expressions:
+            raise _Unsupported
+        either = None
+        for value in node.expressions:  # x IN (a, b) is x = a OR x = b, NULLs included
+            eq = exp.EQ(this=node.this.copy(), expression=value.copy())
+            either = eq if either is None else exp.Or(this=either, expression=eq)
+        return compiler.compile(either)[2]
+    op = _COMPARISONS[type(node)]
+    (ka, _, left), (kb, _, right) = compiler.compile(node.this), compiler.compile(node.expression)
+    double = ka == "double" and kb == "double"
+    if not double and ({ka, kb} & {"double", "bool"}):
+        raise _Unsupported  # mixed DOUBLE and exact operands, booleans
+
+    def compare(table: pa.Table) -> _Val:
+        a, b = left(table), right(table)
+        valid = _and(a.valid, b.valid)
+        if double:
+            if bool(np.isnan(a.data).any()) or bool(np.isnan(b.data).any()):
+                raise _Outside
+            x, y = a.data, b.data
+        else:
+            a, b = _as_dec(a), _as_dec(b)
+            scale = max(a.scale, b.scale)
+            x, y = _rescale(a, scale), _rescale(b, scale)
+        data = op(x, y)
+        return _Val("bool", data if valid is None else data & valid, valid)
+
+    return compare
+
+
+def logic(compiler: _Compiler, node: exp.Expression):
+    """The program of ``AND``, ``OR``, ``NOT``, ``IS [NOT] NULL`` or TRUE/FALSE: SQL's three-valued logic.
+
+    ``a AND b`` is FALSE where either is FALSE, TRUE where both are TRUE, else NULL; ``a OR b``
+    TRUE where either is TRUE, FALSE where both are FALSE, else NULL; ``NOT NULL`` is NULL.
+    """
+    if isinstance(node, exp.Boolean):
+        value = bool(node.this)
+        return lambda table: _Val("bool", np.full(table.num_rows, value), None)
+    if isinstance(node, exp.Is):
+        if not isinstance(node.expression, exp.Null):
+            raise _Unsupported  # IS TRUE, IS DISTINCT FROM ...
+        _, _, inner = compiler.compile(node.this)
+
+        def is_null(table: pa.Table) -> _Val:
+            v = inner(table)
+            return _Val("bool", np.zeros(len(v.data), bool) if v.valid is None else ~v.valid, None)
+
+        return is_null
+    kinds = [compiler.compile(x) for x in (node.this, node.expression) if x is not None]
+    if any(k != "bool" for k, _, _ in kinds):
+        raise _Unsupported
+    if isinstance(node, exp.Not):
+        inner = kinds[0][2]
+
+        def negated(table: pa.Table) -> _Val:
+            v = inner(table)
+            return _Val("bool", ~v.data if v.valid is None else ~v.data & v.valid, v.valid)
+
+        return negated
+    (_, _, left), (_, _, right) = kinds
+    both = isinstance(node, exp.And)
+
+    def connective(table: pa.Table) -> _Val:
+        a, b = left(table), right(table)
+        data = a.data & b.data if both else a.data | b.data
+        if a.valid is None and b.valid is None:
+            return _Val("bool", data, None)
+        true = np.ones(len(data), bool)
+        av, bv = (true if v is None else v for v in (a.valid, b.valid))
+        # the data are False where NULL: a known FALSE decides AND, a TRUE decides OR
+        decided = (av & ~a.data) | (bv & ~b.data) if both else a.data | b.data
+        return _Val("bool", data, (av & bv) | decided)
+
+    return connective
 
 
 def _negate(v: _Val) -> _Val:
@@ -293,6 +459,35 @@ class NumericItems:
             return [_to_arrow(p(table), t) for p, t in zip(self._programs, self._types)]
         except _Outside:
             return None
+
+
+class NumericFilter:
+    """A compiled WHERE condition: :meth:`mask` gives the rows it keeps, or None for DuckDB."""
+
+    def __init__(self, program):
+        self._program = program
+
+    def mask(self, table: pa.Table) -> np.ndarray | None:
+        """Where the condition is TRUE over ``table`` (numpy bool, one per row), or None: run DuckDB."""
+        try:
+            v = self._program(table)
+        except _Outside:
+            return None
+        return v.data  # False where NULL: WHERE keeps the TRUE rows only
+
+
+def compile_condition(condition: str, input_schema: pa.Schema) -> NumericFilter | None:
+    """Compile a WHERE ``condition`` (DuckDB SQL over ``input_schema``), or None if it does not compile.
+
+    Comparisons of integer, DECIMAL and DOUBLE expressions (as :func:`compile_items` compiles
+    them, plus ``%`` of integers by a constant guarded divisor), ``BETWEEN``, ``IN`` a list of
+    numbers, ``IS [NOT] NULL``, ``AND``/``OR``/``NOT`` of them and BOOLEAN columns.
+    """
+    try:
+        kind, _, program = _Compiler(input_schema).compile(sqlglot.parse_one(condition, read="duckdb"))
+    except (_Unsupported, _Outside, sqlglot.errors.SqlglotError, RecursionError):
+        return None
+    return NumericFilter(program) if kind == "bool" else None
 
 
 def compile_items(items: list[tuple[str, str]], input_schema: pa.Schema,

@@ -44,6 +44,7 @@ from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityEr
 from streamsql.checkpoint.operators import ignore_unclaimed, recorded_assignment
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
+from streamsql.connectors.kafka.liveness import running_elsewhere_error, runs_elsewhere, this_run
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions
 from streamsql.core.config import Config
@@ -142,8 +143,12 @@ class TaskRunner(JobRunner):
             self.restarting = False
 
     def _build(self, workdir: str) -> JobGraph:
+        # the run's folder (its tasks' are inside): a task moving between the run's workers is
+        # the same run; another folder's run of the job is refused before fencing
+        folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.slot.job,
+                                   self.config.as_dict()).folder
         self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
-                                self.operators, self.assignment)
+                                self.operators, self.assignment, run_folder=folder)
         return self._graph
 
     def stats(self) -> dict[str, Any]:
@@ -410,6 +415,29 @@ class ParallelJobRunner:
             for key in ("restarts", *DROPPED_KEYS):
                 out[key] += t[key]
         return out
+
+    def checkpoint_stats(self) -> dict[str, Any]:
+        """The job's last checkpoint (:attr:`JobHandle.last_checkpoint`): the newest every task completed.
+
+        Each task checkpoints on its own (its own coordinator and transaction), so the job's is
+        the lowest of its tasks' last completed ids, with the longest duration and alignment (ms)
+        and the state bytes summed over the tasks at that id (no ``positions``: each task has its
+        own). ``tasks_ahead``: how many tasks completed a later one. {} while a task has none, or
+        runs in a worker process (its coordinator is not here).
+        """
+        last = [t.coordinator.stats() if t.coordinator else {} for t in self.tasks]
+        if not last or not all(last):
+            return {}
+        low = min(c["checkpoint_id"] for c in last)
+        at = [c for c in last if c["checkpoint_id"] == low]
+        state: dict[str, int] = {}
+        for c in at:
+            for k, v in c["state_bytes"].items():
+                state[k] = state.get(k, 0) + v
+        first = {k: v for k, v in at[0].items() if k != "positions"}  # each task's own sources'
+        return {**first, "duration_ms": max(c["duration_ms"] for c in at),
+                "alignment_ms": max(c["alignment_ms"] for c in at), "state_bytes": state,
+                "tasks_ahead": len(last) - len(at)}
 
     def task_stats(self) -> list[dict[str, Any]]:
         """What each task of the job did, in task order: in this process, or as its worker reported.
@@ -748,6 +776,10 @@ class ParallelJobRunner:
         transactional ids fenced (an open transaction aborted: :func:`abort_lingering`).
         ``replaced``: a single-process run replaces this one (:func:`reset_parallel_run`): every
         task's id is fenced, none is opened again.
+
+        Raises:
+            JobRunningError: a run of another checkpoint folder marks one of the tasks' ids
+                (:func:`~streamsql.connectors.kafka.liveness.runs_elsewhere`): nothing is deleted.
         """
         exchanges = self._exchange_sinks()
         # the tasks' transactional id prefix: their exactly-once Kafka sinks' (an exchange takes it
@@ -766,6 +798,13 @@ class ParallelJobRunner:
         # the old tasks this run has not: nobody else fences them, and a transaction one left open
         # held back the read_committed readers of what it wrote (this run's output) for 15 min
         gone = sorted(names if replaced else names - {t.name for t in self.tasks})
+        # nothing of the job's on Kafka is deleted or fenced while a run of another checkpoint
+        # folder holds one of its ids (the same script run from another working folder)
+        ids = [f"{prefix}-{n}" for prefix in prefixes for n in sorted(names)]
+        folder = self.files.folder
+        found = runs_elsewhere(self._props(), ids, this_run(folder), f"Job '{self.name}'")
+        if any(found.values()):
+            raise running_elsewhere_error(self.name, found, folder)
         abort_lingering(self._props(), [f"{prefix}-{n}" for prefix in prefixes for n in gone])
         topics = [n.exchange.topic for n in exchanges] + [task_topic(self.name)]
         delete_exchanges(self._props(), topics, groups)  # the workers' group has no offsets to forget

@@ -69,7 +69,7 @@ class ValuesSource(Source):
         return self._rows is not None and self._next >= self._rows.num_rows
 
     def _evaluate(self) -> pa.Table:
-        con = python_functions.connect()
+        con = python_functions.cursor()
         try:
             try:
                 table = con.sql(self._query(self.node.rows)).to_arrow_table()

@@ -41,7 +41,6 @@ restarted within ``session.timeout.ms`` gets its tasks back without a rebalance)
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from typing import Any
@@ -54,6 +53,7 @@ from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ExecutionError, FencedError, user_text
 from streamsql.core.faults import fault_point
+from streamsql.core.lifeline import process_may_live
 
 log = logging.getLogger(__name__)
 
@@ -197,13 +197,7 @@ def _driver_may_live(theirs: str, mine: str) -> bool:
     host, _, pid = theirs.rpartition("-")
     if host != mine.rpartition("-")[0] or not pid.isdigit():
         return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
+    return process_may_live(int(pid))
 
 
 class TaskGroup:

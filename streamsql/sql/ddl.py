@@ -418,8 +418,14 @@ def _option_keys(create: exp.Create) -> dict[str, exp.Expr]:
 def _options(create: exp.Create, sql: str) -> dict[str, str]:
     options: dict[str, str] = {}
     for prop in _properties(create):
+        if not isinstance(prop, exp.Property):
+            # sqlglot's property parser takes e.g. PRIMARY KEY (...) NOT ENFORCED inside WITH (...),
+            # where Flink's grammar has 'key' = 'value' pairs only: it was dropped unread
+            where = " (a PRIMARY KEY goes in the column list)" if isinstance(prop, exp.PrimaryKey) else ""
+            msg = f"WITH (...) takes only 'key' = 'value' options, not {prop.sql(Flink)}{where}"
+            raise error_at(prop, msg, sql)
         if type(prop) is not exp.Property:
-            continue
+            continue  # TEMPORARY, LIKE, COMMENT, PARTITIONED BY: read where they mean something
         key, value = prop.this, prop.args.get("value")
         if not (isinstance(key, exp.Literal) and key.is_string):
             msg = f"Option keys must be quoted strings, e.g. 'connector' = 'kafka' (got {key.sql(Flink)})"

@@ -155,6 +155,7 @@ class FlinkParser(parser.Parser):
         **parser.Parser.FUNCTION_PARSERS,
         **{name: (lambda self, n=name: self._parse_window_tvf(n)) for name in nodes.WINDOW_TVFS},
         "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
+        "JSON_ARRAY": lambda self: self._parse_json_array(),
         "JSON_VALUE": lambda self: self._parse_json_call("JSON_VALUE"),
         "JSON_QUERY": lambda self: self._parse_json_call("JSON_QUERY"),
         "JSON_EXISTS": lambda self: self._parse_json_call("JSON_EXISTS"),
@@ -812,6 +813,18 @@ class FlinkParser(parser.Parser):
         this = self._parse_assignment()
         nulls = self._parse_on_handling("NULL", "NULL", "ABSENT")
         return self.expression(exp.JSONArrayAgg(this=this, null_handling=nulls))
+
+    def _parse_json_array(self) -> exp.JSONArray:
+        # JSON_ARRAY([value, ...] [ABSENT ON NULL | NULL ON NULL]), Flink's (sqlglot reads no ON NULL)
+        # (no clause without a value: Flink's parser refuses JSON_ARRAY(NULL ON NULL))
+        values: list[exp.Expression] = []
+        nulls = None
+        while nulls is None and not self._match(TokenType.R_PAREN, advance=False):
+            values.append(self._parse_assignment())
+            nulls = self._parse_on_handling("NULL", "NULL", "ABSENT")
+            if nulls is None and not self._match(TokenType.COMMA):
+                break
+        return self.expression(exp.JSONArray(expressions=values, null_handling=nulls))
 
     def _parse_json_call(self, name: str) -> exp.Expr:
         """Parse a JSON_VALUE / JSON_QUERY / JSON_EXISTS call's arguments and clauses after the ``(``.

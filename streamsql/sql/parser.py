@@ -126,7 +126,8 @@ def parse_statement(text: str) -> exp.Expr:
         msg = "Empty statement"
         raise SqlError(msg)
     if len(trees) > 1:
-        msg = "Expected one statement but found several; run them as a script"
+        msg = ("Expected one statement but found several; run them as a script: "
+               "StreamEnvironment.execute_script(text) in Python, or streamsql run FILE")
         raise error_at(trees[1], msg, text)
     tree = values_query(trees[0]) if isinstance(trees[0], exp.Values) else trees[0]
     if isinstance(tree, nodes.Explain) and isinstance(tree.this, exp.Values):

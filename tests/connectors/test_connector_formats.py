@@ -179,6 +179,20 @@ def test_json_bad_record_error_names_location_reason_excerpt(loc):
         dec.decode([b'{"a": 1'], loc)
 
 
+def test_json_out_of_range_error_names_the_number_as_written(loc):
+    """A huge number is named by its text (Jackson's getText): it was the double's integer (300
+    digits for 1e300, and 99999999999999991611392 for 99999999999999999999999)."""
+    dec = make_decoder("json", schema_of(a="INT", b="BIGINT"), {})
+    huge = b"99999999999999999999999"  # parsed as a double: named as Java prints it (the excerpt follows)
+    cases = ((b"1e300", "1.0E300", "a"), (huge, "1.0E23", "a"), (b"-1.5E19", "-1.5E19", "b"))
+    for text, shown, field in cases:
+        payload = b'{"a": 1, "b": 2}'.replace(b'1' if field == "a" else b'2', text, 1)
+        with pytest.raises(BadRecordError) as e:
+            dec.decode([payload], loc)
+        assert f"topic[2]@1234: field '{field}': {shown} is out of range for " in str(e.value)
+        assert len(str(e.value)) < 400
+
+
 def test_json_ignore_parse_errors_skips_and_counts(loc):
     s = schema_of(a="INT", b="STRING")
     dec = make_decoder("json", s, {"json.ignore-parse-errors": "true"})

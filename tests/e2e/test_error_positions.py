@@ -116,9 +116,19 @@ KAFKA = "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 
      "key.fields"),
     (KAFKA + ", 'format' = 'json', 'value.format' = 'json'", "set either 'format' or 'value.format'",
      "value.format"),
+    # a source without 'topic' said "s.sql:32: Table 't': set exactly one of 'topic' and
+    # 'topic-pattern'" at the INSERT, once its job built the reader; Flink's words, in the DDL now
+    ("'connector' = 'kafka', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json'",
+     "Table 't': Either 'topic' or 'topic-pattern' must be set.", "connector"),
+    (KAFKA + ", 'topic-pattern' = 'x.*', 'format' = 'json'",
+     "Table 't': Option 'topic' and 'topic-pattern' shouldn't be set together.", "topic-pattern"),
+    ("'connector' = 'upsert-kafka', 'properties.bootstrap.servers' = '127.0.0.1:1', "
+     "'key.format' = 'json', 'value.format' = 'json'",
+     "Table 't': Either 'topic' or 'topic-pattern' must be set.", "connector"),
 ])
 def test_a_missing_or_conflicting_option_points_into_the_create_table(options, says, key):
-    ddl = f"CREATE TABLE t (a INT)\nWITH ({options})"
+    key_column = ", PRIMARY KEY (a) NOT ENFORCED" if "upsert-kafka" in options else ""
+    ddl = f"CREATE TABLE t (a INT{key_column})\nWITH ({options})"
     env = StreamEnvironment()
     try:
         env.execute_sql(ddl)
@@ -215,3 +225,16 @@ def test_alter_table_errors_point_at_the_column(tmp_path, action, message, under
     at = sum(len(x) + 1 for x in sql.split("\n")[:e.line - 1]) + e.col - 1
     where = [m.start() for m in re.finditer(rf"\b{underlined}\b", sql)][-1]  # the action's column
     assert (at, sql[at:at + e.length]) == (where, underlined), str(e)
+
+
+def test_a_bad_set_value_points_at_its_key(tmp_path):
+    # said "s.sql:3: 'state.backend.type' = 'rocks' is not one of ..." without a column or caret,
+    # where every other error of a script has both
+    proc = _run(tmp_path, "-- settings\nCREATE TABLE t (x INT) WITH ('connector' = 'blackhole');\n"
+                          "SET\n  'state.backend.type' = 'rocks';\n")
+    assert proc.returncode == 1, proc.stderr
+    assert ("s.sql: 'state.backend.type' = 'rocks' is not one of 'rocksdb', 'hashmap' (line 4, column 3)\n"
+            "    'state.backend.type' = 'rocks';\n    ^^^^^^^^^^^^^^^^^^^^\n") in proc.stderr, proc.stderr
+    with StreamEnvironment() as env, pytest.raises(OptionError) as ei:  # still a ConfigError
+        env.execute_sql("SET 'execution.checkpointing.interval' = '1.5 s'")
+    assert isinstance(ei.value, ConfigError) and (ei.value.line, ei.value.col) == (1, 5), str(ei.value)

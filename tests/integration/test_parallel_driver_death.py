@@ -72,13 +72,14 @@ class _Lines:
         return "\n".join(self.lines[-60:])
 
 
-def _job(bootstrap: str, work: str, parallelism: int = 2) -> tuple[argparse.Namespace, str, str, str]:
-    """The campaign's ``agg`` query over RECORDS fed records: (args, job script, its bounded one, out)."""
+def _job(bootstrap: str, work: str, parallelism: int = 2,
+         query: str = "agg") -> tuple[argparse.Namespace, str, str, str]:
+    """The campaign's ``query`` over RECORDS fed records: (args, job script, its bounded one, out)."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"dd_in_{run}", f"dd_out_{run}", f"driver-death-{run}"
-    a = argparse.Namespace(query="agg", mode="EXACTLY_ONCE", backend="rocksdb", interval="300 ms", set=[],
+    a = argparse.Namespace(query=query, mode="EXACTLY_ONCE", backend="rocksdb", interval="300 ms", set=[],
                            bootstrap=bootstrap)
-    chaos.create_topics(bootstrap, [(src, 4, {}), *chaos.output_topics("agg", out)])
+    chaos.create_topics(bootstrap, [(src, 4, {}), *chaos.output_topics(query, out)])
     records = chaos.make_records(RECORDS)
     chaos.produce(bootstrap, src, records, 0.5, threading.Event(), partitions=4)
     a.records = records

@@ -114,12 +114,18 @@ def test_rescale_from_two_to_three_tasks_through_a_savepoint(kafka_bootstrap, ka
 def _check_task_rows(env, job, rows_out: int) -> None:
     """SHOW JOBS has a row per task after the job's: its worker, rows in/out, checkpoint, input lag.
 
+    The job's row shows the lowest of its tasks' last checkpoints (each task checkpoints on its own).
+
     The statement set's one scan of ``src`` (stage 0) sends every row to the GROUP BY's exchange
     and the filtered ones to ``flt``: ``rows_out`` in all.
     """
     rows = env.execute_sql("SHOW JOBS").rows
     assert rows[0][0] == job.job_id
     tasks = {row[0]: row for row in rows[1:]}
+    # the job's own row: the newest checkpoint every task completed (it showed "-")
+    # (taken first: a task may complete another one before its own row is taken)
+    assert rows[0][6].startswith("#")
+    assert int(rows[0][6][1:].split(" ")[0]) <= min(int(row[6][1:].split(" ")[0]) for row in tasks.values())
     stages = {t["task"].split("-")[0] for t in job.tasks}
     assert set(tasks) == {f"{job.job_id}/{s}-{t}" for s in stages for t in range(2)}
     for row in tasks.values():

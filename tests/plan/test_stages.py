@@ -99,6 +99,16 @@ def test_not_in_is_refused_and_not_exists_is_cut_by_its_keys(env):
     assert any("semi-join" in ln for ln in lines if ln.startswith("Stage 2"))
 
 
+def test_row_not_in_without_key_is_exchanged_to_one_key(env):
+    """A row NOT IN (null-aware per column) has no equi-key: both sides go to one key (Flink's single)."""
+    lines = _stages(env, "INSERT INTO by_k SELECT k, COUNT(*) FROM a WHERE (k, v) NOT IN "
+                         "(SELECT k, v FROM b) GROUP BY k")
+    semi = next(ln for ln in lines if ln.startswith("Stage") and "semi-join" in ln)
+    stage = semi.split(":")[0].split()[-1]
+    writes = [ln for ln in lines if "writes Exchange" in ln and f"-s{stage}-" in ln]
+    assert len(writes) == 2 and all("distribution=[single]" in ln for ln in writes), lines
+    assert "parallelism=1," in semi, semi
+
 def _event_time_tables(env):
     for name in ("ea", "eb"):
         env.execute_sql(f"CREATE TABLE {name} (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "

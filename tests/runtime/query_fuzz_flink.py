@@ -44,9 +44,6 @@ KNOWN: dict[int, str] = {
             "(Calcite's AggregateValuesRule), so Flink emits one row; a streaming aggregate that sees no "
             "row emits none (Flink's too, for a filter it does not fold away). Not followed: which "
             "contradictions Calcite's simplifier proves is not a semantics to copy.",
-    200279: "a row IN subquery (`(k, window_start, window_end) IN (SELECT ...)`, a window semi join): "
-            "refused here at its position (IN with several columns is not supported yet), Flink answers",
-    200316: "the same row IN subquery as seed 200279 (`(g, window_start, window_end) IN (SELECT ...)`)",
 }
 
 

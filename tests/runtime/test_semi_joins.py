@@ -38,6 +38,18 @@ QUERIES = [
     # in HAVING: a filter over the aggregate (the grouping column correlates)
     "SELECT k, COUNT(*) AS n FROM l GROUP BY k HAVING k IN (SELECT k FROM r WHERE w > 0) AND COUNT(*) > 1",
     "SELECT l.k, SUM(v) FROM l GROUP BY l.k HAVING NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k AND r.w > 3)",
+    # a row on the left of IN: column by column; NOT IN null-aware per column, keyless when uncorrelated
+    "SELECT id FROM l WHERE (k, s) IN (SELECT k, t FROM r)",
+    "SELECT id FROM l WHERE (k, s) NOT IN (SELECT k, t FROM r WHERE w > 2)",  # NULLs on both sides
+    "SELECT id, k, s FROM l WHERE (k, s) NOT IN (SELECT k, t FROM r WHERE w > 2 AND k IS NOT NULL "
+    "AND t IS NOT NULL)",
+    "SELECT id FROM l WHERE (l.k, l.v) IN (SELECT MAX(k), w FROM r GROUP BY w)",
+    "SELECT id FROM l WHERE (l.k, l.v) NOT IN (SELECT MAX(k), w FROM r WHERE w IS NOT NULL GROUP BY w)",
+    "SELECT id FROM l WHERE (l.k, l.s) NOT IN (SELECT k, t FROM r WHERE w > 3 UNION ALL SELECT k, t FROM r "
+    "WHERE w < -3)",
+    "SELECT id FROM l WHERE (k + 1, UPPER(s)) NOT IN (SELECT k + 1, UPPER(t) FROM r WHERE w > 2 "
+    "AND k IS NOT NULL)",
+    "SELECT k, COUNT(*) FROM l GROUP BY k, s HAVING (k, s) IN (SELECT k, t FROM r WHERE w > 0)",
 ]
 
 
@@ -75,6 +87,8 @@ CDC_QUERIES = [
     "SELECT c.id FROM c WHERE c.k NOT IN (SELECT k FROM l WHERE k IS NOT NULL) AND c.w > -4",
     "SELECT l.id FROM l WHERE l.v NOT IN (SELECT w FROM c WHERE c.k = l.k)",
     "SELECT l.id FROM l WHERE EXISTS (SELECT c.t FROM c WHERE c.k = l.k GROUP BY c.t HAVING SUM(c.w) > 0)",
+    "SELECT l.id FROM l WHERE (l.k, l.s) IN (SELECT k, t FROM c)",
+    "SELECT l.id, l.k, l.s FROM l WHERE (l.k, l.s) NOT IN (SELECT k, t FROM c WHERE w > 0)",
 ]
 
 
@@ -101,7 +115,10 @@ def test_semi_anti_join_over_changelog(tmp_path, files, backend, sql):
     ("SELECT id FROM l WHERE EXISTS (SELECT r.t FROM r WHERE r.k > l.k GROUP BY r.t)",
      "A correlated subquery with GROUP BY or DISTINCT may only correlate by equalities"),
     ("SELECT id FROM l WHERE k IN (SELECT k, w FROM r)", "The subquery of IN must select one column"),
-    ("SELECT id FROM l WHERE (k, v) IN (SELECT k, w FROM r)", "IN with several columns"),
+    ("SELECT id FROM l WHERE (k, v) IN (SELECT k FROM r)",
+     "the row on the left of IN has 2 columns, the subquery selects 1"),
+    ("SELECT id FROM l WHERE (k, v) NOT IN (SELECT k, w, t FROM r GROUP BY k, w, t)",
+     "the row on the left of IN has 2 columns, the subquery selects 3"),
     ("SELECT id FROM l WHERE EXISTS (SELECT * FROM r WHERE r.w > 0)",
      "a streaming join needs an equality condition between the two inputs"),
     ("SELECT id FROM l WHERE EXISTS (SELECT * FROM r WHERE r.k = l.k AND r.w IN (SELECT v FROM l))",

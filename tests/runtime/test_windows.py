@@ -625,3 +625,19 @@ def test_window_aggregates_over_every_type_match_duckdb(tmp_path):
     expected = duck_rows(con, f"SELECT g, time_bucket(INTERVAL 10 SECOND, ts), {aggs} FROM raw GROUP BY ALL")
     assert sum(actual.values()) > 50  # many windows, several groups each
     assert_same(actual, expected, "typed window aggregate")
+
+
+@pytest.mark.xfail(strict=True, reason="a NULL rowtime is dropped here; Flink 2.3 fails the window aggregate")
+def test_null_rowtime_into_a_window_aggregate_fails_the_job_as_flink(tmp_path):
+    """Flink 2.3 (PyFlink 2.3.0, 2026-12-05, filesystem json source, this query): the job fails with
+    ``java.lang.RuntimeException: RowTime field should not be null, please convert it to a
+    non-null long value.``, and so does the TVF read without aggregation
+    (``scripts/flink_null_rowtime.py``); StreamSQL drops the row (not counted as late) and answers."""
+    rows = [(1, "a", 1, BASE), (2, "b", 1, None), (3, "a", 1, BASE + 90_000)]
+    path = write_events(tmp_path / "ev.json", rows)
+    env = make_env(tmp_path)
+    env.execute_sql(ddl(path))
+    res = env.execute_sql("SELECT window_start, k, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
+                          "INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, k")
+    with pytest.raises(Exception, match="RowTime field should not be null"):
+        list(res.collect(timeout=30))

@@ -149,3 +149,14 @@ def test_a_group_or_partition_by_with_keys_still_parses(sql):
     "SELECT id FROM t FETCH FIRST 1 ROW ONLY", "SELECT id FROM t ORDER BY id LIMIT 3"])
 def test_limit_and_fetch_forms_flink_parses_still_parse(sql):
     assert parse_statement(sql).args["limit"] is not None
+
+
+def test_several_statements_say_how_to_run_a_script():
+    # a newcomer passing a .sql file's text to execute_sql read "run them as a script" and found
+    # no such thing in the docs: the message names the API and the command
+    with pytest.raises(SqlError) as ei:
+        parse_statement("CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\nSELECT a FROM t;")
+    e = ei.value
+    assert e.message == ("Expected one statement but found several; run them as a script: "
+                         "StreamEnvironment.execute_script(text) in Python, or streamsql run FILE"), str(e)
+    assert (e.line, e.col) == (2, 1), str(e)

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 _DEFAULT_NAMES = {exp.Trim: "TRIM", exp.Substring: "SUBSTRING", exp.StrPosition: "POSITION",
                   exp.Initcap: "INITCAP", exp.Chr: "CHR", exp.If: "IF", exp.Floor: "FLOOR", exp.Ceil: "CEIL",
-                  exp.Extract: "EXTRACT", exp.JSONObject: "JSON_OBJECT"}
+                  exp.Extract: "EXTRACT", exp.JSONObject: "JSON_OBJECT", exp.JSONArray: "JSON_ARRAY"}
 
 # Named arguments in Flink's order, for nodes whose arg_types order differs from the SQL's.
 _ORDER: dict[type, tuple[str, ...]] = {
@@ -37,7 +37,7 @@ Hive's ``DATEDIFF``, ``DATE_ADD`` and ``DATE_SUB`` are no Flink 2.3 built-ins: r
 refuses them (``No match found for function signature ...``; tests/functions/flink_expected.json)."""
 
 FLINK_AGGREGATES_NOT_YET = frozenset("""
-    COLLECT JSON_OBJECTAGG
+    COLLECT
 """.split())
 """Flink aggregates StreamSQL does not compute yet (refused at the call; listed in the docs)."""
 
@@ -70,6 +70,8 @@ def arguments(n: exp.Func) -> tuple[str, list[exp.Expression], str | None]:
     if isinstance(n, exp.JSONObject):  # JSON_OBJECT(KEY k VALUE v, ...): k1, v1, k2, v2 ...
         pairs = [part for kv in n.expressions for part in (kv.this, kv.expression)]
         return name, pairs, str(n.args.get("null_handling") or "NULL ON NULL").upper()
+    if isinstance(n, exp.JSONArray):  # JSON_ARRAY(v, ... [ABSENT | NULL ON NULL]): ABSENT is Flink's default
+        return name, list(n.expressions), str(n.args.get("null_handling") or "ABSENT ON NULL").upper()
     if n.key == "jsoncall":  # the document and the path (the build reads the clauses)
         return name, _named(n, ("this", "path")), None
     unit = _unit(n)

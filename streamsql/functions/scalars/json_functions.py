@@ -496,11 +496,13 @@ def json_object(c: Call) -> exp.Expression:
 
 
 @scalar("JSON_ARRAY", group="json", sig=((), ("ANY...",)), result=STRING,
-        nulls="never NULL; NULL values are left out (ABSENT ON NULL, Flink's default)",
-        differences="NULL ON NULL is not supported yet (a syntax error).")
+        nulls="never NULL; NULL values are left out (ABSENT ON NULL, Flink's default) or written as null "
+              "(NULL ON NULL)")
 def json_array(c: Call) -> exp.Expression:
-    """JSON_ARRAY(v, ...): an array of the values, in order."""
+    """JSON_ARRAY(v, ... [ABSENT ON NULL | NULL ON NULL]): an array of the values, in order."""
     items = [_json_text(c, a) for a in c.args]
+    if c.unit == "NULL ON NULL":
+        items = [f"coalesce({text}, 'null')" for text in items]
     body = f"coalesce(array_to_string([{', '.join(items)}], ','), '')" if items else "''"
     return _made(f"'[' || {body} || ']'")
 

@@ -51,16 +51,15 @@ State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the parti
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.core.java_hash import double_key
 from streamsql.core.names import apart
+from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import AggSpec
-from streamsql.functions.python_functions import quiet
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late
@@ -233,7 +232,7 @@ class RowPartials:
         rid = f'"{self._rid}"'
         self._partial_sql = (f"SELECT {', '.join(items)} FROM __in GROUP BY {rid} ORDER BY {rid}"
                              if items else "")
-        self._con = quiet(duckdb.connect())
+        self._con = python_functions.cursor()
 
     def partials(self, table: pa.Table) -> tuple[list[list], list[list]]:
         """Per row and state: the partial state for sign +1 and for sign -1 (bounded frames)."""

@@ -13,6 +13,9 @@ NULL. So besides the key's matches a left row is also matched when some right ro
 (for a non-NULL ``x``), or when the right side has any row at all (for a NULL ``x``). Those two
 counts live in one operator-wide entry; when one of them becomes zero or non-zero, every left row
 in state is looked at again (Flink runs such a join on a single key: every row sees every change).
+A NOT IN of a row or a correlated one is not null-aware here: the planner gives it Calcite's
+per-column condition as the residual (:mod:`streamsql.plan.subqueries`), with no key columns when
+uncorrelated (every row under one empty key).
 
 State: the regular join's (:mod:`streamsql.runtime.operators.join_state`): per side and key one
 entry per row, ``row → [count, associations]`` (a left row's associations = its matching right
@@ -88,7 +91,7 @@ class SemiAntiJoinOperator(JoinBase, Operator):
                     counts[0] += 1 if add else -1
                     counts[1] += (1 if add else -1) if k in with_nulls else 0
                 for y, e in m:  # y: a left row matched by right row x
-                    by_all = before[y[self.keys[0][0]] is None]
+                    by_all = self.null_aware and before[y[self.keys[0][0]] is None]
                     was = self._visible(e[1], by_all)
                     e[1] += 1 if add else -1
                     now = self._visible(e[1], by_all)

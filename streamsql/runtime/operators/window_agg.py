@@ -353,7 +353,7 @@ class WindowAggBase(WindowOperatorBase):
         self.output_schema = output_schema
         self.aggregates = Aggregates(aggs, input_schema, list(output_schema)[num_keys + 3:], "Window",
                                      row_count=True)
-        self._con = python_functions.connect()
+        self._con = python_functions.cursor()
 
     @staticmethod
     def _quoted_names(input_schema: pa.Schema, indices) -> list[str]:
@@ -386,8 +386,9 @@ class WindowTableFunctionOperator(Operator):
     """The window TVF without aggregation, as Flink's ``WindowTableFunction``.
 
     Each row is sent once per window it belongs to, with ``window_start``, ``window_end`` and
-    ``window_time`` (``end - 1`` ms) appended; insert-only, stateless. Rows with a NULL rowtime are dropped;
-    late rows are not (Flink does not drop them either).
+    ``window_time`` (``end - 1`` ms) appended; insert-only, stateless. Rows with a NULL rowtime are dropped
+    (Flink 2.3 fails the job: ``scripts/flink_null_rowtime.py``); late rows are not (Flink does not drop
+    them either).
 
     Args:
         spec: a TUMBLE, HOP or CUMULATE window.
