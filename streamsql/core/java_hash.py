@@ -135,6 +135,21 @@ def _double_bits(v: float) -> bytes:
     return b"NaN" if math.isnan(v) else struct.pack(">d", v)
 
 
+def double_order(v: float) -> tuple:
+    """A sort key of a float in Java's ``Double.compareTo`` order: -0.0 below 0.0, NaN above +Infinity.
+
+    The order of Flink's ``MinWithRetractAggFunction`` / ``MaxWithRetractAggFunction`` (a MIN/MAX
+    over a changelog), whose values are boxed ``Double``s compared with ``compareTo``.
+
+    >>> sorted([float("nan"), 0.0, -0.0, float("-inf")], key=double_order)
+    [-inf, -0.0, 0.0, nan]
+    """
+    if math.isnan(v):
+        return (1, 0.0, 0)
+    # float(): a DoubleKey(-0.0) is unequal to 0.0, so a tuple would compare its next item wrongly
+    return (0, float(v), 0 if math.copysign(1.0, v) < 0 else 1)
+
+
 def double_key(v):
     """``v`` as a dict key with Java's equality: -0.0 and NaN as :class:`DoubleKey`, else ``v``."""
     if isinstance(v, float) and (math.isnan(v) or (v == 0.0 and math.copysign(1.0, v) < 0)):

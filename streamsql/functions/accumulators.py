@@ -80,6 +80,9 @@ class Aggregates:
             self.result = itemgetter(*self.calls) if len(self.calls) > 1 else _single(self.calls)
         self._scalars = all(s.scalar for s in self.states)
         self.rowwise = [j for j, s in enumerate(self.states) if s.rowwise]
+        #: Some partial state depends on the rows' order (``AggregateFunction.ordered``): run the
+        #: DuckDB queries on one thread (:func:`ordered_connection`).
+        self.ordered = any(s.ordered for s in self.states)
         self._template = [s.create() for s in self.states]
 
     # -- DuckDB ------------------------------------------------------------------------------------
@@ -89,8 +92,9 @@ class Aggregates:
 
         Args:
             sign: the row-sign column over a changelog (None: insert-only).
-            objects: for the object form, whose multiset states read :meth:`multiset_queries`
-                instead.
+            objects: for the object and fixed-width forms, whose multiset states read
+                :meth:`multiset_queries` instead, and whose folds take ordered partials
+                (``ordered_partial``: a floating-point SUM's values in row order).
 
         Raises:
             PlanError: without ``objects``, a call that has no combinable partial state.
@@ -102,7 +106,8 @@ class Aggregates:
             if not objects and not s.combinable:
                 msg = f"{s.func.upper()} is not supported in a window aggregate"
                 raise PlanError(msg)
-            out += [f"{e} AS {c}" for e, c in zip(s.partial(sign), s.columns)]
+            items = s.ordered_partial(sign) if objects else s.partial(sign)
+            out += [f"{e} AS {c}" for e, c in zip(items, s.columns)]
         return out
 
     def combine_items(self) -> list[str]:

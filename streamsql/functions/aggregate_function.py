@@ -65,6 +65,9 @@ class AggregateFunction:
 
     def __post_init__(self) -> None:
         self.columns = [f"__p{self.index}_{k}" for k in range(self.width)]
+        #: The partial state depends on the rows' order within a DuckDB query (``first``,
+        #: ``list``): the operator's DuckDB runs one thread, which keeps the input's order.
+        self.ordered = False
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -80,6 +83,14 @@ class AggregateFunction:
             sign: the column of the row's sign (+1 / -1) over a changelog, None for insert-only.
         """
         raise NotImplementedError
+
+    def ordered_partial(self, sign: str | None) -> list[str]:
+        """The partial state a fold into an accumulator reads (:meth:`fold`, :meth:`fold_fixed`).
+
+        :meth:`partial`'s, unless the result depends on the order the values are added in and the
+        state keeps the order (a floating-point SUM's list of the values).
+        """
+        return self.partial(sign)
 
     def combine(self) -> list[str]:
         """DuckDB aggregate expressions that combine partial states (over :attr:`columns`)."""

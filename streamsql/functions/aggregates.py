@@ -34,8 +34,11 @@ AVG(DISTINCT x)
 ================= ======================== ===================== ===============================
 
 Fixed-width forms exist for arguments of integer, floating-point, date or timestamp type (SUM
-and AVG: integer and floating point only). Multiset accumulators are folded from a separate
-query of the net multiplicity per (group, value)
+and AVG: integer and floating point only). Floating point follows Flink's arithmetic and order: a
+SUM/AVG fold reads the batch's values as a list and adds them one by one
+(:meth:`Sum.ordered_partial`; SUM of FLOAT in FLOAT), an insert-only MIN/MAX compares with Java's
+``<``/``>`` and a changelog's with ``Double.compareTo`` (``tests/functions/test_float_aggs.py``).
+Multiset accumulators are folded from a separate query of the net multiplicity per (group, value)
 (:meth:`streamsql.functions.accumulators.Aggregates.multiset_queries`).
 
 Result types are Flink's (each class's ``result_type``, checked against Flink 2.3's resolved
@@ -64,6 +67,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamsql.core.errors import ExecutionError, PlanError
+from streamsql.core.java_hash import double_order
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import (
     AggregateFunction,
@@ -199,6 +203,9 @@ class Sum(AggregateFunction):
         t = self.arg_type
         self.kind = "i" if pa.types.is_integer(t) else "f" if pa.types.is_floating(t) else None
         self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
+        self.ordered = self.kind == "f"  # the values' list (ordered_partial)
+        # Flink's SUM(FLOAT) adds in FLOAT (FloatSumAggFunction); its AVG(FLOAT) in DOUBLE
+        self.float32 = self.func in ("sum", "sum_distinct") and t == pa.float32()
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -226,6 +233,20 @@ class Sum(AggregateFunction):
                     self._sum(f"CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END")]
         return [f"count({self.arg})::BIGINT", self._sum(a)]
 
+    def ordered_partial(self, sign: str | None) -> list[str]:
+        """The (signed) non-NULL count and, floating point, the list of the (signed) values in row order.
+
+        Flink's SUM and AVG add (and retract) one row at a time, in DOUBLE (FLOAT: see
+        :meth:`fold`): a partial sum added to the stored one rounds otherwise than the rows one by
+        one (seed 200291's AVG, ``CAST`` to DECIMAL, differed in its third decimal). The list is
+        DuckDB's ``list`` over one batch, in its order (one thread).
+        """
+        if self.kind != "f":
+            return self.partial(sign)
+        a = f"{self.arg}::DOUBLE"
+        value = f"CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END" if sign else a
+        return [self.partial(sign)[0], f"list({value}) FILTER (WHERE {self.arg} IS NOT NULL)"]
+
     def combine(self) -> list[str]:
         """Sums of the counts and of the sums."""
         c, s = self.columns
@@ -250,9 +271,27 @@ class Sum(AggregateFunction):
         return [("c", "<i8"), ("s", "<f8" if self.kind == "f" else "<i8")]
 
     def fold_fixed(self, cols, slots, parts) -> None:
-        """Add counts and sums (an integer sum wraps around int64, as Java's long)."""
+        """Add counts and sums (an integer sum wraps around int64, as Java's long).
+
+        A floating-point list of values (:meth:`ordered_partial`) is added value by value in its
+        order (``np.add.at`` is unbuffered: repeated slots add in turn).
+        """
         cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
         col = cols[self.field("s")]
+        if pa.types.is_list(parts[1].type):
+            lists = parts[1].combine_chunks() if isinstance(parts[1], pa.ChunkedArray) else parts[1]
+            lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+            values = numpy_values(pc.list_flatten(lists), np.float64)
+            at = np.repeat(slots, lengths)
+            with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as Java's
+                if self.float32:  # FLOAT arithmetic, as Java's float +
+                    at, inv = np.unique(at, return_inverse=True)
+                    total = col[at].astype(np.float32)
+                    np.add.at(total, inv, values.astype(np.float32))
+                    col[at] = total
+                else:
+                    np.add.at(col, at, values)
+            return
         col[slots] = col[slots] + numpy_values(parts[1], col.dtype)
 
     def result_fixed(self, cols, slots):
@@ -272,9 +311,16 @@ class Sum(AggregateFunction):
         for acc, n, s in zip(accs, parts[0], parts[1]):
             cur = acc[slot]
             cur[1] += n
-            if s is not None:
-                t = s if cur[0] is None else cur[0] + s
+            if isinstance(s, list):  # a floating-point list (ordered_partial): one value at a time
+                for v in s:
+                    cur[0] = v if cur[0] is None else self._add(cur[0], v)
+            elif s is not None:
+                t = s if cur[0] is None else self._add(cur[0], s)
                 cur[0] = java_narrow(t, 64) if integer else t
+
+    def _add(self, a, b):
+        """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
+        return float(np.float32(a) + np.float32(b)) if self.float32 else a + b
 
     def merge(self, a, b):
         """Add ``b``'s count and sum to ``a``'s."""
@@ -337,20 +383,47 @@ class Avg(Sum):
 
 
 class Min(AggregateFunction):
-    """``MIN(x)`` over insert-only input: the smallest non-NULL value."""
+    """``MIN(x)`` over insert-only input: the smallest non-NULL value.
+
+    Floating-point values follow Flink's ``MinAggFunction``, which keeps a value and replaces it
+    when a new one is smaller by Java's primitive ``<``: of -0.0 and 0.0 the first seen stays, and
+    a NaN is kept only when it comes first (no comparison with NaN holds), then for good. The
+    answer depends on the rows' order: a batch's rows are taken in their order (DuckDB's
+    ``first``, one thread over a batch), batches and window slices in arrival order.
+    """
 
     func = "min"
     scalar = True
     _better = staticmethod(operator.lt)
     _pick = staticmethod(np.minimum)
+    _np_better = staticmethod(np.less)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.ordered = pa.types.is_floating(self.arg_type)  # first(): see _java_extreme
 
     def partial(self, sign: str | None) -> list[str]:
         """The extreme of the batch (a retraction cannot be folded: see ``min_retract``)."""
-        return [f"{self.func}({self.arg})"]
+        return [self._java_extreme(self.arg)]
 
     def combine(self) -> list[str]:
         """The extreme of the extremes."""
-        return [f"{self.func}({self.columns[0]})"]
+        return [self._java_extreme(self.columns[0])]
+
+    def _java_extreme(self, x: str) -> str:
+        """DuckDB's extreme of ``x`` over a group as Java's ``<``/``>`` keeps it, rows in order.
+
+        Not floating point: DuckDB's ``min``/``max``. Floating point: NaN when the first non-NULL
+        value is NaN, else the extreme of the other values, the first zero seen when it is 0
+        (DuckDB's ``min`` takes -0.0 for 0.0 and NaN for the greatest value).
+        """
+        f = self.func
+        if not pa.types.is_floating(self.arg_type):
+            return f"{f}({x})"
+        first = f"first({x}) FILTER (WHERE {x} IS NOT NULL)"
+        extreme = f"{f}({x}) FILTER (WHERE NOT isnan({x}))"
+        return (f"CASE WHEN isnan({first}) THEN {first} WHEN {extreme} = 0 "
+                f"THEN first({x}) FILTER (WHERE {x} = 0) ELSE {extreme} END")
 
     def fixed_fields(self) -> list[tuple[str, str]] | None:
         """The extreme (int64: integers, dates, timestamps; float64) and an int8 "seen" flag."""
@@ -364,8 +437,8 @@ class Min(AggregateFunction):
     def partial_numpy(self, values, groups, n):
         """The extreme of each group's non-NULL values (NULL where none).
 
-        None (DuckDB's query) for floating point values with a NaN: DuckDB orders NaN above
-        every number, numpy's minimum and maximum give NaN.
+        None (DuckDB's query, which keeps the rows' order) for floating point values with a NaN
+        or a zero, whose extreme depends on the order (see the class docstring).
         """
         t = values.type
         if pa.types.is_floating(t):
@@ -377,7 +450,7 @@ class Min(AggregateFunction):
             return None
         valid = valid_mask(values)
         raw = numpy_values(values, dtype)[valid]
-        if dtype is np.float64 and np.isnan(raw).any():
+        if dtype is np.float64 and (np.isnan(raw).any() or (raw == 0).any()):
             return None
         at = groups[valid]
         out = np.full(n, start, dtype)
@@ -395,7 +468,8 @@ class Min(AggregateFunction):
         valid = valid_mask(partial)
         new = numpy_values(partial, v.dtype)
         cur, seen = v[slots], h[slots].astype(bool)
-        v[slots] = np.where(valid, np.where(seen, self._pick(cur, new), new), cur)
+        with np.errstate(invalid="ignore"):  # Java's < / >: the stored value stays on a tie or NaN
+            v[slots] = np.where(valid & (~seen | self._np_better(new, cur)), new, cur)
         h[slots] = seen | valid
 
     def result_fixed(self, cols, slots):
@@ -438,10 +512,15 @@ class Max(Min):
     func = "max"
     _better = staticmethod(operator.gt)
     _pick = staticmethod(np.maximum)
+    _np_better = staticmethod(np.greater)
 
 
 class MinRetract(AggregateFunction):
-    """``MIN(x)`` over a changelog: a multiset of the values, so a retracted minimum falls back."""
+    """``MIN(x)`` over a changelog: a multiset of the values, so a retracted minimum falls back.
+
+    Floating-point values are ordered as Java's ``Double.compareTo`` (-0.0 below 0.0, NaN above
+    every number), as Flink's ``MinWithRetractAggFunction`` orders its map's boxed values.
+    """
 
     func = "min_retract"
     width = 0
@@ -460,8 +539,12 @@ class MinRetract(AggregateFunction):
         return a
 
     def result(self, acc):
-        """The extreme value still present, None when empty."""
-        return self._extreme(acc) if acc else None
+        """The extreme value still present (floats: by :func:`double_order`), None when empty."""
+        if not acc:
+            return None
+        if pa.types.is_floating(self.arg_type):
+            return self._extreme(acc, key=double_order)
+        return self._extreme(acc)
 
 
 class MaxRetract(MinRetract):
@@ -485,11 +568,25 @@ class CountDistinct(MinRetract):
 
     def partial(self, sign: str | None) -> list[str]:
         """The list of distinct non-NULL values (insert-only; the object form uses the multiset)."""
-        return [f"list_distinct(list({self.arg}))"]
+        return [self._distinct(f"list({self.arg})")]
 
     def combine(self) -> list[str]:
         """The distinct values of the lists."""
-        return [f"list_distinct(flatten(list({self.columns[0]})))"]
+        return [self._distinct(f"flatten(list({self.columns[0]}))")]
+
+    def _distinct(self, values: str) -> str:
+        """DuckDB's distinct non-NULL elements of list ``values``, floats by Java's ``Double.equals``.
+
+        DuckDB's ``list_distinct`` takes -0.0 for 0.0; Flink's distinct map keeps them apart (and
+        every NaN as one, as ``list_distinct`` does): a floating list's zeros are made distinct by
+        sign, on their own. The list's type stays the argument's, so window slices written before
+        stay readable.
+        """
+        if not pa.types.is_floating(self.arg_type):
+            return f"list_distinct({values})"
+        parts = [f"list_distinct(list_filter({values}, lambda v: {cond}))"
+                 for cond in ("v <> 0", "v = 0 AND signbit(v)", "v = 0 AND NOT signbit(v)")]
+        return f"list_concat({', '.join(parts)})"
 
     def finish(self, parts):
         """The length of the distinct list."""

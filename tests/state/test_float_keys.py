@@ -35,13 +35,7 @@ def _cell(v):
     return "NaN" if isinstance(v, float) and v != v else v  # a NaN equals no other
 
 
-#: Not fixed: a window TVF's COUNT(DISTINCT d) keeps its distinct values in a DuckDB list
-#: (``list_distinct``, the slice-combinable partial), where -0.0 = 0.0: it counts 2 where Flink counts
-#: 3. Changing that partial's type changes the window slices checkpoints hold: a change of its own.
-_NOT_FIXED = {"SELECT COUNT(DISTINCT d) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(ts), INTERVAL '1' HOUR)) "
-              "GROUP BY window_start, window_end"}
-QUERIES = [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason="window COUNT(DISTINCT): -0.0 = 0.0"))
-           if q in _NOT_FIXED else q for q in sorted(FLINK["queries"])]
+QUERIES = sorted(FLINK["queries"])
 
 
 @pytest.mark.parametrize("batch_size", [None, 1])

@@ -184,6 +184,12 @@ class GroupAggBase(Operator):
             ExecutionError: an integer SUM of the batch left the BIGINT range.
         """
         table = batch.table.append_column("__sign", pa.array(batch.signs(), pa.int8()))
+        if self.aggregates.ordered and "_con" not in vars(self):
+            # partials that keep the rows' order (a floating MIN's first zero, SUM's value list):
+            # threads is a database's setting, so a database of its own, not the shared one's cursor
+            con = python_functions.connect()
+            con.execute("SET threads = 1")
+            self._con = con
         with self.aggregates.overflow_guard():
             return table, query_table(self._con, self._partial_sql, table)
 

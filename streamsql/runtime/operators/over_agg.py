@@ -55,6 +55,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.core.java_hash import double_key
 from streamsql.core.names import apart
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
@@ -268,7 +269,7 @@ class RowPartials:
                 args = tuple(part[0][0].values()) if isinstance(part[0][0], dict) else ()
                 s.fold_rows([acc], j, [[a] for a in args], [0], [sign])
             elif s.multiset:
-                if part is not None:
-                    s.fold_multiset([acc], j, [0], [part], [sign])
+                if part is not None:  # a float keyed as Java's Double.equals (-0.0 apart, NaN one)
+                    s.fold_multiset([acc], j, [0], [double_key(part)], [sign])
             else:
                 s.fold([acc], j, [[p] for p in part])

@@ -186,9 +186,10 @@ class SlicingWindowAggOperator(Operator):
         # several windows at once: their partials tagged with the window's index
         self._fire_sql = (f"SELECT {', '.join(key_cols + combine + [_WINDOW_COL])} FROM __in "
                           f"GROUP BY {', '.join(by_keys + [_WINDOW_COL])}")
-        if self.aggregates.rowwise:
+        if self.aggregates.rowwise or self.aggregates.ordered:
             # a row-wise aggregate's partial is the list of its rows, which must keep their arrival
-            # order (FIRST_VALUE, LISTAGG, Python aggregates): DuckDB's parallel list() does not.
+            # order (FIRST_VALUE, LISTAGG, Python aggregates), and a floating MIN/MAX takes the first
+            # of equal values: DuckDB's parallel list() and first() do not keep it.
             # threads is a database's setting: a database of its own, not the shared one's cursor.
             self._con = python_functions.connect()
             self._con.execute("SET threads = 1")
@@ -358,20 +359,20 @@ class SlicingWindowAggOperator(Operator):
         folds them in), taken from one table of every slice involved: a HOP slice is in several
         windows, but is concatenated once, and the tagging is numpy, not per window and slice.
         """
+        tables_of = self._slice_tables({se for _, _, ends in due for se in ends})
         if len(due) == 1:
             start, end, ends = due[0]
-            part = self._combine([t for se in ends for t in self.slices[se].base + self.slices[se].fresh])
+            part = self._combine([t for se in ends for t in tables_of[se]])
             n = part.num_rows
             return self._finalize(part, np.full(n, start, np.int64), np.full(n, end, np.int64))
         at: dict[int, tuple[int, int]] = {}  # slice end → (its first row in ``every``, its rows)
         tables: list[pa.Table] = []
         rows = 0
         for se in dict.fromkeys(se for _, _, ends in due for se in ends):
-            sl = self.slices[se]
-            n = sum(t.num_rows for t in sl.base) + sum(t.num_rows for t in sl.fresh)
+            n = sum(t.num_rows for t in tables_of[se])
             at[se] = (rows, n)
             rows += n
-            tables += sl.base + sl.fresh
+            tables += tables_of[se]
         every = pa.concat_tables(tables)
         pairs = [(w, *at[se]) for w, (_, _, ends) in enumerate(due) for se in ends]
         window, begin, length = (np.array(c, np.int64) for c in zip(*pairs))
@@ -387,6 +388,21 @@ class SlicingWindowAggOperator(Operator):
         window = window[order]
         starts, ends = (np.array(c, np.int64)[window] for c in zip(*((s, e) for s, e, _ in due)))
         return self._finalize(part, starts, ends)
+
+    def _slice_tables(self, ends: set[int]) -> dict[int, list[pa.Table]]:
+        """The partial tables of the slices ``ends``, each slice's combined first when order matters.
+
+        Flink keeps one accumulator per slice (its rows in order) and merges the slices'
+        accumulators into a window's: a floating MIN/MAX (``Aggregates.ordered``) whose slice began
+        with NaN stays NaN there, whatever later batches bring, so the slice's batches are combined
+        before the slices are.
+        """
+        out = {}
+        for se in ends:
+            sl = self.slices[se]
+            tables = sl.base + sl.fresh
+            out[se] = [self._combine(tables)] if self.aggregates.ordered and len(tables) > 1 else tables
+        return out
 
     def _split_by_key_group(self, table: pa.Table) -> list[tuple[bytes, bytes]]:
         """``table`` cut into one Arrow IPC blob per key group: ``[(kg 2 bytes, blob)]``."""

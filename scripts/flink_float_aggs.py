@@ -1,0 +1,151 @@
+"""Record Apache Flink 2.3's aggregates over DOUBLE and FLOAT values -0.0, 0.0, NaN and the infinities.
+
+Flink has two MIN/MAX implementations: over an insert-only input ``MinAggFunction`` /
+``MaxAggFunction`` compare with Java's primitive ``<`` / ``>`` (so of -0.0 and 0.0 the first seen
+stays, and a NaN stays only if it came first: no comparison with NaN holds); over a changelog
+``MinWithRetractAggFunction`` / ``MaxWithRetractAggFunction`` keep a map ordered by
+``Double.compareTo`` (-0.0 below 0.0, NaN above +Infinity). Which one a query gets, and the order
+a window merges its slices in, is what this records, together with COUNT/SUM(DISTINCT) in window
+TVFs (distinct values keyed by ``Double.equals``) and SUM/AVG added and retracted row by row.
+
+Rows are read from one file by one task, so each group's row order is the file's: the
+order-dependent answers (the insert-only MIN/MAX) are deterministic here. Writes
+``tests/functions/float_aggs_flink.json``: the tables, their rows, and per query the rows Flink
+collected (``[kind, cell, ...]``) or its error, which ``tests/functions/test_float_aggs.py``
+replays::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_float_aggs.py
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+from flink_session import ROOT, collect, error_text, table_env
+
+OUT = ROOT / "tests" / "functions" / "float_aggs_flink.json"
+NAN, INF = math.nan, math.inf
+#: Per group ``g`` its DOUBLE values in arrival order (``f`` is the same value as FLOAT).
+GROUPS = {1: [0.0, -0.0], 2: [-0.0, 0.0], 3: [NAN, 1.0, -1.0], 4: [1.0, NAN, -1.0],
+          5: [-INF, NAN, INF], 6: [2.0, None, -0.0, 0.0], 7: [None], 8: [0.0, NAN, -0.0]}
+
+
+def _num(v):
+    """A DOUBLE as the JSON formats read it: NaN and the infinities as strings (Java's parseDouble)."""
+    if v is None or math.isfinite(v):
+        return v
+    return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+
+
+def _rows() -> list[dict]:
+    """Table ``t``'s rows: the groups one after another, row ``id`` at ``3 * id`` seconds."""
+    out, i = [], 0
+    for g, values in GROUPS.items():
+        for v in values:
+            i += 1
+            out.append({"id": i, "g": g, "d": _num(v), "f": _num(v),
+                        "ts": f"2024-01-01 00:{3 * i // 60:02d}:{3 * i % 60:02d}"})
+    return out
+
+
+def _changelog() -> list[tuple[str, dict | None, dict | None]]:
+    """Table ``c``'s debezium events ``(op, before, after)``.
+
+    Groups 1-4 end with -0.0, 0.0, NaN and the infinities retracted and left; group 5 replays the
+    additions and retractions of query fuzz seed 200291's group (``AVG`` of 698.861 and -449.536,
+    whose row-by-row DOUBLE sum is 249.32499999999996).
+    """
+    rows: dict[int, dict] = {}
+    events = []
+
+    def c(i, g, v):
+        rows[i] = {"id": i, "g": g, "d": _num(v), "f": _num(v)}
+        events.append(("c", None, rows[i]))
+
+    def u(i, v):
+        new = {**rows[i], "d": _num(v), "f": _num(v)}
+        events.append(("u", rows[i], new))
+        rows[i] = new
+
+    def d(i):
+        events.append(("d", rows.pop(i), None))
+
+    c(1, 1, -0.0), c(2, 1, 0.0), c(3, 1, NAN), u(3, 5.0), d(1)
+    c(4, 2, 1.0), c(5, 2, NAN), c(6, 2, -0.0), c(7, 2, 0.0), d(4)
+    c(8, 3, INF), c(9, 3, -INF), u(9, NAN), c(10, 3, 0.0)
+    c(11, 4, 2.5), u(11, -0.0)
+    c(20, 5, -560.027), c(21, 5, 698.861), c(22, 5, 464.348), c(23, 5, 150.323), d(22), d(20)
+    c(20, 5, -560.027), d(20), c(24, 5, -449.536), d(23)
+    return events
+
+
+TABLES = {"t": ("id INT, g INT, d DOUBLE, f FLOAT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts", "json"),
+          "c": ("id INT, g INT, d DOUBLE, f FLOAT", "debezium-json")}
+
+_MINMAX = ("CAST(MIN(d) AS STRING), CAST(MAX(d) AS STRING), CAST(MIN(f) AS STRING), "
+           "CAST(MAX(f) AS STRING)")
+_SUMS = "CAST(SUM(d) AS STRING), CAST(AVG(d) AS STRING), CAST(SUM(f) AS STRING), CAST(AVG(f) AS STRING)"
+_DISTINCT = "COUNT(DISTINCT d), COUNT(DISTINCT f), CAST(SUM(DISTINCT d) AS STRING)"
+_WINDOWS = {"TUMBLE": "INTERVAL '10' SECOND", "HOP": "INTERVAL '5' SECOND, INTERVAL '10' SECOND",
+            "CUMULATE": "INTERVAL '5' SECOND, INTERVAL '10' SECOND"}
+_OVER = {"rows_unbounded": "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+         "rows_bounded": "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
+         "range_bounded": "RANGE BETWEEN INTERVAL '4' SECOND PRECEDING AND CURRENT ROW",
+         "range_unbounded": "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"}
+
+
+def _over(frame: str, order: str = "ts") -> str:
+    spec = f"PARTITION BY g ORDER BY {order} {frame}"
+    calls = [f"CAST({f}({c}) OVER ({spec}) AS STRING)" for f in ("MIN", "MAX") for c in ("d", "f")]
+    return f"SELECT id, {', '.join(calls)} FROM t"
+
+
+def _window(w: str, items: str, keys: str = "") -> str:
+    tvf = f"TABLE({w}(TABLE t, DESCRIPTOR(ts), {_WINDOWS[w]}))"
+    return (f"SELECT {keys}CAST(window_start AS STRING), {items} FROM {tvf} "
+            f"GROUP BY {keys}window_start, window_end")
+
+
+QUERIES = [f"SELECT g, {_MINMAX} FROM t GROUP BY g",
+           f"SELECT g, {_MINMAX} FROM (SELECT id, g, MAX(d) AS d, MAX(f) AS f FROM t GROUP BY id, g) "
+           "GROUP BY g",
+           f"SELECT g, {_MINMAX} FROM c GROUP BY g",
+           f"SELECT g, {_SUMS} FROM c GROUP BY g",
+           f"SELECT g, {_SUMS} FROM t GROUP BY g",
+           f"SELECT g, {_DISTINCT} FROM c GROUP BY g",
+           "SELECT g, CAST(CAST(AVG(d) AS DECIMAL(10, 3)) AS STRING) FROM c WHERE g = 5 GROUP BY g",
+           *(_window(w, _MINMAX, "g, ") for w in _WINDOWS),
+           *(_window(w, _DISTINCT) for w in _WINDOWS),
+           _window("HOP", "COUNT(DISTINCT d), COUNT(DISTINCT f)"),
+           *(_over(frame) for frame in _OVER.values()),
+           _over(_OVER["rows_unbounded"], "id")]
+
+
+def main() -> int:
+    """Run :data:`QUERIES` over the tables of :data:`TABLES`, write :data:`OUT`."""
+    t = table_env(utc=True)
+    rows, events = _rows(), _changelog()
+    out: dict = {"tables": TABLES, "rows": {"t": rows, "c": events}, "queries": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {"t": "".join(json.dumps(r) + "\n" for r in rows),
+                 "c": "".join(json.dumps({"before": b, "after": a, "op": op}) + "\n" for op, b, a in events)}
+        for name, (columns, fmt) in TABLES.items():
+            path = Path(tmp) / f"{name}.json"
+            path.write_text(files[name])
+            t.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
+                          f"'path' = '{path}', 'format' = '{fmt}')")
+        for q in QUERIES:
+            try:
+                out["queries"][q] = {"rows": collect(t, q, kinds=True)}
+            except Exception as e:  # noqa: BLE001 - Flink's refusal or job failure is the answer
+                out["queries"][q] = {"error": error_text(e)}
+    OUT.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

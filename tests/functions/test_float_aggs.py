@@ -1,0 +1,100 @@
+"""Aggregates over DOUBLE/FLOAT -0.0, 0.0, NaN and the infinities, as Apache Flink 2.3 answers them.
+
+``float_aggs_flink.json`` is written by ``scripts/flink_float_aggs.py`` (PyFlink 2.3, one task):
+MIN/MAX over an insert-only table (Flink's ``MinAggFunction``: Java's primitive ``<``, the first
+of -0.0/0.0 stays and a NaN only when first), over another GROUP BY and over a debezium changelog
+(``MinWithRetractAggFunction``: ``Double.compareTo`` order, -0.0 < 0.0 < ... < NaN), in TUMBLE,
+HOP and CUMULATE windows and in OVER windows; COUNT/SUM(DISTINCT) keyed by ``Double.equals``;
+SUM/AVG added and retracted row by row. The insert-only MIN/MAX depend on row order: the file
+is read in order by one task on both sides, so only that order is tested.
+
+Each query runs with all rows in one batch and with one row per batch (then every row meets the
+state an earlier batch wrote), and the final table must be Flink's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from streamsql.core.errors import StreamSQLError
+from tests.runtime.oracle import fold, make_env
+
+FLINK = json.loads(Path(__file__).with_name("float_aggs_flink.json").read_text())
+
+
+def _files(tmp_path: Path) -> dict[str, Path]:
+    t = tmp_path / "t.json"
+    t.write_text("".join(json.dumps(r) + "\n" for r in FLINK["rows"]["t"]))
+    c = tmp_path / "c.json"
+    c.write_text("".join(json.dumps({"before": b, "after": a, "op": op}) + "\n"
+                         for op, b, a in FLINK["rows"]["c"]))
+    return {"t": t, "c": c}
+
+
+_EMITTED = ("Flink runs its GROUP BY row by row and does not emit an update equal to the previous row by "
+            "its equaliser (-0.0 = 0.0): after 0.0 follows -0.0 its output keeps showing -0.0 while its "
+            "state holds 0.0, and a -U/+U pair whose -U empties the group restarts it (-D, then +I of a "
+            "new accumulator: SUM of -0.0 is -0.0); StreamSQL folds a batch's rows first and emits the "
+            "batch's result. Not followed: it is Flink's output of a record-at-a-time operator")
+_MINMAX = "SELECT g, " + ", ".join(f"CAST({f}({c}) AS STRING)" for c in "df" for f in ("MIN", "MAX"))
+_SUMS = "SELECT g, " + ", ".join(f"CAST({f}({c}) AS STRING)" for c in "df" for f in ("SUM", "AVG"))
+#: Known differences, each a strict xfail with its reason.
+KNOWN = {
+    f"{_MINMAX} FROM (SELECT id, g, MAX(d) AS d, MAX(f) AS f FROM t GROUP BY id, g) GROUP BY g":
+        "Flink answers with the insert-only MinAggFunction/MaxAggFunction (Java's <) over this GROUP BY's "
+        "updating output; StreamSQL's planner picks the retracting form (Double.compareTo) for any "
+        "updating input. Why Flink's planner needs no retraction here is not found yet",
+    f"{_MINMAX} FROM c GROUP BY g": _EMITTED,
+    f"{_SUMS} FROM c GROUP BY g": _EMITTED,
+    f"{_SUMS} FROM t GROUP BY g": _EMITTED,
+    "SELECT g, COUNT(DISTINCT d), COUNT(DISTINCT f), CAST(SUM(DISTINCT d) AS STRING) FROM c GROUP BY g":
+        "Flink's SUM(DISTINCT) over a changelog adds a value when it becomes distinct and subtracts it when "
+        "its last copy leaves, so a NaN once present stays in the sum and the rounding is the history's; "
+        "StreamSQL sums the distinct values present (its multiset): a running sum is a change of state",
+}
+QUERIES = [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=KNOWN[q])) if q in KNOWN else q
+           for q in sorted(FLINK["queries"])]
+
+
+@pytest.mark.parametrize("batch_size", [None, 1])
+@pytest.mark.parametrize("query", QUERIES)
+def test_final_table_is_flinks(tmp_path, query, batch_size):
+    settings = {"table.local-time-zone": "UTC"}
+    if batch_size:  # no accumulator cache: every batch reads back what the last one wrote
+        settings["state.cache.max-entries"] = "0"
+    env = make_env(tmp_path, "hashmap", batch_size, settings)
+    for name, path in _files(tmp_path).items():
+        columns, fmt = FLINK["tables"][name]
+        env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{path}', 'format' = '{fmt}')")
+    flink = FLINK["queries"][query]
+    if "error" in flink:  # Flink refuses it (SUM(DISTINCT) in a HOP window): so must we
+        with pytest.raises(StreamSQLError):
+            list(env.execute_sql(query))
+        return
+    ours = fold([(kind, tuple(row)) for kind, row in env.execute_sql(query)])
+    assert Counter(ours) == flink_final(flink["rows"])
+
+
+def flink_final(rows: list[list]) -> Counter:
+    """The final table of Flink's changelog ``rows`` (``[kind, cell, ...]``).
+
+    An insert-only one is its rows. An updating one (every query here that updates is keyed by its
+    first column) is each key's last row: Flink's GroupAggFunction does not emit an update whose
+    row equals the previous one by its generated equaliser, which takes -0.0 for 0.0, so it later
+    retracts a row it never emitted (``-U(1, '-0.0', '0.0')`` after ``+I(1, '-0.0', '-0.0')``)
+    and a strict fold fails.
+    """
+    if all(r[0] == "+I" for r in rows):
+        return Counter(tuple(r[1:]) for r in rows)
+    last: dict = {}
+    for r in rows:
+        if r[0] in ("+I", "+U"):
+            last[r[1]] = tuple(r[1:])
+        elif r[0] == "-D":
+            last.pop(r[1], None)
+    return Counter(last.values())
