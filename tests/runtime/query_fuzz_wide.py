@@ -267,8 +267,9 @@ SHAPES = ["w_agg", "w_agg", "w_topn", "w_dedup", "w_join", "over_time", "over_ti
 #: (DECIMAL precision and scale, temporal arithmetic and EXTRACT, mixed-type CASE and casts, string
 #: functions at their edge arguments).
 V2 = 200_330
-SHAPES_V2 = SHAPES + 3 * ["nested_agg", "nested_agg", "union_aggs", "union_aggs", "outer_join", "outer_join",
-                          "value_aggs", "topn_agg", "dec_arith", "dec_arith", "time_arith", "mixed", "str_edge"]
+SHAPES_V2 = SHAPES + 3 * ["nested_agg", "nested_agg", "union_aggs", "union_aggs", "outer_join",
+                          "outer_join", "value_aggs", "topn_agg", "dec_arith", "dec_arith", "time_arith",
+                          "mixed", "str_edge"]
 #: Shapes whose printed cells could be ambiguous (JSON text may be the string 'null'): the recorder
 #: collects them one by one (``TableResult.collect``), never through a print sink.
 ALONE_SHAPES = ("json",)
