@@ -21,9 +21,15 @@ Flink query only (no DuckDB text): ``scripts/flink_queryfuzz.py`` records Flink'
   TIMESTAMP_LTZ; CASE / COALESCE / IF / NULLIF / GREATEST result types; CAST and TRY_CAST between
   every pair of the types the typed generator knows.
 
+From seed :data:`V2` (200330) on, the shapes of :mod:`tests.runtime.query_fuzz_wide_v2` join them
+(:data:`SHAPES_V2`): query structure over ``t`` / ``cdc`` / ``cdx`` (aggregates nested in FROM with
+GROUP BY expressions and HAVING, UNION ALL of aggregates, outer joins with non-equi residuals,
+FIRST_VALUE / LAST_VALUE / LISTAGG, Top-N of an aggregate) and DECIMAL, temporal, mixed-type and
+string-edge expressions over ``e``.
+
 Every seed's query is drawn from its own ``random.Random(seed)``: adding a shape changes the
-queries of later draws, so a new shape goes at the end of :data:`SHAPES` only together with a new
-recording of the seeds it changes.
+queries of later draws, so a new shape joins only from a new first seed (as :data:`V2` does), or
+together with a new recording of the seeds it changes.
 """
 
 from __future__ import annotations
