@@ -29,7 +29,10 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
+import pyarrow as pa
+
 from streamsql.core.errors import ExecutionError, PlanError
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
 from streamsql.functions.ordered_aggregates import register_builtin
 from streamsql.functions.scalars.decimal_product import from_big_decimal
@@ -138,7 +141,10 @@ def _cast(value: float, t: SqlType | None):
     if t.name == "DECIMAL":
         if math.isnan(value) or math.isinf(value):
             return None
-        return from_big_decimal(Decimal(repr(value)), MAX_PRECISION, max(6, t.scale or 0))
+        # BigDecimal.valueOf(double): the digits of JDK 17's Double.toString, not Python's shortest
+        # repr (a whole number above 2**53 keeps its exact digits: 6.5219089190303529E18)
+        text = java_float_text(pa.array([value], pa.float64()))[0].as_py()
+        return from_big_decimal(Decimal(text), MAX_PRECISION, max(6, t.scale or 0))
     return java_narrow(value, _INTEGERS[t.name])
 
 
