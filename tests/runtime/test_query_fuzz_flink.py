@@ -33,8 +33,8 @@ REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 20017
                200373]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
-#: outer interval join
-SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025]
+#: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes)
+SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -69,6 +69,8 @@ def test_the_fixture_covers_every_generator_and_source():
     assert len(CASES) >= 700
     wide = {c["shape"] for s, c in CASES.items() if s >= WIDE}
     assert {"w_join", "interval_join", "temporal", "over_time", "casts", "json", "grouping"} <= wide
+    assert {"nested_agg", "union_aggs", "outer_join", "value_aggs", "topn_agg", "dec_arith", "time_arith",
+            "mixed", "str_edge"} <= wide
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 
