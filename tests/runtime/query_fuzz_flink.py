@@ -54,6 +54,7 @@ KNOWN: dict[int, str] = {
             "StreamSQL checks reserved words in DDL column names only, not yet in a query's aliases, and "
             "answers (tests/runtime/test_oracle.py uses `AS groups` too)",
     200425: "`AS groups`, as seed 200411",
+    200469: "`AS groups`, as seed 200411",
     200291: "CAST(AVG(f) AS DECIMAL(10, 3)) over cdx, whose exact average is 124.6625: Flink's DOUBLE sum, "
             "added and retracted row by row through the changelog, lands just below and rounds to 124.662, "
             "ours to 124.663; the order of floating-point additions is not copied",
