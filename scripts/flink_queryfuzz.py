@@ -121,6 +121,8 @@ PRINTABLE = re.compile(r"^(INT|BIGINT|SMALLINT|TINYINT|DECIMAL\(\d+, \d+\)|DOUBL
 #: FLOAT Infinity (``ast.literal_eval``). Such a seed is skipped (its types print: the recorder then
 #: reads the print sink's lines instead).
 PYFLINK_FAULTS = ("PickleException", "malformed node or string")
+#: ... and a DATE or TIMESTAMP outside Python's years 1..9999 (``0001-01-02`` minus 25 hours).
+PYTHON_YEAR = re.compile(r"year -?\d+ is out of range")
 ROW = re.compile(r"^q(\d+)> ([+-][IUD])\[(.*)\]$")
 
 
@@ -228,7 +230,8 @@ def answer(tenv, case: dict) -> dict:
         with table.execute().collect() as rows:
             changes = [(str(r.get_row_kind()), [fq.cell(v) for v in r]) for r in rows]
     except Exception as err:  # noqa: BLE001  (a failing job is an answer)
-        if any(m in _error_text(err) for m in PYFLINK_FAULTS):  # PyFlink cannot hand the value over
+        if any(m in _error_text(err) for m in PYFLINK_FAULTS) or PYTHON_YEAR.search(_error_text(err)):
+            # PyFlink cannot hand the value over
             return {**{k: case[k] for k in ("seed", "shape", "source", "query")},
                     "skipped": f"PyFlink's collect cannot convert a value: {_error_text(err)[:200]}"}
         out["error"] = _error_text(err)
@@ -272,7 +275,10 @@ def answer_together(tenv, capture, planned: list[tuple[dict, object]]) -> list[d
             cells = [body]
         if len(cells) != len(types[seed]):
             return None
-        changes[seed].append((m.group(2), [fq.cell(_value(c, t)) for c, t in zip(cells, types[seed])]))
+        try:
+            changes[seed].append((m.group(2), [fq.cell(_value(c, t)) for c, t in zip(cells, types[seed])]))
+        except ValueError:  # a date Python cannot hold: alone, the seed is skipped
+            return None
     try:
         return [{**case, "rows": fold(table, changes[case["seed"]]), "changes": len(changes[case["seed"]])}
                 for case, table in planned]

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -79,6 +78,7 @@ from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
 from streamsql.functions.scalars import java_ints
+from streamsql.functions.scalars.decimal_product import quotient_of_type
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
 
@@ -368,15 +368,15 @@ class Avg(Sum):
     def result(self, acc):
         """Sum / count, None when no value counted.
 
-        DECIMAL: rounded half up to the result's scale; integers: truncated toward zero (as
+        DECIMAL: rounded half up to the result's scale (exactly: a DECIMAL(38, 18) average has up to
+        38 digits), NULL past its precision; integers: truncated toward zero (as
         Flink's integral AVG, a Java long division); floating point: the float quotient.
         """
         total, n = acc
         if n == 0:
             return None
         if pa.types.is_decimal(self.out_type):
-            quantum = Decimal(1).scaleb(-self.out_type.scale)
-            return (Decimal(total) / n).quantize(quantum, rounding=ROUND_HALF_UP)
+            return quotient_of_type(total, n, self.out_type.precision, self.out_type.scale)
         if self.kind == "i":
             return java_narrow(-(-total // n) if total < 0 else total // n, self.bits())
         return float(total) / n

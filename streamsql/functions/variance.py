@@ -15,7 +15,8 @@ the NaN of a sum-of-squares formula), and the last digits are those of Welford's
 (checked against Flink 2.3 by the differential fuzzer's regression cases). The cast to the
 argument's type is Java's: an integer type truncates toward zero and saturates (BIGINT:
 9223372036854775807), a TINYINT or SMALLINT keeps the int's low bits; FLOAT rounds to the nearest
-float; a DECIMAL(p, s) argument gives a DECIMAL(38, max(6, s)) rounded half up.
+float; a DECIMAL(p, s) argument gives a DECIMAL(38, max(6, s)) rounded half up, NULL past 38
+digits (``DecimalData.fromBigDecimal``: VAR_SAMP of DECIMALs near 1E16 is about 1E32, 39 digits).
 
 They run row-wise, as FIRST_VALUE does (:mod:`streamsql.functions.ordered_aggregates`): the
 accumulator is ``["M2", n, mean, m2]`` in keyed state. The tag tells it from the ``[count, sum,
@@ -26,11 +27,16 @@ would be read as garbage) rather than answer.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+
+import pyarrow as pa
 
 from streamsql.core.errors import ExecutionError, PlanError
+from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
 from streamsql.functions.ordered_aggregates import register_builtin
+from streamsql.functions.scalars.decimal_product import from_big_decimal
+from streamsql.functions.scalars.typerules import MAX_PRECISION
 
 _INTEGERS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 _SUPPORTED = (*_INTEGERS, "FLOAT", "DOUBLE", "DECIMAL")
@@ -135,8 +141,10 @@ def _cast(value: float, t: SqlType | None):
     if t.name == "DECIMAL":
         if math.isnan(value) or math.isinf(value):
             return None
-        scale = max(6, t.scale or 0)
-        return Decimal(repr(value)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        # BigDecimal.valueOf(double): the digits of JDK 17's Double.toString, not Python's shortest
+        # repr (a whole number above 2**53 keeps its exact digits: 6.5219089190303529E18)
+        text = java_float_text(pa.array([value], pa.float64()))[0].as_py()
+        return from_big_decimal(Decimal(text), MAX_PRECISION, max(6, t.scale or 0))
     return java_narrow(value, _INTEGERS[t.name])
 
 

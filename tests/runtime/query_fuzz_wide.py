@@ -21,9 +21,15 @@ Flink query only (no DuckDB text): ``scripts/flink_queryfuzz.py`` records Flink'
   TIMESTAMP_LTZ; CASE / COALESCE / IF / NULLIF / GREATEST result types; CAST and TRY_CAST between
   every pair of the types the typed generator knows.
 
+From seed :data:`V2` (200330) on, the shapes of :mod:`tests.runtime.query_fuzz_wide_v2` join them
+(:data:`SHAPES_V2`): query structure over ``t`` / ``cdc`` / ``cdx`` (aggregates nested in FROM with
+GROUP BY expressions and HAVING, UNION ALL of aggregates, outer joins with non-equi residuals,
+FIRST_VALUE / LAST_VALUE / LISTAGG, Top-N of an aggregate) and DECIMAL, temporal, mixed-type and
+string-edge expressions over ``e``.
+
 Every seed's query is drawn from its own ``random.Random(seed)``: adding a shape changes the
-queries of later draws, so a new shape goes at the end of :data:`SHAPES` only together with a new
-recording of the seeds it changes.
+queries of later draws, so a new shape joins only from a new first seed (as :data:`V2` does), or
+together with a new recording of the seeds it changes.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from pathlib import Path
 from tests.runtime.oracle import write_debezium, write_jsonl
 from tests.runtime.query_fuzz import Gen, Query, interval
 from tests.runtime.query_fuzz_typed import AGGS
+from tests.runtime.query_fuzz_wide_v2 import WideGenV2
 
 #: The first seed of this generator.
 BASE = 200_000
@@ -259,13 +266,27 @@ CAST_FROM = ["i", "n", "dc", "db", "s", "bo", "dt", "ts", "tl", "CAST(i AS SMALL
 SHAPES = ["w_agg", "w_agg", "w_topn", "w_dedup", "w_join", "over_time", "over_time", "over_nontime",
           "interval_join", "temporal", "temporal", "dedup", "topn", "grouping", "distinct_filter",
           "funcs", "funcs", "json", "case_types", "casts", "casts"]
+#: From :data:`V2` on, the shapes drawn are :data:`SHAPES_V2` (the seeds below it keep their recorded
+#: queries): query structure over ``t`` / ``cdc`` / ``cdx`` (aggregates nested in FROM with GROUP BY
+#: expressions and HAVING, UNION ALL of aggregates, outer joins with non-equi residuals,
+#: FIRST_VALUE / LAST_VALUE / LISTAGG, Top-N of an aggregate) and more expressions over ``e``
+#: (DECIMAL precision and scale, temporal arithmetic and EXTRACT, mixed-type CASE and casts, string
+#: functions at their edge arguments).
+V2 = 200_330
+SHAPES_V2 = SHAPES + 3 * ["nested_agg", "nested_agg", "union_aggs", "union_aggs", "outer_join",
+                          "outer_join", "value_aggs", "topn_agg", "dec_arith", "dec_arith", "time_arith",
+                          "mixed", "str_edge"]
 #: Shapes whose printed cells could be ambiguous (JSON text may be the string 'null'): the recorder
 #: collects them one by one (``TableResult.collect``), never through a print sink.
 ALONE_SHAPES = ("json",)
 
 
-class WideGen(Gen):
-    """The grammar of :data:`SHAPES`."""
+class WideGen(WideGenV2, Gen):
+    """The grammar of :data:`SHAPES` (of :data:`SHAPES_V2` from seed :data:`V2` on)."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.seed = seed
 
     def tvf(self) -> str:
         kind = self.pick(["TUMBLE", "HOP", "CUMULATE"])
@@ -280,10 +301,13 @@ class WideGen(Gen):
 
     def build(self) -> tuple[str, str]:
         """(query, source table) of one shape."""
-        shape = self.pick_shape(SHAPES)
-        return getattr(self, shape)(), {"over_nontime": "t", "topn": "t", "grouping": "t",
-                                        "distinct_filter": "t", "funcs": "e", "json": "e", "case_types": "e",
-                                        "casts": "e"}.get(shape, "tw")
+        shape = self.pick_shape(SHAPES_V2 if self.seed >= V2 else SHAPES)
+        q = getattr(self, shape)()
+        src = {"over_nontime": "t", "topn": "t", "grouping": "t", "distinct_filter": "t", "nested_agg": "t",
+               "union_aggs": "t", "outer_join": "t", "value_aggs": "t", "topn_agg": "t"}.get(shape)
+        if src is None:
+            src = "e" if shape in ("funcs", "json", "case_types", "casts") or " FROM e" in q else "tw"
+        return q, src
 
     # -- event time ----------------------------------------------------------------------------------
     def w_agg(self) -> str:

@@ -28,12 +28,14 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: a bounded OVER frame retracting before it accumulates and VAR_SAMP OVER expanded (integer
 #: arithmetic); STDDEV over a non-time ORDER BY; GROUP_ID(); a string CAST to BYTES (UTF-8);
 #: IS JSON ARRAY of text that is not JSON; JSON_OBJECT's members sorted by key; a row IN subquery;
-#: AVG of DOUBLE over a changelog CAST to DECIMAL (the sum added row by row)
-REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291]
+#: AVG of DOUBLE over a changelog CAST to DECIMAL (the sum added row by row); VAR_SAMP of a DECIMAL
+#: past 28 digits; a UNION ALL of DECIMAL(38, 6) and DECIMAL(38, 2) (DECIMAL(38, 2))
+REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
+               200379, 200373]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
-#: outer interval join
-SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025]
+#: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes)
+SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -68,6 +70,8 @@ def test_the_fixture_covers_every_generator_and_source():
     assert len(CASES) >= 700
     wide = {c["shape"] for s, c in CASES.items() if s >= WIDE}
     assert {"w_join", "interval_join", "temporal", "over_time", "casts", "json", "grouping"} <= wide
+    assert {"nested_agg", "union_aggs", "outer_join", "value_aggs", "topn_agg", "dec_arith", "time_arith",
+            "mixed", "str_edge"} <= wide
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 

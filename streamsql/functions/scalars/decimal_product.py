@@ -33,15 +33,38 @@ from streamsql.functions.scalars.typerules import MAX_PRECISION, as_decimal
 _EXACT_DIGITS = 200  # enough for any product of two DECIMAL(38) values
 
 
+def from_big_decimal(value: decimal.Decimal, precision: int, scale: int) -> decimal.Decimal | None:
+    """``value`` as a DECIMAL(``precision``, ``scale``), as Flink's ``DecimalData.fromBigDecimal``.
+
+    Rounded HALF_UP to ``scale`` fraction digits, exactly (whatever the ambient ``decimal``
+    context's precision); None when the rounded value has more than ``precision`` digits.
+    """
+    with decimal.localcontext() as ctx:
+        ctx.prec = _EXACT_DIGITS
+        rounded = value.quantize(decimal.Decimal(1).scaleb(-scale), rounding=decimal.ROUND_HALF_UP)
+    if len(rounded.as_tuple().digits) > precision and rounded != 0:
+        return None
+    return rounded
+
+
+def quotient_of_type(dividend, divisor: int, precision: int, scale: int) -> decimal.Decimal | None:
+    """``dividend / divisor`` as a DECIMAL(``precision``, ``scale``), as Flink's AVG of a DECIMAL.
+
+    Rounded and NULL as :func:`from_big_decimal` (AVG divides its sum by its count); the quotient
+    is taken to ``_EXACT_DIGITS`` digits first, not to the ambient context's 28.
+    """
+    with decimal.localcontext() as ctx:
+        ctx.prec = _EXACT_DIGITS
+        quotient = decimal.Decimal(dividend) / divisor
+    return from_big_decimal(quotient, precision, scale)
+
+
 def _multiply(a: str, b: str, precision: int, scale: int) -> str | None:
     """The text of a * b rounded HALF_UP to ``scale`` digits; None past ``precision`` digits."""
     with decimal.localcontext() as ctx:
         ctx.prec = _EXACT_DIGITS
-        product = (decimal.Decimal(a) * decimal.Decimal(b)).quantize(
-            decimal.Decimal(1).scaleb(-scale), rounding=decimal.ROUND_HALF_UP)
-    if len(product.as_tuple().digits) > precision and product != 0:
-        return None
-    return format(product, "f")
+        product = from_big_decimal(decimal.Decimal(a) * decimal.Decimal(b), precision, scale)
+    return None if product is None else format(product, "f")
 
 
 # registered at import as __streamsql_decimal_multiply_4 (python_call's name: its label and arity)

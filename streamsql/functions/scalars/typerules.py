@@ -182,4 +182,20 @@ def rows_type(types: list[SqlType | None]) -> SqlType | None:
     known = [t for t in types if not is_null(t)]
     if known and all(t is not None and t.name in _TIMES for t in known):
         return least_restrictive(types)
+    if known and all(t is not None and (t.name == "DECIMAL" or t.name in _INT_RANK) for t in known) \
+            and any(t.name == "DECIMAL" for t in known):
+        return _least_restrictive_decimal([as_decimal(t) for t in known])
     return common_type(types)
+
+
+def _least_restrictive_decimal(decs: list[tuple[int, int]]) -> SqlType:
+    """Calcite's least restrictive type of exact numbers ``(precision, scale)`` (a UNION's column).
+
+    As Flink 2.3 types it: the integer digits first, the scale cut to what is left of 38 digits.
+
+    ``DECIMAL(38, 6) UNION ALL DECIMAL(38, 2)`` is DECIMAL(38, 2) (Flink 2.3, wide seed 200373), not
+    the DECIMAL(38, 6) of arithmetic's rule (:func:`common_type`), which keeps 6 fraction digits.
+    """
+    digits = min(max(p - s for p, s in decs), MAX_PRECISION)
+    scale = min(max(s for _, s in decs), MAX_PRECISION - digits)
+    return SqlType("DECIMAL", digits + scale, scale)
