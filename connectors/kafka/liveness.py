@@ -46,7 +46,7 @@ from streamsql.connectors.kafka.admin import admin_client
 from streamsql.connectors.kafka.client_keys import PRODUCER_ONLY
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, execution_error, new_client
 
-from streamsql.core.errors import JobRunningError
+from streamsql.core.errors import ExecutionError, JobRunningError
 from streamsql.core.lifeline import process_may_live
 
 log = logging.getLogger(__name__)
@@ -185,6 +185,9 @@ class RunMark:
     def join(self) -> None:
         """Join the group and wait until the broker lists this member (at most :data:`JOIN_TIMEOUT_S`).
 
+        A describe that fails is asked again until then: on a new broker the first group's
+        coordinator is still loading (seen: the first job on a fresh broker failed at start).
+
         Raises:
             ExecutionError: the group cannot be joined or described in time.
         """
@@ -196,8 +199,16 @@ class RunMark:
         self._poller = threading.Thread(target=self._poll, name=f"mark-{self.group}", daemon=True)
         self._poller.start()
         deadline = time.monotonic() + JOIN_TIMEOUT_S
-        while self.run not in self._members():
+        while True:
+            try:
+                failed = None
+                if self.run in self._members():
+                    return
+            except ExecutionError as e:  # a new broker's first group: its coordinator still loading
+                failed = e
             if time.monotonic() > deadline:
+                if failed is not None:
+                    raise failed
                 msg = (f"{self.what}: group '{self.group}' does not list this run as a member after "
                        f"{JOIN_TIMEOUT_S:.0f} s")
                 raise execution_error(msg, None, str(self.props.get("bootstrap.servers", "")))
