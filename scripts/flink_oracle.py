@@ -10,6 +10,7 @@ Setup (once; PyFlink is ~850 MB and needs Java 11+, so it lives outside the proj
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py            # rewrites the JSON
     /work/flinkvenv/bin/python scripts/flink_oracle.py --only JSON_EXISTS   # those cases only, merged
+    (several texts: the cases containing any; aggregate cases too)
 
 How: the cases are planned together (``SELECT <case>, ... FROM (VALUES (1)) AS t(x)``: planning
 only, no job) to get their result types, halving a group that fails until each validation error is a
@@ -158,21 +159,31 @@ def _records(cases: list[str], zone: str, normalize, volatile: set[str], source:
 CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
 
 
-def _merge_only(ns: dict, needle: str) -> int:
-    """Record again only the UTC cases of ``CASES`` containing ``needle``, merged into the JSON.
+def _merge_only(ns: dict, needles: list[str]) -> int:
+    """Record again only the UTC and aggregate cases containing one of ``needles``, merged into the JSON.
 
     The other records stay as they are (no re-run of the whole suite for a few new cases); the
-    merged list keeps ``CASES``' order for the UTC cases, then the records of the rest.
+    merged list keeps ``CASES``' order for the UTC cases, then the zoned records, then the
+    aggregates in ``AGGREGATES``' order.
     """
-    chosen = [c for c in ns["CASES"] if needle in c]
-    fresh = {r["expr"]: r for r in _records(chosen, "UTC", ns["normalize"], set(ns["VOLATILE"]))}
+    def chosen(cases: list[str]) -> list[str]:
+        return [c for c in cases if any(n in c for n in needles)]
+
+    fresh = {r["expr"]: r for r in _records(chosen(ns["CASES"]), "UTC", ns["normalize"], set(ns["VOLATILE"]))}
+    aggs = chosen(ns["AGGREGATES"])
+    fresh_aggs = {r["expr"]: r for r in _records(aggs, "UTC", ns["normalize"], set(),
+                                                 agg_source(ns["AGG_TABLE"]))} if aggs else {}
     doc = json.loads(OUT.read_text())
     plain = {r["expr"]: r for r in doc["cases"] if "zone" not in r and not r.get("aggregate")}
     plain.update(fresh)
+    aggregate = {r["expr"]: r for r in doc["cases"] if r.get("aggregate")}
+    aggregate.update(fresh_aggs)
     order = ns["CASES"] + ns["VOLATILE"]
-    rest = [r for r in doc["cases"] if "zone" in r or r.get("aggregate")]
-    doc["cases"] = [plain[c] for c in order if c in plain] + rest
+    zoned = [r for r in doc["cases"] if "zone" in r]
+    doc["cases"] = ([plain[c] for c in order if c in plain] + zoned
+                    + [aggregate[c] for c in ns["AGGREGATES"] if c in aggregate])
     OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    fresh.update(fresh_aggs)
     print(f"{len(fresh)} cases recorded again ({sum('error' in r for r in fresh.values())} errors) -> {OUT}")
     return 0
 
@@ -180,11 +191,12 @@ def _merge_only(ns: dict, needle: str) -> int:
 def main() -> int:
     """Write ``flink_expected.json``; returns the process exit code.
 
-    ``--only TEXT``: record only the cases containing TEXT, merged into the file (:func:`_merge_only`).
+    ``--only TEXT [TEXT ...]``: record only the cases (UTC and aggregates) containing one of the
+    texts, merged into the file (:func:`_merge_only`).
     """
     ns = runpy.run_path(str(CASES_FILE))
-    if len(sys.argv) == 3 and sys.argv[1] == "--only":
-        return _merge_only(ns, sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == "--only":
+        return _merge_only(ns, sys.argv[2:])
     normalize, volatile = ns["normalize"], set(ns["VOLATILE"])
     records = _records(ns["CASES"] + ns["VOLATILE"], "UTC", normalize, volatile)
     for zone, cases in ns["ZONED"].items():
