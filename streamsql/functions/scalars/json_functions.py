@@ -18,8 +18,9 @@ several indexes, slices, the deep scan ``..member``, Jayway's filters (``$.a[?(@
 as Jayway reads them (:mod:`.json_path`); a scan before another step (``$..[0]``, ``$..*``) is
 refused at planning (a literal path) or fails the job (a path from a column).
 
-JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
-made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
+JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson), each value
+as :mod:`.json_values` writes it (timestamps as ISO text, bytes in base64, ARRAY, ROW and MAP
+nested); a value made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
 """
 
 from __future__ import annotations
