@@ -44,9 +44,11 @@ DDL = [
     "b6 VARBINARY(2147483647), b7 BINARY(2147483647) NOT NULL) WITH ('connector' = 'datagen')",
     "CREATE VIEW v_bin AS SELECT CAST(b5 AS BINARY(2)) AS c2, CAST(b1 AS VARBINARY(2)) AS v2, X'0102' AS l, "
     "CASE WHEN b1 IS NULL THEN X'01' ELSE X'0203' END AS k, COALESCE(b1, b3) AS m, b2 AS p FROM bin",
+    "CREATE VIEW v_bin_union AS SELECT X'01' AS u, b1 AS w FROM bin "
+    "UNION ALL SELECT CAST(b5 AS BINARY(4)), b1 FROM bin",
 ]
 NAMES = ["t", "u", "pk2", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast", "v_ltz", "v_ltz_subquery",
-         "v_literal", "bin", "v_bin"]
+         "v_literal", "bin", "v_bin", "v_bin_union"]
 
 
 def described(ddl: list[str], names: list[str]):
