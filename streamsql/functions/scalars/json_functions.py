@@ -417,9 +417,9 @@ def _json_text(c: Call, a: Arg) -> str:
     inner = a.sql.this if isinstance(a.sql, exp.Cast) else a.sql
     if inner.meta.get(JSON_MADE):
         return a.text
-    if not json_values.writable(a.type):
-        msg = (f"{c.node.meta.get(JSON_AGGREGATE, c.name)}: values of type {a.type} are not supported yet "
-               f"(supported: {json_values.SUPPORTED})")
+    why = json_values.refusal(a.type)
+    if why is not None:
+        msg = f"{c.node.meta.get(JSON_AGGREGATE, c.name)}: {why}"
         raise c.fail(msg)
     return json_values.value_json(a.text, a.type)
 
