@@ -582,7 +582,9 @@ CASES = [
     "CAST(X'0102' AS BINARY(4)) = X'0102'", "CAST(X'0102' AS BINARY(4)) = CAST(X'0102' AS VARBINARY(4))",
     "CAST(X'01' AS BINARY(3)) IN (X'010000', X'02')", "CASE WHEN 1 = 1 THEN X'01' ELSE X'0203' END",
     "COALESCE(X'01', X'0203')", "COALESCE(CAST(NULL AS BINARY(2)), X'0203')", "X'01' || X'02'",
-    "CONCAT(X'01', X'02')", "X'01' || 'a'",
+    "CONCAT(X'01', X'02')", "X'01' || 'a'", "TYPEOF(X'01')", "TYPEOF(CAST('abc' AS BINARY(3)))",
+    "TYPEOF(CAST(X'01' AS VARBINARY))", "TYPEOF(CAST(X'01' AS VARBINARY(5)))",
+    "TYPEOF(CAST(X'01' AS BINARY))",
     # -- a JSON_OBJECT value is a whole expression (Calcite's parser) ---------------------------
     "JSON_OBJECT(KEY 'a' VALUE 1 > 2)", "JSON_OBJECT(KEY 'a' VALUE 1 = 1, KEY 'b' VALUE 1 + 1)",
     "JSON_OBJECT(KEY 'a' VALUE 3 > 2 AND 3 < 5)", "JSON_OBJECT(KEY 'a' VALUE NOT 3 > 2)",
