@@ -30,7 +30,7 @@ from tests.integration.test_flights import read_committed
 RATE = 128 * 1024
 ROWS = 30_000  # ~100 bytes each: 3 MB, 23 s at RATE
 #: How long the tests watch the throttled job (s): the queue fills within the first second.
-THROTTLED_S = 3.0
+THROTTLED_S = 6.0
 
 
 def _feed(bootstrap: str, topic: str, rows: int) -> None:
