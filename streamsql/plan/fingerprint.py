@@ -9,7 +9,9 @@ What goes in, as canonical JSON hashed with SHA-256:
 - ``STATE_LAYOUT``: the version of the state layout (key and value encodings of
   :mod:`streamsql.state.layout`);
 - each INSERT as sqlglot generates it (without comments), so whitespace, comments and the case
-  of keywords do not change the fingerprint; then the options of its tables' OPTIONS hints that
+  of keywords do not change the fingerprint, nor backquotes around a reserved word (``INSERT INTO
+  `out``` is spelt ``out``, as StreamSQL took it unquoted before it refused that as Flink does:
+  an old script, quoted now, resumes its checkpoints); then the options of its tables' OPTIONS hints that
   would identify the table in its WITH clause (below);
 - every table and view the INSERTs read or write, found through views: a table's columns and
   types (computed columns by expression), watermark, primary key and connector options; a
@@ -42,6 +44,7 @@ from streamsql.core.catalog import DEFAULT_CATALOG, DEFAULT_DATABASE, Catalog, T
 from streamsql.core.secrets import is_sensitive
 from streamsql.plan import options_hint
 from streamsql.sql.dialect import Flink
+from streamsql.sql.reserved import RESERVED
 
 #: Version of the state layout (bump when :mod:`streamsql.state.layout` changes how keys or
 #: values are stored: old checkpoints can then not be restored, and the fingerprint says so).
@@ -106,7 +109,7 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
 
 def _sql(tree: exp.Expression) -> str:
     """``tree`` as generated SQL without comments, then its tables' OPTIONS hints that identify."""
-    text = tree.sql(dialect=Flink, comments=False)
+    text = _unquote_reserved(tree).sql(dialect=Flink, comments=False)
     hints = []
     for table in tree.find_all(exp.Table):
         body = options_hint.hint_text(table)
@@ -119,6 +122,18 @@ def _sql(tree: exp.Expression) -> str:
             name = table.sql(dialect=Flink, comments=False)
             hints.append(f"{name} OPTIONS {json.dumps(kept, sort_keys=True)}")
     return text if not hints else f"{text} /*+ {'; '.join(hints)} */"
+
+
+def _unquote_reserved(tree: exp.Expression) -> exp.Expression:
+    """``tree``, or a copy with every backquoted reserved word (```out```) unquoted: one spelling."""
+    quoted = [i for i in tree.find_all(exp.Identifier) if i.quoted and i.name.upper() in RESERVED]
+    if not quoted:
+        return tree
+    tree = tree.copy()
+    for ident in tree.find_all(exp.Identifier):
+        if ident.quoted and ident.name.upper() in RESERVED:
+            ident.set("quoted", False)
+    return tree
 
 
 def _collect(tree: exp.Expression, catalog: Catalog, out: dict[str, TableDef | ViewDef]) -> None:
