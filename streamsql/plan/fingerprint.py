@@ -72,7 +72,8 @@ class JobFingerprint:
 
     Attributes:
         digest: 64 hex digits (SHA-256 of the canonical description).
-        sql: the INSERTs as generated SQL, one per line (recorded next to the checkpoints).
+        sql: the INSERTs as generated SQL, one per line (recorded next to the checkpoints), quoted
+            as written (the hashed text spells reserved words unquoted).
         tables: names of the tables and views read or written, sorted.
         described: what was hashed (recorded next to the checkpoints for :func:`changes`).
     """
@@ -96,7 +97,8 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
     Raises:
         SqlError: from the catalog, for a table or view that does not exist.
     """
-    sqls = [_sql(i) for i in inserts]
+    sqls = [_sql(i) for i in inserts]  # hashed
+    shown = [_sql(i, canonical=False) for i in inserts]  # as written: what a message may quote
     objects: dict[str, TableDef | ViewDef] = {}
     for insert in inserts:
         _collect(insert, catalog, objects)
@@ -104,12 +106,15 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
     doc = {"state_layout": STATE_LAYOUT, "inserts": sqls, "objects": described}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return JobFingerprint(digest, "\n".join(sqls), tuple(o.name for _, o in sorted(objects.items())), doc)
+    return JobFingerprint(digest, "\n".join(shown), tuple(o.name for _, o in sorted(objects.items())), doc)
 
 
-def _sql(tree: exp.Expression) -> str:
-    """``tree`` as generated SQL without comments, then its tables' OPTIONS hints that identify."""
-    text = _unquote_reserved(tree).sql(dialect=Flink, comments=False)
+def _sql(tree: exp.Expression, canonical: bool = True) -> str:
+    """``tree`` as generated SQL without comments, then its tables' OPTIONS hints that identify.
+
+    ``canonical``: reserved words unquoted (:func:`_unquote_reserved`), the spelling hashed.
+    """
+    text = (_unquote_reserved(tree) if canonical else tree).sql(dialect=Flink, comments=False)
     hints = []
     for table in tree.find_all(exp.Table):
         body = options_hint.hint_text(table)

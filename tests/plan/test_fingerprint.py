@@ -27,8 +27,9 @@ def test_same_job_same_fingerprint_whatever_the_layout_of_the_text():
     assert fingerprint(rewritten) == base
     assert len(base.digest) == 64 and base.short == base.digest[:8]
     assert base.tables == ("out", "src", "v")  # the view and the table behind it
-    # a reserved word unquoted, as StreamSQL took `out` before refusing it: old checkpoints resume
-    assert base.sql == "INSERT INTO out SELECT id, COUNT(*) FROM v GROUP BY id"
+    assert base.sql == "INSERT INTO `out` SELECT id, COUNT(*) FROM v GROUP BY id"
+    # hashed with reserved words unquoted, as StreamSQL took `out` before refusing it: old checkpoints resume
+    assert base.described["inserts"] == ["INSERT INTO out SELECT id, COUNT(*) FROM v GROUP BY id"]
 
 
 @pytest.mark.parametrize("change", [

@@ -38,7 +38,7 @@ RENDER = """\
 SET;
 SHOW CREATE TABLE `out`;
 EXPLAIN INSERT INTO `out` SELECT id FROM src;
-DESCRIBE out;
+DESCRIBE `out`;
 """
 
 
