@@ -15,7 +15,7 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`drive_workers`: a fuzz driver's loop: worker processes in turn until every case is in
   the journal (or the budget is spent), a stalled one killed, a case that kills them skipped;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
-  confluent-kafka).
+  confluent-kafka); :func:`produce_json`: a new topic with JSON records (and headers) written.
 """
 
 from __future__ import annotations
@@ -100,6 +100,30 @@ def run_client(snippet: str, *args: str) -> str:
     """
     py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
     return subprocess.run([py, "-c", snippet, *args], check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
+_PRODUCE_JSON = r'''
+import json, sys
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+bootstrap, topic, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+admin = AdminClient({"bootstrap.servers": bootstrap})
+for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
+    f.result(60)
+p = Producer({"bootstrap.servers": bootstrap})
+for value, headers in records:
+    extra = {"headers": [(k, None if v is None else v.encode()) for k, v in headers]} if headers else {}
+    p.produce(topic, json.dumps(value).encode(), **extra)
+p.flush(30)
+'''
+
+
+def produce_json(bootstrap: str, topic: str, records: list) -> None:
+    """Create ``topic`` (1 partition) and write ``records`` to it, each a ``[value, headers]`` pair.
+
+    ``value`` is written as JSON; ``headers`` is a list of ``[key, text or None]`` (empty: none).
+    """
+    run_client(_PRODUCE_JSON, bootstrap, topic, json.dumps(records))
 
 
 def explained(ddl: list[str], statements: list[str]) -> dict[str, str]:
