@@ -14,6 +14,7 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`read_journal`: the finished records of a driver's journal (JSON lines), by a key;
 - :func:`drive_workers`: a fuzz driver's loop: worker processes in turn until every case is in
   the journal (or the budget is spent), a stalled one killed, a case that kills them skipped;
+  :func:`add_driver_arguments`: that loop's command-line options;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
   confluent-kafka); :func:`produce_json`: a new topic with JSON records (and headers) written.
 """
@@ -152,6 +153,25 @@ def read_journal(journal: Path, key: Callable[[dict], object]) -> dict:
                 continue
             done[key(record)] = record
     return done
+
+
+def add_driver_arguments(p, recycle: int, stall: float, unit: str) -> None:
+    """Add the options of :func:`drive_workers`' loop to argparse parser ``p``.
+
+    ``--budget`` (s, default 540: the Flink lock is kept at most 10 min), ``--recycle`` (``unit``,
+    e.g. ``"cases"``, per worker process, default ``recycle``), ``--stall`` (s, default ``stall``),
+    and the internal ``--worker``, ``--journal``, ``--deadline`` a driver gives its workers.
+    """
+    import argparse
+
+    p.add_argument("--budget", type=float, default=540, help="seconds to run before stopping (the journal "
+                   "keeps what is done: rerun the same command to resume); keep the Flink lock <= 10 min")
+    p.add_argument("--recycle", type=int, default=recycle,
+                   help=f"{unit} per worker process (a fresh JVM each)")
+    p.add_argument("--stall", type=float, default=stall, help="kill a worker that finishes nothing this long")
+    p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: a worker's cases (JSON)
+    p.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
 
 
 def drive_workers(cases: list[dict], journal: Path, key: Callable[[dict], object],
