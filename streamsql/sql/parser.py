@@ -162,8 +162,8 @@ def _check_names(tree: exp.Expr, text: str) -> None:
     """
     for ident in tree.find_all(exp.Identifier):
         word = ident.name.upper()
-        if ident.quoted or word not in RESERVED or _is_value(ident, word):
-            continue
+        if ident.quoted or word not in RESERVED or ident.meta.get("start") is None or _is_value(ident, word):
+            continue  # quoted, not reserved, not written (made by the grammar) or a value
         msg = (f'SQL parse failed. Encountered "{ident.name}": a reserved word in Flink SQL; '
                f"write `{ident.name}` (in backquotes) to use it as a name")
         raise error_at(ident, msg, text)
@@ -172,7 +172,7 @@ def _check_names(tree: exp.Expr, text: str) -> None:
 def _is_value(ident: exp.Identifier, word: str) -> bool:
     """Whether Flink's parser reads reserved ``ident`` as a value (:func:`_check_names`)."""
     column = ident.parent
-    if not isinstance(column, exp.Column) or ident.meta.get("start") is None:
+    if not isinstance(column, exp.Column):
         return False
     first = column.parts[0] is ident
     if word in _VALUE_WORDS:
