@@ -37,7 +37,8 @@ TEMPLATES = [
 #: ``data``, ``key``, ``status``, ``type``, ``level`` ...) that stay names.
 WORDS = ["value", "year", "out", "timestamp", "count", "raw", "day", "at", "groups", "one", "user",
          "current_date", "default", "upper", "window", "system_time", "result", "language", "rank",
-         "comment", "name", "data", "key", "status", "type", "level", "hour_of_day", "total"]
+         "comment", "name", "data", "key", "status", "type", "level", "hour_of_day", "total",
+         "current_user", "session_user", "localtime", "current_catalog"]
 JAVA = r"""
 import java.nio.file.*;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
