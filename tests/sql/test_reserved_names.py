@@ -4,8 +4,9 @@
 parser (``FlinkSqlParserImpl``), never by hand: 24 reserved words (``out``, ``value``, ``year``,
 ``groups``, ``window``, ``rank`` ... and ``user``, ``current_date``, ``current_user``, ``localtime``
 ..., ``default``, which Flink reads as values where a column could stand) and 8 non-reserved ones
-(``name``, ``data``, ``key``, ``type`` ...) in 16 places of a name (select item, alias, table, table alias, qualified column, view, CTE,
-WHERE, GROUP BY, ORDER BY, call argument, INSERT target, CREATE TABLE).
+(``name``, ``data``, ``key``, ``type`` ...) in 16 places of a name (select item, alias, table,
+table alias, qualified column, view, CTE, WHERE, GROUP BY, ORDER BY, call argument, INSERT target,
+CREATE TABLE).
 
 As Flink, StreamSQL refuses a reserved word wherever a name stands (``SELECT value FROM t``,
 ``INSERT INTO out``) with ``SQL parse failed. Encountered "value"`` at Flink's line and column.
