@@ -31,7 +31,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from flink_session import ROOT, collect, error_text, kafka_jar, run_client, table_env
+from flink_session import ROOT, collect, error_text, kafka_jar, produce_json, table_env
 
 OUT = ROOT / "tests" / "runtime" / "null_rowtime_flink.json"
 ROWS = [{"k": "a", "v": 1, "ts": "2024-05-01 00:00:00"}, {"k": "b", "v": 2, "ts": None},
@@ -43,19 +43,6 @@ DDL = ("CREATE TABLE {name} (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts 
 KAFKA_DDL = DDL[:DDL.index("WITH")] + (
     "WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
     "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json')")
-_CLIENT = r'''
-import json, sys
-from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
-bootstrap, topic, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-admin = AdminClient({"bootstrap.servers": bootstrap})
-for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
-    f.result(60)
-p = Producer({"bootstrap.servers": bootstrap})
-for value in records:
-    p.produce(topic, json.dumps(value).encode())
-p.flush(30)
-'''
 VERSIONED = ("CREATE VIEW ver AS SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
              "ORDER BY ts DESC) AS rn FROM ev2) WHERE rn = 1")
 W = "TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
@@ -124,7 +111,7 @@ def main() -> None:
         ddl = []
         for name, rows in (("ev", ROWS), ("ev2", ROWS2)):
             topic = f"flink-null-rowtime-{name}-{uuid.uuid4().hex[:8]}"
-            run_client(_CLIENT, bootstrap, topic, json.dumps(rows))
+            produce_json(bootstrap, topic, [[r, []] for r in rows])
             ddl.append(KAFKA_DDL.format(name=name, topic=topic, bootstrap=bootstrap))
         out["kafka"] = run(ddl + [VERSIONED])
     else:

@@ -318,7 +318,10 @@ class StreamEnvironment:
             if td.watermark is not None or any(c.computed is not None for c in td.columns):
                 Planner(self.catalog, self.config, sql).table_node(td)  # validate now, not at use
             self._add(td, tree, exists, replace, sql)
-            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+            warnings = self._option_warnings(td, sql)
+            message = "\n".join([*(f"[WARNING] {w}" for w in warnings),
+                                  "[INFO] Execute statement succeeded."])
+            return TableResult("ok", message=message, warnings=warnings)
         if kind == "VIEW":
             vd = view_def_from_create(tree, sql)
             vd.namespace = (self.catalog.current_catalog, self.catalog.current_database)
@@ -405,6 +408,21 @@ class StreamEnvironment:
             if where is None:
                 raise
             raise OptionError(str(e), sql, *where) from None
+
+    @staticmethod
+    def _option_warnings(td: TableDef, sql: str) -> list[StatementError]:
+        """The connector's warnings about options it ignores, each at its key in ``sql``.
+
+        See ``ConnectorSpec.option_warnings`` (Kafka's ``'properties.*'`` keys no client knows).
+        """
+        from streamsql.connectors.registry import get_connector
+        from streamsql.sql.ddl import option_position
+
+        if not td.connector:
+            return []
+        found = get_connector(td.connector).option_warnings(td.options)
+        return [StatementError(text, sql, *(option_position(sql, key) or (None, None)))
+                for key, text in found]
 
     def _create_as(self, tree: exp.Create, sql: str) -> TableResult:
         """``CREATE TABLE t WITH (...) AS SELECT ...`` (CTAS), as Flink's.
