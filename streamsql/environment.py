@@ -30,7 +30,13 @@ from functools import partial
 
 from sqlglot import exp
 
-from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity, JobIdentityError, superseded_notice
+from streamsql.checkpoint.identity import (
+    RECOVERY_KEYS,
+    JobIdentity,
+    JobIdentityError,
+    read_job_file,
+    superseded_notice,
+)
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, check_mini_batch
@@ -615,6 +621,21 @@ class StreamEnvironment:
             return _nth(name, len(taken) - 1)
         return _nth(name, len(taken))
 
+    def _resumed_spelling(self, inserts: list[exp.Insert], fingerprint: JobFingerprint) -> JobFingerprint:
+        """``fingerprint``, or its :attr:`~JobFingerprint.as_written` form if that job wrote the folder.
+
+        A job whose INSERTs backquote a reserved word (```out```), started before StreamSQL refused
+        such words unquoted, keeps its name and checkpoints (the hash now spells them unquoted, so
+        that a script quoted since resumes too).
+        """
+        old = fingerprint.as_written
+        if old is None:
+            return fingerprint
+        root = self.config.get("execution.checkpointing.dir")
+        folder = CheckpointStorage(root, self._job_name(inserts, old), self.config.as_dict())
+        record = read_job_file(folder)
+        return old if record is not None and record.get("fingerprint") == old.digest else fingerprint
+
     def _bind_name(self, name: str, handle: JobHandle) -> None:
         """Record the job that now runs under ``name`` (a name :meth:`_job_name` gave)."""
         for k, entry in enumerate(self._named.get(self.config.get("pipeline.name") or "", [])):
@@ -640,7 +661,7 @@ class StreamEnvironment:
         reset_parallel_run(name, roots, self.config.copy(), parallelism)
 
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
-        fingerprint = job_fingerprint(inserts, self.catalog)
+        fingerprint = self._resumed_spelling(inserts, job_fingerprint(inserts, self.catalog))
         name = self._job_name(inserts, fingerprint, submit=True)
         recovery_key = next((k for k in RECOVERY_KEYS if self.config.get(k)), RECOVERY_KEYS[0])
         recovery = self.config.get(recovery_key) or None

@@ -76,12 +76,16 @@ class JobFingerprint:
             as written (the hashed text spells reserved words unquoted).
         tables: names of the tables and views read or written, sorted.
         described: what was hashed (recorded next to the checkpoints for :func:`changes`).
+        as_written: the fingerprint with the backquotes of reserved words kept, as StreamSQL
+            hashed before it refused them unquoted; only when the INSERTs backquote one (a job
+            that wrote them so resumes its checkpoints under it), else None.
     """
 
     digest: str
     sql: str
     tables: tuple[str, ...]
     described: dict = field(default_factory=dict, compare=False)
+    as_written: JobFingerprint | None = field(default=None, compare=False)
 
     @property
     def short(self) -> str:
@@ -103,10 +107,20 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
     for insert in inserts:
         _collect(insert, catalog, objects)
     described = {name: _describe(obj) for name, obj in sorted(objects.items())}
+    tables = tuple(o.name for _, o in sorted(objects.items()))
+    sql = "\n".join(shown)
     doc = {"state_layout": STATE_LAYOUT, "inserts": sqls, "objects": described}
+    as_written = None
+    if shown != sqls:
+        old = {**doc, "inserts": shown}
+        as_written = JobFingerprint(_hash(old), sql, tables, old)
+    return JobFingerprint(_hash(doc), sql, tables, doc, as_written)
+
+
+def _hash(doc: dict) -> str:
+    """SHA-256 (hex) of ``doc`` as canonical JSON."""
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return JobFingerprint(digest, "\n".join(shown), tuple(o.name for _, o in sorted(objects.items())), doc)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _sql(tree: exp.Expression, canonical: bool = True) -> str:
