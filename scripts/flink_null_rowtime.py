@@ -36,6 +36,8 @@ from flink_session import ROOT, collect, error_text, kafka_jar, run_client, tabl
 OUT = ROOT / "tests" / "runtime" / "null_rowtime_flink.json"
 ROWS = [{"k": "a", "v": 1, "ts": "2024-05-01 00:00:00"}, {"k": "b", "v": 2, "ts": None},
         {"k": "a", "v": 3, "ts": "2024-05-01 00:01:30"}]
+LATE_ROWS = [{"k": "a", "v": 1, "ts": "2024-05-01 00:00:00"}, {"k": "a", "v": 3, "ts": "2024-05-01 00:01:30"},
+             {"k": "b", "v": 2, "ts": None}, {"k": "a", "v": 4, "ts": "2024-05-01 00:01:40"}]
 ROWS2 = [{"k": "a", "v": 10, "ts": "2024-05-01 00:00:10"}, {"k": "b", "v": 20, "ts": "2024-05-01 00:00:20"},
          {"k": "a", "v": 30, "ts": "2024-05-01 00:01:40"}]
 DDL = ("CREATE TABLE {name} (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) "
@@ -43,6 +45,8 @@ DDL = ("CREATE TABLE {name} (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts 
 KAFKA_DDL = DDL[:DDL.index("WITH")] + (
     "WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
     "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json')")
+#: The option of ``evl``: Flink emits the watermark after each row (FLIP-296), not every 200 ms.
+ON_EVENT = "'scan.watermark.emit.strategy' = 'on-event'"
 _CLIENT = r'''
 import json, sys
 from confluent_kafka import Producer
@@ -58,6 +62,8 @@ p.flush(30)
 '''
 VERSIONED = ("CREATE VIEW ver AS SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
              "ORDER BY ts DESC) AS rn FROM ev2) WHERE rn = 1")
+#: ``ev`` as a versioned table: ``b``'s one version has a NULL rowtime (Kafka only).
+VERSIONED_EV = VERSIONED.replace("ver AS", "verev AS").replace("FROM ev2", "FROM ev")
 W = "TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
 QUERIES = {
     "scan": "SELECT k, v, ts FROM ev",
@@ -93,17 +99,65 @@ QUERIES = {
     "match_recognize": "SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES "
                        "A.v AS av ONE ROW PER MATCH PATTERN (A) DEFINE A AS A.v > 0)",
 }
+_MATCH = ("SELECT * FROM {t} MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES A.v AS av, A.ts AS ats, "
+          "MATCH_ROWTIME() AS mt ONE ROW PER MATCH PATTERN (A) DEFINE A AS A.v > 0)")
+_LEGACY = ("SELECT k, {w}_START({args}) AS ws, {w}_END({args}) AS we, {w}_ROWTIME({args}) AS wt, COUNT(*), "
+           "SUM(v) FROM {t} GROUP BY k, {w}({args})")
+_TUMBLE_ARGS, _HOP_ARGS = "ts, INTERVAL '1' MINUTE", "ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE"
+_SESSION_ARGS = "ts, INTERVAL '10' SECOND"
 
 
-def run(ddl: list[str]) -> dict:
-    """Each query of :data:`QUERIES` after ``ddl``: ``{name: {"sql", "rows" | "error"}}``."""
+def _shared(t: str) -> dict[str, str]:
+    """The queries of :data:`KAFKA_QUERIES` and :data:`LATE_QUERIES` alike, over table ``t``."""
+    return {
+        "over_unbounded_ts": f"SELECT k, v, ts, COUNT(*) OVER (ORDER BY ts) FROM {t}",
+        "over_rows_unbounded": f"SELECT k, v, ts, SUM(v) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING "
+                               f"AND CURRENT ROW) FROM {t}",
+        "over_rows_bounded": f"SELECT k, v, ts, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 "
+                             f"PRECEDING AND CURRENT ROW) FROM {t}",
+        "temporal_sort_ts": f"SELECT k, v, ts FROM {t} ORDER BY ts, v DESC",
+        "match_recognize_ts": _MATCH.format(t=t),
+        "legacy_tumble": _LEGACY.format(w="TUMBLE", args=_TUMBLE_ARGS, t=t),
+        "legacy_hop": _LEGACY.format(w="HOP", args=_HOP_ARGS, t=t),
+        "legacy_session": _LEGACY.format(w="SESSION", args=_SESSION_ARGS, t=t),
+        "interval_left_join_ts": f"SELECT l.k, l.v, l.ts, r.v FROM {t} l LEFT JOIN ev2 r ON l.k = r.k AND "
+                                 "l.ts BETWEEN r.ts - INTERVAL '1' MINUTE AND r.ts + INTERVAL '1' MINUTE",
+        "temporal_left_join": f"SELECT l.k, l.v, l.ts, r.v FROM {t} l LEFT JOIN ver FOR SYSTEM_TIME AS OF "
+                              "l.ts AS r ON l.k = r.k",
+        "dedup_first": f"SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) "
+                       f"AS rn FROM {t}) WHERE rn = 1",
+    }
+
+
+#: Kafka only (``kafka``): what each consumer writes in the rowtime column, more frames and windows.
+KAFKA_QUERIES = {
+    **_shared("ev"),
+    "temporal_join_null_version": "SELECT l.k, l.v, r.v, r.ts FROM ev2 l JOIN verev FOR SYSTEM_TIME AS OF "
+                                  "l.ts AS r ON l.k = r.k",
+    "dedup_last": "SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn "
+                  "FROM ev) WHERE rn = 1",
+    "match_recognize_order": "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES A.k AS ak, A.v AS av, "
+                             "B.k AS bk, B.v AS bv, MATCH_ROWTIME() AS mt ONE ROW PER MATCH AFTER MATCH SKIP "
+                             "PAST LAST ROW PATTERN (A B) DEFINE B AS B.v < A.v)",
+}
+#: The queries whose rows are recorded with their row kinds.
+UPDATING = ("dedup_last",)
+#: Kafka only (``kafka_late``): ``evl``'s NULL rowtime comes after the watermark passed 2024-05-01
+#: 00:01:25 (``'scan.watermark.emit.strategy' = 'on-event'``: a watermark after every row).
+LATE_QUERIES = {**_shared("evl"), "tumble_select": "SELECT k, window_start FROM TABLE(TUMBLE(TABLE evl, "
+                "DESCRIPTOR(ts), INTERVAL '1' MINUTE))"}
+
+
+def run(ddl: list[str], queries: dict[str, str]) -> dict:
+    """Each query of ``queries`` after ``ddl``: ``{name: {"sql", "rows" | "error"}}``."""
     found = {}
-    for name, sql in QUERIES.items():
+    for name, sql in queries.items():
         t = table_env(*([kafka_jar()] if "'kafka'" in ddl[0] else []), utc=True)
         for d in ddl:
             t.execute_sql(d)
         try:
-            found[name] = {"sql": sql, "rows": sorted(map(str, collect(t, sql)))}
+            # an updating result (``dedup_last``) with its row kinds: ['+I', ...], ['-U', ...], ...
+            found[name] = {"sql": sql, "rows": sorted(map(str, collect(t, sql, kinds=name in UPDATING)))}
         except Exception as e:  # noqa: BLE001 - Flink's error is the answer
             text = error_text(e)
             cut = text.find("should not be null")
@@ -118,18 +172,20 @@ def main() -> None:
     for name, rows in (("ev", ROWS), ("ev2", ROWS2)):
         (folder / f"{name}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = json.loads(OUT.read_text()) if OUT.exists() else {}
-    out["rows"] = {"ev": ROWS, "ev2": ROWS2}
+    out["rows"] = {"ev": ROWS, "ev2": ROWS2, "evl": LATE_ROWS}
     if "--kafka" in sys.argv:
         bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
         ddl = []
-        for name, rows in (("ev", ROWS), ("ev2", ROWS2)):
+        for name, rows in (("ev", ROWS), ("ev2", ROWS2), ("evl", LATE_ROWS)):
             topic = f"flink-null-rowtime-{name}-{uuid.uuid4().hex[:8]}"
             run_client(_CLIENT, bootstrap, topic, json.dumps(rows))
             ddl.append(KAFKA_DDL.format(name=name, topic=topic, bootstrap=bootstrap))
-        out["kafka"] = run(ddl + [VERSIONED])
+        ddl[2] = ddl[2].replace("'format'", f"{ON_EVENT}, 'format'")
+        out["kafka"] = run([*ddl, VERSIONED, VERSIONED_EV], {**QUERIES, **KAFKA_QUERIES})
+        out["kafka_late"] = run([*ddl, VERSIONED], LATE_QUERIES)
     else:
         tables = [DDL.format(name=t, path=folder / f"{t}.json") for t in ("ev", "ev2")]
-        out["queries"] = run([*tables, VERSIONED])
+        out["queries"] = run([*tables, VERSIONED], QUERIES)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
 
 
