@@ -2,10 +2,14 @@
 
 Writes ``tests/runtime/null_rowtime_flink.json``: ``{query name: {"sql", "rows" | "error"}}``, the
 oracle of ``tests/runtime/test_null_rowtime.py``. ``ev`` holds one row whose rowtime (the column
-its WATERMARK is declared on) is NULL, ``ev2`` and ``ver`` have none::
+its WATERMARK is declared on) is NULL, ``ev2`` and ``ver`` have none; ``evl`` (Kafka only) has
+its NULL after rows of 2024, with a watermark after every row::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_null_rowtime.py          # filesystem
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_null_rowtime.py --kafka  # "kafka"
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_null_rowtime.py --kafka  # "kafka*"
+
+(``--kafka`` writes the records with this project's venv: ``CLIENT_PYTHON`` names it when the
+script runs from a worktree without one.)
 
 Findings (PyFlink 2.3.0, filesystem json sources, 2026-12-05, all 18 queries): every one fails
 with ``RowTime field should not be null, please convert it to a non-null long value.``, the plain
@@ -16,10 +20,22 @@ Behind Kafka tables (``--kafka``: the watermark is pushed into the source, which
 watermark value; key ``kafka``): the scan passes the row; TUMBLE/HOP/CUMULATE aggregates fail
 (``SliceAssigners``, same message); SESSION fails with ``rowtimeIndex should not be null, please
 convert it to a non-null long value.``; the plain TVF drops the row (metric
-``numNullRowTimeRecordsDropped``), so window Top-N, deduplication and join over it miss it; the
-legacy ``GROUP BY TUMBLE`` reads it as 1970-01-01 00:00 (a window of its own); interval and
-temporal joins do not join it (LEFT interval join: padded); bounded OVER frames drop it; an
-unbounded OVER frame, ORDER BY ts and MATCH_RECOGNIZE keep it (read as 0).
+``numNullRowTimeRecordsDropped``), so window Top-N, deduplication and join over it miss it.
+Every other operator reads the NULL as 0, 1970-01-01 00:00:00 (2026-12-06, 14 more queries): the
+legacy ``GROUP BY TUMBLE/HOP/SESSION`` make 1970 windows (``TUMBLE_START`` 1970-01-01 00:00,
+``_END`` 00:01, ``_ROWTIME`` 00:00:59.999; HOP's two windows from 1969-12-31 23:59:30; a session
+[00:00, 00:10)); an unbounded OVER frame (ROWS or RANGE), ORDER BY ts, MATCH_RECOGNIZE and the
+row-time deduplication (first or last row, the NULL alone in its key) take it first; a bounded OVER frame drops it (0 is not
+after its key's last rowtime, 0 at first); the interval join finds nothing near 1970 (LEFT:
+padded); the temporal join joins a probe row to no version (LEFT: padded), and a version with a
+NULL rowtime is its key's version from 1970 on (``temporal_join_null_version`` joins it). The
+rowtime column keeps its NULL in every output; ``MATCH_ROWTIME()`` of the row is 1970-01-01.
+
+A NULL that comes after the watermark passed 2024 (``kafka_late``, ``evl`` with
+``'scan.watermark.emit.strategy' = 'on-event'``) is late wherever Flink has a late rule: the OVER
+frames, ORDER BY, MATCH_RECOGNIZE, the legacy windows and the row-time deduplication drop it
+(``numLateRecordsDropped``); the LEFT interval and temporal joins still emit it padded; the plain
+TVF drops it as NULL.
 """
 
 from __future__ import annotations
@@ -181,6 +197,8 @@ def main() -> None:
             run_client(_CLIENT, bootstrap, topic, json.dumps(rows))
             ddl.append(KAFKA_DDL.format(name=name, topic=topic, bootstrap=bootstrap))
         ddl[2] = ddl[2].replace("'format'", f"{ON_EVENT}, 'format'")
+        # the tests run the same statements: Kafka tables (``{name}``, ``{topic}``, ``{bootstrap}``), views
+        out["kafka_ddl"] = {"table": KAFKA_DDL, "views": [VERSIONED, VERSIONED_EV]}
         out["kafka"] = run([*ddl, VERSIONED, VERSIONED_EV], {**QUERIES, **KAFKA_QUERIES})
         out["kafka_late"] = run([*ddl, VERSIONED], LATE_QUERIES)
     else:
