@@ -21,15 +21,16 @@ watermark value; key ``kafka``): the scan passes the row; TUMBLE/HOP/CUMULATE ag
 (``SliceAssigners``, same message); SESSION fails with ``rowtimeIndex should not be null, please
 convert it to a non-null long value.``; the plain TVF drops the row (metric
 ``numNullRowTimeRecordsDropped``), so window Top-N, deduplication and join over it miss it.
-Every other operator reads the NULL as 0, 1970-01-01 00:00:00 (2026-12-06, 14 more queries): the
+Every other operator reads the NULL as 0, 1970-01-01 00:00:00 (2026-12-06, 16 more queries): the
 legacy ``GROUP BY TUMBLE/HOP/SESSION`` make 1970 windows (``TUMBLE_START`` 1970-01-01 00:00,
 ``_END`` 00:01, ``_ROWTIME`` 00:00:59.999; HOP's two windows from 1969-12-31 23:59:30; a session
 [00:00, 00:10)); an unbounded OVER frame (ROWS or RANGE), ORDER BY ts, MATCH_RECOGNIZE and the
-row-time deduplication (first or last row, the NULL alone in its key) take it first; a bounded OVER frame drops it (0 is not
-after its key's last rowtime, 0 at first); the interval join finds nothing near 1970 (LEFT:
-padded); the temporal join joins a probe row to no version (LEFT: padded), and a version with a
-NULL rowtime is its key's version from 1970 on (``temporal_join_null_version`` joins it). The
-rowtime column keeps its NULL in every output; ``MATCH_ROWTIME()`` of the row is 1970-01-01.
+row-time deduplication (first or last row, the NULL alone in its key) take it first; a bounded
+OVER frame drops it (0 is not after its key's last rowtime, 0 at first); the interval join finds
+nothing near 1970 (LEFT: padded); the temporal join joins a probe row to no version (LEFT:
+padded), and a version with a NULL rowtime is its key's version from 1970 on
+(``temporal_join_null_version`` joins it). The rowtime column keeps its NULL in every output;
+``MATCH_ROWTIME()`` of the row is 1970-01-01.
 
 A NULL that comes after the watermark passed 2024 (``kafka_late``, ``evl`` with
 ``'scan.watermark.emit.strategy' = 'on-event'``) is late wherever Flink has a late rule: the OVER
@@ -150,6 +151,10 @@ KAFKA_QUERIES = {
     **_shared("ev"),
     "temporal_join_null_version": "SELECT l.k, l.v, r.v, r.ts FROM ev2 l JOIN verev FOR SYSTEM_TIME AS OF "
                                   "l.ts AS r ON l.k = r.k",
+    "interval_self_join": "SELECT l.k, l.v, r.v FROM ev l JOIN ev r ON l.k = r.k AND l.ts BETWEEN "
+                          "r.ts - INTERVAL '1' MINUTE AND r.ts + INTERVAL '1' MINUTE",
+    "temporal_self_join": "SELECT l.k, l.v, r.v FROM ev l JOIN verev FOR SYSTEM_TIME AS OF l.ts AS r "
+                          "ON l.k = r.k",
     "dedup_last": "SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn "
                   "FROM ev) WHERE rn = 1",
     "match_recognize_order": "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES A.k AS ak, A.v AS av, "
