@@ -16,8 +16,9 @@ Flink 2.3 (``flink-table-runtime-2.3.0``; ``scripts/flink_null_rowtime.py`` runs
     window (``WindowSpec.legacy``); an OVER aggregate, an ``ORDER BY`` rowtime and
     MATCH_RECOGNIZE take it first, or drop it as late (counted in ``late_records``) once their
     watermark (a bounded OVER frame: the key's last emitted rowtime, 0 at first) is at or past
-    the epoch; an interval or temporal join finds no row near 1970 to join it with. The row
-    itself keeps its NULL in the output.
+    the epoch; an interval join joins it with the other side's rows near 1970 only (another
+    NULL too); in a temporal join a probe row finds only a version of 1970, and a version with a
+    NULL rowtime is its key's version from 1970 on. The row itself keeps its NULL in the output.
 
 The checks are one ``null_count`` of the Arrow column per batch (no per-row work); the epoch is
 filled in, vectorised, only for a batch that has NULLs
