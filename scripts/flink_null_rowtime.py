@@ -27,10 +27,10 @@ legacy ``GROUP BY TUMBLE/HOP/SESSION`` make 1970 windows (``TUMBLE_START`` 1970-
 [00:00, 00:10)); an unbounded OVER frame (ROWS or RANGE), ORDER BY ts, MATCH_RECOGNIZE and the
 row-time deduplication (first or last row, the NULL alone in its key) take it first; a bounded
 OVER frame drops it (0 is not after its key's last rowtime, 0 at first); the interval join finds
-nothing near 1970 (LEFT: padded); the temporal join joins a probe row to no version (LEFT:
-padded), and a version with a NULL rowtime is its key's version from 1970 on
-(``temporal_join_null_version`` joins it). The rowtime column keeps its NULL in every output;
-``MATCH_ROWTIME()`` of the row is 1970-01-01.
+nothing near 1970 (LEFT: padded) but another NULL (``interval_self_join``); the temporal join
+joins a probe row to no version of 2024 (LEFT: padded), and a version with a NULL rowtime is its
+key's version from 1970 on (``temporal_join_null_version``, ``temporal_self_join`` join it). The
+rowtime column keeps its NULL in every output; ``MATCH_ROWTIME()`` of the row is 1970-01-01.
 
 A NULL that comes after the watermark passed 2024 (``kafka_late``, ``evl`` with
 ``'scan.watermark.emit.strategy' = 'on-event'``) is late wherever Flink has a late rule: the OVER
