@@ -192,6 +192,17 @@ def test_another_window_size_is_another_state(signatures):
     assert ten["parameters"]["spec"]["size"] == 10_000 and twenty["parameters"]["spec"]["size"] == 20_000
 
 
+def test_a_legacy_group_window_has_the_window_tvfs_signature(signatures):
+    """``GROUP BY TUMBLE(ts, ...)`` (``WindowSpec.legacy``: a NULL rowtime reads as 1970 there) keeps
+    the signature it had before that field, the TVF aggregate's: its state means the same."""
+    legacy = ("INSERT INTO outw SELECT a, TUMBLE_START(ts, INTERVAL '10' SECOND), COUNT(*) FROM src "
+              "GROUP BY a, TUMBLE(ts, INTERVAL '10' SECOND)")
+    _, tvf = _one(signatures(WINDOW.format(s=10)), "window-agg")
+    _, old = _one(signatures(legacy), "window-agg")
+    assert "legacy" not in old["parameters"]["spec"]
+    assert old["parameters"]["spec"] == tvf["parameters"]["spec"]
+
+
 def test_another_join_key_is_another_state(signatures):
     sql = "INSERT INTO outj SELECT s.a, d.name FROM src s JOIN dim d ON s.{} = d.a"
     op, on_a = _one(signatures(sql.format("a")), "join")
