@@ -12,7 +12,10 @@ so a GROUP BY keyed like the table sends none.
 By default every change is written, in order per key, as Flink 2.3's upsert-kafka sink does
 without buffering (``'sink.buffer-flush.max-rows'`` and ``'sink.buffer-flush.interval'`` both
 default to 0): a versioned table written here and read back (a temporal join) keeps every
-version. With both options > 0 the sink reduces as Flink's ``ReducingUpsertWriter``: rows are
+version. Exactly-once, to one topic and without written metadata columns, each flush of
+changes reaches librdkafka as one keys array and one values array (a tombstone a NULL) in one
+``rd_kafka_produce_batch`` call (:mod:`.native`), without a Python object per change. With both
+options > 0 the sink reduces as Flink's ``ReducingUpsertWriter``: rows are
 buffered and compacted per PRIMARY KEY (only each key's last change of the buffer is written,
 a -U/-D as a tombstone; a key's change to one topic replaces its change to another when rows
 name their topics, as Flink's buffer is keyed by the key alone) and the buffer is written when
