@@ -159,7 +159,8 @@ class StreamEnvironment:
                 isinstance(tree, exp.Create) and (tree.expression is not None or
                                                    (tree.kind or "").upper() == "VIEW")):
             reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
-        if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog)) or (
+        if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog,
+                             n.DescribeCatalog)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):
@@ -188,6 +189,8 @@ class StreamEnvironment:
             return self._namespace_statement(tree, sql)
         if isinstance(tree, n.AlterTable):
             return self._alter_table(tree, sql)
+        if isinstance(tree, n.AlterView):
+            return self._alter_view(tree, sql)
         if isinstance(tree, n.ShowCreateTable):
             from streamsql.sql.ddl import show_create_table
 
@@ -226,7 +229,8 @@ class StreamEnvironment:
                 raise
             from streamsql.sql.parser import error_at
 
-            raise error_at(tree.this or tree, e.message, sql) from None
+            anchor = tree.args.get("catalog") or tree.this or tree  # SHOW DATABASES FROM c: at c
+            raise error_at(anchor, e.message, sql) from None
         if isinstance(result, str):
             return TableResult("ok", message=result)
         return TableResult("rows", *result)
@@ -366,6 +370,42 @@ class StreamEnvironment:
             raise
         return TableResult("ok", message="[INFO] Execute statement succeeded.")
 
+    def _alter_view(self, tree: n.AlterView, sql: str) -> TableResult:
+        """``ALTER VIEW v RENAME TO v2`` or ``ALTER VIEW v AS <query>``, as Flink's SqlAlterView*.
+
+        RENAME TO stays in the view's database; AS replaces the view's query (planned now; its
+        column list dropped).
+
+        Raises:
+            SqlError: an unknown view, a table (use ALTER TABLE), a new name that exists or is in
+                another database, or a query that does not plan.
+        """
+        parts = table_parts(tree.this)
+        obj = self._get(tree.this, sql)
+        if not isinstance(obj, ViewDef):
+            msg = f"ALTER VIEW for a table is not allowed: '{obj.name}' is a table; use ALTER TABLE"
+            raise error_at(tree.this, msg, sql)
+        path = self.catalog.qualify(parts)
+        new = tree.args.get("rename")
+        if new is not None:
+            target = self.catalog.qualify(table_parts(new))
+            if target[:2] != path[:2]:
+                msg = (f"The new name of view '{obj.name}' must be in its database "
+                       f"`{path[0]}`.`{path[1]}`")
+                raise error_at(new, msg, sql)
+            if self.catalog.find(target) is not None:
+                msg = f"Table or view '{target[2]}' already exists in database `{path[0]}`.`{path[1]}`"
+                raise error_at(new, msg, sql)
+            self.catalog.drop(parts)
+            self.catalog.add(dc_replace(obj, name=target[2]), name=target)
+            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+        create = exp.Create(this=tree.this, kind="VIEW", expression=tree.expression, replace=True)
+        self._create(create, sql)
+        ddl = f"CREATE VIEW {'.'.join(f'`{p}`' for p in path)} AS\n{sql[tree.args['start']:].strip()}"
+        altered = self.catalog.get(parts)
+        self.catalog.add(dc_replace(altered, sql=ddl, temporary=obj.temporary), replace=True, name=path)
+        return TableResult("ok", message="[INFO] Execute statement succeeded.")
+
     @staticmethod
     def _created_name(ddl: str) -> str:
         """The table name of a generated CREATE TABLE statement, as written there."""
@@ -495,7 +535,10 @@ class StreamEnvironment:
         """CREATE / DROP [TEMPORARY] [SYSTEM] FUNCTION, SHOW [USER] FUNCTIONS (see functions.udf)."""
         functions = self.catalog.functions
         if isinstance(tree, n.ShowFunctions):
-            return TableResult("rows", ["function name"], udf.show(functions, bool(tree.args.get("user"))))
+            from streamsql.sql.namespace import shown
+
+            rows = udf.show(functions, bool(tree.args.get("user")))
+            return TableResult("rows", ["function name"], [r for r in rows if shown(tree, r[0])])
         name = tree.this.name
         if isinstance(tree, n.DropFunction):
             udf.drop(functions, name, bool(tree.args.get("exists")))
