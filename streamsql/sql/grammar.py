@@ -170,6 +170,11 @@ class FlinkParser(parser.Parser):
     # Teradata's CREATE ... SET property: after a CREATE TABLE whose ';' is missing it took the
     # next SET statement's 'key' = 'value' as one more table option (see _parse_as_command).
     PROPERTY_PARSERS = {k: v for k, v in parser.Parser.PROPERTY_PARSERS.items() if k != "SET"}
+    # Flink 2.x's DISTRIBUTED BY [HASH | RANGE](c) [INTO n BUCKETS]: Doris' DISTRIBUTED BY ...
+    # BUCKETS n in sqlglot, which failed at INTO with a bare syntax error; refused by name
+    PROPERTY_PARSERS["DISTRIBUTED"] = lambda self: self.raise_error(
+        "DISTRIBUTED BY / DISTRIBUTED INTO n BUCKETS is not supported: StreamSQL's tables have no "
+        "buckets (no connector here takes them); remove the clause", self._prev)
 
     SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
 
