@@ -23,6 +23,8 @@ ORDERS = ("CREATE TABLE orders (`user` BIGINT NOT NULL, product VARCHAR(32), amo
           "ptime AS PROCTIME(), PRIMARY KEY(`user`) NOT ENFORCED, "
           "WATERMARK FOR ts AS ts - INTERVAL '1' SECONDS) "
           "WITH ('connector' = 'datagen')")
+SRC = ("CREATE TABLE source_table (id BIGINT, name STRING, ts TIMESTAMP(3)) "
+       "WITH ('connector' = 'datagen', 'number-of-rows' = '3')")
 #: Each scenario's statements run in one new session, in order; every outcome is recorded.
 SCENARIOS = [
     {"name": "show", "statements": [
@@ -83,6 +85,49 @@ SCENARIOS = [
         "CREATE TABLE sink1 (`count` BIGINT, word VARCHAR(256)) WITH ('connector' = 'blackhole')",
         "EXPLAIN STATEMENT SET BEGIN INSERT INTO sink1 SELECT * FROM MyTable1; "
         "INSERT INTO sink1 SELECT * FROM MyTable2; END",
+    ]},
+    {"name": "create_table", "statements": [
+        SRC,
+        "CREATE TABLE MyTable (`user_id` BIGINT, `name` STRING, `ts` TIMESTAMP(3)) "
+        "PARTITIONED BY (`user_id`) WITH ('connector' = 'blackhole')",
+        "CREATE TABLE MyTable2 (uid BIGINT, name STRING) DISTRIBUTED BY HASH(uid) INTO 4 BUCKETS "
+        "WITH ('connector' = 'blackhole')",
+        "CREATE TABLE MyTable3 (uid BIGINT, name STRING) DISTRIBUTED BY (uid) INTO 4 BUCKETS "
+        "WITH ('connector' = 'blackhole')",
+        "CREATE TABLE MyTable4 (uid BIGINT, name STRING) DISTRIBUTED INTO 4 BUCKETS "
+        "WITH ('connector' = 'blackhole')",
+        "CREATE TABLE MyTable5 (uid BIGINT COMMENT 'the user', name STRING) COMMENT 'users' "
+        "WITH ('connector' = 'blackhole')",
+        "CREATE TABLE my_ctas_table WITH ('connector' = 'blackhole') AS SELECT id, name FROM source_table "
+        "WHERE id > 0",
+        "DESCRIBE my_ctas_table",
+        "CREATE TABLE my_ctas_pk (PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'blackhole') "
+        "AS SELECT id, name FROM source_table",
+        "DESCRIBE my_ctas_pk",
+        "CREATE TABLE my_ctas_cols (`desc` STRING, id BIGINT) WITH ('connector' = 'blackhole') "
+        "AS SELECT id, name AS `desc` FROM source_table",
+        "DESCRIBE my_ctas_cols",
+        "CREATE TABLE my_ctas_part PARTITIONED BY (id) WITH ('connector' = 'blackhole') "
+        "AS SELECT id, name FROM source_table",
+        "CREATE OR REPLACE TABLE my_rtas_table WITH ('connector' = 'blackhole') AS SELECT id, name "
+        "FROM source_table",
+        "DESCRIBE my_rtas_table",
+        "CREATE TABLE Orders_with_watermark (`user` BIGINT, product STRING, order_time TIMESTAMP(3), "
+        "WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND) WITH ('connector' = 'datagen') "
+        "LIKE source_table (EXCLUDING OPTIONS)",
+        "CREATE TABLE Orders_like2 WITH ('connector' = 'blackhole') LIKE source_table",
+        "DESCRIBE Orders_like2",
+        "CREATE TEMPORARY TABLE tmp1 (a INT) WITH ('connector' = 'datagen')",
+        "CREATE TABLE IF NOT EXISTS tmp1x (a INT) WITH ('connector' = 'datagen')",
+        "CREATE TEMPORARY SYSTEM FUNCTION IF NOT EXISTS f1 AS 'a.b.C'",
+        "CREATE VIEW v_orders AS SELECT id FROM source_table",
+        "CREATE TEMPORARY VIEW IF NOT EXISTS tv AS SELECT * FROM source_table",
+        "DROP TEMPORARY TABLE IF EXISTS tmp1",
+        "DROP TABLE IF EXISTS nosuch",
+        "DROP TEMPORARY VIEW IF EXISTS tv",
+        "CREATE DATABASE IF NOT EXISTS db9 COMMENT 'x'",
+        "DROP DATABASE IF EXISTS db9 CASCADE",
+        "TRUNCATE TABLE my_ctas_table",
     ]},
 ]
 

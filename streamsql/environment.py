@@ -370,6 +370,27 @@ class StreamEnvironment:
             raise
         return TableResult("ok", message="[INFO] Execute statement succeeded.")
 
+    @staticmethod
+    def _check_ctas_key(tree: exp.Create, names: list[str], certain: list, sql: str) -> None:
+        """A CTAS's PRIMARY KEY on a query column Flink types nullable fails, as Flink's.
+
+        Only where the column's type is certain (``certain``: ``Planner.view_column_types``); a
+        key column declared in the CREATE part is made NOT NULL there, as in a CREATE TABLE.
+
+        Raises:
+            SqlError: Flink's "Invalid primary key 'PK_id'. Column 'id' is nullable.", at the key.
+        """
+        schema = tree.this if isinstance(tree.this, exp.Schema) else None
+        items = schema.expressions if schema is not None else []
+        declared = {i.this.name.lower() for i in items if isinstance(i, exp.ColumnDef)}
+        for key in (i for i in items if isinstance(i, exp.PrimaryKey)):
+            columns = [ident.name for ident in key.expressions]
+            for name in columns:
+                found = [t for c, t in zip(names, certain, strict=True) if c.lower() == name.lower()]
+                if name.lower() not in declared and found and found[0] is not None and found[0].nullable:
+                    msg = f"Invalid primary key 'PK_{'_'.join(columns)}'. Column '{name}' is nullable."
+                    raise error_at(key, msg, sql)
+
     def _alter_view(self, tree: n.AlterView, sql: str) -> TableResult:
         """``ALTER VIEW v RENAME TO v2`` or ``ALTER VIEW v AS <query>``, as Flink's SqlAlterView*.
 
@@ -475,6 +496,7 @@ class StreamEnvironment:
         if len(certain) == len(columns):  # NOT NULL where Flink's planner derives it (COALESCE(x, 0) ...)
             columns = [ColumnDef(c.name, c.type.with_nullable(False)) if t is not None and not t.nullable
                        else c for c, t in zip(columns, certain)]
+            self._check_ctas_key(tree, [c.name for c in columns], certain, sql)
         for name, renamed, earlier in planner.case_renames:
             if any(c.name == renamed for c in columns):  # Flink's table would have both names
                 msg = (f"Columns '{earlier}' and '{name}' differ only in case: Flink's table would have "
@@ -547,7 +569,7 @@ class StreamEnvironment:
         if language is None or language.name.upper() != "PYTHON":
             msg = (f"CREATE FUNCTION {name}: only LANGUAGE PYTHON is supported (Java and Scala functions "
                    "need a JVM)")
-            raise SqlError(msg, sql)
+            raise error_at(language if language is not None else tree.expression, msg, sql)
         path = tree.expression.name
         fn = udf.load(path, self.config.get("python.files"))
         declared = udf.declare(name, fn, bool(tree.args.get("system")), path)

@@ -31,6 +31,20 @@ KNOWN = {
     "DESCRIBE FUNCTION EXTENDED sha2": "DESCRIBE FUNCTION is not implemented",
     "ALTER DATABASE db2 SET ('k2' = 'v2')": "database properties are not kept here: ALTER DATABASE is "
                                             "refused",
+    **dict.fromkeys([
+        "CREATE TABLE MyTable (`user_id` BIGINT, `name` STRING, `ts` TIMESTAMP(3)) "
+        "PARTITIONED BY (`user_id`) WITH ('connector' = 'blackhole')",
+        "CREATE TABLE my_ctas_part PARTITIONED BY (id) WITH ('connector' = 'blackhole') AS SELECT id, name "
+        "FROM source_table"], "PARTITIONED BY is refused (no connector here writes partitions)"),
+    **dict.fromkeys([
+        "CREATE TABLE MyTable2 (uid BIGINT, name STRING) DISTRIBUTED BY HASH(uid) INTO 4 BUCKETS WITH "
+        "('connector' = 'blackhole')",
+        "CREATE TABLE MyTable3 (uid BIGINT, name STRING) DISTRIBUTED BY (uid) INTO 4 BUCKETS WITH "
+        "('connector' = 'blackhole')",
+        "CREATE TABLE MyTable4 (uid BIGINT, name STRING) DISTRIBUTED INTO 4 BUCKETS WITH "
+        "('connector' = 'blackhole')"],
+        "DISTRIBUTED BY / INTO n BUCKETS is refused (no connector here has buckets; Flink's take none "
+        "either, failing where the table is used)"),
 }
 
 
