@@ -435,10 +435,23 @@ def _made(text: str) -> exp.Expression:
     return node
 
 
+#: Element types of an ARRAY whose JSON text DuckDB's ``to_json`` writes as Flink's JSON_STRING
+#: (Jackson) does: ``[1,2]``, ``["a","b"]``, ``[true,null]`` (floating and decimal numbers are
+#: written otherwise: refused).
+_ARRAY_ELEMENTS = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
 @scalar("JSON_STRING", group="json", sig=(("ANY",),), result=STRING)
 def json_string(c: Call) -> exp.Expression:
-    """The value as JSON text (a string quoted and escaped)."""
-    return _sql(_json_text(c, c.args[0]))
+    """The value as JSON text: a string quoted and escaped, an ARRAY a JSON array.
+
+    An ARRAY of strings, integers or booleans only, as Flink 2.3's ``JSON_STRING(ARRAY[1, 2])`` is
+    ``[1,2]``; other arrays are refused.
+    """
+    a = c.args[0]
+    if a.type is not None and a.type.name == "ARRAY" and a.type.children[0].name in _ARRAY_ELEMENTS:
+        return _sql(f"CAST(to_json({a.text}) AS VARCHAR)")
+    return _sql(_json_text(c, a))
 
 
 @scalar("JSON_OBJECT", group="json", sig=((), ("ANY", "ANY...")), result=STRING,

@@ -192,6 +192,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             n.set("default", time_operand(n.args["default"], t))
         return n, t
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.JSON):
+        if isinstance(n.this, exp.Null):  # Calcite: IS JSON takes a character string, not NULL
+            msg = "Illegal use of 'NULL'"
+            raise FunctionError(msg, n.this)
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):
         return _similar_to(n), t

@@ -19,7 +19,9 @@ frame a row is late when its rowtime is not after the operator's watermark; with
 frame when it is not after the last rowtime emitted for its key (Flink's
 ``lastTriggeringTs``, 0 before the first: so a row at or before the epoch is late too), so a
 row behind the watermark but newer than its key's last output is still taken, and emitted at
-the next watermark. A NULL rowtime is dropped. State: a row leaves the pending rows once
+the next watermark. A NULL rowtime reads as 0, 1970-01-01 00:00:00, as in Flink 2.3 (an
+unbounded frame takes it first, or drops it as late; a bounded frame always drops it as late:
+:mod:`~streamsql.runtime.operators.rowtime_nulls`). State: a row leaves the pending rows once
 emitted; a bounded frame keeps the rows a later row of the key may still need (ROWS: the last
 ``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
 rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
