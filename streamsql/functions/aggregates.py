@@ -700,13 +700,14 @@ AGGREGATE_DOCS = (
                  _ROWWISE + _DISTINCT + " Flink refuses LISTAGG(DISTINCT ...) in a HOP window."),
     AggregateDoc(("ARRAY_AGG",), "any value: `[DISTINCT] x [RESPECT NULLS \\| IGNORE NULLS]`",
                  "keeps NULL values unless IGNORE NULLS; NULL without a value", _ROWWISE + _DISTINCT),
-    AggregateDoc(("JSON_ARRAYAGG",), "STRING, integers, BOOLEAN: `x [ABSENT ON NULL \\| NULL ON NULL]`",
+    AggregateDoc(("JSON_ARRAYAGG",), "x as JSON_ARRAY's values: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",
                  "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY "
                  "and TUMBLE windows; refused in OVER, HOP, CUMULATE and SESSION windows as Flink refuses "
-                 "it. "
-                 "Other argument types are not supported yet. VARCHAR(2000) NOT NULL, as Flink's (not cut)."),
+                 "it. Each value is written as JSON_ARRAY writes it (a TIMESTAMP as "
+                 "`\"2024-01-01T10:00:00.123\"`, BYTES in base64, an ARRAY, ROW or MAP nested). "
+                 "VARCHAR(2000) NOT NULL, as Flink's (not cut)."),
     AggregateDoc(("JSON_OBJECTAGG",),
                  "`[KEY] k VALUE v [NULL ON NULL \\| ABSENT ON NULL]`: k a STRING, v as JSON_OBJECT's values",
                  "never NULL (`{}` without a pair); a NULL value written as `null` (NULL ON NULL, the "

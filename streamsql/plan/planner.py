@@ -691,7 +691,7 @@ class Planner:
         """
         func, arg = self._agg_call(call, mode)
         args = arg if isinstance(arg, list) else [] if arg is None else [arg]
-        sqls = [to_duckdb(a) for a in args]
+        sqls = [to_duckdb(a, Scope([], self.sql)) for a in args]  # a refusal quotes the statement
         shared = ("__a", "__k") if keys else ("__a",)
         if len(sqls) == 1:
             same = next((i for i, (n, e) in enumerate(pre) if n.startswith(shared) and e == sqls[0]), None)

@@ -852,6 +852,19 @@ class FlinkParser(parser.Parser):
 
     # --- window TVFs ------------------------------------------------------------------------
 
+    def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
+        # [KEY] name VALUE value of JSON_OBJECT / JSON_OBJECTAGG. Flink's (Calcite's) value is a
+        # whole expression, comparisons and AND/OR included: JSON_OBJECT(KEY 'a' VALUE x > 2) is
+        # {"a":false} (sqlglot reads a bitwise expression only: a syntax error at the '>')
+        self._match_text_seq("KEY")
+        key = self._parse_column()
+        self._match_set(self.JSON_KEY_VALUE_SEPARATOR_TOKENS)
+        self._match_text_seq("VALUE")
+        value = self._parse_assignment()
+        if not key and not value:
+            return None
+        return self.expression(exp.JSONKeyValue(this=key, expression=value))
+
     def _parse_json_arrayagg(self) -> exp.JSONArrayAgg:
         # JSON_ARRAYAGG(value [ABSENT ON NULL | NULL ON NULL]), Flink's (sqlglot reads no ON NULL)
         this = self._parse_assignment()

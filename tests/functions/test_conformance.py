@@ -52,13 +52,12 @@ PLAUSIBLE = {
 def flink_type(text: str) -> str:
     """Flink's type text as StreamSQL spells it where the plan does not carry it exactly: no NOT NULL
     (nullability is not tracked), CHAR(n)/VARCHAR(n) as STRING (an element's, key's, value's or
-    field's too), BINARY(n)/VARBINARY(n) as BYTES, TIMESTAMP(p) carried in milliseconds (p <= 3) or
+    field's too; BINARY(n)/VARBINARY(n) are carried exactly), TIMESTAMP(p) carried in milliseconds (p <= 3) or
     microseconds (a CAST's or literal's own precision is carried: see the test)."""
     t = text.replace(" NOT NULL", "")
     if t.endswith(" *PROCTIME*"):  # a PROCTIME() item is a time attribute, typed as Flink's
         return t
     t = re.sub(r"^(VAR)?CHAR\(\d+\)$", "STRING", t)
-    t = re.sub(r"^(VAR)?BINARY\(\d+\)$", "BYTES", t)
     t = re.sub(r"(?<=[<, ])(VAR)?CHAR\(\d+\)(?=[>,])", "STRING", t)  # an element, key, value, field
     if t.startswith("TIMESTAMP_LTZ("):  # expressions' instants are carried in microseconds
         return "TIMESTAMP_LTZ(6)"
