@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
-from flink_session import ROOT, collect, error_text, table_env
+from flink_session import ROOT, run_step, table_env
 
 OUT = ROOT / "tests" / "e2e" / "docs_statements_flink.json"
 
@@ -139,15 +139,7 @@ def rows_recorded(statement: str) -> bool:
 
 
 def _run(t, statement: str) -> dict:
-    try:
-        if rows_recorded(statement):
-            return {"statement": statement, "flink": "ok", "rows": collect(t, statement)}
-        result = t.execute_sql(statement)
-        if statement.startswith(("EXPLAIN", "SHOW")):
-            result.collect().close()
-        return {"statement": statement, "flink": "ok"}
-    except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
-        return {"statement": statement, "flink": "error", "flink_error": error_text(e)}
+    return run_step(t, statement, rows_recorded, ("EXPLAIN", "SHOW"))
 
 
 def main() -> int:

@@ -93,6 +93,24 @@ def error_text(e: Exception) -> str:
     return " / ".join(java_messages(e)) or str(e)
 
 
+def run_step(t, statement: str, with_rows: Callable[[str], bool], drained: tuple[str, ...]) -> dict:
+    """One statement of a recorded scenario on Flink: ``{"statement", "flink": "ok"|"error", ...}``.
+
+    ``with_rows(statement)``: its rows are recorded (``"rows"``); a statement starting with one of
+    ``drained`` has its result collected and dropped (Flink checks some only then); a failure is
+    recorded as ``"flink_error"`` (:func:`error_text`).
+    """
+    try:
+        if with_rows(statement):
+            return {"statement": statement, "flink": "ok", "rows": collect(t, statement)}
+        result = t.execute_sql(statement)
+        if statement.startswith(drained):
+            result.collect().close()
+        return {"statement": statement, "flink": "ok"}
+    except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
+        return {"statement": statement, "flink": "error", "flink_error": error_text(e)}
+
+
 def run_client(snippet: str, *args: str) -> str:
     """Run Python ``snippet`` with ``args`` in this project's venv (``CLIENT_PYTHON`` overrides); its stdout.
 
