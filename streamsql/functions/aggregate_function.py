@@ -166,6 +166,39 @@ class AggregateFunction:
         """The result value of an object accumulator."""
         return acc
 
+    # -- Flink's row-by-row emission (streamsql.runtime.operators.group_agg_rows) ------------------
+
+    @property
+    def residue(self) -> bool:
+        """Retracting every row added may leave a state other than a new accumulator's.
+
+        Flink starts a key whose last row was retracted from new accumulators; a GROUP BY cuts a
+        batch where that happens when some state keeps a residue: a Python aggregate's accumulator
+        (or any row-wise one) does, unless a subclass knows better.
+        """
+        return self.rowwise
+
+    def zero_sign_rows(self, values: pa.ChunkedArray) -> np.ndarray | None:
+        """Per row of argument ``values``: may it flip the sign of a zero result that stays equal?
+
+        Flink's equaliser takes -0.0 for 0.0, so such a flip is not emitted. By default a
+        floating result over a floating argument may flip on any zero value; None: this call's
+        result never flips (not floating).
+        """
+        if self.arg_type is None or not pa.types.is_floating(self.out_type) \
+                or not pa.types.is_floating(self.arg_type):
+            return None
+        return zero_mask(values)
+
+
+def zero_mask(values: pa.ChunkedArray | pa.Array, negative_only: bool = False) -> np.ndarray:
+    """Per value: a floating zero (with ``negative_only``: -0.0 only); a NULL is none."""
+    v = values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) \
+        else np.asarray(values.to_numpy(), dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)  # NULLs are NaN here: no zero
+    zero = v == 0
+    return zero & np.signbit(v) if negative_only else zero
+
 
 def valid_mask(arr: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """True where ``arr`` is not NULL (bool array)."""

@@ -73,6 +73,7 @@ from streamsql.functions.aggregate_function import (
     numpy_values,
     overflow_error,
     valid_mask,
+    zero_mask,
 )
 from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
 from streamsql.functions.distinct_ttl import CountDistinctTtl
@@ -276,8 +277,15 @@ class Sum(AggregateFunction):
         A floating-point list of values (:meth:`ordered_partial`) is added value by value in its
         order (``np.add.at`` is unbuffered: repeated slots add in turn).
         """
-        cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
+        count = cols[self.field("c")]
         col = cols[self.field("s")]
+        if self.kind == "f" and self.func == "sum":
+            # Flink's SUM starts NULL and takes its first value as is (a lone -0.0 stays -0.0); the
+            # zeroed field starts at -0.0, the identity of +. (A sum whose values were all
+            # retracted, exactly 0.0, is taken for one never set: Flink would keep its 0.0.)
+            unset = slots[(count[slots] == 0) & (col[slots] == 0)]
+            col[unset] = -0.0
+        count[slots] += numpy_values(parts[0], np.int64)
         if pa.types.is_list(parts[1].type):
             lists = parts[1].combine_chunks() if isinstance(parts[1], pa.ChunkedArray) else parts[1]
             lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
@@ -313,10 +321,25 @@ class Sum(AggregateFunction):
             cur[1] += n
             if isinstance(s, list):  # a floating-point list (ordered_partial): one value at a time
                 for v in s:
-                    cur[0] = v if cur[0] is None else self._add(cur[0], v)
+                    cur[0] = self._first(v) if cur[0] is None else self._add(cur[0], v)
             elif s is not None:
                 t = s if cur[0] is None else self._add(cur[0], s)
                 cur[0] = java_narrow(t, 64) if integer else t
+
+    @property
+    def residue(self) -> bool:
+        """A floating sum keeps its rounding (and a NaN, an infinity) after its values are retracted."""
+        return self.kind == "f"
+
+    def zero_sign_rows(self, values):
+        """Rows of -0.0: the sum is -0.0 only while every value added was -0.0 (see the base)."""
+        if self.kind != "f":
+            return None
+        return zero_mask(values, negative_only=True)
+
+    def _first(self, v):
+        """The sum of one value: the value (Flink's SUM starts NULL)."""
+        return v
 
     def _add(self, a, b):
         """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
@@ -338,6 +361,14 @@ class Avg(Sum):
     """``AVG(x)``: sum / count of the non-NULL values (the state of a SUM)."""
 
     func = "avg"
+
+    def zero_sign_rows(self, values):
+        """None: Flink's AVG sums from 0.0 (:meth:`_first`), its sum and quotient are never -0.0."""
+        return None
+
+    def _first(self, v):
+        """``0.0 + v`` for floating point: Flink's AVG sums from 0 (-0.0 alone averages 0.0)."""
+        return 0.0 + v if self.kind == "f" else v
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -394,6 +425,11 @@ class Min(AggregateFunction):
 
     func = "min"
     scalar = True
+
+    def zero_sign_rows(self, values):
+        """None: Java's ``<`` keeps the first zero seen, a zero never replaces the other."""
+        return None
+
     _better = staticmethod(operator.lt)
     _pick = staticmethod(np.minimum)
     _np_better = staticmethod(np.less)
