@@ -147,6 +147,10 @@ class AggregateFunction:
         """Fold partial states (Python lists, one item per accumulator) into ``acc[slot]`` of ``accs``."""
         raise NotImplementedError
 
+    def fold_columns(self, accs: list[list], slot: int, columns: list[pa.ChunkedArray]) -> None:
+        """:meth:`fold` of a batch's partial state columns (Arrow), row i into ``accs[i]``."""
+        self.fold(accs, slot, [self.to_objects(c) for c in columns])
+
     def fold_multiset(self, accs: list[list], slot: int, rows: list[int], values: list,
                       mults: list[int]) -> None:
         """Add multiplicity ``mults[i]`` of ``values[i]`` to the multiset ``accs[rows[i]][slot]``."""
