@@ -74,14 +74,17 @@ def flink_parts(batch: Batch, num_keys: int, aggregates: Aggregates,
     if flips is None and not retracting:
         return None
     keys = encode_keys(batch.table.columns[:num_keys], n) if num_keys else [b""] * n
-    uniq, first, kid = np.unique(np.array(keys, dtype=object), return_index=True, return_inverse=True)
-    kid = kid.reshape(-1)
-    rows_per_key = np.bincount(kid, minlength=len(uniq))
-    single = np.zeros(len(uniq), bool)
+    ids: dict[bytes, int] = {}  # key ids in order of first row
+    kid = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), np.int64, n)
+    nkeys = len(ids)
+    first = np.full(nkeys, n, np.int64)
+    np.minimum.at(first, kid, np.arange(n))
+    rows_per_key = np.bincount(kid, minlength=nkeys)
+    single = np.zeros(nkeys, bool)
     if flips is not None:
         single[kid[flips]] = True
         single &= rows_per_key > 1
-    cut = np.full(len(uniq), -1, np.int64)  # per key: its last row where the count reaches 0
+    cut = np.full(nkeys, -1, np.int64)  # per key: its last row where the count reaches 0
     signs = batch.signs()
     if retracting and (signs < 0).any():
         counts = old_counts(batch.table.take(pa.array(first)), first)
