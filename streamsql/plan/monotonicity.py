@@ -12,8 +12,9 @@ FLOAT only (Java's ``<``/``>`` against ``Double.compareTo``: NaN, -0.0), which
 
 A column's monotonicity here is one of :data:`CONSTANT` (never updated: every column of an
 insert-only node, a GROUP BY's keys), :data:`INCREASING`, :data:`DECREASING`, or None (not known
-to be monotonic). Only what Flink's rules give for the nodes below is derived: a Calc without a
-condition passes its input's columns through (a column reference or an identity CAST); a GROUP BY
+to be monotonic). Only what Flink's rules give for the nodes below is derived: a Calc passes its
+input's columns through (a column reference or an identity CAST; its WHERE condition changes
+nothing: Flink 2.3 plans ``MAX(d)`` over ``WHERE d > 0`` of an increasing ``d``); a GROUP BY
 keeps its keys constant when its input is insert-only, makes MAX over a constant or increasing
 column increasing and MIN over a constant or decreasing one decreasing; anything else is None
 (the retracting form: never wrong where the values are exact).
@@ -35,7 +36,7 @@ def monotonicity(node: PlanNode) -> list[str | None]:
     n = len(node.schema)
     if node.mode == INSERT_ONLY:
         return [CONSTANT] * n
-    if isinstance(node, CalcNode) and node.query.condition is None:
+    if isinstance(node, CalcNode):  # its condition too: Flink's monotonicity looks at the projection only
         below = monotonicity(node.inputs[0])
         through = node.passthrough()
         return [below[through[o]] if o in through else None for o in range(n)]

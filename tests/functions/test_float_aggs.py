@@ -2,8 +2,10 @@
 
 ``float_aggs_flink.json`` is written by ``scripts/flink_float_aggs.py`` (PyFlink 2.3, one task):
 MIN/MAX over an insert-only table (Flink's ``MinAggFunction``: Java's primitive ``<``, the first
-of -0.0/0.0 stays and a NaN only when first), over another GROUP BY and over a debezium changelog
-(``MinWithRetractAggFunction``: ``Double.compareTo`` order, -0.0 < 0.0 < ... < NaN), in TUMBLE,
+of -0.0/0.0 stays and a NaN only when first), over a debezium changelog
+(``MinWithRetractAggFunction``: ``Double.compareTo`` order, -0.0 < 0.0 < ... < NaN) and over
+another GROUP BY (MIN with retraction, but MAX of a MAX insert-only: its input only increases;
+Flink's plans are recorded too, :func:`test_min_max_retract_as_flinks_plan`), in TUMBLE,
 HOP and CUMULATE windows and in OVER windows; COUNT/SUM(DISTINCT) keyed by ``Double.equals``;
 SUM/AVG added and retracted row by row. The insert-only MIN/MAX depend on row order: the file
 is read in order by one task on both sides, so only that order is tested.
@@ -17,13 +19,18 @@ an update its equaliser finds equal (-0.0 = 0.0) and may later retract the row i
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from sqlglot import parse_one
 
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import StreamSQLError
+from streamsql.plan.nodes import GroupAggNode
+from streamsql.plan.planner import Planner
+from streamsql.sql.dialect import Flink
 from tests.runtime.oracle import make_env
 
 FLINK = json.loads(Path(__file__).with_name("float_aggs_flink.json").read_text())
@@ -51,17 +58,37 @@ QUERIES = [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=KNOWN[q])
            for q in sorted(FLINK["queries"])]
 
 
+def _env(tmp_path: Path, batch_size: int | None, settings: dict):
+    env = make_env(tmp_path, "hashmap", batch_size, settings)
+    for name, path in _files(tmp_path).items():
+        columns, fmt = FLINK["tables"][name]
+        env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{path}', 'format' = '{fmt}')")
+    return env
+
+
+@pytest.mark.parametrize("query", sorted(FLINK["plans"]))
+def test_min_max_retract_as_flinks_plan(tmp_path, query):
+    """Each GroupAggregate's MIN/MAX calls, outermost first, retract where Flink's (``MIN_RETRACT``) do."""
+    env = _env(tmp_path, None, {})
+    node, ours = Planner(env.catalog, env.config, query).plan_query(parse_one(query, read=Flink)), []
+    todo = [node]
+    while todo:
+        n = todo.pop(0)
+        if isinstance(n, GroupAggNode):
+            ours.append([a.func.upper() for a in n.aggs if a.func.startswith(("min", "max"))])
+        todo += n.inputs
+    flinks = [re.findall(r"\b(M(?:IN|AX)(?:_RETRACT)?)\(", line) for line in FLINK["plans"][query]]
+    assert ours == flinks
+
+
 @pytest.mark.parametrize("batch_size", [None, 1])
 @pytest.mark.parametrize("query", QUERIES)
 def test_final_table_is_flinks(tmp_path, query, batch_size):
     settings = {"table.local-time-zone": "UTC"}
     if batch_size:  # no accumulator cache: every batch reads back what the last one wrote
         settings["state.cache.max-entries"] = "0"
-    env = make_env(tmp_path, "hashmap", batch_size, settings)
-    for name, path in _files(tmp_path).items():
-        columns, fmt = FLINK["tables"][name]
-        env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
-                        f"'path' = '{path}', 'format' = '{fmt}')")
+    env = _env(tmp_path, batch_size, settings)
     flink = FLINK["queries"][query]
     if "error" in flink:  # Flink refuses it (SUM(DISTINCT) in a HOP window): so must we
         with pytest.raises(StreamSQLError):
