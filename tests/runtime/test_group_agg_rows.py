@@ -62,13 +62,14 @@ def test_a_batch_is_folded_whole_unless_it_must_be_cut():
         [{"k": 2, "d": 5.0}, {"k": 2, "d": 1.0}], [{"k": 1, "d": -0.0}], [{"k": 1, "d": 0.0}]]
 
 
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
 @pytest.mark.parametrize("operator", [GroupAggOperator, ColumnarGroupAggOperator])
-def test_both_operators_answer_as_flinks_row_by_row_aggregate(tmp_path, operator):
+def test_both_operators_answer_as_flinks_row_by_row_aggregate(tmp_path, operator, backend):
     """SUM of -0.0 then 0.0 shows -0.0 (the equal update not emitted); a key emptied and refilled
     in one batch restarts from NULL: Infinity, retracted, leaves no NaN (Flink's answers:
     tests/functions/float_aggs_flink.json, groups 2 of ``t`` and 6 of ``c``)."""
     op = operator(1, SUM, SCHEMA, OUT)
-    open_operator(op, "hashmap", tmp_path)
+    open_operator(op, backend, tmp_path, config={"state.cache.max-entries": "0"})
     out = op.process_batch(_batch(SCHEMA, [(1, -0.0), (1, 0.0), (2, math.inf)]), 0)
     out += op.process_batch(_batch(SCHEMA, [(2, math.inf), (2, 1.5)], [DEL, INS]), 0)
     rows = changelog(out)
