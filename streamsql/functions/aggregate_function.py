@@ -195,13 +195,15 @@ class AggregateFunction:
         return zero_mask(values)
 
 
-def zero_mask(values: pa.ChunkedArray | pa.Array, negative_only: bool = False) -> np.ndarray:
-    """Per value: a floating zero (with ``negative_only``: -0.0 only); a NULL is none."""
+def zero_mask(values: pa.ChunkedArray | pa.Array, sign: int = 0) -> np.ndarray:
+    """Per value: a floating zero (``sign`` -1: -0.0 only, 1: 0.0 only, 0: either); a NULL is none."""
     v = values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) \
         else np.asarray(values.to_numpy(), dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)  # NULLs are NaN here: no zero
     zero = v == 0
-    return zero & np.signbit(v) if negative_only else zero
+    if sign:
+        zero &= np.signbit(v) == (sign < 0)
+    return zero
 
 
 def valid_mask(arr: pa.ChunkedArray | pa.Array) -> np.ndarray:

@@ -363,7 +363,7 @@ class Sum(AggregateFunction):
         """Rows of -0.0: the sum is -0.0 only while every value added was -0.0 (see the base)."""
         if self.kind != "f":
             return None
-        return zero_mask(values, negative_only=True)
+        return zero_mask(values, -1)
 
     def _first(self, v):
         """The sum of one value: floating point ``_start + v``, else ``v``."""
@@ -589,6 +589,19 @@ class MinRetract(AggregateFunction):
     multiset = True
     combinable = False
     _extreme = staticmethod(min)
+    #: The zero whose arrival or last departure may flip the result's sign (:meth:`zero_sign_rows`).
+    _flipping_zero = -1
+
+    def zero_sign_rows(self, values):
+        """Rows of -0.0 (MAX: of 0.0), None when not floating.
+
+        A MIN goes from 0.0 to -0.0 only when -0.0 arrives and back only when its last copy
+        leaves (by ``Double.compareTo`` -0.0 is below 0.0); a MAX between 0.0 and -0.0 only when
+        0.0 arrives or leaves.
+        """
+        if not pa.types.is_floating(self.arg_type) or self.func not in ("min_retract", "max_retract"):
+            return super().zero_sign_rows(values)
+        return zero_mask(values, self._flipping_zero)
 
     def create(self):
         """An empty multiset."""
@@ -614,6 +627,7 @@ class MaxRetract(MinRetract):
 
     func = "max_retract"
     _extreme = staticmethod(max)
+    _flipping_zero = 1
 
 
 class CountDistinct(MinRetract):
