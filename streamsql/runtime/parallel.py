@@ -544,8 +544,8 @@ class ParallelJobRunner:
         reset (deleted) the running job's topics first.
 
         Raises:
-            JobIdentityError: another driver's workers are still members after
-                :data:`~streamsql.runtime.worker.OTHER_DRIVERS_WAIT_S`.
+            JobIdentityError: another driver's workers are members: at once when one runs on
+                this host, else still after :data:`~streamsql.runtime.worker.OTHER_DRIVERS_WAIT_S`.
         """
         others = other_drivers_workers(self._props(), self.name, f"{socket.gethostname()}-{os.getpid()}")
         if others:

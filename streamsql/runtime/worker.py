@@ -53,7 +53,7 @@ from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ExecutionError, FencedError, user_text
 from streamsql.core.faults import fault_point
-from streamsql.core.lifeline import process_may_live
+from streamsql.core.lifeline import children_running, process_may_live
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,10 @@ REGISTRATION_TIMEOUT_S = 300.0
 REGISTRATION_MAX_BACKOFF_S = 10.0
 #: The ``client.id`` of a worker that ``streamsql run`` started starts so, then names that driver.
 DRIVER_CLIENT_PREFIX = "streamsql-worker-of-"
-#: How long a starting driver waits for another driver's workers to leave the group: the workers
-#: of a driver killed just before are dead, but their static members stay until the session timeout.
+#: How long a starting driver waits for another driver's workers that may be leaving the group:
+#: a driver on another host killed just before took its workers along, but their static members
+#: stay until the session timeout. Not waited for: a running worker of a live driver on this host
+#: (refused at once) and the workers of a dead one here (:func:`other_drivers_workers`).
 OTHER_DRIVERS_WAIT_S = SESSION_TIMEOUT_MS / 1000 + 4.0
 #: What a task's ``done`` record holds (from :meth:`TaskRunner.stats`, what the worker that finished
 #: it counted): read back by :func:`task_reports`.
@@ -151,18 +153,20 @@ def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
                           wait_s: float = OTHER_DRIVERS_WAIT_S) -> list[str]:
     """The members of the job's worker group that another ``streamsql run`` than ``driver`` started.
 
-    Members of a driver on this host whose process is gone are left out (:func:`_driver_may_live`);
-    for the others it waits up to ``wait_s`` seconds for them to leave (a driver on another host,
-    killed, took its workers along, but their static members stay until the session timeout);
-    live workers heartbeat and stay. Each
-    is described as ``<worker id> (of driver <host>-<pid>)``. A group the brokers cannot describe
-    counts as empty: this check refuses, it never fails a run by itself.
+    Each member is judged by :func:`_member_state`. Members of a driver on this host whose process
+    is gone are left out. A worker process of a live driver on this host that still runs makes the
+    answer at once: it heartbeats and stays, waiting for it only delayed the refusal by ``wait_s``.
+    Otherwise it waits up to ``wait_s`` seconds for the members left to leave: those of a driver on
+    another host (killed, it took its workers along, but their static members stay until the
+    session timeout) and those of a live driver here whose worker process has ended (its run is
+    finishing). Each is described as ``<worker id> (of driver <host>-<pid>)``. A group the brokers
+    cannot describe counts as empty: this check refuses, it never fails a run by itself.
 
     Args:
         props: librdkafka properties of the brokers.
         job: the job's name.
         driver: this driver's ``<host>-<pid>``.
-        wait_s: how long to wait for them to leave (s).
+        wait_s: the longest wait for members that may be leaving (s).
     """
     from confluent_kafka import KafkaError
 
@@ -179,25 +183,44 @@ def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
             if not (isinstance(err, KafkaError) and err.code() == KafkaError.GROUP_ID_NOT_FOUND):
                 log.warning("job %s: cannot describe the workers' group %s: %s", job, group, e)
             return []
-        others = [f"{m.group_instance_id or m.member_id} (of driver "
-                  f"{m.client_id.removeprefix(DRIVER_CLIENT_PREFIX)})" for m in found.members
-                  if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine
-                  and _driver_may_live(m.client_id.removeprefix(DRIVER_CLIENT_PREFIX), driver)]
-        if not others or time.monotonic() >= deadline:
-            return sorted(others)
+        members = [m for m in found.members if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine]
+        states = _member_states(members, driver)
+        others = sorted(f"{m.group_instance_id or m.member_id} (of driver "
+                        f"{m.client_id.removeprefix(DRIVER_CLIENT_PREFIX)})"
+                        for m, state in zip(members, states) if state != "gone")
+        if not others or "running" in states or time.monotonic() >= deadline:
+            return others
         time.sleep(0.5)
 
 
-def _driver_may_live(theirs: str, mine: str) -> bool:
-    """Whether driver ``theirs`` (``<host>-<pid>``) may run: on this host, its pid is alive.
+def _member_states(members: list, mine: str) -> list[str]:
+    """What became of each member's worker (``<host>-<pid>`` of its driver in its ``client.id``).
 
-    A dead driver's workers died with it (:mod:`streamsql.core.lifeline`); their static members
-    just have not timed out yet: not waited for. A driver on another host is taken to live.
+    - ``gone``: its driver, on this host, has ended: its workers died with it
+      (:mod:`streamsql.core.lifeline`); their static members just have not timed out yet;
+    - ``running``: its driver on this host lives and has a child process of the member's worker id
+      (``--worker-id``), or ``/proc`` cannot tell: it stays;
+    - ``leaving``: its driver on this host lives but that worker process has ended (the run is
+      finishing): its static member stays until the session timeout;
+    - ``remote``: its driver is on another host: it may have been killed, or may run.
     """
-    host, _, pid = theirs.rpartition("-")
-    if host != mine.rpartition("-")[0] or not pid.isdigit():
-        return True
-    return process_may_live(int(pid))
+    host = mine.rpartition("-")[0]
+    running: dict[int, set[str] | None] = {}  # per live driver pid on this host: its running workers
+    states = []
+    for m in members:
+        theirs_host, _, pid = m.client_id.removeprefix(DRIVER_CLIENT_PREFIX).rpartition("-")
+        if theirs_host != host or not pid.isdigit():
+            states.append("remote")
+            continue
+        if not process_may_live(int(pid)):
+            states.append("gone")
+            continue
+        if int(pid) not in running:
+            ids = {x.group_instance_id for x in members if x.client_id == m.client_id and x.group_instance_id}
+            running[int(pid)] = children_running(int(pid), "--worker-id", ids)
+        alive = running[int(pid)]
+        states.append("running" if alive is None or m.group_instance_id in alive else "leaving")
+    return states
 
 
 class TaskGroup:
