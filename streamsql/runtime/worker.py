@@ -46,8 +46,10 @@ import time
 from typing import Any
 
 import orjson
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import OffsetSpec
 
+from streamsql.connectors.kafka.admin import admin_client
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, KafkaUnreachableError, new_client
 from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.counters import KEYS as DROPPED_KEYS
@@ -59,6 +61,12 @@ log = logging.getLogger(__name__)
 
 #: How long a silent worker keeps its tasks (the broker's minimum is 6 s).
 SESSION_TIMEOUT_MS = 6000
+#: How often a worker heartbeats: a member learns of a rebalance (another worker joined, or
+#: revoked the tasks it hands over) only in a heartbeat's answer, so each of the two rounds of a
+#: cooperative rebalance waited up to this long (1 s: ~2 s before a second worker ran its tasks).
+HEARTBEAT_INTERVAL_MS = 250
+#: How often a worker looks whether every task is done (s); at once after a task of its own finished.
+DONE_CHECK_S = 0.5
 #: Longest hold of the tasks assigned beyond a worker's share (Kafka's default initial
 #: rebalance delay): after that they start, so a job short of workers runs all its tasks.
 HOLD_S = 3.0
@@ -168,10 +176,6 @@ def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
         driver: this driver's ``<host>-<pid>``.
         wait_s: the longest wait for members that may be leaving (s).
     """
-    from confluent_kafka import KafkaError
-
-    from streamsql.connectors.kafka.admin import admin_client
-
     group, mine = f"_streamsql-{job}-workers", DRIVER_CLIENT_PREFIX + driver
     admin = admin_client(props, f"Job '{job}' workers")
     deadline = time.monotonic() + wait_s
@@ -183,7 +187,8 @@ def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
             if not (isinstance(err, KafkaError) and err.code() == KafkaError.GROUP_ID_NOT_FOUND):
                 log.warning("job %s: cannot describe the workers' group %s: %s", job, group, e)
             return []
-        members = [m for m in found.members if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine]
+        members = [m for m in found.members
+                   if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine]
         states = _member_states(members, driver)
         others = sorted(f"{m.group_instance_id or m.member_id} (of driver "
                         f"{m.client_id.removeprefix(DRIVER_CLIENT_PREFIX)})"
@@ -250,6 +255,7 @@ class TaskGroup:
         self._errors: list[BaseException] = []
         self._lock = threading.Lock()
         self._producer: Producer | None = None
+        self._finished = threading.Event()  # a task of this worker recorded that it is done
 
     # -- running ------------------------------------------------------------------------------
     def run(self, cancelled: threading.Event) -> bool:
@@ -266,7 +272,8 @@ class TaskGroup:
         consumer = new_client(Consumer, {
             **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
             "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,
-            "heartbeat.interval.ms": 1000, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS, "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
             **({"client.id": DRIVER_CLIENT_PREFIX + self.driver} if self.driver else {}),
             "logger": RDKAFKA_LOG}, what)
         consumer.subscribe([self.topic], on_assign=self._assign, on_revoke=self._revoke, on_lost=self._revoke)
@@ -277,27 +284,30 @@ class TaskGroup:
                 self._release_held()
                 if self._errors:
                     raise self._errors[0]
-                if time.monotonic() >= next_check:
-                    if self._all_done(consumer):
+                if self._finished.is_set() or time.monotonic() >= next_check:
+                    self._finished.clear()
+                    if self._all_done():
                         return True
-                    next_check = time.monotonic() + 1.0
+                    next_check = time.monotonic() + DONE_CHECK_S
             return False
         finally:
             self._stop_all()
             consumer.close()
             self._producer.flush(10)
 
-    def _all_done(self, consumer: Consumer) -> bool:
-        """Every task partition holds a ``done`` record (the only records ever written)."""
-        for p in range(len(self.tasks)):
-            try:
-                tp = TopicPartition(self.topic, p)
-                _, high = consumer.get_watermark_offsets(tp, timeout=5, cached=False)
-            except KafkaException:
-                return False
-            if high <= 0:
-                return False
-        return True
+    def _all_done(self) -> bool:
+        """Every task partition holds a ``done`` record (the only records ever written).
+
+        Asked in one ListOffsets request of the shared admin client: the group consumer's own
+        ``get_watermark_offsets`` waited behind its pending fetch, ~0.4 s per partition.
+        """
+        tps = [TopicPartition(self.topic, p) for p in range(len(self.tasks))]
+        try:
+            admin = admin_client(self.props, f"Job '{self.job}' worker {self.worker_id}")
+            futures = admin.list_offsets({tp: OffsetSpec.latest() for tp in tps}, request_timeout=5)
+            return all(f.result().offset > 0 for f in futures.values())
+        except KafkaException:
+            return False
 
     # -- assignment ---------------------------------------------------------------------------
     def _assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
@@ -382,5 +392,6 @@ class TaskGroup:
             if self._producer.flush(30) != 0:
                 msg = f"Job '{self.job}': cannot record that task {task.name} finished"
                 raise ExecutionError(msg)
+            self._finished.set()
         except (KafkaException, ExecutionError) as e:
             self._errors.append(e if isinstance(e, ExecutionError) else ExecutionError(str(e)))
