@@ -65,8 +65,11 @@ SESSION_TIMEOUT_MS = 6000
 #: revoked the tasks it hands over) only in a heartbeat's answer, so each of the two rounds of a
 #: cooperative rebalance waited up to this long (1 s: ~2 s before a second worker ran its tasks).
 HEARTBEAT_INTERVAL_MS = 250
-#: How often a worker looks whether every task is done (s); at once after a task of its own finished.
-DONE_CHECK_S = 0.5
+#: How often a worker that runs no task (all of its own finished) looks whether every task is
+#: done (s): the job ends when the last worker leaves. At once after a task of its own finished.
+DONE_CHECK_IDLE_S = 0.25
+#: ... and one that runs tasks (as before: every second; its tasks finishing make it look at once).
+DONE_CHECK_BUSY_S = 1.0
 #: Longest hold of the tasks assigned beyond a worker's share (Kafka's default initial
 #: rebalance delay): after that they start, so a job short of workers runs all its tasks.
 HOLD_S = 3.0
@@ -288,12 +291,17 @@ class TaskGroup:
                     self._finished.clear()
                     if self._all_done():
                         return True
-                    next_check = time.monotonic() + DONE_CHECK_S
+                    next_check = time.monotonic() + (DONE_CHECK_BUSY_S if self._busy() else DONE_CHECK_IDLE_S)
             return False
         finally:
             self._stop_all()
             consumer.close()
             self._producer.flush(10)
+
+    def _busy(self) -> bool:
+        """Whether a task of this worker is held or runs (then its end says when to look again)."""
+        with self._lock:
+            return bool(self._held) or any(th.is_alive() for th in self._threads.values())
 
     def _all_done(self) -> bool:
         """Every task partition holds a ``done`` record (the only records ever written).
