@@ -548,6 +548,14 @@ class FlinkParser(parser.Parser):
             node.meta["unknown"] = True
         return node
 
+    def _parse_in(self, this: exp.Expr | None, alias: bool = False) -> exp.In:  # noqa: D102 - sqlglot's hook
+        # Calcite's IN list takes one value at least: ``a IN ()`` is Flink 2.3's syntax error at the
+        # ")" (checked with PyFlink); sqlglot read an IN of nothing, false on every row (rows dropped)
+        if self._curr is not None and self._next is not None and self._curr.token_type == TokenType.L_PAREN \
+                and self._next.token_type == TokenType.R_PAREN:
+            self._refuse('Encountered ")"', self._next, self._next)
+        return super()._parse_in(this, alias)
+
     def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:  # noqa: D102 - sqlglot's hook
         # Calcite's POSITION(sub IN s FROM start): LOCATE(sub, s, start). Its parser reads ``sub`` as
         # an atomic expression: a parenthesised one is its syntax error (Flink 2.3: Encountered "(")

@@ -51,6 +51,10 @@ def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     ("SELECT INTERVAL '1' MINUTE(5)", "DAY_INTERVAL_TYPES precision is not supported: 5", 8, 22),
     # Calcite reads POSITION's first operand as an atomic expression
     ("SELECT POSITION(('a') IN s) FROM t", 'Encountered "("', 17, 1),
+    # Flink 2.3 (PyFlink): 'SQL parse failed. Encountered ")" at line 1, column 29.'; sqlglot read an
+    # IN of nothing, false on every row (the query ran and dropped every row)
+    ("SELECT a FROM t WHERE a IN ()", 'Encountered ")"', 29, 1),
+    ("SELECT a FROM t WHERE a NOT IN ( )", 'Encountered ")"', 34, 1),
 ])
 def test_flinks_validation_wording_without_near(sql, says, col, length):
     with pytest.raises(SqlError) as ei:
