@@ -167,7 +167,7 @@ class StreamEnvironment:
                                                    (tree.kind or "").upper() == "VIEW")):
             reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
         if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog,
-                             n.DescribeCatalog)) or (
+                             n.DescribeCatalog, n.UseModules)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):

@@ -202,6 +202,7 @@ class FlinkParser(parser.Parser):
         "DROP": lambda self: self._parse_create_or_drop(create=False),
         "END": lambda self: nodes.EndStatementSet(),
         "ALTER": lambda self: self._parse_alter_table(),
+        "USE": lambda self: self._parse_use_modules(),
         **{
             name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
             for name in nodes.CLIENT_COMMANDS
@@ -634,6 +635,17 @@ class FlinkParser(parser.Parser):
                 options.append(option)
                 self._match(TokenType.COMMA)
         return self.expression(exp.LikeProperty(this=table, expressions=options))
+
+    def _parse_use_modules(self) -> nodes.UseModules | None:
+        """``USE MODULES m [, m ...]``; None for another USE (``USE [CATALOG] name``: the base parser's)."""
+        if self._curr is None or self._curr.token_type == TokenType.IDENTIFIER \
+                or self._curr.text.upper() != "MODULES":
+            return None
+        self._advance()
+        names = self._parse_csv(self._parse_id_var)
+        if not names:
+            self.raise_error("Expecting a module name after USE MODULES")
+        return self.expression(nodes.UseModules(expressions=names))
 
     def _parse_show(self) -> exp.Expr:
         for words in _SHOW_NAMESPACE:
