@@ -164,3 +164,16 @@ def test_several_statements_say_how_to_run_a_script():
     assert e.message == ("Expected one statement but found several; run them as a script: "
                          "StreamEnvironment.execute_script(text) in Python, or streamsql run FILE"), str(e)
     assert (e.line, e.col) == (2, 1), str(e)
+
+
+@pytest.mark.parametrize(("sql", "hint"), [
+    # a clause's word where an item is missing: no "write `from` to use it as a name" (was given)
+    ("select a, from t", False), ("select a from t where a between 1 from u", False),
+    ("select a from t where a = 1 and or b", False),
+    # a reserved word sqlglot stumbles on where a name stands: the hint stays
+    ("create table t (a int, value string)", True), ("create table t (order int)", True),
+])
+def test_the_quote_hint_is_for_a_word_meant_as_a_name(sql, hint):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    assert ("to use it as a name" in ei.value.message) is hint, str(ei.value)
