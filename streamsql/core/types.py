@@ -448,7 +448,8 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
     so a BINARY(2) column that a JSON source read as 3 bytes reaches a BINARY(2) sink column as 3
     bytes (compat case ``binary_same_type_sink``, PyFlink 2.3).
     """
-    if src.name == dst.name in ("BYTES", "STRING") and (src.precision, src.padded) == (dst.precision, dst.padded):
+    if src.name == dst.name in ("BYTES", "STRING") \
+            and (src.precision, src.padded) == (dst.precision, dst.padded):
         return expr
     if dst.name == "BYTES" and dst.precision is not None:
         return bounded_bytes_sql(f"CAST({expr} AS BLOB)", dst)
