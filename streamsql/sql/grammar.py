@@ -375,6 +375,10 @@ class FlinkParser(parser.Parser):
         if group is not None and not any(group.args.get(k) for k in group.arg_types):
             # sqlglot took GROUP BY with nothing after it as no grouping: a global aggregate ran
             self._incomplete("GROUP BY")
+        if group is not None and self._prev is not None and self._prev.token_type == TokenType.COMMA:
+            # sqlglot's GROUP BY list ended at a ',' before HAVING / ORDER BY (GROUP BY a, HAVING ...),
+            # which Flink 2.3's parser refuses there (Encountered ", HAVING"; checked with PyFlink)
+            self.raise_error("Syntax error: an item is missing after ','")
         return group
 
     def _parse_partition_by(self) -> list[exp.Expr]:  # noqa: D102 - sqlglot's hook
