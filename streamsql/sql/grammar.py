@@ -375,10 +375,10 @@ class FlinkParser(parser.Parser):
         if group is not None and not any(group.args.get(k) for k in group.arg_types):
             # sqlglot took GROUP BY with nothing after it as no grouping: a global aggregate ran
             self._incomplete("GROUP BY")
-        if group is not None and self._prev is not None and self._prev.token_type == TokenType.COMMA:
+        if group is not None:
             # sqlglot's GROUP BY list ended at a ',' before HAVING / ORDER BY (GROUP BY a, HAVING ...),
             # which Flink 2.3's parser refuses there (Encountered ", HAVING"; checked with PyFlink)
-            self.raise_error("Syntax error: an item is missing after ','")
+            self._no_trailing_comma()
         return group
 
     def _parse_partition_by(self) -> list[exp.Expr]:  # noqa: D102 - sqlglot's hook
@@ -386,7 +386,19 @@ class FlinkParser(parser.Parser):
         keys = super()._parse_partition_by()
         if by and not keys:  # OVER (PARTITION BY ORDER BY ...) ran unpartitioned
             self._incomplete("PARTITION BY")
+        self._no_trailing_comma()  # OVER (PARTITION BY a, ORDER BY ts): Flink's Encountered ", ORDER"
         return keys
+
+    def _parse_join(self, *args: t.Any, **kwargs: t.Any) -> exp.Join | None:  # noqa: D102 - sqlglot's hook
+        join = super()._parse_join(*args, **kwargs)
+        if join is None:
+            self._no_trailing_comma()  # FROM t, WHERE ...: sqlglot took the ',' and no table
+        return join
+
+    def _no_trailing_comma(self) -> None:
+        """Refuse a list sqlglot ended at a ',' (the item after it missing), as Flink 2.3's parser."""
+        if self._prev is not None and self._prev.token_type == TokenType.COMMA:
+            self.raise_error("Syntax error: an item is missing after ','")
 
     def _incomplete(self, clause: str) -> None:
         """``Incomplete <clause> clause``, at the token after it or at the end of the input."""

@@ -28,9 +28,12 @@ from streamsql.sql.parser import parse_statement
     # column 27 / "ROWS" at column 26
     ("SELECT id FROM t LIMIT 10 PERCENT", "unexpected token near 'PERCENT'", 27),
     ("SELECT id FROM t LIMIT 3 ROWS", "unexpected token near 'ROWS'", 26),
-    # Flink 2.3 (PyFlink): Encountered ", HAVING" / ", ORDER"; the trailing ',' was taken here
+    # Flink 2.3 (PyFlink): Encountered ", HAVING" / ", ORDER" / ", WHERE"; the trailing , was taken here
     ("SELECT a FROM t GROUP BY a, HAVING COUNT(*) > 1", "an item is missing after ',' near 'HAVING'", 29),
     ("SELECT a, COUNT(*) FROM t GROUP BY a, ORDER BY a", "an item is missing after ',' near 'ORDER BY'", 39),
+    ("SELECT SUM(a) OVER (PARTITION BY a, ORDER BY ts) FROM t",
+     "an item is missing after ',' near 'ORDER BY'", 37),
+    ("SELECT a FROM t, WHERE a > 1", "an item is missing after ',' near 'WHERE'", 18),
 ])
 def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     with pytest.raises(SqlError) as ei:
