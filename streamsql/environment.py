@@ -44,6 +44,7 @@ from streamsql.core.errors import (
     ConfigError,
     ExecutionError,
     OptionError,
+    OptionWarning,
     SqlError,
     StatementError,
     StreamSQLError,
@@ -166,7 +167,7 @@ class StreamEnvironment:
                                                    (tree.kind or "").upper() == "VIEW")):
             reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
         if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog,
-                             n.DescribeCatalog)) or (
+                             n.DescribeCatalog, n.UseModules)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):
@@ -481,6 +482,7 @@ class StreamEnvironment:
         """The connector's warnings about options it ignores, each at its key in ``sql``.
 
         See ``ConnectorSpec.option_warnings`` (Kafka's ``'properties.*'`` keys no client knows).
+        Each an :class:`OptionWarning`: its excerpt masks option values (a value may be a secret).
         """
         from streamsql.connectors.registry import get_connector
         from streamsql.sql.ddl import option_position
@@ -488,7 +490,7 @@ class StreamEnvironment:
         if not td.connector:
             return []
         found = get_connector(td.connector).option_warnings(td.options)
-        return [StatementError(text, sql, *(option_position(sql, key) or (None, None)))
+        return [OptionWarning(text, sql, *(option_position(sql, key) or (None, None)))
                 for key, text in found]
 
     def _create_as(self, tree: exp.Create, sql: str) -> TableResult:

@@ -17,6 +17,8 @@ for it (``SET 'sql-client.verbose' = 'true'``).
 
 from __future__ import annotations
 
+import re
+
 
 class StreamSQLError(Exception):
     """Root of every error StreamSQL raises on purpose."""
@@ -49,7 +51,7 @@ class StatementError(StreamSQLError):
     def _render(self) -> str:
         if self.line is None or self.sql is None:
             return self.message
-        lines = self.sql.splitlines() or [""]
+        lines = self._shown(self.sql).splitlines() or [""]
         text = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
         caret = " " * (max(self.col, 1) - 1) + "^" * self.length
         # A multi-line message (e.g. the query and sink schemas) keeps its details after the
@@ -57,6 +59,11 @@ class StatementError(StreamSQLError):
         head, _, details = self.message.partition("\n")
         tail = f"\n{details}" if details else ""
         return f"{head} (line {self.line}, column {self.col})\n  {text}\n  {caret}{tail}"
+
+    @staticmethod
+    def _shown(sql: str) -> str:
+        """The statement text as the excerpt shows it (all of it here; a subclass may mask)."""
+        return sql
 
     def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:
         """Return the same error (same class) positioned inside a larger script.
@@ -69,6 +76,24 @@ class StatementError(StreamSQLError):
         msg = f"{file}: {self.message}" if file else self.message
         line = None if self.line is None else self.line + line_offset
         return type(self)(msg, sql, line, self.col, self.length)
+
+
+#: A string literal after ``=`` (an option's value): ``'key' = 'value'``, ``''`` an escaped quote.
+_OPTION_VALUE = re.compile(r"(=\s*)'((?:[^']|'')*)'")
+
+
+class OptionWarning(StatementError):
+    """A warning about a WITH option, its excerpt with every option value masked.
+
+    A value may be a secret (``'properties.sasl.passwd' = 'hunter2'``, a misspelt key that is
+    warned about): each quoted string after ``=`` is shown as ``'***'`` of the same length, line
+    breaks kept, so the caret stays under the key. Masked again when re-positioned in a script
+    (:meth:`StatementError.with_offset` keeps the class).
+    """
+
+    @staticmethod
+    def _shown(sql: str) -> str:
+        return _OPTION_VALUE.sub(lambda m: m.group(1) + "'" + re.sub(r"[^\n]", "*", m.group(2)) + "'", sql)
 
 
 class SqlError(StatementError):

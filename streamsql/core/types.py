@@ -443,8 +443,14 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
     and blank-padded to CHAR(n)'s, bytes cut to VARBINARY(n)'s and zero-padded to BINARY(n)'s
     (:func:`bounded_bytes_sql`); a number that does not fit DECIMAL(p, s) is NULL (DuckDB
     fails); a timestamp of a higher precision loses its extra digits as Flink's CAST cuts them
-    (:mod:`streamsql.core.timestamp_precision`; DuckDB rounds).
+    (:mod:`streamsql.core.timestamp_precision`; DuckDB rounds). A string or bytes value already of
+    type ``dst`` (same length and padding) is not touched: Flink plans no cast between equal types,
+    so a BINARY(2) column that a JSON source read as 3 bytes reaches a BINARY(2) sink column as 3
+    bytes (compat case ``binary_same_type_sink``, PyFlink 2.3).
     """
+    if src.name == dst.name in ("BYTES", "STRING") \
+            and (src.precision, src.padded) == (dst.precision, dst.padded):
+        return expr
     if dst.name == "BYTES" and dst.precision is not None:
         return bounded_bytes_sql(f"CAST({expr} AS BLOB)", dst)
     if dst.padded:  # DuckDB's rpad also cuts a longer string to the length

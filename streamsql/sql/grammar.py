@@ -202,6 +202,7 @@ class FlinkParser(parser.Parser):
         "DROP": lambda self: self._parse_create_or_drop(create=False),
         "END": lambda self: nodes.EndStatementSet(),
         "ALTER": lambda self: self._parse_alter_table(),
+        "USE": lambda self: self._parse_use_modules(),
         **{
             name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
             for name in nodes.CLIENT_COMMANDS
@@ -374,6 +375,10 @@ class FlinkParser(parser.Parser):
         if group is not None and not any(group.args.get(k) for k in group.arg_types):
             # sqlglot took GROUP BY with nothing after it as no grouping: a global aggregate ran
             self._incomplete("GROUP BY")
+        if group is not None:
+            # sqlglot's GROUP BY list ended at a ',' before HAVING / ORDER BY (GROUP BY a, HAVING ...),
+            # which Flink 2.3's parser refuses there (Encountered ", HAVING"; checked with PyFlink)
+            self._no_trailing_comma()
         return group
 
     def _parse_partition_by(self) -> list[exp.Expr]:  # noqa: D102 - sqlglot's hook
@@ -381,7 +386,19 @@ class FlinkParser(parser.Parser):
         keys = super()._parse_partition_by()
         if by and not keys:  # OVER (PARTITION BY ORDER BY ...) ran unpartitioned
             self._incomplete("PARTITION BY")
+        self._no_trailing_comma()  # OVER (PARTITION BY a, ORDER BY ts): Flink's Encountered ", ORDER"
         return keys
+
+    def _parse_join(self, *args: t.Any, **kwargs: t.Any) -> exp.Join | None:  # noqa: D102 - sqlglot's hook
+        join = super()._parse_join(*args, **kwargs)
+        if join is None:
+            self._no_trailing_comma()  # FROM t, WHERE ...: sqlglot took the ',' and no table
+        return join
+
+    def _no_trailing_comma(self) -> None:
+        """Refuse a list sqlglot ended at a ',' (the item after it missing), as Flink 2.3's parser."""
+        if self._prev is not None and self._prev.token_type == TokenType.COMMA:
+            self.raise_error("Syntax error: an item is missing after ','")
 
     def _incomplete(self, clause: str) -> None:
         """``Incomplete <clause> clause``, at the token after it or at the end of the input."""
@@ -548,6 +565,14 @@ class FlinkParser(parser.Parser):
             node.meta["unknown"] = True
         return node
 
+    def _parse_in(self, this: exp.Expr | None, alias: bool = False) -> exp.In:  # noqa: D102 - sqlglot's hook
+        # Calcite's IN list takes one value at least: ``a IN ()`` is Flink 2.3's syntax error at the
+        # ")" (checked with PyFlink); sqlglot read an IN of nothing, false on every row (rows dropped)
+        if self._curr is not None and self._next is not None and self._curr.token_type == TokenType.L_PAREN \
+                and self._next.token_type == TokenType.R_PAREN:
+            self._refuse('Encountered ")"', self._next, self._next)
+        return super()._parse_in(this, alias)
+
     def _parse_position(self, haystack_first: bool = False) -> exp.StrPosition:  # noqa: D102 - sqlglot's hook
         # Calcite's POSITION(sub IN s FROM start): LOCATE(sub, s, start). Its parser reads ``sub`` as
         # an atomic expression: a parenthesised one is its syntax error (Flink 2.3: Encountered "(")
@@ -626,6 +651,17 @@ class FlinkParser(parser.Parser):
                 options.append(option)
                 self._match(TokenType.COMMA)
         return self.expression(exp.LikeProperty(this=table, expressions=options))
+
+    def _parse_use_modules(self) -> nodes.UseModules | None:
+        """``USE MODULES m [, m ...]``; None for another USE (``USE [CATALOG] name``: the base parser's)."""
+        if self._curr is None or self._curr.token_type == TokenType.IDENTIFIER \
+                or self._curr.text.upper() != "MODULES":
+            return None
+        self._advance()
+        names = self._parse_csv(self._parse_id_var)
+        if not names:
+            self.raise_error("Expecting a module name after USE MODULES")
+        return self.expression(nodes.UseModules(expressions=names))
 
     def _parse_show(self) -> exp.Expr:
         for words in _SHOW_NAMESPACE:

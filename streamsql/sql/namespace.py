@@ -1,7 +1,7 @@
 """Flink's catalog and database statements, run against :class:`~streamsql.core.catalog.Catalog`.
 
 ``SHOW CATALOGS | DATABASES | CURRENT CATALOG | CURRENT DATABASE | [FULL] MODULES``, ``SHOW
-TABLES | VIEWS [FROM | IN [c.]db]``, ``USE
+TABLES | VIEWS [FROM | IN [c.]db]``, ``USE MODULES core``, ``USE
 CATALOG c``, ``USE [c.]db``, ``CREATE DATABASE [IF NOT EXISTS] [c.]db``, ``DROP DATABASE [IF
 EXISTS] [c.]db [RESTRICT | CASCADE]``, ``CREATE CATALOG [IF NOT EXISTS] c WITH ('type' =
 'generic_in_memory')``, ``DROP CATALOG [IF EXISTS] c`` and ``DROP TABLE | VIEW``. Result columns
@@ -48,6 +48,8 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
     if isinstance(tree, nodes.DescribeCatalog):
         return ["info name", "info value"], catalog.describe_catalog(tree.this.name,
                                                                      bool(tree.args.get("extended")))
+    if isinstance(tree, nodes.UseModules):
+        return _use_modules([m.name for m in tree.expressions])
     if isinstance(tree, nodes.ShowNamespace):
         rows = _show(catalog, tree.name, tree.args.get("catalog"))
         return _SHOW_COLUMNS[tree.name], [r for r in rows if shown(tree, r[0])]
@@ -113,6 +115,22 @@ def _show(catalog: Catalog, what: str, of_catalog: exp.Expression | None) -> lis
     if what == "CURRENT DATABASE":
         return [(catalog.current_database,)]
     return [("core", True)] if what == "FULL MODULES" else [("core",)]
+
+
+def _use_modules(names: list[str]) -> str:
+    """``USE MODULES``: Flink's only module here is ``core`` (case-sensitive), each named once.
+
+    Raises:
+        SqlError: Flink 2.3's words (checked with PyFlink): ``Could not execute USE MODULES: [core,
+            hive]. No module with name 'hive' exists`` or ``Module 'core' appears more than once``.
+    """
+    unknown = next((m for m in names if m != "core"), None)
+    if unknown is not None or len(names) > 1:
+        why = (f"No module with name '{unknown}' exists" if unknown is not None
+               else "Module 'core' appears more than once")
+        msg = f"Could not execute USE MODULES: [{', '.join(names)}]. {why}"
+        raise SqlError(msg)
+    return "[INFO] Execute statement succeeded."
 
 
 def _drop(catalog: Catalog, tree: exp.Drop) -> str:

@@ -357,6 +357,16 @@ class EndStatementSet(KeywordStatement):
     keywords = "END"
 
 
+class UseModules(exp.Expression):
+    """``USE MODULES m [, m ...]`` (Flink's module order); StreamSQL has Flink's ``core`` module only.
+
+    Args:
+        expressions: the modules' names (identifiers), in the order written.
+    """
+
+    arg_types = {"expressions": True}
+
+
 class ShowNamespace(exp.Expression):
     """``SHOW CATALOGS | DATABASES | CURRENT CATALOG | CURRENT DATABASE | [FULL] MODULES`` (Flink's).
 

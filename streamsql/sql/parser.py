@@ -45,6 +45,7 @@ _STATEMENTS = (
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
     nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable, nodes.AlterView, nodes.DescribeCatalog,
+    nodes.UseModules,
 )
 _SUPPORTED = (
     "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, ALTER TABLE, USE [CATALOG], SET, "
@@ -67,6 +68,12 @@ _CLAUSES = {
 _STATEMENT_WORDS = frozenset({
     "CREATE", "DROP", "INSERT", "SELECT", "SET", "RESET", "SHOW", "DESCRIBE", "EXPLAIN", "EXECUTE",
     "STOP", "PRINT", "USE", "ALTER",
+})
+#: Reserved words that open or join a clause, never a name someone meant (``select a, from t``):
+#: a syntax error at one of them gets no "write `from` to use it as a name" hint.
+_CLAUSE_WORDS = frozenset({
+    "SELECT", "FROM", "WHERE", "HAVING", "WHEN", "THEN", "ELSE", "AND", "OR", "ON", "INTO", "JOIN",
+    "UNION", "EXCEPT", "INTERSECT", "LIMIT",
 })
 # Words a statement may start with: supported ones, and ones refused by name once parsed. A statement
 # that does not parse and starts with any other word is an unknown statement (a typo such as SELEC,
@@ -434,7 +441,7 @@ def _parse_error(error: ParseError, text: str) -> SqlError:
         message = f"{message} near {quoted}"
         if token_text.upper() in _STATEMENT_WORDS and message.startswith("Syntax error: unexpected token"):
             message += "; is the ';' before it missing?"
-        elif token_text.upper() in RESERVED and not token_text.isupper():  # written as a name
+        elif token_text.upper() in RESERVED - _CLAUSE_WORDS and not token_text.isupper():  # written as a name
             message += f" (a reserved word in Flink SQL: write `{token_text}` to use it as a name)"
     line, col = line_col(text, start)
     return SqlError(message, text, line, col, _length(text, start, end))

@@ -206,6 +206,38 @@ def test_create_table_warns_at_an_unknown_key_and_the_client_never_gets_it(tmp_p
         "Table 't': 'properties.sasl.passwd' is not a Kafka client property; ignored"]
 
 
+def test_the_warning_never_prints_an_option_value(tmp_path):
+    """A misspelt secret key (``'properties.sasl.passwd' = 'hunter2'``) is warned at, but the
+    excerpt masks every option value on its lines (same length: the caret stays under the key),
+    also once re-positioned in a script as ``streamsql run`` does; the CLI's whole output too."""
+    from streamsql import StreamEnvironment
+    from streamsql.sql.parser import error_in_script, parse_script
+
+    sql = """CREATE TABLE t (a INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'format' = 'json',
+  'properties.sasl.passwd' = 'hunter2', 'properties.ssl.key.passwrd'='it''s-hunter3',
+  'properties.sasl.jaas.confg' = 'PlainLoginModule required username="u" password="hunter4";')"""
+    env = StreamEnvironment()
+    try:
+        res = env.execute_sql(sql)
+    finally:
+        env.close()
+    assert [(w.line, w.col) for w in res.warnings] == [(2, 3), (2, 41), (3, 3)]
+    assert "hunter" not in res.message, res.message
+    assert "'properties.sasl.passwd' = '*******', 'properties.ssl.key.passwrd'='*************'" \
+        in res.message
+    assert "\n    ^^^^^^^^^^^^^^^^^^^^^^^^\n" in f"{res.warnings[0]}\n"
+    script = f"SET 'parallelism.default' = '1';\n{sql};\n"
+    stmt = parse_script(script)[1][0]
+    assert all("hunter" not in str(error_in_script(w, stmt, script, "job.sql")) for w in res.warnings)
+    path = tmp_path / "job.sql"
+    path.write_text(script)
+    env_vars = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run([sys.executable, "-m", "streamsql", "run", str(path)], cwd=tmp_path, env=env_vars,
+                         capture_output=True, text=True, timeout=120)
+    assert "'properties.sasl.passwd' is not a Kafka client property" in run.stdout, run.stdout + run.stderr
+    assert "hunter" not in run.stdout + run.stderr
+
+
 class _Lines(logging.Handler):
     def __init__(self):
         super().__init__()

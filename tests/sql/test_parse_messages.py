@@ -28,6 +28,12 @@ from streamsql.sql.parser import parse_statement
     # column 27 / "ROWS" at column 26
     ("SELECT id FROM t LIMIT 10 PERCENT", "unexpected token near 'PERCENT'", 27),
     ("SELECT id FROM t LIMIT 3 ROWS", "unexpected token near 'ROWS'", 26),
+    # Flink 2.3 (PyFlink): Encountered ", HAVING" / ", ORDER" / ", WHERE"; the trailing , was taken here
+    ("SELECT a FROM t GROUP BY a, HAVING COUNT(*) > 1", "an item is missing after ',' near 'HAVING'", 29),
+    ("SELECT a, COUNT(*) FROM t GROUP BY a, ORDER BY a", "an item is missing after ',' near 'ORDER BY'", 39),
+    ("SELECT SUM(a) OVER (PARTITION BY a, ORDER BY ts) FROM t",
+     "an item is missing after ',' near 'ORDER BY'", 37),
+    ("SELECT a FROM t, WHERE a > 1", "an item is missing after ',' near 'WHERE'", 18),
 ])
 def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     with pytest.raises(SqlError) as ei:
@@ -51,6 +57,10 @@ def test_a_syntax_error_shows_no_token_repr(sql, says, col):
     ("SELECT INTERVAL '1' MINUTE(5)", "DAY_INTERVAL_TYPES precision is not supported: 5", 8, 22),
     # Calcite reads POSITION's first operand as an atomic expression
     ("SELECT POSITION(('a') IN s) FROM t", 'Encountered "("', 17, 1),
+    # Flink 2.3 (PyFlink): 'SQL parse failed. Encountered ")" at line 1, column 29.'; sqlglot read an
+    # IN of nothing, false on every row (the query ran and dropped every row)
+    ("SELECT a FROM t WHERE a IN ()", 'Encountered ")"', 29, 1),
+    ("SELECT a FROM t WHERE a NOT IN ( )", 'Encountered ")"', 34, 1),
 ])
 def test_flinks_validation_wording_without_near(sql, says, col, length):
     with pytest.raises(SqlError) as ei:
@@ -160,3 +170,16 @@ def test_several_statements_say_how_to_run_a_script():
     assert e.message == ("Expected one statement but found several; run them as a script: "
                          "StreamEnvironment.execute_script(text) in Python, or streamsql run FILE"), str(e)
     assert (e.line, e.col) == (2, 1), str(e)
+
+
+@pytest.mark.parametrize(("sql", "hint"), [
+    # a clause's word where an item is missing: no "write `from` to use it as a name" (was given)
+    ("select a, from t", False), ("select a from t where a between 1 from u", False),
+    ("select a from t where a = 1 and or b", False),
+    # a reserved word sqlglot stumbles on where a name stands: the hint stays
+    ("create table t (a int, value string)", True), ("create table t (order int)", True),
+])
+def test_the_quote_hint_is_for_a_word_meant_as_a_name(sql, hint):
+    with pytest.raises(SqlError) as ei:
+        parse_statement(sql)
+    assert ("to use it as a name" in ei.value.message) is hint, str(ei.value)

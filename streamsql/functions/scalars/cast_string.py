@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
-from streamsql.functions.python_functions import VectorFunction, register
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
 from streamsql.functions.scalars.registry import once, session_zone, sql_string
 
 STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
@@ -63,10 +63,24 @@ def _text(arg: str, t: SqlType) -> str | None:
         return _java_double(arg, t.name == "FLOAT")
     if t.name == "BOOLEAN":
         return f"CASE WHEN {arg} THEN 'TRUE' WHEN NOT {arg} THEN 'FALSE' END"
-    if t.name == "BYTES":  # Flink: the bytes read as UTF-8 (BINARY(3)'s zero bytes are NUL characters);
-        # DuckDB's cast writes \xNN escapes, kept for bytes that are not UTF-8 (Flink: U+FFFD)
-        return f"coalesce(try(decode({arg})), CAST({arg} AS VARCHAR))"
+    if t.name == "BYTES":  # Flink: the bytes read as UTF-8 (BINARY(3)'s zero bytes are NUL characters)
+        return utf8_text(arg)
     return None
+
+
+def utf8_text(arg: str) -> str:
+    """DuckDB SQL of bytes ``arg`` read as Java's ``new String(bytes, UTF_8)`` (Flink's CAST to STRING).
+
+    Each malformed part is U+FFFD (``CAST(X'FF' AS STRING)`` is one character, checked with
+    PyFlink 2.3), where DuckDB's cast writes a backslash escape (``xFF``); valid UTF-8 is DuckDB's
+    ``decode``.
+    """
+    return f"coalesce(try(decode({arg})), {_UTF8_REPLACE.name}({arg}))"
+
+
+_UTF8_REPLACE = register(VectorFunction(
+    "__streamsql_utf8_replace", "CAST",
+    lambda a: rowwise(lambda b: b.decode("utf-8", "replace"), (a,), pa.string()), ("BLOB",), "VARCHAR"))
 
 
 def _composite(arg: str, t: SqlType, depth: int) -> str:

@@ -14,8 +14,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.python_functions import rowwise
 from streamsql.functions.scalars import java_regex
+from streamsql.functions.scalars.cast_string import utf8_text
 from streamsql.functions.scalars.java_regex import dynamic_call
 from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
@@ -444,12 +445,7 @@ def from_base64(c: Call) -> exp.Expression:
     raw = ("from_base64(CASE WHEN strpos({0}, '=') = 0 AND length({0}) % 4 IN (2, 3) "
            "THEN {0} || repeat('=', 4 - length({0}) % 4) ELSE {0} END)")
     # bytes that are no UTF-8 are read as Java's new String(bytes, UTF_8): U+FFFD for each malformed part
-    return template(bind(raw, "__b", f"coalesce(try(decode(__b)), {_UTF8_REPLACE.name}(__b))"), *c.args)
-
-
-_UTF8_REPLACE = register(VectorFunction(
-    "__streamsql_utf8_replace", "FROM_BASE64",
-    lambda a: rowwise(lambda b: b.decode("utf-8", "replace"), (a,), pa.string()), ("BLOB",), "VARCHAR"))
+    return template(bind(raw, "__b", utf8_text("__b")), *c.args)
 
 
 @scalar("HEX", group="string", sig=(("INTEGER",), (S,)), result=STRING)
