@@ -7,7 +7,8 @@ equal rowtimes in runs, and out-of-order rows, some within the watermark's 2 s a
 watermark by more than 200 ms, so which rows are late is the file's order, the same on every run.
 Shapes: window aggregates of TUMBLE / HOP / CUMULATE with and without an offset (string and time
 functions inside the aggregates, DISTINCT, FILTER, GROUPING SETS), window Top-N and deduplication
-over equal rowtimes, window joins (of the rows that are not late: ``tzo``), OVER with bounded ROWS / RANGE frames over several partitions,
+over equal rowtimes, window joins (of the rows that are not late: ``tzo``), OVER with bounded ROWS /
+RANGE frames over several partitions,
 deduplication on the rowtime, interval joins, and MATCH_RECOGNIZE (quantifiers, greedy and
 reluctant, WITHIN, every AFTER MATCH SKIP, FIRST / LAST / aggregates in MEASURES, a secondary
 ORDER BY column) over ``tz`` and ``tw``; and over ``t`` / ``cdc`` / ``cdx``: string and time
@@ -78,7 +79,8 @@ def create_tz(env, path: Path) -> None:
     every run (seen: a late row of one side kept by a window join and an interval join).
     """
     cols = ", ".join(f"{c} {t}" for c, t, _ in COLUMNS)
-    env.execute_sql(f"CREATE TABLE tz ({cols}, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) "
+    env.execute_sql(f"CREATE TABLE tz ({cols}, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - "
+                    "INTERVAL '2' SECOND) "
                     f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
     late = ", ".join(map(str, tz_late_ids()))
     env.execute_sql(f"CREATE VIEW tzo AS SELECT * FROM tz WHERE id NOT IN ({late})")
@@ -137,7 +139,8 @@ class WideGenV3:
         off = f", {interval(self.pick([1, 3, -4, 7]))}" if self.r.random() < 0.4 else ""
         if kind == "TUMBLE":
             return f"TUMBLE(TABLE {table}, DESCRIPTOR(ts), {interval(step * self.r.randint(1, 2))}{off})"
-        return (f"{kind}(TABLE {table}, DESCRIPTOR(ts), {interval(step)}, {interval(step * self.r.randint(2, 4))}"
+        size = interval(step * self.r.randint(2, 4))
+        return (f"{kind}(TABLE {table}, DESCRIPTOR(ts), {interval(step)}, {size}"
                 f"{off})")
 
     def z_wagg(self) -> str:
@@ -185,7 +188,8 @@ class WideGenV3:
         kind = self.pick(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
         on = self.pick(["k", "g"])
         lm, rm = self.r.randint(2, 3), self.r.randint(2, 4)
-        return (f"SELECT L.id, R.id AS rid, L.ts, R.ts AS rts, COALESCE(L.window_start, R.window_start) AS ws "
+        return ("SELECT L.id, R.id AS rid, L.ts, R.ts AS rts, "
+                "COALESCE(L.window_start, R.window_start) AS ws "
                 f"FROM (SELECT * FROM TABLE({tvf}) WHERE id % {lm} = 0) L {kind} "
                 f"(SELECT * FROM TABLE({tvf}) WHERE id % {rm} = 1) R ON L.{on} = R.{on} AND "
                 f"L.window_start = R.window_start AND L.window_end = R.window_end")
@@ -193,7 +197,8 @@ class WideGenV3:
     def z_over(self) -> str:
         part = self.pick(["", "PARTITION BY g ", "PARTITION BY k ", "PARTITION BY g, k "])
         frame = self.pick([f"ROWS BETWEEN {self.r.randint(0, 4)} PRECEDING AND CURRENT ROW",
-                           f"RANGE BETWEEN INTERVAL '{self.pick([0, 1, 3, 10])}' SECOND PRECEDING AND CURRENT ROW",
+                           f"RANGE BETWEEN INTERVAL '{self.pick([0, 1, 3, 10])}' SECOND PRECEDING AND "
+                           "CURRENT ROW",
                            "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
                            "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"])
         aggs = self.r.sample(["COUNT(*)", "SUM(x)", "MIN(x)", "MAX(UPPER(s))", "AVG(x)", "COUNT(DISTINCT s)",
@@ -205,7 +210,8 @@ class WideGenV3:
     def z_dedup(self) -> str:
         part = self.pick(["g", "k", "g, k", "x % 4"])
         desc = self.pick(["ASC", "DESC"])
-        return (f"SELECT id, ts{self.pick(['', ', rn'])} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY {part} "
+        rn = self.pick(['', ', rn'])
+        return (f"SELECT id, ts{rn} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY {part} "
                 f"ORDER BY ts {desc}) AS rn FROM tz) WHERE rn = 1")
 
     def z_interval(self) -> str:
@@ -214,7 +220,8 @@ class WideGenV3:
         bound = self.pick([f"r.ts BETWEEN l.ts - INTERVAL '{hi}' SECOND AND l.ts", "l.ts = r.ts",
                            f"l.ts >= r.ts AND l.ts < r.ts + INTERVAL '{hi + 1}' SECOND"])
         on = self.pick(["l.k = r.k", "l.g = r.g"])
-        return (f"SELECT l.id, r.id AS rid, l.ts, r.ts AS rts FROM (SELECT * FROM tzo WHERE id % 2 = 0) l {kind} "
+        return (f"SELECT l.id, r.id AS rid, l.ts, r.ts AS rts FROM (SELECT * FROM tzo WHERE id % 2 = 0) l "
+                f"{kind} "
                 f"(SELECT * FROM tzo WHERE id % 3 = 1) r ON {on} AND {bound}")
 
     def mr(self) -> str:
@@ -242,7 +249,8 @@ class WideGenV3:
         src = self.pick(["t", "t", "cdc", "cdx"])
         aggs = self.r.sample(AGG_FN, self.r.randint(1, 3))
         sel = ", ".join(f"{a} AS a{i}" for i, a in enumerate(aggs))
-        how = self.pick(["g", "k", "x % 3", "", "GROUPING SETS ((g), (k), ())", "ROLLUP (g, k)", "CUBE (g, k)"])
+        how = self.pick(["g", "k", "x % 3", "", "GROUPING SETS ((g), (k), ())", "ROLLUP (g, k)",
+                         "CUBE (g, k)"])
         if not how:
             return f"SELECT {sel} FROM {src}"
         cols = "g, k" if "(" in how else how

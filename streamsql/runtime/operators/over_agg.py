@@ -25,9 +25,9 @@ the next watermark. A bounded RANGE frame also has Flink's cleanup timers: each 
 the key's ``lastTriggeringTs`` to its time when it fires (a row at or before it is late then,
 though it may be after every emitted rowtime), and the latest clears the key's state, its
 ``lastTriggeringTs`` (back to 0: an old row is taken again, in a frame of its own) too (Flink's
-``RowTimeRangeBoundedPrecedingFunction``). A NULL rowtime is dropped. State: a row leaves the pending rows once
-emitted; a bounded frame keeps the rows a later row of the key may still need (ROWS: the last
-``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
+``RowTimeRangeBoundedPrecedingFunction``). A NULL rowtime is dropped. State: a row leaves the
+pending rows once emitted; a bounded frame keeps the rows a later row of the key may still need
+(ROWS: the last ``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
 rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
 Flink keeps them (until state TTL, not implemented here: a job with one is refused at open).
 
