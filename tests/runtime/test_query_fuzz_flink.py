@@ -31,9 +31,10 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: AVG of DOUBLE over a changelog CAST to DECIMAL (the sum added row by row); VAR_SAMP of a DECIMAL
 #: past 28 digits; a UNION ALL of DECIMAL(38, 6) and DECIMAL(38, 2) (DECIMAL(38, 2)); a bounded RANGE
 #: OVER frame's cleanup timers (a stale one makes a row late; the last one clears the key's state, so
-#: an old row is taken again)
+#: an old row is taken again); TUMBLE with abs(offset) >= size refused; a row-time keep-first
+#: deduplication keeping a row that arrives exactly at the watermark
 REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
-               200379, 200373, 200536, 200557]
+               200379, 200373, 200536, 200557, 200628, 200715]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
 #: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes); over tz's

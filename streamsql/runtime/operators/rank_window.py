@@ -11,8 +11,8 @@ Both are insert-only, as Flink 2.3 plans them:
 - **deduplication keeping the first row on rowtime** (``ORDER BY rowtime ASC``, ``rn = 1``): per
   key the row with the smallest rowtime (the first to arrive among equal ones) is held until the
   watermark reaches its rowtime, then emitted as ``+I``; the key remembers that it has emitted and
-  drops every later row. A row at or below the watermark when it arrives is late: dropped and
-  counted, as Flink drops it.
+  drops every later row. A row below the watermark when it arrives is late: dropped and
+  counted, as Flink drops it (a row at the watermark is kept, and emitted at the next one).
 
 The ranked rows of a partition use the sort keys and rules of
 :class:`~streamsql.runtime.operators.rank.RankSpec`.
@@ -114,7 +114,10 @@ class WatermarkRankOperator(RankOperatorBase):
         fires = to_instant(times - 1, self.zone) if self.window else times
         keep = np.ones(len(fires), bool) if valid is None else valid.copy()
         if self.watermark is not None:
-            late = keep & (fires <= self.watermark)
+            # a window that fired (window_end - 1 <= watermark); a row-time deduplication's row
+            # strictly below the watermark (Flink's RowTimeDeduplicateKeepFirstRowFunction:
+            # ``rowtime < currentWatermark``; one at the watermark is kept, emitted at the next)
+            late = keep & ((fires <= self.watermark) if self.window else (fires < self.watermark))
             add_late(self.ctx.metrics, int(late.sum()))
             keep &= ~late
         if not keep.all():
