@@ -314,8 +314,8 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     if isinstance(call, tvf.Tumble):
         size = interval_ms(call.args["size"], "size", planner)
         if abs(offset) >= size:  # Flink's validation (ValidationException), word for word
-            msg = (f"TUMBLE table function parameters must satisfy abs(offset) < size, but got size {size} ms "
-                   f"and offset {offset} ms.")
+            msg = (f"TUMBLE table function parameters must satisfy abs(offset) < size, but got size "
+                   f"{size} ms and offset {offset} ms.")
             planner._fail(call.args["offset"], msg)
         spec = WindowSpec("TUMBLE", size=size, offset=offset, proctime=proctime, zone=zone)
     elif isinstance(call, (tvf.Hop, tvf.Cumulate)):
