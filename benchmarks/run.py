@@ -54,7 +54,7 @@ from benchmarks.proctree import RssSampler
 CONTENDERS = ["raw", "streamsql", "quix"]  # and "flink" (Apache Flink 2.3 through PyFlink)
 # workload → distinct auctions of its data set
 WORKLOADS = {"Q0": 10_000, "Q1": 10_000, "FN": 10_000, "Q2": 10_000, "AGG10k": 10_000, "AGG1M": 1_000_000,
-             "WIN": 10_000}
+             "WIN": 10_000, "AGG10k/every-change": 10_000}
 # CI's smoke run stays short: FN and Q1 are Q0's shape (a projection) again, AGG1M is AGG10k with
 # more keys (each runs with --only); of the paced latency phase one workload shows it works.
 SMOKE_SKIPS = {"FN", "Q1", "AGG1M"}

@@ -332,9 +332,10 @@ def run_one(workload: str, topic: str, ends: dict, events: int, settings: dict, 
     waits = Waits()
     stat_list: list[dict] | None = [] if stats else None
     _CURRENT["waits"], _CURRENT["stats"] = waits, stat_list
-    out = create_topic(unique(f"bench-threads-{workload.lower()}"), append_time=True)
+    out = create_topic(unique("bench-threads-" + workload.lower().replace("/", "-")), append_time=True)
     work = tempfile.mkdtemp(prefix="threads-")
-    backend = workload.split("/")[1] if "/" in workload else "rocksdb"
+    backends = [part for part in workload.split("/")[1:] if part in ("rocksdb", "hashmap")]
+    backend = backends[0] if backends else "rocksdb"  # AGG10k/hashmap, AGG10k/every-change/hashmap
     spec = {"contender": "streamsql", "workload": workload, "input": topic, "output": out,
             "ends": ends, "bootstrap": BOOTSTRAP, "interval_ms": 1000, "group": unique("threads"),
             "workdir": work, "backend": backend, "streamsql_config": settings}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 
-from flink_session import ROOT, collect, error_text, kafka_jar, table_env
+from flink_session import ROOT, kafka_jar, run_step, table_env
 
 OUT = ROOT / "tests" / "e2e" / "ddl_flink.json"
 
@@ -71,15 +71,7 @@ WORDS = ["year", "month", "day", "hour", "minute", "second", "value", "time", "d
 
 
 def _run(t, statement: str) -> dict:
-    try:
-        if statement.startswith("DESCRIBE"):
-            return {"statement": statement, "flink": "ok", "rows": collect(t, statement)}
-        result = t.execute_sql(statement)
-        if statement.startswith("EXPLAIN"):
-            result.collect().close()
-        return {"statement": statement, "flink": "ok"}
-    except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
-        return {"statement": statement, "flink": "error", "flink_error": error_text(e)}
+    return run_step(t, statement, lambda st: st.startswith("DESCRIBE"), ("EXPLAIN",))
 
 
 def main() -> int:

@@ -1,4 +1,4 @@
-"""Record Apache Flink 2.3's DESCRIBE output for tables and views with time attributes.
+"""Record Apache Flink 2.3's DESCRIBE output for tables and views with time attributes (and binary strings).
 
 Flink marks a time attribute in DESCRIBE's type column: ``TIMESTAMP(3) *ROWTIME*`` (a
 ``WATERMARK FOR`` column) and ``TIMESTAMP_LTZ(3) *PROCTIME*`` (a ``PROCTIME()`` attribute, NOT
@@ -39,9 +39,16 @@ DDL = [
     "CREATE VIEW v_literal AS SELECT TIMESTAMP '2024-01-01 00:00:03' AS t0, "
     "TIMESTAMP '2024-01-01 00:00:03.5' AS t1, TIMESTAMP '2024-01-01 00:00:03.123456' AS t6, "
     "TIMESTAMP '2024-01-01 00:00:03' + INTERVAL '1' SECOND AS s0, bidder FROM b",
+    # binary strings keep their lengths (BINARY is BINARY(1), VARBINARY is BYTES)
+    "CREATE TABLE bin (b1 BINARY(3), b2 VARBINARY(5), b3 BINARY, b4 VARBINARY, b5 BYTES, "
+    "b6 VARBINARY(2147483647), b7 BINARY(2147483647) NOT NULL) WITH ('connector' = 'datagen')",
+    "CREATE VIEW v_bin AS SELECT CAST(b5 AS BINARY(2)) AS c2, CAST(b1 AS VARBINARY(2)) AS v2, X'0102' AS l, "
+    "CASE WHEN b1 IS NULL THEN X'01' ELSE X'0203' END AS k, COALESCE(b1, b3) AS m, b2 AS p FROM bin",
+    "CREATE VIEW v_bin_union AS SELECT X'01' AS u, b1 AS w FROM bin "
+    "UNION ALL SELECT CAST(b5 AS BINARY(4)), b1 FROM bin",
 ]
 NAMES = ["t", "u", "pk2", "b", "v_star", "v_ddl", "v_subquery", "v_cte", "v_cast", "v_ltz", "v_ltz_subquery",
-         "v_literal"]
+         "v_literal", "bin", "v_bin", "v_bin_union"]
 
 
 def described(ddl: list[str], names: list[str]):

@@ -298,14 +298,8 @@ def main(argv: list[str]) -> int:
                    "and the regression expressions (tests/functions/difffuzz_regressions.txt)")
     p.add_argument("--add-regressions", action="store_true", help="add to the committed fixture the "
                    "regression expressions it does not hold yet (the rest is kept as it is)")
-    p.add_argument("--budget", type=float, default=540, help="seconds to run before stopping (the journal "
-                   "keeps what is done: rerun the same command to resume); keep the Flink lock <= 10 min")
-    p.add_argument("--recycle", type=int, default=300, help="cases per worker process (a fresh JVM each)")
-    p.add_argument("--stall", type=float, default=240, help="kill a worker that finishes no case this long")
-    p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: a worker's items (JSON)
-    p.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    flink_session.add_driver_arguments(p, recycle=300, stall=240, unit="cases")
     p.add_argument("--group", type=int, default=RUN_GROUP, help=argparse.SUPPRESS)
-    p.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         items = json.loads(args.worker.read_text(encoding="utf-8"))

@@ -10,9 +10,10 @@ TVFs (distinct values keyed by ``Double.equals``) and SUM/AVG added and retracte
 
 Rows are read from one file by one task, so each group's row order is the file's: the
 order-dependent answers (the insert-only MIN/MAX) are deterministic here. Writes
-``tests/functions/float_aggs_flink.json``: the tables, their rows, and per query the rows Flink
+``tests/functions/float_aggs_flink.json``: the tables, their rows, per query the rows Flink
 collected (``[kind, cell, ...]``) or its error, which ``tests/functions/test_float_aggs.py``
-replays::
+replays, and the GroupAggregate lines of Flink's plans of :data:`PLANS` (which MIN/MAX it
+retracts: ``MIN_RETRACT``)::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_float_aggs.py
 """
@@ -55,7 +56,8 @@ def _rows() -> list[dict]:
 def _changelog() -> list[tuple[str, dict | None, dict | None]]:
     """Table ``c``'s debezium events ``(op, before, after)``.
 
-    Groups 1-4 end with -0.0, 0.0, NaN and the infinities retracted and left; group 5 replays the
+    Groups 1-4 end with -0.0, 0.0, NaN and the infinities retracted and left (group 4 and 6 are
+    emptied by a retraction and start again from new accumulators); group 5 replays the
     additions and retractions of query fuzz seed 200291's group (``AVG`` of 698.861 and -449.536,
     whose row-by-row DOUBLE sum is 249.32499999999996).
     """
@@ -78,6 +80,7 @@ def _changelog() -> list[tuple[str, dict | None, dict | None]]:
     c(4, 2, 1.0), c(5, 2, NAN), c(6, 2, -0.0), c(7, 2, 0.0), d(4)
     c(8, 3, INF), c(9, 3, -INF), u(9, NAN), c(10, 3, 0.0)
     c(11, 4, 2.5), u(11, -0.0)
+    c(12, 6, INF), d(12), c(13, 6, 1.5)  # emptied, then new accumulators: no Infinity - Infinity
     c(20, 5, -560.027), c(21, 5, 698.861), c(22, 5, 464.348), c(23, 5, 150.323), d(22), d(20)
     c(20, 5, -560.027), d(20), c(24, 5, -449.536), d(23)
     return events
@@ -125,6 +128,22 @@ QUERIES = [f"SELECT g, {_MINMAX} FROM t GROUP BY g",
            _over(_OVER["rows_unbounded"], "id")]
 
 
+_NESTED = "(SELECT id, g, {f}(d) AS d FROM t GROUP BY id, g)"
+#: Queries whose GROUP BY plans Flink's way of MIN/MAX over a changelog (with or without retraction).
+PLANS = [f"SELECT g, MIN(d), MAX(d) FROM {_NESTED.format(f=f)} GROUP BY g" for f in ("MAX", "MIN", "SUM")] + [
+    f"SELECT g, MIN(d), MAX(d) FROM {_NESTED.format(f='MAX')} WHERE d > 0 GROUP BY g",
+    f"SELECT MAX(d), MIN(d) FROM (SELECT g, MAX(d) AS d FROM {_NESTED.format(f='MAX')} GROUP BY g)",
+    "SELECT MAX(g), MIN(g) FROM (SELECT g, COUNT(*) AS n FROM t GROUP BY g)",
+    "SELECT MAX(g), MIN(g) FROM (SELECT g, COUNT(*) AS n FROM c GROUP BY g)",
+    "SELECT g, MIN(d), MAX(d) FROM c GROUP BY g"]
+
+
+def _group_aggregates(plan: str) -> list[str]:
+    """The ``GroupAggregate(...)`` lines of Flink's optimized physical plan, outermost first."""
+    physical = plan.split("== Optimized Physical Plan ==")[1].split("== Optimized Execution Plan ==")[0]
+    return [line.strip().removeprefix("+- ") for line in physical.splitlines() if "GroupAggregate(" in line]
+
+
 def main() -> int:
     """Run :data:`QUERIES` over the tables of :data:`TABLES`, write :data:`OUT`."""
     t = table_env(utc=True)
@@ -138,6 +157,7 @@ def main() -> int:
             path.write_text(files[name])
             t.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
                           f"'path' = '{path}', 'format' = '{fmt}')")
+        out["plans"] = {q: _group_aggregates(t.explain_sql(q)) for q in PLANS}
         for q in QUERIES:
             try:
                 out["queries"][q] = {"rows": collect(t, q, kinds=True)}

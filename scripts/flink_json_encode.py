@@ -153,6 +153,17 @@ TIMES_FINE_SELECT = ("SELECT a, ts, CAST(ts AS TIMESTAMP(6)), CAST(ts AS TIMESTA
 CSV_STRINGS = RECORDS + ['{"a":9,"s":"comma, \\"quote\\" and\\nnewline","b":true}',
                          '{"a":10,"s":"","b":false}']
 
+#: base64 of 3, 1, 0 bytes and NULL, into columns shorter and longer than the values.
+BINARIES = [
+    '{"k":1,"s":"abc","b":"AQID","v":"AQID","y":"AQID"}',
+    '{"k":2,"s":"abcdef","b":"AQ==","v":"AQ==","y":"AQ=="}',
+    '{"k":3,"s":"","b":"","v":"","y":""}', '{"k":4,"s":null,"b":null,"v":null,"y":null}',
+]
+BINARY_SOURCE = "k INT, s STRING, b BINARY(2), v VARBINARY(2), y BYTES"
+BINARY_SINK = "k INT, b4 BINARY(4), v1 VARBINARY(1), y2 BINARY(2), s3 VARBINARY(3), bs STRING"
+BINARY_SELECT = ("SELECT k, b, v, CAST(y AS BINARY(2)), CAST(s AS VARBINARY(3)), "
+                 "CAST(CAST(b AS BINARY(3)) AS STRING) FROM src")
+
 CASES = [
     {"name": "timestamps", "source": "a BIGINT, ts TIMESTAMP(3)", "sink": TIME_SINK, "options": {},
      "select": TIME_SELECT, "input": TIMES},
@@ -250,6 +261,11 @@ CASES = [
          '{"k":1,"ts":["2024-05-01 10:00:00.120","2024-05-01 10:00:00"],"y":["AQI=",""],'
          '"b":[true,false,null],"f":[1.5,1e20,null],"dt":["2024-01-02"],"ltz":["2024-05-01 10:00:00.1Z"]}',
          '{"k":2,"ts":[null],"y":[null],"b":[],"f":[0.1],"dt":[null,"1970-01-01"],"ltz":[]}']},
+    # BINARY(n) / VARBINARY(n): what a source reads past the length, what an INSERT's cast writes
+    *({"name": f"{'csv_' if fmt == 'csv' else ''}binary_lengths", "format": fmt, "source": BINARY_SOURCE,
+       "sink": BINARY_SINK, "options": {}, "select": BINARY_SELECT, "input": BINARIES}
+      for fmt in ("json", "csv")),
+    {"name": "binary_pass_through", "source": BINARY_SOURCE, "options": {}, "input": BINARIES},
 ]
 
 

@@ -22,7 +22,7 @@ import os
 import sys
 import uuid
 
-from flink_session import ROOT, collect, kafka_jar, run_client, table_env
+from flink_session import ROOT, collect, kafka_jar, produce_json, table_env
 
 OUT = ROOT / "tests" / "connectors" / "kafka_read_metadata_flink.json"
 #: ``[value, headers]``: headers as ``[key, text or null]`` pairs in the order they are written.
@@ -37,27 +37,11 @@ RECORDS = [
 QUERY = ("SELECT id, hdr IS NULL, CARDINALITY(hdr), CAST(hdr['a'] AS STRING), CAST(hdr['b'] AS STRING), "
          "CAST(hdr['n'] AS STRING), CAST(hdr['e'] AS STRING), le FROM src")
 
-_CLIENT = r'''
-import json, sys
-from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
-bootstrap, topic, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-admin = AdminClient({"bootstrap.servers": bootstrap})
-for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
-    f.result(60)
-p = Producer({"bootstrap.servers": bootstrap})
-for value, headers in records:
-    p.produce(topic, json.dumps(value).encode(),
-              headers=[(k, None if v is None else v.encode()) for k, v in headers])
-p.flush(30)
-'''
-
-
 def main() -> int:
     """Produce :data:`RECORDS`, read them with Flink, write :data:`OUT`."""
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     topic = f"flink-read-metadata-{uuid.uuid4().hex[:8]}"
-    run_client(_CLIENT, bootstrap, topic, json.dumps(RECORDS))
+    produce_json(bootstrap, topic, RECORDS)
     t = table_env(kafka_jar())
     t.execute_sql(
         "CREATE TABLE src (id INT, hdr MAP<STRING, BYTES> METADATA FROM 'headers', "

@@ -10,6 +10,8 @@ Setup (once; PyFlink is ~850 MB and needs Java 11+, so it lives outside the proj
     python3 -m venv /work/flinkvenv && /work/flinkvenv/bin/pip install apache-flink==2.3.0
     /work/flinkvenv/bin/python scripts/flink_oracle.py            # rewrites the JSON
     /work/flinkvenv/bin/python scripts/flink_oracle.py --only JSON_EXISTS   # those cases only, merged
+    (several texts: the cases containing any; aggregate cases too)
+    /work/flinkvenv/bin/python scripts/flink_oracle.py --docs   # the docs' examples only, merged
 
 How: the cases are planned together (``SELECT <case>, ... FROM (VALUES (1)) AS t(x)``: planning
 only, no job) to get their result types, halving a group that fails until each validation error is a
@@ -158,33 +160,57 @@ def _records(cases: list[str], zone: str, normalize, volatile: set[str], source:
 CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
 
 
-def _merge_only(ns: dict, needle: str) -> int:
-    """Record again only the UTC cases of ``CASES`` containing ``needle``, merged into the JSON.
+def _merge_only(ns: dict, needles: list[str]) -> int:
+    """Record again only the UTC and aggregate cases containing one of ``needles``, merged into the JSON."""
+    def chosen(cases: list[str]) -> list[str]:
+        return [c for c in cases if any(n in c for n in needles)]
+
+    return _merge(ns, chosen(ns["CASES"]), {}, chosen(ns["AGGREGATES"]))
+
+
+def _merge(ns: dict, chosen: list[str], zoned: dict[str, list[str]], aggs: list[str] = ()) -> int:
+    """Record ``chosen`` (UTC), ``zoned`` (zone → cases) and ``aggs`` (aggregates) again, merged.
 
     The other records stay as they are (no re-run of the whole suite for a few new cases); the
-    merged list keeps ``CASES``' order for the UTC cases, then the records of the rest.
+    merged list keeps ``CASES``' order for the UTC cases, then the zoned records (a zone's fresh
+    records replace its old ones of the same expression), then the aggregates in ``AGGREGATES``'
+    order.
     """
-    chosen = [c for c in ns["CASES"] if needle in c]
-    fresh = {r["expr"]: r for r in _records(chosen, "UTC", ns["normalize"], set(ns["VOLATILE"]))}
+    volatile = set(ns["VOLATILE"])
+    fresh = {r["expr"]: r for r in _records(chosen, "UTC", ns["normalize"], volatile)}
+    fresh_zoned = [r for zone, cases in zoned.items()
+                   for r in _records(cases, zone, ns["normalize"], volatile)]
+    fresh_aggs = {r["expr"]: r for r in _records(list(aggs), "UTC", ns["normalize"], set(),
+                                                 agg_source(ns["AGG_TABLE"]))} if aggs else {}
     doc = json.loads(OUT.read_text())
     plain = {r["expr"]: r for r in doc["cases"] if "zone" not in r and not r.get("aggregate")}
     plain.update(fresh)
+    aggregate = {r["expr"]: r for r in doc["cases"] if r.get("aggregate")}
+    aggregate.update(fresh_aggs)
     order = ns["CASES"] + ns["VOLATILE"]
-    rest = [r for r in doc["cases"] if "zone" in r or r.get("aggregate")]
-    doc["cases"] = [plain[c] for c in order if c in plain] + rest
+    renewed = {(r["zone"], r["expr"]) for r in fresh_zoned}
+    zoned_old = [r for r in doc["cases"] if "zone" in r and (r["zone"], r["expr"]) not in renewed]
+    doc["cases"] = ([plain[c] for c in order if c in plain] + zoned_old + fresh_zoned
+                    + [aggregate[c] for c in ns["AGGREGATES"] if c in aggregate])
     OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"{len(fresh)} cases recorded again ({sum('error' in r for r in fresh.values())} errors) -> {OUT}")
+    records = list(fresh.values()) + fresh_zoned + list(fresh_aggs.values())
+    print(f"{len(records)} cases recorded again ({sum('error' in r for r in records)} errors) -> {OUT}")
     return 0
 
 
 def main() -> int:
     """Write ``flink_expected.json``; returns the process exit code.
 
-    ``--only TEXT``: record only the cases containing TEXT, merged into the file (:func:`_merge_only`).
+    ``--only TEXT [TEXT ...]``: record only the cases (UTC and aggregates) containing one of the
+    texts, merged into the file (:func:`_merge_only`).
+    ``--docs``: record only the examples of Flink's function reference (``DOCS_EXAMPLES``,
+    ``DOCS_ZONED``), merged the same way.
     """
     ns = runpy.run_path(str(CASES_FILE))
-    if len(sys.argv) == 3 and sys.argv[1] == "--only":
-        return _merge_only(ns, sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == "--only":
+        return _merge_only(ns, sys.argv[2:])
+    if sys.argv[1:] == ["--docs"]:
+        return _merge(ns, ns["DOCS_EXAMPLES"], ns["DOCS_ZONED"])
     normalize, volatile = ns["normalize"], set(ns["VOLATILE"])
     records = _records(ns["CASES"] + ns["VOLATILE"], "UTC", normalize, volatile)
     for zone, cases in ns["ZONED"].items():

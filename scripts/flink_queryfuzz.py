@@ -49,7 +49,7 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests" / "runtime")]  # no St
 
 import flink_queries as fq  # noqa: E402
 from flink_compat import Capture, _error_text  # noqa: E402
-from flink_session import drive_workers, run_client  # noqa: E402
+from flink_session import add_driver_arguments, drive_workers, run_client  # noqa: E402
 from flink_session import read_journal as read_records  # noqa: E402
 
 #: Run in this project's venv: the data files, the tables' DDL (query_fuzz.create_tables, recorded)
@@ -387,14 +387,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--redo", action="store_true", help="run the seeds the document already has again")
     p.add_argument("--partial", action="store_true", help="write the document with the seeds answered so far "
                    "(the journal's), leaving the others out")
-    p.add_argument("--budget", type=float, default=540, help="seconds before stopping (the journal keeps "
-                   "what is done: rerun to resume); keep the Flink lock <= 10 min")
-    p.add_argument("--recycle", type=int, default=100, help="queries per worker process (a fresh JVM each)")
+    add_driver_arguments(p, recycle=100, stall=150, unit="queries")
     p.add_argument("--together", type=int, default=8, help="queries run as one job (print sinks)")
-    p.add_argument("--stall", type=float, default=150, help="kill a worker that answers nothing this long")
-    p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: a worker's cases (JSON)
-    p.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
-    p.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         work = json.loads(args.worker.read_text(encoding="utf-8"))

@@ -32,10 +32,13 @@ TEMPLATES = [
     "SELECT COUNT({w}) FROM t", "INSERT INTO {w} SELECT a FROM t", "CREATE TABLE {w} (a INT)",
     "SELECT a\nFROM t\nWHERE {w} > 1",
 ]
-#: Reserved words people write as names (``out``, ``value``, ``year`` ...), and some Flink reads as
-#: values (``user``, ``current_date``, ``default`` in a call).
+#: Reserved words people write as names (``out``, ``value``, ``year`` ...), some Flink reads as
+#: values (``user``, ``current_date``, ``default`` in a call), and non-reserved words (``name``,
+#: ``data``, ``key``, ``status``, ``type``, ``level`` ...) that stay names.
 WORDS = ["value", "year", "out", "timestamp", "count", "raw", "day", "at", "groups", "one", "user",
-         "current_date", "default", "upper"]
+         "current_date", "default", "upper", "window", "system_time", "result", "language", "rank",
+         "comment", "name", "data", "key", "status", "type", "level", "hour_of_day", "total",
+         "current_user", "session_user", "localtime", "current_catalog"]
 JAVA = r"""
 import java.nio.file.*;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;

@@ -14,8 +14,9 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`read_journal`: the finished records of a driver's journal (JSON lines), by a key;
 - :func:`drive_workers`: a fuzz driver's loop: worker processes in turn until every case is in
   the journal (or the budget is spent), a stalled one killed, a case that kills them skipped;
+  :func:`add_driver_arguments`: that loop's command-line options;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
-  confluent-kafka).
+  confluent-kafka); :func:`produce_json`: a new topic with JSON records (and headers) written.
 """
 
 from __future__ import annotations
@@ -92,6 +93,24 @@ def error_text(e: Exception) -> str:
     return " / ".join(java_messages(e)) or str(e)
 
 
+def run_step(t, statement: str, with_rows: Callable[[str], bool], drained: tuple[str, ...]) -> dict:
+    """One statement of a recorded scenario on Flink: ``{"statement", "flink": "ok"|"error", ...}``.
+
+    ``with_rows(statement)``: its rows are recorded (``"rows"``); a statement starting with one of
+    ``drained`` has its result collected and dropped (Flink checks some only then); a failure is
+    recorded as ``"flink_error"`` (:func:`error_text`).
+    """
+    try:
+        if with_rows(statement):
+            return {"statement": statement, "flink": "ok", "rows": collect(t, statement)}
+        result = t.execute_sql(statement)
+        if statement.startswith(drained):
+            result.collect().close()
+        return {"statement": statement, "flink": "ok"}
+    except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
+        return {"statement": statement, "flink": "error", "flink_error": error_text(e)}
+
+
 def run_client(snippet: str, *args: str) -> str:
     """Run Python ``snippet`` with ``args`` in this project's venv (``CLIENT_PYTHON`` overrides); its stdout.
 
@@ -100,6 +119,30 @@ def run_client(snippet: str, *args: str) -> str:
     """
     py = os.environ.get("CLIENT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
     return subprocess.run([py, "-c", snippet, *args], check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
+_PRODUCE_JSON = r'''
+import json, sys
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+bootstrap, topic, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+admin = AdminClient({"bootstrap.servers": bootstrap})
+for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
+    f.result(60)
+p = Producer({"bootstrap.servers": bootstrap})
+for value, headers in records:
+    extra = {"headers": [(k, None if v is None else v.encode()) for k, v in headers]} if headers else {}
+    p.produce(topic, json.dumps(value).encode(), **extra)
+p.flush(30)
+'''
+
+
+def produce_json(bootstrap: str, topic: str, records: list) -> None:
+    """Create ``topic`` (1 partition) and write ``records`` to it, each a ``[value, headers]`` pair.
+
+    ``value`` is written as JSON; ``headers`` is a list of ``[key, text or None]`` (empty: none).
+    """
+    run_client(_PRODUCE_JSON, bootstrap, topic, json.dumps(records))
 
 
 def explained(ddl: list[str], statements: list[str]) -> dict[str, str]:
@@ -128,6 +171,25 @@ def read_journal(journal: Path, key: Callable[[dict], object]) -> dict:
                 continue
             done[key(record)] = record
     return done
+
+
+def add_driver_arguments(p, recycle: int, stall: float, unit: str) -> None:
+    """Add the options of :func:`drive_workers`' loop to argparse parser ``p``.
+
+    ``--budget`` (s, default 540: the Flink lock is kept at most 10 min), ``--recycle`` (``unit``,
+    e.g. ``"cases"``, per worker process, default ``recycle``), ``--stall`` (s, default ``stall``),
+    and the internal ``--worker``, ``--journal``, ``--deadline`` a driver gives its workers.
+    """
+    import argparse
+
+    p.add_argument("--budget", type=float, default=540, help="seconds to run before stopping (the journal "
+                   "keeps what is done: rerun the same command to resume); keep the Flink lock <= 10 min")
+    p.add_argument("--recycle", type=int, default=recycle,
+                   help=f"{unit} per worker process (a fresh JVM each)")
+    p.add_argument("--stall", type=float, default=stall, help="kill a worker that finishes nothing this long")
+    p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: a worker's cases (JSON)
+    p.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--deadline", type=float, default=float("inf"), help=argparse.SUPPRESS)
 
 
 def drive_workers(cases: list[dict], journal: Path, key: Callable[[dict], object],

@@ -47,9 +47,11 @@ plausibility. To regenerate the expectations:
     /work/flinkvenv/bin/python scripts/flink_oracle.py
 
 Types are compared without NOT NULL (StreamSQL does not track nullability of expressions yet).
-A CAST's CHAR(n)/VARCHAR(n) and TIMESTAMP(p) are carried exactly; elsewhere a type may be
+A CAST's CHAR(n)/VARCHAR(n) and TIMESTAMP(p) are carried exactly, and so are BINARY(n) and
+VARBINARY(n) (a CAST cuts to n bytes and zero-pads BINARY(n), `X'0102'` is BINARY(2): see
+docs/types.md); elsewhere a type may be
 compared coarser: CHAR(n)/VARCHAR(n) as STRING (inside ARRAY, MAP and ROW types too),
-BINARY(n)/VARBINARY(n) as BYTES, TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried
+TIMESTAMP(p) as TIMESTAMP(3) for p <= 3 (carried
 in milliseconds) or TIMESTAMP(6), and TIMESTAMP_LTZ(p) as TIMESTAMP_LTZ(6): an expression's
 instant is carried in microseconds (DuckDB has no millisecond TIMESTAMPTZ), its value in
 Flink's precision.

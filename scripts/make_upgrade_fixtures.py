@@ -73,62 +73,62 @@ SEQ = """CREATE TABLE seq (id BIGINT, v INT)
 
 
 def _sink(columns: str) -> str:
-    return (f"CREATE TABLE out ({columns})\n  WITH ('connector' = 'filesystem', 'path' = 'output/', "
+    return (f"CREATE TABLE `out` ({columns})\n  WITH ('connector' = 'filesystem', 'path' = 'output/', "
             "'format' = 'debezium-json');\n")
 
 
 #: case -> (state backends, tables, sink columns, INSERT). Each case is one stateful operator kind.
 CASES: dict[str, tuple[tuple[str, ...], str, str, str]] = {
     "group_agg": (("hashmap", "rocksdb"), TICKS, "k INT, n BIGINT, a INT, m INT, d BIGINT, big INT",
-                  "INSERT INTO out SELECT k, COUNT(*), AVG(v), MAX(v), COUNT(DISTINCT v), "
+                  "INSERT INTO `out` SELECT k, COUNT(*), AVG(v), MAX(v), COUNT(DISTINCT v), "
                   "SUM(v) FILTER (WHERE v > 50) FROM ticks GROUP BY k;"),
     "group_agg_string_key": (("hashmap",), TICKS, "s STRING, n BIGINT, total INT",
-                             "INSERT INTO out SELECT s, COUNT(*), SUM(v) FROM ticks GROUP BY s;"),
+                             "INSERT INTO `out` SELECT s, COUNT(*), SUM(v) FROM ticks GROUP BY s;"),
     "tumble": (("hashmap", "rocksdb"), TICKS,
                "ws TIMESTAMP(3), we TIMESTAMP(3), k INT, n BIGINT, total INT",
-               "INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE("
+               "INSERT INTO `out` SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE("
                "TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
                "GROUP BY window_start, window_end, k;"),
     "hop": (("hashmap",), TICKS, "ws TIMESTAMP(3), we TIMESTAMP(3), k INT, n BIGINT, m INT",
-            "INSERT INTO out SELECT window_start, window_end, k, COUNT(*), MAX(v) FROM TABLE("
+            "INSERT INTO `out` SELECT window_start, window_end, k, COUNT(*), MAX(v) FROM TABLE("
             "HOP(TABLE ticks, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) "
             "GROUP BY window_start, window_end, k;"),
     "cumulate": (("hashmap",), TICKS, "ws TIMESTAMP(3), we TIMESTAMP(3), k INT, n BIGINT, total INT",
-                 "INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE("
+                 "INSERT INTO `out` SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE("
                  "CUMULATE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '20' SECOND)) "
                  "GROUP BY window_start, window_end, k;"),
     "session": (("hashmap",), TICKS, "ws TIMESTAMP(3), we TIMESTAMP(3), k INT, n BIGINT, total INT",
-                "INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE("
+                "INSERT INTO `out` SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE("
                 "SESSION(TABLE ticks PARTITION BY k, DESCRIPTOR(ts), INTERVAL '4' SECOND)) "
                 "GROUP BY window_start, window_end, k;"),
     "regular_join": (("hashmap", "rocksdb"), TICKS + CLICKS, "id INT, cid INT, k INT, v INT, w INT",
-                     "INSERT INTO out SELECT t.id, c.cid, t.k, t.v, c.w FROM ticks t "
+                     "INSERT INTO `out` SELECT t.id, c.cid, t.k, t.v, c.w FROM ticks t "
                      "JOIN clicks c ON t.k = c.k AND t.v / 4 = c.w / 4;"),
     "interval_join": (("hashmap",), TICKS + CLICKS, "id INT, cid INT, k INT, v INT, w INT",
-                      "INSERT INTO out SELECT t.id, c.cid, t.k, t.v, c.w FROM ticks t, clicks c "
+                      "INSERT INTO `out` SELECT t.id, c.cid, t.k, t.v, c.w FROM ticks t, clicks c "
                       "WHERE t.k = c.k AND c.ts BETWEEN t.ts - INTERVAL '3' SECOND "
                       "AND t.ts + INTERVAL '3' SECOND;"),
     "temporal_join": (("hashmap",), TICKS + RATES, "id INT, k INT, v INT, rate INT",
-                      "INSERT INTO out SELECT t.id, t.k, t.v, r.rate FROM ticks t "
+                      "INSERT INTO `out` SELECT t.id, t.k, t.v, r.rate FROM ticks t "
                       "JOIN rates FOR SYSTEM_TIME AS OF t.ts AS r ON t.k = r.k;"),
     "top_n": (("hashmap",), TICKS, "k INT, id INT, v INT, rn BIGINT",
-              "INSERT INTO out SELECT k, id, v, rn FROM (SELECT k, id, v, ROW_NUMBER() OVER "
+              "INSERT INTO `out` SELECT k, id, v, rn FROM (SELECT k, id, v, ROW_NUMBER() OVER "
               "(PARTITION BY k ORDER BY v DESC, id) AS rn FROM ticks) WHERE rn <= 3;"),
     "dedup": (("hashmap",), TICKS, "s STRING, id INT, v INT",
-              "INSERT INTO out SELECT s, id, v FROM (SELECT s, id, v, ROW_NUMBER() OVER "
+              "INSERT INTO `out` SELECT s, id, v FROM (SELECT s, id, v, ROW_NUMBER() OVER "
               "(PARTITION BY s ORDER BY ts ASC) AS rn FROM ticks) WHERE rn = 1;"),
     "over_agg": (("hashmap",), TICKS, "id INT, k INT, v INT, total INT, n BIGINT",
-                 "INSERT INTO out SELECT id, k, v, SUM(v) OVER w, COUNT(*) OVER w FROM ticks "
+                 "INSERT INTO `out` SELECT id, k, v, SUM(v) OVER w, COUNT(*) OVER w FROM ticks "
                  "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND "
                  "PRECEDING AND CURRENT ROW);"),
     "match_recognize": (("hashmap",), TICKS, "k INT, first_id INT, last_id INT, n BIGINT",
-                        "INSERT INTO out SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts "
+                        "INSERT INTO `out` SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts "
                         "MEASURES FIRST(UP.id) AS first_id, LAST(UP.id) AS last_id, COUNT(UP.id) AS n "
                         "ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW "
                         "PATTERN (LOW UP{2,} DOWN) DEFINE LOW AS LOW.v < 30, UP AS UP.v >= 30, "
                         "DOWN AS DOWN.v < 30) AS m;"),
     "datagen_group_agg": (("hashmap",), SEQ, "b INT, n BIGINT, total BIGINT",
-                          "INSERT INTO out SELECT CAST(id % 5 AS INT), COUNT(*), SUM(id) FROM seq "
+                          "INSERT INTO `out` SELECT CAST(id % 5 AS INT), COUNT(*), SUM(id) FROM seq "
                           "GROUP BY CAST(id % 5 AS INT);"),
 }
 

@@ -6,5 +6,6 @@
 - :mod:`.completer` — keywords, tables, columns, connectors and their options;
 - :mod:`.keys`, :mod:`.style`, :mod:`.toolbar` — key bindings, colours and lexer, bottom toolbar;
 - :mod:`.results` — showing query results live (tableau, changelog, table modes);
+- :mod:`.stdout` — what other threads print while the prompt is shown goes above it;
 - :mod:`.print_topic` — ``PRINT TOPIC``: raw Kafka records.
 """

@@ -27,7 +27,6 @@ from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output, create_output
-from prompt_toolkit.patch_stdout import patch_stdout
 from sqlglot import exp
 from streamsql.shell import commands
 from streamsql.shell.buffer import input_is_multiline
@@ -35,6 +34,7 @@ from streamsql.shell.completer import SqlCompleter
 from streamsql.shell.keys import shell_key_bindings
 from streamsql.shell.ordering import resolve_keys, split_order_by
 from streamsql.shell.results import Stream, counted, show_sorted, show_stream
+from streamsql.shell.stdout import patch_stdout
 from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
@@ -197,7 +197,7 @@ class Shell:
         """Prompt, run, repeat until QUIT/EXIT or Ctrl-D; returns the exit code (0)."""
         assert self.session is not None
         # Rows a job prints to stdout (the print connector) and the notice of a background job's
-        # failure appear above the prompt, not in it.
+        # failure appear above the prompt, which is redrawn after them (shell/stdout.py).
         with create_app_session(input=self.input, output=self.output), patch_stdout(raw=True), \
                 FailureWatch(self.env.jobs, self._notice, on_restart=self._notice):
             return self._loop()

@@ -195,6 +195,9 @@ def _run_statements(env, script: str, file: str, print_result) -> None:
         except StreamSQLError as e:
             msg = f"{file}:{st.line}: {e}"
             raise type(e)(msg) from None
+        for warning in result.warnings:  # at the script's line:column, as errors are
+            moved = error_in_script(warning, st, script, file)
+            result.message = result.message.replace(str(warning), str(moved))
         print_result(result)
 
 

@@ -30,7 +30,13 @@ from functools import partial
 
 from sqlglot import exp
 
-from streamsql.checkpoint.identity import RECOVERY_KEYS, JobIdentity, JobIdentityError, superseded_notice
+from streamsql.checkpoint.identity import (
+    RECOVERY_KEYS,
+    JobIdentity,
+    JobIdentityError,
+    read_job_file,
+    superseded_notice,
+)
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, check_mini_batch
@@ -159,7 +165,8 @@ class StreamEnvironment:
                 isinstance(tree, exp.Create) and (tree.expression is not None or
                                                    (tree.kind or "").upper() == "VIEW")):
             reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
-        if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog)) or (
+        if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog,
+                             n.DescribeCatalog)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):
@@ -188,6 +195,8 @@ class StreamEnvironment:
             return self._namespace_statement(tree, sql)
         if isinstance(tree, n.AlterTable):
             return self._alter_table(tree, sql)
+        if isinstance(tree, n.AlterView):
+            return self._alter_view(tree, sql)
         if isinstance(tree, n.ShowCreateTable):
             from streamsql.sql.ddl import show_create_table
 
@@ -226,7 +235,8 @@ class StreamEnvironment:
                 raise
             from streamsql.sql.parser import error_at
 
-            raise error_at(tree.this or tree, e.message, sql) from None
+            anchor = tree.args.get("catalog") or tree.this or tree  # SHOW DATABASES FROM c: at c
+            raise error_at(anchor, e.message, sql) from None
         if isinstance(result, str):
             return TableResult("ok", message=result)
         return TableResult("rows", *result)
@@ -318,7 +328,10 @@ class StreamEnvironment:
             if td.watermark is not None or any(c.computed is not None for c in td.columns):
                 Planner(self.catalog, self.config, sql).table_node(td)  # validate now, not at use
             self._add(td, tree, exists, replace, sql)
-            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+            warnings = self._option_warnings(td, sql)
+            message = "\n".join([*(f"[WARNING] {w}" for w in warnings),
+                                  "[INFO] Execute statement succeeded."])
+            return TableResult("ok", message=message, warnings=warnings)
         if kind == "VIEW":
             vd = view_def_from_create(tree, sql)
             vd.namespace = (self.catalog.current_catalog, self.catalog.current_database)
@@ -367,6 +380,63 @@ class StreamEnvironment:
         return TableResult("ok", message="[INFO] Execute statement succeeded.")
 
     @staticmethod
+    def _check_ctas_key(tree: exp.Create, names: list[str], certain: list, sql: str) -> None:
+        """A CTAS's PRIMARY KEY on a query column Flink types nullable fails, as Flink's.
+
+        Only where the column's type is certain (``certain``: ``Planner.view_column_types``); a
+        key column declared in the CREATE part is made NOT NULL there, as in a CREATE TABLE.
+
+        Raises:
+            SqlError: Flink's "Invalid primary key 'PK_id'. Column 'id' is nullable.", at the key.
+        """
+        schema = tree.this if isinstance(tree.this, exp.Schema) else None
+        items = schema.expressions if schema is not None else []
+        declared = {i.this.name.lower() for i in items if isinstance(i, exp.ColumnDef)}
+        for key in (i for i in items if isinstance(i, exp.PrimaryKey)):
+            columns = [ident.name for ident in key.expressions]
+            for name in columns:
+                found = [t for c, t in zip(names, certain, strict=True) if c.lower() == name.lower()]
+                if name.lower() not in declared and found and found[0] is not None and found[0].nullable:
+                    msg = f"Invalid primary key 'PK_{'_'.join(columns)}'. Column '{name}' is nullable."
+                    raise error_at(key, msg, sql)
+
+    def _alter_view(self, tree: n.AlterView, sql: str) -> TableResult:
+        """``ALTER VIEW v RENAME TO v2`` or ``ALTER VIEW v AS <query>``, as Flink's SqlAlterView*.
+
+        RENAME TO stays in the view's database; AS replaces the view's query (planned now; its
+        column list dropped).
+
+        Raises:
+            SqlError: an unknown view, a table (use ALTER TABLE), a new name that exists or is in
+                another database, or a query that does not plan.
+        """
+        parts = table_parts(tree.this)
+        obj = self._get(tree.this, sql)
+        if not isinstance(obj, ViewDef):
+            msg = f"ALTER VIEW for a table is not allowed: '{obj.name}' is a table; use ALTER TABLE"
+            raise error_at(tree.this, msg, sql)
+        path = self.catalog.qualify(parts)
+        new = tree.args.get("rename")
+        if new is not None:
+            target = self.catalog.qualify(table_parts(new))
+            if target[:2] != path[:2]:
+                msg = (f"The new name of view '{obj.name}' must be in its database "
+                       f"`{path[0]}`.`{path[1]}`")
+                raise error_at(new, msg, sql)
+            if self.catalog.find(target) is not None:
+                msg = f"Table or view '{target[2]}' already exists in database `{path[0]}`.`{path[1]}`"
+                raise error_at(new, msg, sql)
+            self.catalog.drop(parts)
+            self.catalog.add(dc_replace(obj, name=target[2]), name=target)
+            return TableResult("ok", message="[INFO] Execute statement succeeded.")
+        create = exp.Create(this=tree.this, kind="VIEW", expression=tree.expression, replace=True)
+        self._create(create, sql)
+        ddl = f"CREATE VIEW {'.'.join(f'`{p}`' for p in path)} AS\n{sql[tree.args['start']:].strip()}"
+        altered = self.catalog.get(parts)
+        self.catalog.add(dc_replace(altered, sql=ddl, temporary=obj.temporary), replace=True, name=path)
+        return TableResult("ok", message="[INFO] Execute statement succeeded.")
+
+    @staticmethod
     def _created_name(ddl: str) -> str:
         """The table name of a generated CREATE TABLE statement, as written there."""
         head = ddl.split("(", 1)[0].split()
@@ -406,6 +476,21 @@ class StreamEnvironment:
                 raise
             raise OptionError(str(e), sql, *where) from None
 
+    @staticmethod
+    def _option_warnings(td: TableDef, sql: str) -> list[StatementError]:
+        """The connector's warnings about options it ignores, each at its key in ``sql``.
+
+        See ``ConnectorSpec.option_warnings`` (Kafka's ``'properties.*'`` keys no client knows).
+        """
+        from streamsql.connectors.registry import get_connector
+        from streamsql.sql.ddl import option_position
+
+        if not td.connector:
+            return []
+        found = get_connector(td.connector).option_warnings(td.options)
+        return [StatementError(text, sql, *(option_position(sql, key) or (None, None)))
+                for key, text in found]
+
     def _create_as(self, tree: exp.Create, sql: str) -> TableResult:
         """``CREATE TABLE t WITH (...) AS SELECT ...`` (CTAS), as Flink's.
 
@@ -435,6 +520,7 @@ class StreamEnvironment:
         if len(certain) == len(columns):  # NOT NULL where Flink's planner derives it (COALESCE(x, 0) ...)
             columns = [ColumnDef(c.name, c.type.with_nullable(False)) if t is not None and not t.nullable
                        else c for c, t in zip(columns, certain)]
+            self._check_ctas_key(tree, [c.name for c in columns], certain, sql)
         for name, renamed, earlier in planner.case_renames:
             if any(c.name == renamed for c in columns):  # Flink's table would have both names
                 msg = (f"Columns '{earlier}' and '{name}' differ only in case: Flink's table would have "
@@ -495,7 +581,10 @@ class StreamEnvironment:
         """CREATE / DROP [TEMPORARY] [SYSTEM] FUNCTION, SHOW [USER] FUNCTIONS (see functions.udf)."""
         functions = self.catalog.functions
         if isinstance(tree, n.ShowFunctions):
-            return TableResult("rows", ["function name"], udf.show(functions, bool(tree.args.get("user"))))
+            from streamsql.sql.namespace import shown
+
+            rows = udf.show(functions, bool(tree.args.get("user")))
+            return TableResult("rows", ["function name"], [r for r in rows if shown(tree, r[0])])
         name = tree.this.name
         if isinstance(tree, n.DropFunction):
             udf.drop(functions, name, bool(tree.args.get("exists")))
@@ -504,7 +593,7 @@ class StreamEnvironment:
         if language is None or language.name.upper() != "PYTHON":
             msg = (f"CREATE FUNCTION {name}: only LANGUAGE PYTHON is supported (Java and Scala functions "
                    "need a JVM)")
-            raise SqlError(msg, sql)
+            raise error_at(language if language is not None else tree.expression, msg, sql)
         path = tree.expression.name
         fn = udf.load(path, self.config.get("python.files"))
         declared = udf.declare(name, fn, bool(tree.args.get("system")), path)
@@ -597,6 +686,21 @@ class StreamEnvironment:
             return _nth(name, len(taken) - 1)
         return _nth(name, len(taken))
 
+    def _resumed_spelling(self, inserts: list[exp.Insert], fingerprint: JobFingerprint) -> JobFingerprint:
+        """``fingerprint``, or its :attr:`~JobFingerprint.as_written` form if that job wrote the folder.
+
+        A job whose INSERTs backquote a reserved word (```out```), started before StreamSQL refused
+        such words unquoted, keeps its name and checkpoints (the hash now spells them unquoted, so
+        that a script quoted since resumes too).
+        """
+        old = fingerprint.as_written
+        if old is None:
+            return fingerprint
+        root = self.config.get("execution.checkpointing.dir")
+        folder = CheckpointStorage(root, self._job_name(inserts, old), self.config.as_dict())
+        record = read_job_file(folder)
+        return old if record is not None and record.get("fingerprint") == old.digest else fingerprint
+
     def _bind_name(self, name: str, handle: JobHandle) -> None:
         """Record the job that now runs under ``name`` (a name :meth:`_job_name` gave)."""
         for k, entry in enumerate(self._named.get(self.config.get("pipeline.name") or "", [])):
@@ -622,7 +726,7 @@ class StreamEnvironment:
         reset_parallel_run(name, roots, self.config.copy(), parallelism)
 
     def _submit(self, inserts: list[exp.Insert], sql: str) -> TableResult:
-        fingerprint = job_fingerprint(inserts, self.catalog)
+        fingerprint = self._resumed_spelling(inserts, job_fingerprint(inserts, self.catalog))
         name = self._job_name(inserts, fingerprint, submit=True)
         recovery_key = next((k for k in RECOVERY_KEYS if self.config.get(k)), RECOVERY_KEYS[0])
         recovery = self.config.get(recovery_key) or None

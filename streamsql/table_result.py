@@ -31,6 +31,8 @@ class TableResult:
         message: a one-line message (``"[INFO] Table has been created."``) or the text.
         column_types: a query's column types (SqlType), in the order of ``columns``.
         time_zone: a query's ``'table.local-time-zone'`` (how its TIMESTAMP_LTZ values are shown).
+        warnings: positioned warnings about the statement (an ignored option at its key), each
+            also in :attr:`message` as ``[WARNING] ...``, before the ``[INFO]`` line.
     """
 
     kind: str
@@ -40,6 +42,7 @@ class TableResult:
     message: str = ""
     column_types: list = field(default_factory=list)
     time_zone: str | None = None
+    warnings: list = field(default_factory=list)
     _sink: CollectSink | None = None
     _ended: bool = field(default=False, repr=False)
 

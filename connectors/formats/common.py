@@ -325,8 +325,18 @@ def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.C
 # rendering (encoders)
 
 
-def signed_years(text: pa.Array) -> pa.Array:
-    """Dates in Arrow's text with a year past 9999 as ``java.time`` writes them: ``+10024-01-01``."""
+#: Days from 1970-01-01 to 10000-01-01: a date or timestamp below it has a year of at most 4 digits.
+DAYS_TO_YEAR_10000 = 2_932_897
+
+
+def signed_years(text: pa.Array, latest_day: int | None = None) -> pa.Array:
+    """Dates in Arrow's text with a year past 9999 as ``java.time`` writes them: ``+10024-01-01``.
+
+    ``latest_day``: the largest value's day since 1970-01-01 (floored), when known; below
+    10000-01-01 the text is returned as it is, without the per-row regex (~0.05 µs a row).
+    """
+    if latest_day is not None and latest_day < DAYS_TO_YEAR_10000:
+        return text
     return pc.replace_substring_regex(text, r"^(\d{5,})-", r"+\1-")
 
 
@@ -370,11 +380,16 @@ def arrow_date_text(text: pa.Array, numbers: np.ndarray, per_second: int = 0, di
     return pc.replace_with_mask(text, bad, pa.array(fixed, pa.string()))
 
 
+def _latest(values: np.ndarray, per_day: int) -> int | None:
+    """The day of the largest of ``values`` (``per_day`` units a day), None for no values."""
+    return int(values.max()) // per_day if len(values) else None
+
+
 def render_date(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     """A DATE column's text as ``java.time``'s ``LocalDate`` writes it (``+10024-01-01`` past 9999)."""
     arr = combine(arr)
     days = pc.fill_null(arr.cast(pa.int32()), 0).to_numpy(zero_copy_only=False)
-    return signed_years(arrow_date_text(arr.cast(pa.string()), days))
+    return signed_years(arrow_date_text(arr.cast(pa.string()), days), _latest(days, 1))
 
 
 def render_timestamp(
@@ -399,7 +414,7 @@ def render_timestamp(
         text = trim_fraction(combine(text), min(precision, unit_digits))
     if sep != " ":
         text = pc.replace_substring(text, " ", sep, max_replacements=1)
-    text = signed_years(text)
+    text = signed_years(text, _latest(v, 86400 * 10 ** unit_digits))
     if zulu:
         text = pc.binary_join_element_wise(text, pa.scalar("Z"), "")
     return text

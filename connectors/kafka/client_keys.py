@@ -22,8 +22,8 @@ set in their scripts therefore get their librdkafka meaning here:
 - **Rejected**: a Java truststore or keystore type StreamSQL cannot read, naming the librdkafka
   key to use instead (ignoring it would change whom the client trusts).
 
-Keys librdkafka knows pass unchanged; a key neither client knows fails when the client is
-created, as a :class:`ConfigError`.
+Keys librdkafka knows pass unchanged; a key neither client knows is left out, as the Java client
+ignores it (:mod:`.unknown_keys`, which warns at CREATE TABLE).
 
 **One client's keys on the other** (a producer key such as ``buffer.memory`` or ``linger.ms`` on
 a source table, a consumer key such as ``fetch.min.bytes`` on a sink): Flink hands every
@@ -138,7 +138,8 @@ _warned: set[str] = set()
 _warned_lock = threading.Lock()
 
 
-def _first_time(key: str) -> bool:
+def first_time(key: str) -> bool:
+    """True the first time ``key`` is asked about in this process (one warning per key)."""
     with _warned_lock:
         if key in _warned:
             return False
@@ -147,12 +148,12 @@ def _first_time(key: str) -> bool:
 
 
 def _warn_once(key: str, prefix: str, text: str) -> None:
-    if _first_time(key):
+    if first_time(key):
         log.warning("%s'properties.%s' is a Java Kafka client key; ignored (%s)", prefix, key, text)
 
 
 def _warn_other_role(key: str, prefix: str, role: str) -> None:
-    if _first_time(f"{role}:{key}"):
+    if first_time(f"{role}:{key}"):
         other = "producer" if role == "consumer" else "consumer"
         where = "a source table's reads" if role == "consumer" else "a sink table's writes"
         log.warning("%s'properties.%s' is a Kafka %s key; %s ignore it (as Flink's Java %s does)",
@@ -214,12 +215,14 @@ def translate(props: dict[str, Any], prefix: str = "", role: str | None = None) 
             out (with one warning per key) the keys only the other role reads; None keeps them.
 
     Returns:
-        Properties librdkafka accepts for the keys above (keys set explicitly in librdkafka's
-        name win over a translated Java key).
+        Properties librdkafka accepts for the keys above (a key no client knows left out; keys set
+        explicitly in librdkafka's name win over a translated Java key).
 
     Raises:
         ConfigError: for a rejected key or an unreadable ``sasl.jaas.config``.
     """
+    from streamsql.connectors.kafka import unknown_keys
+
     out: dict[str, Any] = {}
     for key, value in props.items():
         if key in REJECTED:
@@ -239,6 +242,9 @@ def translate(props: dict[str, Any], prefix: str = "", role: str | None = None) 
             raise ConfigError(msg)
         if key in IGNORED:
             _warn_once(key, prefix, IGNORED[key])
+        elif unknown_keys.is_unknown(key):
+            if first_time(key):  # a table not made by CREATE TABLE (which warned at the key)
+                log.warning("%s'properties.%s' is not a Kafka client property; ignored", prefix, key)
         elif key == "sasl.jaas.config":
             for k, v in _jaas(str(value), prefix).items():
                 out.setdefault(k, v)

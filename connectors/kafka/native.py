@@ -9,14 +9,18 @@ all of it serialized with the other threads on the GIL. librdkafka itself has
 for the call) on the **same** ``rd_kafka_t`` as the Python producer, with an array of
 ``rd_kafka_message_t`` built by numpy from the offsets and data buffers of an Arrow
 string/binary array, so a batch of payloads reaches librdkafka without a Python object per
-message. ``RD_KAFKA_MSG_F_COPY``: librdkafka copies each payload before the call returns.
+message. ``RD_KAFKA_MSG_F_COPY``: librdkafka copies each payload before the call returns (and
+always copies keys). Keys come the same way from a second array (an upsert sink's PRIMARY KEY,
+:mod:`.upsert`); a NULL value is a message without a value (a tombstone: librdkafka writes the
+record's value length as -1 for a NULL payload, as ``produce(topic, None, key)`` does).
 
 What it keeps and what it does not:
 
 - The messages join the producer's open transaction (librdkafka checks the transaction state
   per call, ``rd_kafka_check_produce``) and are partitioned by the producer's partitioner, as
-  ``produce()``'s are; their timestamp is the time of sending (CreateTime), like a ``produce()``
-  without one.
+  ``produce()``'s are (a keyed message by its key: the producer's ``murmur2_random``, the topic
+  handle taking the producer's default topic configuration); their timestamp is the time of
+  sending (CreateTime), like a ``produce()`` without one.
 - **No delivery report reaches Python** for them (confluent-kafka's report callback skips
   messages without its per-message state). A failed delivery is still never lost: in a
   transaction librdkafka counts it and fails ``commit_transaction()`` with an abortable error
@@ -80,6 +84,20 @@ def payload_list(values: pa.Array) -> list[bytes | None]:
     if pa.types.is_string(values.type):
         return values.cast(pa.binary()).to_pylist()
     return values.to_pylist()
+
+
+def _spans(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``(addresses, lengths)`` (uint64) of the values of a string or binary array, from its buffers.
+
+    A NULL's span is its (empty) slot; the caller decides what a NULL means.
+    """
+    n = len(arr)
+    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    width = np.int64 if wide else np.int32
+    offsets = np.frombuffer(arr.buffers()[1], width, n + 1, arr.offset * np.dtype(width).itemsize)
+    data = arr.buffers()[2]
+    base = data.address if data is not None and data.size else 0
+    return base + offsets[:-1].astype(np.uint64), np.diff(offsets).astype(np.uint64)
 
 
 def _library_path() -> str | None:
@@ -185,14 +203,17 @@ class BatchProducer:
                 self._topics[topic] = rkt
         return rkt
 
-    def produce(self, topic: str, values: pa.Array, partition: int = -1, start: int = 0) -> None:
-        """Queue ``values[start:]`` (string or binary, no NULL) as messages to ``topic``, in order.
+    def produce(self, topic: str, values: pa.Array, partition: int = -1, start: int = 0,
+                keys: pa.Array | None = None) -> None:
+        """Queue ``values[start:]`` (string or binary) as messages to ``topic``, in order.
 
         Args:
             topic: the topic.
-            values: the payloads.
-            partition: the partition, or -1 for the producer's partitioner.
+            values: the payloads; a NULL is a message without a value (a tombstone).
+            partition: the partition, or -1 for the producer's partitioner (by key when keyed).
             start: the first value to queue (after a :class:`QueueFull`).
+            keys: the message keys (string or binary, no NULL, as long as ``values``), or None:
+                no keys.
 
         Raises:
             QueueFull: the producer's queue took only the values before ``done`` (serve it, retry).
@@ -205,14 +226,14 @@ class BatchProducer:
         n = len(arr)
         if n == 0:
             return
-        wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
-        width = np.int64 if wide else np.int32
-        offsets = np.frombuffer(arr.buffers()[1], width, n + 1, arr.offset * np.dtype(width).itemsize)
-        data = arr.buffers()[2]
-        base = data.address if data is not None and data.size else 0
         msgs = np.zeros(n, MESSAGE)
-        msgs["payload"] = base + offsets[:-1].astype(np.uint64)
-        msgs["len"] = np.diff(offsets).astype(np.uint64)
+        msgs["payload"], msgs["len"] = _spans(arr)
+        if arr.null_count:
+            null = ~arr.is_valid().to_numpy(zero_copy_only=False)
+            msgs["payload"][null] = 0  # NULL payload: no value (librdkafka's length -1)
+            msgs["len"][null] = 0
+        if keys is not None:
+            msgs["key"], msgs["key_len"] = _spans(keys.slice(start) if start else keys)
         rkt = self._topic(topic)
         good = self._lib.rd_kafka_produce_batch(rkt, partition, MSG_F_COPY, msgs.ctypes.data, n)
         if good == n:

@@ -215,7 +215,7 @@ class ProducerHandle:
     def produce_many(
         self,
         topic: str,
-        keys: list[bytes | None] | None,
+        keys: list[bytes | None] | pa.Array | None,
         values: list[bytes | None] | pa.Array,
         partition: int = -1,
         timestamps: list[int] | None = None,
@@ -223,10 +223,11 @@ class ProducerHandle:
     ) -> None:
         """Produce one message per value (with ``keys[i]`` when given); never raises BufferError.
 
-        ``timestamps[i]`` (epoch ms; 0: the time of sending) and ``headers[i]`` (``[(key, bytes)]``
-        or None) when given, else the producer's defaults. ``values`` may be an Arrow string or
-        binary array without NULLs (:meth:`.Encoder.encode_array`): without keys, timestamps and
-        headers, and with :meth:`attach_batch` done, it goes to librdkafka in one call per batch.
+        A None (NULL) value is a message without a value (a tombstone). ``timestamps[i]`` (epoch
+        ms; 0: the time of sending) and ``headers[i]`` (``[(key, bytes)]`` or None) when given,
+        else the producer's defaults. ``values`` (and ``keys``) may be Arrow string or binary
+        arrays (:meth:`.Encoder.encode_array`; keys without NULLs): without timestamps and
+        headers, and with :meth:`attach_batch` done, they go to librdkafka in one call per batch.
 
         Raises:
             ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
@@ -236,12 +237,15 @@ class ProducerHandle:
         self.topics.add(topic)
         if self.in_txn and self.txn_first_write is None and len(values):
             self.txn_first_write = time.monotonic()  # the broker's transaction timer starts about now
+        keyed = isinstance(keys, pa.Array)
         if isinstance(values, pa.Array):
-            if (self.batch is not None and keys is None and timestamps is None and headers is None
-                    and not values.null_count):
-                self._produce_batch(topic, values, partition)
+            if (self.batch is not None and (keys is None or keyed) and timestamps is None and headers is None
+                    and not (keyed and keys.null_count)):
+                self._produce_batch(topic, values, partition, keys)
                 return
             values = payload_list(values)
+        if keyed:
+            keys = payload_list(keys)
         n = len(values)
         i = 0
         try:
@@ -277,8 +281,8 @@ class ProducerHandle:
             raise self._error(e) from None
         self.check()
 
-    def _produce_batch(self, topic: str, values: pa.Array, partition: int) -> None:
-        """:meth:`produce_many` of an Arrow array through :attr:`batch`, in order, waiting for room.
+    def _produce_batch(self, topic: str, values: pa.Array, partition: int, keys: pa.Array | None) -> None:
+        """:meth:`produce_many` of Arrow arrays through :attr:`batch`, in order, waiting for room.
 
         Raises:
             ExecutionError: as :meth:`produce_many` (a message librdkafka refuses is produced
@@ -288,11 +292,12 @@ class ProducerHandle:
         start = 0
         while True:
             try:
-                self.batch.produce(topic, values, partition, start)
+                self.batch.produce(topic, values, partition, start, keys)
                 break
             except QueueFull as full:
                 if full.done == start and len(p) == 0:  # nothing queued, still no room: never fits
-                    self._too_large(values[start].as_buffer().to_pybytes(), None)
+                    key = None if keys is None else payload_list(keys.slice(start, 1))[0]
+                    self._too_large(payload_list(values.slice(start, 1))[0], key)
                 start = full.done
                 p.poll(QUEUE_FULL_WAIT_S)
                 self.check()
@@ -307,8 +312,9 @@ class ProducerHandle:
                     raise self._error(e) from None
                 self.check()
                 value = payload_list(values.slice(refused.index, 1))[0]
+                key = None if keys is None else payload_list(keys.slice(refused.index, 1))[0]
                 try:
-                    p.produce(topic, value, None, partition)
+                    p.produce(topic, value, key, partition)
                 except (KafkaException, SystemError, BufferError) as e:
                     raise self._error(e) from None
                 msg = f"{self.what}: librdkafka refused a message: {refused.reason}"

@@ -187,7 +187,7 @@ class ProducerSession:
 
     def produce_many(
         self,
-        keys: list[bytes | None] | None,
+        keys: list[bytes | None] | pa.Array | None,
         values: list[bytes | None] | pa.Array,
         partition: int = -1,
         timestamps: list[int] | None = None,

@@ -12,7 +12,10 @@ so a GROUP BY keyed like the table sends none.
 By default every change is written, in order per key, as Flink 2.3's upsert-kafka sink does
 without buffering (``'sink.buffer-flush.max-rows'`` and ``'sink.buffer-flush.interval'`` both
 default to 0): a versioned table written here and read back (a temporal join) keeps every
-version. With both options > 0 the sink reduces as Flink's ``ReducingUpsertWriter``: rows are
+version. Exactly-once, to one topic and without written metadata columns, each flush of
+changes reaches librdkafka as one keys array and one values array (a tombstone a NULL) in one
+``rd_kafka_produce_batch`` call (:mod:`.native`), without a Python object per change. With both
+options > 0 the sink reduces as Flink's ``ReducingUpsertWriter``: rows are
 buffered and compacted per PRIMARY KEY (only each key's last change of the buffer is written,
 a -U/-D as a tombstone; a key's change to one topic replaces its change to another when rows
 name their topics, as Flink's buffer is keyed by the key alone) and the buffer is written when
@@ -127,6 +130,25 @@ def last_per_key(table: pa.Table, key_names: list[str], key_bytes=None) -> np.nd
         return np.sort(np.fromiter(last.values(), dtype=np.int64, count=len(last)))
 
 
+def with_tombstones(live_values: pa.Array, live: np.ndarray) -> pa.Array:
+    """``live_values`` (string or binary, no NULL) placed at the rows where ``live``, NULL elsewhere.
+
+    ``len(live_values) == live.sum()``; the result has ``len(live)`` rows and shares
+    ``live_values``' data buffer (no payload is copied).
+    """
+    wide = pa.types.is_large_string(live_values.type) or pa.types.is_large_binary(live_values.type)
+    width = np.int64 if wide else np.int32
+    m = len(live_values)
+    start = live_values.offset * np.dtype(width).itemsize
+    offsets = np.frombuffer(live_values.buffers()[1], width, m + 1, start)
+    rank = np.zeros(len(live) + 1, np.int64)  # live rows before each row
+    np.cumsum(live, out=rank[1:])
+    validity = pa.array(live, pa.bool_()).buffers()[1]
+    return pa.Array.from_buffers(live_values.type, len(live),
+                                 [validity, pa.py_buffer(offsets[rank]), live_values.buffers()[2]],
+                                 null_count=len(live) - m)
+
+
 class UpsertKafkaSink(ProducingSink):
     """Writes a changelog as upserts and tombstones keyed by the PRIMARY KEY (see module docstring).
 
@@ -233,13 +255,10 @@ class UpsertKafkaSink(ProducingSink):
         else:
             self._maybe_stage()
 
-    def _encode_buffer(self) -> tuple[list, list]:
-        """Encode the buffer, compacted (last change per key) when reducing; empties the buffer.
+    def _take_buffer(self) -> tuple[pa.Table, np.ndarray]:
+        """The buffered rows and their kinds (-U made -D); compacted (last change per key) when reducing.
 
-        Returns:
-            ``(keys, values)``, a tombstone's value being None; with written metadata columns
-            or rows naming their topics each value is ``(value, timestamp, headers, topic)``
-            (:class:`.metadata.RecordMetadata`, :mod:`.routing`).
+        Empties the buffer.
         """
         tables = [t for t, _ in self._buf]
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
@@ -252,6 +271,20 @@ class UpsertKafkaSink(ProducingSink):
                 self.rows_compacted += table.num_rows - len(idx)
                 table = table.take(pa.array(idx))
                 kinds = kinds[idx]
+        return table, kinds
+
+    def _encode_buffer(self) -> tuple[list, list]:
+        """Encode the buffer (:meth:`_take_buffer`) into lists; empties the buffer.
+
+        Returns:
+            ``(keys, values)``, a tombstone's value being None; with written metadata columns
+            or rows naming their topics each value is ``(value, timestamp, headers, topic)``
+            (:class:`.metadata.RecordMetadata`, :mod:`.routing`).
+        """
+        return self._encode_lists(*self._take_buffer())
+
+    def _encode_lists(self, table: pa.Table, kinds: np.ndarray) -> tuple[list, list]:
+        """:meth:`_encode_buffer` of the rows taken from the buffer."""
         keys = self.kenc.encode(self.fs.key_table(table))
         deletes = kinds == RowKind.DELETE
         vtable = table.select(self.fs.value_schema.names)
@@ -267,6 +300,28 @@ class UpsertKafkaSink(ProducingSink):
             topics = self.session.routing.row_topics(table) if self.session.topic is None else [None] * n
             values = list(zip(values, timestamps or [0] * n, headers or [None] * n, topics))
         return keys, values
+
+    def _encode_arrays(self, table: pa.Table, kinds: np.ndarray) -> tuple[pa.Array, pa.Array] | None:
+        """``(keys, values)`` as Arrow arrays for the batch produce, a tombstone a NULL value.
+
+        None where an encoder builds no array (:meth:`.Encoder.encode_array`): the caller encodes
+        lists instead. The same bytes as :meth:`_encode_buffer`'s.
+        """
+        keys = self.kenc.encode_array(self.fs.key_table(table))
+        if keys is None or keys.null_count:
+            return None
+        deletes = kinds == RowKind.DELETE
+        vtable = table.select(self.fs.value_schema.names)
+        if not deletes.any():
+            values = self.venc.encode_array(vtable)
+            return None if values is None or values.null_count else (keys, values)
+        live = ~deletes
+        values = pa.array([], pa.binary())
+        if live.any():
+            values = self.venc.encode_array(vtable.filter(pa.array(live)))
+        if values is None or values.null_count:
+            return None
+        return keys, with_tombstones(values, live)
 
     def _stage(self) -> None:
         """Compact and encode the buffer into the staged changes of the epoch (not yet produced).
@@ -299,11 +354,17 @@ class UpsertKafkaSink(ProducingSink):
                 self._stage()
             staged, self._staged = self._staged, {}
             keys, values = list(staged), list(staged.values())
+        elif not self._tuples and self.session.batch_produce:  # one librdkafka call, no list
+            table, kinds = self._take_buffer()
+            arrays = self._encode_arrays(table, kinds)
+            if arrays is not None:
+                self._flushed(len(arrays[0]))
+                self.session.produce_many(*arrays)
+                return
+            keys, values = self._encode_lists(table, kinds)
         else:
             keys, values = self._encode_buffer()
-        if self._epoch_in:
-            self._distinct_ratio = len(keys) / self._epoch_in
-        self._epoch_in = 0
+        self._flushed(len(keys))
         if not self._tuples:
             self.session.produce_many(keys, values)
             return
@@ -317,6 +378,12 @@ class UpsertKafkaSink(ProducingSink):
         for topic, records in by_topic.items():
             ks, vs, ts, hs = (list(x) for x in zip(*records))
             self.session.produce_many(ks, vs, -1, ts, hs, topic)
+
+    def _flushed(self, written: int) -> None:
+        """``written`` messages leave for the rows received since the last flush (:meth:`_maybe_stage`)."""
+        if self._epoch_in:
+            self._distinct_ratio = written / self._epoch_in
+        self._epoch_in = 0
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """Write the buffer (compacted when reducing), then flush (exactly-once: not yet visible).

@@ -146,6 +146,7 @@ class _NamedCatalog:
     name: str
     default_database: str
     databases: dict[str, _Database] = field(default_factory=dict)  # by lower-case name
+    options: dict[str, str] = field(default_factory=dict)  # as created (DESCRIBE CATALOG EXTENDED)
 
 
 class Catalog:
@@ -172,13 +173,19 @@ class Catalog:
         """Every catalog's name, sorted (``SHOW CATALOGS``)."""
         return sorted(c.name for c in self._catalogs.values())
 
-    def database_names(self) -> list[str]:
-        """The current catalog's databases, sorted (``SHOW DATABASES``)."""
-        return sorted(d.name for d in self._catalog(self.current_catalog).databases.values())
+    def database_names(self, catalog: str | None = None) -> list[str]:
+        """The databases of ``catalog`` (None: the current one), sorted (``SHOW DATABASES [FROM c]``).
+
+        Raises:
+            SqlError: an unknown catalog (see ``_catalog``).
+        """
+        return sorted(d.name for d in self._catalog(catalog or self.current_catalog).databases.values())
 
     def create_catalog(self, name: str, default_database: str = IN_MEMORY_DEFAULT_DATABASE,
-                       if_not_exists: bool = False) -> None:
-        """Add an in-memory catalog holding one empty database.
+                       if_not_exists: bool = False, options: dict[str, str] | None = None) -> None:
+        """Add an in-memory catalog holding one empty database, ``default_database``.
+
+        ``options``: the catalog's options as created (``'type'`` ...), for ``DESCRIBE CATALOG``.
 
         Raises:
             SqlError: Flink's "Catalog c1 already exists." (unless ``if_not_exists``).
@@ -189,7 +196,24 @@ class Catalog:
             msg = f"Catalog {name} already exists."
             raise SqlError(msg)
         self._catalogs[name.lower()] = _NamedCatalog(
-            name, default_database, {default_database.lower(): _Database(default_database)})
+            name, default_database, {default_database.lower(): _Database(default_database)},
+            dict(options or {}))
+
+    def describe_catalog(self, name: str, extended: bool) -> list[tuple[str, str | None]]:
+        """Rows of ``DESCRIBE CATALOG [EXTENDED] name``, as Flink's.
+
+        Name, type, comment (none here), and with EXTENDED each option but the type as
+        ``option:<key>``, sorted by key.
+
+        Raises:
+            SqlError: an unknown catalog.
+        """
+        catalog = self._catalog(name)
+        options = catalog.options or {"type": "generic_in_memory"}
+        rows = [("name", catalog.name), ("type", options.get("type")), ("comment", None)]
+        if extended:
+            rows += [(f"option:{k}", v) for k, v in sorted(options.items()) if k != "type"]
+        return rows
 
     def drop_catalog(self, name: str, if_exists: bool = False) -> None:
         """Remove a catalog and everything in it.

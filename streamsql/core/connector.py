@@ -500,6 +500,10 @@ class SinkGuarantee:
     flushed: bool = True
 
 
+def _no_warnings(options: dict[str, str]) -> list[tuple[str, str]]:
+    return []
+
+
 def _no_check(table: TableDef, config: dict[str, str]) -> None:
     """A connector without option checks beyond its declared options."""
 
@@ -567,6 +571,9 @@ class ConnectorSpec:
             undecoded (``ConnectorContext.read_columns``, :mod:`streamsql.plan.scan_reads`); the
             runtime works out what a job reads only for the scans of such a source (that takes
             DuckDB checks of each Calc above the scan), the others get None (all).
+        option_warnings: ``(options) -> [(key, text), ...]``: options the connector takes but
+            ignores, each with the warning CREATE TABLE answers at that key (Kafka's
+            ``'properties.*'`` keys no client knows, which Flink's Java client ignores too).
         metadata_types: readable metadata key → the type the source produces it as, nullability
             included (Flink's ``listReadableMetadata``), where checked against Flink: what
             ``TYPEOF`` of a metadata column read straight from the table gives when its declared
@@ -594,6 +601,7 @@ class ConnectorSpec:
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
     source_limit: bool = False
     source_reads_columns: bool = False
+    option_warnings: Callable[[dict[str, str]], list[tuple[str, str]]] = _no_warnings
     metadata_types: dict[str, SqlType] = field(default_factory=dict)
 
 

@@ -54,6 +54,37 @@ def process_may_live(pid: int) -> bool:
     return True
 
 
+def children_running(driver_pid: int, flag: str, values: set[str]) -> set[str] | None:
+    """Which of ``values`` a running child of ``driver_pid`` has on its command line after ``flag``.
+
+    E.g. ``children_running(pid, "--worker-id", ids)``: the ids of the workers that driver ``pid``
+    started (:meth:`~streamsql.runtime.parallel.ParallelJobRunner._run_workers`) whose process
+    still runs. Read from ``/proc/<pid>/stat`` (the parent pid) and ``/proc/<pid>/cmdline``; a
+    zombie (exited, not yet reaped) does not count.
+
+    Returns:
+        The values found; None where ``/proc`` cannot tell (not Linux): the caller assumes they run.
+    """
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return None
+    found: set[str] = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                # "<pid> (<comm>) <state> <ppid> ...": comm may hold spaces and parentheses
+                state, ppid = f.read().rpartition(b")")[2].split()[:2]
+            if int(ppid) != driver_pid or state == b"Z":
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except (OSError, ValueError):  # gone meanwhile, or not readable
+            continue
+        found.update(v for k, v in zip(argv, argv[1:]) if k == flag and v in values)
+    return found
+
+
 def _die(driver_pid: int) -> None:
     sys.stderr.write(f"[ERROR] worker pid {os.getpid()}: its driver (pid {driver_pid}) is gone; stopping\n")
     sys.stderr.flush()

@@ -1,7 +1,8 @@
 """SQL data types, their Arrow physical types, and conversions between them.
 
 Flink SQL's type names are the reference: STRING, VARCHAR(n), CHAR(n), BOOLEAN, TINYINT, SMALLINT, INT,
-BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES.
+BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES, VARBINARY(n),
+BINARY(n).
 
 Physical representation inside a batch (Arrow):
 
@@ -16,7 +17,7 @@ DECIMAL(p, s)   ``decimal128(p, s)`` (exact; never a binary float)
 DATE            ``date32``
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
-BYTES           ``binary``
+BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
 ROW<a T, ...>   ``struct<a: T, ...>`` (field names kept)
 ARRAY<T>        ``list<item: T>``
 MAP<K, V>       ``map<K, V>``
@@ -58,14 +59,17 @@ class SqlType:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
             DOUBLE, DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
         precision: DECIMAL precision, TIMESTAMP fractional-second precision (0-9), VARCHAR or
-            CHAR length.
+            CHAR length (characters), VARBINARY or BINARY length (bytes); None for STRING and
+            BYTES (Flink's VARBINARY(2147483647)).
         scale: DECIMAL scale.
         nullable: False for ``NOT NULL`` columns.
         children: the field types of a ROW, the element type of an ARRAY, the key and value
             types of a MAP; empty for other types.
         field_names: the field names of a ROW, in order.
         padded: a STRING of fixed length, ``CHAR(n)``: values are blank-padded to ``precision``
-            characters (and cut to it), as Flink's CHAR.
+            characters (and cut to it), as Flink's CHAR; a BYTES of fixed length, ``BINARY(n)``:
+            values are padded with zero bytes to ``precision`` bytes (and cut to it), as Flink's
+            BINARY.
     """
 
     name: str
@@ -179,8 +183,10 @@ class SqlType:
             return SqlType(name, p, s, nullable)
         if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(name, args[0] if args else (6 if name == "TIMESTAMP" else 6), None, nullable)
-        if t == "CHAR":  # Flink: CHAR is CHAR(1)
+        if t in ("CHAR", "BINARY"):  # Flink: CHAR is CHAR(1), BINARY is BINARY(1)
             return SqlType(name, args[0] if args else 1, None, nullable, padded=True)
+        if t == "VARBINARY" and args and args[0] != _MAX_LENGTH:  # VARBINARY is BYTES, as in Flink
+            return SqlType(name, args[0], None, nullable)
         if name == "STRING" and args:
             return SqlType(name, args[0], None, nullable)
         return SqlType(name, None, None, nullable)
@@ -198,6 +204,8 @@ class SqlType:
             base = f"{self.name}({self.precision})"
         elif self.name == "STRING" and self.precision is not None:
             base = f"{'CHAR' if self.padded else 'VARCHAR'}({self.precision})"
+        elif self.name == "BYTES" and self.precision is not None:
+            base = f"{'BINARY' if self.padded else 'VARBINARY'}({self.precision})"
         else:
             base = self.name
         return base if self.nullable else base + " NOT NULL"
@@ -333,6 +341,8 @@ _DUCK = {
 
 
 _INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
+#: The largest length of a VARCHAR or VARBINARY: ``VARBINARY(2147483647)`` is BYTES in Flink.
+_MAX_LENGTH = 2147483647
 
 
 def assignable(src: SqlType, dst: SqlType) -> bool:
@@ -430,10 +440,13 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
     """``CAST(expr AS dst)`` as Flink writes into a sink column of type ``dst``.
 
     As Flink's sink type enforcers: a string is cut to VARCHAR(n)'s length (DuckDB ignores it)
-    and blank-padded to CHAR(n)'s; a number that does not fit DECIMAL(p, s) is NULL (DuckDB
+    and blank-padded to CHAR(n)'s, bytes cut to VARBINARY(n)'s and zero-padded to BINARY(n)'s
+    (:func:`bounded_bytes_sql`); a number that does not fit DECIMAL(p, s) is NULL (DuckDB
     fails); a timestamp of a higher precision loses its extra digits as Flink's CAST cuts them
     (:mod:`streamsql.core.timestamp_precision`; DuckDB rounds).
     """
+    if dst.name == "BYTES" and dst.precision is not None:
+        return bounded_bytes_sql(f"CAST({expr} AS BLOB)", dst)
     if dst.padded:  # DuckDB's rpad also cuts a longer string to the length
         return f"rpad(CAST({expr} AS VARCHAR), {dst.precision}, ' ')"
     if dst.name == "STRING" and dst.precision is not None:
@@ -444,6 +457,21 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
     if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
         expr = truncate_sql(expr, dst.precision or 0)
     return f"CAST({expr} AS {dst.duckdb()})"
+
+
+def bounded_bytes_sql(expr: str, dst: SqlType) -> str:
+    """DuckDB SQL of the BLOB ``expr`` at ``dst``'s length, as Flink's CAST to BINARY(n) / VARBINARY(n).
+
+    Flink 2.3 cuts a longer value to n bytes and pads a shorter one to BINARY(n) with zero bytes
+    (``CAST(X'0102' AS BINARY(4))`` is ``01020000``, ``CAST(X'010203' AS VARBINARY(2))`` ``0102``:
+    conformance cases); DuckDB's BLOB has no length. Over the hexadecimal text (two digits a byte),
+    which DuckDB pads and cuts. ``dst`` without a length (BYTES): ``expr`` unchanged.
+    """
+    if dst.precision is None:
+        return expr
+    digits = 2 * dst.precision
+    hexed = f"rpad(hex({expr}), {digits}, '0')" if dst.padded else f"left(hex({expr}), {digits})"
+    return f"unhex({hexed})"
 
 
 def hashable(v):

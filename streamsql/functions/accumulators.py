@@ -242,7 +242,7 @@ class Aggregates:
         """
         for j, s in enumerate(self.states):
             if not (s.multiset or s.rowwise):
-                s.fold(accs, j, [s.to_objects(part.column(c)) for c in s.columns])
+                s.fold_columns(accs, j, [part.column(c) for c in s.columns])
 
     def fold_multiset(self, state: int, accs: list[list], rows: list[int], values: list,
                       mults: list[int]) -> None:

@@ -147,6 +147,10 @@ class AggregateFunction:
         """Fold partial states (Python lists, one item per accumulator) into ``acc[slot]`` of ``accs``."""
         raise NotImplementedError
 
+    def fold_columns(self, accs: list[list], slot: int, columns: list[pa.ChunkedArray]) -> None:
+        """:meth:`fold` of a batch's partial state columns (Arrow), row i into ``accs[i]``."""
+        self.fold(accs, slot, [self.to_objects(c) for c in columns])
+
     def fold_multiset(self, accs: list[list], slot: int, rows: list[int], values: list,
                       mults: list[int]) -> None:
         """Add multiplicity ``mults[i]`` of ``values[i]`` to the multiset ``accs[rows[i]][slot]``."""
@@ -165,6 +169,41 @@ class AggregateFunction:
     def result(self, acc):
         """The result value of an object accumulator."""
         return acc
+
+    # -- Flink's row-by-row emission (streamsql.runtime.operators.group_agg_rows) ------------------
+
+    @property
+    def residue(self) -> bool:
+        """Retracting every row added may leave a state other than a new accumulator's.
+
+        Flink starts a key whose last row was retracted from new accumulators; a GROUP BY cuts a
+        batch where that happens when some state keeps a residue: a Python aggregate's accumulator
+        (or any row-wise one) does, unless a subclass knows better.
+        """
+        return self.rowwise
+
+    def zero_sign_rows(self, values: pa.ChunkedArray) -> np.ndarray | None:
+        """Per row of argument ``values``: may it flip the sign of a zero result that stays equal?
+
+        Flink's equaliser takes -0.0 for 0.0, so such a flip is not emitted. By default a
+        floating result over a floating argument may flip on any zero value; None: this call's
+        result never flips (not floating).
+        """
+        if self.arg_type is None or not pa.types.is_floating(self.out_type) \
+                or not pa.types.is_floating(self.arg_type):
+            return None
+        return zero_mask(values)
+
+
+def zero_mask(values: pa.ChunkedArray | pa.Array, sign: int = 0) -> np.ndarray:
+    """Per value: a floating zero (``sign`` -1: -0.0 only, 1: 0.0 only, 0: either); a NULL is none."""
+    v = values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) \
+        else np.asarray(values.to_numpy(), dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)  # NULLs are NaN here: no zero
+    zero = v == 0
+    if sign:
+        zero &= np.signbit(v) == (sign < 0)
+    return zero
 
 
 def valid_mask(arr: pa.ChunkedArray | pa.Array) -> np.ndarray:

@@ -73,6 +73,7 @@ from streamsql.functions.aggregate_function import (
     numpy_values,
     overflow_error,
     valid_mask,
+    zero_mask,
 )
 from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
 from streamsql.functions.distinct_ttl import CountDistinctTtl
@@ -197,6 +198,9 @@ class Sum(AggregateFunction):
 
     func = "sum"
     width = 2
+    #: A floating sum's start: -0.0, the identity of + (Flink's SUM starts NULL, then takes its
+    #: first value as is: a lone -0.0 stays -0.0).
+    _start = -0.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -276,8 +280,15 @@ class Sum(AggregateFunction):
         A floating-point list of values (:meth:`ordered_partial`) is added value by value in its
         order (``np.add.at`` is unbuffered: repeated slots add in turn).
         """
-        cols[self.field("c")][slots] += numpy_values(parts[0], np.int64)
+        count = cols[self.field("c")]
         col = cols[self.field("s")]
+        if self.kind == "f" and self.func == "sum":
+            # Flink's SUM starts NULL and takes its first value as is (a lone -0.0 stays -0.0); the
+            # zeroed field starts at -0.0, the identity of +. (A sum whose values were all
+            # retracted, exactly 0.0, is taken for one never set: Flink would keep its 0.0.)
+            unset = slots[(count[slots] == 0) & (col[slots] == 0)]
+            col[unset] = -0.0
+        count[slots] += numpy_values(parts[0], np.int64)
         if pa.types.is_list(parts[1].type):
             lists = parts[1].combine_chunks() if isinstance(parts[1], pa.ChunkedArray) else parts[1]
             lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
@@ -305,6 +316,31 @@ class Sum(AggregateFunction):
         """``[sum, count]``, the sum None until a value counts."""
         return [None, 0]
 
+    def fold_columns(self, accs, slot, columns) -> None:
+        """:meth:`fold`; a floating list of values (:meth:`ordered_partial`) added with numpy.
+
+        ``np.add.at`` adds unbuffered, in index order: each key's values are added one by one in
+        their order, in DOUBLE (FLOAT for :attr:`float32`), as the Python loop of :meth:`fold`
+        does, bit for bit, without a Python step per value. A sum still None starts from the
+        identity -0.0 (SUM: the first value as is) or 0.0 (AVG: ``0.0 + v``, :meth:`_first`).
+        """
+        counts, sums = columns
+        if not pa.types.is_list(sums.type):
+            super().fold_columns(accs, slot, columns)
+            return
+        lists = sums.combine_chunks() if isinstance(sums, pa.ChunkedArray) else sums
+        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        dtype = np.float32 if self.float32 else np.float64
+        values = numpy_values(pc.list_flatten(lists), dtype)
+        curs = [acc[slot] for acc in accs]
+        totals = np.array([self._start if c[0] is None else c[0] for c in curs], dtype)
+        with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN, as Java's
+            np.add.at(totals, np.repeat(np.arange(len(curs)), lengths), values)
+        for cur, n, k, t in zip(curs, counts.to_pylist(), lengths.tolist(), totals.tolist()):
+            cur[1] += n
+            if k:
+                cur[0] = t
+
     def fold(self, accs, slot, parts) -> None:
         """Add counts and sums (an integer sum wraps around as Java's long)."""
         integer = self.kind == "i"
@@ -313,10 +349,25 @@ class Sum(AggregateFunction):
             cur[1] += n
             if isinstance(s, list):  # a floating-point list (ordered_partial): one value at a time
                 for v in s:
-                    cur[0] = v if cur[0] is None else self._add(cur[0], v)
+                    cur[0] = self._first(v) if cur[0] is None else self._add(cur[0], v)
             elif s is not None:
-                t = s if cur[0] is None else self._add(cur[0], s)
+                t = self._first(s) if cur[0] is None else self._add(cur[0], s)
                 cur[0] = java_narrow(t, 64) if integer else t
+
+    @property
+    def residue(self) -> bool:
+        """A floating sum keeps its rounding (and a NaN, an infinity) after its values are retracted."""
+        return self.kind == "f"
+
+    def zero_sign_rows(self, values):
+        """Rows of -0.0: the sum is -0.0 only while every value added was -0.0 (see the base)."""
+        if self.kind != "f":
+            return None
+        return zero_mask(values, -1)
+
+    def _first(self, v):
+        """The sum of one value: floating point ``_start + v``, else ``v``."""
+        return self._start + v if self.kind == "f" else v
 
     def _add(self, a, b):
         """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
@@ -338,6 +389,12 @@ class Avg(Sum):
     """``AVG(x)``: sum / count of the non-NULL values (the state of a SUM)."""
 
     func = "avg"
+    #: Flink's AVG sums from 0: a lone -0.0 averages 0.0.
+    _start = 0.0
+
+    def zero_sign_rows(self, values):
+        """None: Flink's AVG sums from 0.0 (``_start``), its sum and quotient are never -0.0."""
+        return None
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -394,6 +451,11 @@ class Min(AggregateFunction):
 
     func = "min"
     scalar = True
+
+    def zero_sign_rows(self, values):
+        """None: Java's ``<`` keeps the first zero seen, a zero never replaces the other."""
+        return None
+
     _better = staticmethod(operator.lt)
     _pick = staticmethod(np.minimum)
     _np_better = staticmethod(np.less)
@@ -527,6 +589,19 @@ class MinRetract(AggregateFunction):
     multiset = True
     combinable = False
     _extreme = staticmethod(min)
+    #: The zero whose arrival or last departure may flip the result's sign (:meth:`zero_sign_rows`).
+    _flipping_zero = -1
+
+    def zero_sign_rows(self, values):
+        """Rows of -0.0 (MAX: of 0.0), None when not floating.
+
+        A MIN goes from 0.0 to -0.0 only when -0.0 arrives and back only when its last copy
+        leaves (by ``Double.compareTo`` -0.0 is below 0.0); a MAX between 0.0 and -0.0 only when
+        0.0 arrives or leaves.
+        """
+        if not pa.types.is_floating(self.arg_type) or self.func not in ("min_retract", "max_retract"):
+            return super().zero_sign_rows(values)
+        return zero_mask(values, self._flipping_zero)
 
     def create(self):
         """An empty multiset."""
@@ -552,6 +627,7 @@ class MaxRetract(MinRetract):
 
     func = "max_retract"
     _extreme = staticmethod(max)
+    _flipping_zero = 1
 
 
 class CountDistinct(MinRetract):
@@ -700,13 +776,14 @@ AGGREGATE_DOCS = (
                  _ROWWISE + _DISTINCT + " Flink refuses LISTAGG(DISTINCT ...) in a HOP window."),
     AggregateDoc(("ARRAY_AGG",), "any value: `[DISTINCT] x [RESPECT NULLS \\| IGNORE NULLS]`",
                  "keeps NULL values unless IGNORE NULLS; NULL without a value", _ROWWISE + _DISTINCT),
-    AggregateDoc(("JSON_ARRAYAGG",), "STRING, integers, BOOLEAN: `x [ABSENT ON NULL \\| NULL ON NULL]`",
+    AggregateDoc(("JSON_ARRAYAGG",), "x as JSON_ARRAY's values: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",
                  "Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY "
                  "and TUMBLE windows; refused in OVER, HOP, CUMULATE and SESSION windows as Flink refuses "
-                 "it. "
-                 "Other argument types are not supported yet. VARCHAR(2000) NOT NULL, as Flink's (not cut)."),
+                 "it. Each value is written as JSON_ARRAY writes it (a TIMESTAMP as "
+                 "`\"2024-01-01T10:00:00.123\"`, BYTES in base64, an ARRAY, ROW or MAP nested). "
+                 "VARCHAR(2000) NOT NULL, as Flink's (not cut)."),
     AggregateDoc(("JSON_OBJECTAGG",),
                  "`[KEY] k VALUE v [NULL ON NULL \\| ABSENT ON NULL]`: k a STRING, v as JSON_OBJECT's values",
                  "never NULL (`{}` without a pair); a NULL value written as `null` (NULL ON NULL, the "

@@ -14,7 +14,8 @@ Semantics, as Flink 2.3's (flink-table-runtime ``functions/aggregate``):
   first arrival, and drops it when its count falls to zero. Its accumulator is ``[values...]``
   (``DISTINCT``: ``[[value, count], ...]``).
 - ``JSON_ARRAYAGG(x [ABSENT ON NULL | NULL ON NULL])`` (JsonArrayAggFunction): the JSON array of
-  the values in arrival order (each written as ``JSON_STRING`` writes it), STRING, never NULL
+  the values in arrival order (the planner hands each in as its JSON text, JSON_STRING's: a
+  TIMESTAMP, DATE, ARRAY, ROW ... as JSON_ARRAY writes it, a nested JSON call as JSON), never NULL
   (``[]`` without a value); NULLs are left out (``ABSENT ON NULL``, the default) or written as
   ``null``; a retraction removes the first occurrence of the value's JSON text. Its accumulator
   is ``[JSON texts...]``. The result type is VARCHAR(2000) NOT NULL, as Flink's (not cut).
@@ -105,7 +106,10 @@ class ArrayAggDistinct(ArrayAgg):
 
 
 class JsonArrayAgg:
-    """``JSON_ARRAYAGG(x)``: the accumulator is the list of the values' JSON texts in arrival order."""
+    """``JSON_ARRAYAGG(x)``: the accumulator is the list of the values' JSON texts in arrival order.
+
+    The planner passes each value's JSON text (``JSON_STRING(x)``, as Flink's planner wraps it).
+    """
 
     def __init__(self, null_on_null: bool):
         self.null_on_null = null_on_null
@@ -114,14 +118,16 @@ class JsonArrayAgg:
         """No value."""
         return []
 
-    def accumulate(self, acc: list, value) -> None:
-        """Append the JSON text of ``value`` (NULL: ``null`` with NULL ON NULL, else nothing)."""
-        if value is not None or self.null_on_null:
-            acc.append(json_text(value))
+    def accumulate(self, acc: list, text) -> None:
+        """Append a value's JSON ``text`` (NULL: ``null`` with NULL ON NULL, else nothing)."""
+        if text is not None:
+            acc.append(text)
+        elif self.null_on_null:
+            acc.append("null")
 
-    def retract(self, acc: list, value) -> None:
-        """Remove the first occurrence of ``value``'s JSON text."""
-        text = json_text(value)
+    def retract(self, acc: list, text) -> None:
+        """Remove the first occurrence of a value's JSON ``text`` (``null`` for NULL)."""
+        text = "null" if text is None else text
         if text in acc:
             acc.remove(text)
 
@@ -258,9 +264,6 @@ class Percentile:
         return out if self.many else out[0]
 
 
-_JSON_VALUE_TYPES = ("STRING", "TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN")
-
-
 def _array_of(arg: SqlType | None) -> SqlType:
     """ARRAY_AGG: ``ARRAY<type of the argument>``."""
     return SqlType.array(arg)
@@ -271,15 +274,7 @@ _JSON_AGG_TYPE = SqlType("STRING", precision=2000, nullable=False)
 
 
 def _json_string(arg: SqlType | None) -> SqlType:
-    """JSON_ARRAYAGG: VARCHAR(2000) NOT NULL.
-
-    Raises:
-        PlanError: an argument of a type whose JSON text is not written as Flink's yet.
-    """
-    if arg is not None and arg.name not in _JSON_VALUE_TYPES:
-        msg = (f"JSON_ARRAYAGG of a {arg} value is not supported yet (supported: strings, integers, "
-               "booleans); CAST it to STRING")
-        raise PlanError(msg)
+    """JSON_ARRAYAGG (of a value's JSON text): VARCHAR(2000) NOT NULL."""
     return _JSON_AGG_TYPE
 
 

@@ -68,6 +68,8 @@ def table_rows(table: TableDef) -> list[tuple]:
 #: Functions whose name Flink's DESCRIBE backquotes (its new-stack built-ins, seen in Flink 2.3's
 #: output); the others print as keywords.
 QUOTED_FUNCTIONS = frozenset({"TO_TIMESTAMP_LTZ"})
+#: Interval units Flink's parser takes in the plural (printed singular: ``INTERVAL '1' SECOND``).
+PLURAL_UNITS = frozenset({"YEARS", "MONTHS", "DAYS", "HOURS", "MINUTES", "SECONDS"})
 
 
 class _DescribeText(Flink.Generator):
@@ -83,6 +85,14 @@ class _DescribeText(Flink.Generator):
         if expression.args.get("position") or expression.args.get("expression"):
             return super().trim_sql(expression)
         return f"TRIM(BOTH ' ' FROM {self.sql(expression, 'this')})"
+
+    def interval_sql(self, expression: exp.Interval) -> str:
+        # Calcite unparses a plural unit (INTERVAL '1' SECONDS, Flink's alias) in the singular
+        unit = expression.args.get("unit")
+        if isinstance(unit, exp.Var) and unit.name.upper() in PLURAL_UNITS:
+            expression = expression.copy()
+            expression.set("unit", exp.var(unit.name.upper()[:-1]))
+        return super().interval_sql(expression)
 
     def anonymous_sql(self, expression: exp.Anonymous) -> str:
         name = str(expression.this)

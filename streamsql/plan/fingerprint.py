@@ -9,7 +9,9 @@ What goes in, as canonical JSON hashed with SHA-256:
 - ``STATE_LAYOUT``: the version of the state layout (key and value encodings of
   :mod:`streamsql.state.layout`);
 - each INSERT as sqlglot generates it (without comments), so whitespace, comments and the case
-  of keywords do not change the fingerprint; then the options of its tables' OPTIONS hints that
+  of keywords do not change the fingerprint, nor backquotes around a reserved word (``INSERT INTO
+  `out``` is spelt ``out``, as StreamSQL took it unquoted before it refused that as Flink does:
+  an old script, quoted now, resumes its checkpoints); then the options of its tables' OPTIONS hints that
   would identify the table in its WITH clause (below);
 - every table and view the INSERTs read or write, found through views: a table's columns and
   types (computed columns by expression), watermark, primary key and connector options; a
@@ -42,6 +44,7 @@ from streamsql.core.catalog import DEFAULT_CATALOG, DEFAULT_DATABASE, Catalog, T
 from streamsql.core.secrets import is_sensitive
 from streamsql.plan import options_hint
 from streamsql.sql.dialect import Flink
+from streamsql.sql.reserved import RESERVED
 
 #: Version of the state layout (bump when :mod:`streamsql.state.layout` changes how keys or
 #: values are stored: old checkpoints can then not be restored, and the fingerprint says so).
@@ -69,15 +72,20 @@ class JobFingerprint:
 
     Attributes:
         digest: 64 hex digits (SHA-256 of the canonical description).
-        sql: the INSERTs as generated SQL, one per line (recorded next to the checkpoints).
+        sql: the INSERTs as generated SQL, one per line (recorded next to the checkpoints), quoted
+            as written (the hashed text spells reserved words unquoted).
         tables: names of the tables and views read or written, sorted.
         described: what was hashed (recorded next to the checkpoints for :func:`changes`).
+        as_written: the fingerprint with the backquotes of reserved words kept, as StreamSQL
+            hashed before it refused them unquoted; only when the INSERTs backquote one (a job
+            that wrote them so resumes its checkpoints under it), else None.
     """
 
     digest: str
     sql: str
     tables: tuple[str, ...]
     described: dict = field(default_factory=dict, compare=False)
+    as_written: JobFingerprint | None = field(default=None, compare=False)
 
     @property
     def short(self) -> str:
@@ -93,20 +101,34 @@ def job_fingerprint(inserts: list[exp.Insert], catalog: Catalog) -> JobFingerpri
     Raises:
         SqlError: from the catalog, for a table or view that does not exist.
     """
-    sqls = [_sql(i) for i in inserts]
+    sqls = [_sql(i) for i in inserts]  # hashed
+    shown = [_sql(i, canonical=False) for i in inserts]  # as written: what a message may quote
     objects: dict[str, TableDef | ViewDef] = {}
     for insert in inserts:
         _collect(insert, catalog, objects)
     described = {name: _describe(obj) for name, obj in sorted(objects.items())}
+    tables = tuple(o.name for _, o in sorted(objects.items()))
+    sql = "\n".join(shown)
     doc = {"state_layout": STATE_LAYOUT, "inserts": sqls, "objects": described}
+    as_written = None
+    if shown != sqls:
+        old = {**doc, "inserts": shown}
+        as_written = JobFingerprint(_hash(old), sql, tables, old)
+    return JobFingerprint(_hash(doc), sql, tables, doc, as_written)
+
+
+def _hash(doc: dict) -> str:
+    """SHA-256 (hex) of ``doc`` as canonical JSON."""
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return JobFingerprint(digest, "\n".join(sqls), tuple(o.name for _, o in sorted(objects.items())), doc)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _sql(tree: exp.Expression) -> str:
-    """``tree`` as generated SQL without comments, then its tables' OPTIONS hints that identify."""
-    text = tree.sql(dialect=Flink, comments=False)
+def _sql(tree: exp.Expression, canonical: bool = True) -> str:
+    """``tree`` as generated SQL without comments, then its tables' OPTIONS hints that identify.
+
+    ``canonical``: reserved words unquoted (:func:`_unquote_reserved`), the spelling hashed.
+    """
+    text = (_unquote_reserved(tree) if canonical else tree).sql(dialect=Flink, comments=False)
     hints = []
     for table in tree.find_all(exp.Table):
         body = options_hint.hint_text(table)
@@ -119,6 +141,18 @@ def _sql(tree: exp.Expression) -> str:
             name = table.sql(dialect=Flink, comments=False)
             hints.append(f"{name} OPTIONS {json.dumps(kept, sort_keys=True)}")
     return text if not hints else f"{text} /*+ {'; '.join(hints)} */"
+
+
+def _unquote_reserved(tree: exp.Expression) -> exp.Expression:
+    """``tree``, or a copy with every backquoted reserved word (```out```) unquoted: one spelling."""
+    quoted = [i for i in tree.find_all(exp.Identifier) if i.quoted and i.name.upper() in RESERVED]
+    if not quoted:
+        return tree
+    tree = tree.copy()
+    for ident in tree.find_all(exp.Identifier):
+        if ident.quoted and ident.name.upper() in RESERVED:
+            ident.set("quoted", False)
+    return tree
 
 
 def _collect(tree: exp.Expression, catalog: Catalog, out: dict[str, TableDef | ViewDef]) -> None:

@@ -16,6 +16,8 @@ Flink's auxiliary functions, whose arguments must repeat the GROUP BY call's:
 As Flink's legacy windows, the rows are insert-only: one per (keys, window) when the watermark
 (the wall clock, for a processing-time window) passes the window's end. A HOP whose size is not
 a multiple of its slide is rejected (the slicing operator needs one; Flink plans it another way).
+A NULL rowtime reads as 0, 1970-01-01 00:00:00 (a window of 1970), as Flink's legacy
+``WindowOperator`` (``WindowSpec.legacy``), where a window TVF aggregate fails the job.
 """
 
 from __future__ import annotations
@@ -86,15 +88,17 @@ def plan_group_window(planner, sel: exp.Select, items: list[exp.Expression], nod
         planner._fail(call, "Window aggregation over an updating input is not supported yet")
     zone = window_zone(ts_type.name, planner.config.get("table.local-time-zone"))
     if kind == "TUMBLE":
-        spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner), proctime=proctime, zone=zone)
+        spec = WindowSpec("TUMBLE", size=interval_ms(args[1], "size", planner), proctime=proctime, zone=zone,
+                          legacy=True)
     elif kind == "HOP":
         slide, size = interval_ms(args[1], "slide", planner), interval_ms(args[2], "size", planner)
         if size % slide:
             planner._fail(args[2], f"HOP's size must be an integral multiple of its slide here, but got size "
                                    f"{size} ms and slide {slide} ms")
-        spec = WindowSpec("HOP", size=size, slide=slide, proctime=proctime, zone=zone)
+        spec = WindowSpec("HOP", size=size, slide=slide, proctime=proctime, zone=zone, legacy=True)
     else:
-        spec = WindowSpec("SESSION", gap=interval_ms(args[1], "gap", planner), proctime=proctime, zone=zone)
+        spec = WindowSpec("SESSION", gap=interval_ms(args[1], "gap", planner), proctime=proctime, zone=zone,
+                          legacy=True)
 
     wt_type = SqlType("TIMESTAMP_LTZ" if ts_type.name == "TIMESTAMP_LTZ" else "TIMESTAMP", 3)
     signature = [a.sql() for a in args]

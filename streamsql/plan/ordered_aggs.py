@@ -19,6 +19,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars.json_functions import JSON_AGGREGATE
 from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
 from streamsql.plan.nodes import INSERT_ONLY
 
@@ -78,7 +79,7 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
         null_on_null = call.args.get("null_handling") == "NULL ON NULL"
         if isinstance(call, exp.JSONObjectAgg):
             return _json_objectagg(planner, call)
-        return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [call.this]
+        return "json_arrayagg" + ("_null_on_null" if null_on_null else ""), [_json_value(call.this, name)]
     args = list(call.expressions) if isinstance(call, ListAggCall) else [call.this]
     if not isinstance(call, ListAggCall):
         if any(isinstance(a, exp.Distinct) for a in args):
@@ -99,8 +100,7 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
 def _json_objectagg(planner, call: exp.JSONObjectAgg) -> tuple[str, list[exp.Expression]]:
     """JSON_OBJECTAGG's function (``json_objectagg[_absent_on_null]``) and arguments: key, value's JSON text.
 
-    The value goes in as ``JSON_STRING(value)``: JSON_OBJECT's text of a value (a nested JSON call
-    inserted as JSON, the types it does not write yet refused at the value), NULL for NULL.
+    The value goes in as its JSON text (:func:`_json_value`).
 
     Raises:
         SqlError: other than one KEY ... VALUE pair; FILTER or DISTINCT (Flink's parser refuses both).
@@ -112,10 +112,30 @@ def _json_objectagg(planner, call: exp.JSONObjectAgg) -> tuple[str, list[exp.Exp
         planner._fail(call.parent, "Incorrect syntax near the keyword 'FILTER': JSON_OBJECTAGG takes no "
                                    "FILTER clause (as in Flink); filter the rows in a subquery")
     key, value = pairs[0].this, pairs[0].expression
+    absent = call.args.get("null_handling") == "ABSENT ON NULL"
+    function = "json_objectagg" + ("_absent_on_null" if absent else "")
+    return function, [key, _json_value(value, "JSON_OBJECTAGG")]
+
+
+def _json_value(value: exp.Expression, aggregate: str) -> exp.Expression:
+    """``JSON_STRING(value)``: the JSON text ``aggregate`` (JSON_ARRAYAGG, JSON_OBJECTAGG) collects.
+
+    As Flink's planner wraps the value (WrapJsonAggFunctionArgumentsRule): written as JSON_OBJECT
+    and JSON_ARRAY write it (:mod:`streamsql.functions.scalars.json_values`), a nested JSON call
+    inserted as JSON, NULL for NULL. A type not written yet is refused naming ``aggregate``, at
+    the value.
+    """
     text = exp.Anonymous(this="JSON_STRING", expressions=[value])
     text.meta.update(value.meta)
-    absent = call.args.get("null_handling") == "ABSENT ON NULL"
-    return "json_objectagg" + ("_absent_on_null" if absent else ""), [key, text]
+    tokens = (value, *value.find_all(exp.Identifier), *value.walk())
+    positioned = next((n for n in tokens if "line" in n.meta), None)
+    if positioned is not None:  # the value's first token: where its refusal points
+        text.meta.update({k: positioned.meta[k] for k in _POSITION if k in positioned.meta})
+    text.meta[JSON_AGGREGATE] = aggregate
+    return text
+
+
+_POSITION = ("line", "col", "start", "end")
 
 
 def _lag(planner, call: exp.Lag) -> tuple[str, list[exp.Expression]]:

@@ -71,6 +71,7 @@ from streamsql.plan.joins import plan_joins
 from streamsql.plan.limit import plan_limit, select_order_keys
 from streamsql.plan.lookup_hint import mark_subquery
 from streamsql.plan.match_recognize import plan_match_recognize
+from streamsql.plan.monotonicity import without_retraction
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     RETRACT,
@@ -591,6 +592,8 @@ class Planner:
         else:
             pre_node = expand(self, node, pre, len(keys), sets, cond)
         in_types = pre_node.sql_schema
+        # MAX over an increasing column (MIN: decreasing) needs no retraction, as in Flink's plan
+        specs_raw = [(without_retraction(f, a, pre_node), a) for f, a in specs_raw]
         specs = [AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type if a is not None else None))
                  for call, (f, a) in zip(calls.values(), specs_raw)]
         num_keys = len(keys) + (sets is not None)
@@ -691,7 +694,7 @@ class Planner:
         """
         func, arg = self._agg_call(call, mode)
         args = arg if isinstance(arg, list) else [] if arg is None else [arg]
-        sqls = [to_duckdb(a) for a in args]
+        sqls = [to_duckdb(a, Scope([], self.sql)) for a in args]  # a refusal quotes the statement
         shared = ("__a", "__k") if keys else ("__a",)
         if len(sqls) == 1:
             same = next((i for i, (n, e) in enumerate(pre) if n.startswith(shared) and e == sqls[0]), None)

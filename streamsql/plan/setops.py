@@ -96,11 +96,15 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
 def _widen(planner: Planner, side: PlanNode, names: list[str], have: list[SqlType],
            types: list[SqlType]) -> PlanNode:
     """``side`` with the left side's column names, each column cast to ``types`` where its type differs."""
-    if all(a.to_arrow() == t.to_arrow() for a, t in zip(have, types)):
+    # a binary string of another length is relabeled too: BINARY(1) UNION ALL BINARY(4) is VARBINARY(4)
+    relabel = {n: t for n, a, t in zip(names, have, types)
+               if t.name == "BYTES" and a.with_nullable(True) != t}
+    if all(a.to_arrow() == t.to_arrow() for a, t in zip(have, types)) and not relabel:
         return side
-    return planner._calc(side, [(n, quote(src) if a.to_arrow() == t.to_arrow() else
-                                 cast_value(quote(src), a, t))
-                                for n, src, a, t in zip(names, side.schema.names, have, types)], None)
+    items = [(n, quote(src) if a.to_arrow() == t.to_arrow() and n not in relabel
+              else cast_value(quote(src), a, t))
+             for n, src, a, t in zip(names, side.schema.names, have, types)]
+    return planner._calc(side, items, None, relabel)
 
 
 def distinct(planner: Planner, node: PlanNode) -> PlanNode:

@@ -57,7 +57,8 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
         planner._fail(target, msg)
     query_types = [f.type for f in node.sql_schema]
     for i, (qt, col) in enumerate(zip(query_types, target_cols)):
-        if not sink_assignable(qt, col.type) or (col.type.padded and _varying(node, node.schema.names[i])):
+        if not sink_assignable(qt, col.type) or (col.type.padded
+                                                 and _varying(node, node.schema.names[i], col.type.name)):
             query_schema = ", ".join(f"{n}: {t}" for n, t in zip(node.schema.names, query_types))
             sink = ", ".join(f"{c.name}: {c.type}" for c in target_cols)
             msg = (f"Column types of query result and sink for '{table.name}' do not match: incompatible "
@@ -111,21 +112,25 @@ def check_rowtimes(planner, table: TableDef, node: PlanNode, target: exp.Express
     planner._fail(at if at is not None else target, msg, PlanError)
 
 
-def _varying(node: PlanNode, name: str) -> bool:
-    """Whether column ``name`` of ``node`` is certainly a STRING or VARCHAR(n) in Flink, not a CHAR.
+def _varying(node: PlanNode, name: str, family: str = "STRING") -> bool:
+    """Whether column ``name`` of ``node`` is certainly a varying string of ``family`` in Flink.
 
-    Flink's INSERT writes only a CHAR into a CHAR(n) sink column (its implicit casts lead into CHAR
-    from CHAR only: ``Column types of query result and sink ... do not match``, compat case
-    ``sink_varying_into_char``), while a string literal is a CHAR there (``'ab'`` is CHAR(2)), and
-    so are expressions over CHARs. Our string types are coarser (a literal is a STRING), so only
-    what is certain is refused: a table's STRING/VARCHAR(n) column passed on unchanged (through
-    projections, filters and a watermark), or a CAST to STRING/VARCHAR(n). Anything else is padded
-    into the sink as before.
+    ``family`` STRING: a STRING or VARCHAR(n), not a CHAR; BYTES: a BYTES or VARBINARY(n), not a
+    BINARY. Flink's INSERT writes only a CHAR into a CHAR(n) sink column, only a BINARY into a
+    BINARY(n) one (its implicit casts lead into CHAR from CHAR only, into BINARY from BINARY only:
+    ``Column types of query result and sink ... do not match``, compat case
+    ``sink_varying_into_char``; PyFlink 2.3 refuses a BYTES or VARBINARY(3) column into BINARY(4)),
+    while a string literal is a CHAR there (``'ab'`` is CHAR(2)), and so are expressions over
+    CHARs. Our string types are coarser (a literal is a STRING), and an aggregate's binary type too
+    (MAX of a BINARY(n) is BYTES here), so only what is certain is refused: a table's varying
+    column passed on unchanged (through projections, filters and a watermark), or a CAST to a
+    varying type. Anything else is padded into the sink as before.
     """
+    cast_to = _CAST_TO_VARYING[family]
     while True:
         if isinstance(node, ScanNode):
             t = SqlType.of_field(node.schema.field(name))
-            return t.name == "STRING" and not t.padded
+            return t.name == family and not t.padded
         if isinstance(node, WatermarkAssignerNode):
             node = node.inputs[0]
             continue
@@ -135,13 +140,16 @@ def _varying(node: PlanNode, name: str) -> bool:
         src = plain_column(expr, node.query)
         if src is None:
             t = getattr(expr, "type", None)
-            return t is not None and t.name == "STRING" and not t.padded and bool(
-                _CAST_TO_VARYING.fullmatch(flink_text(expr)))
+            return t is not None and t.name == family and not t.padded and bool(
+                cast_to.fullmatch(flink_text(expr)))
         node, name = node.inputs[0], src
 
 
-#: A CAST to a varying string type, as EXPLAIN writes it (``CAST(x AS VARCHAR(3))``).
-_CAST_TO_VARYING = re.compile(r"CAST\(.* AS (?:STRING|VARCHAR(?:\(\d+\))?)\)", re.IGNORECASE | re.DOTALL)
+#: A CAST to a varying type of a family, as EXPLAIN writes it (``CAST(x AS VARCHAR(3))``).
+_CAST_TO_VARYING = {
+    "STRING": re.compile(r"CAST\(.* AS (?:STRING|VARCHAR(?:\(\d+\))?)\)", re.IGNORECASE | re.DOTALL),
+    "BYTES": re.compile(r"CAST\(.* AS (?:BYTES|VARBINARY(?:\(\d+\))?)\)", re.IGNORECASE | re.DOTALL),
+}
 
 
 def _listed_columns(planner, table: TableDef, writable: list, cols: list[exp.Expression]) -> list:

@@ -38,6 +38,9 @@ class WindowSpec:
         zone: the session time zone an event-time window over a TIMESTAMP_LTZ rowtime is
             assigned in (local days, hours; :mod:`streamsql.runtime.operators.local_time`), or
             None (a TIMESTAMP rowtime, or UTC).
+        legacy: a legacy ``GROUP BY TUMBLE|HOP|SESSION(...)`` group window: a NULL rowtime reads
+            as 0, 1970-01-01 00:00:00, as Flink's legacy ``WindowOperator`` (a window TVF
+            aggregate fails the job on one: :mod:`streamsql.runtime.operators.rowtime_nulls`).
     """
 
     kind: str
@@ -47,6 +50,7 @@ class WindowSpec:
     gap: int = 0
     proctime: bool = False
     zone: str | None = None
+    legacy: bool = False
 
     def describe(self, time_col: str) -> str:
         """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""

@@ -99,13 +99,14 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
                         "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
                         "uid", "display", "retry", "shuffle", "per_row", "keep_update_before",
-                        "null_rowtime_table"})
+                        "null_rowtime_table", "legacy"})
 # uid: a Python function's registration counter, another in every process; display: EXPLAIN's names;
 # retry: a LOOKUP hint's retry on a miss (when a row is looked up again, not what a column means);
 # shuffle: a LOOKUP hint's 'shuffle', for EXPLAIN only; per_row (a ranking emitting row by row) and
 # keep_update_before (a temporal join keeping -U versions): how rows are emitted, not what the state
 # holds, and only on a versioned view's plans (refused before these fields existed);
-# null_rowtime_table: whether a NULL rowtime fails the job, not what the state holds
+# null_rowtime_table: whether a NULL rowtime fails the job, not what the state holds; legacy (a
+# legacy group window's WindowSpec): whether a NULL rowtime fails the job or reads as 1970, likewise
 #: Fields added after checkpoints were recorded without them: left out while empty, so those
 #: checkpoints keep their signature, and one with the field set differs from one of the old kind
 #: (a join's NULL-safe keys: a join on `=` keys dropped NULL-keyed rows' matches).

@@ -71,6 +71,9 @@ RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started fr
 #: the savepoint a restore from the job's own folder (its retained checkpoints) drained its run into
 DRAINED_FILE = "_drained_into"
 ASSIGNMENT_FILE = "_key_groups"  # the run's key-group assignment (run_assignment)
+#: How often the driver looks whether a worker process ended (s): a waitpid without waiting, so
+#: cheap; the job ends this long at most after its last worker.
+WORKER_POLL_S = 0.05
 
 
 class TaskRunner(JobRunner):
@@ -544,8 +547,8 @@ class ParallelJobRunner:
         reset (deleted) the running job's topics first.
 
         Raises:
-            JobIdentityError: another driver's workers are still members after
-                :data:`~streamsql.runtime.worker.OTHER_DRIVERS_WAIT_S`.
+            JobIdentityError: another driver's workers are members: at once when one runs on
+                this host, else still after :data:`~streamsql.runtime.worker.OTHER_DRIVERS_WAIT_S`.
         """
         others = other_drivers_workers(self._props(), self.name, f"{socket.gethostname()}-{os.getpid()}")
         if others:
@@ -732,7 +735,7 @@ class ParallelJobRunner:
         procs = {i: start(i) for i in range(len(ids))}
         try:
             while procs and not self._cancel.is_set():
-                time.sleep(0.2)
+                time.sleep(WORKER_POLL_S)
                 for i, proc in list(procs.items()):
                     rc = proc.poll()
                     if rc is None:

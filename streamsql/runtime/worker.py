@@ -46,19 +46,30 @@ import time
 from typing import Any
 
 import orjson
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import OffsetSpec
 
+from streamsql.connectors.kafka.admin import admin_client
 from streamsql.connectors.kafka.errors import RDKAFKA_LOG, KafkaUnreachableError, new_client
 from streamsql.connectors.kafka.exchange import ensure_topic
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ExecutionError, FencedError, user_text
 from streamsql.core.faults import fault_point
-from streamsql.core.lifeline import process_may_live
+from streamsql.core.lifeline import children_running, process_may_live
 
 log = logging.getLogger(__name__)
 
 #: How long a silent worker keeps its tasks (the broker's minimum is 6 s).
 SESSION_TIMEOUT_MS = 6000
+#: How often a worker heartbeats: a member learns of a rebalance (another worker joined, or
+#: revoked the tasks it hands over) only in a heartbeat's answer, so each of the two rounds of a
+#: cooperative rebalance waited up to this long (1 s: ~2 s before a second worker ran its tasks).
+HEARTBEAT_INTERVAL_MS = 250
+#: How often a worker that runs no task (all of its own finished) looks whether every task is
+#: done (s): the job ends when the last worker leaves. At once after a task of its own finished.
+DONE_CHECK_IDLE_S = 0.25
+#: ... and one that runs tasks (as before: every second; its tasks finishing make it look at once).
+DONE_CHECK_BUSY_S = 1.0
 #: Longest hold of the tasks assigned beyond a worker's share (Kafka's default initial
 #: rebalance delay): after that they start, so a job short of workers runs all its tasks.
 HOLD_S = 3.0
@@ -70,8 +81,10 @@ REGISTRATION_TIMEOUT_S = 300.0
 REGISTRATION_MAX_BACKOFF_S = 10.0
 #: The ``client.id`` of a worker that ``streamsql run`` started starts so, then names that driver.
 DRIVER_CLIENT_PREFIX = "streamsql-worker-of-"
-#: How long a starting driver waits for another driver's workers to leave the group: the workers
-#: of a driver killed just before are dead, but their static members stay until the session timeout.
+#: How long a starting driver waits for another driver's workers that may be leaving the group:
+#: a driver on another host killed just before took its workers along, but their static members
+#: stay until the session timeout. Not waited for: a running worker of a live driver on this host
+#: (refused at once) and the workers of a dead one here (:func:`other_drivers_workers`).
 OTHER_DRIVERS_WAIT_S = SESSION_TIMEOUT_MS / 1000 + 4.0
 #: What a task's ``done`` record holds (from :meth:`TaskRunner.stats`, what the worker that finished
 #: it counted): read back by :func:`task_reports`.
@@ -151,23 +164,21 @@ def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
                           wait_s: float = OTHER_DRIVERS_WAIT_S) -> list[str]:
     """The members of the job's worker group that another ``streamsql run`` than ``driver`` started.
 
-    Members of a driver on this host whose process is gone are left out (:func:`_driver_may_live`);
-    for the others it waits up to ``wait_s`` seconds for them to leave (a driver on another host,
-    killed, took its workers along, but their static members stay until the session timeout);
-    live workers heartbeat and stay. Each
-    is described as ``<worker id> (of driver <host>-<pid>)``. A group the brokers cannot describe
-    counts as empty: this check refuses, it never fails a run by itself.
+    Each member is judged by :func:`_member_state`. Members of a driver on this host whose process
+    is gone are left out. A worker process of a live driver on this host that still runs makes the
+    answer at once: it heartbeats and stays, waiting for it only delayed the refusal by ``wait_s``.
+    Otherwise it waits up to ``wait_s`` seconds for the members left to leave: those of a driver on
+    another host (killed, it took its workers along, but their static members stay until the
+    session timeout) and those of a live driver here whose worker process has ended (its run is
+    finishing). Each is described as ``<worker id> (of driver <host>-<pid>)``. A group the brokers
+    cannot describe counts as empty: this check refuses, it never fails a run by itself.
 
     Args:
         props: librdkafka properties of the brokers.
         job: the job's name.
         driver: this driver's ``<host>-<pid>``.
-        wait_s: how long to wait for them to leave (s).
+        wait_s: the longest wait for members that may be leaving (s).
     """
-    from confluent_kafka import KafkaError
-
-    from streamsql.connectors.kafka.admin import admin_client
-
     group, mine = f"_streamsql-{job}-workers", DRIVER_CLIENT_PREFIX + driver
     admin = admin_client(props, f"Job '{job}' workers")
     deadline = time.monotonic() + wait_s
@@ -179,25 +190,45 @@ def other_drivers_workers(props: dict[str, Any], job: str, driver: str,
             if not (isinstance(err, KafkaError) and err.code() == KafkaError.GROUP_ID_NOT_FOUND):
                 log.warning("job %s: cannot describe the workers' group %s: %s", job, group, e)
             return []
-        others = [f"{m.group_instance_id or m.member_id} (of driver "
-                  f"{m.client_id.removeprefix(DRIVER_CLIENT_PREFIX)})" for m in found.members
-                  if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine
-                  and _driver_may_live(m.client_id.removeprefix(DRIVER_CLIENT_PREFIX), driver)]
-        if not others or time.monotonic() >= deadline:
-            return sorted(others)
+        members = [m for m in found.members
+                   if m.client_id.startswith(DRIVER_CLIENT_PREFIX) and m.client_id != mine]
+        states = _member_states(members, driver)
+        others = sorted(f"{m.group_instance_id or m.member_id} (of driver "
+                        f"{m.client_id.removeprefix(DRIVER_CLIENT_PREFIX)})"
+                        for m, state in zip(members, states) if state != "gone")
+        if not others or "running" in states or time.monotonic() >= deadline:
+            return others
         time.sleep(0.5)
 
 
-def _driver_may_live(theirs: str, mine: str) -> bool:
-    """Whether driver ``theirs`` (``<host>-<pid>``) may run: on this host, its pid is alive.
+def _member_states(members: list, mine: str) -> list[str]:
+    """What became of each member's worker (``<host>-<pid>`` of its driver in its ``client.id``).
 
-    A dead driver's workers died with it (:mod:`streamsql.core.lifeline`); their static members
-    just have not timed out yet: not waited for. A driver on another host is taken to live.
+    - ``gone``: its driver, on this host, has ended: its workers died with it
+      (:mod:`streamsql.core.lifeline`); their static members just have not timed out yet;
+    - ``running``: its driver on this host lives and has a child process of the member's worker id
+      (``--worker-id``), or ``/proc`` cannot tell: it stays;
+    - ``leaving``: its driver on this host lives but that worker process has ended (the run is
+      finishing): its static member stays until the session timeout;
+    - ``remote``: its driver is on another host: it may have been killed, or may run.
     """
-    host, _, pid = theirs.rpartition("-")
-    if host != mine.rpartition("-")[0] or not pid.isdigit():
-        return True
-    return process_may_live(int(pid))
+    host = mine.rpartition("-")[0]
+    running: dict[int, set[str] | None] = {}  # per live driver pid on this host: its running workers
+    states = []
+    for m in members:
+        theirs_host, _, pid = m.client_id.removeprefix(DRIVER_CLIENT_PREFIX).rpartition("-")
+        if theirs_host != host or not pid.isdigit():
+            states.append("remote")
+            continue
+        if not process_may_live(int(pid)):
+            states.append("gone")
+            continue
+        if int(pid) not in running:
+            ids = {x.group_instance_id for x in members if x.client_id == m.client_id and x.group_instance_id}
+            running[int(pid)] = children_running(int(pid), "--worker-id", ids)
+        alive = running[int(pid)]
+        states.append("running" if alive is None or m.group_instance_id in alive else "leaving")
+    return states
 
 
 class TaskGroup:
@@ -227,6 +258,7 @@ class TaskGroup:
         self._errors: list[BaseException] = []
         self._lock = threading.Lock()
         self._producer: Producer | None = None
+        self._finished = threading.Event()  # a task of this worker recorded that it is done
 
     # -- running ------------------------------------------------------------------------------
     def run(self, cancelled: threading.Event) -> bool:
@@ -243,7 +275,8 @@ class TaskGroup:
         consumer = new_client(Consumer, {
             **self.props, "group.id": f"_streamsql-{self.job}-workers", "group.instance.id": self.worker_id,
             "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": SESSION_TIMEOUT_MS,
-            "heartbeat.interval.ms": 1000, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS, "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
             **({"client.id": DRIVER_CLIENT_PREFIX + self.driver} if self.driver else {}),
             "logger": RDKAFKA_LOG}, what)
         consumer.subscribe([self.topic], on_assign=self._assign, on_revoke=self._revoke, on_lost=self._revoke)
@@ -254,27 +287,35 @@ class TaskGroup:
                 self._release_held()
                 if self._errors:
                     raise self._errors[0]
-                if time.monotonic() >= next_check:
-                    if self._all_done(consumer):
+                if self._finished.is_set() or time.monotonic() >= next_check:
+                    self._finished.clear()
+                    if self._all_done():
                         return True
-                    next_check = time.monotonic() + 1.0
+                    next_check = time.monotonic() + (DONE_CHECK_BUSY_S if self._busy() else DONE_CHECK_IDLE_S)
             return False
         finally:
             self._stop_all()
             consumer.close()
             self._producer.flush(10)
 
-    def _all_done(self, consumer: Consumer) -> bool:
-        """Every task partition holds a ``done`` record (the only records ever written)."""
-        for p in range(len(self.tasks)):
-            try:
-                tp = TopicPartition(self.topic, p)
-                _, high = consumer.get_watermark_offsets(tp, timeout=5, cached=False)
-            except KafkaException:
-                return False
-            if high <= 0:
-                return False
-        return True
+    def _busy(self) -> bool:
+        """Whether a task of this worker is held or runs (then its end says when to look again)."""
+        with self._lock:
+            return bool(self._held) or any(th.is_alive() for th in self._threads.values())
+
+    def _all_done(self) -> bool:
+        """Every task partition holds a ``done`` record (the only records ever written).
+
+        Asked in one ListOffsets request of the shared admin client: the group consumer's own
+        ``get_watermark_offsets`` waited behind its pending fetch, ~0.4 s per partition.
+        """
+        tps = [TopicPartition(self.topic, p) for p in range(len(self.tasks))]
+        try:
+            admin = admin_client(self.props, f"Job '{self.job}' worker {self.worker_id}")
+            futures = admin.list_offsets({tp: OffsetSpec.latest() for tp in tps}, request_timeout=5)
+            return all(f.result().offset > 0 for f in futures.values())
+        except KafkaException:
+            return False
 
     # -- assignment ---------------------------------------------------------------------------
     def _assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
@@ -359,5 +400,6 @@ class TaskGroup:
             if self._producer.flush(30) != 0:
                 msg = f"Job '{self.job}': cannot record that task {task.name} finished"
                 raise ExecutionError(msg)
+            self._finished.set()
         except (KafkaException, ExecutionError) as e:
             self._errors.append(e if isinstance(e, ExecutionError) else ExecutionError(str(e)))

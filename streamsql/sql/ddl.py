@@ -17,7 +17,6 @@ from streamsql.sql import like as like_merge
 from streamsql.sql.dialect import Flink
 from streamsql.sql.nodes import MetadataColumnConstraint
 from streamsql.sql.parser import error_at, values_query
-from streamsql.sql.reserved import RESERVED
 from streamsql.sql.split import lexemes, line_col
 
 
@@ -77,7 +76,6 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         if isinstance(item, exp.Identifier) and query_columns is not None:
             names.append(item)
         elif isinstance(item, exp.ColumnDef):
-            _check_unreserved(item.this, sql)
             declared.append((_column(item, sql, [c for c, _ in declared], keys), item.this))
         elif isinstance(item, exp.WatermarkColumnConstraint):
             watermarks.append(item)
@@ -461,19 +459,6 @@ def option_position(sql: str, key: str) -> tuple[int, int, int] | None:
         return None
     line, col = line_col(sql, found)
     return line, col, len(_string(key))
-
-
-def _check_unreserved(name: exp.Expr, sql: str) -> None:
-    """Refuse an unquoted column name that Flink's parser reserves, in its words (``year``, ``value``).
-
-    Raises:
-        SqlError: ``SQL parse failed. Encountered "year" at line L, column C.``, at the name.
-    """
-    if not isinstance(name, exp.Identifier) or name.quoted or name.name.upper() not in RESERVED:
-        return
-    msg = (f'SQL parse failed. Encountered "{name.name}": Flink\'s parser reserves it; write '
-           f"`{name.name}` for a column of that name")
-    raise error_at(name, msg, sql)
 
 
 def metadata_position(sql: str, column: str) -> tuple[int, int, int] | None:

@@ -94,7 +94,8 @@ class FlinkGenerator(generator.Generator):
         like = expression.args.get("like")
         if like is None:
             return ""
-        return f"{' NOT' if expression.args.get('negated') else ''} LIKE {self.sql(like)}"
+        keyword = "ILIKE" if expression.args.get("ilike") else "LIKE"
+        return f"{' NOT' if expression.args.get('negated') else ''} {keyword} {self.sql(like)}"
 
     def likeproperty_sql(self, expression: exp.LikeProperty) -> str:
         """``LIKE t [(INCLUDING ALL EXCLUDING OPTIONS ...)]`` (Flink's parenthesised like options)."""
@@ -102,8 +103,14 @@ class FlinkGenerator(generator.Generator):
         return f"LIKE {self.sql(expression, 'this')}" + (f" ({options})" if options else "")
 
     def shownamespace_sql(self, expression: nodes.ShowNamespace) -> str:
-        """``SHOW CATALOGS``, ``SHOW CURRENT DATABASE``, ``SHOW FULL MODULES`` ..."""
-        return f"SHOW {expression.name}"
+        """``SHOW CATALOGS``, ``SHOW DATABASES [FROM c] [[NOT] LIKE 'p']``, ``SHOW FULL MODULES`` ..."""
+        where = f" FROM {self.sql(expression, 'catalog')}" if expression.args.get("catalog") else ""
+        return f"SHOW {expression.name}{where}{self._show_like(expression)}"
+
+    def showfunctions_sql(self, expression: nodes.ShowFunctions) -> str:
+        """``SHOW [USER] FUNCTIONS [[NOT] LIKE | ILIKE 'p']``."""
+        user = "USER " if expression.args.get("user") else ""
+        return f"SHOW {user}FUNCTIONS{self._show_like(expression)}"
 
     def createcatalog_sql(self, expression: nodes.CreateCatalog) -> str:
         """``CREATE CATALOG [IF NOT EXISTS] c WITH ('type' = '...')``."""
@@ -212,6 +219,17 @@ class FlinkGenerator(generator.Generator):
         """``DESCRIBE [EXTENDED] t`` (``DESC t`` is normalised to ``DESCRIBE``)."""
         extended = "EXTENDED " if expression.args.get("extended") else ""
         return f"DESCRIBE {extended}{self.sql(expression, 'this')}"
+
+    def alterview_sql(self, expression: nodes.AlterView) -> str:
+        """``ALTER VIEW v RENAME TO v2`` / ``ALTER VIEW v AS <query>``."""
+        if expression.args.get("rename") is not None:
+            return f"ALTER VIEW {self.sql(expression, 'this')} RENAME TO {self.sql(expression, 'rename')}"
+        return f"ALTER VIEW {self.sql(expression, 'this')} AS {self.sql(expression, 'expression')}"
+
+    def describecatalog_sql(self, expression: nodes.DescribeCatalog) -> str:
+        """``DESCRIBE CATALOG [EXTENDED] c``."""
+        extended = "EXTENDED " if expression.args.get("extended") else ""
+        return f"DESCRIBE CATALOG {extended}{self.sql(expression, 'this')}"
 
     def describejob_sql(self, expression: nodes.DescribeJob) -> str:
         """``DESCRIBE JOB 'id'``."""

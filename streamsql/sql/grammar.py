@@ -170,6 +170,11 @@ class FlinkParser(parser.Parser):
     # Teradata's CREATE ... SET property: after a CREATE TABLE whose ';' is missing it took the
     # next SET statement's 'key' = 'value' as one more table option (see _parse_as_command).
     PROPERTY_PARSERS = {k: v for k, v in parser.Parser.PROPERTY_PARSERS.items() if k != "SET"}
+    # Flink 2.x's DISTRIBUTED BY [HASH | RANGE](c) [INTO n BUCKETS]: Doris' DISTRIBUTED BY ...
+    # BUCKETS n in sqlglot, which failed at INTO with a bare syntax error; refused by name
+    PROPERTY_PARSERS["DISTRIBUTED"] = lambda self: self.raise_error(
+        "DISTRIBUTED BY / DISTRIBUTED INTO n BUCKETS is not supported: StreamSQL's tables have no "
+        "buckets (no connector here takes them); remove the clause", self._prev)
 
     SCHEMA_UNNAMED_CONSTRAINTS = {*parser.Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
 
@@ -425,9 +430,11 @@ class FlinkParser(parser.Parser):
         return table
 
     def _parse_alter_table(self) -> exp.Expr | None:
-        """``ALTER TABLE [IF EXISTS] t`` and the offset of its action (read by :mod:`.alter`)."""
+        """``ALTER TABLE [IF EXISTS] t`` and the offset of its action (read by :mod:`.alter`); ALTER VIEW."""
+        if self._match(TokenType.VIEW):
+            return self._parse_alter_view()
         if not self._match(TokenType.TABLE):
-            return None  # ALTER VIEW / DATABASE ...: the base parser, then refused by name
+            return None  # ALTER DATABASE ...: the base parser, then refused by name
         exists = self._match_text_seq("IF", "EXISTS")
         table = self._parse_table_name()
         if self._curr is None:
@@ -437,12 +444,36 @@ class FlinkParser(parser.Parser):
             self._advance()
         return self.expression(nodes.AlterTable(this=table, action=action, exists=exists))
 
+    def _parse_alter_view(self) -> exp.Expr:
+        """``ALTER VIEW v RENAME TO v2`` | ``ALTER VIEW v AS <query>`` (Flink's SqlAlterView*)."""
+        view = self._parse_table_name()
+        if self._match_text_seq("RENAME", "TO"):
+            return self.expression(nodes.AlterView(this=view, rename=self._parse_table_name()))
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("ALTER VIEW needs RENAME TO <name> or AS <query>")
+        start = self._curr.start if self._curr else None
+        query = self._parse_select()
+        if not isinstance(query, exp.Query):
+            self.raise_error("Expecting a query after ALTER VIEW ... AS")
+        return self.expression(nodes.AlterView(this=view, expression=query, start=start))
+
     def _parse_describe(self) -> exp.Expr:
-        """``DESCRIBE JOB 'id'`` (a quoted id: ``DESCRIBE job`` is a table named job), else a table."""
+        """``DESCRIBE JOB 'id'``, ``DESCRIBE CATALOG [EXTENDED] c``, else a table.
+
+        A quoted id only: ``DESCRIBE job`` is a table named job; ``DESCRIBE catalog`` likewise.
+        """
         nxt = self._next
         if self._curr and self._curr.text.upper() == "JOB" and nxt and nxt.token_type == TokenType.STRING:
             self._advance()
             return self.expression(nodes.DescribeJob(this=self._parse_string()))
+        if (self._curr and self._curr.text.upper() == "CATALOG" and nxt is not None
+                and nxt.token_type not in (TokenType.DOT, TokenType.SEMICOLON, TokenType.SENTINEL)):
+            self._advance()
+            extended = self._next is not None and self._match_text_seq("EXTENDED")
+            name = self._parse_id_var(any_token=False)
+            if name is None:
+                self.raise_error("Expecting a catalog name after DESCRIBE CATALOG")
+            return self.expression(nodes.DescribeCatalog(this=name, extended=extended))
         nxt = self._next
         extended = nxt is not None and self._match_text_seq("EXTENDED")  # DESCRIBE extended: a table
         return self.expression(nodes.DescribeTable(this=self._parse_table_name(), extended=extended))
@@ -599,11 +630,18 @@ class FlinkParser(parser.Parser):
     def _parse_show(self) -> exp.Expr:
         for words in _SHOW_NAMESPACE:
             if self._match_text_seq(*words):
-                return self.expression(nodes.ShowNamespace(this=exp.var(" ".join(words))))
+                args: dict = {}
+                if words == ("DATABASES",) and self._match_set((TokenType.FROM, TokenType.IN)):
+                    args["catalog"] = self._parse_id_var(any_token=False)
+                    if args["catalog"] is None:
+                        self.raise_error("Expecting a catalog name after SHOW DATABASES FROM | IN")
+                if words in (("CATALOGS",), ("DATABASES",)):
+                    args.update(self._parse_show_like(ilike=True))
+                return self.expression(nodes.ShowNamespace(this=exp.var(" ".join(words)), **args))
         if self._match_text_seq("FUNCTIONS"):
-            return self.expression(nodes.ShowFunctions())
+            return self.expression(nodes.ShowFunctions(**self._parse_show_like(ilike=True)))
         if self._match_text_seq("USER", "FUNCTIONS"):
-            return self.expression(nodes.ShowFunctions(user=True))
+            return self.expression(nodes.ShowFunctions(user=True, **self._parse_show_like(ilike=True)))
         if self._match_texts(("TABLES", "VIEWS", "JOBS")):
             kind = self._prev.text.upper()
             cls = {"TABLES": nodes.ShowTables, "VIEWS": nodes.ShowViews, "JOBS": nodes.ShowJobs}[kind]
@@ -626,19 +664,25 @@ class FlinkParser(parser.Parser):
                          "DATABASES, CURRENT CATALOG|DATABASE or [FULL] MODULES after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
 
-    def _parse_show_like(self) -> dict:
-        """``[NOT] LIKE 'pattern'`` after SHOW TABLES / VIEWS / COLUMNS: the node's args (none: {})."""
-        if self._curr and self._curr.text.upper() == "ILIKE":  # Flink 2.3's parser has no ILIKE here
-            self.raise_error('Encountered "ILIKE": SHOW takes [NOT] LIKE \'pattern\' (case-sensitive), '
-                             "as Flink 2.3")
+    def _parse_show_like(self, ilike: bool = False) -> dict:
+        """``[NOT] LIKE 'pattern'`` after SHOW: the node's args (none: {}).
+
+        ``ilike``: ``ILIKE`` (case-insensitive) is taken too, as Flink 2.3's SHOW CATALOGS,
+        DATABASES and FUNCTIONS take it; its SHOW TABLES, VIEWS and COLUMNS refuse it.
+        """
         negated = self._match(TokenType.NOT)
-        if not self._match(TokenType.LIKE):
+        if self._curr and self._curr.text.upper() == "ILIKE" and not ilike:
+            self.raise_error('Encountered "ILIKE": SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE '
+                             "'pattern' (case-sensitive), as Flink 2.3")
+        case_insensitive = ilike and self._match_texts(("ILIKE",))
+        if not case_insensitive and not self._match(TokenType.LIKE):
             if negated:
                 self.raise_error("Expecting LIKE after NOT")
             return {}
         if not self._curr or self._curr.token_type != TokenType.STRING:
             self.raise_error("Expecting a string literal after LIKE, e.g. LIKE 'orders%'")
-        return {"like": self._parse_string(), "negated": bool(negated)}
+        args = {"like": self._parse_string(), "negated": bool(negated)}
+        return {**args, "ilike": True} if case_insensitive else args
 
     def _parse_explain(self) -> nodes.Explain:
         plan_for = self._match_text_seq("PLAN", "FOR")
@@ -807,6 +851,19 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.MetadataColumnConstraint(this=key, virtual=virtual))
 
     # --- window TVFs ------------------------------------------------------------------------
+
+    def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
+        # [KEY] name VALUE value of JSON_OBJECT / JSON_OBJECTAGG. Flink's (Calcite's) value is a
+        # whole expression, comparisons and AND/OR included: JSON_OBJECT(KEY 'a' VALUE x > 2) is
+        # {"a":false} (sqlglot reads a bitwise expression only: a syntax error at the '>')
+        self._match_text_seq("KEY")
+        key = self._parse_column()
+        self._match_set(self.JSON_KEY_VALUE_SEPARATOR_TOKENS)
+        self._match_text_seq("VALUE")
+        value = self._parse_assignment()
+        if not key and not value:
+            return None
+        return self.expression(exp.JSONKeyValue(this=key, expression=value))
 
     def _parse_json_arrayagg(self) -> exp.JSONArrayAgg:
         # JSON_ARRAYAGG(value [ABSENT ON NULL | NULL ON NULL]), Flink's (sqlglot reads no ON NULL)

@@ -17,12 +17,14 @@ import re
 
 from sqlglot import exp
 
-from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
+from streamsql.core.catalog import IN_MEMORY_DEFAULT_DATABASE, Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.errors import SqlError
 from streamsql.sql import nodes
 
 IN_MEMORY = "generic_in_memory"
 """The one catalog type StreamSQL creates (Flink's GenericInMemoryCatalog)."""
+IN_MEMORY_DATABASE_OPTION = "default-database"
+"""Its option naming the database it starts with (Flink's default: ``default``)."""
 
 # SHOW ... → (column names, rows), as Flink's.
 _SHOW_COLUMNS = {
@@ -43,8 +45,12 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
     Raises:
         SqlError: Flink's error (unpositioned: the caller points at the statement).
     """
+    if isinstance(tree, nodes.DescribeCatalog):
+        return ["info name", "info value"], catalog.describe_catalog(tree.this.name,
+                                                                     bool(tree.args.get("extended")))
     if isinstance(tree, nodes.ShowNamespace):
-        return _SHOW_COLUMNS[tree.name], _show(catalog, tree.name)
+        rows = _show(catalog, tree.name, tree.args.get("catalog"))
+        return _SHOW_COLUMNS[tree.name], [r for r in rows if shown(tree, r[0])]
     if isinstance(tree, (nodes.ShowTables, nodes.ShowViews)):
         # Flink's SHOW TABLES lists the views too
         kind = (TableDef, ViewDef) if isinstance(tree, nodes.ShowTables) else ViewDef
@@ -58,8 +64,9 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
             catalog.use_database(table_parts(tree.this))
     elif isinstance(tree, nodes.CreateCatalog):
         name = tree.this.name
-        _check_catalog_options(name, tree.expressions)
-        catalog.create_catalog(name, if_not_exists=bool(tree.args.get("exists")))
+        options = _catalog_options(name, tree.expressions)
+        catalog.create_catalog(name, options.get(IN_MEMORY_DATABASE_OPTION, IN_MEMORY_DEFAULT_DATABASE),
+                               if_not_exists=bool(tree.args.get("exists")), options=options)
     elif isinstance(tree, nodes.DropCatalog):
         catalog.drop_catalog(tree.this.name, bool(tree.args.get("exists")))
     elif isinstance(tree, exp.Create):  # CREATE DATABASE
@@ -70,10 +77,12 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
 
 
 def shown(tree: exp.Expression, name: str) -> bool:
-    """Whether SHOW TABLES / VIEWS / COLUMNS lists ``name`` under the statement's ``[NOT] LIKE``."""
+    """Whether a SHOW lists ``name`` under its ``[NOT] LIKE | ILIKE`` (ILIKE: case-insensitive)."""
     like = tree.args.get("like")
     if like is None:
         return True
+    if tree.args.get("ilike"):
+        return like_matches(name.lower(), like.name.lower()) != bool(tree.args.get("negated"))
     return like_matches(name, like.name) != bool(tree.args.get("negated"))
 
 
@@ -94,11 +103,11 @@ def like_matches(text: str, pattern: str) -> bool:
     return re.fullmatch("".join(out), text, re.DOTALL) is not None
 
 
-def _show(catalog: Catalog, what: str) -> list[tuple]:
+def _show(catalog: Catalog, what: str, of_catalog: exp.Expression | None) -> list[tuple]:
     if what == "CATALOGS":
         return [(c,) for c in catalog.catalog_names()]
     if what == "DATABASES":
-        return [(d,) for d in catalog.database_names()]
+        return [(d,) for d in catalog.database_names(of_catalog.name if of_catalog else None)]
     if what == "CURRENT CATALOG":
         return [(catalog.current_catalog,)]
     if what == "CURRENT DATABASE":
@@ -117,13 +126,20 @@ def _drop(catalog: Catalog, tree: exp.Drop) -> str:
     return f"[INFO] {cls.__name__[:-3]} has been removed."
 
 
-def _check_catalog_options(name: str, options: list[exp.Expression]) -> None:
-    """Only ``'type' = 'generic_in_memory'`` (Flink's words when the type is missing or an option unknown).
+def _catalog_options(name: str, options: list[exp.Expression]) -> dict[str, str]:
+    """The options of a ``CREATE CATALOG``, as Flink's GenericInMemoryCatalogFactory takes them.
+
+    ``'type' = 'generic_in_memory'`` and optionally ``'default-database'``.
+
+    Returns:
+        The options as given (key → value), for ``DESCRIBE CATALOG EXTENDED``.
 
     Raises:
-        SqlError: "Unable to create catalog 'c'. ..." naming what is wrong.
+        SqlError: "Unable to create catalog 'c'. ..." naming what is wrong, in Flink's words when
+            the type is missing or an option unknown.
     """
-    given = {p.this.name: p.text("value") for p in options if isinstance(p, exp.Property)}
+    options_given = {p.this.name: p.text("value") for p in options if isinstance(p, exp.Property)}
+    given = {k: v for k, v in options_given.items() if k != IN_MEMORY_DATABASE_OPTION}
     kind = given.pop("type", None)
     prefix = f"Unable to create catalog '{name}'."
     if kind is None:
@@ -136,5 +152,9 @@ def _check_catalog_options(name: str, options: list[exp.Expression]) -> None:
         raise SqlError(msg)
     if given:
         msg = (f"{prefix} Unsupported options found for '{IN_MEMORY}'. Unsupported options: "
-               f"{', '.join(sorted(given))}. Supported options: type")
+               f"{', '.join(sorted(given))}. Supported options: {IN_MEMORY_DATABASE_OPTION}, type")
         raise SqlError(msg)
+    if options_given.get(IN_MEMORY_DATABASE_OPTION) == "":
+        msg = f"{prefix} The option '{IN_MEMORY_DATABASE_OPTION}' cannot be empty"
+        raise SqlError(msg)
+    return options_given

@@ -179,6 +179,30 @@ class ShowColumns(DescribeTable):
     arg_types = {"this": True, "like": False, "negated": False}
 
 
+class AlterView(exp.Expression):
+    """``ALTER VIEW [c.][db.]v RENAME TO v2`` or ``ALTER VIEW [c.][db.]v AS <query>`` (Flink's).
+
+    Args:
+        this: the view's name (a ``Table``).
+        rename: RENAME TO's new name (a ``Table``), else None.
+        expression: AS's new query, else None.
+        start: the offset of that query in the statement text (for the view's new CREATE VIEW text).
+    """
+
+    arg_types = {"this": True, "rename": False, "expression": False, "start": False}
+
+
+class DescribeCatalog(exp.Expression):
+    """``DESCRIBE | DESC CATALOG [EXTENDED] c``: the catalog's name, type, comment (and options).
+
+    Args:
+        this: the catalog's name (an identifier).
+        extended: EXTENDED (the options too, as Flink's).
+    """
+
+    arg_types = {"this": True, "extended": False}
+
+
 class DescribeJob(exp.Expression):
     """``DESCRIBE JOB 'id'``: a job's status and, when it failed, its whole error.
 
@@ -292,9 +316,13 @@ class ShowJobs(KeywordStatement):
 
 
 class ShowFunctions(exp.Expression):
-    """``SHOW [USER] FUNCTIONS`` (``user``: only the user-defined functions)."""
+    """``SHOW [USER] FUNCTIONS [[NOT] LIKE | ILIKE 'pattern']``.
 
-    arg_types = {"user": False}
+    ``user``: only the user-defined functions; ``like``, ``negated``, ``ilike``: the pattern, as
+    :class:`ShowNamespace`.
+    """
+
+    arg_types = {"user": False, "like": False, "negated": False, "ilike": False}
 
 
 class CreateFunction(exp.Expression):
@@ -332,10 +360,14 @@ class EndStatementSet(KeywordStatement):
 class ShowNamespace(exp.Expression):
     """``SHOW CATALOGS | DATABASES | CURRENT CATALOG | CURRENT DATABASE | [FULL] MODULES`` (Flink's).
 
-    ``this``: the words after SHOW, upper-case, one space apart (a ``Var``).
+    Args:
+        this: the words after SHOW, upper-case, one space apart (a ``Var``).
+        catalog: ``SHOW DATABASES FROM | IN c``: the catalog's name (an identifier), else None.
+        like: ``SHOW CATALOGS | DATABASES [NOT] LIKE | ILIKE 'pattern'``: the string literal.
+        negated: ``NOT LIKE``; ilike: ``ILIKE`` (the pattern case-insensitive).
     """
 
-    arg_types = {"this": True}
+    arg_types = {"this": True, "catalog": False, "like": False, "negated": False, "ilike": False}
 
 
 class CreateCatalog(exp.Expression):
@@ -383,7 +415,8 @@ class JsonCall(exp.Expression, exp.Func):
 
 NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     MetadataColumnConstraint, Tumble, Hop, Cumulate, Session, SetOption, ResetOption, ShowTables,
-    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, ShowColumns, DescribeJob, Explain, StopJob,
+    ShowViews, ShowJobs, ShowCreateTable, DescribeTable, ShowColumns, DescribeJob, AlterView, DescribeCatalog,
+    Explain, StopJob,
     PrintTopic, StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
     DropCatalog, JsonCall,
 )

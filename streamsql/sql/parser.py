@@ -27,6 +27,7 @@ from streamsql.core.config import did_you_mean
 from streamsql.core.errors import InternalError, OptionError, SqlError, StatementError, StreamSQLError
 from streamsql.sql import nodes
 from streamsql.sql.dialect import Flink
+from streamsql.sql.reserved import RESERVED
 from streamsql.sql.split import Statement, is_complete, lexemes, line_col, split_statements
 
 __all__ = [
@@ -43,7 +44,7 @@ _STATEMENTS = (
     nodes.Explain,
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
-    nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable,
+    nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable, nodes.AlterView, nodes.DescribeCatalog,
 )
 _SUPPORTED = (
     "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, ALTER TABLE, USE [CATALOG], SET, "
@@ -133,8 +134,50 @@ def parse_statement(text: str) -> exp.Expr:
     if isinstance(tree, nodes.Explain) and isinstance(tree.this, exp.Values):
         tree.set("this", values_query(tree.this))
     _check_supported(tree, text)
-    _limit_forms(tree, text)
+    _limit_forms(tree, text)  # first: it drops LIMIT ALL's ALL
+    _check_names(tree, text)
     return tree
+
+
+#: Calcite's context variables (its grammar's ``ContextVariable``): values where a column could
+#: stand (``SELECT user FROM t``, ``WHERE current_date > d``), never names.
+_VALUE_WORDS = frozenset({
+    "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_ROLE", "CURRENT_PATH",
+    "CURRENT_CATALOG", "CURRENT_SCHEMA", "CURRENT_DEFAULT_TRANSFORM_GROUP", "CURRENT_DATE",
+    "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+})
+
+
+def _check_names(tree: exp.Expr, text: str) -> None:
+    """Refuse an unquoted reserved word (:data:`~streamsql.sql.reserved.RESERVED`) used as a name.
+
+    As Flink 2.3's parser (``FlinkSqlParserImpl``), which takes no reserved word as a name unless
+    it is backquoted: a table, view, CTE, column or alias (``SELECT a AS groups``, ``INSERT INTO
+    out``, ``WHERE value > 1``). Where Flink reads the word as a value it stays: a context variable
+    (:data:`_VALUE_WORDS`: ``SELECT user``, ``user.a``) and ``DEFAULT`` as a call's argument
+    (``COUNT(default)``). Checked against Flink by ``tests/sql/test_reserved_names.py``.
+
+    Raises:
+        SqlError: ``SQL parse failed. Encountered "groups" ...``, at the word (Flink's position).
+    """
+    for ident in tree.find_all(exp.Identifier):
+        word = ident.name.upper()
+        if ident.quoted or word not in RESERVED or ident.meta.get("start") is None or _is_value(ident, word):
+            continue  # quoted, not reserved, not written (made by the grammar) or a value
+        msg = (f'SQL parse failed. Encountered "{ident.name}": a reserved word in Flink SQL; '
+               f"write `{ident.name}` (in backquotes) to use it as a name")
+        raise error_at(ident, msg, text)
+
+
+def _is_value(ident: exp.Identifier, word: str) -> bool:
+    """Whether Flink's parser reads reserved ``ident`` as a value (:func:`_check_names`)."""
+    column = ident.parent
+    if not isinstance(column, exp.Column):
+        return False
+    first = column.parts[0] is ident
+    if word in _VALUE_WORDS:
+        return first
+    return word == "DEFAULT" and first and not column.table and isinstance(column.parent, exp.Func)
 
 
 def _limit_forms(tree: exp.Expr, text: str) -> None:
@@ -391,6 +434,8 @@ def _parse_error(error: ParseError, text: str) -> SqlError:
         message = f"{message} near {quoted}"
         if token_text.upper() in _STATEMENT_WORDS and message.startswith("Syntax error: unexpected token"):
             message += "; is the ';' before it missing?"
+        elif token_text.upper() in RESERVED and not token_text.isupper():  # written as a name
+            message += f" (a reserved word in Flink SQL: write `{token_text}` to use it as a name)"
     line, col = line_col(text, start)
     return SqlError(message, text, line, col, _length(text, start, end))
 

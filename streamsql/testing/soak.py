@@ -113,11 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     env.execute_sql(f"CREATE TABLE src (k INT, v INT) WITH ('connector' = 'datagen', 'rows-per-second' = "
                     f"'{args.rate}', 'fields.k.min' = '0', 'fields.k.max' = '{args.keys - 1}', "
                     "'fields.v.min' = '0', 'fields.v.max' = '1000')")
-    env.execute_sql(f"CREATE TABLE out (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+    env.execute_sql(f"CREATE TABLE `out` (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
                     f"'connector' = 'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = "
                     f"'{args.bootstrap}', 'key.format' = 'json', 'value.format' = 'json', "
                     "'sink.delivery-guarantee' = 'exactly-once', 'sink.topic.auto-create' = 'true')")
-    job = env.execute_sql("INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").job
+    job = env.execute_sql("INSERT INTO `out` SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").job
     start = time.monotonic()
     samples: list[tuple[float, dict[str, int]]] = []
     try:

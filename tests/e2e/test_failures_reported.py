@@ -37,8 +37,8 @@ def test_finding_3_run_reports_a_failure_while_an_unbounded_job_runs(tmp_path, b
     proc = _run(tmp_path, "\n".join([
         ENDLESS, "CREATE TABLE bh (id INT) WITH ('connector' = 'blackhole');",
         "INSERT INTO bh SELECT id FROM ticks;",
-        BAD_SOURCE.format(path=bad_json), "CREATE TABLE out (id INT) WITH ('connector' = 'blackhole');",
-        "INSERT INTO out SELECT id FROM src;"]))
+        BAD_SOURCE.format(path=bad_json), "CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole');",
+        "INSERT INTO `out` SELECT id FROM src;"]))
     assert proc.returncode == 1, proc.stderr
     m = re.search(r"\[ERROR\] Job '(insert-into_out-[0-9a-f]{8})' \(id \w+\) FAILED: (.*)", proc.stderr)
     assert m, proc.stderr
@@ -50,8 +50,8 @@ def test_finding_3_run_reports_a_failure_while_an_unbounded_job_runs(tmp_path, b
 def test_finding_3_run_reports_a_failure_while_a_query_shows_rows(tmp_path, bad_json):
     """Finding 3: an INSERT failing while the script is busy in an unbounded SELECT ends the run."""
     proc = _run(tmp_path, "\n".join([
-        BAD_SOURCE.format(path=bad_json), "CREATE TABLE out (id INT) WITH ('connector' = 'blackhole');",
-        "INSERT INTO out SELECT id FROM src;", ENDLESS, "SELECT id FROM ticks;"]))
+        BAD_SOURCE.format(path=bad_json), "CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole');",
+        "INSERT INTO `out` SELECT id FROM src;", ENDLESS, "SELECT id FROM ticks;"]))
     assert proc.returncode == 1, proc.stderr
     assert re.search(r"Job 'insert-into_out-[0-9a-f]{8}' \(id \w+\) FAILED: .*bad.json:2", proc.stderr)
 
@@ -63,8 +63,8 @@ def test_finding_3_wait_all_raises_the_failure_while_another_job_runs(tmp_path, 
         env.execute_sql("CREATE TABLE bh (id INT) WITH ('connector' = 'blackhole')")
         endless = env.execute_sql("INSERT INTO bh SELECT id FROM ticks").job
         env.execute_sql(BAD_SOURCE.format(path=bad_json).rstrip(";"))
-        env.execute_sql("CREATE TABLE out (id INT) WITH ('connector' = 'blackhole')")
-        failing = env.execute_sql("INSERT INTO out SELECT id FROM src").job
+        env.execute_sql("CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole')")
+        failing = env.execute_sql("INSERT INTO `out` SELECT id FROM src").job
         with pytest.raises(BadRecordError) as e:
             env.wait_all()
         assert e.value is failing.error

@@ -17,8 +17,8 @@ from tests.e2e.test_embedding_api import until
 TICKS = "CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '{rate}')"
 FIVE = ("CREATE TABLE ticks (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
         "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
-OUT = "CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')"
-COUNTS = "INSERT INTO out SELECT id % 10, COUNT(*) FROM ticks GROUP BY id % 10"
+OUT = "CREATE TABLE `out` (g INT, n BIGINT) WITH ('connector' = 'blackhole')"
+COUNTS = "INSERT INTO `out` SELECT id % 10, COUNT(*) FROM ticks GROUP BY id % 10"
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_finding_1_another_script_with_the_same_sink_runs_fresh(script, tmp_path
     job's checkpoint (it printed '0 rows in, 0 rows out, resumed from checkpoint #1114')."""
     _, first = script(TICKS.format(rate=500), OUT, COUNTS)
     stopped_after_checkpoint(first)
-    _, second = script(FIVE, OUT, "INSERT INTO out SELECT id, COUNT(*) FROM ticks GROUP BY id")
+    _, second = script(FIVE, OUT, "INSERT INTO `out` SELECT id, COUNT(*) FROM ticks GROUP BY id")
     assert second.wait(60) == "FINISHED"
     assert second.runner.restored_from is None
     assert second.metrics["rows_in"] == 5
@@ -62,7 +62,7 @@ def test_finding_1_another_script_with_the_same_sink_runs_fresh(script, tmp_path
     folders = sorted(os.listdir(tmp_path / "checkpoints"))
     assert folders == sorted([first.name, second.name])
     record = json.loads((tmp_path / "checkpoints" / first.name / "_job").read_text())
-    assert record["name"] == first.name and record["sql"].startswith("INSERT INTO out SELECT")
+    assert record["name"] == first.name and record["sql"].startswith("INSERT INTO `out` SELECT")
 
 
 def test_finding_1_same_explicit_name_refuses_with_one_clear_message(script, tmp_path):
@@ -70,14 +70,14 @@ def test_finding_1_same_explicit_name_refuses_with_one_clear_message(script, tmp
     says which job wrote the checkpoint and the two ways on."""
     _, first = script(TICKS.format(rate=500), OUT, COUNTS, **{"pipeline.name": "nightly"})
     n = stopped_after_checkpoint(first)
-    _, second = script(FIVE, OUT, "INSERT INTO out SELECT id, COUNT(*) FROM ticks GROUP BY id",
+    _, second = script(FIVE, OUT, "INSERT INTO `out` SELECT id, COUNT(*) FROM ticks GROUP BY id",
                        **{"pipeline.name": "nightly", "restart-strategy.type": "fixed-delay"})
     folder = str(tmp_path / "checkpoints" / "nightly")
     with pytest.raises(ExecutionError) as err:
         second.wait(60)
     text = str(err.value)
     assert f"checkpoint {n} in {folder} was written by job 'nightly'" in text
-    assert "INSERT INTO out SELECT id % 10" in text  # the SQL of the job that wrote it
+    assert "INSERT INTO `out` SELECT id % 10" in text  # the SQL of the job that wrote it
     assert "another 'pipeline.name'" in text and f"remove the folder {folder}" in text
     assert f"'execution.state-recovery.path' = '{folder}/chk-{n}'" in text
     assert second.metrics["rows_in"] == 0
@@ -93,7 +93,7 @@ def test_same_script_restarted_resumes(script):
     aside) gets the same default name and resumes its checkpoint (crash recovery)."""
     _, first = script(TICKS.format(rate=500), OUT, COUNTS)
     n = stopped_after_checkpoint(first)
-    rewritten = "insert into out -- the same job\n  select id % 10, count(*)\n  from ticks group by id % 10"
+    rewritten = "insert into `out` -- the same job\n  select id % 10, count(*)\n  from ticks group by id % 10"
     _, second = script(TICKS.format(rate=500), OUT, rewritten)
     assert second.name == first.name
     until(lambda: second.runner.restored_from is not None)
@@ -187,8 +187,8 @@ def test_two_processes_on_one_folder(script, tmp_path):
 
 def test_statement_set_stays_one_job(script):
     """Finding 2: INSERTs written as one statement set are one job under one name."""
-    env, job = script(FIVE, OUT, "EXECUTE STATEMENT SET BEGIN INSERT INTO out SELECT id, 1 FROM ticks; "
-                      "INSERT INTO out SELECT id, 2 FROM ticks; END")
+    env, job = script(FIVE, OUT, "EXECUTE STATEMENT SET BEGIN INSERT INTO `out` SELECT id, 1 FROM ticks; "
+                      "INSERT INTO `out` SELECT id, 2 FROM ticks; END")
     assert job.wait(60) == "FINISHED"
     assert list(env.jobs) == [job.job_id]
     assert job.name.startswith("insert-into_out_out-")
@@ -288,7 +288,7 @@ def test_stop_with_savepoint_of_a_job_that_failed_at_start_says_it_is_not_runnin
     STOP JOB ... WITH SAVEPOINT then said "Internal error: 'NoneType' object has no attribute
     'last_completed'" (found walking the shell). Flink stops only a running job."""
     topic = f"nc24-missing-{os.getpid()}"
-    sink = (f"CREATE TABLE out (g INT, n BIGINT, PRIMARY KEY (g) NOT ENFORCED) WITH ('connector' = "
+    sink = (f"CREATE TABLE `out` (g INT, n BIGINT, PRIMARY KEY (g) NOT ENFORCED) WITH ('connector' = "
             f"'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
             "'key.format' = 'json', 'value.format' = 'json')")
     env, job = script(TICKS.format(rate=50), sink, COUNTS, **{"restart-strategy.type": "none"})

@@ -74,8 +74,8 @@ def test_finding_6_documented_folder_keys_are_read(tmp_path):
             msg = env.execute_sql(f"SET '{key}' = '{value}'").message
             assert msg == "[INFO] Execute statement succeeded."
         env.execute_sql(_FIVE)
-        env.execute_sql("CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
-        job = env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
+        env.execute_sql("CREATE TABLE `out` (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
+        job = env.execute_sql("INSERT INTO `out` SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
         assert job.wait(60) == "FINISHED"
     assert [p.name for p in chk.iterdir()] == [job.name]
     assert any(p.name.startswith("chk-") for p in (chk / job.name).iterdir())
@@ -95,13 +95,13 @@ def test_flink_deprecated_key_names_are_read_as_flink_reads_them(tmp_path):
         with pytest.raises(ConfigError, match="'state.backend' = 'memory' is not one of 'rocksdb', "):
             env.execute_sql("SET 'state.backend' = 'memory'")
         env.execute_sql(_FIVE)
-        env.execute_sql("CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
-        job = env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
+        env.execute_sql("CREATE TABLE `out` (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
+        job = env.execute_sql("INSERT INTO `out` SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
         assert job.wait(60) == "FINISHED"
         assert [p.name for p in chk.iterdir()] == [job.name]
         assert job.runner.config.choice("state.backend.type") == "hashmap"  # what the builder reads
         env.execute_sql(f"SET 'execution.checkpointing.dir' = '{other}'")  # the new name wins, as in Flink
-        job = env.execute_sql("INSERT INTO out SELECT id, COUNT(*) FROM nums GROUP BY id").job
+        job = env.execute_sql("INSERT INTO `out` SELECT id, COUNT(*) FROM nums GROUP BY id").job
         assert job.wait(60) == "FINISHED"
         assert [p.name for p in other.iterdir()] == [job.name]
 
@@ -124,14 +124,14 @@ def test_finding_6_cli_set_is_checked_like_set(tmp_path):
 
 
 @pytest.mark.parametrize(("sql", "what"), [
-    ("INSERT OVERWRITE out SELECT id FROM nums", "INSERT OVERWRITE"),
-    ("INSERT INTO out SELECT id FROM nums AS n /*+ OPTIONS('number-of-rows' = '1') */", "OPTIONS"),
+    ("INSERT OVERWRITE `out` SELECT id FROM nums", "INSERT OVERWRITE"),
+    ("INSERT INTO `out` SELECT id FROM nums AS n /*+ OPTIONS('number-of-rows' = '1') */", "OPTIONS"),
 ])
 def test_finding_6_hints_and_overwrite_are_rejected_at_their_position(sql, what):
     """Finding 6: hints and INSERT OVERWRITE are rejected with a caret, never ignored."""
     with StreamEnvironment() as env:
         env.execute_sql(_FIVE)
-        env.execute_sql("CREATE TABLE out (id INT) WITH ('connector' = 'blackhole')")
+        env.execute_sql("CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole')")
         with pytest.raises(SqlError) as e:
             env.execute_sql(sql)
     assert what in str(e.value) and "^" in str(e.value) and "(line 1, column" in str(e.value)

@@ -42,8 +42,8 @@ def test_finding_9_offsets_committed_to_the_group_at_checkpoints(kafka_bootstrap
                         f"'properties.group.id' = '{group}', "
                         "'format' = 'json', 'scan.startup.mode' = 'earliest-offset', "
                         "'scan.bounded.mode' = 'latest-offset')")
-        env.execute_sql("CREATE TABLE out (id INT) WITH ('connector' = 'blackhole')")
-        assert env.execute_sql("INSERT INTO out SELECT id FROM src").job.wait(60) == "FINISHED"
+        env.execute_sql("CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole')")
+        assert env.execute_sql("INSERT INTO `out` SELECT id FROM src").job.wait(60) == "FINISHED"
     c = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": group})
     try:
         committed = c.committed([TopicPartition(topic, 0), TopicPartition(topic, 1)], timeout=20)
@@ -69,8 +69,8 @@ def test_finding_9_insert_values_runs():
     """Finding 9: 'VALUES is supported only as INSERT INTO t VALUES (...)' was the error of
     INSERT INTO t VALUES (...); it now runs (a bounded job that finishes)."""
     with StreamEnvironment() as env:
-        env.execute_sql("CREATE TABLE out (id INT) WITH ('connector' = 'blackhole')")
-        assert env.execute_sql("INSERT INTO out VALUES (1)").wait(60) == "FINISHED"
+        env.execute_sql("CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole')")
+        assert env.execute_sql("INSERT INTO `out` VALUES (1)").wait(60) == "FINISHED"
 
 
 @pytest.mark.parametrize("setting", ["execution.checkpointing.dir", "state.dir"])
@@ -81,8 +81,8 @@ def test_finding_9_no_python_exception_names_reach_users(setting, tmp_path):
     with StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "c"),
                             setting: str(blocker / "below")}) as env:
         env.execute_sql(FIVE)
-        env.execute_sql("CREATE TABLE out (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
-        job = env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
+        env.execute_sql("CREATE TABLE `out` (g INT, n BIGINT) WITH ('connector' = 'blackhole')")
+        job = env.execute_sql("INSERT INTO `out` SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2").job
         with pytest.raises(ExecutionError) as e:
             job.wait(60)
     text = str(e.value)

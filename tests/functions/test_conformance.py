@@ -52,13 +52,12 @@ PLAUSIBLE = {
 def flink_type(text: str) -> str:
     """Flink's type text as StreamSQL spells it where the plan does not carry it exactly: no NOT NULL
     (nullability is not tracked), CHAR(n)/VARCHAR(n) as STRING (an element's, key's, value's or
-    field's too), BINARY(n)/VARBINARY(n) as BYTES, TIMESTAMP(p) carried in milliseconds (p <= 3) or
+    field's too; BINARY(n)/VARBINARY(n) are carried exactly), TIMESTAMP(p) carried in milliseconds (p <= 3) or
     microseconds (a CAST's or literal's own precision is carried: see the test)."""
     t = text.replace(" NOT NULL", "")
     if t.endswith(" *PROCTIME*"):  # a PROCTIME() item is a time attribute, typed as Flink's
         return t
     t = re.sub(r"^(VAR)?CHAR\(\d+\)$", "STRING", t)
-    t = re.sub(r"^(VAR)?BINARY\(\d+\)$", "BYTES", t)
     t = re.sub(r"(?<=[<, ])(VAR)?CHAR\(\d+\)(?=[>,])", "STRING", t)  # an element, key, value, field
     if t.startswith("TIMESTAMP_LTZ("):  # expressions' instants are carried in microseconds
         return "TIMESTAMP_LTZ(6)"
@@ -116,7 +115,7 @@ def _types(env, cases: list[str], together: bool = True) -> dict[str, tuple]:
     columns once each (alone, each case still goes through CREATE VIEW and DESCRIBE).
     """
     if together and cases:
-        select = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(cases)) + " FROM one"
+        select = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(cases)) + " FROM `one`"
         try:
             node = Planner(env.catalog, env.config, select).plan_query(parse_statement(select))
             return {c: ("type", row[1]) for c, row in zip(cases, view_rows(node), strict=True)}
@@ -125,7 +124,7 @@ def _types(env, cases: list[str], together: bool = True) -> dict[str, tuple]:
     out = {}
     for case in cases:
         try:
-            env.execute_sql(f"CREATE OR REPLACE VIEW c AS SELECT {case} AS c FROM one")
+            env.execute_sql(f"CREATE OR REPLACE VIEW c AS SELECT {case} AS c FROM `one`")
             out[case] = ("type", env.execute_sql("DESCRIBE c").rows[0][1])
         except StreamSQLError as e:
             out[case] = ("error", str(e), "planning")
@@ -139,7 +138,7 @@ def _evaluate(tmp: Path, cases: list[str], zone: str, table: tuple[str, list[dic
     config = {"state.dir": str(tmp / "state"), "execution.checkpointing.dir": str(tmp / "cp"),
               "table.local-time-zone": zone}
     with StreamEnvironment(config) as env:
-        env.execute_sql(f"CREATE TABLE one ({columns}) WITH ('connector' = 'filesystem', "
+        env.execute_sql(f"CREATE TABLE `one` ({columns}) WITH ('connector' = 'filesystem', "
                         f"'path' = '{tmp}/one.json', 'format' = 'json')")
         planned, alone = [], []
         for together, run in ((True, planned), (False, alone)):  # the cases that may fail: a job each
@@ -148,11 +147,11 @@ def _evaluate(tmp: Path, cases: list[str], zone: str, table: tuple[str, list[dic
                 if typ[0] == "type":
                     run.append(case)
         select = ", ".join(f"{c} AS c{i}" for i, c in enumerate(planned))
-        for case, value in zip(planned, _final(env, f"SELECT {select} FROM one")):
+        for case, value in zip(planned, _final(env, f"SELECT {select} FROM `one`")):
             out[case] = ("value", value, out[case][1])
         for case in alone:  # a job each: a failure must not take the other cases with it
             try:
-                out[case] = ("value", _final(env, f"SELECT {case} FROM one")[0], out[case][1])
+                out[case] = ("value", _final(env, f"SELECT {case} FROM `one`")[0], out[case][1])
             except StreamSQLError as e:
                 out[case] = ("error", str(e), "run time")
     return out

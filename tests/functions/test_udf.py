@@ -43,10 +43,10 @@ def rows(env, sql: str) -> list:
 
 
 def test_a_system_function_shadows_a_builtin_and_another_does_not(env):
-    env.execute_sql("CREATE FUNCTION upper AS 'my_udfs_mod.upper' LANGUAGE PYTHON")
+    env.execute_sql("CREATE FUNCTION `upper` AS 'my_udfs_mod.upper' LANGUAGE PYTHON")
     assert rows(env, "SELECT UPPER(s) FROM t") == sorted([("AB",), (None,), ("XYZ",)], key=str)
-    env.execute_sql("DROP FUNCTION upper")
-    env.execute_sql("CREATE TEMPORARY SYSTEM FUNCTION upper AS 'my_udfs_mod.upper' LANGUAGE PYTHON")
+    env.execute_sql("DROP FUNCTION `upper`")
+    env.execute_sql("CREATE TEMPORARY SYSTEM FUNCTION `upper` AS 'my_udfs_mod.upper' LANGUAGE PYTHON")
     assert rows(env, "SELECT UPPER(s) FROM t") == sorted([("udf:ab",), (None,), ("udf:xyz",)], key=str)
 
 

@@ -157,17 +157,53 @@ def test_job_with_java_client_keys_runs_and_warns(kafka_bootstrap, kafka_topic_f
     assert got == {k: (len(range(k, 2000, 7)), sum(range(k, 2000, 7))) for k in range(7)}
 
 
-def test_unknown_key_is_a_config_error_in_workers(kafka_bootstrap, kafka_topic_factory, tmp_path):
-    """A key neither client knows (a typo) fails as bad Kafka properties, also in a worker process."""
+def test_unknown_key_is_warned_at_its_key_and_the_job_runs(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """A key neither client knows (a typo) is ignored as Flink's Java client ignores it ("supplied but
+    isn't a known config") and the job runs, also in worker processes; never in silence: the CREATE
+    TABLE answers a warning at the key's line:column with the key it was likely meant to be."""
     src, out = kafka_topic_factory("jk_src", 2), kafka_topic_factory("jk_out")
-    script = _script(tmp_path, kafka_bootstrap, src, out, 2, {"properties.fetch.min.bytez": "1"}, {})
+    p = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i in range(100):
+        p.produce(src, orjson.dumps({"k": i % 3, "v": i}), partition=i % 2)
+    p.flush(30)
+    script = _script(tmp_path, kafka_bootstrap, src, out, 2, {"properties.sasl.passwd": "secret"}, {})
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     run = subprocess.run([sys.executable, "-m", "streamsql", "run", script], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=180)
-    assert run.returncode != 0
-    assert "Internal error" not in run.stdout + run.stderr
-    bad = 'bad Kafka properties: No such configuration property: "fetch.min.bytez"'
-    assert bad in run.stdout + run.stderr
+    assert run.returncode == 0, run.stdout + run.stderr
+    line = next(n for n, text in enumerate(open(script).read().splitlines(), 1) if "sasl.passwd" in text)
+    col = open(script).read().splitlines()[line - 1].index("'properties.sasl.passwd'") + 1
+    assert (f"[WARNING] {script}: 'properties.sasl.passwd' is not a Kafka client property" in run.stdout
+            and f"did you mean 'sasl.password'? (line {line}, column {col})" in run.stdout), run.stdout
+    assert "No such configuration property" not in run.stdout + run.stderr
+    got = {key[0]: (v["n"], v["s"]) for key, v in fold_upserts(read_committed(kafka_bootstrap, out)).items()}
+    assert got == {k: (len(range(k, 100, 3)), sum(range(k, 100, 3))) for k in range(3)}
+
+
+def test_create_table_warns_at_an_unknown_key_and_the_client_never_gets_it(tmp_path, caplog):
+    """The warning is CREATE TABLE's answer, at the key (Python and shell: the statement's line);
+    a translated Java key (``fetch.max.wait.ms``) and a librdkafka key are no warning; the client
+    is given the known keys only (librdkafka would refuse the whole configuration)."""
+    from streamsql import StreamEnvironment
+
+    env = StreamEnvironment()
+    try:
+        res = env.execute_sql("""CREATE TABLE t (a INT) WITH (
+  'connector' = 'kafka', 'topic' = 'x', 'format' = 'json',
+  'properties.fetch.max.wait.ms' = '100', 'properties.linger.ms' = '5',
+    'properties.fetch.min.bytez' = '1')""")
+    finally:
+        env.close()
+    assert [(w.line, w.col, w.length) for w in res.warnings] == [(4, 5, len("'properties.fetch.min.bytez'"))]
+    assert res.message.startswith("[WARNING] 'properties.fetch.min.bytez' is not a Kafka client property")
+    assert "did you mean 'fetch.min.bytes'?" in res.message
+    assert res.message.endswith("[INFO] Execute statement succeeded.")
+    with caplog.at_level(logging.WARNING, logger=client_keys.__name__):
+        props = translate({"fetch.max.wait.ms": "100", "fetch.min.bytez": "1", "sasl.passwd": "x"},
+                          "Table 't': ")
+    assert props == {"fetch.wait.max.ms": "100"}
+    assert [r.getMessage() for r in caplog.records] == [  # not warned at CREATE TABLE: once here
+        "Table 't': 'properties.sasl.passwd' is not a Kafka client property; ignored"]
 
 
 class _Lines(logging.Handler):

@@ -18,12 +18,12 @@ def test_finding_2_two_inserts_into_one_transactional_sink(kafka_bootstrap, kafk
         env.execute_sql("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '200', "
                         "'rows-per-second' = '400', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
                         "'fields.id.end' = '200')")
-        env.execute_sql(f"CREATE TABLE out (id INT, src STRING) WITH ('connector' = 'kafka', "
+        env.execute_sql(f"CREATE TABLE `out` (id INT, src STRING) WITH ('connector' = 'kafka', "
                         f"'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
                         "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', "
                         f"'sink.transactional-id-prefix' = 'ident', 'sink.progress-topic' = '{progress}')")
-        a = env.execute_sql("INSERT INTO out SELECT id, 'a' FROM nums").job
-        b = env.execute_sql("INSERT INTO out SELECT id, 'b' FROM nums").job
+        a = env.execute_sql("INSERT INTO `out` SELECT id, 'a' FROM nums").job
+        b = env.execute_sql("INSERT INTO `out` SELECT id, 'b' FROM nums").job
         assert a.name != b.name
         assert a.wait(120) == "FINISHED" and b.wait(120) == "FINISHED"
     rows = [json.loads(value) for *_, value in read_committed(kafka_bootstrap, topic)]

@@ -83,6 +83,51 @@ def test_a_batch_arrives_whole_in_order_and_only_once_committed(kafka_bootstrap,
         assert ranks == sorted(ranks)
 
 
+def _read_keyed(bootstrap: str, topic: str, partitions: int, expect: int) -> list[tuple]:
+    """``(partition, key, value)`` of the committed messages of ``topic`` (as :func:`_read`)."""
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"g-{topic}",
+                  "isolation.level": "read_committed"})
+    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    out: list[tuple[int, bytes, bytes | None]] = []
+    deadline = time.monotonic() + 30
+    try:
+        while len(out) < expect and time.monotonic() < deadline:
+            out += [(m.partition(), m.key(), m.value()) for m in c.consume(10_000, 0.2) if m.error() is None]
+        out += [(m.partition(), m.key(), m.value()) for m in c.consume(10_000, 2.0) if m.error() is None]
+    finally:
+        c.close()
+    return out
+
+
+def test_keyed_messages_and_tombstones_go_where_produce_puts_them(kafka_bootstrap, kafka_topic_factory):
+    # The upsert-kafka sink's batch: keys from one Arrow array, a NULL value a tombstone (a record
+    # whose value is null, not empty), each key in the partition produce() (murmur2) gives it.
+    batched, single = (kafka_topic_factory(f"batch-keyed-{w}", partitions=4) for w in ("batch", "single"))
+    n = 2_000
+    keys = [f'{{"id":{i % 500}}}' for i in range(n)]
+    values = [None if i % 7 == 3 else f'{{"v":{i}}}' for i in range(n)]
+    h = _handle(kafka_bootstrap)
+    try:
+        h.producer.begin_transaction()
+        h.in_txn = True
+        h.produce_many(batched, pa.array(keys).slice(5), pa.array(values).slice(5))
+        for k, v in zip(keys[5:], values[5:]):  # the reference: one produce() per message
+            h.producer.produce(single, None if v is None else v.encode(), k.encode())
+        h.flush()
+        h.producer.commit_transaction(30)
+    finally:
+        h.close()
+    got, want = (_read_keyed(kafka_bootstrap, t, 4, n - 5) for t in (batched, single))
+    assert len(got) == n - 5 and sorted(got, key=repr) == sorted(want, key=repr)
+    assert sum(v is None for _, _, v in got) == sum(v is None for v in values[5:])
+    by_partition: dict[int, list] = {}
+    for p, k, v in got:
+        by_partition.setdefault(p, []).append((k, v))
+    for p, msgs in by_partition.items():  # in the order produced within each partition
+        assert msgs == [(k.encode(), v and v.encode()) for k, v in zip(keys[5:], values[5:])
+                        if (k.encode(), v and v.encode()) in set(msgs)], p
+
+
 def test_a_full_queue_waits_and_goes_on_where_it_stopped(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("batch-queue-full", partitions=1)
     texts = [f"m{i}" for i in range(5_000)]

@@ -43,11 +43,11 @@ def test_group_by_into_debezium_json_kafka_sink(kafka_bootstrap, kafka_topic_fac
     produce(kafka_bootstrap, src, [(0, None, json.dumps(r)) for r in ROWS])
     with _env(tmp_path) as env:
         _source(env, kafka_bootstrap, src)
-        env.execute_sql(f"CREATE TABLE out (k INT, n BIGINT, s INT) WITH ('connector' = 'kafka', "
+        env.execute_sql(f"CREATE TABLE `out` (k INT, n BIGINT, s INT) WITH ('connector' = 'kafka', "
                         f"'topic' = '{out}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
                         f"'format' = 'debezium-json', 'sink.delivery-guarantee' = '{guarantee}', "
                         f"'sink.transactional-id-prefix' = 'dbz-{uuid.uuid4().hex[:8]}')")
-        env.execute_sql("INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").job.wait(120)
+        env.execute_sql("INSERT INTO `out` SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").job.wait(120)
 
     events = [json.loads(v) for _, v in read_committed(kafka_bootstrap, out)]
     table: Counter = Counter()
@@ -70,7 +70,7 @@ def test_group_by_into_debezium_json_kafka_sink(kafka_bootstrap, kafka_topic_fac
 def test_json_kafka_sink_still_refuses_an_updating_result(kafka_bootstrap, tmp_path):
     with _env(tmp_path) as env:
         _source(env, kafka_bootstrap, "unused")
-        env.execute_sql(f"CREATE TABLE out (k INT, n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'x', "
+        env.execute_sql(f"CREATE TABLE `out` (k INT, n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'x', "
                         f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json')")
         with pytest.raises(PlanError, match="only accepts inserts"):
-            env.execute_sql("INSERT INTO out SELECT k, COUNT(*) FROM src GROUP BY k")
+            env.execute_sql("INSERT INTO `out` SELECT k, COUNT(*) FROM src GROUP BY k")

@@ -12,15 +12,13 @@ answer over the input: 0 lost, 0 duplicated.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from streamsql.testing import chaos
-from tests.integration.test_parallel_driver_death import GONE_WITHIN_S, _alive, _children, _job, _Lines
+from tests.integration.driver_fixtures import StderrLines, children, job_scripts, kill_driver, kill_leftovers
 
 #: ``STREAMSQL_FAULT_PAUSE`` of each run: the point and which time it is reached
 KILLS = ("after_snapshot_before_commit:2", "during_commit:3", "during_commit:2",
@@ -31,30 +29,23 @@ KILLS = ("after_snapshot_before_commit:2", "during_commit:3", "during_commit:2",
 @pytest.mark.parametrize("query", ["window", "join"])
 def test_driver_killed_inside_checkpoints_resumes_exactly_once(kafka_bootstrap, tmp_path, query):
     work = str(tmp_path)
-    a, unbounded, bounded, out = _job(kafka_bootstrap, work, 2, query)
+    a, unbounded, bounded, out = job_scripts(kafka_bootstrap, work, 2, query)
     base = {k: v for k, v in os.environ.items() if not k.startswith("STREAMSQL_FAULT")}
     for pause in KILLS:
         point = pause.split(":")[0]
         driver = subprocess.Popen([sys.executable, "-m", "streamsql", "run", unbounded], cwd=work,
                                   env={**base, "STREAMSQL_LOG": "INFO", "STREAMSQL_FAULT_PAUSE": pause},
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        log = _Lines(driver, f"[fault injection] pausing at {point}")
+        log = StderrLines(driver, f"[fault injection] pausing at {point}")
         workers: list[int] = []
         try:
             assert log.seen.wait(240), log.text()
-            workers = _children(driver.pid)
-            driver.send_signal(signal.SIGKILL)
-            driver.wait()
-            deadline = time.monotonic() + GONE_WITHIN_S
-            while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert not any(_alive(w) for w in workers), f"orphaned workers still run: {workers}"
+            workers = children(driver.pid)
+            kill_driver(driver, workers)
         finally:
             if driver.poll() is None:
                 driver.kill()
-            for w in workers:
-                if _alive(w):
-                    os.kill(w, signal.SIGKILL)
+            kill_leftovers(workers)
     rerun = subprocess.run([sys.executable, "-m", "streamsql", "run", bounded], cwd=work, env=base,
                            capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]

@@ -28,7 +28,7 @@ import pytest
 from streamsql.connectors.kafka.liveness import runs_elsewhere, this_run
 
 from streamsql.testing import chaos
-from tests.integration.test_parallel_driver_death import _job, _Lines
+from tests.integration.driver_fixtures import StderrLines, job_scripts
 
 
 def _second_run(script: str, cwd: str, env: dict) -> subprocess.CompletedProcess:
@@ -41,14 +41,14 @@ def test_a_second_run_of_a_running_job_is_refused(kafka_bootstrap, tmp_path, par
     first, other = tmp_path / "first", tmp_path / "other"
     first.mkdir()
     other.mkdir()
-    a, unbounded, bounded, out = _job(kafka_bootstrap, str(first), parallelism)
+    a, unbounded, bounded, out = job_scripts(kafka_bootstrap, str(first), parallelism)
     for script in (unbounded, bounded):  # the same script, run from another folder
         shutil.copy(script, other)
     env = {**os.environ, "STREAMSQL_LOG": "INFO"}
     env.pop("STREAMSQL_FAULT", None)
     driver = subprocess.Popen([sys.executable, "-m", "streamsql", "run", unbounded], cwd=first, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    log = _Lines(driver, " committed in ")  # a checkpoint of the first run committed
+    log = StderrLines(driver, " committed in ")  # a checkpoint of the first run committed
     try:
         assert log.seen.wait(180), log.text()
         same = _second_run(unbounded, str(first), env)
@@ -85,9 +85,10 @@ def test_a_second_run_before_the_first_checkpoint_is_refused_then_a_kill_resumes
     first, other = tmp_path / "first", tmp_path / "other"
     first.mkdir()
     other.mkdir()
-    a, unbounded, bounded, out = _job(kafka_bootstrap, str(first), 1)
-    with open(unbounded) as f:  # the first checkpoint comes late: the second run starts before it
-        text = f.read().replace("interval' = '300 ms'", "interval' = '40 s'")
+    a, unbounded, bounded, out = job_scripts(kafka_bootstrap, str(first), 1)
+    with open(unbounded) as f:  # the first checkpoint comes late: the second run ends before it
+        # (refused 7-8 s after the first run's job started on a machine at load 11-15)
+        text = f.read().replace("interval' = '300 ms'", "interval' = '20 s'")
     with open(unbounded, "w") as f:
         f.write(text)
     shutil.copy(unbounded, other)
@@ -97,7 +98,7 @@ def test_a_second_run_before_the_first_checkpoint_is_refused_then_a_kill_resumes
     env.pop("STREAMSQL_FAULT", None)
     driver = subprocess.Popen([sys.executable, "-m", "streamsql", "run", unbounded], cwd=first, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    log = _Lines(driver, " committed in ")
+    log = StderrLines(driver, " committed in ")
     props = {"bootstrap.servers": kafka_bootstrap}
     try:
         # the first run opened its transaction (its mark is a member), or surely has (20 s in)

@@ -5,7 +5,8 @@ parallel job of the embedding API or the shell runs its tasks in threads of its 
 joins no group. Its second run from another ``'execution.checkpointing.dir'`` opened its tasks'
 transactional producers, fencing the running run's tasks, before its first checkpoint as after
 it. Now each task marks its id first (:mod:`streamsql.connectors.kafka.liveness`): the second run
-fails naming the first, which counts on to DuckDB's answer.
+fails naming the first, which counts on to DuckDB's answer (committed by its stop's final
+checkpoint).
 """
 
 from __future__ import annotations
@@ -44,12 +45,16 @@ def test_a_second_embedded_parallel_run_from_another_folder_is_refused(kafka_boo
             second.execute_sql(COUNTS).job.wait(60)
     finally:
         second.close()
-    expected = _duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows)
-    deadline = time.monotonic() + 120  # the first run counts every row: it was not fenced
-    while _upserts(kafka_bootstrap, out, ["k", "x"]) != dict.fromkeys(expected, 1):
+    assert job.status == "RUNNING", job.error
+    # the first run counts every row: once its sources read them all, it stops with a final
+    # checkpoint, whose commit (of every task's transaction) fails if the second run fenced it (not
+    # waited for at its 20 s interval: its two stages' output is committed by their second checkpoint)
+    deadline = time.monotonic() + 120
+    while sum(t["rows_in"] for t in job.tasks if t["input"] == "sources") < len(rows):
         assert time.monotonic() < deadline and not job.done, job.error
-        time.sleep(0.5)
-    assert job.status == "RUNNING"
-    job.cancel()
-    job.wait(60)
+        time.sleep(0.2)
+    job.stop()
+    assert (job.status, job.metrics["restarts"]) == ("FINISHED", 0), job.error
+    expected = _duck("SELECT k, COUNT(*) FROM src GROUP BY k", src=rows)
+    assert _upserts(kafka_bootstrap, out, ["k", "x"]) == dict.fromkeys(expected, 1)
     first.close()

@@ -19,6 +19,7 @@ import orjson
 from confluent_kafka import Producer
 
 from streamsql.checkpoint.storage import CheckpointStorage
+from tests.integration.driver_fixtures import children
 from tests.integration.test_flights import fold_upserts, read_committed
 
 PARTITIONS = 8
@@ -68,11 +69,6 @@ def _check_output(bootstrap: str, agg: str, flt: str, records: int) -> None:
     assert expected - rows == Counter(), "lost rows"
 
 
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
-
-
 def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, tmp_path):
     """A worker killed mid-job is restarted by ``streamsql run``; the output is exactly once.
 
@@ -86,14 +82,14 @@ def test_workers_run_the_job_exactly_once(kafka_bootstrap, kafka_topic_factory, 
     driver = subprocess.Popen([sys.executable, "-m", "streamsql", "run", script], cwd=tmp_path, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while len(_children(driver.pid)) < 2 and time.monotonic() < deadline:
+    while len(children(driver.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     # Mid-job: as soon as a task has written a checkpoint (at most 4 s: on a quiet machine the
     # whole job can finish sooner than a fixed sleep, and then nothing is left to kill).
     until = time.monotonic() + 4
     while not any(tmp_path.rglob("chk-*")) and time.monotonic() < until and driver.poll() is None:
         time.sleep(0.1)
-    workers = _children(driver.pid)
+    workers = children(driver.pid)
     killed = bool(workers) and driver.poll() is None
     if killed:
         os.kill(workers[0], signal.SIGKILL)

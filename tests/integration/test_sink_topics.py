@@ -36,10 +36,10 @@ def test_finding_5_missing_sink_topic_fails_and_is_not_created(kafka_bootstrap, 
     for attempt in range(2):  # the rerun used to find the topic the first run's check created
         with _env(tmp_path / str(attempt)) as env:
             env.execute_sql(_NUMS)
-            env.execute_sql(f"CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+            env.execute_sql(f"CREATE TABLE `out` (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
                             f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
                             f"'sink.delivery-guarantee' = '{guarantee}')")
-            job = env.execute_sql("INSERT INTO out SELECT id FROM nums").job
+            job = env.execute_sql("INSERT INTO `out` SELECT id FROM nums").job
             with pytest.raises(ConfigError) as e:
                 job.wait(60)
         assert f"topic '{topic}' does not exist" in str(e.value)
@@ -56,12 +56,12 @@ def test_finding_5_auto_create_on_purpose(kafka_bootstrap, kafka_admin, tmp_path
     try:
         with _env(tmp_path) as env:
             env.execute_sql(_NUMS)
-            env.execute_sql(f"CREATE TABLE out (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+            env.execute_sql(f"CREATE TABLE `out` (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
                             f"'connector' = 'upsert-kafka', 'topic' = '{topic}', "
                             f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'key.format' = 'json', "
                             "'value.format' = 'json', 'sink.topic.auto-create' = 'true', "
                             "'sink.topic.auto-create.partitions' = '3')")
-            assert env.execute_sql("INSERT INTO out SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2"
+            assert env.execute_sql("INSERT INTO `out` SELECT id % 2, COUNT(*) FROM nums GROUP BY id % 2"
                                    ).job.wait(60) == "FINISHED"
         md = kafka_admin.list_topics(topic=topic, timeout=10).topics[topic]
         assert len(md.partitions) == 3
@@ -90,10 +90,10 @@ def test_sink_topic_deleted_while_the_job_runs_fails_it_soon(kafka_bootstrap, ka
         env.execute_sql("CREATE TABLE gen (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '500', "
                         "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', "
                         "'fields.id.end' = '100000000')")
-        env.execute_sql(f"CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+        env.execute_sql(f"CREATE TABLE `out` (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
                         f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
                         f"'sink.delivery-guarantee' = '{guarantee}')")
-        job = env.execute_sql("INSERT INTO out SELECT id FROM gen").job
+        job = env.execute_sql("INSERT INTO `out` SELECT id FROM gen").job
         deadline = time.monotonic() + 60
         while not job.last_checkpoint and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -51,8 +51,8 @@ def test_scan_reads(env, sql, expected):
 
 
 def test_a_reader_other_than_a_calc_reads_every_column(env):
-    env.execute_sql("CREATE TABLE out WITH ('connector' = 'blackhole') LIKE bids (EXCLUDING OPTIONS)")
-    sql = "INSERT INTO out SELECT * FROM bids"
+    env.execute_sql("CREATE TABLE `out` WITH ('connector' = 'blackhole') LIKE bids (EXCLUDING OPTIONS)")
+    sql = "INSERT INTO `out` SELECT * FROM bids"
     sink = Planner(env.catalog, env.config, sql).plan_insert(parse_one(sql, read=Flink))
     assert [type(n).__name__ for n in walk([sink])] == ["ScanNode", "SinkNode"]
     assert list(scan_reads(walk([sink])).values()) == [None]

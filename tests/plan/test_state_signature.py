@@ -23,7 +23,7 @@ from streamsql.sql.parser import parse_statement
 
 DDL = ("CREATE TABLE src (id INT, a INT, b INT, v BIGINT, ts TIMESTAMP(3), "
        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen')",
-       "CREATE TABLE out (k INT, c BIGINT) WITH ('connector' = 'blackhole')",
+       "CREATE TABLE `out` (k INT, c BIGINT) WITH ('connector' = 'blackhole')",
        "CREATE TABLE outw (k INT, ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'blackhole')",
        "CREATE TABLE dim (a INT, name STRING) WITH ('connector' = 'datagen')",
        "CREATE TABLE outj (k INT, name STRING) WITH ('connector' = 'blackhole')",
@@ -79,14 +79,14 @@ def _compared(sig: dict) -> dict:
 
 
 def test_a_group_by_key_of_the_same_type_from_another_column_is_another_state(signatures):
-    op, by_a = _one(signatures("INSERT INTO out SELECT a, COUNT(*) FROM src GROUP BY a"), "group-agg")
-    op_b, by_b = _one(signatures("INSERT INTO out SELECT b, COUNT(*) FROM src GROUP BY b"), "group-agg")
+    op, by_a = _one(signatures("INSERT INTO `out` SELECT a, COUNT(*) FROM src GROUP BY a"), "group-agg")
+    op_b, by_b = _one(signatures("INSERT INTO `out` SELECT b, COUNT(*) FROM src GROUP BY b"), "group-agg")
     assert op == op_b and by_a["output"] == by_b["output"] and by_a["parameters"] == by_b["parameters"]
     assert by_a["input"] == [["src.a INT"]] and by_b["input"] == [["src.b INT"]]
 
 
 def test_a_key_expression_is_followed_to_the_table_columns(signatures):
-    sql = "INSERT INTO out SELECT id % {0}, COUNT(*) FROM src GROUP BY id % {0}"
+    sql = "INSERT INTO `out` SELECT id % {0}, COUNT(*) FROM src GROUP BY id % {0}"
     _, mod10 = _one(signatures(sql.format(10)), "group-agg")
     _, mod7 = _one(signatures(sql.format(7)), "group-agg")
     assert mod10["input"] != mod7["input"]
@@ -94,8 +94,8 @@ def test_a_key_expression_is_followed_to_the_table_columns(signatures):
 
 
 def test_another_aggregate_function_is_another_state(signatures):
-    _, count = _one(signatures("INSERT INTO out SELECT a, COUNT(v) FROM src GROUP BY a"), "group-agg")
-    _, total = _one(signatures("INSERT INTO out SELECT a, SUM(v) FROM src GROUP BY a"), "group-agg")
+    _, count = _one(signatures("INSERT INTO `out` SELECT a, COUNT(v) FROM src GROUP BY a"), "group-agg")
+    _, total = _one(signatures("INSERT INTO `out` SELECT a, SUM(v) FROM src GROUP BY a"), "group-agg")
     assert count["input"] == total["input"]  # same columns in, another accumulator
     assert count["parameters"]["aggs"] != total["parameters"]["aggs"]
 
@@ -179,7 +179,7 @@ def test_distinct_is_another_state_except_for_min_and_max(signatures, call, same
     """DISTINCT changes nothing MIN and MAX compute: one function, one state (Flink 2.3 plans
     ``MAX(DISTINCT v)`` as ``MAX(v)``: Calcite ignores DISTINCT there). COUNT, SUM and AVG with
     DISTINCT keep the values seen (Flink: a distinct MapView in the accumulator): another state."""
-    sql = "INSERT INTO out SELECT a, {} FROM src GROUP BY a"
+    sql = "INSERT INTO `out` SELECT a, {} FROM src GROUP BY a"
     _, plain = _one(signatures(sql.format(f"{call}(v)")), "group-agg")
     _, distinct = _one(signatures(sql.format(f"{call}(DISTINCT v)")), "group-agg")
     assert (_compared(plain) == _compared(distinct)) is same
@@ -190,6 +190,17 @@ def test_another_window_size_is_another_state(signatures):
     op20, twenty = _one(signatures(WINDOW.format(s=20)), "window-agg")
     assert op == op20
     assert ten["parameters"]["spec"]["size"] == 10_000 and twenty["parameters"]["spec"]["size"] == 20_000
+
+
+def test_a_legacy_group_window_has_the_window_tvfs_signature(signatures):
+    """``GROUP BY TUMBLE(ts, ...)`` (``WindowSpec.legacy``: a NULL rowtime reads as 1970 there) keeps
+    the signature it had before that field, the TVF aggregate's: its state means the same."""
+    legacy = ("INSERT INTO outw SELECT a, TUMBLE_START(ts, INTERVAL '10' SECOND), COUNT(*) FROM src "
+              "GROUP BY a, TUMBLE(ts, INTERVAL '10' SECOND)")
+    _, tvf = _one(signatures(WINDOW.format(s=10)), "window-agg")
+    _, old = _one(signatures(legacy), "window-agg")
+    assert "legacy" not in old["parameters"]["spec"]
+    assert old["parameters"]["spec"] == tvf["parameters"]["spec"]
 
 
 def test_another_join_key_is_another_state(signatures):
@@ -211,12 +222,12 @@ def test_a_null_safe_join_key_is_another_state(signatures):
 
 
 @pytest.mark.parametrize("changed", [
-    "INSERT INTO out SELECT a, COUNT(*) * 2 FROM src GROUP BY a",  # a projection after the aggregate
-    "INSERT INTO out SELECT a AS k, COUNT(*) AS c FROM src GROUP BY a",  # aliases
-    "INSERT INTO out SELECT a, COUNT(*) FROM src WHERE v > 3 GROUP BY a",  # a filter before it
+    "INSERT INTO `out` SELECT a, COUNT(*) * 2 FROM src GROUP BY a",  # a projection after the aggregate
+    "INSERT INTO `out` SELECT a AS k, COUNT(*) AS c FROM src GROUP BY a",  # aliases
+    "INSERT INTO `out` SELECT a, COUNT(*) FROM src WHERE v > 3 GROUP BY a",  # a filter before it
 ])
 def test_stateless_changes_around_an_aggregate_keep_its_signature(signatures, changed):
-    before = signatures("INSERT INTO out SELECT a, COUNT(*) FROM src GROUP BY a")
+    before = signatures("INSERT INTO `out` SELECT a, COUNT(*) FROM src GROUP BY a")
     after = signatures(changed)
     op, sig = _one(before, "group-agg")
     assert op in after and _compared(after[op]) == _compared(sig)
@@ -225,7 +236,7 @@ def test_stateless_changes_around_an_aggregate_keep_its_signature(signatures, ch
 LATERAL = "INSERT INTO outs SELECT w, COUNT(*) FROM texts, LATERAL TABLE({}) AS T(w) GROUP BY w"
 LOOKUP = ("INSERT INTO outs SELECT d.name, COUNT(*) FROM texts AS o JOIN {} FOR SYSTEM_TIME AS OF o.p AS d "
           "ON o.{} = d.id GROUP BY d.name")
-VALUES = "INSERT INTO out SELECT x, COUNT(*) FROM (SELECT a AS x FROM src UNION ALL VALUES {}) GROUP BY x"
+VALUES = "INSERT INTO `out` SELECT x, COUNT(*) FROM (SELECT a AS x FROM src UNION ALL VALUES {}) GROUP BY x"
 
 
 @pytest.mark.parametrize(("before", "after"), [
@@ -292,9 +303,9 @@ def test_twins_are_the_rows_of_the_other_operators_of_the_same_state(signatures)
     env = StreamEnvironment()
     for ddl in DDL:
         env.execute_sql(ddl)
-    inserts = ["INSERT INTO out SELECT a, COUNT(*) FROM src WHERE v > 0 GROUP BY a",
-               "INSERT INTO out SELECT a, COUNT(*) FROM src WHERE v <= 0 AND b = 1 GROUP BY a",
-               "INSERT INTO out SELECT b, COUNT(*) FROM src WHERE v > 0 GROUP BY b"]
+    inserts = ["INSERT INTO `out` SELECT a, COUNT(*) FROM src WHERE v > 0 GROUP BY a",
+               "INSERT INTO `out` SELECT a, COUNT(*) FROM src WHERE v <= 0 AND b = 1 GROUP BY a",
+               "INSERT INTO `out` SELECT b, COUNT(*) FROM src WHERE v > 0 GROUP BY b"]
     roots = Planner(env.catalog, env.config).plan_statement_set([parse_statement(s) for s in inserts])
     aggs = [s for s in state_signatures(roots).values() if s["operator"] == "group-agg"]
     env.close()
@@ -320,7 +331,7 @@ def test_a_python_udf_is_named_by_what_it_calls_not_its_registration_number(monk
             env.execute_sql(ddl)
         env.create_temporary_function("bucket", fn)
         root = Planner(env.catalog, env.config).plan_insert(
-            parse_statement("INSERT INTO out SELECT bucket(a), COUNT(*) FROM src GROUP BY bucket(a)"))
+            parse_statement("INSERT INTO `out` SELECT bucket(a), COUNT(*) FROM src GROUP BY bucket(a)"))
         assign_ids([root])
         env.close()
         return _one(state_signatures([root]), "group-agg")[1]

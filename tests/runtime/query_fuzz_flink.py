@@ -52,11 +52,6 @@ KNOWN: dict[int, str] = {
     200331: "TIMESTAMPADD(HOUR, -25, dt) of DATE '0001-01-02' is 0000-12-31 23:00: Flink answers it; "
             "StreamSQL computes it too but its Python collect cannot hand over a year outside 1..9999 "
             "(Python's datetime), so the collect fails with that reason (a sink or CAST to STRING gets it)",
-    200411: "`AS groups`: GROUPS is reserved by Flink's parser (its ParseException: Encountered \"groups\"); "
-            "StreamSQL checks reserved words in DDL column names only, not yet in a query's aliases, and "
-            "answers (tests/runtime/test_oracle.py uses `AS groups` too)",
-    200425: "`AS groups`, as seed 200411",
-    200469: "`AS groups`, as seed 200411",
 }
 
 

@@ -4,7 +4,7 @@ restore with another batch size (``query_fuzz --parallel`` / ``--rescale`` / ``-
 Each seed's query (:func:`tests.runtime.query_fuzz.make_query`) reads ``t``, ``cdc``, ``cdx`` and
 ``tw`` from Kafka topics of :data:`PARTITIONS` partitions (each table's file, one record per line,
 a row's events in partition ``id % PARTITIONS``: a debezium row's changes stay in order) and runs
-as ``CREATE TABLE out WITH ('connector' = 'fuzz-changelog') AS <query>``, the recorder of
+as ``CREATE TABLE `out` WITH ('connector' = 'fuzz-changelog') AS <query>``, the recorder of
 :mod:`tests.runtime.query_fuzz_savepoint`, which keeps every change each task gives it. A plan
 is a sequence of runs, each ``(parallelism, batch size, state backend)``:
 

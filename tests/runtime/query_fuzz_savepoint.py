@@ -1,6 +1,6 @@
 """The random-query oracle across a stop-with-savepoint and a restore (``query_fuzz --savepoint``).
 
-Each seed's query (:func:`tests.runtime.query_fuzz.make_query`) runs as ``CREATE TABLE out WITH
+Each seed's query (:func:`tests.runtime.query_fuzz.make_query`) runs as ``CREATE TABLE `out` WITH
 ('connector' = 'fuzz-changelog') AS <query>`` over the same tables as the plain oracle, read by
 ``fuzz-gated``: the filesystem source that holds, unfinished, after the first ``GATES[path]``
 lines of its file (a fraction of every table, drawn from the seed). Once every source of the job

@@ -11,13 +11,16 @@ pushes into the source, lets through): the window operators, as Flink's ``SliceA
 from __future__ import annotations
 
 import json
+import re
+import uuid
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
-from streamsql.core.elements import Batch
+from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.plan.query import compile_query
 from streamsql.plan.specs import WindowSpec
@@ -55,6 +58,89 @@ def test_query_over_a_null_rowtime_ends_as_flink(tmp_path, name):
                                         r"non-null long value\. \(column 'ts' of the table 'ev'\)"):
         list(env.execute_sql(case["sql"]).collect(timeout=30))
     assert NULL_ROWTIME in case["error"]
+
+
+#: A bounded OVER frame drops the NULL rowtime as late even before any watermark: epoch 0 is not
+#: after the key's last emitted rowtime, 0 at first (Flink's ``lastTriggeringTs``).
+BOUNDED_OVER = ("over_range", "over_rows", "over_rows_bounded")
+
+
+@pytest.fixture(scope="module")
+def kafka_tables(kafka_bootstrap, kafka_admin):
+    """The DDL of ``ev``, ``ev2`` and ``evl`` as Kafka tables over topics holding Flink's rows."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import NewTopic
+
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    topics, ddl = [], {}
+    for table, rows in FLINK["rows"].items():
+        topic = f"null-rowtime-{table}-{uuid.uuid4().hex[:10]}"
+        kafka_admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(60)
+        topics.append(topic)
+        for row in rows:
+            producer.produce(topic, json.dumps(row).encode())
+        ddl[table] = FLINK["kafka_ddl"]["table"].format(name=table, topic=topic, bootstrap=kafka_bootstrap)
+    assert producer.flush(30) == 0
+    yield ddl
+    for fut in kafka_admin.delete_topics(topics, operation_timeout=10).values():
+        fut.result(timeout=15)
+
+
+def _flink_rows(case: dict) -> Counter:
+    """Flink's rows as ``str(list(row))`` (an updating result, recorded with its kinds: folded)."""
+    rows = Counter()
+    for r in case["rows"]:
+        kind = r[2:4] if r.startswith("['") and r[4:7] == "', " and r[2] in "+-" else None
+        row = r if kind is None else "[" + r[len("['+I', "):]
+        rows[row] += -1 if kind in ("-U", "-D") else 1
+    return +rows
+
+
+def _run(env, ddl: dict, sql: str) -> tuple[Counter, dict]:
+    """``sql``'s rows here (folded, as ``str(list(row))``) and its job's metrics."""
+    for statement in [*ddl.values(), *FLINK["kafka_ddl"]["views"]]:
+        env.execute_sql(statement)
+    result = env.execute_sql(sql)
+    rows = Counter()
+    for kind, row in result.collect(timeout=60):
+        rows[str(list(row))] += 1 if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER) else -1
+    return +rows, result.job.metrics
+
+
+@pytest.mark.parametrize("name", sorted(FLINK["kafka"]))
+def test_kafka_query_over_a_null_rowtime_as_flink(tmp_path, kafka_tables, name):
+    """Behind a Kafka table (the watermark pushed into the source, the row goes on) each query ends
+    as Flink's: its rows (the NULL rowtime read as 1970-01-01 00:00:00 by OVER, ORDER BY,
+    MATCH_RECOGNIZE, the legacy group windows, row-time deduplication and the temporal join; the
+    row keeps its NULL), or its error. A row Flink leaves out of a window TVF is counted."""
+    case = FLINK["kafka"][name]
+    env = make_env(tmp_path)
+    if "error" in case:
+        message = case["error"].split(" / ")[-1]
+        with pytest.raises(ExecutionError, match=re.escape(message)):
+            _run(env, kafka_tables, case["sql"])
+        return
+    rows, metrics = _run(env, kafka_tables, case["sql"])
+    assert rows == _flink_rows(case)
+    tvf = "TABLE(TUMBLE(TABLE ev," in case["sql"]
+    assert metrics.get(METRIC, 0) == (1 if tvf else 0)
+    assert metrics.get("late_records", 0) == (1 if name in BOUNDED_OVER else 0)
+
+
+@pytest.mark.parametrize("name", sorted(FLINK["kafka_late"]))
+def test_kafka_late_null_rowtime_as_flink(tmp_path, kafka_tables, name):
+    """``evl``'s NULL rowtime comes after the watermark passed 2024-05-01 00:01:25: read as
+    1970-01-01 it is late, and every operator that Flink's drops it in drops and counts it in
+    ``late_records`` (Flink: a watermark after every row, ``'scan.watermark.emit.strategy' =
+    'on-event'``; here a batch of one row, each followed by its watermark)."""
+    case = FLINK["kafka_late"][name]
+    rows, metrics = _run(make_env(tmp_path, batch_size=1), kafka_tables, case["sql"])
+    assert rows == _flink_rows(case)
+    kept = any("'b'" in r for r in rows)
+    if name == "tumble_select":
+        assert metrics.get(METRIC, 0) == 1 and not kept
+    else:
+        assert metrics.get("late_records", 0) == (0 if kept else 1)
 
 
 def _batch(rows) -> Batch:

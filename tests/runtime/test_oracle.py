@@ -182,7 +182,7 @@ def test_aggregation_over_subquery(tmp_path, data):
 
 def test_aggregation_of_aggregation(tmp_path, data):
     # The outer aggregate consumes the inner one's -U/+U stream.
-    check(tmp_path, data, "SELECT c, COUNT(*) AS groups, SUM(sx) FROM (SELECT g, k, COUNT(*) AS c, "
+    check(tmp_path, data, "SELECT c, COUNT(*) AS n_groups, SUM(sx) FROM (SELECT g, k, COUNT(*) AS c, "
                           "SUM(x) AS sx FROM t GROUP BY g, k) GROUP BY c", batch_size=7)
 
 

@@ -361,9 +361,9 @@ def test_interval_spellings(tmp_path, events):
 def test_window_aggregate_into_append_only_sink(tmp_path, events):
     env = make_env(tmp_path)
     env.execute_sql(ddl(events))
-    env.execute_sql(f"CREATE TABLE out (k STRING, ws TIMESTAMP(3), n BIGINT) WITH ("
+    env.execute_sql(f"CREATE TABLE `out` (k STRING, ws TIMESTAMP(3), n BIGINT) WITH ("
                     f"'connector' = 'filesystem', 'path' = '{tmp_path / 'out.json'}', 'format' = 'json')")
-    plan = env.execute_sql("EXPLAIN INSERT INTO out SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE("
+    plan = env.execute_sql("EXPLAIN INSERT INTO `out` SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE("
                            "TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, "
                            "window_end").message
     assert "input=[insert-only]" in plan

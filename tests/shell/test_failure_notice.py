@@ -14,9 +14,9 @@ def test_finding_3_shell_notices_a_background_failure(workdir, bad_json):
     try:
         sh.expect(r"streamsql> ")
         sh.send(BAD_SOURCE.format(path=bad_json) + "\n"
-                "CREATE TABLE out (id INT) WITH ('connector' = 'blackhole');\n")
+                "CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole');\n")
         m = sh.mark()
-        job_id = sh.send_expect("INSERT INTO out SELECT id FROM src;\n", r"Job ID: (\w+)").group(1)
+        job_id = sh.send_expect("INSERT INTO `out` SELECT id FROM src;\n", r"Job ID: (\w+)").group(1)
         sh.expect(rf"\[ERROR\] Job 'insert-into_out-[0-9a-f]{{8}}' \(id {job_id}\) FAILED: .*bad.json:2",
                   after=m, timeout=30)
         sh.expect(rf"DESCRIBE JOB '{job_id}' shows the whole error", after=m)
@@ -40,9 +40,9 @@ def test_shell_notices_a_job_that_restarts_after_a_failure(workdir, bad_json):
     try:
         sh.expect(r"streamsql> ")
         sh.send("SET 'execution.checkpointing.interval' = '1 s';\n" + BAD_SOURCE.format(path=bad_json) + "\n"
-                "CREATE TABLE out (id INT) WITH ('connector' = 'blackhole');\n")
+                "CREATE TABLE `out` (id INT) WITH ('connector' = 'blackhole');\n")
         m = sh.mark()
-        job_id = sh.send_expect("INSERT INTO out SELECT id FROM src;\n", r"Job ID: (\w+)").group(1)
+        job_id = sh.send_expect("INSERT INTO `out` SELECT id FROM src;\n", r"Job ID: (\w+)").group(1)
         sh.expect(rf"\[WARNING\] Job 'insert-into_out-[0-9a-f]{{8}}' \(id {job_id}\) failed and restarts "
                   r".*bad.json:2", after=m, timeout=30)
         sh.send_expect("SHOW JOBS;\n", rf"{job_id} \|.*(RESTARTING|RUNNING) \|.*Cannot decode json record at")

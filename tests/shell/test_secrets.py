@@ -27,7 +27,7 @@ SECRETS = ("S3cret-Pw-1", "S3cret-Jaas-2", "S3cret-Key-3", "S3cret-Set-4", "S3cr
 TABLES = """\
 CREATE TABLE src (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');
-CREATE TABLE out (id INT) WITH ('connector' = 'kafka', 'topic' = 'secrets-never-written',
+CREATE TABLE `out` (id INT) WITH ('connector' = 'kafka', 'topic' = 'secrets-never-written',
   'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json',
   'properties.sasl.password' = 'S3cret-Pw-1',
   'properties.sasl.jaas.config' = 'PlainLoginModule required username="u" password="S3cret-Jaas-2";',
@@ -36,9 +36,9 @@ SET 'properties.sasl.oauthbearer.client.secret' = 'S3cret-Set-4';
 """
 RENDER = """\
 SET;
-SHOW CREATE TABLE out;
-EXPLAIN INSERT INTO out SELECT id FROM src;
-DESCRIBE out;
+SHOW CREATE TABLE `out`;
+EXPLAIN INSERT INTO `out` SELECT id FROM src;
+DESCRIBE `out`;
 """
 
 
@@ -64,7 +64,7 @@ def script_run(tmp_path_factory):
     ``(its folder, the process, the folder of its stdout and stderr)``. Its job waits for the broker
     on port 1 to fail; the module's other tests run meanwhile, and the test that reads it comes last."""
     folder, output = tmp_path_factory.mktemp("script"), tmp_path_factory.mktemp("script-output")
-    (folder / "s.sql").write_text(TABLES + RENDER + "INSERT INTO out SELECT id FROM src;\n")
+    (folder / "s.sql").write_text(TABLES + RENDER + "INSERT INTO `out` SELECT id FROM src;\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_LOG": "DEBUG"}
     # into files, not pipes: DEBUG output unread until the end would fill a pipe and stall the run
     with open(output / "stdout", "w") as stdout, open(output / "stderr", "w") as stderr:
@@ -117,7 +117,7 @@ def test_finding_7_logs_and_describe_job_mask_remembered_values(tmp_path, caplog
             env.execute_sql(st)
         with caplog.at_level(logging.DEBUG, logger="streamsql"):
             logging.getLogger("streamsql.connectors.kafka").warning("config: password=%s", "S3cret-Pw-1")
-            job = env.execute_sql("INSERT INTO out SELECT id FROM src").job
+            job = env.execute_sql("INSERT INTO `out` SELECT id FROM src").job
             with pytest.raises(Exception):  # noqa: B017, PT011  (whatever the broker-less job fails with)
                 job.wait(60)
             texts = [env.execute_sql(f"DESCRIBE JOB '{job.job_id}'").message,
@@ -138,7 +138,7 @@ def test_finding_7_shell_history_is_0600_and_masked(workdir):
         sh.send_expect(TABLES, r"succeeded.*succeeded.*is not a key StreamSQL reads")
         m = sh.mark()  # the terminal echoes what was typed, secrets included; what follows is ours
         sh.send_expect(RENDER, r"'properties.sasl.password' = '\*{6}'")
-        sh.send_expect("INSERT INTO out SELECT id FROM src;\n", r"FAILED: ", timeout=60)
+        sh.send_expect("INSERT INTO `out` SELECT id FROM src;\n", r"FAILED: ", timeout=60)
         sh.send("QUIT\n")
         assert sh.wait() == 0
         screen = sh.screen()[m:]
@@ -146,7 +146,7 @@ def test_finding_7_shell_history_is_0600_and_masked(workdir):
         sh.close()
     assert stat.S_IMODE(os.stat(history).st_mode) == 0o600
     text = history.read_text()
-    assert "'properties.sasl.password' = '******'" in text and "SHOW CREATE TABLE out" in text
+    assert "'properties.sasl.password' = '******'" in text and "SHOW CREATE TABLE `out`" in text
     assert _leaks(screen) == [] and _files_with_secrets(workdir) == []
 
 

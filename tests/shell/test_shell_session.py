@@ -274,9 +274,9 @@ def test_print_sink_rows_appear_above_the_prompt(workdir):
     try:
         sh.expect(r"streamsql> ")
         create_nums(sh)
-        sh.send("CREATE TABLE out (id INT) WITH ('connector' = 'print', 'print-identifier' = 'seen');\n")
+        sh.send("CREATE TABLE `out` (id INT) WITH ('connector' = 'print', 'print-identifier' = 'seen');\n")
         m = sh.mark()
-        sh.send("INSERT INTO out SELECT id * 7 FROM nums;\n")
+        sh.send("INSERT INTO `out` SELECT id * 7 FROM nums;\n")
         sh.expect(r"Job ID: \w+", after=m)
         sh.expect(r"seen> \+I\[42\]", after=m, timeout=30)
         for attempt in range(20):  # the last row can print before the final checkpoint commits

@@ -39,7 +39,8 @@ def test_create_table_round_trip():
     [
         "CREATE TEMPORARY TABLE t (a INT) WITH ('connector' = 'datagen')",
         "CREATE TABLE IF NOT EXISTS t (a INT) WITH ('connector' = 'datagen')",
-        "CREATE TEMPORARY TABLE IF NOT EXISTS `my table` (`a b` INT NOT NULL, by BYTES) WITH ('k' = 'it''s')",
+        "CREATE TEMPORARY TABLE IF NOT EXISTS `my table` (`a b` INT NOT NULL, `by` BYTES) "
+        "WITH ('k' = 'it''s')",
         "CREATE TABLE t (a INT PRIMARY KEY NOT ENFORCED, b STRING COMMENT 'hi') WITH ('connector' = 'x')",
         "CREATE TABLE t (a INT, CONSTRAINT pk PRIMARY KEY (a) NOT ENFORCED) WITH ('connector' = 'x')",
         "CREATE TABLE t (a INT, pt AS PROCTIME(), m INT METADATA) WITH ('connector' = 'x')",

@@ -43,13 +43,13 @@ ALLOWED_NAMES = {"SqlError", "PlanError", "ConfigError"}  # never in messages ei
 SETUP = [
     "CREATE TABLE orders (id INT, amount DOUBLE, name STRING, ts TIMESTAMP(3), "
     "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen', 'number-of-rows' = '5')",
-    "CREATE TABLE out (id INT, total DOUBLE) WITH ('connector' = 'blackhole')",
+    "CREATE TABLE `out` (id INT, total DOUBLE) WITH ('connector' = 'blackhole')",
     "CREATE TABLE up (id INT, total DOUBLE, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'print')",
     "CREATE VIEW big AS SELECT id, amount FROM orders WHERE amount > 10",
 ]
 VALID = [
     "SELECT id, amount * 2 AS a FROM orders WHERE name LIKE 'a%'",
-    "INSERT INTO out SELECT id, SUM(amount) FROM orders GROUP BY id",
+    "INSERT INTO `out` SELECT id, SUM(amount) FROM orders GROUP BY id",
     "INSERT INTO up SELECT id, SUM(amount) FROM orders GROUP BY id HAVING COUNT(*) > 1",
     "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
     "GROUP BY window_start, window_end",
@@ -59,7 +59,7 @@ VALID = [
     "SET 'execution.checkpointing.interval' = '1 s'",
     "EXPLAIN SELECT id FROM big UNION ALL SELECT id FROM orders",
     "SHOW CREATE TABLE orders", "DESCRIBE orders", "SHOW TABLES", "RESET",
-    "EXECUTE STATEMENT SET BEGIN INSERT INTO out SELECT id, amount FROM orders; END",
+    "EXECUTE STATEMENT SET BEGIN INSERT INTO `out` SELECT id, amount FROM orders; END",
 ]
 TOKENS = (
     "SELECT FROM WHERE GROUP BY HAVING INSERT INTO OVERWRITE VALUES CREATE TEMPORARY TABLE VIEW WITH AS JOIN "

@@ -114,3 +114,47 @@ def test_a_layout_change_is_refused_not_started_afresh(tmp_path, monkeypatch, ca
     monkeypatch.chdir(folder)
     rc = main(["run", "job.sql"])
     _assert_refused(folder, expected, rc, capsys.readouterr().err)
+
+
+def test_a_job_that_backquoted_a_reserved_word_resumes_its_checkpoints(tmp_path):
+    """A job whose script backquoted a reserved word (``INSERT INTO `out```) before StreamSQL
+    refused such words unquoted was hashed with the backquotes; today's fingerprint spells them
+    unquoted (so that scripts quoted since resume, as the fixtures' do). Such a job keeps its name
+    and checkpoints: here a fixture made into that job (its folder, ``_job`` and sink file named as
+    the backquoted spelling hashed) resumes its checkpoint, not a new job from scratch."""
+    from streamsql.environment import StreamEnvironment
+    from streamsql.sql.parser import parse_statement
+
+    case = "tumble_hashmap"
+    expected = _expected(case)
+    folder = _copy(case, tmp_path)
+    with open(os.path.join(folder, "job.sql")) as f:
+        statements = [s.strip() for s in f.read().split(";") if s.strip()]
+    env = StreamEnvironment()
+    for ddl in statements:
+        if ddl.upper().startswith("CREATE"):
+            env.execute_sql(ddl)
+    fp = fingerprint.job_fingerprint([parse_statement(statements[-1])], env.catalog)
+    assert fp.as_written is not None and fp.as_written.digest != fp.digest
+    old_job = expected["job"].replace(fp.short, fp.as_written.short)
+    assert old_job != expected["job"] and expected["job"].endswith(fp.short)
+    checkpoints = os.path.join(folder, "checkpoints")
+    os.rename(os.path.join(checkpoints, expected["job"]), os.path.join(checkpoints, old_job))
+    record_path = os.path.join(checkpoints, old_job, "_job")
+    with open(record_path) as f:
+        record = json.load(f)
+    record.update(name=old_job, fingerprint=fp.as_written.digest, described=fp.as_written.described)
+    with open(record_path, "w") as f:
+        json.dump(record, f)
+    with open(os.path.join(checkpoints, old_job, "_tasks"), "w") as f:  # its one task: the job
+        f.write(old_job)
+    output = os.path.join(folder, "output")
+    os.rename(os.path.join(output, f"part-{expected['job']}-0.json"),
+              os.path.join(output, f"part-{old_job}-0.json"))
+
+    run = subprocess.run([sys.executable, "-m", "streamsql", "run", "job.sql"], cwd=folder,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    assert f"resumed from checkpoint #{expected['checkpoint']}," in run.stderr, run.stderr
+    assert sorted(os.listdir(checkpoints)) == [old_job], "a new job started next to the old one"
+    assert materialize(folder) == expected["rows"]

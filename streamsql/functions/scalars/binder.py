@@ -237,8 +237,8 @@ def _operator_type(n: exp.Expression) -> SqlType | None:
         return _BOOLEAN
     if isinstance(n, exp.Null):
         return NULL
-    if isinstance(n, exp.HexString):  # X'01' (Flink: BINARY(n); carried as BYTES)
-        return SqlType("BYTES")
+    if isinstance(n, exp.HexString):  # X'0102' is BINARY(2) in Flink
+        return SqlType("BYTES", len(n.this) // 2, padded=True)
     if isinstance(n, exp.Literal):
         return _literal_type(n)
     if isinstance(n, (exp.Paren, exp.Neg)):

@@ -63,6 +63,9 @@ def _text(arg: str, t: SqlType) -> str | None:
         return _java_double(arg, t.name == "FLOAT")
     if t.name == "BOOLEAN":
         return f"CASE WHEN {arg} THEN 'TRUE' WHEN NOT {arg} THEN 'FALSE' END"
+    if t.name == "BYTES":  # Flink: the bytes read as UTF-8 (BINARY(3)'s zero bytes are NUL characters);
+        # DuckDB's cast writes \xNN escapes, kept for bytes that are not UTF-8 (Flink: U+FFFD)
+        return f"coalesce(try(decode({arg})), CAST({arg} AS VARCHAR))"
     return None
 
 

@@ -18,8 +18,9 @@ several indexes, slices, the deep scan ``..member``, Jayway's filters (``$.a[?(@
 as Jayway reads them (:mod:`.json_path`); a scan before another step (``$..[0]``, ``$..*``) is
 refused at planning (a literal path) or fails the job (a path from a column).
 
-JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson); a value
-made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
+JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson), each value
+as :mod:`.json_values` writes it (timestamps as ISO text, bytes in base64, ARRAY, ROW and MAP
+nested); a value made by another JSON_OBJECT / JSON_ARRAY call is inserted as JSON, not as a string.
 """
 
 from __future__ import annotations
@@ -32,9 +33,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import json_path, json_path_functions
-from streamsql.functions.scalars.cast_string import java_double_text
+from streamsql.functions.python_functions import VectorFunction, register
+from streamsql.functions.scalars import json_path, json_path_functions, json_values
 from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template, type_of
 
 S = "STRING"
@@ -43,6 +43,8 @@ JSON_CALL = "jsoncall"
 """The key of ``streamsql.sql.nodes.JsonCall`` (a layer above: known by its key)."""
 JSON_MADE = "json_made"
 """Meta key marking a node built by JSON_OBJECT / JSON_ARRAY (inserted raw when nested)."""
+JSON_AGGREGATE = "json_aggregate"
+"""Meta key of the ``JSON_STRING`` call wrapping a JSON aggregate's value: the aggregate's name."""
 
 
 def _clauses(c: Call) -> dict:
@@ -405,55 +407,21 @@ def json_exists(c: Call) -> exp.Expression:
     return _template(_EXISTS_FN, c, cfg)
 
 
-_VALUE_TYPES = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE",
-                "NULL")
-
-
-def _big_decimal_text(text: str) -> str:
-    """Java's ``BigDecimal.toString`` of a decimal number's text (Python's ``Decimal`` has its rules).
-
-    Plain unless the exponent is positive or the value below 10^-6 (``1.0E+300``, ``0.000010``,
-    ``1.000E-7``); Java's BigDecimal has no negative zero.
-    """
-    d = Decimal(text)
-    return str(d.copy_abs() if d.is_zero() else d)
-
-
-_NUMBER_TEXT = register(VectorFunction("__streamsql_json_number_text", "JSON of a number",
-                                       lambda a: rowwise(_big_decimal_text, (a,), pa.string()),
-                                       ("VARCHAR",), "VARCHAR"))
-
-
-def _number_text(a: Arg) -> str | None:
-    """DuckDB SQL of Flink's JSON text of a DECIMAL or DOUBLE (None: DuckDB's ``to_json`` is Flink's).
-
-    Flink's JSON functions write a number as a ``BigDecimal`` (a DOUBLE through ``Double.toString``):
-    a DECIMAL keeps its scale (``-0.50``), a DOUBLE is ``1.0E+300``, ``0.000010`` for 1e-05, ``0.0``
-    for -0.0 (to_json: ``-0.5``, ``1e300``, ``0.00001``, ``-0.0``). A DECIMAL of scale <= 6 is
-    DuckDB's text already; an infinite or NaN DOUBLE keeps to_json's.
-    """
-    if a.type is None or a.type.name not in ("DECIMAL", "DOUBLE"):
-        return None
-    if a.type.name == "DECIMAL":
-        if (a.type.scale or 0) <= 6:
-            return f"CAST(CAST({a.text} AS {a.type.duckdb()}) AS VARCHAR)"
-        return f"{_NUMBER_TEXT.name}(CAST({a.text} AS VARCHAR))"
-    v = f"CAST({a.text} AS DOUBLE)"
-    return (f"CASE WHEN isfinite({v}) THEN {_NUMBER_TEXT.name}({java_double_text(v)}) "
-            f"ELSE CAST(to_json({v}) AS VARCHAR) END")
-
-
 def _json_text(c: Call, a: Arg) -> str:
-    """DuckDB SQL of the JSON text of a value (NULL for NULL)."""
+    """DuckDB SQL of the JSON text of a value (NULL for NULL), as Flink writes it (:mod:`.json_values`).
+
+    Raises:
+        FunctionError: a value of a type not written yet, naming the call (the aggregate whose value
+            a ``JSON_STRING`` wraps: :data:`JSON_AGGREGATE`) and positioned at it.
+    """
     inner = a.sql.this if isinstance(a.sql, exp.Cast) else a.sql
     if inner.meta.get(JSON_MADE):
         return a.text
-    if a.type is not None and a.type.name not in _VALUE_TYPES:
-        msg = f"{c.name}: values of type {a.type} are not supported yet (supported: strings, numbers, "
-        msg += "booleans)"
+    why = json_values.refusal(a.type)
+    if why is not None:
+        msg = f"{c.node.meta.get(JSON_AGGREGATE, c.name)}: {why}"
         raise c.fail(msg)
-    number = _number_text(a)
-    return number if number is not None else f"CAST(to_json({a.text}) AS VARCHAR)"
+    return json_values.value_json(a.text, a.type)
 
 
 def _sql(text: str) -> exp.Expression:
@@ -467,10 +435,23 @@ def _made(text: str) -> exp.Expression:
     return node
 
 
+#: Element types of an ARRAY whose JSON text DuckDB's ``to_json`` writes as Flink's JSON_STRING
+#: (Jackson) does: ``[1,2]``, ``["a","b"]``, ``[true,null]`` (floating and decimal numbers are
+#: written otherwise: refused).
+_ARRAY_ELEMENTS = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
 @scalar("JSON_STRING", group="json", sig=(("ANY",),), result=STRING)
 def json_string(c: Call) -> exp.Expression:
-    """The value as JSON text (a string quoted and escaped)."""
-    return _sql(_json_text(c, c.args[0]))
+    """The value as JSON text: a string quoted and escaped, an ARRAY a JSON array.
+
+    An ARRAY of strings, integers or booleans only, as Flink 2.3's ``JSON_STRING(ARRAY[1, 2])`` is
+    ``[1,2]``; other arrays are refused.
+    """
+    a = c.args[0]
+    if a.type is not None and a.type.name == "ARRAY" and a.type.children[0].name in _ARRAY_ELEMENTS:
+        return _sql(f"CAST(to_json({a.text}) AS VARCHAR)")
+    return _sql(_json_text(c, a))
 
 
 @scalar("JSON_OBJECT", group="json", sig=((), ("ANY", "ANY...")), result=STRING,

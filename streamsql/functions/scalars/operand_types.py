@@ -111,8 +111,13 @@ def check_operands(n: exp.Expression) -> exp.Expression:
         raise FunctionError(msg, n)
     elif isinstance(n, exp.DPipe):
         lt, rt = type_of(n.this), type_of(n.expression)
-        if _known(lt) and _known(rt) and not (lt.name in _TEXT and rt.name in _TEXT):
-            raise _binary(n, "||", "STRING")
+        if _known(lt) and _known(rt) and lt.name == rt.name == "BYTES":
+            msg = ("String expression type expected: '||' of two BINARY/VARBINARY values (Flink 2.3's "
+                   "code generator refuses it, CONCAT too); CAST them to STRING")
+            raise FunctionError(msg, n)
+        if _known(lt) and _known(rt) and not (lt.name in _TEXT and rt.name in _TEXT and lt.name == rt.name):
+            raise _cannot_apply(n, "||", f"<{_calcite(n.this)}> || <{_calcite(n.expression)}>",
+                                "<STRING> || <STRING>' '<EQUIVALENT_TYPE> || <EQUIVALENT_TYPE>")
     elif isinstance(n, exp.Case):
         _case_branches(n)
     elif isinstance(n, exp.In):

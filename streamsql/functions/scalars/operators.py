@@ -17,6 +17,8 @@ CAST(DECIMAL/DOUBLE AS INT)  ``CAST(trunc(x) AS INT)`` (Flink truncates toward z
 CAST(x AS STRING)            Flink's text for timestamps, floating point and booleans
                              (:mod:`.cast_string`); to VARCHAR(n) ``left(x, n)``, to CHAR(n)
                              ``rpad(x, n, ' ')`` (Flink cuts and pads; DuckDB ignores the length)
+CAST(x AS [VAR]BINARY(n))    cut to n bytes, BINARY(n) zero-padded to n, as Flink (DuckDB's BLOB
+                             has no length); a string is its UTF-8 bytes
 CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits is NULL, as Flink
                              (DuckDB fails); a DOUBLE goes
                              through its shortest text (Flink's BigDecimal.valueOf: 1.005 → 1.01)
@@ -47,7 +49,7 @@ import re
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
-from streamsql.core.types import SqlType
+from streamsql.core.types import SqlType, bounded_bytes_sql
 from streamsql.functions.scalars import flink_months, java_ints, similar
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
@@ -190,6 +192,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             n.set("default", time_operand(n.args["default"], t))
         return n, t
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.JSON):
+        if isinstance(n.this, exp.Null):  # Calcite: IS JSON takes a character string, not NULL
+            msg = "Illegal use of 'NULL'"
+            raise FunctionError(msg, n.this)
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):
         return _similar_to(n), t
@@ -200,11 +205,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
         # every TIMESTAMP(7..9) here) could not hold: cut to microseconds in the CAST itself
         n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
-    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BYTES" \
-            and type_of(n.this) is not None and type_of(n.this).name in STRING_TYPES:
-        # Flink: the string's UTF-8 bytes; DuckDB's cast to BLOB reads `\xNN` escapes and refuses
-        # any other non-ASCII character (TRY_CAST('ÄÖü' AS BYTES) was NULL, CAST failed the job)
-        return template("encode({0})", _sql(n.this)), t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BYTES":
+        cast = _bytes_cast(n, t)
+        if cast is not None:
+            return cast, t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and reads_string_as(t):
         source = type_of(n.this)
         if source is not None and source.name in STRING_TYPES:
@@ -383,6 +387,24 @@ def _bounded_length(text: exp.Expression, to: exp.DataType) -> exp.Expression:
     if to.this == exp.DataType.Type.CHAR:
         return exp.func("rpad", text, exp.Literal.number(length), exp.Literal.string(" "))
     return exp.func("left", text, exp.Literal.number(length))
+
+
+def _bytes_cast(n: exp.Cast, t: SqlType) -> exp.Expression | None:
+    r"""A CAST to BYTES, VARBINARY(n) or BINARY(n) (``t``) of a string or bytes, as Flink's; None: DuckDB's.
+
+    A string is its UTF-8 bytes (DuckDB's cast to BLOB reads ``\xNN``-style escapes and refuses any other
+    non-ASCII character: TRY_CAST('ÄÖü' AS BYTES) was NULL, CAST failed the job). Then, as Flink 2.3,
+    cut to the length, and zero-padded to BINARY(n)'s (:func:`~streamsql.core.types.bounded_bytes_sql`;
+    DuckDB's BLOB has no length).
+    """
+    source = type_of(n.this)
+    if source is not None and source.name in STRING_TYPES:
+        value = f"encode({_sql(n.this)})"
+    elif t.precision is None:
+        return None
+    else:
+        value = f"CAST({_sql(n.this)} AS BLOB)"
+    return template(bounded_bytes_sql("{0}", t), value)
 
 
 def _calcite_numeric(t: SqlType | None) -> str:

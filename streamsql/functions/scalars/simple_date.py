@@ -18,7 +18,8 @@ leniently ('400' is day 35 of the next year) nor in Java's default year, 1970; s
 - a date before 1582-10-15 is in the Julian calendar (Java's cutover), a day of the year or week
   of 1582 too.
 
-Letters read: ``y M MM d D w H k m s S``; a pattern with others keeps strptime's translation
+Letters read: ``y M MM d D w H k m s S`` and ``X XX XXX`` (a zone offset in the text, which then
+replaces the session's); a pattern with others keeps strptime's translation
 (:mod:`.temporal`), or is refused there.
 """
 
@@ -30,8 +31,9 @@ import re
 import zoneinfo
 from collections.abc import Callable
 
-LETTERS = frozenset("yMdDwHkmsS")
-"""Pattern letters :func:`parse_millis` reads (``M`` as a number: one or two letters)."""
+LETTERS = frozenset("yMdDwHkmsSX")
+"""Pattern letters :func:`parse_millis` reads (``M`` as a number: one or two letters; ``X`` an ISO
+8601 zone offset, one to three letters)."""
 
 _EPOCH = 719_163  # fixed day (1 = 0001-01-01 Gregorian) of 1970-01-01
 _CUTOVER = 577_736  # fixed day of 1582-10-15, the first Gregorian day of Java's calendar
@@ -53,7 +55,7 @@ def elements(java: str) -> tuple[tuple[str, int | str], ...] | None:
         if m.group(1) is not None or text == "''":
             out.append(("", m.group(1) or "'"))
         elif m.group(2):
-            if text[0] not in LETTERS or (text[0] == "M" and len(text) > 2):
+            if text[0] not in LETTERS or (text[0] in "MX" and len(text) > 2 + (text[0] == "X")):
                 return None
             out.append((text[0], len(text)))
         else:
@@ -87,6 +89,12 @@ def _read(text: str, java: tuple, now_year: int) -> tuple[dict[str, tuple[int, i
             at += 1
         if at >= len(text):
             return None
+        if letter == "X":
+            zone = _iso_zone(text, at, arg)
+            if zone is None:
+                return None
+            fields["zone_offset"], at = (zone[0], n + 1), zone[1]
+            continue
         following = java[n + 1] if n + 1 < len(java) else ("", "")
         # abutting numbers: this one reads up to its letter count (counted from before the spaces)
         end = start + arg if following[0] and (following[0] != "M" or following[1] <= 2) else len(text)
@@ -105,6 +113,25 @@ def _read(text: str, java: tuple, now_year: int) -> tuple[dict[str, tuple[int, i
         fields[_FIELD[letter]] = (value, n + 1)
         at = m.end()
     return fields, at
+
+
+def _iso_zone(text: str, at: int, count: int) -> tuple[int, int] | None:
+    """``SimpleDateFormat``'s ``X`` zone at ``text[at:]``: (offset ms, index after it), or None.
+
+    ``Z`` is UTC; else a sign and two digits of hours (0..23), then with ``XX`` two of minutes,
+    with ``XXX`` a colon and two (``subParseNumericZone``): ``X`` reads ``+08`` of ``+0800``.
+    """
+    if text[at] == "Z":
+        return 0, at + 1
+    if text[at] not in "+-":
+        return None
+    sign = 1 if text[at] == "+" else -1
+    shape = r"(\d\d)" + ("" if count == 1 else r":(\d\d)" if count == 3 else r"(\d\d)")
+    m = re.compile(shape).match(text, at + 1)
+    if m is None or int(m.group(1)) > 23 or (count > 1 and int(m.group(2)) > 59):
+        return None
+    minutes = int(m.group(1)) * 60 + (int(m.group(2)) if count > 1 else 0)
+    return sign * minutes * 60_000, m.end()
 
 
 def _gregorian(year: int, month: int) -> int:
@@ -196,6 +223,8 @@ def parse_millis(text: str, java: str, zone: str) -> int | None:
     time_of_day = (((fields.get("hour", (0,))[0] * 60 + fields.get("minute", (0,))[0]) * 60
                     + fields.get("second", (0,))[0]) * 1000 + fields.get("milli", (0,))[0])
     wall = (_fixed_day(year, fields) - _EPOCH) * _DAY + time_of_day
+    if "zone_offset" in fields:  # the text's own zone (X), not the session's
+        return wall - fields["zone_offset"][0]
     return wall - _offset_ms(wall, zone)
 
 

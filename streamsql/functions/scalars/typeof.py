@@ -66,10 +66,10 @@ _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight
 
 
 # Types whose Flink name StreamSQL's SqlType does not keep: VARCHAR without a length (Flink:
-# VARCHAR(1)), BINARY/VARBINARY (kept as BYTES), VARCHAR(2147483647) (Flink prints STRING), and
-# names Flink has not (TEXT, BOOL, BLOB, STRUCT...).
+# VARCHAR(1)), VARCHAR(2147483647) (Flink prints STRING), and names Flink has not (TEXT, BOOL,
+# BLOB, STRUCT...). (BINARY(n) and VARBINARY(n) are kept: BINARY is BINARY(1), VARBINARY BYTES.)
 # ROW, ARRAY and MAP are not answered either: Flink's spelling of them was not checked.
-_LOST_IN_PARSING = re.compile(r"\bVARCHAR\b(?!\s*\(\s*\d)|\bBINARY\b|\bVARBINARY\b|2147483647|"
+_LOST_IN_PARSING = re.compile(r"\bVARCHAR\b(?!\s*\(\s*\d)|2147483647|"
                               r"\b(TEXT|BOOL|BLOB|STRUCT|TIMESTAMPTZ|TIMESTAMPLTZ|ROW|ARRAY|MAP)\b",
                               re.IGNORECASE)
 
@@ -125,8 +125,8 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         declared = n.meta.get("declared_type")
         if declared is None:
             msg = (_NOT_CERTAIN + f"the type of column {n.name} is not known here (it is not read "
-                   "straight from a table's DDL, or its type is VARCHAR without a length, BINARY, "
-                   "VARBINARY, ROW, ARRAY or MAP)")
+                   "straight from a table's DDL, or its type is VARCHAR without a length, ROW, ARRAY "
+                   "or MAP)")
             raise FunctionError(msg, n)
         return declared
     if isinstance(n, exp.Null):
@@ -135,6 +135,8 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         if not n.this:  # Flink's CHAR has at least one character: what '' is, is not certain
             raise FunctionError(_NOT_CERTAIN + "the type of the empty string literal is not", n)
         return SqlType("STRING", len(n.this.encode("utf-16-le")) // 2, nullable=False, padded=True)
+    if isinstance(n, exp.HexString):  # X'0102' is BINARY(2)
+        return SqlType("BYTES", len(n.this) // 2, nullable=False, padded=True)
     if isinstance(n, exp.Literal) and n.this.isdigit() and int(n.this) >= 2**63:  # Flink: a DECIMAL
         raise FunctionError(_NOT_CERTAIN + "the type of an integer literal beyond BIGINT is not", n)
     if isinstance(n, (exp.Literal, exp.Boolean)):

@@ -116,6 +116,8 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
         parts = [common_type([t.children[i] for t in known]) for i in range(len(first.children))]
         return None if None in parts else replace(first, children=tuple(parts), nullable=True)
     if all(t.name == first.name for t in known) and first.name != "DECIMAL":
+        if first.name == "BYTES":
+            return _common_bytes(known)
         if first.name in _TIMES:
             return SqlType(first.name, max(t.precision or 0 for t in known))
         return SqlType(first.name)
@@ -131,6 +133,20 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
     decs = [as_decimal(t) for t in known]
     s = max(sc for _, sc in decs)
     return _adjust(max(p - sc for p, sc in decs) + s, s)
+
+
+def _common_bytes(types: list[SqlType]) -> SqlType:
+    """The common type of BYTES, VARBINARY(n) and BINARY(n) values, as Calcite's in Flink 2.3.
+
+    BINARY(n) when all are BINARY(n) of one length; else VARBINARY of the largest length (a ragged
+    CASE, COALESCE, VALUES or UNION: ``CASE ... THEN X'01' ELSE X'0203' END`` is VARBINARY(2)),
+    BYTES when one is.
+    """
+    if any(t.precision is None for t in types):
+        return SqlType("BYTES")
+    if all(t.padded for t in types) and len({t.precision for t in types}) == 1:
+        return SqlType("BYTES", types[0].precision, padded=True)
+    return SqlType("BYTES", max(t.precision for t in types))
 
 
 def least_restrictive(types: list[SqlType | None]) -> SqlType | None:

@@ -3,9 +3,12 @@ r"""GroupAggregate: ``GROUP BY`` without a window, over an insert-only or change
 Semantics follow Flink's GroupAggFunction: the result is an updating table. For each key whose
 result changed, a batch emits ``+I`` (first row of the key), ``-U``/``+U`` (a change; ``+U`` alone
 when the planner found that no consumer needs -U rows, :mod:`streamsql.plan.update_kinds`), or
-``-D`` (the key's last row was retracted); a result equal to the previous one emits nothing.
+``-D`` (the key's last row was retracted); a result equal to the previous one by Flink's
+equaliser (-0.0 equals 0.0, NaN nothing) emits nothing.
 Emission is per batch rather than per row (like Flink's mini-batch aggregation): the folded
-changelog is the same.
+changelog is the same, except where the batch is cut first
+(:mod:`~streamsql.runtime.operators.group_agg_rows`: a zero's sign, a key emptied and started
+again).
 
 The aggregates are the objects of :mod:`streamsql.functions.aggregates`, composed by
 :class:`~streamsql.functions.accumulators.Aggregates` with a row count as state 0 (a key whose
@@ -51,6 +54,7 @@ from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
+from streamsql.runtime.operators.group_agg_rows import flink_parts, results_equal
 from streamsql.state.cache import ObjectValues, ValueStore, WriteBehindCache
 from streamsql.state.layout import ValueFormat, encode_keys, group_by_items
 from streamsql.state.ttl import TtlKeyedState
@@ -177,6 +181,28 @@ class GroupAggBase(Operator):
         if self.ttl:
             self.state.purge()
 
+    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+        """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
+
+        In one fold, or in the parts :func:`~streamsql.runtime.operators.group_agg_rows.flink_parts`
+        cuts it into where one fold would not give Flink's row-by-row answer.
+
+        Raises:
+            ExecutionError: an integer SUM left the BIGINT range.
+        """
+        parts = flink_parts(batch, self.num_keys, self.aggregates, self._old_counts)
+        if parts is None:
+            return self._fold_batch(batch)
+        return [e for part in parts for e in self._fold_batch(part)]
+
+    def _fold_batch(self, batch: Batch) -> list[Element]:
+        """Fold ``batch`` into keyed state, emit the changes of the keys it touched (per batch)."""
+        raise NotImplementedError
+
+    def _old_counts(self, keys: pa.Table, rows: np.ndarray) -> np.ndarray:
+        """The row count in state of each row of ``keys`` (distinct keys first), 0 where none."""
+        raise NotImplementedError
+
     def _partials(self, batch: Batch) -> tuple[pa.Table, pa.Table]:
         """``(batch's table with its __sign column, partial states per key)``.
 
@@ -233,7 +259,12 @@ class GroupAggOperator(GroupAggBase):
         encode = _encoder(python) if python else GROUP_AGG_OBJECTS.encode
         return ObjectValues(encode, GROUP_AGG_OBJECTS.decode)
 
-    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+    def _old_counts(self, keys: pa.Table, rows: np.ndarray) -> np.ndarray:
+        """The row count (state 0) of each key's accumulators, 0 without them."""
+        accs = self.values.get(self.cache.slots(encode_keys(keys.columns[:self.num_keys], keys.num_rows)))
+        return np.array([0 if a is None else a[0] for a in accs], np.int64)
+
+    def _fold_batch(self, batch: Batch) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
 
         Raises:
@@ -279,10 +310,10 @@ class GroupAggOperator(GroupAggBase):
             if old is None:
                 out_rows.append(key + new)
                 out_kinds.append(INSERT)
-            elif (new != old or refresh) and ub:
+            elif (refresh or not results_equal(old, new)) and ub:
                 out_rows += [key + old, key + new]
                 out_kinds += [BEFORE, AFTER]
-            elif new != old or refresh:
+            elif refresh or not results_equal(old, new):
                 out_rows.append(key + new)
                 out_kinds.append(AFTER)
         self.values.put(slots, news)

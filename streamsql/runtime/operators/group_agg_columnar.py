@@ -84,7 +84,12 @@ class ColumnarGroupAggOperator(GroupAggBase):
         table = state.column_table(self.values)
         return table if table is not None else super()._new_cache(state, max_entries)
 
-    def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
+    def _old_counts(self, keys: pa.Table, rows: np.ndarray) -> np.ndarray:
+        """The row count of each key's record, 0 where it has none."""
+        slots = self.cache.key_slots(keys.columns[: self.num_keys], keys.num_rows)
+        return np.where(self.values.present[slots], self.values.columns[self._count][slots], 0)
+
+    def _fold_batch(self, batch: Batch) -> list[Element]:
         """Fold ``batch`` into keyed state and emit the changes of the keys it touched.
 
         Raises:
@@ -149,12 +154,14 @@ class ColumnarGroupAggOperator(GroupAggBase):
 
 
 def _differs(old, new, n: int) -> np.ndarray:
-    """True per key (``n`` of them) where any result (value or NULL-ness) changed; NaN equals NaN."""
+    """True per key (``n`` of them) where any result (value or NULL-ness) changed.
+
+    As Flink's equaliser (:func:`~streamsql.runtime.operators.group_agg_rows.results_equal`):
+    floating values by Java's ``==``, -0.0 equal to 0.0 and NaN to nothing.
+    """
     out = np.zeros(n, bool)  # no result at all (GROUP BY without aggregates): never changed
     for (ov, ok), (nv, nok) in zip(old, new):
         diff = ov != nv
-        if ov.dtype.kind == "f":
-            diff &= ~(np.isnan(ov) & np.isnan(nv))
         if ok is not None:
             diff = (diff & (ok | nok)) | (ok != nok)  # a NULL's stale value does not count
         out |= diff

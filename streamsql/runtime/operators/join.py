@@ -35,7 +35,9 @@ strict bound into an inclusive one by 1 ms). A left row at ``t`` matches right r
 row of the other side can still match it — left rows until ``wm > t - lower``, right rows until
 ``wm > u + upper`` — then it is removed by an event-time timer (one timer per side and key, at
 the earliest expiry of its rows); an outer side's row that never matched is emitted padded with
-NULLs at that moment. Output is insert-only; the output watermark is held back by
+NULLs at that moment. A NULL rowtime reads as 0, 1970-01-01 00:00:00, as Flink's
+``RowTimeIntervalJoin`` reads it (:mod:`~streamsql.runtime.operators.rowtime_nulls`): it joins
+the other side's rows near 1970 only. Output is insert-only; the output watermark is held back by
 ``max(-lower, upper) + 1`` ms, as Flink's ``KeyedCoProcessOperatorWithWatermarkDelay``, so
 the rowtimes of the output stay time attributes.
 
@@ -377,10 +379,8 @@ class IntervalJoinOperator(JoinBase, WindowOperatorBase):
         rows = rows_of(batch.table)
         if not rows:
             return []
-        ts, valid = rowtimes(batch.table.column(self.times[side]))
+        ts, _ = rowtimes(batch.table.column(self.times[side]))  # a NULL reads as 0 (rowtime_nulls.EPOCH)
         ts = ts.tolist()
-        if valid is not None:
-            ts = [t if ok else None for t, ok in zip(ts, valid.tolist())]
         keys, distinct, with_nulls, mine_keys, their_keys = self._keys(batch.table, side)
         n = len(distinct)
         values = self.ctx.state.get_many(mine_keys + their_keys)
@@ -389,7 +389,7 @@ class IntervalJoinOperator(JoinBase, WindowOperatorBase):
         cands = []
         for k, t in zip(keys, ts):
             st = theirs[k]
-            if st is None or t is None or k in with_nulls:
+            if st is None or k in with_nulls:
                 cands.append([])
                 continue
             lo, hi = (t - self.upper, t - self.lower) if side == 0 else (t + self.lower, t + self.upper)
@@ -407,7 +407,7 @@ class IntervalJoinOperator(JoinBase, WindowOperatorBase):
                 if their_outer and not e[1]:
                     e[1] = True
                     touched_theirs.add(k)
-            if t is None or k in with_nulls:
+            if k in with_nulls:
                 if my_outer:
                     out_rows.append(self._pad_mine(side, x))
                 continue

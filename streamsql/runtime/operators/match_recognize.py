@@ -2,7 +2,8 @@ r"""MATCH_RECOGNIZE over event time, as Flink's ``CepOperator`` (times in millis
 
 Rows wait in keyed state until the watermark passes their rowtime (a row at or before the
 operator's watermark when it arrives is late: dropped and counted in ``late_records``, as
-``CepOperator`` drops it without a late-data output; a NULL rowtime is dropped too). At a
+``CepOperator`` drops it without a late-data output; a NULL rowtime reads as 0, 1970-01-01
+00:00:00, as in Flink 2.3: :mod:`~streamsql.runtime.operators.rowtime_nulls`). At a
 watermark ``wm`` each partition with due rows does what ``CepOperator.onEventTime`` does: for
 each rowtime ``t <= wm`` in order, advance the automaton's time to ``t`` (WITHIN drops partial
 matches), then feed the rows of ``t`` in the further ORDER BY columns' order (else in arrival
@@ -73,10 +74,8 @@ class MatchRecognizeOperator(WindowOperatorBase):
         """Store the batch's rows as pending under their partitions (late rows are dropped)."""
         self._ensure_loaded()
         table = batch.table
-        ts, valid = rowtimes(table.column(self.spec.rowtime))
-        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
-        if self.watermark is not None:
-            keep &= ts > self.watermark
+        ts, _ = rowtimes(table.column(self.spec.rowtime))  # a NULL reads as 0 (rowtime_nulls.EPOCH)
+        keep = np.ones(len(ts), bool) if self.watermark is None else ts > self.watermark
         add_late(self.ctx.metrics, int(len(ts) - keep.sum()))
         if not keep.all():
             idx = np.flatnonzero(keep)

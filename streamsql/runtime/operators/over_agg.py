@@ -25,10 +25,12 @@ the next watermark. A bounded RANGE frame also has Flink's cleanup timers: each 
 the key's ``lastTriggeringTs`` to its time when it fires (a row at or before it is late then,
 though it may be after every emitted rowtime), and the latest clears the key's state, its
 ``lastTriggeringTs`` (back to 0: an old row is taken again, in a frame of its own) too (Flink's
-``RowTimeRangeBoundedPrecedingFunction``). A NULL rowtime is dropped. State: a row leaves the
+``RowTimeRangeBoundedPrecedingFunction``). A NULL rowtime reads as 0, 1970-01-01 00:00:00, as
+in Flink 2.3 (an unbounded frame takes it first, or drops it as late; a bounded frame always
+drops it as late: :mod:`~streamsql.runtime.operators.rowtime_nulls`). State: a row leaves the
 pending rows once emitted; a bounded frame keeps the rows a later row of the key may still need
-(ROWS: the last ``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
-rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
+(ROWS: the last ``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are
+retracted as rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
 Flink keeps them (until state TTL, not implemented here: a job with one is refused at open).
 
 The aggregates are the object forms of :mod:`streamsql.functions.aggregates` (one accumulator

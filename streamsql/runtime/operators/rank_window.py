@@ -12,7 +12,9 @@ Both are insert-only, as Flink 2.3 plans them:
   key the row with the smallest rowtime (the first to arrive among equal ones) is held until the
   watermark reaches its rowtime, then emitted as ``+I``; the key remembers that it has emitted and
   drops every later row. A row below the watermark when it arrives is late: dropped and
-  counted, as Flink drops it (a row at the watermark is kept, and emitted at the next one).
+  counted, as Flink drops it (a row at the watermark is kept, and emitted at the next one). A
+  NULL rowtime reads as 0, 1970-01-01 00:00:00 (the row keeps its NULL), as in Flink 2.3
+  (:mod:`~streamsql.runtime.operators.rowtime_nulls`).
 
 The ranked rows of a partition use the sort keys and rules of
 :class:`~streamsql.runtime.operators.rank.RankSpec`.
@@ -30,7 +32,6 @@ from __future__ import annotations
 
 import heapq
 
-import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
@@ -110,18 +111,16 @@ class WatermarkRankOperator(RankOperatorBase):
         """Add the batch's rows (late ones dropped) to their pending partitions."""
         self._ensure_loaded()
         table = batch.table
-        times, valid = rowtimes(table.column(self.time_index))
+        times, _ = rowtimes(table.column(self.time_index))  # a NULL reads as 0 (rowtime_nulls.EPOCH)
         fires = to_instant(times - 1, self.zone) if self.window else times
-        keep = np.ones(len(fires), bool) if valid is None else valid.copy()
         if self.watermark is not None:
             # a window that fired (window_end - 1 <= watermark); a row-time deduplication's row
             # strictly below the watermark (Flink's RowTimeDeduplicateKeepFirstRowFunction:
             # ``rowtime < currentWatermark``; one at the watermark is kept, emitted at the next)
-            late = keep & ((fires <= self.watermark) if self.window else (fires < self.watermark))
-            add_late(self.ctx.metrics, int(late.sum()))
-            keep &= ~late
-        if not keep.all():
-            table, fires = table.filter(pa.array(keep)), fires[keep]
+            keep = (fires > self.watermark) if self.window else (fires >= self.watermark)
+            if not keep.all():
+                add_late(self.ctx.metrics, int(len(keep) - keep.sum()))
+                table, fires = table.filter(pa.array(keep)), fires[keep]
         if table.num_rows == 0:
             return []
         spec = self.spec

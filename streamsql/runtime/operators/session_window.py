@@ -14,7 +14,8 @@ A row is late when its own window has fired (``ts + gap - 1 <= watermark``) and 
 merge into a session that is still open: it is dropped and counted in ``late_records``. Within a
 batch, rows of one key are merged among themselves first (DuckDB, gaps-and-islands), then with
 the open sessions, so the batch behaves as if its rows had arrived in the most favourable order.
-A NULL rowtime fails the job with Flink's ``SessionUnsliceAssigner`` message
+A NULL rowtime fails the job with Flink's ``SessionUnsliceAssigner`` message; under a legacy
+``GROUP BY SESSION(...)`` (``WindowSpec.legacy``) it reads as 0, 1970-01-01 00:00:00
 (:mod:`~streamsql.runtime.operators.rowtime_nulls`).
 
 Per batch: DuckDB assigns batch-local sessions (``lag`` over the key ordered by time) and
@@ -116,7 +117,8 @@ class SessionWindowAggOperator(WindowAggBase):
         """Build batch-local sessions, merge them into the keys' open sessions."""
         self._ensure_loaded()
         table = batch.table
-        fail_on_null(table, self.ts_index, "session window aggregate", NULL_SESSION_ROWTIME)
+        if not self.spec.legacy:  # a legacy group window reads a NULL as 0 (rowtime_nulls.EPOCH)
+            fail_on_null(table, self.ts_index, "session window aggregate", NULL_SESSION_ROWTIME)
         ts, _ = rowtimes(table.column(self.ts_index))
         if table.num_rows == 0:
             return []

@@ -242,7 +242,8 @@ class SlicingWindowAggOperator(Operator):
         """Partially aggregate ``batch`` per (key, slice) and append it to its slices."""
         self._ensure_loaded()
         table = batch.table
-        fail_on_null(table, self.ts_index, "window aggregate")  # as Flink's SliceAssigners
+        if not self.spec.legacy:  # a legacy group window reads a NULL as 0 (rowtime_nulls.EPOCH)
+            fail_on_null(table, self.ts_index, "window aggregate")  # as Flink's SliceAssigners
         ts, _ = rowtimes(table.column(self.ts_index))
         ends = self.assigner.slice_ends(to_local(ts, self.spec.zone))
         if self.watermark is not None:

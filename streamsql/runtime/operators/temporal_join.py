@@ -27,8 +27,10 @@ A left row whose rowtime is at or below the watermark when it arrives is still b
 joined at the next watermark (as Flink 2.3's operator does), against the versions still kept.
 A NULL join key is a key like any other, as in Flink (its operator is keyed by the equi-join
 columns and does not evaluate the equalities again): a probe row with a NULL key joins the
-version whose key is NULL in the same columns. Left rows with a NULL rowtime never join (LEFT:
-emitted padded at once); right rows with a NULL rowtime are ignored. Results are emitted
+version whose key is NULL in the same columns. A NULL rowtime reads as 0, 1970-01-01 00:00:00,
+as in Flink 2.3 (:mod:`~streamsql.runtime.operators.rowtime_nulls`): a left row joins the
+version of 1970 if there is one (a right row with a NULL rowtime: the key's oldest version),
+else is dropped (LEFT: padded) at the next watermark. Results are emitted
 before the watermark that released them is forwarded, so the left's rowtime stays a time
 attribute downstream.
 
@@ -91,31 +93,20 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
         self.keep_update_before = keep_update_before
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Buffer probe rows (input 0) or record versions (input 1).
-
-        Nothing is emitted yet, except, for a LEFT join, the padded probe rows that can never join.
-        """
+        """Buffer probe rows (input 0) or record versions (input 1); nothing is emitted yet."""
         self._ensure_loaded()
         side = input_index
         rows = rows_of(batch.table)
         if not rows:
             return []
         kinds = batch.kind_array().tolist()
-        ts, valid = rowtimes(batch.table.column(self.times[side]))
+        ts, _ = rowtimes(batch.table.column(self.times[side]))  # a NULL reads as 0 (rowtime_nulls.EPOCH)
         ts = ts.tolist()
-        valid = valid.tolist() if valid is not None else [True] * len(ts)
         keys, distinct, _, mine, theirs = self._keys(batch.table, side)
         skeys = mine if side == 0 else theirs  # one entry per key for both sides, tagged JOIN_LEFT
         state = dict(zip(distinct, (_decode(v) for v in self.ctx.state.get_many(skeys))))
         old_timer = {k: st[0] for k, st in state.items()}
-        padded: list[tuple] = []
-        padded_kinds: list[int] = []
-        for x, kind, t, ok, k in zip(rows, kinds, ts, valid, keys):
-            if not ok:
-                if side == 0 and self.outer[0]:
-                    padded.append(self._pad_mine(0, x))
-                    padded_kinds.append(kind)
-                continue
+        for x, kind, t, k in zip(rows, kinds, ts, keys):
             _, left, versions = state[k]
             if side == 0:
                 left.append([kind, t, *x])
@@ -133,7 +124,7 @@ class TemporalJoinOperator(JoinBase, WindowOperatorBase):
         for k, sk in zip(distinct, skeys):
             self._store(sk, state[k], old_timer[k], puts, deletes)
         self.ctx.state.write(puts, deletes)
-        return self._output(padded, padded_kinds, self.insert_only)
+        return []
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Join the buffered probe rows at or below the watermark, clean versions, forward it."""

@@ -7,7 +7,9 @@ stable sort: rows equal on them keep their arrival order), insert-only; rowtimes
 ascending order. A row is late, dropped and counted in the job metric ``late_records``, when its
 rowtime is not after the last rowtime emitted (Flink's ``lastTriggeringTs``; none before the
 first emission), so a row behind the watermark but newer than the last emission is still
-taken and emitted at the next watermark. A NULL rowtime is dropped. One task holds every row
+taken and emitted at the next watermark. A NULL rowtime reads as 0, 1970-01-01 00:00:00 (it
+sorts first, or is late; the row keeps its NULL), as Flink 2.3
+(:mod:`~streamsql.runtime.operators.rowtime_nulls`). One task holds every row
 (the plan sends all rows to it), so the state has one key group.
 
 State layout (``base`` = the key group of the empty key, then :data:`_ROWS_TAG` or
@@ -79,7 +81,7 @@ class TemporalSortOperator(WindowOperatorBase):
         return self._base + _ROWS_TAG + _TS.pack(ts)
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
-        """Store the batch's rows under their rowtimes (late and NULL-rowtime rows are dropped)."""
+        """Store the batch's rows under their rowtimes (late rows are dropped)."""
         self._ensure_loaded()
         table, ts = self._rows_after(batch.table, self.ts_index, self._last_emitted())
         if table.num_rows == 0:

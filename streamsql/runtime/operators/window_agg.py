@@ -61,7 +61,7 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.local_time import local_watermark, to_instant, to_local
-from streamsql.runtime.operators.rowtime_nulls import count_dropped
+from streamsql.runtime.operators.rowtime_nulls import EPOCH, count_dropped
 from streamsql.state.base import KeyedState
 from streamsql.state.layout import TIMER_TAG, WATERMARK_KEY, ValueFormat
 
@@ -111,7 +111,11 @@ def assign_windows(ts: np.ndarray, spec: WindowSpec) -> tuple[np.ndarray, np.nda
 
 
 def rowtimes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | None]:
-    """A timestamp column as int64 ms, plus a mask of its non-NULL rows (None if no NULLs)."""
+    """A timestamp column as int64 ms, plus a mask of its non-NULL rows (None if no NULLs).
+
+    A NULL reads as :data:`~streamsql.runtime.operators.rowtime_nulls.EPOCH` (filled in only when
+    the column has NULLs).
+    """
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     t = column.type
@@ -120,7 +124,7 @@ def rowtimes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray
     ints = column.view(pa.int64()) if pa.types.is_timestamp(column.type) else column.cast(pa.int64())
     if ints.null_count:
         valid = pc.is_valid(ints).to_numpy(zero_copy_only=False)
-        return pc.fill_null(ints, 0).to_numpy(zero_copy_only=False), valid
+        return pc.fill_null(ints, EPOCH).to_numpy(zero_copy_only=False), valid
     return ints.to_numpy(zero_copy_only=False), None
 
 
@@ -271,20 +275,22 @@ class WindowOperatorBase(Operator):
         return self.watermark
 
     def _rows_after(self, table: pa.Table, ts_index: int, bound: int | None) -> tuple[pa.Table, np.ndarray]:
-        """``table`` without its NULL-rowtime rows and, unless ``bound`` is None, its late rows.
+        """``table`` without its late rows (none when ``bound`` is None), and their rowtimes (ms).
 
         A row is late when its rowtime (column ``ts_index``) is not after ``bound`` (ms): dropped
-        and counted in the job metric ``late_records``. Returns the rows kept and their rowtimes (ms).
+        and counted in the job metric ``late_records``. A NULL rowtime reads as 0, 1970-01-01
+        00:00:00 (:data:`~streamsql.runtime.operators.rowtime_nulls.EPOCH`, as Flink's OVER and
+        sort operators read it), so it is late once ``bound`` is at or past the epoch; the row
+        itself keeps its NULL.
         """
-        ts, valid = rowtimes(table.column(ts_index))
-        keep = np.ones(len(ts), bool) if valid is None else valid.copy()
+        ts, _ = rowtimes(table.column(ts_index))
         if bound is not None:
-            late = keep & (ts <= bound)
-            add_late(self.ctx.metrics, int(late.sum()))
-            keep &= ~late
-        if not keep.all():
-            idx = np.flatnonzero(keep)
-            table, ts = table.take(pa.array(idx)), ts[idx]
+            late = ts <= bound
+            n_late = int(late.sum())
+            if n_late:
+                add_late(self.ctx.metrics, n_late)
+                idx = np.flatnonzero(~late)
+                table, ts = table.take(pa.array(idx)), ts[idx]
         return table, ts
 
     def _pop_due_keys(self, watermark: Watermark) -> tuple[int, list, list[bytes]]:

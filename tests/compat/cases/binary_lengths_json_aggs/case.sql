@@ -1,0 +1,3 @@
+CREATE TABLE t (k STRING, s STRING, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '${CASE_DIR}/t.jsonl', 'format' = 'json');
+CREATE TABLE p (k STRING, b4 BINARY(4), v2 VARBINARY(2), b4s STRING, tss STRING, objs STRING) WITH ('connector' = 'print');
+INSERT INTO p SELECT k, CAST(MAX(s) AS BINARY(4)), CAST(MAX(s) AS VARBINARY(2)), CAST(CAST(MAX(s) AS BINARY(4)) AS STRING), JSON_ARRAYAGG(ts), JSON_OBJECTAGG(KEY COALESCE(s, '-') VALUE ROW(ts, CAST(s AS BYTES))) FROM t GROUP BY k;
