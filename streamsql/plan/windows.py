@@ -312,8 +312,12 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     partition: list[str] = []
     zone = window_zone(col.type.name, planner.config.get("table.local-time-zone"))
     if isinstance(call, tvf.Tumble):
-        spec = WindowSpec("TUMBLE", size=interval_ms(call.args["size"], "size", planner), offset=offset,
-                          proctime=proctime, zone=zone)
+        size = interval_ms(call.args["size"], "size", planner)
+        if abs(offset) >= size:  # Flink's validation (ValidationException), word for word
+            msg = (f"TUMBLE table function parameters must satisfy abs(offset) < size, but got size "
+                   f"{size} ms and offset {offset} ms.")
+            planner._fail(call.args["offset"], msg)
+        spec = WindowSpec("TUMBLE", size=size, offset=offset, proctime=proctime, zone=zone)
     elif isinstance(call, (tvf.Hop, tvf.Cumulate)):
         step_name = "slide" if isinstance(call, tvf.Hop) else "step"
         step = interval_ms(call.args[step_name], step_name, planner)

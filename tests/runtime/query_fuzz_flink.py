@@ -36,7 +36,12 @@ from tests.runtime.query_fuzz_typed import make_flink_query
 from tests.runtime.query_fuzz_wide import all_files, create_all_tables
 
 #: seed → why StreamSQL answers a query Flink refuses (or whose job fails in Flink).
-ACCEPTED: dict[int, str] = {}
+ACCEPTED: dict[int, str] = {
+    200612: "Flink's planner fails with an internal java.lang.IllegalArgumentException (`Type mismatch`, no "
+            "SQL position: not a refusal of the query) on COUNT(DISTINCT FLOOR(ts TO SECOND)) of the "
+            "rowtime in a TUMBLE aggregate grouped by CUBE (k) (a window CUBE without that DISTINCT is "
+            "answered and agrees: seed 200517); not minimised further on Flink",
+}
 #: seed → why StreamSQL's answer differs from Flink's (refusals of what Flink runs included).
 KNOWN: dict[int, str] = {
     100085: "a global aggregate under a WHERE that can never hold (`x IS NULL AND x BETWEEN ...`): Flink's "

@@ -25,7 +25,11 @@ From seed :data:`V2` (200330) on, the shapes of :mod:`tests.runtime.query_fuzz_w
 (:data:`SHAPES_V2`): query structure over ``t`` / ``cdc`` / ``cdx`` (aggregates nested in FROM with
 GROUP BY expressions and HAVING, UNION ALL of aggregates, outer joins with non-equi residuals,
 FIRST_VALUE / LAST_VALUE / LISTAGG, Top-N of an aggregate) and DECIMAL, temporal, mixed-type and
-string-edge expressions over ``e``.
+string-edge expressions over ``e``. From seed :data:`V3` (200500) on, only the shapes of
+:mod:`tests.runtime.query_fuzz_wide_v3` (:data:`SHAPES_V3`): event time with late rows and equal
+rowtimes over ``tz`` (window aggregates with offsets, window Top-N / deduplication / joins, bounded
+OVER frames, deduplication, interval joins, MATCH_RECOGNIZE) and string / time functions inside
+aggregates.
 
 Every seed's query is drawn from its own ``random.Random(seed)``: adding a shape changes the
 queries of later draws, so a new shape joins only from a new first seed (as :data:`V2` does), or
@@ -43,6 +47,7 @@ from tests.runtime.oracle import write_debezium, write_jsonl
 from tests.runtime.query_fuzz import Gen, Query, interval
 from tests.runtime.query_fuzz_typed import AGGS
 from tests.runtime.query_fuzz_wide_v2 import WideGenV2
+from tests.runtime.query_fuzz_wide_v3 import WideGenV3, create_tz, tz_file
 
 #: The first seed of this generator.
 BASE = 200_000
@@ -128,7 +133,7 @@ def vr_events() -> tuple[list, list[dict]]:
 
 
 def wide_files(d: Path) -> dict[str, Path]:
-    """The files of ``e``, ``vr`` and ``va`` in folder ``d``."""
+    """The files of ``e``, ``vr``, ``va`` and ``tz`` in folder ``d``."""
     rows = []
     for r in e_rows():
         rows.append({k: (str(v) if isinstance(v, Decimal) else v) for k, v in r.items()})
@@ -139,7 +144,7 @@ def wide_files(d: Path) -> dict[str, Path]:
         for k, v in r.items()) + "}\n" for r in rows), encoding="utf-8")
     events, appended = vr_events()
     return {"e": e_path, "vr": write_debezium(d / "vr.json", events),
-            "va": write_jsonl(d / "va.json", appended)}
+            "va": write_jsonl(d / "va.json", appended), "tz": tz_file(d)}
 
 
 def all_files(d: Path) -> dict[str, Path]:
@@ -160,8 +165,9 @@ def create_all_tables(env, files: dict[str, Path]) -> None:
 
 
 def create_wide_tables(env, files: dict[str, Path]) -> None:
-    """``e``, ``vr`` (versioned), ``va`` (append-only), the versioned view ``vv`` over it, and ``tp``
-    (``t`` with a processing-time column) in ``env`` (``t``'s file: :func:`create_tables` first)."""
+    """``e``, ``vr`` (versioned), ``va`` (append-only), the versioned view ``vv`` over it, ``tp``
+    (``t`` with a processing-time column) and ``tz`` (late rows, equal rowtimes) in ``env`` (``t``'s
+    file: :func:`create_tables` first)."""
     from tests.runtime.oracle import COLUMNS
 
     cols = ", ".join(f"{c} {t}" for c, t in E_COLUMNS)
@@ -178,6 +184,7 @@ def create_wide_tables(env, files: dict[str, Path]) -> None:
     tcols = ", ".join(f"{c} {t}" for c, t, _ in COLUMNS)
     env.execute_sql(f"CREATE TABLE tp ({tcols}, pt AS PROCTIME()) WITH ('connector' = 'filesystem', "
                     f"'path' = '{files['t']}', 'format' = 'json')")
+    create_tz(env, files["tz"])
 
 
 # -- the grammar -----------------------------------------------------------------------------------
@@ -276,13 +283,18 @@ V2 = 200_330
 SHAPES_V2 = SHAPES + 3 * ["nested_agg", "nested_agg", "union_aggs", "union_aggs", "outer_join",
                           "outer_join", "value_aggs", "topn_agg", "dec_arith", "dec_arith", "time_arith",
                           "mixed", "str_edge"]
+#: From :data:`V3` on, the shapes drawn are these only (:mod:`tests.runtime.query_fuzz_wide_v3`).
+V3 = 200_500
+SHAPES_V3 = 2 * ["z_wagg", "z_wagg", "z_wtopn", "z_wdedup", "z_wjoin", "z_over", "z_over", "z_dedup",
+                 "z_interval", "mr", "mr", "mr", "mr", "agg_fn", "agg_fn"]
 #: Shapes whose printed cells could be ambiguous (JSON text may be the string 'null'): the recorder
 #: collects them one by one (``TableResult.collect``), never through a print sink.
 ALONE_SHAPES = ("json",)
 
 
-class WideGen(WideGenV2, Gen):
-    """The grammar of :data:`SHAPES` (of :data:`SHAPES_V2` from seed :data:`V2` on)."""
+class WideGen(WideGenV3, WideGenV2, Gen):
+    """The grammar of :data:`SHAPES` (of :data:`SHAPES_V2` from seed :data:`V2` on, of
+    :data:`SHAPES_V3` from :data:`V3` on)."""
 
     def __init__(self, seed: int):
         super().__init__(seed)
@@ -301,10 +313,13 @@ class WideGen(WideGenV2, Gen):
 
     def build(self) -> tuple[str, str]:
         """(query, source table) of one shape."""
-        shape = self.pick_shape(SHAPES_V2 if self.seed >= V2 else SHAPES)
+        shape = self.pick_shape(SHAPES_V3 if self.seed >= V3 else SHAPES_V2 if self.seed >= V2 else SHAPES)
         q = getattr(self, shape)()
         src = {"over_nontime": "t", "topn": "t", "grouping": "t", "distinct_filter": "t", "nested_agg": "t",
-               "union_aggs": "t", "outer_join": "t", "value_aggs": "t", "topn_agg": "t"}.get(shape)
+               "union_aggs": "t", "outer_join": "t", "value_aggs": "t", "topn_agg": "t", "agg_fn": "t",
+               "mr": "tw" if "FROM tw" in q else "tz"}.get(shape)
+        if src is None and shape.startswith("z_"):
+            src = "tz"
         if src is None:
             src = "e" if shape in ("funcs", "json", "case_types", "casts") or " FROM e" in q else "tw"
         return q, src

@@ -29,13 +29,17 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: arithmetic); STDDEV over a non-time ORDER BY; GROUP_ID(); a string CAST to BYTES (UTF-8);
 #: IS JSON ARRAY of text that is not JSON; JSON_OBJECT's members sorted by key; a row IN subquery;
 #: AVG of DOUBLE over a changelog CAST to DECIMAL (the sum added row by row); VAR_SAMP of a DECIMAL
-#: past 28 digits; a UNION ALL of DECIMAL(38, 6) and DECIMAL(38, 2) (DECIMAL(38, 2))
+#: past 28 digits; a UNION ALL of DECIMAL(38, 6) and DECIMAL(38, 2) (DECIMAL(38, 2)); a bounded RANGE
+#: OVER frame's cleanup timers (a stale one makes a row late; the last one clears the key's state, so
+#: an old row is taken again); TUMBLE with abs(offset) >= size refused; a row-time keep-first
+#: deduplication keeping a row that arrives exactly at the watermark
 REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
-               200379, 200373]
+               200379, 200373, 200536, 200557, 200628, 200715]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
-#: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes)
-SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348]
+#: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes); over tz's
+#: late rows and equal rowtimes: a HOP aggregate with an offset, a MATCH_RECOGNIZE (the V3 shapes)
+SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -66,12 +70,14 @@ def test_every_recorded_query_matches_flink(seed, files, tmp_path):
 def test_the_fixture_covers_every_generator_and_source():
     """The recorded campaign is not one shape: the three generators, every table, refusals recorded."""
     assert {0 if s < BASE else 1 if s < WIDE else 2 for s in CASES} == {0, 1, 2}
-    assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw", "e"}
+    assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw", "e", "tz"}
     assert len(CASES) >= 700
     wide = {c["shape"] for s, c in CASES.items() if s >= WIDE}
     assert {"w_join", "interval_join", "temporal", "over_time", "casts", "json", "grouping"} <= wide
     assert {"nested_agg", "union_aggs", "outer_join", "value_aggs", "topn_agg", "dec_arith", "time_arith",
             "mixed", "str_edge"} <= wide
+    assert {"z_wagg", "z_wtopn", "z_wdedup", "z_wjoin", "z_over", "z_dedup", "z_interval", "mr",
+            "agg_fn"} <= wide
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 

@@ -19,12 +19,18 @@ frame a row is late when its rowtime is not after the operator's watermark; with
 frame when it is not after the last rowtime emitted for its key (Flink's
 ``lastTriggeringTs``, 0 before the first: so a row at or before the epoch is late too), so a
 row behind the watermark but newer than its key's last output is still taken, and emitted at
-the next watermark. A NULL rowtime reads as 0, 1970-01-01 00:00:00, as in Flink 2.3 (an
-unbounded frame takes it first, or drops it as late; a bounded frame always drops it as late:
-:mod:`~streamsql.runtime.operators.rowtime_nulls`). State: a row leaves the pending rows once
-emitted; a bounded frame keeps the rows a later row of the key may still need (ROWS: the last
-``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are retracted as
-rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
+the next watermark. A bounded RANGE frame also has Flink's cleanup timers: each row taken at
+``ts`` sets one at ``ts + 1.5 * preceding + 1`` ms unless the latest is at least
+``ts + preceding + 1``; a cleanup timer that is not the latest (a later row set another) moves
+the key's ``lastTriggeringTs`` to its time when it fires (a row at or before it is late then,
+though it may be after every emitted rowtime), and the latest clears the key's state, its
+``lastTriggeringTs`` (back to 0: an old row is taken again, in a frame of its own) too (Flink's
+``RowTimeRangeBoundedPrecedingFunction``). A NULL rowtime reads as 0, 1970-01-01 00:00:00, as
+in Flink 2.3 (an unbounded frame takes it first, or drops it as late; a bounded frame always
+drops it as late: :mod:`~streamsql.runtime.operators.rowtime_nulls`). State: a row leaves the
+pending rows once emitted; a bounded frame keeps the rows a later row of the key may still need
+(ROWS: the last ``n``; RANGE: those within ``r`` of the key's last emitted rowtime, the rest are
+retracted as rows are emitted), an unbounded frame only its accumulators — until the key's next row, as
 Flink keeps them (until state TTL, not implemented here: a job with one is refused at open).
 
 The aggregates are the object forms of :mod:`streamsql.functions.aggregates` (one accumulator
@@ -39,12 +45,15 @@ State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the parti
 
 =========================================== ===========================================
 ``kg + key``                                 :data:`OVER_KEY`: ``[accs, frame, pending,
-                                             seq, timer, last]``: the accumulators over
-                                             the frame; the frame's rows ``[ts, retract]``
-                                             (bounded frames); the rows not emitted yet
-                                             ``[ts, seq, row, add, retract]``; the arrival
-                                             counter; the pending timer end (or None); the
-                                             last emitted rowtime
+                                             seq, timer, last, cleanup, cleanups]``: the
+                                             accumulators over the frame; the frame's rows
+                                             ``[ts, retract]`` (bounded frames); the rows
+                                             not emitted yet ``[ts, seq, row, add,
+                                             retract]``; the arrival counter; the pending
+                                             timer end (or None); the last emitted rowtime
+                                             (or cleanup time, below); a RANGE frame's
+                                             latest cleanup time and its cleanup timers
+                                             not fired yet
 ``kg + TIMER_TAG + end(8) + key``            the key's event-time timer: its earliest
                                              pending rowtime + 1
 ``WATERMARK_KEY``                            the watermark at the last checkpoint
@@ -119,14 +128,16 @@ class OverAggOperator(WindowOperatorBase):
         deletes: list = []
         late = 0
         for skey, old in zip(keys, olds):
-            value = OVER_KEY.decode(old) if old is not None else [self.aggregates.new(), [], [], 0, None, 0]
-            pending, seq, last = value[2], value[3], value[5]
+            value = self._decode(old)
+            pending, seq = value[2], value[3]
             for i in by_key[skey]:
-                if self.spec.bounded and ts[i] <= last:
+                if self.spec.bounded and ts[i] <= value[5]:
                     late += 1
                     continue
                 pending.append([int(ts[i]), seq, rows[i], adds[i], retracts[i]])
                 seq += 1
+                if self.spec.bounded and self.spec.kind == "RANGE":
+                    self._register_cleanup(value, int(ts[i]))
             value[3] = seq
             self._set_timer(skey, value, puts, deletes)
             puts.append((skey, OVER_KEY.encode(value)))
@@ -134,13 +145,33 @@ class OverAggOperator(WindowOperatorBase):
         self.ctx.state.write(puts, deletes)
         return []
 
+    def _decode(self, raw: bytes | None) -> list:
+        """A key's state value (new: empty accumulators, nothing pending, ``last`` 0, no cleanup)."""
+        if raw is None:
+            return [self.aggregates.new(), [], [], 0, None, 0, None, []]
+        value = OVER_KEY.decode(raw)
+        return value if len(value) == 8 else [*value, None, []]  # (written before the cleanup fields)
+
+    def _register_cleanup(self, value: list, ts: int) -> None:
+        """A RANGE frame's cleanup timer for a row taken at ``ts``, as Flink's ``registerCleanupTimer``.
+
+        A timer at ``ts + preceding * 1.5 + 1`` (ms) when the last one is before
+        ``ts + preceding + 1``; the timers are never deleted (``value[7]``), ``value[6]`` is the latest.
+        """
+        off = self.spec.preceding
+        if value[6] is None or value[6] < ts + off + 1:
+            at = ts + int(off * 1.5) + 1
+            if at not in value[7]:
+                value[7].append(at)
+            value[6] = at
+
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Emit the pending rows the watermark passed (in rowtime order), then forward it."""
         return self._fire_due_keys(watermark, self._fire_key)
 
     def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
         """A key's pending rows up to ``wm`` into its frame and ``emitted``; its next timer."""
-        value = OVER_KEY.decode(raw)
+        value = self._decode(raw)
         value[4] = None  # its timer just fired
         self._emit_due(value, wm, emitted)
         self._set_timer(skey, value, puts, deletes)
@@ -152,13 +183,33 @@ class OverAggOperator(WindowOperatorBase):
         """Move the pending rows with ``ts <= wm`` into the frame, appending their output rows."""
         pending = value[2]
         due = sorted((p for p in pending if p[0] <= wm), key=lambda p: (p[0], p[1]))
-        if not due:
+        cleanups = sorted(t for t in value[7] if t <= wm)
+        if not due and not cleanups:
             return
         value[2] = [p for p in pending if p[0] > wm]
+        value[7] = [t for t in value[7] if t > wm]
         acc, frame = value[0], value[1]
         spec = self.spec
         i = 0
-        while i < len(due):
+        while i < len(due) or cleanups:
+            if cleanups and (i == len(due) or cleanups[0] <= due[i][0]):
+                # a RANGE frame's cleanup timer fires (before a row timer of a later rowtime; one
+                # timer with a row timer of the same rowtime), as in Flink's
+                # RowTimeRangeBoundedPrecedingFunction.onTimer: if it is the latest cleanup timer,
+                # the key's state is cleared (``lastTriggeringTs`` too: 0, so an older row is taken
+                # again); else it only moves ``lastTriggeringTs`` to its time, so a row at or before
+                # it is late from then on
+                at = cleanups.pop(0)
+                if value[6] is not None and value[6] <= at:
+                    acc = value[0] = self.aggregates.new()
+                    frame.clear()
+                    value[5], value[6] = 0, None
+                    while i < len(due) and due[i][0] == at:  # (their input state is cleared)
+                        i += 1
+                    continue
+                if i == len(due) or due[i][0] != at:
+                    value[5] = at
+                    continue
             j = i + 1
             if spec.kind == "RANGE":  # rows with the same rowtime share one frame
                 while j < len(due) and due[j][0] == due[i][0]:
@@ -187,7 +238,8 @@ class OverAggOperator(WindowOperatorBase):
 
     def _set_timer(self, skey: bytes, value: list, puts: list, deletes: list) -> None:
         """Keep the key's one timer at its earliest pending rowtime (+ 1: timers fire at ``end - 1``)."""
-        end = min(p[0] for p in value[2]) + 1 if value[2] else None
+        times = [p[0] for p in value[2]] + value[7]
+        end = min(times) + 1 if times else None
         if end != value[4]:
             if value[4] is not None:
                 self.timers.remove(value[4], skey, deletes)

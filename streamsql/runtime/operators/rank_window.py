@@ -11,9 +11,10 @@ Both are insert-only, as Flink 2.3 plans them:
 - **deduplication keeping the first row on rowtime** (``ORDER BY rowtime ASC``, ``rn = 1``): per
   key the row with the smallest rowtime (the first to arrive among equal ones) is held until the
   watermark reaches its rowtime, then emitted as ``+I``; the key remembers that it has emitted and
-  drops every later row. A row at or below the watermark when it arrives is late: dropped and
-  counted, as Flink drops it. A NULL rowtime reads as 0, 1970-01-01 00:00:00 (the row keeps
-  its NULL), as in Flink 2.3 (:mod:`~streamsql.runtime.operators.rowtime_nulls`).
+  drops every later row. A row below the watermark when it arrives is late: dropped and
+  counted, as Flink drops it (a row at the watermark is kept, and emitted at the next one). A
+  NULL rowtime reads as 0, 1970-01-01 00:00:00 (the row keeps its NULL), as in Flink 2.3
+  (:mod:`~streamsql.runtime.operators.rowtime_nulls`).
 
 The ranked rows of a partition use the sort keys and rules of
 :class:`~streamsql.runtime.operators.rank.RankSpec`.
@@ -113,7 +114,10 @@ class WatermarkRankOperator(RankOperatorBase):
         times, _ = rowtimes(table.column(self.time_index))  # a NULL reads as 0 (rowtime_nulls.EPOCH)
         fires = to_instant(times - 1, self.zone) if self.window else times
         if self.watermark is not None:
-            keep = fires > self.watermark
+            # a window that fired (window_end - 1 <= watermark); a row-time deduplication's row
+            # strictly below the watermark (Flink's RowTimeDeduplicateKeepFirstRowFunction:
+            # ``rowtime < currentWatermark``; one at the watermark is kept, emitted at the next)
+            keep = (fires > self.watermark) if self.window else (fires >= self.watermark)
             if not keep.all():
                 add_late(self.ctx.metrics, int(len(keep) - keep.sum()))
                 table, fires = table.filter(pa.array(keep)), fires[keep]
