@@ -34,10 +34,10 @@ from streamsql.checkpoint.identity import (
     RECOVERY_KEYS,
     JobIdentity,
     JobIdentityError,
-    read_job_file,
+    job_record,
     superseded_notice,
 )
-from streamsql.checkpoint.storage import CheckpointStorage
+from streamsql.checkpoint.storage import CheckpointStorage, peek_job_file
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
 from streamsql.core.config import Config, check_mini_batch
 from streamsql.core.errors import (
@@ -699,8 +699,7 @@ class StreamEnvironment:
         if old is None:
             return fingerprint
         root = self.config.get("execution.checkpointing.dir")
-        folder = CheckpointStorage(root, self._job_name(inserts, old), self.config.as_dict())
-        record = read_job_file(folder)
+        record = job_record(peek_job_file(root, self._job_name(inserts, old), "_job", self.config.as_dict()))
         return old if record is not None and record.get("fingerprint") == old.digest else fingerprint
 
     def _bind_name(self, name: str, handle: JobHandle) -> None:

@@ -425,8 +425,13 @@ def check_tasks(storage: CheckpointStorage, name: str, tasks: list[str]) -> bool
 
 def read_job_file(storage: CheckpointStorage) -> dict | None:
     """The ``_job`` record of a job's checkpoint folder, or None (none, or unreadable)."""
+    return job_record(storage.read_file("_job"))
+
+
+def job_record(text: bytes | None) -> dict | None:
+    """A ``_job`` file's bytes as its record, or None (absent, or unreadable)."""
     try:
-        record = json.loads(storage.read_file("_job") or b"null")
+        record = json.loads(text or b"null")
     except ValueError:
         return None
     return record if isinstance(record, dict) else None

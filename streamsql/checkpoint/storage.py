@@ -254,5 +254,13 @@ class CheckpointStorage:
                 self.snapshots.delete(self._chk(i))
 
 
+def peek_job_file(root: str, job_name: str, name: str, options: Mapping[str, str]) -> bytes | None:
+    """Job ``job_name``'s job-level file ``name`` under ``root``, or None when absent.
+
+    Unlike :class:`CheckpointStorage`, creates no folder: a look at a job that may not exist.
+    """
+    return open_store(root, options).read(f"{_safe(job_name)}/{name}")
+
+
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from decimal import Context, Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -81,6 +82,10 @@ from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
 from streamsql.functions.scalars import java_ints
 from streamsql.functions.scalars.decimal_product import quotient_of_type
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
+
+#: Exact DECIMAL addition: a sum of DECIMAL(38, s) values never needs 100 digits (the default
+#: context rounds to 28, which cut a 34-digit sum), and past 38 the result is NULL (:meth:`Sum.result`).
+_EXACT = Context(prec=100)
 
 
 @dataclass(frozen=True)
@@ -371,7 +376,9 @@ class Sum(AggregateFunction):
 
     def _add(self, a, b):
         """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
-        return float(np.float32(a) + np.float32(b)) if self.float32 else a + b
+        if self.float32:
+            return float(np.float32(a) + np.float32(b))
+        return _EXACT.add(a, b) if isinstance(a, Decimal) else a + b
 
     def merge(self, a, b):
         """Add ``b``'s count and sum to ``a``'s."""

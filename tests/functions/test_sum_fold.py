@@ -68,3 +68,17 @@ def test_a_lone_minus_zero_sums_to_minus_zero_and_averages_to_zero():
         call.fold_columns([acc], 0, [pa.chunked_array([pa.array([1])]),
                                      pa.chunked_array([pa.array([[-0.0]])])])
         assert np.copysign(1.0, acc[0][0]) == sign
+
+
+def test_decimal_sum_adds_exactly_past_28_digits():
+    """A DECIMAL(38, 0) SUM folded row by row keeps every digit: Python's default decimal context
+    rounds to 28 digits (a difference-fuzz case, SUM(CAST(b AS DECIMAL(38, 0)) * b * b), gave
+    ...089000000 where Flink gave ...088850728 once the batch took the row-by-row fold)."""
+    from decimal import Decimal
+
+    t = pa.decimal128(38, 0)
+    call = Sum(0, AggSpec("sum", 0, SqlType("DECIMAL", 38, 0)), '"x"', t, t, "s", "GROUP BY")
+    a, b = Decimal("1881681285337851695957261088000000"), Decimal("850728")
+    acc = [a, 1]
+    call.fold([[acc]], 0, [[1], [b]])
+    assert acc[0] == Decimal("1881681285337851695957261088850728")
