@@ -405,7 +405,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                 op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions,
                                           assignment)
             elif isinstance(node, plan.SinkNode):
-                op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names))
+                op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names),
+                                  state_key=f"sink:{node.id}", record=coordinator.record_position)
             else:
                 op = create_operator(node)
             keyed = state.keyed_state(node.id) if state is not None and node.stateful else None
