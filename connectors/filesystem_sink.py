@@ -14,8 +14,8 @@ partition a part file was opened in before barrier n is committed when checkpoin
 ``'sink.partition-commit.delay'`` has passed since that file opened (at the end of input: every
 partition at the final checkpoint); with ``'sink.partition-commit.policy.kind' = 'success-file'``
 committing writes the empty file ``'sink.partition-commit.success-file.name'`` (``_SUCCESS``)
-into its folder. ``metastore`` (StreamSQL has no metastore), ``custom`` and the ``partition-time``
-trigger are refused when the table is written.
+into its folder. ``metastore`` is refused in Flink's words (a Hive table's), ``custom`` and the
+``partition-time`` trigger as not supported, when the table is written.
 
 Into a file (``'path'`` is an existing file, or names none and has no trailing ``/``: a StreamSQL
 extension, Flink's path is always a directory) the rows are appended and fsynced at each barrier,
@@ -102,9 +102,12 @@ def success_file(table) -> str | None:
     for kind in kinds:
         if kind != "success-file":
             key = "sink.partition-commit.policy.kind"
-            why = ("StreamSQL has no metastore (Flink's filesystem tables cannot use it either: it is "
-                   "Hive's)" if kind == "metastore" else "only 'success-file' is supported")
-            msg = f"Table '{table.name}': option '{key}' = '{o[key]}': '{kind}' is not supported: {why}"
+            if kind == "metastore":  # Flink's FileSystemTableFactory words
+                msg = ("Can not configure a 'metastore' partition commit policy for a file system table. "
+                       "You can only configure 'metastore' partition commit policy for a hive table.")
+            else:
+                msg = (f"Table '{table.name}': option '{key}' = '{o[key]}': '{kind}' is not supported "
+                       f"(only 'success-file': StreamSQL runs no custom commit policy class)")
             raise ConfigError(msg, table=table.name, option=key)
     if not kinds or not table.partition_keys:
         return None
