@@ -128,10 +128,6 @@ def check_sink_options(table) -> None:
     if "sink.partition-commit.delay" in table.options:
         duration_ms(table.options["sink.partition-commit.delay"],
                     f"Table '{table.name}': option 'sink.partition-commit.delay'")
-    if table.partition_keys and len(table.partition_keys) == len(table.physical_schema.fields):
-        msg = (f"Table '{table.name}': every column is a partition column; a filesystem table needs "
-               f"at least one column in its files")
-        raise ConfigError(msg, table=table.name)
 
 
 class FileSystemSink(Sink):

@@ -117,7 +117,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
     primary_key = _primary_key(keys, columns, sql) or primary_key
     partition_keys = _partition_keys(partitioned, columns, sql)
     if base is not None:
-        partition_keys = partition_keys or like_merge.base_partition_keys(base, partitioned, how, sql)
+        inherited = like_merge.base_partition_keys(base, partitioned, how, sql)  # refuses both
+        partition_keys = partition_keys or inherited
 
     td = TableDef(
         name=_table_name(schema.this if isinstance(schema, exp.Schema) else schema),
