@@ -3,7 +3,7 @@ r"""Partition folders of a filesystem table: ``k1=v1/k2=v2/``, as Flink's ``Part
 A partitioned table (``PARTITIONED BY (k1, k2)``) keeps each row in the folder of its partition
 columns' values, and the records in the files hold the other columns only (Flink's
 ``ProjectionEncoder``). A value is written as its text (an integer's digits, a boolean's
-``true``/``false``, a string as is); NULL, an empty or whitespace-only text is
+``true``/``false``, a string as is); NULL or an empty text (not a blank one) is
 ``'partition.default-name'`` (``__DEFAULT_PARTITION__``), which a read gives back as NULL (Flink's
 ``RowDataPartitionComputer`` / ``restorePartValueFromType``). Names and values are escaped as
 Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{[]^`` and DEL become ``%XX``.
@@ -75,7 +75,7 @@ def bucket_codes(table: pa.Table, keys: list[str], default: str) -> tuple[np.nda
             text = pc.if_else(col, "true", "false")
         else:
             text = col.cast(pa.string())
-        blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(text), ""), True)
+        blank = pc.fill_null(pc.equal(text, ""), True)  # a blank one stays: Flink's 'k=  /'
         text = pc.if_else(blank, default, text)
         enc = pc.dictionary_encode(text).combine_chunks() if isinstance(text, pa.ChunkedArray) else \
             pc.dictionary_encode(text)
