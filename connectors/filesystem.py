@@ -29,6 +29,7 @@ from streamsql.connectors.filesystem_sink import (
     SINK_REASON,
     FileSystemSink,
     check_sink_options,
+    table_path,
     writes_directory,
 )
 from streamsql.connectors.formats import encodes_updates, is_changelog_format, make_decoder, make_encoder
@@ -180,7 +181,7 @@ class FileSystemSource(Source):
     def __init__(self, ctx: ConnectorContext):
         self.decoder = _decoder(ctx.table)
         self.ctx = ctx
-        self.path = ctx.table.options["path"]
+        self.path = table_path(ctx.table)
         self.schema = Schema([*ctx.table.physical_schema.fields,
                               *(Field(c.name, c.type) for c in ctx.table.metadata_columns)])
         self.changelog = self.decoder.changelog

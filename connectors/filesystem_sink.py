@@ -27,6 +27,7 @@ are visible until the restore.
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import numpy as np
@@ -114,9 +115,25 @@ def success_file(table) -> str | None:
     return o.get("sink.partition-commit.success-file.name", "_SUCCESS")
 
 
+def table_path(table) -> str:
+    """The table's ``'path'`` as a local path: a ``file://`` URI's path (Flink's usual spelling).
+
+    Raises:
+        ConfigError: another scheme (``s3://``, ``hdfs://``): only local files are read and written.
+    """
+    p = table.options["path"]
+    if p.startswith("file://"):
+        return p[len("file://"):] or "/"
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", p):
+        msg = (f"Table '{table.name}': option 'path' = '{p}': only local paths and file:// URIs are "
+               f"supported by the filesystem connector here")
+        raise ConfigError(msg, table=table.name, option="path")
+    return p
+
+
 def writes_directory(table) -> bool:
     """True when the sink writes part files into ``'path'`` (a directory), False: into the file."""
-    p = table.options["path"]
+    p = table_path(table)
     return bool(table.partition_keys) or os.path.isdir(p) or p.endswith(("/", os.sep))
 
 
@@ -147,7 +164,7 @@ class FileSystemSink(Sink):
         check_sink_options(table)
         self.encoder = encoder
         self.ctx = ctx
-        self.path = table.options["path"]
+        self.path = table_path(table)
         self.accepts_updates = encoder.accepts_updates
         self.keys = list(table.partition_keys)
         self.data_columns = [f.name for f in table.physical_schema.fields if f.name not in self.keys]

@@ -44,7 +44,7 @@ def test_filesystem_as_flink(name, tmp_path):
                              "execution.checkpointing.dir": str(tmp_path / "cp")})
     try:
         for statement, flink in zip(CASES[name], FLINK[name], strict=True):
-            sql = statement.format(out=str(out), input=str(inp))
+            sql = statement.format(out="file://" + str(out), input="file://" + str(inp))  # as Flink's
             if "error" in flink:
                 with pytest.raises(StreamSQLError) as e:
                     result = env.execute_sql(sql)
