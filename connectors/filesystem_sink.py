@@ -17,8 +17,9 @@ committing writes the empty file ``'sink.partition-commit.success-file.name'`` (
 into its folder. ``metastore`` is refused in Flink's words (a Hive table's), ``custom`` and the
 ``partition-time`` trigger as not supported, when the table is written.
 
-Into a file (``'path'`` is an existing file, or names none and has no trailing ``/``: a StreamSQL
-extension, Flink's path is always a directory) the rows are appended and fsynced at each barrier,
+Into a file (``'path'`` is an existing file, or names none and ends with ``.json``, ``.csv``, ...:
+:func:`writes_directory`, a StreamSQL extension; Flink's path is always a directory) the rows are
+appended and fsynced at each barrier,
 visible at once; the checkpoint records the file's length, and a restore truncates the file to it:
 after a crash each row is in the file exactly once, though rows of a checkpoint that then fails
 are visible until the restore.
@@ -131,10 +132,21 @@ def table_path(table) -> str:
     return p
 
 
+#: A sink's ``'path'`` not present yet whose name ends so is one file to append to (a StreamSQL
+#: extension); any other is a directory of part files, as Flink's always is.
+FILE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".txt")
+
+
 def writes_directory(table) -> bool:
-    """True when the sink writes part files into ``'path'`` (a directory), False: into the file."""
+    """True when the sink writes part files into ``'path'`` (a directory, as Flink's), False: into one file.
+
+    One file: an existing file, or a path that is no ``file://`` URI, exists not and ends with
+    one of :data:`FILE_SUFFIXES` (``out.json``), for a table without partitions.
+    """
     p = table_path(table)
-    return bool(table.partition_keys) or os.path.isdir(p) or p.endswith(("/", os.sep))
+    if table.partition_keys or os.path.isdir(p) or table.options["path"].startswith("file://"):
+        return True
+    return not (os.path.isfile(p) or (not os.path.exists(p) and p.lower().endswith(FILE_SUFFIXES)))
 
 
 def check_sink_options(table) -> None:

@@ -235,6 +235,9 @@ def test_partitioned_by_is_kept_and_checked():
     unknown one is refused in Flink's words at the name."""
     td = table("CREATE TABLE t (a INT, b STRING, c INT) PARTITIONED BY (c, `b`)")
     assert td.partition_keys == ["c", "b"]
+    assert ")\nPARTITIONED BY (`c`, `b`)\nWITH (" in show_create_table(td)  # Flink 2.3's SHOW CREATE TABLE
+    td = table("CREATE TABLE t (a INT, b STRING) COMMENT 'x' PARTITIONED BY (b)")
+    assert ")\nCOMMENT 'x'\nPARTITIONED BY (`b`)\nWITH (" in show_create_table(td)
     with pytest.raises(SqlError) as e:
         table("CREATE TABLE t (a INT, k STRING) PARTITIONED BY (zz)")
     assert e.value.message == ("Partition column 'zz' not defined in the table schema. "
