@@ -235,7 +235,7 @@ class FileSystemSink(Sink):
     def snapshot(self, checkpoint_id: int) -> dict:
         """The state of checkpoint ``checkpoint_id`` (after ``pre_commit``)."""
         if not self.directory:
-            return {"file": os.path.abspath(self.path), "length": self._f.tell()}
+            return {"file": os.path.abspath(self.path), "task": self.ctx.task_index, "length": self._f.tell()}
         self._partitions_at[checkpoint_id] = dict(self._partitions)
         return {**self.parts.snapshot(checkpoint_id), "partitions": dict(self._partitions)}
 
@@ -268,17 +268,36 @@ class FileSystemSink(Sink):
         """
         if state is None:
             return
+        if isinstance(state, list):  # a savepoint at another parallelism: the old tasks' states
+            mine = [s for s in state if int(s.get("task", -1)) == self.ctx.task_index]
+            if len(state) == 1 and mine:
+                state = mine[0]
+            else:
+                for s in state:
+                    self._check_mode(s)
+                    if self.directory:
+                        self.parts.adopt(s)
+                        self._partitions.update({k: int(v) for k, v in (s.get("partitions") or {}).items()})
+                    elif int(s.get("task", 0)) == self.ctx.task_index:
+                        self._truncate(s)
+                return
+        self._check_mode(state)
+        if not self.directory:
+            self._truncate(state)
+            return
+        self.parts.restore(state)
+        self._partitions = {k: int(v) for k, v in (state.get("partitions") or {}).items()}
+
+    def _check_mode(self, state: dict) -> None:
         if ("file" in state) == self.directory:
             msg = (f"Table '{self.ctx.table.name}': the restored checkpoint wrote "
                    f"{'a file' if 'file' in state else 'a directory'} at '{self.path}', the table now "
                    f"{'a directory' if self.directory else 'a file'}")
             raise ConfigError(msg, table=self.ctx.table.name)
-        if not self.directory:
-            self._f.truncate(int(state["length"]))
-            self._f.seek(0, os.SEEK_END)
-            return
-        self.parts.restore(state)
-        self._partitions = {k: int(v) for k, v in (state.get("partitions") or {}).items()}
+
+    def _truncate(self, state: dict) -> None:
+        self._f.truncate(int(state["length"]))
+        self._f.seek(0, os.SEEK_END)
 
     def finish(self) -> None:
         """End of input: the file mode appends its rows; part files roll (the last checkpoint commits)."""

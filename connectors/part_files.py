@@ -228,6 +228,25 @@ class PartFiles:
         self._remove_orphans(keep)
         return committed
 
+    def adopt(self, state: dict) -> list[str]:
+        """Take over another task's checkpoint ``state``; the buckets committed now.
+
+        As a savepoint restored at another parallelism hands it: its pending files are renamed now,
+        its in-progress files cut to their recorded lengths and made pending (renamed by this task's
+        next completed checkpoint), its later hidden files deleted; this task keeps its own uuid
+        and counter.
+
+        Raises:
+            ExecutionError: as :meth:`restore`.
+        """
+        other = PartFiles(self.root, int(state.get("task", 0)), self.policy)
+        committed = other.restore(state)
+        for f in other.open_files.values():
+            f.f.close()
+            self.pending.append({"from": f.name, "to": f"{f.bucket}part-{other.uuid}-{other.task}-{f.n}"})
+        other.open_files.clear()
+        return committed
+
     def _remove_orphans(self, keep: set[str]) -> None:
         """Delete this task's hidden part files of the uuid that the restored state does not name."""
         mine = re.compile(rf"\.part-{re.escape(self.uuid)}-{self.task}-\d+\.inprogress\..*")

@@ -143,6 +143,11 @@ class Committer(Protocol):
 
 T = TypeVar("T")
 
+#: A sink's state (:meth:`Sink.snapshot`) is recorded among a checkpoint's source positions under
+#: this prefix and its node id. A savepoint restored at another parallelism hands each new task the
+#: list of the old tasks' states ``state["task"] % tasks == task`` (:mod:`streamsql.runtime.savepoint`).
+SINK_STATE_PREFIX = "sink:"
+
 _COUNT_LOCK = threading.Lock()
 
 

@@ -27,7 +27,7 @@ from streamsql.connectors.kafka.exchange import ExchangeReader, ExchangeWriter
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector, known_connectors
 from streamsql.core.config import Config
-from streamsql.core.connector import ConnectorContext, Sink, Source, TaskResources
+from streamsql.core.connector import SINK_STATE_PREFIX, ConnectorContext, Sink, Source, TaskResources
 from streamsql.core.values import parse_bool
 from streamsql.plan import nodes as plan
 from streamsql.plan.conflicts import SinkMaterializerNode
@@ -406,7 +406,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                                           assignment)
             elif isinstance(node, plan.SinkNode):
                 op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names),
-                                  state_key=f"sink:{node.id}", record=coordinator.record_position)
+                                  state_key=SINK_STATE_PREFIX + node.id, record=coordinator.record_position)
             else:
                 op = create_operator(node)
             keyed = state.keyed_state(node.id) if state is not None and node.stateful else None

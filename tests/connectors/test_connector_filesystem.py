@@ -302,3 +302,77 @@ def test_source_monitor_interval_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="'source.monitor-interval' is not supported"):
         env.execute_sql("EXPLAIN INSERT INTO bh SELECT a FROM src")
     env.close()
+
+
+def test_sink_adopts_the_states_of_other_tasks(tmp_path):
+    """A savepoint restored at another parallelism hands a task the old tasks' states
+    (streamsql.runtime.savepoint._share): their rows before the barrier are kept once, the rest
+    dropped, and they are committed by the new task's next checkpoint."""
+    from streamsql.runtime.savepoint import _share
+
+    out = tmp_path / "out"
+    t = table_of("sink", {"connector": "filesystem", "path": str(out) + "/", "format": "json"}, id="INT")
+
+    def sink_(task):
+        s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}, task_index=task))
+        s.open()
+        return s
+
+    metas = []
+    for task, ids in ((0, [1, 2]), (1, [3])):
+        s = sink_(task)
+        s.write(Batch(pa.table({"id": pa.array(ids, pa.int32())})))
+        s.pre_commit(1)
+        metas.append({"positions": {"sink:n": json.loads(json.dumps(s.snapshot(1)))}})
+        s.write(Batch(pa.table({"id": pa.array([99], pa.int32())})))  # after the barrier: dropped
+        s.close()
+    assert [st["task"] for st in _share(metas, set(), 1, 2)["sink:n"]] == [1]
+    states = _share(metas, set(), 0, 1)["sink:n"]
+    assert [st["task"] for st in states] == [0, 1]
+    s = sink_(0)
+    s.restore(states)
+    s.write(Batch(pa.table({"id": pa.array([4], pa.int32())})))
+    s.finish()
+    s.pre_commit(2)
+    s.snapshot(2)
+    s.commit(2)
+    s.close()
+    src, _ = src_of(out, id="INT")
+    src.open(None)
+    assert sorted(r["id"] for r in read_all(src)) == [1, 2, 3, 4]
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_csv_rolls_at_every_checkpoint_json_does_not(tmp_path):
+    """Flink writes csv as a bulk format (rollOnCheckpoint), json with an Encoder (rolled by size or time)."""
+    seen = {}
+    for fmt in ("csv", "json"):
+        out = tmp_path / fmt
+        t = table_of("sink", {"connector": "filesystem", "path": str(out) + "/", "format": fmt}, id="INT")
+        s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+        s.open()
+        s.write(Batch(pa.table({"id": pa.array([1], pa.int32())})))
+        s.pre_commit(1)
+        s.snapshot(1)
+        s.commit(1)
+        seen[fmt] = _visible(out)
+        s.close()
+    assert len(seen["csv"]) == 1 and seen["json"] == []
+
+
+def test_rollover_interval_rolls_an_old_file(tmp_path):
+    out = tmp_path / "out"
+    t = table_of("sink", {"connector": "filesystem", "path": str(out) + "/", "format": "json",
+                          "sink.rolling-policy.rollover-interval": "1 ms",
+                          "sink.rolling-policy.check-interval": "1 ms"}, id="INT")
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    s.write(Batch(pa.table({"id": pa.array([1], pa.int32())})))
+    import time
+
+    time.sleep(0.01)
+    s.pre_commit(1)
+    s.snapshot(1)  # the file is older than the interval: rolled, committed with checkpoint 1
+    s.commit(1)
+    assert len(_visible(out)) == 1
+    s.close()
