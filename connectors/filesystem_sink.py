@@ -165,10 +165,12 @@ class FileSystemSink(Sink):
     Args:
         ctx: the table, job and task.
         encoder: the format's encoder of the columns the files hold (all but the partition columns).
-        ext: the extension of the file mode's ``part`` files (unused in a directory, as Flink's).
+
+    Raises:
+        ConfigError: an option the sink cannot honour (:func:`check_sink_options`).
     """
 
-    transactional = False
+    transactional = True  # part files become visible at ``commit`` (the file mode: at the barrier)
     guarantee_reason = SINK_REASON
 
     def __init__(self, ctx: ConnectorContext, encoder):
