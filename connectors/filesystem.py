@@ -203,8 +203,8 @@ class FileSystemSource(Source):
             raise ExecutionError(msg)
         keys = self.ctx.table.partition_keys
         self._files = list_files(self.path, len(keys) if keys else None)
-        if keys:  # a partitioned table's files are those in its partitions' folders
-            self._files = [f for f in self._files if self._partition_of(f) is not None]
+        if keys:  # a partitioned table's files are those in its partitions' folders (the WHERE's)
+            self._files = [f for f in self._files if self._wanted(self._partition_of(f))]
         self._i, self._done = 0, False
         if position:
             if position.get("done"):
@@ -230,6 +230,13 @@ class FileSystemSource(Source):
         default = self.ctx.table.options.get("partition.default-name", DEFAULT_NAME)
         return folder_values(os.path.dirname(os.path.relpath(f, self.path)), self.ctx.table.partition_keys,
                              default)
+
+    def _wanted(self, values: dict[str, str | None] | None) -> bool:
+        """True for a partition folder the job reads (:attr:`ConnectorContext.partitions`)."""
+        if values is None:
+            return False
+        allowed = self.ctx.partitions or {}
+        return all(values.get(k) in v for k, v in allowed.items())
 
     def _with_partition(self, batch: Batch, name: str) -> None:
         """Put the partition columns of file ``name`` into ``batch`` at their places (the physical order)."""

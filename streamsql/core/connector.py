@@ -255,6 +255,9 @@ class ConnectorContext:
         limit: for a source whose spec has :attr:`ConnectorSpec.source_limit`, the number of rows
             the job reads at most (a LIMIT pushed into the scan, :mod:`streamsql.plan.limit`), or
             None: the source may end after that many rows.
+        partitions: for a source of a partitioned table, the values each partition key may have
+            (folder texts, None for NULL) by the job's WHERE (:mod:`streamsql.plan.partition_prune`),
+            or None: every partition. Rows outside them would be filtered out anyway.
     """
 
     table: TableDef
@@ -267,6 +270,7 @@ class ConnectorContext:
     resources: TaskResources = field(default_factory=TaskResources)
     read_columns: frozenset[tuple[str, ...]] | None = None
     limit: int | None = None
+    partitions: dict[str, frozenset[str | None]] | None = None
 
 
 class Source(ABC):

@@ -35,6 +35,7 @@ from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode,
 from streamsql.plan.lookup import LookupJoinNode
 from streamsql.plan.match_recognize import MatchNode
 from streamsql.plan.over import NonTimeOverAggNode, OverAggNode
+from streamsql.plan.partition_prune import partition_filters
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
@@ -347,13 +348,15 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
     try:
         sources, sinks = {}, {}
         reads = scan_reads(nodes, lambda scan: get_connector(scan.table.connector).source_reads_columns)
+        pruned = partition_filters(nodes)
         for node in nodes:
             table = getattr(node, "table", None)
             single = isinstance(node, plan.SinkNode) and single_task(node.inputs[0])
             ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources,
                                    task_index=slot.index if slot else 0, num_tasks=slot.count if slot else 1,
                                    single_input=single, read_columns=reads.get(id(node)),
-                                   limit=node.limit if isinstance(node, plan.ScanNode) else None)
+                                   limit=node.limit if isinstance(node, plan.ScanNode) else None,
+                                   partitions=pruned.get(id(node)))
             if isinstance(node, ExchangeSourceNode):
                 sources[node.id] = ExchangeReader(ctx)
             elif isinstance(node, ExchangeSinkNode):
