@@ -7,7 +7,8 @@ columns' values, and the records in the files hold the other columns only (Flink
 ``'partition.default-name'`` (``__DEFAULT_PARTITION__``), which a read gives back as NULL (Flink's
 ``RowDataPartitionComputer`` / ``restorePartValueFromType``; Flink 2.3's streaming read fails on a
 default-name folder unless a filter prunes it, "Path should not be null or empty: null"). Names
-and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{[]^`` and DEL become ``%XX``.
+and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{[]^``
+and DEL become ``%XX``.
 
 Partition columns may be STRING, CHAR, VARCHAR, BOOLEAN or an integer type here; other types are
 refused (their text in a folder name is Flink's Java ``toString``, not reproduced yet).
