@@ -72,6 +72,9 @@ class TableDef:
     temporary: bool = False
     sql: str | None = None  # the CREATE statement as written, for SHOW CREATE TABLE
     comment: str | None = field(default=None, compare=False)  # the table's COMMENT '...'
+    #: ``PARTITIONED BY (k1, k2)``: the partition columns, in that order (a filesystem table keeps
+    #: each partition's rows in a ``k1=v1/k2=v2/`` folder; other connectors refuse them, as Flink)
+    partition_keys: list[str] = field(default_factory=list)
     #: the options of the OPTIONS hint this table is read or written with, already laid over
     #: ``options`` (a hinted reference's copy, made by the planner; shown by EXPLAIN), or None
     hints: dict[str, str] | None = None

@@ -32,11 +32,6 @@ KNOWN = {
     "ALTER DATABASE db2 SET ('k2' = 'v2')": "database properties are not kept here: ALTER DATABASE is "
                                             "refused",
     **dict.fromkeys([
-        "CREATE TABLE MyTable (`user_id` BIGINT, `name` STRING, `ts` TIMESTAMP(3)) "
-        "PARTITIONED BY (`user_id`) WITH ('connector' = 'blackhole')",
-        "CREATE TABLE my_ctas_part PARTITIONED BY (id) WITH ('connector' = 'blackhole') AS SELECT id, name "
-        "FROM source_table"], "PARTITIONED BY is refused (no connector here writes partitions)"),
-    **dict.fromkeys([
         "CREATE TABLE MyTable2 (uid BIGINT, name STRING) DISTRIBUTED BY HASH(uid) INTO 4 BUCKETS WITH "
         "('connector' = 'blackhole')",
         "CREATE TABLE MyTable3 (uid BIGINT, name STRING) DISTRIBUTED BY (uid) INTO 4 BUCKETS WITH "
