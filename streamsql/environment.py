@@ -202,7 +202,8 @@ class StreamEnvironment:
             from streamsql.sql.ddl import show_create_table
 
             obj = self._get(tree.this, sql)
-            text = show_create_table(obj) if isinstance(obj, TableDef) else (obj.sql or "")
+            text = show_create_table(obj, unknown=self._unknown_options(obj)) if isinstance(obj, TableDef) \
+                else (obj.sql or "")
             return TableResult("text", message=text)
         if isinstance(tree, n.DescribeTable):  # and SHOW COLUMNS, its rows filtered by name
             return self._describe(tree, sql)
@@ -478,19 +479,33 @@ class StreamEnvironment:
             raise OptionError(str(e), sql, *where) from None
 
     @staticmethod
-    def _option_warnings(td: TableDef, sql: str) -> list[StatementError]:
-        """The connector's warnings about options it ignores, each at its key in ``sql``.
+    def _ignored_options(td: TableDef) -> list[tuple[str, str]]:
+        """``(key, warning)`` of each option the table's connector ignores.
 
         See ``ConnectorSpec.option_warnings`` (Kafka's ``'properties.*'`` keys no client knows).
-        Each an :class:`OptionWarning`: its excerpt masks option values (a value may be a secret).
         """
         from streamsql.connectors.registry import get_connector
+
+        return get_connector(td.connector).option_warnings(td.options) if td.connector else []
+
+    def _unknown_options(self, td: TableDef) -> frozenset[str]:
+        """The option keys of ``td`` its connector does not know.
+
+        Their values are hidden as secrets' are (:func:`streamsql.core.secrets.hidden`).
+        """
+        return frozenset(key for key, _ in self._ignored_options(td))
+
+    def _option_warnings(self, td: TableDef, sql: str) -> list[StatementError]:
+        """The connector's warnings about options it ignores, each at its key in ``sql``.
+
+        Each an :class:`OptionWarning`: its excerpt masks the key's value (a misspelt key's value
+        may be a secret) and the sensitive options' values.
+        """
         from streamsql.sql.ddl import option_position
 
-        if not td.connector:
-            return []
-        found = get_connector(td.connector).option_warnings(td.options)
-        return [OptionWarning(text, sql, *(option_position(sql, key) or (None, None)))
+        found = self._ignored_options(td)
+        unknown = frozenset(key for key, _ in found)
+        return [OptionWarning(text, sql, *(option_position(sql, key) or (None, None)), unknown=unknown)
                 for key, text in found]
 
     def _create_as(self, tree: exp.Create, sql: str) -> TableResult:
