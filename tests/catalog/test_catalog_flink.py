@@ -111,3 +111,18 @@ def test_errors_point_at_the_name() -> None:
         env.execute_sql("USE CATALOG nope")
     assert "A catalog with name [nope] does not exist." in str(caught.value)
     assert (caught.value.line, caught.value.col) == (1, 13)
+
+
+@pytest.mark.parametrize("name", ["nope", "default_catalog"])
+def test_describe_catalog_without_a_descriptor_is_flinks_error(name) -> None:
+    """Flink 2.3: ``Cannot obtain metadata information from Catalog nope.``, and the same for
+    ``default_catalog``, which Flink registers without a descriptor (scripts/flink_statements.py,
+    script ``catalogs``); a CREATE CATALOG's catalog is described (docs_statements_flink.json)."""
+    with StreamEnvironment() as env:
+        with pytest.raises(StreamSQLError) as caught:
+            env.execute_sql(f"DESCRIBE CATALOG {name}")
+        assert caught.value.message == f"Cannot obtain metadata information from Catalog {name}."
+        assert (caught.value.line, caught.value.col) == (1, 18)
+        env.execute_sql("CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')")
+        assert env.execute_sql("DESCRIBE CATALOG c1").rows == [
+            ("name", "c1"), ("type", "generic_in_memory"), ("comment", None)]
