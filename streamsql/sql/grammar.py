@@ -25,7 +25,7 @@ from sqlglot.tokens import Token, TokenType
 
 from streamsql.functions.scalars.interval_qualifier import PRECISIONS, parse_qualifier, qualifier_error
 from streamsql.sql import nodes
-from streamsql.sql.match_syntax import parse_match_recognize
+from streamsql.sql.match_syntax import frame_operand, parse_match_recognize
 
 # Flink's named TVF parameters mapped to node args.
 _TVF_PARAM_NAMES = {
@@ -228,6 +228,10 @@ class FlinkParser(parser.Parser):
             raise
         if self.errors:
             self.errors[-1].errors[0].update(where)
+
+    def _parse_unary(self):  # noqa: D102 - sqlglot's private hook
+        # RUNNING / FINAL before a call in MATCH_RECOGNIZE's MEASURES and DEFINE (match_syntax)
+        return frame_operand(self) or super()._parse_unary()
 
     def _refuse(self, message: str, first: Token, last: Token) -> None:
         """A validation error (Flink's own wording, no "near ...") over the tokens ``first``..``last``."""
