@@ -167,7 +167,7 @@ class StreamEnvironment:
                                                    (tree.kind or "").upper() == "VIEW")):
             reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
         if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog,
-                             n.DescribeCatalog, n.UseModules)) or (
+                             n.DescribeCatalog, n.UseModules, n.ShowNone)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):
@@ -237,7 +237,7 @@ class StreamEnvironment:
                 raise
             from streamsql.sql.parser import error_at
 
-            anchor = tree.args.get("catalog") or tree.this or tree  # SHOW DATABASES FROM c: at c
+            anchor = tree.args.get("catalog") or tree.args.get("database") or tree.this or tree  # FROM c: at c
             raise error_at(anchor, e.message, sql) from None
         if isinstance(result, str):
             return TableResult("ok", message=result)

@@ -81,6 +81,12 @@ class FlinkGenerator(generator.Generator):
         where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
         return f"SHOW TABLES{where}{self._show_like(expression)}"
 
+    def shownone_sql(self, expression: nodes.ShowNone) -> str:
+        """``SHOW JARS``, ``SHOW MODELS | MATERIALIZED TABLES [FROM db] [[NOT] LIKE 'p']``."""
+        db = expression.args.get("database")
+        where = f" FROM {self.sql(db)}" if db is not None else ""
+        return f"SHOW {expression.name}{where}{self._show_like(expression)}"
+
     def showviews_sql(self, expression: nodes.ShowViews) -> str:
         """``SHOW VIEWS [FROM db] [[NOT] LIKE 'p']``."""
         where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""

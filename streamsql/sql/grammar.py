@@ -695,6 +695,12 @@ class FlinkParser(parser.Parser):
                 return self.expression(cls())
             where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
             return self.expression(cls(this=where, **self._parse_show_like()))
+        if self._match_text_seq("JARS"):
+            return self.expression(nodes.ShowNone(this=exp.var("JARS")))
+        if self._match_text_seq("MODELS") or self._match_text_seq("MATERIALIZED", "TABLES"):
+            what = "MODELS" if self._prev.text.upper() == "MODELS" else "MATERIALIZED TABLES"
+            where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
+            return self.expression(nodes.ShowNone(this=exp.var(what), database=where, **self._parse_show_like()))
         if self._match_text_seq("COLUMNS"):
             if not self._match_set((TokenType.FROM, TokenType.IN)):
                 self.raise_error("Expecting FROM or IN after SHOW COLUMNS")
@@ -707,7 +713,8 @@ class FlinkParser(parser.Parser):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name(), view=True))
             self.raise_error("Expecting TABLE or VIEW after SHOW CREATE")
         self.raise_error("Expecting TABLES, VIEWS, COLUMNS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS, "
-                         "DATABASES, CURRENT CATALOG|DATABASE or [FULL] MODULES after SHOW")
+                         "DATABASES, CURRENT CATALOG|DATABASE, [FULL] MODULES, JARS, MODELS or MATERIALIZED "
+                         "TABLES after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
 
     def _parse_show_like(self, ilike: bool = False) -> dict:

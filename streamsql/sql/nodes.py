@@ -309,6 +309,23 @@ class ShowViews(exp.Expression):
     arg_types = {"this": False, "like": False, "negated": False}
 
 
+class ShowNone(exp.Expression):
+    """``SHOW JARS``, ``SHOW MODELS`` and ``SHOW MATERIALIZED TABLES``: lists StreamSQL keeps empty.
+
+    Flink 2.3 lists the jars ``ADD JAR`` added and the database's models and materialized tables;
+    StreamSQL has none of these (no JVM; no CREATE MODEL or MATERIALIZED TABLE), so the list is
+    Flink's empty one, under Flink's column name.
+
+    Args:
+        this: ``"JARS"``, ``"MODELS"`` or ``"MATERIALIZED TABLES"`` (a ``Var``).
+        database: the ``Table`` name of ``FROM | IN [catalog.]database`` (models, materialized
+            tables), or None.
+        like, negated: ``[NOT] LIKE 'pattern'``, as :class:`ShowTables`.
+    """
+
+    arg_types = {"this": True, "database": False, "like": False, "negated": False}
+
+
 class ShowJobs(KeywordStatement):
     """``SHOW JOBS``."""
 

@@ -126,3 +126,24 @@ def test_describe_catalog_without_a_descriptor_is_flinks_error(name) -> None:
         env.execute_sql("CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')")
         assert env.execute_sql("DESCRIBE CATALOG c1").rows == [
             ("name", "c1"), ("type", "generic_in_memory"), ("comment", None)]
+
+
+@pytest.mark.parametrize(("sql", "column"), [
+    ("SHOW JARS", "jars"), ("SHOW MODELS", "model name"), ("SHOW MATERIALIZED TABLES", "materialized table"),
+    ("SHOW MODELS FROM default_database", "model name"),
+    ("SHOW MATERIALIZED TABLES IN default_catalog.default_database", "materialized table"),
+    ("SHOW MODELS LIKE 'm%'", "model name"),
+])
+def test_show_jars_models_and_materialized_tables_are_flinks_empty_lists(sql, column) -> None:
+    """Flink 2.3 answers these with an empty list under its column name (scripts/flink_statements.py,
+    script ``show``); StreamSQL has no jars, models or materialized tables (they were parse errors)."""
+    with StreamEnvironment() as env:
+        result = env.execute_sql(sql)
+    assert (result.kind, result.columns, result.rows) == ("rows", [column], [])
+
+
+def test_show_models_from_an_unknown_database_is_refused_at_it() -> None:
+    with StreamEnvironment() as env, pytest.raises(StreamSQLError) as caught:
+        env.execute_sql("SHOW MODELS FROM nope")
+    assert "Database 'default_catalog'.'nope' doesn't exist." in str(caught.value)
+    assert (caught.value.line, caught.value.col) == (1, 18)
