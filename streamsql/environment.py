@@ -237,7 +237,8 @@ class StreamEnvironment:
                 raise
             from streamsql.sql.parser import error_at
 
-            anchor = tree.args.get("catalog") or tree.args.get("database") or tree.this or tree  # FROM c: at c
+            # SHOW DATABASES FROM c, SHOW MODELS FROM db: at the name
+            anchor = tree.args.get("catalog") or tree.args.get("database") or tree.this or tree
             raise error_at(anchor, e.message, sql) from None
         if isinstance(result, str):
             return TableResult("ok", message=result)

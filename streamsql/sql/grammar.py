@@ -700,7 +700,8 @@ class FlinkParser(parser.Parser):
         if self._match_text_seq("MODELS") or self._match_text_seq("MATERIALIZED", "TABLES"):
             what = "MODELS" if self._prev.text.upper() == "MODELS" else "MATERIALIZED TABLES"
             where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
-            return self.expression(nodes.ShowNone(this=exp.var(what), database=where, **self._parse_show_like()))
+            like = self._parse_show_like()
+            return self.expression(nodes.ShowNone(this=exp.var(what), database=where, **like))
         if self._match_text_seq("COLUMNS"):
             if not self._match_set((TokenType.FROM, TokenType.IN)):
                 self.raise_error("Expecting FROM or IN after SHOW COLUMNS")

@@ -133,8 +133,9 @@ def _in_clause(self: Parser, clause: str, parse: Callable[[], T]) -> T:
 
 
 #: Why a RUNNING measure is refused (Flink 2.3 fails the query: "Unsupported call: RUNNING(INT)").
-RUNNING_REFUSED = ("RUNNING is not supported: ONE ROW PER MATCH computes each measure once, at the end of "
-                   "the match (FINAL, the default); Flink 2.3 fails such a query too (Unsupported call: RUNNING)")
+RUNNING_REFUSED = ("RUNNING is not supported: ONE ROW PER MATCH computes each measure once, at the end "
+                   "of the match (FINAL, the default); Flink 2.3 fails such a query too (Unsupported call: "
+                   "RUNNING)")
 
 
 def frame_operand(self: Parser) -> exp.Expr | None:

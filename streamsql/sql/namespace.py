@@ -63,7 +63,11 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
         return [column], [(o.name,) for o in catalog.objects(kind, database) if shown(tree, o.name)]
     if isinstance(tree, nodes.ShowNone):
         if tree.args.get("database") is not None:
-            catalog.objects(ViewDef, table_parts(tree.args["database"]))  # Flink's error for an unknown one
+            parts = table_parts(tree.args["database"])
+            cat = parts[0] if len(parts) > 1 else catalog.current_catalog
+            if parts[-1].lower() not in {d.lower() for d in catalog.database_names(cat)}:
+                msg = f"Database {parts[-1]} does not exist in Catalog {cat}."  # Flink's (SHOW MODELS)
+                raise SqlError(msg)
         return [_NONE_COLUMNS[tree.name]], []
     if isinstance(tree, exp.Use):
         if tree.text("kind").upper() == "CATALOG":
