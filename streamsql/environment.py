@@ -86,6 +86,8 @@ class StreamEnvironment:
     def __init__(self, config: dict[str, str] | None = None):
         limit_malloc_arenas()  # before any job's threads start (process-wide, once)
         self.catalog = Catalog()
+        # upper-case names of the functions CREATE FUNCTION made without TEMPORARY (DESCRIBE FUNCTION)
+        self._persistent_functions: set[str] = set()
         self.config = Config(config)
         if parse_bool(self.config.get(PANDAS_KEY), PANDAS_KEY):
             keep_pandas_unloaded()  # before planning's first Arrow table (process-wide, once)
@@ -216,7 +218,7 @@ class StreamEnvironment:
         if isinstance(tree, n.DescribeJob):
             text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
             return TableResult("text", message=text)
-        if isinstance(tree, (n.CreateFunction, n.DropFunction, n.ShowFunctions)):
+        if isinstance(tree, (n.CreateFunction, n.DropFunction, n.ShowFunctions, n.DescribeFunction)):
             return self._function_statement(tree, sql)
         if isinstance(tree, n.StopJob):
             return self._stop_job(tree, sql)
@@ -603,9 +605,20 @@ class StreamEnvironment:
 
             rows = udf.show(functions, bool(tree.args.get("user")))
             return TableResult("rows", ["function name"], [r for r in rows if shown(tree, r[0])])
+        if isinstance(tree, n.DescribeFunction):
+            from streamsql.functions.describe import describe_function
+
+            try:
+                rows = describe_function(functions, table_parts(tree.this), bool(tree.args.get("extended")),
+                                         self._persistent_functions,
+                                         (self.catalog.current_catalog, self.catalog.current_database))
+            except SqlError as e:
+                raise error_at(tree.this, e.message, sql) from None
+            return TableResult("rows", ["info name", "info value"], rows)
         name = tree.this.name
         if isinstance(tree, n.DropFunction):
             udf.drop(functions, name, bool(tree.args.get("exists")))
+            self._persistent_functions.discard(name.upper())
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         language = tree.args.get("language")
         if language is None or language.name.upper() != "PYTHON":
@@ -615,6 +628,8 @@ class StreamEnvironment:
         path = tree.expression.name
         fn = udf.load(path, self.config.get("python.files"))
         declared = udf.declare(name, fn, bool(tree.args.get("system")), path)
+        if functions.get(name.upper()) is None and not tree.args.get("temporary"):
+            self._persistent_functions.add(name.upper())  # a catalog function (DESCRIBE FUNCTION)
         udf.add(functions, declared, bool(tree.args.get("exists")))
         return TableResult("ok", message="[INFO] Execute statement succeeded.")
 

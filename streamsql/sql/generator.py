@@ -232,6 +232,11 @@ class FlinkGenerator(generator.Generator):
             return f"ALTER VIEW {self.sql(expression, 'this')} RENAME TO {self.sql(expression, 'rename')}"
         return f"ALTER VIEW {self.sql(expression, 'this')} AS {self.sql(expression, 'expression')}"
 
+    def describefunction_sql(self, expression: nodes.DescribeFunction) -> str:
+        """``DESCRIBE FUNCTION [EXTENDED] f``."""
+        extended = "EXTENDED " if expression.args.get("extended") else ""
+        return f"DESCRIBE FUNCTION {extended}{self.sql(expression, 'this')}"
+
     def describecatalog_sql(self, expression: nodes.DescribeCatalog) -> str:
         """``DESCRIBE CATALOG [EXTENDED] c``."""
         extended = "EXTENDED " if expression.args.get("extended") else ""

@@ -479,7 +479,7 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.AlterView(this=view, expression=query, start=start))
 
     def _parse_describe(self) -> exp.Expr:
-        """``DESCRIBE JOB 'id'``, ``DESCRIBE CATALOG [EXTENDED] c``, else a table.
+        """``DESCRIBE JOB 'id'``, ``DESCRIBE CATALOG | FUNCTION [EXTENDED] c``, else a table.
 
         A quoted id only: ``DESCRIBE job`` is a table named job; ``DESCRIBE catalog`` likewise.
         """
@@ -495,6 +495,12 @@ class FlinkParser(parser.Parser):
             if name is None:
                 self.raise_error("Expecting a catalog name after DESCRIBE CATALOG")
             return self.expression(nodes.DescribeCatalog(this=name, extended=extended))
+        if (self._curr and self._curr.token_type == TokenType.FUNCTION and nxt is not None
+                and nxt.token_type not in (TokenType.DOT, TokenType.SEMICOLON, TokenType.SENTINEL)):
+            self._advance()
+            extended = self._next is not None and self._match_text_seq("EXTENDED")
+            name = self._parse_table_parts()
+            return self.expression(nodes.DescribeFunction(this=name, extended=extended))
         nxt = self._next
         extended = nxt is not None and self._match_text_seq("EXTENDED")  # DESCRIBE extended: a table
         return self.expression(nodes.DescribeTable(this=self._parse_table_name(), extended=extended))

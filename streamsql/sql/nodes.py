@@ -203,6 +203,17 @@ class DescribeCatalog(exp.Expression):
     arg_types = {"this": True, "extended": False}
 
 
+class DescribeFunction(exp.Expression):
+    """``DESCRIBE | DESC FUNCTION [EXTENDED] [[c.]db.]f``: a function's info rows, as Flink's.
+
+    Args:
+        this: the function's name (a ``Table``: one to three parts).
+        extended: EXTENDED (kind, determinism, signature ... too).
+    """
+
+    arg_types = {"this": True, "extended": False}
+
+
 class DescribeJob(exp.Expression):
     """``DESCRIBE JOB 'id'``: a job's status and, when it failed, its whole error.
 

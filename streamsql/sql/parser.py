@@ -45,7 +45,7 @@ _STATEMENTS = (
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
     nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable, nodes.AlterView, nodes.DescribeCatalog,
-    nodes.UseModules, nodes.ShowNone,
+    nodes.UseModules, nodes.ShowNone, nodes.DescribeFunction,
 )
 _SUPPORTED = (
     "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, ALTER TABLE, USE [CATALOG], SET, "
