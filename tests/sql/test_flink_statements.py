@@ -20,7 +20,8 @@ from streamsql.core.errors import StatementError, StreamSQLError
 
 HERE = Path(__file__).parent / "flink_statements"
 FLINK = json.loads((HERE / "flink.json").read_text())
-_RUNNING_DEFINE = "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.a) AS x PATTERN (A B) DEFINE A AS "
+_RUNNING_DEFINE = ("SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.a) AS x PATTERN (A B) "
+                   "DEFINE A AS ")
 #: Where ours refuses with other words than Flink's root cause: a substring of ours (the why in a comment).
 OURS: dict[str, str] = {
     # Flink's code generation fails, unpositioned: "Unsupported call: RUNNING(INT)"; refused here at RUNNING
