@@ -209,10 +209,15 @@ class Catalog:
         ``option:<key>``, sorted by key.
 
         Raises:
-            SqlError: an unknown catalog.
+            SqlError: Flink 2.3's "Cannot obtain metadata information from Catalog nope." for an
+                unknown catalog, and for ``default_catalog`` too (Flink keeps no descriptor, its
+                options, for the catalog it starts with: only a CREATE CATALOG's are described).
         """
-        catalog = self._catalog(name)
-        options = catalog.options or {"type": "generic_in_memory"}
+        catalog = self._catalogs.get(name.lower())
+        if catalog is None or not catalog.options:
+            msg = f"Cannot obtain metadata information from Catalog {name}."
+            raise SqlError(msg)
+        options = catalog.options
         rows = [("name", catalog.name), ("type", options.get("type")), ("comment", None)]
         if extended:
             rows += [(f"option:{k}", v) for k, v in sorted(options.items()) if k != "type"]

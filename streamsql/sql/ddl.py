@@ -7,6 +7,8 @@ options. Errors point at the offending name in the statement.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlglot import exp
 
 from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
@@ -286,14 +288,20 @@ def check_view_columns(create: exp.Create, view: ViewDef, query_columns: list[st
         raise error_at(create.this.expressions[0], msg, sql)
 
 
-def show_create_table(td: TableDef, mask: bool = True) -> str:
+def show_create_table(td: TableDef, mask: bool = True, unknown: Collection[str] = ()) -> str:
     """Flink-style DDL for a table, as ``SHOW CREATE TABLE`` prints it.
+
+    Args:
+        td: the table.
+        mask: hide values as :func:`streamsql.core.secrets.hidden` says (False: the DDL as
+            created, for ALTER TABLE).
+        unknown: the option keys the table's connector does not know (their values hidden too).
 
     Returns:
         a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
         names, one column, watermark or key per line, column and table ``COMMENT``s where
-        Flink puts them, and the options sorted by key (the values of sensitive ones masked,
-        :mod:`streamsql.core.secrets`, unless ``mask`` is False).
+        Flink puts them, and the options sorted by key (hidden values shown as ``'******'``,
+        where Flink 2.3 prints every value in clear).
     """
     lines = [f"  {_column_sql(c)}" for c in td.columns]
     if td.watermark:
@@ -301,7 +309,7 @@ def show_create_table(td: TableDef, mask: bool = True) -> str:
         lines.append(f"  WATERMARK FOR {_quote(td.watermark.column)} AS {expr}")
     if td.primary_key:
         lines.append(f"  PRIMARY KEY ({', '.join(map(_quote, td.primary_key))}) NOT ENFORCED")
-    options = [f"  {_string(k)} = {_string(masked(k, v) if mask else v)}"
+    options = [f"  {_string(k)} = {_string(masked(k, v, unknown) if mask else v)}"
                for k, v in sorted(td.options.items())]
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
