@@ -550,6 +550,7 @@ class JsonDecoder(Decoder):
         self._full: tuple[RowConverter, list[int]] | None = None  # set by narrow()
         self._repeats: str | None = None  # set by narrow(): a payload naming a field left out twice
         self._wide: tuple[pa.Schema, Schema, list[int]] | None = None  # set by narrow(): _read_wide's
+        self._wide_now = False  # this decode() still tries the wide read (not after it failed once)
         # Arrow reads an absent nested field as NULL, as a null one: with 'json.fail-on-missing-field'
         # a ROW inside a column (which Flink checks as the top level) is checked record by record
         self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
@@ -628,6 +629,7 @@ class JsonDecoder(Decoder):
             batch, self.source_index = slow(0, len(payloads))
             return batch
         skipped = self.skipped
+        self._wide_now = self._wide is not None
         batch, self.source_index, n_slow = decode_bisect(len(payloads), fast, slow)
         if n_slow * 2 > len(payloads) and self.skipped == skipped:
             self._skip_fast = 8  # the data needs lenient conversions: don't retry Arrow every batch
@@ -642,13 +644,17 @@ class JsonDecoder(Decoder):
         return idx
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
-        if self._wide is not None:
+        wide = self._wide_now
+        if wide:
             table = self._read_wide(payloads)
             if table is not None:
                 return table
+            # a bad record, or an unread field the wide read refuses: the narrow read decides this
+            # batch and the parts the bisection splits it into (each read once, as before)
+            self._wide_now = False
         table = read_rows(payloads, self.read_schema, repeats=self._repeats)
         table = None if table is None else fix_types(table, self.schema, self.iso)
-        if table is not None:
+        if wide and table is not None:
             # the narrow read took a batch the wide one did not: an unread STRING field holds a
             # value Arrow does not read as text, or is named twice; such data takes this path on
             self._wide = None

@@ -361,6 +361,18 @@ def test_whole_columns_left_out_are_read_and_dropped_without_the_name_search(mon
             assert d.decode(batch, None).table.to_pylist() == full.decode(batch, None).table.select(
                 ["id", "x"]).to_pylist(), batch
         d = narrowed_decoder(options)
+        broken = [*plain[:10], b'{"id":99,"x":1', *plain[10:]]  # a bad record: the bisection finds it
+        try:
+            got = d.decode(broken, lambda j: f"record {j}").table.to_pylist()
+        except BadRecordError as e:
+            got = str(e)
+        try:
+            assert got == full.decode(broken, lambda j: f"record {j}").table.select(["id", "x"]).to_pylist()
+        except BadRecordError as e:
+            assert got == str(e) and "record 10" in got
+        searched.clear()
+        assert d.decode(plain, None).table.equals(want) and not searched  # still the wide read
+        d = narrowed_decoder(options)
         assert d.decode([odd[2], odd[3]], None).table.to_pylist() == [{"id": 3, "x": 7}, {"id": 4, "x": 8}]
         searched.clear()
         assert d.decode(plain, None).table.equals(want) and searched  # the narrow read from now on
