@@ -670,8 +670,8 @@ class JsonDecoder(Decoder):
         checks the syntax Flink's parser checks), so reading an unread STRING column costs only
         its copy into a column, while leaving it out costs a search of every record for its name
         written twice (:func:`line_matches`), which Arrow sees itself on a column it reads: on the
-        benchmark's bids (3 of 7 columns read), 1.7-1.8 CPU-µs per record read whole, 2.1 left
-        out and searched (benchmarks/README.md, session 31). A batch read whole is one the narrow
+        benchmark's bids (3 of 7 columns read), 1.63-1.73 CPU-µs per record read whole, 1.80-1.92
+        left out and searched (benchmarks/README.md, session 31). A batch read whole is one the narrow
         read takes with the same values in the kept columns; a batch it fails is left to the
         narrow read (None: :meth:`_fast` goes on).
         """
