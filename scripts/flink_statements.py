@@ -35,6 +35,8 @@ SCRIPTS: dict[str, list[str]] = {
     "values": ["SELECT USER", "SELECT user", "SELECT CURRENT_USER", "SELECT SESSION_USER",
                "SELECT SYSTEM_USER", "SELECT CURRENT_ROLE", "SELECT CURRENT_PATH", "SELECT CURRENT_CATALOG",
                "SELECT CURRENT_SCHEMA", "SELECT USER()"],
+    "database": ["SELECT CURRENT_DATABASE()", "SELECT CURRENT_DATABASE", "CREATE DATABASE d2", "USE d2",
+                 "SELECT CURRENT_DATABASE() AS d, CHAR_LENGTH(CURRENT_DATABASE()) AS n"],
     "catalogs": ["DESCRIBE CATALOG nope", "DESC CATALOG EXTENDED nope", "DESCRIBE CATALOG default_catalog",
                  "CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')", "DESCRIBE CATALOG c1",
                  "DESCRIBE CATALOG EXTENDED c1"],

@@ -216,10 +216,10 @@ class Planner:
         return roots
 
     def _session(self):
-        """Expressions are bound with the session's time zone and user functions."""
+        """Expressions are bound with the session's time zone, user functions and database."""
         functions = self.catalog.functions
         return planning_session(self.config.get("table.local-time-zone"),
-                                lambda name: udf.resolve(functions, name))
+                                lambda name: udf.resolve(functions, name), self.catalog.current_database)
 
     # -- queries -------------------------------------------------------------------------------
     def _query(self, q: exp.Expression) -> tuple[PlanNode, Scope]:

@@ -1,4 +1,4 @@
-"""Random values: UUID, RAND, RAND_INTEGER (non-deterministic: a new value per row).
+"""Random values (UUID, RAND, RAND_INTEGER: a new value per row) and the session's CURRENT_DATABASE().
 
 The unseeded forms only; RAND(seed) and RAND_INTEGER(seed, n) replay java.util.Random's sequence
 in Flink, which StreamSQL does not reproduce (refused as not supported yet).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, template
+from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, session_database, template
 
 
 @scalar("UUID", group="misc", sig=((),), result=fixed("STRING"), deterministic=False, nulls="never NULL")
@@ -33,3 +33,12 @@ def rand_integer(c: Call) -> exp.Expression:
     failed = fail_sql("'RAND_INTEGER: bound must be positive, got ' || {0}")
     return template(f"CASE WHEN {{0}} > 0 THEN CAST(floor(random() * {{0}}) AS INTEGER) ELSE {failed} END",
                     *c.args)
+
+
+@scalar("CURRENT_DATABASE", group="misc", sig=((),), result=fixed("STRING"), nulls="never NULL")
+def current_database(c: Call) -> exp.Expression:
+    """The session's current database when the statement is planned (``USE``), as Flink 2.3's.
+
+    A constant of the plan: a running job keeps the name it was started under.
+    """
+    return exp.Literal.string(session_database())

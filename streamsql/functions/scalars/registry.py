@@ -413,25 +413,29 @@ def duckdb_call(fn: str) -> Callable[[Call], exp.Expression]:
 
 _ZONE: ContextVar[str] = ContextVar("session_time_zone", default="UTC")
 _RESOLVE: ContextVar[Callable[[str], "ScalarFunction | None"]] = ContextVar("resolve_function")
+_DATABASE: ContextVar[str] = ContextVar("current_database", default="default_database")
 
 
 @contextmanager
-def planning_session(zone: str | None, resolve: Callable[[str], ScalarFunction | None] | None = None
-                     ) -> Iterator[None]:
-    """Plan with the session's time zone and functions.
+def planning_session(zone: str | None, resolve: Callable[[str], ScalarFunction | None] | None = None,
+                     database: str = "default_database") -> Iterator[None]:
+    """Plan with the session's time zone, functions and current database.
 
     Args:
         zone: Flink's ``'table.local-time-zone'``, read at planning time (the compiled DuckDB
             expressions carry it as a literal); None keeps UTC, StreamSQL's default (Flink's
             default is the JVM's zone).
         resolve: the function a name means (user functions included); None: the built-ins.
+        database: the session's current database when the statement is planned (``USE``), the
+            value of ``CURRENT_DATABASE()``.
     """
-    tokens = _ZONE.set(zone or "UTC"), _RESOLVE.set(resolve or REGISTRY.get)
+    tokens = _ZONE.set(zone or "UTC"), _RESOLVE.set(resolve or REGISTRY.get), _DATABASE.set(database)
     try:
         yield
     finally:
         _ZONE.reset(tokens[0])
         _RESOLVE.reset(tokens[1])
+        _DATABASE.reset(tokens[2])
 
 
 def lookup(name: str) -> ScalarFunction | None:
@@ -445,6 +449,11 @@ def family_of(t: SqlType) -> str:
         return "NUMERIC"
     families = ("STRING", "BOOLEAN", "DATE", "TIMESTAMP", "BYTES")
     return next((f for f in families if t.name in FAMILIES[f]), "ANY")
+
+
+def session_database() -> str:
+    """The current database of the session planning the statement (``USE``'s, as written there)."""
+    return _DATABASE.get()
 
 
 def session_zone() -> str:
