@@ -420,6 +420,43 @@ def render_timestamp(
     return text
 
 
+def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None) -> pa.Array:
+    """A TIME column's text: ``HH:mm:ss`` and ``digits`` fraction digits, or ``LocalTime.toString()``.
+
+    ``digits`` 0: whole seconds (``12:34:56``); n > 0: exactly n digits (``12:34:56.100`` at 3);
+    None: as ``java.time.LocalTime.toString()`` (Flink's print sink and ``Row.toString``):
+    ``HH:mm`` when the seconds and fraction are zero, else ``HH:mm:ss`` and the fraction in groups
+    of 3 digits as needed (``12:00``, ``12:00:01``, ``12:00:00.500``, ``12:00:00.000001``).
+    NULL stays NULL.
+    """
+    arr = combine(arr)
+    us = pc.fill_null(arr.cast(pa.time64("us")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    secs, frac = us // 1_000_000, us % 1_000_000
+    hms = pc.binary_join_element_wise(
+        _lpad_digits(secs // 3600, 2), _lpad_digits(secs // 60 % 60, 2), _lpad_digits(secs % 60, 2), ":")
+    if digits is None:
+        ms = pa.array(frac % 1000 == 0)
+        fraction = pc.if_else(
+            pa.array(frac == 0), "",
+            pc.if_else(ms, pc.binary_join_element_wise(".", _lpad_digits(frac // 1000, 3), ""),
+                       pc.binary_join_element_wise(".", _lpad_digits(frac, 6), "")))
+        hm = pc.utf8_slice_codeunits(hms, 0, 5)
+        text = pc.if_else(pa.array(us % 60_000_000 == 0), hm, pc.binary_join_element_wise(hms, fraction, ""))
+    elif digits > 0:
+        shown = min(digits, 6)
+        fraction = _lpad_digits(frac // 10 ** (6 - shown), shown)
+        if digits > 6:
+            fraction = pc.utf8_rpad(fraction, digits, "0")
+        text = pc.binary_join_element_wise(hms, fraction, ".")
+    else:
+        text = hms
+    return pc.if_else(arr.is_null(), pa.scalar(None, pa.string()), text)
+
+
+def _lpad_digits(values: np.ndarray, width: int) -> pa.Array:
+    return pc.utf8_lpad(pa.array(values, pa.int64()).cast(pa.string()), width, "0")
+
+
 def render_decimal(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     """Plain-notation text of a decimal column with its scale (``10.000000``, ``0.00000001``)."""
     text = combine(pc.cast(arr, pa.string()))

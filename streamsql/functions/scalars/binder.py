@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import calls, composite, operand_types, operators, reduced, typeof
+from streamsql.functions.scalars import calls, composite, operand_types, operators, overlaps, reduced, typeof
 from streamsql.functions.scalars.registry import (
     DEAD_CODE,
     NULL,
@@ -61,6 +61,8 @@ def bind(node: exp.Expression) -> exp.Expression:
 
 
 def _visit(n: exp.Expression) -> exp.Expression:
+    if overlaps.handles(n):  # comparisons of the periods' ends, as Calcite
+        return _visit(overlaps.rewrite(n))
     if typeof.handles(n):  # a constant from its argument's uncompiled form
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t

@@ -415,14 +415,18 @@ def _calcite_numeric(t: SqlType | None) -> str:
 
 
 def _timestamp_interval(n: exp.Expression) -> SqlType | None:
-    """``TIMESTAMP +/- INTERVAL ...`` (or ``INTERVAL + TIMESTAMP``): Flink keeps the timestamp's type."""
+    """``TIMESTAMP +/- INTERVAL ...`` (or ``INTERVAL + TIMESTAMP``): Flink keeps the timestamp's type.
+
+    A TIME too: DuckDB's TIME +/- INTERVAL wraps around midnight, as Flink's (its milliseconds of
+    the day, modulo a day: ``TIME '23:30:00' + INTERVAL '1' HOUR`` is 00:30:00).
+    """
     if not isinstance(n, (exp.Add, exp.Sub)):
         return None
     sides = (n.this, n.expression)
     if not any(isinstance(x, exp.Interval) for x in sides):
         return None
     types = [type_of(x) for x in sides if not isinstance(x, exp.Interval)]
-    return next((t for t in types if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ")), None)
+    return next((t for t in types if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME")), None)
 
 
 def _added_months(n: exp.Expression, t: SqlType | None) -> exp.Expression | None:

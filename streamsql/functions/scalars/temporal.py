@@ -33,9 +33,10 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import flink_months, java_fields, java_ints, simple_date, time_units
+from streamsql.functions.scalars import flink_months, java_fields, java_ints, simple_date, time_type, time_units
 from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
+    Arg,
     Call,
     bind,
     fail_sql,
@@ -62,6 +63,14 @@ def _part(c: Call, unit: str) -> exp.Expression:
         msg = f"{c.name}: unsupported unit {unit} (supported: {units})"
         raise c.fail(msg)
     t = c.args[0].type
+    if time_type.is_time(t):  # its milliseconds of the day, as a timestamp's of 1970-01-01
+        refused = time_type.refusal(unit, c.name)
+        if refused is not None:
+            raise c.fail(refused)
+        value = time_type.on_epoch_day("{0}")
+        if unit in time_units.EXTRA_EXTRACT:
+            return template(time_units.extract_timestamp(unit, value, flink_day(value)), c.args[0])
+        return template(_millis_part(value, unit), c.args[0])
     if unit in time_units.EXTRA_EXTRACT:
         if t is not None and t.name == "DATE" and unit in ("MICROSECOND", "NANOSECOND"):
             msg = f"unit {unit} can not be applied to DATE variable"  # Flink 2.3's words
@@ -112,7 +121,7 @@ def _wall_if_ltz(c: Call, value: str) -> str:
     return wall_clock(value) if _is_ltz(c) else value
 
 
-@scalar("EXTRACT", group="temporal", sig=((D,),), result=BIGINT)
+@scalar("EXTRACT", group="temporal", sig=((D,), ("TIME",)), result=BIGINT)
 def extract(c: Call) -> exp.Expression:
     """A field of a date or timestamp: EXTRACT(unit FROM t).
 
@@ -134,7 +143,8 @@ def _shorthand(unit: str):
 for _name, _unit in (("YEAR", "YEAR"), ("QUARTER", "QUARTER"), ("MONTH", "MONTH"), ("WEEK", "WEEK"),
                      ("DAYOFMONTH", "DAY"), ("DAYOFYEAR", "DOY"), ("DAYOFWEEK", "DOW"), ("HOUR", "HOUR"),
                      ("MINUTE", "MINUTE"), ("SECOND", "SECOND")):
-    scalar(_name, group="temporal", sig=((D,),), result=BIGINT)(_shorthand(_unit))
+    scalar(_name, group="temporal", sig=((D,), ("TIME",)) if _unit in _TIME_PARTS else ((D,),),
+           result=BIGINT)(_shorthand(_unit))
 
 
 def wall_clock(instant: str) -> str:
@@ -445,6 +455,13 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     CEIL keeps a t already on the boundary.
     """
     unit = c.unit or ""
+    if time_type.is_time(c.args[0].type):  # rounded on 1970-01-01; the result's time of day
+        refused = time_type.refusal(unit, c.name)
+        if refused is not None:
+            raise c.fail(refused)
+        on_day = Call(c.name, [Arg(template(time_type.on_epoch_day("{0}"), c.args[0]), SqlType("TIMESTAMP", 3))],
+                      c.node, unit)
+        return template("CAST({0} AS TIME)", Arg(floor_ceil_to(on_day, fn), SqlType("TIMESTAMP", 3)))
     if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND", *time_units.DATE_ITSELF):
         return _floor_ceil_date(c, unit, fn)
     t = c.args[0].type
