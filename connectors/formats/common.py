@@ -305,7 +305,37 @@ def _fix_column(c: pa.Array | pa.ChunkedArray, t: SqlType, target: pa.DataType, 
         return floor_timestamps(c, target)
     if pa.types.is_binary(target) and pa.types.is_string(c.type):
         return base64_column(c)
+    if pa.types.is_time(target) and pa.types.is_string(c.type):
+        return time_column(c)
     return c.cast(target)
+
+
+#: Flink's JSON and CSV TIME text (``SQL_TIME_FORMAT``: ``HH:mm:ss`` and 0 to 9 fraction digits).
+SQL_TIME = r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,9}))?"
+
+
+def time_column(c: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """TIME text in Flink's JSON/CSV form read as ``time64[us]``: whole milliseconds, the rest cut.
+
+    Flink reads ``HH:mm:ss[.fraction]`` (``12:34`` and ``1:2:3`` fail) into its milliseconds of the
+    day (``12:34:56.123456789`` is 12:34:56.123: PyFlink 2.3, ``scripts/flink_time.py``).
+
+    Raises:
+        pyarrow.ArrowInvalid: for other text (the caller goes record by record).
+    """
+    c = combine(c)
+    ok = pc.match_substring_regex(c, "^" + SQL_TIME + "$")
+    if not pc.all(pc.fill_null(ok, True)).as_py():
+        msg = "TIME text not in HH:mm:ss[.fraction]"
+        raise pa.ArrowInvalid(msg)
+    parts = pc.extract_regex(pc.fill_null(c, "00:00:00"), "^(?P<h>..):(?P<m>..):(?P<s>..)(?:\\.(?P<f>[0-9]*))?$")
+    field = [parts.field(i) for i in range(4)]
+    h, m, sec = (f.cast(pa.int64()) for f in field[:3])
+    ms = pc.utf8_rpad(pc.utf8_slice_codeunits(pc.if_else(pc.equal(field[3], ""), "0", field[3]), 0, 3), 3, "0")
+    total = pc.add(pc.multiply(pc.add(pc.add(pc.multiply(h, 3600), pc.multiply(m, 60)), sec), 1000),
+                   ms.cast(pa.int64()))
+    us = pc.multiply(total, 1000)
+    return pc.if_else(c.is_null(), pa.scalar(None, pa.int64()), us).cast(pa.time64("us"))
 
 
 def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
@@ -420,14 +450,15 @@ def render_timestamp(
     return text
 
 
-def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None) -> pa.Array:
+def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None, trim: bool = False) -> pa.Array:
     """A TIME column's text: ``HH:mm:ss`` and ``digits`` fraction digits, or ``LocalTime.toString()``.
 
     ``digits`` 0: whole seconds (``12:34:56``); n > 0: exactly n digits (``12:34:56.100`` at 3);
     None: as ``java.time.LocalTime.toString()`` (Flink's print sink and ``Row.toString``):
     ``HH:mm`` when the seconds and fraction are zero, else ``HH:mm:ss`` and the fraction in groups
     of 3 digits as needed (``12:00``, ``12:00:01``, ``12:00:00.500``, ``12:00:00.000001``).
-    NULL stays NULL.
+    ``trim``: the fraction's trailing zeros dropped, and the ``.`` with them (Flink's JSON and CSV
+    formats, ``SQL_TIME_FORMAT``: ``23:59:59.5``, ``12:34:56``). NULL stays NULL.
     """
     arr = combine(arr)
     us = pc.fill_null(arr.cast(pa.time64("us")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
@@ -450,6 +481,8 @@ def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None) -> pa.Array
         text = pc.binary_join_element_wise(hms, fraction, ".")
     else:
         text = hms
+    if trim and digits:
+        text = pc.replace_substring_regex(text, r"\.?0+$", "")
     return pc.if_else(arr.is_null(), pa.scalar(None, pa.string()), text)
 
 
@@ -494,7 +527,7 @@ def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataTy
         return pa.list_(read_type(t.children[0], text_types))
     if n == "MAP":
         return pa.map_(read_type(t.children[0], text_types), read_type(t.children[1], text_types))
-    if n in text_types or t.is_time:
+    if n in text_types or t.is_time or n == "TIME":
         return pa.string()
     if n == "DECIMAL":
         return _wide_decimal(t.precision or 10, t.scale or 0)

@@ -70,6 +70,7 @@ from streamsql.connectors.formats.common import (
     fix_types,
     read_type,
     render_date,
+    render_time,
     render_timestamp,
     select_payloads,
     skip_option,
@@ -428,6 +429,8 @@ class CsvEncoder(Encoder):
             return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), joined), True
         if n == "DATE":  # java.time's text: +10024-01-01 past year 9999
             return render_date(col), True
+        if n == "TIME":  # SQL_TIME_FORMAT: 23:59:59.5, as the JSON format
+            return render_time(col, 3, trim=True), True
         return col.cast(pa.string()), n == "STRING"
 
     def _quoted(self, text: pa.Array) -> pa.Array:

@@ -15,8 +15,8 @@ TINYINT..BIGINT ``int8`` .. ``int64``
 FLOAT, DOUBLE   ``float32``, ``float64``
 DECIMAL(p, s)   ``decimal128(p, s)`` (exact; never a binary float)
 DATE            ``date32``
-TIME(p)         ``time64('us')`` (any p; the precision in the field's metadata; values hold whole
-                milliseconds, as Flink's TIME, an int of milliseconds of the day)
+TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is TIME(3): values hold
+                whole milliseconds, as Flink's TIME, an int of milliseconds of the day)
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 import pyarrow as pa
 
 from streamsql.core.errors import SqlError
-from streamsql.core.timestamp_precision import truncate_sql
+from streamsql.core.timestamp_precision import truncate_sql, truncate_time_sql
 
 _ALIASES = {
     "VARCHAR": "STRING", "CHAR": "STRING", "TEXT": "STRING", "STRING": "STRING",
@@ -185,12 +185,8 @@ class SqlType:
             return SqlType(name, p, s, nullable)
         if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(name, args[0] if args else (6 if name == "TIMESTAMP" else 6), None, nullable)
-        if name == "TIME":  # Flink's TimeType: TIME is TIME(0), precisions 0 to 9
-            p = args[0] if args else 0
-            if not 0 <= p <= 9:
-                msg = f"Time precision must be between 0 and 9 (both inclusive): {text.strip()}"
-                raise SqlError(msg)
-            return SqlType(name, p, None, nullable)
+        if name == "TIME":  # Flink 2.3: TIME is TIME(0); TIME(p > 3) is TIME(3) (milliseconds of the day)
+            return SqlType(name, min(args[0] if args else 0, 3), None, nullable)
         if t in ("CHAR", "BINARY"):  # Flink: CHAR is CHAR(1), BINARY is BINARY(1)
             return SqlType(name, args[0] if args else 1, None, nullable, padded=True)
         if t == "VARBINARY" and args and args[0] != _MAX_LENGTH:  # VARBINARY is BYTES, as in Flink
@@ -476,6 +472,8 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         return f"TRY_CAST({text} AS {dst.duckdb()})"
     if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
         expr = truncate_sql(expr, dst.precision or 0)
+    if dst.name == "TIME" and src.name in ("TIME", "TIMESTAMP") and (src.precision or 0) > (dst.precision or 0):
+        return truncate_time_sql(expr, dst.precision or 0)
     return f"CAST({expr} AS {dst.duckdb()})"
 
 

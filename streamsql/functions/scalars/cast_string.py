@@ -11,6 +11,8 @@ DOUBLE / FLOAT           Java's ``Double.toString`` /            ``1e+20``, ``0.
                          :mod:`streamsql.core.float_text`):
                          ``1.0E20``, ``1.0E-4``, ``1.5``,
                          ``1.23456789E8``, ``Infinity``, ``NaN``
+TIME(p)                  ``12:34:56.1`` (exactly p digits, cut:    ``12:34:56.123``
+                         Flink 2.3, ``scripts/flink_time.py``)
 BOOLEAN                  ``TRUE`` / ``FALSE``                      ``true`` / ``false``
 ROW                      ``(1, a, NULL)``                          ``{'x': 1, ...}``
 ARRAY                    ``[1, NULL]``                             ``[1, NULL]``
@@ -19,7 +21,7 @@ MAP                      ``{k=1, j=NULL}``                         ``{k=1, j=NUL
 
 Inside a composite every value is written as its own CAST to STRING, NULL as ``NULL``.
 
-Every other type keeps DuckDB's text, which is Flink's (DATE, TIME(0), DECIMAL with its scale,
+Every other type keeps DuckDB's text, which is Flink's (DATE, DECIMAL with its scale,
 integers, strings). Checked against Flink 2.3 by the conformance cases (tests/functions/cases.py).
 """
 
@@ -63,6 +65,12 @@ def _text(arg: str, t: SqlType) -> str | None:
         return _java_double(arg, t.name == "FLOAT")
     if t.name == "BOOLEAN":
         return f"CASE WHEN {arg} THEN 'TRUE' WHEN NOT {arg} THEN 'FALSE' END"
+    if t.name == "TIME":  # HH:mm:ss and exactly p digits (DuckDB writes the microseconds it holds)
+        p = t.precision or 0
+        whole = f"strftime(DATE '1970-01-01' + {arg}, '%H:%M:%S')"
+        if not p:
+            return whole
+        return f"{whole} || '.' || left(lpad(CAST(epoch_us({arg}) % 1000000 AS VARCHAR), 6, '0'), {p})"
     if t.name == "BYTES":  # Flink: the bytes read as UTF-8 (BINARY(3)'s zero bytes are NUL characters)
         return utf8_text(arg)
     return None

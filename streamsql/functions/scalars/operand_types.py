@@ -151,7 +151,11 @@ _NO_CAST = {("DATE", "NUMERIC"), ("DATE", "BOOLEAN"), ("NUMERIC", "DATE"), ("BOO
             ("TIMESTAMP_LTZ", "BOOLEAN"),
             # BYTES converts to and from strings only (checked with PyFlink 2.3's EXPLAIN, qflink27)
             ("NUMERIC", "BYTES"), ("BOOLEAN", "BYTES"), ("DATE", "BYTES"), ("TIMESTAMP", "BYTES"),
-            ("TIMESTAMP_LTZ", "BYTES"), ("BYTES", "NUMERIC"), ("BYTES", "BOOLEAN")}
+            ("TIMESTAMP_LTZ", "BYTES"), ("BYTES", "NUMERIC"), ("BYTES", "BOOLEAN"),
+            # a TIME converts to and from strings, TIMESTAMPs and TIMEs only (PyFlink 2.3: "Cast
+            # function cannot convert value of type TIME(0) to type DATE", scripts/flink_time.py)
+            *{(a, b) for a in ("TIME",) for b in ("NUMERIC", "BOOLEAN", "DATE", "BYTES")},
+            *{(b, a) for a in ("TIME",) for b in ("NUMERIC", "BOOLEAN", "DATE", "BYTES")}}
 #: Casts from BYTES Flink refuses in its own words (code generation), whatever the target's precision.
 _BYTES_TO_TIME = ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
 _FLINK_NO_CAST = {

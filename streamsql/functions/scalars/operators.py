@@ -50,7 +50,7 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType, bounded_bytes_sql
-from streamsql.functions.scalars import flink_months, java_ints, similar
+from streamsql.functions.scalars import flink_months, java_ints, similar, time_type
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
 from streamsql.functions.scalars.decimal_product import decimal_product
@@ -207,6 +207,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BYTES":
         cast = _bytes_cast(n, t)
+        if cast is not None:
+            return cast, t
+    if isinstance(n, exp.Cast) and t is not None and t.name == "TIME":
+        cast = time_type.compile_cast(n, t)
         if cast is not None:
             return cast, t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and reads_string_as(t):

@@ -64,7 +64,7 @@ def _part(c: Call, unit: str) -> exp.Expression:
         raise c.fail(msg)
     t = c.args[0].type
     if time_type.is_time(t):  # its milliseconds of the day, as a timestamp's of 1970-01-01
-        refused = time_type.refusal(unit, c.name)
+        refused = time_type.extract_refusal(unit, t)
         if refused is not None:
             raise c.fail(refused)
         value = time_type.on_epoch_day("{0}")
@@ -456,7 +456,7 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     """
     unit = c.unit or ""
     if time_type.is_time(c.args[0].type):  # rounded on 1970-01-01; the result's time of day
-        refused = time_type.refusal(unit, c.name)
+        refused = time_type.rounding_refusal(unit, c.name)
         if refused is not None:
             raise c.fail(refused)
         on_day = Call(c.name, [Arg(template(time_type.on_epoch_day("{0}"), c.args[0]), SqlType("TIMESTAMP", 3))],
