@@ -204,8 +204,9 @@ def _keep_compiled_types(items: list[tuple[str, str]], output: pa.Schema) -> pa.
         # its type, digits cut (TIMESTAMP '... 00:00:00' - INTERVAL '0.5' SECOND into a
         # TIMESTAMP(0) sink is ...:59), which the sink's cast from the coarse type then does.
         constant = '"' not in expr  # compiled columns are quoted names
-        # a constant's bytes are already cut and padded to its BINARY(n) / VARBINARY(n) (X'0102')
-        if t is not None and (not constant or t.name == "BYTES") and not t.is_composite \
+        # a constant's bytes are already cut and padded to its BINARY(n) / VARBINARY(n) (X'0102'), a
+        # constant TIME to its TIME(p) (reduced.as_literal; every TIME(p) is one Arrow type)
+        if t is not None and (not constant or t.name in ("BYTES", "TIME")) and not t.is_composite \
                 and t.to_arrow() == f.type and f.metadata is None:
             f = t.arrow_field(f.name)
         fields.append(f)

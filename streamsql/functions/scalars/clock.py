@@ -1,6 +1,6 @@
 """The time family: the current time, instants (TIMESTAMP_LTZ) and time zones.
 
-CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, PROCTIME, CURRENT_ROW_TIMESTAMP,
+CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, LOCALTIME, CURRENT_TIME, CURRENT_DATE, PROCTIME, CURRENT_ROW_TIMESTAMP,
 TO_TIMESTAMP_LTZ, CONVERT_TZ.
 
 The session time zone is Flink's ``'table.local-time-zone'`` (StreamSQL's default: UTC), read
@@ -63,6 +63,17 @@ for _name in ("CURRENT_TIMESTAMP", "NOW", "PROCTIME", "CURRENT_ROW_TIMESTAMP"):
 def localtimestamp(c: Call) -> exp.Expression:
     """The current wall clock in the session time zone (TIMESTAMP(3))."""
     return template(wall_clock("date_trunc('millisecond', current_timestamp)"))
+
+
+@scalar("LOCALTIME", "CURRENT_TIME", group="temporal", sig=((),), result=fixed("TIME", 0), deterministic=False,
+        nulls="never NULL", differences=_NOW)
+def localtime(c: Call) -> exp.Expression:
+    """The current time of day in the session time zone, TIME(0) as Flink 2.3 types both.
+
+    Its milliseconds are kept in the value, as Flink's (a TIME(0) prints none: CAST AS STRING,
+    the print sink and the JSON format show the value's).
+    """
+    return template(f"CAST({wall_clock('date_trunc(' + chr(39) + 'millisecond' + chr(39) + ', current_timestamp)')} AS TIME)")
 
 
 @scalar("CURRENT_DATE", group="temporal", sig=((),), result=fixed("DATE"), deterministic=False,

@@ -23,6 +23,8 @@ CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits 
                              (DuckDB fails); a DOUBLE goes
                              through its shortest text (Flink's BigDecimal.valueOf: 1.005 → 1.01)
 CAST(string AS ...)          the texts Flink reads, as it reads them (:mod:`.cast_text`)
+TIME +/- INTERVAL            wrapped around midnight (a year-month interval leaves it), as Flink 2.3
+CAST(TIME AS TIMESTAMP[_LTZ]) the time of day on 1970-01-01 (an LTZ: in the session time zone)
 DATE +/- INTERVAL            a DATE, as Flink: moved by whole days of a day-time interval,
                              truncated (DuckDB's result is a TIMESTAMP)
 INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
@@ -78,7 +80,7 @@ from streamsql.functions.scalars.registry import (
     time_operand,
     type_of,
 )
-from streamsql.functions.scalars.temporal import flink_day
+from streamsql.functions.scalars.temporal import flink_day, instant
 from streamsql.functions.scalars.typerules import arithmetic, as_decimal
 
 # DuckDB's names of the types a CAST fails into, as Flink names them.
@@ -213,6 +215,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         cast = time_type.compile_cast(n, t)
         if cast is not None:
             return cast, t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.is_time and time_type.is_time(type_of(n.this)):
+        # Flink: the time of day on 1970-01-01 (CAST(TIME '12:34:56' AS TIMESTAMP) is 1970-01-01 12:34:56);
+        # a TIMESTAMP_LTZ is the instant of that wall clock in the session time zone
+        wall = f"CAST({time_type.on_epoch_day('{0}')} AS TIMESTAMP)"
+        out = instant(wall) if t.name == "TIMESTAMP_LTZ" else f"CAST({wall} AS {t.duckdb()})"
+        return template(out, _sql(n.this)), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and reads_string_as(t):
         source = type_of(n.this)
         if source is not None and source.name in STRING_TYPES:

@@ -2,9 +2,8 @@
 
 Flink inherits Calcite's ``StandardConvertletTable.convertOverlaps``: each period is a pair of
 datetimes (DATE, TIME, TIMESTAMP) or a datetime and an INTERVAL (``end = start + interval``); each
-pair is put in order (``CASE WHEN end < start THEN end ELSE start END`` and the other way round),
-then the periods overlap when ``end1 >= start2 AND end2 >= start1`` (closed periods: touching ends
-overlap). A NULL anywhere makes the comparisons, so the result, NULL. The Flink docs' examples
+pair is put in order (:func:`_ordered`), then the periods overlap when ``end1 >= start2 AND end2 >=
+start1`` (closed periods: touching ends overlap). The Flink docs' examples
 (``(TIME '2:55:00', INTERVAL '1' HOUR) OVERLAPS (TIME '3:30:00', INTERVAL '2' HOUR)`` is TRUE)
 are conformance cases.
 """
@@ -47,8 +46,13 @@ def _period(side: exp.Expression, n: exp.Expression) -> tuple[exp.Expression, ex
 
 
 def _ordered(start: exp.Expression, end: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
-    """(the earlier, the later) of a period's two ends, as Calcite's CASE (NULL: the second)."""
-    swap = exp.LT(this=end.copy(), expression=start.copy())
-    lo = exp.Case(ifs=[exp.If(this=swap, true=end.copy())], default=start.copy())
-    hi = exp.Case(ifs=[exp.If(this=swap.copy(), true=start.copy())], default=end.copy())
+    """(the earlier, the later) of a period's two ends, as Calcite's CASE.
+
+    ``CASE WHEN start <= end THEN start ELSE end END`` and the other way round: with a NULL end the
+    period is ``(NULL, start)``, so ``(TIME '10:00:00', NULL) OVERLAPS (TIME '10:30:00', TIME
+    '11:00:00')`` is FALSE (10:00 >= 10:30), not NULL, as in Flink 2.3.
+    """
+    ordered = exp.LTE(this=start.copy(), expression=end.copy())
+    lo = exp.Case(ifs=[exp.If(this=ordered, true=start.copy())], default=end.copy())
+    hi = exp.Case(ifs=[exp.If(this=ordered.copy(), true=end.copy())], default=start.copy())
     return lo, hi

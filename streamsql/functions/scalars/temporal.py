@@ -33,10 +33,16 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import flink_months, java_fields, java_ints, simple_date, time_type, time_units
+from streamsql.functions.scalars import (
+    flink_months,
+    java_fields,
+    java_ints,
+    simple_date,
+    time_type,
+    time_units,
+)
 from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
-    Arg,
     Call,
     bind,
     fail_sql,
@@ -143,8 +149,7 @@ def _shorthand(unit: str):
 for _name, _unit in (("YEAR", "YEAR"), ("QUARTER", "QUARTER"), ("MONTH", "MONTH"), ("WEEK", "WEEK"),
                      ("DAYOFMONTH", "DAY"), ("DAYOFYEAR", "DOY"), ("DAYOFWEEK", "DOW"), ("HOUR", "HOUR"),
                      ("MINUTE", "MINUTE"), ("SECOND", "SECOND")):
-    scalar(_name, group="temporal", sig=((D,), ("TIME",)) if _unit in _TIME_PARTS else ((D,),),
-           result=BIGINT)(_shorthand(_unit))
+    scalar(_name, group="temporal", sig=((D,), ("TIME",)), result=BIGINT)(_shorthand(_unit))
 
 
 def wall_clock(instant: str) -> str:
@@ -326,7 +331,7 @@ def _timestampdiff_type(c: Call) -> SqlType:
     return SqlType("BIGINT" if c.unit == "NANOSECOND" else "INT")
 
 
-@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D),), result=_timestampdiff_type)
+@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D), ("TIME", "TIME")), result=_timestampdiff_type)
 def timestampdiff(c: Call) -> exp.Expression:
     """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero.
 
@@ -336,6 +341,11 @@ def timestampdiff(c: Call) -> exp.Expression:
     MILLENNIUM, DOW, DOY, ISODOW and ISOYEAR.
     """
     unit = c.unit or ""
+    if time_type.is_time(c.args[0].type) or time_type.is_time(c.args[1].type):
+        between = time_type.diff(unit, "{0}", "{1}")
+        if between is None:
+            raise c.fail(f"TIMESTAMPDIFF: unit {unit} of TIMEs is not supported (HOUR, MINUTE, SECOND, MILLISECOND)")
+        return template(between, *c.args)
     millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
     if unit in _MS or unit in time_units.DIFF_MILLIS:
         cut = java_ints.java_long if unit == "NANOSECOND" else java_ints.java_int
@@ -393,13 +403,20 @@ def _timestampadd_type(c: Call) -> SqlType | None:
     return same_as(1)(c)
 
 
-@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D),), result=_timestampadd_type)
+@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D), (INTEGER, "TIME")), result=_timestampadd_type)
 def timestampadd(c: Call) -> exp.Expression:
     """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end.
 
     DOW, DOY, ISODOW and EPOCH give NULL, ISOYEAR adds years, as Flink 2.3 (:mod:`.time_units`).
     """
     unit = c.unit or ""
+    operand = c.args[-1].type
+    if time_type.is_time(operand):
+        added = time_type.add(unit, "{0}", "{1}")
+        if added is None:
+            raise c.fail(f"TIMESTAMPADD: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, "
+                         "MILLISECOND, DAY...)")
+        return template(added, *c.args)
     if unit in time_units.ADD_NULL:
         t = _timestampadd_type(c)
         return template(f"CAST(NULL AS {t.duckdb()})") if t is not None else exp.Null()
@@ -455,13 +472,13 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     CEIL keeps a t already on the boundary.
     """
     unit = c.unit or ""
-    if time_type.is_time(c.args[0].type):  # rounded on 1970-01-01; the result's time of day
-        refused = time_type.rounding_refusal(unit, c.name)
-        if refused is not None:
-            raise c.fail(refused)
-        on_day = Call(c.name, [Arg(template(time_type.on_epoch_day("{0}"), c.args[0]), SqlType("TIMESTAMP", 3))],
-                      c.node, unit)
-        return template("CAST({0} AS TIME)", Arg(floor_ceil_to(on_day, fn), SqlType("TIMESTAMP", 3)))
+    t = c.args[0].type
+    if time_type.is_time(t):  # its milliseconds of the day rounded (time_type.rounded)
+        out = time_type.rounded("{0}", unit, fn == "ceil", c.name)
+        if out is None:
+            msg = f"{c.name}: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, DAY...)"
+            raise c.fail(msg)
+        return template(out, c.args[0])
     if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND", *time_units.DATE_ITSELF):
         return _floor_ceil_date(c, unit, fn)
     t = c.args[0].type

@@ -17,10 +17,9 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_time_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import FunctionError, template, type_of
+from streamsql.functions.scalars.registry import FunctionError, fail_sql, template, type_of
 
-#: The units of EXTRACT that Flink 2.3 refuses for a TIME ("unit MICROSECOND can not be applied to
-#: TIME(3) NOT NULL variable"), and the units of FLOOR/CEIL TO it rounds a TIME to.
+#: The units of EXTRACT that Flink 2.3 refuses for a TIME while planning, and those it computes.
 REFUSED_EXTRACT = ("MICROSECOND", "NANOSECOND")
 TIME_UNITS = ("HOUR", "MINUTE", "SECOND", "MILLISECOND")
 #: Calcite's TIME literal: SimpleDateFormat('HH:mm:ss'), not lenient, then any fraction digits.
@@ -38,17 +37,83 @@ def on_epoch_day(value: str) -> str:
 
 
 def extract_refusal(unit: str, t: SqlType) -> str | None:
-    """Flink's message for EXTRACT of ``unit`` from a TIME of type ``t``, None when Flink computes it."""
-    if unit not in REFUSED_EXTRACT:
-        return None
-    return f"unit {unit} can not be applied to {t} variable"
+    """Flink's message for EXTRACT of ``unit`` from a TIME of type ``t``, None when Flink computes it.
 
-
-def rounding_refusal(unit: str, what: str) -> str | None:
-    """The message for ``what`` (FLOOR/CEIL) of a TIME to ``unit``, None for a unit of a time of day."""
+    Flink 2.3 computes HOUR, MINUTE, SECOND and MILLISECOND; it refuses MICROSECOND and NANOSECOND
+    ("unit MICROSECOND can not be applied to TIME(3) NOT NULL variable") and fails the job on a
+    date unit ("unit DAY can not be applied to time variable"), refused here while planning.
+    """
     if unit in TIME_UNITS:
         return None
-    return f"{what}: unit {unit} of a TIME is not supported (a TIME rounds to HOUR, MINUTE, SECOND, MILLISECOND)"
+    if unit in REFUSED_EXTRACT:
+        return f"unit {unit} can not be applied to {t} variable"
+    return f"unit {unit} can not be applied to time variable"
+
+
+#: Milliseconds of each unit TIMESTAMPDIFF / TIMESTAMPADD / FLOOR / CEIL apply to a time of day.
+_UNIT_MILLIS = {"HOUR": 3_600_000, "MINUTE": 60_000, "SECOND": 1000, "MILLISECOND": 1}
+_DATE_UNITS = ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+
+
+def millis(value: str) -> str:
+    """DuckDB SQL of the TIME ``value``'s milliseconds of the day (BIGINT), as Flink holds it."""
+    return f"(epoch_us({value}) // 1000)"
+
+
+def from_millis(ms: str) -> str:
+    """DuckDB SQL of the TIME at ``ms`` milliseconds of the day, wrapped around it.
+
+    Not cut to a p: Flink keeps a computed TIME's milliseconds; a constant is cut where it is folded
+    (:func:`~streamsql.functions.scalars.reduced.as_literal`).
+    """
+    return f"(TIME '00:00:00' + to_milliseconds((({ms}) % 86400000 + 86400000) % 86400000))"
+
+
+def rounded(value: str, unit: str, ceil: bool, what: str) -> str | None:
+    """DuckDB SQL of FLOOR/CEIL(``value`` TO ``unit``) of a TIME, as Flink 2.3; None: unit refused.
+
+    A unit of a day or more leaves the time as it is (``FLOOR(TIME '12:44:31' TO DAY)`` is
+    12:44:31); a CEIL past the day fails the job as Flink's ("Hour out of range: [24]").
+    """
+    if unit in _DATE_UNITS:
+        return value
+    size = _UNIT_MILLIS.get(unit)
+    if size is None:
+        return None
+    ms = millis(value)
+    out = f"({ms} // {size} * {size})"
+    if ceil:
+        out = f"(CASE WHEN {ms} % {size} = 0 THEN {ms} ELSE {out} + {size} END)"
+        failing = fail_sql(f"'{what}(' || CAST({value} AS VARCHAR) || ' TO {unit}) is past the day: "
+                           "Hour out of range: [24] (Flink fails the job too)'")
+        out = f"(CASE WHEN {out} >= 86400000 THEN {failing} ELSE {out} END)"
+    return from_millis(out)
+
+
+def diff(unit: str, a: str, b: str) -> str | None:
+    """DuckDB SQL of TIMESTAMPDIFF(unit, a, b) of two TIMEs: whole units from a to b, toward zero (INT).
+
+    As Flink 2.3 (``TIMESTAMPDIFF(MINUTE, TIME '13:00:00', TIME '12:00:30')`` is -59); None for a
+    unit other than HOUR, MINUTE, SECOND, MILLISECOND.
+    """
+    size = _UNIT_MILLIS.get(unit)
+    if size is None:
+        return None
+    return f"CAST(trunc(({millis(b)} - {millis(a)}) / {size}) AS INTEGER)"
+
+
+def add(unit: str, n: str, value: str) -> str | None:
+    """DuckDB SQL of TIMESTAMPADD(unit, n, a TIME value): wrapped around midnight.
+
+    A unit of a day or more leaves the time as it is (Flink 2.3: TIMESTAMPADD(DAY, 1, TIME
+    '12:00:00') is 12:00:00); None for another unit.
+    """
+    if unit in _DATE_UNITS:
+        return value
+    size = _UNIT_MILLIS.get(unit)
+    if size is None:
+        return None
+    return from_millis(f"{millis(value)} + CAST({n} AS BIGINT) * {size}")
 
 
 def is_literal(n: exp.Expression) -> bool:
@@ -72,7 +137,8 @@ def literal(n: exp.Cast) -> tuple[str, SqlType]:
         msg = f"Illegal TIME literal '{text}': not in format 'HH:mm:ss'"
         raise FunctionError(msg, n)
     digits = (m.group(4) or "")[:3]
-    value = f"{int(m.group(1)):02d}:{int(m.group(2)):02d}:{int(m.group(3)):02d}" + (f".{digits}" if digits else "")
+    h, mi, s = (int(m.group(i)) for i in (1, 2, 3))
+    value = f"{h:02d}:{mi:02d}:{s:02d}" + (f".{digits}" if digits else "")
     return f"TIME '{value}'", SqlType("TIME", len(digits))
 
 
