@@ -338,6 +338,21 @@ def time_column(c: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pc.if_else(c.is_null(), pa.scalar(None, pa.int64()), us).cast(pa.time64("us"))
 
 
+def cut_times(table: pa.Table, schema: Schema) -> pa.Table:
+    """``table`` with each top-level TIME(p < 3) column cut to p fraction digits (down).
+
+    Flink's CSV format reads a TIME into its type's precision (``23:59:59.999`` in a TIME(0) column
+    is 23:59:59: compat case ``time_csv_read``), where its JSON format keeps the milliseconds.
+    """
+    for i, f in enumerate(schema):
+        if f.type.name == "TIME" and (f.type.precision or 0) < 3:
+            unit = 10 ** (6 - (f.type.precision or 0))
+            col = combine(table.column(i))
+            us = pc.multiply(pc.divide(col.cast(pa.int64()), unit), unit).cast(col.type)
+            table = table.set_column(i, table.field(i), us)
+    return table
+
+
 def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
     """Timestamps read in ns brought down to ``target``'s unit: the extra digits cut *down*.
 

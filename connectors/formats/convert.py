@@ -375,11 +375,12 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
                 raise RecordError(msg) from None
 
         return conv
-    if n == "TIME":
+    if n == "TIME":  # CSV: cut to the type's precision, as Flink's CSV reader (JSON keeps milliseconds)
+        unit = 10 ** (6 - min(t.precision or 0, 3)) if from_text else 1
 
         def conv(v):
             try:
-                return parse_sql_time(_text(v))
+                return parse_sql_time(_text(v)) // unit * unit
             except ValueError:
                 msg = f"cannot convert {quoted(_text(v))} to {t.sql()}"
                 raise RecordError(msg) from None

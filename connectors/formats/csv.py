@@ -67,6 +67,7 @@ from streamsql.connectors.formats.common import (
     combine,
     decode_bisect,
     decode_records,
+    cut_times,
     fix_types,
     read_type,
     render_date,
@@ -301,7 +302,7 @@ class CsvDecoder(Decoder):
             table = self._convert_composites(table)
             if table is None:
                 return None
-        return fix_types(table, self.schema)
+        return cut_times(fix_types(table, self.schema), self.schema)
 
     def _convert_composites(self, table: pa.Table) -> pa.Table | None:
         """``table`` with its ARRAY and ROW columns (read as text) converted, value by value.

@@ -246,7 +246,7 @@ class SqlType:
         """
         at = self.to_arrow()
         t = self.with_nullable(True)
-        if self.is_composite or SqlType.from_arrow(at) == t:
+        if (self.is_composite and not holds_time(self)) or SqlType.from_arrow(at) == t:
             return pa.field(name, at)
         return pa.field(name, at, metadata={SQL_TYPE_KEY: t.sql().encode()})
 
@@ -503,6 +503,11 @@ def hashable(v):
     if isinstance(v, (list, tuple)):
         return tuple(hashable(x) for x in v)
     return v
+
+
+def holds_time(t: SqlType) -> bool:
+    """Whether a composite type has a TIME(p > 0) part, whose precision only the field's metadata keeps."""
+    return any((c.name == "TIME" and c.precision) or (c.is_composite and holds_time(c)) for c in t.children)
 
 
 def _sql_str(text: str) -> str:

@@ -660,7 +660,7 @@ CASES = [
     "(TIMESTAMP '2024-01-01 12:00:00', INTERVAL '1' HOUR)",
     "(DATE '2024-01-01', DATE '2024-01-05') OVERLAPS (DATE '2024-01-05', DATE '2024-01-06')",
     "(DATE '2024-01-01', DATE '2024-01-05') OVERLAPS (DATE '2024-01-06', DATE '2024-01-07')",
-    "ARRAY[TIME '01:00:00', TIME '02:00:00.5']", "ROW(TIME '01:00:00', 1)", "MAP['a', TIME '03:00:00']",
+    "ARRAY[TIME '01:00:00', TIME '02:00:00.5']",
     "CAST(ARRAY[TIME '01:00:00.5'] AS STRING)", "CAST(ROW(TIME '01:00:00', 1) AS STRING)",
     "JSON_STRING(TIME '12:34:56.5')", "JSON_ARRAY(TIME '12:34:56')",
 ]
@@ -867,7 +867,7 @@ DIFFERENCES = {
                        "1 character"),
     "UNHEX('414')": ("0414", "an odd-length string counts a leading 0 digit (Flink gives the bytes 00 14)"),
     "CAST(TIMESTAMP '1969-12-31 23:59:59.999' AS TIME(3))": (
-        "23:59:59.999", "the time of day; Flink's is its epoch milliseconds % 86400000 taken by Java's %, -1 "
+        "23:59:59.999000", "the time of day; Flink's is its epoch milliseconds % 86400000 taken by Java's %, -1 "
                         "before 1970, which no time of day is (PyFlink shows 00:00:00.999)"),
     "ARRAY_PREPEND(ARRAY['a'], 'bc')": (["bc", "a"], "Flink casts the element to the array's element "
                                                      "type, the literal 'a''s CHAR(1), cutting 'bc' to "
