@@ -328,10 +328,12 @@ def time_column(c: pa.Array | pa.ChunkedArray) -> pa.Array:
     if not pc.all(pc.fill_null(ok, True)).as_py():
         msg = "TIME text not in HH:mm:ss[.fraction]"
         raise pa.ArrowInvalid(msg)
-    parts = pc.extract_regex(pc.fill_null(c, "00:00:00"), "^(?P<h>..):(?P<m>..):(?P<s>..)(?:\\.(?P<f>[0-9]*))?$")
+    pattern = "^(?P<h>..):(?P<m>..):(?P<s>..)(?:\\.(?P<f>[0-9]*))?$"
+    parts = pc.extract_regex(pc.fill_null(c, "00:00:00"), pattern)
     field = [parts.field(i) for i in range(4)]
     h, m, sec = (f.cast(pa.int64()) for f in field[:3])
-    ms = pc.utf8_rpad(pc.utf8_slice_codeunits(pc.if_else(pc.equal(field[3], ""), "0", field[3]), 0, 3), 3, "0")
+    fraction = pc.if_else(pc.equal(field[3], ""), "0", field[3])
+    ms = pc.utf8_rpad(pc.utf8_slice_codeunits(fraction, 0, 3), 3, "0")
     total = pc.add(pc.multiply(pc.add(pc.add(pc.multiply(h, 3600), pc.multiply(m, 60)), sec), 1000),
                    ms.cast(pa.int64()))
     us = pc.multiply(total, 1000)

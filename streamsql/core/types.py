@@ -472,7 +472,8 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         return f"TRY_CAST({text} AS {dst.duckdb()})"
     if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
         expr = truncate_sql(expr, dst.precision or 0)
-    if dst.name == "TIME" and src.name in ("TIME", "TIMESTAMP") and (src.precision or 0) > (dst.precision or 0):
+    if dst.name == "TIME" and src.name in ("TIME", "TIMESTAMP") \
+            and (src.precision or 0) > (dst.precision or 0):
         return truncate_time_sql(expr, dst.precision or 0)
     return f"CAST({expr} AS {dst.duckdb()})"
 

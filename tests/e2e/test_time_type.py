@@ -107,4 +107,5 @@ def _run(env, statement: str) -> None:
 
 
 def _rows(env, query: str) -> list[list[str | None]]:
-    return [[None if v is None else str(v) for v in row] for _, row in env.execute_sql(query).collect(timeout=60)]
+    rows = env.execute_sql(query).collect(timeout=60)
+    return [[None if v is None else str(v) for v in row] for _, row in rows]

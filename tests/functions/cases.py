@@ -867,7 +867,8 @@ DIFFERENCES = {
                        "1 character"),
     "UNHEX('414')": ("0414", "an odd-length string counts a leading 0 digit (Flink gives the bytes 00 14)"),
     "CAST(TIMESTAMP '1969-12-31 23:59:59.999' AS TIME(3))": (
-        "23:59:59.999000", "the time of day; Flink's is its epoch milliseconds % 86400000 taken by Java's %, -1 "
+        "23:59:59.999000", "the time of day; Flink's is its epoch milliseconds % 86400000 taken by Java's %, "
+                           "-1 "
                         "before 1970, which no time of day is (PyFlink shows 00:00:00.999)"),
     "ARRAY_PREPEND(ARRAY['a'], 'bc')": (["bc", "a"], "Flink casts the element to the array's element "
                                                      "type, the literal 'a''s CHAR(1), cutting 'bc' to "

@@ -65,7 +65,8 @@ _TEXT = ("STRING", "BYTES")
 _TIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
 # Families whose values Flink never compares with another family's (strings aside, see above).
 _INTEGER_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
-_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "INTERVAL", "ARRAY", "MAP", "ROW")
+_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "INTERVAL", "ARRAY", "MAP",
+                           "ROW")
 _CALCITE_NAME = {"INT": "INTEGER", "STRING": "VARCHAR", "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"}
 
 

@@ -215,7 +215,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         cast = time_type.compile_cast(n, t)
         if cast is not None:
             return cast, t
-    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.is_time and time_type.is_time(type_of(n.this)):
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.is_time \
+            and time_type.is_time(type_of(n.this)):
         # Flink: the time of day on 1970-01-01 (CAST(TIME '12:34:56' AS TIMESTAMP) is 1970-01-01 12:34:56);
         # a TIMESTAMP_LTZ is the instant of that wall clock in the session time zone
         wall = f"CAST({time_type.on_epoch_day('{0}')} AS TIMESTAMP)"
@@ -438,7 +439,8 @@ def _timestamp_interval(n: exp.Expression) -> SqlType | None:
     if not any(isinstance(x, exp.Interval) for x in sides):
         return None
     types = [type_of(x) for x in sides if not isinstance(x, exp.Interval)]
-    return next((t for t in types if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME")), None)
+    kinds = ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME")
+    return next((t for t in types if t is not None and t.name in kinds), None)
 
 
 def _added_months(n: exp.Expression, t: SqlType | None) -> exp.Expression | None:

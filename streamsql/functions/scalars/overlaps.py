@@ -30,7 +30,8 @@ def rewrite(n: exp.Overlaps) -> exp.Expression:
     s2, e2 = _period(n.expression, n)
     lo1, hi1 = _ordered(s1, e1)
     lo2, hi2 = _ordered(s2, e2)
-    out = exp.paren(exp.and_(exp.GTE(this=hi1, expression=lo2), exp.GTE(this=hi2, expression=lo1)), copy=False)
+    both = exp.and_(exp.GTE(this=hi1, expression=lo2), exp.GTE(this=hi2, expression=lo1))
+    out = exp.paren(both, copy=False)
     out.meta.update({k: v for k, v in n.meta.items() if k in ("line", "col", "start", "end")})
     return out
 

@@ -344,7 +344,8 @@ def timestampdiff(c: Call) -> exp.Expression:
     if time_type.is_time(c.args[0].type) or time_type.is_time(c.args[1].type):
         between = time_type.diff(unit, "{0}", "{1}")
         if between is None:
-            raise c.fail(f"TIMESTAMPDIFF: unit {unit} of TIMEs is not supported (HOUR, MINUTE, SECOND, MILLISECOND)")
+            msg = f"TIMESTAMPDIFF: unit {unit} of TIMEs is not supported (HOUR, MINUTE, SECOND, MILLISECOND)"
+            raise c.fail(msg)
         return template(between, *c.args)
     millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
     if unit in _MS or unit in time_units.DIFF_MILLIS:
@@ -414,8 +415,9 @@ def timestampadd(c: Call) -> exp.Expression:
     if time_type.is_time(operand):
         added = time_type.add(unit, "{0}", "{1}")
         if added is None:
-            raise c.fail(f"TIMESTAMPADD: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, "
-                         "MILLISECOND, DAY...)")
+            msg = (f"TIMESTAMPADD: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, "
+                   "DAY ...)")
+            raise c.fail(msg)
         return template(added, *c.args)
     if unit in time_units.ADD_NULL:
         t = _timestampadd_type(c)
@@ -476,7 +478,8 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     if time_type.is_time(t):  # its milliseconds of the day rounded (time_type.rounded)
         out = time_type.rounded("{0}", unit, fn == "ceil", c.name)
         if out is None:
-            msg = f"{c.name}: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, DAY...)"
+            msg = (f"{c.name}: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, "
+                   "DAY ...)")
             raise c.fail(msg)
         return template(out, c.args[0])
     if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND", *time_units.DATE_ITSELF):
