@@ -415,8 +415,8 @@ def timestampadd(c: Call) -> exp.Expression:
     if time_type.is_time(operand):
         added = time_type.add(unit, "{0}", "{1}")
         if added is None:
-            msg = (f"TIMESTAMPADD: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, "
-                   "DAY ...)")
+            msg = (f"TIMESTAMPADD: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, "
+                   "MILLISECOND, DAY ...)")
             raise c.fail(msg)
         return template(added, *c.args)
     if unit in time_units.ADD_NULL:
