@@ -6,9 +6,9 @@ and ``BIT(1)`` → BOOLEAN, ``DECIMAL(p, s)`` → DECIMAL(p, s), ``DATETIME(p)``
 ``TIME(p)`` → TIME(p) (milliseconds), ``TIMESTAMP(p)`` → TIMESTAMP(p) as wall-clock time in
 ``'server-time-zone'`` (or TIMESTAMP_LTZ(p): the instant), ``DATE``, ``YEAR`` → INT, character
 types, ``ENUM`` and ``JSON`` (its text) → STRING, ``BIT(n > 1)`` → BYTES (little-endian, as
-Debezium hands them to Flink CDC), binary and BLOB types → BYTES. A declared column must exist in every captured table and
-have a type its MySQL type maps to (or a wider one); ``SET`` and spatial types are refused
-(StreamSQL has no such type yet).
+Debezium hands them to Flink CDC), binary and BLOB types → BYTES. A declared column must exist in
+every captured table and have a type its MySQL type maps to (or a wider one); ``SET`` and spatial
+types are refused (StreamSQL has no such type yet).
 """
 
 from __future__ import annotations
