@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from streamsql.core.errors import StreamSQLError
+from streamsql.output import shown_changelog
 from tests.runtime.oracle import make_env
 
 FLINK = json.loads((Path(__file__).parent / "time_flink.json").read_text())
@@ -99,6 +100,17 @@ def test_format_reads_time_text_as_flink(tmp_path, fmt):
         else:
             assert _rows(e, query) == case["rows"], case["line"]
         e.close()
+
+
+def test_client_text_is_flinks_cast_to_string(env):
+    """The shell prints a TIME as Flink's SQL client: its CAST to STRING (first recorded query)."""
+    query = next(q for q in FLINK["queries"] if q.startswith("SELECT CAST(TIME '12:34:56.123456' AS STRING)"))
+    values = ("TIME '12:34:56.123456'", "TIME '12:34:56.1'", "TIME '00:00:00'",
+              "CAST(TIME '12:34:56.987654' AS TIME(6))", "CAST(TIME '12:34:56.987654' AS TIME(0))",
+              "CAST(TIME '12:34:56.987' AS TIME(1))")
+    result = env.execute_sql("SELECT " + ", ".join(values))
+    (_, row), = shown_changelog(result.collect(timeout=60), result.column_types, result.time_zone)
+    assert [str(v) for v in row] == FLINK["queries"][query]["rows"][0]
 
 
 def _run(env, statement: str) -> None:
