@@ -147,8 +147,8 @@ def test_time_values_are_written_as_the_database_time_type(request, tmp_path, ki
     path = tmp_path / "in.json"
     path.write_text('{"k": 1, "t": "12:34:56.5"}\n{"k": 2, "t": "00:00:00"}\n{"k": 3, "t": null}\n')
     env = _env(tmp_path)
-    env.execute_sql(f"CREATE TABLE src (k INT, t TIME(3)) WITH ('connector' = 'filesystem', 'path' = '{path}', "
-                    "'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE src (k INT, t TIME(3)) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = 'json')")
     env.execute_sql(f"CREATE TABLE times (k INT, t TIME(3)) WITH ({_jdbc(db, kind, 'times')})")
     assert env.execute_sql("INSERT INTO times SELECT k, t FROM src").job.wait(120) == "FINISHED"
     rows = _db_rows(db, kind, "SELECT k, t FROM times")
