@@ -20,6 +20,7 @@ from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 import pyarrow as pa
+from streamsql.connectors.jdbc import time_of_day
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError
@@ -169,14 +170,6 @@ def column_name(captured: CapturedTable, name: str) -> str:
     return c.name if c is not None else name
 
 
-def _time_of_day(v: dt.timedelta | dt.time) -> dt.time:
-    """A MySQL TIME value (a ``timedelta``, possibly negative or past a day) as a time of day in ms."""
-    if isinstance(v, dt.time):
-        return v.replace(microsecond=v.microsecond // 1000 * 1000)
-    ms = (v // dt.timedelta(milliseconds=1)) % 86_400_000
-    return dt.time(ms // 3_600_000, ms // 60_000 % 60, ms // 1000 % 60, ms % 1000 * 1000)
-
-
 def _bits(v: Any) -> int:
     """A BIT value as a number: bytes (a SELECT, big-endian) or '0101' text (the binlog)."""
     if isinstance(v, (bytes, bytearray)):
@@ -198,7 +191,7 @@ def converter(c: Column, declared: SqlType, zone: str | None) -> Callable[[Any],
     if declared.name == "BOOLEAN":
         return lambda v: None if v is None else bool(v)
     if declared.name == "TIME":  # pymysql and the binlog give a timedelta: its time of day, in ms
-        return lambda v: None if v is None else _time_of_day(v)
+        return lambda v: None if v is None else time_of_day(v)
     if c.data_type == "timestamp" and declared.name == "TIMESTAMP":
         tz = ZoneInfo(zone) if zone else None
 
