@@ -40,6 +40,7 @@ SPEC = register(
         name="blackhole",
         options=[OptionSpec("connector", required=True, description="'blackhole'")],
         create_sink=BlackholeSink,
+        sink_partitioning=True,  # Flink's BlackHoleSink is SupportsPartitioning
         description="discards all rows",
         check_sink=_check,
         sink_accepts_updates=lambda table: True,

@@ -8,22 +8,32 @@ last line returned (``offset`` in bytes), and a restore seeks there. Bad records
 ``path:line``. One split (``split_names`` empty, batches without split ids): files are read one
 after another, so a table's watermark follows the largest rowtime read so far across files.
 
-Sink (append-only): encodes rows to lines and appends them to ``'path'`` — the file itself, or
-``part-<job>-<task>.<ext>`` inside it when ``'path'`` is a directory (or ends with ``/``). Rows
-are buffered and appended + fsynced at each checkpoint (``pre_commit``) and at the end, so they
-become visible at checkpoints. Delivery guarantee: at-least-once — rows appended after the last
-completed checkpoint are appended again after a restore (the sink contract has no state in which
-to record the committed file length). Only inserts, except with ``'format' = 'debezium-json'``.
+Sink: :mod:`.filesystem_sink` — exactly-once part files in a directory, as Flink's (or appended
+to one file, truncated to the checkpoint's length on restore); only inserts, except with
+``'format' = 'debezium-json'``.
+
+Partitioned tables (``PARTITIONED BY``, :mod:`.partitions`): the files under ``'path'`` are read
+from the ``k1=v1/k2=v2/`` folders of the partition columns (files at another depth are not read,
+as Flink's partition listing), each row getting its folder's values; the records hold the other
+columns. ``'partition.default-name'`` is read back as NULL.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 import numpy as np
 import pyarrow as pa
+from streamsql.connectors.filesystem_sink import OPTIONS as SINK_OPTIONS
+from streamsql.connectors.filesystem_sink import (
+    SINK_REASON,
+    FileSystemSink,
+    check_sink_options,
+    table_path,
+    writes_directory,
+)
 from streamsql.connectors.formats import encodes_updates, is_changelog_format, make_decoder, make_encoder
+from streamsql.connectors.partitions import DEFAULT_NAME, check_partition_columns, folder_values, value_array
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
@@ -32,7 +42,6 @@ from streamsql.core.connector import (
     ConnectorContext,
     ConnectorSpec,
     OptionSpec,
-    Sink,
     SinkGuarantee,
     Source,
 )
@@ -65,6 +74,12 @@ def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:
         )
         raise ConfigError(msg)
     return fmt, table.options
+
+
+def data_schema(table: TableDef) -> Schema:
+    """The columns a file's records hold: the physical ones but the partition columns."""
+    keys = {k.lower() for k in table.partition_keys}
+    return Schema([f for f in table.physical_schema.fields if f.name.lower() not in keys])
 
 
 def _check_source_metadata(table: TableDef) -> None:
@@ -116,14 +131,16 @@ def _decoder(table: TableDef):
                f"filesystem table's files once, as a bounded source (with it, Flink watches for new files "
                f"and never ends the input); remove the option, or replay the files into a Kafka topic")
         raise ConfigError(msg, table=table.name, option="source.monitor-interval")
-    return make_decoder(fmt, table.physical_schema, opts, table.name)
+    check_partition_columns(table)
+    return make_decoder(fmt, data_schema(table), opts, table.name)
 
 
 def _encoder(table: TableDef):
-    """The table's format encoder (checks the connector and format options)."""
+    """The table's format encoder of :func:`data_schema` (checks the connector, format and sink options)."""
     fmt, opts = _format_of(table)
     _check_sink_metadata(table)
-    return make_encoder(fmt, table.physical_schema, opts, table.name)
+    check_sink_options(table)
+    return make_encoder(fmt, data_schema(table), opts, table.name)
 
 
 def _maybe_blank_line(data: bytes) -> bool:
@@ -140,14 +157,19 @@ def _maybe_blank_line(data: bytes) -> bool:
     return bool(nl.size) and bool((a[nl + 1] <= 0x20).any())
 
 
-def list_files(path: str) -> list[str]:
-    """The files a source reads at ``path``: itself, or the visible files under it, sorted."""
+def list_files(path: str, depth: int | None = None) -> list[str]:
+    """The files a source reads at ``path``: itself, or the visible files under it, sorted.
+
+    ``depth``: only the files that many folders down (a partitioned table's: one per key).
+    """
     if os.path.isfile(path):
         return [path]
     out = []
     for root, dirs, files in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        out.extend(os.path.join(root, f) for f in files if not f.startswith((".", "_")))
+        rel = os.path.relpath(root, path)
+        if depth is None or (0 if rel == "." else rel.count(os.sep) + 1) == depth:
+            out.extend(os.path.join(root, f) for f in files if not f.startswith((".", "_")))
     return sorted(out, key=lambda p: os.path.relpath(p, path))
 
 
@@ -159,7 +181,7 @@ class FileSystemSource(Source):
     def __init__(self, ctx: ConnectorContext):
         self.decoder = _decoder(ctx.table)
         self.ctx = ctx
-        self.path = ctx.table.options["path"]
+        self.path = table_path(ctx.table)
         self.schema = Schema([*ctx.table.physical_schema.fields,
                               *(Field(c.name, c.type) for c in ctx.table.metadata_columns)])
         self.changelog = self.decoder.changelog
@@ -179,7 +201,10 @@ class FileSystemSource(Source):
         if not os.path.exists(self.path):
             msg = f"Table '{self.ctx.table.name}': path '{self.path}' does not exist"
             raise ExecutionError(msg)
-        self._files = list_files(self.path)
+        keys = self.ctx.table.partition_keys
+        self._files = list_files(self.path, len(keys) if keys else None)
+        if keys:  # a partitioned table's files are those in its partitions' folders (the WHERE's)
+            self._files = [f for f in self._files if self._wanted(self._partition_of(f))]
         self._i, self._done = 0, False
         if position:
             if position.get("done"):
@@ -199,6 +224,29 @@ class FileSystemSource(Source):
         if self._f is not None:
             self._f.close()
             self._f = None
+
+    def _partition_of(self, f: str) -> dict[str, str | None] | None:
+        """The partition values of file ``f`` (its folder's), or None outside a partition folder."""
+        default = self.ctx.table.options.get("partition.default-name", DEFAULT_NAME)
+        return folder_values(os.path.dirname(os.path.relpath(f, self.path)), self.ctx.table.partition_keys,
+                             default)
+
+    def _wanted(self, values: dict[str, str | None] | None) -> bool:
+        """True for a partition folder the job reads (:attr:`ConnectorContext.partitions`)."""
+        if values is None:
+            return False
+        allowed = self.ctx.partitions or {}
+        return all(values.get(k) in v for k, v in allowed.items())
+
+    def _with_partition(self, batch: Batch, name: str) -> None:
+        """Put the partition columns of file ``name`` into ``batch`` at their places (the physical order)."""
+        values = self._partition_of(name)
+        t = batch.table
+        for i, f in enumerate(self.ctx.table.physical_schema.fields):
+            key = next((k for k in self.ctx.table.partition_keys if k.lower() == f.name.lower()), None)
+            if key is not None:
+                t = t.add_column(i, f.name, value_array(values[key], f.type, t.num_rows))
+        batch.table = t
 
     def _rel(self, f: str) -> str:
         return os.path.basename(f) if os.path.isfile(self.path) else os.path.relpath(f, self.path)
@@ -285,6 +333,8 @@ class FileSystemSource(Source):
                 m = self.ctx.metrics
                 m["bad_records"] = m.get("bad_records", 0) + self.decoder.skipped - before
             if batch.num_rows:
+                if self.ctx.table.partition_keys:
+                    self._with_partition(batch, name)
                 for c, arr in zip(self.ctx.table.metadata_columns,
                                   _metadata_arrays(self.ctx.table, name, batch.num_rows), strict=True):
                     batch.table = batch.table.append_column(c.name, arr)
@@ -309,71 +359,17 @@ class FileSystemSource(Source):
         return self._done
 
 
-_SINK_REASON = (
-    "filesystem appends rows at each checkpoint; rows appended after the last completed "
-    "checkpoint are appended again after a restore (at-least-once)"
-)
+def _create_sink(ctx: ConnectorContext) -> FileSystemSink:
+    return FileSystemSink(ctx, _encoder(ctx.table))
 
 
-class FileSystemSink(Sink):
-    """See module docstring."""
-
-    transactional = False
-    guarantee_reason = _SINK_REASON
-
-    def __init__(self, ctx: ConnectorContext):
-        self.encoder = _encoder(ctx.table)
-        self.ctx = ctx
-        self.fmt = _format_of(ctx.table)[0]
-        self.path = ctx.table.options["path"]
-        self.schema = ctx.table.physical_schema
-        self.accepts_updates = self.encoder.accepts_updates
-        self._pending: list[bytes] = []
-        self._f = None
-        self.target: str | None = None
-
-    def open(self) -> None:
-        """See :meth:`Source.open` / :meth:`Sink.open`."""
-        p = self.path
-        if os.path.isdir(p) or p.endswith(("/", os.sep)):
-            os.makedirs(p, exist_ok=True)
-            job = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.ctx.job_name or "job")
-            self.target = os.path.join(p, f"part-{job}-{self.ctx.task_index}.{_EXT[self.fmt]}")
-        else:
-            parent = os.path.dirname(os.path.abspath(p))
-            os.makedirs(parent, exist_ok=True)
-            self.target = p
-        self._f = open(self.target, "ab")  # noqa: SIM115 (closed in close)
-
-    def write(self, batch: Batch) -> None:
-        """Write a batch (see :meth:`Sink.write`)."""
-        if batch.num_rows == 0:
-            return
-        payloads = self.encoder.encode(batch.table, batch.kinds)
-        self._pending.extend(b"" if p is None else p for p in payloads)
-
-    def _flush(self) -> None:
-        if self._f is None:
-            self.open()
-        if self._pending:
-            self._f.write(b"\n".join(self._pending) + b"\n")
-            self._pending = []
-        self._f.flush()
-        os.fsync(self._f.fileno())
-
-    def pre_commit(self, checkpoint_id: int) -> None:
-        """Flush at a checkpoint barrier: rows written so far become durable and visible."""
-        self._flush()
-
-    def finish(self) -> None:
-        """End of input: flush."""
-        self._flush()
-
-    def close(self) -> None:
-        """Release the open file or stream."""
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+def _guarantee(table: TableDef, config: dict[str, str]) -> SinkGuarantee:
+    """Exactly-once (:mod:`.filesystem_sink`); the file mode's rows are visible before their commit."""
+    if writes_directory(table):
+        return SinkGuarantee(transactional=True, reason=SINK_REASON)
+    return SinkGuarantee(transactional=True, reason=(
+        "filesystem appends to the file at each checkpoint and truncates it to the restored checkpoint's "
+        "length (exactly-once after a restore; rows are visible before their checkpoint completes)"))
 
 
 SPEC = register(
@@ -389,19 +385,21 @@ SPEC = register(
                 "source.monitor-interval",
                 description="refused when read: Flink's continuous reading (the source here is bounded)"
             ),
+            *(OptionSpec(k, description=d) for k, d in SINK_OPTIONS.items()),
             OPT_SINK_PARALLELISM,  # Flink 2.3's filesystem connector has no 'scan.parallelism'
         ],
         create_source=FileSystemSource,
-        create_sink=FileSystemSink,
+        create_sink=_create_sink,
+        sink_partitioning=True,
         # FileSystemTableSource's are all NOT NULL (TYPEOF in compat case typeof_metadata_column)
         metadata_types={k: t.with_nullable(False) for k, t in READABLE_METADATA.items()},
-        description="newline-delimited files (bounded source, append sink)",
+        description="newline-delimited files (bounded source, exactly-once append sink)",
         uses_format=True,
         check_source=lambda table, config: _decoder(table),
         check_sink=lambda table, config: _encoder(table),
         source_changelog=lambda table: is_changelog_format(table.options.get("format", "")),
         sink_accepts_updates=lambda table: encodes_updates(table.options.get("format", "")),
         sink_retracts=lambda table: encodes_updates(table.options.get("format", "")),  # debezium-json
-        sink_guarantee=lambda table, config: SinkGuarantee(reason=_SINK_REASON),
+        sink_guarantee=_guarantee,
     )
 )

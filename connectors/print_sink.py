@@ -298,6 +298,7 @@ SPEC = register(
             OPT_SINK_PARALLELISM,
         ],
         create_sink=PrintSink,
+        sink_partitioning=True,  # Flink's PrintSink is SupportsPartitioning (prints the rows)
         description="prints rows to stdout as +I[...] (debugging); at-least-once",
         check_sink=_check,
         sink_accepts_updates=lambda table: True,

@@ -86,6 +86,8 @@ class StreamEnvironment:
     def __init__(self, config: dict[str, str] | None = None):
         limit_malloc_arenas()  # before any job's threads start (process-wide, once)
         self.catalog = Catalog()
+        # upper-case names of the functions CREATE FUNCTION made without TEMPORARY (DESCRIBE FUNCTION)
+        self._persistent_functions: set[str] = set()
         self.config = Config(config)
         if parse_bool(self.config.get(PANDAS_KEY), PANDAS_KEY):
             keep_pandas_unloaded()  # before planning's first Arrow table (process-wide, once)
@@ -167,7 +169,7 @@ class StreamEnvironment:
                                                    (tree.kind or "").upper() == "VIEW")):
             reject_hints(sql)  # only queries take hints (a view's or CTAS's: checked where planned)
         if isinstance(tree, (exp.Use, exp.Drop, n.ShowNamespace, n.CreateCatalog, n.DropCatalog,
-                             n.DescribeCatalog, n.UseModules)) or (
+                             n.DescribeCatalog, n.UseModules, n.ShowNone)) or (
                 isinstance(tree, exp.Create) and (tree.kind or "").upper() == "DATABASE"):
             return self._namespace_statement(tree, sql)
         if isinstance(tree, exp.Create):
@@ -202,7 +204,8 @@ class StreamEnvironment:
             from streamsql.sql.ddl import show_create_table
 
             obj = self._get(tree.this, sql)
-            text = show_create_table(obj) if isinstance(obj, TableDef) else (obj.sql or "")
+            text = show_create_table(obj, unknown=self._unknown_options(obj)) if isinstance(obj, TableDef) \
+                else (obj.sql or "")
             return TableResult("text", message=text)
         if isinstance(tree, n.DescribeTable):  # and SHOW COLUMNS, its rows filtered by name
             return self._describe(tree, sql)
@@ -215,7 +218,7 @@ class StreamEnvironment:
         if isinstance(tree, n.DescribeJob):
             text = describe_job(self._job(tree.this.name), self.config.boolean("sql-client.verbose"))
             return TableResult("text", message=text)
-        if isinstance(tree, (n.CreateFunction, n.DropFunction, n.ShowFunctions)):
+        if isinstance(tree, (n.CreateFunction, n.DropFunction, n.ShowFunctions, n.DescribeFunction)):
             return self._function_statement(tree, sql)
         if isinstance(tree, n.StopJob):
             return self._stop_job(tree, sql)
@@ -236,7 +239,8 @@ class StreamEnvironment:
                 raise
             from streamsql.sql.parser import error_at
 
-            anchor = tree.args.get("catalog") or tree.this or tree  # SHOW DATABASES FROM c: at c
+            # SHOW DATABASES FROM c, SHOW MODELS FROM db: at the name
+            anchor = tree.args.get("catalog") or tree.args.get("database") or tree.this or tree
             raise error_at(anchor, e.message, sql) from None
         if isinstance(result, str):
             return TableResult("ok", message=result)
@@ -478,19 +482,33 @@ class StreamEnvironment:
             raise OptionError(str(e), sql, *where) from None
 
     @staticmethod
-    def _option_warnings(td: TableDef, sql: str) -> list[StatementError]:
-        """The connector's warnings about options it ignores, each at its key in ``sql``.
+    def _ignored_options(td: TableDef) -> list[tuple[str, str]]:
+        """``(key, warning)`` of each option the table's connector ignores.
 
         See ``ConnectorSpec.option_warnings`` (Kafka's ``'properties.*'`` keys no client knows).
-        Each an :class:`OptionWarning`: its excerpt masks option values (a value may be a secret).
         """
         from streamsql.connectors.registry import get_connector
+
+        return get_connector(td.connector).option_warnings(td.options) if td.connector else []
+
+    def _unknown_options(self, td: TableDef) -> frozenset[str]:
+        """The option keys of ``td`` its connector does not know.
+
+        Their values are hidden as secrets' are (:func:`streamsql.core.secrets.hidden`).
+        """
+        return frozenset(key for key, _ in self._ignored_options(td))
+
+    def _option_warnings(self, td: TableDef, sql: str) -> list[StatementError]:
+        """The connector's warnings about options it ignores, each at its key in ``sql``.
+
+        Each an :class:`OptionWarning`: its excerpt masks the key's value (a misspelt key's value
+        may be a secret) and the sensitive options' values.
+        """
         from streamsql.sql.ddl import option_position
 
-        if not td.connector:
-            return []
-        found = get_connector(td.connector).option_warnings(td.options)
-        return [OptionWarning(text, sql, *(option_position(sql, key) or (None, None)))
+        found = self._ignored_options(td)
+        unknown = frozenset(key for key, _ in found)
+        return [OptionWarning(text, sql, *(option_position(sql, key) or (None, None)), unknown=unknown)
                 for key, text in found]
 
     def _create_as(self, tree: exp.Create, sql: str) -> TableResult:
@@ -587,9 +605,20 @@ class StreamEnvironment:
 
             rows = udf.show(functions, bool(tree.args.get("user")))
             return TableResult("rows", ["function name"], [r for r in rows if shown(tree, r[0])])
+        if isinstance(tree, n.DescribeFunction):
+            from streamsql.functions.describe import describe_function
+
+            try:
+                rows = describe_function(functions, table_parts(tree.this), bool(tree.args.get("extended")),
+                                         self._persistent_functions,
+                                         (self.catalog.current_catalog, self.catalog.current_database))
+            except SqlError as e:
+                raise error_at(tree.this, e.message, sql) from None
+            return TableResult("rows", ["info name", "info value"], rows)
         name = tree.this.name
         if isinstance(tree, n.DropFunction):
             udf.drop(functions, name, bool(tree.args.get("exists")))
+            self._persistent_functions.discard(name.upper())
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
         language = tree.args.get("language")
         if language is None or language.name.upper() != "PYTHON":
@@ -599,6 +628,8 @@ class StreamEnvironment:
         path = tree.expression.name
         fn = udf.load(path, self.config.get("python.files"))
         declared = udf.declare(name, fn, bool(tree.args.get("system")), path)
+        if functions.get(name.upper()) is None and not tree.args.get("temporary"):
+            self._persistent_functions.add(name.upper())  # a catalog function (DESCRIBE FUNCTION)
         udf.add(functions, declared, bool(tree.args.get("exists")))
         return TableResult("ok", message="[INFO] Execute statement succeeded.")
 

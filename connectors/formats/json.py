@@ -54,6 +54,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 from streamsql.connectors.formats.common import (
+    ARROW_ERRORS,
     Decoder,
     Where,
     bad_record,
@@ -548,6 +549,8 @@ class JsonDecoder(Decoder):
         self.converter = RowConverter(schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
         self._full: tuple[RowConverter, list[int]] | None = None  # set by narrow()
         self._repeats: str | None = None  # set by narrow(): a payload naming a field left out twice
+        self._wide: tuple[pa.Schema, Schema, list[int]] | None = None  # set by narrow(): _read_wide's
+        self._wide_now = False  # this decode() still tries the wide read (not after it failed once)
         # Arrow reads an absent nested field as NULL, as a null one: with 'json.fail-on-missing-field'
         # a ROW inside a column (which Flink checks as the top level) is checked record by record
         self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
@@ -568,8 +571,11 @@ class JsonDecoder(Decoder):
         that is not an object, and the nesting the parser takes (the parser stays the one of
         every column: a STRING or DECIMAL column holding a container or a fraction is parsed
         again exactly, :class:`RecordParser`). With ``'json.fail-on-missing-field'`` every column
-        is decoded (an absent field fails the record). Decoding ``auction, bidder, price,
-        date_time`` of the benchmark's seven bid columns costs ~15 % less than all seven.
+        is decoded (an absent field fails the record). Left out of Arrow's read, ``auction,
+        bidder, price, date_time`` of the benchmark's seven bid columns cost ~15 % less than all
+        seven, but the search for an unread name written twice that this needs costs more; so
+        when only whole columns are left out the fast path reads them and drops them after the
+        read (:meth:`_read_wide`), and the narrow read is the fallback.
         """
         if self.fail_on_missing:
             return
@@ -589,6 +595,13 @@ class JsonDecoder(Decoder):
         # record (where the name's repetition is found and counted)
         names = _dropped_names(full.schema, kept)
         self._repeats = repeats_pattern(names) if names else None
+        # only whole columns left out: the fast path reads them too and drops them after the read
+        # (:meth:`_read_wide`), which needs no search for repeated names
+        every = full.schema.fields
+        if all(f in every for f in kept):
+            self._wide = (read_schema(full.schema), full.schema, [every.index(f) for f in kept])
+        else:  # a ROW column narrowed: its fields are left out of the read
+            self._wide = None
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
@@ -619,6 +632,7 @@ class JsonDecoder(Decoder):
             batch, self.source_index = slow(0, len(payloads))
             return batch
         skipped = self.skipped
+        self._wide_now = self._wide is not None
         batch, self.source_index, n_slow = decode_bisect(len(payloads), fast, slow)
         if n_slow * 2 > len(payloads) and self.skipped == skipped:
             self._skip_fast = 8  # the data needs lenient conversions: don't retry Arrow every batch
@@ -633,8 +647,42 @@ class JsonDecoder(Decoder):
         return idx
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
+        wide = self._wide_now
+        if wide:
+            table = self._read_wide(payloads)
+            if table is not None:
+                return table
+            # a bad record, or an unread field the wide read refuses: the narrow read decides this
+            # batch and the parts the bisection splits it into (each read once, as before)
+            self._wide_now = False
         table = read_rows(payloads, self.read_schema, repeats=self._repeats)
-        return None if table is None else fix_types(table, self.schema, self.iso)
+        table = None if table is None else fix_types(table, self.schema, self.iso)
+        if wide and table is not None:
+            # the narrow read took a batch the wide one did not: an unread STRING field holds a
+            # value Arrow does not read as text, or is named twice; such data takes this path on
+            self._wide = None
+        return table
+
+    def _read_wide(self, payloads: list[bytes]) -> pa.Table | None:
+        """The fast path of a decoder narrowed by whole columns: every column read, the kept ones kept.
+
+        Arrow parses every field of every record also when the read schema leaves some out (it
+        checks the syntax Flink's parser checks), so reading an unread STRING column costs only
+        its copy into a column, while leaving it out costs a search of every record for its name
+        written twice (:func:`line_matches`), which Arrow sees itself on a column it reads: on the
+        benchmark's bids (3 of 7 columns read), 1.63-1.73 CPU-µs per record read whole, 1.80-1.92
+        left out and searched (benchmarks/README.md, session 31). A batch read whole is one the narrow
+        read takes with the same values in the kept columns; a batch it fails is left to the
+        narrow read (None: :meth:`_fast` goes on).
+        """
+        read, full, keep = self._wide
+        try:
+            table = read_rows(payloads, read)
+            if table is not None:
+                table = fix_types(table, full, self.iso)
+        except ARROW_ERRORS:
+            return None
+        return None if table is None else table.select(keep)
 
     def _check_missing(self, table: pa.Table, payloads, pos, lo: int, where: Where) -> None:
         """Fail on the first row whose NULL comes from an absent field (fast path)."""

@@ -72,6 +72,9 @@ class TableDef:
     temporary: bool = False
     sql: str | None = None  # the CREATE statement as written, for SHOW CREATE TABLE
     comment: str | None = field(default=None, compare=False)  # the table's COMMENT '...'
+    #: ``PARTITIONED BY (k1, k2)``: the partition columns, in that order (a filesystem table keeps
+    #: each partition's rows in a ``k1=v1/k2=v2/`` folder; other connectors refuse them, as Flink)
+    partition_keys: list[str] = field(default_factory=list)
     #: the options of the OPTIONS hint this table is read or written with, already laid over
     #: ``options`` (a hinted reference's copy, made by the planner; shown by EXPLAIN), or None
     hints: dict[str, str] | None = None
@@ -206,10 +209,15 @@ class Catalog:
         ``option:<key>``, sorted by key.
 
         Raises:
-            SqlError: an unknown catalog.
+            SqlError: Flink 2.3's "Cannot obtain metadata information from Catalog nope." for an
+                unknown catalog, and for ``default_catalog`` too (Flink keeps no descriptor, its
+                options, for the catalog it starts with: only a CREATE CATALOG's are described).
         """
-        catalog = self._catalog(name)
-        options = catalog.options or {"type": "generic_in_memory"}
+        catalog = self._catalogs.get(name.lower())
+        if catalog is None or not catalog.options:
+            msg = f"Cannot obtain metadata information from Catalog {name}."
+            raise SqlError(msg)
+        options = catalog.options
         rows = [("name", catalog.name), ("type", options.get("type")), ("comment", None)]
         if extended:
             rows += [(f"option:{k}", v) for k, v in sorted(options.items()) if k != "type"]

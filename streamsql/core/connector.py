@@ -15,7 +15,10 @@ Kafka: the next offset to read per partition), so that a restore resumes exactly
 Sink: ``open()`` once → ``write(batch)`` repeatedly → at each barrier ``pre_commit(n)`` (flush:
 every row written so far is durable but, for a transactional sink, not yet visible) → when
 checkpoint n completes, ``commit(n)`` → ... → ``close()``. A sink that is not transactional
-makes rows visible in ``write`` or ``pre_commit`` and ignores ``commit``.
+makes rows visible in ``write`` or ``pre_commit`` and ignores ``commit``. A sink with state of its
+own (the filesystem sink's pending files, as Flink's ``FileWriter`` state) gives it by
+``snapshot(n)`` right after ``pre_commit(n)``; it is recorded in checkpoint n, and a restored
+attempt hands it back by ``restore(state)`` after ``open()``, before the first ``write``.
 """
 
 from __future__ import annotations
@@ -140,6 +143,11 @@ class Committer(Protocol):
 
 T = TypeVar("T")
 
+#: A sink's state (:meth:`Sink.snapshot`) is recorded among a checkpoint's source positions under
+#: this prefix and its node id. A savepoint restored at another parallelism hands each new task the
+#: list of the old tasks' states ``state["task"] % tasks == task`` (:mod:`streamsql.runtime.savepoint`).
+SINK_STATE_PREFIX = "sink:"
+
 _COUNT_LOCK = threading.Lock()
 
 
@@ -247,6 +255,9 @@ class ConnectorContext:
         limit: for a source whose spec has :attr:`ConnectorSpec.source_limit`, the number of rows
             the job reads at most (a LIMIT pushed into the scan, :mod:`streamsql.plan.limit`), or
             None: the source may end after that many rows.
+        partitions: for a source of a partitioned table, the values each partition key may have
+            (folder texts, None for NULL) by the job's WHERE (:mod:`streamsql.plan.partition_prune`),
+            or None: every partition. Rows outside them would be filtered out anyway.
     """
 
     table: TableDef
@@ -259,6 +270,7 @@ class ConnectorContext:
     resources: TaskResources = field(default_factory=TaskResources)
     read_columns: frozenset[tuple[str, ...]] | None = None
     limit: int | None = None
+    partitions: dict[str, frozenset[str | None]] | None = None
 
 
 class Source(ABC):
@@ -469,6 +481,21 @@ class Sink(ABC):
     def commit(self, checkpoint_id: int) -> None:
         """Make rows up to ``checkpoint_id`` visible (transactional sinks)."""
 
+    def snapshot(self, checkpoint_id: int) -> Any:
+        """The sink's state as of barrier ``checkpoint_id`` (JSON-able; None: the default, none).
+
+        Called on the job thread right after ``pre_commit(checkpoint_id)``; recorded in the
+        checkpoint. A pipelined sink (:attr:`pipelined`) must keep none.
+        """
+        return None
+
+    def restore(self, state: Any) -> None:
+        """Resume from ``state``, after ``open()`` and before the first ``write``. Default: nothing.
+
+        ``state``: what ``snapshot`` gave for the checkpoint the job restores, or None on a fresh
+        start (also when that checkpoint recorded none).
+        """
+
     def finish(self) -> None:
         """End of input: flush what is buffered (before the final checkpoint)."""
 
@@ -564,6 +591,9 @@ class ConnectorSpec:
         create_lookup: factory ``(ctx, key_columns) -> LookupSource`` for a table that a
             processing-time temporal join can look up (``FOR SYSTEM_TIME AS OF l.proctime``), or
             None.
+        sink_partitioning: the sink can write a ``PARTITIONED BY`` table (Flink's
+            ``SupportsPartitioning``: filesystem, print, blackhole); writing one into another
+            sink fails at planning with Flink's message. Any source reads one.
         source_limit: the source can stop after its first n rows (Flink's
             ``SupportsLimitPushDown``): a LIMIT right over the scan is pushed into it
             (``ConnectorContext.limit``), so a job over an unbounded source ends after its rows.
@@ -599,6 +629,7 @@ class ConnectorSpec:
     sink_guarantee: Callable[[TableDef, dict[str, str]], SinkGuarantee] = _not_transactional
     sink_not_null: Callable[[TableDef], list[str]] = _no_columns
     create_lookup: Callable[[ConnectorContext, list[str]], LookupSource] | None = None
+    sink_partitioning: bool = False
     source_limit: bool = False
     source_reads_columns: bool = False
     option_warnings: Callable[[dict[str, str]], list[tuple[str, str]]] = _no_warnings

@@ -17,7 +17,7 @@ for it (``SET 'sql-client.verbose' = 'true'``).
 
 from __future__ import annotations
 
-import re
+from streamsql.core.secrets import mask_pairs
 
 
 class StreamSQLError(Exception):
@@ -51,19 +51,24 @@ class StatementError(StreamSQLError):
     def _render(self) -> str:
         if self.line is None or self.sql is None:
             return self.message
-        lines = self._shown(self.sql).splitlines() or [""]
-        text = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
-        caret = " " * (max(self.col, 1) - 1) + "^" * self.length
+        lines = self.sql.splitlines() or [""]
+        line = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
+        text, col = self._excerpt(line, max(self.col, 1))
+        caret = " " * (col - 1) + "^" * self.length
         # A multi-line message (e.g. the query and sink schemas) keeps its details after the
         # excerpt, so the position stays next to the sentence it belongs to.
         head, _, details = self.message.partition("\n")
         tail = f"\n{details}" if details else ""
         return f"{head} (line {self.line}, column {self.col})\n  {text}\n  {caret}{tail}"
 
-    @staticmethod
-    def _shown(sql: str) -> str:
-        """The statement text as the excerpt shows it (all of it here; a subclass may mask)."""
-        return sql
+    def _excerpt(self, text: str, col: int) -> tuple[str, int]:
+        """The offending line as the excerpt shows it, and the caret's column in it.
+
+        All of it here, with the sensitive options' values masked (:func:`~.secrets.mask_pairs`:
+        the caret moved with them); a subclass may mask more.
+        """
+        text, moved = mask_pairs(text, col=col)
+        return text, moved or col
 
     def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:
         """Return the same error (same class) positioned inside a larger script.
@@ -78,22 +83,30 @@ class StatementError(StreamSQLError):
         return type(self)(msg, sql, line, self.col, self.length)
 
 
-#: A string literal after ``=`` (an option's value): ``'key' = 'value'``, ``''`` an escaped quote.
-_OPTION_VALUE = re.compile(r"(=\s*)'((?:[^']|'')*)'")
-
-
 class OptionWarning(StatementError):
-    """A warning about a WITH option, its excerpt with every option value masked.
+    """A warning about a WITH option (positioned at its key), its excerpt masking unknown keys' values.
 
-    A value may be a secret (``'properties.sasl.passwd' = 'hunter2'``, a misspelt key that is
-    warned about): each quoted string after ``=`` is shown as ``'***'`` of the same length, line
-    breaks kept, so the caret stays under the key. Masked again when re-positioned in a script
-    (:meth:`StatementError.with_offset` keeps the class).
+    The key is one its connector does not know (``'properties.sasl.passwd' = 'hunter2'``, a
+    misspelt key), so its value may be a secret: the excerpt shows the values of ``unknown`` (the
+    table's keys its connector does not know, this one included) and of the sensitive options as
+    ``'******'`` (:func:`~.secrets.mask_pairs`, the caret moved to stay under the key); the other
+    options (``'connector' = 'kafka'``) are shown. Masked again when re-positioned in a script
+    (:meth:`with_offset` keeps the class and the keys).
     """
 
-    @staticmethod
-    def _shown(sql: str) -> str:
-        return _OPTION_VALUE.sub(lambda m: m.group(1) + "'" + re.sub(r"[^\n]", "*", m.group(2)) + "'", sql)
+    def __init__(self, message: str, sql: str | None = None, line: int | None = None, col: int | None = None,
+                 length: int = 1, unknown: frozenset[str] = frozenset()):
+        self.unknown = unknown
+        super().__init__(message, sql, line, col, length)
+
+    def _excerpt(self, text: str, col: int) -> tuple[str, int]:
+        text, moved = mask_pairs(text, self.unknown, col)
+        return text, moved or col
+
+    def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:
+        """As :meth:`StatementError.with_offset`, keeping the keys to mask."""
+        moved = super().with_offset(sql, line_offset, file)
+        return OptionWarning(moved.message, moved.sql, moved.line, moved.col, moved.length, self.unknown)
 
 
 class SqlError(StatementError):

@@ -9,6 +9,11 @@ n-th time (default first) the process reaches ``<point>``. Points:
 - ``during_commit`` — between the marker/offsets and the Kafka commit;
 - ``after_commit_before_bookkeeping`` — committed, sinks not yet notified, nothing pruned.
 
+A point of the filesystem sink (:mod:`streamsql.connectors.part_files`):
+
+- ``during_file_commit`` — a completed checkpoint's first pending part file is renamed, the
+  others not yet.
+
 Points of the pipelined hot path (docs/checkpointing.md, "The pipelined hot path"):
 
 - ``while_holding`` — a transactional Kafka sink holds a batch of epoch n+1 while checkpoint n

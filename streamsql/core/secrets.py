@@ -2,9 +2,16 @@
 
 An option is sensitive when its lower-cased name contains one of :data:`SENSITIVE_KEYS` — the
 list of Flink's ``GlobalConfiguration.isSensitive`` (2.3) plus ``ssl.key`` (librdkafka's
-``ssl.key.pem`` / ``ssl.key.password`` hold private-key material). Its value is shown as
-:data:`MASK` by SHOW CREATE TABLE, ``SET;``, the shell's history file, error messages, job
-notices and StreamSQL's log records.
+``ssl.key.pem`` / ``ssl.key.password`` hold private-key material).
+
+**The rule** (:func:`hidden`): an option's value is not shown when its key is sensitive, or when
+its connector does not know the key — a misspelt key (``'properties.sasl.passwd'``) may hold a
+secret all the same. Such a value is shown as :data:`MASK` (fixed width: the mask tells nothing
+of the value's length) by SHOW CREATE TABLE, ``SET;``, EXPLAIN's hint options, the shell's history
+file, error messages and warnings (their statement excerpt: :func:`mask_pairs`), job notices and
+StreamSQL's log records. Where a connector's unknown keys are not known (a log line, an error
+raised far from the table), the sensitive keys are masked. Flink 2.3 prints every option in
+clear in SHOW CREATE TABLE; StreamSQL never prints a secret.
 
 Two mechanisms, because a secret reaches text in two ways:
 
@@ -26,6 +33,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Collection
 
 #: Substrings of option names whose values are secret (Flink's list, plus ``ssl.key``).
 SENSITIVE_KEYS = ("password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
@@ -54,14 +62,53 @@ def is_sensitive(key: str) -> bool:
     return any(s in k for s in SENSITIVE_KEYS)
 
 
-def masked(key: str, value: str) -> str:
-    """``value``, or :data:`MASK` when ``key`` is sensitive."""
-    return MASK if is_sensitive(key) else value
+def hidden(key: str, unknown: Collection[str] = ()) -> bool:
+    """The rule: True when option ``key``'s value must not be shown.
+
+    Args:
+        key: the option's key as written (``'properties.sasl.passwd'``).
+        unknown: the keys the table's connector does not know (a misspelt key may hold a secret),
+            e.g. Kafka's ``'properties.*'`` keys no client knows; empty where they are not known.
+    """
+    return is_sensitive(key) or key in unknown
 
 
-def mask_options(options: dict[str, str]) -> dict[str, str]:
-    """A copy of ``options`` with the values of sensitive keys masked."""
-    return {k: masked(k, v) for k, v in options.items()}
+def masked(key: str, value: str, unknown: Collection[str] = ()) -> str:
+    """``value``, or :data:`MASK` when :func:`hidden` (``key``, ``unknown``)."""
+    return MASK if hidden(key, unknown) else value
+
+
+def mask_options(options: dict[str, str], unknown: Collection[str] = ()) -> dict[str, str]:
+    """A copy of ``options`` with the values of :func:`hidden` keys masked."""
+    return {k: masked(k, v, unknown) for k, v in options.items()}
+
+
+def mask_pairs(text: str, unknown: Collection[str] = (), col: int | None = None) -> tuple[str, int | None]:
+    """``text`` with the value of each ``'key' = 'value'`` pair whose key is :func:`hidden` masked.
+
+    Args:
+        text: statement text (one line of it, for ``col``).
+        unknown: see :func:`hidden`.
+        col: a 1-based column of ``text`` (a caret's), or None.
+
+    Returns:
+        The masked text (each hidden value shown as ``'******'``), and ``col`` moved by the
+        masks before it so that it points at the same character (None stays None).
+    """
+    shift = 0
+
+    def pair(m: re.Match) -> str:
+        nonlocal shift
+        key = m.group("key")[1:-1]
+        if not hidden(key, unknown):
+            return m.group(0)
+        out = f"{m.group('key')}{m.group('eq')}'{MASK}'"
+        if col is not None and m.end() < col:
+            shift += len(out) - len(m.group(0))
+        return out
+
+    text = _PAIR.sub(pair, text)
+    return text, None if col is None else col + shift
 
 
 def remember(options: dict[str, str]) -> None:
@@ -85,7 +132,7 @@ def redact(text: str) -> str:
         key = key[1:-1] if key[0] in "'\"`" else key
         return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
 
-    text = _PAIR.sub(pair, text)
+    text = mask_pairs(text)[0]
     text = _HINT.sub(lambda hint: _HINT_PAIR.sub(pair, hint.group(0)), text)
     with _lock:
         secrets = sorted(_remembered, key=len, reverse=True)  # longest first: a JAAS text before its password

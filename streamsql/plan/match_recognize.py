@@ -159,8 +159,6 @@ def plan_match_recognize(planner, src: exp.Expression, match: ms.MatchRecognize)
     measures: list[tuple[str, exp.Expression]] = []  # name, expression over the leaves
     leaves: list[tuple[str, MatchExpr]] = []
     for m in match.args.get("measures") or []:
-        if m.args.get("window_frame") == "RUNNING":
-            planner._fail(m, "RUNNING measures are not supported (ONE ROW PER MATCH computes FINAL ones)")
         item = m.this
         if not isinstance(item, exp.Alias):
             planner._fail(item, "A measure needs a name: MEASURES expression AS name")

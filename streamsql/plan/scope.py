@@ -121,7 +121,8 @@ class Scope:
                 owner = visible[0].qualifier if visible and len({c.qualifier for c in visible}) == 1 else None
                 listing = ", ".join(c.name for c in visible)
                 msg = (f"Column '{name}' not found in {where}; available columns"
-                       f"{f' of table {owner!r}' if owner and qual is None else ''}: {listing}")
+                       f"{f' of table {owner!r}' if owner and qual is None else ''}: {listing}") \
+                    if visible else f"Column '{name}' not found in {where}"  # SELECT user: Flink's words
         else:
             msg = f"Column '{name}' is ambiguous; qualify it with one of: " + ", ".join(
                 sorted({c.qualifier or "?" for c in cands}))

@@ -77,6 +77,11 @@ def plan_sink(planner, table: TableDef, node: PlanNode, cols: list[exp.Expressio
                f"query produces an updating result ({node.mode} changelog, e.g. from GROUP BY). Use "
                f"'connector' = 'upsert-kafka' with a PRIMARY KEY for an updating result.")
         planner._fail(target, msg, PlanError)
+    if table.partition_keys and not spec.sink_partitioning:
+        name = table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
+        msg = (f"Table '{name}' is a partitioned table, but the underlying DynamicTableSink doesn't "
+               f"implement the SupportsPartitioning interface.")
+        planner._fail(target, msg, PlanError)
     if spec.sink_requires_primary_key and not table.primary_key:
         msg = (f"Table sink '{table.name}' (connector '{table.connector}') needs a PRIMARY KEY (...) "
                f"NOT ENFORCED")

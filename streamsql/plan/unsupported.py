@@ -64,8 +64,8 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
                   keyword="OVERWRITE")
         partition = tree.find(exp.Partition)
         if partition is not None:
-            refuse_at(sql, partition, "INSERT INTO ... PARTITION is not supported: sinks are not partitioned",
-                  keyword="PARTITION")
+            refuse_at(sql, partition, "INSERT INTO ... PARTITION is not supported (static partition values); "
+                      "select the partition columns' values into the rows instead", keyword="PARTITION")
     for node in tree.walk():
         found = _NODES.get(type(node))
         if found is not None:

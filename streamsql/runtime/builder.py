@@ -27,7 +27,7 @@ from streamsql.connectors.kafka.exchange import ExchangeReader, ExchangeWriter
 from streamsql.connectors.kafka.transactions import KafkaTransactions
 from streamsql.connectors.registry import get_connector, known_connectors
 from streamsql.core.config import Config
-from streamsql.core.connector import ConnectorContext, Sink, Source, TaskResources
+from streamsql.core.connector import SINK_STATE_PREFIX, ConnectorContext, Sink, Source, TaskResources
 from streamsql.core.values import parse_bool
 from streamsql.plan import nodes as plan
 from streamsql.plan.conflicts import SinkMaterializerNode
@@ -35,6 +35,7 @@ from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode,
 from streamsql.plan.lookup import LookupJoinNode
 from streamsql.plan.match_recognize import MatchNode
 from streamsql.plan.over import NonTimeOverAggNode, OverAggNode
+from streamsql.plan.partition_prune import partition_filters
 from streamsql.plan.python_udfs import CorrelateNode
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import TOP_N, WINDOW, RankNode
@@ -347,13 +348,15 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
     try:
         sources, sinks = {}, {}
         reads = scan_reads(nodes, lambda scan: get_connector(scan.table.connector).source_reads_columns)
+        pruned = partition_filters(nodes)
         for node in nodes:
             table = getattr(node, "table", None)
             single = isinstance(node, plan.SinkNode) and single_task(node.inputs[0])
             ctx = ConnectorContext(table, name, cfg, metrics=metrics, resources=resources,
                                    task_index=slot.index if slot else 0, num_tasks=slot.count if slot else 1,
                                    single_input=single, read_columns=reads.get(id(node)),
-                                   limit=node.limit if isinstance(node, plan.ScanNode) else None)
+                                   limit=node.limit if isinstance(node, plan.ScanNode) else None,
+                                   partitions=pruned.get(id(node)))
             if isinstance(node, ExchangeSourceNode):
                 sources[node.id] = ExchangeReader(ctx)
             elif isinstance(node, ExchangeSinkNode):
@@ -405,7 +408,8 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                 op = ExchangeSinkOperator(sinks[node.id], node.exchange.keys, node.exchange.partitions,
                                           assignment)
             elif isinstance(node, plan.SinkNode):
-                op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names))
+                op = SinkOperator(sinks[node.id], node.table.name, _not_null(node.table, node.schema.names),
+                                  state_key=SINK_STATE_PREFIX + node.id, record=coordinator.record_position)
             else:
                 op = create_operator(node)
             keyed = state.keyed_state(node.id) if state is not None and node.stateful else None

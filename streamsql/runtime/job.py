@@ -224,6 +224,8 @@ class JobRunner:
             graph.abort()
         try:
             positions = self._restore(graph)
+            for sink in graph.sinks:  # a sink's own state (the filesystem sink's files)
+                sink.restore(positions)
             for s in graph.sources:
                 s.open(positions.get(s.source_id))
             self._polling = True

@@ -51,6 +51,7 @@ from streamsql.connectors.kafka.assignment import (
     owner,
     position_starts,
 )
+from streamsql.core.connector import SINK_STATE_PREFIX
 from streamsql.core.errors import ExecutionError
 from streamsql.plan.nodes import walk
 from streamsql.plan.stages import ExchangeSourceNode, Stage
@@ -246,7 +247,8 @@ def seed_tasks(path: str, files: CheckpointStorage, stages: list[Stage], fingerp
                     target.save_state(n, _copier(states[t]))
                 positions = _share(metas, exchanges, t, stage.parallelism, one_task=single)
                 if mine is not None:
-                    positions = {k: v for k, v in positions.items() if k in mine}
+                    positions = {k: v for k, v in positions.items()
+                                 if k.removeprefix(SINK_STATE_PREFIX) in mine}
                 target.write_metadata(n, {"checkpoint_id": n, "positions": positions, "savepoint": path,
                                           "operators": operators, ASSIGNMENT_KEY: assignment})
         finally:
@@ -396,6 +398,11 @@ def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int,
     merged: dict[str, Any] = {}
     for meta in metas:
         for source, position in (meta.get("positions") or {}).items():
+            if source.startswith(SINK_STATE_PREFIX):  # the old tasks' sink states: task's share
+                old = position if isinstance(position, list) else [position]
+                share = [s for s in old if int(s.get("task", 0)) % tasks == task]
+                merged.setdefault(source, []).extend(share)
+                continue
             if source in exchanges:
                 continue
             if isinstance(position, dict):
@@ -409,6 +416,10 @@ def _share(metas: list[dict], exchanges: set[str], task: int, tasks: int,
                 position.update({f"{START_PREFIX}{t}": flink_start(t) for t in sorted(topics) if t})
     out: dict[str, Any] = {}
     for source, position in merged.items():
+        if source.startswith(SINK_STATE_PREFIX):
+            if position:
+                out[source] = position
+            continue
         if not isinstance(position, dict):
             out[source] = position
             continue

@@ -7,6 +7,8 @@ options. Errors point at the offending name in the statement.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlglot import exp
 
 from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
@@ -41,7 +43,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         SqlError: for duplicate columns, an unknown type, a watermark or primary key on an
             unknown column, several watermarks or primary keys, an ENFORCED key, a non-string
             option or a duplicate option, a LIKE merge that Flink refuses, and for
-            ``PARTITIONED BY`` and column constraints other than NOT NULL / PRIMARY KEY /
+            a ``PARTITIONED BY`` column that is not a physical column, and column constraints
+            other than NOT NULL / PRIMARY KEY /
             COMMENT (``CHECK``, ``DEFAULT``: unsupported, not ignored), and for a query after
             the options without ``query_columns`` (a SELECT with the AS missing is one), for a
             CTAS whose columns do not merge with its query's (Flink's messages), or with a LIKE
@@ -64,9 +67,6 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         msg = "CREATE TABLE needs a column list, e.g. CREATE TABLE t (a INT) WITH (...)"
         raise error_at(schema, msg, sql)
     partitioned = next((p for p in _properties(create) if isinstance(p, exp.PartitionedByProperty)), None)
-    if partitioned is not None:  # Flink reads and writes a partitioned table's key=value folders
-        msg = "PARTITIONED BY is not supported: StreamSQL's tables are not partitioned; remove the clause"
-        raise error_at(partitioned, msg, sql)
 
     declared: list[tuple[ColumnDef, exp.Expr]] = []
     watermarks: list[exp.WatermarkColumnConstraint] = []
@@ -117,6 +117,10 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         key = [_resolve(i, columns, "PRIMARY KEY", sql).name for i in keys[0][1]]
         like_merge.check_key_columns(key, base, {c.name.lower() for c, _ in declared}, keys[0][0], sql)
     primary_key = _primary_key(keys, columns, sql) or primary_key
+    partition_keys = _partition_keys(partitioned, columns, sql)
+    if base is not None:
+        inherited = like_merge.base_partition_keys(base, partitioned, how, sql)  # refuses both
+        partition_keys = partition_keys or inherited
 
     td = TableDef(
         name=_table_name(schema.this if isinstance(schema, exp.Schema) else schema),
@@ -124,6 +128,7 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         options=options,
         watermark=watermark,
         primary_key=primary_key,
+        partition_keys=partition_keys,
         temporary=any(isinstance(p, exp.TemporaryProperty) for p in _properties(create)),
         sql=sql,
         comment=next((p.this.name for p in _properties(create) if isinstance(p, exp.SchemaCommentProperty)),
@@ -283,14 +288,20 @@ def check_view_columns(create: exp.Create, view: ViewDef, query_columns: list[st
         raise error_at(create.this.expressions[0], msg, sql)
 
 
-def show_create_table(td: TableDef, mask: bool = True) -> str:
+def show_create_table(td: TableDef, mask: bool = True, unknown: Collection[str] = ()) -> str:
     """Flink-style DDL for a table, as ``SHOW CREATE TABLE`` prints it.
+
+    Args:
+        td: the table.
+        mask: hide values as :func:`streamsql.core.secrets.hidden` says (False: the DDL as
+            created, for ALTER TABLE).
+        unknown: the option keys the table's connector does not know (their values hidden too).
 
     Returns:
         a ``CREATE [TEMPORARY] TABLE`` statement (no trailing ``;``) with backtick-quoted
         names, one column, watermark or key per line, column and table ``COMMENT``s where
-        Flink puts them, and the options sorted by key (the values of sensitive ones masked,
-        :mod:`streamsql.core.secrets`, unless ``mask`` is False).
+        Flink puts them, and the options sorted by key (hidden values shown as ``'******'``,
+        where Flink 2.3 prints every value in clear).
     """
     lines = [f"  {_column_sql(c)}" for c in td.columns]
     if td.watermark:
@@ -298,12 +309,15 @@ def show_create_table(td: TableDef, mask: bool = True) -> str:
         lines.append(f"  WATERMARK FOR {_quote(td.watermark.column)} AS {expr}")
     if td.primary_key:
         lines.append(f"  PRIMARY KEY ({', '.join(map(_quote, td.primary_key))}) NOT ENFORCED")
-    options = [f"  {_string(k)} = {_string(masked(k, v) if mask else v)}"
+    options = [f"  {_string(k)} = {_string(masked(k, v, unknown) if mask else v)}"
                for k, v in sorted(td.options.items())]
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)
     comment = f"\nCOMMENT {_string(td.comment)}\n" if td.comment is not None else " "  # Flink's place for it
+    if td.partition_keys:  # Flink's place: after the COMMENT, before WITH, each on its own line
+        keys = ", ".join(map(_quote, td.partition_keys))
+        comment = f"{comment.rstrip(' ') or chr(10)}PARTITIONED BY ({keys})\n"
     return f"CREATE {temporary}TABLE {name} (\n{body}\n){comment}WITH (\n{with_}\n)"
 
 
@@ -375,6 +389,32 @@ def _resolve(ident: exp.Expr, columns: list[ColumnDef], what: str, sql: str) -> 
     known = ", ".join(c.name for c in columns)
     msg = f"{what} refers to unknown column '{ident.name}'; columns are: {known}"
     raise error_at(ident, msg, sql)
+
+
+def _partition_keys(partitioned: exp.Expr | None, columns: list[ColumnDef], sql: str) -> list[str]:
+    """The columns of ``PARTITIONED BY (...)`` (none without the clause).
+
+    Raises:
+        SqlError: Flink's "Partition column 'x' not defined in the table schema. Available
+            columns: ['a', 'b']" (at the name), or a column named twice.
+    """
+    if partitioned is None:
+        return []
+    names = [i for i in partitioned.this.expressions] if isinstance(partitioned.this, exp.Schema) else \
+        [partitioned.this]
+    out: list[str] = []
+    for ident in names:
+        col = next((c for c in columns if c.name.lower() == ident.name.lower()), None)
+        if col is None or col.computed is not None or col.metadata_key is not None:
+            available = ", ".join(f"'{c.name}'" for c in columns if c.is_physical)
+            msg = (f"Partition column '{ident.name}' not defined in the table schema. "
+                   f"Available columns: [{available}]")
+            raise error_at(ident, msg, sql)
+        if col.name in out:
+            msg = f"Partition column '{ident.name}' is named twice"
+            raise error_at(ident, msg, sql)
+        out.append(col.name)
+    return out
 
 
 def _watermark(

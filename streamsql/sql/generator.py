@@ -81,6 +81,12 @@ class FlinkGenerator(generator.Generator):
         where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
         return f"SHOW TABLES{where}{self._show_like(expression)}"
 
+    def shownone_sql(self, expression: nodes.ShowNone) -> str:
+        """``SHOW JARS``, ``SHOW MODELS | MATERIALIZED TABLES [FROM db] [[NOT] LIKE 'p']``."""
+        db = expression.args.get("database")
+        where = f" FROM {self.sql(db)}" if db is not None else ""
+        return f"SHOW {expression.name}{where}{self._show_like(expression)}"
+
     def showviews_sql(self, expression: nodes.ShowViews) -> str:
         """``SHOW VIEWS [FROM db] [[NOT] LIKE 'p']``."""
         where = f" FROM {self.sql(expression, 'this')}" if expression.this else ""
@@ -225,6 +231,11 @@ class FlinkGenerator(generator.Generator):
         if expression.args.get("rename") is not None:
             return f"ALTER VIEW {self.sql(expression, 'this')} RENAME TO {self.sql(expression, 'rename')}"
         return f"ALTER VIEW {self.sql(expression, 'this')} AS {self.sql(expression, 'expression')}"
+
+    def describefunction_sql(self, expression: nodes.DescribeFunction) -> str:
+        """``DESCRIBE FUNCTION [EXTENDED] f``."""
+        extended = "EXTENDED " if expression.args.get("extended") else ""
+        return f"DESCRIBE FUNCTION {extended}{self.sql(expression, 'this')}"
 
     def describecatalog_sql(self, expression: nodes.DescribeCatalog) -> str:
         """``DESCRIBE CATALOG [EXTENDED] c``."""

@@ -25,7 +25,7 @@ from sqlglot.tokens import Token, TokenType
 
 from streamsql.functions.scalars.interval_qualifier import PRECISIONS, parse_qualifier, qualifier_error
 from streamsql.sql import nodes
-from streamsql.sql.match_syntax import parse_match_recognize
+from streamsql.sql.match_syntax import frame_operand, parse_match_recognize
 
 # Flink's named TVF parameters mapped to node args.
 _TVF_PARAM_NAMES = {
@@ -228,6 +228,10 @@ class FlinkParser(parser.Parser):
             raise
         if self.errors:
             self.errors[-1].errors[0].update(where)
+
+    def _parse_unary(self):  # noqa: D102 - sqlglot's private hook
+        # RUNNING / FINAL before a call in MATCH_RECOGNIZE's MEASURES and DEFINE (match_syntax)
+        return frame_operand(self) or super()._parse_unary()
 
     def _refuse(self, message: str, first: Token, last: Token) -> None:
         """A validation error (Flink's own wording, no "near ...") over the tokens ``first``..``last``."""
@@ -475,7 +479,7 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.AlterView(this=view, expression=query, start=start))
 
     def _parse_describe(self) -> exp.Expr:
-        """``DESCRIBE JOB 'id'``, ``DESCRIBE CATALOG [EXTENDED] c``, else a table.
+        """``DESCRIBE JOB 'id'``, ``DESCRIBE CATALOG | FUNCTION [EXTENDED] c``, else a table.
 
         A quoted id only: ``DESCRIBE job`` is a table named job; ``DESCRIBE catalog`` likewise.
         """
@@ -491,6 +495,12 @@ class FlinkParser(parser.Parser):
             if name is None:
                 self.raise_error("Expecting a catalog name after DESCRIBE CATALOG")
             return self.expression(nodes.DescribeCatalog(this=name, extended=extended))
+        if (self._curr and self._curr.token_type == TokenType.FUNCTION and nxt is not None
+                and nxt.token_type not in (TokenType.DOT, TokenType.SEMICOLON, TokenType.SENTINEL)):
+            self._advance()
+            extended = self._next is not None and self._match_text_seq("EXTENDED")
+            name = self._parse_table_parts()
+            return self.expression(nodes.DescribeFunction(this=name, extended=extended))
         nxt = self._next
         extended = nxt is not None and self._match_text_seq("EXTENDED")  # DESCRIBE extended: a table
         return self.expression(nodes.DescribeTable(this=self._parse_table_name(), extended=extended))
@@ -502,6 +512,7 @@ class FlinkParser(parser.Parser):
         # elsewhere (ROW(1, 'a') is a value), so only a type position reads it as STRUCT.
         token, nxt = self._curr, self._next
         element = self._nested_types > 0
+        cast = self._prev is not None and self._prev.token_type == TokenType.ALIAS  # CAST(x AS <type>)
         opens = nxt is not None and nxt.token_type in (TokenType.LT, TokenType.L_PAREN)
         if opens and token.text.upper() == "MULTISET":
             self.raise_error("MULTISET is not supported yet; declare MAP<T, INT> (each element to its "
@@ -521,6 +532,11 @@ class FlinkParser(parser.Parser):
         # (Flink's ARRAY<INT NOT NULL>); a column's own NOT NULL stays its constraint.
         if element and isinstance(node, exp.DataType) and self._match_text_seq("NOT", "NULL"):
             node.set("nullable", False)
+        elif cast and not element and self._curr is not None and self._curr.text.upper() in ("NOT", "NULL"):
+            # CAST(a AS INT NOT NULL): Flink 2.3's parser stops at NOT (or NULL), a CAST's type
+            # has no nullability (checked with PyFlink: scripts/flink_statements.py)
+            self._refuse(f'Encountered "{self._curr.text}": a CAST\'s type takes no NOT NULL or NULL in '
+                         "Flink SQL (the result is NOT NULL when the value is)", self._curr, self._curr)
         return node
 
     def _parse_struct_types(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
@@ -685,6 +701,13 @@ class FlinkParser(parser.Parser):
                 return self.expression(cls())
             where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
             return self.expression(cls(this=where, **self._parse_show_like()))
+        if self._match_text_seq("JARS"):
+            return self.expression(nodes.ShowNone(this=exp.var("JARS")))
+        if self._match_text_seq("MODELS") or self._match_text_seq("MATERIALIZED", "TABLES"):
+            what = "MODELS" if self._prev.text.upper() == "MODELS" else "MATERIALIZED TABLES"
+            where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
+            like = self._parse_show_like()
+            return self.expression(nodes.ShowNone(this=exp.var(what), database=where, **like))
         if self._match_text_seq("COLUMNS"):
             if not self._match_set((TokenType.FROM, TokenType.IN)):
                 self.raise_error("Expecting FROM or IN after SHOW COLUMNS")
@@ -697,7 +720,8 @@ class FlinkParser(parser.Parser):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name(), view=True))
             self.raise_error("Expecting TABLE or VIEW after SHOW CREATE")
         self.raise_error("Expecting TABLES, VIEWS, COLUMNS, JOBS, [USER] FUNCTIONS, CREATE TABLE, CATALOGS, "
-                         "DATABASES, CURRENT CATALOG|DATABASE or [FULL] MODULES after SHOW")
+                         "DATABASES, CURRENT CATALOG|DATABASE, [FULL] MODULES, JARS, MODELS or MATERIALIZED "
+                         "TABLES after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
 
     def _parse_show_like(self, ilike: bool = False) -> dict:

@@ -121,6 +121,21 @@ def base_primary_key(base: TableDef, new: exp.Expr | None, how: dict[str, str], 
     return list(base.primary_key)
 
 
+def base_partition_keys(base: TableDef, new: exp.Expr | None, how: dict[str, str], sql: str) -> list[str]:
+    """The base table's partition keys if PARTITIONS is INCLUDING (else none).
+
+    Raises:
+        SqlError: Flink's "The base table already has partitions defined. You might want to
+            specify EXCLUDING PARTITIONS." when the new table declares its own.
+    """
+    if not base.partition_keys or how["PARTITIONS"] == "EXCLUDING":
+        return []
+    if new is not None:
+        msg = "The base table already has partitions defined. You might want to specify EXCLUDING PARTITIONS."
+        raise error_at(new, msg, sql)
+    return list(base.partition_keys)
+
+
 def check_key_columns(key: list[str], base: TableDef, new_names: set[str], at: exp.Expr, sql: str) -> None:
     """A new primary key on a nullable column of the base table fails, as Flink's.
 

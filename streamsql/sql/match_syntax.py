@@ -24,7 +24,11 @@ from sqlglot.generator import Generator
 from sqlglot.tokens import Token, TokenType
 
 if t.TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlglot.parser import Parser
+
+T = t.TypeVar("T")
 
 
 class MatchRecognize(exp.MatchRecognize):
@@ -100,7 +104,7 @@ def parse_match_recognize(self: Parser) -> MatchRecognize | None:
     order = self._parse_order()
     measures = None
     if self._match_text_seq("MEASURES"):
-        measures = self._parse_csv(lambda: _measure(self))
+        measures = _in_clause(self, "MEASURES", lambda: self._parse_csv(lambda: _measure(self)))
     rows = _parse_rows(self)
     after = _parse_after(self)
     if not self._match_text_seq("PATTERN"):
@@ -111,16 +115,56 @@ def parse_match_recognize(self: Parser) -> MatchRecognize | None:
     within = None
     if self._match_text_seq("WITHIN"):
         within = self._parse_interval() or self.raise_error("Expecting an INTERVAL after WITHIN")
-    define = self._parse_csv(self._parse_name_as_expression) if self._match_text_seq("DEFINE") else None
+    define = _in_clause(self, "DEFINE", lambda: self._parse_csv(self._parse_name_as_expression)) \
+        if self._match_text_seq("DEFINE") else None
     self._match_r_paren()
     return self.expression(MatchRecognize(
         partition_by=partition, order=order, measures=measures, rows=rows, after=after, pattern=pattern,
         within=within, define=define, alias=self._parse_table_alias()))
 
 
+def _in_clause(self: Parser, clause: str, parse: Callable[[], T]) -> T:
+    """``parse()`` with the parser's ``match_clause`` set to ``clause`` (see :func:`frame_operand`)."""
+    outer, self.match_clause = getattr(self, "match_clause", None), clause
+    try:
+        return parse()
+    finally:
+        self.match_clause = outer
+
+
+#: Why a RUNNING measure is refused (Flink 2.3 fails the query: "Unsupported call: RUNNING(INT)").
+RUNNING_REFUSED = ("RUNNING is not supported: ONE ROW PER MATCH computes each measure once, at the end "
+                   "of the match (FINAL, the default); Flink 2.3 fails such a query too (Unsupported call: "
+                   "RUNNING)")
+
+
+def frame_operand(self: Parser) -> exp.Expr | None:
+    """``RUNNING call(...)`` / ``FINAL call(...)`` inside a MEASURES or DEFINE expression, or None.
+
+    Calcite reads RUNNING and FINAL as prefix operators of the MEASURES and DEFINE expressions;
+    Flink 2.3 then refuses either in DEFINE (its validator's "Cannot use RUNNING/FINAL in DEFINE",
+    at the word) and fails a RUNNING measure in code generation (:data:`RUNNING_REFUSED`, here at
+    the word), while FINAL is what a ONE ROW PER MATCH measure computes anyway: the operand.
+    None (parse as usual) outside those clauses or when the word is no prefix of a call.
+    """
+    clause, word, after = getattr(self, "match_clause", None), self._curr, self._tokens[self._index + 2:][:1]
+    if (clause is None or word is None or word.text.upper() not in ("RUNNING", "FINAL") or self._next is None
+            or not after or after[0].token_type != TokenType.L_PAREN):
+        return None
+    self._advance()
+    operand = self._parse_unary()
+    if clause == "DEFINE":
+        self._refuse(f"Cannot use RUNNING/FINAL in DEFINE '{word.text} {operand.sql()}'", word, self._prev)
+    if word.text.upper() == "RUNNING":
+        self._refuse(RUNNING_REFUSED, word, word)
+    return operand
+
+
 def _measure(self: Parser) -> exp.MatchRecognizeMeasure:
-    """``[FINAL | RUNNING] expression AS name`` (the AS is required, as Calcite's grammar)."""
-    frame = self._match_texts(("FINAL", "RUNNING")) and self._prev.text.upper()
+    """``[FINAL] expression AS name`` (the AS is required, as Calcite's grammar); RUNNING refused."""
+    if self._curr is not None and self._curr.text.upper() == "RUNNING":
+        self._refuse(RUNNING_REFUSED, self._curr, self._curr)
+    frame = self._match_texts(("FINAL",)) and self._prev.text.upper()
     expression = self._parse_assignment()
     if not self._match(TokenType.ALIAS):
         self.raise_error("A measure needs a name: MEASURES expression AS name")

@@ -32,6 +32,8 @@ _SHOW_COLUMNS = {
     "CURRENT CATALOG": ["current catalog name"], "CURRENT DATABASE": ["current database name"],
     "MODULES": ["module name"], "FULL MODULES": ["module name", "used"],
 }
+# SHOW JARS | MODELS | MATERIALIZED TABLES (nodes.ShowNone): Flink's column, always empty here.
+_NONE_COLUMNS = {"JARS": "jars", "MODELS": "model name", "MATERIALIZED TABLES": "materialized table"}
 
 Rows = tuple[list[str], list[tuple]]
 
@@ -59,6 +61,14 @@ def execute(catalog: Catalog, tree: exp.Expression) -> Rows | str:
         column = "view name" if kind is ViewDef else "table name"
         database = table_parts(tree.this) if tree.this else None
         return [column], [(o.name,) for o in catalog.objects(kind, database) if shown(tree, o.name)]
+    if isinstance(tree, nodes.ShowNone):
+        if tree.args.get("database") is not None:
+            parts = table_parts(tree.args["database"])
+            cat = parts[0] if len(parts) > 1 else catalog.current_catalog
+            if parts[-1].lower() not in {d.lower() for d in catalog.database_names(cat)}:
+                msg = f"Database {parts[-1]} does not exist in Catalog {cat}."  # Flink's (SHOW MODELS)
+                raise SqlError(msg)
+        return [_NONE_COLUMNS[tree.name]], []
     if isinstance(tree, exp.Use):
         if tree.text("kind").upper() == "CATALOG":
             catalog.use_catalog(tree.this.name)

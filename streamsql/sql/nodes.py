@@ -203,6 +203,17 @@ class DescribeCatalog(exp.Expression):
     arg_types = {"this": True, "extended": False}
 
 
+class DescribeFunction(exp.Expression):
+    """``DESCRIBE | DESC FUNCTION [EXTENDED] [[c.]db.]f``: a function's info rows, as Flink's.
+
+    Args:
+        this: the function's name (a ``Table``: one to three parts).
+        extended: EXTENDED (kind, determinism, signature ... too).
+    """
+
+    arg_types = {"this": True, "extended": False}
+
+
 class DescribeJob(exp.Expression):
     """``DESCRIBE JOB 'id'``: a job's status and, when it failed, its whole error.
 
@@ -307,6 +318,23 @@ class ShowViews(exp.Expression):
     """``SHOW VIEWS [FROM | IN [catalog.]database] [[NOT] LIKE 'pattern']`` (args as :class:`ShowTables`)."""
 
     arg_types = {"this": False, "like": False, "negated": False}
+
+
+class ShowNone(exp.Expression):
+    """``SHOW JARS``, ``SHOW MODELS`` and ``SHOW MATERIALIZED TABLES``: lists StreamSQL keeps empty.
+
+    Flink 2.3 lists the jars ``ADD JAR`` added and the database's models and materialized tables;
+    StreamSQL has none of these (no JVM; no CREATE MODEL or MATERIALIZED TABLE), so the list is
+    Flink's empty one, under Flink's column name.
+
+    Args:
+        this: ``"JARS"``, ``"MODELS"`` or ``"MATERIALIZED TABLES"`` (a ``Var``).
+        database: the ``Table`` name of ``FROM | IN [catalog.]database`` (models, materialized
+            tables), or None.
+        like, negated: ``[NOT] LIKE 'pattern'``, as :class:`ShowTables`.
+    """
+
+    arg_types = {"this": True, "database": False, "like": False, "negated": False}
 
 
 class ShowJobs(KeywordStatement):

@@ -45,7 +45,7 @@ _STATEMENTS = (
     nodes.StopJob, nodes.PrintTopic, nodes.StatementSet, nodes.BeginStatementSet, nodes.EndStatementSet,
     nodes.ClientCommand, nodes.ShowFunctions, nodes.CreateFunction, nodes.DropFunction, nodes.ShowNamespace,
     nodes.CreateCatalog, nodes.DropCatalog, nodes.AlterTable, nodes.AlterView, nodes.DescribeCatalog,
-    nodes.UseModules,
+    nodes.UseModules, nodes.ShowNone, nodes.DescribeFunction,
 )
 _SUPPORTED = (
     "SELECT, INSERT INTO, CREATE/DROP TABLE|VIEW|FUNCTION|DATABASE|CATALOG, ALTER TABLE, USE [CATALOG], SET, "
@@ -142,8 +142,28 @@ def parse_statement(text: str) -> exp.Expr:
         tree.set("this", values_query(tree.this))
     _check_supported(tree, text)
     _limit_forms(tree, text)  # first: it drops LIMIT ALL's ALL
+    _context_variables(tree, text)
     _check_names(tree, text)
     return tree
+
+
+def _context_variables(tree: exp.Expr, text: str) -> None:
+    """Read a bare ``CURRENT_USER`` as the other context variables: a name to resolve.
+
+    sqlglot parses it as a call; Flink 2.3's validator resolves every context variable of
+    :data:`_VALUE_WORDS` but the date and time ones as a column (``SELECT CURRENT_USER`` is
+    ``Column 'CURRENT_USER' not found in any table``, as ``SELECT user``: none has a value in
+    Flink). ``CURRENT_USER()`` (with parentheses) stays a call, which no function matches.
+    """
+    for call in list(tree.find_all(exp.CurrentUser)):
+        start, end = call.meta.get("start"), call.meta.get("end")
+        if call.meta.get("flink_name") or start is None:
+            continue
+        ident = exp.Identifier(this=text[start:end + 1], quoted=False)
+        ident.meta.update(call.meta)
+        column = exp.Column(this=ident)
+        column.meta.update(call.meta)
+        call.replace(column)
 
 
 #: Calcite's context variables (its grammar's ``ContextVariable``): values where a column could

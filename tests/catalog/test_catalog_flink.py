@@ -111,3 +111,39 @@ def test_errors_point_at_the_name() -> None:
         env.execute_sql("USE CATALOG nope")
     assert "A catalog with name [nope] does not exist." in str(caught.value)
     assert (caught.value.line, caught.value.col) == (1, 13)
+
+
+@pytest.mark.parametrize("name", ["nope", "default_catalog"])
+def test_describe_catalog_without_a_descriptor_is_flinks_error(name) -> None:
+    """Flink 2.3: ``Cannot obtain metadata information from Catalog nope.``, and the same for
+    ``default_catalog``, which Flink registers without a descriptor (scripts/flink_statements.py,
+    script ``catalogs``); a CREATE CATALOG's catalog is described (docs_statements_flink.json)."""
+    with StreamEnvironment() as env:
+        with pytest.raises(StreamSQLError) as caught:
+            env.execute_sql(f"DESCRIBE CATALOG {name}")
+        assert caught.value.message == f"Cannot obtain metadata information from Catalog {name}."
+        assert (caught.value.line, caught.value.col) == (1, 18)
+        env.execute_sql("CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')")
+        assert env.execute_sql("DESCRIBE CATALOG c1").rows == [
+            ("name", "c1"), ("type", "generic_in_memory"), ("comment", None)]
+
+
+@pytest.mark.parametrize(("sql", "column"), [
+    ("SHOW JARS", "jars"), ("SHOW MODELS", "model name"), ("SHOW MATERIALIZED TABLES", "materialized table"),
+    ("SHOW MODELS FROM default_database", "model name"),
+    ("SHOW MATERIALIZED TABLES IN default_catalog.default_database", "materialized table"),
+    ("SHOW MODELS LIKE 'm%'", "model name"),
+])
+def test_show_jars_models_and_materialized_tables_are_flinks_empty_lists(sql, column) -> None:
+    """Flink 2.3 answers these with an empty list under its column name (scripts/flink_statements.py,
+    script ``show``); StreamSQL has no jars, models or materialized tables (they were parse errors)."""
+    with StreamEnvironment() as env:
+        result = env.execute_sql(sql)
+    assert (result.kind, result.columns, result.rows) == ("rows", [column], [])
+
+
+def test_show_models_from_an_unknown_database_is_refused_at_it() -> None:
+    with StreamEnvironment() as env, pytest.raises(StreamSQLError) as caught:
+        env.execute_sql("SHOW MODELS FROM nope")
+    assert caught.value.message == "Database nope does not exist in Catalog default_catalog."  # Flink's cause
+    assert (caught.value.line, caught.value.col) == (1, 18)

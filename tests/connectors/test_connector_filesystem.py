@@ -140,7 +140,14 @@ def test_csv_and_debezium_sources(tmp_path):
     assert b.kinds.tolist() == [RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER]
 
 
-def test_sink_appends_at_pre_commit_and_round_trips(tmp_path):
+def _visible(out):
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()
+                  and not p.name.startswith("."))
+
+
+def test_sink_part_files_commit_with_checkpoints_and_round_trip(tmp_path):
+    """As Flink's file sink (row formats): a hidden in-progress file, not rolled by a checkpoint,
+    rolled at the end of input and renamed to part-<uuid>-<task>-<n> when that checkpoint completes."""
     out = tmp_path / "out"
     t = table_of(
         "sink",
@@ -155,12 +162,21 @@ def test_sink_appends_at_pre_commit_and_round_trips(tmp_path):
         {"id": pa.array([1, 2], pa.int32()), "price": pa.array([Decimal(10), None], pa.decimal128(10, 6))}
     )
     sink.write(Batch(data))
-    target = out / "part-my_job-0.json"
-    assert target.read_bytes() == b""  # not visible before the checkpoint
     sink.pre_commit(1)
-    assert target.read_bytes() == b'{"id":1,"price":1E+1}\n{"id":2,"price":null}\n'
+    state = sink.snapshot(1)
+    sink.commit(1)
+    assert _visible(out) == []  # a checkpoint does not roll a row format's file
+    [hidden] = [p.name for p in out.iterdir()]
+    assert hidden.startswith(f".part-{state['uuid']}-0-0.inprogress.")
     sink.write(Batch(data.slice(0, 1)))
     sink.finish()
+    sink.pre_commit(2)
+    sink.snapshot(2)
+    assert _visible(out) == []
+    sink.commit(2)
+    assert _visible(out) == [f"part-{state['uuid']}-0-0"]
+    assert (out / f"part-{state['uuid']}-0-0").read_bytes() == (
+        b'{"id":1,"price":1E+1}\n{"id":2,"price":null}\n{"id":1,"price":1E+1}\n')
     sink.close()
     src, _ = src_of(out, id="INT", price="DECIMAL(10, 6)")
     src.open(None)
@@ -169,6 +185,69 @@ def test_sink_appends_at_pre_commit_and_round_trips(tmp_path):
         {"id": 2, "price": None},
         {"id": 1, "price": Decimal("10.000000")},
     ]
+
+
+def test_sink_restore_truncates_in_progress_commits_pending_drops_later_files(tmp_path):
+    """A restore of checkpoint 1 after a crash: the in-progress file is cut back to its length at
+    barrier 1, a file rolled before barrier 1 whose rename the crash prevented is committed, and
+    files opened after barrier 1 are deleted: every row once."""
+    out = tmp_path / "out"
+    t = table_of("sink", {"connector": "filesystem", "path": str(out), "format": "json",
+                          "sink.rolling-policy.file-size": "20b"}, id="INT")
+    out.mkdir()
+
+    def batch(*ids):
+        return Batch(pa.table({"id": pa.array(ids, pa.int32())}))
+
+    def sink_():
+        s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}, task_index=3))
+        s.open()
+        return s
+
+    first = sink_()
+    first.write(batch(1, 2, 3))  # 3 rows of 9 bytes: rolled after the third (> 20 bytes before a row)
+    first.write(batch(4))  # a new file, in progress at barrier 1
+    first.pre_commit(1)
+    state = json.loads(json.dumps(first.snapshot(1)))  # as the checkpoint records it
+    first.write(batch(5, 6, 7))  # after barrier 1: lost with the crash, replayed after the restore
+    first.write(batch(8))
+    first.close()  # the crash: checkpoint 1 completed, commit(1) never ran
+    assert _visible(out) == []
+    second = sink_()
+    second.restore(state)
+    assert _visible(out) == [f"part-{state['uuid']}-3-0"]
+    second.write(batch(5, 6))
+    second.finish()
+    second.pre_commit(2)
+    second.snapshot(2)
+    second.commit(2)
+    second.close()
+    src, _ = src_of(out, id="INT")
+    src.open(None)
+    assert sorted(r["id"] for r in read_all(src)) == [1, 2, 3, 4, 5, 6]
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+    assert _visible(out) == [f"part-{state['uuid']}-3-{n}" for n in (0, 1)]  # 4, 5, 6 in one file
+
+
+def test_sink_file_mode_restore_truncates_to_checkpoint_length(tmp_path):
+    f = tmp_path / "out.json"
+    t = table_of("sink", {"connector": "filesystem", "path": str(f), "format": "json"}, id="INT")
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    s.write(Batch(pa.table({"id": pa.array([1], pa.int32())})))
+    s.pre_commit(1)
+    state = s.snapshot(1)
+    s.write(Batch(pa.table({"id": pa.array([2], pa.int32())})))
+    s.pre_commit(2)  # checkpoint 2 never completes
+    s.close()
+    assert f.read_text() == '{"id":1}\n{"id":2}\n'
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    s.restore(state)
+    s.write(Batch(pa.table({"id": pa.array([2], pa.int32())})))
+    s.finish()
+    s.close()
+    assert f.read_text() == '{"id":1}\n{"id":2}\n'
 
 
 def test_sink_to_file_csv_and_debezium_accepts_updates(tmp_path):
@@ -222,4 +301,102 @@ def test_source_monitor_interval_is_refused(tmp_path):
     env.execute_sql("CREATE TABLE bh (a INT) WITH ('connector' = 'blackhole')")
     with pytest.raises(ConfigError, match="'source.monitor-interval' is not supported"):
         env.execute_sql("EXPLAIN INSERT INTO bh SELECT a FROM src")
+    env.close()
+
+
+def test_sink_adopts_the_states_of_other_tasks(tmp_path):
+    """A savepoint restored at another parallelism hands a task the old tasks' states
+    (streamsql.runtime.savepoint._share): their rows before the barrier are kept once, the rest
+    dropped, and they are committed by the new task's next checkpoint."""
+    from streamsql.runtime.savepoint import _share
+
+    out = tmp_path / "out"
+    t = table_of("sink", {"connector": "filesystem", "path": str(out) + "/", "format": "json"}, id="INT")
+
+    def sink_(task):
+        s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}, task_index=task))
+        s.open()
+        return s
+
+    metas = []
+    for task, ids in ((0, [1, 2]), (1, [3])):
+        s = sink_(task)
+        s.write(Batch(pa.table({"id": pa.array(ids, pa.int32())})))
+        s.pre_commit(1)
+        metas.append({"positions": {"sink:n": json.loads(json.dumps(s.snapshot(1)))}})
+        s.write(Batch(pa.table({"id": pa.array([99], pa.int32())})))  # after the barrier: dropped
+        s.close()
+    assert [st["task"] for st in _share(metas, set(), 1, 2)["sink:n"]] == [1]
+    states = _share(metas, set(), 0, 1)["sink:n"]
+    assert [st["task"] for st in states] == [0, 1]
+    s = sink_(0)
+    s.restore(states)
+    s.write(Batch(pa.table({"id": pa.array([4], pa.int32())})))
+    s.finish()
+    s.pre_commit(2)
+    s.snapshot(2)
+    s.commit(2)
+    s.close()
+    src, _ = src_of(out, id="INT")
+    src.open(None)
+    assert sorted(r["id"] for r in read_all(src)) == [1, 2, 3, 4]
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_csv_rolls_at_every_checkpoint_json_does_not(tmp_path):
+    """Flink writes csv as a bulk format (rollOnCheckpoint), json with an Encoder (rolled by size or time)."""
+    seen = {}
+    for fmt in ("csv", "json"):
+        out = tmp_path / fmt
+        t = table_of("sink", {"connector": "filesystem", "path": str(out) + "/", "format": fmt}, id="INT")
+        s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+        s.open()
+        s.write(Batch(pa.table({"id": pa.array([1], pa.int32())})))
+        s.pre_commit(1)
+        s.snapshot(1)
+        s.commit(1)
+        seen[fmt] = _visible(out)
+        s.close()
+    assert len(seen["csv"]) == 1 and seen["json"] == []
+
+
+def test_rollover_interval_rolls_an_old_file(tmp_path):
+    out = tmp_path / "out"
+    t = table_of("sink", {"connector": "filesystem", "path": str(out) + "/", "format": "json",
+                          "sink.rolling-policy.rollover-interval": "1 ms",
+                          "sink.rolling-policy.check-interval": "1 ms"}, id="INT")
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    s.write(Batch(pa.table({"id": pa.array([1], pa.int32())})))
+    import time
+
+    time.sleep(0.01)
+    s.pre_commit(1)
+    s.snapshot(1)  # the file is older than the interval: rolled, committed with checkpoint 1
+    s.commit(1)
+    assert len(_visible(out)) == 1
+    s.close()
+
+
+def test_where_on_partition_columns_prunes_folders(tmp_path):
+    """As Flink's partition push-down: a folder the WHERE rules out is not read (a bad record in it
+    would fail the job otherwise); rows are those of the filter either way."""
+    from streamsql import StreamEnvironment
+
+    for folder, text in (("k=u/d=1", '{"a": 1}\n'), ("k=u/d=2", '{"a": 2}\n'), ("k=v/d=1", "not json\n"),
+                         ("k=__DEFAULT_PARTITION__/d=1", '{"a": 4}\n')):
+        (tmp_path / "t" / folder).mkdir(parents=True)
+        (tmp_path / "t" / folder / "part-0").write_text(text)
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp")})
+    env.execute_sql(f"CREATE TABLE t (a INT, k STRING, d INT) PARTITIONED BY (k, d) WITH ("
+                    f"'connector' = 'filesystem', 'path' = '{tmp_path}/t', 'format' = 'json')")
+
+    def rows(sql):
+        return sorted(v for _kind, v in env.execute_sql(sql).collect(timeout=60))
+
+    assert rows("SELECT a, k, d FROM t WHERE k = 'u' AND d IN (1, 2)") == [(1, "u", 1), (2, "u", 2)]
+    assert rows("SELECT a, d FROM t WHERE k IS NULL") == [(4, 1)]
+    with pytest.raises(BadRecordError):
+        rows("SELECT a FROM t WHERE d = 1")  # k=v/d=1 is read: its bad record fails the job
     env.close()

@@ -327,3 +327,53 @@ def test_repeats_pattern_matches_a_name_twice_in_one_line_as_written():
     assert not line_matches(b'{"a.b":1}\n{"a.b":2}', p)  # one in each of two lines
     assert not line_matches(b'{"aXb":1,"aXb":2,"q":1,"xy":1,"xy":2}', p)  # '.' and ' ' are themselves
     assert not line_matches(b'{"qq":1,"q2":2,"q":3}', p)
+
+
+def test_whole_columns_left_out_are_read_and_dropped_without_the_name_search(monkeypatch):
+    """A decoder narrowed by whole columns reads them with Arrow and drops them after the read
+    (Arrow fails a record naming a column it reads twice), so no batch is searched for a name
+    written twice (session 31: the search cost more than reading the columns); the kept columns
+    are the full decoder's. A batch the wide read fails where the narrow one passes (an unread
+    STRING holding a number) sends later batches to the narrow read and its search."""
+    from streamsql.connectors.formats import json as json_format
+
+    searched: list[int] = []
+    search = json_format.line_matches
+    monkeypatch.setattr(json_format, "line_matches", lambda data, p: searched.append(1) or search(data, p))
+    s = schema_of(id="INT", s="STRING", x="INT", t="STRING")
+    plain = [b'{"id":%d,"s":"a","x":%d,"t":"u"}' % (i, i * 2) for i in range(50)]
+    odd = [b'{"id":1,"s":"a","s":"b","s":"c","x":5}', b'{"id":2,"x":6,"s":"a","t":"b","t":"c"}',
+           b'{"id":3,"s":4,"x":7,"t":[1,{"a":2}]}', b'{"id":4,"x":8}']
+
+    def narrowed_decoder(options):
+        d = make_decoder("json", s, options)
+        d.narrow(columns("id", "x"))
+        assert names(d.schema) == ["id", "x"]
+        return d
+
+    for options in ({}, {"json.ignore-parse-errors": "true"}):
+        full = make_decoder("json", s, options)
+        want = full.decode(plain, None).table.select(["id", "x"])
+        d = narrowed_decoder(options)
+        assert d.decode(plain, None).table.equals(want) and not searched
+        for batch in ([odd[0], *plain], [odd[1]], odd):  # repeated names: per record, as Flink
+            d = narrowed_decoder(options)
+            assert d.decode(batch, None).table.to_pylist() == full.decode(batch, None).table.select(
+                ["id", "x"]).to_pylist(), batch
+        d = narrowed_decoder(options)
+        broken = [*plain[:10], b'{"id":99,"x":1', *plain[10:]]  # a bad record: the bisection finds it
+        try:
+            got = d.decode(broken, lambda j: f"record {j}").table.to_pylist()
+        except BadRecordError as e:
+            got = str(e)
+        try:
+            assert got == full.decode(broken, lambda j: f"record {j}").table.select(["id", "x"]).to_pylist()
+        except BadRecordError as e:
+            assert got == str(e) and "record 10" in got
+        searched.clear()
+        assert d.decode(plain, None).table.equals(want) and not searched  # still the wide read
+        d = narrowed_decoder(options)
+        assert d.decode([odd[2], odd[3]], None).table.to_pylist() == [{"id": 3, "x": 7}, {"id": 4, "x": 8}]
+        searched.clear()
+        assert d.decode(plain, None).table.equals(want) and searched  # the narrow read from now on
+        searched.clear()

@@ -23,19 +23,9 @@ SCENARIOS = {s["name"]: s["steps"] for s in FLINK["scenarios"]}
 #: Statements Flink 2.3 takes that StreamSQL refuses (a clear error at the statement): why.
 KNOWN = {
     "SHOW CREATE CATALOG cat2": "SHOW CREATE takes TABLE or VIEW here",
-    "SHOW JARS": "no ADD JAR here (Python UDFs only): SHOW JARS is refused",
     "SHOW PROCEDURES": "no procedures here (Flink's in-memory catalog refuses it too, at run time)",
-    "SHOW MATERIALIZED TABLES": "no materialized tables here",
-    "SHOW MODELS": "no models here",
-    "DESCRIBE FUNCTION sha2": "DESCRIBE FUNCTION is not implemented",
-    "DESCRIBE FUNCTION EXTENDED sha2": "DESCRIBE FUNCTION is not implemented",
     "ALTER DATABASE db2 SET ('k2' = 'v2')": "database properties are not kept here: ALTER DATABASE is "
                                             "refused",
-    **dict.fromkeys([
-        "CREATE TABLE MyTable (`user_id` BIGINT, `name` STRING, `ts` TIMESTAMP(3)) "
-        "PARTITIONED BY (`user_id`) WITH ('connector' = 'blackhole')",
-        "CREATE TABLE my_ctas_part PARTITIONED BY (id) WITH ('connector' = 'blackhole') AS SELECT id, name "
-        "FROM source_table"], "PARTITIONED BY is refused (no connector here writes partitions)"),
     **dict.fromkeys([
         "CREATE TABLE MyTable2 (uid BIGINT, name STRING) DISTRIBUTED BY HASH(uid) INTO 4 BUCKETS WITH "
         "('connector' = 'blackhole')",

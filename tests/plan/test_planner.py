@@ -269,7 +269,7 @@ def test_explain_statement_set_lists_every_sink(env):
     text = env.execute_sql("EXPLAIN EXECUTE STATEMENT SET BEGIN "
                            "INSERT INTO print_out SELECT g, COUNT(*) FROM src GROUP BY g; "
                            "INSERT INTO fs_out SELECT g, CAST(x AS BIGINT) FROM src; END").message
-    assert "print_out: at-least-once" in text and "fs_out: at-least-once" in text
+    assert "print_out: at-least-once" in text and "fs_out: exactly-once" in text  # truncated on restore
 
 
 # -- not supported yet ---------------------------------------------------------------------------

@@ -33,8 +33,8 @@ ORDERS = """CREATE TEMPORARY TABLE orders (
 ) COMMENT 'orders' WITH ('connector' = 'kafka', 'topic' = 'orders', 'it''s' = 'quoted')"""
 
 
-def table(sql: str) -> TableDef:
-    return table_def_from_create(parse_statement(sql), sql)
+def table(sql: str, base: TableDef | None = None) -> TableDef:
+    return table_def_from_create(parse_statement(sql), sql, base)
 
 
 def test_table_def_fields():
@@ -219,14 +219,37 @@ def test_multiset_is_refused_with_what_to_declare():
     [
         ("CREATE TABLE t (a INT CHECK (a > 0))", "Unsupported column constraint: CHECK (a > 0)"),
         ("CREATE TABLE t (a INT DEFAULT 5)", "Unsupported column constraint: DEFAULT 5"),
-        ("CREATE TABLE t (a INT, b STRING) PARTITIONED BY (b)", "PARTITIONED BY is not supported"),
     ],
 )
 def test_clauses_flink_would_not_ignore_are_refused(ddl, message):
-    """They parsed and were ignored: rows were not checked, no default filled, no partition folders
-    (Flink's parser refuses CHECK and DEFAULT; it reads and writes PARTITIONED BY tables by folder)."""
+    """They parsed and were ignored: rows were not checked, no default filled (Flink's parser refuses
+    CHECK and DEFAULT)."""
     with pytest.raises(SqlError, match=re.escape(message)):
         table(ddl)
+
+
+def test_partitioned_by_is_kept_and_checked():
+    """PARTITIONED BY names physical columns, kept in its order (a filesystem table's folders); an
+    unknown one is refused in Flink's words at the name."""
+    td = table("CREATE TABLE t (a INT, b STRING, c INT) PARTITIONED BY (c, `b`)")
+    assert td.partition_keys == ["c", "b"]
+    assert ")\nPARTITIONED BY (`c`, `b`)\nWITH (" in show_create_table(td)  # Flink 2.3's SHOW CREATE TABLE
+    td = table("CREATE TABLE t (a INT, b STRING) COMMENT 'x' PARTITIONED BY (b)")
+    assert ")\nCOMMENT 'x'\nPARTITIONED BY (`b`)\nWITH (" in show_create_table(td)
+    with pytest.raises(SqlError) as e:
+        table("CREATE TABLE t (a INT, k STRING) PARTITIONED BY (zz)")
+    assert e.value.message == ("Partition column 'zz' not defined in the table schema. "
+                               "Available columns: ['a', 'k']")
+    assert (e.value.line, e.value.col) == (1, 50)
+
+
+def test_like_includes_partitions_unless_excluded():
+    base = table("CREATE TABLE b (a INT, k STRING) PARTITIONED BY (k) WITH ('connector' = 'filesystem')")
+    assert table("CREATE TABLE t WITH ('path' = '/x') LIKE b", base=base).partition_keys == ["k"]
+    assert table("CREATE TABLE t LIKE b (EXCLUDING PARTITIONS)", base=base).partition_keys == []
+    with pytest.raises(SqlError, match="The base table already has partitions defined. You might want to "
+                                       "specify EXCLUDING PARTITIONS."):
+        table("CREATE TABLE t (c INT) PARTITIONED BY (c) LIKE b", base=base)
 
 
 def test_column_comments_and_nullability_are_kept():

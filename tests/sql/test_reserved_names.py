@@ -64,3 +64,17 @@ def test_the_error_says_where_and_how_to_quote():
     assert "write `groups` (in backquotes)" in str(e.value)
     assert "^^^^^^" in str(e.value)
     parse_statement("SELECT COUNT(*) AS `groups` FROM t")
+
+
+@pytest.mark.parametrize("word", ["user", "USER", "CURRENT_USER", "session_user", "current_role"])
+def test_a_context_variable_has_no_value_as_in_flink(word):
+    """Flink 2.3 parses ``SELECT USER`` / ``CURRENT_USER`` ... and gives them no value: ``Column
+    'USER' not found in any table`` from line 1, column 8 (scripts/flink_statements.py, script
+    ``values``). sqlglot read CURRENT_USER as a call ("No match found for function signature"),
+    and with no table the message ended in an empty "available columns: " list."""
+    from streamsql import StreamEnvironment
+
+    with StreamEnvironment() as env, pytest.raises(SqlError) as caught:
+        env.execute_sql(f"SELECT {word}")
+    assert caught.value.message == f"Column '{word}' not found in any table"
+    assert (caught.value.line, caught.value.col, caught.value.length) == (1, 8, len(word))

@@ -10,6 +10,8 @@ drops is never held there; :class:`NotNullEnforcer` runs on the materializer's i
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -83,15 +85,24 @@ class SinkOperator(Operator):
     """The last operator of a pipeline: writes rows, pre-commits at barriers.
 
     The commit itself (phase two) is driven by the checkpoint coordinator once every task has
-    acknowledged the checkpoint, never by the barrier.
+    acknowledged the checkpoint, never by the barrier. The sink's own state
+    (:meth:`Sink.snapshot`) is recorded in the checkpoint under :attr:`state_key`, next to the
+    source positions, and handed back by :meth:`restore`.
     """
 
-    def __init__(self, sink: Sink, name: str, not_null: list[tuple[int, str]] | None = None):
-        """``not_null``: the NOT NULL columns of the batches (:func:`not_null_columns`), or none."""
+    def __init__(self, sink: Sink, name: str, not_null: list[tuple[int, str]] | None = None,
+                 state_key: str = "", record: Callable[[int, str, Any], None] | None = None):
+        """``not_null``: the NOT NULL columns of the batches (:func:`not_null_columns`), or none.
+
+        ``record(n, state_key, state)``: records the sink's state in checkpoint n (the
+        coordinator's ``record_position``); None: a sink with state cannot be checkpointed here.
+        """
         self.sink = sink
         self.name = name
         self.rows_out = 0
         self.not_null = NotNullEnforcer(not_null)
+        self.state_key = state_key
+        self.record = record
 
     def open(self, ctx) -> None:
         """Open the connector's sink."""
@@ -124,8 +135,23 @@ class SinkOperator(Operator):
         self.sink.abort()
 
     def snapshot_state(self, checkpoint_id: int) -> None:
-        """Phase one of two-phase commit: flush everything written so far."""
+        """Phase one of two-phase commit: flush everything written so far; record the sink's state.
+
+        Raises:
+            ExecutionError: the sink has state and nothing records it (our bug, never silent).
+        """
         self.sink.pre_commit(checkpoint_id)
+        state = self.sink.snapshot(checkpoint_id)
+        if state is None:
+            return
+        if self.record is None:
+            msg = f"Sink '{self.name}' has state to checkpoint, but no checkpoint records it"
+            raise ExecutionError(msg)
+        self.record(checkpoint_id, self.state_key, state)
+
+    def restore(self, positions: dict[str, Any]) -> None:
+        """Hand the sink its state in the restored checkpoint's ``positions`` (None: a fresh start)."""
+        self.sink.restore(positions.get(self.state_key) if self.state_key else None)
 
     def finish(self) -> list[Element]:
         """End of input: flush buffered rows."""

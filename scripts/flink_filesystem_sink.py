@@ -1,0 +1,88 @@
+"""Record what Flink 2.3's filesystem sink writes, and reads back, for the filesystem cases.
+
+The cases are ``tests/connectors/filesystem_flink_cases.py``; ``tests/connectors/
+test_filesystem_flink.py`` compares StreamSQL's run of the same statements with the record.
+
+Each case is a list of statements run in order in one streaming session at parallelism 1 (a bounded
+INSERT from a JSON file or VALUES into a filesystem table under ``{out}``, then queries); the
+record keeps, for each INSERT, every file under the sink table's folder (path relative to it, the
+random part-file uuid replaced by ``<uuid>``) with its bytes, for each query its sorted rows, and for
+a statement Flink refuses its message. ``{out}`` and ``{input}`` are filled in per run.
+
+    /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py   # rewrites the JSON
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "connectors" / "flink_filesystem_sink.json"
+sys.path.insert(0, str(ROOT / "tests" / "connectors"))
+from filesystem_flink_cases import CASES, INPUT_ROWS  # noqa: E402
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def files_under(folder: str) -> dict[str, str]:
+    """Every file under ``folder``: relative path (uuid as ``<uuid>``) -> its text."""
+    out = {}
+    for root, _dirs, files in os.walk(folder):
+        for f in files:
+            p = os.path.join(root, f)
+            out[UUID.sub("<uuid>", os.path.relpath(p, folder))] = Path(p).read_text()
+    return dict(sorted(out.items()))
+
+
+def message(e: Exception) -> str:
+    """Flink's own words in a Py4J error (the Validation/TableException's message)."""
+    text = str(e)
+    for line in text.splitlines():
+        m = re.search(r"(ValidationException|TableException): (.*)", line)
+        if m:
+            return m.group(2).strip()
+    return text.splitlines()[0]
+
+
+def main() -> None:
+    """Run every case in PyFlink and write :data:`OUT`."""
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    results = {}
+    for name, statements in CASES.items():
+        work = tempfile.mkdtemp(prefix="flinkfs-")
+        inp = os.path.join(work, "input.json")
+        Path(inp).write_text("".join(json.dumps(r) + "\n" for r in INPUT_ROWS))
+        t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+        t.get_config().set("parallelism.default", "1")
+        t.get_config().set("table.local-time-zone", "UTC")
+        steps = []
+        for s in statements:
+            sql = s.format(out="file://" + os.path.join(work, "out"), input="file://" + inp)
+            try:
+                if s.lstrip().upper().startswith("SELECT"):
+                    rows = sorted(json.dumps(list(r), default=str) for r in t.execute_sql(sql).collect())
+                    steps.append({"rows": rows})
+                    continue
+                t.execute_sql(sql).wait()
+                if s.lstrip().upper().startswith("INSERT"):
+                    table = re.match(r"\s*INSERT INTO (\w+)", s).group(1)
+                    steps.append({"files": files_under(os.path.join(work, "out", table))})
+                else:
+                    steps.append({"ok": True})
+            except Exception as e:  # noqa: BLE001 (Flink's refusal is the record)
+                steps.append({"error": message(e)})
+        results[name] = steps
+        shutil.rmtree(work, ignore_errors=True)
+        print(name, json.dumps(steps)[:300])
+    OUT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Record Apache Flink 2.3's answers to small statements: values, DESCRIBE, SHOW, window offsets.
+
+Each script of ``SCRIPTS`` runs in a fresh TableEnvironment, statement by statement (as
+``scripts/flink_catalog.py``, whose runner it uses); the answers (result columns and rows, or the
+error and its causes) go to ``tests/sql/flink_statements/flink.json``, which
+``tests/sql/test_flink_statements.py`` compares ours with. ``${DIR}`` in a statement is that
+folder (the CSV table and the Python UDF module live there). Regenerate::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_statements.py [SCRIPT ...]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIR = ROOT / "tests" / "sql" / "flink_statements"
+OUT = DIR / "flink.json"
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(DIR))
+
+EVENTS = ("CREATE TABLE ev (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
+          "'connector' = 'filesystem', 'path' = '${DIR}/events.csv', 'format' = 'csv')")
+
+
+def _window(kind: str, offset: str) -> str:
+    return (f"SELECT window_start, window_end, COUNT(*) AS n, SUM(a) AS s FROM TABLE({kind}(TABLE ev, "
+            f"DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND, INTERVAL '{offset}' SECOND)) "
+            "GROUP BY window_start, window_end")
+
+
+SCRIPTS: dict[str, list[str]] = {
+    "values": ["SELECT USER", "SELECT user", "SELECT CURRENT_USER", "SELECT SESSION_USER",
+               "SELECT SYSTEM_USER", "SELECT CURRENT_ROLE", "SELECT CURRENT_PATH", "SELECT CURRENT_CATALOG",
+               "SELECT CURRENT_SCHEMA", "SELECT USER()"],
+    "catalogs": ["DESCRIBE CATALOG nope", "DESC CATALOG EXTENDED nope", "DESCRIBE CATALOG default_catalog",
+                 "CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')", "DESCRIBE CATALOG c1",
+                 "DESCRIBE CATALOG EXTENDED c1"],
+    "casts": ["SELECT CAST(1 AS VARCHAR(10) NOT NULL)", "SELECT CAST(NULL AS INT NOT NULL)",
+              "SELECT CAST(1 AS INT NULL)"],
+    "offsets": [EVENTS] + [_window("HOP", o) for o in ("7", "12", "-5", "-13")]
+    + [_window("CUMULATE", o) for o in ("10", "-10", "13", "23")],
+    "match": [EVENTS] + [
+        "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES FINAL LAST(A.a) AS x, FINAL COUNT(A.a) AS c "
+        "PATTERN (A+ B) DEFINE A AS a < 3)",
+        "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES RUNNING LAST(A.a) AS x PATTERN (A B) "
+        "DEFINE A AS a > 0)",
+        "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.a) AS x PATTERN (A B) "
+        "DEFINE A AS RUNNING LAST(a) > 0)",
+        "SELECT * FROM ev MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(A.a) AS x PATTERN (A B) "
+        "DEFINE A AS FINAL LAST(A.a) > 0)",
+    ],
+    "show": ["SHOW JARS", "SHOW MODELS", "SHOW MATERIALIZED TABLES", "SHOW MODELS FROM default_database",
+             "SHOW MATERIALIZED TABLES IN default_database", "SHOW MODELS LIKE 'm%'",
+             "SHOW MATERIALIZED TABLES LIKE 'm%'", "SHOW MODELS FROM nope"],
+    "functions": [
+        "DESCRIBE FUNCTION `upper`", "DESCRIBE FUNCTION EXTENDED `upper`", "DESC FUNCTION `SUM`",
+        "DESCRIBE FUNCTION EXTENDED `SUM`", "DESCRIBE FUNCTION `concat_ws`", "DESCRIBE FUNCTION nope",
+        "DESCRIBE FUNCTION EXTENDED nope", "DESCRIBE FUNCTION upper",
+        "CREATE TEMPORARY FUNCTION plus_one AS 'describe_udfs.plus_one' LANGUAGE PYTHON",
+        "DESCRIBE FUNCTION plus_one", "DESCRIBE FUNCTION EXTENDED plus_one",
+        "CREATE TEMPORARY SYSTEM FUNCTION sys_plus AS 'describe_udfs.plus_one' LANGUAGE PYTHON",
+        "DESCRIBE FUNCTION sys_plus", "DESCRIBE FUNCTION EXTENDED sys_plus",
+        "CREATE FUNCTION cat_plus AS 'describe_udfs.plus_one' LANGUAGE PYTHON",
+        "DESCRIBE FUNCTION cat_plus", "DESCRIBE FUNCTION EXTENDED cat_plus",
+        "DESCRIBE FUNCTION default_catalog.default_database.cat_plus",
+    ],
+}
+
+
+def main(argv: list[str]) -> None:
+    """Run the named scripts (default: all) and write their answers."""
+    from flink_catalog import run
+
+    names = argv or list(SCRIPTS)
+    old = json.loads(OUT.read_text()) if OUT.exists() else {}
+    for name in names:
+        old[name] = run([s.replace("${DIR}", str(DIR)) for s in SCRIPTS[name]])
+        for r in old[name]:
+            r["sql"] = r["sql"].replace(str(DIR), "${DIR}")
+        OUT.write_text(json.dumps(old, indent=1) + "\n")
+        print(name, "done", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

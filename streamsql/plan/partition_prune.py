@@ -1,0 +1,98 @@
+"""Partition pruning: a WHERE on a partitioned filesystem table's partition columns picks its folders.
+
+As Flink's ``PushPartitionIntoTableSourceScanRule`` (the filesystem source is
+``SupportsPartitionPushDown``), a scan read by one Calc whose condition has conjuncts on partition
+columns only reads the folders those conjuncts allow: ``k = 'u'``, ``k IN ('u', 'v')``, ``k IS
+NULL`` (the ``'partition.default-name'`` folder), ``d = 3``. The Calc still filters every row, so
+pruning only saves reading: a conjunct of another form (``k LIKE 'u%'``, a cast, an OR) prunes
+nothing. Partition columns of CHAR(n) type are not pruned (their values are padded when read).
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+
+from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode
+
+#: The types a literal is compared with a folder's text for (STRING/VARCHAR: as is; integers: digits).
+_TEXT = ("STRING", "VARCHAR")
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
+
+
+def partition_filters(nodes: list[PlanNode]) -> dict[int, dict[str, frozenset[str | None]]]:
+    """For each scan (by ``id``) whose partitions a WHERE prunes: partition key -> the values allowed.
+
+    A value is a folder's text (an integer's digits, a string as is) or None (NULL: the default
+    partition). Scans of tables without partitions, and those read by anything but one Calc
+    with a condition, are absent.
+    """
+    readers: dict[int, list[PlanNode]] = {}
+    for node in nodes:
+        for inp in node.inputs:
+            readers.setdefault(id(inp), []).append(node)
+    out = {}
+    for node in nodes:
+        if not isinstance(node, ScanNode) or not getattr(node.table, "partition_keys", None):
+            continue
+        calcs = readers.get(id(node), [])
+        if len(calcs) != 1 or not isinstance(calcs[0], CalcNode) or not calcs[0].query.condition:
+            continue
+        allowed = _allowed(calcs[0].query.condition, node)
+        if allowed:
+            out[id(node)] = allowed
+    return out
+
+
+def _allowed(condition: str, scan: ScanNode) -> dict[str, frozenset[str | None]]:
+    try:
+        tree = sqlglot.parse_one(condition, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return {}
+    keys = {}
+    for k in scan.table.partition_keys:
+        col = scan.table.column(k)
+        name = col.type.name.upper() if col is not None and col.type is not None else ""
+        if name in _TEXT or name in _INTEGERS:
+            keys[k.lower()] = (k, name in _INTEGERS)
+    out: dict[str, frozenset[str | None]] = {}
+    for conjunct in tree.flatten() if isinstance(tree, exp.And) else [tree]:
+        found = _values(conjunct, keys)
+        if found is not None:
+            key, values = found
+            out[key] = out[key] & values if key in out else values
+    return out
+
+
+def _values(e: exp.Expr, keys: dict) -> tuple[str, frozenset[str | None]] | None:
+    """``(key, allowed values)`` of one conjunct, or None when it is no partition filter we read."""
+    while isinstance(e, exp.Paren):
+        e = e.this
+    if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
+        key = _key(e.this, keys)
+        return (key[0], frozenset([None])) if key else None
+    if isinstance(e, exp.EQ):
+        col, lit = (e.this, e.expression) if isinstance(e.this, exp.Column) else (e.expression, e.this)
+        key = _key(col, keys)
+        text = _text(lit, key)
+        return (key[0], frozenset([text])) if key and text is not None else None
+    if isinstance(e, exp.In) and not e.args.get("query"):
+        key = _key(e.this, keys)
+        texts = [_text(v, key) for v in e.expressions]
+        return (key[0], frozenset(texts)) if key and texts and None not in texts else None
+    return None
+
+
+def _key(col: exp.Expr, keys: dict) -> tuple[str, bool] | None:
+    if not isinstance(col, exp.Column) or col.table:
+        return None
+    return keys.get(col.name.lower())
+
+
+def _text(lit: exp.Expr, key: tuple[str, bool] | None) -> str | None:
+    """The folder text a literal equals for the key's type, or None (not a literal of that type)."""
+    if key is None or not isinstance(lit, exp.Literal):
+        return None
+    if key[1]:
+        return lit.this if not lit.is_string and lit.this.lstrip("-").isdigit() else None
+    return lit.this if lit.is_string else None

@@ -1,0 +1,65 @@
+"""The filesystem-sink cases Flink 2.3 answered (``scripts/flink_filesystem_sink.py``).
+
+Each case: statements run in one session; ``{out}`` is the folder of the sink tables (a table
+``t`` writes ``{out}/t``), ``{input}`` a JSON-lines file of :data:`INPUT_ROWS`.
+"""
+
+INPUT_ROWS = [
+    {"a": 1, "b": "x", "k": "u", "d": 1},
+    {"a": 2, "b": "y", "k": "u", "d": 2},
+    {"a": 3, "b": "z", "k": None, "d": 1},
+    {"a": 4, "b": "w", "k": "", "d": None},
+    {"a": 5, "b": "v", "k": "a b/c=d", "d": 3},
+    {"a": 6, "b": None, "k": "u", "d": 1},
+    {"a": 7, "b": "s", "k": "  ", "d": 3},
+]
+
+_SRC = ("CREATE TABLE src (a INT, b STRING, k STRING, d INT) WITH ('connector' = 'filesystem', "
+        "'path' = '{input}', 'format' = 'json')")
+
+
+def _table(name: str, fmt: str, columns: str, partitioned: str = "", extra: str = "") -> str:
+    part = f" PARTITIONED BY ({partitioned})" if partitioned else ""
+    return (f"CREATE TABLE {name} ({columns}){part} WITH ('connector' = 'filesystem', "
+            f"'path' = '{{out}}/{name}', 'format' = '{fmt}'{extra})")
+
+
+CASES = {
+    **{f"partitioned_{fmt}": [
+        _SRC,
+        _table("p", fmt, "a INT, b STRING, k STRING, d INT", "k, d",
+               ", 'sink.partition-commit.policy.kind' = 'success-file'"),
+        "INSERT INTO p SELECT * FROM src",
+        "SELECT a, b, d FROM p WHERE k = 'u'",
+        "SELECT k, a FROM p WHERE d = 3",
+    ] for fmt in ("json", "csv")},
+    **{f"plain_{fmt}": [
+        _SRC,
+        _table("n", fmt, "a INT, b STRING"),
+        "INSERT INTO n SELECT a, b FROM src",
+        "SELECT * FROM n",
+    ] for fmt in ("json", "csv")},
+    "default_name": [
+        _SRC,
+        _table("q", "json", "a INT, k STRING", "k", ", 'partition.default-name' = 'NONE'"),
+        "INSERT INTO q SELECT a, k FROM src",
+    ],
+    "first_column_partition": [
+        _SRC,
+        _table("f", "csv", "d INT, a INT, b STRING", "d"),
+        "INSERT INTO f SELECT d, a, b FROM src WHERE d IS NOT NULL",
+        "SELECT * FROM f",
+    ],
+    "all_columns_partition": [
+        _table("w", "json", "a INT, k STRING", "a, k"),
+        "INSERT INTO w VALUES (1, 'a')",
+    ],
+    "metastore_refused": [
+        _SRC,
+        _table("m", "json", "a INT, k STRING", "k", ", 'sink.partition-commit.policy.kind' = 'metastore'"),
+        "INSERT INTO m SELECT a, k FROM src",
+    ],
+    "unknown_partition_column": [
+        _table("u", "json", "a INT, k STRING", "zz"),
+    ],
+}

@@ -1,0 +1,64 @@
+"""The filesystem sink writes what Flink 2.3 writes, and reads it back as Flink does.
+
+For each case of :mod:`tests.connectors.filesystem_flink_cases` the statements run here as in
+``scripts/flink_filesystem_sink.py`` (Flink's record: ``flink_filesystem_sink.json``): after each
+INSERT the files under the sink table's folder must be Flink's — the partition folders (escaped
+values, ``__DEFAULT_PARTITION__`` or 'partition.default-name'), the part file names
+``part-<uuid>-0-<n>`` (counted in the order the partitions' first rows come), ``_SUCCESS`` files,
+and the records without the partition columns — and each query Flink's rows; a statement Flink
+refuses is refused with Flink's message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import StreamSQLError
+from tests.connectors.filesystem_flink_cases import CASES, INPUT_ROWS
+
+FLINK = json.loads((Path(__file__).parent / "flink_filesystem_sink.json").read_text())
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _files(folder: str) -> dict[str, str]:
+    out = {}
+    for root, _dirs, files in os.walk(folder):
+        for f in files:
+            p = os.path.join(root, f)
+            out[UUID.sub("<uuid>", os.path.relpath(p, folder))] = Path(p).read_text()
+    return dict(sorted(out.items()))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_filesystem_as_flink(name, tmp_path):
+    inp = tmp_path / "input.json"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in INPUT_ROWS))
+    out = tmp_path / "out"
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp")})
+    try:
+        for statement, flink in zip(CASES[name], FLINK[name], strict=True):
+            sql = statement.format(out="file://" + str(out), input="file://" + str(inp))  # as Flink's
+            if "error" in flink:
+                with pytest.raises(StreamSQLError) as e:
+                    result = env.execute_sql(sql)
+                    if hasattr(result, "wait"):
+                        result.wait()
+                assert flink["error"] in str(e.value), (sql, str(e.value))
+                continue
+            result = env.execute_sql(sql)
+            if "rows" in flink:
+                rows = sorted(json.dumps(list(values)) for _kind, values in result.collect())
+                assert rows == flink["rows"], sql
+            elif "files" in flink:
+                result.wait()
+                table = re.match(r"\s*INSERT INTO (\w+)", statement).group(1)
+                assert _files(str(out / table)) == flink["files"], sql
+    finally:
+        env.close()
