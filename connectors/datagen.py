@@ -10,7 +10,8 @@ Options (Flink's): ``'rows-per-second'`` (default 10000; poll never returns rows
 ``'number-of-rows'`` (bounded when set), ``'fields.<f>.kind'`` = ``random`` (default) or
 ``sequence``; for sequences ``'fields.<f>.start'`` and ``'fields.<f>.end'`` (required; the
 source ends after the shortest sequence); for random ``'fields.<f>.min'``/``'fields.<f>.max'``
-(numbers), ``'fields.<f>.length'`` (STRING/BYTES, default 100), ``'fields.<f>.max-past'``
+(numbers), ``'fields.<f>.length'`` (STRING/BYTES, default 100), a TIME a random time of day,
+``'fields.<f>.max-past'``
 (TIMESTAMP/DATE, ms, default 0), ``'fields.<f>.null-rate'`` (default 0). Extension: ``'seed'``
 (default 0).
 
@@ -222,6 +223,10 @@ class _FieldGen:
             unit = self.at.unit
             vals = ms * 1000 if unit == "us" else ms
             return pa.array(vals).cast(self.at)
+        if n == "TIME":  # a random time of day, in whole units of its precision (a pure function of the row)
+            unit = 10 ** (3 - min(self.t.precision or 0, 3))
+            ms = (h % np.uint64(86_400_000)).astype(np.int64) // unit * unit
+            return pa.array(ms * 1000, pa.int64()).cast(self.at)
         msg = f"datagen cannot generate random values of type {self.t.sql()}"
         raise ConfigError(msg)
 

@@ -27,6 +27,7 @@ again (at-least-once).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from dataclasses import dataclass
@@ -79,6 +80,18 @@ _UPSERT_REASON = ("jdbc upserts and deletes by primary key in one database trans
                   "idempotently: the table is exact (effectively exactly-once)")
 _APPEND_REASON = ("jdbc without a primary key appends: rows replayed after a failure are inserted again "
                   "(at-least-once)")
+
+
+def time_of_day(v: dt.timedelta | dt.time) -> dt.time:
+    """A database TIME value as a time of day in milliseconds (Flink's TIME).
+
+    pymysql and the binlog give MySQL's TIME as a ``timedelta`` (possibly negative or past a
+    day: taken modulo a day), psycopg PostgreSQL's ``time`` as a ``datetime.time``.
+    """
+    if isinstance(v, dt.time):
+        return v.replace(microsecond=v.microsecond // 1000 * 1000)
+    ms = (v // dt.timedelta(milliseconds=1)) % 86_400_000
+    return dt.time(ms // 3_600_000, ms // 60_000 % 60, ms // 1000 % 60, ms % 1000 * 1000)
 
 
 @dataclass(frozen=True)

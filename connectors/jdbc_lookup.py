@@ -12,9 +12,10 @@ Caching (``'lookup.cache'``) is the runtime's (:mod:`streamsql.runtime.operators
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
-from streamsql.connectors.jdbc import Dialect, close_quietly, parse_target
+from streamsql.connectors.jdbc import Dialect, close_quietly, parse_target, time_of_day
 
 from streamsql.core.connector import ConnectorContext, LookupSource
 from streamsql.core.errors import ConfigError, ExecutionError
@@ -75,7 +76,8 @@ class JdbcLookup(LookupSource):
                     self._connect()
                 with self._conn.cursor() as cur:
                     cur.execute(sql, params)
-                    return [tuple(r) for r in cur.fetchall()]
+                    return [tuple(time_of_day(v) if isinstance(v, dt.timedelta) else v for v in r)
+                            for r in cur.fetchall()]  # a MySQL TIME is a timedelta: its time of day
             except ConfigError:
                 raise
             except Exception as e:

@@ -21,7 +21,8 @@ is, BOOLEAN ``true``/``false``, DECIMAL as ``BigDecimal.toString()`` with its sc
 ``0E-10`` below 1E-6),
 DOUBLE/FLOAT as Java's ``Double.toString`` / ``Float.toString`` (``123.456``, ``1.0``, ``1.0E10``;
 :mod:`streamsql.core.float_text`), DATE
-``2024-05-01``, TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
+``2024-05-01``, TIME as ``LocalTime.toString()`` (``12:00``, ``12:00:01``, ``12:00:00.500``),
+TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
 ``2024-05-01T10:00:01``, ``2024-05-01T10:00:00.001``), TIMESTAMP_LTZ as ``Instant.toString()``
 (``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``; composites as Flink's ``Row``/``List``/``Map``
 ``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP ``{k=1, j=null}`` (their values
@@ -44,6 +45,7 @@ from streamsql.connectors.formats.common import (
     combine,
     render_date,
     render_decimal,
+    render_time,
     signed_years,
 )
 from streamsql.connectors.registry import register, validate_options
@@ -136,6 +138,8 @@ def render_column(col, t: SqlType) -> pa.Array:
         text = _local_date_time(col, zulu=n == "TIMESTAMP_LTZ")
     elif n == "DATE":  # LocalDate.toString()
         text = render_date(col)
+    elif n == "TIME":  # LocalTime.toString(): 12:00, 12:00:01, 12:00:00.500
+        text = render_time(col, None)
     else:
         text = col.cast(pa.string())
     return pc.fill_null(text, "null")

@@ -161,11 +161,11 @@ CONFIG = {"table.local-time-zone": "UTC", "parallelism.default": "1"}
 
 
 def _merge_only(ns: dict, needles: list[str]) -> int:
-    """Record again only the UTC and aggregate cases containing one of ``needles``, merged into the JSON."""
+    """Record again only the UTC (volatile too) and aggregate cases containing one of ``needles``, merged."""
     def chosen(cases: list[str]) -> list[str]:
         return [c for c in cases if any(n in c for n in needles)]
 
-    return _merge(ns, chosen(ns["CASES"]), {}, chosen(ns["AGGREGATES"]))
+    return _merge(ns, chosen(ns["CASES"] + ns["VOLATILE"]), {}, chosen(ns["AGGREGATES"]))
 
 
 def _merge(ns: dict, chosen: list[str], zoned: dict[str, list[str]], aggs: list[str] = ()) -> int:

@@ -327,13 +327,12 @@ def render() -> str:
     out += [f"| `{_cell(form)}` | {n} |" for form, n in operators.items()]
     out.append("\n## Not supported yet\n")
     out.append("Flink built-ins refused with `Function F is not supported yet (...)`:\n")
-    out.append(", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) + "\n")
+    out.append((", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) or "none") + "\n")
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
     out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
                "`arr[i]`, `map[key]`) are in [types.md](types.md), Flink 2.3's collection functions "
-               "(`ARRAY_*`, `MAP_*`, `SPLIT`, `STR_TO_MAP`) in the Collection table above; TIME values "
-               "(`CURRENT_TIME`, `LOCALTIME`) are not supported yet.\n")
+               "(`ARRAY_*`, `MAP_*`, `SPLIT`, `STR_TO_MAP`) in the Collection table above.\n")
     from streamsql.functions.scalars.typeof import VERIFIED
 
     out.append(TYPEOF.replace("VERIFIED", ", ".join(f"`{n}`" for n in sorted(VERIFIED))))

@@ -46,7 +46,8 @@ def _text(v) -> str:
 
 # -- values as Flink's SQL client prints them -------------------------------------------------
 # Flink's client prints a cell as CAST(x AS STRING) in printing mode (RowDataToStringConverterImpl,
-# CastRule.Context.isPrinting): a TIMESTAMP(p) with exactly p fraction digits, a TIMESTAMP_LTZ in
+# CastRule.Context.isPrinting): a TIMESTAMP(p) with exactly p fraction digits (a TIME(p) with up to p,
+# at least one: Calcite's unixTimeToString), a TIMESTAMP_LTZ in
 # 'table.local-time-zone', FLOAT/DOUBLE as Java's Float/Double.toString, a DECIMAL plain with its
 # scale, BYTES as x'hex'. Python's str() gave '10:00:00.123000', '...+00:00', '1e+20', '0E-10' and
 # "b'\\x01'". The values below keep their Python type (sorting, widths), only their str() changes.
@@ -66,6 +67,10 @@ class _ShownTimestamp(_Shown, dt.datetime):
 
 
 class _ShownDecimal(_Shown, Decimal):
+    pass
+
+
+class _ShownTime(_Shown, dt.time):
     pass
 
 
@@ -113,6 +118,12 @@ def shown_value(v: Any, t: SqlType | None, zone: dt.tzinfo) -> Any:
             wall = (v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc)).astimezone(zone)
         out = _ShownTimestamp(v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond, v.tzinfo)
         out._text = _timestamp_text(wall, 6 if t.precision is None else t.precision)
+        return out
+    if name == "TIME" and isinstance(v, dt.time):  # CAST(t AS STRING): up to p digits, at least one
+        out = _ShownTime(v.hour, v.minute, v.second, v.microsecond)
+        p = min(t.precision or 0, 3)
+        digits = f"{v.microsecond // 1000:03d}"[:p].rstrip("0") or "0"
+        out._text = v.strftime("%H:%M:%S") + (f".{digits}" if p else "")
         return out
     if name in ("DOUBLE", "FLOAT") and isinstance(v, float):
         return (_JavaFloat if name == "FLOAT" else _JavaDouble)(v)

@@ -3,12 +3,12 @@
 Types map as Flink CDC maps them (its "Data Type Mapping" table): integers to the integer type
 that holds them (``INT UNSIGNED`` → BIGINT, ``BIGINT UNSIGNED`` → DECIMAL(20, 0)), ``TINYINT(1)``
 and ``BIT(1)`` → BOOLEAN, ``DECIMAL(p, s)`` → DECIMAL(p, s), ``DATETIME(p)`` → TIMESTAMP(p),
-``TIMESTAMP(p)`` → TIMESTAMP(p) as wall-clock time in ``'server-time-zone'`` (or
-TIMESTAMP_LTZ(p): the instant), ``DATE``, ``YEAR`` → INT, character types, ``ENUM`` and ``JSON``
-(its text) → STRING, ``BIT(n > 1)`` → BYTES (little-endian, as Debezium hands them to Flink
-CDC), binary and BLOB types → BYTES. A declared column must exist in every captured table and
-have a type its MySQL type maps to (or a wider one); ``TIME``, ``SET`` and spatial types are
-refused (StreamSQL has no such type yet).
+``TIME(p)`` → TIME(p) (milliseconds), ``TIMESTAMP(p)`` → TIMESTAMP(p) as wall-clock time in
+``'server-time-zone'`` (or TIMESTAMP_LTZ(p): the instant), ``DATE``, ``YEAR`` → INT, character
+types, ``ENUM`` and ``JSON`` (its text) → STRING, ``BIT(n > 1)`` → BYTES (little-endian, as
+Debezium hands them to Flink CDC), binary and BLOB types → BYTES. A declared column must exist in
+every captured table and have a type its MySQL type maps to (or a wider one); ``SET`` and spatial
+types are refused (StreamSQL has no such type yet).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 import pyarrow as pa
+from streamsql.connectors.jdbc import time_of_day
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError
@@ -81,6 +82,8 @@ def mapped_type(c: Column) -> SqlType | None:
         return SqlType("TIMESTAMP", c.datetime_precision or 0)
     if t == "date":
         return SqlType("DATE")
+    if t == "time":  # Flink CDC: TIME(p), which holds milliseconds (TIME(p > 3) is TIME(3) in Flink)
+        return SqlType("TIME", min(c.datetime_precision or 0, 3))
     if t == "year":
         return SqlType("INT")
     if t in ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "json"):
@@ -187,6 +190,8 @@ def converter(c: Column, declared: SqlType, zone: str | None) -> Callable[[Any],
         return lambda v: None if v is None else _bits(v).to_bytes(size, "little")
     if declared.name == "BOOLEAN":
         return lambda v: None if v is None else bool(v)
+    if declared.name == "TIME":  # pymysql and the binlog give a timedelta: its time of day, in ms
+        return lambda v: None if v is None else time_of_day(v)
     if c.data_type == "timestamp" and declared.name == "TIMESTAMP":
         tz = ZoneInfo(zone) if zone else None
 

@@ -305,7 +305,54 @@ def _fix_column(c: pa.Array | pa.ChunkedArray, t: SqlType, target: pa.DataType, 
         return floor_timestamps(c, target)
     if pa.types.is_binary(target) and pa.types.is_string(c.type):
         return base64_column(c)
+    if pa.types.is_time(target) and pa.types.is_string(c.type):
+        return time_column(c)
     return c.cast(target)
+
+
+#: Flink's JSON and CSV TIME text (``SQL_TIME_FORMAT``: ``HH:mm:ss`` and 0 to 9 fraction digits).
+SQL_TIME = r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,9}))?"
+
+
+def time_column(c: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """TIME text in Flink's JSON/CSV form read as ``time64[us]``: whole milliseconds, the rest cut.
+
+    Flink reads ``HH:mm:ss[.fraction]`` (``12:34`` and ``1:2:3`` fail) into its milliseconds of the
+    day (``12:34:56.123456789`` is 12:34:56.123: PyFlink 2.3, ``scripts/flink_time.py``).
+
+    Raises:
+        pyarrow.ArrowInvalid: for other text (the caller goes record by record).
+    """
+    c = combine(c)
+    ok = pc.match_substring_regex(c, "^" + SQL_TIME + "$")
+    if not pc.all(pc.fill_null(ok, True)).as_py():
+        msg = "TIME text not in HH:mm:ss[.fraction]"
+        raise pa.ArrowInvalid(msg)
+    pattern = "^(?P<h>..):(?P<m>..):(?P<s>..)(?:\\.(?P<f>[0-9]*))?$"
+    parts = pc.extract_regex(pc.fill_null(c, "00:00:00"), pattern)
+    field = [parts.field(i) for i in range(4)]
+    h, m, sec = (f.cast(pa.int64()) for f in field[:3])
+    fraction = pc.if_else(pc.equal(field[3], ""), "0", field[3])
+    ms = pc.utf8_rpad(pc.utf8_slice_codeunits(fraction, 0, 3), 3, "0")
+    total = pc.add(pc.multiply(pc.add(pc.add(pc.multiply(h, 3600), pc.multiply(m, 60)), sec), 1000),
+                   ms.cast(pa.int64()))
+    us = pc.multiply(total, 1000)
+    return pc.if_else(c.is_null(), pa.scalar(None, pa.int64()), us).cast(pa.time64("us"))
+
+
+def cut_times(table: pa.Table, schema: Schema) -> pa.Table:
+    """``table`` with each top-level TIME(p < 3) column cut to p fraction digits (down).
+
+    Flink's CSV format reads a TIME into its type's precision (``23:59:59.999`` in a TIME(0) column
+    is 23:59:59: compat case ``time_csv_read``), where its JSON format keeps the milliseconds.
+    """
+    for i, f in enumerate(schema):
+        if f.type.name == "TIME" and (f.type.precision or 0) < 3:
+            unit = 10 ** (6 - (f.type.precision or 0))
+            col = combine(table.column(i))
+            us = pc.multiply(pc.divide(col.cast(pa.int64()), unit), unit).cast(col.type)
+            table = table.set_column(i, table.field(i), us)
+    return table
 
 
 def floor_timestamps(c: pa.ChunkedArray | pa.Array, target: pa.DataType) -> pa.ChunkedArray | pa.Array:
@@ -420,6 +467,46 @@ def render_timestamp(
     return text
 
 
+def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None, trim: bool = False) -> pa.Array:
+    """A TIME column's text: ``HH:mm:ss`` and ``digits`` fraction digits, or ``LocalTime.toString()``.
+
+    ``digits`` 0: whole seconds (``12:34:56``); n > 0: exactly n digits (``12:34:56.100`` at 3);
+    None: as ``java.time.LocalTime.toString()`` (Flink's print sink and ``Row.toString``):
+    ``HH:mm`` when the seconds and fraction are zero, else ``HH:mm:ss`` and the fraction in groups
+    of 3 digits as needed (``12:00``, ``12:00:01``, ``12:00:00.500``, ``12:00:00.000001``).
+    ``trim``: the fraction's trailing zeros dropped, and the ``.`` with them (Flink's JSON and CSV
+    formats, ``SQL_TIME_FORMAT``: ``23:59:59.5``, ``12:34:56``). NULL stays NULL.
+    """
+    arr = combine(arr)
+    us = pc.fill_null(arr.cast(pa.time64("us")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    secs, frac = us // 1_000_000, us % 1_000_000
+    hms = pc.binary_join_element_wise(
+        _lpad_digits(secs // 3600, 2), _lpad_digits(secs // 60 % 60, 2), _lpad_digits(secs % 60, 2), ":")
+    if digits is None:
+        ms = pa.array(frac % 1000 == 0)
+        fraction = pc.if_else(
+            pa.array(frac == 0), "",
+            pc.if_else(ms, pc.binary_join_element_wise(".", _lpad_digits(frac // 1000, 3), ""),
+                       pc.binary_join_element_wise(".", _lpad_digits(frac, 6), "")))
+        hm = pc.utf8_slice_codeunits(hms, 0, 5)
+        text = pc.if_else(pa.array(us % 60_000_000 == 0), hm, pc.binary_join_element_wise(hms, fraction, ""))
+    elif digits > 0:
+        shown = min(digits, 6)
+        fraction = _lpad_digits(frac // 10 ** (6 - shown), shown)
+        if digits > 6:
+            fraction = pc.utf8_rpad(fraction, digits, "0")
+        text = pc.binary_join_element_wise(hms, fraction, ".")
+    else:
+        text = hms
+    if trim and digits:
+        text = pc.replace_substring_regex(text, r"\.?0+$", "")
+    return pc.if_else(arr.is_null(), pa.scalar(None, pa.string()), text)
+
+
+def _lpad_digits(values: np.ndarray, width: int) -> pa.Array:
+    return pc.utf8_lpad(pa.array(values, pa.int64()).cast(pa.string()), width, "0")
+
+
 def render_decimal(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     """Plain-notation text of a decimal column with its scale (``10.000000``, ``0.00000001``)."""
     text = combine(pc.cast(arr, pa.string()))
@@ -457,7 +544,7 @@ def read_type(t: SqlType, text_types: tuple[str, ...] = ("BYTES",)) -> pa.DataTy
         return pa.list_(read_type(t.children[0], text_types))
     if n == "MAP":
         return pa.map_(read_type(t.children[0], text_types), read_type(t.children[1], text_types))
-    if n in text_types or t.is_time:
+    if n in text_types or t.is_time or n == "TIME":
         return pa.string()
     if n == "DECIMAL":
         return _wide_decimal(t.precision or 10, t.scale or 0)

@@ -24,6 +24,7 @@ from streamsql.connectors.formats.java_text import (
     parse_int,
     parse_iso_date,
     parse_sql_date,
+    parse_sql_time,
 )
 from streamsql.connectors.formats.java_timestamp import parse_timestamp
 from streamsql.connectors.formats.json_fields import Repeated, streamed_fields
@@ -200,7 +201,7 @@ def make_converter(
     """A function converting one parsed value to the Python value Arrow builds ``t`` from.
 
     The input is a JSON value (or a str when ``from_text``: a CSV field); timestamps and dates come
-    out as ints (epoch units / days). Timestamps are text in the formats of
+    out as ints (epoch units / days; a TIME microseconds of the day). Timestamps are text in the formats of
     :mod:`.java_timestamp`: the SQL standard, or ISO-8601 with ``iso`` (JSON only; CSV trims the
     text and always uses SQL). A JSON object with a repeated field name
     (:class:`~.json_fields.Repeated`) gives a ROW the fields Flink's streaming parser reads.
@@ -374,6 +375,17 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
                 raise RecordError(msg) from None
 
         return conv
+    if n == "TIME":  # CSV: cut to the type's precision, as Flink's CSV reader (JSON keeps milliseconds)
+        unit = 10 ** (6 - min(t.precision or 0, 3)) if from_text else 1
+
+        def conv(v):
+            try:
+                return parse_sql_time(_text(v)) // unit * unit
+            except ValueError:
+                msg = f"cannot convert {quoted(_text(v))} to {t.sql()}"
+                raise RecordError(msg) from None
+
+        return conv
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         per_unit = 1000 if (t.precision or 0) > 3 else 1_000_000  # ns per µs / ms
         ltz = n == "TIMESTAMP_LTZ"
@@ -518,6 +530,8 @@ def build_column(values: list, t: SqlType) -> pa.Array:
         return pa.array(values, pa.int64()).cast(at)
     if t.name == "DATE":
         return pa.array(values, pa.int32()).cast(at)
+    if t.name == "TIME":
+        return pa.array(values, pa.int64()).cast(at)
     return pa.array(values, at)
 
 

@@ -65,11 +65,13 @@ from streamsql.connectors.formats.common import (
     base64_text,
     bool_option,
     combine,
+    cut_times,
     decode_bisect,
     decode_records,
     fix_types,
     read_type,
     render_date,
+    render_time,
     render_timestamp,
     select_payloads,
     skip_option,
@@ -300,7 +302,7 @@ class CsvDecoder(Decoder):
             table = self._convert_composites(table)
             if table is None:
                 return None
-        return fix_types(table, self.schema)
+        return cut_times(fix_types(table, self.schema), self.schema)
 
     def _convert_composites(self, table: pa.Table) -> pa.Table | None:
         """``table`` with its ARRAY and ROW columns (read as text) converted, value by value.
@@ -428,6 +430,8 @@ class CsvEncoder(Encoder):
             return pc.if_else(col.is_null(), pa.scalar(None, pa.string()), joined), True
         if n == "DATE":  # java.time's text: +10024-01-01 past year 9999
             return render_date(col), True
+        if n == "TIME":  # SQL_TIME_FORMAT: 23:59:59.5, as the JSON format
+            return render_time(col, 3, trim=True), True
         return col.cast(pa.string()), n == "STRING"
 
     def _quoted(self, text: pa.Array) -> pa.Array:

@@ -230,3 +230,24 @@ def parse_base64(text: str) -> bytes:
         else:
             out += (data << 6 | d).to_bytes(3, "big")
         i += 4
+
+
+#: Flink's ``SQL_TIME_FORMAT`` (JSON and CSV): ``HH:mm:ss`` and 0 to 9 fraction digits.
+_SQL_TIME = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,9}))?", re.ASCII)
+
+
+def parse_sql_time(text: str) -> int:
+    """Flink's JSON/CSV TIME text as microseconds of the day, in whole milliseconds (the rest cut).
+
+    As Flink's ``SQL_TIME_FORMAT`` parse, then its milliseconds of the day (PyFlink 2.3:
+    ``12:34:56.123456789`` is 12:34:56.123; ``12:34``, ``1:2:3``, ``12:34:56Z`` fail).
+
+    Raises:
+        ValueError: for another form.
+    """
+    m = _SQL_TIME.fullmatch(text)
+    if m is None:
+        msg = f"not an HH:mm:ss[.fraction] time: {text!r}"
+        raise ValueError(msg)
+    millis = int((m[4] or "0")[:3].ljust(3, "0"))
+    return ((int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])) * 1000 + millis) * 1000

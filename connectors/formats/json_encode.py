@@ -15,7 +15,8 @@ zeros stripped (``1E+1``, ``2.5``; :mod:`.decimal_text`), or in plain notation w
 (``10.000000``) with ``'json.encode.decimal-as-plain-number' = 'true'``; TIMESTAMP(p) as
 ``"2024-05-01 10:00:00.12"`` (at most p fraction digits, without trailing zeros:
 :mod:`.timestamp_text`), TIMESTAMP_LTZ as ``"2024-05-01 10:00:00Z"``
-(``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``), DATE as ``"2024-05-01"``, BYTES
+(``'json.timestamp-format.standard' = 'ISO-8601'`` uses ``T``), DATE as ``"2024-05-01"``, TIME as
+``"12:34:56.5"`` (its milliseconds without trailing zeros, as Flink's SQL_TIME_FORMAT), BYTES
 base64, NULL as ``null``; a ROW as an object with every field (``{"x":1,"s":null}``), an ARRAY as
 an array, a MAP as an object (keys as JSON strings), their values written by the same rules.
 Known differences from Flink: the few FLOAT/DOUBLE values where JDK 17 does not write the
@@ -39,6 +40,7 @@ from streamsql.connectors.formats.common import (
     combine,
     render_date,
     render_decimal,
+    render_time,
     render_timestamp,
 )
 from streamsql.connectors.formats.decimal_text import flink_decimal_text
@@ -90,6 +92,8 @@ def python_columns(
             cols.append(_timestamps(col, f.type, style).to_pylist())
         elif n == "DATE":
             cols.append(render_date(col).to_pylist())
+        elif n == "TIME":
+            cols.append(render_time(col, 3, trim=True).to_pylist())
         elif n == "BYTES":
             cols.append(base64_text(col))
         elif f.type.is_composite or n in ("FLOAT", "DOUBLE"):
@@ -198,9 +202,11 @@ def column_texts(col: pa.Array, t: SqlType, style: Style) -> tuple[pa.Array, boo
         text = _floats(col, n)
     elif n == "DECIMAL":
         text = _decimals(col, style)
-    elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "BYTES"):
+    elif n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME", "BYTES"):
         if n == "DATE":
             text = render_date(col)
+        elif n == "TIME":  # SQL_TIME_FORMAT: HH:mm:ss and the milliseconds without trailing zeros
+            text = render_time(col, 3, trim=True)
         elif n == "BYTES":
             text = pa.array(base64_text(col), pa.string())
         else:

@@ -73,3 +73,14 @@ def _truncated(expr: str, precision: int, floor: bool) -> str:
 def _floor_mod(x: str, m: int) -> str:
     """DuckDB SQL of ``x`` modulo ``m`` in ``[0, m)`` (DuckDB's ``%`` keeps the dividend's sign)."""
     return f"((({x}) % {m} + {m}) % {m})"
+
+
+def truncate_time_sql(expr: str, precision: int) -> str:
+    """DuckDB SQL of the TIME ``expr`` cut to ``min(precision, 3)`` fraction digits, as Flink's TIME.
+
+    Flink holds a TIME as an int of milliseconds of the day, so TIME(p) for p > 3 is TIME(3) (its
+    DESCRIBE shows so) and a TIME(p < 3) value loses its last digits, down
+    (``CAST(TIME '12:34:56.987' AS TIME(1))`` is ``12:34:56.9``; ``scripts/flink_time.py``).
+    """
+    unit = 10 ** (6 - min(precision, 3))  # microseconds of the kept unit
+    return f"(TIME '00:00:00' + to_microseconds(epoch_us(CAST({expr} AS TIME)) // {unit} * {unit}))"

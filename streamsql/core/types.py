@@ -1,8 +1,8 @@
 """SQL data types, their Arrow physical types, and conversions between them.
 
 Flink SQL's type names are the reference: STRING, VARCHAR(n), CHAR(n), BOOLEAN, TINYINT, SMALLINT, INT,
-BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES, VARBINARY(n),
-BINARY(n).
+BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES,
+VARBINARY(n), BINARY(n).
 
 Physical representation inside a batch (Arrow):
 
@@ -15,6 +15,8 @@ TINYINT..BIGINT ``int8`` .. ``int64``
 FLOAT, DOUBLE   ``float32``, ``float64``
 DECIMAL(p, s)   ``decimal128(p, s)`` (exact; never a binary float)
 DATE            ``date32``
+TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is TIME(3): values hold
+                whole milliseconds, as Flink's TIME, an int of milliseconds of the day)
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
@@ -35,7 +37,7 @@ from dataclasses import dataclass, replace
 import pyarrow as pa
 
 from streamsql.core.errors import SqlError
-from streamsql.core.timestamp_precision import truncate_sql
+from streamsql.core.timestamp_precision import truncate_sql, truncate_time_sql
 
 _ALIASES = {
     "VARCHAR": "STRING", "CHAR": "STRING", "TEXT": "STRING", "STRING": "STRING",
@@ -43,7 +45,7 @@ _ALIASES = {
     "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT", "INTEGER": "INT", "BIGINT": "BIGINT",
     "FLOAT": "FLOAT", "REAL": "FLOAT", "DOUBLE": "DOUBLE", "DOUBLE PRECISION": "DOUBLE",
     "DECIMAL": "DECIMAL", "NUMERIC": "DECIMAL", "DEC": "DECIMAL",
-    "DATE": "DATE", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
+    "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
     "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
@@ -57,8 +59,8 @@ class SqlType:
 
     Attributes:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
-            DOUBLE, DECIMAL, DATE, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
-        precision: DECIMAL precision, TIMESTAMP fractional-second precision (0-9), VARCHAR or
+            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
+        precision: DECIMAL precision, TIME and TIMESTAMP fractional-second precision (0-9), VARCHAR or
             CHAR length (characters), VARBINARY or BINARY length (bytes); None for STRING and
             BYTES (Flink's VARBINARY(2147483647)).
         scale: DECIMAL scale.
@@ -156,6 +158,8 @@ class SqlType:
                 raise SqlError(msg)
             args = [int(a) for a in params]
             t = base.strip()
+        if re.fullmatch(r"TIME\s+WITHOUT\s+TIME\s+ZONE", t):
+            t = "TIME"
         if t.startswith("TIMESTAMP") and "LOCAL TIME ZONE" in t:
             t = "TIMESTAMP_LTZ"
         elif t.startswith("TIMESTAMP") and t not in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ", "TIMESTAMPTZ"):
@@ -166,9 +170,7 @@ class SqlType:
             raise SqlError(msg)
         if name is None:
             known = ", ".join(sorted(set(_ALIASES.values())))
-            what = "Type TIME is not supported yet" if t in ("TIME", "TIME WITHOUT TIME ZONE") else \
-                f"Unknown type {text.strip()!r}"
-            msg = f"{what}; supported: {known}"
+            msg = f"Unknown type {text.strip()!r}; supported: {known}"
             raise SqlError(msg)
         if name == "DECIMAL":
             p = args[0] if args else 10
@@ -183,6 +185,8 @@ class SqlType:
             return SqlType(name, p, s, nullable)
         if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             return SqlType(name, args[0] if args else (6 if name == "TIMESTAMP" else 6), None, nullable)
+        if name == "TIME":  # Flink 2.3: TIME is TIME(0); TIME(p > 3) is TIME(3) (milliseconds of the day)
+            return SqlType(name, min(args[0] if args else 0, 3), None, nullable)
         if t in ("CHAR", "BINARY"):  # Flink: CHAR is CHAR(1), BINARY is BINARY(1)
             return SqlType(name, args[0] if args else 1, None, nullable, padded=True)
         if t == "VARBINARY" and args and args[0] != _MAX_LENGTH:  # VARBINARY is BYTES, as in Flink
@@ -200,8 +204,8 @@ class SqlType:
             base = f"{self.name}<{', '.join(t.sql() for t in self.children)}>"
         elif self.name == "DECIMAL":
             base = f"DECIMAL({self.precision}, {self.scale})"
-        elif self.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            base = f"{self.name}({self.precision})"
+        elif self.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME"):
+            base = f"{self.name}({self.precision or 0})"
         elif self.name == "STRING" and self.precision is not None:
             base = f"{'CHAR' if self.padded else 'VARCHAR'}({self.precision})"
         elif self.name == "BYTES" and self.precision is not None:
@@ -221,6 +225,8 @@ class SqlType:
         if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             unit = "ms" if (self.precision or 0) <= 3 else "us"
             return pa.timestamp(unit, tz="UTC" if n == "TIMESTAMP_LTZ" else None)
+        if n == "TIME":
+            return pa.time64("us")
         if n == "ROW":
             return pa.struct([pa.field(name, t.to_arrow()) for name, t in self.fields])
         if n == "ARRAY":
@@ -240,7 +246,7 @@ class SqlType:
         """
         at = self.to_arrow()
         t = self.with_nullable(True)
-        if self.is_composite or SqlType.from_arrow(at) == t:
+        if (self.is_composite and not holds_time(self)) or SqlType.from_arrow(at) == t:
             return pa.field(name, at)
         return pa.field(name, at, metadata={SQL_TYPE_KEY: t.sql().encode()})
 
@@ -267,6 +273,8 @@ class SqlType:
             return "TIMESTAMP_MS" if (self.precision or 0) <= 3 else "TIMESTAMP"
         if n == "TIMESTAMP_LTZ":
             return "TIMESTAMPTZ"
+        if n == "TIME":
+            return "TIME"
         if n == "ROW":
             inner = ", ".join('"' + name.replace('"', '""') + '" ' + t.duckdb() for name, t in self.fields)
             return f"STRUCT({inner})"
@@ -315,6 +323,8 @@ class SqlType:
                 return SqlType(name)
         if pa.types.is_date(t):
             return SqlType("DATE")
+        if pa.types.is_time(t):  # the precision rides in the field's metadata (arrow_field)
+            return SqlType("TIME", 0)
         if pa.types.is_integer(t):
             return SqlType("BIGINT")
         if pa.types.is_interval(t) or pa.types.is_duration(t):
@@ -462,6 +472,9 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         return f"TRY_CAST({text} AS {dst.duckdb()})"
     if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
         expr = truncate_sql(expr, dst.precision or 0)
+    if dst.name == "TIME" and src.name in ("TIME", "TIMESTAMP") \
+            and (src.precision or 0) > (dst.precision or 0):
+        return truncate_time_sql(expr, dst.precision or 0)
     return f"CAST({expr} AS {dst.duckdb()})"
 
 
@@ -491,6 +504,11 @@ def hashable(v):
     if isinstance(v, (list, tuple)):
         return tuple(hashable(x) for x in v)
     return v
+
+
+def holds_time(t: SqlType) -> bool:
+    """Whether a composite type has a TIME(p > 0) part, whose precision only the field's metadata keeps."""
+    return any((c.name == "TIME" and c.precision) or (c.is_composite and holds_time(c)) for c in t.children)
 
 
 def _sql_str(text: str) -> str:

@@ -118,6 +118,15 @@ def agg_output_type(func: str, arg: SqlType | None) -> SqlType:
     return cls.result_type(arg)
 
 
+def output_field(name: str, t: SqlType) -> pa.Field:
+    """The Arrow field of an aggregate's result column ``name`` of type ``t``.
+
+    A TIME(p) carries its precision in the field's metadata (every TIME is ``time64[us]``), so
+    ``CAST(MAX(t) AS STRING)`` of a TIME(3) prints its milliseconds, as Flink.
+    """
+    return t.arrow_field(name) if t.name == "TIME" else pa.field(name, t.to_arrow())
+
+
 def argument_count(func: str) -> int | None:
     """The number of consecutive input columns, from its ``AggSpec.arg``, that a call of ``func`` reads.
 

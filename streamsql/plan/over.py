@@ -41,7 +41,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.names import apart
-from streamsql.functions.aggregates import AggSpec
+from streamsql.functions.aggregates import AggSpec, output_field
 from streamsql.plan.display_names import name_aggregate
 from streamsql.plan.expressions import (
     AGG_TYPES,
@@ -279,7 +279,7 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if f == "lag":
             check_lag_default(planner, call, in_types.fields[a].type, in_types.fields[a + 2].type)
     results = [own(f"__agg{j}") for j in range(len(aggs))]
-    out_schema = pa.schema(list(pre_node.schema) + [pa.field(r, s.out_type.to_arrow())
+    out_schema = pa.schema(list(pre_node.schema) + [output_field(r, s.out_type)
                                                     for r, s in zip(results, aggs)])
     cls, out_mode, attrs = (NonTimeOverAggNode, RETRACT, set()) if nontime else \
         (OverAggNode, INSERT_ONLY, time_attributes(pre_node))

@@ -33,7 +33,7 @@ from streamsql.core.secrets import remember
 from streamsql.core.types import Field, Schema, SqlType, duckdb_cast
 from streamsql.core.values import parse_bool
 from streamsql.functions import udf
-from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type
+from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type, output_field
 from streamsql.functions.scalars import planning_session
 from streamsql.functions.scalars.binder import unknown_aggregate
 from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
@@ -599,7 +599,7 @@ class Planner:
         num_keys = len(keys) + (sets is not None)
         out_fields = [pre_node.schema.field(i) for i in range(num_keys)]
 
-        out_schema = pa.schema(out_fields + [pa.field(f"__agg{j}", s.out_type.to_arrow())
+        out_schema = pa.schema(out_fields + [output_field(f"__agg{j}", s.out_type)
                                              for j, s in enumerate(specs)])
         agg = GroupAggNode([pre_node], out_schema, RETRACT, num_keys=num_keys, aggs=specs,
                            labels=[agg_label(c) for c in calls.values()])

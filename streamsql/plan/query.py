@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from streamsql.core.errors import SqlError
-from streamsql.core.types import Schema, SqlType
+from streamsql.core.types import Schema, SqlType, holds_time
 from streamsql.functions import python_functions
 from streamsql.plan.expressions import quote
 from streamsql.sql.parser import too_deep
@@ -204,8 +204,11 @@ def _keep_compiled_types(items: list[tuple[str, str]], output: pa.Schema) -> pa.
         # its type, digits cut (TIMESTAMP '... 00:00:00' - INTERVAL '0.5' SECOND into a
         # TIMESTAMP(0) sink is ...:59), which the sink's cast from the coarse type then does.
         constant = '"' not in expr  # compiled columns are quoted names
-        # a constant's bytes are already cut and padded to its BINARY(n) / VARBINARY(n) (X'0102')
-        if t is not None and (not constant or t.name == "BYTES") and not t.is_composite \
+        # a constant's bytes are already cut and padded to its BINARY(n) / VARBINARY(n) (X'0102'), a
+        # constant TIME to its TIME(p) (reduced.as_literal; every TIME(p) is one Arrow type, so a
+        # TIME inside a ROW / ARRAY / MAP keeps its precision only so too)
+        timed = t is not None and (t.name == "TIME" or (t.is_composite and holds_time(t)))
+        if t is not None and (not constant or t.name == "BYTES" or timed) and (not t.is_composite or timed) \
                 and t.to_arrow() == f.type and f.metadata is None:
             f = t.arrow_field(f.name)
         fields.append(f)

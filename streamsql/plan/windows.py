@@ -41,7 +41,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.aggregates import AggSpec, agg_output_type
+from streamsql.functions.aggregates import AggSpec, agg_output_type, output_field
 from streamsql.plan.display_names import name_aggregate, select_names
 from streamsql.plan.expressions import AGG_TYPES, ListAggCall, agg_label, quote, resolve_columns, to_duckdb
 from streamsql.plan.grouping_sets import (
@@ -522,7 +522,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     out_schema = pa.schema([pre_node.schema.field(i) for i in range(num_keys)]
                            + [pa.field("__ws", pa.timestamp("ms")), pa.field("__we", pa.timestamp("ms")),
                               pa.field("__wt", wt_type)]
-                           + [pa.field(f"__agg{j}", s.out_type.to_arrow()) for j, s in enumerate(specs)])
+                           + [output_field(f"__agg{j}", s.out_type) for j, s in enumerate(specs)])
     agg = WindowAggNode([pre_node], out_schema, INSERT_ONLY, spec=spec, num_keys=num_keys,
                         ts_index=num_keys, aggs=specs,
                         labels=[agg_label(c, exp.Expression.sql) for c in calls.values()], rowtime=rowtime)

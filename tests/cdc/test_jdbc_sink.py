@@ -138,3 +138,20 @@ def test_a_row_that_leaves_a_where_after_the_aggregation_is_deleted(postgres_db,
                           "columns={k: 'INT', v: 'INT', d: 'VARCHAR'}) WHERE k IS NOT NULL GROUP BY k) "
                           "WHERE n % 3 = 0").fetchall()
     assert _db_rows(postgres_db, "postgresql", "SELECT k, n FROM thirds") == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb"])
+def test_time_values_are_written_as_the_database_time_type(request, tmp_path, kind):
+    """A TIME(3) column into PostgreSQL ``time(3)`` / MariaDB ``TIME(3)``: the milliseconds kept."""
+    db = database_with(request, kind, "CREATE TABLE times (k INT, t TIME(3))")
+    path = tmp_path / "in.json"
+    path.write_text('{"k": 1, "t": "12:34:56.5"}\n{"k": 2, "t": "00:00:00"}\n{"k": 3, "t": null}\n')
+    env = _env(tmp_path)
+    env.execute_sql(f"CREATE TABLE src (k INT, t TIME(3)) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE times (k INT, t TIME(3)) WITH ({_jdbc(db, kind, 'times')})")
+    assert env.execute_sql("INSERT INTO times SELECT k, t FROM src").job.wait(120) == "FINISHED"
+    rows = _db_rows(db, kind, "SELECT k, t FROM times")
+    as_text = {k: None if t is None else str(t) for k, t in rows}  # psycopg: a time; pymysql: a timedelta
+    assert as_text == ({1: "12:34:56.500000", 2: "00:00:00", 3: None} if kind == "postgresql"
+                       else {1: "12:34:56.500000", 2: "0:00:00", 3: None})

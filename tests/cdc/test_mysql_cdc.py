@@ -14,9 +14,9 @@ from tests.cdc.helpers import cdc_options, execute, kafka_table, upsert_kafka_op
 TYPES_DDL = """CREATE TABLE items (
   id INT PRIMARY KEY, price DECIMAL(10, 2), at DATETIME(6), ts TIMESTAMP(3) NULL, doc JSON,
   colour ENUM('red', 'green'), flag BIT(1), mask BIT(10), data BLOB, name VARCHAR(20), big BIGINT UNSIGNED,
-  yes TINYINT(1))"""
+  yes TINYINT(1), tm TIME(3))"""
 COLUMNS = """id INT, price DECIMAL(10, 2), `at` TIMESTAMP(6), ts TIMESTAMP(3), doc STRING, colour STRING,
-  flag BOOLEAN, mask BYTES, data BYTES, name STRING, big DECIMAL(20, 0), yes BOOLEAN"""
+  flag BOOLEAN, mask BYTES, data BYTES, name STRING, big DECIMAL(20, 0), yes BOOLEAN, tm TIME(3)"""
 
 
 def _env(tmp_path, name):
@@ -32,8 +32,8 @@ def test_snapshot_then_binlog_map_types_as_flink_cdc(mariadb_db, kafka_bootstrap
     execute(mariadb_db, TYPES_DDL)
     execute(mariadb_db, "SET time_zone = '+00:00'",
             "INSERT INTO items VALUES (1, 12.34, '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05.500', "
-            "'{\"a\": [1, 2]}', 'green', b'1', b'1000000011', x'00ff', 'héllo', 18446744073709551615, 1), "
-            "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+            "'{\"a\": [1, 2]}', 'green', b'1', b'1000000011', x'00ff', 'héllo', 18446744073709551615, 1, "
+            "'12:34:56.5'), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
     topic = kafka_topic_factory("cdc_types")
     env = _env(tmp_path, "cdc-types")
     env.execute_sql(f"CREATE TABLE src ({COLUMNS}, db STRING METADATA FROM 'database_name' VIRTUAL, "
@@ -47,7 +47,7 @@ def test_snapshot_then_binlog_map_types_as_flink_cdc(mariadb_db, kafka_bootstrap
                         what="the snapshot's 2 rows")
         execute(mariadb_db, "SET time_zone = '+00:00'",
                 "INSERT INTO items VALUES (3, -0.5, '1999-12-31 23:59:59.999999', '2000-01-01 00:00:00', "
-                "'[]', 'red', b'0', b'0000000001', x'', '', 0, 0)",
+                "'[]', 'red', b'0', b'0000000001', x'', '', 0, 0, '23:59:59.999')",
                 "UPDATE items SET price = 99.99, name = 'two' WHERE id = 2", "DELETE FROM items WHERE id = 1")
         out = wait_for(lambda: (t := kafka_table(kafka_bootstrap, topic)) and set(t) == {(2,), (3,)}
                        and t[(2,)]["price"] is not None and t, what="the binlog's changes")
@@ -59,10 +59,11 @@ def test_snapshot_then_binlog_map_types_as_flink_cdc(mariadb_db, kafka_bootstrap
     assert snap[(1,)] == {"id": 1, "price": 12.34, "at": "2024-01-02 03:04:05.123456",
                           "ts": "2024-01-02 12:04:05.5", "doc": '{"a": [1, 2]}', "colour": "green",
                           "flag": True, "mask": "AwI=", "data": "AP8=", "name": "héllo",
-                          "big": 18446744073709551615, "yes": True, "db": mariadb_db.database, "tbl": "items"}
+                          "big": 18446744073709551615, "yes": True, "tm": "12:34:56.5",
+                          "db": mariadb_db.database, "tbl": "items"}
     assert out[(3,)] == {"id": 3, "price": -0.5, "at": "1999-12-31 23:59:59.999999",
                          "ts": "2000-01-01 09:00:00", "doc": "[]", "colour": "red", "flag": False,
-                         "mask": "AQA=", "data": "", "name": "", "big": 0, "yes": False,
+                         "mask": "AQA=", "data": "", "name": "", "big": 0, "yes": False, "tm": "23:59:59.999",
                          "db": mariadb_db.database, "tbl": "items"}
     assert out[(2,)]["price"] == 99.99 and out[(2,)]["name"] == "two" and out[(2,)]["at"] is None
 

@@ -217,3 +217,17 @@ def test_random_floating_defaults_are_flinks_positive_range():
     t = drain(src)
     assert t.num_rows == 200
     assert min(t.column("x").to_pylist()) > 0 and min(t.column("f").to_pylist()) > 0
+
+
+def test_random_times_of_day_hold_their_precision():
+    """A TIME column is a random time of day, in whole units of its precision, the same per seed."""
+    def times():
+        src = source({"number-of-rows": "200"}, t0="TIME", t3="TIME(3)")
+        src.open(None)
+        return drain(src)
+
+    t = times()
+    t0, t3 = t.column("t0").to_pylist(), t.column("t3").to_pylist()
+    assert all(v.microsecond == 0 for v in t0) and any(v.microsecond for v in t3)
+    assert all(v.microsecond % 1000 == 0 for v in t3) and len(set(t3)) > 150
+    assert times().column("t3").to_pylist() == t3

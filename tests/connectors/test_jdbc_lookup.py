@@ -265,3 +265,26 @@ def test_a_server_lost_while_looking_up_fails_naming_the_table_once(request, kin
     assert text.startswith(f"Table 'dim': the {kind} table 'dim' at 127.0.0.1:{proxy.port}: "), text
     assert text.count("Table 'dim'") == 1, text
     assert DB_PASSWORD not in text
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb"])
+def test_a_time_column_is_looked_up_as_a_time_of_day(request, tmp_path, kind):
+    """A PostgreSQL ``time(3)`` / MariaDB ``TIME(3)`` column of the dimension table reads as TIME(3)
+    (pymysql gives MariaDB's as a timedelta)."""
+    db = database_with(request, kind, "CREATE TABLE opens (id INT PRIMARY KEY, t_open TIME(3))")
+    database_with(request, kind, "INSERT INTO opens VALUES (1, '08:30:00.250'), (2, '23:59:59'), (3, NULL)")
+    env = StreamEnvironment({"pipeline.name": f"lkt-{uuid.uuid4().hex[:6]}",
+                             "execution.checkpointing.dir": str(tmp_path / "chk")})
+    path = tmp_path / "orders.json"
+    path.write_text("".join(json.dumps({"oid": i, "k": i}) + "\n" for i in (1, 2, 3, 4)))
+    env.execute_sql(f"CREATE TABLE orders (oid INT, k INT, proc AS PROCTIME()) WITH ('connector' = "
+                    f"'filesystem', 'path' = '{path}', 'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE opens (id INT, t_open TIME(3), PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                    f"'connector' = 'jdbc', 'url' = 'jdbc:{kind}://{db.host}:{db.port}/{db.database}', "
+                    f"'table-name' = 'opens', 'username' = '{DB_USER}', 'password' = '{DB_PASSWORD}')")
+    try:
+        rows = _rows(env, "SELECT o.oid, CAST(d.t_open AS STRING) FROM orders AS o LEFT JOIN opens "
+                          "FOR SYSTEM_TIME AS OF o.proc AS d ON o.k = d.id")
+    finally:
+        env.close()
+    assert rows == sorted([(1, "08:30:00.25"), (2, "23:59:59.0"), (3, None), (4, None)], key=repr)

@@ -37,11 +37,18 @@ def _recent(v) -> bool:
     return abs(v - now) < datetime.timedelta(hours=1)
 
 
+def _recent_time(v) -> bool:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    seconds = (now.hour * 3600 + now.minute * 60 + now.second) - (v.hour * 3600 + v.minute * 60 + v.second)
+    return min(seconds % 86400, -seconds % 86400) < 3600
+
+
 # Volatile cases (cases.VOLATILE): what a plausible value is (the session zone is UTC).
 PLAUSIBLE = {
     "CURRENT_TIMESTAMP": _recent, "NOW()": _recent, "LOCALTIMESTAMP": _recent, "PROCTIME()": _recent,
     "CURRENT_ROW_TIMESTAMP()": _recent,
     "CURRENT_DATE": lambda v: abs(v - datetime.datetime.now(datetime.timezone.utc).date()).days <= 1,
+    "LOCALTIME": lambda v: _recent_time(v), "CURRENT_TIME": lambda v: _recent_time(v),
     "UNIX_TIMESTAMP()": lambda v: abs(v - time.time()) < 3600,
     "UUID()": lambda v: re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
                                      r"[0-9a-f]{12}", v),

@@ -18,6 +18,7 @@ fails after the barrier (held-back writes released, no snapshot), ``x`` a crash 
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections import Counter
 
@@ -58,6 +59,7 @@ def _batches(inp, seed: int, n: int, changelog: bool, keys: int = 12):
     """Random batches; with ``changelog`` also -U/-D of live rows (sometimes every row of a key)."""
     rnd = random.Random(seed)
     string = pa.types.is_string(inp.field("k").type)
+    timed = pa.types.is_time(inp.field("k").type)  # TIME keys: a minute and a half second each
     live: list[tuple] = []
     out = []
     for _ in range(n):
@@ -74,7 +76,7 @@ def _batches(inp, seed: int, n: int, changelog: bool, keys: int = 12):
                 kinds.append(rnd.choice([RowKind.DELETE, RowKind.UPDATE_BEFORE]))
                 continue
             k = rnd.choice([None, *range(keys)])
-            key = None if k is None else f"k{k}" if string else k
+            key = None if k is None else f"k{k}" if string else dt.time(0, k, 0, 500000) if timed else k
             row = (key, rnd.choice([None, rnd.randint(-50, 50)]))
             live.append(row)
             rows.append(row)
@@ -210,3 +212,12 @@ def test_count_distinct_restores_give_duckdbs_answer(tmp_path, script, backends)
     """COUNT(DISTINCT x) has no fixed width: the general operator, in the hashmap backend's dict."""
     _play(GroupAggOperator, pa.int64(), SUMS + DISTINCT, backends, SCRIPTS[script], tmp_path,
           changelog=True, seed=len(script))
+
+
+@pytest.mark.parametrize("cls", [GroupAggOperator, ColumnarGroupAggOperator], ids=["general", "columnar"])
+@pytest.mark.parametrize("backends", [("hashmap",), ("rocksdb",), ("rocksdb", "hashmap")],
+                         ids=["hashmap", "rocksdb", "alternating"])
+def test_time_keys_survive_checkpoints_and_restores(tmp_path, cls, backends):
+    """TIME keys (``time64[us]``) in keyed state: snapshots of both backends and restores."""
+    _play(cls, pa.time64("us"), SUMS + EXTREMES, backends, SCRIPTS["barrier-then-batch-then-snapshot"],
+          tmp_path, changelog=False, seed=7)

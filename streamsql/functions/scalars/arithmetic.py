@@ -165,8 +165,9 @@ def _floor_ceil(fn: str):
     return build
 
 
-scalar("FLOOR", group="arithmetic", sig=((N,), ("DATETIME",)), result=_floor_ceil_type)(_floor_ceil("floor"))
-scalar("CEIL", "CEILING", group="arithmetic", sig=((N,), ("DATETIME",)),
+scalar("FLOOR", group="arithmetic", sig=((N,), ("DATETIME",), ("TIME",)), result=_floor_ceil_type)(
+    _floor_ceil("floor"))
+scalar("CEIL", "CEILING", group="arithmetic", sig=((N,), ("DATETIME",), ("TIME",)),
        result=_floor_ceil_type)(_floor_ceil("ceil"))
 
 

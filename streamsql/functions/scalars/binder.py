@@ -22,7 +22,16 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars import calls, composite, operand_types, operators, reduced, typeof
+from streamsql.functions.scalars import (
+    calls,
+    composite,
+    operand_types,
+    operators,
+    overlaps,
+    reduced,
+    time_type,
+    typeof,
+)
 from streamsql.functions.scalars.registry import (
     DEAD_CODE,
     NULL,
@@ -61,6 +70,8 @@ def bind(node: exp.Expression) -> exp.Expression:
 
 
 def _visit(n: exp.Expression) -> exp.Expression:
+    if overlaps.handles(n):  # comparisons of the periods' ends, as Calcite
+        return _visit(overlaps.rewrite(n))
     if typeof.handles(n):  # a constant from its argument's uncompiled form
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t
@@ -267,6 +278,8 @@ def _literal_type(n: exp.Literal) -> SqlType:
 
 
 def _cast_type(n: exp.Cast) -> SqlType | None:
+    if time_type.is_literal(n):  # TIME '12:34:56.1' is TIME(1): its fraction digits, up to 3
+        return time_type.literal(n)[1]
     try:
         t = SqlType.parse(n.to.sql())
     except SqlError:

@@ -28,9 +28,7 @@ _ORDER: dict[type, tuple[str, ...]] = {
     exp.Trim: ("this", "expression"),
 }
 
-FLINK_NOT_YET = frozenset("""
-    CURRENT_TIME LOCALTIME
-""".split())
+FLINK_NOT_YET: frozenset[str] = frozenset()
 """Flink built-ins not in the registry yet (refused as 'not supported yet', listed in the docs).
 
 Hive's ``DATEDIFF``, ``DATE_ADD`` and ``DATE_SUB`` are no Flink 2.3 built-ins: refused as Flink

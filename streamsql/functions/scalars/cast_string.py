@@ -11,6 +11,9 @@ DOUBLE / FLOAT           Java's ``Double.toString`` /            ``1e+20``, ``0.
                          :mod:`streamsql.core.float_text`):
                          ``1.0E20``, ``1.0E-4``, ``1.5``,
                          ``1.23456789E8``, ``Infinity``, ``NaN``
+TIME(p)                  ``12:34:56.5``, ``12:34:56.0`` (p > 0:   ``12:34:56.500``
+                         at most p digits, at least one:
+                         :func:`time_text`)
 BOOLEAN                  ``TRUE`` / ``FALSE``                      ``true`` / ``false``
 ROW                      ``(1, a, NULL)``                          ``{'x': 1, ...}``
 ARRAY                    ``[1, NULL]``                             ``[1, NULL]``
@@ -19,7 +22,7 @@ MAP                      ``{k=1, j=NULL}``                         ``{k=1, j=NUL
 
 Inside a composite every value is written as its own CAST to STRING, NULL as ``NULL``.
 
-Every other type keeps DuckDB's text, which is Flink's (DATE, TIME(0), DECIMAL with its scale,
+Every other type keeps DuckDB's text, which is Flink's (DATE, DECIMAL with its scale,
 integers, strings). Checked against Flink 2.3 by the conformance cases (tests/functions/cases.py).
 """
 
@@ -63,9 +66,25 @@ def _text(arg: str, t: SqlType) -> str | None:
         return _java_double(arg, t.name == "FLOAT")
     if t.name == "BOOLEAN":
         return f"CASE WHEN {arg} THEN 'TRUE' WHEN NOT {arg} THEN 'FALSE' END"
+    if t.name == "TIME":  # DuckDB writes the microseconds it holds
+        return time_text(arg, t.precision or 0)
     if t.name == "BYTES":  # Flink: the bytes read as UTF-8 (BINARY(3)'s zero bytes are NUL characters)
         return utf8_text(arg)
     return None
+
+
+def time_text(arg: str, p: int) -> str:
+    """DuckDB SQL of Flink's text of a TIME(p) ``arg``: Calcite's ``unixTimeToString(time, p)``.
+
+    ``HH:mm:ss``, then for p > 0 a ``.`` and the milliseconds' first p digits without trailing
+    zeros, at least one (``12:34:56.0``, ``12:34:56.5``, ``12:34:56.123``; TIME(1) of .987 is
+    ``.9``), as PyFlink 2.3 prints them (``scripts/flink_time.py``).
+    """
+    whole = f"strftime(DATE '1970-01-01' + {arg}, '%H:%M:%S')"
+    if not p:
+        return whole
+    digits = f"left(lpad(CAST(epoch_us({arg}) // 1000 % 1000 AS VARCHAR), 3, '0'), {min(p, 3)})"
+    return f"{whole} || '.' || coalesce(nullif(rtrim({digits}, '0'), ''), '0')"
 
 
 def utf8_text(arg: str) -> str:

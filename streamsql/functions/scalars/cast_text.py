@@ -18,6 +18,8 @@ TIMESTAMP_LTZ   second digits, up to nine fraction digits cut to p, nothing arou
                 month's end is its last day (2024-02-30 is 02-29) and 24:00:00 the next midnight
                 (DateTimeUtils' DEFAULT_TIMESTAMP_FORMATTER, a SMART java.time resolver); the LTZ
                 is that wall clock in the session time zone
+TIME(p)         ``h[:m[:s[.fraction]]]``, blanks around each part, hour 0..23, minute and second
+                0..59; milliseconds rounded at the 4th fraction digit, then cut to p
 DOUBLE, FLOAT   trimmed: Java's ``Double.valueOf``/``Float.valueOf`` (a ``d``/``f`` suffix,
                 ``NaN``/``Infinity`` spelled so, no underscores)
 DECIMAL(p, s)   p <= 18 and at most 18 bytes: Flink's own parser (toDecimalFromBytes): the character
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.core.timestamp_precision import truncate_time_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.registry import (
     bind,
@@ -269,5 +272,31 @@ def _decimal(t: SqlType) -> tuple[str, str]:
     return ok, f"CASE WHEN {by_flink} THEN {own} ELSE {big} END"
 
 
+#: Flink's DateTimeUtils.parseTime: ``h[:m[:s[.fraction]]]``, each part digits with blanks around it.
+_TIME = (f"{_TRIM}([0-9]+){_TRIM}(?::{_TRIM}([0-9]+){_TRIM}(?::{_TRIM}([0-9]+){_TRIM}"
+         f"(?:\\.{_TRIM}([0-9]*){_TRIM})?)?)?")
+
+
+def _time(t: SqlType) -> tuple[str, str, tuple[str, str]]:
+    """A TIME(p) text as Flink 2.3 reads it: its milliseconds of the day, cut to p digits.
+
+    ``h[:m[:s[.fraction]]]`` with blanks around the parts (``'12'`` is 12:00:00, ``'12:34'``
+    12:34:00); an hour over 23, a minute or second over 59 is no TIME ("Invalid time format:
+    '24:00:00'. Expected format: HH:mm:ss[.fff] ..."); the fraction is read to milliseconds, rounded
+    up when the fourth digit is 5 or more (``'12:34:56.9996'`` is 12:34:57, and ``'23:59:59.9999'``
+    fails as Flink's "Hour out of range: [24]"); then cut to p digits (``CAST('12:34:56.5' AS
+    TIME)`` is 12:34:56). All read from PyFlink 2.3 (conformance cases).
+    """
+    groups, (h, mi, s) = text_groups("{0}", _TIME, 3, "__tm", 4)
+    fraction = "__tm['g4']"
+    millis = (f"(CASE WHEN {fraction} = '' THEN 0 ELSE CAST(rpad(left({fraction}, 3), 3, '0') AS BIGINT) "
+              f"+ CASE WHEN substr({fraction}, 4, 1) >= '5' THEN 1 ELSE 0 END END)")
+    total = f"({h} * 3600000 + {mi} * 60000 + {s} * 1000 + {millis})"
+    ok = f"__tm['g1'] <> '' AND {h} <= 23 AND {mi} <= 59 AND {s} <= 59 AND {total} < 86400000"
+    value = truncate_time_sql(f"(TIME '00:00:00' + to_milliseconds({total}))", t.precision or 0)
+    return ok, value, ("__tm", groups)
+
+
 _READERS = {**dict.fromkeys(_INTEGERS, _integer), "DATE": _date, "TIMESTAMP": _timestamp,
-            "TIMESTAMP_LTZ": _timestamp_ltz, "DOUBLE": _floating, "FLOAT": _floating, "DECIMAL": _decimal}
+            "TIMESTAMP_LTZ": _timestamp_ltz, "DOUBLE": _floating, "FLOAT": _floating, "DECIMAL": _decimal,
+            "TIME": _time}

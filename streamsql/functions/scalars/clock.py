@@ -1,6 +1,7 @@
 """The time family: the current time, instants (TIMESTAMP_LTZ) and time zones.
 
-CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, PROCTIME, CURRENT_ROW_TIMESTAMP,
+CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, LOCALTIME, CURRENT_TIME, CURRENT_DATE, PROCTIME,
+CURRENT_ROW_TIMESTAMP,
 TO_TIMESTAMP_LTZ, CONVERT_TZ.
 
 The session time zone is Flink's ``'table.local-time-zone'`` (StreamSQL's default: UTC), read
@@ -32,6 +33,7 @@ from streamsql.functions.scalars.temporal import DEFAULT_PARSE, parse_timestamp_
 
 S, N, INTEGER = "STRING", "NUMERIC", "INTEGER"
 LTZ = fixed("TIMESTAMP_LTZ", 3)
+_NOW_MS = "date_trunc('millisecond', current_timestamp)"
 _NOW = "Evaluated once per batch: every row of a batch gets the same time (Flink: once per record)."
 
 
@@ -63,6 +65,17 @@ for _name in ("CURRENT_TIMESTAMP", "NOW", "PROCTIME", "CURRENT_ROW_TIMESTAMP"):
 def localtimestamp(c: Call) -> exp.Expression:
     """The current wall clock in the session time zone (TIMESTAMP(3))."""
     return template(wall_clock("date_trunc('millisecond', current_timestamp)"))
+
+
+@scalar("LOCALTIME", "CURRENT_TIME", group="temporal", sig=((),), result=fixed("TIME", 0),
+        deterministic=False, nulls="never NULL", differences=_NOW)
+def localtime(c: Call) -> exp.Expression:
+    """The current time of day in the session time zone, TIME(0) as Flink 2.3 types both.
+
+    Its milliseconds are kept in the value, as Flink's (a TIME(0) prints none: CAST AS STRING,
+    the print sink and the JSON format show the value's).
+    """
+    return template(f"CAST({wall_clock(_NOW_MS)} AS TIME)")
 
 
 @scalar("CURRENT_DATE", group="temporal", sig=((),), result=fixed("DATE"), deterministic=False,

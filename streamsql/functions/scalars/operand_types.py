@@ -62,10 +62,11 @@ _ORDERING = {exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _LOGIC = {exp.And: "AND", exp.Or: "OR"}
 _BIGINT = SqlType("BIGINT")
 _TEXT = ("STRING", "BYTES")
-_TIMES = ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
+_TIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
 # Families whose values Flink never compares with another family's (strings aside, see above).
 _INTEGER_NAMES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
-_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIMESTAMP", "INTERVAL", "ARRAY", "MAP", "ROW")
+_COMPARABLE_ONLY_WITHIN = ("NUMERIC", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "INTERVAL", "ARRAY", "MAP",
+                           "ROW")
 _CALCITE_NAME = {"INT": "INTEGER", "STRING": "VARCHAR", "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"}
 
 
@@ -151,7 +152,11 @@ _NO_CAST = {("DATE", "NUMERIC"), ("DATE", "BOOLEAN"), ("NUMERIC", "DATE"), ("BOO
             ("TIMESTAMP_LTZ", "BOOLEAN"),
             # BYTES converts to and from strings only (checked with PyFlink 2.3's EXPLAIN, qflink27)
             ("NUMERIC", "BYTES"), ("BOOLEAN", "BYTES"), ("DATE", "BYTES"), ("TIMESTAMP", "BYTES"),
-            ("TIMESTAMP_LTZ", "BYTES"), ("BYTES", "NUMERIC"), ("BYTES", "BOOLEAN")}
+            ("TIMESTAMP_LTZ", "BYTES"), ("BYTES", "NUMERIC"), ("BYTES", "BOOLEAN"),
+            # a TIME converts to and from strings, TIMESTAMPs and TIMEs only (PyFlink 2.3: "Cast
+            # function cannot convert value of type TIME(0) to type DATE", scripts/flink_time.py)
+            *{(a, b) for a in ("TIME",) for b in ("NUMERIC", "BOOLEAN", "DATE", "BYTES")},
+            *{(b, a) for a in ("TIME",) for b in ("NUMERIC", "BOOLEAN", "DATE", "BYTES")}}
 #: Casts from BYTES Flink refuses in its own words (code generation), whatever the target's precision.
 _BYTES_TO_TIME = ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
 _FLINK_NO_CAST = {
@@ -251,7 +256,7 @@ def _arithmetic(n: exp.Expression, op: str) -> None:
         others = [type_of(x) for x in (n.this, n.expression) if not _is_interval(x)]
         if op == "*" and others and all(_known(t) and t.name in _INTEGER_NAMES for t in others):
             return  # INTERVAL * an integer (operators.compile_operator)
-        if families - {"INTERVAL", "DATE", "TIMESTAMP", None}:
+        if families - {"INTERVAL", "DATE", "TIME", "TIMESTAMP", None}:
             raise _binary(n, op, "NUMERIC")
         return
     lt, rt = type_of(n.this), type_of(n.expression)
@@ -331,7 +336,7 @@ def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | No
         side = n.args[k]
         if _known(type_of(side)) and type_of(side).name == "STRING":
             if target.name in _TIMES:  # via DuckDB's TIMESTAMP: TIMESTAMP_MS reads 'abc' as a number
-                via = "DATE" if target.name == "DATE" else "TIMESTAMP"
+                via = target.name if target.name in ("DATE", "TIME") else "TIMESTAMP"
                 side = exp.Cast(this=side, to=exp.DataType.build(via))
             cast = exp.Cast(this=side, to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
             cast.meta[TYPE] = target

@@ -23,6 +23,8 @@ CAST(number AS DECIMAL(p,s)) ``TRY_CAST``: a value with too many integer digits 
                              (DuckDB fails); a DOUBLE goes
                              through its shortest text (Flink's BigDecimal.valueOf: 1.005 → 1.01)
 CAST(string AS ...)          the texts Flink reads, as it reads them (:mod:`.cast_text`)
+TIME +/- INTERVAL            wrapped around midnight (a year-month interval leaves it), as Flink 2.3
+CAST(TIME AS TIMESTAMP[_LTZ]) the time of day on 1970-01-01 (an LTZ: in the session time zone)
 DATE +/- INTERVAL            a DATE, as Flink: moved by whole days of a day-time interval,
                              truncated (DuckDB's result is a TIMESTAMP)
 INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
@@ -50,7 +52,7 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType, bounded_bytes_sql
-from streamsql.functions.scalars import flink_months, java_ints, similar
+from streamsql.functions.scalars import flink_months, java_ints, similar, time_type
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
 from streamsql.functions.scalars.decimal_product import decimal_product
@@ -78,7 +80,7 @@ from streamsql.functions.scalars.registry import (
     time_operand,
     type_of,
 )
-from streamsql.functions.scalars.temporal import flink_day
+from streamsql.functions.scalars.temporal import flink_day, instant
 from streamsql.functions.scalars.typerules import arithmetic, as_decimal
 
 # DuckDB's names of the types a CAST fails into, as Flink names them.
@@ -209,6 +211,17 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         cast = _bytes_cast(n, t)
         if cast is not None:
             return cast, t
+    if isinstance(n, exp.Cast) and t is not None and t.name == "TIME":
+        cast = time_type.compile_cast(n, t)
+        if cast is not None:
+            return cast, t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.is_time \
+            and time_type.is_time(type_of(n.this)):
+        # Flink: the time of day on 1970-01-01 (CAST(TIME '12:34:56' AS TIMESTAMP) is 1970-01-01 12:34:56);
+        # a TIMESTAMP_LTZ is the instant of that wall clock in the session time zone
+        wall = f"CAST({time_type.on_epoch_day('{0}')} AS TIMESTAMP)"
+        out = instant(wall) if t.name == "TIMESTAMP_LTZ" else f"CAST({wall} AS {t.duckdb()})"
+        return template(out, _sql(n.this)), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and reads_string_as(t):
         source = type_of(n.this)
         if source is not None and source.name in STRING_TYPES:
@@ -415,14 +428,19 @@ def _calcite_numeric(t: SqlType | None) -> str:
 
 
 def _timestamp_interval(n: exp.Expression) -> SqlType | None:
-    """``TIMESTAMP +/- INTERVAL ...`` (or ``INTERVAL + TIMESTAMP``): Flink keeps the timestamp's type."""
+    """``TIMESTAMP +/- INTERVAL ...`` (or ``INTERVAL + TIMESTAMP``): Flink keeps the timestamp's type.
+
+    A TIME too: DuckDB's TIME +/- INTERVAL wraps around midnight, as Flink's (its milliseconds of
+    the day, modulo a day: ``TIME '23:30:00' + INTERVAL '1' HOUR`` is 00:30:00).
+    """
     if not isinstance(n, (exp.Add, exp.Sub)):
         return None
     sides = (n.this, n.expression)
     if not any(isinstance(x, exp.Interval) for x in sides):
         return None
     types = [type_of(x) for x in sides if not isinstance(x, exp.Interval)]
-    return next((t for t in types if t is not None and t.name in ("TIMESTAMP", "TIMESTAMP_LTZ")), None)
+    kinds = ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME")
+    return next((t for t in types if t is not None and t.name in kinds), None)
 
 
 def _added_months(n: exp.Expression, t: SqlType | None) -> exp.Expression | None:

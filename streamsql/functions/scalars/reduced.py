@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from streamsql.core.timestamp_precision import truncate_time_sql
 from streamsql.core.types import SqlType
 from streamsql.functions import python_functions
 from streamsql.functions.scalars import calls
-from streamsql.functions.scalars.registry import FunctionError, lookup
+from streamsql.functions.scalars.registry import FunctionError, lookup, template
 
 REDUCED = "streamsql_reduced_constant"
 """Meta key of a node that is a largest constant sub-expression (see :func:`mark`)."""
@@ -74,8 +75,15 @@ def mark(tree: exp.Expression) -> None:
 def as_literal(out: exp.Expression, t: SqlType | None) -> exp.Expression:
     """``out`` (the DuckDB form of a flagged node of type ``t``) with the value of Flink's literal.
 
-    A DOUBLE or FLOAT ``-0.0`` becomes ``0.0``; any other value or type is unchanged.
+    A DOUBLE or FLOAT ``-0.0`` becomes ``0.0``; a TIME(p) is cut to its p digits, as the TIME(p)
+    literal Flink folds it into (``TIME '12:00:00.5' + INTERVAL '0.25' SECOND`` is 12:00:00.7, where
+    the same sum over a TIME(1) column keeps 12:00:00.75: compat case ``time_json_read_print``); any
+    other value or type is unchanged.
     """
+    if t is not None and t.name == "TIME" and (t.precision or 0) < 3:
+        cut = template(truncate_time_sql("{0}", t.precision or 0), f"({out.sql(dialect='duckdb')})")
+        cut.meta.update(out.meta)
+        return cut
     if t is None or t.name not in ("DOUBLE", "FLOAT"):
         return out
     zero = exp.cast(exp.Literal.number(0), "DOUBLE" if t.name == "DOUBLE" else "FLOAT")

@@ -41,6 +41,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "DATE": ("DATE",),
     "TIMESTAMP": ("TIMESTAMP", "TIMESTAMP_LTZ"),
     "DATETIME": ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"),
+    "TIME": ("TIME",),
     "BYTES": ("BYTES",),
     "ARRAY": ("ARRAY",),
     "MAP": ("MAP",),
@@ -48,7 +49,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 """Argument families of the signatures ('ANY' matches every type)."""
 
 _CALCITE_FAMILY = {"STRING": "CHARACTER", "BOOLEAN": "BOOLEAN", "DATE": "DATE", "TIMESTAMP": "TIMESTAMP",
-                   "TIMESTAMP_LTZ": "TIMESTAMP", "BYTES": "BINARY", "NULL": "NULL"}
+                   "TIMESTAMP_LTZ": "TIMESTAMP", "TIME": "TIME", "BYTES": "BINARY", "NULL": "NULL"}
 
 
 def family_name(t: SqlType | None) -> str:

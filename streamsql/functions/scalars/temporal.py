@@ -33,7 +33,14 @@ from sqlglot import exp
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars import flink_months, java_fields, java_ints, simple_date, time_units
+from streamsql.functions.scalars import (
+    flink_months,
+    java_fields,
+    java_ints,
+    simple_date,
+    time_type,
+    time_units,
+)
 from streamsql.functions.scalars.cast_text import java_trim, read_text, text_groups, time_of_day
 from streamsql.functions.scalars.registry import (
     Call,
@@ -62,6 +69,14 @@ def _part(c: Call, unit: str) -> exp.Expression:
         msg = f"{c.name}: unsupported unit {unit} (supported: {units})"
         raise c.fail(msg)
     t = c.args[0].type
+    if time_type.is_time(t):  # its milliseconds of the day, as a timestamp's of 1970-01-01
+        refused = time_type.extract_refusal(unit, t)
+        if refused is not None:
+            raise c.fail(refused)
+        value = time_type.on_epoch_day("{0}")
+        if unit in time_units.EXTRA_EXTRACT:
+            return template(time_units.extract_timestamp(unit, value, flink_day(value)), c.args[0])
+        return template(_millis_part(value, unit), c.args[0])
     if unit in time_units.EXTRA_EXTRACT:
         if t is not None and t.name == "DATE" and unit in ("MICROSECOND", "NANOSECOND"):
             msg = f"unit {unit} can not be applied to DATE variable"  # Flink 2.3's words
@@ -112,7 +127,7 @@ def _wall_if_ltz(c: Call, value: str) -> str:
     return wall_clock(value) if _is_ltz(c) else value
 
 
-@scalar("EXTRACT", group="temporal", sig=((D,),), result=BIGINT)
+@scalar("EXTRACT", group="temporal", sig=((D,), ("TIME",)), result=BIGINT)
 def extract(c: Call) -> exp.Expression:
     """A field of a date or timestamp: EXTRACT(unit FROM t).
 
@@ -134,7 +149,7 @@ def _shorthand(unit: str):
 for _name, _unit in (("YEAR", "YEAR"), ("QUARTER", "QUARTER"), ("MONTH", "MONTH"), ("WEEK", "WEEK"),
                      ("DAYOFMONTH", "DAY"), ("DAYOFYEAR", "DOY"), ("DAYOFWEEK", "DOW"), ("HOUR", "HOUR"),
                      ("MINUTE", "MINUTE"), ("SECOND", "SECOND")):
-    scalar(_name, group="temporal", sig=((D,),), result=BIGINT)(_shorthand(_unit))
+    scalar(_name, group="temporal", sig=((D,), ("TIME",)), result=BIGINT)(_shorthand(_unit))
 
 
 def wall_clock(instant: str) -> str:
@@ -316,7 +331,7 @@ def _timestampdiff_type(c: Call) -> SqlType:
     return SqlType("BIGINT" if c.unit == "NANOSECOND" else "INT")
 
 
-@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D),), result=_timestampdiff_type)
+@scalar("TIMESTAMPDIFF", group="temporal", sig=((D, D), ("TIME", "TIME")), result=_timestampdiff_type)
 def timestampdiff(c: Call) -> exp.Expression:
     """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero.
 
@@ -326,6 +341,12 @@ def timestampdiff(c: Call) -> exp.Expression:
     MILLENNIUM, DOW, DOY, ISODOW and ISOYEAR.
     """
     unit = c.unit or ""
+    if time_type.is_time(c.args[0].type) or time_type.is_time(c.args[1].type):
+        between = time_type.diff(unit, "{0}", "{1}")
+        if between is None:
+            msg = f"TIMESTAMPDIFF: unit {unit} of TIMEs is not supported (HOUR, MINUTE, SECOND, MILLISECOND)"
+            raise c.fail(msg)
+        return template(between, *c.args)
     millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
     if unit in _MS or unit in time_units.DIFF_MILLIS:
         cut = java_ints.java_long if unit == "NANOSECOND" else java_ints.java_int
@@ -383,13 +404,21 @@ def _timestampadd_type(c: Call) -> SqlType | None:
     return same_as(1)(c)
 
 
-@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D),), result=_timestampadd_type)
+@scalar("TIMESTAMPADD", group="temporal", sig=((INTEGER, D), (INTEGER, "TIME")), result=_timestampadd_type)
 def timestampadd(c: Call) -> exp.Expression:
     """TIMESTAMPADD(unit, n, t): t plus n units; months clamp the day to the month's end.
 
     DOW, DOY, ISODOW and EPOCH give NULL, ISOYEAR adds years, as Flink 2.3 (:mod:`.time_units`).
     """
     unit = c.unit or ""
+    operand = c.args[-1].type
+    if time_type.is_time(operand):
+        added = time_type.add(unit, "{0}", "{1}")
+        if added is None:
+            msg = (f"TIMESTAMPADD: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, "
+                   "MILLISECOND, DAY ...)")
+            raise c.fail(msg)
+        return template(added, *c.args)
     if unit in time_units.ADD_NULL:
         t = _timestampadd_type(c)
         return template(f"CAST(NULL AS {t.duckdb()})") if t is not None else exp.Null()
@@ -445,6 +474,14 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     CEIL keeps a t already on the boundary.
     """
     unit = c.unit or ""
+    t = c.args[0].type
+    if time_type.is_time(t):  # its milliseconds of the day rounded (time_type.rounded)
+        out = time_type.rounded("{0}", unit, fn == "ceil", c.name)
+        if out is None:
+            msg = (f"{c.name}: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, "
+                   "DAY ...)")
+            raise c.fail(msg)
+        return template(out, c.args[0])
     if _is_date(c) and unit in (*_TIME_PARTS, "DAY", "WEEK", "MILLISECOND", *time_units.DATE_ITSELF):
         return _floor_ceil_date(c, unit, fn)
     t = c.args[0].type

@@ -242,9 +242,16 @@ def _inferred(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression
     return t
 
 
+#: Built-ins without arguments whose registry type, NOT NULL, is Flink's (compat case time_local_time:
+#: ``TYPEOF(LOCALTIME)`` is ``TIME(0) NOT NULL`` in Flink 2.3).
+VERIFIED_CONSTANTS = frozenset({"LOCALTIME", "CURRENT_TIME"})
+
+
 def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
     name, args, unit = calls.arguments(n)
     fn = lookup(name)
+    if fn is not None and name in VERIFIED_CONSTANTS and not args:
+        return fn.result(Call(name, [], n, unit)).with_nullable(False)
     if (fn is None or fn is not REGISTRY.get(name) or fn.names[0] not in VERIFIED
             or fn.nulls != NULL_IN_NULL_OUT or not args or not fn.deterministic):
         msg = _NOT_CERTAIN + f"{name} is not one of those functions (listed in docs/functions.md)"

@@ -118,7 +118,7 @@ def common_type(types: list[SqlType | None]) -> SqlType | None:
     if all(t.name == first.name for t in known) and first.name != "DECIMAL":
         if first.name == "BYTES":
             return _common_bytes(known)
-        if first.name in _TIMES:
+        if first.name in (*_TIMES, "TIME"):  # the largest precision (a TIME's too: TIME(1) over TIME(0))
             return SqlType(first.name, max(t.precision or 0 for t in known))
         return SqlType(first.name)
     if all(t.name in _TIMES for t in known):  # both kinds: an instant (LogicalTypeMerging)
