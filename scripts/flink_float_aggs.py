@@ -186,7 +186,8 @@ def main() -> int:
     rows = {"t": _rows(), "c": _changelog(), "n": _integers()}
     out: dict = {"tables": TABLES, "rows": rows, "queries": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        files = {name: "".join(json.dumps(r) + "\n" for r in table_lines(name, rows[name])) for name in TABLES}
+        files = {name: "".join(json.dumps(r) + "\n" for r in table_lines(name, rows[name]))
+                 for name in TABLES}
         for name, (columns, fmt) in TABLES.items():
             path = Path(tmp) / f"{name}.json"
             path.write_text(files[name])

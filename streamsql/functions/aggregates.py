@@ -711,8 +711,9 @@ class SumDistinct(CountDistinct):
     (:meth:`~streamsql.functions.accumulators.Aggregates.multiset_queries`).
 
     A window's slices keep the distinct values as a list (insert-only input, no retraction):
-    :meth:`finish` sums each list. Accumulator format 2 (:data:`accumulator_format`); up to
-    sumdist31 it was the multiset alone, which state signatures refuse to restore.
+    :meth:`finish` sums each list. Up to sumdist31 the accumulator was the multiset alone: such a
+    floating one cannot be told its history (its signature has :meth:`accumulator_format` 2, so its
+    checkpoints are refused); an integer or DECIMAL one is read as today's (:meth:`_upgraded`).
     """
 
     func = "sum_distinct"
@@ -725,8 +726,12 @@ class SumDistinct(CountDistinct):
 
     @classmethod
     def accumulator_format(cls, spec: AggSpec, fixed: bool) -> int | None:
-        """2: ``[multiset, running plain accumulator]`` (see the class docstring)."""
-        return 2
+        """2 over FLOAT/DOUBLE: a running sum whose history the old multiset alone cannot give.
+
+        None (unchanged) over integers and DECIMAL: the running sum of exact arithmetic is the sum
+        of the values present, so an old accumulator is upgraded as read (:meth:`_upgraded`).
+        """
+        return 2 if spec.out_type.name in ("FLOAT", "DOUBLE") else None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -752,7 +757,7 @@ class SumDistinct(CountDistinct):
         """
         fold = self._of.fold
         for i, v, d in zip(rows, values, mults):
-            ms, running = accs[i][slot]
+            ms, running = accs[i][slot] = self._upgraded(accs[i][slot])
             before = ms.get(v, 0)
             n = before + d
             if n > 0:
@@ -766,23 +771,35 @@ class SumDistinct(CountDistinct):
 
     def merge(self, a, b):
         """``b``'s counts folded into ``a`` (a session merge), by the changes of Flink's distinct merge."""
-        items = list(b[0].items())
-        self.fold_multiset([a], 0, [0] * len(items), [v for v, _ in items], [n for _, n in items])
-        return a
+        items = list(self._upgraded(b)[0].items())
+        into = [self._upgraded(a)]
+        self.fold_multiset([into], 0, [0] * len(items), [v for v, _ in items], [n for _, n in items])
+        return into[0]
 
     def finish(self, parts):
         """The plain aggregate of each window's list of distinct values, in the list's order."""
-        out = []
-        for values in parts[0].to_pylist():
-            values = values or []
-            total = self._of.create()
-            self._of.fold([[total]] * len(values), 0, [[1] * len(values), values])
-            out.append(self._of.result(total))
-        return pa.array(out, self.out_type)
+        return pa.array([self._of.result(self._summed(v or [])) for v in parts[0].to_pylist()], self.out_type)
+
+    def _summed(self, values: list):
+        """A new plain accumulator with ``values`` added in their order."""
+        running = self._of.create()
+        self._of.fold([[running]] * len(values), 0, [[1] * len(values), values])
+        return running
 
     def result(self, acc):
         """The running plain aggregate's result (None without a value)."""
-        return self._of.result(acc[1])
+        return self._of.result(self._upgraded(acc)[1])
+
+    def _upgraded(self, acc):
+        """``acc``, or an accumulator of StreamSQL up to sumdist31 (the multiset alone) as today's.
+
+        Its running sum is the sum of its values: exactly the running one for integers (Java's
+        wrap-around) and DECIMAL, whose old checkpoints are restored; floating ones are refused
+        (:meth:`accumulator_format`).
+        """
+        if not isinstance(acc, dict):
+            return acc
+        return [acc, self._summed(list(acc))]
 
 
 class AvgDistinct(SumDistinct):

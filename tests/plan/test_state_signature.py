@@ -377,32 +377,39 @@ def _formats(sig: dict) -> list:
 
 
 @pytest.mark.parametrize(("sql", "kind", "formats"), [
-    ("INSERT INTO out3 SELECT a, SUM(DISTINCT v), AVG(DISTINCT v) FROM src GROUP BY a", "group-agg", [2, 2]),
+    ("INSERT INTO out3 SELECT a, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) AS BIGINT), "
+     "CAST(AVG(DISTINCT CAST(v AS FLOAT)) AS BIGINT) FROM src GROUP BY a", "group-agg", [2, 2]),
+    # an integer's old multiset is upgraded as read (its running sum: the sum of its values)
+    ("INSERT INTO out3 SELECT a, SUM(DISTINCT v), AVG(DISTINCT v) FROM src GROUP BY a", "group-agg",
+     [None, None]),
     ("INSERT INTO out3 SELECT a, COUNT(DISTINCT v), SUM(v) FROM src GROUP BY a", "group-agg", [None, None]),
     # the columnar GROUP BY's fixed-width floating SUM record starts at -0.0 now; AVG's did not change
-    ("INSERT INTO out3 SELECT a, CAST(SUM(CAST(v AS DOUBLE)) AS BIGINT), CAST(AVG(CAST(v AS DOUBLE)) AS BIGINT) "
-     "FROM src GROUP BY a", "group-agg", [2, None]),
+    ("INSERT INTO out3 SELECT a, CAST(SUM(CAST(v AS DOUBLE)) AS BIGINT), "
+     "CAST(AVG(CAST(v AS DOUBLE)) AS BIGINT) FROM src GROUP BY a", "group-agg", [2, None]),
     # the object form keeps its [sum, count] (None until set) as before
-    ("INSERT INTO out3 SELECT a, COUNT(DISTINCT v), CAST(SUM(CAST(v AS DOUBLE)) AS BIGINT) FROM src GROUP BY a",
-     "group-agg", [None, None]),
-    ("INSERT INTO out3 SELECT a, SUM(DISTINCT v) OVER w, COUNT(*) OVER w FROM src WINDOW w AS (PARTITION BY a "
-     "ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)", "over-agg", [2, None]),
+    ("INSERT INTO out3 SELECT a, COUNT(DISTINCT v), CAST(SUM(CAST(v AS DOUBLE)) AS BIGINT) FROM src "
+     "GROUP BY a", "group-agg", [None, None]),
+    ("INSERT INTO out3 SELECT a, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) OVER w AS BIGINT), COUNT(*) OVER w "
+     "FROM src WINDOW w AS (PARTITION BY a ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)", "over-agg",
+     [2, None]),
     # a TUMBLE window's slices keep lists of the distinct values, as before
-    ("INSERT INTO outw SELECT a, window_start, SUM(DISTINCT v) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
-     "INTERVAL '10' SECOND)) GROUP BY a, window_start, window_end", "window-agg", [None]),
+    ("INSERT INTO outw SELECT a, window_start, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) AS BIGINT) FROM "
+     "TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY a, window_start, window_end",
+     "window-agg", [None]),
 ])
 def test_a_changed_accumulator_format_is_in_the_signature(signatures, sql, kind, formats):
-    """SUM/AVG(DISTINCT x)'s running sum and the columnar floating SUM's record are new formats
-    (sumdist31): those calls carry ``accumulator`` 2; other calls' signatures are unchanged."""
+    """A floating SUM/AVG(DISTINCT x)'s running sum and the columnar floating SUM's record are new
+    formats (sumdist31): those calls carry ``accumulator`` 2; other calls' signatures are unchanged."""
     _, sig = _one(signatures(sql), kind)
     assert _formats(sig) == formats
 
 
 def test_a_checkpoint_of_the_old_distinct_sum_is_refused(signatures):
-    """A GROUP BY ``SUM(DISTINCT v)`` checkpointed before sumdist31 kept the multiset alone: its
-    signature had no ``accumulator``, so a restore refuses it, naming the state parameters."""
-    op, now = _one(signatures("INSERT INTO out3 SELECT a, SUM(DISTINCT v), MAX(v) FROM src GROUP BY a"),
-                   "group-agg")
+    """A GROUP BY ``SUM(DISTINCT d)`` of DOUBLEs checkpointed before sumdist31 kept the multiset alone,
+    not the running sum's history: its signature had no ``accumulator``, so a restore refuses it,
+    naming the state parameters."""
+    op, now = _one(signatures("INSERT INTO out3 SELECT a, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) AS BIGINT), "
+                              "MAX(v) FROM src GROUP BY a"), "group-agg")
     old = {**now, "parameters": {**now["parameters"], "aggs": [
         {k: v for k, v in c.items() if k != "accumulator"} for c in now["parameters"]["aggs"]]}}
     with pytest.raises(StateMappingError) as err:
