@@ -83,6 +83,8 @@ from streamsql.functions.scalars import java_ints
 from streamsql.functions.scalars.decimal_product import quotient_of_type
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
+#: The ``context`` of an OVER aggregate's calls (``Aggregates``' operator name in messages).
+OVER_CONTEXT = "OVER"
 #: Exact DECIMAL addition: a sum of DECIMAL(38, s) values never needs 100 digits (the default
 #: context rounds to 28, which cut a 34-digit sum), and past 38 the result is NULL (:meth:`Sum.result`).
 _EXACT = Context(prec=100)
@@ -215,6 +217,10 @@ class Sum(AggregateFunction):
         self.ordered = self.kind == "f"  # the values' list (ordered_partial)
         # Flink's SUM(FLOAT) adds in FLOAT (FloatSumAggFunction); its AVG(FLOAT) in DOUBLE
         self.float32 = self.func in ("sum", "sum_distinct") and t == pa.float32()
+        if self.context == OVER_CONTEXT:
+            # Calcite plans SUM(x) OVER w as CASE WHEN COUNT(x) OVER w > 0 THEN $SUM0(x) OVER w END:
+            # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded)
+            self._start = 0.0
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
