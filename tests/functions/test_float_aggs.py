@@ -60,9 +60,9 @@ KNOWN = {
         "AVG(DISTINCT i) of INTs whose sum leaves INT: Flink 2.3 answers -1073741647 (group 1, the sum "
         "2147484001 wrapped to INT, then halved) when the query also has DISTINCT calls of another "
         "argument (m), but 1073742000 (a BIGINT sum, as its AvgAggFunction; StreamSQL's answer) for "
-        "SUM(DISTINCT i), AVG(DISTINCT i) alone (the next query; its plan is then one GroupAggregate "
-        "with AVG_RETRACT(DISTINCT i)): distinct calls of two arguments are planned otherwise there "
-        "(not followed: which plan Flink's rules pick). Every other column agrees",
+        "SUM(DISTINCT i), AVG(DISTINCT i) alone (the query of those two calls; its plan is then one "
+        "GroupAggregate with AVG_RETRACT(DISTINCT i)): distinct calls of two arguments are planned "
+        "otherwise there (not followed: which plan Flink's rules pick). Every other column agrees",
 }
 QUERIES = [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=KNOWN[q])) if q in KNOWN else q
            for q in sorted(FLINK["queries"])]
