@@ -6,7 +6,9 @@ stays, and a NaN stays only if it came first: no comparison with NaN holds); ove
 ``MinWithRetractAggFunction`` / ``MaxWithRetractAggFunction`` keep a map ordered by
 ``Double.compareTo`` (-0.0 below 0.0, NaN above +Infinity). Which one a query gets, and the order
 a window merges its slices in, is what this records, together with COUNT/SUM(DISTINCT) in window
-TVFs (distinct values keyed by ``Double.equals``) and SUM/AVG added and retracted row by row.
+TVFs (distinct values keyed by ``Double.equals``), SUM/AVG added and retracted row by row, and
+SUM/AVG(DISTINCT) as a running sum fed by the distinct map (over DOUBLE, FLOAT, INT and DECIMAL, in
+GROUP BY and a bounded OVER frame).
 
 Rows are read from one file by one task, so each group's row order is the file's: the
 order-dependent answers (the insert-only MIN/MAX) are deterministic here. Writes
@@ -83,11 +85,32 @@ def _changelog() -> list[tuple[str, dict | None, dict | None]]:
     c(12, 6, INF), d(12), c(13, 6, 1.5)  # emptied, then new accumulators: no Infinity - Infinity
     c(20, 5, -560.027), c(21, 5, 698.861), c(22, 5, 464.348), c(23, 5, 150.323), d(22), d(20)
     c(20, 5, -560.027), d(20), c(24, 5, -449.536), d(23)
+    # a NULL keeps the key while its SUM is retracted to 0.0: Flink's 0.0 + -0.0 is 0.0
+    c(30, 7, None), c(31, 7, 1.5), d(31), c(32, 7, -0.0)
+    # SUM(DISTINCT): Infinity retracted (Infinity - Infinity) and added again, the key never emptied
+    c(40, 8, INF), c(41, 8, 2.0), d(40), c(42, 8, INF)
+    return events
+
+
+def _integers() -> list[tuple[str, dict | None, dict | None]]:
+    """Table ``n``'s debezium events: INT values past INT's range once summed, DECIMAL(10, 2) values.
+
+    Group 1's distinct INT sum wraps (Flink's ``IntSumWithRetractAggFunction`` adds in INT), its
+    AVG's sum is a BIGINT; group 2's values are retracted and added again.
+    """
+    rows = [(1, 1, 2147483000, 12.25), (2, 1, 1000, 0.10), (3, 1, 2147483000, 12.25),
+            (4, 2, -5, -1.05), (5, 2, 7, 3.30), (6, 2, -5, -1.05)]
+    events = [("c", None, {"id": i, "g": g, "i": v, "m": m}) for i, g, v, m in rows]
+    events += [("d", {"id": 4, "g": 2, "i": -5, "m": -1.05}, None),
+               ("d", {"id": 6, "g": 2, "i": -5, "m": -1.05}, None),
+               ("c", None, {"id": 7, "g": 2, "i": -5, "m": -1.05}),
+               ("u", {"id": 2, "g": 1, "i": 1000, "m": 0.10}, {"id": 2, "g": 1, "i": 1001, "m": 0.20})]
     return events
 
 
 TABLES = {"t": ("id INT, g INT, d DOUBLE, f FLOAT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts", "json"),
-          "c": ("id INT, g INT, d DOUBLE, f FLOAT", "debezium-json")}
+          "c": ("id INT, g INT, d DOUBLE, f FLOAT", "debezium-json"),
+          "n": ("id INT, g INT, i INT, m DECIMAL(10, 2)", "debezium-json")}
 
 _MINMAX = ("CAST(MIN(d) AS STRING), CAST(MAX(d) AS STRING), CAST(MIN(f) AS STRING), "
            "CAST(MAX(f) AS STRING)")
@@ -121,6 +144,16 @@ QUERIES = [f"SELECT g, {_MINMAX} FROM t GROUP BY g",
            f"SELECT g, {_SUMS} FROM t GROUP BY g",
            f"SELECT g, {_DISTINCT} FROM c GROUP BY g",
            "SELECT g, CAST(CAST(AVG(d) AS DECIMAL(10, 3)) AS STRING) FROM c WHERE g = 5 GROUP BY g",
+           "SELECT g, CAST(AVG(DISTINCT d) AS STRING), CAST(SUM(DISTINCT f) AS STRING) FROM c GROUP BY g",
+           "SELECT g, SUM(DISTINCT i), AVG(DISTINCT i), CAST(SUM(DISTINCT m) AS STRING), "
+           "CAST(AVG(DISTINCT m) AS STRING), COUNT(DISTINCT m) FROM n GROUP BY g",
+           "SELECT g, SUM(DISTINCT i), AVG(DISTINCT i) FROM n GROUP BY g",
+           "SELECT id, CAST(SUM(d) OVER (PARTITION BY g ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT "
+           "ROW) AS STRING), CAST(SUM(f) OVER (PARTITION BY g ORDER BY ts ROWS BETWEEN 1 PRECEDING AND "
+           "CURRENT ROW) AS STRING) FROM t",
+           "SELECT id, CAST(SUM(DISTINCT d) OVER (PARTITION BY g ORDER BY ts ROWS BETWEEN 1 PRECEDING AND "
+           "CURRENT ROW) AS STRING), CAST(AVG(DISTINCT d) OVER (PARTITION BY g ORDER BY ts ROWS BETWEEN 1 "
+           "PRECEDING AND CURRENT ROW) AS STRING) FROM t",
            *(_window(w, _MINMAX, "g, ") for w in _WINDOWS),
            *(_window(w, _DISTINCT) for w in _WINDOWS),
            _window("HOP", "COUNT(DISTINCT d), COUNT(DISTINCT f)"),
@@ -138,6 +171,13 @@ PLANS = [f"SELECT g, MIN(d), MAX(d) FROM {_NESTED.format(f=f)} GROUP BY g" for f
     "SELECT g, MIN(d), MAX(d) FROM c GROUP BY g"]
 
 
+def table_lines(name: str, rows: list) -> list[dict]:
+    """The JSON lines of table ``name``'s file: its rows, or a debezium table's ``{before, after, op}``."""
+    if TABLES[name][1] != "debezium-json":
+        return rows
+    return [{"before": b, "after": a, "op": op} for op, b, a in rows]
+
+
 def _group_aggregates(plan: str) -> list[str]:
     """The ``GroupAggregate(...)`` lines of Flink's optimized physical plan, outermost first."""
     physical = plan.split("== Optimized Physical Plan ==")[1].split("== Optimized Execution Plan ==")[0]
@@ -147,11 +187,11 @@ def _group_aggregates(plan: str) -> list[str]:
 def main() -> int:
     """Run :data:`QUERIES` over the tables of :data:`TABLES`, write :data:`OUT`."""
     t = table_env(utc=True)
-    rows, events = _rows(), _changelog()
-    out: dict = {"tables": TABLES, "rows": {"t": rows, "c": events}, "queries": {}}
+    rows = {"t": _rows(), "c": _changelog(), "n": _integers()}
+    out: dict = {"tables": TABLES, "rows": rows, "queries": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        files = {"t": "".join(json.dumps(r) + "\n" for r in rows),
-                 "c": "".join(json.dumps({"before": b, "after": a, "op": op}) + "\n" for op, b, a in events)}
+        files = {name: "".join(json.dumps(r) + "\n" for r in table_lines(name, rows[name]))
+                 for name in TABLES}
         for name, (columns, fmt) in TABLES.items():
             path = Path(tmp) / f"{name}.json"
             path.write_text(files[name])

@@ -123,17 +123,24 @@ class Aggregates:
         q15) costs one DuckDB query per batch instead of eight (each has ~1 ms of fixed cost).
         ``group_by`` (default ``group``) are the GROUP BY items of the group columns; a floating
         value is grouped as Java's ``Double.equals`` (-0.0 apart, :func:`group_by_items`), as Flink's
-        distinct map keys it, and read back with :func:`key_values`.
+        distinct map keys it, and read back with :func:`key_values`. A state whose result depends on
+        the order its values come and go (``ordered``: a floating SUM(DISTINCT x)'s running sum) has
+        a query of its own that keeps every row, in the input's order, with its sign for multiplicity
+        (the operator's DuckDB runs one thread for it: :attr:`ordered`).
         """
         by_type: dict[str, dict[str, list[int]]] = {}
         types: dict[str, pa.DataType] = {}
+        out = []
         for s in self.states:
-            if s.multiset:
+            if s.multiset and s.ordered:  # every row in order, its sign its multiplicity
+                row_sign = f"{sign}::BIGINT" if sign else "1::BIGINT"
+                sql = (f"SELECT {', '.join([*group, s.arg, row_sign])} FROM __in WHERE {s.arg} IS NOT NULL")
+                out.append(MultisetQuery(sql, len(group), [(s.index,)]))
+            elif s.multiset:
                 by_type.setdefault(str(s.arg_type), {}).setdefault(s.arg, []).append(s.index)
                 types[str(s.arg_type)] = s.arg_type
         mult = f"sum({sign})::BIGINT" if sign else "count(*)::BIGINT"
         keys = list(group if group_by is None else group_by)
-        out = []
         for type_name, columns in by_type.items():
             args = list(columns)
             if len(args) == 1:
@@ -212,6 +219,11 @@ class Aggregates:
             names += s.columns
         return pa.Table.from_arrays(columns, names=names)
 
+    def start_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray) -> None:
+        """Make the zeroed records at ``slots`` new accumulators (a floating SUM's -0.0)."""
+        for s in self.states:
+            s.start_fixed(cols, slots)
+
     def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, part: pa.Table) -> None:
         """Fold the partial states ``part`` (row i for ``slots[i]``) into the fields ``cols``.
 
@@ -277,6 +289,13 @@ class Aggregates:
         """The result of each call from an accumulator list."""
         states = self.states
         return tuple(states[j].result(acc[j]) for j in self.calls)
+
+
+def fixed_width_supported(aggs: list[AggSpec], input_schema: pa.Schema) -> bool:
+    """True when every call of a GROUP BY has a fixed-width form: the columnar operator keeps its state."""
+    out = [pa.field(f"a{i}", input_schema.field(a.arg).type if a.arg is not None else pa.int64())
+           for i, a in enumerate(aggs)]
+    return Aggregates(aggs, input_schema, out, "GROUP BY", row_count=True).fixed_dtype() is not None
 
 
 def _single(calls: list[int]):

@@ -74,6 +74,21 @@ class AggregateFunction:
         """The SQL type of the result for an argument of type ``arg``."""
         return arg
 
+    @classmethod
+    def accumulator_format(cls, spec: AggSpec, fixed: bool) -> int | None:
+        """The version of the state call ``spec`` keeps, when it changed since state signatures exist.
+
+        None (the first format) for most functions; a number when what the accumulator holds or
+        means changed, recorded with the call in state signatures
+        (:mod:`streamsql.plan.state_signature`), so a checkpoint of the old format is refused, never
+        misread.
+
+        Args:
+            spec: the call.
+            fixed: the operator keeps the fixed-width form (a GROUP BY whose calls all have one).
+        """
+        return None
+
     # -- DuckDB partial / combine ----------------------------------------------------------------
 
     def partial(self, sign: str | None) -> list[str]:
@@ -122,6 +137,9 @@ class AggregateFunction:
             n: the number of groups.
         """
         return None
+
+    def start_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray) -> None:
+        """Set the fields of new records at ``slots`` (zeroed) to a new accumulator's; zeros by default."""
 
     def fold_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray, parts: list[pa.ChunkedArray],
                    ) -> None:

@@ -29,8 +29,8 @@ changelog                                                         retracted extr
 (``*_retract``)                                                   the next (Flink's
                                                                   MaxWithRetractAggFunction)
 COUNT(DISTINCT x) distinct values (a list)  none                  ``{value: multiplicity}``
-SUM(DISTINCT x),  distinct values (a list)  none                  ``{value: multiplicity}``
-AVG(DISTINCT x)
+SUM(DISTINCT x),  distinct values (a list)  none                  ``[{value: multiplicity},
+AVG(DISTINCT x)                                                   [sum, count]]``: a running sum
 ================= ======================== ===================== ===============================
 
 Fixed-width forms exist for arguments of integer, floating-point, date or timestamp type (SUM
@@ -83,6 +83,8 @@ from streamsql.functions.scalars import java_ints
 from streamsql.functions.scalars.decimal_product import quotient_of_type
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 
+#: The ``context`` of an OVER aggregate's calls (``Aggregates``' operator name in messages).
+OVER_CONTEXT = "OVER"
 #: Exact DECIMAL addition: a sum of DECIMAL(38, s) values never needs 100 digits (the default
 #: context rounds to 28, which cut a 34-digit sum), and past 38 the result is NULL (:meth:`Sum.result`).
 _EXACT = Context(prec=100)
@@ -224,6 +226,10 @@ class Sum(AggregateFunction):
         self.ordered = self.kind == "f"  # the values' list (ordered_partial)
         # Flink's SUM(FLOAT) adds in FLOAT (FloatSumAggFunction); its AVG(FLOAT) in DOUBLE
         self.float32 = self.func in ("sum", "sum_distinct") and t == pa.float32()
+        if self.context == OVER_CONTEXT:
+            # Calcite plans SUM(x) OVER w as CASE WHEN COUNT(x) OVER w > 0 THEN $SUM0(x) OVER w END:
+            # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded)
+            self._start = 0.0
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -232,6 +238,17 @@ class Sum(AggregateFunction):
         if arg.name == "DECIMAL":
             return SqlType("DECIMAL", 38, arg.scale or 0)
         return SqlType(arg.name)
+
+    @classmethod
+    def accumulator_format(cls, spec: AggSpec, fixed: bool) -> int | None:
+        """2 for a floating SUM's fixed-width form: a new record's sum starts at -0.0 (never set).
+
+        Up to sumdist31 the record started at 0.0 and a sum of count 0 and value 0.0 was taken for
+        one never set, so a sum retracted to exactly 0.0 restarted (Flink keeps its 0.0); such a
+        record cannot be told from a never-set one, so its checkpoints are refused.
+        """
+        floating = spec.out_type.name in ("FLOAT", "DOUBLE")
+        return 2 if fixed and cls.func == "sum" and floating else None
 
     def bits(self) -> int:
         """The width the integer result keeps (its type's; an AVG's quotient: the result type's too)."""
@@ -288,6 +305,16 @@ class Sum(AggregateFunction):
             return None
         return [("c", "<i8"), ("s", "<f8" if self.kind == "f" else "<i8")]
 
+    def start_fixed(self, cols, slots) -> None:
+        """A floating SUM's new records start at -0.0, the identity of + (:meth:`accumulator_format`).
+
+        Flink's SUM starts NULL and takes its first value as is (a lone -0.0 stays -0.0); a sum
+        whose values were all retracted keeps what is left (0.0 after 1.5 - 1.5, so a -0.0 added
+        then gives 0.0), as Flink's ``SumWithRetractAggFunction``.
+        """
+        if self.kind == "f" and self.func == "sum":
+            cols[self.field("s")][slots] = -0.0
+
     def fold_fixed(self, cols, slots, parts) -> None:
         """Add counts and sums (an integer sum wraps around int64, as Java's long).
 
@@ -296,12 +323,6 @@ class Sum(AggregateFunction):
         """
         count = cols[self.field("c")]
         col = cols[self.field("s")]
-        if self.kind == "f" and self.func == "sum":
-            # Flink's SUM starts NULL and takes its first value as is (a lone -0.0 stays -0.0); the
-            # zeroed field starts at -0.0, the identity of +. (A sum whose values were all
-            # retracted, exactly 0.0, is taken for one never set: Flink would keep its 0.0.)
-            unset = slots[(count[slots] == 0) & (col[slots] == 0)]
-            col[unset] = -0.0
         count[slots] += numpy_values(parts[0], np.int64)
         if pa.types.is_list(parts[1].type):
             lists = parts[1].combine_chunks() if isinstance(parts[1], pa.ChunkedArray) else parts[1]
@@ -690,10 +711,24 @@ class CountDistinct(MinRetract):
 
 
 class SumDistinct(CountDistinct):
-    """``SUM(DISTINCT x)``: the sum of the distinct non-NULL values.
+    """``SUM(DISTINCT x)``: a running ``SUM(x)`` fed by a multiset of the values, as Flink's distinct view.
 
-    A multiset of the values, as Flink's distinct view; typed, summed and overflow-checked as
-    ``SUM(x)`` (:class:`Sum`).
+    Flink's ``DistinctAggCodeGen`` keeps, per value, its count in a map (``Double.equals`` keys)
+    and calls the plain function (``SumWithRetractAggFunction``, ``AvgAggFunction``) on the
+    count's transitions only: ``accumulate(v)`` when it goes 0 -> 1, ``retract(v)`` when it goes
+    1 -> 0, row by row. So the object accumulator is ``[{value: multiplicity}, plain
+    accumulator]`` (:class:`Sum`'s ``[sum, count]``), and the result is the plain one's: a NaN once
+    added stays in a floating sum after its value left (NaN - NaN is NaN), an Infinity retracted
+    and added again is NaN, and the rounding is the history's (``tests/functions/test_float_aggs.py``).
+    Integer and DECIMAL sums are exact (integers wrap as Java's long), so their running sum is
+    the sum of the values present, whatever the order. A floating one depends on the order of
+    the transitions: :attr:`ordered`, so the GROUP BY's multiset query gives every row, in order
+    (:meth:`~streamsql.functions.accumulators.Aggregates.multiset_queries`).
+
+    A window's slices keep the distinct values as a list (insert-only input, no retraction):
+    :meth:`finish` sums each list. Up to sumdist31 the accumulator was the multiset alone: such a
+    floating one cannot be told its history (its signature has :meth:`accumulator_format` 2, so its
+    checkpoints are refused); an integer or DECIMAL one is read as today's (:meth:`_upgraded`).
     """
 
     func = "sum_distinct"
@@ -704,25 +739,82 @@ class SumDistinct(CountDistinct):
         """As SUM(x)."""
         return Sum.result_type(arg)
 
+    @classmethod
+    def accumulator_format(cls, spec: AggSpec, fixed: bool) -> int | None:
+        """2 over FLOAT/DOUBLE: a running sum whose history the old multiset alone cannot give.
+
+        None (unchanged) over integers and DECIMAL: the running sum of exact arithmetic is the sum
+        of the values present, so an old accumulator is upgraded as read (:meth:`_upgraded`).
+        """
+        return 2 if spec.out_type.name in ("FLOAT", "DOUBLE") else None
+
     def __post_init__(self) -> None:
         super().__post_init__()
         self._of = self._plain(self.index, self.spec, self.arg, self.arg_type, self.out_type, self.label,
                                self.context)
+        self.ordered = self._of.kind == "f"
+
+    @property
+    def residue(self) -> bool:
+        """A floating running sum keeps a NaN or its rounding when every value is retracted."""
+        return self.ordered
+
+    def create(self):
+        """``[{}, a new plain accumulator]``."""
+        return [{}, self._of.create()]
+
+    def fold_multiset(self, accs, slot, rows, values, mults) -> None:
+        """Count ``mults[i]`` of ``values[i]`` into ``accs[rows[i]][slot]``, as Flink's distinct view.
+
+        A value whose count rises from below 1 to 1 or more is added to the running sum, one that
+        falls from 1 or more to below 1 is retracted from it (:class:`Sum`'s fold of ``-v``; a
+        count never stays below 1 here, as :class:`CountDistinct`'s multiset).
+        """
+        fold = self._of.fold
+        for i, v, d in zip(rows, values, mults):
+            ms, running = accs[i][slot] = self._upgraded(accs[i][slot])
+            before = ms.get(v, 0)
+            n = before + d
+            if n > 0:
+                ms[v] = n
+            else:
+                ms.pop(v, None)
+            if before < 1 <= n:
+                fold([[running]], 0, [[1], [v]])
+            elif n < 1 <= before:
+                fold([[running]], 0, [[-1], [-v]])
+
+    def merge(self, a, b):
+        """``b``'s counts folded into ``a`` (a session merge), by the changes of Flink's distinct merge."""
+        items = list(self._upgraded(b)[0].items())
+        into = [self._upgraded(a)]
+        self.fold_multiset([into], 0, [0] * len(items), [v for v, _ in items], [n for _, n in items])
+        return into[0]
 
     def finish(self, parts):
-        """The aggregate of each list of distinct values."""
-        return pa.array([self.result(v or ()) for v in parts[0].to_pylist()], self.out_type)
+        """The plain aggregate of each window's list of distinct values, in the list's order."""
+        return pa.array([self._of.result(self._summed(v or [])) for v in parts[0].to_pylist()], self.out_type)
+
+    def _summed(self, values: list):
+        """A new plain accumulator with ``values`` added in their order."""
+        running = self._of.create()
+        self._of.fold([[running]] * len(values), 0, [[1] * len(values), values])
+        return running
 
     def result(self, acc):
-        """The plain aggregate of the distinct values (None without one).
+        """The running plain aggregate's result (None without a value)."""
+        return self._of.result(self._upgraded(acc)[1])
 
-        Raises:
-            ExecutionError: an integer sum outside the result type's range.
+    def _upgraded(self, acc):
+        """``acc``, or an accumulator of StreamSQL up to sumdist31 (the multiset alone) as today's.
+
+        Its running sum is the sum of its values: exactly the running one for integers (Java's
+        wrap-around) and DECIMAL, whose old checkpoints are restored; floating ones are refused
+        (:meth:`accumulator_format`).
         """
-        values = list(acc)
-        total = self._of.create()
-        self._of.fold([[total]] * len(values), 0, [[1] * len(values), values])
-        return self._of.result(total)
+        if not isinstance(acc, dict):
+            return acc
+        return [acc, self._summed(list(acc))]
 
 
 class AvgDistinct(SumDistinct):

@@ -20,7 +20,9 @@ A signature is a JSON-able dict:
   (:func:`_named_arguments`). So ``AVG(v), MAX(v)`` is one signature whether the Calc before the
   aggregate gives each call a column of its own (StreamSQL up to 735568b, whose checkpoints record
   positions: :func:`recorded_signatures` reads them in this form) or one column to both, as
-  Flink's;
+  Flink's. A call whose accumulator changed format has its ``accumulator`` version
+  (:func:`_accumulator_formats`: SUM/AVG(DISTINCT x)'s running sum, a floating SUM's fixed-width
+  record, both since sumdist31), so a checkpoint of the old format is refused;
 - ``input``: per input, per column, ``origin TYPE``: where the column comes from through the
   stateless projections above it, e.g. ``(ticks.id % 10) INT`` (a table's column is
   ``table.column``; an operator's output column ``<id>.<position>``), so ``GROUP BY a`` and
@@ -76,6 +78,7 @@ from streamsql.checkpoint.operators import unmarked
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Schema, SqlType
+from streamsql.functions.accumulators import fixed_width_supported
 from streamsql.functions.aggregates import FUNCTIONS, argument_count
 from streamsql.functions.udf_names import stable_sql
 from streamsql.plan.fingerprint import STATE_LAYOUT
@@ -90,7 +93,7 @@ from streamsql.plan.nodes import (
     walk,
 )
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
-from streamsql.plan.windows import WindowTableFunctionNode
+from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 
 #: Node fields never compared: the graph itself, what only labels EXPLAIN output, and a STATE_TTL
 #: hint's duration (Flink restores state under another TTL; TTL switched on or off fails the
@@ -151,6 +154,7 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
                 read = [[] if c.arg is None else list(range(c.arg, c.arg + (argument_count(c.func) or 1)))
                         for c in calls]
                 out[node.id] = _named_arguments(out[node.id], read)
+                out[node.id] = _accumulator_formats(out[node.id], node)
         else:
             continue
         out[node.id]["sinks"] = sorted(sinks[id(node)])
@@ -243,6 +247,27 @@ def _named_arguments(sig: dict, read: list[list[int]]) -> dict:
     if isinstance(shown, list) and len(shown) == 1 and len(shown[0]) == len(inputs):
         out["columns"] = [[c for i, c in enumerate(shown[0]) if i not in gone]]
     return out
+
+
+def _accumulator_formats(sig: dict, node: PlanNode) -> dict:
+    """``sig`` with ``"accumulator": n`` in each call whose state has format ``n`` (not the first).
+
+    From the function's :meth:`~streamsql.functions.aggregate_function.AggregateFunction.accumulator_format`,
+    for the form this node keeps: object accumulators, except a TUMBLE, HOP or CUMULATE window's
+    slices (DuckDB partial states); fixed-width ones in a GROUP BY whose calls all have them
+    (:func:`~streamsql.functions.accumulators.fixed_width_supported`). Calls of the first format add
+    nothing, so signatures recorded before a format changed stay equal to today's where it did not.
+    """
+    if isinstance(node, WindowAggNode) and node.spec.kind != "SESSION":
+        return sig
+    fixed = node.kind == "group-agg" and fixed_width_supported(node.aggs, node.inputs[0].schema)
+    formats = [FUNCTIONS[c.func].accumulator_format(c, fixed) if c.func in FUNCTIONS else None
+               for c in node.aggs]
+    if not any(formats):
+        return sig
+    params = sig["parameters"]
+    aggs = [{**call, "accumulator": f} if f else call for call, f in zip(params["aggs"], formats)]
+    return {**sig, "parameters": {**params, "aggs": aggs}}
 
 
 def _add_twins(signatures: dict[str, dict[str, Any]]) -> None:

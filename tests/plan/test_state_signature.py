@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from streamsql import StreamEnvironment
+from streamsql.checkpoint.operators import StateMappingError, claim_state
 from streamsql.functions.udf import udaf, udtf
 from streamsql.plan.planner import Planner, assign_ids
 from streamsql.plan.state_signature import recorded_signatures, state_signatures
@@ -369,3 +370,51 @@ def test_an_over_ordered_by_another_column_or_frame_is_another_state(signatures)
     assert by_b["parameters"]["spec"] != rows["parameters"]["spec"]
     timed = signatures(NONTIME_OVER.format(order="ts", frame="RANGE"))
     assert [s["operator"] for s in timed.values() if s["operator"].startswith("over")] == ["over-agg"]
+
+
+def _formats(sig: dict) -> list:
+    return [c.get("accumulator") for c in sig["parameters"]["aggs"]]
+
+
+@pytest.mark.parametrize(("sql", "kind", "formats"), [
+    ("INSERT INTO out3 SELECT a, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) AS BIGINT), "
+     "CAST(AVG(DISTINCT CAST(v AS FLOAT)) AS BIGINT) FROM src GROUP BY a", "group-agg", [2, 2]),
+    # an integer's old multiset is upgraded as read (its running sum: the sum of its values)
+    ("INSERT INTO out3 SELECT a, SUM(DISTINCT v), AVG(DISTINCT v) FROM src GROUP BY a", "group-agg",
+     [None, None]),
+    ("INSERT INTO out3 SELECT a, COUNT(DISTINCT v), SUM(v) FROM src GROUP BY a", "group-agg", [None, None]),
+    # the columnar GROUP BY's fixed-width floating SUM record starts at -0.0 now; AVG's did not change
+    ("INSERT INTO out3 SELECT a, CAST(SUM(CAST(v AS DOUBLE)) AS BIGINT), "
+     "CAST(AVG(CAST(v AS DOUBLE)) AS BIGINT) FROM src GROUP BY a", "group-agg", [2, None]),
+    # the object form keeps its [sum, count] (None until set) as before
+    ("INSERT INTO out3 SELECT a, COUNT(DISTINCT v), CAST(SUM(CAST(v AS DOUBLE)) AS BIGINT) FROM src "
+     "GROUP BY a", "group-agg", [None, None]),
+    ("INSERT INTO out3 SELECT a, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) OVER w AS BIGINT), COUNT(*) OVER w "
+     "FROM src WINDOW w AS (PARTITION BY a ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)", "over-agg",
+     [2, None]),
+    # a TUMBLE window's slices keep lists of the distinct values, as before
+    ("INSERT INTO outw SELECT a, window_start, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) AS BIGINT) FROM "
+     "TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY a, window_start, window_end",
+     "window-agg", [None]),
+])
+def test_a_changed_accumulator_format_is_in_the_signature(signatures, sql, kind, formats):
+    """A floating SUM/AVG(DISTINCT x)'s running sum and the columnar floating SUM's record are new
+    formats (sumdist31): those calls carry ``accumulator`` 2; other calls' signatures are unchanged."""
+    _, sig = _one(signatures(sql), kind)
+    assert _formats(sig) == formats
+
+
+def test_a_checkpoint_of_the_old_distinct_sum_is_refused(signatures):
+    """A GROUP BY ``SUM(DISTINCT d)`` of DOUBLEs checkpointed before sumdist31 kept the multiset alone,
+    not the running sum's history: its signature had no ``accumulator``, so a restore refuses it,
+    naming the state parameters."""
+    op, now = _one(signatures("INSERT INTO out3 SELECT a, CAST(SUM(DISTINCT CAST(v AS DOUBLE)) AS BIGINT), "
+                              "MAX(v) FROM src GROUP BY a"), "group-agg")
+    old = {**now, "parameters": {**now["parameters"], "aggs": [
+        {k: v for k, v in c.items() if k != "accumulator"} for c in now["parameters"]["aggs"]]}}
+    with pytest.raises(StateMappingError) as err:
+        claim_state(recorded_signatures({op: old}), {op: now}, location="/cp/job/chk-2", job="job",
+                    ignore=False)
+    assert f"operator {op}" in str(err.value) and "state parameters" in str(err.value)
+    assert claim_state(recorded_signatures({op: now}), {op: now}, location="/cp/job/chk-2", job="job",
+                       ignore=False) == []

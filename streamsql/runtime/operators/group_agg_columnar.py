@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, RowKind
-from streamsql.functions.accumulators import Aggregates
+from streamsql.functions.accumulators import fixed_width_supported
 from streamsql.functions.aggregates import AggSpec
 from streamsql.runtime.operators.base import Operator
 from streamsql.runtime.operators.group_agg import GroupAggBase, GroupAggOperator
@@ -40,13 +40,6 @@ from streamsql.state.layout import ValueFormat
 
 #: The value of a key of the columnar GROUP BY: a tagged fixed-width record.
 GROUP_AGG_FIXED = ValueFormat("group-agg/fixed-width", 1)
-
-
-def fixed_width_supported(aggs: list[AggSpec], input_schema: pa.Schema) -> bool:
-    """True when every call has a fixed-width form (see module docstring)."""
-    out = [pa.field(f"a{i}", input_schema.field(a.arg).type if a.arg is not None else pa.int64())
-           for i, a in enumerate(aggs)]
-    return Aggregates(aggs, input_schema, out, "GROUP BY", row_count=True).fixed_dtype() is not None
 
 
 def create_group_agg(num_keys: int, aggs: list[AggSpec], input_schema: pa.Schema,
@@ -105,6 +98,7 @@ class ColumnarGroupAggOperator(GroupAggBase):
 
         old_present = values.present[slots].copy()
         old = aggregates.results_fixed(cols, slots)
+        aggregates.start_fixed(cols, slots[~old_present])
         aggregates.fold_fixed(cols, slots, res)
         alive = cols[self._count][slots] > 0
         gone = slots[~alive]

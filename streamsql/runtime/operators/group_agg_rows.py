@@ -13,11 +13,12 @@ cases, found per batch by :func:`flink_parts`:
   result's sign while it stays equal (``AggregateFunction.zero_sign_rows``): the keys with such a
   row and more than one row in the batch are folded one row per batch;
 - **a key emptied and started again within a batch.** Flink's new accumulators forget what the
-  retracted rows left (a DOUBLE sum's rounding residue, a NaN or an infinity, ``SUM`` of a lone
-  -0.0 is -0.0 again); where a state keeps such a residue (``AggregateFunction.residue``) a key
-  whose row count (from state, then row by row) reaches 0 before its last row of the batch is cut
-  there: the rows up to its last such point are folded in one batch (the key ends deleted), the
-  rest in the next (from new accumulators).
+  retracted rows left (a DOUBLE sum's rounding residue, a NaN or an infinity, also in a floating
+  ``SUM(DISTINCT x)``'s running sum; ``SUM`` of a lone -0.0 is -0.0 again); where a state keeps
+  such a residue (``AggregateFunction.residue``) a key whose row count (from state, then row by
+  row) reaches 0 before its last row of the batch is cut there: the rows up to its last such
+  point are folded in one batch (the key ends deleted), the rest in the next (from new
+  accumulators).
 
 Every other batch is folded whole, as before: one extra check of the floating arguments of an
 insert-only batch, and of a changelog batch's row counts where a residue can matter.

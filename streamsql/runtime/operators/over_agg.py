@@ -70,7 +70,7 @@ from streamsql.core.java_hash import double_key
 from streamsql.core.names import apart
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
-from streamsql.functions.aggregates import AggSpec
+from streamsql.functions.aggregates import OVER_CONTEXT, AggSpec
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, add_late
@@ -102,7 +102,7 @@ class OverAggOperator(WindowOperatorBase):
         self.ts_index = ts_index
         self.output_schema = output_schema
         n_in = len(input_schema)
-        self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER"),
+        self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], OVER_CONTEXT),
                                 input_schema, spec.bounded)
         self.aggregates = self.rows.aggregates
 

@@ -67,7 +67,7 @@ import pyarrow.compute as pc
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.functions.accumulators import Aggregates
-from streamsql.functions.aggregates import AggSpec
+from streamsql.functions.aggregates import OVER_CONTEXT, AggSpec
 from streamsql.plan.specs import OverSpec
 from streamsql.runtime.operators.group_agg import cache_entries
 from streamsql.runtime.operators.join import rows_of
@@ -287,7 +287,7 @@ class NonTimeOverOperator(RankOperatorBase):
         self.order_index = order_index
         self.output_schema = output_schema
         n_in = len(input_schema)
-        self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], "OVER"),
+        self.rows = RowPartials(Aggregates(aggs, input_schema, list(output_schema)[n_in:], OVER_CONTEXT),
                                 input_schema, retracts=False)
         self.peers = spec.kind == "RANGE"  # peers share one result
         fields = list(input_schema) + list(output_schema)[n_in:]
