@@ -8,6 +8,7 @@ PyFlink's local mini-cluster (streaming mode, session zone UTC, parallelism 1),
   changelogs, DISTINCT, UNION, Top-N, joins, ARRAY_AGG / LISTAGG / JSON functions); each answer is
   its changelog (row kind first, values as text: every value is CAST to STRING in the query) or
   Flink's error;
+- ``ZONED``: casts between TIME and TIMESTAMP_LTZ in the session time zones ``ZONES``;
 - ``SINKS``: a batch INSERT of a query into a filesystem table of each format whose TIME column
   has another precision (a TIME(3) into a TIME(0) column: cut or rounded?); the file's text and
   the column read back;
@@ -151,6 +152,32 @@ QUERIES = [
  f"SELECT k, CAST(ARRAY_AGG(DISTINCT t) AS STRING) FROM {V} GROUP BY k",
 ]
 
+#: Whether TIME(0) and TIME(3) compare in IN and IS [NOT] DISTINCT FROM, one operator at a time.
+QUERIES += [
+    "SELECT TIME '12:00:00' IN (TIME '12:00:00.000', TIME '13:00:00')",
+    "SELECT TIME '12:00:00.5' IN (TIME '12:00:00', TIME '13:00:00')",
+    "SELECT TIME '12:00:00' = TIME '12:00:00.0001'",
+    f"SELECT k, t IS DISTINCT FROM u FROM {V}",
+    f"SELECT k, t IS NOT DISTINCT FROM TIME '01:00:00' FROM {V}",
+    f"SELECT k, u IS DISTINCT FROM TIME '01:00:00.25' FROM {V}",
+    f"SELECT k, t = u, t < u FROM {V}",
+    f"SELECT k, t IN (u, TIME '01:00:00') FROM {V}",
+    f"SELECT k, t IN (TIME '01:00:00.5', TIME '02:00:00') FROM {V}",
+    f"SELECT k, u IN (TIME '01:00:00', TIME '02:00:00') FROM {V}",
+    f"SELECT k, CAST(x AS STRING) FROM (SELECT k, t AS x FROM {V} UNION ALL SELECT k, u FROM {V})",
+]
+#: Casts between TIME and TIMESTAMP_LTZ, run in each of these session time zones.
+ZONES = ["Asia/Kolkata", "America/Los_Angeles"]
+ZONED = [
+    "SELECT CAST(CAST(TIME '12:00:00.5' AS TIMESTAMP_LTZ(3)) AS STRING), "
+    "CAST(CAST(TIME '02:00:00' AS TIMESTAMP_LTZ(0)) AS STRING)",
+    "SELECT CAST(CAST(TO_TIMESTAMP_LTZ(0, 3) AS TIME(3)) AS STRING), "
+    "CAST(CAST(TO_TIMESTAMP_LTZ(1700000000123, 3) AS TIME(3)) AS STRING)",
+    "SELECT CAST(CAST(CAST(TIME '12:00:00.5' AS TIMESTAMP_LTZ(3)) AS TIME(3)) AS STRING)",
+    "SELECT UNIX_TIMESTAMP(CAST(CAST(TIME '12:00:00' AS TIMESTAMP_LTZ(3)) AS STRING))",
+    "SELECT CAST(CAST(TIME '12:00:00.5' AS TIMESTAMP(3)) AS STRING)",
+    "SELECT TIME '12:00:00' < CAST(CAST(TO_TIMESTAMP_LTZ(0, 3) AS TIME) AS TIME)",
+]
 _TEXT3 = "SELECT CAST(s AS TIME(3)) FROM (VALUES ('12:34:56.789'), ('23:59:59.999')) AS v(s)"
 #: Sink column type and the INSERT's query, per case; run for the json and csv formats.
 SINKS = {
@@ -196,8 +223,13 @@ def main() -> int:
     """Run every probe and write the JSON."""
     tenv = _tenv()
     queries = {q: _changelog(tenv, q) for q in QUERIES}
+    zoned = {}
+    for zone in ZONES:
+        zoned_env = _tenv()
+        zoned_env.get_config().set("table.local-time-zone", zone)
+        zoned.update({f"{zone}|{q}": _changelog(zoned_env, q) for q in ZONED})
     sinks = {f"{fmt}:{name}": _sink(fmt, *SINKS[name]) for fmt in SINK_FORMATS for name in SINKS}
-    doc = {"queries": queries, "sinks": {"cases": SINKS, **sinks}}
+    doc = {"queries": queries, "zoned": zoned, "sinks": {"cases": SINKS, **sinks}}
     OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return 0
 
