@@ -35,6 +35,12 @@ KNOWN = {
                     "HASH_CODE is not implemented (Flink: a TIME's hash is its milliseconds)"),
 }
 
+#: Sink cases where StreamSQL's answer still differs from Flink's.
+SINK_KNOWN = {
+    "col3_into_t0": "Flink's code generator fails on a VALUES mixing TIME(3) and TIME(1) literals "
+                    "(Incompatible types of expression and result type); the rows are written here",
+}
+
 
 @pytest.fixture
 def env(tmp_path):
@@ -80,6 +86,8 @@ def test_zoned_cast_as_flink(tmp_path, key):
 def test_sink_of_another_precision_as_flink(tmp_path, case):
     """A TIME(3) into a TIME(0) / TIME(1) sink column, and what Flink refuses to insert."""
     fmt, name = case.split(":")
+    if name in SINK_KNOWN:
+        pytest.xfail(SINK_KNOWN[name])
     column, select = FLINK["sinks"]["cases"][name]
     answer = FLINK["sinks"][case]
     e = make_env(tmp_path, settings={"table.local-time-zone": "UTC"})
