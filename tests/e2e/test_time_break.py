@@ -100,7 +100,8 @@ def test_sink_of_another_precision_as_flink(tmp_path, case):
         e.close()
         return
     e.execute_sql(f"INSERT INTO s {select}").wait(60)
-    text = "".join(p.read_text() for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith("."))
+    files = [p for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+    text = "".join(p.read_text() for p in files)
     back = [str(row[0]) for _, row in e.execute_sql("SELECT CAST(a AS STRING) FROM s").collect(timeout=60)]
     e.close()
     assert sorted(text.splitlines()) == sorted(answer["text"].splitlines())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import datetime
+import importlib.util
 import re
 
 import pyarrow as pa

@@ -17,7 +17,14 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_time_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import FunctionError, fail_sql, session_zone, sql_string, template, type_of
+from streamsql.functions.scalars.registry import (
+    FunctionError,
+    fail_sql,
+    session_zone,
+    sql_string,
+    template,
+    type_of,
+)
 
 #: The units of EXTRACT that Flink 2.3 refuses for a TIME while planning, and those it computes.
 REFUSED_EXTRACT = ("MICROSECOND", "NANOSECOND")
