@@ -386,8 +386,10 @@ def _one_time_kind(n: exp.Expression, keys: tuple[str, ...], kind: str | None) -
 
 
 def _same_time_precision(n: exp.Expression, op: str, left: exp.Expression, rights: list) -> None:
-    """Refuse what Flink 2.3's code generator refuses: TIMEs of two precisions in IS [NOT] DISTINCT
-    FROM, and in IN unless a column is tested against constants (Calcite's SEARCH casts those).
+    """Refuse TIMEs of two precisions where Flink 2.3's code generator refuses them.
+
+    That is IS [NOT] DISTINCT FROM, and IN unless a column is tested against constants (Calcite's
+    SEARCH casts those).
 
     ``t IS DISTINCT FROM u`` (TIME(0), TIME(3)), ``t IN (u, TIME '01:00:00')`` and ``TIME '12:00:00'
     IN (TIME '12:00:00.000')`` fail there ("Incomparable types: TIME(0) NOT NULL and TIME(3) NOT
