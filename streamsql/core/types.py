@@ -384,11 +384,12 @@ def sink_assignable(src: SqlType, dst: SqlType) -> bool:
     :func:`assignable`, and also FLOAT or DOUBLE into DECIMAL, which Flink 2.3's INSERT casts
     implicitly (rounded to the scale, NULL when it does not fit: compat case
     ``sink_double_into_decimal``) rather than refusing as a type mismatch, and a TIMESTAMP into
-    DATE (its date: compat case ``ctas_declared_columns``). Not yet TIMESTAMP and TIMESTAMP_LTZ
-    into each other, which Flink casts implicitly too (in the session's time zone).
+    DATE (its date: compat case ``ctas_declared_columns``) or TIME (its time of day cut to the
+    column's p: ``scripts/flink_time_break.py``, sink case ``ts_into_t``). Not yet TIMESTAMP and
+    TIMESTAMP_LTZ into each other, which Flink casts implicitly too (in the session's time zone).
     """
     return assignable(src, dst) or (src.name in ("FLOAT", "DOUBLE") and dst.name == "DECIMAL") or (
-        src.name == "TIMESTAMP" and dst.name == "DATE")
+        src.name == "TIMESTAMP" and dst.name in ("DATE", "TIME"))
 
 
 #: Flink's implicit casts between different types (LogicalTypeCasts): target -> the sources it takes.
@@ -397,7 +398,8 @@ _IMPLICIT_FROM = {
     "FLOAT": ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL"),
     "DOUBLE": ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT"),
     "DECIMAL": ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE"),
-    "DATE": ("TIMESTAMP",), "TIMESTAMP": ("TIMESTAMP_LTZ",), "TIMESTAMP_LTZ": ("TIMESTAMP",),
+    "DATE": ("TIMESTAMP",), "TIME": ("TIMESTAMP",), "TIMESTAMP": ("TIMESTAMP_LTZ",),
+    "TIMESTAMP_LTZ": ("TIMESTAMP",),
 }
 
 
@@ -407,7 +409,7 @@ def implicit_cast(src: SqlType, dst: SqlType) -> bool:
     The check of a column a ``CREATE TABLE (cols) ... AS SELECT`` declares over a query column of
     that name: never a nullable type into a NOT NULL one; within a type, any length, precision or
     scale; integers widen; numbers into DECIMAL, DOUBLE (and all but DOUBLE into FLOAT); a
-    TIMESTAMP into DATE; TIMESTAMP and TIMESTAMP_LTZ into each other; any string into VARCHAR; a
+    TIMESTAMP into DATE or TIME; TIMESTAMP and TIMESTAMP_LTZ into each other; any string into VARCHAR; a
     CHAR(n) only from a CHAR, which the INSERT's check tells (our literals are STRINGs: the query
     column's type alone cannot); ROW, ARRAY and MAP child by child.
     """

@@ -68,7 +68,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.java_hash import double_order
-from streamsql.core.types import SqlType
+from streamsql.core.types import SqlType, holds_time
 from streamsql.functions.aggregate_function import (
     AggregateFunction,
     numpy_values,
@@ -123,10 +123,12 @@ def agg_output_type(func: str, arg: SqlType | None) -> SqlType:
 def output_field(name: str, t: SqlType) -> pa.Field:
     """The Arrow field of an aggregate's result column ``name`` of type ``t``.
 
-    A TIME(p) carries its precision in the field's metadata (every TIME is ``time64[us]``), so
-    ``CAST(MAX(t) AS STRING)`` of a TIME(3) prints its milliseconds, as Flink.
+    A TIME(p), also inside an ARRAY / MAP / ROW (``ARRAY_AGG(t)``), carries its precision in the
+    field's metadata (every TIME is ``time64[us]``), so ``CAST(MAX(t) AS STRING)`` of a TIME(3)
+    prints its milliseconds, as Flink.
     """
-    return t.arrow_field(name) if t.name == "TIME" else pa.field(name, t.to_arrow())
+    timed = t.name == "TIME" or (t.is_composite and holds_time(t))
+    return t.arrow_field(name) if timed else pa.field(name, t.to_arrow())
 
 
 def argument_count(func: str) -> int | None:

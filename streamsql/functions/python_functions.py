@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 
 @dataclass(frozen=True)
@@ -69,20 +70,31 @@ class ResultError(Exception):
 def result_array(values: list | pa.Array | pa.ChunkedArray, out: pa.DataType, declared: str) -> pa.Array:
     """``values`` (a function's results) as an Arrow array of type ``out``.
 
+    A TIME result keeps whole milliseconds, cut toward midnight, and any ``tzinfo`` is ignored,
+    as PyFlink's ``TimeCoderImpl.time_to_internal`` (``microsecond // 1000``).
+
     Raises:
         ResultError: naming the first value that is not of the declared type ``declared``
             (an INT result of 10**12, a str for a BIGINT), instead of Arrow's conversion error.
     """
     try:
         if isinstance(values, (pa.Array, pa.ChunkedArray)):
-            return values.cast(out)
-        return pa.array(values, out)
+            return _whole_millis(values.cast(out))
+        return _whole_millis(pa.array(values, out))
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError) as e:
         listed = values.to_pylist() if isinstance(values, (pa.Array, pa.ChunkedArray)) else values
         bad = next((v for v in listed if not _converts(v, out)), None)
         shown = f"returned {bad!r}" if bad is not None else f"returned values Arrow cannot convert ({e})"
         msg = f"it {shown}, which is not a value of its result type {declared}"
         raise ResultError(msg) from None
+
+
+def _whole_millis(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A ``time64[us]`` array (TIME) cut to whole milliseconds; any other array as it is."""
+    if not pa.types.is_time64(arr.type):
+        return arr
+    micros = pc.cast(arr, pa.int64())
+    return pc.cast(pc.multiply(pc.divide(micros, 1000), 1000), arr.type)
 
 
 def _converts(value: object, out: pa.DataType) -> bool:

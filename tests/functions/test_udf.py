@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
 import re
 
+import pyarrow as pa
 import pytest
 
 from streamsql import StreamEnvironment
@@ -168,3 +170,16 @@ def test_a_function_argument_is_computed_once_per_row(env):
     assert rows(env, "SELECT CASE WHEN n > 0 THEN DATE_FORMAT(TO_TIMESTAMP(stamp(s)), 'yyyy-MM-dd HH') END "
                      "FROM t") == [("2024-01-02 10",), ("2024-01-03 10",), (None,)]
     assert sorted(seen, key=str) == sorted(["ab", None, "xyz"], key=str)
+
+
+@pytest.mark.parametrize("vectorized", [False, True])
+def test_a_time_result_keeps_whole_milliseconds_as_pyflink(env, vectorized):
+    """PyFlink's ``TimeCoderImpl.time_to_internal`` keeps ``microsecond // 1000`` of a returned
+    ``datetime.time`` and ignores its tzinfo: 12:00:00.123999+02:00 is TIME 12:00:00.123. The
+    microseconds were kept before, so the value showed as 12:00:00.123 but was not equal to it."""
+    value = datetime.time(12, 0, 0, 123999, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    fn = (lambda ns: pa.array([value] * len(ns), pa.time64("us"))) if vectorized else (lambda n: value)
+    env.create_temporary_function("noon", udf(fn, result_type="TIME(3)", input_types=["INT"],
+                                              func_type="vectorized" if vectorized else "general"))
+    got = rows(env, "SELECT CAST(noon(n) AS STRING), noon(n) = TIME '12:00:00.123' FROM t WHERE n = 1")
+    assert got == [("12:00:00.123", True)]

@@ -86,6 +86,8 @@ def check_operands(n: exp.Expression) -> exp.Expression:
             raise _cannot_apply(n, "-", f"-<{_calcite(n.this)}>", "-<NUMERIC>")
     elif isinstance(n, tuple(_EQUALITY)):
         _comparison(n, _EQUALITY[type(n)], cast=False)
+        if isinstance(n, (exp.NullSafeEQ, exp.NullSafeNEQ)):
+            _same_time_precision(n, _EQUALITY[type(n)], n.this, [n.expression])
         _one_time_kind(n, ("this", "expression"), _pair_kind(n) if isinstance(n, (exp.EQ, exp.NEQ)) else _LTZ)
     elif isinstance(n, tuple(_ORDERING)):
         _comparison(n, _ORDERING[type(n)], cast=True)
@@ -123,6 +125,7 @@ def check_operands(n: exp.Expression) -> exp.Expression:
         _case_branches(n)
     elif isinstance(n, exp.In):
         _in_numbers_as_text(n)
+        _same_time_precision(n, "IN", n.this, n.expressions)
         if _known(type_of(n.this)) and n.expressions:
             _one_time_kind(n, ("this", "expressions"), type_of(n.this).name)
     elif isinstance(n, exp.Coalesce):
@@ -380,6 +383,39 @@ def _one_time_kind(n: exp.Expression, keys: tuple[str, ...], kind: str | None) -
             n.set(k, [time_operand(v, target) for v in value])
         elif isinstance(value, exp.Expression):
             n.set(k, time_operand(value, target))
+
+
+def _same_time_precision(n: exp.Expression, op: str, left: exp.Expression, rights: list) -> None:
+    """Refuse TIMEs of two precisions where Flink 2.3's code generator refuses them.
+
+    That is IS [NOT] DISTINCT FROM, and IN unless a column is tested against constants (Calcite's
+    SEARCH casts those).
+
+    ``t IS DISTINCT FROM u`` (TIME(0), TIME(3)), ``t IN (u, TIME '01:00:00')`` and ``TIME '12:00:00'
+    IN (TIME '12:00:00.000')`` fail there ("Incomparable types: TIME(0) NOT NULL and TIME(3) NOT
+    NULL"); ``t IN (TIME '01:00:00.5')`` and ``t = u`` compare (``scripts/flink_time_break.py``).
+
+    Raises:
+        FunctionError: Flink's words, and the CAST that makes the precisions one.
+    """
+    lt = type_of(left)
+    if not (_known(lt) and lt.name == "TIME"):
+        return
+    constant_left = _constant(left)
+    for right in rights:
+        rt = type_of(right)
+        if not (_known(rt) and rt.name == "TIME") or (lt.precision or 0) == (rt.precision or 0):
+            continue
+        if op == "IN" and _constant(right) and not constant_left:
+            continue
+        msg = (f"Incomparable types: {lt.with_nullable(True)} and {rt.with_nullable(True)}: {op} of TIMEs "
+               f"of two precisions fails Flink 2.3's code generation; CAST one side to the other's TIME(p)")
+        raise FunctionError(msg, n)
+
+
+def _constant(node: exp.Expression) -> bool:
+    """Whether a compiled operand reads no column (compiled columns are quoted names)."""
+    return '"' not in node.sql(dialect="duckdb")
 
 
 def equality_refusal(left: SqlType | None, right: SqlType | None) -> str | None:

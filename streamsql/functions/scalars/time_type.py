@@ -17,7 +17,14 @@ from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_time_sql
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import FunctionError, fail_sql, template, type_of
+from streamsql.functions.scalars.registry import (
+    FunctionError,
+    fail_sql,
+    session_zone,
+    sql_string,
+    template,
+    type_of,
+)
 
 #: The units of EXTRACT that Flink 2.3 refuses for a TIME while planning, and those it computes.
 REFUSED_EXTRACT = ("MICROSECOND", "NANOSECOND")
@@ -146,12 +153,18 @@ def compile_cast(n: exp.Cast, t: SqlType) -> exp.Expression | None:
     """A CAST to the TIME(p) ``t`` Flink computes differently from DuckDB (compiled operand), or None.
 
     A ``TIME '...'`` literal (:func:`literal`); a TIME or TIMESTAMP cut to p digits (Flink holds
-    milliseconds and cuts, :func:`~streamsql.core.timestamp_precision.truncate_time_sql`).
+    milliseconds and cuts, :func:`~streamsql.core.timestamp_precision.truncate_time_sql`); a
+    TIMESTAMP_LTZ's wall clock in the session time zone, cut so (as Flink's cast of an instant to
+    TIME; DuckDB has no cast from TIMESTAMPTZ to TIME and failed in its own words).
     """
     if is_literal(n):
         return template(literal(n)[0])
     source = type_of(n.this)
+    value = f"({n.this.sql(dialect='duckdb')})"
     if source is not None and source.name in ("TIME", "TIMESTAMP"):
-        return template(truncate_time_sql("{0}", t.precision or 0), f"({n.this.sql(dialect='duckdb')})")
+        return template(truncate_time_sql("{0}", t.precision or 0), value)
+    if source is not None and source.name == "TIMESTAMP_LTZ":
+        wall = f"CAST(timezone({sql_string(session_zone())}, {{0}}) AS TIMESTAMP)"
+        return template(truncate_time_sql(wall, t.precision or 0), value)
     return None
 
