@@ -157,16 +157,16 @@ Python user-defined functions: [udf.md](udf.md).
   precision, as Flink's `DecimalDataUtils.multiply` (`CAST(m AS DECIMAL(38, 18)) *
   CAST(m AS DECIMAL(38, 18))` is a DECIMAL(38, 6)).
 - The session time zone is `'table.local-time-zone'` (StreamSQL's default: UTC; Flink's: the
-  JVM's zone), read when a statement is planned: LOCALTIMESTAMP, CURRENT_DATE,
-  UNIX_TIMESTAMP, FROM_UNIXTIME, and of a TIMESTAMP_LTZ: DATE_FORMAT, EXTRACT and its
+  JVM's zone), read when a statement is planned: LOCALTIMESTAMP, LOCALTIME, CURRENT_TIME,
+  CURRENT_DATE, UNIX_TIMESTAMP, FROM_UNIXTIME, and of a TIMESTAMP_LTZ: DATE_FORMAT, EXTRACT and its
   shorthands (HOUR, DAYOFMONTH, ...: fields of the local wall clock), FLOOR/CEIL (the local
   wall clock rounded, shifted back by the value's own UTC offset as Flink does, so an hour off
   across a DST change) and CAST between TIMESTAMP_LTZ and TIMESTAMP/DATE use it. A wall clock in
   a fall-back overlap becomes the earlier instant in a CAST to TIMESTAMP_LTZ (Java's
   `atZone`) and the later one in UNIX_TIMESTAMP (Java's `SimpleDateFormat`), as in Flink.
-- The current time (CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, PROCTIME,
-  CURRENT_ROW_TIMESTAMP, UNIX_TIMESTAMP()) is taken once per batch: every row of a batch gets
-  the same time (Flink: once per record in streaming mode).
+- The current time (CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, LOCALTIME, CURRENT_TIME,
+  CURRENT_DATE, PROCTIME, CURRENT_ROW_TIMESTAMP, UNIX_TIMESTAMP()) is taken once per batch:
+  every row of a batch gets the same time (Flink: once per record in streaming mode).
 - Where Flink fails the job (TO_TIMESTAMP_LTZ of a string that does not parse, RAND_INTEGER
   of a bound <= 0, a division by zero, a CAST of a string that is not a number), the job fails
   with the function, the value and the record it failed on: `(record orders[2]@1041)` (Kafka
