@@ -167,7 +167,8 @@ class FileSystemSink(Sink):
         encoder: the format's encoder of the columns the files hold (all but the partition columns).
 
     Raises:
-        ConfigError: an option the sink cannot honour (:func:`check_sink_options`).
+        ConfigError: an option the sink cannot honour (:func:`check_sink_options`); a path that is
+            one file (:func:`writes_directory`) written by more than one task.
     """
 
     transactional = True  # part files become visible at ``commit`` (the file mode: at the barrier)
@@ -187,6 +188,12 @@ class FileSystemSink(Sink):
         delay = table.options.get("sink.partition-commit.delay")
         self.delay_ms = duration_ms(delay) if delay else 0
         self.directory = writes_directory(table)
+        if not self.directory and ctx.num_tasks > 1:
+            # each task would truncate the one file to its own recorded length at a restore
+            msg = (f"Table '{table.name}': 'path' = '{table.options['path']}' is one file, which one task "
+                   f"writes; this job writes the table from {ctx.num_tasks} tasks: give a directory "
+                   f"path (part files per task, as Flink's) or run at parallelism 1")
+            raise ConfigError(msg, table=table.name, option="path")
         self.parts = PartFiles(self.path, ctx.task_index, rolling_policy(table)) if self.directory else None
         self._pending: list[bytes] = []  # file mode: rows until the barrier
         self._f = None

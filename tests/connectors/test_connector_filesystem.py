@@ -400,3 +400,17 @@ def test_where_on_partition_columns_prunes_folders(tmp_path):
     with pytest.raises(BadRecordError):
         rows("SELECT a FROM t WHERE d = 1")  # k=v/d=1 is read: its bad record fails the job
     env.close()
+
+
+def test_sink_file_mode_refuses_more_than_one_task(tmp_path):
+    """A 'path' that is one file is written by one task: two tasks appending to it would each
+    truncate it to their own recorded length at a restore (before the fix: the other task's
+    checkpointed rows lost, NUL bytes in their place)."""
+    t = table_of("sink", {"connector": "filesystem", "path": str(tmp_path / "out.json"), "format": "json"},
+                 id="INT")
+    with pytest.raises(ConfigError, match=r"one file, which one task writes; this job writes the table "
+                                          r"from 2 tasks: give a directory path"):
+        get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}, task_index=1, num_tasks=2))
+    t = table_of("sink", {"connector": "filesystem", "path": str(tmp_path / "dir") + "/", "format": "json"},
+                 id="INT")
+    get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}, task_index=1, num_tasks=2))
