@@ -414,3 +414,26 @@ def test_sink_file_mode_refuses_more_than_one_task(tmp_path):
     t = table_of("sink", {"connector": "filesystem", "path": str(tmp_path / "dir") + "/", "format": "json"},
                  id="INT")
     get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}, task_index=1, num_tasks=2))
+
+
+def test_pruning_compares_integer_partitions_as_numbers(tmp_path):
+    """``d = 007`` is ``d = 7``, and a folder ``d=07`` (written by hand) holds d = 7: Flink's partition
+    pruning compares the typed values. Before the fix both were pruned away (no rows)."""
+    from streamsql import StreamEnvironment
+
+    for folder, text in (("d=7", '{"a": 1}\n'), ("d=07", '{"a": 2}\n'), ("d=-3", '{"a": 3}\n')):
+        (tmp_path / "t" / folder).mkdir(parents=True)
+        (tmp_path / "t" / folder / "part-0").write_text(text)
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp")})
+    env.execute_sql(f"CREATE TABLE t (a INT, d INT) PARTITIONED BY (d) WITH ("
+                    f"'connector' = 'filesystem', 'path' = '{tmp_path}/t', 'format' = 'json')")
+
+    def rows(sql):
+        return sorted(v for _kind, v in env.execute_sql(sql).collect(timeout=60))
+
+    assert rows("SELECT a, d FROM t") == [(1, 7), (2, 7), (3, -3)]
+    assert rows("SELECT a, d FROM t WHERE d = 007") == [(1, 7), (2, 7)]
+    assert rows("SELECT a, d FROM t WHERE d = 7") == [(1, 7), (2, 7)]
+    assert rows("SELECT a FROM t WHERE d IN (-03, 8)") == [(3,)]
+    env.close()
