@@ -37,7 +37,7 @@ from streamsql.connectors.partitions import DEFAULT_NAME, bucket_codes, check_pa
 
 from streamsql.core.connector import ConnectorContext, Sink
 from streamsql.core.elements import Batch
-from streamsql.core.errors import ConfigError
+from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.values import duration_ms, memory_bytes
 
 SINK_REASON = (
@@ -273,7 +273,8 @@ class FileSystemSink(Sink):
 
         Raises:
             ConfigError: the state is the other mode's (the table's path changed kind).
-            ExecutionError: the files changed behind the job's back (:meth:`PartFiles.restore`).
+            ExecutionError: the files changed behind the job's back (:meth:`PartFiles.restore`; the
+                file mode's file shorter than the checkpoint recorded).
         """
         if state is None:
             return
@@ -305,7 +306,14 @@ class FileSystemSink(Sink):
             raise ConfigError(msg, table=self.ctx.table.name)
 
     def _truncate(self, state: dict) -> None:
-        self._f.truncate(int(state["length"]))
+        length = int(state["length"])
+        size = os.fstat(self._f.fileno()).st_size
+        if size < length:  # truncate would pad it with NUL bytes
+            msg = (f"Table '{self.ctx.table.name}': file {self.path} is {size} bytes, shorter than the "
+                   f"{length} bytes the restored checkpoint wrote into it (changed behind the job's back): "
+                   f"the job cannot resume it exactly once")
+            raise ExecutionError(msg)
+        self._f.truncate(length)
         self._f.seek(0, os.SEEK_END)
 
     def finish(self) -> None:

@@ -437,3 +437,25 @@ def test_pruning_compares_integer_partitions_as_numbers(tmp_path):
     assert rows("SELECT a, d FROM t WHERE d = 7") == [(1, 7), (2, 7)]
     assert rows("SELECT a FROM t WHERE d IN (-03, 8)") == [(3,)]
     env.close()
+
+
+def test_sink_file_mode_restore_refuses_a_file_shortened_by_hand(tmp_path):
+    """The file the checkpoint recorded 9 bytes of was deleted while the job was down: the restore
+    fails clearly, as the part files' (before the fix it padded the new file with 9 NUL bytes)."""
+    from streamsql.core.errors import ExecutionError
+
+    f = tmp_path / "out.json"
+    t = table_of("sink", {"connector": "filesystem", "path": str(f), "format": "json"}, id="INT")
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    s.write(Batch(pa.table({"id": pa.array([1], pa.int32())})))
+    s.pre_commit(1)
+    state = s.snapshot(1)
+    s.close()
+    f.unlink()
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    with pytest.raises(ExecutionError, match=r"is 0 bytes, shorter than the 9 bytes the restored checkpoint"):
+        s.restore(state)
+    s.close()
+    assert f.read_bytes() == b""
