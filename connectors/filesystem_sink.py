@@ -202,8 +202,17 @@ class FileSystemSink(Sink):
         self._ended = False
 
     def open(self) -> None:
-        """Create the directory, or open the file to append to."""
+        """Create the directory, or open the file to append to.
+
+        Raises:
+            ExecutionError: the directory's path is a file (a partitioned table or a ``file://`` path
+                is always a directory).
+        """
         if self.directory:
+            if os.path.exists(self.path) and not os.path.isdir(self.path):
+                msg = (f"Table '{self.ctx.table.name}': path '{self.path}' is a file, but the table is "
+                       f"written as a directory of part files (it is partitioned, or a file:// URI)")
+                raise ExecutionError(msg)
             os.makedirs(self.path, exist_ok=True)
             return
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)

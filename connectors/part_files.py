@@ -125,7 +125,11 @@ class PartFiles:
 
     def _open(self, bucket: str) -> _InProgress:
         folder = os.path.join(self.root, bucket)
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as e:
+            msg = f"Cannot create the folder {folder} for a part file: a file is in its way ({e.strerror})"
+            raise ExecutionError(msg) from e
         n = self.counter
         self.counter += 1
         name = f"{bucket}.part-{self.uuid}-{self.task}-{n}.inprogress.{uuid.uuid4()}"

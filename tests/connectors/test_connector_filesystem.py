@@ -459,3 +459,29 @@ def test_sink_file_mode_restore_refuses_a_file_shortened_by_hand(tmp_path):
         s.restore(state)
     s.close()
     assert f.read_bytes() == b""
+
+
+def test_sink_directory_where_a_file_is_in_the_way(tmp_path):
+    """A partitioned table's path that is a file, and a file where a partition folder must go, fail
+    with the table and the path named (before: a bare 'File exists' OSError)."""
+    from streamsql.core.errors import ExecutionError
+
+    (tmp_path / "f.json").write_text("{}\n")
+    t = table_of("sink", {"connector": "filesystem", "path": str(tmp_path / "f.json"), "format": "json"},
+                 id="INT", k="STRING")
+    t.partition_keys = ["k"]
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    with pytest.raises(ExecutionError, match=r"Table 'sink': path '.*f.json' is a file, but the "
+                                             r"table is written as a directory"):
+        s.open()
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "k=x").write_text("junk")
+    t = table_of("sink", {"connector": "filesystem", "path": str(tmp_path / "d"), "format": "json"},
+                 id="INT", k="STRING")
+    t.partition_keys = ["k"]
+    s = get_connector("filesystem").create_sink(ConnectorContext(t, "job", {}))
+    s.open()
+    with pytest.raises(ExecutionError, match=r"Cannot create the folder .*/d/k=x/ for a part file: "
+                                             r"a file is in its way"):
+        s.write(Batch(pa.table({"id": pa.array([1], pa.int32()), "k": ["x"]})))
+    s.close()
