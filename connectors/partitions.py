@@ -7,7 +7,7 @@ columns' values, and the records in the files hold the other columns only (Flink
 ``'partition.default-name'`` (``__DEFAULT_PARTITION__``), which a read gives back as NULL (Flink's
 ``RowDataPartitionComputer`` / ``restorePartValueFromType``; Flink 2.3's streaming read fails on a
 default-name folder unless a filter prunes it, "Path should not be null or empty: null"). Names
-and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{[]^``
+and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{}[]^``
 and DEL become ``%XX``.
 
 Partition columns may be STRING, CHAR, VARCHAR, BOOLEAN or an integer type here; other types are
@@ -24,7 +24,7 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError
 
 DEFAULT_NAME = "__DEFAULT_PARTITION__"
-_ESCAPED = {*range(0x01, 0x20), *map(ord, "\"#%'*/:=?\\\x7f{[]^")}
+_ESCAPED = {*range(0x01, 0x20), *map(ord, "\"#%'*/:=?\\\x7f{}[]^")}
 #: The integer types a partition column may have (its folder text: the digits).
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
 _TYPES = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", *INTEGER_TYPES)
