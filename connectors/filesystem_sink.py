@@ -183,6 +183,10 @@ class FileSystemSink(Sink):
         self.accepts_updates = encoder.accepts_updates
         self.keys = list(table.partition_keys)
         self.data_columns = [f.name for f in table.physical_schema.fields if f.name not in self.keys]
+        fmt = (table.options.get("format") or "").strip().lower()
+        # as Flink's CSV bulk writer: a row without data columns (all partition columns) writes
+        # nothing into its part file (json writes {})
+        self._no_records = not self.data_columns and fmt in BULK_FORMATS
         self.default_name = table.options.get("partition.default-name", DEFAULT_NAME)
         self.success = success_file(table)
         delay = table.options.get("sink.partition-commit.delay")
@@ -223,7 +227,8 @@ class FileSystemSink(Sink):
         if batch.num_rows == 0:
             return
         table = batch.table.select(self.data_columns) if self.keys else batch.table
-        lines = [b"" if p is None else p for p in self.encoder.encode(table, batch.kinds)]
+        lines = [] if self._no_records else [b"" if p is None else p
+                                             for p in self.encoder.encode(table, batch.kinds)]
         if not self.directory:
             self._pending.extend(lines)
             return
@@ -234,7 +239,7 @@ class FileSystemSink(Sink):
         now = int(time.time() * 1000)
         for i, folder in enumerate(folders):
             rows = np.flatnonzero(codes == i)
-            self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 else lines)
+            self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 and lines else lines)
             self._partitions.setdefault(folder, now)
 
     def pre_commit(self, checkpoint_id: int) -> None:

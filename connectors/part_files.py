@@ -101,9 +101,13 @@ class PartFiles:
     def write(self, bucket: str, lines: list[bytes]) -> None:
         """Append ``lines`` (each without its newline) to ``bucket``'s part file, rolling as due.
 
-        ``bucket``: the folder relative to the root (``""`` or ``k=v/...``, ending with ``/``).
+        ``bucket``: the folder relative to the root (``""`` or ``k=v/...``, ending with ``/``). No
+        ``lines`` (rows that write nothing): the bucket's part file is opened, empty, as Flink's.
         """
         self._check_time()
+        if not lines:
+            self.open_files.get(bucket) or self._open(bucket)
+            return
         sizes = np.fromiter((len(x) + 1 for x in lines), np.int64, len(lines))
         start = 0
         while start < len(lines):
