@@ -33,7 +33,14 @@ from streamsql.connectors.filesystem_sink import (
     writes_directory,
 )
 from streamsql.connectors.formats import encodes_updates, is_changelog_format, make_decoder, make_encoder
-from streamsql.connectors.partitions import DEFAULT_NAME, check_partition_columns, folder_values, value_array
+from streamsql.connectors.partitions import (
+    DEFAULT_NAME,
+    INTEGER_TYPES,
+    canonical_text,
+    check_partition_columns,
+    folder_values,
+    value_array,
+)
 from streamsql.connectors.registry import register, validate_options
 
 from streamsql.core.catalog import TableDef
@@ -236,7 +243,9 @@ class FileSystemSource(Source):
         if values is None:
             return False
         allowed = self.ctx.partitions or {}
-        return all(values.get(k) in v for k, v in allowed.items())
+        table = self.ctx.table
+        return all(canonical_text(values.get(k), table.column(k).type.name.upper() in INTEGER_TYPES) in v
+                   for k, v in allowed.items())
 
     def _with_partition(self, batch: Batch, name: str) -> None:
         """Put the partition columns of file ``name`` into ``batch`` at their places (the physical order)."""

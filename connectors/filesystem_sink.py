@@ -37,7 +37,7 @@ from streamsql.connectors.partitions import DEFAULT_NAME, bucket_codes, check_pa
 
 from streamsql.core.connector import ConnectorContext, Sink
 from streamsql.core.elements import Batch
-from streamsql.core.errors import ConfigError
+from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.values import duration_ms, memory_bytes
 
 SINK_REASON = (
@@ -167,7 +167,8 @@ class FileSystemSink(Sink):
         encoder: the format's encoder of the columns the files hold (all but the partition columns).
 
     Raises:
-        ConfigError: an option the sink cannot honour (:func:`check_sink_options`).
+        ConfigError: an option the sink cannot honour (:func:`check_sink_options`); a path that is
+            one file (:func:`writes_directory`) written by more than one task.
     """
 
     transactional = True  # part files become visible at ``commit`` (the file mode: at the barrier)
@@ -182,11 +183,21 @@ class FileSystemSink(Sink):
         self.accepts_updates = encoder.accepts_updates
         self.keys = list(table.partition_keys)
         self.data_columns = [f.name for f in table.physical_schema.fields if f.name not in self.keys]
+        fmt = (table.options.get("format") or "").strip().lower()
+        # as Flink's CSV bulk writer: a row without data columns (all partition columns) writes
+        # nothing into its part file (json writes {})
+        self._no_records = not self.data_columns and fmt in BULK_FORMATS
         self.default_name = table.options.get("partition.default-name", DEFAULT_NAME)
         self.success = success_file(table)
         delay = table.options.get("sink.partition-commit.delay")
         self.delay_ms = duration_ms(delay) if delay else 0
         self.directory = writes_directory(table)
+        if not self.directory and ctx.num_tasks > 1:
+            # each task would truncate the one file to its own recorded length at a restore
+            msg = (f"Table '{table.name}': 'path' = '{table.options['path']}' is one file, which one task "
+                   f"writes; this job writes the table from {ctx.num_tasks} tasks: give a directory "
+                   f"path (part files per task, as Flink's) or run at parallelism 1")
+            raise ConfigError(msg, table=table.name, option="path")
         self.parts = PartFiles(self.path, ctx.task_index, rolling_policy(table)) if self.directory else None
         self._pending: list[bytes] = []  # file mode: rows until the barrier
         self._f = None
@@ -195,8 +206,17 @@ class FileSystemSink(Sink):
         self._ended = False
 
     def open(self) -> None:
-        """Create the directory, or open the file to append to."""
+        """Create the directory, or open the file to append to.
+
+        Raises:
+            ExecutionError: the directory's path is a file (a partitioned table or a ``file://`` path
+                is always a directory).
+        """
         if self.directory:
+            if os.path.exists(self.path) and not os.path.isdir(self.path):
+                msg = (f"Table '{self.ctx.table.name}': path '{self.path}' is a file, but the table is "
+                       f"written as a directory of part files (it is partitioned, or a file:// URI)")
+                raise ExecutionError(msg)
             os.makedirs(self.path, exist_ok=True)
             return
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
@@ -207,7 +227,8 @@ class FileSystemSink(Sink):
         if batch.num_rows == 0:
             return
         table = batch.table.select(self.data_columns) if self.keys else batch.table
-        lines = [b"" if p is None else p for p in self.encoder.encode(table, batch.kinds)]
+        lines = [] if self._no_records else [b"" if p is None else p
+                                             for p in self.encoder.encode(table, batch.kinds)]
         if not self.directory:
             self._pending.extend(lines)
             return
@@ -218,7 +239,7 @@ class FileSystemSink(Sink):
         now = int(time.time() * 1000)
         for i, folder in enumerate(folders):
             rows = np.flatnonzero(codes == i)
-            self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 else lines)
+            self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 and lines else lines)
             self._partitions.setdefault(folder, now)
 
     def pre_commit(self, checkpoint_id: int) -> None:
@@ -266,7 +287,8 @@ class FileSystemSink(Sink):
 
         Raises:
             ConfigError: the state is the other mode's (the table's path changed kind).
-            ExecutionError: the files changed behind the job's back (:meth:`PartFiles.restore`).
+            ExecutionError: the files changed behind the job's back (:meth:`PartFiles.restore`; the
+                file mode's file shorter than the checkpoint recorded).
         """
         if state is None:
             return
@@ -298,7 +320,14 @@ class FileSystemSink(Sink):
             raise ConfigError(msg, table=self.ctx.table.name)
 
     def _truncate(self, state: dict) -> None:
-        self._f.truncate(int(state["length"]))
+        length = int(state["length"])
+        size = os.fstat(self._f.fileno()).st_size
+        if size < length:  # truncate would pad it with NUL bytes
+            msg = (f"Table '{self.ctx.table.name}': file {self.path} is {size} bytes, shorter than the "
+                   f"{length} bytes the restored checkpoint wrote into it (changed behind the job's back): "
+                   f"the job cannot resume it exactly once")
+            raise ExecutionError(msg)
+        self._f.truncate(length)
         self._f.seek(0, os.SEEK_END)
 
     def finish(self) -> None:

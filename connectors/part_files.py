@@ -101,9 +101,13 @@ class PartFiles:
     def write(self, bucket: str, lines: list[bytes]) -> None:
         """Append ``lines`` (each without its newline) to ``bucket``'s part file, rolling as due.
 
-        ``bucket``: the folder relative to the root (``""`` or ``k=v/...``, ending with ``/``).
+        ``bucket``: the folder relative to the root (``""`` or ``k=v/...``, ending with ``/``). No
+        ``lines`` (rows that write nothing): the bucket's part file is opened, empty, as Flink's.
         """
         self._check_time()
+        if not lines:
+            self.open_files.get(bucket) or self._open(bucket)
+            return
         sizes = np.fromiter((len(x) + 1 for x in lines), np.int64, len(lines))
         start = 0
         while start < len(lines):
@@ -125,7 +129,11 @@ class PartFiles:
 
     def _open(self, bucket: str) -> _InProgress:
         folder = os.path.join(self.root, bucket)
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as e:
+            msg = f"Cannot create the folder {folder} for a part file: a file is in its way ({e.strerror})"
+            raise ExecutionError(msg) from e
         n = self.counter
         self.counter += 1
         name = f"{bucket}.part-{self.uuid}-{self.task}-{n}.inprogress.{uuid.uuid4()}"

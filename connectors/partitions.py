@@ -7,7 +7,7 @@ columns' values, and the records in the files hold the other columns only (Flink
 ``'partition.default-name'`` (``__DEFAULT_PARTITION__``), which a read gives back as NULL (Flink's
 ``RowDataPartitionComputer`` / ``restorePartValueFromType``; Flink 2.3's streaming read fails on a
 default-name folder unless a filter prunes it, "Path should not be null or empty: null"). Names
-and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{[]^``
+and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{}[]^``
 and DEL become ``%XX``.
 
 Partition columns may be STRING, CHAR, VARCHAR, BOOLEAN or an integer type here; other types are
@@ -24,8 +24,10 @@ from streamsql.core.catalog import TableDef
 from streamsql.core.errors import ConfigError
 
 DEFAULT_NAME = "__DEFAULT_PARTITION__"
-_ESCAPED = {*range(0x01, 0x20), *map(ord, "\"#%'*/:=?\\\x7f{[]^")}
-_TYPES = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
+_ESCAPED = {*range(0x01, 0x20), *map(ord, "\"#%'*/:=?\\\x7f{}[]^")}
+#: The integer types a partition column may have (its folder text: the digits).
+INTEGER_TYPES = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
+_TYPES = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", *INTEGER_TYPES)
 
 
 def escape(text: str) -> str:
@@ -108,6 +110,21 @@ def folder_values(rel_dir: str, keys: list[str], default: str) -> dict[str, str 
         value = unescape(value)
         out[key] = None if value == default else value
     return out
+
+
+def canonical_text(value: str | None, integer: bool) -> str | None:
+    """The text a partition value is pruned by: an integer key's as ``int`` prints it, else as is.
+
+    ``'07'``, ``' 7'``, ``'+7'`` → ``'7'`` for an integer key (Flink's partition pruning compares the
+    typed values, ``restorePartValueFromType``); a text that is no integer stays (it is read as
+    such and fails then).
+    """
+    if value is None or not integer:
+        return value
+    try:
+        return str(int(value.strip()))
+    except ValueError:
+        return value
 
 
 def value_array(value: str | None, sql_type, rows: int) -> pa.Array:

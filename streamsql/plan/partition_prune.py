@@ -13,11 +13,11 @@ from __future__ import annotations
 import sqlglot
 from sqlglot import exp
 
+from streamsql.connectors.partitions import INTEGER_TYPES, canonical_text
 from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode
 
 #: The types a literal is compared with a folder's text for (STRING/VARCHAR: as is; integers: digits).
 _TEXT = ("STRING", "VARCHAR")
-_INTEGERS = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
 
 
 def partition_filters(nodes: list[PlanNode]) -> dict[int, dict[str, frozenset[str | None]]]:
@@ -53,8 +53,8 @@ def _allowed(condition: str, scan: ScanNode) -> dict[str, frozenset[str | None]]
     for k in scan.table.partition_keys:
         col = scan.table.column(k)
         name = col.type.name.upper() if col is not None and col.type is not None else ""
-        if name in _TEXT or name in _INTEGERS:
-            keys[k.lower()] = (k, name in _INTEGERS)
+        if name in _TEXT or name in INTEGER_TYPES:
+            keys[k.lower()] = (k, name in INTEGER_TYPES)
     out: dict[str, frozenset[str | None]] = {}
     for conjunct in tree.flatten() if isinstance(tree, exp.And) else [tree]:
         found = _values(conjunct, keys)
@@ -94,5 +94,7 @@ def _text(lit: exp.Expr, key: tuple[str, bool] | None) -> str | None:
     if key is None or not isinstance(lit, exp.Literal):
         return None
     if key[1]:
-        return lit.this if not lit.is_string and lit.this.lstrip("-").isdigit() else None
+        if lit.is_string or not lit.this.lstrip("-").isdigit():
+            return None
+        return canonical_text(lit.this, True)  # 007 is 7
     return lit.this if lit.is_string else None

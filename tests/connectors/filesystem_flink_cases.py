@@ -62,4 +62,40 @@ CASES = {
     "unknown_partition_column": [
         _table("u", "json", "a INT, k STRING", "zz"),
     ],
+    "odd_values": [  # escaped names, '%' and unicode unescaped, names starting with '.' or '_'
+        _SRC,  # a file's rows come in order (VALUES' do not): part files are counted by first rows
+        _table("o", "json", "a INT, k STRING", "k"),
+        "INSERT INTO o SELECT a, CASE a WHEN 1 THEN '%' WHEN 2 THEN '50%' WHEN 3 THEN '%2F' "
+        "WHEN 4 THEN 'ü中' WHEN 5 THEN '{{[^]}}' WHEN 6 THEN 'a\\b' ELSE 'x' || CHR(9) END FROM src",
+        "SELECT k, a FROM o",
+        "SELECT a FROM o WHERE k = '50%'",
+        "SELECT a FROM o WHERE k IN ('%2F', '{{[^]}}')",
+        _table("o2", "json", "a INT, k STRING", "k"),
+        "INSERT INTO o2 SELECT a, CASE a WHEN 1 THEN '_u' WHEN 2 THEN '.h' WHEN 3 THEN '..' "
+        "ELSE 'a:b*c?d#e' END FROM src WHERE a <= 4",
+        "SELECT k, a FROM o2",
+        "SELECT a FROM o2 WHERE k IN ('_u', '.h')",
+    ],
+    "all_columns_partition_csv": [
+        _table("wc", "csv", "a INT, k STRING", "a, k"),
+        "INSERT INTO wc VALUES (1, 'a')",
+    ],
+    "typed_partitions": [
+        _table("y", "json", "a INT, b BOOLEAN, t TINYINT, n BIGINT", "b, t, n"),
+        "INSERT INTO y VALUES (1, TRUE, CAST(-5 AS TINYINT), 9000000000), "
+        "(2, FALSE, CAST(0 AS TINYINT), -1)",
+        "SELECT * FROM y",
+        "SELECT a FROM y WHERE t = -005",
+        "SELECT a FROM y WHERE n = -01",
+    ],
+    "char_partition": [
+        _table("c", "json", "a INT, k CHAR(3)", "k"),
+        "INSERT INTO c SELECT 1, CAST('ab' AS CHAR(3))",
+        "SELECT a, k FROM c",
+    ],
+    "underscore_column": [
+        _table("h", "json", "a INT, _k STRING", "_k"),
+        "INSERT INTO h VALUES (1, 'v')",
+        "SELECT * FROM h",
+    ],
 }
