@@ -91,9 +91,36 @@ INT_EXPRS = [
     "CAST(n AS DECIMAL(10, 2))", "i * 1.0 / 7", "n / 7 * 7", "CAST(i AS TINYINT) % CAST(-3 AS TINYINT)",
 ]
 
+#: From this seed on, :data:`SHAPES_B` (the seeds below keep their recorded queries).
+V4B = 300_150
+SHAPES_B = ["chain_agg", "agg_join", "union_cl", "rank_agg", "subq_cl", "int_aggs", "dec_aggs",
+            "scalar_sub", "scalar_sub", "anti_outer", "anti_outer", "nonequi_join", "nonequi_join",
+            "mixed_key_join", "mixed_key_join", "emptied", "emptied", "chain_deep", "chain_deep",
+            "distinct_cl"]
+#: Join keys of two types: the right side's ``k`` cast (Flink widens both sides to a common type).
+MIXED_KEYS = ["l.k = CAST(r.k AS BIGINT)", "l.k = CAST(r.k AS DECIMAL(5, 1))", "l.k = CAST(r.k AS TINYINT)",
+              "l.k * 1.0 = r.k", "CAST(l.k AS DOUBLE) = r.k", "l.k = r.x / 250", "l.k = r.x / 250.0",
+              "CAST(l.k AS SMALLINT) = r.k + 0", "l.b / 300000000000 = r.k", "l.g = CAST(r.k AS STRING)"]
+
+
+def deleted_ids(name: str) -> list[int]:
+    """The ids of ``cdc`` / ``cdx`` whose last change is a delete (``tests.runtime.query_fuzz``'s data)."""
+    from tests.runtime.oracle import simulate_changelog
+    from tests.runtime.query_fuzz import N_ROWS, extremes_changelog
+
+    events, final = (simulate_changelog(seed=11, n_events=N_ROWS) if name == "cdc"
+                     else extremes_changelog(seed=12, n_rows=N_ROWS))
+    seen = {(after or before)["id"] for _, before, after in events}
+    return sorted(seen - set(final))
+
 
 class GenV4(Gen):
-    """The grammar of :data:`SHAPES` (``pick`` and ``predicate`` from :class:`Gen`)."""
+    """The grammar of :data:`SHAPES` (of :data:`SHAPES_B` from :data:`V4B` on; ``pick`` and
+    ``predicate`` from :class:`Gen`)."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.seed = seed
 
     def src(self) -> str:
         return self.pick(["t", "cdc", "cdc", "cdx", "cdx"])
@@ -103,9 +130,8 @@ class GenV4(Gen):
 
     def build(self) -> tuple[str, str]:
         """(query, the main source table) of one shape."""
-        shape = self.pick_shape(SHAPES)
-        q, src = getattr(self, shape)()
-        return q, src
+        shape = self.pick_shape(SHAPES_B if self.seed >= V4B else SHAPES)
+        return getattr(self, shape)()
 
     def inner_agg(self, src: str) -> str:
         """``SELECT gk, a0, a1, m0 FROM src GROUP BY gk [HAVING ...]``."""
@@ -179,7 +205,9 @@ class GenV4(Gen):
         src = self.src()
         part, other = self.pick([("g", "k"), ("k", "g"), ("g", "MOD(x, 3)")])
         agg = self.pick(["COUNT(*)", "SUM(k)", "MAX(x) / 100", "COUNT(DISTINCT s)", "MIN(CHAR_LENGTH(s))"])
-        fn = self.pick(["ROW_NUMBER", "RANK", "DENSE_RANK"])
+        # Flink plans RANK / DENSE_RANK Top-N in window Top-N only: from V4B one in five
+        fns = ["ROW_NUMBER", "RANK", "DENSE_RANK"] if self.seed < V4B else 8 * ["ROW_NUMBER"] + ["RANK"]
+        fn = self.pick(fns)
         desc = self.pick(["DESC", "ASC"])
         order = f"a {desc}" + (", o" if fn == "ROW_NUMBER" else self.pick(["", ", o DESC"]))
         n = self.r.randint(1, 3)
@@ -253,6 +281,119 @@ class GenV4(Gen):
     def int_exprs(self) -> tuple[str, str]:
         items = self.r.sample(INT_EXPRS, self.r.randint(1, 3))
         return f"SELECT id, {', '.join(f'{e} AS c{i}' for i, e in enumerate(items))} FROM e", "e"
+
+    # -- from V4B ------------------------------------------------------------------------------------
+    def scalar_sub(self) -> tuple[str, str]:
+        outer, inner = self.src(), self.src()
+        agg = self.pick(["MAX(x)", "MIN(x)", "AVG(x)", "COUNT(*)", "SUM(k)", "MAX(d)", "AVG(d)"])
+        sub = f"(SELECT {agg} FROM {inner}{self.where(0.4)})"
+        corr = self.pick(["r.g = o.g", "r.k = o.k", "r.k = o.k AND r.id <> o.id", "r.g = o.g AND r.x > o.x"])
+        cagg = self.pick(["COUNT(*)", "MAX(x)", "SUM(x)", "MIN(s)", "COUNT(DISTINCT s)", "AVG(d)"])
+        csub = f"(SELECT {cagg} FROM {inner} r WHERE {corr})"
+        q = self.pick([
+            f"SELECT id, x, x - {sub} AS dx FROM {outer}",
+            f"SELECT id, x FROM {outer} WHERE x > {sub}",
+            f"SELECT id, g, {csub} AS c FROM {outer} o",
+            f"SELECT id, k FROM {outer} o WHERE {csub} IS NULL",
+            f"SELECT id, k, x FROM {outer} o WHERE x >= "
+            f"{csub.replace(cagg, self.pick(['MAX(x)', 'AVG(x)']))}",
+            f"SELECT g, COUNT(*) AS c, SUM(x) - {sub} AS v FROM {outer} GROUP BY g",
+        ])
+        return q, outer
+
+    def anti_outer(self) -> tuple[str, str]:
+        ls, rs = self.src(), self.src()
+        on = self.pick(["l.k = r.k", "l.g = r.g", "l.k = r.k AND l.g = r.g"])
+        extra = self.pick(["", "", " AND r.x > l.x", " AND r.id <> l.id", " AND r.s IS NOT NULL"])
+        kind, null = self.pick([("LEFT JOIN", "r"), ("RIGHT JOIN", "l"), ("FULL JOIN", "r"),
+                                ("FULL JOIN", "l")])
+        col = self.pick(["id", "x", "k"])
+        lm, rm = self.r.randint(2, 4), self.r.randint(2, 4)
+        cols = "l.id, l.x" if null == "r" else "r.id, r.x"
+        q = (f"SELECT {cols} FROM (SELECT * FROM {ls} WHERE MOD(id, {lm}) = 0) l {kind} (SELECT * FROM {rs} "
+             f"WHERE MOD(id, {rm}) = 1) r ON {on}{extra} WHERE {null}.{col} IS NULL")
+        if self.r.random() < 0.3:
+            q = f"SELECT COUNT(*) AS c, MAX(x) AS mx FROM ({q})"
+        return q, ls
+
+    def nonequi_join(self) -> tuple[str, str]:
+        ls, rs = self.src(), self.src()
+        kind = self.pick(["JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+        cond = self.pick(["l.x < r.x", "l.x BETWEEN r.x - 50 AND r.x + 50", "l.g < r.g",
+                          "l.k > r.k AND l.x < r.x", "l.s = r.g OR l.k = r.k", "ABS(l.x - r.x) < 100"])
+        q = (f"SELECT l.id, r.id AS rid, l.x, r.x AS rx FROM (SELECT * FROM {ls} WHERE MOD(id, 9) = 0) l "
+             f"{kind} (SELECT * FROM {rs} WHERE MOD(id, 11) = 2) r ON {cond}")
+        if self.r.random() < 0.3:
+            q = f"SELECT COUNT(*) AS c, COUNT(rid) AS cr, MIN(rx) AS m FROM ({q})"
+        return q, ls
+
+    def mixed_key_join(self) -> tuple[str, str]:
+        ls, rs = self.src(), self.src()
+        kind = self.pick(["JOIN", "LEFT JOIN", "FULL JOIN"])
+        on = self.pick(MIXED_KEYS)
+        q = (f"SELECT l.id, r.id AS rid, l.k, r.k AS rk FROM (SELECT * FROM {ls} WHERE MOD(id, 5) = 0) l "
+             f"{kind} (SELECT * FROM {rs} WHERE MOD(id, 7) = 1) r ON {on}")
+        if self.r.random() < 0.3:
+            q = f"SELECT k, COUNT(*) AS c, COUNT(rid) AS cr FROM ({q}) GROUP BY k"
+        return q, ls
+
+    def emptied(self) -> tuple[str, str]:
+        """Aggregates of rows that are all deleted in the end (a group, or the global aggregate, goes)."""
+        src = self.pick(["cdc", "cdx"])
+        gone = deleted_ids(src)
+        ids = ", ".join(map(str, sorted(self.r.sample(gone, self.r.randint(1, 6)))))
+        aggs = self.r.sample(["COUNT(*)", "SUM(x)", "MAX(s)", "MIN(x)", "AVG(d)", "COUNT(DISTINCT g)",
+                              "LISTAGG(g)", "FIRST_VALUE(x)"], self.r.randint(1, 3))
+        sel = ", ".join(f"{a} AS a{i}" for i, a in enumerate(aggs))
+        w = self.pick([f"id IN ({ids})", f"id IN ({ids}) OR id = {self.r.randint(0, 300)}"])
+        how = self.pick(["global", "grouped", "having", "chain"])
+        if how == "global":
+            return f"SELECT {sel} FROM {src} WHERE {w}", src
+        if how == "grouped":
+            return f"SELECT g, {sel} FROM {src} WHERE {w} GROUP BY g", src
+        if how == "having":
+            return f"SELECT k, {sel} FROM {src} GROUP BY k HAVING SUM(CASE WHEN {w} THEN 1 ELSE 0 END) > 0", \
+                src
+        return f"SELECT COUNT(*) AS c, MAX(a0) AS m FROM (SELECT g, {sel} FROM {src} WHERE {w} GROUP BY g)", \
+            src
+
+    def chain_deep(self) -> tuple[str, str]:
+        """Top-N over a join of aggregates, or an aggregate over a Top-N of an aggregate."""
+        on = self.pick(["g", "k"])
+        if self.r.random() < 0.5:
+            j = (f"SELECT l.{on} AS p, l.x AS lx, r.x AS rx FROM {self.side(on)} l "
+                 f"{self.pick(['JOIN', 'LEFT JOIN', 'FULL JOIN'])} {self.side(on)} r ON l.{on} = r.{on}")
+            n = self.r.randint(1, 3)
+            return (f"SELECT p, lx, rx, rn FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY lx DESC, p) AS rn "
+                    f"FROM ({j}) WHERE lx IS NOT NULL AND p IS NOT NULL) WHERE rn <= {n}"), "cdc"
+        src = self.src()
+        other = "k" if on == "g" else "g"
+        agg = self.pick(["COUNT(*)", "SUM(x)", "MAX(x)", "MIN(x)"])
+        n = self.r.randint(1, 3)
+        top = (f"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY {on} ORDER BY a DESC, {other}) "
+               f"AS rn FROM (SELECT {on}, {other}, {agg} AS a FROM {src}{self.where(0.3)} GROUP BY {on}, "
+               f"{other}) WHERE {other} IS NOT NULL AND a IS NOT NULL) WHERE rn <= {n}")
+        outer = self.pick(["COUNT(*) AS c, SUM(a) AS sa, MAX(rn) AS mr", "MIN(a) AS lo, MAX(a) AS hi",
+                           f"COUNT(DISTINCT {other}) AS d, AVG(a) AS av"])
+        key = self.pick(["", on])
+        if key:
+            return f"SELECT {key}, {outer} FROM ({top}) GROUP BY {key}", src
+        return f"SELECT {outer} FROM ({top})", src
+
+    def distinct_cl(self) -> tuple[str, str]:
+        a, b = self.src(), self.src()
+        cols = self.pick(["g, k", "k", "g", "MOD(x, 5) AS m"])
+        op = self.pick(["INTERSECT", "EXCEPT", "UNION", "INTERSECT ALL", "EXCEPT ALL"])
+        how = self.pick(["distinct", "setop", "distinct_join"])
+        if how == "distinct":
+            q = f"SELECT DISTINCT {cols} FROM {a}{self.where(0.5)}"
+            if self.r.random() < 0.5:
+                q = f"SELECT COUNT(*) AS c FROM ({q})"
+            return q, a
+        if how == "setop":
+            return f"SELECT {cols} FROM {a}{self.where(0.4)} {op} SELECT {cols} FROM {b}{self.where(0.4)}", a
+        return (f"SELECT d.k, COUNT(*) AS c, MAX(o.x) AS m FROM (SELECT DISTINCT k FROM {a}"
+                f"{self.where(0.5)}) d JOIN {b} o ON d.k = o.k GROUP BY d.k"), a
 
 
 def make_v4_query(seed: int) -> Query:
