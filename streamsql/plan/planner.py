@@ -90,6 +90,7 @@ from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, pyt
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
 from streamsql.plan.reuse import reuse_subplans, shared_nodes
+from streamsql.plan.scalar_in_aggregate import lift_scalar_aggregates
 from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_subqueries
 from streamsql.plan.scope import Scope, ScopeColumn, generated_column, is_generated, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
@@ -237,6 +238,7 @@ class Planner:
         if isinstance(q, exp.Select):
             # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py);
             # LISTAGG calls (plan/ordered_aggs.py); subqueries in HAVING (plan/having.py)
+            q = lift_scalar_aggregates(q)  # an aggregate's scalar subqueries (plan/scalar_in_aggregate.py)
             q = mark_subquery(q)  # in an expression it takes its SELECT's LOOKUP hint (plan/lookup_hint.py)
             q = mark_python_aggregates(mark_listagg(lift_having_subqueries(self, q)), self.catalog.functions)
             self._top_select = top
