@@ -40,6 +40,7 @@ from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
+from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
@@ -160,6 +161,8 @@ class Planner:
             self._top = "statement"
             node, _ = self._query(query)
         merge_calcs([node], self.sql)
+        prune_aggregate_calls([node])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
+        per_row_under_ordered_calls([node])
         if prune_join_inputs([node]):
             merge_calcs([node], self.sql)
         reuse_subplans([node], self.config)
@@ -189,6 +192,8 @@ class Planner:
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
+        prune_aggregate_calls([sink])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
+        per_row_under_ordered_calls([sink])
         if prune_join_inputs([sink]):  # a join keeps the columns read above it
             merge_calcs([sink], self.sql)
         reuse_subplans([sink], self.config)
