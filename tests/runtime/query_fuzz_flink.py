@@ -56,6 +56,8 @@ KNOWN: dict[int, str] = {
             "here. The query has no defined answer: the v4 generator's tie-break is incomplete",
     300197: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a LEFT JOIN with rows tied on (lx, p); "
             "which tied row (rx -760 here, -414 in Flink) is rn 2 is the arrival order",
+    300146: "as 300172: ROW_NUMBER() OVER (ORDER BY a ASC, o) over an aggregate grouped by (p, o): rows of "
+            "other p tie on (a, o), so which one is rn 1 is their arrival order at the Rank",
     200331: "TIMESTAMPADD(HOUR, -25, dt) of DATE '0001-01-02' is 0000-12-31 23:00: Flink answers it; "
             "StreamSQL computes it too but its Python collect cannot hand over a year outside 1..9999 "
             "(Python's datetime), so the collect fails with that reason (a sink or CAST to STRING gets it)",
