@@ -40,6 +40,7 @@ from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
 from streamsql.functions.scalars.registry import AS_WRITTEN, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
+from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
@@ -90,6 +91,7 @@ from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, pyt
 from streamsql.plan.query import compile_query
 from streamsql.plan.ranking import plan_ranking, rewrite_qualify
 from streamsql.plan.reuse import reuse_subplans, shared_nodes
+from streamsql.plan.scalar_in_aggregate import lift_scalar_aggregates
 from streamsql.plan.scalar_subqueries import plan_scalar_joins, split_scalar_subqueries
 from streamsql.plan.scope import Scope, ScopeColumn, generated_column, is_generated, position_of
 from streamsql.plan.setops import distinct, plan_set_operation
@@ -159,6 +161,8 @@ class Planner:
             self._top = "statement"
             node, _ = self._query(query)
         merge_calcs([node], self.sql)
+        prune_aggregate_calls([node])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
+        per_row_under_ordered_calls([node])
         if prune_join_inputs([node]):
             merge_calcs([node], self.sql)
         reuse_subplans([node], self.config)
@@ -188,6 +192,8 @@ class Planner:
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
+        prune_aggregate_calls([sink])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
+        per_row_under_ordered_calls([sink])
         if prune_join_inputs([sink]):  # a join keeps the columns read above it
             merge_calcs([sink], self.sql)
         reuse_subplans([sink], self.config)
@@ -237,6 +243,7 @@ class Planner:
         if isinstance(q, exp.Select):
             # QUALIFY of a ranking hook (plan/ranking.py); Python aggregate calls (plan/python_udfs.py);
             # LISTAGG calls (plan/ordered_aggs.py); subqueries in HAVING (plan/having.py)
+            q = lift_scalar_aggregates(q)  # an aggregate's scalar subqueries (plan/scalar_in_aggregate.py)
             q = mark_subquery(q)  # in an expression it takes its SELECT's LOOKUP hint (plan/lookup_hint.py)
             q = mark_python_aggregates(mark_listagg(lift_having_subqueries(self, q)), self.catalog.functions)
             self._top_select = top

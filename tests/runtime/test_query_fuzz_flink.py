@@ -2,7 +2,8 @@
 
 ``query_fuzz_flink.json`` holds what PyFlink answered for each recorded seed of the random-query
 generators (``tests/runtime/query_fuzz.py``'s, the typed shapes of
-``tests/runtime/query_fuzz_typed.py`` and the wide ones of ``tests/runtime/query_fuzz_wide.py``):
+``tests/runtime/query_fuzz_typed.py``, the wide ones of ``tests/runtime/query_fuzz_wide.py`` and the
+changelog chains and result types of ``tests/runtime/query_fuzz_v4.py``):
 result types and final rows, or its refusal, or its job's failure (``scripts/flink_queryfuzz.py``
 recorded it). StreamSQL runs the same query over the same files and must agree. The default suite
 replays :data:`DEFAULT` (every seed a fix came from and a few of each generator's shapes); ``-m
@@ -18,6 +19,7 @@ import pytest
 from tests.runtime import flink_queries as fq
 from tests.runtime.query_fuzz_flink import ACCEPTED, KNOWN, check_case, check_data
 from tests.runtime.query_fuzz_typed import BASE
+from tests.runtime.query_fuzz_v4 import BASE as V4
 from tests.runtime.query_fuzz_wide import BASE as WIDE
 from tests.runtime.query_fuzz_wide import all_files
 
@@ -33,13 +35,16 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: OVER frame's cleanup timers (a stale one makes a row late; the last one clears the key's state, so
 #: an old row is taken again); TUMBLE with abs(offset) >= size refused; a row-time keep-first
 #: deduplication keeping a row that arrives exactly at the watermark
+#: (v4) an unread aggregate call pruned, so an update Flink's equaliser suppresses is not emitted
+#: (LISTAGG order); an aggregate under LAST_VALUE emitting per input row; a scalar subquery in an
+#: aggregating SELECT; a LEFT JOIN on a non-equi condition (keyless)
 REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
-               200379, 200373, 200536, 200557, 200628, 200715]
+               200379, 200373, 200536, 200557, 200628, 200715, 300089, 300111, 300158, 300157]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
 #: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes); over tz's
 #: late rows and equal rowtimes: a HOP aggregate with an offset, a MATCH_RECOGNIZE (the V3 shapes)
-SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502]
+SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502, 300003, 300012, 300019]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -78,6 +83,10 @@ def test_the_fixture_covers_every_generator_and_source():
             "mixed", "str_edge"} <= wide
     assert {"z_wagg", "z_wtopn", "z_wdedup", "z_wjoin", "z_over", "z_dedup", "z_interval", "mr",
             "agg_fn"} <= wide
+    v4 = {c["shape"] for s, c in CASES.items() if s >= V4}
+    assert {"chain_agg", "agg_join", "union_cl", "rank_agg", "subq_cl", "int_aggs", "dec_aggs", "widen",
+            "int_exprs", "scalar_sub", "anti_outer", "nonequi_join", "mixed_key_join", "emptied",
+            "chain_deep", "distinct_cl"} <= v4
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 
