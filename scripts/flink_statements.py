@@ -37,6 +37,11 @@ SCRIPTS: dict[str, list[str]] = {
                "SELECT CURRENT_SCHEMA", "SELECT USER()"],
     "database": ["SELECT CURRENT_DATABASE()", "SELECT CURRENT_DATABASE", "CREATE DATABASE d2", "USE d2",
                  "SELECT CURRENT_DATABASE() AS d, CHAR_LENGTH(CURRENT_DATABASE()) AS n"],
+    "alter_partitions": [
+        "CREATE TABLE fs (id INT, k STRING, d STRING) PARTITIONED BY (k) WITH ('connector' = 'filesystem', "
+        "'path' = '${DIR}/alter_fs', 'format' = 'json')",
+        "ALTER TABLE fs DROP k", "ALTER TABLE fs DROP (id, k)", "ALTER TABLE fs RENAME k TO k2",
+        "ALTER TABLE fs DROP d", "ALTER TABLE fs RENAME id TO id2", "DESCRIBE fs"],
     "catalogs": ["DESCRIBE CATALOG nope", "DESC CATALOG EXTENDED nope", "DESCRIBE CATALOG default_catalog",
                  "CREATE CATALOG c1 WITH ('type' = 'generic_in_memory')", "DESCRIBE CATALOG c1",
                  "DESCRIBE CATALOG EXTENDED c1"],

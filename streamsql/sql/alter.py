@@ -135,11 +135,12 @@ def alter(create_sql: str, statement: exp.Expr, sql: str) -> tuple[str, str | No
         for node, where, after, first in nodes:
             _apply_item(items, verb, node, where, after, first, sql)
     elif verb == "DROP":
-        _drop(items, rest, sql)
+        _drop(items, rest, _partition_keys(props), sql)
     elif verb == "RENAME":
         if rest and rest[0].text.upper() == "TO" and len(rest) >= 2:
             new_name = rest[-1].text
         elif len(rest) == 3 and rest[1].text.upper() == "TO":
+            _not_a_partition_key(rest[0], _partition_keys(props), sql)
             i = _index(items, rest[0].text)
             if i is None:
                 msg = f"The column `{rest[0].text}` does not exist in the base table."
@@ -197,7 +198,28 @@ def _apply_item(items: list[exp.Expr], verb: str, node: exp.Expr, where: str | N
     _place(items, node, where, after, node, sql)
 
 
-def _drop(items: list[exp.Expr], rest: list[Token], sql: str) -> None:
+def _partition_keys(props: exp.Properties) -> set[str]:
+    """The lower-case names of the table's ``PARTITIONED BY`` columns (none without the clause)."""
+    part = next((p for p in props.expressions if isinstance(p, exp.PartitionedByProperty)), None)
+    if part is None:
+        return set()
+    names = part.this.expressions if isinstance(part.this, exp.Schema) else [part.this]
+    return {n.name.lower() for n in names}
+
+
+def _not_a_partition_key(tk: Token, keys: set[str], sql: str) -> None:
+    """Refuse dropping or renaming a partition column, in Flink 2.3's words (``AlterSchemaConverter``).
+
+    Raises:
+        SqlError: at the column's name.
+    """
+    if tk.text.lower() in keys:
+        msg = (f"Failed to execute ALTER TABLE statement. The column `{tk.text}` is used as the partition "
+               "keys.")
+        raise _at_token(tk, msg, sql)
+
+
+def _drop(items: list[exp.Expr], rest: list[Token], partition_keys: set[str], sql: str) -> None:
     words = " ".join(t.text.upper() for t in rest).split()  # PRIMARY KEY may be one token
     if words == ["WATERMARK"]:
         i = next((i for i, it in enumerate(items) if isinstance(it, exp.WatermarkColumnConstraint)), None)
@@ -215,6 +237,7 @@ def _drop(items: list[exp.Expr], rest: list[Token], sql: str) -> None:
         return
     punctuation = (TokenType.L_PAREN, TokenType.R_PAREN, TokenType.COMMA)
     for tk in (t for t in rest if t.token_type not in punctuation):
+        _not_a_partition_key(tk, partition_keys, sql)
         i = _index(items, tk.text)
         if i is None:
             msg = f"The column `{tk.text}` does not exist in the base table."
