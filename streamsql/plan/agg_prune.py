@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from streamsql.core.errors import SqlError
 from streamsql.plan.calc_merge import column_references
-from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, walk
+from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, readers_of, walk
 from streamsql.plan.query import compile_query
 
 
@@ -43,10 +43,7 @@ def prune_aggregate_calls(roots: list[PlanNode]) -> bool:
         Whether some aggregate was pruned.
     """
     nodes = walk(roots)
-    readers: dict[int, list[PlanNode]] = {}
-    for n in nodes:
-        for i in n.inputs:
-            readers.setdefault(id(i), []).append(n)
+    readers = readers_of(nodes)
     pruned = False
     for node in nodes:
         above = readers.get(id(node), [])

@@ -30,7 +30,7 @@ from streamsql.core.errors import SqlError
 from streamsql.plan.calc_merge import column_references
 from streamsql.plan.expressions import quote
 from streamsql.plan.joins import JoinNode
-from streamsql.plan.nodes import CalcNode, PlanNode, walk
+from streamsql.plan.nodes import CalcNode, PlanNode, readers_of, walk
 from streamsql.plan.query import compile_query
 
 
@@ -41,10 +41,7 @@ def prune_join_inputs(roots: list[PlanNode]) -> bool:
         Whether some join was pruned (then merge the Calcs again).
     """
     nodes = walk(roots)
-    readers: dict[int, list[PlanNode]] = {}
-    for n in nodes:
-        for i in n.inputs:
-            readers.setdefault(id(i), []).append(n)
+    readers = readers_of(nodes)
     pruned = False
     for node in nodes:
         above = readers.get(id(node), [])

@@ -309,3 +309,12 @@ def walk(roots: list[PlanNode]) -> list[PlanNode]:
     for r in roots:
         visit(r)
     return order
+
+
+def readers_of(nodes: list[PlanNode]) -> dict[int, list[PlanNode]]:
+    """Each node's readers among ``nodes`` (e.g. :func:`walk`'s), by the ``id`` of the node read."""
+    readers: dict[int, list[PlanNode]] = {}
+    for n in nodes:
+        for i in n.inputs:
+            readers.setdefault(id(i), []).append(n)
+    return readers

@@ -14,7 +14,7 @@ import sqlglot
 from sqlglot import exp
 
 from streamsql.connectors.partitions import INTEGER_TYPES, canonical_text
-from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode
+from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, readers_of
 
 #: The types a literal is compared with a folder's text for (STRING/VARCHAR: as is; integers: digits).
 _TEXT = ("STRING", "VARCHAR")
@@ -27,10 +27,7 @@ def partition_filters(nodes: list[PlanNode]) -> dict[int, dict[str, frozenset[st
     partition). Scans of tables without partitions, and those read by anything but one Calc
     with a condition, are absent.
     """
-    readers: dict[int, list[PlanNode]] = {}
-    for node in nodes:
-        for inp in node.inputs:
-            readers.setdefault(id(inp), []).append(node)
+    readers = readers_of(nodes)
     out = {}
     for node in nodes:
         if not isinstance(node, ScanNode) or not getattr(node.table, "partition_keys", None):

@@ -39,7 +39,7 @@ import pyarrow as pa
 
 from streamsql.core.errors import SqlError
 from streamsql.plan.calc_merge import column_references, duck_tokens
-from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, WatermarkAssignerNode
+from streamsql.plan.nodes import CalcNode, PlanNode, ScanNode, WatermarkAssignerNode, readers_of
 from streamsql.plan.query import QuerySpec, compile_query
 
 #: What is read of some columns: ``{name: None}`` reads all of the column, ``{name: tree}`` the
@@ -61,10 +61,7 @@ def scan_reads(nodes: list[PlanNode], wanted: Callable[[ScanNode], bool] | None 
             analysis compiles each Calc above a scan twice more with DuckDB, which a source that
             decodes every column anyway has no use for.
     """
-    readers: dict[int, list[PlanNode]] = {}
-    for n in nodes:
-        for i in n.inputs:
-            readers.setdefault(id(i), []).append(n)
+    readers = readers_of(nodes)
     out = {}
     for n in nodes:
         if type(n) is ScanNode and (wanted is None or wanted(n)):
