@@ -314,10 +314,11 @@ def show_create_table(td: TableDef, mask: bool = True, unknown: Collection[str] 
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)
-    comment = f"\nCOMMENT {_string(td.comment)}\n" if td.comment is not None else " "  # Flink's place for it
-    if td.partition_keys:  # Flink's place: after the COMMENT, before WITH, each on its own line
+    # Flink 2.3's places: ')', COMMENT, PARTITIONED BY and WITH each start a line
+    comment = f"\nCOMMENT {_string(td.comment)}\n" if td.comment is not None else "\n"
+    if td.partition_keys:
         keys = ", ".join(map(_quote, td.partition_keys))
-        comment = f"{comment.rstrip(' ') or chr(10)}PARTITIONED BY ({keys})\n"
+        comment = f"{comment}PARTITIONED BY ({keys})\n"
     return f"CREATE {temporary}TABLE {name} (\n{body}\n){comment}WITH (\n{with_}\n)"
 
 
