@@ -48,7 +48,7 @@ def message(e: Exception) -> str:
         m = re.search(r"(ValidationException|TableException): (.*)", line)
         if m:
             return m.group(2).strip()
-    causes = [m.group(1).strip() for m in re.finditer(r"Caused by: [\w.$]+: (.*)", text)]
+    causes = [m.group(1).strip() for m in re.finditer(r"(?:Caused by|^): [\w.$]+: (.*)", text, re.M)]
     return causes[-1] if causes else text.splitlines()[0]  # a failed job's: its root cause
 
 
@@ -59,7 +59,8 @@ def main() -> None:
     wanted = sys.argv[1:] or list(CASES)
     unknown = [n for n in wanted if n not in CASES]
     if unknown:
-        raise SystemExit(f"unknown cases: {unknown}")
+        msg = f"unknown cases: {unknown}"
+        raise SystemExit(msg)
     results = json.loads(OUT.read_text()) if sys.argv[1:] and OUT.exists() else {}
     for name in wanted:
         statements = CASES[name]
