@@ -35,9 +35,9 @@ from streamsql.connectors.filesystem_sink import (
 from streamsql.connectors.formats import encodes_updates, is_changelog_format, make_decoder, make_encoder
 from streamsql.connectors.partitions import (
     DEFAULT_NAME,
-    INTEGER_TYPES,
     canonical_text,
     check_partition_columns,
+    check_planner_texts,
     folder_values,
     value_array,
 )
@@ -211,7 +211,15 @@ class FileSystemSource(Source):
         keys = self.ctx.table.partition_keys
         self._files = list_files(self.path, len(keys) if keys else None)
         if keys:  # a partitioned table's files are those in its partitions' folders (the WHERE's)
+            if self.ctx.partitions:  # Flink's planner reads every folder's values to prune them
+                for f in self._files:
+                    values = self._partition_of(f)
+                    if values is not None:
+                        check_planner_texts(values, self.ctx.table)
             self._files = [f for f in self._files if self._wanted(self._partition_of(f))]
+            for f in self._files:  # a folder Flink cannot restore fails the job at its start, as Flink's
+                for key, value in self._partition_of(f).items():
+                    value_array(value, self.ctx.table.column(key).type, 0, pruned=bool(self.ctx.partitions))
         self._i, self._done = 0, False
         if position:
             if position.get("done"):
@@ -244,7 +252,7 @@ class FileSystemSource(Source):
             return False
         allowed = self.ctx.partitions or {}
         table = self.ctx.table
-        return all(canonical_text(values.get(k), table.column(k).type.name.upper() in INTEGER_TYPES) in v
+        return all(canonical_text(values.get(k), table.column(k).type.name.upper()) in v
                    for k, v in allowed.items())
 
     def _with_partition(self, batch: Batch, name: str) -> None:
@@ -254,7 +262,8 @@ class FileSystemSource(Source):
         for i, f in enumerate(self.ctx.table.physical_schema.fields):
             key = next((k for k in self.ctx.table.partition_keys if k.lower() == f.name.lower()), None)
             if key is not None:
-                t = t.add_column(i, f.name, value_array(values[key], f.type, t.num_rows))
+                column = value_array(values[key], f.type, t.num_rows, pruned=bool(self.ctx.partitions))
+                t = t.add_column(i, f.name, column)
         batch.table = t
 
     def _rel(self, f: str) -> str:

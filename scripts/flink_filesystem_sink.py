@@ -10,6 +10,7 @@ random part-file uuid replaced by ``<uuid>``) with its bytes, for each query its
 a statement Flink refuses its message. ``{out}`` and ``{input}`` are filled in per run.
 
     /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py   # rewrites the JSON
+    /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py CASE ...   # re-records these cases only
 """
 
 from __future__ import annotations
@@ -41,21 +42,28 @@ def files_under(folder: str) -> dict[str, str]:
 
 
 def message(e: Exception) -> str:
-    """Flink's own words in a Py4J error (the Validation/TableException's message)."""
+    """Flink's own words in a Py4J error (the Validation/TableException's message, else the root cause's)."""
     text = str(e)
     for line in text.splitlines():
         m = re.search(r"(ValidationException|TableException): (.*)", line)
         if m:
             return m.group(2).strip()
-    return text.splitlines()[0]
+    causes = [m.group(1).strip() for m in re.finditer(r"(?:Caused by|^): [\w.$]+: (.*)", text, re.M)]
+    return causes[-1] if causes else text.splitlines()[0]  # a failed job's: its root cause
 
 
 def main() -> None:
-    """Run every case in PyFlink and write :data:`OUT`."""
+    """Run every case (or those named on the command line) in PyFlink and write :data:`OUT`."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
-    results = {}
-    for name, statements in CASES.items():
+    wanted = sys.argv[1:] or list(CASES)
+    unknown = [n for n in wanted if n not in CASES]
+    if unknown:
+        msg = f"unknown cases: {unknown}"
+        raise SystemExit(msg)
+    results = json.loads(OUT.read_text()) if sys.argv[1:] and OUT.exists() else {}
+    for name in wanted:
+        statements = CASES[name]
         work = tempfile.mkdtemp(prefix="flinkfs-")
         inp = os.path.join(work, "input.json")
         Path(inp).write_text("".join(json.dumps(r) + "\n" for r in INPUT_ROWS))

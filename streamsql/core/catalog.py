@@ -17,6 +17,10 @@ from sqlglot import exp
 from streamsql.core.errors import SqlError
 from streamsql.core.types import Field, Schema, SqlType
 
+#: The types a filesystem table's partition column may have here: those whose folder text is
+#: Flink 2.3's (``connectors/partitions.py``); Flink names others' folders by a Java object's identity.
+PARTITION_TYPES = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "INTEGER",
+                   "BIGINT", "DECIMAL", "FLOAT", "DOUBLE", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
 
 @dataclass
 class ColumnDef:

@@ -11,7 +11,7 @@ from collections.abc import Collection
 
 from sqlglot import exp
 
-from streamsql.core.catalog import ColumnDef, TableDef, ViewDef, WatermarkDef
+from streamsql.core.catalog import PARTITION_TYPES, ColumnDef, TableDef, ViewDef, WatermarkDef
 from streamsql.core.errors import SqlError
 from streamsql.core.secrets import masked
 from streamsql.core.types import SqlType, implicit_cast
@@ -118,6 +118,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
         like_merge.check_key_columns(key, base, {c.name.lower() for c, _ in declared}, keys[0][0], sql)
     primary_key = _primary_key(keys, columns, sql) or primary_key
     partition_keys = _partition_keys(partitioned, columns, sql)
+    if str(options.get("connector", "")).lower() == "filesystem":
+        _check_partition_types(partitioned, columns, sql)
     if base is not None:
         inherited = like_merge.base_partition_keys(base, partitioned, how, sql)  # refuses both
         partition_keys = partition_keys or inherited
@@ -314,10 +316,11 @@ def show_create_table(td: TableDef, mask: bool = True, unknown: Collection[str] 
     temporary = "TEMPORARY " if td.temporary else ""
     name = ".".join(_quote(p) for p in td.name.split("."))
     body, with_ = ",\n".join(lines), ",\n".join(options)
-    comment = f"\nCOMMENT {_string(td.comment)}\n" if td.comment is not None else " "  # Flink's place for it
-    if td.partition_keys:  # Flink's place: after the COMMENT, before WITH, each on its own line
+    # Flink 2.3's places: ')', COMMENT, PARTITIONED BY and WITH each start a line
+    comment = f"\nCOMMENT {_string(td.comment)}\n" if td.comment is not None else "\n"
+    if td.partition_keys:
         keys = ", ".join(map(_quote, td.partition_keys))
-        comment = f"{comment.rstrip(' ') or chr(10)}PARTITIONED BY ({keys})\n"
+        comment = f"{comment}PARTITIONED BY ({keys})\n"
     return f"CREATE {temporary}TABLE {name} (\n{body}\n){comment}WITH (\n{with_}\n)"
 
 
@@ -389,6 +392,25 @@ def _resolve(ident: exp.Expr, columns: list[ColumnDef], what: str, sql: str) -> 
     known = ", ".join(c.name for c in columns)
     msg = f"{what} refers to unknown column '{ident.name}'; columns are: {known}"
     raise error_at(ident, msg, sql)
+
+
+def _check_partition_types(partitioned: exp.Expr | None, columns: list[ColumnDef], sql: str) -> None:
+    """Refuse a filesystem table's partition column of a type not in :data:`PARTITION_TYPES`.
+
+    Raises:
+        SqlError: at the PARTITIONED BY column (Flink 2.3 takes it and names its folders by a Java
+            object's identity, ``t=[B@6c7195d0``, which no run reproduces).
+    """
+    if partitioned is None:
+        return
+    names = partitioned.this.expressions if isinstance(partitioned.this, exp.Schema) else [partitioned.this]
+    for ident in names:
+        col = next(c for c in columns if c.name.lower() == ident.name.lower())
+        if col.type is not None and col.type.name.upper() not in PARTITION_TYPES:
+            msg = (f"Partition column '{col.name}' of type {col.type} is not supported by the filesystem "
+                   f"connector here: Flink 2.3 names its folders by a Java object's identity "
+                   f"(a partition column is one of {', '.join(PARTITION_TYPES)})")
+            raise error_at(ident, msg, sql)
 
 
 def _partition_keys(partitioned: exp.Expr | None, columns: list[ColumnDef], sql: str) -> list[str]:

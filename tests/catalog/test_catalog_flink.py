@@ -52,6 +52,11 @@ def _table(ddl: str):
     return show_create_table(table_def_from_create(parse_statement(ddl), ddl)).split("\n", 1)[1]
 
 
+def _layout(text: str) -> str:
+    """What SHOW CREATE TABLE prints between the column list's ``)`` and ``WITH (``."""
+    return text.split("\n)", 1)[1].split("WITH (", 1)[0]
+
+
 def _comments(ddl: str) -> tuple:
     """The table's COMMENT and each column's, as a DDL text declares them."""
     td = table_def_from_create(parse_statement(ddl), ddl)
@@ -87,6 +92,7 @@ def test_script_as_flink(script: str) -> None:
                 flink = flink.replace("VARCHAR(2147483647)", "STRING")
                 assert _table(result.message) == _table(flink), sql
                 assert _comments(result.message) == _comments(flink), sql
+                assert _layout(result.message) == _layout(flink), sql  # Flink's ')\nWITH ('
             elif sql.startswith(("DESC", "SHOW COLUMNS")):
                 assert result.columns == step["columns"], sql
                 name = sql.split()[-1 if sql.startswith("DESC") else 3]

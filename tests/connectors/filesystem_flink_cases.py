@@ -98,4 +98,39 @@ CASES = {
         "INSERT INTO h VALUES (1, 'v')",
         "SELECT * FROM h",
     ],
+    "time_partitions": [  # the folder text of DATE/TIME/TIMESTAMP values (Flink's read order varies)
+        _table("td", "json", "a INT, dt DATE, tm TIME, ts TIMESTAMP(3)", "dt, tm, ts"),
+        "INSERT INTO td VALUES (1, DATE '2024-01-05', TIME '10:20:30', TIMESTAMP '2024-01-05 10:20:30.123'), "
+        "(2, DATE '0999-12-31', TIME '00:00:00', TIMESTAMP '2024-01-05 00:00:00')",
+    ],
+    "number_partitions": [  # the folder text of DECIMAL/DOUBLE/FLOAT values; pruned reads
+        _table("nd", "json", "a INT, dc DECIMAL(5, 2), db DOUBLE, fl FLOAT", "dc, db, fl"),
+        "INSERT INTO nd VALUES (1, 1.5, 2.5E0, CAST(0.1 AS FLOAT)), "
+        "(2, -0.05, 1E20, CAST(3 AS FLOAT)), (3, 0, 1E-5, CAST(1234567.0 AS FLOAT))",
+        "SELECT a FROM nd WHERE dc = 1.50",
+        "SELECT a FROM nd WHERE db = 1E20",
+    ],
+    **{f"{name}_partition": [  # one folder: read back whole, and pruned
+        _table(f"x{name}", "json", f"a INT, p {type_}", "p"),
+        f"INSERT INTO x{name} VALUES (1, {value})",
+        f"SELECT * FROM x{name}",
+        f"SELECT a FROM x{name} WHERE p = {value}",
+    ] for name, type_, value in (
+        ("date", "DATE", "DATE '2024-01-05'"), ("time", "TIME", "TIME '10:20:30'"),
+        ("timestamp", "TIMESTAMP(3)", "TIMESTAMP '2024-01-05 10:20:30.123'"),
+        ("decimal", "DECIMAL(5, 2)", "CAST(-0.05 AS DECIMAL(5, 2))"), ("double", "DOUBLE", "1E20"),
+        ("float", "FLOAT", "CAST(0.25 AS FLOAT)"))},
+    "ltz_partition": [
+        _table("tl", "json", "a INT, t TIMESTAMP_LTZ(3)", "t"),
+        "INSERT INTO tl VALUES (1, TO_TIMESTAMP_LTZ(0, 3))",
+        "SELECT * FROM tl",
+    ],
+    "bytes_partition": [
+        _table("tb", "json", "a INT, t BYTES", "t"),
+        "INSERT INTO tb VALUES (1, X'0102')",
+    ],
+    "array_partition": [
+        _table("ta", "json", "a INT, t ARRAY<INT>", "t"),
+        "INSERT INTO ta VALUES (1, ARRAY[1, 2])",
+    ],
 }

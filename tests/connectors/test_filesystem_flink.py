@@ -19,9 +19,16 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.core.errors import StreamSQLError
+from streamsql.core.errors import SqlError, StreamSQLError
 from tests.connectors.filesystem_flink_cases import CASES, INPUT_ROWS
 
+#: Cases whose CREATE TABLE StreamSQL refuses where Flink 2.3 takes it: its message, line and column.
+#: Flink names these folders by a Java object's identity (``t=[B@6c7195d0``, the record's), which
+#: no run reproduces.
+REFUSED = {
+    "bytes_partition": ("Partition column 't' of type BYTES is not supported by the filesystem", 1, 50),
+    "array_partition": ("Partition column 't' of type ARRAY<INT> is not supported by the filesystem", 1, 55),
+}
 FLINK = json.loads((Path(__file__).parent / "flink_filesystem_sink.json").read_text())
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -45,6 +52,13 @@ def test_filesystem_as_flink(name, tmp_path):
     try:
         for statement, flink in zip(CASES[name], FLINK[name], strict=True):
             sql = statement.format(out="file://" + str(out), input="file://" + str(inp))  # as Flink's
+            if name in REFUSED:
+                text, line, column = REFUSED[name]
+                with pytest.raises(SqlError) as e:
+                    env.execute_sql(sql)
+                assert text in str(e.value) and (e.value.line, e.value.col) == (line, column), str(e.value)
+                assert "@" in next(iter(FLINK[name][1]["files"]))  # Flink's object-identity folder
+                break
             if "error" in flink:
                 with pytest.raises(StreamSQLError) as e:
                     result = env.execute_sql(sql)
@@ -54,7 +68,7 @@ def test_filesystem_as_flink(name, tmp_path):
                 continue
             result = env.execute_sql(sql)
             if "rows" in flink:
-                rows = sorted(json.dumps(list(values)) for _kind, values in result.collect())
+                rows = sorted(json.dumps(list(values), default=str) for _kind, values in result.collect())
                 assert rows == flink["rows"], sql
             elif "files" in flink:
                 result.wait()
