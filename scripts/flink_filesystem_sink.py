@@ -26,19 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "connectors" / "flink_filesystem_sink.json"
 sys.path.insert(0, str(ROOT / "tests" / "connectors"))
-from filesystem_flink_cases import CASES, INPUT_ROWS  # noqa: E402
-
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def files_under(folder: str) -> dict[str, str]:
-    """Every file under ``folder``: relative path (uuid as ``<uuid>``) -> its text."""
-    out = {}
-    for root, _dirs, files in os.walk(folder):
-        for f in files:
-            p = os.path.join(root, f)
-            out[UUID.sub("<uuid>", os.path.relpath(p, folder))] = Path(p).read_text()
-    return dict(sorted(out.items()))
+from filesystem_flink_cases import CASES, INPUT_ROWS, files_under  # noqa: E402
 
 
 def message(e: Exception) -> str:

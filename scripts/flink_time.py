@@ -27,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "e2e" / "time_flink.json"
+sys.path.insert(0, str(ROOT / "scripts"))
+from flink_compat import _error_text  # noqa: E402  (Flink's own message of a Py4J error)
 
 TABLE = ("CREATE TABLE t (a TIME, b TIME(0), c TIME(3), d TIME(6), e TIME(9), f TIME NOT NULL, "
          "g TIME WITHOUT TIME ZONE, r ROW<x TIME(3), y INT>, arr ARRAY<TIME>, m MAP<STRING, TIME(2)>) "
@@ -105,15 +107,6 @@ QUERIES = [
 FORMATS = ["json", "csv", "debezium-json", "avro"]
 SINK_ROWS = ("(1, TIME '12:34:56', TIME '12:34:56.123', CAST('12:34:56.123456' AS TIME(6))), "
              "(2, TIME '00:00:00', TIME '23:59:59.5', CAST(NULL AS TIME(6)))")
-
-
-def _error_text(e: Exception) -> str:
-    """Flink's own message: the last 'Caused by' of a Java exception, else its first line."""
-    text = str(e)
-    causes = [ln for ln in text.splitlines() if ln.startswith("Caused by: ")]
-    line = causes[-1][len("Caused by: "):] if causes else next(
-        (ln for ln in text.splitlines() if "Exception:" in ln), text.splitlines()[0] if text else "")
-    return line.strip(" :")[:800]
 
 
 def _tenv(batch: bool = False):

@@ -4,6 +4,23 @@ Each case: statements run in one session; ``{out}`` is the folder of the sink ta
 ``t`` writes ``{out}/t``), ``{input}`` a JSON-lines file of :data:`INPUT_ROWS`.
 """
 
+import os
+import re
+from pathlib import Path
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def files_under(folder: str) -> dict[str, str]:
+    """Every file under ``folder`` (a sink table's): relative path (a uuid as ``<uuid>``) -> its text."""
+    out = {}
+    for root, _dirs, files in os.walk(folder):
+        for f in files:
+            p = os.path.join(root, f)
+            out[_UUID.sub("<uuid>", os.path.relpath(p, folder))] = Path(p).read_text()
+    return dict(sorted(out.items()))
+
+
 INPUT_ROWS = [
     {"a": 1, "b": "x", "k": "u", "d": 1},
     {"a": 2, "b": "y", "k": "u", "d": 2},

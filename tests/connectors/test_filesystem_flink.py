@@ -12,7 +12,6 @@ refuses is refused with Flink's message.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 
 from streamsql import StreamEnvironment
 from streamsql.core.errors import SqlError, StreamSQLError
-from tests.connectors.filesystem_flink_cases import CASES, INPUT_ROWS
+from tests.connectors.filesystem_flink_cases import CASES, INPUT_ROWS, files_under
 
 #: Cases whose CREATE TABLE StreamSQL refuses where Flink 2.3 takes it: its message, line and column.
 #: Flink names these folders by a Java object's identity (``t=[B@6c7195d0``, the record's), which
@@ -30,16 +29,6 @@ REFUSED = {
     "array_partition": ("Partition column 't' of type ARRAY<INT> is not supported by the filesystem", 1, 55),
 }
 FLINK = json.loads((Path(__file__).parent / "flink_filesystem_sink.json").read_text())
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _files(folder: str) -> dict[str, str]:
-    out = {}
-    for root, _dirs, files in os.walk(folder):
-        for f in files:
-            p = os.path.join(root, f)
-            out[UUID.sub("<uuid>", os.path.relpath(p, folder))] = Path(p).read_text()
-    return dict(sorted(out.items()))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -73,6 +62,6 @@ def test_filesystem_as_flink(name, tmp_path):
             elif "files" in flink:
                 result.wait()
                 table = re.match(r"\s*INSERT INTO (\w+)", statement).group(1)
-                assert _files(str(out / table)) == flink["files"], sql
+                assert files_under(str(out / table)) == flink["files"], sql
     finally:
         env.close()
