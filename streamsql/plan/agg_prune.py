@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from streamsql.core.errors import SqlError
 from streamsql.plan.calc_merge import column_references
-from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, readers_of, walk
+from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, under_one_calc, walk
 from streamsql.plan.query import compile_query
 
 
@@ -42,13 +42,9 @@ def prune_aggregate_calls(roots: list[PlanNode]) -> bool:
     Returns:
         Whether some aggregate was pruned.
     """
-    nodes = walk(roots)
-    readers = readers_of(nodes)
     pruned = False
-    for node in nodes:
-        above = readers.get(id(node), [])
-        if type(node) is GroupAggNode and len(above) == 1 and isinstance(above[0], CalcNode):
-            pruned = _prune(node, above[0]) or pruned
+    for node, calc in under_one_calc(roots, GroupAggNode):
+        pruned = _prune(node, calc) or pruned
     return pruned
 
 

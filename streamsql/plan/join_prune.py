@@ -30,7 +30,7 @@ from streamsql.core.errors import SqlError
 from streamsql.plan.calc_merge import column_references
 from streamsql.plan.expressions import quote
 from streamsql.plan.joins import JoinNode
-from streamsql.plan.nodes import CalcNode, PlanNode, readers_of, walk
+from streamsql.plan.nodes import CalcNode, PlanNode, under_one_calc
 from streamsql.plan.query import compile_query
 
 
@@ -40,13 +40,9 @@ def prune_join_inputs(roots: list[PlanNode]) -> bool:
     Returns:
         Whether some join was pruned (then merge the Calcs again).
     """
-    nodes = walk(roots)
-    readers = readers_of(nodes)
     pruned = False
-    for node in nodes:
-        above = readers.get(id(node), [])
-        if type(node) is JoinNode and len(above) == 1 and isinstance(above[0], CalcNode):
-            pruned = _prune(node, above[0]) or pruned
+    for node, calc in under_one_calc(roots, JoinNode):
+        pruned = _prune(node, calc) or pruned
     return pruned
 
 

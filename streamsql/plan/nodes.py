@@ -318,3 +318,11 @@ def readers_of(nodes: list[PlanNode]) -> dict[int, list[PlanNode]]:
         for i in n.inputs:
             readers.setdefault(id(i), []).append(n)
     return readers
+
+
+def under_one_calc(roots: list[PlanNode], kind: type) -> list[tuple[PlanNode, CalcNode]]:
+    """The nodes of exactly type ``kind`` reachable from ``roots`` whose one reader is a Calc, with it."""
+    nodes = walk(roots)
+    readers = readers_of(nodes)
+    return [(n, above[0]) for n in nodes if type(n) is kind
+            and len(above := readers.get(id(n), [])) == 1 and isinstance(above[0], CalcNode)]

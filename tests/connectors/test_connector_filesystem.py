@@ -378,22 +378,31 @@ def test_rollover_interval_rolls_an_old_file(tmp_path):
     s.close()
 
 
-def test_where_on_partition_columns_prunes_folders(tmp_path):
-    """As Flink's partition push-down: a folder the WHERE rules out is not read (a bad record in it
-    would fail the job otherwise); rows are those of the filter either way."""
+def _partitioned_table(tmp_path, schema: str, folders: dict[str, str]):
+    """A json filesystem table ``t`` ``schema`` over ``folders`` (partition folder -> its part-0's
+    text): the environment and a function giving a query's sorted rows."""
     from streamsql import StreamEnvironment
 
-    for folder, text in (("k=u/d=1", '{"a": 1}\n'), ("k=u/d=2", '{"a": 2}\n'), ("k=v/d=1", "not json\n"),
-                         ("k=__DEFAULT_PARTITION__/d=1", '{"a": 4}\n')):
+    for folder, text in folders.items():
         (tmp_path / "t" / folder).mkdir(parents=True)
         (tmp_path / "t" / folder / "part-0").write_text(text)
     env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
                              "execution.checkpointing.dir": str(tmp_path / "cp")})
-    env.execute_sql(f"CREATE TABLE t (a INT, k STRING, d INT) PARTITIONED BY (k, d) WITH ("
+    env.execute_sql(f"CREATE TABLE t {schema} WITH ("
                     f"'connector' = 'filesystem', 'path' = '{tmp_path}/t', 'format' = 'json')")
 
     def rows(sql):
         return sorted(v for _kind, v in env.execute_sql(sql).collect(timeout=60))
+
+    return env, rows
+
+
+def test_where_on_partition_columns_prunes_folders(tmp_path):
+    """As Flink's partition push-down: a folder the WHERE rules out is not read (a bad record in it
+    would fail the job otherwise); rows are those of the filter either way."""
+    env, rows = _partitioned_table(tmp_path, "(a INT, k STRING, d INT) PARTITIONED BY (k, d)", {
+        "k=u/d=1": '{"a": 1}\n', "k=u/d=2": '{"a": 2}\n', "k=v/d=1": "not json\n",
+        "k=__DEFAULT_PARTITION__/d=1": '{"a": 4}\n'})
 
     assert rows("SELECT a, k, d FROM t WHERE k = 'u' AND d IN (1, 2)") == [(1, "u", 1), (2, "u", 2)]
     assert rows("SELECT a, d FROM t WHERE k IS NULL") == [(4, 1)]
@@ -419,18 +428,8 @@ def test_sink_file_mode_refuses_more_than_one_task(tmp_path):
 def test_pruning_compares_integer_partitions_as_numbers(tmp_path):
     """``d = 007`` is ``d = 7``, and a folder ``d=07`` (written by hand) holds d = 7: Flink's partition
     pruning compares the typed values. Before the fix both were pruned away (no rows)."""
-    from streamsql import StreamEnvironment
-
-    for folder, text in (("d=7", '{"a": 1}\n'), ("d=07", '{"a": 2}\n'), ("d=-3", '{"a": 3}\n')):
-        (tmp_path / "t" / folder).mkdir(parents=True)
-        (tmp_path / "t" / folder / "part-0").write_text(text)
-    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
-                             "execution.checkpointing.dir": str(tmp_path / "cp")})
-    env.execute_sql(f"CREATE TABLE t (a INT, d INT) PARTITIONED BY (d) WITH ("
-                    f"'connector' = 'filesystem', 'path' = '{tmp_path}/t', 'format' = 'json')")
-
-    def rows(sql):
-        return sorted(v for _kind, v in env.execute_sql(sql).collect(timeout=60))
+    env, rows = _partitioned_table(tmp_path, "(a INT, d INT) PARTITIONED BY (d)", {
+        "d=7": '{"a": 1}\n', "d=07": '{"a": 2}\n', "d=-3": '{"a": 3}\n'})
 
     assert rows("SELECT a, d FROM t") == [(1, 7), (2, 7), (3, -3)]
     assert rows("SELECT a, d FROM t WHERE d = 007") == [(1, 7), (2, 7)]
