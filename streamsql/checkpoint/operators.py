@@ -31,6 +31,13 @@ plan's, the way Flink maps the operator states of a savepoint onto the new job g
 A checkpoint written before signatures were recorded (no ``operators``) cannot be checked: it is
 restored as before, with a warning.
 
+A checkpoint of StreamSQL up to f3e00a5a, which computed GROUP BY calls nobody reads, records the
+signatures of the plan before those calls were pruned: a new signature carries them as
+``before_pruning`` (:mod:`streamsql.plan.agg_prune_upgrade`), and a recorded signature equal to it is
+claimed too (:func:`pruned_upgrades` names the aggregates whose state is then rewritten), unless
+its ``refused`` says why the state cannot follow. ``before_pruning`` is never recorded
+(:func:`recordable`).
+
 A parallel task's checkpoint also records its run's key-group assignment (which task owns which key
 groups, :func:`~streamsql.state.layout.task_of_key_groups`): ``_metadata``'s
 ``key_group_assignment``, checked at restore (:func:`check_assignment`). A run whose assignment is
@@ -61,6 +68,9 @@ _PARTS = {"operator": "operator kind", "parameters": "state parameters", "input"
           "output": "output column types", "layout": "state layout version"}
 
 
+#: A new signature's entry for the plan before pruning (:mod:`streamsql.plan.agg_prune_upgrade`).
+BEFORE_PRUNING = "before_pruning"
+
 #: ``_metadata`` key of a parallel task's checkpoint: its run's key-group assignment (an int).
 ASSIGNMENT_KEY = "key_group_assignment"
 #: The assignment a StreamSQL that records none used: Flink's ranges (``KG_ASSIGNMENT_RANGES``).
@@ -70,6 +80,37 @@ _MARKED = re.compile(r"^(\d+) \(key groups: assignment (\d+)\)$")
 
 class StateMappingError(JobIdentityError):
     """Checkpointed operator state that the new plan cannot claim: restarting cannot help."""
+
+
+def recordable(operators: dict[str, dict]) -> dict[str, dict]:
+    """``operators`` as a checkpoint records them: without ``before_pruning`` (a restore's, not state's)."""
+    return {op: {k: v for k, v in sig.items() if k != BEFORE_PRUNING} if isinstance(sig, dict) else sig
+            for op, sig in operators.items()}
+
+
+def pruned_upgrades(recorded: dict[str, dict] | None, current: dict[str, dict]) -> dict[str, list[int]]:
+    """The aggregates whose recorded state is that of their calls before pruning: id -> kept calls.
+
+    Each kept call by its index among the calls as planned (:mod:`streamsql.plan.agg_prune_upgrade`);
+    only operators :func:`claim_state` claims that way (not refused).
+    """
+    out = {}
+    for op_id, old in (recorded or {}).items():
+        new = current.get(op_id)
+        if new is None or not _differences(old, new):
+            continue
+        before = _before_pruning(old, new)
+        if before is not None and before.get("kept") is not None and not before.get("refused"):
+            out[op_id] = list(before["kept"])
+    return out
+
+
+def _before_pruning(old: dict, new: dict) -> dict | None:
+    """``new``'s ``before_pruning`` entry when ``old`` is its signature; else None."""
+    before = new.get(BEFORE_PRUNING)
+    if isinstance(before, dict) and not _differences(old, before["signature"]):
+        return before
+    return None
 
 
 def mark_layouts(operators: dict[str, dict], assignment: int | None) -> dict[str, dict]:
@@ -170,7 +211,10 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
         new = current.get(op_id)
         if new is not None and _differences(old, new) == []:
             continue
-        why = _unclaimed(op_id, old, new)
+        before = _before_pruning(old, new) if new is not None else None
+        if before is not None and not before.get("refused"):
+            continue  # written before the unread calls were pruned: pruned_upgrades
+        why = _unclaimed(op_id, old, new, before)
         if old.get("droppable") or ignore:
             because = "" if old.get("droppable") else " ('execution.state-recovery.ignore-unclaimed-state')"
             log.warning("job %s: %s; its state is dropped%s", job, why, because)
@@ -199,15 +243,36 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
     return drop
 
 
-def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
-    """Flink's sentence for one unclaimed operator, with what differs."""
+def _unclaimed(op_id: str, old: dict, new: dict | None, before: dict | None = None) -> str:
+    """Flink's sentence for one unclaimed operator, with what differs (or why its pruned calls cannot follow)."""
     head = (f"Cannot map checkpoint/savepoint state for operator {op_id} ({old.get('explain', '?')}) to the "
             "new program")
     if new is None:
         return f"{head}, because the operator is not available in the new program"
+    if before is not None:
+        return f"{head} ({new.get('explain', '?')}), because {before['refused']}"
     diffs = "; ".join(_differences(old, new))
+    unread = _pruned_call_read(old, new)
+    if unread:
+        diffs = f"{diffs}; {unread}"
     return (f"{head}, because the operator {op_id} of the new program ({new.get('explain', '?')}) keeps "
             f"other state: {diffs}")
+
+
+def _pruned_call_read(old: dict, new: dict) -> str | None:
+    """A hint when the new operator computes every call the old one did, and more: those were pruned."""
+    was = (old.get("parameters") or {}).get("aggs") if isinstance(old.get("parameters"), dict) else None
+    now = (new.get("parameters") or {}).get("aggs") if isinstance(new.get("parameters"), dict) else None
+    if not (isinstance(was, list) and isinstance(now, list)) or len(now) <= len(was):
+        return None
+    rest = list(now)
+    for call in was:
+        if call not in rest:
+            return None
+        rest.remove(call)
+    return (f"the new program computes {len(rest)} call(s) the checkpoint's operator did not: a call nothing "
+            "read was not computed (as Flink's PruneAggregateCallRule), so the checkpoint has no state for it "
+            "and it cannot start empty next to the others")
 
 
 def _shared_before(op_id: str, new: dict, recorded: dict[str, dict], current: dict[str, dict]) -> str | None:

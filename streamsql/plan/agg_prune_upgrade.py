@@ -1,0 +1,99 @@
+"""Checkpoints of a GROUP BY that computed calls nobody reads restore into the pruned aggregate.
+
+Up to f3e00a5a StreamSQL computed every call of a GROUP BY; since :mod:`streamsql.plan.agg_prune`
+(as Flink's ``PruneAggregateCallRule``) the calls the Calc above does not read are dropped. That
+changes the aggregate's state signature (fewer calls, fewer output columns, input columns only a
+dropped call read) and the origins of the columns every operator above it reads
+(``group-agg-2.5`` is ``group-agg-2.1`` now). The state of the kept calls is the same: so a
+restore accepts a checkpoint whose signatures are those of the plan *before pruning*, and drops
+the pruned calls' accumulators (:mod:`streamsql.runtime.operators.group_agg_upgrade`); the kept
+calls are found by their index among the calls as planned (``UnprunedCalls.kept``), never by
+position among the remaining ones.
+
+:func:`add_before_pruning` computes the plan's signatures with every pruned aggregate put back as
+planned and adds them to the current signatures that differ, as ``before_pruning``:
+
+- ``signature``: the signature the operator had before pruning (what f3e00a5a recorded);
+- ``kept``: on a pruned aggregate, the indices of its remaining calls among its planned ones
+  (None on an operator above one, whose state does not change);
+- ``refused``: why such a checkpoint cannot be restored after all, or None. One case: the dropped
+  calls were the only ones without a fixed-width form (a LISTAGG, a MAX of strings...), so the
+  remaining calls now keep fixed-width records where the checkpoint holds accumulator objects,
+  which do not convert.
+
+``before_pruning`` is never recorded in a checkpoint (:func:`~streamsql.checkpoint.operators.recordable`),
+and only that direction is accepted: a checkpoint of a pruned aggregate restored into a query that
+reads a call it pruned is refused (its state for that call was never kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from streamsql.checkpoint.operators import BEFORE_PRUNING
+from streamsql.functions.accumulators import fixed_width_supported
+from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, walk
+
+Signatures = dict[str, dict[str, Any]]
+
+
+def add_before_pruning(roots: list[PlanNode], current: Signatures,
+                       signatures_of: Callable[[list[PlanNode]], Signatures]) -> Signatures:
+    """``current`` with ``before_pruning`` in each signature that pruning changed (module docstring).
+
+    Args:
+        roots: the job's plan (ids assigned); its pruned aggregates are put back as planned while
+            ``signatures_of`` runs, then restored.
+        current: the plan's signatures (changed in place and returned).
+        signatures_of: the signatures of a plan as it is.
+    """
+    pruned = [n for n in walk(roots) if isinstance(n, GroupAggNode) and n.unpruned is not None]
+    if not pruned:
+        return current
+    with _as_planned(roots, pruned):
+        before = signatures_of(roots)
+    for op, sig in current.items():
+        old = before.get(op)
+        if old is not None and old != sig:
+            sig[BEFORE_PRUNING] = {"signature": old, "kept": None, "refused": None}
+    for node in pruned:
+        entry = current.get(node.id, {}).get(BEFORE_PRUNING)
+        if entry is not None:
+            entry["kept"] = list(node.unpruned.kept)
+            entry["refused"] = _form_change(node)
+    return current
+
+
+@contextmanager
+def _as_planned(roots: list[PlanNode], pruned: list[GroupAggNode]) -> Iterator[None]:
+    """Inside: every aggregate of ``pruned`` and its reading Calc as they were before pruning."""
+    readers = {id(n.inputs[0]): n for n in walk(roots) if isinstance(n, CalcNode) and n.inputs}
+    saved = []
+    try:
+        for node in pruned:
+            calc = readers.get(id(node))
+            saved.append((node, node.aggs, node.labels, node.schema, calc, calc.query if calc else None))
+            node.aggs, node.labels, node.schema = node.unpruned.aggs, node.unpruned.labels, node.unpruned.schema
+            if calc is not None:
+                calc.query = node.unpruned.reader_query
+        yield
+    finally:
+        for node, aggs, labels, schema, calc, query in saved:
+            node.aggs, node.labels, node.schema = aggs, labels, schema
+            if calc is not None:
+                calc.query = query
+
+
+def _form_change(node: GroupAggNode) -> str | None:
+    """Why the pruned aggregate's state cannot take the planned one's: its accumulator form changed."""
+    schema = node.inputs[0].schema
+    before, now = fixed_width_supported(node.unpruned.aggs, schema), fixed_width_supported(node.aggs, schema)
+    if before == now:
+        return None
+    dropped = [label for i, label in enumerate(node.unpruned.labels) if i not in node.unpruned.kept]
+    return (f"its calls {', '.join(dropped)} are read by nothing, so they are no longer computed (as Flink's "
+            "PruneAggregateCallRule; StreamSQL up to f3e00a5a computed them), and without them the calls "
+            f"{', '.join(node.labels)} keep fixed-width accumulators where the checkpoint holds the "
+            "accumulator objects of every call: the two forms do not convert")
