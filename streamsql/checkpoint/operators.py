@@ -70,6 +70,9 @@ _PARTS = {"operator": "operator kind", "parameters": "state parameters", "input"
 
 #: A new signature's entry for the plan before pruning (:mod:`streamsql.plan.agg_prune_upgrade`).
 BEFORE_PRUNING = "before_pruning"
+#: A pruned GROUP BY's signature: the EXPLAIN labels of the calls it does not compute (recorded, never
+#: compared: a restore into a query that reads one names it).
+PRUNED_CALLS = "pruned_calls"
 
 #: ``_metadata`` key of a parallel task's checkpoint: its run's key-group assignment (an int).
 ASSIGNMENT_KEY = "key_group_assignment"
@@ -232,7 +235,7 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
             refused.append(why)
     if refused:
         msg = (f"Job '{job}': failed to rollback to checkpoint/savepoint {location}. "
-               + " ".join(f"{r}." for r in refused)
+               + " ".join(f"{r}." for r in refused) + _pruned_apart(recorded, current)
                + " Restore it with the query that wrote it; or start this job afresh (without "
                "'execution.state-recovery.path' / 'execution.savepoint.path', under another "
                "'pipeline.name'); "
@@ -244,7 +247,7 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
 
 
 def _unclaimed(op_id: str, old: dict, new: dict | None, before: dict | None = None) -> str:
-    """Flink's sentence for one unclaimed operator, with what differs (or why its pruned calls cannot follow)."""
+    """Flink's sentence for one unclaimed operator, with what differs (or why pruned calls' state cannot)."""
     head = (f"Cannot map checkpoint/savepoint state for operator {op_id} ({old.get('explain', '?')}) to the "
             "new program")
     if new is None:
@@ -259,20 +262,35 @@ def _unclaimed(op_id: str, old: dict, new: dict | None, before: dict | None = No
             f"other state: {diffs}")
 
 
+def _pruned_apart(recorded: dict[str, dict], current: dict[str, dict]) -> str:
+    """A sentence when the new plan pruned a GROUP BY and has fewer or more operators than the checkpoint.
+
+    StreamSQL up to f3e00a5a computed every call, so INSERTs of a statement set that read other calls
+    of one view's GROUP BY shared it (sub-plan reuse); pruned, each has its own now, and the operators
+    after them have other ids: such a checkpoint does not map.
+    """
+    if not any(BEFORE_PRUNING in sig for sig in current.values() if isinstance(sig, dict)):
+        return ""
+    if set(recorded) == set(current):
+        return ""
+    return (" This program's GROUP BYs no longer compute calls nothing reads (as Flink's "
+            "PruneAggregateCallRule): if the checkpoint was written by StreamSQL up to f3e00a5a and "
+            "INSERTs of this statement set read different calls of one GROUP BY, which they shared then "
+            "(sub-plan reuse), each INSERT has its own now and the operators after them have other ids, "
+            "so its state does not map.")
+
+
 def _pruned_call_read(old: dict, new: dict) -> str | None:
-    """A hint when the new operator computes every call the old one did, and more: those were pruned."""
-    was = (old.get("parameters") or {}).get("aggs") if isinstance(old.get("parameters"), dict) else None
-    now = (new.get("parameters") or {}).get("aggs") if isinstance(new.get("parameters"), dict) else None
-    if not (isinstance(was, list) and isinstance(now, list)) or len(now) <= len(was):
+    """A hint when the new operator computes a call the checkpoint's pruned (its ``pruned_calls``)."""
+    pruned, explain = old.get(PRUNED_CALLS), new.get("explain")
+    if not isinstance(pruned, list) or not isinstance(explain, str):
         return None
-    rest = list(now)
-    for call in was:
-        if call not in rest:
-            return None
-        rest.remove(call)
-    return (f"the new program computes {len(rest)} call(s) the checkpoint's operator did not: a call nothing "
-            "read was not computed (as Flink's PruneAggregateCallRule), so the checkpoint has no state for it "
-            "and it cannot start empty next to the others")
+    read = [label for label in pruned if isinstance(label, str) and label in explain]
+    if not read:
+        return None
+    return (f"the checkpoint's operator did not compute {', '.join(read)}: read by nothing in the query "
+            "that wrote it, the call was pruned (as Flink's PruneAggregateCallRule), so the checkpoint has "
+            "no state for it, and it cannot start empty next to the others")
 
 
 def _shared_before(op_id: str, new: dict, recorded: dict[str, dict], current: dict[str, dict]) -> str | None:

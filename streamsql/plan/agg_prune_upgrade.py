@@ -21,6 +21,8 @@ planned and adds them to the current signatures that differ, as ``before_pruning
   remaining calls now keep fixed-width records where the checkpoint holds accumulator objects,
   which do not convert.
 
+A pruned aggregate's signature also says which calls it does not compute (``pruned_calls``, their
+EXPLAIN labels; recorded, never compared), so that a restore into a query that reads one says so.
 ``before_pruning`` is never recorded in a checkpoint (:func:`~streamsql.checkpoint.operators.recordable`),
 and only that direction is accepted: a checkpoint of a pruned aggregate restored into a query that
 reads a call it pruned is refused (its state for that call was never kept).
@@ -32,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from streamsql.checkpoint.operators import BEFORE_PRUNING
+from streamsql.checkpoint.operators import BEFORE_PRUNING, PRUNED_CALLS
 from streamsql.functions.accumulators import fixed_width_supported
 from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, walk
 
@@ -59,6 +61,9 @@ def add_before_pruning(roots: list[PlanNode], current: Signatures,
         if old is not None and old != sig:
             sig[BEFORE_PRUNING] = {"signature": old, "kept": None, "refused": None}
     for node in pruned:
+        if node.id in current:
+            current[node.id][PRUNED_CALLS] = [label for i, label in enumerate(node.unpruned.labels)
+                                              if i not in node.unpruned.kept]
         entry = current.get(node.id, {}).get(BEFORE_PRUNING)
         if entry is not None:
             entry["kept"] = list(node.unpruned.kept)
@@ -75,7 +80,8 @@ def _as_planned(roots: list[PlanNode], pruned: list[GroupAggNode]) -> Iterator[N
         for node in pruned:
             calc = readers.get(id(node))
             saved.append((node, node.aggs, node.labels, node.schema, calc, calc.query if calc else None))
-            node.aggs, node.labels, node.schema = node.unpruned.aggs, node.unpruned.labels, node.unpruned.schema
+            planned = node.unpruned
+            node.aggs, node.labels, node.schema = planned.aggs, planned.labels, planned.schema
             if calc is not None:
                 calc.query = node.unpruned.reader_query
         yield

@@ -80,8 +80,8 @@ from streamsql.runtime.prefetch import PrefetchingSource
 from streamsql.runtime.sink_stage import PipelinedSink
 from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
-from streamsql.state.base import KeyedState
 from streamsql.runtime.values_source import ValuesSource
+from streamsql.state.base import KeyedState
 from streamsql.state.factory import create_backend
 from streamsql.state.layout import KG_ASSIGNMENT
 

@@ -519,8 +519,8 @@ def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: 
         check_assignment(meta, graph.coordinator.key_groups, storage.location(checkpoint_id), job)
     ignore = ignore_unclaimed(config.as_dict())
     recorded = recorded_signatures(meta.get("operators"))
-    drop = claim_state(recorded, graph.coordinator.operators, location=storage.location(checkpoint_id), job=job,
-                       ignore=ignore)
+    drop = claim_state(recorded, graph.coordinator.operators, location=storage.location(checkpoint_id),
+                       job=job, ignore=ignore)
     if graph.state is not None:
         storage.restore_state(checkpoint_id, graph.state.restore)
         for op in drop:

@@ -81,8 +81,10 @@ class KeyedState(ABC):
         """Remove every entry of this operator."""
 
     def rewrite_values(self, rewrite: Callable[[bytes], bytes]) -> int:
-        """Replace every value by ``rewrite(value)``; how many. A restore's upgrade of older state,
-        before the operator reads any (:mod:`streamsql.runtime.operators.group_agg_upgrade`).
+        """Replace every value by ``rewrite(value)``; how many.
+
+        A restore's upgrade of older state, before the operator reads any
+        (:mod:`streamsql.runtime.operators.group_agg_upgrade`).
 
         Raises:
             whatever ``rewrite`` raises (nothing is written then).

@@ -35,7 +35,8 @@ def drop_pruned_calls(node: GroupAggNode, state: KeyedState) -> int:
     """
     schema = node.inputs[0].schema
     nk = node.num_keys
-    before = Aggregates(node.unpruned.aggs, schema, list(node.unpruned.schema)[nk:], "GROUP BY", row_count=True)
+    planned = node.unpruned
+    before = Aggregates(planned.aggs, schema, list(planned.schema)[nk:], "GROUP BY", row_count=True)
     now = Aggregates(node.aggs, schema, list(node.schema)[nk:], "GROUP BY", row_count=True)
     source = state_sources(before, now, node.unpruned.kept)
     if fixed_width_supported(node.unpruned.aggs, schema):
