@@ -255,9 +255,9 @@ def _unclaimed(op_id: str, old: dict, new: dict | None, before: dict | None = No
     if before is not None:
         return f"{head} ({new.get('explain', '?')}), because {before['refused']}"
     diffs = "; ".join(_differences(old, new))
-    unread = _pruned_call_read(old, new)
-    if unread:
-        diffs = f"{diffs}; {unread}"
+    for why in (_pruned_call_read(old, new), *_call_changes(old, new)):
+        if why:
+            diffs = f"{diffs}; {why}"
     return (f"{head}, because the operator {op_id} of the new program ({new.get('explain', '?')}) keeps "
             f"other state: {diffs}")
 
@@ -278,6 +278,41 @@ def _pruned_apart(recorded: dict[str, dict], current: dict[str, dict]) -> str:
             "INSERTs of this statement set read different calls of one GROUP BY, which they shared then "
             "(sub-plan reuse), each INSERT has its own now and the operators after them have other ids, "
             "so its state does not map.")
+
+
+#: Why a call's state changed between StreamSQL versions in a way no restore can convert, by what changed.
+_CALL_CHANGES = {
+    "accumulator": "its accumulator changed format (StreamSQL since sumdist31: a floating SUM's fixed-width "
+                   "record starts at -0.0 as Flink's, a floating SUM/AVG(DISTINCT) keeps its running sum in "
+                   "input order), and the older one does not give Flink's answer",
+    "retract": "this program computes it without retraction, as Flink's plan for an argument that only "
+               "grows (MAX) or only shrinks (MIN) (StreamSQL since float30), keeping the extreme ever seen, "
+               "where the checkpoint kept the values present, from which that extreme cannot be told",
+}
+
+
+def _call_changes(old: dict, new: dict) -> list[str]:
+    """Per aggregate call whose state changed between versions in a known, unconvertible way: a phrase."""
+    was = (old.get("parameters") or {}).get("aggs") if isinstance(old.get("parameters"), dict) else None
+    now = (new.get("parameters") or {}).get("aggs") if isinstance(new.get("parameters"), dict) else None
+    if not (isinstance(was, list) and isinstance(now, list)) or len(was) != len(now):
+        return []
+    found: dict[str, list[str]] = {}
+    for i, (a, b) in enumerate(zip(was, now)):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or a == b:
+            continue
+        a_rest = {k: v for k, v in a.items() if k not in ("accumulator", "func")}
+        b_rest = {k: v for k, v in b.items() if k not in ("accumulator", "func")}
+        if a_rest != b_rest:
+            continue  # another call: the differences say so
+        func_a, func_b = str(a.get("func")), str(b.get("func"))
+        if func_a == func_b and a.get("accumulator") != b.get("accumulator"):
+            found.setdefault("accumulator", []).append(
+                f"call {i + 1} ({func_b}: accumulator format {a.get('accumulator') or 1} -> "
+                f"{b.get('accumulator') or 1})")
+        elif func_a.removesuffix("_retract") == func_b and func_a != func_b:
+            found.setdefault("retract", []).append(f"call {i + 1} ({func_a} -> {func_b})")
+    return [f"{', '.join(calls)}: {_CALL_CHANGES[kind]}" for kind, calls in found.items()]
 
 
 def _pruned_call_read(old: dict, new: dict) -> str | None:
