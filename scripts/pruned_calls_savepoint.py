@@ -47,6 +47,8 @@ DDL = [
     "CREATE TABLE out_having (q STRING, k STRING, c BIGINT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_top (q STRING, k STRING, c BIGINT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_lost (q STRING, k STRING, c BIGINT) WITH ('connector' = '{sink}')",
+    "CREATE TABLE out_objects2 (q STRING, k STRING, mn INT, l STRING, c BIGINT) "
+    "WITH ('connector' = '{sink}')",
     # the views: calls the INSERTs above do not all read
     "CREATE VIEW v_objects AS SELECT k, COUNT(*) AS c, SUM(v) AS sv, MAX(g) AS mg, "
     "LISTAGG(CAST(v AS STRING), '-') AS l, MIN(v) AS mn FROM t GROUP BY k",
@@ -70,6 +72,12 @@ JOBS = {
         "having": "INSERT INTO out_having SELECT 'having', k, COUNT(*) FROM t GROUP BY k HAVING MAX(v) < 200",
         "top": "INSERT INTO out_top SELECT 'top', k, c FROM (SELECT k, c, ROW_NUMBER() OVER "
                "(ORDER BY sv DESC) AS rn FROM v_top) WHERE rn <= 2",
+    },
+    # v_objects's GROUP BY shared by two INSERTs that read the same calls (in another order): pruned
+    # alike, still one operator, read by two Calcs
+    "same": {
+        "objects": "INSERT INTO out_objects SELECT 'objects', k, c, l, mn FROM v_objects",
+        "objects2": "INSERT INTO out_objects2 SELECT 'objects2', k, mn, l, c FROM v_objects",
     },
     # one GROUP BY of v_fixed shared by two INSERTs (sub-plan reuse) that read other calls of it: pruned
     # apart now, two operators where the savepoint has one

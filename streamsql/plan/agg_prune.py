@@ -87,7 +87,7 @@ def _prune(agg: GroupAggNode, calc: CalcNode) -> bool:
     before = agg.unpruned
     agg.unpruned = UnprunedCalls(
         before.aggs if before else agg.aggs, before.labels if before else agg.labels,
-        before.schema if before else agg.schema, before.reader_query if before else q,
+        before.schema if before else agg.schema,
         tuple(before.kept[i - nk] if before else i - nk for i in keep))
     agg.aggs = [agg.aggs[i - nk] for i in keep]
     agg.labels = [agg.labels[i - nk] for i in keep]

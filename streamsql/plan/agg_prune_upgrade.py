@@ -30,6 +30,7 @@ reads a call it pruned is refused (its state for that call was never kept).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -73,23 +74,30 @@ def add_before_pruning(roots: list[PlanNode], current: Signatures,
 
 @contextmanager
 def _as_planned(roots: list[PlanNode], pruned: list[GroupAggNode]) -> Iterator[None]:
-    """Inside: every aggregate of ``pruned`` and its reading Calc as they were before pruning."""
-    readers = {id(n.inputs[0]): n for n in walk(roots) if isinstance(n, CalcNode) and n.inputs}
-    saved = []
+    """Inside: every aggregate of ``pruned`` as planned, the Calcs reading it over its planned schema.
+
+    A Calc reads its input's columns by name, so over the planned schema it computes the same; every
+    reader is switched (sub-plan reuse may have given an aggregate pruned alike in two INSERTs two).
+    """
+    readers: dict[int, list[CalcNode]] = {}
+    for n in walk(roots):
+        if isinstance(n, CalcNode) and n.inputs:
+            readers.setdefault(id(n.inputs[0]), []).append(n)
+    saved_nodes, saved_calcs = [], []
     try:
         for node in pruned:
-            calc = readers.get(id(node))
-            saved.append((node, node.aggs, node.labels, node.schema, calc, calc.query if calc else None))
+            saved_nodes.append((node, node.aggs, node.labels, node.schema))
             planned = node.unpruned
             node.aggs, node.labels, node.schema = planned.aggs, planned.labels, planned.schema
-            if calc is not None:
-                calc.query = node.unpruned.reader_query
+            for calc in readers.get(id(node), []):
+                saved_calcs.append((calc, calc.query))
+                calc.query = dataclasses.replace(calc.query, input_schema=planned.schema)
         yield
     finally:
-        for node, aggs, labels, schema, calc, query in saved:
+        for node, aggs, labels, schema in saved_nodes:
             node.aggs, node.labels, node.schema = aggs, labels, schema
-            if calc is not None:
-                calc.query = query
+        for calc, query in saved_calcs:
+            calc.query = query
 
 
 def _form_change(node: GroupAggNode) -> str | None:

@@ -245,15 +245,14 @@ class UnprunedCalls:
     Attributes:
         aggs: every call (AggSpecs), in SELECT order, as StreamSQL computed them up to f3e00a5a.
         labels: their EXPLAIN labels.
-        schema: the aggregate's output schema with every call (keys first).
-        reader_query: the one Calc reading the aggregate, its QuerySpec over that schema.
+        schema: the aggregate's output schema with every call (keys first); the Calc reading the
+            aggregate reads its columns by name, so it computes the same over this schema.
         kept: per call the aggregate still computes, its index in ``aggs``.
     """
 
     aggs: list
     labels: list
     schema: pa.Schema
-    reader_query: QuerySpec
     kept: tuple[int, ...]
 
 
