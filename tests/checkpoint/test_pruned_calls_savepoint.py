@@ -58,15 +58,20 @@ def _ddl(statement: str) -> str:
 
 
 def _run(tmp_path: Path, backend: str, inserts: dict[str, str], savepoint: str | None,
-         ddl: list[str] | None = None, gate: int | None = None) -> tuple[object, list, str | None]:
+         ddl: list[str] | None = None, gate: int | None = None, more: dict[str, str] | None = None,
+         extra: tuple[str, str] | None = None) -> tuple[object, list, str | None]:
     """Run ``inserts`` as one statement set over the fixture's input, from ``savepoint`` (a copy);
-    to the end, or to ``gate`` rows and a savepoint. The job, the changes it wrote, its savepoint."""
-    settings = {"pipeline.name": f"pruned-calls-{tmp_path.name}"}
+    to the end, or to ``gate`` rows and a savepoint. The job, the changes it wrote, its savepoint.
+
+    ``more``: settings of the job; ``extra``: a table's DDL and an INSERT into it, after the others.
+    """
+    settings = {"pipeline.name": f"pruned-calls-{tmp_path.name}", **(more or {})}
     if savepoint:
         copy = tmp_path / "savepoint"
         shutil.copytree(FIXTURE / Path(savepoint).parent, copy)  # a restore leaves its claim in the folder
         settings["execution.savepoint.path"] = str(copy / Path(savepoint).name)
-    sql = "EXECUTE STATEMENT SET BEGIN " + " ".join(f"{s};" for s in inserts.values()) + " END"
+    statements = list(inserts.values()) + ([extra[1]] if extra else [])
+    sql = "EXECUTE STATEMENT SET BEGIN " + " ".join(f"{s};" for s in statements) + " END"
     with fuzz.connectors():
         fuzz.GATES.clear()
         if gate:
@@ -76,6 +81,8 @@ def _run(tmp_path: Path, backend: str, inserts: dict[str, str], savepoint: str |
         with make_env(tmp_path / "run", backend, None, settings) as env:
             for statement in ddl or JOB["ddl"]:
                 env.execute_sql(_ddl(statement))
+            if extra:
+                env.execute_sql(extra[0])
             job = env.execute_sql(sql).job
             saved = None
             if gate:
@@ -105,10 +112,10 @@ def test_the_unchanged_job_restores_f3e00a5as_savepoint_and_answers_as_duckdb(tm
     kept = [sig[BEFORE_PRUNING]["kept"] for sig in job.runner.coordinator.operators.values()
             if (sig.get(BEFORE_PRUNING) or {}).get("kept")]
     assert sorted(kept) == [[0, 1], [0, 3, 4], [2], [2, 3, 4]]  # top, objects, chain, fixed
-    _check_both_runs("kept", written)
+    check_both_runs("kept", written)
 
 
-def _check_both_runs(job: str, written: list) -> None:
+def check_both_runs(job: str, written: list) -> None:
     """The changes of f3e00a5a's run of ``job`` and of the restored run, folded per INSERT, are DuckDB's
     answer over all the input: nothing lost or written twice across the savepoint."""
     before = _before_savepoint(job)
@@ -128,7 +135,7 @@ def test_a_group_by_two_inserts_share_and_read_alike_restores_f3e00a5as_savepoin
     kept = [sig[BEFORE_PRUNING]["kept"] for sig in job.runner.coordinator.operators.values()
             if (sig.get(BEFORE_PRUNING) or {}).get("kept")]
     assert kept == [[0, 3, 4]]
-    _check_both_runs("same", written)
+    check_both_runs("same", written)
 
 
 def test_a_call_that_changed_form_is_refused_naming_the_operator(tmp_path):
