@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.checkpoint.operators import StateMappingError, claim_state, pruned_upgrades
+from streamsql.checkpoint.operators import (
+    BEFORE_PRUNING,
+    StateMappingError,
+    claim_state,
+    pruned_upgrades,
+    recordable,
+)
 from streamsql.plan.planner import Planner, assign_ids
 from streamsql.plan.state_signature import recorded_signatures, state_signatures
 from streamsql.sql.parser import parse_statement
@@ -88,3 +94,14 @@ def test_an_older_checkpoint_restores_or_is_refused_saying_why(today, version, n
     assert claim_state(recorded, current, location="chk-1", job="j", ignore=False) == []
     upgrades = pruned_upgrades(recorded, current)
     assert sorted(upgrades.values()) == PRUNED.get((version, name), [])
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED["f3e00a5a"]["queries"]))
+def test_todays_checkpoint_restores_into_the_same_plan_as_it_is(today, name):
+    """What a checkpoint records (no ``before_pruning``; a pruned GROUP BY's ``pruned_calls``) claims
+    today's plan of the same SQL unchanged: nothing to rewrite."""
+    current = today(RECORDED["f3e00a5a"]["queries"][name]["sql"])
+    written = recorded_signatures(recordable(current))
+    assert not any(BEFORE_PRUNING in sig for sig in written.values())
+    assert claim_state(written, current, location="chk-1", job="j", ignore=False) == []
+    assert pruned_upgrades(written, current) == {}
