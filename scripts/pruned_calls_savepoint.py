@@ -46,7 +46,8 @@ DDL = [
     "CREATE TABLE out_chain (q STRING, mn INT, n BIGINT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_having (q STRING, k STRING, c BIGINT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_top (q STRING, k STRING, c BIGINT) WITH ('connector' = '{sink}')",
-    "CREATE TABLE out_lost (q STRING, k STRING, c BIGINT) WITH ('connector' = '{sink}')",
+    "CREATE TABLE out_count (q STRING, k STRING, c BIGINT, a INT) WITH ('connector' = '{sink}')",
+    "CREATE TABLE out_min (q STRING, k STRING, mn INT) WITH ('connector' = '{sink}')",
     "CREATE TABLE out_objects2 (q STRING, k STRING, mn INT, l STRING, c BIGINT) "
     "WITH ('connector' = '{sink}')",
     # the views: calls the INSERTs above do not all read
@@ -56,7 +57,8 @@ DDL = [
     "FROM t GROUP BY k",
     "CREATE VIEW v_chain AS SELECT k, SUM(v) AS sv, MAX(g) AS mg, MIN(v) AS mn FROM t GROUP BY k",
     "CREATE VIEW v_top AS SELECT k, COUNT(*) AS c, SUM(v) AS sv, MIN(g) AS mg FROM t GROUP BY k",
-    "CREATE VIEW v_lost AS SELECT k, COUNT(*) AS c, LISTAGG(CAST(v AS STRING), '-') AS l FROM t GROUP BY k",
+    "CREATE VIEW v_count AS SELECT k, COUNT(*) AS c, LISTAGG(CAST(v AS STRING), '-') AS l, AVG(v) AS a "
+    "FROM t GROUP BY k",
 ]
 #: Each job's INSERTs; each INSERT's rows carry its name first (one recorder gets them all).
 JOBS = {
@@ -85,8 +87,10 @@ JOBS = {
         "fixed": "INSERT INTO out_fixed SELECT 'fixed', k, av, mn, c FROM v_fixed",
         "chain": "INSERT INTO out_chain SELECT 'chain', mn, COUNT(*) FROM v_fixed GROUP BY mn",
     },
-    # LISTAGG pruned: COUNT(*) alone keeps a fixed-width record now, the savepoint holds objects
-    "lost": {"lost": "INSERT INTO out_lost SELECT 'lost', k, c FROM v_lost"},
+    # LISTAGG pruned: COUNT(*) and AVG(v) keep a fixed-width record now, the savepoint holds objects
+    # (they convert); MIN(v) alone likewise, which does not convert
+    "converted": {"converted": "INSERT INTO out_count SELECT 'converted', k, c, a FROM v_count"},
+    "refused": {"refused": "INSERT INTO out_min SELECT 'refused', k, mn FROM v_objects"},
 }
 
 

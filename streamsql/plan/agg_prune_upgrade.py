@@ -18,8 +18,8 @@ planned and adds them to the current signatures that differ, as ``before_pruning
   (None on an operator above one, whose state does not change);
 - ``refused``: why such a checkpoint cannot be restored after all, or None. One case: the dropped
   calls were the only ones without a fixed-width form (a LISTAGG, a MAX of strings...), so the
-  remaining calls now keep fixed-width records where the checkpoint holds accumulator objects,
-  which do not convert.
+  remaining calls now keep fixed-width records where the checkpoint holds accumulator objects; a
+  count and an integer sum (AVG's too) convert, other calls (a MIN, a floating SUM) are refused.
 
 A pruned aggregate's signature also says which calls it does not compute (``pruned_calls``, their
 EXPLAIN labels; recorded, never compared), so that a restore into a query that reads one says so.
@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from streamsql.checkpoint.operators import BEFORE_PRUNING, PRUNED_CALLS
-from streamsql.functions.accumulators import fixed_width_supported
+from streamsql.functions.accumulators import Aggregates, fixed_width_supported
 from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, walk
 
 Signatures = dict[str, dict[str, Any]]
@@ -108,13 +108,21 @@ def _as_planned(roots: list[PlanNode], pruned: list[GroupAggNode]) -> Iterator[N
 
 
 def _form_change(node: GroupAggNode) -> str | None:
-    """Why the pruned aggregate's state cannot take the planned one's: its accumulator form changed."""
+    """Why the pruned aggregate's state cannot take the planned one's: its accumulator form changed.
+
+    Objects before, fixed-width records now (the pruned calls were the only ones without that form)
+    converts where every remaining state's does (a count, an integer sum:
+    :meth:`~streamsql.functions.aggregate_function.AggregateFunction.fixed_of_object`).
+    """
     schema = node.inputs[0].schema
     before, now = fixed_width_supported(node.unpruned.aggs, schema), fixed_width_supported(node.aggs, schema)
     if before == now:
+        return None
+    kept = Aggregates(node.aggs, schema, list(node.schema)[node.num_keys:], "GROUP BY", row_count=True)
+    if all(s.fixed_of_object(s.create()) is not None for s in kept.states):
         return None
     dropped = [label for i, label in enumerate(node.unpruned.labels) if i not in node.unpruned.kept]
     return (f"its calls {', '.join(dropped)} are read by nothing, so they are no longer computed (as Flink's "
             "PruneAggregateCallRule; StreamSQL up to f3e00a5a computed them), and without them the calls "
             f"{', '.join(node.labels)} keep fixed-width accumulators where the checkpoint holds the "
-            "accumulator objects of every call: the two forms do not convert")
+            "accumulator objects of every call, which do not convert to them (a count and an integer sum do)")

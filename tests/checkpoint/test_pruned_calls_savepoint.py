@@ -40,6 +40,7 @@ DUCK = {
     "fixed": "SELECT 'fixed', k, CAST(trunc(avg(v)) AS INTEGER), min(v), count(*) FROM t GROUP BY k",
     "chain": "SELECT 'chain', mn, count(*) FROM (SELECT k, min(v) AS mn FROM t GROUP BY k) GROUP BY mn",
     "having": "SELECT 'having', k, count(*) FROM t GROUP BY k HAVING max(v) < 200",
+    "converted": "SELECT 'converted', k, count(*), CAST(trunc(avg(v)) AS INTEGER) FROM t GROUP BY k",
     "top": "SELECT 'top', k, c FROM (SELECT k, count(*) AS c, row_number() OVER (ORDER BY sum(v) DESC) AS rn "
            "FROM t GROUP BY k) WHERE rn <= 2",
 }
@@ -138,14 +139,26 @@ def test_a_group_by_two_inserts_share_and_read_alike_restores_f3e00a5as_savepoin
     check_both_runs("same", written)
 
 
-def test_a_call_that_changed_form_is_refused_naming_the_operator(tmp_path):
-    """LISTAGG pruned: COUNT(*) alone keeps a fixed-width record, the savepoint holds objects."""
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_objects_converted_to_fixed_width_records_restore_f3e00a5as_savepoint(tmp_path, backend):
+    """LISTAGG pruned: COUNT(*) and AVG(v) keep a fixed-width record now, the savepoint holds objects."""
+    job, written, _ = _run(tmp_path, backend, JOB["jobs"]["converted"], JOB["savepoints"]["converted"])
+    assert job.status == "FINISHED"
+    kept = [sig[BEFORE_PRUNING]["kept"] for sig in job.runner.coordinator.operators.values()
+            if (sig.get(BEFORE_PRUNING) or {}).get("kept")]
+    assert kept == [[0, 2]]
+    check_both_runs("converted", written)
+
+
+def test_a_call_that_changed_form_and_does_not_convert_is_refused_naming_the_operator(tmp_path):
+    """Read for MIN(v) alone, v_objects's GROUP BY keeps a fixed-width record now; the savepoint holds
+    objects, and a MIN's do not convert."""
     with pytest.raises(StateMappingError) as err:
-        _run(tmp_path, "hashmap", JOB["jobs"]["lost"], JOB["savepoints"]["lost"])
+        _run(tmp_path, "hashmap", JOB["jobs"]["refused"], JOB["savepoints"]["refused"])
     text = str(err.value)
     assert "Cannot map checkpoint/savepoint state for operator group-agg-" in text
     assert "LISTAGG(CAST(v AS STRING), '-') are read by nothing" in text
-    assert "fixed-width accumulators" in text
+    assert "without them the calls MIN(v) keep fixed-width accumulators" in text
     assert "start this job afresh" in text
 
 

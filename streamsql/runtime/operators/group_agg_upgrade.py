@@ -9,8 +9,10 @@ planned (``UnprunedCalls.kept``: by identity, not by position among the remainin
 operator's order; the row count (state 0) stays first. Both forms are rewritten as they are stored
 (:mod:`~streamsql.runtime.operators.group_agg`): object accumulator lists
 (:data:`~streamsql.runtime.operators.group_agg.GROUP_AGG_OBJECTS`) and fixed-width records
-(:data:`~streamsql.runtime.operators.group_agg_columnar.GROUP_AGG_FIXED`, field by field). A form
-change (objects before, fixed-width now) is refused before the restore by the signature check.
+(:data:`~streamsql.runtime.operators.group_agg_columnar.GROUP_AGG_FIXED`, field by field), and object
+lists into fixed-width records where the pruned calls were the only ones without that form and the
+kept ones convert (a count, an integer sum); the others are refused before the restore by the
+signature check (:mod:`streamsql.plan.agg_prune_upgrade`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def drop_pruned_calls(node: GroupAggNode, state: KeyedState) -> int:
     source = state_sources(before, now, node.unpruned.kept)
     if fixed_width_supported(node.unpruned.aggs, schema):
         rewrite = _fixed_rewrite(before, now, source)
+    elif fixed_width_supported(node.aggs, schema):
+        rewrite = _objects_to_fixed(now, source)
     else:
         def rewrite(value: bytes) -> bytes:
             accs = GROUP_AGG_OBJECTS.decode(value)
@@ -62,6 +66,26 @@ def state_sources(before: Aggregates, now: Aggregates, kept: tuple[int, ...]) ->
     for call, planned in enumerate(kept):
         source[now.calls[call]] = before.calls[planned]
     return source
+
+
+def _objects_to_fixed(now: Aggregates, source: list[int]):
+    """The rewrite of one accumulator list into a fixed-width record.
+
+    Each kept state's fields from its object
+    (:meth:`~streamsql.functions.aggregate_function.AggregateFunction.fixed_of_object`; the signature
+    check refused the states that have none).
+    """
+    dtype = now.fixed_dtype()
+
+    def rewrite(value: bytes) -> bytes:
+        accs = GROUP_AGG_OBJECTS.decode(value)
+        out = np.zeros(1, dtype)
+        for j, state in enumerate(now.states):
+            for name, v in state.fixed_of_object(accs[source[j]]).items():
+                out[state.field(name)] = v
+        return GROUP_AGG_FIXED.wrap(out.tobytes())
+
+    return rewrite
 
 
 def _fixed_rewrite(before: Aggregates, now: Aggregates, source: list[int]):
