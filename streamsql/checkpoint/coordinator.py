@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol
 
 from streamsql.checkpoint.background import AHEAD_S, BackgroundCommit
-from streamsql.checkpoint.operators import ASSIGNMENT_KEY, mark_layouts
+from streamsql.checkpoint.operators import ASSIGNMENT_KEY, mark_layouts, recordable
 from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.core.connector import Committer
 from streamsql.core.errors import ExecutionError
@@ -170,7 +170,7 @@ class CheckpointCoordinator:
         self.key_groups = key_groups
         # what every ``_metadata`` records: the same for each checkpoint of the run, so built once
         # (a bit-reversed run rebuilt every operator's signature at each checkpoint)
-        self._recorded_operators = mark_layouts(self.operators, key_groups)
+        self._recorded_operators = mark_layouts(recordable(self.operators), key_groups)
         self._commit: BackgroundCommit | None = None  # phases 3-4 of ``pending`` in flight
         self._aborted = threading.Event()  # the job is cancelled: stop waiting for a commit
 

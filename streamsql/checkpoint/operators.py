@@ -31,6 +31,13 @@ plan's, the way Flink maps the operator states of a savepoint onto the new job g
 A checkpoint written before signatures were recorded (no ``operators``) cannot be checked: it is
 restored as before, with a warning.
 
+A checkpoint of StreamSQL up to f3e00a5a, which computed GROUP BY calls nobody reads, records the
+signatures of the plan before those calls were pruned: a new signature carries them as
+``before_pruning`` (:mod:`streamsql.plan.agg_prune_upgrade`), and a recorded signature equal to it is
+claimed too (:func:`pruned_upgrades` names the aggregates whose state is then rewritten), unless
+its ``refused`` says why the state cannot follow. ``before_pruning`` is never recorded
+(:func:`recordable`).
+
 A parallel task's checkpoint also records its run's key-group assignment (which task owns which key
 groups, :func:`~streamsql.state.layout.task_of_key_groups`): ``_metadata``'s
 ``key_group_assignment``, checked at restore (:func:`check_assignment`). A run whose assignment is
@@ -61,6 +68,12 @@ _PARTS = {"operator": "operator kind", "parameters": "state parameters", "input"
           "output": "output column types", "layout": "state layout version"}
 
 
+#: A new signature's entry for the plan before pruning (:mod:`streamsql.plan.agg_prune_upgrade`).
+BEFORE_PRUNING = "before_pruning"
+#: A pruned GROUP BY's signature: the EXPLAIN labels of the calls it does not compute (recorded, never
+#: compared: a restore into a query that reads one names it).
+PRUNED_CALLS = "pruned_calls"
+
 #: ``_metadata`` key of a parallel task's checkpoint: its run's key-group assignment (an int).
 ASSIGNMENT_KEY = "key_group_assignment"
 #: The assignment a StreamSQL that records none used: Flink's ranges (``KG_ASSIGNMENT_RANGES``).
@@ -70,6 +83,37 @@ _MARKED = re.compile(r"^(\d+) \(key groups: assignment (\d+)\)$")
 
 class StateMappingError(JobIdentityError):
     """Checkpointed operator state that the new plan cannot claim: restarting cannot help."""
+
+
+def recordable(operators: dict[str, dict]) -> dict[str, dict]:
+    """``operators`` as a checkpoint records them: without ``before_pruning`` (a restore's, not state's)."""
+    return {op: {k: v for k, v in sig.items() if k != BEFORE_PRUNING} if isinstance(sig, dict) else sig
+            for op, sig in operators.items()}
+
+
+def pruned_upgrades(recorded: dict[str, dict] | None, current: dict[str, dict]) -> dict[str, list[int]]:
+    """The aggregates whose recorded state is that of their calls before pruning: id -> kept calls.
+
+    Each kept call by its index among the calls as planned (:mod:`streamsql.plan.agg_prune_upgrade`);
+    only operators :func:`claim_state` claims that way (not refused).
+    """
+    out = {}
+    for op_id, old in (recorded or {}).items():
+        new = current.get(op_id)
+        if new is None or not _differences(old, new):
+            continue
+        before = _before_pruning(old, new)
+        if before is not None and before.get("kept") is not None and not before.get("refused"):
+            out[op_id] = list(before["kept"])
+    return out
+
+
+def _before_pruning(old: dict, new: dict) -> dict | None:
+    """``new``'s ``before_pruning`` entry when ``old`` is its signature; else None."""
+    before = new.get(BEFORE_PRUNING)
+    if isinstance(before, dict) and not _differences(old, before["signature"]):
+        return before
+    return None
 
 
 def mark_layouts(operators: dict[str, dict], assignment: int | None) -> dict[str, dict]:
@@ -170,7 +214,10 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
         new = current.get(op_id)
         if new is not None and _differences(old, new) == []:
             continue
-        why = _unclaimed(op_id, old, new)
+        before = _before_pruning(old, new) if new is not None else None
+        if before is not None and not before.get("refused"):
+            continue  # written before the unread calls were pruned: pruned_upgrades
+        why = _unclaimed(op_id, old, new, before)
         if old.get("droppable") or ignore:
             because = "" if old.get("droppable") else " ('execution.state-recovery.ignore-unclaimed-state')"
             log.warning("job %s: %s; its state is dropped%s", job, why, because)
@@ -188,7 +235,7 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
             refused.append(why)
     if refused:
         msg = (f"Job '{job}': failed to rollback to checkpoint/savepoint {location}. "
-               + " ".join(f"{r}." for r in refused)
+               + " ".join(f"{r}." for r in refused) + _pruned_apart(recorded, current)
                + " Restore it with the query that wrote it; or start this job afresh (without "
                "'execution.state-recovery.path' / 'execution.savepoint.path', under another "
                "'pipeline.name'); "
@@ -199,15 +246,86 @@ def claim_state(recorded: dict[str, dict] | None, current: dict[str, dict], *, l
     return drop
 
 
-def _unclaimed(op_id: str, old: dict, new: dict | None) -> str:
-    """Flink's sentence for one unclaimed operator, with what differs."""
+def _unclaimed(op_id: str, old: dict, new: dict | None, before: dict | None = None) -> str:
+    """Flink's sentence for one unclaimed operator, with what differs (or why pruned calls' state cannot)."""
     head = (f"Cannot map checkpoint/savepoint state for operator {op_id} ({old.get('explain', '?')}) to the "
             "new program")
     if new is None:
         return f"{head}, because the operator is not available in the new program"
+    if before is not None:
+        return f"{head} ({new.get('explain', '?')}), because {before['refused']}"
     diffs = "; ".join(_differences(old, new))
+    for why in (_pruned_call_read(old, new), *_call_changes(old, new)):
+        if why:
+            diffs = f"{diffs}; {why}"
     return (f"{head}, because the operator {op_id} of the new program ({new.get('explain', '?')}) keeps "
             f"other state: {diffs}")
+
+
+def _pruned_apart(recorded: dict[str, dict], current: dict[str, dict]) -> str:
+    """A sentence when the new plan pruned a GROUP BY and has fewer or more operators than the checkpoint.
+
+    StreamSQL up to f3e00a5a computed every call, so INSERTs of a statement set that read other calls
+    of one view's GROUP BY shared it (sub-plan reuse); pruned, each has its own now, and the operators
+    after them have other ids: such a checkpoint does not map.
+    """
+    if not any(BEFORE_PRUNING in sig for sig in current.values() if isinstance(sig, dict)):
+        return ""
+    if set(recorded) == set(current):
+        return ""
+    return (" This program's GROUP BYs no longer compute calls nothing reads (as Flink's "
+            "PruneAggregateCallRule): if the checkpoint was written by StreamSQL up to f3e00a5a and "
+            "INSERTs of this statement set read different calls of one GROUP BY, which they shared then "
+            "(sub-plan reuse), each INSERT has its own now and the operators after them have other ids, "
+            "so its state does not map.")
+
+
+#: Why a call's state changed between StreamSQL versions in a way no restore can convert, by what changed.
+_CALL_CHANGES = {
+    "accumulator": "its accumulator changed format (StreamSQL since sumdist31: a floating SUM's fixed-width "
+                   "record starts at -0.0 as Flink's, a floating SUM/AVG(DISTINCT) keeps its running sum in "
+                   "input order), and the older one does not give Flink's answer",
+    "retract": "this program computes it without retraction, as Flink's plan for an argument that only "
+               "grows (MAX) or only shrinks (MIN) (StreamSQL since float30), keeping the extreme ever seen, "
+               "where the checkpoint kept the values present, from which that extreme cannot be told",
+}
+
+
+def _call_changes(old: dict, new: dict) -> list[str]:
+    """Per aggregate call whose state changed between versions in a known, unconvertible way: a phrase."""
+    was = (old.get("parameters") or {}).get("aggs") if isinstance(old.get("parameters"), dict) else None
+    now = (new.get("parameters") or {}).get("aggs") if isinstance(new.get("parameters"), dict) else None
+    if not (isinstance(was, list) and isinstance(now, list)) or len(was) != len(now):
+        return []
+    found: dict[str, list[str]] = {}
+    for i, (a, b) in enumerate(zip(was, now)):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or a == b:
+            continue
+        a_rest = {k: v for k, v in a.items() if k not in ("accumulator", "func")}
+        b_rest = {k: v for k, v in b.items() if k not in ("accumulator", "func")}
+        if a_rest != b_rest:
+            continue  # another call: the differences say so
+        func_a, func_b = str(a.get("func")), str(b.get("func"))
+        if func_a == func_b and a.get("accumulator") != b.get("accumulator"):
+            found.setdefault("accumulator", []).append(
+                f"call {i + 1} ({func_b}: accumulator format {a.get('accumulator') or 1} -> "
+                f"{b.get('accumulator') or 1})")
+        elif func_a.removesuffix("_retract") == func_b and func_a != func_b:
+            found.setdefault("retract", []).append(f"call {i + 1} ({func_a} -> {func_b})")
+    return [f"{', '.join(calls)}: {_CALL_CHANGES[kind]}" for kind, calls in found.items()]
+
+
+def _pruned_call_read(old: dict, new: dict) -> str | None:
+    """A hint when the new operator computes a call the checkpoint's pruned (its ``pruned_calls``)."""
+    pruned, explain = old.get(PRUNED_CALLS), new.get("explain")
+    if not isinstance(pruned, list) or not isinstance(explain, str):
+        return None
+    read = [label for label in pruned if isinstance(label, str) and label in explain]
+    if not read:
+        return None
+    return (f"the checkpoint's operator did not compute {', '.join(read)}: read by nothing in the query "
+            "that wrote it, the call was pruned (as Flink's PruneAggregateCallRule), so the checkpoint has "
+            "no state for it, and it cannot start empty next to the others")
 
 
 def _shared_before(op_id: str, new: dict, recorded: dict[str, dict], current: dict[str, dict]) -> str | None:

@@ -138,6 +138,14 @@ class AggregateFunction:
         """
         return None
 
+    def fixed_of_object(self, acc) -> dict[str, object] | None:
+        """The fixed-width fields (name -> value) of the object accumulator ``acc``; None: no such conversion.
+
+        Where both forms hold the same numbers (a count, an integer sum), a restore moves a GROUP BY's
+        state from one form to the other (:mod:`streamsql.runtime.operators.group_agg_upgrade`).
+        """
+        return None
+
     def start_fixed(self, cols: dict[str, np.ndarray], slots: np.ndarray) -> None:
         """Set the fields of new records at ``slots`` (zeroed) to a new accumulator's; zeros by default."""
 

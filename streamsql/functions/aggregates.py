@@ -178,6 +178,10 @@ class CountStar(AggregateFunction):
         """The count (never NULL)."""
         return cols[self.field("c")][slots], None
 
+    def fixed_of_object(self, acc):
+        """The count."""
+        return {"c": acc}
+
     def fold(self, accs, slot, parts) -> None:
         """Add the counts."""
         for acc, d in zip(accs, parts[0]):
@@ -377,6 +381,15 @@ class Sum(AggregateFunction):
             cur[1] += n
             if k:
                 cur[0] = t
+
+    def fixed_of_object(self, acc):
+        """An integer sum's count and sum (0 before a value counts, as a new record's).
+
+        None for a floating sum: a new record starts at -0.0 where an object sum starts unset.
+        """
+        if self.kind != "i":
+            return None
+        return {"c": acc[1], "s": 0 if acc[0] is None else acc[0]}
 
     def fold(self, accs, slot, parts) -> None:
         """Add counts and sums (an integer sum wraps around as Java's long)."""

@@ -14,7 +14,9 @@ v4 seed 300089; seed 300111: LAST_VALUE over such updates).
 that Calc does not read are dropped (the keys stay; a global aggregate keeps at least one call). The
 row count that decides when a key is deleted is the operator's own state, not a call. Where the
 Calc does not compile over the pruned columns (a reference this analysis missed), the aggregate is
-left whole.
+left whole. The calls as planned stay in the node's ``unpruned``: StreamSQL up to f3e00a5a computed
+them all, and its checkpoints restore into the pruned operator (the dropped calls' accumulators
+dropped, :mod:`streamsql.runtime.operators.group_agg_upgrade`).
 
 :func:`per_row_under_ordered_calls`: an aggregate whose result depends on the order of its input
 changes (FIRST_VALUE, LAST_VALUE, LISTAGG: the retracting variants keep arrival order) over an
@@ -32,7 +34,7 @@ import pyarrow as pa
 
 from streamsql.core.errors import SqlError
 from streamsql.plan.calc_merge import column_references
-from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, under_one_calc, walk
+from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, UnprunedCalls, under_one_calc, walk
 from streamsql.plan.query import compile_query
 
 
@@ -82,6 +84,11 @@ def _prune(agg: GroupAggNode, calc: CalcNode) -> bool:
         return False
     if check.output_schema != q.output_schema:
         return False
+    before = agg.unpruned
+    agg.unpruned = UnprunedCalls(
+        before.aggs if before else agg.aggs, before.labels if before else agg.labels,
+        before.schema if before else agg.schema,
+        tuple(before.kept[i - nk] if before else i - nk for i in keep))
     agg.aggs = [agg.aggs[i - nk] for i in keep]
     agg.labels = [agg.labels[i - nk] for i in keep]
     agg.schema = schema

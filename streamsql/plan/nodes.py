@@ -238,6 +238,24 @@ class WatermarkAssignerNode(PlanNode):
         return f"WatermarkAssigner(rowtime=[{self.rowtime}], watermark=[{self.expr_sql}]{idle})"
 
 
+@dataclass(frozen=True, eq=False)
+class UnprunedCalls:
+    """A GROUP BY's calls as planned, before the unread ones were dropped (:mod:`~streamsql.plan.agg_prune`).
+
+    Attributes:
+        aggs: every call (AggSpecs), in SELECT order, as StreamSQL computed them up to f3e00a5a.
+        labels: their EXPLAIN labels.
+        schema: the aggregate's output schema with every call (keys first); the Calc reading the
+            aggregate reads its columns by name, so it computes the same over this schema.
+        kept: per call the aggregate still computes, its index in ``aggs``.
+    """
+
+    aggs: list
+    labels: list
+    schema: pa.Schema
+    kept: tuple[int, ...]
+
+
 @dataclass(eq=False)
 class GroupAggNode(PlanNode):
     """GROUP BY aggregation without a window (updating output).
@@ -247,6 +265,9 @@ class GroupAggNode(PlanNode):
             ``'table.exec.state.ttl'`` (:mod:`streamsql.plan.state_ttl_hint`).
         per_row: emit the changes of each input row, not once per batch (a versioned view's
             GROUP BY: every change is a version, :func:`~streamsql.plan.temporal.versioned_side`).
+        unpruned: the calls before :mod:`~streamsql.plan.agg_prune` dropped the unread ones (None:
+            none dropped), so that a checkpoint of a StreamSQL that computed them all restores
+            (:func:`~streamsql.plan.state_signature.state_signatures`' ``before_pruning``).
     """
 
     num_keys: int = 0
@@ -254,6 +275,7 @@ class GroupAggNode(PlanNode):
     labels: list[str] = field(default_factory=list)
     state_ttl_ms: int | None = None
     per_row: bool = False
+    unpruned: UnprunedCalls | None = None
 
     kind: ClassVar[str] = "group-agg"
     stateful: ClassVar[bool] = True

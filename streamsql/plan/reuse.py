@@ -47,7 +47,7 @@ REUSABLE = (ScanNode, WatermarkAssignerNode, CalcNode, WindowTableFunctionNode, 
 SUB_PLAN_KEY = "table.optimizer.reuse-sub-plan-enabled"
 SOURCE_KEY = "table.optimizer.reuse-source-enabled"
 #: Fields that do not make a node compute something else.
-_IGNORED = frozenset({"inputs", "id", "update_before", "display"})
+_IGNORED = frozenset({"inputs", "id", "update_before", "display", "unpruned"})
 
 
 class _NotShared(Exception):

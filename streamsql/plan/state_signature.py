@@ -81,6 +81,7 @@ from streamsql.core.types import Schema, SqlType
 from streamsql.functions.accumulators import fixed_width_supported
 from streamsql.functions.aggregates import FUNCTIONS, argument_count
 from streamsql.functions.udf_names import stable_sql
+from streamsql.plan.agg_prune_upgrade import add_before_pruning
 from streamsql.plan.fingerprint import STATE_LAYOUT
 from streamsql.plan.nodes import (
     CalcNode,
@@ -102,14 +103,15 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
                         "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
                         "uid", "display", "retry", "shuffle", "per_row", "keep_update_before",
-                        "null_rowtime_table", "legacy"})
+                        "null_rowtime_table", "legacy", "unpruned"})
 # uid: a Python function's registration counter, another in every process; display: EXPLAIN's names;
 # retry: a LOOKUP hint's retry on a miss (when a row is looked up again, not what a column means);
 # shuffle: a LOOKUP hint's 'shuffle', for EXPLAIN only; per_row (a ranking emitting row by row) and
 # keep_update_before (a temporal join keeping -U versions): how rows are emitted, not what the state
 # holds, and only on a versioned view's plans (refused before these fields existed);
 # null_rowtime_table: whether a NULL rowtime fails the job, not what the state holds; legacy (a
-# legacy group window's WindowSpec): whether a NULL rowtime fails the job or reads as 1970, likewise
+# legacy group window's WindowSpec): whether a NULL rowtime fails the job or reads as 1970, likewise;
+# unpruned: a GROUP BY's calls before the unread ones were dropped (its signature is before_pruning's)
 #: Fields added after checkpoints were recorded without them: left out while empty, so those
 #: checkpoints keep their signature, and one with the field set differs from one of the old kind
 #: (a join's NULL-safe keys: a join on `=` keys dropped NULL-keyed rows' matches).
@@ -124,8 +126,16 @@ def state_signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
     """The signature of every node with state in the plan of ``roots``, by node id.
 
     Call on the whole job's plan (ids assigned), not a stage's sub-plan: a stage starts at
-    exchange sources, where the origin of a column is no longer known.
+    exchange sources, where the origin of a column is no longer known. Where a GROUP BY's unread
+    calls were pruned, the signatures that differ from the plan's before pruning carry it as
+    ``before_pruning`` (:mod:`streamsql.plan.agg_prune_upgrade`), which a
+    restore accepts and a checkpoint does not record.
     """
+    return add_before_pruning(roots, _signatures(roots), _signatures)
+
+
+def _signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
+    """:func:`state_signatures` of the plan as it is (no ``before_pruning``)."""
     origins = _Origins()
     order = walk(roots)
     sinks = _sinks_reached(order)

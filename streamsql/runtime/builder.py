@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import shutil
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator, LocalCommitter
@@ -54,6 +55,7 @@ from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
 from streamsql.runtime.operators.correlate import CorrelateOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
+from streamsql.runtime.operators.group_agg_upgrade import drop_pruned_calls
 from streamsql.runtime.operators.join import IntervalJoinOperator, StreamingJoinOperator
 from streamsql.runtime.operators.lookup_join import LookupJoinOperator
 from streamsql.runtime.operators.match_recognize import MatchRecognizeOperator
@@ -79,6 +81,7 @@ from streamsql.runtime.sink_stage import PipelinedSink
 from streamsql.runtime.source_driver import SourceDriver
 from streamsql.runtime.task import Task
 from streamsql.runtime.values_source import ValuesSource
+from streamsql.state.base import KeyedState
 from streamsql.state.factory import create_backend
 from streamsql.state.layout import KG_ASSIGNMENT
 
@@ -258,6 +261,9 @@ class JobGraph:
     state: JobState | None = None  # None: no operator keeps state
     resources: TaskResources = field(default_factory=TaskResources)
     workdir: str = ""  # this attempt's working state (snapshots live elsewhere)
+    #: per pruned GROUP BY's id, the rewrite of its restored state written before its unread calls
+    #: were pruned (:func:`~streamsql.runtime.operators.group_agg_upgrade.drop_pruned_calls`)
+    upgrades: dict[str, Callable[[KeyedState], int]] = field(default_factory=dict)
 
     def abort(self) -> None:
         """From the cancelling thread: waits of the job thread and of the commit give up soon.
@@ -424,7 +430,9 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         tasks=[built[n.id] for n in nodes if not isinstance(n, plan.ScanNode)],
         sinks=[built[n.id].operator for n in nodes
                if isinstance(n, plan.SinkNode) and not isinstance(n, ExchangeSinkNode)],
-        state=state, resources=resources, workdir=workdir)
+        state=state, resources=resources, workdir=workdir,
+        upgrades={n.id: partial(drop_pruned_calls, n) for n in nodes
+                  if isinstance(n, plan.GroupAggNode) and n.unpruned is not None})
 
 
 def _own(signatures: dict[str, dict], nodes: list[plan.PlanNode]) -> dict[str, dict]:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
-from streamsql.checkpoint.operators import check_assignment, claim_state, ignore_unclaimed
+from streamsql.checkpoint.operators import check_assignment, claim_state, ignore_unclaimed, pruned_upgrades
 from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.config import Config
 from streamsql.core.errors import (
@@ -504,7 +504,9 @@ def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: 
     Before anything is restored, the checkpoint's operator signatures are checked against the
     graph's (:func:`~streamsql.checkpoint.operators.claim_state`); state nothing claims fails the
     job, or with ``'execution.state-recovery.ignore-unclaimed-state'`` is dropped (as is a
-    droppable operator's), and so are the positions of a source whose state is dropped.
+    droppable operator's), and so are the positions of a source whose state is dropped. A GROUP
+    BY's state written before its unread calls were pruned loses their accumulators
+    (:func:`~streamsql.checkpoint.operators.pruned_upgrades`, ``graph.upgrades``).
 
     A parallel task's checkpoint must record the key-group assignment its run routes by
     (:func:`~streamsql.checkpoint.operators.check_assignment`).
@@ -516,12 +518,18 @@ def restore_claimed(graph: JobGraph, storage: CheckpointStorage, checkpoint_id: 
     if graph.coordinator.key_groups is not None:
         check_assignment(meta, graph.coordinator.key_groups, storage.location(checkpoint_id), job)
     ignore = ignore_unclaimed(config.as_dict())
-    drop = claim_state(recorded_signatures(meta.get("operators")), graph.coordinator.operators,
-                       location=storage.location(checkpoint_id), job=job, ignore=ignore)
+    recorded = recorded_signatures(meta.get("operators"))
+    drop = claim_state(recorded, graph.coordinator.operators, location=storage.location(checkpoint_id),
+                       job=job, ignore=ignore)
     if graph.state is not None:
         storage.restore_state(checkpoint_id, graph.state.restore)
         for op in drop:
             graph.state.keyed_state(op).clear()
+        for op in pruned_upgrades(recorded, graph.coordinator.operators):
+            if op not in drop:  # written before its unread calls were pruned: their accumulators go
+                keys = graph.upgrades[op](graph.state.keyed_state(op))
+                log.info("job %s: operator %s's state of %d keys restored without the calls it no longer "
+                         "computes", job, op, keys)
     return {k: v for k, v in meta.get("positions", {}).items() if k not in drop}
 
 

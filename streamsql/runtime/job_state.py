@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from streamsql.state.base import KeyedState, MapEntry, MapPut, StateBackend
 from streamsql.state.convert import restore_snapshot
+from streamsql.state.exceptions import StateError
 
 
 class DeferringKeyedState(KeyedState):
@@ -150,6 +151,17 @@ class DeferringKeyedState(KeyedState):
             else:
                 yield k, v
         yield from ((k, v) for k, v in overlay[i:] if v is not None)
+
+    def rewrite_values(self, rewrite) -> int:
+        """The backend's :meth:`~streamsql.state.base.KeyedState.rewrite_values` (at a restore).
+
+        Raises:
+            StateError: writes are held back (the operator passed a barrier: not a restore's time).
+        """
+        if self._pending is not None:
+            msg = "Cannot rewrite an operator's state while its writes are held back for a snapshot"
+            raise StateError(msg)
+        return self._state.rewrite_values(rewrite)
 
     def column_table(self, values):
         """The backend's column table (it holds its values as of the barrier itself: see ``flush``)."""

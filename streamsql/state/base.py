@@ -21,7 +21,7 @@ uses maps writes no plain key shaped like a map entry's (:func:`~streamsql.state
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from streamsql.state.exceptions import StateError
 
@@ -79,6 +79,20 @@ class KeyedState(ABC):
     @abstractmethod
     def clear(self) -> None:
         """Remove every entry of this operator."""
+
+    def rewrite_values(self, rewrite: Callable[[bytes], bytes]) -> int:
+        """Replace every value by ``rewrite(value)``; how many.
+
+        A restore's upgrade of older state, before the operator reads any
+        (:mod:`streamsql.runtime.operators.group_agg_upgrade`).
+
+        Raises:
+            whatever ``rewrite`` raises (nothing is written then).
+        """
+        puts = [(key, rewrite(value)) for key, value in self.items()]
+        if puts:
+            self.write(puts)
+        return len(puts)
 
     def column_table(self, values):
         """A home for fixed-width values in memory for good, if this backend has one (else None).

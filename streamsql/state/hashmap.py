@@ -229,6 +229,22 @@ class HashMapKeyedState(KeyedState):
             data.update(zip(*self._flat_maps()))
         return _sorted_items(data, sorted(data))
 
+    def rewrite_values(self, rewrite) -> int:
+        """See :meth:`KeyedState.rewrite_values`; restored entries a column table has not taken yet too.
+
+        Raises:
+            StateError: a column table that holds keys already (the operator read its state).
+        """
+        if self.table is None or self._maps:
+            return super().rewrite_values(rewrite)
+        if self.table.live():
+            msg = f"The state of operator '{self.operator_id}' is in use: it cannot be rewritten"
+            raise StateError(msg)
+        data = self._dict()
+        done = {key: rewrite(value) for key, value in data.items()}
+        data.update(done)
+        return len(done)
+
     def clear(self) -> None:
         """Remove every entry of this operator.
 
