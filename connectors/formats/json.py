@@ -544,7 +544,7 @@ class JsonDecoder(Decoder):
         # a ROW inside a column (which Flink checks as the top level) is checked record by record
         self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
-        self._msg = self._msgspec_reader(schema)  # the first fast path, or None (narrow() may change it)
+        self._msg: MsgspecReader | None = None  # set by narrow(): the first fast path of a narrowed decoder
         self._msg_now = False  # this decode() still tries it (not after it failed once)
 
     def narrow(self, read: frozenset[str]) -> None:
@@ -596,15 +596,19 @@ class JsonDecoder(Decoder):
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
-        self._msg = self._msgspec_reader(full.schema) if self._msg is not None else None
+        self._msg = self._msgspec_reader(full.schema) if self._wide is not None else None
         self.converter = RowConverter(self.schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
 
     def _msgspec_reader(self, full: Schema) -> MsgspecReader | None:
         """The msgspec fast path for records of ``full`` giving :attr:`schema`'s columns, or None.
 
-        None when ``full`` has a column of a type it does not decode
-        (:meth:`~.json_msgspec.MsgspecReader.takes`) or with ``'json.fail-on-missing-field'``
-        (whose check of absent fields is the Arrow path's).
+        Only for a decoder narrowed by whole columns (STRING columns no one reads: Q2, AGG and WIN
+        read 4 of the benchmark's 7 bid columns), where msgspec checks the unread ones without
+        copying them: 3.0 against 3.3 CPU-s per 1M events on Q2's whole run, while for all 7
+        columns, each built from Python objects, it cost more than Arrow's reader (Q0 5.9 against
+        5.1; benchmarks/README.md, session 32). None when ``full`` has a column of a type it does
+        not decode (:meth:`~.json_msgspec.MsgspecReader.takes`) or with
+        ``'json.fail-on-missing-field'`` (whose check of absent fields is the Arrow path's).
         """
         if self.fail_on_missing or not MsgspecReader.takes(full):
             return None

@@ -1,12 +1,10 @@
 """The ``json`` format's first fast path: flat records decoded by msgspec into Arrow columns.
 
 msgspec (a library with binary wheels) decodes each payload into a ``Struct`` whose fields are the
-table's columns, then each column becomes one Arrow array of the type ``pyarrow.json`` would have
-read (:func:`.json.read_schema`), and :func:`.common.fix_types` converts it as it does Arrow's
-(timestamps, DATE, TIME and BYTES from their text). On the benchmark's bids (10,000 records of
-206 bytes, 7 columns, a per-step bench, benchmarks/README.md session 32) this costs 0.83-0.86
-CPU-µs per record for the 4 columns Q2 keeps and ~1.0 for all 7, against 1.15 for Arrow's reader
-with the checks it needs.
+table's columns, then each kept column becomes one Arrow array of the type ``pyarrow.json`` would
+have read (:func:`.json.read_schema`), and :func:`.common.fix_types` converts it as it does
+Arrow's (timestamps, DATE, TIME and BYTES from their text). Its cost against Arrow's reader with
+the checks that one needs: benchmarks/README.md, session 32 (``python -m benchmarks.decode_ab``).
 
 It decodes only what it can decode exactly as Flink's JSON format (``JsonParserToRowDataConverters``)
 would; any other batch gives None and the caller goes on to the Arrow fast path, then per record:
@@ -17,7 +15,8 @@ would; any other batch gives None and the caller goes on to the Arrow fast path,
 - every record is one JSON object holding every column (``null`` allowed) with a value of the
   column's JSON kind: an integer for an integer column (no fraction, exponent, string or bool; in
   range, else Arrow's overflow error), ``true``/``false`` for a BOOLEAN, a string for the rest
-  (a number into a STRING is Flink's number text, which the other paths give); msgspec rejects
+  (a number into a STRING is Flink's number text, which the other paths give) but a STRING the
+  job does not read, which takes any value (``msgspec.Raw``: checked, not copied); msgspec rejects
   invalid JSON, ``NaN``/``Infinity``, control characters in strings and invalid UTF-8 in what it
   decodes, and a payload with anything but whitespace after its object (Flink would read the
   first value: the per-record path does);
