@@ -4,10 +4,11 @@
 (:class:`benchmarks.datagen.BidGenerator`) decoded by the ``json`` format's decoder with all 7
 columns (Q0, Q1) and narrowed to Q2's (auction, price, date_time; AGG and WIN read fewer), with
 its msgspec fast path (:mod:`connectors.formats.json_msgspec`; a narrowed decoder's own, set up
-here for the 7 columns too) and without it (Arrow's reader, as before session 32). Each candidate runs in a process of its own (Arrow's memory pool and
-Python's allocator do not share one process's history), the four alternated, ``--rounds`` times;
-a process reports the least process CPU (Arrow's threads included) of 7 repetitions of 10
-decodes. Prints each round and the medians, and the median of the per-round differences.
+here for the 7 columns too) and without it (Arrow's reader, as before session 32). Each
+candidate runs in a process of its own (Arrow's memory pool and Python's allocator do not share
+one process's history), the four alternated, ``--rounds`` times; a process reports the least
+process CPU (Arrow's threads included) of 7 repetitions of 10 decodes. Prints each round and the
+medians, and the median of the per-round differences.
 """
 
 from __future__ import annotations
