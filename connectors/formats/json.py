@@ -15,6 +15,11 @@ value is in the form of ``'json.timestamp-format.standard'`` (:mod:`.java_timest
 ``2024-05-01 10:00:00.000``, ``Z`` after it for TIMESTAMP_LTZ; ISO-8601 with ``T``; never an
 offset or epoch millis), extra fraction digits truncated.
 
+A decoder narrowed by whole columns (the job leaves STRING columns unread: the benchmark's Q2,
+AGG, WIN) first tries :mod:`.json_msgspec`, which takes only flat batches it decodes exactly as
+Flink and costs less there; any other batch goes on to Arrow's reader
+(:meth:`JsonDecoder._msgspec_reader`).
+
 When the fast path fails (a bad record, or a value whose JSON kind Arrow will not convert: a
 number into a STRING column, timestamp text in another form, ``"12"`` into an INT, a field name
 written twice (:mod:`.json_fields`) ...), the batch
