@@ -592,6 +592,19 @@ def decode_records(
     return Batch(from_rows(rows, decoder.schema)), np.asarray(used, dtype=np.int64)
 
 
+def valid_utf8(data: bytes) -> bool:
+    """True when ``data`` is valid UTF-8 (Arrow's JSON reader copies invalid strings through)."""
+    if data.isascii():
+        return True
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
+    arr = pa.Array.from_buffers(pa.large_string(), 1, [None, offsets, pa.py_buffer(data)])
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 
 

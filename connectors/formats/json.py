@@ -15,6 +15,11 @@ value is in the form of ``'json.timestamp-format.standard'`` (:mod:`.java_timest
 ``2024-05-01 10:00:00.000``, ``Z`` after it for TIMESTAMP_LTZ; ISO-8601 with ``T``; never an
 offset or epoch millis), extra fraction digits truncated.
 
+A decoder narrowed by whole columns (the job leaves STRING columns unread: the benchmark's Q2,
+AGG, WIN) first tries :mod:`.json_msgspec`, which takes only flat batches it decodes exactly as
+Flink and costs less there; any other batch goes on to Arrow's reader
+(:meth:`JsonDecoder._msgspec_reader`).
+
 When the fast path fails (a bad record, or a value whose JSON kind Arrow will not convert: a
 number into a STRING column, timestamp text in another form, ``"12"`` into an INT, a field name
 written twice (:mod:`.json_fields`) ...), the batch
@@ -65,6 +70,7 @@ from streamsql.connectors.formats.common import (
     fix_types,
     select_payloads,
     try_fast,
+    valid_utf8,
 )
 from streamsql.connectors.formats.common import read_type as _read_type
 from streamsql.connectors.formats.convert import (
@@ -78,6 +84,7 @@ from streamsql.connectors.formats.convert import (
     record_fault,
 )
 from streamsql.connectors.formats.json_fields import Repeated, may_repeat, object_from_pairs, streamed_fields
+from streamsql.connectors.formats.json_msgspec import MsgspecReader
 from streamsql.connectors.formats.json_stream import replay
 
 from streamsql.core.connector import OptionSpec, choice_option, flag_option, read_tree
@@ -208,19 +215,6 @@ def has_constant(a: np.ndarray) -> bool:
             if len(at):
                 return True
     return False
-
-
-def valid_utf8(data: bytes) -> bool:
-    """True when ``data`` is valid UTF-8 (Arrow's JSON reader copies invalid strings through)."""
-    if data.isascii():
-        return True
-    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
-    arr = pa.Array.from_buffers(pa.large_string(), 1, [None, offsets, pa.py_buffer(data)])
-    try:
-        arr.validate(full=True)
-    except pa.ArrowInvalid:
-        return False
-    return True
 
 
 def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False,
@@ -555,6 +549,8 @@ class JsonDecoder(Decoder):
         # a ROW inside a column (which Flink checks as the top level) is checked record by record
         self._nested_rows = self.fail_on_missing and any(_has_row(f.type) for f in schema)
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
+        self._msg: MsgspecReader | None = None  # set by narrow(): the first fast path of a narrowed decoder
+        self._msg_now = False  # this decode() still tries it (not after it failed once)
 
     def narrow(self, read: frozenset[str]) -> None:
         """Keep the columns read and those whose value can change a record (see :meth:`Decoder.narrow`).
@@ -605,7 +601,23 @@ class JsonDecoder(Decoder):
         self.schema = Schema(kept)
         self.arrow_schema = self.schema.to_arrow()
         self.read_schema = read_schema(self.schema)
+        self._msg = self._msgspec_reader(full.schema) if self._wide is not None else None
         self.converter = RowConverter(self.schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
+
+    def _msgspec_reader(self, full: Schema) -> MsgspecReader | None:
+        """The msgspec fast path for records of ``full`` giving :attr:`schema`'s columns, or None.
+
+        Only for a decoder narrowed by whole columns (STRING columns no one reads: Q2, AGG and WIN
+        read 4 of the benchmark's 7 bid columns), where msgspec checks the unread ones without
+        copying them: 3.0 against 3.3 CPU-s per 1M events on Q2's whole run, while for all 7
+        columns, each built from Python objects, it cost more than Arrow's reader (Q0 5.9 against
+        5.1; benchmarks/README.md, session 32). None when ``full`` has a column of a type it does
+        not decode (:meth:`~.json_msgspec.MsgspecReader.takes`) or with
+        ``'json.fail-on-missing-field'`` (whose check of absent fields is the Arrow path's).
+        """
+        if self.fail_on_missing or not MsgspecReader.takes(full):
+            return None
+        return MsgspecReader(full, self.schema, self.read_schema, self.iso)
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
         """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
@@ -633,6 +645,7 @@ class JsonDecoder(Decoder):
             return batch
         skipped = self.skipped
         self._wide_now = self._wide is not None
+        self._msg_now = self._msg is not None
         batch, self.source_index, n_slow = decode_bisect(len(payloads), fast, slow)
         if n_slow * 2 > len(payloads) and self.skipped == skipped:
             self._skip_fast = 8  # the data needs lenient conversions: don't retry Arrow every batch
@@ -647,6 +660,21 @@ class JsonDecoder(Decoder):
         return idx
 
     def _fast(self, payloads: list[bytes]) -> pa.Table | None:
+        msg = self._msg_now
+        if msg:
+            table = self._msg.read(payloads)
+            if table is not None:
+                return table
+            self._msg_now = False  # as the wide read below: the rest of this decode() goes without
+        table = self._read_arrow(payloads)
+        if msg and table is not None:
+            # Arrow took a batch msgspec did not (an absent or extra field, an escape, a number in
+            # a STRING ...): such data takes Arrow's path from now on, as the wide read's switch
+            self._msg = None
+        return table
+
+    def _read_arrow(self, payloads: list[bytes]) -> pa.Table | None:
+        """The Arrow fast path: :meth:`_read_wide` first (narrowed by whole columns), then the narrow read."""
         wide = self._wide_now
         if wide:
             table = self._read_wide(payloads)
