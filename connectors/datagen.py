@@ -398,6 +398,7 @@ SPEC = register(
         ],
         create_source=DataGenSource,
         option_prefixes=("fields.",),
+        knows_prefixed=lambda key: key.rsplit(".", 1)[-1] in _FIELD_KEYS and key.count(".") >= 2,
         check_source=lambda table, config: _settings(table),
         description="generated rows (sequences and random values); exactly-once",
         source_limit=True,
