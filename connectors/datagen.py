@@ -15,6 +15,15 @@ source ends after the shortest sequence); for random ``'fields.<f>.min'``/``'fie
 (TIMESTAMP/DATE, ms, default 0), ``'fields.<f>.null-rate'`` (default 0). Extension: ``'seed'``
 (default 0).
 
+ROW, ARRAY and MAP columns are random, as Flink's ``RandomGeneratorVisitor``: a ROW's fields, an
+ARRAY's elements and a MAP's keys and values take the options of a field named by the path below
+the column, as Flink names them: ``'fields.r.a.min'`` (field ``a`` of ROW ``r``, nested ROWs
+``'fields.r.x.y.max'``), ``'fields.arr.element.length'``, ``'fields.m.key.min'``,
+``'fields.m.value.null-rate'``; ``'fields.<f>.length'`` is an ARRAY's or MAP's number of entries
+(default 3, Flink's ``RANDOM_COLLECTION_LENGTH_DEFAULT``), a MAP's keys drawn alike collapsing
+into one entry (the last value, as Java's ``HashMap.put``); ``'fields.<f>.null-rate'`` makes the
+whole value NULL.
+
 A LIMIT right over the scan (no WHERE under it) is pushed into the source, as Flink's
 ``SupportsLimitPushDown`` (``ConnectorContext.limit``): the source ends after that many rows, so
 ``SELECT * FROM g LIMIT 3`` over an unbounded datagen table ends, as on Flink.
@@ -38,6 +47,10 @@ from streamsql.core.errors import ConfigError
 from streamsql.core.types import SqlType
 
 _FIELD_KEYS = ("kind", "start", "end", "min", "max", "length", "null-rate", "max-past", "var-len")
+#: The nested types and the names of their parts under the column (Flink's datagen option paths).
+_NESTED = ("ROW", "ARRAY", "MAP")
+#: Entries of a random ARRAY or MAP (Flink's ``RANDOM_COLLECTION_LENGTH_DEFAULT``).
+_COLLECTION_LENGTH = 3
 _INT_BOUNDS = {
     "TINYINT": (-(2**7), 2**7 - 1),
     "SMALLINT": (-(2**15), 2**15 - 1),
@@ -64,6 +77,24 @@ def _hash(seed: int, stream: int, rows: np.ndarray) -> np.ndarray:
     key = splitmix64(np.array([(seed * 1_000_003 + stream) & (2**64 - 1)], dtype=np.uint64))[0]
     with np.errstate(over="ignore"):
         return splitmix64(rows.astype(np.uint64) ^ key)
+
+
+def _child_index(index: int, i: int) -> int:
+    """The generator index of part ``i`` of a nested column's generator ``index`` (its own hash streams)."""
+    return int(splitmix64(np.array([index * 131 + i + 1], dtype=np.uint64))[0] >> np.uint64(8))
+
+
+def field_paths(name: str, t: SqlType) -> list[str]:
+    """The option paths of column ``name`` of type ``t`` and of its parts, as Flink's datagen names them.
+
+    >>> arr = SqlType("ARRAY", children=(SqlType("INT"),))
+    >>> field_paths("r", SqlType("ROW", children=(SqlType("INT"), arr), field_names=("a", "b")))
+    ['r', 'r.a', 'r.b', 'r.b.element']
+    """
+    if t.name not in _NESTED:
+        return [name]
+    parts = t.field_names if t.name == "ROW" else ("element",) if t.name == "ARRAY" else ("key", "value")
+    return [name] + [p for part, c in zip(parts, t.children) for p in field_paths(f"{name}.{part}", c)]
 
 
 def _unit(h: np.ndarray) -> np.ndarray:
@@ -102,6 +133,9 @@ class _FieldGen:
             raise ConfigError(msg)
         n = t.name
         self.rows_limit: int | None = None
+        if n in _NESTED:
+            self._nested_parts(table, opts, num)
+            return
         if self.kind == "sequence":
             if n not in _INT_BOUNDS and n not in ("STRING", "DECIMAL", "FLOAT", "DOUBLE"):
                 msg = (
@@ -160,11 +194,41 @@ class _FieldGen:
                 msg = f"{pre}'fields.{name}.min' is greater than 'fields.{name}.max'"
                 raise ConfigError(msg)
 
-    def generate(self, first: int, count: int) -> pa.Array:
-        rows = np.arange(first, first + count, dtype=np.uint64)
-        n = self.t.name
+    def _nested_parts(self, table: str, opts: dict[str, str], num) -> None:
+        """A ROW's, ARRAY's or MAP's generators of its parts, and its number of entries.
+
+        Raises:
+            ConfigError: a sequence (Flink's datagen makes only random nested values), a negative
+                ``length``, a MAP key that may be NULL.
+        """
+        pre, name, t = f"Table '{table}': ", self.name, self.t
         if self.kind == "sequence":
-            seq = np.arange(self.start + first, self.start + first + count, dtype=np.int64)
+            msg = (f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
+                   "(supported: integer, decimal, floating, STRING)")
+            raise ConfigError(msg)
+        parts = t.field_names if t.name == "ROW" else ("element",) if t.name == "ARRAY" else ("key", "value")
+        self.parts = [_FieldGen(table, f"{name}.{part}", c, opts, _child_index(self.index, i), self.seed)
+                      for i, (part, c) in enumerate(zip(parts, t.children))]
+        self.length = num("length", _COLLECTION_LENGTH, int)
+        if self.length < 0:
+            msg = f"{pre}option 'fields.{name}.length' must be >= 0"
+            raise ConfigError(msg)
+        if t.name == "MAP" and self.parts[0].null_rate > 0:
+            msg = f"{pre}option 'fields.{name}.key.null-rate': a MAP key cannot be NULL"
+            raise ConfigError(msg)
+
+    def generate(self, first: int, count: int) -> pa.Array:
+        """The column's values of rows ``first`` .. ``first + count - 1``."""
+        return self.values(np.arange(first, first + count, dtype=np.uint64))
+
+    def values(self, rows: np.ndarray) -> pa.Array:
+        """The values of row numbers ``rows`` (uint64), each a pure function of (seed, field, row)."""
+        count = len(rows)
+        n = self.t.name
+        if n in _NESTED:
+            return self._nested(rows)
+        if self.kind == "sequence":
+            seq = rows.astype(np.int64) + np.int64(self.start)
             if n == "STRING":
                 arr = pa.array(seq).cast(pa.string())
             elif n == "DECIMAL":
@@ -173,10 +237,39 @@ class _FieldGen:
                 arr = pa.array(seq).cast(self.at)
         else:
             arr = self._random(rows, count)
-        if self.null_rate > 0:
-            nulls = _unit(_hash(self.seed, self.index * 16 + 15, rows)) < self.null_rate
-            arr = pa.compute.if_else(pa.array(nulls), pa.nulls(count, self.at), arr)
+        nulls = self._nulls(rows)
+        if nulls is not None:
+            arr = pa.compute.if_else(nulls, pa.nulls(count, self.at), arr)
         return arr
+
+    def _nulls(self, rows: np.ndarray) -> pa.Array | None:
+        """Which of ``rows`` are NULL (``'fields.<f>.null-rate'``), or None when none can be."""
+        if self.null_rate <= 0:
+            return None
+        return pa.array(_unit(_hash(self.seed, self.index * 16 + 15, rows)) < self.null_rate)
+
+    def _nested(self, rows: np.ndarray) -> pa.Array:
+        """A ROW, ARRAY or MAP column's values of ``rows``: its parts' values, nested."""
+        mask, count = self._nulls(rows), len(rows)
+        if self.t.name == "ROW":
+            parts = [g.values(rows) for g in self.parts]
+            return pa.StructArray.from_arrays(parts, fields=list(self.at), mask=mask)
+        size = self.length
+        inner = (rows[:, None] * np.uint64(size) + np.arange(size, dtype=np.uint64)).ravel()
+        offsets = np.arange(count + 1, dtype=np.int32) * np.int32(size)
+        if self.t.name == "ARRAY":
+            elements = self.parts[0].values(inner)
+            return pa.ListArray.from_arrays(pa.array(offsets), elements, type=self.at, mask=mask)
+        keys, items = self.parts[0].values(inner), self.parts[1].values(inner)
+        if size > 1:  # keys drawn alike are one entry, with the last value (Java's HashMap.put)
+            owner = np.repeat(np.arange(count, dtype=np.int64), size)
+            last = pa.table({"r": owner, "k": keys, "p": np.arange(len(owner))}).group_by(["r", "k"]) \
+                .aggregate([("p", "max")])
+            keep = np.sort(last["p_max"].to_numpy())
+            keys, items = keys.take(keep), items.take(keep)
+            offsets = np.zeros(count + 1, np.int32)
+            np.cumsum(np.bincount(owner[keep], minlength=count), out=offsets[1:])
+        return pa.MapArray.from_arrays(pa.array(offsets), keys, items, type=self.at, mask=mask)
 
     def _random(self, rows: np.ndarray, count: int) -> pa.Array:
         n = self.t.name
@@ -306,7 +399,7 @@ def _settings(table: TableDef) -> tuple[float, int | None, int, list[_FieldGen]]
     if total_rows is not None and total_rows < 0:
         msg = f"{pre}option 'number-of-rows' must be >= 0"
         raise ConfigError(msg)
-    names = {f.name for f in schema}
+    names = {p for f in schema for p in field_paths(f.name, f.type)}
     for key in opts:
         if key.startswith("fields."):
             parts = key[len("fields.") :].rsplit(".", 1)

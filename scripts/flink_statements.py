@@ -66,7 +66,7 @@ SCRIPTS: dict[str, list[str]] = {
     "show_ilike": ["CREATE TABLE m1 (a INT) WITH ('connector' = 'datagen')",
                    "CREATE VIEW mv AS SELECT 1 AS a",
                    "SHOW MODELS ILIKE 'm%'", "SHOW MATERIALIZED TABLES ILIKE 'm%'", "SHOW TABLES ILIKE 'M%'",
-                   "SHOW VIEWS ILIKE 'M%'", "SHOW COLUMNS FROM m1 ILIKE 'A'", "SHOW FUNCTIONS ILIKE 'UPPE%'",
+                   "SHOW VIEWS ILIKE 'M%'", "SHOW COLUMNS FROM m1 ILIKE 'A'", "SHOW FUNCTIONS ILIKE 'LOWE_'",
                    "SHOW DATABASES ILIKE 'DEFAULT%'", "SHOW CATALOGS ILIKE 'DEFAULT%'", "SHOW JARS ILIKE 'x'",
                    "SHOW PROCEDURES ILIKE 'x'", "SHOW MODULES ILIKE 'x'", "SHOW JOBS ILIKE 'x'"],
     # datagen's ROW, ARRAY and MAP columns: per-field options under the column's name ('fields.r.a.min',
@@ -100,6 +100,12 @@ SCRIPTS: dict[str, list[str]] = {
         "'fields.arr.element.null-rate' = '1', 'fields.arr.null-rate' = '0')",
         "SELECT CARDINALITY(arr), arr[1] IS NULL FROM g7",
     ],
+    # CASTs between a nested type and another type, and a FROM_BASE64 of text that is no base64
+    "cast_nested": ["SELECT CAST(ARRAY[1] AS INT)", "SELECT CAST(1 AS ARRAY<INT>)",
+                    "SELECT CAST(ROW(1, 'a') AS INT)",
+                    "SELECT CAST(MAP['a', 1] AS BIGINT)", "SELECT CAST('[1]' AS ARRAY<INT>)",
+                    "SELECT CAST(ARRAY[1] AS ROW<a INT>)", "SELECT CAST(ARRAY[1, 2] AS STRING)",
+                    "SELECT CAST(ARRAY[1] AS BOOLEAN)", "SELECT FROM_BASE64('***')"],
     "functions": [
         "DESCRIBE FUNCTION `upper`", "DESCRIBE FUNCTION EXTENDED `upper`", "DESC FUNCTION `SUM`",
         "DESCRIBE FUNCTION EXTENDED `SUM`", "DESCRIBE FUNCTION `concat_ws`", "DESCRIBE FUNCTION nope",
