@@ -73,3 +73,15 @@ def test_history_and_logs_mask_unknown_keys():
     assert redact("SET 'execution.checkpointing.interval' = '10 s';") == (
         "SET 'execution.checkpointing.interval' = '10 s';")
     assert redact(f"SET 'sasl.passwd' = '{SECRET}';") == f"SET 'sasl.passwd' = '{MASK}';"
+
+
+def test_explain_masks_a_hints_unknown_key():
+    """EXPLAIN prints a hint's options (Flink's ``hints=[[[OPTIONS ...]]]``): a key its connector does
+    not know is masked, the others shown."""
+    with StreamEnvironment() as env:
+        env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka', 'topic' = 'polish32_explain', "
+                        "'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json', "
+                        "'scan.startup.mode' = 'earliest-offset')")
+        text = env.execute_sql(f"EXPLAIN SELECT * FROM k /*+ OPTIONS('properties.sasl.passwd' = '{SECRET}', "
+                               "'scan.startup.mode' = 'latest-offset') */").message
+    assert f"properties.sasl.passwd={MASK}, scan.startup.mode=latest-offset" in text and SECRET not in text
