@@ -50,7 +50,7 @@ from streamsql.core.errors import (
     StatementError,
     StreamSQLError,
 )
-from streamsql.core.secrets import mask_options, remember
+from streamsql.core.secrets import mask_options, redact, remember
 from streamsql.core.values import parse_bool
 from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
@@ -207,7 +207,7 @@ class StreamEnvironment:
 
             obj = self._get(tree.this, sql)
             text = show_create_table(obj, unknown=self._unknown_options(obj)) if isinstance(obj, TableDef) \
-                else (obj.sql or "")
+                else redact(obj.sql or "")  # a view's hints: their secrets and unknown keys masked
             return TableResult("text", message=text)
         if isinstance(tree, n.DescribeTable):  # and SHOW COLUMNS, its rows filtered by name
             return self._describe(tree, sql)

@@ -85,3 +85,16 @@ def test_explain_masks_a_hints_unknown_key():
         text = env.execute_sql(f"EXPLAIN SELECT * FROM k /*+ OPTIONS('properties.sasl.passwd' = '{SECRET}', "
                                "'scan.startup.mode' = 'latest-offset') */").message
     assert f"properties.sasl.passwd={MASK}, scan.startup.mode=latest-offset" in text and SECRET not in text
+
+
+def test_show_create_view_masks_its_hints_secrets():
+    """A view's text keeps its hints: SHOW CREATE VIEW masks their secrets and unknown keys' values."""
+    with StreamEnvironment() as env:
+        env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka', 'topic' = 'polish32_view', "
+                        "'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json')")
+        env.execute_sql("CREATE VIEW v AS SELECT * FROM k /*+ OPTIONS("
+                        f"'properties.sasl.password' = '{SECRET}1', 'properties.sasl.passwd' = '{SECRET}2', "
+                        "'scan.startup.mode' = 'latest-offset') */")
+        text = env.execute_sql("SHOW CREATE VIEW v").message
+    assert text == (f"CREATE VIEW v AS SELECT * FROM k /*+ OPTIONS('properties.sasl.password' = '{MASK}', "
+                    f"'properties.sasl.passwd' = '{MASK}', 'scan.startup.mode' = 'latest-offset') */")
