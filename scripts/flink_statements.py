@@ -99,6 +99,10 @@ SCRIPTS: dict[str, list[str]] = {
         "CREATE TABLE g7 (arr ARRAY<INT>) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
         "'fields.arr.element.null-rate' = '1', 'fields.arr.null-rate' = '0')",
         "SELECT CARDINALITY(arr), arr[1] IS NULL FROM g7",
+        # an option its column's type does not take
+        "CREATE TABLE g8 (a INT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '1', "
+        "'fields.a.length' = '3', 'fields.s.min' = '1')",
+        "SELECT * FROM g8",
     ],
     # CASTs between a nested type and another type, and a FROM_BASE64 of text that is no base64
     "cast_nested": ["SELECT CAST(ARRAY[1] AS INT)", "SELECT CAST(1 AS ARRAY<INT>)",
