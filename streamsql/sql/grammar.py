@@ -680,6 +680,22 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.UseModules(expressions=names))
 
     def _parse_show(self) -> exp.Expr:
+        """A SHOW statement; an ``ILIKE`` after one that does not take it is refused as Flink 2.3's parser
+        refuses it (:meth:`_refuse_ilike`)."""
+        shown = self._parse_show_what()
+        if self._curr and self._curr.text.upper() == "ILIKE":
+            self._refuse_ilike()
+        return shown
+
+    def _refuse_ilike(self) -> None:
+        """Flink 2.3's parse error at an ``ILIKE`` its SHOW statement does not take.
+
+        Only SHOW CATALOGS, DATABASES and [USER] FUNCTIONS take ``[NOT] ILIKE`` (and PROCEDURES); the
+        others fail in Flink's parser (scripts/flink_statements.py ``show_ilike``).
+        """
+        self._refuse('SQL parse failed. Encountered "ILIKE"', self._curr, self._curr)
+
+    def _parse_show_what(self) -> exp.Expr:
         for words in _SHOW_NAMESPACE:
             if self._match_text_seq(*words):
                 args: dict = {}
@@ -728,12 +744,11 @@ class FlinkParser(parser.Parser):
         """``[NOT] LIKE 'pattern'`` after SHOW: the node's args (none: {}).
 
         ``ilike``: ``ILIKE`` (case-insensitive) is taken too, as Flink 2.3's SHOW CATALOGS,
-        DATABASES and FUNCTIONS take it; its SHOW TABLES, VIEWS and COLUMNS refuse it.
+        DATABASES and FUNCTIONS take it; its other SHOW statements refuse it (:meth:`_refuse_ilike`).
         """
         negated = self._match(TokenType.NOT)
         if self._curr and self._curr.text.upper() == "ILIKE" and not ilike:
-            self.raise_error('Encountered "ILIKE": SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE '
-                             "'pattern' (case-sensitive), as Flink 2.3")
+            self._refuse_ilike()
         case_insensitive = ilike and self._match_texts(("ILIKE",))
         if not case_insensitive and not self._match(TokenType.LIKE):
             if negated:
