@@ -102,10 +102,32 @@ def _unit(h: np.ndarray) -> np.ndarray:
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
-class _FieldGen:
-    """Generates one column for a range of row numbers."""
+def _keys_taken(t: SqlType, kind: str) -> tuple[str, ...]:
+    """The field option keys a generator of type ``t`` and ``kind`` takes (Flink's container options).
 
-    def __init__(self, table: str, name: str, t: SqlType, opts: dict[str, str], index: int, seed: int):
+    As Flink's datagen, any other ``'fields.<f>.<key>'`` is refused ("Unsupported options found for
+    'datagen'"): ``'fields.a.length'`` of an INT, ``'fields.s.min'`` of a STRING.
+    """
+    if kind == "sequence":
+        return ("kind", "start", "end", "null-rate")
+    n = t.name
+    by_type = (("min", "max") if n in _INT_BOUNDS or n in ("FLOAT", "DOUBLE", "DECIMAL")
+               else ("length", "var-len") if n in ("STRING", "BYTES")
+               else ("max-past",) if n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE")
+               else ("length",) if n in ("ARRAY", "MAP") else ())
+    return ("kind", "null-rate", *by_type)
+
+
+class _FieldGen:
+    """Generates one column (or a part of a nested one) for a range of row numbers.
+
+    Attributes:
+        taken: the option keys (``'fields.r.a.min'``) it and its parts take; a part of a ROW,
+            ARRAY or MAP (``nested``) takes no ``kind``: it is random, as Flink's.
+    """
+
+    def __init__(self, table: str, name: str, t: SqlType, opts: dict[str, str], index: int, seed: int,
+                 nested: bool = False):
         self.name, self.t, self.index, self.seed = name, t, index, seed
         self.at = t.to_arrow()
         pre = f"Table '{table}': "
@@ -123,7 +145,8 @@ class _FieldGen:
                 msg = f"{pre}option 'fields.{name}.{key}' = '{v}' is not a valid number"
                 raise ConfigError(msg) from None
 
-        self.kind = (opt("kind") or "random").lower()
+        self.kind = "random" if nested else (opt("kind") or "random").lower()
+        self.taken = [f"fields.{name}.{k}" for k in _keys_taken(t, self.kind) if not (nested and k == "kind")]
         if self.kind not in ("random", "sequence"):
             msg = f"{pre}option 'fields.{name}.kind' = '{opt('kind')}' is not one of 'random', 'sequence'"
             raise ConfigError(msg)
@@ -138,11 +161,7 @@ class _FieldGen:
             return
         if self.kind == "sequence":
             if n not in _INT_BOUNDS and n not in ("STRING", "DECIMAL", "FLOAT", "DOUBLE"):
-                msg = (
-                    f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
-                    "(supported: integer, decimal, floating, STRING)"
-                )
-                raise ConfigError(msg)
+                raise ConfigError(_no_sequence(table, name, t))
             if opt("start") is None or opt("end") is None:
                 msg = f"{pre}a sequence needs 'fields.{name}.start' and 'fields.{name}.end'"
                 raise ConfigError(msg)
@@ -203,12 +222,11 @@ class _FieldGen:
         """
         pre, name, t = f"Table '{table}': ", self.name, self.t
         if self.kind == "sequence":
-            msg = (f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
-                   "(supported: integer, decimal, floating, STRING)")
-            raise ConfigError(msg)
+            raise ConfigError(_no_sequence(table, name, t))
         parts = t.field_names if t.name == "ROW" else ("element",) if t.name == "ARRAY" else ("key", "value")
-        self.parts = [_FieldGen(table, f"{name}.{part}", c, opts, _child_index(self.index, i), self.seed)
+        self.parts = [_FieldGen(table, f"{name}.{part}", c, opts, _child_index(self.index, i), self.seed, True)
                       for i, (part, c) in enumerate(zip(parts, t.children))]
+        self.taken += [k for g in self.parts for k in g.taken]
         self.length = num("length", _COLLECTION_LENGTH, int)
         if self.length < 0:
             msg = f"{pre}option 'fields.{name}.length' must be >= 0"
@@ -356,6 +374,12 @@ class _FieldGen:
         )
 
 
+def _no_sequence(table: str, name: str, t: SqlType) -> str:
+    """The message refusing a sequence of a type Flink's ``SequenceGeneratorVisitor`` has none of."""
+    return (f"Table '{table}': Unsupported type: {t.sql()} (column '{name}' cannot be a sequence; "
+            "supported: integer, decimal, floating, STRING)")
+
+
 def _from_unscaled(unscaled: np.ndarray, s: int, at: pa.DataType) -> pa.Array:
     """Build decimal128(38, s) directly from little-endian 128-bit unscaled integers."""
     lo = unscaled.astype(np.int64)
@@ -405,14 +429,24 @@ def _settings(table: TableDef) -> tuple[float, int | None, int, list[_FieldGen]]
             parts = key[len("fields.") :].rsplit(".", 1)
             if len(parts) != 2 or parts[1] not in _FIELD_KEYS:
                 msg = (
-                    f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
-                    f"with key one of {', '.join(_FIELD_KEYS)}"
+                    f"{pre}Unsupported options found for 'datagen': '{key}'; field options are "
+                    f"'fields.<column>.<key>' with key one of {', '.join(_FIELD_KEYS)}"
                 )
                 raise ConfigError(msg, table=table.name, option=key)
             if parts[0] not in names:
-                msg = f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}"
+                msg = (f"{pre}Unsupported options found for 'datagen': '{key}' names no column "
+                       f"(nor a part of one); columns and parts: {', '.join(sorted(names))}")
                 raise ConfigError(msg, table=table.name, option=key)
     gens = [_FieldGen(table.name, f.name, f.type, opts, i, seed) for i, f in enumerate(schema)]
+    taken = {k for g in gens for k in g.taken}
+    for key in opts:
+        if key.startswith("fields.") and key not in taken:
+            path = key[len("fields."):].rsplit(".", 1)[0]
+            takes = sorted(k.rsplit(".", 1)[1] for k in taken if k.startswith(f"fields.{path}.")
+                           and k.count(".") == key.count("."))
+            msg = (f"{pre}Unsupported options found for 'datagen': '{key}' ('{path}' takes "
+                   f"{', '.join(takes)}, as Flink's datagen)")
+            raise ConfigError(msg, table=table.name, option=key)
     return rps, total_rows, seed, gens
 
 

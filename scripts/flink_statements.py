@@ -81,9 +81,10 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT id, r.a, CHAR_LENGTH(r.b), CARDINALITY(arr), arr[1], arr[3], CARDINALITY(m), m[1] FROM g",
         "CREATE TABLE g2 (id INT, arr ARRAY<STRING>, r ROW<x ROW<y BIGINT>>, m MAP<STRING, DOUBLE>) WITH ("
         "'connector' = 'datagen', 'number-of-rows' = '2', 'fields.arr.length' = '2', "
-        "'fields.arr.element.length' = '4', 'fields.r.x.y.min' = '9', 'fields.r.x.y.max' = '9', "
+        "'fields.arr.element.length' = '4', 'fields.r.x.y.min' = '9', 'fields.r.x.y.max' = '10', "
         "'fields.m.length' = '5', 'fields.m.key.length' = '8')",
-        "SELECT CARDINALITY(arr), CHAR_LENGTH(arr[2]), r.x.y, CARDINALITY(m) FROM g2",
+        # (a BIGINT's random min = max fails Flink's job: commons-math's nextLong wants lower < upper)
+        "SELECT CARDINALITY(arr), CHAR_LENGTH(arr[2]), r.x.y BETWEEN 9 AND 10, CARDINALITY(m) FROM g2",
         "CREATE TABLE g3 (r ROW<a INT>) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
         "'fields.r.null-rate' = '1')",
         "SELECT r IS NULL FROM g3",

@@ -581,10 +581,19 @@ def calcite_type(t: SqlType | None) -> str:
     """A type as Calcite prints it.
 
     ``VARCHAR(2147483647)`` (STRING), ``VARBINARY(2147483647)`` (BYTES), ``INTEGER``,
-    ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``, ``TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)``.
+    ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``, ``TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)``; nested types as
+    Calcite's validator names them: ``INTEGER ARRAY``, ``(CHAR(1), INTEGER) MAP``,
+    ``RecordType:peek_no_expand(INTEGER a, CHAR(1) b)`` (scripts/flink_statements.py ``cast_nested``).
     """
     if t is None:
         return "ANY"
+    if t.name == "ARRAY":
+        return f"{calcite_type(t.children[0])} ARRAY"
+    if t.name == "MAP":
+        return f"({calcite_type(t.children[0])}, {calcite_type(t.children[1])}) MAP"
+    if t.name == "ROW":
+        fields = ", ".join(f"{calcite_type(c)} {n}" for n, c in zip(t.field_names, t.children))
+        return f"RecordType:peek_no_expand({fields})"
     text = str(t)
     if t.name == "STRING":
         return "VARCHAR(2147483647)" if text == "STRING" else text
