@@ -224,8 +224,8 @@ class _FieldGen:
         if self.kind == "sequence":
             raise ConfigError(_no_sequence(table, name, t))
         parts = t.field_names if t.name == "ROW" else ("element",) if t.name == "ARRAY" else ("key", "value")
-        self.parts = [_FieldGen(table, f"{name}.{part}", c, opts, _child_index(self.index, i), self.seed, True)
-                      for i, (part, c) in enumerate(zip(parts, t.children))]
+        self.parts = [_FieldGen(table, f"{name}.{part}", c, opts, _child_index(self.index, i), self.seed,
+                                nested=True) for i, (part, c) in enumerate(zip(parts, t.children))]
         self.taken += [k for g in self.parts for k in g.taken]
         self.length = num("length", _COLLECTION_LENGTH, int)
         if self.length < 0:

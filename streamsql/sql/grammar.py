@@ -682,8 +682,11 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.UseModules(expressions=names))
 
     def _parse_show(self) -> exp.Expr:
-        """A SHOW statement; an ``ILIKE`` after one that does not take it is refused as Flink 2.3's parser
-        refuses it (:meth:`_refuse_ilike`)."""
+        """A SHOW statement.
+
+        An ``ILIKE`` after one that does not take it is refused as Flink 2.3's parser refuses it
+        (:meth:`_refuse_ilike`).
+        """
         shown = self._parse_show_what()
         if self._curr and self._curr.text.upper() == "ILIKE":
             self._refuse_ilike()

@@ -44,7 +44,8 @@ def test_a_breakers_session_gets_clear_errors(shell):
     # what DuckDB would answer in its words: refused as Flink refuses it, or failed in ours
     sh.send_expect("SELECT CAST(ARRAY[1] AS INT);\n",
                    r"Cast function cannot convert value of type .* \(line 1, column \d+\)")
-    sh.send_expect("SELECT FROM_BASE64('***');\n", r"\[ERROR\] FROM_BASE64 failed: Illegal base64 character 2a")
+    sh.send_expect("SELECT FROM_BASE64('***');\n", r"\[ERROR\] FROM_BASE64 failed: Illegal base64 character "
+                                                   r"2a")
     sh.send_expect("SHOW TABLES;\n", r"2 rows in set")
     screen = sh.screen()[m:]
     shown = re.findall(rf".*{SECRET}.*", screen)  # the terminal echoes what was typed; nothing else may

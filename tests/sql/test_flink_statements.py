@@ -33,14 +33,15 @@ OURS: dict[str, str] = {
     # Flink parses it, then its in-memory catalog fails ("listProcedures is not implemented"); no
     # procedures here: refused by the parser, which names the SHOW statements there are
     "SHOW PROCEDURES ILIKE 'x'": "Expecting TABLES, VIEWS, COLUMNS, JOBS",
-    # a string literal inside ROW(...) or MAP[...] is typed STRING here, CHAR(n) in Flink: the type named differs
+    # a string literal inside ROW(...) or MAP[...] is typed STRING here, CHAR(n) in Flink: the type
+    # named differs
     "SELECT CAST(ROW(1, 'a') AS INT)": "Cast function cannot convert value of type RecordType:peek_no_expand("
                                        "INTEGER EXPR$0, VARCHAR(2147483647) EXPR$1) to type INTEGER",
     "SELECT CAST(MAP['a', 1] AS BIGINT)": "Cast function cannot convert value of type (VARCHAR(2147483647), "
                                           "INTEGER) MAP to type BIGINT",
     # Flink 2.3 fails without a message of its own (Py4J's "An error occurred while calling ...executeSql")
-    "SELECT CAST('[1]' AS ARRAY<INT>)": "Cast function cannot convert value of type VARCHAR(2147483647) to type "
-                                        "INTEGER ARRAY",
+    "SELECT CAST('[1]' AS ARRAY<INT>)": "Cast function cannot convert value of type VARCHAR(2147483647) to "
+                                        "type INTEGER ARRAY",
 }
 #: Where ours answers and Flink refuses (on purpose): the reason.
 ANSWERED: dict[str, str] = {}

@@ -437,8 +437,8 @@ scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
     lambda c: template("to_base64(encode({0}))", *c.args))
 @scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING,
         failures=(Failure(r"Could not decode string \"(.*)\" as base64: invalid byte value '(\d+)'",
-                          lambda m: f"FROM_BASE64 failed: Illegal base64 character {int(m.group(2)):x} (Flink "
-                                    "fails the job too, java.util.Base64's words)"),))
+                          lambda m: f"FROM_BASE64 failed: Illegal base64 character {int(m.group(2)):x} "
+                                    "(Flink fails the job too, java.util.Base64's words)"),))
 def from_base64(c: Call) -> exp.Expression:
     """The UTF-8 text of the base64 bytes, as Flink's ``java.util.Base64`` decoder reads them.
 
