@@ -569,8 +569,6 @@ class FlinkParser(parser.Parser):
         elif isinstance(node, exp.Window) and isinstance(node.this, _POSITIONED_CALLS):  # call OVER (...)
             _position(node.this, token)
         call = node.this if isinstance(node, exp.Window) else node
-        if called and isinstance(call, exp.Cast):  # a CAST Flink refuses: at its keyword, as Calcite
-            _position(call, token)
         if called and isinstance(call, exp.AggFunc) and not isinstance(call, exp.Anonymous):
             call.meta.setdefault(self.dialect.ORIGINAL_NAME_META_KEY, token.text)
             _position(call, token)

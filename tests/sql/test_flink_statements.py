@@ -43,6 +43,11 @@ OURS: dict[str, str] = {
     "SELECT CAST('[1]' AS ARRAY<INT>)": "Cast function cannot convert value of type VARCHAR(2147483647) to "
                                         "type INTEGER ARRAY",
 }
+#: Refusals shown elsewhere than Flink's position: a refused CAST is shown at its operand (a choice of
+#: ours, tests/functions/test_planning.py), Flink's at the whole call.
+ELSEWHERE = {"SELECT CAST(ARRAY[1] AS INT)", "SELECT CAST(1 AS ARRAY<INT>)",
+             "SELECT CAST(ROW(1, 'a') AS INT)", "SELECT CAST(MAP['a', 1] AS BIGINT)",
+             "SELECT CAST(ARRAY[1] AS ROW<a INT>)", "SELECT CAST(ARRAY[1] AS BOOLEAN)"}
 #: Where ours answers and Flink refuses (on purpose): the reason.
 ANSWERED: dict[str, str] = {}
 _AT = re.compile(r"(?:From line|at line) (\d+), column (\d+)")
@@ -69,7 +74,7 @@ def test_script_as_flink(script: str) -> None:
                 expected = OURS.get(sql) or _AT.sub("", cause).split(" at line")[0].strip(" :.")
                 assert expected in str(caught.value), (sql, str(caught.value))
                 at = _AT.search(step["error"][0])
-                if at and isinstance(caught.value, StatementError):
+                if at and isinstance(caught.value, StatementError) and sql not in ELSEWHERE:
                     assert (caught.value.line, caught.value.col) == (int(at[1]), int(at[2])), sql
                 continue
             result, rows = _run(env, sql)
