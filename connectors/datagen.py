@@ -22,7 +22,9 @@ the column, as Flink names them: ``'fields.r.a.min'`` (field ``a`` of ROW ``r``,
 ``'fields.m.value.null-rate'``; ``'fields.<f>.length'`` is an ARRAY's or MAP's number of entries
 (default 3, Flink's ``RANDOM_COLLECTION_LENGTH_DEFAULT``), a MAP's keys drawn alike collapsing
 into one entry (the last value, as Java's ``HashMap.put``); ``'fields.<f>.null-rate'`` makes the
-whole value NULL.
+whole value NULL. A part takes no ``kind`` (it is random), and a field option the column's type does
+not take (``'fields.a.length'`` of an INT) is refused, as Flink's ("Unsupported options found for
+'datagen'"; scripts/flink_statements.py ``datagen_nested``).
 
 A LIMIT right over the scan (no WHERE under it) is pushed into the source, as Flink's
 ``SupportsLimitPushDown`` (``ConnectorContext.limit``): the source ends after that many rows, so
