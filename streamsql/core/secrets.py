@@ -54,6 +54,8 @@ _PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*")(?P<eq>\s*=\s*)(?P<
 _HINT = re.compile(r"/\*\+.*?\*/", re.DOTALL)
 _HINT_PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|`(?:[^`]|``)*`|\b[A-Za-z_][A-Za-z_0-9$]*)"""
                         r"""(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
+# A hint of a hint comment other than OPTIONS(...), with its arguments.
+_OTHER_HINT = re.compile(r"\b(?!OPTIONS\b)[A-Za-z_]+\s*\([^()]*\)", re.IGNORECASE)
 # Secrets inside a JAAS config value: password="..." (also username-less forms).
 _JAAS_SECRET = re.compile(r"""(?:password|secret|token)\s*=\s*"([^"]*)\"""", re.IGNORECASE)
 
@@ -83,6 +85,8 @@ def unknown_in(text: str | None) -> frozenset[str]:
     """
     if _judge is None or not text or "=" not in text:
         return frozenset()
+    # a hint other than OPTIONS names no option (STATE_TTL('orders' = '1d'), LOOKUP('table' = 'c'))
+    text = _HINT.sub(lambda hint: _OTHER_HINT.sub("", hint.group(0)), text)
     pairs = [(m.group("key")[1:-1], m.group("value")[1:-1]) for m in _PAIR.finditer(text)]
     return _judge(pairs) if pairs else frozenset()
 

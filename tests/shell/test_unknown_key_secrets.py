@@ -98,3 +98,10 @@ def test_show_create_view_masks_its_hints_secrets():
         text = env.execute_sql("SHOW CREATE VIEW v").message
     assert text == (f"CREATE VIEW v AS SELECT * FROM k /*+ OPTIONS('properties.sasl.password' = '{MASK}', "
                     f"'properties.sasl.passwd' = '{MASK}', 'scan.startup.mode' = 'latest-offset') */")
+
+
+def test_other_hints_and_literals_keep_their_values():
+    """STATE_TTL and LOOKUP hints name tables, not options: their pairs are shown as written."""
+    text = (f"SELECT /*+ STATE_TTL('orders' = '1d'), OPTIONS('properties.sasl.passwd' = '{SECRET}') */ * "
+            "FROM o JOIN c /*+ LOOKUP('table' = 'c', 'async' = 'true') */ ON o.id = c.id")
+    assert redact(text) == text.replace(SECRET, MASK)
