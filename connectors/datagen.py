@@ -182,7 +182,9 @@ class _FieldGen:
             return
         for key in ("start", "end"):
             if opt(key) is not None:
-                msg = f"{pre}option 'fields.{name}.{key}' needs 'fields.{name}.kind' = 'sequence'"
+                msg = (f"{pre}Unsupported options found for 'datagen': 'fields.{name}.{key}' "
+                       + ("(a part of a ROW, ARRAY or MAP is random)" if nested
+                          else f"needs 'fields.{name}.kind' = 'sequence'"))
                 raise ConfigError(msg)
         if n in _INT_BOUNDS:
             lo, hi = _INT_BOUNDS[n]
