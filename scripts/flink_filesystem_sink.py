@@ -11,6 +11,14 @@ a statement Flink refuses its message. ``{out}`` and ``{input}`` are filled in p
 
     /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py   # rewrites the JSON
     /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py CASE ...   # re-records these cases only
+
+``--stream [CASE ...]`` records the unbounded partition-time cases (``STREAM_CASES``) instead, into
+``flink_filesystem_stream.json``: each reads a one-partition Kafka topic (written first through
+this project's venv, ``CLIENT_PYTHON``; broker ``$STREAMSQL_KAFKA_BOOTSTRAP``) with checkpoints
+every 300 ms, and the record is the sink folder once it stayed the same for 5 s (hidden in-progress
+files by name only), then the job is cancelled; or the job's failure (its Java messages)::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py --stream
 """
 
 from __future__ import annotations
@@ -26,7 +34,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "connectors" / "flink_filesystem_sink.json"
 sys.path.insert(0, str(ROOT / "tests" / "connectors"))
-from filesystem_flink_cases import CASES, INPUT_ROWS, files_under  # noqa: E402
+from filesystem_flink_cases import (  # noqa: E402
+    CASES,
+    INPUT_ROWS,
+    STREAM_CASES,
+    STREAM_ROWS,
+    files_under,
+    stream_statements,
+    visible_and_hidden,
+)
+
+STREAM_OUT = ROOT / "tests" / "connectors" / "flink_filesystem_stream.json"
+STEADY_S = 5.0
 
 
 def message(e: Exception) -> str:
@@ -80,5 +99,59 @@ def main() -> None:
     OUT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
 
 
+def stream_case(name: str, bootstrap: str) -> dict:
+    """Run stream case ``name`` on Flink (module docstring): ``{"files": ...}`` or ``{"error": ...}``."""
+    import time
+    import uuid
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from flink_session import error_text, kafka_jar, produce_json, table_env
+
+    topic = f"fsq10-flink-{name}-{uuid.uuid4().hex[:8]}"
+    produce_json(bootstrap, topic, [[r, []] for r in STREAM_ROWS])
+    work = tempfile.mkdtemp(prefix="flinkfs-")
+    out = os.path.join(work, "out")
+    t = table_env(kafka_jar(), utc=True)
+    t.get_config().set("execution.checkpointing.interval", "300 ms")
+    try:
+        *ddl, insert = stream_statements(name)
+        for s in ddl:
+            t.execute_sql(s.format(topic=topic, bootstrap=bootstrap, out="file://" + out))
+        client = t.execute_sql(insert).get_job_client()
+        last, since, deadline = None, time.monotonic(), time.monotonic() + 120
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            status = str(client.get_job_status().result())
+            if status in ("FAILED", "CANCELED", "FINISHED"):
+                try:
+                    client.get_job_execution_result().result()
+                except Exception as e:  # noqa: BLE001 (the failure is the record)
+                    return {"error": error_text(e)}
+                return {"error": f"job {status}"}
+            now = visible_and_hidden(os.path.join(out, "s"))
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= STEADY_S:
+                client.cancel().result()
+                return {"files": now}
+        client.cancel().result()
+        return {"error": "no steady state within 120 s"}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main_stream(wanted: list[str]) -> None:
+    """Record the stream cases (all, or ``wanted``) into :data:`STREAM_OUT`."""
+    bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+    results = json.loads(STREAM_OUT.read_text()) if wanted and STREAM_OUT.exists() else {}
+    for name in wanted or list(STREAM_CASES):
+        results[name] = stream_case(name, bootstrap)
+        print(name, json.dumps(results[name])[:400])
+    STREAM_OUT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--stream"]:
+        main_stream(sys.argv[2:])
+    else:
+        main()
