@@ -37,7 +37,7 @@ def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
     side_input = workdir / "side_input.csv"
     sql.write_side_input(side_input)
     source = sql.nexmark_options(events, rate, base_time_ms, options)
-    text = sql.script(query, source, sql.PRINT, str(side_input))
+    text = sql.script(query, source, sql.PRINT, str(side_input), str(workdir / "out"))
     statements = split_statements(text)
     config = {"state.dir": str(workdir / "state"), "execution.checkpointing.dir": str(workdir / "cp"),
               "table.local-time-zone": "UTC", "state.backend.type": "hashmap"}
@@ -52,6 +52,15 @@ def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
     return columns, fold(out.getvalue().splitlines())
 
 
+def file_result(query: str, columns: list[str], workdir: Path) -> dict:
+    """What a query of :data:`~benchmarks.nexmark.sql.FILE_SINK_QUERIES` left in its table (after :func:`run`).
+
+    :func:`~benchmarks.nexmark.results.file_summary` of ``<workdir>/out/bid`` (q10's table, its
+    partition keys ``dt, hm`` last).
+    """
+    return results.file_summary(str(workdir / "out" / "bid"), columns, ["dt", "hm"])
+
+
 def compare(query: str, expected: dict, c: dict, rows_dir: Path | None) -> str:
     """``"same"``, ``"DIFFERENT: ..."`` or ``"ran"`` (a processing-time query) for one query."""
     from streamsql.core.errors import StreamSQLError
@@ -60,6 +69,10 @@ def compare(query: str, expected: dict, c: dict, rows_dir: Path | None) -> str:
         try:
             columns, rows = run(query, c["events"], c["rate"], c["base_time_ms"], Path(work),
                                 c.get("options"))
+            if query in sql.FILE_SINK_QUERIES and "flink_error" not in expected:
+                got = file_result(query, columns, Path(work))
+                return f"same ({got['count']} rows)" if got == expected else \
+                    f"DIFFERENT: {got['count']} rows here, {expected.get('count')} on Flink"
         except StreamSQLError as e:
             if "flink_error" in expected:
                 return "same (refused by both)"
