@@ -81,7 +81,10 @@ def _now_ms() -> int:
 
 
 def _final_name(hidden: str) -> str:
-    """The committed name of an in-progress file: ``k=v/.part-<uuid>-<task>-<n>.inprogress.<x>`` → ``k=v/part-...``."""
+    """The committed name of an in-progress file.
+
+    ``k=v/.part-<uuid>-<task>-<n>.inprogress.<x>`` → ``k=v/part-<uuid>-<task>-<n>``.
+    """
     folder, _, name = hidden.rpartition("/")
     final = name[1:name.index(".inprogress.")]
     return f"{folder}/{final}" if folder else final

@@ -33,6 +33,7 @@ import zoneinfo
 from dataclasses import dataclass
 
 from streamsql.connectors.partitions import folder_values
+
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.values import duration_ms
 
@@ -53,7 +54,7 @@ OPTIONS = {
     KIND: "'default' (a pattern over the partition values); 'custom' (a Java class) is refused",
     CLASS: "refused: a custom time extractor class",
     PATTERN: "the partition time as '$key' references (default: the first partition value)",
-    FORMATTER: "a Java DateTimeFormatter pattern the partition time is read with (default yyyy-MM-dd HH:mm:ss)",
+    FORMATTER: "a Java DateTimeFormatter pattern the partition time is read with (default: yyyy-M-d H:m:s)",
 }
 
 _ZONE_WORDS = ("Invalid time zone for 'sink.partition-commit.watermark-time-zone'. The value should be a "
@@ -300,7 +301,8 @@ def _formatter_regex(pattern: str, table: str) -> re.Pattern:
             n = len(pattern[i:]) - len(pattern[i:].lstrip(c))
             if c not in _LETTERS:
                 msg = (f"Table '{table}': option '{FORMATTER}' = '{pattern}': the letter '{c}' is not "
-                       f"read here (only {' '.join(_LETTERS)}: year, month, day, hour, minute, second, fraction)")
+                       f"read here (only {' '.join(_LETTERS)}: year, month, day, hour, minute, second, "
+                       f"fraction)")
                 raise ConfigError(msg, table=table, option=FORMATTER)
             name = _LETTERS[c]
             if c == "S":

@@ -53,7 +53,7 @@ def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
 
 
 def file_result(query: str, columns: list[str], workdir: Path) -> dict:
-    """What a query of :data:`~benchmarks.nexmark.sql.FILE_SINK_QUERIES` left in its table (after :func:`run`).
+    """What a query of :data:`~benchmarks.nexmark.sql.FILE_SINK_QUERIES` left in its table (after ``run``).
 
     :func:`~benchmarks.nexmark.results.file_summary` of ``<workdir>/out/bid`` (q10's table, its
     partition keys ``dt, hm`` last).

@@ -242,7 +242,8 @@ class JobRunner:
     def _build(self, workdir: str) -> JobGraph:
         identity = self.identity
         if identity is None:
-            return build_job(self.name, self.roots, self.config, self.metrics, workdir, job_uuid=self.file_uuid)
+            return build_job(self.name, self.roots, self.config, self.metrics, workdir,
+                             job_uuid=self.file_uuid)
         own = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
                                 self.config.as_dict())
 

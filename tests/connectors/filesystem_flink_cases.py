@@ -154,7 +154,8 @@ CASES = {
 
 #: Partition-time commit (``'sink.partition-commit.trigger' = 'partition-time'``): a minute's
 #: partitions ``dt=.../hm=...`` as Nexmark q10 writes them.
-_PT = "'sink.partition-commit.trigger' = 'partition-time', 'sink.partition-commit.policy.kind' = 'success-file'"
+_PT = ("'sink.partition-commit.trigger' = 'partition-time', "
+       "'sink.partition-commit.policy.kind' = 'success-file'")
 _PT_ROWS = ("(1, TIMESTAMP '2024-01-05 10:00:10'), (2, TIMESTAMP '2024-01-05 10:01:20'), "
             "(3, TIMESTAMP '2024-01-05 10:03:00'), (4, TIMESTAMP '2024-01-05 10:00:40')")
 _PT_INSERT = ("INSERT INTO {table} SELECT a, DATE_FORMAT(ts, 'yyyy-MM-dd'), DATE_FORMAT(ts, 'HH:mm') "
@@ -208,7 +209,8 @@ STREAM_ROWS = [{"a": i, "ts": ts} for i, ts in enumerate(
      "2024-01-05 10:03:00", "2024-01-05 10:05:30"], 1)]
 STREAM_SOURCE = ("CREATE TABLE src (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = "
                  "'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
-                 "'properties.group.id' = '{topic}', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')")
+                 "'properties.group.id' = '{topic}', 'scan.startup.mode' = 'earliest-offset', "
+                 "'format' = 'json')")
 STREAM_INSERT = ("INSERT INTO s SELECT a, DATE_FORMAT(ts, 'yyyy-MM-dd'), DATE_FORMAT(ts, 'HH:mm') FROM src")
 STREAM_CASES = {
     "stream_delay_0": "",

@@ -19,7 +19,12 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment
-from tests.connectors.filesystem_flink_cases import STREAM_CASES, STREAM_ROWS, stream_statements, visible_and_hidden
+from tests.connectors.filesystem_flink_cases import (
+    STREAM_CASES,
+    STREAM_ROWS,
+    stream_statements,
+    visible_and_hidden,
+)
 
 FLINK = json.loads((Path(__file__).parent / "flink_filesystem_stream.json").read_text())
 STEADY_S = 1.5
@@ -39,7 +44,8 @@ def test_partition_time_commit_as_flink(name, tmp_path, kafka_bootstrap, kafka_t
     topic = kafka_topic_factory(f"fsq10-{name}")
     _produce(kafka_bootstrap, topic)
     out = tmp_path / "out"
-    env = StreamEnvironment({"state.dir": str(tmp_path / "state"), "execution.checkpointing.dir": str(tmp_path / "cp"),
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp"),
                              "execution.checkpointing.interval": "300 ms", "table.local-time-zone": "UTC"})
     flink = FLINK[name]
     try:
