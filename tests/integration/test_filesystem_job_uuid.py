@@ -64,12 +64,13 @@ def _source(bootstrap: str, kafka_topic_factory) -> str:
 def test_worker_processes_share_the_jobs_uuid(tmp_path, kafka_bootstrap, kafka_topic_factory):
     topic = _source(kafka_bootstrap, kafka_topic_factory)
     out = tmp_path / "out"
-    (tmp_path / "job.sql").write_text(_script(kafka_bootstrap, topic, str(out), f"fsq10-{uuid.uuid4().hex[:8]}"))
+    name = f"fsq10-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "job.sql").write_text(_script(kafka_bootstrap, topic, str(out), name))
     env = {**os.environ, "PYTHONPATH": ROOT}
     uuids = []
     for run in (1, 2):  # the second run is a new submission: a new uuid, written beside the first's
-        r = subprocess.run([sys.executable, "-m", "streamsql", "run", str(tmp_path / "job.sql")], cwd=tmp_path,
-                           env=env, capture_output=True, text=True, timeout=300)
+        r = subprocess.run([sys.executable, "-m", "streamsql", "run", str(tmp_path / "job.sql")],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
         new = {(u, t) for u, t in _parts(out) if u not in uuids}
         assert {t for _u, t in new} == {0, 1}, (run, new)  # both tasks wrote, under one uuid
@@ -81,7 +82,8 @@ def test_worker_processes_share_the_jobs_uuid(tmp_path, kafka_bootstrap, kafka_t
 def test_tasks_in_one_process_share_the_jobs_uuid(tmp_path, kafka_bootstrap, kafka_topic_factory):
     topic = _source(kafka_bootstrap, kafka_topic_factory)
     out = tmp_path / "out"
-    env = StreamEnvironment({"state.dir": str(tmp_path / "state"), "execution.checkpointing.dir": str(tmp_path / "cp")})
+    env = StreamEnvironment({"state.dir": str(tmp_path / "state"),
+                             "execution.checkpointing.dir": str(tmp_path / "cp")})
     try:
         for s in _script(kafka_bootstrap, topic, str(out), f"fsq10-{uuid.uuid4().hex[:8]}").split(";\n"):
             if s.strip():
