@@ -60,6 +60,7 @@ OPTIONS = {
     "sink.rolling-policy.check-interval": "how often the two intervals are looked at (default 1 min)",
     "sink.partition-commit.policy.kind": "'success-file'; 'metastore' and 'custom' are refused",
     "sink.partition-commit.policy.class": "refused: a custom commit policy class",
+    "sink.partition-commit.policy.class.parameters": "refused: a custom commit policy class's parameters",
     "sink.partition-commit.success-file.name": "the success file's name (default '_SUCCESS')",
     **COMMIT_OPTIONS,
 }
@@ -111,8 +112,8 @@ def success_file(table) -> str | None:
                 msg = (f"Table '{table.name}': option '{key}' = '{o[key]}': '{kind}' is not supported "
                        f"(only 'success-file': StreamSQL runs no custom commit policy class)")
             raise ConfigError(msg, table=table.name, option=key)
-    if "sink.partition-commit.policy.class" in o:
-        key = "sink.partition-commit.policy.class"
+    for key in [k for k in ("sink.partition-commit.policy.class", "sink.partition-commit.policy.class.parameters")
+                if k in o][:1]:
         msg = (f"Table '{table.name}': option '{key}' is not supported: StreamSQL runs no Java commit "
                f"policy class (only 'sink.partition-commit.policy.kind' = 'success-file')")
         raise ConfigError(msg, table=table.name, option=key)

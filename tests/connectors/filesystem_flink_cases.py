@@ -218,14 +218,16 @@ STREAM_CASES = {
     "stream_delay_3min": ", 'sink.partition-commit.delay' = '3 min'",
     "stream_zone_new_york": ", 'sink.partition-commit.watermark-time-zone' = 'America/New_York'",
     "stream_zone_gmt_minus": ", 'sink.partition-commit.watermark-time-zone' = 'GMT-00:02'",
-    "stream_bad_pattern": "$dt $hm",
+    "stream_bad_pattern": ("$dt $hm", ""),
+    "stream_formatter": ("$dt $hm", ", 'partition.time-extractor.timestamp-formatter' = 'yyyy-MM-dd HH:mm', "
+                         "'sink.partition-commit.delay' = '2 min'"),
 }
 
 
 def stream_statements(name: str) -> list[str]:
     """The statements of stream case ``name`` (``{topic}``, ``{bootstrap}``, ``{out}`` to fill in)."""
-    extra = STREAM_CASES[name]
-    table = _pt_table("s", pattern=extra) if extra.startswith("$") else _pt_table("s", extra)
+    extra = STREAM_CASES[name]  # extra options, or (pattern, extra options)
+    table = _pt_table("s", extra[1], extra[0]) if isinstance(extra, tuple) else _pt_table("s", extra)
     return [STREAM_SOURCE, table.replace("{{out}}", "{out}"), STREAM_INSERT]
 
 
