@@ -112,8 +112,8 @@ def success_file(table) -> str | None:
                 msg = (f"Table '{table.name}': option '{key}' = '{o[key]}': '{kind}' is not supported "
                        f"(only 'success-file': StreamSQL runs no custom commit policy class)")
             raise ConfigError(msg, table=table.name, option=key)
-    for key in [k for k in ("sink.partition-commit.policy.class", "sink.partition-commit.policy.class.parameters")
-                if k in o][:1]:
+    classes = ("sink.partition-commit.policy.class", "sink.partition-commit.policy.class.parameters")
+    for key in [k for k in classes if k in o][:1]:
         msg = (f"Table '{table.name}': option '{key}' is not supported: StreamSQL runs no Java commit "
                f"policy class (only 'sink.partition-commit.policy.kind' = 'success-file')")
         raise ConfigError(msg, table=table.name, option=key)
