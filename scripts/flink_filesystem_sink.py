@@ -15,8 +15,9 @@ a statement Flink refuses its message. ``{out}`` and ``{input}`` are filled in p
 ``--stream [CASE ...]`` records the unbounded partition-time cases (``STREAM_CASES``) instead, into
 ``flink_filesystem_stream.json``: each reads a one-partition Kafka topic (written first through
 this project's venv, ``CLIENT_PYTHON``; broker ``$STREAMSQL_KAFKA_BOOTSTRAP``) with checkpoints
-every 300 ms, and the record is the sink folder once it stayed the same for 5 s (hidden in-progress
-files by name only), then the job is cancelled; or the job's failure (its Java messages)::
+every 300 ms, and the record is the sink folder once it holds files and stayed the same for 5 s
+(hidden in-progress files by name only), then the job is cancelled; or the job's failure (its Java
+messages)::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py --stream
 """
@@ -59,6 +60,18 @@ def message(e: Exception) -> str:
     return causes[-1] if causes else text.splitlines()[0]  # a failed job's: its root cause
 
 
+#: Flink's wrapping messages, which say nothing of the cause.
+GENERIC = ("Unable to create a sink", "Failed to wait job finish")
+
+
+def root_cause(e: Exception) -> str:
+    """The message of the innermost Java cause of a PyFlink error (or :func:`message`)."""
+    cause, last = getattr(e, "java_exception", None), None
+    while cause is not None:
+        last, cause = cause, cause.getCause()
+    return str(last.getMessage()) if last is not None else message(e)
+
+
 def main() -> None:
     """Run every case (or those named on the command line) in PyFlink and write :data:`OUT`."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
@@ -93,6 +106,8 @@ def main() -> None:
                     steps.append({"ok": True})
             except Exception as e:  # noqa: BLE001 (Flink's refusal is the record)
                 steps.append({"error": message(e)})
+                if steps[-1]["error"].startswith(GENERIC):  # its root cause says why
+                    steps[-1]["error"] = root_cause(e)
         results[name] = steps
         shutil.rmtree(work, ignore_errors=True)
         print(name, json.dumps(steps)[:300])
@@ -116,7 +131,11 @@ def stream_case(name: str, bootstrap: str) -> dict:
     try:
         *ddl, insert = stream_statements(name)
         for s in ddl:
-            t.execute_sql(s.format(topic=topic, bootstrap=bootstrap, out="file://" + out))
+            m = re.fullmatch(r"SET '([^']+)' = '([^']*)'", s)
+            if m:
+                t.get_config().set(m.group(1), m.group(2))
+            else:
+                t.execute_sql(s.format(topic=topic, bootstrap=bootstrap, out="file://" + out))
         client = t.execute_sql(insert).get_job_client()
         last, since, deadline = None, time.monotonic(), time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -126,10 +145,10 @@ def stream_case(name: str, bootstrap: str) -> dict:
                 try:
                     client.get_job_execution_result().result()
                 except Exception as e:  # noqa: BLE001 (the failure is the record)
-                    return {"error": error_text(e)}
+                    return {"error": error_text(e), "files": visible_and_hidden(os.path.join(out, "s"))}
                 return {"error": f"job {status}"}
             now = visible_and_hidden(os.path.join(out, "s"))
-            if now != last:
+            if not now or now != last:  # steady once written: the job's start writes nothing for seconds
                 last, since = now, time.monotonic()
             elif time.monotonic() - since >= STEADY_S:
                 client.cancel().result()

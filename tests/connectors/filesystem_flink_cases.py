@@ -228,7 +228,13 @@ def stream_statements(name: str) -> list[str]:
     """The statements of stream case ``name`` (``{topic}``, ``{bootstrap}``, ``{out}`` to fill in)."""
     extra = STREAM_CASES[name]  # extra options, or (pattern, extra options)
     table = _pt_table("s", extra[1], extra[0]) if isinstance(extra, tuple) else _pt_table("s", extra)
-    return [STREAM_SOURCE, table.replace("{{out}}", "{out}"), STREAM_INSERT]
+    # a pattern that does not read fails the job at its first checkpoint: without restarts, it ends
+    sets = ["SET 'restart-strategy.type' = 'none'"] if name in FAILING else []
+    return [*sets, STREAM_SOURCE, table.replace("{{out}}", "{out}"), STREAM_INSERT]
+
+
+#: The stream cases whose job fails (it runs without restarts).
+FAILING = ("stream_bad_pattern",)
 
 
 def visible_and_hidden(folder: str) -> dict[str, str | None]:
