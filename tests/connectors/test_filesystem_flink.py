@@ -32,7 +32,8 @@ REFUSED = {
 #: itself, in these words: no Java class runs here.
 OWN_WORDS = {
     "commit_refused_extractor_custom": "'partition.time-extractor.kind' = 'custom' is not supported",
-    "commit_refused_policy_custom": "'sink.partition-commit.policy.kind' = 'custom': 'custom' is not supported",
+    "commit_refused_policy_custom": "'sink.partition-commit.policy.kind' = 'custom': 'custom' is not "
+                                    "supported",
 }
 FLINK = json.loads((Path(__file__).parent / "flink_filesystem_sink.json").read_text())
 
