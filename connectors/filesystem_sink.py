@@ -8,14 +8,16 @@ checkpoint. Delivery guarantee: exactly-once — a restore commits the restored 
 files, truncates its in-progress files to their recorded lengths and deletes later ones.
 
 Partitioned (``PARTITIONED BY``): each row goes into the part file of its partition's folder
-(:mod:`.partitions`); the records hold the other columns. Partition commit, as Flink's
-``PartitionCommitter`` with ``'sink.partition-commit.trigger' = 'process-time'`` (the default): a
-partition a part file was opened in before barrier n is committed when checkpoint n completes and
-``'sink.partition-commit.delay'`` has passed since that file opened (at the end of input: every
-partition at the final checkpoint); with ``'sink.partition-commit.policy.kind' = 'success-file'``
-committing writes the empty file ``'sink.partition-commit.success-file.name'`` (``_SUCCESS``)
-into its folder. ``metastore`` is refused in Flink's words (a Hive table's), ``custom`` and the
-``partition-time`` trigger as not supported, when the table is written.
+(:mod:`.partitions`); the records hold the other columns. With ``'sink.partition-commit.policy.kind'``
+the partitions are committed as Flink's ``StreamingFileWriter`` and ``PartitionCommitter`` do, by
+the trigger of :mod:`.partition_commit` (``process-time``: the delay since the partition's file
+opened; ``partition-time``: the watermark past the partition's time plus the delay): at barrier
+n the in-progress file of a partition committable then is rolled; when checkpoint n completes
+its files are renamed, then the partitions written before barrier n that are committable by the
+watermark of barrier n (or the delay) are committed — at the end of input, every partition. With
+``'success-file'`` committing writes the empty file ``'sink.partition-commit.success-file.name'``
+(``_SUCCESS``) into its folder. ``metastore`` is refused in Flink's words (a Hive table's),
+``custom`` policies and time extractors as not supported, when the table is written.
 
 Into a file (``'path'`` is an existing file, or names none and ends with ``.json``, ``.csv``, ...:
 :func:`writes_directory`, a StreamSQL extension; Flink's path is always a directory) the rows are
