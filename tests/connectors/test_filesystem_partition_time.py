@@ -60,6 +60,7 @@ def test_partition_time_commit_as_flink(name, tmp_path, kafka_bootstrap, kafka_t
             assert job.status == "FAILED", job.status
             text = re.search(r"Text '[^']*' could not be parsed[^/]*", flink["error"]).group(0).strip()
             assert text in str(job.error), (text, str(job.error))
+            assert visible_and_hidden(str(out / "s")) == flink["files"]  # nothing committed
             return
         now = None
         while time.monotonic() < deadline and now != flink["files"]:
