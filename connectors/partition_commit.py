@@ -124,8 +124,9 @@ def commit_rule(table, default_name: str) -> CommitRule:
     o = table.options
     trigger = o.get(TRIGGER, "process-time").strip()
     if trigger.lower() not in ("process-time", "partition-time"):
-        msg = (f"Could not parse value '{o[TRIGGER]}' for key '{TRIGGER}'. Expected one of: "
-               f"[partition-time, process-time]")
+        msg = (f"Table '{table.name}': option '{TRIGGER}' = '{o[TRIGGER]}': Could not parse value for enum "
+               "class org.apache.flink.connector.file.table.FileSystemConnectorOptions"
+               "$PartitionCommitTriggerType. Expected one of: [[process-time, partition-time]]")
         raise ConfigError(msg, table=table.name, option=TRIGGER)
     delay = duration_ms(o[DELAY], f"Table '{table.name}': option '{DELAY}'") if DELAY in o else 0
     zone = o.get(ZONE, "UTC")

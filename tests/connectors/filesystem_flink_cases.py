@@ -163,8 +163,10 @@ _PT_INSERT = ("INSERT INTO {table} SELECT a, DATE_FORMAT(ts, 'yyyy-MM-dd'), DATE
 
 
 def _pt_table(name: str, extra: str = "", pattern: str = "$dt $hm:00") -> str:
+    """A partition-time table; ``extra`` options replace those of :data:`_PT` they name."""
+    base = ", ".join(o for o in _PT.split(", ") if o.split(" = ")[0] not in extra)
     return _table(name, "json", "a INT, dt STRING, hm STRING", "dt, hm",
-                  f", {_PT}, 'partition.time-extractor.timestamp-pattern' = '{pattern}'{extra}")
+                  f", {base}, 'partition.time-extractor.timestamp-pattern' = '{pattern}'{extra}")
 
 
 CASES.update({
