@@ -249,10 +249,11 @@ class FileSystemSink(Sink):
         now = _now_ms()
         for i, folder in enumerate(folders):
             rows = np.flatnonzero(codes == i)
-            self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 and lines else lines)
             if self.trigger is not None:
-                self._opened.setdefault(folder, now)
+                if not self.parts.active(folder):  # Flink's bucket created: its files watched again
+                    self._opened.setdefault(folder, now)
                 self._new.setdefault(folder, now)
+            self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 and lines else lines)
 
     def on_watermark(self, timestamp: int) -> None:
         """The sink's input watermark (ms): what the ``partition-time`` trigger compares."""
@@ -312,6 +313,8 @@ class FileSystemSink(Sink):
         self.parts.commit(checkpoint_id)
         if self.trigger is None:
             return
+        for folder in [f for f in self._opened if not self.parts.active(f)]:  # Flink's inactive bucket
+            del self._opened[folder]
         for n in sorted(n for n in self._new_at if n <= checkpoint_id):
             for p, t in self._new_at.pop(n).items():
                 self.trigger.pending.setdefault(p, t)

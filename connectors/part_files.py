@@ -158,6 +158,11 @@ class PartFiles:
         self.open_files[bucket] = f
         return f
 
+    def active(self, bucket: str) -> bool:
+        """Whether ``bucket`` has an open file or rolled files not committed yet (Flink's active bucket)."""
+        return bucket in self.open_files or any(p["from"].rpartition(".part-")[0] == bucket
+                                                for p in self.pending)
+
     def roll(self, bucket: str) -> None:
         """Close ``bucket``'s in-progress file: it becomes pending (committed by the next checkpoint)."""
         f = self.open_files.pop(bucket)
