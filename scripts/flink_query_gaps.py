@@ -72,7 +72,8 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT HASH_CODE(s) AS s, HASH_CODE(c) AS c, HASH_CODE(b) AS b, HASH_CODE(ti) AS ti, HASH_CODE(si) AS si, "
         "HASH_CODE(i) AS i, HASH_CODE(bi) AS bi FROM h",
         "SELECT HASH_CODE(f) AS f, HASH_CODE(d) AS d, HASH_CODE(dc) AS dc, HASH_CODE(bdc) AS bdc, "
-        "HASH_CODE(dt) AS dt, HASH_CODE(tm) AS tm, HASH_CODE(ts) AS ts, HASH_CODE(ts9) AS ts9 FROM h",
+        "HASH_CODE(dt) AS dt, HASH_CODE(tm) AS tm, HASH_CODE(ts) AS ts FROM h",
+        "SELECT HASH_CODE(ts9) AS ts9 FROM h",
         "SELECT HASH_CODE(TRUE), HASH_CODE(CAST(1.5 AS DOUBLE)), HASH_CODE(DECIMAL '-1.50'), HASH_CODE(12345678901), "
         "HASH_CODE(DATE '2024-01-01'), HASH_CODE(TIME '12:00:00'), HASH_CODE(TIMESTAMP '2024-01-01 10:00:00.123'), "
         "HASH_CODE('héllo €𝄞'), HASH_CODE(CAST('a' AS CHAR(3))), HASH_CODE(CAST(NULL AS INT))",
