@@ -114,7 +114,9 @@ def _refusal(c: Call, t: SqlType | None) -> FunctionError:
                   f"Supported form(s): {_FORMS}")
 
 
-@scalar("HASH_CODE", group="hash", sig=((), ("ANY...",)), result=fixed("INT"))
+@scalar("HASH_CODE", group="hash", sig=((), ("ANY...",)), result=fixed("INT"),
+        differences="One BOOLEAN, number, string, DATE, TIME or TIMESTAMP (other arguments refused with "
+                    "Flink's messages); a TIMESTAMP(7..9)'s nanoseconds past the microsecond are zero here.")
 def hash_code(c: Call) -> exp.Expression:
     """HASH_CODE(x): Java's ``hashCode()`` of Flink's internal value of x, an INT (module docstring)."""
     t = c.args[0].type if len(c.args) == 1 else None

@@ -168,6 +168,9 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return SqlType("BOOLEAN", nullable=any(t.nullable for t in sides))
     if isinstance(n, (exp.Case, exp.If, exp.Coalesce)):
         return _choice_type(n, bind)
+    if isinstance(n, exp.Nullif):  # Calcite's CASE WHEN a = b THEN NULL ELSE a END: a's type, nullable
+        bind(n)  # refuses values that do not compare
+        return flink_type(n.this, bind).with_nullable(True)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
         return _call_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
@@ -214,8 +217,12 @@ def _choice_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Express
         if n.this is not None:  # CASE x WHEN v ...: the operand and the WHEN values must compare
             flink_type(n.this, bind)
     types = [flink_type(v, bind) for v in values]
-    bind(n)  # refuses what the binder refuses (values of no common type ...)
-    common = _common_type(n, types)
+    bound = bind(n)  # refuses what the binder refuses (values of no common type ...)
+    typed = [t for t in types if t.name != "NULL"]
+    if typed and all(t.name == "TIME" for t in typed):  # TIMEs of several precisions: the binder's
+        common = type_of(bound)  # CASE / COALESCE the widest, IF its first value's (Flink 2.3's DESCRIBE)
+    else:
+        common = _common_type(n, types)
     if isinstance(n, exp.Coalesce):
         return common.with_nullable(all(t.nullable for t in types))
     if isinstance(n, exp.If):  # Flink's IF: NULL when any argument is, the condition too
