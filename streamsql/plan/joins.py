@@ -469,7 +469,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     post = None
     if keep:
         sql = _residual(planner, keep, scope, out_schema)
-        cond_text += f" AND ({sql})"
+        cond_text = " AND ".join(filter(None, [cond_text, f"({sql})"]))
         if jt == INNER:
             post = sql
         else:
@@ -489,7 +489,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         insert_only = jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         mode = INSERT_ONLY if insert_only else RETRACT
         node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
-                        residual=residual, condition=cond_text, null_safe_keys=null_safe_at)
+                        residual=residual, condition=cond_text or "true", null_safe_keys=null_safe_at)
         note_join(planner, node, ls, rs)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)
