@@ -140,7 +140,7 @@ def hash_code(c: Call) -> exp.Expression:
         return _DECIMAL(c)
     if name == "STRING":
         signed = "(" + _INT32.format(x=java_string_hash_sql("{0}")) + ")"
-        return template(_int32(f"abs({signed})"), c.args[0])
+        return template(f"CASE WHEN {{0}} IS NOT NULL THEN {_int32(f'abs({signed})')} END", c.args[0])
     if name == "TIMESTAMP":
         return _timestamp(c)
     raise _refusal(c, t)
