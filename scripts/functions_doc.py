@@ -312,7 +312,9 @@ def render() -> str:
     out.append("\n### Aggregates\n")
     out.append("In GROUP BY, window and OVER aggregations, over insert-only input and changelogs (a "
                "retraction is subtracted); conformance cases over a table of values (`AGGREGATES` of "
-               "cases.py).\n")
+               "cases.py). A call's result is typed as any value inside an expression around it "
+               "(`ARRAY_AGG(x)[1]`, `UPPER(LISTAGG(s))`, `JSON_QUERY(JSON_ARRAYAGG(s), '$[0]')`, as Flink "
+               "2.3: `tests/sql/test_flink_query_gaps.py`).\n")
     out.append("| function | arguments | NULL behaviour | differences from Flink |")
     out.append("| --- | --- | --- | --- |")
     for a in AGGREGATE_DOCS:
