@@ -48,6 +48,9 @@ DIFFERENT: dict[str, str] = {
     "SELECT CEIL(t TO SECOND) AS r FROM ct": "a TIME of 24:00 collected",
     # read back from the sinks above, which Flink's job and ours fail to write
     "SELECT CAST(t AS STRING) AS t, s FROM snk_csv": "the sink was not written",
+    # a TIMESTAMP(9) holds microseconds here: its hash lacks the nanoseconds past them (483156 where
+    # Flink's is 483945, 789 ns more: docs/functions.md HASH_CODE)
+    "SELECT HASH_CODE(ts9) AS ts9 FROM h": "TIMESTAMP(9) nanoseconds",
     # Flink's internal hash of a BinaryStringData (a murmur hash), callable by its internal name only
     "SELECT `$HASHCODE$1`('a')": "an internal function of Flink's",
     # a VALUES column of 'a' is CHAR(1) NOT NULL in Flink; STRING here, and nullable (docs/types.md)
