@@ -106,11 +106,11 @@ def _refusal(c: Call, t: SqlType | None) -> FunctionError:
     """Flink's refusal of a HASH_CODE call of no accepted argument type (or count)."""
     if len(c.args) != 1:
         return c.fail("Invalid number of arguments to function 'HASH_CODE'. Was expecting 1 arguments")
-    if t is None or t == NULL or t.name == "NULL":
+    if t is not None and (t == NULL or t.name == "NULL"):
         return c.fail("Illegal use of 'NULL'")
-    if t.name == "TIMESTAMP_LTZ":
+    if t is not None and t.name == "TIMESTAMP_LTZ":
         return c.fail(f"Unsupported call: HASH_CODE({t})")
-    return c.fail(f"Cannot apply 'HASH_CODE' to arguments of type 'HASH_CODE(<{t}>)'. "
+    return c.fail(f"Cannot apply 'HASH_CODE' to arguments of type 'HASH_CODE(<{t or 'ANY'}>)'. "
                   f"Supported form(s): {_FORMS}")
 
 
