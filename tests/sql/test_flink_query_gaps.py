@@ -32,8 +32,9 @@ OURS: dict[str, str] = {
     f"INSERT INTO snk_json {_CEIL_SINK}": "TIME 24:00:00 is past the day",
     # Calcite names these types its way (INTEGER ARRAY, (CHAR(1), INTEGER) MAP, RECORDTYPE...); ours
     # Flink's type text (ARRAY<INT>), the rest of the message as Calcite's
-    **dict.fromkeys(("SELECT HASH_CODE(ARRAY[1])", "SELECT HASH_CODE(MAP['a', 1])", "SELECT HASH_CODE(ROW(1, 'a'))",
-                     "SELECT HASH_CODE(INTERVAL '1' DAY)"), "Cannot apply 'HASH_CODE' to arguments of type"),
+    **dict.fromkeys(("SELECT HASH_CODE(ARRAY[1])", "SELECT HASH_CODE(MAP['a', 1])",
+                     "SELECT HASH_CODE(ROW(1, 'a'))", "SELECT HASH_CODE(INTERVAL '1' DAY)"),
+                    "Cannot apply 'HASH_CODE' to arguments of type"),
     # Flink validates COLLECT (a MULTISET) and fails generating CARDINALITY's code; COLLECT is not here
     "SELECT k, CARDINALITY(COLLECT(s)) AS n FROM t GROUP BY k":
         "Aggregate function COLLECT is not supported yet",
