@@ -41,10 +41,10 @@ def unknown_option_keys(pairs: list[tuple[str, str]]) -> frozenset[str]:
     Their values are shown masked, as secrets' (:func:`streamsql.core.secrets.hidden`: a misspelt
     key may hold a secret). The connectors are those the pairs name (``'connector'``); a name
     no connector has makes every other key unknown; none named (a SET, a hint), a key is known
-    when some connector or an engine setting (``KNOWN_KEYS``) knows it. A connector knows its
-    options, the keys under its prefixes it accepts (``ConnectorSpec.knows_prefixed``) and, if it
-    uses a format, every format's options (``'key.'``/``'value.'`` prefixed for Kafka's key and
-    value formats).
+    when some connector knows it. An engine setting's key (``KNOWN_KEYS``) is always known. A
+    connector knows its options, the keys under its prefixes it accepts
+    (``ConnectorSpec.knows_prefixed``) and, if it uses a format, every format's options
+    (``'key.'``/``'value.'`` prefixed for Kafka's key and value formats).
     """
     specs = known_connectors()
     named = {value.strip() for key, value in pairs if key == "connector"}
@@ -53,7 +53,9 @@ def unknown_option_keys(pairs: list[tuple[str, str]]) -> frozenset[str]:
         judges = list(specs.values())
 
     def known(key: str) -> bool:
-        if key == "connector" or (not named and key in KNOWN_KEYS):
+        # an engine setting's name is never a misspelt secret, whichever connectors the text names
+        # (a script's SET is judged with the whole script's text, which names its tables' connectors)
+        if key == "connector" or key in KNOWN_KEYS:
             return True
         return any(_knows(spec, key) for spec in judges)
 

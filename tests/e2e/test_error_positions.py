@@ -29,7 +29,8 @@ CREATE TABLE out1 (id INT) WITH ('connector' = 'print', 'standard-error' = 'yes'
 CREATE TABLE out2 (id INT) WITH ('connector' = 'blackhole');
 INSERT INTO out2 SELECT id FROM src;
 """
-EXCERPT = "(line 7, column 3)\n    'rows-per-secnd' = '5'\n    ^^^^^^^^^^^^^^^^\n"
+# the misspelt key's value is masked: a key its connector does not know may be a misspelt secret
+EXCERPT = "(line 7, column 3)\n    'rows-per-secnd' = '******'\n    ^^^^^^^^^^^^^^^^\n"
 
 
 def _env(cwd) -> dict[str, str]:
