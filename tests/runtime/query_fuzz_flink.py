@@ -61,10 +61,6 @@ KNOWN: dict[int, str] = {
     300297: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a FULL JOIN with rows tied on (lx, p)",
     300333: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a LEFT JOIN with rows tied on (lx, p)",
     300351: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a JOIN with rows tied on (lx, p)",
-    300343: "NOT UNDERSTOOD YET (a real difference, not minimised): LISTAGG(m0, ';') over an aggregate "
-            "of cdc grouped by g with COUNT(DISTINCT k) FILTER (WHERE x > 0) and MAX(CONCAT(g, s)): the "
-            "same 4 values in another order (Flink 'e;d;a;c', here 'd;a;e;c' at batch sizes 1 and "
-            "unbounded), so the inner aggregate's changes reach the outer LISTAGG in another sequence",
     200331: "TIMESTAMPADD(HOUR, -25, dt) of DATE '0001-01-02' is 0000-12-31 23:00: Flink answers it; "
             "StreamSQL computes it too but its Python collect cannot hand over a year outside 1..9999 "
             "(Python's datetime), so the collect fails with that reason (a sink or CAST to STRING gets it)",
