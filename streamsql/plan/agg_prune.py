@@ -74,8 +74,9 @@ def fold_never_null_tests(sql: str | None, names: set[str]) -> str | None:
     """Compiled DuckDB ``sql`` with IS NULL of a never-NULL column folded to ``false``.
 
     Each ``"c" IS NULL`` of a column ``c`` in ``names`` becomes ``false``, as Calcite's simplifier
-    folds IS NULL of a NOT NULL operand (``NOT "c" IS NULL``, DuckDB's IS NOT NULL, becomes ``NOT false``). Only where the test stands alone between :data:`_BEFORE` and
-    :data:`_AFTER` tokens; None stays None.
+    folds IS NULL of a NOT NULL operand (``NOT "c" IS NULL``, DuckDB's IS NOT NULL, becomes
+    ``NOT false``). Only where the test stands alone between :data:`_BEFORE` and :data:`_AFTER`
+    tokens; None stays None.
 
     >>> fold_never_null_tests('NOT "a" IS NULL OR "b" IS NULL', {"a"})
     'NOT false OR "b" IS NULL'
