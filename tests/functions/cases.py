@@ -663,6 +663,10 @@ CASES = [
     "ARRAY[TIME '01:00:00', TIME '02:00:00.5']",
     "CAST(ARRAY[TIME '01:00:00.5'] AS STRING)", "CAST(ROW(TIME '01:00:00', 1) AS STRING)",
     "JSON_STRING(TIME '12:34:56.5')", "JSON_ARRAY(TIME '12:34:56')",
+    # a ROW cast to a ROW type field by field, whatever the names (query fuzz seed 400010)
+    "CAST(ROW(1, 'a') AS ROW<a INT, b STRING>).b", "CAST(ROW(1, 'a') AS ROW<a BIGINT, b STRING>)",
+    "CAST(ARRAY[ROW(1, 'a')] AS ARRAY<ROW<a INT, b STRING>>)[1].a",
+    "CAST(MAP['k', ROW(2, 'b')] AS MAP<STRING, ROW<x BIGINT, y STRING>>)['k'].x",
 ]
 
 # The examples of Flink's function reference (docs/data/sql_functions.yml: "E.g., ... returns ...",

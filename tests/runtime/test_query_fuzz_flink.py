@@ -3,7 +3,8 @@
 ``query_fuzz_flink.json`` holds what PyFlink answered for each recorded seed of the random-query
 generators (``tests/runtime/query_fuzz.py``'s, the typed shapes of
 ``tests/runtime/query_fuzz_typed.py``, the wide ones of ``tests/runtime/query_fuzz_wide.py`` and the
-changelog chains and result types of ``tests/runtime/query_fuzz_v4.py``):
+changelog chains and result types of ``tests/runtime/query_fuzz_v4.py``, the shapes of
+``tests/runtime/query_fuzz_v5.py``):
 result types and final rows, or its refusal, or its job's failure (``scripts/flink_queryfuzz.py``
 recorded it). StreamSQL runs the same query over the same files and must agree. The default suite
 replays :data:`DEFAULT` (every seed a fix came from and a few of each generator's shapes); ``-m
@@ -20,6 +21,7 @@ from tests.runtime import flink_queries as fq
 from tests.runtime.query_fuzz_flink import ACCEPTED, KNOWN, check_case, check_data
 from tests.runtime.query_fuzz_typed import BASE
 from tests.runtime.query_fuzz_v4 import BASE as V4
+from tests.runtime.query_fuzz_v5 import BASE as V5
 from tests.runtime.query_fuzz_wide import BASE as WIDE
 from tests.runtime.query_fuzz_wide import all_files
 
@@ -88,6 +90,9 @@ def test_the_fixture_covers_every_generator_and_source():
     assert {"chain_agg", "agg_join", "union_cl", "rank_agg", "subq_cl", "int_aggs", "dec_aggs", "widen",
             "int_exprs", "scalar_sub", "anti_outer", "nonequi_join", "mixed_key_join", "emptied",
             "chain_deep", "distinct_cl"} <= v4
+    v5 = {c["shape"] for s, c in CASES.items() if s >= V5}
+    assert {"topn_total", "over_frames", "session_w", "wtvf_sets", "w_topn", "w_dedup", "w_join",
+            "interval_join", "temporal_cl", "dedup", "mr", "nested", "time_ltz", "str_aggs", "gsets_cl"} <= v5
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 
