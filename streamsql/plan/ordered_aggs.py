@@ -179,7 +179,8 @@ def check_lag_default(planner, call: exp.Lag, value: SqlType, default: SqlType) 
 
 def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:
     """ARRAY_AGG's function (``array_agg[_distinct][_ignore_nulls|_filtered]``) and arguments (the
-    value, and a FILTER's condition)."""
+    value, and a FILTER's condition).
+    """
     arg = call.expressions[0]
     func = "array_agg"
     if isinstance(arg, exp.Distinct):
