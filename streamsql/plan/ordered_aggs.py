@@ -178,8 +178,9 @@ def check_lag_default(planner, call: exp.Lag, value: SqlType, default: SqlType) 
 
 
 def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:
-    """ARRAY_AGG's function (``array_agg[_distinct][_ignore_nulls|_filtered]``) and arguments (the
-    value, and a FILTER's condition).
+    """ARRAY_AGG's function (``array_agg[_distinct][_ignore_nulls|_filtered]``) and arguments.
+
+    The arguments: the value, and a FILTER's condition (``_filtered``).
     """
     arg = call.expressions[0]
     func = "array_agg"
