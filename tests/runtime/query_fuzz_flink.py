@@ -61,8 +61,8 @@ KNOWN: dict[int, str] = {
     300297: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a FULL JOIN with rows tied on (lx, p)",
     300333: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a LEFT JOIN with rows tied on (lx, p)",
     300351: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a JOIN with rows tied on (lx, p)",
-    400018: "LISTAGG(DISTINCT g) in a TUMBLE window aggregate (with ROLLUP): refused here on purpose; Flink's "
-            "window LISTAGG(DISTINCT ...) lists the values in the iteration order of its distinct "
+    400018: "LISTAGG(DISTINCT g) in a TUMBLE window aggregate (with ROLLUP): refused here on purpose; "
+            "Flink's window LISTAGG(DISTINCT ...) lists the values in the iteration order of its distinct "
             "MapView (a hash order), not by arrival, which is not followed (LISTAGG(DISTINCT ...) runs in "
             "a GROUP BY and an OVER window, where Flink keeps arrival order)",
     400236: "as 400018: LISTAGG(DISTINCT g) in a CUMULATE window aggregate (CUBE (g)), refused here on "
