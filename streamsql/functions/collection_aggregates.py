@@ -105,6 +105,39 @@ class ArrayAggDistinct(ArrayAgg):
         return [entry[0] for entry in acc] if acc else None
 
 
+class Filtered:
+    """``inner`` taking a value only where a FILTER's condition (the second argument) is true.
+
+    As Flink's FILTER on ARRAY_AGG: the rows it excludes are not taken, while a NULL value of a row
+    it keeps is (``ARRAY_AGG(k) FILTER (WHERE x > 0)``).
+    """
+
+    def __init__(self, inner: ArrayAgg):
+        self.inner = inner
+
+    def create_accumulator(self) -> list:
+        """The inner accumulator."""
+        return self.inner.create_accumulator()
+
+    def accumulate(self, acc: list, value, keep) -> None:
+        """The inner accumulate where ``keep`` is true."""
+        if keep:
+            self.inner.accumulate(acc, value)
+
+    def retract(self, acc: list, value, keep) -> None:
+        """The inner retract where ``keep`` is true."""
+        if keep:
+            self.inner.retract(acc, value)
+
+    def merge(self, acc: list, others: list) -> None:
+        """The inner merge."""
+        self.inner.merge(acc, others)
+
+    def get_value(self, acc: list):
+        """The inner value."""
+        return self.inner.get_value(acc)
+
+
 class JsonArrayAgg:
     """``JSON_ARRAYAGG(x)``: the accumulator is the list of the values' JSON texts in arrival order.
 
@@ -314,6 +347,10 @@ COLLECTION_FUNCTIONS = (
     register_builtin("array_agg_distinct", "ARRAY_AGG", ArrayAggDistinct(ignore_nulls=False), 1, _array_of),
     register_builtin("array_agg_distinct_ignore_nulls", "ARRAY_AGG", ArrayAggDistinct(ignore_nulls=True), 1,
                      _array_of),
+    register_builtin("array_agg_filtered", "ARRAY_AGG", Filtered(ArrayAgg(ignore_nulls=False)), 2,
+                     _array_of),
+    register_builtin("array_agg_distinct_filtered", "ARRAY_AGG",
+                     Filtered(ArrayAggDistinct(ignore_nulls=False)), 2, _array_of),
     register_builtin("json_arrayagg", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=False), 1, _json_string),
     register_builtin("json_arrayagg_null_on_null", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=True), 1,
                      _json_string),

@@ -48,14 +48,17 @@ class PercentileCall(exp.Anonymous, exp.AggFunc):
 class ArrayAggCall(exp.Anonymous, exp.AggFunc):
     """An ``ARRAY_AGG([DISTINCT] x [IGNORE NULLS])`` call (marked by :mod:`streamsql.plan.ordered_aggs`).
 
-    ``ignore_nulls`` is part of its SQL text, which tells the calls of a SELECT apart.
+    ``ignore_nulls`` and ``filter`` (a FILTER's condition, kept apart: the call keeps the NULL values
+    of the rows it takes) are part of its SQL text, which tells the calls of a SELECT apart.
     """
 
-    arg_types = {"this": True, "expressions": False, "ignore_nulls": False}
+    arg_types = {"this": True, "expressions": False, "ignore_nulls": False, "filter": False}
 
 
 def _array_agg_sql(gen: Generator, e: ArrayAggCall) -> str:
-    return f"ARRAY_AGG({gen.sql(e.expressions[0])}{' IGNORE NULLS' if e.args.get('ignore_nulls') else ''})"
+    cond = e.args.get("filter")
+    return (f"ARRAY_AGG({gen.sql(e.expressions[0])}{' IGNORE NULLS' if e.args.get('ignore_nulls') else ''})"
+            + (f" FILTER (WHERE {gen.sql(cond)})" if cond is not None else ""))
 
 
 Generator.TRANSFORMS[PythonAggCall] = Generator.anonymous_sql

@@ -178,11 +178,16 @@ def check_lag_default(planner, call: exp.Lag, value: SqlType, default: SqlType) 
 
 
 def _array_agg(call: ArrayAggCall) -> tuple[str, list[exp.Expression]]:
-    """ARRAY_AGG's function (``array_agg[_distinct][_ignore_nulls]``) and argument."""
+    """ARRAY_AGG's function (``array_agg[_distinct][_ignore_nulls|_filtered]``) and arguments.
+
+    The arguments: the value, and a FILTER's condition (``_filtered``).
+    """
     arg = call.expressions[0]
     func = "array_agg"
     if isinstance(arg, exp.Distinct):
         func, arg = func + "_distinct", arg.expressions[0]
+    if call.args.get("filter") is not None:
+        return func + "_filtered", [arg, call.args["filter"]]
     return func + ("_ignore_nulls" if call.args.get("ignore_nulls") else ""), [arg]
 
 

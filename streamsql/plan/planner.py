@@ -923,8 +923,9 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
 
     The same answer, as every aggregate skips NULLs, so a filtered call is an ordinary call over
     the aggregate framework (DISTINCT included: ``COUNT(DISTINCT CASE WHEN c THEN x END)``).
-    An aggregate that keeps NULLs (ARRAY_AGG, JSON_ARRAYAGG ... NULL ON NULL, a Python
-    aggregate, which sees every row) would take the filtered rows as NULLs: refused for now.
+    An aggregate that keeps NULLs (JSON_ARRAYAGG ... NULL ON NULL, a Python aggregate, which sees
+    every row) would take the filtered rows as NULLs: refused for now. ARRAY_AGG keeps the condition
+    as a second argument (``array_agg[_distinct]_filtered``: only the rows it holds for are taken).
     The value of LISTAGG, PERCENTILE and ARRAY_AGG, ``exp.Anonymous`` calls, is their first
     argument (it was mistaken for the call's name, and the FILTER dropped: ``LISTAGG(s) FILTER
     (WHERE f)`` joined every row's ``s``).
@@ -938,8 +939,10 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
         null_on_null = isinstance(call, exp.JSONArrayAgg) and call.args.get("null_handling") == "NULL ON NULL"
         if isinstance(call, exp.JSONObjectAgg):
             return n  # refused where its call is planned (ordered_aggs), in Flink's words
-        if null_on_null or isinstance(call, PythonAggCall) or isinstance(call, ArrayAggCall) \
-                and not call.args.get("ignore_nulls"):
+        if isinstance(call, ArrayAggCall) and not call.args.get("ignore_nulls"):
+            call.set("filter", cond)  # as Flink: the filtered rows are not taken, NULL values are
+            return call
+        if null_on_null or isinstance(call, PythonAggCall):
             name = written(call).split("(", 1)[0].upper()
             planner._fail(n.this, f"FILTER (WHERE ...) on {name} is not supported yet (it keeps NULL "
                                   "values); filter the rows in a subquery instead")

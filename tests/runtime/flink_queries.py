@@ -14,6 +14,9 @@ The fixture (:data:`FIXTURE`) is one JSON document::
                | {"seed", ..., "types", "error": Flink's job failure}
                | {"seed", ..., "skipped": why (no answer from Flink: left out of the replay)}]}
 
+A case may also hold ``"text": [column indices]``: PyFlink could not hand those columns' values over,
+so its rows are those of :func:`text_query` (the columns cast to STRING), replayed alike.
+
 A cell is :func:`cell` of the value: JSON's null, booleans, integers and strings as they are, a
 DOUBLE/FLOAT as ``{"f": repr}`` (``'nan'``, ``'inf'`` too), a DECIMAL as ``{"dec": str}`` (its
 scale kept: ``12.50``), a date or time as ``{"t": ISO text}``, bytes as ``{"hex": ...}``, and a
@@ -25,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -116,3 +120,26 @@ def same_cell(ours, theirs) -> bool:
 def load(path: Path = FIXTURE) -> dict:
     """The fixture document."""
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+#: Type names whose values PyFlink's collect may fail to hand over (an ARRAY with a NULL element:
+#: "Ran out of input"; a TIME: a pickling error): such columns are recorded as Flink's text.
+AS_TEXT = re.compile(r"^(ARRAY|MAP|ROW|MULTISET|TIME\b)")
+
+
+def text_columns(types: list[str]) -> list[int]:
+    """The result columns (indices) of Flink ``types`` that :data:`AS_TEXT` names."""
+    return [i for i, t in enumerate(types) if AS_TEXT.match(t)]
+
+
+def text_query(query: str, columns: list[str], text: list[int]) -> str:
+    """``query`` with its columns ``text`` cast to STRING (the others as they are), in order.
+
+    A case recorded with ``"text": [...]`` holds the rows of this query: Flink's CAST(... AS STRING)
+    of the nested or TIME values, which the replay computes the same way.
+    """
+    def col(i: int, name: str) -> str:
+        quoted = "`" + name.replace("`", "``") + "`"
+        return f"CAST({quoted} AS STRING) AS {quoted}" if i in text else quoted
+
+    return f"SELECT {', '.join(col(i, n) for i, n in enumerate(columns))} FROM ({query})"

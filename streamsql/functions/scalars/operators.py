@@ -51,7 +51,7 @@ import re
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
-from streamsql.core.types import SqlType, bounded_bytes_sql
+from streamsql.core.types import SqlType, bounded_bytes_sql, duckdb_cast
 from streamsql.functions.scalars import flink_months, java_ints, similar, time_type
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
@@ -207,6 +207,11 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
         # every TIMESTAMP(7..9) here) could not hold: cut to microseconds in the CAST itself
         n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in ("ROW", "ARRAY", "MAP") \
+            and _named(type_of(n.this), t.name):
+        # as Flink's CAST of a ROW to a ROW type: field by field, whatever their names
+        # (CAST(ROW(g, x) AS ROW<a STRING, b INT>), whose fields are EXPR$0, EXPR$1); DuckDB casts by name
+        return template(duckdb_cast("{0}", type_of(n.this), t), _sql(n.this)), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BYTES":
         cast = _bytes_cast(n, t)
         if cast is not None:
