@@ -15,6 +15,17 @@ source ends after the shortest sequence); for random ``'fields.<f>.min'``/``'fie
 (TIMESTAMP/DATE, ms, default 0), ``'fields.<f>.null-rate'`` (default 0). Extension: ``'seed'``
 (default 0).
 
+ROW, ARRAY and MAP columns are random, as Flink's ``RandomGeneratorVisitor``: a ROW's fields, an
+ARRAY's elements and a MAP's keys and values take the options of a field named by the path below
+the column, as Flink names them: ``'fields.r.a.min'`` (field ``a`` of ROW ``r``, nested ROWs
+``'fields.r.x.y.max'``), ``'fields.arr.element.length'``, ``'fields.m.key.min'``,
+``'fields.m.value.null-rate'``; ``'fields.<f>.length'`` is an ARRAY's or MAP's number of entries
+(default 3, Flink's ``RANDOM_COLLECTION_LENGTH_DEFAULT``), a MAP's keys drawn alike collapsing
+into one entry (the last value, as Java's ``HashMap.put``); ``'fields.<f>.null-rate'`` makes the
+whole value NULL. A part takes no ``kind`` (it is random), and a field option the column's type does
+not take (``'fields.a.length'`` of an INT) is refused, as Flink's ("Unsupported options found for
+'datagen'"; scripts/flink_statements.py ``datagen_nested``).
+
 A LIMIT right over the scan (no WHERE under it) is pushed into the source, as Flink's
 ``SupportsLimitPushDown`` (``ConnectorContext.limit``): the source ends after that many rows, so
 ``SELECT * FROM g LIMIT 3`` over an unbounded datagen table ends, as on Flink.
@@ -38,6 +49,10 @@ from streamsql.core.errors import ConfigError
 from streamsql.core.types import SqlType
 
 _FIELD_KEYS = ("kind", "start", "end", "min", "max", "length", "null-rate", "max-past", "var-len")
+#: The nested types and the names of their parts under the column (Flink's datagen option paths).
+_NESTED = ("ROW", "ARRAY", "MAP")
+#: Entries of a random ARRAY or MAP (Flink's ``RANDOM_COLLECTION_LENGTH_DEFAULT``).
+_COLLECTION_LENGTH = 3
 _INT_BOUNDS = {
     "TINYINT": (-(2**7), 2**7 - 1),
     "SMALLINT": (-(2**15), 2**15 - 1),
@@ -66,15 +81,55 @@ def _hash(seed: int, stream: int, rows: np.ndarray) -> np.ndarray:
         return splitmix64(rows.astype(np.uint64) ^ key)
 
 
+def _child_index(index: int, i: int) -> int:
+    """The generator index of part ``i`` of a nested column's generator ``index`` (its own hash streams)."""
+    return int(splitmix64(np.array([index * 131 + i + 1], dtype=np.uint64))[0] >> np.uint64(8))
+
+
+def field_paths(name: str, t: SqlType) -> list[str]:
+    """The option paths of column ``name`` of type ``t`` and of its parts, as Flink's datagen names them.
+
+    >>> arr = SqlType("ARRAY", children=(SqlType("INT"),))
+    >>> field_paths("r", SqlType("ROW", children=(SqlType("INT"), arr), field_names=("a", "b")))
+    ['r', 'r.a', 'r.b', 'r.b.element']
+    """
+    if t.name not in _NESTED:
+        return [name]
+    parts = t.field_names if t.name == "ROW" else ("element",) if t.name == "ARRAY" else ("key", "value")
+    return [name] + [p for part, c in zip(parts, t.children) for p in field_paths(f"{name}.{part}", c)]
+
+
 def _unit(h: np.ndarray) -> np.ndarray:
     """Floats in [0, 1) from hashes."""
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
-class _FieldGen:
-    """Generates one column for a range of row numbers."""
+def _keys_taken(t: SqlType, kind: str) -> tuple[str, ...]:
+    """The field option keys a generator of type ``t`` and ``kind`` takes (Flink's container options).
 
-    def __init__(self, table: str, name: str, t: SqlType, opts: dict[str, str], index: int, seed: int):
+    As Flink's datagen, any other ``'fields.<f>.<key>'`` is refused ("Unsupported options found for
+    'datagen'"): ``'fields.a.length'`` of an INT, ``'fields.s.min'`` of a STRING.
+    """
+    if kind == "sequence":
+        return ("kind", "start", "end", "null-rate")
+    n = t.name
+    by_type = (("min", "max") if n in _INT_BOUNDS or n in ("FLOAT", "DOUBLE", "DECIMAL")
+               else ("length", "var-len") if n in ("STRING", "BYTES")
+               else ("max-past",) if n in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE")
+               else ("length",) if n in ("ARRAY", "MAP") else ())
+    return ("kind", "null-rate", *by_type)
+
+
+class _FieldGen:
+    """Generates one column (or a part of a nested one) for a range of row numbers.
+
+    Attributes:
+        taken: the option keys (``'fields.r.a.min'``) it and its parts take; a part of a ROW,
+            ARRAY or MAP (``nested``) takes no ``kind``: it is random, as Flink's.
+    """
+
+    def __init__(self, table: str, name: str, t: SqlType, opts: dict[str, str], index: int, seed: int,
+                 nested: bool = False):
         self.name, self.t, self.index, self.seed = name, t, index, seed
         self.at = t.to_arrow()
         pre = f"Table '{table}': "
@@ -92,7 +147,8 @@ class _FieldGen:
                 msg = f"{pre}option 'fields.{name}.{key}' = '{v}' is not a valid number"
                 raise ConfigError(msg) from None
 
-        self.kind = (opt("kind") or "random").lower()
+        self.kind = "random" if nested else (opt("kind") or "random").lower()
+        self.taken = [f"fields.{name}.{k}" for k in _keys_taken(t, self.kind) if not (nested and k == "kind")]
         if self.kind not in ("random", "sequence"):
             msg = f"{pre}option 'fields.{name}.kind' = '{opt('kind')}' is not one of 'random', 'sequence'"
             raise ConfigError(msg)
@@ -102,13 +158,12 @@ class _FieldGen:
             raise ConfigError(msg)
         n = t.name
         self.rows_limit: int | None = None
+        if n in _NESTED:
+            self._nested_parts(table, opts, num)
+            return
         if self.kind == "sequence":
             if n not in _INT_BOUNDS and n not in ("STRING", "DECIMAL", "FLOAT", "DOUBLE"):
-                msg = (
-                    f"{pre}column '{name}' of type {t.sql()} cannot be a sequence "
-                    "(supported: integer, decimal, floating, STRING)"
-                )
-                raise ConfigError(msg)
+                raise ConfigError(_no_sequence(table, name, t))
             if opt("start") is None or opt("end") is None:
                 msg = f"{pre}a sequence needs 'fields.{name}.start' and 'fields.{name}.end'"
                 raise ConfigError(msg)
@@ -127,7 +182,9 @@ class _FieldGen:
             return
         for key in ("start", "end"):
             if opt(key) is not None:
-                msg = f"{pre}option 'fields.{name}.{key}' needs 'fields.{name}.kind' = 'sequence'"
+                msg = (f"{pre}Unsupported options found for 'datagen': 'fields.{name}.{key}' "
+                       + ("(a part of a ROW, ARRAY or MAP is random)" if nested
+                          else f"needs 'fields.{name}.kind' = 'sequence'"))
                 raise ConfigError(msg)
         if n in _INT_BOUNDS:
             lo, hi = _INT_BOUNDS[n]
@@ -160,11 +217,40 @@ class _FieldGen:
                 msg = f"{pre}'fields.{name}.min' is greater than 'fields.{name}.max'"
                 raise ConfigError(msg)
 
-    def generate(self, first: int, count: int) -> pa.Array:
-        rows = np.arange(first, first + count, dtype=np.uint64)
-        n = self.t.name
+    def _nested_parts(self, table: str, opts: dict[str, str], num) -> None:
+        """A ROW's, ARRAY's or MAP's generators of its parts, and its number of entries.
+
+        Raises:
+            ConfigError: a sequence (Flink's datagen makes only random nested values), a negative
+                ``length``, a MAP key that may be NULL.
+        """
+        pre, name, t = f"Table '{table}': ", self.name, self.t
         if self.kind == "sequence":
-            seq = np.arange(self.start + first, self.start + first + count, dtype=np.int64)
+            raise ConfigError(_no_sequence(table, name, t))
+        parts = t.field_names if t.name == "ROW" else ("element",) if t.name == "ARRAY" else ("key", "value")
+        self.parts = [_FieldGen(table, f"{name}.{part}", c, opts, _child_index(self.index, i), self.seed,
+                                nested=True) for i, (part, c) in enumerate(zip(parts, t.children))]
+        self.taken += [k for g in self.parts for k in g.taken]
+        self.length = num("length", _COLLECTION_LENGTH, int)
+        if self.length < 0:
+            msg = f"{pre}option 'fields.{name}.length' must be >= 0"
+            raise ConfigError(msg)
+        if t.name == "MAP" and self.parts[0].null_rate > 0:
+            msg = f"{pre}option 'fields.{name}.key.null-rate': a MAP key cannot be NULL"
+            raise ConfigError(msg)
+
+    def generate(self, first: int, count: int) -> pa.Array:
+        """The column's values of rows ``first`` .. ``first + count - 1``."""
+        return self.values(np.arange(first, first + count, dtype=np.uint64))
+
+    def values(self, rows: np.ndarray) -> pa.Array:
+        """The values of row numbers ``rows`` (uint64), each a pure function of (seed, field, row)."""
+        count = len(rows)
+        n = self.t.name
+        if n in _NESTED:
+            return self._nested(rows)
+        if self.kind == "sequence":
+            seq = rows.astype(np.int64) + np.int64(self.start)
             if n == "STRING":
                 arr = pa.array(seq).cast(pa.string())
             elif n == "DECIMAL":
@@ -173,10 +259,39 @@ class _FieldGen:
                 arr = pa.array(seq).cast(self.at)
         else:
             arr = self._random(rows, count)
-        if self.null_rate > 0:
-            nulls = _unit(_hash(self.seed, self.index * 16 + 15, rows)) < self.null_rate
-            arr = pa.compute.if_else(pa.array(nulls), pa.nulls(count, self.at), arr)
+        nulls = self._nulls(rows)
+        if nulls is not None:
+            arr = pa.compute.if_else(nulls, pa.nulls(count, self.at), arr)
         return arr
+
+    def _nulls(self, rows: np.ndarray) -> pa.Array | None:
+        """Which of ``rows`` are NULL (``'fields.<f>.null-rate'``), or None when none can be."""
+        if self.null_rate <= 0:
+            return None
+        return pa.array(_unit(_hash(self.seed, self.index * 16 + 15, rows)) < self.null_rate)
+
+    def _nested(self, rows: np.ndarray) -> pa.Array:
+        """A ROW, ARRAY or MAP column's values of ``rows``: its parts' values, nested."""
+        mask, count = self._nulls(rows), len(rows)
+        if self.t.name == "ROW":
+            parts = [g.values(rows) for g in self.parts]
+            return pa.StructArray.from_arrays(parts, fields=list(self.at), mask=mask)
+        size = self.length
+        inner = (rows[:, None] * np.uint64(size) + np.arange(size, dtype=np.uint64)).ravel()
+        offsets = np.arange(count + 1, dtype=np.int32) * np.int32(size)
+        if self.t.name == "ARRAY":
+            elements = self.parts[0].values(inner)
+            return pa.ListArray.from_arrays(pa.array(offsets), elements, type=self.at, mask=mask)
+        keys, items = self.parts[0].values(inner), self.parts[1].values(inner)
+        if size > 1:  # keys drawn alike are one entry, with the last value (Java's HashMap.put)
+            owner = np.repeat(np.arange(count, dtype=np.int64), size)
+            last = pa.table({"r": owner, "k": keys, "p": np.arange(len(owner))}).group_by(["r", "k"]) \
+                .aggregate([("p", "max")])
+            keep = np.sort(last["p_max"].to_numpy())
+            keys, items = keys.take(keep), items.take(keep)
+            offsets = np.zeros(count + 1, np.int32)
+            np.cumsum(np.bincount(owner[keep], minlength=count), out=offsets[1:])
+        return pa.MapArray.from_arrays(pa.array(offsets), keys, items, type=self.at, mask=mask)
 
     def _random(self, rows: np.ndarray, count: int) -> pa.Array:
         n = self.t.name
@@ -263,6 +378,12 @@ class _FieldGen:
         )
 
 
+def _no_sequence(table: str, name: str, t: SqlType) -> str:
+    """The message refusing a sequence of a type Flink's ``SequenceGeneratorVisitor`` has none of."""
+    return (f"Table '{table}': Unsupported type: {t.sql()} (column '{name}' cannot be a sequence; "
+            "supported: integer, decimal, floating, STRING)")
+
+
 def _from_unscaled(unscaled: np.ndarray, s: int, at: pa.DataType) -> pa.Array:
     """Build decimal128(38, s) directly from little-endian 128-bit unscaled integers."""
     lo = unscaled.astype(np.int64)
@@ -306,20 +427,30 @@ def _settings(table: TableDef) -> tuple[float, int | None, int, list[_FieldGen]]
     if total_rows is not None and total_rows < 0:
         msg = f"{pre}option 'number-of-rows' must be >= 0"
         raise ConfigError(msg)
-    names = {f.name for f in schema}
+    names = {p for f in schema for p in field_paths(f.name, f.type)}
     for key in opts:
         if key.startswith("fields."):
             parts = key[len("fields.") :].rsplit(".", 1)
             if len(parts) != 2 or parts[1] not in _FIELD_KEYS:
                 msg = (
-                    f"{pre}unknown option '{key}'; field options are 'fields.<column>.<key>' "
-                    f"with key one of {', '.join(_FIELD_KEYS)}"
+                    f"{pre}Unsupported options found for 'datagen': '{key}'; field options are "
+                    f"'fields.<column>.<key>' with key one of {', '.join(_FIELD_KEYS)}"
                 )
                 raise ConfigError(msg, table=table.name, option=key)
             if parts[0] not in names:
-                msg = f"{pre}option '{key}' names no column; columns: {', '.join(sorted(names))}"
+                msg = (f"{pre}Unsupported options found for 'datagen': '{key}' names no column "
+                       f"(nor a part of one); columns and parts: {', '.join(sorted(names))}")
                 raise ConfigError(msg, table=table.name, option=key)
     gens = [_FieldGen(table.name, f.name, f.type, opts, i, seed) for i, f in enumerate(schema)]
+    taken = {k for g in gens for k in g.taken}
+    for key in opts:
+        if key.startswith("fields.") and key not in taken:
+            path = key[len("fields."):].rsplit(".", 1)[0]
+            takes = sorted(k.rsplit(".", 1)[1] for k in taken if k.startswith(f"fields.{path}.")
+                           and k.count(".") == key.count("."))
+            msg = (f"{pre}Unsupported options found for 'datagen': '{key}' ('{path}' takes "
+                   f"{', '.join(takes)}, as Flink's datagen)")
+            raise ConfigError(msg, table=table.name, option=key)
     return rps, total_rows, seed, gens
 
 
@@ -398,6 +529,7 @@ SPEC = register(
         ],
         create_source=DataGenSource,
         option_prefixes=("fields.",),
+        knows_prefixed=lambda key: key.rsplit(".", 1)[-1] in _FIELD_KEYS and key.count(".") >= 2,
         check_source=lambda table, config: _settings(table),
         description="generated rows (sequences and random values); exactly-once",
         source_limit=True,

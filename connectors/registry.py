@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-from streamsql.core.config import did_you_mean
+from streamsql.core import secrets
+from streamsql.core.config import KNOWN_KEYS, did_you_mean
 from streamsql.core.connector import ConnectorSpec
 from streamsql.core.errors import ConfigError
 
@@ -32,6 +33,46 @@ def known_connectors() -> dict[str, ConnectorSpec]:
     """All registered connectors by name."""
     _load_builtins()
     return dict(sorted(_REGISTRY.items()))
+
+
+def unknown_option_keys(pairs: list[tuple[str, str]]) -> frozenset[str]:
+    """The keys of ``pairs`` (one text's ``'key' = 'value'`` pairs) that no connector of theirs knows.
+
+    Their values are shown masked, as secrets' (:func:`streamsql.core.secrets.hidden`: a misspelt
+    key may hold a secret). The connectors are those the pairs name (``'connector'``); a name
+    no connector has makes every other key unknown; none named (a SET, a hint), a key is known
+    when some connector or an engine setting (``KNOWN_KEYS``) knows it. A connector knows its
+    options, the keys under its prefixes it accepts (``ConnectorSpec.knows_prefixed``) and, if it
+    uses a format, every format's options (``'key.'``/``'value.'`` prefixed for Kafka's key and
+    value formats).
+    """
+    specs = known_connectors()
+    named = {value.strip() for key, value in pairs if key == "connector"}
+    judges = [specs[name] for name in named if name in specs]
+    if not named:
+        judges = list(specs.values())
+
+    def known(key: str) -> bool:
+        if key == "connector" or (not named and key in KNOWN_KEYS):
+            return True
+        return any(_knows(spec, key) for spec in judges)
+
+    return frozenset(key for key, _ in pairs if not known(key))
+
+
+def _knows(spec: ConnectorSpec, key: str) -> bool:
+    """Whether connector ``spec`` knows option ``key`` (see :func:`unknown_option_keys`)."""
+    from streamsql.connectors.formats import format_option_keys
+
+    if any(o.key == key for o in spec.options):
+        return True
+    if spec.option_prefixes and key.startswith(tuple(spec.option_prefixes)):
+        return spec.knows_prefixed(key)
+    bare = key.split(".", 1)[1] if key.startswith(("key.", "value.")) else key
+    return spec.uses_format and bare in format_option_keys()
+
+
+secrets.set_unknown_judge(unknown_option_keys)
 
 
 def missing_connector(table: str, reading: bool) -> str:

@@ -62,6 +62,55 @@ SCRIPTS: dict[str, list[str]] = {
     "show": ["SHOW JARS", "SHOW MODELS", "SHOW MATERIALIZED TABLES", "SHOW MODELS FROM default_database",
              "SHOW MATERIALIZED TABLES IN default_database", "SHOW MODELS LIKE 'm%'",
              "SHOW MATERIALIZED TABLES LIKE 'm%'", "SHOW MODELS FROM nope"],
+    # which SHOW statements take ILIKE, and Flink's words for those that do not
+    "show_ilike": ["CREATE TABLE m1 (a INT) WITH ('connector' = 'datagen')",
+                   "CREATE VIEW mv AS SELECT 1 AS a",
+                   "SHOW MODELS ILIKE 'm%'", "SHOW MATERIALIZED TABLES ILIKE 'm%'", "SHOW TABLES ILIKE 'M%'",
+                   "SHOW VIEWS ILIKE 'M%'", "SHOW COLUMNS FROM m1 ILIKE 'A'", "SHOW FUNCTIONS ILIKE 'LOWE_'",
+                   "SHOW DATABASES ILIKE 'DEFAULT%'", "SHOW CATALOGS ILIKE 'DEFAULT%'", "SHOW JARS ILIKE 'x'",
+                   "SHOW PROCEDURES ILIKE 'x'", "SHOW MODULES ILIKE 'x'", "SHOW JOBS ILIKE 'x'"],
+    # datagen's ROW, ARRAY and MAP columns: per-field options under the column's name ('fields.r.a.min',
+    # 'fields.arr.element.max', 'fields.m.key.min'); bounds min = max make the random values known
+    "datagen_nested": [
+        "CREATE TABLE g (id INT, r ROW<a INT, b STRING>, arr ARRAY<INT>, m MAP<INT, INT>) WITH ("
+        "'connector' = 'datagen', 'number-of-rows' = '3', 'fields.id.kind' = 'sequence', "
+        "'fields.id.start' = '1', 'fields.id.end' = '3', 'fields.r.a.min' = '7', 'fields.r.a.max' = '7', "
+        "'fields.r.b.length' = '2', 'fields.arr.element.min' = '5', 'fields.arr.element.max' = '5', "
+        "'fields.m.key.min' = '1', 'fields.m.key.max' = '1', 'fields.m.value.min' = '4', "
+        "'fields.m.value.max' = '4')",
+        "SELECT id, r.a, CHAR_LENGTH(r.b), CARDINALITY(arr), arr[1], arr[3], CARDINALITY(m), m[1] FROM g",
+        "CREATE TABLE g2 (id INT, arr ARRAY<STRING>, r ROW<x ROW<y BIGINT>>, m MAP<STRING, DOUBLE>) WITH ("
+        "'connector' = 'datagen', 'number-of-rows' = '2', 'fields.arr.length' = '2', "
+        "'fields.arr.element.length' = '4', 'fields.r.x.y.min' = '9', 'fields.r.x.y.max' = '10', "
+        "'fields.m.length' = '5', 'fields.m.key.length' = '8')",
+        # (a BIGINT's random min = max fails Flink's job: commons-math's nextLong wants lower < upper)
+        "SELECT CARDINALITY(arr), CHAR_LENGTH(arr[2]), r.x.y BETWEEN 9 AND 10, CARDINALITY(m) FROM g2",
+        "CREATE TABLE g3 (r ROW<a INT>) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
+        "'fields.r.null-rate' = '1')",
+        "SELECT r IS NULL FROM g3",
+        "CREATE TABLE g4 (r ROW<a INT>) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
+        "'fields.r.c.min' = '1')",
+        "SELECT * FROM g4",
+        "CREATE TABLE g5 (r ROW<a INT>) WITH ('connector' = 'datagen', 'fields.r.a.kind' = 'sequence', "
+        "'fields.r.a.start' = '1', 'fields.r.a.end' = '3')",
+        "SELECT r.a FROM g5",
+        "CREATE TABLE g6 (r ROW<a INT>) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
+        "'fields.r.kind' = 'sequence', 'fields.r.start' = '1', 'fields.r.end' = '3')",
+        "SELECT * FROM g6",
+        "CREATE TABLE g7 (arr ARRAY<INT>) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
+        "'fields.arr.element.null-rate' = '1', 'fields.arr.null-rate' = '0')",
+        "SELECT CARDINALITY(arr), arr[1] IS NULL FROM g7",
+        # an option its column's type does not take
+        "CREATE TABLE g8 (a INT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '1', "
+        "'fields.a.length' = '3', 'fields.s.min' = '1')",
+        "SELECT * FROM g8",
+    ],
+    # CASTs between a nested type and another type, and a FROM_BASE64 of text that is no base64
+    "cast_nested": ["SELECT CAST(ARRAY[1] AS INT)", "SELECT CAST(1 AS ARRAY<INT>)",
+                    "SELECT CAST(ROW(1, 'a') AS INT)",
+                    "SELECT CAST(MAP['a', 1] AS BIGINT)", "SELECT CAST('[1]' AS ARRAY<INT>)",
+                    "SELECT CAST(ARRAY[1] AS ROW<a INT>)", "SELECT CAST(ARRAY[1, 2] AS STRING)",
+                    "SELECT CAST(ARRAY[1] AS BOOLEAN)", "SELECT FROM_BASE64('***')"],
     "functions": [
         "DESCRIBE FUNCTION `upper`", "DESCRIBE FUNCTION EXTENDED `upper`", "DESC FUNCTION `SUM`",
         "DESCRIBE FUNCTION EXTENDED `SUM`", "DESCRIBE FUNCTION `concat_ws`", "DESCRIBE FUNCTION nope",

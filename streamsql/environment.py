@@ -38,8 +38,9 @@ from streamsql.checkpoint.identity import (
     superseded_notice,
 )
 from streamsql.checkpoint.storage import CheckpointStorage, peek_job_file
+from streamsql.connectors import registry  # noqa: F401  (on import it installs the judge of unknown option keys, core.secrets)
 from streamsql.core.catalog import Catalog, TableDef, ViewDef, table_parts
-from streamsql.core.config import Config, check_mini_batch
+from streamsql.core.config import KNOWN_KEYS, Config, check_mini_batch
 from streamsql.core.errors import (
     ConfigError,
     ExecutionError,
@@ -49,7 +50,7 @@ from streamsql.core.errors import (
     StatementError,
     StreamSQLError,
 )
-from streamsql.core.secrets import mask_options, remember
+from streamsql.core.secrets import mask_options, redact, remember
 from streamsql.core.values import parse_bool
 from streamsql.functions import udf
 from streamsql.jobs import JOB_COLUMNS, describe_job, job_rows
@@ -182,7 +183,8 @@ class StreamEnvironment:
             return self._query(tree, sql)
         if isinstance(tree, n.SetOption):
             if tree.option is None:
-                all_ = mask_options(self.config.as_dict())
+                all_ = self.config.as_dict()  # a key StreamSQL does not read may be a misspelt secret
+                all_ = mask_options(all_, unknown=[k for k in all_ if k not in KNOWN_KEYS])
                 return TableResult("rows", ["key", "value"], sorted(all_.items()))
             remember({tree.option: tree.value})
             warning = self._check_setting(tree.option, tree.value, sql)
@@ -205,7 +207,7 @@ class StreamEnvironment:
 
             obj = self._get(tree.this, sql)
             text = show_create_table(obj, unknown=self._unknown_options(obj)) if isinstance(obj, TableDef) \
-                else (obj.sql or "")
+                else redact(obj.sql or "")  # a view's hints: their secrets and unknown keys masked
             return TableResult("text", message=text)
         if isinstance(tree, n.DescribeTable):  # and SHOW COLUMNS, its rows filtered by name
             return self._describe(tree, sql)

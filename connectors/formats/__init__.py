@@ -31,6 +31,7 @@ __all__ = [
     "Decoder",
     "Encoder",
     "encodes_updates",
+    "format_option_keys",
     "format_options",
     "is_changelog_format",
     "known_formats",
@@ -98,6 +99,11 @@ def format_options(format_name: str) -> list[OptionSpec]:
         ConfigError: for an unknown format.
     """
     return list(_get(format_name, None).options)
+
+
+def format_option_keys() -> frozenset[str]:
+    """The option keys every format understands, together (``'json.ignore-parse-errors'``, ...)."""
+    return frozenset(o.key for f in _formats().values() for o in f.options)
 
 
 def validate_format_options(format_name: str, options: dict[str, str], table: str | None = None) -> None:

@@ -232,15 +232,22 @@ def bad_record(fmt: str, where: str, reason: str, value: bytes | str | None,
                skip_option: str | None = None) -> BadRecordError:
     """The error for one undecodable record.
 
-    ``skip_option``, when given, is the table option that would skip the record instead
-    (``'json.ignore-parse-errors'``): the message names it before the record's excerpt.
+    ``skip_option``, when given, is the table option that would read past the record instead
+    (``'json.ignore-parse-errors'``): the message names it and what it does, as Flink's (a value that
+    does not convert is NULL and the row kept; a record that does not parse is skipped and counted),
+    before the record's excerpt.
     """
-    hint = f"; '{skip_option}' = 'true' skips such records" if skip_option else ""
+    hint = (f"; with '{skip_option}' = 'true' a value that does not convert is NULL (the row kept) and a "
+            "record that does not parse is skipped" if skip_option else "")
     return BadRecordError(f"Cannot decode {fmt} record at {where}: {reason}{hint}; record: {excerpt(value)}")
 
 
 def skip_option(decoder: Decoder) -> str:
-    """The table option that makes ``decoder`` skip bad records (Flink's ``<format>.ignore-parse-errors``)."""
+    """The option that makes ``decoder`` read past bad records (Flink's ``<format>.ignore-parse-errors``).
+
+    With it a value that does not convert is NULL (the row is kept) and a record that does not
+    parse at all is skipped and counted (``Decoder.skipped``).
+    """
     return f"{decoder.option_prefix}{decoder.fmt}.ignore-parse-errors"
 
 

@@ -100,7 +100,8 @@ OPTIONS = [
     flag_option("csv.disable-quote-character", "disable quoting (the quote character is ordinary text)"),
     flag_option("csv.allow-comments", "skip '#' lines (and spaces, line breaks) before a record"),
     flag_option("csv.ignore-parse-errors",
-                "instead of failing: NULL for a value that does not convert, skip (counted) invalid rows"),
+                "instead of failing: NULL for a value that does not convert (row kept), skip (counted) "
+                "a record with too many fields or that is not CSV"),
     OptionSpec("csv.escape-character", description="escape character inside values (default: none)"),
     OptionSpec("csv.null-literal", description="text read and written as NULL (default: empty field)"),
     OptionSpec("csv.array-element-delimiter", default=";",

@@ -53,8 +53,8 @@ from streamsql.core.types import Schema
 
 OPTIONS = [
     flag_option("debezium-json.ignore-parse-errors",
-                "instead of failing: NULL for a field that does not convert, skip (counted) events "
-                "that cannot be decoded"),
+                "instead of failing: NULL for a field that does not convert (row kept), skip (counted) "
+                "events that cannot be decoded"),
     flag_option("debezium-json.schema-include", "events carry Debezium's {schema, payload} envelope"),
     timestamp_standard_option("debezium-json", "SQL ('yyyy-MM-dd HH:mm:ss.s') or ISO-8601"),
     decimal_plain_option("debezium-json"),

@@ -116,7 +116,8 @@ def decimal_plain_option(prefix: str) -> OptionSpec:
 
 OPTIONS = [
     flag_option("json.ignore-parse-errors",
-                "instead of failing: NULL for a value that does not convert, skip (counted) invalid JSON"),
+                "instead of failing: NULL for a value that does not convert (row kept), skip (counted) "
+                "invalid JSON"),
     flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
     timestamp_standard_option("json", "'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
     decimal_plain_option("json"),

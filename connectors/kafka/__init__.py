@@ -26,7 +26,7 @@ from streamsql.connectors.kafka.metadata import not_null_metadata
 from streamsql.connectors.kafka.options import KAFKA_OPTIONS, UPSERT_KAFKA_OPTIONS
 from streamsql.connectors.kafka.sink import KafkaSink, guarantee_of
 from streamsql.connectors.kafka.source import KafkaSource
-from streamsql.connectors.kafka.unknown_keys import unknown_properties
+from streamsql.connectors.kafka.unknown_keys import is_unknown, unknown_properties
 from streamsql.connectors.kafka.upsert import UpsertKafkaSink, UpsertKafkaSource
 from streamsql.connectors.registry import register
 
@@ -62,6 +62,7 @@ def _register(name: str, description: str, options, source_class, sink_class) ->
             sink_not_null=not_null_metadata,
             source_reads_columns=True,
             option_warnings=unknown_properties,
+            knows_prefixed=lambda key: not is_unknown(key[len("properties."):]),
         )
     )
 

@@ -531,6 +531,10 @@ def _no_warnings(options: dict[str, str]) -> list[tuple[str, str]]:
     return []
 
 
+def _knows_all(key: str) -> bool:
+    return True
+
+
 def _no_check(table: TableDef, config: dict[str, str]) -> None:
     """A connector without option checks beyond its declared options."""
 
@@ -604,6 +608,10 @@ class ConnectorSpec:
         option_warnings: ``(options) -> [(key, text), ...]``: options the connector takes but
             ignores, each with the warning CREATE TABLE answers at that key (Kafka's
             ``'properties.*'`` keys no client knows, which Flink's Java client ignores too).
+        knows_prefixed: ``(key) -> bool`` for a key under :attr:`option_prefixes`: whether the
+            connector knows it (Kafka: a client property; datagen: ``'fields.<f>.<known key>'``).
+            A key it does not know is shown masked as a secret's (:func:`streamsql.core.secrets.hidden`:
+            a misspelt key may hold one). Default: every such key is known (passed through).
         metadata_types: readable metadata key → the type the source produces it as, nullability
             included (Flink's ``listReadableMetadata``), where checked against Flink: what
             ``TYPEOF`` of a metadata column read straight from the table gives when its declared
@@ -633,6 +641,7 @@ class ConnectorSpec:
     source_limit: bool = False
     source_reads_columns: bool = False
     option_warnings: Callable[[dict[str, str]], list[tuple[str, str]]] = _no_warnings
+    knows_prefixed: Callable[[str], bool] = _knows_all
     metadata_types: dict[str, SqlType] = field(default_factory=dict)
 
 

@@ -17,7 +17,7 @@ for it (``SET 'sql-client.verbose' = 'true'``).
 
 from __future__ import annotations
 
-from streamsql.core.secrets import mask_pairs
+from streamsql.core.secrets import mask_pairs, unknown_in
 
 
 class StreamSQLError(Exception):
@@ -64,10 +64,12 @@ class StatementError(StreamSQLError):
     def _excerpt(self, text: str, col: int) -> tuple[str, int]:
         """The offending line as the excerpt shows it, and the caret's column in it.
 
-        All of it here, with the sensitive options' values masked (:func:`~.secrets.mask_pairs`:
-        the caret moved with them); a subclass may mask more.
+        All of it here, with the hidden options' values masked (:func:`~.secrets.mask_pairs`:
+        the caret moved with them): the sensitive keys' and those no connector named in the
+        statement knows (:func:`~.secrets.unknown_in`: a misspelt key may hold a secret); a
+        subclass may mask more.
         """
-        text, moved = mask_pairs(text, col=col)
+        text, moved = mask_pairs(text, unknown_in(self.sql), col=col)
         return text, moved or col
 
     def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:
@@ -100,7 +102,7 @@ class OptionWarning(StatementError):
         super().__init__(message, sql, line, col, length)
 
     def _excerpt(self, text: str, col: int) -> tuple[str, int]:
-        text, moved = mask_pairs(text, self.unknown, col)
+        text, moved = mask_pairs(text, self.unknown | unknown_in(self.sql), col)
         return text, moved or col
 
     def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:

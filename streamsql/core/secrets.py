@@ -10,8 +10,10 @@ secret all the same. Such a value is shown as :data:`MASK` (fixed width: the mas
 of the value's length) by SHOW CREATE TABLE, ``SET;``, EXPLAIN's hint options, the shell's history
 file, error messages and warnings (their statement excerpt: :func:`mask_pairs`), job notices and
 StreamSQL's log records. Where a connector's unknown keys are not known (a log line, an error
-raised far from the table), the sensitive keys are masked. Flink 2.3 prints every option in
-clear in SHOW CREATE TABLE; StreamSQL never prints a secret.
+raised far from the table, a history line), the keys of the text's ``'key' = 'value'`` pairs are
+judged by :func:`unknown_in`: a key no connector named in the text knows (every connector and
+engine setting when none is named: a ``SET`` or a hint) is masked too. Flink 2.3 prints every
+option in clear in SHOW CREATE TABLE; StreamSQL never prints a secret.
 
 Two mechanisms, because a secret reaches text in two ways:
 
@@ -33,7 +35,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 #: Substrings of option names whose values are secret (Flink's list, plus ``ssl.key``).
 SENSITIVE_KEYS = ("password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
@@ -52,8 +54,41 @@ _PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*")(?P<eq>\s*=\s*)(?P<
 _HINT = re.compile(r"/\*\+.*?\*/", re.DOTALL)
 _HINT_PAIR = re.compile(r"""(?P<key>'(?:[^']|'')*'|`(?:[^`]|``)*`|\b[A-Za-z_][A-Za-z_0-9$]*)"""
                         r"""(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*')""")
+# A hint of a hint comment other than OPTIONS(...), with its arguments.
+_OTHER_HINT = re.compile(r"\b(?!OPTIONS\b)[A-Za-z_]+\s*\([^()]*\)", re.IGNORECASE)
 # Secrets inside a JAAS config value: password="..." (also username-less forms).
 _JAAS_SECRET = re.compile(r"""(?:password|secret|token)\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+
+
+#: ``(pairs) -> keys``: the keys of ``[(key, value), ...]`` (one text's option pairs) that no
+#: connector of theirs knows; installed by :func:`set_unknown_judge` (the connector registry).
+_judge: Callable[[list[tuple[str, str]]], frozenset[str]] | None = None
+
+
+def set_unknown_judge(judge: Callable[[list[tuple[str, str]]], frozenset[str]]) -> None:
+    """Install the judge :func:`unknown_in` asks (``streamsql.connectors.registry.unknown_option_keys``).
+
+    The core cannot ask the connectors itself (they sit above it); the registry installs its
+    judge when it is imported, before any table or SET is taken.
+    """
+    global _judge
+    _judge = judge
+
+
+def unknown_in(text: str | None) -> frozenset[str]:
+    """The keys of ``text``'s ``'key' = 'value'`` pairs that no connector named in it knows.
+
+    Statement text, or a message quoting it: ``CREATE TABLE ... WITH ('connector' = 'datagen',
+    'fields.a.passwd' = 'x')`` gives ``{'fields.a.passwd'}``; with no ``'connector'`` pair (a SET,
+    a hint) a key is unknown when no connector and no engine setting knows it. Empty before the
+    judge is installed (:func:`set_unknown_judge`) or when ``text`` has no pair.
+    """
+    if _judge is None or not text or "=" not in text:
+        return frozenset()
+    # a hint other than OPTIONS names no option (STATE_TTL('orders' = '1d'), LOOKUP('table' = 'c'))
+    text = _HINT.sub(lambda hint: _OTHER_HINT.sub("", hint.group(0)), text)
+    pairs = [(m.group("key")[1:-1], m.group("value")[1:-1]) for m in _PAIR.finditer(text)]
+    return _judge(pairs) if pairs else frozenset()
 
 
 def is_sensitive(key: str) -> bool:
@@ -123,7 +158,11 @@ def remember(options: dict[str, str]) -> None:
 
 
 def redact(text: str) -> str:
-    """``text`` with every sensitive ``'key' = 'value'`` pair's value and every remembered secret masked."""
+    """``text`` with every hidden ``'key' = 'value'`` pair's value and every remembered secret masked.
+
+    A pair is hidden when its key is sensitive or unknown (:func:`unknown_in` ``(text)``); in a
+    hint (``/*+ OPTIONS(k = 'v') */``) an identifier key is masked when sensitive.
+    """
     if not text:
         return text
 
@@ -132,7 +171,7 @@ def redact(text: str) -> str:
         key = key[1:-1] if key[0] in "'\"`" else key
         return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
 
-    text = mask_pairs(text)[0]
+    text = mask_pairs(text, unknown_in(text))[0]
     text = _HINT.sub(lambda hint: _HINT_PAIR.sub(pair, hint.group(0)), text)
     with _lock:
         secrets = sorted(_remembered, key=len, reverse=True)  # longest first: a JAAS text before its password

@@ -57,11 +57,15 @@ def explain_attr(name: str, value: str | None) -> str:
 def explain_hints(table: TableDef) -> str:
     """``, hints=[[[OPTIONS options:{k=v, ...}]]]`` for a hinted table (Flink's EXPLAIN), or nothing.
 
-    The table is read or written with an OPTIONS hint's options; secrets are masked.
+    The table is read or written with an OPTIONS hint's options; secrets are masked, and so are
+    the values of keys the table's connector does not know (a misspelt key may hold a secret).
     """
     if not table.hints:
         return ""
-    options = ", ".join(f"{k}={v}" for k, v in mask_options(table.hints).items())
+    from streamsql.connectors.registry import unknown_option_keys
+
+    unknown = unknown_option_keys([("connector", table.connector or ""), *table.hints.items()])
+    options = ", ".join(f"{k}={v}" for k, v in mask_options(table.hints, unknown).items())
     return f", hints=[[[OPTIONS options:{{{options}}}]]]"
 
 

@@ -680,6 +680,33 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.UseModules(expressions=names))
 
     def _parse_show(self) -> exp.Expr:
+        """A SHOW statement.
+
+        An ``ILIKE`` after one that does not take it is refused as Flink 2.3's parser refuses it
+        (:meth:`_refuse_ilike`).
+        """
+        shown = self._parse_show_what()
+        if self._curr and self._curr.text.upper() == "ILIKE":  # SHOW JARS, JOBS, MODULES: nothing more
+            self._refuse_ilike(())
+        return shown
+
+    def _refuse_ilike(self, expected: tuple[str, ...]) -> None:
+        """Flink 2.3's parse error at an ``ILIKE`` its SHOW statement does not take.
+
+        Only SHOW CATALOGS, DATABASES and [USER] FUNCTIONS take ``[NOT] ILIKE`` (and PROCEDURES); the
+        others fail in Flink's parser, which lists what it expected there (scripts/flink_statements.py
+        ``show_ilike``, whose answers were checked with the full text): ``expected`` the words besides
+        the end of the statement, in Flink's order.
+        """
+        if expected == ('"LIKE"',):  # after NOT
+            words = expected
+        else:
+            dot = tuple(w for w in expected if w == '"."')
+            words = ("<EOF>", *(w for w in expected if w != '"."'), '";"', *dot)
+        self._refuse(f'SQL parse failed. Encountered "ILIKE". Was expecting one of: {", ".join(words)}',
+                     self._curr, self._curr)
+
+    def _parse_show_what(self) -> exp.Expr:
         for words in _SHOW_NAMESPACE:
             if self._match_text_seq(*words):
                 args: dict = {}
@@ -700,19 +727,20 @@ class FlinkParser(parser.Parser):
             if kind == "JOBS":
                 return self.expression(cls())
             where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
-            return self.expression(cls(this=where, **self._parse_show_like()))
+            return self.expression(cls(this=where, **self._parse_show_like(named=where is not None)))
         if self._match_text_seq("JARS"):
             return self.expression(nodes.ShowNone(this=exp.var("JARS")))
         if self._match_text_seq("MODELS") or self._match_text_seq("MATERIALIZED", "TABLES"):
             what = "MODELS" if self._prev.text.upper() == "MODELS" else "MATERIALIZED TABLES"
             where = self._parse_table_parts() if self._match_set((TokenType.FROM, TokenType.IN)) else None
-            like = self._parse_show_like()
+            like = self._parse_show_like(named=where is not None)
             return self.expression(nodes.ShowNone(this=exp.var(what), database=where, **like))
         if self._match_text_seq("COLUMNS"):
             if not self._match_set((TokenType.FROM, TokenType.IN)):
                 self.raise_error("Expecting FROM or IN after SHOW COLUMNS")
             table = self._parse_table_parts()
-            return self.expression(nodes.ShowColumns(this=table, **self._parse_show_like()))
+            like = self._parse_show_like(named=True, takes_from=False)
+            return self.expression(nodes.ShowColumns(this=table, **like))
         if self._match(TokenType.CREATE):
             if self._match(TokenType.TABLE):
                 return self.expression(nodes.ShowCreateTable(this=self._parse_table_name()))
@@ -724,16 +752,19 @@ class FlinkParser(parser.Parser):
                          "TABLES after SHOW")
         return exp.Null()  # unreachable with ErrorLevel.IMMEDIATE
 
-    def _parse_show_like(self, ilike: bool = False) -> dict:
+    def _parse_show_like(self, ilike: bool = False, named: bool = False, takes_from: bool = True) -> dict:
         """``[NOT] LIKE 'pattern'`` after SHOW: the node's args (none: {}).
 
         ``ilike``: ``ILIKE`` (case-insensitive) is taken too, as Flink 2.3's SHOW CATALOGS,
-        DATABASES and FUNCTIONS take it; its SHOW TABLES, VIEWS and COLUMNS refuse it.
+        DATABASES and FUNCTIONS take it; its other SHOW statements refuse it (:meth:`_refuse_ilike`).
+        ``named``: a name was just read (``FROM db``, ``COLUMNS FROM t``: a ``.`` may follow);
+        ``takes_from``: a ``FROM | IN`` may still follow (when not ``named``).
         """
         negated = self._match(TokenType.NOT)
         if self._curr and self._curr.text.upper() == "ILIKE" and not ilike:
-            self.raise_error('Encountered "ILIKE": SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE '
-                             "'pattern' (case-sensitive), as Flink 2.3")
+            source = ('"FROM"', '"IN"') if takes_from and not named else ()
+            dot = ('"."',) if named else ()
+            self._refuse_ilike(('"LIKE"',) if negated else (*source, '"LIKE"', '"NOT"', *dot))
         case_insensitive = ilike and self._match_texts(("ILIKE",))
         if not case_insensitive and not self._match(TokenType.LIKE):
             if negated:

@@ -231,3 +231,51 @@ def test_random_times_of_day_hold_their_precision():
     assert all(v.microsecond == 0 for v in t0) and any(v.microsecond for v in t3)
     assert all(v.microsecond % 1000 == 0 for v in t3) and len(set(t3)) > 150
     assert times().column("t3").to_pylist() == t3
+
+
+NESTED = dict(r="ROW<a INT, b ROW<c STRING>>", arr="ARRAY<BIGINT>", m="MAP<INT, STRING>")
+
+
+def test_nested_columns_take_flinks_per_part_options():
+    """ROW, ARRAY and MAP columns, their parts' options under Flink's paths (``fields.r.b.c.length``,
+    ``fields.arr.element.min``, ``fields.m.key.max``); Flink's answers: tests/sql (``datagen_nested``)."""
+    opts = {"number-of-rows": "200", "fields.r.a.min": "-3", "fields.r.a.max": "3",
+            "fields.r.b.c.length": "5",
+            "fields.r.b.null-rate": "0.5", "fields.arr.length": "4", "fields.arr.element.min": "10",
+            "fields.arr.element.max": "12", "fields.m.key.min": "0", "fields.m.key.max": "1",
+            "fields.m.length": "6", "fields.m.value.length": "2", "fields.m.null-rate": "0.25"}
+    src = source(opts, **NESTED)
+    src.open(None)
+    rows = drain(src).to_pylist()
+    assert len(rows) == 200
+    assert {r["r"]["a"] for r in rows} == {-3, -2, -1, 0, 1, 2, 3}
+    inner = [r["r"]["b"] for r in rows]
+    assert 50 < inner.count(None) < 150 and {len(b["c"]) for b in inner if b is not None} == {5}
+    assert {len(r["arr"]) for r in rows} == {4} and {x for r in rows for x in r["arr"]} == {10, 11, 12}
+    maps = [r["m"] for r in rows if r["m"] is not None]
+    assert 20 < 200 - len(maps) < 80
+    # six keys drawn from {0, 1} collapse into one entry per key, as Java's HashMap.put
+    keys = [sorted(k for k, _ in m) for m in maps]
+    assert all(k in ([0], [1], [0, 1]) for k in keys) and keys.count([0, 1]) > len(keys) // 2
+    assert {len(v) for m in maps for _, v in m} == {2}
+
+
+def test_nested_columns_resume_identically_and_refuse_what_flink_refuses():
+    """A restored source goes on with the same nested values; a nested sequence, a path naming no
+    part, and a MAP key that may be NULL are refused at the option."""
+    opts = {"number-of-rows": "300", "fields.arr.length": "2"}
+    whole = source(opts, **NESTED)
+    whole.open(None)
+    expected = drain(whole, max_rows=300)
+    first = source(opts, **NESTED)
+    first.open(None)
+    part = drain(first, max_rows=40, limit=80)
+    second = source(opts, **NESTED)
+    second.open(first.position())
+    assert pa.concat_tables([part, drain(second, max_rows=77)]).equals(expected)
+    for bad, words in [({"fields.r.kind": "sequence", "fields.r.start": "1", "fields.r.end": "2"},
+                        "cannot be a sequence"),
+                       ({"fields.r.z.min": "1"}, "names no column"),
+                       ({"fields.m.key.null-rate": "0.5"}, "a MAP key cannot be NULL")]:
+        with pytest.raises(ConfigError, match=words):
+            source(bad, **NESTED)

@@ -505,7 +505,8 @@ def test_a_bad_record_error_names_the_option_that_skips_it(loc):
     for fmt, bad in [("json", b'{"a": 1'), ("csv", b"abc,a"), ("debezium-json", b'{"op": "x"}')]:
         with pytest.raises(BadRecordError) as e:
             make_decoder(fmt, s, {}).decode([bad], loc)
-        assert f"; '{fmt}.ignore-parse-errors' = 'true' skips such records; record: " in str(e.value)
+        assert (f"; with '{fmt}.ignore-parse-errors' = 'true' a value that does not convert is NULL (the row "
+                "kept) and a record that does not parse is skipped; record: ") in str(e.value)
     # not for json.fail-on-missing-field, which cannot be combined with ignore-parse-errors
     with pytest.raises(BadRecordError) as e:
         make_decoder("json", s, {"json.fail-on-missing-field": "true"}).decode([b'{"a": 2}'], loc)
@@ -517,5 +518,6 @@ def test_a_kafka_key_formats_bad_record_names_the_key_option(loc):
                      k="STRING", v="INT")
     table.primary_key = ["k"]
     _, kdec = format_setup(table, ["k"]).make_decoders(table)
-    with pytest.raises(BadRecordError, match=r"'key\.json\.ignore-parse-errors' = 'true' skips"):
+    with pytest.raises(BadRecordError, match=r"'key\.json\.ignore-parse-errors' = 'true' a value that "
+                                               r"does not convert is NULL"):
         kdec.decode([b'{"k": '], loc)

@@ -30,7 +30,24 @@ OURS: dict[str, str] = {
     # Flink quotes its own unparsed call ('RUNNING LAST(`*`.`a`, 0)'); ours the call as written
     _RUNNING_DEFINE + "RUNNING LAST(a) > 0)": "Cannot use RUNNING/FINAL in DEFINE 'RUNNING LAST(a)'",
     _RUNNING_DEFINE + "FINAL LAST(A.a) > 0)": "Cannot use RUNNING/FINAL in DEFINE 'FINAL LAST(A.a)'",
+    # Flink parses it, then its in-memory catalog fails ("listProcedures is not implemented"); no
+    # procedures here: refused by the parser, which names the SHOW statements there are
+    "SHOW PROCEDURES ILIKE 'x'": "Expecting TABLES, VIEWS, COLUMNS, JOBS",
+    # a string literal inside ROW(...) or MAP[...] is typed STRING here, CHAR(n) in Flink: the type
+    # named differs
+    "SELECT CAST(ROW(1, 'a') AS INT)": "Cast function cannot convert value of type RecordType:peek_no_expand("
+                                       "INTEGER EXPR$0, VARCHAR(2147483647) EXPR$1) to type INTEGER",
+    "SELECT CAST(MAP['a', 1] AS BIGINT)": "Cast function cannot convert value of type (VARCHAR(2147483647), "
+                                          "INTEGER) MAP to type BIGINT",
+    # Flink 2.3 fails without a message of its own (Py4J's "An error occurred while calling ...executeSql")
+    "SELECT CAST('[1]' AS ARRAY<INT>)": "Cast function cannot convert value of type VARCHAR(2147483647) to "
+                                        "type INTEGER ARRAY",
 }
+#: Refusals shown elsewhere than Flink's position: a refused CAST is shown at its operand (a choice of
+#: ours, tests/functions/test_planning.py), Flink's at the whole call.
+ELSEWHERE = {"SELECT CAST(ARRAY[1] AS INT)", "SELECT CAST(1 AS ARRAY<INT>)",
+             "SELECT CAST(ROW(1, 'a') AS INT)", "SELECT CAST(MAP['a', 1] AS BIGINT)",
+             "SELECT CAST(ARRAY[1] AS ROW<a INT>)", "SELECT CAST(ARRAY[1] AS BOOLEAN)"}
 #: Where ours answers and Flink refuses (on purpose): the reason.
 ANSWERED: dict[str, str] = {}
 _AT = re.compile(r"(?:From line|at line) (\d+), column (\d+)")
@@ -57,7 +74,7 @@ def test_script_as_flink(script: str) -> None:
                 expected = OURS.get(sql) or _AT.sub("", cause).split(" at line")[0].strip(" :.")
                 assert expected in str(caught.value), (sql, str(caught.value))
                 at = _AT.search(step["error"][0])
-                if at and isinstance(caught.value, StatementError):
+                if at and isinstance(caught.value, StatementError) and sql not in ELSEWHERE:
                     assert (caught.value.line, caught.value.col) == (int(at[1]), int(at[2])), sql
                 continue
             result, rows = _run(env, sql)

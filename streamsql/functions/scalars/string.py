@@ -22,6 +22,7 @@ from streamsql.functions.scalars.regex_shape import group_never_empty, min_width
 from streamsql.functions.scalars.registry import (
     Arg,
     Call,
+    Failure,
     bind,
     duckdb_call,
     fail_sql,
@@ -434,13 +435,17 @@ def translate(c: Call) -> exp.Expression:
 
 scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
     lambda c: template("to_base64(encode({0}))", *c.args))
-@scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING)
+@scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING,
+        failures=(Failure(r"Could not decode string \"(.*)\" as base64: invalid byte value '(\d+)'",
+                          lambda m: f"FROM_BASE64 failed: Illegal base64 character {int(m.group(2)):x} "
+                                    "(Flink fails the job too, java.util.Base64's words)"),))
 def from_base64(c: Call) -> exp.Expression:
     """The UTF-8 text of the base64 bytes, as Flink's ``java.util.Base64`` decoder reads them.
 
     Java takes a last unit of 2 or 3 characters without its '=' padding (FROM_BASE64('YWJ') is
     'ab'); DuckDB's decoder only whole units: the padding is added where none is written (a unit
-    of 1 character, or one padded in part, still fails, as in Flink).
+    of 1 character, or one padded in part, still fails, as in Flink: the job fails, in words of
+    ours rather than DuckDB's).
     """
     raw = ("from_base64(CASE WHEN strpos({0}, '=') = 0 AND length({0}) % 4 IN (2, 3) "
            "THEN {0} || repeat('=', 4 - length({0}) % 4) ELSE {0} END)")
