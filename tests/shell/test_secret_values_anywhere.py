@@ -1,0 +1,44 @@
+"""A secret option's value is never shown by an error, however the statement writes it (break32).
+
+Each statement below failed with the value in clear before: the error's excerpt is one line and
+masked ``'key' = 'literal'`` pairs on that line only, so a value on the next line, after a
+comment, unterminated, in a ``U&''`` or double-quoted literal, a second adjacent literal or a
+bare word (quoted by the message itself) came through.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from streamsql.core.errors import StatementError
+from streamsql.environment import StreamEnvironment
+
+S = "Hunter2Secret"
+KAFKA = "CREATE TABLE t1 (a INT) WITH ('connector' = 'kafka', 'properties.sasl.password'"
+
+
+@pytest.mark.parametrize("sql", [
+    f"{KAFKA} =\n '{S}' oops);",  # the value on the error's line, its key on the one before
+    f"{KAFKA}\n = '{S}' oops);",
+    f"{KAFKA} /* x */ = '{S}' oops);",  # a comment before '='
+    f"{KAFKA} = 'xx' '{S}' oops);",  # adjacent literals
+    f"{KAFKA} = 'xx'\n  '{S}' oops);",
+    f"{KAFKA} = U&'{S}' oops);",
+    f"{KAFKA} = '{S});",  # unterminated
+    f"{KAFKA} = \"{S}\");",
+    f"SET 'properties.sasl.password' =\n'{S}' oops;",
+    f"SET 'properties.sasl.password' = '{S};",
+    f"CREATE TABLE t1 (a INT) WITH ('connector' = 'datagen', 'password' = {S});",  # quoted by the message
+    f"SELECT * FROM nope /*+ OPTIONS(\"password\" = '{S}') */;",  # the hint quoted by the message
+])
+def test_an_errors_text_never_shows_a_secret_value(sql):
+    with pytest.raises(StatementError) as e:
+        StreamEnvironment().execute_sql(sql)
+    assert S not in str(e.value) and "******" in str(e.value)
+
+
+def test_the_caret_stays_under_its_token_after_a_mask():
+    with pytest.raises(StatementError) as e:
+        StreamEnvironment().execute_sql(f"{KAFKA} = 'xx'\n  '{S}' oops);")
+    _, line, caret = str(e.value).split("\n")[:3]
+    assert line == "    '******' oops);" and line[caret.index("^"):caret.index("^") + 4] == "oops"
