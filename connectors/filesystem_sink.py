@@ -8,14 +8,16 @@ checkpoint. Delivery guarantee: exactly-once — a restore commits the restored 
 files, truncates its in-progress files to their recorded lengths and deletes later ones.
 
 Partitioned (``PARTITIONED BY``): each row goes into the part file of its partition's folder
-(:mod:`.partitions`); the records hold the other columns. Partition commit, as Flink's
-``PartitionCommitter`` with ``'sink.partition-commit.trigger' = 'process-time'`` (the default): a
-partition a part file was opened in before barrier n is committed when checkpoint n completes and
-``'sink.partition-commit.delay'`` has passed since that file opened (at the end of input: every
-partition at the final checkpoint); with ``'sink.partition-commit.policy.kind' = 'success-file'``
-committing writes the empty file ``'sink.partition-commit.success-file.name'`` (``_SUCCESS``)
-into its folder. ``metastore`` is refused in Flink's words (a Hive table's), ``custom`` and the
-``partition-time`` trigger as not supported, when the table is written.
+(:mod:`.partitions`); the records hold the other columns. With ``'sink.partition-commit.policy.kind'``
+the partitions are committed as Flink's ``StreamingFileWriter`` and ``PartitionCommitter`` do, by
+the trigger of :mod:`.partition_commit` (``process-time``: the delay since the partition's file
+opened; ``partition-time``: the watermark past the partition's time plus the delay): at barrier
+n the in-progress file of a partition committable then is rolled; when checkpoint n completes
+its files are renamed, then the partitions written before barrier n that are committable by the
+watermark of barrier n (or the delay) are committed — at the end of input, every partition. With
+``'success-file'`` committing writes the empty file ``'sink.partition-commit.success-file.name'``
+(``_SUCCESS``) into its folder. ``metastore`` is refused in Flink's words (a Hive table's),
+``custom`` policies and time extractors as not supported, when the table is written.
 
 Into a file (``'path'`` is an existing file, or names none and ends with ``.json``, ``.csv``, ...:
 :func:`writes_directory`, a StreamSQL extension; Flink's path is always a directory) the rows are
@@ -33,6 +35,8 @@ import time
 
 import numpy as np
 from streamsql.connectors.part_files import PartFiles, RollingPolicy
+from streamsql.connectors.partition_commit import OPTIONS as COMMIT_OPTIONS
+from streamsql.connectors.partition_commit import PartitionTrigger, commit_rule, max_watermark
 from streamsql.connectors.partitions import DEFAULT_NAME, bucket_codes, check_partition_columns
 
 from streamsql.core.connector import ConnectorContext, Sink
@@ -56,11 +60,16 @@ OPTIONS = {
     "sink.rolling-policy.rollover-interval": "roll a part file older than this (default 30 min)",
     "sink.rolling-policy.inactivity-interval": "roll a part file not written for this long (default 30 min)",
     "sink.rolling-policy.check-interval": "how often the two intervals are looked at (default 1 min)",
-    "sink.partition-commit.trigger": "'process-time' (default); 'partition-time' is refused",
-    "sink.partition-commit.delay": "commit a partition this long after its file opened (default 0 ms)",
     "sink.partition-commit.policy.kind": "'success-file'; 'metastore' and 'custom' are refused",
+    "sink.partition-commit.policy.class": "refused: a custom commit policy class",
+    "sink.partition-commit.policy.class.parameters": "refused: a custom commit policy class's parameters",
     "sink.partition-commit.success-file.name": "the success file's name (default '_SUCCESS')",
+    **COMMIT_OPTIONS,
 }
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def rolling_policy(table) -> RollingPolicy:
@@ -92,13 +101,7 @@ def success_file(table) -> str | None:
         ConfigError: a policy or trigger StreamSQL does not have, at the option.
     """
     o = table.options
-    trigger = o.get("sink.partition-commit.trigger", "process-time").strip().lower()
-    if trigger != "process-time":
-        key = "sink.partition-commit.trigger"
-        msg = (f"Table '{table.name}': option '{key}' = '{o[key]}' is not supported: StreamSQL commits "
-               f"partitions by processing time ('process-time'); a 'partition-time' trigger needs the "
-               f"partition time extractor, which it does not have")
-        raise ConfigError(msg, table=table.name, option=key)
+    commit_rule(table, o.get("partition.default-name", DEFAULT_NAME))
     kinds = [k.strip().lower() for k in o.get("sink.partition-commit.policy.kind", "").split(",")
              if k.strip()]
     for kind in kinds:
@@ -111,6 +114,11 @@ def success_file(table) -> str | None:
                 msg = (f"Table '{table.name}': option '{key}' = '{o[key]}': '{kind}' is not supported "
                        f"(only 'success-file': StreamSQL runs no custom commit policy class)")
             raise ConfigError(msg, table=table.name, option=key)
+    classes = ("sink.partition-commit.policy.class", "sink.partition-commit.policy.class.parameters")
+    for key in [k for k in classes if k in o][:1]:
+        msg = (f"Table '{table.name}': option '{key}' is not supported: StreamSQL runs no Java commit "
+               f"policy class (only 'sink.partition-commit.policy.kind' = 'success-file')")
+        raise ConfigError(msg, table=table.name, option=key)
     if not kinds or not table.partition_keys:
         return None
     return o.get("sink.partition-commit.success-file.name", "_SUCCESS")
@@ -154,9 +162,6 @@ def check_sink_options(table) -> None:
     rolling_policy(table)
     success_file(table)
     check_partition_columns(table)
-    if "sink.partition-commit.delay" in table.options:
-        duration_ms(table.options["sink.partition-commit.delay"],
-                    f"Table '{table.name}': option 'sink.partition-commit.delay'")
 
 
 class FileSystemSink(Sink):
@@ -189,8 +194,9 @@ class FileSystemSink(Sink):
         self._no_records = not self.data_columns and fmt in BULK_FORMATS
         self.default_name = table.options.get("partition.default-name", DEFAULT_NAME)
         self.success = success_file(table)
-        delay = table.options.get("sink.partition-commit.delay")
-        self.delay_ms = duration_ms(delay) if delay else 0
+        # Flink's partition commit runs when the table has partitions and a commit policy
+        self.trigger = None if self.success is None else PartitionTrigger(
+            commit_rule(table, self.default_name), _now_ms)
         self.directory = writes_directory(table)
         if not self.directory and ctx.num_tasks > 1:
             # each task would truncate the one file to its own recorded length at a restore
@@ -198,11 +204,15 @@ class FileSystemSink(Sink):
                    f"writes; this job writes the table from {ctx.num_tasks} tasks: give a directory "
                    f"path (part files per task, as Flink's) or run at parallelism 1")
             raise ConfigError(msg, table=table.name, option="path")
-        self.parts = PartFiles(self.path, ctx.task_index, rolling_policy(table)) if self.directory else None
+        policy = rolling_policy(table)
+        self.parts = PartFiles(self.path, ctx.task_index, policy, ctx.job_uuid) if self.directory else None
         self._pending: list[bytes] = []  # file mode: rows until the barrier
         self._f = None
-        self._partitions: dict[str, int] = {}  # partition folder -> ms its first file opened
-        self._partitions_at: dict[int, dict[str, int]] = {}
+        # partition folder -> ms its first file opened: those with an open file (Flink's
+        # inProgressPartitions), and those written since the last barrier (currentNewPartitions)
+        self._opened: dict[str, int] = {}
+        self._new: dict[str, int] = {}
+        self._new_at: dict[int, dict[str, int]] = {}  # those of barrier n, handed on at its commit
         self._ended = False
 
     def open(self) -> None:
@@ -236,11 +246,19 @@ class FileSystemSink(Sink):
             self.parts.write("", lines)
             return
         codes, folders = bucket_codes(batch.table, self.keys, self.default_name)
-        now = int(time.time() * 1000)
+        now = _now_ms()
         for i, folder in enumerate(folders):
             rows = np.flatnonzero(codes == i)
+            if self.trigger is not None:
+                if not self.parts.active(folder):  # Flink's bucket created: its files watched again
+                    self._opened.setdefault(folder, now)
+                self._new.setdefault(folder, now)
             self.parts.write(folder, [lines[r] for r in rows] if len(folders) > 1 and lines else lines)
-            self._partitions.setdefault(folder, now)
+
+    def on_watermark(self, timestamp: int) -> None:
+        """The sink's input watermark (ms): what the ``partition-time`` trigger compares."""
+        if self.trigger is not None and not max_watermark(timestamp):
+            self.trigger.watermark = timestamp
 
     def pre_commit(self, checkpoint_id: int) -> None:
         """At barrier ``checkpoint_id``: the file mode appends and fsyncs its rows.
@@ -256,31 +274,57 @@ class FileSystemSink(Sink):
         os.fsync(self._f.fileno())
 
     def snapshot(self, checkpoint_id: int) -> dict:
-        """The state of checkpoint ``checkpoint_id`` (after ``pre_commit``)."""
+        """The state of checkpoint ``checkpoint_id`` (after ``pre_commit``).
+
+        As Flink's ``StreamingFileWriter`` at a barrier, a partition committable now (by the
+        watermark, or the delay since its file opened) has its in-progress file rolled first, so
+        that the checkpoint's commit renames it before the partition is committed.
+
+        Raises:
+            ExecutionError: a partition's time cannot be read (:mod:`.partition_commit`).
+        """
         if not self.directory:
             return {"file": os.path.abspath(self.path), "task": self.ctx.task_index, "length": self._f.tell()}
-        self._partitions_at[checkpoint_id] = dict(self._partitions)
-        return {**self.parts.snapshot(checkpoint_id), "partitions": dict(self._partitions)}
+        state = {}
+        if self.trigger is not None:
+            for folder, opened in list(self._opened.items()):
+                if self.trigger.committable(folder, opened, self.trigger.watermark):
+                    if folder in self.parts.open_files:
+                        self.parts.roll(folder)
+                    del self._opened[folder]
+            state["watermark"] = self.trigger.snapshot(checkpoint_id)
+            self._new_at[checkpoint_id], self._new = self._new, {}
+            waiting = dict(self.trigger.pending)
+            for news in self._new_at.values():
+                for p, t in news.items():
+                    waiting.setdefault(p, t)
+            state["partitions"] = waiting
+        return {**self.parts.snapshot(checkpoint_id), **state}
 
     def commit(self, checkpoint_id: int) -> None:
-        """Checkpoint ``checkpoint_id`` completed: rename its pending files; commit due partitions."""
+        """Checkpoint ``checkpoint_id`` completed: rename its pending files; commit due partitions.
+
+        The partitions written before its barrier join the trigger's pending ones; those due by
+        the watermark at the barrier (or the delay; at the end of input: all) are committed, after
+        the renames (a crash between two renames leaves every partition uncommitted).
+        """
         if not self.directory:
             return
         self.parts.commit(checkpoint_id)
-        seen: dict[str, int] = {}
-        for n in [n for n in self._partitions_at if n <= checkpoint_id]:
-            seen.update(self._partitions_at.pop(n))
-        now = int(time.time() * 1000)
-        due = [p for p, t in seen.items() if self._ended or t + self.delay_ms <= now]
-        self._commit_partitions(due)
+        if self.trigger is None:
+            return
+        for folder in [f for f in self._opened if not self.parts.active(f)]:  # Flink's inactive bucket
+            del self._opened[folder]
+        for n in sorted(n for n in self._new_at if n <= checkpoint_id):
+            for p, t in self._new_at.pop(n).items():
+                self.trigger.pending.setdefault(p, t)
+        self._commit_partitions(self.trigger.due(checkpoint_id, ended=self._ended))
 
     def _commit_partitions(self, folders: list[str]) -> None:
-        """Flink's partition commit policies for ``folders`` (the success file), then forget them."""
+        """Flink's partition commit policies for ``folders``: the success file."""
         for folder in folders:
-            self._partitions.pop(folder, None)
-            if self.success is not None:
-                with open(os.path.join(self.path, folder, self.success), "wb"):
-                    pass
+            with open(os.path.join(self.path, folder, self.success), "wb"):
+                pass
 
     def restore(self, state: dict | None) -> None:
         """Resume from checkpoint state (None: a fresh start; module docstring).
@@ -301,7 +345,7 @@ class FileSystemSink(Sink):
                     self._check_mode(s)
                     if self.directory:
                         self.parts.adopt(s)
-                        self._partitions.update({k: int(v) for k, v in (s.get("partitions") or {}).items()})
+                        self._restore_partitions(s)
                     elif int(s.get("task", 0)) == self.ctx.task_index:
                         self._truncate(s)
                 return
@@ -310,7 +354,20 @@ class FileSystemSink(Sink):
             self._truncate(state)
             return
         self.parts.restore(state)
-        self._partitions = {k: int(v) for k, v in (state.get("partitions") or {}).items()}
+        self._restore_partitions(state)
+
+    def _restore_partitions(self, state: dict) -> None:
+        """The partitions a checkpoint's state had not committed: reported again at the next commit.
+
+        A restored in-progress file's partition is open again (Flink's restored bucket).
+        """
+        if self.trigger is None:
+            return
+        for k, v in (state.get("partitions") or {}).items():
+            self._new.setdefault(k, int(v))
+        now = _now_ms()
+        for bucket in self.parts.open_files:
+            self._opened.setdefault(bucket, now)
 
     def _check_mode(self, state: dict) -> None:
         if ("file" in state) == self.directory:
@@ -331,10 +388,15 @@ class FileSystemSink(Sink):
         self._f.seek(0, os.SEEK_END)
 
     def finish(self) -> None:
-        """End of input: the file mode appends its rows; part files roll (the last checkpoint commits)."""
+        """End of input: the file mode appends its rows; part files roll (the last checkpoint commits).
+
+        Every partition then waits only for the final checkpoint, which commits them all (Flink's
+        ``endInput``: no partition time is read, no file is open any more).
+        """
         self._ended = True
         if self.directory:
             self.parts.finish()
+            self._opened.clear()
         else:
             self.pre_commit(0)
 

@@ -3,9 +3,13 @@
 Layout, as Flink writes it: under the table's ``'path'`` every *bucket* (a partition's
 ``k1=v1/k2=v2/`` folder, or ``'path'`` itself for a table without partitions) has at most one
 *in-progress* part file per task, hidden while it is written (``.part-<uuid>-<task>-<n>.inprogress.
-<uuid2>``, Flink's local ``RecoverableWriter`` names). ``<uuid>`` is the job's (random at a fresh
-start, kept by a restore, as Flink's, which draws it when the job is planned); ``<n>`` counts the
-task's part files over all buckets (Flink's ``partCounter``).
+<uuid2>``, Flink's local ``RecoverableWriter`` names). ``<uuid>`` is the job's, one for all its
+tasks and processes, drawn when the job is submitted
+(:attr:`~streamsql.core.connector.ConnectorContext.job_uuid`), as Flink's ``FileSystemTableSink``
+draws it when the job is planned. A restart within the submission keeps it; a new submission
+(the script run again, a savepoint restored) names its new files by its own uuid, as Flink's
+``-s`` resubmission does, while a restored in-progress file keeps its name. ``<n>`` counts the
+task's part files over all buckets (Flink's ``partCounter``, continued by a restore).
 
 An in-progress file is **rolled** (closed for commit), as Flink's ``TableRollingPolicy`` for row
 formats:
@@ -76,6 +80,16 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _final_name(hidden: str) -> str:
+    """The committed name of an in-progress file.
+
+    ``k=v/.part-<uuid>-<task>-<n>.inprogress.<x>`` → ``k=v/part-<uuid>-<task>-<n>``.
+    """
+    folder, _, name = hidden.rpartition("/")
+    final = name[1:name.index(".inprogress.")]
+    return f"{folder}/{final}" if folder else final
+
+
 class PartFiles:
     """The part files of one sink task under ``root`` (see module docstring).
 
@@ -83,13 +97,15 @@ class PartFiles:
         root: the table's ``'path'`` (a directory; created when missing).
         task: the sink task's index (in the names).
         policy: when to roll.
+        job_uuid: the job's uuid (module docstring); None or "": one of its own.
     """
 
-    def __init__(self, root: str, task: int, policy: RollingPolicy):
+    def __init__(self, root: str, task: int, policy: RollingPolicy, job_uuid: str | None = None):
         self.root = root
         self.task = task
         self.policy = policy
-        self.uuid = str(uuid.uuid4())
+        self.uuid = job_uuid or str(uuid.uuid4())
+        self.uuids = [self.uuid]  # every uuid this task's files may carry (restored ones too)
         self.counter = 0
         self.open_files: dict[str, _InProgress] = {}
         self.pending: list[dict] = []  # rolled, not committed: {"from": hidden, "to": final}
@@ -119,7 +135,7 @@ class PartFiles:
             over = before > self.policy.file_size
             take = int(np.argmax(over)) if over.any() else len(rest)
             if take == 0:
-                self._roll(bucket)
+                self.roll(bucket)
                 continue
             chunk = lines[start:start + take]
             f.f.write(b"\n".join(chunk) + b"\n")
@@ -142,13 +158,18 @@ class PartFiles:
         self.open_files[bucket] = f
         return f
 
-    def _roll(self, bucket: str) -> None:
+    def active(self, bucket: str) -> bool:
+        """Whether ``bucket`` has an open file or rolled files not committed yet (Flink's active bucket)."""
+        return bucket in self.open_files or any(p["from"].rpartition(".part-")[0] == bucket
+                                                for p in self.pending)
+
+    def roll(self, bucket: str) -> None:
         """Close ``bucket``'s in-progress file: it becomes pending (committed by the next checkpoint)."""
         f = self.open_files.pop(bucket)
         f.f.flush()
         os.fsync(f.f.fileno())
         f.f.close()
-        self.pending.append({"from": f.name, "to": f"{f.bucket}part-{self.uuid}-{self.task}-{f.n}"})
+        self.pending.append({"from": f.name, "to": _final_name(f.name)})
 
     def _check_time(self) -> None:
         """Roll the files over ``rollover_ms`` old or idle for ``inactivity_ms`` (every ``check_ms``)."""
@@ -160,12 +181,12 @@ class PartFiles:
         for bucket, f in list(self.open_files.items()):
             if (now - f.created_ms >= self.policy.rollover_ms
                     or now - f.updated_ms >= self.policy.inactivity_ms):
-                self._roll(bucket)
+                self.roll(bucket)
 
     def finish(self) -> None:
         """End of input: roll every in-progress file (committed by the final checkpoint)."""
         for bucket in list(self.open_files):
-            self._roll(bucket)
+            self.roll(bucket)
 
     # ------------------------------------------------------------------------------ checkpoints
 
@@ -181,8 +202,8 @@ class PartFiles:
             files.append({"bucket": f.bucket, "name": f.name, "n": f.n, "length": f.size,
                           "created_ms": f.created_ms})
         self._pending_at[checkpoint_id] = list(self.pending)
-        return {"uuid": self.uuid, "task": self.task, "counter": self.counter, "in_progress": files,
-                "pending": list(self.pending)}
+        return {"uuid": self.uuid, "uuids": list(self.uuids), "task": self.task, "counter": self.counter,
+                "in_progress": files, "pending": list(self.pending)}
 
     def commit(self, checkpoint_id: int) -> list[str]:
         """Checkpoint ``checkpoint_id`` completed: rename the files pending at its barrier (and before).
@@ -216,7 +237,10 @@ class PartFiles:
             ExecutionError: an in-progress file the checkpoint recorded is gone or shorter than
                 recorded (the files were changed behind the job's back).
         """
-        self.uuid, self.counter = state["uuid"], int(state["counter"])
+        self.counter = max(self.counter, int(state["counter"]))
+        for u in [state["uuid"], *state.get("uuids", [])]:
+            if u not in self.uuids:
+                self.uuids.append(u)
         committed = self._rename(state.get("pending", []))
         keep = set()
         for rec in state.get("in_progress", []):
@@ -247,17 +271,18 @@ class PartFiles:
         Raises:
             ExecutionError: as :meth:`restore`.
         """
-        other = PartFiles(self.root, int(state.get("task", 0)), self.policy)
+        other = PartFiles(self.root, int(state.get("task", 0)), self.policy, state["uuid"])
         committed = other.restore(state)
         for f in other.open_files.values():
             f.f.close()
-            self.pending.append({"from": f.name, "to": f"{f.bucket}part-{other.uuid}-{other.task}-{f.n}"})
+            self.pending.append({"from": f.name, "to": _final_name(f.name)})
         other.open_files.clear()
         return committed
 
     def _remove_orphans(self, keep: set[str]) -> None:
-        """Delete this task's hidden part files of the uuid that the restored state does not name."""
-        mine = re.compile(rf"\.part-{re.escape(self.uuid)}-{self.task}-\d+\.inprogress\..*")
+        """Delete this task's hidden part files of its uuids that the restored state does not name."""
+        uuids = "|".join(re.escape(u) for u in self.uuids)
+        mine = re.compile(rf"\.part-({uuids})-{self.task}-\d+\.inprogress\..*")
         for folder, _dirs, files in os.walk(self.root):
             for name in files:
                 path = os.path.normpath(os.path.join(folder, name))

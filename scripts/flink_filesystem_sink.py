@@ -11,6 +11,15 @@ a statement Flink refuses its message. ``{out}`` and ``{input}`` are filled in p
 
     /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py   # rewrites the JSON
     /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py CASE ...   # re-records these cases only
+
+``--stream [CASE ...]`` records the unbounded partition-time cases (``STREAM_CASES``) instead, into
+``flink_filesystem_stream.json``: each reads a one-partition Kafka topic (written first through
+this project's venv, ``CLIENT_PYTHON``; broker ``$STREAMSQL_KAFKA_BOOTSTRAP``) with checkpoints
+every 300 ms, and the record is the sink folder once it holds files and stayed the same for 5 s
+(hidden in-progress files by name only), then the job is cancelled; or the job's failure (its Java
+messages)::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_filesystem_sink.py --stream
 """
 
 from __future__ import annotations
@@ -26,7 +35,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "connectors" / "flink_filesystem_sink.json"
 sys.path.insert(0, str(ROOT / "tests" / "connectors"))
-from filesystem_flink_cases import CASES, INPUT_ROWS, files_under  # noqa: E402
+from filesystem_flink_cases import (  # noqa: E402
+    CASES,
+    INPUT_ROWS,
+    STREAM_CASES,
+    STREAM_ROWS,
+    files_under,
+    stream_statements,
+    visible_and_hidden,
+)
+
+STREAM_OUT = ROOT / "tests" / "connectors" / "flink_filesystem_stream.json"
+STEADY_S = 5.0
 
 
 def message(e: Exception) -> str:
@@ -38,6 +58,18 @@ def message(e: Exception) -> str:
             return m.group(2).strip()
     causes = [m.group(1).strip() for m in re.finditer(r"(?:Caused by|^): [\w.$]+: (.*)", text, re.M)]
     return causes[-1] if causes else text.splitlines()[0]  # a failed job's: its root cause
+
+
+#: Flink's wrapping messages, which say nothing of the cause.
+GENERIC = ("Unable to create a sink", "Failed to wait job finish")
+
+
+def root_cause(e: Exception) -> str:
+    """The message of the innermost Java cause of a PyFlink error (or :func:`message`)."""
+    cause, last = getattr(e, "java_exception", None), None
+    while cause is not None:
+        last, cause = cause, cause.getCause()
+    return str(last.getMessage()) if last is not None else message(e)
 
 
 def main() -> None:
@@ -74,11 +106,70 @@ def main() -> None:
                     steps.append({"ok": True})
             except Exception as e:  # noqa: BLE001 (Flink's refusal is the record)
                 steps.append({"error": message(e)})
+                if steps[-1]["error"].startswith(GENERIC):  # its root cause says why
+                    steps[-1]["error"] = root_cause(e)
         results[name] = steps
         shutil.rmtree(work, ignore_errors=True)
         print(name, json.dumps(steps)[:300])
     OUT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
 
 
+def stream_case(name: str, bootstrap: str) -> dict:
+    """Run stream case ``name`` on Flink (module docstring): ``{"files": ...}`` or ``{"error": ...}``."""
+    import time
+    import uuid
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from flink_session import error_text, kafka_jar, produce_json, table_env
+
+    topic = f"fsq10-flink-{name}-{uuid.uuid4().hex[:8]}"
+    produce_json(bootstrap, topic, [[r, []] for r in STREAM_ROWS])
+    work = tempfile.mkdtemp(prefix="flinkfs-")
+    out = os.path.join(work, "out")
+    t = table_env(kafka_jar(), utc=True)
+    t.get_config().set("execution.checkpointing.interval", "300 ms")
+    try:
+        *ddl, insert = stream_statements(name)
+        for s in ddl:
+            m = re.fullmatch(r"SET '([^']+)' = '([^']*)'", s)
+            if m:
+                t.get_config().set(m.group(1), m.group(2))
+            else:
+                t.execute_sql(s.format(topic=topic, bootstrap=bootstrap, out="file://" + out))
+        result = t.execute_sql(insert)
+        client = result.get_job_client()
+        last, since, deadline = None, time.monotonic(), time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                result.wait(500)  # the job's failure raises here (TimeoutException: still running)
+                return {"error": "job ended"}
+            except Exception as e:  # noqa: BLE001 (the failure is the record)
+                if "TimeoutException" not in str(e):
+                    return {"error": error_text(e), "files": visible_and_hidden(os.path.join(out, "s"))}
+            now = visible_and_hidden(os.path.join(out, "s"))
+            if not now or now != last:  # steady once written: the job's start writes nothing for seconds
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= STEADY_S:
+                client.cancel().result()
+                return {"files": now}
+        client.cancel().result()
+        return {"error": "no steady state within 120 s"}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main_stream(wanted: list[str]) -> None:
+    """Record the stream cases (all, or ``wanted``) into :data:`STREAM_OUT`."""
+    bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+    results = json.loads(STREAM_OUT.read_text()) if wanted and STREAM_OUT.exists() else {}
+    for name in wanted or list(STREAM_CASES):
+        results[name] = stream_case(name, bootstrap)
+        print(name, json.dumps(results[name])[:400])
+        STREAM_OUT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")  # each case kept
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--stream"]:
+        main_stream(sys.argv[2:])
+    else:
+        main()

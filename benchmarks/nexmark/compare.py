@@ -24,10 +24,13 @@ from tests.compat.changelog import INSERT, fold, split_statements
 
 
 def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
-        options: dict[str, str] | None = None) -> tuple[list[str], list[list]]:
+        options: dict[str, str] | None = None, files: bool = True) -> tuple[list[str], list[list]]:
     """The query's columns and final table on StreamSQL (print sink captured and folded).
 
-    ``options``: more nexmark connector options (the ``"options"`` of an expectations file's input).
+    ``options``: more nexmark connector options (the ``"options"`` of an expectations file's input);
+    ``files``: a query of :data:`~benchmarks.nexmark.sql.FILE_SINK_QUERIES` writes its own table
+    under ``<workdir>/out`` (:func:`file_result` reads it; the rows returned are then none), else
+    into the print sink too (an expectation recorded before q10 kept its filesystem table).
 
     Raises:
         StreamSQLError: the query is refused or fails.
@@ -37,7 +40,7 @@ def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
     side_input = workdir / "side_input.csv"
     sql.write_side_input(side_input)
     source = sql.nexmark_options(events, rate, base_time_ms, options)
-    text = sql.script(query, source, sql.PRINT, str(side_input))
+    text = sql.script(query, source, sql.PRINT, str(side_input), str(workdir / "out") if files else None)
     statements = split_statements(text)
     config = {"state.dir": str(workdir / "state"), "execution.checkpointing.dir": str(workdir / "cp"),
               "table.local-time-zone": "UTC", "state.backend.type": "hashmap"}
@@ -52,14 +55,28 @@ def run(query: str, events: int, rate: int, base_time_ms: int, workdir: Path,
     return columns, fold(out.getvalue().splitlines())
 
 
+def file_result(query: str, columns: list[str], workdir: Path) -> dict:
+    """What a query of :data:`~benchmarks.nexmark.sql.FILE_SINK_QUERIES` left in its table (after ``run``).
+
+    :func:`~benchmarks.nexmark.results.file_summary` of ``<workdir>/out/bid`` (q10's table, its
+    partition keys ``dt, hm`` last).
+    """
+    return results.file_summary(str(workdir / "out" / "bid"), columns, ["dt", "hm"])
+
+
 def compare(query: str, expected: dict, c: dict, rows_dir: Path | None) -> str:
     """``"same"``, ``"DIFFERENT: ..."`` or ``"ran"`` (a processing-time query) for one query."""
     from streamsql.core.errors import StreamSQLError
 
     with tempfile.TemporaryDirectory(prefix=f"nexmark_{query}_") as work:
         try:
+            files = "partitions" in expected  # recorded from the query's own filesystem table
             columns, rows = run(query, c["events"], c["rate"], c["base_time_ms"], Path(work),
-                                c.get("options"))
+                                c.get("options"), files)
+            if query in sql.FILE_SINK_QUERIES and files:
+                got = file_result(query, columns, Path(work))
+                return f"same ({got['count']} rows)" if got == expected else \
+                    f"DIFFERENT: {got['count']} rows here, {expected.get('count')} on Flink"
         except StreamSQLError as e:
             if "flink_error" in expected:
                 return "same (refused by both)"

@@ -102,7 +102,8 @@ def run_query(spec: dict, query: str) -> dict:
         execute, wait = _flink_env(spec)
     else:
         env, execute, wait = _streamsql_env(spec, query)
-    statements = split_statements(sql.script(query, spec["source_with"], sql.BLACKHOLE, spec["side_input"]))
+    statements = split_statements(sql.script(query, spec["source_with"], sql.BLACKHOLE, spec["side_input"],
+                                             os.path.join(spec["workdir"], f"{query}-{spec['engine']}-out")))
     try:
         for s in statements:
             if not INSERT.match(s):

@@ -92,6 +92,37 @@ def write_rows(path, columns: list[str], rows: list[list[str | None]]) -> None:
         f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in _sorted(rows))
 
 
+def file_summary(folder: str, columns: list[str], keys: list[str]) -> dict:
+    """A filesystem sink's result: :func:`summary` of its committed rows, and its partitions.
+
+    ``folder``: the table's path; ``columns``: its columns, the partition ``keys`` last (q10's).
+    The rows are the committed part files' CSV records (cells as written) with the partition values
+    of their folders; ``"partitions"`` lists each partition folder, ``"success"`` those holding a
+    ``_SUCCESS`` file, ``"hidden"`` counts files still in progress (``.``-named).
+    """
+    import csv
+    import os
+    from urllib.parse import unquote
+
+    rows: list[list[str | None]] = []
+    partitions, success, hidden = [], [], 0
+    for root, _dirs, files in os.walk(folder):
+        rel = os.path.relpath(root, folder).replace(os.sep, "/")
+        values = [unquote(c.partition("=")[2]) for c in rel.split("/")] if rel != "." else []
+        if len(values) == len(keys) and keys:
+            partitions.append(rel)
+            if "_SUCCESS" in files:
+                success.append(rel)
+        for name in files:
+            if name.startswith("."):
+                hidden += 1
+            elif not name.startswith("_"):
+                with open(os.path.join(root, name), newline="", encoding="utf-8") as f:
+                    rows.extend([*r, *values] for r in csv.reader(f))
+    return {**summary(columns, rows), "partitions": sorted(partitions), "success": sorted(success),
+            "hidden": hidden}
+
+
 def summary(columns: list[str], rows: list[list[str | None]]) -> dict:
     """``{"columns", "count", "rows"}`` or, for a large table, ``{"columns", "count", "sha256", "first"}``."""
     rows = _sorted(rows)

@@ -3,7 +3,9 @@
 Standard library only (the Flink venv imports it too). The query files in ``queries/`` are the
 Nexmark project's (``nexmark-flink/src/main/resources/queries``), each writing to a
 ``nexmark_qN`` table; :func:`script` swaps that table's ``WITH (...)`` for the sink wanted here
-(blackhole for the benchmark, print for comparing results), dropping a ``PARTITIONED BY``.
+(blackhole for the benchmark, print for comparing results), dropping a ``PARTITIONED BY``;
+but a query of :data:`FILE_SINK_QUERIES` (q10) keeps its own filesystem table, as the benchmark
+defines it, writing under a given folder.
 The events table is ``ddl_table.sql`` (Nexmark's ddl_gen.sql / ddl_kafka.sql) with the
 source's options; the views are Nexmark's ``ddl_views.sql``.
 """
@@ -21,6 +23,11 @@ PRINT = "'connector' = 'print'"
 #: Queries on processing time (PROCTIME()): their results depend on the wall clock, never compared.
 PROCTIME_QUERIES = ("q12", "q13")
 SIDE_INPUT_ROWS = 10_000  # q13 joins on MOD(auction, 10000)
+#: Queries whose sink is a filesystem table of their own (q10: partitioned by dt, hm, committed by
+#: partition time with success files): they write it, and their result is its committed files.
+FILE_SINK_QUERIES = ("q10",)
+#: Where a file-sink query's table writes in the query text: replaced by the run's folder.
+OUTPUT_DIR = "${NEXMARK_DIR}/data/output/${SUBMIT_TIME}"
 
 
 def nexmark_options(events: int, rate: int = 10_000_000, base_time_ms: int | None = None,
@@ -108,11 +115,17 @@ def write_side_input(path: str | Path, rows: int = SIDE_INPUT_ROWS) -> None:
     Path(path).write_text("".join(f"{i},{i}\n" for i in range(rows)))
 
 
-def script(query: str, source_with: str, sink_with: str = BLACKHOLE, side_input: str = "") -> str:
+def script(query: str, source_with: str, sink_with: str = BLACKHOLE, side_input: str = "",
+           output_dir: str | None = None) -> str:
     """The whole script of one query: events table, views, the query's statements.
 
-    ``side_input`` is the path of q13's side input file (:func:`write_side_input`).
+    ``side_input`` is the path of q13's side input file (:func:`write_side_input`); ``output_dir``
+    the folder a query of :data:`FILE_SINK_QUERIES` writes its table in (``<output_dir>/bid/`` for
+    q10), which keeps its own sink then instead of ``sink_with``.
     """
-    text = with_sink(query, query_text(query), sink_with)
+    if query in FILE_SINK_QUERIES and output_dir is not None:
+        text = query_text(query).replace(OUTPUT_DIR, output_dir.rstrip("/"))
+    else:
+        text = with_sink(query, query_text(query), sink_with)
     text = text.replace("${UDF_FILE}", str(HERE / "nexmark_udf.py")).replace("${SIDE_INPUT}", side_input)
     return events_table(source_with) + ";\n\n" + views() + "\n\n" + text

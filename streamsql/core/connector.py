@@ -258,6 +258,10 @@ class ConnectorContext:
         partitions: for a source of a partitioned table, the values each partition key may have
             (folder texts, None for NULL) by the job's WHERE (:mod:`streamsql.plan.partition_prune`),
             or None: every partition. Rows outside them would be filtered out anyway.
+        job_uuid: a uuid drawn once when the job was submitted, the same in every task and process
+            of the job and in its restarts within that submission (the filesystem sink names its
+            part files by it, as Flink's draws one when the job is planned); "" when none was
+            drawn (a connector then draws its own).
     """
 
     table: TableDef
@@ -271,6 +275,7 @@ class ConnectorContext:
     read_columns: frozenset[tuple[str, ...]] | None = None
     limit: int | None = None
     partitions: dict[str, frozenset[str | None]] | None = None
+    job_uuid: str = ""
 
 
 class Source(ABC):
@@ -473,6 +478,13 @@ class Sink(ABC):
 
         The job thread calls it on every round of its loop, so a job fails also while no row
         reaches the sink.
+        """
+
+    def on_watermark(self, timestamp: int) -> None:
+        """The sink's input watermark advanced to ``timestamp`` (ms; the end of input: 2**63 - 1).
+
+        Called on the job thread, in order with ``write`` and the barriers (the filesystem sink's
+        partition-time commit compares it, as Flink's ``PartitionCommitter``). Default: nothing.
         """
 
     def pre_commit(self, checkpoint_id: int) -> None:

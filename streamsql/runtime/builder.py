@@ -323,7 +323,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
               workdir: str, slot: TaskSlot | None = None,
               operators: dict[str, dict] | None = None, assignment: int = KG_ASSIGNMENT,
               before_fencing: Callable[[int | None], None] | None = None,
-              run_folder: str | None = None) -> JobGraph:
+              run_folder: str | None = None, job_uuid: str = "") -> JobGraph:
     """Create the running graph of plan ``roots`` (sinks) for job ``name`` (see module docstring).
 
     Args:
@@ -343,6 +343,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
         run_folder: the run's checkpoint folder (:attr:`.CheckpointStorage.folder`): its Kafka
             transactions mark their ids as this run's before fencing, and refuse while a run of
             another folder marks them (:attr:`~streamsql.core.connector.TaskResources.run_folder`).
+        job_uuid: the job's submission uuid (:attr:`~streamsql.core.connector.ConnectorContext.job_uuid`).
 
     Raises:
         StreamSQLError: for a connector or backend that cannot be created.
@@ -362,7 +363,7 @@ def build_job(name: str, roots: list[plan.PlanNode], config: Config, metrics: di
                                    task_index=slot.index if slot else 0, num_tasks=slot.count if slot else 1,
                                    single_input=single, read_columns=reads.get(id(node)),
                                    limit=node.limit if isinstance(node, plan.ScanNode) else None,
-                                   partitions=pruned.get(id(node)))
+                                   partitions=pruned.get(id(node)), job_uuid=job_uuid)
             if isinstance(node, ExchangeSourceNode):
                 sources[node.id] = ExchangeReader(ctx)
             elif isinstance(node, ExchangeSinkNode):

@@ -91,6 +91,10 @@ class JobRunner:
         self._finished = False
         self._handoff = Handoff()  # other threads' calls on the running graph (:meth:`ask`)
         self._polling = False  # the job thread runs the loop, which serves them
+        #: Drawn once per submission, shared by the job's tasks and restarts
+        #: (:attr:`~streamsql.core.connector.ConnectorContext.job_uuid`); a parallel job's runner
+        #: gives its tasks its own.
+        self.file_uuid = str(uuid.uuid4())
         #: ``(parallelism) -> None``: reset this job's unfinished parallel run of that parallelism
         #: (set by the environment; see :meth:`_replace_stopped_parallel_run`)
         self.reset_parallel_run: Callable[[int], None] | None = None
@@ -238,7 +242,8 @@ class JobRunner:
     def _build(self, workdir: str) -> JobGraph:
         identity = self.identity
         if identity is None:
-            return build_job(self.name, self.roots, self.config, self.metrics, workdir)
+            return build_job(self.name, self.roots, self.config, self.metrics, workdir,
+                             job_uuid=self.file_uuid)
         own = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.name,
                                 self.config.as_dict())
 
@@ -246,7 +251,7 @@ class JobRunner:
             identity.check_before_fencing(own, committed)
 
         return build_job(self.name, self.roots, self.config, self.metrics, workdir, before_fencing=guard,
-                         run_folder=own.folder)
+                         run_folder=own.folder, job_uuid=self.file_uuid)
 
     def _loop(self, graph: JobGraph) -> None:
         coord = graph.coordinator

@@ -71,6 +71,8 @@ RESTORED_FILE = "_restored_from"  # the savepoint the run in progress started fr
 #: the savepoint a restore from the job's own folder (its retained checkpoints) drained its run into
 DRAINED_FILE = "_drained_into"
 ASSIGNMENT_FILE = "_key_groups"  # the run's key-group assignment (run_assignment)
+#: the part-file uuid the driver drew for this submission, which its worker processes take
+UUID_FILE = "_file_uuid"
 #: How often the driver looks whether a worker process ended (s): a waitpid without waiting, so
 #: cheap; the job ends this long at most after its last worker.
 WORKER_POLL_S = 0.05
@@ -151,7 +153,7 @@ class TaskRunner(JobRunner):
         folder = CheckpointStorage(self.config.get("execution.checkpointing.dir"), self.slot.job,
                                    self.config.as_dict()).folder
         self._graph = build_job(self.slot.name, self.roots, self.config, self.metrics, workdir, self.slot,
-                                self.operators, self.assignment, run_folder=folder)
+                                self.operators, self.assignment, run_folder=folder, job_uuid=self.file_uuid)
         return self._graph
 
     def stats(self) -> dict[str, Any]:
@@ -397,6 +399,11 @@ class ParallelJobRunner:
         # the savepoint checkpoint this run seeded its tasks with: the driver of worker processes
         # runs no task, so their restored_from never reaches it
         self._seeded: int | None = None
+        # one part-file uuid for every task of the job (ConnectorContext.job_uuid); a worker
+        # process takes its driver's (run)
+        self.file_uuid = str(uuid.uuid4())
+        for t in self.tasks:
+            t.file_uuid = self.file_uuid
         self._cancel = threading.Event()
         self._draining: ParallelJobRunner | None = None  # the run a restore drains (_drain_retained)
         self._failed = False
@@ -505,6 +512,7 @@ class ParallelJobRunner:
         if self.role.worker_id is not None:  # a group member: no lock, no reset (the driver's)
             if files.read_file(FINISHED_MARKER) is not None:
                 return  # the job finished; nothing left to take part in
+            self._take_driver_uuid()
             self._check_tasks()
             group = TaskGroup(self.name, self.tasks, self._props(), self.role.worker_id,
                               self.config.integer("parallelism.default"), self.role.driver)
@@ -524,6 +532,7 @@ class ParallelJobRunner:
             # restore killed in between found neither and refused its own folder)
             files.delete_file(DRAINED_FILE)
             if self.role.command:
+                files.write_file(UUID_FILE, self.file_uuid.encode())
                 self._run_workers()
             else:
                 self._run_threads()
@@ -535,6 +544,17 @@ class ParallelJobRunner:
             files.write_file(FINISHED_MARKER, b"finished")
             self.reset()
             files.delete_file(DRAINED_FILE)
+
+    def _take_driver_uuid(self) -> None:
+        """A worker process: the part-file uuid its driver drew (:data:`UUID_FILE`), for every task.
+
+        A worker started by hand before any driver wrote one keeps its own.
+        """
+        drawn = self.files.read_file(UUID_FILE)
+        if drawn:
+            self.file_uuid = drawn.decode()
+            for t in self.tasks:
+                t.file_uuid = self.file_uuid
 
     def _refuse_other_drivers(self) -> None:
         """Refuse to run while another ``streamsql run`` of this job has workers in its group.

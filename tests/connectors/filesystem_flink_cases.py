@@ -151,3 +151,94 @@ CASES = {
         "INSERT INTO ta VALUES (1, ARRAY[1, 2])",
     ],
 }
+
+#: Partition-time commit (``'sink.partition-commit.trigger' = 'partition-time'``): a minute's
+#: partitions ``dt=.../hm=...`` as Nexmark q10 writes them.
+_PT = ("'sink.partition-commit.trigger' = 'partition-time', "
+       "'sink.partition-commit.policy.kind' = 'success-file'")
+_PT_ROWS = ("(1, TIMESTAMP '2024-01-05 10:00:10'), (2, TIMESTAMP '2024-01-05 10:01:20'), "
+            "(3, TIMESTAMP '2024-01-05 10:03:00'), (4, TIMESTAMP '2024-01-05 10:00:40')")
+_PT_INSERT = ("INSERT INTO {table} SELECT a, DATE_FORMAT(ts, 'yyyy-MM-dd'), DATE_FORMAT(ts, 'HH:mm') "
+              "FROM (VALUES " + _PT_ROWS + ") AS v(a, ts)")
+
+
+def _pt_table(name: str, extra: str = "", pattern: str = "$dt $hm:00") -> str:
+    """A partition-time table; ``extra`` options replace those of :data:`_PT` they name."""
+    base = ", ".join(o for o in _PT.split(", ") if o.split(" = ")[0] not in extra)
+    return _table(name, "json", "a INT, dt STRING, hm STRING", "dt, hm",
+                  f", {base}, 'partition.time-extractor.timestamp-pattern' = '{pattern}'{extra}")
+
+
+CASES.update({
+    # the end of a bounded input commits every partition whatever the watermark (Flink's endInput)
+    "partition_time_end": [
+        _pt_table("pt", ", 'sink.partition-commit.delay' = '1 h'"),
+        _PT_INSERT.format(table="pt"),
+        "SELECT a, dt, hm FROM pt",
+    ],
+    # a pattern no time reads from is never read when only the end of input commits
+    "partition_time_unread_pattern": [
+        _pt_table("pu", pattern="$hm"),
+        _PT_INSERT.format(table="pu"),
+    ],
+    "partition_time_formatter": [
+        _table("pf", "json", "a INT, d STRING", "d", ", 'sink.partition-commit.trigger' = 'partition-time', "
+               "'sink.partition-commit.policy.kind' = 'success-file', "
+               "'partition.time-extractor.timestamp-formatter' = 'yyyyMMdd', "
+               "'sink.partition-commit.success-file.name' = '_DONE'"),
+        "INSERT INTO pf VALUES (1, '20240105'), (2, '20240106')",
+    ],
+    **{f"commit_refused_{name}": [
+        _pt_table(f"r{name}", extra),
+        _PT_INSERT.format(table=f"r{name}"),
+    ] for name, extra in (
+        ("trigger", ", 'sink.partition-commit.trigger' = 'custom'"),
+        ("extractor_custom", ", 'partition.time-extractor.kind' = 'custom'"),
+        ("extractor_kind", ", 'partition.time-extractor.kind' = 'other'"),
+        ("zone", ", 'sink.partition-commit.watermark-time-zone' = 'UTC+08:00'"),
+        ("policy_custom", ", 'sink.partition-commit.policy.kind' = 'custom'"),
+    )},
+})
+
+#: Unbounded partition-time cases (``scripts/flink_filesystem_sink.py --stream``): the rows of
+#: :data:`STREAM_ROWS` in a one-partition Kafka topic ``{topic}`` read from the start, unbounded,
+#: with a watermark on ``ts`` (no delay), written by :data:`STREAM_INSERT` into a partition-time
+#: table with the case's extra options; checkpoints every 300 ms. The record is what the sink's
+#: folder holds once it no longer changes (the watermark stays at the last row's): committed part
+#: files with their text, ``_SUCCESS`` files, hidden in-progress files by name — or the job's failure.
+STREAM_ROWS = [{"a": i, "ts": ts} for i, ts in enumerate(
+    ["2024-01-05 10:00:10", "2024-01-05 10:01:20", "2024-01-05 10:00:40", "2024-01-05 10:02:05",
+     "2024-01-05 10:03:00", "2024-01-05 10:05:30"], 1)]
+STREAM_SOURCE = ("CREATE TABLE src (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = "
+                 "'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
+                 "'properties.group.id' = '{topic}', 'scan.startup.mode' = 'earliest-offset', "
+                 "'format' = 'json')")
+STREAM_INSERT = ("INSERT INTO s SELECT a, DATE_FORMAT(ts, 'yyyy-MM-dd'), DATE_FORMAT(ts, 'HH:mm') FROM src")
+STREAM_CASES = {
+    "stream_delay_0": "",
+    "stream_delay_1min": ", 'sink.partition-commit.delay' = '1 min'",
+    "stream_delay_3min": ", 'sink.partition-commit.delay' = '3 min'",
+    "stream_zone_new_york": ", 'sink.partition-commit.watermark-time-zone' = 'America/New_York'",
+    "stream_zone_gmt_minus": ", 'sink.partition-commit.watermark-time-zone' = 'GMT-00:02'",
+    "stream_bad_pattern": ("$dt $hm", ""),
+    "stream_formatter": ("$dt $hm", ", 'partition.time-extractor.timestamp-formatter' = 'yyyy-MM-dd HH:mm', "
+                         "'sink.partition-commit.delay' = '2 min'"),
+}
+
+
+def stream_statements(name: str) -> list[str]:
+    """The statements of stream case ``name`` (``{topic}``, ``{bootstrap}``, ``{out}`` to fill in)."""
+    extra = STREAM_CASES[name]  # extra options, or (pattern, extra options)
+    table = _pt_table("s", extra[1], extra[0]) if isinstance(extra, tuple) else _pt_table("s", extra)
+    # a pattern that does not read fails the job at its first checkpoint: without restarts, it ends
+    sets = ["SET 'restart-strategy.type' = 'none'"] if name in FAILING else []
+    return [*sets, STREAM_SOURCE, table.replace("{{out}}", "{out}"), STREAM_INSERT]
+
+
+#: The stream cases whose job fails (it runs without restarts).
+FAILING = ("stream_bad_pattern",)
+
+
+def visible_and_hidden(folder: str) -> dict[str, str | None]:
+    """:func:`files_under` with hidden in-progress files' text left out (None): only their names."""
+    return {k: (None if os.path.basename(k).startswith(".") else v) for k, v in files_under(folder).items()}

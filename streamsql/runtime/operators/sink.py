@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import Sink
-from streamsql.core.elements import Batch, Element
+from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.core.errors import ExecutionError
 from streamsql.runtime.operators.base import Operator
 
@@ -125,6 +125,11 @@ class SinkOperator(Operator):
         self.rows_out += batch.num_rows
         self.ctx.metrics["rows_out"] = self.ctx.metrics.get("rows_out", 0) + batch.num_rows
         return []
+
+    def process_watermark(self, watermark: Watermark) -> list[Element]:
+        """Hand the sink its input watermark (:meth:`Sink.on_watermark`), then forward it."""
+        self.sink.on_watermark(watermark.timestamp)
+        return [watermark]
 
     def raise_failure(self) -> None:
         """Raise a failure of the sink's work off the job thread (:meth:`Sink.raise_failure`)."""
