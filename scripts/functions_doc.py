@@ -288,7 +288,7 @@ def render() -> str:
     cases = runpy.run_path(str(ROOT / "tests" / "functions" / "cases.py"))
 
     from streamsql.functions.aggregates import AGGREGATE_DOCS
-    from streamsql.functions.scalars.calls import FLINK_AGGREGATES_NOT_YET
+    from streamsql.functions.scalars.calls import FLINK_AGGREGATES_NOT_YET, FLINK_LISTED_NOT_HERE
 
     entries = list({id(f): f for f in REGISTRY.values()}.values())
     operators = _operators(cases)
@@ -312,7 +312,9 @@ def render() -> str:
     out.append("\n### Aggregates\n")
     out.append("In GROUP BY, window and OVER aggregations, over insert-only input and changelogs (a "
                "retraction is subtracted); conformance cases over a table of values (`AGGREGATES` of "
-               "cases.py).\n")
+               "cases.py). A call's result is typed as any value inside an expression around it "
+               "(`ARRAY_AGG(x)[1]`, `UPPER(LISTAGG(s))`, `JSON_QUERY(JSON_ARRAYAGG(s), '$[0]')`, as Flink "
+               "2.3: `tests/sql/test_flink_query_gaps.py`).\n")
     out.append("| function | arguments | NULL behaviour | differences from Flink |")
     out.append("| --- | --- | --- | --- |")
     for a in AGGREGATE_DOCS:
@@ -330,6 +332,10 @@ def render() -> str:
     out.append((", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) or "none") + "\n")
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
     out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
+    out.append("Listed by Flink 2.3's `SHOW FUNCTIONS` and not StreamSQL's (refused with `No match found "
+               "for function signature ...`), by why:\n")
+    out += [f"- {why}: " + ", ".join(f"`{n}`" for n in names) for why, names in FLINK_LISTED_NOT_HERE.items()]
+    out.append("")
     out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
                "`arr[i]`, `map[key]`) are in [types.md](types.md), Flink 2.3's collection functions "
                "(`ARRAY_*`, `MAP_*`, `SPLIT`, `STR_TO_MAP`) in the Collection table above.\n")

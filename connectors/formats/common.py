@@ -27,7 +27,7 @@ from streamsql.connectors.formats.timestamp_text import trim_fraction
 from streamsql.core.config import did_you_mean
 from streamsql.core.connector import OptionSpec
 from streamsql.core.elements import Batch
-from streamsql.core.errors import BadRecordError, ConfigError
+from streamsql.core.errors import BadRecordError, ConfigError, ExecutionError
 from streamsql.core.types import Schema, SqlType
 from streamsql.core.values import parse_bool
 
@@ -474,6 +474,9 @@ def render_timestamp(
     return text
 
 
+_DAY_US = 86_400_000_000
+
+
 def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None, trim: bool = False) -> pa.Array:
     """A TIME column's text: ``HH:mm:ss`` and ``digits`` fraction digits, or ``LocalTime.toString()``.
 
@@ -483,9 +486,17 @@ def render_time(arr: pa.Array | pa.ChunkedArray, digits: int | None, trim: bool 
     of 3 digits as needed (``12:00``, ``12:00:01``, ``12:00:00.500``, ``12:00:00.000001``).
     ``trim``: the fraction's trailing zeros dropped, and the ``.`` with them (Flink's JSON and CSV
     formats, ``SQL_TIME_FORMAT``: ``23:59:59.5``, ``12:34:56``). NULL stays NULL.
+
+    Raises:
+        ExecutionError: a TIME of 24:00:00 (Flink's CEIL of 23:59:59.999 TO SECOND), which Flink's
+            conversion to ``LocalTime`` fails the job on.
     """
     arr = combine(arr)
     us = pc.fill_null(arr.cast(pa.time64("us")).cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if len(us) and us.max() >= _DAY_US:  # a CEIL(23:59:59.999 TO SECOND): Flink holds 86400000 ms
+        msg = ("TIME 24:00:00 is past the day: it has no LocalTime, which the sink writes (Flink's job "
+               "fails too: Invalid value for NanoOfDay (valid values 0 - 86399999999999): 86400000000000)")
+        raise ExecutionError(msg)
     secs, frac = us // 1_000_000, us % 1_000_000
     hms = pc.binary_join_element_wise(
         _lpad_digits(secs // 3600, 2), _lpad_digits(secs // 60 % 60, 2), _lpad_digits(secs % 60, 2), ":")

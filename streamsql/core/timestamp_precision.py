@@ -80,7 +80,11 @@ def truncate_time_sql(expr: str, precision: int) -> str:
 
     Flink holds a TIME as an int of milliseconds of the day, so TIME(p) for p > 3 is TIME(3) (its
     DESCRIBE shows so) and a TIME(p < 3) value loses its last digits, down
-    (``CAST(TIME '12:34:56.987' AS TIME(1))`` is ``12:34:56.9``; ``scripts/flink_time.py``).
+    (``CAST(TIME '12:34:56.987' AS TIME(1))`` is ``12:34:56.9``; ``scripts/flink_time.py``); a
+    TIME of 24:00:00 stays (``scripts/flink_query_gaps.py``).
     """
     unit = 10 ** (6 - min(precision, 3))  # microseconds of the kept unit
-    return f"(TIME '00:00:00' + to_microseconds(epoch_us(CAST({expr} AS TIME)) // {unit} * {unit}))"
+    us = f"epoch_us(CAST({expr} AS TIME))"
+    cut = f"(TIME '00:00:00' + to_microseconds({us} // {unit} * {unit}))"
+    # 24:00:00 (Flink's CEIL of 23:59:59.999 TO SECOND, 86400000 ms) stays: DuckDB's + wraps it
+    return f"(CASE WHEN {us} >= 86400000000 THEN TIME '24:00:00' ELSE {cut} END)"

@@ -168,6 +168,19 @@ def certain_type(node: exp.Expression, scope: Scope) -> SqlType | None:
 
 def _resolve_and_bind(node: exp.Expression, scope: Scope) -> tuple[exp.Expression, exp.Expression]:
     """``node`` resolved against ``scope`` (:func:`resolve_columns`) and its bound DuckDB form."""
+    resolved = resolve_unbound(node, scope)
+    return resolved, bind_checked(resolved, scope.sql)
+
+
+def resolve_unbound(node: exp.Expression, scope: Scope) -> exp.Expression:
+    """``node`` resolved as :func:`resolve_columns` does, its calls not checked (:func:`bind_checked`).
+
+    For an aggregation's items, whose aggregate calls are typed (``AGGREGATE_TYPE``) before the
+    expression around them is bound.
+
+    Raises:
+        SqlError: for an unknown or ambiguous column.
+    """
 
     def fix(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
@@ -186,11 +199,10 @@ def _resolve_and_bind(node: exp.Expression, scope: Scope) -> tuple[exp.Expressio
             return new
         return n
 
-    resolved = node.copy().transform(fix, copy=False)  # one copy: the transform edits our own
-    return resolved, _bind(resolved, scope.sql)
+    return node.copy().transform(fix, copy=False)  # one copy: the transform edits our own
 
 
-def _bind(node: exp.Expression, sql: str | None) -> exp.Expression:
+def bind_checked(node: exp.Expression, sql: str | None) -> exp.Expression:
     """The DuckDB form of a resolved expression (see :func:`streamsql.functions.scalars.bind`).
 
     Raises:
@@ -225,7 +237,7 @@ def to_duckdb(node: exp.Expression, scope: Scope | None = None, clause: str | No
             if "sql_type" not in col.meta and col.name in types:
                 col.meta["sql_type"] = types[col.name]
     sql = scope.sql if scope is not None else None
-    bound = _condition(_bind(node, sql), node, clause, sql)
+    bound = _condition(bind_checked(node, sql), node, clause, sql)
     return Compiled(bound.sql(dialect="duckdb"), flink_sql(node), bound.meta.get(TYPE),
                     is_deterministic(node))
 

@@ -235,8 +235,6 @@ def _join_type(planner, j: exp.Join) -> str:
         if j.args.get("on") is None:
             planner._fail(j, f"{side} JOIN needs an ON condition")
         return side
-    if kind == "CROSS" and j.args.get("on") is None:
-        planner._fail(j, f"CROSS JOIN: {NO_EQUALITY}")
     return INNER
 
 
@@ -359,9 +357,10 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         keys += [(le, re_) for le, re_, _ in null_safe]
     else:
         null_safe_at = ()
-    # a regular join with a condition over both inputs but no equality runs keyless too: every left
-    # row meets every right row on one task, as Flink's (its exchange is `single`; query fuzz v4)
-    theta = jt in (INNER, LEFT, RIGHT, FULL) and as_of is None and any(s == {0, 1} for s in sides)
+    # a regular join without an equality runs keyless: every left row meets every right row on one
+    # task, as Flink's (its exchange is `single`): a condition over both inputs (query fuzz v4) or
+    # none (`a, b`, CROSS JOIN, `ON TRUE`, conditions on one input only)
+    theta = jt in (INNER, LEFT, RIGHT, FULL) and as_of is None
     if not keys and not (keyless and jt in (SEMI, ANTI)) and not theta:
         planner._fail(j, f"{NO_EQUALITY} (e.g. ON a.id = b.id); found none in: "
                          f"{' AND '.join(c.sql() for c in conds) or 'no condition'}")
@@ -470,7 +469,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     post = None
     if keep:
         sql = _residual(planner, keep, scope, out_schema)
-        cond_text += f" AND ({sql})"
+        cond_text = " AND ".join(filter(None, [cond_text, f"({sql})"]))
         if jt == INNER:
             post = sql
         else:
@@ -490,7 +489,7 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         insert_only = jt == INNER and left.mode == INSERT_ONLY and right.mode == INSERT_ONLY
         mode = INSERT_ONLY if insert_only else RETRACT
         node = JoinNode([left, right], out_schema, mode, join_type=jt, left_keys=lki, right_keys=rki,
-                        residual=residual, condition=cond_text, null_safe_keys=null_safe_at)
+                        residual=residual, condition=cond_text or "true", null_safe_keys=null_safe_at)
         note_join(planner, node, ls, rs)  # STATE_TTL hint hook (plan/state_ttl_hint.py)
     if post is not None:
         node = planner._calc(node, [(n, quote(n)) for n in node.schema.names], post)

@@ -35,9 +35,9 @@ from streamsql.core.values import parse_bool
 from streamsql.functions import udf
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type, output_field
 from streamsql.functions.scalars import planning_session
-from streamsql.functions.scalars.binder import unknown_aggregate
+from streamsql.functions.scalars.binder import AGGREGATE_TYPE, unknown_aggregate
 from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
-from streamsql.functions.scalars.registry import AS_WRITTEN, written
+from streamsql.functions.scalars.registry import AS_WRITTEN, type_of, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
 from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
@@ -54,6 +54,7 @@ from streamsql.plan.expressions import (
     ArrayAggCall,
     PythonAggCall,
     agg_label,
+    bind_checked,
     certain_type,
     compile_expression,
     flink_text,
@@ -62,6 +63,7 @@ from streamsql.plan.expressions import (
     quote,
     registry_time_type,
     resolve_columns,
+    resolve_unbound,
     to_duckdb,
 )
 from streamsql.plan.group_windows import plan_group_window
@@ -641,14 +643,37 @@ class Planner:
         Returns ``(resolved items, resolved HAVING or None, calls)``, ``calls`` the distinct
         aggregate calls of both by their SQL, in order of appearance.
         """
-        resolved = [_inline_filters(self, resolve_columns(i, scope)) for i in items]
+        resolved = [_inline_filters(self, self._typed_aggregates(resolve_unbound(i, scope))) for i in items]
         having = sel.args.get("having")
-        having_r = _inline_filters(self, resolve_columns(having.this, scope)) if having is not None else None
+        having_r = None if having is None else \
+            _inline_filters(self, self._typed_aggregates(resolve_unbound(having.this, scope)))
         calls: dict[str, exp.Expression] = {}
         for e in resolved + ([having_r] if having_r is not None else []):
             for call in e.find_all(*AGG_TYPES):
                 calls.setdefault(call.sql(), call)
         return resolved, having_r, calls
+
+    def _typed_aggregates(self, tree: exp.Expression) -> exp.Expression:
+        """``tree`` (resolved, unbound) checked by the binder, each aggregate call typed first.
+
+        An aggregate call's result type (``AGGREGATE_TYPE``: from its function and its first
+        argument's type, as the aggregation computes it) lets the expression around it bind as
+        Flink's validator binds it: ``ARRAY_AGG(x)[1]``, ``UPPER(LISTAGG(s))``,
+        ``JSON_QUERY(JSON_ARRAYAGG(s), '$[0]')``. Returns ``tree``, its calls typed in place.
+
+        Raises:
+            SqlError: a call the binder refuses, in an aggregate's arguments or around it.
+        """
+        for call in tree.find_all(*AGG_TYPES):
+            nested = any(isinstance(a, AGG_TYPES) for a in call.iter_expressions())
+            if isinstance(call.parent, exp.Window) or nested:
+                continue  # OVER, or an aggregate of an aggregate: refused later, as before
+            func, arg = self._agg_call(call, INSERT_ONLY)
+            args = arg if isinstance(arg, list) else [] if arg is None else [arg]
+            arg_type = type_of(bind_checked(args[0], self.sql)) if args else None
+            call.meta[AGGREGATE_TYPE] = self._agg_type(call, func, arg_type)
+        bind_checked(tree, self.sql)
+        return tree
 
     def _post_project(self, agg: PlanNode, items: list[exp.Expression], resolved: list[exp.Expression],
                       having_r: exp.Expression | None, to_agg_cols) -> tuple[PlanNode, Scope]:

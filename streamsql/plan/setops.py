@@ -96,9 +96,10 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
 def _widen(planner: Planner, side: PlanNode, names: list[str], have: list[SqlType],
            types: list[SqlType]) -> PlanNode:
     """``side`` with the left side's column names, each column cast to ``types`` where its type differs."""
-    # a binary string of another length is relabeled too: BINARY(1) UNION ALL BINARY(4) is VARBINARY(4)
+    # a binary string of another length is relabeled too: BINARY(1) UNION ALL BINARY(4) is VARBINARY(4),
+    # and a TIME of another precision (TIME(0) UNION ALL TIME(3) is TIME(3), as Flink 2.3's DESCRIBE)
     relabel = {n: t for n, a, t in zip(names, have, types)
-               if t.name == "BYTES" and a.with_nullable(True) != t}
+               if t.name in ("BYTES", "TIME") and a.with_nullable(True) != t.with_nullable(True)}
     if all(a.to_arrow() == t.to_arrow() for a, t in zip(have, types)) and not relabel:
         return side
     items = [(n, quote(src) if a.to_arrow() == t.to_arrow() and n not in relabel

@@ -6,6 +6,9 @@ import queue
 from dataclasses import dataclass
 from typing import ClassVar
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ExecutionError
@@ -40,7 +43,18 @@ class CollectSink(Sink):
 
 
 def _values(column, name: str) -> list:
-    """The Python values of a result column (DATE and TIMESTAMP as ``datetime``)."""
+    """The Python values of a result column (DATE and TIMESTAMP as ``datetime``).
+
+    Raises:
+        ExecutionError: a date Python cannot hold; a TIME of 24:00:00 (a CEIL of 23:59:59.999 TO
+            SECOND), which Flink 2.3's conversion to ``LocalTime`` fails on: ``Hour out of range: [24]``
+            (Arrow would wrap it to 00:00:00).
+    """
+    if pa.types.is_time(column.type) and len(column) and \
+            (pc.max(column.cast(pa.time64("us")).cast(pa.int64())).as_py() or 0) >= 86_400_000_000:
+        msg = (f"Column '{name}' holds the TIME 24:00:00, which has no Python time (Flink fails the job "
+               "too: Hour out of range: [24]); CAST it to STRING to read it")
+        raise ExecutionError(msg)
     try:
         return column.to_pylist()
     except (ValueError, OverflowError) as e:

@@ -42,7 +42,8 @@ def table_def_from_create(create: exp.Create, sql: str, base: TableDef | None = 
     Raises:
         SqlError: for duplicate columns, an unknown type, a watermark or primary key on an
             unknown column, several watermarks or primary keys, an ENFORCED key, a non-string
-            option or a duplicate option, a LIKE merge that Flink refuses, and for
+            option (an option written twice keeps its last value, as Flink's), a LIKE merge
+            that Flink refuses, and for
             a ``PARTITIONED BY`` column that is not a physical column, and column constraints
             other than NOT NULL / PRIMARY KEY /
             COMMENT (``CHECK``, ``DEFAULT``: unsupported, not ignored), and for a query after
@@ -493,9 +494,8 @@ def _options(create: exp.Create, sql: str) -> dict[str, str]:
         if not isinstance(value, (exp.Literal, exp.Boolean)):
             msg = f"Option '{key.name}' must have a literal value such as '...' (got {value.sql(Flink)})"
             raise error_at(value, msg, sql)
-        if key.name in options:
-            msg = f"Duplicate option '{key.name}'"
-            raise error_at(key, msg, sql)
+        # a key written twice keeps its last value, as Flink's SqlCreateTable reads the pairs into a map
+        options.pop(key.name, None)
         options[key.name] = value.name if isinstance(value, exp.Literal) else value.sql(Flink).lower()
     return options
 

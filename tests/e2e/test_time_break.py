@@ -22,20 +22,9 @@ FLINK = json.loads((Path(__file__).parent / "time_break_flink.json").read_text()
 
 #: Queries where StreamSQL's answer still differs from Flink's (see the reason).
 KNOWN = {
-    **dict.fromkeys((q for q in FLINK["queries"] if "TYPEOF(CASE" in q or "TYPEOF(COALESCE" in q
-                     or "TYPEOF(x)" in q),
-                    "TYPEOF of a CASE / COALESCE / UNION mixing TIME(0) and TIME(3) is refused here "
-                    "(its common type is not derived), Flink answers TIME(3) / TIME(1)"),
-    **dict.fromkeys((q for q in FLINK["queries"] if "ON b.t BETWEEN a.t AND" in q),
-                    "a regular join without an equality condition is refused here; Flink joins"),
-    **dict.fromkeys((q for q in FLINK["queries"] if "CEIL(u TO SECOND)" in q),
-                    "CEIL of 23:59:59.999 TO SECOND fails the job here; Flink's TIME holds 86400000 "
-                    "ms and CAST shows '24:00:00.0' (only its conversion to LocalTime fails)"),
-    **dict.fromkeys((q for q in FLINK["queries"] if "ARRAY_AGG(u)[1]" in q),
-                    "an item of ARRAY_AGG(...) is refused here (its type is not known to the "
-                    "planner: 'Cannot apply [] to a value of type unknown'); Flink answers"),
-    **dict.fromkeys((q for q in FLINK["queries"] if "HASH_CODE(" in q),
-                    "HASH_CODE is not implemented (Flink: a TIME's hash is its milliseconds)"),
+    **dict.fromkeys((q for q in FLINK["queries"] if "TYPEOF(x)" in q),
+                    "TYPEOF of a subquery's column is refused here (its type is known from a table's "
+                    "DDL only); Flink answers TIME(3) NOT NULL"),
 }
 
 #: Sink cases where StreamSQL's answer still differs from Flink's.

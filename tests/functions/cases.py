@@ -140,6 +140,12 @@ CASES = [
     "SHA1(CAST(NULL AS STRING))", "SHA2('abc', 256)", "SHA2('abc', 224)", "SHA2('abc', 384)",
     "SHA2('abc', 512)", "SHA2('abc', 100)", "SHA2('abc', CAST(NULL AS INT))",
     "SHA2(CAST(NULL AS STRING), 256)", "SHA256('abc')", "SHA512('abc')",
+    "HASH_CODE('abc')", "HASH_CODE('')", "HASH_CODE('日本')", "HASH_CODE(CAST('ab' AS CHAR(5)))",
+    "HASH_CODE(CAST(NULL AS STRING))", "HASH_CODE(x)", "HASH_CODE(CAST(-7 AS BIGINT))", "HASH_CODE(FALSE)",
+    "HASH_CODE(CAST(-0.0 AS DOUBLE))", "HASH_CODE(CAST(2.5 AS FLOAT))", "HASH_CODE(DECIMAL '123.450')",
+    "HASH_CODE(CAST('99999999999999999999' AS DECIMAL(20, 0)))", "HASH_CODE(DATE '1969-12-31')",
+    "HASH_CODE(TIME '23:59:59.999')", "HASH_CODE(TIMESTAMP '1969-12-31 23:59:59.999')",
+    "HASH_CODE(CAST(TIMESTAMP '2024-01-01 00:00:00.123456' AS TIMESTAMP(6)))",
     # -- operators ------------------------------------------------------------------------------------
     "1 + 2", "'abc' LIKE 'a%'", "'abc' LIKE '_b_'", "5 BETWEEN 1 AND 10", "3 IN (1, 2, 3)",
     "CAST(NULL AS INT) IS NULL", "NOT (1 = 1)", "1 < 2 AND 2 < 3", "CAST(NULL AS INT) = 1 OR 1 = 1",

@@ -289,14 +289,6 @@ def test_set_operations_and_distinct_plan_onto_group_aggregates(env):
     assert "GroupAggregate(groupBy=[g], select=[COUNT(__l), COUNT(__r)]" in text and "Union" in text
 
 
-def test_join_without_equality_positioned_at_the_join(env):
-    sql = "SELECT a.g\nFROM src AS a\nJOIN src AS b ON a.id < 5"  # (a.id < b.id runs keyless)
-    with pytest.raises(SqlError) as ei:
-        env.execute_sql(sql)
-    assert "a streaming join needs an equality condition between the two inputs" in ei.value.message
-    assert ei.value.line == 3 and ei.value.col in (1, 6), (ei.value.line, ei.value.col)
-
-
 @pytest.mark.parametrize(("sql", "word"), [
     ("SELECT g FROM src ORDER BY g", "ORDER"),
     ("SELECT COUNT(DISTINCT x), STDDEV(DISTINCT x) FROM src", "STDDEV(DISTINCT"),

@@ -3,7 +3,7 @@
 Importing this package registers every built-in (the group modules register at import):
 :mod:`.string`, :mod:`.text`, :mod:`.conditional`, :mod:`.arithmetic`, :mod:`.temporal`,
 :mod:`.clock`, :mod:`.composite`, :mod:`.collections`,
-:mod:`.json_functions`, :mod:`.hash`, :mod:`.misc`, :mod:`.formatting`,
+:mod:`.json_functions`, :mod:`.hash`, :mod:`.hash_code`, :mod:`.misc`, :mod:`.formatting`,
 :mod:`.utf16`.
 :func:`~.binder.bind` compiles an expression through the registry; :mod:`.registry` holds the
 entries, :mod:`.typerules` Flink's type derivation, :mod:`.operators` the operators whose
@@ -20,6 +20,7 @@ from streamsql.functions.scalars import (  # noqa: F401  (register)
     fdlibm,
     formatting,
     hash,
+    hash_code,
     json_functions,
     misc,
     string,

@@ -47,6 +47,10 @@ from streamsql.functions.scalars.registry import (
 from streamsql.functions.scalars.typerules import least_restrictive
 
 _BOOLEAN = SqlType("BOOLEAN")
+#: ``meta`` key of an aggregate call: its result type, set by the planner before the expression
+#: around the call is bound (``ARRAY_AGG(x)[1]``, ``UPPER(LISTAGG(s))``), as Flink's validator types
+#: an aggregate call like any other call.
+AGGREGATE_TYPE = "aggregate_type"
 _PREDICATES = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
                exp.Like, exp.ILike, exp.Between, exp.In, exp.NullSafeEQ, exp.NullSafeNEQ, exp.SimilarTo,
                exp.Boolean, exp.Exists)
@@ -104,6 +108,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
     unknown = unknown_aggregate(n)
     if unknown is not None:
         raise unknown
+    if isinstance(n, exp.AggFunc) and n.meta.get(AGGREGATE_TYPE) is not None:
+        n.meta[TYPE] = n.meta[AGGREGATE_TYPE]  # computed after the aggregation, a column there
+        return n
     if composite.handles(n):
         out, t = composite.compile_composite(n)
     elif _is_call(n):

@@ -80,7 +80,7 @@ def time_text(arg: str, p: int) -> str:
     zeros, at least one (``12:34:56.0``, ``12:34:56.5``, ``12:34:56.123``; TIME(1) of .987 is
     ``.9``), as PyFlink 2.3 prints them (``scripts/flink_time.py``).
     """
-    whole = f"strftime(DATE '1970-01-01' + {arg}, '%H:%M:%S')"
+    whole = f"left(CAST({arg} AS VARCHAR), 8)"  # 24:00:00 too: Flink's CEIL of 23:59:59.999 TO SECOND
     if not p:
         return whole
     digits = f"left(lpad(CAST(epoch_us({arg}) // 1000 % 1000 AS VARCHAR), 3, '0'), {min(p, 3)})"

@@ -549,7 +549,7 @@ def _java_split(text: str, delimiter: str) -> str:
     return bind(f"regexp_split_to_array({text}, {delimiter})", "__p", f"list_slice(__p, 1, {last})")
 
 
-def _java_string_hash(s: str) -> str:
+def java_string_hash_sql(s: str) -> str:
     """DuckDB SQL of Java's ``String.hashCode`` of ``s`` (over its UTF-16 code units): 0 to 2^32 - 1."""
     units = ("flatten(list_transform(string_split({s}, ''), lambda __c: CASE WHEN unicode(__c) > 65535 "
              "THEN [55296 + ((unicode(__c) - 65536) >> 10), 56320 + ((unicode(__c) - 65536) & 1023)] "
@@ -568,7 +568,7 @@ def _hash_map_order(entries: str, pairs: str) -> str:
     """
     capacity = f"CASE WHEN {pairs} <= 2 THEN {pairs} + 1 ELSE (4 * {pairs} + 2) // 3 END"
     mask = f"((1::BIGINT << CAST(ceil(log2({capacity})) AS INTEGER)) - 1)"
-    bucket = bind(_java_string_hash("__e['key']"), "__s", f"xor(__s, __s >> 16) & {mask}")
+    bucket = bind(java_string_hash_sql("__e['key']"), "__s", f"xor(__s, __s >> 16) & {mask}")
     placed = f"list_transform({entries}, lambda __e, __i: struct_pack(b := {bucket}, i := __i, e := __e))"
     return f"list_transform(list_sort({placed}), lambda __p: __p['e'])"
 

@@ -39,6 +39,8 @@ def rand_integer(c: Call) -> exp.Expression:
 def current_database(c: Call) -> exp.Expression:
     """The session's current database when the statement is planned (``USE``), as Flink 2.3's.
 
-    A constant of the plan: a running job keeps the name it was started under.
+    A constant of the plan: a running job keeps the name it was started under. Inside a view it is
+    the database of the query reading the view, not the view's own (``db1.v`` read after ``USE db2``
+    gives ``db2``, temporary or catalog view alike, as Flink 2.3: ``tests/sql/test_flink_query_gaps.py``).
     """
     return exp.Literal.string(session_database())

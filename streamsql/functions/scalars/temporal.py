@@ -481,7 +481,7 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
     unit = c.unit or ""
     t = c.args[0].type
     if time_type.is_time(t):  # its milliseconds of the day rounded (time_type.rounded)
-        out = time_type.rounded("{0}", unit, fn == "ceil", c.name)
+        out = time_type.rounded("{0}", unit, fn == "ceil")
         if out is None:
             msg = (f"{c.name}: unit {unit} of a TIME is not supported (HOUR, MINUTE, SECOND, MILLISECOND, "
                    "DAY ...)")
