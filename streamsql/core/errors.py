@@ -51,8 +51,9 @@ class StatementError(StreamSQLError):
     def _render(self) -> str:
         # a hidden option's value however written (on another line, unterminated, not a literal)
         # is masked in the excerpt and wherever the message quotes it (secrets.secret_spans)
+        # (in the message only the sensitive keys' values: an unknown key's 'json' would garble it)
         spans = secret_spans(self.sql, self._unknown())
-        message = mask_values(self.message, self.sql, spans) if spans else self.message
+        message = mask_values(self.message, self.sql, secret_spans(self.sql)) if spans else self.message
         if self.line is None or self.sql is None:
             return message
         line, col = mask_spans(self.sql, spans, self.line, max(self.col, 1))

@@ -42,3 +42,14 @@ def test_the_caret_stays_under_its_token_after_a_mask():
         StreamEnvironment().execute_sql(f"{KAFKA} = 'xx'\n  '{S}' oops);")
     _, line, caret = str(e.value).split("\n")[:3]
     assert line == "    '******' oops);" and line[caret.index("^"):caret.index("^") + 4] == "oops"
+
+
+def test_a_misspelt_keys_value_on_the_next_line_is_masked_in_the_excerpt():
+    """An unknown key may hold a secret: its value is masked where the statement is shown (only
+    sensitive keys' values are also masked inside the message: an unknown key's 'json' would
+    garble it)."""
+    with pytest.raises(StatementError) as e:
+        StreamEnvironment().execute_sql("CREATE TABLE t1 (a INT) WITH ('connector' = 'datagen',"
+                                        " 'conector' =\n'datagen' oops);")
+    text = str(e.value)
+    assert "'datagen'" not in text.split("\n")[1] and "******" in text.split("\n")[1]
