@@ -268,7 +268,11 @@ def redact(text: str) -> str:
         key = key[1:-1] if key[0] in "'\"`" else key
         return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
 
-    text = mask_pairs(text, unknown_in(text))[0]
+    unknown = unknown_in(text)
+    text = mask_pairs(text, unknown)[0]
+    for start, end in reversed(secret_spans(text, unknown)):  # a value however written (break32)
+        value = text[start:end].rstrip()
+        text = text[:start] + (f"'{MASK}'" if value[:1] == "'" else MASK) + text[start + len(value):]
     text = _HINT.sub(lambda hint: _HINT_PAIR.sub(pair, hint.group(0)), text)
     with _lock:
         secrets = sorted(_remembered, key=len, reverse=True)  # longest first: a JAAS text before its password
