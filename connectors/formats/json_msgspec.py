@@ -28,7 +28,8 @@ would; any other batch gives None and the caller goes on to the Arrow fast path,
   the fields it has read (:mod:`.json_fields`) never cuts a record short and every field is the
   one value msgspec read.
 
-Raises nothing of its own: :meth:`MsgspecReader.read` returns None for what it does not take.
+Raises nothing of its own: :meth:`MsgspecReader.read` returns None for what it does not take
+(also for nesting deeper than msgspec's limit, where msgspec raises RecursionError).
 """
 
 from __future__ import annotations
@@ -116,8 +117,8 @@ class MsgspecReader:
             return None
         try:
             rows = list(map(self._decode, payloads))
-        except msgspec.DecodeError:  # ValidationError too
-            return None
+        except (msgspec.DecodeError, RecursionError):  # ValidationError too; nesting past msgspec's
+            return None  # ~1000-level limit (in an unread STRING: Raw), which the other paths decide
         if not one_key_per_column(data, len(payloads) * self._columns):
             return None
         try:

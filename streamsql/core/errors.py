@@ -17,7 +17,7 @@ for it (``SET 'sql-client.verbose' = 'true'``).
 
 from __future__ import annotations
 
-from streamsql.core.secrets import mask_pairs, unknown_in
+from streamsql.core.secrets import mask_pairs, mask_spans, mask_values, secret_spans, unknown_in
 
 
 class StreamSQLError(Exception):
@@ -49,17 +49,25 @@ class StatementError(StreamSQLError):
         super().__init__(self._render())
 
     def _render(self) -> str:
+        # a hidden option's value however written (on another line, unterminated, not a literal)
+        # is masked in the excerpt and wherever the message quotes it (secrets.secret_spans)
+        # (in the message only the sensitive keys' values: an unknown key's 'json' would garble it)
+        spans = secret_spans(self.sql, self._unknown())
+        message = mask_values(self.message, self.sql, secret_spans(self.sql)) if spans else self.message
         if self.line is None or self.sql is None:
-            return self.message
-        lines = self.sql.splitlines() or [""]
-        line = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
-        text, col = self._excerpt(line, max(self.col, 1))
+            return message
+        line, col = mask_spans(self.sql, spans, self.line, max(self.col, 1))
+        text, col = self._excerpt(line, col)
         caret = " " * (col - 1) + "^" * self.length
         # A multi-line message (e.g. the query and sink schemas) keeps its details after the
         # excerpt, so the position stays next to the sentence it belongs to.
-        head, _, details = self.message.partition("\n")
+        head, _, details = message.partition("\n")
         tail = f"\n{details}" if details else ""
         return f"{head} (line {self.line}, column {self.col})\n  {text}\n  {caret}{tail}"
+
+    def _unknown(self) -> frozenset[str]:
+        """The statement's option keys no connector of it knows (their values may be secrets)."""
+        return unknown_in(self.sql)
 
     def _excerpt(self, text: str, col: int) -> tuple[str, int]:
         """The offending line as the excerpt shows it, and the caret's column in it.
@@ -101,8 +109,11 @@ class OptionWarning(StatementError):
         self.unknown = unknown
         super().__init__(message, sql, line, col, length)
 
+    def _unknown(self) -> frozenset[str]:
+        return self.unknown | unknown_in(self.sql)
+
     def _excerpt(self, text: str, col: int) -> tuple[str, int]:
-        text, moved = mask_pairs(text, self.unknown | unknown_in(self.sql), col)
+        text, moved = mask_pairs(text, self._unknown(), col)
         return text, moved or col
 
     def with_offset(self, sql: str, line_offset: int, file: str | None = None) -> StatementError:

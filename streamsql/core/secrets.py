@@ -146,6 +146,103 @@ def mask_pairs(text: str, unknown: Collection[str] = (), col: int | None = None)
     return text, None if col is None else col + shift
 
 
+# An option key as written ('k' or "k"), then '=' with whitespace or comments around it.
+_GAP = r"(?:\s|/\*.*?\*/|--[^\n]*(?:\n|$))*"
+_SPAN_KEY = re.compile(rf"""(?P<key>'(?:[^']|'')*'|"(?:[^"]|"")*"){_GAP}={_GAP}""", re.DOTALL)
+_GAP_AT = re.compile(_GAP, re.DOTALL)
+
+
+def _value_end(sql: str, i: int) -> int:
+    """Where the option value starting at ``sql[i]`` ends.
+
+    Quoted parts (closed or not: an unterminated literal runs to the end), adjacent literals
+    ('a' 'b', a SQL concatenation) and any other text up to a top-level ``,``, ``)`` or ``;``.
+    """
+    n, j = len(sql), i
+    while j < n:
+        c = sql[j]
+        if c in "'\"`":
+            k = j + 1
+            while True:
+                k = sql.find(c, k)
+                if k < 0:
+                    return n
+                if sql[k + 1:k + 2] != c:
+                    break
+                k += 2
+            j = k + 1
+        elif c in ",);":
+            break
+        elif c.isspace() or sql.startswith(("/*", "--"), j):
+            k = _GAP_AT.match(sql, j).end()
+            if k < n and sql[k] == "'":
+                j = k
+                continue
+            break
+        else:
+            j += 1
+    return j
+
+
+def secret_spans(sql: str | None, unknown: Collection[str] = ()) -> list[tuple[int, int]]:
+    """The ``[start, end)`` offsets in ``sql`` of every :func:`hidden` option's value, however written.
+
+    Unlike :func:`mask_pairs` (one ``'key' = 'literal'`` at a time, on one line) a value here is
+    whatever follows the key's ``=``: on the next line, after a comment, unterminated (to the end
+    of the text), a ``U&'...'`` or double-quoted literal, a bare word, adjacent literals. A
+    statement whose error is on the value's line would otherwise show it (break32).
+    """
+    if not sql or "=" not in sql:
+        return []
+    spans = []
+    for m in _SPAN_KEY.finditer(sql):
+        if hidden(m.group("key")[1:-1], unknown):
+            end = _value_end(sql, m.end())
+            if end > m.end():
+                spans.append((m.end(), end))
+    return spans
+
+
+def mask_spans(sql: str, spans: list[tuple[int, int]], line: int, col: int) -> tuple[str, int]:
+    """Line ``line`` (1-based, as ``sql.splitlines()``) with the parts of ``spans`` on it masked.
+
+    Returns the line and ``col`` (1-based) moved by the masks before it. A part that starts with a
+    quote is shown as ``'******'``, any other part as ``******``.
+    """
+    lines = sql.splitlines(keepends=True)
+    start = sum(len(x) for x in lines[:line - 1])
+    ends = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what splitlines() splits at
+    text = lines[line - 1].rstrip(ends) if 0 < line <= len(lines) else ""
+    out, pos, shift = [], 0, 0
+    for s, e in spans:
+        lo, hi = max(s - start, pos), min(e - start, len(text))
+        if lo >= hi:
+            continue
+        part = text[lo:hi].strip()
+        if not part:
+            continue
+        lo = text.index(part, lo)
+        hi = lo + len(part)
+        mask = f"'{MASK}'" if part[0] == "'" else MASK
+        out.append(text[pos:lo] + mask)
+        if hi < col:
+            shift += len(mask) - len(part)
+        pos = hi
+    out.append(text[pos:])
+    return "".join(out), col + shift
+
+
+def mask_values(message: str, sql: str, spans: list[tuple[int, int]]) -> str:
+    """``message`` with the text of each of ``sql``'s ``spans`` (a hidden value) masked where it is quoted."""
+    for s, e in spans:
+        value = sql[s:e].strip()
+        pieces = {value, value.strip("'\"`"), *re.findall(r"'((?:[^']|'')*)'?", value)}
+        for piece in sorted(pieces, key=len, reverse=True):
+            if piece == value or len(piece) >= MIN_REMEMBERED:
+                message = message.replace(piece, MASK)
+    return message
+
+
 def remember(options: dict[str, str]) -> None:
     """Remember the values of the sensitive keys of ``options`` (and secrets inside JAAS text)."""
     found = []
@@ -171,7 +268,11 @@ def redact(text: str) -> str:
         key = key[1:-1] if key[0] in "'\"`" else key
         return m.group(0) if not is_sensitive(key) else f"{m.group('key')}{m.group('eq')}'{MASK}'"
 
-    text = mask_pairs(text, unknown_in(text))[0]
+    unknown = unknown_in(text)
+    text = mask_pairs(text, unknown)[0]
+    for start, end in reversed(secret_spans(text, unknown)):  # a value however written (break32)
+        value = text[start:end].rstrip()
+        text = text[:start] + (f"'{MASK}'" if value[:1] == "'" else MASK) + text[start + len(value):]
     text = _HINT.sub(lambda hint: _HINT_PAIR.sub(pair, hint.group(0)), text)
     with _lock:
         secrets = sorted(_remembered, key=len, reverse=True)  # longest first: a JAAS text before its password

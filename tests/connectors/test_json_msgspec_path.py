@@ -203,6 +203,17 @@ def test_invalid_utf8_in_an_unread_string_is_a_bad_record_as_before():
     assert outcome[0] == "error" and outcome == _outcome(_decoder(BIDS, Q2, False, False), records)
 
 
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.parametrize("depth", [999, 5000])
+def test_nesting_past_msgspecs_limit_in_an_unread_string_goes_on_as_before(depth, ignore):
+    """msgspec raises RecursionError (not a DecodeError) for ~1000 levels in a ``Raw`` field: that
+    batch is the other paths' (break32: it was a traceback out of decode())."""
+    records = [BID, BID.replace(b'"xx"', b"[" * depth + b"]" * depth)]
+    d = _decoder(BIDS, Q2, ignore, True)
+    assert d._msg.read(records) is None
+    assert _outcome(d, records) == _outcome(_decoder(BIDS, Q2, ignore, False), records)
+
+
 def test_a_batch_arrow_takes_and_msgspec_does_not_turns_msgspec_off():
     d = _decoder(BIDS, Q2, False, True)
     d.decode([BID, BID.replace(b'"bidder":90161,', b"")], str)  # an absent field: Arrow's path
