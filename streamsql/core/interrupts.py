@@ -13,11 +13,38 @@ The run it ends exits as a shell expects of a process ended by the signal: 128 +
 from __future__ import annotations
 
 import signal
-import threading
+
+
+class _Flag:
+    """A set/clear/is_set flag without a lock, for a signal handler to set.
+
+    Not a :class:`threading.Event`: its ``set`` takes a lock that is not re-entrant, and Python
+    runs a signal handler between any two bytecodes of the main thread, so a second signal (a
+    Ctrl-C also forwarded by a wrapper such as ``timeout``, a SIGTERM just after it) arriving while
+    the first handler held that lock blocked the process for good: ``streamsql run`` then ignored
+    every later SIGINT and SIGTERM. One attribute store under the GIL needs no lock; nothing
+    waits on this flag (it is only read).
+    """
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Raise the flag."""
+        self._set = True
+
+    def clear(self) -> None:
+        """Lower the flag."""
+        self._set = False
+
+    def is_set(self) -> bool:
+        """Whether the flag is raised."""
+        return self._set
+
 
 #: Set by the first Ctrl-C (SIGINT) or SIGTERM; cleared when a command (or the shell, before each
 #: statement) takes SIGINT over.
-INTERRUPTED = threading.Event()
+INTERRUPTED = _Flag()
 
 _signal: int = signal.SIGINT
 
