@@ -181,7 +181,9 @@ def counted(n: int, noun: str) -> str:
 
 def print_result(result: TableResult, out: TextIO) -> None:
     """Print a statement's result: messages, rows, a query's changelog, EXPLAIN text."""
-    if result.kind == "rows":
+    if result.kind == "rows" and not result.rows:
+        out.write("Empty set\n")  # as Flink's SQL client, and our shell
+    elif result.kind == "rows":
         out.write(tableau(result.columns, result.rows) + f"\n{counted(len(result.rows), 'rows')} in set\n")
     elif result.kind == "text":
         out.write(result.message + "\n")

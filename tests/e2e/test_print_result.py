@@ -29,3 +29,11 @@ def test_one_row_is_one_row_and_more_are_rows(tmp_path):
         assert _printed(env, "SHOW TABLES").endswith("\n2 rows in set\n")
         two = _printed(env, "SELECT x FROM t UNION ALL SELECT x FROM u")
         assert two.endswith("Received a total of 2 rows\n")
+
+
+def test_no_rows_is_empty_set_as_flinks_client(tmp_path):
+    # a newcomer's report (session 32): `streamsql run` printed "0 rows in set" for SHOW JOBS with no
+    # job, where Flink's SQL client and our shell print "Empty set"
+    with StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk")}) as env:
+        assert _printed(env, "SHOW TABLES") == "Empty set\n"
+        assert _printed(env, "SHOW JOBS") == "Empty set\n"
