@@ -288,9 +288,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000, help="scalar expressions")
     p.add_argument("--aggregates", type=int, default=0, help="aggregate calls")
-    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3),
+    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3, 4),
                    help="the generator's version (1: the committed fixture's, 2: widened, "
-                        "3: 2 and the collection functions)")
+                        "3: 2 and the collection functions, 4: 3 and TIME, zones, nested collections, "
+                        "JSON clauses, edges)")
     p.add_argument("--exprs", type=Path, help="evaluate these expressions (one a line; 'AGG ' before an "
                    "aggregate call) instead of generated ones: minimising a difference")
     p.add_argument("--out", type=Path)
@@ -319,7 +320,7 @@ def main(argv: list[str]) -> int:
         items = _items(lines)
     for seed, count, aggregates, *version in [] if args.exprs or args.add_regressions else plan:
         v = version[0] if version else 1
-        items += [{"expr": e} for e in fz.generate(seed, count, version=v)]
+        items += _items(fz.generate(seed, count, version=v))  # from version 4, some "TZ=<zone> " lines
         items += [{"expr": e, "aggregate": True} for e in fz.generate_aggregates(seed, aggregates, version=v)]
     if args.fixture or args.add_regressions:
         have = {_line(c) for c in kept + items}
