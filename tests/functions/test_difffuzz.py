@@ -203,7 +203,8 @@ class Ours:
                                           for k, v in sorted(table.items(), key=lambda kv: int(kv[0]))})
 
 
-def replay(run: list[dict], tmp_path_factory, group: int = RUN_GROUP, batched: bool = False) -> dict[str, tuple]:
+def replay(run: list[dict], tmp_path_factory, group: int = RUN_GROUP,
+           batched: bool = False) -> dict[str, tuple]:
     """StreamSQL's outcome (see :class:`Ours`) of each case of ``run``, by :func:`_key`.
 
     Flink's answered cases run ``group`` to a job. Unless ``batched``, a case whose job failed in
