@@ -257,6 +257,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         if inner is not None and inner.name in _FRACTIONAL:
             n.set("this", exp.func("trunc", n.this))
         return n, t
+    if isinstance(n, exp.Neg) and isinstance(n.this, exp.Literal) and t is not None and t.name == "INT" \
+            and n.this.this == "2147483648":  # an INT literal in Flink 2.3; DuckDB's -2147483648 is a BIGINT
+        return exp.Cast(this=n, to=exp.DataType.build("INTEGER")), t
     if isinstance(n, exp.Neg) and t is not None and t.name in java_ints.BITS \
             and not isinstance(n.this, exp.Literal):  # a literal stays one (a[-1] is checked as such)
         # Java's -x: -(-2147483648) is -2147483648 (DuckDB fails)
