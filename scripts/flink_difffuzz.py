@@ -149,12 +149,13 @@ def _run(flink: Flink, exprs: list[str], group_by: str | None, out: dict, emit) 
 
 
 def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=None,
-             zone: str | None = None) -> list[dict]:
+             zone: str | None = None, run_group: int = RUN_GROUP) -> list[dict]:
     """Flink's record of each expression (see the module docstring).
 
     ``emit(record)`` is called with each one as soon as it is final (the refused ones after
     planning, the others after their job). ``zone``: the session time zone of ``flink``, recorded
-    with each case when it is not UTC.
+    with each case when it is not UTC. ``run_group``: expressions per job (1 for those expected to
+    fail their job: a failing group is split in four, down to one, each split a job).
     """
     out: dict[str, dict] = {}
 
@@ -172,8 +173,8 @@ def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=N
         if "refused" in out[e]:
             done(e)
     valid = [e for e in exprs if "type" in out[e]]
-    for n in range(0, len(valid), RUN_GROUP):
-        _run(flink, valid[n:n + RUN_GROUP], group_by, out, done)
+    for n in range(0, len(valid), run_group):
+        _run(flink, valid[n:n + run_group], group_by, out, done)
     return [record(e) for e in exprs]
 
 
@@ -227,14 +228,14 @@ def worker(items: list[dict], journal: Path, group: int, recycle: int, deadline:
 
         for zone in dict.fromkeys(it.get("zone") for it in items):  # a table environment per time zone
             flink = Flink(capture, Path(tmp), zone)
-            for agg in (False, True):
-                todo = [it["expr"] for it in items
-                        if bool(it.get("aggregate")) == agg and it.get("zone") == zone]
+            for agg, alone in ((False, False), (True, False), (False, True), (True, True)):
+                todo = [it["expr"] for it in items if bool(it.get("aggregate")) == agg
+                        and it.get("zone") == zone and bool(it.get("alone")) == alone]
                 while todo and done < recycle and time.time() < deadline:
                     chunk, todo = todo[:size], todo[size:]
                     jobs = flink.jobs
-                    evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit, zone)
-                    failed = flink.jobs - jobs > 1
+                    evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit, zone, 1 if alone else RUN_GROUP)
+                    failed = flink.jobs - jobs > 1 and not alone
                     size = max(4, size // 2) if failed else min(group, size * 2)
                     done += len(chunk)
             jobs_run += flink.jobs
@@ -299,6 +300,9 @@ def main(argv: list[str]) -> int:
                    "and the regression expressions (tests/functions/difffuzz_regressions.txt)")
     p.add_argument("--add-regressions", action="store_true", help="add to the committed fixture the "
                    "regression expressions it does not hold yet (the rest is kept as it is)")
+    p.add_argument("--alone", type=Path, help="lines (as --exprs reads them) expected to fail their job "
+                   "(scripts/difffuzz_alone.py): each runs a job of its own, after the others, so that "
+                   "they do not fail the groups of the others (the answers are the same, in fewer jobs)")
     flink_session.add_driver_arguments(p, recycle=300, stall=240, unit="cases")
     p.add_argument("--group", type=int, default=RUN_GROUP, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -325,6 +329,9 @@ def main(argv: list[str]) -> int:
     if args.fixture or args.add_regressions:
         have = {_line(c) for c in kept + items}
         items += _items([ln for ln in read_lines(REGRESSIONS) if ln not in have])
+    if args.alone:
+        alone = set(read_lines(args.alone))
+        items = [{**it, "alone": True} if _line(it) in alone else it for it in items]
     journal = out.with_name(out.name + ".journal.jsonl")
     started = time.monotonic()
     done = drive(items, journal, args)

@@ -51,7 +51,7 @@ import re
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_sql
-from streamsql.core.types import SqlType, bounded_bytes_sql
+from streamsql.core.types import SqlType, bounded_bytes_sql, duckdb_cast
 from streamsql.functions.scalars import flink_months, java_ints, similar, time_type
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
 from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
@@ -75,6 +75,7 @@ from streamsql.functions.scalars.registry import (
     fail_sql,
     java_instant,
     session_zone,
+    sql_node,
     sql_string,
     template,
     time_operand,
@@ -148,6 +149,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
+    if isinstance(n, exp.Cast) and t is not None and t.is_composite:
+        source = type_of(n.this)
+        if source is not None and source.name == t.name and source != t:
+            # ROW fields by position, as Flink's CAST (DuckDB casts STRUCTs by name: CAST(ROW(s, dt)
+            # AS ROW<a STRING, b DATE>) failed, its fields being EXPR$0, EXPR$1)
+            return sql_node(duckdb_cast(n.this.sql(dialect="duckdb"), source, t)), t
     if isinstance(n, exp.Paren) and isinstance(n.this, exp.Interval):  # (INTERVAL ... * k) * 2
         return n.this, t
     if isinstance(n, exp.Mul):
