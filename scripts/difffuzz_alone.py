@@ -41,7 +41,7 @@ def _fails(env: StreamEnvironment, exprs: list[str], group_by: str | None) -> li
             return []
     else:
         try:
-            result.collect(timeout=300)
+            list(result.collect(timeout=300))  # a generator: the job's failure comes while reading
             return []
         except StreamSQLError:
             if len(exprs) == 1:
