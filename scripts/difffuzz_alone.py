@@ -1,4 +1,4 @@
-"""The difference fuzzer's expressions that fail their job in StreamSQL: ``flink_difffuzz.py --alone``.
+r"""The difference fuzzer's expressions that fail their job in StreamSQL: ``flink_difffuzz.py --alone``.
 
 Flink evaluates a campaign's expressions as the columns of few print jobs; a job that fails is split
 in four until the failing expressions run alone, so with a few percent of failing expressions most
@@ -33,7 +33,8 @@ GROUP = 60
 def _fails(env: StreamEnvironment, exprs: list[str], group_by: str | None) -> list[str]:
     """Those of ``exprs`` whose job fails (a query refused at planning is not listed), halving."""
     items = ", ".join(f"{e} AS c{n}" for n, e in enumerate(exprs))
-    sql = f"SELECT {group_by or 'id'}, {items} FROM {fz.TABLE_NAME}" + (f" GROUP BY {group_by}" if group_by else "")
+    sql = f"SELECT {group_by or 'id'}, {items} FROM {fz.TABLE_NAME}"
+    sql += f" GROUP BY {group_by}" if group_by else ""
     try:
         result = env.execute_sql(sql)
     except StreamSQLError:

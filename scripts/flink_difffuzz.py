@@ -300,6 +300,9 @@ def main(argv: list[str]) -> int:
                    "and the regression expressions (tests/functions/difffuzz_regressions.txt)")
     p.add_argument("--add-regressions", action="store_true", help="add to the committed fixture the "
                    "regression expressions it does not hold yet (the rest is kept as it is)")
+    p.add_argument("--partial", action="store_true", help="write the document of the cases done so far "
+                   "(the journal's) even if some are left: 'partial' in the document says how many (use "
+                   "--budget 0 to write it without running Flink)")
     p.add_argument("--alone", type=Path, help="lines (as --exprs reads them) expected to fail their job "
                    "(scripts/difffuzz_alone.py): each runs a job of its own, after the others, so that "
                    "they do not fail the groups of the others (the answers are the same, in fewer jobs)")
@@ -336,17 +339,20 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     done = drive(items, journal, args)
     left = sum(_line(it) not in done for it in items)
-    if left:
+    if left and not args.partial:
         print(f"[difffuzz] {left} of {len(items)} cases left after {time.monotonic() - started:.0f} s; "
               f"{journal} keeps the rest: run the same command again to resume", file=sys.stderr)
         return 3
-    cases = kept + [done[_line(it)] for it in items]
+    cases = kept + [done[_line(it)] for it in items if _line(it) in done]
     import pyflink  # its version only (no JVM: the workers ran Flink)
 
     doc = {"generated_by": "scripts/flink_difffuzz.py", "flink": getattr(pyflink, "__version__", "2.3.0"),
            "config": CONFIG, "seeds": plan, "data": fz.data_lines(), "cases": cases}
+    if left:  # --partial: the cases done so far, in their generated order; the journal is kept
+        doc["partial"] = f"{len(items) - left} of {len(items)} cases"
     out.write_text(json.dumps(doc, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-    journal.unlink()
+    if not left:
+        journal.unlink()
     counts = {k: sum(k in c for c in cases) for k in ("rows", "refused", "error", "skipped")}
     print(f"{len(cases)} cases {counts}, {time.monotonic() - started:.0f} s -> {out}", file=sys.stderr)
     return 0

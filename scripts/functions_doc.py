@@ -258,7 +258,7 @@ at the argument that is not (never a guess):
   literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
 - `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x` (not to the types
   above whose spelling is not kept, nor ROW, ARRAY, MAP); an integer literal up to BIGINT's range;
-- `x + y`, `x - y`, `x * y` over numbers (Flink's result type) and the comparisons
+- `x + y`, `x - y`, `x * y`, `x % y` (`MOD`) over numbers (Flink's result type) and the comparisons
   `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
 - `IS [NOT] NULL`, `IS [NOT] TRUE` ..., `IS [NOT] DISTINCT FROM`: `BOOLEAN NOT NULL`; `NOT`, `AND`,
   `OR`: nullable iff an operand is;

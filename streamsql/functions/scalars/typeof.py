@@ -11,8 +11,8 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   produced type where the two differ only in nullability (Flink drops that cast);
 - a literal: NOT NULL, a string literal ``CHAR(n)`` (n in UTF-16 units, as Java counts);
 - ``CAST(x AS T)``: T, nullable as x; ``TRY_CAST(x AS T)`` of a nullable x: T, nullable;
-- ``x + y``, ``x - y``, ``x * y`` over numbers (Flink's result type, as the binder infers it) and
-  the comparisons ``= <> < <= > >=``: nullable iff an operand is;
+- ``x + y``, ``x - y``, ``x * y``, ``x % y`` (``MOD``) over numbers (Flink's result type, as the binder
+  infers it) and the comparisons ``= <> < <= > >=``: nullable iff an operand is;
 - a built-in of :data:`VERIFIED` (its NULL behaviour "NULL if any argument is NULL"), with at least
   one argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
   is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length);
@@ -57,7 +57,7 @@ NULL_IN_NULL_OUT = "NULL if any argument is NULL"
 RESULT = SqlType("STRING")
 """TYPEOF's own type (nullable, as Flink 2.3 types it)."""
 
-_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Mod)  # MOD(x, y) is x % y
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
