@@ -43,7 +43,7 @@ COLUMN_KINDS4 = {
     "TIME": [
         "CAST(SUBSTRING(CAST(ts AS STRING), 12) AS TIME(3))",
         "TIMESTAMPADD(SECOND, id * 4321, TIME '00:00:00')",
-        "CAST(CAST(i AS STRING) || ':30:15' AS TIME)",
+        "TIMESTAMPADD(SECOND, MOD(i, 3600), TIME '12:00:00')",
     ],
 }
 LITERALS4 = {

@@ -207,11 +207,10 @@ def replay(run: list[dict], tmp_path_factory, group: int = RUN_GROUP,
            batched: bool = False) -> dict[str, tuple]:
     """StreamSQL's outcome (see :class:`Ours`) of each case of ``run``, by :func:`_key`.
 
-    Flink's answered cases run ``group`` to a job. Unless ``batched``, a case whose job failed in
-    Flink runs a job of its own and one Flink refused a query of its own; ``batched`` (a whole
-    campaign's replay in the default suite) runs the failed ones ``group`` to a job too (a job that
-    fails is split in four) and plans the refused ones ``group`` at a time, halving a group our
-    planner refuses, so that only the cases our planner takes run a query each.
+    Flink's answered cases run ``group`` to a job, a case whose job failed in Flink a job of its own
+    (expected to fail), one Flink refused a query of its own, unless ``batched`` (a whole campaign's
+    replay in the default suite): then the refused ones are planned ``group`` at a time, halving a
+    group our planner refuses, and only the cases our planner takes run a query each.
     """
     out: dict[str, tuple] = {}
     for zone in dict.fromkeys(c.get("zone") for c in run):  # an environment per session time zone
@@ -221,9 +220,9 @@ def replay(run: list[dict], tmp_path_factory, group: int = RUN_GROUP,
             typed = [c for c in cases if "type" in c]
             for part in _each([c for c in typed if "rows" in c], group):
                 o.run(part)
-            failed = [c for c in typed if _key(c) not in o.out]
-            for part in _each(failed, group) if batched else ([c] for c in failed):  # Flink's job failed
-                o.run(part)
+            for c in typed:  # Flink's job failed: a job each (expected to fail here too)
+                if _key(c) not in o.out:
+                    o.run([c])
             refused = [c for c in cases if "refused" in c]
             if batched:
                 for part in _each(refused, group):

@@ -4,9 +4,9 @@
 of generator version 4 (``scripts/flink_difffuzz.py --seed 3201 --count 2000 --aggregates 100
 --generator 4 [--alone FILE]``, written with ``--partial`` when the Flink time ran out: its
 ``"partial"`` says how many; docs/fuzzing.md, session 32). The whole record is replayed in the
-default suite, batched (:func:`tests.functions.test_difffuzz.replay`): Flink's answered cases and
-those whose job failed :data:`GROUP` to a job (a failing job split in four), the refused ones
-planned :data:`GROUP` at a time (halved while our planner refuses them).
+default suite, batched (:func:`tests.functions.test_difffuzz.replay`): Flink's answered cases
+:data:`GROUP` to a job (a failing job split in four), those whose job failed a job each, the
+refused ones planned :data:`GROUP` at a time (halved while our planner refuses them).
 ``difffuzz_campaign32_known.json`` lists the differences not fixed, each with its reason (a strict
 xfail each: a fixed one must leave the list; ``STREAMSQL_DIFFFUZZ_KNOWN=write`` rewrites it,
 keeping the reasons written).
