@@ -262,6 +262,7 @@ at the argument that is not (never a guess):
   `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
 - `IS [NOT] NULL`, `IS [NOT] TRUE` ..., `IS [NOT] DISTINCT FROM`: `BOOLEAN NOT NULL`; `NOT`, `AND`,
   `OR`: nullable iff an operand is;
+- `NULLIF(x, y)`: `x`'s type, nullable (Calcite's ARG0_FORCE_NULLABLE);
 - `CASE`, `IF`, `COALESCE` over values of one type, integers of several widths, or `STRING` with
   `CHAR(n)`/`VARCHAR(n)`: that type (the widest integer, `STRING`); over other mixes but strings,
   bytes and composites (DECIMALs, DOUBLE with integers, DATE with TIMESTAMP): the type the query

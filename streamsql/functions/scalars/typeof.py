@@ -18,6 +18,7 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length);
 - ``IS [NOT] NULL`` / ``IS [NOT] TRUE`` ..., ``IS [NOT] DISTINCT FROM``: BOOLEAN NOT NULL; ``NOT``,
   ``AND``, ``OR``: nullable iff an operand is;
+- ``NULLIF(x, y)``: x's type, nullable (Calcite's ARG0_FORCE_NULLABLE);
 - CASE, IF, COALESCE over values of one type, integers of several widths or STRING with
   CHAR/VARCHAR(n): that common type; CASE nullable iff a value is (no ELSE: NULL), IF iff any
   argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the
@@ -168,6 +169,11 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return SqlType("BOOLEAN", nullable=any(t.nullable for t in sides))
     if isinstance(n, (exp.Case, exp.If, exp.Coalesce)):
         return _choice_type(n, bind)
+    if isinstance(n, exp.Nullif):  # Calcite's ARG0_FORCE_NULLABLE: the first value's type, nullable
+        first = flink_type(n.this, bind)
+        flink_type(n.expression, bind)
+        bind(n)  # refuses what the binder refuses (values that do not compare)
+        return first.with_nullable(True)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
         return _call_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
