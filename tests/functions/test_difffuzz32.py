@@ -37,6 +37,12 @@ SAMPLE = 4
 the shared machine); the others are marked ``slow`` (``-m "slow or not slow"``: all)."""
 
 
+def _out_of_memory(case: dict) -> bool:
+    """Flink's JVM ran out of memory on it (REPEAT / LPAD / RPAD to 2147483647 characters): no answer
+    to compare with, and building the string here takes gigabytes; not replayed."""
+    return "OutOfMemoryError" in case.get("error", "")
+
+
 def _in_default_suite(n: int, case: dict) -> bool:
     return n % SAMPLE == 0 or _key(case) in KNOWN
 
@@ -49,12 +55,12 @@ def ours(request, tmp_path_factory) -> dict[str, tuple]:
     selected = {_key(item.callspec.params["case"]) for item in request.session.items
                 if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__}
     every = os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write"
-    out = replay(CASES if every else [c for c in CASES if _key(c) in selected], tmp_path_factory, GROUP,
-                 batched=True)
+    run = [c for c in CASES if (every or _key(c) in selected) and not _out_of_memory(c)]
+    out = replay(run, tmp_path_factory, GROUP, batched=True)
     if every:
         failed = [v for v in out.values() if v[0] == "batch failed"]
         assert not failed, f"not rewriting {KNOWN_FILE.name}: {len(failed)} cases were not compared"
-        found = {_key(c): verdict(c, out[_key(c)]) for c in CASES if "skipped" not in c}
+        found = {_key(c): verdict(c, out[_key(c)]) for c in run if "skipped" not in c}
         known = {k: KNOWN.get(k) or f"not fixed yet: {v.split(':')[0]}" for k, v in found.items() if v}
         KNOWN_FILE.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return out
@@ -76,4 +82,6 @@ def test_the_campaign_is_generator_version_4s():
 @pytest.mark.parametrize("case", [pytest.param(c, id=_key(c)[:120], marks=() if _in_default_suite(n, c) else
                                                pytest.mark.slow) for n, c in enumerate(CASES)])
 def test_case(ours, case):
+    if _out_of_memory(case):
+        pytest.skip(f"no answer of Flink's: {case['error'][:120]}")
     check(case, ours[_key(case)], KNOWN)
