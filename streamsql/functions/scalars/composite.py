@@ -146,28 +146,7 @@ def _compare(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
         t = type_of(n.this)
     if isinstance(n, (exp.EQ, exp.NEQ)) and t.name in ("ARRAY", "MAP"):
         return _collection_equals(n, t), SqlType("BOOLEAN")
-    if isinstance(n, exp.EQ) and t.name == "ROW":
-        return _row_equals(n, [name for name, _ in t.fields]), SqlType("BOOLEAN")
     return n, SqlType("BOOLEAN")
-
-
-def _row_equals(n: exp.EQ, names: list[str]) -> exp.Expression:
-    """ROW ``=`` as Flink 2.3, field by field (``names``: the fields of both sides' one ROW type).
-
-    Two NULL fields are equal, a NULL field on one side only makes the field's comparison NULL, the
-    fields' answers ANDed (``ROW(-3, ',') = ROW(NULL, ',')`` is NULL, ``ROW(1, NULL) = ROW(1, NULL)``
-    true); DuckDB's STRUCT ``=`` gave false. ``<>`` stays DuckDB's, a NULL field a value
-    (``ROW(NULL, NULL) <> ROW(NULL, 'abc')`` is true in Flink 2.3 too).
-    """
-    left, right = _sql(n.this), _sql(n.expression)
-    fields = []
-    for name in names:  # both sides are of one ROW type, with these field names
-        key = "'" + name.replace("'", "''") + "'"
-        a, b = f"struct_extract({left}, {key})", f"struct_extract({right}, {key})"
-        fields.append(f"(CASE WHEN {a} IS NULL AND {b} IS NULL THEN true "
-                      f"WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE {a} = {b} END)")
-    equal = f"CASE WHEN {left} IS NOT NULL AND {right} IS NOT NULL THEN {' AND '.join(fields)} END"
-    return sql_node(f"({equal})")
 
 
 def _collection_equals(n: exp.EQ | exp.NEQ, t: SqlType) -> exp.Expression:
