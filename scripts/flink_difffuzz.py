@@ -149,12 +149,13 @@ def _run(flink: Flink, exprs: list[str], group_by: str | None, out: dict, emit) 
 
 
 def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=None,
-             zone: str | None = None) -> list[dict]:
+             zone: str | None = None, run_group: int = RUN_GROUP) -> list[dict]:
     """Flink's record of each expression (see the module docstring).
 
     ``emit(record)`` is called with each one as soon as it is final (the refused ones after
     planning, the others after their job). ``zone``: the session time zone of ``flink``, recorded
-    with each case when it is not UTC.
+    with each case when it is not UTC. ``run_group``: expressions per job (1 for those expected to
+    fail their job: a failing group is split in four, down to one, each split a job).
     """
     out: dict[str, dict] = {}
 
@@ -172,8 +173,8 @@ def evaluate(flink: Flink, exprs: list[str], group_by: str | None = None, emit=N
         if "refused" in out[e]:
             done(e)
     valid = [e for e in exprs if "type" in out[e]]
-    for n in range(0, len(valid), RUN_GROUP):
-        _run(flink, valid[n:n + RUN_GROUP], group_by, out, done)
+    for n in range(0, len(valid), run_group):
+        _run(flink, valid[n:n + run_group], group_by, out, done)
     return [record(e) for e in exprs]
 
 
@@ -227,14 +228,14 @@ def worker(items: list[dict], journal: Path, group: int, recycle: int, deadline:
 
         for zone in dict.fromkeys(it.get("zone") for it in items):  # a table environment per time zone
             flink = Flink(capture, Path(tmp), zone)
-            for agg in (False, True):
-                todo = [it["expr"] for it in items
-                        if bool(it.get("aggregate")) == agg and it.get("zone") == zone]
+            for agg, alone in ((False, False), (True, False), (False, True), (True, True)):
+                todo = [it["expr"] for it in items if bool(it.get("aggregate")) == agg
+                        and it.get("zone") == zone and bool(it.get("alone")) == alone]
                 while todo and done < recycle and time.time() < deadline:
                     chunk, todo = todo[:size], todo[size:]
                     jobs = flink.jobs
-                    evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit, zone)
-                    failed = flink.jobs - jobs > 1
+                    evaluate(flink, chunk, fz.AGG_KEY if agg else None, emit, zone, 1 if alone else RUN_GROUP)
+                    failed = flink.jobs - jobs > 1 and not alone
                     size = max(4, size // 2) if failed else min(group, size * 2)
                     done += len(chunk)
             jobs_run += flink.jobs
@@ -288,9 +289,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000, help="scalar expressions")
     p.add_argument("--aggregates", type=int, default=0, help="aggregate calls")
-    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3),
+    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3, 4),
                    help="the generator's version (1: the committed fixture's, 2: widened, "
-                        "3: 2 and the collection functions)")
+                        "3: 2 and the collection functions, 4: 3 and TIME, zones, nested collections, "
+                        "JSON clauses, edges)")
     p.add_argument("--exprs", type=Path, help="evaluate these expressions (one a line; 'AGG ' before an "
                    "aggregate call) instead of generated ones: minimising a difference")
     p.add_argument("--out", type=Path)
@@ -298,6 +300,12 @@ def main(argv: list[str]) -> int:
                    "and the regression expressions (tests/functions/difffuzz_regressions.txt)")
     p.add_argument("--add-regressions", action="store_true", help="add to the committed fixture the "
                    "regression expressions it does not hold yet (the rest is kept as it is)")
+    p.add_argument("--partial", action="store_true", help="write the document of the cases done so far "
+                   "(the journal's) even if some are left: 'partial' in the document says how many (use "
+                   "--budget 0 to write it without running Flink)")
+    p.add_argument("--alone", type=Path, help="lines (as --exprs reads them) expected to fail their job "
+                   "(scripts/difffuzz_alone.py): each runs a job of its own, after the others, so that "
+                   "they do not fail the groups of the others (the answers are the same, in fewer jobs)")
     flink_session.add_driver_arguments(p, recycle=300, stall=240, unit="cases")
     p.add_argument("--group", type=int, default=RUN_GROUP, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -319,26 +327,32 @@ def main(argv: list[str]) -> int:
         items = _items(lines)
     for seed, count, aggregates, *version in [] if args.exprs or args.add_regressions else plan:
         v = version[0] if version else 1
-        items += [{"expr": e} for e in fz.generate(seed, count, version=v)]
+        items += _items(fz.generate(seed, count, version=v))  # from version 4, some "TZ=<zone> " lines
         items += [{"expr": e, "aggregate": True} for e in fz.generate_aggregates(seed, aggregates, version=v)]
     if args.fixture or args.add_regressions:
         have = {_line(c) for c in kept + items}
         items += _items([ln for ln in read_lines(REGRESSIONS) if ln not in have])
+    if args.alone:
+        alone = set(read_lines(args.alone))
+        items = [{**it, "alone": True} if _line(it) in alone else it for it in items]
     journal = out.with_name(out.name + ".journal.jsonl")
     started = time.monotonic()
     done = drive(items, journal, args)
     left = sum(_line(it) not in done for it in items)
-    if left:
+    if left and not args.partial:
         print(f"[difffuzz] {left} of {len(items)} cases left after {time.monotonic() - started:.0f} s; "
               f"{journal} keeps the rest: run the same command again to resume", file=sys.stderr)
         return 3
-    cases = kept + [done[_line(it)] for it in items]
+    cases = kept + [done[_line(it)] for it in items if _line(it) in done]
     import pyflink  # its version only (no JVM: the workers ran Flink)
 
     doc = {"generated_by": "scripts/flink_difffuzz.py", "flink": getattr(pyflink, "__version__", "2.3.0"),
            "config": CONFIG, "seeds": plan, "data": fz.data_lines(), "cases": cases}
+    if left:  # --partial: the cases done so far, in their generated order; the journal is kept
+        doc["partial"] = f"{len(items) - left} of {len(items)} cases"
     out.write_text(json.dumps(doc, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-    journal.unlink()
+    if not left:
+        journal.unlink()
     counts = {k: sum(k in c for c in cases) for k in ("rows", "refused", "error", "skipped")}
     print(f"{len(cases)} cases {counts}, {time.monotonic() - started:.0f} s -> {out}", file=sys.stderr)
     return 0

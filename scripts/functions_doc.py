@@ -254,15 +254,19 @@ at the argument that is not (never a guess):
   nullability, as Flink drops that cast (`fs BIGINT METADATA FROM 'file.size'`: `BIGINT NOT
   NULL`; in `fs + 1` it is the declared `BIGINT`: `BIGINT`); other connectors' metadata columns
   are refused (their produced types not checked against Flink yet);
-- a literal: NOT NULL; a string literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
+- a literal (a negative number too: `TYPEOF(-1.5)` is `DECIMAL(2, 1) NOT NULL`): NOT NULL; a string
+  literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
 - `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x` (not to the types
   above whose spelling is not kept, nor ROW, ARRAY, MAP); an integer literal up to BIGINT's range;
-- `x + y`, `x - y`, `x * y` over numbers (Flink's result type) and the comparisons
+- `x + y`, `x - y`, `x * y`, `x % y` (`MOD`) over numbers (Flink's result type) and the comparisons
   `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
 - `IS [NOT] NULL`, `IS [NOT] TRUE` ..., `IS [NOT] DISTINCT FROM`: `BOOLEAN NOT NULL`; `NOT`, `AND`,
   `OR`: nullable iff an operand is;
+- `NULLIF(x, y)`: `x`'s type, nullable (Calcite's ARG0_FORCE_NULLABLE);
 - `CASE`, `IF`, `COALESCE` over values of one type, integers of several widths, or `STRING` with
-  `CHAR(n)`/`VARCHAR(n)`: that type (the widest integer, `STRING`); `CASE` nullable iff a value is
+  `CHAR(n)`/`VARCHAR(n)`: that type (the widest integer, `STRING`); over other mixes but strings,
+  bytes and composites (DECIMALs, DOUBLE with integers, DATE with TIMESTAMP): the type the query
+  computes them in, Flink's (difffuzz campaign 32); `CASE` nullable iff a value is
   (without `ELSE`: NULL), `IF` iff any argument is (its condition too), `COALESCE` iff every
   argument is (`COALESCE(ms, 0)` is `BIGINT NOT NULL`);
 - a call, over such arguments, of a function whose result type and NULL behaviour ("NULL if any

@@ -558,9 +558,19 @@ _VERSIONS = {1: (KINDS, COLUMN_KINDS, LITERALS, CAST_TARGETS, BY_KIND, LISTS),
              3: (KINDS3, COLUMN_KINDS2, LITERALS2, CAST_TARGETS2, BY_KIND3, LISTS2)}
 
 
+def _version(version: int) -> tuple:
+    """The lists of generator ``version`` (4 lives in ``difffuzz_v4``, which builds on these)."""
+    if version == 4:
+        from tests.functions import difffuzz_v4
+
+        return difffuzz_v4.VERSION4
+    return _VERSIONS[version]
+
+
 class Generator:
     """Random expressions of a kind; ``seed`` fixes the sequence, ``version`` the lists drawn from
-    (1: the original generator, 2: the widened one, 3: 2 and the collection functions)."""
+    (1: the original generator, 2: the widened one, 3: 2 and the collection functions, 4: 3 and
+    TIME, zones, nested collections, JSON clauses, edges: ``difffuzz_v4``)."""
 
     def __init__(self, seed: int, max_depth: int = 3, version: int = 1):
         """A generator of expressions nested up to ``max_depth`` calls deep."""
@@ -568,7 +578,12 @@ class Generator:
         self.max_depth = max_depth
         self.version = version
         (self.kinds, self.columns, self.literals, self.cast_targets, self.by_kind,
-         self.lists) = _VERSIONS[version]
+         self.lists) = _version(version)
+        self.fresh, self.fresh_share = {}, 0.0  # version 4: its own templates, drawn more often
+        if version >= 4:
+            from tests.functions import difffuzz_v4
+
+            self.fresh, self.fresh_share = difffuzz_v4.FRESH4, difffuzz_v4.FRESH
 
     def leaf(self, kind: str) -> str:
         """A column (more often) or a literal of ``kind``."""
@@ -591,21 +606,25 @@ class Generator:
             target = self.rnd.choice(self.cast_targets[kind])
             fn = "TRY_CAST" if self.rnd.random() < 0.25 else "CAST"
             return f"{fn}({self.expr(source, depth + 1)} AS {target})"
-        template, args = self.rnd.choice(self.by_kind[kind])[1:]
+        fresh = self.fresh.get(kind)
+        if fresh and self.rnd.random() < self.fresh_share:
+            template, args = self.rnd.choice(fresh)[1:]
+        else:
+            template, args = self.rnd.choice(self.by_kind[kind])[1:]
         return self.fill(template, args, depth)
 
     def fill(self, template: str, args: list[str], depth: int) -> str:
         """``template`` with generated arguments of ``args``' kinds and its literal slots chosen."""
-        first = None
+        kinds: list[str] = []
         values = []
         for a in args:
-            if a == "=0":
-                a = first
+            if a.startswith("="):  # the kind of an earlier argument ("=0": the first's)
+                a = kinds[int(a[1:])]
             elif a == "ANY":
                 a = self.rnd.choice(self.kinds)
             elif a == "NUM":
                 a = self.rnd.choice(NUMERIC)
-            first = first or a
+            kinds.append(a)
             e = self.expr(a, depth + 1)
             values.append(e if _simple(e) else f"({e})")
         text = _SLOT.sub(lambda m: _braced(self.rnd.choice(self.lists[m.group(1)])), template)
@@ -646,15 +665,23 @@ def _simple(e: str) -> bool:
 
 def generate(seed: int, count: int, ill_typed: float = 0.1, version: int = 1) -> list[str]:
     """``count`` distinct expressions of seed ``seed`` (generator ``version``); about ``ill_typed``
-    of them mutated."""
+    of them mutated. From version 4 some are lines ``TZ=<zone> <expr>``: evaluated in that session
+    time zone (``scripts/flink_difffuzz.py`` reads them as its ``--exprs`` lines)."""
     g = Generator(seed, version=version)
+    top, zoned, zones = g.kinds, 0.0, []
+    if version >= 4:
+        from tests.functions import difffuzz_v4 as v4
+
+        top, zoned, zones = v4.TOP_KINDS4, v4.ZONED, v4.ZONES
     out: dict[str, None] = {}
     tries = 0
     while len(out) < count and tries < count * 20:
         tries += 1
-        e = g.expr(g.rnd.choice(g.kinds))
+        e = g.expr(g.rnd.choice(top))
         if g.rnd.random() < ill_typed:
             e = g.mutate(e)
+        if zoned and g.rnd.random() < zoned:
+            e = f"TZ={g.rnd.choice(zones)} {e}"
         if len(e) <= 400:
             out[e] = None
     return list(out)

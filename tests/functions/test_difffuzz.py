@@ -100,11 +100,21 @@ class Ours:
         return fz.insert_script(f"sink{self.sinks}", [c["expr"] for c in cases], [c["type"] for c in cases],
                                 group_by or "id", group_by)
 
-    def plan(self, cases: list[dict]) -> None:
-        """Record ("refused", msg) for the cases our planner refuses (groups halved on failure)."""
-        ddl, insert = self._statements(cases)
+    def plan(self, cases: list[dict], typed: bool = True) -> None:
+        """Record ("refused", msg) for the cases our planner refuses (groups halved on failure).
+
+        ``typed``: the print job's INSERT into a sink of Flink's types is planned; else (cases
+        Flink refused, which have no type) ``SELECT`` of the expressions.
+        """
         try:
-            self.env.execute_sql(ddl)
+            if typed:
+                ddl, insert = self._statements(cases)
+                self.env.execute_sql(ddl)
+            else:
+                group_by = fz.AGG_KEY if cases[0].get("aggregate") else None
+                items = ", ".join(f"{c['expr']} AS c{n}" for n, c in enumerate(cases))
+                insert = (f"SELECT {group_by or 'id'}, {items} FROM {fz.TABLE_NAME}"
+                          + (f" GROUP BY {group_by}" if group_by else ""))
             self.env.execute_sql("EXPLAIN " + insert)
         except Exception as e:  # noqa: BLE001  (anything but a StreamSQLError is a crash: recorded)
             if len(cases) == 1:
@@ -112,8 +122,8 @@ class Ours:
                 self.out[_key(cases[0])] = ("crash" if crash else "refused", f"{type(e).__name__}: {e}")
                 return
             mid = len(cases) // 2
-            self.plan(cases[:mid])
-            self.plan(cases[mid:])
+            self.plan(cases[:mid], typed)
+            self.plan(cases[mid:], typed)
 
     def query(self, case: dict) -> tuple:
         """Our outcome of a case Flink refused: ("refused", msg) at planning, ("error", msg) from the
@@ -193,6 +203,39 @@ class Ours:
                                           for k, v in sorted(table.items(), key=lambda kv: int(kv[0]))})
 
 
+def replay(run: list[dict], tmp_path_factory, group: int = RUN_GROUP,
+           batched: bool = False) -> dict[str, tuple]:
+    """StreamSQL's outcome (see :class:`Ours`) of each case of ``run``, by :func:`_key`.
+
+    Flink's answered cases run ``group`` to a job, a case whose job failed in Flink a job of its own
+    (expected to fail), one Flink refused a query of its own, unless ``batched`` (a whole campaign's
+    replay in the default suite): then the refused ones are planned ``group`` at a time, halving a
+    group our planner refuses, and only the cases our planner takes run a query each.
+    """
+    out: dict[str, tuple] = {}
+    for zone in dict.fromkeys(c.get("zone") for c in run):  # an environment per session time zone
+        o = Ours(tmp_path_factory.mktemp("difffuzz"), zone)
+        cases = [c for c in run if c.get("zone") == zone]
+        try:
+            typed = [c for c in cases if "type" in c]
+            for part in _each([c for c in typed if "rows" in c], group):
+                o.run(part)
+            for c in typed:  # Flink's job failed: a job each (expected to fail here too)
+                if _key(c) not in o.out:
+                    o.run([c])
+            refused = [c for c in cases if "refused" in c]
+            if batched:
+                for part in _each(refused, group):
+                    o.plan(part, typed=False)
+            for c in refused:
+                if _key(c) not in o.out:
+                    o.out[_key(c)] = o.query(c)
+        finally:
+            o.env.close()
+        out.update(o.out)
+    return out
+
+
 def _each(cases: list[dict], size: int):
     """``cases`` in groups of at most ``size``, scalar and aggregate cases apart."""
     for agg in (False, True):
@@ -210,23 +253,7 @@ def ours(request, tmp_path_factory) -> dict[str, tuple]:
                 if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__}
     every = "STREAMSQL_DIFFFUZZ" in os.environ or os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write"
     run = CASES if every else [c for c in CASES if _key(c) in selected]
-    out: dict[str, tuple] = {}
-    for zone in dict.fromkeys(c.get("zone") for c in run):  # an environment per session time zone
-        o = Ours(tmp_path_factory.mktemp("difffuzz"), zone)
-        cases = [c for c in run if c.get("zone") == zone]
-        try:
-            typed = [c for c in cases if "type" in c]
-            for group in _each([c for c in typed if "rows" in c], RUN_GROUP):
-                o.run(group)
-            for c in typed:  # Flink's job failed: a job each
-                if _key(c) not in o.out:
-                    o.run([c])
-            for c in cases:
-                if "refused" in c:
-                    o.out[_key(c)] = o.query(c)
-        finally:
-            o.env.close()
-        out.update(o.out)
+    out = replay(run, tmp_path_factory)
     if "STREAMSQL_DIFFFUZZ" in os.environ:
         _report(out)
     if os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write":
@@ -282,9 +309,14 @@ def _report(out: dict[str, tuple]) -> None:
 @pytest.mark.parametrize("case", [pytest.param(c, id=_key(c)[:120], marks=() if _in_default_suite(c) else
                                                pytest.mark.slow) for c in CASES])
 def test_case(ours, case):
+    check(case, ours[_key(case)], KNOWN)
+
+
+def check(case: dict, got: tuple, known: dict[str, str]) -> None:
+    """Fail (or xfail, for a case of ``known``) unless StreamSQL's outcome ``got`` agrees with Flink's
+    record ``case``; skip a case without Flink's answer or whose replay batch failed elsewhere."""
     if "skipped" in case:  # the Flink driver could not get Flink's answer (its worker died on it)
         pytest.skip(f"no answer of Flink's: {case['skipped']}")
-    got = ours[_key(case)]
     if got[0] == "batch failed":  # the replay failed: one failure per batch, with its cause
         _, cause, first = got
         if first == _key(case):
@@ -292,9 +324,9 @@ def test_case(ours, case):
                         pytrace=False)
         pytest.skip(f"not compared: the replay of its batch failed (reported by the case {first[:80]!r})")
     why = verdict(case, got)
-    if _key(case) in KNOWN:
-        assert why, f"fixed: remove it from KNOWN ({KNOWN[_key(case)]})"
-        pytest.xfail(f"{KNOWN[_key(case)]}: {why}")
+    if _key(case) in known:
+        assert why, f"fixed: remove it from the known list ({known[_key(case)]})"
+        pytest.xfail(f"{known[_key(case)]}: {why}")
     assert why is None, why
 
 

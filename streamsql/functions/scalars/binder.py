@@ -259,6 +259,9 @@ def _operator_type(n: exp.Expression) -> SqlType | None:
         return SqlType("BYTES", len(n.this) // 2, padded=True)
     if isinstance(n, exp.Literal):
         return _literal_type(n)
+    if isinstance(n, exp.Neg) and isinstance(n.this, exp.Literal) and not n.this.is_string:
+        # Calcite's parser folds the sign into the literal: -2147483648 is an INT in Flink 2.3
+        return _number_type("-" + n.this.this)
     if isinstance(n, (exp.Paren, exp.Neg)):
         return type_of(n.this)
     if isinstance(n, (exp.Cast, exp.TryCast)):
@@ -272,9 +275,12 @@ def _operator_type(n: exp.Expression) -> SqlType | None:
 
 
 def _literal_type(n: exp.Literal) -> SqlType:
-    if n.is_string:
-        return SqlType("STRING")
-    text = n.this.lower()
+    return SqlType("STRING") if n.is_string else _number_type(n.this)
+
+
+def _number_type(text: str) -> SqlType:
+    """The type of a numeric literal written ``text`` (a sign included), as Calcite's."""
+    text = text.lower()
     if "e" in text:
         return SqlType("DOUBLE")
     if "." in text:

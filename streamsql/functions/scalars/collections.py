@@ -581,7 +581,8 @@ def str_to_map(c: Call) -> exp.Expression:
     """The map of the text's ``key=value`` pairs (a pair without the delimiter: a NULL value).
 
     As Flink's ``SqlFunctionUtils.strToMap``: pairs split with Java's ``String.split`` (trailing
-    empty pairs dropped), each pair at its first key-value delimiter; a later pair of the same
+    empty pairs dropped), each pair at its first key-value delimiter (an empty delimiter: after the
+    first character, as Java's split skips an empty match at the start); a later pair of the same
     key replaces the earlier one's value. Flink puts the pairs into a ``java.util.HashMap`` sized
     for their number (``CollectionUtil.newHashMapWithExpectedSize``: 5 pairs, 8 buckets) and
     builds the MAP in its iteration order, which CAST to STRING, MAP_KEYS, a JSON sink show: the
@@ -592,6 +593,12 @@ def str_to_map(c: Call) -> exp.Expression:
     head = "regexp_extract(__q, '(?s)^(.*?)(?:' || {2} || ')', %d)"
     entry = (f"struct_pack(key := CASE WHEN regexp_matches(__q, {{2}}) THEN {head % 1} ELSE __q END, "
              f"value := CASE WHEN regexp_matches(__q, {{2}}) THEN substr(__q, length({head % 0}) + 1) END)")
+    # an empty key-value delimiter: Java's split skips the empty match at the start, so the key is the
+    # first character and the value the rest (Flink 2.3: STR_TO_MAP('a', ',', '') is {a=}), an empty
+    # pair is a key '' without a value
+    empty = ("struct_pack(key := CASE WHEN __q = '' THEN '' ELSE substr(__q, 1, 1) END, "
+             "value := CASE WHEN __q <> '' THEN substr(__q, 2) END)")
+    entry = f"CASE WHEN {{2}} = '' THEN {empty} ELSE {entry} END"
     entries = f"list_transform({_java_split('{0}', '{1}')}, lambda __q: {entry})"
     # each key once, where it first occurs, with the value of its last pair (as a map's put)
     once = ("list_transform(list_filter(__m, lambda __y, __j: list_position(__k, __y['key']) = __j), "

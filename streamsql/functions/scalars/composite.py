@@ -133,8 +133,17 @@ def _compare(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
     DuckDB compares STRUCTs by field name, so ``p = ROW(1, 'a')`` (fields ``EXPR$0, EXPR$1``)
     would never be equal; Flink compares ROWs field by field.
     """
-    n.set("expression", _like(n, n.this, n.expression))
-    t = type_of(n.this)
+    left, right = type_of(n.this), type_of(n.expression)
+    t = common_type([left, right]) if left is not None and right is not None \
+        and left.name == right.name and len(left.children) == len(right.children) else None
+    if t is not None and t.name == "ROW" and t != left:  # field by field in their common types, as
+        # Flink (ROW(CAST(-3 AS SMALLINT), 'a') = ROW(123.456 - b, 'a') compares DECIMALs; the right
+        # side was cast to the left's SMALLINT, failing the job)
+        n.set("this", sql_node(duckdb_cast(n.this.sql(dialect="duckdb"), left, t)))
+        n.set("expression", sql_node(duckdb_cast(n.expression.sql(dialect="duckdb"), right, t)))
+    else:
+        n.set("expression", _like(n, n.this, n.expression))
+        t = type_of(n.this)
     if isinstance(n, (exp.EQ, exp.NEQ)) and t.name in ("ARRAY", "MAP"):
         return _collection_equals(n, t), SqlType("BOOLEAN")
     return n, SqlType("BOOLEAN")

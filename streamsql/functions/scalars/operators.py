@@ -75,6 +75,7 @@ from streamsql.functions.scalars.registry import (
     fail_sql,
     java_instant,
     session_zone,
+    sql_node,
     sql_string,
     template,
     time_operand,
@@ -148,6 +149,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
+    if isinstance(n, exp.Cast) and t is not None and t.is_composite:
+        source = type_of(n.this)
+        if source is not None and source.name == t.name and source != t:
+            # ROW fields by position, as Flink's CAST (DuckDB casts STRUCTs by name: CAST(ROW(s, dt)
+            # AS ROW<a STRING, b DATE>) failed, its fields being EXPR$0, EXPR$1)
+            return sql_node(duckdb_cast(n.this.sql(dialect="duckdb"), source, t)), t
     if isinstance(n, exp.Paren) and isinstance(n.this, exp.Interval):  # (INTERVAL ... * k) * 2
         return n.this, t
     if isinstance(n, exp.Mul):
@@ -262,6 +269,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         if inner is not None and inner.name in _FRACTIONAL:
             n.set("this", exp.func("trunc", n.this))
         return n, t
+    if isinstance(n, exp.Neg) and isinstance(n.this, exp.Literal) and t is not None and t.name == "INT" \
+            and n.this.this == "2147483648":  # an INT literal in Flink 2.3; DuckDB's -2147483648 is a BIGINT
+        return exp.Cast(this=n, to=exp.DataType.build("INTEGER")), t
     if isinstance(n, exp.Neg) and t is not None and t.name in java_ints.BITS \
             and not isinstance(n.this, exp.Literal):  # a literal stays one (a[-1] is checked as such)
         # Java's -x: -(-2147483648) is -2147483648 (DuckDB fails)

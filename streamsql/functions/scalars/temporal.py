@@ -341,7 +341,8 @@ def timestampdiff(c: Call) -> exp.Expression:
     """TIMESTAMPDIFF(unit, a, b): whole ``unit`` elapsed from a to b, truncated toward zero.
 
     A count of a unit of time is computed in a long and cut to the INT result as Java's ``(int)``
-    (Flink 2.3: TIMESTAMPDIFF(SECOND, 1900-01-01, 2024-01-01) is -381911296); see
+    (Flink 2.3: TIMESTAMPDIFF(SECOND, 1900-01-01, 2024-01-01) is -381911296), WEEK from those
+    seconds, cut, divided by 604,800 (627 weeks from 2024-01-31 back to 1900-01-01); see
     :mod:`.time_units` for MILLISECOND, MICROSECOND, NANOSECOND, EPOCH, DECADE, CENTURY,
     MILLENNIUM, DOW, DOY, ISODOW and ISOYEAR.
     """
@@ -353,6 +354,9 @@ def timestampdiff(c: Call) -> exp.Expression:
             raise c.fail(msg)
         return template(between, *c.args)
     millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
+    if unit == "WEEK":  # Calcite's WEEK is seconds / 604,800, the seconds cut to an INT first (Flink 2.3:
+        # TIMESTAMPDIFF(WEEK, TIMESTAMP '2024-01-31 23:59:59.999', TIMESTAMP '1900-01-01 00:00:00') is 627)
+        return template(f"({java_ints.java_int(f'({millis} // 1000)')} // 604800)", *c.args)
     if unit in _MS or unit in time_units.DIFF_MILLIS:
         cut = java_ints.java_long if unit == "NANOSECOND" else java_ints.java_int
         return template(cut(time_units.millis_diff(unit, millis, _MS)), *c.args)

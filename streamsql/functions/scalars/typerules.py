@@ -97,6 +97,9 @@ def arithmetic(op: str, a: SqlType | None, b: SqlType | None) -> SqlType | None:
         s = max(6, s1 + p2 + 1)
         return _adjust(p1 - s1 + s2 + s, s)
     s = max(s1, s2)
+    if s == 0:  # Calcite's deriveDecimalModType: of two scales 0, the divisor's type (Flink 2.3:
+        # CAST(x AS DECIMAL(38, 0)) % 7 is an INT)
+        return SqlType(b.name, b.precision, b.scale) if b.name == "DECIMAL" else SqlType(b.name)
     return _adjust(min(p1 - s1, p2 - s2) + s, s)
 
 
