@@ -4,7 +4,7 @@ Flink's code generator (``RandCallGen``) gives a call with a literal seed one ``
 per call site, created with the seed when the operator opens and advanced by each row the call is
 evaluated on; a seed that is not a literal makes a ``new java.util.Random(seed)`` per row (its
 first value). Each query runs at parallelism 1 (one task: one Random per call site); the rows
-and their values, or Flink's error, go to ``tests/functions/flink_rand.json``, which
+(``[kind, cell, ...]``) or Flink's error go to ``tests/functions/flink_rand.json``, which
 ``tests/functions/test_java_random.py`` replays::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_rand.py
@@ -38,17 +38,22 @@ QUERIES = [
     "SELECT x, r, i FROM (SELECT x, RAND(42) AS r, RAND_INTEGER(42, 1500000000) AS i FROM g) "
     "WHERE MOD(x, 250) = 0",
     "SELECT x, RAND_INTEGER(42, 1500000000), RAND(3) FROM g WHERE RAND(7) < 0.01",
+    f"SELECT SUM(RAND_INTEGER(42, 10)) FROM {SIX}",
+    "SELECT x, RAND_INTEGER(42, 10) FROM (VALUES (1), (2), (3)) AS t(x) UNION ALL "
+    "SELECT x, RAND_INTEGER(42, 10) FROM (VALUES (4), (5)) AS t(x)",
+    "SELECT * FROM (VALUES (RAND_INTEGER(42, 10)), (RAND_INTEGER(42, 10))) AS t(x)",
 ]
 
 
 def main() -> None:
+    """Run every query of :data:`QUERIES` on Flink and write :data:`OUT`."""
     t = table_env(utc=True)
     for s in SETUP:
         t.execute_sql(s)
     out = []
     for q in QUERIES:
         try:
-            out.append({"query": q, "rows": collect(t, q)})
+            out.append({"query": q, "rows": collect(t, q, kinds=True)})
         except Exception as e:  # noqa: BLE001 - Flink's error is the answer recorded
             out.append({"query": q, "error": error_text(e)})
         print(json.dumps(out[-1])[:300])

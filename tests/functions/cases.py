@@ -887,8 +887,6 @@ REFUSED = {
                                                               "(Flink silently takes GMT)",
     "TO_TIMESTAMP_LTZ('2024-02-30 00:00:00')": "a day past the month's end fails the job (Flink moves it to "
                                                "the month's last day)",
-    "RAND(42)": "Flink replays java.util.Random's sequence for a seed; not reproduced",
-    "RAND_INTEGER(42, 10)": "Flink replays java.util.Random's sequence for a seed; not reproduced",
     "JSON_STRING(TIME '12:34:56.5')": "Flink refuses a TIME argument while planning; refused when the job "
                                       "runs",
     "JSON_ARRAY(TIME '12:34:56')": "Flink's code generator refuses a TIME; refused when the job runs",
