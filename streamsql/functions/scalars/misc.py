@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.functions.scalars.registry import Call, fail_sql, fixed, scalar, session_database, template
+from streamsql.functions.scalars.registry import (
+    Call,
+    fail_sql,
+    fixed,
+    scalar,
+    session_database,
+    sql_string,
+    template,
+)
 from streamsql.functions.scalars.seeded_random import seeded
 
 
@@ -54,3 +62,31 @@ def current_database(c: Call) -> exp.Expression:
     gives ``db2``, temporary or catalog view alike, as Flink 2.3: ``tests/sql/test_flink_query_gaps.py``).
     """
     return exp.Literal.string(session_database())
+
+
+SOURCE_WATERMARK_MESSAGE = (
+    "SOURCE_WATERMARK() is a declarative marker function and doesn't have concrete runtime implementation. "
+    "It can only be used as a single expression in a WATERMARK FOR clause in the CREATE TABLE DDL. The "
+    "declaration will be pushed down into a table source that implements the "
+    "'org.apache.flink.table.connector.source.abilities.SupportsSourceWatermark' interface. The source will "
+    "emit system-defined watermarks afterwards. Please check the documentation whether the connector "
+    "supports source watermarks.")
+"""Flink 2.3's error of SOURCE_WATERMARK() evaluated (``SourceWatermarkFunction``), word for word."""
+
+
+@scalar("SOURCE_WATERMARK", group="misc", sig=((),), result=fixed("TIMESTAMP_LTZ", 3), deterministic=False,
+        nulls="never evaluated: fails the job",
+        differences="no connector here has watermarks of its own (Flink's SupportsSourceWatermark: "
+                    "neither has datagen, filesystem nor Kafka), so a table declaring it fails the job "
+                    "reading it at its first row, with Flink's message")
+def source_watermark(c: Call) -> exp.Expression:
+    """The watermark a source emits itself, as Flink 2.3.
+
+    Accepted in a WATERMARK FOR clause and in EXPLAIN, but evaluating it fails the job with
+    :data:`SOURCE_WATERMARK_MESSAGE`, as Flink's datagen, filesystem and Kafka tables do (none
+    implements ``SupportsSourceWatermark``; checked on PyFlink by
+    ``scripts/flink_source_watermark.py``).
+    """
+    failed = fail_sql(sql_string(SOURCE_WATERMARK_MESSAGE))
+    # random() keeps DuckDB from folding the failure while the query is planned
+    return template(f"CAST(CASE WHEN random() >= 0 THEN {failed} END AS TIMESTAMPTZ)")

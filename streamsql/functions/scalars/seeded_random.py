@@ -107,8 +107,8 @@ def _first_int(seed: pa.ChunkedArray, bound: pa.ChunkedArray) -> pa.Array:
 
 _PER_ROW = register(VectorFunction("__streamsql_rand_per_row", "Function RAND", _first_double, ("INTEGER",),
                                    "DOUBLE", deterministic=False))
-_PER_ROW_INT = register(VectorFunction("__streamsql_rand_integer_per_row", "Function RAND_INTEGER", _first_int,
-                                       ("INTEGER", "INTEGER"), "INTEGER", deterministic=False))
+_PER_ROW_INT = register(VectorFunction("__streamsql_rand_integer_per_row", "Function RAND_INTEGER",
+                                       _first_int, ("INTEGER", "INTEGER"), "INTEGER", deterministic=False))
 
 
 def seeded(c: Call) -> exp.Expression:
@@ -132,7 +132,7 @@ def seeded(c: Call) -> exp.Expression:
 
 
 def uses_seeded(sql: str) -> bool:
-    """Whether DuckDB SQL ``sql`` calls a literal-seed RAND (its evaluator needs :func:`seeded_connection`)."""
+    """Whether DuckDB SQL ``sql`` calls a literal-seed RAND (evaluated on a :func:`seeded_connection`)."""
     return RAND_SEEDED in sql
 
 
