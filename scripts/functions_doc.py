@@ -229,6 +229,14 @@ Python user-defined functions: [udf.md](udf.md).
   applies everywhere: `CAST(ts AS DATE)` of a TIMESTAMP before 1970 is the next day when the time
   is not midnight (Flink divides the epoch milliseconds by a day, truncating, as in EXTRACT), and
   `x + 0` keeps a `-0.0` (Calcite simplifies it to `x`).
+- `RAND(seed)` and `RAND_INTEGER(seed, bound)` give java.util.Random's values, as Flink 2.3's
+  code generator: with a literal seed, one Random per call site and operator instance (per task),
+  seeded when the job starts or restarts (not checkpointed) and advanced by each row the call is
+  evaluated on (the rows a WHERE keeps, for a call in the SELECT list; the rows reaching a CASE
+  branch); with any other seed, a new Random per row, of which the call gives the first value.
+  A NULL argument gives NULL and draws nothing; a bound <= 0 fails the job ("bound must be
+  positive"); a BIGINT argument is refused, in Flink's words (`Unsupported call: RAND(BIGINT)`).
+  Row by row as Flink: `tests/functions/test_java_random.py` (recorded by `scripts/flink_rand.py`).
 - Cases where StreamSQL's answer differs from Flink's on purpose, or where StreamSQL refuses
   what Flink answers, are listed below (from `DIFFERENCES` and `REFUSED` of
   `tests/functions/cases.py`), with the reason; the function tables say the same per function.

@@ -193,14 +193,16 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def connect() -> duckdb.DuckDBPyConnection:
+def connect(overrides: dict[str, VectorFunction] | None = None) -> duckdb.DuckDBPyConnection:
     """A :func:`quiet` DuckDB connection, to a new in-memory database with every registered function.
 
     Each costs ~35 ms of CPU (its catalog with the functions), ~4-8 MiB and threads of its own:
-    most callers want a :func:`cursor` instead.
+    most callers want a :func:`cursor` instead. ``overrides``: functions of this database only, in
+    place of the registered ones of the same names (a function with state of its own).
     """
     con = quiet(duckdb.connect())
-    for f in list(_FUNCTIONS.values()):  # a copy: another thread may register one meanwhile
+    for registered in list(_FUNCTIONS.values()):  # a copy: another thread may register one meanwhile
+        f = (overrides or {}).get(registered.name, registered)
         con.create_function(f.name, _with_arity(f), list(f.params), f.returns, type="arrow",
                             null_handling="special", side_effects=not f.deterministic)
     return con

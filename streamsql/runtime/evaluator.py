@@ -19,6 +19,7 @@ from streamsql.core.names import apart
 from streamsql.functions import python_functions
 from streamsql.functions.scalars.clock import WATERMARK_VARIABLE
 from streamsql.functions.scalars.registry import failure_message
+from streamsql.functions.scalars.seeded_random import seeded_connection, uses_seeded
 from streamsql.plan.query import INPUT_TABLE, QuerySpec, duck_message, executed_arrow
 from streamsql.runtime.numeric_calc import compile_condition, compile_items
 
@@ -49,20 +50,24 @@ class BatchQuery:
         self.items = spec.items
         self.output_schema = spec.output_schema
         self._hidden: dict[tuple[str, ...], str] = {}
+        # RAND(42): this instance's own Randoms, advanced by the rows in order (one query does it all)
+        seeded = uses_seeded(spec.sql())
+        if seeded:
+            self._con = seeded_connection()
         # A projection of plain columns (no WHERE) is an Arrow select: no DuckDB round trip.
         self._columns = spec.column_refs()
         # Without a WHERE, plain columns are taken from the batch; DuckDB computes only the rest.
-        part = None if self._columns is not None else spec.computed_part()
+        part = None if self._columns is not None or seeded else spec.computed_part()
         self._computed = None if part is None else BatchQuery(part)
         self._refs = spec.item_refs()
         # numeric items numpy computes exactly as DuckDB would, without DuckDB's fixed cost per query
-        self._numeric = (None if self._columns is not None or spec.condition is not None
+        self._numeric = (None if self._columns is not None or spec.condition is not None or seeded
                          else compile_items(spec.items, spec.input_schema, spec.duckdb_schema))
         # CURRENT_WATERMARK: the DuckDB variable the query reads, set from the operator's watermark
         self.uses_watermark = WATERMARK_VARIABLE in spec.sql()
         # a numeric WHERE numpy decides as DuckDB would: the rows it keeps, then the items alone over them
         # (not with an unnest item: its rows' origin is tracked through DuckDB's WHERE)
-        plain = spec.condition is not None and not self.uses_watermark and not any(
+        plain = spec.condition is not None and not self.uses_watermark and not seeded and not any(
             "unnest(" in sql.lower() for _, sql in spec.items)
         self._filter = compile_condition(spec.condition, spec.input_schema) if plain else None
         self._projection = None if self._filter is None else BatchQuery(

@@ -441,6 +441,8 @@ CASES = [
     "CHAR_LENGTH(UUID())", "SUBSTRING(UUID(), 15, 1)",
     "RAND() >= 0 AND RAND() < 1", "RAND_INTEGER(10) BETWEEN 0 AND 9", "RAND_INTEGER(1)",
     "RAND_INTEGER(CAST(NULL AS INT))", "RAND(42)", "RAND_INTEGER(42, 10)",
+    "RAND(-1)", "RAND_INTEGER(-7, 1500000000)", "RAND(CAST(NULL AS INT))",
+    "RAND_INTEGER(42, CAST(NULL AS INT))",
     "TO_TIMESTAMP_LTZ('garbage', 'yyyy-MM-dd')", "TO_TIMESTAMP_LTZ('2024-02-30 00:00:00')",
     "CONVERT_TZ('2024-03-10 02:30:00', 'America/New_York', 'UTC')",
     "CONVERT_TZ('2024-11-03 01:30:00', 'America/New_York', 'UTC')",
@@ -895,8 +897,6 @@ REFUSED = {
                                                               "(Flink silently takes GMT)",
     "TO_TIMESTAMP_LTZ('2024-02-30 00:00:00')": "a day past the month's end fails the job (Flink moves it to "
                                                "the month's last day)",
-    "RAND(42)": "Flink replays java.util.Random's sequence for a seed; not reproduced",
-    "RAND_INTEGER(42, 10)": "Flink replays java.util.Random's sequence for a seed; not reproduced",
     "JSON_STRING(TIME '12:34:56.5')": "Flink refuses a TIME argument while planning; refused when the job "
                                       "runs",
     "JSON_ARRAY(TIME '12:34:56')": "Flink's code generator refuses a TIME; refused when the job runs",

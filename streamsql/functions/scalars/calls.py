@@ -47,7 +47,6 @@ FLINK_LISTED_NOT_HERE: dict[str, tuple[str, ...]] = {
     "the VARIANT type": ("PARSE_JSON", "TRY_PARSE_JSON"),
     "structured types": ("OBJECT_OF", "OBJECT_UPDATE"),
     "process table functions and models": ("FROM_CHANGELOG", "TO_CHANGELOG", "ML_PREDICT"),
-    "the SOURCE_WATERMARK() watermark strategy": ("SOURCE_WATERMARK",),
 }
 """Names Flink 2.3's ``SHOW FUNCTIONS`` lists (its SQL names, not the Table API's camelCase ones)
 that StreamSQL's does not, by why: internal ones, written as SQL otherwise (``TRY_CAST(x AS T)``,
