@@ -26,9 +26,8 @@ from streamsql.checkpoint.operators import (
     pruned_upgrades,
     recordable,
 )
-from streamsql.plan.planner import Planner, assign_ids
-from streamsql.plan.state_signature import recorded_signatures, state_signatures
-from streamsql.sql.parser import parse_statement
+from streamsql.plan.state_signature import recorded_signatures
+from tests.plan.test_state_signature import signatures_in
 
 FIXTURES = Path(__file__).parent / "signatures"
 RECORDED = {path.stem: json.loads(path.read_text()) for path in sorted(FIXTURES.glob("*.json"))}
@@ -63,12 +62,7 @@ def today():
     for ddl in next(iter(RECORDED.values()))["ddl"]:
         env.execute_sql(ddl)
 
-    def of(sql: str) -> dict[str, dict]:
-        root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
-        assign_ids([root])
-        return state_signatures([root])
-
-    yield of
+    yield signatures_in(env)
     env.close()
 
 

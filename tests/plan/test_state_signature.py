@@ -52,6 +52,16 @@ def chars(s):
 TABLE_FUNCTIONS = {"words": words, "chars": chars}
 
 
+def signatures_in(env: StreamEnvironment):
+    """A function from an INSERT's text to its plan's state signatures (operator id → signature)."""
+    def of(sql: str) -> dict[str, dict]:
+        root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
+        assign_ids([root])
+        return state_signatures([root])
+
+    return of
+
+
 @pytest.fixture(scope="module")
 def signatures():
     env = StreamEnvironment()
@@ -60,12 +70,7 @@ def signatures():
     for name, fn in TABLE_FUNCTIONS.items():
         env.create_temporary_function(name, fn)
 
-    def of(sql: str) -> dict[str, dict]:
-        root = Planner(env.catalog, env.config).plan_insert(parse_statement(sql))
-        assign_ids([root])
-        return state_signatures([root])
-
-    yield of
+    yield signatures_in(env)
     env.close()
 
 
