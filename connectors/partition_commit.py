@@ -17,7 +17,9 @@ A partition's time comes from its values as Flink's ``DefaultPartTimeExtractor``
 (keys in PARTITIONED BY order, as Java's ``replaceAll``: ``'$dt $hm:00'``), or without one the
 first partition value; that text is read as ``yyyy-M-d[ H:m:s[.fraction]]`` (lenient: month 13 is
 next January), else as a date at midnight — or by ``'partition.time-extractor.timestamp-formatter'``
-(a Java ``DateTimeFormatter`` pattern; the letters ``y M d H m s S`` here). A text neither reads
+(a Java ``DateTimeFormatter`` pattern; the letters ``y M d H m s S`` and ``[...]`` optional
+sections here; resolved as Java's SMART resolver: a day past its month's end is its last day,
+month 13 fails). A text neither reads
 fails the job in Java's words (``Text '...' could not be parsed at index 0``), as Flink's does
 when it next looks at the partition.
 
@@ -27,10 +29,12 @@ Options Flink 2.3 refuses are refused in its words where it checks them at ``CRE
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 import zoneinfo
 from dataclasses import dataclass
+from typing import NoReturn
 
 from streamsql.connectors.partitions import folder_values
 
@@ -229,7 +233,7 @@ def _read(text: str, formatter: str | None) -> dt.datetime:
         fields, at = _match(_formatter_regex(formatter, ""), text)
         if fields is None:
             raise ExecutionError(_parse_words(text, at, unparsed=False))
-        return _lenient(fields)
+        return _smart(fields, text)
     fields, at = _default_fields(text)
     if fields is not None:
         return _lenient(fields)
@@ -284,27 +288,40 @@ _LETTERS = {"y": "y", "u": "y", "M": "M", "d": "d", "H": "H", "m": "m", "s": "s"
 def _formatter_regex(pattern: str, table: str) -> re.Pattern:
     """A regex reading what Java's ``DateTimeFormatter.ofPattern(pattern)`` reads (letters ``yuMdHmsS``).
 
+    ``[...]`` is an optional section (one left open ends with the pattern, as Java's builder).
+
     Raises:
-        ConfigError: another letter, or an unclosed quote.
+        ConfigError: another letter, a reserved character (``#``, ``{``, ``}``), a ``]`` without its
+            ``[``, an unclosed quote, or a letter read twice.
     """
-    out, i = [], 0
+    def refuse(what: str) -> NoReturn:
+        msg = f"Table '{table}': option '{FORMATTER}' = '{pattern}': {what}"
+        raise ConfigError(msg, table=table, option=FORMATTER)
+
+    out, i, depth = [], 0, 0
     while i < len(pattern):
         c = pattern[i]
         if c == "'":
             end = pattern.find("'", i + 1)
             if end < 0:
-                msg = f"Table '{table}': option '{FORMATTER}' = '{pattern}': a quote is not closed"
-                raise ConfigError(msg, table=table, option=FORMATTER)
+                refuse("a quote is not closed")
             out.append(re.escape(pattern[i + 1:end] or "'"))
             i = end + 1
+            continue
+        if c in "#{}":
+            refuse(f"Pattern includes reserved character: '{c}'")  # Java's words
+        if c in "[]":
+            if c == "]" and not depth:
+                refuse("Pattern invalid as it contains ] without previous [")  # Java's words
+            depth += 1 if c == "[" else -1
+            out.append("(?:" if c == "[" else ")?")
+            i += 1
             continue
         if c.isalpha():
             n = len(pattern[i:]) - len(pattern[i:].lstrip(c))
             if c not in _LETTERS:
-                msg = (f"Table '{table}': option '{FORMATTER}' = '{pattern}': the letter '{c}' is not "
-                       f"read here (only {' '.join(_LETTERS)}: year, month, day, hour, minute, second, "
-                       f"fraction)")
-                raise ConfigError(msg, table=table, option=FORMATTER)
+                refuse(f"the letter '{c}' is not read here (only {' '.join(_LETTERS)}: year, month, day, "
+                       f"hour, minute, second, fraction)")
             name = _LETTERS[c]
             if c == "S":
                 group = f"(?P<f>\\d{{{n}}})"
@@ -317,7 +334,10 @@ def _formatter_regex(pattern: str, table: str) -> re.Pattern:
             continue
         out.append(re.escape(c))
         i += 1
-    return re.compile("".join(out))
+    try:
+        return re.compile("".join(out) + ")?" * depth)
+    except re.error as e:
+        refuse(f"a field is read twice ({e})")
 
 
 def _match(regex: re.Pattern, text: str) -> tuple[dict | None, int]:
@@ -348,6 +368,42 @@ def _lenient(f: dict) -> dt.datetime:
     except (ValueError, OverflowError) as e:
         msg = f"Partition time {f} is outside the years StreamSQL reads (1-9999): {e}"
         raise ExecutionError(msg) from e
+
+
+def _smart(f: dict, text: str) -> dt.datetime:
+    """A formatter's fields resolved as ``DateTimeFormatter.ofPattern``'s ``ResolverStyle.SMART``.
+
+    Flink reads ``LocalDateTime.parse(text, formatter)``, else ``LocalDate.parse`` at midnight: a
+    day past its month's end (1-31) is its last day, ``24:00:00`` the next midnight, without an
+    hour the time is midnight; any other field out of its range fails (Java's words).
+
+    Raises:
+        ExecutionError: a field out of range, no year/month/day, or a year outside 1-9999.
+    """
+    def check(field: str, value: int, low: int, high: int, valid: str = "") -> None:
+        if not low <= value <= high:
+            msg = (f"Text '{text}' could not be parsed: Invalid value for {field} (valid values "
+                   f"{valid or f'{low} - {high}'}): {value}")
+            raise ExecutionError(msg)
+
+    if f.get("y") is None or f.get("M") is None or f.get("d") is None:
+        msg = f"Text '{text}' could not be parsed: Unable to obtain LocalDate (no year, month and day read)"
+        raise ExecutionError(msg)
+    year, month, day = int(f["y"]), int(f["M"]), int(f["d"])
+    check("MonthOfYear", month, 1, 12)
+    check("DayOfMonth", day, 1, 31, "1 - 28/31")
+    check("Year (StreamSQL reads years 1 - 9999)", year, 1, 9999)
+    date = dt.datetime(year, month, min(day, calendar.monthrange(year, month)[1]))
+    if f.get("H") is None:
+        return date
+    hour, minute, second = int(f["H"]), int(f.get("m") or 0), int(f.get("s") or 0)
+    micros = int((f.get("f") or "").ljust(6, "0")[:6] or 0)
+    check("MinuteOfHour", minute, 0, 59)  # Java's order: minute, then 24:00, hour, second
+    if hour == 24 and minute == second == micros == 0:
+        return date + dt.timedelta(days=1)
+    check("HourOfDay", hour, 0, 23)
+    check("SecondOfMinute", second, 0, 59)
+    return date.replace(hour=hour, minute=minute, second=second, microsecond=micros)
 
 
 # ---------------------------------------------------------------------------------- trigger
