@@ -7,11 +7,13 @@ a streaming engine). Run::
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_array_agg_distinct_filter.py
 """
 
-import sys
+import ast
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.functions.test_array_agg_distinct_filter import QUERY  # noqa: E402
+TEST = Path(__file__).resolve().parent.parent / "tests" / "functions" / "test_array_agg_distinct_filter.py"
+#: the test's query, read from its source (this runs in PyFlink's venv, without StreamSQL)
+QUERY = next(ast.literal_eval(node.value) for node in ast.parse(TEST.read_text()).body
+             if isinstance(node, ast.Assign) and node.targets[0].id == "QUERY")
 
 
 def main() -> None:
