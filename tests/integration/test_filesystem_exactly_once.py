@@ -17,13 +17,16 @@ import uuid
 
 import pytest
 
-_CHILD = """
+#: the killed child's environment: argv are the source file, output folder, work folder, job name
+_CHILD_ENV = """
 import sys
 from streamsql.environment import StreamEnvironment
 src, out, d, name = sys.argv[1:5]
 env = StreamEnvironment({"execution.checkpointing.dir": d + "/chk", "state.dir": d + "/state",
                          "pipeline.name": name, "execution.checkpointing.interval": "100 ms",
                          "execution.batch-size": "10"})
+"""
+_CHILD = _CHILD_ENV + """
 env.execute_sql(f"CREATE TABLE s (id BIGINT, name STRING) WITH ('connector'='filesystem', 'path'='{src}', "
                 f"'format'='json')")
 env.execute_sql(f"CREATE TABLE d (id BIGINT, name STRING, p INT) PARTITIONED BY (p) WITH ("
@@ -76,13 +79,7 @@ def test_kill_and_restart_writes_each_row_once(tmp_path, fault):
     assert all(os.path.exists(out / p / "_SUCCESS") for p in ("p=0", "p=1", "p=2"))
 
 
-_CHILD_PT = """
-import sys
-from streamsql.environment import StreamEnvironment
-src, out, d, name = sys.argv[1:5]
-env = StreamEnvironment({"execution.checkpointing.dir": d + "/chk", "state.dir": d + "/state",
-                         "pipeline.name": name, "execution.checkpointing.interval": "100 ms",
-                         "execution.batch-size": "10"})
+_CHILD_PT = _CHILD_ENV + """
 env.execute_sql(f"CREATE TABLE s (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
                 f"'connector'='filesystem', 'path'='{src}', 'format'='json')")
 env.execute_sql(f"CREATE TABLE d (id BIGINT, dt STRING, hm STRING) PARTITIONED BY (dt, hm) WITH ("
