@@ -20,6 +20,9 @@ TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
+VARIANT         ``string``, the value's JSON text in Flink's form (keys sorted, numbers as Flink
+                prints them; :mod:`streamsql.functions.scalars.variant`), the type in the
+                field's metadata
 ROW<a T, ...>   ``struct<a: T, ...>`` (field names kept)
 ARRAY<T>        ``list<item: T>``
 MAP<K, V>       ``map<K, V>``
@@ -48,7 +51,7 @@ _ALIASES = {
     "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
-    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
+    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "VARIANT": "VARIANT",
 }
 _COMPOSITE = ("ROW", "ARRAY", "MAP")
 
@@ -59,7 +62,7 @@ class SqlType:
 
     Attributes:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
-            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
+            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES, VARIANT.
         precision: DECIMAL precision, TIME and TIMESTAMP fractional-second precision (0-9), VARCHAR or
             CHAR length (characters), VARBINARY or BINARY length (bytes); None for STRING and
             BYTES (Flink's VARBINARY(2147483647)).
@@ -341,12 +344,12 @@ SQL_TYPE_KEY = b"streamsql.sql_type"
 _ARROW = {
     "STRING": pa.string(), "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(),
     "INT": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
-    "DATE": pa.date32(), "BYTES": pa.binary(),
+    "DATE": pa.date32(), "BYTES": pa.binary(), "VARIANT": pa.string(),
 }
 _DUCK = {
     "STRING": "VARCHAR", "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT",
     "INT": "INTEGER", "BIGINT": "BIGINT", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE",
-    "BYTES": "BLOB",
+    "BYTES": "BLOB", "VARIANT": "VARCHAR",
 }
 
 
