@@ -11,7 +11,10 @@ collected (``DESCRIBE``). ``tests/functions/test_variant.py`` runs the same stat
 How the print lines are captured: as ``scripts/flink_compat.py`` (fd 1 pointed at a scratch file
 before the JVM starts). Streaming mode, parallelism 1, time zone UTC::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_variant.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_variant.py [CASE ...]
+
+Naming cases reruns only those (the others are kept from the file; the DDL steps always run).
+``OBJECTS`` are records whose ``doc`` is a JSON object read into a STRING column (table ``obj``).
 """
 
 from __future__ import annotations
@@ -55,7 +58,18 @@ DOCS = [
     (18, "1.0"),
     (19, "1e0"),
     (20, "[1,]"),
+    (21, '{"b":1,"a":{"d":[],"c":null}}'),
+    (22, "[1" + "0" * 38 + ", 1" + "0" * 37 + ", 0." + "0" * 37 + "1, 1." + "0" * 37 + "]"),
+    (23, "[1, 1.0, 1e0, 1.00, 2, 10, \"1\", \"b\", \"a\", true, false, null]"),
 ]
+#: Records whose ``doc`` is a JSON object read into a STRING column (``id INT, doc STRING``): the
+#: JSON format gives its text, PARSE_JSON reads it (also the Kafka end-to-end test's records).
+OBJECTS = [
+    {"id": 1, "doc": {"user": {"name": "ann", "id": 7}, "tags": ["a", "b"], "n": 2.50}},
+    {"id": 2, "doc": {"user": {"name": "bob"}, "tags": [], "n": 1e3}},
+    {"id": 3, "doc": None},
+]
+OBJECTS_SOURCE = "id INT, doc STRING"
 SOURCE = "k INT, s STRING"
 V = "(SELECT k, TRY_PARSE_JSON(s) AS v FROM src)"
 
@@ -94,10 +108,29 @@ CASES = {
     "access_bigint_index": ("k INT, a VARIANT", f"SELECT k, v[CAST(2 AS BIGINT)] FROM {V} WHERE k = 2"),
     "typeof": ("k INT, t1 STRING, t2 STRING, t3 STRING, t4 STRING, t5 STRING",
                "SELECT k, TYPEOF(TRY_PARSE_JSON(s)), TYPEOF(PARSE_JSON(s)), TYPEOF(TRY_PARSE_JSON(s)['a']), "
-               "TYPEOF(TRY_PARSE_JSON(s)[1]), TYPEOF(PARSE_JSON('1')) FROM src WHERE k = 1"),
+               "TYPEOF(PARSE_JSON('1')), TYPEOF(TRY_PARSE_JSON('1', TRUE)) FROM src WHERE k = 1"),
+    "typeof_index": ("k INT, t STRING", "SELECT k, TYPEOF(PARSE_JSON(s)[1]) FROM src WHERE k = 2"),
     "json_functions": ("k INT, b STRING, a STRING, c BOOLEAN, d DOUBLE, w STRING",
                        f"SELECT k, JSON_VALUE(v, '$.b'), JSON_QUERY(v, '$.a'), JSON_EXISTS(v, '$.c'), "
                        f"JSON_VALUE(v, '$.c.d' RETURNING DOUBLE), JSON_QUERY(v, '$') FROM {V} WHERE k IN (1, 2, 3)"),
+    "json_value": ("k INT, b STRING, d DOUBLE", f"SELECT k, JSON_VALUE(v, '$.b'), JSON_VALUE(v, '$.c.d' RETURNING "
+                   f"DOUBLE) FROM {V} WHERE k IN (1, 2, 3)"),
+    "json_value_decimal": ("k INT, b STRING", f"SELECT k, JSON_VALUE(v, '$[1]') FROM {V} WHERE k = 2"),
+    "json_query": ("k INT, a STRING, w STRING", f"SELECT k, JSON_QUERY(v, '$.a'), JSON_QUERY(v, '$') FROM {V} "
+                   "WHERE k IN (1, 2, 3)"),
+    "json_string_null": ("k INT, n BOOLEAN", f"SELECT k, JSON_STRING(v) IS NULL FROM {V} WHERE k IN (3, 10)"),
+    "json_object": ("k INT, j STRING", f"SELECT k, JSON_OBJECT('v' VALUE v) FROM {V} WHERE k IN (1, 4, 10)"),
+    "json_array": ("k INT, j STRING", f"SELECT k, JSON_ARRAY(v) FROM {V} WHERE k IN (1, 4)"),
+    "is_json": ("k INT, j BOOLEAN", f"SELECT k, v IS JSON FROM {V} WHERE k IN (1, 4)"),
+    "equal_kinds": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN",
+                    f"SELECT k, v[1] = v[2], v[2] = v[4], v[1] = v[3], v[1] = v[7], v[1] <> v[5] FROM {V} WHERE k = 23"),
+    "order_kinds": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN, f BOOLEAN",
+                    f"SELECT k, v[1] < v[5], v[5] < v[6], v[6] < v[7], v[8] < v[9], v[1] < v[8], v[10] < v[11] "
+                    f"FROM {V} WHERE k = 23"),
+    "order_nested": ("k INT, a BOOLEAN, b BOOLEAN", f"SELECT k, v['a'] < v['b'], v['b'] < v['a'] FROM {V} WHERE k = 21"),
+    "objects": ("id INT, v VARIANT, name VARIANT, t2 VARIANT, n VARIANT",
+                "SELECT id, v, v['user']['name'], v['tags'][2], v['n'] FROM (SELECT id, PARSE_JSON(doc) AS v FROM obj)"),
+    "in_list": ("k INT, b BOOLEAN", f"SELECT k, v IN (v, v) FROM {V} WHERE k = 15"),
     "json_string": ("k INT, j STRING", f"SELECT k, JSON_STRING(v) FROM {V} WHERE k IN (1, 4, 10)"),
     "is_null": ("k INT, n BOOLEAN, nn BOOLEAN", f"SELECT k, v IS NULL, v IS NOT NULL FROM {V} WHERE k IN (3, 6, 10)"),
     "equal_self": ("k INT, e BOOLEAN, d BOOLEAN", f"SELECT k, v = v, v IS NOT DISTINCT FROM v FROM {V} "
@@ -151,14 +184,16 @@ DDL = [
 ]
 
 
-def main() -> int:
-    """Run :data:`CASES` and :data:`DDL` on Flink, write :data:`OUT`."""
+def main(names: list[str]) -> int:
+    """Run :data:`CASES` (those named: the others kept from :data:`OUT`) and :data:`DDL`, write :data:`OUT`."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
     capture = Capture()
     with tempfile.TemporaryDirectory(prefix="flink-variant-") as d:
         src = Path(d) / "src.json"
         src.write_text("".join(json.dumps({"k": k, "s": s}) + "\n" for k, s in DOCS), encoding="utf-8")
+        obj = Path(d) / "obj.json"
+        obj.write_text("".join(json.dumps(r) + "\n" for r in OBJECTS), encoding="utf-8")
 
         def session():
             t = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
@@ -166,10 +201,17 @@ def main() -> int:
             t.get_config().set("table.local-time-zone", "UTC")
             t.execute_sql(f"CREATE TABLE src ({SOURCE}) WITH ('connector' = 'filesystem', 'path' = '{src}', "
                           "'format' = 'json')")
+            t.execute_sql(f"CREATE TABLE obj ({OBJECTS_SOURCE}) WITH ('connector' = 'filesystem', "
+                          f"'path' = '{obj}', 'format' = 'json')")
             return t
 
+        known = json.loads(OUT.read_text("utf-8"))["cases"] if names else {}
         cases = {}
         for i, (name, (columns, query)) in enumerate(CASES.items()):
+            if names and name not in names:
+                if name in known:
+                    cases[name] = known[name]
+                continue
             t = session()
             t.execute_sql(f"CREATE TABLE p{i} ({columns}) WITH ('connector' = 'print')")
             start = capture.mark()
@@ -197,11 +239,12 @@ def main() -> int:
             except Exception as e:  # noqa: BLE001
                 ddl.append({"statement": statement, "flink": "error", "error": error_text(e)})
             print(ddl[-1], file=capture.out)
-    OUT.write_text(json.dumps({"flink": "2.3", "source": SOURCE, "docs": DOCS, "cases": cases, "ddl": ddl},
+    OUT.write_text(json.dumps({"flink": "2.3", "source": SOURCE, "docs": DOCS, "objects_source": OBJECTS_SOURCE,
+                               "objects": OBJECTS, "cases": cases, "ddl": ddl},
                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT}", file=capture.out)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

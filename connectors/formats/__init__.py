@@ -139,6 +139,7 @@ def make_decoder(
     """
     f = _checked(format_name, options, table)
     _string_map_keys(format_name, schema, table)
+    _no_variant(format_name, schema, table, writing=False)
     return f.decoder(schema, options, table)
 
 
@@ -148,6 +149,7 @@ def make_encoder(
     """An encoder of ``format_name`` for ``schema``; it checks and raises as :func:`make_decoder`."""
     f = _checked(format_name, options, table)
     _string_map_keys(format_name, schema, table)
+    _no_variant(format_name, schema, table, writing=True)
     return f.encoder(schema, options, table)
 
 
@@ -172,3 +174,27 @@ def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> Non
             raise ConfigError(msg)
         todo += reversed(t.children)
 
+
+
+#: Flink 2.3's words refusing a VARIANT column in its JSON format (scripts/flink_variant.py): its
+#: ``JsonToRowDataConverters`` (reading) and ``RowDataToJsonConverters`` (writing) have no VARIANT.
+_JSON_VARIANT = {False: "Unsupported type: VARIANT", True: "Not support to parse type: VARIANT"}
+
+
+def _no_variant(format_name: str, schema: Schema, table: str | None, writing: bool) -> None:
+    """Refuse a VARIANT column (at any depth): Flink 2.3's formats neither read nor write one.
+
+    Raises:
+        ConfigError: Flink's message for the ``json`` formats, naming the table.
+    """
+    todo = [f.type for f in schema.fields]
+    while todo:
+        t = todo.pop()
+        if t.name == "VARIANT":
+            name = format_name.strip().lower()
+            where = f"Table '{table}': " if table else ""
+            text = _JSON_VARIANT[writing] if "json" in name else \
+                f"The format '{name}' cannot {'write' if writing else 'read'} a VARIANT column (as Flink 2.3's)"
+            msg = f"{where}{text}; PARSE_JSON reads a VARIANT from a STRING column"
+            raise ConfigError(msg)
+        todo += t.children

@@ -292,6 +292,8 @@ def _arithmetic(n: exp.Expression, op: str) -> None:
 
 
 def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
+    if _variant_comparison(n, op):
+        return
     if _apart(_operand_family(n.this), _operand_family(n.expression)):
         raise _binary(n, op, "COMPARABLE_TYPE")
     lt, rt = type_of(n.this), type_of(n.expression)
@@ -309,6 +311,34 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
         if other.name in _TIMES or (cast and other.name == "BOOLEAN"):  # Flink: CAST(name AS TIMESTAMP(3))
             _cast_strings(n, ("this", "expression"), other)
         return
+
+
+CONSTANT_VARIANT = "constant_variant"
+"""Meta flag of a compiled PARSE_JSON / TRY_PARSE_JSON over literals (Flink folds it to a constant)."""
+
+
+def _variant_comparison(n: exp.Expression, op: str) -> bool:
+    """Check a comparison with a VARIANT operand; False when neither operand is one.
+
+    Two VARIANTs compare (their values: the text Flink writes, see :mod:`.variant`). Flink 2.3
+    cannot compare a VARIANT with a constant one (``v = PARSE_JSON('1')``: its planner folds the
+    call into a literal and fails with "No assign rules for VARIANT defined"), nor with a value of
+    another type.
+
+    Raises:
+        FunctionError: those, in Flink's words.
+    """
+    lt, rt = type_of(n.this), type_of(n.expression)
+    names = [t.name if _known(t) else None for t in (lt, rt)]
+    if "VARIANT" not in names:
+        return False
+    if None not in names and names[0] != names[1]:
+        raise _binary(n, op, "COMPARABLE_TYPE")
+    constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]
+    if constant[0] != constant[1]:
+        msg = "No assign rules for VARIANT defined (Flink 2.3 compares no VARIANT with PARSE_JSON of a literal)"
+        raise FunctionError(msg, n)
+    return True
 
 
 def _between(n: exp.Between) -> None:

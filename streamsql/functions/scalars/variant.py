@@ -36,6 +36,7 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import ResultError
 from streamsql.functions.scalars.json_path import _string, _utf16_key, java_double
+from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT
 from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
 
 VARIANT = SqlType("VARIANT")
@@ -208,20 +209,31 @@ _ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duc
 _SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
 
 
-@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result,
+@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
         nulls="NULL if the text is NULL; fails the job on text that is not JSON, or an object with a key "
               "twice unless allow_duplicate_keys is TRUE (then the last value is kept)")
 def parse_json(c: Call) -> exp.Expression:
     """PARSE_JSON(s [, allow_duplicate_keys]): the VARIANT of JSON text ``s``."""
-    return _PARSE[False, len(c.args)](c)
+    return _constant(c, _PARSE[False, len(c.args)](c))
 
 
-@scalar("TRY_PARSE_JSON", group="json", sig=_SIGNATURES, result=_result,
+@scalar("TRY_PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
         nulls="NULL if the text is NULL or not JSON, or an object has a key twice unless allow_duplicate_keys "
               "is TRUE (then the last value is kept)")
 def try_parse_json(c: Call) -> exp.Expression:
     """TRY_PARSE_JSON(s [, allow_duplicate_keys]): PARSE_JSON, NULL where it would fail."""
-    return _PARSE[True, len(c.args)](c)
+    return _constant(c, _PARSE[True, len(c.args)](c))
+
+
+def _constant(c: Call, out: exp.Expression) -> exp.Expression:
+    """``out``, positioned as the call (an operator's error over it), marked constant over literals.
+
+    (:data:`~.operand_types.CONSTANT_VARIANT`: every argument is a literal.)
+    """
+    out.meta.update({k: v for k, v in c.node.meta.items() if k in ("line", "col", "start", "end")})
+    if all(a.is_literal for a in c.args):
+        out.meta[CONSTANT_VARIANT] = True
+    return out
 
 
 def access(base: exp.Expression, key: exp.Expression, key_type: SqlType | None, node: exp.Expression):

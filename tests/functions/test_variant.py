@@ -1,0 +1,103 @@
+"""The VARIANT type against Apache Flink 2.3's own answers: PARSE_JSON, TRY_PARSE_JSON, access, refusals.
+
+``variant_flink.json`` is written by ``scripts/flink_variant.py``: over a table of JSON texts
+(``k INT, s STRING``), per case the lines Flink's ``print`` sink wrote for an ``INSERT`` (a VARIANT
+cannot be collected by PyFlink) or Flink's error, and what the JSON format and DESCRIBE say of a
+VARIANT column. The same statements run here through the ``print`` connector; a changelog is
+compared by its final table (Flink and StreamSQL batch rows differently). An error is compared by
+the words of Flink's innermost message (or of a case's :data:`WORDS`), and a refusal at planning
+must carry a line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.functions.scalars import variant
+from tests.compat.changelog import fold
+
+ORACLE = json.loads((Path(__file__).parent / "variant_flink.json").read_text(encoding="utf-8"))
+CASES = ORACLE["cases"]
+#: Cases whose Flink error is Jackson's or Java's own text (a parser's position, a class name): the
+#: words of it that StreamSQL's message carries.
+WORDS: dict[str, str] = {}
+#: Refusals Flink makes while validating or planning: StreamSQL's carry a position too.
+PLANNING = re.compile(r"SQL validation failed|Cannot apply|No match found|Cast function|aggregate function "
+                      r"does not support|No assign rules|Unsupported type|Not support to parse")
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """One environment with the oracle's source table ``src`` (its JSON lines in a file)."""
+    d = tmp_path_factory.mktemp("variant")
+    src = d / "src.json"
+    src.write_text("".join(json.dumps({"k": k, "s": s}) + "\n" for k, s in ORACLE["docs"]), encoding="utf-8")
+    with StreamEnvironment({"execution.checkpointing.dir": str(d / "chk"), "state.dir": str(d / "state"),
+                            "table.local-time-zone": "UTC", "restart-strategy.type": "none"}) as e:
+        e.execute_sql(f"CREATE TABLE src ({ORACLE['source']}) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{src}', 'format' = 'json')")
+        yield e
+
+
+def _printed(env, name: str, capsys) -> list[str]:
+    """The lines StreamSQL's print sink writes for case ``name`` (raises what the job raises)."""
+    case = CASES[name]
+    sink = f"p_{name}"
+    env.execute_sql(f"CREATE TABLE {sink} ({case['columns']}) WITH ('connector' = 'print')")
+    capsys.readouterr()
+    env.execute_sql(f"INSERT INTO {sink} {case['query']}").wait()
+    return [ln for ln in capsys.readouterr().out.splitlines() if re.match(r"^[+-][IUD]\[", ln)]
+
+
+def _words(name: str) -> str:
+    """What StreamSQL's error for case ``name`` must say: :data:`WORDS`, else Flink's innermost message."""
+    return WORDS.get(name) or CASES[name]["error"].split(" / ")[-1].strip()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if "lines" in c))
+def test_values_are_flinks(name, env, capsys):
+    assert sorted(fold(_printed(env, name, capsys))) == sorted(fold(CASES[name]["lines"]))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if "error" in c))
+def test_failures_are_flinks(name, env, capsys):
+    with pytest.raises(Exception) as e:  # noqa: PT011  (a planning error or a failed job, as Flink's)
+        _printed(env, name, capsys)
+    text = str(e.value)
+    assert _words(name) in text
+    if PLANNING.search(CASES[name]["error"]):
+        assert re.search(r"line \d+, column \d+", text), text
+
+
+def test_format_refusals_and_describe_are_flinks(env, tmp_path):
+    for step in ORACLE["ddl"]:
+        statement = step["statement"].format(dir=tmp_path)
+        if step["flink"] == "error":
+            with pytest.raises(Exception) as e:  # noqa: PT011
+                result = env.execute_sql(statement)
+                if statement.startswith("INSERT"):
+                    result.wait()
+                elif statement.startswith("SELECT"):
+                    list(result.collect(timeout=30))
+            assert step["error"].split(" / ")[-1].strip() in str(e.value), statement
+        elif "rows" in step:
+            rows = [[str(c) for c in r] for r in env.execute_sql(statement).rows]
+            assert rows == step["rows"], statement
+        else:
+            env.execute_sql(statement)
+
+
+@pytest.mark.parametrize(("text", "written"), [
+    ('{"b":1,"a":{"d":[],"c":null}}', '{"a":{"c":null,"d":[]},"b":1}'),
+    ("[2.50, 100.00, -0.0, 1e2, 1E-7, 0.1]", "[2.5,100,0,100.0,1.0E-7,0.1]"),
+    ("[9223372036854775807, 9223372036854775808, 1" + "0" * 38 + "]",
+     "[9223372036854775807,9223372036854775808,1.0E38]"),
+])
+def test_parse_writes_flinks_text(text, written):
+    """Rules of :func:`variant.parse` beyond the oracle's rows: nesting, integer and decimal bounds."""
+    assert variant.parse(text) == written
