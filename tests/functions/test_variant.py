@@ -25,7 +25,19 @@ ORACLE = json.loads((Path(__file__).parent / "variant_flink.json").read_text(enc
 CASES = ORACLE["cases"]
 #: Cases whose Flink error is Jackson's or Java's own text (a parser's position, a class name): the
 #: words of it that StreamSQL's message carries.
-WORDS: dict[str, str] = {}
+WORDS: dict[str, str] = {
+    "max_refused": "Max aggregate function does not support type: ''VARIANT''.",
+    "min_refused": "Min aggregate function does not support type: ''VARIANT''.",
+    "parse_bad_fails": "Failed to parse json string: {bad", "parse_comma_fails": "Failed to parse json string: [1,]",
+    "to_string_column_refused": "do not match", "to_variant_column_refused": "do not match",
+    "upper_refused": "UPPER(<VARIANT>)",  # Calcite's "Cannot apply 'UPPER' ..." is "No match found ..." here
+}
+_KINDS = ("Flink's variant keeps a number's kind: 1 (an integer) and 1.0 (a DECIMAL) print alike and are "
+          "one value here, two in Flink (docs/types.md#variant)")
+_ORDER = "an ordering of VARIANTs is refused here (not supported yet), Flink answers"
+#: Cases where StreamSQL differs from Flink on purpose (documented): each must still differ (strict).
+KNOWN = {"count_variant": _KINDS, "group_by": _KINDS, "distinct": _KINDS, "order_by_topn": _KINDS,
+         "equal_kinds": _KINDS, "less_than": _ORDER, "order_kinds": _ORDER, "order_nested": _ORDER}
 #: Refusals Flink makes while validating or planning: StreamSQL's carry a position too.
 PLANNING = re.compile(r"SQL validation failed|Cannot apply|No match found|Cast function|aggregate function "
                       r"does not support|No assign rules|Unsupported type|Not support to parse")
@@ -51,17 +63,34 @@ def _printed(env, name: str, capsys) -> list[str]:
     env.execute_sql(f"CREATE TABLE {sink} ({case['columns']}) WITH ('connector' = 'print')")
     capsys.readouterr()
     env.execute_sql(f"INSERT INTO {sink} {case['query']}").wait()
-    return [ln for ln in capsys.readouterr().out.splitlines() if re.match(r"^[+-][IUD]\[", ln)]
+    return continued([ln for ln in capsys.readouterr().out.splitlines() if not ln.startswith("[INFO]")])
+
+
+def continued(lines: list[str]) -> list[str]:
+    """Printed lines with a line the capture split (``str.splitlines`` splits at U+2028) joined again.
+
+    Flink's lines were split so when recorded; StreamSQL's are split the same way, then both joined.
+    """
+    out: list[str] = []
+    for ln in lines:
+        if out and not re.match(r"^[+-][IUD]\[", ln):
+            out[-1] += "\u2028" + ln
+        else:
+            out.append(ln)
+    return out
 
 
 def _words(name: str) -> str:
-    """What StreamSQL's error for case ``name`` must say: :data:`WORDS`, else Flink's innermost message."""
-    return WORDS.get(name) or CASES[name]["error"].split(" / ")[-1].strip()
+    """What StreamSQL's error for case ``name`` must say: :data:`WORDS`, else Flink's innermost message's
+    first line (StreamSQL's position follows it)."""
+    return WORDS.get(name) or CASES[name]["error"].split(" / ")[-1].strip().splitlines()[0].rstrip(".")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if "lines" in c))
-def test_values_are_flinks(name, env, capsys):
-    assert sorted(fold(_printed(env, name, capsys))) == sorted(fold(CASES[name]["lines"]))
+def test_values_are_flinks(name, env, capsys, request):
+    if name in KNOWN:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN[name], strict=True))
+    assert sorted(fold(_printed(env, name, capsys))) == sorted(fold(continued(CASES[name]["lines"])))
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if "error" in c))

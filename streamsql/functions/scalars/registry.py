@@ -186,6 +186,10 @@ class ScalarFunction:
         fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
             do not prove it exact (e.g. one regex pass where ``build`` needs two because the
             pattern's group may match nothing); None: ``build`` only.
+        inferred: Flink's signatures of a function typed by its new type inference (e.g.
+            ``PARSE_JSON(<CHARACTER_STRING>)``): a call with a signature's arity but other
+            argument types is refused in its words, ``Invalid function call`` (a call of another
+            arity with Calcite's ``No match found``); empty for Calcite's functions.
     """
 
     names: tuple[str, ...]
@@ -199,6 +203,7 @@ class ScalarFunction:
     cast: bool = True
     failures: tuple[Failure, ...] = ()
     fast: Callable[[Call], exp.Expression | None] | None = None
+    inferred: tuple[str, ...] = ()
 
     def compile(self, call: Call) -> exp.Expression:
         """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""

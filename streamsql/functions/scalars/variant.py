@@ -36,7 +36,7 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import ResultError
 from streamsql.functions.scalars.json_path import _string, _utf16_key, java_double
-from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT
+from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
 from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
 
 VARIANT = SqlType("VARIANT")
@@ -209,7 +209,12 @@ _ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duc
 _SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
 
 
-@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
+def _inferred(name: str) -> tuple[str, ...]:
+    """Flink's signatures of ``name`` (its new type inference's words)."""
+    return f"{name}(<CHARACTER_STRING>)", f"{name}(<CHARACTER_STRING>, <BOOLEAN>)"
+
+
+@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False, inferred=_inferred("PARSE_JSON"),
         nulls="NULL if the text is NULL; fails the job on text that is not JSON, or an object with a key "
               "twice unless allow_duplicate_keys is TRUE (then the last value is kept)")
 def parse_json(c: Call) -> exp.Expression:
@@ -218,6 +223,7 @@ def parse_json(c: Call) -> exp.Expression:
 
 
 @scalar("TRY_PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
+        inferred=_inferred("TRY_PARSE_JSON"),
         nulls="NULL if the text is NULL or not JSON, or an object has a key twice unless allow_duplicate_keys "
               "is TRUE (then the last value is kept)")
 def try_parse_json(c: Call) -> exp.Expression:
@@ -247,8 +253,10 @@ def access(base: exp.Expression, key: exp.Expression, key_type: SqlType | None, 
     """
     name = "NULL" if key_type is None else key_type.name
     kind = "KEY" if name == "STRING" else "INDEX" if name in ("TINYINT", "SMALLINT", "INT", "BIGINT") else None
-    if kind is None:
-        msg = f"Cannot access a VARIANT with a key of type {key_type}; use a STRING key or an integer index"
+    if kind is None:  # Calcite's ITEM operator, in Flink 2.3's words
+        msg = (f"Cannot apply 'ITEM' to arguments of type 'ITEM(<VARIANT>, <{calcite_type(key_type)}>)'. "
+               "Supported form(s): <ARRAY>[<INTEGER>]\n<MAP>[<ANY>]\n<ROW>[<CHARACTER>|<INTEGER>]\n"
+               "<VARIANT>[<CHARACTER>|<INTEGER>]")
         raise ValueError(msg)
     return _ELEMENT[kind](Call("[]", [Arg(base, VARIANT), Arg(key, key_type)], node))
 
