@@ -176,8 +176,8 @@ def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> Non
 
 
 
-#: Flink 2.3's words refusing a VARIANT column in its JSON format (scripts/flink_variant.py): its
-#: ``JsonToRowDataConverters`` (reading) and ``RowDataToJsonConverters`` (writing) have no VARIANT.
+#: Flink 2.3's words refusing a VARIANT column in its JSON formats (scripts/flink_variant.py), reading
+#: and writing.
 _JSON_VARIANT = {False: "Unsupported type: VARIANT", True: "Not support to parse type: VARIANT"}
 
 
@@ -185,16 +185,22 @@ def _no_variant(format_name: str, schema: Schema, table: str | None, writing: bo
     """Refuse a VARIANT column (at any depth): Flink 2.3's formats neither read nor write one.
 
     Raises:
-        ConfigError: Flink's message for the ``json`` formats, naming the table.
+        ConfigError: Flink's message for the ``json`` and ``csv`` formats, naming the table.
     """
-    todo = [f.type for f in schema.fields]
-    while todo:
-        t = todo.pop()
-        if t.name == "VARIANT":
-            name = format_name.strip().lower()
+    name = format_name.strip().lower()
+    for f in schema.fields:
+        todo = [f.type]
+        while todo:
+            t = todo.pop()
+            if t.name != "VARIANT":
+                todo += t.children
+                continue
+            if "json" in name:
+                text = _JSON_VARIANT[writing]
+            elif name == "csv":  # CsvRowSchemaConverter
+                text = f"Unsupported type '{t.with_nullable(True).sql()}' for field '{f.name}'."
+            else:
+                text = f"The format '{name}' cannot {'write' if writing else 'read'} a VARIANT column"
             where = f"Table '{table}': " if table else ""
-            text = _JSON_VARIANT[writing] if "json" in name else \
-                f"The format '{name}' cannot {'write' if writing else 'read'} a VARIANT column (as Flink 2.3's)"
-            msg = f"{where}{text}; PARSE_JSON reads a VARIANT from a STRING column"
+            msg = f"{where}{text} (PARSE_JSON reads a VARIANT from a STRING column)"
             raise ConfigError(msg)
-        todo += t.children

@@ -175,6 +175,9 @@ class SqlType:
             known = ", ".join(sorted(set(_ALIASES.values())))
             msg = f"Unknown type {text.strip()!r}; supported: {known}"
             raise SqlError(msg)
+        if name == "VARIANT" and "(" in text:  # Flink's parser: 'Encountered "("'
+            msg = f"Type VARIANT takes no parameters: {text.strip()}"
+            raise SqlError(msg)
         if name == "DECIMAL":
             p = args[0] if args else 10
             s = args[1] if len(args) > 1 else 0

@@ -113,7 +113,10 @@ def test_format_refusals_and_describe_are_flinks(env, tmp_path):
                     result.wait()
                 elif statement.startswith("SELECT"):
                     list(result.collect(timeout=30))
-            assert step["error"].split(" / ")[-1].strip() in str(e.value), statement
+            if step["error"].startswith("SQL parse failed"):  # Flink's parser's expected tokens
+                assert "VARIANT" in str(e.value) and re.search(r"line \d+, column \d+", str(e.value))
+            else:
+                assert step["error"].split(" / ")[-1].strip() in str(e.value), statement
         elif "rows" in step:
             rows = [[str(c) for c in r] for r in env.execute_sql(statement).rows]
             assert rows == step["rows"], statement
