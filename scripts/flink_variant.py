@@ -68,6 +68,7 @@ OBJECTS = [
     {"id": 1, "doc": {"user": {"name": "ann", "id": 7}, "tags": ["a", "b"], "n": 2.50}},
     {"id": 2, "doc": {"user": {"name": "bob"}, "tags": [], "n": 1e3}},
     {"id": 3, "doc": None},
+    {"id": 4, "doc": {"n": 0.5, "user": {"id": 7, "name": "ann"}, "tags": ["c"]}},
 ]
 OBJECTS_SOURCE = "id INT, doc STRING"
 SOURCE = "k INT, s STRING"
@@ -77,7 +78,8 @@ V = "(SELECT k, TRY_PARSE_JSON(s) AS v FROM src)"
 #: it runs (the INSERT is still formed with a one-column sink).
 CASES = {
     "parse_all": ("k INT, v VARIANT", "SELECT k, TRY_PARSE_JSON(s) FROM src"),
-    "parse_ok": ("k INT, v VARIANT", "SELECT k, PARSE_JSON(s) FROM src WHERE k IN (1, 2, 3, 4, 7, 9, 10, 12, 14)"),
+    "parse_ok": ("k INT, v VARIANT",
+                 "SELECT k, PARSE_JSON(s) FROM src WHERE k IN (1, 2, 3, 4, 7, 9, 10, 12, 14)"),
     "parse_trailing": ("k INT, v VARIANT", "SELECT k, PARSE_JSON(s) FROM src WHERE k = 8"),
     "parse_overflow": ("k INT, v VARIANT", "SELECT k, PARSE_JSON(s) FROM src WHERE k = 13"),
     "parse_dup_allowed": ("k INT, v VARIANT, w VARIANT",
@@ -87,8 +89,10 @@ CASES = {
     "parse_bad_fails": ("k INT, v VARIANT", "SELECT k, PARSE_JSON(s) FROM src WHERE k = 6"),
     "parse_empty_fails": ("k INT, v VARIANT", "SELECT k, PARSE_JSON(s) FROM src WHERE k = 11"),
     "parse_comma_fails": ("k INT, v VARIANT", "SELECT k, PARSE_JSON(s) FROM src WHERE k = 20"),
-    "parse_literal": ("v VARIANT, w VARIANT", "SELECT PARSE_JSON('{\"y\":1,\"x\":[2]}'), TRY_PARSE_JSON('{bad')"),
-    "access_object": ("k INT, a VARIANT, e VARIANT, a2 VARIANT, zz VARIANT, a0 VARIANT, a9 VARIANT, cd VARIANT",
+    "parse_literal": ("v VARIANT, w VARIANT",
+                      "SELECT PARSE_JSON('{\"y\":1,\"x\":[2]}'), TRY_PARSE_JSON('{bad')"),
+    "access_object": ("k INT, a VARIANT, e VARIANT, a2 VARIANT, zz VARIANT, a0 VARIANT, a9 VARIANT, "
+                      "cd VARIANT",
                       f"SELECT k, v['a'], v['c']['e'], v['a'][2], v['zz'], v['a'][0], v['a'][9], v['c']['d'] "
                       f"FROM {V} WHERE k = 1"),
     "access_array": ("k INT, x1 VARIANT, x4 VARIANT, x18 VARIANT, x19 VARIANT, xm VARIANT",
@@ -96,7 +100,8 @@ CASES = {
     "access_null_member": ("k INT, a VARIANT, n BOOLEAN, bb VARIANT, bu VARIANT, z1 VARIANT",
                            f"SELECT k, v['a'], v['a'] IS NULL, v['b'], v['B'], v['Z'] FROM {V} WHERE k = 9"),
     "access_sql_null": ("k INT, a VARIANT, i VARIANT", f"SELECT k, v['a'], v[1] FROM {V} WHERE k IN (3, 6)"),
-    "access_deep": ("k INT, d VARIANT, c VARIANT", f"SELECT k, v['a']['b']['c'][2]['d'], v['a']['b'] FROM {V} "
+    "access_deep": ("k INT, d VARIANT, c VARIANT",
+                    f"SELECT k, v['a']['b']['c'][2]['d'], v['a']['b'] FROM {V} "
                     "WHERE k = 12"),
     "access_key_on_array_fails": ("k INT, a VARIANT", f"SELECT k, v['a'] FROM {V} WHERE k = 2"),
     "access_index_on_object_fails": ("k INT, a VARIANT", f"SELECT k, v[1] FROM {V} WHERE k = 1"),
@@ -112,27 +117,38 @@ CASES = {
     "typeof_index": ("k INT, t STRING", "SELECT k, TYPEOF(PARSE_JSON(s)[1]) FROM src WHERE k = 2"),
     "json_functions": ("k INT, b STRING, a STRING, c BOOLEAN, d DOUBLE, w STRING",
                        f"SELECT k, JSON_VALUE(v, '$.b'), JSON_QUERY(v, '$.a'), JSON_EXISTS(v, '$.c'), "
-                       f"JSON_VALUE(v, '$.c.d' RETURNING DOUBLE), JSON_QUERY(v, '$') FROM {V} WHERE k IN (1, 2, 3)"),
-    "json_value": ("k INT, b STRING, d DOUBLE", f"SELECT k, JSON_VALUE(v, '$.b'), JSON_VALUE(v, '$.c.d' RETURNING "
+                       f"JSON_VALUE(v, '$.c.d' RETURNING DOUBLE), JSON_QUERY(v, '$') FROM {V} "
+                       "WHERE k IN (1, 2, 3)"),
+    "json_value": ("k INT, b STRING, d DOUBLE",
+                   f"SELECT k, JSON_VALUE(v, '$.b'), JSON_VALUE(v, '$.c.d' RETURNING "
                    f"DOUBLE) FROM {V} WHERE k IN (1, 2, 3)"),
     "json_value_decimal": ("k INT, b STRING", f"SELECT k, JSON_VALUE(v, '$[1]') FROM {V} WHERE k = 2"),
-    "json_query": ("k INT, a STRING, w STRING", f"SELECT k, JSON_QUERY(v, '$.a'), JSON_QUERY(v, '$') FROM {V} "
+    "json_query": ("k INT, a STRING, w STRING",
+                   f"SELECT k, JSON_QUERY(v, '$.a'), JSON_QUERY(v, '$') FROM {V} "
                    "WHERE k IN (1, 2, 3)"),
     "json_string_null": ("k INT, n BOOLEAN", f"SELECT k, JSON_STRING(v) IS NULL FROM {V} WHERE k IN (3, 10)"),
     "json_object": ("k INT, j STRING", f"SELECT k, JSON_OBJECT('v' VALUE v) FROM {V} WHERE k IN (1, 4, 10)"),
     "json_array": ("k INT, j STRING", f"SELECT k, JSON_ARRAY(v) FROM {V} WHERE k IN (1, 4)"),
     "is_json": ("k INT, j BOOLEAN", f"SELECT k, v IS JSON FROM {V} WHERE k IN (1, 4)"),
     "equal_kinds": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN",
-                    f"SELECT k, v[1] = v[2], v[2] = v[4], v[1] = v[3], v[1] = v[7], v[1] <> v[5] FROM {V} WHERE k = 23"),
+                    f"SELECT k, v[1] = v[2], v[2] = v[4], v[1] = v[3], v[1] = v[7], v[1] <> v[5] FROM {V} "
+                    "WHERE k = 23"),
     "order_kinds": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN, f BOOLEAN",
-                    f"SELECT k, v[1] < v[5], v[5] < v[6], v[6] < v[7], v[8] < v[9], v[1] < v[8], v[10] < v[11] "
+                    f"SELECT k, v[1] < v[5], v[5] < v[6], v[6] < v[7], v[8] < v[9], v[1] < v[8], "
+                    "v[10] < v[11] "
                     f"FROM {V} WHERE k = 23"),
-    "order_nested": ("k INT, a BOOLEAN, b BOOLEAN", f"SELECT k, v['a'] < v['b'], v['b'] < v['a'] FROM {V} WHERE k = 21"),
+    "order_nested": ("k INT, a BOOLEAN, b BOOLEAN",
+                     f"SELECT k, v['a'] < v['b'], v['b'] < v['a'] FROM {V} WHERE k = 21"),
     "objects": ("id INT, v VARIANT, name VARIANT, t2 VARIANT, n VARIANT",
-                "SELECT id, v, v['user']['name'], v['tags'][2], v['n'] FROM (SELECT id, PARSE_JSON(doc) AS v FROM obj)"),
+                "SELECT id, v, v['user']['name'], v['tags'][2], v['n'] "
+                "FROM (SELECT id, PARSE_JSON(doc) AS v FROM obj)"),
+    "objects_group": ("u VARIANT, c BIGINT, f VARIANT",
+                      "SELECT v['user'], COUNT(*), FIRST_VALUE(v['tags']) "
+                      "FROM (SELECT id, PARSE_JSON(doc) AS v FROM obj) GROUP BY v['user']"),
     "in_list": ("k INT, b BOOLEAN", f"SELECT k, v IN (v, v) FROM {V} WHERE k = 15"),
     "json_string": ("k INT, j STRING", f"SELECT k, JSON_STRING(v) FROM {V} WHERE k IN (1, 4, 10)"),
-    "is_null": ("k INT, n BOOLEAN, nn BOOLEAN", f"SELECT k, v IS NULL, v IS NOT NULL FROM {V} WHERE k IN (3, 6, 10)"),
+    "is_null": ("k INT, n BOOLEAN, nn BOOLEAN",
+                f"SELECT k, v IS NULL, v IS NOT NULL FROM {V} WHERE k IN (3, 6, 10)"),
     "equal_self": ("k INT, e BOOLEAN, d BOOLEAN", f"SELECT k, v = v, v IS NOT DISTINCT FROM v FROM {V} "
                    "WHERE k IN (1, 3)"),
     "equal_other": ("k INT, e BOOLEAN", f"SELECT k, v = PARSE_JSON('1') FROM {V} WHERE k IN (17, 18)"),
@@ -145,7 +161,8 @@ CASES = {
     "group_by": ("v VARIANT, c BIGINT", f"SELECT v, COUNT(*) FROM {V} WHERE k >= 15 AND k <= 19 GROUP BY v"),
     "distinct": ("v VARIANT", f"SELECT DISTINCT v FROM {V} WHERE k >= 15 AND k <= 19"),
     "first_last": ("p INT, f VARIANT, l VARIANT",
-                   f"SELECT k % 2, FIRST_VALUE(v), LAST_VALUE(v) FROM {V} WHERE k IN (1, 2, 4, 7, 9) GROUP BY k % 2"),
+                   f"SELECT k % 2, FIRST_VALUE(v), LAST_VALUE(v) FROM {V} WHERE k IN (1, 2, 4, 7, 9) "
+                   "GROUP BY k % 2"),
     "count_variant": ("c BIGINT, d BIGINT", f"SELECT COUNT(v), COUNT(DISTINCT v) FROM {V} WHERE k >= 15"),
     "max_refused": ("v VARIANT", f"SELECT MAX(v) FROM {V}"),
     "min_refused": ("v VARIANT", f"SELECT MIN(v) FROM {V}"),
@@ -160,11 +177,13 @@ CASES = {
     "plus_refused": ("i INT", f"SELECT v + 1 FROM {V}"),
     "parse_int_refused": ("v VARIANT", "SELECT PARSE_JSON(k) FROM src"),
     "parse_flag_string_refused": ("v VARIANT", "SELECT PARSE_JSON(s, 'x') FROM src"),
-    "parse_flag_column": ("k INT, v VARIANT", "SELECT k, TRY_PARSE_JSON(s, k = 5) FROM src WHERE k IN (5, 15)"),
+    "parse_flag_column": ("k INT, v VARIANT",
+                          "SELECT k, TRY_PARSE_JSON(s, k = 5) FROM src WHERE k IN (5, 15)"),
     "parse_three_refused": ("v VARIANT", "SELECT PARSE_JSON(s, TRUE, TRUE) FROM src"),
     "access_double_refused": ("v VARIANT", f"SELECT v[1.5] FROM {V}"),
     "access_boolean_refused": ("v VARIANT", f"SELECT v[TRUE] FROM {V}"),
-    "order_by_topn": ("k INT", f"SELECT k FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY v ORDER BY k) AS rn "
+    "order_by_topn": ("k INT",
+                      f"SELECT k FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY v ORDER BY k) AS rn "
                       f"FROM {V} WHERE k >= 15 AND k <= 19) WHERE rn = 1"),
     "to_string_column_refused": ("s STRING", f"SELECT v FROM {V}"),
     "to_variant_column_refused": ("v VARIANT", "SELECT s FROM src"),
@@ -172,10 +191,12 @@ CASES = {
 
 #: Statements run in order in one session of their own (a table's DDL, then what uses it).
 DDL = [
-    "CREATE TABLE jv (k INT, v VARIANT) WITH ('connector' = 'filesystem', 'path' = '{dir}/jv', 'format' = 'json')",
+    "CREATE TABLE jv (k INT, v VARIANT) WITH ('connector' = 'filesystem', 'path' = '{dir}/jv', "
+    "'format' = 'json')",
     "INSERT INTO jv SELECT k, TRY_PARSE_JSON(s) FROM src",
     "SELECT * FROM jv",
-    "CREATE TABLE cv (k INT, v VARIANT) WITH ('connector' = 'filesystem', 'path' = '{dir}/cv', 'format' = 'csv')",
+    "CREATE TABLE cv (k INT, v VARIANT) WITH ('connector' = 'filesystem', 'path' = '{dir}/cv', "
+    "'format' = 'csv')",
     "INSERT INTO cv SELECT k, TRY_PARSE_JSON(s) FROM src",
     "CREATE TABLE pv (k INT, v VARIANT NOT NULL, w VARIANT) WITH ('connector' = 'print')",
     "DESCRIBE pv",
@@ -185,7 +206,7 @@ DDL = [
 
 
 def main(names: list[str]) -> int:
-    """Run :data:`CASES` (those named: the others kept from :data:`OUT`) and :data:`DDL`, write :data:`OUT`."""
+    """Run :data:`CASES` (those named; others kept) and :data:`DDL`; write :data:`OUT`."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
     capture = Capture()
@@ -239,8 +260,9 @@ def main(names: list[str]) -> int:
             except Exception as e:  # noqa: BLE001
                 ddl.append({"statement": statement, "flink": "error", "error": error_text(e)})
             print(ddl[-1], file=capture.out)
-    OUT.write_text(json.dumps({"flink": "2.3", "source": SOURCE, "docs": DOCS, "objects_source": OBJECTS_SOURCE,
-                               "objects": OBJECTS, "cases": cases, "ddl": ddl},
+    OUT.write_text(json.dumps({"flink": "2.3", "source": SOURCE, "docs": DOCS,
+                               "objects_source": OBJECTS_SOURCE, "objects": OBJECTS, "cases": cases,
+                               "ddl": ddl},
                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT}", file=capture.out)
     return 0

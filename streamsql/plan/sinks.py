@@ -233,5 +233,6 @@ def _select_item(query: exp.Expression, i: int) -> exp.Expression | None:
 def _conversion_hint(query: SqlType, sink: SqlType) -> str:
     """How to write a ``query`` column into a ``sink`` column of another type (a sink type error's end)."""
     if "VARIANT" in (query.name, sink.name):  # Flink 2.3 casts a VARIANT to and from no other type
-        return "a VARIANT converts to no other type, nor another type to it (PARSE_JSON reads one from a STRING)"
+        return ("a VARIANT converts to no other type, nor another type to it (PARSE_JSON reads one from a "
+                "STRING)")
     return f"use CAST(... AS {sink}) to convert"

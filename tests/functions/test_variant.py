@@ -28,7 +28,8 @@ CASES = ORACLE["cases"]
 WORDS: dict[str, str] = {
     "max_refused": "Max aggregate function does not support type: ''VARIANT''.",
     "min_refused": "Min aggregate function does not support type: ''VARIANT''.",
-    "parse_bad_fails": "Failed to parse json string: {bad", "parse_comma_fails": "Failed to parse json string: [1,]",
+    "parse_bad_fails": "Failed to parse json string: {bad",
+    "parse_comma_fails": "Failed to parse json string: [1,]",
     "to_string_column_refused": "do not match", "to_variant_column_refused": "do not match",
     "upper_refused": "UPPER(<VARIANT>)",  # Calcite's "Cannot apply 'UPPER' ..." is "No match found ..." here
 }

@@ -340,7 +340,8 @@ def _variant_comparison(n: exp.Expression, op: str) -> bool:
         raise FunctionError(msg, n)
     constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]
     if constant[0] != constant[1]:
-        msg = "No assign rules for VARIANT defined (Flink 2.3 compares no VARIANT with PARSE_JSON of a literal)"
+        msg = ("No assign rules for VARIANT defined (Flink 2.3 compares no VARIANT with PARSE_JSON of a "
+               "literal)")
         raise FunctionError(msg, n)
     return True
 

@@ -156,11 +156,13 @@ def element(text: str, key: str | int):
     value = _RAW.decode(text)
     if isinstance(key, str):
         if not isinstance(value, dict):
-            msg = "String key access on variant requires an object variant, but a non-object variant was provided."
+            msg = ("String key access on variant requires an object variant, but a non-object variant was "
+                   "provided.")
             raise VariantError(msg)
         return write(value[key]) if key in value else None
     if not isinstance(value, list):
-        msg = "Integer index access on variant requires an array variant, but a non-array variant was provided."
+        msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
+               "provided.")
         raise VariantError(msg)
     return write(value[key - 1]) if 1 <= key <= len(value) else None
 
@@ -207,6 +209,9 @@ _ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duc
             for kind, duck in (("KEY", "VARCHAR"), ("INDEX", "BIGINT"))}
 
 _SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
+_DIFFERENCES = ("The VARIANT is carried as the text Flink prints it: a number's kind is not kept, so `1` "
+                "and `1.0` (printed alike) are one value here, two in Flink (GROUP BY, `=`; "
+                "[VARIANT](types.md#variant)).")
 
 
 def _inferred(name: str) -> tuple[str, ...]:
@@ -214,7 +219,8 @@ def _inferred(name: str) -> tuple[str, ...]:
     return f"{name}(<CHARACTER_STRING>)", f"{name}(<CHARACTER_STRING>, <BOOLEAN>)"
 
 
-@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False, inferred=_inferred("PARSE_JSON"),
+@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
+        inferred=_inferred("PARSE_JSON"), differences=_DIFFERENCES,
         nulls="NULL if the text is NULL; fails the job on text that is not JSON, or an object with a key "
               "twice unless allow_duplicate_keys is TRUE (then the last value is kept)")
 def parse_json(c: Call) -> exp.Expression:
@@ -223,9 +229,9 @@ def parse_json(c: Call) -> exp.Expression:
 
 
 @scalar("TRY_PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
-        inferred=_inferred("TRY_PARSE_JSON"),
-        nulls="NULL if the text is NULL or not JSON, or an object has a key twice unless allow_duplicate_keys "
-              "is TRUE (then the last value is kept)")
+        inferred=_inferred("TRY_PARSE_JSON"), differences=_DIFFERENCES,
+        nulls="NULL if the text is NULL or not JSON, or an object has a key twice unless "
+              "allow_duplicate_keys is TRUE (then the last value is kept)")
 def try_parse_json(c: Call) -> exp.Expression:
     """TRY_PARSE_JSON(s [, allow_duplicate_keys]): PARSE_JSON, NULL where it would fail."""
     return _constant(c, _PARSE[True, len(c.args)](c))
@@ -252,7 +258,8 @@ def access(base: exp.Expression, key: exp.Expression, key_type: SqlType | None, 
         ValueError: a key of another type (the binder positions it at ``node``).
     """
     name = "NULL" if key_type is None else key_type.name
-    kind = "KEY" if name == "STRING" else "INDEX" if name in ("TINYINT", "SMALLINT", "INT", "BIGINT") else None
+    integers = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+    kind = "KEY" if name == "STRING" else "INDEX" if name in integers else None
     if kind is None:  # Calcite's ITEM operator, in Flink 2.3's words
         msg = (f"Cannot apply 'ITEM' to arguments of type 'ITEM(<VARIANT>, <{calcite_type(key_type)}>)'. "
                "Supported form(s): <ARRAY>[<INTEGER>]\n<MAP>[<ANY>]\n<ROW>[<CHARACTER>|<INTEGER>]\n"
