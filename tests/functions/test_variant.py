@@ -44,16 +44,21 @@ PLANNING = re.compile(r"SQL validation failed|Cannot apply|No match found|Cast f
                       r"does not support|No assign rules|Unsupported type|Not support to parse")
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    """One environment with the oracle's source table ``src`` (its JSON lines in a file)."""
-    d = tmp_path_factory.mktemp("variant")
+def _environment(d: Path, **config: str) -> StreamEnvironment:
+    """An environment under folder ``d`` with the oracle's source table ``src`` (its JSON lines in a file)."""
     src = d / "src.json"
     src.write_text("".join(json.dumps({"k": k, "s": s}) + "\n" for k, s in ORACLE["docs"]), encoding="utf-8")
-    with StreamEnvironment({"execution.checkpointing.dir": str(d / "chk"), "state.dir": str(d / "state"),
-                            "table.local-time-zone": "UTC", "restart-strategy.type": "none"}) as e:
-        e.execute_sql(f"CREATE TABLE src ({ORACLE['source']}) WITH ('connector' = 'filesystem', "
-                      f"'path' = '{src}', 'format' = 'json')")
+    e = StreamEnvironment({"execution.checkpointing.dir": str(d / "chk"), "state.dir": str(d / "state"),
+                           "table.local-time-zone": "UTC", "restart-strategy.type": "none", **config})
+    e.execute_sql(f"CREATE TABLE src ({ORACLE['source']}) WITH ('connector' = 'filesystem', "
+                  f"'path' = '{src}', 'format' = 'json')")
+    return e
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """One environment for the cases (see :func:`_environment`)."""
+    with _environment(tmp_path_factory.mktemp("variant")) as e:
         yield e
 
 
@@ -134,3 +139,12 @@ def test_format_refusals_and_describe_are_flinks(env, tmp_path):
 def test_parse_writes_flinks_text(text, written):
     """Rules of :func:`variant.parse` beyond the oracle's rows: nesting, integer and decimal bounds."""
     assert variant.parse(text) == written
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_variant_values_in_keyed_state_through_checkpoints(backend, tmp_path, capsys):
+    """FIRST_VALUE / LAST_VALUE keep VARIANTs in keyed state, checkpointed by either backend, as Flink."""
+    with _environment(tmp_path, **{"state.backend.type": backend,
+                                   "execution.checkpointing.interval": "50 ms"}) as e:
+        lines = _printed(e, "first_last", capsys)
+    assert sorted(fold(lines)) == sorted(fold(continued(CASES["first_last"]["lines"])))
