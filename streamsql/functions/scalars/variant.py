@@ -103,7 +103,8 @@ _DECODERS = {
                             object_pairs_hook=dict if allow else _strict_object, strict=True)
     for allow in (False, True)
 }
-_RAW = json.JSONDecoder(parse_int=_Number, parse_float=_Number, strict=True)
+#: Reads a VARIANT's own text: numbers (``Infinity`` too, which Flink writes bare) kept as written.
+_RAW = json.JSONDecoder(parse_int=_Number, parse_float=_Number, parse_constant=_Number, strict=True)
 
 
 def write(value) -> str:
