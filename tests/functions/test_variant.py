@@ -32,6 +32,7 @@ WORDS: dict[str, str] = {
     "parse_comma_fails": "Failed to parse json string: [1,]",
     "to_string_column_refused": "do not match", "to_variant_column_refused": "do not match",
     "upper_refused": "UPPER(<VARIANT>)",  # Calcite's "Cannot apply 'UPPER' ..." is "No match found ..." here
+    "json_functions": "Unsupported call: JSON_EXISTS(VARIANT, ",  # Flink names the literal path CHAR(3)
 }
 _KINDS = ("Flink's variant keeps a number's kind: 1 (an integer) and 1.0 (a DECIMAL) print alike and are "
           "one value here, two in Flink (docs/types.md#variant)")

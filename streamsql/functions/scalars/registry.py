@@ -45,8 +45,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "BYTES": ("BYTES",),
     "ARRAY": ("ARRAY",),
     "MAP": ("MAP",),
+    "JSON": ("STRING", "VARIANT"),
 }
-"""Argument families of the signatures ('ANY' matches every type)."""
+"""Argument families of the signatures ('ANY' matches every type). ``JSON``: a JSON document, its
+text or a VARIANT (JSON_VALUE and JSON_QUERY read a VARIANT's JSON text, as Flink 2.3 does)."""
 
 _CALCITE_FAMILY = {"STRING": "CHARACTER", "BOOLEAN": "BOOLEAN", "DATE": "DATE", "TIMESTAMP": "TIMESTAMP",
                    "TIMESTAMP_LTZ": "TIMESTAMP", "TIME": "TIME", "BYTES": "BINARY", "NULL": "NULL"}
@@ -63,7 +65,7 @@ def family_name(t: SqlType | None) -> str:
 
 def _calcite(family: str) -> str:
     base = family.removesuffix("...")
-    return ("CHARACTER" if base == "STRING" else base) + ("..." if family.endswith("...") else "")
+    return ("CHARACTER" if base in ("STRING", "JSON") else base) + ("..." if family.endswith("...") else "")
 
 
 def matches(family: str, t: SqlType | None) -> bool:
