@@ -396,8 +396,8 @@ def json_exists(c: Call) -> exp.Expression:
     an error (a strict path that finds nothing, a document that is not JSON) is the ON ERROR
     behaviour, FALSE by default. A path without ``lax``/``strict`` is strict.
     """
-    if c.args[0].type is not None and c.args[0].type.name == "VARIANT":  # (JSON_VALUE / JSON_QUERY take it)
-        msg = "Unsupported call: JSON_EXISTS(VARIANT, STRING) (Flink 2.3's code generator has no VARIANT here)"
+    if c.args[0].type is not None and c.args[0].type.name == "VARIANT":  # JSON_VALUE, JSON_QUERY take it
+        msg = "Unsupported call: JSON_EXISTS(VARIANT, STRING) (Flink 2.3 has no JSON_EXISTS of a VARIANT)"
         raise c.fail(msg)
     cfg = _config(c, SqlType("BOOLEAN"))
     cfg["on_error"] = _clauses(c).get("on_error") or "FALSE"

@@ -320,8 +320,8 @@ CONSTANT_VARIANT = "constant_variant"
 def _variant_comparison(n: exp.Expression, op: str) -> bool:
     """Check a comparison with a VARIANT operand; False when neither operand is one.
 
-    Two VARIANTs compare for equality (their values: the text Flink writes, see :mod:`.variant`); an
-    ordering (``<`` ...) is not supported yet. Flink 2.3
+    Two VARIANTs compare for equality (their values: the text Flink writes, see :mod:`.variant`), not
+    by order (``<`` ...: Flink 2.3's "Comparable type expected"). Flink 2.3
     cannot compare a VARIANT with a constant one (``v = PARSE_JSON('1')``: its planner folds the
     call into a literal and fails with "No assign rules for VARIANT defined"), nor with a value of
     another type.
@@ -336,7 +336,7 @@ def _variant_comparison(n: exp.Expression, op: str) -> bool:
     if None not in names and names[0] != names[1]:
         raise _binary(n, op, "COMPARABLE_TYPE")
     if op not in _EQUALITY.values():
-        msg = f"Comparing VARIANT values with '{op}' is not supported yet (an ordering of VARIANTs)"
+        msg = "Comparable type expected, but was 'VARIANT'."  # Flink 2.3 orders no VARIANTs
         raise FunctionError(msg, n)
     constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]
     if constant[0] != constant[1]:
@@ -349,7 +349,7 @@ def _variant_comparison(n: exp.Expression, op: str) -> bool:
 def _between(n: exp.Between) -> None:
     keys = ("this", "low", "high")
     if any(_known(type_of(n.args[k])) and type_of(n.args[k]).name == "VARIANT" for k in keys):
-        msg = "BETWEEN over VARIANT values is not supported yet (an ordering of VARIANTs)"
+        msg = "Comparable type expected, but was 'VARIANT'."  # as an ordering (_variant_comparison)
         raise FunctionError(msg, n)
     families = [_operand_family(n.args[k]) for k in keys]
     if any(_apart(a, b) for a in families for b in families):
