@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment
-from streamsql.functions.scalars import variant
 from tests.compat.changelog import fold
 
 ORACLE = json.loads((Path(__file__).parent / "variant_flink.json").read_text(encoding="utf-8"))
@@ -136,17 +135,6 @@ def test_format_refusals_and_describe_are_flinks(env, tmp_path):
             assert rows == step["rows"], statement
         else:
             env.execute_sql(statement)
-
-
-@pytest.mark.parametrize(("text", "written"), [
-    ('{"b":1,"a":{"d":[],"c":null}}', '{"a":{"c":null,"d":[]},"b":1}'),
-    ("[2.50, 100.00, -0.0, 1e2, 1E-7, 0.1]", "[2.5,100,0,100.0,1.0E-7,0.1]"),
-    ("[9223372036854775807, 9223372036854775808, 1" + "0" * 38 + "]",
-     "[9223372036854775807,9223372036854775808,1.0E38]"),
-])
-def test_parse_writes_flinks_text(text, written):
-    """Rules of :func:`variant.parse` beyond the oracle's rows: nesting, integer and decimal bounds."""
-    assert variant.parse(text) == written
 
 
 @pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
