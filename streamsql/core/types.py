@@ -515,8 +515,10 @@ def hashable(v):
 
 
 def holds_time(t: SqlType) -> bool:
-    """Whether a composite type has a TIME(p > 0) part, whose precision only the field's metadata keeps."""
-    return any((c.name == "TIME" and c.precision) or (c.is_composite and holds_time(c)) for c in t.children)
+    """Whether a composite type has a part only the field's metadata tells: a TIME(p > 0) (its
+    precision) or a VARIANT (a ``string`` in Arrow)."""
+    return any((c.name == "TIME" and c.precision) or c.name == "VARIANT" or (c.is_composite and holds_time(c))
+               for c in t.children)
 
 
 def _sql_str(text: str) -> str:
