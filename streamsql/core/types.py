@@ -515,8 +515,10 @@ def hashable(v):
 
 
 def holds_time(t: SqlType) -> bool:
-    """Whether a composite type has a part only the field's metadata tells: a TIME(p > 0) (its
-    precision) or a VARIANT (a ``string`` in Arrow)."""
+    """Whether a composite type has a part only the field's metadata tells.
+
+    A TIME(p > 0) (its precision) or a VARIANT (a ``string`` in Arrow).
+    """
     return any((c.name == "TIME" and c.precision) or c.name == "VARIANT" or (c.is_composite and holds_time(c))
                for c in t.children)
 
