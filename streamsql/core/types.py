@@ -51,7 +51,7 @@ _ALIASES = {
     "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
-    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "VARIANT": "VARIANT",
+    "ROW": "ROW", "STRUCT": "ROW", "STRUCTURED": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "VARIANT": "VARIANT",
 }
 _COMPOSITE = ("ROW", "ARRAY", "MAP")
 
@@ -71,6 +71,8 @@ class SqlType:
         children: the field types of a ROW, the element type of an ARRAY, the key and value
             types of a MAP; empty for other types.
         field_names: the field names of a ROW, in order.
+        class_name: a ROW that is Flink's structured type ``STRUCTURED<'com.example.User', ...>``
+            (OBJECT_OF makes one): its class name; None for a ROW.
         padded: a STRING of fixed length, ``CHAR(n)``: values are blank-padded to ``precision``
             characters (and cut to it), as Flink's CHAR; a BYTES of fixed length, ``BINARY(n)``:
             values are padded with zero bytes to ``precision`` bytes (and cut to it), as Flink's
@@ -84,6 +86,7 @@ class SqlType:
     children: tuple[SqlType, ...] = ()
     field_names: tuple[str, ...] = ()
     padded: bool = False
+    class_name: str | None = None
 
     # Immutable: a copy is the value itself. sqlglot deep-copies every node's meta, where the
     # planner keeps a column's SqlType, on each copy and generate (most of planning a VALUES cell).
@@ -98,6 +101,11 @@ class SqlType:
         """``ROW<name type, ...>``."""
         return SqlType("ROW", nullable=nullable, children=tuple(t for _, t in fields),
                        field_names=tuple(n for n, _ in fields))
+
+    @staticmethod
+    def structured(class_name: str, fields: list[tuple[str, SqlType]], nullable: bool = True) -> SqlType:
+        """``STRUCTURED<'class_name', name type, ...>``: a ROW with a class name (Flink's structured type)."""
+        return replace(SqlType.row(fields, nullable), class_name=class_name)
 
     @staticmethod
     def array(element: SqlType, nullable: bool = True) -> SqlType:
@@ -141,7 +149,7 @@ class SqlType:
         Raises:
             SqlError: for an unknown type name, or parameters that are not integers.
         """
-        head = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
+        head = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
         if head:
             t, rest = _TypeReader(text).composite()
             if rest.strip():
@@ -205,7 +213,8 @@ class SqlType:
         """The Flink SQL spelling, e.g. ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``, ``ROW<`a` INT>``."""
         if self.name == "ROW":
             inner = ", ".join(f"`{n.replace('`', '``')}` {t.sql()}" for n, t in self.fields)
-            base = f"ROW<{inner}>"
+            base = f"ROW<{inner}>" if self.class_name is None else \
+                f"STRUCTURED<'{self.class_name.replace(chr(39), chr(39) * 2)}', {inner}>"
         elif self.name in ("ARRAY", "MAP"):
             base = f"{self.name}<{', '.join(t.sql() for t in self.children)}>"
         elif self.name == "DECIMAL":
@@ -517,10 +526,12 @@ def hashable(v):
 def holds_time(t: SqlType) -> bool:
     """Whether a composite type has a part only the field's metadata tells.
 
-    A TIME(p > 0) (its precision) or a VARIANT (a ``string`` in Arrow).
+    A TIME(p > 0) (its precision), a VARIANT (a ``string`` in Arrow), or a structured type's class name
+    (the type itself too).
     """
-    return any((c.name == "TIME" and c.precision) or c.name == "VARIANT" or (c.is_composite and holds_time(c))
-               for c in t.children)
+    return t.class_name is not None or any(
+        (c.name == "TIME" and c.precision) or c.name == "VARIANT" or (c.is_composite and holds_time(c))
+        for c in t.children)
 
 
 def _sql_str(text: str) -> str:
@@ -545,9 +556,15 @@ class _TypeReader:
 
     def composite(self) -> tuple[SqlType, str]:
         """The composite type at the front of ``self.text`` and the text after it."""
-        m = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*([<(])", self.text, re.IGNORECASE)
+        m = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*([<(])", self.text, re.IGNORECASE)
         kind, close = _ALIASES[m.group(1).upper()], ">" if m.group(2) == "<" else ")"
         rest = self.text[m.end():]
+        class_name = None
+        if m.group(1).upper() == "STRUCTURED":  # STRUCTURED<'com.example.User', name STRING, ...>
+            cm = re.match(r"\s*'((?:[^']|'')*)'\s*,", rest)
+            if cm is None:
+                self._fail(rest)
+            class_name, rest = cm.group(1).replace("''", "'"), rest[cm.end():]
         parts: list[tuple[str | None, SqlType]] = []
         while True:
             name = None
@@ -572,6 +589,8 @@ class _TypeReader:
         if nn:
             nullable, rest = False, rest[nn.end():]
         types = [t for _, t in parts]
+        if class_name is not None:
+            return SqlType.structured(class_name, [(n, t) for n, t in parts], nullable), rest
         if kind == "ROW":
             return SqlType.row([(n, t) for n, t in parts], nullable), rest
         if len(types) != (1 if kind == "ARRAY" else 2):
@@ -579,7 +598,7 @@ class _TypeReader:
         return SqlType(kind, nullable=nullable, children=tuple(types)), rest
 
     def _type(self, rest: str) -> tuple[SqlType, str]:
-        if re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", rest, re.IGNORECASE):
+        if re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*[<(]", rest, re.IGNORECASE):
             return _TypeReader(rest).composite()
         depth, i = 0, 0
         while i < len(rest):  # a simple type ends at a top-level ',' or the closing bracket
