@@ -1,4 +1,4 @@
-"""Record Apache Flink 2.3's answers about the VARIANT type: PARSE_JSON, TRY_PARSE_JSON, access, refusals.
+"""Record Apache Flink 2.3's answers about VARIANT (PARSE_JSON, TRY_PARSE_JSON, access) and OBJECT_OF.
 
 Writes ``tests/functions/variant_flink.json``: the source rows (``k INT, s STRING``, JSON lines
 read by the filesystem connector), then per case its statement and either the lines Flink's
@@ -73,6 +73,8 @@ OBJECTS = [
 OBJECTS_SOURCE = "id INT, doc STRING"
 SOURCE = "k INT, s STRING"
 V = "(SELECT k, TRY_PARSE_JSON(s) AS v FROM src)"
+USER = "STRUCTURED<'com.example.User', name STRING, age INT>"
+OBJ = "OBJECT_OF('com.example.User', 'name', s, 'age', k)"
 
 #: name -> (print table columns, query), or (None, statement) for a statement Flink refuses before
 #: it runs (the INSERT is still formed with a one-column sink).
@@ -146,6 +148,26 @@ CASES = {
                       "SELECT v['user'], COUNT(*), FIRST_VALUE(v['tags']) "
                       "FROM (SELECT id, PARSE_JSON(doc) AS v FROM obj) GROUP BY v['user']"),
     "in_list": ("k INT, b BOOLEAN", f"SELECT k, v IN (v, v) FROM {V} WHERE k = 15"),
+    # structured types (OBJECT_OF, OBJECT_UPDATE) over src's rows 3 (s NULL) and 4
+    "object_of": (f"k INT, u {USER}", f"SELECT k, {OBJ} FROM src WHERE k IN (3, 4)"),
+    "object_into_row": ("k INT, u ROW<name STRING, age INT>", f"SELECT k, {OBJ} FROM src WHERE k IN (3, 4)"),
+    "object_field": ("k INT, n STRING, a INT",
+                     f"SELECT k, {OBJ}.name, {OBJ}.age FROM src WHERE k IN (3, 4)"),
+    "object_update": (f"k INT, u {USER}",
+                      f"SELECT k, OBJECT_UPDATE({OBJ}, 'age', k + 1) FROM src WHERE k IN (3, 4)"),
+    "object_typeof": ("k INT, t STRING, u STRING",
+                      f"SELECT k, TYPEOF({OBJ}), TYPEOF(OBJECT_UPDATE({OBJ}, 'age', 1)) FROM src WHERE k = 4"),
+    "object_update_unknown_refused": (f"k INT, u {USER}",
+                                      f"SELECT k, OBJECT_UPDATE({OBJ}, 'zz', 1) FROM src WHERE k = 4"),
+    "object_update_type_refused": (f"k INT, u {USER}",
+                                   f"SELECT k, OBJECT_UPDATE({OBJ}, 'age', 'x') FROM src WHERE k = 4"),
+    "object_duplicate_refused": (f"k INT, u {USER}",
+                                 "SELECT k, OBJECT_OF('com.example.User', 'name', s, 'name', k) FROM src"),
+    "object_equal": ("k INT, b BOOLEAN", f"SELECT k, {OBJ} = {OBJ} FROM src WHERE k IN (3, 4)"),
+    "object_json_string": ("k INT, j STRING", f"SELECT k, JSON_STRING({OBJ}) FROM src WHERE k IN (3, 4)"),
+    "object_cast_string": ("k INT, j STRING", f"SELECT k, CAST({OBJ} AS STRING) FROM src WHERE k IN (3, 4)"),
+    "object_short_class": ("k INT, u STRUCTURED<'User', name STRING>",
+                           "SELECT k, OBJECT_OF('User', 'name', s) FROM src WHERE k = 4"),
     "json_string": ("k INT, j STRING", f"SELECT k, JSON_STRING(v) FROM {V} WHERE k IN (1, 4, 10)"),
     "is_null": ("k INT, n BOOLEAN, nn BOOLEAN",
                 f"SELECT k, v IS NULL, v IS NOT NULL FROM {V} WHERE k IN (3, 6, 10)"),
@@ -202,6 +224,9 @@ DDL = [
     "DESCRIBE pv",
     "CREATE TABLE bad (v VARIANT(3)) WITH ('connector' = 'print')",
     "CREATE TABLE pk (v VARIANT, PRIMARY KEY (v) NOT ENFORCED) WITH ('connector' = 'print')",
+    "CREATE TABLE ps (k INT, u STRUCTURED<'com.example.User', name STRING, age INT NOT NULL>, "
+    "a ARRAY<STRUCTURED<'x', b ROW<c INT>>>) WITH ('connector' = 'print')",
+    "DESCRIBE ps",
 ]
 
 
