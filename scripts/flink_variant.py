@@ -156,7 +156,8 @@ CASES = {
     "object_update": (f"k INT, u {USER}",
                       f"SELECT k, OBJECT_UPDATE({OBJ}, 'age', k + 1) FROM src WHERE k IN (3, 4)"),
     "object_typeof": ("k INT, t STRING, u STRING",
-                      f"SELECT k, TYPEOF({OBJ}), TYPEOF(OBJECT_UPDATE({OBJ}, 'age', 1)) FROM src WHERE k = 4"),
+                      f"SELECT k, TYPEOF({OBJ}), TYPEOF(OBJECT_UPDATE({OBJ}, 'age', 1)) FROM src "
+                      "WHERE k = 4"),
     "object_update_unknown_refused": (f"k INT, u {USER}",
                                       f"SELECT k, OBJECT_UPDATE({OBJ}, 'zz', 1) FROM src WHERE k = 4"),
     "object_update_type_refused": (f"k INT, u {USER}",
