@@ -1,4 +1,4 @@
-"""The VARIANT type against Apache Flink 2.3's own answers: PARSE_JSON, TRY_PARSE_JSON, access, refusals.
+"""VARIANT and structured types against Apache Flink 2.3's answers: PARSE_JSON, access, OBJECT_OF, refusals.
 
 ``variant_flink.json`` is written by ``scripts/flink_variant.py``: over a table of JSON texts
 (``k INT, s STRING``), per case the lines Flink's ``print`` sink wrote for an ``INSERT`` (a VARIANT
@@ -32,6 +32,9 @@ WORDS: dict[str, str] = {
     "to_string_column_refused": "do not match", "to_variant_column_refused": "do not match",
     "upper_refused": "UPPER(<VARIANT>)",  # Calcite's "Cannot apply 'UPPER' ..." is "No match found ..." here
     "json_functions": "Unsupported call: JSON_EXISTS(VARIANT, ",  # Flink names the literal path CHAR(3)
+    "object_update_unknown_refused": "Invalid function call:",
+    "object_duplicate_refused": "Invalid function call:",
+    "object_update_type_refused": "do not match",
 }
 _KINDS = ("Flink's variant keeps a number's kind: 1 (an integer) and 1.0 (a DECIMAL) print alike and are "
           "one value here, two in Flink (docs/types.md#variant)")
