@@ -20,9 +20,14 @@ Access is 1-based for arrays (an index out of range, 0 or below, is NULL), by ex
 (a missing key is NULL); a key on a value that is not an object, or an index on one that is not an
 array, fails the job with Flink's message. The result is a VARIANT (JSON ``null`` stays a value).
 
-Known difference: Flink's variant keeps the kind of a number (``1``, ``1.0`` and ``1e0`` are an
-integer, a DECIMAL and a DOUBLE), where the text here keeps only what it prints: ``1`` and ``1.0``
-print alike (``1``) and are one value here, two in Flink (GROUP BY, ``=``).
+Parsing and access run row by row in Python (:mod:`json`), in the calls over VARIANT values only.
+Checked against Flink 2.3 by ``scripts/flink_variant.py`` (``tests/functions/variant_flink.json``).
+
+Known differences: Flink's variant (a binary form) keeps the kind of a number (``1``, ``1.0`` and
+``1e0`` are an integer, a DECIMAL and a DOUBLE) and the key dictionary of the document it was read
+from, where the text here keeps only what it prints: ``1`` and ``1.0`` print alike (``1``) and are
+one value here, two in Flink (GROUP BY, ``=``), and so are two equal objects read from documents
+that named their keys in other orders.
 """
 
 from __future__ import annotations
