@@ -358,8 +358,10 @@ class Shell:
             self.write(result.message.rstrip("\n") + "\n")
 
     def _print_topic(self, tree: n.PrintTopic, sql: str) -> None:
-        """PRINT TOPIC: the topic is found before the result starts, so a missing topic (or broker)
-        is an error at the topic's name in the statement, as any SQL error.
+        """PRINT TOPIC: the topic is found before the result starts.
+
+        So a missing topic (or broker) is an error at the topic's name in the statement, as any
+        SQL error (a SqlError with line, column and caret).
         """
         from streamsql.shell.print_topic import COLUMNS, TopicReader, bootstrap_servers, request_from_tree
 

@@ -102,8 +102,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         with FailureWatch(env.jobs, on_failure):  # on leaving, every failure has been reported
             running_statements.set()
-            quit_ = _run_statements(env, script, args.file, lambda result: print_result(result, voice.results),
-                                    _shell_statements(env, voice, worker=args.command == "worker"))
+            shell_statements = _shell_statements(env, voice, worker=args.command == "worker")
+            quit_ = _run_statements(env, script, args.file,
+                                    lambda result: print_result(result, voice.results), shell_statements)
             running_statements.clear()
             if _interrupted.is_set():  # a Ctrl-C that a query in DuckDB took for its own (see _on_sigint)
                 raise KeyboardInterrupt

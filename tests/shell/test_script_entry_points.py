@@ -96,10 +96,10 @@ SET;
 def test_help_takes_one_name_and_quit_takes_none():
     """One parser of commands (the grammar): HELP's argument is parsed; anything else after a
     command is a syntax error at that token, never ignored."""
+    from streamsql.shell.commands import COMMANDS, command_of
+
     from streamsql.core.errors import SqlError
     from streamsql.sql.parser import parse_statement
-
-    from streamsql.shell.commands import COMMANDS, command_of
 
     cmd, arg = command_of(parse_statement("help 'kafka';"))
     assert (cmd.name, arg) == ("HELP", "kafka")
