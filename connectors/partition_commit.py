@@ -2,8 +2,11 @@ r"""When a filesystem sink commits a partition: Flink 2.3's partition commit tri
 
 ``'sink.partition-commit.trigger'`` (Flink's ``PartitionCommitPredicate``):
 
-- ``process-time`` (default): a partition is committable once ``'sink.partition-commit.delay'``
-  has passed since its first part file opened (Flink's ``ProcTimeCommitPredicate``);
+- ``process-time`` (default): a partition is committable once more than ``'sink.partition-commit.delay'``
+  has passed since it was created (Flink's ``ProcTimeCommitPredicate``: ``delay == 0 || now >
+  created + delay``): for the writer's roll of its in-progress file, since its bucket's first file
+  opened; for the commit, since the committer received it (``ProcTimeCommitTrigger.addPartition``:
+  when the checkpoint that wrote it completed);
 - ``partition-time``: once the watermark is past the partition's time plus the delay, Flink's
   ``PartitionTimeCommitPredicate``: ``watermark > partition_time.atZone(zone) + delay`` with
   ``zone`` = ``'sink.partition-commit.watermark-time-zone'`` (``UTC``; the session zone when the
@@ -90,17 +93,18 @@ class CommitRule:
     formatter: str | None = None
     zone: str = "UTC"
 
-    def committable(self, folder: str, watermark: int | None, opened_ms: int, now_ms: int) -> bool:
+    def committable(self, folder: str, watermark: int | None, created_ms: int, now_ms: int) -> bool:
         """Whether the partition in ``folder`` (``k1=v1/k2=v2/``) may be committed now.
 
-        ``watermark``: the sink's watermark in ms (None: none yet); ``opened_ms``: when its first
-        part file opened; ``now_ms``: the processing time.
+        ``watermark``: the sink's watermark in ms (None: none yet); ``created_ms``: when the
+        partition was created (module docstring: its first file opened, or the committer received
+        it); ``now_ms``: the processing time.
 
         Raises:
             ExecutionError: its time cannot be read (module docstring), in Java's words.
         """
         if not self.partition_time:
-            return opened_ms + self.delay_ms <= now_ms
+            return self.delay_ms == 0 or now_ms > created_ms + self.delay_ms
         if watermark is None:
             return False
         return watermark > self.partition_ms(folder) + self.delay_ms
@@ -425,17 +429,25 @@ class PartitionTrigger:
         self.rule = rule
         self.clock = clock
         self.watermark: int | None = None  # the sink's current watermark (ms)
-        self.pending: dict[str, int] = {}  # partition folder -> when its first file opened (ms)
+        self.pending: dict[str, int] = {}  # partition folder -> when it was received (ms, :meth:`receive`)
         self._watermarks: dict[int, int | None] = {}  # checkpoint id -> watermark at its barrier
+
+    def receive(self, folder: str, at_ms: int | None = None) -> None:
+        """The committer receives partition ``folder`` (its checkpoint completed): pending from now.
+
+        As Flink's ``ProcTimeCommitTrigger.addPartition`` (``putIfAbsent`` of the processing time):
+        a partition already pending keeps its time. ``at_ms``: a restored partition's recorded time.
+        """
+        self.pending.setdefault(folder, self.clock() if at_ms is None else at_ms)
 
     def snapshot(self, checkpoint_id: int) -> int | None:
         """Barrier ``checkpoint_id``: keep the watermark it saw; returns it."""
         self._watermarks[checkpoint_id] = self.watermark
         return self.watermark
 
-    def committable(self, folder: str, opened_ms: int, watermark: int | None) -> bool:
+    def committable(self, folder: str, created_ms: int, watermark: int | None) -> bool:
         """:meth:`CommitRule.committable` now."""
-        return self.rule.committable(folder, watermark, opened_ms, self.clock())
+        return self.rule.committable(folder, watermark, created_ms, self.clock())
 
     def due(self, checkpoint_id: int, ended: bool = False) -> list[str]:
         """The pending partitions committable at completed checkpoint ``checkpoint_id``, removed.
