@@ -41,6 +41,10 @@ def _table(name: str, fmt: str, columns: str, partitioned: str = "", extra: str 
             f"'path' = '{{out}}/{name}', 'format' = '{fmt}'{extra})")
 
 
+#: (i, 'a' || CHR(c) || 'b') for controls, DEL, non-ASCII and every ASCII punctuation character c
+_SPECIAL = ", ".join(f"({i + 1}, 'a' || CHR({c}) || 'b')" for i, c in enumerate(
+    [0, 1, 0x1F, 0x7F, 0xE9, 0x2028, *(c for c in range(0x20, 0x7F) if not chr(c).isalnum())]))
+
 CASES = {
     **{f"partitioned_{fmt}": [
         _SRC,
@@ -92,6 +96,14 @@ CASES = {
         "ELSE 'a:b*c?d#e' END FROM src WHERE a <= 4",
         "SELECT k, a FROM o2",
         "SELECT a FROM o2 WHERE k IN ('_u', '.h')",
+    ],
+    # every ASCII punctuation character, controls, DEL and non-ASCII in a partition value: the folder
+    # names escapePathName writes ('$' among those it leaves), read back
+    "special_characters": [
+        _table("sc", "json", "a INT, k STRING", "k"),
+        "INSERT INTO sc SELECT a, k FROM (VALUES " + _SPECIAL + ") AS v(a, k)",
+        "SELECT k, a FROM sc",
+        "SELECT a FROM sc WHERE k = 'a$b'",
     ],
     "all_columns_partition_csv": [
         _table("wc", "csv", "a INT, k STRING", "a, k"),
