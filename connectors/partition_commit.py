@@ -20,8 +20,9 @@ A partition's time comes from its values as Flink's ``DefaultPartTimeExtractor``
 (keys in PARTITIONED BY order, as Java's ``replaceAll``: ``'$dt $hm:00'``), or without one the
 first partition value; that text is read as ``yyyy-M-d[ H:m:s[.fraction]]`` (lenient: month 13 is
 next January), else as a date at midnight — or by ``'partition.time-extractor.timestamp-formatter'``
-(a Java ``DateTimeFormatter`` pattern; the letters ``y M d H m s S`` and ``[...]`` optional
-sections here; resolved as Java's SMART resolver: a day past its month's end is its last day,
+(a Java ``DateTimeFormatter`` pattern; the letters ``y u M d H m s S`` (``MMM``: a month's name,
+``Jan``), quoted literals and ``[...]`` optional sections here, any other letter refused by name;
+resolved as Java's SMART resolver: a day past its month's end is its last day,
 month 13 fails). A text neither reads
 fails the job in Java's words (``Text '...' could not be parsed at index 0``), as Flink's does
 when it next looks at the partition.
@@ -37,12 +38,15 @@ import datetime as dt
 import re
 import zoneinfo
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from streamsql.connectors.partitions import folder_values
 
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.values import duration_ms
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TRIGGER = "sink.partition-commit.trigger"
 DELAY = "sink.partition-commit.delay"
@@ -326,8 +330,11 @@ def _formatter_regex(pattern: str, table: str) -> re.Pattern:
             if c not in _LETTERS:
                 refuse(f"the letter '{c}' is not read here (only {' '.join(_LETTERS)}: year, month, day, "
                        f"hour, minute, second, fraction)")
+            _check_count(c, n, refuse)
             name = _LETTERS[c]
-            if c == "S":
+            if c == "M" and n >= 3:  # Java's text month (Locale.ROOT: MMM and MMMM both read 'Jan'..'Dec')
+                group = f"(?P<M>{'|'.join(_MONTHS)})"
+            elif c == "S":
                 group = f"(?P<f>\\d{{{n}}})"
             elif c in "yu":
                 group = "(?P<yy>\\d{2})" if n == 2 else f"(?P<y>\\d{{{n},19}})"
@@ -344,10 +351,31 @@ def _formatter_regex(pattern: str, table: str) -> re.Pattern:
         refuse(f"a field is read twice ({e})")
 
 
+#: Java's month names of ``MMM`` and ``MMMM`` in ``Locale.ROOT`` (case-sensitive, as ``ofPattern``'s parse).
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _check_count(c: str, n: int, refuse: Callable[[str], NoReturn]) -> None:
+    """Refuse ``n`` letters ``c`` in a row where Java's ``ofPattern`` does, or this reader does not read them.
+
+    ``dd``, ``HH``, ``mm``, ``ss`` at most (Java: "Too many pattern letters"); ``MMMMM`` (a narrow
+    month name, ``J`` for three months) is not read here; up to 9 ``S``.
+    """
+    if (c in "dHms" and n > 2) or (c == "M" and n > 5):
+        refuse(f"Too many pattern letters: {c}")  # Java's words
+    if c == "M" and n == 5:
+        refuse("the letter 'M' five times (a narrow month name, one letter for several months) is not read "
+               "here (M, MM: the month's number; MMM, MMMM: its name)")
+    if c == "S" and n > 9:
+        refuse(f"Minimum width must be from 0 to 9 inclusive but was {n}")  # Java's words
+
+
 def _match(regex: re.Pattern, text: str) -> tuple[dict | None, int]:
     m = regex.fullmatch(text)
     if m:
         fields = m.groupdict()
+        if fields.get("M") in _MONTHS:
+            fields["M"] = str(_MONTHS.index(fields["M"]) + 1)
         if fields.get("yy") is not None:  # Java's 'yy': 2000-2099
             fields["y"] = str(2000 + int(fields.pop("yy")))
         return fields, 0
