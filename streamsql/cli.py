@@ -204,7 +204,10 @@ def _shell_statements(env, voice: _Voice, worker: bool) -> Callable[[exp.Expr, s
 
     def run(tree, sql: str) -> bool:
         if not worker:
-            return shell.execute(tree, sql)
+            go_on = shell.execute(tree, sql)
+            if _interrupted.is_set():  # a Ctrl-C that ended a PRINT TOPIC read ends the run (130)
+                raise KeyboardInterrupt
+            return go_on
         found = command_of(tree, sql)
         return found is None or found[0].name != "QUIT"
 

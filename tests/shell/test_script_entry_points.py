@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -109,3 +111,38 @@ def test_help_takes_one_name_and_quit_takes_none():
         with pytest.raises(SqlError) as e:
             parse_statement(text)
         assert (e.value.line, e.value.col) == (1, col)
+
+
+def test_ctrl_c_during_print_topic_ends_the_run(kafka_bootstrap, kafka_admin, tmp_path):
+    """``streamsql run``: Ctrl-C ends the PRINT TOPIC read that follows a running job, and the run
+    with it (exit 130, the job cancelled), not only the read: the statements after it never run."""
+    topic = f"shell33-sigint-{uuid.uuid4().hex[:10]}"
+    script = f"""CREATE TABLE endless (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');
+CREATE TABLE out_t (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+    'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+    'sink.topic.auto-create' = 'true');
+INSERT INTO out_t SELECT id FROM endless;
+SET 'properties.bootstrap.servers' = '{kafka_bootstrap}';
+PRINT TOPIC `{topic}`;
+SET 'pipeline.name' = 'not-reached';
+SET;
+"""
+    (tmp_path / "s.sql").write_text(script)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(tmp_path / "h")}
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", "run", "s.sql"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        seen = ""
+        while "| key" not in seen and "key " not in seen:  # the read's header: the topic exists, rows follow
+            line = proc.stdout.readline()
+            assert line, seen
+            seen += line
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        kafka_admin.delete_topics([topic], operation_timeout=10)
+    assert proc.returncode == 130, seen + out
+    assert "not-reached" not in seen + out
