@@ -441,7 +441,9 @@ def run_script_stream(shell: Shell, text: str) -> int:
             if shell.failed:
                 shell.shutdown()
                 return 1
-            if shell.interrupted:  # Ctrl-C ends the script, as streamsql run's (it cancelled the jobs)
+            # Ctrl-C ends the script, as streamsql run's (it cancelled the jobs); also one that only ended
+            # a PRINT TOPIC read (the read took it: INTERRUPTED says it came)
+            if shell.interrupted or INTERRUPTED.is_set():
                 shell.shutdown()
                 return exit_code()
         try:  # (the message inside: a Ctrl-C right after it is the wait's)

@@ -113,9 +113,10 @@ def test_help_takes_one_name_and_quit_takes_none():
         assert (e.value.line, e.value.col) == (1, col)
 
 
-def test_ctrl_c_during_print_topic_ends_the_run(kafka_bootstrap, kafka_admin, tmp_path):
-    """``streamsql run``: Ctrl-C ends the PRINT TOPIC read that follows a running job, and the run
-    with it (exit 130, the job cancelled), not only the read: the statements after it never run."""
+@pytest.mark.parametrize("entry", ["run", "pipe"])
+def test_ctrl_c_during_print_topic_ends_the_run(entry, kafka_bootstrap, kafka_admin, tmp_path):
+    """Ctrl-C ends the PRINT TOPIC read that follows a running job, and the run with it (exit 130,
+    the job cancelled), not only the read: the statements after it never run."""
     topic = f"shell33-sigint-{uuid.uuid4().hex[:10]}"
     script = f"""CREATE TABLE endless (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');
 CREATE TABLE out_t (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}',
@@ -129,8 +130,12 @@ SET;
 """
     (tmp_path / "s.sql").write_text(script)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(tmp_path / "h")}
-    proc = subprocess.Popen([sys.executable, "-m", "streamsql", "run", "s.sql"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", *ENTRY_POINTS[entry]], cwd=tmp_path, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    proc.stdin.write(script if entry == "pipe" else "")
+    proc.stdin.close()
+    proc.stdin = None  # closed: communicate() has nothing to send
     try:
         seen = ""
         while "| key" not in seen and "key " not in seen:  # the read's header: the topic exists, rows follow
