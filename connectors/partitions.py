@@ -53,8 +53,10 @@ def escape(text: str) -> str:
 
 
 def unescape(text: str) -> str:
-    """Flink's ``unescapePathName``: ``'%2F'`` → ``'/'`` (a ``%`` without two hex digits stays; ``%+F`` is
-    ``chr(15)``, as Java's ``parseInt`` reads a sign)."""
+    """Flink's ``unescapePathName``: ``'%2F'`` → ``'/'`` (a ``%`` without two hex digits stays).
+
+    ``%+F`` is ``chr(15)``: Java's ``Integer.parseInt`` reads a sign.
+    """
     out, i = [], 0
     while i < len(text):
         c = text[i]

@@ -195,7 +195,8 @@ def _help(shell: Shell, arg: str) -> bool:
 
 
 @command("QUIT", "EXIT", description="Quits the shell, cancelling the jobs still running (they run in this "
-                                     "process); a piped script waits for its jobs unless it ends with QUIT.")
+                                     "process); a script (piped, -f, streamsql run) waits for its jobs "
+                                     "unless it ends with QUIT.")
 def _quit(shell: Shell, arg: str) -> bool:
     return False
 
