@@ -187,7 +187,7 @@ def _not_null(t: SqlType, iso: bool) -> Conv:
                 msg = "Illegal JSON map data"
                 raise ValueError(msg)
             out = {}
-            while (tok := c.next()) is not None and tok[0] != "}":
+            while ((tok := c.next()) is not None or c.phantom) and (tok is None or tok[0] != "}"):
                 k = key(c)
                 c.next()
                 out[k] = value(c)
