@@ -11,10 +11,13 @@ run in a process of its own (as ``benchmarks.run``), which reads its ``/proc/sel
 100 ms. Reported per run, in CPU-µs per input event (start-up
 included, as the harness's CPU-s/M): the Python threads together (Arrow's and DuckDB's pools
 included: they carry no name of their own), and each librdkafka thread by thread id, so a
-consumer's and a producer's ``rdk:broker`` threads are told apart (the consumer's is created
-first); and the CPU spent until the job was submitted (start-up). ``benchmarks.threads`` splits
-a StreamSQL job's own threads and waits; this is the comparison with the raw loop, whose
-librdkafka threads do the same work as ours.
+consumer's and a producer's ``rdk:broker`` threads are told apart by the order they were created
+(labelled in the report: the raw loop creates its consumer first, a StreamSQL job its sink's
+producer, as ``perf`` showed: ``rd_kafka_toppar_producer_serve`` in the first thread; before
+session 33 the report said the consumer's came first, so sessions 25 and 31 read the producer's
+CPU as the consumer's); and the CPU spent until the job was submitted (start-up).
+``benchmarks.threads`` splits a StreamSQL job's own threads and waits; this is the comparison
+with the raw loop, whose librdkafka threads do the same work as ours.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -89,8 +93,12 @@ def report(who: str, workload: str, rep: dict) -> str:
     ev = rep["events"]
     per = {tid: (name, cpu / ev * 1e6) for tid, (name, cpu) in rep["threads"].items()}
     python = sum(v for name, v in per.values() if not name.startswith("rdk:"))
-    rdk = [f"{name}#{tid} {v:.2f}" for tid, (name, v) in sorted(per.items(), key=lambda x: int(x[0]))
-           if name.startswith("rdk:") and v >= 0.01]
+    roles = iter(["consumer", "producer"] if who == "raw" else ["producer", "consumer"])
+    rdk = []
+    for tid, (name, v) in sorted(per.items(), key=lambda x: int(x[0])):
+        role = next(roles, "") if re.fullmatch(r"rdk:broker\d+", name) else ""
+        if name.startswith("rdk:") and v >= 0.01:
+            rdk.append(f"{name}#{tid}{f' ({role})' if role else ''} {v:.2f}")
     total = sum(v for _, v in per.values())
     startup = "" if rep["startup_cpu_s"] is None else f", start-up {rep['startup_cpu_s']:.2f} CPU-s"
     return (f"{who:9s} {workload}: {ev / rep['wall_s']:,.0f} ev/s, {total:.2f} CPU-µs/event{startup}; "
