@@ -4,20 +4,21 @@
 [--repeat N] [--src KEY=VALUE] [--sink KEY=VALUE] [--set KEY=VALUE]``
 
 Runs each contender's own loop (:func:`benchmarks.contenders.run_raw` /
-:func:`~benchmarks.contenders.run_streamsql`, the code ``benchmarks.run`` runs in its subprocess)
-in this process over ``T``, an existing bids topic (``python -m benchmarks.thread_cpu --load T``
-loads one: 1M events, 10k auctions), into a fresh output topic, alternating the contenders, each
-run in a process of its own (as ``benchmarks.run``), which reads its ``/proc/self/task`` every
-100 ms. Reported per run, in CPU-µs per input event (start-up
-included, as the harness's CPU-s/M): the Python threads together (Arrow's and DuckDB's pools
+:func:`~benchmarks.contenders.run_streamsql`, the code ``benchmarks.run`` runs in its
+subprocess) in this process over ``T``, an existing bids topic (``python -m
+benchmarks.thread_cpu --load T`` loads one: 1M events, 10k auctions), into a fresh output topic,
+alternating the contenders, each run in a process of its own (as ``benchmarks.run``), which
+reads its ``/proc/self/task`` every 100 ms. Reported per run, in CPU-µs per input event (start-
+up included, as the harness's CPU-s/M): the Python threads together (Arrow's and DuckDB's pools
 included: they carry no name of their own), and each librdkafka thread by thread id, so a
-consumer's and a producer's ``rdk:broker`` threads are told apart by the order they were created
-(labelled in the report: the raw loop creates its consumer first, a StreamSQL job its sink's
-producer, as ``perf`` showed: ``rd_kafka_toppar_producer_serve`` in the first thread; before
-session 33 the report said the consumer's came first, so sessions 25 and 31 read the producer's
-CPU as the consumer's); and the CPU spent until the job was submitted (start-up).
-``benchmarks.threads`` splits a StreamSQL job's own threads and waits; this is the comparison
-with the raw loop, whose librdkafka threads do the same work as ours.
+consumer's and a producer's ``rdk:broker`` threads appear apart; which is which the order does
+not say (other clients' threads, e.g. short-lived ones, can come before or between). In a
+StreamSQL run of Q0 ``perf record`` found the producer's first
+(``rd_kafka_toppar_producer_serve``) and the consumer's second; this docstring said the
+consumer's came first until session 33, so sessions 25 and 31 read the producer's CPU as the
+consumer's. And the CPU spent until the job was submitted (start-up). ``benchmarks.threads``
+splits a StreamSQL job's own threads and waits; this is the comparison with the raw loop, whose
+librdkafka threads do the same work as ours.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -93,12 +93,8 @@ def report(who: str, workload: str, rep: dict) -> str:
     ev = rep["events"]
     per = {tid: (name, cpu / ev * 1e6) for tid, (name, cpu) in rep["threads"].items()}
     python = sum(v for name, v in per.values() if not name.startswith("rdk:"))
-    roles = iter(["consumer", "producer"] if who == "raw" else ["producer", "consumer"])
-    rdk = []
-    for tid, (name, v) in sorted(per.items(), key=lambda x: int(x[0])):
-        role = next(roles, "") if re.fullmatch(r"rdk:broker\d+", name) else ""
-        if name.startswith("rdk:") and v >= 0.01:
-            rdk.append(f"{name}#{tid}{f' ({role})' if role else ''} {v:.2f}")
+    rdk = [f"{name}#{tid} {v:.2f}" for tid, (name, v) in sorted(per.items(), key=lambda x: int(x[0]))
+           if name.startswith("rdk:") and v >= 0.01]
     total = sum(v for _, v in per.values())
     startup = "" if rep["startup_cpu_s"] is None else f", start-up {rep['startup_cpu_s']:.2f} CPU-s"
     return (f"{who:9s} {workload}: {ev / rep['wall_s']:,.0f} ev/s, {total:.2f} CPU-µs/event{startup}; "
