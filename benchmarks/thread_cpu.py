@@ -8,8 +8,8 @@ Runs each contender's own loop (:func:`benchmarks.contenders.run_raw` /
 subprocess) in this process over ``T``, an existing bids topic (``python -m
 benchmarks.thread_cpu --load T`` loads one: 1M events, 10k auctions), into a fresh output topic,
 alternating the contenders, each run in a process of its own (as ``benchmarks.run``), which
-reads its ``/proc/self/task`` every 100 ms. Reported per run, in CPU-µs per input event (start-
-up included, as the harness's CPU-s/M): the Python threads together (Arrow's and DuckDB's pools
+reads its ``/proc/self/task`` every 100 ms. Reported per run, in CPU-µs per input event (start-up
+included, as the harness's CPU-s/M): the Python threads together (Arrow's and DuckDB's pools
 included: they carry no name of their own), and each librdkafka thread by thread id, so a
 consumer's and a producer's ``rdk:broker`` threads appear apart; which is which the order does
 not say (other clients' threads, e.g. short-lived ones, can come before or between). In a
