@@ -20,6 +20,8 @@ TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
+BITMAP          ``binary``: RoaringBitmap's portable serialization (the type in the field's
+                metadata; :mod:`streamsql.functions.scalars.bitmap`)
 ROW<a T, ...>   ``struct<a: T, ...>`` (field names kept)
 ARRAY<T>        ``list<item: T>``
 MAP<K, V>       ``map<K, V>``
@@ -48,7 +50,7 @@ _ALIASES = {
     "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
-    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
+    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "BITMAP": "BITMAP",
 }
 _COMPOSITE = ("ROW", "ARRAY", "MAP")
 
@@ -59,7 +61,8 @@ class SqlType:
 
     Attributes:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
-            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
+            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES, BITMAP (Flink 2.3's set of
+            32-bit unsigned integers; no parameters).
         precision: DECIMAL precision, TIME and TIMESTAMP fractional-second precision (0-9), VARCHAR or
             CHAR length (characters), VARBINARY or BINARY length (bytes); None for STRING and
             BYTES (Flink's VARBINARY(2147483647)).
@@ -171,6 +174,9 @@ class SqlType:
         if name is None:
             known = ", ".join(sorted(set(_ALIASES.values())))
             msg = f"Unknown type {text.strip()!r}; supported: {known}"
+            raise SqlError(msg)
+        if name == "BITMAP" and "(" in text:  # Flink's parser: 'Encountered "("'
+            msg = f"Type BITMAP takes no parameters: {text.strip()}"
             raise SqlError(msg)
         if name == "DECIMAL":
             p = args[0] if args else 10
@@ -341,12 +347,12 @@ SQL_TYPE_KEY = b"streamsql.sql_type"
 _ARROW = {
     "STRING": pa.string(), "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(),
     "INT": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
-    "DATE": pa.date32(), "BYTES": pa.binary(),
+    "DATE": pa.date32(), "BYTES": pa.binary(), "BITMAP": pa.binary(),
 }
 _DUCK = {
     "STRING": "VARCHAR", "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT",
     "INT": "INTEGER", "BIGINT": "BIGINT", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE",
-    "BYTES": "BLOB",
+    "BYTES": "BLOB", "BITMAP": "BLOB",
 }
 
 

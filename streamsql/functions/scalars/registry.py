@@ -45,6 +45,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "BYTES": ("BYTES",),
     "ARRAY": ("ARRAY",),
     "MAP": ("MAP",),
+    "BITMAP": ("BITMAP",),
 }
 """Argument families of the signatures ('ANY' matches every type)."""
 
@@ -186,6 +187,8 @@ class ScalarFunction:
         fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
             do not prove it exact (e.g. one regex pass where ``build`` needs two because the
             pattern's group may match nothing); None: ``build`` only.
+        refusal: Flink's message for argument types that fit no signature, from them (None:
+            Calcite's ``No match found for function signature ...``).
     """
 
     names: tuple[str, ...]
@@ -199,6 +202,7 @@ class ScalarFunction:
     cast: bool = True
     failures: tuple[Failure, ...] = ()
     fast: Callable[[Call], exp.Expression | None] | None = None
+    refusal: Callable[[list[SqlType | None]], str] | None = None
 
     def compile(self, call: Call) -> exp.Expression:
         """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""
